@@ -1,0 +1,34 @@
+# The README's two quick-start commands. Each installs what it needs, configures, builds.
+#   make demo   simulate the built-in lab scene with the OS0-128 profile, write HDF5, print targets
+#   make test   build everything and run the whole test suite (what CI runs)
+BUILD_DIR ?= build
+JOBS ?= 2
+CMAKE_FLAGS ?=
+
+.PHONY: deps configure build demo test bench format check-format clean
+
+deps:
+	@bash scripts/install-deps.sh
+
+configure: deps
+	@if [ ! -f $(BUILD_DIR)/build.ninja ]; then \
+	  cmake --preset default -B $(BUILD_DIR) $(CMAKE_FLAGS); fi
+
+build: configure
+	cmake --build $(BUILD_DIR) -j $(JOBS)
+
+demo: build
+	$(BUILD_DIR)/bin/lidartwin demo --out $(BUILD_DIR)/demo
+
+test: build
+	cmake --build $(BUILD_DIR) --target check-format
+	cd $(BUILD_DIR) && ctest --output-on-failure -j $(JOBS) --label-exclude gpu
+
+bench: build
+	$(BUILD_DIR)/bin/lidartwin bench --json $(BUILD_DIR)/bench.json
+
+format: configure
+	cmake --build $(BUILD_DIR) --target format
+
+clean:
+	rm -rf $(BUILD_DIR)

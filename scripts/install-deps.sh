@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# Installs the Debian packages lidartwin builds and tests with. Idempotent: when every
+# package is already installed it does nothing (no apt-get update, no network).
+set -euo pipefail
+packages=(
+  build-essential cmake ninja-build ccache pkg-config clang-format
+  libeigen3-dev libfmt-dev libgtest-dev libhdf5-dev libyaml-cpp-dev nlohmann-json3-dev
+  libembree-dev libopen3d-dev libceres-dev
+)
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if ((${#missing[@]} == 0)); then
+  exit 0
+fi
+echo "install-deps: installing ${missing[*]}" >&2
+SUDO=""
+if [ "$(id -u)" != 0 ]; then SUDO=sudo; fi
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -qq
+$SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"

@@ -1,0 +1,285 @@
+#include "lidartwin/sim/config_reader.h"
+
+#include <yaml-cpp/yaml.h>
+
+#include <cmath>
+#include <fstream>
+#include <set>
+#include <sstream>
+
+namespace lt {
+
+// State shared by all maps read from one file: the first error, and for each map the keys it
+// has and the keys that were asked for.
+struct ConfigMap::Shared {
+  std::filesystem::path file;
+  std::optional<Error> first_error;
+  struct MapKeys {
+    std::string path;
+    std::vector<std::pair<std::string, int>> keys;  // key, line (1-based)
+    std::set<std::string> used;
+  };
+  std::vector<MapKeys> maps;
+
+  void Record(const std::string& message) {
+    if (!first_error) first_error = Error{file.string() + ": " + message};
+  }
+};
+
+namespace {
+// The value under `key` of a mapping, or an undefined node. Iterates rather than using
+// operator[], which on a non-const node may insert the key.
+YAML::Node Lookup(const YAML::Node& map, const std::string& key) {
+  if (map.IsMap()) {
+    for (const auto& kv : map) {
+      if (kv.first.as<std::string>() == key) return kv.second;
+    }
+  }
+  return YAML::Node(YAML::NodeType::Undefined);
+}
+
+std::string LineOf(const YAML::Node& node) {
+  const YAML::Mark mark = node.Mark();
+  if (mark.line < 0) return "";
+  return " (line " + std::to_string(mark.line + 1) + ")";
+}
+}  // namespace
+
+ConfigMap::ConfigMap(std::shared_ptr<Shared> shared, std::unique_ptr<YAML::Node> node,
+                     std::string path)
+    : shared_(std::move(shared)), node_(std::move(node)), path_(std::move(path)) {
+  Shared::MapKeys keys;
+  keys.path = path_;
+  if (node_->IsMap()) {
+    for (const auto& kv : *node_) {
+      keys.keys.emplace_back(kv.first.as<std::string>(), kv.first.Mark().line + 1);
+    }
+  }
+  index_ = shared_->maps.size();
+  shared_->maps.push_back(std::move(keys));
+}
+
+ConfigMap::ConfigMap(ConfigMap&&) noexcept = default;
+ConfigMap& ConfigMap::operator=(ConfigMap&&) noexcept = default;
+ConfigMap::~ConfigMap() = default;
+
+Expected<ConfigMap> ConfigMap::FromText(const std::string& text, const std::string& file) {
+  auto shared = std::make_shared<Shared>();
+  shared->file = file;
+  YAML::Node root;
+  try {
+    root = YAML::Load(text);
+  } catch (const YAML::Exception& e) {
+    return Error{file + ": invalid YAML at line " + std::to_string(e.mark.line + 1) +
+                 ", column " + std::to_string(e.mark.column + 1) + ": " + e.msg};
+  }
+  if (!root.IsMap()) {
+    return Error{file + ": expected a YAML mapping at the top level" +
+                 (root.IsNull() ? std::string(" (the file is empty)") : std::string())};
+  }
+  return ConfigMap(shared, std::make_unique<YAML::Node>(root), "");
+}
+
+Expected<ConfigMap> ConfigMap::FromFile(const std::filesystem::path& file) {
+  std::ifstream in(file, std::ios::binary);
+  if (!in) return Error{file.string() + ": cannot open file"};
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return FromText(ss.str(), file.string());
+}
+
+std::string ConfigMap::KeyPath(const std::string& key) const {
+  return path_.empty() ? key : path_ + "." + key;
+}
+
+const std::filesystem::path& ConfigMap::file() const { return shared_->file; }
+
+std::filesystem::path ConfigMap::Resolve(const std::string& relative_path) const {
+  std::filesystem::path p(relative_path);
+  if (p.is_absolute()) return p;
+  return shared_->file.parent_path() / p;
+}
+
+void ConfigMap::Fail(const std::string& key, const std::string& problem) {
+  const YAML::Node found = Find(key);
+  const YAML::Node* n = found.IsDefined() ? &found : nullptr;
+  shared_->Record("key '" + KeyPath(key) + "'" + (n ? LineOf(*n) : std::string()) + ": " +
+                  problem);
+}
+
+void ConfigMap::Used(const std::string& key) { shared_->maps[index_].used.insert(key); }
+
+YAML::Node ConfigMap::Find(const std::string& key) {
+  Used(key);
+  return Lookup(*node_, key);
+}
+
+bool ConfigMap::Has(const std::string& key) const {
+  const YAML::Node n = Lookup(*node_, key);
+  return n.IsDefined() && !n.IsNull();
+}
+
+namespace {
+template <typename T>
+bool Convert(const YAML::Node& n, T& out) {
+  if (!n.IsScalar()) return false;
+  try {
+    out = n.as<T>();
+    return true;
+  } catch (const YAML::Exception&) {
+    return false;
+  }
+}
+}  // namespace
+
+double ConfigMap::Number(const std::string& key) {
+  const YAML::Node found = Find(key);
+  const YAML::Node* n = found.IsDefined() ? &found : nullptr;
+  if (!n || n->IsNull()) {
+    shared_->Record("missing required key '" + KeyPath(key) + "'" + LineOf(*node_));
+    return 0;
+  }
+  double v = 0;
+  if (!Convert(*n, v)) {
+    shared_->Record("key '" + KeyPath(key) + "'" + LineOf(*n) + ": expected a number, got '" +
+                    YAML::Dump(*n) + "'");
+    return 0;
+  }
+  if (!std::isfinite(v)) Fail(key, "value must be finite");
+  return v;
+}
+
+double ConfigMap::Number(const std::string& key, double fallback) {
+  if (!Has(key)) {
+    Used(key);
+    return fallback;
+  }
+  return Number(key);
+}
+
+std::string ConfigMap::String(const std::string& key) {
+  const YAML::Node found = Find(key);
+  const YAML::Node* n = found.IsDefined() ? &found : nullptr;
+  if (!n || n->IsNull()) {
+    shared_->Record("missing required key '" + KeyPath(key) + "'" + LineOf(*node_));
+    return {};
+  }
+  std::string v;
+  if (!Convert(*n, v)) {
+    shared_->Record("key '" + KeyPath(key) + "'" + LineOf(*n) + ": expected a string");
+    return {};
+  }
+  return v;
+}
+
+std::string ConfigMap::String(const std::string& key, const std::string& fallback) {
+  if (!Has(key)) {
+    Used(key);
+    return fallback;
+  }
+  return String(key);
+}
+
+bool ConfigMap::Bool(const std::string& key) {
+  const YAML::Node found = Find(key);
+  const YAML::Node* n = found.IsDefined() ? &found : nullptr;
+  if (!n || n->IsNull()) {
+    shared_->Record("missing required key '" + KeyPath(key) + "'" + LineOf(*node_));
+    return false;
+  }
+  bool v = false;
+  if (!Convert(*n, v)) {
+    shared_->Record("key '" + KeyPath(key) + "'" + LineOf(*n) + ": expected true or false");
+    return false;
+  }
+  return v;
+}
+
+bool ConfigMap::Bool(const std::string& key, bool fallback) {
+  if (!Has(key)) {
+    Used(key);
+    return fallback;
+  }
+  return Bool(key);
+}
+
+std::vector<double> ConfigMap::Numbers(const std::string& key) {
+  const YAML::Node found = Find(key);
+  const YAML::Node* n = found.IsDefined() ? &found : nullptr;
+  if (!n || n->IsNull()) {
+    shared_->Record("missing required key '" + KeyPath(key) + "'" + LineOf(*node_));
+    return {};
+  }
+  if (!n->IsSequence()) {
+    shared_->Record("key '" + KeyPath(key) + "'" + LineOf(*n) + ": expected a list of numbers");
+    return {};
+  }
+  std::vector<double> out;
+  out.reserve(n->size());
+  for (size_t i = 0; i < n->size(); ++i) {
+    double v = 0;
+    if (!Convert((*n)[i], v) || !std::isfinite(v)) {
+      shared_->Record("key '" + KeyPath(key) + "'" + LineOf((*n)[i]) + ": element " +
+                      std::to_string(i) + " is not a finite number");
+      return {};
+    }
+    out.push_back(v);
+  }
+  return out;
+}
+
+ConfigMap ConfigMap::Map(const std::string& key) {
+  const YAML::Node found = Find(key);
+  const YAML::Node* n = found.IsDefined() ? &found : nullptr;
+  if (!n || !n->IsMap()) {
+    shared_->Record((n ? "key '" + KeyPath(key) + "'" + LineOf(*n) + ": expected a mapping"
+                       : "missing required key '" + KeyPath(key) + "'" + LineOf(*node_)));
+    return ConfigMap(shared_, std::make_unique<YAML::Node>(YAML::NodeType::Map), KeyPath(key));
+  }
+  return ConfigMap(shared_, std::make_unique<YAML::Node>(*n), KeyPath(key));
+}
+
+std::vector<ConfigMap> ConfigMap::MapList(const std::string& key) {
+  const YAML::Node found = Find(key);
+  const YAML::Node* n = found.IsDefined() ? &found : nullptr;
+  std::vector<ConfigMap> out;
+  if (!n || !n->IsSequence()) {
+    shared_->Record((n ? "key '" + KeyPath(key) + "'" + LineOf(*n) + ": expected a list"
+                       : "missing required key '" + KeyPath(key) + "'" + LineOf(*node_)));
+    return out;
+  }
+  const YAML::Node& list = *n;
+  for (size_t i = 0; i < list.size(); ++i) {
+    const std::string path = KeyPath(key) + "[" + std::to_string(i) + "]";
+    if (!list[i].IsMap()) {
+      shared_->Record("key '" + path + "'" + LineOf(list[i]) + ": expected a mapping");
+      continue;
+    }
+    out.push_back(ConfigMap(shared_, std::make_unique<YAML::Node>(list[i]), path));
+  }
+  return out;
+}
+
+std::vector<std::string> ConfigMap::Keys() const {
+  std::vector<std::string> out;
+  for (const auto& [k, line] : shared_->maps[index_].keys) out.push_back(k);
+  return out;
+}
+
+Status ConfigMap::Finish() const {
+  if (shared_->first_error) return *shared_->first_error;
+  for (const auto& m : shared_->maps) {
+    for (const auto& [k, line] : m.keys) {
+      if (!m.used.count(k)) {
+        std::string known;
+        for (const auto& u : m.used) known += (known.empty() ? "" : ", ") + u;
+        const std::string where = m.path.empty() ? k : m.path + "." + k;
+        return Error{shared_->file.string() + ": unknown key '" + where + "' (line " +
+                     std::to_string(line) + "); known keys here: " + known};
+      }
+    }
+  }
+  return {};
+}
+
+}  // namespace lt

@@ -1,0 +1,62 @@
+// Frame: the one currency between modules (DESIGN.md sec. 2). Structure of arrays, one entry
+// per returned point; real and simulated frames share the type.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "lidartwin/physics/pose.h"
+
+namespace lt {
+
+struct Frame {
+  uint32_t index = 0;
+  double start_time_s = 0;  // frame start on the trajectory clock
+  double end_time_s = 0;
+  physics::Pose<double> pose_start{{1, 0, 0, 0}, {0, 0, 0}};  // sensor -> world
+  physics::Pose<double> pose_end{{1, 0, 0, 0}, {0, 0, 0}};
+  // True when points are expressed in the sensor frame at pose_end (motion corrected);
+  // false when each point is in the sensor frame at its own firing time, as a real sensor
+  // reports it.
+  bool motion_corrected = false;
+
+  std::vector<float> x_m, y_m, z_m;  // sensor frame
+  std::vector<float> range_m;
+  std::vector<float> intensity;    // detector output; capability/ideal: R(theta) in percent
+  std::vector<float> reflectance;  // R0 of the surface at the sensor wavelength [fraction]
+  std::vector<uint16_t> channel;   // laser / scan line
+  std::vector<uint32_t> column;    // firing sequence / position along the line
+  std::vector<double> timestamp_s;  // firing time on the trajectory clock
+  std::vector<uint8_t> return_index;
+  std::vector<float> echo_pulse_width_ns;  // empty when the detector does not model it
+  std::vector<uint16_t> material_id;
+  std::vector<uint32_t> instance_id;
+  std::vector<uint16_t> semantic_class;
+  std::vector<uint32_t> beam_id;  // index of the beam within the frame
+
+  size_t size() const { return x_m.size(); }
+  void Reserve(size_t n);
+};
+
+// One per-point field described for writers and readers (HDF5, PLY, PCD), so the list of
+// fields and their units lives in one place.
+enum class FieldType { kFloat32, kFloat64, kUInt8, kUInt16, kUInt32 };
+
+struct FieldView {
+  const char* name;
+  const char* unit;
+  FieldType type;
+  const void* data;  // nullptr-safe: size 0 when the field is absent
+  size_t size;
+};
+
+// All fields of a frame that have one value per point, in a fixed order.
+std::vector<FieldView> FrameFields(const Frame& f);
+
+// Mutable access for readers: resizes the named field to n and returns its storage, or
+// nullptr for an unknown name.
+void* ResizeFrameField(Frame& f, const std::string& name, size_t n, FieldType* type_out);
+
+}  // namespace lt

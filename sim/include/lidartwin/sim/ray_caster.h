@@ -1,0 +1,31 @@
+// Closest-hit ray queries against a Scene on the CPU (Embree; see docs/adr/0002).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+
+#include "lidartwin/physics/vec3.h"
+#include "lidartwin/sim/scene.h"
+
+namespace lt {
+
+struct RayHit {
+  bool hit = false;
+  double distance_m = 0;  // along the unit direction
+  uint32_t object = 0;    // index into Scene::objects
+  uint32_t triangle = 0;  // index into that object's mesh
+  physics::Vec3<double> normal{0, 0, 0};  // unit geometric normal, world frame
+};
+
+class RayCaster {
+ public:
+  // The scene must outlive the caster.
+  static std::unique_ptr<RayCaster> Create(const Scene& scene);
+  virtual ~RayCaster() = default;
+  // Closest hit with distance in [t_min, t_max]. Thread-safe.
+  virtual RayHit Closest(const physics::Vec3<double>& origin,
+                         const physics::Vec3<double>& unit_direction, double t_min,
+                         double t_max) const = 0;
+};
+
+}  // namespace lt

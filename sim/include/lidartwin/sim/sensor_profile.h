@@ -1,0 +1,68 @@
+// Sensor profile: scan pattern, optics and detector of one LiDAR, loaded from YAML
+// (configs/README.md lists every key with its unit and default).
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "lidartwin/physics/scan_pattern.h"
+#include "lidartwin/sim/status.h"
+
+namespace lt {
+
+enum class ScanKind { kSpinning, kLissajous, kLineScan };
+enum class DetectorKind { kIdeal, kCapability };
+
+struct DetectorConfig {
+  DetectorKind kind = DetectorKind::kIdeal;
+  // capability (seed 000 sec. II-D): d_max and R_L,max of eq. (5).
+  double max_range_m = 0;
+  double reflectance_at_max_range = 0;
+  double range_noise_sigma_m = 0;  // Gaussian range noise, capability only
+};
+
+struct SensorProfile {
+  std::string name;
+  double wavelength_nm = 0;
+  double min_range_m = 0;
+  double max_range_m = 0;
+  ScanKind scan = ScanKind::kSpinning;
+
+  // Spinning and laserconfig: per-channel tables (radians, seconds).
+  std::vector<double> elevation_rad;
+  std::vector<double> azimuth_offset_rad;
+  std::vector<double> firing_offset_s;
+  uint32_t columns = 0;
+  double rotation_rate_hz = 0;
+  double start_azimuth_rad = 0;
+  bool clockwise = true;
+
+  physics::LissajousScan<double> lissajous{};
+  physics::LineScan<double> line_scan{};
+  double frame_rate_hz = 0;  // MEMS patterns
+
+  DetectorConfig detector;
+  std::string source_text;  // the profile as read, stored with simulated data
+
+  uint32_t BeamCount() const;
+  double FramePeriodS() const;
+  // Beam i of a frame, i < BeamCount(); times relative to the frame start.
+  physics::BeamSample<double> Beam(uint32_t i) const;
+  // The spinning view over the tables (valid while this profile lives).
+  physics::SpinningScan<double> SpinningView() const;
+};
+
+// Loads a profile; errors name the file, the key and the problem.
+Expected<SensorProfile> LoadSensorProfile(const std::filesystem::path& file);
+Expected<SensorProfile> ParseSensorProfile(const std::string& yaml_text,
+                                           const std::filesystem::path& file);
+
+// Reads a seed 003 laserconfig JSON (azimuthResolution, elevationOffsets, azimuthOffsets,
+// firingSequence) into the spinning tables of `profile`. horizontal_samples: columns per
+// revolution; the firing sequence repeats horizontal_samples / azimuthResolution times.
+Status LoadLaserConfig(const std::filesystem::path& file, uint32_t horizontal_samples,
+                       SensorProfile& profile);
+
+}  // namespace lt

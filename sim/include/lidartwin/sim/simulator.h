@@ -1,0 +1,40 @@
+// The CPU reference simulator: scene + sensor + trajectory -> frames.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+
+#include "lidartwin/sim/frame.h"
+#include "lidartwin/sim/ray_caster.h"
+#include "lidartwin/sim/scene.h"
+#include "lidartwin/sim/sensor_profile.h"
+#include "lidartwin/sim/trajectory.h"
+
+namespace lt {
+
+struct SimulationOptions {
+  uint64_t seed = 0;
+  unsigned threads = 0;  // 0: all hardware threads
+};
+
+class CpuSimulator {
+ public:
+  // scene, profile and trajectory must outlive the simulator.
+  CpuSimulator(const Scene& scene, const SensorProfile& profile, const Trajectory& trajectory,
+               SimulationOptions options);
+  ~CpuSimulator();
+  // Frame k covers [start + k T, start + (k + 1) T), T the profile's frame period.
+  Frame Simulate(uint32_t frame_index) const;
+  // Rays cast for one frame (one per beam in this tier).
+  uint64_t RaysPerFrame() const;
+
+ private:
+  const Scene& scene_;
+  const SensorProfile& profile_;
+  const Trajectory& trajectory_;
+  SimulationOptions options_;
+  std::unique_ptr<RayCaster> caster_;
+  std::vector<double> material_r0_;  // R0 at the sensor wavelength, per material
+};
+
+}  // namespace lt

@@ -1,0 +1,275 @@
+#include "lidartwin/sim/sensor_profile.h"
+
+#include <cmath>
+#include <fstream>
+#include <sstream>
+
+#include "lidartwin/sim/config_reader.h"
+
+namespace lt {
+
+using physics::kDegToRad;
+
+uint32_t SensorProfile::BeamCount() const {
+  switch (scan) {
+    case ScanKind::kSpinning:
+      return static_cast<uint32_t>(elevation_rad.size()) * columns;
+    case ScanKind::kLissajous:
+      return lissajous.pulses;
+    case ScanKind::kLineScan:
+      return line_scan.lines * line_scan.points_per_line;
+  }
+  return 0;
+}
+
+double SensorProfile::FramePeriodS() const {
+  return scan == ScanKind::kSpinning ? 1.0 / rotation_rate_hz : 1.0 / frame_rate_hz;
+}
+
+physics::SpinningScan<double> SensorProfile::SpinningView() const {
+  return {elevation_rad.data(),
+          azimuth_offset_rad.data(),
+          firing_offset_s.data(),
+          static_cast<uint32_t>(elevation_rad.size()),
+          columns,
+          rotation_rate_hz,
+          start_azimuth_rad,
+          clockwise};
+}
+
+physics::BeamSample<double> SensorProfile::Beam(uint32_t i) const {
+  switch (scan) {
+    case ScanKind::kSpinning:
+      return physics::SpinningBeam(SpinningView(), i);
+    case ScanKind::kLissajous:
+      return physics::LissajousBeam(lissajous, i);
+    case ScanKind::kLineScan:
+      return physics::LineScanBeam(line_scan, i);
+  }
+  LT_CHECK(false);
+  return {};
+}
+
+namespace {
+
+std::vector<double> Scaled(const std::vector<double>& v, double s) {
+  std::vector<double> out(v.size());
+  for (size_t i = 0; i < v.size(); ++i) out[i] = v[i] * s;
+  return out;
+}
+
+void ReadSpinningTables(ConfigMap& scan, SensorProfile& p) {
+  std::vector<double> elevation_deg;
+  if (scan.Has("elevation_deg")) {
+    elevation_deg = scan.Numbers("elevation_deg");
+  } else {
+    // Evenly spaced channels from top to bottom, as data sheets give them.
+    const double top = scan.Number("elevation_top_deg");
+    const double bottom = scan.Number("elevation_bottom_deg");
+    const double channels = scan.Number("channels");
+    if (channels < 1 || channels > 65535 || channels != std::floor(channels)) {
+      scan.Fail("channels", "must be a whole number in 1..65535");
+    } else if (!(top > bottom) && channels > 1) {
+      scan.Fail("elevation_top_deg", "must be above elevation_bottom_deg");
+    } else {
+      const int n = static_cast<int>(channels);
+      for (int k = 0; k < n; ++k) {
+        elevation_deg.push_back(n == 1 ? top : top - (top - bottom) * k / (n - 1));
+      }
+    }
+  }
+  const size_t n = elevation_deg.size();
+  for (double e : elevation_deg) {
+    if (e < -90 || e > 90) {
+      scan.Fail("elevation_deg", "elevation " + std::to_string(e) + " deg is outside -90..90");
+      break;
+    }
+  }
+  std::vector<double> azimuth_deg =
+      scan.Has("azimuth_offset_deg") ? scan.Numbers("azimuth_offset_deg") : std::vector<double>();
+  std::vector<double> firing_us =
+      scan.Has("firing_offset_us") ? scan.Numbers("firing_offset_us") : std::vector<double>();
+  if (azimuth_deg.empty()) {
+    azimuth_deg.assign(n, 0.0);
+  }
+  if (firing_us.empty()) {
+    firing_us.assign(n, 0.0);
+  }
+  if (azimuth_deg.size() != n) {
+    scan.Fail("azimuth_offset_deg", "has " + std::to_string(azimuth_deg.size()) +
+                                        " entries but there are " + std::to_string(n) +
+                                        " channels");
+  }
+  if (firing_us.size() != n) {
+    scan.Fail("firing_offset_us", "has " + std::to_string(firing_us.size()) +
+                                      " entries but there are " + std::to_string(n) +
+                                      " channels");
+  }
+  p.elevation_rad = Scaled(elevation_deg, kDegToRad);
+  p.azimuth_offset_rad = Scaled(azimuth_deg, kDegToRad);
+  p.firing_offset_s = Scaled(firing_us, 1e-6);
+}
+
+void ValidateSpinningTiming(ConfigMap& scan, SensorProfile& p) {
+  if (!(p.rotation_rate_hz > 0)) {
+    scan.Fail("rotation_rate_hz", "must be positive, got " + std::to_string(p.rotation_rate_hz));
+    return;
+  }
+  if (p.columns < 1) return;
+  const double column_period_s = 1.0 / (p.columns * p.rotation_rate_hz);
+  for (double f : p.firing_offset_s) {
+    if (f < 0 || f >= column_period_s) {
+      scan.Fail("firing_offset_us", "offset " + std::to_string(f * 1e6) +
+                                        " us is outside [0, column period " +
+                                        std::to_string(column_period_s * 1e6) + " us)");
+      return;
+    }
+  }
+}
+
+uint32_t WholeCount(ConfigMap& m, const std::string& key, double min_value) {
+  const double v = m.Number(key);
+  if (v < min_value || v != std::floor(v) || v > 1e9) {
+    m.Fail(key, "must be a whole number >= " + std::to_string(static_cast<long>(min_value)) +
+                    ", got " + std::to_string(v));
+    return 0;
+  }
+  return static_cast<uint32_t>(v);
+}
+
+void ReadScan(ConfigMap& scan, SensorProfile& p, const std::filesystem::path& profile_file) {
+  const std::string type = scan.String("type");
+  if (type == "spinning") {
+    p.scan = ScanKind::kSpinning;
+    ReadSpinningTables(scan, p);
+    p.columns = WholeCount(scan, "columns_per_revolution", 1);
+    p.rotation_rate_hz = scan.Number("rotation_rate_hz");
+    p.clockwise = scan.Bool("clockwise", true);
+    p.start_azimuth_rad = scan.Number("start_azimuth_deg", 0) * kDegToRad;
+    ValidateSpinningTiming(scan, p);
+  } else if (type == "laserconfig") {
+    p.scan = ScanKind::kSpinning;
+    const std::string file = scan.String("file");
+    const uint32_t samples = WholeCount(scan, "horizontal_samples", 1);
+    p.rotation_rate_hz = scan.Number("rotation_rate_hz");
+    p.clockwise = scan.Bool("clockwise", true);
+    p.start_azimuth_rad = scan.Number("start_azimuth_deg", 0) * kDegToRad;
+    if (!(p.rotation_rate_hz > 0)) {
+      scan.Fail("rotation_rate_hz", "must be positive, got " + std::to_string(p.rotation_rate_hz));
+      return;
+    }
+    if (!file.empty() && samples > 0) {
+      const Status s = LoadLaserConfig(scan.Resolve(file), samples, p);
+      if (!s.ok()) scan.Fail("file", s.message());
+    }
+  } else if (type == "lissajous") {
+    p.scan = ScanKind::kLissajous;
+    auto& l = p.lissajous;
+    l.horizontal_amplitude_rad = scan.Number("horizontal_amplitude_deg") * kDegToRad;
+    l.vertical_amplitude_rad = scan.Number("vertical_amplitude_deg") * kDegToRad;
+    l.horizontal_frequency_hz = scan.Number("horizontal_frequency_hz");
+    l.vertical_frequency_hz = scan.Number("vertical_frequency_hz");
+    l.horizontal_phase_rad = scan.Number("horizontal_phase_deg", 0) * kDegToRad;
+    l.vertical_phase_rad = scan.Number("vertical_phase_deg", 0) * kDegToRad;
+    l.pulse_rate_hz = scan.Number("pulse_rate_hz");
+    p.frame_rate_hz = scan.Number("frame_rate_hz");
+    if (!(p.frame_rate_hz > 0)) scan.Fail("frame_rate_hz", "must be positive");
+    if (!(l.pulse_rate_hz > 0)) scan.Fail("pulse_rate_hz", "must be positive");
+    if (p.frame_rate_hz > 0 && l.pulse_rate_hz >= p.frame_rate_hz) {
+      l.pulses = static_cast<uint32_t>(std::floor(l.pulse_rate_hz / p.frame_rate_hz));
+    } else if (p.frame_rate_hz > 0 && l.pulse_rate_hz > 0) {
+      scan.Fail("pulse_rate_hz", "gives less than one pulse per frame");
+    }
+  } else if (type == "line_scan") {
+    p.scan = ScanKind::kLineScan;
+    auto& l = p.line_scan;
+    const double fov_h = scan.Number("horizontal_fov_deg");
+    const double fov_v = scan.Number("vertical_fov_deg");
+    const double step = scan.Number("horizontal_step_deg");
+    l.lines = WholeCount(scan, "scan_lines", 1);
+    p.frame_rate_hz = scan.Number("frame_rate_hz");
+    if (!(fov_h > 0 && fov_h < 180)) scan.Fail("horizontal_fov_deg", "must be in (0, 180)");
+    if (!(fov_v > 0 && fov_v < 180)) scan.Fail("vertical_fov_deg", "must be in (0, 180)");
+    if (!(step > 0 && step <= fov_h)) scan.Fail("horizontal_step_deg", "must be in (0, fov]");
+    if (!(p.frame_rate_hz > 0)) scan.Fail("frame_rate_hz", "must be positive");
+    // Default: the lines fill the whole frame (no fly-back time), f_h = lines * rate / 2.
+    const double default_f = l.lines * p.frame_rate_hz / 2;
+    l.horizontal_frequency_hz = scan.Number("mirror_frequency_hz", default_f);
+    l.horizontal_amplitude_rad = fov_h / 2 * kDegToRad;
+    l.vertical_amplitude_rad = fov_v / 2 * kDegToRad;
+    l.horizontal_step_rad = step * kDegToRad;
+    if (step > 0) l.points_per_line = static_cast<uint32_t>(std::floor(fov_h / step + 1e-9)) + 1;
+    if (l.horizontal_frequency_hz > 0 && p.frame_rate_hz > 0 &&
+        l.lines / (2 * l.horizontal_frequency_hz) > 1.0 / p.frame_rate_hz * (1 + 1e-12)) {
+      scan.Fail("mirror_frequency_hz", "too low: " + std::to_string(l.lines) +
+                                           " lines do not fit in one frame");
+    }
+  } else {
+    scan.Fail("type", "unknown scan type '" + type +
+                          "' (expected spinning, laserconfig, lissajous or line_scan)");
+  }
+  (void)profile_file;
+}
+
+void ReadDetector(ConfigMap& d, SensorProfile& p) {
+  const std::string type = d.String("type");
+  if (type == "ideal") {
+    p.detector.kind = DetectorKind::kIdeal;
+  } else if (type == "capability") {
+    p.detector.kind = DetectorKind::kCapability;
+    p.detector.max_range_m = d.Number("max_range_m");
+    p.detector.reflectance_at_max_range = d.Number("reflectance_at_max_range");
+    p.detector.range_noise_sigma_m = d.Number("range_noise_sigma_m", 0);
+    if (!(p.detector.max_range_m > 0)) d.Fail("max_range_m", "must be positive");
+    const double r = p.detector.reflectance_at_max_range;
+    if (r > 1 && r <= 100) {
+      d.Fail("reflectance_at_max_range",
+             "is a fraction in (0, 1], got " + std::to_string(r) + " (a percentage?)");
+    } else if (!(r > 0 && r <= 1)) {
+      d.Fail("reflectance_at_max_range", "must be in (0, 1], got " + std::to_string(r));
+    }
+    if (p.detector.range_noise_sigma_m < 0) d.Fail("range_noise_sigma_m", "must be >= 0");
+  } else {
+    d.Fail("type", "unknown detector '" + type + "' (expected ideal or capability)");
+  }
+}
+
+}  // namespace
+
+Expected<SensorProfile> ParseSensorProfile(const std::string& yaml_text,
+                                           const std::filesystem::path& file) {
+  auto parsed = ConfigMap::FromText(yaml_text, file.string());
+  if (!parsed.ok()) return parsed.error();
+  ConfigMap& root = parsed.value();
+  SensorProfile p;
+  p.source_text = yaml_text;
+  p.name = root.String("name");
+  p.wavelength_nm = root.Number("wavelength_nm");
+  p.min_range_m = root.Number("min_range_m", 0);
+  p.max_range_m = root.Number("max_range_m");
+  if (p.wavelength_nm > 0 && p.wavelength_nm < 20) {
+    root.Fail("wavelength_nm", "must be in nanometres (200..20000), got " +
+                                   std::to_string(p.wavelength_nm) + " (micrometres?)");
+  } else if (!(p.wavelength_nm >= 200 && p.wavelength_nm <= 20000)) {
+    root.Fail("wavelength_nm", "must be in 200..20000 nm, got " + std::to_string(p.wavelength_nm));
+  }
+  if (p.min_range_m < 0) root.Fail("min_range_m", "must be >= 0");
+  if (!(p.max_range_m > p.min_range_m)) root.Fail("max_range_m", "must exceed min_range_m");
+  ConfigMap scan = root.Map("scan");
+  ReadScan(scan, p, file);
+  ConfigMap detector = root.Map("detector");
+  ReadDetector(detector, p);
+  if (Status s = root.Finish(); !s.ok()) return s.error();
+  if (p.BeamCount() == 0) return Error{file.string() + ": the scan pattern has no beams"};
+  return p;
+}
+
+Expected<SensorProfile> LoadSensorProfile(const std::filesystem::path& file) {
+  std::ifstream in(file, std::ios::binary);
+  if (!in) return Error{file.string() + ": cannot open sensor profile"};
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ParseSensorProfile(ss.str(), file);
+}
+
+}  // namespace lt
