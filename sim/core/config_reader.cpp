@@ -266,6 +266,11 @@ std::vector<std::string> ConfigMap::Keys() const {
   return out;
 }
 
+Status ConfigMap::FirstError() const {
+  if (shared_->first_error) return *shared_->first_error;
+  return {};
+}
+
 Status ConfigMap::Finish() const {
   if (shared_->first_error) return *shared_->first_error;
   for (const auto& m : shared_->maps) {

@@ -159,7 +159,7 @@ Expected<MaterialLibrary> LoadMaterialLibrary(const std::filesystem::path& path)
       continue;
     }
     if (lib.Find(m.name) >= 0) entry.Fail("name", "duplicate material name '" + m.name + "'");
-    if (Status s = root.Finish(); !s.ok()) return s.error();
+    if (Status s = root.FirstError(); !s.ok()) return s.error();
     if (Status s = NormaliseSpectrum(m, where); !s.ok()) return s.error();
     lib.materials.push_back(std::move(m));
   }

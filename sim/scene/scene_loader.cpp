@@ -52,7 +52,7 @@ Expected<Scene> LoadScene(const std::filesystem::path& file, const MeshLoader& m
     scene.source_text = ss.str();
   }
   const std::string library_path = root.String("materials");
-  if (Status s = root.Finish(); !s.ok()) return s.error();
+  if (Status s = root.FirstError(); !s.ok()) return s.error();
   auto library = LoadMaterialLibrary(root.Resolve(library_path));
   if (!library.ok()) {
     return Error{file.string() + ": key 'materials': " + library.message()};
@@ -134,7 +134,7 @@ Expected<Scene> LoadScene(const std::filesystem::path& file, const MeshLoader& m
       o.Fail("type", "unknown object type '" + obj.type +
                          "' (expected plane, box, disc, plate or mesh)");
     }
-    if (Status s = root.Finish(); !s.ok()) return s.error();
+    if (Status s = root.FirstError(); !s.ok()) return s.error();
 
     const std::string what = file.string() + ": object '" + obj.name + "'";
     if (Status s = CleanMesh(obj.mesh, what, &obj.degenerate_triangles_dropped); !s.ok()) {

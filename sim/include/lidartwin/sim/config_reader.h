@@ -53,6 +53,8 @@ class ConfigMap {
   // The first error recorded anywhere in this file, or an error for the first key of any
   // map read from this file that nobody asked for.
   Status Finish() const;
+  // Only the first error recorded so far (no unknown-key check): for checks part way.
+  Status FirstError() const;
 
  private:
   struct Shared;

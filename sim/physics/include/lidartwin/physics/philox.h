@@ -3,6 +3,7 @@
 // beam's noise can be recomputed on any backend in any order: same seed, same output.
 #pragma once
 
+#include <cmath>
 #include <cstdint>
 
 #include "lidartwin/physics/hd.h"

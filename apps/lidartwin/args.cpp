@@ -1,0 +1,52 @@
+#include "args.h"
+
+#include <charconv>
+
+namespace lt::cli {
+
+Expected<Args> Args::Parse(const std::vector<std::string>& argv, const ArgSpec& spec) {
+  Args a;
+  for (size_t i = 0; i < argv.size(); ++i) {
+    const std::string& s = argv[i];
+    if (s.rfind("--", 0) == 0) {
+      if (spec.valued.count(s)) {
+        if (i + 1 >= argv.size()) return Error{"option " + s + " needs a value"};
+        if (a.values_.count(s)) return Error{"option " + s + " given twice"};
+        a.values_[s] = argv[++i];
+      } else if (spec.switches.count(s)) {
+        a.switches_.insert(s);
+      } else {
+        return Error{"unknown option " + s};
+      }
+    } else {
+      if (a.positionals_.size() >= spec.max_positionals) {
+        return Error{"unexpected argument '" + s + "'"};
+      }
+      a.positionals_.push_back(s);
+    }
+  }
+  return a;
+}
+
+bool Args::Has(const std::string& flag) const {
+  return values_.count(flag) || switches_.count(flag);
+}
+
+std::string Args::Get(const std::string& flag, const std::string& fallback) const {
+  const auto it = values_.find(flag);
+  return it == values_.end() ? fallback : it->second;
+}
+
+Expected<uint64_t> Args::GetUInt(const std::string& flag, uint64_t fallback) const {
+  const auto it = values_.find(flag);
+  if (it == values_.end()) return fallback;
+  uint64_t v = 0;
+  const std::string& s = it->second;
+  const auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+  if (ec != std::errc() || ptr != s.data() + s.size()) {
+    return Error{"option " + flag + ": expected a non-negative whole number, got '" + s + "'"};
+  }
+  return v;
+}
+
+}  // namespace lt::cli

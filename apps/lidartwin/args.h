@@ -1,0 +1,35 @@
+// A small command-line parser: --flag value pairs, boolean --switches, positionals; unknown
+// flags are errors that name the flag.
+#pragma once
+
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "lidartwin/sim/status.h"
+
+namespace lt::cli {
+
+struct ArgSpec {
+  std::set<std::string> valued;    // flags that take a value, e.g. "--out"
+  std::set<std::string> switches;  // flags without a value, e.g. "--json"
+  size_t max_positionals = 0;
+};
+
+class Args {
+ public:
+  static Expected<Args> Parse(const std::vector<std::string>& argv, const ArgSpec& spec);
+  bool Has(const std::string& flag) const;
+  std::string Get(const std::string& flag, const std::string& fallback = "") const;
+  // Parses an unsigned integer value; an error names the flag and the bad text.
+  Expected<uint64_t> GetUInt(const std::string& flag, uint64_t fallback) const;
+  const std::vector<std::string>& positionals() const { return positionals_; }
+
+ private:
+  std::map<std::string, std::string> values_;
+  std::set<std::string> switches_;
+  std::vector<std::string> positionals_;
+};
+
+}  // namespace lt::cli

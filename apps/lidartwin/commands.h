@@ -1,0 +1,18 @@
+// Subcommands of the lidartwin CLI; each returns the process exit code.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace lt::cli {
+
+int SimulateCommand(const std::vector<std::string>& args);
+int InfoCommand(const std::vector<std::string>& args);
+int DemoCommand(const std::vector<std::string>& args);
+int BenchCommand(const std::vector<std::string>& args);
+
+// The directory holding configs/ (the source tree this binary was built from, or
+// $LIDARTWIN_HOME).
+std::string ConfigRoot();
+
+}  // namespace lt::cli

@@ -1,0 +1,45 @@
+// lidartwin: LiDAR simulation, calibration and validation toolkit.
+#include <cstdio>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "commands.h"
+
+namespace {
+
+void PrintUsage() {
+  std::printf(
+      "lidartwin %s: LiDAR simulation, calibration and validation toolkit\n\n"
+      "usage: lidartwin <command> [options]\n\n"
+      "commands:\n"
+      "  simulate  --sensor S.yaml --scene C.yaml [--trajectory T.yaml] [--frames N]\n"
+      "            [--seed K] [--backend cpu] [--threads N] --out out.{h5,ply,pcd}\n"
+      "  info      FILE.h5 [--json]          frames, points per frame, fields, sensor\n"
+      "  demo      [--out DIR]               built-in lab scene seen by an Ouster OS0-128\n"
+      "  bench     [--json FILE] [--frames N] CPU backend rays/s and points/s on the demo\n\n"
+      "Run 'lidartwin <command> --help' for a command's options.\n",
+      LT_VERSION);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc < 2 || !std::strcmp(argv[1], "--help") || !std::strcmp(argv[1], "-h")) {
+    PrintUsage();
+    return argc < 2 ? 2 : 0;
+  }
+  if (!std::strcmp(argv[1], "--version")) {
+    std::printf("lidartwin %s\n", LT_VERSION);
+    return 0;
+  }
+  const std::string command = argv[1];
+  const std::vector<std::string> args(argv + 2, argv + argc);
+  if (command == "simulate") return lt::cli::SimulateCommand(args);
+  if (command == "info") return lt::cli::InfoCommand(args);
+  if (command == "demo") return lt::cli::DemoCommand(args);
+  if (command == "bench") return lt::cli::BenchCommand(args);
+  std::fprintf(stderr, "lidartwin: unknown command '%s' (try lidartwin --help)\n",
+               command.c_str());
+  return 2;
+}

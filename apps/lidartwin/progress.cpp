@@ -1,0 +1,32 @@
+#include "progress.h"
+
+#include <unistd.h>
+
+#include <cstdio>
+
+namespace lt::cli {
+
+Progress::Progress(std::string what, uint64_t total)
+    : what_(std::move(what)),
+      total_(total),
+      enabled_(::isatty(STDERR_FILENO) != 0),
+      start_(std::chrono::steady_clock::now()) {}
+
+void Progress::Update(uint64_t done, uint64_t rays_done) {
+  if (!enabled_) return;
+  const double s =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+  const int width = 30;
+  const int filled = total_ ? static_cast<int>(width * done / total_) : width;
+  std::fprintf(stderr, "\r%s [%.*s%*s] %llu/%llu  %.2f Mrays/s", what_.c_str(), filled,
+               "##############################", width - filled, "",
+               static_cast<unsigned long long>(done), static_cast<unsigned long long>(total_),
+               s > 0 ? rays_done / s / 1e6 : 0.0);
+  std::fflush(stderr);
+}
+
+void Progress::Finish() {
+  if (enabled_) std::fprintf(stderr, "\n");
+}
+
+}  // namespace lt::cli

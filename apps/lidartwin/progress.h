@@ -1,0 +1,23 @@
+// Progress of a long job on stderr, only when stderr is a terminal: "frames 3/10, 2.1 Mrays/s".
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <string>
+
+namespace lt::cli {
+
+class Progress {
+ public:
+  Progress(std::string what, uint64_t total);
+  void Update(uint64_t done, uint64_t rays_done);
+  void Finish();
+
+ private:
+  std::string what_;
+  uint64_t total_;
+  bool enabled_;
+  std::chrono::steady_clock::time_point start_;
+};
+
+}  // namespace lt::cli

@@ -1,0 +1,124 @@
+#include "simulation_job.h"
+
+#include <chrono>
+#include <cstdio>
+
+#include "lidartwin/datasets/hdf5_frames.h"
+#include "lidartwin/datasets/point_cloud_writers.h"
+#include "lidartwin/sim/simulator.h"
+#include "progress.h"
+#if LT_WITH_OPEN3D
+#include "lidartwin/datasets/open3d_mesh_loader.h"
+#endif
+
+namespace lt::cli {
+
+MeshLoader BuiltInMeshLoader() {
+#if LT_WITH_OPEN3D
+  return LoadMeshWithOpen3d;
+#else
+  return {};
+#endif
+}
+
+namespace {
+
+enum class OutputFormat { kHdf5, kPly, kPcd };
+
+Expected<OutputFormat> FormatOf(const std::filesystem::path& out) {
+  const std::string ext = out.extension().string();
+  if (ext == ".h5" || ext == ".hdf5") return OutputFormat::kHdf5;
+  if (ext == ".ply") return OutputFormat::kPly;
+  if (ext == ".pcd") return OutputFormat::kPcd;
+  return Error{"--out " + out.string() + ": unknown extension '" + ext +
+               "' (expected .h5, .hdf5, .ply or .pcd)"};
+}
+
+// frame 3 of out.ply -> out_000003.ply when there are several frames.
+std::filesystem::path PerFramePath(const std::filesystem::path& out, uint32_t index,
+                                   uint32_t frames) {
+  if (frames == 1) return out;
+  char suffix[16];
+  std::snprintf(suffix, sizeof(suffix), "_%06u", index);
+  std::filesystem::path p = out;
+  p.replace_filename(out.stem().string() + suffix + out.extension().string());
+  return p;
+}
+
+}  // namespace
+
+Expected<SimulationResult> RunSimulation(const SimulationJob& job) {
+  if (job.backend != "cpu") {
+    return Error{"--backend " + job.backend + ": this build has only the 'cpu' backend"};
+  }
+  if (job.frames == 0) return Error{"--frames must be at least 1"};
+  auto format = FormatOf(job.out);
+  if (!format.ok()) return format.error();
+  const auto out_dir = job.out.has_parent_path() ? job.out.parent_path() : ".";
+  if (!std::filesystem::is_directory(out_dir)) {
+    return Error{"--out " + job.out.string() + ": directory '" + out_dir.string() +
+                 "' does not exist"};
+  }
+  auto profile = LoadSensorProfile(job.sensor);
+  if (!profile.ok()) return profile.error();
+  auto scene = LoadScene(job.scene, BuiltInMeshLoader());
+  if (!scene.ok()) return scene.error();
+  for (const auto& o : scene->objects) {
+    if (o.degenerate_triangles_dropped > 0) {
+      std::fprintf(stderr, "warning: %s: object '%s': dropped %zu degenerate triangles\n",
+                   job.scene.c_str(), o.name.c_str(), o.degenerate_triangles_dropped);
+    }
+  }
+  Trajectory trajectory = Trajectory::Static();
+  if (job.trajectory) {
+    auto t = LoadTrajectory(*job.trajectory);
+    if (!t.ok()) return t.error();
+    trajectory = std::move(t.value());
+  }
+
+  SimulationResult result;
+  result.profile = std::move(profile.value());
+  result.scene = std::move(scene.value());
+  CpuSimulator simulator(result.scene, result.profile, trajectory, {job.seed, job.threads});
+
+  std::unique_ptr<Hdf5FrameWriter> writer;
+  if (format.value() == OutputFormat::kHdf5) {
+    DatasetInfo info;
+    info.software_version = LT_VERSION;
+    info.sensor_name = result.profile.name;
+    info.sensor_profile_yaml = result.profile.source_text;
+    info.scene_yaml = result.scene.source_text;
+    info.backend = job.backend;
+    info.seed = job.seed;
+    info.wavelength_nm = result.profile.wavelength_nm;
+    auto w = Hdf5FrameWriter::Create(job.out, info);
+    if (!w.ok()) return w.error();
+    writer = std::move(w.value());
+  }
+  Progress progress("simulate", job.frames);
+  for (uint32_t k = 0; k < job.frames; ++k) {
+    const auto t0 = std::chrono::steady_clock::now();
+    Frame frame = simulator.Simulate(k);
+    result.seconds +=
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    result.rays += simulator.RaysPerFrame();
+    progress.Update(k + 1, result.rays);
+    Status s;
+    if (writer) {
+      s = writer->Append(frame);
+    } else if (format.value() == OutputFormat::kPly) {
+      s = WritePly(frame, PerFramePath(job.out, k, job.frames));
+    } else {
+      s = WritePcd(frame, PerFramePath(job.out, k, job.frames));
+    }
+    if (!s.ok()) return s.error();
+    result.frames.push_back(std::move(frame));
+  }
+  progress.Finish();
+  if (writer) {
+    if (Status s = writer->Close(); !s.ok()) return s.error();
+  }
+  return result;
+}
+
+}  // namespace lt::cli

@@ -1,0 +1,32 @@
+// Writes go to a temporary file beside the target and are renamed into place only when
+// complete, so a failed or interrupted run never leaves a half-written output file.
+#pragma once
+
+#include <filesystem>
+
+#include "lidartwin/sim/status.h"
+
+namespace lt {
+
+class AtomicOutput {
+ public:
+  explicit AtomicOutput(std::filesystem::path target);
+  AtomicOutput(const AtomicOutput&) = delete;
+  AtomicOutput& operator=(const AtomicOutput&) = delete;
+  AtomicOutput(AtomicOutput&& other) noexcept;
+  AtomicOutput& operator=(AtomicOutput&& other) noexcept;
+  // Removes the temporary file unless Commit() succeeded.
+  ~AtomicOutput();
+
+  const std::filesystem::path& temp_path() const { return temp_; }
+  const std::filesystem::path& target() const { return target_; }
+  // Renames the temporary file onto the target.
+  Status Commit();
+
+ private:
+  std::filesystem::path target_;
+  std::filesystem::path temp_;
+  bool committed_ = false;
+};
+
+}  // namespace lt

@@ -1,0 +1,51 @@
+#include "lidartwin/datasets/atomic_file.h"
+
+#include <unistd.h>
+
+#include <system_error>
+
+namespace lt {
+
+AtomicOutput::AtomicOutput(std::filesystem::path target) : target_(std::move(target)) {
+  // Same directory as the target so the rename is atomic (one filesystem).
+  temp_ = target_;
+  temp_ += ".tmp-" + std::to_string(::getpid());
+}
+
+AtomicOutput::AtomicOutput(AtomicOutput&& other) noexcept
+    : target_(std::move(other.target_)), temp_(std::move(other.temp_)),
+      committed_(other.committed_) {
+  other.committed_ = true;  // the moved-from object owns nothing
+}
+
+AtomicOutput& AtomicOutput::operator=(AtomicOutput&& other) noexcept {
+  if (this != &other) {
+    if (!committed_) {
+      std::error_code ec;
+      std::filesystem::remove(temp_, ec);
+    }
+    target_ = std::move(other.target_);
+    temp_ = std::move(other.temp_);
+    committed_ = other.committed_;
+    other.committed_ = true;
+  }
+  return *this;
+}
+
+AtomicOutput::~AtomicOutput() {
+  if (!committed_) {
+    std::error_code ec;
+    std::filesystem::remove(temp_, ec);
+  }
+}
+
+Status AtomicOutput::Commit() {
+  std::error_code ec;
+  std::filesystem::rename(temp_, target_, ec);
+  if (ec) return Error{target_.string() + ": cannot move the finished file into place: " +
+                       ec.message()};
+  committed_ = true;
+  return {};
+}
+
+}  // namespace lt

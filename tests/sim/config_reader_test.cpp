@@ -1,0 +1,65 @@
+#include "lidartwin/sim/config_reader.h"
+
+#include <gtest/gtest.h>
+
+namespace lt {
+namespace {
+
+TEST(ConfigMap, ReadsTypedValuesAndNestedMaps) {
+  auto m = ConfigMap::FromText("a_m: 1.5\nname: x\nflag: true\ninner:\n  list: [1, 2, 3]\n",
+                               "t.yaml");
+  ASSERT_TRUE(m.ok()) << m.message();
+  EXPECT_DOUBLE_EQ(m->Number("a_m"), 1.5);
+  EXPECT_EQ(m->String("name"), "x");
+  EXPECT_TRUE(m->Bool("flag"));
+  ConfigMap inner = m->Map("inner");
+  EXPECT_EQ(inner.Numbers("list").size(), 3u);
+  EXPECT_DOUBLE_EQ(m->Number("absent_m", 7.0), 7.0);
+  EXPECT_TRUE(m->Finish().ok());
+}
+
+TEST(ConfigMap, UnknownKeyNamesFileKeyPathAndLine) {
+  auto m = ConfigMap::FromText("a_m: 1\ninner:\n  typo_hz: 3\n", "cfg/sensor.yaml");
+  ASSERT_TRUE(m.ok());
+  m->Number("a_m");
+  ConfigMap inner = m->Map("inner");
+  const Status s = m->Finish();
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.message().find("cfg/sensor.yaml"), std::string::npos) << s.message();
+  EXPECT_NE(s.message().find("unknown key 'inner.typo_hz'"), std::string::npos) << s.message();
+  EXPECT_NE(s.message().find("line 3"), std::string::npos) << s.message();
+}
+
+TEST(ConfigMap, MissingAndMistypedKeysAreErrors) {
+  auto m = ConfigMap::FromText("rate_hz: fast\n", "x.yaml");
+  ASSERT_TRUE(m.ok());
+  m->Number("rate_hz");
+  Status s = m->Finish();
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.message().find("'rate_hz'"), std::string::npos);
+  EXPECT_NE(s.message().find("expected a number"), std::string::npos) << s.message();
+
+  auto m2 = ConfigMap::FromText("other: 1\n", "y.yaml");
+  m2->Number("other");
+  m2->Number("needed_m");
+  s = m2->Finish();
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.message().find("missing required key 'needed_m'"), std::string::npos)
+      << s.message();
+}
+
+TEST(ConfigMap, InvalidYamlGivesTheLine) {
+  auto m = ConfigMap::FromText("a: 1\nb: [1, 2\nc: 3\n", "bad.yaml");
+  ASSERT_FALSE(m.ok());
+  EXPECT_NE(m.message().find("bad.yaml: invalid YAML at line"), std::string::npos)
+      << m.message();
+}
+
+TEST(ConfigMap, EmptyFileIsAnError) {
+  auto m = ConfigMap::FromText("", "empty.yaml");
+  ASSERT_FALSE(m.ok());
+  EXPECT_NE(m.message().find("empty"), std::string::npos) << m.message();
+}
+
+}  // namespace
+}  // namespace lt
