@@ -198,7 +198,7 @@ void ReadScan(ConfigMap& scan, SensorProfile& p, const std::filesystem::path& pr
     l.horizontal_amplitude_rad = fov_h / 2 * kDegToRad;
     l.vertical_amplitude_rad = fov_v / 2 * kDegToRad;
     l.horizontal_step_rad = step * kDegToRad;
-    if (step > 0) l.points_per_line = static_cast<uint32_t>(std::floor(fov_h / step + 1e-9)) + 1;
+    if (step > 0) l.points_per_line = static_cast<uint32_t>(std::floor(fov_h / step + 1e-9));
     if (l.horizontal_frequency_hz > 0 && p.frame_rate_hz > 0 &&
         l.lines / (2 * l.horizontal_frequency_hz) > 1.0 / p.frame_rate_hz * (1 + 1e-12)) {
       scan.Fail("mirror_frequency_hz", "too low: " + std::to_string(l.lines) +

@@ -46,22 +46,30 @@ TEST(LissajousBeam, FollowsTheTwoSines) {
 // Cube 1 style line scan (seed 002 Fig. 6 numbers): 30 x 10 deg, 80 lines, 0.4 deg steps.
 TEST(LineScanBeam, LinesAlternateAndFireAtTheMirrorsArcsine) {
   const double a = 15 * kDegToRad, v = 5 * kDegToRad, f = 268;
-  const LineScan<double> s{a, v, f, 0.4 * kDegToRad, 80, 76};
+  const uint32_t n = 75;  // 30 deg / 0.4 deg, pulses at the step centres
+  const LineScan<double> s{a, v, f, 0.4 * kDegToRad, 80, n};
   const double line_period = 1 / (2 * f);
-  // Line 0 starts at -15 deg at t = 0; its middle point (0 deg) fires a quarter period later.
-  EXPECT_NEAR(LineScanBeam(s, 0).azimuth_rad, -a, 1e-15);
-  EXPECT_NEAR(LineScanBeam(s, 0).time_s, 0.0, 1e-15);
-  const BeamSample<double> mid = LineScanBeam(s, 37);  // -15 + 37 * 0.4 = -0.2 deg
-  EXPECT_NEAR(mid.time_s, (std::asin(-0.2 / 15) + kPi / 2) / (2 * kPi * f), 1e-15);
-  // Line 1 runs back from +15 deg.
-  const BeamSample<double> first_of_line1 = LineScanBeam(s, 76);
-  EXPECT_NEAR(first_of_line1.azimuth_rad, -a + 75 * 0.4 * kDegToRad, 1e-12);
-  EXPECT_NEAR(first_of_line1.time_s, line_period, 1e-12);
+  auto fire_time = [&](double azimuth_deg, int line) {
+    // Independent form: the mirror is at -A (even line) or +A (odd line) at the line start.
+    const double sweep = line % 2 == 0 ? azimuth_deg : -azimuth_deg;
+    return line * line_period + (std::asin(sweep / 15) + kPi / 2) / (2 * kPi * f);
+  };
+  // Line 0 runs from -14.8 deg up; its middle point (0 deg) fires a quarter period in.
+  EXPECT_NEAR(LineScanBeam(s, 0).azimuth_rad, -14.8 * kDegToRad, 1e-12);
+  EXPECT_NEAR(LineScanBeam(s, 0).time_s, fire_time(-14.8, 0), 1e-15);
+  const BeamSample<double> mid = LineScanBeam(s, 37);  // -15 + 37.5 * 0.4 = 0 deg
+  EXPECT_NEAR(mid.azimuth_rad, 0.0, 1e-15);
+  EXPECT_NEAR(mid.time_s, line_period / 2, 1e-15);
+  // Line 1 runs back from +14.8 deg.
+  const BeamSample<double> first_of_line1 = LineScanBeam(s, n);
+  EXPECT_NEAR(first_of_line1.azimuth_rad, 14.8 * kDegToRad, 1e-12);
+  EXPECT_NEAR(first_of_line1.time_s, fire_time(14.8, 1), 1e-12);
   // Elevation rises linearly from -5 deg to +5 deg over the 80 lines ("only up").
-  const BeamSample<double> last = LineScanBeam(s, 80 * 76 - 1);
-  EXPECT_NEAR(last.elevation_rad, v, 1e-12);
-  EXPECT_NEAR(LineScanBeam(s, 0).elevation_rad, -v, 1e-15);
-  for (uint32_t i = 0; i + 1 < 80 * 76; ++i) {
+  const BeamSample<double> last = LineScanBeam(s, 80 * n - 1);
+  EXPECT_NEAR(last.elevation_rad, -v + 2 * v * last.time_s / (80 * line_period), 1e-15);
+  EXPECT_NEAR(LineScanBeam(s, 0).elevation_rad, -v + 2 * v * fire_time(-14.8, 0) / (80 * line_period),
+              1e-15);
+  for (uint32_t i = 0; i + 1 < 80 * n; ++i) {
     ASSERT_LT(LineScanBeam(s, i).time_s, LineScanBeam(s, i + 1).time_s) << i;
   }
 }

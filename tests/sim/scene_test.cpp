@@ -1,0 +1,133 @@
+#include "lidartwin/sim/scene.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "lidartwin/physics/scan_pattern.h"
+#include "test_support.h"
+
+namespace lt {
+namespace {
+
+double Area(const TriangleMesh& m) {
+  double a = 0;
+  for (const auto& t : m.triangles) {
+    const auto& p = m.vertices[t[0]];
+    const auto& q = m.vertices[t[1]];
+    const auto& r = m.vertices[t[2]];
+    const physics::Vec3<double> e1{q[0] - p[0], q[1] - p[1], q[2] - p[2]};
+    const physics::Vec3<double> e2{r[0] - p[0], r[1] - p[1], r[2] - p[2]};
+    a += 0.5 * physics::Norm(physics::Cross(e1, e2));
+  }
+  return a;
+}
+
+TEST(Primitives, HaveTheirAnalyticAreas) {
+  EXPECT_NEAR(Area(MakePlate(0.5, 0.4)), 0.2, 1e-15);
+  EXPECT_NEAR(Area(MakePlane(200, 100)), 20000, 1e-9);
+  EXPECT_NEAR(Area(MakeBox(1, 2, 3)), 2 * (2 + 3 + 6), 1e-12);
+  const int n = 64;
+  EXPECT_NEAR(Area(MakeDisc(2.0, n)), 0.5 * n * std::sin(2 * physics::kPi / n) * 4.0, 1e-12);
+}
+
+TEST(CleanMesh, RejectsNonFiniteVerticesWithTheirIndex) {
+  TriangleMesh m = MakePlate(1, 1);
+  m.vertices[2][1] = std::nan("");
+  size_t dropped = 0;
+  const Status s = CleanMesh(m, "scene.yaml: object 'x'", &dropped);
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.message().find("object 'x': vertex 2 is not finite"), std::string::npos)
+      << s.message();
+}
+
+TEST(CleanMesh, DropsAndCountsDegenerateTriangles) {
+  TriangleMesh m = MakePlate(1, 1);
+  m.vertices.push_back({5, 5, 5});
+  m.triangles.push_back({0, 0, 1});  // repeated vertex
+  m.triangles.push_back({0, 2, 4});  // a proper triangle: kept
+  m.vertices.push_back({0, 0, 0});   // 5: the midpoint of vertices 0 and 2
+  m.triangles.push_back({0, 5, 2});  // collinear: zero area
+  size_t dropped = 0;
+  ASSERT_TRUE(CleanMesh(m, "m", &dropped).ok());
+  EXPECT_EQ(dropped, 2u);
+  EXPECT_EQ(m.triangles.size(), 3u);
+}
+
+TEST(CleanMesh, RejectsOutOfRangeIndices) {
+  TriangleMesh m = MakePlate(1, 1);
+  m.triangles.push_back({0, 1, 9});
+  size_t dropped = 0;
+  const Status s = CleanMesh(m, "m", &dropped);
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.message().find("triangle 2 refers to vertex 9"), std::string::npos) << s.message();
+}
+
+TEST(Scene, LabPlatesLoads) {
+  auto scene = LoadScene(test::ConfigDir() / "scenes/lab_plates.yaml", {});
+  ASSERT_TRUE(scene.ok()) << scene.message();
+  EXPECT_EQ(scene->objects.size(), 1u + 24u + 4u);
+  EXPECT_EQ(scene->TriangleCount(), 2u * 29u);
+  // Plates are centred at their distance: seed 002's 5..40 m.
+  const auto& p = scene->objects[1].pose.translation;
+  EXPECT_NEAR(std::hypot(p.x, p.y), 5.0, 1e-6);
+}
+
+std::string SceneYaml(const std::string& objects) {
+  return "materials: " + (test::ConfigDir() / "materials/library.yaml").string() +
+         "\nobjects:\n" + objects;
+}
+
+void ExpectSceneError(const std::string& yaml, const std::string& fragment,
+                      const MeshLoader& loader = {}) {
+  test::TempDir dir;
+  auto s = LoadScene(dir.Write("bad_scene.yaml", yaml), loader);
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.message().find("bad_scene.yaml"), std::string::npos) << s.message();
+  EXPECT_NE(s.message().find(fragment), std::string::npos) << s.message();
+}
+
+TEST(SceneErrors, EmptyScene) {
+  ExpectSceneError(SceneYaml("  []\n"), "the scene has no objects");
+}
+
+TEST(SceneErrors, UnknownKeyAndUnknownMaterial) {
+  ExpectSceneError(SceneYaml("  - {name: a, type: plate, size_m: [1, 1], material: wood, colour: red}\n"),
+                   "unknown key 'objects[0].colour'");
+  ExpectSceneError(SceneYaml("  - {name: a, type: plate, size_m: [1, 1], material: cheese}\n"),
+                   "unknown material 'cheese'");
+}
+
+TEST(SceneErrors, MissingMeshFile) {
+  const MeshLoader never = [](const std::filesystem::path&) -> Expected<TriangleMesh> {
+    return Error{"unreachable"};
+  };
+  ExpectSceneError(SceneYaml("  - {name: car, type: mesh, file: nowhere.ply, material: wood}\n"),
+                   "nowhere.ply' does not exist", never);
+}
+
+TEST(SceneErrors, NanVerticesFromAMeshLoader) {
+  test::TempDir dir;
+  dir.Write("m.ply", "x");
+  const MeshLoader nan_loader = [](const std::filesystem::path&) -> Expected<TriangleMesh> {
+    TriangleMesh m = MakePlate(1, 1);
+    m.vertices[1][0] = std::nan("");
+    return m;
+  };
+  auto s = LoadScene(dir.Write("bad_scene.yaml",
+                               SceneYaml("  - {name: car, type: mesh, file: m.ply, material: wood}\n")),
+                     nan_loader);
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.message().find("object 'car': vertex 1 is not finite"), std::string::npos)
+      << s.message();
+}
+
+TEST(SceneErrors, ImpossibleSizes) {
+  ExpectSceneError(SceneYaml("  - {name: a, type: plate, size_m: [1, -1], material: wood}\n"),
+                   "'objects[0].size_m'");
+  ExpectSceneError(SceneYaml("  - {name: a, type: disc, radius_m: 1, segments: 2, material: wood}\n"),
+                   "'objects[0].segments'");
+}
+
+}  // namespace
+}  // namespace lt

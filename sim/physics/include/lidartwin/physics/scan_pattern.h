@@ -98,8 +98,9 @@ LT_HD BeamSample<T> LissajousBeam(const LissajousScan<T>& s, uint32_t i) {
 // a resonant horizontal mirror, azimuth(t) = A_h sin(2 pi f_h t), draws one scan line per
 // half period, left to right and back; the vertical mirror rises linearly from -A_v to +A_v
 // over the frame's lines ("frame mode only up") and flies back in the rest of the frame.
-// Pulses fire at equal azimuth steps (0.4 deg in both figures), so the firing time of azimuth a
-// on a line is asin(a / A_h) / (2 pi f_h) after the line's zero crossing.
+// Pulses fire at equal azimuth steps (0.4 deg in both figures), at the centres of the steps
+// across the field of view, so no pulse falls on the turning point shared by two lines; the
+// firing time of azimuth a on a line is asin(a / A_h) / (2 pi f_h) after the zero crossing.
 template <typename T>
 struct LineScan {
   T horizontal_amplitude_rad;  // half the horizontal field of view
@@ -107,7 +108,7 @@ struct LineScan {
   T horizontal_frequency_hz;   // f_h of the resonant mirror
   T horizontal_step_rad;       // azimuth spacing of pulses on a line
   uint32_t lines;              // scan lines per frame
-  uint32_t points_per_line;    // floor(2 A_h / step) + 1
+  uint32_t points_per_line;    // floor(2 A_h / step)
 };
 
 // Beam i = line * points_per_line + k, k in firing order along the line.
@@ -118,13 +119,13 @@ LT_HD BeamSample<T> LineScanBeam(const LineScan<T>& s, uint32_t i) {
   const uint32_t k = i % s.points_per_line;
   // Even lines sweep from -A_h to +A_h, odd lines back.
   const uint32_t p = (line % 2 == 0) ? k : s.points_per_line - 1 - k;
-  const T azimuth = -s.horizontal_amplitude_rad + static_cast<T>(p) * s.horizontal_step_rad;
+  const T azimuth =
+      -s.horizontal_amplitude_rad + (static_cast<T>(p) + static_cast<T>(0.5)) * s.horizontal_step_rad;
   const T two_pi = static_cast<T>(2 * kPi);
   const T line_period_s = 1 / (2 * s.horizontal_frequency_hz);
   // Time since the line started: the mirror passes -A_h (or +A_h) at the line start, zero a
   // quarter period later.
-  T ratio = azimuth / s.horizontal_amplitude_rad;
-  ratio = ratio > 1 ? 1 : (ratio < -1 ? -1 : ratio);
+  const T ratio = azimuth / s.horizontal_amplitude_rad;  // inside (-1, 1)
   const T phase = asin((line % 2 == 0) ? ratio : -ratio);  // -pi/2 .. pi/2 along the line
   const T t_in_line = (phase + static_cast<T>(kPi / 2)) / (two_pi * s.horizontal_frequency_hz);
   const T t = static_cast<T>(line) * line_period_s + t_in_line;

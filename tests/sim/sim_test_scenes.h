@@ -1,0 +1,67 @@
+// Small scenes and sensors built in code for the simulator tests.
+#pragma once
+
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "lidartwin/physics/pose.h"
+#include "lidartwin/physics/scan_pattern.h"
+#include "lidartwin/sim/scene.h"
+#include "lidartwin/sim/sensor_profile.h"
+
+namespace lt::test {
+
+// An object from a local mesh placed at a pose (roll, pitch, yaw in degrees).
+inline SceneObject Placed(const std::string& name, TriangleMesh mesh, physics::Vec3<double> at,
+                          double roll_deg, double pitch_deg, double yaw_deg, uint32_t material,
+                          uint32_t instance, uint16_t semantic) {
+  SceneObject o;
+  o.name = name;
+  o.material_id = material;
+  o.instance_id = instance;
+  o.semantic_class = semantic;
+  o.pose = {physics::QuatFromRollPitchYaw(roll_deg * physics::kDegToRad,
+                                          pitch_deg * physics::kDegToRad,
+                                          yaw_deg * physics::kDegToRad),
+            at};
+  for (auto& v : mesh.vertices) {
+    const auto w = physics::TransformPoint(o.pose, physics::Vec3<double>{v[0], v[1], v[2]});
+    v = {w.x, w.y, w.z};
+  }
+  o.mesh = std::move(mesh);
+  return o;
+}
+
+// Materials of constant reflectance, in order.
+inline MaterialLibrary ConstantMaterials(const std::vector<double>& reflectances) {
+  MaterialLibrary lib;
+  for (size_t i = 0; i < reflectances.size(); ++i) {
+    lib.materials.push_back(
+        {"m" + std::to_string(i), {1.0}, {reflectances[i]}, "test material"});
+  }
+  return lib;
+}
+
+// A spinning sensor with evenly spaced channels, simultaneous firing, ideal detector.
+inline SensorProfile SpinningSensor(int channels, double top_deg, double bottom_deg,
+                                    uint32_t columns, double rate_hz) {
+  SensorProfile p;
+  p.name = "test_spinning";
+  p.wavelength_nm = 905;
+  p.min_range_m = 0.1;
+  p.max_range_m = 1000;
+  p.scan = ScanKind::kSpinning;
+  for (int k = 0; k < channels; ++k) {
+    const double e = channels == 1 ? top_deg : top_deg - (top_deg - bottom_deg) * k / (channels - 1);
+    p.elevation_rad.push_back(e * physics::kDegToRad);
+    p.azimuth_offset_rad.push_back(0);
+    p.firing_offset_s.push_back(0);
+  }
+  p.columns = columns;
+  p.rotation_rate_hz = rate_hz;
+  p.detector.kind = DetectorKind::kIdeal;
+  return p;
+}
+
+}  // namespace lt::test
