@@ -19,8 +19,8 @@ CpuBenchResult RunCpuBench(const Scene& scene, const SensorProfile& profile, uns
   for (uint32_t k = 0; k < repeats; ++k) {
     const auto t0 = std::chrono::steady_clock::now();
     const Frame f = sim.Simulate(k);
-    ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0)
-                     .count());
+    ms.push_back(
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
   }
   std::sort(ms.begin(), ms.end());
   r.frame_ms_min = ms.front();

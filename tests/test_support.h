@@ -10,17 +10,23 @@
 
 namespace lt::test {
 
-inline std::filesystem::path SourceDir() { return LT_SOURCE_DIR; }
-inline std::filesystem::path ConfigDir() { return SourceDir() / "configs"; }
-inline std::filesystem::path RealDataDir() { return LT_REAL_DATA_DIR; }
+inline std::filesystem::path SourceDir() {
+  return LT_SOURCE_DIR;
+}
+inline std::filesystem::path ConfigDir() {
+  return SourceDir() / "configs";
+}
+inline std::filesystem::path RealDataDir() {
+  return LT_REAL_DATA_DIR;
+}
 
 // Skips the calling test when ../shared/real-data is absent (CI always has it).
-#define LT_REQUIRE_REAL_DATA()                                                          \
-  do {                                                                                  \
-    if (!std::filesystem::is_directory(::lt::test::RealDataDir())) {                    \
+#define LT_REQUIRE_REAL_DATA()                                                         \
+  do {                                                                                 \
+    if (!std::filesystem::is_directory(::lt::test::RealDataDir())) {                   \
       GTEST_SKIP() << "../shared/real-data not found at " << ::lt::test::RealDataDir() \
                    << "; this test needs the shared real recordings";                  \
-    }                                                                                   \
+    }                                                                                  \
   } while (0)
 
 // A fresh directory under the system temp dir, removed with the object.

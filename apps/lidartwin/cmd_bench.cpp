@@ -41,8 +41,8 @@ int BenchCommand(const std::vector<std::string>& argv) {
     fmt::print(stderr, "lidartwin bench: error: {}\n", scene.message());
     return 1;
   }
-  const unsigned n_threads =
-      threads.value() ? static_cast<unsigned>(threads.value()) : std::thread::hardware_concurrency();
+  const unsigned n_threads = threads.value() ? static_cast<unsigned>(threads.value())
+                                             : std::thread::hardware_concurrency();
   const auto machine = bench::ReadMachineInfo();
   const auto r = bench::RunCpuBench(scene.value(), profile.value(), n_threads,
                                     static_cast<uint32_t>(repeats.value()));
@@ -64,8 +64,7 @@ int BenchCommand(const std::vector<std::string>& argv) {
                     {"cpu", machine.cpu},
                     {"hardware_threads", machine.hardware_threads},
                     {"date_utc", machine.date_utc}};
-    j["scene"] = {{"file", scene_path.filename().string()},
-                  {"triangles", scene->TriangleCount()}};
+    j["scene"] = {{"file", scene_path.filename().string()}, {"triangles", scene->TriangleCount()}};
     j["sensor"] = {{"name", profile->name}, {"beams_per_frame", r.rays_per_frame}};
     j["cpu"] = {{"threads", r.threads},
                 {"repeats", r.repeats},

@@ -81,8 +81,8 @@ int DemoCommand(const std::vector<std::string>& argv) {
     } else {
       // d_error = d_GT - d_mean (seed 002 eq. 13); non-zero here because d_mean averages the
       // ranges over the plate's face, not to its centre.
-      fmt::print("{:<18} {:<16} {:>7.1f} {:>6.1f} {:>9} {:>9.2f} {:>10.2f}\n", o.name, m.name,
-                 d_gt, r0, s.n, s.intensity / s.n, 100 * (d_gt - s.range / s.n));
+      fmt::print("{:<18} {:<16} {:>7.1f} {:>6.1f} {:>9} {:>9.2f} {:>10.2f}\n", o.name, m.name, d_gt,
+                 r0, s.n, s.intensity / s.n, 100 * (d_gt - s.range / s.n));
     }
   }
   return 0;

@@ -26,7 +26,8 @@ int InfoCommand(const std::vector<std::string>& argv) {
   }
   const Hdf5Summary& s = summary.value();
   uint64_t total = 0;
-  for (const auto& f : s.frames) total += f.points;
+  for (const auto& f : s.frames)
+    total += f.points;
   if (args->Has("--json")) {
     nlohmann::json j;
     j["file"] = path;
@@ -42,7 +43,8 @@ int InfoCommand(const std::vector<std::string>& argv) {
                              {"start_time_s", f.start_time_s},
                              {"end_time_s", f.end_time_s}});
     }
-    for (const auto& [name, unit] : s.fields) j["fields"].push_back({{"name", name}, {"unit", unit}});
+    for (const auto& [name, unit] : s.fields)
+      j["fields"].push_back({{"name", name}, {"unit", unit}});
     fmt::print("{}\n", j.dump(2));
     return 0;
   }
@@ -57,7 +59,8 @@ int InfoCommand(const std::vector<std::string>& argv) {
                f.end_time_s);
   }
   fmt::print("fields:  ");
-  for (const auto& [name, unit] : s.fields) fmt::print(" {} [{}]", name, unit);
+  for (const auto& [name, unit] : s.fields)
+    fmt::print(" {} [{}]", name, unit);
   fmt::print("\n");
   return 0;
 }

@@ -64,7 +64,8 @@ int SimulateCommand(const std::vector<std::string>& argv) {
     return 1;
   }
   uint64_t points = 0;
-  for (const auto& f : result->frames) points += f.size();
+  for (const auto& f : result->frames)
+    points += f.size();
   fmt::print("wrote {}: {} frame(s), {} points, {} rays in {:.3f} s ({:.2f} Mrays/s)\n",
              job.out.string(), result->frames.size(), points, result->rays, result->seconds,
              result->seconds > 0 ? result->rays / result->seconds / 1e6 : 0.0);

@@ -39,7 +39,6 @@ int main(int argc, char** argv) {
   if (command == "info") return lt::cli::InfoCommand(args);
   if (command == "demo") return lt::cli::DemoCommand(args);
   if (command == "bench") return lt::cli::BenchCommand(args);
-  std::fprintf(stderr, "lidartwin: unknown command '%s' (try lidartwin --help)\n",
-               command.c_str());
+  std::fprintf(stderr, "lidartwin: unknown command '%s' (try lidartwin --help)\n", command.c_str());
   return 2;
 }

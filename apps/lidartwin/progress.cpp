@@ -14,8 +14,7 @@ Progress::Progress(std::string what, uint64_t total)
 
 void Progress::Update(uint64_t done, uint64_t rays_done) {
   if (!enabled_) return;
-  const double s =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+  const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
   const int width = 30;
   const int filled = total_ ? static_cast<int>(width * done / total_) : width;
   std::fprintf(stderr, "\r%s [%.*s%*s] %llu/%llu  %.2f Mrays/s", what_.c_str(), filled,

@@ -99,8 +99,7 @@ Expected<SimulationResult> RunSimulation(const SimulationJob& job) {
   for (uint32_t k = 0; k < job.frames; ++k) {
     const auto t0 = std::chrono::steady_clock::now();
     Frame frame = simulator.Simulate(k);
-    result.seconds +=
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    result.seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     result.rays += simulator.RaysPerFrame();
     progress.Update(k + 1, result.rays);
     Status s;

@@ -13,7 +13,8 @@ AtomicOutput::AtomicOutput(std::filesystem::path target) : target_(std::move(tar
 }
 
 AtomicOutput::AtomicOutput(AtomicOutput&& other) noexcept
-    : target_(std::move(other.target_)), temp_(std::move(other.temp_)),
+    : target_(std::move(other.target_)),
+      temp_(std::move(other.temp_)),
       committed_(other.committed_) {
   other.committed_ = true;  // the moved-from object owns nothing
 }
@@ -42,8 +43,8 @@ AtomicOutput::~AtomicOutput() {
 Status AtomicOutput::Commit() {
   std::error_code ec;
   std::filesystem::rename(temp_, target_, ec);
-  if (ec) return Error{target_.string() + ": cannot move the finished file into place: " +
-                       ec.message()};
+  if (ec)
+    return Error{target_.string() + ": cannot move the finished file into place: " + ec.message()};
   committed_ = true;
   return {};
 }

@@ -40,7 +40,9 @@ class Id {
   herr_t (*close_)(hid_t) = nullptr;
 };
 
-void SilenceHdf5Errors() { H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr); }
+void SilenceHdf5Errors() {
+  H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
+}
 
 hid_t MemType(FieldType t) {
   switch (t) {
@@ -88,15 +90,13 @@ bool WriteStringAttr(hid_t obj, const char* name, const std::string& value) {
 
 bool WriteDoublesAttr(hid_t obj, const char* name, const double* v, hsize_t n) {
   Id space(n == 1 ? H5Screate(H5S_SCALAR) : H5Screate_simple(1, &n, nullptr), H5Sclose);
-  Id attr(H5Acreate2(obj, name, H5T_IEEE_F64LE, space.get(), H5P_DEFAULT, H5P_DEFAULT),
-          H5Aclose);
+  Id attr(H5Acreate2(obj, name, H5T_IEEE_F64LE, space.get(), H5P_DEFAULT, H5P_DEFAULT), H5Aclose);
   return attr.ok() && H5Awrite(attr.get(), H5T_NATIVE_DOUBLE, v) >= 0;
 }
 
 bool WriteU64Attr(hid_t obj, const char* name, uint64_t v) {
   Id space(H5Screate(H5S_SCALAR), H5Sclose);
-  Id attr(H5Acreate2(obj, name, H5T_STD_U64LE, space.get(), H5P_DEFAULT, H5P_DEFAULT),
-          H5Aclose);
+  Id attr(H5Acreate2(obj, name, H5T_STD_U64LE, space.get(), H5P_DEFAULT, H5P_DEFAULT), H5Aclose);
   return attr.ok() && H5Awrite(attr.get(), H5T_NATIVE_UINT64, &v) >= 0;
 }
 
@@ -111,6 +111,7 @@ bool ReadStringAttr(hid_t obj, const char* name, std::string& out) {
   std::string buf(size, '\0');
   Id mem(H5Tcopy(H5T_C_S1), H5Tclose);
   H5Tset_size(mem.get(), size);
+  H5Tset_strpad(mem.get(), H5T_STR_NULLPAD);  // NULLTERM would drop the last character
   if (H5Aread(attr.get(), mem.get(), buf.data()) < 0) return false;
   buf.resize(::strnlen(buf.data(), size));
   out = buf;
@@ -133,6 +134,12 @@ bool ReadU64Attr(hid_t obj, const char* name, uint64_t& v) {
   Id space(H5Aget_space(attr.get()), H5Sclose);
   if (!attr.ok() || H5Sget_simple_extent_npoints(space.get()) != 1) return false;
   return H5Aread(attr.get(), H5T_NATIVE_UINT64, &v) >= 0;
+}
+
+Id UntimedGroupProperties() {
+  Id gcpl(H5Pcreate(H5P_GROUP_CREATE), H5Pclose);
+  H5Pset_obj_track_times(gcpl.get(), false);
+  return gcpl;
 }
 
 void PoseToArray(const physics::Pose<double>& p, double out[7]) {
@@ -170,9 +177,12 @@ Expected<std::unique_ptr<Hdf5FrameWriter>> Hdf5FrameWriter::Create(
     const std::filesystem::path& path, const DatasetInfo& info) {
   SilenceHdf5Errors();
   auto impl = std::make_unique<Impl>(path);
-  impl->file = Id(H5Fcreate(impl->output.temp_path().c_str(), H5F_ACC_TRUNC, H5P_DEFAULT,
-                            H5P_DEFAULT),
-                  H5Fclose);
+  // No modification times in object headers: the same frames give the same bytes.
+  Id fcpl(H5Pcreate(H5P_FILE_CREATE), H5Pclose);
+  H5Pset_obj_track_times(fcpl.get(), false);
+  impl->file =
+      Id(H5Fcreate(impl->output.temp_path().c_str(), H5F_ACC_TRUNC, fcpl.get(), H5P_DEFAULT),
+         H5Fclose);
   if (!impl->file.ok()) {
     return Error{path.string() + ": cannot create HDF5 file (is the directory writable?)"};
   }
@@ -186,7 +196,8 @@ Expected<std::unique_ptr<Hdf5FrameWriter>> Hdf5FrameWriter::Create(
             WriteStringAttr(f, "scene", info.scene_yaml) &&
             WriteStringAttr(f, "backend", info.backend) && WriteU64Attr(f, "seed", info.seed) &&
             WriteDoublesAttr(f, "wavelength_nm", &info.wavelength_nm, 1);
-  Id frames(H5Gcreate2(f, "/frames", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT), H5Gclose);
+  Id frames(H5Gcreate2(f, "/frames", H5P_DEFAULT, UntimedGroupProperties().get(), H5P_DEFAULT),
+            H5Gclose);
   if (!ok || !frames.ok()) return Error{path.string() + ": cannot write HDF5 metadata"};
   return std::unique_ptr<Hdf5FrameWriter>(new Hdf5FrameWriter(std::move(impl)));
 }
@@ -194,8 +205,8 @@ Expected<std::unique_ptr<Hdf5FrameWriter>> Hdf5FrameWriter::Create(
 Status Hdf5FrameWriter::Append(const Frame& frame) {
   const std::string where = impl_->output.target().string();
   const std::string group_name = FrameGroupName(frame.index);
-  Id group(H5Gcreate2(impl_->file.get(), group_name.c_str(), H5P_DEFAULT, H5P_DEFAULT,
-                      H5P_DEFAULT),
+  Id group(H5Gcreate2(impl_->file.get(), group_name.c_str(), H5P_DEFAULT,
+                      UntimedGroupProperties().get(), H5P_DEFAULT),
            H5Gclose);
   if (!group.ok()) return Error{where + ": cannot create group " + group_name};
   double pose[7];
@@ -220,6 +231,7 @@ Status Hdf5FrameWriter::Append(const Frame& frame) {
     const hsize_t dims = n;
     Id space(H5Screate_simple(1, &dims, nullptr), H5Sclose);
     Id dcpl(H5Pcreate(H5P_DATASET_CREATE), H5Pclose);
+    H5Pset_obj_track_times(dcpl.get(), false);
     if (n > 0) {
       const hsize_t chunk = std::min<hsize_t>(n, 65536);
       H5Pset_chunk(dcpl.get(), 1, &chunk);
@@ -380,8 +392,8 @@ Expected<Hdf5Summary> ReadHdf5Summary(const std::filesystem::path& path) {
     auto frame = ReadFrameGroup(o.file.get(), o.groups[i], path.string(), false,
                                 i == 0 ? &o.summary.fields : nullptr);
     if (!frame.ok()) return frame.error();
-    o.summary.frames.push_back({frame->index, frame->size(), frame->start_time_s,
-                                frame->end_time_s});
+    o.summary.frames.push_back(
+        {frame->index, frame->size(), frame->start_time_s, frame->end_time_s});
   }
   return std::move(o.summary);
 }

@@ -1,7 +1,7 @@
 #include "lidartwin/datasets/open3d_mesh_loader.h"
 
-#include <open3d/io/TriangleMeshIO.h>
 #include <open3d/geometry/TriangleMesh.h>
+#include <open3d/io/TriangleMeshIO.h>
 #include <open3d/utility/Logging.h>
 
 namespace lt {
@@ -19,14 +19,15 @@ Expected<TriangleMesh> LoadMeshWithOpen3d(const std::filesystem::path& path) {
   if (o3d.triangles_.empty()) return Error{path.string() + ": the mesh has no triangles"};
   TriangleMesh mesh;
   mesh.vertices.reserve(o3d.vertices_.size());
-  for (const auto& v : o3d.vertices_) mesh.vertices.push_back({v.x(), v.y(), v.z()});
+  for (const auto& v : o3d.vertices_)
+    mesh.vertices.push_back({v.x(), v.y(), v.z()});
   mesh.triangles.reserve(o3d.triangles_.size());
   for (const auto& t : o3d.triangles_) {
     if (t.x() < 0 || t.y() < 0 || t.z() < 0) {
       return Error{path.string() + ": negative vertex index in a triangle"};
     }
-    mesh.triangles.push_back({static_cast<uint32_t>(t.x()), static_cast<uint32_t>(t.y()),
-                              static_cast<uint32_t>(t.z())});
+    mesh.triangles.push_back(
+        {static_cast<uint32_t>(t.x()), static_cast<uint32_t>(t.y()), static_cast<uint32_t>(t.z())});
   }
   return mesh;
 }

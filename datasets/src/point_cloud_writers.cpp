@@ -59,7 +59,8 @@ std::vector<FieldView> PresentFields(const Frame& f) {
 // formats' binary variants here are declared).
 void WriteRecords(std::ofstream& out, const Frame& f, const std::vector<FieldView>& fields) {
   size_t record = 0;
-  for (const auto& v : fields) record += Bytes(v.type);
+  for (const auto& v : fields)
+    record += Bytes(v.type);
   std::string buf(record * f.size(), '\0');
   size_t offset = 0;
   for (const auto& v : fields) {
@@ -88,7 +89,8 @@ Status WritePly(const Frame& frame, const std::filesystem::path& path) {
   const auto fields = PresentFields(frame);
   out << "ply\nformat binary_little_endian 1.0\ncomment lidartwin frame " << frame.index << "\n"
       << "element vertex " << frame.size() << "\n";
-  for (const auto& v : fields) out << "property " << PlyType(v.type) << " " << v.name << "\n";
+  for (const auto& v : fields)
+    out << "property " << PlyType(v.type) << " " << v.name << "\n";
   out << "end_header\n";
   WriteRecords(out, frame, fields);
   return Finish(out, output);
@@ -100,13 +102,17 @@ Status WritePcd(const Frame& frame, const std::filesystem::path& path) {
   if (!out) return Error{path.string() + ": cannot create file"};
   const auto fields = PresentFields(frame);
   out << "# .PCD v0.7 - lidartwin frame " << frame.index << "\nVERSION 0.7\nFIELDS";
-  for (const auto& v : fields) out << " " << v.name;
+  for (const auto& v : fields)
+    out << " " << v.name;
   out << "\nSIZE";
-  for (const auto& v : fields) out << " " << Bytes(v.type);
+  for (const auto& v : fields)
+    out << " " << Bytes(v.type);
   out << "\nTYPE";
-  for (const auto& v : fields) out << " " << PcdType(v.type);
+  for (const auto& v : fields)
+    out << " " << PcdType(v.type);
   out << "\nCOUNT";
-  for (size_t i = 0; i < fields.size(); ++i) out << " 1";
+  for (size_t i = 0; i < fields.size(); ++i)
+    out << " 1";
   out << "\nWIDTH " << frame.size() << "\nHEIGHT 1\nVIEWPOINT 0 0 0 1 0 0 0\nPOINTS "
       << frame.size() << "\nDATA binary\n";
   WriteRecords(out, frame, fields);

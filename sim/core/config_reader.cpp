@@ -70,8 +70,8 @@ Expected<ConfigMap> ConfigMap::FromText(const std::string& text, const std::stri
   try {
     root = YAML::Load(text);
   } catch (const YAML::Exception& e) {
-    return Error{file + ": invalid YAML at line " + std::to_string(e.mark.line + 1) +
-                 ", column " + std::to_string(e.mark.column + 1) + ": " + e.msg};
+    return Error{file + ": invalid YAML at line " + std::to_string(e.mark.line + 1) + ", column " +
+                 std::to_string(e.mark.column + 1) + ": " + e.msg};
   }
   if (!root.IsMap()) {
     return Error{file + ": expected a YAML mapping at the top level" +
@@ -92,7 +92,9 @@ std::string ConfigMap::KeyPath(const std::string& key) const {
   return path_.empty() ? key : path_ + "." + key;
 }
 
-const std::filesystem::path& ConfigMap::file() const { return shared_->file; }
+const std::filesystem::path& ConfigMap::file() const {
+  return shared_->file;
+}
 
 std::filesystem::path ConfigMap::Resolve(const std::string& relative_path) const {
   std::filesystem::path p(relative_path);
@@ -103,11 +105,12 @@ std::filesystem::path ConfigMap::Resolve(const std::string& relative_path) const
 void ConfigMap::Fail(const std::string& key, const std::string& problem) {
   const YAML::Node found = Find(key);
   const YAML::Node* n = found.IsDefined() ? &found : nullptr;
-  shared_->Record("key '" + KeyPath(key) + "'" + (n ? LineOf(*n) : std::string()) + ": " +
-                  problem);
+  shared_->Record("key '" + KeyPath(key) + "'" + (n ? LineOf(*n) : std::string()) + ": " + problem);
 }
 
-void ConfigMap::Used(const std::string& key) { shared_->maps[index_].used.insert(key); }
+void ConfigMap::Used(const std::string& key) {
+  shared_->maps[index_].used.insert(key);
+}
 
 YAML::Node ConfigMap::Find(const std::string& key) {
   Used(key);
@@ -262,7 +265,8 @@ std::vector<ConfigMap> ConfigMap::MapList(const std::string& key) {
 
 std::vector<std::string> ConfigMap::Keys() const {
   std::vector<std::string> out;
-  for (const auto& [k, line] : shared_->maps[index_].keys) out.push_back(k);
+  for (const auto& [k, line] : shared_->maps[index_].keys)
+    out.push_back(k);
   return out;
 }
 
@@ -277,7 +281,8 @@ Status ConfigMap::Finish() const {
     for (const auto& [k, line] : m.keys) {
       if (!m.used.count(k)) {
         std::string known;
-        for (const auto& u : m.used) known += (known.empty() ? "" : ", ") + u;
+        for (const auto& u : m.used)
+          known += (known.empty() ? "" : ", ") + u;
         const std::string where = m.path.empty() ? k : m.path + "." + k;
         return Error{shared_->file.string() + ": unknown key '" + where + "' (line " +
                      std::to_string(line) + "); known keys here: " + known};

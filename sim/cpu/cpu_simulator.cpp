@@ -46,7 +46,9 @@ CpuSimulator::CpuSimulator(const Scene& scene, const SensorProfile& profile,
 
 CpuSimulator::~CpuSimulator() = default;
 
-uint64_t CpuSimulator::RaysPerFrame() const { return profile_.BeamCount(); }
+uint64_t CpuSimulator::RaysPerFrame() const {
+  return profile_.BeamCount();
+}
 
 Frame CpuSimulator::Simulate(uint32_t frame_index) const {
   const uint32_t beams = profile_.BeamCount();
@@ -73,8 +75,8 @@ Frame CpuSimulator::Simulate(uint32_t frame_index) const {
       double range = hit.distance_m;
       if (det.kind == DetectorKind::kCapability) {
         if (det.range_noise_sigma_m > 0) {
-          const physics::Philox4x32 w = physics::RandomWords(
-              {options_.seed, frame_index, i, 0, physics::kStreamRangeNoise});
+          const physics::Philox4x32 w =
+              physics::RandomWords({options_.seed, frame_index, i, 0, physics::kStreamRangeNoise});
           range = physics::NoisyRange(range, det.range_noise_sigma_m,
                                       physics::StandardNormal<double>(w.v[0], w.v[1]));
         }
@@ -117,7 +119,8 @@ Frame CpuSimulator::Simulate(uint32_t frame_index) const {
       const uint32_t e = std::min<uint64_t>(beams, uint64_t{k + 1} * block);
       pool.emplace_back(run, b, e);
     }
-    for (auto& th : pool) th.join();
+    for (auto& th : pool)
+      th.join();
   }
 
   Frame f;
@@ -128,7 +131,8 @@ Frame CpuSimulator::Simulate(uint32_t frame_index) const {
   f.pose_end = pose_end;
   f.motion_corrected = trajectory_.motion_correction;
   size_t n = 0;
-  for (const auto& r : results) n += r.valid;
+  for (const auto& r : results)
+    n += r.valid;
   f.Reserve(n);
   for (uint32_t i = 0; i < beams; ++i) {
     const BeamResult& r = results[i];

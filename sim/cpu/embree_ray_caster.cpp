@@ -32,17 +32,19 @@ class EmbreeRayCaster final : public RayCaster {
     for (size_t o = 0; o < scene.objects.size(); ++o) {
       const TriangleMesh& mesh = scene.objects[o].mesh;
       RTCGeometry g = rtcNewGeometry(device_, RTC_GEOMETRY_TYPE_TRIANGLE);
-      auto* vb = static_cast<float*>(rtcSetNewGeometryBuffer(
-          g, RTC_BUFFER_TYPE_VERTEX, 0, RTC_FORMAT_FLOAT3, 3 * sizeof(float),
-          mesh.vertices.size()));
+      auto* vb = static_cast<float*>(rtcSetNewGeometryBuffer(g, RTC_BUFFER_TYPE_VERTEX, 0,
+                                                             RTC_FORMAT_FLOAT3, 3 * sizeof(float),
+                                                             mesh.vertices.size()));
       for (size_t i = 0; i < mesh.vertices.size(); ++i) {
-        for (int k = 0; k < 3; ++k) vb[3 * i + k] = static_cast<float>(mesh.vertices[i][k]);
+        for (int k = 0; k < 3; ++k)
+          vb[3 * i + k] = static_cast<float>(mesh.vertices[i][k]);
       }
-      auto* ib = static_cast<unsigned*>(rtcSetNewGeometryBuffer(
-          g, RTC_BUFFER_TYPE_INDEX, 0, RTC_FORMAT_UINT3, 3 * sizeof(unsigned),
-          mesh.triangles.size()));
+      auto* ib = static_cast<unsigned*>(
+          rtcSetNewGeometryBuffer(g, RTC_BUFFER_TYPE_INDEX, 0, RTC_FORMAT_UINT3,
+                                  3 * sizeof(unsigned), mesh.triangles.size()));
       for (size_t t = 0; t < mesh.triangles.size(); ++t) {
-        for (int k = 0; k < 3; ++k) ib[3 * t + k] = mesh.triangles[t][k];
+        for (int k = 0; k < 3; ++k)
+          ib[3 * t + k] = mesh.triangles[t][k];
       }
       rtcCommitGeometry(g);
       rtcAttachGeometryByID(rtc_scene_, g, static_cast<unsigned>(o));

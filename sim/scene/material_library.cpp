@@ -51,8 +51,8 @@ Status NormaliseSpectrum(Material& m, const std::string& where) {
       return Error{where + ": wavelength " + std::to_string(w[i]) + " nm is not positive"};
     }
     if (!(r[i] >= 0 && r[i] <= 1.0 + 1e-9) || !std::isfinite(r[i])) {
-      return Error{where + ": reflectance " + std::to_string(r[i]) + " at " +
-                   std::to_string(w[i]) + " nm is outside 0..1"};
+      return Error{where + ": reflectance " + std::to_string(r[i]) + " at " + std::to_string(w[i]) +
+                   " nm is outside 0..1"};
     }
   }
   m.wavelength_nm = std::move(w);
@@ -85,15 +85,21 @@ Expected<Material> LoadAsterSpectrum(const std::filesystem::path& path) {
     const std::string t = Trim(line);
     if (t.rfind("Name:", 0) == 0) m.source += " (" + Trim(t.substr(5)) + ")";
     if (t.rfind("X Units:", 0) == 0) {
-      if (t.find("micrometer") != std::string::npos) x_scale = 1000.0;
-      else if (t.find("nanometer") != std::string::npos) x_scale = 1.0;
-      else return Error{file + ":" + std::to_string(line_no) + ": unsupported X Units: " + t};
+      if (t.find("micrometer") != std::string::npos)
+        x_scale = 1000.0;
+      else if (t.find("nanometer") != std::string::npos)
+        x_scale = 1.0;
+      else
+        return Error{file + ":" + std::to_string(line_no) + ": unsupported X Units: " + t};
       continue;
     }
     if (t.rfind("Y Units:", 0) == 0) {
-      if (t.find("percent") != std::string::npos) y_scale = 0.01;
-      else if (t.find("fraction") != std::string::npos) y_scale = 1.0;
-      else return Error{file + ":" + std::to_string(line_no) + ": unsupported Y Units: " + t};
+      if (t.find("percent") != std::string::npos)
+        y_scale = 0.01;
+      else if (t.find("fraction") != std::string::npos)
+        y_scale = 1.0;
+      else
+        return Error{file + ":" + std::to_string(line_no) + ": unsupported Y Units: " + t};
       continue;
     }
     if (t.empty() || !(std::isdigit(static_cast<unsigned char>(t[0])) || t[0] == '.')) continue;
@@ -140,8 +146,7 @@ Expected<MaterialLibrary> LoadMaterialLibrary(const std::filesystem::path& path)
       m.reflectance = s.Numbers("reflectance");
       if (m.wavelength_nm.size() != m.reflectance.size()) {
         entry.Fail("spectrum", "wavelength_nm has " + std::to_string(m.wavelength_nm.size()) +
-                                   " entries, reflectance " +
-                                   std::to_string(m.reflectance.size()));
+                                   " entries, reflectance " + std::to_string(m.reflectance.size()));
       }
     }
     if (entry.Has("spectrum_file")) {

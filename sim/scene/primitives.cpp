@@ -38,8 +38,8 @@ TriangleMesh MakeDisc(double radius_m, int segments) {
     m.vertices.push_back({0, radius_m * std::cos(a), radius_m * std::sin(a)});
   }
   for (int k = 0; k < segments; ++k) {
-    m.triangles.push_back({0, static_cast<uint32_t>(1 + k),
-                           static_cast<uint32_t>(1 + (k + 1) % segments)});
+    m.triangles.push_back(
+        {0, static_cast<uint32_t>(1 + k), static_cast<uint32_t>(1 + (k + 1) % segments)});
   }
   return m;
 }
@@ -86,7 +86,8 @@ Status CleanMesh(TriangleMesh& mesh, const std::string& what, size_t* degenerate
 
 size_t Scene::TriangleCount() const {
   size_t n = 0;
-  for (const auto& o : objects) n += o.mesh.triangles.size();
+  for (const auto& o : objects)
+    n += o.mesh.triangles.size();
   return n;
 }
 

@@ -25,8 +25,8 @@ std::array<double, 3> Vector3(ConfigMap& m, const std::string& key,
 std::vector<double> Sizes(ConfigMap& m, size_t count) {
   const std::vector<double> v = m.Numbers("size_m");
   if (v.size() != count) {
-    m.Fail("size_m", "expected " + std::to_string(count) + " numbers, got " +
-                         std::to_string(v.size()));
+    m.Fail("size_m",
+           "expected " + std::to_string(count) + " numbers, got " + std::to_string(v.size()));
     return std::vector<double>(count, 1.0);
   }
   for (double s : v) {
@@ -125,14 +125,15 @@ Expected<Scene> LoadScene(const std::filesystem::path& file, const MeshLoader& m
           } else {
             obj.mesh = std::move(mesh.value());
             for (auto& v : obj.mesh.vertices) {
-              for (double& c : v) c *= scale;
+              for (double& c : v)
+                c *= scale;
             }
           }
         }
       }
     } else {
-      o.Fail("type", "unknown object type '" + obj.type +
-                         "' (expected plane, box, disc, plate or mesh)");
+      o.Fail("type",
+             "unknown object type '" + obj.type + "' (expected plane, box, disc, plate or mesh)");
     }
     if (Status s = root.FirstError(); !s.ok()) return s.error();
 

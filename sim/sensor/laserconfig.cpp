@@ -50,7 +50,8 @@ Status LoadLaserConfig(const std::filesystem::path& path, uint32_t horizontal_sa
                                  "firingSequence"};
   for (const auto& item : j.items()) {
     bool known = false;
-    for (const char* k : kKnown) known = known || item.key() == k;
+    for (const char* k : kKnown)
+      known = known || item.key() == k;
     if (!known) {
       return Error{file + ": unknown key '" + item.key() +
                    "' (known: azimuthResolution, elevationOffsets, azimuthOffsets, "
@@ -88,12 +89,12 @@ Status LoadLaserConfig(const std::filesystem::path& path, uint32_t horizontal_sa
   p.firing_offset_s.resize(n);
   for (size_t k = 0; k < n; ++k) {
     if ((*elevation)[k] < -90 || (*elevation)[k] > 90) {
-      return Error{file + ": elevationOffsets[" + std::to_string(k) + "] = " +
-                   std::to_string((*elevation)[k]) + " is outside -90..90 deg"};
+      return Error{file + ": elevationOffsets[" + std::to_string(k) +
+                   "] = " + std::to_string((*elevation)[k]) + " is outside -90..90 deg"};
     }
     if ((*firing)[k] < 0 || (*firing)[k] >= sequence_period_s) {
-      return Error{file + ": firingSequence[" + std::to_string(k) + "] = " +
-                   std::to_string((*firing)[k]) + " s is outside [0, " +
+      return Error{file + ": firingSequence[" + std::to_string(k) +
+                   "] = " + std::to_string((*firing)[k]) + " s is outside [0, " +
                    std::to_string(sequence_period_s) + " s), the firing sequence period"};
     }
     p.elevation_rad[k] = (*elevation)[k] * physics::kDegToRad;

@@ -54,7 +54,8 @@ namespace {
 
 std::vector<double> Scaled(const std::vector<double>& v, double s) {
   std::vector<double> out(v.size());
-  for (size_t i = 0; i < v.size(); ++i) out[i] = v[i] * s;
+  for (size_t i = 0; i < v.size(); ++i)
+    out[i] = v[i] * s;
   return out;
 }
 
@@ -102,8 +103,7 @@ void ReadSpinningTables(ConfigMap& scan, SensorProfile& p) {
   }
   if (firing_us.size() != n) {
     scan.Fail("firing_offset_us", "has " + std::to_string(firing_us.size()) +
-                                      " entries but there are " + std::to_string(n) +
-                                      " channels");
+                                      " entries but there are " + std::to_string(n) + " channels");
   }
   p.elevation_rad = Scaled(elevation_deg, kDegToRad);
   p.azimuth_offset_rad = Scaled(azimuth_deg, kDegToRad);
@@ -201,8 +201,8 @@ void ReadScan(ConfigMap& scan, SensorProfile& p, const std::filesystem::path& pr
     if (step > 0) l.points_per_line = static_cast<uint32_t>(std::floor(fov_h / step + 1e-9));
     if (l.horizontal_frequency_hz > 0 && p.frame_rate_hz > 0 &&
         l.lines / (2 * l.horizontal_frequency_hz) > 1.0 / p.frame_rate_hz * (1 + 1e-12)) {
-      scan.Fail("mirror_frequency_hz", "too low: " + std::to_string(l.lines) +
-                                           " lines do not fit in one frame");
+      scan.Fail("mirror_frequency_hz",
+                "too low: " + std::to_string(l.lines) + " lines do not fit in one frame");
     }
   } else {
     scan.Fail("type", "unknown scan type '" + type +

@@ -1,0 +1,230 @@
+// End-to-end tests of the lidartwin CLI, run as a user would run it.
+#include <gtest/gtest.h>
+
+#include <array>
+#include <cstdio>
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "test_support.h"
+
+namespace lt {
+namespace {
+
+struct CliRun {
+  int code;
+  std::string output;  // stdout and stderr
+};
+
+CliRun Cli(const std::string& args) {
+  const std::string cmd = std::string(LT_CLI) + " " + args + " 2>&1";
+  FILE* pipe = popen(cmd.c_str(), "r");
+  CliRun r{-1, ""};
+  if (!pipe) return r;
+  std::array<char, 4096> buf;
+  size_t n;
+  while ((n = fread(buf.data(), 1, buf.size(), pipe)) > 0)
+    r.output.append(buf.data(), n);
+  const int status = pclose(pipe);
+  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return r;
+}
+
+std::string Q(const std::filesystem::path& p) {
+  return "'" + p.string() + "'";
+}
+
+std::string ReadAll(const std::filesystem::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  return std::string((std::istreambuf_iterator<char>(in)), {});
+}
+
+const std::filesystem::path kOs0 = test::ConfigDir() / "sensors/ouster_os0_128.yaml";
+const std::filesystem::path kLab = test::ConfigDir() / "scenes/lab_plates.yaml";
+
+TEST(Cli, SimulateWritesHdf5AndInfoDescribesIt) {
+  test::TempDir dir;
+  const auto out = dir / "scan.h5";
+  const CliRun sim = Cli("simulate --sensor " + Q(kOs0) + " --scene " + Q(kLab) +
+                         " --frames 2 --seed 3 --out " + Q(out));
+  ASSERT_EQ(sim.code, 0) << sim.output;
+  EXPECT_NE(sim.output.find("2 frame(s)"), std::string::npos) << sim.output;
+  const CliRun info = Cli("info " + Q(out));
+  ASSERT_EQ(info.code, 0) << info.output;
+  EXPECT_NE(info.output.find("sensor:   ouster_os0_128 (850 nm)"), std::string::npos)
+      << info.output;
+  EXPECT_NE(info.output.find("frames:   2"), std::string::npos) << info.output;
+  EXPECT_NE(info.output.find("instance_id [id]"), std::string::npos) << info.output;
+  const CliRun json = Cli("info --json " + Q(out));
+  ASSERT_EQ(json.code, 0) << json.output;
+  const auto j = nlohmann::json::parse(json.output);
+  EXPECT_EQ(j["frames"].size(), 2u);
+  EXPECT_EQ(j["seed"], 3);
+  EXPECT_GT(j["frames"][0]["points"].get<int>(), 10000);
+  // Static scene and sensor: the frames differ only where range noise moves a return across
+  // the capability limit.
+  EXPECT_NEAR(j["frames"][0]["points"].get<double>(), j["frames"][1]["points"].get<double>(), 100);
+}
+
+TEST(Cli, SameSeedGivesByteIdenticalOutput) {
+  test::TempDir dir;
+  const std::string common = "simulate --sensor " + Q(kOs0) + " --scene " + Q(kLab);
+  ASSERT_EQ(Cli(common + " --seed 11 --out " + Q(dir / "a.h5")).code, 0);
+  ASSERT_EQ(Cli(common + " --seed 11 --threads 1 --out " + Q(dir / "b.h5")).code, 0);
+  ASSERT_EQ(Cli(common + " --seed 12 --out " + Q(dir / "c.h5")).code, 0);
+  EXPECT_TRUE(ReadAll(dir / "a.h5") == ReadAll(dir / "b.h5"));
+  EXPECT_FALSE(ReadAll(dir / "a.h5") == ReadAll(dir / "c.h5"));
+}
+
+TEST(Cli, WritesOnePlyOrPcdPerFrame) {
+  test::TempDir dir;
+  const std::string common = "simulate --sensor " + Q(kOs0) + " --scene " + Q(kLab) + " --frames 2";
+  ASSERT_EQ(Cli(common + " --out " + Q(dir / "scan.ply")).code, 0);
+  ASSERT_EQ(Cli(common + " --out " + Q(dir / "scan.pcd")).code, 0);
+  EXPECT_TRUE(std::filesystem::exists(dir / "scan_000000.ply"));
+  EXPECT_TRUE(std::filesystem::exists(dir / "scan_000001.ply"));
+  EXPECT_TRUE(std::filesystem::exists(dir / "scan_000001.pcd"));
+  EXPECT_EQ(ReadAll(dir / "scan_000000.ply").rfind("ply\n", 0), 0u);
+}
+
+TEST(Cli, MovingSensorWithATrajectory) {
+  test::TempDir dir;
+  const auto traj = dir.Write("t.yaml",
+                              "motion_correction: true\nposes:\n"
+                              "  - {time_s: 0, position_m: [0, 0, 0]}\n"
+                              "  - {time_s: 1, position_m: [2, 0, 0]}\n");
+  const CliRun r = Cli("simulate --sensor " + Q(kOs0) + " --scene " + Q(kLab) + " --trajectory " +
+                       Q(traj) + " --out " + Q(dir / "m.h5"));
+  ASSERT_EQ(r.code, 0) << r.output;
+}
+
+TEST(Cli, DemoPrintsTargetsAndWritesHdf5) {
+  test::TempDir dir;
+  const CliRun r = Cli("demo --out " + Q(dir.path()));
+  ASSERT_EQ(r.code, 0) << r.output;
+  EXPECT_TRUE(std::filesystem::exists(dir / "lab_plates.h5"));
+  EXPECT_NE(r.output.find("N_points"), std::string::npos);
+  EXPECT_NE(r.output.find("plate_r80_d40"), std::string::npos);
+}
+
+// ---- bad input: message names the file and key, exit code non-zero, no output file ----
+
+void ExpectFailure(const test::TempDir& dir, const std::string& args,
+                   const std::vector<std::string>& fragments) {
+  const auto out = dir / "out.h5";
+  const CliRun r = Cli(args + " --out " + Q(out));
+  EXPECT_NE(r.code, 0) << r.output;
+  for (const auto& f : fragments)
+    EXPECT_NE(r.output.find(f), std::string::npos) << r.output;
+  EXPECT_FALSE(std::filesystem::exists(out)) << "an output file was left behind";
+  for (const auto& e : std::filesystem::directory_iterator(dir.path())) {
+    EXPECT_EQ(e.path().string().find(".tmp-"), std::string::npos) << e.path();
+  }
+}
+
+std::string SensorWith(const std::string& from, const std::string& to) {
+  std::string s = ReadAll(kOs0);
+  const auto at = s.find(from);
+  EXPECT_NE(at, std::string::npos);
+  return s.replace(at, from.size(), to);
+}
+
+std::string Library() {
+  return (test::ConfigDir() / "materials/library.yaml").string();
+}
+
+TEST(CliErrors, UnknownConfigKey) {
+  test::TempDir dir;
+  const auto s =
+      dir.Write("s.yaml", SensorWith("rotation_rate_hz: 10", "rotation_rate_hz: 10\n  spin: fast"));
+  ExpectFailure(dir, "simulate --sensor " + Q(s) + " --scene " + Q(kLab),
+                {"s.yaml", "unknown key 'scan.spin'"});
+}
+
+TEST(CliErrors, MissingConfigKey) {
+  test::TempDir dir;
+  const auto s = dir.Write("s.yaml", SensorWith("wavelength_nm: 850\n", ""));
+  ExpectFailure(dir, "simulate --sensor " + Q(s) + " --scene " + Q(kLab),
+                {"s.yaml", "missing required key 'wavelength_nm'"});
+}
+
+TEST(CliErrors, WrongUnits) {
+  test::TempDir dir;
+  const auto s = dir.Write("s.yaml", SensorWith("wavelength_nm: 850", "wavelength_nm: 0.85"));
+  ExpectFailure(dir, "simulate --sensor " + Q(s) + " --scene " + Q(kLab),
+                {"s.yaml", "'wavelength_nm'", "micrometres"});
+}
+
+TEST(CliErrors, NonPositiveRotationRate) {
+  test::TempDir dir;
+  const auto s = dir.Write("s.yaml", SensorWith("rotation_rate_hz: 10", "rotation_rate_hz: -1"));
+  ExpectFailure(dir, "simulate --sensor " + Q(s) + " --scene " + Q(kLab),
+                {"s.yaml", "'scan.rotation_rate_hz'", "must be positive"});
+}
+
+TEST(CliErrors, LaserconfigArraysOfDifferentLengths) {
+  test::TempDir dir;
+  dir.Write("b.laserconfig",
+            R"({"azimuthResolution": 1, "elevationOffsets": [1, 2], "azimuthOffsets": [0, 0],
+                "firingSequence": [0]})");
+  const auto s = dir.Write("s.yaml",
+                           "name: t\nwavelength_nm: 905\nmax_range_m: 100\nscan:\n"
+                           "  type: laserconfig\n  file: b.laserconfig\n  horizontal_samples: 16\n"
+                           "  rotation_rate_hz: 10\ndetector: {type: ideal}\n");
+  ExpectFailure(dir, "simulate --sensor " + Q(s) + " --scene " + Q(kLab),
+                {"b.laserconfig", "arrays differ in length", "firingSequence 1"});
+}
+
+TEST(CliErrors, EmptyScene) {
+  test::TempDir dir;
+  const auto c = dir.Write("c.yaml", "materials: " + Library() + "\nobjects: []\n");
+  ExpectFailure(dir, "simulate --sensor " + Q(kOs0) + " --scene " + Q(c),
+                {"c.yaml", "the scene has no objects"});
+}
+
+TEST(CliErrors, MissingMeshFile) {
+  test::TempDir dir;
+  const auto c = dir.Write("c.yaml", "materials: " + Library() +
+                                         "\nobjects:\n  - {name: car, type: mesh, file: car.ply, "
+                                         "material: wood}\n");
+  ExpectFailure(dir, "simulate --sensor " + Q(kOs0) + " --scene " + Q(c),
+                {"c.yaml", "'objects[0].file'", "car.ply' does not exist"});
+}
+
+TEST(CliErrors, NanVerticesInAMesh) {
+#if !LT_WITH_OPEN3D
+  GTEST_SKIP() << "built without Open3D: no mesh files";
+#endif
+  test::TempDir dir;
+  dir.Write("car.ply",
+            "ply\nformat ascii 1.0\nelement vertex 3\nproperty float x\nproperty float y\n"
+            "property float z\nelement face 1\nproperty list uchar int vertex_indices\n"
+            "end_header\n0 0 0\n1 nan 0\n0 1 0\n3 0 1 2\n");
+  const auto c = dir.Write("c.yaml", "materials: " + Library() +
+                                         "\nobjects:\n  - {name: car, type: mesh, file: car.ply, "
+                                         "material: wood}\n");
+  ExpectFailure(dir, "simulate --sensor " + Q(kOs0) + " --scene " + Q(c),
+                {"c.yaml", "object 'car'", "vertex 1 is not finite"});
+}
+
+TEST(CliErrors, BadCommandLine) {
+  test::TempDir dir;
+  ExpectFailure(dir, "simulate --sensor " + Q(kOs0) + " --scene " + Q(kLab) + " --colour red",
+                {"unknown option --colour"});
+  ExpectFailure(dir, "simulate --sensor " + Q(kOs0) + " --scene " + Q(kLab) + " --frames two",
+                {"--frames", "'two'"});
+  ExpectFailure(dir, "simulate --sensor " + Q(dir / "nope.yaml") + " --scene " + Q(kLab),
+                {"nope.yaml", "cannot open"});
+  ExpectFailure(dir, "simulate --sensor " + Q(kOs0) + " --scene " + Q(kLab) + " --backend cuda",
+                {"--backend cuda"});
+}
+
+TEST(CliErrors, InfoOnACorruptFile) {
+  test::TempDir dir;
+  const CliRun r = Cli("info " + Q(dir.Write("x.h5", "\x89HDF\r\n\x1a\n garbage")));
+  EXPECT_EQ(r.code, 1);
+  EXPECT_NE(r.output.find("x.h5"), std::string::npos) << r.output;
+}
+
+}  // namespace
+}  // namespace lt

@@ -8,13 +8,15 @@ namespace {
 TEST(Hermite, PassesThroughEveryNode) {
   const double x[] = {400, 500, 650, 900, 1550};
   const double y[] = {0.10, 0.30, 0.25, 0.60, 0.40};
-  for (int i = 0; i < 5; ++i) EXPECT_DOUBLE_EQ(HermiteInterpolate(x, y, 5, x[i]), y[i]);
+  for (int i = 0; i < 5; ++i)
+    EXPECT_DOUBLE_EQ(HermiteInterpolate(x, y, 5, x[i]), y[i]);
 }
 
 TEST(Hermite, ReproducesLinearDataExactly) {
   const double x[] = {0, 1, 3, 7};
   const double y[] = {1, 3, 7, 15};  // y = 2x + 1
-  for (double q = 0; q <= 7; q += 0.37) EXPECT_NEAR(HermiteInterpolate(x, y, 4, q), 2 * q + 1, 1e-12);
+  for (double q = 0; q <= 7; q += 0.37)
+    EXPECT_NEAR(HermiteInterpolate(x, y, 4, q), 2 * q + 1, 1e-12);
 }
 
 TEST(Hermite, ClampsToTheEndValuesOutsideTheTable) {

@@ -28,7 +28,8 @@ TEST(Philox, MatchesRandom123KnownAnswerVectors) {
   };
   for (const Kat& k : kats) {
     const Philox4x32 out = Philox4x32_10(k.ctr, k.k0, k.k1);
-    for (int i = 0; i < 4; ++i) EXPECT_EQ(out.v[i], k.expected.v[i]) << "word " << i;
+    for (int i = 0; i < 4; ++i)
+      EXPECT_EQ(out.v[i], k.expected.v[i]) << "word " << i;
   }
 }
 

@@ -14,7 +14,7 @@ TEST(RayTriangleDistance, HitsInFrontAndMissesOutside) {
   EXPECT_DOUBLE_EQ(RayTriangleDistance<double>({0, 0, 0}, {2, 0, 0}, kA, kB, kC), 2.5);
   // Meets the plane at z = 2.5, above the apex at z = 1.
   EXPECT_LT(RayTriangleDistance<double>({0, 0, 0}, {1, 0, 0.5}, kA, kB, kC), 0.0);
-  EXPECT_LT(RayTriangleDistance<double>({0, 0, 0}, {0, 1, 0}, kA, kB, kC), 0.0);  // parallel
+  EXPECT_LT(RayTriangleDistance<double>({0, 0, 0}, {0, 1, 0}, kA, kB, kC), 0.0);   // parallel
   EXPECT_LT(RayTriangleDistance<double>({10, 0, 0}, {1, 0, 0}, kA, kB, kC), 0.0);  // behind
 }
 

@@ -67,8 +67,8 @@ TEST(LineScanBeam, LinesAlternateAndFireAtTheMirrorsArcsine) {
   // Elevation rises linearly from -5 deg to +5 deg over the 80 lines ("only up").
   const BeamSample<double> last = LineScanBeam(s, 80 * n - 1);
   EXPECT_NEAR(last.elevation_rad, -v + 2 * v * last.time_s / (80 * line_period), 1e-15);
-  EXPECT_NEAR(LineScanBeam(s, 0).elevation_rad, -v + 2 * v * fire_time(-14.8, 0) / (80 * line_period),
-              1e-15);
+  EXPECT_NEAR(LineScanBeam(s, 0).elevation_rad,
+              -v + 2 * v * fire_time(-14.8, 0) / (80 * line_period), 1e-15);
   for (uint32_t i = 0; i + 1 < 80 * n; ++i) {
     ASSERT_LT(LineScanBeam(s, i).time_s, LineScanBeam(s, i + 1).time_s) << i;
   }

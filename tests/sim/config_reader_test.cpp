@@ -6,8 +6,8 @@ namespace lt {
 namespace {
 
 TEST(ConfigMap, ReadsTypedValuesAndNestedMaps) {
-  auto m = ConfigMap::FromText("a_m: 1.5\nname: x\nflag: true\ninner:\n  list: [1, 2, 3]\n",
-                               "t.yaml");
+  auto m =
+      ConfigMap::FromText("a_m: 1.5\nname: x\nflag: true\ninner:\n  list: [1, 2, 3]\n", "t.yaml");
   ASSERT_TRUE(m.ok()) << m.message();
   EXPECT_DOUBLE_EQ(m->Number("a_m"), 1.5);
   EXPECT_EQ(m->String("name"), "x");
@@ -44,15 +44,13 @@ TEST(ConfigMap, MissingAndMistypedKeysAreErrors) {
   m2->Number("needed_m");
   s = m2->Finish();
   ASSERT_FALSE(s.ok());
-  EXPECT_NE(s.message().find("missing required key 'needed_m'"), std::string::npos)
-      << s.message();
+  EXPECT_NE(s.message().find("missing required key 'needed_m'"), std::string::npos) << s.message();
 }
 
 TEST(ConfigMap, InvalidYamlGivesTheLine) {
   auto m = ConfigMap::FromText("a: 1\nb: [1, 2\nc: 3\n", "bad.yaml");
   ASSERT_FALSE(m.ok());
-  EXPECT_NE(m.message().find("bad.yaml: invalid YAML at line"), std::string::npos)
-      << m.message();
+  EXPECT_NE(m.message().find("bad.yaml: invalid YAML at line"), std::string::npos) << m.message();
 }
 
 TEST(ConfigMap, EmptyFileIsAnError) {

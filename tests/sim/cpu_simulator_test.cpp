@@ -81,7 +81,8 @@ TEST(CpuSimulator, PointsOnAPlateEqualBeamsThatMeetIt) {
   ASSERT_GT(meets, 50u);
   const Frame f = CpuSimulator(scene, profile, Trajectory::Static(), {}).Simulate(0);
   size_t on_plate = 0;
-  for (size_t k = 0; k < f.size(); ++k) on_plate += f.instance_id[k] == 7;
+  for (size_t k = 0; k < f.size(); ++k)
+    on_plate += f.instance_id[k] == 7;
   EXPECT_GE(on_plate, meets);
   EXPECT_LE(on_plate, meets + ambiguous);
   EXPECT_EQ(f.size(), on_plate);
@@ -120,7 +121,8 @@ TEST(CpuSimulator, CapabilityCutOffFallsExactlyAtTheReflectanceLimit) {
   profile.detector = {DetectorKind::kCapability, 50.0, 0.8, 0.0};
   const Frame f = CpuSimulator(scene, profile, Trajectory::Static(), {}).Simulate(0);
   std::vector<bool> detected(profile.BeamCount(), false);
-  for (size_t k = 0; k < f.size(); ++k) detected[f.beam_id[k]] = true;
+  for (size_t k = 0; k < f.size(); ++k)
+    detected[f.beam_id[k]] = true;
   size_t inside = 0, outside = 0;
   for (uint32_t i = 0; i < profile.BeamCount(); ++i) {
     const auto d = DirectionOf(profile, i);
@@ -197,10 +199,12 @@ TEST(CpuSimulator, RangeNoiseHasTheConfiguredSigma) {
   ASSERT_TRUE(profile.ok() && scene.ok());
   SensorProfile ideal = profile.value();
   ideal.detector.kind = DetectorKind::kIdeal;
-  const Frame noisy = CpuSimulator(scene.value(), profile.value(), Trajectory::Static(), {3}).Simulate(0);
+  const Frame noisy =
+      CpuSimulator(scene.value(), profile.value(), Trajectory::Static(), {3}).Simulate(0);
   const Frame truth = CpuSimulator(scene.value(), ideal, Trajectory::Static(), {3}).Simulate(0);
   std::vector<double> true_range(ideal.BeamCount(), -1);
-  for (size_t k = 0; k < truth.size(); ++k) true_range[truth.beam_id[k]] = truth.range_m[k];
+  for (size_t k = 0; k < truth.size(); ++k)
+    true_range[truth.beam_id[k]] = truth.range_m[k];
   double sum = 0, sum2 = 0;
   size_t n = 0;
   for (size_t k = 0; k < noisy.size(); ++k) {

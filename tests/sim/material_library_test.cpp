@@ -16,7 +16,8 @@ MaterialLibrary Library() {
 TEST(MaterialLibrary, ShippedLibraryLoadsWithSources) {
   const MaterialLibrary lib = Library();
   EXPECT_GE(lib.materials.size(), 14u);
-  for (const auto& m : lib.materials) EXPECT_FALSE(m.source.empty()) << m.name;
+  for (const auto& m : lib.materials)
+    EXPECT_FALSE(m.source.empty()) << m.name;
   const int plate = lib.Find("lambertian_10");
   ASSERT_GE(plate, 0);
   EXPECT_DOUBLE_EQ(lib.materials[plate].ReflectanceAt(850), 0.10);
@@ -31,9 +32,9 @@ TEST(MaterialLibrary, TablesMatchTheAsterSpectraTheyCite) {
   LT_REQUIRE_REAL_DATA();
   const MaterialLibrary lib = Library();
   const std::pair<const char*, const char*> cited[] = {
-      {"asphalt", "asphalt"},   {"aluminium", "aluminum"}, {"wood", "wood"},
-      {"copper", "copper"},     {"grass", "grass"},        {"grass_dry", "grass_dry"},
-      {"conifer", "conifer"},   {"deciduous", "deciduous"}, {"shingle_gray", "shingle_gray"},
+      {"asphalt", "asphalt"},        {"aluminium", "aluminum"},  {"wood", "wood"},
+      {"copper", "copper"},          {"grass", "grass"},         {"grass_dry", "grass_dry"},
+      {"conifer", "conifer"},        {"deciduous", "deciduous"}, {"shingle_gray", "shingle_gray"},
       {"shingle_red", "shingle_red"}};
   for (const auto& [name, file] : cited) {
     auto spectrum = LoadAsterSpectrum(test::RealDataDir() / "aster-spectra-helios" /
@@ -71,21 +72,21 @@ TEST(AsterSpectrum, RejectsFilesWithoutUnits) {
 
 TEST(MaterialLibrary, ErrorsNameTheFileAndMaterial) {
   test::TempDir dir;
-  auto lib = LoadMaterialLibrary(dir.Write(
-      "m.yaml", "materials:\n  - {name: a, reflectance: 1.5, source: s}\n"));
+  auto lib = LoadMaterialLibrary(
+      dir.Write("m.yaml", "materials:\n  - {name: a, reflectance: 1.5, source: s}\n"));
   ASSERT_FALSE(lib.ok());
   EXPECT_NE(lib.message().find("m.yaml"), std::string::npos) << lib.message();
   EXPECT_NE(lib.message().find("'a'"), std::string::npos) << lib.message();
-  auto dup = LoadMaterialLibrary(dir.Write(
-      "d.yaml",
-      "materials:\n  - {name: a, reflectance: 0.5, source: s}\n"
-      "  - {name: a, reflectance: 0.4, source: s}\n"));
+  auto dup =
+      LoadMaterialLibrary(dir.Write("d.yaml",
+                                    "materials:\n  - {name: a, reflectance: 0.5, source: s}\n"
+                                    "  - {name: a, reflectance: 0.4, source: s}\n"));
   ASSERT_FALSE(dup.ok());
   EXPECT_NE(dup.message().find("duplicate"), std::string::npos) << dup.message();
-  auto mismatch = LoadMaterialLibrary(dir.Write(
-      "l.yaml",
-      "materials:\n  - name: a\n    source: s\n"
-      "    spectrum: {wavelength_nm: [850, 905], reflectance: [0.5]}\n"));
+  auto mismatch = LoadMaterialLibrary(
+      dir.Write("l.yaml",
+                "materials:\n  - name: a\n    source: s\n"
+                "    spectrum: {wavelength_nm: [850, 905], reflectance: [0.5]}\n"));
   ASSERT_FALSE(mismatch.ok());
   EXPECT_NE(mismatch.message().find("materials[0].spectrum"), std::string::npos)
       << mismatch.message();

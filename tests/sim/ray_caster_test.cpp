@@ -44,7 +44,8 @@ TEST(RayCaster, ClosestHitsMatchBruteForce) {
     const Vec3<double> d = physics::Normalized(Vec3<double>{unit(rng), unit(rng), unit(rng)});
     double best = 1e30;
     for (const auto& t : mesh.triangles) {
-      const double dist = physics::RayTriangleDistance(o, d, vertex(t[0]), vertex(t[1]), vertex(t[2]));
+      const double dist =
+          physics::RayTriangleDistance(o, d, vertex(t[0]), vertex(t[1]), vertex(t[2]));
       if (dist > 1e-6 && dist < best) best = dist;
     }
     const RayHit h = caster->Closest(o, d, 1e-6, 1e30);
@@ -64,7 +65,8 @@ TEST(RayCaster, HonoursTheRangeInterval) {
   scene.materials.materials.push_back({"m", {1.0}, {0.5}, "test"});
   SceneObject wall;
   wall.mesh = MakePlate(10, 10);
-  for (auto& v : wall.mesh.vertices) v[0] += 5;
+  for (auto& v : wall.mesh.vertices)
+    v[0] += 5;
   scene.objects.push_back(wall);
   const auto caster = RayCaster::Create(scene);
   EXPECT_TRUE(caster->Closest({0, 0, 0}, {1, 0, 0}, 0.1, 10).hit);

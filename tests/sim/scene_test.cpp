@@ -74,8 +74,8 @@ TEST(Scene, LabPlatesLoads) {
 }
 
 std::string SceneYaml(const std::string& objects) {
-  return "materials: " + (test::ConfigDir() / "materials/library.yaml").string() +
-         "\nobjects:\n" + objects;
+  return "materials: " + (test::ConfigDir() / "materials/library.yaml").string() + "\nobjects:\n" +
+         objects;
 }
 
 void ExpectSceneError(const std::string& yaml, const std::string& fragment,
@@ -92,8 +92,9 @@ TEST(SceneErrors, EmptyScene) {
 }
 
 TEST(SceneErrors, UnknownKeyAndUnknownMaterial) {
-  ExpectSceneError(SceneYaml("  - {name: a, type: plate, size_m: [1, 1], material: wood, colour: red}\n"),
-                   "unknown key 'objects[0].colour'");
+  ExpectSceneError(
+      SceneYaml("  - {name: a, type: plate, size_m: [1, 1], material: wood, colour: red}\n"),
+      "unknown key 'objects[0].colour'");
   ExpectSceneError(SceneYaml("  - {name: a, type: plate, size_m: [1, 1], material: cheese}\n"),
                    "unknown material 'cheese'");
 }
@@ -114,9 +115,10 @@ TEST(SceneErrors, NanVerticesFromAMeshLoader) {
     m.vertices[1][0] = std::nan("");
     return m;
   };
-  auto s = LoadScene(dir.Write("bad_scene.yaml",
-                               SceneYaml("  - {name: car, type: mesh, file: m.ply, material: wood}\n")),
-                     nan_loader);
+  auto s =
+      LoadScene(dir.Write("bad_scene.yaml",
+                          SceneYaml("  - {name: car, type: mesh, file: m.ply, material: wood}\n")),
+                nan_loader);
   ASSERT_FALSE(s.ok());
   EXPECT_NE(s.message().find("object 'car': vertex 1 is not finite"), std::string::npos)
       << s.message();
@@ -125,8 +127,9 @@ TEST(SceneErrors, NanVerticesFromAMeshLoader) {
 TEST(SceneErrors, ImpossibleSizes) {
   ExpectSceneError(SceneYaml("  - {name: a, type: plate, size_m: [1, -1], material: wood}\n"),
                    "'objects[0].size_m'");
-  ExpectSceneError(SceneYaml("  - {name: a, type: disc, radius_m: 1, segments: 2, material: wood}\n"),
-                   "'objects[0].segments'");
+  ExpectSceneError(
+      SceneYaml("  - {name: a, type: disc, radius_m: 1, segments: 2, material: wood}\n"),
+      "'objects[0].segments'");
 }
 
 }  // namespace

@@ -144,7 +144,8 @@ void ExpectError(const std::string& yaml, const std::vector<std::string>& fragme
   auto p = LoadSensorProfile(file);
   ASSERT_FALSE(p.ok()) << "accepted:\n" << yaml;
   EXPECT_NE(p.message().find("bad_sensor.yaml"), std::string::npos) << p.message();
-  for (const auto& f : fragments) EXPECT_NE(p.message().find(f), std::string::npos) << p.message();
+  for (const auto& f : fragments)
+    EXPECT_NE(p.message().find(f), std::string::npos) << p.message();
 }
 
 TEST(SensorProfileErrors, BaseIsValid) {
@@ -178,7 +179,8 @@ TEST(SensorProfileErrors, NonPositiveRotationRate) {
 }
 
 TEST(SensorProfileErrors, TablesOfDifferentLengths) {
-  ExpectError(Replace(kBase, "  columns_per_revolution", "  azimuth_offset_deg: [0, 0]\n  columns_per_revolution"),
+  ExpectError(Replace(kBase, "  columns_per_revolution",
+                      "  azimuth_offset_deg: [0, 0]\n  columns_per_revolution"),
               {"'scan.azimuth_offset_deg'", "has 2 entries but there are 3 channels"});
 }
 

@@ -21,10 +21,10 @@ inline SceneObject Placed(const std::string& name, TriangleMesh mesh, physics::V
   o.material_id = material;
   o.instance_id = instance;
   o.semantic_class = semantic;
-  o.pose = {physics::QuatFromRollPitchYaw(roll_deg * physics::kDegToRad,
-                                          pitch_deg * physics::kDegToRad,
-                                          yaw_deg * physics::kDegToRad),
-            at};
+  o.pose = {
+      physics::QuatFromRollPitchYaw(roll_deg * physics::kDegToRad, pitch_deg * physics::kDegToRad,
+                                    yaw_deg * physics::kDegToRad),
+      at};
   for (auto& v : mesh.vertices) {
     const auto w = physics::TransformPoint(o.pose, physics::Vec3<double>{v[0], v[1], v[2]});
     v = {w.x, w.y, w.z};
@@ -37,8 +37,7 @@ inline SceneObject Placed(const std::string& name, TriangleMesh mesh, physics::V
 inline MaterialLibrary ConstantMaterials(const std::vector<double>& reflectances) {
   MaterialLibrary lib;
   for (size_t i = 0; i < reflectances.size(); ++i) {
-    lib.materials.push_back(
-        {"m" + std::to_string(i), {1.0}, {reflectances[i]}, "test material"});
+    lib.materials.push_back({"m" + std::to_string(i), {1.0}, {reflectances[i]}, "test material"});
   }
   return lib;
 }
@@ -53,7 +52,8 @@ inline SensorProfile SpinningSensor(int channels, double top_deg, double bottom_
   p.max_range_m = 1000;
   p.scan = ScanKind::kSpinning;
   for (int k = 0; k < channels; ++k) {
-    const double e = channels == 1 ? top_deg : top_deg - (top_deg - bottom_deg) * k / (channels - 1);
+    const double e =
+        channels == 1 ? top_deg : top_deg - (top_deg - bottom_deg) * k / (channels - 1);
     p.elevation_rad.push_back(e * physics::kDegToRad);
     p.azimuth_offset_rad.push_back(0);
     p.firing_offset_s.push_back(0);

@@ -9,11 +9,12 @@ namespace {
 
 TEST(Trajectory, InterpolatesAndHoldsOutsideTheSamples) {
   test::TempDir dir;
-  const auto file = dir.Write("t.yaml",
-                              "motion_correction: true\n"
-                              "poses:\n"
-                              "  - {time_s: 0.0, position_m: [0, 0, 0], rotation_deg: [0, 0, 0]}\n"
-                              "  - {time_s: 1.0, position_m: [10, 0, 0], rotation_deg: [0, 0, 90]}\n");
+  const auto file =
+      dir.Write("t.yaml",
+                "motion_correction: true\n"
+                "poses:\n"
+                "  - {time_s: 0.0, position_m: [0, 0, 0], rotation_deg: [0, 0, 0]}\n"
+                "  - {time_s: 1.0, position_m: [10, 0, 0], rotation_deg: [0, 0, 90]}\n");
   auto t = LoadTrajectory(file);
   ASSERT_TRUE(t.ok()) << t.message();
   EXPECT_TRUE(t->motion_correction);
@@ -37,7 +38,8 @@ TEST(Trajectory, RejectsTimesThatDoNotIncrease) {
 
 TEST(Trajectory, RejectsUnknownKeys) {
   test::TempDir dir;
-  const auto file = dir.Write("t.yaml", "poses:\n  - {time_s: 0, position_m: [0, 0, 0], speed: 3}\n");
+  const auto file =
+      dir.Write("t.yaml", "poses:\n  - {time_s: 0, position_m: [0, 0, 0], speed: 3}\n");
   auto t = LoadTrajectory(file);
   ASSERT_FALSE(t.ok());
   EXPECT_NE(t.message().find("unknown key 'poses[0].speed'"), std::string::npos) << t.message();

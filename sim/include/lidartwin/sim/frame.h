@@ -24,10 +24,10 @@ struct Frame {
 
   std::vector<float> x_m, y_m, z_m;  // sensor frame
   std::vector<float> range_m;
-  std::vector<float> intensity;    // detector output; capability/ideal: R(theta) in percent
-  std::vector<float> reflectance;  // R0 of the surface at the sensor wavelength [fraction]
-  std::vector<uint16_t> channel;   // laser / scan line
-  std::vector<uint32_t> column;    // firing sequence / position along the line
+  std::vector<float> intensity;     // detector output; capability/ideal: R(theta) in percent
+  std::vector<float> reflectance;   // R0 of the surface at the sensor wavelength [fraction]
+  std::vector<uint16_t> channel;    // laser / scan line
+  std::vector<uint32_t> column;     // firing sequence / position along the line
   std::vector<double> timestamp_s;  // firing time on the trajectory clock
   std::vector<uint8_t> return_index;
   std::vector<float> echo_pulse_width_ns;  // empty when the detector does not model it

@@ -11,9 +11,9 @@ namespace lt {
 
 struct RayHit {
   bool hit = false;
-  double distance_m = 0;  // along the unit direction
-  uint32_t object = 0;    // index into Scene::objects
-  uint32_t triangle = 0;  // index into that object's mesh
+  double distance_m = 0;                  // along the unit direction
+  uint32_t object = 0;                    // index into Scene::objects
+  uint32_t triangle = 0;                  // index into that object's mesh
   physics::Vec3<double> normal{0, 0, 0};  // unit geometric normal, world frame
 };
 

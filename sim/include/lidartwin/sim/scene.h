@@ -43,7 +43,7 @@ struct Scene {
 using MeshLoader = std::function<Expected<TriangleMesh>(const std::filesystem::path&)>;
 
 // Procedural primitives in local coordinates (see configs/README.md for their frames).
-TriangleMesh MakePlate(double width_m, double height_m);  // in local y-z, normal +x
+TriangleMesh MakePlate(double width_m, double height_m);   // in local y-z, normal +x
 TriangleMesh MakePlane(double size_x_m, double size_y_m);  // in local x-y, normal +z
 TriangleMesh MakeBox(double size_x_m, double size_y_m, double size_z_m);
 TriangleMesh MakeDisc(double radius_m, int segments);  // in local y-z, normal +x

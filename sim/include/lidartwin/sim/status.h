@@ -9,13 +9,12 @@
 #include <utility>
 #include <variant>
 
-#define LT_CHECK(cond)                                                          \
-  do {                                                                          \
-    if (!(cond)) {                                                              \
-      std::fprintf(stderr, "%s:%d: LT_CHECK failed: %s\n", __FILE__, __LINE__, \
-                   #cond);                                                      \
-      std::abort();                                                             \
-    }                                                                           \
+#define LT_CHECK(cond)                                                                 \
+  do {                                                                                 \
+    if (!(cond)) {                                                                     \
+      std::fprintf(stderr, "%s:%d: LT_CHECK failed: %s\n", __FILE__, __LINE__, #cond); \
+      std::abort();                                                                    \
+    }                                                                                  \
   } while (0)
 
 namespace lt {

@@ -18,8 +18,7 @@ LT_HD T ReflectanceLimit(T range_m, T reflectance_at_max_range, T max_range_m) {
 // Seed 000 sec. II-D: a point at range d (noise included) with reflectance R is detected when
 // R_L(d) <= R and d <= d_max; everything beyond d_max is dropped.
 template <typename T>
-LT_HD bool CapabilityDetects(T reflectance, T range_m, T reflectance_at_max_range,
-                             T max_range_m) {
+LT_HD bool CapabilityDetects(T reflectance, T range_m, T reflectance_at_max_range, T max_range_m) {
   return range_m <= max_range_m &&
          ReflectanceLimit(range_m, reflectance_at_max_range, max_range_m) <= reflectance;
 }

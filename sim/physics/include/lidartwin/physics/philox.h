@@ -71,8 +71,7 @@ inline constexpr uint32_t kStreamRangeNoise = 1;
 // (frame, beam, sub-ray, stream) are the four counter words, so no two draws share a counter.
 LT_HD inline Philox4x32 RandomWords(const RandomKey& k) {
   const Philox4x32 counter{{k.frame, k.beam, k.sub_ray, k.stream}};
-  return Philox4x32_10(counter, static_cast<uint32_t>(k.seed),
-                       static_cast<uint32_t>(k.seed >> 32));
+  return Philox4x32_10(counter, static_cast<uint32_t>(k.seed), static_cast<uint32_t>(k.seed >> 32));
 }
 
 // A 32-bit word to a double in the open interval (0, 1): (u + 0.5) / 2^32. Never 0 or 1,

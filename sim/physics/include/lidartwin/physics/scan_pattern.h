@@ -61,8 +61,8 @@ LT_HD BeamSample<T> SpinningBeam(const SpinningScan<T>& s, uint32_t i) {
   const T column_period_s = 1 / (static_cast<T>(s.columns) * s.rotation_rate_hz);
   const T t = static_cast<T>(column) * column_period_s + s.firing_offset_s[channel];
   const T head = static_cast<T>(2 * kPi) * s.rotation_rate_hz * t;
-  const T azimuth = s.start_azimuth_rad + (s.clockwise ? -head : head) +
-                    s.azimuth_offset_rad[channel];
+  const T azimuth =
+      s.start_azimuth_rad + (s.clockwise ? -head : head) + s.azimuth_offset_rad[channel];
   return {azimuth, s.elevation_rad[channel], t, channel, column};
 }
 
@@ -87,11 +87,11 @@ LT_HD BeamSample<T> LissajousBeam(const LissajousScan<T>& s, uint32_t i) {
   using std::sin;
   const T t = static_cast<T>(i) / s.pulse_rate_hz;
   const T two_pi = static_cast<T>(2 * kPi);
-  return {s.horizontal_amplitude_rad * sin(two_pi * s.horizontal_frequency_hz * t +
-                                           s.horizontal_phase_rad),
-          s.vertical_amplitude_rad * sin(two_pi * s.vertical_frequency_hz * t +
-                                         s.vertical_phase_rad),
-          t, 0u, i};
+  return {
+      s.horizontal_amplitude_rad *
+          sin(two_pi * s.horizontal_frequency_hz * t + s.horizontal_phase_rad),
+      s.vertical_amplitude_rad * sin(two_pi * s.vertical_frequency_hz * t + s.vertical_phase_rad),
+      t, 0u, i};
 }
 
 // MEMS line scan in the manner of the Blickfeld Cube 1 (seed 002 sec. 5.1, Fig. 6 and 21):
@@ -119,13 +119,13 @@ LT_HD BeamSample<T> LineScanBeam(const LineScan<T>& s, uint32_t i) {
   const uint32_t k = i % s.points_per_line;
   // Even lines sweep from -A_h to +A_h, odd lines back.
   const uint32_t p = (line % 2 == 0) ? k : s.points_per_line - 1 - k;
-  const T azimuth =
-      -s.horizontal_amplitude_rad + (static_cast<T>(p) + static_cast<T>(0.5)) * s.horizontal_step_rad;
+  const T azimuth = -s.horizontal_amplitude_rad +
+                    (static_cast<T>(p) + static_cast<T>(0.5)) * s.horizontal_step_rad;
   const T two_pi = static_cast<T>(2 * kPi);
   const T line_period_s = 1 / (2 * s.horizontal_frequency_hz);
   // Time since the line started: the mirror passes -A_h (or +A_h) at the line start, zero a
   // quarter period later.
-  const T ratio = azimuth / s.horizontal_amplitude_rad;  // inside (-1, 1)
+  const T ratio = azimuth / s.horizontal_amplitude_rad;    // inside (-1, 1)
   const T phase = asin((line % 2 == 0) ? ratio : -ratio);  // -pi/2 .. pi/2 along the line
   const T t_in_line = (phase + static_cast<T>(kPi / 2)) / (two_pi * s.horizontal_frequency_hz);
   const T t = static_cast<T>(line) * line_period_s + t_in_line;
