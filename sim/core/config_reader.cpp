@@ -135,75 +135,56 @@ bool Convert(const YAML::Node& n, T& out) {
 }
 }  // namespace
 
-double ConfigMap::Number(const std::string& key) {
-  const YAML::Node found = Find(key);
-  const YAML::Node* n = found.IsDefined() ? &found : nullptr;
-  if (!n || n->IsNull()) {
+template <typename T>
+T ConfigMap::Scalar(const std::string& key, const char* expected) {
+  const YAML::Node n = Find(key);
+  if (!n.IsDefined() || n.IsNull()) {
     shared_->Record("missing required key '" + KeyPath(key) + "'" + LineOf(*node_));
-    return 0;
+    return T{};
   }
-  double v = 0;
-  if (!Convert(*n, v)) {
-    shared_->Record("key '" + KeyPath(key) + "'" + LineOf(*n) + ": expected a number, got '" +
-                    YAML::Dump(*n) + "'");
-    return 0;
+  T v{};
+  if (!Convert(n, v)) {
+    shared_->Record("key '" + KeyPath(key) + "'" + LineOf(n) + ": expected " + expected +
+                    ", got '" + YAML::Dump(n) + "'");
+    return T{};
   }
+  return v;
+}
+
+template <typename T>
+T ConfigMap::OptionalScalar(const std::string& key, T fallback,
+                            T (ConfigMap::*required)(const std::string&)) {
+  if (!Has(key)) {
+    Used(key);
+    return fallback;
+  }
+  return (this->*required)(key);
+}
+
+double ConfigMap::Number(const std::string& key) {
+  const double v = Scalar<double>(key, "a number");
   if (!std::isfinite(v)) Fail(key, "value must be finite");
   return v;
 }
 
-double ConfigMap::Number(const std::string& key, double fallback) {
-  if (!Has(key)) {
-    Used(key);
-    return fallback;
-  }
-  return Number(key);
-}
-
 std::string ConfigMap::String(const std::string& key) {
-  const YAML::Node found = Find(key);
-  const YAML::Node* n = found.IsDefined() ? &found : nullptr;
-  if (!n || n->IsNull()) {
-    shared_->Record("missing required key '" + KeyPath(key) + "'" + LineOf(*node_));
-    return {};
-  }
-  std::string v;
-  if (!Convert(*n, v)) {
-    shared_->Record("key '" + KeyPath(key) + "'" + LineOf(*n) + ": expected a string");
-    return {};
-  }
-  return v;
-}
-
-std::string ConfigMap::String(const std::string& key, const std::string& fallback) {
-  if (!Has(key)) {
-    Used(key);
-    return fallback;
-  }
-  return String(key);
+  return Scalar<std::string>(key, "a string");
 }
 
 bool ConfigMap::Bool(const std::string& key) {
-  const YAML::Node found = Find(key);
-  const YAML::Node* n = found.IsDefined() ? &found : nullptr;
-  if (!n || n->IsNull()) {
-    shared_->Record("missing required key '" + KeyPath(key) + "'" + LineOf(*node_));
-    return false;
-  }
-  bool v = false;
-  if (!Convert(*n, v)) {
-    shared_->Record("key '" + KeyPath(key) + "'" + LineOf(*n) + ": expected true or false");
-    return false;
-  }
-  return v;
+  return Scalar<bool>(key, "true or false");
+}
+
+double ConfigMap::Number(const std::string& key, double fallback) {
+  return OptionalScalar<double>(key, fallback, &ConfigMap::Number);
+}
+
+std::string ConfigMap::String(const std::string& key, const std::string& fallback) {
+  return OptionalScalar<std::string>(key, fallback, &ConfigMap::String);
 }
 
 bool ConfigMap::Bool(const std::string& key, bool fallback) {
-  if (!Has(key)) {
-    Used(key);
-    return fallback;
-  }
-  return Bool(key);
+  return OptionalScalar<bool>(key, fallback, &ConfigMap::Bool);
 }
 
 std::vector<double> ConfigMap::Numbers(const std::string& key) {

@@ -17,7 +17,8 @@ void CollectKeys(const YAML::Node& n, std::set<std::string>& keys) {
       CollectKeys(kv.second, keys);
     }
   } else if (n.IsSequence()) {
-    for (const auto& e : n) CollectKeys(e, keys);
+    for (const auto& e : n)
+      CollectKeys(e, keys);
   }
 }
 
@@ -34,7 +35,8 @@ TEST(ConfigDocs, ReadmeListsEveryKeyOfTheShippedConfigs) {
   }
   EXPECT_GE(files, 8u);
   for (const auto& k : keys) {
-    EXPECT_NE(readme.find("`" + k + "`"), std::string::npos) << "configs/README.md lacks `" << k << "`";
+    EXPECT_NE(readme.find("`" + k + "`"), std::string::npos)
+        << "configs/README.md lacks `" << k << "`";
   }
 }
 

@@ -60,6 +60,12 @@ class ConfigMap {
   struct Shared;
   ConfigMap(std::shared_ptr<Shared> shared, std::unique_ptr<YAML::Node> node, std::string path);
   YAML::Node Find(const std::string& key);
+  // A required scalar; `expected` describes the type in the error message.
+  template <typename T>
+  T Scalar(const std::string& key, const char* expected);
+  template <typename T>
+  T OptionalScalar(const std::string& key, T fallback,
+                   T (ConfigMap::*required)(const std::string&));
   void Used(const std::string& key);
   std::shared_ptr<Shared> shared_;
   std::unique_ptr<YAML::Node> node_;
