@@ -8,14 +8,7 @@
 namespace lt {
 
 physics::Pose<double> Trajectory::At(double t) const {
-  if (poses.empty()) return {{1, 0, 0, 0}, {0, 0, 0}};
-  if (t <= time_s.front()) return poses.front();
-  if (t >= time_s.back()) return poses.back();
-  const auto it = std::upper_bound(time_s.begin(), time_s.end(), t);
-  const size_t hi = static_cast<size_t>(it - time_s.begin());
-  const size_t lo = hi - 1;
-  const double s = (t - time_s[lo]) / (time_s[hi] - time_s[lo]);
-  return physics::InterpolatePose(poses[lo], poses[hi], s);
+  return physics::PoseAtTime(time_s.data(), poses.data(), static_cast<int>(poses.size()), t);
 }
 
 Trajectory Trajectory::Static() {

@@ -11,15 +11,7 @@ namespace lt {
 using physics::kDegToRad;
 
 uint32_t SensorProfile::BeamCount() const {
-  switch (scan) {
-    case ScanKind::kSpinning:
-      return static_cast<uint32_t>(elevation_rad.size()) * columns;
-    case ScanKind::kLissajous:
-      return lissajous.pulses;
-    case ScanKind::kLineScan:
-      return line_scan.lines * line_scan.points_per_line;
-  }
-  return 0;
+  return physics::ScanBeamCount(Pattern());
 }
 
 double SensorProfile::FramePeriodS() const {
@@ -37,17 +29,27 @@ physics::SpinningScan<double> SensorProfile::SpinningView() const {
           clockwise};
 }
 
-physics::BeamSample<double> SensorProfile::Beam(uint32_t i) const {
-  switch (scan) {
-    case ScanKind::kSpinning:
-      return physics::SpinningBeam(SpinningView(), i);
-    case ScanKind::kLissajous:
-      return physics::LissajousBeam(lissajous, i);
-    case ScanKind::kLineScan:
-      return physics::LineScanBeam(line_scan, i);
+physics::ScanPattern<double> SensorProfile::Pattern(const double* const* tables) const {
+  physics::ScanPattern<double> p{scan, SpinningView(), lissajous, line_scan};
+  if (tables) {
+    p.spinning.elevation_rad = tables[0];
+    p.spinning.azimuth_offset_rad = tables[1];
+    p.spinning.firing_offset_s = tables[2];
   }
-  LT_CHECK(false);
-  return {};
+  return p;
+}
+
+physics::DetectorParams<double> SensorProfile::Detector() const {
+  return {detector.kind,
+          min_range_m,
+          max_range_m,
+          detector.max_range_m,
+          detector.reflectance_at_max_range,
+          detector.range_noise_sigma_m};
+}
+
+physics::BeamSample<double> SensorProfile::Beam(uint32_t i) const {
+  return physics::ScanBeam(Pattern(), i);
 }
 
 namespace {

@@ -7,13 +7,14 @@
 #include <string>
 #include <vector>
 
+#include "lidartwin/physics/beam_response.h"
 #include "lidartwin/physics/scan_pattern.h"
 #include "lidartwin/sim/status.h"
 
 namespace lt {
 
-enum class ScanKind { kSpinning, kLissajous, kLineScan };
-enum class DetectorKind { kIdeal, kCapability };
+using ScanKind = physics::ScanKind;
+using DetectorKind = physics::DetectorModel;
 
 struct DetectorConfig {
   DetectorKind kind = DetectorKind::kIdeal;
@@ -52,6 +53,10 @@ struct SensorProfile {
   physics::BeamSample<double> Beam(uint32_t i) const;
   // The spinning view over the tables (valid while this profile lives).
   physics::SpinningScan<double> SpinningView() const;
+  // The whole pattern as one value; `tables` replaces the spinning tables' pointers (for a
+  // copy of them in device memory), nullptr keeps this profile's.
+  physics::ScanPattern<double> Pattern(const double* const* tables = nullptr) const;
+  physics::DetectorParams<double> Detector() const;
 };
 
 // Loads a profile; errors name the file, the key and the problem.

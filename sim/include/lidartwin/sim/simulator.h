@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <memory>
 
+#include "lidartwin/sim/beam_pipeline.h"
 #include "lidartwin/sim/frame.h"
 #include "lidartwin/sim/ray_caster.h"
 #include "lidartwin/sim/scene.h"
@@ -34,7 +35,7 @@ class CpuSimulator {
   const Trajectory& trajectory_;
   SimulationOptions options_;
   std::unique_ptr<RayCaster> caster_;
-  std::vector<double> material_r0_;  // R0 at the sensor wavelength, per material
+  std::vector<ObjectInfo> objects_;  // R0 at the sensor wavelength and labels, per object
 };
 
 }  // namespace lt

@@ -103,3 +103,26 @@ LT_HD Pose<T> InterpolatePose(const Pose<T>& a, const Pose<T>& b, T s) {
 }
 
 }  // namespace lt::physics
+
+namespace lt::physics {
+
+// Pose at time t on a sampled trajectory (times strictly increasing, n >= 0): interpolated
+// between the neighbouring samples, held constant outside them; identity when n == 0.
+template <typename T>
+LT_HD Pose<T> PoseAtTime(const T* times, const Pose<T>* poses, int n, T t) {
+  if (n == 0) return {{1, 0, 0, 0}, {0, 0, 0}};
+  if (t <= times[0]) return poses[0];
+  if (t >= times[n - 1]) return poses[n - 1];
+  int lo = 0, hi = n - 1;  // times[lo] <= t < times[hi]
+  while (hi - lo > 1) {
+    const int mid = (lo + hi) / 2;
+    if (times[mid] <= t) {
+      lo = mid;
+    } else {
+      hi = mid;
+    }
+  }
+  return InterpolatePose(poses[lo], poses[hi], (t - times[lo]) / (times[hi] - times[lo]));
+}
+
+}  // namespace lt::physics

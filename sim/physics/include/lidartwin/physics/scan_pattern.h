@@ -135,3 +135,45 @@ LT_HD BeamSample<T> LineScanBeam(const LineScan<T>& s, uint32_t i) {
 }
 
 }  // namespace lt::physics
+
+namespace lt::physics {
+
+enum class ScanKind : uint32_t { kSpinning, kLissajous, kLineScan };
+
+// Any scan pattern, as one trivially copyable value (its tables by pointer), so a kernel
+// can take it by value and generate its own beams.
+template <typename T>
+struct ScanPattern {
+  ScanKind kind;
+  SpinningScan<T> spinning;
+  LissajousScan<T> lissajous;
+  LineScan<T> line_scan;
+};
+
+template <typename T>
+LT_HD uint32_t ScanBeamCount(const ScanPattern<T>& s) {
+  switch (s.kind) {
+    case ScanKind::kSpinning:
+      return s.spinning.channels * s.spinning.columns;
+    case ScanKind::kLissajous:
+      return s.lissajous.pulses;
+    case ScanKind::kLineScan:
+      return s.line_scan.lines * s.line_scan.points_per_line;
+  }
+  return 0;
+}
+
+template <typename T>
+LT_HD BeamSample<T> ScanBeam(const ScanPattern<T>& s, uint32_t i) {
+  switch (s.kind) {
+    case ScanKind::kLissajous:
+      return LissajousBeam(s.lissajous, i);
+    case ScanKind::kLineScan:
+      return LineScanBeam(s.line_scan, i);
+    case ScanKind::kSpinning:
+    default:
+      return SpinningBeam(s.spinning, i);
+  }
+}
+
+}  // namespace lt::physics

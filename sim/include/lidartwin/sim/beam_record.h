@@ -1,0 +1,30 @@
+// One beam's result in a fixed slot, written by either backend (CUDA kernels included) and
+// assembled into a Frame in beam order, so the frame does not depend on how beams were
+// scheduled.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "lidartwin/sim/frame.h"
+
+namespace lt {
+
+struct BeamRecord {
+  uint32_t valid;
+  float x_m, y_m, z_m;
+  float range_m;
+  float intensity;
+  float reflectance;
+  uint32_t channel;
+  uint32_t column;
+  uint32_t material;
+  uint32_t instance;
+  uint32_t semantic;
+  double time_s;
+};
+
+// The valid records, in beam order, as a frame's points (beam_id = slot index).
+void AppendRecords(const BeamRecord* records, uint32_t count, Frame& frame);
+
+}  // namespace lt

@@ -1,0 +1,67 @@
+// What one beam reports once its ray has hit a surface: the detector decision, the measured
+// range and the point (tiers 3, 5 and 6 for the ideal and capability detectors). Shared by
+// the CPU and CUDA backends, so both make the same decision from the same inputs.
+#pragma once
+
+#include <cstdint>
+
+#include "lidartwin/physics/capability.h"
+#include "lidartwin/physics/hd.h"
+#include "lidartwin/physics/philox.h"
+#include "lidartwin/physics/pose.h"
+#include "lidartwin/physics/range_noise.h"
+#include "lidartwin/physics/reflectance.h"
+
+namespace lt::physics {
+
+enum class DetectorModel : uint32_t { kIdeal, kCapability };
+
+template <typename T>
+struct DetectorParams {
+  DetectorModel model;
+  T min_range_m;  // sensor's reporting window
+  T max_range_m;
+  T capability_max_range_m;    // d_max, seed 000 eq. (5)
+  T reflectance_at_max_range;  // R_L,max
+  T range_noise_sigma_m;
+};
+
+template <typename T>
+struct BeamReturn {
+  bool valid;
+  Vec3<T> point;  // sensor frame at firing time, or at pose_end when motion corrected
+  T range_m;
+  T reflectance;  // R(theta) = R0 cos(theta) [fraction]
+};
+
+// hit_distance_m: true distance along the unit beam; cos_theta: incidence cosine; r0:
+// surface reflectance at the wavelength; dir_sensor: unit beam direction in the sensor frame.
+template <typename T>
+LT_HD BeamReturn<T> DetectReturn(const DetectorParams<T>& d, T hit_distance_m, T cos_theta, T r0,
+                                 const Vec3<T>& dir_sensor, const RandomKey& key,
+                                 const Pose<T>& pose, const Pose<T>& pose_end,
+                                 bool motion_correction) {
+  BeamReturn<T> out{false, {0, 0, 0}, 0, 0};
+  const T reflectance = LambertianReflectance(r0, cos_theta);  // seed 000 eq. (4)
+  T range = hit_distance_m;
+  if (d.model == DetectorModel::kCapability) {
+    if (d.range_noise_sigma_m > 0) {
+      const Philox4x32 w = RandomWords(key);
+      range = NoisyRange(range, d.range_noise_sigma_m, StandardNormal<T>(w.v[0], w.v[1]));
+    }
+    if (!CapabilityDetects(reflectance, range, d.reflectance_at_max_range,
+                           d.capability_max_range_m)) {
+      return out;
+    }
+  }
+  if (range < d.min_range_m || range > d.max_range_m) return out;
+  Vec3<T> p = range * dir_sensor;
+  if (motion_correction) p = InverseTransformPoint(pose_end, TransformPoint(pose, p));
+  out.valid = true;
+  out.point = p;
+  out.range_m = range;
+  out.reflectance = reflectance;
+  return out;
+}
+
+}  // namespace lt::physics
