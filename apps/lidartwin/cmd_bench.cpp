@@ -1,6 +1,7 @@
 // `lidartwin bench`: CPU backend throughput on the demo scene and sensor.
 #include <fmt/core.h>
 
+#include <cstdlib>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <thread>
@@ -8,18 +9,25 @@
 #include "args.h"
 #include "commands.h"
 #include "lidartwin/bench/cpu_bench.h"
+#include "lidartwin/bench/gpu_bench.h"
 #include "simulation_job.h"
 
 namespace lt::cli {
 
 int BenchCommand(const std::vector<std::string>& argv) {
-  auto args = Args::Parse(argv, {{"--json", "--repeats", "--threads"}, {"--help"}, 0});
+  auto args = Args::Parse(argv, {{"--json", "--repeats", "--threads", "--gpu-triangles"},
+                                 {"--help", "--no-gpu", "--no-embree"},
+                                 0});
   if (!args.ok()) {
     fmt::print(stderr, "lidartwin bench: {}\n", args.message());
     return 2;
   }
   if (args->Has("--help")) {
-    fmt::print("usage: lidartwin bench [--json FILE] [--repeats N] [--threads N]\n");
+    fmt::print(
+        "usage: lidartwin bench [--json FILE] [--repeats N] [--threads N]\n"
+        "         [--gpu-triangles 1000000,10000000] [--no-gpu] [--no-embree]\n"
+        "  CPU backend on the demo scene; with a GPU, LBVH build, rays/s and OS0-128 frame\n"
+        "  times on procedural cities, with Embree on the same rays as the peer\n");
     return 0;
   }
   auto repeats = args->GetUInt("--repeats", 9);
@@ -58,8 +66,73 @@ int BenchCommand(const std::vector<std::string>& argv) {
   fmt::print("{:<28} {:>14.4g}\n", "cpu_rays_per_s", r.rays_per_s);
   fmt::print("{:<28} {:>14.4g}\n", "cpu_points_per_s", r.points_per_s);
   fmt::print("{:<28} {:>14}\n", "points_per_frame", r.points_per_frame);
+  std::vector<uint64_t> gpu_triangles = {1000000, 10000000};
+  if (args->Has("--gpu-triangles")) {
+    gpu_triangles.clear();
+    std::string list = args->Get("--gpu-triangles");
+    size_t start = 0;
+    while (start <= list.size()) {
+      const size_t comma = std::min(list.find(',', start), list.size());
+      const std::string item = list.substr(start, comma - start);
+      char* end = nullptr;
+      const unsigned long long v = std::strtoull(item.c_str(), &end, 10);
+      if (item.empty() || *end != '\0' || v < 14) {
+        fmt::print(stderr, "lidartwin bench: --gpu-triangles: '{}' is not a count >= 14\n", item);
+        return 2;
+      }
+      gpu_triangles.push_back(v);
+      start = comma + 1;
+    }
+  }
+  bench::GpuBenchReport gpu;
+  if (args->Has("--no-gpu")) {
+    gpu.why_no_gpu = "--no-gpu";
+  } else {
+    gpu = bench::RunGpuBench(gpu_triangles, static_cast<int>(repeats.value()), n_threads,
+                             !args->Has("--no-embree"));
+  }
+  if (!gpu.why_no_gpu.empty()) {
+    fmt::print("gpu:     not measured: {}\n", gpu.why_no_gpu);
+  } else {
+    fmt::print("gpu:     {}\n", gpu.device);
+    fmt::print("{:>10} {:>9} {:>12} {:>12} {:>8} {:>12} {:>12} {:>8} {:>9} {:>9} {:>9}\n",
+               "triangles", "build_ms", "coh_gpu/s", "coh_embree/s", "ratio", "rnd_gpu/s",
+               "rnd_embree/s", "ratio", "frame_ms", "kernel_ms", "cpu_ms");
+    for (const auto& s : gpu.scenes) {
+      auto ratio = [](const bench::RayFigures& r) {
+        return r.embree_rays_per_s > 0 ? r.gpu_rays_per_s / r.embree_rays_per_s : 0.0;
+      };
+      fmt::print(
+          "{:>10} {:>9.3f} {:>12.4g} {:>12.4g} {:>8.1f} {:>12.4g} {:>12.4g} {:>8.1f} "
+          "{:>9.3f} {:>9.3f} {:>9.2f}\n",
+          s.triangles, s.bvh_build_ms, s.coherent.gpu_rays_per_s, s.coherent.embree_rays_per_s,
+          ratio(s.coherent), s.random.gpu_rays_per_s, s.random.embree_rays_per_s, ratio(s.random),
+          s.frame_ms_total, s.frame_ms_kernel, s.cpu_frame_ms);
+    }
+  }
   if (args->Has("--json")) {
     nlohmann::json j;
+    if (gpu.why_no_gpu.empty()) {
+      j["gpu"]["device"] = gpu.device;
+      for (const auto& s : gpu.scenes) {
+        auto rays = [](const bench::RayFigures& r) {
+          return nlohmann::json{{"rays", r.rays},
+                                {"gpu_rays_per_s", r.gpu_rays_per_s},
+                                {"embree_rays_per_s", r.embree_rays_per_s},
+                                {"gpu_hits", r.gpu_hits},
+                                {"embree_hits", r.embree_hits}};
+        };
+        j["gpu"]["scenes"].push_back({{"triangles", s.triangles},
+                                      {"bvh_build_ms", s.bvh_build_ms},
+                                      {"coherent_os0_8_subrays", rays(s.coherent)},
+                                      {"random", rays(s.random)},
+                                      {"frame_ms_os0_1_subray_total", s.frame_ms_total},
+                                      {"frame_ms_os0_1_subray_kernel", s.frame_ms_kernel},
+                                      {"cpu_frame_ms_os0", s.cpu_frame_ms}});
+      }
+    } else {
+      j["gpu"]["not_measured"] = gpu.why_no_gpu;
+    }
     j["machine"] = {{"host", machine.host},
                     {"cpu", machine.cpu},
                     {"hardware_threads", machine.hardware_threads},

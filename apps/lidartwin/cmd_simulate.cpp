@@ -26,7 +26,7 @@ int SimulateCommand(const std::vector<std::string>& argv) {
   if (args->Has("--help")) {
     fmt::print(
         "usage: lidartwin simulate --sensor S.yaml --scene C.yaml [--trajectory T.yaml]\n"
-        "         [--frames N] [--seed K] [--backend cpu] [--threads N] --out out.h5\n"
+        "         [--frames N] [--seed K] [--backend cpu|cuda] [--threads N] --out out.h5\n"
         "  --out ending in .ply or .pcd writes one file per frame (name_000000.ply, ...)\n");
     return 0;
   }

@@ -14,7 +14,7 @@ void PrintUsage() {
       "usage: lidartwin <command> [options]\n\n"
       "commands:\n"
       "  simulate  --sensor S.yaml --scene C.yaml [--trajectory T.yaml] [--frames N]\n"
-      "            [--seed K] [--backend cpu] [--threads N] --out out.{h5,ply,pcd}\n"
+      "            [--seed K] [--backend cpu|cuda] [--threads N] --out out.{h5,ply,pcd}\n"
       "  info      FILE.h5 [--json]          frames, points per frame, fields, sensor\n"
       "  demo      [--out DIR]               built-in lab scene seen by an Ouster OS0-128\n"
       "  bench     [--json FILE] [--frames N] CPU backend rays/s and points/s on the demo\n\n"

@@ -7,6 +7,9 @@
 #include "lidartwin/datasets/point_cloud_writers.h"
 #include "lidartwin/sim/simulator.h"
 #include "progress.h"
+#if LT_WITH_CUDA
+#include "lidartwin/sim/cuda_backend.h"
+#endif
 #if LT_WITH_OPEN3D
 #include "lidartwin/datasets/open3d_mesh_loader.h"
 #endif
@@ -48,9 +51,16 @@ std::filesystem::path PerFramePath(const std::filesystem::path& out, uint32_t in
 }  // namespace
 
 Expected<SimulationResult> RunSimulation(const SimulationJob& job) {
-  if (job.backend != "cpu") {
-    return Error{"--backend " + job.backend + ": this build has only the 'cpu' backend"};
+  if (job.backend != "cpu" && job.backend != "cuda") {
+    return Error{"--backend " + job.backend + ": unknown backend (expected cpu or cuda)"};
   }
+#if !LT_WITH_CUDA
+  if (job.backend == "cuda") {
+    return Error{
+        "--backend cuda: this build has no CUDA backend (configure with nvcc present "
+        "or -DLT_WITH_CUDA=ON)"};
+  }
+#endif
   if (job.frames == 0) return Error{"--frames must be at least 1"};
   auto format = FormatOf(job.out);
   if (!format.ok()) return format.error();
@@ -79,7 +89,26 @@ Expected<SimulationResult> RunSimulation(const SimulationJob& job) {
   SimulationResult result;
   result.profile = std::move(profile.value());
   result.scene = std::move(scene.value());
-  CpuSimulator simulator(result.scene, result.profile, trajectory, {job.seed, job.threads});
+  const SimulationOptions options{job.seed, job.threads};
+  std::unique_ptr<CpuSimulator> cpu;
+#if LT_WITH_CUDA
+  std::unique_ptr<CudaSimulator> gpu;
+  if (job.backend == "cuda") {
+    auto created = CudaSimulator::Create(result.scene, result.profile, trajectory, options);
+    if (!created.ok()) return created.error();
+    gpu = std::move(created.value());
+  }
+#endif
+  if (job.backend == "cpu") {
+    cpu = std::make_unique<CpuSimulator>(result.scene, result.profile, trajectory, options);
+  }
+  const uint64_t rays_per_frame = result.profile.BeamCount();
+  auto simulate = [&](uint32_t k) -> Expected<Frame> {
+#if LT_WITH_CUDA
+    if (gpu) return gpu->Simulate(k);
+#endif
+    return cpu->Simulate(k);
+  };
 
   std::unique_ptr<Hdf5FrameWriter> writer;
   if (format.value() == OutputFormat::kHdf5) {
@@ -98,9 +127,11 @@ Expected<SimulationResult> RunSimulation(const SimulationJob& job) {
   Progress progress("simulate", job.frames);
   for (uint32_t k = 0; k < job.frames; ++k) {
     const auto t0 = std::chrono::steady_clock::now();
-    Frame frame = simulator.Simulate(k);
+    auto simulated = simulate(k);
+    if (!simulated.ok()) return simulated.error();
+    Frame frame = std::move(simulated.value());
     result.seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    result.rays += simulator.RaysPerFrame();
+    result.rays += rays_per_frame;
     progress.Update(k + 1, result.rays);
     Status s;
     if (writer) {

@@ -215,8 +215,23 @@ TEST(CliErrors, BadCommandLine) {
                 {"--frames", "'two'"});
   ExpectFailure(dir, "simulate --sensor " + Q(dir / "nope.yaml") + " --scene " + Q(kLab),
                 {"nope.yaml", "cannot open"});
-  ExpectFailure(dir, "simulate --sensor " + Q(kOs0) + " --scene " + Q(kLab) + " --backend cuda",
-                {"--backend cuda"});
+  ExpectFailure(dir, "simulate --sensor " + Q(kOs0) + " --scene " + Q(kLab) + " --backend quantum",
+                {"--backend quantum", "unknown backend"});
+}
+
+// Without a GPU (or without the CUDA build) --backend cuda fails with a clear message and
+// no file; with one it simulates.
+TEST(CliErrors, CudaBackendWithoutAGpuIsAClearError) {
+  test::TempDir dir;
+  const auto out = dir / "g.h5";
+  const CliRun r = Cli("simulate --sensor " + Q(kOs0) + " --scene " + Q(kLab) +
+                       " --backend cuda --out " + Q(out));
+  if (r.code == 0) {
+    EXPECT_TRUE(std::filesystem::exists(out));
+  } else {
+    EXPECT_NE(r.output.find("--backend cuda"), std::string::npos) << r.output;
+    EXPECT_FALSE(std::filesystem::exists(out));
+  }
 }
 
 TEST(CliErrors, InfoOnACorruptFile) {

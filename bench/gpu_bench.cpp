@@ -1,0 +1,189 @@
+#include "lidartwin/bench/gpu_bench.h"
+
+#include <algorithm>
+#include <chrono>
+#include <random>
+#include <thread>
+
+#include "lidartwin/bench/city_scene.h"
+#include "lidartwin/sim/ray_caster.h"
+#include "lidartwin/sim/sensor_profile.h"
+#include "lidartwin/sim/simulator.h"
+#if LT_WITH_CUDA
+#include "lidartwin/sim/cuda_backend.h"
+#endif
+
+namespace lt::bench {
+
+namespace {
+
+using physics::Vec3;
+
+double Median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v.empty() ? 0 : v[v.size() / 2];
+}
+
+struct Rays {
+  std::vector<float> origins, directions;
+  size_t size() const { return origins.size() / 3; }
+  void Add(const Vec3<double>& o, const Vec3<double>& d) {
+    origins.insert(origins.end(),
+                   {static_cast<float>(o.x), static_cast<float>(o.y), static_cast<float>(o.z)});
+    directions.insert(directions.end(),
+                      {static_cast<float>(d.x), static_cast<float>(d.y), static_cast<float>(d.z)});
+  }
+};
+
+// OS0-128 beams with 8 sub-rays each, jittered inside a 0.18 deg cone (the beam divergence
+// order of magnitude of data sheets), from one street-level position.
+Rays CoherentRays(const SensorProfile& os0, const Vec3<double>& origin) {
+  Rays r;
+  std::mt19937_64 rng(1);
+  std::uniform_real_distribution<double> jitter(-0.0016, 0.0016);
+  for (uint32_t i = 0; i < os0.BeamCount(); ++i) {
+    const auto b = os0.Beam(i);
+    for (int s = 0; s < 8; ++s) {
+      r.Add(origin,
+            physics::BeamDirection(b.azimuth_rad + jitter(rng), b.elevation_rad + jitter(rng)));
+    }
+  }
+  return r;
+}
+
+Rays RandomRays(const Scene& scene, size_t n) {
+  const auto& g = scene.objects[0].mesh.vertices;
+  std::mt19937_64 rng(2);
+  std::uniform_real_distribution<double> x(g[0][0], g[2][0]), y(g[0][1], g[2][1]), z(0.5, 40),
+      u(-1, 1);
+  Rays r;
+  for (size_t i = 0; i < n; ++i) {
+    Vec3<double> d{u(rng), u(rng), u(rng)};
+    while (physics::Norm(d) < 1e-3)
+      d = {u(rng), u(rng), u(rng)};
+    r.Add({x(rng), y(rng), z(rng)}, physics::Normalized(d));
+  }
+  return r;
+}
+
+// Embree closest hits over the rays on `threads` threads; rays per second (median of 3).
+double EmbreeRaysPerS(const RayCaster& caster, const Rays& rays, unsigned threads, uint64_t& hits) {
+  std::vector<double> seconds;
+  for (int rep = 0; rep < 3; ++rep) {
+    std::vector<uint64_t> h(threads, 0);
+    const auto t0 = std::chrono::steady_clock::now();
+    std::vector<std::thread> pool;
+    const size_t n = rays.size();
+    for (unsigned k = 0; k < threads; ++k) {
+      pool.emplace_back([&, k] {
+        for (size_t i = k * n / threads; i < (k + 1) * n / threads; ++i) {
+          const Vec3<double> o{rays.origins[3 * i], rays.origins[3 * i + 1],
+                               rays.origins[3 * i + 2]};
+          const Vec3<double> d{rays.directions[3 * i], rays.directions[3 * i + 1],
+                               rays.directions[3 * i + 2]};
+          h[k] += caster.Closest(o, d, 1e-4, 1e30).hit;
+        }
+      });
+    }
+    for (auto& t : pool)
+      t.join();
+    seconds.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+    hits = 0;
+    for (uint64_t v : h)
+      hits += v;
+  }
+  return rays.size() / Median(seconds);
+}
+
+}  // namespace
+
+GpuBenchReport RunGpuBench(const std::vector<uint64_t>& triangle_counts, int repeats,
+                           unsigned cpu_threads, bool with_embree) {
+  GpuBenchReport report;
+#if !LT_WITH_CUDA
+  (void)triangle_counts;
+  (void)repeats;
+  (void)cpu_threads;
+  (void)with_embree;
+  report.why_no_gpu = "this build has no CUDA backend";
+  return report;
+#else
+  if (Status s = CudaAvailable(); !s.ok()) {
+    report.why_no_gpu = s.message();
+    return report;
+  }
+  report.device = CudaDeviceName();
+  auto os0 = LoadSensorProfile(std::filesystem::path(LT_SOURCE_DIR) /
+                               "configs/sensors/ouster_os0_128.yaml");
+  if (!os0.ok()) {
+    report.why_no_gpu = os0.message();
+    return report;
+  }
+  for (uint64_t count : triangle_counts) {
+    SceneFigures fig;
+    const Scene scene = MakeCityScene(count, 42);
+    const std::vector<float> soup = TriangleSoup(scene);
+    fig.triangles = scene.TriangleCount();
+    auto build = CudaBvhBuildMs(soup, repeats);
+    if (!build.ok()) {
+      report.why_no_gpu = build.message();
+      return report;
+    }
+    fig.bvh_build_ms = build.value();
+    const Vec3<double> sensor = CitySensorPosition(scene);
+    const std::unique_ptr<RayCaster> caster = with_embree ? RayCaster::Create(scene) : nullptr;
+    for (auto* target : {&fig.coherent, &fig.random}) {
+      const Rays rays =
+          target == &fig.coherent ? CoherentRays(os0.value(), sensor) : RandomRays(scene, 1u << 20);
+      auto r = CudaClosestHits(soup, rays.origins, rays.directions, 1e-4f, 1e30f, repeats);
+      if (!r.ok()) {
+        report.why_no_gpu = r.message();
+        return report;
+      }
+      target->rays = rays.size();
+      target->gpu_rays_per_s = rays.size() / (r->trace_ms * 1e-3);
+      target->gpu_hits =
+          std::count_if(r->triangle.begin(), r->triangle.end(), [](int32_t t) { return t >= 0; });
+      if (caster)
+        target->embree_rays_per_s = EmbreeRaysPerS(*caster, rays, cpu_threads, target->embree_hits);
+    }
+    // A full OS0-128 frame (one ray per beam, capability detector) at the street corner.
+    Trajectory traj;
+    traj.time_s = {0.0};
+    traj.poses = {{{1, 0, 0, 0}, sensor}};
+    auto gpu = CudaSimulator::Create(scene, os0.value(), traj, {1, 0});
+    if (!gpu.ok()) {
+      report.why_no_gpu = gpu.message();
+      return report;
+    }
+    std::vector<double> total, kernel, cpu_ms;
+    for (int rep = 0; rep < repeats + 1; ++rep) {
+      auto f = (*gpu)->Simulate(0);
+      if (!f.ok()) {
+        report.why_no_gpu = f.message();
+        return report;
+      }
+      if (rep == 0) continue;  // warm-up
+      total.push_back((*gpu)->last_total_ms());
+      kernel.push_back((*gpu)->last_kernel_ms());
+    }
+    fig.frame_ms_total = Median(total);
+    fig.frame_ms_kernel = Median(kernel);
+    if (with_embree) {
+      CpuSimulator cpu(scene, os0.value(), traj, {1, cpu_threads});
+      for (int rep = 0; rep < 3; ++rep) {
+        const auto t0 = std::chrono::steady_clock::now();
+        (void)cpu.Simulate(0);
+        cpu_ms.push_back(
+            std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0)
+                .count());
+      }
+      fig.cpu_frame_ms = Median(cpu_ms);
+    }
+    report.scenes.push_back(fig);
+  }
+  return report;
+#endif
+}
+
+}  // namespace lt::bench

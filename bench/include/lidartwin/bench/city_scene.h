@@ -1,0 +1,20 @@
+// Procedural city blocks for benchmarks: a ground plane and a grid of box buildings with
+// seeded random footprints and heights, sized to a triangle budget. Generated, never shipped.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "lidartwin/physics/vec3.h"
+#include "lidartwin/sim/scene.h"
+
+namespace lt::bench {
+
+// About target_triangles triangles (12 per building, 2 for the ground).
+Scene MakeCityScene(uint64_t target_triangles, uint64_t seed);
+// The scene as a triangle soup, 9 floats per triangle (what the GPU BVH builder takes).
+std::vector<float> TriangleSoup(const Scene& scene);
+// A street-level sensor position in the middle of the city (1.8 m up, between blocks).
+physics::Vec3<double> CitySensorPosition(const Scene& scene);
+
+}  // namespace lt::bench

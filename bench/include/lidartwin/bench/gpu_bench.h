@@ -1,0 +1,38 @@
+// GPU figures of `lidartwin bench` (issue 3), with the Embree peer measured on the same rays
+// in the same run. Without a GPU every GPU figure is absent and `why_no_gpu` says why.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace lt::bench {
+
+struct RayFigures {
+  uint64_t rays = 0;
+  double gpu_rays_per_s = 0;
+  double embree_rays_per_s = 0;  // the CPU backend's ray queries (Embree), all cores
+  uint64_t gpu_hits = 0, embree_hits = 0;
+};
+
+struct SceneFigures {
+  uint64_t triangles = 0;
+  double bvh_build_ms = 0;     // GPU LBVH, median, CUDA events
+  RayFigures coherent;         // OS0-128 beams x 8 jittered sub-rays from a street corner
+  RayFigures random;           // random origins and directions inside the city
+  double frame_ms_total = 0;   // OS0-128 frame, capability detector, results on the host
+  double frame_ms_kernel = 0;  // the beam kernel alone
+  double cpu_frame_ms = 0;     // the same frame on the CPU backend
+};
+
+struct GpuBenchReport {
+  std::string why_no_gpu;  // empty when the GPU figures were measured
+  std::string device;
+  std::vector<SceneFigures> scenes;
+};
+
+// Builds city scenes of each triangle count and measures; repeats: timed repetitions.
+GpuBenchReport RunGpuBench(const std::vector<uint64_t>& triangle_counts, int repeats,
+                           unsigned cpu_threads, bool with_embree);
+
+}  // namespace lt::bench

@@ -1,0 +1,119 @@
+// Ray queries on a GPU-built BVH for tests (against brute force) and benchmarks.
+#include <algorithm>
+
+#include "device_buffer.h"
+#include "lbvh.h"
+#include "lidartwin/sim/cuda_backend.h"
+
+namespace lt {
+
+namespace {
+
+using cuda::DeviceBuffer;
+
+__global__ void ClosestHitKernel(physics::BvhView bvh, const uint32_t* order, const float* origins,
+                                 const float* directions, uint32_t n, float t_min, float t_max,
+                                 int32_t* triangle, float* distance) {
+  const uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  const float o[3] = {origins[3 * i], origins[3 * i + 1], origins[3 * i + 2]};
+  const float d[3] = {directions[3 * i], directions[3 * i + 1], directions[3 * i + 2]};
+  float t = 0;
+  const int k = physics::BvhClosestHit(bvh, o, d, t_min, t_max, t);
+  triangle[i] = k < 0 ? -1 : static_cast<int32_t>(order[k]);
+  distance[i] = k < 0 ? 0.0f : t;
+}
+
+double Median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v[v.size() / 2];
+}
+
+struct Events {
+  cudaEvent_t a = nullptr, b = nullptr;
+  Events() {
+    cudaEventCreate(&a);
+    cudaEventCreate(&b);
+  }
+  ~Events() {
+    cudaEventDestroy(a);
+    cudaEventDestroy(b);
+  }
+  Expected<double> Ms() {
+    LT_CUDA_TRY(cudaEventSynchronize(b));
+    float ms = 0;
+    LT_CUDA_TRY(cudaEventElapsedTime(&ms, a, b));
+    return static_cast<double>(ms);
+  }
+};
+
+}  // namespace
+
+Expected<double> CudaBvhBuildMs(const std::vector<float>& triangles, int repeats) {
+  if (Status s = CudaAvailable(); !s.ok()) return s.error();
+  DeviceBuffer<float> tri;
+  if (Status s = tri.Upload(triangles); !s.ok()) return s.error();
+  const auto n = static_cast<uint32_t>(triangles.size() / 9);
+  cuda::DeviceBvh bvh;
+  if (Status s = bvh.Build(tri.get(), n); !s.ok()) return s.error();  // warm-up, allocations
+  LT_CUDA_TRY(cudaDeviceSynchronize());
+  Events ev;
+  std::vector<double> ms;
+  for (int r = 0; r < std::max(1, repeats); ++r) {
+    LT_CUDA_TRY(cudaEventRecord(ev.a));
+    if (Status s = bvh.Build(tri.get(), n); !s.ok()) return s.error();
+    LT_CUDA_TRY(cudaEventRecord(ev.b));
+    auto t = ev.Ms();
+    if (!t.ok()) return t.error();
+    ms.push_back(t.value());
+  }
+  return Median(ms);
+}
+
+Expected<GpuRayResult> CudaClosestHits(const std::vector<float>& triangles,
+                                       const std::vector<float>& origins,
+                                       const std::vector<float>& directions, float t_min,
+                                       float t_max, int repeats) {
+  if (Status s = CudaAvailable(); !s.ok()) return s.error();
+  if (origins.size() != directions.size() || origins.size() % 3 != 0) {
+    return Error{"CudaClosestHits: origins and directions must be 3 floats per ray"};
+  }
+  const auto n_tri = static_cast<uint32_t>(triangles.size() / 9);
+  const auto n_rays = static_cast<uint32_t>(origins.size() / 3);
+  DeviceBuffer<float> tri, o, d, dist;
+  DeviceBuffer<int32_t> hit;
+  for (Status s : {tri.Upload(triangles), o.Upload(origins), d.Upload(directions),
+                   dist.Reserve(n_rays), hit.Reserve(n_rays)}) {
+    if (!s.ok()) return s.error();
+  }
+  GpuRayResult result;
+  cuda::DeviceBvh bvh;
+  Events ev;
+  LT_CUDA_TRY(cudaEventRecord(ev.a));
+  if (Status s = bvh.Build(tri.get(), n_tri); !s.ok()) return s.error();
+  LT_CUDA_TRY(cudaEventRecord(ev.b));
+  auto build = ev.Ms();
+  if (!build.ok()) return build.error();
+  result.build_ms = build.value();
+  const int block = 128;
+  const unsigned grid = (n_rays + block - 1) / block;
+  std::vector<double> ms;
+  for (int r = 0; r < std::max(1, repeats) + (repeats > 1 ? 1 : 0); ++r) {
+    LT_CUDA_TRY(cudaEventRecord(ev.a));
+    ClosestHitKernel<<<grid, block>>>(bvh.View(), bvh.Order(), o.get(), d.get(), n_rays, t_min,
+                                      t_max, hit.get(), dist.get());
+    LT_CUDA_TRY(cudaGetLastError());
+    LT_CUDA_TRY(cudaEventRecord(ev.b));
+    auto t = ev.Ms();
+    if (!t.ok()) return t.error();
+    if (repeats <= 1 || r > 0) ms.push_back(t.value());  // the first of several is warm-up
+  }
+  result.trace_ms = Median(ms);
+  result.triangle.resize(n_rays);
+  result.distance.resize(n_rays);
+  if (Status s = hit.Download(result.triangle.data(), n_rays); !s.ok()) return s.error();
+  if (Status s = dist.Download(result.distance.data(), n_rays); !s.ok()) return s.error();
+  return result;
+}
+
+}  // namespace lt

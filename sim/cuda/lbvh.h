@@ -1,0 +1,34 @@
+// LBVH built on the GPU (Karras, "Maximizing parallelism in the construction of BVHs,
+// octrees, and k-d trees", HPG 2012): Morton codes of triangle centroids, a CUB radix sort,
+// the hierarchy from the sorted codes in one parallel pass, then boxes bottom-up.
+#pragma once
+
+#include <cstdint>
+
+#include "device_buffer.h"
+#include "lidartwin/physics/bvh.h"
+
+namespace lt::cuda {
+
+class DeviceBvh {
+ public:
+  // triangles: device array of 9 floats per triangle (v0, v1, v2). Asynchronous on `stream`.
+  Status Build(const float* triangles, uint32_t count, cudaStream_t stream = nullptr);
+  physics::BvhView View() const { return {nodes_.get(), sorted_.get(), count_}; }
+  // Sorted position -> input triangle index.
+  const uint32_t* Order() const { return order_.get(); }
+  uint32_t count() const { return count_; }
+
+ private:
+  uint32_t count_ = 0;
+  DeviceBuffer<physics::BvhNode> nodes_;
+  DeviceBuffer<physics::BvhTriangle> sorted_;
+  DeviceBuffer<uint32_t> order_;
+  DeviceBuffer<uint32_t> codes_, codes_sorted_, index_;
+  DeviceBuffer<int32_t> parent_;  // internal nodes then leaves (count - 1 + count)
+  DeviceBuffer<uint32_t> flags_;
+  DeviceBuffer<float> bounds_;  // scene centroid bounds: lo[3], hi[3]
+  DeviceBuffer<unsigned char> temp_;
+};
+
+}  // namespace lt::cuda

@@ -1,0 +1,61 @@
+// The CUDA backend behind a plain C++ header (no CUDA types): the simulator, and ray queries
+// on a GPU-built BVH for tests and benchmarks. Built when LT_WITH_CUDA is on; every entry
+// point reports a missing or unusable GPU as an Error.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "lidartwin/sim/frame.h"
+#include "lidartwin/sim/scene.h"
+#include "lidartwin/sim/sensor_profile.h"
+#include "lidartwin/sim/simulator.h"
+#include "lidartwin/sim/status.h"
+#include "lidartwin/sim/trajectory.h"
+
+namespace lt {
+
+// OK when a CUDA device can be used; otherwise why not ("no CUDA device", driver errors).
+Status CudaAvailable();
+// Name and memory of device 0, for reports.
+std::string CudaDeviceName();
+
+class CudaSimulator {
+ public:
+  // Uploads the scene, builds its BVH on the GPU, uploads the sensor tables and trajectory.
+  static Expected<std::unique_ptr<CudaSimulator>> Create(const Scene& scene,
+                                                         const SensorProfile& profile,
+                                                         const Trajectory& trajectory,
+                                                         SimulationOptions options);
+  ~CudaSimulator();
+  // Same frames as CpuSimulator::Simulate, within the tolerances of tests/sim/cuda_backend_test.
+  Expected<Frame> Simulate(uint32_t frame_index);
+  uint64_t RaysPerFrame() const;
+  // CUDA-event time of the last frame: the beam kernel alone, and kernel plus copy back.
+  double last_kernel_ms() const;
+  double last_total_ms() const;
+
+ private:
+  struct Impl;
+  explicit CudaSimulator(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+// Closest hits of rays against a triangle soup (9 floats per triangle), BVH built on the GPU.
+// Ray i: origin (3 floats), unit direction (3 floats). Result: triangle index or -1.
+struct GpuRayResult {
+  std::vector<int32_t> triangle;
+  std::vector<float> distance;
+  double build_ms = 0;  // BVH build, CUDA events
+  double trace_ms = 0;  // closest-hit kernel, CUDA events (median of `repeats`)
+};
+Expected<GpuRayResult> CudaClosestHits(const std::vector<float>& triangles,
+                                       const std::vector<float>& origins,
+                                       const std::vector<float>& directions, float t_min,
+                                       float t_max, int repeats = 1);
+
+// BVH build time (median of `repeats` after one warm-up, CUDA events) for a triangle soup.
+Expected<double> CudaBvhBuildMs(const std::vector<float>& triangles, int repeats);
+
+}  // namespace lt
