@@ -88,8 +88,8 @@ __global__ void GatherKernel(const float* tri, uint32_t n, const uint32_t* sorte
   BvhTriangle out;
   for (int a = 0; a < 3; ++a) {
     out.v0[a] = t[a];
-    out.e1[a] = t[3 + a] - t[a];
-    out.e2[a] = t[6 + a] - t[a];
+    out.v1[a] = t[3 + a];
+    out.v2[a] = t[6 + a];
   }
   sorted[i] = out;
   order[i] = src;
@@ -143,7 +143,7 @@ __global__ void HierarchyKernel(const uint32_t* codes, uint32_t n, BvhNode* node
 __device__ inline BvhBox TriangleBox(const BvhTriangle& t) {
   BvhBox b;
   for (int a = 0; a < 3; ++a) {
-    const float p0 = t.v0[a], p1 = t.v0[a] + t.e1[a], p2 = t.v0[a] + t.e2[a];
+    const float p0 = t.v0[a], p1 = t.v1[a], p2 = t.v2[a];
     b.lo[a] = fminf(p0, fminf(p1, p2));
     b.hi[a] = fmaxf(p0, fmaxf(p1, p2));
   }

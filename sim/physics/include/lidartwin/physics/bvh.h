@@ -16,16 +16,34 @@ struct BvhBox {
 };
 
 // child index >= 0: an internal node; < 0: a leaf holding sorted triangle ~index.
-struct BvhNode {
+// 64 bytes, aligned, so the GPU fetches a node as four 16-byte loads.
+struct alignas(16) BvhNode {
   BvhBox box[2];
   int32_t child[2];
+  int32_t pad[2];
 };
 
-// A triangle as a vertex and two edges (what Moeller-Trumbore needs), in BVH leaf order.
+// Reads a node; on the device through the read-only cache as four 16-byte loads.
+LT_HD inline BvhNode LoadNode(const BvhNode* nodes, int32_t i) {
+#if defined(__CUDA_ARCH__)
+  const float4* p = reinterpret_cast<const float4*>(nodes + i);
+  const float4 a = __ldg(p), b = __ldg(p + 1), c = __ldg(p + 2), d = __ldg(p + 3);
+  BvhNode n;
+  n.box[0] = {{a.x, a.y, a.z}, {a.w, b.x, b.y}};
+  n.box[1] = {{b.z, b.w, c.x}, {c.y, c.z, c.w}};
+  n.child[0] = __float_as_int(d.x);
+  n.child[1] = __float_as_int(d.y);
+  return n;
+#else
+  return nodes[i];
+#endif
+}
+
+// A triangle's three vertices, in BVH leaf order.
 struct BvhTriangle {
   float v0[3];
-  float e1[3];
-  float e2[3];
+  float v1[3];
+  float v2[3];
 };
 
 struct BvhView {
@@ -33,6 +51,8 @@ struct BvhView {
   const BvhTriangle* triangles;
   uint32_t count;
 };
+
+static_assert(sizeof(BvhNode) == 64, "BvhNode is fetched as four 16-byte loads");
 
 inline constexpr int kBvhStackSize = 64;  // LBVH depth <= 30 Morton bits + log2(duplicates)
 
@@ -58,23 +78,66 @@ LT_HD inline bool RayBoxHit(const BvhBox& b, const float o[3], const float inv_d
   return t0 <= t1 * 1.0000002f;
 }
 
-// Moeller-Trumbore in float: distance to the triangle, or -1.
-LT_HD inline float RayBvhTriangle(const BvhTriangle& tr, const float o[3], const float d[3]) {
-  const float px = d[1] * tr.e2[2] - d[2] * tr.e2[1];
-  const float py = d[2] * tr.e2[0] - d[0] * tr.e2[2];
-  const float pz = d[0] * tr.e2[1] - d[1] * tr.e2[0];
-  const float det = tr.e1[0] * px + tr.e1[1] * py + tr.e1[2] * pz;
+// A product rounded on its own: nvcc would otherwise fuse a * b - c * d into an FMA, and the
+// edge function of a shared edge would no longer be exactly the negative of its neighbour's,
+// which is what makes the test below watertight.
+LT_HD inline float MulRn(float a, float b) {
+#if defined(__CUDA_ARCH__)
+  return __fmul_rn(a, b);
+#else
+  return a * b;
+#endif
+}
+
+// Per-ray constants of the watertight test: the dominant axis kz and the shear that maps the
+// ray onto +z (Woop, Benthin & Wald, "Watertight ray/triangle intersection", JCGT 2(1), 2013).
+struct WatertightRay {
+  int kx, ky, kz;
+  float sx, sy, sz;
+};
+
+LT_HD inline WatertightRay MakeWatertightRay(const float d[3]) {
+  const float ax = d[0] < 0 ? -d[0] : d[0];
+  const float ay = d[1] < 0 ? -d[1] : d[1];
+  const float az = d[2] < 0 ? -d[2] : d[2];
+  WatertightRay r;
+  r.kz = (ax > ay) ? (ax > az ? 0 : 2) : (ay > az ? 1 : 2);
+  r.kx = (r.kz + 1) % 3;
+  r.ky = (r.kx + 1) % 3;
+  if (d[r.kz] < 0) {  // keep the winding of the sheared triangle
+    const int t = r.kx;
+    r.kx = r.ky;
+    r.ky = t;
+  }
+  r.sx = d[r.kx] / d[r.kz];
+  r.sy = d[r.ky] / d[r.kz];
+  r.sz = 1.0f / d[r.kz];
+  return r;
+}
+
+// Watertight ray-triangle test (Woop et al. 2013, Fig. 6): distance along d, or -1. A ray
+// through an edge or vertex shared by two triangles hits at least one of them; edge functions
+// that round to 0 are recomputed in double, as the paper prescribes.
+LT_HD inline float RayBvhTriangle(const BvhTriangle& tr, const float o[3], const WatertightRay& r) {
+  const float ax = tr.v0[r.kx] - o[r.kx], ay = tr.v0[r.ky] - o[r.ky], az = tr.v0[r.kz] - o[r.kz];
+  const float bx = tr.v1[r.kx] - o[r.kx], by = tr.v1[r.ky] - o[r.ky], bz = tr.v1[r.kz] - o[r.kz];
+  const float cx = tr.v2[r.kx] - o[r.kx], cy = tr.v2[r.ky] - o[r.ky], cz = tr.v2[r.kz] - o[r.kz];
+  const float Ax = ax - MulRn(r.sx, az), Ay = ay - MulRn(r.sy, az);
+  const float Bx = bx - MulRn(r.sx, bz), By = by - MulRn(r.sy, bz);
+  const float Cx = cx - MulRn(r.sx, cz), Cy = cy - MulRn(r.sy, cz);
+  float u = MulRn(Cx, By) - MulRn(Cy, Bx);
+  float v = MulRn(Ax, Cy) - MulRn(Ay, Cx);
+  float w = MulRn(Bx, Ay) - MulRn(By, Ax);
+  if (u == 0.0f || v == 0.0f || w == 0.0f) {
+    u = static_cast<float>(static_cast<double>(Cx) * By - static_cast<double>(Cy) * Bx);
+    v = static_cast<float>(static_cast<double>(Ax) * Cy - static_cast<double>(Ay) * Cx);
+    w = static_cast<float>(static_cast<double>(Bx) * Ay - static_cast<double>(By) * Ax);
+  }
+  if ((u < 0.0f || v < 0.0f || w < 0.0f) && (u > 0.0f || v > 0.0f || w > 0.0f)) return -1.0f;
+  const float det = u + v + w;
   if (det == 0.0f) return -1.0f;
-  const float inv = 1.0f / det;
-  const float sx = o[0] - tr.v0[0], sy = o[1] - tr.v0[1], sz = o[2] - tr.v0[2];
-  const float u = (sx * px + sy * py + sz * pz) * inv;
-  if (u < 0.0f || u > 1.0f) return -1.0f;
-  const float qx = sy * tr.e1[2] - sz * tr.e1[1];
-  const float qy = sz * tr.e1[0] - sx * tr.e1[2];
-  const float qz = sx * tr.e1[1] - sy * tr.e1[0];
-  const float v = (d[0] * qx + d[1] * qy + d[2] * qz) * inv;
-  if (v < 0.0f || u + v > 1.0f) return -1.0f;
-  return (tr.e2[0] * qx + tr.e2[1] * qy + tr.e2[2] * qz) * inv;
+  const float t = (u * MulRn(r.sz, az) + v * MulRn(r.sz, bz) + w * MulRn(r.sz, cz)) / det;
+  return t;
 }
 
 // Closest triangle hit with distance in [t_min, t_max]: returns its sorted index (or -1) and
@@ -83,8 +146,9 @@ LT_HD inline int BvhClosestHit(const BvhView& bvh, const float o[3], const float
                                float t_max, float& t_hit) {
   int best = -1;
   float t_best = t_max;
+  const WatertightRay wr = MakeWatertightRay(d);
   auto test_leaf = [&](int32_t leaf) {
-    const float t = RayBvhTriangle(bvh.triangles[~leaf], o, d);
+    const float t = RayBvhTriangle(bvh.triangles[~leaf], o, wr);
     if (t >= t_min && t <= t_best) {
       t_best = t;
       best = ~leaf;
@@ -101,7 +165,7 @@ LT_HD inline int BvhClosestHit(const BvhView& bvh, const float o[3], const float
   int sp = 0;
   int32_t node = 0;
   for (;;) {
-    const BvhNode& n = bvh.nodes[node];
+    const BvhNode n = LoadNode(bvh.nodes, node);
     float t0 = 0, t1 = 0;
     bool h0 = RayBoxHit(n.box[0], o, inv_d, t_min, t_best, t0);
     bool h1 = RayBoxHit(n.box[1], o, inv_d, t_min, t_best, t1);

@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# Runs the gpu-labelled tests, compute-sanitizer and `lidartwin bench` on a GPU machine, from a
+# package made by scripts/make-device-package.sh (binaries in .devpkg/bin, the shared
+# libraries they need in .devpkg/lib). Logs go to $OUT (or ./device-out).
+set -uo pipefail
+cd "$(dirname "$0")/.."
+out=${OUT:-device-out}
+mkdir -p "$out"
+export LIDARTWIN_HOME=$PWD LD_LIBRARY_PATH=$PWD/.devpkg/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader
+missing=$(ldd .devpkg/bin/lidartwin | grep "not found")
+[ -n "$missing" ] && echo "missing libraries: $missing"
+for t in $(.devpkg/bin/sim_cuda_tests --gtest_list_tests | awk '/^[^ ]/{suite=$1} /^  /{print suite $1}'); do
+  timeout 300 .devpkg/bin/sim_cuda_tests --gtest_filter="$t" > "$out/test_$t.log" 2>&1
+  rc=$?
+  echo "$t rc=$rc"
+  grep -E "^\[(parity|bvh|mismatch)\]" "$out/test_$t.log" | grep -v simulating | head -20
+  [ $rc -ne 0 ] && tail -5 "$out/test_$t.log"
+done | tee "$out/gpu_tests_summary.log"
+if [ "${SANITIZE:-1}" = 1 ]; then
+  compute-sanitizer --leak-check full --error-exitcode 9 .devpkg/bin/sim_cuda_tests \
+    --gtest_filter='CudaBackend.SameSeedSameFrame:CudaBvh.SingleAndTwoTriangleScenes' \
+    > "$out/sanitizer.log" 2>&1
+  echo "compute-sanitizer rc=$?"; grep -E "ERROR SUMMARY|LEAK SUMMARY" "$out/sanitizer.log"
+fi
+if [ "${BENCH:-1}" = 1 ]; then
+  timeout 300 .devpkg/bin/lidartwin bench --json "$out/bench.json" --repeats "${REPEATS:-10}" \
+    2>&1 | tee "$out/bench.log"
+fi
