@@ -23,7 +23,7 @@ void AppendRecords(const BeamRecord* records, uint32_t count, Frame& f) {
     f.material_id.push_back(static_cast<uint16_t>(r.material));
     f.instance_id.push_back(r.instance);
     f.semantic_class.push_back(static_cast<uint16_t>(r.semantic));
-    f.beam_id.push_back(i);
+    f.beam_id.push_back(r.beam);
   }
 }
 

@@ -2,6 +2,7 @@
 // hits on the GPU-built LBVH in float, refined in double on the hit triangle's plane exactly
 // as the CPU backend refines Embree's hits (ADR 0002), so both report the same ranges.
 #include <algorithm>
+#include <cub/device/device_select.cuh>
 #include <string>
 
 #include "device_buffer.h"
@@ -46,6 +47,10 @@ __global__ void SimulateFrameKernel(FrameContext c, physics::BvhView bvh, const 
   out[i] = SimulateBeam(c, i, closest);
 }
 
+struct IsValid {
+  __device__ bool operator()(const BeamRecord& r) const { return r.valid != 0; }
+};
+
 }  // namespace
 
 Status CudaAvailable() {
@@ -78,11 +83,16 @@ struct CudaSimulator::Impl {
   DeviceBuffer<double> traj_time;
   DeviceBuffer<physics::Pose<double>> traj_pose;
   DeviceBuffer<BeamRecord> records;
-  std::vector<BeamRecord> host_records;
+  DeviceBuffer<BeamRecord> returns;  // the valid records, compacted in beam order
+  DeviceBuffer<uint32_t> return_count;
+  DeviceBuffer<unsigned char> select_temp;
+  size_t select_temp_bytes = 0;
+  BeamRecord* host_records = nullptr;  // pinned: the copy back runs at full PCIe speed
   cuda::DeviceBvh bvh;
   cudaEvent_t start = nullptr, kernel_done = nullptr, copied = nullptr;
   double kernel_ms = 0, total_ms = 0;
   ~Impl() {
+    if (host_records) cudaFreeHost(host_records);
     if (start) cudaEventDestroy(start);
     if (kernel_done) cudaEventDestroy(kernel_done);
     if (copied) cudaEventDestroy(copied);
@@ -134,17 +144,21 @@ Expected<std::unique_ptr<CudaSimulator>> CudaSimulator::Create(const Scene& scen
         m.objects.Upload(objects), m.tables[0].Upload(profile.elevation_rad),
         m.tables[1].Upload(profile.azimuth_offset_rad), m.tables[2].Upload(profile.firing_offset_s),
         m.traj_time.Upload(trajectory.time_s), m.traj_pose.Upload(trajectory.poses),
-        m.records.Reserve(m.beams)}) {
+        m.records.Reserve(m.beams), m.returns.Reserve(m.beams), m.return_count.Reserve(1)}) {
     if (!s.ok()) return s.error();
   }
   if (Status s = m.bvh.Build(m.triangles.get(), static_cast<uint32_t>(planes.size())); !s.ok()) {
     return s.error();
   }
+  LT_CUDA_TRY(cub::DeviceSelect::If(nullptr, m.select_temp_bytes, m.records.get(), m.returns.get(),
+                                    m.return_count.get(), static_cast<int>(m.beams), IsValid()));
+  if (Status s = m.select_temp.Reserve(m.select_temp_bytes); !s.ok()) return s.error();
   LT_CUDA_TRY(cudaEventCreate(&m.start));
   LT_CUDA_TRY(cudaEventCreate(&m.kernel_done));
   LT_CUDA_TRY(cudaEventCreate(&m.copied));
   LT_CUDA_TRY(cudaDeviceSynchronize());
-  m.host_records.resize(m.beams);
+  LT_CUDA_TRY(cudaMallocHost(reinterpret_cast<void**>(&m.host_records),
+                             std::max<size_t>(1, m.beams) * sizeof(BeamRecord)));
   return std::unique_ptr<CudaSimulator>(new CudaSimulator(std::move(impl)));
 }
 
@@ -181,8 +195,16 @@ Expected<Frame> CudaSimulator::Simulate(uint32_t frame_index) {
                                        m.tri_object.get(), m.records.get(), m.beams);
   LT_CUDA_TRY(cudaGetLastError());
   LT_CUDA_TRY(cudaEventRecord(m.kernel_done));
-  LT_CUDA_TRY(cudaMemcpyAsync(m.host_records.data(), m.records.get(), m.beams * sizeof(BeamRecord),
-                              cudaMemcpyDeviceToHost));
+  // Only the returns travel to the host (a third of the beams on the lab scene), in beam
+  // order: DeviceSelect is stable.
+  size_t temp_bytes = m.select_temp_bytes;
+  LT_CUDA_TRY(cub::DeviceSelect::If(m.select_temp.get(), temp_bytes, m.records.get(),
+                                    m.returns.get(), m.return_count.get(),
+                                    static_cast<int>(m.beams), IsValid()));
+  uint32_t count = 0;
+  LT_CUDA_TRY(cudaMemcpy(&count, m.return_count.get(), sizeof(count), cudaMemcpyDeviceToHost));
+  LT_CUDA_TRY(cudaMemcpy(m.host_records, m.returns.get(), count * sizeof(BeamRecord),
+                         cudaMemcpyDeviceToHost));
   LT_CUDA_TRY(cudaEventRecord(m.copied));
   LT_CUDA_TRY(cudaEventSynchronize(m.copied));
   float k_ms = 0, t_ms = 0;
@@ -197,7 +219,7 @@ Expected<Frame> CudaSimulator::Simulate(uint32_t frame_index) {
   f.pose_start = traj.At(t0);
   f.pose_end = context.pose_end;
   f.motion_corrected = traj.motion_correction;
-  AppendRecords(m.host_records.data(), m.beams, f);
+  AppendRecords(m.host_records, count, f);
   return f;
 }
 

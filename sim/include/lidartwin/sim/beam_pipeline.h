@@ -68,6 +68,7 @@ LT_HD BeamRecord SimulateBeam(const FrameContext& c, uint32_t beam, ClosestHit&&
       c.trajectory.motion_correction);
   if (!ret.valid) return r;
   r.valid = 1;
+  r.beam = beam;
   r.x_m = static_cast<float>(ret.point.x);
   r.y_m = static_cast<float>(ret.point.y);
   r.z_m = static_cast<float>(ret.point.z);

@@ -12,6 +12,7 @@ namespace lt {
 
 struct BeamRecord {
   uint32_t valid;
+  uint32_t beam;  // index of the beam within the frame
   float x_m, y_m, z_m;
   float range_m;
   float intensity;
@@ -24,7 +25,7 @@ struct BeamRecord {
   double time_s;
 };
 
-// The valid records, in beam order, as a frame's points (beam_id = slot index).
+// The valid records, in the order given (beam order), as a frame's points.
 void AppendRecords(const BeamRecord* records, uint32_t count, Frame& frame);
 
 }  // namespace lt
