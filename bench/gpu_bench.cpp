@@ -53,10 +53,10 @@ Rays CoherentRays(const SensorProfile& os0, const Vec3<double>& origin) {
 }
 
 Rays RandomRays(const Scene& scene, size_t n) {
-  const auto& g = scene.objects[0].mesh.vertices;
+  double lo[2], hi[2];
+  CityGroundBounds(scene, lo, hi);
   std::mt19937_64 rng(2);
-  std::uniform_real_distribution<double> x(g[0][0], g[2][0]), y(g[0][1], g[2][1]), z(0.5, 40),
-      u(-1, 1);
+  std::uniform_real_distribution<double> x(lo[0], hi[0]), y(lo[1], hi[1]), z(0.5, 40), u(-1, 1);
   Rays r;
   for (size_t i = 0; i < n; ++i) {
     Vec3<double> d{u(rng), u(rng), u(rng)};
