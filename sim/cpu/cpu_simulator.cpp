@@ -6,6 +6,7 @@
 #include <thread>
 
 #include "lidartwin/sim/beam_pipeline.h"
+#include "lidartwin/sim/frame_setup.h"
 #include "lidartwin/sim/simulator.h"
 
 namespace lt {
@@ -16,13 +17,8 @@ CpuSimulator::CpuSimulator(const Scene& scene, const SensorProfile& profile,
       profile_(profile),
       trajectory_(trajectory),
       options_(options),
-      caster_(RayCaster::Create(scene)) {
-  for (const SceneObject& o : scene.objects) {
-    objects_.push_back(
-        {scene.materials.materials[o.material_id].ReflectanceAt(profile.wavelength_nm),
-         o.material_id, o.instance_id, o.semantic_class});
-  }
-}
+      caster_(RayCaster::Create(scene)),
+      objects_(ObjectInfos(scene, profile.wavelength_nm)) {}
 
 CpuSimulator::~CpuSimulator() = default;
 
@@ -69,13 +65,7 @@ Frame CpuSimulator::Simulate(uint32_t frame_index) const {
     for (auto& th : pool)
       th.join();
   }
-  Frame f;
-  f.index = frame_index;
-  f.start_time_s = t0;
-  f.end_time_s = t0 + period;
-  f.pose_start = trajectory_.At(t0);
-  f.pose_end = context.pose_end;
-  f.motion_corrected = trajectory_.motion_correction;
+  Frame f = FrameHeader(frame_index, t0, period, trajectory_);
   AppendRecords(records.data(), beams, f);
   return f;
 }

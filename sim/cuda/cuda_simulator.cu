@@ -10,6 +10,7 @@
 #include "lidartwin/physics/ray_triangle.h"
 #include "lidartwin/sim/beam_pipeline.h"
 #include "lidartwin/sim/cuda_backend.h"
+#include "lidartwin/sim/frame_setup.h"
 
 namespace lt {
 
@@ -116,13 +117,10 @@ Expected<std::unique_ptr<CudaSimulator>> CudaSimulator::Create(const Scene& scen
   std::vector<float> soup;
   std::vector<TrianglePlane> planes;
   std::vector<uint32_t> owner;
-  std::vector<ObjectInfo> objects;
+  const std::vector<ObjectInfo> objects = ObjectInfos(scene, profile.wavelength_nm);
   soup.reserve(9 * scene.TriangleCount());
   for (uint32_t o = 0; o < scene.objects.size(); ++o) {
     const SceneObject& obj = scene.objects[o];
-    objects.push_back(
-        {scene.materials.materials[obj.material_id].ReflectanceAt(profile.wavelength_nm),
-         obj.material_id, obj.instance_id, obj.semantic_class});
     for (const auto& t : obj.mesh.triangles) {
       const auto& a = obj.mesh.vertices[t[0]];
       const auto& b = obj.mesh.vertices[t[1]];
@@ -212,13 +210,7 @@ Expected<Frame> CudaSimulator::Simulate(uint32_t frame_index) {
   LT_CUDA_TRY(cudaEventElapsedTime(&t_ms, m.start, m.copied));
   m.kernel_ms = k_ms;
   m.total_ms = t_ms;
-  Frame f;
-  f.index = frame_index;
-  f.start_time_s = t0;
-  f.end_time_s = t0 + period;
-  f.pose_start = traj.At(t0);
-  f.pose_end = context.pose_end;
-  f.motion_corrected = traj.motion_correction;
+  Frame f = FrameHeader(frame_index, t0, period, traj);
   AppendRecords(m.host_records, count, f);
   return f;
 }
