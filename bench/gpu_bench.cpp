@@ -131,6 +131,12 @@ GpuBenchReport RunGpuBench(const std::vector<uint64_t>& triangle_counts, int rep
       return report;
     }
     fig.bvh_build_ms = build.value();
+    auto ploc = CudaBvhBuildMs(soup, repeats, GpuBvhBuilder::kPloc);
+    if (!ploc.ok()) {
+      report.why_no_gpu = ploc.message();
+      return report;
+    }
+    fig.ploc_build_ms = ploc.value();
     const Vec3<double> sensor = CitySensorPosition(scene);
     const std::unique_ptr<RayCaster> caster = with_embree ? RayCaster::Create(scene) : nullptr;
     for (auto* target : {&fig.coherent, &fig.random}) {
@@ -145,6 +151,14 @@ GpuBenchReport RunGpuBench(const std::vector<uint64_t>& triangle_counts, int rep
       target->gpu_rays_per_s = rays.size() / (r->trace_ms * 1e-3);
       target->gpu_hits =
           std::count_if(r->triangle.begin(), r->triangle.end(), [](int32_t t) { return t >= 0; });
+      auto p = CudaClosestHits(soup, rays.origins, rays.directions, 1e-4f, 1e30f, repeats,
+                               GpuBvhBuilder::kPloc);
+      if (!p.ok()) {
+        report.why_no_gpu = p.message();
+        return report;
+      }
+      (target == &fig.coherent ? fig.ploc_coherent_rays_per_s : fig.ploc_random_rays_per_s) =
+          rays.size() / (p->trace_ms * 1e-3);
       if (caster)
         target->embree_rays_per_s = EmbreeRaysPerS(*caster, rays, cpu_threads, target->embree_hits);
     }

@@ -109,6 +109,12 @@ int BenchCommand(const std::vector<std::string>& argv) {
           ratio(s.coherent), s.random.gpu_rays_per_s, s.random.embree_rays_per_s, ratio(s.random),
           s.frame_ms_total, s.frame_ms_kernel, s.cpu_frame_ms);
     }
+    fmt::print("PLOC trees: {:>10} {:>9} {:>12} {:>12}\n", "triangles", "build_ms", "coh_gpu/s",
+               "rnd_gpu/s");
+    for (const auto& s : gpu.scenes) {
+      fmt::print("            {:>10} {:>9.3f} {:>12.4g} {:>12.4g}\n", s.triangles, s.ploc_build_ms,
+                 s.ploc_coherent_rays_per_s, s.ploc_random_rays_per_s);
+    }
   }
   if (args->Has("--json")) {
     nlohmann::json j;
@@ -124,6 +130,10 @@ int BenchCommand(const std::vector<std::string>& argv) {
         };
         j["gpu"]["scenes"].push_back({{"triangles", s.triangles},
                                       {"bvh_build_ms", s.bvh_build_ms},
+                                      {"ploc",
+                                       {{"bvh_build_ms", s.ploc_build_ms},
+                                        {"coherent_gpu_rays_per_s", s.ploc_coherent_rays_per_s},
+                                        {"random_gpu_rays_per_s", s.ploc_random_rays_per_s}}},
                                       {"coherent_os0_8_subrays", rays(s.coherent)},
                                       {"random", rays(s.random)},
                                       {"frame_ms_os0_1_subray_total", s.frame_ms_total},

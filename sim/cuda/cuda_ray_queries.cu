@@ -49,19 +49,28 @@ struct Events {
 
 }  // namespace
 
-Expected<double> CudaBvhBuildMs(const std::vector<float>& triangles, int repeats) {
+namespace {
+cuda::BvhBuilder Builder(GpuBvhBuilder b) {
+  return b == GpuBvhBuilder::kPloc ? cuda::BvhBuilder::kPloc : cuda::BvhBuilder::kLbvh;
+}
+}  // namespace
+
+Expected<double> CudaBvhBuildMs(const std::vector<float>& triangles, int repeats,
+                                GpuBvhBuilder builder) {
   if (Status s = CudaAvailable(); !s.ok()) return s.error();
   DeviceBuffer<float> tri;
   if (Status s = tri.Upload(triangles); !s.ok()) return s.error();
   const auto n = static_cast<uint32_t>(triangles.size() / 9);
   cuda::DeviceBvh bvh;
-  if (Status s = bvh.Build(tri.get(), n); !s.ok()) return s.error();  // warm-up, allocations
+  if (Status s = bvh.Build(tri.get(), n, nullptr, Builder(builder)); !s.ok()) {
+    return s.error();  // the warm-up also makes the allocations
+  }
   LT_CUDA_TRY(cudaDeviceSynchronize());
   Events ev;
   std::vector<double> ms;
   for (int r = 0; r < std::max(1, repeats); ++r) {
     LT_CUDA_TRY(cudaEventRecord(ev.a));
-    if (Status s = bvh.Build(tri.get(), n); !s.ok()) return s.error();
+    if (Status s = bvh.Build(tri.get(), n, nullptr, Builder(builder)); !s.ok()) return s.error();
     LT_CUDA_TRY(cudaEventRecord(ev.b));
     auto t = ev.Ms();
     if (!t.ok()) return t.error();
@@ -73,7 +82,7 @@ Expected<double> CudaBvhBuildMs(const std::vector<float>& triangles, int repeats
 Expected<GpuRayResult> CudaClosestHits(const std::vector<float>& triangles,
                                        const std::vector<float>& origins,
                                        const std::vector<float>& directions, float t_min,
-                                       float t_max, int repeats) {
+                                       float t_max, int repeats, GpuBvhBuilder builder) {
   if (Status s = CudaAvailable(); !s.ok()) return s.error();
   if (origins.size() != directions.size() || origins.size() % 3 != 0) {
     return Error{"CudaClosestHits: origins and directions must be 3 floats per ray"};
@@ -90,7 +99,9 @@ Expected<GpuRayResult> CudaClosestHits(const std::vector<float>& triangles,
   cuda::DeviceBvh bvh;
   Events ev;
   LT_CUDA_TRY(cudaEventRecord(ev.a));
-  if (Status s = bvh.Build(tri.get(), n_tri); !s.ok()) return s.error();
+  if (Status s = bvh.Build(tri.get(), n_tri, nullptr, Builder(builder)); !s.ok()) {
+    return s.error();
+  }
   LT_CUDA_TRY(cudaEventRecord(ev.b));
   auto build = ev.Ms();
   if (!build.ok()) return build.error();

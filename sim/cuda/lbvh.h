@@ -10,10 +10,17 @@
 
 namespace lt::cuda {
 
+enum class BvhBuilder {
+  kLbvh,  // Karras 2012: one pass over the sorted codes
+  kPloc,  // Meister & Bittner 2018: greedy nearest-neighbour merging of the sorted leaves
+};
+
 class DeviceBvh {
  public:
-  // triangles: device array of 9 floats per triangle (v0, v1, v2). Asynchronous on `stream`.
-  Status Build(const float* triangles, uint32_t count, cudaStream_t stream = nullptr);
+  // triangles: device array of 9 floats per triangle (v0, v1, v2). Asynchronous on `stream`
+  // for the LBVH; the PLOC loop reads the cluster count back once per iteration.
+  Status Build(const float* triangles, uint32_t count, cudaStream_t stream = nullptr,
+               BvhBuilder builder = BvhBuilder::kLbvh);
   physics::BvhView View() const { return {nodes_.get(), sorted_.get(), count_}; }
   // Sorted position -> input triangle index.
   const uint32_t* Order() const { return order_.get(); }
@@ -29,6 +36,13 @@ class DeviceBvh {
   DeviceBuffer<uint32_t> flags_;
   DeviceBuffer<float> bounds_;  // scene centroid bounds: lo[3], hi[3]
   DeviceBuffer<unsigned char> temp_;
+  // PLOC: clusters (node or ~leaf) and their boxes, double-buffered, nearest neighbours.
+  DeviceBuffer<int32_t> clusters_[2];
+  DeviceBuffer<physics::BvhBox> cluster_boxes_[2];
+  DeviceBuffer<int32_t> neighbour_;
+  DeviceBuffer<unsigned char> keep_;
+  DeviceBuffer<int32_t> next_node_, cluster_count_;
+  Status BuildPloc(uint32_t n, cudaStream_t stream);
 };
 
 }  // namespace lt::cuda

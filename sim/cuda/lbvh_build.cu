@@ -1,4 +1,8 @@
 #include <cub/device/device_radix_sort.cuh>
+#include <cub/device/device_select.cuh>
+
+#include <algorithm>
+#include <string>
 
 #include "lbvh.h"
 
@@ -179,9 +183,137 @@ __global__ void BoxesKernel(const BvhTriangle* sorted, uint32_t n, BvhNode* node
   }
 }
 
+// ---- PLOC (Meister & Bittner, "Parallel locally-ordered clustering for bounding volume
+// hierarchy construction", IEEE TVCG 24(3), 2018) ----
+
+constexpr int kPlocRadius = 16;  // neighbours searched on each side in Morton order (paper: 16)
+
+__device__ inline float HalfArea(const BvhBox& a, const BvhBox& b) {
+  const float dx = fmaxf(a.hi[0], b.hi[0]) - fminf(a.lo[0], b.lo[0]);
+  const float dy = fmaxf(a.hi[1], b.hi[1]) - fminf(a.lo[1], b.lo[1]);
+  const float dz = fmaxf(a.hi[2], b.hi[2]) - fminf(a.lo[2], b.lo[2]);
+  return dx * dy + dy * dz + dz * dx;
+}
+
+__global__ void PlocInitKernel(const BvhTriangle* sorted, uint32_t n, int32_t* clusters,
+                               BvhBox* boxes) {
+  const uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  clusters[i] = ~static_cast<int32_t>(i);
+  boxes[i] = TriangleBox(sorted[i]);
+}
+
+// Each cluster's nearest neighbour within the radius: the one whose merged box has the
+// smallest surface area; ties go to the lower index, so the choice is deterministic.
+__global__ void PlocNeighbourKernel(const BvhBox* boxes, int n, int32_t* neighbour) {
+  const int i = static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x);
+  if (i >= n) return;
+  const BvhBox b = boxes[i];
+  float best = 3.4e38f;
+  int best_j = -1;
+  const int lo = max(0, i - kPlocRadius), hi = min(n - 1, i + kPlocRadius);
+  for (int j = lo; j <= hi; ++j) {
+    if (j == i) continue;
+    const float c = HalfArea(b, boxes[j]);
+    if (c < best) {
+      best = c;
+      best_j = j;
+    }
+  }
+  neighbour[i] = best_j;
+}
+
+// Mutual nearest neighbours merge into a new node (the lower index keeps the cluster); node
+// indices count down from n - 2 so that the last merge, the root, lands at 0.
+__global__ void PlocMergeKernel(const int32_t* clusters, const BvhBox* boxes,
+                                const int32_t* neighbour, int n, BvhNode* nodes, int32_t* next_node,
+                                int32_t* out_clusters, BvhBox* out_boxes, unsigned char* keep) {
+  const int i = static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x);
+  if (i >= n) return;
+  const int j = neighbour[i];
+  const bool mutual = j >= 0 && neighbour[j] == i;
+  if (!mutual) {
+    out_clusters[i] = clusters[i];
+    out_boxes[i] = boxes[i];
+    keep[i] = 1;
+    return;
+  }
+  if (i > j) {  // the partner keeps the merged cluster
+    keep[i] = 0;
+    return;
+  }
+  const int32_t node = atomicSub(next_node, 1) - 1;
+  BvhNode m;
+  m.box[0] = boxes[i];
+  m.box[1] = boxes[j];
+  m.child[0] = clusters[i];
+  m.child[1] = clusters[j];
+  m.pad[0] = m.pad[1] = 0;
+  nodes[node] = m;
+  BvhBox u;
+  for (int a = 0; a < 3; ++a) {
+    u.lo[a] = fminf(m.box[0].lo[a], m.box[1].lo[a]);
+    u.hi[a] = fmaxf(m.box[0].hi[a], m.box[1].hi[a]);
+  }
+  out_clusters[i] = node;
+  out_boxes[i] = u;
+  keep[i] = 1;
+}
+
 }  // namespace
 
-Status DeviceBvh::Build(const float* triangles, uint32_t n, cudaStream_t stream) {
+Status DeviceBvh::BuildPloc(uint32_t n, cudaStream_t stream) {
+  for (int k = 0; k < 2; ++k) {
+    if (Status s = clusters_[k].Reserve(n); !s.ok()) return s;
+    if (Status s = cluster_boxes_[k].Reserve(n); !s.ok()) return s;
+  }
+  for (Status s : {neighbour_.Reserve(n), keep_.Reserve(n), next_node_.Reserve(1),
+                   cluster_count_.Reserve(1), nodes_.Reserve(n - 1)}) {
+    if (!s.ok()) return s;
+  }
+  PlocInitKernel<<<Blocks(n), kBlock, 0, stream>>>(sorted_.get(), n, clusters_[0].get(),
+                                                   cluster_boxes_[0].get());
+  const int32_t first_node = static_cast<int32_t>(n) - 1;
+  LT_CUDA_TRY(cudaMemcpyAsync(next_node_.get(), &first_node, sizeof(first_node),
+                              cudaMemcpyHostToDevice, stream));
+  // Temporary storage for compacting clusters and boxes (the larger of the two).
+  size_t bytes_c = 0, bytes_b = 0;
+  LT_CUDA_TRY(cub::DeviceSelect::Flagged(nullptr, bytes_c, clusters_[1].get(), keep_.get(),
+                                         clusters_[0].get(), cluster_count_.get(),
+                                         static_cast<int>(n), stream));
+  LT_CUDA_TRY(cub::DeviceSelect::Flagged(nullptr, bytes_b, cluster_boxes_[1].get(), keep_.get(),
+                                         cluster_boxes_[0].get(), cluster_count_.get(),
+                                         static_cast<int>(n), stream));
+  if (Status s = temp_.Reserve(std::max(bytes_c, bytes_b)); !s.ok()) return s;
+  int count = static_cast<int>(n);
+  while (count > 1) {
+    const unsigned blocks = Blocks(static_cast<uint32_t>(count));
+    PlocNeighbourKernel<<<blocks, kBlock, 0, stream>>>(cluster_boxes_[0].get(), count,
+                                                       neighbour_.get());
+    PlocMergeKernel<<<blocks, kBlock, 0, stream>>>(
+        clusters_[0].get(), cluster_boxes_[0].get(), neighbour_.get(), count, nodes_.get(),
+        next_node_.get(), clusters_[1].get(), cluster_boxes_[1].get(), keep_.get());
+    LT_CUDA_TRY(cudaGetLastError());
+    size_t bytes = temp_.size();
+    LT_CUDA_TRY(cub::DeviceSelect::Flagged(temp_.get(), bytes, clusters_[1].get(), keep_.get(),
+                                           clusters_[0].get(), cluster_count_.get(), count,
+                                           stream));
+    bytes = temp_.size();
+    LT_CUDA_TRY(cub::DeviceSelect::Flagged(temp_.get(), bytes, cluster_boxes_[1].get(), keep_.get(),
+                                           cluster_boxes_[0].get(), cluster_count_.get(), count,
+                                           stream));
+    int next = 0;
+    LT_CUDA_TRY(
+        cudaMemcpyAsync(&next, cluster_count_.get(), sizeof(next), cudaMemcpyDeviceToHost, stream));
+    LT_CUDA_TRY(cudaStreamSynchronize(stream));
+    if (next >= count) return Error{"PLOC made no progress (a bug): " + std::to_string(count)};
+    count = next;
+  }
+  return {};
+}
+
+Status DeviceBvh::Build(const float* triangles, uint32_t n, cudaStream_t stream,
+                        BvhBuilder builder) {
   count_ = n;
   if (n == 0) return {};
   if (Status s = sorted_.Reserve(n); !s.ok()) return s;
@@ -208,6 +340,7 @@ Status DeviceBvh::Build(const float* triangles, uint32_t n, cudaStream_t stream)
                                                  order_.get());
   LT_CUDA_TRY(cudaGetLastError());
   if (n == 1) return {};
+  if (builder == BvhBuilder::kPloc) return BuildPloc(n, stream);
   if (Status s = nodes_.Reserve(n - 1); !s.ok()) return s;
   if (Status s = parent_.Reserve(2 * static_cast<size_t>(n) - 1); !s.ok()) return s;
   if (Status s = flags_.Reserve(n - 1); !s.ok()) return s;

@@ -180,8 +180,9 @@ int BruteForce(const std::vector<float>& soup, const Vec3<double>& o, const Vec3
 }
 
 void ExpectBvhMatchesBruteForce(const std::vector<float>& soup, const std::vector<float>& origins,
-                                const std::vector<float>& dirs, const char* what) {
-  auto r = CudaClosestHits(soup, origins, dirs, 1e-4f, 1e30f);
+                                const std::vector<float>& dirs, const char* what,
+                                GpuBvhBuilder builder = GpuBvhBuilder::kLbvh) {
+  auto r = CudaClosestHits(soup, origins, dirs, 1e-4f, 1e30f, 1, builder);
   ASSERT_TRUE(r.ok()) << r.message();
   const size_t n = origins.size() / 3;
   size_t hits = 0, differ = 0;
@@ -215,6 +216,7 @@ TEST(CudaBvh, ClosestHitsEqualBruteForceOnRandomRays) {
       d.push_back(static_cast<float>(v));
   }
   ExpectBvhMatchesBruteForce(soup, o, d, "random rays");
+  ExpectBvhMatchesBruteForce(soup, o, d, "random rays, PLOC tree", GpuBvhBuilder::kPloc);
 }
 
 TEST(CudaBvh, ClosestHitsEqualBruteForceOnScanRays) {
@@ -232,6 +234,7 @@ TEST(CudaBvh, ClosestHitsEqualBruteForceOnScanRays) {
       d.push_back(static_cast<float>(v));
   }
   ExpectBvhMatchesBruteForce(soup, o, d, "OS0-128 scan rays");
+  ExpectBvhMatchesBruteForce(soup, o, d, "OS0-128 scan rays, PLOC tree", GpuBvhBuilder::kPloc);
 }
 
 TEST(CudaBvh, SingleAndTwoTriangleScenes) {
@@ -243,10 +246,12 @@ TEST(CudaBvh, SingleAndTwoTriangleScenes) {
   EXPECT_FLOAT_EQ(r->distance[0], 5.0f);
   std::vector<float> two = one;
   two.insert(two.end(), {3, -1, -1, 3, 1, -1, 3, 0, 1});
-  r = CudaClosestHits(two, {0, 0, 0}, {1, 0, 0}, 0.0f, 100.0f);
-  ASSERT_TRUE(r.ok());
-  EXPECT_EQ(r->triangle[0], 1);
-  EXPECT_FLOAT_EQ(r->distance[0], 3.0f);
+  for (GpuBvhBuilder b : {GpuBvhBuilder::kLbvh, GpuBvhBuilder::kPloc}) {
+    r = CudaClosestHits(two, {0, 0, 0}, {1, 0, 0}, 0.0f, 100.0f, 1, b);
+    ASSERT_TRUE(r.ok()) << r.message();
+    EXPECT_EQ(r->triangle[0], 1);
+    EXPECT_FLOAT_EQ(r->distance[0], 3.0f);
+  }
 }
 
 }  // namespace

@@ -17,7 +17,10 @@ struct RayFigures {
 
 struct SceneFigures {
   uint64_t triangles = 0;
-  double bvh_build_ms = 0;     // GPU LBVH, median, CUDA events
+  double bvh_build_ms = 0;              // GPU LBVH, median, CUDA events
+  double ploc_build_ms = 0;             // GPU PLOC, median, CUDA events
+  double ploc_coherent_rays_per_s = 0;  // the same rays on the PLOC tree
+  double ploc_random_rays_per_s = 0;
   RayFigures coherent;         // OS0-128 beams x 8 jittered sub-rays from a street corner
   RayFigures random;           // random origins and directions inside the city
   double frame_ms_total = 0;   // OS0-128 frame, capability detector, results on the host

@@ -42,6 +42,10 @@ class CudaSimulator {
   std::unique_ptr<Impl> impl_;
 };
 
+// Which GPU BVH builder: LBVH (Karras 2012, fastest build) or PLOC (Meister & Bittner 2018,
+// SAH-like quality from greedy surface-area merging).
+enum class GpuBvhBuilder { kLbvh, kPloc };
+
 // Closest hits of rays against a triangle soup (9 floats per triangle), BVH built on the GPU.
 // Ray i: origin (3 floats), unit direction (3 floats). Result: triangle index or -1.
 struct GpuRayResult {
@@ -53,9 +57,11 @@ struct GpuRayResult {
 Expected<GpuRayResult> CudaClosestHits(const std::vector<float>& triangles,
                                        const std::vector<float>& origins,
                                        const std::vector<float>& directions, float t_min,
-                                       float t_max, int repeats = 1);
+                                       float t_max, int repeats = 1,
+                                       GpuBvhBuilder builder = GpuBvhBuilder::kLbvh);
 
 // BVH build time (median of `repeats` after one warm-up, CUDA events) for a triangle soup.
-Expected<double> CudaBvhBuildMs(const std::vector<float>& triangles, int repeats);
+Expected<double> CudaBvhBuildMs(const std::vector<float>& triangles, int repeats,
+                                GpuBvhBuilder builder = GpuBvhBuilder::kLbvh);
 
 }  // namespace lt
