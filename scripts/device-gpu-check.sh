@@ -23,6 +23,10 @@ if [ "${SANITIZE:-1}" = 1 ]; then
     > "$out/sanitizer.log" 2>&1
   echo "compute-sanitizer rc=$?"; grep -E "ERROR SUMMARY|LEAK SUMMARY" "$out/sanitizer.log"
 fi
+# The CLI end to end on the GPU backend.
+.devpkg/bin/lidartwin simulate --sensor configs/sensors/ouster_os0_128.yaml \
+  --scene configs/scenes/lab_plates.yaml --backend cuda --frames 3 --out "$out/cuda.h5" &&
+  .devpkg/bin/lidartwin info "$out/cuda.h5" | head -4 && rm -f "$out/cuda.h5"
 if [ "${BENCH:-1}" = 1 ]; then
   timeout 300 .devpkg/bin/lidartwin bench --json "$out/bench.json" --repeats "${REPEATS:-10}" \
     2>&1 | tee "$out/bench.log"

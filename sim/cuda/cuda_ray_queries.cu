@@ -24,6 +24,15 @@ __global__ void ClosestHitKernel(physics::BvhView bvh, const uint32_t* order, co
   distance[i] = k < 0 ? 0.0f : t;
 }
 
+__global__ void AnyHitKernel(physics::BvhView bvh, const float* origins, const float* directions,
+                             uint32_t n, float t_min, float t_max, uint8_t* occluded) {
+  const uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  const float o[3] = {origins[3 * i], origins[3 * i + 1], origins[3 * i + 2]};
+  const float d[3] = {directions[3 * i], directions[3 * i + 1], directions[3 * i + 2]};
+  occluded[i] = physics::BvhAnyHit(bvh, o, d, t_min, t_max) ? 1 : 0;
+}
+
 double Median(std::vector<double> v) {
   std::sort(v.begin(), v.end());
   return v[v.size() / 2];
@@ -54,6 +63,35 @@ cuda::BvhBuilder Builder(GpuBvhBuilder b) {
   return b == GpuBvhBuilder::kPloc ? cuda::BvhBuilder::kPloc : cuda::BvhBuilder::kLbvh;
 }
 }  // namespace
+
+Expected<std::vector<uint8_t>> CudaAnyHits(const std::vector<float>& triangles,
+                                           const std::vector<float>& origins,
+                                           const std::vector<float>& directions, float t_min,
+                                           float t_max, GpuBvhBuilder builder) {
+  if (Status s = CudaAvailable(); !s.ok()) return s.error();
+  if (origins.size() != directions.size() || origins.size() % 3 != 0) {
+    return Error{"CudaAnyHits: origins and directions must be 3 floats per ray"};
+  }
+  const auto n_rays = static_cast<uint32_t>(origins.size() / 3);
+  DeviceBuffer<float> tri, o, d;
+  DeviceBuffer<uint8_t> occluded;
+  for (Status s :
+       {tri.Upload(triangles), o.Upload(origins), d.Upload(directions), occluded.Reserve(n_rays)}) {
+    if (!s.ok()) return s.error();
+  }
+  cuda::DeviceBvh bvh;
+  if (Status s = bvh.Build(tri.get(), static_cast<uint32_t>(triangles.size() / 9), nullptr,
+                           Builder(builder));
+      !s.ok()) {
+    return s.error();
+  }
+  AnyHitKernel<<<(n_rays + 127) / 128, 128>>>(bvh.View(), o.get(), d.get(), n_rays, t_min, t_max,
+                                              occluded.get());
+  LT_CUDA_TRY(cudaGetLastError());
+  std::vector<uint8_t> out(n_rays);
+  if (Status s = occluded.Download(out.data(), n_rays); !s.ok()) return s.error();
+  return out;
+}
 
 Expected<double> CudaBvhBuildMs(const std::vector<float>& triangles, int repeats,
                                 GpuBvhBuilder builder) {

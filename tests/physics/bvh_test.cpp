@@ -100,6 +100,12 @@ TEST(BvhTraversal, FindsTheClosestTriangleOfAHandBuiltTree) {
   EXPECT_EQ(BvhClosestHit(bvh, o, fwd, 0.0f, 2.0f, t), -1);
   EXPECT_EQ(BvhClosestHit(bvh, o, back, 0.0f, 100.0f, t), 3);
   EXPECT_FLOAT_EQ(t, 4.0f);
+  // Any hit: occlusion within the window only.
+  EXPECT_TRUE(BvhAnyHit(bvh, o, fwd, 0.0f, 100.0f));
+  EXPECT_TRUE(BvhAnyHit(bvh, o, fwd, 5.0f, 7.0f));
+  EXPECT_FALSE(BvhAnyHit(bvh, o, fwd, 6.5f, 8.5f));
+  EXPECT_FALSE(BvhAnyHit(bvh, o, fwd, 0.0f, 2.9f));
+  EXPECT_TRUE(BvhAnyHit(bvh, o, back, 0.0f, 4.5f));
 }
 
 }  // namespace

@@ -237,6 +237,39 @@ TEST(CudaBvh, ClosestHitsEqualBruteForceOnScanRays) {
   ExpectBvhMatchesBruteForce(soup, o, d, "OS0-128 scan rays, PLOC tree", GpuBvhBuilder::kPloc);
 }
 
+// Any hit within a window equals "brute force finds a hit inside the window", on both trees.
+TEST(CudaBvh, AnyHitsEqualBruteForce) {
+  LT_REQUIRE_GPU();
+  std::mt19937_64 rng(99);
+  const auto soup = RandomSoup(rng, 5000);
+  std::uniform_real_distribution<double> pos(-40, 40), unit(-1, 1), len(1, 60);
+  std::vector<float> o, d, t_max;
+  for (int i = 0; i < 5000; ++i) {
+    const Vec3<double> dir = physics::Normalized(Vec3<double>{unit(rng), unit(rng), unit(rng)});
+    for (double v : {pos(rng), pos(rng), pos(rng)})
+      o.push_back(static_cast<float>(v));
+    for (double v : {dir.x, dir.y, dir.z})
+      d.push_back(static_cast<float>(v));
+  }
+  for (GpuBvhBuilder b : {GpuBvhBuilder::kLbvh, GpuBvhBuilder::kPloc}) {
+    auto r = CudaAnyHits(soup, o, d, 1e-4f, 25.0f, b);
+    ASSERT_TRUE(r.ok()) << r.message();
+    size_t occluded = 0, differ = 0;
+    for (size_t i = 0; i < o.size() / 3; ++i) {
+      double best = 0;
+      BruteForce(soup, {o[3 * i], o[3 * i + 1], o[3 * i + 2]},
+                 {d[3 * i], d[3 * i + 1], d[3 * i + 2]}, 1e-4, best);
+      const bool expected = best <= 25.0;
+      occluded += expected;
+      differ += expected != ((*r)[i] != 0);
+    }
+    std::printf("[bvh] any hit: %zu rays, %zu occluded, %zu differ\n", o.size() / 3, occluded,
+                differ);
+    EXPECT_GT(occluded, 500u);
+    EXPECT_LE(differ, 2u);  // float vs double at an edge or at the window's end
+  }
+}
+
 TEST(CudaBvh, SingleAndTwoTriangleScenes) {
   LT_REQUIRE_GPU();
   const std::vector<float> one = {5, -1, -1, 5, 1, -1, 5, 0, 1};

@@ -60,6 +60,13 @@ Expected<GpuRayResult> CudaClosestHits(const std::vector<float>& triangles,
                                        float t_max, int repeats = 1,
                                        GpuBvhBuilder builder = GpuBvhBuilder::kLbvh);
 
+// Any-hit (occlusion) of the same rays within [t_min, t_max]: 1 if any triangle is hit.
+Expected<std::vector<uint8_t>> CudaAnyHits(const std::vector<float>& triangles,
+                                           const std::vector<float>& origins,
+                                           const std::vector<float>& directions, float t_min,
+                                           float t_max,
+                                           GpuBvhBuilder builder = GpuBvhBuilder::kLbvh);
+
 // BVH build time (median of `repeats` after one warm-up, CUDA events) for a triangle soup.
 Expected<double> CudaBvhBuildMs(const std::vector<float>& triangles, int repeats,
                                 GpuBvhBuilder builder = GpuBvhBuilder::kLbvh);

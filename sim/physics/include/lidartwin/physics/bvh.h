@@ -195,3 +195,49 @@ LT_HD inline int BvhClosestHit(const BvhView& bvh, const float o[3], const float
 }
 
 }  // namespace lt::physics
+
+namespace lt::physics {
+
+// Any-hit query (occlusion): true as soon as some triangle lies within [t_min, t_max], with
+// no ordering of children. Same watertight test as BvhClosestHit.
+LT_HD inline bool BvhAnyHit(const BvhView& bvh, const float o[3], const float d[3], float t_min,
+                            float t_max) {
+  if (bvh.count == 0) return false;
+  const WatertightRay wr = MakeWatertightRay(d);
+  auto leaf_hit = [&](int32_t leaf) {
+    const float t = RayBvhTriangle(bvh.triangles[~leaf], o, wr);
+    return t >= t_min && t <= t_max;
+  };
+  if (bvh.count == 1) return leaf_hit(~0);
+  const float inv_d[3] = {1.0f / d[0], 1.0f / d[1], 1.0f / d[2]};
+  int32_t stack[kBvhStackSize];
+  int sp = 0;
+  int32_t node = 0;
+  for (;;) {
+    const BvhNode n = LoadNode(bvh.nodes, node);
+    float t0 = 0, t1 = 0;
+    bool h0 = RayBoxHit(n.box[0], o, inv_d, t_min, t_max, t0);
+    bool h1 = RayBoxHit(n.box[1], o, inv_d, t_min, t_max, t1);
+    if (h0 && n.child[0] < 0) {
+      if (leaf_hit(n.child[0])) return true;
+      h0 = false;
+    }
+    if (h1 && n.child[1] < 0) {
+      if (leaf_hit(n.child[1])) return true;
+      h1 = false;
+    }
+    if (h0 && h1) {
+      if (sp < kBvhStackSize) stack[sp++] = n.child[1];
+      node = n.child[0];
+    } else if (h0) {
+      node = n.child[0];
+    } else if (h1) {
+      node = n.child[1];
+    } else {
+      if (sp == 0) return false;
+      node = stack[--sp];
+    }
+  }
+}
+
+}  // namespace lt::physics
