@@ -102,7 +102,7 @@ Expected<SimulationResult> RunSimulation(const SimulationJob& job) {
   if (job.backend == "cpu") {
     cpu = std::make_unique<CpuSimulator>(result.scene, result.profile, trajectory, options);
   }
-  const uint64_t rays_per_frame = result.profile.BeamCount();
+  const uint64_t rays_per_frame = result.profile.RaysPerFrame();
   auto simulate = [&](uint32_t k) -> Expected<Frame> {
 #if LT_WITH_CUDA
     if (gpu) return gpu->Simulate(k);

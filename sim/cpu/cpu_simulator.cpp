@@ -23,7 +23,7 @@ CpuSimulator::CpuSimulator(const Scene& scene, const SensorProfile& profile,
 CpuSimulator::~CpuSimulator() = default;
 
 uint64_t CpuSimulator::RaysPerFrame() const {
-  return profile_.BeamCount();
+  return profile_.RaysPerFrame();
 }
 
 Frame CpuSimulator::Simulate(uint32_t frame_index) const {
@@ -35,6 +35,7 @@ Frame CpuSimulator::Simulate(uint32_t frame_index) const {
       {trajectory_.time_s.data(), trajectory_.poses.data(),
        static_cast<int>(trajectory_.poses.size()), trajectory_.motion_correction},
       profile_.Detector(),
+      profile_.footprint,
       objects_.data(),
       options_.seed,
       frame_index,

@@ -165,7 +165,7 @@ Expected<std::unique_ptr<CudaSimulator>> CudaSimulator::Create(const Scene& scen
 }
 
 uint64_t CudaSimulator::RaysPerFrame() const {
-  return impl_->beams;
+  return impl_->profile->RaysPerFrame();
 }
 double CudaSimulator::last_kernel_ms() const {
   return impl_->kernel_ms;
@@ -185,6 +185,7 @@ Expected<Frame> CudaSimulator::Simulate(uint32_t frame_index) {
                              {m.traj_time.get(), m.traj_pose.get(),
                               static_cast<int>(traj.poses.size()), traj.motion_correction},
                              profile.Detector(),
+                             profile.footprint,
                              m.objects.get(),
                              m.options.seed,
                              frame_index,

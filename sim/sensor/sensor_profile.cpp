@@ -1,5 +1,6 @@
 #include "lidartwin/sim/sensor_profile.h"
 
+#include <algorithm>
 #include <cmath>
 #include <fstream>
 #include <sstream>
@@ -12,6 +13,11 @@ using physics::kDegToRad;
 
 uint32_t SensorProfile::BeamCount() const {
   return physics::ScanBeamCount(Pattern());
+}
+
+uint64_t SensorProfile::RaysPerFrame() const {
+  const bool all = footprint.mode == physics::DivergenceMode::kAverage;
+  return uint64_t{BeamCount()} * (all ? footprint.sub_rays : 1);
 }
 
 double SensorProfile::FramePeriodS() const {
@@ -213,6 +219,30 @@ void ReadScan(ConfigMap& scan, SensorProfile& p, const std::filesystem::path& pr
   (void)profile_file;
 }
 
+void ReadFootprint(ConfigMap& b, SensorProfile& p) {
+  const double divergence_mrad = b.Number("divergence_mrad");
+  const double sub_rays = b.Number("sub_rays", 1);
+  const std::string mode = b.String("mode", "random_selection");
+  if (!(divergence_mrad >= 0 && divergence_mrad < 1000)) {
+    b.Fail("divergence_mrad", "must be in [0, 1000) mrad, got " + std::to_string(divergence_mrad));
+  }
+  if (sub_rays < 1 || sub_rays > 256 || sub_rays != std::floor(sub_rays)) {
+    b.Fail("sub_rays", "must be a whole number in 1..256");
+  } else if (sub_rays > 1 && divergence_mrad == 0) {
+    b.Fail("sub_rays", "more than one sub-ray needs divergence_mrad > 0");
+  }
+  if (mode == "random_selection") {
+    p.footprint.mode = physics::DivergenceMode::kRandomSelection;
+  } else if (mode == "average") {
+    p.footprint.mode = physics::DivergenceMode::kAverage;
+  } else {
+    b.Fail("mode", "unknown mode '" + mode + "' (expected random_selection or average)");
+  }
+  p.footprint.sub_rays = static_cast<uint32_t>(std::max(1.0, std::floor(sub_rays)));
+  // Seed 003: rays "inside a cone with an apex angle equal to the divergence angle".
+  p.footprint.half_angle_rad = 0.5e-3 * divergence_mrad;
+}
+
 void ReadDetector(ConfigMap& d, SensorProfile& p) {
   const std::string type = d.String("type");
   if (type == "ideal") {
@@ -259,6 +289,10 @@ Expected<SensorProfile> ParseSensorProfile(const std::string& yaml_text,
   if (!(p.max_range_m > p.min_range_m)) root.Fail("max_range_m", "must exceed min_range_m");
   ConfigMap scan = root.Map("scan");
   ReadScan(scan, p, file);
+  if (root.Has("beam")) {
+    ConfigMap beam = root.Map("beam");
+    ReadFootprint(beam, p);
+  }
   ConfigMap detector = root.Map("detector");
   ReadDetector(detector, p);
   if (Status s = root.Finish(); !s.ok()) return s.error();

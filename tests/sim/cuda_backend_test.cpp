@@ -110,6 +110,16 @@ TEST(CudaBackend, MatchesCpuOnTheLabSceneForEveryShippedSensor) {
     ASSERT_TRUE(profile.ok()) << profile.message();
     ExpectParity(scene.value(), profile.value(), Trajectory::Static(), 2, 5);
   }
+  // Tier 2: 8 sub-rays in a 3 mrad cone, both output modes.
+  auto os0 = LoadSensorProfile(test::ConfigDir() / "sensors/ouster_os0_128.yaml");
+  ASSERT_TRUE(os0.ok());
+  for (auto mode : {physics::DivergenceMode::kAverage, physics::DivergenceMode::kRandomSelection}) {
+    SensorProfile p = os0.value();
+    p.footprint = {8, 1.5e-3, mode};
+    p.name += mode == physics::DivergenceMode::kAverage ? "+8 averaged sub-rays"
+                                                        : "+8 sub-rays, random selection";
+    ExpectParity(scene.value(), p, Trajectory::Static(), 1, 5);
+  }
 }
 
 TEST(CudaBackend, MatchesCpuForAMovingMotionCorrectedSensor) {

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "lidartwin/physics/beam_footprint.h"
 #include "lidartwin/physics/beam_response.h"
 #include "lidartwin/physics/scan_pattern.h"
 #include "lidartwin/sim/status.h"
@@ -45,9 +46,13 @@ struct SensorProfile {
   double frame_rate_hz = 0;  // MEMS patterns
 
   DetectorConfig detector;
+  // Tier 2: sub-rays in the divergence cone (seed 003); one central ray by default.
+  physics::BeamFootprint footprint{1, 0.0, physics::DivergenceMode::kRandomSelection};
   std::string source_text;  // the profile as read, stored with simulated data
 
   uint32_t BeamCount() const;
+  // Rays traced per frame: one per beam, or one per sub-ray in the average mode.
+  uint64_t RaysPerFrame() const;
   double FramePeriodS() const;
   // Beam i of a frame, i < BeamCount(); times relative to the frame start.
   physics::BeamSample<double> Beam(uint32_t i) const;

@@ -34,6 +34,15 @@ struct BeamReturn {
   T reflectance;  // R(theta) = R0 cos(theta) [fraction]
 };
 
+// The point a sensor reports at `range_m` along its beam: in its own frame at the firing time,
+// or, with motion correction, in the frame of the sweep's last pose (seed 003).
+template <typename T>
+LT_HD Vec3<T> ReportedPoint(T range_m, const Vec3<T>& dir_sensor, const Pose<T>& pose,
+                            const Pose<T>& pose_end, bool motion_correction) {
+  const Vec3<T> p = range_m * dir_sensor;
+  return motion_correction ? InverseTransformPoint(pose_end, TransformPoint(pose, p)) : p;
+}
+
 // hit_distance_m: true distance along the unit beam; cos_theta: incidence cosine; r0:
 // surface reflectance at the wavelength; dir_sensor: unit beam direction in the sensor frame.
 template <typename T>
@@ -55,10 +64,8 @@ LT_HD BeamReturn<T> DetectReturn(const DetectorParams<T>& d, T hit_distance_m, T
     }
   }
   if (range < d.min_range_m || range > d.max_range_m) return out;
-  Vec3<T> p = range * dir_sensor;
-  if (motion_correction) p = InverseTransformPoint(pose_end, TransformPoint(pose, p));
   out.valid = true;
-  out.point = p;
+  out.point = ReportedPoint(range, dir_sensor, pose, pose_end, motion_correction);
   out.range_m = range;
   out.reflectance = reflectance;
   return out;
