@@ -109,6 +109,12 @@ int BenchCommand(const std::vector<std::string>& argv) {
           ratio(s.coherent), s.random.gpu_rays_per_s, s.random.embree_rays_per_s, ratio(s.random),
           s.frame_ms_total, s.frame_ms_kernel, s.cpu_frame_ms);
     }
+    fmt::print("8 sub-rays: {:>10} {:>9} {:>9} {:>9}\n", "triangles", "frame_ms", "kernel_ms",
+               "cpu_ms");
+    for (const auto& s : gpu.scenes) {
+      fmt::print("            {:>10} {:>9.3f} {:>9.3f} {:>9.2f}\n", s.triangles, s.frame8_ms_total,
+                 s.frame8_ms_kernel, s.cpu_frame8_ms);
+    }
     fmt::print("PLOC trees: {:>10} {:>9} {:>12} {:>12}\n", "triangles", "build_ms", "coh_gpu/s",
                "rnd_gpu/s");
     for (const auto& s : gpu.scenes) {
@@ -138,7 +144,10 @@ int BenchCommand(const std::vector<std::string>& argv) {
                                       {"random", rays(s.random)},
                                       {"frame_ms_os0_1_subray_total", s.frame_ms_total},
                                       {"frame_ms_os0_1_subray_kernel", s.frame_ms_kernel},
-                                      {"cpu_frame_ms_os0", s.cpu_frame_ms}});
+                                      {"cpu_frame_ms_os0", s.cpu_frame_ms},
+                                      {"frame_ms_os0_8_subrays_total", s.frame8_ms_total},
+                                      {"frame_ms_os0_8_subrays_kernel", s.frame8_ms_kernel},
+                                      {"cpu_frame_ms_os0_8_subrays", s.cpu_frame8_ms}});
       }
     } else {
       j["gpu"]["not_measured"] = gpu.why_no_gpu;

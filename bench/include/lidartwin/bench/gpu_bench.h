@@ -26,6 +26,9 @@ struct SceneFigures {
   double frame_ms_total = 0;   // OS0-128 frame, capability detector, results on the host
   double frame_ms_kernel = 0;  // the beam kernel alone
   double cpu_frame_ms = 0;     // the same frame on the CPU backend
+  double frame8_ms_total = 0;  // the same with 8 averaged sub-rays per beam (3 mrad cone)
+  double frame8_ms_kernel = 0;
+  double cpu_frame8_ms = 0;
 };
 
 struct GpuBenchReport {
