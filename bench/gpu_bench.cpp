@@ -137,6 +137,15 @@ GpuBenchReport RunGpuBench(const std::vector<uint64_t>& triangle_counts, int rep
       return report;
     }
     fig.ploc_build_ms = ploc.value();
+    std::vector<float> moved = soup;
+    for (size_t k = 0; k < moved.size(); k += 3)
+      moved[k] += 0.5f;  // every x coordinate
+    auto refit = CudaBvhRefitMs(soup, moved, repeats, GpuBvhBuilder::kPloc);
+    if (!refit.ok()) {
+      report.why_no_gpu = refit.message();
+      return report;
+    }
+    fig.refit_ms = refit.value();
     const Vec3<double> sensor = CitySensorPosition(scene);
     const std::unique_ptr<RayCaster> caster = with_embree ? RayCaster::Create(scene) : nullptr;
     for (auto* target : {&fig.coherent, &fig.random}) {

@@ -115,11 +115,11 @@ int BenchCommand(const std::vector<std::string>& argv) {
       fmt::print("            {:>10} {:>9.3f} {:>9.3f} {:>9.2f}\n", s.triangles, s.frame8_ms_total,
                  s.frame8_ms_kernel, s.cpu_frame8_ms);
     }
-    fmt::print("PLOC trees: {:>10} {:>9} {:>12} {:>12}\n", "triangles", "build_ms", "coh_gpu/s",
-               "rnd_gpu/s");
+    fmt::print("PLOC trees: {:>10} {:>9} {:>9} {:>12} {:>12}\n", "triangles", "build_ms",
+               "refit_ms", "coh_gpu/s", "rnd_gpu/s");
     for (const auto& s : gpu.scenes) {
-      fmt::print("            {:>10} {:>9.3f} {:>12.4g} {:>12.4g}\n", s.triangles, s.ploc_build_ms,
-                 s.ploc_coherent_rays_per_s, s.ploc_random_rays_per_s);
+      fmt::print("            {:>10} {:>9.3f} {:>9.3f} {:>12.4g} {:>12.4g}\n", s.triangles,
+                 s.ploc_build_ms, s.refit_ms, s.ploc_coherent_rays_per_s, s.ploc_random_rays_per_s);
     }
   }
   if (args->Has("--json")) {
@@ -138,6 +138,7 @@ int BenchCommand(const std::vector<std::string>& argv) {
                                       {"bvh_build_ms", s.bvh_build_ms},
                                       {"ploc",
                                        {{"bvh_build_ms", s.ploc_build_ms},
+                                        {"refit_ms", s.refit_ms},
                                         {"coherent_gpu_rays_per_s", s.ploc_coherent_rays_per_s},
                                         {"random_gpu_rays_per_s", s.ploc_random_rays_per_s}}},
                                       {"coherent_os0_8_subrays", rays(s.coherent)},

@@ -117,10 +117,43 @@ Expected<double> CudaBvhBuildMs(const std::vector<float>& triangles, int repeats
   return Median(ms);
 }
 
+Expected<double> CudaBvhRefitMs(const std::vector<float>& triangles,
+                                const std::vector<float>& moved, int repeats,
+                                GpuBvhBuilder builder) {
+  if (Status s = CudaAvailable(); !s.ok()) return s.error();
+  if (moved.size() != triangles.size()) {
+    return Error{"CudaBvhRefitMs: moved must hold the same number of triangles"};
+  }
+  DeviceBuffer<float> tri, next;
+  for (Status s : {tri.Upload(triangles), next.Upload(moved)}) {
+    if (!s.ok()) return s.error();
+  }
+  cuda::DeviceBvh bvh;
+  if (Status s = bvh.Build(tri.get(), static_cast<uint32_t>(triangles.size() / 9), nullptr,
+                           Builder(builder));
+      !s.ok()) {
+    return s.error();
+  }
+  if (Status s = bvh.Refit(next.get()); !s.ok()) return s.error();  // warm-up, allocations
+  LT_CUDA_TRY(cudaDeviceSynchronize());
+  Events ev;
+  std::vector<double> ms;
+  for (int r = 0; r < std::max(1, repeats); ++r) {
+    LT_CUDA_TRY(cudaEventRecord(ev.a));
+    if (Status s = bvh.Refit(r % 2 ? tri.get() : next.get()); !s.ok()) return s.error();
+    LT_CUDA_TRY(cudaEventRecord(ev.b));
+    auto t = ev.Ms();
+    if (!t.ok()) return t.error();
+    ms.push_back(t.value());
+  }
+  return Median(ms);
+}
+
 Expected<GpuRayResult> CudaClosestHits(const std::vector<float>& triangles,
                                        const std::vector<float>& origins,
                                        const std::vector<float>& directions, float t_min,
-                                       float t_max, int repeats, GpuBvhBuilder builder) {
+                                       float t_max, int repeats, GpuBvhBuilder builder,
+                                       const std::vector<float>* refit_to) {
   if (Status s = CudaAvailable(); !s.ok()) return s.error();
   if (origins.size() != directions.size() || origins.size() % 3 != 0) {
     return Error{"CudaClosestHits: origins and directions must be 3 floats per ray"};
@@ -144,6 +177,19 @@ Expected<GpuRayResult> CudaClosestHits(const std::vector<float>& triangles,
   auto build = ev.Ms();
   if (!build.ok()) return build.error();
   result.build_ms = build.value();
+  DeviceBuffer<float> moved;
+  if (refit_to) {
+    if (refit_to->size() != triangles.size()) {
+      return Error{"CudaClosestHits: refit_to must hold the same number of triangles"};
+    }
+    if (Status s = moved.Upload(*refit_to); !s.ok()) return s.error();
+    LT_CUDA_TRY(cudaEventRecord(ev.a));
+    if (Status s = bvh.Refit(moved.get()); !s.ok()) return s.error();
+    LT_CUDA_TRY(cudaEventRecord(ev.b));
+    auto refit = ev.Ms();
+    if (!refit.ok()) return refit.error();
+    result.refit_ms = refit.value();
+  }
   const int block = 128;
   const unsigned grid = (n_rays + block - 1) / block;
   std::vector<double> ms;

@@ -21,6 +21,10 @@ class DeviceBvh {
   // for the LBVH; the PLOC loop reads the cluster count back once per iteration.
   Status Build(const float* triangles, uint32_t count, cudaStream_t stream = nullptr,
                BvhBuilder builder = BvhBuilder::kLbvh);
+  // Refit for moved geometry: the same triangles (same count and order) at new positions;
+  // the tree keeps its topology and its boxes are recomputed bottom-up. Fast, but the tree
+  // degrades as the geometry drifts from where it was built: rebuild for large motions.
+  Status Refit(const float* triangles, cudaStream_t stream = nullptr);
   physics::BvhView View() const { return {nodes_.get(), sorted_.get(), count_}; }
   // Sorted position -> input triangle index.
   const uint32_t* Order() const { return order_.get(); }

@@ -260,7 +260,37 @@ __global__ void PlocMergeKernel(const int32_t* clusters, const BvhBox* boxes,
   keep[i] = 1;
 }
 
+// Parent of every node and leaf (internal nodes at [0, n-1), leaves at [n-1, 2n-1)), from the
+// nodes' child links: what the bottom-up box pass climbs, whatever builder made the tree.
+__global__ void ParentsKernel(const BvhNode* nodes, uint32_t n, int32_t* parent) {
+  const uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n - 1) return;
+  if (i == 0) parent[0] = -1;  // the root is nobody's child
+  for (int k = 0; k < 2; ++k) {
+    const int32_t c = nodes[i].child[k];
+    parent[c >= 0 ? c : static_cast<int32_t>(n - 1) + ~c] = static_cast<int32_t>(i);
+  }
+}
+
 }  // namespace
+
+Status DeviceBvh::Refit(const float* triangles, cudaStream_t stream) {
+  const uint32_t n = count_;
+  if (n == 0) return {};
+  // The sorted triangles again, from the new positions, in the order of the build.
+  GatherKernel<<<Blocks(n), kBlock, 0, stream>>>(triangles, n, order_.get(), sorted_.get(),
+                                                 order_.get());
+  LT_CUDA_TRY(cudaGetLastError());
+  if (n == 1) return {};
+  if (Status s = parent_.Reserve(2 * static_cast<size_t>(n) - 1); !s.ok()) return s;
+  if (Status s = flags_.Reserve(n - 1); !s.ok()) return s;
+  ParentsKernel<<<Blocks(n - 1), kBlock, 0, stream>>>(nodes_.get(), n, parent_.get());
+  LT_CUDA_TRY(cudaMemsetAsync(flags_.get(), 0, (n - 1) * sizeof(uint32_t), stream));
+  BoxesKernel<<<Blocks(n), kBlock, 0, stream>>>(sorted_.get(), n, nodes_.get(), parent_.get(),
+                                                flags_.get());
+  LT_CUDA_TRY(cudaGetLastError());
+  return {};
+}
 
 Status DeviceBvh::BuildPloc(uint32_t n, cudaStream_t stream) {
   for (int k = 0; k < 2; ++k) {

@@ -19,6 +19,7 @@ struct SceneFigures {
   uint64_t triangles = 0;
   double bvh_build_ms = 0;              // GPU LBVH, median, CUDA events
   double ploc_build_ms = 0;             // GPU PLOC, median, CUDA events
+  double refit_ms = 0;                  // refit of the PLOC tree after the city moved 0.5 m
   double ploc_coherent_rays_per_s = 0;  // the same rays on the PLOC tree
   double ploc_random_rays_per_s = 0;
   RayFigures coherent;         // OS0-128 beams x 8 jittered sub-rays from a street corner

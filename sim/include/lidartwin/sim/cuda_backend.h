@@ -53,12 +53,16 @@ struct GpuRayResult {
   std::vector<float> distance;
   double build_ms = 0;  // BVH build, CUDA events
   double trace_ms = 0;  // closest-hit kernel, CUDA events (median of `repeats`)
+  double refit_ms = 0;  // when refit_to was given: the refit, CUDA events
 };
 Expected<GpuRayResult> CudaClosestHits(const std::vector<float>& triangles,
                                        const std::vector<float>& origins,
                                        const std::vector<float>& directions, float t_min,
                                        float t_max, int repeats = 1,
-                                       GpuBvhBuilder builder = GpuBvhBuilder::kLbvh);
+                                       GpuBvhBuilder builder = GpuBvhBuilder::kLbvh,
+                                       const std::vector<float>* refit_to = nullptr);
+// refit_to: the same triangles moved; the tree is built on `triangles`, refitted to these
+// positions, and traced there (a moving-object update without a rebuild).
 
 // Any-hit (occlusion) of the same rays within [t_min, t_max]: 1 if any triangle is hit.
 Expected<std::vector<uint8_t>> CudaAnyHits(const std::vector<float>& triangles,
@@ -66,6 +70,12 @@ Expected<std::vector<uint8_t>> CudaAnyHits(const std::vector<float>& triangles,
                                            const std::vector<float>& directions, float t_min,
                                            float t_max,
                                            GpuBvhBuilder builder = GpuBvhBuilder::kLbvh);
+
+// Refit time (median of `repeats` after one warm-up, CUDA events) of a tree built on
+// `triangles` to the moved positions `moved` (same count and order).
+Expected<double> CudaBvhRefitMs(const std::vector<float>& triangles,
+                                const std::vector<float>& moved, int repeats,
+                                GpuBvhBuilder builder = GpuBvhBuilder::kPloc);
 
 // BVH build time (median of `repeats` after one warm-up, CUDA events) for a triangle soup.
 Expected<double> CudaBvhBuildMs(const std::vector<float>& triangles, int repeats,
