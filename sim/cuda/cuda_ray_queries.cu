@@ -62,6 +62,22 @@ namespace {
 cuda::BvhBuilder Builder(GpuBvhBuilder b) {
   return b == GpuBvhBuilder::kPloc ? cuda::BvhBuilder::kPloc : cuda::BvhBuilder::kLbvh;
 }
+// Median CUDA-event time of `repeats` runs of op (a Status-returning launch sequence).
+template <typename Op>
+Expected<double> MedianMs(int repeats, Op&& op) {
+  Events ev;
+  std::vector<double> ms;
+  for (int r = 0; r < std::max(1, repeats); ++r) {
+    LT_CUDA_TRY(cudaEventRecord(ev.a));
+    if (Status s = op(r); !s.ok()) return s.error();
+    LT_CUDA_TRY(cudaEventRecord(ev.b));
+    auto t = ev.Ms();
+    if (!t.ok()) return t.error();
+    ms.push_back(t.value());
+  }
+  return Median(ms);
+}
+
 }  // namespace
 
 Expected<std::vector<uint8_t>> CudaAnyHits(const std::vector<float>& triangles,
@@ -104,17 +120,7 @@ Expected<double> CudaBvhBuildMs(const std::vector<float>& triangles, int repeats
     return s.error();  // the warm-up also makes the allocations
   }
   LT_CUDA_TRY(cudaDeviceSynchronize());
-  Events ev;
-  std::vector<double> ms;
-  for (int r = 0; r < std::max(1, repeats); ++r) {
-    LT_CUDA_TRY(cudaEventRecord(ev.a));
-    if (Status s = bvh.Build(tri.get(), n, nullptr, Builder(builder)); !s.ok()) return s.error();
-    LT_CUDA_TRY(cudaEventRecord(ev.b));
-    auto t = ev.Ms();
-    if (!t.ok()) return t.error();
-    ms.push_back(t.value());
-  }
-  return Median(ms);
+  return MedianMs(repeats, [&](int) { return bvh.Build(tri.get(), n, nullptr, Builder(builder)); });
 }
 
 Expected<double> CudaBvhRefitMs(const std::vector<float>& triangles,
@@ -136,17 +142,8 @@ Expected<double> CudaBvhRefitMs(const std::vector<float>& triangles,
   }
   if (Status s = bvh.Refit(next.get()); !s.ok()) return s.error();  // warm-up, allocations
   LT_CUDA_TRY(cudaDeviceSynchronize());
-  Events ev;
-  std::vector<double> ms;
-  for (int r = 0; r < std::max(1, repeats); ++r) {
-    LT_CUDA_TRY(cudaEventRecord(ev.a));
-    if (Status s = bvh.Refit(r % 2 ? tri.get() : next.get()); !s.ok()) return s.error();
-    LT_CUDA_TRY(cudaEventRecord(ev.b));
-    auto t = ev.Ms();
-    if (!t.ok()) return t.error();
-    ms.push_back(t.value());
-  }
-  return Median(ms);
+  // Alternate between the two positions so every refit moves the geometry.
+  return MedianMs(repeats, [&](int r) { return bvh.Refit(r % 2 ? tri.get() : next.get()); });
 }
 
 Expected<GpuRayResult> CudaClosestHits(const std::vector<float>& triangles,

@@ -172,6 +172,18 @@ std::vector<float> RandomSoup(std::mt19937_64& rng, int n) {
   return soup;
 }
 
+// n rays from random origins in [-40, 40]^3 in random directions (3 floats each).
+void RandomRays(std::mt19937_64& rng, int n, std::vector<float>& o, std::vector<float>& d) {
+  std::uniform_real_distribution<double> pos(-40, 40), unit(-1, 1);
+  for (int i = 0; i < n; ++i) {
+    const Vec3<double> dir = physics::Normalized(Vec3<double>{unit(rng), unit(rng), unit(rng)});
+    for (double v : {pos(rng), pos(rng), pos(rng)})
+      o.push_back(static_cast<float>(v));
+    for (double v : {dir.x, dir.y, dir.z})
+      d.push_back(static_cast<float>(v));
+  }
+}
+
 int BruteForce(const std::vector<float>& soup, const Vec3<double>& o, const Vec3<double>& d,
                double t_min, double& best) {
   int hit = -1;
@@ -216,15 +228,8 @@ TEST(CudaBvh, ClosestHitsEqualBruteForceOnRandomRays) {
   LT_REQUIRE_GPU();
   std::mt19937_64 rng(2024);
   const auto soup = RandomSoup(rng, 20000);
-  std::uniform_real_distribution<double> pos(-40, 40), unit(-1, 1);
   std::vector<float> o, d;
-  for (int i = 0; i < 20000; ++i) {
-    const Vec3<double> dir = physics::Normalized(Vec3<double>{unit(rng), unit(rng), unit(rng)});
-    for (double v : {pos(rng), pos(rng), pos(rng)})
-      o.push_back(static_cast<float>(v));
-    for (double v : {dir.x, dir.y, dir.z})
-      d.push_back(static_cast<float>(v));
-  }
+  RandomRays(rng, 20000, o, d);
   ExpectBvhMatchesBruteForce(soup, o, d, "random rays");
   ExpectBvhMatchesBruteForce(soup, o, d, "random rays, PLOC tree", GpuBvhBuilder::kPloc);
 }
@@ -252,15 +257,8 @@ TEST(CudaBvh, AnyHitsEqualBruteForce) {
   LT_REQUIRE_GPU();
   std::mt19937_64 rng(99);
   const auto soup = RandomSoup(rng, 5000);
-  std::uniform_real_distribution<double> pos(-40, 40), unit(-1, 1), len(1, 60);
-  std::vector<float> o, d, t_max;
-  for (int i = 0; i < 5000; ++i) {
-    const Vec3<double> dir = physics::Normalized(Vec3<double>{unit(rng), unit(rng), unit(rng)});
-    for (double v : {pos(rng), pos(rng), pos(rng)})
-      o.push_back(static_cast<float>(v));
-    for (double v : {dir.x, dir.y, dir.z})
-      d.push_back(static_cast<float>(v));
-  }
+  std::vector<float> o, d;
+  RandomRays(rng, 5000, o, d);
   for (GpuBvhBuilder b : {GpuBvhBuilder::kLbvh, GpuBvhBuilder::kPloc}) {
     auto r = CudaAnyHits(soup, o, d, 1e-4f, 25.0f, b);
     ASSERT_TRUE(r.ok()) << r.message();
@@ -288,7 +286,7 @@ TEST(CudaBvh, RefitAfterMotionMatchesBruteForce) {
   std::mt19937_64 rng(314);
   const auto soup = RandomSoup(rng, 8000);
   std::vector<float> moved = soup;
-  std::uniform_real_distribution<double> shift(-5, 5), pos(-40, 40), unit(-1, 1);
+  std::uniform_real_distribution<double> shift(-5, 5);
   for (size_t t = 0; t < moved.size() / 9; t += 3) {
     const float dx = static_cast<float>(shift(rng)), dy = static_cast<float>(shift(rng));
     for (int v = 0; v < 3; ++v) {
@@ -297,13 +295,7 @@ TEST(CudaBvh, RefitAfterMotionMatchesBruteForce) {
     }
   }
   std::vector<float> o, d;
-  for (int i = 0; i < 8000; ++i) {
-    const Vec3<double> dir = physics::Normalized(Vec3<double>{unit(rng), unit(rng), unit(rng)});
-    for (double v : {pos(rng), pos(rng), pos(rng)})
-      o.push_back(static_cast<float>(v));
-    for (double v : {dir.x, dir.y, dir.z})
-      d.push_back(static_cast<float>(v));
-  }
+  RandomRays(rng, 8000, o, d);
   for (GpuBvhBuilder b : {GpuBvhBuilder::kLbvh, GpuBvhBuilder::kPloc}) {
     auto r = CudaClosestHits(soup, o, d, 1e-4f, 1e30f, 1, b, &moved);
     ASSERT_TRUE(r.ok()) << r.message();

@@ -140,12 +140,16 @@ LT_HD inline float RayBvhTriangle(const BvhTriangle& tr, const float o[3], const
   return t;
 }
 
-// Closest triangle hit with distance in [t_min, t_max]: returns its sorted index (or -1) and
-// its distance in t_hit. Near child first, far child on a stack.
-LT_HD inline int BvhClosestHit(const BvhView& bvh, const float o[3], const float d[3], float t_min,
-                               float t_max, float& t_hit) {
+// Stack traversal shared by the two queries. Closest hit (kAnyHit false): near child first,
+// the far one on the stack, the window shrinking to the best hit so far. Any hit (kAnyHit
+// true): stops at the first triangle inside the window. Returns the sorted index of the
+// triangle found, or -1, and its distance in t_hit.
+template <bool kAnyHit>
+LT_HD int BvhTraverse(const BvhView& bvh, const float o[3], const float d[3], float t_min,
+                      float t_max, float& t_hit) {
   int best = -1;
   float t_best = t_max;
+  if (bvh.count == 0) return -1;
   const WatertightRay wr = MakeWatertightRay(d);
   auto test_leaf = [&](int32_t leaf) {
     const float t = RayBvhTriangle(bvh.triangles[~leaf], o, wr);
@@ -154,7 +158,6 @@ LT_HD inline int BvhClosestHit(const BvhView& bvh, const float o[3], const float
       best = ~leaf;
     }
   };
-  if (bvh.count == 0) return -1;
   if (bvh.count == 1) {
     test_leaf(~0);
     t_hit = t_best;
@@ -177,8 +180,9 @@ LT_HD inline int BvhClosestHit(const BvhView& bvh, const float o[3], const float
       test_leaf(n.child[1]);
       h1 = false;
     }
+    if (kAnyHit && best >= 0) break;
     if (h0 && h1) {
-      const bool left_first = t0 <= t1;
+      const bool left_first = kAnyHit || t0 <= t1;
       if (sp < kBvhStackSize) stack[sp++] = left_first ? n.child[1] : n.child[0];
       node = left_first ? n.child[0] : n.child[1];
     } else if (h0) {
@@ -194,50 +198,18 @@ LT_HD inline int BvhClosestHit(const BvhView& bvh, const float o[3], const float
   return best;
 }
 
-}  // namespace lt::physics
+// Closest triangle hit with distance in [t_min, t_max]: its sorted index (or -1) and its
+// distance in t_hit.
+LT_HD inline int BvhClosestHit(const BvhView& bvh, const float o[3], const float d[3], float t_min,
+                               float t_max, float& t_hit) {
+  return BvhTraverse<false>(bvh, o, d, t_min, t_max, t_hit);
+}
 
-namespace lt::physics {
-
-// Any-hit query (occlusion): true as soon as some triangle lies within [t_min, t_max], with
-// no ordering of children. Same watertight test as BvhClosestHit.
+// Any-hit query (occlusion): true as soon as some triangle lies within [t_min, t_max].
 LT_HD inline bool BvhAnyHit(const BvhView& bvh, const float o[3], const float d[3], float t_min,
                             float t_max) {
-  if (bvh.count == 0) return false;
-  const WatertightRay wr = MakeWatertightRay(d);
-  auto leaf_hit = [&](int32_t leaf) {
-    const float t = RayBvhTriangle(bvh.triangles[~leaf], o, wr);
-    return t >= t_min && t <= t_max;
-  };
-  if (bvh.count == 1) return leaf_hit(~0);
-  const float inv_d[3] = {1.0f / d[0], 1.0f / d[1], 1.0f / d[2]};
-  int32_t stack[kBvhStackSize];
-  int sp = 0;
-  int32_t node = 0;
-  for (;;) {
-    const BvhNode n = LoadNode(bvh.nodes, node);
-    float t0 = 0, t1 = 0;
-    bool h0 = RayBoxHit(n.box[0], o, inv_d, t_min, t_max, t0);
-    bool h1 = RayBoxHit(n.box[1], o, inv_d, t_min, t_max, t1);
-    if (h0 && n.child[0] < 0) {
-      if (leaf_hit(n.child[0])) return true;
-      h0 = false;
-    }
-    if (h1 && n.child[1] < 0) {
-      if (leaf_hit(n.child[1])) return true;
-      h1 = false;
-    }
-    if (h0 && h1) {
-      if (sp < kBvhStackSize) stack[sp++] = n.child[1];
-      node = n.child[0];
-    } else if (h0) {
-      node = n.child[0];
-    } else if (h1) {
-      node = n.child[1];
-    } else {
-      if (sp == 0) return false;
-      node = stack[--sp];
-    }
-  }
+  float t = 0;
+  return BvhTraverse<true>(bvh, o, d, t_min, t_max, t) >= 0;
 }
 
 }  // namespace lt::physics
