@@ -62,6 +62,15 @@ namespace {
 cuda::BvhBuilder Builder(GpuBvhBuilder b) {
   return b == GpuBvhBuilder::kPloc ? cuda::BvhBuilder::kPloc : cuda::BvhBuilder::kLbvh;
 }
+
+// Uploads a triangle soup (9 floats per triangle) and builds its BVH.
+Status UploadAndBuild(const std::vector<float>& triangles, GpuBvhBuilder builder,
+                      DeviceBuffer<float>& device_triangles, cuda::DeviceBvh& bvh) {
+  if (Status s = device_triangles.Upload(triangles); !s.ok()) return s;
+  return bvh.Build(device_triangles.get(), static_cast<uint32_t>(triangles.size() / 9), nullptr,
+                   Builder(builder));
+}
+
 // Median CUDA-event time of `repeats` runs of op (a Status-returning launch sequence).
 template <typename Op>
 Expected<double> MedianMs(int repeats, Op&& op) {
@@ -91,15 +100,10 @@ Expected<std::vector<uint8_t>> CudaAnyHits(const std::vector<float>& triangles,
   const auto n_rays = static_cast<uint32_t>(origins.size() / 3);
   DeviceBuffer<float> tri, o, d;
   DeviceBuffer<uint8_t> occluded;
-  for (Status s :
-       {tri.Upload(triangles), o.Upload(origins), d.Upload(directions), occluded.Reserve(n_rays)}) {
-    if (!s.ok()) return s.error();
-  }
   cuda::DeviceBvh bvh;
-  if (Status s = bvh.Build(tri.get(), static_cast<uint32_t>(triangles.size() / 9), nullptr,
-                           Builder(builder));
-      !s.ok()) {
-    return s.error();
+  for (Status s : {o.Upload(origins), d.Upload(directions), occluded.Reserve(n_rays),
+                   UploadAndBuild(triangles, builder, tri, bvh)}) {
+    if (!s.ok()) return s.error();
   }
   AnyHitKernel<<<(n_rays + 127) / 128, 128>>>(bvh.View(), o.get(), d.get(), n_rays, t_min, t_max,
                                               occluded.get());
@@ -113,12 +117,10 @@ Expected<double> CudaBvhBuildMs(const std::vector<float>& triangles, int repeats
                                 GpuBvhBuilder builder) {
   if (Status s = CudaAvailable(); !s.ok()) return s.error();
   DeviceBuffer<float> tri;
-  if (Status s = tri.Upload(triangles); !s.ok()) return s.error();
-  const auto n = static_cast<uint32_t>(triangles.size() / 9);
   cuda::DeviceBvh bvh;
-  if (Status s = bvh.Build(tri.get(), n, nullptr, Builder(builder)); !s.ok()) {
-    return s.error();  // the warm-up also makes the allocations
-  }
+  // The first build is the warm-up; it also makes the allocations.
+  if (Status s = UploadAndBuild(triangles, builder, tri, bvh); !s.ok()) return s.error();
+  const auto n = static_cast<uint32_t>(triangles.size() / 9);
   LT_CUDA_TRY(cudaDeviceSynchronize());
   return MedianMs(repeats, [&](int) { return bvh.Build(tri.get(), n, nullptr, Builder(builder)); });
 }
@@ -131,14 +133,9 @@ Expected<double> CudaBvhRefitMs(const std::vector<float>& triangles,
     return Error{"CudaBvhRefitMs: moved must hold the same number of triangles"};
   }
   DeviceBuffer<float> tri, next;
-  for (Status s : {tri.Upload(triangles), next.Upload(moved)}) {
-    if (!s.ok()) return s.error();
-  }
   cuda::DeviceBvh bvh;
-  if (Status s = bvh.Build(tri.get(), static_cast<uint32_t>(triangles.size() / 9), nullptr,
-                           Builder(builder));
-      !s.ok()) {
-    return s.error();
+  for (Status s : {next.Upload(moved), UploadAndBuild(triangles, builder, tri, bvh)}) {
+    if (!s.ok()) return s.error();
   }
   if (Status s = bvh.Refit(next.get()); !s.ok()) return s.error();  // warm-up, allocations
   LT_CUDA_TRY(cudaDeviceSynchronize());

@@ -22,10 +22,6 @@ struct BeamFootprint {
   DivergenceMode mode;
 };
 
-// Stream ids of the footprint's draws (see philox.h; append only).
-inline constexpr uint32_t kStreamSubRayDirection = 2;
-inline constexpr uint32_t kStreamSubRaySelect = 3;
-
 // A direction uniform in solid angle inside the cone of half-angle `half_angle` around the unit
 // `axis`: cos(theta) = 1 - u1 (1 - cos a), phi = 2 pi u2.
 template <typename T>

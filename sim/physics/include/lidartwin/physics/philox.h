@@ -66,6 +66,8 @@ struct RandomKey {
 
 // Stream ids (RandomKey::stream). Append only: renumbering changes every existing output.
 inline constexpr uint32_t kStreamRangeNoise = 1;
+inline constexpr uint32_t kStreamSubRayDirection = 2;  // direction inside the divergence cone
+inline constexpr uint32_t kStreamSubRaySelect = 3;     // random selection among sub-rays
 
 // Four independent 32-bit words for one key: the 64-bit seed is the Philox key and the ids
 // (frame, beam, sub-ray, stream) are the four counter words, so no two draws share a counter.
