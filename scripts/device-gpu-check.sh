@@ -14,12 +14,12 @@ for t in $(.devpkg/bin/sim_cuda_tests --gtest_list_tests | awk '/^[^ ]/{suite=$1
   timeout 300 .devpkg/bin/sim_cuda_tests --gtest_filter="$t" > "$out/test_$t.log" 2>&1
   rc=$?
   echo "$t rc=$rc"
-  grep -E "^\[(parity|bvh|mismatch)\]" "$out/test_$t.log" | grep -v simulating | head -20
+  grep -E "^\[(parity|bvh|mismatch|batches)\]" "$out/test_$t.log" | grep -v simulating | head -20
   [ $rc -ne 0 ] && tail -5 "$out/test_$t.log"
 done | tee "$out/gpu_tests_summary.log"
 if [ "${SANITIZE:-1}" = 1 ]; then
   compute-sanitizer --leak-check full --error-exitcode 9 .devpkg/bin/sim_cuda_tests \
-    --gtest_filter='CudaBackend.SameSeedSameFrame:CudaBvh.SingleAndTwoTriangleScenes' \
+    --gtest_filter='CudaBackend.SameSeedSameFrame:CudaBvh.SingleAndTwoTriangleScenes:CudaBackend.BatchedFramesAndSplitScenesGiveTheSameFrames' \
     > "$out/sanitizer.log" 2>&1
   echo "compute-sanitizer rc=$?"; grep -E "ERROR SUMMARY|LEAK SUMMARY" "$out/sanitizer.log"
 fi
@@ -27,6 +27,10 @@ fi
 .devpkg/bin/lidartwin simulate --sensor configs/sensors/ouster_os0_128.yaml \
   --scene configs/scenes/lab_plates.yaml --backend cuda --frames 3 --out "$out/cuda.h5" &&
   .devpkg/bin/lidartwin info "$out/cuda.h5" | head -4 && rm -f "$out/cuda.h5"
+# Moving traffic on the GPU backend.
+.devpkg/bin/lidartwin simulate --sensor configs/sensors/ouster_os0_128.yaml \
+  --scene configs/scenes/street_crossing.yaml --backend cuda --frames 5 --out "$out/street.h5" &&
+  rm -f "$out/street.h5"
 if [ "${BENCH:-1}" = 1 ]; then
   timeout 300 .devpkg/bin/lidartwin bench --json "$out/bench.json" --repeats "${REPEATS:-10}" \
     2>&1 | tee "$out/bench.log"

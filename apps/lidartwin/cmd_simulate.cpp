@@ -15,7 +15,7 @@ std::string ConfigRoot() {
 
 int SimulateCommand(const std::vector<std::string>& argv) {
   const ArgSpec spec{{"--sensor", "--scene", "--trajectory", "--frames", "--seed", "--backend",
-                      "--threads", "--out"},
+                      "--threads", "--motion-slices", "--out"},
                      {"--help"},
                      0};
   auto args = Args::Parse(argv, spec);
@@ -26,7 +26,9 @@ int SimulateCommand(const std::vector<std::string>& argv) {
   if (args->Has("--help")) {
     fmt::print(
         "usage: lidartwin simulate --sensor S.yaml --scene C.yaml [--trajectory T.yaml]\n"
-        "         [--frames N] [--seed K] [--backend cpu|cuda] [--threads N] --out out.h5\n"
+        "         [--frames N] [--seed K] [--backend cpu|cuda] [--threads N]\n"
+        "         [--motion-slices N] --out out.h5\n"
+        "  --motion-slices: moving objects are placed N times per frame (default 16)\n"
         "  --out ending in .ply or .pcd writes one file per frame (name_000000.ply, ...)\n");
     return 0;
   }
@@ -45,7 +47,8 @@ int SimulateCommand(const std::vector<std::string>& argv) {
   auto frames = args->GetUInt("--frames", 1);
   auto seed = args->GetUInt("--seed", 0);
   auto threads = args->GetUInt("--threads", 0);
-  for (const auto* v : {&frames, &seed, &threads}) {
+  auto slices = args->GetUInt("--motion-slices", 16);
+  for (const auto* v : {&frames, &seed, &threads, &slices}) {
     if (!v->ok()) {
       fmt::print(stderr, "lidartwin simulate: {}\n", v->message());
       return 2;
@@ -55,6 +58,11 @@ int SimulateCommand(const std::vector<std::string>& argv) {
     fmt::print(stderr, "lidartwin simulate: --frames {} is more than 1000000\n", frames.value());
     return 2;
   }
+  if (slices.value() < 1 || slices.value() > 100000) {
+    fmt::print(stderr, "lidartwin simulate: --motion-slices must be in 1..100000\n");
+    return 2;
+  }
+  job.motion_slices = static_cast<uint32_t>(slices.value());
   job.frames = static_cast<uint32_t>(frames.value());
   job.seed = seed.value();
   job.threads = static_cast<unsigned>(threads.value());

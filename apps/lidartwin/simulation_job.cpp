@@ -89,7 +89,10 @@ Expected<SimulationResult> RunSimulation(const SimulationJob& job) {
   SimulationResult result;
   result.profile = std::move(profile.value());
   result.scene = std::move(scene.value());
-  const SimulationOptions options{job.seed, job.threads};
+  SimulationOptions options;
+  options.seed = job.seed;
+  options.threads = job.threads;
+  options.motion_slices = job.motion_slices;
   std::unique_ptr<CpuSimulator> cpu;
 #if LT_WITH_CUDA
   std::unique_ptr<CudaSimulator> gpu;

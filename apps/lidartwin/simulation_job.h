@@ -22,6 +22,7 @@ struct SimulationJob {
   uint32_t frames = 1;
   uint64_t seed = 0;
   unsigned threads = 0;
+  uint32_t motion_slices = 16;
   std::string backend = "cpu";
   std::filesystem::path out;  // .h5, .ply or .pcd
 };

@@ -1,5 +1,7 @@
 #include "lidartwin/sim/frame_setup.h"
 
+#include <algorithm>
+
 namespace lt {
 
 std::vector<ObjectInfo> ObjectInfos(const Scene& scene, double wavelength_nm) {
@@ -8,6 +10,21 @@ std::vector<ObjectInfo> ObjectInfos(const Scene& scene, double wavelength_nm) {
   for (const SceneObject& o : scene.objects) {
     out.push_back({scene.materials.materials[o.material_id].ReflectanceAt(wavelength_nm),
                    o.material_id, o.instance_id, o.semantic_class});
+  }
+  return out;
+}
+
+std::vector<BeamSlice> MotionSlices(const physics::ScanPattern<double>& scan, uint32_t beams,
+                                    double frame_start_s, uint32_t slices) {
+  std::vector<BeamSlice> out;
+  if (beams == 0) return out;
+  slices = std::max(1u, std::min(slices, beams));
+  for (uint32_t k = 0; k < slices; ++k) {
+    const auto begin = static_cast<uint32_t>(uint64_t{beams} * k / slices);
+    const auto end = static_cast<uint32_t>(uint64_t{beams} * (k + 1) / slices);
+    const double t0 = physics::ScanBeam(scan, begin).time_s;
+    const double t1 = physics::ScanBeam(scan, end - 1).time_s;
+    out.push_back({begin, end, frame_start_s + 0.5 * (t0 + t1)});
   }
   return out;
 }

@@ -22,11 +22,36 @@ CpuSimulator::CpuSimulator(const Scene& scene, const SensorProfile& profile,
 
 CpuSimulator::~CpuSimulator() = default;
 
+namespace {
+
+// Runs body(b, e) over [begin, end) split into contiguous blocks, one per thread.
+template <typename Body>
+void RunInParallel(uint32_t begin, uint32_t end, unsigned threads, Body& body) {
+  const uint32_t n = end - begin;
+  if (threads == 0) threads = std::thread::hardware_concurrency();
+  threads = std::max(1u, std::min(threads, std::max(1u, n / 1024)));
+  if (threads == 1) {
+    body(begin, end);
+    return;
+  }
+  std::vector<std::thread> pool;
+  const uint32_t block = (n + threads - 1) / threads;
+  for (unsigned k = 0; k < threads; ++k) {
+    const auto b = static_cast<uint32_t>(begin + std::min<uint64_t>(n, uint64_t{k} * block));
+    const auto e = static_cast<uint32_t>(begin + std::min<uint64_t>(n, uint64_t{k + 1} * block));
+    pool.emplace_back([&body, b, e] { body(b, e); });
+  }
+  for (auto& th : pool)
+    th.join();
+}
+
+}  // namespace
+
 uint64_t CpuSimulator::RaysPerFrame() const {
   return profile_.RaysPerFrame();
 }
 
-Frame CpuSimulator::Simulate(uint32_t frame_index) const {
+Frame CpuSimulator::Simulate(uint32_t frame_index) {
   const uint32_t beams = profile_.BeamCount();
   const double period = profile_.FramePeriodS();
   const double t0 = trajectory_.start_time_s + frame_index * period;
@@ -51,20 +76,18 @@ Frame CpuSimulator::Simulate(uint32_t frame_index) const {
     for (uint32_t i = begin; i < end; ++i)
       records[i] = SimulateBeam(context, i, closest);
   };
-  unsigned threads = options_.threads ? options_.threads : std::thread::hardware_concurrency();
-  threads = std::max(1u, std::min(threads, std::max(1u, beams / 1024)));
-  if (threads == 1) {
-    run(0, beams);
-  } else {
-    std::vector<std::thread> pool;
-    const uint32_t block = (beams + threads - 1) / threads;
-    for (unsigned k = 0; k < threads; ++k) {
-      const auto b = static_cast<uint32_t>(std::min<uint64_t>(beams, uint64_t{k} * block));
-      const auto e = static_cast<uint32_t>(std::min<uint64_t>(beams, uint64_t{k + 1} * block));
-      pool.emplace_back(run, b, e);
+  const bool moving = scene_.HasMovingObjects();
+  for (const BeamSlice& slice :
+       MotionSlices(context.scan, beams, t0, moving ? options_.motion_slices : 1)) {
+    if (moving) {
+      for (uint32_t o = 0; o < scene_.objects.size(); ++o) {
+        if (scene_.objects[o].motion.moving()) {
+          caster_->MoveObject(o, VerticesAt(scene_.objects[o], slice.time_s));
+        }
+      }
+      caster_->Commit();
     }
-    for (auto& th : pool)
-      th.join();
+    RunInParallel(slice.begin, slice.end, options_.threads, run);
   }
   Frame f = FrameHeader(frame_index, t0, period, trajectory_);
   AppendRecords(records.data(), beams, f);

@@ -15,8 +15,8 @@ namespace {
 
 using physics::Vec3;
 
-Vec3<double> Vertex(const TriangleMesh& m, uint32_t i) {
-  const auto& v = m.vertices[i];
+Vec3<double> Vertex(const std::vector<std::array<double, 3>>& vertices, uint32_t i) {
+  const auto& v = vertices[i];
   return {v[0], v[1], v[2]};
 }
 
@@ -29,12 +29,17 @@ class EmbreeRayCaster final : public RayCaster {
     // Robust: watertight traversal, no rays slipping between triangles sharing an edge.
     rtcSetSceneFlags(rtc_scene_, RTC_SCENE_FLAG_ROBUST);
     rtcSetSceneBuildQuality(rtc_scene_, RTC_BUILD_QUALITY_HIGH);
+    vertex_buffers_.resize(scene.objects.size());
+    moved_.resize(scene.objects.size());
     for (size_t o = 0; o < scene.objects.size(); ++o) {
       const TriangleMesh& mesh = scene.objects[o].mesh;
       RTCGeometry g = rtcNewGeometry(device_, RTC_GEOMETRY_TYPE_TRIANGLE);
+      // Moving objects are refitted each time they move, not rebuilt.
+      if (scene.objects[o].motion.moving()) rtcSetGeometryBuildQuality(g, RTC_BUILD_QUALITY_REFIT);
       auto* vb = static_cast<float*>(rtcSetNewGeometryBuffer(g, RTC_BUFFER_TYPE_VERTEX, 0,
                                                              RTC_FORMAT_FLOAT3, 3 * sizeof(float),
                                                              mesh.vertices.size()));
+      vertex_buffers_[o] = vb;
       for (size_t i = 0; i < mesh.vertices.size(); ++i) {
         for (int k = 0; k < 3; ++k)
           vb[3 * i + k] = static_cast<float>(mesh.vertices[i][k]);
@@ -57,6 +62,22 @@ class EmbreeRayCaster final : public RayCaster {
     rtcReleaseScene(rtc_scene_);
     rtcReleaseDevice(device_);
   }
+
+  void MoveObject(uint32_t object, std::vector<std::array<double, 3>> world_vertices) override {
+    LT_CHECK(object < moved_.size() &&
+             world_vertices.size() == scene_.objects[object].mesh.vertices.size());
+    float* vb = vertex_buffers_[object];
+    for (size_t i = 0; i < world_vertices.size(); ++i) {
+      for (int k = 0; k < 3; ++k)
+        vb[3 * i + k] = static_cast<float>(world_vertices[i][k]);
+    }
+    moved_[object] = std::move(world_vertices);
+    RTCGeometry g = rtcGetGeometry(rtc_scene_, object);
+    rtcUpdateGeometryBuffer(g, RTC_BUFFER_TYPE_VERTEX, 0);
+    rtcCommitGeometry(g);
+  }
+
+  void Commit() override { rtcCommitScene(rtc_scene_); }
 
   RayHit Closest(const Vec3<double>& origin, const Vec3<double>& dir, double t_min,
                  double t_max) const override {
@@ -81,9 +102,10 @@ class EmbreeRayCaster final : public RayCaster {
     if (rh.hit.geomID == RTC_INVALID_GEOMETRY_ID) return hit;
     const TriangleMesh& mesh = scene_.objects[rh.hit.geomID].mesh;
     const auto& tri = mesh.triangles[rh.hit.primID];
-    const Vec3<double> a = Vertex(mesh, tri[0]);
+    const auto& v = moved_[rh.hit.geomID].empty() ? mesh.vertices : moved_[rh.hit.geomID];
+    const Vec3<double> a = Vertex(v, tri[0]);
     const Vec3<double> n =
-        physics::Normalized(physics::Cross(Vertex(mesh, tri[1]) - a, Vertex(mesh, tri[2]) - a));
+        physics::Normalized(physics::Cross(Vertex(v, tri[1]) - a, Vertex(v, tri[2]) - a));
     const double t = physics::RayPlaneDistance(origin, dir, a, n);
     // The refined distance must honour the query interval like Embree's float one did.
     if (!(t >= t_min && t <= t_max)) return hit;
@@ -99,6 +121,8 @@ class EmbreeRayCaster final : public RayCaster {
   const Scene& scene_;
   RTCDevice device_ = nullptr;
   RTCScene rtc_scene_ = nullptr;
+  std::vector<float*> vertex_buffers_;                     // Embree's, per object
+  std::vector<std::vector<std::array<double, 3>>> moved_;  // moved objects' vertices
 };
 
 }  // namespace

@@ -1,9 +1,11 @@
 // CUDA backend: the shared beam pipeline (beam_pipeline.h) in one thread per beam, closest
-// hits on the GPU-built LBVH in float, refined in double on the hit triangle's plane exactly
+// hits on the GPU-built BVHs in float, refined in double on the hit triangle's plane exactly
 // as the CPU backend refines Embree's hits (ADR 0002), so both report the same ranges.
 #include <algorithm>
 #include <cub/device/device_select.cuh>
+#include <memory>
 #include <string>
+#include <vector>
 
 #include "device_buffer.h"
 #include "lbvh.h"
@@ -11,6 +13,7 @@
 #include "lidartwin/sim/beam_pipeline.h"
 #include "lidartwin/sim/cuda_backend.h"
 #include "lidartwin/sim/frame_setup.h"
+#include "lidartwin/sim/gpu_memory_plan.h"
 
 namespace lt {
 
@@ -25,27 +28,61 @@ struct TrianglePlane {
   double n[3];
 };
 
-__global__ void SimulateFrameKernel(FrameContext c, physics::BvhView bvh, const uint32_t* order,
+// One BVH over triangles [first, first + count) of the scene soup (a scene too large to build
+// at once is split into several, gpu_memory_plan.h).
+struct BvhChunk {
+  physics::BvhView view;
+  const uint32_t* order;  // sorted position -> triangle index within the chunk
+  uint32_t first;
+};
+
+__global__ void SimulateFrameKernel(FrameContext c, const BvhChunk* chunks, uint32_t chunk_count,
                                     const TrianglePlane* planes, const uint32_t* tri_object,
-                                    BeamRecord* out, uint32_t beams) {
+                                    BeamRecord* out, uint32_t beam_begin, uint32_t beams) {
   const uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= beams) return;
   const auto closest = [&](const Vec3<double>& o, const Vec3<double>& d, double t_min,
                            double t_max) -> SurfaceHit {
     const float of[3] = {static_cast<float>(o.x), static_cast<float>(o.y), static_cast<float>(o.z)};
     const float df[3] = {static_cast<float>(d.x), static_cast<float>(d.y), static_cast<float>(d.z)};
-    float t = 0;
-    const int k = physics::BvhClosestHit(bvh, of, df, static_cast<float>(t_min),
-                                         static_cast<float>(t_max), t);
-    if (k < 0) return {false, 0, {0, 0, 0}, 0};
-    const uint32_t tri = order[k];
+    // The nearest float hit over all chunks; each later chunk only searches nearer than it.
+    float t_best = static_cast<float>(t_max);
+    int64_t tri = -1;
+    for (uint32_t k = 0; k < chunk_count; ++k) {
+      float t = 0;
+      const int j =
+          physics::BvhClosestHit(chunks[k].view, of, df, static_cast<float>(t_min), t_best, t);
+      if (j >= 0 && (tri < 0 || t < t_best)) {
+        t_best = t;
+        tri = chunks[k].first + chunks[k].order[j];
+      }
+    }
+    if (tri < 0) return {false, 0, {0, 0, 0}, 0};
     const TrianglePlane& p = planes[tri];
     const Vec3<double> n{p.n[0], p.n[1], p.n[2]};
     const double td = physics::RayPlaneDistance(o, d, Vec3<double>{p.a[0], p.a[1], p.a[2]}, n);
     if (!(td >= t_min && td <= t_max)) return {false, 0, {0, 0, 0}, 0};
     return {true, td, n, tri_object[tri]};
   };
-  out[i] = SimulateBeam(c, i, closest);
+  out[i] = SimulateBeam(c, beam_begin + i, closest);
+}
+
+// Float vertices (9 per triangle) and double planes of an object's triangles at `vertices`.
+void AppendTriangles(const SceneObject& obj, const std::vector<std::array<double, 3>>& vertices,
+                     std::vector<float>& soup, std::vector<TrianglePlane>& planes) {
+  for (const auto& t : obj.mesh.triangles) {
+    const auto& a = vertices[t[0]];
+    const auto& b = vertices[t[1]];
+    const auto& c = vertices[t[2]];
+    for (const auto* v : {&a, &b, &c}) {
+      for (int k = 0; k < 3; ++k)
+        soup.push_back(static_cast<float>((*v)[k]));
+    }
+    const Vec3<double> va{a[0], a[1], a[2]};
+    const Vec3<double> n = physics::Normalized(
+        physics::Cross(Vec3<double>{b[0], b[1], b[2]} - va, Vec3<double>{c[0], c[1], c[2]} - va));
+    planes.push_back({{a[0], a[1], a[2]}, {n.x, n.y, n.z}});
+  }
 }
 
 struct IsValid {
@@ -72,10 +109,13 @@ std::string CudaDeviceName() {
 }
 
 struct CudaSimulator::Impl {
+  const Scene* scene = nullptr;
   const SensorProfile* profile = nullptr;
   const Trajectory* trajectory = nullptr;
   SimulationOptions options;
   uint32_t beams = 0;
+  GpuMemoryPlan plan;
+  std::vector<uint32_t> first_triangle;  // per object, in the soup
   DeviceBuffer<float> triangles;
   DeviceBuffer<TrianglePlane> planes;
   DeviceBuffer<uint32_t> tri_object;
@@ -83,13 +123,14 @@ struct CudaSimulator::Impl {
   DeviceBuffer<double> tables[3];
   DeviceBuffer<double> traj_time;
   DeviceBuffer<physics::Pose<double>> traj_pose;
-  DeviceBuffer<BeamRecord> records;
-  DeviceBuffer<BeamRecord> returns;  // the valid records, compacted in beam order
+  std::vector<std::unique_ptr<cuda::DeviceBvh>> bvhs;
+  DeviceBuffer<BvhChunk> chunks;
+  DeviceBuffer<BeamRecord> records;  // one batch
+  DeviceBuffer<BeamRecord> returns;  // its valid records, compacted in beam order
   DeviceBuffer<uint32_t> return_count;
   DeviceBuffer<unsigned char> select_temp;
   size_t select_temp_bytes = 0;
   BeamRecord* host_records = nullptr;  // pinned: the copy back runs at full PCIe speed
-  cuda::DeviceBvh bvh;
   cudaEvent_t start = nullptr, kernel_done = nullptr, copied = nullptr;
   double kernel_ms = 0, total_ms = 0;
   ~Impl() {
@@ -98,7 +139,69 @@ struct CudaSimulator::Impl {
     if (kernel_done) cudaEventDestroy(kernel_done);
     if (copied) cudaEventDestroy(copied);
   }
+
+  // Moves the scene's moving objects to time t and refits the BVHs holding them.
+  Status MoveObjects(double t);
+  // Simulates beams [begin, end) in batches and appends their returns to f.
+  Status SimulateBeams(const FrameContext& context, uint32_t begin, uint32_t end, Frame& f);
 };
+
+Status CudaSimulator::Impl::MoveObjects(double t) {
+  std::vector<bool> refit(bvhs.size(), false);
+  for (uint32_t o = 0; o < scene->objects.size(); ++o) {
+    const SceneObject& obj = scene->objects[o];
+    if (!obj.motion.moving()) continue;
+    std::vector<float> soup;
+    std::vector<TrianglePlane> p;
+    AppendTriangles(obj, VerticesAt(obj, t), soup, p);
+    const uint32_t first = first_triangle[o];
+    LT_CUDA_TRY(cudaMemcpy(triangles.get() + 9 * size_t{first}, soup.data(),
+                           soup.size() * sizeof(float), cudaMemcpyHostToDevice));
+    LT_CUDA_TRY(cudaMemcpy(planes.get() + first, p.data(), p.size() * sizeof(TrianglePlane),
+                           cudaMemcpyHostToDevice));
+    const uint32_t last = first + static_cast<uint32_t>(p.size()) - 1;
+    for (uint32_t k = first / plan.triangles_per_bvh; k <= last / plan.triangles_per_bvh; ++k)
+      refit[k] = true;
+  }
+  for (size_t k = 0; k < bvhs.size(); ++k) {
+    if (!refit[k]) continue;
+    const size_t first = k * size_t{plan.triangles_per_bvh};
+    if (Status s = bvhs[k]->Refit(triangles.get() + 9 * first); !s.ok()) return s;
+  }
+  return {};
+}
+
+Status CudaSimulator::Impl::SimulateBeams(const FrameContext& context, uint32_t begin, uint32_t end,
+                                          Frame& f) {
+  constexpr int kBlock = 128;
+  for (uint32_t b = begin; b < end; b += plan.beams_per_batch) {
+    const uint32_t n = std::min(end - b, plan.beams_per_batch);
+    LT_CUDA_TRY(cudaEventRecord(start));
+    SimulateFrameKernel<<<(n + kBlock - 1) / kBlock, kBlock>>>(
+        context, chunks.get(), static_cast<uint32_t>(bvhs.size()), planes.get(), tri_object.get(),
+        records.get(), b, n);
+    LT_CUDA_TRY(cudaGetLastError());
+    LT_CUDA_TRY(cudaEventRecord(kernel_done));
+    // Only the returns travel to the host (a third of the beams on the lab scene), in beam
+    // order: DeviceSelect is stable.
+    size_t temp_bytes = select_temp_bytes;
+    LT_CUDA_TRY(cub::DeviceSelect::If(select_temp.get(), temp_bytes, records.get(), returns.get(),
+                                      return_count.get(), static_cast<int>(n), IsValid()));
+    uint32_t count = 0;
+    LT_CUDA_TRY(cudaMemcpy(&count, return_count.get(), sizeof(count), cudaMemcpyDeviceToHost));
+    LT_CUDA_TRY(cudaMemcpy(host_records, returns.get(), count * sizeof(BeamRecord),
+                           cudaMemcpyDeviceToHost));
+    LT_CUDA_TRY(cudaEventRecord(copied));
+    LT_CUDA_TRY(cudaEventSynchronize(copied));
+    float k_ms = 0, t_ms = 0;
+    LT_CUDA_TRY(cudaEventElapsedTime(&k_ms, start, kernel_done));
+    LT_CUDA_TRY(cudaEventElapsedTime(&t_ms, start, copied));
+    kernel_ms += k_ms;
+    total_ms += t_ms;
+    AppendRecords(host_records, count, f);
+  }
+  return {};
+}
 
 CudaSimulator::CudaSimulator(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 CudaSimulator::~CudaSimulator() = default;
@@ -109,58 +212,68 @@ Expected<std::unique_ptr<CudaSimulator>> CudaSimulator::Create(const Scene& scen
                                                                SimulationOptions options) {
   if (Status s = CudaAvailable(); !s.ok()) return Error{"--backend cuda: " + s.message()};
   auto impl = std::make_unique<Impl>();
-  impl->profile = &profile;
-  impl->trajectory = &trajectory;
-  impl->options = options;
-  impl->beams = profile.BeamCount();
+  Impl& m = *impl;
+  m.scene = &scene;
+  m.profile = &profile;
+  m.trajectory = &trajectory;
+  m.options = options;
+  m.beams = profile.BeamCount();
+  size_t free_bytes = 0, total_bytes = 0;
+  LT_CUDA_TRY(cudaMemGetInfo(&free_bytes, &total_bytes));
+  // Per beam of a batch: its record, its compacted copy, CUB's scan state (a few bytes).
+  auto plan = PlanGpuMemory(free_bytes, scene.TriangleCount(), m.beams, 2 * sizeof(BeamRecord) + 16,
+                            options.max_triangles_per_bvh, options.max_beams_per_batch);
+  if (!plan.ok()) return Error{"--backend cuda: " + plan.message()};
+  m.plan = plan.value();
   // Scene as one triangle soup; planes and owners in the same (input) order.
   std::vector<float> soup;
   std::vector<TrianglePlane> planes;
   std::vector<uint32_t> owner;
-  const std::vector<ObjectInfo> objects = ObjectInfos(scene, profile.wavelength_nm);
   soup.reserve(9 * scene.TriangleCount());
   for (uint32_t o = 0; o < scene.objects.size(); ++o) {
     const SceneObject& obj = scene.objects[o];
-    for (const auto& t : obj.mesh.triangles) {
-      const auto& a = obj.mesh.vertices[t[0]];
-      const auto& b = obj.mesh.vertices[t[1]];
-      const auto& c = obj.mesh.vertices[t[2]];
-      for (const auto* v : {&a, &b, &c}) {
-        for (int k = 0; k < 3; ++k)
-          soup.push_back(static_cast<float>((*v)[k]));
-      }
-      const Vec3<double> va{a[0], a[1], a[2]};
-      const Vec3<double> n = physics::Normalized(
-          physics::Cross(Vec3<double>{b[0], b[1], b[2]} - va, Vec3<double>{c[0], c[1], c[2]} - va));
-      planes.push_back({{a[0], a[1], a[2]}, {n.x, n.y, n.z}});
-      owner.push_back(o);
-    }
+    m.first_triangle.push_back(static_cast<uint32_t>(planes.size()));
+    AppendTriangles(obj, obj.mesh.vertices, soup, planes);
+    owner.resize(planes.size(), o);
   }
-  Impl& m = *impl;
+  const std::vector<ObjectInfo> objects = ObjectInfos(scene, profile.wavelength_nm);
+  const uint32_t batch = m.plan.beams_per_batch;
   for (Status s :
        {m.triangles.Upload(soup), m.planes.Upload(planes), m.tri_object.Upload(owner),
         m.objects.Upload(objects), m.tables[0].Upload(profile.elevation_rad),
         m.tables[1].Upload(profile.azimuth_offset_rad), m.tables[2].Upload(profile.firing_offset_s),
         m.traj_time.Upload(trajectory.time_s), m.traj_pose.Upload(trajectory.poses),
-        m.records.Reserve(m.beams), m.returns.Reserve(m.beams), m.return_count.Reserve(1)}) {
+        m.records.Reserve(batch), m.returns.Reserve(batch), m.return_count.Reserve(1)}) {
     if (!s.ok()) return s.error();
   }
   // PLOC: a scene is built once and traced every frame, and PLOC trees trace 1.4-1.5x faster
-  // than LBVH trees on our benchmark cities (bench/RESULTS.md) for a 3-11 ms build.
-  if (Status s = m.bvh.Build(m.triangles.get(), static_cast<uint32_t>(planes.size()), nullptr,
-                             cuda::BvhBuilder::kPloc);
-      !s.ok()) {
-    return s.error();
+  // than LBVH trees on our benchmark cities (bench/RESULTS.md) for a 3-11 ms build. One BVH
+  // per chunk of the plan, built in turn, each freeing its scratch memory for the next.
+  std::vector<BvhChunk> chunks;
+  const auto n = static_cast<uint32_t>(planes.size());
+  for (uint32_t first = 0; first < n; first += m.plan.triangles_per_bvh) {
+    auto bvh = std::make_unique<cuda::DeviceBvh>();
+    const uint32_t count = std::min(n - first, m.plan.triangles_per_bvh);
+    if (Status s = bvh->Build(m.triangles.get() + 9 * size_t{first}, count, nullptr,
+                              cuda::BvhBuilder::kPloc);
+        !s.ok()) {
+      return s.error();
+    }
+    LT_CUDA_TRY(cudaDeviceSynchronize());
+    bvh->ReleaseBuildMemory();
+    chunks.push_back({bvh->View(), bvh->Order(), first});
+    m.bvhs.push_back(std::move(bvh));
   }
+  if (Status s = m.chunks.Upload(chunks); !s.ok()) return s.error();
   LT_CUDA_TRY(cub::DeviceSelect::If(nullptr, m.select_temp_bytes, m.records.get(), m.returns.get(),
-                                    m.return_count.get(), static_cast<int>(m.beams), IsValid()));
+                                    m.return_count.get(), static_cast<int>(batch), IsValid()));
   if (Status s = m.select_temp.Reserve(m.select_temp_bytes); !s.ok()) return s.error();
   LT_CUDA_TRY(cudaEventCreate(&m.start));
   LT_CUDA_TRY(cudaEventCreate(&m.kernel_done));
   LT_CUDA_TRY(cudaEventCreate(&m.copied));
   LT_CUDA_TRY(cudaDeviceSynchronize());
   LT_CUDA_TRY(cudaMallocHost(reinterpret_cast<void**>(&m.host_records),
-                             std::max<size_t>(1, m.beams) * sizeof(BeamRecord)));
+                             std::max<size_t>(1, batch) * sizeof(BeamRecord)));
   return std::unique_ptr<CudaSimulator>(new CudaSimulator(std::move(impl)));
 }
 
@@ -172,6 +285,12 @@ double CudaSimulator::last_kernel_ms() const {
 }
 double CudaSimulator::last_total_ms() const {
   return impl_->total_ms;
+}
+uint32_t CudaSimulator::bvh_count() const {
+  return impl_->plan.bvh_count;
+}
+uint32_t CudaSimulator::batches_per_frame() const {
+  return impl_->plan.batch_count;
 }
 
 Expected<Frame> CudaSimulator::Simulate(uint32_t frame_index) {
@@ -191,32 +310,19 @@ Expected<Frame> CudaSimulator::Simulate(uint32_t frame_index) {
                              frame_index,
                              t0,
                              traj.At(t0 + period)};
-  const int block = 128;
-  const unsigned grid = (m.beams + block - 1) / block;
-  LT_CUDA_TRY(cudaEventRecord(m.start));
-  SimulateFrameKernel<<<grid, block>>>(context, m.bvh.View(), m.bvh.Order(), m.planes.get(),
-                                       m.tri_object.get(), m.records.get(), m.beams);
-  LT_CUDA_TRY(cudaGetLastError());
-  LT_CUDA_TRY(cudaEventRecord(m.kernel_done));
-  // Only the returns travel to the host (a third of the beams on the lab scene), in beam
-  // order: DeviceSelect is stable.
-  size_t temp_bytes = m.select_temp_bytes;
-  LT_CUDA_TRY(cub::DeviceSelect::If(m.select_temp.get(), temp_bytes, m.records.get(),
-                                    m.returns.get(), m.return_count.get(),
-                                    static_cast<int>(m.beams), IsValid()));
-  uint32_t count = 0;
-  LT_CUDA_TRY(cudaMemcpy(&count, m.return_count.get(), sizeof(count), cudaMemcpyDeviceToHost));
-  LT_CUDA_TRY(cudaMemcpy(m.host_records, m.returns.get(), count * sizeof(BeamRecord),
-                         cudaMemcpyDeviceToHost));
-  LT_CUDA_TRY(cudaEventRecord(m.copied));
-  LT_CUDA_TRY(cudaEventSynchronize(m.copied));
-  float k_ms = 0, t_ms = 0;
-  LT_CUDA_TRY(cudaEventElapsedTime(&k_ms, m.start, m.kernel_done));
-  LT_CUDA_TRY(cudaEventElapsedTime(&t_ms, m.start, m.copied));
-  m.kernel_ms = k_ms;
-  m.total_ms = t_ms;
+  m.kernel_ms = m.total_ms = 0;
   Frame f = FrameHeader(frame_index, t0, period, traj);
-  AppendRecords(m.host_records, count, f);
+  // The slices' times come from the host copy of the scan tables (same values).
+  const bool moving = m.scene->HasMovingObjects();
+  for (const BeamSlice& slice :
+       MotionSlices(profile.Pattern(), m.beams, t0, moving ? m.options.motion_slices : 1)) {
+    if (moving) {
+      if (Status s = m.MoveObjects(slice.time_s); !s.ok()) return s.error();
+    }
+    if (Status s = m.SimulateBeams(context, slice.begin, slice.end, f); !s.ok()) {
+      return s.error();
+    }
+  }
   return f;
 }
 

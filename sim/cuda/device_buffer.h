@@ -48,6 +48,8 @@ class DeviceBuffer {
     if (n) LT_CUDA_TRY(cudaMemcpy(host, ptr_, n * sizeof(T), cudaMemcpyDeviceToHost));
     return {};
   }
+  // Frees the allocation now (size 0 again).
+  void Release() { Free(); }
   T* get() const { return ptr_; }
   size_t size() const { return size_; }
 

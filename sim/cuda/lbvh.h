@@ -25,6 +25,9 @@ class DeviceBvh {
   // the tree keeps its topology and its boxes are recomputed bottom-up. Fast, but the tree
   // degrades as the geometry drifts from where it was built: rebuild for large motions.
   Status Refit(const float* triangles, cudaStream_t stream = nullptr);
+  // Frees what only the build needs (Morton codes, sort and PLOC buffers), keeping the tree
+  // and what Refit needs; a later Build allocates them again.
+  void ReleaseBuildMemory();
   physics::BvhView View() const { return {nodes_.get(), sorted_.get(), count_}; }
   // Sorted position -> input triangle index.
   const uint32_t* Order() const { return order_.get(); }

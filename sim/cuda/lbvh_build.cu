@@ -274,6 +274,19 @@ __global__ void ParentsKernel(const BvhNode* nodes, uint32_t n, int32_t* parent)
 
 }  // namespace
 
+void DeviceBvh::ReleaseBuildMemory() {
+  codes_.Release();
+  codes_sorted_.Release();
+  index_.Release();
+  temp_.Release();
+  for (int k = 0; k < 2; ++k) {
+    clusters_[k].Release();
+    cluster_boxes_[k].Release();
+  }
+  neighbour_.Release();
+  keep_.Release();
+}
+
 Status DeviceBvh::Refit(const float* triangles, cudaStream_t stream) {
   const uint32_t n = count_;
   if (n == 0) return {};

@@ -91,4 +91,27 @@ size_t Scene::TriangleCount() const {
   return n;
 }
 
+bool Scene::HasMovingObjects() const {
+  for (const auto& o : objects) {
+    if (o.motion.moving()) return true;
+  }
+  return false;
+}
+
+std::vector<std::array<double, 3>> VerticesAt(const SceneObject& object, double t_s) {
+  const ObjectMotion& m = object.motion;
+  const double yaw = m.yaw_rate_rad_s * t_s;
+  const double cy = std::cos(yaw), sy = std::sin(yaw);
+  const auto& c = object.pose.translation;
+  std::vector<std::array<double, 3>> out;
+  out.reserve(object.mesh.vertices.size());
+  for (const auto& p : object.mesh.vertices) {
+    const double x = p[0] - c.x, y = p[1] - c.y;
+    out.push_back({c.x + cy * x - sy * y + m.velocity_m_s[0] * t_s,
+                   c.y + sy * x + cy * y + m.velocity_m_s[1] * t_s,
+                   p[2] + m.velocity_m_s[2] * t_s});
+  }
+  return out;
+}
+
 }  // namespace lt

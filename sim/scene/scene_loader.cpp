@@ -80,6 +80,14 @@ Expected<Scene> LoadScene(const std::filesystem::path& file, const MeshLoader& m
     obj.pose.rotation = physics::QuatFromRollPitchYaw(
         rpy[0] * physics::kDegToRad, rpy[1] * physics::kDegToRad, rpy[2] * physics::kDegToRad);
 
+    const auto velocity = Vector3(o, "velocity_m_s", {0, 0, 0});
+    const double yaw_rate = o.Number("yaw_rate_deg_s", 0);
+    for (double v : velocity) {
+      if (!std::isfinite(v)) o.Fail("velocity_m_s", "must be finite");
+    }
+    if (!std::isfinite(yaw_rate)) o.Fail("yaw_rate_deg_s", "must be finite");
+    obj.motion = {velocity, yaw_rate * physics::kDegToRad};
+
     const int material_id = scene.materials.Find(material);
     if (!material.empty() && material_id < 0) {
       o.Fail("material", "unknown material '" + material + "' (not in " + library_path + ")");

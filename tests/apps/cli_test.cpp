@@ -6,6 +6,7 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
+#include "lidartwin/datasets/hdf5_frames.h"
 #include "test_support.h"
 
 namespace lt {
@@ -96,6 +97,38 @@ TEST(Cli, MovingSensorWithATrajectory) {
   const CliRun r = Cli("simulate --sensor " + Q(kOs0) + " --scene " + Q(kLab) + " --trajectory " +
                        Q(traj) + " --out " + Q(dir / "m.h5"));
   ASSERT_EQ(r.code, 0) << r.output;
+}
+
+TEST(Cli, StreetWithMovingTraffic) {
+  // The shipped moving-object scene: the crossing car moves ~1.4 m per frame, so two frames'
+  // points on it (instance 3) are centred ~1.4 m apart along y.
+  test::TempDir dir;
+  const auto street = test::ConfigDir() / "scenes/street_crossing.yaml";
+  const auto out = dir / "street.h5";
+  const CliRun r = Cli("simulate --sensor " + Q(kOs0) + " --scene " + Q(street) +
+                       " --frames 2 --motion-slices 32 --out " + Q(out));
+  ASSERT_EQ(r.code, 0) << r.output;
+  auto frames = ReadHdf5Frames(out);
+  ASSERT_TRUE(frames.ok()) << frames.message();
+  ASSERT_EQ(frames->size(), 2u);
+  double mean_y[2] = {0, 0};
+  for (int k = 0; k < 2; ++k) {
+    const Frame& f = (*frames)[k];
+    size_t n = 0;
+    for (size_t i = 0; i < f.size(); ++i) {
+      if (f.instance_id[i] != 3) continue;
+      mean_y[k] += f.y_m[i];
+      ++n;
+    }
+    ASSERT_GT(n, 100u);
+    mean_y[k] /= n;
+  }
+  EXPECT_NEAR(mean_y[1] - mean_y[0], 1.39, 0.3);
+  EXPECT_NE(Cli("simulate --sensor " + Q(kOs0) + " --scene " + Q(street) +
+                " --motion-slices 0 --out " + Q(dir / "x.h5"))
+                .code,
+            0);
+  EXPECT_FALSE(std::filesystem::exists(dir / "x.h5"));
 }
 
 TEST(Cli, DemoPrintsTargetsAndWritesHdf5) {

@@ -30,8 +30,8 @@ TEST(WatertightTriangle, RaysAlongTheSharedDiagonalAlwaysHit) {
     const float d[3] = {static_cast<float>(std::cos(el) * std::cos(az)),
                         static_cast<float>(std::cos(el) * std::sin(az)),
                         static_cast<float>(std::sin(el))};
-    const WatertightRay r = MakeWatertightRay(d);
-    const bool hit = RayBvhTriangle(kT0, o, r) > 0 || RayBvhTriangle(kT1, o, r) > 0;
+    const WatertightRay r = MakeWatertightRay(o, d);
+    const bool hit = RayBvhTriangle(kT0, r) > 0 || RayBvhTriangle(kT1, r) > 0;
     missed += !hit;
   }
   EXPECT_EQ(missed, 0);
@@ -47,7 +47,7 @@ TEST(WatertightTriangle, AgreesWithMoellerTrumboreAwayFromEdges) {
     const float d[3] = {1, 0.4f * u(rng), 0.4f * u(rng)};
     const double ref = RayTriangleDistance<double>({o[0], o[1], o[2]}, {d[0], d[1], d[2]},
                                                    {5, -1, -1}, {5, 1, -1}, {5, 0, 1});
-    const float t = RayBvhTriangle(tri, o, MakeWatertightRay(d));
+    const float t = RayBvhTriangle(tri, MakeWatertightRay(o, d));
     if (ref > 0 && t > 0) {
       ++hits;
       EXPECT_NEAR(t, ref, 1e-5 * ref);

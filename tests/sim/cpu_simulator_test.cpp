@@ -170,6 +170,41 @@ TEST(CpuSimulator, MotionDistortionAndItsCorrection) {
   }
 }
 
+TEST(CpuSimulator, MovingObjectsArePlacedPerMotionSlice) {
+  // A wall approaching a static sensor at 5 m/s: each return sees the wall where it was at its
+  // slice's mid time, so within v T / (2 slices) plus one column period of its own time.
+  Scene scene;
+  scene.materials = test::ConstantMaterials({0.5});
+  scene.objects.push_back(test::Placed("wall", MakePlate(400, 400), {20, 0, 0}, 0, 0, 0, 0, 1, 1));
+  scene.objects[0].motion.velocity_m_s = {-5, 0, 0};
+  const SensorProfile profile = test::SpinningSensor(8, 10, -10, 200, 10);
+  for (uint32_t slices : {1u, 16u}) {
+    SimulationOptions options;
+    options.motion_slices = slices;
+    CpuSimulator sim(scene, profile, Trajectory::Static(), options);
+    double mean_x[2] = {0, 0};
+    for (uint32_t frame : {0u, 1u}) {
+      const Frame f = sim.Simulate(frame);
+      ASSERT_GT(f.size(), 100u);
+      const double bound = 5 * (0.1 / (2 * slices) + 0.1 / 200) + 1e-5;
+      double lo = 1e9, hi = -1e9;
+      for (size_t k = 0; k < f.size(); ++k) {
+        ASSERT_NEAR(f.x_m[k], 20 - 5 * f.timestamp_s[k], bound) << "slices " << slices;
+        lo = std::min(lo, static_cast<double>(f.x_m[k]));
+        hi = std::max(hi, static_cast<double>(f.x_m[k]));
+        mean_x[frame] += f.x_m[k] / f.size();
+      }
+      if (slices == 1) {
+        EXPECT_LT(hi - lo, 1e-4);  // one placement for the whole frame
+      } else {
+        EXPECT_GT(hi - lo, 0.15);  // the wall moves while the sensor sweeps it
+      }
+    }
+    // One frame period later the wall is 0.5 m nearer.
+    EXPECT_NEAR(mean_x[0] - mean_x[1], 0.5, 0.01);
+  }
+}
+
 Frame LabFrame(uint64_t seed, unsigned threads) {
   static const auto profile = LoadSensorProfile(test::ConfigDir() / "sensors/ouster_os0_128.yaml");
   static const auto scene = LoadScene(test::ConfigDir() / "scenes/lab_plates.yaml", {});

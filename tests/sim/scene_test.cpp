@@ -132,5 +132,42 @@ TEST(SceneErrors, ImpossibleSizes) {
       "'objects[0].segments'");
 }
 
+TEST(SceneErrors, BadMotion) {
+  ExpectSceneError(
+      SceneYaml(
+          "  - {name: a, type: plate, size_m: [1, 1], material: wood, velocity_m_s: [1, 2]}\n"),
+      "'objects[0].velocity_m_s' (line 3): expected 3 numbers");
+  ExpectSceneError(
+      SceneYaml("  - {name: a, type: plate, size_m: [1, 1], material: wood, yaw_rate_deg_s: x}\n"),
+      "'objects[0].yaw_rate_deg_s'");
+}
+
+TEST(Scene, MovingObjectsLoadAndMoveRigidly) {
+  test::TempDir dir;
+  auto s = LoadScene(
+      dir.Write("moving.yaml",
+                SceneYaml("  - {name: car, type: box, size_m: [4, 2, 1.5], material: wood,\n"
+                          "     position_m: [10, 0, 0.75], velocity_m_s: [-5, 1, 0],\n"
+                          "     yaw_rate_deg_s: 90}\n"
+                          "  - {name: wall, type: plate, size_m: [1, 1], material: wood}\n")),
+      {});
+  ASSERT_TRUE(s.ok()) << s.message();
+  EXPECT_TRUE(s->HasMovingObjects());
+  EXPECT_TRUE(s->objects[0].motion.moving());
+  EXPECT_FALSE(s->objects[1].motion.moving());
+  const SceneObject& car = s->objects[0];
+  // At t = 2 s: turned by 180 degrees about the vertical through (10, 0), moved by (-10, 2, 0).
+  const auto v = VerticesAt(car, 2.0);
+  ASSERT_EQ(v.size(), car.mesh.vertices.size());
+  for (size_t i = 0; i < v.size(); ++i) {
+    const auto& p = car.mesh.vertices[i];
+    EXPECT_NEAR(v[i][0], 10 - (p[0] - 10) - 10, 1e-12);
+    EXPECT_NEAR(v[i][1], -p[1] + 2, 1e-12);
+    EXPECT_NEAR(v[i][2], p[2], 1e-12);
+  }
+  // At t = 0 the object is where its pose put it.
+  EXPECT_EQ(VerticesAt(car, 0.0), car.mesh.vertices);
+}
+
 }  // namespace
 }  // namespace lt

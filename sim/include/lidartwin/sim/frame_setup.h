@@ -15,6 +15,17 @@ namespace lt {
 // R0 at the wavelength and labels of every scene object, in object order.
 std::vector<ObjectInfo> ObjectInfos(const Scene& scene, double wavelength_nm);
 
+// A contiguous run of a frame's beams during which moving objects stay put, at time_s.
+struct BeamSlice {
+  uint32_t begin, end;
+  double time_s;
+};
+// The frame's beams in `slices` equal runs (one when the scene has no moving objects), each
+// placed at the mean of its first and last beam's firing time; beam times rise with the beam
+// index in every scan pattern, so a run covers an interval of the frame.
+std::vector<BeamSlice> MotionSlices(const physics::ScanPattern<double>& scan, uint32_t beams,
+                                    double frame_start_s, uint32_t slices);
+
 // An empty frame covering [start_s, start_s + period_s) with its poses on the trajectory.
 Frame FrameHeader(uint32_t index, double start_s, double period_s, const Trajectory& trajectory);
 

@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <vector>
 
 #include "lidartwin/physics/vec3.h"
 #include "lidartwin/sim/scene.h"
@@ -26,6 +27,10 @@ class RayCaster {
   virtual RayHit Closest(const physics::Vec3<double>& origin,
                          const physics::Vec3<double>& unit_direction, double t_min,
                          double t_max) const = 0;
+  // Moves an object to new world vertices (same count and order as its mesh); takes effect
+  // at Commit(), which refits the structure. Neither may run concurrently with Closest.
+  virtual void MoveObject(uint32_t object, std::vector<std::array<double, 3>> world_vertices) = 0;
+  virtual void Commit() = 0;
 };
 
 }  // namespace lt

@@ -19,6 +19,17 @@ struct TriangleMesh {
   std::vector<std::array<uint32_t, 3>> triangles;
 };
 
+// Rigid motion of an object from scene time 0 (where its pose puts it): translation at a
+// constant velocity and a constant yaw rate about the world z axis through its position.
+struct ObjectMotion {
+  std::array<double, 3> velocity_m_s{0, 0, 0};
+  double yaw_rate_rad_s = 0;
+  bool moving() const {
+    return velocity_m_s[0] != 0 || velocity_m_s[1] != 0 || velocity_m_s[2] != 0 ||
+           yaw_rate_rad_s != 0;
+  }
+};
+
 struct SceneObject {
   std::string name;
   std::string type;  // plane, box, disc, plate, mesh
@@ -27,7 +38,8 @@ struct SceneObject {
   uint32_t instance_id = 0;
   physics::Pose<double> pose{{1, 0, 0, 0}, {0, 0, 0}};
   std::array<double, 3> size_m{0, 0, 0};  // plate/plane: width, height; box: x y z; disc: r
-  TriangleMesh mesh;                      // world coordinates
+  TriangleMesh mesh;                      // world coordinates at scene time 0
+  ObjectMotion motion;
   size_t degenerate_triangles_dropped = 0;
 };
 
@@ -36,6 +48,7 @@ struct Scene {
   MaterialLibrary materials;
   std::string source_text;  // the scene YAML as read
   size_t TriangleCount() const;
+  bool HasMovingObjects() const;
 };
 
 // Loads a mesh file (PLY, OBJ) into local coordinates. Supplied by an adapter outside the
@@ -51,6 +64,10 @@ TriangleMesh MakeDisc(double radius_m, int segments);  // in local y-z, normal +
 // Checks a mesh: NaN/inf vertices and out-of-range indices are errors (named by `what`);
 // degenerate triangles (zero area) are removed and counted.
 Status CleanMesh(TriangleMesh& mesh, const std::string& what, size_t* degenerate_dropped);
+
+// World vertices of an object at scene time t_s (its mesh holds them at t = 0):
+// p(t) = c + Rz(w t) (p(0) - c) + v t, c the object's position, w its yaw rate, v its velocity.
+std::vector<std::array<double, 3>> VerticesAt(const SceneObject& object, double t_s);
 
 // Loads a scene YAML. mesh_loader may be empty: scenes with meshes then fail with a message.
 Expected<Scene> LoadScene(const std::filesystem::path& file, const MeshLoader& mesh_loader);

@@ -94,9 +94,16 @@ LT_HD inline float MulRn(float a, float b) {
 struct WatertightRay {
   int kx, ky, kz;
   float sx, sy, sz;
+  float ox, oy, oz;  // the origin's coordinates on axes kx, ky, kz
 };
 
-LT_HD inline WatertightRay MakeWatertightRay(const float d[3]) {
+// v[k] for a run-time k without indexing: an array indexed at run time would live in local
+// memory on the GPU, and this is read for every triangle tested.
+LT_HD inline float Component(const float v[3], int k) {
+  return k == 0 ? v[0] : (k == 1 ? v[1] : v[2]);
+}
+
+LT_HD inline WatertightRay MakeWatertightRay(const float o[3], const float d[3]) {
   const float ax = d[0] < 0 ? -d[0] : d[0];
   const float ay = d[1] < 0 ? -d[1] : d[1];
   const float az = d[2] < 0 ? -d[2] : d[2];
@@ -112,16 +119,19 @@ LT_HD inline WatertightRay MakeWatertightRay(const float d[3]) {
   r.sx = d[r.kx] / d[r.kz];
   r.sy = d[r.ky] / d[r.kz];
   r.sz = 1.0f / d[r.kz];
+  r.ox = Component(o, r.kx);
+  r.oy = Component(o, r.ky);
+  r.oz = Component(o, r.kz);
   return r;
 }
 
 // Watertight ray-triangle test (Woop et al. 2013, Fig. 6): distance along d, or -1. A ray
 // through an edge or vertex shared by two triangles hits at least one of them; edge functions
 // that round to 0 are recomputed in double, as the paper prescribes.
-LT_HD inline float RayBvhTriangle(const BvhTriangle& tr, const float o[3], const WatertightRay& r) {
-  const float ax = tr.v0[r.kx] - o[r.kx], ay = tr.v0[r.ky] - o[r.ky], az = tr.v0[r.kz] - o[r.kz];
-  const float bx = tr.v1[r.kx] - o[r.kx], by = tr.v1[r.ky] - o[r.ky], bz = tr.v1[r.kz] - o[r.kz];
-  const float cx = tr.v2[r.kx] - o[r.kx], cy = tr.v2[r.ky] - o[r.ky], cz = tr.v2[r.kz] - o[r.kz];
+LT_HD inline float RayBvhTriangle(const BvhTriangle& tr, const WatertightRay& r) {
+  const float ax = tr.v0[r.kx] - r.ox, ay = tr.v0[r.ky] - r.oy, az = tr.v0[r.kz] - r.oz;
+  const float bx = tr.v1[r.kx] - r.ox, by = tr.v1[r.ky] - r.oy, bz = tr.v1[r.kz] - r.oz;
+  const float cx = tr.v2[r.kx] - r.ox, cy = tr.v2[r.ky] - r.oy, cz = tr.v2[r.kz] - r.oz;
   const float Ax = ax - MulRn(r.sx, az), Ay = ay - MulRn(r.sy, az);
   const float Bx = bx - MulRn(r.sx, bz), By = by - MulRn(r.sy, bz);
   const float Cx = cx - MulRn(r.sx, cz), Cy = cy - MulRn(r.sy, cz);
@@ -150,9 +160,9 @@ LT_HD int BvhTraverse(const BvhView& bvh, const float o[3], const float d[3], fl
   int best = -1;
   float t_best = t_max;
   if (bvh.count == 0) return -1;
-  const WatertightRay wr = MakeWatertightRay(d);
+  const WatertightRay wr = MakeWatertightRay(o, d);
   auto test_leaf = [&](int32_t leaf) {
-    const float t = RayBvhTriangle(bvh.triangles[~leaf], o, wr);
+    const float t = RayBvhTriangle(bvh.triangles[~leaf], wr);
     if (t >= t_min && t <= t_best) {
       t_best = t;
       best = ~leaf;
