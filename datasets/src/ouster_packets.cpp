@@ -1,0 +1,157 @@
+// Ouster lidar packets -> frames. Layouts (Ouster Software User Manual, "Lidar data format"):
+// legacy: 16 columns of [timestamp u64, measurement id u16, frame id u16, encoder u32,
+// pixels, status u32]; other profiles: a 32-byte packet header (frame id), columns of
+// [timestamp u64, measurement id u16, status u16, pixels], a 32-byte footer. Pixel fields are
+// little-endian bit fields at the offsets below (bit offset, width, left shift).
+#include <algorithm>
+#include <cstring>
+#include <string>
+
+#include "lidartwin/datasets/ouster.h"
+
+namespace lt {
+
+namespace {
+
+struct BitField {
+  int offset, bits, shift;
+};
+
+struct PixelLayout {
+  BitField range, reflectivity, signal, near_ir;  // bits == 0: absent
+  BitField range2, reflectivity2, signal2;
+};
+
+PixelLayout Layout(OusterProfile p) {
+  switch (p) {
+    case OusterProfile::kLegacy:
+      return {{0, 20, 0}, {32, 8, 0}, {48, 16, 0}, {64, 16, 0}, {}, {}, {}};
+    case OusterProfile::kRng19Rfl8Sig16Nir16:
+      return {{0, 19, 0}, {32, 8, 0}, {48, 16, 0}, {64, 16, 0}, {}, {}, {}};
+    case OusterProfile::kRng19Rfl8Sig16Nir16Dual:
+      return {{0, 19, 0},  {24, 8, 0}, {64, 16, 0}, {96, 16, 0},
+              {32, 19, 0}, {56, 8, 0}, {80, 16, 0}};
+    case OusterProfile::kRng15Rfl8Nir8:  // range in units of 8 mm, near-IR of 16
+      return {{0, 15, 3}, {16, 8, 0}, {}, {24, 8, 4}, {}, {}, {}};
+    case OusterProfile::kRng15Rfl8Nir8Dual:
+      return {{0, 15, 3}, {16, 8, 0}, {}, {24, 8, 4}, {32, 15, 3}, {48, 8, 0}, {}};
+  }
+  return {};
+}
+
+uint64_t Get(const uint8_t* p, BitField f) {
+  uint64_t v = 0;
+  const int first = f.offset / 8, last = (f.offset + f.bits - 1) / 8;
+  for (int b = last; b >= first; --b)
+    v = (v << 8) | p[b];
+  v >>= f.offset % 8;
+  v &= (f.bits == 64 ? ~uint64_t{0} : (uint64_t{1} << f.bits) - 1);
+  return v << f.shift;
+}
+
+template <typename T>
+T Le(const uint8_t* p) {
+  T v;
+  std::memcpy(&v, p, sizeof(T));
+  return v;
+}
+
+void AddPoint(const OusterMetadata& m, Frame& f, uint32_t row, uint32_t column, double t,
+              uint32_t range_mm, uint32_t reflectivity, double intensity, uint8_t ret) {
+  const auto xyz = OusterPointXyz(m, row, column, range_mm);
+  f.x_m.push_back(static_cast<float>(xyz[0]));
+  f.y_m.push_back(static_cast<float>(xyz[1]));
+  f.z_m.push_back(static_cast<float>(xyz[2]));
+  f.range_m.push_back(static_cast<float>(range_mm * 1e-3));
+  f.intensity.push_back(static_cast<float>(intensity));
+  f.reflectance.push_back(static_cast<float>(reflectivity / 100.0));
+  f.channel.push_back(static_cast<uint16_t>(row));
+  f.column.push_back(column);
+  f.timestamp_s.push_back(t);
+  f.return_index.push_back(ret);
+  f.material_id.push_back(0);
+  f.instance_id.push_back(0);
+  f.semantic_class.push_back(0);
+  f.beam_id.push_back(column * m.pixels_per_column + row);
+}
+
+}  // namespace
+
+Expected<std::vector<Frame>> ReadOusterPcap(const std::filesystem::path& pcap,
+                                            const OusterMetadata& m) {
+  auto datagrams = ReadPcapUdp(pcap);
+  if (!datagrams.ok()) return datagrams.error();
+  const bool legacy = m.profile == OusterProfile::kLegacy;
+  const size_t packet_bytes = m.PacketBytes(), column_bytes = m.ColumnBytes();
+  const size_t header = legacy ? 0 : 32, pixel_at = legacy ? 16 : 12;
+  const PixelLayout layout = Layout(m.profile);
+  const double period = 1.0 / m.rotation_rate_hz;
+  std::vector<Frame> frames;
+  int64_t current_id = -1;
+  for (const UdpDatagram& d : datagrams.value()) {
+    if (d.dst_port != m.lidar_port) continue;
+    if (d.payload.size() != packet_bytes) {
+      return Error{pcap.string() + ": byte " + std::to_string(d.file_offset) +
+                   ": lidar packet of " + std::to_string(d.payload.size()) +
+                   " bytes, the metadata's format needs " + std::to_string(packet_bytes) +
+                   " (wrong metadata for this capture?)"};
+    }
+    const uint8_t* p = d.payload.data();
+    int64_t frame_id;
+    if (legacy) {
+      frame_id = Le<uint16_t>(p + 10);
+    } else if (m.fusa_header) {
+      frame_id = Le<uint32_t>(p + 4);
+    } else {
+      frame_id = Le<uint16_t>(p + 2);
+    }
+    if (frame_id != current_id) {
+      current_id = frame_id;
+      Frame f;
+      f.index = static_cast<uint32_t>(frames.size());
+      f.start_time_s = -1;
+      frames.push_back(std::move(f));
+    }
+    Frame& f = frames.back();
+    for (uint32_t c = 0; c < m.columns_per_packet; ++c) {
+      const uint8_t* col = p + header + c * column_bytes;
+      const double t = Le<uint64_t>(col) * 1e-9;
+      const uint16_t measurement = Le<uint16_t>(col + 8);
+      const bool valid =
+          legacy ? (Le<uint32_t>(col + column_bytes - 4) & 1u) : (Le<uint16_t>(col + 10) & 1u);
+      if (!valid) continue;
+      if (measurement >= m.columns_per_frame) {
+        return Error{pcap.string() + ": byte " +
+                     std::to_string(d.file_offset + header + c * column_bytes + 8) +
+                     ": measurement id " + std::to_string(measurement) + " outside the " +
+                     std::to_string(m.columns_per_frame) + " columns of a frame"};
+      }
+      if (f.start_time_s < 0 || t < f.start_time_s) f.start_time_s = t;
+      for (uint32_t row = 0; row < m.pixels_per_column; ++row) {
+        const uint8_t* px = col + pixel_at + row * m.ChannelBytes();
+        const auto intensity = [&](BitField signal, uint32_t refl) {
+          return signal.bits ? static_cast<double>(Get(px, signal)) : static_cast<double>(refl);
+        };
+        const auto r1 = static_cast<uint32_t>(Get(px, layout.range));
+        if (r1 > 0) {
+          const auto refl = static_cast<uint32_t>(Get(px, layout.reflectivity));
+          AddPoint(m, f, row, measurement, t, r1, refl, intensity(layout.signal, refl), 0);
+        }
+        if (layout.range2.bits) {
+          const auto r2 = static_cast<uint32_t>(Get(px, layout.range2));
+          if (r2 > 0) {
+            const auto refl = static_cast<uint32_t>(Get(px, layout.reflectivity2));
+            AddPoint(m, f, row, measurement, t, r2, refl, intensity(layout.signal2, refl), 1);
+          }
+        }
+      }
+    }
+  }
+  for (Frame& f : frames) {
+    if (f.start_time_s < 0) f.start_time_s = 0;
+    f.end_time_s = f.start_time_s + period;  // one revolution from its first column
+  }
+  return frames;
+}
+
+}  // namespace lt
