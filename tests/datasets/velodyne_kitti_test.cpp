@@ -1,0 +1,145 @@
+// Velodyne (VLP-16, HDL-32E) and KITTI readers against the real data in ../shared/real-data.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <fstream>
+
+#include "lidartwin/datasets/kitti_bin.h"
+#include "lidartwin/datasets/velodyne.h"
+#include "test_support.h"
+
+namespace lt {
+namespace {
+
+std::filesystem::path Real(const std::string& rel) {
+  return test::RealDataDir() / rel;
+}
+
+TEST(VelodyneCalibration, EveryRosDriverFileLoads) {
+  LT_REQUIRE_REAL_DATA();
+  const std::pair<const char*, size_t> files[] = {
+      {"VLP16db.yaml", 16},          {"VLP16_hires_db.yaml", 16}, {"32db.yaml", 32},
+      {"VeloView-VLP-32C.yaml", 32}, {"VLS128.yaml", 128},        {"64e_utexas.yaml", 64},
+      {"64e_s2.1-sztaki.yaml", 64},  {"64e_s3-xiesc.yaml", 64}};
+  for (const auto& [name, lasers] : files) {
+    auto c = LoadVelodyneCalibration(Real("ros-velodyne") / name);
+    ASSERT_TRUE(c.ok()) << c.message();
+    EXPECT_EQ(c->lasers.size(), lasers) << name;
+  }
+  // VLP-16 manual table 9-2: laser 0 at -15 deg, laser 1 at +1 deg.
+  auto vlp = LoadVelodyneCalibration(Real("ros-velodyne/VLP16db.yaml"));
+  EXPECT_NEAR(vlp->lasers[0].vert_correction_rad * 180 / M_PI, -15, 1e-9);
+  EXPECT_NEAR(vlp->lasers[1].vert_correction_rad * 180 / M_PI, 1, 1e-9);
+}
+
+TEST(VelodyneCalibration, BadFilesNameFileAndLaser) {
+  test::TempDir dir;
+  auto a = LoadVelodyneCalibration(dir.Write("a.yaml", "lasers: []\n"));
+  ASSERT_FALSE(a.ok());
+  EXPECT_NE(a.message().find("a.yaml: key 'lasers'"), std::string::npos) << a.message();
+  auto b = LoadVelodyneCalibration(
+      dir.Write("b.yaml", "lasers:\n- {laser_id: 0, rot_correction: 0.0}\n"));
+  ASSERT_FALSE(b.ok());
+  EXPECT_NE(b.message().find("b.yaml: lasers[0]"), std::string::npos) << b.message();
+  auto c = LoadVelodyneCalibration(
+      dir.Write("c.yaml", "lasers:\n- {laser_id: 0, rot_correction: 0.0, vert_correction: 15}\n"));
+  ASSERT_FALSE(c.ok());
+  EXPECT_NE(c.message().find("radians"), std::string::npos) << c.message();
+}
+
+void CheckFrames(const std::vector<Frame>& frames, const VelodyneCalibration& cal, int lasers,
+                 double firing_s) {
+  for (const Frame& f : frames) {
+    for (size_t k = 0; k < f.size(); ++k) {
+      ASSERT_LT(f.channel[k], lasers);
+      ASSERT_GT(f.range_m[k], 0.0f);
+      ASSERT_LT(f.range_m[k], 131.0f);  // 16-bit distance in 2 mm
+      // No offsets in these nominal tables: |xyz| is the range and the elevation is the laser's.
+      const double norm =
+          std::sqrt(f.x_m[k] * f.x_m[k] + f.y_m[k] * f.y_m[k] + f.z_m[k] * f.z_m[k]);
+      ASSERT_NEAR(norm, f.range_m[k], 1e-3);
+      ASSERT_NEAR(std::asin(f.z_m[k] / f.range_m[k]), cal.lasers[f.channel[k]].vert_correction_rad,
+                  1e-4);
+    }
+    // Consecutive lasers of one sequence fire `firing_s` apart.
+    for (size_t k = 1; k < f.size(); ++k) {
+      if (f.column[k] == f.column[k - 1] && f.channel[k] == f.channel[k - 1] + 1 &&
+          f.return_index[k] == f.return_index[k - 1]) {
+        ASSERT_NEAR(f.timestamp_s[k] - f.timestamp_s[k - 1], firing_s, 1e-9);
+      }
+    }
+  }
+}
+
+TEST(VelodynePcap, Vlp16CaptureIsOneRevolution) {
+  LT_REQUIRE_REAL_DATA();
+  auto cal = LoadVelodyneCalibration(Real("ros-velodyne/VLP16db.yaml"));
+  ASSERT_TRUE(cal.ok());
+  auto frames = ReadVelodynePcap(Real("rust-lidar-utils/velodyne_example_vlp16.pcap"), *cal);
+  ASSERT_TRUE(frames.ok()) << frames.message();
+  ASSERT_GE(frames->size(), 1u);
+  ASSERT_LE(frames->size(), 2u);
+  size_t points = 0;
+  for (const auto& f : *frames)
+    points += f.size();
+  // 84 packets x 12 blocks x 32 firings; most return.
+  EXPECT_LE(points, 84u * 12 * 32 * 2);
+  EXPECT_GT(points, 84u * 12 * 32 / 3);
+  CheckFrames(*frames, *cal, 16, 2.304e-6);
+  std::printf("[velodyne] VLP-16: %zu frame(s), %zu points\n", frames->size(), points);
+}
+
+TEST(VelodynePcap, Hdl32eCaptureSplitsIntoRevolutions) {
+  LT_REQUIRE_REAL_DATA();
+  auto cal = LoadVelodyneCalibration(Real("ros-velodyne/32db.yaml"));
+  ASSERT_TRUE(cal.ok());
+  auto frames = ReadVelodynePcap(Real("rust-lidar-utils/hdl32_example.pcap"), *cal);
+  ASSERT_TRUE(frames.ok()) << frames.message();
+  // 0.48 s, about 5.7 revolutions (SOURCES.md): the inner frames are full revolutions of one
+  // period (this unit spins at 11.7 Hz: 85.3 ms), the first and last partial.
+  ASSERT_GE(frames->size(), 6u);
+  ASSERT_LE(frames->size(), 7u);
+  const double period = (*frames)[1].end_time_s - (*frames)[1].start_time_s;
+  EXPECT_GT(period, 0.05);  // within the HDL-32E's 5-20 Hz
+  EXPECT_LT(period, 0.2);
+  for (size_t k = 1; k + 1 < frames->size(); ++k) {
+    EXPECT_NEAR((*frames)[k].end_time_s - (*frames)[k].start_time_s, period, 1e-4);
+    EXPECT_GT((*frames)[k].size(), 20000u);
+  }
+  CheckFrames(*frames, *cal, 32, 1.152e-6);
+  // A VLP-16 calibration does not fit an HDL-32E capture.
+  auto vlp = LoadVelodyneCalibration(Real("ros-velodyne/VLP16db.yaml"));
+  auto wrong = ReadVelodynePcap(Real("rust-lidar-utils/hdl32_example.pcap"), *vlp);
+  ASSERT_FALSE(wrong.ok());
+  EXPECT_NE(wrong.message().find("HDL-32E but the calibration has 16 lasers"), std::string::npos)
+      << wrong.message();
+  std::printf("[velodyne] HDL-32E: %zu frames, %zu points in frame 1\n", frames->size(),
+              (*frames)[1].size());
+}
+
+TEST(KittiBin, RealFramesAndTruncation) {
+  LT_REQUIRE_REAL_DATA();
+  const auto path = Real("kitti-object-vis/velodyne/000000.bin");
+  auto f = ReadKittiBin(path);
+  ASSERT_TRUE(f.ok()) << f.message();
+  EXPECT_EQ(f->size(), std::filesystem::file_size(path) / 16);
+  EXPECT_GT(f->size(), 100000u);
+  // HDL-64E on a car roof at 1.73 m: the ground is about 1.7 m below the sensor.
+  size_t below = 0;
+  for (size_t k = 0; k < f->size(); ++k) {
+    ASSERT_GE(f->reflectance[k], 0.0f);
+    ASSERT_LE(f->reflectance[k], 1.0f);
+    below += f->z_m[k] < -1.5f && f->z_m[k] > -2.0f;
+  }
+  EXPECT_GT(below, f->size() / 4);
+  test::TempDir dir;
+  std::ifstream in(path, std::ios::binary);
+  std::string bytes((std::istreambuf_iterator<char>(in)), {});
+  auto cut = ReadKittiBin(dir.Write("cut.bin", bytes.substr(0, 1000)));
+  ASSERT_FALSE(cut.ok());
+  EXPECT_NE(cut.message().find("cut.bin: byte 992: truncated point"), std::string::npos)
+      << cut.message();
+}
+
+}  // namespace
+}  // namespace lt
