@@ -16,6 +16,8 @@ void PrintUsage() {
       "  simulate  --sensor S.yaml --scene C.yaml [--trajectory T.yaml] [--frames N]\n"
       "            [--seed K] [--backend cpu|cuda] [--threads N] --out out.{h5,ply,pcd}\n"
       "  info      FILE.h5 [--json]          frames, points per frame, fields, sensor\n"
+      "  convert   REC [--metadata M.json | --calibration C.yaml] --out out.{h5,ply,pcd}\n"
+      "            real recordings (Ouster/Velodyne pcap, KITTI .bin) to frames\n"
       "  demo      [--out DIR]               built-in lab scene seen by an Ouster OS0-128\n"
       "  bench     [--json FILE] [--frames N] CPU backend rays/s and points/s on the demo\n\n"
       "Run 'lidartwin <command> --help' for a command's options.\n",
@@ -37,6 +39,7 @@ int main(int argc, char** argv) {
   const std::vector<std::string> args(argv + 2, argv + argc);
   if (command == "simulate") return lt::cli::SimulateCommand(args);
   if (command == "info") return lt::cli::InfoCommand(args);
+  if (command == "convert") return lt::cli::ConvertCommand(args);
   if (command == "demo") return lt::cli::DemoCommand(args);
   if (command == "bench") return lt::cli::BenchCommand(args);
   std::fprintf(stderr, "lidartwin: unknown command '%s' (try lidartwin --help)\n", command.c_str());

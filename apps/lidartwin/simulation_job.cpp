@@ -3,8 +3,8 @@
 #include <chrono>
 #include <cstdio>
 
+#include "frame_output.h"
 #include "lidartwin/datasets/hdf5_frames.h"
-#include "lidartwin/datasets/point_cloud_writers.h"
 #include "lidartwin/sim/simulator.h"
 #include "progress.h"
 #if LT_WITH_CUDA
@@ -24,32 +24,6 @@ MeshLoader BuiltInMeshLoader() {
 #endif
 }
 
-namespace {
-
-enum class OutputFormat { kHdf5, kPly, kPcd };
-
-Expected<OutputFormat> FormatOf(const std::filesystem::path& out) {
-  const std::string ext = out.extension().string();
-  if (ext == ".h5" || ext == ".hdf5") return OutputFormat::kHdf5;
-  if (ext == ".ply") return OutputFormat::kPly;
-  if (ext == ".pcd") return OutputFormat::kPcd;
-  return Error{"--out " + out.string() + ": unknown extension '" + ext +
-               "' (expected .h5, .hdf5, .ply or .pcd)"};
-}
-
-// frame 3 of out.ply -> out_000003.ply when there are several frames.
-std::filesystem::path PerFramePath(const std::filesystem::path& out, uint32_t index,
-                                   uint32_t frames) {
-  if (frames == 1) return out;
-  char suffix[16];
-  std::snprintf(suffix, sizeof(suffix), "_%06u", index);
-  std::filesystem::path p = out;
-  p.replace_filename(out.stem().string() + suffix + out.extension().string());
-  return p;
-}
-
-}  // namespace
-
 Expected<SimulationResult> RunSimulation(const SimulationJob& job) {
   if (job.backend != "cpu" && job.backend != "cuda") {
     return Error{"--backend " + job.backend + ": unknown backend (expected cpu or cuda)"};
@@ -62,12 +36,10 @@ Expected<SimulationResult> RunSimulation(const SimulationJob& job) {
   }
 #endif
   if (job.frames == 0) return Error{"--frames must be at least 1"};
-  auto format = FormatOf(job.out);
-  if (!format.ok()) return format.error();
-  const auto out_dir = job.out.has_parent_path() ? job.out.parent_path() : ".";
-  if (!std::filesystem::is_directory(out_dir)) {
-    return Error{"--out " + job.out.string() + ": directory '" + out_dir.string() +
-                 "' does not exist"};
+  const std::string ext = job.out.extension().string();
+  if (ext != ".h5" && ext != ".hdf5" && ext != ".ply" && ext != ".pcd") {
+    return Error{"--out " + job.out.string() + ": unknown extension '" + ext +
+                 "' (expected .h5, .hdf5, .ply or .pcd)"};
   }
   auto profile = LoadSensorProfile(job.sensor);
   if (!profile.ok()) return profile.error();
@@ -113,20 +85,16 @@ Expected<SimulationResult> RunSimulation(const SimulationJob& job) {
     return cpu->Simulate(k);
   };
 
-  std::unique_ptr<Hdf5FrameWriter> writer;
-  if (format.value() == OutputFormat::kHdf5) {
-    DatasetInfo info;
-    info.software_version = LT_VERSION;
-    info.sensor_name = result.profile.name;
-    info.sensor_profile_yaml = result.profile.source_text;
-    info.scene_yaml = result.scene.source_text;
-    info.backend = job.backend;
-    info.seed = job.seed;
-    info.wavelength_nm = result.profile.wavelength_nm;
-    auto w = Hdf5FrameWriter::Create(job.out, info);
-    if (!w.ok()) return w.error();
-    writer = std::move(w.value());
-  }
+  DatasetInfo info;
+  info.software_version = LT_VERSION;
+  info.sensor_name = result.profile.name;
+  info.sensor_profile_yaml = result.profile.source_text;
+  info.scene_yaml = result.scene.source_text;
+  info.backend = job.backend;
+  info.seed = job.seed;
+  info.wavelength_nm = result.profile.wavelength_nm;
+  auto output = FrameOutput::Open(job.out, job.frames, info);
+  if (!output.ok()) return output.error();
   Progress progress("simulate", job.frames);
   for (uint32_t k = 0; k < job.frames; ++k) {
     const auto t0 = std::chrono::steady_clock::now();
@@ -136,21 +104,11 @@ Expected<SimulationResult> RunSimulation(const SimulationJob& job) {
     result.seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     result.rays += rays_per_frame;
     progress.Update(k + 1, result.rays);
-    Status s;
-    if (writer) {
-      s = writer->Append(frame);
-    } else if (format.value() == OutputFormat::kPly) {
-      s = WritePly(frame, PerFramePath(job.out, k, job.frames));
-    } else {
-      s = WritePcd(frame, PerFramePath(job.out, k, job.frames));
-    }
-    if (!s.ok()) return s.error();
+    if (Status s = output->Write(frame, k); !s.ok()) return s.error();
     result.frames.push_back(std::move(frame));
   }
   progress.Finish();
-  if (writer) {
-    if (Status s = writer->Close(); !s.ok()) return s.error();
-  }
+  if (Status s = output->Close(); !s.ok()) return s.error();
   return result;
 }
 

@@ -131,6 +131,33 @@ TEST(Cli, StreetWithMovingTraffic) {
   EXPECT_FALSE(std::filesystem::exists(dir / "x.h5"));
 }
 
+TEST(Cli, ConvertsRealRecordings) {
+  LT_REQUIRE_REAL_DATA();
+  test::TempDir dir;
+  const auto real = test::RealDataDir();
+  const CliRun ouster =
+      Cli("convert " + Q(real / "ouster-sdk/OS-1-128_v2.3.0_1024x10_lb_n3.pcap") + " --metadata " +
+          Q(real / "ouster-sdk/OS-1-128_v2.3.0_1024x10.json") + " --out " + Q(dir / "os1.h5"));
+  ASSERT_EQ(ouster.code, 0) << ouster.output;
+  EXPECT_NE(ouster.output.find("3 frame(s), 322536 points"), std::string::npos) << ouster.output;
+  const CliRun info = Cli("info " + Q(dir / "os1.h5"));
+  EXPECT_NE(info.output.find("backend ouster-pcap"), std::string::npos) << info.output;
+  const CliRun velodyne =
+      Cli("convert " + Q(real / "rust-lidar-utils/hdl32_example.pcap") + " --calibration " +
+          Q(real / "ros-velodyne/32db.yaml") + " --out " + Q(dir / "hdl.ply"));
+  ASSERT_EQ(velodyne.code, 0) << velodyne.output;
+  EXPECT_TRUE(std::filesystem::exists(dir / "hdl_000001.ply"));
+  const CliRun kitti = Cli("convert " + Q(real / "kitti-object-vis/velodyne/000001.bin") +
+                           " --out " + Q(dir / "k.pcd"));
+  ASSERT_EQ(kitti.code, 0) << kitti.output;
+  // A pcap without its metadata: a clear error and no file.
+  const CliRun bare = Cli("convert " + Q(real / "rust-lidar-utils/hdl32_example.pcap") + " --out " +
+                          Q(dir / "x.h5"));
+  EXPECT_EQ(bare.code, 1);
+  EXPECT_NE(bare.output.find("needs its sensor's metadata"), std::string::npos) << bare.output;
+  EXPECT_FALSE(std::filesystem::exists(dir / "x.h5"));
+}
+
 TEST(Cli, DemoPrintsTargetsAndWritesHdf5) {
   test::TempDir dir;
   const CliRun r = Cli("demo --out " + Q(dir.path()));
