@@ -96,7 +96,9 @@ TEST(OusterMetadata, EveryRealMetadataFileLoads) {
     if (e.path().extension() != ".json") continue;
     auto m = LoadOusterMetadata(e.path());
     EXPECT_TRUE(m.ok()) << m.message();
-    if (m.ok()) EXPECT_EQ(m->altitude_deg.size(), m->pixels_per_column);
+    if (m.ok()) {
+      EXPECT_EQ(m->altitude_deg.size(), m->pixels_per_column);
+    }
     ++n;
   }
   EXPECT_GE(n, 26u);
