@@ -29,20 +29,15 @@ Expected<Frame> ReadKittiBin(const std::filesystem::path& file) {
       return Error{file.string() + ": byte " + std::to_string(16 * i) + ": point " +
                    std::to_string(i) + " is not finite"};
     }
-    f.x_m.push_back(v[0]);
-    f.y_m.push_back(v[1]);
-    f.z_m.push_back(v[2]);
-    f.range_m.push_back(std::sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]));
-    f.reflectance.push_back(v[3]);
-    f.intensity.push_back(100 * v[3]);
-    f.channel.push_back(0);
-    f.column.push_back(0);
-    f.timestamp_s.push_back(0);
-    f.return_index.push_back(0);
-    f.material_id.push_back(0);
-    f.instance_id.push_back(0);
-    f.semantic_class.push_back(0);
-    f.beam_id.push_back(static_cast<uint32_t>(i));
+    FramePoint p;
+    p.x_m = v[0];
+    p.y_m = v[1];
+    p.z_m = v[2];
+    p.range_m = std::sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
+    p.reflectance = v[3];
+    p.intensity = 100 * v[3];
+    p.beam_id = static_cast<uint32_t>(i);
+    f.Append(p);
   }
   return f;
 }

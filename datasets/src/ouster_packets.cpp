@@ -3,7 +3,6 @@
 // pixels, status u32]; other profiles: a 32-byte packet header (frame id), columns of
 // [timestamp u64, measurement id u16, status u16, pixels], a 32-byte footer. Pixel fields are
 // little-endian bit fields at the offsets below (bit offset, width, left shift).
-#include <algorithm>
 #include <cstring>
 #include <string>
 
@@ -59,20 +58,19 @@ T Le(const uint8_t* p) {
 void AddPoint(const OusterMetadata& m, Frame& f, uint32_t row, uint32_t column, double t,
               uint32_t range_mm, uint32_t reflectivity, double intensity, uint8_t ret) {
   const auto xyz = OusterPointXyz(m, row, column, range_mm);
-  f.x_m.push_back(static_cast<float>(xyz[0]));
-  f.y_m.push_back(static_cast<float>(xyz[1]));
-  f.z_m.push_back(static_cast<float>(xyz[2]));
-  f.range_m.push_back(static_cast<float>(range_mm * 1e-3));
-  f.intensity.push_back(static_cast<float>(intensity));
-  f.reflectance.push_back(static_cast<float>(reflectivity / 100.0));
-  f.channel.push_back(static_cast<uint16_t>(row));
-  f.column.push_back(column);
-  f.timestamp_s.push_back(t);
-  f.return_index.push_back(ret);
-  f.material_id.push_back(0);
-  f.instance_id.push_back(0);
-  f.semantic_class.push_back(0);
-  f.beam_id.push_back(column * m.pixels_per_column + row);
+  FramePoint p;
+  p.x_m = static_cast<float>(xyz[0]);
+  p.y_m = static_cast<float>(xyz[1]);
+  p.z_m = static_cast<float>(xyz[2]);
+  p.range_m = static_cast<float>(range_mm * 1e-3);
+  p.intensity = static_cast<float>(intensity);
+  p.reflectance = static_cast<float>(reflectivity / 100.0);
+  p.channel = static_cast<uint16_t>(row);
+  p.column = column;
+  p.timestamp_s = t;
+  p.return_index = ret;
+  p.beam_id = column * m.pixels_per_column + row;
+  f.Append(p);
 }
 
 }  // namespace

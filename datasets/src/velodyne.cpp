@@ -31,7 +31,7 @@ struct Timing {
 constexpr Timing kVlp16Timing{16, 2, 55.296e-6, 2.304e-6};
 constexpr Timing kHdl32eTiming{32, 1, 46.080e-6, 1.152e-6};
 
-std::string fmt_hex(unsigned v) {
+std::string Hex(unsigned v) {
   char buf[16];
   std::snprintf(buf, sizeof buf, "%02X", v);
   return buf;
@@ -119,7 +119,7 @@ Expected<std::vector<Frame>> ReadVelodynePcap(const std::filesystem::path& pcap,
     } else if (product == kHdl32e) {
       timing = kHdl32eTiming;
     } else {
-      return Error{pcap.string() + ": byte " + at(1205) + ": product id 0x" + fmt_hex(product) +
+      return Error{pcap.string() + ": byte " + at(1205) + ": product id 0x" + Hex(product) +
                    " is not a VLP-16 (0x22) or HDL-32E (0x21)"};
     }
     if (static_cast<int>(cal.lasers.size()) != timing.lasers) {
@@ -133,7 +133,7 @@ Expected<std::vector<Frame>> ReadVelodynePcap(const std::filesystem::path& pcap,
       const uint8_t* blk = p + b * kBlockBytes;
       if (Le<uint16_t>(blk) != 0xEEFF) {
         return Error{pcap.string() + ": byte " + at(b * kBlockBytes) + ": block flag 0x" +
-                     fmt_hex(Le<uint16_t>(blk)) + " is not 0xEEFF"};
+                     Hex(Le<uint16_t>(blk)) + " is not 0xEEFF"};
       }
       const double azimuth = Le<uint16_t>(blk + 2) * 0.01;  // deg
       if (azimuth >= 360) {
@@ -179,20 +179,18 @@ Expected<std::vector<Frame>> ReadVelodynePcap(const std::filesystem::path& pcap,
           // Velodyne's frame (azimuth clockwise from +y) turned to ROS (x forward, y left).
           const double vx = xy * std::sin(rot) - l.horiz_offset_m * std::cos(rot);
           const double vy = xy * std::cos(rot) + l.horiz_offset_m * std::sin(rot);
-          f.x_m.push_back(static_cast<float>(vy));
-          f.y_m.push_back(static_cast<float>(-vx));
-          f.z_m.push_back(static_cast<float>(dist * sv + l.vert_offset_m * cv));
-          f.range_m.push_back(static_cast<float>(dist));
-          f.intensity.push_back(m[2]);
-          f.reflectance.push_back(0);
-          f.channel.push_back(static_cast<uint16_t>(k));
-          f.column.push_back(sequence_in_frame + s);
-          f.timestamp_s.push_back(t);
-          f.return_index.push_back(ret);
-          f.material_id.push_back(0);
-          f.instance_id.push_back(0);
-          f.semantic_class.push_back(0);
-          f.beam_id.push_back((sequence_in_frame + s) * timing.lasers + k);
+          FramePoint pt;
+          pt.x_m = static_cast<float>(vy);
+          pt.y_m = static_cast<float>(-vx);
+          pt.z_m = static_cast<float>(dist * sv + l.vert_offset_m * cv);
+          pt.range_m = static_cast<float>(dist);
+          pt.intensity = m[2];
+          pt.channel = static_cast<uint16_t>(k);
+          pt.column = sequence_in_frame + s;
+          pt.timestamp_s = t;
+          pt.return_index = ret;
+          pt.beam_id = (sequence_in_frame + s) * timing.lasers + k;
+          f.Append(pt);
         }
       }
       if (!dual || ret == 1) sequence_in_frame += timing.sequences;

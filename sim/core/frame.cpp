@@ -21,6 +21,23 @@ void Frame::Reserve(size_t n) {
   beam_id.reserve(n);
 }
 
+void Frame::Append(const FramePoint& p) {
+  x_m.push_back(p.x_m);
+  y_m.push_back(p.y_m);
+  z_m.push_back(p.z_m);
+  range_m.push_back(p.range_m);
+  intensity.push_back(p.intensity);
+  reflectance.push_back(p.reflectance);
+  channel.push_back(p.channel);
+  column.push_back(p.column);
+  timestamp_s.push_back(p.timestamp_s);
+  return_index.push_back(p.return_index);
+  material_id.push_back(p.material_id);
+  instance_id.push_back(p.instance_id);
+  semantic_class.push_back(p.semantic_class);
+  beam_id.push_back(p.beam_id);
+}
+
 namespace {
 template <typename T>
 constexpr FieldType TypeOf();

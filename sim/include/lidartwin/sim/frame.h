@@ -11,6 +11,23 @@
 
 namespace lt {
 
+// Every per-point field of a Frame for one point (echo_pulse_width_ns aside: only detectors
+// that model it fill that one).
+struct FramePoint {
+  float x_m = 0, y_m = 0, z_m = 0;
+  float range_m = 0;
+  float intensity = 0;
+  float reflectance = 0;
+  uint16_t channel = 0;
+  uint32_t column = 0;
+  double timestamp_s = 0;
+  uint8_t return_index = 0;
+  uint16_t material_id = 0;
+  uint32_t instance_id = 0;
+  uint16_t semantic_class = 0;
+  uint32_t beam_id = 0;
+};
+
 struct Frame {
   uint32_t index = 0;
   double start_time_s = 0;  // frame start on the trajectory clock
@@ -38,6 +55,7 @@ struct Frame {
 
   size_t size() const { return x_m.size(); }
   void Reserve(size_t n);
+  void Append(const FramePoint& p);
 };
 
 // One per-point field described for writers and readers (HDF5, PLY, PCD), so the list of
