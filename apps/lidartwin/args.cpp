@@ -1,6 +1,8 @@
 #include "args.h"
 
 #include <charconv>
+#include <cmath>
+#include <cstdlib>
 
 namespace lt::cli {
 
@@ -47,6 +49,45 @@ Expected<uint64_t> Args::GetUInt(const std::string& flag, uint64_t fallback) con
     return Error{"option " + flag + ": expected a non-negative whole number, got '" + s + "'"};
   }
   return v;
+}
+
+namespace {
+
+bool ParseFinite(const std::string& s, double* v) {
+  if (s.empty()) return false;
+  char* end = nullptr;
+  *v = std::strtod(s.c_str(), &end);
+  return end == s.c_str() + s.size() && std::isfinite(*v);
+}
+
+}  // namespace
+
+Expected<double> Args::GetDouble(const std::string& flag, double fallback) const {
+  const auto it = values_.find(flag);
+  if (it == values_.end()) return fallback;
+  double v = 0;
+  if (!ParseFinite(it->second, &v))
+    return Error{"option " + flag + ": expected a finite number, got '" + it->second + "'"};
+  return v;
+}
+
+Expected<std::vector<double>> Args::GetDoubleList(const std::string& flag,
+                                                  const std::vector<double>& fallback) const {
+  const auto it = values_.find(flag);
+  if (it == values_.end()) return fallback;
+  std::vector<double> out;
+  size_t start = 0;
+  const std::string& s = it->second;
+  while (start <= s.size()) {
+    const size_t comma = std::min(s.find(',', start), s.size());
+    double v = 0;
+    const std::string item = s.substr(start, comma - start);
+    if (!ParseFinite(item, &v))
+      return Error{"option " + flag + ": expected comma-separated numbers, got '" + item + "'"};
+    out.push_back(v);
+    start = comma + 1;
+  }
+  return out;
 }
 
 }  // namespace lt::cli

@@ -24,6 +24,11 @@ class Args {
   std::string Get(const std::string& flag, const std::string& fallback = "") const;
   // Parses an unsigned integer value; an error names the flag and the bad text.
   Expected<uint64_t> GetUInt(const std::string& flag, uint64_t fallback) const;
+  // Parses a finite number; an error names the flag and the bad text.
+  Expected<double> GetDouble(const std::string& flag, double fallback) const;
+  // Parses a comma-separated list of finite numbers ("0,5,10").
+  Expected<std::vector<double>> GetDoubleList(const std::string& flag,
+                                              const std::vector<double>& fallback) const;
   const std::vector<std::string>& positionals() const { return positionals_; }
 
  private:

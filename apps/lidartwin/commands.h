@@ -11,6 +11,8 @@ int ConvertCommand(const std::vector<std::string>& args);
 int InfoCommand(const std::vector<std::string>& args);
 int DemoCommand(const std::vector<std::string>& args);
 int BenchCommand(const std::vector<std::string>& args);
+int CompareCommand(const std::vector<std::string>& args);
+int ReportCommand(const std::vector<std::string>& args);
 
 // The directory holding configs/ (the source tree this binary was built from, or
 // $LIDARTWIN_HOME).

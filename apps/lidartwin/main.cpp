@@ -19,7 +19,11 @@ void PrintUsage() {
       "  convert   REC [--metadata M.json | --calibration C.yaml] --out out.{h5,ply,pcd}\n"
       "            real recordings (Ouster/Velodyne pcap, KITTI .bin) to frames\n"
       "  demo      [--out DIR]               built-in lab scene seen by an Ouster OS0-128\n"
-      "  bench     [--json FILE] [--frames N] CPU backend rays/s and points/s on the demo\n\n"
+      "  bench     [--json FILE] [--frames N] CPU backend rays/s and points/s on the demo\n"
+      "  compare   --real REC --sim REC [--rois T.yaml | --scene S.yaml] --out metrics.json\n"
+      "            associate points, depth/intensity error, N_points/I_mean MAPE, d_error\n"
+      "  report    METRICS.json... --out DIR [--baseline B.json --tolerances T.yaml]\n"
+      "            JSON, Markdown and HTML/SVG report; exit 3 on a regression\n\n"
       "Run 'lidartwin <command> --help' for a command's options.\n",
       LT_VERSION);
 }
@@ -42,6 +46,8 @@ int main(int argc, char** argv) {
   if (command == "convert") return lt::cli::ConvertCommand(args);
   if (command == "demo") return lt::cli::DemoCommand(args);
   if (command == "bench") return lt::cli::BenchCommand(args);
+  if (command == "compare") return lt::cli::CompareCommand(args);
+  if (command == "report") return lt::cli::ReportCommand(args);
   std::fprintf(stderr, "lidartwin: unknown command '%s' (try lidartwin --help)\n", command.c_str());
   return 2;
 }

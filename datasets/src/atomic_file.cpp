@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <fstream>
 #include <system_error>
 
 namespace lt {
@@ -47,6 +48,18 @@ Status AtomicOutput::Commit() {
     return Error{target_.string() + ": cannot move the finished file into place: " + ec.message()};
   committed_ = true;
   return {};
+}
+
+Status WriteTextFileAtomically(const std::filesystem::path& path, const std::string& text) {
+  AtomicOutput output(path);
+  {
+    std::ofstream out(output.temp_path(), std::ios::binary);
+    if (!out) return Error{path.string() + ": cannot open for writing"};
+    out << text;
+    out.flush();
+    if (!out) return Error{path.string() + ": write failed (disk full?)"};
+  }
+  return output.Commit();
 }
 
 }  // namespace lt

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <filesystem>
+#include <string>
 
 #include "lidartwin/sim/status.h"
 
@@ -28,5 +29,8 @@ class AtomicOutput {
   std::filesystem::path temp_;
   bool committed_ = false;
 };
+
+// Writes `text` to `path` through an AtomicOutput; errors name the file.
+Status WriteTextFileAtomically(const std::filesystem::path& path, const std::string& text);
 
 }  // namespace lt

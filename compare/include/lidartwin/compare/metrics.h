@@ -1,0 +1,103 @@
+// Simulation-vs-real fidelity metrics (DESIGN.md sec. 6) for one recording pair: depth and
+// intensity error per distance bin and per material (seed 000 Tables I-II), per-target
+// N_points, I_mean and d_error (seed 002 sec. 6.2.1, eq. 13-14) with their MAPE (eq. 12),
+// return/drop agreement and the Chamfer distance.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "lidartwin/compare/association.h"
+#include "lidartwin/compare/error_stats.h"
+#include "lidartwin/compare/targets.h"
+#include "lidartwin/sim/frame.h"
+
+namespace lt::compare {
+
+struct CompareOptions {
+  AssociationOptions association;
+  // Distance bin edges by the real point's range [m]; the last bin is open-ended. The default
+  // brackets seed 000 Table I's distances (2.5 .. 33 m) and goes on to 100 m.
+  std::vector<double> distance_edges_m{0, 2.5, 5, 7.5, 10, 15, 20, 30, 40, 60, 100};
+  std::vector<std::string> material_names;  // by material id; ids without a name print as "id N"
+  std::vector<Target> targets;
+  // Ignore points nearer than this in both frames (the sensor's own housing, blind zone).
+  double min_range_m = 0;
+};
+
+// Errors are simulated minus real: depth in metres (range), intensity in the frames' own
+// intensity unit (the comparison is meaningful when both use the same one).
+struct BinMetrics {
+  std::string label;
+  double lo_m = 0, hi_m = 0;  // distance bins only
+  ErrorStats depth_m;
+  ErrorStats intensity;
+};
+
+struct TargetMetrics {
+  std::string name;
+  std::string material;
+  uint32_t frame = 0;
+  std::optional<double> d_gt_m;
+  uint64_t n_real = 0, n_sim = 0;
+  double i_mean_real = 0, i_mean_sim = 0;  // 0 when there are no points
+  double d_mean_real = 0, d_mean_sim = 0;
+};
+
+struct ReturnAgreement {
+  uint64_t both = 0;       // associated pairs
+  uint64_t real_only = 0;  // the real sensor returned, the simulation did not
+  uint64_t sim_only = 0;   // the simulation returned, the real sensor did not
+  // Jaccard index: both / (both + real_only + sim_only).
+  double Agreement() const;
+};
+
+struct ChamferMetrics {
+  RunningStats real_to_sim_m;  // each real point to its nearest simulated point
+  RunningStats sim_to_real_m;
+  // (mean real->sim + mean sim->real) / 2
+  double Symmetric() const;
+};
+
+struct ComparisonMetrics {
+  std::string label;
+  std::string real_file, sim_file;
+  std::string association;  // method used (if the frames differ: the first frame's)
+  std::string association_reason;
+  uint32_t frames = 0;
+  uint64_t real_points = 0, sim_points = 0;
+  ErrorStats depth_m, intensity;
+  std::vector<BinMetrics> by_distance;
+  std::vector<BinMetrics> by_material;
+  std::vector<TargetMetrics> targets;
+  ReturnAgreement returns;
+  ChamferMetrics chamfer;
+};
+
+// Compares real frames with simulated frames pairwise (frame i with frame i); the counts must
+// match.
+Expected<ComparisonMetrics> Compare(const std::vector<Frame>& real, const std::vector<Frame>& sim,
+                                    const CompareOptions& options);
+
+// MAPE of seed 002 eq. (12): (1/n) sum |(y_i - x_i) / y_i| with y the simulated and x the
+// measured value, as the paper writes it. Pairs with y_i = 0 cannot enter; *skipped counts
+// them.
+double Mape(const std::vector<double>& simulated, const std::vector<double>& measured,
+            size_t* skipped);
+
+// The headline numbers a regression gate watches, pooled over one or more comparisons.
+// Name -> value; names and their better direction in SummaryMetricInfo.
+std::map<std::string, double> Summarize(const std::vector<ComparisonMetrics>& runs);
+
+struct SummaryMetricInfo {
+  const char* name;
+  bool lower_is_better;
+  const char* description;
+};
+const std::vector<SummaryMetricInfo>& SummaryMetrics();
+const SummaryMetricInfo* FindSummaryMetric(const std::string& name);
+
+}  // namespace lt::compare

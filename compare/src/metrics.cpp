@@ -1,0 +1,279 @@
+#include "lidartwin/compare/metrics.h"
+
+#include <fmt/core.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "lidartwin/compare/nearest_neighbour.h"
+
+namespace lt::compare {
+namespace {
+
+using Vec3 = std::array<double, 3>;
+
+// The frame without points nearer than min_range_m (echo pulse widths are not compared).
+Frame WithoutNearPoints(const Frame& f, double min_range_m) {
+  Frame out;
+  out.index = f.index;
+  out.Reserve(f.size());
+  auto at = [](const auto& v, size_t i) {
+    return v.size() > i ? v[i] : typename std::decay_t<decltype(v)>::value_type{};
+  };
+  for (size_t i = 0; i < f.size(); ++i) {
+    if (f.range_m[i] < min_range_m) continue;
+    out.Append({f.x_m[i], f.y_m[i], f.z_m[i], f.range_m[i], at(f.intensity, i),
+                at(f.reflectance, i), at(f.channel, i), at(f.column, i), at(f.timestamp_s, i),
+                at(f.return_index, i), at(f.material_id, i), at(f.instance_id, i),
+                at(f.semantic_class, i), at(f.beam_id, i)});
+  }
+  return out;
+}
+
+std::vector<Vec3> Positions(const Frame& f) {
+  std::vector<Vec3> p(f.size());
+  for (size_t i = 0; i < f.size(); ++i)
+    p[i] = {f.x_m[i], f.y_m[i], f.z_m[i]};
+  return p;
+}
+
+void AddChamfer(const Frame& from, const Frame& to, RunningStats* stats) {
+  const NearestNeighbourIndex index(Positions(to));
+  if (index.size() == 0) return;
+  for (size_t i = 0; i < from.size(); ++i) {
+    double d2 = 0;
+    if (index.Nearest({from.x_m[i], from.y_m[i], from.z_m[i]}, &d2) >= 0) stats->Add(std::sqrt(d2));
+  }
+}
+
+std::string MaterialLabel(const CompareOptions& o, uint16_t id) {
+  return id < o.material_names.size() && !o.material_names[id].empty() ? o.material_names[id]
+                                                                       : fmt::format("id {}", id);
+}
+
+std::string DistanceLabel(double lo, double hi) {
+  return std::isfinite(hi) ? fmt::format("{:g}-{:g} m", lo, hi) : fmt::format(">= {:g} m", lo);
+}
+
+struct TargetSums {
+  uint64_t n = 0;
+  double intensity = 0, range = 0;
+};
+
+TargetSums SumInTarget(const Frame& f, const Target& t) {
+  TargetSums s;
+  for (size_t i = 0; i < f.size(); ++i) {
+    if (!t.Contains(f.x_m[i], f.y_m[i], f.z_m[i])) continue;
+    ++s.n;
+    s.intensity += f.intensity.size() == f.size() ? f.intensity[i] : 0.0;
+    s.range += f.range_m[i];
+  }
+  return s;
+}
+
+Status CheckFrame(const Frame& f, const char* which, size_t k) {
+  const size_t n = f.size();
+  if (f.y_m.size() != n || f.z_m.size() != n || f.range_m.size() != n)
+    return Error{
+        fmt::format("{} frame {}: x, y, z and range must have one value per point", which, k)};
+  return {};
+}
+
+}  // namespace
+
+double ReturnAgreement::Agreement() const {
+  const uint64_t all = both + real_only + sim_only;
+  return all == 0 ? 1.0 : static_cast<double>(both) / static_cast<double>(all);
+}
+
+double ChamferMetrics::Symmetric() const {
+  return 0.5 * (real_to_sim_m.mean + sim_to_real_m.mean);
+}
+
+double Mape(const std::vector<double>& simulated, const std::vector<double>& measured,
+            size_t* skipped) {
+  LT_CHECK(simulated.size() == measured.size());
+  double sum = 0;
+  size_t n = 0, skip = 0;
+  for (size_t i = 0; i < simulated.size(); ++i) {
+    if (simulated[i] == 0) {
+      ++skip;
+      continue;
+    }
+    sum += std::fabs((simulated[i] - measured[i]) / simulated[i]);
+    ++n;
+  }
+  if (skipped) *skipped = skip;
+  return n == 0 ? NAN : sum / static_cast<double>(n);
+}
+
+Expected<ComparisonMetrics> Compare(const std::vector<Frame>& real, const std::vector<Frame>& sim,
+                                    const CompareOptions& options) {
+  if (real.size() != sim.size())
+    return Error{
+        fmt::format("the real recording has {} frame(s) and the simulation {}; compare "
+                    "needs one simulated frame per real frame",
+                    real.size(), sim.size())};
+  if (real.empty()) return Error{"no frames to compare"};
+  const auto& edges = options.distance_edges_m;
+  if (edges.empty() || !std::is_sorted(edges.begin(), edges.end()) ||
+      std::adjacent_find(edges.begin(), edges.end()) != edges.end())
+    return Error{"distance bin edges must be a strictly increasing list"};
+
+  ComparisonMetrics m;
+  m.frames = static_cast<uint32_t>(real.size());
+  std::vector<BinMetrics> distance_bins(edges.size());
+  for (size_t b = 0; b < edges.size(); ++b) {
+    distance_bins[b].lo_m = edges[b];
+    distance_bins[b].hi_m = b + 1 < edges.size() ? edges[b + 1] : INFINITY;
+    distance_bins[b].label = DistanceLabel(distance_bins[b].lo_m, distance_bins[b].hi_m);
+  }
+  std::map<uint16_t, BinMetrics> material_bins;
+
+  for (size_t k = 0; k < real.size(); ++k) {
+    if (Status s = CheckFrame(real[k], "real", k); !s.ok()) return s.error();
+    if (Status s = CheckFrame(sim[k], "simulated", k); !s.ok()) return s.error();
+    const Frame r = WithoutNearPoints(real[k], options.min_range_m);
+    const Frame s = WithoutNearPoints(sim[k], options.min_range_m);
+    auto association = Associate(r, s, options.association);
+    if (!association.ok()) return Error{fmt::format("frame {}: {}", k, association.message())};
+    if (k == 0) {
+      m.association = AssociationMethodName(association->method);
+      m.association_reason = association->reason;
+    }
+    m.real_points += r.size();
+    m.sim_points += s.size();
+    const bool sim_has_material = sim[k].material_id.size() == sim[k].size();
+    for (auto [ri, si] : association->pairs) {
+      const double depth_error = double(s.range_m[si]) - double(r.range_m[ri]);
+      const double intensity_error = double(s.intensity[si]) - double(r.intensity[ri]);
+      m.depth_m.Add(depth_error);
+      m.intensity.Add(intensity_error);
+      const double range = r.range_m[ri];
+      auto bin = std::upper_bound(edges.begin(), edges.end(), range) - edges.begin() - 1;
+      if (bin >= 0) {
+        distance_bins[bin].depth_m.Add(depth_error);
+        distance_bins[bin].intensity.Add(intensity_error);
+      }
+      if (sim_has_material) {
+        BinMetrics& mb = material_bins[s.material_id[si]];
+        mb.depth_m.Add(depth_error);
+        mb.intensity.Add(intensity_error);
+      }
+    }
+    const uint64_t both = association->pairs.size();
+    m.returns.both += both;
+    m.returns.real_only += r.size() - both;
+    m.returns.sim_only += s.size() - both;
+    AddChamfer(r, s, &m.chamfer.real_to_sim_m);
+    AddChamfer(s, r, &m.chamfer.sim_to_real_m);
+
+    for (const Target& t : options.targets) {
+      const TargetSums a = SumInTarget(r, t), b = SumInTarget(s, t);
+      TargetMetrics tm;
+      tm.name = t.name;
+      tm.material = t.material;
+      tm.frame = static_cast<uint32_t>(k);
+      tm.d_gt_m = t.GroundTruthDistance();
+      tm.n_real = a.n;
+      tm.n_sim = b.n;
+      if (a.n) {
+        tm.i_mean_real = a.intensity / a.n;
+        tm.d_mean_real = a.range / a.n;
+      }
+      if (b.n) {
+        tm.i_mean_sim = b.intensity / b.n;
+        tm.d_mean_sim = b.range / b.n;
+      }
+      m.targets.push_back(std::move(tm));
+    }
+  }
+  for (BinMetrics& b : distance_bins)
+    if (b.depth_m.n() > 0) m.by_distance.push_back(std::move(b));
+  for (auto& [id, b] : material_bins) {
+    b.label = MaterialLabel(options, id);
+    m.by_material.push_back(std::move(b));
+  }
+  return m;
+}
+
+const std::vector<SummaryMetricInfo>& SummaryMetrics() {
+  static const std::vector<SummaryMetricInfo> kMetrics = {
+      {"associated_fraction", false, "real points with a simulated partner"},
+      {"return_agreement", false, "both returned / (either returned), Jaccard"},
+      {"depth_abs_mean_m", true, "mean |range error| over pairs [m]"},
+      {"depth_abs_std_m", true, "std of |range error| over pairs [m]"},
+      {"depth_bias_m", true, "|mean signed range error| [m]"},
+      {"intensity_abs_mean", true, "mean |intensity error| over pairs"},
+      {"intensity_abs_std", true, "std of |intensity error| over pairs"},
+      {"chamfer_m", true, "symmetric Chamfer distance [m]"},
+      {"n_points_mape", true, "MAPE of N_points over targets, seed 002 eq. 12"},
+      {"i_mean_mape", true, "MAPE of I_mean over targets, seed 002 eq. 12"},
+      {"d_error_sim_abs_mean_m", true, "mean |d_GT - d_mean,sim| over targets, eq. 13 [m]"},
+      {"d_error_difference_m", true, "mean |d_error,sim - d_error,real| over targets [m]"},
+  };
+  return kMetrics;
+}
+
+const SummaryMetricInfo* FindSummaryMetric(const std::string& name) {
+  for (const auto& m : SummaryMetrics())
+    if (name == m.name) return &m;
+  return nullptr;
+}
+
+std::map<std::string, double> Summarize(const std::vector<ComparisonMetrics>& runs) {
+  ErrorStats depth, intensity;
+  ReturnAgreement returns;
+  ChamferMetrics chamfer;
+  uint64_t real_points = 0;
+  std::vector<double> n_sim, n_real, i_sim, i_real;
+  RunningStats d_error_sim, d_error_difference;
+  for (const auto& r : runs) {
+    depth.Merge(r.depth_m);
+    intensity.Merge(r.intensity);
+    returns.both += r.returns.both;
+    returns.real_only += r.returns.real_only;
+    returns.sim_only += r.returns.sim_only;
+    chamfer.real_to_sim_m.Merge(r.chamfer.real_to_sim_m);
+    chamfer.sim_to_real_m.Merge(r.chamfer.sim_to_real_m);
+    real_points += r.real_points;
+    for (const auto& t : r.targets) {
+      n_sim.push_back(static_cast<double>(t.n_sim));
+      n_real.push_back(static_cast<double>(t.n_real));
+      if (t.n_sim > 0 && t.n_real > 0) {
+        i_sim.push_back(t.i_mean_sim);
+        i_real.push_back(t.i_mean_real);
+      }
+      if (t.d_gt_m && t.n_sim > 0) {
+        d_error_sim.Add(std::fabs(*t.d_gt_m - t.d_mean_sim));
+        if (t.n_real > 0) d_error_difference.Add(std::fabs(t.d_mean_real - t.d_mean_sim));
+      }
+    }
+  }
+  std::map<std::string, double> s;
+  s["associated_fraction"] =
+      real_points ? static_cast<double>(returns.both) / static_cast<double>(real_points) : 0.0;
+  s["return_agreement"] = returns.Agreement();
+  if (depth.n() > 0) {
+    s["depth_abs_mean_m"] = depth.abs_error.mean;
+    s["depth_abs_std_m"] = depth.abs_error.Std();
+    s["depth_bias_m"] = std::fabs(depth.signed_error.mean);
+    s["intensity_abs_mean"] = intensity.abs_error.mean;
+    s["intensity_abs_std"] = intensity.abs_error.Std();
+  }
+  if (chamfer.real_to_sim_m.n > 0 && chamfer.sim_to_real_m.n > 0)
+    s["chamfer_m"] = chamfer.Symmetric();
+  if (!n_sim.empty()) {
+    const double mape = Mape(n_sim, n_real, nullptr);
+    if (std::isfinite(mape)) s["n_points_mape"] = mape;
+  }
+  if (!i_sim.empty()) {
+    const double mape = Mape(i_sim, i_real, nullptr);
+    if (std::isfinite(mape)) s["i_mean_mape"] = mape;
+  }
+  if (d_error_sim.n > 0) s["d_error_sim_abs_mean_m"] = d_error_sim.mean;
+  if (d_error_difference.n > 0) s["d_error_difference_m"] = d_error_difference.mean;
+  return s;
+}
+
+}  // namespace lt::compare

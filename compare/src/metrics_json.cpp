@@ -1,0 +1,233 @@
+#include "lidartwin/compare/metrics_json.h"
+
+#include <fmt/core.h>
+
+#include <cmath>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+namespace lt::compare {
+namespace {
+
+using nlohmann::json;
+
+// JSON has no NaN or infinity: non-finite numbers are written as null.
+json Number(double v) {
+  return std::isfinite(v) ? json(v) : json(nullptr);
+}
+
+json StatsJson(const RunningStats& s) {
+  return {{"n", s.n}, {"mean", Number(s.mean)}, {"std", Number(s.Std())}};
+}
+
+json ErrorJson(const ErrorStats& e) {
+  return {{"signed", StatsJson(e.signed_error)}, {"abs", StatsJson(e.abs_error)}};
+}
+
+json BinJson(const BinMetrics& b, bool distance) {
+  json j = {
+      {"label", b.label}, {"depth_m", ErrorJson(b.depth_m)}, {"intensity", ErrorJson(b.intensity)}};
+  if (distance) {
+    j["lo_m"] = Number(b.lo_m);
+    j["hi_m"] = Number(b.hi_m);
+  }
+  return j;
+}
+
+// Reading: every access goes through Reader so a missing or mistyped key names its path.
+struct Reader {
+  const std::string& file;
+  std::string error;
+
+  const json* At(const json& j, const std::string& key, const std::string& path) {
+    if (!error.empty()) return nullptr;
+    if (!j.is_object() || !j.contains(key)) {
+      error = fmt::format("{}: {}{}: missing", file, path, key);
+      return nullptr;
+    }
+    return &j.at(key);
+  }
+  double Num(const json& j, const std::string& key, const std::string& path) {
+    const json* v = At(j, key, path);
+    if (!v) return 0;
+    if (v->is_null()) return NAN;
+    if (!v->is_number()) {
+      error = fmt::format("{}: {}{}: expected a number", file, path, key);
+      return 0;
+    }
+    return v->get<double>();
+  }
+  uint64_t Count(const json& j, const std::string& key, const std::string& path) {
+    const json* v = At(j, key, path);
+    if (!v) return 0;
+    if (!v->is_number_unsigned()) {
+      error = fmt::format("{}: {}{}: expected a non-negative whole number", file, path, key);
+      return 0;
+    }
+    return v->get<uint64_t>();
+  }
+  std::string Str(const json& j, const std::string& key, const std::string& path) {
+    const json* v = At(j, key, path);
+    if (!v) return "";
+    if (!v->is_string()) {
+      error = fmt::format("{}: {}{}: expected a string", file, path, key);
+      return "";
+    }
+    return v->get<std::string>();
+  }
+  const json& List(const json& j, const std::string& key, const std::string& path) {
+    static const json kEmpty = json::array();
+    const json* v = At(j, key, path);
+    if (!v) return kEmpty;
+    if (!v->is_array()) {
+      error = fmt::format("{}: {}{}: expected a list", file, path, key);
+      return kEmpty;
+    }
+    return *v;
+  }
+  RunningStats Stats(const json& j, const std::string& key, const std::string& path) {
+    const json* v = At(j, key, path);
+    if (!v) return {};
+    const std::string p = path + key + ".";
+    const uint64_t n = Count(*v, "n", p);
+    const double mean = Num(*v, "mean", p), std = Num(*v, "std", p);
+    return RunningStats::FromMoments(n, std::isfinite(mean) ? mean : 0,
+                                     std::isfinite(std) ? std : 0);
+  }
+  ErrorStats Errors(const json& j, const std::string& key, const std::string& path) {
+    const json* v = At(j, key, path);
+    if (!v) return {};
+    const std::string p = path + key + ".";
+    return {Stats(*v, "signed", p), Stats(*v, "abs", p)};
+  }
+  BinMetrics Bin(const json& j, const std::string& path, bool distance) {
+    BinMetrics b;
+    b.label = Str(j, "label", path);
+    b.depth_m = Errors(j, "depth_m", path);
+    b.intensity = Errors(j, "intensity", path);
+    if (distance) {
+      b.lo_m = Num(j, "lo_m", path);
+      b.hi_m = Num(j, "hi_m", path);
+      if (std::isnan(b.hi_m)) b.hi_m = INFINITY;
+    }
+    return b;
+  }
+};
+
+}  // namespace
+
+std::string MetricsToJson(const ComparisonMetrics& m) {
+  json j;
+  j["schema"] = kMetricsSchemaName;
+  j["schema_version"] = kMetricsSchemaVersion;
+  j["label"] = m.label;
+  j["real_file"] = m.real_file;
+  j["sim_file"] = m.sim_file;
+  j["association"] = {{"method", m.association}, {"reason", m.association_reason}};
+  j["frames"] = m.frames;
+  j["real_points"] = m.real_points;
+  j["sim_points"] = m.sim_points;
+  j["depth_m"] = ErrorJson(m.depth_m);
+  j["intensity"] = ErrorJson(m.intensity);
+  j["by_distance"] = json::array();
+  for (const auto& b : m.by_distance)
+    j["by_distance"].push_back(BinJson(b, true));
+  j["by_material"] = json::array();
+  for (const auto& b : m.by_material)
+    j["by_material"].push_back(BinJson(b, false));
+  j["targets"] = json::array();
+  for (const auto& t : m.targets) {
+    json tj = {{"name", t.name},
+               {"material", t.material},
+               {"frame", t.frame},
+               {"d_gt_m", t.d_gt_m ? Number(*t.d_gt_m) : json(nullptr)},
+               {"n_real", t.n_real},
+               {"n_sim", t.n_sim},
+               {"i_mean_real", Number(t.i_mean_real)},
+               {"i_mean_sim", Number(t.i_mean_sim)},
+               {"d_mean_real_m", Number(t.d_mean_real)},
+               {"d_mean_sim_m", Number(t.d_mean_sim)}};
+    j["targets"].push_back(std::move(tj));
+  }
+  j["returns"] = {{"both", m.returns.both},
+                  {"real_only", m.returns.real_only},
+                  {"sim_only", m.returns.sim_only}};
+  j["chamfer_m"] = {{"real_to_sim", StatsJson(m.chamfer.real_to_sim_m)},
+                    {"sim_to_real", StatsJson(m.chamfer.sim_to_real_m)}};
+  json summary = json::object();
+  for (const auto& [name, value] : Summarize({m}))
+    summary[name] = Number(value);
+  j["summary"] = summary;
+  return j.dump(2) + "\n";
+}
+
+Expected<ComparisonMetrics> MetricsFromJson(const std::string& text, const std::string& file) {
+  json j = json::parse(text, nullptr, false);
+  if (j.is_discarded() || !j.is_object()) return Error{fmt::format("{}: not a JSON object", file)};
+  Reader rd{file, {}};
+  if (rd.Str(j, "schema", "") != kMetricsSchemaName && rd.error.empty())
+    return Error{fmt::format("{}: schema: expected '{}'", file, kMetricsSchemaName)};
+  const double version = rd.Num(j, "schema_version", "");
+  if (rd.error.empty() && version != kMetricsSchemaVersion)
+    return Error{fmt::format("{}: schema_version: {} is not supported (this build reads {})", file,
+                             version, kMetricsSchemaVersion)};
+  ComparisonMetrics m;
+  m.label = rd.Str(j, "label", "");
+  m.real_file = rd.Str(j, "real_file", "");
+  m.sim_file = rd.Str(j, "sim_file", "");
+  if (const json* a = rd.At(j, "association", "")) {
+    m.association = rd.Str(*a, "method", "association.");
+    m.association_reason = rd.Str(*a, "reason", "association.");
+  }
+  m.frames = static_cast<uint32_t>(rd.Count(j, "frames", ""));
+  m.real_points = rd.Count(j, "real_points", "");
+  m.sim_points = rd.Count(j, "sim_points", "");
+  m.depth_m = rd.Errors(j, "depth_m", "");
+  m.intensity = rd.Errors(j, "intensity", "");
+  const json& dist = rd.List(j, "by_distance", "");
+  for (size_t i = 0; i < dist.size(); ++i)
+    m.by_distance.push_back(rd.Bin(dist[i], fmt::format("by_distance[{}].", i), true));
+  const json& mat = rd.List(j, "by_material", "");
+  for (size_t i = 0; i < mat.size(); ++i)
+    m.by_material.push_back(rd.Bin(mat[i], fmt::format("by_material[{}].", i), false));
+  const json& targets = rd.List(j, "targets", "");
+  for (size_t i = 0; i < targets.size(); ++i) {
+    const std::string p = fmt::format("targets[{}].", i);
+    const json& tj = targets[i];
+    TargetMetrics t;
+    t.name = rd.Str(tj, "name", p);
+    t.material = rd.Str(tj, "material", p);
+    t.frame = static_cast<uint32_t>(rd.Count(tj, "frame", p));
+    const double d_gt = rd.Num(tj, "d_gt_m", p);
+    if (std::isfinite(d_gt)) t.d_gt_m = d_gt;
+    t.n_real = rd.Count(tj, "n_real", p);
+    t.n_sim = rd.Count(tj, "n_sim", p);
+    t.i_mean_real = rd.Num(tj, "i_mean_real", p);
+    t.i_mean_sim = rd.Num(tj, "i_mean_sim", p);
+    t.d_mean_real = rd.Num(tj, "d_mean_real_m", p);
+    t.d_mean_sim = rd.Num(tj, "d_mean_sim_m", p);
+    m.targets.push_back(std::move(t));
+  }
+  if (const json* r = rd.At(j, "returns", "")) {
+    m.returns.both = rd.Count(*r, "both", "returns.");
+    m.returns.real_only = rd.Count(*r, "real_only", "returns.");
+    m.returns.sim_only = rd.Count(*r, "sim_only", "returns.");
+  }
+  if (const json* c = rd.At(j, "chamfer_m", "")) {
+    m.chamfer.real_to_sim_m = rd.Stats(*c, "real_to_sim", "chamfer_m.");
+    m.chamfer.sim_to_real_m = rd.Stats(*c, "sim_to_real", "chamfer_m.");
+  }
+  if (!rd.error.empty()) return Error{rd.error};
+  return m;
+}
+
+Expected<ComparisonMetrics> ReadMetricsFile(const std::filesystem::path& file) {
+  std::ifstream in(file, std::ios::binary);
+  if (!in) return Error{fmt::format("{}: cannot open", file.string())};
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return MetricsFromJson(ss.str(), file.string());
+}
+
+}  // namespace lt::compare

@@ -1,0 +1,39 @@
+// The fidelity report: one or more comparisons (metrics.json files), their pooled summary and,
+// with a baseline, the regression gate; rendered as JSON, Markdown (CI job summary) and a
+// self-contained HTML page with SVG plots.
+#pragma once
+
+#include <filesystem>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "lidartwin/compare/metrics.h"
+#include "lidartwin/reports/regression_gate.h"
+#include "lidartwin/sim/status.h"
+
+namespace lt::reports {
+
+struct Report {
+  std::vector<compare::ComparisonMetrics> runs;
+  std::map<std::string, double> summary;  // pooled over runs
+  std::string baseline_file;              // empty without a baseline
+  std::map<std::string, double> baseline;
+  std::vector<GateRow> gate;
+
+  bool Regressed() const;
+};
+
+Report BuildReport(std::vector<compare::ComparisonMetrics> runs);
+void AddBaseline(Report& report, const std::string& baseline_file,
+                 std::map<std::string, double> baseline, const std::vector<Tolerance>& tolerances);
+
+std::string RenderJson(const Report& r);
+std::string RenderMarkdown(const Report& r);
+std::string RenderHtml(const Report& r);
+
+// Writes report.json, report.md and report.html into dir (created if needed), each atomically.
+Status WriteReport(const Report& r, const std::filesystem::path& dir);
+
+}  // namespace lt::reports

@@ -1,0 +1,89 @@
+#include "lidartwin/reports/regression_gate.h"
+
+#include <fmt/core.h>
+
+#include <cmath>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "lidartwin/compare/metrics.h"
+#include "lidartwin/sim/config_reader.h"
+
+namespace lt::reports {
+
+Expected<std::vector<Tolerance>> LoadTolerances(const std::filesystem::path& file) {
+  auto root = ConfigMap::FromFile(file);
+  if (!root.ok()) return root.error();
+  std::vector<Tolerance> out;
+  for (const std::string& key : root->Keys()) {
+    if (!compare::FindSummaryMetric(key)) {
+      root->Fail(key, "unknown metric (see docs/validation.md for the summary metrics)");
+      continue;
+    }
+    ConfigMap m = root->Map(key);
+    Tolerance t;
+    t.metric = key;
+    t.max_worse = m.Number("max_worse", 0);
+    t.max_worse_fraction = m.Number("max_worse_fraction", 0);
+    if (!(t.max_worse >= 0) || !std::isfinite(t.max_worse))
+      m.Fail("max_worse", "must be a finite number >= 0");
+    if (!(t.max_worse_fraction >= 0) || !std::isfinite(t.max_worse_fraction))
+      m.Fail("max_worse_fraction", "must be a finite number >= 0");
+    out.push_back(t);
+  }
+  if (Status s = root->Finish(); !s.ok()) return s.error();
+  if (out.empty()) return Error{fmt::format("{}: no tolerances", file.string())};
+  return out;
+}
+
+Expected<std::map<std::string, double>> LoadBaselineSummary(const std::filesystem::path& file) {
+  std::ifstream in(file, std::ios::binary);
+  if (!in) return Error{fmt::format("{}: cannot open", file.string())};
+  std::stringstream ss;
+  ss << in.rdbuf();
+  const auto j = nlohmann::json::parse(ss.str(), nullptr, false);
+  if (j.is_discarded() || !j.is_object())
+    return Error{fmt::format("{}: not a JSON object", file.string())};
+  if (!j.contains("summary") || !j["summary"].is_object())
+    return Error{fmt::format("{}: summary: missing (expected a metrics.json or report.json)",
+                             file.string())};
+  std::map<std::string, double> out;
+  for (const auto& [name, value] : j["summary"].items()) {
+    if (value.is_null()) continue;
+    if (!value.is_number())
+      return Error{fmt::format("{}: summary.{}: expected a number", file.string(), name)};
+    out[name] = value.get<double>();
+  }
+  return out;
+}
+
+std::vector<GateRow> ApplyGate(const std::map<std::string, double>& current,
+                               const std::map<std::string, double>& baseline,
+                               const std::vector<Tolerance>& tolerances) {
+  std::vector<GateRow> rows;
+  for (const Tolerance& t : tolerances) {
+    GateRow row;
+    row.metric = t.metric;
+    auto c = current.find(t.metric), b = baseline.find(t.metric);
+    if (c == current.end() || b == baseline.end()) {
+      row.missing = row.regression = true;  // a gated number that vanished is a failure
+      if (c != current.end()) row.current = c->second;
+      if (b != baseline.end()) row.baseline = b->second;
+      rows.push_back(row);
+      continue;
+    }
+    const auto* info = compare::FindSummaryMetric(t.metric);
+    const bool lower_is_better = info ? info->lower_is_better : true;
+    row.baseline = b->second;
+    row.current = c->second;
+    row.worse_by = lower_is_better ? row.current - row.baseline : row.baseline - row.current;
+    row.allowed = std::max(t.max_worse, t.max_worse_fraction * std::fabs(row.baseline));
+    // A relative 1e-9 slack absorbs the last-digit differences of JSON round trips.
+    row.regression = row.worse_by > row.allowed + 1e-9 * std::fabs(row.baseline);
+    rows.push_back(row);
+  }
+  return rows;
+}
+
+}  // namespace lt::reports

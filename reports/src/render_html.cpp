@@ -1,0 +1,120 @@
+// HTML: one self-contained page (inline CSS and SVG, no scripts, no external files).
+#include <fmt/core.h>
+
+#include <cmath>
+#include <map>
+
+#include "lidartwin/reports/report.h"
+#include "lidartwin/reports/svg_plot.h"
+#include "report_tables.h"
+
+namespace lt::reports {
+namespace {
+
+std::string Html(const Table& t) {
+  if (t.rows.empty()) return "";
+  std::string out = fmt::format("<h3>{}</h3>\n<table>\n<tr>", EscapeXml(t.title));
+  for (const auto& h : t.header)
+    out += "<th>" + EscapeXml(h) + "</th>";
+  out += "</tr>\n";
+  for (const auto& row : t.rows) {
+    out += "<tr>";
+    for (const auto& c : row) {
+      const char* cls = c == "REGRESSION" || c == "MISSING" ? " class=\"bad\"" : "";
+      out += fmt::format("<td{}>{}</td>", cls, EscapeXml(c));
+    }
+    out += "</tr>\n";
+  }
+  return out + "</table>\n";
+}
+
+// Where to draw a distance bin: its middle; an open-ended last bin a quarter beyond its start.
+double BinX(const compare::BinMetrics& b) {
+  return std::isfinite(b.hi_m) ? 0.5 * (b.lo_m + b.hi_m) : 1.25 * b.lo_m + 1.0;
+}
+
+std::string ErrorVsDistance(const compare::ComparisonMetrics& m, bool depth) {
+  Series abs{depth ? "|error| mean +- std" : "|error| mean +- std", {}, {}, {}};
+  Series bias{"bias (signed mean)", {}, {}, {}};
+  const double scale = depth ? 100.0 : 1.0;
+  for (const auto& b : m.by_distance) {
+    const auto& e = depth ? b.depth_m : b.intensity;
+    abs.x.push_back(BinX(b));
+    abs.y.push_back(scale * e.abs_error.mean);
+    abs.err.push_back(scale * e.abs_error.Std());
+    bias.x.push_back(BinX(b));
+    bias.y.push_back(scale * e.signed_error.mean);
+  }
+  PlotSpec spec{depth ? "Depth error vs distance" : "Intensity error vs distance", "real range [m]",
+                depth ? "sim - real range [cm]" : "sim - real intensity"};
+  return LinePlotSvg(spec, {abs, bias});
+}
+
+std::string ErrorByMaterial(const compare::ComparisonMetrics& m, bool depth) {
+  std::vector<std::string> names;
+  Series abs{"|error| mean +- std", {}, {}, {}};
+  const double scale = depth ? 100.0 : 1.0;
+  for (const auto& b : m.by_material) {
+    const auto& e = depth ? b.depth_m : b.intensity;
+    names.push_back(b.label);
+    abs.y.push_back(scale * e.abs_error.mean);
+    abs.err.push_back(scale * e.abs_error.Std());
+  }
+  PlotSpec spec{depth ? "Depth error by material" : "Intensity error by material", "",
+                depth ? "|sim - real range| [cm]" : "|sim - real intensity|"};
+  return BarPlotSvg(spec, names, {abs});
+}
+
+// N_points or I_mean of each target, real and simulated, against its distance (d_GT where the
+// target has one, else the real mean range).
+std::string TargetKpi(const compare::ComparisonMetrics& m, bool n_points) {
+  Series real{"real", {}, {}, {}, false}, sim{"simulated", {}, {}, {}, false};
+  for (const auto& t : m.targets) {
+    const double d = t.d_gt_m.value_or(t.n_real ? t.d_mean_real : NAN);
+    if (n_points || t.n_real) {
+      real.x.push_back(d);
+      real.y.push_back(n_points ? static_cast<double>(t.n_real) : t.i_mean_real);
+    }
+    if (n_points || t.n_sim) {
+      sim.x.push_back(d);
+      sim.y.push_back(n_points ? static_cast<double>(t.n_sim) : t.i_mean_sim);
+    }
+  }
+  PlotSpec spec{n_points ? "N_points per target" : "I_mean per target", "target distance [m]",
+                n_points ? "points on the target" : "mean intensity"};
+  return LinePlotSvg(spec, {real, sim});
+}
+
+const char* kStyle =
+    "body{font-family:sans-serif;margin:24px;max-width:1400px;color:#222}"
+    "table{border-collapse:collapse;margin:8px 0 20px;font-size:13px}"
+    "th,td{border:1px solid #ccc;padding:3px 8px;text-align:right}"
+    "th{background:#f2f2f2}td:first-child,th:first-child{text-align:left}"
+    ".bad{background:#fdd;font-weight:bold}.verdict{font-size:16px;font-weight:bold}"
+    ".plots{display:flex;flex-wrap:wrap;gap:12px}";
+
+}  // namespace
+
+std::string RenderHtml(const Report& r) {
+  std::string out = fmt::format(
+      "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+      "<title>lidartwin fidelity report</title><style>{}</style></head><body>\n"
+      "<h1>lidartwin fidelity report</h1>\n",
+      kStyle);
+  if (const std::string v = GateVerdict(r); !v.empty())
+    out +=
+        fmt::format("<p class=\"verdict{}\">{}</p>\n", r.Regressed() ? " bad" : "", EscapeXml(v));
+  out += Html(RunsTable(r)) + Html(SummaryTable(r));
+  for (const auto& m : r.runs) {
+    out +=
+        fmt::format("<h2>{}</h2>\n<p>Association: {} ({}).</p>\n<div class=\"plots\">\n",
+                    EscapeXml(m.label), EscapeXml(m.association), EscapeXml(m.association_reason));
+    if (!m.by_distance.empty()) out += ErrorVsDistance(m, true) + ErrorVsDistance(m, false);
+    if (!m.by_material.empty()) out += ErrorByMaterial(m, true) + ErrorByMaterial(m, false);
+    if (!m.targets.empty()) out += TargetKpi(m, true) + TargetKpi(m, false);
+    out += "</div>\n" + Html(DistanceTable(m)) + Html(MaterialTable(m)) + Html(TargetTable(m));
+  }
+  return out + "</body></html>\n";
+}
+
+}  // namespace lt::reports

@@ -1,0 +1,318 @@
+// compare/: statistics, association and every metric against hand-computed cases.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <random>
+
+#include "lidartwin/compare/metrics.h"
+#include "lidartwin/compare/metrics_json.h"
+#include "test_support.h"
+
+namespace lt::compare {
+namespace {
+
+// A point at range r along azimuth az (deg), elevation el (deg).
+FramePoint PolarPoint(double r, double az_deg, double el_deg, uint16_t channel = 0,
+                      uint32_t column = 0, float intensity = 0, uint16_t material = 0) {
+  const double az = az_deg * M_PI / 180, el = el_deg * M_PI / 180;
+  FramePoint p;
+  p.x_m = static_cast<float>(r * std::cos(el) * std::cos(az));
+  p.y_m = static_cast<float>(r * std::cos(el) * std::sin(az));
+  p.z_m = static_cast<float>(r * std::sin(el));
+  p.range_m = static_cast<float>(r);
+  p.intensity = intensity;
+  p.channel = channel;
+  p.column = column;
+  p.material_id = material;
+  return p;
+}
+
+TEST(RunningStats, MatchesHandComputedAndMergesExactly) {
+  RunningStats s;
+  for (double x : {1.0, 2.0, 3.0, 4.0})
+    s.Add(x);
+  EXPECT_DOUBLE_EQ(s.mean, 2.5);
+  EXPECT_NEAR(s.Std(), std::sqrt(5.0 / 3.0), 1e-12);  // sample std of 1..4
+  std::mt19937 rng(7);
+  std::normal_distribution<double> g(3, 2);
+  RunningStats all, a, b;
+  for (int i = 0; i < 1000; ++i) {
+    const double x = g(rng);
+    all.Add(x);
+    (i < 300 ? a : b).Add(x);
+  }
+  a.Merge(b);
+  EXPECT_EQ(a.n, all.n);
+  EXPECT_NEAR(a.mean, all.mean, 1e-12);
+  EXPECT_NEAR(a.Std(), all.Std(), 1e-12);
+  const RunningStats round = RunningStats::FromMoments(all.n, all.mean, all.Std());
+  EXPECT_NEAR(round.m2, all.m2, 1e-9 * all.m2);
+}
+
+TEST(Mape, Seed002Eq12DividesBySimulatedValue) {
+  size_t skipped = 0;
+  // |10-8|/10 = 0.2, |20-25|/20 = 0.25; the pair with simulated 0 cannot enter.
+  EXPECT_DOUBLE_EQ(Mape({10, 20, 0}, {8, 25, 5}, &skipped), 0.225);
+  EXPECT_EQ(skipped, 1u);
+  EXPECT_TRUE(std::isnan(Mape({0}, {1}, nullptr)));
+}
+
+TEST(Association, ByBeamWhenChannelAndColumnAgree) {
+  Frame real, sim;
+  for (uint32_t c = 0; c < 50; ++c)
+    for (uint16_t ch = 0; ch < 4; ++ch) {
+      real.Append(PolarPoint(10, c * 0.35, ch * 2.0 - 3, ch, c));
+      if (c % 5 != 0) sim.Append(PolarPoint(10.2, c * 0.35, ch * 2.0 - 3, ch, c));
+    }
+  auto a = Associate(real, sim, {});
+  ASSERT_TRUE(a.ok()) << a.message();
+  EXPECT_EQ(a->method, AssociationMethod::kBeam);
+  EXPECT_EQ(a->pairs.size(), sim.size());
+  for (auto [r, s] : a->pairs) {
+    EXPECT_EQ(real.channel[r], sim.channel[s]);
+    EXPECT_EQ(real.column[r], sim.column[s]);
+  }
+}
+
+TEST(Association, AutoFallsBackToAngularWhenBeamNumbersMeanOtherDirections) {
+  // The simulated channels count from the top, the real ones from the bottom: beam numbers
+  // pair points 6 deg apart, so auto must notice and pair by direction instead.
+  Frame real, sim;
+  for (uint32_t c = 0; c < 40; ++c)
+    for (uint16_t ch = 0; ch < 4; ++ch) {
+      real.Append(PolarPoint(10, c * 0.35, ch * 2.0 - 3, ch, c));
+      sim.Append(PolarPoint(10, c * 0.35, ch * 2.0 - 3, static_cast<uint16_t>(3 - ch), c));
+    }
+  auto a = Associate(real, sim, {});
+  ASSERT_TRUE(a.ok()) << a.message();
+  EXPECT_EQ(a->method, AssociationMethod::kAngular);
+  EXPECT_NE(a->reason.find("not the same beams"), std::string::npos) << a->reason;
+  ASSERT_EQ(a->pairs.size(), real.size());
+  for (auto [r, s] : a->pairs)
+    EXPECT_EQ(real.channel[r], 3 - sim.channel[s]);
+}
+
+TEST(Association, AngularGateAndOneToOne) {
+  Frame real, sim;
+  real.Append(PolarPoint(5, 0, 0));
+  real.Append(PolarPoint(5, 0.3, 0));  // 0.3 deg from the first
+  real.Append(PolarPoint(5, 10, 0));   // nothing simulated near it
+  sim.Append(PolarPoint(5.1, 0.05, 0));
+  sim.Append(PolarPoint(5.1, 20, 0));
+  AssociationOptions o;
+  o.method = AssociationMethod::kAngular;
+  auto a = Associate(real, sim, o);
+  ASSERT_TRUE(a.ok());
+  ASSERT_EQ(a->pairs.size(), 1u);  // one-to-one: only the nearer real point gets sim 0
+  EXPECT_EQ(a->pairs[0], (std::pair<uint32_t, uint32_t>{0, 0}));
+  o.max_angle_deg = 0.01;
+  EXPECT_TRUE(Associate(real, sim, o)->pairs.empty());
+}
+
+TEST(Association, Nearest3dUsesTheDistanceGate) {
+  Frame real, sim;
+  real.Append(PolarPoint(5, 0, 0));
+  sim.Append(PolarPoint(5.3, 0, 0));
+  AssociationOptions o;
+  o.method = AssociationMethod::kNearest3d;
+  o.max_distance_m = 0.31;
+  EXPECT_EQ(Associate(real, sim, o)->pairs.size(), 1u);
+  o.max_distance_m = 0.29;
+  EXPECT_TRUE(Associate(real, sim, o)->pairs.empty());
+  o.method = AssociationMethod::kBeam;
+  real.channel.clear();
+  EXPECT_FALSE(Associate(real, sim, o).ok());
+}
+
+// Four real points on beams (ch 0, columns 0..3) at 3, 6, 12, 12 m; the simulation returns on
+// columns 0..2 and 4 with range errors +0.1, -0.1, +0.3 m and intensity errors +2, -4, +6.
+struct HandCase {
+  Frame real, sim;
+  HandCase() {
+    const double r[] = {3, 6, 12, 12};
+    const double ri[] = {10, 20, 30, 40};
+    const double dr[] = {0.1, -0.1, 0.3};
+    const double di[] = {2, -4, 6};
+    for (uint32_t c = 0; c < 4; ++c)
+      real.Append(PolarPoint(r[c], c, 0, 0, c, ri[c]));
+    for (uint32_t c = 0; c < 3; ++c)
+      sim.Append(PolarPoint(r[c] + dr[c], c, 0, 0, c, ri[c] + di[c], c == 0 ? 1 : 2));
+    sim.Append(PolarPoint(20, 4, 0, 0, 4, 50, 2));  // no real return on column 4
+  }
+};
+
+TEST(Compare, HandComputedErrorsBinsMaterialsAndReturns) {
+  HandCase h;
+  CompareOptions o;
+  o.distance_edges_m = {0, 5, 10};
+  o.material_names = {"", "paint", "wood"};
+  auto m = Compare({h.real}, {h.sim}, o);
+  ASSERT_TRUE(m.ok()) << m.message();
+  EXPECT_EQ(m->association, "beam");
+  EXPECT_EQ(m->depth_m.n(), 3u);
+  EXPECT_NEAR(m->depth_m.abs_error.mean, (0.1 + 0.1 + 0.3) / 3, 1e-6);
+  EXPECT_NEAR(m->depth_m.signed_error.mean, (0.1 - 0.1 + 0.3) / 3, 1e-6);
+  EXPECT_NEAR(m->intensity.abs_error.mean, 4.0, 1e-5);
+  EXPECT_NEAR(m->intensity.signed_error.mean, 4.0 / 3, 1e-5);
+  // Bins by the real range: 3 m -> 0-5, 6 m -> 5-10, 12 m -> >= 10.
+  ASSERT_EQ(m->by_distance.size(), 3u);
+  EXPECT_EQ(m->by_distance[0].label, "0-5 m");
+  EXPECT_EQ(m->by_distance[2].label, ">= 10 m");
+  EXPECT_NEAR(m->by_distance[1].depth_m.signed_error.mean, -0.1, 1e-6);
+  EXPECT_NEAR(m->by_distance[2].intensity.signed_error.mean, 6, 1e-5);
+  ASSERT_EQ(m->by_material.size(), 2u);
+  EXPECT_EQ(m->by_material[0].label, "paint");
+  EXPECT_EQ(m->by_material[1].depth_m.n(), 2u);
+  EXPECT_NEAR(m->by_material[1].depth_m.abs_error.mean, 0.2, 1e-6);
+  EXPECT_EQ(m->returns.both, 3u);
+  EXPECT_EQ(m->returns.real_only, 1u);
+  EXPECT_EQ(m->returns.sim_only, 1u);
+  EXPECT_DOUBLE_EQ(m->returns.Agreement(), 3.0 / 5);
+  const auto s = Summarize({*m});
+  EXPECT_DOUBLE_EQ(s.at("associated_fraction"), 0.75);
+  EXPECT_NEAR(s.at("depth_bias_m"), 0.1, 1e-6);
+}
+
+TEST(Compare, ChamferAgainstIndependentBruteForce) {
+  HandCase h;
+  auto m = Compare({h.real}, {h.sim}, {});
+  ASSERT_TRUE(m.ok());
+  auto mean_nn = [](const Frame& a, const Frame& b) {
+    double sum = 0;
+    for (size_t i = 0; i < a.size(); ++i) {
+      double best = INFINITY;
+      for (size_t j = 0; j < b.size(); ++j)
+        best = std::min(best, std::hypot(double(a.x_m[i]) - b.x_m[j], double(a.y_m[i]) - b.y_m[j],
+                                         double(a.z_m[i]) - b.z_m[j]));
+      sum += best;
+    }
+    return sum / a.size();
+  };
+  EXPECT_NEAR(m->chamfer.real_to_sim_m.mean, mean_nn(h.real, h.sim), 1e-6);
+  EXPECT_NEAR(m->chamfer.sim_to_real_m.mean, mean_nn(h.sim, h.real), 1e-6);
+}
+
+TEST(Compare, TargetsCountPointsAndGiveDError) {
+  // A 1 m box 10 m ahead (rotated 30 deg about z); d_GT = 10 m (eq. 14).
+  Target t;
+  t.name = "plate";
+  t.box_to_sensor.translation = {10, 0, 0};
+  t.box_to_sensor.rotation = physics::QuatFromRollPitchYaw(0.0, 0.0, M_PI / 6);
+  t.half_size_m = {0.5, 0.5, 0.5};
+  t.ground_truth_centre_m = std::array<double, 3>{10, 0, 0};
+  EXPECT_TRUE(t.Contains(10.4, 0, 0.4));
+  EXPECT_FALSE(t.Contains(10.6, 0, 0));  // outside along the box's own x (cos 30 * 0.6 > 0.5)
+  // Box-local (0.45, 0.45, 0) rotated by 30 deg: outside an unrotated box (y > 0.5).
+  EXPECT_TRUE(t.Contains(10.164711, 0.614711, 0));
+  Frame real, sim;
+  for (double az : {-1.0, 0.0, 1.0})
+    real.Append(PolarPoint(9.9, az, 0, 0, 0, 20));
+  for (double az : {-1.0, 1.0})
+    sim.Append(PolarPoint(10.05, az, 0, 0, 0, 25));
+  real.Append(PolarPoint(30, 0, 0, 0, 0, 99));  // behind the box: not counted
+  CompareOptions o;
+  o.targets = {t};
+  auto m = Compare({real}, {sim}, o);
+  ASSERT_TRUE(m.ok());
+  ASSERT_EQ(m->targets.size(), 1u);
+  const auto& tm = m->targets[0];
+  EXPECT_EQ(tm.n_real, 3u);
+  EXPECT_EQ(tm.n_sim, 2u);
+  EXPECT_NEAR(tm.i_mean_real, 20, 1e-6);
+  EXPECT_NEAR(tm.i_mean_sim, 25, 1e-6);
+  EXPECT_NEAR(*tm.d_gt_m - tm.d_mean_real, 0.1, 1e-5);   // d_error real
+  EXPECT_NEAR(*tm.d_gt_m - tm.d_mean_sim, -0.05, 1e-5);  // d_error sim
+  const auto s = Summarize({*m});
+  EXPECT_NEAR(s.at("n_points_mape"), 0.5, 1e-12);  // |2 - 3| / 2
+  EXPECT_NEAR(s.at("i_mean_mape"), 0.2, 1e-6);     // |25 - 20| / 25
+  EXPECT_NEAR(s.at("d_error_sim_abs_mean_m"), 0.05, 1e-5);
+  EXPECT_NEAR(s.at("d_error_difference_m"), 0.15, 1e-5);
+}
+
+TEST(Compare, RejectsMismatchedFrameCountsAndBadBins) {
+  HandCase h;
+  EXPECT_FALSE(Compare({h.real, h.real}, {h.sim}, {}).ok());
+  CompareOptions o;
+  o.distance_edges_m = {0, 10, 5};
+  auto m = Compare({h.real}, {h.sim}, o);
+  ASSERT_FALSE(m.ok());
+  EXPECT_NE(m.message().find("strictly increasing"), std::string::npos);
+}
+
+TEST(Compare, SummaryPoolsRunsAsOneComparison) {
+  HandCase h;
+  auto one = Compare({h.real}, {h.sim}, {});
+  auto both = Compare({h.real, h.real}, {h.sim, h.sim}, {});
+  ASSERT_TRUE(one.ok() && both.ok());
+  const auto pooled = Summarize({*one, *one});
+  const auto direct = Summarize({*both});
+  for (const auto& [k, v] : direct)
+    EXPECT_NEAR(pooled.at(k), v, 1e-9) << k;
+}
+
+TEST(MetricsJson, RoundTripsAndNamesTheBadKey) {
+  HandCase h;
+  CompareOptions o;
+  Target t;
+  t.name = "box";
+  t.half_size_m = {20, 20, 20};
+  o.targets = {t};
+  auto m = Compare({h.real}, {h.sim}, o);
+  ASSERT_TRUE(m.ok());
+  m->label = "hand";
+  const std::string text = MetricsToJson(*m);
+  auto back = MetricsFromJson(text, "m.json");
+  ASSERT_TRUE(back.ok()) << back.message();
+  EXPECT_EQ(MetricsToJson(*back), text);
+  EXPECT_FALSE(back->targets[0].d_gt_m.has_value());
+
+  std::string broken = text;
+  const auto pos = broken.find("\"real_only\"");
+  ASSERT_NE(pos, std::string::npos);
+  broken.replace(pos, 11, "\"realonly\"");
+  auto bad = MetricsFromJson(broken, "m.json");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.message(), "m.json: returns.real_only: missing");
+  EXPECT_FALSE(MetricsFromJson("[1,2", "x.json").ok());
+  auto other = MetricsFromJson(R"({"schema":"other"})", "o.json");
+  ASSERT_FALSE(other.ok());
+  EXPECT_NE(other.message().find("schema"), std::string::npos);
+}
+
+TEST(Targets, LoadsYamlAndRejectsBadEntries) {
+  test::TempDir dir;
+  const auto good = dir.Write("t.yaml", R"(targets:
+  - name: a
+    centre_m: [10, 0, 0]
+    size_m: [0.2, 1, 1]
+    rotation_deg: [0, 0, 90]
+    ground_truth_centre_m: [10, 0, 0]
+    material: lambertian_50
+)");
+  auto t = LoadTargets(good);
+  ASSERT_TRUE(t.ok()) << t.message();
+  ASSERT_EQ(t->size(), 1u);
+  EXPECT_DOUBLE_EQ(*(*t)[0].GroundTruthDistance(), 10);
+  EXPECT_TRUE((*t)[0].Contains(10, 0.09, 0.4));  // rotated: the thin side now along y
+  EXPECT_FALSE((*t)[0].Contains(10, 0.2, 0));
+  const auto bad =
+      dir.Write("b.yaml", "targets:\n  - name: a\n    centre_m: [1, 2]\n    size_m: [1, 1, 1]\n");
+  auto e = LoadTargets(bad);
+  ASSERT_FALSE(e.ok());
+  EXPECT_NE(e.message().find("centre_m"), std::string::npos) << e.message();
+  const auto unknown = dir.Write(
+      "u.yaml",
+      "targets:\n  - name: a\n    centre_m: [1, 2, 3]\n    size_m: [1, 1, 1]\n    colour: red\n");
+  e = LoadTargets(unknown);
+  ASSERT_FALSE(e.ok());
+  EXPECT_NE(e.message().find("colour"), std::string::npos) << e.message();
+  const auto twice = dir.Write("d.yaml",
+                               "targets:\n  - {name: a, centre_m: [1, 2, 3], size_m: [1, 1, 1]}\n  "
+                               "- {name: a, centre_m: [1, 2, 3], size_m: [1, 1, 1]}\n");
+  e = LoadTargets(twice);
+  ASSERT_FALSE(e.ok());
+  EXPECT_NE(e.message().find("used twice"), std::string::npos) << e.message();
+}
+
+}  // namespace
+}  // namespace lt::compare
