@@ -301,5 +301,96 @@ TEST(CliErrors, InfoOnACorruptFile) {
   EXPECT_NE(r.output.find("x.h5"), std::string::npos) << r.output;
 }
 
+// compare + report on two seeds of the lab scene: the seeds differ only in range noise (sigma
+// 1 cm each), so the mean |range difference| is sqrt(2) * 1 cm * sqrt(2/pi) = 1.128 cm and
+// the targets' N_points agree within a few points.
+TEST(Cli, CompareAndReportTwoSeedsOfTheLabScene) {
+  test::TempDir dir;
+  for (int seed : {1, 2}) {
+    const CliRun sim =
+        Cli("simulate --sensor " + Q(kOs0) + " --scene " + Q(kLab) + " --seed " +
+            std::to_string(seed) + " --out " + Q(dir / ("s" + std::to_string(seed) + ".h5")));
+    ASSERT_EQ(sim.code, 0) << sim.output;
+  }
+  const CliRun cmp = Cli("compare --real " + Q(dir / "s1.h5") + " --sim " + Q(dir / "s2.h5") +
+                         " --scene " + Q(kLab) + " --out " + Q(dir / "m.json"));
+  ASSERT_EQ(cmp.code, 0) << cmp.output;
+  EXPECT_NE(cmp.output.find("by beam"), std::string::npos) << cmp.output;
+  const auto m = nlohmann::json::parse(ReadAll(dir / "m.json"));
+  EXPECT_EQ(m["schema"], "lidartwin.metrics");
+  EXPECT_NEAR(m["summary"]["depth_abs_mean_m"].get<double>(), 0.01128, 0.0005);
+  EXPECT_LT(m["summary"]["n_points_mape"].get<double>(), 0.05);
+  EXPECT_EQ(m["targets"].size(), 28u);  // every plate of the scene
+  const CliRun rep = Cli("report " + Q(dir / "m.json") + " --out " + Q(dir / "rep"));
+  ASSERT_EQ(rep.code, 0) << rep.output;
+  const std::string html = ReadAll(dir / "rep/report.html");
+  EXPECT_NE(html.find("<svg"), std::string::npos);
+  EXPECT_NE(ReadAll(dir / "rep/report.md").find("| plate_r80_d40 |"), std::string::npos);
+  // Against itself as the baseline: nothing got worse.
+  const auto tolerances = test::SourceDir() / "tests/regression/tolerances.yaml";
+  const CliRun gate = Cli("report " + Q(dir / "m.json") + " --baseline " + Q(dir / "m.json") +
+                          " --tolerances " + Q(tolerances) + " --out " + Q(dir / "gate"));
+  EXPECT_EQ(gate.code, 0) << gate.output;
+  EXPECT_NE(gate.output.find("regression gate: passed"), std::string::npos) << gate.output;
+}
+
+// The CI gate must fail on planted regressions: a noisier range (depth errors grow) and a
+// detector that needs 10 % more reflectance at its maximum range (far returns drop).
+TEST(Cli, RegressionGateFailsOnPlantedRegressions) {
+  test::TempDir dir;
+  const std::string profile = ReadAll(kOs0);
+  struct Plant {
+    std::string from, to, metric;
+  };
+  for (const Plant& p : {Plant{"range_noise_sigma_m: 0.01 ", "range_noise_sigma_m: 0.02 ",
+                               "REGRESSION depth_abs_mean_m"},
+                         Plant{"reflectance_at_max_range: 0.8 ", "reflectance_at_max_range: 0.88 ",
+                               "REGRESSION return_agreement"}}) {
+    std::string planted = profile;
+    const auto pos = planted.find(p.from);
+    ASSERT_NE(pos, std::string::npos) << p.from;
+    planted.replace(pos, p.from.size(), p.to);
+    const auto sensor = dir.Write("planted.yaml", planted);
+    const std::string cmd = "SENSOR=" + Q(sensor) + " bash " +
+                            Q(test::SourceDir() / "scripts/regression-gate.sh") + " " +
+                            std::string(LT_CLI) + " " + Q(dir / "gate") + " 2>&1";
+    FILE* pipe = popen(cmd.c_str(), "r");
+    ASSERT_NE(pipe, nullptr);
+    std::string out;
+    std::array<char, 4096> buf;
+    size_t n;
+    while ((n = fread(buf.data(), 1, buf.size(), pipe)) > 0)
+      out.append(buf.data(), n);
+    const int status = pclose(pipe);
+    EXPECT_EQ(WEXITSTATUS(status), 3) << out;
+    EXPECT_NE(out.find(p.metric), std::string::npos) << out;
+    EXPECT_NE(out.find("regression gate: FAILED"), std::string::npos) << out;
+    EXPECT_NE(ReadAll(dir / "gate/report/report.md").find("REGRESSION"), std::string::npos);
+  }
+}
+
+TEST(CliErrors, CompareAndReportRejectBadInput) {
+  test::TempDir dir;
+  const CliRun missing = Cli("compare --real a.h5 --out m.json");
+  EXPECT_EQ(missing.code, 2);
+  EXPECT_NE(missing.output.find("--real, --sim and --out are required"), std::string::npos);
+  const CliRun bad_bins = Cli("compare --real a.h5 --sim b.h5 --out m.json --distance-bins 0,x");
+  EXPECT_EQ(bad_bins.code, 2);
+  EXPECT_NE(bad_bins.output.find("--distance-bins"), std::string::npos) << bad_bins.output;
+  const CliRun no_file = Cli("compare --real " + Q(dir / "absent.h5") + " --sim " +
+                             Q(dir / "absent.h5") + " --out " + Q(dir / "m.json"));
+  EXPECT_EQ(no_file.code, 1);
+  EXPECT_NE(no_file.output.find("absent.h5"), std::string::npos) << no_file.output;
+  EXPECT_FALSE(std::filesystem::exists(dir / "m.json"));
+  const auto bad = dir.Write("bad.json", R"({"schema": "lidartwin.metrics", "schema_version": 1})");
+  const CliRun rep = Cli("report " + Q(bad) + " --out " + Q(dir / "r"));
+  EXPECT_EQ(rep.code, 1);
+  EXPECT_NE(rep.output.find("bad.json: label: missing"), std::string::npos) << rep.output;
+  EXPECT_FALSE(std::filesystem::exists(dir / "r/report.html"));
+  const CliRun half = Cli("report " + Q(bad) + " --out " + Q(dir / "r") + " --baseline " + Q(bad));
+  EXPECT_EQ(half.code, 2);
+  EXPECT_NE(half.output.find("--baseline and --tolerances go together"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace lt
