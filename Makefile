@@ -1,5 +1,6 @@
 # The README's two quick-start commands. Each installs what it needs, configures, builds.
-#   make demo   simulate the built-in lab scene with the OS0-128 profile, write HDF5, print targets
+#   make demo   simulate the built-in lab scene with the OS0-128 profile, write HDF5, print
+#               targets, end with a fidelity report (build/demo/report/report.html)
 #   make test   build everything and run the whole test suite (what CI runs)
 BUILD_DIR ?= build
 JOBS ?= 2

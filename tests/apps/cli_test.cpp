@@ -158,13 +158,18 @@ TEST(Cli, ConvertsRealRecordings) {
   EXPECT_FALSE(std::filesystem::exists(dir / "x.h5"));
 }
 
-TEST(Cli, DemoPrintsTargetsAndWritesHdf5) {
+TEST(Cli, DemoPrintsTargetsWritesHdf5AndEndsWithAReport) {
   test::TempDir dir;
   const CliRun r = Cli("demo --out " + Q(dir.path()));
   ASSERT_EQ(r.code, 0) << r.output;
   EXPECT_TRUE(std::filesystem::exists(dir / "lab_plates.h5"));
   EXPECT_NE(r.output.find("N_points"), std::string::npos);
   EXPECT_NE(r.output.find("plate_r80_d40"), std::string::npos);
+  // It ends with a report against the next seed.
+  EXPECT_NE(r.output.find("fidelity report: seed 0 against seed 1"), std::string::npos);
+  for (const char* f : {"metrics.json", "report/report.json", "report/report.md",
+                        "report/report.html"})
+    EXPECT_TRUE(std::filesystem::is_regular_file(dir / f)) << f;
 }
 
 // ---- bad input: message names the file and key, exit code non-zero, no output file ----
