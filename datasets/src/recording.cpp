@@ -3,6 +3,7 @@
 #include "lidartwin/datasets/hdf5_frames.h"
 #include "lidartwin/datasets/kitti_bin.h"
 #include "lidartwin/datasets/ouster.h"
+#include "lidartwin/datasets/point_cloud_readers.h"
 #include "lidartwin/datasets/velodyne.h"
 
 namespace lt {
@@ -65,8 +66,15 @@ Expected<Recording> ReadRecording(const std::filesystem::path& file,
     r.frames = std::move(f.value());
     return r;
   }
+  if (ext == ".pcd" || ext == ".ply") {
+    auto f = ext == ".pcd" ? ReadPcd(file) : ReadPly(file);
+    if (!f.ok()) return f.error();
+    r.reader = ext.substr(1);
+    r.frames.push_back(std::move(f.value()));
+    return r;
+  }
   return Error{file.string() + ": unknown recording type '" + ext +
-               "' (expected .pcap, .bin, .h5)"};
+               "' (expected .pcap, .bin, .h5, .pcd, .ply)"};
 }
 
 }  // namespace lt

@@ -1,5 +1,5 @@
 // Any recording the toolkit reads, by file type: Ouster pcap + metadata JSON, Velodyne pcap +
-// calibration YAML, KITTI .bin, our HDF5 frames.
+// calibration YAML, KITTI .bin, PCD, PLY, our HDF5 frames.
 #pragma once
 
 #include <filesystem>
@@ -12,7 +12,7 @@
 namespace lt {
 
 struct Recording {
-  std::string reader;        // "ouster-pcap", "velodyne-pcap", "kitti-bin", "hdf5"
+  std::string reader;        // "ouster-pcap", "velodyne-pcap", "kitti-bin", "pcd", "ply", "hdf5"
   std::string sensor;        // product line or calibration file name
   double wavelength_nm = 0;  // data sheets: Ouster 865, Velodyne 903, HDL-64E 905
   std::vector<Frame> frames;
