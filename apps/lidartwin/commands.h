@@ -13,6 +13,7 @@ int DemoCommand(const std::vector<std::string>& args);
 int BenchCommand(const std::vector<std::string>& args);
 int CompareCommand(const std::vector<std::string>& args);
 int ReportCommand(const std::vector<std::string>& args);
+int ImportSensorCommand(const std::vector<std::string>& args);
 
 // The directory holding configs/ (the source tree this binary was built from, or
 // $LIDARTWIN_HOME).

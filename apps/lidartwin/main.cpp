@@ -22,6 +22,8 @@ void PrintUsage() {
       "  bench     [--json FILE] [--frames N] CPU backend rays/s and points/s on the demo\n"
       "  compare   --real REC --sim REC [--rois T.yaml | --scene S.yaml] --out metrics.json\n"
       "            associate points, depth/intensity error, N_points/I_mean MAPE, d_error\n"
+      "  import-sensor METADATA --out profile.yaml   profile from Ouster JSON, Velodyne YAML\n"
+      "            or Hesai CSV intrinsics\n"
       "  report    METRICS.json... --out DIR [--baseline B.json --tolerances T.yaml]\n"
       "            JSON, Markdown and HTML/SVG report; exit 3 on a regression\n\n"
       "Run 'lidartwin <command> --help' for a command's options.\n",
@@ -48,6 +50,7 @@ int main(int argc, char** argv) {
   if (command == "bench") return lt::cli::BenchCommand(args);
   if (command == "compare") return lt::cli::CompareCommand(args);
   if (command == "report") return lt::cli::ReportCommand(args);
+  if (command == "import-sensor") return lt::cli::ImportSensorCommand(args);
   std::fprintf(stderr, "lidartwin: unknown command '%s' (try lidartwin --help)\n", command.c_str());
   return 2;
 }

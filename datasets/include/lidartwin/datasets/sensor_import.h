@@ -1,0 +1,25 @@
+// Sensor profiles from vendor intrinsics, so a real unit's beam table drives the simulator:
+// Ouster metadata JSON, Velodyne calibration YAML (ros-drivers format), Hesai angle-correction
+// CSV (with an optional fire-time CSV). The result is profile YAML text that
+// LoadSensorProfile accepts (configs/README.md), with comments naming the source.
+#pragma once
+
+#include <filesystem>
+#include <string>
+
+#include "lidartwin/sim/status.h"
+
+namespace lt {
+
+struct SensorImportOptions {
+  std::filesystem::path firetimes;  // Hesai fire-time CSV (optional)
+  double rotation_rate_hz = 0;      // 0: from the metadata (Ouster) or 10 Hz
+  std::string detector = "ideal";   // ideal | capability
+  double max_range_m = 0;           // 0: the product's data-sheet range (or 100 m)
+};
+
+// Picks the format by extension: .json Ouster, .yaml/.yml Velodyne, .csv Hesai.
+Expected<std::string> ImportSensorProfile(const std::filesystem::path& metadata,
+                                          const SensorImportOptions& options);
+
+}  // namespace lt
