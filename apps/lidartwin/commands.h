@@ -14,6 +14,8 @@ int BenchCommand(const std::vector<std::string>& args);
 int CompareCommand(const std::vector<std::string>& args);
 int ReportCommand(const std::vector<std::string>& args);
 int ImportSensorCommand(const std::vector<std::string>& args);
+int ReconstructCommand(const std::vector<std::string>& args);
+int ReproduceCommand(const std::vector<std::string>& args);
 
 // The directory holding configs/ (the source tree this binary was built from, or
 // $LIDARTWIN_HOME).

@@ -24,6 +24,9 @@ void PrintUsage() {
       "            associate points, depth/intensity error, N_points/I_mean MAPE, d_error\n"
       "  import-sensor METADATA --out profile.yaml   profile from Ouster JSON, Velodyne YAML\n"
       "            or Hesai CSV intrinsics\n"
+      "  reconstruct REC [--poses P.txt] [--frames I,J] --out DIR   scene from recorded frames\n"
+      "  reproduce --recording REC --metadata M --simulate-frame K --out DIR\n"
+      "            import, reconstruct from the other frames, simulate frame K, compare, report\n"
       "  report    METRICS.json... --out DIR [--baseline B.json --tolerances T.yaml]\n"
       "            JSON, Markdown and HTML/SVG report; exit 3 on a regression\n\n"
       "Run 'lidartwin <command> --help' for a command's options.\n",
@@ -51,6 +54,10 @@ int main(int argc, char** argv) {
   if (command == "compare") return lt::cli::CompareCommand(args);
   if (command == "report") return lt::cli::ReportCommand(args);
   if (command == "import-sensor") return lt::cli::ImportSensorCommand(args);
+#if LT_WITH_OPEN3D
+  if (command == "reconstruct") return lt::cli::ReconstructCommand(args);
+  if (command == "reproduce") return lt::cli::ReproduceCommand(args);
+#endif
   std::fprintf(stderr, "lidartwin: unknown command '%s' (try lidartwin --help)\n", command.c_str());
   return 2;
 }

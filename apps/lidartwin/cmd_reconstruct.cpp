@@ -1,0 +1,141 @@
+// lidartwin reconstruct: recorded frames (+ poses) to a scene the simulator loads.
+#include <fmt/core.h>
+
+#include <cmath>
+
+#include "args.h"
+#include "commands.h"
+#include "lidartwin/datasets/reconstruction.h"
+#include "lidartwin/datasets/recording.h"
+#include "posed_recording.h"
+
+namespace lt::cli {
+
+namespace {
+
+physics::Pose<double> Compose(const physics::Pose<double>& a, const physics::Pose<double>& b) {
+  const auto t = physics::TransformPoint(a, b.translation);
+  return {physics::Multiply(a.rotation, b.rotation), t};
+}
+
+physics::Pose<double> Inverse(const physics::Pose<double>& p) {
+  const auto r = physics::Conjugate(p.rotation);
+  const auto t = physics::Rotate(r, p.translation);
+  return {r, {-t.x, -t.y, -t.z}};
+}
+
+}  // namespace
+
+Expected<PosedRecording> LoadPosedRecording(const std::string& recording,
+                                            const std::string& sidecar,
+                                            const std::string& poses_file) {
+  auto rec = ReadRecording(recording, sidecar);
+  if (!rec.ok()) return rec.error();
+  const size_t n = rec->frames.size();
+  PosedRecording out;
+  out.start_poses.assign(n, physics::Pose<double>{{1, 0, 0, 0}, {0, 0, 0}});
+  if (!poses_file.empty()) {
+    auto p = LoadKittiPoses(poses_file);
+    if (!p.ok()) return p.error();
+    if (p->size() != n)
+      return Error{
+          fmt::format("{}: {} poses for {} frames in {}", poses_file, p->size(), n, recording)};
+    out.start_poses = std::move(*p);
+  }
+  // A frame ends where the next begins; the last one continues the last step's motion.
+  for (size_t k = 0; k < n; ++k) {
+    if (k + 1 < n) {
+      out.end_poses.push_back(out.start_poses[k + 1]);
+    } else if (n >= 2) {
+      const auto step = Compose(Inverse(out.start_poses[n - 2]), out.start_poses[n - 1]);
+      out.end_poses.push_back(Compose(out.start_poses[n - 1], step));
+    } else {
+      out.end_poses.push_back(out.start_poses[k]);
+    }
+  }
+  out.frames = std::move(rec->frames);
+  out.sensor = rec->sensor;
+  return out;
+}
+
+Expected<PosedFrames> PickFrames(const PosedRecording& rec, const std::vector<double>& list,
+                                 uint32_t columns) {
+  PosedFrames out;
+  out.columns_per_frame = columns;
+  for (double v : list) {
+    if (v < 0 || v != std::floor(v) || v >= static_cast<double>(rec.frames.size()))
+      return Error{fmt::format("frame {} does not exist (the recording has {} frame(s))", v,
+                               rec.frames.size())};
+    const size_t k = static_cast<size_t>(v);
+    out.frames.push_back(rec.frames[k]);
+    out.start_poses.push_back(rec.start_poses[k]);
+    out.end_poses.push_back(rec.end_poses[k]);
+  }
+  return out;
+}
+
+int ReconstructCommand(const std::vector<std::string>& argv) {
+  constexpr const char* kUsage =
+      "usage: lidartwin reconstruct REC [--metadata M.json | --calibration C.yaml]\n"
+      "         [--poses KITTI.txt] [--frames I,J,..] [--method poisson|ball-pivoting]\n"
+      "         [--depth 10] [--voxel-m 0.05] [--max-range-m 80] [--columns W] --out DIR\n"
+      "  --columns: columns per frame, so each point gets the pose of its firing time\n"
+      "  writes DIR/scene.yaml (simulate --scene), DIR/materials.yaml and the meshes.\n";
+  auto args = Args::Parse(argv, {{"--metadata", "--calibration", "--poses", "--frames", "--method",
+                                  "--depth", "--voxel-m", "--max-range-m", "--columns", "--out"},
+                                 {"--help"},
+                                 1});
+  if (!args.ok()) {
+    fmt::print(stderr, "lidartwin reconstruct: {}\n{}", args.message(), kUsage);
+    return 2;
+  }
+  if (args->Has("--help") || args->positionals().empty() || !args->Has("--out")) {
+    fmt::print("{}", kUsage);
+    return args->Has("--help") ? 0 : 2;
+  }
+  ReconstructOptions o;
+  o.method = args->Get("--method", o.method);
+  auto depth = args->GetUInt("--depth", 10);
+  auto voxel = args->GetDouble("--voxel-m", o.voxel_m);
+  auto range = args->GetDouble("--max-range-m", o.max_range_m);
+  auto columns = args->GetUInt("--columns", 0);
+  auto frames = args->GetDoubleList("--frames", {});
+  for (const Status& s :
+       {depth.status(), voxel.status(), range.status(), columns.status(), frames.status()})
+    if (!s.ok()) {
+      fmt::print(stderr, "lidartwin reconstruct: {}\n", s.message());
+      return 2;
+    }
+  o.poisson_depth = static_cast<int>(*depth);
+  o.voxel_m = *voxel;
+  o.max_range_m = *range;
+  auto rec =
+      LoadPosedRecording(args->positionals()[0],
+                         args->Get("--metadata", args->Get("--calibration")), args->Get("--poses"));
+  if (!rec.ok()) {
+    fmt::print(stderr, "lidartwin reconstruct: error: {}\n", rec.message());
+    return 1;
+  }
+  std::vector<double> list = *frames;
+  if (list.empty())
+    for (size_t k = 0; k < rec->frames.size(); ++k)
+      list.push_back(static_cast<double>(k));
+  auto input = PickFrames(*rec, list, static_cast<uint32_t>(*columns));
+  if (!input.ok()) {
+    fmt::print(stderr, "lidartwin reconstruct: error: {}\n", input.message());
+    return 1;
+  }
+  auto summary = Reconstruct(*input, o, args->Get("--out"));
+  if (!summary.ok()) {
+    fmt::print(stderr, "lidartwin reconstruct: error: {}\n", summary.message());
+    return 1;
+  }
+  fmt::print(
+      "reconstructed {} frame(s): {} points ({} after thinning) -> {} vertices, {} "
+      "triangles in {} reflectance classes\nwrote {}/scene.yaml\n",
+      input->frames.size(), summary->input_points, summary->used_points, summary->vertices,
+      summary->triangles, summary->reflectance_classes.size(), args->Get("--out"));
+  return 0;
+}
+
+}  // namespace lt::cli

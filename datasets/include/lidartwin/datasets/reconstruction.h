@@ -1,0 +1,55 @@
+// Scene reconstruction from recorded frames (DESIGN.md sec. 7, issue 4): points of several
+// frames brought into one world frame with their poses (each point at its own firing time),
+// normals estimated and oriented towards the sensor, a mesh by Open3D's screened Poisson
+// reconstruction (with low-density trimming) or ball pivoting, and each surface's reflectance
+// estimated by inverting the intensity model. The result is a scene the simulator loads.
+#pragma once
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "lidartwin/physics/pose.h"
+#include "lidartwin/sim/frame.h"
+#include "lidartwin/sim/status.h"
+
+namespace lt {
+
+struct ReconstructOptions {
+  std::string method = "poisson";  // poisson | ball-pivoting
+  int poisson_depth = 10;          // octree depth: cell = scene extent / 2^depth
+  double density_quantile = 0.05;  // Poisson vertices below this density quantile are removed
+  double voxel_m = 0.05;           // merged points are thinned to one per voxel
+  double max_gap_m = 0.3;          // mesh vertices farther than this from any point are cut
+  double min_range_m = 1.0;        // drop points nearer than this (the vehicle, the operator)
+  double max_range_m = 80.0;
+  // The recorded intensity is a calibrated reflectivity in percent (Ouster's reflectivity
+  // channel, Velodyne's calibrated reflectivity byte): I = 100 R0 cos(theta), seed 000
+  // eq. (4), so R0 = I / (100 cos(theta)). Incidence beyond max_incidence_deg is not used.
+  double max_incidence_deg = 75;
+  int reflectance_bins = 10;  // surfaces are split into this many reflectance classes
+};
+
+// Frames with the sensor pose at each frame's start and end; a point's pose is interpolated
+// (linear position, slerp rotation, as the simulator's trajectories are) at its column's
+// fraction of the frame, so a moving sensor's points land where they were measured.
+struct PosedFrames {
+  std::vector<Frame> frames;
+  std::vector<physics::Pose<double>> start_poses, end_poses;  // sensor -> world
+  uint32_t columns_per_frame = 0;  // 0: every point at its frame's start pose
+};
+
+struct ReconstructionSummary {
+  size_t input_points = 0, used_points = 0, vertices = 0, triangles = 0;
+  std::vector<std::pair<double, size_t>> reflectance_classes;  // reflectance, triangles
+};
+
+// Writes out_dir/scene.yaml, out_dir/materials.yaml and one PLY mesh per reflectance class.
+Expected<ReconstructionSummary> Reconstruct(const PosedFrames& input,
+                                            const ReconstructOptions& options,
+                                            const std::filesystem::path& out_dir);
+
+// KITTI odometry poses: one line per frame, 12 numbers (a 3x4 row-major [R | t]).
+Expected<std::vector<physics::Pose<double>>> LoadKittiPoses(const std::filesystem::path& file);
+
+}  // namespace lt

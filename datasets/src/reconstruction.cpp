@@ -1,0 +1,260 @@
+#include "lidartwin/datasets/reconstruction.h"
+
+#include <fmt/core.h>
+
+#include <open3d/geometry/KDTreeFlann.h>
+#include <open3d/geometry/PointCloud.h>
+#include <open3d/geometry/TriangleMesh.h>
+#include <open3d/io/TriangleMeshIO.h>
+#include <algorithm>
+#include <cmath>
+#include <fstream>
+#include <numbers>
+#include <sstream>
+
+#include "lidartwin/datasets/atomic_file.h"
+
+namespace lt {
+namespace {
+
+using physics::Pose;
+using physics::Vec3;
+
+// Orthonormal rotation check for KITTI lines: |R^T R - I| small.
+bool IsRotation(const double* m) {
+  for (int a = 0; a < 3; ++a)
+    for (int b = 0; b < 3; ++b) {
+      double d = 0;
+      for (int r = 0; r < 3; ++r)
+        d += m[r * 4 + a] * m[r * 4 + b];
+      if (std::fabs(d - (a == b ? 1.0 : 0.0)) > 1e-4) return false;
+    }
+  return true;
+}
+
+physics::Quat<double> QuatFromMatrix(const double* m) {  // m: 3x4 row-major
+  const double r00 = m[0], r01 = m[1], r02 = m[2], r10 = m[4], r11 = m[5], r12 = m[6], r20 = m[8],
+               r21 = m[9], r22 = m[10];
+  const double tr = r00 + r11 + r22;
+  physics::Quat<double> q{1, 0, 0, 0};
+  if (tr > 0) {
+    const double s = std::sqrt(tr + 1.0) * 2;
+    q = {0.25 * s, (r21 - r12) / s, (r02 - r20) / s, (r10 - r01) / s};
+  } else if (r00 > r11 && r00 > r22) {
+    const double s = std::sqrt(1.0 + r00 - r11 - r22) * 2;
+    q = {(r21 - r12) / s, 0.25 * s, (r01 + r10) / s, (r02 + r20) / s};
+  } else if (r11 > r22) {
+    const double s = std::sqrt(1.0 + r11 - r00 - r22) * 2;
+    q = {(r02 - r20) / s, (r01 + r10) / s, 0.25 * s, (r12 + r21) / s};
+  } else {
+    const double s = std::sqrt(1.0 + r22 - r00 - r11) * 2;
+    q = {(r10 - r01) / s, (r02 + r20) / s, (r12 + r21) / s, 0.25 * s};
+  }
+  const double n = std::sqrt(q.w * q.w + q.x * q.x + q.y * q.y + q.z * q.z);
+  return {q.w / n, q.x / n, q.y / n, q.z / n};
+}
+
+}  // namespace
+
+Expected<std::vector<Pose<double>>> LoadKittiPoses(const std::filesystem::path& file) {
+  std::ifstream in(file);
+  if (!in) return Error{fmt::format("{}: cannot open", file.string())};
+  std::vector<Pose<double>> poses;
+  std::string line;
+  size_t line_no = 0;
+  while (std::getline(in, line)) {
+    ++line_no;
+    if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
+    std::istringstream ss(line);
+    double m[12];
+    int n = 0;
+    for (double v; n < 13 && ss >> v; ++n)
+      if (n < 12) m[n] = v;
+    if (n != 12 || !ss.eof())
+      return Error{
+          fmt::format("{}: line {}: expected 12 numbers (a 3x4 pose)", file.string(), line_no)};
+    for (double v : m)
+      if (!std::isfinite(v))
+        return Error{fmt::format("{}: line {}: not finite", file.string(), line_no)};
+    if (!IsRotation(m))
+      return Error{
+          fmt::format("{}: line {}: the 3x3 part is not a rotation", file.string(), line_no)};
+    poses.push_back({QuatFromMatrix(m), {m[3], m[7], m[11]}});
+  }
+  if (poses.empty()) return Error{fmt::format("{}: no poses", file.string())};
+  return poses;
+}
+
+Expected<ReconstructionSummary> Reconstruct(const PosedFrames& input, const ReconstructOptions& o,
+                                            const std::filesystem::path& out_dir) {
+  if (input.frames.empty()) return Error{"reconstruct: no frames"};
+  if (input.start_poses.size() != input.frames.size() ||
+      input.end_poses.size() != input.frames.size())
+    return Error{fmt::format("reconstruct: {} frames but {} poses", input.frames.size(),
+                             input.start_poses.size())};
+  if (o.method != "poisson" && o.method != "ball-pivoting")
+    return Error{
+        fmt::format("reconstruct: method '{}' (expected poisson or ball-pivoting)", o.method)};
+  if (o.poisson_depth < 4 || o.poisson_depth > 14 || !(o.voxel_m > 0) ||
+      !(o.density_quantile >= 0 && o.density_quantile < 1) || o.reflectance_bins < 1)
+    return Error{
+        "reconstruct: poisson depth 4..14, voxel > 0, density quantile in [0, 1), "
+        "at least one reflectance class"};
+
+  // 1. Merge: each point into the world at its own firing time; remember where the sensor was.
+  open3d::geometry::PointCloud cloud;
+  std::vector<Eigen::Vector3d> origins;
+  std::vector<double> intensity;
+  ReconstructionSummary summary;
+  const double kDeg = std::numbers::pi / 180;
+  for (size_t k = 0; k < input.frames.size(); ++k) {
+    const Frame& f = input.frames[k];
+    summary.input_points += f.size();
+    for (size_t i = 0; i < f.size(); ++i) {
+      if (f.range_m[i] < o.min_range_m || f.range_m[i] > o.max_range_m) continue;
+      if (!std::isfinite(f.x_m[i]) || !std::isfinite(f.y_m[i]) || !std::isfinite(f.z_m[i]))
+        continue;
+      const double in_frame = input.columns_per_frame && f.column.size() == f.size()
+                                  ? double(f.column[i]) / input.columns_per_frame
+                                  : 0.0;
+      const Pose<double> pose = physics::InterpolatePose(input.start_poses[k], input.end_poses[k],
+                                                         std::min(in_frame, 1.0));
+      const auto w = physics::TransformPoint(pose, Vec3<double>{f.x_m[i], f.y_m[i], f.z_m[i]});
+      cloud.points_.emplace_back(w.x, w.y, w.z);
+      origins.emplace_back(pose.translation.x, pose.translation.y, pose.translation.z);
+      intensity.push_back(f.intensity.size() == f.size() ? f.intensity[i] : 0.0);
+    }
+  }
+  if (cloud.points_.size() < 100)
+    return Error{fmt::format("reconstruct: only {} usable points", cloud.points_.size())};
+
+  // 2. Normals from 20 neighbours, turned towards the sensor that saw the point.
+  cloud.EstimateNormals(open3d::geometry::KDTreeSearchParamKNN(20));
+  for (size_t i = 0; i < cloud.points_.size(); ++i)
+    if (cloud.normals_[i].dot(origins[i] - cloud.points_[i]) < 0) cloud.normals_[i] *= -1;
+
+  // 3. Reflectance per point: R0 = I / (100 cos(theta)) where the incidence allows.
+  std::vector<double> r0(cloud.points_.size(), NAN);
+  for (size_t i = 0; i < cloud.points_.size(); ++i) {
+    const Eigen::Vector3d to_sensor = (origins[i] - cloud.points_[i]).normalized();
+    const double c = std::fabs(cloud.normals_[i].dot(to_sensor));
+    if (c >= std::cos(o.max_incidence_deg * kDeg))
+      r0[i] = std::clamp(intensity[i] / (100.0 * c), 0.005, 1.0);
+  }
+
+  // 4. Thin to one point per voxel (Open3D averages positions and normals; the reflectance
+  // of each kept point is the mean over its voxel, carried as a colour channel).
+  for (size_t i = 0; i < cloud.points_.size(); ++i)
+    cloud.colors_.emplace_back(std::isnan(r0[i]) ? -1.0 : r0[i], 0, 0);
+  auto thinned = cloud.VoxelDownSample(o.voxel_m);
+  summary.used_points = thinned->points_.size();
+
+  // 5. Mesh.
+  std::shared_ptr<open3d::geometry::TriangleMesh> mesh;
+  if (o.method == "poisson") {
+    auto [m, density] =
+        open3d::geometry::TriangleMesh::CreateFromPointCloudPoisson(*thinned, o.poisson_depth);
+    mesh = m;
+    if (!density.empty() && o.density_quantile > 0) {
+      std::vector<double> sorted = density;
+      const size_t q = static_cast<size_t>(o.density_quantile * (sorted.size() - 1));
+      std::nth_element(sorted.begin(), sorted.begin() + q, sorted.end());
+      const double cut = sorted[q];
+      std::vector<bool> remove(density.size());
+      for (size_t i = 0; i < density.size(); ++i)
+        remove[i] = density[i] < cut;
+      mesh->RemoveVerticesByMask(remove);
+    }
+  } else {
+    const double r = 2 * o.voxel_m;
+    mesh = open3d::geometry::TriangleMesh::CreateFromPointCloudBallPivoting(*thinned,
+                                                                            {r, 2 * r, 4 * r});
+  }
+  // Poisson closes the surface where nothing was seen (sky, occluded space); beyond the
+  // density trim, drop every vertex farther than max_gap_m from a measured point.
+  if (o.max_gap_m > 0) {
+    const open3d::geometry::KDTreeFlann near(*thinned);
+    std::vector<bool> remove(mesh->vertices_.size());
+    std::vector<int> idx;
+    std::vector<double> d2;
+    for (size_t i = 0; i < mesh->vertices_.size(); ++i)
+      remove[i] = near.SearchHybrid(mesh->vertices_[i], o.max_gap_m, 1, idx, d2) < 1;
+    mesh->RemoveVerticesByMask(remove);
+  }
+  mesh->RemoveDegenerateTriangles();
+  mesh->RemoveUnreferencedVertices();
+  if (mesh->triangles_.empty()) return Error{"reconstruct: the mesh has no triangles"};
+
+  // 6. Reflectance per triangle: the nearest thinned point with a reflectance estimate to its
+  // centroid (Open3D's KD-tree over the points that have one).
+  open3d::geometry::PointCloud with_r0;
+  std::vector<double> r0_of;
+  for (size_t i = 0; i < thinned->points_.size(); ++i)
+    if (thinned->colors_[i].x() >= 0) {
+      with_r0.points_.push_back(thinned->points_[i]);
+      r0_of.push_back(thinned->colors_[i].x());
+    }
+  if (r0_of.empty()) return Error{"reconstruct: no point has a usable incidence angle"};
+  std::vector<double> sorted_r0 = r0_of;
+  std::nth_element(sorted_r0.begin(), sorted_r0.begin() + sorted_r0.size() / 2, sorted_r0.end());
+  const double median_r0 = sorted_r0[sorted_r0.size() / 2];
+  const open3d::geometry::KDTreeFlann tree(with_r0);
+  std::vector<std::vector<Eigen::Vector3i>> by_class(o.reflectance_bins);
+  std::vector<double> class_sum(o.reflectance_bins, 0.0);
+  for (const auto& t : mesh->triangles_) {
+    const Eigen::Vector3d c =
+        (mesh->vertices_[t[0]] + mesh->vertices_[t[1]] + mesh->vertices_[t[2]]) / 3.0;
+    std::vector<int> idx;
+    std::vector<double> d2;
+    double r = median_r0;  // triangles far from any measured point get the median
+    if (tree.SearchHybrid(c, 4 * o.voxel_m, 1, idx, d2) > 0) r = r0_of[idx[0]];
+    const int bin = std::min(o.reflectance_bins - 1, static_cast<int>(r * o.reflectance_bins));
+    by_class[bin].push_back(t);
+    class_sum[bin] += r;
+  }
+
+  // 7. Write one mesh per class, the materials and the scene.
+  std::error_code ec;
+  std::filesystem::create_directories(out_dir, ec);
+  if (ec) return Error{fmt::format("{}: cannot create: {}", out_dir.string(), ec.message())};
+  std::string materials =
+      "# Reflectances estimated by `lidartwin reconstruct` (R0 = I / (100 cos theta), seed 000\n"
+      "# eq. 4), one material per reflectance class: the mean over the class's triangles.\n"
+      "materials:\n";
+  std::string scene =
+      "# Reconstructed by `lidartwin reconstruct` from recorded frames.\n"
+      "materials: materials.yaml\nobjects:\n";
+  for (int b = 0; b < o.reflectance_bins; ++b) {
+    if (by_class[b].empty()) continue;
+    const double mean = class_sum[b] / static_cast<double>(by_class[b].size());
+    const std::string name = fmt::format("surface_r{:02d}", b);
+    open3d::geometry::TriangleMesh part;
+    part.vertices_ = mesh->vertices_;
+    part.triangles_ = by_class[b];
+    part.RemoveUnreferencedVertices();
+    const auto ply = out_dir / (name + ".ply");
+    AtomicOutput out(ply);
+    auto tmp = out.temp_path();
+    tmp += ".ply";  // Open3D picks the writer by extension
+    if (!open3d::io::WriteTriangleMesh(tmp.string(), part, /*write_ascii=*/false))
+      return Error{fmt::format("{}: cannot write the mesh", ply.string())};
+    std::filesystem::rename(tmp, ply, ec);
+    if (ec) return Error{fmt::format("{}: cannot move into place: {}", ply.string(), ec.message())};
+    materials += fmt::format(
+        "  - name: {}\n    reflectance: {:.4f}\n    source: \"estimated from {} triangles\"\n",
+        name, mean, by_class[b].size());
+    scene += fmt::format(
+        "  - name: {}\n    type: mesh\n    file: {}.ply\n    material: {}\n"
+        "    semantic_class: 1\n    instance_id: {}\n",
+        name, name, name, b + 1);
+    summary.reflectance_classes.emplace_back(mean, by_class[b].size());
+  }
+  if (Status s = WriteTextFileAtomically(out_dir / "materials.yaml", materials); !s.ok())
+    return s.error();
+  if (Status s = WriteTextFileAtomically(out_dir / "scene.yaml", scene); !s.ok()) return s.error();
+  summary.vertices = mesh->vertices_.size();
+  summary.triangles = mesh->triangles_.size();
+  return summary;
+}
+
+}  // namespace lt

@@ -1,0 +1,36 @@
+// KITTI odometry poses: the OS-1-128 capture's file and malformed lines.
+#include <gtest/gtest.h>
+
+#include "lidartwin/datasets/reconstruction.h"
+#include "test_support.h"
+
+namespace lt {
+namespace {
+
+TEST(KittiPoses, ReadsTheOs1CapturesPoses) {
+  LT_REQUIRE_REAL_DATA();
+  auto p = LoadKittiPoses(test::RealDataDir() /
+                          "ouster-sdk/OS-1-128_v2.3.0_1024x10_lb_n3_poses_kitti.txt");
+  ASSERT_TRUE(p.ok()) << p.message();
+  ASSERT_EQ(p->size(), 3u);
+  EXPECT_DOUBLE_EQ((*p)[0].rotation.w, 1.0);
+  EXPECT_NEAR((*p)[1].translation.x, 0.2454105, 1e-6);  // 2.45 m/s forward
+  EXPECT_NEAR((*p)[2].translation.x, 0.4978255, 1e-6);
+  // R -> quaternion -> R reproduces the file's entry R[0][1] = -3.83e-4 of the third pose.
+  const auto r = physics::Rotate((*p)[2].rotation, physics::Vec3<double>{0, 1, 0});
+  EXPECT_NEAR(r.x, -3.828950872e-4, 1e-9);
+}
+
+TEST(KittiPoses, RejectsMalformedLines) {
+  test::TempDir dir;
+  auto short_line = LoadKittiPoses(dir.Write("a.txt", "1 0 0 0 0 1 0 0 0 0 1\n"));
+  ASSERT_FALSE(short_line.ok());
+  EXPECT_NE(short_line.message().find("a.txt: line 1: expected 12 numbers"), std::string::npos);
+  auto not_rotation = LoadKittiPoses(dir.Write("b.txt", "2 0 0 0 0 1 0 0 0 0 1 0\n"));
+  ASSERT_FALSE(not_rotation.ok());
+  EXPECT_NE(not_rotation.message().find("not a rotation"), std::string::npos);
+  EXPECT_FALSE(LoadKittiPoses(dir.Write("c.txt", "\n")).ok());
+}
+
+}  // namespace
+}  // namespace lt
