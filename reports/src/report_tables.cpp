@@ -73,10 +73,12 @@ Table SummaryTable(const Report& r) {
   return t;
 }
 
-Table DistanceTable(const compare::ComparisonMetrics& m) {
-  Table t{"Error by distance (real range), cf. seed 000 Table I", {"distance"}, {}};
+// One row per bin: the label, then the error columns.
+static Table ErrorTable(std::string title, const char* first,
+                        const std::vector<compare::BinMetrics>& bins) {
+  Table t{std::move(title), {first}, {}};
   t.header.insert(t.header.end(), kErrorHeader.begin(), kErrorHeader.end());
-  for (const auto& b : m.by_distance) {
+  for (const auto& b : bins) {
     std::vector<std::string> row{b.label};
     auto cells = ErrorCells(b);
     row.insert(row.end(), cells.begin(), cells.end());
@@ -85,16 +87,14 @@ Table DistanceTable(const compare::ComparisonMetrics& m) {
   return t;
 }
 
+Table DistanceTable(const compare::ComparisonMetrics& m) {
+  return ErrorTable("Error by distance (real range), cf. seed 000 Table I", "distance",
+                    m.by_distance);
+}
+
 Table MaterialTable(const compare::ComparisonMetrics& m) {
-  Table t{"Error by material (simulated surface), cf. seed 000 Table II", {"material"}, {}};
-  t.header.insert(t.header.end(), kErrorHeader.begin(), kErrorHeader.end());
-  for (const auto& b : m.by_material) {
-    std::vector<std::string> row{b.label};
-    auto cells = ErrorCells(b);
-    row.insert(row.end(), cells.begin(), cells.end());
-    t.rows.push_back(std::move(row));
-  }
-  return t;
+  return ErrorTable("Error by material (simulated surface), cf. seed 000 Table II", "material",
+                    m.by_material);
 }
 
 Table TargetTable(const compare::ComparisonMetrics& m) {
