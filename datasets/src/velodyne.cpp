@@ -53,6 +53,7 @@ Expected<VelodyneCalibration> LoadVelodyneCalibration(const std::filesystem::pat
   } catch (const YAML::Exception& e) {
     return Error{file.string() + ": line " + std::to_string(e.mark.line + 1) + ": " + e.msg};
   }
+  if (!root.IsMap()) return Error{file.string() + ": expected a mapping with a 'lasers' list"};
   const YAML::Node lasers = root["lasers"];
   if (!lasers || !lasers.IsSequence() || lasers.size() == 0) {
     return Error{file.string() + ": key 'lasers' is missing or empty"};
@@ -80,19 +81,29 @@ Expected<VelodyneCalibration> LoadVelodyneCalibration(const std::filesystem::pat
       if (l["vert_offset_correction"]) v.vert_offset_m = l["vert_offset_correction"].as<double>();
       if (l["horiz_offset_correction"])
         v.horiz_offset_m = l["horiz_offset_correction"].as<double>();
-      if (std::abs(v.vert_correction_rad) > kPi / 2 || std::abs(v.rot_correction_rad) > 2 * kPi) {
-        return Error{where + ": angles must be in radians (|vert| <= pi/2, |rot| <= 2 pi)"};
+      if (!(std::abs(v.vert_correction_rad) <= kPi / 2) ||
+          !(std::abs(v.rot_correction_rad) <= 2 * kPi) || !std::isfinite(v.dist_correction_m) ||
+          !std::isfinite(v.vert_offset_m) || !std::isfinite(v.horiz_offset_m)) {
+        return Error{where +
+                     ": angles must be in radians (|vert| <= pi/2, |rot| <= 2 pi) and "
+                     "offsets finite"};
       }
     } catch (const YAML::Exception& e) {
       return Error{where + ": line " + std::to_string(e.mark.line + 1) + ": " + e.msg};
     }
   }
-  if (root["num_lasers"] && root["num_lasers"].as<size_t>() != c.lasers.size()) {
-    return Error{file.string() + ": key 'num_lasers' disagrees with the " +
-                 std::to_string(c.lasers.size()) + " lasers listed"};
+  try {
+    if (root["num_lasers"] && root["num_lasers"].as<size_t>() != c.lasers.size()) {
+      return Error{file.string() + ": key 'num_lasers' disagrees with the " +
+                   std::to_string(c.lasers.size()) + " lasers listed"};
+    }
+    if (root["distance_resolution"])
+      c.distance_resolution_m = root["distance_resolution"].as<double>();
+  } catch (const YAML::Exception& e) {
+    return Error{file.string() + ": line " + std::to_string(e.mark.line + 1) + ": " + e.msg};
   }
-  if (root["distance_resolution"])
-    c.distance_resolution_m = root["distance_resolution"].as<double>();
+  if (!(c.distance_resolution_m > 0) || !std::isfinite(c.distance_resolution_m))
+    return Error{file.string() + ": key 'distance_resolution' must be a positive number"};
   return c;
 }
 

@@ -143,3 +143,29 @@ TEST(KittiBin, RealFramesAndTruncation) {
 
 }  // namespace
 }  // namespace lt
+
+namespace lt {
+namespace {
+
+// Found by fuzz_recording_files: a calibration whose top level is not a mapping threw
+// YAML::BadSubscript out of the loader; NaN angles passed the range check.
+TEST(VelodyneCalibration, NonMappingTopLevelAndNanAnglesAreErrors) {
+  test::TempDir dir;
+  auto scalar = LoadVelodyneCalibration(dir.Write("s.yaml", "# comment\njust text\n"));
+  ASSERT_FALSE(scalar.ok());
+  EXPECT_NE(scalar.message().find("s.yaml: expected a mapping"), std::string::npos)
+      << scalar.message();
+  auto nan = LoadVelodyneCalibration(dir.Write(
+      "n.yaml", "lasers:\n  - {laser_id: 0, rot_correction: .nan, vert_correction: 0}\n"));
+  ASSERT_FALSE(nan.ok());
+  EXPECT_NE(nan.message().find("lasers[0]"), std::string::npos) << nan.message();
+  auto res = LoadVelodyneCalibration(
+      dir.Write("r.yaml",
+                "distance_resolution: [1]\nlasers:\n  - {laser_id: 0, rot_correction: 0, "
+                "vert_correction: 0}\n"));
+  ASSERT_FALSE(res.ok());
+  EXPECT_NE(res.message().find("r.yaml"), std::string::npos) << res.message();
+}
+
+}  // namespace
+}  // namespace lt
