@@ -4,6 +4,7 @@
 # seeds each target from small valid inputs (real captures from ../shared/real-data when
 # present) and runs a fixed number of inputs with a fixed seed, so CI sees the same runs.
 #   RUNS=N  inputs per target (default 20000)
+#   FUZZ_HDF5=1  also fuzz our HDF5 reader (see below)
 set -euo pipefail
 src=$(cd "$(dirname "$0")/.." && pwd)
 build=$src/build-fuzz
@@ -14,9 +15,9 @@ if [ ! -f "$build/build.ninja" ]; then
   CC=clang CXX=clang++ cmake -S "$src" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
     -DLT_BUILD_FUZZERS=ON -DLT_WITH_CUDA=OFF -DLT_WITH_OPEN3D=OFF -DLT_BUILD_TESTS=OFF >/dev/null
 fi
-cmake --build "$build" -j "${JOBS:-2}" --target fuzz_point_clouds fuzz_recording_files
+cmake --build "$build" -j "${JOBS:-2}" --target fuzz_point_clouds fuzz_recording_files fuzz_hdf5
 corpus=$build/corpus
-rm -rf "$corpus" && mkdir -p "$corpus/clouds" "$corpus/files"
+rm -rf "$corpus" && mkdir -p "$corpus/clouds" "$corpus/files" "$corpus/hdf5"
 printf '\x00VERSION 0.7\nFIELDS x y z ring\nSIZE 4 4 4 2\nTYPE F F F U\nPOINTS 1\nDATA ascii\n1 2 3 4\n' \
   >"$corpus/clouds/pcd"
 printf '\x01ply\nformat ascii 1.0\nelement vertex 1\nproperty float x\nproperty float y\nproperty float z\nend_header\n1 2 3\n' \
@@ -32,10 +33,22 @@ if [ -d "$real" ]; then
 else
   echo "fuzz-smoke: ../shared/real-data not found; seeding from built-in inputs only" >&2
 fi
+# A small frames file of our own (the writer under test's counterpart), HDF5 target's seed.
+"$build/../build/bin/lidartwin" --version >/dev/null 2>&1 &&
+  "$build/../build/bin/lidartwin" simulate --sensor "$src/configs/sensors/velodyne_vlp16.yaml" \
+    --scene "$src/configs/scenes/lab_plates.yaml" --out "$corpus/hdf5/lab.h5" >/dev/null ||
+  printf 'not hdf5' >"$corpus/hdf5/none"
 cd "$build"
-for target in fuzz_point_clouds:clouds fuzz_recording_files:files; do
+targets="fuzz_point_clouds:clouds fuzz_recording_files:files"
+# fuzz_hdf5 finds heap overflows inside libhdf5 1.10.8 itself (H5Aexists on a corrupted object
+# header, reached through the public API), which we cannot fix here; it runs on request.
+[ "${FUZZ_HDF5:-0}" = 1 ] && targets="$targets fuzz_hdf5:hdf5"
+for target in $targets; do
   status=0
-  "$build/bin/${target%%:*}" -seed=1 -runs="$runs" -max_len=65536 -timeout=10 \
+  leaks=1
+  [ "${target%%:*}" = fuzz_hdf5 ] && leaks=0  # libhdf5's global state (fuzz/fuzz_hdf5.cpp)
+  "$build/bin/${target%%:*}" -seed=1 -runs="$runs" -max_len=262144 -timeout=10 \
+    -detect_leaks=$leaks \
     "$corpus/${target##*:}" >"$build/${target%%:*}.log" 2>&1 || status=$?
   grep -E "ERROR|SUMMARY|Done" "$build/${target%%:*}.log" || true
   if [ $status -ne 0 ]; then
