@@ -11,21 +11,6 @@
 
 namespace lt::cli {
 
-namespace {
-
-physics::Pose<double> Compose(const physics::Pose<double>& a, const physics::Pose<double>& b) {
-  const auto t = physics::TransformPoint(a, b.translation);
-  return {physics::Multiply(a.rotation, b.rotation), t};
-}
-
-physics::Pose<double> Inverse(const physics::Pose<double>& p) {
-  const auto r = physics::Conjugate(p.rotation);
-  const auto t = physics::Rotate(r, p.translation);
-  return {r, {-t.x, -t.y, -t.z}};
-}
-
-}  // namespace
-
 Expected<PosedRecording> LoadPosedRecording(const std::string& recording,
                                             const std::string& sidecar,
                                             const std::string& poses_file) {
@@ -47,8 +32,9 @@ Expected<PosedRecording> LoadPosedRecording(const std::string& recording,
     if (k + 1 < n) {
       out.end_poses.push_back(out.start_poses[k + 1]);
     } else if (n >= 2) {
-      const auto step = Compose(Inverse(out.start_poses[n - 2]), out.start_poses[n - 1]);
-      out.end_poses.push_back(Compose(out.start_poses[n - 1], step));
+      const auto step = physics::ComposePoses(physics::InversePose(out.start_poses[n - 2]),
+                                              out.start_poses[n - 1]);
+      out.end_poses.push_back(physics::ComposePoses(out.start_poses[n - 1], step));
     } else {
       out.end_poses.push_back(out.start_poses[k]);
     }

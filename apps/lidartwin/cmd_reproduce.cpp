@@ -11,6 +11,7 @@
 #include "lidartwin/compare/metrics_json.h"
 #include "lidartwin/datasets/atomic_file.h"
 #include "lidartwin/datasets/sensor_import.h"
+#include "lidartwin/physics/scan_pattern.h"
 #include "lidartwin/reports/report.h"
 #include "posed_recording.h"
 #include "simulation_job.h"
@@ -18,17 +19,10 @@
 namespace lt::cli {
 namespace {
 
-// Roll, pitch, yaw [deg] of a rotation (the inverse of QuatFromRollPitchYaw, R = Rz Ry Rx).
-std::array<double, 3> RollPitchYawDeg(const physics::Quat<double>& q) {
-  const double k = 180.0 / 3.14159265358979323846;
-  const double roll = std::atan2(2 * (q.w * q.x + q.y * q.z), 1 - 2 * (q.x * q.x + q.y * q.y));
-  const double pitch = std::asin(std::clamp(2 * (q.w * q.y - q.z * q.x), -1.0, 1.0));
-  const double yaw = std::atan2(2 * (q.w * q.z + q.x * q.y), 1 - 2 * (q.y * q.y + q.z * q.z));
-  return {roll * k, pitch * k, yaw * k};
-}
-
 std::string PoseYaml(double t, const physics::Pose<double>& p) {
-  const auto rpy = RollPitchYawDeg(p.rotation);
+  const auto r = physics::RollPitchYaw(p.rotation);
+  const double k = 1.0 / physics::kDegToRad;
+  const double rpy[3] = {r.x * k, r.y * k, r.z * k};
   return fmt::format(
       "  - {{time_s: {:.9g}, position_m: [{:.9g}, {:.9g}, {:.9g}], rotation_deg: [{:.9g}, "
       "{:.9g}, {:.9g}]}}\n",

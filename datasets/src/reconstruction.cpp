@@ -32,28 +32,6 @@ bool IsRotation(const double* m) {
   return true;
 }
 
-physics::Quat<double> QuatFromMatrix(const double* m) {  // m: 3x4 row-major
-  const double r00 = m[0], r01 = m[1], r02 = m[2], r10 = m[4], r11 = m[5], r12 = m[6], r20 = m[8],
-               r21 = m[9], r22 = m[10];
-  const double tr = r00 + r11 + r22;
-  physics::Quat<double> q{1, 0, 0, 0};
-  if (tr > 0) {
-    const double s = std::sqrt(tr + 1.0) * 2;
-    q = {0.25 * s, (r21 - r12) / s, (r02 - r20) / s, (r10 - r01) / s};
-  } else if (r00 > r11 && r00 > r22) {
-    const double s = std::sqrt(1.0 + r00 - r11 - r22) * 2;
-    q = {(r21 - r12) / s, 0.25 * s, (r01 + r10) / s, (r02 + r20) / s};
-  } else if (r11 > r22) {
-    const double s = std::sqrt(1.0 + r11 - r00 - r22) * 2;
-    q = {(r02 - r20) / s, (r01 + r10) / s, 0.25 * s, (r12 + r21) / s};
-  } else {
-    const double s = std::sqrt(1.0 + r22 - r00 - r11) * 2;
-    q = {(r10 - r01) / s, (r02 + r20) / s, (r12 + r21) / s, 0.25 * s};
-  }
-  const double n = std::sqrt(q.w * q.w + q.x * q.x + q.y * q.y + q.z * q.z);
-  return {q.w / n, q.x / n, q.y / n, q.z / n};
-}
-
 }  // namespace
 
 Expected<std::vector<Pose<double>>> LoadKittiPoses(const std::filesystem::path& file) {
@@ -79,7 +57,7 @@ Expected<std::vector<Pose<double>>> LoadKittiPoses(const std::filesystem::path& 
     if (!IsRotation(m))
       return Error{
           fmt::format("{}: line {}: the 3x3 part is not a rotation", file.string(), line_no)};
-    poses.push_back({QuatFromMatrix(m), {m[3], m[7], m[11]}});
+    poses.push_back({physics::QuatFromRotationMatrix(m, 4), {m[3], m[7], m[11]}});
   }
   if (poses.empty()) return Error{fmt::format("{}: no poses", file.string())};
   return poses;

@@ -96,6 +96,60 @@ LT_HD Quat<T> Slerp(const Quat<T>& a, Quat<T> b, T s) {
   return {q.w / n, q.x / n, q.y / n, q.z / n};
 }
 
+// a * b: first b, then a (both sensor -> world style maps).
+template <typename T>
+LT_HD Pose<T> ComposePoses(const Pose<T>& a, const Pose<T>& b) {
+  return {Multiply(a.rotation, b.rotation), TransformPoint(a, b.translation)};
+}
+
+// The inverse map: InverseTransformPoint(p, v) == TransformPoint(InversePose(p), v).
+template <typename T>
+LT_HD Pose<T> InversePose(const Pose<T>& p) {
+  const Quat<T> r = Conjugate(p.rotation);
+  const Vec3<T> t = Rotate(r, p.translation);
+  return {r, {-t.x, -t.y, -t.z}};
+}
+
+// Roll, pitch, yaw [rad] of a unit quaternion: the inverse of QuatFromRollPitchYaw
+// (R = Rz(yaw) Ry(pitch) Rx(roll)); pitch in [-pi/2, pi/2].
+template <typename T>
+LT_HD Vec3<T> RollPitchYaw(const Quat<T>& q) {
+  using std::asin;
+  using std::atan2;
+  T s = 2 * (q.w * q.y - q.z * q.x);
+  s = s > 1 ? T(1) : (s < -1 ? T(-1) : s);
+  return {atan2(2 * (q.w * q.x + q.y * q.z), 1 - 2 * (q.x * q.x + q.y * q.y)), asin(s),
+          atan2(2 * (q.w * q.z + q.x * q.y), 1 - 2 * (q.y * q.y + q.z * q.z))};
+}
+
+// Unit quaternion of a rotation matrix given row-major with row stride `stride` (3 for a
+// 3x3, 4 for the rotation part of a 3x4 [R | t]); Shepperd's method, the largest of
+// w, x, y, z computed first for accuracy.
+template <typename T>
+LT_HD Quat<T> QuatFromRotationMatrix(const T* m, int stride) {
+  using std::sqrt;
+  const T r00 = m[0], r01 = m[1], r02 = m[2];
+  const T r10 = m[stride], r11 = m[stride + 1], r12 = m[stride + 2];
+  const T r20 = m[2 * stride], r21 = m[2 * stride + 1], r22 = m[2 * stride + 2];
+  const T tr = r00 + r11 + r22;
+  Quat<T> q;
+  if (tr > 0) {
+    const T s = sqrt(tr + 1) * 2;
+    q = {T(0.25) * s, (r21 - r12) / s, (r02 - r20) / s, (r10 - r01) / s};
+  } else if (r00 > r11 && r00 > r22) {
+    const T s = sqrt(1 + r00 - r11 - r22) * 2;
+    q = {(r21 - r12) / s, T(0.25) * s, (r01 + r10) / s, (r02 + r20) / s};
+  } else if (r11 > r22) {
+    const T s = sqrt(1 + r11 - r00 - r22) * 2;
+    q = {(r02 - r20) / s, (r01 + r10) / s, T(0.25) * s, (r12 + r21) / s};
+  } else {
+    const T s = sqrt(1 + r22 - r00 - r11) * 2;
+    q = {(r10 - r01) / s, (r02 + r20) / s, (r12 + r21) / s, T(0.25) * s};
+  }
+  const T n = sqrt(q.w * q.w + q.x * q.x + q.y * q.y + q.z * q.z);
+  return {q.w / n, q.x / n, q.y / n, q.z / n};
+}
+
 // Pose between two timed poses: translation linear, rotation slerp; s = (t - t0) / (t1 - t0).
 template <typename T>
 LT_HD Pose<T> InterpolatePose(const Pose<T>& a, const Pose<T>& b, T s) {
