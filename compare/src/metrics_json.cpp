@@ -1,11 +1,10 @@
 #include "lidartwin/compare/metrics_json.h"
+#include "lidartwin/sim/text_file.h"
 
 #include <fmt/core.h>
 
 #include <cmath>
-#include <fstream>
 #include <nlohmann/json.hpp>
-#include <sstream>
 
 namespace lt::compare {
 namespace {
@@ -223,11 +222,9 @@ Expected<ComparisonMetrics> MetricsFromJson(const std::string& text, const std::
 }
 
 Expected<ComparisonMetrics> ReadMetricsFile(const std::filesystem::path& file) {
-  std::ifstream in(file, std::ios::binary);
-  if (!in) return Error{fmt::format("{}: cannot open", file.string())};
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return MetricsFromJson(ss.str(), file.string());
+  auto text = ReadTextFile(file);
+  if (!text.ok()) return text.error();
+  return MetricsFromJson(*text, file.string());
 }
 
 }  // namespace lt::compare

@@ -1,11 +1,11 @@
 #include "lidartwin/datasets/point_cloud_readers.h"
+#include "lidartwin/sim/text_file.h"
 
 #include <fmt/core.h>
 
 #include <bit>
 #include <cmath>
 #include <cstring>
-#include <fstream>
 #include <limits>
 #include <optional>
 #include <sstream>
@@ -214,14 +214,6 @@ bool LzfDecompress(std::string_view in, std::string* out, size_t expected) {
     }
   }
   return out->size() == expected;
-}
-
-Expected<std::string> ReadFile(const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return Error{fmt::format("{}: cannot open", path.string())};
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
 }
 
 }  // namespace
@@ -497,13 +489,13 @@ Expected<Frame> ParsePly(std::string_view bytes, const std::string& name) {
 }
 
 Expected<Frame> ReadPcd(const std::filesystem::path& path) {
-  auto bytes = ReadFile(path);
+  auto bytes = ReadTextFile(path);
   if (!bytes.ok()) return bytes.error();
   return ParsePcd(*bytes, path.string());
 }
 
 Expected<Frame> ReadPly(const std::filesystem::path& path) {
-  auto bytes = ReadFile(path);
+  auto bytes = ReadTextFile(path);
   if (!bytes.ok()) return bytes.error();
   return ParsePly(*bytes, path.string());
 }

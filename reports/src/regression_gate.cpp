@@ -1,11 +1,10 @@
 #include "lidartwin/reports/regression_gate.h"
+#include "lidartwin/sim/text_file.h"
 
 #include <fmt/core.h>
 
 #include <cmath>
-#include <fstream>
 #include <nlohmann/json.hpp>
-#include <sstream>
 
 #include "lidartwin/compare/metrics.h"
 #include "lidartwin/sim/config_reader.h"
@@ -38,11 +37,9 @@ Expected<std::vector<Tolerance>> LoadTolerances(const std::filesystem::path& fil
 }
 
 Expected<std::map<std::string, double>> LoadBaselineSummary(const std::filesystem::path& file) {
-  std::ifstream in(file, std::ios::binary);
-  if (!in) return Error{fmt::format("{}: cannot open", file.string())};
-  std::stringstream ss;
-  ss << in.rdbuf();
-  const auto j = nlohmann::json::parse(ss.str(), nullptr, false);
+  auto text = ReadTextFile(file);
+  if (!text.ok()) return text.error();
+  const auto j = nlohmann::json::parse(*text, nullptr, false);
   if (j.is_discarded() || !j.is_object())
     return Error{fmt::format("{}: not a JSON object", file.string())};
   if (!j.contains("summary") || !j["summary"].is_object())

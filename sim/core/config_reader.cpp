@@ -1,11 +1,10 @@
 #include "lidartwin/sim/config_reader.h"
+#include "lidartwin/sim/text_file.h"
 
 #include <yaml-cpp/yaml.h>
 
 #include <cmath>
-#include <fstream>
 #include <set>
-#include <sstream>
 
 namespace lt {
 
@@ -81,11 +80,9 @@ Expected<ConfigMap> ConfigMap::FromText(const std::string& text, const std::stri
 }
 
 Expected<ConfigMap> ConfigMap::FromFile(const std::filesystem::path& file) {
-  std::ifstream in(file, std::ios::binary);
-  if (!in) return Error{file.string() + ": cannot open file"};
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return FromText(ss.str(), file.string());
+  auto text = ReadTextFile(file, " file");
+  if (!text.ok()) return text.error();
+  return FromText(*text, file.string());
 }
 
 std::string ConfigMap::KeyPath(const std::string& key) const {

@@ -1,11 +1,10 @@
 #include <cmath>
-#include <fstream>
-#include <sstream>
 
 #include "lidartwin/physics/pose.h"
 #include "lidartwin/physics/scan_pattern.h"
 #include "lidartwin/sim/config_reader.h"
 #include "lidartwin/sim/scene.h"
+#include "lidartwin/sim/text_file.h"
 
 namespace lt {
 
@@ -45,12 +44,7 @@ Expected<Scene> LoadScene(const std::filesystem::path& file, const MeshLoader& m
   if (!parsed.ok()) return parsed.error();
   ConfigMap& root = parsed.value();
   Scene scene;
-  {
-    std::ifstream in(file, std::ios::binary);
-    std::stringstream ss;
-    ss << in.rdbuf();
-    scene.source_text = ss.str();
-  }
+  if (auto text = ReadTextFile(file); text.ok()) scene.source_text = std::move(*text);
   const std::string library_path = root.String("materials");
   if (Status s = root.FirstError(); !s.ok()) return s.error();
   auto library = LoadMaterialLibrary(root.Resolve(library_path));

@@ -6,11 +6,10 @@
 #include <nlohmann/json.hpp>
 
 #include <cmath>
-#include <fstream>
-#include <sstream>
 
 #include "lidartwin/physics/scan_pattern.h"
 #include "lidartwin/sim/sensor_profile.h"
+#include "lidartwin/sim/text_file.h"
 
 namespace lt {
 
@@ -35,13 +34,11 @@ Expected<std::vector<double>> NumberArray(const nlohmann::json& j, const char* k
 Status LoadLaserConfig(const std::filesystem::path& path, uint32_t horizontal_samples,
                        SensorProfile& p) {
   const std::string file = path.string();
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return Error{file + ": cannot open laserconfig file"};
-  std::stringstream ss;
-  ss << in.rdbuf();
+  auto text = ReadTextFile(path, " laserconfig file");
+  if (!text.ok()) return text.error();
   nlohmann::json j;
   try {
-    j = nlohmann::json::parse(ss.str());
+    j = nlohmann::json::parse(*text);
   } catch (const nlohmann::json::parse_error& e) {
     return Error{file + ": invalid JSON at byte " + std::to_string(e.byte) + ": " + e.what()};
   }

@@ -1,9 +1,8 @@
 #include "lidartwin/sim/sensor_profile.h"
+#include "lidartwin/sim/text_file.h"
 
 #include <algorithm>
 #include <cmath>
-#include <fstream>
-#include <sstream>
 
 #include "lidartwin/sim/config_reader.h"
 
@@ -301,11 +300,9 @@ Expected<SensorProfile> ParseSensorProfile(const std::string& yaml_text,
 }
 
 Expected<SensorProfile> LoadSensorProfile(const std::filesystem::path& file) {
-  std::ifstream in(file, std::ios::binary);
-  if (!in) return Error{file.string() + ": cannot open sensor profile"};
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ParseSensorProfile(ss.str(), file);
+  auto text = ReadTextFile(file, " sensor profile");
+  if (!text.ok()) return text.error();
+  return ParseSensorProfile(*text, file);
 }
 
 }  // namespace lt

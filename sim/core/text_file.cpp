@@ -1,0 +1,16 @@
+#include "lidartwin/sim/text_file.h"
+
+#include <fstream>
+#include <sstream>
+
+namespace lt {
+
+Expected<std::string> ReadTextFile(const std::filesystem::path& file, const std::string& what) {
+  std::ifstream in(file, std::ios::binary);
+  if (!in) return Error{file.string() + ": cannot open" + what};
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+}  // namespace lt
