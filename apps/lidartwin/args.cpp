@@ -2,6 +2,7 @@
 
 #include <charconv>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 
 namespace lt::cli {
@@ -61,6 +62,21 @@ bool ParseFinite(const std::string& s, double* v) {
 }
 
 }  // namespace
+
+Expected<std::vector<size_t>> FrameIndices(const std::vector<double>& list, size_t frame_count,
+                                           const std::string& source) {
+  std::vector<size_t> out;
+  for (double v : list) {
+    if (v < 0 || v != std::floor(v) || v >= static_cast<double>(frame_count)) {
+      char value[32];
+      std::snprintf(value, sizeof value, "%g", v);
+      return Error{"frame " + std::string(value) + " does not exist (" + source + " has " +
+                   std::to_string(frame_count) + " frame(s))"};
+    }
+    out.push_back(static_cast<size_t>(v));
+  }
+  return out;
+}
 
 Expected<double> Args::GetDouble(const std::string& flag, double fallback) const {
   const auto it = values_.find(flag);

@@ -17,6 +17,11 @@ struct ArgSpec {
   size_t max_positionals = 0;
 };
 
+// Frame indices from a list of numbers (as GetDoubleList gives them): each a whole number below
+// frame_count; the error reads "frame V does not exist (SOURCE has N frame(s))".
+Expected<std::vector<size_t>> FrameIndices(const std::vector<double>& list, size_t frame_count,
+                                           const std::string& source);
+
 class Args {
  public:
   static Expected<Args> Parse(const std::vector<std::string>& argv, const ArgSpec& spec);

@@ -2,8 +2,6 @@
 // (compare/metrics.h) and write metrics.json.
 #include <fmt/core.h>
 
-#include <cmath>
-
 #include "args.h"
 #include "commands.h"
 #include "lidartwin/compare/metrics.h"
@@ -32,13 +30,11 @@ Expected<std::vector<Frame>> SelectFrames(std::vector<Frame> frames, const Args&
   if (!args.Has(flag)) return frames;
   auto list = args.GetDoubleList(flag, {});
   if (!list.ok()) return list.error();
+  auto indices = FrameIndices(*list, frames.size(), file);
+  if (!indices.ok()) return Error{"option " + flag + ": " + indices.message()};
   std::vector<Frame> out;
-  for (double v : *list) {
-    if (v < 0 || v != std::floor(v) || v >= static_cast<double>(frames.size()))
-      return Error{fmt::format("option {}: frame {} does not exist ({} has {} frame(s))", flag, v,
-                               file, frames.size())};
-    out.push_back(frames[static_cast<size_t>(v)]);
-  }
+  for (size_t k : *indices)
+    out.push_back(frames[k]);
   return out;
 }
 

@@ -1,8 +1,6 @@
 // lidartwin reconstruct: recorded frames (+ poses) to a scene the simulator loads.
 #include <fmt/core.h>
 
-#include <cmath>
-
 #include "args.h"
 #include "commands.h"
 #include "lidartwin/datasets/reconstruction.h"
@@ -48,11 +46,9 @@ Expected<PosedFrames> PickFrames(const PosedRecording& rec, const std::vector<do
                                  uint32_t columns) {
   PosedFrames out;
   out.columns_per_frame = columns;
-  for (double v : list) {
-    if (v < 0 || v != std::floor(v) || v >= static_cast<double>(rec.frames.size()))
-      return Error{fmt::format("frame {} does not exist (the recording has {} frame(s))", v,
-                               rec.frames.size())};
-    const size_t k = static_cast<size_t>(v);
+  auto indices = FrameIndices(list, rec.frames.size(), "the recording");
+  if (!indices.ok()) return indices.error();
+  for (size_t k : *indices) {
     out.frames.push_back(rec.frames[k]);
     out.start_poses.push_back(rec.start_poses[k]);
     out.end_poses.push_back(rec.end_poses[k]);

@@ -17,8 +17,9 @@ struct CliRun {
   std::string output;  // stdout and stderr
 };
 
-CliRun Cli(const std::string& args) {
-  const std::string cmd = std::string(LT_CLI) + " " + args + " 2>&1";
+// Runs a shell command line, capturing stdout and stderr.
+CliRun RunShell(const std::string& command) {
+  const std::string cmd = command + " 2>&1";
   FILE* pipe = popen(cmd.c_str(), "r");
   CliRun r{-1, ""};
   if (!pipe) return r;
@@ -29,6 +30,10 @@ CliRun Cli(const std::string& args) {
   const int status = pclose(pipe);
   r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
   return r;
+}
+
+CliRun Cli(const std::string& args) {
+  return RunShell(std::string(LT_CLI) + " " + args);
 }
 
 std::string Q(const std::filesystem::path& p) {
@@ -356,18 +361,11 @@ TEST(Cli, RegressionGateFailsOnPlantedRegressions) {
     ASSERT_NE(pos, std::string::npos) << p.from;
     planted.replace(pos, p.from.size(), p.to);
     const auto sensor = dir.Write("planted.yaml", planted);
-    const std::string cmd = "SENSOR=" + Q(sensor) + " bash " +
-                            Q(test::SourceDir() / "scripts/regression-gate.sh") + " " +
-                            std::string(LT_CLI) + " " + Q(dir / "gate") + " 2>&1";
-    FILE* pipe = popen(cmd.c_str(), "r");
-    ASSERT_NE(pipe, nullptr);
-    std::string out;
-    std::array<char, 4096> buf;
-    size_t n;
-    while ((n = fread(buf.data(), 1, buf.size(), pipe)) > 0)
-      out.append(buf.data(), n);
-    const int status = pclose(pipe);
-    EXPECT_EQ(WEXITSTATUS(status), 3) << out;
+    const CliRun gate = RunShell("SENSOR=" + Q(sensor) + " bash " +
+                                 Q(test::SourceDir() / "scripts/regression-gate.sh") + " " +
+                                 std::string(LT_CLI) + " " + Q(dir / "gate"));
+    const std::string& out = gate.output;
+    EXPECT_EQ(gate.code, 3) << out;
     EXPECT_NE(out.find(p.metric), std::string::npos) << out;
     EXPECT_NE(out.find("regression gate: FAILED"), std::string::npos) << out;
     EXPECT_NE(ReadAll(dir / "gate/report/report.md").find("REGRESSION"), std::string::npos);
