@@ -177,7 +177,9 @@ GpuBenchReport RunGpuBench(const std::vector<uint64_t>& triangle_counts, int rep
     traj.time_s = {0.0};
     traj.poses = {{{1, 0, 0, 0}, sensor}};
     SensorProfile os0_8 = os0.value();
-    os0_8.footprint = {8, 1.5e-3, physics::DivergenceMode::kAverage};
+    os0_8.footprint.sub_rays = 8;
+    os0_8.footprint.half_angle_rad = 1.5e-3;
+    os0_8.footprint.mode = physics::DivergenceMode::kAverage;
     for (const SensorProfile* profile : {&os0.value(), &os0_8}) {
       const bool eight = profile == &os0_8;
       auto gpu = CudaSimulator::Create(scene, *profile, traj, {1, 0});
@@ -199,10 +201,10 @@ GpuBenchReport RunGpuBench(const std::vector<uint64_t>& triangle_counts, int rep
       (eight ? fig.frame8_ms_total : fig.frame_ms_total) = Median(total);
       (eight ? fig.frame8_ms_kernel : fig.frame_ms_kernel) = Median(kernel);
       if (with_embree) {
-        CpuSimulator cpu(scene, *profile, traj, {1, cpu_threads});
-        for (int rep = 0; rep < 3; ++rep) {
+        auto cpu = CreateSimulator(Backend::kCpu, scene, *profile, traj, {1, cpu_threads});
+        for (int rep = 0; rep < 3 && cpu.ok(); ++rep) {
           const auto t0 = std::chrono::steady_clock::now();
-          (void)cpu.Simulate(0);
+          (void)(*cpu)->Simulate(0);
           cpu_ms.push_back(
               std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0)
                   .count());

@@ -48,6 +48,7 @@ for target in $targets; do
   leaks=1
   [ "${target%%:*}" = fuzz_hdf5 ] && leaks=0  # libhdf5's global state (fuzz/fuzz_hdf5.cpp)
   "$build/bin/${target%%:*}" -seed=1 -runs="$runs" -max_len=262144 -timeout=10 \
+    -artifact_prefix="$build/" \
     -detect_leaks=$leaks \
     "$corpus/${target##*:}" >"$build/${target%%:*}.log" 2>&1 || status=$?
   grep -E "ERROR|SUMMARY|Done" "$build/${target%%:*}.log" || true

@@ -7,10 +7,10 @@
 #include <thread>
 
 #include "args.h"
+#include "built_in.h"
 #include "commands.h"
 #include "lidartwin/bench/cpu_bench.h"
 #include "lidartwin/bench/gpu_bench.h"
-#include "simulation_job.h"
 
 namespace lt::cli {
 

@@ -3,12 +3,12 @@
 #include <fmt/core.h>
 
 #include "args.h"
+#include "built_in.h"
 #include "commands.h"
 #include "lidartwin/compare/metrics.h"
 #include "lidartwin/compare/metrics_json.h"
 #include "lidartwin/datasets/atomic_file.h"
 #include "lidartwin/datasets/recording.h"
-#include "simulation_job.h"
 
 namespace lt::cli {
 namespace {

@@ -4,7 +4,7 @@
 
 #include "args.h"
 #include "commands.h"
-#include "frame_output.h"
+#include "lidartwin/datasets/frame_output.h"
 #include "lidartwin/datasets/recording.h"
 
 namespace lt::cli {

@@ -9,12 +9,12 @@
 #include <map>
 
 #include "args.h"
+#include "built_in.h"
 #include "commands.h"
 #include "lidartwin/compare/metrics.h"
 #include "lidartwin/compare/metrics_json.h"
 #include "lidartwin/datasets/atomic_file.h"
 #include "lidartwin/reports/report.h"
-#include "simulation_job.h"
 
 namespace lt::cli {
 namespace {
@@ -27,7 +27,7 @@ int ReportAgainstReference(const SimulationJob& job, const SimulationResult& res
   SimulationJob reference_job = job;
   reference_job.seed = job.seed + 1;
   reference_job.out = out_dir / "lab_plates_reference.h5";
-  auto reference = RunSimulation(reference_job);
+  auto reference = RunSimulationJob(reference_job);
   if (!reference.ok()) {
     fmt::print(stderr, "lidartwin demo: error: {}\n", reference.message());
     return 1;
@@ -94,7 +94,7 @@ int DemoCommand(const std::vector<std::string>& argv) {
   job.scene = root / "configs/scenes/lab_plates.yaml";
   job.out = out_dir / "lab_plates.h5";
   job.seed = seed.value();
-  auto result = RunSimulation(job);
+  auto result = RunSimulationJob(job);
   if (!result.ok()) {
     fmt::print(stderr, "lidartwin demo: error: {}\n", result.message());
     return 1;

@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "args.h"
+#include "built_in.h"
 #include "commands.h"
 #include "lidartwin/compare/metrics.h"
 #include "lidartwin/compare/metrics_json.h"
@@ -14,7 +15,6 @@
 #include "lidartwin/physics/scan_pattern.h"
 #include "lidartwin/reports/report.h"
 #include "posed_recording.h"
-#include "simulation_job.h"
 
 namespace lt::cli {
 namespace {
@@ -128,7 +128,7 @@ int ReproduceCommand(const std::vector<std::string>& argv) {
   job.trajectory = out / "trajectory.yaml";
   job.seed = *seed;
   job.out = out / "sim.h5";
-  auto sim = RunSimulation(job);
+  auto sim = RunSimulationJob(job);
   if (!sim.ok()) return Fail("error: " + sim.message(), 1);
 
   // 5. Compare with the recorded frame and report.

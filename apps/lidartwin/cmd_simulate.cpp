@@ -3,8 +3,8 @@
 #include <cstdlib>
 
 #include "args.h"
+#include "built_in.h"
 #include "commands.h"
-#include "simulation_job.h"
 
 namespace lt::cli {
 
@@ -66,7 +66,7 @@ int SimulateCommand(const std::vector<std::string>& argv) {
   job.frames = static_cast<uint32_t>(frames.value());
   job.seed = seed.value();
   job.threads = static_cast<unsigned>(threads.value());
-  auto result = RunSimulation(job);
+  auto result = RunSimulationJob(job);
   if (!result.ok()) {
     fmt::print(stderr, "lidartwin simulate: error: {}\n", result.message());
     return 1;

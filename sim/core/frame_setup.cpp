@@ -1,15 +1,28 @@
-#include "lidartwin/sim/frame_setup.h"
+#include "internal/frame_setup.h"
 
 #include <algorithm>
 
 namespace lt {
 
+SignalChain FrameSignalChain(const SensorProfile& p) {
+  return {p.detector.link, p.Threshold(), p.detector.max_surfaces_per_sub_ray,
+          p.detector.range_resolution_m, p.detector.outlier_probability};
+}
+
 std::vector<ObjectInfo> ObjectInfos(const Scene& scene, double wavelength_nm) {
   std::vector<ObjectInfo> out;
   out.reserve(scene.objects.size());
   for (const SceneObject& o : scene.objects) {
-    out.push_back({scene.materials.materials[o.material_id].ReflectanceAt(wavelength_nm),
-                   o.material_id, o.instance_id, o.semantic_class});
+    const Material& m = scene.materials.materials[o.material_id];
+    const double r0 = m.ReflectanceAt(wavelength_nm);
+    const physics::SurfaceResponse response{r0,
+                                            m.specular_albedo,
+                                            m.specular_exponent,
+                                            m.retroreflective_peak_sr,
+                                            m.retroreflective_max_entrance_deg * physics::kDegToRad,
+                                            m.transmittance,
+                                            m.coverage};
+    out.push_back({r0, o.material_id, o.instance_id, o.semantic_class, response});
   }
   return out;
 }

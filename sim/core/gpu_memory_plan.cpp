@@ -1,4 +1,4 @@
-#include "lidartwin/sim/gpu_memory_plan.h"
+#include "internal/gpu_memory_plan.h"
 
 #include <algorithm>
 #include <string>

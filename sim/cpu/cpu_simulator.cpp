@@ -1,13 +1,12 @@
-// CPU reference backend: one ray per beam through the shared beam pipeline
-// (beam_pipeline.h) with Embree closest hits. Beams are split across threads in contiguous
+// CPU reference backend: the shared beam pipeline (internal/beam_pipeline.h) with Embree
+// closest hits. Beams are split across threads in contiguous
 // blocks; each beam writes its own slot and the slots are assembled in beam order, so the
 // output does not depend on the thread count.
 #include <algorithm>
 #include <thread>
 
-#include "lidartwin/sim/beam_pipeline.h"
-#include "lidartwin/sim/frame_setup.h"
-#include "lidartwin/sim/simulator.h"
+#include "cpu/cpu_simulator.h"
+#include "internal/frame_setup.h"
 
 namespace lt {
 
@@ -51,7 +50,7 @@ uint64_t CpuSimulator::RaysPerFrame() const {
   return profile_.RaysPerFrame();
 }
 
-Frame CpuSimulator::Simulate(uint32_t frame_index) {
+Expected<Frame> CpuSimulator::Simulate(uint32_t frame_index) {
   const uint32_t beams = profile_.BeamCount();
   const double period = profile_.FramePeriodS();
   const double t0 = trajectory_.start_time_s + frame_index * period;
@@ -60,7 +59,9 @@ Frame CpuSimulator::Simulate(uint32_t frame_index) {
       {trajectory_.time_s.data(), trajectory_.poses.data(),
        static_cast<int>(trajectory_.poses.size()), trajectory_.motion_correction},
       profile_.Detector(),
-      profile_.footprint,
+      profile_.FootprintView(),
+      FrameSignalChain(profile_),
+      profile_.EchoesPerBeam(),
       objects_.data(),
       options_.seed,
       frame_index,
@@ -71,10 +72,11 @@ Frame CpuSimulator::Simulate(uint32_t frame_index) {
     const RayHit h = caster_->Closest(o, d, t_min, t_max);
     return SurfaceHit{h.hit, h.distance_m, h.normal, h.object};
   };
-  std::vector<BeamRecord> records(beams);
+  const uint32_t k = context.echoes_per_beam;
+  std::vector<BeamRecord> records(size_t{beams} * k);
   auto run = [&](uint32_t begin, uint32_t end) {
     for (uint32_t i = begin; i < end; ++i)
-      records[i] = SimulateBeam(context, i, closest);
+      SimulateBeam(context, i, closest, &records[size_t{i} * k]);
   };
   const bool moving = scene_.HasMovingObjects();
   for (const BeamSlice& slice :
@@ -90,7 +92,7 @@ Frame CpuSimulator::Simulate(uint32_t frame_index) {
     RunInParallel(slice.begin, slice.end, options_.threads, run);
   }
   Frame f = FrameHeader(frame_index, t0, period, trajectory_);
-  AppendRecords(records.data(), beams, f);
+  AppendRecords(records.data(), beams * k, profile_.detector.kind == DetectorKind::kThreshold, f);
   return f;
 }
 

@@ -8,12 +8,12 @@
 #include <vector>
 
 #include "device_buffer.h"
+#include "internal/beam_pipeline.h"
+#include "internal/frame_setup.h"
+#include "internal/gpu_memory_plan.h"
 #include "lbvh.h"
 #include "lidartwin/physics/ray_triangle.h"
-#include "lidartwin/sim/beam_pipeline.h"
 #include "lidartwin/sim/cuda_backend.h"
-#include "lidartwin/sim/frame_setup.h"
-#include "lidartwin/sim/gpu_memory_plan.h"
 
 namespace lt {
 
@@ -64,7 +64,7 @@ __global__ void SimulateFrameKernel(FrameContext c, const BvhChunk* chunks, uint
     if (!(td >= t_min && td <= t_max)) return {false, 0, {0, 0, 0}, 0};
     return {true, td, n, tri_object[tri]};
   };
-  out[i] = SimulateBeam(c, beam_begin + i, closest);
+  SimulateBeam(c, beam_begin + i, closest, out + size_t{i} * c.echoes_per_beam);
 }
 
 // Float vertices (9 per triangle) and double planes of an object's triangles at `vertices`.
@@ -121,6 +121,8 @@ struct CudaSimulator::Impl {
   DeviceBuffer<uint32_t> tri_object;
   DeviceBuffer<ObjectInfo> objects;
   DeviceBuffer<double> tables[3];
+  DeviceBuffer<float> kernel_cdf, kernel_weight;  // a table footprint's sampling tables
+  uint32_t echoes_per_beam = 1;
   DeviceBuffer<double> traj_time;
   DeviceBuffer<physics::Pose<double>> traj_pose;
   std::vector<std::unique_ptr<cuda::DeviceBvh>> bvhs;
@@ -174,8 +176,10 @@ Status CudaSimulator::Impl::MoveObjects(double t) {
 Status CudaSimulator::Impl::SimulateBeams(const FrameContext& context, uint32_t begin, uint32_t end,
                                           Frame& f) {
   constexpr int kBlock = 128;
+  const uint32_t k = echoes_per_beam;
   for (uint32_t b = begin; b < end; b += plan.beams_per_batch) {
     const uint32_t n = std::min(end - b, plan.beams_per_batch);
+    const uint32_t slots = n * k;
     LT_CUDA_TRY(cudaEventRecord(start));
     SimulateFrameKernel<<<(n + kBlock - 1) / kBlock, kBlock>>>(
         context, chunks.get(), static_cast<uint32_t>(bvhs.size()), planes.get(), tri_object.get(),
@@ -186,7 +190,7 @@ Status CudaSimulator::Impl::SimulateBeams(const FrameContext& context, uint32_t 
     // order: DeviceSelect is stable.
     size_t temp_bytes = select_temp_bytes;
     LT_CUDA_TRY(cub::DeviceSelect::If(select_temp.get(), temp_bytes, records.get(), returns.get(),
-                                      return_count.get(), static_cast<int>(n), IsValid()));
+                                      return_count.get(), static_cast<int>(slots), IsValid()));
     uint32_t count = 0;
     LT_CUDA_TRY(cudaMemcpy(&count, return_count.get(), sizeof(count), cudaMemcpyDeviceToHost));
     LT_CUDA_TRY(cudaMemcpy(host_records, returns.get(), count * sizeof(BeamRecord),
@@ -198,7 +202,7 @@ Status CudaSimulator::Impl::SimulateBeams(const FrameContext& context, uint32_t 
     LT_CUDA_TRY(cudaEventElapsedTime(&t_ms, start, copied));
     kernel_ms += k_ms;
     total_ms += t_ms;
-    AppendRecords(host_records, count, f);
+    AppendRecords(host_records, count, profile->detector.kind == DetectorKind::kThreshold, f);
   }
   return {};
 }
@@ -218,10 +222,12 @@ Expected<std::unique_ptr<CudaSimulator>> CudaSimulator::Create(const Scene& scen
   m.trajectory = &trajectory;
   m.options = options;
   m.beams = profile.BeamCount();
+  m.echoes_per_beam = profile.EchoesPerBeam();
   size_t free_bytes = 0, total_bytes = 0;
   LT_CUDA_TRY(cudaMemGetInfo(&free_bytes, &total_bytes));
-  // Per beam of a batch: its record, its compacted copy, CUB's scan state (a few bytes).
-  auto plan = PlanGpuMemory(free_bytes, scene.TriangleCount(), m.beams, 2 * sizeof(BeamRecord) + 16,
+  // Per beam of a batch: its K records, their compacted copies, CUB's scan state (a few bytes).
+  auto plan = PlanGpuMemory(free_bytes, scene.TriangleCount(), m.beams,
+                            m.echoes_per_beam * (2 * sizeof(BeamRecord) + 16),
                             options.max_triangles_per_bvh, options.max_beams_per_batch);
   if (!plan.ok()) return Error{"--backend cuda: " + plan.message()};
   m.plan = plan.value();
@@ -237,12 +243,13 @@ Expected<std::unique_ptr<CudaSimulator>> CudaSimulator::Create(const Scene& scen
     owner.resize(planes.size(), o);
   }
   const std::vector<ObjectInfo> objects = ObjectInfos(scene, profile.wavelength_nm);
-  const uint32_t batch = m.plan.beams_per_batch;
+  const uint32_t batch = m.plan.beams_per_batch * m.echoes_per_beam;  // record slots
   for (Status s :
        {m.triangles.Upload(soup), m.planes.Upload(planes), m.tri_object.Upload(owner),
         m.objects.Upload(objects), m.tables[0].Upload(profile.elevation_rad),
         m.tables[1].Upload(profile.azimuth_offset_rad), m.tables[2].Upload(profile.firing_offset_s),
         m.traj_time.Upload(trajectory.time_s), m.traj_pose.Upload(trajectory.poses),
+        m.kernel_cdf.Upload(profile.kernel.cdf), m.kernel_weight.Upload(profile.kernel.weight),
         m.records.Reserve(batch), m.returns.Reserve(batch), m.return_count.Reserve(1)}) {
     if (!s.ok()) return s.error();
   }
@@ -304,7 +311,9 @@ Expected<Frame> CudaSimulator::Simulate(uint32_t frame_index) {
                              {m.traj_time.get(), m.traj_pose.get(),
                               static_cast<int>(traj.poses.size()), traj.motion_correction},
                              profile.Detector(),
-                             profile.footprint,
+                             profile.FootprintView(m.kernel_cdf.get(), m.kernel_weight.get()),
+                             FrameSignalChain(profile),
+                             m.echoes_per_beam,
                              m.objects.get(),
                              m.options.seed,
                              frame_index,

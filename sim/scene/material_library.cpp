@@ -122,6 +122,43 @@ Expected<Material> LoadAsterSpectrum(const std::filesystem::path& path) {
   return m;
 }
 
+namespace {
+
+// The optional surface-response keys of a material, each checked against its physical range.
+void ReadSurfaceResponse(ConfigMap& entry, Material& m) {
+  const auto fraction = [&](const char* key, double fallback, bool zero_ok) {
+    const double v = entry.Number(key, fallback);
+    if (!(v >= 0 && v <= 1) || (!zero_ok && v == 0)) {
+      entry.Fail(key, std::string("must be a fraction in ") + (zero_ok ? "[0, 1]" : "(0, 1]") +
+                          ", got " + std::to_string(v));
+    }
+    return v;
+  };
+  m.specular_albedo = fraction("specular_albedo", 0, true);
+  m.specular_exponent = entry.Number("specular_exponent", m.specular_albedo > 0 ? 50 : 0);
+  if (!(m.specular_exponent >= 0 && m.specular_exponent <= 1e5)) {
+    entry.Fail("specular_exponent",
+               "must be in [0, 100000], got " + std::to_string(m.specular_exponent));
+  }
+  m.retroreflective_peak_sr = entry.Number("retroreflective_peak_sr", 0);
+  if (!(m.retroreflective_peak_sr >= 0 && m.retroreflective_peak_sr <= 1e5)) {
+    entry.Fail("retroreflective_peak_sr",
+               "must be in [0, 100000] 1/sr (road signs: 100..1000), got " +
+                   std::to_string(m.retroreflective_peak_sr));
+  }
+  m.retroreflective_max_entrance_deg =
+      entry.Number("retroreflective_max_entrance_deg", m.retroreflective_peak_sr > 0 ? 60 : 0);
+  if (m.retroreflective_peak_sr > 0 &&
+      !(m.retroreflective_max_entrance_deg > 0 && m.retroreflective_max_entrance_deg <= 90)) {
+    entry.Fail("retroreflective_max_entrance_deg",
+               "must be in (0, 90], got " + std::to_string(m.retroreflective_max_entrance_deg));
+  }
+  m.transmittance = fraction("transmittance", 0, true);
+  m.coverage = fraction("coverage", 1, false);
+}
+
+}  // namespace
+
 Expected<MaterialLibrary> LoadMaterialLibrary(const std::filesystem::path& path) {
   auto parsed = ConfigMap::FromFile(path);
   if (!parsed.ok()) return parsed.error();
@@ -159,6 +196,7 @@ Expected<MaterialLibrary> LoadMaterialLibrary(const std::filesystem::path& path)
         m.reflectance = loaded->reflectance;
       }
     }
+    ReadSurfaceResponse(entry, m);
     if (forms != 1) {
       entry.Fail("name", "give exactly one of reflectance, spectrum, spectrum_file");
       continue;

@@ -15,7 +15,9 @@ uint32_t SensorProfile::BeamCount() const {
 }
 
 uint64_t SensorProfile::RaysPerFrame() const {
-  const bool all = footprint.mode == physics::DivergenceMode::kAverage;
+  // Random selection traces one sub-ray; the average mode and the threshold detector all.
+  const bool all = footprint.mode == physics::DivergenceMode::kAverage ||
+                   detector.kind == DetectorKind::kThreshold;
   return uint64_t{BeamCount()} * (all ? footprint.sub_rays : 1);
 }
 
@@ -51,6 +53,35 @@ physics::DetectorParams<double> SensorProfile::Detector() const {
           detector.max_range_m,
           detector.reflectance_at_max_range,
           detector.range_noise_sigma_m};
+}
+
+physics::BeamFootprint SensorProfile::FootprintView(const float* cdf, const float* weight) const {
+  physics::BeamFootprint f = footprint;
+  if (f.kind == physics::FootprintKind::kTable) {
+    f.table = {cdf ? cdf : kernel.cdf.data(),
+               weight ? weight : kernel.weight.data(),
+               kernel.nh,
+               kernel.nv,
+               kernel.h0_rad,
+               kernel.v0_rad,
+               kernel.dh_rad,
+               kernel.dv_rad};
+  }
+  return f;
+}
+
+physics::ThresholdDetector SensorProfile::Threshold() const {
+  const double sigma_t_s = detector.pulse_width_ns * 1e-9 / physics::kFwhmPerSigma;
+  return {0.5 * physics::kSpeedOfLight_m_s * sigma_t_s,
+          detector.threshold_w,
+          detector.echo_range,
+          detector.return_mode,
+          detector.max_echoes,
+          detector.walk_reference_power_w};
+}
+
+uint32_t SensorProfile::EchoesPerBeam() const {
+  return detector.kind == DetectorKind::kThreshold ? detector.max_echoes : 1;
 }
 
 physics::BeamSample<double> SensorProfile::Beam(uint32_t i) const {
@@ -218,17 +249,92 @@ void ReadScan(ConfigMap& scan, SensorProfile& p, const std::filesystem::path& pr
   (void)profile_file;
 }
 
+// A FWHM divergence [mrad] to the standard deviation of the Gaussian profile [rad].
+double SigmaFromFwhmMrad(ConfigMap& m, const std::string& key) {
+  const double fwhm = m.Number(key);
+  if (!(fwhm > 0 && fwhm < 500)) {
+    m.Fail(key, "must be in (0, 500) mrad, got " + std::to_string(fwhm));
+    return 1e-3;
+  }
+  return fwhm * 1e-3 / physics::kFwhmPerSigma;
+}
+
+void ReadGaussianSpots(ConfigMap& b, SensorProfile& p) {
+  auto& f = p.footprint;
+  f.kind = physics::FootprintKind::kGaussian;
+  if (!b.Has("spots")) {
+    f.spot_count = 1;
+    f.spots[0] = {0, 0, SigmaFromFwhmMrad(b, "divergence_h_fwhm_mrad"),
+                  SigmaFromFwhmMrad(b, "divergence_v_fwhm_mrad"), 1.0};
+    return;
+  }
+  std::vector<ConfigMap> spots = b.MapList("spots");
+  if (spots.empty() || spots.size() > physics::kMaxSpots) {
+    b.Fail("spots", "must list 1.." + std::to_string(physics::kMaxSpots) + " spots, got " +
+                        std::to_string(spots.size()));
+    return;
+  }
+  double total = 0;
+  f.spot_count = static_cast<uint32_t>(spots.size());
+  for (size_t k = 0; k < spots.size(); ++k) {
+    ConfigMap& s = spots[k];
+    const double power = s.Number("power", 1);
+    if (!(power > 0 && power < 1e6))
+      s.Fail("power", "must be positive, got " + std::to_string(power));
+    f.spots[k] = {s.Number("h_offset_mrad", 0) * 1e-3, s.Number("v_offset_mrad", 0) * 1e-3,
+                  SigmaFromFwhmMrad(s, "divergence_h_fwhm_mrad"),
+                  SigmaFromFwhmMrad(s, "divergence_v_fwhm_mrad"), power};
+    total += power > 0 ? power : 0;
+    if (Status st = s.Finish(); !st.ok()) b.Fail("spots", st.message());
+  }
+  for (uint32_t k = 0; k < f.spot_count && total > 0; ++k)
+    f.spots[k].power /= total;
+}
+
+void ReadKernelTable(ConfigMap& b, SensorProfile& p) {
+  p.footprint.kind = physics::FootprintKind::kTable;
+  const double gamma = b.Number("kernel_tail_exponent", 0.5);
+  if (!(gamma > 0 && gamma <= 1)) {
+    b.Fail("kernel_tail_exponent", "must be in (0, 1], got " + std::to_string(gamma));
+    return;
+  }
+  Expected<KernelTable> table = Error{""};
+  if (b.Has("kernel_file")) {
+    table = LoadKernelGrid(b.Resolve(b.String("kernel_file")));
+    if (!table.ok()) b.Fail("kernel_file", table.message());
+  } else {
+    const std::string h = b.String("kernel_h_file");
+    const std::string v = b.String("kernel_v_file");
+    if (h.empty() || v.empty()) return;
+    table = LoadSeparableKernel(b.Resolve(h), b.Resolve(v));
+    if (!table.ok()) b.Fail("kernel_h_file", table.message());
+  }
+  if (table.ok()) p.kernel = PrepareKernelSampling(*table, gamma);
+}
+
 void ReadFootprint(ConfigMap& b, SensorProfile& p) {
-  const double divergence_mrad = b.Number("divergence_mrad");
+  const std::string kind = b.String("footprint", "cone");
   const double sub_rays = b.Number("sub_rays", 1);
   const std::string mode = b.String("mode", "random_selection");
-  if (!(divergence_mrad >= 0 && divergence_mrad < 1000)) {
-    b.Fail("divergence_mrad", "must be in [0, 1000) mrad, got " + std::to_string(divergence_mrad));
+  if (kind == "cone") {
+    const double divergence_mrad = b.Number("divergence_mrad");
+    if (!(divergence_mrad >= 0 && divergence_mrad < 1000)) {
+      b.Fail("divergence_mrad",
+             "must be in [0, 1000) mrad, got " + std::to_string(divergence_mrad));
+    } else if (sub_rays > 1 && divergence_mrad == 0) {
+      b.Fail("sub_rays", "more than one sub-ray needs divergence_mrad > 0");
+    }
+    // Seed 003: rays "inside a cone with an apex angle equal to the divergence angle".
+    p.footprint.half_angle_rad = 0.5e-3 * divergence_mrad;
+  } else if (kind == "gaussian") {
+    ReadGaussianSpots(b, p);
+  } else if (kind == "table") {
+    ReadKernelTable(b, p);
+  } else {
+    b.Fail("footprint", "unknown footprint '" + kind + "' (expected cone, gaussian or table)");
   }
-  if (sub_rays < 1 || sub_rays > 256 || sub_rays != std::floor(sub_rays)) {
-    b.Fail("sub_rays", "must be a whole number in 1..256");
-  } else if (sub_rays > 1 && divergence_mrad == 0) {
-    b.Fail("sub_rays", "more than one sub-ray needs divergence_mrad > 0");
+  if (sub_rays < 1 || sub_rays > 128 || sub_rays != std::floor(sub_rays)) {
+    b.Fail("sub_rays", "must be a whole number in 1..128, got " + std::to_string(sub_rays));
   }
   if (mode == "random_selection") {
     p.footprint.mode = physics::DivergenceMode::kRandomSelection;
@@ -237,9 +343,92 @@ void ReadFootprint(ConfigMap& b, SensorProfile& p) {
   } else {
     b.Fail("mode", "unknown mode '" + mode + "' (expected random_selection or average)");
   }
-  p.footprint.sub_rays = static_cast<uint32_t>(std::max(1.0, std::floor(sub_rays)));
-  // Seed 003: rays "inside a cone with an apex angle equal to the divergence angle".
-  p.footprint.half_angle_rad = 0.5e-3 * divergence_mrad;
+  p.footprint.sub_rays = static_cast<uint32_t>(std::clamp(std::floor(sub_rays), 1.0, 128.0));
+}
+
+// A key that must be a positive number below `max`.
+double Positive(ConfigMap& d, const std::string& key, double max) {
+  const double v = d.Number(key);
+  if (!(v > 0 && v < max)) {
+    d.Fail(key, "must be positive and below " + std::to_string(max) + ", got " + std::to_string(v));
+  }
+  return v;
+}
+
+void ReadThresholdDetector(ConfigMap& d, SensorProfile& p) {
+  DetectorConfig& c = p.detector;
+  c.link.peak_power_w = Positive(d, "peak_power_w", 1e6);
+  c.link.aperture_diameter_m = Positive(d, "aperture_diameter_mm", 1e4) * 1e-3;
+  c.link.optics_transmission = d.Number("optics_transmission", 1);
+  if (!(c.link.optics_transmission > 0 && c.link.optics_transmission <= 1)) {
+    d.Fail("optics_transmission",
+           "must be a fraction in (0, 1], got " + std::to_string(c.link.optics_transmission));
+  }
+  const double extinction = d.Number("atmospheric_extinction_per_km", 0);
+  if (!(extinction >= 0 && extinction < 1000)) {
+    d.Fail("atmospheric_extinction_per_km",
+           "must be in [0, 1000), got " + std::to_string(extinction));
+  }
+  c.link.extinction_per_m = extinction * 1e-3;
+  c.pulse_width_ns = Positive(d, "pulse_width_ns", 1e4);
+  c.threshold_w = Positive(d, "threshold_nw", 1e15) * 1e-9;
+  c.walk_reference_power_w = d.Number("walk_reference_power_nw", 10 * c.threshold_w * 1e9) * 1e-9;
+  if (!(c.walk_reference_power_w > 0)) d.Fail("walk_reference_power_nw", "must be positive");
+  const std::string range = d.String("range_mode", "peak");
+  if (range == "peak") {
+    c.echo_range = physics::EchoRange::kPeak;
+  } else if (range == "leading_edge") {
+    c.echo_range = physics::EchoRange::kLeadingEdge;
+  } else if (range == "centre") {
+    c.echo_range = physics::EchoRange::kCentre;
+  } else {
+    d.Fail("range_mode",
+           "unknown range mode '" + range + "' (expected peak, leading_edge or centre)");
+  }
+  const std::string mode = d.String("return_mode", "strongest");
+  if (mode == "first") {
+    c.return_mode = physics::ReturnMode::kFirst;
+  } else if (mode == "last") {
+    c.return_mode = physics::ReturnMode::kLast;
+  } else if (mode == "strongest") {
+    c.return_mode = physics::ReturnMode::kStrongest;
+  } else if (mode == "dual") {
+    c.return_mode = physics::ReturnMode::kDual;
+  } else {
+    d.Fail("return_mode",
+           "unknown return mode '" + mode + "' (expected first, last, strongest or dual)");
+  }
+  const double k = d.Number("max_echoes", 2);
+  if (k < 1 || k > physics::kMaxEchoesReported || k != std::floor(k)) {
+    d.Fail("max_echoes", "must be a whole number in 1..8, got " + std::to_string(k));
+  } else {
+    c.max_echoes = static_cast<uint32_t>(k);
+  }
+  if (c.return_mode == physics::ReturnMode::kDual && c.max_echoes < 2) {
+    d.Fail("max_echoes", "dual returns need max_echoes >= 2");
+  }
+  const double surfaces = d.Number("max_surfaces_per_sub_ray", 4);
+  if (surfaces < 1 || surfaces > 16 || surfaces != std::floor(surfaces)) {
+    d.Fail("max_surfaces_per_sub_ray",
+           "must be a whole number in 1..16, got " + std::to_string(surfaces));
+  } else {
+    c.max_surfaces_per_sub_ray = static_cast<uint32_t>(surfaces);
+  }
+  c.range_noise_sigma_m = d.Number("range_noise_sigma_m", 0);
+  if (!(c.range_noise_sigma_m >= 0 && c.range_noise_sigma_m < 100)) {
+    d.Fail("range_noise_sigma_m",
+           "must be in [0, 100), got " + std::to_string(c.range_noise_sigma_m));
+  }
+  c.range_resolution_m = d.Number("range_resolution_mm", 0) * 1e-3;
+  if (!(c.range_resolution_m >= 0 && c.range_resolution_m < 10)) {
+    d.Fail("range_resolution_mm",
+           "must be in [0, 10000), got " + std::to_string(c.range_resolution_m * 1e3));
+  }
+  c.outlier_probability = d.Number("outlier_probability", 0);
+  if (!(c.outlier_probability >= 0 && c.outlier_probability <= 1)) {
+    d.Fail("outlier_probability",
+           "must be in [0, 1], got " + std::to_string(c.outlier_probability));
+  }
 }
 
 void ReadDetector(ConfigMap& d, SensorProfile& p) {
@@ -260,8 +449,11 @@ void ReadDetector(ConfigMap& d, SensorProfile& p) {
       d.Fail("reflectance_at_max_range", "must be in (0, 1], got " + std::to_string(r));
     }
     if (p.detector.range_noise_sigma_m < 0) d.Fail("range_noise_sigma_m", "must be >= 0");
+  } else if (type == "threshold") {
+    p.detector.kind = DetectorKind::kThreshold;
+    ReadThresholdDetector(d, p);
   } else {
-    d.Fail("type", "unknown detector '" + type + "' (expected ideal or capability)");
+    d.Fail("type", "unknown detector '" + type + "' (expected ideal, capability or threshold)");
   }
 }
 
@@ -296,6 +488,13 @@ Expected<SensorProfile> ParseSensorProfile(const std::string& yaml_text,
   ReadDetector(detector, p);
   if (Status s = root.Finish(); !s.ok()) return s.error();
   if (p.BeamCount() == 0) return Error{file.string() + ": the scan pattern has no beams"};
+  if (p.detector.kind == DetectorKind::kThreshold &&
+      p.footprint.sub_rays * p.detector.max_surfaces_per_sub_ray > 128) {
+    return Error{file.string() + ": beam.sub_rays (" + std::to_string(p.footprint.sub_rays) +
+                 ") x detector.max_surfaces_per_sub_ray (" +
+                 std::to_string(p.detector.max_surfaces_per_sub_ray) +
+                 ") exceeds the 128 contributions a beam's signal holds"};
+  }
   return p;
 }
 

@@ -1,7 +1,7 @@
 // Tier 2 in the simulator: sub-rays in the divergence cone, seed 003's two output modes.
 #include <gtest/gtest.h>
 
-#include "lidartwin/sim/simulator.h"
+#include "cpu/cpu_simulator.h"
 #include "sim/sim_test_scenes.h"
 #include "test_support.h"
 
@@ -20,13 +20,16 @@ struct EdgeScene {
     scene.objects.push_back(
         test::Placed("wall", MakePlate(100, 100), {10, 0, 0}, 0, 0, 0, 1, 8, 1));
     profile = test::SpinningSensor(1, 0, 0, 1, 10);
-    profile.footprint = {sub_rays, 0.05, mode};  // 100 mrad divergence: 0.25 m wide at 5 m
+    // 100 mrad divergence: 0.25 m wide at 5 m.
+    profile.footprint.sub_rays = sub_rays;
+    profile.footprint.half_angle_rad = 0.05;
+    profile.footprint.mode = mode;
   }
 };
 
 TEST(BeamFootprint, AverageModeMixesThePlateAndTheWall) {
   EdgeScene s(64, physics::DivergenceMode::kAverage);
-  const Frame f = CpuSimulator(s.scene, s.profile, Trajectory::Static(), {3}).Simulate(0);
+  const Frame f = CpuSimulator(s.scene, s.profile, Trajectory::Static(), {3}).Simulate(0).value();
   ASSERT_EQ(f.size(), 1u);
   // About half the sub-rays see the plate (5 m) and half the wall (10 m, 1/cos <= 1.0013).
   EXPECT_GT(f.range_m[0], 6.0);
@@ -44,7 +47,8 @@ TEST(BeamFootprint, RandomSelectionReportsOneSubRay) {
   int plate = 0, wall = 0;
   for (uint64_t seed = 0; seed < 200; ++seed) {
     EdgeScene s(8, physics::DivergenceMode::kRandomSelection);
-    const Frame f = CpuSimulator(s.scene, s.profile, Trajectory::Static(), {seed}).Simulate(0);
+    const Frame f =
+        CpuSimulator(s.scene, s.profile, Trajectory::Static(), {seed}).Simulate(0).value();
     ASSERT_EQ(f.size(), 1u);
     const double r = f.range_m[0];
     const bool on_plate = r > 5.0 - 1e-6 && r < 5.0 / std::cos(0.05) + 1e-6;
@@ -61,7 +65,7 @@ TEST(BeamFootprint, RandomSelectionReportsOneSubRay) {
 
 TEST(BeamFootprint, OneSubRayIsTheCentralRay) {
   EdgeScene s(1, physics::DivergenceMode::kAverage);
-  const Frame f = CpuSimulator(s.scene, s.profile, Trajectory::Static(), {3}).Simulate(0);
+  const Frame f = CpuSimulator(s.scene, s.profile, Trajectory::Static(), {3}).Simulate(0).value();
   ASSERT_EQ(f.size(), 1u);
   // The central ray lies exactly on the plate's edge: watertight, it hits the plate or the
   // wall straight ahead, at 5 or 10 m exactly.

@@ -1,5 +1,5 @@
 // Analytic checks of the CPU reference simulator (issue 2's geometry tests).
-#include "lidartwin/sim/simulator.h"
+#include "cpu/cpu_simulator.h"
 
 #include <gtest/gtest.h>
 
@@ -31,7 +31,7 @@ TEST(CpuSimulator, PlaneAtKnownDistanceGivesTheExactRangePerBeam) {
   scene.objects.push_back(test::Placed("wall", MakePlate(400, 400), {10, 0, 0}, 0, 0, 0, 0, 1, 1));
   const SensorProfile profile = test::SpinningSensor(16, 15, -15, 360, 10);
   const Trajectory traj = Trajectory::Static();
-  const Frame f = CpuSimulator(scene, profile, traj, {}).Simulate(0);
+  const Frame f = CpuSimulator(scene, profile, traj, {}).Simulate(0).value();
   size_t expected_points = 0;
   for (uint32_t i = 0; i < profile.BeamCount(); ++i) {
     const auto d = DirectionOf(profile, i);
@@ -79,7 +79,7 @@ TEST(CpuSimulator, PointsOnAPlateEqualBeamsThatMeetIt) {
     }
   }
   ASSERT_GT(meets, 50u);
-  const Frame f = CpuSimulator(scene, profile, Trajectory::Static(), {}).Simulate(0);
+  const Frame f = CpuSimulator(scene, profile, Trajectory::Static(), {}).Simulate(0).value();
   size_t on_plate = 0;
   for (size_t k = 0; k < f.size(); ++k)
     on_plate += f.instance_id[k] == 7;
@@ -100,7 +100,7 @@ TEST(CpuSimulator, IntensityFollowsR0CosTheta) {
   // A floor 2 m below the sensor: incidence varies with elevation.
   scene.objects.push_back(test::Placed("floor", MakePlane(300, 300), {0, 0, -2}, 0, 0, 0, 1, 1, 2));
   const SensorProfile profile = test::SpinningSensor(32, -2, -80, 90, 10);
-  const Frame f = CpuSimulator(scene, profile, Trajectory::Static(), {}).Simulate(0);
+  const Frame f = CpuSimulator(scene, profile, Trajectory::Static(), {}).Simulate(0).value();
   ASSERT_GT(f.size(), 1000u);
   for (size_t k = 0; k < f.size(); ++k) {
     const auto d = DirectionOf(profile, f.beam_id[k]);
@@ -119,7 +119,7 @@ TEST(CpuSimulator, CapabilityCutOffFallsExactlyAtTheReflectanceLimit) {
   scene.objects.push_back(test::Placed("wall", MakePlate(400, 400), {20, 0, 0}, 0, 0, 0, 0, 1, 1));
   SensorProfile profile = test::SpinningSensor(64, 40, -40, 720, 10);
   profile.detector = {DetectorKind::kCapability, 50.0, 0.8, 0.0};
-  const Frame f = CpuSimulator(scene, profile, Trajectory::Static(), {}).Simulate(0);
+  const Frame f = CpuSimulator(scene, profile, Trajectory::Static(), {}).Simulate(0).value();
   std::vector<bool> detected(profile.BeamCount(), false);
   for (size_t k = 0; k < f.size(); ++k)
     detected[f.beam_id[k]] = true;
@@ -149,7 +149,7 @@ TEST(CpuSimulator, MotionDistortionAndItsCorrection) {
   for (bool corrected : {false, true}) {
     traj.motion_correction = corrected;
     for (uint32_t frame : {0u, 1u}) {
-      const Frame f = CpuSimulator(scene, profile, traj, {}).Simulate(frame);
+      const Frame f = CpuSimulator(scene, profile, traj, {}).Simulate(frame).value();
       ASSERT_GT(f.size(), 100u);
       EXPECT_EQ(f.motion_corrected, corrected);
       double spread = 0;
@@ -184,7 +184,7 @@ TEST(CpuSimulator, MovingObjectsArePlacedPerMotionSlice) {
     CpuSimulator sim(scene, profile, Trajectory::Static(), options);
     double mean_x[2] = {0, 0};
     for (uint32_t frame : {0u, 1u}) {
-      const Frame f = sim.Simulate(frame);
+      const Frame f = sim.Simulate(frame).value();
       ASSERT_GT(f.size(), 100u);
       const double bound = 5 * (0.1 / (2 * slices) + 0.1 / 200) + 1e-5;
       double lo = 1e9, hi = -1e9;
@@ -210,7 +210,7 @@ Frame LabFrame(uint64_t seed, unsigned threads) {
   static const auto scene = LoadScene(test::ConfigDir() / "scenes/lab_plates.yaml", {});
   EXPECT_TRUE(profile.ok() && scene.ok());
   static const Trajectory traj = Trajectory::Static();
-  return CpuSimulator(scene.value(), profile.value(), traj, {seed, threads}).Simulate(0);
+  return CpuSimulator(scene.value(), profile.value(), traj, {seed, threads}).Simulate(0).value();
 }
 
 TEST(CpuSimulator, SameSeedSameFrameWhateverTheThreadCount) {
@@ -235,8 +235,9 @@ TEST(CpuSimulator, RangeNoiseHasTheConfiguredSigma) {
   SensorProfile ideal = profile.value();
   ideal.detector.kind = DetectorKind::kIdeal;
   const Frame noisy =
-      CpuSimulator(scene.value(), profile.value(), Trajectory::Static(), {3}).Simulate(0);
-  const Frame truth = CpuSimulator(scene.value(), ideal, Trajectory::Static(), {3}).Simulate(0);
+      CpuSimulator(scene.value(), profile.value(), Trajectory::Static(), {3}).Simulate(0).value();
+  const Frame truth =
+      CpuSimulator(scene.value(), ideal, Trajectory::Static(), {3}).Simulate(0).value();
   std::vector<double> true_range(ideal.BeamCount(), -1);
   for (size_t k = 0; k < truth.size(); ++k)
     true_range[truth.beam_id[k]] = truth.range_m[k];

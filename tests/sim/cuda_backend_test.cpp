@@ -15,9 +15,9 @@
 #include <cmath>
 #include <random>
 
+#include "cpu/cpu_simulator.h"
 #include "lidartwin/physics/ray_triangle.h"
 #include "lidartwin/sim/cuda_backend.h"
-#include "lidartwin/sim/simulator.h"
 #include "test_support.h"
 
 namespace lt {
@@ -84,7 +84,7 @@ void ExpectParity(const Scene& scene, const SensorProfile& profile, const Trajec
   for (uint32_t f = 0; f < frames; ++f) {
     std::printf("[parity] %s frame %u: simulating\n", profile.name.c_str(), f);
     std::fflush(stdout);
-    const Frame a = cpu.Simulate(f);
+    const Frame a = cpu.Simulate(f).value();
     auto b = (*gpu)->Simulate(f);
     ASSERT_TRUE(b.ok()) << b.message();
     const Parity p = Compare(a, b.value(), profile.BeamCount());
@@ -116,7 +116,9 @@ TEST(CudaBackend, MatchesCpuOnTheLabSceneForEveryShippedSensor) {
   ASSERT_TRUE(os0.ok());
   for (auto mode : {physics::DivergenceMode::kAverage, physics::DivergenceMode::kRandomSelection}) {
     SensorProfile p = os0.value();
-    p.footprint = {8, 1.5e-3, mode};
+    p.footprint.sub_rays = 8;
+    p.footprint.half_angle_rad = 1.5e-3;
+    p.footprint.mode = mode;
     p.name += mode == physics::DivergenceMode::kAverage ? "+8 averaged sub-rays"
                                                         : "+8 sub-rays, random selection";
     ExpectParity(scene.value(), p, Trajectory::Static(), 1, 5);

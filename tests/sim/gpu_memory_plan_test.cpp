@@ -1,5 +1,5 @@
 // The CUDA backend's memory plan (gpu_memory_plan.h), checked without a GPU.
-#include "lidartwin/sim/gpu_memory_plan.h"
+#include "internal/gpu_memory_plan.h"
 
 #include <gtest/gtest.h>
 

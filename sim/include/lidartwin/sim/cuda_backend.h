@@ -21,17 +21,18 @@ Status CudaAvailable();
 // Name and memory of device 0, for reports.
 std::string CudaDeviceName();
 
-class CudaSimulator {
+class CudaSimulator final : public Simulator {
  public:
   // Uploads the scene, builds its BVH on the GPU, uploads the sensor tables and trajectory.
   static Expected<std::unique_ptr<CudaSimulator>> Create(const Scene& scene,
                                                          const SensorProfile& profile,
                                                          const Trajectory& trajectory,
                                                          SimulationOptions options);
-  ~CudaSimulator();
-  // Same frames as CpuSimulator::Simulate, within the tolerances of tests/sim/cuda_backend_test.
-  Expected<Frame> Simulate(uint32_t frame_index);
-  uint64_t RaysPerFrame() const;
+  ~CudaSimulator() override;
+  // Same frames as the CPU backend, within the tolerances of tests/sim/cuda_backend_test.
+  Expected<Frame> Simulate(uint32_t frame_index) override;
+  uint64_t RaysPerFrame() const override;
+  Backend backend() const override { return Backend::kCuda; }
   // CUDA-event time of the last frame: the beam kernel alone, and kernel plus copy back.
   double last_kernel_ms() const;
   double last_total_ms() const;

@@ -15,6 +15,14 @@ struct Material {
   std::vector<double> wavelength_nm;  // strictly increasing
   std::vector<double> reflectance;    // fraction 0..1 at normal incidence
   std::string source;                 // where the figures come from
+  // Surface response beyond Lambertian (physics/surface_response.h); defaults: opaque,
+  // fully covering, diffuse only.
+  double specular_albedo = 0;                   // k_s of the Phong lobe [fraction]
+  double specular_exponent = 0;                 // n [-]
+  double retroreflective_peak_sr = 0;           // beta_r [1/sr]
+  double retroreflective_max_entrance_deg = 0;  // theta_max [deg]
+  double transmittance = 0;                     // one-way [fraction]
+  double coverage = 1;                          // [fraction] of the footprint intercepted
 
   // R0 at the wavelength, Hermite-interpolated and clamped at the ends.
   double ReflectanceAt(double wavelength_nm) const;

@@ -9,7 +9,10 @@
 
 #include "lidartwin/physics/beam_footprint.h"
 #include "lidartwin/physics/beam_response.h"
+#include "lidartwin/physics/link_budget.h"
+#include "lidartwin/physics/return_signal.h"
 #include "lidartwin/physics/scan_pattern.h"
+#include "lidartwin/sim/beam_kernel.h"
 #include "lidartwin/sim/status.h"
 
 namespace lt {
@@ -22,7 +25,18 @@ struct DetectorConfig {
   // capability (seed 000 sec. II-D): d_max and R_L,max of eq. (5).
   double max_range_m = 0;
   double reflectance_at_max_range = 0;
-  double range_noise_sigma_m = 0;  // Gaussian range noise, capability only
+  double range_noise_sigma_m = 0;  // Gaussian range noise, capability and threshold
+  // threshold (seed 004 sec. II-C, seed 002 eq. 2): link budget, pulse, threshold, echoes.
+  physics::LinkBudget link{0, 0, 1, 0};
+  double pulse_width_ns = 0;  // FWHM of the emitted Gaussian pulse
+  double threshold_w = 0;
+  physics::EchoRange echo_range = physics::EchoRange::kPeak;
+  physics::ReturnMode return_mode = physics::ReturnMode::kStrongest;
+  uint32_t max_echoes = 2;
+  double walk_reference_power_w = 0;
+  uint32_t max_surfaces_per_sub_ray = 4;
+  double range_resolution_m = 0;
+  double outlier_probability = 0;
 };
 
 struct SensorProfile {
@@ -47,7 +61,9 @@ struct SensorProfile {
 
   DetectorConfig detector;
   // Tier 2: sub-rays in the divergence cone (seed 003); one central ray by default.
-  physics::BeamFootprint footprint{1, 0.0, physics::DivergenceMode::kRandomSelection};
+  physics::BeamFootprint footprint{
+      1, 0.0, physics::DivergenceMode::kRandomSelection, physics::FootprintKind::kCone, 0, {}, {}};
+  KernelSampling kernel;    // footprint table: its sampling tables (FootprintView points at them)
   std::string source_text;  // the profile as read, stored with simulated data
 
   uint32_t BeamCount() const;
@@ -62,6 +78,13 @@ struct SensorProfile {
   // copy of them in device memory), nullptr keeps this profile's.
   physics::ScanPattern<double> Pattern(const double* const* tables = nullptr) const;
   physics::DetectorParams<double> Detector() const;
+  // The footprint with its kernel tables' pointers: this profile's, or the given copies (in
+  // device memory).
+  physics::BeamFootprint FootprintView(const float* cdf = nullptr,
+                                       const float* weight = nullptr) const;
+  physics::ThresholdDetector Threshold() const;
+  // Record slots per beam: max_echoes for the threshold detector, else 1.
+  uint32_t EchoesPerBeam() const;
 };
 
 // Loads a profile; errors name the file, the key and the problem.

@@ -1,21 +1,23 @@
-// The CPU reference simulator: scene + sensor + trajectory -> frames.
+// The simulator interface (DESIGN.md sec. 4): scene + sensor + trajectory -> frames, on the
+// backend the caller names. Callers never see which backends this build has; asking for one
+// it lacks is an Error that says so.
 #pragma once
 
 #include <cstdint>
 #include <memory>
+#include <string>
 
-#include "lidartwin/sim/beam_pipeline.h"
 #include "lidartwin/sim/frame.h"
-#include "lidartwin/sim/ray_caster.h"
 #include "lidartwin/sim/scene.h"
 #include "lidartwin/sim/sensor_profile.h"
+#include "lidartwin/sim/status.h"
 #include "lidartwin/sim/trajectory.h"
 
 namespace lt {
 
 struct SimulationOptions {
   uint64_t seed = 0;
-  unsigned threads = 0;  // 0: all hardware threads
+  unsigned threads = 0;  // CPU: 0 means all hardware threads
   // Moving objects are placed once per slice of the frame's beams (configs/README.md).
   uint32_t motion_slices = 16;
   // CUDA: beams simulated per kernel launch and triangles per BVH (0: what fits in the free
@@ -24,25 +26,29 @@ struct SimulationOptions {
   uint32_t max_triangles_per_bvh = 0;
 };
 
-class CpuSimulator {
- public:
-  // scene, profile and trajectory must outlive the simulator.
-  CpuSimulator(const Scene& scene, const SensorProfile& profile, const Trajectory& trajectory,
-               SimulationOptions options);
-  ~CpuSimulator();
-  // Frame k covers [start + k T, start + (k + 1) T), T the profile's frame period.
-  // Not to be called concurrently on one simulator: moving objects are moved in place.
-  Frame Simulate(uint32_t frame_index);
-  // Rays cast for one frame (one per beam in this tier).
-  uint64_t RaysPerFrame() const;
+enum class Backend { kCpu, kCuda };
 
- private:
-  const Scene& scene_;
-  const SensorProfile& profile_;
-  const Trajectory& trajectory_;
-  SimulationOptions options_;
-  std::unique_ptr<RayCaster> caster_;
-  std::vector<ObjectInfo> objects_;  // R0 at the sensor wavelength and labels, per object
+// "cpu" or "cuda"; anything else is an error naming the value.
+Expected<Backend> ParseBackend(const std::string& name);
+const char* BackendName(Backend backend);
+// OK when this build has the backend and, for CUDA, a usable GPU; otherwise why not.
+Status BackendAvailable(Backend backend);
+
+class Simulator {
+ public:
+  virtual ~Simulator() = default;
+  // Frame k covers [start + k T, start + (k + 1) T), T the profile's frame period. Not to be
+  // called concurrently on one simulator: moving objects are moved in place.
+  virtual Expected<Frame> Simulate(uint32_t frame_index) = 0;
+  // Rays traced per frame (sub-rays included; surfaces behind glass or foliage not counted).
+  virtual uint64_t RaysPerFrame() const = 0;
+  virtual Backend backend() const = 0;
 };
+
+// scene, profile and trajectory must outlive the simulator.
+Expected<std::unique_ptr<Simulator>> CreateSimulator(Backend backend, const Scene& scene,
+                                                     const SensorProfile& profile,
+                                                     const Trajectory& trajectory,
+                                                     SimulationOptions options);
 
 }  // namespace lt

@@ -14,7 +14,7 @@
 
 namespace lt::physics {
 
-enum class DetectorModel : uint32_t { kIdeal, kCapability };
+enum class DetectorModel : uint32_t { kIdeal, kCapability, kThreshold };
 
 template <typename T>
 struct DetectorParams {
@@ -23,7 +23,7 @@ struct DetectorParams {
   T max_range_m;
   T capability_max_range_m;    // d_max, seed 000 eq. (5)
   T reflectance_at_max_range;  // R_L,max
-  T range_noise_sigma_m;
+  T range_noise_sigma_m;       // capability and threshold
 };
 
 template <typename T>

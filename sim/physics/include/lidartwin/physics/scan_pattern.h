@@ -10,12 +10,10 @@
 #include <cstdint>
 
 #include "lidartwin/physics/hd.h"
+#include "lidartwin/physics/units.h"
 #include "lidartwin/physics/vec3.h"
 
 namespace lt::physics {
-
-inline constexpr double kPi = 3.14159265358979323846;
-inline constexpr double kDegToRad = kPi / 180.0;
 
 // Unit direction from azimuth and elevation [rad].
 template <typename T>

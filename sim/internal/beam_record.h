@@ -23,9 +23,12 @@ struct BeamRecord {
   uint32_t instance;
   uint32_t semantic;
   double time_s;
+  float echo_pulse_width_ns;  // threshold detector only
+  uint32_t return_index;      // the echo's place in range order among the beam's echoes
 };
 
-// The valid records, in the order given (beam order), as a frame's points.
-void AppendRecords(const BeamRecord* records, uint32_t count, Frame& frame);
+// The valid records, in the order given (beam order, then echo order), as a frame's points;
+// with_pulse_width: the detector models the echo pulse width, so the frame carries it.
+void AppendRecords(const BeamRecord* records, uint32_t count, bool with_pulse_width, Frame& frame);
 
 }  // namespace lt

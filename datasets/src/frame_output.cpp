@@ -1,11 +1,11 @@
-#include "frame_output.h"
+#include "lidartwin/datasets/frame_output.h"
 
 #include <cstdio>
 #include <string>
 
 #include "lidartwin/datasets/point_cloud_writers.h"
 
-namespace lt::cli {
+namespace lt {
 
 namespace {
 
@@ -66,4 +66,4 @@ Status FrameOutput::Close() {
   return writer_ ? writer_->Close() : Status{};
 }
 
-}  // namespace lt::cli
+}  // namespace lt

@@ -1,8 +1,10 @@
-// The simulate job shared by `simulate` and `demo`: load configs, run frames, write outputs.
+// A simulation run (simulate, demo, reproduce): load the configs, run the frames on the chosen
+// backend, write them where --out says (frame_output.h).
 #pragma once
 
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -13,7 +15,7 @@
 #include "lidartwin/sim/status.h"
 #include "lidartwin/sim/trajectory.h"
 
-namespace lt::cli {
+namespace lt {
 
 struct SimulationJob {
   std::filesystem::path sensor;
@@ -25,6 +27,10 @@ struct SimulationJob {
   uint32_t motion_slices = 16;
   std::string backend = "cpu";
   std::filesystem::path out;  // .h5, .ply or .pcd
+  MeshLoader mesh_loader;     // for scenes with mesh objects; may be empty
+  std::string software_version;
+  // Called after each frame with the frames and rays done so far (progress display).
+  std::function<void(uint32_t frames_done, uint64_t rays_done)> on_frame;
 };
 
 struct SimulationResult {
@@ -35,10 +41,7 @@ struct SimulationResult {
   uint64_t rays = 0;
 };
 
-// The mesh loader of this build (Open3D), or an empty one.
-MeshLoader BuiltInMeshLoader();
-
 // Checks everything before writing anything; on error no output file exists.
 Expected<SimulationResult> RunSimulation(const SimulationJob& job);
 
-}  // namespace lt::cli
+}  // namespace lt

@@ -10,7 +10,7 @@
 #include "lidartwin/sim/frame.h"
 #include "lidartwin/sim/status.h"
 
-namespace lt::cli {
+namespace lt {
 
 class FrameOutput {
  public:
@@ -28,4 +28,4 @@ class FrameOutput {
   std::unique_ptr<Hdf5FrameWriter> writer_;
 };
 
-}  // namespace lt::cli
+}  // namespace lt

@@ -5,14 +5,18 @@
 #include <cstdint>
 #include <vector>
 
-#include "lidartwin/sim/beam_pipeline.h"
+#include "internal/beam_pipeline.h"
 #include "lidartwin/sim/frame.h"
 #include "lidartwin/sim/scene.h"
+#include "lidartwin/sim/sensor_profile.h"
 #include "lidartwin/sim/trajectory.h"
 
 namespace lt {
 
-// R0 at the wavelength and labels of every scene object, in object order.
+// The threshold detector's signal chain as the beam pipeline takes it.
+SignalChain FrameSignalChain(const SensorProfile& profile);
+
+// R0 at the wavelength, surface response and labels of every scene object, in object order.
 std::vector<ObjectInfo> ObjectInfos(const Scene& scene, double wavelength_nm);
 
 // A contiguous run of a frame's beams during which moving objects stay put, at time_s.

@@ -1,0 +1,31 @@
+// The CPU reference backend (private to sim/; callers use CreateSimulator).
+#pragma once
+
+#include <memory>
+#include <vector>
+
+#include "internal/beam_pipeline.h"
+#include "lidartwin/sim/ray_caster.h"
+#include "lidartwin/sim/simulator.h"
+
+namespace lt {
+
+class CpuSimulator final : public Simulator {
+ public:
+  CpuSimulator(const Scene& scene, const SensorProfile& profile, const Trajectory& trajectory,
+               SimulationOptions options);
+  ~CpuSimulator() override;
+  Expected<Frame> Simulate(uint32_t frame_index) override;
+  uint64_t RaysPerFrame() const override;
+  Backend backend() const override { return Backend::kCpu; }
+
+ private:
+  const Scene& scene_;
+  const SensorProfile& profile_;
+  const Trajectory& trajectory_;
+  SimulationOptions options_;
+  std::unique_ptr<RayCaster> caster_;
+  std::vector<ObjectInfo> objects_;  // R0 at the sensor wavelength, response and labels
+};
+
+}  // namespace lt

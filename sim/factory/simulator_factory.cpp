@@ -1,0 +1,47 @@
+// The one place that knows which backends this build has (DESIGN.md sec. 4): callers name a
+// backend and get a Simulator or an Error.
+#include "cpu/cpu_simulator.h"
+#include "lidartwin/sim/simulator.h"
+#if LT_WITH_CUDA
+#include "lidartwin/sim/cuda_backend.h"
+#endif
+
+namespace lt {
+
+Expected<Backend> ParseBackend(const std::string& name) {
+  if (name == "cpu") return Backend::kCpu;
+  if (name == "cuda") return Backend::kCuda;
+  return Error{"--backend " + name + ": unknown backend (expected cpu or cuda)"};
+}
+
+const char* BackendName(Backend backend) {
+  return backend == Backend::kCuda ? "cuda" : "cpu";
+}
+
+Status BackendAvailable(Backend backend) {
+  if (backend == Backend::kCpu) return {};
+#if LT_WITH_CUDA
+  return CudaAvailable();
+#else
+  return Error{"this build has no CUDA backend (configure with nvcc present or -DLT_WITH_CUDA=ON)"};
+#endif
+}
+
+Expected<std::unique_ptr<Simulator>> CreateSimulator(Backend backend, const Scene& scene,
+                                                     const SensorProfile& profile,
+                                                     const Trajectory& trajectory,
+                                                     SimulationOptions options) {
+  if (backend == Backend::kCpu) {
+    return std::unique_ptr<Simulator>(
+        std::make_unique<CpuSimulator>(scene, profile, trajectory, options));
+  }
+#if LT_WITH_CUDA
+  auto gpu = CudaSimulator::Create(scene, profile, trajectory, options);
+  if (!gpu.ok()) return gpu.error();
+  return std::unique_ptr<Simulator>(std::move(gpu.value()));
+#else
+  return Error{"--backend cuda: " + BackendAvailable(backend).message()};
+#endif
+}
+
+}  // namespace lt

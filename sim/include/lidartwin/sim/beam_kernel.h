@@ -1,0 +1,41 @@
+// Measured beam kernels (emitter x collector, eta * kappa; seed 004 sec. III): read from CSV
+// files and prepared for stratified importance sampling (physics/beam_footprint.h).
+#pragma once
+
+#include <filesystem>
+#include <vector>
+
+#include "lidartwin/sim/status.h"
+
+namespace lt {
+
+// Relative kernel values on a regular grid of goniometer angles. value[j * h.size() + i] is
+// the kernel at (h_mrad[i], v_mrad[j]); finite, >= 0, not all zero; the scale is arbitrary.
+struct KernelTable {
+  std::vector<double> h_mrad;  // strictly increasing, evenly spaced, at least 2
+  std::vector<double> v_mrad;
+  std::vector<double> value;
+};
+
+// A 2-D kernel as a CSV grid: the first row is a label then the h angles [mrad], every other
+// row a v angle [mrad] then one value per h angle. Lines starting with '#' are comments.
+Expected<KernelTable> LoadKernelGrid(const std::filesystem::path& file);
+
+// A separable kernel H(h) * V(v) (seed 004 sec. III-B, Fig. 5c) from two CSV slices of
+// "angle_mrad,value" rows.
+Expected<KernelTable> LoadSeparableKernel(const std::filesystem::path& h_file,
+                                          const std::filesystem::path& v_file);
+
+// The sampling tables of a kernel: cell c (row-major, one cell per grid sample, centred on it)
+// has power p_c = value_c / sum(value) and is picked with probability q_c = p_c^gamma / Z;
+// cdf[c] = q_0 + ... + q_c and weight[c] = p_c / q_c. gamma = 1 samples the kernel as it is;
+// smaller gamma visits the dim tails more often, with proportionally smaller weights.
+struct KernelSampling {
+  std::vector<float> cdf;
+  std::vector<float> weight;
+  double h0_rad = 0, v0_rad = 0, dh_rad = 0, dv_rad = 0;  // first cell's corner, cell size
+  uint32_t nh = 0, nv = 0;
+};
+KernelSampling PrepareKernelSampling(const KernelTable& table, double tail_exponent);
+
+}  // namespace lt

@@ -1,0 +1,317 @@
+// The whole life of one beam, from the scan pattern to its echo records, written once for both
+// backends: the CPU passes a closest-hit function on Embree, CUDA one on its own BVH.
+// Stages (DESIGN.md sec. 4): sub-ray generation (footprint, kernel sampling with weights) ->
+// hits (closest, then on through transmissive and partly covering surfaces) -> the beam's
+// return signal (received power at range) -> detector -> up to K echo records per beam.
+// The ideal and capability detectors keep their single-hit path (seed 000, seed 003 modes).
+#pragma once
+
+#include <cstdint>
+
+#include "internal/beam_record.h"
+#include "lidartwin/physics/beam_footprint.h"
+#include "lidartwin/physics/beam_response.h"
+#include "lidartwin/physics/hd.h"
+#include "lidartwin/physics/link_budget.h"
+#include "lidartwin/physics/pose.h"
+#include "lidartwin/physics/range_noise.h"
+#include "lidartwin/physics/return_signal.h"
+#include "lidartwin/physics/scan_pattern.h"
+#include "lidartwin/physics/surface_response.h"
+
+namespace lt {
+
+// A trajectory as plain arrays (host or device memory).
+struct TrajectoryView {
+  const double* time_s;
+  const physics::Pose<double>* poses;
+  int count;
+  bool motion_correction;
+};
+
+// What the closest-hit function reports (distance and normal in double, world frame).
+struct SurfaceHit {
+  bool hit;
+  double distance_m;
+  physics::Vec3<double> normal;
+  uint32_t object;
+};
+
+// Per-object data the beam needs after a hit.
+struct ObjectInfo {
+  double r0;  // reflectance at the sensor wavelength
+  uint32_t material;
+  uint32_t instance;
+  uint32_t semantic;
+  physics::SurfaceResponse response;  // r0 included, at the sensor wavelength
+};
+
+// What the threshold detector needs besides the detector parameters (DetectorParams).
+struct SignalChain {
+  physics::LinkBudget link;
+  physics::ThresholdDetector threshold;
+  uint32_t max_surfaces;       // surfaces one sub-ray may meet (through glass, foliage)
+  double range_resolution_m;   // quantisation, 0: none
+  double outlier_probability;  // per echo, seed 001 sec. 5.2
+};
+
+// Contributions one beam can hold: sub_rays * max_surfaces is checked against it when a
+// profile is loaded.
+inline constexpr uint32_t kMaxContributions = 128;
+
+struct FrameContext {
+  physics::ScanPattern<double> scan;
+  TrajectoryView trajectory;
+  physics::DetectorParams<double> detector;
+  physics::BeamFootprint footprint;
+  SignalChain signal;
+  uint32_t echoes_per_beam;  // record slots per beam: K for threshold, 1 otherwise
+  const ObjectInfo* objects;
+  uint64_t seed;
+  uint32_t frame;
+  double frame_start_s;
+  physics::Pose<double> pose_end;
+};
+
+// One sub-ray's return and the object it came from.
+struct SubRayReturn {
+  physics::BeamReturn<double> ret;
+  const ObjectInfo* object;
+};
+
+// ClosestHit: SurfaceHit(const Vec3<double>& origin, const Vec3<double>& unit_dir,
+//                        double t_min, double t_max).
+template <typename ClosestHit>
+LT_HD SubRayReturn TraceSubRay(const FrameContext& c, uint32_t beam, uint32_t sub_ray,
+                               const physics::Vec3<double>& dir_sensor,
+                               const physics::Pose<double>& pose, ClosestHit& closest_hit) {
+  const physics::Vec3<double> dir_world = physics::Rotate(pose.rotation, dir_sensor);
+  const SurfaceHit hit =
+      closest_hit(pose.translation, dir_world, c.detector.min_range_m, c.detector.max_range_m);
+  if (!hit.hit) return {{false, {0, 0, 0}, 0, 0}, nullptr};
+  const ObjectInfo& o = c.objects[hit.object];
+  return {physics::DetectReturn(
+              c.detector, hit.distance_m, physics::IncidenceCosine(dir_world, hit.normal), o.r0,
+              dir_sensor,
+              physics::RandomKey{c.seed, c.frame, beam, sub_ray, physics::kStreamRangeNoise}, pose,
+              c.pose_end, c.trajectory.motion_correction),
+          &o};
+}
+
+// Direction of sub-ray k: the central ray when the beam has one sub-ray, else a draw inside
+// the divergence cone keyed by (seed, frame, beam, k).
+LT_HD inline physics::Vec3<double> SubRayDirection(const FrameContext& c, uint32_t beam, uint32_t k,
+                                                   const physics::Vec3<double>& central) {
+  if (c.footprint.sub_rays <= 1) return central;
+  const physics::Philox4x32 w = physics::RandomWords(
+      physics::RandomKey{c.seed, c.frame, beam, k, physics::kStreamSubRayDirection});
+  return physics::DirectionInCone(central, c.footprint.half_angle_rad, w.v[0], w.v[1]);
+}
+
+// Ideal and capability detectors: one point per beam from the nearest hit of one sub-ray
+// (random selection) or the average of all sub-rays (seed 003 "Beam Divergence").
+template <typename ClosestHit>
+LT_HD BeamRecord SimulateBeamSingleHit(const FrameContext& c, uint32_t beam,
+                                       ClosestHit& closest_hit) {
+  BeamRecord r{};
+  const physics::BeamSample<double> b = physics::ScanBeam(c.scan, beam);
+  const double t = c.frame_start_s + b.time_s;
+  const physics::Pose<double> pose =
+      physics::PoseAtTime(c.trajectory.time_s, c.trajectory.poses, c.trajectory.count, t);
+  const physics::Vec3<double> central = physics::BeamDirection(b.azimuth_rad, b.elevation_rad);
+  const uint32_t n = c.footprint.sub_rays > 1 ? c.footprint.sub_rays : 1;
+  double range = 0, reflectance = 0;
+  const ObjectInfo* dominant = nullptr;
+  physics::Vec3<double> point{0, 0, 0};
+  if (n == 1 || c.footprint.mode == physics::DivergenceMode::kRandomSelection) {
+    // Random selection (seed 003): only the chosen sub-ray's output counts, so only it is traced.
+    uint32_t k = 0;
+    if (n > 1) {
+      const physics::Philox4x32 w = physics::RandomWords(
+          physics::RandomKey{c.seed, c.frame, beam, 0, physics::kStreamSubRaySelect});
+      k = w.v[0] % n;
+    }
+    const SubRayReturn s =
+        TraceSubRay(c, beam, k, SubRayDirection(c, beam, k, central), pose, closest_hit);
+    if (!s.ret.valid) return r;
+    range = s.ret.range_m;
+    reflectance = s.ret.reflectance;
+    dominant = s.object;
+    point = s.ret.point;
+  } else {
+    // Average (seed 003): the mean range of the sub-rays that returned, reported along the
+    // central ray; the mean intensity over all sub-rays (one that returns nothing adds no
+    // light, so a partly covered footprint is dimmer); labels from the sub-ray with the
+    // strongest return, the one that dominates the echo.
+    uint32_t returned = 0;
+    double best = -1;
+    for (uint32_t k = 0; k < n; ++k) {
+      const SubRayReturn s =
+          TraceSubRay(c, beam, k, SubRayDirection(c, beam, k, central), pose, closest_hit);
+      if (!s.ret.valid) continue;
+      ++returned;
+      range += s.ret.range_m;
+      reflectance += s.ret.reflectance;
+      if (s.ret.reflectance > best) {
+        best = s.ret.reflectance;
+        dominant = s.object;
+      }
+    }
+    if (returned == 0) return r;
+    range /= returned;
+    reflectance /= n;
+    point =
+        physics::ReportedPoint(range, central, pose, c.pose_end, c.trajectory.motion_correction);
+  }
+  r.valid = 1;
+  r.beam = beam;
+  r.x_m = static_cast<float>(point.x);
+  r.y_m = static_cast<float>(point.y);
+  r.z_m = static_cast<float>(point.z);
+  r.range_m = static_cast<float>(range);
+  r.intensity = static_cast<float>(100.0 * reflectance);
+  r.reflectance = static_cast<float>(dominant->r0);
+  r.channel = b.channel;
+  r.column = b.column;
+  r.material = dominant->material;
+  r.instance = dominant->instance;
+  r.semantic = dominant->semantic;
+  r.time_s = t;
+  return r;
+}
+
+// Stages 1-3 for the threshold detector: every sub-ray of the footprint, followed through up
+// to max_surfaces surfaces, adds its received power at its range (seed 004 eq. 3-5, seed 002
+// eq. 2). Returns the number of contributions written to `out`.
+template <typename ClosestHit>
+LT_HD uint32_t GatherBeamSignal(const FrameContext& c, uint32_t beam,
+                                const physics::BeamSample<double>& b,
+                                const physics::Pose<double>& pose, ClosestHit& closest_hit,
+                                physics::SignalContribution* out) {
+  const uint32_t n = c.footprint.sub_rays > 1 ? c.footprint.sub_rays : 1;
+  const physics::Philox4x32 shift = physics::RandomWords(
+      physics::RandomKey{c.seed, c.frame, beam, 0, physics::kStreamFootprintShift});
+  // Sub-rays may reach past the reporting window by the pulse's tail.
+  const double t_max = c.detector.max_range_m + 8 * c.signal.threshold.pulse_sigma_m;
+  uint32_t count = 0;
+  for (uint32_t k = 0; k < n; ++k) {
+    const physics::Philox4x32 w = physics::RandomWords(
+        physics::RandomKey{c.seed, c.frame, beam, k, physics::kStreamSubRayDirection});
+    physics::Vec3<double> dir;
+    double weight;
+    if (n == 1) {
+      dir = physics::BeamDirection(b.azimuth_rad, b.elevation_rad);
+      weight = 1;
+    } else if (c.footprint.kind == physics::FootprintKind::kCone) {
+      dir = physics::DirectionInCone(physics::BeamDirection(b.azimuth_rad, b.elevation_rad),
+                                     c.footprint.half_angle_rad, w.v[0], w.v[1]);
+      weight = 1.0 / n;
+    } else {
+      const physics::FootprintSample s =
+          physics::SampleFootprint(c.footprint, k, n, w.v[0], shift.v[0], w.v[1]);
+      dir = physics::OffsetDirection(b.azimuth_rad, b.elevation_rad, s.h_rad, s.v_rad);
+      weight = s.weight;
+    }
+    const physics::Vec3<double> dir_world = physics::Rotate(pose.rotation, dir);
+    double t_min = c.detector.min_range_m;
+    for (uint32_t s = 0; s < c.signal.max_surfaces && count < kMaxContributions; ++s) {
+      const SurfaceHit hit = closest_hit(pose.translation, dir_world, t_min, t_max);
+      if (!hit.hit) break;
+      const physics::SurfaceResponse& r = c.objects[hit.object].response;
+      const double cos_theta = physics::IncidenceCosine(dir_world, hit.normal);
+      const double p = weight * r.coverage *
+                       physics::ReceivedPower(c.signal.link, physics::MonostaticBrdf(r, cos_theta),
+                                              cos_theta, hit.distance_m);
+      out[count++] = {static_cast<float>(hit.distance_m), static_cast<float>(p), hit.object};
+      if (!physics::SurfaceLetsLightThrough(r)) break;
+      weight *= physics::ContinuationFactor<double>(r);
+      // Past this surface: 1 mm on, well above the refined hit's error (ADR 0002).
+      t_min = hit.distance_m + 1e-3;
+    }
+  }
+  return count;
+}
+
+// Stages 4-5 for the threshold detector: echoes of the pulse-convolved signal, picked by the
+// return mode, with range errors (tier 6) and labels from the dominant contribution (tier 7),
+// written to out[0 .. K).
+LT_HD inline void WriteEchoes(const FrameContext& c, uint32_t beam,
+                              const physics::BeamSample<double>& b, double t,
+                              const physics::Pose<double>& pose,
+                              physics::SignalContribution* contributions, uint32_t n,
+                              BeamRecord* out) {
+  physics::Echo echoes[physics::kMaxEchoesDetected];
+  uint32_t detected = 0;
+  const uint32_t count =
+      physics::DetectEchoes(c.signal.threshold, contributions, n, echoes, &detected);
+  uint32_t chosen[physics::kMaxEchoesDetected];
+  const uint32_t m = physics::SelectEchoes(c.signal.threshold.mode, c.signal.threshold.max_echoes,
+                                           echoes, count, chosen);
+  const physics::Vec3<double> central = physics::BeamDirection(b.azimuth_rad, b.elevation_rad);
+  uint32_t slot = 0;
+  for (uint32_t i = 0; i < m; ++i) {
+    const physics::Echo& e = echoes[chosen[i]];
+    double range = e.range_m;
+    if (c.detector.range_noise_sigma_m > 0) {
+      const physics::Philox4x32 w = physics::RandomWords(
+          physics::RandomKey{c.seed, c.frame, beam, e.index, physics::kStreamEchoRangeNoise});
+      range = physics::NoisyRange(range, c.detector.range_noise_sigma_m,
+                                  physics::StandardNormal<double>(w.v[0], w.v[1]));
+    }
+    if (c.signal.outlier_probability > 0) {
+      const physics::Philox4x32 w = physics::RandomWords(
+          physics::RandomKey{c.seed, c.frame, beam, e.index, physics::kStreamOutlier});
+      if (physics::UniformOpen01<double>(w.v[0]) < c.signal.outlier_probability) {
+        range = physics::OutlierRange(c.detector.min_range_m, range,
+                                      physics::UniformOpen01<double>(w.v[1]));
+      }
+    }
+    range = physics::QuantisedRange(range, c.signal.range_resolution_m);
+    if (range < c.detector.min_range_m || range > c.detector.max_range_m) continue;
+    const ObjectInfo& o = c.objects[e.source];
+    const physics::Vec3<double> p =
+        physics::ReportedPoint(range, central, pose, c.pose_end, c.trajectory.motion_correction);
+    BeamRecord& r = out[slot++];
+    r.valid = 1;
+    r.beam = beam;
+    r.x_m = static_cast<float>(p.x);
+    r.y_m = static_cast<float>(p.y);
+    r.z_m = static_cast<float>(p.z);
+    r.range_m = static_cast<float>(range);
+    // Calibrated reflectivity: the echo's peak power over a white Lambertian target's at the
+    // same range, in percent (link_budget.h).
+    r.intensity = static_cast<float>(100.0 * e.peak_power_w /
+                                     physics::WhiteTargetPower(c.signal.link, e.peak_range_m));
+    r.reflectance = static_cast<float>(o.r0);
+    r.channel = b.channel;
+    r.column = b.column;
+    r.material = o.material;
+    r.instance = o.instance;
+    r.semantic = o.semantic;
+    r.time_s = t;
+    r.echo_pulse_width_ns =
+        static_cast<float>(2.0 * (e.end_m - e.start_m) / physics::kSpeedOfLight_m_s * 1e9);
+    r.return_index = e.index;
+  }
+}
+
+// One beam: writes c.echoes_per_beam record slots starting at `out`; unused slots are invalid.
+template <typename ClosestHit>
+LT_HD void SimulateBeam(const FrameContext& c, uint32_t beam, ClosestHit&& closest_hit,
+                        BeamRecord* out) {
+  for (uint32_t k = 0; k < c.echoes_per_beam; ++k)
+    out[k] = BeamRecord{};
+  if (c.detector.model != physics::DetectorModel::kThreshold) {
+    out[0] = SimulateBeamSingleHit(c, beam, closest_hit);
+    return;
+  }
+  const physics::BeamSample<double> b = physics::ScanBeam(c.scan, beam);
+  const double t = c.frame_start_s + b.time_s;
+  const physics::Pose<double> pose =
+      physics::PoseAtTime(c.trajectory.time_s, c.trajectory.poses, c.trajectory.count, t);
+  physics::SignalContribution contributions[kMaxContributions];
+  const uint32_t n = GatherBeamSignal(c, beam, b, pose, closest_hit, contributions);
+  WriteEchoes(c, beam, b, t, pose, contributions, n, out);
+}
+
+}  // namespace lt

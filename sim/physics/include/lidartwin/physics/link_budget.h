@@ -1,0 +1,50 @@
+// Received power (model tier 4): the link budget of seed 002 eq. (2), written with the
+// monostatic BRDF beta so that other surfaces than Lambertian ones fit in:
+//   P_rx = P_tx * pi beta(theta) cos(theta) * d_ap^2 / (4 R^2) * T_atm(R)^2 * T_opt
+// For a Lambertian target beta = rho / pi and this is exactly eq. (2):
+//   P_rx = rho d_ap^2 / (4 R^2) cos(theta) T_atm^2 T_opt P_tx.
+// The target is assumed to fill the footprint; a sub-ray scales it by its weight (its share
+// of the beam's power), which is how a partly covered footprint loses power (seed 004 eq. 5).
+#pragma once
+
+#include <cmath>
+
+#include "lidartwin/physics/hd.h"
+#include "lidartwin/physics/units.h"
+
+namespace lt::physics {
+
+struct LinkBudget {
+  double peak_power_w;         // P_tx, peak of the emitted pulse [W]
+  double aperture_diameter_m;  // d_ap, receiver aperture [m]
+  double optics_transmission;  // T_opt [fraction]
+  double extinction_per_m;     // alpha of T_atm(R) = exp(-alpha R) [1/m], 0: clear air
+};
+
+// One-way atmospheric transmission T_atm(R) = exp(-alpha R) (Beer-Lambert).
+template <typename T>
+LT_HD T AtmosphericTransmission(const LinkBudget& l, T range_m) {
+  using std::exp;
+  return exp(-static_cast<T>(l.extinction_per_m) * range_m);
+}
+
+// P_rx [W] from a target of monostatic BRDF beta [1/sr] at range_m [m] and incidence cosine
+// cos_theta, seed 002 eq. (2).
+template <typename T>
+LT_HD T ReceivedPower(const LinkBudget& l, T beta_sr, T cos_theta, T range_m) {
+  const T d = static_cast<T>(l.aperture_diameter_m);
+  const T t_atm = AtmosphericTransmission(l, range_m);
+  return static_cast<T>(l.peak_power_w) * static_cast<T>(kPi) * beta_sr * cos_theta * d * d /
+         (4 * range_m * range_m) * t_atm * t_atm * static_cast<T>(l.optics_transmission);
+}
+
+// The power a white (rho = 1) Lambertian target at normal incidence returns from range_m: the
+// reference that turns an echo's power into a calibrated reflectivity, as sensors that report
+// reflectivity do (Ouster "reflectivity": 100 for a white diffuse target at any range, above
+// 100 for retroreflectors).
+template <typename T>
+LT_HD T WhiteTargetPower(const LinkBudget& l, T range_m) {
+  return ReceivedPower(l, static_cast<T>(1 / kPi), T(1), range_m);
+}
+
+}  // namespace lt::physics

@@ -1,0 +1,193 @@
+#include "lidartwin/sim/beam_kernel.h"
+
+#include <cmath>
+#include <sstream>
+#include <string>
+
+#include "lidartwin/sim/text_file.h"
+
+namespace lt {
+
+namespace {
+
+// Rows of comma-separated numbers, comments and blank lines dropped; the first row of a grid
+// may start with a label, which `first_cell_label` lets through.
+struct CsvRows {
+  std::vector<std::vector<double>> rows;
+  std::vector<int> line;  // 1-based line of each row
+};
+
+Expected<CsvRows> ReadCsvNumbers(const std::filesystem::path& file, bool first_cell_label) {
+  auto text = ReadTextFile(file, " kernel file");
+  if (!text.ok()) return text.error();
+  CsvRows out;
+  std::istringstream in(*text);
+  std::string line;
+  int line_no = 0;
+  while (std::getline(in, line)) {
+    ++line_no;
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    const size_t first = line.find_first_not_of(" \t");
+    if (first == std::string::npos || line[first] == '#') continue;
+    std::vector<double> row;
+    std::istringstream cells(line);
+    std::string cell;
+    int column = 0;
+    while (std::getline(cells, cell, ',')) {
+      ++column;
+      if (first_cell_label && out.rows.empty() && column == 1) {
+        row.push_back(std::nan(""));  // the label
+        continue;
+      }
+      char* end = nullptr;
+      const double v = std::strtod(cell.c_str(), &end);
+      while (end && (*end == ' ' || *end == '\t'))
+        ++end;
+      if (end == cell.c_str() || (end && *end != '\0')) {
+        return Error{file.string() + ":" + std::to_string(line_no) + ": column " +
+                     std::to_string(column) + ": '" + cell + "' is not a number"};
+      }
+      if (!std::isfinite(v)) {
+        return Error{file.string() + ":" + std::to_string(line_no) + ": column " +
+                     std::to_string(column) + ": " + cell + " is not finite"};
+      }
+      row.push_back(v);
+    }
+    out.rows.push_back(std::move(row));
+    out.line.push_back(line_no);
+  }
+  if (out.rows.empty()) return Error{file.string() + ": no data rows"};
+  return out;
+}
+
+// Checks a strictly increasing, evenly spaced axis of at least two angles.
+Status CheckAxis(const std::vector<double>& a, const std::string& where) {
+  if (a.size() < 2)
+    return Error{where + ": needs at least 2 angles, got " + std::to_string(a.size())};
+  if (a.size() > 4096) return Error{where + ": more than 4096 angles"};
+  const double step = a[1] - a[0];
+  for (size_t i = 1; i < a.size(); ++i) {
+    const double d = a[i] - a[i - 1];
+    if (!(d > 0))
+      return Error{where + ": angles must increase strictly (at " + std::to_string(a[i]) + ")"};
+    if (std::abs(d - step) > 1e-6 * std::abs(step) + 1e-9) {
+      return Error{where + ": angles must be evenly spaced (step " + std::to_string(step) +
+                   " mrad, then " + std::to_string(d) + " at " + std::to_string(a[i]) + ")"};
+    }
+  }
+  return {};
+}
+
+Status CheckValues(const std::vector<double>& v, const std::string& where) {
+  double sum = 0;
+  for (size_t k = 0; k < v.size(); ++k) {
+    if (v[k] < 0) {
+      return Error{where + ": value " + std::to_string(v[k]) + " at entry " + std::to_string(k) +
+                   " is negative (kernels are relative intensities >= 0)"};
+    }
+    sum += v[k];
+  }
+  if (!(sum > 0)) return Error{where + ": all values are zero"};
+  return {};
+}
+
+Expected<std::pair<std::vector<double>, std::vector<double>>> LoadSlice(
+    const std::filesystem::path& file) {
+  auto csv = ReadCsvNumbers(file, false);
+  if (!csv.ok()) return csv.error();
+  std::vector<double> angle, value;
+  for (size_t r = 0; r < csv->rows.size(); ++r) {
+    if (csv->rows[r].size() != 2) {
+      return Error{file.string() + ":" + std::to_string(csv->line[r]) +
+                   ": expected 2 columns (angle_mrad,value), got " +
+                   std::to_string(csv->rows[r].size())};
+    }
+    angle.push_back(csv->rows[r][0]);
+    value.push_back(csv->rows[r][1]);
+  }
+  if (Status s = CheckAxis(angle, file.string()); !s.ok()) return s.error();
+  if (Status s = CheckValues(value, file.string()); !s.ok()) return s.error();
+  return std::make_pair(std::move(angle), std::move(value));
+}
+
+}  // namespace
+
+Expected<KernelTable> LoadKernelGrid(const std::filesystem::path& file) {
+  auto csv = ReadCsvNumbers(file, true);
+  if (!csv.ok()) return csv.error();
+  KernelTable k;
+  const auto& header = csv->rows[0];
+  k.h_mrad.assign(header.begin() + 1, header.end());
+  if (Status s = CheckAxis(k.h_mrad, file.string() + ": header (h angles)"); !s.ok())
+    return s.error();
+  for (size_t r = 1; r < csv->rows.size(); ++r) {
+    const auto& row = csv->rows[r];
+    if (row.size() != k.h_mrad.size() + 1) {
+      return Error{file.string() + ":" + std::to_string(csv->line[r]) + ": expected " +
+                   std::to_string(k.h_mrad.size() + 1) +
+                   " columns (v angle and one value per h angle), got " +
+                   std::to_string(row.size())};
+    }
+    k.v_mrad.push_back(row[0]);
+    k.value.insert(k.value.end(), row.begin() + 1, row.end());
+  }
+  if (Status s = CheckAxis(k.v_mrad, file.string() + ": first column (v angles)"); !s.ok())
+    return s.error();
+  if (k.value.size() > (1u << 22)) return Error{file.string() + ": more than 4 M kernel cells"};
+  if (Status s = CheckValues(k.value, file.string()); !s.ok()) return s.error();
+  return k;
+}
+
+Expected<KernelTable> LoadSeparableKernel(const std::filesystem::path& h_file,
+                                          const std::filesystem::path& v_file) {
+  auto h = LoadSlice(h_file);
+  if (!h.ok()) return h.error();
+  auto v = LoadSlice(v_file);
+  if (!v.ok()) return v.error();
+  KernelTable k;
+  k.h_mrad = h->first;
+  k.v_mrad = v->first;
+  for (double vv : v->second) {
+    for (double hv : h->second)
+      k.value.push_back(hv * vv);
+  }
+  return k;
+}
+
+KernelSampling PrepareKernelSampling(const KernelTable& t, double tail_exponent) {
+  KernelSampling s;
+  s.nh = static_cast<uint32_t>(t.h_mrad.size());
+  s.nv = static_cast<uint32_t>(t.v_mrad.size());
+  s.dh_rad = (t.h_mrad[1] - t.h_mrad[0]) * 1e-3;
+  s.dv_rad = (t.v_mrad[1] - t.v_mrad[0]) * 1e-3;
+  s.h0_rad = t.h_mrad[0] * 1e-3 - 0.5 * s.dh_rad;
+  s.v0_rad = t.v_mrad[0] * 1e-3 - 0.5 * s.dv_rad;
+  double total = 0;
+  for (double v : t.value)
+    total += v;
+  std::vector<double> q(t.value.size());
+  double z = 0;
+  for (size_t c = 0; c < q.size(); ++c) {
+    q[c] = t.value[c] > 0 ? std::pow(t.value[c] / total, tail_exponent) : 0.0;
+    z += q[c];
+  }
+  s.cdf.resize(q.size());
+  s.weight.resize(q.size());
+  double run = 0;
+  for (size_t c = 0; c < q.size(); ++c) {
+    run += q[c] / z;
+    s.cdf[c] = static_cast<float>(run);
+    s.weight[c] = q[c] > 0 ? static_cast<float>((t.value[c] / total) / (q[c] / z)) : 0.0f;
+  }
+  // The last sampled cell closes the CDF exactly, so u < 1 always finds a cell.
+  for (size_t c = q.size(); c-- > 0;) {
+    if (q[c] > 0) {
+      for (size_t d = c; d < q.size(); ++d)
+        s.cdf[d] = 1.0f;
+      break;
+    }
+  }
+  return s;
+}
+
+}  // namespace lt
