@@ -201,8 +201,9 @@ LT_HD inline uint32_t DetectEchoes(const ThresholdDetector& d, SignalContributio
   const double t = d.threshold_w;
   if (!(total > t)) return 0;
   const double sigma = d.pulse_sigma_m;
-  const double half = sigma * sqrt(2 * log(total / t));
   const double h = sigma / 8;
+  // L plus one grid step, so that xi^ is strictly below T at the ends of every segment.
+  const double half = sigma * sqrt(2 * log(total / t)) + h;
   uint32_t count = 0, seen = 0;
   uint32_t k = 0;
   while (k < n) {

@@ -1,0 +1,78 @@
+// Link budget (seed 002 eq. 2) and the monostatic surface responses.
+#include "lidartwin/physics/link_budget.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "lidartwin/physics/surface_response.h"
+
+namespace lt::physics {
+namespace {
+
+const LinkBudget kLink{20.0, 0.025, 0.9, 0.0};
+
+SurfaceResponse Lambert(double r0) {
+  return {r0, 0, 0, 0, 0, 0, 1};
+}
+
+TEST(LinkBudget, LambertianTargetIsExactlySeed002Equation2) {
+  // P_rx = rho d^2 / (4 R^2) cos(theta) T_atm^2 T_opt P_tx.
+  const double rho = 0.3, cos_t = 0.8, r = 25;
+  const double expected = rho * 0.025 * 0.025 / (4 * r * r) * cos_t * 1.0 * 0.9 * 20.0;
+  EXPECT_NEAR(ReceivedPower(kLink, MonostaticBrdf(Lambert(rho), cos_t), cos_t, r), expected,
+              1e-15);
+}
+
+TEST(LinkBudget, InverseSquareAndTwoWayExtinction) {
+  const double p10 = ReceivedPower(kLink, 0.1, 1.0, 10.0);
+  EXPECT_NEAR(ReceivedPower(kLink, 0.1, 1.0, 20.0), p10 / 4, 1e-18);
+  LinkBudget fog = kLink;
+  fog.extinction_per_m = 0.01;  // 10 /km
+  EXPECT_NEAR(ReceivedPower(fog, 0.1, 1.0, 10.0), p10 * std::exp(-2 * 0.01 * 10.0), 1e-18);
+  EXPECT_NEAR(WhiteTargetPower(kLink, 10.0), ReceivedPower(kLink, 1 / kPi, 1.0, 10.0), 1e-18);
+}
+
+TEST(SurfaceResponse, LambertIsRhoOverPiAtEveryAngle) {
+  for (double c : {1.0, 0.5, 0.1})
+    EXPECT_DOUBLE_EQ(MonostaticBrdf(Lambert(0.4), c), 0.4 / kPi);
+}
+
+TEST(SurfaceResponse, SpecularLobePeaksAtNormalIncidenceAndVanishesBeyond45Degrees) {
+  SurfaceResponse s = Lambert(0.1);
+  s.specular_albedo = 0.5;
+  s.specular_exponent = 20;
+  // At normal incidence the mirror direction is the way back: k_s (n + 2) / (2 pi).
+  EXPECT_NEAR(MonostaticBrdf(s, 1.0), 0.1 / kPi + 0.5 * 22 / (2 * kPi), 1e-12);
+  // theta = 30 deg: alpha = 60 deg.
+  const double c30 = std::cos(30 * kDegToRad);
+  EXPECT_NEAR(MonostaticBrdf(s, c30), 0.1 / kPi + 0.5 * 22 / (2 * kPi) * std::pow(0.5, 20), 1e-12);
+  // theta > 45 deg: 2 theta > 90 deg, no lobe.
+  EXPECT_DOUBLE_EQ(MonostaticBrdf(s, std::cos(50 * kDegToRad)), 0.1 / kPi);
+}
+
+TEST(SurfaceResponse, RetroreflectorPeaksAtItsGainAndTapersToZeroAtTheMaximumEntranceAngle) {
+  SurfaceResponse s = Lambert(0.0);
+  s.retro_peak_sr = 500;
+  s.retro_max_entrance_rad = 40 * kDegToRad;
+  EXPECT_NEAR(MonostaticBrdf(s, 1.0), 500.0, 1e-9);
+  // Half way: cos(pi/4).
+  EXPECT_NEAR(MonostaticBrdf(s, std::cos(20 * kDegToRad)), 500 * std::cos(kPi / 4), 1e-9);
+  EXPECT_DOUBLE_EQ(MonostaticBrdf(s, std::cos(41 * kDegToRad)), 0.0);
+  // Three orders of magnitude above the brightest diffuse surface (1/pi), seed 004 sec. I-B.
+  EXPECT_GT(MonostaticBrdf(s, 1.0) / (1 / kPi), 1000);
+}
+
+TEST(SurfaceResponse, ContinuationThroughGlassAndGaps) {
+  SurfaceResponse glass = Lambert(0.02);
+  glass.transmittance = 0.9;
+  EXPECT_TRUE(SurfaceLetsLightThrough(glass));
+  EXPECT_NEAR(ContinuationFactor<double>(glass), 0.81, 1e-15);  // through twice
+  SurfaceResponse leaves = Lambert(0.4);
+  leaves.coverage = 0.3;
+  EXPECT_NEAR(ContinuationFactor<double>(leaves), 0.7, 1e-15);  // the gaps, both ways alike
+  EXPECT_FALSE(SurfaceLetsLightThrough(Lambert(0.5)));
+}
+
+}  // namespace
+}  // namespace lt::physics

@@ -1,0 +1,156 @@
+// The threshold detector on hand-made signals: analytic pulse widths, separation of two
+// echoes, range modes and return modes (physics/return_signal.h).
+#include "lidartwin/physics/return_signal.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <vector>
+
+namespace lt::physics {
+namespace {
+
+constexpr double kSigma = 0.3;  // m: a 2.35 ns FWHM pulse is 0.3 m sigma in range... near enough
+
+ThresholdDetector Detector(EchoRange range = EchoRange::kPeak,
+                           ReturnMode mode = ReturnMode::kStrongest, uint32_t k = 8) {
+  return {kSigma, 1.0, range, mode, k, 10.0};
+}
+
+std::vector<Echo> Detect(const ThresholdDetector& d, std::vector<SignalContribution> c) {
+  Echo out[kMaxEchoesDetected];
+  uint32_t detected = 0;
+  const uint32_t n = DetectEchoes(d, c.data(), static_cast<uint32_t>(c.size()), out, &detected);
+  return {out, out + n};
+}
+
+TEST(ReturnSignal, IsolatedPulseHasTheAnalyticWidthPeakAndRange) {
+  for (double a : {1.01, 1.5, 4.0, 100.0, 1e4}) {
+    const auto e = Detect(Detector(), {{20.0f, static_cast<float>(a), 7}});
+    ASSERT_EQ(e.size(), 1u) << a;
+    EXPECT_NEAR(e[0].peak_range_m, 20.0, 1e-6);
+    EXPECT_NEAR(e[0].peak_power_w, static_cast<float>(a), 1e-6 * a);
+    EXPECT_NEAR(e[0].end_m - e[0].start_m, GaussianEchoWidth(kSigma, a, 1.0), 1e-6) << a;
+    EXPECT_EQ(e[0].source, 7u);
+    EXPECT_EQ(e[0].index, 0u);
+  }
+}
+
+TEST(ReturnSignal, PulseWidthGrowsWithAmplitudeAsTheGaussianFormulaSays) {
+  double previous = 0;
+  for (double a = 1.1; a < 1e5; a *= 3) {
+    const auto e = Detect(Detector(), {{10.0f, static_cast<float>(a), 0}});
+    ASSERT_EQ(e.size(), 1u);
+    const double w = e[0].end_m - e[0].start_m;
+    EXPECT_GT(w, previous);
+    // EPW^2 = 8 sigma^2 ln(a / T): linear in ln a.
+    EXPECT_NEAR(w * w, 8 * kSigma * kSigma * std::log(static_cast<float>(a)), 1e-5);
+    previous = w;
+  }
+}
+
+TEST(ReturnSignal, NothingAboveThresholdGivesNoEcho) {
+  EXPECT_TRUE(Detect(Detector(), {{10.0f, 0.999f, 0}}).empty());
+  EXPECT_TRUE(Detect(Detector(), {}).empty());
+}
+
+TEST(ReturnSignal, TwoTargetsSplitExactlyWhereTheMidpointDipsBelowThreshold) {
+  // Equal pulses a at r and r + D: the sum at the midpoint is 2 a exp(-D^2 / (8 sigma^2)),
+  // so they are two echoes exactly when D > 2 sigma sqrt(2 ln(2 a / T)) (and one above it).
+  const double a = 5;
+  const double d_split = 2 * kSigma * std::sqrt(2 * std::log(2 * a / 1.0));
+  for (double f : {0.98, 1.02}) {
+    const float d = static_cast<float>(f * d_split);
+    const auto e = Detect(Detector(), {{10.0f, 5.0f, 0}, {10.0f + d, 5.0f, 1}});
+    EXPECT_EQ(e.size(), f < 1 ? 1u : 2u) << "separation " << d << " m";
+  }
+  // Far apart: two independent pulses, each at its own range.
+  const auto e = Detect(Detector(), {{30.0f, 2.0f, 1}, {10.0f, 5.0f, 0}});
+  ASSERT_EQ(e.size(), 2u);
+  EXPECT_NEAR(e[0].peak_range_m, 10.0, 1e-6);
+  EXPECT_NEAR(e[1].peak_range_m, 30.0, 1e-6);
+  EXPECT_EQ(e[1].index, 1u);
+}
+
+TEST(ReturnSignal, MergedEchoPeaksWhereTheSumOfTheTwoPulsesPeaks) {
+  // 3 and 1 at 10 and 10.2 m: one echo; its peak is the maximum of the sum, found here by an
+  // independent dense scan.
+  const auto e = Detect(Detector(), {{10.0f, 3.0f, 0}, {10.2f, 1.0f, 1}});
+  ASSERT_EQ(e.size(), 1u);
+  double best_x = 0, best = 0;
+  for (double x = 9.5; x < 10.7; x += 1e-6) {
+    const double v = 3 * GaussianPulse(x - 10.0, kSigma) +
+                     1 * GaussianPulse(x - static_cast<double>(10.2f), kSigma);
+    if (v > best) {
+      best = v;
+      best_x = x;
+    }
+  }
+  EXPECT_NEAR(e[0].peak_range_m, best_x, 2e-6);
+  EXPECT_NEAR(e[0].peak_power_w, best, 1e-9);
+  EXPECT_EQ(e[0].source, 0u);  // the stronger one dominates at the peak
+}
+
+TEST(ReturnSignal, RangeModesLeadingEdgeWithTimeWalkAndCentre) {
+  const double a = 50;
+  const double half = kSigma * std::sqrt(2 * std::log(a));
+  const auto centre = Detect(Detector(EchoRange::kCentre), {{40.0f, 50.0f, 0}});
+  EXPECT_NEAR(centre[0].range_m, 40.0, 1e-6);
+  // Leading edge: crossing r - half, plus the offset that is exact for a 10 W echo.
+  const auto lead = Detect(Detector(EchoRange::kLeadingEdge), {{40.0f, 50.0f, 0}});
+  const double offset = kSigma * std::sqrt(2 * std::log(10.0));
+  EXPECT_NEAR(lead[0].range_m, 40.0 - half + offset, 1e-6);
+  // Time-walk: stronger than the reference reads nearer, weaker farther.
+  EXPECT_LT(lead[0].range_m, 40.0);
+  const auto weak = Detect(Detector(EchoRange::kLeadingEdge), {{40.0f, 2.0f, 0}});
+  EXPECT_GT(weak[0].range_m, 40.0);
+  const auto exact = Detect(Detector(EchoRange::kLeadingEdge), {{40.0f, 10.0f, 0}});
+  EXPECT_NEAR(exact[0].range_m, 40.0, 1e-6);
+}
+
+TEST(ReturnSignal, ReturnModesPickTheirEchoesInRangeOrder) {
+  // Four echoes: strengths 2, 9, 5, 3 at 10, 20, 30, 40 m.
+  std::vector<SignalContribution> c = {{40, 3, 3}, {10, 2, 0}, {30, 5, 2}, {20, 9, 1}};
+  Echo e[kMaxEchoesDetected];
+  uint32_t detected = 0;
+  const uint32_t n = DetectEchoes(Detector(), c.data(), 4, e, &detected);
+  ASSERT_EQ(n, 4u);
+  uint32_t chosen[kMaxEchoesDetected];
+  auto pick = [&](ReturnMode mode, uint32_t k) {
+    const uint32_t m = SelectEchoes(mode, k, e, n, chosen);
+    std::vector<uint32_t> sources;
+    for (uint32_t i = 0; i < m; ++i)
+      sources.push_back(e[chosen[i]].source);
+    return sources;
+  };
+  EXPECT_EQ(pick(ReturnMode::kFirst, 2), (std::vector<uint32_t>{0, 1}));
+  EXPECT_EQ(pick(ReturnMode::kLast, 2), (std::vector<uint32_t>{2, 3}));
+  EXPECT_EQ(pick(ReturnMode::kStrongest, 2), (std::vector<uint32_t>{1, 2}));
+  EXPECT_EQ(pick(ReturnMode::kStrongest, 1), (std::vector<uint32_t>{1}));
+  EXPECT_EQ(pick(ReturnMode::kDual, 2), (std::vector<uint32_t>{1, 3}));  // strongest + last
+  EXPECT_EQ(pick(ReturnMode::kFirst, 8), (std::vector<uint32_t>{0, 1, 2, 3}));
+  // Dual when the last echo is the strongest: the second strongest joins it.
+  std::vector<SignalContribution> c2 = {{10, 2, 0}, {20, 5, 1}, {30, 9, 2}};
+  const uint32_t n2 = DetectEchoes(Detector(), c2.data(), 3, e, &detected);
+  const uint32_t m = SelectEchoes(ReturnMode::kDual, 2, e, n2, chosen);
+  ASSERT_EQ(m, 2u);
+  EXPECT_EQ(e[chosen[0]].source, 1u);
+  EXPECT_EQ(e[chosen[1]].source, 2u);
+}
+
+TEST(ReturnSignal, MoreEchoesThanTheArrayKeepsTheLastOnes) {
+  std::vector<SignalContribution> c;
+  for (int k = 0; k < 20; ++k)
+    c.push_back({static_cast<float>(10 + 5 * k), 3.0f, static_cast<uint32_t>(k)});
+  Echo e[kMaxEchoesDetected];
+  uint32_t detected = 0;
+  const uint32_t n = DetectEchoes(Detector(), c.data(), 20, e, &detected);
+  EXPECT_EQ(detected, 20u);
+  ASSERT_EQ(n, kMaxEchoesDetected);
+  EXPECT_EQ(e[n - 1].source, 19u);
+  EXPECT_EQ(e[n - 1].index, 19u);
+  EXPECT_EQ(e[0].index, 20u - kMaxEchoesDetected);
+}
+
+}  // namespace
+}  // namespace lt::physics
