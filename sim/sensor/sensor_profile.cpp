@@ -294,8 +294,8 @@ void ReadGaussianSpots(ConfigMap& b, SensorProfile& p) {
 void ReadKernelTable(ConfigMap& b, SensorProfile& p) {
   p.footprint.kind = physics::FootprintKind::kTable;
   const double gamma = b.Number("kernel_tail_exponent", 0.5);
-  if (!(gamma > 0 && gamma <= 1)) {
-    b.Fail("kernel_tail_exponent", "must be in (0, 1], got " + std::to_string(gamma));
+  if (!(gamma >= 0 && gamma <= 1)) {
+    b.Fail("kernel_tail_exponent", "must be in [0, 1], got " + std::to_string(gamma));
     return;
   }
   Expected<KernelTable> table = Error{""};

@@ -29,7 +29,9 @@ Expected<KernelTable> LoadSeparableKernel(const std::filesystem::path& h_file,
 // The sampling tables of a kernel: cell c (row-major, one cell per grid sample, centred on it)
 // has power p_c = value_c / sum(value) and is picked with probability q_c = p_c^gamma / Z;
 // cdf[c] = q_0 + ... + q_c and weight[c] = p_c / q_c. gamma = 1 samples the kernel as it is;
-// smaller gamma visits the dim tails more often, with proportionally smaller weights.
+// smaller gamma visits the dim tails more often, with proportionally smaller weights; gamma = 0
+// picks every non-zero cell alike, so with as many sub-rays as cells each cell is sampled
+// exactly once per beam with its own power as weight (a deterministic quadrature).
 struct KernelSampling {
   std::vector<float> cdf;
   std::vector<float> weight;

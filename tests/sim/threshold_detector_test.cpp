@@ -1,0 +1,327 @@
+// Tiers 2-5 in the simulator: a footprint of weighted sub-rays, surface responses, the return
+// signal and the threshold detector, each against an analytic case (CPU backend; the gpu
+// tests hold CUDA to the same frames).
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "cpu/cpu_simulator.h"
+#include "lidartwin/physics/beam_footprint.h"
+#include "lidartwin/physics/link_budget.h"
+#include "lidartwin/physics/return_signal.h"
+#include "sim/sim_test_scenes.h"
+#include "test_support.h"
+
+namespace lt {
+namespace {
+
+using physics::kPi;
+
+const physics::LinkBudget kLink{20.0, 0.025, 0.9, 0.0};
+
+// One beam along +x (one channel, one column) with a threshold detector.
+SensorProfile ThresholdSensor(uint32_t columns = 1) {
+  SensorProfile p = test::SpinningSensor(1, 0, 0, columns, 10);
+  p.clockwise = false;
+  p.detector.kind = DetectorKind::kThreshold;
+  p.detector.link = kLink;
+  p.detector.pulse_width_ns = 4;  // sigma_r = 0.2546 m
+  p.detector.threshold_w = 1e-8;
+  p.detector.echo_range = physics::EchoRange::kPeak;
+  p.detector.return_mode = physics::ReturnMode::kFirst;
+  p.detector.max_echoes = 4;
+  p.detector.walk_reference_power_w = 1e-7;
+  p.detector.max_surfaces_per_sub_ray = 4;
+  return p;
+}
+
+void GaussianFootprint(SensorProfile& p, double sigma_rad, uint32_t sub_rays) {
+  p.footprint.kind = physics::FootprintKind::kGaussian;
+  p.footprint.sub_rays = sub_rays;
+  p.footprint.spot_count = 1;
+  p.footprint.spots[0] = {0, 0, sigma_rad, sigma_rad, 1.0};
+}
+
+Material WithResponse(Material m, double transmittance, double coverage, double retro = 0) {
+  m.transmittance = transmittance;
+  m.coverage = coverage;
+  m.retroreflective_peak_sr = retro;
+  m.retroreflective_max_entrance_deg = retro > 0 ? 60 : 0;
+  return m;
+}
+
+Frame SimulateOnce(const Scene& scene, const SensorProfile& profile, uint32_t frame = 0, uint64_t seed = 1) {
+  return CpuSimulator(scene, profile, Trajectory::Static(), {seed}).Simulate(frame).value();
+}
+
+double PulseSigma(const SensorProfile& p) {
+  return p.Threshold().pulse_sigma_m;
+}
+
+// The peak of a1 g(x - r1) + a2 g(x - r2), by a dense scan (independent of the detector).
+std::pair<double, double> PeakOfTwo(double a1, double r1, double a2, double r2, double sigma) {
+  double best_x = 0, best = 0;
+  for (double x = std::min(r1, r2) - 1; x < std::max(r1, r2) + 1; x += 1e-5) {
+    const double v =
+        a1 * physics::GaussianPulse(x - r1, sigma) + a2 * physics::GaussianPulse(x - r2, sigma);
+    if (v > best) {
+      best = v;
+      best_x = x;
+    }
+  }
+  return {best_x, best};
+}
+
+// A plate whose edge lies on the beam axis (it covers y > 0) at 10 m, a wall behind at 10 + d.
+Scene EdgeScene(double d) {
+  Scene s;
+  s.materials = test::ConstantMaterials({0.8, 0.3});
+  s.objects.push_back(test::Placed("plate", MakePlate(2, 2), {10, 1, 0}, 0, 0, 0, 0, 1, 64));
+  s.objects.push_back(test::Placed("wall", MakePlate(50, 50), {10 + d, 0, 0}, 0, 0, 0, 1, 2, 1));
+  return s;
+}
+
+TEST(ThresholdDetector, HalfCoveredBeamGivesOneMixedEchoAtTheAnalyticSplit) {
+  SensorProfile p = ThresholdSensor();
+  GaussianFootprint(p, 0.5e-3, 32);  // stratified: exactly 16 sub-rays on each side
+  const double d = 0.15;             // well inside the pulse (sigma_r = 0.25 m)
+  const Frame f = SimulateOnce(EdgeScene(d), p);
+  ASSERT_EQ(f.size(), 1u);
+  // Half the power from each surface, at normal incidence (sub-ray angles < 2 mrad change
+  // ranges by < 2e-5 m and cos theta by < 2e-6).
+  const double a1 = 0.5 * physics::ReceivedPower(kLink, 0.8 / kPi, 1.0, 10.0);
+  const double a2 = 0.5 * physics::ReceivedPower(kLink, 0.3 / kPi, 1.0, 10.0 + d);
+  const auto [peak_x, peak] = PeakOfTwo(a1, 10.0, a2, 10.0 + d, PulseSigma(p));
+  EXPECT_NEAR(f.range_m[0], peak_x, 2e-4);
+  EXPECT_NEAR(f.intensity[0], 100 * peak / physics::WhiteTargetPower(kLink, peak_x),
+              2e-3 * f.intensity[0]);
+  EXPECT_EQ(f.instance_id[0], 1u);  // the plate dominates the mixed echo
+  ASSERT_EQ(f.echo_pulse_width_ns.size(), 1u);
+}
+
+TEST(ThresholdDetector, TwoSurfacesInOneFootprintSplitIntoTwoEchoesOnlyBeyondThePulseWidth) {
+  SensorProfile p = ThresholdSensor();
+  GaussianFootprint(p, 0.5e-3, 32);
+  const double sigma = PulseSigma(p), t = p.detector.threshold_w;
+  const double fwhm_m = 0.5 * physics::kSpeedOfLight_m_s * 4e-9;  // emitted pulse: 0.6 m
+  // Within the emitted pulse: one echo.
+  const Frame near = SimulateOnce(EdgeScene(0.3 * fwhm_m), p);
+  EXPECT_EQ(near.size(), 1u);
+  // Beyond the echoes' own widths (each half of the beam alone, EPW = 2 sigma sqrt(2 ln a/T)):
+  // two echoes.
+  const double w1 = physics::GaussianEchoWidth(
+      sigma, 0.5 * physics::ReceivedPower(kLink, 0.8 / kPi, 1.0, 10.0), t);
+  const double w2 = physics::GaussianEchoWidth(
+      sigma, 0.5 * physics::ReceivedPower(kLink, 0.3 / kPi, 1.0, 12.0), t);
+  const double d = 1.5 * 0.5 * (w1 + w2);
+  const Frame far = SimulateOnce(EdgeScene(d), p);
+  ASSERT_EQ(far.size(), 2u);
+  EXPECT_NEAR(far.range_m[0], 10.0, 1e-3);
+  EXPECT_NEAR(far.range_m[1], 10.0 + d, 1e-3);
+  EXPECT_EQ(far.return_index[0], 0u);
+  EXPECT_EQ(far.return_index[1], 1u);
+  // Each echo carries half the beam: intensity 100 R0 / 2.
+  EXPECT_NEAR(far.intensity[0], 40.0, 0.1);
+  EXPECT_NEAR(far.intensity[1], 15.0, 0.1);
+}
+
+TEST(ThresholdDetector, GlassGivesAWeakFirstEchoAndTheObjectBehindASecond) {
+  Scene s;
+  s.materials = test::ConstantMaterials({0.04, 0.5});
+  s.materials.materials[0] = WithResponse(s.materials.materials[0], 0.9, 1.0);
+  s.objects.push_back(test::Placed("pane", MakePlate(2, 2), {5, 0, 0}, 0, 0, 0, 0, 1, 64));
+  s.objects.push_back(test::Placed("plate", MakePlate(2, 2), {8, 0, 0}, 0, 0, 0, 1, 2, 64));
+  SensorProfile p = ThresholdSensor();
+  GaussianFootprint(p, 0.5e-3, 8);
+  const Frame f = SimulateOnce(s, p);
+  ASSERT_EQ(f.size(), 2u);
+  EXPECT_NEAR(f.range_m[0], 5.0, 1e-3);
+  EXPECT_NEAR(f.range_m[1], 8.0, 1e-3);
+  EXPECT_NEAR(f.intensity[0], 4.0, 0.01);              // 100 R0 of the glass
+  EXPECT_NEAR(f.intensity[1], 100 * 0.5 * 0.81, 0.05);  // through the pane twice: T^2
+  EXPECT_EQ(f.instance_id[0], 1u);
+  EXPECT_EQ(f.instance_id[1], 2u);
+  // An opaque pane hides the plate.
+  s.materials.materials[0].transmittance = 0;
+  EXPECT_EQ(SimulateOnce(s, p).size(), 1u);
+}
+
+TEST(ThresholdDetector, CanopyGivesSeveralEchoesAndTheLastReachesTheGround) {
+  // Two leaf layers intercepting 40 % of the footprint each, above ground (looking down).
+  Scene s;
+  s.materials = test::ConstantMaterials({0.45, 0.3});
+  s.materials.materials[0] = WithResponse(s.materials.materials[0], 0, 0.4);
+  s.objects.push_back(test::Placed("crown", MakePlate(5, 5), {0, 0, -10}, 0, 90, 0, 0, 1, 5));
+  s.objects.push_back(test::Placed("under", MakePlate(5, 5), {0, 0, -14}, 0, 90, 0, 0, 2, 5));
+  s.objects.push_back(test::Placed("ground", MakePlate(50, 50), {0, 0, -20}, 0, 90, 0, 1, 3, 2));
+  SensorProfile p = test::SpinningSensor(1, -90, -90, 1, 10);
+  const SensorProfile t = ThresholdSensor();
+  p.detector = t.detector;
+  p.detector.return_mode = physics::ReturnMode::kLast;
+  p.detector.max_echoes = 3;
+  GaussianFootprint(p, 0.5e-3, 8);
+  const Frame f = SimulateOnce(s, p);
+  ASSERT_EQ(f.size(), 3u);
+  EXPECT_NEAR(f.range_m[0], 10.0, 1e-3);
+  EXPECT_NEAR(f.range_m[1], 14.0, 1e-3);
+  EXPECT_NEAR(f.range_m[2], 20.0, 1e-3);
+  EXPECT_NEAR(f.intensity[0], 100 * 0.45 * 0.4, 0.05);
+  EXPECT_NEAR(f.intensity[1], 100 * 0.45 * 0.4 * 0.6, 0.05);
+  EXPECT_NEAR(f.intensity[2], 100 * 0.3 * 0.6 * 0.6, 0.05);  // through both layers' gaps
+  EXPECT_EQ(f.semantic_class[2], 2u);
+}
+
+TEST(ThresholdDetector, EchoPulseWidthFollowsTheAmplitudeAndGrowsWithIncidence) {
+  SensorProfile p = ThresholdSensor();
+  const double sigma_r = PulseSigma(p);
+  // Single ray at normal incidence: EPW = 2 sigma_r sqrt(2 ln(a / T)) in time.
+  for (double r0 : {0.05, 0.2, 0.8}) {
+    Scene s;
+    s.materials = test::ConstantMaterials({r0});
+    s.objects.push_back(test::Placed("plate", MakePlate(4, 4), {15, 0, 0}, 0, 0, 0, 0, 1, 64));
+    const Frame f = SimulateOnce(s, p);
+    ASSERT_EQ(f.size(), 1u);
+    const double a = physics::ReceivedPower(kLink, r0 / kPi, 1.0, 15.0);
+    const double epw_ns = 2 * physics::GaussianEchoWidth(sigma_r, a, p.detector.threshold_w) /
+                          physics::kSpeedOfLight_m_s * 1e9;
+    EXPECT_NEAR(f.echo_pulse_width_ns[0], epw_ns, 1e-4) << r0;
+  }
+  // A wide footprint on a slanted plate spreads the returns in range: wider echoes.
+  GaussianFootprint(p, 5e-3, 64);
+  double previous = 0;
+  for (double yaw : {0.0, 45.0, 70.0}) {
+    Scene s;
+    s.materials = test::ConstantMaterials({0.9});
+    s.objects.push_back(test::Placed("plate", MakePlate(8, 8), {15, 0, 0}, 0, 0, yaw, 0, 1, 64));
+    const Frame f = SimulateOnce(s, p);
+    ASSERT_EQ(f.size(), 1u) << yaw;
+    if (yaw > 0) EXPECT_GT(f.echo_pulse_width_ns[0], previous) << yaw;
+    previous = f.echo_pulse_width_ns[0];
+  }
+}
+
+// A 1 m retroreflective (or diffuse) sign 20 m ahead in front of a dark wall, scanned in
+// 0.5 mrad steps by a beam whose kernel is a tabulated Gaussian (sigma 2 mrad) sampled as a
+// deterministic quadrature (every cell once, tail exponent 0).
+struct BloomCase {
+  Scene scene;
+  SensorProfile profile;
+  double sigma = 2e-3;
+  BloomCase(bool retro) {
+    scene.materials = test::ConstantMaterials({retro ? 0.0 : 0.9, 0.05});
+    if (retro) scene.materials.materials[0] = WithResponse(scene.materials.materials[0], 0, 1, 500);
+    scene.objects.push_back(test::Placed("sign", MakePlate(1, 1), {20, 0, 0}, 0, 0, 0, 0, 1, 64));
+    scene.objects.push_back(test::Placed("wall", MakePlate(60, 20), {30, 0, 0}, 0, 0, 0, 1, 2, 1));
+    profile = ThresholdSensor(12566);  // 0.5 mrad columns
+    profile.detector.return_mode = physics::ReturnMode::kStrongest;
+    profile.detector.max_echoes = 1;
+    profile.detector.threshold_w = 3.2e-6;
+    KernelTable k;
+    for (int i = 0; i < 64; ++i)
+      k.h_mrad.push_back(-16 + 0.5 * i + 0.25);
+    k.v_mrad = {-0.05, 0.05};
+    for (int j = 0; j < 2; ++j) {
+      for (double h : k.h_mrad)
+        k.value.push_back(std::exp(-h * h / (2 * 2.0 * 2.0)));
+    }
+    profile.kernel = PrepareKernelSampling(k, 0.0);
+    profile.footprint.kind = physics::FootprintKind::kTable;
+    profile.footprint.sub_rays = 128;
+    profile.detector.max_surfaces_per_sub_ray = 1;
+  }
+  // Widest angle off the sign's centre at which the sign still gives a point, minus its true
+  // half-width.
+  double Widening() const {
+    const Frame f = SimulateOnce(scene, profile);
+    double widest = 0;
+    for (size_t i = 0; i < f.size(); ++i) {
+      if (f.instance_id[i] != 1) continue;
+      widest = std::max(widest, std::abs(std::atan2(double{f.y_m[i]}, double{f.x_m[i]})));
+    }
+    return widest - std::atan(0.5 / 20);
+  }
+};
+
+TEST(ThresholdDetector, RetroreflectiveSignBloomsByTheAngleWhereKernelTimesGainCrossesThreshold) {
+  const BloomCase retro(true);
+  // The sign's share S(delta) = Phi(-delta / sigma) of the beam, times the sign's full power,
+  // reaches the threshold at delta* = -sigma Phi^-1(T / P_sign).
+  const double p_sign = physics::ReceivedPower(kLink, 500.0, 1.0, 20.0);
+  const double delta = -retro.sigma * physics::InverseNormalCdf(3.2e-6 / p_sign);
+  const double widening = retro.Widening();
+  EXPECT_GT(delta, 6e-3);  // several beam steps: a real bloom
+  // Tolerance: one beam step (0.5 mrad) plus one kernel cell (0.5 mrad).
+  EXPECT_NEAR(widening, delta, 1.0e-3);
+  // Diffuse sign of the same size at twice the threshold: its contour does not widen.
+  const BloomCase diffuse(false);
+  EXPECT_LT(diffuse.Widening(), 0.5e-3);
+}
+
+TEST(ThresholdDetector, KernelSidelobeAt1e5ProducesEchoesAtThePredictedRate) {
+  // Main lobe at 0 (sees nothing), a sidelobe 1e-5 of the peak at h = 20 mrad where a
+  // retroreflective sign stands. With tail exponent 0.5 the sidelobe holds a share q of the
+  // sampling CDF; a beam of n stratified sub-rays samples it with probability
+  // 1 - prod_k (1 - n |I cap stratum_k|), I its interval of the CDF.
+  Scene s;
+  s.materials = test::ConstantMaterials({0.0});
+  s.materials.materials[0] = WithResponse(s.materials.materials[0], 0, 1, 1000);
+  s.objects.push_back(test::Placed("sign", MakePlate(0.3, 1), {20, 0.4, 0}, 0, 0, 0, 0, 1, 64));
+  SensorProfile p = ThresholdSensor();
+  KernelTable k;
+  for (int i = 0; i < 32; ++i)
+    k.h_mrad.push_back(-4 + i);  // -4 .. 27 mrad
+  k.v_mrad = {-0.5, 0.5};
+  for (int j = 0; j < 2; ++j) {
+    for (double h : k.h_mrad)
+      k.value.push_back(std::abs(h) <= 2 ? std::exp(-h * h / 2) : (std::abs(h - 20) <= 2 ? 1e-5 : 0));
+  }
+  p.kernel = PrepareKernelSampling(k, 0.5);
+  p.footprint.kind = physics::FootprintKind::kTable;
+  const uint32_t n = 16;
+  p.footprint.sub_rays = n;
+  // Sidelobe cells: h = 18 .. 22 in both rows (c = j * 32 + 22 .. 26).
+  double predicted_miss = 1;
+  for (int j = 0; j < 2; ++j) {
+    const int c0 = j * 32 + 22, c1 = j * 32 + 26;
+    const double a = p.kernel.cdf[c0 - 1], b = p.kernel.cdf[c1];
+    for (uint32_t m = 0; m < n; ++m) {
+      const double lo = std::max(a, double(m) / n), hi = std::min(b, double(m + 1) / n);
+      if (hi > lo) predicted_miss *= 1 - n * (hi - lo);
+    }
+  }
+  const double predicted = 1 - predicted_miss;
+  ASSERT_GT(predicted, 0.05);
+  ASSERT_LT(predicted, 0.95);
+  const uint32_t beams = 3000;
+  uint32_t echoes = 0;
+  CpuSimulator sim(s, p, Trajectory::Static(), {5});
+  for (uint32_t frame = 0; frame < beams; ++frame) {
+    const Frame f = sim.Simulate(frame).value();
+    for (size_t i = 0; i < f.size(); ++i)
+      echoes += f.instance_id[i] == 1;
+  }
+  const double rate = double(echoes) / beams;
+  const double sd = std::sqrt(predicted * (1 - predicted) / beams);
+  EXPECT_NEAR(rate, predicted, 4 * sd) << "predicted " << predicted;
+}
+
+TEST(ThresholdDetector, SameSeedSameFrameAndNoiseKeyedPerEcho) {
+  Scene s = EdgeScene(2.0);
+  SensorProfile p = ThresholdSensor(64);
+  GaussianFootprint(p, 2e-3, 16);
+  p.detector.range_noise_sigma_m = 0.02;
+  p.detector.outlier_probability = 0.1;
+  p.detector.range_resolution_m = 0.001;
+  const Frame a = SimulateOnce(s, p, 0, 7), b = SimulateOnce(s, p, 0, 7), c = SimulateOnce(s, p, 0, 8);
+  ASSERT_GT(a.size(), 10u);
+  EXPECT_EQ(a.range_m, b.range_m);
+  EXPECT_EQ(a.intensity, b.intensity);
+  EXPECT_EQ(a.echo_pulse_width_ns, b.echo_pulse_width_ns);
+  EXPECT_NE(a.range_m, c.range_m);
+  for (float r : a.range_m)  // quantised to 1 mm
+    EXPECT_NEAR(r * 1000.0f, std::round(r * 1000.0f), 2e-3f);
+}
+
+}  // namespace
+}  // namespace lt
