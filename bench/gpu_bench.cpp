@@ -1,6 +1,7 @@
 #include "lidartwin/bench/gpu_bench.h"
 
 #include <algorithm>
+#include <cmath>
 #include <chrono>
 #include <cstdlib>
 #include <random>
@@ -15,6 +16,79 @@
 #endif
 
 namespace lt::bench {
+
+#if LT_WITH_CUDA
+namespace {
+
+// The OS0-128 with the threshold detector of configs/sensors/ouster_os0_128_threshold.yaml:
+// a Gaussian footprint of 0.18 deg FWHM and `sub_rays` sub-rays, dual returns. bloom: seed
+// 004's case instead: 128 x 128 = 16,384 beams whose kernel is a 68 x 68 table over +-3 deg,
+// a Gaussian core with a 1e-4 plateau (the dim halo that makes signs bloom), 64 sub-rays.
+SensorProfile ThresholdOs0(const SensorProfile& os0, uint32_t sub_rays, bool bloom) {
+  SensorProfile p = os0;
+  p.detector.kind = DetectorKind::kThreshold;
+  p.detector.link = {20.0, 0.02, 0.9, 0.0};
+  p.detector.pulse_width_ns = 5;
+  p.detector.threshold_w = 576e-9;
+  p.detector.return_mode = physics::ReturnMode::kDual;
+  p.detector.max_echoes = 2;
+  p.detector.walk_reference_power_w = 10 * p.detector.threshold_w;
+  p.detector.max_surfaces_per_sub_ray = 1;
+  p.detector.range_noise_sigma_m = 0.01;
+  p.footprint.sub_rays = sub_rays;
+  if (!bloom) {
+    const double sigma = 0.18 * physics::kDegToRad / physics::kFwhmPerSigma;
+    p.footprint.kind = physics::FootprintKind::kGaussian;
+    p.footprint.spot_count = 1;
+    p.footprint.spots[0] = {0, 0, sigma, sigma, 1.0};
+    return p;
+  }
+  p.columns = 128;
+  KernelTable k;
+  const double step_mrad = 6 * physics::kDegToRad * 1e3 / 68;
+  for (int i = 0; i < 68; ++i) {
+    k.h_mrad.push_back((i - 33.5) * step_mrad);
+    k.v_mrad.push_back((i - 33.5) * step_mrad);
+  }
+  const double s = 0.18 * physics::kDegToRad * 1e3 / physics::kFwhmPerSigma;
+  for (double v : k.v_mrad) {
+    for (double h : k.h_mrad)
+      k.value.push_back(std::exp(-(h * h + v * v) / (2 * s * s)) + 1e-4);
+  }
+  p.kernel = PrepareKernelSampling(k, 0.5);
+  p.footprint.kind = physics::FootprintKind::kTable;
+  return p;
+}
+
+// The city with twelve 0.8 m retroreflective signs (500 1/sr) around the sensor.
+Scene WithRetroreflectiveSigns(const Scene& city, const physics::Vec3<double>& sensor) {
+  Scene s = city;
+  Material sign{"retroreflective_sign", {1.0}, {0.1}, "benchmark stand-in"};
+  sign.retroreflective_peak_sr = 500;
+  sign.retroreflective_max_entrance_deg = 60;
+  s.materials.materials.push_back(sign);
+  const auto material = static_cast<uint32_t>(s.materials.materials.size() - 1);
+  for (int k = 0; k < 12; ++k) {
+    const double a = k * 30 * physics::kDegToRad;
+    const double r = 6 + k;
+    SceneObject o;
+    o.name = "sign" + std::to_string(k);
+    o.type = "plate";
+    o.material_id = material;
+    o.instance_id = 100000 + k;
+    o.mesh = MakePlate(0.8, 0.8);
+    o.pose = {physics::QuatFromRollPitchYaw(0.0, 0.0, a + physics::kPi), {sensor.x + r * std::cos(a), sensor.y + r * std::sin(a), sensor.z}};
+    for (auto& v : o.mesh.vertices) {
+      const auto w = physics::TransformPoint(o.pose, physics::Vec3<double>{v[0], v[1], v[2]});
+      v = {w.x, w.y, w.z};
+    }
+    s.objects.push_back(std::move(o));
+  }
+  return s;
+}
+
+}  // namespace
+#endif
 
 namespace {
 
@@ -176,6 +250,42 @@ GpuBenchReport RunGpuBench(const std::vector<uint64_t>& triangle_counts, int rep
     Trajectory traj;
     traj.time_s = {0.0};
     traj.poses = {{{1, 0, 0, 0}, sensor}};
+    const SensorProfile os0_threshold = ThresholdOs0(os0.value(), 16, false);
+    const SensorProfile bloom = ThresholdOs0(os0.value(), 64, true);
+    Scene signed_scene = WithRetroreflectiveSigns(scene, sensor);
+    for (const SensorProfile* profile : {&os0_threshold, &bloom}) {
+      const bool is_bloom = profile == &bloom;
+      const Scene& s = is_bloom ? signed_scene : scene;
+      auto gpu = CudaSimulator::Create(s, *profile, traj, {1, 0});
+      if (!gpu.ok()) {
+        report.why_no_gpu = gpu.message();
+        return report;
+      }
+      std::vector<double> total, kernel, cpu_ms;
+      for (int rep = 0; rep < repeats + 1; ++rep) {
+        auto f = (*gpu)->Simulate(0);
+        if (!f.ok()) {
+          report.why_no_gpu = f.message();
+          return report;
+        }
+        if (rep == 0) continue;
+        total.push_back((*gpu)->last_total_ms());
+        kernel.push_back((*gpu)->last_kernel_ms());
+      }
+      (is_bloom ? fig.bloom_ms_total : fig.threshold_ms_total) = Median(total);
+      (is_bloom ? fig.bloom_ms_kernel : fig.threshold_ms_kernel) = Median(kernel);
+      if (with_embree) {
+        auto cpu = CreateSimulator(Backend::kCpu, s, *profile, traj, {1, cpu_threads});
+        for (int rep = 0; rep < 2 && cpu.ok(); ++rep) {
+          const auto t0 = std::chrono::steady_clock::now();
+          (void)(*cpu)->Simulate(0);
+          cpu_ms.push_back(
+              std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0)
+                  .count());
+        }
+        (is_bloom ? fig.cpu_bloom_ms : fig.cpu_threshold_ms) = Median(cpu_ms);
+      }
+    }
     SensorProfile os0_8 = os0.value();
     os0_8.footprint.sub_rays = 8;
     os0_8.footprint.half_angle_rad = 1.5e-3;

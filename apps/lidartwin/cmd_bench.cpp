@@ -115,6 +115,14 @@ int BenchCommand(const std::vector<std::string>& argv) {
       fmt::print("            {:>10} {:>9.3f} {:>9.3f} {:>9.2f}\n", s.triangles, s.frame8_ms_total,
                  s.frame8_ms_kernel, s.cpu_frame8_ms);
     }
+    fmt::print("threshold detector (OS0-128 16 sub-rays dual | 16,384-beam bloom, 64 of 68x68):\n");
+    fmt::print("            {:>10} {:>9} {:>9} {:>9} {:>9} {:>9} {:>9}\n", "triangles", "frame_ms",
+               "kernel_ms", "cpu_ms", "bloom_ms", "kernel_ms", "cpu_ms");
+    for (const auto& s : gpu.scenes) {
+      fmt::print("            {:>10} {:>9.3f} {:>9.3f} {:>9.2f} {:>9.3f} {:>9.3f} {:>9.2f}\n",
+                 s.triangles, s.threshold_ms_total, s.threshold_ms_kernel, s.cpu_threshold_ms,
+                 s.bloom_ms_total, s.bloom_ms_kernel, s.cpu_bloom_ms);
+    }
     fmt::print("PLOC trees: {:>10} {:>9} {:>9} {:>12} {:>12}\n", "triangles", "build_ms",
                "refit_ms", "coh_gpu/s", "rnd_gpu/s");
     for (const auto& s : gpu.scenes) {
@@ -148,7 +156,15 @@ int BenchCommand(const std::vector<std::string>& argv) {
                                       {"cpu_frame_ms_os0", s.cpu_frame_ms},
                                       {"frame_ms_os0_8_subrays_total", s.frame8_ms_total},
                                       {"frame_ms_os0_8_subrays_kernel", s.frame8_ms_kernel},
-                                      {"cpu_frame_ms_os0_8_subrays", s.cpu_frame8_ms}});
+                                      {"cpu_frame_ms_os0_8_subrays", s.cpu_frame8_ms},
+                                      {"threshold_os0_16_subrays_dual",
+                                       {{"frame_ms_total", s.threshold_ms_total},
+                                        {"frame_ms_kernel", s.threshold_ms_kernel},
+                                        {"cpu_frame_ms", s.cpu_threshold_ms}}},
+                                      {"bloom_16384_beams_68x68_kernel_64_subrays",
+                                       {{"frame_ms_total", s.bloom_ms_total},
+                                        {"frame_ms_kernel", s.bloom_ms_kernel},
+                                        {"cpu_frame_ms", s.cpu_bloom_ms}}}});
       }
     } else {
       j["gpu"]["not_measured"] = gpu.why_no_gpu;

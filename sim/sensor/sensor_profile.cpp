@@ -285,7 +285,6 @@ void ReadGaussianSpots(ConfigMap& b, SensorProfile& p) {
                   SigmaFromFwhmMrad(s, "divergence_h_fwhm_mrad"),
                   SigmaFromFwhmMrad(s, "divergence_v_fwhm_mrad"), power};
     total += power > 0 ? power : 0;
-    if (Status st = s.Finish(); !st.ok()) b.Fail("spots", st.message());
   }
   for (uint32_t k = 0; k < f.spot_count && total > 0; ++k)
     f.spots[k].power /= total;

@@ -30,6 +30,15 @@ struct SceneFigures {
   double frame8_ms_total = 0;  // the same with 8 averaged sub-rays per beam (3 mrad cone)
   double frame8_ms_kernel = 0;
   double cpu_frame8_ms = 0;
+  // Threshold detector (tiers 2-5): OS0-128, 16 Gaussian sub-rays (0.18 deg FWHM), dual
+  // returns, points on the host; and seed 004's blooming case: 16,384 beams, a 68 x 68
+  // kernel table with 1e-4 tails importance-sampled by 64 sub-rays, retroreflective signs.
+  double threshold_ms_total = 0;
+  double threshold_ms_kernel = 0;
+  double cpu_threshold_ms = 0;
+  double bloom_ms_total = 0;
+  double bloom_ms_kernel = 0;
+  double cpu_bloom_ms = 0;
 };
 
 struct GpuBenchReport {
