@@ -1,8 +1,8 @@
 #include "lidartwin/bench/gpu_bench.h"
 
 #include <algorithm>
-#include <cmath>
 #include <chrono>
+#include <cmath>
 #include <cstdlib>
 #include <random>
 #include <thread>
@@ -77,7 +77,8 @@ Scene WithRetroreflectiveSigns(const Scene& city, const physics::Vec3<double>& s
     o.material_id = material;
     o.instance_id = 100000 + k;
     o.mesh = MakePlate(0.8, 0.8);
-    o.pose = {physics::QuatFromRollPitchYaw(0.0, 0.0, a + physics::kPi), {sensor.x + r * std::cos(a), sensor.y + r * std::sin(a), sensor.z}};
+    o.pose = {physics::QuatFromRollPitchYaw(0.0, 0.0, a + physics::kPi),
+              {sensor.x + r * std::cos(a), sensor.y + r * std::sin(a), sensor.z}};
     for (auto& v : o.mesh.vertices) {
       const auto w = physics::TransformPoint(o.pose, physics::Vec3<double>{v[0], v[1], v[2]});
       v = {w.x, w.y, w.z};

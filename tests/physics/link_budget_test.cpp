@@ -20,8 +20,7 @@ TEST(LinkBudget, LambertianTargetIsExactlySeed002Equation2) {
   // P_rx = rho d^2 / (4 R^2) cos(theta) T_atm^2 T_opt P_tx.
   const double rho = 0.3, cos_t = 0.8, r = 25;
   const double expected = rho * 0.025 * 0.025 / (4 * r * r) * cos_t * 1.0 * 0.9 * 20.0;
-  EXPECT_NEAR(ReceivedPower(kLink, MonostaticBrdf(Lambert(rho), cos_t), cos_t, r), expected,
-              1e-15);
+  EXPECT_NEAR(ReceivedPower(kLink, MonostaticBrdf(Lambert(rho), cos_t), cos_t, r), expected, 1e-15);
 }
 
 TEST(LinkBudget, InverseSquareAndTwoWayExtinction) {

@@ -158,15 +158,15 @@ void ExpectThresholdParity(const Scene& scene, const SensorProfile& profile, uin
     max_range = std::max(max_range, double(std::abs(a.range_m[k] - b->range_m[g])));
     max_intensity_rel = std::max(
         max_intensity_rel, double(std::abs(a.intensity[k] - b->intensity[g]) / a.intensity[k]));
-    max_epw = std::max(max_epw, double(std::abs(a.echo_pulse_width_ns[k] -
-                                                b->echo_pulse_width_ns[g])));
+    max_epw =
+        std::max(max_epw, double(std::abs(a.echo_pulse_width_ns[k] - b->echo_pulse_width_ns[g])));
   }
   const size_t extra = b->size() - matched;
   std::printf(
       "[parity] %s threshold: %zu echoes on the CPU, %zu on CUDA, %zu matched (%zu later echoes), "
       "%zu only CPU, %zu only CUDA; max |range diff| %.3g m, intensity %.3g (rel), EPW %.3g ns\n",
-      profile.name.c_str(), a.size(), b->size(), matched, second_echoes, missing, extra,
-      max_range, max_intensity_rel, max_epw);
+      profile.name.c_str(), a.size(), b->size(), matched, second_echoes, missing, extra, max_range,
+      max_intensity_rel, max_epw);
   ASSERT_GT(matched, 500u);
   EXPECT_LE(missing + extra, std::max<size_t>(1, profile.BeamCount() / 10000));
   EXPECT_LE(max_range, 1e-5);  // one float ulp of a 100 m range is 7.6e-6 m

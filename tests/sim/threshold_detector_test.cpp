@@ -51,7 +51,8 @@ Material WithResponse(Material m, double transmittance, double coverage, double 
   return m;
 }
 
-Frame SimulateOnce(const Scene& scene, const SensorProfile& profile, uint32_t frame = 0, uint64_t seed = 1) {
+Frame SimulateOnce(const Scene& scene, const SensorProfile& profile, uint32_t frame = 0,
+                   uint64_t seed = 1) {
   return CpuSimulator(scene, profile, Trajectory::Static(), {seed}).Simulate(frame).value();
 }
 
@@ -138,7 +139,7 @@ TEST(ThresholdDetector, GlassGivesAWeakFirstEchoAndTheObjectBehindASecond) {
   ASSERT_EQ(f.size(), 2u);
   EXPECT_NEAR(f.range_m[0], 5.0, 1e-3);
   EXPECT_NEAR(f.range_m[1], 8.0, 1e-3);
-  EXPECT_NEAR(f.intensity[0], 4.0, 0.01);              // 100 R0 of the glass
+  EXPECT_NEAR(f.intensity[0], 4.0, 0.01);               // 100 R0 of the glass
   EXPECT_NEAR(f.intensity[1], 100 * 0.5 * 0.81, 0.05);  // through the pane twice: T^2
   EXPECT_EQ(f.instance_id[0], 1u);
   EXPECT_EQ(f.instance_id[1], 2u);
@@ -274,7 +275,8 @@ TEST(ThresholdDetector, KernelSidelobeAt1e5ProducesEchoesAtThePredictedRate) {
   k.v_mrad = {-0.5, 0.5};
   for (int j = 0; j < 2; ++j) {
     for (double h : k.h_mrad)
-      k.value.push_back(std::abs(h) <= 2 ? std::exp(-h * h / 2) : (std::abs(h - 20) <= 2 ? 1e-5 : 0));
+      k.value.push_back(std::abs(h) <= 2 ? std::exp(-h * h / 2)
+                                         : (std::abs(h - 20) <= 2 ? 1e-5 : 0));
   }
   p.kernel = PrepareKernelSampling(k, 0.5);
   p.footprint.kind = physics::FootprintKind::kTable;
@@ -313,7 +315,8 @@ TEST(ThresholdDetector, SameSeedSameFrameAndNoiseKeyedPerEcho) {
   p.detector.range_noise_sigma_m = 0.02;
   p.detector.outlier_probability = 0.1;
   p.detector.range_resolution_m = 0.001;
-  const Frame a = SimulateOnce(s, p, 0, 7), b = SimulateOnce(s, p, 0, 7), c = SimulateOnce(s, p, 0, 8);
+  const Frame a = SimulateOnce(s, p, 0, 7), b = SimulateOnce(s, p, 0, 7),
+              c = SimulateOnce(s, p, 0, 8);
   ASSERT_GT(a.size(), 10u);
   EXPECT_EQ(a.range_m, b.range_m);
   EXPECT_EQ(a.intensity, b.intensity);
