@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 
 #include "lidartwin/sim/config_reader.h"
 
@@ -37,7 +38,7 @@ physics::SpinningScan<double> SensorProfile::SpinningView() const {
 }
 
 physics::ScanPattern<double> SensorProfile::Pattern(const double* const* tables) const {
-  physics::ScanPattern<double> p{scan, SpinningView(), lissajous, line_scan};
+  physics::ScanPattern<double> p{scan, SpinningView(), lissajous, line_scan, swath, elliptical};
   if (tables) {
     p.spinning.elevation_rad = tables[0];
     p.spinning.azimuth_offset_rad = tables[1];
@@ -175,6 +176,124 @@ uint32_t WholeCount(ConfigMap& m, const std::string& key, double min_value) {
   return static_cast<uint32_t>(v);
 }
 
+// ---- airborne patterns (seed 001 sec. 5.1) ----
+
+// A number as a person writes it (100000, 0.5, 6.666666667), for messages.
+std::string Num(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.10g", v);
+  return buf;
+}
+
+double PositiveRate(ConfigMap& scan, const std::string& key) {
+  const double v = scan.Number(key);
+  if (!(v > 0)) {
+    scan.Fail(key, "must be positive, got " + Num(v));
+    return 0;
+  }
+  if (!std::isfinite(v)) {
+    scan.Fail(key, "must be finite, got " + Num(v));
+    return 0;
+  }
+  return v;
+}
+
+// Mirror periods (scan lines or revolutions) per frame: rate / frame rate must be a whole
+// number (an even number for a zigzag: two lines per mirror period), so that every frame
+// starts with the mirror at the same phase and the pattern carries on across frames.
+uint32_t PeriodsPerFrame(ConfigMap& scan, const std::string& rate_key, double rate_hz,
+                         double frame_rate_hz, const std::string& what, uint32_t multiple) {
+  if (!(rate_hz > 0 && frame_rate_hz > 0)) return 0;  // reported already
+  const double ratio = rate_hz / frame_rate_hz;
+  const double whole = std::round(ratio);
+  const std::string given = Num(frame_rate_hz) + " Hz gives " + rate_key + " / " +
+                            "frame_rate_hz = " + Num(ratio) + " " + what + " per frame";
+  if (whole < 1 || whole > 1e9 || std::abs(ratio - whole) > 1e-9 * whole) {
+    scan.Fail("frame_rate_hz", given + "; must be a whole number >= 1 so that every frame " +
+                                   "starts with the mirror at the same phase");
+    return 0;
+  }
+  const auto periods = static_cast<uint32_t>(whole);
+  if (periods % multiple != 0) {
+    scan.Fail("frame_rate_hz", given + "; must be a multiple of " + std::to_string(multiple) +
+                                   " (a zigzag mirror sweeps there and back)");
+    return 0;
+  }
+  return periods;
+}
+
+// Pulses per line or revolution: the whole pulse periods that fit in `window_s`.
+uint32_t PulsesPer(ConfigMap& scan, double pulse_rate_hz, double window_s,
+                   const std::string& what) {
+  if (!(pulse_rate_hz > 0 && window_s > 0)) return 0;  // reported already
+  // The tolerance keeps exact ratios such as 0.6 * 100000 / 100 = 600 from rounding down.
+  const double n = std::floor(pulse_rate_hz * window_s * (1 + 1e-12));
+  if (n < 1) {
+    scan.Fail("pulse_rate_hz", Num(pulse_rate_hz) + " Hz gives fewer than one pulse per " + what +
+                                   " (" + Num(window_s * 1e6) + " us of firing time)");
+    return 0;
+  }
+  if (n > 1e9) {
+    scan.Fail("pulse_rate_hz", Num(pulse_rate_hz) + " Hz gives more than 10^9 pulses per " + what);
+    return 0;
+  }
+  return static_cast<uint32_t>(n);
+}
+
+void CheckPulsesPerFrame(ConfigMap& scan, uint64_t pulses_per_period, uint64_t periods) {
+  if (pulses_per_period * periods > 1000000000) {
+    scan.Fail("frame_rate_hz", "gives " + std::to_string(pulses_per_period * periods) +
+                                   " pulses per frame, more than 10^9");
+  }
+}
+
+// parallel and zigzag: across-track lines (physics::SwathScan).
+void ReadSwath(ConfigMap& scan, SensorProfile& p) {
+  const double fov_deg = scan.Number("field_of_view_deg");
+  const double line_rate_hz = PositiveRate(scan, "line_rate_hz");
+  const double pulse_rate_hz = PositiveRate(scan, "pulse_rate_hz");
+  p.frame_rate_hz = PositiveRate(scan, "frame_rate_hz");
+  const double efficiency = scan.Number("scan_efficiency", 1);
+  if (!(fov_deg > 0 && fov_deg < 180)) {
+    scan.Fail("field_of_view_deg",
+              "must be in (0, 180) deg (the full across-track angle), got " + Num(fov_deg));
+  }
+  if (efficiency > 1 && efficiency <= 100) {
+    scan.Fail("scan_efficiency",
+              "is a fraction in (0, 1], got " + Num(efficiency) + " (a percentage?)");
+  } else if (!(efficiency > 0 && efficiency <= 1)) {
+    scan.Fail("scan_efficiency", "must be in (0, 1], got " + Num(efficiency));
+  }
+  auto& s = p.swath;
+  s.half_angle_rad = fov_deg / 2 * kDegToRad;
+  s.lines = PeriodsPerFrame(scan, "line_rate_hz", line_rate_hz, p.frame_rate_hz, "lines",
+                            p.scan == ScanKind::kZigzag ? 2 : 1);
+  if (!(line_rate_hz > 0 && efficiency > 0 && efficiency <= 1)) return;
+  s.line_period_s = 1 / line_rate_hz;
+  s.active_period_s = efficiency * s.line_period_s;
+  s.pulses_per_line = PulsesPer(scan, pulse_rate_hz, s.active_period_s, "line");
+  CheckPulsesPerFrame(scan, s.pulses_per_line, s.lines);
+}
+
+// elliptical: Palmer scanner (physics::EllipticalScan).
+void ReadElliptical(ConfigMap& scan, SensorProfile& p) {
+  const double off_nadir_deg = scan.Number("off_nadir_deg");
+  const double rotation_rate_hz = PositiveRate(scan, "rotation_rate_hz");
+  const double pulse_rate_hz = PositiveRate(scan, "pulse_rate_hz");
+  p.frame_rate_hz = PositiveRate(scan, "frame_rate_hz");
+  if (!(off_nadir_deg > 0 && off_nadir_deg < 90)) {
+    scan.Fail("off_nadir_deg", "must be in (0, 90) deg, got " + Num(off_nadir_deg));
+  }
+  auto& s = p.elliptical;
+  s.off_nadir_rad = off_nadir_deg * kDegToRad;
+  s.revolutions = PeriodsPerFrame(scan, "rotation_rate_hz", rotation_rate_hz, p.frame_rate_hz,
+                                  "revolutions", 1);
+  if (!(rotation_rate_hz > 0)) return;
+  s.revolution_period_s = 1 / rotation_rate_hz;
+  s.pulses_per_revolution = PulsesPer(scan, pulse_rate_hz, s.revolution_period_s, "revolution");
+  CheckPulsesPerFrame(scan, s.pulses_per_revolution, s.revolutions);
+}
+
 void ReadScan(ConfigMap& scan, SensorProfile& p, const std::filesystem::path& profile_file) {
   const std::string type = scan.String("type");
   if (type == "spinning") {
@@ -242,9 +361,16 @@ void ReadScan(ConfigMap& scan, SensorProfile& p, const std::filesystem::path& pr
       scan.Fail("mirror_frequency_hz",
                 "too low: " + std::to_string(l.lines) + " lines do not fit in one frame");
     }
+  } else if (type == "parallel" || type == "zigzag") {
+    p.scan = type == "parallel" ? ScanKind::kParallel : ScanKind::kZigzag;
+    ReadSwath(scan, p);
+  } else if (type == "elliptical") {
+    p.scan = ScanKind::kElliptical;
+    ReadElliptical(scan, p);
   } else {
     scan.Fail("type", "unknown scan type '" + type +
-                          "' (expected spinning, laserconfig, lissajous or line_scan)");
+                          "' (expected spinning, laserconfig, lissajous, line_scan, parallel, "
+                          "zigzag or elliptical)");
   }
   (void)profile_file;
 }

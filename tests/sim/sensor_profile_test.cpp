@@ -124,6 +124,65 @@ TEST(SensorProfile, LissajousPulsesPerFrame) {
   EXPECT_EQ(p.BeamCount(), 20000u);  // 200 kHz / 10 Hz
 }
 
+// Airborne patterns (seed 001 sec. 5.1). Scan angle of an across-track beam from its direction.
+double ScanAngleDeg(const physics::BeamSample<double>& b) {
+  const auto d = physics::BeamDirection(b.azimuth_rad, b.elevation_rad);
+  EXPECT_NEAR(d.x, 0, 1e-12);
+  return std::atan2(d.y, -d.z) / kDegToRad;
+}
+
+// 60 deg, 100 lines/s, 100 kHz, 60 % sweeping: 600 pulses per line, 10 lines per frame.
+TEST(SensorProfile, AirborneParallelExample) {
+  const SensorProfile p = Load("airborne_parallel.yaml");
+  EXPECT_EQ(p.scan, ScanKind::kParallel);
+  EXPECT_EQ(p.swath.pulses_per_line, 600u);
+  EXPECT_EQ(p.swath.lines, 10u);
+  EXPECT_EQ(p.BeamCount(), 6000u);
+  EXPECT_DOUBLE_EQ(p.FramePeriodS(), 0.1);
+  const double step_deg = 60.0 / 600;
+  for (uint32_t line : {0u, 1u, 9u}) {
+    const auto first = p.Beam(line * 600);
+    const auto last = p.Beam(line * 600 + 599);
+    EXPECT_EQ(first.channel, line);
+    EXPECT_NEAR(ScanAngleDeg(first), -30 + step_deg / 2, 1e-9);  // every line starts right
+    EXPECT_NEAR(ScanAngleDeg(last), 30 - step_deg / 2, 1e-9);
+    EXPECT_NEAR(first.time_s, line * 0.01 + 0.5e-5, 1e-15);
+    EXPECT_NEAR(last.time_s, line * 0.01 + 599.5e-5, 1e-15);
+  }
+}
+
+// 40 deg, 70 lines/s, 100 kHz: floor(100000 / 70) = 1428 pulses per line, 14 lines per frame.
+TEST(SensorProfile, AirborneZigzagExample) {
+  const SensorProfile p = Load("airborne_zigzag.yaml");
+  EXPECT_EQ(p.scan, ScanKind::kZigzag);
+  EXPECT_EQ(p.swath.pulses_per_line, 1428u);
+  EXPECT_EQ(p.BeamCount(), 14u * 1428u);
+  EXPECT_DOUBLE_EQ(p.FramePeriodS(), 0.2);
+  const double step_deg = 40.0 / 1428;
+  EXPECT_NEAR(ScanAngleDeg(p.Beam(0)), -20 + step_deg / 2, 1e-9);
+  EXPECT_NEAR(ScanAngleDeg(p.Beam(1427)), 20 - step_deg / 2, 1e-9);
+  EXPECT_NEAR(ScanAngleDeg(p.Beam(1428)), 20 - step_deg / 2, 1e-9);  // line 1 comes back
+  EXPECT_NEAR(ScanAngleDeg(p.Beam(2 * 1428 - 1)), -20 + step_deg / 2, 1e-9);
+  // The last line sweeps back to the right edge, where the next frame's first line starts.
+  EXPECT_NEAR(ScanAngleDeg(p.Beam(p.BeamCount() - 1)), ScanAngleDeg(p.Beam(0)), 1e-9);
+  EXPECT_LT(p.Beam(p.BeamCount() - 1).time_s, p.FramePeriodS());
+}
+
+// 15 deg off nadir, 20 revolutions/s, 10 kHz: 500 pulses per revolution, 2 per frame.
+TEST(SensorProfile, AirborneEllipticalExample) {
+  const SensorProfile p = Load("airborne_elliptical.yaml");
+  EXPECT_EQ(p.scan, ScanKind::kElliptical);
+  EXPECT_EQ(p.BeamCount(), 1000u);
+  EXPECT_DOUBLE_EQ(p.FramePeriodS(), 0.1);
+  for (uint32_t i : {0u, 1u, 250u, 999u}) {
+    const auto b = p.Beam(i);
+    const auto d = physics::BeamDirection(b.azimuth_rad, b.elevation_rad);
+    EXPECT_NEAR(std::acos(-d.z) / kDegToRad, 15, 1e-9);
+    EXPECT_NEAR(b.time_s, i * 1e-4, 1e-15);
+    EXPECT_EQ(b.channel, i / 500);
+  }
+}
+
 // ---- bad input: each error names the file, the key and the problem ----
 
 const char* kBase =
@@ -220,6 +279,99 @@ TEST(SensorProfileErrors, LaserconfigUnknownKey) {
       R"({"azimuthResolution": 1, "elevationOffsets": [1], "azimuthOffsets": [0],
           "firingSequence": [0], "wavelength": 905})",
       "unknown key 'wavelength'");
+}
+
+// ---- airborne patterns ----
+
+const char* kZigzag =
+    "name: t\nwavelength_nm: 1064\nmax_range_m: 2000\n"
+    "scan:\n  type: zigzag\n  field_of_view_deg: 40\n  line_rate_hz: 70\n"
+    "  pulse_rate_hz: 100000\n  frame_rate_hz: 5\n"
+    "detector:\n  type: ideal\n";
+
+const char* kElliptical =
+    "name: t\nwavelength_nm: 1064\nmax_range_m: 2000\n"
+    "scan:\n  type: elliptical\n  off_nadir_deg: 15\n  rotation_rate_hz: 20\n"
+    "  pulse_rate_hz: 10000\n  frame_rate_hz: 10\n"
+    "detector:\n  type: ideal\n";
+
+TEST(SensorProfileErrors, AirborneBasesAreValid) {
+  test::TempDir dir;
+  auto z = LoadSensorProfile(dir.Write("z.yaml", kZigzag));
+  ASSERT_TRUE(z.ok()) << z.message();
+  EXPECT_EQ(z->BeamCount(), 14u * 1428u);
+  auto e = LoadSensorProfile(dir.Write("e.yaml", kElliptical));
+  ASSERT_TRUE(e.ok()) << e.message();
+  EXPECT_EQ(e->BeamCount(), 1000u);
+  // A parallel scan may have an odd number of lines per frame.
+  auto p = LoadSensorProfile(
+      dir.Write("p.yaml", Replace(Replace(kZigzag, "type: zigzag", "type: parallel"),
+                                  "frame_rate_hz: 5", "frame_rate_hz: 10")));
+  ASSERT_TRUE(p.ok()) << p.message();
+  EXPECT_EQ(p->swath.lines, 7u);
+}
+
+TEST(SensorProfileErrors, AirborneNonPositiveRates) {
+  ExpectError(Replace(kZigzag, "line_rate_hz: 70", "line_rate_hz: 0"),
+              {"'scan.line_rate_hz'", "must be positive, got 0"});
+  ExpectError(Replace(kZigzag, "pulse_rate_hz: 100000", "pulse_rate_hz: -100"),
+              {"'scan.pulse_rate_hz'", "must be positive, got -100"});
+  ExpectError(Replace(kZigzag, "frame_rate_hz: 5", "frame_rate_hz: 0"),
+              {"'scan.frame_rate_hz'", "must be positive, got 0"});
+  ExpectError(Replace(kElliptical, "rotation_rate_hz: 20", "rotation_rate_hz: -20"),
+              {"'scan.rotation_rate_hz'", "must be positive, got -20"});
+  ExpectError(Replace(kElliptical, "pulse_rate_hz: 10000", "pulse_rate_hz: .inf"),
+              {"'scan.pulse_rate_hz'", "must be finite"});
+}
+
+TEST(SensorProfileErrors, AirborneAnglesOutOfRange) {
+  ExpectError(Replace(kZigzag, "field_of_view_deg: 40", "field_of_view_deg: 180"),
+              {"'scan.field_of_view_deg'", "must be in (0, 180) deg", "got 180"});
+  ExpectError(Replace(kZigzag, "field_of_view_deg: 40", "field_of_view_deg: 0"),
+              {"'scan.field_of_view_deg'", "got 0"});
+  ExpectError(Replace(kElliptical, "off_nadir_deg: 15", "off_nadir_deg: 90"),
+              {"'scan.off_nadir_deg'", "must be in (0, 90) deg", "got 90"});
+  ExpectError(Replace(kElliptical, "off_nadir_deg: 15", "off_nadir_deg: -15"),
+              {"'scan.off_nadir_deg'", "got -15"});
+}
+
+TEST(SensorProfileErrors, AirborneScanEfficiency) {
+  const std::string with =
+      Replace(kZigzag, "frame_rate_hz", "scan_efficiency: 60\n  frame_rate_hz");
+  ExpectError(with, {"'scan.scan_efficiency'", "got 60 (a percentage?)"});
+  ExpectError(Replace(with, "scan_efficiency: 60", "scan_efficiency: 0"),
+              {"'scan.scan_efficiency'", "must be in (0, 1], got 0"});
+}
+
+TEST(SensorProfileErrors, AirborneFewerThanOnePulsePerLine) {
+  ExpectError(Replace(kZigzag, "pulse_rate_hz: 100000", "pulse_rate_hz: 50"),
+              {"'scan.pulse_rate_hz'", "50 Hz gives fewer than one pulse per line"});
+  ExpectError(Replace(kElliptical, "pulse_rate_hz: 10000", "pulse_rate_hz: 10"),
+              {"'scan.pulse_rate_hz'", "10 Hz gives fewer than one pulse per revolution"});
+}
+
+TEST(SensorProfileErrors, AirborneFramesHoldWholeMirrorPeriods) {
+  ExpectError(
+      Replace(kZigzag, "frame_rate_hz: 5", "frame_rate_hz: 3"),
+      {"'scan.frame_rate_hz'", "3 Hz gives line_rate_hz / frame_rate_hz = 23.33333333 lines",
+       "must be a whole number"});
+  ExpectError(Replace(kZigzag, "frame_rate_hz: 5", "frame_rate_hz: 100"),
+              {"'scan.frame_rate_hz'", "0.7 lines per frame", "must be a whole number >= 1"});
+  ExpectError(Replace(kZigzag, "frame_rate_hz: 5", "frame_rate_hz: 10"),
+              {"'scan.frame_rate_hz'", "7 lines per frame", "multiple of 2"});
+  ExpectError(Replace(kElliptical, "frame_rate_hz: 10", "frame_rate_hz: 15"),
+              {"'scan.frame_rate_hz'", "1.333333333 revolutions per frame"});
+}
+
+TEST(SensorProfileErrors, AirborneMissingAndUnknownKeys) {
+  ExpectError(Replace(kZigzag, "  field_of_view_deg: 40\n", ""),
+              {"missing required key 'scan.field_of_view_deg'"});
+  ExpectError(Replace(kElliptical, "off_nadir_deg: 15", "off_nadir_deg: 15\n  scan_rate_hz: 20"),
+              {"unknown key 'scan.scan_rate_hz'"});
+  // Keys of the other airborne pattern are not accepted either.
+  ExpectError(
+      Replace(kElliptical, "off_nadir_deg: 15", "off_nadir_deg: 15\n  field_of_view_deg: 30"),
+      {"unknown key 'scan.field_of_view_deg'"});
 }
 
 }  // namespace

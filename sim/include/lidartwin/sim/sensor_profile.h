@@ -57,7 +57,9 @@ struct SensorProfile {
 
   physics::LissajousScan<double> lissajous{};
   physics::LineScan<double> line_scan{};
-  double frame_rate_hz = 0;  // MEMS patterns
+  physics::SwathScan<double> swath{};            // airborne parallel and zigzag
+  physics::EllipticalScan<double> elliptical{};  // airborne Palmer scanner
+  double frame_rate_hz = 0;                      // MEMS and airborne patterns
 
   DetectorConfig detector;
   // Tier 2: sub-rays in the divergence cone (seed 003); one central ray by default.

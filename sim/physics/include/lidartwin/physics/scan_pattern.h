@@ -132,11 +132,114 @@ LT_HD BeamSample<T> LineScanBeam(const LineScan<T>& s, uint32_t i) {
   return {azimuth, elevation, t, line, p};
 }
 
+// ---- Airborne patterns (seed 001 sec. 5.1: "parallel to elliptical or zigzag surveys") ----
+//
+// The sensor looks down: nadir is elevation -pi/2. The platform flies along +x; its motion
+// comes from the trajectory (each beam's pose is taken at its firing time), so the patterns
+// below only say where the mirror points and when the laser fires. The laser is synchronised
+// to the mirror: every line (or revolution) holds the same whole number of pulses at the same
+// mirror angles, so a frame is a whole number of lines and the pattern carries on unchanged
+// from one frame to the next.
+
+// Direction across track: the beam turned by scan angle theta [rad] from nadir about the
+// flight (x) axis, d = (0, sin theta, -cos theta); theta > 0 points left (+y). As azimuth and
+// elevation: +-pi/2 and |theta| - pi/2 (nadir itself at azimuth +pi/2).
+template <typename T>
+struct AcrossTrack {
+  T azimuth_rad;
+  T elevation_rad;
+};
+
+template <typename T>
+LT_HD AcrossTrack<T> AcrossTrackAngles(T scan_angle_rad) {
+  const T half_pi = static_cast<T>(kPi / 2);
+  return scan_angle_rad < static_cast<T>(0) ? AcrossTrack<T>{-half_pi, -scan_angle_rad - half_pi}
+                                            : AcrossTrack<T>{half_pi, scan_angle_rad - half_pi};
+}
+
+// Across-track line scanner: the mirror sweeps the scan angle from -A to +A at a constant
+// angular speed 2 A / T_a during the active part T_a of each line period T; pulse k of a line
+// fires at the centre of the k-th of n equal slots of T_a, at
+//   t = line T + (k + 1/2) T_a / n,   theta = -A + 2 A (k + 1/2) / n,
+// so no pulse falls on a turning point and the lines' pulses lie at the same angles.
+//   parallel (rotating polygon): every line sweeps -A -> +A; the rest of the line period,
+//     T - T_a, is the fly-back (the change of facet). Ground lines are parallel.
+//   zigzag (oscillating mirror): even lines sweep -A -> +A, odd lines +A -> -A; with the
+//     platform moving the ground points form a zigzag.
+template <typename T>
+struct SwathScan {
+  T half_angle_rad;   // A: half the across-track field of view
+  T line_period_s;    // T = 1 / line rate
+  T active_period_s;  // T_a <= T: the sweep across the field of view
+  uint32_t pulses_per_line;
+  uint32_t lines;  // per frame
+};
+
+// Beam i = line * pulses_per_line + k, k in firing order; column = position across the
+// swath (0 at -A), so a column is the same scan angle on every line.
+template <typename T>
+LT_HD BeamSample<T> SwathBeam(const SwathScan<T>& s, uint32_t i, bool zigzag) {
+  const uint32_t line = i / s.pulses_per_line;
+  const uint32_t k = i % s.pulses_per_line;
+  const uint32_t p = (zigzag && line % 2 == 1) ? s.pulses_per_line - 1 - k : k;
+  const T n = static_cast<T>(s.pulses_per_line);
+  const T half = static_cast<T>(0.5);
+  const T theta = -s.half_angle_rad + 2 * s.half_angle_rad * (static_cast<T>(p) + half) / n;
+  const T t =
+      static_cast<T>(line) * s.line_period_s + (static_cast<T>(k) + half) * s.active_period_s / n;
+  const AcrossTrack<T> a = AcrossTrackAngles(theta);
+  return {a.azimuth_rad, a.elevation_rad, t, line, p};
+}
+
+template <typename T>
+LT_HD BeamSample<T> ParallelBeam(const SwathScan<T>& s, uint32_t i) {
+  return SwathBeam(s, i, false);
+}
+
+template <typename T>
+LT_HD BeamSample<T> ZigzagBeam(const SwathScan<T>& s, uint32_t i) {
+  return SwathBeam(s, i, true);
+}
+
+// Palmer scanner (nutating or wedge mirror): the beam turns on a cone of half-angle alpha
+// about nadir, d = (sin alpha cos phi, sin alpha sin phi, -cos alpha) with phi = 2 pi t / T,
+// T the revolution period; phi = 0 points forward (+x) and phi grows counter-clockwise seen
+// from above (forward, left, back, right). Pulse k of revolution r fires at
+//   t = r T + k T / n,   phi = 2 pi k / n.
+// Every beam is alpha off nadir: a stationary sensor at height h draws a circle of radius
+// h tan alpha on flat ground, and a moving one a chain of elongated loops (the "elliptical"
+// pattern) that sweeps most of the swath twice: once looking ahead, once looking back.
+template <typename T>
+struct EllipticalScan {
+  T off_nadir_rad;        // alpha, in (0, pi/2)
+  T revolution_period_s;  // T = 1 / rotation rate
+  uint32_t pulses_per_revolution;
+  uint32_t revolutions;  // per frame
+};
+
+// Beam i = revolution * pulses_per_revolution + k; channel = revolution, column = k.
+template <typename T>
+LT_HD BeamSample<T> EllipticalBeam(const EllipticalScan<T>& s, uint32_t i) {
+  const uint32_t revolution = i / s.pulses_per_revolution;
+  const uint32_t k = i % s.pulses_per_revolution;
+  const T fraction = static_cast<T>(k) / static_cast<T>(s.pulses_per_revolution);
+  const T t = (static_cast<T>(revolution) + fraction) * s.revolution_period_s;
+  const T phi = static_cast<T>(2 * kPi) * fraction;
+  return {phi, s.off_nadir_rad - static_cast<T>(kPi / 2), t, revolution, k};
+}
+
 }  // namespace lt::physics
 
 namespace lt::physics {
 
-enum class ScanKind : uint32_t { kSpinning, kLissajous, kLineScan };
+enum class ScanKind : uint32_t {
+  kSpinning,
+  kLissajous,
+  kLineScan,
+  kParallel,
+  kZigzag,
+  kElliptical
+};
 
 // Any scan pattern, as one trivially copyable value (its tables by pointer), so a kernel
 // can take it by value and generate its own beams.
@@ -146,6 +249,8 @@ struct ScanPattern {
   SpinningScan<T> spinning;
   LissajousScan<T> lissajous;
   LineScan<T> line_scan;
+  SwathScan<T> swath;  // parallel and zigzag
+  EllipticalScan<T> elliptical;
 };
 
 template <typename T>
@@ -157,6 +262,11 @@ LT_HD uint32_t ScanBeamCount(const ScanPattern<T>& s) {
       return s.lissajous.pulses;
     case ScanKind::kLineScan:
       return s.line_scan.lines * s.line_scan.points_per_line;
+    case ScanKind::kParallel:
+    case ScanKind::kZigzag:
+      return s.swath.lines * s.swath.pulses_per_line;
+    case ScanKind::kElliptical:
+      return s.elliptical.revolutions * s.elliptical.pulses_per_revolution;
   }
   return 0;
 }
@@ -168,6 +278,12 @@ LT_HD BeamSample<T> ScanBeam(const ScanPattern<T>& s, uint32_t i) {
       return LissajousBeam(s.lissajous, i);
     case ScanKind::kLineScan:
       return LineScanBeam(s.line_scan, i);
+    case ScanKind::kParallel:
+      return ParallelBeam(s.swath, i);
+    case ScanKind::kZigzag:
+      return ZigzagBeam(s.swath, i);
+    case ScanKind::kElliptical:
+      return EllipticalBeam(s.elliptical, i);
     case ScanKind::kSpinning:
     default:
       return SpinningBeam(s.spinning, i);
