@@ -6,6 +6,8 @@
 #include "lidartwin/sim/scene.h"
 #include "lidartwin/sim/text_file.h"
 
+#include "forest_reader.h"
+
 namespace lt {
 
 namespace {
@@ -37,6 +39,32 @@ std::vector<double> Sizes(ConfigMap& m, size_t count) {
   return v;
 }
 
+physics::Pose<double> ReadPose(ConfigMap& o) {
+  const auto position = Vector3(o, "position_m", {0, 0, 0});
+  const auto rpy = Vector3(o, "rotation_deg", {0, 0, 0});
+  return {physics::QuatFromRollPitchYaw(rpy[0] * physics::kDegToRad, rpy[1] * physics::kDegToRad,
+                                        rpy[2] * physics::kDegToRad),
+          {position[0], position[1], position[2]}};
+}
+
+// Checks an object's mesh, takes it to world coordinates and adds the object to the scene.
+Status AddObject(const std::filesystem::path& file, SceneObject obj, Scene& scene) {
+  const std::string what = file.string() + ": object '" + obj.name + "'";
+  if (Status s = CleanMesh(obj.mesh, what, &obj.degenerate_triangles_dropped); !s.ok()) {
+    return s.error();
+  }
+  if (obj.mesh.triangles.empty()) {
+    return Error{what + ": has no usable triangles"};
+  }
+  // To world coordinates.
+  for (auto& v : obj.mesh.vertices) {
+    const auto w = physics::TransformPoint(obj.pose, physics::Vec3<double>{v[0], v[1], v[2]});
+    v = {w.x, w.y, w.z};
+  }
+  scene.objects.push_back(std::move(obj));
+  return {};
+}
+
 }  // namespace
 
 Expected<Scene> LoadScene(const std::filesystem::path& file, const MeshLoader& mesh_loader) {
@@ -57,6 +85,17 @@ Expected<Scene> LoadScene(const std::filesystem::path& file, const MeshLoader& m
     SceneObject obj;
     obj.name = o.String("name");
     obj.type = o.String("type");
+    obj.pose = ReadPose(o);
+    if (obj.type == "forest") {
+      // One entry, two objects per tree (configs/README.md, "Forests").
+      std::vector<SceneObject> parts =
+          ReadForest(o, obj.name, obj.pose, scene.materials, library_path);
+      if (Status s = root.FirstError(); !s.ok()) return s.error();
+      for (SceneObject& part : parts) {
+        if (Status s = AddObject(file, std::move(part), scene); !s.ok()) return s.error();
+      }
+      continue;
+    }
     const std::string material = o.String("material");
     const double semantic = o.Number("semantic_class", 0);
     const double instance = o.Number("instance_id", 0);
@@ -68,11 +107,6 @@ Expected<Scene> LoadScene(const std::filesystem::path& file, const MeshLoader& m
     }
     obj.semantic_class = static_cast<uint16_t>(semantic);
     obj.instance_id = static_cast<uint32_t>(instance);
-    const auto position = Vector3(o, "position_m", {0, 0, 0});
-    const auto rpy = Vector3(o, "rotation_deg", {0, 0, 0});
-    obj.pose.translation = {position[0], position[1], position[2]};
-    obj.pose.rotation = physics::QuatFromRollPitchYaw(
-        rpy[0] * physics::kDegToRad, rpy[1] * physics::kDegToRad, rpy[2] * physics::kDegToRad);
 
     const auto velocity = Vector3(o, "velocity_m_s", {0, 0, 0});
     const double yaw_rate = o.Number("yaw_rate_deg_s", 0);
@@ -134,24 +168,12 @@ Expected<Scene> LoadScene(const std::filesystem::path& file, const MeshLoader& m
         }
       }
     } else {
-      o.Fail("type",
-             "unknown object type '" + obj.type + "' (expected plane, box, disc, plate or mesh)");
+      o.Fail("type", "unknown object type '" + obj.type +
+                         "' (expected plane, box, disc, plate, mesh or forest)");
     }
     if (Status s = root.FirstError(); !s.ok()) return s.error();
 
-    const std::string what = file.string() + ": object '" + obj.name + "'";
-    if (Status s = CleanMesh(obj.mesh, what, &obj.degenerate_triangles_dropped); !s.ok()) {
-      return s.error();
-    }
-    if (obj.mesh.triangles.empty()) {
-      return Error{what + ": has no usable triangles"};
-    }
-    // To world coordinates.
-    for (auto& v : obj.mesh.vertices) {
-      const auto w = physics::TransformPoint(obj.pose, physics::Vec3<double>{v[0], v[1], v[2]});
-      v = {w.x, w.y, w.z};
-    }
-    scene.objects.push_back(std::move(obj));
+    if (Status s = AddObject(file, std::move(obj), scene); !s.ok()) return s.error();
   }
   if (Status s = root.Finish(); !s.ok()) return s.error();
   if (scene.objects.empty()) return Error{file.string() + ": the scene has no objects"};

@@ -479,5 +479,26 @@ TEST(CudaBvh, SingleAndTwoTriangleScenes) {
   }
 }
 
+// The airborne patterns (seed 001 sec. 5.1) flying at 100 m over the procedural forest:
+// beams through the gaps of a canopy of 72,000 small leaf triangles.
+TEST(CudaBackend, MatchesCpuForTheAirbornePatternsOverTheForest) {
+  LT_REQUIRE_GPU();
+  auto scene = LoadScene(test::ConfigDir() / "scenes/forest.yaml", {});
+  ASSERT_TRUE(scene.ok()) << scene.message();
+  Trajectory traj;
+  traj.time_s = {0.0, 1.0};
+  traj.poses = {{physics::QuatFromRollPitchYaw(0.0, 0.0, 0.0), {-30, 0, 100}},
+                {physics::QuatFromRollPitchYaw(0.0, 0.0, 0.0), {20, 0, 100}}};
+  for (const char* name :
+       {"airborne_parallel.yaml", "airborne_zigzag.yaml", "airborne_elliptical.yaml"}) {
+    auto profile = LoadSensorProfile(test::ConfigDir() / "sensors" / name);
+    ASSERT_TRUE(profile.ok()) << profile.message();
+    SensorProfile p = profile.value();
+    // ExpectParity wants more than 1000 agreeing beams: 4 x the example's pulses.
+    if (p.scan == ScanKind::kElliptical) p.elliptical.pulses_per_revolution *= 4;
+    ExpectParity(scene.value(), p, traj, 2, 3);
+  }
+}
+
 }  // namespace
 }  // namespace lt

@@ -32,7 +32,7 @@ struct ObjectMotion {
 
 struct SceneObject {
   std::string name;
-  std::string type;  // plane, box, disc, plate, mesh
+  std::string type;  // plane, box, disc, plate, mesh, forest
   uint32_t material_id = 0;
   uint16_t semantic_class = 0;
   uint32_t instance_id = 0;
@@ -60,6 +60,55 @@ TriangleMesh MakePlate(double width_m, double height_m);   // in local y-z, norm
 TriangleMesh MakePlane(double size_x_m, double size_y_m);  // in local x-y, normal +z
 TriangleMesh MakeBox(double size_x_m, double size_y_m, double size_z_m);
 TriangleMesh MakeDisc(double radius_m, int segments);  // in local y-z, normal +x
+
+// Procedural forest (seed 001 sec. 3 and Fig. 3: canopies that let part of the pulses through
+// to the ground). Trees stand on the local x-y plane (z up) of the forest, one per cell of a
+// grid over the area, at a random place in their cell; each has a trunk, a prism of
+// kForestTrunkSides sides from the ground to the crown centre, and a crown, a sphere
+// holding leaves_per_tree leaves: equilateral triangles of side leaf_size_m with centres
+// uniform in the sphere and orientations uniform on the sphere. The gaps between them let
+// rays through: a vertical ray crossing a crown along a chord of length L gets through with
+// probability exp(-G a n L / V) (G = 1/2 for isotropic leaves, a the leaf area, n the leaves,
+// V the crown volume). Every draw is Philox4x32-10 keyed by `seed`, so the same seed gives the
+// same triangles on every machine. Keys and defaults: configs/README.md.
+struct ForestParams {
+  double area_x_m = 0;  // the stems stand in this rectangle, centred on the origin
+  double area_y_m = 0;
+  uint32_t tree_count = 0;
+  double trunk_height_m = 8;  // ground to the crown centre
+  double trunk_radius_m = 0.2;
+  double crown_radius_m = 3;
+  double leaf_size_m = 0.25;  // side of a leaf triangle
+  uint32_t leaves_per_tree = 2000;
+  double size_variation = 0;  // each tree scaled by a factor uniform in [1 - v, 1 + v]
+  uint64_t seed = 0;
+};
+
+inline constexpr int kForestTrunkSides = 8;
+inline constexpr uint32_t kForestTrunkTriangles = 2 * kForestTrunkSides + kForestTrunkSides - 2;
+
+struct ForestTree {
+  double x_m = 0, y_m = 0;  // stem position on the forest's ground
+  double scale = 1;         // trunk height and radius, crown radius x scale
+};
+
+// The grid of cells: columns x rows >= tree_count, cells as square as the area allows.
+struct ForestGrid {
+  uint32_t columns = 0, rows = 0;
+  double cell_x_m = 0, cell_y_m = 0;
+};
+ForestGrid ForestCells(const ForestParams& p);
+
+// Where the trees stand: tree_count distinct cells drawn at random, each stem at a uniform
+// place in its cell at least its trunk radius from the cell's edges (stems never touch).
+std::vector<ForestTree> PlaceForestTrees(const ForestParams& p);
+
+struct ForestTreeMesh {
+  TriangleMesh trunk;    // kForestTrunkTriangles triangles: the sides and the top
+  TriangleMesh foliage;  // leaves_per_tree triangles
+};
+// Tree `index` (its own random stream) in the forest's local coordinates.
+ForestTreeMesh MakeForestTree(const ForestParams& p, uint32_t index, const ForestTree& tree);
 
 // Checks a mesh: NaN/inf vertices and out-of-range indices are errors (named by `what`);
 // degenerate triangles (zero area) are removed and counted.
