@@ -330,7 +330,7 @@ TEST(Cli, CompareAndReportTwoSeedsOfTheLabScene) {
   EXPECT_EQ(m["schema"], "lidartwin.metrics");
   EXPECT_NEAR(m["summary"]["depth_abs_mean_m"].get<double>(), 0.01128, 0.0005);
   EXPECT_LT(m["summary"]["n_points_mape"].get<double>(), 0.05);
-  EXPECT_EQ(m["targets"].size(), 28u);  // every plate of the scene
+  EXPECT_EQ(m["targets"].size(), 32u);  // every object of the scene but the ground
   const CliRun rep = Cli("report " + Q(dir / "m.json") + " --out " + Q(dir / "rep"));
   ASSERT_EQ(rep.code, 0) << rep.output;
   const std::string html = ReadAll(dir / "rep/report.html");

@@ -17,10 +17,11 @@ TEST(SceneTargets, OneBoxPerInstanceAroundEachPlate) {
     const Target& t = targets[i];
     EXPECT_EQ(t.name, o.name);
     EXPECT_EQ(t.material, scene->materials.materials[o.material_id].name);
-    // Plate 0.5 m x 0.5 m, zero thickness: half sizes 0.05, 0.3, 0.3 with the margin.
+    // Plates of zero thickness: half sizes 0.05 and half the plate plus the 0.05 margin
+    // (0.5 m plates: 0.3, 0.3).
     EXPECT_NEAR(t.half_size_m[0], 0.05, 1e-9);
-    EXPECT_NEAR(t.half_size_m[1], 0.30, 1e-9);
-    EXPECT_NEAR(t.half_size_m[2], 0.30, 1e-9);
+    EXPECT_NEAR(t.half_size_m[1], 0.5 * o.size_m[0] + 0.05, 1e-9) << o.name;
+    EXPECT_NEAR(t.half_size_m[2], 0.5 * o.size_m[1] + 0.05, 1e-9) << o.name;
     for (const auto& v : o.mesh.vertices)
       EXPECT_TRUE(t.Contains(v[0], v[1], v[2])) << o.name;
     const auto& c = o.pose.translation;

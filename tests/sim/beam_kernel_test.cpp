@@ -95,8 +95,7 @@ TEST(ThresholdProfile, LoadsAndRejectsBadValuesNamingTheKey) {
   auto ok = ParseSensorProfile(kThresholdProfile, "t.yaml");
   ASSERT_TRUE(ok.ok()) << ok.message();
   EXPECT_EQ(ok->EchoesPerBeam(), 3u);
-  EXPECT_NEAR(ok->Threshold().pulse_sigma_m, 0.5 * 299792458.0 * 5e-9 / 2.3548200450309493,
-              1e-9);
+  EXPECT_NEAR(ok->Threshold().pulse_sigma_m, 0.5 * 299792458.0 * 5e-9 / 2.3548200450309493, 1e-9);
   struct Case {
     const char* from;
     const char* to;

@@ -66,8 +66,10 @@ TEST(CleanMesh, RejectsOutOfRangeIndices) {
 TEST(Scene, LabPlatesLoads) {
   auto scene = LoadScene(test::ConfigDir() / "scenes/lab_plates.yaml", {});
   ASSERT_TRUE(scene.ok()) << scene.message();
-  EXPECT_EQ(scene->objects.size(), 1u + 24u + 4u);
-  EXPECT_EQ(scene->TriangleCount(), 2u * 29u);
+  // Ground, 24 distance plates, 4 material plates, and the sensor-effect group (sign, dark
+  // wall, glass pane, plate behind it).
+  EXPECT_EQ(scene->objects.size(), 1u + 24u + 4u + 4u);
+  EXPECT_EQ(scene->TriangleCount(), 2u * 33u);
   // Plates are centred at their distance: seed 002's 5..40 m.
   const auto& p = scene->objects[1].pose.translation;
   EXPECT_NEAR(std::hypot(p.x, p.y), 5.0, 1e-6);
