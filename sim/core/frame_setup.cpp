@@ -1,12 +1,116 @@
 #include "internal/frame_setup.h"
 
 #include <algorithm>
+#include <cmath>
 
 namespace lt {
 
 SignalChain FrameSignalChain(const SensorProfile& p) {
-  return {p.detector.link, p.Threshold(), p.detector.max_surfaces_per_sub_ray,
-          p.detector.range_resolution_m, p.detector.outlier_probability};
+  return {p.detector.link,
+          p.Threshold(),
+          p.detector.max_surfaces_per_sub_ray,
+          p.detector.range_resolution_m,
+          p.detector.outlier_probability,
+          p.raster_gather};
+}
+
+namespace {
+
+// How far from its beam direction a footprint sample can point [rad].
+double FootprintReach(const SensorProfile& p) {
+  const physics::BeamFootprint& f = p.footprint;
+  if (f.sub_rays <= 1) return 0;
+  switch (f.kind) {
+    case physics::FootprintKind::kCone:
+      return f.half_angle_rad;
+    case physics::FootprintKind::kGaussian: {
+      // Phi^-1 of the stratified coordinates stays within 7.1 sigma (u >= 1e-12).
+      double reach = 0;
+      for (uint32_t s = 0; s < f.spot_count; ++s) {
+        const auto& g = f.spots[s];
+        reach = std::max(reach, std::hypot(std::abs(g.h_offset_rad) + 7.1 * g.sigma_h_rad,
+                                           std::abs(g.v_offset_rad) + 7.1 * g.sigma_v_rad));
+      }
+      return reach;
+    }
+    case physics::FootprintKind::kTable: {
+      const auto& k = p.kernel;
+      const double h = std::max(std::abs(k.h0_rad), std::abs(k.h0_rad + k.nh * k.dh_rad));
+      const double v = std::max(std::abs(k.v0_rad), std::abs(k.v0_rad + k.nv * k.dv_rad));
+      return std::hypot(h, v);
+    }
+  }
+  return 0;
+}
+
+}  // namespace
+
+Expected<AngularRasterView> PlanRaster(const SensorProfile& p) {
+  const physics::ScanPattern<double> scan = p.Pattern();
+  const uint32_t beams = p.BeamCount();
+  // Azimuths folded into [-pi, pi); a span over pi means the beams go round.
+  double az_min = physics::kPi, az_max = -physics::kPi;
+  double el_min = physics::kPi, el_max = -physics::kPi;
+  for (uint32_t i = 0; i < beams; ++i) {
+    const auto b = physics::ScanBeam(scan, i);
+    const double a =
+        b.azimuth_rad -
+        2 * physics::kPi * std::floor((b.azimuth_rad + physics::kPi) / (2 * physics::kPi));
+    az_min = std::min(az_min, a);
+    az_max = std::max(az_max, a);
+    el_min = std::min(el_min, b.elevation_rad);
+    el_max = std::max(el_max, b.elevation_rad);
+  }
+  // A sample at angle a off a beam at elevation e moves its azimuth by up to a / cos(e').
+  const double reach = FootprintReach(p);
+  const double res = p.raster_resolution_rad;
+  AngularRasterView r{};
+  r.el0_rad = std::max(-physics::kPi / 2, el_min - reach - res);
+  const double el_top = std::min(physics::kPi / 2, el_max + reach + res);
+  r.nel = static_cast<uint32_t>(std::ceil((el_top - r.el0_rad) / res));
+  r.del_rad = (el_top - r.el0_rad) / r.nel;
+  const double cos_edge = std::cos(std::max(std::abs(r.el0_rad), std::abs(el_top)));
+  const double az_reach = cos_edge > 1e-3 ? (reach + res) / cos_edge : 2 * physics::kPi;
+  if (az_max - az_min + 2 * az_reach >= physics::kPi) {
+    r.wraps = true;
+    r.az0_rad = 0;
+    r.naz = static_cast<uint32_t>(std::ceil(2 * physics::kPi / res));
+    r.daz_rad = 2 * physics::kPi / r.naz;
+  } else {
+    r.az0_rad = az_min - az_reach;
+    r.naz = static_cast<uint32_t>(std::ceil((az_max - az_min + 2 * az_reach) / res));
+    r.daz_rad = (az_max - az_min + 2 * az_reach) / r.naz;
+  }
+  const uint64_t pixels = uint64_t{r.naz} * r.nel;
+  if (pixels > kMaxRasterPixels) {
+    return Error{p.name + ": beam.raster_resolution_mrad " + std::to_string(res * 1e3) +
+                 " gives a raster of " + std::to_string(r.naz) + " x " + std::to_string(r.nel) +
+                 " pixels, more than " + std::to_string(kMaxRasterPixels) +
+                 "; use a coarser resolution"};
+  }
+  return r;
+}
+
+Status CheckRasterGather(const SensorProfile& p, const Scene& scene, const Trajectory& t) {
+  if (!p.raster_gather) return {};
+  if (scene.HasMovingObjects()) {
+    return Error{p.name +
+                 ": beam.gather: raster needs a static scene (the raster is traced once "
+                 "per frame); this scene has moving objects: use gather: sub_rays"};
+  }
+  for (const auto& pose : t.poses) {
+    const auto& a = pose;
+    const auto& b = t.poses.front();
+    if (a.translation.x != b.translation.x || a.translation.y != b.translation.y ||
+        a.translation.z != b.translation.z || a.rotation.w != b.rotation.w ||
+        a.rotation.x != b.rotation.x || a.rotation.y != b.rotation.y ||
+        a.rotation.z != b.rotation.z) {
+      return Error{p.name +
+                   ": beam.gather: raster needs a static sensor (the raster is traced "
+                   "from one pose per frame); the trajectory moves: use gather: sub_rays"};
+    }
+  }
+  return {};
 }
 
 std::vector<ObjectInfo> ObjectInfos(const Scene& scene, double wavelength_nm) {

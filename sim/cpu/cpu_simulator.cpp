@@ -25,10 +25,11 @@ namespace {
 
 // Runs body(b, e) over [begin, end) split into contiguous blocks, one per thread.
 template <typename Body>
-void RunInParallel(uint32_t begin, uint32_t end, unsigned threads, Body& body) {
+void RunInParallel(uint32_t begin, uint32_t end, unsigned threads, Body& body,
+                   uint32_t min_per_thread = 1024) {
   const uint32_t n = end - begin;
   if (threads == 0) threads = std::thread::hardware_concurrency();
-  threads = std::max(1u, std::min(threads, std::max(1u, n / 1024)));
+  threads = std::max(1u, std::min(threads, std::max(1u, n / min_per_thread)));
   if (threads == 1) {
     body(begin, end);
     return;
@@ -54,24 +55,40 @@ Expected<Frame> CpuSimulator::Simulate(uint32_t frame_index) {
   const uint32_t beams = profile_.BeamCount();
   const double period = profile_.FramePeriodS();
   const double t0 = trajectory_.start_time_s + frame_index * period;
-  const FrameContext context{
-      profile_.Pattern(),
-      {trajectory_.time_s.data(), trajectory_.poses.data(),
-       static_cast<int>(trajectory_.poses.size()), trajectory_.motion_correction},
-      profile_.Detector(),
-      profile_.FootprintView(),
-      FrameSignalChain(profile_),
-      profile_.EchoesPerBeam(),
-      objects_.data(),
-      options_.seed,
-      frame_index,
-      t0,
-      trajectory_.At(t0 + period)};
+  FrameContext context{profile_.Pattern(),
+                       {trajectory_.time_s.data(), trajectory_.poses.data(),
+                        static_cast<int>(trajectory_.poses.size()), trajectory_.motion_correction},
+                       profile_.Detector(),
+                       profile_.FootprintView(),
+                       FrameSignalChain(profile_),
+                       AngularRasterView{},
+                       profile_.EchoesPerBeam(),
+                       objects_.data(),
+                       options_.seed,
+                       frame_index,
+                       t0,
+                       trajectory_.At(t0 + period)};
   const auto closest = [&](const physics::Vec3<double>& o, const physics::Vec3<double>& d,
                            double t_min, double t_max) {
     const RayHit h = caster_->Closest(o, d, t_min, t_max);
     return SurfaceHit{h.hit, h.distance_m, h.normal, h.object};
   };
+  if (profile_.raster_gather) {
+    if (Status s = CheckRasterGather(profile_, scene_, trajectory_); !s.ok()) return s.error();
+    auto planned = PlanRaster(profile_);
+    if (!planned.ok()) return planned.error();
+    AngularRasterView& r = context.raster;
+    r = planned.value();
+    raster_.resize(size_t{r.naz} * r.nel);
+    r.pixels = raster_.data();
+    const physics::Pose<double> pose = trajectory_.At(t0);
+    auto trace = [&](uint32_t begin, uint32_t end) {
+      for (uint32_t row = begin; row < end; ++row)
+        for (uint32_t i = 0; i < r.naz; ++i)
+          raster_[size_t{row} * r.naz + i] = TraceRasterPixel(context, i, row, pose, closest);
+    };
+    RunInParallel(0, r.nel, options_.threads, trace, 1);  // rows of naz pixels each
+  }
   const uint32_t k = context.echoes_per_beam;
   std::vector<BeamRecord> records(size_t{beams} * k);
   auto run = [&](uint32_t begin, uint32_t end) {

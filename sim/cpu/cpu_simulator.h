@@ -26,6 +26,7 @@ class CpuSimulator final : public Simulator {
   SimulationOptions options_;
   std::unique_ptr<RayCaster> caster_;
   std::vector<ObjectInfo> objects_;  // R0 at the sensor wavelength, response and labels
+  std::vector<RasterPixel> raster_;  // the frame's angular raster (raster gathering)
 };
 
 }  // namespace lt

@@ -36,13 +36,15 @@ struct BvhChunk {
   uint32_t first;
 };
 
-__global__ void SimulateFrameKernel(FrameContext c, const BvhChunk* chunks, uint32_t chunk_count,
-                                    const TrianglePlane* planes, const uint32_t* tri_object,
-                                    BeamRecord* out, uint32_t beam_begin, uint32_t beams) {
-  const uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i >= beams) return;
-  const auto closest = [&](const Vec3<double>& o, const Vec3<double>& d, double t_min,
-                           double t_max) -> SurfaceHit {
+// Closest hits on the GPU-built BVHs in float, refined in double on the hit triangle's plane
+// exactly as the CPU backend refines Embree's hits (ADR 0002).
+struct GpuClosestHit {
+  const BvhChunk* chunks;
+  uint32_t chunk_count;
+  const TrianglePlane* planes;
+  const uint32_t* tri_object;
+  __device__ SurfaceHit operator()(const Vec3<double>& o, const Vec3<double>& d, double t_min,
+                                   double t_max) const {
     const float of[3] = {static_cast<float>(o.x), static_cast<float>(o.y), static_cast<float>(o.z)};
     const float df[3] = {static_cast<float>(d.x), static_cast<float>(d.y), static_cast<float>(d.z)};
     // The nearest float hit over all chunks; each later chunk only searches nearer than it.
@@ -63,8 +65,24 @@ __global__ void SimulateFrameKernel(FrameContext c, const BvhChunk* chunks, uint
     const double td = physics::RayPlaneDistance(o, d, Vec3<double>{p.a[0], p.a[1], p.a[2]}, n);
     if (!(td >= t_min && td <= t_max)) return {false, 0, {0, 0, 0}, 0};
     return {true, td, n, tri_object[tri]};
-  };
+  }
+};
+
+__global__ void SimulateFrameKernel(FrameContext c, GpuClosestHit closest, BeamRecord* out,
+                                    uint32_t beam_begin, uint32_t beams) {
+  const uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= beams) return;
   SimulateBeam(c, beam_begin + i, closest, out + size_t{i} * c.echoes_per_beam);
+}
+
+// One thread per pixel of the frame's angular raster (raster gathering, seed 004 Alg. 1).
+__global__ void TraceRasterKernel(FrameContext c, GpuClosestHit closest, physics::Pose<double> pose,
+                                  RasterPixel* pixels) {
+  const uint64_t k = uint64_t{blockIdx.x} * blockDim.x + threadIdx.x;
+  if (k >= uint64_t{c.raster.naz} * c.raster.nel) return;
+  const auto i = static_cast<uint32_t>(k % c.raster.naz);
+  const auto j = static_cast<uint32_t>(k / c.raster.naz);
+  pixels[k] = TraceRasterPixel(c, i, j, pose, closest);
 }
 
 // Float vertices (9 per triangle) and double planes of an object's triangles at `vertices`.
@@ -122,6 +140,7 @@ struct CudaSimulator::Impl {
   DeviceBuffer<ObjectInfo> objects;
   DeviceBuffer<double> tables[3];
   DeviceBuffer<float> kernel_cdf, kernel_weight;  // a table footprint's sampling tables
+  DeviceBuffer<RasterPixel> raster;               // raster gathering: the frame's raster
   uint32_t echoes_per_beam = 1;
   DeviceBuffer<double> traj_time;
   DeviceBuffer<physics::Pose<double>> traj_pose;
@@ -142,6 +161,11 @@ struct CudaSimulator::Impl {
     if (copied) cudaEventDestroy(copied);
   }
 
+  GpuClosestHit Closest() const {
+    return {chunks.get(), static_cast<uint32_t>(bvhs.size()), planes.get(), tri_object.get()};
+  }
+  // Traces the frame's angular raster into `raster` and points the context at it.
+  Status TraceRaster(FrameContext& context, const physics::Pose<double>& pose);
   // Moves the scene's moving objects to time t and refits the BVHs holding them.
   Status MoveObjects(double t);
   // Simulates beams [begin, end) in batches and appends their returns to f.
@@ -173,6 +197,27 @@ Status CudaSimulator::Impl::MoveObjects(double t) {
   return {};
 }
 
+Status CudaSimulator::Impl::TraceRaster(FrameContext& context, const physics::Pose<double>& pose) {
+  auto planned = PlanRaster(*profile);
+  if (!planned.ok()) return planned.error();
+  context.raster = planned.value();
+  const uint64_t pixels = uint64_t{context.raster.naz} * context.raster.nel;
+  if (Status s = raster.Reserve(pixels); !s.ok()) return s;
+  context.raster.pixels = raster.get();
+  constexpr int kBlock = 128;
+  LT_CUDA_TRY(cudaEventRecord(start));
+  TraceRasterKernel<<<static_cast<unsigned>((pixels + kBlock - 1) / kBlock), kBlock>>>(
+      context, Closest(), pose, raster.get());
+  LT_CUDA_TRY(cudaGetLastError());
+  LT_CUDA_TRY(cudaEventRecord(kernel_done));
+  LT_CUDA_TRY(cudaEventSynchronize(kernel_done));
+  float ms = 0;
+  LT_CUDA_TRY(cudaEventElapsedTime(&ms, start, kernel_done));
+  kernel_ms += ms;  // the raster is part of the frame's kernel time
+  total_ms += ms;
+  return {};
+}
+
 Status CudaSimulator::Impl::SimulateBeams(const FrameContext& context, uint32_t begin, uint32_t end,
                                           Frame& f) {
   constexpr int kBlock = 128;
@@ -181,9 +226,8 @@ Status CudaSimulator::Impl::SimulateBeams(const FrameContext& context, uint32_t 
     const uint32_t n = std::min(end - b, plan.beams_per_batch);
     const uint32_t slots = n * k;
     LT_CUDA_TRY(cudaEventRecord(start));
-    SimulateFrameKernel<<<(n + kBlock - 1) / kBlock, kBlock>>>(
-        context, chunks.get(), static_cast<uint32_t>(bvhs.size()), planes.get(), tri_object.get(),
-        records.get(), b, n);
+    SimulateFrameKernel<<<(n + kBlock - 1) / kBlock, kBlock>>>(context, Closest(), records.get(), b,
+                                                               n);
     LT_CUDA_TRY(cudaGetLastError());
     LT_CUDA_TRY(cudaEventRecord(kernel_done));
     // Only the returns travel to the host (a third of the beams on the lab scene), in beam
@@ -307,19 +351,24 @@ Expected<Frame> CudaSimulator::Simulate(uint32_t frame_index) {
   const double period = profile.FramePeriodS();
   const double t0 = traj.start_time_s + frame_index * period;
   const double* tables[3] = {m.tables[0].get(), m.tables[1].get(), m.tables[2].get()};
-  const FrameContext context{profile.Pattern(tables),
-                             {m.traj_time.get(), m.traj_pose.get(),
-                              static_cast<int>(traj.poses.size()), traj.motion_correction},
-                             profile.Detector(),
-                             profile.FootprintView(m.kernel_cdf.get(), m.kernel_weight.get()),
-                             FrameSignalChain(profile),
-                             m.echoes_per_beam,
-                             m.objects.get(),
-                             m.options.seed,
-                             frame_index,
-                             t0,
-                             traj.At(t0 + period)};
+  FrameContext context{profile.Pattern(tables),
+                       {m.traj_time.get(), m.traj_pose.get(), static_cast<int>(traj.poses.size()),
+                        traj.motion_correction},
+                       profile.Detector(),
+                       profile.FootprintView(m.kernel_cdf.get(), m.kernel_weight.get()),
+                       FrameSignalChain(profile),
+                       AngularRasterView{},
+                       m.echoes_per_beam,
+                       m.objects.get(),
+                       m.options.seed,
+                       frame_index,
+                       t0,
+                       traj.At(t0 + period)};
   m.kernel_ms = m.total_ms = 0;
+  if (profile.raster_gather) {
+    if (Status s = CheckRasterGather(profile, *m.scene, traj); !s.ok()) return s.error();
+    if (Status s = m.TraceRaster(context, traj.At(t0)); !s.ok()) return s.error();
+  }
   Frame f = FrameHeader(frame_index, t0, period, traj);
   // The slices' times come from the host copy of the scan tables (same values).
   const bool moving = m.scene->HasMovingObjects();

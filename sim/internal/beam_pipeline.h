@@ -8,6 +8,7 @@
 
 #include <cstdint>
 
+#include "internal/angular_raster.h"
 #include "internal/beam_record.h"
 #include "lidartwin/physics/beam_footprint.h"
 #include "lidartwin/physics/beam_response.h"
@@ -53,6 +54,7 @@ struct SignalChain {
   uint32_t max_surfaces;       // surfaces one sub-ray may meet (through glass, foliage)
   double range_resolution_m;   // quantisation, 0: none
   double outlier_probability;  // per echo, seed 001 sec. 5.2
+  bool raster_gather;          // gather from the frame's angular raster instead of tracing
 };
 
 // Contributions one beam can hold: sub_rays * max_surfaces is checked against it when a
@@ -65,6 +67,7 @@ struct FrameContext {
   physics::DetectorParams<double> detector;
   physics::BeamFootprint footprint;
   SignalChain signal;
+  AngularRasterView raster;  // traced for the frame when signal.raster_gather
   uint32_t echoes_per_beam;  // record slots per beam: K for threshold, 1 otherwise
   const ObjectInfo* objects;
   uint64_t seed;
@@ -180,39 +183,50 @@ LT_HD BeamRecord SimulateBeamSingleHit(const FrameContext& c, uint32_t beam,
   return r;
 }
 
-// Stages 1-3 for the threshold detector: every sub-ray of the footprint, followed through up
-// to max_surfaces surfaces, adds its received power at its range (seed 004 eq. 3-5, seed 002
-// eq. 2). Returns the number of contributions written to `out`.
+// Stage 1: sub-ray k of the beam's footprint, its direction in the sensor frame and its share
+// of the beam's power.
+struct SubRay {
+  physics::Vec3<double> dir;
+  double weight;
+};
+LT_HD inline SubRay FootprintSubRay(const FrameContext& c, uint32_t beam, uint32_t k, uint32_t n,
+                                    const physics::BeamSample<double>& b, uint32_t shift_word) {
+  if (n == 1) return {physics::BeamDirection(b.azimuth_rad, b.elevation_rad), 1.0};
+  const physics::Philox4x32 w = physics::RandomWords(
+      physics::RandomKey{c.seed, c.frame, beam, k, physics::kStreamSubRayDirection});
+  if (c.footprint.kind == physics::FootprintKind::kCone) {
+    return {physics::DirectionInCone(physics::BeamDirection(b.azimuth_rad, b.elevation_rad),
+                                     c.footprint.half_angle_rad, w.v[0], w.v[1]),
+            1.0 / n};
+  }
+  const physics::FootprintSample s =
+      physics::SampleFootprint(c.footprint, k, n, w.v[0], shift_word, w.v[1]);
+  return {physics::OffsetDirection(b.azimuth_rad, b.elevation_rad, s.h_rad, s.v_rad), s.weight};
+}
+
+// How far sub-rays are followed: past the reporting window by the pulse's tail.
+LT_HD inline double SubRayReach(const FrameContext& c) {
+  return c.detector.max_range_m + 8 * c.signal.threshold.pulse_sigma_m;
+}
+
+// Stages 2-3, traced: every sub-ray of the footprint, followed through up to max_surfaces
+// surfaces, adds its received power at its range (seed 004 eq. 3-5, seed 002 eq. 2). Returns
+// the number of contributions written to `out`.
 template <typename ClosestHit>
 LT_HD uint32_t GatherBeamSignal(const FrameContext& c, uint32_t beam,
                                 const physics::BeamSample<double>& b,
                                 const physics::Pose<double>& pose, ClosestHit& closest_hit,
                                 physics::SignalContribution* out) {
   const uint32_t n = c.footprint.sub_rays > 1 ? c.footprint.sub_rays : 1;
-  const physics::Philox4x32 shift = physics::RandomWords(
-      physics::RandomKey{c.seed, c.frame, beam, 0, physics::kStreamFootprintShift});
-  // Sub-rays may reach past the reporting window by the pulse's tail.
-  const double t_max = c.detector.max_range_m + 8 * c.signal.threshold.pulse_sigma_m;
+  const uint32_t shift = physics::RandomWords(physics::RandomKey{c.seed, c.frame, beam, 0,
+                                                                 physics::kStreamFootprintShift})
+                             .v[0];
+  const double t_max = SubRayReach(c);
   uint32_t count = 0;
   for (uint32_t k = 0; k < n; ++k) {
-    const physics::Philox4x32 w = physics::RandomWords(
-        physics::RandomKey{c.seed, c.frame, beam, k, physics::kStreamSubRayDirection});
-    physics::Vec3<double> dir;
-    double weight;
-    if (n == 1) {
-      dir = physics::BeamDirection(b.azimuth_rad, b.elevation_rad);
-      weight = 1;
-    } else if (c.footprint.kind == physics::FootprintKind::kCone) {
-      dir = physics::DirectionInCone(physics::BeamDirection(b.azimuth_rad, b.elevation_rad),
-                                     c.footprint.half_angle_rad, w.v[0], w.v[1]);
-      weight = 1.0 / n;
-    } else {
-      const physics::FootprintSample s =
-          physics::SampleFootprint(c.footprint, k, n, w.v[0], shift.v[0], w.v[1]);
-      dir = physics::OffsetDirection(b.azimuth_rad, b.elevation_rad, s.h_rad, s.v_rad);
-      weight = s.weight;
-    }
-    const physics::Vec3<double> dir_world = physics::Rotate(pose.rotation, dir);
+    const SubRay sub = FootprintSubRay(c, beam, k, n, b, shift);
+    double weight = sub.weight;
+    const physics::Vec3<double> dir_world = physics::Rotate(pose.rotation, sub.dir);
     double t_min = c.detector.min_range_m;
     for (uint32_t s = 0; s < c.signal.max_surfaces && count < kMaxContributions; ++s) {
       const SurfaceHit hit = closest_hit(pose.translation, dir_world, t_min, t_max);
@@ -228,6 +242,51 @@ LT_HD uint32_t GatherBeamSignal(const FrameContext& c, uint32_t beam,
       // Past this surface: 1 mm on, well above the refined hit's error (ADR 0002).
       t_min = hit.distance_m + 1e-3;
     }
+  }
+  return count;
+}
+
+// One pixel of the frame's angular raster (seed 004 Alg. 1 input: range, normal, surface).
+template <typename ClosestHit>
+LT_HD RasterPixel TraceRasterPixel(const FrameContext& c, uint32_t i, uint32_t j,
+                                   const physics::Pose<double>& pose, ClosestHit& closest_hit) {
+  const physics::Vec3<double> p = RasterDirection(c.raster, i, j);
+  const SurfaceHit hit = closest_hit(pose.translation, physics::Rotate(pose.rotation, p),
+                                     c.detector.min_range_m, SubRayReach(c));
+  if (!hit.hit) return {0, {0, 0, 0}, kRasterNoHit};
+  const physics::Vec3<double> n = physics::Rotate(physics::Conjugate(pose.rotation), hit.normal);
+  return {static_cast<float>(hit.distance_m * physics::Dot(p, n)),
+          {static_cast<float>(n.x), static_cast<float>(n.y), static_cast<float>(n.z)},
+          hit.object};
+}
+
+// Stages 2-3 from the raster (seed 004 Alg. 1): the same footprint samples as
+// GatherBeamSignal, each reading its pixel's plane, range corrected along the sample's own
+// direction (seed 004 sec. II-D2). First surfaces only.
+LT_HD inline uint32_t GatherBeamSignalFromRaster(const FrameContext& c, uint32_t beam,
+                                                 const physics::BeamSample<double>& b,
+                                                 physics::SignalContribution* out) {
+  const uint32_t n = c.footprint.sub_rays > 1 ? c.footprint.sub_rays : 1;
+  const uint32_t shift = physics::RandomWords(physics::RandomKey{c.seed, c.frame, beam, 0,
+                                                                 physics::kStreamFootprintShift})
+                             .v[0];
+  const double t_max = SubRayReach(c);
+  uint32_t count = 0;
+  for (uint32_t k = 0; k < n && count < kMaxContributions; ++k) {
+    const SubRay sub = FootprintSubRay(c, beam, k, n, b, shift);
+    const RasterPixel* px = RasterLookup(c.raster, sub.dir);
+    if (!px || px->object == kRasterNoHit) continue;
+    const physics::Vec3<double> normal{px->normal[0], px->normal[1], px->normal[2]};
+    const double vn = physics::Dot(sub.dir, normal);
+    if (vn == 0) continue;
+    const double range = px->plane_offset_m / vn;
+    if (!(range >= c.detector.min_range_m && range <= t_max)) continue;
+    const physics::SurfaceResponse& r = c.objects[px->object].response;
+    const double cos_theta = vn < 0 ? -vn : vn;
+    const double p = sub.weight * r.coverage *
+                     physics::ReceivedPower(c.signal.link, physics::MonostaticBrdf(r, cos_theta),
+                                            cos_theta, range);
+    out[count++] = {static_cast<float>(range), static_cast<float>(p), px->object};
   }
   return count;
 }
@@ -310,7 +369,9 @@ LT_HD void SimulateBeam(const FrameContext& c, uint32_t beam, ClosestHit&& close
   const physics::Pose<double> pose =
       physics::PoseAtTime(c.trajectory.time_s, c.trajectory.poses, c.trajectory.count, t);
   physics::SignalContribution contributions[kMaxContributions];
-  const uint32_t n = GatherBeamSignal(c, beam, b, pose, closest_hit, contributions);
+  const uint32_t n = c.signal.raster_gather
+                         ? GatherBeamSignalFromRaster(c, beam, b, contributions)
+                         : GatherBeamSignal(c, beam, b, pose, closest_hit, contributions);
   WriteEchoes(c, beam, b, t, pose, contributions, n, out);
 }
 

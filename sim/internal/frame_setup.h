@@ -13,6 +13,17 @@
 
 namespace lt {
 
+// The angular raster a profile's beams gather from (pixels not set): the beams' azimuth and
+// elevation span widened by the footprint's reach, at the profile's resolution; the full
+// circle when that span wraps. An error when it would exceed kMaxRasterPixels.
+inline constexpr uint64_t kMaxRasterPixels = uint64_t{64} << 20;
+Expected<AngularRasterView> PlanRaster(const SensorProfile& profile);
+
+// Raster gathering traces one raster per frame from one pose: the sensor and the scene must
+// stand still. An error naming the reason otherwise.
+Status CheckRasterGather(const SensorProfile& profile, const Scene& scene,
+                         const Trajectory& trajectory);
+
 // The threshold detector's signal chain as the beam pipeline takes it.
 SignalChain FrameSignalChain(const SensorProfile& profile);
 

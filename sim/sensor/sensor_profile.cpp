@@ -469,6 +469,17 @@ void ReadFootprint(ConfigMap& b, SensorProfile& p) {
     b.Fail("mode", "unknown mode '" + mode + "' (expected random_selection or average)");
   }
   p.footprint.sub_rays = static_cast<uint32_t>(std::clamp(std::floor(sub_rays), 1.0, 128.0));
+  const std::string gather = b.String("gather", "sub_rays");
+  if (gather == "raster") {
+    p.raster_gather = true;
+  } else if (gather != "sub_rays") {
+    b.Fail("gather", "unknown gather '" + gather + "' (expected sub_rays or raster)");
+  }
+  const double res = b.Number("raster_resolution_mrad", 1.0);
+  if (!(res >= 0.01 && res <= 100)) {
+    b.Fail("raster_resolution_mrad", "must be in [0.01, 100] mrad, got " + std::to_string(res));
+  }
+  p.raster_resolution_rad = res * 1e-3;
 }
 
 // A key that must be a positive number below `max`.
@@ -613,6 +624,11 @@ Expected<SensorProfile> ParseSensorProfile(const std::string& yaml_text,
   ReadDetector(detector, p);
   if (Status s = root.Finish(); !s.ok()) return s.error();
   if (p.BeamCount() == 0) return Error{file.string() + ": the scan pattern has no beams"};
+  if (p.raster_gather && p.detector.kind != DetectorKind::kThreshold) {
+    return Error{file.string() +
+                 ": beam.gather: raster gathers a return signal, which only the "
+                 "threshold detector has (detector.type: threshold)"};
+  }
   if (p.detector.kind == DetectorKind::kThreshold &&
       p.footprint.sub_rays * p.detector.max_surfaces_per_sub_ray > 128) {
     return Error{file.string() + ": beam.sub_rays (" + std::to_string(p.footprint.sub_rays) +

@@ -65,7 +65,11 @@ struct SensorProfile {
   // Tier 2: sub-rays in the divergence cone (seed 003); one central ray by default.
   physics::BeamFootprint footprint{
       1, 0.0, physics::DivergenceMode::kRandomSelection, physics::FootprintKind::kCone, 0, {}, {}};
-  KernelSampling kernel;    // footprint table: its sampling tables (FootprintView points at them)
+  KernelSampling kernel;  // footprint table: its sampling tables (FootprintView points at them)
+  // Threshold detector: gather the footprint from an angular raster traced once per frame
+  // (seed 004 Alg. 1) instead of tracing every sub-ray.
+  bool raster_gather = false;
+  double raster_resolution_rad = 1e-3;
   std::string source_text;  // the profile as read, stored with simulated data
 
   uint32_t BeamCount() const;

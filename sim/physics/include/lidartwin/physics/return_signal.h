@@ -88,11 +88,12 @@ LT_HD inline void SortByRange(SignalContribution* c, uint32_t n) {
 }
 
 // xi^(x) over the sorted contributions; those farther than 8 sigma (relative weight < 1.3e-14)
-// are skipped.
-LT_HD inline double PulseSignal(const SignalContribution* c, uint32_t n, double sigma, double x) {
+// are skipped. `first` may name the first contribution that can lie within 8 sigma of x.
+LT_HD inline double PulseSignal(const SignalContribution* c, uint32_t n, double sigma, double x,
+                                uint32_t first = 0) {
   double s = 0;
   const double cut = 8 * sigma;
-  for (uint32_t k = 0; k < n; ++k) {
+  for (uint32_t k = first; k < n; ++k) {
     const double d = x - c[k].range_m;
     if (d > cut) continue;
     if (d < -cut) break;
@@ -101,60 +102,113 @@ LT_HD inline double PulseSignal(const SignalContribution* c, uint32_t n, double 
   return s;
 }
 
-namespace detail {
-
-// The threshold crossing between a (below) and b (above), or the other way, by bisection.
-LT_HD inline double Crossing(const SignalContribution* c, uint32_t n, double sigma, double t,
-                             double a, double b) {
-  const bool rising = PulseSignal(c, n, sigma, a) <= t;
-  for (int it = 0; it < 48; ++it) {
-    const double m = 0.5 * (a + b);
-    if ((PulseSignal(c, n, sigma, m) > t) == rising) {
-      b = m;
-    } else {
-      a = m;
-    }
+// xi^ and its first two derivatives at x, from one exponential per contribution:
+// d/dx P g(x - r) = -P (x - r) / sigma^2 g, d2/dx2 = P ((x - r)^2 / sigma^4 - 1 / sigma^2) g.
+struct SignalDerivatives {
+  double f, d1, d2;
+};
+LT_HD inline SignalDerivatives PulseSignalDerivatives(const SignalContribution* c, uint32_t n,
+                                                      double sigma, double x, uint32_t first) {
+  SignalDerivatives s{0, 0, 0};
+  const double cut = 8 * sigma;
+  const double inv_s2 = 1 / (sigma * sigma);
+  for (uint32_t k = first; k < n; ++k) {
+    const double d = x - c[k].range_m;
+    if (d > cut) continue;
+    if (d < -cut) break;
+    const double g = c[k].power_w * GaussianPulse(d, sigma);
+    s.f += g;
+    s.d1 -= d * inv_s2 * g;
+    s.d2 += (d * d * inv_s2 - 1) * inv_s2 * g;
   }
-  return 0.5 * (a + b);
+  return s;
 }
 
-// The maximum of xi^ in [a, b] around a grid maximum, by golden-section search.
+namespace detail {
+
+// Stop when a bracket is this narrow [m]: far below any range a sensor resolves.
+inline constexpr double kSearchTolerance_m = 1e-9;
+
+// The threshold crossing inside [a, b], where xi^ - T changes sign: Newton steps, replaced by
+// bisection whenever they leave the bracket (safeguarded Newton, Numerical Recipes rtsafe).
+LT_HD inline double Crossing(const SignalContribution* c, uint32_t n, double sigma, double t,
+                             double a, double b, uint32_t first) {
+  const bool rising = PulseSignal(c, n, sigma, a, first) <= t;
+  double lo = a, hi = b;  // xi^ <= T side at lo when rising, at hi otherwise
+  double x = 0.5 * (a + b);
+  for (int it = 0; it < 60 && hi - lo > kSearchTolerance_m; ++it) {
+    const SignalDerivatives s = PulseSignalDerivatives(c, n, sigma, x, first);
+    if ((s.f > t) == rising) {
+      hi = x;
+    } else {
+      lo = x;
+    }
+    const double newton = s.d1 != 0 ? x - (s.f - t) / s.d1 : lo - 1;
+    const bool inside = newton > lo && newton < hi;
+    if (inside && std::fabs(newton - x) < kSearchTolerance_m) return newton;
+    x = inside ? newton : 0.5 * (lo + hi);
+  }
+  return x;
+}
+
+// The maximum of xi^ in [a, b] (bracketing a grid maximum): Newton on xi^' with xi^'',
+// bisection on the sign of xi^' when a step leaves the bracket or xi^'' >= 0; golden section
+// when the ends do not bracket a stationary point.
 LT_HD inline double PeakIn(const SignalContribution* c, uint32_t n, double sigma, double a,
-                           double b) {
+                           double b, uint32_t first) {
+  const SignalDerivatives fa = PulseSignalDerivatives(c, n, sigma, a, first);
+  const SignalDerivatives fb = PulseSignalDerivatives(c, n, sigma, b, first);
+  if (fa.d1 > 0 && fb.d1 < 0) {
+    double lo = a, hi = b, x = 0.5 * (a + b);
+    for (int it = 0; it < 60 && hi - lo > kSearchTolerance_m; ++it) {
+      const SignalDerivatives s = PulseSignalDerivatives(c, n, sigma, x, first);
+      if (s.d1 > 0) {
+        lo = x;
+      } else {
+        hi = x;
+      }
+      const double newton = s.d2 < 0 ? x - s.d1 / s.d2 : lo - 1;
+      const bool inside = newton > lo && newton < hi;
+      if (inside && std::fabs(newton - x) < kSearchTolerance_m) return newton;
+      x = inside ? newton : 0.5 * (lo + hi);
+    }
+    return x;
+  }
   const double g = 0.6180339887498949;
   double x1 = b - g * (b - a), x2 = a + g * (b - a);
-  double f1 = PulseSignal(c, n, sigma, x1), f2 = PulseSignal(c, n, sigma, x2);
+  double f1 = PulseSignal(c, n, sigma, x1, first), f2 = PulseSignal(c, n, sigma, x2, first);
   for (int it = 0; it < 48; ++it) {
     if (f1 < f2) {
       a = x1;
       x1 = x2;
       f1 = f2;
       x2 = a + g * (b - a);
-      f2 = PulseSignal(c, n, sigma, x2);
+      f2 = PulseSignal(c, n, sigma, x2, first);
     } else {
       b = x2;
       x2 = x1;
       f2 = f1;
       x1 = b - g * (b - a);
-      f1 = PulseSignal(c, n, sigma, x1);
+      f1 = PulseSignal(c, n, sigma, x1, first);
     }
   }
   return 0.5 * (a + b);
 }
 
 LT_HD inline Echo MakeEcho(const ThresholdDetector& d, const SignalContribution* c, uint32_t n,
-                           double r0, double r1, double peak_lo, double peak_hi) {
+                           double r0, double r1, double peak_lo, double peak_hi, uint32_t first) {
   using std::log;
   using std::sqrt;
   const double sigma = d.pulse_sigma_m;
-  const double peak = PeakIn(c, n, sigma, peak_lo > r0 ? peak_lo : r0, peak_hi < r1 ? peak_hi : r1);
+  const double peak =
+      PeakIn(c, n, sigma, peak_lo > r0 ? peak_lo : r0, peak_hi < r1 ? peak_hi : r1, first);
   Echo e{};
   e.peak_range_m = peak;
-  e.peak_power_w = PulseSignal(c, n, sigma, peak);
+  e.peak_power_w = PulseSignal(c, n, sigma, peak, first);
   e.start_m = r0;
   e.end_m = r1;
   double best = -1;
-  for (uint32_t k = 0; k < n; ++k) {
+  for (uint32_t k = first; k < n; ++k) {
     const double p = c[k].power_w * GaussianPulse(peak - c[k].range_m, sigma);
     if (p > best) {
       best = p;
@@ -183,11 +237,11 @@ LT_HD inline Echo MakeEcho(const ThresholdDetector& d, const SignalContribution*
 // are dropped so the last ones survive). Sorts `c` by range. Returns the number of echoes in
 // `out` and the number detected in total in *detected.
 //
-// The signal is sampled on a grid of step sigma_r / 8 over the windows [r_k - L, r_k + L],
+// The signal is sampled on a grid of step sigma_r / 4 over the windows [r_k - L, r_k + L],
 // L = sigma_r sqrt(2 ln(P_sum / T)): outside every window xi^ <= P_sum varpi(L) = T, so no
-// echo is missed there; crossings are refined by bisection and peaks by golden section on
-// the exact xi^. An echo whose peak exceeds T by less than about 0.2 % (its interval is
-// narrower than the grid step) can fall between grid points and be missed.
+// echo is missed there; crossings and peaks are refined on the exact xi^ by safeguarded
+// Newton steps (to 1e-9 m). An echo whose peak exceeds T by less than about 0.8 % (its
+// interval is narrower than the grid step) can fall between grid points and be missed.
 LT_HD inline uint32_t DetectEchoes(const ThresholdDetector& d, SignalContribution* c, uint32_t n,
                                    Echo* out, uint32_t* detected) {
   using std::log;
@@ -201,7 +255,7 @@ LT_HD inline uint32_t DetectEchoes(const ThresholdDetector& d, SignalContributio
   const double t = d.threshold_w;
   if (!(total > t)) return 0;
   const double sigma = d.pulse_sigma_m;
-  const double h = sigma / 8;
+  const double h = sigma / 4;
   // L plus one grid step, so that xi^ is strictly below T at the ends of every segment.
   const double half = sigma * sqrt(2 * log(total / t)) + h;
   uint32_t count = 0, seen = 0;
@@ -215,7 +269,9 @@ LT_HD inline uint32_t DetectEchoes(const ThresholdDetector& d, SignalContributio
       seg_end = c[k].range_m + half;
     }
     ++k;
-    // March the grid; the first point is below T (xi^ <= T at the window edge).
+    // March the grid; the first point is below T (xi^ <= T at the window edge). `first`
+    // follows the grid: contributions more than 8 sigma behind it are never summed again.
+    uint32_t first = 0;
     double x_prev = seg_begin;
     double f_prev = PulseSignal(c, n, sigma, x_prev);
     bool above = f_prev > t;
@@ -225,10 +281,13 @@ LT_HD inline uint32_t DetectEchoes(const ThresholdDetector& d, SignalContributio
     const auto steps = static_cast<uint32_t>((seg_end - seg_begin) / h) + 1;
     for (uint32_t s = 1; s <= steps; ++s) {
       const double x = s == steps ? seg_end : seg_begin + s * h;
-      const double f = PulseSignal(c, n, sigma, x);
+      // The window may start where the previous grid point's window started, less one step.
+      while (first < n && c[first].range_m < x_prev - 8 * sigma)
+        ++first;
+      const double f = PulseSignal(c, n, sigma, x, first);
       if (!above && f > t) {
         above = true;
-        r0 = detail::Crossing(c, n, sigma, t, x_prev, x);
+        r0 = detail::Crossing(c, n, sigma, t, x_prev, x, first);
         best_x = x;
         best_f = f;
       } else if (above && f > best_f) {
@@ -237,8 +296,13 @@ LT_HD inline uint32_t DetectEchoes(const ThresholdDetector& d, SignalContributio
       }
       if (above && !(f > t)) {
         above = false;
-        const double r1 = detail::Crossing(c, n, sigma, t, x_prev, x);
-        const Echo e = detail::MakeEcho(d, c, n, r0, r1, best_x - h, best_x + h);
+        const double r1 = detail::Crossing(c, n, sigma, t, x_prev, x, first);
+        // The peak lies after r0, whose window start is at most `first` (already moved on
+        // only past contributions 8 sigma behind x_prev >= r0 - h); use the echo's own start.
+        uint32_t echo_first = 0;
+        while (echo_first < n && c[echo_first].range_m < r0 - 8 * sigma)
+          ++echo_first;
+        const Echo e = detail::MakeEcho(d, c, n, r0, r1, best_x - h, best_x + h, echo_first);
         if (count == kMaxEchoesDetected) {
           for (uint32_t m = 1; m < count; ++m)
             out[m - 1] = out[m];
