@@ -195,6 +195,43 @@ GpuBenchReport RunGpuBench(const std::vector<uint64_t>& triangle_counts, int rep
     report.why_no_gpu = os0.message();
     return report;
   }
+  {
+    const std::filesystem::path root(LT_SOURCE_DIR);
+    auto lab = LoadScene(root / "configs/scenes/lab_plates.yaml", {});
+    auto p = LoadSensorProfile(root / "configs/sensors/ouster_os0_128_threshold.yaml");
+    if (!lab.ok() || !p.ok()) {
+      report.why_no_gpu = lab.ok() ? p.message() : lab.message();
+      return report;
+    }
+    const Trajectory still = Trajectory::Static();
+    auto gpu = CudaSimulator::Create(*lab, *p, still, {1, 0});
+    if (!gpu.ok()) {
+      report.why_no_gpu = gpu.message();
+      return report;
+    }
+    std::vector<double> total, kernel, signal, cpu_ms;
+    for (int rep = 0; rep < repeats + 1; ++rep) {
+      if (auto f = (*gpu)->Simulate(0); !f.ok()) {
+        report.why_no_gpu = f.message();
+        return report;
+      }
+      if (rep == 0) continue;
+      total.push_back((*gpu)->last_total_ms());
+      kernel.push_back((*gpu)->last_kernel_ms());
+      signal.push_back((*gpu)->last_signal_ms());
+    }
+    report.lab_threshold_ms_total = Median(total);
+    report.lab_threshold_ms_kernel = Median(kernel);
+    report.lab_threshold_ms_signal = Median(signal);
+    auto cpu = CreateSimulator(Backend::kCpu, *lab, *p, still, {1, cpu_threads});
+    for (int rep = 0; rep < 3 && cpu.ok(); ++rep) {
+      const auto t0 = std::chrono::steady_clock::now();
+      (void)(*cpu)->Simulate(0);
+      cpu_ms.push_back(
+          std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
+    }
+    report.lab_cpu_threshold_ms = Median(cpu_ms);
+  }
   for (uint64_t count : triangle_counts) {
     SceneFigures fig;
     const Scene scene = MakeCityScene(count, 42);
@@ -253,16 +290,36 @@ GpuBenchReport RunGpuBench(const std::vector<uint64_t>& triangle_counts, int rep
     traj.poses = {{{1, 0, 0, 0}, sensor}};
     const SensorProfile os0_threshold = ThresholdOs0(os0.value(), 16, false);
     const SensorProfile bloom = ThresholdOs0(os0.value(), 64, true);
+    SensorProfile os0_raster = os0_threshold, bloom_raster = bloom;
+    os0_raster.raster_gather = bloom_raster.raster_gather = true;
+    os0_raster.raster_resolution_rad = 1e-3;
+    bloom_raster.raster_resolution_rad = 1.5e-3;
     Scene signed_scene = WithRetroreflectiveSigns(scene, sensor);
-    for (const SensorProfile* profile : {&os0_threshold, &bloom}) {
-      const bool is_bloom = profile == &bloom;
-      const Scene& s = is_bloom ? signed_scene : scene;
-      auto gpu = CudaSimulator::Create(s, *profile, traj, {1, 0});
+    struct Variant {
+      const SensorProfile* profile;
+      const Scene* scene;
+      double* total;
+      double* kernel;
+      double* cpu;     // nullptr: not measured on the CPU
+      double* signal;  // nullptr: not reported
+    };
+    double unused = 0;
+    const Variant variants[] = {
+        {&os0_threshold, &scene, &fig.threshold_ms_total, &fig.threshold_ms_kernel,
+         &fig.cpu_threshold_ms, &fig.threshold_ms_signal},
+        {&bloom, &signed_scene, &fig.bloom_ms_total, &fig.bloom_ms_kernel, &fig.cpu_bloom_ms,
+         &fig.bloom_ms_signal},
+        {&os0_raster, &scene, &fig.threshold_raster_ms_total, &fig.threshold_raster_ms_kernel,
+         nullptr, &unused},
+        {&bloom_raster, &signed_scene, &fig.bloom_raster_ms_total, &fig.bloom_raster_ms_kernel,
+         nullptr, &unused}};
+    for (const Variant& v : variants) {
+      auto gpu = CudaSimulator::Create(*v.scene, *v.profile, traj, {1, 0});
       if (!gpu.ok()) {
         report.why_no_gpu = gpu.message();
         return report;
       }
-      std::vector<double> total, kernel, cpu_ms;
+      std::vector<double> total, kernel, signal, cpu_ms;
       for (int rep = 0; rep < repeats + 1; ++rep) {
         auto f = (*gpu)->Simulate(0);
         if (!f.ok()) {
@@ -272,11 +329,13 @@ GpuBenchReport RunGpuBench(const std::vector<uint64_t>& triangle_counts, int rep
         if (rep == 0) continue;
         total.push_back((*gpu)->last_total_ms());
         kernel.push_back((*gpu)->last_kernel_ms());
+        signal.push_back((*gpu)->last_signal_ms());
       }
-      (is_bloom ? fig.bloom_ms_total : fig.threshold_ms_total) = Median(total);
-      (is_bloom ? fig.bloom_ms_kernel : fig.threshold_ms_kernel) = Median(kernel);
-      if (with_embree) {
-        auto cpu = CreateSimulator(Backend::kCpu, s, *profile, traj, {1, cpu_threads});
+      *v.total = Median(total);
+      *v.kernel = Median(kernel);
+      *v.signal = Median(signal);
+      if (with_embree && v.cpu) {
+        auto cpu = CreateSimulator(Backend::kCpu, *v.scene, *v.profile, traj, {1, cpu_threads});
         for (int rep = 0; rep < 2 && cpu.ok(); ++rep) {
           const auto t0 = std::chrono::steady_clock::now();
           (void)(*cpu)->Simulate(0);
@@ -284,7 +343,7 @@ GpuBenchReport RunGpuBench(const std::vector<uint64_t>& triangle_counts, int rep
               std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0)
                   .count());
         }
-        (is_bloom ? fig.cpu_bloom_ms : fig.cpu_threshold_ms) = Median(cpu_ms);
+        *v.cpu = Median(cpu_ms);
       }
     }
     SensorProfile os0_8 = os0.value();

@@ -115,6 +115,11 @@ int BenchCommand(const std::vector<std::string>& argv) {
       fmt::print("            {:>10} {:>9.3f} {:>9.3f} {:>9.2f}\n", s.triangles, s.frame8_ms_total,
                  s.frame8_ms_kernel, s.cpu_frame8_ms);
     }
+    fmt::print(
+        "lab scene, ouster_os0_128_threshold.yaml: frame {:.3f} ms, kernel {:.3f} ms "
+        "(sub-rays {:.3f} ms), CPU {:.2f} ms\n",
+        gpu.lab_threshold_ms_total, gpu.lab_threshold_ms_kernel, gpu.lab_threshold_ms_signal,
+        gpu.lab_cpu_threshold_ms);
     fmt::print("threshold detector (OS0-128 16 sub-rays dual | 16,384-beam bloom, 64 of 68x68):\n");
     fmt::print("            {:>10} {:>9} {:>9} {:>9} {:>9} {:>9} {:>9}\n", "triangles", "frame_ms",
                "kernel_ms", "cpu_ms", "bloom_ms", "kernel_ms", "cpu_ms");
@@ -122,6 +127,17 @@ int BenchCommand(const std::vector<std::string>& argv) {
       fmt::print("            {:>10} {:>9.3f} {:>9.3f} {:>9.2f} {:>9.3f} {:>9.3f} {:>9.2f}\n",
                  s.triangles, s.threshold_ms_total, s.threshold_ms_kernel, s.cpu_threshold_ms,
                  s.bloom_ms_total, s.bloom_ms_kernel, s.cpu_bloom_ms);
+    }
+    fmt::print("  of the kernel time, tracing the sub-rays (the rest: echo detection):\n");
+    for (const auto& s : gpu.scenes) {
+      fmt::print("            {:>10} {:>9} {:>9.3f} {:>9} {:>9} {:>9.3f}\n", s.triangles, "",
+                 s.threshold_ms_signal, "", "", s.bloom_ms_signal);
+    }
+    fmt::print("  raster gather (OS0 1 mrad | bloom 1.5 mrad):\n");
+    for (const auto& s : gpu.scenes) {
+      fmt::print("            {:>10} {:>9.3f} {:>9.3f} {:>9} {:>9.3f} {:>9.3f}\n", s.triangles,
+                 s.threshold_raster_ms_total, s.threshold_raster_ms_kernel, "-",
+                 s.bloom_raster_ms_total, s.bloom_raster_ms_kernel);
     }
     fmt::print("PLOC trees: {:>10} {:>9} {:>9} {:>12} {:>12}\n", "triangles", "build_ms",
                "refit_ms", "coh_gpu/s", "rnd_gpu/s");
@@ -134,6 +150,10 @@ int BenchCommand(const std::vector<std::string>& argv) {
     nlohmann::json j;
     if (gpu.why_no_gpu.empty()) {
       j["gpu"]["device"] = gpu.device;
+      j["gpu"]["lab_threshold_os0"] = {{"frame_ms_total", gpu.lab_threshold_ms_total},
+                                       {"frame_ms_kernel", gpu.lab_threshold_ms_kernel},
+                                       {"frame_ms_sub_ray_stage", gpu.lab_threshold_ms_signal},
+                                       {"cpu_frame_ms", gpu.lab_cpu_threshold_ms}};
       for (const auto& s : gpu.scenes) {
         auto rays = [](const bench::RayFigures& r) {
           return nlohmann::json{{"rays", r.rays},
@@ -142,29 +162,37 @@ int BenchCommand(const std::vector<std::string>& argv) {
                                 {"gpu_hits", r.gpu_hits},
                                 {"embree_hits", r.embree_hits}};
         };
-        j["gpu"]["scenes"].push_back({{"triangles", s.triangles},
-                                      {"bvh_build_ms", s.bvh_build_ms},
-                                      {"ploc",
-                                       {{"bvh_build_ms", s.ploc_build_ms},
-                                        {"refit_ms", s.refit_ms},
-                                        {"coherent_gpu_rays_per_s", s.ploc_coherent_rays_per_s},
-                                        {"random_gpu_rays_per_s", s.ploc_random_rays_per_s}}},
-                                      {"coherent_os0_8_subrays", rays(s.coherent)},
-                                      {"random", rays(s.random)},
-                                      {"frame_ms_os0_1_subray_total", s.frame_ms_total},
-                                      {"frame_ms_os0_1_subray_kernel", s.frame_ms_kernel},
-                                      {"cpu_frame_ms_os0", s.cpu_frame_ms},
-                                      {"frame_ms_os0_8_subrays_total", s.frame8_ms_total},
-                                      {"frame_ms_os0_8_subrays_kernel", s.frame8_ms_kernel},
-                                      {"cpu_frame_ms_os0_8_subrays", s.cpu_frame8_ms},
-                                      {"threshold_os0_16_subrays_dual",
-                                       {{"frame_ms_total", s.threshold_ms_total},
-                                        {"frame_ms_kernel", s.threshold_ms_kernel},
-                                        {"cpu_frame_ms", s.cpu_threshold_ms}}},
-                                      {"bloom_16384_beams_68x68_kernel_64_subrays",
-                                       {{"frame_ms_total", s.bloom_ms_total},
-                                        {"frame_ms_kernel", s.bloom_ms_kernel},
-                                        {"cpu_frame_ms", s.cpu_bloom_ms}}}});
+        j["gpu"]["scenes"].push_back(
+            {{"triangles", s.triangles},
+             {"bvh_build_ms", s.bvh_build_ms},
+             {"ploc",
+              {{"bvh_build_ms", s.ploc_build_ms},
+               {"refit_ms", s.refit_ms},
+               {"coherent_gpu_rays_per_s", s.ploc_coherent_rays_per_s},
+               {"random_gpu_rays_per_s", s.ploc_random_rays_per_s}}},
+             {"coherent_os0_8_subrays", rays(s.coherent)},
+             {"random", rays(s.random)},
+             {"frame_ms_os0_1_subray_total", s.frame_ms_total},
+             {"frame_ms_os0_1_subray_kernel", s.frame_ms_kernel},
+             {"cpu_frame_ms_os0", s.cpu_frame_ms},
+             {"frame_ms_os0_8_subrays_total", s.frame8_ms_total},
+             {"frame_ms_os0_8_subrays_kernel", s.frame8_ms_kernel},
+             {"cpu_frame_ms_os0_8_subrays", s.cpu_frame8_ms},
+             {"threshold_os0_16_subrays_dual",
+              {{"frame_ms_total", s.threshold_ms_total},
+               {"frame_ms_kernel", s.threshold_ms_kernel},
+               {"frame_ms_sub_ray_stage", s.threshold_ms_signal},
+               {"cpu_frame_ms", s.cpu_threshold_ms}}},
+             {"bloom_16384_beams_68x68_kernel_64_subrays",
+              {{"frame_ms_total", s.bloom_ms_total},
+               {"frame_ms_kernel", s.bloom_ms_kernel},
+               {"frame_ms_sub_ray_stage", s.bloom_ms_signal},
+               {"cpu_frame_ms", s.cpu_bloom_ms}}},
+             {"raster_gather",
+              {{"threshold_os0_frame_ms_total", s.threshold_raster_ms_total},
+               {"threshold_os0_frame_ms_kernel", s.threshold_raster_ms_kernel},
+               {"bloom_frame_ms_total", s.bloom_raster_ms_total},
+               {"bloom_frame_ms_kernel", s.bloom_raster_ms_kernel}}}});
       }
     } else {
       j["gpu"]["not_measured"] = gpu.why_no_gpu;

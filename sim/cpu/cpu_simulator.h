@@ -22,7 +22,7 @@ class CpuSimulator final : public Simulator {
  private:
   const Scene& scene_;
   const SensorProfile& profile_;
-  const Trajectory& trajectory_;
+  const Trajectory trajectory_;  // a copy: small, and callers pass temporaries
   SimulationOptions options_;
   std::unique_ptr<RayCaster> caster_;
   std::vector<ObjectInfo> objects_;  // R0 at the sensor wavelength, response and labels

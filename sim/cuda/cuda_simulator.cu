@@ -1,6 +1,7 @@
 // CUDA backend: the shared beam pipeline (beam_pipeline.h) in one thread per beam, closest
 // hits on the GPU-built BVHs in float, refined in double on the hit triangle's plane exactly
 // as the CPU backend refines Embree's hits (ADR 0002), so both report the same ranges.
+#include <thrust/iterator/counting_iterator.h>
 #include <algorithm>
 #include <cub/device/device_select.cuh>
 #include <memory>
@@ -75,6 +76,55 @@ __global__ void SimulateFrameKernel(FrameContext c, GpuClosestHit closest, BeamR
   SimulateBeam(c, beam_begin + i, closest, out + size_t{i} * c.echoes_per_beam);
 }
 
+// Threshold detector, stages 2-3: one thread per sub-ray (beam i = t / n, sub-ray k = t % n),
+// so a frame has beams x sub-rays threads in flight rather than one per beam. Sub-ray k of
+// beam i writes its contributions to its own slots (i n + k) S .. + S, S = max_surfaces, and
+// their number to counts[i n + k].
+__global__ void SubRaySignalKernel(FrameContext c, GpuClosestHit closest,
+                                   physics::SignalContribution* contributions, uint8_t* counts,
+                                   uint32_t beam_begin, uint32_t beams) {
+  const uint32_t n = c.footprint.sub_rays > 1 ? c.footprint.sub_rays : 1;
+  const uint64_t t = uint64_t{blockIdx.x} * blockDim.x + threadIdx.x;
+  if (t >= uint64_t{beams} * n) return;
+  const auto i = static_cast<uint32_t>(t / n);
+  const auto k = static_cast<uint32_t>(t % n);
+  const uint32_t beam = beam_begin + i;
+  const BeamSetup s = SetUpBeam(c, beam);
+  physics::SignalContribution* out = contributions + t * c.signal.max_surfaces;
+  counts[t] =
+      static_cast<uint8_t>(c.signal.raster_gather ? RasterSubRaySignal(c, beam, k, s, out)
+                                                  : TraceSubRaySignal(c, beam, k, s, closest, out,
+                                                                      c.signal.max_surfaces));
+}
+
+// Threshold detector, stages 4-5: one thread per beam compacts its sub-rays' slots in place,
+// in (sub-ray, surface) order and cut at kMaxContributions exactly as GatherBeamSignal does on
+// the CPU, then detects and writes its K echo records.
+// Only beams that have a signal run it (active[0 .. *active_count)): a warp of beams that all
+// have echoes to find diverges far less than one where most beams see the sky (the records of
+// the others stay cleared).
+__global__ void BeamEchoKernel(FrameContext c, physics::SignalContribution* contributions,
+                               const uint8_t* counts, const uint32_t* active,
+                               const uint32_t* active_count, BeamRecord* out, uint32_t beam_begin) {
+  const uint32_t a = blockIdx.x * blockDim.x + threadIdx.x;
+  if (a >= *active_count) return;
+  const uint32_t i = active[a];
+  const uint32_t n = c.footprint.sub_rays > 1 ? c.footprint.sub_rays : 1;
+  const uint32_t slots = c.signal.max_surfaces;
+  physics::SignalContribution* seg = contributions + uint64_t{i} * n * slots;
+  uint32_t w = 0;
+  for (uint32_t k = 0; k < n; ++k) {
+    const uint32_t m = counts[uint64_t{i} * n + k];
+    for (uint32_t s = 0; s < m && w < kMaxContributions; ++s)
+      seg[w++] = seg[k * slots + s];  // w <= k * slots + s: never overwrites what is unread
+  }
+  BeamRecord* r = out + size_t{i} * c.echoes_per_beam;
+  for (uint32_t e = 0; e < c.echoes_per_beam; ++e)
+    r[e] = BeamRecord{};
+  const BeamSetup s = SetUpBeam(c, beam_begin + i);
+  WriteEchoes(c, beam_begin + i, s.b, s.t, s.pose, seg, w, r);
+}
+
 // One thread per pixel of the frame's angular raster (raster gathering, seed 004 Alg. 1).
 __global__ void TraceRasterKernel(FrameContext c, GpuClosestHit closest, physics::Pose<double> pose,
                                   RasterPixel* pixels) {
@@ -103,6 +153,17 @@ void AppendTriangles(const SceneObject& obj, const std::vector<std::array<double
   }
 }
 
+// A beam of the batch with at least one contribution.
+struct HasSignal {
+  const uint8_t* counts;
+  uint32_t sub_rays;
+  __device__ bool operator()(uint32_t i) const {
+    for (uint32_t k = 0; k < sub_rays; ++k)
+      if (counts[uint64_t{i} * sub_rays + k]) return true;
+    return false;
+  }
+};
+
 struct IsValid {
   __device__ bool operator()(const BeamRecord& r) const { return r.valid != 0; }
 };
@@ -129,7 +190,7 @@ std::string CudaDeviceName() {
 struct CudaSimulator::Impl {
   const Scene* scene = nullptr;
   const SensorProfile* profile = nullptr;
-  const Trajectory* trajectory = nullptr;
+  Trajectory trajectory;  // a copy: small, and callers pass temporaries
   SimulationOptions options;
   uint32_t beams = 0;
   GpuMemoryPlan plan;
@@ -141,6 +202,12 @@ struct CudaSimulator::Impl {
   DeviceBuffer<double> tables[3];
   DeviceBuffer<float> kernel_cdf, kernel_weight;  // a table footprint's sampling tables
   DeviceBuffer<RasterPixel> raster;               // raster gathering: the frame's raster
+  // Threshold detector: each sub-ray's contribution slots and counts, for one batch.
+  DeviceBuffer<physics::SignalContribution> contributions;
+  DeviceBuffer<uint8_t> contribution_counts;
+  DeviceBuffer<uint32_t> active, active_count;  // beams of the batch with a signal
+  DeviceBuffer<unsigned char> active_temp;
+  size_t active_temp_bytes = 0;
   uint32_t echoes_per_beam = 1;
   DeviceBuffer<double> traj_time;
   DeviceBuffer<physics::Pose<double>> traj_pose;
@@ -152,13 +219,15 @@ struct CudaSimulator::Impl {
   DeviceBuffer<unsigned char> select_temp;
   size_t select_temp_bytes = 0;
   BeamRecord* host_records = nullptr;  // pinned: the copy back runs at full PCIe speed
-  cudaEvent_t start = nullptr, kernel_done = nullptr, copied = nullptr;
+  cudaEvent_t start = nullptr, kernel_done = nullptr, copied = nullptr, signal_done = nullptr;
   double kernel_ms = 0, total_ms = 0;
+  double signal_ms = 0;  // threshold detector: raster and sub-ray stage (stages 1-3)
   ~Impl() {
     if (host_records) cudaFreeHost(host_records);
     if (start) cudaEventDestroy(start);
     if (kernel_done) cudaEventDestroy(kernel_done);
     if (copied) cudaEventDestroy(copied);
+    if (signal_done) cudaEventDestroy(signal_done);
   }
 
   GpuClosestHit Closest() const {
@@ -215,6 +284,7 @@ Status CudaSimulator::Impl::TraceRaster(FrameContext& context, const physics::Po
   LT_CUDA_TRY(cudaEventElapsedTime(&ms, start, kernel_done));
   kernel_ms += ms;  // the raster is part of the frame's kernel time
   total_ms += ms;
+  signal_ms += ms;
   return {};
 }
 
@@ -226,8 +296,25 @@ Status CudaSimulator::Impl::SimulateBeams(const FrameContext& context, uint32_t 
     const uint32_t n = std::min(end - b, plan.beams_per_batch);
     const uint32_t slots = n * k;
     LT_CUDA_TRY(cudaEventRecord(start));
-    SimulateFrameKernel<<<(n + kBlock - 1) / kBlock, kBlock>>>(context, Closest(), records.get(), b,
-                                                               n);
+    if (profile->detector.kind == DetectorKind::kThreshold) {
+      const uint64_t threads = uint64_t{n} * profile->footprint.sub_rays;
+      SubRaySignalKernel<<<static_cast<unsigned>((threads + kBlock - 1) / kBlock), kBlock>>>(
+          context, Closest(), contributions.get(), contribution_counts.get(), b, n);
+      LT_CUDA_TRY(cudaGetLastError());
+      LT_CUDA_TRY(cudaEventRecord(signal_done));
+      LT_CUDA_TRY(cudaMemsetAsync(records.get(), 0, size_t{slots} * sizeof(BeamRecord)));
+      size_t bytes = active_temp_bytes;
+      LT_CUDA_TRY(
+          cub::DeviceSelect::If(active_temp.get(), bytes, thrust::counting_iterator<uint32_t>(0),
+                                active.get(), active_count.get(), static_cast<int>(n),
+                                HasSignal{contribution_counts.get(), profile->footprint.sub_rays}));
+      BeamEchoKernel<<<(n + kBlock - 1) / kBlock, kBlock>>>(context, contributions.get(),
+                                                            contribution_counts.get(), active.get(),
+                                                            active_count.get(), records.get(), b);
+    } else {
+      SimulateFrameKernel<<<(n + kBlock - 1) / kBlock, kBlock>>>(context, Closest(), records.get(),
+                                                                 b, n);
+    }
     LT_CUDA_TRY(cudaGetLastError());
     LT_CUDA_TRY(cudaEventRecord(kernel_done));
     // Only the returns travel to the host (a third of the beams on the lab scene), in beam
@@ -246,6 +333,11 @@ Status CudaSimulator::Impl::SimulateBeams(const FrameContext& context, uint32_t 
     LT_CUDA_TRY(cudaEventElapsedTime(&t_ms, start, copied));
     kernel_ms += k_ms;
     total_ms += t_ms;
+    if (profile->detector.kind == DetectorKind::kThreshold) {
+      float s_ms = 0;
+      LT_CUDA_TRY(cudaEventElapsedTime(&s_ms, start, signal_done));
+      signal_ms += s_ms;
+    }
     AppendRecords(host_records, count, profile->detector.kind == DetectorKind::kThreshold, f);
   }
   return {};
@@ -263,15 +355,22 @@ Expected<std::unique_ptr<CudaSimulator>> CudaSimulator::Create(const Scene& scen
   Impl& m = *impl;
   m.scene = &scene;
   m.profile = &profile;
-  m.trajectory = &trajectory;
+  m.trajectory = trajectory;
   m.options = options;
   m.beams = profile.BeamCount();
   m.echoes_per_beam = profile.EchoesPerBeam();
   size_t free_bytes = 0, total_bytes = 0;
   LT_CUDA_TRY(cudaMemGetInfo(&free_bytes, &total_bytes));
-  // Per beam of a batch: its K records, their compacted copies, CUB's scan state (a few bytes).
+  // Per beam of a batch: its K records, their compacted copies, CUB's scan state (a few
+  // bytes); threshold detector: its sub-rays' contribution slots and counts.
+  const bool threshold = profile.detector.kind == DetectorKind::kThreshold;
+  const size_t sub_ray_slots =
+      threshold ? size_t{profile.footprint.sub_rays} * profile.detector.max_surfaces_per_sub_ray
+                : 0;
   auto plan = PlanGpuMemory(free_bytes, scene.TriangleCount(), m.beams,
-                            m.echoes_per_beam * (2 * sizeof(BeamRecord) + 16),
+                            m.echoes_per_beam * (2 * sizeof(BeamRecord) + 16) +
+                                sub_ray_slots * sizeof(physics::SignalContribution) +
+                                (threshold ? profile.footprint.sub_rays : 0),
                             options.max_triangles_per_bvh, options.max_beams_per_batch);
   if (!plan.ok()) return Error{"--backend cuda: " + plan.message()};
   m.plan = plan.value();
@@ -294,7 +393,10 @@ Expected<std::unique_ptr<CudaSimulator>> CudaSimulator::Create(const Scene& scen
         m.tables[1].Upload(profile.azimuth_offset_rad), m.tables[2].Upload(profile.firing_offset_s),
         m.traj_time.Upload(trajectory.time_s), m.traj_pose.Upload(trajectory.poses),
         m.kernel_cdf.Upload(profile.kernel.cdf), m.kernel_weight.Upload(profile.kernel.weight),
-        m.records.Reserve(batch), m.returns.Reserve(batch), m.return_count.Reserve(1)}) {
+        m.records.Reserve(batch), m.returns.Reserve(batch), m.return_count.Reserve(1),
+        m.contributions.Reserve(size_t{m.plan.beams_per_batch} * sub_ray_slots),
+        m.contribution_counts.Reserve(
+            threshold ? size_t{m.plan.beams_per_batch} * profile.footprint.sub_rays : 0)}) {
     if (!s.ok()) return s.error();
   }
   // PLOC: a scene is built once and traced every frame, and PLOC trees trace 1.4-1.5x faster
@@ -316,12 +418,23 @@ Expected<std::unique_ptr<CudaSimulator>> CudaSimulator::Create(const Scene& scen
     m.bvhs.push_back(std::move(bvh));
   }
   if (Status s = m.chunks.Upload(chunks); !s.ok()) return s.error();
+  if (threshold) {
+    LT_CUDA_TRY(cub::DeviceSelect::If(
+        nullptr, m.active_temp_bytes, thrust::counting_iterator<uint32_t>(0), m.active.get(),
+        m.active_count.get(), static_cast<int>(m.plan.beams_per_batch),
+        HasSignal{m.contribution_counts.get(), profile.footprint.sub_rays}));
+    for (Status s : {m.active.Reserve(m.plan.beams_per_batch), m.active_count.Reserve(1),
+                     m.active_temp.Reserve(m.active_temp_bytes)}) {
+      if (!s.ok()) return s.error();
+    }
+  }
   LT_CUDA_TRY(cub::DeviceSelect::If(nullptr, m.select_temp_bytes, m.records.get(), m.returns.get(),
                                     m.return_count.get(), static_cast<int>(batch), IsValid()));
   if (Status s = m.select_temp.Reserve(m.select_temp_bytes); !s.ok()) return s.error();
   LT_CUDA_TRY(cudaEventCreate(&m.start));
   LT_CUDA_TRY(cudaEventCreate(&m.kernel_done));
   LT_CUDA_TRY(cudaEventCreate(&m.copied));
+  LT_CUDA_TRY(cudaEventCreate(&m.signal_done));
   LT_CUDA_TRY(cudaDeviceSynchronize());
   LT_CUDA_TRY(cudaMallocHost(reinterpret_cast<void**>(&m.host_records),
                              std::max<size_t>(1, batch) * sizeof(BeamRecord)));
@@ -333,6 +446,9 @@ uint64_t CudaSimulator::RaysPerFrame() const {
 }
 double CudaSimulator::last_kernel_ms() const {
   return impl_->kernel_ms;
+}
+double CudaSimulator::last_signal_ms() const {
+  return impl_->signal_ms;
 }
 double CudaSimulator::last_total_ms() const {
   return impl_->total_ms;
@@ -347,7 +463,7 @@ uint32_t CudaSimulator::batches_per_frame() const {
 Expected<Frame> CudaSimulator::Simulate(uint32_t frame_index) {
   Impl& m = *impl_;
   const SensorProfile& profile = *m.profile;
-  const Trajectory& traj = *m.trajectory;
+  const Trajectory& traj = m.trajectory;
   const double period = profile.FramePeriodS();
   const double t0 = traj.start_time_s + frame_index * period;
   const double* tables[3] = {m.tables[0].get(), m.tables[1].get(), m.tables[2].get()};
@@ -364,7 +480,7 @@ Expected<Frame> CudaSimulator::Simulate(uint32_t frame_index) {
                        frame_index,
                        t0,
                        traj.At(t0 + period)};
-  m.kernel_ms = m.total_ms = 0;
+  m.kernel_ms = m.total_ms = m.signal_ms = 0;
   if (profile.raster_gather) {
     if (Status s = CheckRasterGather(profile, *m.scene, traj); !s.ok()) return s.error();
     if (Status s = m.TraceRaster(context, traj.At(t0)); !s.ok()) return s.error();

@@ -209,39 +209,92 @@ LT_HD inline double SubRayReach(const FrameContext& c) {
   return c.detector.max_range_m + 8 * c.signal.threshold.pulse_sigma_m;
 }
 
-// Stages 2-3, traced: every sub-ray of the footprint, followed through up to max_surfaces
-// surfaces, adds its received power at its range (seed 004 eq. 3-5, seed 002 eq. 2). Returns
-// the number of contributions written to `out`.
+// The beam's per-frame constants every sub-ray needs: its scan sample, firing time, pose and
+// the word that rotates its strata.
+struct BeamSetup {
+  physics::BeamSample<double> b;
+  double t;
+  physics::Pose<double> pose;
+  uint32_t shift;
+};
+LT_HD inline BeamSetup SetUpBeam(const FrameContext& c, uint32_t beam) {
+  BeamSetup s;
+  s.b = physics::ScanBeam(c.scan, beam);
+  s.t = c.frame_start_s + s.b.time_s;
+  s.pose = physics::PoseAtTime(c.trajectory.time_s, c.trajectory.poses, c.trajectory.count, s.t);
+  s.shift = physics::RandomWords(
+                physics::RandomKey{c.seed, c.frame, beam, 0, physics::kStreamFootprintShift})
+                .v[0];
+  return s;
+}
+
+// Stages 2-3 for sub-ray k, traced: followed through up to max_surfaces surfaces, each hit
+// adds its received power at its range (seed 004 eq. 3-5, seed 002 eq. 2). Writes at most
+// min(max_surfaces, room) contributions to `out` and returns how many.
 template <typename ClosestHit>
-LT_HD uint32_t GatherBeamSignal(const FrameContext& c, uint32_t beam,
-                                const physics::BeamSample<double>& b,
-                                const physics::Pose<double>& pose, ClosestHit& closest_hit,
-                                physics::SignalContribution* out) {
+LT_HD uint32_t TraceSubRaySignal(const FrameContext& c, uint32_t beam, uint32_t k,
+                                 const BeamSetup& s, ClosestHit& closest_hit,
+                                 physics::SignalContribution* out, uint32_t room) {
   const uint32_t n = c.footprint.sub_rays > 1 ? c.footprint.sub_rays : 1;
-  const uint32_t shift = physics::RandomWords(physics::RandomKey{c.seed, c.frame, beam, 0,
-                                                                 physics::kStreamFootprintShift})
-                             .v[0];
+  const SubRay sub = FootprintSubRay(c, beam, k, n, s.b, s.shift);
+  double weight = sub.weight;
+  const physics::Vec3<double> dir_world = physics::Rotate(s.pose.rotation, sub.dir);
   const double t_max = SubRayReach(c);
+  double t_min = c.detector.min_range_m;
   uint32_t count = 0;
-  for (uint32_t k = 0; k < n; ++k) {
-    const SubRay sub = FootprintSubRay(c, beam, k, n, b, shift);
-    double weight = sub.weight;
-    const physics::Vec3<double> dir_world = physics::Rotate(pose.rotation, sub.dir);
-    double t_min = c.detector.min_range_m;
-    for (uint32_t s = 0; s < c.signal.max_surfaces && count < kMaxContributions; ++s) {
-      const SurfaceHit hit = closest_hit(pose.translation, dir_world, t_min, t_max);
-      if (!hit.hit) break;
-      const physics::SurfaceResponse& r = c.objects[hit.object].response;
-      const double cos_theta = physics::IncidenceCosine(dir_world, hit.normal);
-      const double p = weight * r.coverage *
-                       physics::ReceivedPower(c.signal.link, physics::MonostaticBrdf(r, cos_theta),
-                                              cos_theta, hit.distance_m);
-      out[count++] = {static_cast<float>(hit.distance_m), static_cast<float>(p), hit.object};
-      if (!physics::SurfaceLetsLightThrough(r)) break;
-      weight *= physics::ContinuationFactor<double>(r);
-      // Past this surface: 1 mm on, well above the refined hit's error (ADR 0002).
-      t_min = hit.distance_m + 1e-3;
-    }
+  for (uint32_t surface = 0; surface < c.signal.max_surfaces && count < room; ++surface) {
+    const SurfaceHit hit = closest_hit(s.pose.translation, dir_world, t_min, t_max);
+    if (!hit.hit) break;
+    const physics::SurfaceResponse& r = c.objects[hit.object].response;
+    const double cos_theta = physics::IncidenceCosine(dir_world, hit.normal);
+    const double p = weight * r.coverage *
+                     physics::ReceivedPower(c.signal.link, physics::MonostaticBrdf(r, cos_theta),
+                                            cos_theta, hit.distance_m);
+    out[count++] = {static_cast<float>(hit.distance_m), static_cast<float>(p), hit.object};
+    if (!physics::SurfaceLetsLightThrough(r)) break;
+    weight *= physics::ContinuationFactor<double>(r);
+    // Past this surface: 1 mm on, well above the refined hit's error (ADR 0002).
+    t_min = hit.distance_m + 1e-3;
+  }
+  return count;
+}
+
+// Stages 2-3 for sub-ray k from the raster (seed 004 Alg. 1): the sample reads its pixel's
+// plane, the range corrected along the sample's own direction (seed 004 sec. II-D2). First
+// surfaces only: writes 0 or 1 contribution.
+LT_HD inline uint32_t RasterSubRaySignal(const FrameContext& c, uint32_t beam, uint32_t k,
+                                         const BeamSetup& s, physics::SignalContribution* out) {
+  const uint32_t n = c.footprint.sub_rays > 1 ? c.footprint.sub_rays : 1;
+  const SubRay sub = FootprintSubRay(c, beam, k, n, s.b, s.shift);
+  const RasterPixel* px = RasterLookup(c.raster, sub.dir);
+  if (!px || px->object == kRasterNoHit) return 0;
+  const physics::Vec3<double> normal{px->normal[0], px->normal[1], px->normal[2]};
+  const double vn = physics::Dot(sub.dir, normal);
+  if (vn == 0) return 0;
+  const double range = px->plane_offset_m / vn;
+  if (!(range >= c.detector.min_range_m && range <= SubRayReach(c))) return 0;
+  const physics::SurfaceResponse& r = c.objects[px->object].response;
+  const double cos_theta = vn < 0 ? -vn : vn;
+  const double p = sub.weight * r.coverage *
+                   physics::ReceivedPower(c.signal.link, physics::MonostaticBrdf(r, cos_theta),
+                                          cos_theta, range);
+  out[0] = {static_cast<float>(range), static_cast<float>(p), px->object};
+  return 1;
+}
+
+// Stages 2-3 for a whole beam, sub-ray after sub-ray (traced or from the raster); the
+// contributions in (sub-ray, surface) order, the first kMaxContributions kept (profiles are
+// checked to stay within it). The CUDA backend runs the sub-rays in parallel and keeps the
+// same order and the same cut.
+template <typename ClosestHit>
+LT_HD uint32_t GatherBeamSignal(const FrameContext& c, uint32_t beam, const BeamSetup& s,
+                                ClosestHit& closest_hit, physics::SignalContribution* out) {
+  const uint32_t n = c.footprint.sub_rays > 1 ? c.footprint.sub_rays : 1;
+  uint32_t count = 0;
+  for (uint32_t k = 0; k < n && count < kMaxContributions; ++k) {
+    count += c.signal.raster_gather ? RasterSubRaySignal(c, beam, k, s, out + count)
+                                    : TraceSubRaySignal(c, beam, k, s, closest_hit, out + count,
+                                                        kMaxContributions - count);
   }
   return count;
 }
@@ -258,37 +311,6 @@ LT_HD RasterPixel TraceRasterPixel(const FrameContext& c, uint32_t i, uint32_t j
   return {static_cast<float>(hit.distance_m * physics::Dot(p, n)),
           {static_cast<float>(n.x), static_cast<float>(n.y), static_cast<float>(n.z)},
           hit.object};
-}
-
-// Stages 2-3 from the raster (seed 004 Alg. 1): the same footprint samples as
-// GatherBeamSignal, each reading its pixel's plane, range corrected along the sample's own
-// direction (seed 004 sec. II-D2). First surfaces only.
-LT_HD inline uint32_t GatherBeamSignalFromRaster(const FrameContext& c, uint32_t beam,
-                                                 const physics::BeamSample<double>& b,
-                                                 physics::SignalContribution* out) {
-  const uint32_t n = c.footprint.sub_rays > 1 ? c.footprint.sub_rays : 1;
-  const uint32_t shift = physics::RandomWords(physics::RandomKey{c.seed, c.frame, beam, 0,
-                                                                 physics::kStreamFootprintShift})
-                             .v[0];
-  const double t_max = SubRayReach(c);
-  uint32_t count = 0;
-  for (uint32_t k = 0; k < n && count < kMaxContributions; ++k) {
-    const SubRay sub = FootprintSubRay(c, beam, k, n, b, shift);
-    const RasterPixel* px = RasterLookup(c.raster, sub.dir);
-    if (!px || px->object == kRasterNoHit) continue;
-    const physics::Vec3<double> normal{px->normal[0], px->normal[1], px->normal[2]};
-    const double vn = physics::Dot(sub.dir, normal);
-    if (vn == 0) continue;
-    const double range = px->plane_offset_m / vn;
-    if (!(range >= c.detector.min_range_m && range <= t_max)) continue;
-    const physics::SurfaceResponse& r = c.objects[px->object].response;
-    const double cos_theta = vn < 0 ? -vn : vn;
-    const double p = sub.weight * r.coverage *
-                     physics::ReceivedPower(c.signal.link, physics::MonostaticBrdf(r, cos_theta),
-                                            cos_theta, range);
-    out[count++] = {static_cast<float>(range), static_cast<float>(p), px->object};
-  }
-  return count;
 }
 
 // Stages 4-5 for the threshold detector: echoes of the pulse-convolved signal, picked by the
@@ -364,15 +386,10 @@ LT_HD void SimulateBeam(const FrameContext& c, uint32_t beam, ClosestHit&& close
     out[0] = SimulateBeamSingleHit(c, beam, closest_hit);
     return;
   }
-  const physics::BeamSample<double> b = physics::ScanBeam(c.scan, beam);
-  const double t = c.frame_start_s + b.time_s;
-  const physics::Pose<double> pose =
-      physics::PoseAtTime(c.trajectory.time_s, c.trajectory.poses, c.trajectory.count, t);
+  const BeamSetup s = SetUpBeam(c, beam);
   physics::SignalContribution contributions[kMaxContributions];
-  const uint32_t n = c.signal.raster_gather
-                         ? GatherBeamSignalFromRaster(c, beam, b, contributions)
-                         : GatherBeamSignal(c, beam, b, pose, closest_hit, contributions);
-  WriteEchoes(c, beam, b, t, pose, contributions, n, out);
+  const uint32_t n = GatherBeamSignal(c, beam, s, closest_hit, contributions);
+  WriteEchoes(c, beam, s.b, s.t, s.pose, contributions, n, out);
 }
 
 }  // namespace lt

@@ -42,7 +42,9 @@ TEST(BeamKernel, GridLoadsAndSamplingTablesCarryThePower) {
   // gamma = 1: every cell's weight is 1 (sampling the kernel as it is).
   const KernelSampling one = PrepareKernelSampling(*k, 1.0);
   for (size_t c = 0; c < one.weight.size(); ++c) {
-    if (k->value[c] > 0) EXPECT_NEAR(one.weight[c], 1.0, 1e-6);
+    if (k->value[c] > 0) {
+      EXPECT_NEAR(one.weight[c], 1.0, 1e-6);
+    }
   }
 }
 

@@ -134,8 +134,9 @@ TEST(CudaBackend, MatchesCpuOnTheLabSceneForEveryShippedSensor) {
 // searches amplify that to about 1e-9 m; a beam whose echo sits within that of the threshold
 // may have an echo on one side only (allowed: 1 in 10,000 beams).
 void ExpectThresholdParity(const Scene& scene, const SensorProfile& profile, uint64_t seed) {
-  auto cpu = CreateSimulator(Backend::kCpu, scene, profile, Trajectory::Static(), {seed, 0});
-  auto gpu = CreateSimulator(Backend::kCuda, scene, profile, Trajectory::Static(), {seed, 0});
+  const Trajectory traj = Trajectory::Static();  // outlives both simulators
+  auto cpu = CreateSimulator(Backend::kCpu, scene, profile, traj, {seed, 0});
+  auto gpu = CreateSimulator(Backend::kCuda, scene, profile, traj, {seed, 0});
   ASSERT_TRUE(cpu.ok() && gpu.ok()) << gpu.message();
   const Frame a = (*cpu)->Simulate(0).value();
   auto b = (*gpu)->Simulate(0);
@@ -206,6 +207,19 @@ TEST(CudaBackend, ThresholdDetectorMatchesCpuForEveryFootprint) {
   t.footprint.sub_rays = 32;
   t.name += " (33 x 33 table kernel with a 1e-4 halo, 32 sub-rays)";
   ExpectThresholdParity(scene.value(), t, 5);
+  // Raster gathering (seed 004 Alg. 1): the raster traced on each backend, the beams gathered
+  // from it; the Cube 1 with seed 004's kernel, and the OS0-128 round the full circle.
+  auto cube_table = LoadSensorProfile(test::ConfigDir() / "sensors/blickfeld_cube1_threshold.yaml");
+  ASSERT_TRUE(cube_table.ok()) << cube_table.message();
+  SensorProfile r = cube_table.value();
+  r.raster_gather = true;
+  r.raster_resolution_rad = 0.25e-3;
+  r.name += " (raster gather)";
+  ExpectThresholdParity(scene.value(), r, 6);
+  SensorProfile o = os0.value();
+  o.raster_gather = true;
+  o.name += " (raster gather, 1 mrad)";
+  ExpectThresholdParity(scene.value(), o, 7);
 }
 
 TEST(CudaBackend, MatchesCpuForAMovingMotionCorrectedSensor) {

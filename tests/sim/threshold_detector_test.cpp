@@ -200,7 +200,9 @@ TEST(ThresholdDetector, EchoPulseWidthFollowsTheAmplitudeAndGrowsWithIncidence) 
     s.objects.push_back(test::Placed("plate", MakePlate(8, 8), {15, 0, 0}, 0, 0, yaw, 0, 1, 64));
     const Frame f = SimulateOnce(s, p);
     ASSERT_EQ(f.size(), 1u) << yaw;
-    if (yaw > 0) EXPECT_GT(f.echo_pulse_width_ns[0], previous) << yaw;
+    if (yaw > 0) {
+      EXPECT_GT(f.echo_pulse_width_ns[0], previous) << yaw;
+    }
     previous = f.echo_pulse_width_ns[0];
   }
 }

@@ -35,15 +35,30 @@ struct SceneFigures {
   // kernel table with 1e-4 tails importance-sampled by 64 sub-rays, retroreflective signs.
   double threshold_ms_total = 0;
   double threshold_ms_kernel = 0;
+  double threshold_ms_signal = 0;  // of the kernel time: tracing the sub-rays
+  double bloom_ms_signal = 0;
   double cpu_threshold_ms = 0;
   double bloom_ms_total = 0;
   double bloom_ms_kernel = 0;
   double cpu_bloom_ms = 0;
+  // The same two with raster gathering (seed 004 Alg. 1): OS0 on a 1 mrad raster, the
+  // blooming case on a 1.5 mrad raster (the kernel's cell size).
+  double threshold_raster_ms_total = 0;
+  double threshold_raster_ms_kernel = 0;
+  double bloom_raster_ms_total = 0;
+  double bloom_raster_ms_kernel = 0;
 };
 
 struct GpuBenchReport {
   std::string why_no_gpu;  // empty when the GPU figures were measured
   std::string device;
+  // The demo's lab scene with configs/sensors/ouster_os0_128_threshold.yaml as shipped (16
+  // Gaussian sub-rays, threshold detector, two echoes): total, kernel, sub-ray stage, and the
+  // CPU backend on the same frame.
+  double lab_threshold_ms_total = 0;
+  double lab_threshold_ms_kernel = 0;
+  double lab_threshold_ms_signal = 0;
+  double lab_cpu_threshold_ms = 0;
   std::vector<SceneFigures> scenes;
 };
 

@@ -36,6 +36,9 @@ class CudaSimulator final : public Simulator {
   // CUDA-event time of the last frame: the beam kernel alone, and kernel plus copy back.
   double last_kernel_ms() const;
   double last_total_ms() const;
+  // Threshold detector: the part of the kernel time spent tracing (or raster gathering) the
+  // sub-rays, before the echo detection.
+  double last_signal_ms() const;
   // How the memory plan split the work (gpu_memory_plan.h): BVHs over the scene, and kernel
   // launches per frame when no object moves (a moving scene has one per slice at least).
   uint32_t bvh_count() const;

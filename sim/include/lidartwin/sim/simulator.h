@@ -45,7 +45,7 @@ class Simulator {
   virtual Backend backend() const = 0;
 };
 
-// scene, profile and trajectory must outlive the simulator.
+// scene and profile must outlive the simulator; the trajectory is copied.
 Expected<std::unique_ptr<Simulator>> CreateSimulator(Backend backend, const Scene& scene,
                                                      const SensorProfile& profile,
                                                      const Trajectory& trajectory,
