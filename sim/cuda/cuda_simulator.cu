@@ -1,8 +1,8 @@
 // CUDA backend: the shared beam pipeline (beam_pipeline.h) in one thread per beam, closest
 // hits on the GPU-built BVHs in float, refined in double on the hit triangle's plane exactly
 // as the CPU backend refines Embree's hits (ADR 0002), so both report the same ranges.
-#include <thrust/iterator/counting_iterator.h>
 #include <algorithm>
+#include <cub/device/device_radix_sort.cuh>
 #include <cub/device/device_select.cuh>
 #include <memory>
 #include <string>
@@ -100,9 +100,10 @@ __global__ void SubRaySignalKernel(FrameContext c, GpuClosestHit closest,
 // Threshold detector, stages 4-5: one thread per beam compacts its sub-rays' slots in place,
 // in (sub-ray, surface) order and cut at kMaxContributions exactly as GatherBeamSignal does on
 // the CPU, then detects and writes its K echo records.
-// Only beams that have a signal run it (active[0 .. *active_count)): a warp of beams that all
-// have echoes to find diverges far less than one where most beams see the sky (the records of
-// the others stay cleared).
+// Only beams that have a signal run it (active[0 .. *active_count), sorted by their work): a
+// warp of beams with like work diverges far less than one where most beams see the sky (the
+// records of the others stay cleared). Each beam writes only its own records, so the order of
+// the work does not change the frame.
 __global__ void BeamEchoKernel(FrameContext c, physics::SignalContribution* contributions,
                                const uint8_t* counts, const uint32_t* active,
                                const uint32_t* active_count, BeamRecord* out, uint32_t beam_begin) {
@@ -123,6 +124,40 @@ __global__ void BeamEchoKernel(FrameContext c, physics::SignalContribution* cont
     r[e] = BeamRecord{};
   const BeamSetup s = SetUpBeam(c, beam_begin + i);
   WriteEchoes(c, beam_begin + i, s.b, s.t, s.pose, seg, w, r);
+}
+
+// How much detecting beam i will cost, as a sort key: the grid steps DetectEchoes will march
+// (the range spread of its contributions plus the two windows, in steps of sigma_r / 4); beams
+// without a signal get the largest key and are counted out. Sorting the beams by it puts beams
+// of like work in one warp.
+__global__ void BeamWorkKernel(FrameContext c, const physics::SignalContribution* contributions,
+                               const uint8_t* counts, uint32_t beams, uint32_t* keys, uint32_t* ids,
+                               uint32_t* active_count) {
+  const uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= beams) return;
+  const uint32_t n = c.footprint.sub_rays > 1 ? c.footprint.sub_rays : 1;
+  const uint32_t slots = c.signal.max_surfaces;
+  float lo = 3.4e38f, hi = -3.4e38f;
+  double total = 0;
+  for (uint32_t k = 0; k < n; ++k) {
+    const uint32_t m = counts[uint64_t{i} * n + k];
+    const physics::SignalContribution* s = contributions + (uint64_t{i} * n + k) * slots;
+    for (uint32_t j = 0; j < m; ++j) {
+      lo = fminf(lo, s[j].range_m);
+      hi = fmaxf(hi, s[j].range_m);
+      total += s[j].power_w;
+    }
+  }
+  ids[i] = i;
+  if (total == 0) {
+    keys[i] = 0xffffffffu;
+    return;
+  }
+  atomicAdd(active_count, 1u);
+  const double sigma = c.signal.threshold.pulse_sigma_m;
+  const double ratio = total / c.signal.threshold.threshold_w;
+  const double window = ratio > 1 ? 2 * sigma * sqrt(2 * log(ratio)) : 0.0;
+  keys[i] = static_cast<uint32_t>(fmin(1e6, (hi - lo + window) / (sigma / 4)));
 }
 
 // One thread per pixel of the frame's angular raster (raster gathering, seed 004 Alg. 1).
@@ -152,17 +187,6 @@ void AppendTriangles(const SceneObject& obj, const std::vector<std::array<double
     planes.push_back({{a[0], a[1], a[2]}, {n.x, n.y, n.z}});
   }
 }
-
-// A beam of the batch with at least one contribution.
-struct HasSignal {
-  const uint8_t* counts;
-  uint32_t sub_rays;
-  __device__ bool operator()(uint32_t i) const {
-    for (uint32_t k = 0; k < sub_rays; ++k)
-      if (counts[uint64_t{i} * sub_rays + k]) return true;
-    return false;
-  }
-};
 
 struct IsValid {
   __device__ bool operator()(const BeamRecord& r) const { return r.valid != 0; }
@@ -205,7 +229,8 @@ struct CudaSimulator::Impl {
   // Threshold detector: each sub-ray's contribution slots and counts, for one batch.
   DeviceBuffer<physics::SignalContribution> contributions;
   DeviceBuffer<uint8_t> contribution_counts;
-  DeviceBuffer<uint32_t> active, active_count;  // beams of the batch with a signal
+  // Beams of the batch with a signal, sorted by their detection work (BeamWorkKernel).
+  DeviceBuffer<uint32_t> work_keys, work_keys_sorted, work_ids, active, active_count;
   DeviceBuffer<unsigned char> active_temp;
   size_t active_temp_bytes = 0;
   uint32_t echoes_per_beam = 1;
@@ -303,11 +328,15 @@ Status CudaSimulator::Impl::SimulateBeams(const FrameContext& context, uint32_t 
       LT_CUDA_TRY(cudaGetLastError());
       LT_CUDA_TRY(cudaEventRecord(signal_done));
       LT_CUDA_TRY(cudaMemsetAsync(records.get(), 0, size_t{slots} * sizeof(BeamRecord)));
+      LT_CUDA_TRY(cudaMemsetAsync(active_count.get(), 0, sizeof(uint32_t)));
+      BeamWorkKernel<<<(n + kBlock - 1) / kBlock, kBlock>>>(
+          context, contributions.get(), contribution_counts.get(), n, work_keys.get(),
+          work_ids.get(), active_count.get());
+      LT_CUDA_TRY(cudaGetLastError());
       size_t bytes = active_temp_bytes;
-      LT_CUDA_TRY(
-          cub::DeviceSelect::If(active_temp.get(), bytes, thrust::counting_iterator<uint32_t>(0),
-                                active.get(), active_count.get(), static_cast<int>(n),
-                                HasSignal{contribution_counts.get(), profile->footprint.sub_rays}));
+      LT_CUDA_TRY(cub::DeviceRadixSort::SortPairs(active_temp.get(), bytes, work_keys.get(),
+                                                  work_keys_sorted.get(), work_ids.get(),
+                                                  active.get(), static_cast<int>(n)));
       BeamEchoKernel<<<(n + kBlock - 1) / kBlock, kBlock>>>(context, contributions.get(),
                                                             contribution_counts.get(), active.get(),
                                                             active_count.get(), records.get(), b);
@@ -362,7 +391,8 @@ Expected<std::unique_ptr<CudaSimulator>> CudaSimulator::Create(const Scene& scen
   size_t free_bytes = 0, total_bytes = 0;
   LT_CUDA_TRY(cudaMemGetInfo(&free_bytes, &total_bytes));
   // Per beam of a batch: its K records, their compacted copies, CUB's scan state (a few
-  // bytes); threshold detector: its sub-rays' contribution slots and counts.
+  // bytes); threshold detector: its sub-rays' contribution slots and counts, and the work
+  // sort's keys, ids and scratch (32 bytes).
   const bool threshold = profile.detector.kind == DetectorKind::kThreshold;
   const size_t sub_ray_slots =
       threshold ? size_t{profile.footprint.sub_rays} * profile.detector.max_surfaces_per_sub_ray
@@ -370,7 +400,7 @@ Expected<std::unique_ptr<CudaSimulator>> CudaSimulator::Create(const Scene& scen
   auto plan = PlanGpuMemory(free_bytes, scene.TriangleCount(), m.beams,
                             m.echoes_per_beam * (2 * sizeof(BeamRecord) + 16) +
                                 sub_ray_slots * sizeof(physics::SignalContribution) +
-                                (threshold ? profile.footprint.sub_rays : 0),
+                                (threshold ? profile.footprint.sub_rays + 32 : 0),
                             options.max_triangles_per_bvh, options.max_beams_per_batch);
   if (!plan.ok()) return Error{"--backend cuda: " + plan.message()};
   m.plan = plan.value();
@@ -419,14 +449,16 @@ Expected<std::unique_ptr<CudaSimulator>> CudaSimulator::Create(const Scene& scen
   }
   if (Status s = m.chunks.Upload(chunks); !s.ok()) return s.error();
   if (threshold) {
-    LT_CUDA_TRY(cub::DeviceSelect::If(
-        nullptr, m.active_temp_bytes, thrust::counting_iterator<uint32_t>(0), m.active.get(),
-        m.active_count.get(), static_cast<int>(m.plan.beams_per_batch),
-        HasSignal{m.contribution_counts.get(), profile.footprint.sub_rays}));
-    for (Status s : {m.active.Reserve(m.plan.beams_per_batch), m.active_count.Reserve(1),
-                     m.active_temp.Reserve(m.active_temp_bytes)}) {
+    const uint32_t batch_beams = m.plan.beams_per_batch;
+    for (Status s : {m.work_keys.Reserve(batch_beams), m.work_keys_sorted.Reserve(batch_beams),
+                     m.work_ids.Reserve(batch_beams), m.active.Reserve(batch_beams),
+                     m.active_count.Reserve(1)}) {
       if (!s.ok()) return s.error();
     }
+    LT_CUDA_TRY(cub::DeviceRadixSort::SortPairs(nullptr, m.active_temp_bytes, m.work_keys.get(),
+                                                m.work_keys_sorted.get(), m.work_ids.get(),
+                                                m.active.get(), static_cast<int>(batch_beams)));
+    if (Status s = m.active_temp.Reserve(m.active_temp_bytes); !s.ok()) return s.error();
   }
   LT_CUDA_TRY(cub::DeviceSelect::If(nullptr, m.select_temp_bytes, m.records.get(), m.returns.get(),
                                     m.return_count.get(), static_cast<int>(batch), IsValid()));

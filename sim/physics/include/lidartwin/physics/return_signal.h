@@ -74,6 +74,18 @@ LT_HD T GaussianEchoWidth(T sigma, T a, T t) {
   return a > t ? 2 * sigma * sqrt(2 * log(a / t)) : T(0);
 }
 
+// One contribution's weight in xi^: the pulse shape with a single-precision exponential.
+// xi^ and its derivatives are summed in double; each term is then good to about 1e-7 relative
+// (ranges to 1e-7 sigma_r), and the float exponential is several times cheaper than the double
+// one on the GPU, where it dominated the detector's time (bench/RESULTS.md). The host and the
+// device each round it to within 2 ulp, so the backends agree to about 1e-6 m.
+// half_inv_var: 1 / (2 sigma^2), computed once per evaluation (a division per term costs as
+// much as the exponential on the GPU).
+LT_HD inline double PulseWeight(double x, double half_inv_var) {
+  using std::exp;
+  return static_cast<double>(exp(static_cast<float>(-x * x * half_inv_var)));
+}
+
 // Sorts contributions by range (insertion sort: n is at most a few hundred, mostly in order).
 LT_HD inline void SortByRange(SignalContribution* c, uint32_t n) {
   for (uint32_t i = 1; i < n; ++i) {
@@ -93,11 +105,12 @@ LT_HD inline double PulseSignal(const SignalContribution* c, uint32_t n, double 
                                 uint32_t first = 0) {
   double s = 0;
   const double cut = 8 * sigma;
+  const double half_inv_var = 0.5 / (sigma * sigma);
   for (uint32_t k = first; k < n; ++k) {
     const double d = x - c[k].range_m;
     if (d > cut) continue;
     if (d < -cut) break;
-    s += c[k].power_w * GaussianPulse(d, sigma);
+    s += c[k].power_w * PulseWeight(d, half_inv_var);
   }
   return s;
 }
@@ -116,7 +129,7 @@ LT_HD inline SignalDerivatives PulseSignalDerivatives(const SignalContribution* 
     const double d = x - c[k].range_m;
     if (d > cut) continue;
     if (d < -cut) break;
-    const double g = c[k].power_w * GaussianPulse(d, sigma);
+    const double g = c[k].power_w * PulseWeight(d, 0.5 * inv_s2);
     s.f += g;
     s.d1 -= d * inv_s2 * g;
     s.d2 += (d * d * inv_s2 - 1) * inv_s2 * g;
@@ -126,16 +139,19 @@ LT_HD inline SignalDerivatives PulseSignalDerivatives(const SignalContribution* 
 
 namespace detail {
 
-// Stop when a bracket is this narrow [m]: far below any range a sensor resolves.
-inline constexpr double kSearchTolerance_m = 1e-9;
+// A Newton step smaller than this ends a search [m]: 1 um, a thousandth of the finest range
+// counter (Ouster's 1 mm), and above the noise floor of single-precision terms (1e-7 sigma_r).
+inline constexpr double kSearchTolerance_m = 1e-6;
 
-// The threshold crossing inside [a, b], where xi^ - T changes sign: Newton steps, replaced by
-// bisection whenever they leave the bracket (safeguarded Newton, Numerical Recipes rtsafe).
+// The threshold crossing inside [a, b] (xi^ = f_a, f_b there, on opposite sides of T): Newton
+// steps from the linear interpolation of the two, replaced by bisection whenever they leave
+// the bracket (safeguarded Newton, Numerical Recipes rtsafe). Usually two or three steps.
 LT_HD inline double Crossing(const SignalContribution* c, uint32_t n, double sigma, double t,
-                             double a, double b, uint32_t first) {
-  const bool rising = PulseSignal(c, n, sigma, a, first) <= t;
-  double lo = a, hi = b;  // xi^ <= T side at lo when rising, at hi otherwise
-  double x = 0.5 * (a + b);
+                             double a, double b, double f_a, double f_b, uint32_t first) {
+  const bool rising = f_a <= t;
+  double lo = a, hi = b;
+  double x = f_b != f_a ? a + (t - f_a) / (f_b - f_a) * (b - a) : 0.5 * (a + b);
+  if (!(x > lo && x < hi)) x = 0.5 * (lo + hi);
   for (int it = 0; it < 60 && hi - lo > kSearchTolerance_m; ++it) {
     const SignalDerivatives s = PulseSignalDerivatives(c, n, sigma, x, first);
     if ((s.f > t) == rising) {
@@ -151,48 +167,30 @@ LT_HD inline double Crossing(const SignalContribution* c, uint32_t n, double sig
   return x;
 }
 
-// The maximum of xi^ in [a, b] (bracketing a grid maximum): Newton on xi^' with xi^'',
-// bisection on the sign of xi^' when a step leaves the bracket or xi^'' >= 0; golden section
-// when the ends do not bracket a stationary point.
-LT_HD inline double PeakIn(const SignalContribution* c, uint32_t n, double sigma, double a,
-                           double b, uint32_t first) {
-  const SignalDerivatives fa = PulseSignalDerivatives(c, n, sigma, a, first);
-  const SignalDerivatives fb = PulseSignalDerivatives(c, n, sigma, b, first);
-  if (fa.d1 > 0 && fb.d1 < 0) {
-    double lo = a, hi = b, x = 0.5 * (a + b);
-    for (int it = 0; it < 60 && hi - lo > kSearchTolerance_m; ++it) {
-      const SignalDerivatives s = PulseSignalDerivatives(c, n, sigma, x, first);
-      if (s.d1 > 0) {
-        lo = x;
-      } else {
-        hi = x;
-      }
-      const double newton = s.d2 < 0 ? x - s.d1 / s.d2 : lo - 1;
-      const bool inside = newton > lo && newton < hi;
-      if (inside && std::fabs(newton - x) < kSearchTolerance_m) return newton;
-      x = inside ? newton : 0.5 * (lo + hi);
-    }
-    return x;
-  }
-  const double g = 0.6180339887498949;
-  double x1 = b - g * (b - a), x2 = a + g * (b - a);
-  double f1 = PulseSignal(c, n, sigma, x1, first), f2 = PulseSignal(c, n, sigma, x2, first);
-  for (int it = 0; it < 48; ++it) {
-    if (f1 < f2) {
-      a = x1;
-      x1 = x2;
-      f1 = f2;
-      x2 = a + g * (b - a);
-      f2 = PulseSignal(c, n, sigma, x2, first);
+// The maximum of xi^ around the grid maximum x_m (grid step h, neighbours' values f_l and f_r
+// not above f_m): Newton on xi^' with xi^'' from the vertex of the parabola through the three
+// samples, kept inside [x_m - h, x_m + h] by bisection on the sign of xi^'.
+LT_HD inline double PeakIn(const SignalContribution* c, uint32_t n, double sigma, double x_m,
+                           double h, double f_l, double f_m, double f_r, double lo_limit,
+                           double hi_limit, uint32_t first) {
+  double lo = x_m - h > lo_limit ? x_m - h : lo_limit;
+  double hi = x_m + h < hi_limit ? x_m + h : hi_limit;
+  const double curvature = f_l - 2 * f_m + f_r;
+  double x = curvature < 0 ? x_m + 0.5 * h * (f_l - f_r) / curvature : x_m;
+  if (!(x > lo && x < hi)) x = 0.5 * (lo + hi);
+  for (int it = 0; it < 60 && hi - lo > kSearchTolerance_m; ++it) {
+    const SignalDerivatives s = PulseSignalDerivatives(c, n, sigma, x, first);
+    if (s.d1 > 0) {
+      lo = x;
     } else {
-      b = x2;
-      x2 = x1;
-      f2 = f1;
-      x1 = b - g * (b - a);
-      f1 = PulseSignal(c, n, sigma, x1, first);
+      hi = x;
     }
+    const double newton = s.d2 < 0 ? x - s.d1 / s.d2 : lo - 1;
+    const bool inside = newton > lo && newton < hi;
+    if (inside && std::fabs(newton - x) < kSearchTolerance_m) return newton;
+    x = inside ? newton : 0.5 * (lo + hi);
   }
-  return 0.5 * (a + b);
+  return x;
 }
 
 // An echo with its peak found: the reported range by the range mode, and the labels of the
@@ -208,8 +206,9 @@ LT_HD inline Echo FinishEcho(const ThresholdDetector& d, const SignalContributio
   e.start_m = r0;
   e.end_m = r1;
   double best = -1;
+  const double half_inv_var = 0.5 / (sigma * sigma);
   for (uint32_t k = first; k < n; ++k) {
-    const double p = c[k].power_w * GaussianPulse(peak - c[k].range_m, sigma);
+    const double p = c[k].power_w * PulseWeight(peak - c[k].range_m, half_inv_var);
     if (p > best) {
       best = p;
       e.source = c[k].source;
@@ -232,10 +231,10 @@ LT_HD inline Echo FinishEcho(const ThresholdDetector& d, const SignalContributio
 }
 
 LT_HD inline Echo MakeEcho(const ThresholdDetector& d, const SignalContribution* c, uint32_t n,
-                           double r0, double r1, double peak_lo, double peak_hi, uint32_t first) {
+                           double r0, double r1, double x_m, double h, double f_l, double f_m,
+                           double f_r, uint32_t first) {
   const double sigma = d.pulse_sigma_m;
-  const double peak =
-      PeakIn(c, n, sigma, peak_lo > r0 ? peak_lo : r0, peak_hi < r1 ? peak_hi : r1, first);
+  const double peak = PeakIn(c, n, sigma, x_m, h, f_l, f_m, f_r, r0, r1, first);
   return FinishEcho(d, c, n, r0, r1, peak, PulseSignal(c, n, sigma, peak, first), first);
 }
 
@@ -305,7 +304,10 @@ LT_HD inline uint32_t DetectEchoes(const ThresholdDetector& d, SignalContributio
     double x_prev = seg_begin;
     double f_prev = PulseSignal(c, n, sigma, x_prev);
     bool above = f_prev > t;
-    double r0 = seg_begin, best_x = seg_begin, best_f = f_prev;
+    // The echo's grid maximum and its two neighbours' values, for the peak's first guess.
+    double r0 = seg_begin, best_x = seg_begin, best_f = f_prev, best_left = f_prev,
+           best_right = f_prev;
+    bool best_is_prev = false;
     // The last point is seg_end itself, where xi^ <= T again: it is at least L from every
     // contribution (the next segment's windows start beyond it).
     const auto steps = static_cast<uint32_t>((seg_end - seg_begin) / h) + 1;
@@ -315,24 +317,31 @@ LT_HD inline uint32_t DetectEchoes(const ThresholdDetector& d, SignalContributio
       while (first < n && c[first].range_m < x_prev - 8 * sigma)
         ++first;
       const double f = PulseSignal(c, n, sigma, x, first);
+      if (best_is_prev) best_right = f;
+      best_is_prev = false;
       if (!above && f > t) {
         above = true;
-        r0 = detail::Crossing(c, n, sigma, t, x_prev, x, first);
+        r0 = detail::Crossing(c, n, sigma, t, x_prev, x, f_prev, f, first);
         best_x = x;
         best_f = f;
+        best_left = f_prev;
+        best_is_prev = true;
       } else if (above && f > best_f) {
         best_x = x;
         best_f = f;
+        best_left = f_prev;
+        best_is_prev = true;
       }
       if (above && !(f > t)) {
         above = false;
-        const double r1 = detail::Crossing(c, n, sigma, t, x_prev, x, first);
-        // The peak lies after r0, whose window start is at most `first` (already moved on
-        // only past contributions 8 sigma behind x_prev >= r0 - h); use the echo's own start.
+        const double r1 = detail::Crossing(c, n, sigma, t, x_prev, x, f_prev, f, first);
+        // The peak lies after r0; its window starts at most 8 sigma before r0.
         uint32_t echo_first = 0;
         while (echo_first < n && c[echo_first].range_m < r0 - 8 * sigma)
           ++echo_first;
-        const Echo e = detail::MakeEcho(d, c, n, r0, r1, best_x - h, best_x + h, echo_first);
+        if (best_x == x_prev) best_right = f;  // the grid maximum was the last point above T
+        const Echo e =
+            detail::MakeEcho(d, c, n, r0, r1, best_x, h, best_left, best_f, best_right, echo_first);
         if (count == kMaxEchoesDetected) {
           for (uint32_t m = 1; m < count; ++m)
             out[m - 1] = out[m];
@@ -344,6 +353,7 @@ LT_HD inline uint32_t DetectEchoes(const ThresholdDetector& d, SignalContributio
         ++seen;
       }
       x_prev = x;
+      f_prev = f;
     }
   }
   *detected = seen;
