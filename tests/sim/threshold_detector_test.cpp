@@ -395,3 +395,52 @@ TEST(RasterGather, RefusesAMovingSensor) {
 
 }  // namespace
 }  // namespace lt
+
+namespace lt {
+namespace {
+
+// Seed 001 Fig. 3: pulses from above pass through the canopy's gaps; several returns per
+// pulse, the last of many reaching the ground. An airborne line scanner 60 m above the
+// procedural forest, with a 5 mrad footprint (30 cm on the crowns, about a leaf's size) of 32
+// sub-rays and the threshold detector reporting up to 4 echoes (last returns).
+TEST(ThresholdDetector, ForestCanopyGivesSeveralEchoesPerPulseAndLastReturnsReachTheGround) {
+  auto scene = LoadScene(test::ConfigDir() / "scenes/forest.yaml", {});
+  auto p = LoadSensorProfile(test::ConfigDir() / "sensors/airborne_parallel.yaml");
+  ASSERT_TRUE(scene.ok() && p.ok()) << scene.message() << p.message();
+  const SensorProfile t = ThresholdSensor();
+  p->detector = t.detector;
+  p->detector.return_mode = physics::ReturnMode::kLast;
+  p->detector.max_echoes = 4;
+  p->detector.max_surfaces_per_sub_ray = 4;
+  p->detector.threshold_w = 2e-9;
+  GaussianFootprint(*p, 5e-3 / physics::kFwhmPerSigma, 32);
+  Trajectory above;
+  above.time_s = {0.0, 1.0};
+  above.poses = {{{1, 0, 0, 0}, {-5, 0, 60}}, {{1, 0, 0, 0}, {5, 0, 60}}};
+  const Frame f = CpuSimulator(*scene, *p, above, {2}).Simulate(0).value();
+  ASSERT_GT(f.size(), 1000u);
+  // Per beam: its echoes in range order (return_index), the last one's class.
+  std::map<uint32_t, std::vector<size_t>> beams;
+  for (size_t i = 0; i < f.size(); ++i)
+    beams[f.beam_id[i]].push_back(i);
+  size_t multi = 0, multi_ending_on_ground = 0, canopy_first = 0;
+  for (const auto& [beam, points] : beams) {
+    if (points.size() < 2) continue;
+    ++multi;
+    const size_t last = points.back();
+    multi_ending_on_ground += f.semantic_class[last] == 2;
+    canopy_first += f.semantic_class[points.front()] == 5;
+    for (size_t k = 1; k < points.size(); ++k)  // echoes in range order
+      EXPECT_GT(f.range_m[points[k]], f.range_m[points[k - 1]]);
+  }
+  std::printf(
+      "[forest] %zu beams with echoes, %zu with several, %zu of them last on the ground, "
+      "%zu first in the canopy\n",
+      beams.size(), multi, multi_ending_on_ground, canopy_first);
+  EXPECT_GT(multi, beams.size() / 20);           // the canopy splits a good share of pulses
+  EXPECT_GT(multi_ending_on_ground, multi / 4);  // and many still reach the ground
+  EXPECT_GT(canopy_first, multi / 2);            // through the crowns, not beside them
+}
+
+}  // namespace
+}  // namespace lt
