@@ -97,14 +97,14 @@ __global__ void SubRaySignalKernel(FrameContext c, GpuClosestHit closest,
                                                                       c.signal.max_surfaces));
 }
 
-// Threshold detector, stages 4-5: one thread per beam compacts its sub-rays' slots in place,
-// in (sub-ray, surface) order and cut at kMaxContributions exactly as GatherBeamSignal does on
-// the CPU, then detects and writes its K echo records.
+// Threshold detector, stages 4-5: one thread per beam compacts its sub-rays' slots, in
+// (sub-ray, surface) order and cut at kMaxContributions exactly as GatherBeamSignal does on the
+// CPU, then detects and writes its K echo records.
 // Only beams that have a signal run it (active[0 .. *active_count), sorted by their work): a
 // warp of beams with like work diverges far less than one where most beams see the sky (the
 // records of the others stay cleared). Each beam writes only its own records, so the order of
 // the work does not change the frame.
-__global__ void BeamEchoKernel(FrameContext c, physics::SignalContribution* contributions,
+__global__ void BeamEchoKernel(FrameContext c, const physics::SignalContribution* contributions,
                                const uint8_t* counts, const uint32_t* active,
                                const uint32_t* active_count, BeamRecord* out, uint32_t beam_begin) {
   const uint32_t a = blockIdx.x * blockDim.x + threadIdx.x;
@@ -112,18 +112,23 @@ __global__ void BeamEchoKernel(FrameContext c, physics::SignalContribution* cont
   const uint32_t i = active[a];
   const uint32_t n = c.footprint.sub_rays > 1 ? c.footprint.sub_rays : 1;
   const uint32_t slots = c.signal.max_surfaces;
-  physics::SignalContribution* seg = contributions + uint64_t{i} * n * slots;
+  // The beam's contributions, compacted into this thread's local memory: the detector reads
+  // them many times over, and local memory is interleaved across a warp's threads, so those
+  // reads coalesce, where reads of each beam's global slots would not (ncu: the kernel waited
+  // on scattered global loads).
+  const physics::SignalContribution* seg = contributions + uint64_t{i} * n * slots;
+  physics::SignalContribution local[kMaxContributions];
   uint32_t w = 0;
   for (uint32_t k = 0; k < n; ++k) {
     const uint32_t m = counts[uint64_t{i} * n + k];
     for (uint32_t s = 0; s < m && w < kMaxContributions; ++s)
-      seg[w++] = seg[k * slots + s];  // w <= k * slots + s: never overwrites what is unread
+      local[w++] = seg[k * slots + s];
   }
   BeamRecord* r = out + size_t{i} * c.echoes_per_beam;
   for (uint32_t e = 0; e < c.echoes_per_beam; ++e)
     r[e] = BeamRecord{};
   const BeamSetup s = SetUpBeam(c, beam_begin + i);
-  WriteEchoes(c, beam_begin + i, s.b, s.t, s.pose, seg, w, r);
+  WriteEchoes(c, beam_begin + i, s.b, s.t, s.pose, local, w, r);
 }
 
 // How much detecting beam i will cost, as a sort key: the grid steps DetectEchoes will march
