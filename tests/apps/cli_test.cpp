@@ -232,6 +232,62 @@ TEST(CliErrors, NonPositiveRotationRate) {
                 {"s.yaml", "'scan.rotation_rate_hz'", "must be positive"});
 }
 
+// The sensor-model tier's bad inputs (issue 9): each a clear error naming the file, the key
+// and the problem, and nothing written.
+TEST(CliErrors, BadKernelFilesAndThresholdDetectorValues) {
+  test::TempDir dir;
+  const std::string threshold = ReadAll(test::ConfigDir() / "sensors/ouster_os0_128_threshold.yaml");
+  auto with = [&](const std::string& from, const std::string& to) {
+    std::string s = threshold;
+    const auto at = s.find(from);
+    EXPECT_NE(at, std::string::npos) << from;
+    return s.replace(at, from.size(), to);
+  };
+  const std::string table_beam =
+      "beam:\n  footprint: table\n  kernel_file: k.csv\n  sub_rays: 16\n";
+  const std::string gaussian_beam = threshold.substr(threshold.find("beam:"),
+                                                     threshold.find("detector:") -
+                                                         threshold.find("beam:"));
+  struct Case {
+    const char* kernel;  // k.csv contents, or nullptr
+    std::string sensor;
+    std::vector<std::string> fragments;
+  };
+  const Case cases[] = {
+      {"x,-1,0\n0,nan,1\n1,1,1\n", with(gaussian_beam, table_beam),
+       {"k.csv", "'beam.kernel_file'", "not finite"}},
+      {"x,-1,0\n0,-2,1\n1,1,1\n", with(gaussian_beam, table_beam),
+       {"k.csv", "'beam.kernel_file'", "negative"}},
+      {"x,-1,0\n0,0,0\n1,0,0\n", with(gaussian_beam, table_beam),
+       {"k.csv", "all values are zero"}},
+      {"x,-1,0\n0,1,1\n1,1\n", with(gaussian_beam, table_beam),
+       {"k.csv:3", "expected 3 columns"}},
+      {nullptr, with("threshold_nw: 576", "threshold_nw: 0"),
+       {"s.yaml", "'detector.threshold_nw'", "must be positive"}},
+      {nullptr, with("pulse_width_ns: 5", "pulse_width_ns: -1"),
+       {"s.yaml", "'detector.pulse_width_ns'", "must be positive"}},
+      {nullptr, with("max_echoes: 2", "max_echoes: 9"),
+       {"s.yaml", "'detector.max_echoes'", "1..8"}},
+      {nullptr, with("max_echoes: 2", "max_echoes: 0"),
+       {"s.yaml", "'detector.max_echoes'", "1..8"}},
+  };
+  for (const Case& c : cases) {
+    if (c.kernel) dir.Write("k.csv", c.kernel);
+    const auto s = dir.Write("s.yaml", c.sensor);
+    ExpectFailure(dir, "simulate --sensor " + Q(s) + " --scene " + Q(kLab), c.fragments);
+  }
+  // A material whose response is out of range.
+  const std::string lib = ReadAll(test::ConfigDir() / "materials/library.yaml");
+  std::string bad = lib;
+  bad.replace(bad.find("transmittance: 0.92"), 19, "transmittance: 1.5");
+  dir.Write("library.yaml", bad);
+  std::string scene = ReadAll(kLab);
+  scene.replace(scene.find("materials: ../materials/library.yaml"), 36, "materials: library.yaml");
+  const auto sc = dir.Write("scene.yaml", scene);
+  ExpectFailure(dir, "simulate --sensor " + Q(kOs0) + " --scene " + Q(sc),
+                {"library.yaml", ".transmittance' (line", "must be a fraction"});
+}
+
 TEST(CliErrors, LaserconfigArraysOfDifferentLengths) {
   test::TempDir dir;
   dir.Write("b.laserconfig",
