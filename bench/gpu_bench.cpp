@@ -100,6 +100,53 @@ double Median(std::vector<double> v) {
   return v.empty() ? 0 : v[v.size() / 2];
 }
 
+#if LT_WITH_CUDA
+// Median times of `repeats` frames after one warm-up frame; `error` set when a frame failed.
+struct GpuFrameTimes {
+  double total_ms = 0, kernel_ms = 0, signal_ms = 0;
+  std::string error;
+};
+GpuFrameTimes TimeGpuFrames(const Scene& scene, const SensorProfile& profile,
+                            const Trajectory& traj, int repeats) {
+  GpuFrameTimes out;
+  auto created = CudaSimulator::Create(scene, profile, traj, {1, 0});
+  if (!created.ok()) {
+    out.error = created.message();
+    return out;
+  }
+  CudaSimulator& gpu = **created;
+  std::vector<double> total, kernel, signal;
+  for (int rep = 0; rep < repeats + 1; ++rep) {
+    if (auto f = gpu.Simulate(0); !f.ok()) {
+      out.error = f.message();
+      return out;
+    }
+    if (rep == 0) continue;  // warm-up
+    total.push_back(gpu.last_total_ms());
+    kernel.push_back(gpu.last_kernel_ms());
+    signal.push_back(gpu.last_signal_ms());
+  }
+  out.total_ms = Median(total);
+  out.kernel_ms = Median(kernel);
+  out.signal_ms = Median(signal);
+  return out;
+}
+
+// Median wall time [ms] of `repeats` frames of the CPU backend (0 when it cannot be created).
+double TimeCpuFrames(const Scene& scene, const SensorProfile& profile, const Trajectory& traj,
+                     unsigned threads, int repeats) {
+  auto cpu = CreateSimulator(Backend::kCpu, scene, profile, traj, {1, threads});
+  std::vector<double> ms;
+  for (int rep = 0; rep < repeats && cpu.ok(); ++rep) {
+    const auto t0 = std::chrono::steady_clock::now();
+    (void)(*cpu)->Simulate(0);
+    ms.push_back(
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
+  }
+  return Median(ms);
+}
+#endif
+
 struct Rays {
   std::vector<float> origins, directions;
   size_t size() const { return origins.size() / 3; }
@@ -204,33 +251,15 @@ GpuBenchReport RunGpuBench(const std::vector<uint64_t>& triangle_counts, int rep
       return report;
     }
     const Trajectory still = Trajectory::Static();
-    auto gpu = CudaSimulator::Create(*lab, *p, still, {1, 0});
-    if (!gpu.ok()) {
-      report.why_no_gpu = gpu.message();
+    const GpuFrameTimes times = TimeGpuFrames(*lab, *p, still, repeats);
+    if (!times.error.empty()) {
+      report.why_no_gpu = times.error;
       return report;
     }
-    std::vector<double> total, kernel, signal, cpu_ms;
-    for (int rep = 0; rep < repeats + 1; ++rep) {
-      if (auto f = (*gpu)->Simulate(0); !f.ok()) {
-        report.why_no_gpu = f.message();
-        return report;
-      }
-      if (rep == 0) continue;
-      total.push_back((*gpu)->last_total_ms());
-      kernel.push_back((*gpu)->last_kernel_ms());
-      signal.push_back((*gpu)->last_signal_ms());
-    }
-    report.lab_threshold_ms_total = Median(total);
-    report.lab_threshold_ms_kernel = Median(kernel);
-    report.lab_threshold_ms_signal = Median(signal);
-    auto cpu = CreateSimulator(Backend::kCpu, *lab, *p, still, {1, cpu_threads});
-    for (int rep = 0; rep < 3 && cpu.ok(); ++rep) {
-      const auto t0 = std::chrono::steady_clock::now();
-      (void)(*cpu)->Simulate(0);
-      cpu_ms.push_back(
-          std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
-    }
-    report.lab_cpu_threshold_ms = Median(cpu_ms);
+    report.lab_threshold_ms_total = times.total_ms;
+    report.lab_threshold_ms_kernel = times.kernel_ms;
+    report.lab_threshold_ms_signal = times.signal_ms;
+    report.lab_cpu_threshold_ms = TimeCpuFrames(*lab, *p, still, cpu_threads, 3);
   }
   for (uint64_t count : triangle_counts) {
     SceneFigures fig;
@@ -314,36 +343,16 @@ GpuBenchReport RunGpuBench(const std::vector<uint64_t>& triangle_counts, int rep
         {&bloom_raster, &signed_scene, &fig.bloom_raster_ms_total, &fig.bloom_raster_ms_kernel,
          nullptr, &unused}};
     for (const Variant& v : variants) {
-      auto gpu = CudaSimulator::Create(*v.scene, *v.profile, traj, {1, 0});
-      if (!gpu.ok()) {
-        report.why_no_gpu = gpu.message();
+      const GpuFrameTimes times = TimeGpuFrames(*v.scene, *v.profile, traj, repeats);
+      if (!times.error.empty()) {
+        report.why_no_gpu = times.error;
         return report;
       }
-      std::vector<double> total, kernel, signal, cpu_ms;
-      for (int rep = 0; rep < repeats + 1; ++rep) {
-        auto f = (*gpu)->Simulate(0);
-        if (!f.ok()) {
-          report.why_no_gpu = f.message();
-          return report;
-        }
-        if (rep == 0) continue;
-        total.push_back((*gpu)->last_total_ms());
-        kernel.push_back((*gpu)->last_kernel_ms());
-        signal.push_back((*gpu)->last_signal_ms());
-      }
-      *v.total = Median(total);
-      *v.kernel = Median(kernel);
-      *v.signal = Median(signal);
+      *v.total = times.total_ms;
+      *v.kernel = times.kernel_ms;
+      *v.signal = times.signal_ms;
       if (with_embree && v.cpu) {
-        auto cpu = CreateSimulator(Backend::kCpu, *v.scene, *v.profile, traj, {1, cpu_threads});
-        for (int rep = 0; rep < 2 && cpu.ok(); ++rep) {
-          const auto t0 = std::chrono::steady_clock::now();
-          (void)(*cpu)->Simulate(0);
-          cpu_ms.push_back(
-              std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0)
-                  .count());
-        }
-        *v.cpu = Median(cpu_ms);
+        *v.cpu = TimeCpuFrames(*v.scene, *v.profile, traj, cpu_threads, 2);
       }
     }
     SensorProfile os0_8 = os0.value();
@@ -352,34 +361,16 @@ GpuBenchReport RunGpuBench(const std::vector<uint64_t>& triangle_counts, int rep
     os0_8.footprint.mode = physics::DivergenceMode::kAverage;
     for (const SensorProfile* profile : {&os0.value(), &os0_8}) {
       const bool eight = profile == &os0_8;
-      auto gpu = CudaSimulator::Create(scene, *profile, traj, {1, 0});
-      if (!gpu.ok()) {
-        report.why_no_gpu = gpu.message();
+      const GpuFrameTimes times = TimeGpuFrames(scene, *profile, traj, repeats);
+      if (!times.error.empty()) {
+        report.why_no_gpu = times.error;
         return report;
       }
-      std::vector<double> total, kernel, cpu_ms;
-      for (int rep = 0; rep < repeats + 1; ++rep) {
-        auto f = (*gpu)->Simulate(0);
-        if (!f.ok()) {
-          report.why_no_gpu = f.message();
-          return report;
-        }
-        if (rep == 0) continue;  // warm-up
-        total.push_back((*gpu)->last_total_ms());
-        kernel.push_back((*gpu)->last_kernel_ms());
-      }
-      (eight ? fig.frame8_ms_total : fig.frame_ms_total) = Median(total);
-      (eight ? fig.frame8_ms_kernel : fig.frame_ms_kernel) = Median(kernel);
+      (eight ? fig.frame8_ms_total : fig.frame_ms_total) = times.total_ms;
+      (eight ? fig.frame8_ms_kernel : fig.frame_ms_kernel) = times.kernel_ms;
       if (with_embree) {
-        auto cpu = CreateSimulator(Backend::kCpu, scene, *profile, traj, {1, cpu_threads});
-        for (int rep = 0; rep < 3 && cpu.ok(); ++rep) {
-          const auto t0 = std::chrono::steady_clock::now();
-          (void)(*cpu)->Simulate(0);
-          cpu_ms.push_back(
-              std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0)
-                  .count());
-        }
-        (eight ? fig.cpu_frame8_ms : fig.cpu_frame_ms) = Median(cpu_ms);
+        (eight ? fig.cpu_frame8_ms : fig.cpu_frame_ms) =
+            TimeCpuFrames(scene, *profile, traj, cpu_threads, 3);
       }
     }
     report.scenes.push_back(fig);

@@ -111,6 +111,29 @@ LT_HD inline physics::Vec3<double> SubRayDirection(const FrameContext& c, uint32
   return physics::DirectionInCone(central, c.footprint.half_angle_rad, w.v[0], w.v[1]);
 }
 
+// A valid record of one point: where and when it was seen, its intensity, and the labels of
+// the surface that returned it.
+LT_HD inline BeamRecord PointRecord(uint32_t beam, const physics::BeamSample<double>& b, double t,
+                                    const physics::Vec3<double>& point, double range,
+                                    double intensity, const ObjectInfo& o) {
+  BeamRecord r{};
+  r.valid = 1;
+  r.beam = beam;
+  r.x_m = static_cast<float>(point.x);
+  r.y_m = static_cast<float>(point.y);
+  r.z_m = static_cast<float>(point.z);
+  r.range_m = static_cast<float>(range);
+  r.intensity = static_cast<float>(intensity);
+  r.reflectance = static_cast<float>(o.r0);
+  r.channel = b.channel;
+  r.column = b.column;
+  r.material = o.material;
+  r.instance = o.instance;
+  r.semantic = o.semantic;
+  r.time_s = t;
+  return r;
+}
+
 // Ideal and capability detectors: one point per beam from the nearest hit of one sub-ray
 // (random selection) or the average of all sub-rays (seed 003 "Beam Divergence").
 template <typename ClosestHit>
@@ -166,21 +189,7 @@ LT_HD BeamRecord SimulateBeamSingleHit(const FrameContext& c, uint32_t beam,
     point =
         physics::ReportedPoint(range, central, pose, c.pose_end, c.trajectory.motion_correction);
   }
-  r.valid = 1;
-  r.beam = beam;
-  r.x_m = static_cast<float>(point.x);
-  r.y_m = static_cast<float>(point.y);
-  r.z_m = static_cast<float>(point.z);
-  r.range_m = static_cast<float>(range);
-  r.intensity = static_cast<float>(100.0 * reflectance);
-  r.reflectance = static_cast<float>(dominant->r0);
-  r.channel = b.channel;
-  r.column = b.column;
-  r.material = dominant->material;
-  r.instance = dominant->instance;
-  r.semantic = dominant->semantic;
-  r.time_s = t;
-  return r;
+  return PointRecord(beam, b, t, point, range, 100.0 * reflectance, *dominant);
 }
 
 // Stage 1: sub-ray k of the beam's footprint, its direction in the sensor frame and its share
@@ -352,24 +361,12 @@ LT_HD inline void WriteEchoes(const FrameContext& c, uint32_t beam,
     const ObjectInfo& o = c.objects[e.source];
     const physics::Vec3<double> p =
         physics::ReportedPoint(range, central, pose, c.pose_end, c.trajectory.motion_correction);
-    BeamRecord& r = out[slot++];
-    r.valid = 1;
-    r.beam = beam;
-    r.x_m = static_cast<float>(p.x);
-    r.y_m = static_cast<float>(p.y);
-    r.z_m = static_cast<float>(p.z);
-    r.range_m = static_cast<float>(range);
     // Calibrated reflectivity: the echo's peak power over a white Lambertian target's at the
     // same range, in percent (link_budget.h).
-    r.intensity = static_cast<float>(100.0 * e.peak_power_w /
-                                     physics::WhiteTargetPower(c.signal.link, e.peak_range_m));
-    r.reflectance = static_cast<float>(o.r0);
-    r.channel = b.channel;
-    r.column = b.column;
-    r.material = o.material;
-    r.instance = o.instance;
-    r.semantic = o.semantic;
-    r.time_s = t;
+    BeamRecord& r = out[slot++];
+    r = PointRecord(
+        beam, b, t, p, range,
+        100.0 * e.peak_power_w / physics::WhiteTargetPower(c.signal.link, e.peak_range_m), o);
     r.echo_pulse_width_ns =
         static_cast<float>(2.0 * (e.end_m - e.start_m) / physics::kSpeedOfLight_m_s * 1e9);
     r.return_index = e.index;

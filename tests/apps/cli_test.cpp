@@ -236,7 +236,8 @@ TEST(CliErrors, NonPositiveRotationRate) {
 // and the problem, and nothing written.
 TEST(CliErrors, BadKernelFilesAndThresholdDetectorValues) {
   test::TempDir dir;
-  const std::string threshold = ReadAll(test::ConfigDir() / "sensors/ouster_os0_128_threshold.yaml");
+  const std::string threshold =
+      ReadAll(test::ConfigDir() / "sensors/ouster_os0_128_threshold.yaml");
   auto with = [&](const std::string& from, const std::string& to) {
     std::string s = threshold;
     const auto at = s.find(from);
@@ -245,30 +246,33 @@ TEST(CliErrors, BadKernelFilesAndThresholdDetectorValues) {
   };
   const std::string table_beam =
       "beam:\n  footprint: table\n  kernel_file: k.csv\n  sub_rays: 16\n";
-  const std::string gaussian_beam = threshold.substr(threshold.find("beam:"),
-                                                     threshold.find("detector:") -
-                                                         threshold.find("beam:"));
+  const std::string gaussian_beam = threshold.substr(
+      threshold.find("beam:"), threshold.find("detector:") - threshold.find("beam:"));
   struct Case {
     const char* kernel;  // k.csv contents, or nullptr
     std::string sensor;
     std::vector<std::string> fragments;
   };
   const Case cases[] = {
-      {"x,-1,0\n0,nan,1\n1,1,1\n", with(gaussian_beam, table_beam),
+      {"x,-1,0\n0,nan,1\n1,1,1\n",
+       with(gaussian_beam, table_beam),
        {"k.csv", "'beam.kernel_file'", "not finite"}},
-      {"x,-1,0\n0,-2,1\n1,1,1\n", with(gaussian_beam, table_beam),
+      {"x,-1,0\n0,-2,1\n1,1,1\n",
+       with(gaussian_beam, table_beam),
        {"k.csv", "'beam.kernel_file'", "negative"}},
-      {"x,-1,0\n0,0,0\n1,0,0\n", with(gaussian_beam, table_beam),
-       {"k.csv", "all values are zero"}},
-      {"x,-1,0\n0,1,1\n1,1\n", with(gaussian_beam, table_beam),
-       {"k.csv:3", "expected 3 columns"}},
-      {nullptr, with("threshold_nw: 576", "threshold_nw: 0"),
+      {"x,-1,0\n0,0,0\n1,0,0\n", with(gaussian_beam, table_beam), {"k.csv", "all values are zero"}},
+      {"x,-1,0\n0,1,1\n1,1\n", with(gaussian_beam, table_beam), {"k.csv:3", "expected 3 columns"}},
+      {nullptr,
+       with("threshold_nw: 576", "threshold_nw: 0"),
        {"s.yaml", "'detector.threshold_nw'", "must be positive"}},
-      {nullptr, with("pulse_width_ns: 5", "pulse_width_ns: -1"),
+      {nullptr,
+       with("pulse_width_ns: 5", "pulse_width_ns: -1"),
        {"s.yaml", "'detector.pulse_width_ns'", "must be positive"}},
-      {nullptr, with("max_echoes: 2", "max_echoes: 9"),
+      {nullptr,
+       with("max_echoes: 2", "max_echoes: 9"),
        {"s.yaml", "'detector.max_echoes'", "1..8"}},
-      {nullptr, with("max_echoes: 2", "max_echoes: 0"),
+      {nullptr,
+       with("max_echoes: 2", "max_echoes: 0"),
        {"s.yaml", "'detector.max_echoes'", "1..8"}},
   };
   for (const Case& c : cases) {
