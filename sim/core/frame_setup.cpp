@@ -83,7 +83,7 @@ Expected<AngularRasterView> PlanRaster(const SensorProfile& p) {
   }
   const uint64_t pixels = uint64_t{r.naz} * r.nel;
   if (pixels > kMaxRasterPixels) {
-    return Error{p.name + ": beam.raster_resolution_mrad " + std::to_string(res * 1e3) +
+    return Error{p.source_file + ": beam.raster_resolution_mrad " + std::to_string(res * 1e3) +
                  " gives a raster of " + std::to_string(r.naz) + " x " + std::to_string(r.nel) +
                  " pixels, more than " + std::to_string(kMaxRasterPixels) +
                  "; use a coarser resolution"};
@@ -94,7 +94,7 @@ Expected<AngularRasterView> PlanRaster(const SensorProfile& p) {
 Status CheckRasterGather(const SensorProfile& p, const Scene& scene, const Trajectory& t) {
   if (!p.raster_gather) return {};
   if (scene.HasMovingObjects()) {
-    return Error{p.name +
+    return Error{p.source_file +
                  ": beam.gather: raster needs a static scene (the raster is traced once "
                  "per frame); this scene has moving objects: use gather: sub_rays"};
   }
@@ -105,7 +105,7 @@ Status CheckRasterGather(const SensorProfile& p, const Scene& scene, const Traje
         a.translation.z != b.translation.z || a.rotation.w != b.rotation.w ||
         a.rotation.x != b.rotation.x || a.rotation.y != b.rotation.y ||
         a.rotation.z != b.rotation.z) {
-      return Error{p.name +
+      return Error{p.source_file +
                    ": beam.gather: raster needs a static sensor (the raster is traced "
                    "from one pose per frame); the trajectory moves: use gather: sub_rays"};
     }

@@ -52,6 +52,10 @@ uint64_t CpuSimulator::RaysPerFrame() const {
 }
 
 Expected<Frame> CpuSimulator::Simulate(uint32_t frame_index) {
+  if (!caster_) {
+    return Error{"the CPU backend could not build its ray caster for " +
+                 std::to_string(scene_.TriangleCount()) + " triangles (out of memory)"};
+  }
   const uint32_t beams = profile_.BeamCount();
   const double period = profile_.FramePeriodS();
   const double t0 = trajectory_.start_time_s + frame_index * period;

@@ -18,6 +18,8 @@ class CpuSimulator final : public Simulator {
   Expected<Frame> Simulate(uint32_t frame_index) override;
   uint64_t RaysPerFrame() const override;
   Backend backend() const override { return Backend::kCpu; }
+  // False when the ray caster could not be built (Embree out of memory); Simulate then fails.
+  bool ready() const { return caster_ != nullptr; }
 
  private:
   const Scene& scene_;

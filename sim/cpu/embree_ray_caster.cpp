@@ -39,14 +39,19 @@ class EmbreeRayCaster final : public RayCaster {
       auto* vb = static_cast<float*>(rtcSetNewGeometryBuffer(g, RTC_BUFFER_TYPE_VERTEX, 0,
                                                              RTC_FORMAT_FLOAT3, 3 * sizeof(float),
                                                              mesh.vertices.size()));
+      auto* ib = static_cast<unsigned*>(
+          rtcSetNewGeometryBuffer(g, RTC_BUFFER_TYPE_INDEX, 0, RTC_FORMAT_UINT3,
+                                  3 * sizeof(unsigned), mesh.triangles.size()));
+      if (!vb || !ib) {  // out of memory: the caller reports it (RayCaster::Create)
+        rtcReleaseGeometry(g);
+        built_ = false;
+        return;
+      }
       vertex_buffers_[o] = vb;
       for (size_t i = 0; i < mesh.vertices.size(); ++i) {
         for (int k = 0; k < 3; ++k)
           vb[3 * i + k] = static_cast<float>(mesh.vertices[i][k]);
       }
-      auto* ib = static_cast<unsigned*>(
-          rtcSetNewGeometryBuffer(g, RTC_BUFFER_TYPE_INDEX, 0, RTC_FORMAT_UINT3,
-                                  3 * sizeof(unsigned), mesh.triangles.size()));
       for (size_t t = 0; t < mesh.triangles.size(); ++t) {
         for (int k = 0; k < 3; ++k)
           ib[3 * t + k] = mesh.triangles[t][k];
@@ -56,7 +61,9 @@ class EmbreeRayCaster final : public RayCaster {
       rtcReleaseGeometry(g);
     }
     rtcCommitScene(rtc_scene_);
+    built_ = rtcGetDeviceError(device_) == RTC_ERROR_NONE;
   }
+  bool built() const { return built_; }
 
   ~EmbreeRayCaster() override {
     rtcReleaseScene(rtc_scene_);
@@ -121,6 +128,7 @@ class EmbreeRayCaster final : public RayCaster {
   const Scene& scene_;
   RTCDevice device_ = nullptr;
   RTCScene rtc_scene_ = nullptr;
+  bool built_ = true;
   std::vector<float*> vertex_buffers_;                     // Embree's, per object
   std::vector<std::vector<std::array<double, 3>>> moved_;  // moved objects' vertices
 };
@@ -128,7 +136,9 @@ class EmbreeRayCaster final : public RayCaster {
 }  // namespace
 
 std::unique_ptr<RayCaster> RayCaster::Create(const Scene& scene) {
-  return std::make_unique<EmbreeRayCaster>(scene);
+  auto caster = std::make_unique<EmbreeRayCaster>(scene);
+  if (!caster->built()) return nullptr;
+  return caster;
 }
 
 }  // namespace lt

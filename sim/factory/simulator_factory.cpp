@@ -32,8 +32,12 @@ Expected<std::unique_ptr<Simulator>> CreateSimulator(Backend backend, const Scen
                                                      const Trajectory& trajectory,
                                                      SimulationOptions options) {
   if (backend == Backend::kCpu) {
-    return std::unique_ptr<Simulator>(
-        std::make_unique<CpuSimulator>(scene, profile, trajectory, options));
+    auto cpu = std::make_unique<CpuSimulator>(scene, profile, trajectory, options);
+    if (!cpu->ready()) {
+      return Error{"the CPU backend could not build its ray caster (Embree) for " +
+                   std::to_string(scene.TriangleCount()) + " triangles: out of memory"};
+    }
+    return std::unique_ptr<Simulator>(std::move(cpu));
   }
 #if LT_WITH_CUDA
   auto gpu = CudaSimulator::Create(scene, profile, trajectory, options);

@@ -148,7 +148,7 @@ void ReadSurfaceResponse(ConfigMap& entry, Material& m) {
   }
   m.retroreflective_max_entrance_deg =
       entry.Number("retroreflective_max_entrance_deg", m.retroreflective_peak_sr > 0 ? 60 : 0);
-  if (m.retroreflective_peak_sr > 0 &&
+  if ((m.retroreflective_peak_sr > 0 || entry.Has("retroreflective_max_entrance_deg")) &&
       !(m.retroreflective_max_entrance_deg > 0 && m.retroreflective_max_entrance_deg <= 90)) {
     entry.Fail("retroreflective_max_entrance_deg",
                "must be in (0, 90], got " + std::to_string(m.retroreflective_max_entrance_deg));
@@ -202,6 +202,15 @@ Expected<MaterialLibrary> LoadMaterialLibrary(const std::filesystem::path& path)
       continue;
     }
     if (lib.Find(m.name) >= 0) entry.Fail("name", "duplicate material name '" + m.name + "'");
+    // Energy: what a surface reflects diffusely and what it transmits cannot exceed what falls
+    // on it.
+    if (!m.reflectance.empty() && m.transmittance > 0) {
+      const double r_max = *std::max_element(m.reflectance.begin(), m.reflectance.end());
+      if (r_max + m.transmittance > 1 + 1e-12) {
+        entry.Fail("transmittance", "plus the reflectance (" + std::to_string(r_max) +
+                                        ") exceeds 1, got " + std::to_string(m.transmittance));
+      }
+    }
     if (Status s = root.FirstError(); !s.ok()) return s.error();
     if (Status s = NormaliseSpectrum(m, where); !s.ok()) return s.error();
     lib.materials.push_back(std::move(m));

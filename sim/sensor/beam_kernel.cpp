@@ -1,5 +1,6 @@
 #include "lidartwin/sim/beam_kernel.h"
 
+#include <algorithm>
 #include <cmath>
 #include <sstream>
 #include <string>
@@ -17,9 +18,23 @@ struct CsvRows {
   std::vector<int> line;  // 1-based line of each row
 };
 
+// A cell as it may be shown in a message: at most 24 characters, anything unprintable as '?'.
+std::string Printable(const std::string& cell) {
+  std::string s = cell.substr(0, 24);
+  for (char& ch : s) {
+    if (static_cast<unsigned char>(ch) < 32 || static_cast<unsigned char>(ch) > 126) ch = '?';
+  }
+  return cell.size() > 24 ? s + "..." : s;
+}
+
+// Cells a row may hold: a 4096-angle axis plus its label.
+constexpr int kMaxCells = 4097;
+
 Expected<CsvRows> ReadCsvNumbers(const std::filesystem::path& file, bool first_cell_label) {
   auto text = ReadTextFile(file, " kernel file");
   if (!text.ok()) return text.error();
+  // A UTF-8 byte-order mark, as some spreadsheets write.
+  if (text->rfind("\xEF\xBB\xBF", 0) == 0) text->erase(0, 3);
   CsvRows out;
   std::istringstream in(*text);
   std::string line;
@@ -35,6 +50,10 @@ Expected<CsvRows> ReadCsvNumbers(const std::filesystem::path& file, bool first_c
     int column = 0;
     while (std::getline(cells, cell, ',')) {
       ++column;
+      if (column > kMaxCells) {
+        return Error{file.string() + ":" + std::to_string(line_no) + ": more than " +
+                     std::to_string(kMaxCells) + " columns"};
+      }
       if (first_cell_label && out.rows.empty() && column == 1) {
         row.push_back(std::nan(""));  // the label
         continue;
@@ -45,16 +64,20 @@ Expected<CsvRows> ReadCsvNumbers(const std::filesystem::path& file, bool first_c
         ++end;
       if (end == cell.c_str() || (end && *end != '\0')) {
         return Error{file.string() + ":" + std::to_string(line_no) + ": column " +
-                     std::to_string(column) + ": '" + cell + "' is not a number"};
+                     std::to_string(column) + ": '" + Printable(cell) + "' is not a number"};
       }
       if (!std::isfinite(v)) {
         return Error{file.string() + ":" + std::to_string(line_no) + ": column " +
-                     std::to_string(column) + ": " + cell + " is not finite"};
+                     std::to_string(column) + ": " + Printable(cell) + " is not finite"};
       }
       row.push_back(v);
     }
     out.rows.push_back(std::move(row));
     out.line.push_back(line_no);
+    if (out.rows.size() > static_cast<size_t>(kMaxCells)) {
+      return Error{file.string() + ":" + std::to_string(line_no) + ": more than " +
+                   std::to_string(kMaxCells) + " rows"};
+    }
   }
   if (out.rows.empty()) return Error{file.string() + ": no data rows"};
   return out;
@@ -66,6 +89,12 @@ Status CheckAxis(const std::vector<double>& a, const std::string& where) {
     return Error{where + ": needs at least 2 angles, got " + std::to_string(a.size())};
   if (a.size() > 4096) return Error{where + ": more than 4096 angles"};
   const double step = a[1] - a[0];
+  // Goniometer angles about the beam: beyond 500 mrad (29 deg) a kernel is no beam's.
+  for (double x : a) {
+    if (!(std::abs(x) <= 500)) {
+      return Error{where + ": angle " + std::to_string(x) + " mrad is beyond +-500 mrad"};
+    }
+  }
   for (size_t i = 1; i < a.size(); ++i) {
     const double d = a[i] - a[i - 1];
     if (!(d > 0))
@@ -145,12 +174,16 @@ Expected<KernelTable> LoadSeparableKernel(const std::filesystem::path& h_file,
   if (!h.ok()) return h.error();
   auto v = LoadSlice(v_file);
   if (!v.ok()) return v.error();
+  // Each slice scaled to a peak of 1 first, so that the product neither overflows nor
+  // underflows (the scale of a kernel is arbitrary).
+  const double h_peak = *std::max_element(h->second.begin(), h->second.end());
+  const double v_peak = *std::max_element(v->second.begin(), v->second.end());
   KernelTable k;
   k.h_mrad = h->first;
   k.v_mrad = v->first;
   for (double vv : v->second) {
     for (double hv : h->second)
-      k.value.push_back(hv * vv);
+      k.value.push_back((hv / h_peak) * (vv / v_peak));
   }
   return k;
 }
@@ -164,13 +197,19 @@ KernelSampling PrepareKernelSampling(const KernelTable& t, double tail_exponent)
   s.dv_rad = (t.v_mrad.back() - t.v_mrad.front()) / (s.nv - 1) * 1e-3;
   s.h0_rad = t.h_mrad[0] * 1e-3 - 0.5 * s.dh_rad;
   s.v0_rad = t.v_mrad[0] * 1e-3 - 0.5 * s.dv_rad;
+  // Powers relative to the peak first: values near the limits of double then neither
+  // overflow the sum nor underflow.
+  const double peak = *std::max_element(t.value.begin(), t.value.end());
+  std::vector<double> rel(t.value.size());
   double total = 0;
-  for (double v : t.value)
-    total += v;
+  for (size_t c = 0; c < rel.size(); ++c) {
+    rel[c] = t.value[c] / peak;
+    total += rel[c];
+  }
   std::vector<double> q(t.value.size());
   double z = 0;
   for (size_t c = 0; c < q.size(); ++c) {
-    q[c] = t.value[c] > 0 ? std::pow(t.value[c] / total, tail_exponent) : 0.0;
+    q[c] = rel[c] > 0 ? std::pow(rel[c] / total, tail_exponent) : 0.0;
     z += q[c];
   }
   s.cdf.resize(q.size());
@@ -179,7 +218,7 @@ KernelSampling PrepareKernelSampling(const KernelTable& t, double tail_exponent)
   for (size_t c = 0; c < q.size(); ++c) {
     run += q[c] / z;
     s.cdf[c] = static_cast<float>(run);
-    s.weight[c] = q[c] > 0 ? static_cast<float>((t.value[c] / total) / (q[c] / z)) : 0.0f;
+    s.weight[c] = q[c] > 0 ? static_cast<float>((rel[c] / total) / (q[c] / z)) : 0.0f;
   }
   // The last sampled cell closes the CDF exactly, so u < 1 always finds a cell.
   for (size_t c = q.size(); c-- > 0;) {

@@ -407,8 +407,13 @@ void ReadGaussianSpots(ConfigMap& b, SensorProfile& p) {
     const double power = s.Number("power", 1);
     if (!(power > 0 && power < 1e6))
       s.Fail("power", "must be positive, got " + std::to_string(power));
-    f.spots[k] = {s.Number("h_offset_mrad", 0) * 1e-3, s.Number("v_offset_mrad", 0) * 1e-3,
-                  SigmaFromFwhmMrad(s, "divergence_h_fwhm_mrad"),
+    const double h_offset = s.Number("h_offset_mrad", 0);
+    const double v_offset = s.Number("v_offset_mrad", 0);
+    for (const auto& [key, value] : {std::pair<const char*, double>{"h_offset_mrad", h_offset},
+                                     std::pair<const char*, double>{"v_offset_mrad", v_offset}}) {
+      if (!(std::abs(value) <= 500)) s.Fail(key, "must be within +-500 mrad, got " + Num(value));
+    }
+    f.spots[k] = {h_offset * 1e-3, v_offset * 1e-3, SigmaFromFwhmMrad(s, "divergence_h_fwhm_mrad"),
                   SigmaFromFwhmMrad(s, "divergence_v_fwhm_mrad"), power};
     total += power > 0 ? power : 0;
   }
@@ -431,6 +436,14 @@ void ReadKernelTable(ConfigMap& b, SensorProfile& p) {
     const std::string h = b.String("kernel_h_file");
     const std::string v = b.String("kernel_v_file");
     if (h.empty() || v.empty()) return;
+    // Each slice alone first, so an error names its own key.
+    for (const auto& [key, file] : {std::pair<const char*, std::string>{"kernel_h_file", h},
+                                    std::pair<const char*, std::string>{"kernel_v_file", v}}) {
+      if (auto one = LoadSeparableKernel(b.Resolve(file), b.Resolve(file)); !one.ok()) {
+        b.Fail(key, one.message());
+        return;
+      }
+    }
     table = LoadSeparableKernel(b.Resolve(h), b.Resolve(v));
     if (!table.ok()) b.Fail("kernel_h_file", table.message());
   }
@@ -507,9 +520,20 @@ void ReadThresholdDetector(ConfigMap& d, SensorProfile& p) {
   }
   c.link.extinction_per_m = extinction * 1e-3;
   c.pulse_width_ns = Positive(d, "pulse_width_ns", 1e4);
+  if (c.pulse_width_ns > 0 && c.pulse_width_ns < 0.01) {
+    d.Fail("pulse_width_ns", "must be at least 0.01 ns (10 ps), got " + Num(c.pulse_width_ns));
+  }
   c.threshold_w = Positive(d, "threshold_nw", 1e15) * 1e-9;
+  if (c.threshold_w > 0 && c.threshold_w < 1e-15) {
+    d.Fail("threshold_nw", "must be at least 1e-6 nW (1 fW), got " + Num(c.threshold_w * 1e9));
+  }
   c.walk_reference_power_w = d.Number("walk_reference_power_nw", 10 * c.threshold_w * 1e9) * 1e-9;
-  if (!(c.walk_reference_power_w > 0)) d.Fail("walk_reference_power_nw", "must be positive");
+  // The walk offset sigma sqrt(2 ln(P_walk / T)) stays within 5.3 sigma.
+  if (!(c.walk_reference_power_w >= c.threshold_w &&
+        c.walk_reference_power_w <= 1e6 * c.threshold_w)) {
+    d.Fail("walk_reference_power_nw", "must be between threshold_nw and 1e6 x threshold_nw, got " +
+                                          Num(c.walk_reference_power_w * 1e9));
+  }
   const std::string range = d.String("range_mode", "peak");
   if (range == "peak") {
     c.echo_range = physics::EchoRange::kPeak;
@@ -556,9 +580,9 @@ void ReadThresholdDetector(ConfigMap& d, SensorProfile& p) {
            "must be in [0, 100), got " + std::to_string(c.range_noise_sigma_m));
   }
   c.range_resolution_m = d.Number("range_resolution_mm", 0) * 1e-3;
-  if (!(c.range_resolution_m >= 0 && c.range_resolution_m < 10)) {
+  if (!(c.range_resolution_m == 0 || (c.range_resolution_m >= 1e-6 && c.range_resolution_m < 10))) {
     d.Fail("range_resolution_mm",
-           "must be in [0, 10000), got " + std::to_string(c.range_resolution_m * 1e3));
+           "must be 0 (none) or in [0.001, 10000) mm, got " + Num(c.range_resolution_m * 1e3));
   }
   c.outlier_probability = d.Number("outlier_probability", 0);
   if (!(c.outlier_probability >= 0 && c.outlier_probability <= 1)) {
@@ -602,6 +626,7 @@ Expected<SensorProfile> ParseSensorProfile(const std::string& yaml_text,
   ConfigMap& root = parsed.value();
   SensorProfile p;
   p.source_text = yaml_text;
+  p.source_file = file.string();
   p.name = root.String("name");
   p.wavelength_nm = root.Number("wavelength_nm");
   p.min_range_m = root.Number("min_range_m", 0);
@@ -623,7 +648,21 @@ Expected<SensorProfile> ParseSensorProfile(const std::string& yaml_text,
   ConfigMap detector = root.Map("detector");
   ReadDetector(detector, p);
   if (Status s = root.Finish(); !s.ok()) return s.error();
-  if (p.BeamCount() == 0) return Error{file.string() + ": the scan pattern has no beams"};
+  // Beams per frame, counted in 64 bits where the scan multiplies two counts.
+  const uint64_t beams = p.scan == ScanKind::kSpinning
+                             ? uint64_t{p.columns} * p.elevation_rad.size()
+                             : uint64_t{p.BeamCount()};
+  if (beams == 0) return Error{file.string() + ": the scan pattern has no beams"};
+  if (beams > kMaxBeamsPerFrame) {
+    return Error{file.string() + ": the scan gives " + std::to_string(beams) +
+                 " beams per frame, more than " + std::to_string(kMaxBeamsPerFrame) +
+                 " (lower the pulse rate or raise the frame rate)"};
+  }
+  if (beams * p.EchoesPerBeam() > kMaxRecordsPerFrame) {
+    return Error{file.string() + ": " + std::to_string(beams) + " beams x " +
+                 std::to_string(p.EchoesPerBeam()) + " echoes is more than " +
+                 std::to_string(kMaxRecordsPerFrame) + " echo records per frame"};
+  }
   if (p.raster_gather && p.detector.kind != DetectorKind::kThreshold) {
     return Error{file.string() +
                  ": beam.gather: raster gathers a return signal, which only the "

@@ -154,3 +154,31 @@ TEST(ReturnSignal, MoreEchoesThanTheArrayKeepsTheLastOnes) {
 
 }  // namespace
 }  // namespace lt::physics
+
+namespace lt::physics {
+namespace {
+
+// A return 1e14..1e20 times the threshold (a retroreflector against a very low threshold):
+// its pulse stays above T farther than 8 sigma from its centre, so the cut-off widens with it
+// (PulseCut) and the echo's start still matches a brute-force bisection of the exact sum.
+TEST(ReturnSignal, HugeReturnsKeepTheirTrueInterval) {
+  for (double ratio : {1e14, 1e20}) {
+    const auto e =
+        Detect(Detector(EchoRange::kLeadingEdge, ReturnMode::kFirst),
+               {{50.0f, static_cast<float>(ratio), 0}, {50.05f, static_cast<float>(ratio), 1}});
+    ASSERT_EQ(e.size(), 1u);
+    const double r2 = static_cast<double>(50.05f);
+    auto f = [&](double x) {
+      const float p = static_cast<float>(ratio);
+      return p * std::exp(-(x - 50) * (x - 50) / (2 * kSigma * kSigma)) +
+             p * std::exp(-(x - r2) * (x - r2) / (2 * kSigma * kSigma));
+    };
+    double lo = 40, hi = 50;
+    for (int it = 0; it < 200; ++it)
+      (f(0.5 * (lo + hi)) > 1 ? hi : lo) = 0.5 * (lo + hi);
+    EXPECT_NEAR(e[0].start_m, lo, 1e-5) << ratio;
+  }
+}
+
+}  // namespace
+}  // namespace lt::physics

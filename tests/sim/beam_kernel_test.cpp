@@ -53,8 +53,28 @@ TEST(BeamKernel, SeparableSlicesMultiply) {
   const auto v = Write("v.csv", "-2,0.5\n0,1\n2,0.5\n");
   auto k = LoadSeparableKernel(h, v);
   ASSERT_TRUE(k.ok()) << k.message();
-  EXPECT_DOUBLE_EQ(k->value[1 * 3 + 1], 2.0);
-  EXPECT_DOUBLE_EQ(k->value[0 * 3 + 0], 0.5);
+  // Relative to the peak (the scale of a kernel is arbitrary): H / 2 times V / 1.
+  EXPECT_DOUBLE_EQ(k->value[1 * 3 + 1], 1.0);
+  EXPECT_DOUBLE_EQ(k->value[0 * 3 + 0], 0.25);
+  // Slices near the limits of double neither underflow nor overflow in the product.
+  for (const char* scale : {"e-200", "e200"}) {
+    const auto tiny =
+        Write("tiny.csv", std::string("-1,1") + scale + "\n0,2" + scale + "\n1,1" + scale + "\n");
+    auto p = LoadSeparableKernel(tiny, tiny);
+    ASSERT_TRUE(p.ok()) << p.message();
+    EXPECT_DOUBLE_EQ(p->value[4], 1.0);
+    const KernelSampling s = PrepareKernelSampling(*p, 0.5);
+    EXPECT_FLOAT_EQ(s.cdf.back(), 1.0f);
+    for (float w : s.weight)
+      EXPECT_TRUE(std::isfinite(w));
+  }
+  // A grid of 1e308s (their sum overflows) still gives finite sampling tables.
+  auto huge = LoadKernelGrid(Write("huge.csv",
+                                   "x,-1,0,1\n-1,1e308,1e308,1e308\n0,1e308,1e308,"
+                                   "1e308\n1,1e308,1e308,1e308\n"));
+  ASSERT_TRUE(huge.ok()) << huge.message();
+  for (float w : PrepareKernelSampling(*huge, 0.5).weight)
+    EXPECT_NEAR(w, 1.0f, 1e-5f);
 }
 
 TEST(BeamKernel, BadFilesAreClearErrors) {
@@ -72,6 +92,8 @@ TEST(BeamKernel, BadFilesAreClearErrors) {
       {"word.csv", "x,-1,0\n0,1,abc\n1,1,1\n", "'abc' is not a number"},
       {"one.csv", "x,-1,0\n0,1,1\n", "at least 2"},
       {"empty.csv", "# nothing\n", "no data rows"},
+      {"wide.csv", "x,-600,0\n0,1,1\n1,1,1\n", "beyond +-500 mrad"},
+      {"binary.csv", "x,-1,0\n0,1,\x01\x02\xff\n1,1,1\n", "'???' is not a number"},
   };
   for (const Case& c : cases) {
     auto k = LoadKernelGrid(Write(c.name, c.text));
@@ -79,7 +101,13 @@ TEST(BeamKernel, BadFilesAreClearErrors) {
     EXPECT_NE(k.message().find(c.expect), std::string::npos) << c.name << ": " << k.message();
     EXPECT_NE(k.message().find(c.name), std::string::npos) << k.message();
   }
-  EXPECT_FALSE(LoadKernelGrid(std::filesystem::temp_directory_path()).ok());  // a directory
+  auto dir = LoadKernelGrid(std::filesystem::temp_directory_path());
+  ASSERT_FALSE(dir.ok());
+  EXPECT_NE(dir.message().find("is a directory"), std::string::npos) << dir.message();
+  // A UTF-8 byte-order mark is skipped.
+  EXPECT_TRUE(LoadSeparableKernel(Write("bom.csv", "\xEF\xBB\xBF-1,1\n0,2\n1,1\n"),
+                                  Write("plain.csv", "-1,1\n0,2\n1,1\n"))
+                  .ok());
   EXPECT_FALSE(LoadKernelGrid("/nonexistent/kernel.csv").ok());
 }
 
@@ -94,6 +122,8 @@ detector: {type: threshold, peak_power_w: 20, aperture_diameter_mm: 20, pulse_wi
 )";
 
 TEST(ThresholdProfile, LoadsAndRejectsBadValuesNamingTheKey) {
+  // A valid h slice beside the profile, so that a missing v slice is the error.
+  const auto h_slice = Write("h.csv", "-1,1\n0,2\n1,1\n");
   auto ok = ParseSensorProfile(kThresholdProfile, "t.yaml");
   ASSERT_TRUE(ok.ok()) << ok.message();
   EXPECT_EQ(ok->EchoesPerBeam(), 3u);
@@ -115,11 +145,23 @@ TEST(ThresholdProfile, LoadsAndRejectsBadValuesNamingTheKey) {
       {"footprint: gaussian", "footprint: square", "footprint"},
       {"sub_rays: 8", "sub_rays: 129", "sub_rays"},
       {"sub_rays: 8", "sub_rays: 64, kernel_file: x.csv", "kernel_file"},
+      {"pulse_width_ns: 5", "pulse_width_ns: 1e-300", "pulse_width_ns"},
+      {"threshold_nw: 100", "threshold_nw: 1e-12", "threshold_nw"},
+      {"threshold_nw: 100", "threshold_nw: 100, walk_reference_power_nw: 1e300",
+       "walk_reference_power_nw"},
+      {"threshold_nw: 100", "threshold_nw: 100, range_resolution_mm: 1e-9", "range_resolution_mm"},
+      {"columns_per_revolution: 4", "columns_per_revolution: 70000000", "beams per frame"},
+      {"divergence_h_fwhm_mrad: 2, divergence_v_fwhm_mrad: 1",
+       "spots: [{h_offset_mrad: 3000, divergence_h_fwhm_mrad: 2, divergence_v_fwhm_mrad: 1}]",
+       "h_offset_mrad"},
+      {"footprint: gaussian, divergence_h_fwhm_mrad: 2, divergence_v_fwhm_mrad: 1",
+       "footprint: table, kernel_h_file: lt_kernel_test_h.csv, kernel_v_file: missing_v.csv",
+       "kernel_v_file"},
   };
   for (const Case& c : cases) {
     std::string text = kThresholdProfile;
     text.replace(text.find(c.from), std::string(c.from).size(), c.to);
-    auto p = ParseSensorProfile(text, "t.yaml");
+    auto p = ParseSensorProfile(text, h_slice.parent_path() / "t.yaml");
     ASSERT_FALSE(p.ok()) << c.to;
     EXPECT_NE(p.message().find(c.key), std::string::npos) << c.to << ": " << p.message();
     EXPECT_NE(p.message().find("t.yaml"), std::string::npos) << p.message();

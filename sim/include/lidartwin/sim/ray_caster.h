@@ -20,7 +20,8 @@ struct RayHit {
 
 class RayCaster {
  public:
-  // The scene must outlive the caster.
+  // The scene must outlive the caster. nullptr when Embree cannot hold the scene (out of
+  // memory).
   static std::unique_ptr<RayCaster> Create(const Scene& scene);
   virtual ~RayCaster() = default;
   // Closest hit with distance in [t_min, t_max]. Thread-safe.

@@ -39,6 +39,11 @@ struct DetectorConfig {
   double outlier_probability = 0;
 };
 
+// Frames larger than this are refused when a profile is loaded (a frame's records are held
+// in memory at once): 16 Mi beams, 64 Mi echo records (a 64-byte record each: 4 GiB).
+inline constexpr uint64_t kMaxBeamsPerFrame = uint64_t{1} << 24;
+inline constexpr uint64_t kMaxRecordsPerFrame = uint64_t{1} << 26;
+
 struct SensorProfile {
   std::string name;
   double wavelength_nm = 0;
@@ -71,6 +76,7 @@ struct SensorProfile {
   bool raster_gather = false;
   double raster_resolution_rad = 1e-3;
   std::string source_text;  // the profile as read, stored with simulated data
+  std::string source_file;  // where it was read from, for messages
 
   uint32_t BeamCount() const;
   // Rays traced per frame: one per beam, or one per sub-ray in the average mode.

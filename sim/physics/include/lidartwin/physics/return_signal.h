@@ -99,12 +99,23 @@ LT_HD inline void SortByRange(SignalContribution* c, uint32_t n) {
   }
 }
 
-// xi^(x) over the sorted contributions; those farther than 8 sigma (relative weight < 1.3e-14)
-// are skipped. `first` may name the first contribution that can lie within 8 sigma of x.
+// The distance beyond which contributions are left out of xi^: 8 sigma (a relative weight of
+// 1.3e-14), or farther when the strongest contribution is so far above T that even that much
+// of it would matter (each left-out term stays below 1e-6 T).
+LT_HD inline double PulseCut(double sigma, double p_max, double threshold) {
+  using std::log;
+  using std::sqrt;
+  const double ratio = 1e6 * p_max / threshold;
+  const double wide = ratio > 1 ? sigma * sqrt(2 * log(ratio)) : 0.0;
+  return wide > 8 * sigma ? wide : 8 * sigma;
+}
+
+// xi^(x) over the sorted contributions; those farther than `cut` (0: 8 sigma) are skipped.
+// `first` may name the first contribution that can lie within the cut of x.
 LT_HD inline double PulseSignal(const SignalContribution* c, uint32_t n, double sigma, double x,
-                                uint32_t first = 0) {
+                                uint32_t first = 0, double cut = 0) {
   double s = 0;
-  const double cut = 8 * sigma;
+  if (cut == 0) cut = 8 * sigma;
   const double half_inv_var = 0.5 / (sigma * sigma);
   for (uint32_t k = first; k < n; ++k) {
     const double d = x - c[k].range_m;
@@ -121,9 +132,9 @@ struct SignalDerivatives {
   double f, d1, d2;
 };
 LT_HD inline SignalDerivatives PulseSignalDerivatives(const SignalContribution* c, uint32_t n,
-                                                      double sigma, double x, uint32_t first) {
+                                                      double sigma, double x, uint32_t first,
+                                                      double cut) {
   SignalDerivatives s{0, 0, 0};
-  const double cut = 8 * sigma;
   const double inv_s2 = 1 / (sigma * sigma);
   for (uint32_t k = first; k < n; ++k) {
     const double d = x - c[k].range_m;
@@ -147,13 +158,14 @@ inline constexpr double kSearchTolerance_m = 1e-6;
 // steps from the linear interpolation of the two, replaced by bisection whenever they leave
 // the bracket (safeguarded Newton, Numerical Recipes rtsafe). Usually two or three steps.
 LT_HD inline double Crossing(const SignalContribution* c, uint32_t n, double sigma, double t,
-                             double a, double b, double f_a, double f_b, uint32_t first) {
+                             double a, double b, double f_a, double f_b, uint32_t first,
+                             double cut) {
   const bool rising = f_a <= t;
   double lo = a, hi = b;
   double x = f_b != f_a ? a + (t - f_a) / (f_b - f_a) * (b - a) : 0.5 * (a + b);
   if (!(x > lo && x < hi)) x = 0.5 * (lo + hi);
   for (int it = 0; it < 60 && hi - lo > kSearchTolerance_m; ++it) {
-    const SignalDerivatives s = PulseSignalDerivatives(c, n, sigma, x, first);
+    const SignalDerivatives s = PulseSignalDerivatives(c, n, sigma, x, first, cut);
     if ((s.f > t) == rising) {
       hi = x;
     } else {
@@ -172,14 +184,14 @@ LT_HD inline double Crossing(const SignalContribution* c, uint32_t n, double sig
 // samples, kept inside [x_m - h, x_m + h] by bisection on the sign of xi^'.
 LT_HD inline double PeakIn(const SignalContribution* c, uint32_t n, double sigma, double x_m,
                            double h, double f_l, double f_m, double f_r, double lo_limit,
-                           double hi_limit, uint32_t first) {
+                           double hi_limit, uint32_t first, double cut) {
   double lo = x_m - h > lo_limit ? x_m - h : lo_limit;
   double hi = x_m + h < hi_limit ? x_m + h : hi_limit;
   const double curvature = f_l - 2 * f_m + f_r;
   double x = curvature < 0 ? x_m + 0.5 * h * (f_l - f_r) / curvature : x_m;
   if (!(x > lo && x < hi)) x = 0.5 * (lo + hi);
   for (int it = 0; it < 60 && hi - lo > kSearchTolerance_m; ++it) {
-    const SignalDerivatives s = PulseSignalDerivatives(c, n, sigma, x, first);
+    const SignalDerivatives s = PulseSignalDerivatives(c, n, sigma, x, first, cut);
     if (s.d1 > 0) {
       lo = x;
     } else {
@@ -232,10 +244,10 @@ LT_HD inline Echo FinishEcho(const ThresholdDetector& d, const SignalContributio
 
 LT_HD inline Echo MakeEcho(const ThresholdDetector& d, const SignalContribution* c, uint32_t n,
                            double r0, double r1, double x_m, double h, double f_l, double f_m,
-                           double f_r, uint32_t first) {
+                           double f_r, uint32_t first, double cut) {
   const double sigma = d.pulse_sigma_m;
-  const double peak = PeakIn(c, n, sigma, x_m, h, f_l, f_m, f_r, r0, r1, first);
-  return FinishEcho(d, c, n, r0, r1, peak, PulseSignal(c, n, sigma, peak, first), first);
+  const double peak = PeakIn(c, n, sigma, x_m, h, f_l, f_m, f_r, r0, r1, first, cut);
+  return FinishEcho(d, c, n, r0, r1, peak, PulseSignal(c, n, sigma, peak, first, cut), first);
 }
 
 // Contributions closer together than this fraction of sigma_r make one pulse (see
@@ -251,7 +263,7 @@ inline constexpr double kTightClusterFraction = 1.0 / 64;
 // The signal is sampled on a grid of step sigma_r / 4 over the windows [r_k - L, r_k + L],
 // L = sigma_r sqrt(2 ln(P_sum / T)): outside every window xi^ <= P_sum varpi(L) = T, so no
 // echo is missed there; crossings and peaks are refined on the exact xi^ by safeguarded
-// Newton steps (to 1e-9 m). An echo whose peak exceeds T by less than about 0.8 % (its
+// Newton steps (to 1 um). An echo whose peak exceeds T by less than about 0.8 % (its
 // interval is narrower than the grid step) can fall between grid points and be missed.
 LT_HD inline uint32_t DetectEchoes(const ThresholdDetector& d, SignalContribution* c, uint32_t n,
                                    Echo* out, uint32_t* detected) {
@@ -266,6 +278,10 @@ LT_HD inline uint32_t DetectEchoes(const ThresholdDetector& d, SignalContributio
   const double t = d.threshold_w;
   if (!(total > t)) return 0;
   const double sigma = d.pulse_sigma_m;
+  double p_max = 0;
+  for (uint32_t k = 0; k < n; ++k)
+    p_max = c[k].power_w > p_max ? c[k].power_w : p_max;
+  const double cut = PulseCut(sigma, p_max, t);
   if (c[n - 1].range_m - c[0].range_m <= detail::kTightClusterFraction * sigma) {
     // A tight cluster (a surface near normal incidence, every sub-ray at nearly one range):
     // one pulse at the power-weighted mean range r_m, of peak xi^(r_m) and half-width
@@ -276,7 +292,7 @@ LT_HD inline uint32_t DetectEchoes(const ThresholdDetector& d, SignalContributio
     for (uint32_t k = 0; k < n; ++k)
       weighted += c[k].power_w * c[k].range_m;
     const double r_m = weighted / total;
-    const double f = PulseSignal(c, n, sigma, r_m);
+    const double f = PulseSignal(c, n, sigma, r_m, 0, cut);
     if (!(f > t)) return 0;
     const double hw = sigma * sqrt(2 * log(f / t));
     out[0] = detail::FinishEcho(d, c, n, r_m - hw, r_m + hw, r_m, f, 0);
@@ -302,7 +318,7 @@ LT_HD inline uint32_t DetectEchoes(const ThresholdDetector& d, SignalContributio
     // follows the grid: contributions more than 8 sigma behind it are never summed again.
     uint32_t first = 0;
     double x_prev = seg_begin;
-    double f_prev = PulseSignal(c, n, sigma, x_prev);
+    double f_prev = PulseSignal(c, n, sigma, x_prev, 0, cut);
     bool above = f_prev > t;
     // The echo's grid maximum and its two neighbours' values, for the peak's first guess.
     double r0 = seg_begin, best_x = seg_begin, best_f = f_prev, best_left = f_prev,
@@ -314,14 +330,14 @@ LT_HD inline uint32_t DetectEchoes(const ThresholdDetector& d, SignalContributio
     for (uint32_t s = 1; s <= steps; ++s) {
       const double x = s == steps ? seg_end : seg_begin + s * h;
       // The window may start where the previous grid point's window started, less one step.
-      while (first < n && c[first].range_m < x_prev - 8 * sigma)
+      while (first < n && c[first].range_m < x_prev - cut)
         ++first;
-      const double f = PulseSignal(c, n, sigma, x, first);
+      const double f = PulseSignal(c, n, sigma, x, first, cut);
       if (best_is_prev) best_right = f;
       best_is_prev = false;
       if (!above && f > t) {
         above = true;
-        r0 = detail::Crossing(c, n, sigma, t, x_prev, x, f_prev, f, first);
+        r0 = detail::Crossing(c, n, sigma, t, x_prev, x, f_prev, f, first, cut);
         best_x = x;
         best_f = f;
         best_left = f_prev;
@@ -334,14 +350,14 @@ LT_HD inline uint32_t DetectEchoes(const ThresholdDetector& d, SignalContributio
       }
       if (above && !(f > t)) {
         above = false;
-        const double r1 = detail::Crossing(c, n, sigma, t, x_prev, x, f_prev, f, first);
+        const double r1 = detail::Crossing(c, n, sigma, t, x_prev, x, f_prev, f, first, cut);
         // The peak lies after r0; its window starts at most 8 sigma before r0.
         uint32_t echo_first = 0;
-        while (echo_first < n && c[echo_first].range_m < r0 - 8 * sigma)
+        while (echo_first < n && c[echo_first].range_m < r0 - cut)
           ++echo_first;
         if (best_x == x_prev) best_right = f;  // the grid maximum was the last point above T
-        const Echo e =
-            detail::MakeEcho(d, c, n, r0, r1, best_x, h, best_left, best_f, best_right, echo_first);
+        const Echo e = detail::MakeEcho(d, c, n, r0, r1, best_x, h, best_left, best_f, best_right,
+                                        echo_first, cut);
         if (count == kMaxEchoesDetected) {
           for (uint32_t m = 1; m < count; ++m)
             out[m - 1] = out[m];
