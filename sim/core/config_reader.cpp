@@ -51,7 +51,17 @@ ConfigMap::ConfigMap(std::shared_ptr<Shared> shared, std::unique_ptr<YAML::Node>
   keys.path = path_;
   if (node_->IsMap()) {
     for (const auto& kv : *node_) {
-      keys.keys.emplace_back(kv.first.as<std::string>(), kv.first.Mark().line + 1);
+      const std::string key = kv.first.as<std::string>();
+      const int line = kv.first.Mark().line + 1;
+      // YAML readers keep one of two equal keys; which one is a guess the user cannot see.
+      for (const auto& [other, other_line] : keys.keys) {
+        if (other == key) {
+          shared_->Record("key '" + (path_.empty() ? key : path_ + "." + key) + "' (line " +
+                          std::to_string(line) + ") appears twice (first at line " +
+                          std::to_string(other_line) + ")");
+        }
+      }
+      keys.keys.emplace_back(key, line);
     }
   }
   index_ = shared_->maps.size();

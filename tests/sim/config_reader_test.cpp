@@ -61,3 +61,20 @@ TEST(ConfigMap, EmptyFileIsAnError) {
 
 }  // namespace
 }  // namespace lt
+
+namespace lt {
+namespace {
+
+TEST(ConfigReader, ADuplicatedKeyIsAnErrorNamingBothLines) {
+  auto m = ConfigMap::FromText("a: 1\nb: {c: 2, c: 3}\n", "f.yaml");
+  ASSERT_TRUE(m.ok());
+  ConfigMap b = m->Map("b");
+  (void)b.Number("c");
+  const Status s = m->Finish();
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.message().find("f.yaml: key 'b.c' (line 2) appears twice"), std::string::npos)
+      << s.message();
+}
+
+}  // namespace
+}  // namespace lt
