@@ -1,7 +1,7 @@
 // Nearest-neighbour queries in 3-D over a fixed point set: a static k-d tree (median splits
 // on the widest axis, leaves of up to 8 points). Our own rather than Open3D's KDTreeFlann,
 // which crashes in Debian 12's Open3D 0.16 build on sets above ~10^4 points
-// (docs/adr/0006-own-kd-tree.md).
+// (docs/adr/0005-own-kd-tree-for-compare.md).
 #pragma once
 
 #include <array>
