@@ -13,7 +13,7 @@ runs=${RUNS:-20000}
 if ! command -v clang++ >/dev/null; then echo "fuzz-smoke: clang++ not found" >&2; exit 1; fi
 if [ ! -f "$build/build.ninja" ]; then
   CC=clang CXX=clang++ cmake -S "$src" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-    -DLT_BUILD_FUZZERS=ON -DLT_WITH_CUDA=OFF -DLT_WITH_OPEN3D=OFF -DLT_BUILD_TESTS=OFF >/dev/null
+    -DLT_BUILD_FUZZERS=ON -DLT_WITH_CUDA=OFF -DLT_WITH_OPEN3D=OFF -DLT_WITH_CERES=OFF -DLT_BUILD_TESTS=OFF >/dev/null
 fi
 cmake --build "$build" -j "${JOBS:-2}" --target fuzz_point_clouds fuzz_recording_files fuzz_hdf5
 corpus=$build/corpus

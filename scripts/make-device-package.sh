@@ -5,7 +5,7 @@
 # scripts/device-gpu-check.sh there with .devpkg carried.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-cmake -S . -B build-device -G Ninja -DCMAKE_BUILD_TYPE=Release -DLT_WITH_OPEN3D=OFF \
+cmake -S . -B build-device -G Ninja -DCMAKE_BUILD_TYPE=Release -DLT_WITH_OPEN3D=OFF -DLT_WITH_CERES=OFF \
   -DLT_WITH_CUDA=ON -DCMAKE_CUDA_ARCHITECTURES=90 > /dev/null
 cmake --build build-device -j2 --target lidartwin sim_cuda_tests sim_tests physics_tests
 rm -rf .devpkg && mkdir -p .devpkg/bin .devpkg/lib

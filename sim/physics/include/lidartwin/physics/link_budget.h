@@ -35,7 +35,7 @@ LT_HD T ReceivedPower(const LinkBudget& l, T beta_sr, T cos_theta, T range_m) {
   const T d = static_cast<T>(l.aperture_diameter_m);
   const T t_atm = AtmosphericTransmission(l, range_m);
   return static_cast<T>(l.peak_power_w) * static_cast<T>(kPi) * beta_sr * cos_theta * d * d /
-         (4 * range_m * range_m) * t_atm * t_atm * static_cast<T>(l.optics_transmission);
+         (T(4) * range_m * range_m) * t_atm * t_atm * static_cast<T>(l.optics_transmission);
 }
 
 // The power a white (rho = 1) Lambertian target at normal incidence returns from range_m: the

@@ -20,35 +20,38 @@
 
 namespace lt::physics {
 
-struct SurfaceResponse {
-  double r0;                      // diffuse reflectance at normal incidence [fraction]
-  double specular_albedo;         // k_s [fraction], 0: none
-  double specular_exponent;       // n [-]
-  double retro_peak_sr;           // beta_r [1/sr], 0: not retroreflective
-  double retro_max_entrance_rad;  // theta_max [rad]
-  double transmittance;           // one-way [fraction], 0: opaque
-  double coverage;                // [fraction] of the footprint intercepted, 1: solid
+// Over the scalar type P of its parameters, so that calibration fits them with ceres::Jet.
+template <typename P>
+struct BasicSurfaceResponse {
+  P r0;                      // diffuse reflectance at normal incidence [fraction]
+  P specular_albedo;         // k_s [fraction], 0: none
+  P specular_exponent;       // n [-]
+  P retro_peak_sr;           // beta_r [1/sr], 0: not retroreflective
+  P retro_max_entrance_rad;  // theta_max [rad]
+  P transmittance;           // one-way [fraction], 0: opaque
+  P coverage;                // [fraction] of the footprint intercepted, 1: solid
 };
+using SurfaceResponse = BasicSurfaceResponse<double>;
 
 // Monostatic BRDF beta(theta) [1/sr] at incidence cosine cos_theta (theta between the beam
 // and the surface normal).
-template <typename T>
-LT_HD T MonostaticBrdf(const SurfaceResponse& s, T cos_theta) {
+template <typename T, typename P>
+LT_HD T MonostaticBrdf(const BasicSurfaceResponse<P>& s, T cos_theta) {
   using std::acos;
   using std::cos;
   using std::pow;
   const T inv_pi = static_cast<T>(1 / kPi);
   T beta = static_cast<T>(s.r0) * inv_pi;
-  if (s.specular_albedo > 0) {
+  if (s.specular_albedo > P(0)) {
     // cos(2 theta) = 2 cos^2 theta - 1; the lobe is one-sided.
-    const T cos_alpha = 2 * cos_theta * cos_theta - 1;
-    if (cos_alpha > 0) {
-      beta += static_cast<T>(s.specular_albedo) * (static_cast<T>(s.specular_exponent) + 2) *
+    const T cos_alpha = T(2) * cos_theta * cos_theta - T(1);
+    if (cos_alpha > T(0)) {
+      beta += static_cast<T>(s.specular_albedo) * (static_cast<T>(s.specular_exponent) + T(2)) *
               static_cast<T>(0.5) * inv_pi * pow(cos_alpha, static_cast<T>(s.specular_exponent));
     }
   }
-  if (s.retro_peak_sr > 0) {
-    const T theta = acos(cos_theta < 1 ? cos_theta : T(1));
+  if (s.retro_peak_sr > P(0)) {
+    const T theta = acos(cos_theta < T(1) ? cos_theta : T(1));
     const T theta_max = static_cast<T>(s.retro_max_entrance_rad);
     if (theta < theta_max) {
       beta += static_cast<T>(s.retro_peak_sr) * cos(static_cast<T>(kPi / 2) * theta / theta_max);
@@ -60,8 +63,8 @@ LT_HD T MonostaticBrdf(const SurfaceResponse& s, T cos_theta) {
 // The fraction of a sub-ray's light that reaches the surfaces behind this one and comes back
 // through it: gaps pass (1 - coverage) both ways along the same line; the covered part passes
 // the material twice (transmittance^2).
-template <typename T>
-LT_HD T ContinuationFactor(const SurfaceResponse& s) {
+template <typename T, typename P>
+LT_HD T ContinuationFactor(const BasicSurfaceResponse<P>& s) {
   const T c = static_cast<T>(s.coverage);
   const T t = static_cast<T>(s.transmittance);
   return (1 - c) + c * t * t;

@@ -1,0 +1,34 @@
+// What every calibration fit reports (DESIGN.md sec. 5): each parameter with its standard
+// deviation from the covariance of the least-squares solution, the residuals, the points
+// used and rejected, and whether the solver converged.
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+namespace lt::calib {
+
+struct FitParameter {
+  std::string name;  // with its unit, as in a profile key: r0, specular_exponent, ...
+  double value = 0;
+  double stddev = 0;  // 1 sigma, from ceres::Covariance
+};
+
+struct FitResult {
+  std::string model;
+  std::vector<FitParameter> parameters;
+  double residual_rms = 0;  // in the measurement's unit
+  size_t points_used = 0;
+  size_t points_rejected = 0;  // non-finite or out of the model's domain
+  bool converged = false;
+  std::string solver_report;  // Ceres' brief report
+
+  const FitParameter* Find(const std::string& name) const {
+    for (const auto& p : parameters)
+      if (p.name == name) return &p;
+    return nullptr;
+  }
+};
+
+}  // namespace lt::calib

@@ -1,0 +1,169 @@
+#include "lidartwin/calib/reflectance_fit.h"
+
+#include <ceres/ceres.h>
+
+#include <cmath>
+
+#include "lidartwin/physics/link_budget.h"
+#include "lidartwin/physics/surface_response.h"
+#include "lidartwin/physics/units.h"
+
+namespace lt::calib {
+
+namespace {
+
+// Parameters as the solver sees them: r0, then (lambert_specular) k_s and u = ln n, so the
+// exponent stays positive without a bound.
+constexpr int kMaxParameters = 3;
+
+int ParameterCount(AngularModel m) {
+  return m == AngularModel::kLambert ? 1 : 3;
+}
+
+// I(theta) = 100 P_rx / P_white at any range (both from link_budget.h; the range and the link
+// cancel), for the model's parameters p.
+template <typename T>
+T Intensity(AngularModel model, const T* p, T cos_theta) {
+  physics::BasicSurfaceResponse<T> s{p[0], T(0), T(0), T(0), T(0), T(0), T(1)};
+  if (model == AngularModel::kLambertSpecular) {
+    using std::exp;
+    s.specular_albedo = p[1];
+    s.specular_exponent = exp(p[2]);
+  }
+  const physics::LinkBudget unit{1.0, 1.0, 1.0, 0.0};
+  const T range(1);
+  return T(100) *
+         physics::ReceivedPower(unit, physics::MonostaticBrdf(s, cos_theta), cos_theta, range) /
+         physics::WhiteTargetPower(unit, range);
+}
+
+struct IntensityResidual {
+  AngularModel model;
+  double cos_theta;
+  double intensity;
+  double weight;  // 1 / sigma
+  template <typename T>
+  bool operator()(const T* const p, T* residual) const {
+    residual[0] = (Intensity(model, p, T(cos_theta)) - T(intensity)) * T(weight);
+    return true;
+  }
+};
+
+}  // namespace
+
+const char* AngularModelName(AngularModel m) {
+  return m == AngularModel::kLambert ? "lambert" : "lambert_specular";
+}
+
+Expected<AngularModel> ParseAngularModel(const std::string& name) {
+  if (name == "lambert") return AngularModel::kLambert;
+  if (name == "lambert_specular") return AngularModel::kLambertSpecular;
+  return Error{"unknown angular model '" + name + "' (expected lambert or lambert_specular)"};
+}
+
+Expected<FitResult> FitReflectance(const std::vector<ReflectanceSample>& samples,
+                                   AngularModel model) {
+  const int p_count = ParameterCount(model);
+  FitResult out;
+  out.model = AngularModelName(model);
+  std::vector<ReflectanceSample> used;
+  bool sigma_known = true;
+  for (const auto& s : samples) {
+    if (!std::isfinite(s.incidence_deg) || !std::isfinite(s.intensity) ||
+        !std::isfinite(s.sigma) || s.incidence_deg < 0 || s.incidence_deg >= 90 || s.sigma < 0) {
+      ++out.points_rejected;
+      continue;
+    }
+    sigma_known = sigma_known && s.sigma > 0;
+    used.push_back(s);
+  }
+  out.points_used = used.size();
+  // One more point than parameters at least, so that a residual is left to judge the fit.
+  if (static_cast<int>(used.size()) <= p_count) {
+    return Error{"reflectance fit (" + out.model + "): " + std::to_string(used.size()) +
+                 " usable points for " + std::to_string(p_count) +
+                 " parameters; at least " + std::to_string(p_count + 1) + " are needed"};
+  }
+  // Start: R0 from the points nearest normal incidence, a moderate lobe.
+  double p[kMaxParameters] = {0.5, 0.05, std::log(20.0)};
+  {
+    double best = 90;
+    for (const auto& s : used) {
+      if (s.incidence_deg < best) {
+        best = s.incidence_deg;
+        const double c = std::cos(s.incidence_deg * physics::kDegToRad);
+        p[0] = c > 0.05 ? s.intensity / (100 * c) : 0.5;
+      }
+    }
+  }
+  ceres::Problem problem;
+  for (const auto& s : used) {
+    auto* cost = new ceres::AutoDiffCostFunction<IntensityResidual, 1, kMaxParameters>(
+        new IntensityResidual{model, std::cos(s.incidence_deg * physics::kDegToRad), s.intensity,
+                              sigma_known ? 1 / s.sigma : 1.0});
+    problem.AddResidualBlock(cost, nullptr, p);
+  }
+  if (p_count < kMaxParameters) {
+    // The Lambert model leaves the lobe's parameters out of the problem.
+    problem.SetManifold(p, new ceres::SubsetManifold(kMaxParameters, {1, 2}));
+  }
+  ceres::Solver::Options options;
+  options.linear_solver_type = ceres::DENSE_QR;
+  options.max_num_iterations = 200;
+  options.function_tolerance = 1e-12;
+  options.parameter_tolerance = 1e-12;
+  options.logging_type = ceres::SILENT;
+  ceres::Solver::Summary summary;
+  ceres::Solve(options, &problem, &summary);
+  out.solver_report = summary.BriefReport();
+  out.converged = summary.termination_type == ceres::CONVERGENCE;
+  if (!out.converged) {
+    return Error{"reflectance fit (" + out.model + ") did not converge: " + out.solver_report};
+  }
+  // Residuals in the intensity's unit, and the variance that scales the covariance when the
+  // sigmas were not given.
+  double rss = 0;
+  for (const auto& s : used) {
+    const double r =
+        Intensity(model, p, std::cos(s.incidence_deg * physics::kDegToRad)) - s.intensity;
+    rss += r * r;
+  }
+  const double dof = static_cast<double>(used.size() - p_count);
+  out.residual_rms = std::sqrt(rss / used.size());
+  const double scale = sigma_known ? 1.0 : rss / dof;
+
+  ceres::Covariance::Options cov_options;
+  cov_options.algorithm_type = ceres::DENSE_SVD;
+  cov_options.null_space_rank = 0;  // a rank deficiency fails Compute instead of being truncated
+  cov_options.min_reciprocal_condition_number = 1e-14;
+  ceres::Covariance covariance(cov_options);
+  const std::vector<std::pair<const double*, const double*>> blocks = {{p, p}};
+  double cov[kMaxParameters * kMaxParameters] = {};
+  if (!covariance.Compute(blocks, &problem) ||
+      !covariance.GetCovarianceBlockInTangentSpace(p, p, cov)) {
+    return Error{"reflectance fit (" + out.model +
+                 "): the covariance is rank-deficient: the data cannot tell the parameters "
+                 "apart (more incidence angles, or a simpler model)"};
+  }
+  auto sd = [&](int i) { return std::sqrt(std::max(0.0, cov[i * p_count + i] * scale)); };
+  out.parameters.push_back({"r0", p[0], sd(0)});
+  if (model == AngularModel::kLambertSpecular) {
+    const double n = std::exp(p[2]);
+    out.parameters.push_back({"specular_albedo", p[1], sd(1)});
+    // n = e^u: sigma_n = n sigma_u (first order).
+    out.parameters.push_back({"specular_exponent", n, n * sd(2)});
+  }
+  return out;
+}
+
+double ModelIntensity(const FitResult& fit, double incidence_deg) {
+  const auto model = ParseAngularModel(fit.model);
+  if (!model.ok()) return std::nan("");
+  double p[kMaxParameters] = {0, 0, 0};
+  if (const auto* r0 = fit.Find("r0")) p[0] = r0->value;
+  if (const auto* ks = fit.Find("specular_albedo")) p[1] = ks->value;
+  if (const auto* n = fit.Find("specular_exponent")) p[2] = std::log(n->value);
+  return Intensity(*model, p, std::cos(incidence_deg * physics::kDegToRad));
+}
+
+}  // namespace lt::calib
