@@ -11,6 +11,7 @@
 
 #include "lidartwin/datasets/ouster.h"
 #include "lidartwin/datasets/velodyne.h"
+#include "lidartwin/sim/sensor_profile.h"
 
 namespace lt {
 namespace {
@@ -26,40 +27,35 @@ struct SpinningTables {
   double rotation_rate_hz = 10, start_azimuth_deg = 0;
 };
 
-std::string List(const std::vector<double>& v) {
-  std::string out = "[";
-  for (size_t i = 0; i < v.size(); ++i) {
-    out += fmt::format("{:.9g}", v[i]);
-    if (i + 1 < v.size()) out += (i + 1) % 8 == 0 ? ",\n    " : ", ";
-  }
-  return out + "]";
-}
-
+// The profile through the schema's one writer (SaveSensorProfile, beside the loader), with
+// comments naming the source.
 Expected<std::string> Render(const SpinningTables& t, const SensorImportOptions& o) {
   if (o.detector != "ideal" && o.detector != "capability")
     return Error{fmt::format("detector '{}': expected ideal or capability", o.detector)};
-  const double max_range = o.max_range_m > 0 ? o.max_range_m : t.max_range_m;
-  std::string y = fmt::format(
-      "# Imported by `lidartwin import-sensor` from {}.\n# {}\nname: {}\nwavelength_nm: {}\n"
-      "min_range_m: {}\nmax_range_m: {}\nscan:\n  type: spinning\n",
-      t.source, t.notes, t.name, t.wavelength_nm, t.min_range_m, max_range);
-  y += fmt::format("  elevation_deg: {}\n", List(t.elevation_deg));
-  y += fmt::format("  azimuth_offset_deg: {}\n", List(t.azimuth_offset_deg));
-  y += fmt::format("  firing_offset_us: {}\n", List(t.firing_offset_us));
-  y += fmt::format(
-      "  columns_per_revolution: {}\n  rotation_rate_hz: {}\n  clockwise: true\n"
-      "  start_azimuth_deg: {:.6g}\n",
-      t.columns, t.rotation_rate_hz, t.start_azimuth_deg);
-  if (o.detector == "ideal") {
-    y += "detector:\n  type: ideal\n";
-  } else {
-    // Capability model (seed 000 eq. 5): the data-sheet range on an 80 % target.
-    y += fmt::format(
-        "detector:\n  type: capability\n  max_range_m: {}\n  reflectance_at_max_range: 0.8\n"
-        "  range_noise_sigma_m: 0.01\n",
-        max_range);
+  SensorProfile p;
+  p.name = t.name;
+  p.wavelength_nm = t.wavelength_nm;
+  p.min_range_m = t.min_range_m;
+  p.max_range_m = o.max_range_m > 0 ? o.max_range_m : t.max_range_m;
+  p.scan = ScanKind::kSpinning;
+  for (size_t k = 0; k < t.elevation_deg.size(); ++k) {
+    p.elevation_rad.push_back(t.elevation_deg[k] / kRadToDeg);
+    p.azimuth_offset_rad.push_back(t.azimuth_offset_deg[k] / kRadToDeg);
+    p.firing_offset_s.push_back(t.firing_offset_us[k] * 1e-6);
   }
-  return y;
+  p.columns = t.columns;
+  p.rotation_rate_hz = t.rotation_rate_hz;
+  p.start_azimuth_rad = t.start_azimuth_deg / kRadToDeg;
+  p.clockwise = true;
+  if (o.detector == "capability") {
+    // Capability model (seed 000 eq. 5): the data-sheet range on an 80 % target.
+    p.detector.kind = DetectorKind::kCapability;
+    p.detector.max_range_m = p.max_range_m;
+    p.detector.reflectance_at_max_range = 0.8;
+    p.detector.range_noise_sigma_m = 0.01;
+  }
+  return SaveSensorProfile(
+      p, fmt::format("Imported by `lidartwin import-sensor` from {}.\n{}", t.source, t.notes));
 }
 
 // Data-sheet maximum ranges (80 % target where the sheet gives one; rounded).

@@ -428,9 +428,11 @@ void ReadKernelTable(ConfigMap& b, SensorProfile& p) {
     b.Fail("kernel_tail_exponent", "must be in [0, 1], got " + std::to_string(gamma));
     return;
   }
+  p.kernel_tail_exponent = gamma;
   Expected<KernelTable> table = Error{""};
   if (b.Has("kernel_file")) {
-    table = LoadKernelGrid(b.Resolve(b.String("kernel_file")));
+    p.kernel_file = std::filesystem::absolute(b.Resolve(b.String("kernel_file"))).string();
+    table = LoadKernelGrid(p.kernel_file);
     if (!table.ok()) b.Fail("kernel_file", table.message());
   } else {
     const std::string h = b.String("kernel_h_file");
@@ -444,7 +446,9 @@ void ReadKernelTable(ConfigMap& b, SensorProfile& p) {
         return;
       }
     }
-    table = LoadSeparableKernel(b.Resolve(h), b.Resolve(v));
+    p.kernel_h_file = std::filesystem::absolute(b.Resolve(h)).string();
+    p.kernel_v_file = std::filesystem::absolute(b.Resolve(v)).string();
+    table = LoadSeparableKernel(p.kernel_h_file, p.kernel_v_file);
     if (!table.ok()) b.Fail("kernel_h_file", table.message());
   }
   if (table.ok()) p.kernel = PrepareKernelSampling(*table, gamma);

@@ -71,6 +71,10 @@ struct SensorProfile {
   physics::BeamFootprint footprint{
       1, 0.0, physics::DivergenceMode::kRandomSelection, physics::FootprintKind::kCone, 0, {}, {}};
   KernelSampling kernel;  // footprint table: its sampling tables (FootprintView points at them)
+  // footprint table: where the kernel came from (absolute paths) and its tail exponent, so
+  // that SaveSensorProfile writes it back.
+  std::string kernel_file, kernel_h_file, kernel_v_file;
+  double kernel_tail_exponent = 0.5;
   // Threshold detector: gather the footprint from an angular raster traced once per frame
   // (seed 004 Alg. 1) instead of tracing every sub-ray.
   bool raster_gather = false;
@@ -103,6 +107,12 @@ struct SensorProfile {
 Expected<SensorProfile> LoadSensorProfile(const std::filesystem::path& file);
 Expected<SensorProfile> ParseSensorProfile(const std::string& yaml_text,
                                            const std::filesystem::path& file);
+
+// The profile as YAML that ParseSensorProfile reads back to the same profile (the one writer
+// beside the one loader; tests/sim/sensor_profile_writer_test.cpp). Tables read from a
+// laserconfig file are written out as the spinning tables they became; kernel files are
+// referred to by absolute path. `header` (may be empty) goes first, as '#' comment lines.
+std::string SaveSensorProfile(const SensorProfile& profile, const std::string& header = "");
 
 // Reads a seed 003 laserconfig JSON (azimuthResolution, elevationOffsets, azimuthOffsets,
 // firingSequence) into the spinning tables of `profile`. horizontal_samples: columns per

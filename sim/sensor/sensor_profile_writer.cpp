@@ -1,0 +1,229 @@
+// SaveSensorProfile: the one writer of the sensor profile schema, beside its loader
+// (sensor_profile.cpp; house rule 13). Every key is the loader's, with its unit; numbers are
+// written with 17 significant digits so that a profile reads back to the same doubles.
+#include <yaml-cpp/yaml.h>
+
+#include <cmath>
+#include <sstream>
+
+#include "lidartwin/sim/sensor_profile.h"
+
+namespace lt {
+
+namespace {
+
+using physics::kDegToRad;
+
+std::vector<double> Scaled(const std::vector<double>& v, double s) {
+  std::vector<double> out(v.size());
+  for (size_t i = 0; i < v.size(); ++i)
+    out[i] = v[i] * s;
+  return out;
+}
+
+void WriteScan(YAML::Emitter& e, const SensorProfile& p) {
+  e << YAML::Key << "scan" << YAML::Value << YAML::BeginMap;
+  switch (p.scan) {
+    case ScanKind::kSpinning:
+      e << YAML::Key << "type" << YAML::Value << "spinning";
+      e << YAML::Key << "elevation_deg" << YAML::Value << YAML::Flow
+        << Scaled(p.elevation_rad, 1 / kDegToRad);
+      e << YAML::Key << "azimuth_offset_deg" << YAML::Value << YAML::Flow
+        << Scaled(p.azimuth_offset_rad, 1 / kDegToRad);
+      e << YAML::Key << "firing_offset_us" << YAML::Value << YAML::Flow
+        << Scaled(p.firing_offset_s, 1e6);
+      e << YAML::Key << "columns_per_revolution" << YAML::Value << p.columns;
+      e << YAML::Key << "rotation_rate_hz" << YAML::Value << p.rotation_rate_hz;
+      e << YAML::Key << "clockwise" << YAML::Value << p.clockwise;
+      e << YAML::Key << "start_azimuth_deg" << YAML::Value << p.start_azimuth_rad / kDegToRad;
+      break;
+    case ScanKind::kLissajous: {
+      const auto& l = p.lissajous;
+      e << YAML::Key << "type" << YAML::Value << "lissajous";
+      e << YAML::Key << "horizontal_amplitude_deg" << YAML::Value
+        << l.horizontal_amplitude_rad / kDegToRad;
+      e << YAML::Key << "vertical_amplitude_deg" << YAML::Value
+        << l.vertical_amplitude_rad / kDegToRad;
+      e << YAML::Key << "horizontal_frequency_hz" << YAML::Value << l.horizontal_frequency_hz;
+      e << YAML::Key << "vertical_frequency_hz" << YAML::Value << l.vertical_frequency_hz;
+      e << YAML::Key << "horizontal_phase_deg" << YAML::Value << l.horizontal_phase_rad / kDegToRad;
+      e << YAML::Key << "vertical_phase_deg" << YAML::Value << l.vertical_phase_rad / kDegToRad;
+      e << YAML::Key << "pulse_rate_hz" << YAML::Value << l.pulse_rate_hz;
+      e << YAML::Key << "frame_rate_hz" << YAML::Value << p.frame_rate_hz;
+      break;
+    }
+    case ScanKind::kLineScan: {
+      const auto& l = p.line_scan;
+      e << YAML::Key << "type" << YAML::Value << "line_scan";
+      e << YAML::Key << "horizontal_fov_deg" << YAML::Value
+        << 2 * l.horizontal_amplitude_rad / kDegToRad;
+      e << YAML::Key << "vertical_fov_deg" << YAML::Value
+        << 2 * l.vertical_amplitude_rad / kDegToRad;
+      e << YAML::Key << "scan_lines" << YAML::Value << l.lines;
+      e << YAML::Key << "horizontal_step_deg" << YAML::Value << l.horizontal_step_rad / kDegToRad;
+      e << YAML::Key << "frame_rate_hz" << YAML::Value << p.frame_rate_hz;
+      e << YAML::Key << "mirror_frequency_hz" << YAML::Value << l.horizontal_frequency_hz;
+      break;
+    }
+    case ScanKind::kParallel:
+    case ScanKind::kZigzag: {
+      const auto& s = p.swath;
+      e << YAML::Key << "type" << YAML::Value
+        << (p.scan == ScanKind::kParallel ? "parallel" : "zigzag");
+      e << YAML::Key << "field_of_view_deg" << YAML::Value << 2 * s.half_angle_rad / kDegToRad;
+      e << YAML::Key << "line_rate_hz" << YAML::Value << 1 / s.line_period_s;
+      e << YAML::Key << "pulse_rate_hz" << YAML::Value << s.pulses_per_line / s.active_period_s;
+      e << YAML::Key << "scan_efficiency" << YAML::Value << s.active_period_s / s.line_period_s;
+      e << YAML::Key << "frame_rate_hz" << YAML::Value << p.frame_rate_hz;
+      break;
+    }
+    case ScanKind::kElliptical: {
+      const auto& s = p.elliptical;
+      e << YAML::Key << "type" << YAML::Value << "elliptical";
+      e << YAML::Key << "off_nadir_deg" << YAML::Value << s.off_nadir_rad / kDegToRad;
+      e << YAML::Key << "rotation_rate_hz" << YAML::Value << 1 / s.revolution_period_s;
+      e << YAML::Key << "pulse_rate_hz" << YAML::Value
+        << s.pulses_per_revolution / s.revolution_period_s;
+      e << YAML::Key << "frame_rate_hz" << YAML::Value << p.frame_rate_hz;
+      break;
+    }
+  }
+  e << YAML::EndMap;
+}
+
+void WriteSpot(YAML::Emitter& e, const physics::GaussianSpot& s, bool with_offsets) {
+  if (with_offsets) {
+    e << YAML::Key << "h_offset_mrad" << YAML::Value << s.h_offset_rad * 1e3;
+    e << YAML::Key << "v_offset_mrad" << YAML::Value << s.v_offset_rad * 1e3;
+  }
+  e << YAML::Key << "divergence_h_fwhm_mrad" << YAML::Value
+    << s.sigma_h_rad * physics::kFwhmPerSigma * 1e3;
+  e << YAML::Key << "divergence_v_fwhm_mrad" << YAML::Value
+    << s.sigma_v_rad * physics::kFwhmPerSigma * 1e3;
+}
+
+void WriteBeam(YAML::Emitter& e, const SensorProfile& p) {
+  const auto& f = p.footprint;
+  e << YAML::Key << "beam" << YAML::Value << YAML::BeginMap;
+  switch (f.kind) {
+    case physics::FootprintKind::kCone:
+      e << YAML::Key << "footprint" << YAML::Value << "cone";
+      e << YAML::Key << "divergence_mrad" << YAML::Value << 2e3 * f.half_angle_rad;
+      break;
+    case physics::FootprintKind::kGaussian:
+      e << YAML::Key << "footprint" << YAML::Value << "gaussian";
+      if (f.spot_count == 1 && f.spots[0].h_offset_rad == 0 && f.spots[0].v_offset_rad == 0) {
+        WriteSpot(e, f.spots[0], false);
+      } else {
+        e << YAML::Key << "spots" << YAML::Value << YAML::BeginSeq;
+        for (uint32_t k = 0; k < f.spot_count; ++k) {
+          e << YAML::Flow << YAML::BeginMap;
+          WriteSpot(e, f.spots[k], true);
+          e << YAML::Key << "power" << YAML::Value << f.spots[k].power;
+          e << YAML::EndMap;
+        }
+        e << YAML::EndSeq;
+      }
+      break;
+    case physics::FootprintKind::kTable:
+      e << YAML::Key << "footprint" << YAML::Value << "table";
+      if (!p.kernel_file.empty()) {
+        e << YAML::Key << "kernel_file" << YAML::Value << p.kernel_file;
+      } else {
+        e << YAML::Key << "kernel_h_file" << YAML::Value << p.kernel_h_file;
+        e << YAML::Key << "kernel_v_file" << YAML::Value << p.kernel_v_file;
+      }
+      e << YAML::Key << "kernel_tail_exponent" << YAML::Value << p.kernel_tail_exponent;
+      break;
+  }
+  e << YAML::Key << "sub_rays" << YAML::Value << f.sub_rays;
+  e << YAML::Key << "mode" << YAML::Value
+    << (f.mode == physics::DivergenceMode::kAverage ? "average" : "random_selection");
+  e << YAML::Key << "gather" << YAML::Value << (p.raster_gather ? "raster" : "sub_rays");
+  e << YAML::Key << "raster_resolution_mrad" << YAML::Value << p.raster_resolution_rad * 1e3;
+  e << YAML::EndMap;
+}
+
+const char* EchoRangeName(physics::EchoRange r) {
+  switch (r) {
+    case physics::EchoRange::kLeadingEdge:
+      return "leading_edge";
+    case physics::EchoRange::kCentre:
+      return "centre";
+    case physics::EchoRange::kPeak:
+    default:
+      return "peak";
+  }
+}
+
+const char* ReturnModeName(physics::ReturnMode m) {
+  switch (m) {
+    case physics::ReturnMode::kFirst:
+      return "first";
+    case physics::ReturnMode::kLast:
+      return "last";
+    case physics::ReturnMode::kDual:
+      return "dual";
+    case physics::ReturnMode::kStrongest:
+    default:
+      return "strongest";
+  }
+}
+
+void WriteDetector(YAML::Emitter& e, const SensorProfile& p) {
+  const DetectorConfig& d = p.detector;
+  e << YAML::Key << "detector" << YAML::Value << YAML::BeginMap;
+  switch (d.kind) {
+    case DetectorKind::kIdeal:
+      e << YAML::Key << "type" << YAML::Value << "ideal";
+      break;
+    case DetectorKind::kCapability:
+      e << YAML::Key << "type" << YAML::Value << "capability";
+      e << YAML::Key << "max_range_m" << YAML::Value << d.max_range_m;
+      e << YAML::Key << "reflectance_at_max_range" << YAML::Value << d.reflectance_at_max_range;
+      e << YAML::Key << "range_noise_sigma_m" << YAML::Value << d.range_noise_sigma_m;
+      break;
+    case DetectorKind::kThreshold:
+      e << YAML::Key << "type" << YAML::Value << "threshold";
+      e << YAML::Key << "peak_power_w" << YAML::Value << d.link.peak_power_w;
+      e << YAML::Key << "aperture_diameter_mm" << YAML::Value << d.link.aperture_diameter_m * 1e3;
+      e << YAML::Key << "optics_transmission" << YAML::Value << d.link.optics_transmission;
+      e << YAML::Key << "atmospheric_extinction_per_km" << YAML::Value
+        << d.link.extinction_per_m * 1e3;
+      e << YAML::Key << "pulse_width_ns" << YAML::Value << d.pulse_width_ns;
+      e << YAML::Key << "threshold_nw" << YAML::Value << d.threshold_w * 1e9;
+      e << YAML::Key << "range_mode" << YAML::Value << EchoRangeName(d.echo_range);
+      e << YAML::Key << "walk_reference_power_nw" << YAML::Value << d.walk_reference_power_w * 1e9;
+      e << YAML::Key << "return_mode" << YAML::Value << ReturnModeName(d.return_mode);
+      e << YAML::Key << "max_echoes" << YAML::Value << d.max_echoes;
+      e << YAML::Key << "max_surfaces_per_sub_ray" << YAML::Value << d.max_surfaces_per_sub_ray;
+      e << YAML::Key << "range_noise_sigma_m" << YAML::Value << d.range_noise_sigma_m;
+      e << YAML::Key << "range_resolution_mm" << YAML::Value << d.range_resolution_m * 1e3;
+      e << YAML::Key << "outlier_probability" << YAML::Value << d.outlier_probability;
+      break;
+  }
+  e << YAML::EndMap;
+}
+
+}  // namespace
+
+std::string SaveSensorProfile(const SensorProfile& p, const std::string& header) {
+  YAML::Emitter e;
+  e.SetDoublePrecision(17);
+  e << YAML::BeginMap;
+  e << YAML::Key << "name" << YAML::Value << p.name;
+  e << YAML::Key << "wavelength_nm" << YAML::Value << p.wavelength_nm;
+  e << YAML::Key << "min_range_m" << YAML::Value << p.min_range_m;
+  e << YAML::Key << "max_range_m" << YAML::Value << p.max_range_m;
+  WriteScan(e, p);
+  WriteBeam(e, p);
+  WriteDetector(e, p);
+  e << YAML::EndMap;
+  std::string out;
+  std::istringstream lines(header);
+  for (std::string line; std::getline(lines, line);)
+    out += "# " + line + "\n";
+  return out + e.c_str() + "\n";
+}
+
+}  // namespace lt
