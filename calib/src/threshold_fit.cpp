@@ -1,0 +1,125 @@
+#include "lidartwin/calib/threshold_fit.h"
+
+#include <ceres/ceres.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "lidartwin/physics/detection_probability.h"
+
+namespace lt::calib {
+
+namespace {
+
+// Parameters: T and u = ln sigma (sigma stays positive).
+struct CountResidual {
+  double signal, trials, detections;
+  double weight;  // 1 / sqrt(n p (1 - p)) at the previous estimate (IRLS)
+  template <typename T>
+  bool operator()(const T* const p, T* residual) const {
+    using std::exp;
+    const T prob = physics::DetectionProbability(T(signal), p[0], exp(p[1]));
+    residual[0] = (T(detections) - T(trials) * prob) * T(weight);
+    return true;
+  }
+};
+
+double Probability(const double* p, double s) {
+  return physics::DetectionProbability(s, p[0], std::exp(p[1]));
+}
+
+}  // namespace
+
+Expected<FitResult> FitDetectionThreshold(const std::vector<DetectionSample>& samples) {
+  FitResult out;
+  out.model = "probit";
+  std::vector<DetectionSample> used;
+  for (const auto& s : samples) {
+    if (!std::isfinite(s.expected_signal) || s.trials == 0 || s.detections > s.trials) {
+      ++out.points_rejected;
+      continue;
+    }
+    used.push_back(s);
+  }
+  out.points_used = used.size();
+  if (used.size() < 3) {
+    return Error{"threshold fit: " + std::to_string(used.size()) +
+                 " usable signal levels; at least 3 are needed"};
+  }
+  // The transition must be seen: some levels mostly missed, some mostly detected.
+  bool low = false, high = false;
+  for (const auto& s : used) {
+    low = low || s.detections * 2 < s.trials;
+    high = high || s.detections * 2 > s.trials;
+  }
+  if (!low || !high) {
+    return Error{std::string("threshold fit: every signal level was ") +
+                 (high ? "mostly detected" : "mostly missed") +
+                 "; the sweep must cross the threshold"};
+  }
+  // Start: T where the detection rate crosses 1/2, sigma a tenth of the swept span.
+  std::sort(used.begin(), used.end(),
+            [](const auto& a, const auto& b) { return a.expected_signal < b.expected_signal; });
+  double p[2] = {used[used.size() / 2].expected_signal,
+                 std::log(0.1 * (used.back().expected_signal - used.front().expected_signal) + 1e-300)};
+  for (size_t i = 1; i < used.size(); ++i) {
+    if (used[i - 1].detections * 2 <= used[i - 1].trials &&
+        used[i].detections * 2 >= used[i].trials) {
+      p[0] = 0.5 * (used[i - 1].expected_signal + used[i].expected_signal);
+      break;
+    }
+  }
+  ceres::Solver::Summary summary;
+  std::unique_ptr<ceres::Problem> problem;
+  // Iteratively reweighted: weights from the current estimate, a handful of rounds.
+  for (int round = 0; round < 8; ++round) {
+    problem = std::make_unique<ceres::Problem>();
+    for (const auto& s : used) {
+      const double q = std::clamp(Probability(p, s.expected_signal), 1e-6, 1 - 1e-6);
+      auto* cost = new ceres::AutoDiffCostFunction<CountResidual, 1, 2>(new CountResidual{
+          s.expected_signal, double(s.trials), double(s.detections),
+          1 / std::sqrt(s.trials * q * (1 - q))});
+      problem->AddResidualBlock(cost, nullptr, p);
+    }
+    ceres::Solver::Options options;
+    options.linear_solver_type = ceres::DENSE_QR;
+    options.max_num_iterations = 200;
+    options.function_tolerance = 1e-14;
+    options.parameter_tolerance = 1e-14;
+    options.logging_type = ceres::SILENT;
+    const double before[2] = {p[0], p[1]};
+    ceres::Solve(options, problem.get(), &summary);
+    if (summary.termination_type != ceres::CONVERGENCE) break;
+    if (std::abs(p[0] - before[0]) <= 1e-10 * (std::abs(p[0]) + 1e-300) &&
+        std::abs(p[1] - before[1]) <= 1e-10) {
+      break;
+    }
+  }
+  out.solver_report = summary.BriefReport();
+  out.converged = summary.termination_type == ceres::CONVERGENCE;
+  if (!out.converged) return Error{"threshold fit did not converge: " + out.solver_report};
+  double rss = 0;
+  for (const auto& s : used) {
+    const double r = s.detections / double(s.trials) - Probability(p, s.expected_signal);
+    rss += r * r;
+  }
+  out.residual_rms = std::sqrt(rss / used.size());  // in detection rate
+  ceres::Covariance::Options cov_options;
+  cov_options.algorithm_type = ceres::DENSE_SVD;
+  cov_options.null_space_rank = 0;
+  cov_options.min_reciprocal_condition_number = 1e-14;
+  ceres::Covariance covariance(cov_options);
+  double cov[4] = {};
+  const std::vector<std::pair<const double*, const double*>> blocks = {{p, p}};
+  if (!covariance.Compute(blocks, problem.get()) ||
+      !covariance.GetCovarianceBlock(p, p, cov)) {
+    return Error{"threshold fit: the covariance is rank-deficient (too few levels inside the "
+                 "transition)"};
+  }
+  const double sigma = std::exp(p[1]);
+  out.parameters.push_back({"threshold", p[0], std::sqrt(cov[0])});
+  out.parameters.push_back({"noise_sigma", sigma, sigma * std::sqrt(cov[3])});
+  return out;
+}
+
+}  // namespace lt::calib
