@@ -27,3 +27,20 @@ TEST(CapabilityDetects, DropsEverythingBeyondMaxRange) {
 
 }  // namespace
 }  // namespace lt::physics
+
+namespace lt::physics {
+namespace {
+
+// The farthest detected range agrees with the detection test on either side of it.
+TEST(CapabilityMaxRange, IsWhereCapabilityDetectsStops) {
+  for (double r : {0.05, 0.3, 0.8, 0.95}) {
+    const double d = CapabilityMaxRange(r, 0.8, 50.0);
+    EXPECT_TRUE(CapabilityDetects(r, d * (1 - 1e-9), 0.8, 50.0)) << r;
+    EXPECT_FALSE(CapabilityDetects(r, d * (1 + 1e-9), 0.8, 50.0)) << r;
+  }
+  EXPECT_DOUBLE_EQ(CapabilityMaxRange(0.4, 0.8, 50.0), 25.0);
+  EXPECT_DOUBLE_EQ(CapabilityMaxRange(0.95, 0.8, 50.0), 50.0);
+}
+
+}  // namespace
+}  // namespace lt::physics

@@ -23,4 +23,12 @@ LT_HD bool CapabilityDetects(T reflectance, T range_m, T reflectance_at_max_rang
          ReflectanceLimit(range_m, reflectance_at_max_range, max_range_m) <= reflectance;
 }
 
+// The farthest range at which a target of reflectance R is detected: R_L(d) <= R gives
+// d <= d_max R / R_L,max, and nothing is detected beyond d_max (seed 000 eq. 5, sec. II-D).
+template <typename T>
+LT_HD T CapabilityMaxRange(T reflectance, T reflectance_at_max_range, T max_range_m) {
+  const T limited = max_range_m * reflectance / reflectance_at_max_range;
+  return limited < max_range_m ? limited : max_range_m;
+}
+
 }  // namespace lt::physics
