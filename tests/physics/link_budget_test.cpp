@@ -75,3 +75,16 @@ TEST(SurfaceResponse, ContinuationThroughGlassAndGaps) {
 
 }  // namespace
 }  // namespace lt::physics
+
+namespace lt::physics {
+namespace {
+
+TEST(NearFieldOverlap, RisesFromZeroToOneThroughOneMinusOneOverEAtTheOverlapRange) {
+  EXPECT_DOUBLE_EQ(NearFieldOverlap(0.0, 2.0, 2.5), 0.0);
+  EXPECT_NEAR(NearFieldOverlap(2.0, 2.0, 2.5), 1 - std::exp(-1.0), 1e-15);
+  EXPECT_NEAR(NearFieldOverlap(20.0, 2.0, 2.5), 1.0, 1e-12);
+  EXPECT_LT(NearFieldOverlap(1.0, 2.0, 4.0), NearFieldOverlap(1.0, 2.0, 1.0));  // sharper rise
+}
+
+}  // namespace
+}  // namespace lt::physics

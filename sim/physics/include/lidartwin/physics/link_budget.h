@@ -47,4 +47,15 @@ LT_HD T WhiteTargetPower(const LinkBudget& l, T range_m) {
   return ReceivedPower(l, static_cast<T>(1 / kPi), T(1), range_m);
 }
 
+// Near-field overlap of a biaxial or obscured receiver: the share of the returned light the
+// detector sees at range R, O(R) = 1 - exp(-(R / R_o)^k), rising from 0 to 1 around the overlap
+// range R_o (k sets how sharply). A common empirical form for LiDAR overlap functions
+// (e.g. Halldorsson & Langerholc 1978 give the geometry; the exponential form is its usual fit).
+template <typename T>
+LT_HD T NearFieldOverlap(T range_m, T overlap_range_m, T sharpness) {
+  using std::exp;
+  using std::pow;
+  return T(1) - exp(-pow(range_m / overlap_range_m, sharpness));
+}
+
 }  // namespace lt::physics

@@ -1,0 +1,26 @@
+// Fit of a sensor's range-intensity curve from the raw signal of Lambertian targets (issue 10
+// "range-intensity"): S = K P_rx(R, rho, theta) O(R), with P_rx the link budget of seed 002
+// eq. 2 for a unit link (physics::ReceivedPower: rho cos(theta) / (4 R^2)), K the link-budget
+// constant in the signal's unit (peak power, aperture, optics and detector gain together) and
+// O(R) = 1 - exp(-(R / R_o)^k) the near-field overlap (physics::NearFieldOverlap).
+#pragma once
+
+#include <vector>
+
+#include "lidartwin/calib/fit_result.h"
+#include "lidartwin/sim/status.h"
+
+namespace lt::calib {
+
+struct RangeIntensitySample {
+  double range_m;
+  double reflectance;    // rho of the target [fraction]
+  double incidence_deg;  // theta
+  double signal;         // raw signal (photons, counts, or any unit proportional to power)
+  double sigma = 0;      // 1-sigma noise of the signal; 0: estimated from the fit
+};
+
+// Parameters: link_constant (K), overlap_range_m (R_o), overlap_sharpness (k).
+Expected<FitResult> FitRangeIntensity(const std::vector<RangeIntensitySample>& samples);
+
+}  // namespace lt::calib

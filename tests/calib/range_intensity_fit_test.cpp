@@ -1,0 +1,64 @@
+// The range-intensity fit (calib/range_intensity_fit.h): recovery and coverage of the link
+// constant and the near-field overlap.
+#include "lidartwin/calib/range_intensity_fit.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <random>
+
+namespace lt::calib {
+namespace {
+
+// Three Lambertian targets (10, 50, 90 %) from 0.5 to 30 m; signal K rho cos / (4 R^2) O(R)
+// with 2 % noise (computed here independently of the physics headers).
+std::vector<RangeIntensitySample> Sweep(double k, double r_o, double sharp, std::mt19937_64& rng,
+                                        bool give_sigma) {
+  std::normal_distribution<double> unit(0, 1);
+  std::vector<RangeIntensitySample> out;
+  for (double rho : {0.1, 0.5, 0.9}) {
+    for (double r = 0.5; r <= 30; r *= 1.15) {
+      const double s = k * rho / (4 * r * r) * (1 - std::exp(-std::pow(r / r_o, sharp)));
+      const double sigma = 0.02 * s + 1e-3;
+      out.push_back({r, rho, 0.0, s + sigma * unit(rng), give_sigma ? sigma : 0.0});
+    }
+  }
+  return out;
+}
+
+TEST(RangeIntensityFit, RecoversLinkConstantAndOverlapWithCoveringUncertainties) {
+  const double k = 4e4, r_o = 2.0, sharp = 2.5;
+  std::mt19937_64 rng(31);
+  int within1 = 0, within2 = 0, total = 0;
+  for (int draw = 0; draw < 100; ++draw) {
+    auto fit = FitRangeIntensity(Sweep(k, r_o, sharp, rng, true));
+    ASSERT_TRUE(fit.ok()) << fit.message();
+    for (const auto& [name, truth] : {std::pair<const char*, double>{"link_constant", k},
+                                      {"overlap_range_m", r_o},
+                                      {"overlap_sharpness", sharp}}) {
+      const FitParameter* p = fit->Find(name);
+      ASSERT_NE(p, nullptr);
+      const double z = std::abs(p->value - truth) / p->stddev;
+      within1 += z <= 1;
+      within2 += z <= 2;
+      ++total;
+    }
+  }
+  const double c1 = double(within1) / total, c2 = double(within2) / total;
+  std::printf("[coverage] range-intensity fit: %.2f within 1 sigma, %.2f within 2 sigma (%d)\n", c1,
+              c2, total);
+  EXPECT_NEAR(c1, 0.68, 0.10);
+  EXPECT_NEAR(c2, 0.95, 0.05);
+}
+
+TEST(RangeIntensityFit, OnlyFarPointsCannotShowTheOverlap) {
+  std::vector<RangeIntensitySample> far;
+  for (double r = 20; r <= 30; r += 1)
+    far.push_back({r, 0.5, 0, 1e4 * 0.5 / (4 * r * r), 0.1});
+  auto fit = FitRangeIntensity(far);
+  ASSERT_FALSE(fit.ok());
+  EXPECT_NE(fit.message().find("range-intensity fit"), std::string::npos) << fit.message();
+}
+
+}  // namespace
+}  // namespace lt::calib
