@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "least_squares.h"
+
 #include "lidartwin/physics/capability.h"
 
 namespace lt::calib {
@@ -67,17 +69,9 @@ Expected<FitResult> FitCapability(const std::vector<CapabilitySample>& samples) 
   }
   problem.SetParameterLowerBound(p, 0, 1e-6);
   problem.SetParameterLowerBound(p, 1, 1e-9);
-  ceres::Solver::Options options;
-  options.linear_solver_type = ceres::DENSE_QR;
-  options.max_num_iterations = 200;
-  options.function_tolerance = 1e-14;
-  options.parameter_tolerance = 1e-14;
-  options.logging_type = ceres::SILENT;
-  ceres::Solver::Summary summary;
-  ceres::Solve(options, &problem, &summary);
-  out.solver_report = summary.BriefReport();
-  out.converged = summary.termination_type == ceres::CONVERGENCE;
-  if (!out.converged) return Error{"capability fit did not converge: " + out.solver_report};
+  if (!SolveFit(problem, out)) {
+    return Error{"capability fit did not converge: " + out.solver_report};
+  }
   double rss = 0;
   int below = 0, at = 0;
   for (const auto& s : used) {
@@ -92,13 +86,8 @@ Expected<FitResult> FitCapability(const std::vector<CapabilitySample>& samples) 
   }
   out.residual_rms = std::sqrt(rss / used.size());
   const double scale = sigma_known ? 1.0 : rss / (used.size() - 2.0);
-  ceres::Covariance::Options cov_options;
-  cov_options.algorithm_type = ceres::DENSE_SVD;
-  cov_options.null_space_rank = 0;
-  ceres::Covariance covariance(cov_options);
-  const std::vector<std::pair<const double*, const double*>> blocks = {{p, p}};
   double cov[4] = {};
-  if (!covariance.Compute(blocks, &problem) || !covariance.GetCovarianceBlock(p, p, cov)) {
+  if (!BlockCovariance(problem, p, cov)) {
     return Error{"capability fit: the covariance is rank-deficient"};
   }
   out.parameters.push_back({"max_range_m", p[0], std::sqrt(cov[0] * scale)});

@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "least_squares.h"
+
 #include "lidartwin/physics/link_budget.h"
 #include "lidartwin/physics/units.h"
 
@@ -71,17 +73,9 @@ Expected<FitResult> FitRangeIntensity(const std::vector<RangeIntensitySample>& s
                                  new SignalResidual{s, sigma_known ? 1 / s.sigma : 1.0}),
                              nullptr, p);
   }
-  ceres::Solver::Options options;
-  options.linear_solver_type = ceres::DENSE_QR;
-  options.max_num_iterations = 500;
-  options.function_tolerance = 1e-14;
-  options.parameter_tolerance = 1e-14;
-  options.logging_type = ceres::SILENT;
-  ceres::Solver::Summary summary;
-  ceres::Solve(options, &problem, &summary);
-  out.solver_report = summary.BriefReport();
-  out.converged = summary.termination_type == ceres::CONVERGENCE;
-  if (!out.converged) return Error{"range-intensity fit did not converge: " + out.solver_report};
+  if (!SolveFit(problem, out, 500)) {
+    return Error{"range-intensity fit did not converge: " + out.solver_report};
+  }
   double rss = 0;
   for (const auto& s : used) {
     const double r = Signal(p, s.range_m, s.reflectance, s.incidence_deg) - s.signal;
@@ -89,14 +83,8 @@ Expected<FitResult> FitRangeIntensity(const std::vector<RangeIntensitySample>& s
   }
   out.residual_rms = std::sqrt(rss / used.size());
   const double scale = sigma_known ? 1.0 : rss / (used.size() - 3.0);
-  ceres::Covariance::Options cov_options;
-  cov_options.algorithm_type = ceres::DENSE_SVD;
-  cov_options.null_space_rank = 0;
-  cov_options.min_reciprocal_condition_number = 1e-14;
-  ceres::Covariance covariance(cov_options);
-  const std::vector<std::pair<const double*, const double*>> blocks = {{p, p}};
   double cov[9] = {};
-  if (!covariance.Compute(blocks, &problem) || !covariance.GetCovarianceBlock(p, p, cov)) {
+  if (!BlockCovariance(problem, p, cov)) {
     return Error{"range-intensity fit: the covariance is rank-deficient (ranges inside the "
                  "overlap region and beyond it are both needed)"};
   }

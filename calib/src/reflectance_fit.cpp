@@ -4,6 +4,8 @@
 
 #include <cmath>
 
+#include "least_squares.h"
+
 #include "lidartwin/physics/link_budget.h"
 #include "lidartwin/physics/surface_response.h"
 #include "lidartwin/physics/units.h"
@@ -107,17 +109,7 @@ Expected<FitResult> FitReflectance(const std::vector<ReflectanceSample>& samples
     // The Lambert model leaves the lobe's parameters out of the problem.
     problem.SetManifold(p, new ceres::SubsetManifold(kMaxParameters, {1, 2}));
   }
-  ceres::Solver::Options options;
-  options.linear_solver_type = ceres::DENSE_QR;
-  options.max_num_iterations = 200;
-  options.function_tolerance = 1e-12;
-  options.parameter_tolerance = 1e-12;
-  options.logging_type = ceres::SILENT;
-  ceres::Solver::Summary summary;
-  ceres::Solve(options, &problem, &summary);
-  out.solver_report = summary.BriefReport();
-  out.converged = summary.termination_type == ceres::CONVERGENCE;
-  if (!out.converged) {
+  if (!SolveFit(problem, out)) {
     return Error{"reflectance fit (" + out.model + ") did not converge: " + out.solver_report};
   }
   // Residuals in the intensity's unit, and the variance that scales the covariance when the
@@ -132,15 +124,8 @@ Expected<FitResult> FitReflectance(const std::vector<ReflectanceSample>& samples
   out.residual_rms = std::sqrt(rss / used.size());
   const double scale = sigma_known ? 1.0 : rss / dof;
 
-  ceres::Covariance::Options cov_options;
-  cov_options.algorithm_type = ceres::DENSE_SVD;
-  cov_options.null_space_rank = 0;  // a rank deficiency fails Compute instead of being truncated
-  cov_options.min_reciprocal_condition_number = 1e-14;
-  ceres::Covariance covariance(cov_options);
-  const std::vector<std::pair<const double*, const double*>> blocks = {{p, p}};
   double cov[kMaxParameters * kMaxParameters] = {};
-  if (!covariance.Compute(blocks, &problem) ||
-      !covariance.GetCovarianceBlockInTangentSpace(p, p, cov)) {
+  if (!BlockCovariance(problem, p, cov)) {
     return Error{"reflectance fit (" + out.model +
                  "): the covariance is rank-deficient: the data cannot tell the parameters "
                  "apart (more incidence angles, or a simpler model)"};

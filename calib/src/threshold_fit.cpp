@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "least_squares.h"
+
 #include "lidartwin/physics/detection_probability.h"
 
 namespace lt::calib {
@@ -69,7 +71,6 @@ Expected<FitResult> FitDetectionThreshold(const std::vector<DetectionSample>& sa
       break;
     }
   }
-  ceres::Solver::Summary summary;
   std::unique_ptr<ceres::Problem> problem;
   // Iteratively reweighted: weights from the current estimate, a handful of rounds.
   for (int round = 0; round < 8; ++round) {
@@ -81,22 +82,13 @@ Expected<FitResult> FitDetectionThreshold(const std::vector<DetectionSample>& sa
           1 / std::sqrt(s.trials * q * (1 - q))});
       problem->AddResidualBlock(cost, nullptr, p);
     }
-    ceres::Solver::Options options;
-    options.linear_solver_type = ceres::DENSE_QR;
-    options.max_num_iterations = 200;
-    options.function_tolerance = 1e-14;
-    options.parameter_tolerance = 1e-14;
-    options.logging_type = ceres::SILENT;
     const double before[2] = {p[0], p[1]};
-    ceres::Solve(options, problem.get(), &summary);
-    if (summary.termination_type != ceres::CONVERGENCE) break;
+    if (!SolveFit(*problem, out)) break;
     if (std::abs(p[0] - before[0]) <= 1e-10 * (std::abs(p[0]) + 1e-300) &&
         std::abs(p[1] - before[1]) <= 1e-10) {
       break;
     }
   }
-  out.solver_report = summary.BriefReport();
-  out.converged = summary.termination_type == ceres::CONVERGENCE;
   if (!out.converged) return Error{"threshold fit did not converge: " + out.solver_report};
   double rss = 0;
   for (const auto& s : used) {
@@ -104,15 +96,8 @@ Expected<FitResult> FitDetectionThreshold(const std::vector<DetectionSample>& sa
     rss += r * r;
   }
   out.residual_rms = std::sqrt(rss / used.size());  // in detection rate
-  ceres::Covariance::Options cov_options;
-  cov_options.algorithm_type = ceres::DENSE_SVD;
-  cov_options.null_space_rank = 0;
-  cov_options.min_reciprocal_condition_number = 1e-14;
-  ceres::Covariance covariance(cov_options);
   double cov[4] = {};
-  const std::vector<std::pair<const double*, const double*>> blocks = {{p, p}};
-  if (!covariance.Compute(blocks, problem.get()) ||
-      !covariance.GetCovarianceBlock(p, p, cov)) {
+  if (!BlockCovariance(*problem, p, cov)) {
     return Error{"threshold fit: the covariance is rank-deficient (too few levels inside the "
                  "transition)"};
   }

@@ -7,6 +7,8 @@
 #include <cmath>
 #include <random>
 
+#include "calib/coverage.h"
+
 namespace lt::calib {
 namespace {
 
@@ -29,26 +31,15 @@ std::vector<RangeIntensitySample> Sweep(double k, double r_o, double sharp, std:
 TEST(RangeIntensityFit, RecoversLinkConstantAndOverlapWithCoveringUncertainties) {
   const double k = 4e4, r_o = 2.0, sharp = 2.5;
   std::mt19937_64 rng(31);
-  int within1 = 0, within2 = 0, total = 0;
+  test::Coverage coverage;
   for (int draw = 0; draw < 100; ++draw) {
     auto fit = FitRangeIntensity(Sweep(k, r_o, sharp, rng, true));
     ASSERT_TRUE(fit.ok()) << fit.message();
-    for (const auto& [name, truth] : {std::pair<const char*, double>{"link_constant", k},
-                                      {"overlap_range_m", r_o},
-                                      {"overlap_sharpness", sharp}}) {
-      const FitParameter* p = fit->Find(name);
-      ASSERT_NE(p, nullptr);
-      const double z = std::abs(p->value - truth) / p->stddev;
-      within1 += z <= 1;
-      within2 += z <= 2;
-      ++total;
-    }
+    coverage.Add(*fit, "link_constant", k);
+    coverage.Add(*fit, "overlap_range_m", r_o);
+    coverage.Add(*fit, "overlap_sharpness", sharp);
   }
-  const double c1 = double(within1) / total, c2 = double(within2) / total;
-  std::printf("[coverage] range-intensity fit: %.2f within 1 sigma, %.2f within 2 sigma (%d)\n", c1,
-              c2, total);
-  EXPECT_NEAR(c1, 0.68, 0.10);
-  EXPECT_NEAR(c2, 0.95, 0.05);
+  coverage.Expect("range-intensity fit");
 }
 
 TEST(RangeIntensityFit, OnlyFarPointsCannotShowTheOverlap) {

@@ -7,6 +7,8 @@
 #include <cmath>
 #include <random>
 
+#include "calib/coverage.h"
+
 namespace lt::calib {
 namespace {
 
@@ -26,25 +28,14 @@ std::vector<DetectionSample> Sweep(double t, double sigma, std::mt19937_64& rng)
 TEST(ThresholdFit, RecoversThresholdAndNoiseWithCoveringUncertainties) {
   const double t = 576, sigma = 40;  // nW
   std::mt19937_64 rng(11);
-  int within1 = 0, within2 = 0, total = 0;
+  test::Coverage coverage;
   for (int draw = 0; draw < 150; ++draw) {
     auto fit = FitDetectionThreshold(Sweep(t, sigma, rng));
     ASSERT_TRUE(fit.ok()) << fit.message();
-    for (const auto& [name, truth] :
-         {std::pair<const char*, double>{"threshold", t}, {"noise_sigma", sigma}}) {
-      const FitParameter* p = fit->Find(name);
-      ASSERT_NE(p, nullptr);
-      const double z = std::abs(p->value - truth) / p->stddev;
-      within1 += z <= 1;
-      within2 += z <= 2;
-      ++total;
-    }
+    coverage.Add(*fit, "threshold", t);
+    coverage.Add(*fit, "noise_sigma", sigma);
   }
-  const double c1 = double(within1) / total, c2 = double(within2) / total;
-  std::printf("[coverage] threshold fit: %.2f within 1 sigma, %.2f within 2 sigma (%d)\n", c1, c2,
-              total);
-  EXPECT_NEAR(c1, 0.68, 0.10);
-  EXPECT_NEAR(c2, 0.95, 0.05);
+  coverage.Expect("threshold fit");
 }
 
 TEST(ThresholdFit, ASweepThatMissesTheTransitionIsAnError) {
