@@ -121,25 +121,6 @@ Status CheckValues(const std::vector<double>& v, const std::string& where) {
   return {};
 }
 
-Expected<std::pair<std::vector<double>, std::vector<double>>> LoadSlice(
-    const std::filesystem::path& file) {
-  auto csv = ReadCsvNumbers(file, false);
-  if (!csv.ok()) return csv.error();
-  std::vector<double> angle, value;
-  for (size_t r = 0; r < csv->rows.size(); ++r) {
-    if (csv->rows[r].size() != 2) {
-      return Error{file.string() + ":" + std::to_string(csv->line[r]) +
-                   ": expected 2 columns (angle_mrad,value), got " +
-                   std::to_string(csv->rows[r].size())};
-    }
-    angle.push_back(csv->rows[r][0]);
-    value.push_back(csv->rows[r][1]);
-  }
-  if (Status s = CheckAxis(angle, file.string()); !s.ok()) return s.error();
-  if (Status s = CheckValues(value, file.string()); !s.ok()) return s.error();
-  return std::make_pair(std::move(angle), std::move(value));
-}
-
 }  // namespace
 
 Expected<KernelTable> LoadKernelGrid(const std::filesystem::path& file) {
@@ -168,24 +149,46 @@ Expected<KernelTable> LoadKernelGrid(const std::filesystem::path& file) {
   return k;
 }
 
-Expected<KernelTable> LoadSeparableKernel(const std::filesystem::path& h_file,
-                                          const std::filesystem::path& v_file) {
-  auto h = LoadSlice(h_file);
-  if (!h.ok()) return h.error();
-  auto v = LoadSlice(v_file);
-  if (!v.ok()) return v.error();
+Expected<KernelSlice> LoadKernelSlice(const std::filesystem::path& file) {
+  auto csv = ReadCsvNumbers(file, false);
+  if (!csv.ok()) return csv.error();
+  KernelSlice s;
+  for (size_t r = 0; r < csv->rows.size(); ++r) {
+    if (csv->rows[r].size() != 2) {
+      return Error{file.string() + ":" + std::to_string(csv->line[r]) +
+                   ": expected 2 columns (angle_mrad,value), got " +
+                   std::to_string(csv->rows[r].size())};
+    }
+    s.angle_mrad.push_back(csv->rows[r][0]);
+    s.value.push_back(csv->rows[r][1]);
+  }
+  if (Status st = CheckAxis(s.angle_mrad, file.string()); !st.ok()) return st.error();
+  if (Status st = CheckValues(s.value, file.string()); !st.ok()) return st.error();
+  return s;
+}
+
+KernelTable SeparableKernel(const KernelSlice& h, const KernelSlice& v) {
   // Each slice scaled to a peak of 1 first, so that the product neither overflows nor
   // underflows (the scale of a kernel is arbitrary).
-  const double h_peak = *std::max_element(h->second.begin(), h->second.end());
-  const double v_peak = *std::max_element(v->second.begin(), v->second.end());
+  const double h_peak = *std::max_element(h.value.begin(), h.value.end());
+  const double v_peak = *std::max_element(v.value.begin(), v.value.end());
   KernelTable k;
-  k.h_mrad = h->first;
-  k.v_mrad = v->first;
-  for (double vv : v->second) {
-    for (double hv : h->second)
+  k.h_mrad = h.angle_mrad;
+  k.v_mrad = v.angle_mrad;
+  for (double vv : v.value) {
+    for (double hv : h.value)
       k.value.push_back((hv / h_peak) * (vv / v_peak));
   }
   return k;
+}
+
+Expected<KernelTable> LoadSeparableKernel(const std::filesystem::path& h_file,
+                                          const std::filesystem::path& v_file) {
+  auto h = LoadKernelSlice(h_file);
+  if (!h.ok()) return h.error();
+  auto v = LoadKernelSlice(v_file);
+  if (!v.ok()) return v.error();
+  return SeparableKernel(*h, *v);
 }
 
 KernelSampling PrepareKernelSampling(const KernelTable& t, double tail_exponent) {

@@ -6,6 +6,7 @@
 #include <cstdio>
 
 #include "lidartwin/sim/config_reader.h"
+#include "sensor/profile_keys.h"
 
 namespace lt {
 
@@ -91,12 +92,7 @@ physics::BeamSample<double> SensorProfile::Beam(uint32_t i) const {
 
 namespace {
 
-std::vector<double> Scaled(const std::vector<double>& v, double s) {
-  std::vector<double> out(v.size());
-  for (size_t i = 0; i < v.size(); ++i)
-    out[i] = v[i] * s;
-  return out;
-}
+using profile_keys::Scaled;
 
 void ReadSpinningTables(ConfigMap& scan, SensorProfile& p) {
   std::vector<double> elevation_deg;
@@ -438,18 +434,14 @@ void ReadKernelTable(ConfigMap& b, SensorProfile& p) {
     const std::string h = b.String("kernel_h_file");
     const std::string v = b.String("kernel_v_file");
     if (h.empty() || v.empty()) return;
-    // Each slice alone first, so an error names its own key.
-    for (const auto& [key, file] : {std::pair<const char*, std::string>{"kernel_h_file", h},
-                                    std::pair<const char*, std::string>{"kernel_v_file", v}}) {
-      if (auto one = LoadSeparableKernel(b.Resolve(file), b.Resolve(file)); !one.ok()) {
-        b.Fail(key, one.message());
-        return;
-      }
-    }
     p.kernel_h_file = std::filesystem::absolute(b.Resolve(h)).string();
     p.kernel_v_file = std::filesystem::absolute(b.Resolve(v)).string();
-    table = LoadSeparableKernel(p.kernel_h_file, p.kernel_v_file);
-    if (!table.ok()) b.Fail("kernel_h_file", table.message());
+    // Each slice loaded under its own key, so that an error names the right one.
+    auto h_slice = LoadKernelSlice(p.kernel_h_file);
+    if (!h_slice.ok()) b.Fail("kernel_h_file", h_slice.message());
+    auto v_slice = LoadKernelSlice(p.kernel_v_file);
+    if (!v_slice.ok()) b.Fail("kernel_v_file", v_slice.message());
+    if (h_slice.ok() && v_slice.ok()) table = SeparableKernel(*h_slice, *v_slice);
   }
   if (table.ok()) p.kernel = PrepareKernelSampling(*table, gamma);
 }
@@ -478,12 +470,11 @@ void ReadFootprint(ConfigMap& b, SensorProfile& p) {
   if (sub_rays < 1 || sub_rays > 128 || sub_rays != std::floor(sub_rays)) {
     b.Fail("sub_rays", "must be a whole number in 1..128, got " + std::to_string(sub_rays));
   }
-  if (mode == "random_selection") {
-    p.footprint.mode = physics::DivergenceMode::kRandomSelection;
-  } else if (mode == "average") {
-    p.footprint.mode = physics::DivergenceMode::kAverage;
+  if (const auto* m = profile_keys::Find(profile_keys::kDivergenceModes, mode)) {
+    p.footprint.mode = *m;
   } else {
-    b.Fail("mode", "unknown mode '" + mode + "' (expected random_selection or average)");
+    b.Fail("mode", "unknown mode '" + mode + "' (expected " +
+                       profile_keys::Choices(profile_keys::kDivergenceModes) + ")");
   }
   p.footprint.sub_rays = static_cast<uint32_t>(std::clamp(std::floor(sub_rays), 1.0, 128.0));
   const std::string gather = b.String("gather", "sub_rays");
@@ -539,28 +530,18 @@ void ReadThresholdDetector(ConfigMap& d, SensorProfile& p) {
                                           Num(c.walk_reference_power_w * 1e9));
   }
   const std::string range = d.String("range_mode", "peak");
-  if (range == "peak") {
-    c.echo_range = physics::EchoRange::kPeak;
-  } else if (range == "leading_edge") {
-    c.echo_range = physics::EchoRange::kLeadingEdge;
-  } else if (range == "centre") {
-    c.echo_range = physics::EchoRange::kCentre;
+  if (const auto* r = profile_keys::Find(profile_keys::kEchoRanges, range)) {
+    c.echo_range = *r;
   } else {
-    d.Fail("range_mode",
-           "unknown range mode '" + range + "' (expected peak, leading_edge or centre)");
+    d.Fail("range_mode", "unknown range mode '" + range + "' (expected " +
+                             profile_keys::Choices(profile_keys::kEchoRanges) + ")");
   }
   const std::string mode = d.String("return_mode", "strongest");
-  if (mode == "first") {
-    c.return_mode = physics::ReturnMode::kFirst;
-  } else if (mode == "last") {
-    c.return_mode = physics::ReturnMode::kLast;
-  } else if (mode == "strongest") {
-    c.return_mode = physics::ReturnMode::kStrongest;
-  } else if (mode == "dual") {
-    c.return_mode = physics::ReturnMode::kDual;
+  if (const auto* m = profile_keys::Find(profile_keys::kReturnModes, mode)) {
+    c.return_mode = *m;
   } else {
-    d.Fail("return_mode",
-           "unknown return mode '" + mode + "' (expected first, last, strongest or dual)");
+    d.Fail("return_mode", "unknown return mode '" + mode + "' (expected " +
+                              profile_keys::Choices(profile_keys::kReturnModes) + ")");
   }
   const double k = d.Number("max_echoes", 2);
   if (k < 1 || k > physics::kMaxEchoesReported || k != std::floor(k)) {

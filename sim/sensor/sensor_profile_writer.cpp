@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "lidartwin/sim/sensor_profile.h"
+#include "sensor/profile_keys.h"
 
 namespace lt {
 
@@ -14,12 +15,7 @@ namespace {
 
 using physics::kDegToRad;
 
-std::vector<double> Scaled(const std::vector<double>& v, double s) {
-  std::vector<double> out(v.size());
-  for (size_t i = 0; i < v.size(); ++i)
-    out[i] = v[i] * s;
-  return out;
-}
+using profile_keys::Scaled;
 
 void WriteScan(YAML::Emitter& e, const SensorProfile& p) {
   e << YAML::Key << "scan" << YAML::Value << YAML::BeginMap;
@@ -138,36 +134,10 @@ void WriteBeam(YAML::Emitter& e, const SensorProfile& p) {
   }
   e << YAML::Key << "sub_rays" << YAML::Value << f.sub_rays;
   e << YAML::Key << "mode" << YAML::Value
-    << (f.mode == physics::DivergenceMode::kAverage ? "average" : "random_selection");
+    << profile_keys::NameOf(profile_keys::kDivergenceModes, f.mode);
   e << YAML::Key << "gather" << YAML::Value << (p.raster_gather ? "raster" : "sub_rays");
   e << YAML::Key << "raster_resolution_mrad" << YAML::Value << p.raster_resolution_rad * 1e3;
   e << YAML::EndMap;
-}
-
-const char* EchoRangeName(physics::EchoRange r) {
-  switch (r) {
-    case physics::EchoRange::kLeadingEdge:
-      return "leading_edge";
-    case physics::EchoRange::kCentre:
-      return "centre";
-    case physics::EchoRange::kPeak:
-    default:
-      return "peak";
-  }
-}
-
-const char* ReturnModeName(physics::ReturnMode m) {
-  switch (m) {
-    case physics::ReturnMode::kFirst:
-      return "first";
-    case physics::ReturnMode::kLast:
-      return "last";
-    case physics::ReturnMode::kDual:
-      return "dual";
-    case physics::ReturnMode::kStrongest:
-    default:
-      return "strongest";
-  }
 }
 
 void WriteDetector(YAML::Emitter& e, const SensorProfile& p) {
@@ -192,9 +162,11 @@ void WriteDetector(YAML::Emitter& e, const SensorProfile& p) {
         << d.link.extinction_per_m * 1e3;
       e << YAML::Key << "pulse_width_ns" << YAML::Value << d.pulse_width_ns;
       e << YAML::Key << "threshold_nw" << YAML::Value << d.threshold_w * 1e9;
-      e << YAML::Key << "range_mode" << YAML::Value << EchoRangeName(d.echo_range);
+      e << YAML::Key << "range_mode" << YAML::Value
+        << profile_keys::NameOf(profile_keys::kEchoRanges, d.echo_range);
       e << YAML::Key << "walk_reference_power_nw" << YAML::Value << d.walk_reference_power_w * 1e9;
-      e << YAML::Key << "return_mode" << YAML::Value << ReturnModeName(d.return_mode);
+      e << YAML::Key << "return_mode" << YAML::Value
+        << profile_keys::NameOf(profile_keys::kReturnModes, d.return_mode);
       e << YAML::Key << "max_echoes" << YAML::Value << d.max_echoes;
       e << YAML::Key << "max_surfaces_per_sub_ray" << YAML::Value << d.max_surfaces_per_sub_ray;
       e << YAML::Key << "range_noise_sigma_m" << YAML::Value << d.range_noise_sigma_m;

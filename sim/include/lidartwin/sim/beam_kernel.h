@@ -21,8 +21,19 @@ struct KernelTable {
 // row a v angle [mrad] then one value per h angle. Lines starting with '#' are comments.
 Expected<KernelTable> LoadKernelGrid(const std::filesystem::path& file);
 
-// A separable kernel H(h) * V(v) (seed 004 sec. III-B, Fig. 5c) from two CSV slices of
-// "angle_mrad,value" rows.
+// One slice of a separable kernel: "angle_mrad,value" rows, angles as for a grid, values
+// finite, >= 0 and not all zero.
+struct KernelSlice {
+  std::vector<double> angle_mrad;
+  std::vector<double> value;
+};
+Expected<KernelSlice> LoadKernelSlice(const std::filesystem::path& file);
+
+// The separable kernel H(h) * V(v) of two slices (seed 004 sec. III-B, Fig. 5c), each scaled
+// to a peak of 1 first.
+KernelTable SeparableKernel(const KernelSlice& h, const KernelSlice& v);
+
+// LoadKernelSlice twice, then SeparableKernel.
 Expected<KernelTable> LoadSeparableKernel(const std::filesystem::path& h_file,
                                           const std::filesystem::path& v_file);
 
