@@ -368,7 +368,7 @@ LT_HD inline void WriteEchoes(const FrameContext& c, uint32_t beam,
         beam, b, t, p, range,
         100.0 * e.peak_power_w / physics::WhiteTargetPower(c.signal.link, e.peak_range_m), o);
     r.echo_pulse_width_ns =
-        static_cast<float>(2.0 * (e.end_m - e.start_m) / physics::kSpeedOfLight_m_s * 1e9);
+        static_cast<float>(physics::RangeIntervalTime(e.end_m - e.start_m) * 1e9);
     r.return_index = e.index;
   }
 }

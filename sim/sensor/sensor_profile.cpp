@@ -73,8 +73,7 @@ physics::BeamFootprint SensorProfile::FootprintView(const float* cdf, const floa
 }
 
 physics::ThresholdDetector SensorProfile::Threshold() const {
-  const double sigma_t_s = detector.pulse_width_ns * 1e-9 / physics::kFwhmPerSigma;
-  return {0.5 * physics::kSpeedOfLight_m_s * sigma_t_s,
+  return {physics::PulseSigmaRange(detector.pulse_width_ns * 1e-9),
           detector.threshold_w,
           detector.echo_range,
           detector.return_mode,

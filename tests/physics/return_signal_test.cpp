@@ -182,3 +182,16 @@ TEST(ReturnSignal, HugeReturnsKeepTheirTrueInterval) {
 
 }  // namespace
 }  // namespace lt::physics
+
+namespace lt::physics {
+namespace {
+
+TEST(ReturnSignal, PulseWidthAndEchoTimeConvertBetweenTimeAndRange) {
+  // 1 ns of round trip is 0.149896229 m of range; a 5 ns FWHM pulse has sigma 5 ns / 2.35482.
+  EXPECT_NEAR(RangeIntervalTime(0.149896229), 1e-9, 1e-18);
+  EXPECT_NEAR(PulseSigmaRange(5e-9), 0.5 * 299792458.0 * 5e-9 / 2.3548200450309493, 1e-15);
+  EXPECT_NEAR(RangeIntervalTime(2 * PulseSigmaRange(1e-9)) * 2.3548200450309493 / 2, 1e-9, 1e-21);
+}
+
+}  // namespace
+}  // namespace lt::physics

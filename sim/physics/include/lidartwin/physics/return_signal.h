@@ -20,6 +20,7 @@
 #include <cstdint>
 
 #include "lidartwin/physics/hd.h"
+#include "lidartwin/physics/units.h"
 
 namespace lt::physics {
 
@@ -58,6 +59,19 @@ struct Echo {
   uint32_t source;        // the contribution that dominates xi^ at the peak
   uint32_t index;         // 0 for the nearest echo of the beam, 1 for the next, ...
 };
+
+// The pulse's standard deviation in range [m] from its FWHM duration [s]: a time t spans the
+// range c t / 2, and a Gaussian's FWHM is 2 sqrt(2 ln 2) sigma.
+template <typename T>
+LT_HD T PulseSigmaRange(T fwhm_s) {
+  return T(0.5) * static_cast<T>(kSpeedOfLight_m_s) * fwhm_s / static_cast<T>(kFwhmPerSigma);
+}
+
+// The round-trip time [s] a range interval [m] spans, 2 dr / c (the echo pulse width in time).
+template <typename T>
+LT_HD T RangeIntervalTime(T range_interval_m) {
+  return T(2) * range_interval_m / static_cast<T>(kSpeedOfLight_m_s);
+}
 
 // Pulse shape varpi(x) = exp(-x^2 / (2 sigma^2)).
 template <typename T>
