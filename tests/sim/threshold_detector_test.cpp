@@ -259,9 +259,15 @@ TEST(ThresholdDetector, RetroreflectiveSignBloomsByTheAngleWhereKernelTimesGainC
   EXPECT_GT(delta, 6e-3);  // several beam steps: a real bloom
   // Tolerance: one beam step (0.5 mrad) plus one kernel cell (0.5 mrad).
   EXPECT_NEAR(widening, delta, 1.0e-3);
-  // Diffuse sign of the same size at twice the threshold: its contour does not widen.
+  // Diffuse sign of the same size at twice the threshold: its contour does not widen, and it
+  // is seen out to within a beam step or two of its edge (so the first check is not passed by
+  // a sign that gives no points at all).
   const BloomCase diffuse(false);
-  EXPECT_LT(diffuse.Widening(), 0.5e-3);
+  const double diffuse_widening = diffuse.Widening();
+  std::printf("[bloom] retroreflective %.2f mrad (analytic %.2f), diffuse %.2f mrad\n",
+              1e3 * widening, 1e3 * delta, 1e3 * diffuse_widening);
+  EXPECT_LT(diffuse_widening, 0.5e-3);
+  EXPECT_GT(diffuse_widening, -1.0e-3);
 }
 
 TEST(ThresholdDetector, KernelSidelobeAt1e5ProducesEchoesAtThePredictedRate) {
