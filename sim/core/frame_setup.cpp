@@ -11,6 +11,8 @@ SignalChain FrameSignalChain(const SensorProfile& p) {
           p.detector.max_surfaces_per_sub_ray,
           p.detector.range_resolution_m,
           p.detector.outlier_probability,
+          p.detector.signal_noise_w,
+          p.detector.overlap,
           p.raster_gather};
 }
 

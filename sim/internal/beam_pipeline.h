@@ -15,6 +15,7 @@
 #include "lidartwin/physics/hd.h"
 #include "lidartwin/physics/link_budget.h"
 #include "lidartwin/physics/pose.h"
+#include "lidartwin/physics/detection_probability.h"
 #include "lidartwin/physics/range_noise.h"
 #include "lidartwin/physics/return_signal.h"
 #include "lidartwin/physics/scan_pattern.h"
@@ -54,6 +55,8 @@ struct SignalChain {
   uint32_t max_surfaces;       // surfaces one sub-ray may meet (through glass, foliage)
   double range_resolution_m;   // quantisation, 0: none
   double outlier_probability;  // per echo, seed 001 sec. 5.2
+  double signal_noise_w;       // per pulse, at the comparator (NoisyThreshold)
+  physics::Overlap overlap;    // near-field overlap on every received power
   bool raster_gather;          // gather from the frame's angular raster instead of tracing
 };
 
@@ -258,7 +261,8 @@ LT_HD uint32_t TraceSubRaySignal(const FrameContext& c, uint32_t beam, uint32_t 
     const double cos_theta = physics::IncidenceCosine(dir_world, hit.normal);
     const double p = weight * r.coverage *
                      physics::ReceivedPower(c.signal.link, physics::MonostaticBrdf(r, cos_theta),
-                                            cos_theta, hit.distance_m);
+                                            cos_theta, hit.distance_m) *
+                     physics::OverlapShare(c.signal.overlap, hit.distance_m);
     out[count++] = {static_cast<float>(hit.distance_m), static_cast<float>(p), hit.object};
     if (!physics::SurfaceLetsLightThrough(r)) break;
     weight *= physics::ContinuationFactor<double>(r);
@@ -286,7 +290,8 @@ LT_HD inline uint32_t RasterSubRaySignal(const FrameContext& c, uint32_t beam, u
   const double cos_theta = vn < 0 ? -vn : vn;
   const double p = sub.weight * r.coverage *
                    physics::ReceivedPower(c.signal.link, physics::MonostaticBrdf(r, cos_theta),
-                                          cos_theta, range);
+                                          cos_theta, range) *
+                   physics::OverlapShare(c.signal.overlap, range);
   out[0] = {static_cast<float>(range), static_cast<float>(p), px->object};
   return 1;
 }
@@ -332,8 +337,16 @@ LT_HD inline void WriteEchoes(const FrameContext& c, uint32_t beam,
                               BeamRecord* out) {
   physics::Echo echoes[physics::kMaxEchoesDetected];
   uint32_t detected = 0;
-  const uint32_t count =
-      physics::DetectEchoes(c.signal.threshold, contributions, n, echoes, &detected);
+  // Receiver noise: one draw per pulse, detected against T - n, reported as S + n.
+  physics::ThresholdDetector detector = c.signal.threshold;
+  double noise_w = 0;
+  if (c.signal.signal_noise_w > 0) {
+    const physics::Philox4x32 w = physics::RandomWords(
+        physics::RandomKey{c.seed, c.frame, beam, 0, physics::kStreamSignalNoise});
+    noise_w = c.signal.signal_noise_w * physics::StandardNormal<double>(w.v[0], w.v[1]);
+    detector.threshold_w = physics::NoisyThreshold(detector.threshold_w, noise_w);
+  }
+  const uint32_t count = physics::DetectEchoes(detector, contributions, n, echoes, &detected);
   uint32_t chosen[physics::kMaxEchoesDetected];
   const uint32_t m = physics::SelectEchoes(c.signal.threshold.mode, c.signal.threshold.max_echoes,
                                            echoes, count, chosen);
@@ -366,7 +379,8 @@ LT_HD inline void WriteEchoes(const FrameContext& c, uint32_t beam,
     BeamRecord& r = out[slot++];
     r = PointRecord(
         beam, b, t, p, range,
-        100.0 * e.peak_power_w / physics::WhiteTargetPower(c.signal.link, e.peak_range_m), o);
+        100.0 * (e.peak_power_w + noise_w) / physics::WhiteTargetPower(c.signal.link, e.peak_range_m),
+        o);
     r.echo_pulse_width_ns =
         static_cast<float>(physics::RangeIntervalTime(e.end_m - e.start_m) * 1e9);
     r.return_index = e.index;

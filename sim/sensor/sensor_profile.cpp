@@ -573,6 +573,20 @@ void ReadThresholdDetector(ConfigMap& d, SensorProfile& p) {
     d.Fail("outlier_probability",
            "must be in [0, 1], got " + std::to_string(c.outlier_probability));
   }
+  c.signal_noise_w = d.Number("signal_noise_nw", 0) * 1e-9;
+  if (!(c.signal_noise_w >= 0 && c.signal_noise_w <= c.threshold_w / 3 * (1 + 1e-12))) {
+    d.Fail("signal_noise_nw", "must be in [0, threshold_nw / 3] (" + Num(c.threshold_w / 3 * 1e9) +
+                                  " nW), got " + Num(c.signal_noise_w * 1e9));
+  }
+  c.overlap.range_m = d.Number("overlap_range_m", 0);
+  if (!(c.overlap.range_m >= 0 && c.overlap.range_m < 1000)) {
+    d.Fail("overlap_range_m", "must be 0 (full overlap) or in (0, 1000) m, got " +
+                                  Num(c.overlap.range_m));
+  }
+  c.overlap.sharpness = d.Number("overlap_sharpness", 2);
+  if (!(c.overlap.sharpness >= 0.1 && c.overlap.sharpness <= 20)) {
+    d.Fail("overlap_sharpness", "must be in [0.1, 20], got " + Num(c.overlap.sharpness));
+  }
 }
 
 void ReadDetector(ConfigMap& d, SensorProfile& p) {

@@ -172,6 +172,9 @@ void WriteDetector(YAML::Emitter& e, const SensorProfile& p) {
       e << YAML::Key << "range_noise_sigma_m" << YAML::Value << d.range_noise_sigma_m;
       e << YAML::Key << "range_resolution_mm" << YAML::Value << d.range_resolution_m * 1e3;
       e << YAML::Key << "outlier_probability" << YAML::Value << d.outlier_probability;
+      e << YAML::Key << "signal_noise_nw" << YAML::Value << d.signal_noise_w * 1e9;
+      e << YAML::Key << "overlap_range_m" << YAML::Value << d.overlap.range_m;
+      e << YAML::Key << "overlap_sharpness" << YAML::Value << d.overlap.sharpness;
       break;
   }
   e << YAML::EndMap;

@@ -18,3 +18,16 @@ TEST(DetectionProbability, IsTheNormalCdfOfTheSignalOverThreshold) {
 
 }  // namespace
 }  // namespace lt::physics
+
+namespace lt::physics {
+namespace {
+
+TEST(NoisyThreshold, IsTheThresholdLessTheNoiseAboveAThousandthOfIt) {
+  EXPECT_DOUBLE_EQ(NoisyThreshold(10.0, 2.0), 8.0);
+  EXPECT_DOUBLE_EQ(NoisyThreshold(10.0, -3.0), 13.0);
+  EXPECT_DOUBLE_EQ(NoisyThreshold(10.0, 9.995), 0.01);
+  EXPECT_DOUBLE_EQ(NoisyThreshold(10.0, 50.0), 0.01);
+}
+
+}  // namespace
+}  // namespace lt::physics

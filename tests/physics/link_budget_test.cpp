@@ -88,3 +88,14 @@ TEST(NearFieldOverlap, RisesFromZeroToOneThroughOneMinusOneOverEAtTheOverlapRang
 
 }  // namespace
 }  // namespace lt::physics
+
+namespace lt::physics {
+namespace {
+
+TEST(OverlapShare, IsOneWithoutAnOverlapFunctionAndTheOverlapWithOne) {
+  EXPECT_EQ(OverlapShare(Overlap{0, 2}, 0.5), 1.0);
+  EXPECT_NEAR(OverlapShare(Overlap{2, 3}, 1.0), 1 - std::exp(-0.125), 1e-15);
+}
+
+}  // namespace
+}  // namespace lt::physics

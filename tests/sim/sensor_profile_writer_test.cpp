@@ -60,6 +60,9 @@ void ExpectSameProfile(const SensorProfile& a, const SensorProfile& b, const std
   EXPECT_EQ(d.return_mode, e.return_mode) << what;
   EXPECT_EQ(d.max_echoes, e.max_echoes) << what;
   EXPECT_NEAR(d.range_resolution_m, e.range_resolution_m, 1e-18) << what;
+  EXPECT_NEAR(d.signal_noise_w, e.signal_noise_w, 1e-14 * d.threshold_w) << what;
+  EXPECT_EQ(d.overlap.range_m, e.overlap.range_m) << what;
+  EXPECT_EQ(d.overlap.sharpness, e.overlap.sharpness) << what;
 }
 
 TEST(SensorProfileWriter, EveryShippedProfileReadsBackTheSame) {

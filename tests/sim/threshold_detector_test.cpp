@@ -11,6 +11,7 @@
 
 #include "cpu/cpu_simulator.h"
 #include "lidartwin/physics/beam_footprint.h"
+#include "lidartwin/physics/detection_probability.h"
 #include "lidartwin/physics/link_budget.h"
 #include "lidartwin/physics/return_signal.h"
 #include "sim/sim_test_scenes.h"
@@ -446,6 +447,65 @@ TEST(ThresholdDetector, ForestCanopyGivesSeveralEchoesPerPulseAndLastReturnsReac
   EXPECT_GT(multi, beams.size() / 20);           // the canopy splits a good share of pulses
   EXPECT_GT(multi_ending_on_ground, multi / 4);  // and many still reach the ground
   EXPECT_GT(canopy_first, multi / 2);            // through the crowns, not beside them
+}
+
+}  // namespace
+}  // namespace lt
+
+namespace lt {
+namespace {
+
+// A wall at `range` facing the sensor, reflectance 0.1.
+Scene WallAt(double range) {
+  Scene s;
+  s.materials = test::ConstantMaterials({0.1});
+  s.objects.push_back(test::Placed("wall", MakePlate(200, 200), {range, 0, 0}, 0, 0, 0, 0, 1, 1));
+  return s;
+}
+
+TEST(ThresholdDetector, ReceiverNoiseDetectsAtTheProbitRateAndAddsToThePeak) {
+  // 4000 pulses (one per frame) at a wall whose echo sits half a noise sigma above the
+  // threshold: the share detected must be Phi(0.5) = 0.6915 (physics/detection_probability.h),
+  // and the detected peaks are S + n for the noise draws n > T - S, a truncated Gaussian whose
+  // mean is S + sigma phi(a) / (1 - Phi(a)), a = (T - S) / sigma.
+  SensorProfile p = ThresholdSensor();
+  const double range = 20;
+  const double s = physics::ReceivedPower(kLink, 0.1 / kPi, 1.0, range);
+  p.detector.threshold_w = s / 1.1;
+  const double sigma = 0.2 * p.detector.threshold_w;  // S - T = 0.1 T = 0.5 sigma
+  p.detector.signal_noise_w = sigma;
+  const Scene wall = WallAt(range);
+  CpuSimulator sim(wall, p, Trajectory::Static(), {7});
+  const int pulses = 4000;
+  int detected = 0;
+  double sum = 0;
+  for (int frame = 0; frame < pulses; ++frame) {
+    const Frame f = sim.Simulate(frame).value();
+    if (f.size() == 0) continue;
+    ++detected;
+    sum += f.intensity[0] / 100 * physics::WhiteTargetPower(kLink, range);
+  }
+  const double expected = physics::DetectionProbability(s, p.detector.threshold_w, sigma);
+  EXPECT_NEAR(detected / double(pulses), expected,
+              4 * std::sqrt(expected * (1 - expected) / pulses));
+  const double a = (p.detector.threshold_w - s) / sigma;
+  const double phi = std::exp(-0.5 * a * a) / std::sqrt(2 * kPi);
+  const double mean = s + sigma * phi / (1 - 0.5 * std::erfc(-a / std::sqrt(2.0)));
+  // The truncated Gaussian's sd is below sigma; 4 standard errors of its mean.
+  EXPECT_NEAR(sum / detected, mean, 4 * sigma / std::sqrt(double(detected)));
+  EXPECT_GT(std::abs(sum / detected - s), 0.05 * sigma);  // the noise is really there
+}
+
+TEST(ThresholdDetector, NearFieldOverlapScalesTheEchoPower) {
+  SensorProfile p = ThresholdSensor();
+  p.detector.threshold_w = 1e-12;
+  const Frame full = SimulateOnce(WallAt(3), p);
+  p.detector.overlap = {4.0, 2.0};
+  const Frame partial = SimulateOnce(WallAt(3), p);
+  ASSERT_EQ(full.size(), 1u);
+  ASSERT_EQ(partial.size(), 1u);
+  const double share = 1 - std::exp(-std::pow(3.0 / 4.0, 2.0));  // independent of NearFieldOverlap
+  EXPECT_NEAR(partial.intensity[0] / full.intensity[0], share, 1e-6);
 }
 
 }  // namespace

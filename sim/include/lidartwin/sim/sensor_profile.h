@@ -37,6 +37,11 @@ struct DetectorConfig {
   uint32_t max_surfaces_per_sub_ray = 4;
   double range_resolution_m = 0;
   double outlier_probability = 0;
+  // Receiver noise: sigma of the per-pulse Gaussian noise on the signal at the comparator
+  // (physics/detection_probability.h, NoisyThreshold), 0: noiseless.
+  double signal_noise_w = 0;
+  // Near-field overlap O(R) = 1 - exp(-(R / R_o)^k) on every received power (link_budget.h).
+  physics::Overlap overlap{0, 2};
 };
 
 // Frames larger than this are refused when a profile is loaded (a frame's records are held

@@ -19,4 +19,17 @@ LT_HD T DetectionProbability(T signal, T threshold, T sigma) {
   return T(0.5) * erfc(-(signal - threshold) / (sigma * T(1.4142135623730951)));
 }
 
+// The receiver's noise as the simulator applies it: one Gaussian draw n = sigma z per pulse is
+// added to the signal at the comparator, so an echo of peak S is detected when S + n > T, with
+// probability Phi((S - T) / sigma) (DetectionProbability above), and its reported peak power is
+// S + n. Detecting the noiseless signal against T - n gives the same echoes; that threshold is
+// kept above T / 1000 so the detector stays defined (profiles hold sigma <= T / 3, so the floor
+// is reached by fewer than 0.14 % of pulses, and only where the echo is certain anyway).
+template <typename T>
+LT_HD T NoisyThreshold(T threshold, T noise) {
+  const T t = threshold - noise;
+  const T floor = threshold * T(1e-3);
+  return t > floor ? t : floor;
+}
+
 }  // namespace lt::physics

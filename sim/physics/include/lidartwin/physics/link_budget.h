@@ -58,4 +58,19 @@ LT_HD T NearFieldOverlap(T range_m, T overlap_range_m, T sharpness) {
   return T(1) - exp(-pow(range_m / overlap_range_m, sharpness));
 }
 
+// A sensor's overlap function: range_m = 0 means full overlap at every range.
+struct Overlap {
+  double range_m;    // R_o [m]
+  double sharpness;  // k
+};
+
+// The share of the returned light the detector sees at range_m (NearFieldOverlap), 1 without
+// an overlap function.
+template <typename T>
+LT_HD T OverlapShare(const Overlap& o, T range_m) {
+  return o.range_m > 0 ? NearFieldOverlap(range_m, static_cast<T>(o.range_m),
+                                          static_cast<T>(o.sharpness))
+                       : T(1);
+}
+
 }  // namespace lt::physics
