@@ -6,43 +6,12 @@
 #include <cstdio>
 #include <cstring>
 
+#include "hdf5_id.h"
 #include "lidartwin/datasets/atomic_file.h"
 
 namespace lt {
 
 namespace {
-
-// RAII for HDF5 identifiers.
-class Id {
- public:
-  Id() = default;
-  Id(hid_t id, herr_t (*close)(hid_t)) : id_(id), close_(close) {}
-  Id(const Id&) = delete;
-  Id& operator=(const Id&) = delete;
-  Id(Id&& o) noexcept : id_(o.id_), close_(o.close_) { o.id_ = -1; }
-  Id& operator=(Id&& o) noexcept {
-    Reset();
-    id_ = o.id_;
-    close_ = o.close_;
-    o.id_ = -1;
-    return *this;
-  }
-  ~Id() { Reset(); }
-  void Reset() {
-    if (id_ >= 0 && close_) close_(id_);
-    id_ = -1;
-  }
-  hid_t get() const { return id_; }
-  bool ok() const { return id_ >= 0; }
-
- private:
-  hid_t id_ = -1;
-  herr_t (*close_)(hid_t) = nullptr;
-};
-
-void SilenceHdf5Errors() {
-  H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
-}
 
 hid_t MemType(FieldType t) {
   switch (t) {
@@ -78,38 +47,38 @@ hid_t FileType(FieldType t) {
 }
 
 bool WriteStringAttr(hid_t obj, const char* name, const std::string& value) {
-  Id type(H5Tcopy(H5T_C_S1), H5Tclose);
+  Hdf5Id type(H5Tcopy(H5T_C_S1), H5Tclose);
   H5Tset_size(type.get(), std::max<size_t>(1, value.size()));
   H5Tset_strpad(type.get(), H5T_STR_NULLPAD);
-  Id space(H5Screate(H5S_SCALAR), H5Sclose);
-  Id attr(H5Acreate2(obj, name, type.get(), space.get(), H5P_DEFAULT, H5P_DEFAULT), H5Aclose);
+  Hdf5Id space(H5Screate(H5S_SCALAR), H5Sclose);
+  Hdf5Id attr(H5Acreate2(obj, name, type.get(), space.get(), H5P_DEFAULT, H5P_DEFAULT), H5Aclose);
   if (!attr.ok()) return false;
   const std::string padded = value.empty() ? std::string(1, '\0') : value;
   return H5Awrite(attr.get(), type.get(), padded.data()) >= 0;
 }
 
 bool WriteDoublesAttr(hid_t obj, const char* name, const double* v, hsize_t n) {
-  Id space(n == 1 ? H5Screate(H5S_SCALAR) : H5Screate_simple(1, &n, nullptr), H5Sclose);
-  Id attr(H5Acreate2(obj, name, H5T_IEEE_F64LE, space.get(), H5P_DEFAULT, H5P_DEFAULT), H5Aclose);
+  Hdf5Id space(n == 1 ? H5Screate(H5S_SCALAR) : H5Screate_simple(1, &n, nullptr), H5Sclose);
+  Hdf5Id attr(H5Acreate2(obj, name, H5T_IEEE_F64LE, space.get(), H5P_DEFAULT, H5P_DEFAULT), H5Aclose);
   return attr.ok() && H5Awrite(attr.get(), H5T_NATIVE_DOUBLE, v) >= 0;
 }
 
 bool WriteU64Attr(hid_t obj, const char* name, uint64_t v) {
-  Id space(H5Screate(H5S_SCALAR), H5Sclose);
-  Id attr(H5Acreate2(obj, name, H5T_STD_U64LE, space.get(), H5P_DEFAULT, H5P_DEFAULT), H5Aclose);
+  Hdf5Id space(H5Screate(H5S_SCALAR), H5Sclose);
+  Hdf5Id attr(H5Acreate2(obj, name, H5T_STD_U64LE, space.get(), H5P_DEFAULT, H5P_DEFAULT), H5Aclose);
   return attr.ok() && H5Awrite(attr.get(), H5T_NATIVE_UINT64, &v) >= 0;
 }
 
 bool ReadStringAttr(hid_t obj, const char* name, std::string& out) {
   if (H5Aexists(obj, name) <= 0) return false;
-  Id attr(H5Aopen(obj, name, H5P_DEFAULT), H5Aclose);
+  Hdf5Id attr(H5Aopen(obj, name, H5P_DEFAULT), H5Aclose);
   if (!attr.ok()) return false;
-  Id type(H5Aget_type(attr.get()), H5Tclose);
+  Hdf5Id type(H5Aget_type(attr.get()), H5Tclose);
   if (H5Tget_class(type.get()) != H5T_STRING || H5Tis_variable_str(type.get()) > 0) return false;
   const size_t size = H5Tget_size(type.get());
   if (size == 0 || size > (64u << 20)) return false;
   std::string buf(size, '\0');
-  Id mem(H5Tcopy(H5T_C_S1), H5Tclose);
+  Hdf5Id mem(H5Tcopy(H5T_C_S1), H5Tclose);
   H5Tset_size(mem.get(), size);
   H5Tset_strpad(mem.get(), H5T_STR_NULLPAD);  // NULLTERM would drop the last character
   if (H5Aread(attr.get(), mem.get(), buf.data()) < 0) return false;
@@ -120,8 +89,8 @@ bool ReadStringAttr(hid_t obj, const char* name, std::string& out) {
 
 bool ReadDoublesAttr(hid_t obj, const char* name, double* v, size_t n) {
   if (H5Aexists(obj, name) <= 0) return false;
-  Id attr(H5Aopen(obj, name, H5P_DEFAULT), H5Aclose);
-  Id space(H5Aget_space(attr.get()), H5Sclose);
+  Hdf5Id attr(H5Aopen(obj, name, H5P_DEFAULT), H5Aclose);
+  Hdf5Id space(H5Aget_space(attr.get()), H5Sclose);
   if (!attr.ok() || H5Sget_simple_extent_npoints(space.get()) != static_cast<hssize_t>(n)) {
     return false;
   }
@@ -130,14 +99,14 @@ bool ReadDoublesAttr(hid_t obj, const char* name, double* v, size_t n) {
 
 bool ReadU64Attr(hid_t obj, const char* name, uint64_t& v) {
   if (H5Aexists(obj, name) <= 0) return false;
-  Id attr(H5Aopen(obj, name, H5P_DEFAULT), H5Aclose);
-  Id space(H5Aget_space(attr.get()), H5Sclose);
+  Hdf5Id attr(H5Aopen(obj, name, H5P_DEFAULT), H5Aclose);
+  Hdf5Id space(H5Aget_space(attr.get()), H5Sclose);
   if (!attr.ok() || H5Sget_simple_extent_npoints(space.get()) != 1) return false;
   return H5Aread(attr.get(), H5T_NATIVE_UINT64, &v) >= 0;
 }
 
-Id UntimedGroupProperties() {
-  Id gcpl(H5Pcreate(H5P_GROUP_CREATE), H5Pclose);
+Hdf5Id UntimedGroupProperties() {
+  Hdf5Id gcpl(H5Pcreate(H5P_GROUP_CREATE), H5Pclose);
   H5Pset_obj_track_times(gcpl.get(), false);
   return gcpl;
 }
@@ -166,7 +135,7 @@ std::string FrameGroupName(uint32_t index) {
 
 struct Hdf5FrameWriter::Impl {
   AtomicOutput output;
-  Id file;
+  Hdf5Id file;
   explicit Impl(const std::filesystem::path& p) : output(p) {}
 };
 
@@ -178,10 +147,10 @@ Expected<std::unique_ptr<Hdf5FrameWriter>> Hdf5FrameWriter::Create(
   SilenceHdf5Errors();
   auto impl = std::make_unique<Impl>(path);
   // No modification times in object headers: the same frames give the same bytes.
-  Id fcpl(H5Pcreate(H5P_FILE_CREATE), H5Pclose);
+  Hdf5Id fcpl(H5Pcreate(H5P_FILE_CREATE), H5Pclose);
   H5Pset_obj_track_times(fcpl.get(), false);
   impl->file =
-      Id(H5Fcreate(impl->output.temp_path().c_str(), H5F_ACC_TRUNC, fcpl.get(), H5P_DEFAULT),
+      Hdf5Id(H5Fcreate(impl->output.temp_path().c_str(), H5F_ACC_TRUNC, fcpl.get(), H5P_DEFAULT),
          H5Fclose);
   if (!impl->file.ok()) {
     return Error{path.string() + ": cannot create HDF5 file (is the directory writable?)"};
@@ -196,7 +165,7 @@ Expected<std::unique_ptr<Hdf5FrameWriter>> Hdf5FrameWriter::Create(
             WriteStringAttr(f, "scene", info.scene_yaml) &&
             WriteStringAttr(f, "backend", info.backend) && WriteU64Attr(f, "seed", info.seed) &&
             WriteDoublesAttr(f, "wavelength_nm", &info.wavelength_nm, 1);
-  Id frames(H5Gcreate2(f, "/frames", H5P_DEFAULT, UntimedGroupProperties().get(), H5P_DEFAULT),
+  Hdf5Id frames(H5Gcreate2(f, "/frames", H5P_DEFAULT, UntimedGroupProperties().get(), H5P_DEFAULT),
             H5Gclose);
   if (!ok || !frames.ok()) return Error{path.string() + ": cannot write HDF5 metadata"};
   return std::unique_ptr<Hdf5FrameWriter>(new Hdf5FrameWriter(std::move(impl)));
@@ -205,7 +174,7 @@ Expected<std::unique_ptr<Hdf5FrameWriter>> Hdf5FrameWriter::Create(
 Status Hdf5FrameWriter::Append(const Frame& frame) {
   const std::string where = impl_->output.target().string();
   const std::string group_name = FrameGroupName(frame.index);
-  Id group(H5Gcreate2(impl_->file.get(), group_name.c_str(), H5P_DEFAULT,
+  Hdf5Id group(H5Gcreate2(impl_->file.get(), group_name.c_str(), H5P_DEFAULT,
                       UntimedGroupProperties().get(), H5P_DEFAULT),
            H5Gclose);
   if (!group.ok()) return Error{where + ": cannot create group " + group_name};
@@ -229,8 +198,8 @@ Status Hdf5FrameWriter::Append(const Frame& frame) {
                    std::to_string(field.size) + " values for " + std::to_string(n) + " points"};
     }
     const hsize_t dims = n;
-    Id space(H5Screate_simple(1, &dims, nullptr), H5Sclose);
-    Id dcpl(H5Pcreate(H5P_DATASET_CREATE), H5Pclose);
+    Hdf5Id space(H5Screate_simple(1, &dims, nullptr), H5Sclose);
+    Hdf5Id dcpl(H5Pcreate(H5P_DATASET_CREATE), H5Pclose);
     H5Pset_obj_track_times(dcpl.get(), false);
     if (n > 0) {
       const hsize_t chunk = std::min<hsize_t>(n, 65536);
@@ -238,7 +207,7 @@ Status Hdf5FrameWriter::Append(const Frame& frame) {
       H5Pset_shuffle(dcpl.get());
       H5Pset_deflate(dcpl.get(), 4);
     }
-    Id ds(H5Dcreate2(group.get(), field.name, FileType(field.type), space.get(), H5P_DEFAULT,
+    Hdf5Id ds(H5Dcreate2(group.get(), field.name, FileType(field.type), space.get(), H5P_DEFAULT,
                      dcpl.get(), H5P_DEFAULT),
           H5Dclose);
     if (!ds.ok()) return Error{where + ": cannot create dataset " + group_name + "/" + field.name};
@@ -257,14 +226,14 @@ Status Hdf5FrameWriter::Close() {
   if (H5Fclose(impl_->file.get()) < 0) {
     return Error{impl_->output.target().string() + ": cannot finish HDF5 file"};
   }
-  impl_->file = Id();  // already closed
+  impl_->file = Hdf5Id();  // already closed
   return impl_->output.Commit();
 }
 
 namespace {
 
 struct OpenedFile {
-  Id file;
+  Hdf5Id file;
   Hdf5Summary summary;
   std::vector<std::string> groups;
 };
@@ -277,7 +246,7 @@ Expected<OpenedFile> OpenAndCheck(const std::filesystem::path& path) {
     return Error{where + ": not an HDF5 file (bad signature or truncated)"};
   }
   OpenedFile o;
-  o.file = Id(H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT), H5Fclose);
+  o.file = Hdf5Id(H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT), H5Fclose);
   if (!o.file.ok()) return Error{where + ": cannot open HDF5 file (corrupt or truncated)"};
   const hid_t f = o.file.get();
   std::string schema;
@@ -304,7 +273,7 @@ Expected<OpenedFile> OpenAndCheck(const std::filesystem::path& path) {
   ReadU64Attr(f, "seed", info.seed);
   ReadDoublesAttr(f, "wavelength_nm", &info.wavelength_nm, 1);
   if (H5Lexists(f, "/frames", H5P_DEFAULT) <= 0) return Error{where + ": group /frames missing"};
-  Id frames(H5Gopen2(f, "/frames", H5P_DEFAULT), H5Gclose);
+  Hdf5Id frames(H5Gopen2(f, "/frames", H5P_DEFAULT), H5Gclose);
   H5G_info_t ginfo;
   if (!frames.ok() || H5Gget_info(frames.get(), &ginfo) < 0) {
     return Error{where + ": cannot read group /frames (corrupt?)"};
@@ -323,7 +292,7 @@ Expected<OpenedFile> OpenAndCheck(const std::filesystem::path& path) {
 Expected<Frame> ReadFrameGroup(hid_t file, const std::string& group_name, const std::string& where,
                                bool with_data,
                                std::vector<std::pair<std::string, std::string>>* fields) {
-  Id g(H5Gopen2(file, group_name.c_str(), H5P_DEFAULT), H5Gclose);
+  Hdf5Id g(H5Gopen2(file, group_name.c_str(), H5P_DEFAULT), H5Gclose);
   if (!g.ok()) return Error{where + ": cannot open " + group_name};
   Frame f;
   double index = 0, corrected = 0, pose[7];
@@ -343,8 +312,8 @@ Expected<Frame> ReadFrameGroup(hid_t file, const std::string& group_name, const 
   }
   hsize_t points = 0;
   {
-    Id ds(H5Dopen2(g.get(), "x", H5P_DEFAULT), H5Dclose);
-    Id space(H5Dget_space(ds.get()), H5Sclose);
+    Hdf5Id ds(H5Dopen2(g.get(), "x", H5P_DEFAULT), H5Dclose);
+    Hdf5Id space(H5Dget_space(ds.get()), H5Sclose);
     if (!ds.ok() || H5Sget_simple_extent_ndims(space.get()) != 1) {
       return Error{where + ": " + group_name + "/x: expected a 1-D dataset"};
     }
@@ -352,8 +321,8 @@ Expected<Frame> ReadFrameGroup(hid_t file, const std::string& group_name, const 
   }
   for (const FieldView& field : FrameFields(Frame{})) {
     if (H5Lexists(g.get(), field.name, H5P_DEFAULT) <= 0) continue;
-    Id ds(H5Dopen2(g.get(), field.name, H5P_DEFAULT), H5Dclose);
-    Id space(H5Dget_space(ds.get()), H5Sclose);
+    Hdf5Id ds(H5Dopen2(g.get(), field.name, H5P_DEFAULT), H5Dclose);
+    Hdf5Id space(H5Dget_space(ds.get()), H5Sclose);
     hsize_t n = 0;
     if (!ds.ok() || H5Sget_simple_extent_ndims(space.get()) != 1) {
       return Error{where + ": " + group_name + "/" + field.name + ": expected a 1-D dataset"};

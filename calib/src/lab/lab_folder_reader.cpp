@@ -1,0 +1,346 @@
+// ReadLabFolder: manifest.yaml and the files it names (docs/calibration.md, "The lab folder").
+#include <openssl/evp.h>
+
+#include <cmath>
+#include <map>
+#include <set>
+
+#include "lab/lab_manifest_keys.h"
+#include "lab/lab_table.h"
+#include "lidartwin/calib/lab_folder.h"
+#include "lidartwin/datasets/hdf5_arrays.h"
+#include "lidartwin/sim/config_reader.h"
+#include "lidartwin/sim/text_file.h"
+
+namespace lt::calib {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+// SHA-256 of each file's name, size and bytes in turn, hex.
+class Checksum {
+ public:
+  Checksum() : ctx_(EVP_MD_CTX_new()) { EVP_DigestInit_ex(ctx_, EVP_sha256(), nullptr); }
+  ~Checksum() { EVP_MD_CTX_free(ctx_); }
+  Checksum(const Checksum&) = delete;
+  Checksum& operator=(const Checksum&) = delete;
+  void Add(const std::string& name, const std::string& bytes) {
+    const std::string head = name + "\n" + std::to_string(bytes.size()) + "\n";
+    EVP_DigestUpdate(ctx_, head.data(), head.size());
+    EVP_DigestUpdate(ctx_, bytes.data(), bytes.size());
+  }
+  std::string Hex() {
+    unsigned char md[EVP_MAX_MD_SIZE];
+    unsigned int n = 0;
+    EVP_DigestFinal_ex(ctx_, md, &n);
+    static const char* kHex = "0123456789abcdef";
+    std::string out;
+    for (unsigned int i = 0; i < n; ++i) {
+      out += kHex[md[i] >> 4];
+      out += kHex[md[i] & 15];
+    }
+    return out;
+  }
+
+ private:
+  EVP_MD_CTX* ctx_;
+};
+
+std::map<std::string, std::string> Units(ConfigMap& m) {
+  std::map<std::string, std::string> units;
+  if (!m.Has("units")) return units;
+  ConfigMap u = m.Map("units");
+  for (const auto& k : u.Keys())
+    units[k] = u.String(k);
+  return units;
+}
+
+// A required condition (or the fallback when `fallback` is finite), range-checked.
+double Condition(ConfigMap& c, const std::string& key, double lo, double hi,
+                 double fallback = std::nan("")) {
+  const double v = std::isfinite(fallback) ? c.Number(key, fallback) : c.Number(key);
+  if (!(v >= lo && v <= hi)) {
+    c.Fail(key, "must be in [" + std::to_string(lo) + ", " + std::to_string(hi) + "], got " +
+                    std::to_string(v));
+  }
+  return v;
+}
+
+Status Reject(const fs::path& file, const LabTable& t, size_t row, const std::string& problem) {
+  return Error{file.string() + ":" + std::to_string(t.line[row]) + ": " + problem};
+}
+
+Status ReadReflectance(ConfigMap& m, ConfigMap& cond, const fs::path& file, LabFolder& lab) {
+  ReflectanceCurve c;
+  c.range_m = Condition(cond, "distance_m", 0.01, 1e5);
+  c.material = cond.String("material");
+  if (m.Has("fit")) {
+    ConfigMap f = m.Map("fit");
+    c.model = f.String("model", "auto");
+    if (c.model != "auto" && !ParseAngularModel(c.model).ok()) {
+      f.Fail("model", "unknown angular model '" + c.model +
+                          "' (expected lambert, lambert_specular or auto)");
+    }
+  }
+  if (auto s = m.FirstError(); !s.ok()) return s;
+  auto t = ReadLabTable(file, kReflectanceColumns, Units(m));
+  if (!t.ok()) return t.error();
+  for (size_t r = 0; r < t->rows(); ++r) {
+    const double th = (*t)["incidence"][r];
+    if (!(th >= 0 && th < 90)) return Reject(file, *t, r, "incidence must be in [0, 90) deg");
+    const double sigma = t->Has("sigma") ? (*t)["sigma"][r] : 0;
+    if (sigma < 0) return Reject(file, *t, r, "sigma must be >= 0");
+    c.samples.push_back({th, (*t)["intensity"][r], sigma});
+  }
+  c.file = m.String("file");
+  lab.reflectance_curves.push_back(std::move(c));
+  return {};
+}
+
+Status ReadRangeIntensity(ConfigMap& m, ConfigMap& cond, const fs::path& file, LabFolder& lab) {
+  const double rho = Condition(cond, "target_reflectance", 1e-4, 1);
+  const double theta = Condition(cond, "incidence_deg", 0, 89.9, 0);
+  if (auto s = m.FirstError(); !s.ok()) return s;
+  auto t = ReadLabTable(file, kRangeIntensityColumns, Units(m));
+  if (!t.ok()) return t.error();
+  RangeIntensityCurve c;
+  for (size_t r = 0; r < t->rows(); ++r) {
+    const double range = (*t)["range"][r];
+    const double sigma = t->Has("sigma") ? (*t)["sigma"][r] : 0;
+    if (!(range > 0)) return Reject(file, *t, r, "range must be positive");
+    if (sigma < 0) return Reject(file, *t, r, "sigma must be >= 0");
+    c.samples.push_back({range, rho, theta, (*t)["signal"][r], sigma});
+  }
+  c.file = m.String("file");
+  lab.range_intensity_curves.push_back(std::move(c));
+  return {};
+}
+
+Status ReadThreshold(ConfigMap& m, ConfigMap& cond, const fs::path& file, LabFolder& lab) {
+  ThresholdSweep c;
+  c.target_reflectance = Condition(cond, "target_reflectance", 1e-4, 1);
+  c.incidence_deg = Condition(cond, "incidence_deg", 0, 89.9, 0);
+  const double distance = cond.Has("distance_m") ? Condition(cond, "distance_m", 0.01, 1e5) : 0;
+  if (auto s = m.FirstError(); !s.ok()) return s;
+  auto t = ReadLabTable(file, kThresholdColumns, Units(m));
+  if (!t.ok()) return t.error();
+  if (!t->Has("range") && distance == 0 && t->rows() > 0) {
+    return Error{file.string() + ": no range column and no conditions.distance_m"};
+  }
+  for (size_t r = 0; r < t->rows(); ++r) {
+    const double range = t->Has("range") ? (*t)["range"][r] : distance;
+    const double att = t->Has("attenuation") ? (*t)["attenuation"][r] : 0;
+    const double n = (*t)["trials"][r], k = (*t)["detections"][r];
+    if (!(range > 0)) return Reject(file, *t, r, "range must be positive");
+    if (!(att >= 0 && att < 200)) return Reject(file, *t, r, "attenuation must be in [0, 200) dB");
+    if (!(n >= 1 && n <= 4e9 && n == std::floor(n))) {
+      return Reject(file, *t, r, "trials must be a whole number >= 1");
+    }
+    if (!(k >= 0 && k <= n && k == std::floor(k))) {
+      return Reject(file, *t, r, "detections must be a whole number in [0, trials]");
+    }
+    c.range_m.push_back(range);
+    c.attenuation_db.push_back(att);
+    c.trials.push_back(static_cast<uint32_t>(n));
+    c.detections.push_back(static_cast<uint32_t>(k));
+  }
+  c.file = m.String("file");
+  lab.threshold_sweeps.push_back(std::move(c));
+  return {};
+}
+
+Status ReadCapability(ConfigMap& m, const fs::path& file, LabFolder& lab) {
+  if (auto s = m.FirstError(); !s.ok()) return s;
+  auto t = ReadLabTable(file, kCapabilityColumns, Units(m));
+  if (!t.ok()) return t.error();
+  CapabilityCurve c;
+  for (size_t r = 0; r < t->rows(); ++r) {
+    const double rho = (*t)["reflectance"][r];
+    const double sigma = t->Has("sigma") ? (*t)["sigma"][r] : 0;
+    if (!(rho > 0 && rho <= 1)) return Reject(file, *t, r, "reflectance must be in (0, 1]");
+    if (!((*t)["max_range"][r] > 0)) return Reject(file, *t, r, "max_range must be positive");
+    if (sigma < 0) return Reject(file, *t, r, "sigma must be >= 0");
+    c.samples.push_back({rho, (*t)["max_range"][r], sigma});
+  }
+  c.file = m.String("file");
+  lab.capability_curves.push_back(std::move(c));
+  return {};
+}
+
+// Angles must rise by one step (to 1e-6 of it).
+Status EvenlySpaced(const std::string& where, const std::vector<double>& a) {
+  if (a.size() < 3) return Error{where + " has fewer than 3 angles"};
+  const double step = (a.back() - a.front()) / static_cast<double>(a.size() - 1);
+  if (!(step > 0)) return Error{where + " must rise"};
+  for (size_t i = 1; i < a.size(); ++i) {
+    if (std::abs(a[i] - a[i - 1] - step) > 1e-6 * step + 1e-12) {
+      return Error{where + " is not evenly spaced at index " + std::to_string(i)};
+    }
+  }
+  return {};
+}
+
+Status ReadCollector(ConfigMap& m, const fs::path& file, LabFolder& lab) {
+  CollectorSlice c;
+  const std::string axis = m.String("axis");
+  if (axis != "horizontal" && axis != "vertical") {
+    m.Fail("axis", "must be horizontal or vertical, got '" + axis + "'");
+  }
+  c.horizontal = axis == "horizontal";
+  if (auto s = m.FirstError(); !s.ok()) return s;
+  auto t = ReadLabTable(file, kCollectorColumns, Units(m));
+  if (!t.ok()) return t.error();
+  c.angle_mrad = (*t)["angle"];
+  c.sensitivity = (*t)["sensitivity"];
+  for (size_t r = 0; r < t->rows(); ++r) {
+    if (c.sensitivity[r] < 0) return Reject(file, *t, r, "sensitivity must be >= 0");
+  }
+  if (auto s = EvenlySpaced(file.string() + ": angle column", c.angle_mrad); !s.ok()) return s;
+  double peak = 0;
+  for (double v : c.sensitivity)
+    peak = std::max(peak, v);
+  if (!(peak > 0)) return Error{file.string() + ": every sensitivity is 0"};
+  c.file = m.String("file");
+  lab.collector_slices.push_back(std::move(c));
+  return {};
+}
+
+Status ReadBeamKernel(ConfigMap& m, const fs::path& file, LabFolder& lab) {
+  BeamKernelImages k;
+  k.exposure_us = m.Numbers("exposure_us");
+  k.dark_counts = m.Number("dark_counts", 0);
+  k.saturation_counts = m.Number("saturation_counts");
+  k.read_noise_counts = m.Number("read_noise_counts", 1);
+  if (!(k.saturation_counts > k.dark_counts)) m.Fail("saturation_counts", "must exceed dark_counts");
+  if (!(k.read_noise_counts > 0)) m.Fail("read_noise_counts", "must be positive");
+  if (k.exposure_us.empty() || k.exposure_us.size() > 16) {
+    m.Fail("exposure_us", "must list 1..16 exposures, one per image");
+  }
+  for (double e : k.exposure_us)
+    if (!(e > 0)) m.Fail("exposure_us", "exposures must be positive");
+  if (m.Has("fit")) {
+    ConfigMap f = m.Map("fit");
+    k.model = f.String("model", "gaussian");
+    if (k.model != "gaussian" && k.model != "super_gaussian") {
+      f.Fail("model", "unknown beam model '" + k.model + "' (expected gaussian or super_gaussian)");
+    }
+    const double spots = f.Number("spots", 1);
+    if (!(spots >= 1 && spots <= 4 && spots == std::floor(spots))) {
+      f.Fail("spots", "must be a whole number in 1..4");
+    } else {
+      k.spots = static_cast<uint32_t>(spots);
+    }
+    if (k.model == "super_gaussian" && k.spots != 1) {
+      f.Fail("spots", "a super-Gaussian beam has one spot");
+    }
+  }
+  const auto units = Units(m);
+  const std::string angle_unit = units.count("angle") ? units.at("angle") : "mrad";
+  auto factor = UnitFactor(angle_unit, "mrad");
+  if (!factor.ok()) m.Fail("units", "angle: " + factor.message());
+  if (auto s = m.FirstError(); !s.ok()) return s;
+  auto arrays = ReadHdf5Arrays(file, {{"h_angle", 1}, {"v_angle", 1}, {"counts", 3}});
+  if (!arrays.ok()) return arrays.error();
+  for (double h : (*arrays)["h_angle"].values)
+    k.h_mrad.push_back(h * *factor);
+  for (double v : (*arrays)["v_angle"].values)
+    k.v_mrad.push_back(v * *factor);
+  if (auto s = EvenlySpaced(file.string() + ": h_angle", k.h_mrad); !s.ok()) return s;
+  if (auto s = EvenlySpaced(file.string() + ": v_angle", k.v_mrad); !s.ok()) return s;
+  const Hdf5Array& counts = (*arrays)["counts"];
+  if (counts.dims[0] != k.exposure_us.size() || counts.dims[1] != k.nv() ||
+      counts.dims[2] != k.nh()) {
+    return Error{file.string() + ": dataset 'counts' is " + std::to_string(counts.dims[0]) + " x " +
+                 std::to_string(counts.dims[1]) + " x " + std::to_string(counts.dims[2]) +
+                 ", expected exposures x v_angle x h_angle = " +
+                 std::to_string(k.exposure_us.size()) + " x " + std::to_string(k.nv()) + " x " +
+                 std::to_string(k.nh())};
+  }
+  const size_t pixels = k.nh() * k.nv();
+  const double floor = k.dark_counts + 3 * k.read_noise_counts;
+  for (size_t e = 0; e < k.exposure_us.size(); ++e) {
+    size_t lit = 0, saturated = 0;
+    for (size_t i = 0; i < pixels; ++i) {
+      const double c = counts.values[e * pixels + i];
+      lit += c > floor;
+      saturated += c >= k.saturation_counts;
+    }
+    const std::string which = file.string() + ": image " + std::to_string(e) + " (exposure " +
+                              std::to_string(k.exposure_us[e]) + " us)";
+    if (lit == 0) return Error{which + " is dark: no pixel above dark + 3 read-noise sigma"};
+    if (saturated == pixels) return Error{which + " is saturated in every pixel"};
+  }
+  k.counts.assign(counts.values.begin(), counts.values.end());
+  k.file = m.String("file");
+  lab.beam_kernels.push_back(std::move(k));
+  return {};
+}
+
+}  // namespace
+
+Expected<LabFolder> ReadLabFolder(const std::filesystem::path& dir) {
+  std::error_code ec;
+  if (!fs::is_directory(dir, ec)) {
+    return Error{dir.string() + ": not a lab folder (not a directory, or it cannot be read)"};
+  }
+  const fs::path manifest_file = dir / "manifest.yaml";
+  auto manifest_text = ReadTextFile(manifest_file, " lab manifest");
+  if (!manifest_text.ok()) return manifest_text.error();
+  auto manifest = ConfigMap::FromText(*manifest_text, manifest_file.string());
+  if (!manifest.ok()) return manifest.error();
+  ConfigMap& root = *manifest;
+  LabFolder lab;
+  lab.dir = dir;
+  lab.name = root.String("name", "");
+  lab.sensor_serial = root.String("sensor_serial", "");
+  lab.wavelength_nm = root.Number("wavelength_nm", 0);
+  Checksum checksum;
+  checksum.Add("manifest.yaml", *manifest_text);
+  std::set<std::string> seen;
+  for (ConfigMap& m : root.MapList("measurements")) {
+    const std::string kind = m.String("kind");
+    const std::string name = m.String("file");
+    if (auto s = m.FirstError(); !s.ok()) return s.error();
+    if (name.empty() || fs::path(name).is_absolute() || name.find("..") != std::string::npos) {
+      m.Fail("file", "must be a path inside the lab folder, got '" + name + "'");
+      return m.FirstError().error();
+    }
+    if (!seen.insert(name).second) {
+      m.Fail("file", "'" + name + "' is named twice");
+      return m.FirstError().error();
+    }
+    const fs::path file = dir / name;
+    auto bytes = ReadTextFile(file, " lab measurement");
+    if (!bytes.ok()) return bytes.error();
+    checksum.Add(name, *bytes);
+    Status s;
+    if (kind == "beam_kernel") {
+      s = ReadBeamKernel(m, file, lab);
+    } else if (kind == "collector_sensitivity") {
+      s = ReadCollector(m, file, lab);
+    } else if (kind == "capability") {
+      s = ReadCapability(m, file, lab);
+    } else if (kind == "reflectance" || kind == "range_intensity" ||
+               kind == "detection_threshold") {
+      ConfigMap cond = m.Map("conditions");
+      if (auto e = m.FirstError(); !e.ok()) return e.error();
+      // Recorded, not used by the fits: the ambient light and the unit's serial per file.
+      cond.Number("ambient_klux", 0);
+      if (kind == "reflectance") s = ReadReflectance(m, cond, file, lab);
+      if (kind == "range_intensity") s = ReadRangeIntensity(m, cond, file, lab);
+      if (kind == "detection_threshold") s = ReadThreshold(m, cond, file, lab);
+    } else {
+      m.Fail("kind", "unknown measurement kind '" + kind +
+                         "' (expected beam_kernel, collector_sensitivity, detection_threshold, "
+                         "reflectance, range_intensity or capability)");
+      return m.FirstError().error();
+    }
+    if (!s.ok()) return s.error();
+  }
+  if (auto s = root.Finish(); !s.ok()) return s.error();
+  lab.checksum = checksum.Hex();
+  return lab;
+}
+
+}  // namespace lt::calib

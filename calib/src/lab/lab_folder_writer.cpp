@@ -1,0 +1,158 @@
+// WriteLabFolder: the layout ReadLabFolder reads, into a temporary folder renamed into place.
+#include <yaml-cpp/yaml.h>
+
+#include <random>
+
+#include "lab/lab_table.h"
+#include "lidartwin/calib/lab_folder.h"
+#include "lidartwin/datasets/atomic_file.h"
+#include "lidartwin/datasets/hdf5_arrays.h"
+
+namespace lt::calib {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+// Removes the temporary folder unless it was renamed into place.
+struct TempDir {
+  fs::path path;
+  bool keep = false;
+  ~TempDir() {
+    std::error_code ec;
+    if (!keep) fs::remove_all(path, ec);
+  }
+};
+
+void Conditions(YAML::Emitter& e, std::initializer_list<std::pair<const char*, double>> numbers,
+                const std::string& material = "") {
+  e << YAML::Key << "conditions" << YAML::Value << YAML::BeginMap;
+  for (const auto& [k, v] : numbers)
+    e << YAML::Key << k << YAML::Value << v;
+  if (!material.empty()) e << YAML::Key << "material" << YAML::Value << material;
+  e << YAML::EndMap;
+}
+
+}  // namespace
+
+Status WriteLabFolder(const LabFolder& lab, const std::filesystem::path& dir) {
+  std::error_code ec;
+  if (fs::exists(dir, ec)) return Error{dir.string() + ": already exists (labgen writes a new lab folder)"};
+  const fs::path parent = dir.has_parent_path() ? dir.parent_path() : fs::path(".");
+  if (!fs::is_directory(parent, ec)) return Error{parent.string() + ": no such directory"};
+  TempDir tmp{parent / ("." + dir.filename().string() + ".tmp-" +
+                        std::to_string(std::random_device{}()))};
+  if (!fs::create_directory(tmp.path, ec)) {
+    return Error{tmp.path.string() + ": cannot create (" + ec.message() + ")"};
+  }
+  YAML::Emitter e;
+  e.SetDoublePrecision(17);
+  e << YAML::BeginMap;
+  e << YAML::Key << "name" << YAML::Value << lab.name;
+  e << YAML::Key << "sensor_serial" << YAML::Value << lab.sensor_serial;
+  e << YAML::Key << "wavelength_nm" << YAML::Value << lab.wavelength_nm;
+  e << YAML::Key << "measurements" << YAML::Value << YAML::BeginSeq;
+  auto write_csv = [&](const std::string& file, const std::vector<std::string>& header,
+                       const std::vector<std::vector<double>>& cols) -> Status {
+    return WriteTextFileAtomically(tmp.path / file, LabTableText(header, cols));
+  };
+  for (const auto& k : lab.beam_kernels) {
+    Hdf5Array h{{k.nh()}, k.h_mrad}, v{{k.nv()}, k.v_mrad};
+    Hdf5Array c{{k.exposure_us.size(), k.nv(), k.nh()}, {k.counts.begin(), k.counts.end()}};
+    if (auto s = WriteHdf5Arrays(tmp.path / k.file, {{"h_angle", h}, {"v_angle", v}, {"counts", c}});
+        !s.ok())
+      return s;
+    e << YAML::BeginMap << YAML::Key << "kind" << YAML::Value << "beam_kernel";
+    e << YAML::Key << "file" << YAML::Value << k.file;
+    e << YAML::Key << "units" << YAML::Value << YAML::Flow << YAML::BeginMap << YAML::Key
+      << "angle" << YAML::Value << "mrad" << YAML::EndMap;
+    e << YAML::Key << "exposure_us" << YAML::Value << YAML::Flow << k.exposure_us;
+    e << YAML::Key << "dark_counts" << YAML::Value << k.dark_counts;
+    e << YAML::Key << "saturation_counts" << YAML::Value << k.saturation_counts;
+    e << YAML::Key << "read_noise_counts" << YAML::Value << k.read_noise_counts;
+    e << YAML::Key << "fit" << YAML::Value << YAML::Flow << YAML::BeginMap << YAML::Key
+      << "model" << YAML::Value << k.model << YAML::Key << "spots" << YAML::Value << k.spots
+      << YAML::EndMap;
+    e << YAML::EndMap;
+  }
+  for (const auto& c : lab.collector_slices) {
+    if (auto s = write_csv(c.file, {"angle_mrad", "sensitivity"}, {c.angle_mrad, c.sensitivity});
+        !s.ok())
+      return s;
+    e << YAML::BeginMap << YAML::Key << "kind" << YAML::Value << "collector_sensitivity";
+    e << YAML::Key << "file" << YAML::Value << c.file;
+    e << YAML::Key << "axis" << YAML::Value << (c.horizontal ? "horizontal" : "vertical");
+    e << YAML::EndMap;
+  }
+  for (const auto& t : lab.threshold_sweeps) {
+    std::vector<double> trials(t.trials.begin(), t.trials.end());
+    std::vector<double> detections(t.detections.begin(), t.detections.end());
+    if (auto s = write_csv(t.file, {"range_m", "attenuation_db", "trials", "detections"},
+                           {t.range_m, t.attenuation_db, trials, detections});
+        !s.ok())
+      return s;
+    e << YAML::BeginMap << YAML::Key << "kind" << YAML::Value << "detection_threshold";
+    e << YAML::Key << "file" << YAML::Value << t.file;
+    Conditions(e, {{"target_reflectance", t.target_reflectance}, {"incidence_deg", t.incidence_deg}});
+    e << YAML::EndMap;
+  }
+  for (const auto& r : lab.reflectance_curves) {
+    std::vector<double> th, in, sg;
+    for (const auto& s : r.samples) {
+      th.push_back(s.incidence_deg);
+      in.push_back(s.intensity);
+      sg.push_back(s.sigma);
+    }
+    if (auto s = write_csv(r.file, {"incidence_deg", "intensity_percent", "sigma_percent"},
+                           {th, in, sg});
+        !s.ok())
+      return s;
+    e << YAML::BeginMap << YAML::Key << "kind" << YAML::Value << "reflectance";
+    e << YAML::Key << "file" << YAML::Value << r.file;
+    Conditions(e, {{"distance_m", r.range_m}}, r.material);
+    e << YAML::Key << "fit" << YAML::Value << YAML::Flow << YAML::BeginMap << YAML::Key
+      << "model" << YAML::Value << r.model << YAML::EndMap;
+    e << YAML::EndMap;
+  }
+  for (const auto& r : lab.range_intensity_curves) {
+    std::vector<double> range, signal, sigma;
+    for (const auto& s : r.samples) {
+      range.push_back(s.range_m);
+      signal.push_back(s.signal);
+      sigma.push_back(s.sigma);
+    }
+    if (auto s = write_csv(r.file, {"range_m", "signal_nw", "sigma_nw"}, {range, signal, sigma});
+        !s.ok())
+      return s;
+    const double rho = r.samples.empty() ? 0 : r.samples[0].reflectance;
+    const double th = r.samples.empty() ? 0 : r.samples[0].incidence_deg;
+    e << YAML::BeginMap << YAML::Key << "kind" << YAML::Value << "range_intensity";
+    e << YAML::Key << "file" << YAML::Value << r.file;
+    Conditions(e, {{"target_reflectance", rho}, {"incidence_deg", th}});
+    e << YAML::EndMap;
+  }
+  for (const auto& c : lab.capability_curves) {
+    std::vector<double> rho, range, sigma;
+    for (const auto& s : c.samples) {
+      rho.push_back(s.reflectance);
+      range.push_back(s.max_range_m);
+      sigma.push_back(s.sigma_m);
+    }
+    if (auto s = write_csv(c.file, {"reflectance_fraction", "max_range_m", "sigma_m"},
+                           {rho, range, sigma});
+        !s.ok())
+      return s;
+    e << YAML::BeginMap << YAML::Key << "kind" << YAML::Value << "capability";
+    e << YAML::Key << "file" << YAML::Value << c.file << YAML::EndMap;
+  }
+  e << YAML::EndSeq << YAML::EndMap;
+  if (auto s = WriteTextFileAtomically(tmp.path / "manifest.yaml", std::string(e.c_str()) + "\n");
+      !s.ok())
+    return s;
+  fs::rename(tmp.path, dir, ec);
+  if (ec) return Error{dir.string() + ": cannot move the lab folder into place (" + ec.message() + ")"};
+  tmp.keep = true;
+  return {};
+}
+
+}  // namespace lt::calib

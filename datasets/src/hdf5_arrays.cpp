@@ -1,0 +1,92 @@
+#include "lidartwin/datasets/hdf5_arrays.h"
+
+#include <cmath>
+
+#include "hdf5_id.h"
+#include "lidartwin/datasets/atomic_file.h"
+
+namespace lt {
+
+namespace {
+constexpr size_t kMaxValues = size_t{1} << 26;
+}
+
+Expected<std::map<std::string, Hdf5Array>> ReadHdf5Arrays(
+    const std::filesystem::path& file, const std::map<std::string, int>& ranks) {
+  SilenceHdf5Errors();
+  std::error_code ec;
+  if (std::filesystem::is_directory(file, ec)) return Error{file.string() + ": is a directory"};
+  if (H5Fis_hdf5(file.c_str()) <= 0) {
+    return Error{file.string() + ": cannot open HDF5 file (missing, unreadable or not HDF5)"};
+  }
+  Hdf5Id f(H5Fopen(file.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT), H5Fclose);
+  if (!f.ok()) return Error{file.string() + ": cannot open HDF5 file"};
+  std::map<std::string, Hdf5Array> out;
+  for (const auto& [name, rank] : ranks) {
+    const std::string where = file.string() + ": dataset '" + name + "'";
+    if (H5Lexists(f.get(), name.c_str(), H5P_DEFAULT) <= 0) return Error{where + " is missing"};
+    Hdf5Id d(H5Dopen2(f.get(), name.c_str(), H5P_DEFAULT), H5Dclose);
+    if (!d.ok()) return Error{where + " cannot be opened"};
+    Hdf5Id space(H5Dget_space(d.get()), H5Sclose);
+    const int r = H5Sget_simple_extent_ndims(space.get());
+    if (r != rank) {
+      return Error{where + " has " + std::to_string(r) + " dimensions, expected " +
+                   std::to_string(rank)};
+    }
+    hsize_t dims[3] = {0, 0, 0};
+    H5Sget_simple_extent_dims(space.get(), dims, nullptr);
+    Hdf5Array a;
+    size_t n = 1;
+    for (int k = 0; k < r; ++k) {
+      a.dims.push_back(static_cast<size_t>(dims[k]));
+      n *= static_cast<size_t>(dims[k]);
+      if (n > kMaxValues) return Error{where + " is larger than 64 Mi values"};
+    }
+    if (n == 0) return Error{where + " is empty"};
+    Hdf5Id type(H5Dget_type(d.get()), H5Tclose);
+    if (H5Tget_class(type.get()) != H5T_FLOAT && H5Tget_class(type.get()) != H5T_INTEGER) {
+      return Error{where + " is not numeric"};
+    }
+    a.values.resize(n);
+    if (H5Dread(d.get(), H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, a.values.data()) < 0) {
+      return Error{where + " cannot be read (corrupt file?)"};
+    }
+    for (size_t i = 0; i < n; ++i) {
+      if (!std::isfinite(a.values[i])) {
+        return Error{where + ": value " + std::to_string(i) + " is not finite"};
+      }
+    }
+    out[name] = std::move(a);
+  }
+  return out;
+}
+
+Status WriteHdf5Arrays(const std::filesystem::path& file,
+                       const std::map<std::string, Hdf5Array>& arrays) {
+  SilenceHdf5Errors();
+  AtomicOutput output(file);
+  {
+    Hdf5Id f(H5Fcreate(output.temp_path().c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT),
+             H5Fclose);
+    if (!f.ok()) return Error{file.string() + ": cannot create HDF5 file"};
+    for (const auto& [name, a] : arrays) {
+      hsize_t dims[3] = {0, 0, 0};
+      for (size_t k = 0; k < a.dims.size() && k < 3; ++k)
+        dims[k] = a.dims[k];
+      Hdf5Id space(H5Screate_simple(static_cast<int>(a.dims.size()), dims, nullptr), H5Sclose);
+      Hdf5Id d(H5Dcreate2(f.get(), name.c_str(), H5T_IEEE_F32LE, space.get(), H5P_DEFAULT,
+                          H5P_DEFAULT, H5P_DEFAULT),
+               H5Dclose);
+      if (!d.ok() || H5Dwrite(d.get(), H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT,
+                              a.values.data()) < 0) {
+        return Error{file.string() + ": cannot write dataset '" + name + "' (disk full?)"};
+      }
+    }
+    if (H5Fflush(f.get(), H5F_SCOPE_GLOBAL) < 0) {
+      return Error{file.string() + ": cannot flush (disk full?)"};
+    }
+  }
+  return output.Commit();
+}
+
+}  // namespace lt

@@ -1,0 +1,40 @@
+// RAII for HDF5 identifiers, shared by the HDF5 readers and writers of datasets/ (private).
+#pragma once
+
+#include <hdf5.h>
+
+namespace lt {
+
+// RAII for HDF5 identifiers.
+class Hdf5Id {
+ public:
+  Hdf5Id() = default;
+  Hdf5Id(hid_t id, herr_t (*close)(hid_t)) : id_(id), close_(close) {}
+  Hdf5Id(const Hdf5Id&) = delete;
+  Hdf5Id& operator=(const Hdf5Id&) = delete;
+  Hdf5Id(Hdf5Id&& o) noexcept : id_(o.id_), close_(o.close_) { o.id_ = -1; }
+  Hdf5Id& operator=(Hdf5Id&& o) noexcept {
+    Reset();
+    id_ = o.id_;
+    close_ = o.close_;
+    o.id_ = -1;
+    return *this;
+  }
+  ~Hdf5Id() { Reset(); }
+  void Reset() {
+    if (id_ >= 0 && close_) close_(id_);
+    id_ = -1;
+  }
+  hid_t get() const { return id_; }
+  bool ok() const { return id_ >= 0; }
+
+ private:
+  hid_t id_ = -1;
+  herr_t (*close_)(hid_t) = nullptr;
+};
+
+inline void SilenceHdf5Errors() {
+  H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
+}
+
+}  // namespace lt
