@@ -6,7 +6,7 @@ packages=(
   build-essential cmake ninja-build ccache pkg-config clang-format
   clang libclang-rt-14-dev  # libFuzzer for scripts/fuzz-smoke.sh
   libeigen3-dev libfmt-dev libgtest-dev libhdf5-dev libyaml-cpp-dev nlohmann-json3-dev
-  libembree-dev libopen3d-dev libceres-dev
+  libembree-dev libopen3d-dev libceres-dev libssl-dev
 )
 missing=()
 for p in "${packages[@]}"; do

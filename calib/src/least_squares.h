@@ -5,6 +5,11 @@
 
 #include <ceres/ceres.h>
 
+#include <algorithm>
+#include <cmath>
+#include <string>
+#include <vector>
+
 #include "lidartwin/calib/fit_result.h"
 
 namespace lt::calib {
@@ -37,6 +42,48 @@ inline bool BlockCovariance(ceres::Problem& problem, const double* block, double
   const std::vector<std::pair<const double*, const double*>> blocks = {{block, block}};
   return covariance.Compute(blocks, &problem) &&
          covariance.GetCovarianceBlockInTangentSpace(block, block, cov);
+}
+
+}  // namespace lt::calib
+
+namespace lt::calib {
+
+// First-order propagation of a covariance through g: R^n -> R^m, Jacobian by central
+// differences (step 1e-6 of each parameter's scale). Returns m x m, row-major.
+template <typename G>
+std::vector<double> PropagateCovariance(const G& g, const std::vector<double>& theta,
+                                        const std::vector<double>& cov, size_t m) {
+  const size_t n = theta.size();
+  std::vector<double> jac(m * n);
+  for (size_t j = 0; j < n; ++j) {
+    const double h = 1e-6 * std::max(1.0, std::abs(theta[j]));
+    std::vector<double> a = theta, b = theta;
+    a[j] += h;
+    b[j] -= h;
+    const std::vector<double> ga = g(a), gb = g(b);
+    for (size_t i = 0; i < m; ++i)
+      jac[i * n + j] = (ga[i] - gb[i]) / (2 * h);
+  }
+  std::vector<double> out(m * m, 0.0);
+  for (size_t i = 0; i < m; ++i)
+    for (size_t k = 0; k < m; ++k) {
+      double s = 0;
+      for (size_t a = 0; a < n; ++a)
+        for (size_t b = 0; b < n; ++b)
+          s += jac[i * n + a] * cov[a * n + b] * jac[k * n + b];
+      out[i * m + k] = s;
+    }
+  return out;
+}
+
+// Fills result.parameters' values from `values`, their standard deviations and the
+// covariance from `cov` (m x m).
+inline void SetParameters(FitResult& result, const std::vector<std::string>& names,
+                          const std::vector<double>& values, const std::vector<double>& cov) {
+  result.parameters.clear();
+  for (size_t i = 0; i < names.size(); ++i)
+    result.parameters.push_back({names[i], values[i], std::sqrt(std::max(0.0, cov[i * names.size() + i]))});
+  result.covariance = cov;
 }
 
 }  // namespace lt::calib

@@ -11,8 +11,8 @@ namespace {
 constexpr size_t kMaxValues = size_t{1} << 26;
 }
 
-Expected<std::map<std::string, Hdf5Array>> ReadHdf5Arrays(
-    const std::filesystem::path& file, const std::map<std::string, int>& ranks) {
+Expected<std::map<std::string, Hdf5Array>> ReadHdf5Arrays(const std::filesystem::path& file,
+                                                          const std::map<std::string, int>& ranks) {
   SilenceHdf5Errors();
   std::error_code ec;
   if (std::filesystem::is_directory(file, ec)) return Error{file.string() + ": is a directory"};

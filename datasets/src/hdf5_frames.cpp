@@ -59,13 +59,15 @@ bool WriteStringAttr(hid_t obj, const char* name, const std::string& value) {
 
 bool WriteDoublesAttr(hid_t obj, const char* name, const double* v, hsize_t n) {
   Hdf5Id space(n == 1 ? H5Screate(H5S_SCALAR) : H5Screate_simple(1, &n, nullptr), H5Sclose);
-  Hdf5Id attr(H5Acreate2(obj, name, H5T_IEEE_F64LE, space.get(), H5P_DEFAULT, H5P_DEFAULT), H5Aclose);
+  Hdf5Id attr(H5Acreate2(obj, name, H5T_IEEE_F64LE, space.get(), H5P_DEFAULT, H5P_DEFAULT),
+              H5Aclose);
   return attr.ok() && H5Awrite(attr.get(), H5T_NATIVE_DOUBLE, v) >= 0;
 }
 
 bool WriteU64Attr(hid_t obj, const char* name, uint64_t v) {
   Hdf5Id space(H5Screate(H5S_SCALAR), H5Sclose);
-  Hdf5Id attr(H5Acreate2(obj, name, H5T_STD_U64LE, space.get(), H5P_DEFAULT, H5P_DEFAULT), H5Aclose);
+  Hdf5Id attr(H5Acreate2(obj, name, H5T_STD_U64LE, space.get(), H5P_DEFAULT, H5P_DEFAULT),
+              H5Aclose);
   return attr.ok() && H5Awrite(attr.get(), H5T_NATIVE_UINT64, &v) >= 0;
 }
 
@@ -151,7 +153,7 @@ Expected<std::unique_ptr<Hdf5FrameWriter>> Hdf5FrameWriter::Create(
   H5Pset_obj_track_times(fcpl.get(), false);
   impl->file =
       Hdf5Id(H5Fcreate(impl->output.temp_path().c_str(), H5F_ACC_TRUNC, fcpl.get(), H5P_DEFAULT),
-         H5Fclose);
+             H5Fclose);
   if (!impl->file.ok()) {
     return Error{path.string() + ": cannot create HDF5 file (is the directory writable?)"};
   }
@@ -166,7 +168,7 @@ Expected<std::unique_ptr<Hdf5FrameWriter>> Hdf5FrameWriter::Create(
             WriteStringAttr(f, "backend", info.backend) && WriteU64Attr(f, "seed", info.seed) &&
             WriteDoublesAttr(f, "wavelength_nm", &info.wavelength_nm, 1);
   Hdf5Id frames(H5Gcreate2(f, "/frames", H5P_DEFAULT, UntimedGroupProperties().get(), H5P_DEFAULT),
-            H5Gclose);
+                H5Gclose);
   if (!ok || !frames.ok()) return Error{path.string() + ": cannot write HDF5 metadata"};
   return std::unique_ptr<Hdf5FrameWriter>(new Hdf5FrameWriter(std::move(impl)));
 }
@@ -175,8 +177,8 @@ Status Hdf5FrameWriter::Append(const Frame& frame) {
   const std::string where = impl_->output.target().string();
   const std::string group_name = FrameGroupName(frame.index);
   Hdf5Id group(H5Gcreate2(impl_->file.get(), group_name.c_str(), H5P_DEFAULT,
-                      UntimedGroupProperties().get(), H5P_DEFAULT),
-           H5Gclose);
+                          UntimedGroupProperties().get(), H5P_DEFAULT),
+               H5Gclose);
   if (!group.ok()) return Error{where + ": cannot create group " + group_name};
   double pose[7];
   const double index = frame.index;
@@ -208,8 +210,8 @@ Status Hdf5FrameWriter::Append(const Frame& frame) {
       H5Pset_deflate(dcpl.get(), 4);
     }
     Hdf5Id ds(H5Dcreate2(group.get(), field.name, FileType(field.type), space.get(), H5P_DEFAULT,
-                     dcpl.get(), H5P_DEFAULT),
-          H5Dclose);
+                         dcpl.get(), H5P_DEFAULT),
+              H5Dclose);
     if (!ds.ok()) return Error{where + ": cannot create dataset " + group_name + "/" + field.name};
     if (n > 0 &&
         H5Dwrite(ds.get(), MemType(field.type), H5S_ALL, H5S_ALL, H5P_DEFAULT, field.data) < 0) {

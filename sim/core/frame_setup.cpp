@@ -12,6 +12,7 @@ SignalChain FrameSignalChain(const SensorProfile& p) {
           p.detector.range_resolution_m,
           p.detector.outlier_probability,
           p.detector.signal_noise_w,
+          p.detector.pulse_energy_jitter,
           p.detector.overlap,
           p.raster_gather};
 }

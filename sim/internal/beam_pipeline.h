@@ -12,10 +12,10 @@
 #include "internal/beam_record.h"
 #include "lidartwin/physics/beam_footprint.h"
 #include "lidartwin/physics/beam_response.h"
+#include "lidartwin/physics/detection_probability.h"
 #include "lidartwin/physics/hd.h"
 #include "lidartwin/physics/link_budget.h"
 #include "lidartwin/physics/pose.h"
-#include "lidartwin/physics/detection_probability.h"
 #include "lidartwin/physics/range_noise.h"
 #include "lidartwin/physics/return_signal.h"
 #include "lidartwin/physics/scan_pattern.h"
@@ -56,6 +56,7 @@ struct SignalChain {
   double range_resolution_m;   // quantisation, 0: none
   double outlier_probability;  // per echo, seed 001 sec. 5.2
   double signal_noise_w;       // per pulse, at the comparator (NoisyThreshold)
+  double pulse_energy_jitter;  // per pulse, relative rms of the emitted energy
   physics::Overlap overlap;    // near-field overlap on every received power
   bool raster_gather;          // gather from the frame's angular raster instead of tracing
 };
@@ -337,6 +338,15 @@ LT_HD inline void WriteEchoes(const FrameContext& c, uint32_t beam,
                               BeamRecord* out) {
   physics::Echo echoes[physics::kMaxEchoesDetected];
   uint32_t detected = 0;
+  // Pulse energy: one draw per pulse scales every contribution.
+  if (c.signal.pulse_energy_jitter > 0) {
+    const physics::Philox4x32 w = physics::RandomWords(
+        physics::RandomKey{c.seed, c.frame, beam, 0, physics::kStreamPulseEnergy});
+    const double f = physics::PulseEnergyFactor(c.signal.pulse_energy_jitter,
+                                                physics::StandardNormal<double>(w.v[0], w.v[1]));
+    for (uint32_t k = 0; k < n; ++k)
+      contributions[k].power_w = static_cast<float>(contributions[k].power_w * f);
+  }
   // Receiver noise: one draw per pulse, detected against T - n, reported as S + n.
   physics::ThresholdDetector detector = c.signal.threshold;
   double noise_w = 0;
@@ -377,10 +387,10 @@ LT_HD inline void WriteEchoes(const FrameContext& c, uint32_t beam,
     // Calibrated reflectivity: the echo's peak power over a white Lambertian target's at the
     // same range, in percent (link_budget.h).
     BeamRecord& r = out[slot++];
-    r = PointRecord(
-        beam, b, t, p, range,
-        100.0 * (e.peak_power_w + noise_w) / physics::WhiteTargetPower(c.signal.link, e.peak_range_m),
-        o);
+    r = PointRecord(beam, b, t, p, range,
+                    100.0 * (e.peak_power_w + noise_w) /
+                        physics::WhiteTargetPower(c.signal.link, e.peak_range_m),
+                    o);
     r.echo_pulse_width_ns =
         static_cast<float>(physics::RangeIntervalTime(e.end_m - e.start_m) * 1e9);
     r.return_index = e.index;

@@ -578,14 +578,39 @@ void ReadThresholdDetector(ConfigMap& d, SensorProfile& p) {
     d.Fail("signal_noise_nw", "must be in [0, threshold_nw / 3] (" + Num(c.threshold_w / 3 * 1e9) +
                                   " nW), got " + Num(c.signal_noise_w * 1e9));
   }
+  c.pulse_energy_jitter = d.Number("pulse_energy_jitter", 0);
+  if (!(c.pulse_energy_jitter >= 0 && c.pulse_energy_jitter <= 0.25)) {
+    d.Fail("pulse_energy_jitter", "must be in [0, 0.25], got " + Num(c.pulse_energy_jitter));
+  }
   c.overlap.range_m = d.Number("overlap_range_m", 0);
   if (!(c.overlap.range_m >= 0 && c.overlap.range_m < 1000)) {
-    d.Fail("overlap_range_m", "must be 0 (full overlap) or in (0, 1000) m, got " +
-                                  Num(c.overlap.range_m));
+    d.Fail("overlap_range_m",
+           "must be 0 (full overlap) or in (0, 1000) m, got " + Num(c.overlap.range_m));
   }
   c.overlap.sharpness = d.Number("overlap_sharpness", 2);
   if (!(c.overlap.sharpness >= 0.1 && c.overlap.sharpness <= 20)) {
     d.Fail("overlap_sharpness", "must be in [0.1, 20], got " + Num(c.overlap.sharpness));
+  }
+}
+
+// The provenance `lidartwin calibrate` writes (configs/README.md, "calibration").
+void ReadCalibrationRecord(ConfigMap& c, CalibrationRecord& r) {
+  r.lab = c.String("lab");
+  r.lab_sha256 = c.String("lab_sha256");
+  if (r.lab_sha256.size() != 64 ||
+      r.lab_sha256.find_first_not_of("0123456789abcdef") != std::string::npos) {
+    c.Fail("lab_sha256", "must be 64 lower-case hex digits");
+  }
+  r.sensor_serial = c.String("sensor_serial", "");
+  r.date_utc = c.String("date_utc", "");
+  for (ConfigMap& e : c.MapList("parameters")) {
+    CalibrationRecord::Entry entry;
+    entry.key = e.String("key");
+    entry.value = e.Number("value");
+    entry.stddev = e.Number("stddev");
+    entry.fit = e.String("fit", "");
+    if (!(entry.stddev >= 0)) e.Fail("stddev", "must be >= 0");
+    r.parameters.push_back(std::move(entry));
   }
 }
 
@@ -645,6 +670,10 @@ Expected<SensorProfile> ParseSensorProfile(const std::string& yaml_text,
   }
   ConfigMap detector = root.Map("detector");
   ReadDetector(detector, p);
+  if (root.Has("calibration")) {
+    ConfigMap c = root.Map("calibration");
+    ReadCalibrationRecord(c, p.calibration);
+  }
   if (Status s = root.Finish(); !s.ok()) return s.error();
   // Beams per frame, counted in 64 bits where the scan multiplies two counts.
   const uint64_t beams = p.scan == ScanKind::kSpinning

@@ -173,11 +173,31 @@ void WriteDetector(YAML::Emitter& e, const SensorProfile& p) {
       e << YAML::Key << "range_resolution_mm" << YAML::Value << d.range_resolution_m * 1e3;
       e << YAML::Key << "outlier_probability" << YAML::Value << d.outlier_probability;
       e << YAML::Key << "signal_noise_nw" << YAML::Value << d.signal_noise_w * 1e9;
+      e << YAML::Key << "pulse_energy_jitter" << YAML::Value << d.pulse_energy_jitter;
       e << YAML::Key << "overlap_range_m" << YAML::Value << d.overlap.range_m;
       e << YAML::Key << "overlap_sharpness" << YAML::Value << d.overlap.sharpness;
       break;
   }
   e << YAML::EndMap;
+}
+
+void WriteCalibrationRecord(YAML::Emitter& e, const CalibrationRecord& r) {
+  if (r.lab_sha256.empty()) return;
+  e << YAML::Key << "calibration" << YAML::Value << YAML::BeginMap;
+  e << YAML::Key << "lab" << YAML::Value << r.lab;
+  e << YAML::Key << "lab_sha256" << YAML::Value << r.lab_sha256;
+  e << YAML::Key << "sensor_serial" << YAML::Value << r.sensor_serial;
+  e << YAML::Key << "date_utc" << YAML::Value << r.date_utc;
+  e << YAML::Key << "parameters" << YAML::Value << YAML::BeginSeq;
+  for (const auto& p : r.parameters) {
+    e << YAML::Flow << YAML::BeginMap;
+    e << YAML::Key << "key" << YAML::Value << p.key;
+    e << YAML::Key << "value" << YAML::Value << p.value;
+    e << YAML::Key << "stddev" << YAML::Value << p.stddev;
+    e << YAML::Key << "fit" << YAML::Value << p.fit;
+    e << YAML::EndMap;
+  }
+  e << YAML::EndSeq << YAML::EndMap;
 }
 
 }  // namespace
@@ -193,6 +213,7 @@ std::string SaveSensorProfile(const SensorProfile& p, const std::string& header)
   WriteScan(e, p);
   WriteBeam(e, p);
   WriteDetector(e, p);
+  WriteCalibrationRecord(e, p.calibration);
   e << YAML::EndMap;
   std::string out;
   std::istringstream lines(header);

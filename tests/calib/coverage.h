@@ -4,8 +4,10 @@
 
 #include <gtest/gtest.h>
 
+#include <array>
 #include <cmath>
 #include <cstdio>
+#include <map>
 #include <string>
 
 #include "lidartwin/calib/fit_result.h"
@@ -20,11 +22,30 @@ class Coverage {
     const FitParameter* p = fit.Find(name);
     ASSERT_NE(p, nullptr) << name;
     ASSERT_GT(p->stddev, 0) << name;
-    const double z = std::abs(p->value - truth) / p->stddev;
+    Add(name, p->value, p->stddev, truth);
+  }
+  // Counts one value with its standard deviation against its truth.
+  void Add(const std::string& name, double value, double stddev, double truth) {
+    ASSERT_GT(stddev, 0) << name;
+    const double z = std::abs(value - truth) / stddev;
+    if (z > 3)
+      std::printf("[coverage] %s: %g +- %g, truth %g (%.1f sigma)\n", name.c_str(), value, stddev,
+                  truth, z);
     within1_ += z <= 1;
     within2_ += z <= 2;
     ++total_;
+    auto& k = by_name_[name];
+    k[0] += z <= 1;
+    k[1] += z <= 2;
+    k[2] += 1;
   }
+  // Per parameter name, for finding the one that breaks the band.
+  void Print() const {
+    for (const auto& [name, k] : by_name_)
+      std::printf("[coverage]   %s: %d / %d within 1 sigma, %d within 2\n", name.c_str(), k[0],
+                  k[2], k[1]);
+  }
+  int count() const { return total_; }
   void Expect(const std::string& label) const {
     const double c1 = double(within1_) / total_, c2 = double(within2_) / total_;
     std::printf("[coverage] %s: %.2f within 1 sigma, %.2f within 2 sigma (%d)\n", label.c_str(), c1,
@@ -35,6 +56,7 @@ class Coverage {
 
  private:
   int within1_ = 0, within2_ = 0, total_ = 0;
+  std::map<std::string, std::array<int, 3>> by_name_;
 };
 
 }  // namespace lt::calib::test

@@ -30,8 +30,8 @@ TEST(BeamProfile, GaussianTimesSliceMatchesQuadrature) {
   double m0 = 0, m1 = 0, m2 = 0;
   const double dx = 1e-4;
   for (double x = -20; x < 20; x += dx) {
-    const double f = std::exp(-0.5 * (x - mu) * (x - mu) / (se * se)) /
-                     (std::sqrt(2 * kPi) * se) * std::exp(-0.5 * (x - c) * (x - c) / (sc * sc));
+    const double f = std::exp(-0.5 * (x - mu) * (x - mu) / (se * se)) / (std::sqrt(2 * kPi) * se) *
+                     std::exp(-0.5 * (x - c) * (x - c) / (sc * sc));
     m0 += f * dx;
     m1 += f * x * dx;
     m2 += f * x * x * dx;

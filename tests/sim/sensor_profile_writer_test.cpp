@@ -62,6 +62,7 @@ void ExpectSameProfile(const SensorProfile& a, const SensorProfile& b, const std
   EXPECT_NEAR(d.range_resolution_m, e.range_resolution_m, 1e-18) << what;
   EXPECT_NEAR(d.signal_noise_w, e.signal_noise_w, 1e-14 * d.threshold_w) << what;
   EXPECT_EQ(d.overlap.range_m, e.overlap.range_m) << what;
+  EXPECT_EQ(d.pulse_energy_jitter, e.pulse_energy_jitter) << what;
   EXPECT_EQ(d.overlap.sharpness, e.overlap.sharpness) << what;
 }
 

@@ -23,6 +23,9 @@ struct FitResult {
   size_t points_rejected = 0;  // non-finite or out of the model's domain
   bool converged = false;
   std::string solver_report;  // Ceres' brief report
+  // Covariance of the parameters above, row-major (parameters.size()^2), where the fit
+  // propagates it; empty otherwise.
+  std::vector<double> covariance;
 
   const FitParameter* Find(const std::string& name) const {
     for (const auto& p : parameters)

@@ -14,13 +14,13 @@
 namespace lt {
 
 struct Hdf5Array {
-  std::vector<size_t> dims;   // row-major, 1..3 dimensions
+  std::vector<size_t> dims;    // row-major, 1..3 dimensions
   std::vector<double> values;  // stored as float32
 };
 
 // `ranks`: dataset name -> its rank. Arrays are capped at 64 Mi values.
-Expected<std::map<std::string, Hdf5Array>> ReadHdf5Arrays(
-    const std::filesystem::path& file, const std::map<std::string, int>& ranks);
+Expected<std::map<std::string, Hdf5Array>> ReadHdf5Arrays(const std::filesystem::path& file,
+                                                          const std::map<std::string, int>& ranks);
 
 // Writes the arrays as float32 datasets, atomically.
 Status WriteHdf5Arrays(const std::filesystem::path& file,

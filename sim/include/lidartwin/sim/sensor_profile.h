@@ -40,6 +40,9 @@ struct DetectorConfig {
   // Receiver noise: sigma of the per-pulse Gaussian noise on the signal at the comparator
   // (physics/detection_probability.h, NoisyThreshold), 0: noiseless.
   double signal_noise_w = 0;
+  // Pulse-to-pulse jitter of the emitted energy: every received power of a pulse is scaled by
+  // 1 + j z, z standard normal (physics/link_budget.h, PulseEnergyFactor); 0: none.
+  double pulse_energy_jitter = 0;
   // Near-field overlap O(R) = 1 - exp(-(R / R_o)^k) on every received power (link_budget.h).
   physics::Overlap overlap{0, 2};
 };
@@ -48,6 +51,22 @@ struct DetectorConfig {
 // in memory at once): 16 Mi beams, 64 Mi echo records (a 64-byte record each: 4 GiB).
 inline constexpr uint64_t kMaxBeamsPerFrame = uint64_t{1} << 24;
 inline constexpr uint64_t kMaxRecordsPerFrame = uint64_t{1} << 26;
+
+// Where a profile's fitted values came from (`lidartwin calibrate`): the lab folder, its
+// checksum, and each fitted key with its standard deviation. Carried, not simulated.
+struct CalibrationRecord {
+  struct Entry {
+    std::string key;  // profile key path, e.g. detector.threshold_nw
+    double value = 0;
+    double stddev = 0;  // 1 sigma, from the fit's covariance
+    std::string fit;    // which fit gave it
+  };
+  std::string lab;         // the lab folder as named on the command line
+  std::string lab_sha256;  // empty: the profile is not calibrated
+  std::string sensor_serial;
+  std::string date_utc;  // ISO 8601
+  std::vector<Entry> parameters;
+};
 
 struct SensorProfile {
   std::string name;
@@ -84,8 +103,9 @@ struct SensorProfile {
   // (seed 004 Alg. 1) instead of tracing every sub-ray.
   bool raster_gather = false;
   double raster_resolution_rad = 1e-3;
-  std::string source_text;  // the profile as read, stored with simulated data
-  std::string source_file;  // where it was read from, for messages
+  CalibrationRecord calibration;  // optional `calibration:` map
+  std::string source_text;        // the profile as read, stored with simulated data
+  std::string source_file;        // where it was read from, for messages
 
   uint32_t BeamCount() const;
   // Rays traced per frame: one per beam, or one per sub-ray in the average mode.

@@ -58,6 +58,15 @@ LT_HD T NearFieldOverlap(T range_m, T overlap_range_m, T sharpness) {
   return T(1) - exp(-pow(range_m / overlap_range_m, sharpness));
 }
 
+// One pulse's emitted energy relative to the nominal: 1 + j z for a jitter j (relative rms)
+// and a standard normal draw z, kept at 0 or above (j <= 0.25 in profiles, so 1 + j z < 0
+// needs z < -4).
+template <typename T>
+LT_HD T PulseEnergyFactor(T jitter, T z) {
+  const T f = T(1) + jitter * z;
+  return f > T(0) ? f : T(0);
+}
+
 // A sensor's overlap function: range_m = 0 means full overlap at every range.
 struct Overlap {
   double range_m;    // R_o [m]
@@ -68,9 +77,9 @@ struct Overlap {
 // an overlap function.
 template <typename T>
 LT_HD T OverlapShare(const Overlap& o, T range_m) {
-  return o.range_m > 0 ? NearFieldOverlap(range_m, static_cast<T>(o.range_m),
-                                          static_cast<T>(o.sharpness))
-                       : T(1);
+  return o.range_m > 0
+             ? NearFieldOverlap(range_m, static_cast<T>(o.range_m), static_cast<T>(o.sharpness))
+             : T(1);
 }
 
 }  // namespace lt::physics

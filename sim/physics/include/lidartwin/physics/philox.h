@@ -72,6 +72,7 @@ inline constexpr uint32_t kStreamFootprintShift = 4;   // per-beam rotation of t
 inline constexpr uint32_t kStreamEchoRangeNoise = 5;   // threshold detector, per echo
 inline constexpr uint32_t kStreamOutlier = 6;          // outliers along the beam, per echo
 inline constexpr uint32_t kStreamSignalNoise = 7;      // threshold detector, per pulse
+inline constexpr uint32_t kStreamPulseEnergy = 8;      // threshold detector, per pulse
 
 // Four independent 32-bit words for one key: the 64-bit seed is the Philox key and the ids
 // (frame, beam, sub-ray, stream) are the four counter words, so no two draws share a counter.

@@ -1,0 +1,80 @@
+// Fits of the beam kernel (seed 004 sec. III): the emitter's relative radiant intensity from
+// goniometer images stitched over exposures, the collector's sensitivity from its two slices,
+// and their product, the effective kernel eta x kappa the simulator samples (sec. III-C).
+//
+// Emitter models (physics/beam_profile.h): `gaussian`, 1..4 elliptical Gaussian spots (a
+// multi-spot mixture), or `super_gaussian`, one elliptical spot of order p. Residuals are in
+// log space, so six decades of the profile weigh alike; each pixel's weight is its camera
+// noise (read noise, shot noise) plus a speckle term estimated from a first pass; a Huber loss
+// keeps hot pixels and speckle outliers from pulling the fit.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "lidartwin/calib/fit_result.h"
+#include "lidartwin/calib/lab_folder.h"
+#include "lidartwin/physics/beam_footprint.h"
+#include "lidartwin/sim/status.h"
+
+namespace lt::calib {
+
+// One pixel of the stitched image: the longest exposure that neither saturates nor sinks
+// below 5 read-noise sigma, as counts per microsecond.
+struct KernelPixel {
+  double h_mrad, v_mrad;
+  double value;     // (counts - dark) / exposure
+  double sigma_ln;  // camera noise of ln(value): sqrt(read^2 + counts) / counts
+};
+
+struct StitchedKernel {
+  std::vector<KernelPixel> pixels;
+  size_t rejected = 0;  // saturated in every exposure, or below the noise floor in all
+};
+
+StitchedKernel StitchExposures(const BeamKernelImages& images);
+
+// Parameters: gaussian: spot<k>.h_offset_mrad, spot<k>.v_offset_mrad, spot<k>.fwhm_h_mrad,
+// spot<k>.fwhm_v_mrad, spot<k>.power (shares summing to 1), k = 1..spots;
+// super_gaussian: h_offset_mrad, v_offset_mrad, sigma_h_mrad, sigma_v_mrad, order.
+struct EmitterFit {
+  FitResult result;
+  std::string model;
+  uint32_t spots = 1;
+  std::vector<double> state;  // internal: per spot ln peak, h0, v0, ln sigma_h, ln sigma_v
+                              // (+ ln order); mrad
+  std::vector<double> state_covariance;
+  StitchedKernel data;
+  double speckle_sigma_ln = 0;  // estimated multiplicative noise beyond the camera's
+  double Evaluate(double h_mrad, double v_mrad) const;  // counts per microsecond
+};
+
+Expected<EmitterFit> FitEmitter(const BeamKernelImages& images);
+
+// One collector slice: gaussian (sensitivity A exp(-(a - a0)^2 / (2 s^2))) or super_gaussian
+// (order p). Parameters: offset_mrad, fwhm_mrad (gaussian) or sigma_mrad and order.
+struct CollectorFit {
+  FitResult result;
+  std::string model;
+  bool horizontal = true;
+  std::vector<double> state;  // ln A, a0, ln s (+ ln p)
+  std::vector<double> state_covariance;
+  std::vector<double> angle_mrad, sensitivity;  // the data
+  double Evaluate(double angle_mrad) const;
+};
+
+Expected<CollectorFit> FitCollector(const CollectorSlice& slice, const std::string& model);
+
+// The effective kernel: each Gaussian emitter spot times the Gaussian collector slices
+// (physics::GaussianTimesSlice), normalised to unit power. Parameters: for each spot k,
+// spot<k>.h_offset_mrad, .v_offset_mrad, .fwhm_h_mrad, .fwhm_v_mrad, .power, with
+// uncertainties propagated from the three fits (independent measurements).
+struct EffectiveKernel {
+  FitResult result;
+  physics::BeamFootprint footprint{};  // kind gaussian, spots filled, sub_rays unset
+};
+
+Expected<EffectiveKernel> CombineKernel(const EmitterFit& emitter, const CollectorFit& h,
+                                        const CollectorFit& v);
+
+}  // namespace lt::calib

@@ -1,0 +1,53 @@
+// A calibration run (issue 10 `lidartwin calibrate`): every fit the lab folder supports, in the
+// order their results feed each other (beam kernel; range-intensity, whose link constant gives
+// the threshold sweep its expected signals; threshold; reflectance; capability), and a copy of
+// the base profile with the fitted values and their provenance. Any fit that fails (too few
+// points, no convergence, rank-deficient covariance) fails the run: nothing half-fitted is
+// returned.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "lidartwin/calib/fit_result.h"
+#include "lidartwin/calib/lab_folder.h"
+#include "lidartwin/sim/sensor_profile.h"
+
+namespace lt::calib {
+
+// Data against the fitted model, for the report's plots.
+struct FitPlot {
+  std::string title, x_label, y_label;
+  std::vector<double> x, y, err;          // the measurement
+  std::vector<double> model_x, model_y;   // the fitted curve
+  std::vector<double> residual;           // y - model at x
+};
+
+struct FitRecord {
+  std::string kind;  // the manifest's measurement kind
+  std::string file;  // the measurement file(s)
+  FitResult result;
+  std::vector<FitPlot> plots;
+};
+
+// One profile key changed by the calibration.
+struct ProfileUpdate {
+  std::string key;
+  double before = 0, after = 0, stddev = 0;
+  std::string fit;
+};
+
+struct Calibration {
+  SensorProfile profile;  // the base with the fitted values and `calibration` filled
+  std::vector<FitRecord> fits;
+  std::vector<ProfileUpdate> updates;
+  // Fitted quantities that are not profile keys (materials' angular models), for the report
+  // and the profile's calibration record.
+  std::vector<ProfileUpdate> materials;
+};
+
+// lab_label: how the lab folder is named in the provenance; date_utc: ISO 8601.
+Expected<Calibration> Calibrate(const LabFolder& lab, const SensorProfile& base,
+                                const std::string& lab_label, const std::string& date_utc);
+
+}  // namespace lt::calib

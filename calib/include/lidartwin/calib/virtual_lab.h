@@ -1,0 +1,42 @@
+// A virtual lab (issue 10 `lidartwin labgen`): every measurement kind of a lab folder,
+// simulated from a "true" sensor profile with the simulator itself, its noise included, so
+// that calibrating from it must give back the truth within the reported uncertainties.
+//
+// The unit's beam model (footprint, link budget, overlap, detector and its noise) fires through
+// a lab stage: 16 beams within +-0.15 deg of one direction, one pulse each per frame, at a flat
+// target of a lab material placed and turned as each measurement needs (docs/calibration.md,
+// "The virtual lab"). The goniometer images and collector slices are rendered from the
+// profile's Gaussian footprint with a camera's noise (read, shot, speckle, hot pixels).
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "lidartwin/calib/lab_folder.h"
+#include "lidartwin/sim/sensor_profile.h"
+#include "lidartwin/sim/simulator.h"
+
+namespace lt::calib {
+
+struct VirtualLabOptions {
+  uint64_t seed = 1;
+  Backend backend = Backend::kCpu;
+  uint32_t frames_per_setting = 25;  // pulses per setting = 16 x this
+  std::string serial = "virtual";
+};
+
+// The two materials of the reflectance measurements (name, R0, k_s, n): their truth.
+struct LabMaterial {
+  const char* name;
+  double r0, specular_albedo, specular_exponent;
+};
+inline constexpr LabMaterial kLabMaterials[] = {{"lambertian_50", 0.5, 0.0, 0.0},
+                                                {"glossy_paint", 0.3, 0.05, 12.0}};
+
+// The collector sensitivity labgen assumes: a Gaussian three times as wide as the profile's
+// widest spot on each axis, centred on the beam.
+inline constexpr double kLabCollectorWidthFactor = 3.0;
+
+Expected<LabFolder> SimulateLab(const SensorProfile& truth, const VirtualLabOptions& options);
+
+}  // namespace lt::calib

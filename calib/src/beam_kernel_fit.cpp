@@ -1,0 +1,386 @@
+// Beam kernel fits (beam_kernel_fit.h). The cost functors evaluate physics/beam_profile.h with
+// ceres::Jet; no profile is written here.
+#include "lidartwin/calib/beam_kernel_fit.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "least_squares.h"
+#include "lidartwin/physics/beam_profile.h"
+#include "lidartwin/physics/units.h"
+
+namespace lt::calib {
+
+namespace {
+
+constexpr int kSpotState = 5;  // ln peak, h0, v0, ln sigma_h, ln sigma_v
+constexpr int kMaxState = 4 * kSpotState;
+
+// ln of the emitter model at (h, v) for a state vector (see EmitterFit::state).
+template <typename T>
+T LogEmitter(const T* s, uint32_t spots, bool super, double h, double v) {
+  using std::exp;
+  using std::log;
+  T sum = T(0);
+  for (uint32_t k = 0; k < spots; ++k) {
+    const T* p = s + k * kSpotState;
+    const T order = super ? exp(s[kSpotState]) : T(2);
+    sum += physics::SuperGaussianSpot(T(h), T(v), p[1], p[2], exp(p[3]), exp(p[4]), order,
+                                      exp(p[0]));
+  }
+  return log(sum + T(1e-300));
+}
+
+struct EmitterResidual {
+  double h, v, ln_value, sigma;
+  uint32_t spots;
+  bool super;
+  template <typename T>
+  bool operator()(T const* const* blocks, T* r) const {
+    const T* s = blocks[0];
+    r[0] = (LogEmitter(s, spots, super, h, v) - T(ln_value)) / T(sigma);
+    return true;
+  }
+};
+
+// Greedy starting spots: the brightest pixel, its e^-1/2 half-widths along h and v, then the
+// brightest pixel outside 3 of those widths of every spot found so far.
+std::vector<double> StartingState(const StitchedKernel& k, uint32_t spots, bool super) {
+  std::vector<double> s;
+  std::vector<std::array<double, 4>> found;  // h0, v0, sh, sv
+  for (uint32_t n = 0; n < spots; ++n) {
+    const KernelPixel* best = nullptr;
+    for (const auto& p : k.pixels) {
+      bool near = false;
+      for (const auto& f : found) {
+        const double a = (p.h_mrad - f[0]) / f[2], b = (p.v_mrad - f[1]) / f[3];
+        near |= a * a + b * b < 9;
+      }
+      if (!near && (!best || p.value > best->value)) best = &p;
+    }
+    if (!best) break;
+    double sh = 1e9, sv = 1e9;
+    for (const auto& p : k.pixels) {
+      if (p.value >= best->value * std::exp(-0.5)) continue;
+      const double dh = std::abs(p.h_mrad - best->h_mrad), dv = std::abs(p.v_mrad - best->v_mrad);
+      if (dv < 1e-9 && dh > 0) sh = std::min(sh, dh);
+      if (dh < 1e-9 && dv > 0) sv = std::min(sv, dv);
+    }
+    const double step = k.pixels.size() > 1 ? std::abs(k.pixels[1].h_mrad - k.pixels[0].h_mrad) : 1;
+    sh = sh > 1e8 ? 3 * step : sh;
+    sv = sv > 1e8 ? 3 * step : sv;
+    found.push_back({best->h_mrad, best->v_mrad, sh, sv});
+    for (double x : {std::log(best->value), best->h_mrad, best->v_mrad, std::log(sh), std::log(sv)})
+      s.push_back(x);
+  }
+  if (super) s.push_back(std::log(2.0));
+  return s;
+}
+
+double Median(std::vector<double> v) {
+  if (v.empty()) return 0;
+  std::nth_element(v.begin(), v.begin() + static_cast<long>(v.size() / 2), v.end());
+  return v[v.size() / 2];
+}
+
+constexpr double kFwhmPerSigma = 2.3548200450309493;  // 2 sqrt(2 ln 2)
+
+}  // namespace
+
+StitchedKernel StitchExposures(const BeamKernelImages& images) {
+  StitchedKernel out;
+  const size_t nh = images.nh(), nv = images.nv(), pixels = nh * nv;
+  std::vector<size_t> order(images.exposure_us.size());
+  for (size_t e = 0; e < order.size(); ++e)
+    order[e] = e;
+  std::sort(order.begin(), order.end(),
+            [&](size_t a, size_t b) { return images.exposure_us[a] > images.exposure_us[b]; });
+  const double floor = 5 * images.read_noise_counts;
+  const double ceiling = 0.95 * images.saturation_counts;
+  for (size_t j = 0; j < nv; ++j) {
+    for (size_t i = 0; i < nh; ++i) {
+      bool used = false;
+      for (size_t e : order) {  // longest exposure first: the best signal to noise
+        const double c = images.counts[e * pixels + j * nh + i];
+        if (c >= ceiling) continue;
+        const double net = c - images.dark_counts;
+        if (net < floor) break;  // shorter exposures are dimmer still
+        const double r = images.read_noise_counts;
+        out.pixels.push_back({images.h_mrad[i], images.v_mrad[j], net / images.exposure_us[e],
+                              std::sqrt(r * r + net) / net});
+        used = true;
+        break;
+      }
+      out.rejected += !used;
+    }
+  }
+  return out;
+}
+
+double EmitterFit::Evaluate(double h_mrad, double v_mrad) const {
+  return std::exp(LogEmitter(state.data(), spots, model == "super_gaussian", h_mrad, v_mrad));
+}
+
+Expected<EmitterFit> FitEmitter(const BeamKernelImages& images) {
+  EmitterFit fit;
+  fit.model = images.model;
+  fit.spots = images.spots;
+  const bool super = images.model == "super_gaussian";
+  fit.data = StitchExposures(images);
+  const size_t n_state = fit.spots * kSpotState + (super ? 1 : 0);
+  if (fit.data.pixels.size() < 4 * n_state) {
+    return Error{images.file + ": beam kernel: " + std::to_string(fit.data.pixels.size()) +
+                 " usable pixels for " + std::to_string(n_state) +
+                 " parameters (too few: need 4 per parameter)"};
+  }
+  fit.state = StartingState(fit.data, fit.spots, super);
+  if (fit.state.size() != n_state) {
+    return Error{images.file + ": beam kernel: found fewer than " + std::to_string(fit.spots) +
+                 " separate spots in the image"};
+  }
+  // Pass 1: camera noise alone, Huber loss; its residuals estimate the speckle.
+  // Pass 2: camera noise and speckle in quadrature, points beyond 5 sigma rejected.
+  double speckle = 0;
+  std::vector<bool> keep(fit.data.pixels.size(), true);
+  FitResult& result = fit.result;
+  result.model = std::string("beam kernel, ") + (super ? "super-Gaussian" : "Gaussian") +
+                 (fit.spots > 1 ? ", " + std::to_string(fit.spots) + " spots" : "");
+  for (int pass = 0; pass < 2; ++pass) {
+    ceres::Problem problem2;
+    for (size_t i = 0; i < fit.data.pixels.size(); ++i) {
+      if (!keep[i]) continue;
+      const KernelPixel& p = fit.data.pixels[i];
+      const double sigma = std::sqrt(p.sigma_ln * p.sigma_ln + speckle * speckle);
+      auto* cost = new ceres::DynamicAutoDiffCostFunction<EmitterResidual, kMaxState + 1>(
+          new EmitterResidual{p.h_mrad, p.v_mrad, std::log(p.value), sigma, fit.spots, super});
+      cost->AddParameterBlock(static_cast<int>(n_state));
+      cost->SetNumResiduals(1);
+      problem2.AddResidualBlock(cost, new ceres::HuberLoss(3.0),
+                                fit.state.data());
+    }
+    if (!SolveFit(problem2, result, 500)) {
+      return Error{images.file + ": beam kernel fit did not converge (" + result.solver_report + ")"};
+    }
+    if (pass == 0) {
+      // Speckle: the excess of the residuals' robust spread over the camera noise.
+      std::vector<double> excess;
+      std::vector<double> z;
+      for (const auto& p : fit.data.pixels) {
+        const double r = LogEmitter(fit.state.data(), fit.spots, super, p.h_mrad, p.v_mrad) -
+                         std::log(p.value);
+        excess.push_back(r * r - p.sigma_ln * p.sigma_ln);
+        z.push_back(std::abs(r));
+      }
+      speckle = std::sqrt(std::max(0.0, Median(excess) / 0.4549));  // median of chi2_1
+      for (size_t i = 0; i < fit.data.pixels.size(); ++i) {
+        const KernelPixel& p = fit.data.pixels[i];
+        keep[i] = z[i] < 5 * std::sqrt(p.sigma_ln * p.sigma_ln + speckle * speckle);
+      }
+    } else {
+      std::vector<double> cov(n_state * n_state);
+      if (!BlockCovariance(problem2, fit.state.data(), cov.data())) {
+        return Error{images.file + ": beam kernel fit is ill-conditioned (rank-deficient "
+                                   "covariance): the image cannot tell the spots apart"};
+      }
+      fit.state_covariance = cov;
+    }
+  }
+  fit.speckle_sigma_ln = speckle;
+  size_t used = 0;
+  double rss = 0;
+  for (size_t i = 0; i < fit.data.pixels.size(); ++i) {
+    if (!keep[i]) continue;
+    const KernelPixel& p = fit.data.pixels[i];
+    const double r = LogEmitter(fit.state.data(), fit.spots, super, p.h_mrad, p.v_mrad) -
+                     std::log(p.value);
+    rss += r * r;
+    ++used;
+  }
+  result.points_used = used;
+  result.points_rejected = fit.data.rejected + (fit.data.pixels.size() - used);
+  result.residual_rms = std::sqrt(rss / static_cast<double>(used));  // in ln units
+  // Reported parameters and their covariance from the state's.
+  std::vector<std::string> names;
+  auto reported = [&](const std::vector<double>& s) {
+    std::vector<double> out;
+    if (super) {
+      out = {s[1], s[2], std::exp(s[3]), std::exp(s[4]), std::exp(s[5])};
+      return out;
+    }
+    double total = 0;
+    for (uint32_t k = 0; k < fit.spots; ++k)
+      total += std::exp(s[k * kSpotState] + s[k * kSpotState + 3] + s[k * kSpotState + 4]);
+    for (uint32_t k = 0; k < fit.spots; ++k) {
+      const double* p = &s[k * kSpotState];
+      out.insert(out.end(), {p[1], p[2], kFwhmPerSigma * std::exp(p[3]),
+                             kFwhmPerSigma * std::exp(p[4]), std::exp(p[0] + p[3] + p[4]) / total});
+    }
+    return out;
+  };
+  if (super) {
+    names = {"h_offset_mrad", "v_offset_mrad", "sigma_h_mrad", "sigma_v_mrad", "order"};
+  } else {
+    for (uint32_t k = 1; k <= fit.spots; ++k)
+      for (const char* n : {"h_offset_mrad", "v_offset_mrad", "fwhm_h_mrad", "fwhm_v_mrad", "power"})
+        names.push_back("spot" + std::to_string(k) + "." + n);
+  }
+  const std::vector<double> values = reported(fit.state);
+  SetParameters(result, names, values,
+                PropagateCovariance(reported, fit.state, fit.state_covariance, values.size()));
+  return fit;
+}
+
+namespace {
+
+struct CollectorResidual {
+  double a, value;
+  bool super;
+  template <typename T>
+  bool operator()(T const* const* blocks, T* r) const {
+    using std::exp;
+    const T* s = blocks[0];
+    const T order = super ? exp(s[3]) : T(2);
+    r[0] = physics::SuperGaussianSpot(T(a), T(0), s[1], T(0), exp(s[2]), T(1), order, exp(s[0])) -
+           T(value);
+    return true;
+  }
+};
+
+}  // namespace
+
+double CollectorFit::Evaluate(double a) const {
+  const bool super = model == "super_gaussian";
+  return physics::SuperGaussianSpot(a, 0.0, state[1], 0.0, std::exp(state[2]), 1.0,
+                                    super ? std::exp(state[3]) : 2.0, std::exp(state[0]));
+}
+
+Expected<CollectorFit> FitCollector(const CollectorSlice& slice, const std::string& model) {
+  CollectorFit fit;
+  fit.model = model;
+  fit.horizontal = slice.horizontal;
+  fit.angle_mrad = slice.angle_mrad;
+  fit.sensitivity = slice.sensitivity;
+  const bool super = model == "super_gaussian";
+  const size_t n_state = super ? 4 : 3;
+  const size_t n = slice.angle_mrad.size();
+  if (n < 3 * n_state) {
+    return Error{slice.file + ": collector slice: " + std::to_string(n) + " points for " +
+                 std::to_string(n_state) + " parameters (too few: need 3 per parameter)"};
+  }
+  // Start: the peak, and the half-width where the sensitivity falls below e^-1/2 of it.
+  size_t peak = 0;
+  for (size_t i = 1; i < n; ++i)
+    if (slice.sensitivity[i] > slice.sensitivity[peak]) peak = i;
+  double width = std::abs(slice.angle_mrad[1] - slice.angle_mrad[0]) * 2;
+  for (size_t i = peak; i < n; ++i) {
+    if (slice.sensitivity[i] < slice.sensitivity[peak] * std::exp(-0.5)) {
+      width = std::max(width, slice.angle_mrad[i] - slice.angle_mrad[peak]);
+      break;
+    }
+  }
+  fit.state = {std::log(slice.sensitivity[peak]), slice.angle_mrad[peak], std::log(width)};
+  if (super) fit.state.push_back(std::log(2.0));
+  ceres::Problem problem;
+  for (size_t i = 0; i < n; ++i) {
+    auto* cost = new ceres::DynamicAutoDiffCostFunction<CollectorResidual, 4>(
+        new CollectorResidual{slice.angle_mrad[i], slice.sensitivity[i], super});
+    cost->AddParameterBlock(static_cast<int>(n_state));
+    cost->SetNumResiduals(1);
+    problem.AddResidualBlock(cost, nullptr, fit.state.data());
+  }
+  FitResult& result = fit.result;
+  result.model = std::string("collector sensitivity, ") + (slice.horizontal ? "horizontal" : "vertical") +
+                 (super ? ", super-Gaussian" : ", Gaussian");
+  if (!SolveFit(problem, result)) {
+    return Error{slice.file + ": collector fit did not converge (" + result.solver_report + ")"};
+  }
+  std::vector<double> cov(n_state * n_state);
+  if (!BlockCovariance(problem, fit.state.data(), cov.data())) {
+    return Error{slice.file + ": collector fit is ill-conditioned (rank-deficient covariance)"};
+  }
+  double rss = 0;
+  for (size_t i = 0; i < n; ++i) {
+    const double r = fit.Evaluate(slice.angle_mrad[i]) - slice.sensitivity[i];
+    rss += r * r;
+  }
+  const double s2 = rss / static_cast<double>(n - n_state);  // unknown noise: estimated
+  for (double& c : cov)
+    c *= s2;
+  fit.state_covariance = cov;
+  result.points_used = n;
+  result.residual_rms = std::sqrt(rss / static_cast<double>(n));
+  auto reported = [&](const std::vector<double>& s) {
+    if (super) return std::vector<double>{s[1], std::exp(s[2]), std::exp(s[3])};
+    return std::vector<double>{s[1], kFwhmPerSigma * std::exp(s[2])};
+  };
+  const std::vector<std::string> names =
+      super ? std::vector<std::string>{"offset_mrad", "sigma_mrad", "order"}
+            : std::vector<std::string>{"offset_mrad", "fwhm_mrad"};
+  const std::vector<double> values = reported(fit.state);
+  SetParameters(result, names, values,
+                PropagateCovariance(reported, fit.state, cov, values.size()));
+  return fit;
+}
+
+Expected<EffectiveKernel> CombineKernel(const EmitterFit& emitter, const CollectorFit& h,
+                                        const CollectorFit& v) {
+  if (emitter.model != "gaussian" || h.model != "gaussian" || v.model != "gaussian") {
+    return Error{"the effective kernel is written as Gaussian spots: emitter and collector must "
+                 "both be fitted as gaussian"};
+  }
+  const uint32_t spots = emitter.spots;
+  // Joint state: emitter state, then h's, then v's; block-diagonal covariance.
+  std::vector<double> theta = emitter.state;
+  theta.insert(theta.end(), h.state.begin(), h.state.end());
+  theta.insert(theta.end(), v.state.begin(), v.state.end());
+  const size_t ne = emitter.state.size(), nh = h.state.size(), nv = v.state.size();
+  const size_t n = theta.size();
+  std::vector<double> cov(n * n, 0.0);
+  auto put = [&](const std::vector<double>& c, size_t off, size_t m) {
+    for (size_t i = 0; i < m; ++i)
+      for (size_t j = 0; j < m; ++j)
+        cov[(off + i) * n + off + j] = c[i * m + j];
+  };
+  put(emitter.state_covariance, 0, ne);
+  put(h.state_covariance, ne, nh);
+  put(v.state_covariance, ne + nh, nv);
+  auto combine = [&](const std::vector<double>& s) {
+    const double ch = s[ne + 1], sch = std::exp(s[ne + 2]);
+    const double cv = s[ne + nh + 1], scv = std::exp(s[ne + nh + 2]);
+    std::vector<double> out;
+    double total = 0;
+    for (uint32_t k = 0; k < spots; ++k) {
+      const double* p = &s[k * kSpotState];
+      double mh = 0, sh = 0, mv = 0, sv = 0;
+      const double share = physics::GaussianTimesSlice(p[1], std::exp(p[3]), ch, sch, &mh, &sh) *
+                           physics::GaussianTimesSlice(p[2], std::exp(p[4]), cv, scv, &mv, &sv);
+      const double power = std::exp(p[0] + p[3] + p[4]) * share;
+      out.insert(out.end(), {mh, mv, kFwhmPerSigma * sh, kFwhmPerSigma * sv, power});
+      total += power;
+    }
+    for (uint32_t k = 0; k < spots; ++k)
+      out[k * 5 + 4] /= total;
+    return out;
+  };
+  EffectiveKernel out;
+  const std::vector<double> values = combine(theta);
+  std::vector<std::string> names;
+  for (uint32_t k = 1; k <= spots; ++k)
+    for (const char* nm : {"h_offset_mrad", "v_offset_mrad", "fwhm_h_mrad", "fwhm_v_mrad", "power"})
+      names.push_back("spot" + std::to_string(k) + "." + nm);
+  out.result.model = "effective beam kernel (emitter x collector, seed 004 sec. III-C)";
+  out.result.converged = emitter.result.converged && h.result.converged && v.result.converged;
+  out.result.points_used =
+      emitter.result.points_used + h.result.points_used + v.result.points_used;
+  SetParameters(out.result, names, values, PropagateCovariance(combine, theta, cov, values.size()));
+  out.footprint.kind = physics::FootprintKind::kGaussian;
+  out.footprint.spot_count = spots;
+  for (uint32_t k = 0; k < spots; ++k) {
+    const double* o = &values[k * 5];
+    out.footprint.spots[k] = {o[0] * 1e-3, o[1] * 1e-3, o[2] / kFwhmPerSigma * 1e-3,
+                              o[3] / kFwhmPerSigma * 1e-3, o[4]};
+  }
+  return out;
+}
+
+}  // namespace lt::calib

@@ -1,0 +1,366 @@
+#include "lidartwin/calib/calibration.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "lidartwin/calib/beam_kernel_fit.h"
+#include "lidartwin/physics/capability.h"
+#include "lidartwin/physics/detection_probability.h"
+#include "lidartwin/physics/link_budget.h"
+#include "lidartwin/physics/units.h"
+
+namespace lt::calib {
+
+namespace {
+
+using physics::kDegToRad;
+using physics::kPi;
+
+const FitParameter& Param(const FitResult& r, const std::string& name) {
+  const FitParameter* p = r.Find(name);
+  LT_CHECK(p != nullptr);
+  return *p;
+}
+
+void Update(Calibration& c, const std::string& key, double before, const FitParameter& p,
+            const std::string& fit, double scale = 1) {
+  c.updates.push_back({key, before, p.value * scale, p.stddev * scale, fit});
+}
+
+// S = K rho cos(theta) / (4 R^2) O(R) [nW] (range_intensity_fit.h), from the fit.
+double ModelSignal(const FitResult& f, double range, double rho, double incidence_deg) {
+  const physics::LinkBudget unit{1.0, 1.0, 1.0, 0.0};
+  return Param(f, "link_constant").value *
+         physics::ReceivedPower(unit, rho / kPi, std::cos(incidence_deg * kDegToRad), range) *
+         physics::NearFieldOverlap(range, Param(f, "overlap_range_m").value,
+                                   Param(f, "overlap_sharpness").value);
+}
+
+std::vector<double> Spaced(double lo, double hi, int n, bool log) {
+  std::vector<double> v;
+  for (int i = 0; i < n; ++i) {
+    const double t = static_cast<double>(i) / (n - 1);
+    v.push_back(log ? lo * std::pow(hi / lo, t) : lo + (hi - lo) * t);
+  }
+  return v;
+}
+
+Status FitBeam(const LabFolder& lab, Calibration& c) {
+  if (lab.beam_kernels.empty()) return {};
+  if (lab.beam_kernels.size() > 1) {
+    return Error{lab.dir.string() + ": more than one beam_kernel measurement (one per lab)"};
+  }
+  const CollectorSlice* hs = nullptr;
+  const CollectorSlice* vs = nullptr;
+  for (const auto& s : lab.collector_slices)
+    (s.horizontal ? hs : vs) = &s;
+  if (!hs || !vs) {
+    return Error{lab.dir.string() + ": a beam_kernel measurement needs both collector_sensitivity "
+                                    "slices (axis: horizontal and axis: vertical)"};
+  }
+  const BeamKernelImages& images = lab.beam_kernels[0];
+  auto emitter = FitEmitter(images);
+  if (!emitter.ok()) return emitter.error();
+  auto h = FitCollector(*hs, "gaussian");
+  if (!h.ok()) return h.error();
+  auto v = FitCollector(*vs, "gaussian");
+  if (!v.ok()) return v.error();
+  // Plots: cuts through the brightest pixel, in log10 (six decades).
+  FitRecord er{"beam_kernel", images.file, emitter->result, {}};
+  const KernelPixel* peak = &emitter->data.pixels[0];
+  for (const auto& p : emitter->data.pixels)
+    if (p.value > peak->value) peak = &p;
+  for (bool along_h : {true, false}) {
+    FitPlot plot{std::string("Emitter, ") + (along_h ? "horizontal" : "vertical") +
+                     " cut through the peak",
+                 along_h ? "h [mrad]" : "v [mrad]", "log10 counts / us", {}, {}, {}, {}, {}, {}};
+    for (const auto& p : emitter->data.pixels) {
+      if ((along_h ? p.v_mrad : p.h_mrad) != (along_h ? peak->v_mrad : peak->h_mrad)) continue;
+      const double a = along_h ? p.h_mrad : p.v_mrad;
+      plot.x.push_back(a);
+      plot.y.push_back(std::log10(p.value));
+      const double m = along_h ? emitter->Evaluate(a, peak->v_mrad) : emitter->Evaluate(peak->h_mrad, a);
+      plot.residual.push_back(std::log10(p.value) - std::log10(m));
+    }
+    const auto& axis = along_h ? images.h_mrad : images.v_mrad;
+    for (double a : Spaced(axis.front(), axis.back(), 200, false)) {
+      plot.model_x.push_back(a);
+      plot.model_y.push_back(std::log10(along_h ? emitter->Evaluate(a, peak->v_mrad)
+                                                : emitter->Evaluate(peak->h_mrad, a)));
+    }
+    er.plots.push_back(std::move(plot));
+  }
+  c.fits.push_back(std::move(er));
+  for (const CollectorFit* f : {&*h, &*v}) {
+    FitRecord rec{"collector_sensitivity", f->horizontal ? hs->file : vs->file, f->result, {}};
+    FitPlot plot{std::string("Collector sensitivity, ") + (f->horizontal ? "horizontal" : "vertical"),
+                 "angle [mrad]", "relative sensitivity", f->angle_mrad, f->sensitivity, {}, {}, {}, {}};
+    for (size_t i = 0; i < f->angle_mrad.size(); ++i)
+      plot.residual.push_back(f->sensitivity[i] - f->Evaluate(f->angle_mrad[i]));
+    for (double a : Spaced(f->angle_mrad.front(), f->angle_mrad.back(), 200, false)) {
+      plot.model_x.push_back(a);
+      plot.model_y.push_back(f->Evaluate(a));
+    }
+    rec.plots.push_back(std::move(plot));
+    c.fits.push_back(std::move(rec));
+  }
+  auto kernel = CombineKernel(*emitter, *h, *v);
+  if (!kernel.ok()) return Error{images.file + ": " + kernel.message()};
+  physics::BeamFootprint& f = c.profile.footprint;
+  const uint32_t sub_rays = std::max<uint32_t>(f.sub_rays, 1);
+  const physics::BeamFootprint before = f;
+  f = kernel->footprint;
+  f.sub_rays = sub_rays;
+  f.mode = before.mode;
+  for (uint32_t k = 0; k < f.spot_count; ++k) {
+    const std::string prefix = "spot" + std::to_string(k + 1) + ".";
+    const std::string key = "beam.spots[" + std::to_string(k) + "].";
+    const bool had = before.kind == physics::FootprintKind::kGaussian && k < before.spot_count;
+    const physics::GaussianSpot old = had ? before.spots[k] : physics::GaussianSpot{0, 0, 0, 0, 0};
+    const double fw = physics::kFwhmPerSigma * 1e3;
+    Update(c, key + "h_offset_mrad", old.h_offset_rad * 1e3, Param(kernel->result, prefix + "h_offset_mrad"), "beam kernel");
+    Update(c, key + "v_offset_mrad", old.v_offset_rad * 1e3, Param(kernel->result, prefix + "v_offset_mrad"), "beam kernel");
+    Update(c, key + "divergence_h_fwhm_mrad", old.sigma_h_rad * fw, Param(kernel->result, prefix + "fwhm_h_mrad"), "beam kernel");
+    Update(c, key + "divergence_v_fwhm_mrad", old.sigma_v_rad * fw, Param(kernel->result, prefix + "fwhm_v_mrad"), "beam kernel");
+    Update(c, key + "power", old.power, Param(kernel->result, prefix + "power"), "beam kernel");
+  }
+  c.fits.push_back({"beam_kernel", images.file + " x collector slices", kernel->result, {}});
+  return {};
+}
+
+Status NeedThreshold(const SensorProfile& base, const std::string& what) {
+  if (base.detector.kind == DetectorKind::kThreshold) return {};
+  return Error{base.source_file + ": the base profile's detector is not `threshold`; the " + what +
+               " fit sets threshold-detector keys"};
+}
+
+Expected<FitResult> FitRangeIntensityCurves(const LabFolder& lab, Calibration& c) {
+  std::vector<RangeIntensitySample> all;
+  std::string files;
+  for (const auto& r : lab.range_intensity_curves) {
+    all.insert(all.end(), r.samples.begin(), r.samples.end());
+    files += (files.empty() ? "" : ", ") + r.file;
+  }
+  auto fit = FitRangeIntensity(all);
+  if (!fit.ok()) return Error{lab.dir.string() + "/" + files + ": " + fit.message()};
+  FitRecord rec{"range_intensity", files, *fit, {}};
+  FitPlot plot{"Range-intensity: signal R^2 / (rho cos theta) against range", "range [m]",
+               "signal x R^2 / (rho cos theta) [nW m^2]", {}, {}, {}, {}, {}, {}};
+  double lo = 1e9, hi = 0;
+  for (const auto& s : all) {
+    const double norm = s.range_m * s.range_m / (s.reflectance * std::cos(s.incidence_deg * kDegToRad));
+    plot.x.push_back(s.range_m);
+    plot.y.push_back(s.signal * norm);
+    plot.err.push_back(s.sigma * norm);
+    plot.residual.push_back((s.signal - ModelSignal(*fit, s.range_m, s.reflectance, s.incidence_deg)) * norm);
+    lo = std::min(lo, s.range_m);
+    hi = std::max(hi, s.range_m);
+  }
+  for (double r : Spaced(lo, hi, 200, true)) {
+    plot.model_x.push_back(r);
+    plot.model_y.push_back(ModelSignal(*fit, r, 1.0, 0.0) * r * r);
+  }
+  rec.plots.push_back(std::move(plot));
+  c.fits.push_back(std::move(rec));
+  // K [nW] = P_tx d_ap^2 T_opt 1e9 (link_budget.h, ReceivedPower with beta = rho / pi): the
+  // peak power follows, aperture and optics kept from the base profile.
+  physics::LinkBudget& link = c.profile.detector.link;
+  const double per_watt = link.aperture_diameter_m * link.aperture_diameter_m *
+                          link.optics_transmission * 1e9;
+  Update(c, "detector.peak_power_w", link.peak_power_w, Param(*fit, "link_constant"),
+         "range-intensity", 1 / per_watt);
+  link.peak_power_w = Param(*fit, "link_constant").value / per_watt;
+  DetectorConfig& d = c.profile.detector;
+  Update(c, "detector.overlap_range_m", d.overlap.range_m, Param(*fit, "overlap_range_m"), "range-intensity");
+  Update(c, "detector.overlap_sharpness", d.overlap.sharpness, Param(*fit, "overlap_sharpness"), "range-intensity");
+  d.overlap = {Param(*fit, "overlap_range_m").value, Param(*fit, "overlap_sharpness").value};
+  return fit;
+}
+
+Status FitThresholdSweeps(const LabFolder& lab, const FitResult& link_fit, Calibration& c) {
+  std::vector<DetectionSample> all;
+  std::string files;
+  for (const auto& t : lab.threshold_sweeps) {
+    for (size_t i = 0; i < t.trials.size(); ++i) {
+      const double s = ModelSignal(link_fit, t.range_m[i], t.target_reflectance, t.incidence_deg) *
+                       std::pow(10.0, -t.attenuation_db[i] / 10);
+      all.push_back({s, t.trials[i], t.detections[i]});
+    }
+    files += (files.empty() ? "" : ", ") + t.file;
+  }
+  auto fit = FitDetectionThreshold(all);
+  if (!fit.ok()) return Error{lab.dir.string() + "/" + files + ": " + fit.message()};
+  // The expected signals carry the link constant's relative error; T and sigma scale with it.
+  const FitParameter& k = Param(link_fit, "link_constant");
+  const double rel = k.stddev / k.value;
+  for (auto& p : fit->parameters)
+    p.stddev = std::hypot(p.stddev, p.value * rel);
+  FitRecord rec{"detection_threshold", files, *fit, {}};
+  const double t = Param(*fit, "threshold").value, sigma = Param(*fit, "noise_sigma").value;
+  FitPlot plot{"Detection probability against expected signal", "expected signal [nW]",
+               "detected / fired", {}, {}, {}, {}, {}, {}};
+  double lo = 1e300, hi = 0;
+  for (const auto& s : all) {
+    const double p = static_cast<double>(s.detections) / s.trials;
+    plot.x.push_back(s.expected_signal);
+    plot.y.push_back(p);
+    const double pm = physics::DetectionProbability(s.expected_signal, t, sigma);
+    plot.err.push_back(std::sqrt(std::max(pm * (1 - pm), 0.25 / s.trials) / s.trials));
+    plot.residual.push_back(p - pm);
+    lo = std::min(lo, s.expected_signal);
+    hi = std::max(hi, s.expected_signal);
+  }
+  for (double x : Spaced(lo, hi, 200, false)) {
+    plot.model_x.push_back(x);
+    plot.model_y.push_back(physics::DetectionProbability(x, t, sigma));
+  }
+  rec.plots.push_back(std::move(plot));
+  c.fits.push_back(std::move(rec));
+  DetectorConfig& d = c.profile.detector;
+  if (!(sigma <= t / 3)) {
+    return Error{lab.dir.string() + "/" + files + ": fitted noise sigma " + std::to_string(sigma) +
+                 " nW exceeds a third of the threshold " + std::to_string(t) +
+                 " nW; the simulator's detector model does not cover that (configs/README.md)"};
+  }
+  Update(c, "detector.threshold_nw", d.threshold_w * 1e9, Param(*fit, "threshold"), "detection threshold");
+  Update(c, "detector.signal_noise_nw", d.signal_noise_w * 1e9, Param(*fit, "noise_sigma"), "detection threshold");
+  // The walk reference keeps its ratio to the threshold.
+  d.walk_reference_power_w *= t * 1e-9 / d.threshold_w;
+  d.threshold_w = t * 1e-9;
+  d.signal_noise_w = sigma * 1e-9;
+  return {};
+}
+
+// Lambert plus a lobe only where the data support it: Akaike's criterion, chi^2 + 2 p with the
+// measurement sigmas (or the residuals' when none are given), must drop.
+Status FitReflectanceCurves(const LabFolder& lab, Calibration& c) {
+  for (const auto& r : lab.reflectance_curves) {
+    const std::string where = lab.dir.string() + "/" + r.file;
+    Expected<FitResult> fit = Error{""};
+    if (r.model == "auto") {
+      auto lambert = FitReflectance(r.samples, AngularModel::kLambert);
+      if (!lambert.ok()) return Error{where + ": " + lambert.message()};
+      auto lobe = FitReflectance(r.samples, AngularModel::kLambertSpecular);
+      fit = lambert;
+      if (lobe.ok()) {
+        auto aic = [&](const FitResult& f) {
+          double chi2 = 0;
+          for (const auto& s : r.samples) {
+            const double e = s.sigma > 0 ? s.sigma : f.residual_rms;
+            const double d = (s.intensity - ModelIntensity(f, s.incidence_deg)) / e;
+            chi2 += d * d;
+          }
+          return chi2 + 2.0 * static_cast<double>(f.parameters.size());
+        };
+        if (aic(*lobe) < aic(*lambert)) fit = lobe;
+      }
+    } else {
+      fit = FitReflectance(r.samples, *ParseAngularModel(r.model));
+      if (!fit.ok()) return Error{where + ": " + fit.message()};
+    }
+    FitRecord rec{"reflectance", r.file, *fit, {}};
+    FitPlot plot{"Reflectance of " + r.material + " at " + std::to_string(r.range_m).substr(0, 5) + " m",
+                 "incidence [deg]", "intensity [% of white Lambertian]", {}, {}, {}, {}, {}, {}};
+    for (const auto& s : r.samples) {
+      plot.x.push_back(s.incidence_deg);
+      plot.y.push_back(s.intensity);
+      plot.err.push_back(s.sigma);
+      plot.residual.push_back(s.intensity - ModelIntensity(*fit, s.incidence_deg));
+    }
+    for (double th : Spaced(0, 89, 179, false)) {
+      plot.model_x.push_back(th);
+      plot.model_y.push_back(ModelIntensity(*fit, th));
+    }
+    rec.plots.push_back(std::move(plot));
+    for (const auto& p : fit->parameters)
+      c.materials.push_back({"material." + r.material + "." + p.name, 0, p.value, p.stddev,
+                             "reflectance (" + fit->model + ")"});
+    c.fits.push_back(std::move(rec));
+  }
+  return {};
+}
+
+Status FitCapabilityCurves(const LabFolder& lab, Calibration& c) {
+  if (lab.capability_curves.empty()) return {};
+  if (c.profile.detector.kind != DetectorKind::kCapability) {
+    return Error{c.profile.source_file + ": the lab has capability measurements but the base "
+                                         "profile's detector is not `capability`"};
+  }
+  std::vector<CapabilitySample> all;
+  std::string files;
+  for (const auto& k : lab.capability_curves) {
+    all.insert(all.end(), k.samples.begin(), k.samples.end());
+    files += (files.empty() ? "" : ", ") + k.file;
+  }
+  auto fit = FitCapability(all);
+  if (!fit.ok()) return Error{lab.dir.string() + "/" + files + ": " + fit.message()};
+  const double dmax = Param(*fit, "max_range_m").value;
+  const double rl = Param(*fit, "reflectance_at_max_range").value;
+  FitRecord rec{"capability", files, *fit, {}};
+  FitPlot plot{"Capability: farthest detected range against reflectance", "reflectance",
+               "max range [m]", {}, {}, {}, {}, {}, {}};
+  for (const auto& s : all) {
+    plot.x.push_back(s.reflectance);
+    plot.y.push_back(s.max_range_m);
+    plot.err.push_back(s.sigma_m);
+    plot.residual.push_back(s.max_range_m - physics::CapabilityMaxRange(s.reflectance, rl, dmax));
+  }
+  for (double x : Spaced(0.01, 1, 200, false)) {
+    plot.model_x.push_back(x);
+    plot.model_y.push_back(physics::CapabilityMaxRange(x, rl, dmax));
+  }
+  rec.plots.push_back(std::move(plot));
+  c.fits.push_back(std::move(rec));
+  DetectorConfig& d = c.profile.detector;
+  Update(c, "detector.max_range_m", d.max_range_m, Param(*fit, "max_range_m"), "capability");
+  Update(c, "detector.reflectance_at_max_range", d.reflectance_at_max_range,
+         Param(*fit, "reflectance_at_max_range"), "capability");
+  d.max_range_m = dmax;
+  d.reflectance_at_max_range = rl;
+  return {};
+}
+
+}  // namespace
+
+Expected<Calibration> Calibrate(const LabFolder& lab, const SensorProfile& base,
+                                const std::string& lab_label, const std::string& date_utc) {
+  Calibration c;
+  c.profile = base;
+  if (lab.wavelength_nm > 0 && std::abs(lab.wavelength_nm - base.wavelength_nm) > 1) {
+    return Error{lab.dir.string() + "/manifest.yaml: wavelength_nm " +
+                 std::to_string(lab.wavelength_nm) + " is not the base profile's " +
+                 std::to_string(base.wavelength_nm) + " (" + base.source_file + ")"};
+  }
+  if (lab.beam_kernels.empty() && lab.range_intensity_curves.empty() &&
+      lab.threshold_sweeps.empty() && lab.reflectance_curves.empty() &&
+      lab.capability_curves.empty()) {
+    return Error{lab.dir.string() + "/manifest.yaml: no measurements to fit"};
+  }
+  if (auto s = FitBeam(lab, c); !s.ok()) return s.error();
+  if (!lab.threshold_sweeps.empty() && lab.range_intensity_curves.empty()) {
+    return Error{lab.dir.string() + ": the detection_threshold sweep needs a range_intensity "
+                                    "measurement (its link constant gives the expected signals)"};
+  }
+  if (!lab.range_intensity_curves.empty()) {
+    if (auto s = NeedThreshold(base, "range-intensity"); !s.ok()) return s.error();
+    auto link = FitRangeIntensityCurves(lab, c);
+    if (!link.ok()) return link.error();
+    if (!lab.threshold_sweeps.empty()) {
+      if (auto s = FitThresholdSweeps(lab, *link, c); !s.ok()) return s.error();
+    }
+  }
+  if (auto s = FitReflectanceCurves(lab, c); !s.ok()) return s.error();
+  if (auto s = FitCapabilityCurves(lab, c); !s.ok()) return s.error();
+  CalibrationRecord& rec = c.profile.calibration;
+  rec = {};
+  rec.lab = lab_label;
+  rec.lab_sha256 = lab.checksum;
+  rec.sensor_serial = lab.sensor_serial;
+  rec.date_utc = date_utc;
+  for (const auto* list : {&c.updates, &c.materials})
+    for (const auto& u : *list)
+      rec.parameters.push_back({u.key, u.after, u.stddev, u.fit});
+  return c;
+}
+
+}  // namespace lt::calib

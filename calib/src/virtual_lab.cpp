@@ -1,0 +1,367 @@
+#include "lidartwin/calib/virtual_lab.h"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <random>
+
+#include "lidartwin/physics/beam_profile.h"
+#include "lidartwin/physics/detection_probability.h"
+#include "lidartwin/physics/link_budget.h"
+#include "lidartwin/physics/units.h"
+
+namespace lt::calib {
+
+namespace {
+
+using physics::kDegToRad;
+using physics::kPi;
+
+constexpr uint32_t kStageBeams = 16;
+constexpr double kStageHalfSpreadDeg = 0.05;
+
+// The unit on the lab stage: its beam model, 16 beams within +-0.05 deg of +x (so that their
+// incidence differs from the stage's by under 1 mrad), one column per frame.
+SensorProfile StageSensor(const SensorProfile& truth) {
+  SensorProfile p = truth;
+  p.scan = ScanKind::kSpinning;
+  p.elevation_rad.clear();
+  p.azimuth_offset_rad.clear();
+  p.firing_offset_s.clear();
+  for (uint32_t k = 0; k < kStageBeams; ++k) {
+    p.elevation_rad.push_back(
+        (kStageHalfSpreadDeg - 2 * kStageHalfSpreadDeg * k / (kStageBeams - 1)) * kDegToRad);
+    p.azimuth_offset_rad.push_back(0);
+    p.firing_offset_s.push_back(0);
+  }
+  p.columns = 1;
+  p.rotation_rate_hz = 10;
+  p.clockwise = false;
+  p.start_azimuth_rad = 0;
+  p.min_range_m = std::min(truth.min_range_m, 0.05);
+  return p;
+}
+
+// A 20 m x 20 m flat target at `range` along +x, turned by `yaw_deg` about z.
+Scene TargetScene(double range, double yaw_deg, const Material& material) {
+  Scene s;
+  s.materials.materials.push_back(material);
+  SceneObject o;
+  o.name = "target";
+  o.type = "plate";
+  o.material_id = 0;
+  o.instance_id = 1;
+  o.pose = {physics::QuatFromRollPitchYaw(0.0, 0.0, yaw_deg * kDegToRad), {range, 0, 0}};
+  o.mesh = MakePlate(20, 20);
+  for (auto& v : o.mesh.vertices) {
+    const auto w = physics::TransformPoint(o.pose, physics::Vec3<double>{v[0], v[1], v[2]});
+    v = {w.x, w.y, w.z};
+  }
+  s.objects.push_back(std::move(o));
+  return s;
+}
+
+Material Diffuse(const std::string& name, double r0) {
+  Material m;
+  m.name = name;
+  m.wavelength_nm = {1.0};
+  m.reflectance = {r0};
+  m.source = "virtual lab";
+  return m;
+}
+
+// Pulses fired at a target and the echoes' signals [W] (peak power, from the calibrated
+// intensity and the white-target power at the stage distance) of those detected.
+struct Shots {
+  uint32_t fired = 0;
+  std::vector<double> signal_w;
+  std::vector<double> intensity;
+};
+
+Expected<Shots> Fire(const SensorProfile& stage, const Scene& scene, double range,
+                     const VirtualLabOptions& o, uint32_t setting) {
+  // Each setting its own seed: the noise of one setting does not repeat in the next.
+  auto sim = CreateSimulator(o.backend, scene, stage, Trajectory::Static(),
+                             {o.seed * 1000003ull + setting, 1, 16, 0, 0});
+  if (!sim.ok()) return sim.error();
+  Shots s;
+  const double white = physics::WhiteTargetPower(stage.detector.link, range);
+  for (uint32_t f = 0; f < o.frames_per_setting; ++f) {
+    auto frame = (*sim)->Simulate(f);
+    if (!frame.ok()) return frame.error();
+    s.fired += kStageBeams;
+    std::vector<bool> seen(kStageBeams, false);
+    for (size_t i = 0; i < frame->size(); ++i) {
+      const uint32_t b = frame->channel[i];
+      if (b >= kStageBeams || seen[b]) continue;  // one echo per pulse: the target's
+      seen[b] = true;
+      s.intensity.push_back(frame->intensity[i]);
+      s.signal_w.push_back(frame->intensity[i] / 100.0 * white);
+    }
+  }
+  return s;
+}
+
+double Mean(const std::vector<double>& v) {
+  double s = 0;
+  for (double x : v)
+    s += x;
+  return s / static_cast<double>(v.size());
+}
+
+double StandardError(const std::vector<double>& v) {
+  const double m = Mean(v);
+  double s = 0;
+  for (double x : v)
+    s += (x - m) * (x - m);
+  return std::sqrt(s / static_cast<double>(v.size() - 1) / static_cast<double>(v.size()));
+}
+
+// Expected signal [W] of a diffuse target of reflectance rho at normal incidence.
+double ExpectedSignal(const SensorProfile& p, double rho, double range) {
+  return physics::ReceivedPower(p.detector.link, rho / kPi, 1.0, range) *
+         physics::OverlapShare(p.detector.overlap, range);
+}
+
+Status RangeIntensity(const SensorProfile& stage, const VirtualLabOptions& o, LabFolder& lab,
+                      uint32_t& setting) {
+  RangeIntensityCurve c;
+  c.file = "range_intensity.csv";
+  const double rho = 0.5;
+  const double t = stage.detector.threshold_w + 4 * stage.detector.signal_noise_w;
+  for (double range : {0.3, 0.4, 0.5, 0.7, 1.0, 1.4, 2.0, 3.0, 4.0, 6.0, 8.0, 12.0, 16.0, 24.0,
+                       32.0, 48.0, 64.0}) {
+    if (range > 0.9 * stage.max_range_m || range < stage.min_range_m) continue;
+    // Only ranges where every pulse is detected: a mean of the detected ones alone would be
+    // biased upward near the threshold.
+    if (ExpectedSignal(stage, rho, range) < 2 * t) continue;
+    auto shots = Fire(stage, TargetScene(range, 0, Diffuse("lab_white_50", rho)), range, o,
+                      setting++);
+    if (!shots.ok()) return shots.error();
+    if (shots->signal_w.size() != shots->fired || shots->fired < 2) continue;
+    const double sigma = StandardError(shots->signal_w);
+    c.samples.push_back({range, rho, 0.0, Mean(shots->signal_w) * 1e9,
+                         std::max(sigma, 1e-12 * Mean(shots->signal_w)) * 1e9});
+  }
+  if (c.samples.size() < 4) {
+    return Error{"labgen: fewer than 4 ranges where a 50 % target is always detected; the "
+                 "profile's threshold is too high for a lab at 0.3..64 m"};
+  }
+  lab.range_intensity_curves.push_back(std::move(c));
+  return {};
+}
+
+Status Reflectance(const SensorProfile& stage, const VirtualLabOptions& o, LabFolder& lab,
+                   uint32_t& setting) {
+  // At 2 m and up to 60 deg: the pulse stretched across the inclined footprint lowers the
+  // echo's peak by under 1.2e-4 (a 3.8 mrad beam; 1.7e-3 at 5 m and 70 deg), an effect the
+  // angular models leave out, well below the pulse-energy jitter's spread of the mean.
+  const double range = 2;
+  for (const LabMaterial& lm : kLabMaterials) {
+    Material m = Diffuse(lm.name, lm.r0);
+    m.specular_albedo = lm.specular_albedo;
+    m.specular_exponent = lm.specular_exponent;
+    ReflectanceCurve c;
+    c.file = std::string("reflectance_") + lm.name + ".csv";
+    c.material = lm.name;
+    if (stage.detector.kind != DetectorKind::kThreshold && lm.specular_albedo > 0) continue;
+    c.range_m = range;
+    c.model = lm.specular_albedo > 0 ? "lambert_specular" : "lambert";
+    for (int deg = 0; deg <= 60; deg += 4) {
+      auto shots = Fire(stage, TargetScene(range, deg, m), range, o, setting++);
+      if (!shots.ok()) return shots.error();
+      if (shots->intensity.size() != shots->fired || shots->fired < 2) continue;
+      c.samples.push_back({static_cast<double>(deg), Mean(shots->intensity),
+                           std::max(StandardError(shots->intensity), 1e-9)});
+    }
+    lab.reflectance_curves.push_back(std::move(c));
+  }
+  return {};
+}
+
+Status Threshold(const SensorProfile& stage, const VirtualLabOptions& o, LabFolder& lab,
+                 uint32_t& setting) {
+  const DetectorConfig& d = stage.detector;
+  if (!(d.signal_noise_w > 0)) {
+    return Error{"labgen: the profile's detector.signal_noise_nw is 0: a noiseless detector has "
+                 "no detection curve to measure"};
+  }
+  ThresholdSweep c;
+  c.file = "detection_threshold.csv";
+  c.target_reflectance = 0.05;
+  // The dark target at a distance where it returns 10 T unattenuated, but not nearer than
+  // 3 overlap ranges (where the overlap is within 1e-4 of 1 for k >= 2)...
+  double range = std::sqrt(ExpectedSignal(stage, c.target_reflectance, 1.0) / (10 * d.threshold_w));
+  range = std::clamp(range, 3 * d.overlap.range_m, 0.8 * stage.max_range_m);
+  const double s0 = ExpectedSignal(stage, c.target_reflectance, range);
+  // ...and filters that step the signal across T - 3 sigma .. T + 3 sigma.
+  for (double z = -3; z <= 3.0001; z += 0.5) {
+    const double s = d.threshold_w + z * d.signal_noise_w;
+    if (!(s > 0) || s > s0) continue;
+    const double att = 10 * std::log10(s0 / s);
+    auto shots = Fire(stage,
+                      TargetScene(range, 0, Diffuse("lab_dark_5", c.target_reflectance *
+                                                                       std::pow(10, -att / 10))),
+                      range, o, setting++);
+    if (!shots.ok()) return shots.error();
+    c.range_m.push_back(range);
+    c.attenuation_db.push_back(att);
+    c.trials.push_back(shots->fired);
+    c.detections.push_back(static_cast<uint32_t>(shots->signal_w.size()));
+  }
+  lab.threshold_sweeps.push_back(std::move(c));
+  return {};
+}
+
+Status Capability(const SensorProfile& stage, const VirtualLabOptions& o, LabFolder& lab,
+                  uint32_t& setting) {
+  // The stage moves in 0.5 m steps from a random start; the range reported is the midpoint of
+  // the last step detected and the first missed (uniform error, sigma = step / sqrt 12).
+  const double step = 0.5;
+  std::mt19937_64 rng(o.seed ^ 0xcafef00dull);
+  std::uniform_real_distribution<double> u(0, step);
+  CapabilityCurve c;
+  c.file = "capability.csv";
+  for (double rho : {0.05, 0.1, 0.2, 0.3, 0.5, 0.7, 0.9, 1.0}) {
+    const double start = 1 + u(rng);
+    auto detected = [&](double range) -> Expected<bool> {
+      auto shots = Fire(stage, TargetScene(range, 0, Diffuse("lab_target", rho)), range,
+                        {o.seed, o.backend, 1, o.serial}, setting++);
+      if (!shots.ok()) return shots.error();
+      return !shots->intensity.empty();
+    };
+    // Bisection over the grid start + k step, k in [0, n).
+    const auto n = static_cast<int64_t>((0.95 * stage.max_range_m - start) / step);
+    int64_t lo = 0, hi = n;  // lo detected, hi missed (or beyond the reach)
+    auto first = detected(start);
+    if (!first.ok()) return first.error();
+    if (!*first) continue;
+    while (hi - lo > 1) {
+      const int64_t mid = (lo + hi) / 2;
+      auto hit = detected(start + static_cast<double>(mid) * step);
+      if (!hit.ok()) return hit.error();
+      (*hit ? lo : hi) = mid;
+    }
+    if (hi == n) continue;  // detected to the end of the rail
+    c.samples.push_back({rho, start + (static_cast<double>(lo) + 0.5) * step, step / std::sqrt(12.0)});
+  }
+  lab.capability_curves.push_back(std::move(c));
+  return {};
+}
+
+// Goniometer images of the emitter and the collector's two slices, rendered from the
+// profile's Gaussian footprint (see kLabCollectorWidthFactor) with a camera's noise.
+Status BeamKernel(const SensorProfile& truth, const VirtualLabOptions& o, LabFolder& lab) {
+  const physics::BeamFootprint& f = truth.footprint;
+  std::mt19937_64 rng(o.seed ^ 0x6b65726e656cull);
+  std::normal_distribution<double> normal(0, 1);
+  double wide_h = 0, wide_v = 0, reach_h = 0, reach_v = 0;
+  for (uint32_t s = 0; s < f.spot_count; ++s) {
+    wide_h = std::max(wide_h, f.spots[s].sigma_h_rad * 1e3);
+    wide_v = std::max(wide_v, f.spots[s].sigma_v_rad * 1e3);
+    reach_h = std::max(reach_h, std::abs(f.spots[s].h_offset_rad * 1e3) + 3 * f.spots[s].sigma_h_rad * 1e3);
+    reach_v = std::max(reach_v, std::abs(f.spots[s].v_offset_rad * 1e3) + 3 * f.spots[s].sigma_v_rad * 1e3);
+  }
+  const double sch = kLabCollectorWidthFactor * wide_h, scv = kLabCollectorWidthFactor * wide_v;
+  // Emitter spots whose product with the collector is the profile's (GaussianTimesSlice
+  // inverted per axis: s_e^2 = s^2 s_c^2 / (s_c^2 - s^2), mu = mu' (s_e^2 + s_c^2) / s_c^2).
+  struct Spot {
+    double h0, v0, sh, sv, power;
+  };
+  std::vector<Spot> emitter;
+  for (uint32_t s = 0; s < f.spot_count; ++s) {
+    const auto& g = f.spots[s];
+    const double sh = g.sigma_h_rad * 1e3, sv = g.sigma_v_rad * 1e3;
+    const double seh = sh * sch / std::sqrt(sch * sch - sh * sh);
+    const double sev = sv * scv / std::sqrt(scv * scv - sv * sv);
+    const double h0 = g.h_offset_rad * 1e3 * (seh * seh + sch * sch) / (sch * sch);
+    const double v0 = g.v_offset_rad * 1e3 * (sev * sev + scv * scv) / (scv * scv);
+    double mh, s1, mv, s2;
+    const double share = physics::GaussianTimesSlice(h0, seh, 0.0, sch, &mh, &s1) *
+                         physics::GaussianTimesSlice(v0, sev, 0.0, scv, &mv, &s2);
+    emitter.push_back({h0, v0, seh, sev, g.power / share});
+  }
+  BeamKernelImages k;
+  k.file = "beam_kernel.h5";
+  k.model = "gaussian";
+  k.spots = f.spot_count;
+  k.dark_counts = 64;
+  k.saturation_counts = 4095;
+  k.read_noise_counts = 3;
+  k.exposure_us = {1, 30, 900, 27000};
+  const int n = 61;
+  const double eh = 1.5 * reach_h * (sch * sch + wide_h * wide_h) / (sch * sch);
+  const double ev = 1.5 * reach_v * (scv * scv + wide_v * wide_v) / (scv * scv);
+  for (int i = 0; i < n; ++i) {
+    k.h_mrad.push_back(-eh + 2 * eh * i / (n - 1));
+    k.v_mrad.push_back(-ev + 2 * ev * i / (n - 1));
+  }
+  double peak = 0;
+  std::vector<double> radiance(n * n);
+  for (int j = 0; j < n; ++j)
+    for (int i = 0; i < n; ++i) {
+      double sum = 0;
+      for (const Spot& s : emitter)
+        sum += physics::GaussianSpotIntensity(k.h_mrad[i], k.v_mrad[j], s.h0, s.v0, s.sh, s.sv,
+                                              s.power);
+      radiance[j * n + i] = sum;
+      peak = std::max(peak, sum);
+    }
+  // Speckle (static over the exposures: a lognormal factor of 5 % per pixel), hot pixels
+  // (0.2 %), photo-electron shot noise (gain 1) and read noise. The brightest pixel reaches
+  // 3000 counts in the shortest exposure.
+  const double gain = 3000 / (peak * k.exposure_us[0]);
+  std::vector<double> speckle(n * n), hot(n * n, 0.0);
+  std::uniform_real_distribution<double> unit(0, 1);
+  for (int p = 0; p < n * n; ++p) {
+    speckle[p] = std::exp(0.05 * normal(rng));
+    if (unit(rng) < 0.002) hot[p] = 200 + 1800 * unit(rng);
+  }
+  for (double t : k.exposure_us) {
+    for (int p = 0; p < n * n; ++p) {
+      const double electrons = gain * radiance[p] * speckle[p] * t;
+      const double counts = k.dark_counts + hot[p] + electrons +
+                            std::sqrt(electrons) * normal(rng) + k.read_noise_counts * normal(rng);
+      k.counts.push_back(static_cast<float>(std::clamp(std::round(counts), 0.0, k.saturation_counts)));
+    }
+  }
+  lab.beam_kernels.push_back(std::move(k));
+  for (bool horizontal : {true, false}) {
+    CollectorSlice c;
+    c.file = horizontal ? "collector_horizontal.csv" : "collector_vertical.csv";
+    c.horizontal = horizontal;
+    const double s = horizontal ? sch : scv;
+    for (int i = 0; i < 81; ++i) {
+      const double a = -4 * s + 8 * s * i / 80;
+      c.angle_mrad.push_back(a);
+      c.sensitivity.push_back(std::exp(-0.5 * a * a / (s * s)) + 0.005 * normal(rng));
+    }
+    lab.collector_slices.push_back(std::move(c));
+  }
+  return {};
+}
+
+}  // namespace
+
+Expected<LabFolder> SimulateLab(const SensorProfile& truth, const VirtualLabOptions& options) {
+  LabFolder lab;
+  lab.name = "virtual lab of " + truth.name + " (labgen, seed " + std::to_string(options.seed) + ")";
+  lab.sensor_serial = options.serial;
+  lab.wavelength_nm = truth.wavelength_nm;
+  const SensorProfile stage = StageSensor(truth);
+  uint32_t setting = 0;
+  if (truth.footprint.kind == physics::FootprintKind::kGaussian) {
+    if (auto s = BeamKernel(truth, options, lab); !s.ok()) return s.error();
+  }
+  if (truth.detector.kind == DetectorKind::kThreshold) {
+    if (auto s = RangeIntensity(stage, options, lab, setting); !s.ok()) return s.error();
+    if (auto s = Threshold(stage, options, lab, setting); !s.ok()) return s.error();
+  }
+  if (truth.detector.kind == DetectorKind::kCapability) {
+    if (auto s = Capability(stage, options, lab, setting); !s.ok()) return s.error();
+  }
+  if (auto s = Reflectance(stage, options, lab, setting); !s.ok()) return s.error();
+  return lab;
+}
+
+}  // namespace lt::calib
