@@ -27,6 +27,9 @@ void PrintUsage() {
       "  reconstruct REC [--poses P.txt] [--frames I,J] --out DIR   scene from recorded frames\n"
       "  reproduce --recording REC --metadata M --simulate-frame K --out DIR\n"
       "            import, reconstruct from the other frames, simulate frame K, compare, report\n"
+      "  calibrate LAB_DIR --base P.yaml --out NEW.yaml --report DIR   fit the sensor model\n"
+      "            to lab measurements (Ceres), with uncertainties and a report\n"
+      "  labgen    --profile TRUE.yaml --out LAB_DIR [--seed K]   virtual lab from the simulator\n"
       "  report    METRICS.json... --out DIR [--baseline B.json --tolerances T.yaml]\n"
       "            JSON, Markdown and HTML/SVG report; exit 3 on a regression\n\n"
       "Run 'lidartwin <command> --help' for a command's options.\n",
@@ -54,6 +57,10 @@ int main(int argc, char** argv) {
   if (command == "compare") return lt::cli::CompareCommand(args);
   if (command == "report") return lt::cli::ReportCommand(args);
   if (command == "import-sensor") return lt::cli::ImportSensorCommand(args);
+#if LT_WITH_CERES
+  if (command == "calibrate") return lt::cli::CalibrateCommand(args);
+  if (command == "labgen") return lt::cli::LabgenCommand(args);
+#endif
 #if LT_WITH_OPEN3D
   if (command == "reconstruct") return lt::cli::ReconstructCommand(args);
   if (command == "reproduce") return lt::cli::ReproduceCommand(args);

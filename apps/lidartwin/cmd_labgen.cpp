@@ -1,0 +1,57 @@
+// lidartwin labgen --profile TRUE.yaml --out LAB_DIR --seed K: a virtual lab folder, every
+// measurement simulated from a "true" profile with the simulator and its noise
+// (calib/virtual_lab.h), for tests, the demo and trying `calibrate`.
+#include <fmt/core.h>
+
+#include "args.h"
+#include "commands.h"
+#include "lidartwin/calib/virtual_lab.h"
+#include "lidartwin/sim/sensor_profile.h"
+
+namespace lt::cli {
+
+int LabgenCommand(const std::vector<std::string>& argv) {
+  constexpr const char* kUsage =
+      "usage: lidartwin labgen --profile TRUE.yaml --out LAB_DIR [--seed K] [--backend cpu|cuda]\n"
+      "         [--serial S]\n";
+  auto args =
+      Args::Parse(argv, {{"--profile", "--out", "--seed", "--backend", "--serial"}, {"--help"}, 0});
+  if (!args.ok()) {
+    fmt::print(stderr, "lidartwin labgen: {}\n{}", args.message(), kUsage);
+    return 2;
+  }
+  if (args->Has("--help") || !args->Has("--profile") || !args->Has("--out")) {
+    fmt::print("{}", kUsage);
+    return args->Has("--help") ? 0 : 2;
+  }
+  auto fail = [](const std::string& m) {
+    fmt::print(stderr, "lidartwin labgen: error: {}\n", m);
+    return 1;
+  };
+  auto seed = args->GetDouble("--seed", 1);
+  if (!seed.ok()) return fail(seed.message());
+  if (!(*seed >= 0 && *seed < 1e15 && *seed == static_cast<double>(static_cast<uint64_t>(*seed)))) {
+    return fail("--seed must be a whole number >= 0");
+  }
+  auto backend = ParseBackend(args->Get("--backend", "cpu"));
+  if (!backend.ok()) return fail(backend.message());
+  if (auto s = BackendAvailable(*backend); !s.ok()) return fail(s.message());
+  auto truth = LoadSensorProfile(args->Get("--profile"));
+  if (!truth.ok()) return fail(truth.message());
+  calib::VirtualLabOptions o;
+  o.seed = static_cast<uint64_t>(*seed);
+  o.backend = *backend;
+  o.serial = args->Get("--serial", "virtual-" + std::to_string(o.seed));
+  auto lab = calib::SimulateLab(*truth, o);
+  if (!lab.ok()) return fail(lab.message());
+  if (auto s = calib::WriteLabFolder(*lab, args->Get("--out")); !s.ok()) return fail(s.message());
+  fmt::print(
+      "wrote lab folder {}: {} beam kernel, {} collector slices, {} threshold sweeps, {} "
+      "reflectance curves, {} range-intensity curves, {} capability curves\n",
+      args->Get("--out"), lab->beam_kernels.size(), lab->collector_slices.size(),
+      lab->threshold_sweeps.size(), lab->reflectance_curves.size(),
+      lab->range_intensity_curves.size(), lab->capability_curves.size());
+  return 0;
+}
+
+}  // namespace lt::cli

@@ -1,0 +1,122 @@
+#include "lidartwin/calib/calibration_report.h"
+
+#include <cmath>
+#include <cstdio>
+
+#include "lidartwin/datasets/atomic_file.h"
+#include "lidartwin/reports/svg_plot.h"
+
+namespace lt::calib {
+
+namespace {
+
+std::string Num(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.6g", v);
+  return buf;
+}
+
+struct Page {
+  std::string md, html;
+  void Heading(int level, const std::string& text) {
+    md += std::string(static_cast<size_t>(level), '#') + " " + text + "\n\n";
+    html += "<h" + std::to_string(level) + ">" + reports::EscapeXml(text) + "</h" +
+            std::to_string(level) + ">\n";
+  }
+  void Paragraph(const std::string& text) {
+    md += text + "\n\n";
+    html += "<p>" + reports::EscapeXml(text) + "</p>\n";
+  }
+  void Table(const std::vector<std::string>& head, const std::vector<std::vector<std::string>>& rows) {
+    md += "|";
+    html += "<table>\n<tr>";
+    for (const auto& h : head) {
+      md += " " + h + " |";
+      html += "<th>" + reports::EscapeXml(h) + "</th>";
+    }
+    md += "\n|";
+    html += "</tr>\n";
+    for (size_t i = 0; i < head.size(); ++i)
+      md += " --- |";
+    md += "\n";
+    for (const auto& r : rows) {
+      md += "|";
+      html += "<tr>";
+      for (const auto& c : r) {
+        md += " " + c + " |";
+        html += "<td>" + reports::EscapeXml(c) + "</td>";
+      }
+      md += "\n";
+      html += "</tr>\n";
+    }
+    md += "\n";
+    html += "</table>\n";
+  }
+};
+
+}  // namespace
+
+Status WriteCalibrationReport(const Calibration& c, const LabFolder& lab,
+                              const std::string& base_profile, const std::string& out_profile,
+                              const std::filesystem::path& dir) {
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  if (ec) return Error{dir.string() + ": cannot create the report folder (" + ec.message() + ")"};
+  Page p;
+  p.Heading(1, "Calibration of " + c.profile.name);
+  p.Paragraph("Lab folder " + c.profile.calibration.lab + " (SHA-256 " + lab.checksum +
+              "), unit " + (lab.sensor_serial.empty() ? "(no serial)" : lab.sensor_serial) +
+              "; base profile " + base_profile + "; calibrated profile " + out_profile + "; " +
+              c.profile.calibration.date_utc + ".");
+  p.Heading(2, "Profile keys changed");
+  std::vector<std::vector<std::string>> rows;
+  for (const auto& u : c.updates)
+    rows.push_back({u.key, Num(u.before), Num(u.after), Num(u.stddev), u.fit});
+  p.Table({"key", "base", "calibrated", "1 sigma", "fit"}, rows);
+  if (!c.materials.empty()) {
+    p.Heading(2, "Materials");
+    rows.clear();
+    for (const auto& u : c.materials)
+      rows.push_back({u.key, Num(u.after), Num(u.stddev), u.fit});
+    p.Table({"quantity", "fitted", "1 sigma", "fit"}, rows);
+  }
+  p.Heading(2, "Fits");
+  for (const auto& f : c.fits) {
+    const FitResult& r = f.result;
+    p.Heading(3, f.kind + ": " + r.model + " (" + f.file + ")");
+    p.Paragraph(std::string(r.converged ? "converged" : "NOT converged") + "; " +
+                std::to_string(r.points_used) + " points used, " +
+                std::to_string(r.points_rejected) + " rejected; residual RMS " +
+                Num(r.residual_rms) + (r.solver_report.empty() ? "" : "; " + r.solver_report));
+    rows.clear();
+    for (const auto& q : r.parameters)
+      rows.push_back({q.name, Num(q.value), Num(q.stddev)});
+    p.Table({"parameter", "value", "1 sigma"}, rows);
+    for (const auto& plot : f.plots) {
+      reports::PlotSpec spec{plot.title, plot.x_label, plot.y_label};
+      reports::Series data{"measured", plot.x, plot.y, plot.err, false};
+      reports::Series model{"fit", plot.model_x, plot.model_y, {}, true};
+      p.html += "<figure>" + reports::LinePlotSvg(spec, {model, data}) + "</figure>\n";
+      reports::PlotSpec rs{plot.title + ": residuals", plot.x_label, "measured - fit"};
+      reports::Series res{"residual", plot.x, plot.residual, plot.err, false};
+      p.html += "<figure>" + reports::LinePlotSvg(rs, {res}) + "</figure>\n";
+      double rss = 0;
+      for (double v : plot.residual)
+        rss += v * v;
+      p.md += "- " + plot.title + ": " + std::to_string(plot.x.size()) +
+              " points, residual RMS " +
+              Num(plot.residual.empty() ? 0 : std::sqrt(rss / plot.residual.size())) +
+              " (plots in report.html)\n\n";
+    }
+  }
+  const std::string html =
+      "<!doctype html>\n<html><head><meta charset=\"utf-8\"><title>lidartwin calibration</title>"
+      "<style>body{font-family:sans-serif;max-width:60em;margin:auto}table{border-collapse:"
+      "collapse}td,th{border:1px solid #ccc;padding:2px 6px}figure{margin:1em 0}</style>"
+      "</head><body>\n" +
+      p.html + "</body></html>\n";
+  if (auto s = WriteTextFileAtomically(dir / "report.md", p.md); !s.ok()) return s;
+  return WriteTextFileAtomically(dir / "report.html", html);
+}
+
+}  // namespace lt::calib
