@@ -6,6 +6,9 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
+#include <functional>
+
+#include "lidartwin/datasets/hdf5_arrays.h"
 #include "lidartwin/datasets/hdf5_frames.h"
 #include "test_support.h"
 
@@ -522,3 +525,123 @@ TEST(CliErrors, CompareAndReportRejectBadInput) {
 
 }  // namespace
 }  // namespace lt
+
+#if LT_WITH_CERES
+namespace lt {
+namespace {
+
+const std::filesystem::path kOs0Threshold =
+    test::ConfigDir() / "sensors/ouster_os0_128_threshold.yaml";
+
+// A true unit for labgen: the data-sheet profile with every calibrated quantity changed.
+std::filesystem::path WriteTrueUnit(const test::TempDir& tmp) {
+  std::string s = ReadAll(kOs0Threshold);
+  auto swap = [&](const std::string& a, const std::string& b) {
+    const size_t at = s.find(a);
+    ASSERT_NE(at, std::string::npos) << a;
+    s.replace(at, a.size(), b);
+  };
+  swap("peak_power_w: 20", "peak_power_w: 16");
+  swap("threshold_nw: 576",
+       "threshold_nw: 700\n  signal_noise_nw: 90\n  pulse_energy_jitter: 0.02\n"
+       "  overlap_range_m: 0.8\n  overlap_sharpness: 2.5");
+  swap("divergence_h_fwhm_mrad: 3.14", "divergence_h_fwhm_mrad: 3.8");
+  return tmp.Write("truth.yaml", s);
+}
+
+TEST(CliCalibrate, LabgenThenCalibrateWritesAProfileThatSimulatesAndAReport) {
+  test::TempDir tmp;
+  const auto truth = WriteTrueUnit(tmp);
+  const CliRun gen = Cli("labgen --profile " + Q(truth) + " --out " + Q(tmp / "lab") + " --seed 3");
+  ASSERT_EQ(gen.code, 0) << gen.output;
+  const CliRun cal = Cli("calibrate " + Q(tmp / "lab") + " --base " + Q(kOs0Threshold) + " --out " +
+                         Q(tmp / "new.yaml") + " --report " + Q(tmp / "report"));
+  ASSERT_EQ(cal.code, 0) << cal.output;
+  EXPECT_NE(cal.output.find("detector.threshold_nw"), std::string::npos) << cal.output;
+  const std::string profile = ReadAll(tmp / "new.yaml");
+  EXPECT_NE(profile.find("lab_sha256: "), std::string::npos);
+  EXPECT_NE(profile.find("signal_noise_nw: "), std::string::npos);
+  const std::string html = ReadAll(tmp / "report/report.html");
+  EXPECT_NE(html.find("<svg"), std::string::npos);
+  EXPECT_NE(ReadAll(tmp / "report/report.md").find("| detector.peak_power_w |"), std::string::npos);
+  // simulate uses the calibrated profile unchanged.
+  const CliRun sim = Cli("simulate --sensor " + Q(tmp / "new.yaml") + " --scene " + Q(kLab) +
+                         " --frames 1 --out " + Q(tmp / "sim.h5"));
+  EXPECT_EQ(sim.code, 0) << sim.output;
+}
+
+// Each bad lab folder: exit 1, the message names the file (and line or key), nothing written.
+TEST(CliCalibrate, BadLabFoldersAreRefusedWithNothingWritten) {
+  test::TempDir tmp;
+  const auto truth = WriteTrueUnit(tmp);
+  ASSERT_EQ(Cli("labgen --profile " + Q(truth) + " --out " + Q(tmp / "good") + " --seed 1").code,
+            0);
+  struct Case {
+    const char* name;
+    std::function<void(const std::filesystem::path&)> spoil;
+    const char* expected;
+  };
+  auto edit = [](const std::filesystem::path& f, const std::string& a, const std::string& b) {
+    std::string s = ReadAll(f);
+    const size_t at = s.find(a);
+    ASSERT_NE(at, std::string::npos) << a;
+    s.replace(at, a.size(), b);
+    std::ofstream(f, std::ios::binary | std::ios::trunc) << s;
+  };
+  const std::vector<Case> cases = {
+      {"missing file",
+       [](const auto& d) { std::filesystem::remove(d / "detection_threshold.csv"); },
+       "detection_threshold.csv: cannot open"},
+      {"unknown kind",
+       [&](const auto& d) {
+         edit(d / "manifest.yaml", "kind: range_intensity", "kind: range_intensty");
+       },
+       "unknown measurement kind 'range_intensty'"},
+      {"unknown key",
+       [&](const auto& d) { edit(d / "manifest.yaml", "sensor_serial:", "sensor_serail:"); },
+       "sensor_serail"},
+      {"units contradict the manifest",
+       [&](const auto& d) {
+         edit(d / "manifest.yaml", "file: range_intensity.csv",
+              "file: range_intensity.csv\n    units: {range: mm}");
+       },
+       "range_intensity.csv:1: column 'range_m' is in m but the manifest's units.range says mm"},
+      {"NaN value", [&](const auto& d) { edit(d / "range_intensity.csv", "\n0.", "\nnan,"); },
+       "range_intensity.csv:2:"},
+      {"too few points",
+       [&](const auto& d) {
+         std::ofstream(d / "range_intensity.csv", std::ios::trunc)
+             << "range_m,signal_nw\n1,100\n2,25\n";
+       },
+       "usable points"},
+      {"all-zero image",
+       [&](const auto& d) {
+         Hdf5Array h{{5}, {-2, -1, 0, 1, 2}}, counts{{4, 5, 5}, std::vector<double>(100, 0.0)};
+         std::filesystem::remove(d / "beam_kernel.h5");
+         ASSERT_TRUE(WriteHdf5Arrays(d / "beam_kernel.h5",
+                                     {{"h_angle", h}, {"v_angle", h}, {"counts", counts}})
+                         .ok());
+       },
+       "beam_kernel.h5: image 0 (exposure 1.000000 us) is dark"},
+      {"not a lab folder", [](const auto& d) { std::filesystem::remove_all(d); },
+       "not a lab folder"},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.name);
+    const auto lab = tmp / "bad";
+    std::filesystem::remove_all(lab);
+    std::filesystem::copy(tmp / "good", lab, std::filesystem::copy_options::recursive);
+    c.spoil(lab);
+    const auto out = tmp / "new.yaml";
+    const CliRun r = Cli("calibrate " + Q(lab) + " --base " + Q(kOs0Threshold) + " --out " +
+                         Q(out) + " --report " + Q(tmp / "report"));
+    EXPECT_EQ(r.code, 1) << r.output;
+    EXPECT_NE(r.output.find(c.expected), std::string::npos) << r.output;
+    EXPECT_FALSE(std::filesystem::exists(out));
+    EXPECT_FALSE(std::filesystem::exists(tmp / "report"));
+  }
+}
+
+}  // namespace
+}  // namespace lt
+#endif
