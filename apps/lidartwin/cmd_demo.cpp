@@ -11,6 +11,7 @@
 #include "args.h"
 #include "built_in.h"
 #include "commands.h"
+#include "demo_calibration.h"
 #include "lidartwin/compare/echo_effects.h"
 #include "lidartwin/compare/metrics.h"
 #include "lidartwin/compare/metrics_json.h"
@@ -200,7 +201,12 @@ int DemoCommand(const std::vector<std::string>& argv) {
     }
   }
   if (int rc = SensorEffects(root, out_dir, seed.value()); rc != 0) return rc;
-  return ReportAgainstReference(job, *result, out_dir);
+  if (int rc = ReportAgainstReference(job, *result, out_dir); rc != 0) return rc;
+#if LT_WITH_CERES
+  return CalibrationChapter(root, out_dir, seed.value());
+#else
+  return 0;
+#endif
 }
 
 }  // namespace lt::cli

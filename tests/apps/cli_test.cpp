@@ -178,6 +178,17 @@ TEST(Cli, DemoPrintsTargetsWritesHdf5AndEndsWithAReport) {
   for (const char* f :
        {"metrics.json", "report/report.json", "report/report.md", "report/report.html"})
     EXPECT_TRUE(std::filesystem::is_regular_file(dir / f)) << f;
+#if LT_WITH_CERES
+  // The calibration chapter: the calibrated model beats the data sheet on all three KPIs
+  // against the unit's recording (the demo exits 1 otherwise), and prints both.
+  EXPECT_NE(r.output.find("the calibrated model is closer on all three"), std::string::npos)
+      << r.output;
+  for (const char* k : {"n_points_mape", "i_mean_mape", "d_error_difference_m"})
+    EXPECT_NE(r.output.rfind(k), std::string::npos) << k;
+  for (const char* f : {"calibration/calibrated.yaml", "calibration/report/report.html",
+                        "calibration/lab/manifest.yaml"})
+    EXPECT_TRUE(std::filesystem::is_regular_file(dir / f)) << f;
+#endif
 }
 
 // ---- bad input: message names the file and key, exit code non-zero, no output file ----
