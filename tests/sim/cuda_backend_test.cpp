@@ -220,6 +220,14 @@ TEST(CudaBackend, ThresholdDetectorMatchesCpuForEveryFootprint) {
   o.raster_gather = true;
   o.name += " (raster gather, 1 mrad)";
   ExpectThresholdParity(scene.value(), o, 7);
+  // Receiver noise, pulse-energy jitter and a near-field overlap (issue 10): the same draws
+  // on both backends, so the same echoes detected.
+  SensorProfile n = os0.value();
+  n.detector.signal_noise_w = n.detector.threshold_w / 4;
+  n.detector.pulse_energy_jitter = 0.05;
+  n.detector.overlap = {3.0, 2.0};
+  n.name += " (receiver noise, pulse jitter, overlap)";
+  ExpectThresholdParity(scene.value(), n, 8);
 }
 
 TEST(CudaBackend, MatchesCpuForAMovingMotionCorrectedSensor) {
