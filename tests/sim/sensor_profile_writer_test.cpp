@@ -86,5 +86,37 @@ TEST(SensorProfileWriter, EveryShippedProfileReadsBackTheSame) {
   EXPECT_GE(checked, 10);
 }
 
+TEST(SensorProfileWriter, CalibrationRecordAndNoiseKeysReadBackTheSame) {
+  auto a = LoadSensorProfile(test::ConfigDir() / "sensors/ouster_os0_128_threshold.yaml");
+  ASSERT_TRUE(a.ok()) << a.message();
+  a->detector.signal_noise_w = 90e-9;
+  a->detector.pulse_energy_jitter = 0.02;
+  a->detector.overlap = {0.8, 2.5};
+  a->calibration.lab = "labs/sn0042";
+  a->calibration.lab_sha256 = std::string(63, 'a') + "0";
+  a->calibration.sensor_serial = "SN0042";
+  a->calibration.date_utc = "2026-11-22T20:00:00Z";
+  a->calibration.parameters = {{"detector.threshold_nw", 700.5, 2.4, "detection threshold"},
+                               {"material.glossy_paint.r0", 0.3, 1e-4, "reflectance"}};
+  auto b = ParseSensorProfile(SaveSensorProfile(*a), "/tmp/calibrated.yaml");
+  ASSERT_TRUE(b.ok()) << b.message();
+  ExpectSameProfile(*a, *b, "calibrated");
+  EXPECT_EQ(b->calibration.lab, a->calibration.lab);
+  EXPECT_EQ(b->calibration.lab_sha256, a->calibration.lab_sha256);
+  EXPECT_EQ(b->calibration.sensor_serial, "SN0042");
+  EXPECT_EQ(b->calibration.date_utc, a->calibration.date_utc);
+  ASSERT_EQ(b->calibration.parameters.size(), 2u);
+  EXPECT_EQ(b->calibration.parameters[1].key, "material.glossy_paint.r0");
+  EXPECT_EQ(b->calibration.parameters[0].value, 700.5);
+  EXPECT_EQ(b->calibration.parameters[0].stddev, 2.4);
+  EXPECT_EQ(b->calibration.parameters[0].fit, "detection threshold");
+  // A malformed checksum is refused with the key named.
+  std::string text = SaveSensorProfile(*a);
+  text.replace(text.find(a->calibration.lab_sha256), 64, "not-a-checksum");
+  auto c = ParseSensorProfile(text, "/tmp/bad.yaml");
+  ASSERT_FALSE(c.ok());
+  EXPECT_NE(c.message().find("calibration.lab_sha256"), std::string::npos) << c.message();
+}
+
 }  // namespace
 }  // namespace lt
