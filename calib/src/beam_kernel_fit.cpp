@@ -85,6 +85,31 @@ double Median(std::vector<double> v) {
 
 constexpr double kFwhmPerSigma = 2.3548200450309493;  // 2 sqrt(2 ln 2)
 
+
+// One residual per kept pixel, weighed by its camera noise and the speckle in quadrature,
+// under a Huber loss (scale 3 sigma) against what the 5-sigma cut leaves.
+void AddEmitterResiduals(ceres::Problem& problem, const StitchedKernel& data,
+                         const std::vector<bool>& keep, double speckle, uint32_t spots, bool super,
+                         std::vector<double>& state) {
+  for (size_t i = 0; i < data.pixels.size(); ++i) {
+    if (!keep[i]) continue;
+    const KernelPixel& p = data.pixels[i];
+    const double sigma = std::sqrt(p.sigma_ln * p.sigma_ln + speckle * speckle);
+    auto* cost = new ceres::DynamicAutoDiffCostFunction<EmitterResidual, kMaxState + 1>(
+        new EmitterResidual{p.h_mrad, p.v_mrad, std::log(p.value), sigma, spots, super});
+    cost->AddParameterBlock(static_cast<int>(state.size()));
+    cost->SetNumResiduals(1);
+    problem.AddResidualBlock(cost, new ceres::HuberLoss(3.0), state.data());
+  }
+}
+
+bool SolveEmitter(const StitchedKernel& data, const std::vector<bool>& keep, double speckle,
+                  uint32_t spots, bool super, std::vector<double>& state, FitResult& result) {
+  ceres::Problem problem;
+  AddEmitterResiduals(problem, data, keep, speckle, spots, super, state);
+  return SolveFit(problem, result, 500);
+}
+
 }  // namespace
 
 StitchedKernel StitchExposures(const BeamKernelImages& images) {
@@ -133,57 +158,88 @@ Expected<EmitterFit> FitEmitter(const BeamKernelImages& images) {
                  " usable pixels for " + std::to_string(n_state) +
                  " parameters (too few: need 4 per parameter)"};
   }
-  fit.state = StartingState(fit.data, fit.spots, super);
-  if (fit.state.size() != n_state) {
-    return Error{images.file + ": beam kernel: found fewer than " + std::to_string(fit.spots) +
-                 " separate spots in the image"};
-  }
-  // Pass 1: camera noise alone, Huber loss; its residuals estimate the speckle.
-  // Pass 2: camera noise and speckle in quadrature, points beyond 5 sigma rejected.
-  double speckle = 0;
-  std::vector<bool> keep(fit.data.pixels.size(), true);
+  // Spots are added one at a time: each starts at the largest excess of the data over the
+  // fit of the spots before it (blended spots, as the Cube 1's three 0.17 deg apart, are not
+  // separate peaks), and all are refitted together.
   FitResult& result = fit.result;
   result.model = std::string("beam kernel, ") + (super ? "super-Gaussian" : "Gaussian") +
                  (fit.spots > 1 ? ", " + std::to_string(fit.spots) + " spots" : "");
-  for (int pass = 0; pass < 2; ++pass) {
-    ceres::Problem problem2;
-    for (size_t i = 0; i < fit.data.pixels.size(); ++i) {
-      if (!keep[i]) continue;
-      const KernelPixel& p = fit.data.pixels[i];
-      const double sigma = std::sqrt(p.sigma_ln * p.sigma_ln + speckle * speckle);
-      auto* cost = new ceres::DynamicAutoDiffCostFunction<EmitterResidual, kMaxState + 1>(
-          new EmitterResidual{p.h_mrad, p.v_mrad, std::log(p.value), sigma, fit.spots, super});
-      cost->AddParameterBlock(static_cast<int>(n_state));
-      cost->SetNumResiduals(1);
-      problem2.AddResidualBlock(cost, new ceres::HuberLoss(3.0),
-                                fit.state.data());
+  std::vector<bool> keep(fit.data.pixels.size(), true);
+  fit.state = StartingState(fit.data, 1, super);
+  for (uint32_t k = 1; k <= fit.spots; ++k) {
+    if (k > 1) {
+      const KernelPixel* best = nullptr;
+      double excess = 0;
+      for (const auto& p : fit.data.pixels) {
+        const double e = p.value - std::exp(LogEmitter(fit.state.data(), k - 1, super, p.h_mrad, p.v_mrad));
+        if (e > excess) {
+          excess = e;
+          best = &p;
+        }
+      }
+      if (!best) {
+        return Error{images.file + ": beam kernel: the image shows no room for spot " +
+                     std::to_string(k) + " of " + std::to_string(fit.spots)};
+      }
+      const double* first = fit.state.data();
+      for (double x : {std::log(excess), best->h_mrad, best->v_mrad, first[3], first[4]})
+        fit.state.push_back(x);
     }
-    if (!SolveFit(problem2, result, 500)) {
+    if (!SolveEmitter(fit.data, keep, 0.0, k, super, fit.state, result)) {
       return Error{images.file + ": beam kernel fit did not converge (" + result.solver_report + ")"};
     }
-    if (pass == 0) {
-      // Speckle: the excess of the residuals' robust spread over the camera noise.
-      std::vector<double> excess;
-      std::vector<double> z;
-      for (const auto& p : fit.data.pixels) {
-        const double r = LogEmitter(fit.state.data(), fit.spots, super, p.h_mrad, p.v_mrad) -
-                         std::log(p.value);
-        excess.push_back(r * r - p.sigma_ln * p.sigma_ln);
-        z.push_back(std::abs(r));
-      }
-      speckle = std::sqrt(std::max(0.0, Median(excess) / 0.4549));  // median of chi2_1
-      for (size_t i = 0; i < fit.data.pixels.size(); ++i) {
-        const KernelPixel& p = fit.data.pixels[i];
-        keep[i] = z[i] < 5 * std::sqrt(p.sigma_ln * p.sigma_ln + speckle * speckle);
-      }
-    } else {
-      std::vector<double> cov(n_state * n_state);
-      if (!BlockCovariance(problem2, fit.state.data(), cov.data())) {
-        return Error{images.file + ": beam kernel fit is ill-conditioned (rank-deficient "
-                                   "covariance): the image cannot tell the spots apart"};
-      }
-      fit.state_covariance = cov;
+  }
+  // Speckle: the extra log-variance s^2 that brings chi^2 per degree of freedom to 1 over the
+  // pixels within 5 sigma (hot pixels and other outliers out), found by bisection.
+  double speckle = 0;
+  std::vector<double> r(fit.data.pixels.size());
+  for (int round = 0; round < 3; ++round) {
+    for (size_t i = 0; i < r.size(); ++i) {
+      const KernelPixel& p = fit.data.pixels[i];
+      r[i] = LogEmitter(fit.state.data(), fit.spots, super, p.h_mrad, p.v_mrad) - std::log(p.value);
     }
+    if (round == 0) {  // a first, robust guess: 1.4826 x the median absolute residual
+      std::vector<double> a(r.size());
+      for (size_t i = 0; i < r.size(); ++i)
+        a[i] = std::abs(r[i]);
+      speckle = 1.4826 * Median(a);
+    }
+    size_t kept = 0;
+    for (size_t i = 0; i < r.size(); ++i) {
+      const double s2 = fit.data.pixels[i].sigma_ln * fit.data.pixels[i].sigma_ln + speckle * speckle;
+      keep[i] = r[i] * r[i] < 25 * s2;
+      kept += keep[i];
+    }
+    auto chi2 = [&](double s2) {
+      double c = 0;
+      for (size_t i = 0; i < r.size(); ++i)
+        if (keep[i]) c += r[i] * r[i] / (fit.data.pixels[i].sigma_ln * fit.data.pixels[i].sigma_ln + s2);
+      return c;
+    };
+    const double dof = static_cast<double>(kept) - static_cast<double>(n_state);
+    double lo = 0, hi = 1;
+    if (chi2(0) <= dof) {
+      speckle = 0;
+    } else {
+      for (int it = 0; it < 100; ++it) {
+        const double mid = 0.5 * (lo + hi);
+        (chi2(mid) > dof ? lo : hi) = mid;
+      }
+      speckle = std::sqrt(0.5 * (lo + hi));
+    }
+    if (!SolveEmitter(fit.data, keep, speckle, fit.spots, super, fit.state, result)) {
+      return Error{images.file + ": beam kernel fit did not converge (" + result.solver_report + ")"};
+    }
+  }
+  {
+    ceres::Problem problem;
+    AddEmitterResiduals(problem, fit.data, keep, speckle, fit.spots, super, fit.state);
+    std::vector<double> cov(n_state * n_state);
+    if (!BlockCovariance(problem, fit.state.data(), cov.data())) {
+      return Error{images.file + ": beam kernel fit is ill-conditioned (rank-deficient "
+                                 "covariance): the image cannot tell the spots apart"};
+    }
+    fit.state_covariance = cov;
   }
   fit.speckle_sigma_ln = speckle;
   size_t used = 0;

@@ -164,7 +164,6 @@ Status Reflectance(const SensorProfile& stage, const VirtualLabOptions& o, LabFo
     ReflectanceCurve c;
     c.file = std::string("reflectance_") + lm.name + ".csv";
     c.material = lm.name;
-    if (stage.detector.kind != DetectorKind::kThreshold && lm.specular_albedo > 0) continue;
     c.range_m = range;
     c.model = lm.specular_albedo > 0 ? "lambert_specular" : "lambert";
     for (int deg = 0; deg <= 60; deg += 4) {
@@ -230,8 +229,10 @@ Status Capability(const SensorProfile& stage, const VirtualLabOptions& o, LabFol
       if (!shots.ok()) return shots.error();
       return !shots->intensity.empty();
     };
-    // Bisection over the grid start + k step, k in [0, n).
-    const auto n = static_cast<int64_t>((0.95 * stage.max_range_m - start) / step);
+    // Bisection over the grid start + k step, k in [0, n); the rail runs a step past the
+    // profile's reach, where nothing is detected, so a target seen to the reach still has a
+    // first missed step.
+    const auto n = static_cast<int64_t>((stage.max_range_m + step - start) / step) + 1;
     int64_t lo = 0, hi = n;  // lo detected, hi missed (or beyond the reach)
     auto first = detected(start);
     if (!first.ok()) return first.error();
@@ -242,7 +243,7 @@ Status Capability(const SensorProfile& stage, const VirtualLabOptions& o, LabFol
       if (!hit.ok()) return hit.error();
       (*hit ? lo : hi) = mid;
     }
-    if (hi == n) continue;  // detected to the end of the rail
+    if (hi == n) continue;  // detected to the end of the rail (cannot happen past the reach)
     c.samples.push_back({rho, start + (static_cast<double>(lo) + 0.5) * step, step / std::sqrt(12.0)});
   }
   lab.capability_curves.push_back(std::move(c));
@@ -360,7 +361,11 @@ Expected<LabFolder> SimulateLab(const SensorProfile& truth, const VirtualLabOpti
   if (truth.detector.kind == DetectorKind::kCapability) {
     if (auto s = Capability(stage, options, lab, setting); !s.ok()) return s.error();
   }
-  if (auto s = Reflectance(stage, options, lab, setting); !s.ok()) return s.error();
+  // The ideal and capability detectors report R(theta) itself, without noise: nothing to
+  // measure. The threshold detector's intensity is a measured signal.
+  if (truth.detector.kind == DetectorKind::kThreshold) {
+    if (auto s = Reflectance(stage, options, lab, setting); !s.ok()) return s.error();
+  }
   return lab;
 }
 

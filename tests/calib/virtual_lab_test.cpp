@@ -122,3 +122,69 @@ TEST(VirtualLab, CalibrationCoversTheTruthFromAPerturbedBase) {
 
 }  // namespace
 }  // namespace lt::calib
+
+namespace lt::calib {
+namespace {
+
+// A capability-detector unit (seed 000 sec. II-D) whose d_max and R_L,max differ from the
+// data sheet's: labgen measures the farthest range per reflectance on a 0.5 m rail, calibrate
+// fits eq. (5). 60 seeds, the two detector keys: 120 values.
+TEST(VirtualLab, CapabilityUnitIsRecoveredWithCoverage) {
+  auto sheet = LoadSensorProfile(lt::test::ConfigDir() / "sensors/ouster_os0_128.yaml");
+  ASSERT_TRUE(sheet.ok()) << sheet.message();
+  SensorProfile truth = *sheet;
+  truth.detector.max_range_m = 42;
+  truth.detector.reflectance_at_max_range = 0.6;
+  Coverage coverage;
+  for (uint64_t seed = 1; seed <= 60; ++seed) {
+    auto lab = SimulateLab(truth, {seed, Backend::kCpu, 4});
+    ASSERT_TRUE(lab.ok()) << lab.message();
+    ASSERT_EQ(lab->capability_curves.size(), 1u);
+    auto c = Calibrate(*lab, *sheet, "virtual", "2026-11-22T00:00:00Z");
+    ASSERT_TRUE(c.ok()) << "seed " << seed << ": " << c.message();
+    for (const auto& e : c->profile.calibration.parameters) {
+      if (e.key == "detector.max_range_m") coverage.Add(e.key, e.value, e.stddev, 42);
+      if (e.key == "detector.reflectance_at_max_range") coverage.Add(e.key, e.value, e.stddev, 0.6);
+    }
+    EXPECT_EQ(c->profile.detector.kind, DetectorKind::kCapability);
+  }
+  EXPECT_EQ(coverage.count(), 120);
+  coverage.Print();
+  coverage.Expect("capability unit");
+}
+
+// Three spots 0.17 deg apart, each 0.17 deg wide (the Cube 1's beam, seed 004 Fig. 5): the
+// emitter image is fitted with a three-spot mixture and the effective spots come back.
+TEST(VirtualLab, ThreeSpotBeamIsRecovered) {
+  auto cube = LoadSensorProfile(lt::test::ConfigDir() / "sensors/blickfeld_cube1.yaml");
+  ASSERT_TRUE(cube.ok()) << cube.message();
+  ASSERT_EQ(cube->footprint.spot_count, 3u);
+  auto lab = SimulateLab(*cube, {11, Backend::kCpu, 4});
+  ASSERT_TRUE(lab.ok()) << lab.message();
+  ASSERT_EQ(lab->beam_kernels.size(), 1u);
+  EXPECT_EQ(lab->beam_kernels[0].spots, 3u);
+  auto c = Calibrate(*lab, *cube, "virtual", "2026-11-22T00:00:00Z");
+  ASSERT_TRUE(c.ok()) << c.message();
+  const auto& f = c->profile.footprint;
+  ASSERT_EQ(f.spot_count, 3u);
+  // Spots may come back in any order: match each true spot to the nearest fitted one.
+  for (uint32_t t = 0; t < 3; ++t) {
+    const auto& truth = cube->footprint.spots[t];
+    uint32_t best = 0;
+    for (uint32_t k = 1; k < 3; ++k)
+      if (std::abs(f.spots[k].v_offset_rad - truth.v_offset_rad) <
+          std::abs(f.spots[best].v_offset_rad - truth.v_offset_rad))
+        best = k;
+    EXPECT_NEAR(f.spots[best].v_offset_rad, truth.v_offset_rad, 0.02e-3) << t;
+    EXPECT_NEAR(f.spots[best].h_offset_rad, truth.h_offset_rad, 0.02e-3) << t;
+    EXPECT_NEAR(f.spots[best].sigma_v_rad, truth.sigma_v_rad, 0.01 * truth.sigma_v_rad) << t;
+    EXPECT_NEAR(f.spots[best].power,
+                truth.power / (cube->footprint.spots[0].power + cube->footprint.spots[1].power +
+                               cube->footprint.spots[2].power),
+                0.01)
+        << t;
+  }
+}
+
+}  // namespace
+}  // namespace lt::calib

@@ -1,0 +1,128 @@
+// Emitter and collector fits on synthetic goniometer data rendered here (independently of
+// physics/beam_profile.h) with a camera's noise: recovery, coverage of the reported
+// uncertainties over 60 images, stitching, and refusals.
+#include "lidartwin/calib/beam_kernel_fit.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <random>
+
+#include "calib/coverage.h"
+
+namespace lt::calib {
+namespace {
+
+struct TrueBeam {
+  double h0, v0, sh, sv, order;  // mrad; order 2 = Gaussian
+};
+
+// Images of exp(-q^(p/2) / 2) at 4 exposures: shot noise, 3 counts read noise, 5 % static
+// lognormal speckle, 64 dark counts, 12-bit saturation; the peak at 3000 counts in 1 us.
+BeamKernelImages Render(const TrueBeam& b, uint64_t seed, const std::string& model) {
+  std::mt19937_64 rng(seed);
+  std::normal_distribution<double> n(0, 1);
+  BeamKernelImages k;
+  k.file = "synthetic.h5";
+  k.model = model;
+  k.dark_counts = 64;
+  k.saturation_counts = 4095;
+  k.read_noise_counts = 3;
+  k.exposure_us = {1, 30, 900, 27000};
+  const int side = 41;
+  for (int i = 0; i < side; ++i) {
+    k.h_mrad.push_back(-8 + 16.0 * i / (side - 1));
+    k.v_mrad.push_back(-8 + 16.0 * i / (side - 1));
+  }
+  std::vector<double> speckle(side * side);
+  for (double& s : speckle)
+    s = std::exp(0.05 * n(rng));
+  for (double t : k.exposure_us) {
+    for (int j = 0; j < side; ++j) {
+      for (int i = 0; i < side; ++i) {
+        const double a = (k.h_mrad[i] - b.h0) / b.sh, c = (k.v_mrad[j] - b.v0) / b.sv;
+        const double e = 3000 * t * std::exp(-0.5 * std::pow(a * a + c * c, b.order / 2)) *
+                         speckle[j * side + i];
+        const double counts = 64 + e + std::sqrt(e) * n(rng) + 3 * n(rng);
+        k.counts.push_back(static_cast<float>(std::clamp(std::round(counts), 0.0, 4095.0)));
+      }
+    }
+  }
+  return k;
+}
+
+TEST(EmitterFit, StitchingTakesTheLongestUnsaturatedExposure) {
+  const BeamKernelImages k = Render({0, 0, 2, 2, 2}, 1, "gaussian");
+  const StitchedKernel s = StitchExposures(k);
+  // The centre pixel saturates in all but the 1 us image: about 3000 counts per us.
+  for (const auto& p : s.pixels) {
+    if (p.h_mrad == 0 && p.v_mrad == 0) EXPECT_NEAR(p.value, 3000, 3000 * 0.2);
+  }
+  // Six decades: the faintest pixel used is below 1e-6 of the peak.
+  double lo = 1e300;
+  for (const auto& p : s.pixels)
+    lo = std::min(lo, p.value);
+  EXPECT_LT(lo / 3000, 1e-6);
+}
+
+TEST(EmitterFit, GaussianAndSuperGaussianAreRecoveredWithCoverage) {
+  test::Coverage gauss, super;
+  for (uint64_t seed = 1; seed <= 60; ++seed) {
+    const TrueBeam g{0.3, -0.2, 1.5, 1.0, 2};
+    auto fg = FitEmitter(Render(g, seed, "gaussian"));
+    ASSERT_TRUE(fg.ok()) << fg.message();
+    gauss.Add(fg->result, "spot1.h_offset_mrad", g.h0);
+    gauss.Add(fg->result, "spot1.v_offset_mrad", g.v0);
+    gauss.Add(fg->result, "spot1.fwhm_h_mrad", 2.3548200450309493 * g.sh);
+    gauss.Add(fg->result, "spot1.fwhm_v_mrad", 2.3548200450309493 * g.sv);
+    const TrueBeam s{-0.1, 0.2, 2.0, 1.4, 5};
+    auto fs = FitEmitter(Render(s, seed + 1000, "super_gaussian"));
+    ASSERT_TRUE(fs.ok()) << fs.message();
+    super.Add(fs->result, "h_offset_mrad", s.h0);
+    super.Add(fs->result, "v_offset_mrad", s.v0);
+    super.Add(fs->result, "sigma_h_mrad", s.sh);
+    super.Add(fs->result, "sigma_v_mrad", s.sv);
+    super.Add(fs->result, "order", s.order);
+    EXPECT_GT(fs->speckle_sigma_ln, 0.03);  // the 5 % speckle is found
+    EXPECT_LT(fs->speckle_sigma_ln, 0.07);
+  }
+  gauss.Print();
+  gauss.Expect("gaussian emitter");
+  super.Print();
+  super.Expect("super-Gaussian emitter");
+}
+
+TEST(EmitterFit, RefusesTooFewPixelsAndReportsRejectedOnes) {
+  BeamKernelImages k = Render({0, 0, 2, 2, 2}, 3, "gaussian");
+  auto ok = FitEmitter(k);
+  ASSERT_TRUE(ok.ok()) << ok.message();
+  EXPECT_GT(ok->result.points_used, 1000u);
+  // A beam narrower than a pixel: almost every pixel below the floor in all exposures.
+  BeamKernelImages narrow = Render({0, 0, 0.02, 0.02, 2}, 3, "gaussian");
+  auto bad = FitEmitter(narrow);
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.message().find("usable pixels"), std::string::npos) << bad.message();
+}
+
+TEST(CollectorFit, RecoversAGaussianSliceWithCoverage) {
+  test::Coverage cov;
+  std::mt19937_64 rng(5);
+  std::normal_distribution<double> n(0, 1);
+  for (int draw = 0; draw < 100; ++draw) {
+    CollectorSlice s;
+    s.file = "slice.csv";
+    for (int i = 0; i < 81; ++i) {
+      const double a = -12 + 24.0 * i / 80;
+      s.angle_mrad.push_back(a);
+      s.sensitivity.push_back(std::exp(-0.5 * (a - 0.4) * (a - 0.4) / 9) + 0.01 * n(rng));
+    }
+    auto f = FitCollector(s, "gaussian");
+    ASSERT_TRUE(f.ok()) << f.message();
+    cov.Add(f->result, "offset_mrad", 0.4);
+    cov.Add(f->result, "fwhm_mrad", 2.3548200450309493 * 3);
+  }
+  cov.Expect("collector slice");
+}
+
+}  // namespace
+}  // namespace lt::calib
