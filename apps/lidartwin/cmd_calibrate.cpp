@@ -13,6 +13,7 @@
 #include "lidartwin/calib/calibration_report.h"
 #include "lidartwin/calib/lab_folder.h"
 #include "lidartwin/datasets/atomic_file.h"
+#include "lidartwin/sim/beam_kernel.h"
 #include "lidartwin/sim/sensor_profile.h"
 
 namespace lt::cli {
@@ -56,18 +57,33 @@ int CalibrateCommand(const std::vector<std::string>& argv) {
   auto c = calib::Calibrate(*lab, *base, lab_dir, NowUtc());
   if (!c.ok()) return fail(c.message());
   const std::filesystem::path out = args->Get("--out");
+  // A tabulated kernel goes beside the profile, first: the profile names it and is loaded
+  // back with it before it is written; if that fails, the kernel file is removed again.
+  std::filesystem::path kernel_file;
+  if (c->kernel_table) {
+    kernel_file =
+        std::filesystem::absolute(out).parent_path() / (out.stem().string() + ".kernel.csv");
+    c->profile.kernel_file = kernel_file.string();
+    if (auto s = WriteTextFileAtomically(kernel_file, KernelGridText(*c->kernel_table)); !s.ok())
+      return fail(s.message());
+  }
+  auto fail_and_clean = [&](const std::string& m) {
+    std::error_code ec;
+    if (!kernel_file.empty()) std::filesystem::remove(kernel_file, ec);
+    return fail(m);
+  };
   const std::string yaml = SaveSensorProfile(
       c->profile, "Calibrated by lidartwin calibrate from " + lab_dir + " (SHA-256 " +
                       lab->checksum + ")\nbase profile: " + args->Get("--base"));
   // The profile must load as written, or nothing is written.
   if (auto back = ParseSensorProfile(yaml, out); !back.ok()) {
-    return fail("the calibrated profile does not load: " + back.message());
+    return fail_and_clean("the calibrated profile does not load: " + back.message());
   }
   if (auto s = calib::WriteCalibrationReport(*c, *lab, args->Get("--base"), out.string(),
                                              args->Get("--report"));
       !s.ok())
-    return fail(s.message());
-  if (auto s = WriteTextFileAtomically(out, yaml); !s.ok()) return fail(s.message());
+    return fail_and_clean(s.message());
+  if (auto s = WriteTextFileAtomically(out, yaml); !s.ok()) return fail_and_clean(s.message());
   for (const auto& u : c->updates)
     fmt::print("{:<40} {:>12.6g} -> {:>12.6g} +- {:.3g}  ({})\n", u.key, u.before, u.after,
                u.stddev, u.fit);

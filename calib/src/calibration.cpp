@@ -61,9 +61,9 @@ Status FitBeam(const LabFolder& lab, Calibration& c) {
   const BeamKernelImages& images = lab.beam_kernels[0];
   auto emitter = FitEmitter(images);
   if (!emitter.ok()) return emitter.error();
-  auto h = FitCollector(*hs, "gaussian");
+  auto h = FitCollector(*hs);
   if (!h.ok()) return h.error();
-  auto v = FitCollector(*vs, "gaussian");
+  auto v = FitCollector(*vs);
   if (!v.ok()) return v.error();
   // Plots: cuts through the brightest pixel, in log10 (six decades).
   FitRecord er{"beam_kernel", images.file, emitter->result, {}};
@@ -106,6 +106,26 @@ Status FitBeam(const LabFolder& lab, Calibration& c) {
   }
   auto kernel = CombineKernel(*emitter, *h, *v);
   if (!kernel.ok()) return Error{images.file + ": " + kernel.message()};
+  if (kernel->tabulated) {
+    // The profile samples the product as a table (footprint: table); its file is written
+    // beside the calibrated profile (Calibration::kernel_table).
+    physics::BeamFootprint& f = c.profile.footprint;
+    f.kind = physics::FootprintKind::kTable;
+    f.sub_rays = std::max<uint32_t>(f.sub_rays, 16);
+    c.kernel_table = kernel->table;
+    c.profile.kernel = PrepareKernelSampling(kernel->table, c.profile.kernel_tail_exponent);
+    c.profile.kernel_h_file.clear();
+    c.profile.kernel_v_file.clear();
+    const std::string what = "beam kernel (" + emitter->result.model + ")";
+    for (const auto& p : emitter->result.parameters)
+      c.materials.push_back({"beam.emitter." + p.name, 0, p.value, p.stddev, what});
+    for (const CollectorFit* s : {&*h, &*v})
+      for (const auto& p : s->result.parameters)
+        c.materials.push_back({std::string("beam.collector_") + (s->horizontal ? "h." : "v.") + p.name,
+                               0, p.value, p.stddev, s->result.model});
+    c.fits.push_back({"beam_kernel", images.file + " x collector slices", kernel->result, {}});
+    return {};
+  }
   physics::BeamFootprint& f = c.profile.footprint;
   const uint32_t sub_rays = std::max<uint32_t>(f.sub_rays, 1);
   const physics::BeamFootprint before = f;

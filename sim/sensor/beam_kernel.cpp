@@ -123,6 +123,22 @@ Status CheckValues(const std::vector<double>& v, const std::string& where) {
 
 }  // namespace
 
+std::string KernelGridText(const KernelTable& table, const std::string& label) {
+  std::ostringstream out;
+  out.precision(17);
+  out << label;
+  for (double h : table.h_mrad)
+    out << "," << h;
+  out << "\n";
+  for (size_t j = 0; j < table.v_mrad.size(); ++j) {
+    out << table.v_mrad[j];
+    for (size_t i = 0; i < table.h_mrad.size(); ++i)
+      out << "," << table.value[j * table.h_mrad.size() + i];
+    out << "\n";
+  }
+  return out.str();
+}
+
 Expected<KernelTable> LoadKernelGrid(const std::filesystem::path& file) {
   auto csv = ReadCsvNumbers(file, true);
   if (!csv.ok()) return csv.error();

@@ -9,6 +9,9 @@
 #include <random>
 
 #include "calib/coverage.h"
+#include "lidartwin/calib/calibration.h"
+#include "lidartwin/sim/sensor_profile.h"
+#include "test_support.h"
 
 namespace lt::calib {
 namespace {
@@ -116,12 +119,67 @@ TEST(CollectorFit, RecoversAGaussianSliceWithCoverage) {
       s.angle_mrad.push_back(a);
       s.sensitivity.push_back(std::exp(-0.5 * (a - 0.4) * (a - 0.4) / 9) + 0.01 * n(rng));
     }
-    auto f = FitCollector(s, "gaussian");
+    auto f = FitCollector(s);
     ASSERT_TRUE(f.ok()) << f.message();
     cov.Add(f->result, "offset_mrad", 0.4);
     cov.Add(f->result, "fwhm_mrad", 2.3548200450309493 * 3);
   }
   cov.Expect("collector slice");
+}
+
+// A flat-topped (order 5) emitter: the effective kernel has no Gaussian form, so calibrate
+// tabulates eta x kappa, the profile's footprint becomes that table, and the table written
+// as a kernel grid loads back into a profile that samples it.
+TEST(EffectiveKernel, SuperGaussianEmitterIsTabulatedIntoAProfileThatLoads) {
+  const TrueBeam b{0.2, -0.1, 2.0, 1.5, 5};
+  LabFolder lab;
+  lab.dir = "synthetic_lab";
+  lab.checksum = std::string(64, '0');
+  lab.beam_kernels.push_back(Render(b, 9, "super_gaussian"));
+  std::mt19937_64 rng(2);
+  std::normal_distribution<double> n(0, 1);
+  const double sc = 4.0;  // collector sigma [mrad]
+  for (bool horizontal : {true, false}) {
+    CollectorSlice s;
+    s.file = horizontal ? "h.csv" : "v.csv";
+    s.horizontal = horizontal;
+    for (int i = 0; i < 81; ++i) {
+      const double a = -16 + 32.0 * i / 80;
+      s.angle_mrad.push_back(a);
+      s.sensitivity.push_back(std::exp(-0.5 * a * a / (sc * sc)) + 0.003 * n(rng));
+    }
+    lab.collector_slices.push_back(s);
+  }
+  auto base = LoadSensorProfile(lt::test::ConfigDir() / "sensors/ouster_os0_128_threshold.yaml");
+  ASSERT_TRUE(base.ok()) << base.message();
+  auto c = Calibrate(lab, *base, "synthetic", "2026-11-22T00:00:00Z");
+  ASSERT_TRUE(c.ok()) << c.message();
+  ASSERT_TRUE(c->kernel_table.has_value());
+  EXPECT_EQ(c->profile.footprint.kind, physics::FootprintKind::kTable);
+  // The table against the true product, computed here, both normalised to their peaks.
+  const KernelTable& t = *c->kernel_table;
+  auto truth = [&](double h, double v) {
+    const double a = (h - b.h0) / b.sh, d = (v - b.v0) / b.sv;
+    return std::exp(-0.5 * std::pow(a * a + d * d, b.order / 2)) *
+           std::exp(-0.5 * (h * h + v * v) / (sc * sc));
+  };
+  double truth_peak = 0;
+  for (double v : t.v_mrad)
+    for (double h : t.h_mrad)
+      truth_peak = std::max(truth_peak, truth(h, v));
+  double worst = 0;
+  for (size_t j = 0; j < t.v_mrad.size(); ++j)
+    for (size_t i = 0; i < t.h_mrad.size(); ++i)
+      worst = std::max(worst, std::abs(t.value[j * t.h_mrad.size() + i] -
+                                       truth(t.h_mrad[i], t.v_mrad[j]) / truth_peak));
+  EXPECT_LT(worst, 0.01);  // of the peak
+  lt::test::TempDir tmp;
+  c->profile.kernel_file = (tmp / "new.kernel.csv").string();
+  tmp.Write("new.kernel.csv", KernelGridText(t));
+  auto back = ParseSensorProfile(SaveSensorProfile(c->profile), tmp / "new.yaml");
+  ASSERT_TRUE(back.ok()) << back.message();
+  EXPECT_EQ(back->footprint.kind, physics::FootprintKind::kTable);
+  EXPECT_EQ(back->kernel.nh, 65u);
 }
 
 }  // namespace

@@ -23,6 +23,22 @@ TEST(BeamProfile, SuperGaussianOfOrderTwoIsTheGaussianSpot) {
   EXPECT_LT(SuperGaussianSpot(2.0, 0.0, 0.0, 0.0, 1.0, 1.0, 8.0, 1.0), std::exp(-0.5 * 4.0));
 }
 
+TEST(BeamProfile, SeparableSuperGaussianIsTheProductOfItsSlices) {
+  for (double order : {2.0, 3.5, 8.0}) {
+    for (double h : {-2.0, 0.3, 1.7}) {
+      for (double v : {-0.8, 0.0, 2.2}) {
+        const double a = (h - 0.1) / 0.9, b = (v + 0.2) / 1.4;
+        const double slices = 2.0 * std::exp(-0.5 * std::pow(std::abs(a), order)) *
+                              std::exp(-0.5 * std::pow(std::abs(b), order));
+        EXPECT_NEAR(SeparableSuperGaussianSpot(h, v, 0.1, -0.2, 0.9, 1.4, order, 2.0), slices,
+                    1e-13);
+      }
+    }
+  }
+  EXPECT_NEAR(SeparableSuperGaussianSpot(0.7, -0.4, 0.0, 0.0, 1.0, 1.0, 2.0, 1.0),
+              SuperGaussianSpot(0.7, -0.4, 0.0, 0.0, 1.0, 1.0, 2.0, 1.0), 1e-15);
+}
+
 TEST(BeamProfile, GaussianTimesSliceMatchesQuadrature) {
   const double mu = 0.3, se = 0.8, c = -0.5, sc = 2.0;
   double mean = 0, sigma = 0;

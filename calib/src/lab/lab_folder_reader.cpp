@@ -188,6 +188,13 @@ Status ReadCollector(ConfigMap& m, const fs::path& file, LabFolder& lab) {
     m.Fail("axis", "must be horizontal or vertical, got '" + axis + "'");
   }
   c.horizontal = axis == "horizontal";
+  if (m.Has("fit")) {
+    ConfigMap f = m.Map("fit");
+    c.model = f.String("model", "gaussian");
+    if (c.model != "gaussian" && c.model != "super_gaussian") {
+      f.Fail("model", "unknown slice model '" + c.model + "' (expected gaussian or super_gaussian)");
+    }
+  }
   if (auto s = m.FirstError(); !s.ok()) return s;
   auto t = ReadLabTable(file, kCollectorColumns, Units(m));
   if (!t.ok()) return t.error();
@@ -231,6 +238,11 @@ Status ReadBeamKernel(ConfigMap& m, const fs::path& file, LabFolder& lab) {
     if (k.model == "super_gaussian" && k.spots != 1) {
       f.Fail("spots", "a super-Gaussian beam has one spot");
     }
+    const std::string layout = f.String("layout", "elliptical");
+    if (layout != "elliptical" && layout != "separable") {
+      f.Fail("layout", "must be elliptical or separable, got '" + layout + "'");
+    }
+    k.separable = layout == "separable";
   }
   const auto units = Units(m);
   const std::string angle_unit = units.count("angle") ? units.at("angle") : "mrad";

@@ -72,6 +72,7 @@ Status WriteLabFolder(const LabFolder& lab, const std::filesystem::path& dir) {
     e << YAML::Key << "read_noise_counts" << YAML::Value << k.read_noise_counts;
     e << YAML::Key << "fit" << YAML::Value << YAML::Flow << YAML::BeginMap << YAML::Key
       << "model" << YAML::Value << k.model << YAML::Key << "spots" << YAML::Value << k.spots
+      << YAML::Key << "layout" << YAML::Value << (k.separable ? "separable" : "elliptical")
       << YAML::EndMap;
     e << YAML::EndMap;
   }
@@ -82,6 +83,8 @@ Status WriteLabFolder(const LabFolder& lab, const std::filesystem::path& dir) {
     e << YAML::BeginMap << YAML::Key << "kind" << YAML::Value << "collector_sensitivity";
     e << YAML::Key << "file" << YAML::Value << c.file;
     e << YAML::Key << "axis" << YAML::Value << (c.horizontal ? "horizontal" : "vertical");
+    e << YAML::Key << "fit" << YAML::Value << YAML::Flow << YAML::BeginMap << YAML::Key
+      << "model" << YAML::Value << c.model << YAML::EndMap;
     e << YAML::EndMap;
   }
   for (const auto& t : lab.threshold_sweeps) {

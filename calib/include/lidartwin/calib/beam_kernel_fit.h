@@ -15,6 +15,7 @@
 #include "lidartwin/calib/fit_result.h"
 #include "lidartwin/calib/lab_folder.h"
 #include "lidartwin/physics/beam_footprint.h"
+#include "lidartwin/sim/beam_kernel.h"
 #include "lidartwin/sim/status.h"
 
 namespace lt::calib {
@@ -41,6 +42,7 @@ struct EmitterFit {
   FitResult result;
   std::string model;
   uint32_t spots = 1;
+  bool separable = false;  // super_gaussian: H(h) V(v)
   std::vector<double> state;  // internal: per spot ln peak, h0, v0, ln sigma_h, ln sigma_v
                               // (+ ln order); mrad
   std::vector<double> state_covariance;
@@ -63,15 +65,19 @@ struct CollectorFit {
   double Evaluate(double angle_mrad) const;
 };
 
-Expected<CollectorFit> FitCollector(const CollectorSlice& slice, const std::string& model);
+Expected<CollectorFit> FitCollector(const CollectorSlice& slice);
 
-// The effective kernel: each Gaussian emitter spot times the Gaussian collector slices
-// (physics::GaussianTimesSlice), normalised to unit power. Parameters: for each spot k,
+// The effective kernel. All Gaussian: each emitter spot times the collector slices
+// (physics::GaussianTimesSlice), normalised to unit power; parameters for each spot k,
 // spot<k>.h_offset_mrad, .v_offset_mrad, .fwhm_h_mrad, .fwhm_v_mrad, .power, with
-// uncertainties propagated from the three fits (independent measurements).
+// uncertainties propagated from the three fits (independent measurements). Any super-Gaussian:
+// the product eta x kappa tabulated on a 65 x 65 grid out to where the emitter falls below
+// 1e-6 of its peak (`table`, for the profile's `footprint: table`), and no spot parameters.
 struct EffectiveKernel {
   FitResult result;
   physics::BeamFootprint footprint{};  // kind gaussian, spots filled, sub_rays unset
+  bool tabulated = false;
+  KernelTable table;  // when tabulated
 };
 
 Expected<EffectiveKernel> CombineKernel(const EmitterFit& emitter, const CollectorFit& h,

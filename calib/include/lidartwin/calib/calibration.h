@@ -6,11 +6,13 @@
 // returned.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "lidartwin/calib/fit_result.h"
 #include "lidartwin/calib/lab_folder.h"
+#include "lidartwin/sim/beam_kernel.h"
 #include "lidartwin/sim/sensor_profile.h"
 
 namespace lt::calib {
@@ -41,9 +43,12 @@ struct Calibration {
   SensorProfile profile;  // the base with the fitted values and `calibration` filled
   std::vector<FitRecord> fits;
   std::vector<ProfileUpdate> updates;
-  // Fitted quantities that are not profile keys (materials' angular models), for the report
-  // and the profile's calibration record.
+  // Fitted quantities that are not profile keys (materials' angular models; the emitter and
+  // collector of a tabulated kernel), for the report and the profile's calibration record.
   std::vector<ProfileUpdate> materials;
+  // A beam kernel that is not Gaussian: the effective kernel's table, to be written beside the
+  // calibrated profile and named in its beam.kernel_file (the profile's footprint is a table).
+  std::optional<KernelTable> kernel_table;
 };
 
 // lab_label: how the lab folder is named in the provenance; date_utc: ISO 8601.

@@ -31,6 +31,7 @@ struct BeamKernelImages {
   double read_noise_counts = 0;    // 1-sigma read noise of one pixel
   uint32_t spots = 1;              // fit: Gaussian spots in the beam (1..4)
   std::string model = "gaussian";  // fit: gaussian or super_gaussian
+  bool separable = false;          // fit: super_gaussian as H(h) V(v) instead of elliptical
 
   size_t nh() const { return h_mrad.size(); }
   size_t nv() const { return v_mrad.size(); }
@@ -40,6 +41,7 @@ struct BeamKernelImages {
 struct CollectorSlice {
   std::string file;
   bool horizontal = true;
+  std::string model = "gaussian";  // fit: gaussian or super_gaussian
   std::vector<double> angle_mrad;
   std::vector<double> sensitivity;  // relative
 };

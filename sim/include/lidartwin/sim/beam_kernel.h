@@ -20,6 +20,8 @@ struct KernelTable {
 // A 2-D kernel as a CSV grid: the first row is a label then the h angles [mrad], every other
 // row a v angle [mrad] then one value per h angle. Lines starting with '#' are comments.
 Expected<KernelTable> LoadKernelGrid(const std::filesystem::path& file);
+// The grid as LoadKernelGrid reads it (values to 17 digits).
+std::string KernelGridText(const KernelTable& table, const std::string& label = "v\\h");
 
 // One slice of a separable kernel: "angle_mrad,value" rows, angles as for a grid, values
 // finite, >= 0 and not all zero.
