@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "lidartwin/calib/beam_kernel_fit.h"
+#include "lidartwin/calib/jitter_fit.h"
 #include "lidartwin/physics/capability.h"
 #include "lidartwin/physics/detection_probability.h"
 #include "lidartwin/physics/link_budget.h"
@@ -197,7 +198,46 @@ Expected<FitResult> FitRangeIntensityCurves(const LabFolder& lab, Calibration& c
   return fit;
 }
 
-Status FitThresholdSweeps(const LabFolder& lab, const FitResult& link_fit, Calibration& c) {
+// The pulse-energy jitter from the range-intensity rows' spreads, when they were measured;
+// 0 (and the base profile's value kept) otherwise.
+Expected<double> FitJitter(const LabFolder& lab, Calibration& c) {
+  std::vector<SignalSpreadSample> all;
+  std::string files;
+  for (const auto& r : lab.range_intensity_curves) {
+    for (const auto& s : r.samples)
+      if (s.pulses >= 2 && s.spread > 0) all.push_back({s.signal, s.spread, s.pulses});
+    files += (files.empty() ? "" : ", ") + r.file;
+  }
+  if (all.empty()) return c.profile.detector.pulse_energy_jitter;
+  auto fit = FitPulseEnergyJitter(all);
+  if (!fit.ok()) return Error{lab.dir.string() + "/" + files + ": " + fit.message()};
+  FitRecord rec{"range_intensity", files + " (spread)", *fit, {}};
+  FitPlot plot{"Pulse-to-pulse spread of the signal", "mean signal [nW]", "spread [nW]",
+               {}, {}, {}, {}, {}, {}};
+  const double j = Param(*fit, "pulse_energy_jitter").value, sigma = Param(*fit, "noise_sigma").value;
+  double lo = 1e300, hi = 0;
+  for (const auto& s : all) {
+    plot.x.push_back(s.signal);
+    plot.y.push_back(s.spread);
+    plot.err.push_back(s.spread / std::sqrt(2.0 * (s.pulses - 1)));
+    plot.residual.push_back(s.spread - physics::SignalSpread(sigma, j, s.signal));
+    lo = std::min(lo, s.signal);
+    hi = std::max(hi, s.signal);
+  }
+  for (double x : Spaced(lo, hi, 200, true)) {
+    plot.model_x.push_back(x);
+    plot.model_y.push_back(physics::SignalSpread(sigma, j, x));
+  }
+  rec.plots.push_back(std::move(plot));
+  c.fits.push_back(std::move(rec));
+  Update(c, "detector.pulse_energy_jitter", c.profile.detector.pulse_energy_jitter,
+         Param(*fit, "pulse_energy_jitter"), "signal spread");
+  c.profile.detector.pulse_energy_jitter = j;
+  return j;
+}
+
+Status FitThresholdSweeps(const LabFolder& lab, const FitResult& link_fit, double jitter,
+                          Calibration& c) {
   std::vector<DetectionSample> all;
   std::string files;
   for (const auto& t : lab.threshold_sweeps) {
@@ -208,7 +248,7 @@ Status FitThresholdSweeps(const LabFolder& lab, const FitResult& link_fit, Calib
     }
     files += (files.empty() ? "" : ", ") + t.file;
   }
-  auto fit = FitDetectionThreshold(all);
+  auto fit = FitDetectionThreshold(all, jitter);
   if (!fit.ok()) return Error{lab.dir.string() + "/" + files + ": " + fit.message()};
   // The expected signals carry the link constant's relative error; T and sigma scale with it.
   const FitParameter& k = Param(link_fit, "link_constant");
@@ -224,7 +264,8 @@ Status FitThresholdSweeps(const LabFolder& lab, const FitResult& link_fit, Calib
     const double p = static_cast<double>(s.detections) / s.trials;
     plot.x.push_back(s.expected_signal);
     plot.y.push_back(p);
-    const double pm = physics::DetectionProbability(s.expected_signal, t, sigma);
+    const double pm = physics::DetectionProbability(
+        s.expected_signal, t, physics::SignalSpread(sigma, jitter, s.expected_signal));
     plot.err.push_back(std::sqrt(std::max(pm * (1 - pm), 0.25 / s.trials) / s.trials));
     plot.residual.push_back(p - pm);
     lo = std::min(lo, s.expected_signal);
@@ -232,7 +273,8 @@ Status FitThresholdSweeps(const LabFolder& lab, const FitResult& link_fit, Calib
   }
   for (double x : Spaced(lo, hi, 200, false)) {
     plot.model_x.push_back(x);
-    plot.model_y.push_back(physics::DetectionProbability(x, t, sigma));
+    plot.model_y.push_back(
+        physics::DetectionProbability(x, t, physics::SignalSpread(sigma, jitter, x)));
   }
   rec.plots.push_back(std::move(plot));
   c.fits.push_back(std::move(rec));
@@ -365,8 +407,10 @@ Expected<Calibration> Calibrate(const LabFolder& lab, const SensorProfile& base,
     if (auto s = NeedThreshold(base, "range-intensity"); !s.ok()) return s.error();
     auto link = FitRangeIntensityCurves(lab, c);
     if (!link.ok()) return link.error();
+    auto jitter = FitJitter(lab, c);
+    if (!jitter.ok()) return jitter.error();
     if (!lab.threshold_sweeps.empty()) {
-      if (auto s = FitThresholdSweeps(lab, *link, c); !s.ok()) return s.error();
+      if (auto s = FitThresholdSweeps(lab, *link, *jitter, c); !s.ok()) return s.error();
     }
   }
   if (auto s = FitReflectanceCurves(lab, c); !s.ok()) return s.error();

@@ -17,22 +17,25 @@ namespace {
 struct CountResidual {
   double signal, trials, detections;
   double weight;  // 1 / sqrt(n p (1 - p)) at the previous estimate (IRLS)
+  double jitter;  // known pulse-energy jitter
   template <typename T>
   bool operator()(const T* const p, T* residual) const {
     using std::exp;
-    const T prob = physics::DetectionProbability(T(signal), p[0], exp(p[1]));
+    const T prob = physics::DetectionProbability(
+        T(signal), p[0], physics::SignalSpread(exp(p[1]), T(jitter), T(signal)));
     residual[0] = (T(detections) - T(trials) * prob) * T(weight);
     return true;
   }
 };
 
-double Probability(const double* p, double s) {
-  return physics::DetectionProbability(s, p[0], std::exp(p[1]));
+double Probability(const double* p, double s, double jitter) {
+  return physics::DetectionProbability(s, p[0], physics::SignalSpread(std::exp(p[1]), jitter, s));
 }
 
 }  // namespace
 
-Expected<FitResult> FitDetectionThreshold(const std::vector<DetectionSample>& samples) {
+Expected<FitResult> FitDetectionThreshold(const std::vector<DetectionSample>& samples,
+                                          double jitter) {
   FitResult out;
   out.model = "probit";
   std::vector<DetectionSample> used;
@@ -76,10 +79,10 @@ Expected<FitResult> FitDetectionThreshold(const std::vector<DetectionSample>& sa
   for (int round = 0; round < 8; ++round) {
     problem = std::make_unique<ceres::Problem>();
     for (const auto& s : used) {
-      const double q = std::clamp(Probability(p, s.expected_signal), 1e-6, 1 - 1e-6);
+      const double q = std::clamp(Probability(p, s.expected_signal, jitter), 1e-6, 1 - 1e-6);
       auto* cost = new ceres::AutoDiffCostFunction<CountResidual, 1, 2>(new CountResidual{
           s.expected_signal, double(s.trials), double(s.detections),
-          1 / std::sqrt(s.trials * q * (1 - q))});
+          1 / std::sqrt(s.trials * q * (1 - q)), jitter});
       problem->AddResidualBlock(cost, nullptr, p);
     }
     const double before[2] = {p[0], p[1]};
@@ -92,7 +95,7 @@ Expected<FitResult> FitDetectionThreshold(const std::vector<DetectionSample>& sa
   if (!out.converged) return Error{"threshold fit did not converge: " + out.solver_report};
   double rss = 0;
   for (const auto& s : used) {
-    const double r = s.detections / double(s.trials) - Probability(p, s.expected_signal);
+    const double r = s.detections / double(s.trials) - Probability(p, s.expected_signal, jitter);
     rss += r * r;
   }
   out.residual_rms = std::sqrt(rss / used.size());  // in detection rate

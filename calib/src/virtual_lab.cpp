@@ -140,8 +140,10 @@ Status RangeIntensity(const SensorProfile& stage, const VirtualLabOptions& o, La
     if (!shots.ok()) return shots.error();
     if (shots->signal_w.size() != shots->fired || shots->fired < 2) continue;
     const double sigma = StandardError(shots->signal_w);
+    const double n = static_cast<double>(shots->signal_w.size());
     c.samples.push_back({range, rho, 0.0, Mean(shots->signal_w) * 1e9,
-                         std::max(sigma, 1e-12 * Mean(shots->signal_w)) * 1e9});
+                         std::max(sigma, 1e-12 * Mean(shots->signal_w)) * 1e9,
+                         sigma * std::sqrt(n) * 1e9, shots->fired});
   }
   if (c.samples.size() < 4) {
     return Error{"labgen: fewer than 4 ranges where a 50 % target is always detected; the "

@@ -49,6 +49,7 @@ std::map<std::string, double> Truth(const SensorProfile& t) {
   return {{"detector.peak_power_w", t.detector.link.peak_power_w},
           {"detector.threshold_nw", t.detector.threshold_w * 1e9},
           {"detector.signal_noise_nw", t.detector.signal_noise_w * 1e9},
+          {"detector.pulse_energy_jitter", t.detector.pulse_energy_jitter},
           {"detector.overlap_range_m", t.detector.overlap.range_m},
           {"detector.overlap_sharpness", t.detector.overlap.sharpness},
           {"beam.spots[0].h_offset_mrad", t.footprint.spots[0].h_offset_rad * 1e3},
@@ -103,7 +104,7 @@ void ExpectCoverage(const SensorProfile& base, const char* what) {
       coverage.Add(e.key, e.value, e.stddev, t->second);
     }
   }
-  EXPECT_GE(coverage.count(), 20 * 13);
+  EXPECT_GE(coverage.count(), 20 * 14);
   coverage.Print();
   coverage.Expect(what);
 }

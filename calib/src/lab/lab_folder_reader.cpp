@@ -108,9 +108,16 @@ Status ReadRangeIntensity(ConfigMap& m, ConfigMap& cond, const fs::path& file, L
   for (size_t r = 0; r < t->rows(); ++r) {
     const double range = (*t)["range"][r];
     const double sigma = t->Has("sigma") ? (*t)["sigma"][r] : 0;
+    const double spread = t->Has("spread") ? (*t)["spread"][r] : 0;
+    const double pulses = t->Has("pulses") ? (*t)["pulses"][r] : 0;
     if (!(range > 0)) return Reject(file, *t, r, "range must be positive");
     if (sigma < 0) return Reject(file, *t, r, "sigma must be >= 0");
-    c.samples.push_back({range, rho, theta, (*t)["signal"][r], sigma});
+    if (spread < 0) return Reject(file, *t, r, "spread must be >= 0");
+    if (!(pulses >= 0 && pulses <= 4e9 && pulses == std::floor(pulses))) {
+      return Reject(file, *t, r, "pulses must be a whole number >= 0");
+    }
+    c.samples.push_back({range, rho, theta, (*t)["signal"][r], sigma, spread,
+                         static_cast<uint32_t>(pulses)});
   }
   c.file = m.String("file");
   lab.range_intensity_curves.push_back(std::move(c));

@@ -118,13 +118,16 @@ Status WriteLabFolder(const LabFolder& lab, const std::filesystem::path& dir) {
     e << YAML::EndMap;
   }
   for (const auto& r : lab.range_intensity_curves) {
-    std::vector<double> range, signal, sigma;
+    std::vector<double> range, signal, sigma, spread, pulses;
     for (const auto& s : r.samples) {
       range.push_back(s.range_m);
       signal.push_back(s.signal);
       sigma.push_back(s.sigma);
+      spread.push_back(s.spread);
+      pulses.push_back(s.pulses);
     }
-    if (auto s = write_csv(r.file, {"range_m", "signal_nw", "sigma_nw"}, {range, signal, sigma});
+    if (auto s = write_csv(r.file, {"range_m", "signal_nw", "sigma_nw", "spread_nw", "pulses"},
+                           {range, signal, sigma, spread, pulses});
         !s.ok())
       return s;
     const double rho = r.samples.empty() ? 0 : r.samples[0].reflectance;

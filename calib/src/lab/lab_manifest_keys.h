@@ -11,7 +11,8 @@ namespace lt::calib {
 inline const std::vector<QuantitySpec> kReflectanceColumns = {
     {"incidence", "deg", true}, {"intensity", "percent", true}, {"sigma", "percent", false}};
 inline const std::vector<QuantitySpec> kRangeIntensityColumns = {
-    {"range", "m", true}, {"signal", "nw", true}, {"sigma", "nw", false}};
+    {"range", "m", true},       {"signal", "nw", true}, {"sigma", "nw", false},
+    {"spread", "nw", false},    {"pulses", "", false}};
 inline const std::vector<QuantitySpec> kThresholdColumns = {{"range", "m", false},
                                                              {"attenuation", "db", false},
                                                              {"trials", "", true},

@@ -5,6 +5,7 @@
 // O(R) = 1 - exp(-(R / R_o)^k) the near-field overlap (physics::NearFieldOverlap).
 #pragma once
 
+#include <cstdint>
 #include <vector>
 
 #include "lidartwin/calib/fit_result.h"
@@ -18,6 +19,10 @@ struct RangeIntensitySample {
   double incidence_deg;  // theta
   double signal;         // raw signal (photons, counts, or any unit proportional to power)
   double sigma = 0;      // 1-sigma noise of the signal; 0: estimated from the fit
+  // Optional, for the pulse-energy jitter fit: the pulses' standard deviation and how many
+  // were averaged (0: not measured).
+  double spread = 0;
+  uint32_t pulses = 0;
 };
 
 // Parameters: link_constant (K), overlap_range_m (R_o), overlap_sharpness (k).

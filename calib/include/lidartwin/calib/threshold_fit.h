@@ -20,7 +20,9 @@ struct DetectionSample {
   uint32_t detections;     // pulses that gave an echo
 };
 
-// Parameters: threshold, noise_sigma (both in the signal's unit).
-Expected<FitResult> FitDetectionThreshold(const std::vector<DetectionSample>& samples);
+// Parameters: threshold, noise_sigma (both in the signal's unit). `jitter`: the pulse-energy
+// jitter j, known (from FitPulseEnergyJitter): p(S) = Phi((S - T) / sqrt(sigma^2 + (j S)^2)).
+Expected<FitResult> FitDetectionThreshold(const std::vector<DetectionSample>& samples,
+                                          double jitter = 0);
 
 }  // namespace lt::calib

@@ -19,6 +19,16 @@ LT_HD T DetectionProbability(T signal, T threshold, T sigma) {
   return T(0.5) * erfc(-(signal - threshold) / (sigma * T(1.4142135623730951)));
 }
 
+// The spread of a pulse's signal S at the comparator: the receiver noise sigma and the
+// pulse-energy jitter j (link_budget.h, PulseEnergyFactor) are independent, so their variances
+// add: sqrt(sigma^2 + (j S)^2). With jitter the detection probability is
+// DetectionProbability(S, T, SignalSpread(sigma, j, S)).
+template <typename T>
+LT_HD T SignalSpread(T sigma, T jitter, T signal) {
+  using std::sqrt;
+  return sqrt(sigma * sigma + jitter * jitter * signal * signal);
+}
+
 // The receiver's noise as the simulator applies it: one Gaussian draw n = sigma z per pulse is
 // added to the signal at the comparator, so an echo of peak S is detected when S + n > T, with
 // probability Phi((S - T) / sigma) (DetectionProbability above), and its reported peak power is

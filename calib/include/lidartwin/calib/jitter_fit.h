@@ -1,0 +1,27 @@
+// Fit of the pulse-energy jitter j and the receiver noise sigma from the pulse-to-pulse spread
+// of the raw signal at several mean signals S (the range-intensity measurement's `spread`
+// column): spread(S) = sqrt(sigma^2 + (j S)^2) (physics::SignalSpread). Residuals are in log
+// space, ln s - ln spread(S), each with its sampling sigma 1 / sqrt(2 (N - 1)) for a standard
+// deviation s of N pulses.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "lidartwin/calib/fit_result.h"
+#include "lidartwin/sim/status.h"
+
+namespace lt::calib {
+
+struct SignalSpreadSample {
+  double signal;    // mean signal S
+  double spread;    // sample standard deviation of the pulses' signals, same unit
+  uint32_t pulses;  // N, >= 2
+};
+
+// Parameters: pulse_energy_jitter (fraction), noise_sigma (the signal's unit). Both are
+// identifiable only when the spreads cover signals where each term dominates; otherwise the
+// covariance is rank-deficient and the fit says so.
+Expected<FitResult> FitPulseEnergyJitter(const std::vector<SignalSpreadSample>& samples);
+
+}  // namespace lt::calib
