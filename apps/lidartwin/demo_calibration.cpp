@@ -9,27 +9,11 @@
 #include "lidartwin/calib/virtual_lab.h"
 #include "lidartwin/compare/metrics.h"
 #include "lidartwin/datasets/atomic_file.h"
-#include "lidartwin/physics/units.h"
 #include "lidartwin/sim/sensor_profile.h"
 
 namespace lt::cli {
 
 namespace {
-
-// The unit as built: weaker laser, higher threshold with receiver noise, a near-field
-// overlap, pulse-energy jitter and a wider, elliptical beam than its data sheet says.
-SensorProfile UnitAsBuilt(SensorProfile p) {
-  p.name += "_unit_sn0042";
-  p.detector.link.peak_power_w = 16;
-  p.detector.walk_reference_power_w *= 700e-9 / p.detector.threshold_w;
-  p.detector.threshold_w = 700e-9;
-  p.detector.signal_noise_w = 90e-9;
-  p.detector.pulse_energy_jitter = 0.02;
-  p.detector.overlap = {0.8, 2.5};
-  p.footprint.spots[0].sigma_h_rad = 3.8e-3 / physics::kFwhmPerSigma;
-  p.footprint.spots[0].sigma_v_rad = 2.6e-3 / physics::kFwhmPerSigma;
-  return p;
-}
 
 Expected<compare::ComparisonMetrics> AgainstRecording(const std::filesystem::path& sensor,
                                                       const SimulationResult& recording,
@@ -65,7 +49,7 @@ int CalibrationChapter(const std::filesystem::path& root, const std::filesystem:
   if (ec) return fail(dir.string() + ": cannot create (" + ec.message() + ")");
   auto sheet = LoadSensorProfile(data_sheet);
   if (!sheet.ok()) return fail(sheet.message());
-  const SensorProfile unit = UnitAsBuilt(*sheet);
+  const SensorProfile unit = calib::ExampleUnitAsBuilt(*sheet);
   const auto unit_file = dir / "unit_as_built.yaml";
   if (auto s = WriteTextFileAtomically(
           unit_file, SaveSensorProfile(unit, "The demo's unit as built (the truth labgen uses)"));

@@ -346,6 +346,19 @@ Status BeamKernel(const SensorProfile& truth, const VirtualLabOptions& o, LabFol
 
 }  // namespace
 
+SensorProfile ExampleUnitAsBuilt(SensorProfile p) {
+  p.name += "_unit_sn0042";
+  p.detector.link.peak_power_w = 16;
+  p.detector.walk_reference_power_w *= 700e-9 / p.detector.threshold_w;
+  p.detector.threshold_w = 700e-9;
+  p.detector.signal_noise_w = 90e-9;
+  p.detector.pulse_energy_jitter = 0.02;
+  p.detector.overlap = {0.8, 2.5};
+  p.footprint.spots[0].sigma_h_rad = 3.8e-3 / physics::kFwhmPerSigma;
+  p.footprint.spots[0].sigma_v_rad = 2.6e-3 / physics::kFwhmPerSigma;
+  return p;
+}
+
 Expected<LabFolder> SimulateLab(const SensorProfile& truth, const VirtualLabOptions& options) {
   LabFolder lab;
   lab.name = "virtual lab of " + truth.name + " (labgen, seed " + std::to_string(options.seed) + ")";

@@ -29,16 +29,10 @@ SensorProfile DataSheet() {
   return *p;
 }
 
-// The unit as built: differs from its data sheet in every calibrated quantity.
+// The unit as built: differs from its data sheet in every calibrated quantity, and has a
+// beam offset as well.
 SensorProfile TrueUnit() {
-  SensorProfile p = DataSheet();
-  p.detector.link.peak_power_w = 16;
-  p.detector.threshold_w = 700e-9;
-  p.detector.signal_noise_w = 90e-9;
-  p.detector.pulse_energy_jitter = 0.02;
-  p.detector.overlap = {0.8, 2.5};
-  p.footprint.spots[0].sigma_h_rad = 3.8e-3 / physics::kFwhmPerSigma;
-  p.footprint.spots[0].sigma_v_rad = 2.6e-3 / physics::kFwhmPerSigma;
+  SensorProfile p = ExampleUnitAsBuilt(DataSheet());
   p.footprint.spots[0].h_offset_rad = 0.2e-3;
   return p;
 }

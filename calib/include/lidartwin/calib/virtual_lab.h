@@ -39,4 +39,9 @@ inline constexpr double kLabCollectorWidthFactor = 3.0;
 
 Expected<LabFolder> SimulateLab(const SensorProfile& truth, const VirtualLabOptions& options);
 
+// The example unit the demo and the tests calibrate: a threshold-detector data sheet with a
+// weaker laser (16 W), a higher threshold (700 nW) with 90 nW receiver noise, 2 % pulse-energy
+// jitter, a near-field overlap (0.8 m, k 2.5) and a wider, elliptical beam (3.8 x 2.6 mrad).
+SensorProfile ExampleUnitAsBuilt(SensorProfile data_sheet);
+
 }  // namespace lt::calib
