@@ -143,7 +143,9 @@ Status FitBeam(const LabFolder& lab, Calibration& c) {
     Update(c, key + "v_offset_mrad", old.v_offset_rad * 1e3, Param(kernel->result, prefix + "v_offset_mrad"), "beam kernel");
     Update(c, key + "divergence_h_fwhm_mrad", old.sigma_h_rad * fw, Param(kernel->result, prefix + "fwhm_h_mrad"), "beam kernel");
     Update(c, key + "divergence_v_fwhm_mrad", old.sigma_v_rad * fw, Param(kernel->result, prefix + "fwhm_v_mrad"), "beam kernel");
-    Update(c, key + "power", old.power, Param(kernel->result, prefix + "power"), "beam kernel");
+    if (f.spot_count > 1) {  // one spot carries all the power by definition
+      Update(c, key + "power", old.power, Param(kernel->result, prefix + "power"), "beam kernel");
+    }
   }
   c.fits.push_back({"beam_kernel", images.file + " x collector slices", kernel->result, {}});
   return {};

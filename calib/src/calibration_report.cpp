@@ -74,7 +74,7 @@ Status WriteCalibrationReport(const Calibration& c, const LabFolder& lab,
     rows.push_back({u.key, Num(u.before), Num(u.after), Num(u.stddev), u.fit});
   p.Table({"key", "base", "calibrated", "1 sigma", "fit"}, rows);
   if (!c.materials.empty()) {
-    p.Heading(2, "Materials");
+    p.Heading(2, "Fitted quantities that are not profile keys (materials, kernel components)");
     rows.clear();
     for (const auto& u : c.materials)
       rows.push_back({u.key, Num(u.after), Num(u.stddev), u.fit});
