@@ -6,6 +6,7 @@
 
 #include <chrono>
 #include <ctime>
+#include <fstream>
 
 #include "args.h"
 #include "commands.h"
@@ -29,6 +30,64 @@ std::string NowUtc() {
   return buf;
 }
 
+// Where the outputs may go: --out a file that may be written (never a directory, link or
+// device), not the base profile, neither output inside the lab folder, --report a folder.
+Status CheckOutputs(const std::filesystem::path& lab, const std::filesystem::path& base,
+                    const std::filesystem::path& out, const std::filesystem::path& report) {
+  namespace fs = std::filesystem;
+  if (auto s = CheckOutputTarget(out); !s.ok()) return Error{"--out " + s.message()};
+  std::error_code ec;
+  if (fs::exists(out, ec) && fs::equivalent(out, base, ec)) {
+    return Error{"--out " + out.string() +
+                 " is the base profile; write the calibrated one "
+                 "elsewhere"};
+  }
+  if (report.empty()) return Error{"--report needs a folder name"};
+  if (fs::exists(report, ec) && !fs::is_directory(report, ec)) {
+    return Error{"--report " + report.string() + " exists and is not a folder"};
+  }
+  const fs::path lab_real = fs::weakly_canonical(lab, ec);
+  for (const auto& [flag, path] : {std::pair{"--out", out}, std::pair{"--report", report}}) {
+    const auto rel = fs::weakly_canonical(path, ec).lexically_relative(lab_real);
+    if (!rel.empty() && *rel.begin() != "..") {
+      return Error{std::string(flag) + " " + path.string() +
+                   " is inside the lab folder; the measurements are never written to"};
+    }
+  }
+  return {};
+}
+
+// Outputs are written to temporary files first and moved into place together at the end;
+// anything moved before a later failure is removed again.
+class OutputSet {
+ public:
+  Status Add(const std::filesystem::path& target, const std::string& text) {
+    outputs_.emplace_back(target);
+    std::ofstream out(outputs_.back().temp_path(), std::ios::binary);
+    out << text;
+    out.flush();
+    if (!out) return Error{target.string() + ": write failed (disk full?)"};
+    return {};
+  }
+  const std::filesystem::path& TempPath(size_t i) const { return outputs_[i].temp_path(); }
+  Status CommitAll() {
+    for (auto& o : outputs_) {
+      if (auto s = o.Commit(); !s.ok()) {
+        std::error_code ec;
+        for (const auto& done : committed_)
+          std::filesystem::remove(done, ec);
+        return s;
+      }
+      committed_.push_back(o.target());
+    }
+    return {};
+  }
+
+ private:
+  std::vector<AtomicOutput> outputs_;
+  std::vector<std::filesystem::path> committed_;
+};
+
 }  // namespace
 
 int CalibrateCommand(const std::vector<std::string>& argv) {
@@ -40,56 +99,77 @@ int CalibrateCommand(const std::vector<std::string>& argv) {
     fmt::print(stderr, "lidartwin calibrate: {}\n{}", args.message(), kUsage);
     return 2;
   }
-  if (args->Has("--help") || args->positionals().empty() || !args->Has("--base") ||
-      !args->Has("--out") || !args->Has("--report")) {
+  if (args->Has("--help")) {
     fmt::print("{}", kUsage);
-    return args->Has("--help") ? 0 : 2;
+    return 0;
+  }
+  for (const char* flag : {"--base", "--out", "--report"}) {
+    if (!args->Has(flag)) {
+      fmt::print(stderr, "lidartwin calibrate: {} is required\n{}", flag, kUsage);
+      return 2;
+    }
+  }
+  if (args->positionals().empty()) {
+    fmt::print(stderr, "lidartwin calibrate: LAB_DIR is required\n{}", kUsage);
+    return 2;
   }
   auto fail = [](const std::string& m) {
     fmt::print(stderr, "lidartwin calibrate: error: {}\n", m);
     return 1;
   };
   const std::string lab_dir = args->positionals()[0];
+  const std::filesystem::path out = args->Get("--out");
+  const std::filesystem::path report = args->Get("--report");
+  if (auto s = CheckOutputs(lab_dir, args->Get("--base"), out, report); !s.ok())
+    return fail(s.message());
   auto lab = calib::ReadLabFolder(lab_dir);
   if (!lab.ok()) return fail(lab.message());
   auto base = LoadSensorProfile(args->Get("--base"));
   if (!base.ok()) return fail(base.message());
   auto c = calib::Calibrate(*lab, *base, lab_dir, NowUtc());
   if (!c.ok()) return fail(c.message());
-  const std::filesystem::path out = args->Get("--out");
-  // A tabulated kernel goes beside the profile, first: the profile names it and is loaded
-  // back with it before it is written; if that fails, the kernel file is removed again.
+  const std::string header = "Calibrated by lidartwin calibrate from " + lab_dir + " (SHA-256 " +
+                             lab->checksum + ")\nbase profile: " + args->Get("--base");
+  OutputSet outputs;
+  // A tabulated kernel goes beside the profile, which names it.
   std::filesystem::path kernel_file;
   if (c->kernel_table) {
     kernel_file =
         std::filesystem::absolute(out).parent_path() / (out.stem().string() + ".kernel.csv");
-    c->profile.kernel_file = kernel_file.string();
-    if (auto s = WriteTextFileAtomically(kernel_file, KernelGridText(*c->kernel_table)); !s.ok())
+    if (auto s = CheckOutputTarget(kernel_file); !s.ok()) return fail(s.message());
+    if (auto s = outputs.Add(kernel_file, KernelGridText(*c->kernel_table)); !s.ok())
       return fail(s.message());
+    // The profile must load as written: checked against the kernel's temporary file.
+    c->profile.kernel_file = outputs.TempPath(0).string();
+    if (auto back = ParseSensorProfile(SaveSensorProfile(c->profile, header), out); !back.ok())
+      return fail("the calibrated profile does not load: " + back.message());
+    c->profile.kernel_file = kernel_file.string();
+  } else if (auto back = ParseSensorProfile(SaveSensorProfile(c->profile, header), out);
+             !back.ok()) {
+    return fail("the calibrated profile does not load: " + back.message());
   }
-  auto fail_and_clean = [&](const std::string& m) {
-    std::error_code ec;
-    if (!kernel_file.empty()) std::filesystem::remove(kernel_file, ec);
-    return fail(m);
-  };
-  const std::string yaml = SaveSensorProfile(
-      c->profile, "Calibrated by lidartwin calibrate from " + lab_dir + " (SHA-256 " +
-                      lab->checksum + ")\nbase profile: " + args->Get("--base"));
-  // The profile must load as written, or nothing is written.
-  if (auto back = ParseSensorProfile(yaml, out); !back.ok()) {
-    return fail_and_clean("the calibrated profile does not load: " + back.message());
+  if (auto s = outputs.Add(out, SaveSensorProfile(c->profile, header)); !s.ok())
+    return fail(s.message());
+  const calib::CalibrationReport r =
+      calib::RenderCalibrationReport(*c, *lab, args->Get("--base"), out.string());
+  std::error_code ec;
+  const bool report_existed = std::filesystem::is_directory(report, ec);
+  if (!report_existed && !std::filesystem::create_directories(report, ec)) {
+    return fail(report.string() + ": cannot create the report folder (" + ec.message() + ")");
   }
-  if (auto s = calib::WriteCalibrationReport(*c, *lab, args->Get("--base"), out.string(),
-                                             args->Get("--report"));
-      !s.ok())
-    return fail_and_clean(s.message());
-  if (auto s = WriteTextFileAtomically(out, yaml); !s.ok()) return fail_and_clean(s.message());
+  Status written = outputs.Add(report / "report.md", r.markdown);
+  if (written.ok()) written = outputs.Add(report / "report.html", r.html);
+  if (written.ok()) written = outputs.CommitAll();
+  if (!written.ok()) {
+    if (!report_existed) std::filesystem::remove_all(report, ec);
+    return fail(written.message());
+  }
   for (const auto& u : c->updates)
     fmt::print("{:<40} {:>12.6g} -> {:>12.6g} +- {:.3g}  ({})\n", u.key, u.before, u.after,
                u.stddev, u.fit);
   for (const auto& u : c->materials)
     fmt::print("{:<40} {:>12.6g} +- {:.3g}  ({})\n", u.key, u.after, u.stddev, u.fit);
-  fmt::print("wrote {} and {}/report.html\n", out.string(), args->Get("--report"));
+  fmt::print("wrote {} and {}\n", out.string(), (report / "report.html").string());
   return 0;
 }
 

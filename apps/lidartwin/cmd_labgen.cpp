@@ -20,9 +20,15 @@ int LabgenCommand(const std::vector<std::string>& argv) {
     fmt::print(stderr, "lidartwin labgen: {}\n{}", args.message(), kUsage);
     return 2;
   }
-  if (args->Has("--help") || !args->Has("--profile") || !args->Has("--out")) {
+  if (args->Has("--help")) {
     fmt::print("{}", kUsage);
-    return args->Has("--help") ? 0 : 2;
+    return 0;
+  }
+  for (const char* flag : {"--profile", "--out"}) {
+    if (!args->Has(flag) || args->Get(flag).empty()) {
+      fmt::print(stderr, "lidartwin labgen: {} is required\n{}", flag, kUsage);
+      return 2;
+    }
   }
   auto fail = [](const std::string& m) {
     fmt::print(stderr, "lidartwin labgen: error: {}\n", m);

@@ -10,6 +10,12 @@ namespace lt::calib {
 
 namespace {
 
+std::string EscapeCell(std::string s) {
+  for (size_t at = s.find('|'); at != std::string::npos; at = s.find('|', at + 2))
+    s.replace(at, 1, "\\|");
+  return s;
+}
+
 std::string Num(double v) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "%.6g", v);
@@ -43,7 +49,7 @@ struct Page {
       md += "|";
       html += "<tr>";
       for (const auto& c : r) {
-        md += " " + c + " |";
+        md += " " + EscapeCell(c) + " |";
         html += "<td>" + reports::EscapeXml(c) + "</td>";
       }
       md += "\n";
@@ -54,14 +60,26 @@ struct Page {
   }
 };
 
+
+// At most 2000 points per plotted series (every k-th), so a long table stays a small page.
+reports::Series Thin(reports::Series s) {
+  const size_t n = s.x.size(), step = n > 2000 ? (n + 1999) / 2000 : 1;
+  if (step == 1) return s;
+  reports::Series out{s.name, {}, {}, {}, s.lines};
+  for (size_t i = 0; i < n; i += step) {
+    out.x.push_back(s.x[i]);
+    out.y.push_back(s.y[i]);
+    if (!s.err.empty()) out.err.push_back(s.err[i]);
+  }
+  return out;
+}
+
+
 }  // namespace
 
-Status WriteCalibrationReport(const Calibration& c, const LabFolder& lab,
-                              const std::string& base_profile, const std::string& out_profile,
-                              const std::filesystem::path& dir) {
-  std::error_code ec;
-  std::filesystem::create_directories(dir, ec);
-  if (ec) return Error{dir.string() + ": cannot create the report folder (" + ec.message() + ")"};
+CalibrationReport RenderCalibrationReport(const Calibration& c, const LabFolder& lab,
+                                          const std::string& base_profile,
+                                          const std::string& out_profile) {
   Page p;
   p.Heading(1, "Calibration of " + c.profile.name);
   p.Paragraph("Lab folder " + c.profile.calibration.lab + " (SHA-256 " + lab.checksum +
@@ -94,11 +112,11 @@ Status WriteCalibrationReport(const Calibration& c, const LabFolder& lab,
     p.Table({"parameter", "value", "1 sigma"}, rows);
     for (const auto& plot : f.plots) {
       reports::PlotSpec spec{plot.title, plot.x_label, plot.y_label};
-      reports::Series data{"measured", plot.x, plot.y, plot.err, false};
-      reports::Series model{"fit", plot.model_x, plot.model_y, {}, true};
+      const reports::Series data = Thin({"measured", plot.x, plot.y, plot.err, false});
+      const reports::Series model{"fit", plot.model_x, plot.model_y, {}, true};
       p.html += "<figure>" + reports::LinePlotSvg(spec, {model, data}) + "</figure>\n";
       reports::PlotSpec rs{plot.title + ": residuals", plot.x_label, "measured - fit"};
-      reports::Series res{"residual", plot.x, plot.residual, plot.err, false};
+      const reports::Series res = Thin({"residual", plot.x, plot.residual, plot.err, false});
       p.html += "<figure>" + reports::LinePlotSvg(rs, {res}) + "</figure>\n";
       double rss = 0;
       for (double v : plot.residual)
@@ -109,14 +127,26 @@ Status WriteCalibrationReport(const Calibration& c, const LabFolder& lab,
               " (plots in report.html)\n\n";
     }
   }
-  const std::string html =
+  CalibrationReport out;
+  out.markdown = p.md;
+  out.html =
       "<!doctype html>\n<html><head><meta charset=\"utf-8\"><title>lidartwin calibration</title>"
       "<style>body{font-family:sans-serif;max-width:60em;margin:auto}table{border-collapse:"
       "collapse}td,th{border:1px solid #ccc;padding:2px 6px}figure{margin:1em 0}</style>"
       "</head><body>\n" +
       p.html + "</body></html>\n";
-  if (auto s = WriteTextFileAtomically(dir / "report.md", p.md); !s.ok()) return s;
-  return WriteTextFileAtomically(dir / "report.html", html);
+  return out;
+}
+
+Status WriteCalibrationReport(const Calibration& c, const LabFolder& lab,
+                              const std::string& base_profile, const std::string& out_profile,
+                              const std::filesystem::path& dir) {
+  const CalibrationReport r = RenderCalibrationReport(c, lab, base_profile, out_profile);
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  if (ec) return Error{dir.string() + ": cannot create the report folder (" + ec.message() + ")"};
+  if (auto s = WriteTextFileAtomically(dir / "report.md", r.markdown); !s.ok()) return s;
+  return WriteTextFileAtomically(dir / "report.html", r.html);
 }
 
 }  // namespace lt::calib

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <ceres/ceres.h>
+#include <glog/logging.h>
 
 #include <algorithm>
 #include <cmath>
@@ -26,7 +27,9 @@ inline bool SolveFit(ceres::Problem& problem, FitResult& out, int max_iterations
   ceres::Solver::Summary summary;
   ceres::Solve(options, &problem, &summary);
   out.solver_report = summary.BriefReport();
-  out.converged = summary.termination_type == ceres::CONVERGENCE;
+  // A cost that is not finite (a zero or absurdly small measurement sigma) is no solution.
+  out.converged = summary.termination_type == ceres::CONVERGENCE &&
+                  std::isfinite(summary.initial_cost) && std::isfinite(summary.final_cost);
   return out.converged;
 }
 
@@ -34,14 +37,19 @@ inline bool SolveFit(ceres::Problem& problem, FitResult& out, int max_iterations
 // some), row-major into `cov`; false when J^T J is rank-deficient (reciprocal condition
 // number below 1e-14): the data cannot tell the parameters apart.
 inline bool BlockCovariance(ceres::Problem& problem, const double* block, double* cov) {
+  // Ceres logs a rank deficiency through glog before returning false; the caller says it.
+  const int log_level = FLAGS_minloglevel;
+  FLAGS_minloglevel = google::GLOG_FATAL;
   ceres::Covariance::Options options;
   options.algorithm_type = ceres::DENSE_SVD;
   options.null_space_rank = 0;  // a rank deficiency fails Compute instead of being truncated
   options.min_reciprocal_condition_number = 1e-14;
   ceres::Covariance covariance(options);
   const std::vector<std::pair<const double*, const double*>> blocks = {{block, block}};
-  return covariance.Compute(blocks, &problem) &&
-         covariance.GetCovarianceBlockInTangentSpace(block, block, cov);
+  const bool ok = covariance.Compute(blocks, &problem) &&
+                  covariance.GetCovarianceBlockInTangentSpace(block, block, cov);
+  FLAGS_minloglevel = log_level;
+  return ok;
 }
 
 }  // namespace lt::calib

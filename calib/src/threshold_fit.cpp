@@ -62,6 +62,15 @@ Expected<FitResult> FitDetectionThreshold(const std::vector<DetectionSample>& sa
                  (high ? "mostly detected" : "mostly missed") +
                  "; the sweep must cross the threshold"};
   }
+  // And some level inside the transition: a bare step (all missed, then all detected) says
+  // where T is only to within the step, and nothing about sigma.
+  bool inside = false;
+  for (const auto& s : used)
+    inside = inside || (s.detections > 0 && s.detections < s.trials);
+  if (!inside) {
+    return Error{"threshold fit: no signal level inside the transition (every level detected "
+                 "always or never); sweep in finer steps across the threshold"};
+  }
   // Start: T where the detection rate crosses 1/2, sigma a tenth of the swept span.
   std::sort(used.begin(), used.end(),
             [](const auto& a, const auto& b) { return a.expected_signal < b.expected_signal; });

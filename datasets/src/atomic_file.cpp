@@ -50,7 +50,26 @@ Status AtomicOutput::Commit() {
   return {};
 }
 
+Status CheckOutputTarget(const std::filesystem::path& path) {
+  if (path.empty() || !path.has_filename()) {
+    return Error{"'" + path.string() + "': an output file needs a file name"};
+  }
+  std::error_code ec;
+  const auto s = std::filesystem::symlink_status(path, ec);
+  if (!ec && std::filesystem::exists(s) && !std::filesystem::is_regular_file(s)) {
+    return Error{path.string() +
+                 ": exists and is not a regular file (a directory, link or "
+                 "device is never replaced)"};
+  }
+  const auto parent = path.has_parent_path() ? path.parent_path() : std::filesystem::path(".");
+  if (!std::filesystem::is_directory(parent, ec)) {
+    return Error{path.string() + ": its directory " + parent.string() + " does not exist"};
+  }
+  return {};
+}
+
 Status WriteTextFileAtomically(const std::filesystem::path& path, const std::string& text) {
+  if (auto s = CheckOutputTarget(path); !s.ok()) return s;
   AtomicOutput output(path);
   {
     std::ofstream out(output.temp_path(), std::ios::binary);

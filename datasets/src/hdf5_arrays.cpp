@@ -39,10 +39,10 @@ Expected<std::map<std::string, Hdf5Array>> ReadHdf5Arrays(const std::filesystem:
     size_t n = 1;
     for (int k = 0; k < r; ++k) {
       a.dims.push_back(static_cast<size_t>(dims[k]));
+      if (dims[k] == 0) return Error{where + " is empty"};
+      if (dims[k] > kMaxValues / n) return Error{where + " is larger than 64 Mi values"};
       n *= static_cast<size_t>(dims[k]);
-      if (n > kMaxValues) return Error{where + " is larger than 64 Mi values"};
     }
-    if (n == 0) return Error{where + " is empty"};
     Hdf5Id type(H5Dget_type(d.get()), H5Tclose);
     if (H5Tget_class(type.get()) != H5T_FLOAT && H5Tget_class(type.get()) != H5T_INTEGER) {
       return Error{where + " is not numeric"};
@@ -64,18 +64,22 @@ Expected<std::map<std::string, Hdf5Array>> ReadHdf5Arrays(const std::filesystem:
 Status WriteHdf5Arrays(const std::filesystem::path& file,
                        const std::map<std::string, Hdf5Array>& arrays) {
   SilenceHdf5Errors();
+  if (auto s = CheckOutputTarget(file); !s.ok()) return s;
   AtomicOutput output(file);
   {
     Hdf5Id f(H5Fcreate(output.temp_path().c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT),
              H5Fclose);
     if (!f.ok()) return Error{file.string() + ": cannot create HDF5 file"};
+    // No timestamps: the same arrays give the same bytes (the lab folder's checksum).
+    Hdf5Id dcpl(H5Pcreate(H5P_DATASET_CREATE), H5Pclose);
+    H5Pset_obj_track_times(dcpl.get(), 0);
     for (const auto& [name, a] : arrays) {
       hsize_t dims[3] = {0, 0, 0};
       for (size_t k = 0; k < a.dims.size() && k < 3; ++k)
         dims[k] = a.dims[k];
       Hdf5Id space(H5Screate_simple(static_cast<int>(a.dims.size()), dims, nullptr), H5Sclose);
       Hdf5Id d(H5Dcreate2(f.get(), name.c_str(), H5T_IEEE_F32LE, space.get(), H5P_DEFAULT,
-                          H5P_DEFAULT, H5P_DEFAULT),
+                          dcpl.get(), H5P_DEFAULT),
                H5Dclose);
       if (!d.ok() || H5Dwrite(d.get(), H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT,
                               a.values.data()) < 0) {

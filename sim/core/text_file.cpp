@@ -6,17 +6,30 @@
 
 namespace lt {
 
-Expected<std::string> ReadTextFile(const std::filesystem::path& file, const std::string& what) {
+Expected<std::string> ReadTextFile(const std::filesystem::path& file, const std::string& what,
+                                   uint64_t max_bytes) {
   std::error_code ec;
   if (std::filesystem::is_directory(file, ec)) {
     return Error{file.string() +
                  (what.empty() ? ": is a directory" : ": is a directory, not a" + what)};
   }
+  // Devices, FIFOs and sockets (also behind a symlink) would stream without end or block.
+  const auto status = std::filesystem::status(file, ec);
+  if (!ec && std::filesystem::exists(status) && !std::filesystem::is_regular_file(status)) {
+    return Error{file.string() + ": not a regular file (a device, FIFO or socket)"};
+  }
+  const uint64_t size = std::filesystem::file_size(file, ec);
+  if (!ec && size > max_bytes) {
+    return Error{file.string() + ": " + std::to_string(size) + " bytes, more than the " +
+                 std::to_string(max_bytes) + " a" + (what.empty() ? " file" : what) + " may have"};
+  }
   std::ifstream in(file, std::ios::binary);
   if (!in) return Error{file.string() + ": cannot open" + what};
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
+  std::string out(static_cast<size_t>(ec ? 0 : size), '\0');
+  if (!ec && !in.read(out.data(), static_cast<std::streamsize>(size))) {
+    return Error{file.string() + ": cannot read" + what};
+  }
+  return out;
 }
 
 }  // namespace lt

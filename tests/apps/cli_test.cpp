@@ -636,6 +636,40 @@ TEST(CliCalibrate, BadLabFoldersAreRefusedWithNothingWritten) {
        "beam_kernel.h5: image 0 (exposure 1.000000 us) is dark"},
       {"not a lab folder", [](const auto& d) { std::filesystem::remove_all(d); },
        "not a lab folder"},
+      {"a measurement linked to a device",
+       [](const auto& d) {
+         std::filesystem::remove(d / "range_intensity.csv");
+         std::filesystem::create_symlink("/dev/zero", d / "range_intensity.csv");
+       },
+       "leads outside the lab folder"},
+      {"one file named twice",
+       [&](const auto& d) {
+         edit(d / "manifest.yaml", "file: collector_vertical.csv",
+              "file: ./collector_horizontal.csv");
+       },
+       "'./collector_horizontal.csv' is named twice"},
+      {"a unit for a quantity the measurement does not have",
+       [&](const auto& d) {
+         edit(d / "manifest.yaml", "file: range_intensity.csv",
+              "file: range_intensity.csv\n    units: {rnage: mm}");
+       },
+       "units.rnage' (line"},
+      {"negative intensity",
+       [&](const auto& d) {
+         std::ofstream(d / "reflectance_lambertian_50.csv", std::ios::trunc)
+             << "incidence_deg,intensity_percent\n0,50\n10,-49\n20,47\n";
+       },
+       "reflectance_lambertian_50.csv:3: intensity must be >= 0"},
+      {"a threshold sweep that is a bare step",
+       [&](const auto& d) {
+         std::ofstream(d / "detection_threshold.csv", std::ios::trunc)
+             << "range_m,attenuation_db,trials,detections\n5,9,400,0\n5,8,400,0\n5,7,400,400\n"
+                "5,6,400,400\n";
+       },
+       "no signal level inside the transition"},
+      {"no wavelength",
+       [&](const auto& d) { edit(d / "manifest.yaml", "wavelength_nm:", "wavelength_um:"); },
+       "wavelength_nm"},
   };
   for (const auto& c : cases) {
     SCOPED_TRACE(c.name);
@@ -651,6 +685,44 @@ TEST(CliCalibrate, BadLabFoldersAreRefusedWithNothingWritten) {
     EXPECT_FALSE(std::filesystem::exists(out));
     EXPECT_FALSE(std::filesystem::exists(tmp / "report"));
   }
+}
+
+// Outputs that would overwrite something else are refused before any work.
+TEST(CliCalibrate, OutputsThatWouldReplaceSomethingElseAreRefused) {
+  test::TempDir tmp;
+  const auto truth = WriteTrueUnit(tmp);
+  ASSERT_EQ(Cli("labgen --profile " + Q(truth) + " --out " + Q(tmp / "lab") + " --seed 1").code, 0);
+  const std::string base_copy = tmp.Write("base.yaml", ReadAll(kOs0Threshold)).string();
+  std::filesystem::create_directory(tmp / "a_dir");
+  tmp.Write("a_file", "x");
+  const std::string manifest_before = ReadAll(tmp / "lab/manifest.yaml");
+  struct Case {
+    std::string out, report, expected;
+  };
+  const std::vector<Case> cases = {
+      {base_copy, (tmp / "r").string(), "is the base profile"},
+      {(tmp / "a_dir").string(), (tmp / "r").string(), "is not a regular file"},
+      {"/dev/null", (tmp / "r").string(), "is not a regular file"},
+      {(tmp / "lab/manifest.yaml").string(), (tmp / "r").string(), "inside the lab folder"},
+      {(tmp / "new.yaml").string(), (tmp / "lab/report").string(), "inside the lab folder"},
+      {(tmp / "new.yaml").string(), (tmp / "a_file").string(), "is not a folder"},
+      {(tmp / "missing/new.yaml").string(), (tmp / "r").string(), "does not exist"},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.out + " / " + c.report);
+    const CliRun r = Cli("calibrate " + Q(tmp / "lab") + " --base " + Q(base_copy) + " --out " +
+                         Q(c.out) + " --report " + Q(c.report));
+    EXPECT_EQ(r.code, 1) << r.output;
+    EXPECT_NE(r.output.find(c.expected), std::string::npos) << r.output;
+    EXPECT_FALSE(std::filesystem::exists(tmp / "r"));
+  }
+  EXPECT_EQ(ReadAll(base_copy), ReadAll(kOs0Threshold));
+  EXPECT_EQ(ReadAll(tmp / "lab/manifest.yaml"), manifest_before);
+  EXPECT_TRUE(std::filesystem::is_character_file("/dev/null"));
+  // The same seed gives the same lab, byte for byte (no timestamps in the HDF5 file).
+  ASSERT_EQ(Cli("labgen --profile " + Q(truth) + " --out " + Q(tmp / "lab2/") + " --seed 1").code,
+            0);
+  EXPECT_EQ(ReadAll(tmp / "lab/beam_kernel.h5"), ReadAll(tmp / "lab2/beam_kernel.h5"));
 }
 
 }  // namespace

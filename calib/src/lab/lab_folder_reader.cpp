@@ -47,12 +47,27 @@ class Checksum {
   EVP_MD_CTX* ctx_;
 };
 
-std::map<std::string, std::string> Units(ConfigMap& m) {
+// The manifest's `units:` for one measurement: each key a quantity of its kind's columns, each
+// value a unit that converts to the quantity's (errors on the manifest key).
+std::map<std::string, std::string> Units(ConfigMap& m, const std::vector<QuantitySpec>& spec) {
   std::map<std::string, std::string> units;
   if (!m.Has("units")) return units;
   ConfigMap u = m.Map("units");
-  for (const auto& k : u.Keys())
-    units[k] = u.String(k);
+  for (const auto& k : u.Keys()) {
+    const std::string unit = u.String(k);
+    const QuantitySpec* q = nullptr;
+    for (const auto& s : spec)
+      if (k == s.quantity) q = &s;
+    if (!q) {
+      std::string names;
+      for (const auto& s : spec)
+        if (std::string(s.canonical_unit).size()) names += (names.empty() ? "" : ", ") + std::string(s.quantity);
+      u.Fail(k, "is not a quantity of this measurement (expected " + names + ")");
+      continue;
+    }
+    if (auto f = UnitFactor(unit, q->canonical_unit); !f.ok()) u.Fail(k, f.message());
+    units[k] = unit;
+  }
   return units;
 }
 
@@ -71,10 +86,16 @@ Status Reject(const fs::path& file, const LabTable& t, size_t row, const std::st
   return Error{file.string() + ":" + std::to_string(t.line[row]) + ": " + problem};
 }
 
-Status ReadReflectance(ConfigMap& m, ConfigMap& cond, const fs::path& file, LabFolder& lab) {
+Status ReadReflectance(ConfigMap& m, ConfigMap& cond, const fs::path& file,
+                       const std::string& bytes, LabFolder& lab) {
   ReflectanceCurve c;
   c.range_m = Condition(cond, "distance_m", 0.01, 1e5);
   c.material = cond.String("material");
+  if (c.material.empty() || c.material.find_first_of(" \t|/") != std::string::npos) {
+    cond.Fail("material", "must be a name without spaces, '|' or '/'");
+  }
+  for (const auto& other : lab.reflectance_curves)
+    if (other.material == c.material) cond.Fail("material", "'" + c.material + "' is measured twice");
   if (m.Has("fit")) {
     ConfigMap f = m.Map("fit");
     c.model = f.String("model", "auto");
@@ -84,13 +105,16 @@ Status ReadReflectance(ConfigMap& m, ConfigMap& cond, const fs::path& file, LabF
     }
   }
   if (auto s = m.FirstError(); !s.ok()) return s;
-  auto t = ReadLabTable(file, kReflectanceColumns, Units(m));
+  const auto units = Units(m, kReflectanceColumns);
+  if (auto e = m.FirstError(); !e.ok()) return e;
+  auto t = ParseLabTable(bytes, file, kReflectanceColumns, units);
   if (!t.ok()) return t.error();
   for (size_t r = 0; r < t->rows(); ++r) {
     const double th = (*t)["incidence"][r];
     if (!(th >= 0 && th < 90)) return Reject(file, *t, r, "incidence must be in [0, 90) deg");
     const double sigma = t->Has("sigma") ? (*t)["sigma"][r] : 0;
     if (sigma < 0) return Reject(file, *t, r, "sigma must be >= 0");
+    if ((*t)["intensity"][r] < 0) return Reject(file, *t, r, "intensity must be >= 0");
     c.samples.push_back({th, (*t)["intensity"][r], sigma});
   }
   c.file = m.String("file");
@@ -98,11 +122,14 @@ Status ReadReflectance(ConfigMap& m, ConfigMap& cond, const fs::path& file, LabF
   return {};
 }
 
-Status ReadRangeIntensity(ConfigMap& m, ConfigMap& cond, const fs::path& file, LabFolder& lab) {
+Status ReadRangeIntensity(ConfigMap& m, ConfigMap& cond, const fs::path& file,
+                          const std::string& bytes, LabFolder& lab) {
   const double rho = Condition(cond, "target_reflectance", 1e-4, 1);
   const double theta = Condition(cond, "incidence_deg", 0, 89.9, 0);
   if (auto s = m.FirstError(); !s.ok()) return s;
-  auto t = ReadLabTable(file, kRangeIntensityColumns, Units(m));
+  const auto units = Units(m, kRangeIntensityColumns);
+  if (auto e = m.FirstError(); !e.ok()) return e;
+  auto t = ParseLabTable(bytes, file, kRangeIntensityColumns, units);
   if (!t.ok()) return t.error();
   RangeIntensityCurve c;
   for (size_t r = 0; r < t->rows(); ++r) {
@@ -112,6 +139,7 @@ Status ReadRangeIntensity(ConfigMap& m, ConfigMap& cond, const fs::path& file, L
     const double pulses = t->Has("pulses") ? (*t)["pulses"][r] : 0;
     if (!(range > 0)) return Reject(file, *t, r, "range must be positive");
     if (sigma < 0) return Reject(file, *t, r, "sigma must be >= 0");
+    if (!((*t)["signal"][r] > 0)) return Reject(file, *t, r, "signal must be positive");
     if (spread < 0) return Reject(file, *t, r, "spread must be >= 0");
     if (!(pulses >= 0 && pulses <= 4e9 && pulses == std::floor(pulses))) {
       return Reject(file, *t, r, "pulses must be a whole number >= 0");
@@ -124,13 +152,16 @@ Status ReadRangeIntensity(ConfigMap& m, ConfigMap& cond, const fs::path& file, L
   return {};
 }
 
-Status ReadThreshold(ConfigMap& m, ConfigMap& cond, const fs::path& file, LabFolder& lab) {
+Status ReadThreshold(ConfigMap& m, ConfigMap& cond, const fs::path& file,
+                     const std::string& bytes, LabFolder& lab) {
   ThresholdSweep c;
   c.target_reflectance = Condition(cond, "target_reflectance", 1e-4, 1);
   c.incidence_deg = Condition(cond, "incidence_deg", 0, 89.9, 0);
   const double distance = cond.Has("distance_m") ? Condition(cond, "distance_m", 0.01, 1e5) : 0;
   if (auto s = m.FirstError(); !s.ok()) return s;
-  auto t = ReadLabTable(file, kThresholdColumns, Units(m));
+  const auto units = Units(m, kThresholdColumns);
+  if (auto e = m.FirstError(); !e.ok()) return e;
+  auto t = ParseLabTable(bytes, file, kThresholdColumns, units);
   if (!t.ok()) return t.error();
   if (!t->Has("range") && distance == 0 && t->rows() > 0) {
     return Error{file.string() + ": no range column and no conditions.distance_m"};
@@ -157,9 +188,12 @@ Status ReadThreshold(ConfigMap& m, ConfigMap& cond, const fs::path& file, LabFol
   return {};
 }
 
-Status ReadCapability(ConfigMap& m, const fs::path& file, LabFolder& lab) {
+Status ReadCapability(ConfigMap& m, const fs::path& file, const std::string& bytes,
+                      LabFolder& lab) {
   if (auto s = m.FirstError(); !s.ok()) return s;
-  auto t = ReadLabTable(file, kCapabilityColumns, Units(m));
+  const auto units = Units(m, kCapabilityColumns);
+  if (auto e = m.FirstError(); !e.ok()) return e;
+  auto t = ParseLabTable(bytes, file, kCapabilityColumns, units);
   if (!t.ok()) return t.error();
   CapabilityCurve c;
   for (size_t r = 0; r < t->rows(); ++r) {
@@ -188,7 +222,8 @@ Status EvenlySpaced(const std::string& where, const std::vector<double>& a) {
   return {};
 }
 
-Status ReadCollector(ConfigMap& m, const fs::path& file, LabFolder& lab) {
+Status ReadCollector(ConfigMap& m, const fs::path& file, const std::string& bytes,
+                     LabFolder& lab) {
   CollectorSlice c;
   const std::string axis = m.String("axis");
   if (axis != "horizontal" && axis != "vertical") {
@@ -203,7 +238,9 @@ Status ReadCollector(ConfigMap& m, const fs::path& file, LabFolder& lab) {
     }
   }
   if (auto s = m.FirstError(); !s.ok()) return s;
-  auto t = ReadLabTable(file, kCollectorColumns, Units(m));
+  const auto units = Units(m, kCollectorColumns);
+  if (auto e = m.FirstError(); !e.ok()) return e;
+  auto t = ParseLabTable(bytes, file, kCollectorColumns, units);
   if (!t.ok()) return t.error();
   c.angle_mrad = (*t)["angle"];
   c.sensitivity = (*t)["sensitivity"];
@@ -211,7 +248,7 @@ Status ReadCollector(ConfigMap& m, const fs::path& file, LabFolder& lab) {
   double peak = 0;
   for (double v : c.sensitivity)
     peak = std::max(peak, v);
-  if (!(peak > 0)) return Error{file.string() + ": every sensitivity is 0"};
+  if (!(peak > 0)) return Error{file.string() + ": no sensitivity is above 0"};
   c.file = m.String("file");
   lab.collector_slices.push_back(std::move(c));
   return {};
@@ -223,13 +260,21 @@ Status ReadBeamKernel(ConfigMap& m, const fs::path& file, LabFolder& lab) {
   k.dark_counts = m.Number("dark_counts", 0);
   k.saturation_counts = m.Number("saturation_counts");
   k.read_noise_counts = m.Number("read_noise_counts", 1);
-  if (!(k.saturation_counts > k.dark_counts)) m.Fail("saturation_counts", "must exceed dark_counts");
+  if (!(k.dark_counts >= 0)) m.Fail("dark_counts", "must be >= 0");
+  if (!(k.saturation_counts > k.dark_counts && k.saturation_counts < 1e9)) {
+    m.Fail("saturation_counts", "must exceed dark_counts (and be below 1e9)");
+  }
   if (!(k.read_noise_counts > 0)) m.Fail("read_noise_counts", "must be positive");
   if (k.exposure_us.empty() || k.exposure_us.size() > 16) {
     m.Fail("exposure_us", "must list 1..16 exposures, one per image");
   }
-  for (double e : k.exposure_us)
-    if (!(e > 0)) m.Fail("exposure_us", "exposures must be positive");
+  for (size_t i = 0; i < k.exposure_us.size(); ++i) {
+    if (!(k.exposure_us[i] > 0 && k.exposure_us[i] < 1e9)) {
+      m.Fail("exposure_us", "exposures must be positive (and below 1e9 us)");
+    }
+    for (size_t j = 0; j < i; ++j)
+      if (k.exposure_us[j] == k.exposure_us[i]) m.Fail("exposure_us", "exposures must differ");
+  }
   if (m.Has("fit")) {
     ConfigMap f = m.Map("fit");
     k.model = f.String("model", "gaussian");
@@ -251,7 +296,7 @@ Status ReadBeamKernel(ConfigMap& m, const fs::path& file, LabFolder& lab) {
     }
     k.separable = layout == "separable";
   }
-  const auto units = Units(m);
+  const auto units = Units(m, {{"angle", "mrad", true}});
   const std::string angle_unit = units.count("angle") ? units.at("angle") : "mrad";
   auto factor = UnitFactor(angle_unit, "mrad");
   if (!factor.ok()) m.Fail("units", "angle: " + factor.message());
@@ -262,6 +307,10 @@ Status ReadBeamKernel(ConfigMap& m, const fs::path& file, LabFolder& lab) {
     k.h_mrad.push_back(h * *factor);
   for (double v : (*arrays)["v_angle"].values)
     k.v_mrad.push_back(v * *factor);
+  if (k.h_mrad.size() > 512 || k.v_mrad.size() > 512) {
+    return Error{file.string() + ": images of " + std::to_string(k.h_mrad.size()) + " x " +
+                 std::to_string(k.v_mrad.size()) + " pixels; at most 512 x 512"};
+  }
   if (auto s = EvenlySpaced(file.string() + ": h_angle", k.h_mrad); !s.ok()) return s;
   if (auto s = EvenlySpaced(file.string() + ": v_angle", k.v_mrad); !s.ok()) return s;
   const Hdf5Array& counts = (*arrays)["counts"];
@@ -301,7 +350,7 @@ Expected<LabFolder> ReadLabFolder(const std::filesystem::path& dir) {
     return Error{dir.string() + ": not a lab folder (not a directory, or it cannot be read)"};
   }
   const fs::path manifest_file = dir / "manifest.yaml";
-  auto manifest_text = ReadTextFile(manifest_file, " lab manifest");
+  auto manifest_text = ReadTextFile(manifest_file, " lab manifest", uint64_t{1} << 20);
   if (!manifest_text.ok()) return manifest_text.error();
   auto manifest = ConfigMap::FromText(*manifest_text, manifest_file.string());
   if (!manifest.ok()) return manifest.error();
@@ -310,7 +359,13 @@ Expected<LabFolder> ReadLabFolder(const std::filesystem::path& dir) {
   lab.dir = dir;
   lab.name = root.String("name", "");
   lab.sensor_serial = root.String("sensor_serial", "");
-  lab.wavelength_nm = root.Number("wavelength_nm", 0);
+  lab.wavelength_nm = root.Number("wavelength_nm");
+  if (!(lab.wavelength_nm >= 200 && lab.wavelength_nm <= 20000)) {
+    root.Fail("wavelength_nm", "must be the unit's wavelength in 200..20000 nm");
+  }
+  if (auto s = root.FirstError(); !s.ok()) return s.error();
+  const fs::path real_dir = fs::canonical(dir, ec);
+  if (ec) return Error{dir.string() + ": cannot resolve the lab folder (" + ec.message() + ")"};
   Checksum checksum;
   checksum.Add("manifest.yaml", *manifest_text);
   std::set<std::string> seen;
@@ -318,34 +373,46 @@ Expected<LabFolder> ReadLabFolder(const std::filesystem::path& dir) {
     const std::string kind = m.String("kind");
     const std::string name = m.String("file");
     if (auto s = m.FirstError(); !s.ok()) return s.error();
-    if (name.empty() || fs::path(name).is_absolute() || name.find("..") != std::string::npos) {
-      m.Fail("file", "must be a path inside the lab folder, got '" + name + "'");
+    // A relative path without '..' parts whose real location (links followed) is inside the
+    // lab folder, named once (compared after normalising: ./a.csv is a.csv).
+    const fs::path normal = fs::path(name).lexically_normal();
+    bool climbs = false;
+    for (const auto& part : normal)
+      climbs = climbs || part == "..";
+    if (name.empty() || normal.is_absolute() || climbs || !normal.has_filename()) {
+      m.Fail("file", "must be a file path inside the lab folder, got '" + name + "'");
       return m.FirstError().error();
     }
-    if (!seen.insert(name).second) {
+    if (!seen.insert(normal.string()).second) {
       m.Fail("file", "'" + name + "' is named twice");
       return m.FirstError().error();
     }
-    const fs::path file = dir / name;
-    auto bytes = ReadTextFile(file, " lab measurement");
+    const fs::path file = dir / normal;
+    const fs::path real = fs::weakly_canonical(file, ec);
+    const auto rel = real.lexically_relative(real_dir);
+    if (!ec && (rel.empty() || *rel.begin() == "..")) {
+      m.Fail("file", "'" + name + "' leads outside the lab folder (a link to " + real.string() + ")");
+      return m.FirstError().error();
+    }
+    auto bytes = ReadTextFile(file, " lab measurement", kMaxLabFileBytes);
     if (!bytes.ok()) return bytes.error();
     checksum.Add(name, *bytes);
     Status s;
     if (kind == "beam_kernel") {
       s = ReadBeamKernel(m, file, lab);
     } else if (kind == "collector_sensitivity") {
-      s = ReadCollector(m, file, lab);
+      s = ReadCollector(m, file, *bytes, lab);
     } else if (kind == "capability") {
-      s = ReadCapability(m, file, lab);
+      s = ReadCapability(m, file, *bytes, lab);
     } else if (kind == "reflectance" || kind == "range_intensity" ||
                kind == "detection_threshold") {
       ConfigMap cond = m.Map("conditions");
       if (auto e = m.FirstError(); !e.ok()) return e.error();
       // Recorded, not used by the fits: the ambient light and the unit's serial per file.
       cond.Number("ambient_klux", 0);
-      if (kind == "reflectance") s = ReadReflectance(m, cond, file, lab);
-      if (kind == "range_intensity") s = ReadRangeIntensity(m, cond, file, lab);
-      if (kind == "detection_threshold") s = ReadThreshold(m, cond, file, lab);
+      if (kind == "reflectance") s = ReadReflectance(m, cond, file, *bytes, lab);
+      if (kind == "range_intensity") s = ReadRangeIntensity(m, cond, file, *bytes, lab);
+      if (kind == "detection_threshold") s = ReadThreshold(m, cond, file, *bytes, lab);
     } else {
       m.Fail("kind", "unknown measurement kind '" + kind +
                          "' (expected beam_kernel, collector_sensitivity, detection_threshold, "

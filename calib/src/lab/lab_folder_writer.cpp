@@ -35,8 +35,12 @@ void Conditions(YAML::Emitter& e, std::initializer_list<std::pair<const char*, d
 
 }  // namespace
 
-Status WriteLabFolder(const LabFolder& lab, const std::filesystem::path& dir) {
+Status WriteLabFolder(const LabFolder& lab, const std::filesystem::path& dir_given) {
   std::error_code ec;
+  // "lab/" names the folder "lab".
+  fs::path dir = dir_given.lexically_normal();
+  if (!dir.empty() && !dir.has_filename()) dir = dir.parent_path();
+  if (dir.empty() || dir == ".") return Error{"'" + dir_given.string() + "': the lab folder needs a name"};
   if (fs::exists(dir, ec)) return Error{dir.string() + ": already exists (labgen writes a new lab folder)"};
   const fs::path parent = dir.has_parent_path() ? dir.parent_path() : fs::path(".");
   if (!fs::is_directory(parent, ec)) return Error{parent.string() + ": no such directory"};

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cerrno>
 #include <cmath>
 #include <sstream>
 
@@ -53,7 +54,7 @@ std::string Printable(const std::string& cell) {
   return cell.size() > 24 ? s + "..." : s;
 }
 
-constexpr size_t kMaxRows = 1000000;
+constexpr size_t kMaxRows = 100000;
 
 }  // namespace
 
@@ -72,8 +73,15 @@ Expected<double> UnitFactor(const std::string& unit, const std::string& canonica
 Expected<LabTable> ReadLabTable(const std::filesystem::path& file,
                                 const std::vector<QuantitySpec>& spec,
                                 const std::map<std::string, std::string>& manifest_units) {
-  auto text = ReadTextFile(file, " lab table");
+  auto text = ReadTextFile(file, " lab table", kMaxLabFileBytes);
   if (!text.ok()) return text.error();
+  return ParseLabTable(*text, file, spec, manifest_units);
+}
+
+Expected<LabTable> ParseLabTable(std::string bytes, const std::filesystem::path& file,
+                                 const std::vector<QuantitySpec>& spec,
+                                 const std::map<std::string, std::string>& manifest_units) {
+  std::string* text = &bytes;
   if (text->rfind("\xEF\xBB\xBF", 0) == 0) text->erase(0, 3);
   const std::string where = file.string() + ":";
   std::istringstream in(*text);
@@ -149,15 +157,19 @@ Expected<LabTable> ReadLabTable(const std::filesystem::path& file,
       }
       continue;
     }
+    if (!t.empty() && t.back() == ',') return Error{at + "ends with a comma (an empty value)"};
     if (cells.size() != column_quantity.size()) {
       return Error{at + "has " + std::to_string(cells.size()) + " values, the header " +
                    std::to_string(column_quantity.size())};
     }
-    if (out.line.size() >= kMaxRows) return Error{at + "more than 1,000,000 rows"};
+    if (out.line.size() >= kMaxRows) return Error{at + "more than 100,000 rows"};
     for (size_t c = 0; c < cells.size(); ++c) {
       char* end = nullptr;
+      errno = 0;
       const double v = std::strtod(cells[c].c_str(), &end);
-      if (cells[c].empty() || end != cells[c].c_str() + cells[c].size()) {
+      // Decimal numbers only: no hexadecimal, no words (nan, inf), nothing out of range.
+      if (cells[c].empty() || end != cells[c].c_str() + cells[c].size() ||
+          cells[c].find_first_not_of("0123456789+-.eE") != std::string::npos || errno == ERANGE) {
         return Error{at + "column " + std::to_string(c + 1) + ": '" + Printable(cells[c]) +
                      "' is not a number"};
       }

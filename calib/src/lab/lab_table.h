@@ -4,6 +4,7 @@
 // the manifest states for a quantity must be the one the header carries.
 #pragma once
 
+#include <cstdint>
 #include <filesystem>
 #include <map>
 #include <string>
@@ -28,10 +29,18 @@ struct LabTable {
   bool Has(const std::string& q) const { return !columns.at(q).empty(); }
 };
 
-// Rows are capped at 1,000,000 (a lab table far larger is a wrong file).
+// A lab file larger than this is a wrong file (64 MiB: 100,000 rows or a 16 x 512 x 512
+// float32 image stack fit well within it).
+inline constexpr uint64_t kMaxLabFileBytes = uint64_t{64} << 20;
+
+// Rows are capped at 100,000 (a lab table far larger is a wrong file).
 Expected<LabTable> ReadLabTable(const std::filesystem::path& file,
                                 const std::vector<QuantitySpec>& spec,
                                 const std::map<std::string, std::string>& manifest_units);
+// The same from the file's bytes, already read (`file` names it in messages).
+Expected<LabTable> ParseLabTable(std::string bytes, const std::filesystem::path& file,
+                                 const std::vector<QuantitySpec>& spec,
+                                 const std::map<std::string, std::string>& manifest_units);
 
 // CSV text of the given columns (header <quantity>_<unit>, values to 17 digits).
 std::string LabTableText(const std::vector<std::string>& header,

@@ -13,6 +13,15 @@
 
 namespace lt::calib {
 
+struct CalibrationReport {
+  std::string markdown, html;
+};
+
+CalibrationReport RenderCalibrationReport(const Calibration& c, const LabFolder& lab,
+                                          const std::string& base_profile,
+                                          const std::string& out_profile);
+
+// Renders and writes report.md and report.html into `dir` (created if missing).
 Status WriteCalibrationReport(const Calibration& c, const LabFolder& lab,
                               const std::string& base_profile, const std::string& out_profile,
                               const std::filesystem::path& dir);

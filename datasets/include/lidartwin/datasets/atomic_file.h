@@ -30,7 +30,12 @@ class AtomicOutput {
   bool committed_ = false;
 };
 
-// Writes `text` to `path` through an AtomicOutput; errors name the file.
+// An output path that may be written: a file name in an existing directory, not an existing
+// directory, symlink, device or FIFO (those are refused, never replaced).
+Status CheckOutputTarget(const std::filesystem::path& path);
+
+// Writes `text` to `path` through an AtomicOutput (after CheckOutputTarget); errors name the
+// file.
 Status WriteTextFileAtomically(const std::filesystem::path& path, const std::string& text);
 
 }  // namespace lt

@@ -1,6 +1,7 @@
 // A whole file as a string, for the parsers that take text (YAML, JSON, PCD, PLY).
 #pragma once
 
+#include <cstdint>
 #include <filesystem>
 #include <string>
 
@@ -9,7 +10,9 @@
 namespace lt {
 
 // The file's bytes; on failure the error reads "<file>: cannot open<what>" (what: e.g.
-// " sensor profile", or "" for plain "cannot open").
-Expected<std::string> ReadTextFile(const std::filesystem::path& file, const std::string& what = "");
+// " sensor profile", or "" for plain "cannot open"). Only regular files (a device or FIFO is
+// refused, not streamed), of at most max_bytes (1 GiB unless the caller knows better).
+Expected<std::string> ReadTextFile(const std::filesystem::path& file, const std::string& what = "",
+                                   uint64_t max_bytes = uint64_t{1} << 30);
 
 }  // namespace lt
