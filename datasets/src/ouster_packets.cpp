@@ -24,7 +24,10 @@ struct PixelLayout {
 PixelLayout Layout(OusterProfile p) {
   switch (p) {
     case OusterProfile::kLegacy:
-      return {{0, 20, 0}, {32, 8, 0}, {48, 16, 0}, {64, 16, 0}, {}, {}, {}};
+      // Reflectivity is a 16-bit field here: firmware 2.1 and later fill it with the
+      // calibrated 0..255 scale, firmware 2.0 with an uncalibrated value (about signal x R^2
+      // [m^2], up to 65535) that 8 bits would wrap.
+      return {{0, 20, 0}, {32, 16, 0}, {48, 16, 0}, {64, 16, 0}, {}, {}, {}};
     case OusterProfile::kRng19Rfl8Sig16Nir16:
       return {{0, 19, 0}, {32, 8, 0}, {48, 16, 0}, {64, 16, 0}, {}, {}, {}};
     case OusterProfile::kRng19Rfl8Sig16Nir16Dual:

@@ -89,6 +89,37 @@ TEST(OusterPcap, ThreeFrameCaptureSplitsByFrameIdAndAdvancesInTime) {
     EXPECT_NEAR((*frames)[k].start_time_s - (*frames)[k - 1].start_time_s, 0.1, 0.002);
 }
 
+// The legacy layout's reflectivity is 16 bits: firmware 2.1 fills it with the calibrated
+// 0..255 scale, firmware 2.0 (the OS-1-64 capture) with about signal x R^2, which 8 bits wrapped.
+TEST(OusterPcap, LegacyReflectivityIsSixteenBits) {
+  LT_REQUIRE_REAL_DATA();
+  auto meta64 = LoadOusterMetadata(Ouster("OS-1-64_sensor_config_reduced.json"));
+  ASSERT_TRUE(meta64.ok()) << meta64.message();
+  auto f64 = ReadOusterPcap(Ouster("OS-1-64_1024x10_fw20.pcap"), meta64.value());
+  ASSERT_TRUE(f64.ok()) << f64.message();
+  size_t above_scale = 0, near_signal_r2 = 0, bright = 0;
+  for (const Frame& f : f64.value()) {
+    for (size_t k = 0; k < f.size(); ++k) {
+      const double refl = 100.0 * f.reflectance[k];
+      const double s_r2 = f.intensity[k] * f.range_m[k] * f.range_m[k];
+      above_scale += refl > 255.5;
+      if (s_r2 > 1000) {
+        ++bright;
+        near_signal_r2 += std::abs(refl - s_r2) < 0.1 * s_r2;
+      }
+    }
+  }
+  EXPECT_GT(above_scale, 1000u);
+  EXPECT_GT(near_signal_r2, bright * 9 / 10) << near_signal_r2 << " of " << bright;
+  auto meta32 = LoadOusterMetadata(Ouster("OS-1-32-G_v2.1.1_1024x10.json"));
+  ASSERT_TRUE(meta32.ok()) << meta32.message();
+  auto f32 = ReadOusterPcap(Ouster("OS-1-32-G_v2.1.1_1024x10.pcap"), meta32.value());
+  ASSERT_TRUE(f32.ok()) << f32.message();
+  for (const Frame& f : f32.value())
+    for (size_t k = 0; k < f.size(); ++k)
+      ASSERT_LE(f.reflectance[k], 2.55f + 1e-6f) << "point " << k;
+}
+
 TEST(OusterMetadata, EveryRealMetadataFileLoads) {
   LT_REQUIRE_REAL_DATA();
   size_t n = 0;
