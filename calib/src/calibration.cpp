@@ -28,15 +28,6 @@ void Update(Calibration& c, const std::string& key, double before, const FitPara
   c.updates.push_back({key, before, p.value * scale, p.stddev * scale, fit});
 }
 
-// S = K rho cos(theta) / (4 R^2) O(R) [nW] (range_intensity_fit.h), from the fit.
-double ModelSignal(const FitResult& f, double range, double rho, double incidence_deg) {
-  const physics::LinkBudget unit{1.0, 1.0, 1.0, 0.0};
-  return Param(f, "link_constant").value *
-         physics::ReceivedPower(unit, rho / kPi, std::cos(incidence_deg * kDegToRad), range) *
-         physics::NearFieldOverlap(range, Param(f, "overlap_range_m").value,
-                                   Param(f, "overlap_sharpness").value);
-}
-
 std::vector<double> Spaced(double lo, double hi, int n, bool log) {
   std::vector<double> v;
   for (int i = 0; i < n; ++i) {

@@ -97,4 +97,13 @@ Expected<FitResult> FitRangeIntensity(const std::vector<RangeIntensitySample>& s
   return out;
 }
 
+double ModelSignal(const FitResult& fit, double range_m, double reflectance, double incidence_deg) {
+  const FitParameter* k = fit.Find("link_constant");
+  const FitParameter* r_o = fit.Find("overlap_range_m");
+  const FitParameter* sharpness = fit.Find("overlap_sharpness");
+  if (!k || !r_o || !sharpness) return std::nan("");
+  const double p[3] = {std::log(k->value), std::log(r_o->value), std::log(sharpness->value)};
+  return Signal(p, range_m, reflectance, incidence_deg);
+}
+
 }  // namespace lt::calib

@@ -51,5 +51,18 @@ TEST(RangeIntensityFit, OnlyFarPointsCannotShowTheOverlap) {
   EXPECT_NE(fit.message().find("range-intensity fit"), std::string::npos) << fit.message();
 }
 
+TEST(RangeIntensityFit, ModelSignalIsTheFittedCurve) {
+  FitResult fit;
+  fit.parameters = {
+      {"link_constant", 4e4, 0}, {"overlap_range_m", 2, 0}, {"overlap_sharpness", 2.5, 0}};
+  for (double r : {0.5, 2.0, 10.0}) {
+    const double truth =
+        4e4 * 0.5 * std::cos(0.5) / (4 * r * r) * (1 - std::exp(-std::pow(r / 2, 2.5)));
+    EXPECT_NEAR(ModelSignal(fit, r, 0.5, 0.5 * 180 / M_PI), truth, 1e-9 * truth) << r;
+  }
+  fit.parameters.pop_back();
+  EXPECT_TRUE(std::isnan(ModelSignal(fit, 1, 0.5, 0)));
+}
+
 }  // namespace
 }  // namespace lt::calib

@@ -28,4 +28,8 @@ struct RangeIntensitySample {
 // Parameters: link_constant (K), overlap_range_m (R_o), overlap_sharpness (k).
 Expected<FitResult> FitRangeIntensity(const std::vector<RangeIntensitySample>& samples);
 
+// The fitted model's signal for one target (the fit's own expression), for plots, residuals
+// and predictions; NaN when `fit` lacks a parameter.
+double ModelSignal(const FitResult& fit, double range_m, double reflectance, double incidence_deg);
+
 }  // namespace lt::calib
