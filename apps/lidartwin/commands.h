@@ -18,6 +18,7 @@ int ReconstructCommand(const std::vector<std::string>& args);
 int ReproduceCommand(const std::vector<std::string>& args);
 int CalibrateCommand(const std::vector<std::string>& args);
 int LabgenCommand(const std::vector<std::string>& args);
+int CalibrateRealCommand(const std::vector<std::string>& args);
 
 // The directory holding configs/ (the source tree this binary was built from, or
 // $LIDARTWIN_HOME).

@@ -31,7 +31,9 @@ void PrintUsage() {
       "            to lab measurements (Ceres), with uncertainties and a report\n"
       "  labgen    --profile TRUE.yaml --out LAB_DIR [--seed K]   virtual lab from the simulator\n"
       "  report    METRICS.json... --out DIR [--baseline B.json --tolerances T.yaml]\n"
-      "            JSON, Markdown and HTML/SVG report; exit 3 on a regression\n\n"
+      "            JSON, Markdown and HTML/SVG report; exit 3 on a regression\n"
+      "  calibrate-real REAL_DATA_DIR --report DIR   fits to the shared real measurements\n"
+      "            (Spectralon panel, Ouster captures): Markdown report with SVG plots\n\n"
       "Run 'lidartwin <command> --help' for a command's options.\n",
       LT_VERSION);
 }
@@ -60,6 +62,7 @@ int main(int argc, char** argv) {
 #if LT_WITH_CERES
   if (command == "calibrate") return lt::cli::CalibrateCommand(args);
   if (command == "labgen") return lt::cli::LabgenCommand(args);
+  if (command == "calibrate-real") return lt::cli::CalibrateRealCommand(args);
 #endif
 #if LT_WITH_OPEN3D
   if (command == "reconstruct") return lt::cli::ReconstructCommand(args);

@@ -1,0 +1,79 @@
+// `lidartwin calibrate-real` run as a user would: the report over the shared real data, and
+// bad input that names the file and line and writes nothing.
+#include <gtest/gtest.h>
+
+#include <array>
+#include <cstdio>
+#include <fstream>
+
+#include "test_support.h"
+
+namespace lt {
+namespace {
+
+struct CliRun {
+  int code;
+  std::string output;  // stdout and stderr
+};
+
+CliRun Cli(const std::string& args) {
+  const std::string cmd = std::string(LT_CLI) + " " + args + " 2>&1";
+  FILE* pipe = popen(cmd.c_str(), "r");
+  CliRun r{-1, ""};
+  if (!pipe) return r;
+  std::array<char, 4096> buf;
+  size_t n;
+  while ((n = fread(buf.data(), 1, buf.size(), pipe)) > 0)
+    r.output.append(buf.data(), n);
+  const int status = pclose(pipe);
+  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return r;
+}
+
+// Single-quoted for the shell (built by appending: GCC 12 warns falsely on "'" + s + "'").
+std::string Q(const std::filesystem::path& p) {
+  std::string q = "'";
+  q += p.string();
+  q += '\'';
+  return q;
+}
+
+TEST(CalibrateRealCli, WritesTheReportWithItsPlots) {
+  LT_REQUIRE_REAL_DATA();
+  test::TempDir dir;
+  const auto report = dir / "report";
+  auto r = Cli("calibrate-real " + Q(test::RealDataDir()) + " --report " + Q(report));
+  ASSERT_EQ(r.code, 0) << r.output;
+  EXPECT_NE(r.output.find("Spectralon 905 nm"), std::string::npos) << r.output;
+  std::ifstream in(report / "real_data_report.md");
+  const std::string md((std::istreambuf_iterator<char>(in)), {});
+  EXPECT_NE(md.find("## Spectralon panel"), std::string::npos);
+  EXPECT_NE(md.find("| OS-1-32-G_v2.1.1 | rho cos |"), std::string::npos);
+  for (const char* svg : {"spectralon_905nm.svg", "spectralon_residuals.svg",
+                          "ouster_detection_unit_link.svg", "ouster_detection_photons.svg"}) {
+    EXPECT_TRUE(std::filesystem::is_regular_file(report / svg)) << svg;
+    EXPECT_NE(md.find(svg), std::string::npos) << svg;
+  }
+}
+
+TEST(CalibrateRealCli, BadInputNamesFileAndLineAndWritesNothing) {
+  test::TempDir dir;
+  std::filesystem::create_directories(dir / "data/spectralon-grit-lab");
+  dir.Write("data/spectralon-grit-lab/BRF_normalization_factor.csv", "# A\n0,0.9,oops\n");
+  const auto report = dir / "report";
+  auto r = Cli("calibrate-real " + Q(dir / "data") + " --report " + Q(report));
+  EXPECT_EQ(r.code, 1) << r.output;
+  EXPECT_NE(r.output.find("BRF_normalization_factor.csv: line 2: column 3: 'oops'"),
+            std::string::npos)
+      << r.output;
+  EXPECT_FALSE(std::filesystem::exists(report));
+  auto usage = Cli("calibrate-real " + Q(dir / "data"));
+  EXPECT_EQ(usage.code, 2) << usage.output;
+  auto bad_option = Cli("calibrate-real " + Q(dir / "data") + " --report " + Q(report) +
+                        " --wavelengths 850,abc");
+  EXPECT_EQ(bad_option.code, 2) << bad_option.output;
+  EXPECT_NE(bad_option.output.find("--wavelengths"), std::string::npos) << bad_option.output;
+}
+
+}  // namespace
+}  // namespace lt
