@@ -28,8 +28,8 @@ T LogEmitter(const T* s, uint32_t spots, int super, double h, double v) {
     const T order = super >= 0 ? exp(s[kSpotState]) : T(2);
     sum += super == 1 ? physics::SeparableSuperGaussianSpot(T(h), T(v), p[1], p[2], exp(p[3]),
                                                             exp(p[4]), order, exp(p[0]))
-                      : physics::SuperGaussianSpot(T(h), T(v), p[1], p[2], exp(p[3]),
-                                                   exp(p[4]), order, exp(p[0]));
+                      : physics::SuperGaussianSpot(T(h), T(v), p[1], p[2], exp(p[3]), exp(p[4]),
+                                                   order, exp(p[0]));
   }
   return log(sum + T(1e-300));
 }
@@ -91,7 +91,6 @@ double Median(std::vector<double> v) {
 }
 
 constexpr double kFwhmPerSigma = 2.3548200450309493;  // 2 sqrt(2 ln 2)
-
 
 // One residual per kept pixel, weighed by its camera noise and the speckle in quadrature,
 // under a Huber loss (scale 3 sigma) against what the 5-sigma cut leaves.
@@ -171,7 +170,9 @@ Expected<EmitterFit> FitEmitter(const BeamKernelImages& images) {
   // separate peaks), and all are refitted together.
   FitResult& result = fit.result;
   result.model = std::string("beam kernel, ") +
-                 (super == 1 ? "separable super-Gaussian" : super == 0 ? "super-Gaussian" : "Gaussian") +
+                 (super == 1   ? "separable super-Gaussian"
+                  : super == 0 ? "super-Gaussian"
+                               : "Gaussian") +
                  (fit.spots > 1 ? ", " + std::to_string(fit.spots) + " spots" : "");
   std::vector<bool> keep(fit.data.pixels.size(), true);
   fit.state = StartingState(fit.data, 1, super >= 0);
@@ -180,7 +181,8 @@ Expected<EmitterFit> FitEmitter(const BeamKernelImages& images) {
       const KernelPixel* best = nullptr;
       double excess = 0;
       for (const auto& p : fit.data.pixels) {
-        const double e = p.value - std::exp(LogEmitter(fit.state.data(), k - 1, super, p.h_mrad, p.v_mrad));
+        const double e =
+            p.value - std::exp(LogEmitter(fit.state.data(), k - 1, super, p.h_mrad, p.v_mrad));
         if (e > excess) {
           excess = e;
           best = &p;
@@ -195,7 +197,8 @@ Expected<EmitterFit> FitEmitter(const BeamKernelImages& images) {
         fit.state.push_back(x);
     }
     if (!SolveEmitter(fit.data, keep, 0.0, k, super, fit.state, result)) {
-      return Error{images.file + ": beam kernel fit did not converge (" + result.solver_report + ")"};
+      return Error{images.file + ": beam kernel fit did not converge (" + result.solver_report +
+                   ")"};
     }
   }
   // Speckle: the extra log-variance s^2 that brings chi^2 per degree of freedom to 1 over the
@@ -215,14 +218,16 @@ Expected<EmitterFit> FitEmitter(const BeamKernelImages& images) {
     }
     size_t kept = 0;
     for (size_t i = 0; i < r.size(); ++i) {
-      const double s2 = fit.data.pixels[i].sigma_ln * fit.data.pixels[i].sigma_ln + speckle * speckle;
+      const double s2 =
+          fit.data.pixels[i].sigma_ln * fit.data.pixels[i].sigma_ln + speckle * speckle;
       keep[i] = r[i] * r[i] < 25 * s2;
       kept += keep[i];
     }
     auto chi2 = [&](double s2) {
       double c = 0;
       for (size_t i = 0; i < r.size(); ++i)
-        if (keep[i]) c += r[i] * r[i] / (fit.data.pixels[i].sigma_ln * fit.data.pixels[i].sigma_ln + s2);
+        if (keep[i])
+          c += r[i] * r[i] / (fit.data.pixels[i].sigma_ln * fit.data.pixels[i].sigma_ln + s2);
       return c;
     };
     const double dof = static_cast<double>(kept) - static_cast<double>(n_state);
@@ -237,7 +242,8 @@ Expected<EmitterFit> FitEmitter(const BeamKernelImages& images) {
       speckle = std::sqrt(0.5 * (lo + hi));
     }
     if (!SolveEmitter(fit.data, keep, speckle, fit.spots, super, fit.state, result)) {
-      return Error{images.file + ": beam kernel fit did not converge (" + result.solver_report + ")"};
+      return Error{images.file + ": beam kernel fit did not converge (" + result.solver_report +
+                   ")"};
     }
   }
   {
@@ -245,8 +251,9 @@ Expected<EmitterFit> FitEmitter(const BeamKernelImages& images) {
     AddEmitterResiduals(problem, fit.data, keep, speckle, fit.spots, super, fit.state);
     std::vector<double> cov(n_state * n_state);
     if (!BlockCovariance(problem, fit.state.data(), cov.data())) {
-      return Error{images.file + ": beam kernel fit is ill-conditioned (rank-deficient "
-                                 "covariance): the image cannot tell the spots apart"};
+      return Error{images.file +
+                   ": beam kernel fit is ill-conditioned (rank-deficient "
+                   "covariance): the image cannot tell the spots apart"};
     }
     fit.state_covariance = cov;
   }
@@ -256,8 +263,8 @@ Expected<EmitterFit> FitEmitter(const BeamKernelImages& images) {
   for (size_t i = 0; i < fit.data.pixels.size(); ++i) {
     if (!keep[i]) continue;
     const KernelPixel& p = fit.data.pixels[i];
-    const double r = LogEmitter(fit.state.data(), fit.spots, super, p.h_mrad, p.v_mrad) -
-                     std::log(p.value);
+    const double r =
+        LogEmitter(fit.state.data(), fit.spots, super, p.h_mrad, p.v_mrad) - std::log(p.value);
     rss += r * r;
     ++used;
   }
@@ -286,7 +293,8 @@ Expected<EmitterFit> FitEmitter(const BeamKernelImages& images) {
     names = {"h_offset_mrad", "v_offset_mrad", "sigma_h_mrad", "sigma_v_mrad", "order"};
   } else {
     for (uint32_t k = 1; k <= fit.spots; ++k)
-      for (const char* n : {"h_offset_mrad", "v_offset_mrad", "fwhm_h_mrad", "fwhm_v_mrad", "power"})
+      for (const char* n :
+           {"h_offset_mrad", "v_offset_mrad", "fwhm_h_mrad", "fwhm_v_mrad", "power"})
         names.push_back("spot" + std::to_string(k) + "." + n);
   }
   const std::vector<double> values = reported(fit.state);
@@ -355,7 +363,8 @@ Expected<CollectorFit> FitCollector(const CollectorSlice& slice) {
     problem.AddResidualBlock(cost, nullptr, fit.state.data());
   }
   FitResult& result = fit.result;
-  result.model = std::string("collector sensitivity, ") + (slice.horizontal ? "horizontal" : "vertical") +
+  result.model = std::string("collector sensitivity, ") +
+                 (slice.horizontal ? "horizontal" : "vertical") +
                  (super ? ", super-Gaussian" : ", Gaussian");
   if (!SolveFit(problem, result)) {
     return Error{slice.file + ": collector fit did not converge (" + result.solver_report + ")"};
@@ -477,8 +486,7 @@ Expected<EffectiveKernel> CombineKernel(const EmitterFit& emitter, const Collect
       names.push_back("spot" + std::to_string(k) + "." + nm);
   out.result.model = "effective beam kernel (emitter x collector, seed 004 sec. III-C)";
   out.result.converged = emitter.result.converged && h.result.converged && v.result.converged;
-  out.result.points_used =
-      emitter.result.points_used + h.result.points_used + v.result.points_used;
+  out.result.points_used = emitter.result.points_used + h.result.points_used + v.result.points_used;
   SetParameters(out.result, names, values, PropagateCovariance(combine, theta, cov, values.size()));
   out.footprint.kind = physics::FootprintKind::kGaussian;
   out.footprint.spot_count = spots;

@@ -47,8 +47,9 @@ Status FitBeam(const LabFolder& lab, Calibration& c) {
   for (const auto& s : lab.collector_slices)
     (s.horizontal ? hs : vs) = &s;
   if (!hs || !vs) {
-    return Error{lab.dir.string() + ": a beam_kernel measurement needs both collector_sensitivity "
-                                    "slices (axis: horizontal and axis: vertical)"};
+    return Error{lab.dir.string() +
+                 ": a beam_kernel measurement needs both collector_sensitivity "
+                 "slices (axis: horizontal and axis: vertical)"};
   }
   const BeamKernelImages& images = lab.beam_kernels[0];
   auto emitter = FitEmitter(images);
@@ -63,15 +64,23 @@ Status FitBeam(const LabFolder& lab, Calibration& c) {
   for (const auto& p : emitter->data.pixels)
     if (p.value > peak->value) peak = &p;
   for (bool along_h : {true, false}) {
-    FitPlot plot{std::string("Emitter, ") + (along_h ? "horizontal" : "vertical") +
-                     " cut through the peak",
-                 along_h ? "h [mrad]" : "v [mrad]", "log10 counts / us", {}, {}, {}, {}, {}, {}};
+    FitPlot plot{
+        std::string("Emitter, ") + (along_h ? "horizontal" : "vertical") + " cut through the peak",
+        along_h ? "h [mrad]" : "v [mrad]",
+        "log10 counts / us",
+        {},
+        {},
+        {},
+        {},
+        {},
+        {}};
     for (const auto& p : emitter->data.pixels) {
       if ((along_h ? p.v_mrad : p.h_mrad) != (along_h ? peak->v_mrad : peak->h_mrad)) continue;
       const double a = along_h ? p.h_mrad : p.v_mrad;
       plot.x.push_back(a);
       plot.y.push_back(std::log10(p.value));
-      const double m = along_h ? emitter->Evaluate(a, peak->v_mrad) : emitter->Evaluate(peak->h_mrad, a);
+      const double m =
+          along_h ? emitter->Evaluate(a, peak->v_mrad) : emitter->Evaluate(peak->h_mrad, a);
       plot.residual.push_back(std::log10(p.value) - std::log10(m));
     }
     const auto& axis = along_h ? images.h_mrad : images.v_mrad;
@@ -85,8 +94,16 @@ Status FitBeam(const LabFolder& lab, Calibration& c) {
   c.fits.push_back(std::move(er));
   for (const CollectorFit* f : {&*h, &*v}) {
     FitRecord rec{"collector_sensitivity", f->horizontal ? hs->file : vs->file, f->result, {}};
-    FitPlot plot{std::string("Collector sensitivity, ") + (f->horizontal ? "horizontal" : "vertical"),
-                 "angle [mrad]", "relative sensitivity", f->angle_mrad, f->sensitivity, {}, {}, {}, {}};
+    FitPlot plot{
+        std::string("Collector sensitivity, ") + (f->horizontal ? "horizontal" : "vertical"),
+        "angle [mrad]",
+        "relative sensitivity",
+        f->angle_mrad,
+        f->sensitivity,
+        {},
+        {},
+        {},
+        {}};
     for (size_t i = 0; i < f->angle_mrad.size(); ++i)
       plot.residual.push_back(f->sensitivity[i] - f->Evaluate(f->angle_mrad[i]));
     for (double a : Spaced(f->angle_mrad.front(), f->angle_mrad.back(), 200, false)) {
@@ -113,8 +130,9 @@ Status FitBeam(const LabFolder& lab, Calibration& c) {
       c.materials.push_back({"beam.emitter." + p.name, 0, p.value, p.stddev, what});
     for (const CollectorFit* s : {&*h, &*v})
       for (const auto& p : s->result.parameters)
-        c.materials.push_back({std::string("beam.collector_") + (s->horizontal ? "h." : "v.") + p.name,
-                               0, p.value, p.stddev, s->result.model});
+        c.materials.push_back(
+            {std::string("beam.collector_") + (s->horizontal ? "h." : "v.") + p.name, 0, p.value,
+             p.stddev, s->result.model});
     c.fits.push_back({"beam_kernel", images.file + " x collector slices", kernel->result, {}});
     return {};
   }
@@ -130,10 +148,14 @@ Status FitBeam(const LabFolder& lab, Calibration& c) {
     const bool had = before.kind == physics::FootprintKind::kGaussian && k < before.spot_count;
     const physics::GaussianSpot old = had ? before.spots[k] : physics::GaussianSpot{0, 0, 0, 0, 0};
     const double fw = physics::kFwhmPerSigma * 1e3;
-    Update(c, key + "h_offset_mrad", old.h_offset_rad * 1e3, Param(kernel->result, prefix + "h_offset_mrad"), "beam kernel");
-    Update(c, key + "v_offset_mrad", old.v_offset_rad * 1e3, Param(kernel->result, prefix + "v_offset_mrad"), "beam kernel");
-    Update(c, key + "divergence_h_fwhm_mrad", old.sigma_h_rad * fw, Param(kernel->result, prefix + "fwhm_h_mrad"), "beam kernel");
-    Update(c, key + "divergence_v_fwhm_mrad", old.sigma_v_rad * fw, Param(kernel->result, prefix + "fwhm_v_mrad"), "beam kernel");
+    Update(c, key + "h_offset_mrad", old.h_offset_rad * 1e3,
+           Param(kernel->result, prefix + "h_offset_mrad"), "beam kernel");
+    Update(c, key + "v_offset_mrad", old.v_offset_rad * 1e3,
+           Param(kernel->result, prefix + "v_offset_mrad"), "beam kernel");
+    Update(c, key + "divergence_h_fwhm_mrad", old.sigma_h_rad * fw,
+           Param(kernel->result, prefix + "fwhm_h_mrad"), "beam kernel");
+    Update(c, key + "divergence_v_fwhm_mrad", old.sigma_v_rad * fw,
+           Param(kernel->result, prefix + "fwhm_v_mrad"), "beam kernel");
     if (f.spot_count > 1) {  // one spot carries all the power by definition
       Update(c, key + "power", old.power, Param(kernel->result, prefix + "power"), "beam kernel");
     }
@@ -158,15 +180,24 @@ Expected<FitResult> FitRangeIntensityCurves(const LabFolder& lab, Calibration& c
   auto fit = FitRangeIntensity(all);
   if (!fit.ok()) return Error{lab.dir.string() + "/" + files + ": " + fit.message()};
   FitRecord rec{"range_intensity", files, *fit, {}};
-  FitPlot plot{"Range-intensity: signal R^2 / (rho cos theta) against range", "range [m]",
-               "signal x R^2 / (rho cos theta) [nW m^2]", {}, {}, {}, {}, {}, {}};
+  FitPlot plot{"Range-intensity: signal R^2 / (rho cos theta) against range",
+               "range [m]",
+               "signal x R^2 / (rho cos theta) [nW m^2]",
+               {},
+               {},
+               {},
+               {},
+               {},
+               {}};
   double lo = 1e9, hi = 0;
   for (const auto& s : all) {
-    const double norm = s.range_m * s.range_m / (s.reflectance * std::cos(s.incidence_deg * kDegToRad));
+    const double norm =
+        s.range_m * s.range_m / (s.reflectance * std::cos(s.incidence_deg * kDegToRad));
     plot.x.push_back(s.range_m);
     plot.y.push_back(s.signal * norm);
     plot.err.push_back(s.sigma * norm);
-    plot.residual.push_back((s.signal - ModelSignal(*fit, s.range_m, s.reflectance, s.incidence_deg)) * norm);
+    plot.residual.push_back(
+        (s.signal - ModelSignal(*fit, s.range_m, s.reflectance, s.incidence_deg)) * norm);
     lo = std::min(lo, s.range_m);
     hi = std::max(hi, s.range_m);
   }
@@ -179,14 +210,16 @@ Expected<FitResult> FitRangeIntensityCurves(const LabFolder& lab, Calibration& c
   // K [nW] = P_tx d_ap^2 T_opt 1e9 (link_budget.h, ReceivedPower with beta = rho / pi): the
   // peak power follows, aperture and optics kept from the base profile.
   physics::LinkBudget& link = c.profile.detector.link;
-  const double per_watt = link.aperture_diameter_m * link.aperture_diameter_m *
-                          link.optics_transmission * 1e9;
+  const double per_watt =
+      link.aperture_diameter_m * link.aperture_diameter_m * link.optics_transmission * 1e9;
   Update(c, "detector.peak_power_w", link.peak_power_w, Param(*fit, "link_constant"),
          "range-intensity", 1 / per_watt);
   link.peak_power_w = Param(*fit, "link_constant").value / per_watt;
   DetectorConfig& d = c.profile.detector;
-  Update(c, "detector.overlap_range_m", d.overlap.range_m, Param(*fit, "overlap_range_m"), "range-intensity");
-  Update(c, "detector.overlap_sharpness", d.overlap.sharpness, Param(*fit, "overlap_sharpness"), "range-intensity");
+  Update(c, "detector.overlap_range_m", d.overlap.range_m, Param(*fit, "overlap_range_m"),
+         "range-intensity");
+  Update(c, "detector.overlap_sharpness", d.overlap.sharpness, Param(*fit, "overlap_sharpness"),
+         "range-intensity");
   d.overlap = {Param(*fit, "overlap_range_m").value, Param(*fit, "overlap_sharpness").value};
   return fit;
 }
@@ -205,9 +238,17 @@ Expected<double> FitJitter(const LabFolder& lab, Calibration& c) {
   auto fit = FitPulseEnergyJitter(all);
   if (!fit.ok()) return Error{lab.dir.string() + "/" + files + ": " + fit.message()};
   FitRecord rec{"range_intensity", files + " (spread)", *fit, {}};
-  FitPlot plot{"Pulse-to-pulse spread of the signal", "mean signal [nW]", "spread [nW]",
-               {}, {}, {}, {}, {}, {}};
-  const double j = Param(*fit, "pulse_energy_jitter").value, sigma = Param(*fit, "noise_sigma").value;
+  FitPlot plot{"Pulse-to-pulse spread of the signal",
+               "mean signal [nW]",
+               "spread [nW]",
+               {},
+               {},
+               {},
+               {},
+               {},
+               {}};
+  const double j = Param(*fit, "pulse_energy_jitter").value,
+               sigma = Param(*fit, "noise_sigma").value;
   double lo = 1e300, hi = 0;
   for (const auto& s : all) {
     plot.x.push_back(s.signal);
@@ -250,8 +291,15 @@ Status FitThresholdSweeps(const LabFolder& lab, const FitResult& link_fit, doubl
     p.stddev = std::hypot(p.stddev, p.value * rel);
   FitRecord rec{"detection_threshold", files, *fit, {}};
   const double t = Param(*fit, "threshold").value, sigma = Param(*fit, "noise_sigma").value;
-  FitPlot plot{"Detection probability against expected signal", "expected signal [nW]",
-               "detected / fired", {}, {}, {}, {}, {}, {}};
+  FitPlot plot{"Detection probability against expected signal",
+               "expected signal [nW]",
+               "detected / fired",
+               {},
+               {},
+               {},
+               {},
+               {},
+               {}};
   double lo = 1e300, hi = 0;
   for (const auto& s : all) {
     const double p = static_cast<double>(s.detections) / s.trials;
@@ -277,8 +325,10 @@ Status FitThresholdSweeps(const LabFolder& lab, const FitResult& link_fit, doubl
                  " nW exceeds a third of the threshold " + std::to_string(t) +
                  " nW; the simulator's detector model does not cover that (configs/README.md)"};
   }
-  Update(c, "detector.threshold_nw", d.threshold_w * 1e9, Param(*fit, "threshold"), "detection threshold");
-  Update(c, "detector.signal_noise_nw", d.signal_noise_w * 1e9, Param(*fit, "noise_sigma"), "detection threshold");
+  Update(c, "detector.threshold_nw", d.threshold_w * 1e9, Param(*fit, "threshold"),
+         "detection threshold");
+  Update(c, "detector.signal_noise_nw", d.signal_noise_w * 1e9, Param(*fit, "noise_sigma"),
+         "detection threshold");
   // The walk reference keeps its ratio to the threshold.
   d.walk_reference_power_w *= t * 1e-9 / d.threshold_w;
   d.threshold_w = t * 1e-9;
@@ -314,8 +364,16 @@ Status FitReflectanceCurves(const LabFolder& lab, Calibration& c) {
       if (!fit.ok()) return Error{where + ": " + fit.message()};
     }
     FitRecord rec{"reflectance", r.file, *fit, {}};
-    FitPlot plot{"Reflectance of " + r.material + " at " + std::to_string(r.range_m).substr(0, 5) + " m",
-                 "incidence [deg]", "intensity [% of white Lambertian]", {}, {}, {}, {}, {}, {}};
+    FitPlot plot{
+        "Reflectance of " + r.material + " at " + std::to_string(r.range_m).substr(0, 5) + " m",
+        "incidence [deg]",
+        "intensity [% of white Lambertian]",
+        {},
+        {},
+        {},
+        {},
+        {},
+        {}};
     for (const auto& s : r.samples) {
       plot.x.push_back(s.incidence_deg);
       plot.y.push_back(s.intensity);
@@ -338,8 +396,9 @@ Status FitReflectanceCurves(const LabFolder& lab, Calibration& c) {
 Status FitCapabilityCurves(const LabFolder& lab, Calibration& c) {
   if (lab.capability_curves.empty()) return {};
   if (c.profile.detector.kind != DetectorKind::kCapability) {
-    return Error{c.profile.source_file + ": the lab has capability measurements but the base "
-                                         "profile's detector is not `capability`"};
+    return Error{c.profile.source_file +
+                 ": the lab has capability measurements but the base "
+                 "profile's detector is not `capability`"};
   }
   std::vector<CapabilitySample> all;
   std::string files;
@@ -352,8 +411,15 @@ Status FitCapabilityCurves(const LabFolder& lab, Calibration& c) {
   const double dmax = Param(*fit, "max_range_m").value;
   const double rl = Param(*fit, "reflectance_at_max_range").value;
   FitRecord rec{"capability", files, *fit, {}};
-  FitPlot plot{"Capability: farthest detected range against reflectance", "reflectance",
-               "max range [m]", {}, {}, {}, {}, {}, {}};
+  FitPlot plot{"Capability: farthest detected range against reflectance",
+               "reflectance",
+               "max range [m]",
+               {},
+               {},
+               {},
+               {},
+               {},
+               {}};
   for (const auto& s : all) {
     plot.x.push_back(s.reflectance);
     plot.y.push_back(s.max_range_m);
@@ -393,8 +459,9 @@ Expected<Calibration> Calibrate(const LabFolder& lab, const SensorProfile& base,
   }
   if (auto s = FitBeam(lab, c); !s.ok()) return s.error();
   if (!lab.threshold_sweeps.empty() && lab.range_intensity_curves.empty()) {
-    return Error{lab.dir.string() + ": the detection_threshold sweep needs a range_intensity "
-                                    "measurement (its link constant gives the expected signals)"};
+    return Error{lab.dir.string() +
+                 ": the detection_threshold sweep needs a range_intensity "
+                 "measurement (its link constant gives the expected signals)"};
   }
   if (!lab.range_intensity_curves.empty()) {
     if (auto s = NeedThreshold(base, "range-intensity"); !s.ok()) return s.error();

@@ -33,7 +33,8 @@ struct Page {
     md += text + "\n\n";
     html += "<p>" + reports::EscapeXml(text) + "</p>\n";
   }
-  void Table(const std::vector<std::string>& head, const std::vector<std::vector<std::string>>& rows) {
+  void Table(const std::vector<std::string>& head,
+             const std::vector<std::vector<std::string>>& rows) {
     md += "|";
     html += "<table>\n<tr>";
     for (const auto& h : head) {
@@ -60,7 +61,6 @@ struct Page {
   }
 };
 
-
 // At most 2000 points per plotted series (every k-th), so a long table stays a small page.
 reports::Series Thin(reports::Series s) {
   const size_t n = s.x.size(), step = n > 2000 ? (n + 1999) / 2000 : 1;
@@ -74,7 +74,6 @@ reports::Series Thin(reports::Series s) {
   return out;
 }
 
-
 }  // namespace
 
 CalibrationReport RenderCalibrationReport(const Calibration& c, const LabFolder& lab,
@@ -82,9 +81,9 @@ CalibrationReport RenderCalibrationReport(const Calibration& c, const LabFolder&
                                           const std::string& out_profile) {
   Page p;
   p.Heading(1, "Calibration of " + c.profile.name);
-  p.Paragraph("Lab folder " + c.profile.calibration.lab + " (SHA-256 " + lab.checksum +
-              "), unit " + (lab.sensor_serial.empty() ? "(no serial)" : lab.sensor_serial) +
-              "; base profile " + base_profile + "; calibrated profile " + out_profile + "; " +
+  p.Paragraph("Lab folder " + c.profile.calibration.lab + " (SHA-256 " + lab.checksum + "), unit " +
+              (lab.sensor_serial.empty() ? "(no serial)" : lab.sensor_serial) + "; base profile " +
+              base_profile + "; calibrated profile " + out_profile + "; " +
               c.profile.calibration.date_utc + ".");
   p.Heading(2, "Profile keys changed");
   std::vector<std::vector<std::string>> rows;
@@ -121,8 +120,7 @@ CalibrationReport RenderCalibrationReport(const Calibration& c, const LabFolder&
       double rss = 0;
       for (double v : plot.residual)
         rss += v * v;
-      p.md += "- " + plot.title + ": " + std::to_string(plot.x.size()) +
-              " points, residual RMS " +
+      p.md += "- " + plot.title + ": " + std::to_string(plot.x.size()) + " points, residual RMS " +
               Num(plot.residual.empty() ? 0 : std::sqrt(rss / plot.residual.size())) +
               " (plots in report.html)\n\n";
     }

@@ -31,8 +31,9 @@ Expected<FitResult> FitCapability(const std::vector<CapabilitySample>& samples) 
   std::vector<CapabilitySample> used;
   bool sigma_known = true;
   for (const auto& s : samples) {
-    if (!std::isfinite(s.reflectance) || !std::isfinite(s.max_range_m) || !std::isfinite(s.sigma_m) ||
-        !(s.reflectance > 0) || !(s.max_range_m > 0) || s.sigma_m < 0) {
+    if (!std::isfinite(s.reflectance) || !std::isfinite(s.max_range_m) ||
+        !std::isfinite(s.sigma_m) || !(s.reflectance > 0) || !(s.max_range_m > 0) ||
+        s.sigma_m < 0) {
       ++out.points_rejected;
       continue;
     }
@@ -57,8 +58,9 @@ Expected<FitResult> FitCapability(const std::vector<CapabilitySample>& samples) 
     }
   }
   if (n == 0) {
-    return Error{"capability fit: every target reaches the same farthest range; targets dark "
-                 "enough to stop short of d_max are needed to find R_L,max"};
+    return Error{
+        "capability fit: every target reaches the same farthest range; targets dark "
+        "enough to stop short of d_max are needed to find R_L,max"};
   }
   double p[2] = {d_max, d_max / (slope / n)};
   ceres::Problem problem;

@@ -45,23 +45,23 @@ Expected<FitResult> FitPulseEnergyJitter(const std::vector<SignalSpreadSample>& 
                  " usable spreads for 2 parameters; at least 3 are needed"};
   }
   // Start: j from the largest signal's relative spread, sigma from the smallest's spread.
-  const auto lo = std::min_element(used.begin(), used.end(),
-                                   [](const auto& a, const auto& b) { return a.signal < b.signal; });
-  const auto hi = std::max_element(used.begin(), used.end(),
-                                   [](const auto& a, const auto& b) { return a.signal < b.signal; });
+  const auto lo = std::min_element(
+      used.begin(), used.end(), [](const auto& a, const auto& b) { return a.signal < b.signal; });
+  const auto hi = std::max_element(
+      used.begin(), used.end(), [](const auto& a, const auto& b) { return a.signal < b.signal; });
   double p[2] = {std::log(hi->spread / hi->signal), std::log(lo->spread)};
   ceres::Problem problem;
   for (const auto& s : used)
-    problem.AddResidualBlock(new ceres::AutoDiffCostFunction<SpreadResidual, 1, 2>(
-                                 new SpreadResidual{s}),
-                             nullptr, p);
+    problem.AddResidualBlock(
+        new ceres::AutoDiffCostFunction<SpreadResidual, 1, 2>(new SpreadResidual{s}), nullptr, p);
   if (!SolveFit(problem, out)) {
     return Error{"pulse-energy jitter fit did not converge: " + out.solver_report};
   }
   double cov[4] = {};
   if (!BlockCovariance(problem, p, cov)) {
-    return Error{"pulse-energy jitter fit: the covariance is rank-deficient (the spreads do not "
-                 "cover both the noise-dominated and the jitter-dominated signals)"};
+    return Error{
+        "pulse-energy jitter fit: the covariance is rank-deficient (the spreads do not "
+        "cover both the noise-dominated and the jitter-dominated signals)"};
   }
   double rss = 0;
   for (const auto& s : used) {

@@ -90,7 +90,8 @@ inline void SetParameters(FitResult& result, const std::vector<std::string>& nam
                           const std::vector<double>& values, const std::vector<double>& cov) {
   result.parameters.clear();
   for (size_t i = 0; i < names.size(); ++i)
-    result.parameters.push_back({names[i], values[i], std::sqrt(std::max(0.0, cov[i * names.size() + i]))});
+    result.parameters.push_back(
+        {names[i], values[i], std::sqrt(std::max(0.0, cov[i * names.size() + i]))});
   result.covariance = cov;
 }
 

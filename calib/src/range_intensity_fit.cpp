@@ -21,8 +21,7 @@ T Signal(const T* p, double range_m, double reflectance, double incidence_deg) {
   const physics::LinkBudget unit{1.0, 1.0, 1.0, 0.0};
   const T r(range_m);
   const T c(std::cos(incidence_deg * physics::kDegToRad));
-  return exp(p[0]) *
-         physics::ReceivedPower(unit, T(reflectance / physics::kPi), c, r) *
+  return exp(p[0]) * physics::ReceivedPower(unit, T(reflectance / physics::kPi), c, r) *
          physics::NearFieldOverlap(r, exp(p[1]), exp(p[2]));
 }
 
@@ -60,9 +59,8 @@ Expected<FitResult> FitRangeIntensity(const std::vector<RangeIntensitySample>& s
   }
   // Start: K from the farthest point (overlap there taken as complete), R_o a tenth of the
   // farthest range, a moderately sharp rise.
-  const auto far = *std::max_element(used.begin(), used.end(), [](const auto& a, const auto& b) {
-    return a.range_m < b.range_m;
-  });
+  const auto far = *std::max_element(
+      used.begin(), used.end(), [](const auto& a, const auto& b) { return a.range_m < b.range_m; });
   const double unit_far = far.reflectance * std::cos(far.incidence_deg * physics::kDegToRad) /
                           (4 * far.range_m * far.range_m);
   double p[3] = {std::log(std::max(far.signal, 1e-300) / unit_far), std::log(0.1 * far.range_m),
@@ -85,8 +83,9 @@ Expected<FitResult> FitRangeIntensity(const std::vector<RangeIntensitySample>& s
   const double scale = sigma_known ? 1.0 : rss / (used.size() - 3.0);
   double cov[9] = {};
   if (!BlockCovariance(problem, p, cov)) {
-    return Error{"range-intensity fit: the covariance is rank-deficient (ranges inside the "
-                 "overlap region and beyond it are both needed)"};
+    return Error{
+        "range-intensity fit: the covariance is rank-deficient (ranges inside the "
+        "overlap region and beyond it are both needed)"};
   }
   // Fitted in logarithms: sigma_x = x sigma_ln x (first order).
   const char* names[3] = {"link_constant", "overlap_range_m", "overlap_sharpness"};

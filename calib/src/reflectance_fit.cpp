@@ -71,8 +71,8 @@ Expected<FitResult> FitReflectance(const std::vector<ReflectanceSample>& samples
   std::vector<ReflectanceSample> used;
   bool sigma_known = true;
   for (const auto& s : samples) {
-    if (!std::isfinite(s.incidence_deg) || !std::isfinite(s.intensity) ||
-        !std::isfinite(s.sigma) || s.incidence_deg < 0 || s.incidence_deg >= 90 || s.sigma < 0) {
+    if (!std::isfinite(s.incidence_deg) || !std::isfinite(s.intensity) || !std::isfinite(s.sigma) ||
+        s.incidence_deg < 0 || s.incidence_deg >= 90 || s.sigma < 0) {
       ++out.points_rejected;
       continue;
     }
@@ -83,8 +83,8 @@ Expected<FitResult> FitReflectance(const std::vector<ReflectanceSample>& samples
   // One more point than parameters at least, so that a residual is left to judge the fit.
   if (static_cast<int>(used.size()) <= p_count) {
     return Error{"reflectance fit (" + out.model + "): " + std::to_string(used.size()) +
-                 " usable points for " + std::to_string(p_count) +
-                 " parameters; at least " + std::to_string(p_count + 1) + " are needed"};
+                 " usable points for " + std::to_string(p_count) + " parameters; at least " +
+                 std::to_string(p_count + 1) + " are needed"};
   }
   // Start: R0 from the points nearest normal incidence, a moderate lobe.
   double p[kMaxParameters] = {0.5, 0.05, std::log(20.0)};

@@ -68,14 +68,16 @@ Expected<FitResult> FitDetectionThreshold(const std::vector<DetectionSample>& sa
   for (const auto& s : used)
     inside = inside || (s.detections > 0 && s.detections < s.trials);
   if (!inside) {
-    return Error{"threshold fit: no signal level inside the transition (every level detected "
-                 "always or never); sweep in finer steps across the threshold"};
+    return Error{
+        "threshold fit: no signal level inside the transition (every level detected "
+        "always or never); sweep in finer steps across the threshold"};
   }
   // Start: T where the detection rate crosses 1/2, sigma a tenth of the swept span.
   std::sort(used.begin(), used.end(),
             [](const auto& a, const auto& b) { return a.expected_signal < b.expected_signal; });
-  double p[2] = {used[used.size() / 2].expected_signal,
-                 std::log(0.1 * (used.back().expected_signal - used.front().expected_signal) + 1e-300)};
+  double p[2] = {
+      used[used.size() / 2].expected_signal,
+      std::log(0.1 * (used.back().expected_signal - used.front().expected_signal) + 1e-300)};
   for (size_t i = 1; i < used.size(); ++i) {
     if (used[i - 1].detections * 2 <= used[i - 1].trials &&
         used[i].detections * 2 >= used[i].trials) {
@@ -89,9 +91,9 @@ Expected<FitResult> FitDetectionThreshold(const std::vector<DetectionSample>& sa
     problem = std::make_unique<ceres::Problem>();
     for (const auto& s : used) {
       const double q = std::clamp(Probability(p, s.expected_signal, jitter), 1e-6, 1 - 1e-6);
-      auto* cost = new ceres::AutoDiffCostFunction<CountResidual, 1, 2>(new CountResidual{
-          s.expected_signal, double(s.trials), double(s.detections),
-          1 / std::sqrt(s.trials * q * (1 - q)), jitter});
+      auto* cost = new ceres::AutoDiffCostFunction<CountResidual, 1, 2>(
+          new CountResidual{s.expected_signal, double(s.trials), double(s.detections),
+                            1 / std::sqrt(s.trials * q * (1 - q)), jitter});
       problem->AddResidualBlock(cost, nullptr, p);
     }
     const double before[2] = {p[0], p[1]};
@@ -110,8 +112,9 @@ Expected<FitResult> FitDetectionThreshold(const std::vector<DetectionSample>& sa
   out.residual_rms = std::sqrt(rss / used.size());  // in detection rate
   double cov[4] = {};
   if (!BlockCovariance(*problem, p, cov)) {
-    return Error{"threshold fit: the covariance is rank-deficient (too few levels inside the "
-                 "transition)"};
+    return Error{
+        "threshold fit: the covariance is rank-deficient (too few levels inside the "
+        "transition)"};
   }
   const double sigma = std::exp(p[1]);
   out.parameters.push_back({"threshold", p[0], std::sqrt(cov[0])});

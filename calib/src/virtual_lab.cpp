@@ -135,8 +135,8 @@ Status RangeIntensity(const SensorProfile& stage, const VirtualLabOptions& o, La
     // Only ranges where every pulse is detected: a mean of the detected ones alone would be
     // biased upward near the threshold.
     if (ExpectedSignal(stage, rho, range) < 2 * t) continue;
-    auto shots = Fire(stage, TargetScene(range, 0, Diffuse("lab_white_50", rho)), range, o,
-                      setting++);
+    auto shots =
+        Fire(stage, TargetScene(range, 0, Diffuse("lab_white_50", rho)), range, o, setting++);
     if (!shots.ok()) return shots.error();
     if (shots->signal_w.size() != shots->fired || shots->fired < 2) continue;
     const double sigma = StandardError(shots->signal_w);
@@ -146,8 +146,9 @@ Status RangeIntensity(const SensorProfile& stage, const VirtualLabOptions& o, La
                          sigma * std::sqrt(n) * 1e9, shots->fired});
   }
   if (c.samples.size() < 4) {
-    return Error{"labgen: fewer than 4 ranges where a 50 % target is always detected; the "
-                 "profile's threshold is too high for a lab at 0.3..64 m"};
+    return Error{
+        "labgen: fewer than 4 ranges where a 50 % target is always detected; the "
+        "profile's threshold is too high for a lab at 0.3..64 m"};
   }
   lab.range_intensity_curves.push_back(std::move(c));
   return {};
@@ -184,8 +185,9 @@ Status Threshold(const SensorProfile& stage, const VirtualLabOptions& o, LabFold
                  uint32_t& setting) {
   const DetectorConfig& d = stage.detector;
   if (!(d.signal_noise_w > 0)) {
-    return Error{"labgen: the profile's detector.signal_noise_nw is 0: a noiseless detector has "
-                 "no detection curve to measure"};
+    return Error{
+        "labgen: the profile's detector.signal_noise_nw is 0: a noiseless detector has "
+        "no detection curve to measure"};
   }
   ThresholdSweep c;
   c.file = "detection_threshold.csv";
@@ -200,10 +202,11 @@ Status Threshold(const SensorProfile& stage, const VirtualLabOptions& o, LabFold
     const double s = d.threshold_w + z * d.signal_noise_w;
     if (!(s > 0) || s > s0) continue;
     const double att = 10 * std::log10(s0 / s);
-    auto shots = Fire(stage,
-                      TargetScene(range, 0, Diffuse("lab_dark_5", c.target_reflectance *
-                                                                       std::pow(10, -att / 10))),
-                      range, o, setting++);
+    auto shots =
+        Fire(stage,
+             TargetScene(range, 0,
+                         Diffuse("lab_dark_5", c.target_reflectance * std::pow(10, -att / 10))),
+             range, o, setting++);
     if (!shots.ok()) return shots.error();
     c.range_m.push_back(range);
     c.attenuation_db.push_back(att);
@@ -246,7 +249,8 @@ Status Capability(const SensorProfile& stage, const VirtualLabOptions& o, LabFol
       (*hit ? lo : hi) = mid;
     }
     if (hi == n) continue;  // detected to the end of the rail (cannot happen past the reach)
-    c.samples.push_back({rho, start + (static_cast<double>(lo) + 0.5) * step, step / std::sqrt(12.0)});
+    c.samples.push_back(
+        {rho, start + (static_cast<double>(lo) + 0.5) * step, step / std::sqrt(12.0)});
   }
   lab.capability_curves.push_back(std::move(c));
   return {};
@@ -262,8 +266,10 @@ Status BeamKernel(const SensorProfile& truth, const VirtualLabOptions& o, LabFol
   for (uint32_t s = 0; s < f.spot_count; ++s) {
     wide_h = std::max(wide_h, f.spots[s].sigma_h_rad * 1e3);
     wide_v = std::max(wide_v, f.spots[s].sigma_v_rad * 1e3);
-    reach_h = std::max(reach_h, std::abs(f.spots[s].h_offset_rad * 1e3) + 3 * f.spots[s].sigma_h_rad * 1e3);
-    reach_v = std::max(reach_v, std::abs(f.spots[s].v_offset_rad * 1e3) + 3 * f.spots[s].sigma_v_rad * 1e3);
+    reach_h = std::max(reach_h,
+                       std::abs(f.spots[s].h_offset_rad * 1e3) + 3 * f.spots[s].sigma_h_rad * 1e3);
+    reach_v = std::max(reach_v,
+                       std::abs(f.spots[s].v_offset_rad * 1e3) + 3 * f.spots[s].sigma_v_rad * 1e3);
   }
   const double sch = kLabCollectorWidthFactor * wide_h, scv = kLabCollectorWidthFactor * wide_v;
   // Emitter spots whose product with the collector is the profile's (GaussianTimesSlice
@@ -325,7 +331,8 @@ Status BeamKernel(const SensorProfile& truth, const VirtualLabOptions& o, LabFol
       const double electrons = gain * radiance[p] * speckle[p] * t;
       const double counts = k.dark_counts + hot[p] + electrons +
                             std::sqrt(electrons) * normal(rng) + k.read_noise_counts * normal(rng);
-      k.counts.push_back(static_cast<float>(std::clamp(std::round(counts), 0.0, k.saturation_counts)));
+      k.counts.push_back(
+          static_cast<float>(std::clamp(std::round(counts), 0.0, k.saturation_counts)));
     }
   }
   lab.beam_kernels.push_back(std::move(k));
@@ -361,7 +368,8 @@ SensorProfile ExampleUnitAsBuilt(SensorProfile p) {
 
 Expected<LabFolder> SimulateLab(const SensorProfile& truth, const VirtualLabOptions& options) {
   LabFolder lab;
-  lab.name = "virtual lab of " + truth.name + " (labgen, seed " + std::to_string(options.seed) + ")";
+  lab.name =
+      "virtual lab of " + truth.name + " (labgen, seed " + std::to_string(options.seed) + ")";
   lab.sensor_serial = options.serial;
   lab.wavelength_nm = truth.wavelength_nm;
   const SensorProfile stage = StageSensor(truth);

@@ -61,7 +61,8 @@ std::map<std::string, std::string> Units(ConfigMap& m, const std::vector<Quantit
     if (!q) {
       std::string names;
       for (const auto& s : spec)
-        if (std::string(s.canonical_unit).size()) names += (names.empty() ? "" : ", ") + std::string(s.quantity);
+        if (std::string(s.canonical_unit).size())
+          names += (names.empty() ? "" : ", ") + std::string(s.quantity);
       u.Fail(k, "is not a quantity of this measurement (expected " + names + ")");
       continue;
     }
@@ -95,7 +96,8 @@ Status ReadReflectance(ConfigMap& m, ConfigMap& cond, const fs::path& file,
     cond.Fail("material", "must be a name without spaces, '|' or '/'");
   }
   for (const auto& other : lab.reflectance_curves)
-    if (other.material == c.material) cond.Fail("material", "'" + c.material + "' is measured twice");
+    if (other.material == c.material)
+      cond.Fail("material", "'" + c.material + "' is measured twice");
   if (m.Has("fit")) {
     ConfigMap f = m.Map("fit");
     c.model = f.String("model", "auto");
@@ -144,16 +146,16 @@ Status ReadRangeIntensity(ConfigMap& m, ConfigMap& cond, const fs::path& file,
     if (!(pulses >= 0 && pulses <= 4e9 && pulses == std::floor(pulses))) {
       return Reject(file, *t, r, "pulses must be a whole number >= 0");
     }
-    c.samples.push_back({range, rho, theta, (*t)["signal"][r], sigma, spread,
-                         static_cast<uint32_t>(pulses)});
+    c.samples.push_back(
+        {range, rho, theta, (*t)["signal"][r], sigma, spread, static_cast<uint32_t>(pulses)});
   }
   c.file = m.String("file");
   lab.range_intensity_curves.push_back(std::move(c));
   return {};
 }
 
-Status ReadThreshold(ConfigMap& m, ConfigMap& cond, const fs::path& file,
-                     const std::string& bytes, LabFolder& lab) {
+Status ReadThreshold(ConfigMap& m, ConfigMap& cond, const fs::path& file, const std::string& bytes,
+                     LabFolder& lab) {
   ThresholdSweep c;
   c.target_reflectance = Condition(cond, "target_reflectance", 1e-4, 1);
   c.incidence_deg = Condition(cond, "incidence_deg", 0, 89.9, 0);
@@ -222,8 +224,7 @@ Status EvenlySpaced(const std::string& where, const std::vector<double>& a) {
   return {};
 }
 
-Status ReadCollector(ConfigMap& m, const fs::path& file, const std::string& bytes,
-                     LabFolder& lab) {
+Status ReadCollector(ConfigMap& m, const fs::path& file, const std::string& bytes, LabFolder& lab) {
   CollectorSlice c;
   const std::string axis = m.String("axis");
   if (axis != "horizontal" && axis != "vertical") {
@@ -234,7 +235,8 @@ Status ReadCollector(ConfigMap& m, const fs::path& file, const std::string& byte
     ConfigMap f = m.Map("fit");
     c.model = f.String("model", "gaussian");
     if (c.model != "gaussian" && c.model != "super_gaussian") {
-      f.Fail("model", "unknown slice model '" + c.model + "' (expected gaussian or super_gaussian)");
+      f.Fail("model",
+             "unknown slice model '" + c.model + "' (expected gaussian or super_gaussian)");
     }
   }
   if (auto s = m.FirstError(); !s.ok()) return s;
@@ -316,11 +318,11 @@ Status ReadBeamKernel(ConfigMap& m, const fs::path& file, LabFolder& lab) {
   const Hdf5Array& counts = (*arrays)["counts"];
   if (counts.dims[0] != k.exposure_us.size() || counts.dims[1] != k.nv() ||
       counts.dims[2] != k.nh()) {
-    return Error{file.string() + ": dataset 'counts' is " + std::to_string(counts.dims[0]) + " x " +
-                 std::to_string(counts.dims[1]) + " x " + std::to_string(counts.dims[2]) +
-                 ", expected exposures x v_angle x h_angle = " +
-                 std::to_string(k.exposure_us.size()) + " x " + std::to_string(k.nv()) + " x " +
-                 std::to_string(k.nh())};
+    return Error{
+        file.string() + ": dataset 'counts' is " + std::to_string(counts.dims[0]) + " x " +
+        std::to_string(counts.dims[1]) + " x " + std::to_string(counts.dims[2]) +
+        ", expected exposures x v_angle x h_angle = " + std::to_string(k.exposure_us.size()) +
+        " x " + std::to_string(k.nv()) + " x " + std::to_string(k.nh())};
   }
   const size_t pixels = k.nh() * k.nv();
   const double floor = k.dark_counts + 3 * k.read_noise_counts;
@@ -391,7 +393,8 @@ Expected<LabFolder> ReadLabFolder(const std::filesystem::path& dir) {
     const fs::path real = fs::weakly_canonical(file, ec);
     const auto rel = real.lexically_relative(real_dir);
     if (!ec && (rel.empty() || *rel.begin() == "..")) {
-      m.Fail("file", "'" + name + "' leads outside the lab folder (a link to " + real.string() + ")");
+      m.Fail("file",
+             "'" + name + "' leads outside the lab folder (a link to " + real.string() + ")");
       return m.FirstError().error();
     }
     auto bytes = ReadTextFile(file, " lab measurement", kMaxLabFileBytes);

@@ -40,12 +40,14 @@ Status WriteLabFolder(const LabFolder& lab, const std::filesystem::path& dir_giv
   // "lab/" names the folder "lab".
   fs::path dir = dir_given.lexically_normal();
   if (!dir.empty() && !dir.has_filename()) dir = dir.parent_path();
-  if (dir.empty() || dir == ".") return Error{"'" + dir_given.string() + "': the lab folder needs a name"};
-  if (fs::exists(dir, ec)) return Error{dir.string() + ": already exists (labgen writes a new lab folder)"};
+  if (dir.empty() || dir == ".")
+    return Error{"'" + dir_given.string() + "': the lab folder needs a name"};
+  if (fs::exists(dir, ec))
+    return Error{dir.string() + ": already exists (labgen writes a new lab folder)"};
   const fs::path parent = dir.has_parent_path() ? dir.parent_path() : fs::path(".");
   if (!fs::is_directory(parent, ec)) return Error{parent.string() + ": no such directory"};
-  TempDir tmp{parent / ("." + dir.filename().string() + ".tmp-" +
-                        std::to_string(std::random_device{}()))};
+  TempDir tmp{parent /
+              ("." + dir.filename().string() + ".tmp-" + std::to_string(std::random_device{}()))};
   if (!fs::create_directory(tmp.path, ec)) {
     return Error{tmp.path.string() + ": cannot create (" + ec.message() + ")"};
   }
@@ -63,21 +65,21 @@ Status WriteLabFolder(const LabFolder& lab, const std::filesystem::path& dir_giv
   for (const auto& k : lab.beam_kernels) {
     Hdf5Array h{{k.nh()}, k.h_mrad}, v{{k.nv()}, k.v_mrad};
     Hdf5Array c{{k.exposure_us.size(), k.nv(), k.nh()}, {k.counts.begin(), k.counts.end()}};
-    if (auto s = WriteHdf5Arrays(tmp.path / k.file, {{"h_angle", h}, {"v_angle", v}, {"counts", c}});
+    if (auto s =
+            WriteHdf5Arrays(tmp.path / k.file, {{"h_angle", h}, {"v_angle", v}, {"counts", c}});
         !s.ok())
       return s;
     e << YAML::BeginMap << YAML::Key << "kind" << YAML::Value << "beam_kernel";
     e << YAML::Key << "file" << YAML::Value << k.file;
-    e << YAML::Key << "units" << YAML::Value << YAML::Flow << YAML::BeginMap << YAML::Key
-      << "angle" << YAML::Value << "mrad" << YAML::EndMap;
+    e << YAML::Key << "units" << YAML::Value << YAML::Flow << YAML::BeginMap << YAML::Key << "angle"
+      << YAML::Value << "mrad" << YAML::EndMap;
     e << YAML::Key << "exposure_us" << YAML::Value << YAML::Flow << k.exposure_us;
     e << YAML::Key << "dark_counts" << YAML::Value << k.dark_counts;
     e << YAML::Key << "saturation_counts" << YAML::Value << k.saturation_counts;
     e << YAML::Key << "read_noise_counts" << YAML::Value << k.read_noise_counts;
-    e << YAML::Key << "fit" << YAML::Value << YAML::Flow << YAML::BeginMap << YAML::Key
-      << "model" << YAML::Value << k.model << YAML::Key << "spots" << YAML::Value << k.spots
-      << YAML::Key << "layout" << YAML::Value << (k.separable ? "separable" : "elliptical")
-      << YAML::EndMap;
+    e << YAML::Key << "fit" << YAML::Value << YAML::Flow << YAML::BeginMap << YAML::Key << "model"
+      << YAML::Value << k.model << YAML::Key << "spots" << YAML::Value << k.spots << YAML::Key
+      << "layout" << YAML::Value << (k.separable ? "separable" : "elliptical") << YAML::EndMap;
     e << YAML::EndMap;
   }
   for (const auto& c : lab.collector_slices) {
@@ -87,8 +89,8 @@ Status WriteLabFolder(const LabFolder& lab, const std::filesystem::path& dir_giv
     e << YAML::BeginMap << YAML::Key << "kind" << YAML::Value << "collector_sensitivity";
     e << YAML::Key << "file" << YAML::Value << c.file;
     e << YAML::Key << "axis" << YAML::Value << (c.horizontal ? "horizontal" : "vertical");
-    e << YAML::Key << "fit" << YAML::Value << YAML::Flow << YAML::BeginMap << YAML::Key
-      << "model" << YAML::Value << c.model << YAML::EndMap;
+    e << YAML::Key << "fit" << YAML::Value << YAML::Flow << YAML::BeginMap << YAML::Key << "model"
+      << YAML::Value << c.model << YAML::EndMap;
     e << YAML::EndMap;
   }
   for (const auto& t : lab.threshold_sweeps) {
@@ -100,7 +102,8 @@ Status WriteLabFolder(const LabFolder& lab, const std::filesystem::path& dir_giv
       return s;
     e << YAML::BeginMap << YAML::Key << "kind" << YAML::Value << "detection_threshold";
     e << YAML::Key << "file" << YAML::Value << t.file;
-    Conditions(e, {{"target_reflectance", t.target_reflectance}, {"incidence_deg", t.incidence_deg}});
+    Conditions(e,
+               {{"target_reflectance", t.target_reflectance}, {"incidence_deg", t.incidence_deg}});
     e << YAML::EndMap;
   }
   for (const auto& r : lab.reflectance_curves) {
@@ -117,8 +120,8 @@ Status WriteLabFolder(const LabFolder& lab, const std::filesystem::path& dir_giv
     e << YAML::BeginMap << YAML::Key << "kind" << YAML::Value << "reflectance";
     e << YAML::Key << "file" << YAML::Value << r.file;
     Conditions(e, {{"distance_m", r.range_m}}, r.material);
-    e << YAML::Key << "fit" << YAML::Value << YAML::Flow << YAML::BeginMap << YAML::Key
-      << "model" << YAML::Value << r.model << YAML::EndMap;
+    e << YAML::Key << "fit" << YAML::Value << YAML::Flow << YAML::BeginMap << YAML::Key << "model"
+      << YAML::Value << r.model << YAML::EndMap;
     e << YAML::EndMap;
   }
   for (const auto& r : lab.range_intensity_curves) {
@@ -160,7 +163,8 @@ Status WriteLabFolder(const LabFolder& lab, const std::filesystem::path& dir_giv
       !s.ok())
     return s;
   fs::rename(tmp.path, dir, ec);
-  if (ec) return Error{dir.string() + ": cannot move the lab folder into place (" + ec.message() + ")"};
+  if (ec)
+    return Error{dir.string() + ": cannot move the lab folder into place (" + ec.message() + ")"};
   tmp.keep = true;
   return {};
 }

@@ -10,16 +10,18 @@ namespace lt::calib {
 
 inline const std::vector<QuantitySpec> kReflectanceColumns = {
     {"incidence", "deg", true}, {"intensity", "percent", true}, {"sigma", "percent", false}};
-inline const std::vector<QuantitySpec> kRangeIntensityColumns = {
-    {"range", "m", true},       {"signal", "nw", true}, {"sigma", "nw", false},
-    {"spread", "nw", false},    {"pulses", "", false}};
+inline const std::vector<QuantitySpec> kRangeIntensityColumns = {{"range", "m", true},
+                                                                 {"signal", "nw", true},
+                                                                 {"sigma", "nw", false},
+                                                                 {"spread", "nw", false},
+                                                                 {"pulses", "", false}};
 inline const std::vector<QuantitySpec> kThresholdColumns = {{"range", "m", false},
-                                                             {"attenuation", "db", false},
-                                                             {"trials", "", true},
-                                                             {"detections", "", true}};
+                                                            {"attenuation", "db", false},
+                                                            {"trials", "", true},
+                                                            {"detections", "", true}};
 inline const std::vector<QuantitySpec> kCapabilityColumns = {
     {"reflectance", "fraction", true}, {"max_range", "m", true}, {"sigma", "m", false}};
 inline const std::vector<QuantitySpec> kCollectorColumns = {{"angle", "mrad", true},
-                                                             {"sensitivity", "", true}};
+                                                            {"sensitivity", "", true}};
 
 }  // namespace lt::calib

@@ -19,14 +19,16 @@ struct Unit {
 };
 
 // Units a lab table may use, lower case.
-constexpr Unit kUnits[] = {
-    {"m", "length", 1},         {"mm", "length", 1e-3},       {"cm", "length", 1e-2},
-    {"km", "length", 1e3},      {"w", "power", 1},            {"mw", "power", 1e-3},
-    {"uw", "power", 1e-6},      {"nw", "power", 1e-9},        {"pw", "power", 1e-12},
-    {"deg", "angle", 1.745329251994329577e-2}, {"rad", "angle", 1}, {"mrad", "angle", 1e-3},
-    {"urad", "angle", 1e-6},    {"percent", "ratio", 1e-2},   {"fraction", "ratio", 1},
-    {"db", "level", 1},         {"us", "time", 1e-6},         {"ms", "time", 1e-3},
-    {"s", "time", 1},           {"ns", "time", 1e-9}};
+constexpr Unit kUnits[] = {{"m", "length", 1},       {"mm", "length", 1e-3},
+                           {"cm", "length", 1e-2},   {"km", "length", 1e3},
+                           {"w", "power", 1},        {"mw", "power", 1e-3},
+                           {"uw", "power", 1e-6},    {"nw", "power", 1e-9},
+                           {"pw", "power", 1e-12},   {"deg", "angle", 1.745329251994329577e-2},
+                           {"rad", "angle", 1},      {"mrad", "angle", 1e-3},
+                           {"urad", "angle", 1e-6},  {"percent", "ratio", 1e-2},
+                           {"fraction", "ratio", 1}, {"db", "level", 1},
+                           {"us", "time", 1e-6},     {"ms", "time", 1e-3},
+                           {"s", "time", 1},         {"ns", "time", 1e-9}};
 
 const Unit* FindUnit(const std::string& name) {
   for (const auto& u : kUnits)
@@ -62,8 +64,9 @@ Expected<double> UnitFactor(const std::string& unit, const std::string& canonica
   if (Lower(unit) == Lower(canonical)) return 1.0;
   const Unit* u = FindUnit(Lower(unit));
   const Unit* c = FindUnit(Lower(canonical));
-  if (!u) return Error{"unknown unit '" + Printable(unit) + "' (expected one convertible to " +
-                       canonical + ")"};
+  if (!u)
+    return Error{"unknown unit '" + Printable(unit) + "' (expected one convertible to " +
+                 canonical + ")"};
   if (!c || std::string(u->dimension) != c->dimension) {
     return Error{"unit '" + unit + "' does not measure the same thing as " + canonical};
   }
@@ -103,7 +106,8 @@ Expected<LabTable> ParseLabTable(std::string bytes, const std::filesystem::path&
     std::string cell;
     while (std::getline(cs, cell, ',')) {
       cells.push_back(Trim(cell));
-      if (cells.size() > 64) return Error{where + std::to_string(line_no) + ": more than 64 columns"};
+      if (cells.size() > 64)
+        return Error{where + std::to_string(line_no) + ": more than 64 columns"};
     }
     const std::string at = where + std::to_string(line_no) + ": ";
     if (column_quantity.empty()) {  // the header
@@ -126,8 +130,7 @@ Expected<LabTable> ParseLabTable(std::string bytes, const std::filesystem::path&
           for (const auto& q : spec)
             expected += std::string(expected.empty() ? "" : ", ") + q.quantity +
                         (std::string(q.canonical_unit).empty() ? "" : "_<unit>");
-          return Error{at + "unknown column '" + Printable(name) + "' (expected " + expected +
-                       ")"};
+          return Error{at + "unknown column '" + Printable(name) + "' (expected " + expected + ")"};
         }
         if (std::find(column_quantity.begin(), column_quantity.end(), found) !=
             column_quantity.end()) {
@@ -142,8 +145,8 @@ Expected<LabTable> ParseLabTable(std::string bytes, const std::filesystem::path&
           factor = *f;
           const auto stated = manifest_units.find(q.quantity);
           if (stated != manifest_units.end() && Lower(stated->second) != unit) {
-            return Error{at + "column '" + name + "' is in " + unit +
-                         " but the manifest's units." + q.quantity + " says " + stated->second};
+            return Error{at + "column '" + name + "' is in " + unit + " but the manifest's units." +
+                         q.quantity + " says " + stated->second};
           }
         }
         column_quantity.push_back(found);

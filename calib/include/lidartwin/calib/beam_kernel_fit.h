@@ -42,7 +42,7 @@ struct EmitterFit {
   FitResult result;
   std::string model;
   uint32_t spots = 1;
-  bool separable = false;  // super_gaussian: H(h) V(v)
+  bool separable = false;     // super_gaussian: H(h) V(v)
   std::vector<double> state;  // internal: per spot ln peak, h0, v0, ln sigma_h, ln sigma_v
                               // (+ ln order); mrad
   std::vector<double> state_covariance;

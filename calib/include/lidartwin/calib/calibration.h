@@ -20,9 +20,9 @@ namespace lt::calib {
 // Data against the fitted model, for the report's plots.
 struct FitPlot {
   std::string title, x_label, y_label;
-  std::vector<double> x, y, err;          // the measurement
-  std::vector<double> model_x, model_y;   // the fitted curve
-  std::vector<double> residual;           // y - model at x
+  std::vector<double> x, y, err;         // the measurement
+  std::vector<double> model_x, model_y;  // the fitted curve
+  std::vector<double> residual;          // y - model at x
 };
 
 struct FitRecord {

@@ -12,9 +12,9 @@
 namespace lt::calib {
 
 struct CapabilitySample {
-  double reflectance;       // R of the target [fraction]
-  double max_range_m;       // farthest range it was detected at [m]
-  double sigma_m = 0;       // 1-sigma uncertainty of that range; 0: estimated from the fit
+  double reflectance;  // R of the target [fraction]
+  double max_range_m;  // farthest range it was detected at [m]
+  double sigma_m = 0;  // 1-sigma uncertainty of that range; 0: estimated from the fit
 };
 
 // Parameters: max_range_m (d_max) and reflectance_at_max_range (R_L,max), the profile keys of

@@ -21,17 +21,17 @@ namespace lt::calib {
 // Goniometer images of the emitted beam's relative radiant intensity (seed 004 sec. III-A),
 // several exposures of one camera for high dynamic range. HDF5 file.
 struct BeamKernelImages {
-  std::string file;                // relative to the lab folder
-  std::vector<double> h_mrad;      // nh camera columns (azimuth), evenly spaced
-  std::vector<double> v_mrad;      // nv camera rows (elevation), evenly spaced
+  std::string file;                 // relative to the lab folder
+  std::vector<double> h_mrad;       // nh camera columns (azimuth), evenly spaced
+  std::vector<double> v_mrad;       // nv camera rows (elevation), evenly spaced
   std::vector<double> exposure_us;  // one per image
-  std::vector<float> counts;       // [exposure][v][h], raw camera counts
-  double dark_counts = 0;          // camera offset, subtracted
-  double saturation_counts = 0;    // counts at and above this are clipped
-  double read_noise_counts = 0;    // 1-sigma read noise of one pixel
-  uint32_t spots = 1;              // fit: Gaussian spots in the beam (1..4)
-  std::string model = "gaussian";  // fit: gaussian or super_gaussian
-  bool separable = false;          // fit: super_gaussian as H(h) V(v) instead of elliptical
+  std::vector<float> counts;        // [exposure][v][h], raw camera counts
+  double dark_counts = 0;           // camera offset, subtracted
+  double saturation_counts = 0;     // counts at and above this are clipped
+  double read_noise_counts = 0;     // 1-sigma read noise of one pixel
+  uint32_t spots = 1;               // fit: Gaussian spots in the beam (1..4)
+  std::string model = "gaussian";   // fit: gaussian or super_gaussian
+  bool separable = false;           // fit: super_gaussian as H(h) V(v) instead of elliptical
 
   size_t nh() const { return h_mrad.size(); }
   size_t nv() const { return v_mrad.size(); }
@@ -52,8 +52,8 @@ struct ThresholdSweep {
   std::string file;
   double target_reflectance = 0;
   double incidence_deg = 0;
-  std::vector<double> range_m;          // one per row
-  std::vector<double> attenuation_db;   // one per row (round trip; 0 without a filter)
+  std::vector<double> range_m;         // one per row
+  std::vector<double> attenuation_db;  // one per row (round trip; 0 without a filter)
   std::vector<uint32_t> trials, detections;
 };
 

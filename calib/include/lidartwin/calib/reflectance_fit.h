@@ -4,7 +4,8 @@
 // a white Lambertian target's), beta the monostatic BRDF of surface_response.h. Models:
 //   lambert:           beta = R0 / pi                       -> parameter r0
 //   lambert_specular:  beta = R0 / pi + k_s (n + 2) / (2 pi) cos^n(2 theta)
-//                                                           -> r0, specular_albedo, specular_exponent
+//                                                           -> r0, specular_albedo,
+//                                                           specular_exponent
 // The cost functor calls those physics functions with ceres::Jet: no equation is written here.
 #pragma once
 
