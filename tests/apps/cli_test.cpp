@@ -8,6 +8,7 @@
 
 #include <functional>
 
+#include "cli_support.h"
 #include "lidartwin/datasets/hdf5_arrays.h"
 #include "lidartwin/datasets/hdf5_frames.h"
 #include "test_support.h"
@@ -15,38 +16,11 @@
 namespace lt {
 namespace {
 
-struct CliRun {
-  int code;
-  std::string output;  // stdout and stderr
-};
-
-// Runs a shell command line, capturing stdout and stderr.
-CliRun RunShell(const std::string& command) {
-  const std::string cmd = command + " 2>&1";
-  FILE* pipe = popen(cmd.c_str(), "r");
-  CliRun r{-1, ""};
-  if (!pipe) return r;
-  std::array<char, 4096> buf;
-  size_t n;
-  while ((n = fread(buf.data(), 1, buf.size(), pipe)) > 0)
-    r.output.append(buf.data(), n);
-  const int status = pclose(pipe);
-  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return r;
-}
-
-CliRun Cli(const std::string& args) {
-  return RunShell(std::string(LT_CLI) + " " + args);
-}
-
-std::string Q(const std::filesystem::path& p) {
-  return "'" + p.string() + "'";
-}
-
-std::string ReadAll(const std::filesystem::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  return std::string((std::istreambuf_iterator<char>(in)), {});
-}
+using test::Cli;
+using test::CliRun;
+using test::Q;
+using test::ReadAll;
+using test::RunShell;
 
 const std::filesystem::path kOs0 = test::ConfigDir() / "sensors/ouster_os0_128.yaml";
 const std::filesystem::path kLab = test::ConfigDir() / "scenes/lab_plates.yaml";

@@ -6,37 +6,15 @@
 #include <cstdio>
 #include <fstream>
 
+#include "cli_support.h"
 #include "test_support.h"
 
 namespace lt {
 namespace {
 
-struct CliRun {
-  int code;
-  std::string output;  // stdout and stderr
-};
-
-CliRun Cli(const std::string& args) {
-  const std::string cmd = std::string(LT_CLI) + " " + args + " 2>&1";
-  FILE* pipe = popen(cmd.c_str(), "r");
-  CliRun r{-1, ""};
-  if (!pipe) return r;
-  std::array<char, 4096> buf;
-  size_t n;
-  while ((n = fread(buf.data(), 1, buf.size(), pipe)) > 0)
-    r.output.append(buf.data(), n);
-  const int status = pclose(pipe);
-  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return r;
-}
-
-// Single-quoted for the shell (built by appending: GCC 12 warns falsely on "'" + s + "'").
-std::string Q(const std::filesystem::path& p) {
-  std::string q = "'";
-  q += p.string();
-  q += '\'';
-  return q;
-}
+using test::Cli;
+using test::CliRun;
+using test::Q;
 
 TEST(CalibrateRealCli, WritesTheReportWithItsPlots) {
   LT_REQUIRE_REAL_DATA();
