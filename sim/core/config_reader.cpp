@@ -3,6 +3,7 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include <algorithm>
 #include <cmath>
 #include <set>
 
@@ -113,6 +114,36 @@ void ConfigMap::Fail(const std::string& key, const std::string& problem) {
   const YAML::Node found = Find(key);
   const YAML::Node* n = found.IsDefined() ? &found : nullptr;
   shared_->Record("key '" + KeyPath(key) + "'" + (n ? LineOf(*n) : std::string()) + ": " + problem);
+}
+
+void ConfigMap::Fail(const ConfigProblem& p) {
+  // Walk the path's names and list indices from this map; the deepest node found gives the
+  // line. Nodes are rebound with reset(): yaml-cpp's operator= would write into the tree.
+  YAML::Node node(*node_);
+  YAML::Node deepest(node);
+  const std::string& path = p.key_path;
+  size_t i = 0;
+  while (i < path.size() && node.IsDefined()) {
+    if (path[i] == '.') {
+      ++i;
+      continue;
+    }
+    if (path[i] == '[') {
+      const size_t close = path.find(']', i);
+      if (close == std::string::npos) break;
+      const size_t index = std::stoul(path.substr(i + 1, close - i - 1));
+      const YAML::Node& list = node;
+      node.reset(list.IsSequence() && index < list.size() ? list[index]
+                                                          : YAML::Node(YAML::NodeType::Undefined));
+      i = close + 1;
+    } else {
+      const size_t end = std::min(path.find_first_of(".[", i), path.size());
+      node.reset(Lookup(node, path.substr(i, end - i)));
+      i = end;
+    }
+    if (node.IsDefined()) deepest.reset(node);
+  }
+  shared_->Record("key '" + KeyPath(p.key_path) + "'" + LineOf(deepest) + ": " + p.problem);
 }
 
 void ConfigMap::Used(const std::string& key) {

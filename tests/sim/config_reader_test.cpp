@@ -78,3 +78,49 @@ TEST(ConfigReader, ADuplicatedKeyIsAnErrorNamingBothLines) {
 
 }  // namespace
 }  // namespace lt
+
+namespace lt {
+namespace {
+
+TEST(ConfigCheck, KeepsTheFirstProblemWithItsKeyPath) {
+  ConfigCheck check;
+  EXPECT_TRUE(check.ok());
+  EXPECT_TRUE(check.ToStatus("x").ok());
+  ConfigCheck detector = check.Sub("detector");
+  detector.Fail("threshold_nw", "must be positive");
+  ConfigCheck object = check.Sub("objects", 2);
+  object.Fail("size_m", "later problems are not kept");
+  ASSERT_FALSE(check.ok());
+  EXPECT_EQ(check.problem()->key_path, "detector.threshold_nw");
+  EXPECT_EQ(check.ToStatus("sensor profile 'p'").message(),
+            "sensor profile 'p': key 'detector.threshold_nw': must be positive");
+  ConfigCheck other;
+  other.Sub("objects", 2).Sub("spots", 0).Fail("power", "p");
+  EXPECT_EQ(other.problem()->key_path, "objects[2].spots[0].power");
+}
+
+TEST(ConfigMap, AProblemByKeyPathGetsTheLineOfItsValue) {
+  const std::string yaml = "a: 1\ninner:\n  b_m: 2\nlist:\n  - {c: 3}\n  - {c: 4, d: 5}\n";
+  const auto fail = [&](const std::string& path) {
+    auto m = ConfigMap::FromText(yaml, "f.yaml");
+    EXPECT_TRUE(m.ok());
+    m->Fail(ConfigProblem{path, "is wrong"});
+    return m->FirstError().message();
+  };
+  EXPECT_EQ(fail("inner.b_m"), "f.yaml: key 'inner.b_m' (line 3): is wrong");
+  EXPECT_EQ(fail("list[1].d"), "f.yaml: key 'list[1].d' (line 6): is wrong");
+  // A value that took its default: the line of the map that lacks it.
+  EXPECT_EQ(fail("list[1].e"), "f.yaml: key 'list[1].e' (line 6): is wrong");
+  EXPECT_EQ(fail("list[7].c"), "f.yaml: key 'list[7].c' (line 5): is wrong");
+  // The walk reads the tree without changing it.
+  auto m = ConfigMap::FromText(yaml, "f.yaml");
+  ASSERT_TRUE(m.ok());
+  m->Fail(ConfigProblem{"list[0].c", "x"});
+  std::vector<ConfigMap> list = m->MapList("list");
+  ASSERT_EQ(list.size(), 2u);
+  EXPECT_EQ(list[0].Number("c"), 3);
+  EXPECT_EQ(list[1].Number("c"), 4);
+}
+
+}  // namespace
+}  // namespace lt

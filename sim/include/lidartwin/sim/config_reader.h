@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "lidartwin/sim/config_check.h"
 #include "lidartwin/sim/status.h"
 
 namespace YAML {
@@ -45,6 +46,10 @@ class ConfigMap {
 
   // Records an error about one key (for checks made by the caller, such as ranges).
   void Fail(const std::string& key, const std::string& problem);
+  // Records a problem that Validate() found, by its key path relative to this map
+  // ("detector.threshold_nw", "objects[2].size_m"), with the line of that value in the file
+  // (or of the map that lacks it, for a value that took its default).
+  void Fail(const ConfigProblem& problem);
   // The file this map came from, and the directory relative paths resolve against.
   const std::filesystem::path& file() const;
   std::filesystem::path Resolve(const std::string& relative_path) const;

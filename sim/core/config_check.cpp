@@ -1,0 +1,37 @@
+#include "lidartwin/sim/config_check.h"
+
+#include <cstdio>
+
+namespace lt {
+
+ConfigCheck::ConfigCheck() : first_(std::make_shared<std::optional<ConfigProblem>>()) {}
+
+void ConfigCheck::Fail(const std::string& key, const std::string& problem) {
+  if (!first_->has_value()) *first_ = ConfigProblem{prefix_ + key, problem};
+}
+
+ConfigCheck ConfigCheck::Sub(const std::string& key) const {
+  ConfigCheck sub = *this;
+  sub.prefix_ = prefix_ + key + ".";
+  return sub;
+}
+
+ConfigCheck ConfigCheck::Sub(const std::string& key, size_t index) const {
+  ConfigCheck sub = *this;
+  sub.prefix_ = prefix_ + key + "[" + std::to_string(index) + "].";
+  return sub;
+}
+
+Status ConfigCheck::ToStatus(const std::string& what) const {
+  if (ok()) return {};
+  const ConfigProblem& p = **first_;
+  return Error{what + ": key '" + p.key_path + "': " + p.problem};
+}
+
+std::string NumberText(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.10g", v);
+  return buf;
+}
+
+}  // namespace lt
