@@ -8,6 +8,7 @@
 
 #include "lidartwin/physics/hermite.h"
 #include "lidartwin/sim/config_reader.h"
+#include "lidartwin/sim/text_file.h"
 
 namespace lt {
 
@@ -26,10 +27,10 @@ int MaterialLibrary::Find(const std::string& name) const {
 namespace {
 
 // Sorts samples by wavelength and averages repeated wavelengths (ASTER files list some
-// ranges twice, from two instruments). Fails on an empty or non-physical table.
-Status NormaliseSpectrum(Material& m, const std::string& where) {
+// ranges twice, from two instruments). The values are checked by Material::Check.
+void NormaliseSpectrum(Material& m) {
   const size_t n = m.wavelength_nm.size();
-  if (n == 0) return Error{where + ": spectrum has no samples"};
+  if (n == 0 || m.reflectance.size() != n) return;  // Check says so
   std::vector<size_t> order(n);
   std::iota(order.begin(), order.end(), 0);
   std::stable_sort(order.begin(), order.end(),
@@ -46,18 +47,8 @@ Status NormaliseSpectrum(Material& m, const std::string& where) {
     r.push_back(sum / static_cast<double>(e - k));
     k = e;
   }
-  for (size_t i = 0; i < w.size(); ++i) {
-    if (!(w[i] > 0) || !std::isfinite(w[i])) {
-      return Error{where + ": wavelength " + std::to_string(w[i]) + " nm is not positive"};
-    }
-    if (!(r[i] >= 0 && r[i] <= 1.0 + 1e-9) || !std::isfinite(r[i])) {
-      return Error{where + ": reflectance " + std::to_string(r[i]) + " at " + std::to_string(w[i]) +
-                   " nm is outside 0..1"};
-    }
-  }
   m.wavelength_nm = std::move(w);
   m.reflectance = std::move(r);
-  return {};
 }
 
 std::string Trim(const std::string& s) {
@@ -118,49 +109,124 @@ Expected<Material> LoadAsterSpectrum(const std::filesystem::path& path) {
     // clamp to the physical range.
     m.reflectance.push_back(std::clamp(y * y_scale, 0.0, 1.0));
   }
-  if (Status s = NormaliseSpectrum(m, file); !s.ok()) return s.error();
+  m.spectrum_file = std::filesystem::absolute(path).lexically_normal().string();
+  NormaliseSpectrum(m);
+  ConfigCheck check;
+  m.Check(check);
+  if (!check.ok()) return Error{file + ": " + check.problem()->problem};
   return m;
 }
 
 namespace {
 
-// The optional surface-response keys of a material, each checked against its physical range.
+// The optional surface-response keys of a material (ranges: Material::Check).
 void ReadSurfaceResponse(ConfigMap& entry, Material& m) {
-  const auto fraction = [&](const char* key, double fallback, bool zero_ok) {
-    const double v = entry.Number(key, fallback);
-    if (!(v >= 0 && v <= 1) || (!zero_ok && v == 0)) {
-      entry.Fail(key, std::string("must be a fraction in ") + (zero_ok ? "[0, 1]" : "(0, 1]") +
-                          ", got " + std::to_string(v));
-    }
-    return v;
-  };
-  m.specular_albedo = fraction("specular_albedo", 0, true);
+  m.specular_albedo = entry.Number("specular_albedo", 0);
   m.specular_exponent = entry.Number("specular_exponent", m.specular_albedo > 0 ? 50 : 0);
-  if (!(m.specular_exponent >= 0 && m.specular_exponent <= 1e5)) {
-    entry.Fail("specular_exponent",
-               "must be in [0, 100000], got " + std::to_string(m.specular_exponent));
-  }
   m.retroreflective_peak_sr = entry.Number("retroreflective_peak_sr", 0);
-  if (!(m.retroreflective_peak_sr >= 0 && m.retroreflective_peak_sr <= 1e5)) {
-    entry.Fail("retroreflective_peak_sr",
-               "must be in [0, 100000] 1/sr (road signs: 100..1000), got " +
-                   std::to_string(m.retroreflective_peak_sr));
-  }
   m.retroreflective_max_entrance_deg =
       entry.Number("retroreflective_max_entrance_deg", m.retroreflective_peak_sr > 0 ? 60 : 0);
-  if ((m.retroreflective_peak_sr > 0 || entry.Has("retroreflective_max_entrance_deg")) &&
-      !(m.retroreflective_max_entrance_deg > 0 && m.retroreflective_max_entrance_deg <= 90)) {
-    entry.Fail("retroreflective_max_entrance_deg",
-               "must be in (0, 90], got " + std::to_string(m.retroreflective_max_entrance_deg));
-  }
-  m.transmittance = fraction("transmittance", 0, true);
-  m.coverage = fraction("coverage", 1, false);
+  m.transmittance = entry.Number("transmittance", 0);
+  m.coverage = entry.Number("coverage", 1);
+}
+
+// The key whose values make up the spectrum, for messages.
+std::string SpectrumKey(const Material& m, const char* list) {
+  if (!m.spectrum_file.empty()) return "spectrum_file";
+  if (m.wavelength_nm.size() == 1 && m.wavelength_nm[0] == kFlatSpectrumWavelengthNm)
+    return "reflectance";
+  return std::string("spectrum.") + list;
 }
 
 }  // namespace
 
-Expected<MaterialLibrary> LoadMaterialLibrary(const std::filesystem::path& path) {
-  auto parsed = ConfigMap::FromFile(path);
+void Material::Check(ConfigCheck& check) const {
+  const std::string of = " (material '" + name + "')";
+  if (name.empty()) check.Fail("name", "must not be empty");
+  const size_t n = wavelength_nm.size();
+  if (n == 0) {
+    check.Fail(SpectrumKey(*this, "wavelength_nm"), "the spectrum has no samples" + of);
+  } else if (reflectance.size() != n) {
+    check.Fail("spectrum", "wavelength_nm has " + std::to_string(n) + " entries, reflectance " +
+                               std::to_string(reflectance.size()) + of);
+  }
+  for (size_t i = 0; i < n && reflectance.size() == n; ++i) {
+    const double w = wavelength_nm[i], r = reflectance[i];
+    if (!(w > 0 && std::isfinite(w))) {
+      check.Fail(SpectrumKey(*this, "wavelength_nm"),
+                 "wavelength " + NumberText(w) + " nm is not positive" + of);
+    } else if (i > 0 && !(w > wavelength_nm[i - 1])) {
+      check.Fail(SpectrumKey(*this, "wavelength_nm"),
+                 "wavelengths must increase strictly (" + NumberText(w) + " nm after " +
+                     NumberText(wavelength_nm[i - 1]) + " nm)" + of);
+    }
+    // Reflectances from files may carry rounding just above 1.
+    if (!(r >= 0 && r <= 1.0 + 1e-9)) {
+      check.Fail(SpectrumKey(*this, "reflectance"),
+                 n == 1 ? "must be a fraction in [0, 1], got " + NumberText(r) + of
+                        : "reflectance " + NumberText(r) + " at " + NumberText(w) +
+                              " nm is outside [0, 1]" + of);
+    }
+  }
+  const auto fraction = [&](const char* key, double v, bool zero_ok) {
+    if (!(v >= 0 && v <= 1) || (!zero_ok && v == 0)) {
+      check.Fail(key, std::string("must be a fraction in ") + (zero_ok ? "[0, 1]" : "(0, 1]") +
+                          ", got " + NumberText(v) + of);
+    }
+  };
+  fraction("specular_albedo", specular_albedo, true);
+  if (!(specular_exponent >= 0 && specular_exponent <= 1e5)) {
+    check.Fail("specular_exponent",
+               "must be in [0, 100000], got " + NumberText(specular_exponent) + of);
+  }
+  if (!(retroreflective_peak_sr >= 0 && retroreflective_peak_sr <= 1e5)) {
+    check.Fail("retroreflective_peak_sr",
+               "must be in [0, 100000] 1/sr (road signs: 100..1000), got " +
+                   NumberText(retroreflective_peak_sr) + of);
+  }
+  if ((retroreflective_peak_sr > 0 || retroreflective_max_entrance_deg != 0) &&
+      !(retroreflective_max_entrance_deg > 0 && retroreflective_max_entrance_deg <= 90)) {
+    check.Fail("retroreflective_max_entrance_deg",
+               "must be in (0, 90], got " + NumberText(retroreflective_max_entrance_deg) + of);
+  }
+  fraction("transmittance", transmittance, true);
+  fraction("coverage", coverage, false);
+  // Energy: what a surface reflects diffusely and what it transmits cannot exceed what falls
+  // on it.
+  if (!reflectance.empty() && transmittance > 0) {
+    const double r_max = *std::max_element(reflectance.begin(), reflectance.end());
+    if (r_max + transmittance > 1 + 1e-12) {
+      check.Fail("transmittance", "plus the reflectance (" + NumberText(r_max) +
+                                      ") exceeds 1, got " + NumberText(transmittance) + of);
+    }
+  }
+}
+
+Status Material::Validate() const {
+  ConfigCheck check;
+  Check(check);
+  return check.ToStatus("material '" + name + "'");
+}
+
+void MaterialLibrary::Check(ConfigCheck& check) const {
+  if (materials.empty()) check.Fail("materials", "the library has no materials");
+  for (size_t i = 0; i < materials.size(); ++i) {
+    ConfigCheck entry = check.Sub("materials", i);
+    if (Find(materials[i].name) != static_cast<int>(i))
+      entry.Fail("name", "duplicate material name '" + materials[i].name + "'");
+    materials[i].Check(entry);
+  }
+}
+
+Status MaterialLibrary::Validate() const {
+  ConfigCheck check;
+  Check(check);
+  return check.ToStatus("material library");
+}
+
+Expected<MaterialLibrary> ParseMaterialLibrary(const std::string& yaml_text,
+                                               const std::filesystem::path& path) {
+  auto parsed = ConfigMap::FromText(yaml_text, path.string());
   if (!parsed.ok()) return parsed.error();
   ConfigMap& root = parsed.value();
   MaterialLibrary lib;
@@ -168,23 +234,17 @@ Expected<MaterialLibrary> LoadMaterialLibrary(const std::filesystem::path& path)
     Material m;
     m.name = entry.String("name");
     m.source = entry.String("source");
-    const std::string where = path.string() + ": material '" + m.name + "'";
     int forms = 0;
     if (entry.Has("reflectance")) {
       ++forms;
-      const double r = entry.Number("reflectance");
-      m.wavelength_nm = {1.0};
-      m.reflectance = {r};  // one sample: the same at every wavelength
+      m.wavelength_nm = {kFlatSpectrumWavelengthNm};
+      m.reflectance = {entry.Number("reflectance")};
     }
     if (entry.Has("spectrum")) {
       ++forms;
       ConfigMap s = entry.Map("spectrum");
       m.wavelength_nm = s.Numbers("wavelength_nm");
       m.reflectance = s.Numbers("reflectance");
-      if (m.wavelength_nm.size() != m.reflectance.size()) {
-        entry.Fail("spectrum", "wavelength_nm has " + std::to_string(m.wavelength_nm.size()) +
-                                   " entries, reflectance " + std::to_string(m.reflectance.size()));
-      }
     }
     if (entry.Has("spectrum_file")) {
       ++forms;
@@ -194,30 +254,26 @@ Expected<MaterialLibrary> LoadMaterialLibrary(const std::filesystem::path& path)
       } else {
         m.wavelength_nm = loaded->wavelength_nm;
         m.reflectance = loaded->reflectance;
+        m.spectrum_file = loaded->spectrum_file;
       }
     }
     ReadSurfaceResponse(entry, m);
-    if (forms != 1) {
-      entry.Fail("name", "give exactly one of reflectance, spectrum, spectrum_file");
-      continue;
-    }
-    if (lib.Find(m.name) >= 0) entry.Fail("name", "duplicate material name '" + m.name + "'");
-    // Energy: what a surface reflects diffusely and what it transmits cannot exceed what falls
-    // on it.
-    if (!m.reflectance.empty() && m.transmittance > 0) {
-      const double r_max = *std::max_element(m.reflectance.begin(), m.reflectance.end());
-      if (r_max + m.transmittance > 1 + 1e-12) {
-        entry.Fail("transmittance", "plus the reflectance (" + std::to_string(r_max) +
-                                        ") exceeds 1, got " + std::to_string(m.transmittance));
-      }
-    }
-    if (Status s = root.FirstError(); !s.ok()) return s.error();
-    if (Status s = NormaliseSpectrum(m, where); !s.ok()) return s.error();
+    if (forms != 1) entry.Fail("name", "give exactly one of reflectance, spectrum, spectrum_file");
+    NormaliseSpectrum(m);
     lib.materials.push_back(std::move(m));
   }
+  if (Status s = root.FirstError(); !s.ok()) return s.error();
+  ConfigCheck check;
+  lib.Check(check);
+  if (!check.ok()) root.Fail(*check.problem());
   if (Status s = root.Finish(); !s.ok()) return s.error();
-  if (lib.materials.empty()) return Error{path.string() + ": the library has no materials"};
   return lib;
+}
+
+Expected<MaterialLibrary> LoadMaterialLibrary(const std::filesystem::path& path) {
+  auto text = ReadTextFile(path, " material library");
+  if (!text.ok()) return text.error();
+  return ParseMaterialLibrary(*text, path);
 }
 
 }  // namespace lt
