@@ -143,106 +143,120 @@ ForestTreeMesh MakeForestTree(const ForestParams& p, uint32_t index, const Fores
 
 namespace {
 
-std::string Num(double v) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.10g", v);
-  return buf;
-}
-
-double PositiveLength(ConfigMap& o, const std::string& key, double fallback) {
-  const double v = o.Number(key, fallback);
-  if (!(v > 0 && std::isfinite(v))) o.Fail(key, "must be a positive length, got " + Num(v));
-  return v;
-}
-
-// A whole number in [lo, hi]; `fallback` NaN makes the key required.
+// A whole number that fits its type: [lo, hi]; `fallback` NaN makes the key required. Ranges
+// beyond the type's are ForestDescription::Check's.
 double WholeNumber(ConfigMap& o, const std::string& key, double fallback, double lo, double hi) {
   const double v = std::isnan(fallback) ? o.Number(key) : o.Number(key, fallback);
   if (!(v >= lo && v <= hi) || v != std::floor(v)) {
-    o.Fail(key, "must be a whole number in " + Num(lo) + ".." + Num(hi) + ", got " + Num(v));
+    o.Fail(key, "must be a whole number in " + NumberText(lo) + ".." + NumberText(hi) + ", got " +
+                    NumberText(v));
     return lo;
   }
   return v;
 }
 
-uint32_t MaterialId(ConfigMap& o, const std::string& key, const MaterialLibrary& materials,
-                    const std::string& library_path) {
-  const std::string name = o.String(key);
-  const int id = materials.Find(name);
-  if (!name.empty() && id < 0) {
-    o.Fail(key, "unknown material '" + name + "' (not in " + library_path + ")");
-  }
-  return static_cast<uint32_t>(std::max(id, 0));
-}
+constexpr double kMaxU32 = 4294967295.0;
+// Seeds above 2^53 would not survive YAML's doubles.
+constexpr double kMaxSeed = 9007199254740992.0;
 
 }  // namespace
 
-std::vector<SceneObject> ReadForest(ConfigMap& o, const std::string& name,
-                                    const physics::Pose<double>& pose,
-                                    const MaterialLibrary& materials,
-                                    const std::string& library_path) {
+ForestDescription ReadForest(ConfigMap& o) {
   constexpr double kNone = std::numeric_limits<double>::quiet_NaN();
-  ForestParams p;
+  ForestDescription f;
+  ForestParams& p = f.params;
   const std::vector<double> area = o.Numbers("area_m");
   if (area.size() != 2) {
     o.Fail("area_m", "expected 2 numbers [x, y], got " + std::to_string(area.size()));
-  } else if (!(area[0] > 0 && area[1] > 0 && std::isfinite(area[0]) && std::isfinite(area[1]))) {
-    o.Fail("area_m", "sizes must be positive, got [" + Num(area[0]) + ", " + Num(area[1]) + "]");
   } else {
     p.area_x_m = area[0];
     p.area_y_m = area[1];
   }
-  p.tree_count = static_cast<uint32_t>(WholeNumber(o, "tree_count", kNone, 1, 1e6));
-  // Seeds above 2^53 would not survive YAML's doubles.
-  p.seed = static_cast<uint64_t>(WholeNumber(o, "seed", 0, 0, 9007199254740992.0));
-  p.trunk_height_m = PositiveLength(o, "trunk_height_m", p.trunk_height_m);
-  p.trunk_radius_m = PositiveLength(o, "trunk_radius_m", p.trunk_radius_m);
-  p.crown_radius_m = PositiveLength(o, "crown_radius_m", p.crown_radius_m);
-  p.leaf_size_m = PositiveLength(o, "leaf_size_m", p.leaf_size_m);
+  p.tree_count = static_cast<uint32_t>(WholeNumber(o, "tree_count", kNone, 0, kMaxU32));
+  p.seed = static_cast<uint64_t>(WholeNumber(o, "seed", 0, 0, kMaxSeed));
+  p.trunk_height_m = o.Number("trunk_height_m", p.trunk_height_m);
+  p.trunk_radius_m = o.Number("trunk_radius_m", p.trunk_radius_m);
+  p.crown_radius_m = o.Number("crown_radius_m", p.crown_radius_m);
+  p.leaf_size_m = o.Number("leaf_size_m", p.leaf_size_m);
   p.leaves_per_tree =
-      static_cast<uint32_t>(WholeNumber(o, "leaves_per_tree", p.leaves_per_tree, 1, 1e6));
+      static_cast<uint32_t>(WholeNumber(o, "leaves_per_tree", p.leaves_per_tree, 0, kMaxU32));
   p.size_variation = o.Number("size_variation", p.size_variation);
-  if (!(p.size_variation >= 0 && p.size_variation < 1)) {
-    o.Fail("size_variation", "must be in [0, 1), got " + Num(p.size_variation));
+  f.trunk_material = o.String("trunk_material");
+  f.foliage_material = o.String("foliage_material");
+  f.trunk_semantic_class = static_cast<uint16_t>(
+      WholeNumber(o, "trunk_semantic_class", f.trunk_semantic_class, 0, 65535));
+  f.foliage_semantic_class = static_cast<uint16_t>(
+      WholeNumber(o, "foliage_semantic_class", f.foliage_semantic_class, 0, 65535));
+  f.first_instance_id =
+      static_cast<uint32_t>(WholeNumber(o, "first_instance_id", f.first_instance_id, 0, kMaxU32));
+  return f;
+}
+
+void ForestDescription::Check(ConfigCheck& check) const {
+  const ForestParams& p = params;
+  if (!(p.area_x_m > 0 && p.area_y_m > 0 && std::isfinite(p.area_x_m) &&
+        std::isfinite(p.area_y_m))) {
+    check.Fail("area_m", "sizes must be positive, got [" + NumberText(p.area_x_m) + ", " +
+                             NumberText(p.area_y_m) + "]");
   }
-  const uint32_t trunk_material = MaterialId(o, "trunk_material", materials, library_path);
-  const uint32_t foliage_material = MaterialId(o, "foliage_material", materials, library_path);
-  // LAS 1.4 class 5: high vegetation.
-  const auto trunk_class =
-      static_cast<uint16_t>(WholeNumber(o, "trunk_semantic_class", 5, 0, 65535));
-  const auto foliage_class =
-      static_cast<uint16_t>(WholeNumber(o, "foliage_semantic_class", 5, 0, 65535));
-  const double first_id = WholeNumber(o, "first_instance_id", 1, 1, 4294967295.0);
-  if (o.FirstError().ok() && first_id + p.tree_count - 1 > 4294967295.0) {
-    o.Fail("first_instance_id", Num(first_id) + " + " + Num(p.tree_count) +
-                                    " trees runs past the largest instance id, 2^32 - 1");
+  if (!(p.tree_count >= 1 && p.tree_count <= 1000000))
+    check.Fail("tree_count", "must be in 1..1000000, got " + std::to_string(p.tree_count));
+  if (p.seed > static_cast<uint64_t>(kMaxSeed))
+    check.Fail("seed", "must be at most 2^53 (a YAML number), got " + std::to_string(p.seed));
+  for (const auto& [key, v] : {std::pair<const char*, double>{"trunk_height_m", p.trunk_height_m},
+                               {"trunk_radius_m", p.trunk_radius_m},
+                               {"crown_radius_m", p.crown_radius_m},
+                               {"leaf_size_m", p.leaf_size_m}}) {
+    if (!(v > 0 && std::isfinite(v)))
+      check.Fail(key, "must be a positive length, got " + NumberText(v));
   }
-  if (!o.FirstError().ok()) return {};
+  if (!(p.leaves_per_tree >= 1 && p.leaves_per_tree <= 1000000)) {
+    check.Fail("leaves_per_tree",
+               "must be in 1..1000000, got " + std::to_string(p.leaves_per_tree));
+  }
+  if (!(p.size_variation >= 0 && p.size_variation < 1))
+    check.Fail("size_variation", "must be in [0, 1), got " + NumberText(p.size_variation));
+  if (trunk_material.empty()) check.Fail("trunk_material", "must name a material");
+  if (foliage_material.empty()) check.Fail("foliage_material", "must name a material");
+  if (first_instance_id < 1)
+    check.Fail("first_instance_id", "must be at least 1 (0 is background)");
+  if (static_cast<double>(first_instance_id) + p.tree_count - 1 > kMaxU32) {
+    check.Fail("first_instance_id", std::to_string(first_instance_id) + " + " +
+                                        std::to_string(p.tree_count) +
+                                        " trees runs past the largest instance id, 2^32 - 1");
+  }
+  if (!check.ok()) return;
 
   // The geometry as a whole.
   if (!(p.trunk_height_m > p.crown_radius_m)) {
-    o.Fail("trunk_height_m", Num(p.trunk_height_m) + " m must exceed crown_radius_m, " +
-                                 Num(p.crown_radius_m) + " m: the crown is a sphere centred on " +
-                                 "the top of the trunk and would reach below the ground");
+    check.Fail("trunk_height_m", NumberText(p.trunk_height_m) + " m must exceed crown_radius_m, " +
+                                     NumberText(p.crown_radius_m) +
+                                     " m: the crown is a sphere centred on the top of the trunk "
+                                     "and would reach below the ground");
   }
   const ForestGrid grid = ForestCells(p);
   const double stem_m = 2 * p.trunk_radius_m * (1 + p.size_variation);
   if (!(stem_m < std::min(grid.cell_x_m, grid.cell_y_m))) {
-    o.Fail("tree_count", Num(p.tree_count) + " trees in " + Num(p.area_x_m) + " x " +
-                             Num(p.area_y_m) + " m leave cells of " + Num(grid.cell_x_m) + " x " +
-                             Num(grid.cell_y_m) + " m, too small for stems up to " + Num(stem_m) +
-                             " m across (trunk_radius_m, size_variation)");
+    check.Fail("tree_count", NumberText(p.tree_count) + " trees in " + NumberText(p.area_x_m) +
+                                 " x " + NumberText(p.area_y_m) + " m leave cells of " +
+                                 NumberText(grid.cell_x_m) + " x " + NumberText(grid.cell_y_m) +
+                                 " m, too small for stems up to " + NumberText(stem_m) +
+                                 " m across (trunk_radius_m, size_variation)");
   }
   const double triangles = static_cast<double>(p.tree_count) *
                            (static_cast<double>(p.leaves_per_tree) + kForestTrunkTriangles);
   // 2 x 10^7 triangles take about 6 GB with the ray caster's copy (about 300 bytes each).
   if (triangles > 2e7) {
-    o.Fail("leaves_per_tree", "tree_count x (leaves_per_tree + " +
-                                  std::to_string(kForestTrunkTriangles) + ") = " + Num(triangles) +
-                                  " triangles, more than 2 x 10^7");
+    check.Fail("leaves_per_tree",
+               "tree_count x (leaves_per_tree + " + std::to_string(kForestTrunkTriangles) +
+                   ") = " + NumberText(triangles) + " triangles, more than 2 x 10^7");
   }
-  if (!o.FirstError().ok()) return {};
+}
 
+std::vector<SceneObject> MakeForest(const ForestDescription& f, const std::string& name,
+                                    const physics::Pose<double>& pose, uint32_t trunk_material,
+                                    uint32_t foliage_material) {
+  const ForestParams& p = f.params;
   std::vector<SceneObject> objects;
   const std::vector<ForestTree> trees = PlaceForestTrees(p);
   for (uint32_t k = 0; k < trees.size(); ++k) {
@@ -253,8 +267,8 @@ std::vector<SceneObject> ReadForest(ConfigMap& o, const std::string& name,
       obj.name = tree_name + (part == 0 ? "/trunk" : "/foliage");
       obj.type = "forest";
       obj.material_id = part == 0 ? trunk_material : foliage_material;
-      obj.semantic_class = part == 0 ? trunk_class : foliage_class;
-      obj.instance_id = static_cast<uint32_t>(first_id) + k;
+      obj.semantic_class = part == 0 ? f.trunk_semantic_class : f.foliage_semantic_class;
+      obj.instance_id = f.first_instance_id + k;
       obj.pose = pose;
       obj.mesh = std::move(part == 0 ? mesh.trunk : mesh.foliage);
       objects.push_back(std::move(obj));

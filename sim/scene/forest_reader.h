@@ -10,14 +10,17 @@
 
 namespace lt {
 
-// Reads a forest entry of a scene's objects and makes its trees: two objects per tree,
-// "<name>/tree_<k>/trunk" and "<name>/tree_<k>/foliage", each with its own material and
-// semantic class, both with instance id first_instance_id + k, meshes in the forest's local
-// frame and `pose` placing that frame in the world. Problems are recorded on `o` by key;
-// nothing is made while there are any.
-std::vector<SceneObject> ReadForest(ConfigMap& o, const std::string& name,
-                                    const physics::Pose<double>& pose,
-                                    const MaterialLibrary& materials,
-                                    const std::string& library_path);
+// Reads the keys of a `type: forest` entry of a scene's objects (besides name, type and pose).
+// Whole numbers are checked against their type here, ranges by ForestDescription::Check;
+// problems are recorded on `o` by key.
+ForestDescription ReadForest(ConfigMap& o);
+
+// The objects of a valid forest: two per tree, "<name>/tree_<k>/trunk" and
+// "<name>/tree_<k>/foliage", each with its own material and semantic class, both with
+// instance id first_instance_id + k, meshes in the forest's local frame and `pose` placing
+// that frame in the world.
+std::vector<SceneObject> MakeForest(const ForestDescription& forest, const std::string& name,
+                                    const physics::Pose<double>& pose, uint32_t trunk_material,
+                                    uint32_t foliage_material);
 
 }  // namespace lt

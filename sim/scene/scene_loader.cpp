@@ -1,3 +1,8 @@
+// The scene schema's loader (configs/README.md, "Scenes") in two steps: the file is read into a
+// SceneDescription (keys, types, whole numbers) and validated (SceneDescription::Check), then
+// BuildScene makes the objects (library, primitives, meshes, forests). Problems of either
+// step name the key path, and LoadScene maps it to the line of the file.
+#include <algorithm>
 #include <cmath>
 
 #include "lidartwin/physics/pose.h"
@@ -12,6 +17,31 @@ namespace lt {
 
 namespace {
 
+bool KnownObjectType(const std::string& type) {
+  return std::any_of(std::begin(kSceneObjectTypes), std::end(kSceneObjectTypes),
+                     [&](const char* t) { return type == t; });
+}
+
+// "plane, box, ... or forest"
+std::string ObjectTypeChoices() {
+  std::string out;
+  const size_t n = std::size(kSceneObjectTypes);
+  for (size_t i = 0; i < n; ++i)
+    out += (i == 0 ? "" : (i + 1 == n ? " or " : ", ")) + std::string(kSceneObjectTypes[i]);
+  return out;
+}
+
+bool Finite(const std::array<double, 3>& v) {
+  return std::isfinite(v[0]) && std::isfinite(v[1]) && std::isfinite(v[2]);
+}
+
+std::filesystem::path Resolve(const std::filesystem::path& directory, const std::string& path) {
+  const std::filesystem::path p(path);
+  return p.is_absolute() ? p : directory / p;
+}
+
+// ---- reading ----
+
 std::array<double, 3> Vector3(ConfigMap& m, const std::string& key,
                               std::array<double, 3> fallback) {
   if (!m.Has(key)) return fallback;
@@ -23,33 +53,69 @@ std::array<double, 3> Vector3(ConfigMap& m, const std::string& key,
   return {v[0], v[1], v[2]};
 }
 
-std::vector<double> Sizes(ConfigMap& m, size_t count) {
-  const std::vector<double> v = m.Numbers("size_m");
-  if (v.size() != count) {
-    m.Fail("size_m",
-           "expected " + std::to_string(count) + " numbers, got " + std::to_string(v.size()));
-    return std::vector<double>(count, 1.0);
-  }
-  for (double s : v) {
-    if (!(s > 0)) {
-      m.Fail("size_m", "sizes must be positive");
-      return std::vector<double>(count, 1.0);
-    }
+// A whole number in 0..max (the range of its type), or 0 with the problem recorded.
+double WholeNumber(ConfigMap& o, const std::string& key, double fallback, double max,
+                   const std::string& range_text) {
+  const double v = o.Number(key, fallback);
+  if (v < 0 || v > max || v != std::floor(v)) {
+    o.Fail(key, "must be a whole number in 0.." + range_text);
+    return 0;
   }
   return v;
 }
 
-physics::Pose<double> ReadPose(ConfigMap& o) {
-  const auto position = Vector3(o, "position_m", {0, 0, 0});
-  const auto rpy = Vector3(o, "rotation_deg", {0, 0, 0});
-  return {physics::QuatFromRollPitchYaw(rpy[0] * physics::kDegToRad, rpy[1] * physics::kDegToRad,
-                                        rpy[2] * physics::kDegToRad),
-          {position[0], position[1], position[2]}};
+SceneObjectDescription ReadObject(ConfigMap& o) {
+  SceneObjectDescription d;
+  d.name = o.String("name");
+  d.type = o.String("type");
+  d.position_m = Vector3(o, "position_m", d.position_m);
+  d.rotation_deg = Vector3(o, "rotation_deg", d.rotation_deg);
+  if (d.type == "forest") {
+    // One entry, two objects per tree (configs/README.md, "Forests").
+    d.forest = ReadForest(o);
+    return d;
+  }
+  if (!KnownObjectType(d.type)) return d;  // Check names the type
+  d.material = o.String("material");
+  d.semantic_class = static_cast<uint16_t>(WholeNumber(o, "semantic_class", 0, 65535, "65535"));
+  d.instance_id = static_cast<uint32_t>(WholeNumber(o, "instance_id", 0, 4294967295.0, "2^32-1"));
+  d.velocity_m_s = Vector3(o, "velocity_m_s", d.velocity_m_s);
+  d.yaw_rate_deg_s = o.Number("yaw_rate_deg_s", 0);
+  if (d.type == "plate" || d.type == "plane" || d.type == "box") {
+    d.size_m = o.Numbers("size_m");
+  } else if (d.type == "disc") {
+    d.radius_m = o.Number("radius_m");
+    d.segments = static_cast<uint32_t>(WholeNumber(o, "segments", 128, 4294967295.0, "2^32-1"));
+  } else if (d.type == "mesh") {
+    const std::string file = o.String("file");
+    if (!file.empty())
+      d.file = std::filesystem::absolute(o.Resolve(file)).lexically_normal().string();
+    d.scale = o.Number("scale", 1.0);
+  }
+  return d;
 }
 
+// The description of the file `root` was read from, validated; problems recorded on root.
+Expected<SceneDescription> ReadDescription(ConfigMap& root) {
+  SceneDescription d;
+  const std::string library = root.String("materials");
+  if (!library.empty())
+    d.materials = std::filesystem::absolute(root.Resolve(library)).lexically_normal().string();
+  for (ConfigMap& o : root.MapList("objects"))
+    d.objects.push_back(ReadObject(o));
+  if (Status s = root.FirstError(); !s.ok()) return s.error();
+  ConfigCheck check;
+  d.Check(check);
+  if (!check.ok()) root.Fail(*check.problem());
+  if (Status s = root.Finish(); !s.ok()) return s.error();
+  return d;
+}
+
+// ---- building ----
+
 // Checks an object's mesh, takes it to world coordinates and adds the object to the scene.
-Status AddObject(const std::filesystem::path& file, SceneObject obj, Scene& scene) {
-  const std::string what = file.string() + ": object '" + obj.name + "'";
+Status AddObject(const std::string& where, SceneObject obj, Scene& scene) {
+  const std::string what = where + ": object '" + obj.name + "'";
   if (Status s = CleanMesh(obj.mesh, what, &obj.degenerate_triangles_dropped); !s.ok()) {
     return s.error();
   }
@@ -65,118 +131,192 @@ Status AddObject(const std::filesystem::path& file, SceneObject obj, Scene& scen
   return {};
 }
 
-}  // namespace
+// The material named by `key`, or 0 with the problem recorded.
+uint32_t MaterialId(const MaterialLibrary& library, const std::string& library_file,
+                    const std::string& name, const std::string& key, ConfigCheck& check) {
+  const int id = library.Find(name);
+  if (id < 0) check.Fail(key, "unknown material '" + name + "' (not in " + library_file + ")");
+  return static_cast<uint32_t>(std::max(id, 0));
+}
 
-Expected<Scene> LoadScene(const std::filesystem::path& file, const MeshLoader& mesh_loader) {
-  auto parsed = ConfigMap::FromFile(file);
-  if (!parsed.ok()) return parsed.error();
-  ConfigMap& root = parsed.value();
+// Makes the objects of a valid description. Problems with a key go to `check` (and the result
+// is an empty Error); problems with a mesh are an Error naming `where` and the object.
+Expected<Scene> Build(const SceneDescription& d, const std::filesystem::path& directory,
+                      const MeshLoader& mesh_loader, ConfigCheck& check, const std::string& where) {
   Scene scene;
-  if (auto text = ReadTextFile(file); text.ok()) scene.source_text = std::move(*text);
-  const std::string library_path = root.String("materials");
-  if (Status s = root.FirstError(); !s.ok()) return s.error();
-  auto library = LoadMaterialLibrary(root.Resolve(library_path));
+  scene.description = d;
+  const std::filesystem::path library_file = Resolve(directory, d.materials);
+  auto library = LoadMaterialLibrary(library_file);
   if (!library.ok()) {
-    return Error{file.string() + ": key 'materials': " + library.message()};
+    check.Fail("materials", library.message());
+    return Error{""};
   }
   scene.materials = std::move(library.value());
-
-  for (ConfigMap& o : root.MapList("objects")) {
-    SceneObject obj;
-    obj.name = o.String("name");
-    obj.type = o.String("type");
-    obj.pose = ReadPose(o);
-    if (obj.type == "forest") {
-      // One entry, two objects per tree (configs/README.md, "Forests").
-      std::vector<SceneObject> parts =
-          ReadForest(o, obj.name, obj.pose, scene.materials, library_path);
-      if (Status s = root.FirstError(); !s.ok()) return s.error();
-      for (SceneObject& part : parts) {
-        if (Status s = AddObject(file, std::move(part), scene); !s.ok()) return s.error();
+  for (size_t i = 0; i < d.objects.size(); ++i) {
+    const SceneObjectDescription& o = d.objects[i];
+    ConfigCheck entry = check.Sub("objects", i);
+    const double k = physics::kDegToRad;
+    const physics::Pose<double> pose{
+        physics::QuatFromRollPitchYaw(o.rotation_deg[0] * k, o.rotation_deg[1] * k,
+                                      o.rotation_deg[2] * k),
+        {o.position_m[0], o.position_m[1], o.position_m[2]}};
+    if (o.type == "forest") {
+      const uint32_t trunk = MaterialId(scene.materials, library_file.string(),
+                                        o.forest.trunk_material, "trunk_material", entry);
+      const uint32_t foliage = MaterialId(scene.materials, library_file.string(),
+                                          o.forest.foliage_material, "foliage_material", entry);
+      if (!check.ok()) return Error{""};
+      for (SceneObject& part : MakeForest(o.forest, o.name, pose, trunk, foliage)) {
+        if (Status s = AddObject(where, std::move(part), scene); !s.ok()) return s.error();
       }
       continue;
     }
-    const std::string material = o.String("material");
-    const double semantic = o.Number("semantic_class", 0);
-    const double instance = o.Number("instance_id", 0);
-    if (semantic < 0 || semantic > 65535 || semantic != std::floor(semantic)) {
-      o.Fail("semantic_class", "must be a whole number in 0..65535");
-    }
-    if (instance < 0 || instance > 4294967295.0 || instance != std::floor(instance)) {
-      o.Fail("instance_id", "must be a whole number in 0..2^32-1");
-    }
-    obj.semantic_class = static_cast<uint16_t>(semantic);
-    obj.instance_id = static_cast<uint32_t>(instance);
-
-    const auto velocity = Vector3(o, "velocity_m_s", {0, 0, 0});
-    const double yaw_rate = o.Number("yaw_rate_deg_s", 0);
-    for (double v : velocity) {
-      if (!std::isfinite(v)) o.Fail("velocity_m_s", "must be finite");
-    }
-    if (!std::isfinite(yaw_rate)) o.Fail("yaw_rate_deg_s", "must be finite");
-    obj.motion = {velocity, yaw_rate * physics::kDegToRad};
-
-    const int material_id = scene.materials.Find(material);
-    if (!material.empty() && material_id < 0) {
-      o.Fail("material", "unknown material '" + material + "' (not in " + library_path + ")");
-    }
-    obj.material_id = static_cast<uint32_t>(std::max(material_id, 0));
-
-    if (obj.type == "plate") {
-      const auto s = Sizes(o, 2);
-      obj.size_m = {s[0], s[1], 0};
-      obj.mesh = MakePlate(s[0], s[1]);
-    } else if (obj.type == "plane") {
-      const auto s = Sizes(o, 2);
-      obj.size_m = {s[0], s[1], 0};
-      obj.mesh = MakePlane(s[0], s[1]);
-    } else if (obj.type == "box") {
-      const auto s = Sizes(o, 3);
-      obj.size_m = {s[0], s[1], s[2]};
-      obj.mesh = MakeBox(s[0], s[1], s[2]);
-    } else if (obj.type == "disc") {
-      const double r = o.Number("radius_m");
-      const double segments = o.Number("segments", 128);
-      if (!(r > 0)) o.Fail("radius_m", "must be positive");
-      if (segments < 3 || segments > 1e6 || segments != std::floor(segments)) {
-        o.Fail("segments", "must be a whole number >= 3");
-      } else if (r > 0) {
-        obj.size_m = {r, 0, 0};
-        obj.mesh = MakeDisc(r, static_cast<int>(segments));
-      }
-    } else if (obj.type == "mesh") {
-      const std::string mesh_file = o.String("file");
-      const double scale = o.Number("scale", 1.0);
-      if (!(scale > 0)) o.Fail("scale", "must be positive");
-      if (!mesh_file.empty()) {
-        const auto path = o.Resolve(mesh_file);
-        if (!mesh_loader) {
-          o.Fail("file", "this build has no mesh loader (built without Open3D)");
-        } else if (!std::filesystem::exists(path)) {
-          o.Fail("file", "mesh file '" + path.string() + "' does not exist");
-        } else {
-          auto mesh = mesh_loader(path);
-          if (!mesh.ok()) {
-            o.Fail("file", mesh.message());
-          } else {
-            obj.mesh = std::move(mesh.value());
-            for (auto& v : obj.mesh.vertices) {
-              for (double& c : v)
-                c *= scale;
-            }
-          }
+    SceneObject obj;
+    obj.name = o.name;
+    obj.type = o.type;
+    obj.pose = pose;
+    obj.material_id =
+        MaterialId(scene.materials, library_file.string(), o.material, "material", entry);
+    obj.semantic_class = o.semantic_class;
+    obj.instance_id = o.instance_id;
+    obj.motion = {o.velocity_m_s, o.yaw_rate_deg_s * k};
+    if (o.type == "plate") {
+      obj.size_m = {o.size_m[0], o.size_m[1], 0};
+      obj.mesh = MakePlate(o.size_m[0], o.size_m[1]);
+    } else if (o.type == "plane") {
+      obj.size_m = {o.size_m[0], o.size_m[1], 0};
+      obj.mesh = MakePlane(o.size_m[0], o.size_m[1]);
+    } else if (o.type == "box") {
+      obj.size_m = {o.size_m[0], o.size_m[1], o.size_m[2]};
+      obj.mesh = MakeBox(o.size_m[0], o.size_m[1], o.size_m[2]);
+    } else if (o.type == "disc") {
+      obj.size_m = {o.radius_m, 0, 0};
+      obj.mesh = MakeDisc(o.radius_m, static_cast<int>(o.segments));
+    } else if (o.type == "mesh") {
+      const std::filesystem::path path = Resolve(directory, o.file);
+      if (!mesh_loader) {
+        entry.Fail("file", "this build has no mesh loader (built without Open3D)");
+      } else if (!std::filesystem::exists(path)) {
+        entry.Fail("file", "mesh file '" + path.string() + "' does not exist");
+      } else if (auto mesh = mesh_loader(path); !mesh.ok()) {
+        entry.Fail("file", mesh.message());
+      } else {
+        obj.mesh = std::move(mesh.value());
+        for (auto& v : obj.mesh.vertices) {
+          for (double& c : v)
+            c *= o.scale;
         }
       }
-    } else {
-      o.Fail("type", "unknown object type '" + obj.type +
-                         "' (expected plane, box, disc, plate, mesh or forest)");
     }
-    if (Status s = root.FirstError(); !s.ok()) return s.error();
-
-    if (Status s = AddObject(file, std::move(obj), scene); !s.ok()) return s.error();
+    if (!check.ok()) return Error{""};
+    if (Status s = AddObject(where, std::move(obj), scene); !s.ok()) return s.error();
   }
-  if (Status s = root.Finish(); !s.ok()) return s.error();
-  if (scene.objects.empty()) return Error{file.string() + ": the scene has no objects"};
+  return scene;
+}
+
+}  // namespace
+
+// ---- validation ----
+
+void SceneObjectDescription::Check(ConfigCheck& check) const {
+  if (name.empty()) check.Fail("name", "must not be empty");
+  if (!KnownObjectType(type)) {
+    check.Fail("type", "unknown object type '" + type + "' (expected " + ObjectTypeChoices() + ")");
+    return;
+  }
+  if (!Finite(position_m)) check.Fail("position_m", "must be finite");
+  if (!Finite(rotation_deg)) check.Fail("rotation_deg", "must be finite");
+  if (type == "forest") {
+    forest.Check(check);  // its keys sit in the entry itself
+    return;
+  }
+  if (material.empty()) check.Fail("material", "must name a material of the library");
+  if (!Finite(velocity_m_s)) check.Fail("velocity_m_s", "must be finite");
+  if (!std::isfinite(yaw_rate_deg_s)) check.Fail("yaw_rate_deg_s", "must be finite");
+  if (type == "plate" || type == "plane" || type == "box") {
+    const size_t count = type == "box" ? 3 : 2;
+    if (size_m.size() != count) {
+      check.Fail("size_m", "expected " + std::to_string(count) + " numbers, got " +
+                               std::to_string(size_m.size()));
+    }
+    for (double s : size_m) {
+      if (!(s > 0 && std::isfinite(s))) {
+        check.Fail("size_m", "sizes must be positive, got " + NumberText(s));
+        break;
+      }
+    }
+  } else if (type == "disc") {
+    if (!(radius_m > 0 && std::isfinite(radius_m)))
+      check.Fail("radius_m", "must be positive, got " + NumberText(radius_m));
+    if (segments < 3 || segments > 1000000) {
+      check.Fail("segments",
+                 "must be a whole number in 3..1000000, got " + std::to_string(segments));
+    }
+  } else if (type == "mesh") {
+    if (file.empty()) check.Fail("file", "must name a mesh file");
+    if (!(scale > 0 && std::isfinite(scale)))
+      check.Fail("scale", "must be positive, got " + NumberText(scale));
+  }
+}
+
+void SceneDescription::Check(ConfigCheck& check) const {
+  if (materials.empty()) check.Fail("materials", "must name a material library");
+  if (objects.empty()) check.Fail("objects", "the scene has no objects");
+  for (size_t i = 0; i < objects.size(); ++i) {
+    ConfigCheck entry = check.Sub("objects", i);
+    objects[i].Check(entry);
+  }
+}
+
+Status SceneDescription::Validate() const {
+  ConfigCheck check;
+  Check(check);
+  return check.ToStatus("scene");
+}
+
+// ---- entry points ----
+
+Expected<SceneDescription> ParseSceneDescription(const std::string& yaml_text,
+                                                 const std::filesystem::path& file) {
+  auto parsed = ConfigMap::FromText(yaml_text, file.string());
+  if (!parsed.ok()) return parsed.error();
+  return ReadDescription(parsed.value());
+}
+
+Expected<SceneDescription> LoadSceneDescription(const std::filesystem::path& file) {
+  auto text = ReadTextFile(file, " scene");
+  if (!text.ok()) return text.error();
+  return ParseSceneDescription(*text, file);
+}
+
+Expected<Scene> BuildScene(const SceneDescription& description,
+                           const std::filesystem::path& directory, const MeshLoader& mesh_loader) {
+  ConfigCheck check;
+  description.Check(check);
+  if (!check.ok()) return check.ToStatus("scene").error();
+  auto scene = Build(description, directory, mesh_loader, check, "scene");
+  if (!check.ok()) return check.ToStatus("scene").error();
+  if (!scene.ok()) return scene.error();
+  scene->source_text = SaveScene(description);
+  return scene;
+}
+
+Expected<Scene> LoadScene(const std::filesystem::path& file, const MeshLoader& mesh_loader) {
+  auto text = ReadTextFile(file, " scene");
+  if (!text.ok()) return text.error();
+  auto parsed = ConfigMap::FromText(*text, file.string());
+  if (!parsed.ok()) return parsed.error();
+  ConfigMap& root = parsed.value();
+  auto description = ReadDescription(root);
+  if (!description.ok()) return description.error();
+  ConfigCheck check;
+  auto scene = Build(*description, file.parent_path(), mesh_loader, check, file.string());
+  if (!check.ok()) {
+    root.Fail(*check.problem());
+    return root.FirstError().error();
+  }
+  if (!scene.ok()) return scene.error();
+  scene->source_text = std::move(*text);
   return scene;
 }
 

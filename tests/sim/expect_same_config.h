@@ -8,6 +8,7 @@
 #include <string>
 
 #include "lidartwin/sim/material_library.h"
+#include "lidartwin/sim/scene.h"
 
 namespace lt::test {
 
@@ -31,6 +32,53 @@ inline void ExpectSameLibrary(const MaterialLibrary& a, const MaterialLibrary& b
   ASSERT_EQ(a.materials.size(), b.materials.size()) << what;
   for (size_t i = 0; i < a.materials.size(); ++i)
     ExpectSameMaterial(a.materials[i], b.materials[i], what);
+}
+
+inline void ExpectSameForest(const ForestDescription& a, const ForestDescription& b,
+                             const std::string& what) {
+  const ForestParams& p = a.params;
+  const ForestParams& q = b.params;
+  EXPECT_EQ(p.area_x_m, q.area_x_m) << what;
+  EXPECT_EQ(p.area_y_m, q.area_y_m) << what;
+  EXPECT_EQ(p.tree_count, q.tree_count) << what;
+  EXPECT_EQ(p.trunk_height_m, q.trunk_height_m) << what;
+  EXPECT_EQ(p.trunk_radius_m, q.trunk_radius_m) << what;
+  EXPECT_EQ(p.crown_radius_m, q.crown_radius_m) << what;
+  EXPECT_EQ(p.leaf_size_m, q.leaf_size_m) << what;
+  EXPECT_EQ(p.leaves_per_tree, q.leaves_per_tree) << what;
+  EXPECT_EQ(p.size_variation, q.size_variation) << what;
+  EXPECT_EQ(p.seed, q.seed) << what;
+  EXPECT_EQ(a.trunk_material, b.trunk_material) << what;
+  EXPECT_EQ(a.foliage_material, b.foliage_material) << what;
+  EXPECT_EQ(a.trunk_semantic_class, b.trunk_semantic_class) << what;
+  EXPECT_EQ(a.foliage_semantic_class, b.foliage_semantic_class) << what;
+  EXPECT_EQ(a.first_instance_id, b.first_instance_id) << what;
+}
+
+inline void ExpectSameSceneDescription(const SceneDescription& a, const SceneDescription& b,
+                                       const std::string& what) {
+  EXPECT_EQ(a.materials, b.materials) << what;
+  ASSERT_EQ(a.objects.size(), b.objects.size()) << what;
+  for (size_t i = 0; i < a.objects.size(); ++i) {
+    const SceneObjectDescription& x = a.objects[i];
+    const SceneObjectDescription& y = b.objects[i];
+    const std::string where = what + " object '" + x.name + "'";
+    EXPECT_EQ(x.name, y.name) << where;
+    EXPECT_EQ(x.type, y.type) << where;
+    EXPECT_EQ(x.position_m, y.position_m) << where;
+    EXPECT_EQ(x.rotation_deg, y.rotation_deg) << where;
+    EXPECT_EQ(x.material, y.material) << where;
+    EXPECT_EQ(x.semantic_class, y.semantic_class) << where;
+    EXPECT_EQ(x.instance_id, y.instance_id) << where;
+    EXPECT_EQ(x.velocity_m_s, y.velocity_m_s) << where;
+    EXPECT_EQ(x.yaw_rate_deg_s, y.yaw_rate_deg_s) << where;
+    EXPECT_EQ(x.size_m, y.size_m) << where;
+    EXPECT_EQ(x.radius_m, y.radius_m) << where;
+    EXPECT_EQ(x.segments, y.segments) << where;
+    EXPECT_EQ(x.file, y.file) << where;
+    EXPECT_EQ(x.scale, y.scale) << where;
+    ExpectSameForest(x.forest, y.forest, where);
+  }
 }
 
 }  // namespace lt::test

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "lidartwin/physics/pose.h"
+#include "lidartwin/sim/config_check.h"
 #include "lidartwin/sim/material_library.h"
 #include "lidartwin/sim/status.h"
 
@@ -41,14 +42,6 @@ struct SceneObject {
   TriangleMesh mesh;                      // world coordinates at scene time 0
   ObjectMotion motion;
   size_t degenerate_triangles_dropped = 0;
-};
-
-struct Scene {
-  std::vector<SceneObject> objects;
-  MaterialLibrary materials;
-  std::string source_text;  // the scene YAML as read
-  size_t TriangleCount() const;
-  bool HasMovingObjects() const;
 };
 
 // Loads a mesh file (PLY, OBJ) into local coordinates. Supplied by an adapter outside the
@@ -110,6 +103,75 @@ struct ForestTreeMesh {
 // Tree `index` (its own random stream) in the forest's local coordinates.
 ForestTreeMesh MakeForestTree(const ForestParams& p, uint32_t index, const ForestTree& tree);
 
+// ---- The scene file as written (configs/README.md, "Scenes") ----
+// What SaveScene writes and LoadScene reads before it makes the meshes. Paths are as the
+// file's reader should open them: LoadSceneDescription makes them absolute; relative ones
+// (built in code) resolve against the directory of the scene file they are written into.
+
+// The object types, in the order messages list them.
+inline constexpr const char* kSceneObjectTypes[] = {"plane", "box",  "disc",
+                                                    "plate", "mesh", "forest"};
+
+// The keys of a `type: forest` entry besides name, type and pose.
+struct ForestDescription {
+  ForestParams params;
+  std::string trunk_material, foliage_material;
+  uint16_t trunk_semantic_class = 5;  // LAS 1.4 class 5: high vegetation
+  uint16_t foliage_semantic_class = 5;
+  uint32_t first_instance_id = 1;  // tree k has first_instance_id + k
+
+  // Ranges and the geometry as a whole: area positive, 1..10^6 trees whose stems fit their
+  // cells, positive lengths, the crown above the ground, at most 2 x 10^7 triangles, ids that
+  // fit in 32 bits, a seed that survives YAML's doubles (<= 2^53).
+  void Check(ConfigCheck& check) const;
+};
+
+// One entry of `objects`.
+struct SceneObjectDescription {
+  std::string name;
+  std::string type;  // one of kSceneObjectTypes
+  std::array<double, 3> position_m{0, 0, 0};
+  std::array<double, 3> rotation_deg{0, 0, 0};  // roll, pitch, yaw (R = Rz Ry Rx)
+  // Every type but forest:
+  std::string material;
+  uint16_t semantic_class = 0;
+  uint32_t instance_id = 0;
+  std::array<double, 3> velocity_m_s{0, 0, 0};
+  double yaw_rate_deg_s = 0;
+  // plate, plane: [width, height]; box: [x, y, z].
+  std::vector<double> size_m;
+  // disc:
+  double radius_m = 0;
+  uint32_t segments = 128;
+  // mesh:
+  std::string file;
+  double scale = 1;
+  // forest:
+  ForestDescription forest;
+
+  // The keys its type takes, each in range (key paths relative to the entry).
+  void Check(ConfigCheck& check) const;
+};
+
+struct SceneDescription {
+  std::string materials;  // the material library
+  std::vector<SceneObjectDescription> objects;
+
+  // A library named, at least one object, each object valid (`objects[i]...`). Material
+  // names are checked against the library when the scene is built.
+  void Check(ConfigCheck& check) const;
+  Status Validate() const;
+};
+
+struct Scene {
+  std::vector<SceneObject> objects;
+  MaterialLibrary materials;
+  SceneDescription description;  // what the objects were made from
+  std::string source_text;       // the scene YAML as read (as written, when built in code)
+  size_t TriangleCount() const;
+  bool HasMovingObjects() const;
+};
+
 // Checks a mesh: NaN/inf vertices and out-of-range indices are errors (named by `what`);
 // degenerate triangles (zero area) are removed and counted.
 Status CleanMesh(TriangleMesh& mesh, const std::string& what, size_t* degenerate_dropped);
@@ -118,7 +180,27 @@ Status CleanMesh(TriangleMesh& mesh, const std::string& what, size_t* degenerate
 // p(t) = c + Rz(w t) (p(0) - c) + v t, c the object's position, w its yaw rate, v its velocity.
 std::vector<std::array<double, 3>> VerticesAt(const SceneObject& object, double t_s);
 
-// Loads a scene YAML. mesh_loader may be empty: scenes with meshes then fail with a message.
+// Reads a scene YAML into its description (paths made absolute) and validates it; errors
+// name the file, the key path and its line. Meshes and the material library are not read.
+Expected<SceneDescription> LoadSceneDescription(const std::filesystem::path& file);
+Expected<SceneDescription> ParseSceneDescription(const std::string& yaml_text,
+                                                 const std::filesystem::path& file);
+
+// Makes the scene a description describes: validates it, loads the material library, makes
+// the primitives and forests, loads the meshes, and places every object in the world.
+// Relative paths resolve against `directory`. Errors name the key path ("objects[2].material:
+// unknown material ...").
+Expected<Scene> BuildScene(const SceneDescription& description,
+                           const std::filesystem::path& directory, const MeshLoader& mesh_loader);
+
+// Loads a scene YAML: LoadSceneDescription, then BuildScene, errors with the file's lines.
+// mesh_loader may be empty: scenes with meshes then fail with a message.
 Expected<Scene> LoadScene(const std::filesystem::path& file, const MeshLoader& mesh_loader);
+
+// The description as YAML that ParseSceneDescription reads back to the same description (the
+// one writer beside the one loader; tests/sim/scene_writer_test.cpp): each object with the
+// keys of its type, pose and motion keys when not zero. `header` (may be empty) goes first,
+// as '#' comment lines.
+std::string SaveScene(const SceneDescription& description, const std::string& header = "");
 
 }  // namespace lt

@@ -1,0 +1,77 @@
+// SaveScene: the one writer of the scene schema, beside its loader (scene_loader.cpp; house
+// rule 13). Every key is the loader's; a key is left out only where the loader's default is
+// the value it would have written (pose and motion at zero).
+#include "core/config_writer.h"
+#include "lidartwin/sim/scene.h"
+
+namespace lt {
+
+namespace {
+
+using config_writer::List;
+using config_writer::Put;
+
+bool Zero(const std::array<double, 3>& v) {
+  return v[0] == 0 && v[1] == 0 && v[2] == 0;
+}
+
+void WriteForest(YAML::Emitter& e, const ForestDescription& f) {
+  const ForestParams& p = f.params;
+  List(e, "area_m", std::array<double, 2>{p.area_x_m, p.area_y_m});
+  Put(e, "tree_count", p.tree_count);
+  Put(e, "seed", p.seed);
+  Put(e, "trunk_height_m", p.trunk_height_m);
+  Put(e, "trunk_radius_m", p.trunk_radius_m);
+  Put(e, "crown_radius_m", p.crown_radius_m);
+  Put(e, "leaf_size_m", p.leaf_size_m);
+  Put(e, "leaves_per_tree", p.leaves_per_tree);
+  Put(e, "size_variation", p.size_variation);
+  Put(e, "trunk_material", f.trunk_material);
+  Put(e, "foliage_material", f.foliage_material);
+  Put(e, "trunk_semantic_class", f.trunk_semantic_class);
+  Put(e, "foliage_semantic_class", f.foliage_semantic_class);
+  Put(e, "first_instance_id", f.first_instance_id);
+}
+
+void WriteObject(YAML::Emitter& e, const SceneObjectDescription& o) {
+  e << YAML::BeginMap;
+  Put(e, "name", o.name);
+  Put(e, "type", o.type);
+  if (!Zero(o.position_m)) List(e, "position_m", o.position_m);
+  if (!Zero(o.rotation_deg)) List(e, "rotation_deg", o.rotation_deg);
+  if (o.type == "forest") {
+    WriteForest(e, o.forest);
+    e << YAML::EndMap;
+    return;
+  }
+  if (o.type == "plate" || o.type == "plane" || o.type == "box") {
+    List(e, "size_m", o.size_m);
+  } else if (o.type == "disc") {
+    Put(e, "radius_m", o.radius_m);
+    Put(e, "segments", o.segments);
+  } else if (o.type == "mesh") {
+    Put(e, "file", o.file);
+    Put(e, "scale", o.scale);
+  }
+  Put(e, "material", o.material);
+  Put(e, "semantic_class", o.semantic_class);
+  Put(e, "instance_id", o.instance_id);
+  if (!Zero(o.velocity_m_s)) List(e, "velocity_m_s", o.velocity_m_s);
+  if (o.yaw_rate_deg_s != 0) Put(e, "yaw_rate_deg_s", o.yaw_rate_deg_s);
+  e << YAML::EndMap;
+}
+
+}  // namespace
+
+std::string SaveScene(const SceneDescription& description, const std::string& header) {
+  YAML::Emitter e;
+  e << YAML::BeginMap;
+  Put(e, "materials", description.materials);
+  e << YAML::Key << "objects" << YAML::Value << YAML::BeginSeq;
+  for (const SceneObjectDescription& o : description.objects)
+    WriteObject(e, o);
+  e << YAML::EndSeq << YAML::EndMap;
+  return config_writer::Document(header, e);
+}
+
+}  // namespace lt
