@@ -1,9 +1,11 @@
 #include "lidartwin/sim/trajectory.h"
 
 #include <algorithm>
+#include <cmath>
 
 #include "lidartwin/physics/scan_pattern.h"
 #include "lidartwin/sim/config_reader.h"
+#include "lidartwin/sim/text_file.h"
 
 namespace lt {
 
@@ -15,8 +17,43 @@ Trajectory Trajectory::Static() {
   return {};
 }
 
-Expected<Trajectory> LoadTrajectory(const std::filesystem::path& file) {
-  auto parsed = ConfigMap::FromFile(file);
+void Trajectory::Check(ConfigCheck& check) const {
+  if (time_s.size() != poses.size()) {
+    check.Fail("poses", std::to_string(time_s.size()) + " times for " +
+                            std::to_string(poses.size()) + " poses");
+    return;
+  }
+  for (size_t i = 0; i < poses.size(); ++i) {
+    ConfigCheck pose = check.Sub("poses", i);
+    const double t = time_s[i];
+    if (!std::isfinite(t)) {
+      pose.Fail("time_s", "must be finite");
+    } else if (i > 0 && !(t > time_s[i - 1])) {
+      pose.Fail("time_s", "times must increase strictly (" + NumberText(t) + " after " +
+                              NumberText(time_s[i - 1]) + ")");
+    }
+    const auto& p = poses[i].translation;
+    if (!(std::isfinite(p.x) && std::isfinite(p.y) && std::isfinite(p.z)))
+      pose.Fail("position_m", "must be finite");
+    const auto& q = poses[i].rotation;
+    const double norm = std::sqrt(q.w * q.w + q.x * q.x + q.y * q.y + q.z * q.z);
+    if (!(std::abs(norm - 1) <= 1e-9)) {
+      pose.Fail("rotation_deg",
+                "is not a rotation (a quaternion of norm " + NumberText(norm) + ", not 1)");
+    }
+  }
+  if (!std::isfinite(start_time_s)) check.Fail("start_time_s", "must be finite");
+}
+
+Status Trajectory::Validate() const {
+  ConfigCheck check;
+  Check(check);
+  return check.ToStatus("trajectory");
+}
+
+Expected<Trajectory> ParseTrajectory(const std::string& yaml_text,
+                                     const std::filesystem::path& file) {
+  auto parsed = ConfigMap::FromText(yaml_text, file.string());
   if (!parsed.ok()) return parsed.error();
   ConfigMap& root = parsed.value();
   Trajectory traj;
@@ -28,10 +65,6 @@ Expected<Trajectory> LoadTrajectory(const std::filesystem::path& file) {
         p.Has("rotation_deg") ? p.Numbers("rotation_deg") : std::vector<double>{0, 0, 0};
     if (pos.size() != 3) p.Fail("position_m", "expected 3 numbers");
     if (rpy.size() != 3) p.Fail("rotation_deg", "expected 3 numbers (roll, pitch, yaw)");
-    if (!traj.time_s.empty() && !(t > traj.time_s.back())) {
-      p.Fail("time_s", "times must increase strictly (" + std::to_string(t) + " after " +
-                           std::to_string(traj.time_s.back()) + ")");
-    }
     if (pos.size() == 3 && rpy.size() == 3) {
       traj.time_s.push_back(t);
       traj.poses.push_back(
@@ -41,9 +74,19 @@ Expected<Trajectory> LoadTrajectory(const std::filesystem::path& file) {
     }
   }
   traj.start_time_s = root.Number("start_time_s", traj.time_s.empty() ? 0.0 : traj.time_s.front());
+  if (Status s = root.FirstError(); !s.ok()) return s.error();
+  ConfigCheck check;
+  traj.Check(check);
+  if (!check.ok()) root.Fail(*check.problem());
   if (Status s = root.Finish(); !s.ok()) return s.error();
   if (traj.poses.empty()) return Error{file.string() + ": key 'poses': no poses given"};
   return traj;
+}
+
+Expected<Trajectory> LoadTrajectory(const std::filesystem::path& file) {
+  auto text = ReadTextFile(file, " trajectory");
+  if (!text.ok()) return text.error();
+  return ParseTrajectory(*text, file);
 }
 
 }  // namespace lt

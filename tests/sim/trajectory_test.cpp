@@ -2,6 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <functional>
+
 #include "test_support.h"
 
 namespace lt {
@@ -43,6 +46,84 @@ TEST(Trajectory, RejectsUnknownKeys) {
   auto t = LoadTrajectory(file);
   ASSERT_FALSE(t.ok());
   EXPECT_NE(t.message().find("unknown key 'poses[0].speed'"), std::string::npos) << t.message();
+}
+
+// Same times, positions and rotations (q and -q are the same rotation); roll, pitch and yaw
+// in degrees come back to within a few ulps.
+void ExpectSameTrajectory(const Trajectory& a, const Trajectory& b) {
+  EXPECT_EQ(a.motion_correction, b.motion_correction);
+  EXPECT_EQ(a.start_time_s, b.start_time_s);
+  ASSERT_EQ(a.poses.size(), b.poses.size());
+  EXPECT_EQ(a.time_s, b.time_s);
+  for (size_t i = 0; i < a.poses.size(); ++i) {
+    const auto& p = a.poses[i];
+    const auto& q = b.poses[i];
+    EXPECT_EQ(p.translation.x, q.translation.x);
+    EXPECT_EQ(p.translation.y, q.translation.y);
+    EXPECT_EQ(p.translation.z, q.translation.z);
+    const double dot = p.rotation.w * q.rotation.w + p.rotation.x * q.rotation.x +
+                       p.rotation.y * q.rotation.y + p.rotation.z * q.rotation.z;
+    EXPECT_NEAR(std::abs(dot), 1.0, 1e-15) << "pose " << i;
+  }
+}
+
+TEST(TrajectoryWriter, ReadsBackTheSame) {
+  test::TempDir dir;
+  auto a = LoadTrajectory(
+      dir.Write("t.yaml",
+                "motion_correction: true\nstart_time_s: -0.05\nposes:\n"
+                "  - {time_s: 0.1, position_m: [1.5, -2, 0.25], rotation_deg: [1, -2, 179.5]}\n"
+                "  - {time_s: 0.2, position_m: [2.5, -2, 0.25], rotation_deg: [-30, 89.9, -45]}\n"
+                "  - {time_s: 0.35, position_m: [1e-3, 7, 1e5], rotation_deg: [0, 0, 0]}\n"));
+  ASSERT_TRUE(a.ok()) << a.message();
+  ASSERT_TRUE(a->Validate().ok()) << a->Validate().message();
+  const std::string text = SaveTrajectory(*a, "written by the test");
+  auto b = ParseTrajectory(text, dir / "u.yaml");
+  ASSERT_TRUE(b.ok()) << b.message() << "\n" << text;
+  ExpectSameTrajectory(*a, *b);
+  auto c = ParseTrajectory(SaveTrajectory(*b), dir / "v.yaml");
+  ASSERT_TRUE(c.ok()) << c.message();
+  ExpectSameTrajectory(*a, *c);
+  // Without poses: the identity pose, which moves the sensor the same way.
+  Trajectory none = Trajectory::Static();
+  none.start_time_s = 2;
+  auto d = ParseTrajectory(SaveTrajectory(none), dir / "w.yaml");
+  ASSERT_TRUE(d.ok()) << d.message();
+  EXPECT_EQ(d->start_time_s, 2);
+  EXPECT_EQ(d->At(5).translation.x, 0);
+  EXPECT_EQ(d->At(5).rotation.w, 1);
+}
+
+TEST(TrajectoryValidate, EachRuleNamesItsKey) {
+  Trajectory valid;
+  valid.time_s = {0, 1};
+  valid.poses = {Trajectory::Static().At(0), Trajectory::Static().At(0)};
+  ASSERT_TRUE(valid.Validate().ok()) << valid.Validate().message();
+  ASSERT_TRUE(Trajectory::Static().Validate().ok());
+  const struct {
+    const char* key;
+    std::function<void(Trajectory&)> breaks;
+    const char* problem;
+  } rules[] = {
+      {"poses", [](Trajectory& t) { t.time_s.pop_back(); }, "1 times for 2 poses"},
+      {"poses[1].time_s", [](Trajectory& t) { t.time_s[1] = 0; },
+       "times must increase strictly (0 after 0)"},
+      {"poses[0].time_s", [](Trajectory& t) { t.time_s[0] = NAN; }, "must be finite"},
+      {"poses[1].position_m", [](Trajectory& t) { t.poses[1].translation.y = INFINITY; },
+       "must be finite"},
+      {"poses[0].rotation_deg", [](Trajectory& t) { t.poses[0].rotation.w = 2; },
+       "is not a rotation (a quaternion of norm 2, not 1)"},
+      {"start_time_s", [](Trajectory& t) { t.start_time_s = NAN; }, "must be finite"},
+  };
+  for (const auto& rule : rules) {
+    Trajectory t = valid;
+    rule.breaks(t);
+    const Status s = t.Validate();
+    ASSERT_FALSE(s.ok()) << rule.key;
+    EXPECT_NE(s.message().find("trajectory: key '" + std::string(rule.key) + "': " + rule.problem),
+              std::string::npos)
+        << s.message();
+  }
 }
 
 }  // namespace

@@ -4,7 +4,10 @@
 #include <filesystem>
 #include <vector>
 
+#include <string>
+
 #include "lidartwin/physics/pose.h"
+#include "lidartwin/sim/config_check.h"
 #include "lidartwin/sim/status.h"
 
 namespace lt {
@@ -19,8 +22,26 @@ struct Trajectory {
   // sampled interval. A trajectory without poses is the identity pose.
   physics::Pose<double> At(double t) const;
   static Trajectory Static();
+
+  // One pose per time, times finite and strictly increasing, positions finite, rotations unit
+  // quaternions, the start time finite (key paths `poses[i].time_s`, `poses[i].position_m`,
+  // `poses[i].rotation_deg`, `start_time_s`). No poses is valid (Static()); a file must give
+  // at least one.
+  void Check(ConfigCheck& check) const;
+  Status Validate() const;
 };
 
+// Loads a trajectory YAML (configs/README.md, "Trajectories"); errors name the file, the key
+// path and its line.
 Expected<Trajectory> LoadTrajectory(const std::filesystem::path& file);
+Expected<Trajectory> ParseTrajectory(const std::string& yaml_text,
+                                     const std::filesystem::path& file);
+
+// The trajectory as YAML that ParseTrajectory reads back to the same poses (the one writer
+// beside the one loader; tests/sim/trajectory_test.cpp): rotations as roll, pitch, yaw in
+// degrees, so a rotation reads back to within 1e-15 of itself (not bit for bit); a trajectory
+// without poses is written as the identity pose at start_time_s, which moves the sensor
+// the same way. `header` (may be empty) goes first, as '#' comment lines.
+std::string SaveTrajectory(const Trajectory& trajectory, const std::string& header = "");
 
 }  // namespace lt
