@@ -12,22 +12,12 @@
 #include "lidartwin/compare/metrics_json.h"
 #include "lidartwin/datasets/atomic_file.h"
 #include "lidartwin/datasets/sensor_import.h"
-#include "lidartwin/physics/scan_pattern.h"
 #include "lidartwin/reports/report.h"
+#include "lidartwin/sim/trajectory.h"
 #include "posed_recording.h"
 
 namespace lt::cli {
 namespace {
-
-std::string PoseYaml(double t, const physics::Pose<double>& p) {
-  const auto r = physics::RollPitchYaw(p.rotation);
-  const double k = 1.0 / physics::kDegToRad;
-  const double rpy[3] = {r.x * k, r.y * k, r.z * k};
-  return fmt::format(
-      "  - {{time_s: {:.9g}, position_m: [{:.9g}, {:.9g}, {:.9g}], rotation_deg: [{:.9g}, "
-      "{:.9g}, {:.9g}]}}\n",
-      t, p.translation.x, p.translation.y, p.translation.z, rpy[0], rpy[1], rpy[2]);
-}
 
 int Fail(const std::string& message, int code) {
   fmt::print(stderr, "lidartwin reproduce: {}\n", message);
@@ -116,11 +106,14 @@ int ReproduceCommand(const std::vector<std::string>& argv) {
              built->triangles, built->reflectance_classes.size());
 
   // 4. Simulate the held-out frame from its start and end poses.
-  const std::string trajectory = "# Frame " + std::to_string(*held_out) +
-                                 " of the recording: its start and end poses.\nposes:\n" +
-                                 PoseYaml(0, rec->start_poses[*held_out]) +
-                                 PoseYaml(period, rec->end_poses[*held_out]);
-  if (Status s = WriteTextFileAtomically(out / "trajectory.yaml", trajectory); !s.ok())
+  Trajectory trajectory;
+  trajectory.time_s = {0, period};
+  trajectory.poses = {rec->start_poses[*held_out], rec->end_poses[*held_out]};
+  const std::string header =
+      fmt::format("Frame {} of the recording: its start and end poses.", *held_out);
+  if (Status s =
+          WriteTextFileAtomically(out / "trajectory.yaml", SaveTrajectory(trajectory, header));
+      !s.ok())
     return Fail("error: " + s.message(), 1);
   SimulationJob job;
   job.sensor = out / "sensor.yaml";

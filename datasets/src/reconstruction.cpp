@@ -13,6 +13,8 @@
 #include <sstream>
 
 #include "lidartwin/datasets/atomic_file.h"
+#include "lidartwin/sim/material_library.h"
+#include "lidartwin/sim/scene.h"
 
 namespace lt {
 namespace {
@@ -195,13 +197,9 @@ Expected<ReconstructionSummary> Reconstruct(const PosedFrames& input, const Reco
   std::error_code ec;
   std::filesystem::create_directories(out_dir, ec);
   if (ec) return Error{fmt::format("{}: cannot create: {}", out_dir.string(), ec.message())};
-  std::string materials =
-      "# Reflectances estimated by `lidartwin reconstruct` (R0 = I / (100 cos theta), seed 000\n"
-      "# eq. 4), one material per reflectance class: the mean over the class's triangles.\n"
-      "materials:\n";
-  std::string scene =
-      "# Reconstructed by `lidartwin reconstruct` from recorded frames.\n"
-      "materials: materials.yaml\nobjects:\n";
+  MaterialLibrary materials;
+  SceneDescription scene;
+  scene.materials = "materials.yaml";  // beside the scene, as are the meshes
   for (int b = 0; b < o.reflectance_bins; ++b) {
     if (by_class[b].empty()) continue;
     const double mean = class_sum[b] / static_cast<double>(by_class[b].size());
@@ -218,18 +216,34 @@ Expected<ReconstructionSummary> Reconstruct(const PosedFrames& input, const Reco
       return Error{fmt::format("{}: cannot write the mesh", ply.string())};
     std::filesystem::rename(tmp, ply, ec);
     if (ec) return Error{fmt::format("{}: cannot move into place: {}", ply.string(), ec.message())};
-    materials += fmt::format(
-        "  - name: {}\n    reflectance: {:.4f}\n    source: \"estimated from {} triangles\"\n",
-        name, mean, by_class[b].size());
-    scene += fmt::format(
-        "  - name: {}\n    type: mesh\n    file: {}.ply\n    material: {}\n"
-        "    semantic_class: 1\n    instance_id: {}\n",
-        name, name, name, b + 1);
+    Material material;
+    material.name = name;
+    material.wavelength_nm = {kFlatSpectrumWavelengthNm};
+    material.reflectance = {mean};
+    material.source = fmt::format("estimated from {} triangles", by_class[b].size());
+    materials.materials.push_back(std::move(material));
+    SceneObjectDescription object;
+    object.name = name;
+    object.type = "mesh";
+    object.file = name + ".ply";
+    object.material = name;
+    object.semantic_class = 1;
+    object.instance_id = static_cast<uint32_t>(b + 1);
+    scene.objects.push_back(std::move(object));
     summary.reflectance_classes.emplace_back(mean, by_class[b].size());
   }
-  if (Status s = WriteTextFileAtomically(out_dir / "materials.yaml", materials); !s.ok())
+  // Through the writers of the two schemas (house rule 13); what they write must load.
+  LT_CHECK(materials.Validate().ok() && scene.Validate().ok());
+  const std::string materials_text = SaveMaterialLibrary(
+      materials,
+      "Reflectances estimated by `lidartwin reconstruct` (R0 = I / (100 cos theta), seed 000\n"
+      "eq. 4), one material per reflectance class: the mean over the class's triangles.");
+  const std::string scene_text =
+      SaveScene(scene, "Reconstructed by `lidartwin reconstruct` from recorded frames.");
+  if (Status s = WriteTextFileAtomically(out_dir / "materials.yaml", materials_text); !s.ok())
     return s.error();
-  if (Status s = WriteTextFileAtomically(out_dir / "scene.yaml", scene); !s.ok()) return s.error();
+  if (Status s = WriteTextFileAtomically(out_dir / "scene.yaml", scene_text); !s.ok())
+    return s.error();
   summary.vertices = mesh->vertices_.size();
   summary.triangles = mesh->triangles_.size();
   return summary;

@@ -11,6 +11,7 @@
 #include "cli_support.h"
 #include "lidartwin/datasets/hdf5_arrays.h"
 #include "lidartwin/datasets/hdf5_frames.h"
+#include "sim/expect_same_config.h"
 #include "test_support.h"
 
 namespace lt {
@@ -421,6 +422,21 @@ TEST(Cli, RegressionGateFailsOnPlantedRegressions) {
 }
 
 #if LT_WITH_OPEN3D
+// What reconstruct wrote through the writers of the scene and material schemas reads back from
+// them to the same scene and library.
+void ExpectWrittenSceneReadsBack(const std::filesystem::path& scene_file) {
+  auto scene = LoadSceneDescription(scene_file);
+  ASSERT_TRUE(scene.ok()) << scene.message();
+  auto again = ParseSceneDescription(SaveScene(*scene), scene_file);
+  ASSERT_TRUE(again.ok()) << again.message();
+  test::ExpectSameSceneDescription(*scene, *again, scene_file.string());
+  auto library = LoadMaterialLibrary(scene->materials);
+  ASSERT_TRUE(library.ok()) << library.message();
+  auto library_again = ParseMaterialLibrary(SaveMaterialLibrary(*library), scene->materials);
+  ASSERT_TRUE(library_again.ok()) << library_again.message();
+  test::ExpectSameLibrary(*library, *library_again, scene->materials);
+}
+
 // reconstruct on a simulated lab frame: the ground's reflectance comes back from the intensity
 // (asphalt, R0 = 0.2687 at 850 nm), and the reconstructed scene, simulated again, lies where
 // the original surfaces were (range error of paired beams a few centimetres).
@@ -444,6 +460,7 @@ TEST(Cli, ReconstructRecoversGeometryAndReflectance) {
     if (n > best_n) best_n = n, best_r = r;
   }
   EXPECT_NEAR(best_r, 0.2687, 0.03) << materials;
+  ExpectWrittenSceneReadsBack(dir / "rec/scene.yaml");
   ASSERT_EQ(Cli("simulate --sensor " + Q(kOs0) + " --scene " + Q(dir / "rec/scene.yaml") +
                 " --seed 2 --out " + Q(dir / "again.h5"))
                 .code,
@@ -476,6 +493,15 @@ TEST(Cli, ReproduceOnTheRealOs1Capture) {
   EXPECT_LT(m["summary"]["depth_abs_mean_m"].get<double>(), 0.6);
   EXPECT_TRUE(std::filesystem::is_regular_file(dir / "rep/report/report.html"));
   EXPECT_TRUE(std::filesystem::is_regular_file(dir / "rep/sensor.yaml"));
+  // Every config it wrote came from the writer of its schema and reads back the same.
+  ExpectWrittenSceneReadsBack(dir / "rep/scene/scene.yaml");
+  auto trajectory = LoadTrajectory(dir / "rep/trajectory.yaml");
+  ASSERT_TRUE(trajectory.ok()) << trajectory.message();
+  EXPECT_EQ(trajectory->poses.size(), 2u);
+  auto trajectory_again =
+      ParseTrajectory(SaveTrajectory(*trajectory), dir / "rep/trajectory_again.yaml");
+  ASSERT_TRUE(trajectory_again.ok()) << trajectory_again.message();
+  test::ExpectSameTrajectory(*trajectory, *trajectory_again);
   // The simulated frame alone may not be reconstructed from.
   const CliRun bad = Cli("reproduce --recording " + Q(os1 / "OS-1-128_v2.3.0_1024x10_lb_n3.pcap") +
                          " --metadata " + Q(os1 / "OS-1-128_v2.3.0_1024x10.json") +

@@ -5,10 +5,12 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <string>
 
 #include "lidartwin/sim/material_library.h"
 #include "lidartwin/sim/scene.h"
+#include "lidartwin/sim/trajectory.h"
 
 namespace lt::test {
 
@@ -78,6 +80,25 @@ inline void ExpectSameSceneDescription(const SceneDescription& a, const SceneDes
     EXPECT_EQ(x.file, y.file) << where;
     EXPECT_EQ(x.scale, y.scale) << where;
     ExpectSameForest(x.forest, y.forest, where);
+  }
+}
+
+// Same times, positions and rotations (q and -q are the same rotation); roll, pitch and yaw
+// in degrees come back to within a few ulps.
+inline void ExpectSameTrajectory(const Trajectory& a, const Trajectory& b) {
+  EXPECT_EQ(a.motion_correction, b.motion_correction);
+  EXPECT_EQ(a.start_time_s, b.start_time_s);
+  ASSERT_EQ(a.poses.size(), b.poses.size());
+  EXPECT_EQ(a.time_s, b.time_s);
+  for (size_t i = 0; i < a.poses.size(); ++i) {
+    const auto& p = a.poses[i];
+    const auto& q = b.poses[i];
+    EXPECT_EQ(p.translation.x, q.translation.x);
+    EXPECT_EQ(p.translation.y, q.translation.y);
+    EXPECT_EQ(p.translation.z, q.translation.z);
+    const double dot = p.rotation.w * q.rotation.w + p.rotation.x * q.rotation.x +
+                       p.rotation.y * q.rotation.y + p.rotation.z * q.rotation.z;
+    EXPECT_NEAR(std::abs(dot), 1.0, 1e-15) << "pose " << i;
   }
 }
 

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <functional>
 
+#include "sim/expect_same_config.h"
 #include "test_support.h"
 
 namespace lt {
@@ -48,25 +49,6 @@ TEST(Trajectory, RejectsUnknownKeys) {
   EXPECT_NE(t.message().find("unknown key 'poses[0].speed'"), std::string::npos) << t.message();
 }
 
-// Same times, positions and rotations (q and -q are the same rotation); roll, pitch and yaw
-// in degrees come back to within a few ulps.
-void ExpectSameTrajectory(const Trajectory& a, const Trajectory& b) {
-  EXPECT_EQ(a.motion_correction, b.motion_correction);
-  EXPECT_EQ(a.start_time_s, b.start_time_s);
-  ASSERT_EQ(a.poses.size(), b.poses.size());
-  EXPECT_EQ(a.time_s, b.time_s);
-  for (size_t i = 0; i < a.poses.size(); ++i) {
-    const auto& p = a.poses[i];
-    const auto& q = b.poses[i];
-    EXPECT_EQ(p.translation.x, q.translation.x);
-    EXPECT_EQ(p.translation.y, q.translation.y);
-    EXPECT_EQ(p.translation.z, q.translation.z);
-    const double dot = p.rotation.w * q.rotation.w + p.rotation.x * q.rotation.x +
-                       p.rotation.y * q.rotation.y + p.rotation.z * q.rotation.z;
-    EXPECT_NEAR(std::abs(dot), 1.0, 1e-15) << "pose " << i;
-  }
-}
-
 TEST(TrajectoryWriter, ReadsBackTheSame) {
   test::TempDir dir;
   auto a = LoadTrajectory(
@@ -80,10 +62,10 @@ TEST(TrajectoryWriter, ReadsBackTheSame) {
   const std::string text = SaveTrajectory(*a, "written by the test");
   auto b = ParseTrajectory(text, dir / "u.yaml");
   ASSERT_TRUE(b.ok()) << b.message() << "\n" << text;
-  ExpectSameTrajectory(*a, *b);
+  test::ExpectSameTrajectory(*a, *b);
   auto c = ParseTrajectory(SaveTrajectory(*b), dir / "v.yaml");
   ASSERT_TRUE(c.ok()) << c.message();
-  ExpectSameTrajectory(*a, *c);
+  test::ExpectSameTrajectory(*a, *c);
   // Without poses: the identity pose, which moves the sensor the same way.
   Trajectory none = Trajectory::Static();
   none.start_time_s = 2;
