@@ -675,32 +675,14 @@ Expected<SensorProfile> ParseSensorProfile(const std::string& yaml_text,
     ReadCalibrationRecord(c, p.calibration);
   }
   if (Status s = root.Finish(); !s.ok()) return s.error();
-  // Beams per frame, counted in 64 bits where the scan multiplies two counts.
-  const uint64_t beams = p.scan == ScanKind::kSpinning
-                             ? uint64_t{p.columns} * p.elevation_rad.size()
-                             : uint64_t{p.BeamCount()};
-  if (beams == 0) return Error{file.string() + ": the scan pattern has no beams"};
-  if (beams > kMaxBeamsPerFrame) {
-    return Error{file.string() + ": the scan gives " + std::to_string(beams) +
-                 " beams per frame, more than " + std::to_string(kMaxBeamsPerFrame) +
-                 " (lower the pulse rate or raise the frame rate)"};
-  }
-  if (beams * p.EchoesPerBeam() > kMaxRecordsPerFrame) {
-    return Error{file.string() + ": " + std::to_string(beams) + " beams x " +
-                 std::to_string(p.EchoesPerBeam()) + " echoes is more than " +
-                 std::to_string(kMaxRecordsPerFrame) + " echo records per frame"};
-  }
-  if (p.raster_gather && p.detector.kind != DetectorKind::kThreshold) {
-    return Error{file.string() +
-                 ": beam.gather: raster gathers a return signal, which only the "
-                 "threshold detector has (detector.type: threshold)"};
-  }
-  if (p.detector.kind == DetectorKind::kThreshold &&
-      p.footprint.sub_rays * p.detector.max_surfaces_per_sub_ray > 128) {
-    return Error{file.string() + ": beam.sub_rays (" + std::to_string(p.footprint.sub_rays) +
-                 ") x detector.max_surfaces_per_sub_ray (" +
-                 std::to_string(p.detector.max_surfaces_per_sub_ray) +
-                 ") exceeds the 128 contributions a beam's signal holds"};
+  // Validate(): a second line of defence behind the checks above, and the only check of the
+  // rules that span several keys (beams per frame, raster gathering, contributions per beam),
+  // reported at the line of the key it names.
+  ConfigCheck check;
+  p.Check(check);
+  if (!check.ok()) {
+    root.Fail(*check.problem());
+    return root.FirstError().error();
   }
   return p;
 }

@@ -13,6 +13,7 @@
 #include "lidartwin/physics/return_signal.h"
 #include "lidartwin/physics/scan_pattern.h"
 #include "lidartwin/sim/beam_kernel.h"
+#include "lidartwin/sim/config_check.h"
 #include "lidartwin/sim/status.h"
 
 namespace lt {
@@ -45,6 +46,11 @@ struct DetectorConfig {
   double pulse_energy_jitter = 0;
   // Near-field overlap O(R) = 1 - exp(-(R / R_o)^k) on every received power (link_budget.h).
   physics::Overlap overlap{0, 2};
+
+  // The ranges of the detector keys of its type (configs/README.md), by key within
+  // `detector` and in the key's unit (threshold_nw, aperture_diameter_mm, ...).
+  void Check(ConfigCheck& check) const;
+  Status Validate() const;
 };
 
 // Frames larger than this are refused when a profile is loaded (a frame's records are held
@@ -126,6 +132,16 @@ struct SensorProfile {
   physics::ThresholdDetector Threshold() const;
   // Record slots per beam: max_echoes for the threshold detector, else 1.
   uint32_t EchoesPerBeam() const;
+
+  // The ranges of configs/README.md on the values as held here, each problem named by the key
+  // that sets the value and told in its unit ("detector.threshold_nw: must be in [1e-6, 1e15)
+  // nW"): wavelength and ranges, the scan of its type (tables, rates, whole numbers of lines or
+  // revolutions per frame), beams and echo records per frame, the footprint, raster gathering
+  // and contributions per beam, the detector, the calibration record when there is one. For
+  // profiles built or changed in code (sensor_profile_check.cpp); LoadSensorProfile calls it
+  // too.
+  void Check(ConfigCheck& check) const;
+  Status Validate() const;
 };
 
 // Loads a profile; errors name the file, the key and the problem.
