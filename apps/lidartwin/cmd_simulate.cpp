@@ -1,5 +1,7 @@
 #include <fmt/core.h>
 
+#include <algorithm>
+#include <cstdint>
 #include <cstdlib>
 
 #include "args.h"
@@ -54,18 +56,15 @@ int SimulateCommand(const std::vector<std::string>& argv) {
       return 2;
     }
   }
-  if (frames.value() > 1000000) {
-    fmt::print(stderr, "lidartwin simulate: --frames {} is more than 1000000\n", frames.value());
-    return 2;
-  }
-  if (slices.value() < 1 || slices.value() > 100000) {
-    fmt::print(stderr, "lidartwin simulate: --motion-slices must be in 1..100000\n");
-    return 2;
-  }
-  job.motion_slices = static_cast<uint32_t>(slices.value());
-  job.frames = static_cast<uint32_t>(frames.value());
+  // Counts beyond 32 bits are out of range either way; SimulationJob::Validate says which.
+  job.motion_slices = static_cast<uint32_t>(std::min<uint64_t>(slices.value(), UINT32_MAX));
+  job.frames = static_cast<uint32_t>(std::min<uint64_t>(frames.value(), UINT32_MAX));
   job.seed = seed.value();
   job.threads = static_cast<unsigned>(threads.value());
+  if (Status s = job.Validate(); !s.ok()) {
+    fmt::print(stderr, "lidartwin simulate: {}\n", s.message());
+    return 2;
+  }
   auto result = RunSimulationJob(job);
   if (!result.ok()) {
     fmt::print(stderr, "lidartwin simulate: error: {}\n", result.message());

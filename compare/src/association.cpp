@@ -170,11 +170,23 @@ Expected<AssociationMethod> ParseAssociationMethod(const std::string& text) {
       fmt::format("unknown association '{}' (expected auto, beam, angular or nearest3d)", text)};
 }
 
+void AssociationOptions::Check(ConfigCheck& check) const {
+  for (const auto& [key, v] : {std::pair<const char*, double>{"max_angle_deg", max_angle_deg},
+                               {"max_distance_m", max_distance_m},
+                               {"beam_direction_tolerance_deg", beam_direction_tolerance_deg}}) {
+    if (!(v > 0 && std::isfinite(v))) check.Fail(key, "must be positive, got " + NumberText(v));
+  }
+}
+
+Status AssociationOptions::Validate() const {
+  ConfigCheck check;
+  Check(check);
+  return check.ToStatus("association options");
+}
+
 Expected<Association> Associate(const Frame& real, const Frame& sim,
                                 const AssociationOptions& options) {
-  if (!(options.max_angle_deg > 0) || !(options.max_distance_m > 0) ||
-      !(options.beam_direction_tolerance_deg > 0))
-    return Error{"association gates must be positive"};
+  if (Status s = options.Validate(); !s.ok()) return s.error();
   Association a;
   const double chord_gate = 2 * std::sin(0.5 * options.max_angle_deg * kDegToRad);
   switch (options.method) {

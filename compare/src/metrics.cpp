@@ -107,6 +107,30 @@ double Mape(const std::vector<double>& simulated, const std::vector<double>& mea
   return n == 0 ? NAN : sum / static_cast<double>(n);
 }
 
+void CompareOptions::Check(ConfigCheck& check) const {
+  ConfigCheck gates = check.Sub("association");
+  association.Check(gates);
+  const auto& edges = distance_edges_m;
+  if (edges.empty()) check.Fail("distance_edges_m", "must list at least one edge");
+  for (size_t i = 0; i < edges.size(); ++i) {
+    if (!(edges[i] >= 0 && std::isfinite(edges[i]))) {
+      check.Fail("distance_edges_m",
+                 "edge " + NumberText(edges[i]) + " m is not a finite number >= 0");
+    } else if (i > 0 && !(edges[i] > edges[i - 1])) {
+      check.Fail("distance_edges_m", "must be a strictly increasing list (" + NumberText(edges[i]) +
+                                         " m after " + NumberText(edges[i - 1]) + " m)");
+    }
+  }
+  if (!(min_range_m >= 0 && std::isfinite(min_range_m)))
+    check.Fail("min_range_m", "must be >= 0, got " + NumberText(min_range_m));
+}
+
+Status CompareOptions::Validate() const {
+  ConfigCheck check;
+  Check(check);
+  return check.ToStatus("compare options");
+}
+
 Expected<ComparisonMetrics> Compare(const std::vector<Frame>& real, const std::vector<Frame>& sim,
                                     const CompareOptions& options) {
   if (real.size() != sim.size())
@@ -115,10 +139,8 @@ Expected<ComparisonMetrics> Compare(const std::vector<Frame>& real, const std::v
                     "needs one simulated frame per real frame",
                     real.size(), sim.size())};
   if (real.empty()) return Error{"no frames to compare"};
+  if (Status s = options.Validate(); !s.ok()) return s.error();
   const auto& edges = options.distance_edges_m;
-  if (edges.empty() || !std::is_sorted(edges.begin(), edges.end()) ||
-      std::adjacent_find(edges.begin(), edges.end()) != edges.end())
-    return Error{"distance bin edges must be a strictly increasing list"};
 
   ComparisonMetrics m;
   m.frames = static_cast<uint32_t>(real.size());

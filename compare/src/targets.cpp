@@ -37,6 +37,49 @@ std::optional<double> Target::GroundTruthDistance() const {
   return std::sqrt(c[0] * c[0] + c[1] * c[1] + c[2] * c[2]);
 }
 
+void Target::Check(ConfigCheck& check) const {
+  if (name.empty()) check.Fail("name", "must not be empty");
+  const auto& c = box_to_sensor.translation;
+  if (!(std::isfinite(c.x) && std::isfinite(c.y) && std::isfinite(c.z)))
+    check.Fail("centre_m", "must be finite");
+  for (double h : half_size_m) {
+    if (!(h > 0 && std::isfinite(h))) {
+      check.Fail("size_m", "every extent must be positive, got " + NumberText(2 * h));
+      break;
+    }
+  }
+  const auto& q = box_to_sensor.rotation;
+  const double norm = std::sqrt(q.w * q.w + q.x * q.x + q.y * q.y + q.z * q.z);
+  if (!(std::abs(norm - 1) <= 1e-9)) {
+    check.Fail("rotation_deg",
+               "is not a rotation (a quaternion of norm " + NumberText(norm) + ", not 1)");
+  }
+  if (ground_truth_centre_m) {
+    for (double x : *ground_truth_centre_m)
+      if (!std::isfinite(x)) check.Fail("ground_truth_centre_m", "must be finite");
+  }
+}
+
+Status Target::Validate() const {
+  ConfigCheck check;
+  Check(check);
+  return check.ToStatus("target '" + name + "'");
+}
+
+void CheckTargets(const std::vector<Target>& targets, ConfigCheck& check) {
+  for (size_t i = 0; i < targets.size(); ++i) {
+    ConfigCheck entry = check.Sub("targets", i);
+    targets[i].Check(entry);
+    for (size_t j = 0; j < i; ++j) {
+      if (targets[i].name == targets[j].name) {
+        entry.Fail("name",
+                   "'" + targets[i].name + "' is used twice (targets[" + std::to_string(j) + "])");
+        break;
+      }
+    }
+  }
+}
+
 Expected<std::vector<Target>> LoadTargets(const std::filesystem::path& file) {
   auto root = ConfigMap::FromFile(file);
   if (!root.ok()) return root.error();
@@ -48,8 +91,6 @@ Expected<std::vector<Target>> LoadTargets(const std::filesystem::path& file) {
     const auto centre = *Triple(t, "centre_m", true);
     const auto size = *Triple(t, "size_m", true);
     const auto rpy = Triple(t, "rotation_deg", false).value_or(std::array<double, 3>{0, 0, 0});
-    for (double s : size)
-      if (!(s > 0)) t.Fail("size_m", "every extent must be positive");
     target.half_size_m = {0.5 * size[0], 0.5 * size[1], 0.5 * size[2]};
     target.box_to_sensor.translation = {centre[0], centre[1], centre[2]};
     target.box_to_sensor.rotation = physics::QuatFromRollPitchYaw(
@@ -57,13 +98,12 @@ Expected<std::vector<Target>> LoadTargets(const std::filesystem::path& file) {
     target.ground_truth_centre_m = Triple(t, "ground_truth_centre_m", false);
     targets.push_back(std::move(target));
   }
+  if (Status s = root->FirstError(); !s.ok()) return s.error();
+  ConfigCheck check;
+  if (targets.empty()) check.Fail("targets", "the list is empty");
+  CheckTargets(targets, check);
+  if (!check.ok()) root->Fail(*check.problem());
   if (Status s = root->Finish(); !s.ok()) return s.error();
-  if (targets.empty()) return Error{fmt::format("{}: targets: the list is empty", file.string())};
-  for (size_t i = 0; i < targets.size(); ++i)
-    for (size_t j = 0; j < i; ++j)
-      if (targets[i].name == targets[j].name)
-        return Error{fmt::format("{}: targets[{}].name: '{}' is used twice", file.string(), i,
-                                 targets[i].name)};
   return targets;
 }
 

@@ -65,6 +65,34 @@ Expected<std::vector<Pose<double>>> LoadKittiPoses(const std::filesystem::path& 
   return poses;
 }
 
+void ReconstructOptions::Check(ConfigCheck& check) const {
+  if (method != "poisson" && method != "ball-pivoting")
+    check.Fail("method", "'" + method + "' (expected poisson or ball-pivoting)");
+  if (poisson_depth < 4 || poisson_depth > 14)
+    check.Fail("poisson_depth", "must be in 4..14, got " + std::to_string(poisson_depth));
+  if (!(density_quantile >= 0 && density_quantile < 1))
+    check.Fail("density_quantile", "must be in [0, 1), got " + NumberText(density_quantile));
+  if (!(voxel_m > 0 && std::isfinite(voxel_m)))
+    check.Fail("voxel_m", "must be positive, got " + NumberText(voxel_m));
+  if (!(max_gap_m >= 0 && std::isfinite(max_gap_m)))
+    check.Fail("max_gap_m", "must be >= 0 (0: no cut), got " + NumberText(max_gap_m));
+  if (!(min_range_m >= 0))
+    check.Fail("min_range_m", "must be >= 0, got " + NumberText(min_range_m));
+  if (!(max_range_m > min_range_m && std::isfinite(max_range_m)))
+    check.Fail("max_range_m", "must exceed min_range_m, got " + NumberText(max_range_m));
+  if (!(max_incidence_deg > 0 && max_incidence_deg < 90))
+    check.Fail("max_incidence_deg", "must be in (0, 90), got " + NumberText(max_incidence_deg));
+  // Material names carry the class as two digits (surface_r07).
+  if (reflectance_bins < 1 || reflectance_bins > 100)
+    check.Fail("reflectance_bins", "must be in 1..100, got " + std::to_string(reflectance_bins));
+}
+
+Status ReconstructOptions::Validate() const {
+  ConfigCheck check;
+  Check(check);
+  return check.ToStatus("reconstruct options");
+}
+
 Expected<ReconstructionSummary> Reconstruct(const PosedFrames& input, const ReconstructOptions& o,
                                             const std::filesystem::path& out_dir) {
   if (input.frames.empty()) return Error{"reconstruct: no frames"};
@@ -72,14 +100,7 @@ Expected<ReconstructionSummary> Reconstruct(const PosedFrames& input, const Reco
       input.end_poses.size() != input.frames.size())
     return Error{fmt::format("reconstruct: {} frames but {} poses", input.frames.size(),
                              input.start_poses.size())};
-  if (o.method != "poisson" && o.method != "ball-pivoting")
-    return Error{
-        fmt::format("reconstruct: method '{}' (expected poisson or ball-pivoting)", o.method)};
-  if (o.poisson_depth < 4 || o.poisson_depth > 14 || !(o.voxel_m > 0) ||
-      !(o.density_quantile >= 0 && o.density_quantile < 1) || o.reflectance_bins < 1)
-    return Error{
-        "reconstruct: poisson depth 4..14, voxel > 0, density quantile in [0, 1), "
-        "at least one reflectance class"};
+  if (Status s = o.Validate(); !s.ok()) return s.error();
 
   // 1. Merge: each point into the world at its own firing time; remember where the sensor was.
   open3d::geometry::PointCloud cloud;

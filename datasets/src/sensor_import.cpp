@@ -30,8 +30,6 @@ struct SpinningTables {
 // The profile through the schema's one writer (SaveSensorProfile, beside the loader), with
 // comments naming the source.
 Expected<std::string> Render(const SpinningTables& t, const SensorImportOptions& o) {
-  if (o.detector != "ideal" && o.detector != "capability")
-    return Error{fmt::format("detector '{}': expected ideal or capability", o.detector)};
   SensorProfile p;
   p.name = t.name;
   p.wavelength_nm = t.wavelength_nm;
@@ -234,10 +232,28 @@ Expected<SpinningTables> FromHesai(const std::filesystem::path& file,
 
 }  // namespace
 
+void SensorImportOptions::Check(ConfigCheck& check) const {
+  if (detector != "ideal" && detector != "capability")
+    check.Fail("detector", "'" + detector + "': expected ideal or capability");
+  if (!(rotation_rate_hz >= 0 && std::isfinite(rotation_rate_hz))) {
+    check.Fail("rotation_rate_hz",
+               "must be positive (or 0: from the metadata), got " + NumberText(rotation_rate_hz));
+  }
+  if (!(max_range_m >= 0 && std::isfinite(max_range_m))) {
+    check.Fail("max_range_m",
+               "must be positive (or 0: the data-sheet range), got " + NumberText(max_range_m));
+  }
+}
+
+Status SensorImportOptions::Validate() const {
+  ConfigCheck check;
+  Check(check);
+  return check.ToStatus("import-sensor options");
+}
+
 Expected<std::string> ImportSensorProfile(const std::filesystem::path& metadata,
                                           const SensorImportOptions& options) {
-  if (options.rotation_rate_hz < 0 || !std::isfinite(options.rotation_rate_hz))
-    return Error{"rotation rate must be positive"};
+  if (Status s = options.Validate(); !s.ok()) return s.error();
   std::string ext = metadata.extension().string();
   std::transform(ext.begin(), ext.end(), ext.begin(), ::tolower);
   Expected<SpinningTables> t = Error{""};

@@ -9,17 +9,34 @@
 
 namespace lt {
 
+void SimulationJob::Check(ConfigCheck& check) const {
+  if (sensor.empty()) check.Fail("sensor", "must name a sensor profile");
+  if (scene.empty()) check.Fail("scene", "must name a scene");
+  if (frames < 1 || frames > 1000000)
+    check.Fail("frames", "must be in 1..1000000, got " + std::to_string(frames));
+  SimulationOptions options;
+  options.motion_slices = motion_slices;
+  options.Check(check);
+  if (auto b = ParseBackend(backend); !b.ok()) check.Fail("backend", b.message());
+  const std::string ext = out.extension().string();
+  if (ext != ".h5" && ext != ".hdf5" && ext != ".ply" && ext != ".pcd") {
+    check.Fail("out", out.string() + ": unknown extension '" + ext +
+                          "' (expected .h5, .hdf5, .ply or .pcd)");
+  }
+}
+
+Status SimulationJob::Validate() const {
+  ConfigCheck check;
+  Check(check);
+  return check.ToStatus("simulation job");
+}
+
 Expected<SimulationResult> RunSimulation(const SimulationJob& job) {
+  if (Status s = job.Validate(); !s.ok()) return s.error();
   auto backend = ParseBackend(job.backend);
   if (!backend.ok()) return backend.error();
   if (Status s = BackendAvailable(*backend); !s.ok()) {
     return Error{"--backend " + job.backend + ": " + s.message()};
-  }
-  if (job.frames == 0) return Error{"--frames must be at least 1"};
-  const std::string ext = job.out.extension().string();
-  if (ext != ".h5" && ext != ".hdf5" && ext != ".ply" && ext != ".pcd") {
-    return Error{"--out " + job.out.string() + ": unknown extension '" + ext +
-                 "' (expected .h5, .hdf5, .ply or .pcd)"};
   }
   auto profile = LoadSensorProfile(job.sensor);
   if (!profile.ok()) return profile.error();

@@ -11,6 +11,35 @@
 
 namespace lt::reports {
 
+void Tolerance::Check(ConfigCheck& check) const {
+  if (!compare::FindSummaryMetric(metric)) {
+    check.Fail(metric, "unknown metric (see docs/validation.md for the summary metrics)");
+    return;
+  }
+  ConfigCheck m = check.Sub(metric);
+  if (!(max_worse >= 0 && std::isfinite(max_worse)))
+    m.Fail("max_worse", "must be a finite number >= 0, got " + NumberText(max_worse));
+  if (!(max_worse_fraction >= 0 && std::isfinite(max_worse_fraction))) {
+    m.Fail("max_worse_fraction",
+           "must be a finite number >= 0, got " + NumberText(max_worse_fraction));
+  }
+}
+
+Status Tolerance::Validate() const {
+  ConfigCheck check;
+  Check(check);
+  return check.ToStatus("tolerance");
+}
+
+void CheckTolerances(const std::vector<Tolerance>& tolerances, ConfigCheck& check) {
+  for (size_t i = 0; i < tolerances.size(); ++i) {
+    tolerances[i].Check(check);
+    for (size_t j = 0; j < i; ++j)
+      if (tolerances[i].metric == tolerances[j].metric)
+        check.Fail(tolerances[i].metric, "is listed twice");
+  }
+}
+
 Expected<std::vector<Tolerance>> LoadTolerances(const std::filesystem::path& file) {
   auto root = ConfigMap::FromFile(file);
   if (!root.ok()) return root.error();
@@ -25,14 +54,15 @@ Expected<std::vector<Tolerance>> LoadTolerances(const std::filesystem::path& fil
     t.metric = key;
     t.max_worse = m.Number("max_worse", 0);
     t.max_worse_fraction = m.Number("max_worse_fraction", 0);
-    if (!(t.max_worse >= 0) || !std::isfinite(t.max_worse))
-      m.Fail("max_worse", "must be a finite number >= 0");
-    if (!(t.max_worse_fraction >= 0) || !std::isfinite(t.max_worse_fraction))
-      m.Fail("max_worse_fraction", "must be a finite number >= 0");
     out.push_back(t);
   }
+  if (out.empty() && root->FirstError().ok())
+    return Error{fmt::format("{}: no tolerances", file.string())};
+  if (Status s = root->FirstError(); !s.ok()) return s.error();
+  ConfigCheck check;
+  CheckTolerances(out, check);
+  if (!check.ok()) root->Fail(*check.problem());
   if (Status s = root->Finish(); !s.ok()) return s.error();
-  if (out.empty()) return Error{fmt::format("{}: no tolerances", file.string())};
   return out;
 }
 

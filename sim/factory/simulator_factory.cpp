@@ -14,6 +14,19 @@ Expected<Backend> ParseBackend(const std::string& name) {
   return Error{"--backend " + name + ": unknown backend (expected cpu or cuda)"};
 }
 
+void SimulationOptions::Check(ConfigCheck& check) const {
+  if (motion_slices < 1 || motion_slices > 100000) {
+    check.Fail("motion_slices", "must be in 1..100000 (moving objects placed per frame), got " +
+                                    std::to_string(motion_slices));
+  }
+}
+
+Status SimulationOptions::Validate() const {
+  ConfigCheck check;
+  Check(check);
+  return check.ToStatus("simulation options");
+}
+
 const char* BackendName(Backend backend) {
   return backend == Backend::kCuda ? "cuda" : "cpu";
 }
@@ -31,6 +44,7 @@ Expected<std::unique_ptr<Simulator>> CreateSimulator(Backend backend, const Scen
                                                      const SensorProfile& profile,
                                                      const Trajectory& trajectory,
                                                      SimulationOptions options) {
+  if (Status s = options.Validate(); !s.ok()) return s.error();
   if (backend == Backend::kCpu) {
     auto cpu = std::make_unique<CpuSimulator>(scene, profile, trajectory, options);
     if (!cpu->ready()) {

@@ -62,6 +62,32 @@ TEST(Tolerances, LoadAndRejectUnknownMetricsAndNegativeValues) {
   EXPECT_NE(k.message().find("max_wrose"), std::string::npos) << k.message();
 }
 
+TEST(Tolerances, ValidateNamesTheMetricAndKey) {
+  EXPECT_TRUE((Tolerance{"chamfer_m", 0.01, 0}).Validate().ok());
+  EXPECT_EQ((Tolerance{"chamfer", 0.01, 0}).Validate().message(),
+            "tolerance: key 'chamfer': unknown metric (see docs/validation.md for the summary "
+            "metrics)");
+  EXPECT_EQ((Tolerance{"chamfer_m", -1, 0}).Validate().message(),
+            "tolerance: key 'chamfer_m.max_worse': must be a finite number >= 0, got -1");
+  EXPECT_EQ((Tolerance{"chamfer_m", 0, NAN}).Validate().message(),
+            "tolerance: key 'chamfer_m.max_worse_fraction': must be a finite number >= 0, got nan");
+  ConfigCheck check;
+  CheckTolerances({{"chamfer_m", 1, 0}, {"chamfer_m", 2, 0}}, check);
+  ASSERT_FALSE(check.ok());
+  EXPECT_EQ(check.problem()->key_path, "chamfer_m");
+  EXPECT_EQ(check.problem()->problem, "is listed twice");
+  // The loader reports it at the line of the key.
+  test::TempDir dir;
+  auto n = LoadTolerances(dir.Write("n.yaml",
+                                    "depth_abs_mean_m: {max_worse: 0}\n"
+                                    "chamfer_m: {max_worse: -1}\n"));
+  ASSERT_FALSE(n.ok());
+  EXPECT_NE(n.message().find("n.yaml: key 'chamfer_m.max_worse' (line 2): must be a finite "
+                             "number >= 0, got -1"),
+            std::string::npos)
+      << n.message();
+}
+
 TEST(Baseline, ReadsTheSummaryAndNamesProblems) {
   test::TempDir dir;
   auto b = LoadBaselineSummary(dir.Write("b.json", R"({"summary": {"chamfer_m": 0.5}})"));

@@ -8,6 +8,7 @@
 #include <utility>
 #include <vector>
 
+#include "lidartwin/sim/config_check.h"
 #include "lidartwin/sim/frame.h"
 #include "lidartwin/sim/status.h"
 
@@ -29,6 +30,10 @@ struct AssociationOptions {
   // the median angle between paired directions must be below this. Catches two frames whose
   // channel/column numbers mean different things (another sensor or another profile).
   double beam_direction_tolerance_deg = 1.0;
+
+  // The three gates positive and finite (keys by field). Associate calls it.
+  void Check(ConfigCheck& check) const;
+  Status Validate() const;
 };
 
 struct Association {

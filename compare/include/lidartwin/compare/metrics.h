@@ -26,6 +26,13 @@ struct CompareOptions {
   std::vector<Target> targets;
   // Ignore points nearer than this in both frames (the sensor's own housing, blind zone).
   double min_range_m = 0;
+
+  // Keys by field: the association gates (`association.max_angle_deg`, ...), distance edges
+  // a strictly increasing list of finite numbers >= 0, min_range_m >= 0. Compare calls it.
+  // Targets are checked where they are made (LoadTargets; TargetsFromScene boxes a flat
+  // object with its margin, which may be 0).
+  void Check(ConfigCheck& check) const;
+  Status Validate() const;
 };
 
 // Errors are simulated minus real: depth in metres (range), intensity in the frames' own

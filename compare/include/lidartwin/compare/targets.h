@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "lidartwin/physics/pose.h"
+#include "lidartwin/sim/config_check.h"
 #include "lidartwin/sim/scene.h"
 #include "lidartwin/sim/status.h"
 
@@ -26,7 +27,16 @@ struct Target {
   // d_GT of seed 002 eq. (14): from the sensor origin (0, 0, 0 in the sensor frame) to the
   // ground-truth centre.
   std::optional<double> GroundTruthDistance() const;
+
+  // As the targets YAML gives it (keys relative to the entry): a name, a finite centre,
+  // positive finite extents (`size_m`), a rotation (unit quaternion, `rotation_deg`), a
+  // finite ground-truth centre.
+  void Check(ConfigCheck& check) const;
+  Status Validate() const;
 };
+
+// A list of targets: at least one, each valid, names unique (`targets[i]...`).
+void CheckTargets(const std::vector<Target>& targets, ConfigCheck& check);
 
 // targets:
 //   - name: plate_r10_d05

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "lidartwin/physics/pose.h"
+#include "lidartwin/sim/config_check.h"
 #include "lidartwin/sim/frame.h"
 #include "lidartwin/sim/status.h"
 
@@ -28,6 +29,12 @@ struct ReconstructOptions {
   // eq. (4), so R0 = I / (100 cos(theta)). Incidence beyond max_incidence_deg is not used.
   double max_incidence_deg = 75;
   int reflectance_bins = 10;  // surfaces are split into this many reflectance classes
+
+  // Keys by field: method poisson or ball-pivoting, poisson_depth 4..14, density_quantile in
+  // [0, 1), voxel_m > 0, max_gap_m >= 0, 0 <= min_range_m < max_range_m, max_incidence_deg in
+  // (0, 90), reflectance_bins 1..100. Reconstruct calls it.
+  void Check(ConfigCheck& check) const;
+  Status Validate() const;
 };
 
 // Frames with the sensor pose at each frame's start and end; a point's pose is interpolated

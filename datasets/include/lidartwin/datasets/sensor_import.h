@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <string>
 
+#include "lidartwin/sim/config_check.h"
 #include "lidartwin/sim/status.h"
 
 namespace lt {
@@ -16,6 +17,11 @@ struct SensorImportOptions {
   double rotation_rate_hz = 0;      // 0: from the metadata (Ouster) or 10 Hz
   std::string detector = "ideal";   // ideal | capability
   double max_range_m = 0;           // 0: the product's data-sheet range (or 100 m)
+
+  // detector ideal or capability, rotation_rate_hz and max_range_m finite and >= 0 (keys by
+  // field). ImportSensorProfile calls it.
+  void Check(ConfigCheck& check) const;
+  Status Validate() const;
 };
 
 // Picks the format by extension: .json Ouster, .yaml/.yml Velodyne, .csv Hesai.

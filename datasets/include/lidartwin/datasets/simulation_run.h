@@ -31,6 +31,12 @@ struct SimulationJob {
   std::string software_version;
   // Called after each frame with the frames and rays done so far (progress display).
   std::function<void(uint32_t frames_done, uint64_t rays_done)> on_frame;
+
+  // Keys by field: sensor and scene named, frames in 1..1000000, motion_slices as
+  // SimulationOptions, a known backend (cpu, cuda; whether this machine has it is checked
+  // when the run starts), out ending in .h5, .hdf5, .ply or .pcd. RunSimulation calls it.
+  void Check(ConfigCheck& check) const;
+  Status Validate() const;
 };
 
 struct SimulationResult {

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "lidartwin/sim/config_check.h"
 #include "lidartwin/sim/status.h"
 
 namespace lt::reports {
@@ -17,7 +18,15 @@ struct Tolerance {
   std::string metric;
   double max_worse = 0;
   double max_worse_fraction = 0;
+
+  // A summary metric compare knows (docs/validation.md), max_worse and max_worse_fraction
+  // finite and >= 0 (keys `<metric>.max_worse`, as in the tolerances YAML).
+  void Check(ConfigCheck& check) const;
+  Status Validate() const;
 };
+
+// A list of tolerances: each valid, no metric twice (LoadTolerances also wants at least one).
+void CheckTolerances(const std::vector<Tolerance>& tolerances, ConfigCheck& check);
 
 Expected<std::vector<Tolerance>> LoadTolerances(const std::filesystem::path& file);
 

@@ -7,6 +7,7 @@
 #include <memory>
 #include <string>
 
+#include "lidartwin/sim/config_check.h"
 #include "lidartwin/sim/frame.h"
 #include "lidartwin/sim/scene.h"
 #include "lidartwin/sim/sensor_profile.h"
@@ -24,6 +25,10 @@ struct SimulationOptions {
   // GPU memory). Frames and scenes larger than that run in batches.
   uint32_t max_beams_per_batch = 0;
   uint32_t max_triangles_per_bvh = 0;
+
+  // motion_slices in 1..100000 (the other options take any value). CreateSimulator calls it.
+  void Check(ConfigCheck& check) const;
+  Status Validate() const;
 };
 
 enum class Backend { kCpu, kCuda };
