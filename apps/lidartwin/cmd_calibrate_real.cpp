@@ -39,8 +39,8 @@ int CalibrateRealCommand(const std::vector<std::string>& argv) {
   }
   options.wavelengths_nm = *wavelengths;
   options.samples.max_gap_columns = static_cast<uint32_t>(std::min<uint64_t>(*gap, 1u << 20));
-  if (const std::string problem = options.Validate(); !problem.empty()) {
-    fmt::print(stderr, "lidartwin calibrate-real: {}\n", problem);
+  if (auto s = options.Validate(); !s.ok()) {
+    fmt::print(stderr, "lidartwin calibrate-real: {}\n", s.message());
     return 2;
   }
   auto result = calib::CalibrateRealData(args->positionals()[0], options);

@@ -253,15 +253,15 @@ TEST(DetectionBins, HoldEqualCountsOfSortedPredictions) {
 
 TEST(SampleOptions, ValidateNamesTheOption) {
   SampleOptions o;
-  EXPECT_EQ(o.Validate(), "");
+  EXPECT_TRUE(o.Validate().ok()) << o.Validate().message();
   o.max_gap_columns = 0;
-  EXPECT_NE(o.Validate().find("max_gap_columns"), std::string::npos);
+  EXPECT_NE(o.Validate().message().find("max_gap_columns"), std::string::npos);
   o = {};
   o.bins = 2;
-  EXPECT_NE(o.Validate().find("bins"), std::string::npos);
+  EXPECT_NE(o.Validate().message().find("bins"), std::string::npos);
   o = {};
   o.max_incidence_deg = 95;
-  EXPECT_NE(o.Validate().find("max_incidence_deg"), std::string::npos);
+  EXPECT_NE(o.Validate().message().find("max_incidence_deg"), std::string::npos);
 }
 
 }  // namespace

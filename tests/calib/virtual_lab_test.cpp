@@ -183,3 +183,32 @@ TEST(VirtualLab, ThreeSpotBeamIsRecovered) {
 
 }  // namespace
 }  // namespace lt::calib
+
+namespace lt::calib {
+namespace {
+
+TEST(LabFolderValidate, NamesTheFileRowAndValueAndWriteRefuses) {
+  auto lab = SimulateLab(TrueUnit(), {2});
+  ASSERT_TRUE(lab.ok()) << lab.message();
+  EXPECT_TRUE(lab->Validate().ok()) << lab->Validate().message();
+  LabFolder bad = *lab;
+  bad.range_intensity_curves[0].samples[3].signal = -1;
+  const Status s = bad.Validate();
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.message().find("range_intensity.csv[3].signal"), std::string::npos) << s.message();
+  lt::test::TempDir tmp;
+  EXPECT_FALSE(WriteLabFolder(bad, tmp / "lab").ok());
+  EXPECT_FALSE(std::filesystem::exists(tmp / "lab"));
+  LabFolder twice = *lab;
+  twice.reflectance_curves[1].material = twice.reflectance_curves[0].material;
+  EXPECT_NE(twice.Validate().message().find("conditions.material"), std::string::npos);
+  LabFolder no_wavelength = *lab;
+  no_wavelength.wavelength_nm = 0;
+  EXPECT_NE(no_wavelength.Validate().message().find("wavelength_nm"), std::string::npos);
+  LabFolder same_exposure = *lab;
+  same_exposure.beam_kernels[0].exposure_us[1] = same_exposure.beam_kernels[0].exposure_us[0];
+  EXPECT_NE(same_exposure.Validate().message().find("exposures must differ"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace lt::calib

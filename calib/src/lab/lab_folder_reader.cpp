@@ -426,6 +426,7 @@ Expected<LabFolder> ReadLabFolder(const std::filesystem::path& dir) {
   }
   if (auto s = root.Finish(); !s.ok()) return s.error();
   lab.checksum = checksum.Hex();
+  if (auto s = lab.Validate(); !s.ok()) return s.error();
   return lab;
 }
 

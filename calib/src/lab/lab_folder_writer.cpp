@@ -36,6 +36,7 @@ void Conditions(YAML::Emitter& e, std::initializer_list<std::pair<const char*, d
 }  // namespace
 
 Status WriteLabFolder(const LabFolder& lab, const std::filesystem::path& dir_given) {
+  if (auto s = lab.Validate(); !s.ok()) return s;
   std::error_code ec;
   // "lab/" names the folder "lab".
   fs::path dir = dir_given.lexically_normal();

@@ -162,8 +162,7 @@ DetectionOutcome Detection(const std::vector<FrameData>& frames, const Predictor
 Expected<OusterUnitResult> CalibrateOusterCapture(const std::filesystem::path& pcap,
                                                   const std::filesystem::path& metadata,
                                                   const RealDataOptions& options) {
-  if (const std::string problem = options.Validate(); !problem.empty())
-    return Error{"options: " + problem};
+  if (auto s = options.Validate(); !s.ok()) return s.error();
   const SampleOptions& o = options.samples;
   auto meta = LoadOusterMetadata(metadata);
   if (!meta.ok()) return meta.error();

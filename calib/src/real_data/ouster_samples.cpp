@@ -5,6 +5,7 @@
 
 #include "lidartwin/calib/ouster_samples.h"
 #include "lidartwin/physics/units.h"
+#include "lidartwin/sim/config_check.h"
 
 namespace lt::calib {
 
@@ -15,18 +16,19 @@ constexpr double kRoundingSigmaPct = 0.28867513459481287;
 
 }  // namespace
 
-std::string SampleOptions::Validate() const {
+Status SampleOptions::Validate() const {
+  ConfigCheck c;
   if (!(surface_max_incidence_deg > 0 && surface_max_incidence_deg < 90))
-    return "surface_max_incidence_deg must be in (0, 90)";
-  if (!(surface_step_m >= 0)) return "surface_step_m must be >= 0";
+    c.Fail("surface_max_incidence_deg", "must be in (0, 90)");
+  if (!(surface_step_m >= 0)) c.Fail("surface_step_m", "must be >= 0");
   if (!(max_incidence_deg > 0 && max_incidence_deg <= 90))
-    return "max_incidence_deg must be in (0, 90]";
+    c.Fail("max_incidence_deg", "must be in (0, 90]");
   if (!(min_reflectivity_pct > 0 && min_reflectivity_pct <= max_reflectivity_pct))
-    return "min_reflectivity_pct must be > 0 and <= max_reflectivity_pct";
-  if (max_gap_columns < 1) return "max_gap_columns must be >= 1";
-  if (bins < 3) return "bins must be >= 3 (the threshold fit needs three signal levels)";
-  if (min_pixels_per_bin < 1) return "min_pixels_per_bin must be >= 1";
-  return "";
+    c.Fail("min_reflectivity_pct", "must be > 0 and <= max_reflectivity_pct");
+  if (max_gap_columns < 1) c.Fail("max_gap_columns", "must be >= 1");
+  if (bins < 3) c.Fail("bins", "must be >= 3 (the threshold fit needs three signal levels)");
+  if (min_pixels_per_bin < 1) c.Fail("min_pixels_per_bin", "must be >= 1");
+  return c.ToStatus("sample options");
 }
 
 void AddRangeIntensitySamples(const RangeImage& img, const std::vector<float>& incidence_deg,

@@ -1,6 +1,7 @@
 // The real-data folder: which files are read, and the two parts run over them
 // (real_data_calibration.h).
 #include "lidartwin/calib/real_data_calibration.h"
+#include "lidartwin/sim/config_check.h"
 
 #include <fmt/core.h>
 
@@ -20,13 +21,15 @@ size_t CommonPrefix(const std::string& a, const std::string& b) {
 
 }  // namespace
 
-std::string RealDataOptions::Validate() const {
-  if (wavelengths_nm.empty()) return "wavelengths_nm: at least one wavelength is needed";
+Status RealDataOptions::Validate() const {
+  ConfigCheck c;
+  if (wavelengths_nm.empty()) c.Fail("wavelengths_nm", "at least one wavelength is needed");
   for (double wl : wavelengths_nm)
     if (!std::isfinite(wl) || wl <= 0)
-      return fmt::format("wavelengths_nm: {:g} is not a positive wavelength", wl);
+      c.Fail("wavelengths_nm", fmt::format("{:g} is not a positive wavelength", wl));
   for (uint32_t gap : sensitivity_gaps)
-    if (gap < 1) return "sensitivity_gaps: every gap must be >= 1 column";
+    if (gap < 1) c.Fail("sensitivity_gaps", "every gap must be >= 1 column");
+  if (!c.ok()) return c.ToStatus("options");
   return samples.Validate();
 }
 
@@ -71,8 +74,7 @@ Expected<std::vector<std::pair<std::filesystem::path, std::filesystem::path>>> P
 
 Expected<RealDataCalibration> CalibrateRealData(const std::filesystem::path& dir,
                                                 const RealDataOptions& options) {
-  if (const std::string problem = options.Validate(); !problem.empty())
-    return Error{"options: " + problem};
+  if (auto s = options.Validate(); !s.ok()) return s.error();
   std::error_code ec;
   if (!std::filesystem::is_directory(dir, ec))
     return Error{dir.string() + ": not a directory (expected the real-data folder)"};

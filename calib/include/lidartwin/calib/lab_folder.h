@@ -90,6 +90,9 @@ struct LabFolder {
   std::vector<ReflectanceCurve> reflectance_curves;
   std::vector<RangeIntensityCurve> range_intensity_curves;
   std::vector<CapabilityCurve> capability_curves;
+
+  // Every value a fit relies on, named by file and row ("range_intensity.csv[3].signal").
+  Status Validate() const;
 };
 
 Expected<LabFolder> ReadLabFolder(const std::filesystem::path& dir);

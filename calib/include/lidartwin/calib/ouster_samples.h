@@ -74,7 +74,7 @@ struct SampleOptions {
   size_t min_pixels_per_bin = 50;
 
   // Empty when valid; otherwise the first problem, naming the option.
-  std::string Validate() const;
+  Status Validate() const;  // names the option and the problem
 };
 
 // Whether two returned pixels lie on one surface (SampleOptions::surface_max_incidence_deg).

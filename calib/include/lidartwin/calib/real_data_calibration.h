@@ -25,7 +25,7 @@ struct RealDataOptions {
   SampleOptions samples;
   // Gap limits the detection population is also built with, to show its sensitivity.
   std::vector<uint32_t> sensitivity_gaps = {1, 2, 4, 8, 16};
-  std::string Validate() const;  // empty when valid
+  Status Validate() const;  // names the option and the problem
 };
 
 struct SpectralonAtWavelength {
