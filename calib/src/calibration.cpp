@@ -336,8 +336,9 @@ Status FitThresholdSweeps(const LabFolder& lab, const FitResult& link_fit, doubl
   return {};
 }
 
-// Lambert plus a lobe only where the data support it: Akaike's criterion, chi^2 + 2 p with the
-// measurement sigmas (or the residuals' when none are given), must drop.
+// Lambert plus a lobe, or a retroreflective cone, only where the data support it: the model of
+// least Akaike criterion, chi^2 + 2 p with the measurement sigmas (or the residuals' when none
+// are given), among those that fit.
 Status FitReflectanceCurves(const LabFolder& lab, Calibration& c) {
   for (const auto& r : lab.reflectance_curves) {
     const std::string where = lab.dir.string() + "/" + r.file;
@@ -346,8 +347,9 @@ Status FitReflectanceCurves(const LabFolder& lab, Calibration& c) {
       auto lambert = FitReflectance(r.samples, AngularModel::kLambert);
       if (!lambert.ok()) return Error{where + ": " + lambert.message()};
       auto lobe = FitReflectance(r.samples, AngularModel::kLambertSpecular);
+      auto cone = FitReflectance(r.samples, AngularModel::kRetroreflective);
       fit = lambert;
-      if (lobe.ok()) {
+      {
         auto aic = [&](const FitResult& f) {
           double chi2 = 0;
           for (const auto& s : r.samples) {
@@ -357,7 +359,13 @@ Status FitReflectanceCurves(const LabFolder& lab, Calibration& c) {
           }
           return chi2 + 2.0 * static_cast<double>(f.parameters.size());
         };
-        if (aic(*lobe) < aic(*lambert)) fit = lobe;
+        double best = aic(*lambert);
+        for (const auto* other : {&lobe, &cone}) {
+          if (other->ok() && aic(**other) < best) {
+            best = aic(**other);
+            fit = *other;
+          }
+        }
       }
     } else {
       fit = FitReflectance(r.samples, *ParseAngularModel(r.model));

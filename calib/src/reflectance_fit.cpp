@@ -15,7 +15,7 @@ namespace lt::calib {
 namespace {
 
 // Parameters as the solver sees them: r0, then (lambert_specular) k_s and u = ln n, so the
-// exponent stays positive without a bound.
+// exponent stays positive without a bound, or (retroreflective) beta_r and ln theta_max.
 constexpr int kMaxParameters = 3;
 
 int ParameterCount(AngularModel m) {
@@ -27,10 +27,14 @@ int ParameterCount(AngularModel m) {
 template <typename T>
 T Intensity(AngularModel model, const T* p, T cos_theta) {
   physics::BasicSurfaceResponse<T> s{p[0], T(0), T(0), T(0), T(0), T(0), T(1)};
+  using std::exp;
   if (model == AngularModel::kLambertSpecular) {
-    using std::exp;
     s.specular_albedo = p[1];
     s.specular_exponent = exp(p[2]);
+  }
+  if (model == AngularModel::kRetroreflective) {
+    s.retro_peak_sr = p[1];
+    s.retro_max_entrance_rad = exp(p[2]);
   }
   const physics::LinkBudget unit{1.0, 1.0, 1.0, 0.0};
   const T range(1);
@@ -54,13 +58,23 @@ struct IntensityResidual {
 }  // namespace
 
 const char* AngularModelName(AngularModel m) {
-  return m == AngularModel::kLambert ? "lambert" : "lambert_specular";
+  switch (m) {
+    case AngularModel::kLambert:
+      return "lambert";
+    case AngularModel::kLambertSpecular:
+      return "lambert_specular";
+    case AngularModel::kRetroreflective:
+      return "retroreflective";
+  }
+  return "lambert";
 }
 
 Expected<AngularModel> ParseAngularModel(const std::string& name) {
   if (name == "lambert") return AngularModel::kLambert;
   if (name == "lambert_specular") return AngularModel::kLambertSpecular;
-  return Error{"unknown angular model '" + name + "' (expected lambert or lambert_specular)"};
+  if (name == "retroreflective") return AngularModel::kRetroreflective;
+  return Error{"unknown angular model '" + name +
+               "' (expected lambert, lambert_specular or retroreflective)"};
 }
 
 Expected<FitResult> FitReflectance(const std::vector<ReflectanceSample>& samples,
@@ -88,7 +102,20 @@ Expected<FitResult> FitReflectance(const std::vector<ReflectanceSample>& samples
   }
   // Start: R0 from the points nearest normal incidence, a moderate lobe.
   double p[kMaxParameters] = {0.5, 0.05, std::log(20.0)};
-  {
+  if (model == AngularModel::kRetroreflective) {
+    // The diffuse part from the least bright point per cos(theta) (the cone only adds), the
+    // cone's peak from the brightest, its edge at 60 deg.
+    double lo = 1e300, hi = 0;
+    for (const auto& s : used) {
+      const double c = std::cos(s.incidence_deg * physics::kDegToRad);
+      if (c < 0.05) continue;
+      lo = std::min(lo, s.intensity / (100 * c));
+      hi = std::max(hi, s.intensity / (100 * c));
+    }
+    p[0] = lo < 1e300 ? std::max(lo, 1e-3) : 0.5;
+    p[1] = std::max((hi - p[0]) / physics::kPi, 1e-3);
+    p[2] = std::log(60 * physics::kDegToRad);
+  } else {
     double best = 90;
     for (const auto& s : used) {
       if (s.incidence_deg < best) {
@@ -138,6 +165,12 @@ Expected<FitResult> FitReflectance(const std::vector<ReflectanceSample>& samples
     // n = e^u: sigma_n = n sigma_u (first order).
     out.parameters.push_back({"specular_exponent", n, n * sd(2)});
   }
+  if (model == AngularModel::kRetroreflective) {
+    const double theta_max_deg = std::exp(p[2]) / physics::kDegToRad;
+    out.parameters.push_back({"retroreflective_peak_sr", p[1], sd(1)});
+    out.parameters.push_back(
+        {"retroreflective_max_entrance_deg", theta_max_deg, theta_max_deg * sd(2)});
+  }
   return out;
 }
 
@@ -148,6 +181,9 @@ double ModelIntensity(const FitResult& fit, double incidence_deg) {
   if (const auto* r0 = fit.Find("r0")) p[0] = r0->value;
   if (const auto* ks = fit.Find("specular_albedo")) p[1] = ks->value;
   if (const auto* n = fit.Find("specular_exponent")) p[2] = std::log(n->value);
+  if (const auto* b = fit.Find("retroreflective_peak_sr")) p[1] = b->value;
+  if (const auto* t = fit.Find("retroreflective_max_entrance_deg"))
+    p[2] = std::log(t->value * physics::kDegToRad);
   return Intensity(*model, p, std::cos(incidence_deg * physics::kDegToRad));
 }
 

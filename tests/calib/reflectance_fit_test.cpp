@@ -74,6 +74,36 @@ TEST(ReflectanceFit, LambertSpecularUncertaintiesCoverTheTruth) {
   ExpectCoverage(AngularModel::kLambertSpecular, 0.2, 0.3, 40, false);
 }
 
+// A retroreflective cone (seed 004 sec. I-B): 100 (R0 + pi beta_r cos(pi/2 theta/theta_max))
+// cos(theta) below theta_max, computed here independently of MonostaticBrdf.
+double TrueRetroIntensity(double r0, double beta, double max_deg, double deg) {
+  const double c = std::cos(deg * physics::kDegToRad);
+  const double cone =
+      deg < max_deg ? physics::kPi * beta * std::cos(physics::kPi / 2 * deg / max_deg) : 0;
+  return 100 * (r0 + cone) * c;
+}
+
+TEST(ReflectanceFit, RetroreflectiveConeUncertaintiesCoverTheTruth) {
+  for (bool give_sigma : {true, false}) {
+    std::mt19937_64 rng(give_sigma ? 11 : 12);
+    std::normal_distribution<double> noise(0, 2.0);
+    test::Coverage coverage;
+    for (int draw = 0; draw < 100; ++draw) {
+      std::vector<ReflectanceSample> s;
+      for (double deg = 0; deg <= 80; deg += 2.5)
+        s.push_back(
+            {deg, TrueRetroIntensity(0.1, 2.0, 55, deg) + noise(rng), give_sigma ? 2.0 : 0.0});
+      auto fit = FitReflectance(s, AngularModel::kRetroreflective);
+      ASSERT_TRUE(fit.ok()) << fit.message();
+      coverage.Add(*fit, "r0", 0.1);
+      coverage.Add(*fit, "retroreflective_peak_sr", 2.0);
+      coverage.Add(*fit, "retroreflective_max_entrance_deg", 55);
+      EXPECT_NEAR(ModelIntensity(*fit, 10), TrueRetroIntensity(0.1, 2.0, 55, 10), 5);
+    }
+    coverage.Expect(std::string("retroreflective, sigma ") + (give_sigma ? "given" : "estimated"));
+  }
+}
+
 TEST(ReflectanceFit, ModelIntensityReproducesTheFittedCurve) {
   std::mt19937_64 rng(3);
   auto fit = FitReflectance(Sweep(0.2, 0.3, 40, 0.0, rng, false), AngularModel::kLambertSpecular);

@@ -93,8 +93,8 @@ Status LabFolder::Validate() const {
       b.Fail("conditions.material", "must be a name of its own ('" + rc.material + "')");
     }
     if (!(rc.range_m > 0)) b.Fail("conditions.distance_m", "must be positive");
-    if (rc.model != "auto" && rc.model != "lambert" && rc.model != "lambert_specular") {
-      b.Fail("fit.model", "lambert, lambert_specular or auto");
+    if (rc.model != "auto" && !ParseAngularModel(rc.model).ok()) {
+      b.Fail("fit.model", "lambert, lambert_specular, retroreflective or auto");
     }
     for (size_t r = 0; r < rc.samples.size(); ++r) {
       const auto& s = rc.samples[r];

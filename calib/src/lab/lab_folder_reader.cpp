@@ -103,7 +103,7 @@ Status ReadReflectance(ConfigMap& m, ConfigMap& cond, const fs::path& file,
     c.model = f.String("model", "auto");
     if (c.model != "auto" && !ParseAngularModel(c.model).ok()) {
       f.Fail("model", "unknown angular model '" + c.model +
-                          "' (expected lambert, lambert_specular or auto)");
+                          "' (expected lambert, lambert_specular, retroreflective or auto)");
     }
   }
   if (auto s = m.FirstError(); !s.ok()) return s;

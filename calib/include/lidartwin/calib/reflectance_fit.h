@@ -6,6 +6,9 @@
 //   lambert_specular:  beta = R0 / pi + k_s (n + 2) / (2 pi) cos^n(2 theta)
 //                                                           -> r0, specular_albedo,
 //                                                           specular_exponent
+//   retroreflective:   beta = R0 / pi + beta_r cos(pi/2 theta / theta_max), theta < theta_max
+//                      (a retroreflective cone, seed 004 sec. I-B)
+//                      -> r0, retroreflective_peak_sr, retroreflective_max_entrance_deg
 // The cost functor calls those physics functions with ceres::Jet: no equation is written here.
 #pragma once
 
@@ -23,7 +26,7 @@ struct ReflectanceSample {
   double sigma = 0;      // 1-sigma noise of the intensity; 0: unknown (estimated from the fit)
 };
 
-enum class AngularModel { kLambert, kLambertSpecular };
+enum class AngularModel { kLambert, kLambertSpecular, kRetroreflective };
 
 const char* AngularModelName(AngularModel m);
 Expected<AngularModel> ParseAngularModel(const std::string& name);

@@ -51,7 +51,9 @@ LT_HD T MonostaticBrdf(const BasicSurfaceResponse<P>& s, T cos_theta) {
     }
   }
   if (s.retro_peak_sr > P(0)) {
-    const T theta = acos(cos_theta < T(1) ? cos_theta : T(1));
+    // At normal incidence theta is 0 without acos, whose derivative is infinite there (the
+    // calibration evaluates this with ceres::Jet).
+    const T theta = cos_theta < T(1) ? acos(cos_theta) : T(0);
     const T theta_max = static_cast<T>(s.retro_max_entrance_rad);
     if (theta < theta_max) {
       beta += static_cast<T>(s.retro_peak_sr) * cos(static_cast<T>(kPi / 2) * theta / theta_max);
