@@ -12,8 +12,9 @@ namespace lt::cli {
 
 int LabgenCommand(const std::vector<std::string>& argv) {
   constexpr const char* kUsage =
-      "usage: lidartwin labgen --profile TRUE.yaml --out LAB_DIR [--seed K] [--backend cpu|cuda]\n"
-      "         [--serial S]\n";
+      "usage: lidartwin labgen --profile TRUE.yaml --out LAB_DIR [--seed K]\n"
+      "         [--backend auto|cpu|cuda] [--serial S]\n"
+      "  --backend auto (the default): the GPU when one is present; both give the same lab\n";
   auto args =
       Args::Parse(argv, {{"--profile", "--out", "--seed", "--backend", "--serial"}, {"--help"}, 0});
   if (!args.ok()) {
@@ -39,9 +40,15 @@ int LabgenCommand(const std::vector<std::string>& argv) {
   if (!(*seed >= 0 && *seed < 1e15 && *seed == static_cast<double>(static_cast<uint64_t>(*seed)))) {
     return fail("--seed must be a whole number >= 0");
   }
-  auto backend = ParseBackend(args->Get("--backend", "cpu"));
-  if (!backend.ok()) return fail(backend.message());
-  if (auto s = BackendAvailable(*backend); !s.ok()) return fail(s.message());
+  const std::string backend_name = args->Get("--backend", "auto");
+  Expected<Backend> backend = Backend::kCpu;
+  if (backend_name == "auto") {
+    backend = BackendAvailable(Backend::kCuda).ok() ? Backend::kCuda : Backend::kCpu;
+  } else {
+    backend = ParseBackend(backend_name);
+    if (!backend.ok()) return fail("--backend " + backend_name + ": expected auto, cpu or cuda");
+    if (auto s = BackendAvailable(*backend); !s.ok()) return fail(s.message());
+  }
   auto truth = LoadSensorProfile(args->Get("--profile"));
   if (!truth.ok()) return fail(truth.message());
   calib::VirtualLabOptions o;

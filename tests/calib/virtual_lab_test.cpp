@@ -4,6 +4,8 @@
 // within 1 sigma for 68 % +- 10 % of the parameters and within 2 sigma for 95 % +- 5 %, from
 // the data-sheet profile and from a perturbed one.
 #include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <cmath>
 #include <filesystem>
@@ -208,6 +210,32 @@ TEST(LabFolderValidate, NamesTheFileRowAndValueAndWriteRefuses) {
   LabFolder same_exposure = *lab;
   same_exposure.beam_kernels[0].exposure_us[1] = same_exposure.beam_kernels[0].exposure_us[0];
   EXPECT_NE(same_exposure.Validate().message().find("exposures must differ"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace lt::calib
+
+namespace lt::calib {
+namespace {
+
+// A labgen killed mid-write leaves ".lab.tmp-PID"; the next write into that folder's parent
+// removes it once PID is gone, and leaves a live process's folder alone.
+TEST(VirtualLab, StaleTemporaryFoldersOfKilledRunsAreRemoved) {
+  auto lab = SimulateLab(TrueUnit(), {4});
+  ASSERT_TRUE(lab.ok()) << lab.message();
+  lt::test::TempDir tmp;
+  const pid_t child = fork();
+  if (child == 0) _exit(0);
+  ASSERT_GT(child, 0);
+  waitpid(child, nullptr, 0);  // a pid that is surely gone
+  const auto stale = tmp / (".lab.tmp-" + std::to_string(child));
+  const auto live = tmp / (".lab.tmp-" + std::to_string(getppid()));
+  std::filesystem::create_directories(stale / "sub");
+  std::filesystem::create_directories(live);
+  ASSERT_TRUE(WriteLabFolder(*lab, tmp / "lab").ok());
+  EXPECT_FALSE(std::filesystem::exists(stale));
+  EXPECT_TRUE(std::filesystem::exists(live));
+  EXPECT_TRUE(std::filesystem::exists(tmp / "lab/manifest.yaml"));
 }
 
 }  // namespace

@@ -1,7 +1,11 @@
 // WriteLabFolder: the layout ReadLabFolder reads, into a temporary folder renamed into place.
 #include <yaml-cpp/yaml.h>
 
-#include <random>
+#include <signal.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdlib>
 
 #include "lab/lab_table.h"
 #include "lidartwin/calib/lab_folder.h"
@@ -23,6 +27,23 @@ struct TempDir {
     if (!keep) fs::remove_all(path, ec);
   }
 };
+
+// Temporary folders of earlier runs that were killed (".NAME.tmp-PID" whose process is gone):
+// removed, so that kills do not pile them up.
+void RemoveStaleTempFolders(const fs::path& parent, const std::string& name) {
+  const std::string prefix = "." + name + ".tmp-";
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator(parent, ec)) {
+    const std::string f = e.path().filename().string();
+    if (f.rfind(prefix, 0) != 0 || !e.is_directory(ec)) continue;
+    const std::string pid_text = f.substr(prefix.size());
+    if (pid_text.empty() || pid_text.find_first_not_of("0123456789") != std::string::npos) continue;
+    const long pid = std::strtol(pid_text.c_str(), nullptr, 10);
+    if (pid > 0 && ::kill(static_cast<pid_t>(pid), 0) != 0 && errno == ESRCH) {
+      fs::remove_all(e.path(), ec);
+    }
+  }
+}
 
 void Conditions(YAML::Emitter& e, std::initializer_list<std::pair<const char*, double>> numbers,
                 const std::string& material = "") {
@@ -47,8 +68,8 @@ Status WriteLabFolder(const LabFolder& lab, const std::filesystem::path& dir_giv
     return Error{dir.string() + ": already exists (labgen writes a new lab folder)"};
   const fs::path parent = dir.has_parent_path() ? dir.parent_path() : fs::path(".");
   if (!fs::is_directory(parent, ec)) return Error{parent.string() + ": no such directory"};
-  TempDir tmp{parent /
-              ("." + dir.filename().string() + ".tmp-" + std::to_string(std::random_device{}()))};
+  RemoveStaleTempFolders(parent, dir.filename().string());
+  TempDir tmp{parent / ("." + dir.filename().string() + ".tmp-" + std::to_string(::getpid()))};
   if (!fs::create_directory(tmp.path, ec)) {
     return Error{tmp.path.string() + ": cannot create (" + ec.message() + ")"};
   }
