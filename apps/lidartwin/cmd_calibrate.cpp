@@ -4,6 +4,8 @@
 // exits non-zero and writes nothing.
 #include <fmt/core.h>
 
+#include <unistd.h>
+
 #include <chrono>
 #include <ctime>
 #include <fstream>
@@ -57,8 +59,9 @@ Status CheckOutputs(const std::filesystem::path& lab, const std::filesystem::pat
   return {};
 }
 
-// Outputs are written to temporary files first and moved into place together at the end;
-// anything moved before a later failure is removed again.
+// Outputs are written to temporary files first and moved into place together at the end.
+// A file already at a target is moved aside first and put back if a later move fails, so a
+// failed run leaves what was there before.
 class OutputSet {
  public:
   Status Add(const std::filesystem::path& target, const std::string& text) {
@@ -71,15 +74,35 @@ class OutputSet {
   }
   const std::filesystem::path& TempPath(size_t i) const { return outputs_[i].temp_path(); }
   Status CommitAll() {
+    namespace fs = std::filesystem;
+    std::error_code ec;
+    std::vector<std::pair<fs::path, fs::path>> aside;  // target, where its old file went
+    auto undo = [&]() {
+      for (const auto& done : committed_)
+        fs::remove(done, ec);
+      for (const auto& [target, old] : aside)
+        fs::rename(old, target, ec);
+    };
     for (auto& o : outputs_) {
+      if (fs::exists(o.target(), ec)) {
+        fs::path old = o.target();
+        old += ".previous-" + std::to_string(::getpid());
+        fs::rename(o.target(), old, ec);
+        if (ec) {
+          undo();
+          return Error{o.target().string() +
+                       ": cannot move the previous file aside: " + ec.message()};
+        }
+        aside.emplace_back(o.target(), old);
+      }
       if (auto s = o.Commit(); !s.ok()) {
-        std::error_code ec;
-        for (const auto& done : committed_)
-          std::filesystem::remove(done, ec);
+        undo();
         return s;
       }
       committed_.push_back(o.target());
     }
+    for (const auto& [target, old] : aside)
+      fs::remove(old, ec);
     return {};
   }
 
@@ -143,7 +166,8 @@ int CalibrateCommand(const std::vector<std::string>& argv) {
     c->profile.kernel_file = outputs.TempPath(0).string();
     if (auto back = ParseSensorProfile(SaveSensorProfile(c->profile, header), out); !back.ok())
       return fail("the calibrated profile does not load: " + back.message());
-    c->profile.kernel_file = kernel_file.string();
+    // Named relative to the profile, so the two files move together.
+    c->profile.kernel_file = kernel_file.filename().string();
   } else if (auto back = ParseSensorProfile(SaveSensorProfile(c->profile, header), out);
              !back.ok()) {
     return fail("the calibrated profile does not load: " + back.message());

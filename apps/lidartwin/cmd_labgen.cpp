@@ -14,7 +14,8 @@ int LabgenCommand(const std::vector<std::string>& argv) {
   constexpr const char* kUsage =
       "usage: lidartwin labgen --profile TRUE.yaml --out LAB_DIR [--seed K]\n"
       "         [--backend auto|cpu|cuda] [--serial S]\n"
-      "  --backend auto (the default): the GPU when one is present; both give the same lab\n";
+      "  --backend auto (the default): the GPU when one is present; the backends agree within\n"
+      "  their parity tolerances (docs/cuda.md)\n";
   auto args =
       Args::Parse(argv, {{"--profile", "--out", "--seed", "--backend", "--serial"}, {"--help"}, 0});
   if (!args.ok()) {

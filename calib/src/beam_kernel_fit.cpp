@@ -90,7 +90,7 @@ double Median(std::vector<double> v) {
   return v[v.size() / 2];
 }
 
-constexpr double kFwhmPerSigma = 2.3548200450309493;  // 2 sqrt(2 ln 2)
+using physics::kFwhmPerSigma;
 
 // One residual per kept pixel, weighed by its camera noise and the speckle in quadrature,
 // under a Huber loss (scale 3 sigma) against what the 5-sigma cut leaves.
@@ -159,6 +159,10 @@ Expected<EmitterFit> FitEmitter(const BeamKernelImages& images) {
   fit.separable = images.separable;
   const int super = Shape(images.model, images.separable);
   fit.data = StitchExposures(images);
+  if (super >= 0 && fit.spots != 1) {
+    return Error{images.file + ": a super-Gaussian beam is fitted as one spot, not " +
+                 std::to_string(fit.spots)};
+  }
   const size_t n_state = fit.spots * kSpotState + (super >= 0 ? 1 : 0);
   if (fit.data.pixels.size() < 4 * n_state) {
     return Error{images.file + ": beam kernel: " + std::to_string(fit.data.pixels.size()) +

@@ -5,6 +5,7 @@
 
 #include "lidartwin/calib/beam_kernel_fit.h"
 #include "lidartwin/calib/jitter_fit.h"
+#include "lidartwin/calib/model_comparison.h"
 #include "lidartwin/physics/capability.h"
 #include "lidartwin/physics/detection_probability.h"
 #include "lidartwin/physics/link_budget.h"
@@ -225,7 +226,8 @@ Expected<FitResult> FitRangeIntensityCurves(const LabFolder& lab, Calibration& c
 }
 
 // The pulse-energy jitter from the range-intensity rows' spreads, when they were measured;
-// 0 (and the base profile's value kept) otherwise.
+// otherwise the base profile's jitter, kept in the profile and assumed by the threshold fit
+// (the simulator will use it).
 Expected<double> FitJitter(const LabFolder& lab, Calibration& c) {
   std::vector<SignalSpreadSample> all;
   std::string files;
@@ -266,6 +268,9 @@ Expected<double> FitJitter(const LabFolder& lab, Calibration& c) {
   c.fits.push_back(std::move(rec));
   Update(c, "detector.pulse_energy_jitter", c.profile.detector.pulse_energy_jitter,
          Param(*fit, "pulse_energy_jitter"), "signal spread");
+  // The spreads' own estimate of the receiver noise, beside the threshold fit's in the report.
+  c.materials.push_back({"check.signal_noise_nw_from_spread", 0, sigma,
+                         Param(*fit, "noise_sigma").stddev, "signal spread"});
   c.profile.detector.pulse_energy_jitter = j;
   return j;
 }
@@ -350,14 +355,21 @@ Status FitReflectanceCurves(const LabFolder& lab, Calibration& c) {
       auto cone = FitReflectance(r.samples, AngularModel::kRetroreflective);
       fit = lambert;
       {
+        // With every sigma given, chi^2 + 2p; otherwise N ln(RSS / N) + 2p (FitReflectance
+        // estimates the sigmas in the same case).
+        bool sigmas = !r.samples.empty();
+        for (const auto& s : r.samples)
+          sigmas = sigmas && s.sigma > 0;
         auto aic = [&](const FitResult& f) {
-          double chi2 = 0;
-          for (const auto& s : r.samples) {
-            const double e = s.sigma > 0 ? s.sigma : f.residual_rms;
-            const double d = (s.intensity - ModelIntensity(f, s.incidence_deg)) / e;
-            chi2 += d * d;
+          double chi2 = -1;
+          if (sigmas) {
+            chi2 = 0;
+            for (const auto& s : r.samples) {
+              const double d = (s.intensity - ModelIntensity(f, s.incidence_deg)) / s.sigma;
+              chi2 += d * d;
+            }
           }
-          return chi2 + 2.0 * static_cast<double>(f.parameters.size());
+          return AkaikeCriterion(f, chi2);
         };
         double best = aic(*lambert);
         for (const auto* other : {&lobe, &cone}) {
@@ -453,6 +465,7 @@ Status FitCapabilityCurves(const LabFolder& lab, Calibration& c) {
 
 Expected<Calibration> Calibrate(const LabFolder& lab, const SensorProfile& base,
                                 const std::string& lab_label, const std::string& date_utc) {
+  if (auto s = lab.Validate(); !s.ok()) return s.error();
   Calibration c;
   c.profile = base;
   if (lab.wavelength_nm > 0 && std::abs(lab.wavelength_nm - base.wavelength_nm) > 1) {

@@ -60,6 +60,23 @@ double FDistributionUpperTail(double f, double d1, double d2) {
   return RegularisedBeta(d2 / 2, d1 / 2, d2 / (d2 + d1 * f));
 }
 
+namespace {
+
+// N ln(RSS / N) + k p; a perfect fit (RSS 0) would give minus infinity, the floor keeps it
+// finite.
+double UnknownSigmaCriterion(double n, double rss, int p, double per_parameter) {
+  return n * std::log(std::max(rss, 1e-300) / n) + per_parameter * p;
+}
+
+}  // namespace
+
+double AkaikeCriterion(const FitResult& fit, double chi2) {
+  const double p = static_cast<double>(fit.parameters.size());
+  if (chi2 >= 0) return chi2 + 2 * p;
+  const double n = static_cast<double>(fit.points_used);
+  return UnknownSigmaCriterion(n, fit.residual_rms * fit.residual_rms * n, static_cast<int>(p), 2);
+}
+
 NestedComparison CompareNestedFits(const FitResult& simple, const FitResult& full) {
   NestedComparison c;
   c.points = full.points_used;
@@ -75,9 +92,8 @@ NestedComparison CompareNestedFits(const FitResult& simple, const FitResult& ful
                                    : std::numeric_limits<double>::infinity();
     c.p_value = FDistributionUpperTail(c.f_statistic, dp, dof);
   }
-  // A perfect fit (RSS 0) would give minus infinity; the floor keeps the criteria finite.
   const auto ic = [&](double rss, int p, double per_parameter) {
-    return n * std::log(std::max(rss, 1e-300) / n) + per_parameter * p;
+    return UnknownSigmaCriterion(n, rss, p, per_parameter);
   };
   c.aic_simple = ic(c.rss_simple, c.p_simple, 2);
   c.aic_full = ic(c.rss_full, c.p_full, 2);

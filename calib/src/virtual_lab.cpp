@@ -195,6 +195,10 @@ Status Threshold(const SensorProfile& stage, const VirtualLabOptions& o, LabFold
   // The dark target at a distance where it returns 10 T unattenuated, but not nearer than
   // 3 overlap ranges (where the overlap is within 1e-4 of 1 for k >= 2)...
   double range = std::sqrt(ExpectedSignal(stage, c.target_reflectance, 1.0) / (10 * d.threshold_w));
+  if (3 * d.overlap.range_m > 0.8 * stage.max_range_m) {
+    return Error{"labgen: the overlap range " + std::to_string(d.overlap.range_m) +
+                 " m leaves no distance for the threshold sweep below 0.8 x max_range_m"};
+  }
   range = std::clamp(range, 3 * d.overlap.range_m, 0.8 * stage.max_range_m);
   const double s0 = ExpectedSignal(stage, c.target_reflectance, range);
   // ...and filters that step the signal across T - 3 sigma .. T + 3 sigma.

@@ -95,6 +95,37 @@ TEST(EmitterFit, GaussianAndSuperGaussianAreRecoveredWithCoverage) {
   super.Expect("super-Gaussian emitter");
 }
 
+// The separable layout exp(-|a|^p / 2) exp(-|b|^p / 2), rendered here, is recovered by the
+// separable fit; a super-Gaussian of two spots is refused.
+TEST(EmitterFit, SeparableSuperGaussianIsRecovered) {
+  BeamKernelImages k = Render({0, 0, 2, 1.5, 4}, 21, "super_gaussian");
+  // Re-render the counts in the separable form.
+  std::mt19937_64 rng(22);
+  std::normal_distribution<double> n(0, 1);
+  const size_t side = k.nh();
+  k.counts.clear();
+  for (double t : k.exposure_us)
+    for (size_t j = 0; j < side; ++j)
+      for (size_t i = 0; i < side; ++i) {
+        const double a = k.h_mrad[i] / 2, b = k.v_mrad[j] / 1.5;
+        const double e =
+            3000 * t * std::exp(-0.5 * std::pow(a * a, 2)) * std::exp(-0.5 * std::pow(b * b, 2));
+        k.counts.push_back(static_cast<float>(
+            std::clamp(std::round(64 + e + std::sqrt(e) * n(rng) + 3 * n(rng)), 0.0, 4095.0)));
+      }
+  k.separable = true;
+  auto f = FitEmitter(k);
+  ASSERT_TRUE(f.ok()) << f.message();
+  const auto* order = f->result.Find("order");
+  ASSERT_NE(order, nullptr);
+  EXPECT_NEAR(order->value, 4, 4 * order->stddev + 0.02);
+  EXPECT_NEAR(f->result.Find("sigma_h_mrad")->value, 2, 0.01);
+  k.spots = 2;
+  auto two = FitEmitter(k);
+  ASSERT_FALSE(two.ok());
+  EXPECT_NE(two.message().find("one spot"), std::string::npos) << two.message();
+}
+
 TEST(EmitterFit, RefusesTooFewPixelsAndReportsRejectedOnes) {
   BeamKernelImages k = Render({0, 0, 2, 2, 2}, 3, "gaussian");
   auto ok = FitEmitter(k);

@@ -52,6 +52,11 @@ class Coverage {
                 c2, total_);
     EXPECT_NEAR(c1, 0.68, 0.10) << label;
     EXPECT_NEAR(c2, 0.95, 0.05) << label;
+    // No one parameter may hide behind the others: each within 2 sigma for at least 70 % of
+    // its draws (the pooled band above is the target; this floor catches one badly off).
+    for (const auto& [name, k] : by_name_)
+      EXPECT_GE(k[1], 0.7 * k[2]) << label << ": " << name << " within 2 sigma " << k[1] << " / "
+                                  << k[2];
   }
 
  private:

@@ -1,6 +1,7 @@
 // The whole calibration against the virtual lab (issue 10): labgen simulates every measurement
-// from a true profile with the simulator's own noise, the lab folder is written and read back,
-// and `Calibrate` must give back the truth within its reported uncertainties: over 20 seeds,
+// from a true profile with the simulator's own noise (the folder's write and read-back is
+// checked once; the coverage runs calibrate the lab in memory), and `Calibrate` must give back
+// the truth within its reported uncertainties: over 20 seeds,
 // within 1 sigma for 68 % +- 10 % of the parameters and within 2 sigma for 95 % +- 5 %, from
 // the data-sheet profile and from a perturbed one.
 #include <gtest/gtest.h>
@@ -15,6 +16,7 @@
 #include "lidartwin/calib/calibration.h"
 #include "lidartwin/calib/lab_folder.h"
 #include "lidartwin/calib/virtual_lab.h"
+#include "lidartwin/physics/beam_footprint.h"
 #include "lidartwin/physics/units.h"
 #include "lidartwin/sim/sensor_profile.h"
 #include "test_support.h"
@@ -85,9 +87,10 @@ TEST(VirtualLab, WrittenAndReadBackTheSameWithAStableChecksum) {
   EXPECT_EQ(entries, 1u);
 }
 
-void ExpectCoverage(const SensorProfile& base, const char* what) {
+void ExpectCoverage(const SensorProfile& base, const char* what, double peak_power_w = 0) {
   const SensorProfile truth = TrueUnit();
-  const auto expected = Truth(truth);
+  auto expected = Truth(truth);
+  if (peak_power_w > 0) expected["detector.peak_power_w"] = peak_power_w;
   Coverage coverage;
   for (uint64_t seed = 1; seed <= 20; ++seed) {
     auto lab = SimulateLab(truth, {seed});
@@ -105,16 +108,45 @@ void ExpectCoverage(const SensorProfile& base, const char* what) {
   coverage.Expect(what);
 }
 
+// `model: auto` picks the angular model the data support, with and without sigmas.
+TEST(VirtualLab, AutoModelPicksTheLobeForGlossyPaintAndLambertForTheWhiteTarget) {
+  auto lab = SimulateLab(TrueUnit(), {6});
+  ASSERT_TRUE(lab.ok()) << lab.message();
+  for (bool sigmas : {true, false}) {
+    LabFolder l = *lab;
+    for (auto& r : l.reflectance_curves) {
+      r.model = "auto";
+      if (!sigmas)
+        for (auto& s : r.samples)
+          s.sigma = 0;
+    }
+    auto c = Calibrate(l, DataSheet(), "virtual", "2026-11-22T00:00:00Z");
+    ASSERT_TRUE(c.ok()) << c.message();
+    std::map<std::string, std::string> chosen;
+    for (const auto& f : c->fits)
+      if (f.kind == "reflectance") chosen[f.file] = f.result.model;
+    EXPECT_EQ(chosen["reflectance_glossy_paint.csv"], "lambert_specular") << sigmas;
+    EXPECT_EQ(chosen["reflectance_lambertian_50.csv"], "lambert") << sigmas;
+  }
+}
+
 TEST(VirtualLab, CalibrationCoversTheTruthFromTheDataSheet) {
   ExpectCoverage(DataSheet(), "from the data sheet");
 }
 
+// The fits start from the data, so a base's wrong fitted keys change nothing; what a base does
+// supply is used: here a cone footprint (the beam fit must replace it by Gaussian spots) and a
+// 25 mm aperture with 0.8 optics, so the link constant must turn into a peak power of
+// 16 x (20^2 x 0.9) / (25^2 x 0.8) W.
 TEST(VirtualLab, CalibrationCoversTheTruthFromAPerturbedBase) {
   SensorProfile base = DataSheet();
   base.detector.link.peak_power_w *= 2.5;
   base.detector.threshold_w *= 0.5;
-  base.footprint.spots[0].sigma_h_rad *= 0.5;
-  ExpectCoverage(base, "from a perturbed base");
+  base.footprint.kind = physics::FootprintKind::kCone;
+  base.footprint.half_angle_rad = 1e-3;
+  base.detector.link.aperture_diameter_m = 0.025;
+  base.detector.link.optics_transmission = 0.8;
+  ExpectCoverage(base, "from a perturbed base", 16 * (0.02 * 0.02 * 0.9) / (0.025 * 0.025 * 0.8));
 }
 
 }  // namespace

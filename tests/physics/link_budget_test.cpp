@@ -92,6 +92,12 @@ TEST(NearFieldOverlap, RisesFromZeroToOneThroughOneMinusOneOverEAtTheOverlapRang
 namespace lt::physics {
 namespace {
 
+TEST(PulseEnergyFactor, IsOnePlusJitterTimesDrawClampedAtZero) {
+  EXPECT_DOUBLE_EQ(PulseEnergyFactor(0.02, 1.5), 1.03);
+  EXPECT_DOUBLE_EQ(PulseEnergyFactor(0.02, -2.0), 0.96);
+  EXPECT_EQ(PulseEnergyFactor(0.25, -5.0), 0.0);
+}
+
 TEST(OverlapShare, IsOneWithoutAnOverlapFunctionAndTheOverlapWithOne) {
   EXPECT_EQ(OverlapShare(Overlap{0, 2}, 0.5), 1.0);
   EXPECT_NEAR(OverlapShare(Overlap{2, 3}, 1.0), 1 - std::exp(-0.125), 1e-15);

@@ -2,6 +2,7 @@
 // line of defence behind the reader's file:line checks) and built in code (labgen). Values are
 // named by file and row: "range_intensity.csv[3].signal".
 #include <cmath>
+#include <filesystem>
 #include <set>
 
 #include "lidartwin/calib/lab_folder.h"
@@ -15,9 +16,16 @@ bool Finite(double v) {
   return std::isfinite(v);
 }
 
+// A relative path inside the folder, without '..' parts, named once.
 void CheckFile(ConfigCheck& c, const std::string& file, std::set<std::string>& seen) {
-  if (file.empty()) c.Fail("file", "every measurement needs a file name");
-  if (!seen.insert(file).second) c.Fail(file, "is named twice");
+  const std::filesystem::path normal = std::filesystem::path(file).lexically_normal();
+  bool climbs = false;
+  for (const auto& part : normal)
+    climbs = climbs || part == "..";
+  if (file.empty() || normal.is_absolute() || climbs || !normal.has_filename()) {
+    c.Fail("file", "'" + file + "' must be a file path inside the lab folder");
+  }
+  if (!seen.insert(normal.string()).second) c.Fail(file, "is named twice");
 }
 
 }  // namespace
@@ -108,6 +116,20 @@ Status LabFolder::Validate() const {
   }
   for (const auto& rc : range_intensity_curves) {
     CheckFile(c, rc.file, files);
+    // One target per file: the manifest records its reflectance and incidence once.
+    if (rc.samples.empty()) c.Sub(rc.file).Fail("rows", "the curve has no rows");
+    for (const auto& s : rc.samples) {
+      if (s.reflectance != rc.samples[0].reflectance ||
+          s.incidence_deg != rc.samples[0].incidence_deg) {
+        c.Sub(rc.file).Fail("conditions",
+                            "every row must have the same target reflectance and incidence");
+        break;
+      }
+      if ((s.spread > 0) != (s.pulses >= 2) && s.spread != 0) {
+        c.Sub(rc.file).Fail("pulses", "a spread needs its pulse count (>= 2)");
+        break;
+      }
+    }
     for (size_t r = 0; r < rc.samples.size(); ++r) {
       const auto& s = rc.samples[r];
       ConfigCheck row = c.Sub(rc.file, r);

@@ -143,6 +143,9 @@ Status ReadRangeIntensity(ConfigMap& m, ConfigMap& cond, const fs::path& file,
     if (sigma < 0) return Reject(file, *t, r, "sigma must be >= 0");
     if (!((*t)["signal"][r] > 0)) return Reject(file, *t, r, "signal must be positive");
     if (spread < 0) return Reject(file, *t, r, "spread must be >= 0");
+    if (t->Has("spread") != t->Has("pulses")) {
+      return Reject(file, *t, r, "spread and pulses go together (the jitter fit needs both)");
+    }
     if (!(pulses >= 0 && pulses <= 4e9 && pulses == std::floor(pulses))) {
       return Reject(file, *t, r, "pulses must be a whole number >= 0");
     }

@@ -23,6 +23,10 @@ struct NestedComparison {
 // `simple` nested in `full`, both fitted to the same points (RSS = residual_rms^2 N).
 NestedComparison CompareNestedFits(const FitResult& simple, const FitResult& full);
 
+// Akaike's criterion of one fit to N points. With the measurement sigmas known, chi^2 + 2 p
+// (chi2 >= 0 given); without, N ln(RSS / N) + 2 p, RSS = residual_rms^2 N (pass chi2 < 0).
+double AkaikeCriterion(const FitResult& fit, double chi2);
+
 // Upper tail of the F distribution with d1, d2 degrees of freedom at f >= 0, through the
 // regularised incomplete beta function (continued fraction, Lentz's method).
 double FDistributionUpperTail(double f, double d1, double d2);

@@ -3,7 +3,7 @@
 // that calibrating from it must give back the truth within the reported uncertainties.
 //
 // The unit's beam model (footprint, link budget, overlap, detector and its noise) fires through
-// a lab stage: 16 beams within +-0.15 deg of one direction, one pulse each per frame, at a flat
+// a lab stage: 16 beams within +-0.05 deg of one direction, one pulse each per frame, at a flat
 // target of a lab material placed and turned as each measurement needs (docs/calibration.md,
 // "The virtual lab"). The goniometer images and collector slices are rendered from the
 // profile's Gaussian footprint with a camera's noise (read, shot, speckle, hot pixels).
