@@ -166,6 +166,7 @@ TEST(EffectiveKernel, SuperGaussianEmitterIsTabulatedIntoAProfileThatLoads) {
   LabFolder lab;
   lab.dir = "synthetic_lab";
   lab.checksum = std::string(64, '0');
+  lab.wavelength_nm = 850;
   lab.beam_kernels.push_back(Render(b, 9, "super_gaussian"));
   std::mt19937_64 rng(2);
   std::normal_distribution<double> n(0, 1);
