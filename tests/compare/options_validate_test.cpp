@@ -9,30 +9,13 @@
 #include "lidartwin/compare/metrics.h"
 #include "lidartwin/compare/targets.h"
 #include "test_support.h"
+#include "validate_rules.h"
 
 namespace lt::compare {
 namespace {
 
-template <typename T>
-struct Rule {
-  const char* key;
-  std::function<void(T&)> breaks;
-  const char* problem;
-};
-
-template <typename T>
-void ExpectRules(const T& valid, const std::string& what, const std::vector<Rule<T>>& rules) {
-  ASSERT_TRUE(valid.Validate().ok()) << valid.Validate().message();
-  for (const Rule<T>& rule : rules) {
-    T broken = valid;
-    rule.breaks(broken);
-    const Status s = broken.Validate();
-    ASSERT_FALSE(s.ok()) << rule.key;
-    EXPECT_NE(s.message().find(what + ": key '" + rule.key + "': " + rule.problem),
-              std::string::npos)
-        << s.message();
-  }
-}
+using test::ExpectRules;
+using test::Rule;
 
 TEST(CompareOptionsValidate, EachRuleNamesItsKey) {
   ExpectRules<CompareOptions>(

@@ -11,6 +11,7 @@
 #include "lidartwin/datasets/simulation_run.h"
 #include "lidartwin/sim/simulator.h"
 #include "test_support.h"
+#include "validate_rules.h"
 #if LT_WITH_OPEN3D
 #include "lidartwin/datasets/reconstruction.h"
 #endif
@@ -18,27 +19,8 @@
 namespace lt {
 namespace {
 
-template <typename T>
-struct Rule {
-  const char* key;
-  std::function<void(T&)> breaks;
-  const char* problem;
-};
-
-// Each rule breaks a copy of `valid`; Validate() must name "<what>: key '<key>': <problem>".
-template <typename T>
-void ExpectRules(const T& valid, const std::string& what, const std::vector<Rule<T>>& rules) {
-  ASSERT_TRUE(valid.Validate().ok()) << valid.Validate().message();
-  for (const Rule<T>& rule : rules) {
-    T broken = valid;
-    rule.breaks(broken);
-    const Status s = broken.Validate();
-    ASSERT_FALSE(s.ok()) << rule.key;
-    EXPECT_NE(s.message().find(what + ": key '" + rule.key + "': " + rule.problem),
-              std::string::npos)
-        << s.message();
-  }
-}
+using test::ExpectRules;
+using test::Rule;
 
 TEST(OptionsValidate, SimulationOptions) {
   ExpectRules<SimulationOptions>(
