@@ -6,13 +6,15 @@
 #include <vector>
 
 #include "lidartwin/datasets/kitti_bin.h"
+#include "lidartwin/sim/text_file.h"
 
 namespace lt {
 
 Expected<Frame> ReadKittiBin(const std::filesystem::path& file) {
-  std::ifstream in(file, std::ios::binary);
-  if (!in) return Error{file.string() + ": cannot open"};
-  const std::vector<char> b((std::istreambuf_iterator<char>(in)), {});
+  // Regular files only (a directory or device is refused, not streamed).
+  auto bytes = ReadTextFile(file, "", UINT64_MAX);
+  if (!bytes.ok()) return bytes.error();
+  const std::string& b = *bytes;
   if (b.size() % 16 != 0) {
     return Error{file.string() + ": byte " + std::to_string(b.size() - b.size() % 16) +
                  ": truncated point (the file size " + std::to_string(b.size()) +

@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "lidartwin/datasets/ouster.h"
+#include "lidartwin/sim/text_file.h"
 
 namespace lt {
 
@@ -126,11 +127,11 @@ bool OusterMetadata::Dual() const {
 }
 
 Expected<OusterMetadata> LoadOusterMetadata(const std::filesystem::path& file) {
-  std::ifstream in(file);
-  if (!in) return Error{file.string() + ": cannot open"};
+  auto text = ReadTextFile(file);
+  if (!text.ok()) return text.error();
   json root;
   try {
-    root = json::parse(in);
+    root = json::parse(*text);
   } catch (const json::parse_error& e) {
     return Error{file.string() + ": byte " + std::to_string(e.byte) + ": not valid JSON"};
   }

@@ -1,6 +1,7 @@
 // pcap format: https://wiki.wireshark.org/Development/LibpcapFileFormat (24-byte global header,
 // 16-byte record headers); Ethernet II, IPv4 (RFC 791) and UDP (RFC 768) headers.
 #include "lidartwin/datasets/pcap.h"
+#include "lidartwin/sim/text_file.h"
 
 #include <cstring>
 #include <fstream>
@@ -33,9 +34,10 @@ struct Fragments {
 }  // namespace
 
 Expected<std::vector<UdpDatagram>> ReadPcapUdp(const std::filesystem::path& file) {
-  std::ifstream in(file, std::ios::binary);
-  if (!in) return Error{file.string() + ": cannot open"};
-  const std::vector<uint8_t> b((std::istreambuf_iterator<char>(in)), {});
+  // Regular files only (a directory or device is refused, not streamed).
+  auto bytes = ReadTextFile(file, "", UINT64_MAX);
+  if (!bytes.ok()) return bytes.error();
+  const std::vector<uint8_t> b(bytes->begin(), bytes->end());
   const auto fail = [&](uint64_t at, const std::string& what) {
     return Error{file.string() + ": byte " + std::to_string(at) + ": " + what};
   };

@@ -1,4 +1,5 @@
 #include "lidartwin/datasets/reconstruction.h"
+#include "lidartwin/sim/text_file.h"
 
 #include <fmt/core.h>
 
@@ -37,8 +38,9 @@ bool IsRotation(const double* m) {
 }  // namespace
 
 Expected<std::vector<Pose<double>>> LoadKittiPoses(const std::filesystem::path& file) {
-  std::ifstream in(file);
-  if (!in) return Error{fmt::format("{}: cannot open", file.string())};
+  auto text = ReadTextFile(file);
+  if (!text.ok()) return text.error();
+  std::istringstream in(*text);
   std::vector<Pose<double>> poses;
   std::string line;
   size_t line_no = 0;

@@ -1,4 +1,5 @@
 #include "lidartwin/datasets/sensor_import.h"
+#include "lidartwin/sim/text_file.h"
 
 #include <fmt/core.h>
 
@@ -148,8 +149,9 @@ Expected<SpinningTables> FromVelodyne(const std::filesystem::path& file, double 
 // Rows of "number,number[,number]" after a header line; errors name the line.
 Expected<std::vector<std::vector<double>>> ReadCsv(const std::filesystem::path& file,
                                                    size_t columns) {
-  std::ifstream in(file);
-  if (!in) return Error{fmt::format("{}: cannot open", file.string())};
+  auto text = ReadTextFile(file);
+  if (!text.ok()) return text.error();
+  std::istringstream in(*text);
   std::vector<std::vector<double>> rows;
   std::string line;
   size_t line_no = 0;

@@ -2,6 +2,7 @@
 // [0xFFEE flag, azimuth u16 in 0.01 deg, 32 x (distance u16 in 2 mm, reflectivity u8)],
 // then a u32 timestamp (us past the hour), the return mode and the product id.
 #include "lidartwin/datasets/velodyne.h"
+#include "lidartwin/sim/text_file.h"
 
 #include <yaml-cpp/yaml.h>
 
@@ -47,9 +48,11 @@ T Le(const uint8_t* p) {
 }  // namespace
 
 Expected<VelodyneCalibration> LoadVelodyneCalibration(const std::filesystem::path& file) {
+  auto text = ReadTextFile(file, " Velodyne calibration");
+  if (!text.ok()) return text.error();
   YAML::Node root;
   try {
-    root = YAML::LoadFile(file.string());
+    root = YAML::Load(*text);
   } catch (const YAML::Exception& e) {
     return Error{file.string() + ": line " + std::to_string(e.mark.line + 1) + ": " + e.msg};
   }

@@ -62,8 +62,9 @@ std::string Trim(const std::string& s) {
 
 Expected<Material> LoadAsterSpectrum(const std::filesystem::path& path) {
   const std::string file = path.string();
-  std::ifstream in(path);
-  if (!in) return Error{file + ": cannot open spectrum file"};
+  auto text = ReadTextFile(path, " spectrum file");
+  if (!text.ok()) return text.error();
+  std::istringstream in(*text);
   Material m;
   m.name = path.stem().string();
   m.source = "ASTER spectral library file " + path.filename().string();

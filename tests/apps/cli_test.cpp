@@ -192,6 +192,31 @@ std::string Library() {
   return (test::ConfigDir() / "materials/library.yaml").string();
 }
 
+// Issue 11 finding 3: a directory where a capture, a KITTI scan, Ouster metadata or a Velodyne
+// calibration is expected was an uncaught exception (rc 134); now rc 1, naming it.
+TEST(CliErrors, ADirectoryInsteadOfAnInputFileIsNamed) {
+  test::TempDir dir;
+  for (const char* d : {"d.pcap", "d.bin", "d.json", "d.yaml", "d.csv"})
+    std::filesystem::create_directory(dir / d);
+  const std::vector<std::string> commands = {
+      "convert " + Q(dir / "d.pcap") + " --metadata " + Q(dir / "d.json") + " --out " +
+          Q(dir / "x.h5"),
+      "convert " + Q(dir / "d.bin") + " --out " + Q(dir / "x.h5"),
+      "import-sensor " + Q(dir / "d.json") + " --out " + Q(dir / "p.yaml"),
+      "import-sensor " + Q(dir / "d.yaml") + " --out " + Q(dir / "p.yaml"),
+      "import-sensor " + Q(dir / "d.csv") + " --out " + Q(dir / "p.yaml"),
+      "compare --real " + Q(dir / "d.bin") + " --sim " + Q(dir / "d.bin") + " --out " +
+          Q(dir / "m.json"),
+  };
+  for (const auto& c : commands) {
+    const CliRun r = Cli(c);
+    EXPECT_EQ(r.code, 1) << c << "\n" << r.output;
+    EXPECT_NE(r.output.find("is a directory"), std::string::npos) << c << "\n" << r.output;
+  }
+  EXPECT_FALSE(std::filesystem::exists(dir / "x.h5"));
+  EXPECT_FALSE(std::filesystem::exists(dir / "p.yaml"));
+}
+
 TEST(CliErrors, UnknownConfigKey) {
   test::TempDir dir;
   const auto s =
