@@ -38,6 +38,16 @@ int ImportSensorCommand(const std::vector<std::string>& argv) {
       fmt::print(stderr, "lidartwin import-sensor: {}\n", s.message());
       return 2;
     }
+  // Given on the command line, a rate or range must be one (0 in the options means "not given":
+  // the metadata's or the data sheet's).
+  for (const auto& [flag, value] :
+       {std::pair{"--rotation-rate-hz", *rate}, std::pair{"--max-range-m", *range}}) {
+    if (args->Has(flag) && !(value > 0)) {
+      fmt::print(stderr, "lidartwin import-sensor: {} must be positive, got {}\n", flag,
+                 args->Get(flag));
+      return 2;
+    }
+  }
   o.rotation_rate_hz = *rate;
   o.max_range_m = *range;
   const std::filesystem::path out = args->Get("--out");
