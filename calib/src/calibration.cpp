@@ -208,11 +208,14 @@ Expected<FitResult> FitRangeIntensityCurves(const LabFolder& lab, Calibration& c
   }
   rec.plots.push_back(std::move(plot));
   c.fits.push_back(std::move(rec));
-  // K [nW] = P_tx d_ap^2 T_opt 1e9 (link_budget.h, ReceivedPower with beta = rho / pi): the
-  // peak power follows, aperture and optics kept from the base profile.
+  // K is the received power of this link per watt emitted, over the unit link's, in nW
+  // (ReceivedPower, link_budget.h): the peak power follows, aperture and optics kept from the
+  // base profile. The extinction is left out, as in the fit.
   physics::LinkBudget& link = c.profile.detector.link;
-  const double per_watt =
-      link.aperture_diameter_m * link.aperture_diameter_m * link.optics_transmission * 1e9;
+  const physics::LinkBudget one_watt{1.0, link.aperture_diameter_m, link.optics_transmission, 0.0};
+  const physics::LinkBudget unit{1.0, 1.0, 1.0, 0.0};
+  const double per_watt = 1e9 * physics::ReceivedPower(one_watt, 1 / kPi, 1.0, 1.0) /
+                          physics::ReceivedPower(unit, 1 / kPi, 1.0, 1.0);
   Update(c, "detector.peak_power_w", link.peak_power_w, Param(*fit, "link_constant"),
          "range-intensity", 1 / per_watt);
   link.peak_power_w = Param(*fit, "link_constant").value / per_watt;

@@ -285,10 +285,9 @@ Status BeamKernel(const SensorProfile& truth, const VirtualLabOptions& o, LabFol
   for (uint32_t s = 0; s < f.spot_count; ++s) {
     const auto& g = f.spots[s];
     const double sh = g.sigma_h_rad * 1e3, sv = g.sigma_v_rad * 1e3;
-    const double seh = sh * sch / std::sqrt(sch * sch - sh * sh);
-    const double sev = sv * scv / std::sqrt(scv * scv - sv * sv);
-    const double h0 = g.h_offset_rad * 1e3 * (seh * seh + sch * sch) / (sch * sch);
-    const double v0 = g.v_offset_rad * 1e3 * (sev * sev + scv * scv) / (scv * scv);
+    double h0, v0, seh, sev;
+    physics::GaussianBehindSlice(g.h_offset_rad * 1e3, sh, sch, &h0, &seh);
+    physics::GaussianBehindSlice(g.v_offset_rad * 1e3, sv, scv, &v0, &sev);
     double mh, s1, mv, s2;
     const double share = physics::GaussianTimesSlice(h0, seh, 0.0, sch, &mh, &s1) *
                          physics::GaussianTimesSlice(v0, sev, 0.0, scv, &mv, &s2);

@@ -39,6 +39,14 @@ TEST(BeamProfile, SeparableSuperGaussianIsTheProductOfItsSlices) {
               SuperGaussianSpot(0.7, -0.4, 0.0, 0.0, 1.0, 1.0, 2.0, 1.0), 1e-15);
 }
 
+TEST(BeamProfile, GaussianBehindSliceUndoesTheProduct) {
+  double mu = 0, s = 0, mean = 0, sigma = 0;
+  GaussianBehindSlice(0.4, 1.1, 3.0, &mu, &s);
+  GaussianTimesSlice(mu, s, 0.0, 3.0, &mean, &sigma);
+  EXPECT_NEAR(mean, 0.4, 1e-14);
+  EXPECT_NEAR(sigma, 1.1, 1e-14);
+}
+
 TEST(BeamProfile, GaussianTimesSliceMatchesQuadrature) {
   const double mu = 0.3, se = 0.8, c = -0.5, sc = 2.0;
   double mean = 0, sigma = 0;

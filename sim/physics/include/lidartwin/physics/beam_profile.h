@@ -64,4 +64,16 @@ LT_HD T GaussianTimesSlice(T mu, T s_e, T c, T s_c, T* mean, T* sigma) {
   return *sigma / s_e * exp(-d * d / (T(2) * (ve + vc)));
 }
 
+// The inverse of GaussianTimesSlice for a slice centred at 0: the emitter Gaussian
+// (mean, sigma) whose product with a slice of sigma s_c has mean `mean` and sigma `sigma`
+// (sigma < s_c): s_e^2 = s^2 s_c^2 / (s_c^2 - s^2), mu = mean (s_e^2 + s_c^2) / s_c^2.
+template <typename T>
+LT_HD void GaussianBehindSlice(T mean, T sigma, T s_c, T* emitter_mean, T* emitter_sigma) {
+  using std::sqrt;
+  const T vc = s_c * s_c;
+  const T ve = sigma * sigma * vc / (vc - sigma * sigma);
+  *emitter_sigma = sqrt(ve);
+  *emitter_mean = mean * (ve + vc) / vc;
+}
+
 }  // namespace lt::physics
