@@ -25,6 +25,8 @@ int InfoCommand(const std::vector<std::string>& argv) {
     return 1;
   }
   const Hdf5Summary& s = summary.value();
+  for (const auto& w : s.warnings)
+    fmt::print(stderr, "lidartwin info: warning: {}\n", w);
   uint64_t total = 0;
   for (const auto& f : s.frames)
     total += f.points;

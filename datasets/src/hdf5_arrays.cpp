@@ -66,30 +66,28 @@ Status WriteHdf5Arrays(const std::filesystem::path& file,
   SilenceHdf5Errors();
   if (auto s = CheckOutputTarget(file); !s.ok()) return s;
   AtomicOutput output(file);
-  {
-    Hdf5Id f(H5Fcreate(output.temp_path().c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT),
-             H5Fclose);
-    if (!f.ok()) return Error{file.string() + ": cannot create HDF5 file"};
-    // No timestamps: the same arrays give the same bytes (the lab folder's checksum).
-    Hdf5Id dcpl(H5Pcreate(H5P_DATASET_CREATE), H5Pclose);
-    H5Pset_obj_track_times(dcpl.get(), 0);
-    for (const auto& [name, a] : arrays) {
-      hsize_t dims[3] = {0, 0, 0};
-      for (size_t k = 0; k < a.dims.size() && k < 3; ++k)
-        dims[k] = a.dims[k];
-      Hdf5Id space(H5Screate_simple(static_cast<int>(a.dims.size()), dims, nullptr), H5Sclose);
-      Hdf5Id d(H5Dcreate2(f.get(), name.c_str(), H5T_IEEE_F32LE, space.get(), H5P_DEFAULT,
-                          dcpl.get(), H5P_DEFAULT),
-               H5Dclose);
-      if (!d.ok() || H5Dwrite(d.get(), H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT,
-                              a.values.data()) < 0) {
-        return Error{file.string() + ": cannot write dataset '" + name + "' (disk full?)"};
-      }
-    }
-    if (H5Fflush(f.get(), H5F_SCOPE_GLOBAL) < 0) {
-      return Error{file.string() + ": cannot flush (disk full?)"};
+  Hdf5Id f(H5Fcreate(output.temp_path().c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT),
+           H5Fclose);
+  if (!f.ok()) return Error{file.string() + ": cannot create HDF5 file"};
+  // No timestamps: the same arrays give the same bytes (the lab folder's checksum).
+  Hdf5Id dcpl(H5Pcreate(H5P_DATASET_CREATE), H5Pclose);
+  H5Pset_obj_track_times(dcpl.get(), 0);
+  for (const auto& [name, a] : arrays) {
+    hsize_t dims[3] = {0, 0, 0};
+    for (size_t k = 0; k < a.dims.size() && k < 3; ++k)
+      dims[k] = a.dims[k];
+    Hdf5Id space(H5Screate_simple(static_cast<int>(a.dims.size()), dims, nullptr), H5Sclose);
+    Hdf5Id d(H5Dcreate2(f.get(), name.c_str(), H5T_IEEE_F32LE, space.get(), H5P_DEFAULT, dcpl.get(),
+                        H5P_DEFAULT),
+             H5Dclose);
+    if (!d.ok() ||
+        H5Dwrite(d.get(), H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, a.values.data()) < 0) {
+      return Error{file.string() + ": cannot write dataset '" + name + "' (disk full?)"};
     }
   }
+  // Closed once whatever it returns (a second close after a failed one crashes libhdf5 1.10),
+  // and a failed close is a failed write: the file is not moved into place.
+  if (H5Fclose(f.Release()) < 0) return Error{file.string() + ": cannot finish (disk full?)"};
   return output.Commit();
 }
 

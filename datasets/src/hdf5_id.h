@@ -25,6 +25,13 @@ class Hdf5Id {
     if (id_ >= 0 && close_) close_(id_);
     id_ = -1;
   }
+  // Gives up ownership without closing: for a close that must happen once whatever it returns
+  // (libhdf5 1.10 crashes closing a file a second time after a failed close).
+  hid_t Release() {
+    const hid_t id = id_;
+    id_ = -1;
+    return id;
+  }
   hid_t get() const { return id_; }
   bool ok() const { return id_ >= 0; }
 
@@ -33,7 +40,12 @@ class Hdf5Id {
   herr_t (*close_)(hid_t) = nullptr;
 };
 
+// Called before any other HDF5 call. Errors come back as return codes, never printed. And no
+// library cleanup at exit: libhdf5 1.10 crashes there closing a file whose close already failed
+// (disk full), and the files it would close are temporary ones we remove anyway.
 inline void SilenceHdf5Errors() {
+  static const bool no_cleanup_at_exit = H5dont_atexit() >= 0;
+  (void)no_cleanup_at_exit;
   H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
 }
 

@@ -1,11 +1,14 @@
 #include "lidartwin/datasets/hdf5_frames.h"
 
 #include <gtest/gtest.h>
+#include <hdf5.h>
+#include <signal.h>
 
 #include <chrono>
 #include <fstream>
 #include <thread>
 
+#include "../../datasets/src/isolated_call.h"
 #include "test_support.h"
 
 namespace lt {
@@ -147,6 +150,186 @@ TEST(Hdf5Frames, CreateFailsCleanlyInAMissingDirectory) {
   auto w = Hdf5FrameWriter::Create(dir / "no/such/dir/out.h5", Info());
   ASSERT_FALSE(w.ok());
   EXPECT_NE(w.message().find("out.h5"), std::string::npos) << w.message();
+}
+
+// Issue 11 finding 2: attributes in compact storage are capped at 64 KiB; a 450-object scene's
+// YAML is larger and must still be written and read back whole.
+TEST(Hdf5Frames, MetadataLargerThan64KiBRoundTrips) {
+  test::TempDir dir;
+  const auto path = dir / "big_scene.h5";
+  DatasetInfo info = Info();
+  info.scene_yaml.clear();
+  for (int i = 0; i < 6000; ++i)
+    info.scene_yaml += "  - name: plate_" + std::to_string(i) + "\n    type: plate\n";
+  ASSERT_GT(info.scene_yaml.size(), 150000u);
+  info.sensor_profile_yaml = std::string(70000, 'p');
+  auto w = Hdf5FrameWriter::Create(path, info);
+  ASSERT_TRUE(w.ok()) << w.message();
+  ASSERT_TRUE((*w)->Append(SampleFrame(0, 10)).ok());
+  ASSERT_TRUE((*w)->Close().ok());
+  auto back = ReadHdf5Summary(path);
+  ASSERT_TRUE(back.ok()) << back.message();
+  EXPECT_EQ(back->info.scene_yaml, info.scene_yaml);
+  EXPECT_EQ(back->info.sensor_profile_yaml, info.sensor_profile_yaml);
+  EXPECT_TRUE(back->warnings.empty());
+}
+
+// A frames file written with the raw HDF5 API, to declare what our writer never would.
+class HandMadeFile {
+ public:
+  explicit HandMadeFile(const std::filesystem::path& path)
+      : file_(H5Fcreate(path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT)) {
+    StringAttr(file_, "schema", kFramesSchemaName);
+    const double version = kFramesSchemaVersion;
+    DoubleAttr(file_, "schema_version", version);
+    frames_ = H5Gcreate2(file_, "/frames", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+    group_ = H5Gcreate2(frames_, "000000", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+    for (const char* a : {"frame_index", "start_time_s", "end_time_s"})
+      DoubleAttr(group_, a, 0);
+  }
+  ~HandMadeFile() { Close(); }
+  void Close() {
+    if (file_ < 0) return;
+    H5Gclose(group_);
+    H5Gclose(frames_);
+    H5Fclose(file_);
+    file_ = -1;
+  }
+  // A float dataset of n values; `write` fills it (chunked, unfilled when false).
+  void Field(const char* name, hsize_t n, bool write) {
+    hid_t space = H5Screate_simple(1, &n, nullptr);
+    hid_t dcpl = H5Pcreate(H5P_DATASET_CREATE);
+    const hsize_t chunk = std::min<hsize_t>(n, 4096);
+    H5Pset_chunk(dcpl, 1, &chunk);
+    hid_t ds = H5Dcreate2(group_, name, H5T_IEEE_F32LE, space, H5P_DEFAULT, dcpl, H5P_DEFAULT);
+    if (write) {
+      std::vector<float> v(n, 1.0f);
+      H5Dwrite(ds, H5T_NATIVE_FLOAT, H5S_ALL, H5S_ALL, H5P_DEFAULT, v.data());
+    }
+    H5Dclose(ds);
+    H5Pclose(dcpl);
+    H5Sclose(space);
+  }
+  void DoubleAttr(hid_t obj, const char* name, double v) {
+    hid_t space = H5Screate(H5S_SCALAR);
+    hid_t a = H5Acreate2(obj, name, H5T_IEEE_F64LE, space, H5P_DEFAULT, H5P_DEFAULT);
+    H5Awrite(a, H5T_NATIVE_DOUBLE, &v);
+    H5Aclose(a);
+    H5Sclose(space);
+  }
+  void StringAttr(hid_t obj, const char* name, const std::string& v) {
+    hid_t type = H5Tcopy(H5T_C_S1);
+    H5Tset_size(type, v.size());
+    hid_t space = H5Screate(H5S_SCALAR);
+    hid_t a = H5Acreate2(obj, name, type, space, H5P_DEFAULT, H5P_DEFAULT);
+    H5Awrite(a, type, v.data());
+    H5Aclose(a);
+    H5Sclose(space);
+    H5Tclose(type);
+  }
+  hid_t file() const { return file_; }
+
+ private:
+  hid_t file_, frames_ = -1, group_ = -1;
+};
+
+// Issue 11 finding 6: a few kB that declare 2^34 or 2^28 points are refused before anything is
+// allocated, naming the dataset and the limit or the bytes really stored.
+TEST(Hdf5Frames, OversizedDeclarationsAreRefusedBeforeAllocating) {
+  test::TempDir dir;
+  {
+    HandMadeFile f(dir / "huge.h5");
+    for (const char* name : {"x", "y", "z"})
+      f.Field(name, hsize_t{1} << 34, false);
+  }
+  ASSERT_LT(std::filesystem::file_size(dir / "huge.h5"), 20000u);
+  auto huge = ReadHdf5Summary(dir / "huge.h5");
+  ASSERT_FALSE(huge.ok());
+  EXPECT_NE(huge.message().find("/frames/000000/x: declares 17179869184 points; this reader "
+                                "accepts at most 67108864"),
+            std::string::npos)
+      << huge.message();
+  {
+    HandMadeFile f(dir / "hollow.h5");
+    for (const char* name : {"x", "y", "z"})
+      f.Field(name, hsize_t{1} << 26, false);
+  }
+  for (const Status& read :
+       {ReadHdf5Summary(dir / "hollow.h5").status(), ReadHdf5Frames(dir / "hollow.h5").status()}) {
+    ASSERT_FALSE(read.ok());
+    EXPECT_NE(read.message().find("but stores only 0 bytes (corrupt file)"), std::string::npos)
+        << read.message();
+  }
+}
+
+// Issue 11 finding 16: x, y and z are all required (a file with x alone is not a point cloud),
+// and every field has as many values as x.
+TEST(Hdf5Frames, PositionsAreRequiredAndFieldsAgreeInLength) {
+  test::TempDir dir;
+  {
+    HandMadeFile f(dir / "x_only.h5");
+    f.Field("x", 10, true);
+  }
+  auto x_only = ReadHdf5Frames(dir / "x_only.h5");
+  ASSERT_FALSE(x_only.ok());
+  EXPECT_NE(x_only.message().find("/frames/000000: dataset 'y' missing (x, y, z are required)"),
+            std::string::npos)
+      << x_only.message();
+  {
+    HandMadeFile f(dir / "ragged.h5");
+    f.Field("x", 10, true);
+    f.Field("y", 10, true);
+    f.Field("z", 9, true);
+  }
+  auto ragged = ReadHdf5Frames(dir / "ragged.h5");
+  ASSERT_FALSE(ragged.ok());
+  EXPECT_NE(ragged.message().find("/frames/000000/z has 9 values, 'x' has 10"), std::string::npos)
+      << ragged.message();
+}
+
+// Issue 11 finding 14: an attribute that is there but cannot be read is reported, not silently
+// turned into an empty string.
+TEST(Hdf5Frames, UnreadableAttributesAreWarnedAbout) {
+  test::TempDir dir;
+  {
+    HandMadeFile f(dir / "odd.h5");
+    f.Field("x", 4, true);
+    f.Field("y", 4, true);
+    f.Field("z", 4, true);
+    f.DoubleAttr(f.file(), "scene", 3.5);  // a number where the scene's YAML belongs
+  }
+  auto s = ReadHdf5Summary(dir / "odd.h5");
+  ASSERT_TRUE(s.ok()) << s.message();
+  ASSERT_EQ(s->warnings.size(), 1u);
+  EXPECT_NE(s->warnings[0].find("attribute 'scene' is present but unreadable"), std::string::npos)
+      << s->warnings[0];
+  EXPECT_EQ(s->frames.at(0).points, 4u);
+}
+
+// The isolation behind the reader: a crash or a hang in the child is an error here, naming
+// the file; an error the child finds is left for the caller to find again.
+TEST(IsolatedCall, ACrashOrHangInTheChildBecomesAnError) {
+  auto crash = RunIsolated("c.h5", [] {
+    ::raise(SIGSEGV);
+    return true;
+  });
+  ASSERT_FALSE(crash.ok());
+  EXPECT_NE(crash.message().find("c.h5: corrupt file: the library reading it failed (signal 11"),
+            std::string::npos)
+      << crash.message();
+  auto hang = RunIsolated(
+      "h.h5",
+      [] {
+        for (;;)
+          ::pause();
+        return true;
+      },
+      1);
+  ASSERT_FALSE(hang.ok());
+  EXPECT_NE(hang.message().find("h.h5: reading it did not finish within 1 s"), std::string::npos)
+      << hang.message();
+  EXPECT_TRUE(RunIsolated("ok.h5", [] { return true; }).ok());
+  EXPECT_TRUE(RunIsolated("bad.h5", [] { return false; }).ok());
 }
 
 }  // namespace

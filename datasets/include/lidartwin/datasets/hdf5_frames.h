@@ -54,9 +54,39 @@ struct Hdf5Summary {
   DatasetInfo info;
   std::vector<FrameSummary> frames;
   std::vector<std::pair<std::string, std::string>> fields;  // name, unit (of the first frame)
+  // Attributes present but unreadable (left empty), each naming the file and attribute.
+  std::vector<std::string> warnings;
 };
 
-// Reads metadata and per-frame point counts; checks the schema name and version.
+// What a frames file may declare before anything is allocated for it. An OS0-128 frame has
+// 262,144 points; 2^26 points of every field are about 3.5 GB.
+inline constexpr uint64_t kMaxHdf5PointsPerFrame = uint64_t{1} << 26;
+inline constexpr uint64_t kMaxHdf5Frames = 1000000;  // simulate's --frames limit
+
+// Reads a frames file one frame at a time, so converting or comparing a long file never holds
+// it whole. Open() checks the schema and the structure of every frame (x, y, z required, every
+// field the same length, declared sizes consistent with the bytes stored, chunks inside the
+// file) without reading point data; a libhdf5 crash on a corrupt file becomes an error.
+class Hdf5FrameReader {
+ public:
+  static Expected<Hdf5FrameReader> Open(const std::filesystem::path& path);
+  Hdf5FrameReader(Hdf5FrameReader&&) noexcept;
+  Hdf5FrameReader& operator=(Hdf5FrameReader&&) noexcept;
+  ~Hdf5FrameReader();
+
+  // Metadata, and per frame its index, times and point count.
+  const Hdf5Summary& summary() const;
+  // Frame k (0 <= k < summary().frames.size()) in full.
+  Expected<Frame> ReadFrame(size_t k) const;
+
+  struct Impl;
+
+ private:
+  explicit Hdf5FrameReader(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+// Reads metadata and per-frame point counts (no point data).
 Expected<Hdf5Summary> ReadHdf5Summary(const std::filesystem::path& path);
 // Reads every frame in full.
 Expected<std::vector<Frame>> ReadHdf5Frames(const std::filesystem::path& path);

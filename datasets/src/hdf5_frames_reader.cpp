@@ -1,0 +1,320 @@
+// The frames reader (schema v1, datasets/schema/frames_v1.md). Every size a file declares is
+// checked against limits and against the bytes the file really stores before anything is
+// allocated, and the structure is first walked in a child process (isolated_call.h), since
+// libhdf5 1.10 itself can crash on a corrupted object header.
+#include <hdf5.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <system_error>
+
+#include "hdf5_attributes.h"
+#include "isolated_call.h"
+#include "lidartwin/datasets/hdf5_frames.h"
+
+namespace lt {
+
+using namespace hdf5;
+
+namespace {
+
+// Deflate cannot compress better than about 1032:1 (RFC 1951: at most 258 bytes per
+// 2-bit-long match code, plus headers), so a dataset that declares more than this many bytes per
+// byte it stores is corrupt, not compressed. Slack for the smallest chunks.
+constexpr double kMaxCompressionRatio = 1100;
+constexpr hsize_t kStorageSlackBytes = 1 << 16;
+
+const char* const kRequiredFields[] = {"x", "y", "z"};
+
+struct FrameLayout {
+  std::string group;
+  uint64_t points = 0;
+  std::vector<std::string> fields;  // present, in FrameFields order
+};
+
+}  // namespace
+
+struct Hdf5FrameReader::Impl {
+  std::filesystem::path path;
+  Hdf5Id file;
+  Hdf5Summary summary;
+  std::vector<FrameLayout> layouts;
+};
+
+namespace {
+
+std::string Where(const std::filesystem::path& path) {
+  return path.string();
+}
+
+// One dataset of a frame group: 1-D, numeric, as many values as `points` (when known), and
+// stored bytes consistent with the declared size; chunks inside the file.
+Expected<uint64_t> CheckDataset(hid_t group, const std::string& name, const std::string& where,
+                                uint64_t file_size) {
+  const std::string at = where + "/" + name;
+  Hdf5Id ds(H5Dopen2(group, name.c_str(), H5P_DEFAULT), H5Dclose);
+  if (!ds.ok()) return Error{at + ": cannot open dataset (corrupt file?)"};
+  Hdf5Id space(H5Dget_space(ds.get()), H5Sclose);
+  if (!space.ok() || H5Sget_simple_extent_ndims(space.get()) != 1) {
+    return Error{at + ": expected a 1-D dataset"};
+  }
+  hsize_t n = 0;
+  H5Sget_simple_extent_dims(space.get(), &n, nullptr);
+  if (n > kMaxHdf5PointsPerFrame) {
+    return Error{at + ": declares " + std::to_string(n) + " points; this reader accepts at most " +
+                 std::to_string(kMaxHdf5PointsPerFrame) + " per frame"};
+  }
+  Hdf5Id type(H5Dget_type(ds.get()), H5Tclose);
+  const H5T_class_t cls = type.ok() ? H5Tget_class(type.get()) : H5T_NO_CLASS;
+  const size_t type_size = type.ok() ? H5Tget_size(type.get()) : 0;
+  if ((cls != H5T_FLOAT && cls != H5T_INTEGER) || type_size == 0 || type_size > 8) {
+    return Error{at + ": not a numeric dataset"};
+  }
+  const double declared = static_cast<double>(n) * static_cast<double>(type_size);
+  const hsize_t stored = H5Dget_storage_size(ds.get());
+  if (stored > file_size) {
+    return Error{at + ": stores " + std::to_string(stored) + " bytes in a file of " +
+                 std::to_string(file_size) + " (corrupt file)"};
+  }
+  if (declared > kMaxCompressionRatio * static_cast<double>(stored) + kStorageSlackBytes) {
+    return Error{at + ": declares " + std::to_string(n) + " values (" +
+                 std::to_string(static_cast<uint64_t>(declared)) + " bytes) but stores only " +
+                 std::to_string(stored) + " bytes (corrupt file)"};
+  }
+  Hdf5Id dcpl(H5Dget_create_plist(ds.get()), H5Pclose);
+  if (dcpl.ok() && H5Pget_layout(dcpl.get()) == H5D_CHUNKED) {
+    hsize_t chunks = 0;
+    if (H5Dget_num_chunks(ds.get(), space.get(), &chunks) < 0 || chunks > n + 1) {
+      return Error{at + ": unreadable chunk index (corrupt file)"};
+    }
+    for (hsize_t c = 0; c < chunks; ++c) {
+      hsize_t offset = 0, size = 0;
+      haddr_t addr = 0;
+      unsigned mask = 0;
+      if (H5Dget_chunk_info(ds.get(), space.get(), c, &offset, &mask, &addr, &size) < 0 ||
+          addr == HADDR_UNDEF || addr > file_size || size > file_size - addr) {
+        return Error{at + ": chunk " + std::to_string(c) + " lies outside the file (corrupt)"};
+      }
+    }
+  }
+  return static_cast<uint64_t>(n);
+}
+
+void Warn(Hdf5Summary& s, const std::string& where, const char* name, AttrRead r) {
+  if (r == AttrRead::kUnreadable) {
+    s.warnings.push_back(where + ": attribute '" + name +
+                         "' is present but unreadable (wrong type or corrupt); left empty");
+  }
+}
+
+Status ReadFileAttributes(hid_t f, const std::string& where, Hdf5Summary& s) {
+  std::string schema;
+  if (ReadStringAttr(f, "schema", schema) != AttrRead::kOk || schema != kFramesSchemaName) {
+    return Error{where + ": attribute 'schema' is missing or not '" +
+                 std::string(kFramesSchemaName) + "': not a lidartwin frames file"};
+  }
+  double version = 0;
+  if (ReadDoublesAttr(f, "schema_version", &version, 1) != AttrRead::kOk) {
+    return Error{where + ": attribute 'schema_version' is missing or unreadable"};
+  }
+  if (version != kFramesSchemaVersion) {
+    return Error{where + ": schema_version " + std::to_string(version) +
+                 " is not supported (this build reads version " +
+                 std::to_string(kFramesSchemaVersion) + ")"};
+  }
+  s.schema_version = kFramesSchemaVersion;
+  DatasetInfo& info = s.info;
+  Warn(s, where, "software_version", ReadStringAttr(f, "software_version", info.software_version));
+  Warn(s, where, "sensor_name", ReadStringAttr(f, "sensor_name", info.sensor_name));
+  Warn(s, where, "sensor_profile", ReadStringAttr(f, "sensor_profile", info.sensor_profile_yaml));
+  Warn(s, where, "scene", ReadStringAttr(f, "scene", info.scene_yaml));
+  Warn(s, where, "backend", ReadStringAttr(f, "backend", info.backend));
+  Warn(s, where, "seed", ReadU64Attr(f, "seed", info.seed));
+  Warn(s, where, "wavelength_nm", ReadDoublesAttr(f, "wavelength_nm", &info.wavelength_nm, 1));
+  return {};
+}
+
+// A frame group's attributes and the layout of its datasets.
+Status ReadFrameLayout(hid_t f, const std::string& group_name, const std::string& file_where,
+                       uint64_t file_size, FrameLayout& layout, FrameSummary& summary) {
+  const std::string where = file_where + ": " + group_name;
+  Hdf5Id g(H5Gopen2(f, group_name.c_str(), H5P_DEFAULT), H5Gclose);
+  if (!g.ok()) return Error{where + ": cannot open group (corrupt file?)"};
+  double index = 0;
+  if (ReadDoublesAttr(g.get(), "frame_index", &index, 1) != AttrRead::kOk ||
+      ReadDoublesAttr(g.get(), "start_time_s", &summary.start_time_s, 1) != AttrRead::kOk ||
+      ReadDoublesAttr(g.get(), "end_time_s", &summary.end_time_s, 1) != AttrRead::kOk) {
+    return Error{where +
+                 ": missing or unreadable frame attributes (frame_index, start_time_s, "
+                 "end_time_s)"};
+  }
+  if (!(index >= 0 && index <= 4294967295.0) || index != static_cast<uint32_t>(index)) {
+    return Error{where + ": frame_index " + std::to_string(index) + " is not a frame number"};
+  }
+  summary.index = static_cast<uint32_t>(index);
+  layout.group = group_name;
+  bool first = true;
+  for (const FieldView& field : FrameFields(Frame{})) {
+    const htri_t exists = H5Lexists(g.get(), field.name, H5P_DEFAULT);
+    const bool required =
+        std::find_if(std::begin(kRequiredFields), std::end(kRequiredFields), [&](const char* r) {
+          return std::strcmp(r, field.name) == 0;
+        }) != std::end(kRequiredFields);
+    if (exists <= 0) {
+      if (required)
+        return Error{where + ": dataset '" + field.name +
+                     "' missing (x, y, z are "
+                     "required)"};
+      continue;
+    }
+    auto n = CheckDataset(g.get(), field.name, where, file_size);
+    if (!n.ok()) return n.error();
+    if (first) {
+      layout.points = *n;
+      first = false;
+    } else if (*n != layout.points) {
+      return Error{where + "/" + field.name + " has " + std::to_string(*n) + " values, '" +
+                   layout.fields.front() + "' has " + std::to_string(layout.points)};
+    }
+    layout.fields.push_back(field.name);
+  }
+  summary.points = layout.points;
+  return {};
+}
+
+Expected<std::unique_ptr<Hdf5FrameReader::Impl>> OpenInProcess(const std::filesystem::path& path) {
+  const std::string where = Where(path);
+  auto impl = std::make_unique<Hdf5FrameReader::Impl>();
+  impl->path = path;
+  std::error_code ec;
+  const uint64_t file_size = std::filesystem::file_size(path, ec);
+  if (ec) return Error{where + ": cannot read its size: " + ec.message()};
+  impl->file = Hdf5Id(H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT), H5Fclose);
+  if (!impl->file.ok()) return Error{where + ": cannot open HDF5 file (corrupt or truncated)"};
+  const hid_t f = impl->file.get();
+  Hdf5Summary& s = impl->summary;
+  if (Status st = ReadFileAttributes(f, where, s); !st.ok()) return st.error();
+  if (H5Lexists(f, "/frames", H5P_DEFAULT) <= 0) return Error{where + ": group /frames missing"};
+  Hdf5Id frames(H5Gopen2(f, "/frames", H5P_DEFAULT), H5Gclose);
+  H5G_info_t ginfo;
+  if (!frames.ok() || H5Gget_info(frames.get(), &ginfo) < 0) {
+    return Error{where + ": cannot read group /frames (corrupt?)"};
+  }
+  if (ginfo.nlinks > kMaxHdf5Frames) {
+    return Error{where + ": /frames holds " + std::to_string(ginfo.nlinks) +
+                 " entries; this reader accepts at most " + std::to_string(kMaxHdf5Frames)};
+  }
+  for (hsize_t i = 0; i < ginfo.nlinks; ++i) {
+    char name[64];
+    const ssize_t len = H5Lget_name_by_idx(frames.get(), ".", H5_INDEX_NAME, H5_ITER_INC, i, name,
+                                           sizeof(name), H5P_DEFAULT);
+    if (len < 0 || len >= static_cast<ssize_t>(sizeof(name))) {
+      return Error{where + ": frame entry " + std::to_string(i) + " has no readable name"};
+    }
+    FrameLayout layout;
+    FrameSummary summary;
+    const std::string group = std::string("/frames/") + name;
+    if (Status st = ReadFrameLayout(f, group, where, file_size, layout, summary); !st.ok()) {
+      return st.error();
+    }
+    if (i == 0) {
+      for (const auto& field : layout.fields) {
+        Hdf5Id ds(H5Dopen2(f, (group + "/" + field).c_str(), H5P_DEFAULT), H5Dclose);
+        std::string unit;
+        Warn(s, where + ": " + group + "/" + field, "unit", ReadStringAttr(ds.get(), "unit", unit));
+        s.fields.emplace_back(field, unit);
+      }
+    }
+    s.frames.push_back(summary);
+    impl->layouts.push_back(std::move(layout));
+  }
+  return impl;
+}
+
+}  // namespace
+
+Hdf5FrameReader::Hdf5FrameReader(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+Hdf5FrameReader::Hdf5FrameReader(Hdf5FrameReader&&) noexcept = default;
+Hdf5FrameReader& Hdf5FrameReader::operator=(Hdf5FrameReader&&) noexcept = default;
+Hdf5FrameReader::~Hdf5FrameReader() = default;
+
+Expected<Hdf5FrameReader> Hdf5FrameReader::Open(const std::filesystem::path& path) {
+  SilenceHdf5Errors();
+  const std::string where = Where(path);
+  std::error_code ec;
+  const auto status = std::filesystem::status(path, ec);
+  if (!std::filesystem::exists(status)) return Error{where + ": no such file"};
+  if (std::filesystem::is_directory(status)) return Error{where + ": is a directory"};
+  if (!std::filesystem::is_regular_file(status)) return Error{where + ": not a regular file"};
+  if (::access(path.c_str(), R_OK) != 0) {
+    return Error{where + ": cannot open: " + std::strerror(errno)};
+  }
+  if (H5Fis_hdf5(path.c_str()) <= 0) {
+    return Error{where + ": not an HDF5 file (bad signature or truncated)"};
+  }
+  // The structure walk, first where a crash of libhdf5 cannot take this process with it.
+  if (Status s = RunIsolated(where, [&] { return OpenInProcess(path).ok(); }); !s.ok()) {
+    return s.error();
+  }
+  auto impl = OpenInProcess(path);
+  if (!impl.ok()) return impl.error();
+  return Hdf5FrameReader(std::move(impl.value()));
+}
+
+const Hdf5Summary& Hdf5FrameReader::summary() const {
+  return impl_->summary;
+}
+
+Expected<Frame> Hdf5FrameReader::ReadFrame(size_t k) const {
+  const FrameLayout& layout = impl_->layouts.at(k);
+  const FrameSummary& summary = impl_->summary.frames.at(k);
+  const std::string where = Where(impl_->path) + ": " + layout.group;
+  Hdf5Id g(H5Gopen2(impl_->file.get(), layout.group.c_str(), H5P_DEFAULT), H5Gclose);
+  if (!g.ok()) return Error{where + ": cannot open group"};
+  Frame f;
+  f.index = summary.index;
+  f.start_time_s = summary.start_time_s;
+  f.end_time_s = summary.end_time_s;
+  double corrected = 0, pose[7];
+  if (ReadDoublesAttr(g.get(), "motion_corrected", &corrected, 1) == AttrRead::kOk) {
+    f.motion_corrected = corrected != 0;
+  }
+  if (ReadDoublesAttr(g.get(), "pose_start_xyz_wxyz", pose, 7) == AttrRead::kOk) {
+    f.pose_start = PoseFromArray(pose);
+  }
+  if (ReadDoublesAttr(g.get(), "pose_end_xyz_wxyz", pose, 7) == AttrRead::kOk) {
+    f.pose_end = PoseFromArray(pose);
+  }
+  for (const std::string& name : layout.fields) {
+    Hdf5Id ds(H5Dopen2(g.get(), name.c_str(), H5P_DEFAULT), H5Dclose);
+    FieldType type;
+    void* data = ResizeFrameField(f, name, layout.points, &type);
+    if (!ds.ok() || (layout.points > 0 &&
+                     H5Dread(ds.get(), MemType(type), H5S_ALL, H5S_ALL, H5P_DEFAULT, data) < 0)) {
+      return Error{where + "/" + name + ": cannot read data (corrupt or truncated file)"};
+    }
+  }
+  return f;
+}
+
+Expected<Hdf5Summary> ReadHdf5Summary(const std::filesystem::path& path) {
+  auto reader = Hdf5FrameReader::Open(path);
+  if (!reader.ok()) return reader.error();
+  return reader->summary();
+}
+
+Expected<std::vector<Frame>> ReadHdf5Frames(const std::filesystem::path& path) {
+  auto reader = Hdf5FrameReader::Open(path);
+  if (!reader.ok()) return reader.error();
+  std::vector<Frame> frames;
+  for (size_t k = 0; k < reader->summary().frames.size(); ++k) {
+    auto frame = reader->ReadFrame(k);
+    if (!frame.ok()) return frame.error();
+    frames.push_back(std::move(frame.value()));
+  }
+  return frames;
+}
+
+}  // namespace lt
