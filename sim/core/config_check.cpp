@@ -1,5 +1,7 @@
 #include "lidartwin/sim/config_check.h"
 
+#include <algorithm>
+#include <cmath>
 #include <cstdio>
 
 namespace lt {
@@ -32,6 +34,14 @@ std::string NumberText(double v) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "%.10g", v);
   return buf;
+}
+
+std::string PositionLimitProblem(double x, double y, double z) {
+  if (!(std::isfinite(x) && std::isfinite(y) && std::isfinite(z))) return "must be finite";
+  const double far = std::max({std::abs(x), std::abs(y), std::abs(z)});
+  if (far <= kMaxPositionM) return "";
+  return "lies " + NumberText(far) + " m from the origin, beyond the " + NumberText(kMaxPositionM) +
+         " m (10,000 km) any position may lie";
 }
 
 }  // namespace lt

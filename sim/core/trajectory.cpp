@@ -33,8 +33,8 @@ void Trajectory::Check(ConfigCheck& check) const {
                               NumberText(time_s[i - 1]) + ")");
     }
     const auto& p = poses[i].translation;
-    if (!(std::isfinite(p.x) && std::isfinite(p.y) && std::isfinite(p.z)))
-      pose.Fail("position_m", "must be finite");
+    if (const std::string problem = PositionLimitProblem(p.x, p.y, p.z); !problem.empty())
+      pose.Fail("position_m", problem);
     const auto& q = poses[i].rotation;
     const double norm = std::sqrt(q.w * q.w + q.x * q.x + q.y * q.y + q.z * q.z);
     if (!(std::abs(norm - 1) <= 1e-9)) {

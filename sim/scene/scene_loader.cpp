@@ -224,7 +224,10 @@ void SceneObjectDescription::Check(ConfigCheck& check) const {
     check.Fail("type", "unknown object type '" + type + "' (expected " + ObjectTypeChoices() + ")");
     return;
   }
-  if (!Finite(position_m)) check.Fail("position_m", "must be finite");
+  if (const std::string problem = PositionLimitProblem(position_m[0], position_m[1], position_m[2]);
+      !problem.empty()) {
+    check.Fail("position_m", problem);
+  }
   if (!Finite(rotation_deg)) check.Fail("rotation_deg", "must be finite");
   if (type == "forest") {
     forest.Check(check);  // its keys sit in the entry itself

@@ -45,4 +45,11 @@ class ConfigCheck {
 // A number as a person writes it (100000, 0.5, 6.666666667), for messages.
 std::string NumberText(double v);
 
+// Positions (scene objects, trajectory poses) lie within 10,000 km of the origin: earth-centred
+// coordinates fit, and the ray caster's single-precision geometry (Embree asserts on ray origins
+// beyond about 1.8e18 m) is never handed a position it cannot represent.
+inline constexpr double kMaxPositionM = 1e7;
+// The message for a position beyond kMaxPositionM, or empty when it is within.
+std::string PositionLimitProblem(double x, double y, double z);
+
 }  // namespace lt
