@@ -40,14 +40,14 @@ int ConvertCommand(const std::vector<std::string>& argv) {
   info.backend = rec->reader;
   info.wavelength_nm = rec->wavelength_nm;
   const auto frames = static_cast<uint32_t>(rec->frames.size());
-  auto out = FrameOutput::Open(args->Get("--out"), frames, info);
+  auto out = FrameOutput::Open(args->Get("--out"), info);
   if (!out.ok()) {
     fmt::print(stderr, "lidartwin convert: error: {}\n", out.message());
     return 1;
   }
   uint64_t points = 0;
   for (uint32_t k = 0; k < frames; ++k) {
-    if (Status s = out->Write(rec->frames[k], k); !s.ok()) {
+    if (Status s = out->Write(rec->frames[k]); !s.ok()) {
       fmt::print(stderr, "lidartwin convert: error: {}\n", s.message());
       return 1;
     }

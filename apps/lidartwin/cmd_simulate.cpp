@@ -1,12 +1,14 @@
 #include <fmt/core.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdint>
 #include <cstdlib>
 
 #include "args.h"
 #include "built_in.h"
 #include "commands.h"
+#include "lidartwin/datasets/frame_output.h"
 
 namespace lt::cli {
 
@@ -65,16 +67,18 @@ int SimulateCommand(const std::vector<std::string>& argv) {
     fmt::print(stderr, "lidartwin simulate: {}\n", s.message());
     return 2;
   }
+  job.keep_frames = false;  // frames stream to the writer
+  const auto start = std::chrono::steady_clock::now();
   auto result = RunSimulationJob(job);
   if (!result.ok()) {
     fmt::print(stderr, "lidartwin simulate: error: {}\n", result.message());
     return 1;
   }
-  uint64_t points = 0;
-  for (const auto& f : result->frames)
-    points += f.size();
-  fmt::print("wrote {}: {} frame(s), {} points, {} rays in {:.3f} s ({:.2f} Mrays/s)\n",
-             job.out.string(), result->frames.size(), points, result->rays, result->seconds,
+  const double total = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  fmt::print("wrote {}: {} frame(s), {} points, {} rays; {:.3f} s in all ({:.3f} s tracing, "
+             "{:.2f} Mrays/s)\n",
+             WrittenFilesText(result->written), result->frames_written, result->points,
+             result->rays, total, result->seconds,
              result->seconds > 0 ? result->rays / result->seconds / 1e6 : 0.0);
   return 0;
 }

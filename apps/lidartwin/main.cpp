@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "commands.h"
+#include "lidartwin/datasets/interrupt_cleanup.h"
 
 namespace {
 
@@ -41,6 +42,8 @@ void PrintUsage() {
 }  // namespace
 
 int main(int argc, char** argv) {
+  // Before any thread starts: an interrupted run removes its temporary files.
+  lt::InstallInterruptCleanup();
   if (argc < 2 || !std::strcmp(argv[1], "--help") || !std::strcmp(argv[1], "-h")) {
     PrintUsage();
     return argc < 2 ? 2 : 0;

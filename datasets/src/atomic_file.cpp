@@ -1,16 +1,47 @@
 #include "lidartwin/datasets/atomic_file.h"
 
+#include <signal.h>
 #include <unistd.h>
 
+#include <cerrno>
+#include <cstdlib>
 #include <fstream>
 #include <system_error>
 
+#include "lidartwin/datasets/interrupt_cleanup.h"
+
 namespace lt {
+
+namespace {
+
+// "out.h5.tmp-1234" of a run that was killed outright (SIGKILL, power loss): its process is
+// gone, so nothing else will ever remove it.
+void RemoveStaleTemporaries(const std::filesystem::path& target) {
+  const std::string prefix = target.filename().string() + ".tmp-";
+  const auto dir = target.has_parent_path() ? target.parent_path() : std::filesystem::path(".");
+  std::error_code ec;
+  for (std::filesystem::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+    const std::string name = it->path().filename().string();
+    if (name.rfind(prefix, 0) != 0) continue;
+    const std::string digits = name.substr(prefix.size());
+    if (digits.empty() || digits.find_first_not_of("0123456789") != std::string::npos) continue;
+    const long pid = std::strtol(digits.c_str(), nullptr, 10);
+    if (pid <= 0 || pid == ::getpid()) continue;
+    if (::kill(static_cast<pid_t>(pid), 0) != 0 && errno == ESRCH) {
+      std::error_code ignored;
+      std::filesystem::remove(it->path(), ignored);
+    }
+  }
+}
+
+}  // namespace
 
 AtomicOutput::AtomicOutput(std::filesystem::path target) : target_(std::move(target)) {
   // Same directory as the target so the rename is atomic (one filesystem).
   temp_ = target_;
   temp_ += ".tmp-" + std::to_string(::getpid());
+  RemoveStaleTemporaries(target_);
+  RegisterTemporaryPath(temp_);
 }
 
 AtomicOutput::AtomicOutput(AtomicOutput&& other) noexcept
@@ -25,6 +56,7 @@ AtomicOutput& AtomicOutput::operator=(AtomicOutput&& other) noexcept {
     if (!committed_) {
       std::error_code ec;
       std::filesystem::remove(temp_, ec);
+      UnregisterTemporaryPath(temp_);
     }
     target_ = std::move(other.target_);
     temp_ = std::move(other.temp_);
@@ -38,6 +70,7 @@ AtomicOutput::~AtomicOutput() {
   if (!committed_) {
     std::error_code ec;
     std::filesystem::remove(temp_, ec);
+    UnregisterTemporaryPath(temp_);
   }
 }
 
@@ -47,6 +80,7 @@ Status AtomicOutput::Commit() {
   if (ec)
     return Error{target_.string() + ": cannot move the finished file into place: " + ec.message()};
   committed_ = true;
+  UnregisterTemporaryPath(temp_);
   return {};
 }
 

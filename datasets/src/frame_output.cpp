@@ -1,32 +1,60 @@
 #include "lidartwin/datasets/frame_output.h"
 
-#include <cstdio>
-#include <string>
+#include <unistd.h>
 
+#include <cstdio>
+#include <regex>
+#include <set>
+#include <string>
+#include <system_error>
+
+#include "lidartwin/datasets/atomic_file.h"
+#include "lidartwin/datasets/interrupt_cleanup.h"
 #include "lidartwin/datasets/point_cloud_writers.h"
 
 namespace lt {
 
 namespace {
 
-// frame 3 of out.ply -> out_000003.ply when there are several frames.
-std::filesystem::path PerFramePath(const std::filesystem::path& out, uint32_t index,
-                                   uint32_t frames) {
+// Frame k of out.ply: out.ply when it is the only one, else out_000003.ply.
+std::filesystem::path PerFramePath(const std::filesystem::path& out, uint32_t k, uint32_t frames) {
   if (frames == 1) return out;
   char suffix[16];
-  std::snprintf(suffix, sizeof(suffix), "_%06u", index);
+  std::snprintf(suffix, sizeof(suffix), "_%06u", k);
   std::filesystem::path p = out;
   p.replace_filename(out.stem().string() + suffix + out.extension().string());
   return p;
 }
 
+std::filesystem::path DirectoryOf(const std::filesystem::path& out) {
+  return out.has_parent_path() ? out.parent_path() : std::filesystem::path(".");
+}
+
 }  // namespace
 
-Expected<FrameOutput> FrameOutput::Open(const std::filesystem::path& out, uint32_t frames,
-                                        const DatasetInfo& info) {
+// The folder per-frame files are written into until Close(); removed unless committed.
+struct FrameOutput::Staging {
+  std::filesystem::path dir;
+  explicit Staging(std::filesystem::path d) : dir(std::move(d)) { RegisterTemporaryPath(dir); }
+  ~Staging() {
+    std::error_code ec;
+    std::filesystem::remove_all(dir, ec);
+    UnregisterTemporaryPath(dir);
+  }
+  std::filesystem::path FramePath(uint32_t k) const {
+    char name[32];
+    std::snprintf(name, sizeof(name), "%06u", k);
+    return dir / name;
+  }
+};
+
+FrameOutput::FrameOutput(FrameOutput&&) noexcept = default;
+FrameOutput& FrameOutput::operator=(FrameOutput&&) noexcept = default;
+FrameOutput::~FrameOutput() = default;
+
+Expected<FrameOutput> FrameOutput::Open(const std::filesystem::path& out, const DatasetInfo& info) {
   FrameOutput o;
   o.out_ = out;
-  o.frames_ = frames;
   const std::string ext = out.extension().string();
   if (ext == ".h5" || ext == ".hdf5") {
     o.format_ = Format::kHdf5;
@@ -38,32 +66,99 @@ Expected<FrameOutput> FrameOutput::Open(const std::filesystem::path& out, uint32
     return Error{"--out " + out.string() + ": unknown extension '" + ext +
                  "' (expected .h5, .hdf5, .ply or .pcd)"};
   }
-  const auto dir = out.has_parent_path() ? out.parent_path() : ".";
-  if (!std::filesystem::is_directory(dir)) {
-    return Error{"--out " + out.string() + ": directory '" + dir.string() + "' does not exist"};
-  }
+  if (Status s = CheckOutputTarget(out); !s.ok()) return Error{"--out " + s.message()};
   if (o.format_ == Format::kHdf5) {
     auto w = Hdf5FrameWriter::Create(out, info);
     if (!w.ok()) return w.error();
     o.writer_ = std::move(w.value());
+    return o;
   }
+  auto dir = DirectoryOf(out) /
+             ("." + out.filename().string() + ".frames.tmp-" + std::to_string(::getpid()));
+  std::error_code ec;
+  std::filesystem::remove_all(dir, ec);
+  if (!std::filesystem::create_directory(dir, ec)) {
+    return Error{"--out " + out.string() + ": cannot create the staging folder " + dir.string() +
+                 (ec ? ": " + ec.message() : "")};
+  }
+  o.staging_ = std::make_unique<Staging>(std::move(dir));
   return o;
 }
 
-Status FrameOutput::Write(const Frame& frame, uint32_t k) {
+Status FrameOutput::Write(const Frame& frame) {
+  const uint32_t k = frames_++;
   switch (format_) {
     case Format::kHdf5:
       return writer_->Append(frame);
     case Format::kPly:
-      return WritePly(frame, PerFramePath(out_, k, frames_));
+      return WritePly(frame, staging_->FramePath(k));
     case Format::kPcd:
-      return WritePcd(frame, PerFramePath(out_, k, frames_));
+      return WritePcd(frame, staging_->FramePath(k));
   }
   return {};
 }
 
 Status FrameOutput::Close() {
-  return writer_ ? writer_->Close() : Status{};
+  if (writer_) {
+    if (Status s = writer_->Close(); !s.ok()) return s;
+    written_ = {out_};
+    return {};
+  }
+  return ClosePerFrame();
+}
+
+Status FrameOutput::ClosePerFrame() {
+  if (frames_ == 0) return Error{"--out " + out_.string() + ": no frames to write"};
+  std::vector<std::filesystem::path> targets;
+  for (uint32_t k = 0; k < frames_; ++k)
+    targets.push_back(PerFramePath(out_, k, frames_));
+  // An interruption while the files are moved removes the ones already moved: all or nothing.
+  for (const auto& t : targets)
+    RegisterTemporaryPath(t);
+  Status status;
+  for (uint32_t k = 0; k < frames_ && status.ok(); ++k) {
+    std::error_code ec;
+    std::filesystem::rename(staging_->FramePath(k), targets[k], ec);
+    if (ec) status = Error{targets[k].string() + ": cannot move into place: " + ec.message()};
+  }
+  if (!status.ok()) {
+    for (const auto& t : targets) {
+      std::error_code ec;
+      std::filesystem::remove(t, ec);
+    }
+  }
+  for (const auto& t : targets)
+    UnregisterTemporaryPath(t);
+  staging_.reset();
+  if (!status.ok()) return status;
+  // The rest of an earlier, longer run's set: out_NNNNNN.ext not written now.
+  std::set<std::string> now;
+  for (const auto& t : targets)
+    now.insert(t.filename().string());
+  const std::regex numbered(std::regex_replace(out_.stem().string(),
+                                               std::regex(R"([.^$|()\[\]{}*+?\\])"), R"(\$&)") +
+                            "_[0-9]{6}" +
+                            std::regex_replace(out_.extension().string(), std::regex(R"(\.)"),
+                                               R"(\.)"));
+  std::error_code ec;
+  for (std::filesystem::directory_iterator it(DirectoryOf(out_), ec), end; !ec && it != end;
+       it.increment(ec)) {
+    const auto name = it->path().filename().string();
+    if (std::regex_match(name, numbered) && !now.count(name) &&
+        it->is_regular_file()) {
+      std::error_code ignored;
+      std::filesystem::remove(it->path(), ignored);
+    }
+  }
+  written_ = std::move(targets);
+  return {};
+}
+
+std::string WrittenFilesText(const std::vector<std::filesystem::path>& files) {
+  if (files.empty()) return "no files";
+  if (files.size() == 1) return files.front().string();
+  return files.front().string() + " .. " + files.back().string() + " (" +
+         std::to_string(files.size()) + " files)";
 }
 
 }  // namespace lt

@@ -1,5 +1,6 @@
 #include "isolated_call.h"
 
+#include <pthread.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -19,6 +20,13 @@ Status RunIsolated(const std::string& what, const std::function<bool()>& probe, 
   const pid_t pid = ::fork();
   if (pid < 0) return {};
   if (pid == 0) {
+    // The parent blocks SIGINT and friends for its cleanup thread (interrupt_cleanup.h), which
+    // the child does not have: here they take their default action again.
+    sigset_t interrupts;
+    sigemptyset(&interrupts);
+    for (int sig : {SIGINT, SIGTERM, SIGHUP, SIGALRM})
+      sigaddset(&interrupts, sig);
+    pthread_sigmask(SIG_UNBLOCK, &interrupts, nullptr);
     ::alarm(seconds);  // a read that never ends is killed by SIGALRM
     const bool ok = probe();
     ::_exit(ok ? kProbeOk : kProbeFoundError);  // no atexit handlers, no stdio flush

@@ -74,7 +74,7 @@ Expected<SimulationResult> RunSimulation(const SimulationJob& job) {
   info.backend = job.backend;
   info.seed = job.seed;
   info.wavelength_nm = result.profile.wavelength_nm;
-  auto output = FrameOutput::Open(job.out, job.frames, info);
+  auto output = FrameOutput::Open(job.out, info);
   if (!output.ok()) return output.error();
   for (uint32_t k = 0; k < job.frames; ++k) {
     const auto t0 = std::chrono::steady_clock::now();
@@ -83,11 +83,15 @@ Expected<SimulationResult> RunSimulation(const SimulationJob& job) {
     Frame frame = std::move(simulated.value());
     result.seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     result.rays += rays_per_frame;
+    result.points += frame.size();
     if (job.on_frame) job.on_frame(k + 1, result.rays);
-    if (Status s = output->Write(frame, k); !s.ok()) return s.error();
-    result.frames.push_back(std::move(frame));
+    // Streamed: the writer has the frame; only callers that need every frame keep them.
+    if (Status s = output->Write(frame); !s.ok()) return s.error();
+    if (job.keep_frames) result.frames.push_back(std::move(frame));
   }
   if (Status s = output->Close(); !s.ok()) return s.error();
+  result.frames_written = output->frames_written();
+  result.written = output->written();
   return result;
 }
 

@@ -1,10 +1,15 @@
-// Where a command's frames go: one HDF5 file (written atomically on Close), or one PLY/PCD
-// file per frame (name_000003.ply when there are several), chosen by the extension of --out.
+// Where a command's frames go: one HDF5 file, or one PLY/PCD file per frame (out.ply for a
+// single frame, out_000000.ply, out_000001.ply, ... for several), chosen by the extension of
+// --out. Either way the output is complete or absent: frames are staged beside the target
+// (out.h5.tmp-PID, or a folder .out.ply.frames.tmp-PID) and moved into place by Close(); a run
+// that fails or is interrupted leaves the existing outputs as they were and no temporaries.
 #pragma once
 
 #include <cstdint>
 #include <filesystem>
 #include <memory>
+#include <string>
+#include <vector>
 
 #include "lidartwin/datasets/hdf5_frames.h"
 #include "lidartwin/sim/frame.h"
@@ -15,17 +20,36 @@ namespace lt {
 class FrameOutput {
  public:
   // Checks the extension and the directory; `info` describes an HDF5 file.
-  static Expected<FrameOutput> Open(const std::filesystem::path& out, uint32_t frames,
-                                    const DatasetInfo& info);
-  Status Write(const Frame& frame, uint32_t k);
+  static Expected<FrameOutput> Open(const std::filesystem::path& out, const DatasetInfo& info);
+  FrameOutput(FrameOutput&&) noexcept;
+  FrameOutput& operator=(FrameOutput&&) noexcept;
+  ~FrameOutput();
+
+  // Frames in order, as they are produced (nothing is kept in memory).
+  Status Write(const Frame& frame);
+  // Moves everything into place. Per-frame outputs replace the whole earlier set: files
+  // out_NNNNNN.ext (six digits) that this run did not write are removed, so a shorter run never
+  // mixes with a longer one.
   Status Close();
+  // After Close(): the files written, in frame order.
+  const std::vector<std::filesystem::path>& written() const { return written_; }
+  uint32_t frames_written() const { return frames_; }
 
  private:
   enum class Format { kHdf5, kPly, kPcd };
+  struct Staging;
+  FrameOutput() = default;
+  Status ClosePerFrame();
+
   std::filesystem::path out_;
-  uint32_t frames_ = 1;
   Format format_ = Format::kHdf5;
+  uint32_t frames_ = 0;
   std::unique_ptr<Hdf5FrameWriter> writer_;
+  std::unique_ptr<Staging> staging_;
+  std::vector<std::filesystem::path> written_;
 };
+
+// For summary lines: "out.h5", or "out_000000.ply .. out_000009.ply (10 files)".
+std::string WrittenFilesText(const std::vector<std::filesystem::path>& files);
 
 }  // namespace lt

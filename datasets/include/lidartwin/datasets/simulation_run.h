@@ -31,6 +31,9 @@ struct SimulationJob {
   std::string software_version;
   // Called after each frame with the frames and rays done so far (progress display).
   std::function<void(uint32_t frames_done, uint64_t rays_done)> on_frame;
+  // Keep every frame in SimulationResult::frames (demo, reproduce compare them afterwards).
+  // simulate leaves it off: frames stream to the writer and memory does not grow with --frames.
+  bool keep_frames = true;
 
   // Keys by field: sensor and scene named, frames in 1..1000000, motion_slices as
   // SimulationOptions, a known backend (cpu, cuda; whether this machine has it is checked
@@ -42,7 +45,10 @@ struct SimulationJob {
 struct SimulationResult {
   SensorProfile profile;
   Scene scene;
-  std::vector<Frame> frames;
+  std::vector<Frame> frames;  // empty unless SimulationJob::keep_frames
+  uint32_t frames_written = 0;
+  uint64_t points = 0;
+  std::vector<std::filesystem::path> written;  // the files, in frame order
   double seconds = 0;  // simulation only, without loading and writing
   uint64_t rays = 0;
 };

@@ -1,0 +1,19 @@
+// What an interrupted run leaves behind: nothing. Temporary files and folders are registered
+// while they exist; on SIGINT, SIGTERM or SIGHUP a watcher thread removes every registered path
+// and the process then dies of the signal as it would have (exit status 128 + signal).
+#pragma once
+
+#include <filesystem>
+
+namespace lt {
+
+// Once, first thing in main(), before any other thread starts: blocks the three signals in
+// every thread and starts the watcher that waits for them.
+void InstallInterruptCleanup();
+
+// A file or folder (removed recursively) to delete if the process is interrupted. Safe to call
+// without InstallInterruptCleanup() (tests, library use): then nothing watches.
+void RegisterTemporaryPath(const std::filesystem::path& path);
+void UnregisterTemporaryPath(const std::filesystem::path& path);
+
+}  // namespace lt

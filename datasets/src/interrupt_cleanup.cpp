@@ -1,0 +1,75 @@
+#include "lidartwin/datasets/interrupt_cleanup.h"
+
+#include <pthread.h>
+#include <signal.h>
+
+#include <mutex>
+#include <set>
+#include <system_error>
+#include <thread>
+
+namespace lt {
+
+namespace {
+
+std::mutex& RegistryMutex() {
+  static std::mutex m;
+  return m;
+}
+
+std::multiset<std::filesystem::path>& Registry() {
+  static std::multiset<std::filesystem::path> paths;
+  return paths;
+}
+
+sigset_t InterruptSignals() {
+  sigset_t set;
+  sigemptyset(&set);
+  sigaddset(&set, SIGINT);
+  sigaddset(&set, SIGTERM);
+  sigaddset(&set, SIGHUP);
+  return set;
+}
+
+// Waits for a signal with ordinary code (not a handler): removing folders recursively is not
+// async-signal-safe. Holds the registry lock to the end, so no new temporary appears while the
+// old ones go; then lets the signal take its default action on this thread.
+[[noreturn]] void Watch() {
+  const sigset_t set = InterruptSignals();
+  int sig = 0;
+  while (sigwait(&set, &sig) != 0) {
+  }
+  std::lock_guard<std::mutex> lock(RegistryMutex());
+  for (const auto& p : Registry()) {
+    std::error_code ec;
+    std::filesystem::remove_all(p, ec);
+  }
+  signal(sig, SIG_DFL);
+  sigset_t one;
+  sigemptyset(&one);
+  sigaddset(&one, sig);
+  pthread_sigmask(SIG_UNBLOCK, &one, nullptr);
+  raise(sig);
+  for (;;) pause();  // the signal ends the process
+}
+
+}  // namespace
+
+void InstallInterruptCleanup() {
+  const sigset_t set = InterruptSignals();
+  pthread_sigmask(SIG_BLOCK, &set, nullptr);
+  std::thread(Watch).detach();
+}
+
+void RegisterTemporaryPath(const std::filesystem::path& path) {
+  std::lock_guard<std::mutex> lock(RegistryMutex());
+  Registry().insert(path);
+}
+
+void UnregisterTemporaryPath(const std::filesystem::path& path) {
+  std::lock_guard<std::mutex> lock(RegistryMutex());
+  auto it = Registry().find(path);
+  if (it != Registry().end()) Registry().erase(it);
+}
+
+}  // namespace lt
