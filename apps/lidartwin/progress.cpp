@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 
 namespace lt::cli {
@@ -21,6 +22,18 @@ void Progress::Update(uint64_t done, uint64_t rays_done) {
                "##############################", width - filled, "",
                static_cast<unsigned long long>(done), static_cast<unsigned long long>(total_),
                s > 0 ? rays_done / s / 1e6 : 0.0);
+  std::fflush(stderr);
+}
+
+void Progress::Step(uint64_t done, const std::string& note) {
+  if (!enabled_) return;
+  const int width = 30;
+  const int filled = total_ ? static_cast<int>(width * std::min(done, total_) / total_) : width;
+  // \033[K clears what a longer note left behind.
+  std::fprintf(stderr, "\r%s [%.*s%*s] %llu/%llu  %s\033[K", what_.c_str(), filled,
+               "##############################", width - filled, "",
+               static_cast<unsigned long long>(done), static_cast<unsigned long long>(total_),
+               note.c_str());
   std::fflush(stderr);
 }
 

@@ -1,4 +1,5 @@
 // Progress of a long job on stderr, only when stderr is a terminal: "frames 3/10, 2.1 Mrays/s".
+// Step() draws the same bar with a note for jobs that are not ray tracing (compare, reconstruct).
 #pragma once
 
 #include <chrono>
@@ -11,6 +12,8 @@ class Progress {
  public:
   Progress(std::string what, uint64_t total);
   void Update(uint64_t done, uint64_t rays_done);
+  // The bar with a note instead of a ray rate ("compare [####  ] 3/10  frame pairs").
+  void Step(uint64_t done, const std::string& note);
   void Finish();
 
  private:
