@@ -2,6 +2,8 @@
 // (compare/metrics.h) and write metrics.json.
 #include <fmt/core.h>
 
+#include <chrono>
+
 #include "args.h"
 #include "built_in.h"
 #include "commands.h"
@@ -9,6 +11,7 @@
 #include "lidartwin/compare/metrics_json.h"
 #include "lidartwin/datasets/atomic_file.h"
 #include "lidartwin/datasets/recording.h"
+#include "progress.h"
 
 namespace lt::cli {
 namespace {
@@ -21,6 +24,8 @@ constexpr const char* kUsage =
     "         [--associate auto|beam|angular|nearest3d] [--max-angle-deg 0.7]\n"
     "         [--max-distance-m 0.5] [--distance-bins 0,2.5,5,..] [--min-range-m 0]\n"
     "         [--label NAME]\n"
+    "  ranges: --max-angle-deg (0, 180], --max-distance-m > 0, --distance-bins strictly\n"
+    "  increasing and >= 0, --min-range-m >= 0, --roi-margin-m [0, 10]\n"
     "  --scene names the simulated materials and, without --rois, makes one target per\n"
     "  object with an instance id (its box grown by --roi-margin-m, its position as d_GT).\n";
 
@@ -36,6 +41,15 @@ Expected<std::vector<Frame>> SelectFrames(std::vector<Frame> frames, const Args&
   for (size_t k : *indices)
     out.push_back(frames[k]);
   return out;
+}
+
+// The command-line flag of a CompareOptions key, for messages that name what the user typed.
+std::string FlagOfKey(const std::string& key) {
+  if (key == "association.max_angle_deg") return "--max-angle-deg";
+  if (key == "association.max_distance_m") return "--max-distance-m";
+  if (key == "distance_edges_m") return "--distance-bins";
+  if (key == "min_range_m") return "--min-range-m";
+  return key;  // not settable from the command line
 }
 
 }  // namespace
@@ -67,20 +81,32 @@ int CompareCommand(const std::vector<std::string>& argv) {
 
   compare::CompareOptions options;
   auto method = compare::ParseAssociationMethod(args->Get("--associate", "auto"));
+  if (!method.ok()) return fail("option --associate: " + method.message(), 2);
   auto angle = args->GetDouble("--max-angle-deg", options.association.max_angle_deg);
   auto distance = args->GetDouble("--max-distance-m", options.association.max_distance_m);
   auto bins = args->GetDoubleList("--distance-bins", options.distance_edges_m);
   auto min_range = args->GetDouble("--min-range-m", 0);
   auto margin = args->GetDouble("--roi-margin-m", 0.05);
-  for (const Status& s : {method.status(), angle.status(), distance.status(), bins.status(),
-                          min_range.status(), margin.status()})
+  for (const Status& s :
+       {angle.status(), distance.status(), bins.status(), min_range.status(), margin.status()})
     if (!s.ok()) return fail(s.message(), 2);
   options.association.method = *method;
   options.association.max_angle_deg = *angle;
   options.association.max_distance_m = *distance;
   options.distance_edges_m = *bins;
   options.min_range_m = *min_range;
+  // Every numeric option against its documented range before any file is read, named by its
+  // flag (the rules are the options' own Check()).
+  if (Status s = compare::CheckRoiMargin(*margin); !s.ok())
+    return fail("option --roi-margin-m: " + s.message(), 2);
+  ConfigCheck check;
+  options.Check(check);
+  if (!check.ok())
+    return fail(fmt::format("option {}: {}", FlagOfKey(check.problem()->key_path),
+                            check.problem()->problem),
+                2);
 
+  const auto start = std::chrono::steady_clock::now();
   if (args->Has("--scene")) {
     auto scene = LoadScene(args->Get("--scene"), BuiltInMeshLoader());
     if (!scene.ok()) return fail("error: " + scene.message(), 1);
@@ -105,15 +131,29 @@ int CompareCommand(const std::vector<std::string>& argv) {
   if (!real_frames.ok()) return fail(real_frames.message(), 2);
   if (!sim_frames.ok()) return fail(sim_frames.message(), 2);
 
-  auto metrics = compare::Compare(*real_frames, *sim_frames, options);
+  Progress progress("compare", real_frames->size());
+  auto metrics = compare::Compare(*real_frames, *sim_frames, options,
+                                  [&](size_t done, size_t) { progress.Step(done, "frame pairs"); });
+  progress.Finish();
   if (!metrics.ok()) return fail("error: " + metrics.message(), 1);
   metrics->real_file = real_file;
   metrics->sim_file = sim_file;
   metrics->label = args->Get("--label", std::filesystem::path(sim_file).stem().string());
-  if (Status s = WriteTextFileAtomically(args->Get("--out"), compare::MetricsToJson(*metrics));
-      !s.ok())
+  const std::string out = args->Get("--out");
+  if (Status s = WriteTextFileAtomically(out, compare::MetricsToJson(*metrics)); !s.ok())
     return fail("error: " + s.message(), 1);
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 
+  // A warning, not an error: the rest of the cloud is still worth comparing, but the user
+  // must learn that points were left out.
+  for (const auto& [count, file] : {std::pair{metrics->real_non_finite, real_file},
+                                    std::pair{metrics->sim_non_finite, sim_file}})
+    if (count > 0)
+      fmt::print(stderr,
+                 "lidartwin compare: warning: {}: {} point(s) with a non-finite x, y, z, range or "
+                 "intensity left out (counted in {} as non_finite_points)\n",
+                 file, count, out);
   const auto summary = compare::Summarize({*metrics});
   fmt::print("compared {} frame(s): {} real and {} simulated points, {} pairs by {}\n",
              metrics->frames, metrics->real_points, metrics->sim_points, metrics->returns.both,
@@ -123,7 +163,9 @@ int CompareCommand(const std::vector<std::string>& argv) {
     if (it != summary.end())
       fmt::print("  {:<24} {:>12.6g}  {}\n", info.name, it->second, info.description);
   }
-  fmt::print("wrote {}\n", args->Get("--out"));
+  for (const std::string& note : compare::TargetNotes(*metrics))
+    fmt::print("  {}\n", note);
+  fmt::print("wrote {} in {:.2f} s (reading, comparing and writing)\n", out, seconds);
   return 0;
 }
 

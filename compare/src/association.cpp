@@ -176,6 +176,9 @@ void AssociationOptions::Check(ConfigCheck& check) const {
                                {"beam_direction_tolerance_deg", beam_direction_tolerance_deg}}) {
     if (!(v > 0 && std::isfinite(v))) check.Fail(key, "must be positive, got " + NumberText(v));
   }
+  // Directions differ by at most 180 degrees; a larger gate would only hide a typo.
+  if (max_angle_deg > 180)
+    check.Fail("max_angle_deg", "must be in (0, 180] deg, got " + NumberText(max_angle_deg));
 }
 
 Status AssociationOptions::Validate() const {

@@ -12,8 +12,15 @@ namespace {
 
 using Vec3 = std::array<double, 3>;
 
-// The frame without points nearer than min_range_m (echo pulse widths are not compared).
-Frame WithoutNearPoints(const Frame& f, double min_range_m) {
+bool IsFinitePoint(const Frame& f, size_t i) {
+  return std::isfinite(f.x_m[i]) && std::isfinite(f.y_m[i]) && std::isfinite(f.z_m[i]) &&
+         std::isfinite(f.range_m[i]) &&
+         (f.intensity.size() != f.size() || std::isfinite(f.intensity[i]));
+}
+
+// The frame without points nearer than min_range_m and without non-finite points, which it
+// counts in *non_finite (echo pulse widths are not compared).
+Frame UsablePoints(const Frame& f, double min_range_m, uint64_t* non_finite) {
   Frame out;
   out.index = f.index;
   out.Reserve(f.size());
@@ -21,6 +28,10 @@ Frame WithoutNearPoints(const Frame& f, double min_range_m) {
     return v.size() > i ? v[i] : typename std::decay_t<decltype(v)>::value_type{};
   };
   for (size_t i = 0; i < f.size(); ++i) {
+    if (!IsFinitePoint(f, i)) {
+      ++*non_finite;
+      continue;
+    }
     if (f.range_m[i] < min_range_m) continue;
     out.Append({f.x_m[i], f.y_m[i], f.z_m[i], f.range_m[i], at(f.intensity, i),
                 at(f.reflectance, i), at(f.channel, i), at(f.column, i), at(f.timestamp_s, i),
@@ -131,8 +142,16 @@ Status CompareOptions::Validate() const {
   return check.ToStatus("compare options");
 }
 
+const char* TargetMetrics::PointsStatus() const {
+  if (n_real == 0 && n_sim == 0) return "no points";
+  if (n_real == 0) return "no real points";
+  if (n_sim == 0) return "no simulated points";
+  return "ok";
+}
+
 Expected<ComparisonMetrics> Compare(const std::vector<Frame>& real, const std::vector<Frame>& sim,
-                                    const CompareOptions& options) {
+                                    const CompareOptions& options,
+                                    const CompareProgress& on_frame) {
   if (real.size() != sim.size())
     return Error{
         fmt::format("the real recording has {} frame(s) and the simulation {}; compare "
@@ -155,8 +174,8 @@ Expected<ComparisonMetrics> Compare(const std::vector<Frame>& real, const std::v
   for (size_t k = 0; k < real.size(); ++k) {
     if (Status s = CheckFrame(real[k], "real", k); !s.ok()) return s.error();
     if (Status s = CheckFrame(sim[k], "simulated", k); !s.ok()) return s.error();
-    const Frame r = WithoutNearPoints(real[k], options.min_range_m);
-    const Frame s = WithoutNearPoints(sim[k], options.min_range_m);
+    const Frame r = UsablePoints(real[k], options.min_range_m, &m.real_non_finite);
+    const Frame s = UsablePoints(sim[k], options.min_range_m, &m.sim_non_finite);
     auto association = Associate(r, s, options.association);
     if (!association.ok()) return Error{fmt::format("frame {}: {}", k, association.message())};
     if (k == 0) {
@@ -209,6 +228,7 @@ Expected<ComparisonMetrics> Compare(const std::vector<Frame>& real, const std::v
       }
       m.targets.push_back(std::move(tm));
     }
+    if (on_frame) on_frame(k + 1, real.size());
   }
   for (BinMetrics& b : distance_bins)
     if (b.depth_m.n() > 0) m.by_distance.push_back(std::move(b));
@@ -217,6 +237,48 @@ Expected<ComparisonMetrics> Compare(const std::vector<Frame>& real, const std::v
     m.by_material.push_back(std::move(b));
   }
   return m;
+}
+
+std::vector<std::string> TargetNotes(const ComparisonMetrics& m, size_t max_lines) {
+  std::vector<std::string> notes;
+  size_t without = 0, no_real = 0, no_sim = 0;
+  for (const TargetMetrics& t : m.targets) {
+    no_real += t.n_real == 0;
+    no_sim += t.n_sim == 0;
+    if (t.n_real > 0 && t.n_sim > 0) continue;
+    if (++without <= max_lines)
+      notes.push_back(fmt::format("target {} (frame {}): {}", t.name, t.frame, t.PointsStatus()));
+  }
+  if (without > max_lines)
+    notes.push_back(fmt::format("... and {} more target(s) without points", without - max_lines));
+  if (without == 0) return notes;
+  const size_t n = m.targets.size();
+  // Seed 002 eq. (12) divides by the simulated value, so a target without simulated points
+  // cannot enter either MAPE; one without real points cannot enter I_mean's.
+  if (no_sim == n) {
+    notes.push_back(fmt::format(
+        "n_points_mape and i_mean_mape not computed: none of the {} target(s) has simulated "
+        "points (the MAPE divides by the simulated value)",
+        n));
+  } else {
+    if (no_sim > 0)
+      notes.push_back(fmt::format(
+          "n_points_mape leaves out {} of {} target(s) without simulated points", no_sim, n));
+    const size_t i_left_out = [&] {
+      size_t c = 0;
+      for (const TargetMetrics& t : m.targets)
+        c += t.n_real == 0 || t.n_sim == 0;
+      return c;
+    }();
+    if (i_left_out == n)
+      notes.push_back(fmt::format(
+          "i_mean_mape not computed: none of the {} target(s) has points in both clouds", n));
+    else
+      notes.push_back(
+          fmt::format("i_mean_mape leaves out {} of {} target(s) without points in both clouds",
+                      i_left_out, n));
+  }
+  return notes;
 }
 
 const std::vector<SummaryMetricInfo>& SummaryMetrics() {

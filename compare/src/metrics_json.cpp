@@ -127,6 +127,7 @@ std::string MetricsToJson(const ComparisonMetrics& m) {
   j["frames"] = m.frames;
   j["real_points"] = m.real_points;
   j["sim_points"] = m.sim_points;
+  j["non_finite_points"] = {{"real", m.real_non_finite}, {"sim", m.sim_non_finite}};
   j["depth_m"] = ErrorJson(m.depth_m);
   j["intensity"] = ErrorJson(m.intensity);
   j["by_distance"] = json::array();
@@ -146,7 +147,8 @@ std::string MetricsToJson(const ComparisonMetrics& m) {
                {"i_mean_real", Number(t.i_mean_real)},
                {"i_mean_sim", Number(t.i_mean_sim)},
                {"d_mean_real_m", Number(t.d_mean_real)},
-               {"d_mean_sim_m", Number(t.d_mean_sim)}};
+               {"d_mean_sim_m", Number(t.d_mean_sim)},
+               {"points", t.PointsStatus()}};
     j["targets"].push_back(std::move(tj));
   }
   j["returns"] = {{"both", m.returns.both},
@@ -182,6 +184,13 @@ Expected<ComparisonMetrics> MetricsFromJson(const std::string& text, const std::
   m.frames = static_cast<uint32_t>(rd.Count(j, "frames", ""));
   m.real_points = rd.Count(j, "real_points", "");
   m.sim_points = rd.Count(j, "sim_points", "");
+  // Optional: files written before the count existed have none.
+  if (j.contains("non_finite_points")) {
+    if (const json* d = rd.At(j, "non_finite_points", "")) {
+      m.real_non_finite = rd.Count(*d, "real", "non_finite_points.");
+      m.sim_non_finite = rd.Count(*d, "sim", "non_finite_points.");
+    }
+  }
   m.depth_m = rd.Errors(j, "depth_m", "");
   m.intensity = rd.Errors(j, "intensity", "");
   const json& dist = rd.List(j, "by_distance", "");

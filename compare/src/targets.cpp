@@ -107,6 +107,13 @@ Expected<std::vector<Target>> LoadTargets(const std::filesystem::path& file) {
   return targets;
 }
 
+Status CheckRoiMargin(double margin_m) {
+  if (!(margin_m >= 0 && margin_m <= kMaxRoiMarginM))
+    return Error{
+        fmt::format("must be in [0, {:g}] m, got {}", kMaxRoiMarginM, NumberText(margin_m))};
+  return {};
+}
+
 std::vector<Target> TargetsFromScene(const Scene& scene, double margin_m) {
   std::vector<Target> targets;
   for (const SceneObject& o : scene.objects) {

@@ -31,7 +31,8 @@ struct AssociationOptions {
   // channel/column numbers mean different things (another sensor or another profile).
   double beam_direction_tolerance_deg = 1.0;
 
-  // The three gates positive and finite (keys by field). Associate calls it.
+  // The three gates positive and finite, max_angle_deg at most 180 (keys by field). Associate
+  // calls it.
   void Check(ConfigCheck& check) const;
   Status Validate() const;
 };

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -52,6 +53,10 @@ struct TargetMetrics {
   uint64_t n_real = 0, n_sim = 0;
   double i_mean_real = 0, i_mean_sim = 0;  // 0 when there are no points
   double d_mean_real = 0, d_mean_sim = 0;
+
+  // "ok", "no real points", "no simulated points" or "no points": a target without points
+  // stays in the output, marked, instead of vanishing from the MAPE (it cannot enter it).
+  const char* PointsStatus() const;
 };
 
 struct ReturnAgreement {
@@ -76,6 +81,9 @@ struct ComparisonMetrics {
   std::string association_reason;
   uint32_t frames = 0;
   uint64_t real_points = 0, sim_points = 0;
+  // Points dropped before association because x, y, z, range or intensity is not finite
+  // (NaN, infinity): they would make every mean they enter NaN.
+  uint64_t real_non_finite = 0, sim_non_finite = 0;
   ErrorStats depth_m, intensity;
   std::vector<BinMetrics> by_distance;
   std::vector<BinMetrics> by_material;
@@ -84,10 +92,20 @@ struct ComparisonMetrics {
   ChamferMetrics chamfer;
 };
 
+// Called after each compared frame pair: (frames done, frames in all).
+using CompareProgress = std::function<void(size_t done, size_t total)>;
+
 // Compares real frames with simulated frames pairwise (frame i with frame i); the counts must
-// match.
+// match. Points with a non-finite x, y, z, range or intensity are dropped and counted
+// (ComparisonMetrics::real_non_finite, sim_non_finite).
 Expected<ComparisonMetrics> Compare(const std::vector<Frame>& real, const std::vector<Frame>& sim,
-                                    const CompareOptions& options);
+                                    const CompareOptions& options,
+                                    const CompareProgress& on_frame = {});
+
+// Lines a person should read next to the summary: targets without points (each named with its
+// frame, at most max_lines of them, then a count of the rest) and why a MAPE could not be
+// computed. Empty when every target has points in both clouds.
+std::vector<std::string> TargetNotes(const ComparisonMetrics& m, size_t max_lines = 20);
 
 // MAPE of seed 002 eq. (12): (1/n) sum |(y_i - x_i) / y_i| with y the simulated and x the
 // measured value, as the paper writes it. Pairs with y_i = 0 cannot enter; *skipped counts

@@ -53,4 +53,10 @@ Expected<std::vector<Target>> LoadTargets(const std::filesystem::path& file);
 // the shipped lab scene).
 std::vector<Target> TargetsFromScene(const Scene& scene, double margin_m);
 
+// The margin TargetsFromScene may grow a box by: a finite number in [0, kMaxRoiMarginM] m. A
+// negative margin shrinks boxes to nothing (every target 0 points); beyond 10 m a box holds
+// its neighbours' points too.
+constexpr double kMaxRoiMarginM = 10;
+Status CheckRoiMargin(double margin_m);
+
 }  // namespace lt::compare

@@ -1,0 +1,147 @@
+// compare and reconstruct run as a hostile user would (issue 11 findings 4 and 15): every
+// numeric option outside its documented range is refused with exit 2 naming the option and
+// the range; non-finite points are dropped, counted and reported; targets without points are
+// marked; nothing crashes (exit >= 128) whatever the input.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "cli_support.h"
+#include "test_support.h"
+
+namespace lt {
+namespace {
+
+using test::Cli;
+using test::CliRun;
+using test::Q;
+using test::ReadAll;
+
+struct Point {
+  std::string x, y, z, intensity;
+};
+
+// An ASCII PCD: numbers as text, so "inf" and "nan" go in as a hostile file would carry them.
+std::string Pcd(const std::vector<Point>& points) {
+  std::string s =
+      "# .PCD v0.7\nVERSION 0.7\nFIELDS x y z intensity\nSIZE 4 4 4 4\nTYPE F F F F\n"
+      "COUNT 1 1 1 1\nWIDTH " +
+      std::to_string(points.size()) + "\nHEIGHT 1\nVIEWPOINT 0 0 0 1 0 0 0\nPOINTS " +
+      std::to_string(points.size()) + "\nDATA ascii\n";
+  for (const Point& p : points)
+    s += p.x + " " + p.y + " " + p.z + " " + p.intensity + "\n";
+  return s;
+}
+
+// A wall of n points at x = dist, spread in y.
+std::vector<Point> Wall(double dist, int n = 40) {
+  std::vector<Point> w;
+  for (int i = 0; i < n; ++i)
+    w.push_back({std::to_string(dist), std::to_string(-1 + 0.05 * i), "0", "10"});
+  return w;
+}
+
+TEST(CompareHostile, EveryNumericOptionOutsideItsRangeIsRefused) {
+  struct Case {
+    std::string flags, expected;
+  };
+  const std::vector<Case> cases = {
+      {"--roi-margin-m -1", "option --roi-margin-m: must be in [0, 10] m, got -1"},
+      {"--roi-margin-m 11", "option --roi-margin-m: must be in [0, 10] m, got 11"},
+      {"--max-angle-deg 0", "option --max-angle-deg: must be positive, got 0"},
+      {"--max-angle-deg 181", "option --max-angle-deg: must be in (0, 180] deg, got 181"},
+      {"--max-distance-m -0.5", "option --max-distance-m: must be positive, got -0.5"},
+      {"--distance-bins 5,1", "option --distance-bins: must be a strictly increasing list"},
+      {"--distance-bins -1,5", "option --distance-bins: edge -1 m is not a finite number >= 0"},
+      {"--min-range-m -1", "option --min-range-m: must be >= 0, got -1"},
+      {"--associate sideways", "option --associate: unknown association 'sideways'"},
+      {"--max-angle-deg inf", "--max-angle-deg"},
+      {"--min-range-m nan", "--min-range-m"},
+  };
+  test::TempDir dir;
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.flags);
+    // The files need not exist: options are checked before anything is read.
+    const CliRun r = Cli("compare --real " + Q(dir / "a.pcd") + " --sim " + Q(dir / "b.pcd") +
+                         " --out " + Q(dir / "m.json") + " " + c.flags);
+    EXPECT_EQ(r.code, 2) << r.output;
+    EXPECT_NE(r.output.find(c.expected), std::string::npos) << r.output;
+    EXPECT_FALSE(std::filesystem::exists(dir / "m.json"));
+  }
+}
+
+TEST(CompareHostile, NonFiniteCoordinatesAreDroppedCountedAndReported) {
+  test::TempDir dir;
+  auto real = Wall(5), sim = Wall(5.02);
+  real.push_back({"inf", "0", "0", "10"});
+  real.push_back({"nan", "nan", "nan", "10"});
+  sim.push_back({"1", "-inf", "0", "10"});
+  const auto real_file = dir.Write("real.pcd", Pcd(real));
+  const auto sim_file = dir.Write("sim.pcd", Pcd(sim));
+  for (const char* method : {"auto", "angular", "nearest3d"}) {
+    SCOPED_TRACE(method);
+    const CliRun r = Cli("compare --real " + Q(real_file) + " --sim " + Q(sim_file) +
+                         " --associate " + method + " --out " + Q(dir / "m.json"));
+    ASSERT_EQ(r.code, 0) << r.output;
+    EXPECT_EQ(r.output.find("nan"), std::string::npos) << r.output;
+    EXPECT_NE(r.output.find("warning: " + real_file.string() +
+                            ": 2 point(s) with a non-finite x, y, z, range or intensity left out"),
+              std::string::npos)
+        << r.output;
+    EXPECT_NE(r.output.find(sim_file.string() + ": 1 point(s) with a non-finite"),
+              std::string::npos)
+        << r.output;
+    const auto m = nlohmann::json::parse(ReadAll(dir / "m.json"));
+    EXPECT_EQ(m["non_finite_points"]["real"], 2);
+    EXPECT_EQ(m["non_finite_points"]["sim"], 1);
+    ASSERT_TRUE(m["summary"]["chamfer_m"].is_number()) << m["summary"].dump();
+    EXPECT_NEAR(m["summary"]["chamfer_m"].get<double>(), 0.02, 1e-4);
+  }
+}
+
+TEST(CompareHostile, TargetsWithoutPointsAreMarkedNotDropped) {
+  test::TempDir dir;
+  const auto real_file = dir.Write("real.pcd", Pcd(Wall(5)));
+  const auto sim_file = dir.Write("sim.pcd", Pcd(Wall(5.01)));
+  const auto rois =
+      dir.Write("t.yaml",
+                "targets:\n"
+                "  - {name: wall, centre_m: [5, 0, 0], size_m: [1, 4, 2]}\n"
+                "  - {name: empty_corner, centre_m: [40, 0, 0], size_m: [1, 1, 1]}\n");
+  const CliRun r = Cli("compare --real " + Q(real_file) + " --sim " + Q(sim_file) + " --rois " +
+                       Q(rois) + " --out " + Q(dir / "m.json"));
+  ASSERT_EQ(r.code, 0) << r.output;
+  EXPECT_NE(r.output.find("target empty_corner (frame 0): no points"), std::string::npos)
+      << r.output;
+  EXPECT_NE(r.output.find("n_points_mape leaves out 1 of 2 target(s)"), std::string::npos)
+      << r.output;
+  const auto m = nlohmann::json::parse(ReadAll(dir / "m.json"));
+  ASSERT_EQ(m["targets"].size(), 2u);
+  EXPECT_EQ(m["targets"][1]["points"], "no points");
+  // The summary names the file written and a time that includes writing it.
+  EXPECT_NE(r.output.find("wrote " + (dir / "m.json").string() + " in "), std::string::npos)
+      << r.output;
+}
+
+TEST(CompareHostile, HostileFilesGiveAnErrorNotACrash) {
+  test::TempDir dir;
+  const auto good = dir.Write("good.pcd", Pcd(Wall(5)));
+  const auto empty = dir.Write("empty.pcd", Pcd({}));
+  const auto all_nan = dir.Write("nan.pcd", Pcd({{"nan", "nan", "nan", "nan"}}));
+  std::filesystem::create_directories(dir / "adir.pcd");
+  for (const auto& bad : {empty, all_nan, dir / "adir.pcd", dir / "absent.pcd"}) {
+    SCOPED_TRACE(bad.string());
+    for (const auto& [real, sim] : {std::pair{good, bad}, std::pair{bad, good}}) {
+      const CliRun r =
+          Cli("compare --real " + Q(real) + " --sim " + Q(sim) + " --out " + Q(dir / "m.json"));
+      EXPECT_TRUE(r.code == 0 || r.code == 1) << r.code << ": " << r.output;
+      EXPECT_EQ(r.output.find("-nan"), std::string::npos) << r.output;
+    }
+  }
+}
+
+}  // namespace
+}  // namespace lt
