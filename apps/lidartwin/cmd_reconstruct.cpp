@@ -1,11 +1,15 @@
 // lidartwin reconstruct: recorded frames (+ poses) to a scene the simulator loads.
 #include <fmt/core.h>
 
+#include <algorithm>
+#include <chrono>
+
 #include "args.h"
 #include "commands.h"
 #include "lidartwin/datasets/reconstruction.h"
 #include "lidartwin/datasets/recording.h"
 #include "posed_recording.h"
+#include "progress.h"
 
 namespace lt::cli {
 
@@ -56,12 +60,30 @@ Expected<PosedFrames> PickFrames(const PosedRecording& rec, const std::vector<do
   return out;
 }
 
+namespace {
+
+// The command-line flag of a ReconstructOptions key, for messages that name what was typed.
+std::string FlagOfKey(const std::string& key) {
+  if (key == "method") return "--method";
+  if (key == "poisson_depth") return "--depth";
+  if (key == "voxel_m") return "--voxel-m";
+  if (key == "max_range_m") return "--max-range-m";
+  return key;  // not settable from the command line
+}
+
+// Columns per frame: a spinning lidar has at most a few thousand; more is a typo.
+constexpr uint64_t kMaxColumns = 1 << 20;
+
+}  // namespace
+
 int ReconstructCommand(const std::vector<std::string>& argv) {
   constexpr const char* kUsage =
       "usage: lidartwin reconstruct REC [--metadata M.json | --calibration C.yaml]\n"
       "         [--poses KITTI.txt] [--frames I,J,..] [--method poisson|ball-pivoting]\n"
       "         [--depth 10] [--voxel-m 0.05] [--max-range-m 80] [--columns W] --out DIR\n"
       "  --columns: columns per frame, so each point gets the pose of its firing time\n"
+      "  ranges: --depth 4..14, --voxel-m [0.001, 100] m and below the cloud's extent (at\n"
+      "  most 1048576 voxels along it), --max-range-m (1, 10000] m, --columns 0..1048576\n"
       "  writes DIR/scene.yaml (simulate --scene), DIR/materials.yaml and the meshes.\n";
   auto args = Args::Parse(argv, {{"--metadata", "--calibration", "--poses", "--frames", "--method",
                                   "--depth", "--voxel-m", "--max-range-m", "--columns", "--out"},
@@ -75,6 +97,10 @@ int ReconstructCommand(const std::vector<std::string>& argv) {
     fmt::print("{}", kUsage);
     return args->Has("--help") ? 0 : 2;
   }
+  auto usage_error = [](const std::string& message) {
+    fmt::print(stderr, "lidartwin reconstruct: {}\n", message);
+    return 2;
+  };
   ReconstructOptions o;
   o.method = args->Get("--method", o.method);
   auto depth = args->GetUInt("--depth", 10);
@@ -84,13 +110,24 @@ int ReconstructCommand(const std::vector<std::string>& argv) {
   auto frames = args->GetDoubleList("--frames", {});
   for (const Status& s :
        {depth.status(), voxel.status(), range.status(), columns.status(), frames.status()})
-    if (!s.ok()) {
-      fmt::print(stderr, "lidartwin reconstruct: {}\n", s.message());
-      return 2;
-    }
-  o.poisson_depth = static_cast<int>(*depth);
+    if (!s.ok()) return usage_error(s.message());
+  // Clamped before the narrowing cast so that 2^40 reads as too deep, not as 0.
+  o.poisson_depth = static_cast<int>(std::min<uint64_t>(*depth, 1000));
   o.voxel_m = *voxel;
   o.max_range_m = *range;
+  // Every option against its documented range before the recording is read, named by flag.
+  ConfigCheck check;
+  o.Check(check);
+  if (!check.ok())
+    return usage_error(fmt::format("option {}: {}", FlagOfKey(check.problem()->key_path),
+                                   check.problem()->problem));
+  if (*columns > kMaxColumns)
+    return usage_error(
+        fmt::format("option --columns: must be in 0..{} (0: every point at its "
+                    "frame's start pose), got {}",
+                    kMaxColumns, *columns));
+
+  const auto start = std::chrono::steady_clock::now();
   auto rec =
       LoadPosedRecording(args->positionals()[0],
                          args->Get("--metadata", args->Get("--calibration")), args->Get("--poses"));
@@ -107,16 +144,29 @@ int ReconstructCommand(const std::vector<std::string>& argv) {
     fmt::print(stderr, "lidartwin reconstruct: error: {}\n", input.message());
     return 1;
   }
-  auto summary = Reconstruct(*input, o, args->Get("--out"));
+  Progress progress("reconstruct", 7);
+  auto summary =
+      Reconstruct(*input, o, args->Get("--out"), [&progress](int step, int, const char* what) {
+        progress.Step(static_cast<uint64_t>(step), what);
+      });
+  progress.Step(7, "done");
+  progress.Finish();
   if (!summary.ok()) {
-    fmt::print(stderr, "lidartwin reconstruct: error: {}\n", summary.message());
+    fmt::print(stderr, "lidartwin reconstruct: error: {}{}\n", summary.message(),
+               summary.message().find("voxel_m") != std::string::npos ? " (option --voxel-m)" : "");
     return 1;
   }
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   fmt::print(
       "reconstructed {} frame(s): {} points ({} after thinning) -> {} vertices, {} "
-      "triangles in {} reflectance classes\nwrote {}/scene.yaml\n",
+      "triangles in {} reflectance classes\n",
       input->frames.size(), summary->input_points, summary->used_points, summary->vertices,
-      summary->triangles, summary->reflectance_classes.size(), args->Get("--out"));
+      summary->triangles, summary->reflectance_classes.size());
+  for (const auto& file : summary->written)
+    fmt::print("wrote {}\n", file.string());
+  fmt::print("{} file(s) in {:.2f} s (reading, meshing and writing)\n", summary->written.size(),
+             seconds);
   return 0;
 }
 

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <filesystem>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -15,6 +16,17 @@
 #include "lidartwin/sim/status.h"
 
 namespace lt {
+
+// Limits of ReconstructOptions (documented in the usage of `lidartwin reconstruct`).
+constexpr double kMinVoxelM = 1e-3;  // below a millimetre no lidar resolves anything
+constexpr double kMaxVoxelM = 100;
+constexpr double kMaxRangeM = 10000;
+// Voxel indices along one axis of the cloud's extent: Open3D keeps them as int (it throws
+// beyond 2^31), and a finer grid than this only costs memory for no detail a lidar has.
+constexpr double kMaxVoxelsPerAxis = 1 << 20;
+// Fewer points than this (after filtering, and after thinning) make no mesh worth the name;
+// Poisson and ball pivoting misbehave on a handful of points.
+constexpr size_t kMinReconstructionPoints = 100;
 
 struct ReconstructOptions {
   std::string method = "poisson";  // poisson | ball-pivoting
@@ -31,8 +43,10 @@ struct ReconstructOptions {
   int reflectance_bins = 10;  // surfaces are split into this many reflectance classes
 
   // Keys by field: method poisson or ball-pivoting, poisson_depth 4..14, density_quantile in
-  // [0, 1), voxel_m > 0, max_gap_m >= 0, 0 <= min_range_m < max_range_m, max_incidence_deg in
-  // (0, 90), reflectance_bins 1..100. Reconstruct calls it.
+  // [0, 1), voxel_m in [kMinVoxelM, kMaxVoxelM], max_gap_m finite >= 0, 0 <= min_range_m <
+  // max_range_m <= kMaxRangeM, max_incidence_deg in (0, 90), reflectance_bins 1..100.
+  // Reconstruct calls it; it also bounds the voxels per axis of the cloud it is given
+  // (kMaxVoxelsPerAxis) and refuses a voxel larger than the cloud.
   void Check(ConfigCheck& check) const;
   Status Validate() const;
 };
@@ -49,12 +63,18 @@ struct PosedFrames {
 struct ReconstructionSummary {
   size_t input_points = 0, used_points = 0, vertices = 0, triangles = 0;
   std::vector<std::pair<double, size_t>> reflectance_classes;  // reflectance, triangles
+  std::vector<std::filesystem::path> written;  // every file written, in order (scene.yaml last)
 };
 
+// Called as each step begins: (step index from 0, number of steps, what it does).
+using ReconstructProgress = std::function<void(int step, int steps, const char* what)>;
+
 // Writes out_dir/scene.yaml, out_dir/materials.yaml and one PLY mesh per reflectance class.
+// Never throws: an exception out of Open3D (or out of memory) becomes an error naming the step.
 Expected<ReconstructionSummary> Reconstruct(const PosedFrames& input,
                                             const ReconstructOptions& options,
-                                            const std::filesystem::path& out_dir);
+                                            const std::filesystem::path& out_dir,
+                                            const ReconstructProgress& on_step = {});
 
 // KITTI odometry poses: one line per frame, 12 numbers (a 3x4 row-major [R | t]).
 Expected<std::vector<physics::Pose<double>>> LoadKittiPoses(const std::filesystem::path& file);
