@@ -33,55 +33,76 @@ double BinX(const compare::BinMetrics& b) {
   return std::isfinite(b.hi_m) ? 0.5 * (b.lo_m + b.hi_m) : 1.25 * b.lo_m + 1.0;
 }
 
+// One unit per quantity in every table and plot (report_tables.h): distances and depth errors
+// in metres, intensity in the recordings' own unit (a.u.), counts in points or pairs.
 std::string ErrorVsDistance(const compare::ComparisonMetrics& m, bool depth) {
-  Series abs{depth ? "|error| mean +- std" : "|error| mean +- std", {}, {}, {}};
-  Series bias{"bias (signed mean)", {}, {}, {}};
-  const double scale = depth ? 100.0 : 1.0;
+  Series abs{.name = "|error| mean +- std"};
+  Series bias{.name = "bias (signed mean)"};
   for (const auto& b : m.by_distance) {
     const auto& e = depth ? b.depth_m : b.intensity;
+    const auto pairs = static_cast<double>(e.n());
     abs.x.push_back(BinX(b));
-    abs.y.push_back(scale * e.abs_error.mean);
-    abs.err.push_back(scale * e.abs_error.Std());
+    abs.y.push_back(e.abs_error.mean);
+    abs.err.push_back(e.abs_error.Std());
+    abs.count.push_back(pairs);
     bias.x.push_back(BinX(b));
-    bias.y.push_back(scale * e.signed_error.mean);
+    bias.y.push_back(e.signed_error.mean);
+    bias.count.push_back(pairs);
   }
-  PlotSpec spec{depth ? "Depth error vs distance" : "Intensity error vs distance", "real range [m]",
-                depth ? "sim - real range [cm]" : "sim - real intensity"};
+  PlotSpec spec{.title = depth ? "Depth error vs distance" : "Intensity error vs distance",
+                .x_label = "real range [" + std::string(kDistanceUnit) + "]",
+                .y_label = depth ? "sim - real range [" + std::string(kDepthUnit) + "]"
+                                 : "sim - real intensity [" + std::string(kIntensityUnit) + "]"};
   return LinePlotSvg(spec, {abs, bias});
 }
 
 std::string ErrorByMaterial(const compare::ComparisonMetrics& m, bool depth) {
   std::vector<std::string> names;
-  Series abs{"|error| mean +- std", {}, {}, {}};
-  const double scale = depth ? 100.0 : 1.0;
+  Series abs{.name = "|error| mean +- std"};
   for (const auto& b : m.by_material) {
     const auto& e = depth ? b.depth_m : b.intensity;
     names.push_back(b.label);
-    abs.y.push_back(scale * e.abs_error.mean);
-    abs.err.push_back(scale * e.abs_error.Std());
+    abs.y.push_back(e.abs_error.mean);
+    abs.err.push_back(e.abs_error.Std());
+    abs.count.push_back(static_cast<double>(e.n()));
   }
-  PlotSpec spec{depth ? "Depth error by material" : "Intensity error by material", "",
-                depth ? "|sim - real range| [cm]" : "|sim - real intensity|"};
+  PlotSpec spec{.title = depth ? "Depth error by material" : "Intensity error by material",
+                .x_label = "simulated material (n = pairs)",
+                .y_label = depth ? "|sim - real range| [" + std::string(kDepthUnit) + "]"
+                                 : "|sim - real intensity| [" + std::string(kIntensityUnit) + "]"};
   return BarPlotSvg(spec, names, {abs});
 }
 
 // N_points or I_mean of each target, real and simulated, against its distance (d_GT where the
-// target has one, else the real mean range).
+// target has one, else the real mean range). I_mean is weighted by the points it rests on; a
+// target without points has no I_mean and is counted in the note instead.
 std::string TargetKpi(const compare::ComparisonMetrics& m, bool n_points) {
-  Series real{"real", {}, {}, {}, false}, sim{"simulated", {}, {}, {}, false};
+  Series real{.name = "real", .lines = false}, sim{.name = "simulated", .lines = false};
+  size_t no_real = 0, no_sim = 0;
   for (const auto& t : m.targets) {
-    const double d = t.d_gt_m.value_or(t.n_real ? t.d_mean_real : NAN);
+    const double d = t.d_gt_m.value_or(t.n_real ? t.d_mean_real : t.n_sim ? t.d_mean_sim : NAN);
+    no_real += t.n_real == 0;
+    no_sim += t.n_sim == 0;
     if (n_points || t.n_real) {
       real.x.push_back(d);
       real.y.push_back(n_points ? static_cast<double>(t.n_real) : t.i_mean_real);
+      if (!n_points) real.count.push_back(static_cast<double>(t.n_real));
     }
     if (n_points || t.n_sim) {
       sim.x.push_back(d);
       sim.y.push_back(n_points ? static_cast<double>(t.n_sim) : t.i_mean_sim);
+      if (!n_points) sim.count.push_back(static_cast<double>(t.n_sim));
     }
   }
-  PlotSpec spec{n_points ? "N_points per target" : "I_mean per target", "target distance [m]",
-                n_points ? "points on the target" : "mean intensity"};
+  PlotSpec spec{.title = n_points ? "N_points per target" : "I_mean per target",
+                .x_label = "target distance [" + std::string(kDistanceUnit) + "]",
+                .y_label = n_points ? "points on the target [points]"
+                                    : "mean intensity [" + std::string(kIntensityUnit) + "]"};
+  spec.count_name = "points";
+  spec.count_row = false;  // targets at one distance would overwrite each other's counts
+  if (no_real + no_sim > 0)
+    spec.note = fmt::format("{} of {} target(s) with no real points, {} with no simulated points{}",
+                            no_real, m.targets.size(), no_sim, n_points ? "" : " (not drawn)");
   return LinePlotSvg(spec, {real, sim});
 }
 

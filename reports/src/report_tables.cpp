@@ -11,35 +11,42 @@ std::string F(double v, const char* format = "{:.4g}") {
   return std::isfinite(v) ? fmt::format(fmt::runtime(format), v) : "-";
 }
 
-std::string Cm(double metres) {
-  return F(100 * metres, "{:.2f}");
+// Depth errors in metres with enough digits for millimetres.
+std::string Metres(double metres) {
+  return F(metres, "{:.4g}");
 }
 
 std::vector<std::string> ErrorCells(const compare::BinMetrics& b) {
-  return {fmt::format("{}", b.depth_m.n()),
-          Cm(b.depth_m.abs_error.mean),
-          Cm(b.depth_m.abs_error.Std()),
-          Cm(b.depth_m.signed_error.mean),
-          F(b.intensity.abs_error.mean, "{:.3g}"),
-          F(b.intensity.abs_error.Std(), "{:.3g}"),
+  return {fmt::format("{}", b.depth_m.n()),          Metres(b.depth_m.abs_error.mean),
+          Metres(b.depth_m.abs_error.Std()),         Metres(b.depth_m.signed_error.mean),
+          F(b.intensity.abs_error.mean, "{:.3g}"),   F(b.intensity.abs_error.Std(), "{:.3g}"),
           F(b.intensity.signed_error.mean, "{:.3g}")};
 }
 
-const std::vector<std::string> kErrorHeader = {
-    "pairs",           "depth |err| mean cm", "depth |err| std cm", "depth bias cm",
-    "int. |err| mean", "int. |err| std",      "int. bias"};
+std::string WithUnit(const std::string& name, const char* unit) {
+  return name + " [" + unit + "]";
+}
+
+const std::vector<std::string> kErrorHeader = {"pairs",
+                                               WithUnit("depth |err| mean", kDepthUnit),
+                                               WithUnit("depth |err| std", kDepthUnit),
+                                               WithUnit("depth bias", kDepthUnit),
+                                               WithUnit("int. |err| mean", kIntensityUnit),
+                                               WithUnit("int. |err| std", kIntensityUnit),
+                                               WithUnit("int. bias", kIntensityUnit)};
 
 }  // namespace
 
 Table RunsTable(const Report& r) {
-  Table t{
-      "Comparisons",
-      {"label", "real", "simulated", "frames", "association", "real points", "sim points", "pairs"},
-      {}};
+  Table t{"Comparisons",
+          {"label", "real", "simulated", "frames", "association", "real points", "sim points",
+           "pairs", "non-finite dropped (real / sim)"},
+          {}};
   for (const auto& m : r.runs)
     t.rows.push_back({m.label, m.real_file, m.sim_file, fmt::format("{}", m.frames), m.association,
                       fmt::format("{}", m.real_points), fmt::format("{}", m.sim_points),
-                      fmt::format("{}", m.returns.both)});
+                      fmt::format("{}", m.returns.both),
+                      fmt::format("{} / {}", m.real_non_finite, m.sim_non_finite)});
   return t;
 }
 
@@ -99,16 +106,25 @@ Table MaterialTable(const compare::ComparisonMetrics& m) {
 
 Table TargetTable(const compare::ComparisonMetrics& m) {
   Table t{"Targets: N_points, I_mean, d_error = d_GT - d_mean (seed 002 eq. 13-14)",
-          {"target", "material", "frame", "d_GT m", "N real", "N sim", "I_mean real", "I_mean sim",
-           "d_error real cm", "d_error sim cm"},
+          {"target", "material", "frame", WithUnit("d_GT", kDistanceUnit), "N real", "N sim",
+           WithUnit("I_mean real", kIntensityUnit), WithUnit("I_mean sim", kIntensityUnit),
+           WithUnit("d_error real", kDepthUnit), WithUnit("d_error sim", kDepthUnit), "points"},
           {}};
   for (const auto& x : m.targets) {
     const double gt = x.d_gt_m.value_or(NAN);
-    t.rows.push_back(
-        {x.name, x.material.empty() ? "-" : x.material, fmt::format("{}", x.frame), F(gt, "{:.2f}"),
-         fmt::format("{}", x.n_real), fmt::format("{}", x.n_sim),
-         x.n_real ? F(x.i_mean_real, "{:.4g}") : "-", x.n_sim ? F(x.i_mean_sim, "{:.4g}") : "-",
-         x.n_real ? Cm(gt - x.d_mean_real) : "-", x.n_sim ? Cm(gt - x.d_mean_sim) : "-"});
+    // A target without points says so in its row rather than leaving blanks.
+    const char* none = "no points";
+    t.rows.push_back({x.name, x.material.empty() ? "-" : x.material, fmt::format("{}", x.frame),
+                      F(gt, "{:.2f}"), fmt::format("{}", x.n_real), fmt::format("{}", x.n_sim),
+                      x.n_real ? F(x.i_mean_real, "{:.4g}") : none,
+                      x.n_sim ? F(x.i_mean_sim, "{:.4g}") : none,
+                      x.n_real   ? Metres(gt - x.d_mean_real)
+                      : x.d_gt_m ? none
+                                 : "-",
+                      x.n_sim    ? Metres(gt - x.d_mean_sim)
+                      : x.d_gt_m ? none
+                                 : "-",
+                      x.PointsStatus()});
   }
   return t;
 }

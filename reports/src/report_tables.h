@@ -8,6 +8,13 @@
 
 namespace lt::reports {
 
+// One unit per quantity across every table and plot of a report: distances and depth errors in
+// metres (as metrics.json and the summary metrics keep them), intensity in the recordings' own
+// unit, written a.u. (arbitrary units: percent for calibrated reflectivity).
+constexpr const char* kDistanceUnit = "m";
+constexpr const char* kDepthUnit = "m";
+constexpr const char* kIntensityUnit = "a.u.";
+
 struct Table {
   std::string title;
   std::vector<std::string> header;

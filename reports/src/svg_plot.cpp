@@ -12,10 +12,18 @@ namespace {
 // Okabe-Ito colours: distinguishable with the common colour-vision deficiencies.
 const char* kColours[] = {"#0072B2", "#D55E00", "#009E73", "#CC79A7",
                           "#E69F00", "#56B4E9", "#F0E442", "#000000"};
+// Series k gets shape k % kShapes: circle, square, triangle, diamond.
+constexpr size_t kShapes = 4;
+// Rows above the plot area: the title, the legend, then (with a note) the note.
+constexpr double kLegendY = 40, kTopPlain = 54, kTopWithNote = 68;
+
+const char* ColourOf(size_t k) {
+  return kColours[k % std::size(kColours)];
+}
 
 struct Frame2d {
   double x0, x1, y0, y1;  // data range
-  double left = 70, right = 20, top = 36, bottom = 56;
+  double left = 70, right = 20, top = kTopPlain, bottom = 62;
   int w = 0, h = 0;
   double X(double x) const { return left + (x - x0) / (x1 - x0) * (w - left - right); }
   double Y(double y) const { return h - bottom - (y - y0) / (y1 - y0) * (h - top - bottom); }
@@ -27,13 +35,17 @@ void Range(double v, double* lo, double* hi) {
   *hi = std::max(*hi, v);
 }
 
-void Pad(double* lo, double* hi) {
+// An x range: [lo, hi] widened by 4 % each side so no marker sits on the frame.
+void PadX(double* lo, double* hi) {
   if (!std::isfinite(*lo)) *lo = 0, *hi = 1;
-  if (*hi - *lo < 1e-12) {
+  if (*hi - *lo <= 1e-9 * std::max(std::fabs(*lo), std::fabs(*hi)) || *hi - *lo < 1e-12) {
     const double d = std::max(std::fabs(*lo) * 0.1, 1e-3);
     *lo -= d;
     *hi += d;
   }
+  const double pad = 0.04 * (*hi - *lo);
+  *lo -= pad;
+  *hi += pad;
 }
 
 std::string Num(double v) {
@@ -43,6 +55,14 @@ std::string Num(double v) {
 std::string TickLabel(double v) {
   if (v == 0) return "0";
   return fmt::format("{:.4g}", v);
+}
+
+// A count in at most five characters: 987, 12.3k, 4.56M.
+std::string CountLabel(double n) {
+  if (n < 1000) return fmt::format("{:.0f}", n);
+  if (n < 1e6) return fmt::format("{:.3g}k", n / 1e3);
+  if (n < 1e9) return fmt::format("{:.3g}M", n / 1e6);
+  return fmt::format("{:.3g}G", n / 1e9);
 }
 
 std::string Open(const PlotSpec& s) {
@@ -55,52 +75,137 @@ std::string Open(const PlotSpec& s) {
       s.width_px, s.height_px, EscapeXml(s.title), s.width_px / 2);
 }
 
-std::string Axes(const PlotSpec& s, const Frame2d& f, bool x_ticks) {
+std::string Axes(const PlotSpec& s, const Frame2d& f, const std::vector<double>& y_ticks,
+                 bool x_ticks) {
   std::string out;
   out += fmt::format(
       "<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"none\" stroke=\"#444\"/>\n",
       Num(f.left), Num(f.top), Num(f.w - f.left - f.right), Num(f.h - f.top - f.bottom));
-  for (double t : NiceTicks(f.y0, f.y1, 6)) {
+  for (double t : y_ticks) {
     const double y = f.Y(t);
     out += fmt::format(
         "<line x1=\"{0}\" x2=\"{1}\" y1=\"{2}\" y2=\"{2}\" stroke=\"#ddd\"/>"
-        "<text x=\"{3}\" y=\"{4}\" text-anchor=\"end\">{5}</text>\n",
+        "<text class=\"ytick\" x=\"{3}\" y=\"{4}\" text-anchor=\"end\">{5}</text>\n",
         Num(f.left), Num(f.w - f.right), Num(y), Num(f.left - 6), Num(y + 4), TickLabel(t));
   }
+  if (f.y0 < 0 && f.y1 > 0)  // the zero line, darker than the grid
+    out += fmt::format("<line x1=\"{0}\" x2=\"{1}\" y1=\"{2}\" y2=\"{2}\" stroke=\"#999\"/>\n",
+                       Num(f.left), Num(f.w - f.right), Num(f.Y(0)));
   if (x_ticks) {
     for (double t : NiceTicks(f.x0, f.x1, 8)) {
       const double x = f.X(t);
       out += fmt::format(
           "<line x1=\"{0}\" x2=\"{0}\" y1=\"{1}\" y2=\"{2}\" stroke=\"#ddd\"/>"
-          "<text x=\"{0}\" y=\"{3}\" text-anchor=\"middle\">{4}</text>\n",
+          "<text class=\"xtick\" x=\"{0}\" y=\"{3}\" text-anchor=\"middle\">{4}</text>\n",
           Num(x), Num(f.top), Num(f.h - f.bottom), Num(f.h - f.bottom + 16), TickLabel(t));
     }
   }
-  out += fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"middle\">{}</text>\n",
-                     Num((f.left + f.w - f.right) / 2), Num(f.h - 12), EscapeXml(s.x_label));
+  out += fmt::format("<text class=\"xlabel\" x=\"{}\" y=\"{}\" text-anchor=\"middle\">{}</text>\n",
+                     Num((f.left + f.w - f.right) / 2), Num(f.h - 8), EscapeXml(s.x_label));
   out += fmt::format(
-      "<text x=\"16\" y=\"{0}\" text-anchor=\"middle\" transform=\"rotate(-90 16 {0})\">{1}"
-      "</text>\n",
+      "<text class=\"ylabel\" x=\"16\" y=\"{0}\" text-anchor=\"middle\" "
+      "transform=\"rotate(-90 16 {0})\">{1}</text>\n",
       Num((f.top + f.h - f.bottom) / 2), EscapeXml(s.y_label));
+  if (!s.note.empty())  // its own line between the legend and the plot area (Frame2d::top)
+    out += fmt::format(
+        "<text class=\"note\" x=\"{}\" y=\"{}\" text-anchor=\"end\" font-size=\"11\" "
+        "fill=\"#555\">{}</text>\n",
+        Num(f.w - f.right), Num(f.top - 6), EscapeXml(s.note));
   return out;
 }
 
-std::string Legend(const Frame2d& f, const std::vector<Series>& series) {
-  std::string out;
-  double x = f.left + 8;
-  for (size_t i = 0; i < series.size(); ++i) {
-    const char* c = kColours[i % std::size(kColours)];
-    out += fmt::format(
-        "<rect x=\"{}\" y=\"{}\" width=\"10\" height=\"10\" fill=\"{}\"/>"
-        "<text x=\"{}\" y=\"{}\">{}</text>\n",
-        Num(x), Num(f.top + 6), c, Num(x + 14), Num(f.top + 15), EscapeXml(series[i].name));
-    x += 24 + 7.0 * static_cast<double>(series[i].name.size());
+// A marker of series k's shape, radius r; hollow ones are white inside.
+std::string Marker(size_t k, double x, double y, double r, double opacity, bool hollow,
+                   const std::string& title, const char* cls = "marker") {
+  const char* c = ColourOf(k);
+  const std::string paint =
+      fmt::format("fill=\"{}\" stroke=\"{}\" stroke-width=\"1.2\" opacity=\"{:.2f}\"",
+                  hollow ? "white" : c, c, opacity);
+  const std::string t = title.empty() ? "" : "<title>" + EscapeXml(title) + "</title>";
+  switch (k % kShapes) {
+    case 0:
+      return fmt::format("<circle class=\"{} s{}\" cx=\"{}\" cy=\"{}\" r=\"{}\" {}>{}</circle>",
+                         cls, k, Num(x), Num(y), Num(r), paint, t);
+    case 1:
+      return fmt::format(
+          "<rect class=\"{} s{}\" x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" {}>{}</rect>", cls,
+          k, Num(x - 0.9 * r), Num(y - 0.9 * r), Num(1.8 * r), Num(1.8 * r), paint, t);
+    case 2:
+      return fmt::format("<polygon class=\"{} s{}\" points=\"{},{} {},{} {},{}\" {}>{}</polygon>",
+                         cls, k, Num(x), Num(y - 1.2 * r), Num(x - 1.1 * r), Num(y + 0.8 * r),
+                         Num(x + 1.1 * r), Num(y + 0.8 * r), paint, t);
+    default:
+      return fmt::format(
+          "<polygon class=\"{} s{}\" points=\"{},{} {},{} {},{} {},{}\" {}>{}</polygon>", cls, k,
+          Num(x), Num(y - 1.3 * r), Num(x + 1.3 * r), Num(y), Num(x), Num(y + 1.3 * r),
+          Num(x - 1.3 * r), Num(y), paint, t);
   }
-  return out;
+}
+
+// The legend's copy of a marker: the same shape and colour, as a path (so that counting a
+// plot's <circle> elements counts its data points).
+std::string LegendMarker(size_t k, double x, double y, double r) {
+  if (k % kShapes != 0) return Marker(k, x, y, r, 1.0, false, "", "legend-marker");
+  return fmt::format(
+      "<path d=\"M{0},{1} a{2},{2} 0 1,0 {3},0 a{2},{2} 0 1,0 -{3},0\" fill=\"{4}\" "
+      "stroke=\"{4}\"/>",
+      Num(x - r), Num(y), Num(r), Num(2 * r), ColourOf(k));
+}
+
+// Above the plot area, one entry per series: its marker (and line) in its colour, its name,
+// and what the marker weighting means when a series has counts.
+std::string Legend(const PlotSpec& spec, const Frame2d& f, const std::vector<Series>& series,
+                   bool bars) {
+  std::string out = "<g class=\"legend\">\n";
+  double x = f.left + 8;
+  const double y = kLegendY;
+  bool weighted = false;
+  for (size_t i = 0; i < series.size(); ++i) {
+    const char* c = ColourOf(i);
+    if (bars)
+      out += fmt::format("<rect x=\"{}\" y=\"{}\" width=\"12\" height=\"10\" fill=\"{}\"/>", Num(x),
+                         Num(y - 5), c);
+    else if (series[i].lines)
+      out += fmt::format(
+          "<line x1=\"{0}\" x2=\"{1}\" y1=\"{2}\" y2=\"{2}\" stroke=\"{3}\" stroke-width=\"1.5\"/>",
+          Num(x - 4), Num(x + 16), Num(y), c);
+    if (!bars) out += LegendMarker(i, x + 6, y, 4);
+    out += fmt::format("<text x=\"{}\" y=\"{}\">{}</text>\n", Num(x + 22), Num(y + 4),
+                       EscapeXml(series[i].name));
+    x += 34 + 7.0 * static_cast<double>(series[i].name.size());
+    weighted |= !series[i].count.empty();
+  }
+  if (weighted && !bars)
+    out += fmt::format(
+        "<text x=\"{}\" y=\"{}\" font-size=\"11\" fill=\"#555\">faint: few {}, hollow: "
+        "&lt; {:g}</text>\n",
+        Num(x), Num(y + 4), EscapeXml(spec.count_name), kFewCount);
+  return out + "</g>\n";
 }
 
 double ErrAt(const Series& s, size_t i) {
   return i < s.err.size() && std::isfinite(s.err[i]) ? s.err[i] : 0.0;
+}
+
+// The largest finite count over every series (0 when none has counts).
+double MaxCount(const std::vector<Series>& series) {
+  double m = 0;
+  for (const Series& s : series)
+    for (double c : s.count)
+      if (std::isfinite(c)) m = std::max(m, c);
+  return m;
+}
+
+// 0..1: how much of the plot's largest count value i rests on, on a log scale (1 without
+// counts).
+double WeightAt(const Series& s, size_t i, double max_count) {
+  if (s.count.empty()) return 1.0;
+  const double c = i < s.count.size() && std::isfinite(s.count[i]) ? std::max(0.0, s.count[i]) : 0;
+  return max_count > 0 ? std::log1p(c) / std::log1p(max_count) : 0.0;
+}
+
+bool FewAt(const Series& s, size_t i) {
+  return !s.count.empty() && !(i < s.count.size() && s.count[i] >= kFewCount);
 }
 
 }  // namespace
@@ -130,7 +235,7 @@ std::string EscapeXml(const std::string& text) {
 
 std::vector<double> NiceTicks(double lo, double hi, int target) {
   std::vector<double> ticks;
-  if (!(hi > lo) || target < 2) return ticks;
+  if (!(hi > lo) || target < 2 || !std::isfinite(lo) || !std::isfinite(hi)) return ticks;
   const double raw = (hi - lo) / (target - 1);
   const double mag = std::pow(10.0, std::floor(std::log10(raw)));
   double step = mag;
@@ -138,30 +243,62 @@ std::vector<double> NiceTicks(double lo, double hi, int target) {
     step = m * mag;
     if (step >= raw) break;
   }
-  for (double t = std::ceil(lo / step) * step; t <= hi + 1e-9 * step; t += step)
+  if (!(step > 0) || !std::isfinite(step)) return ticks;
+  // By index, not by adding steps: at magnitudes far above the step, t += step would not move.
+  const double first = std::ceil(lo / step), last = std::floor(hi / step + 1e-9);
+  for (double k = first; k <= last && ticks.size() < 1000; ++k) {
+    const double t = k * step;
     ticks.push_back(std::fabs(t) < 1e-12 * step ? 0.0 : t);
+  }
   return ticks;
+}
+
+Axis ValueAxis(double lo, double hi, int min_ticks) {
+  Axis a;
+  if (!std::isfinite(lo) || !std::isfinite(hi) || lo > hi) lo = 0, hi = 1;
+  // A flat series: a span around it, so the ticks say where it is.
+  if (hi - lo <= 1e-9 * std::max(std::fabs(lo), std::fabs(hi)) || hi - lo < 1e-12) {
+    const double d = std::max(std::fabs(lo) * 0.1, 1e-3);
+    lo -= d;
+    hi += d;
+  }
+  const double pad = 0.08 * (hi - lo);
+  a.lo = lo - pad;
+  a.hi = hi + pad;
+  for (int target = 6; target <= 30; ++target) {
+    a.ticks = NiceTicks(a.lo, a.hi, target);
+    if (static_cast<int>(a.ticks.size()) >= min_ticks) break;
+  }
+  return a;
 }
 
 std::string LinePlotSvg(const PlotSpec& spec, const std::vector<Series>& series) {
   Frame2d f{INFINITY, -INFINITY, INFINITY, -INFINITY};
   f.w = spec.width_px;
   f.h = spec.height_px;
+  if (!spec.note.empty()) f.top = kTopWithNote;
+  const Series* counted = nullptr;  // the series whose counts are written under the axis
+  for (const Series& s : series)
+    if (!s.count.empty() && !counted && spec.count_row) counted = &s;
+  if (counted) f.bottom = 92;  // tick labels, then a strip of vertical count labels
+  double ylo = INFINITY, yhi = -INFINITY;
   for (const Series& s : series)
     for (size_t i = 0; i < s.x.size() && i < s.y.size(); ++i) {
       if (!std::isfinite(s.x[i]) || !std::isfinite(s.y[i])) continue;
       Range(s.x[i], &f.x0, &f.x1);
-      Range(s.y[i] - ErrAt(s, i), &f.y0, &f.y1);
-      Range(s.y[i] + ErrAt(s, i), &f.y0, &f.y1);
+      Range(s.y[i] - ErrAt(s, i), &ylo, &yhi);
+      Range(s.y[i] + ErrAt(s, i), &ylo, &yhi);
     }
-  Pad(&f.x0, &f.x1);
-  Range(0.0, &f.y0, &f.y1);  // errors and counts read best against zero
-  Pad(&f.y0, &f.y1);
-  f.y1 += 0.12 * (f.y1 - f.y0);  // room for the legend
-  std::string out = Open(spec) + Axes(spec, f, true);
+  PadX(&f.x0, &f.x1);
+  Range(0.0, &ylo, &yhi);  // errors and counts read best against zero
+  const Axis axis = ValueAxis(ylo, yhi);
+  f.y0 = axis.lo;
+  f.y1 = axis.hi;
+  std::string out = Open(spec) + Axes(spec, f, axis.ticks, true);
+  const double max_count = MaxCount(series);
   for (size_t k = 0; k < series.size(); ++k) {
     const Series& s = series[k];
-    const char* c = kColours[k % std::size(kColours)];
+    const char* c = ColourOf(k);
     std::vector<size_t> order(std::min(s.x.size(), s.y.size()));
     std::iota(order.begin(), order.end(), size_t{0});
     std::erase_if(order,
@@ -172,20 +309,45 @@ std::string LinePlotSvg(const PlotSpec& spec, const std::vector<Series>& series)
     for (size_t i : order)
       path += fmt::format("{}{},{} ", path.empty() ? "M" : "L", Num(f.X(s.x[i])), Num(f.Y(s.y[i])));
     if (!path.empty() && s.lines)
-      out += fmt::format("<path d=\"{}\" fill=\"none\" stroke=\"{}\" stroke-width=\"1.5\"/>\n",
-                         path, c);
-    for (size_t i : order) {
-      const double x = f.X(s.x[i]), e = ErrAt(s, i);
-      if (e > 0)
-        out += fmt::format("<line x1=\"{0}\" x2=\"{0}\" y1=\"{1}\" y2=\"{2}\" stroke=\"{3}\"/>\n",
-                           Num(x), Num(f.Y(s.y[i] - e)), Num(f.Y(s.y[i] + e)), c);
       out += fmt::format(
-          "<circle cx=\"{}\" cy=\"{}\" r=\"3\" fill=\"{}\"><title>{}: {:.4g}, {:.4g}"
-          "</title></circle>\n",
-          Num(x), Num(f.Y(s.y[i])), c, EscapeXml(s.name), s.x[i], s.y[i]);
+          "<path d=\"{}\" fill=\"none\" stroke=\"{}\" stroke-width=\"1.5\" opacity=\"0.6\"/>\n",
+          path, c);
+    // Series of markers only are drawn side by side (dodged 5 px apart), so that a real and a
+    // simulated value at the same x and y both stay visible.
+    const double dodge =
+        s.lines ? 0.0
+                : 5.0 * (static_cast<double>(k) - 0.5 * static_cast<double>(series.size() - 1));
+    for (size_t i : order) {
+      const double x = f.X(s.x[i]) + dodge, e = ErrAt(s, i), w = WeightAt(s, i, max_count);
+      const double opacity = 0.25 + 0.75 * w;
+      if (e > 0)
+        out += fmt::format(
+            "<line x1=\"{0}\" x2=\"{0}\" y1=\"{1}\" y2=\"{2}\" stroke=\"{3}\" "
+            "opacity=\"{4:.2f}\"/>\n",
+            Num(x), Num(f.Y(s.y[i] - e)), Num(f.Y(s.y[i] + e)), c, opacity);
+      std::string title = fmt::format("{}: {:.4g}, {:.4g}", s.name, s.x[i], s.y[i]);
+      if (!s.count.empty())
+        title +=
+            fmt::format(" ({:.0f} {})", i < s.count.size() ? s.count[i] : 0.0, spec.count_name);
+      out += Marker(k, x, f.Y(s.y[i]), 2 + 2.5 * w, opacity, FewAt(s, i), title) + "\n";
     }
   }
-  return out + Legend(f, series) + "</svg>\n";
+  if (counted) {
+    // The pairs under each bin, vertical so that close bins do not overwrite each other.
+    const double y = f.h - f.bottom + 24;
+    out += fmt::format(
+        "<text x=\"{}\" y=\"{}\" text-anchor=\"end\" font-size=\"10\" fill=\"#555\">{}</text>\n",
+        Num(f.left - 6), Num(y + 8), EscapeXml(spec.count_name));
+    for (size_t i = 0; i < counted->x.size() && i < counted->count.size(); ++i) {
+      if (!std::isfinite(counted->x[i]) || !std::isfinite(counted->count[i])) continue;
+      const double x = f.X(counted->x[i]);
+      out += fmt::format(
+          "<text class=\"count\" x=\"{0}\" y=\"{1}\" text-anchor=\"end\" font-size=\"10\" "
+          "fill=\"#555\" transform=\"rotate(-90 {0} {1})\">{2}</text>\n",
+          Num(x + 3), Num(y), CountLabel(counted->count[i]));
+    }
+  }
+  return out + Legend(spec, f, series, false) + "</svg>\n";
 }
 
 std::string BarPlotSvg(const PlotSpec& spec, const std::vector<std::string>& categories,
@@ -193,43 +355,67 @@ std::string BarPlotSvg(const PlotSpec& spec, const std::vector<std::string>& cat
   Frame2d f{0, std::max<double>(1.0, static_cast<double>(categories.size())), INFINITY, -INFINITY};
   f.w = spec.width_px;
   f.h = spec.height_px;
-  f.bottom = 90;  // rotated category labels
+  f.bottom = 100;  // rotated category labels
+  if (!spec.note.empty()) f.top = kTopWithNote;
+  double ylo = INFINITY, yhi = -INFINITY;
   for (const Series& s : series)
     for (size_t i = 0; i < s.y.size(); ++i) {
-      Range(s.y[i] + ErrAt(s, i), &f.y0, &f.y1);
-      Range(s.y[i] - ErrAt(s, i), &f.y0, &f.y1);
+      Range(s.y[i] + ErrAt(s, i), &ylo, &yhi);
+      Range(s.y[i] - ErrAt(s, i), &ylo, &yhi);
     }
-  Range(0.0, &f.y0, &f.y1);
-  Pad(&f.y0, &f.y1);
-  f.y1 += 0.12 * (f.y1 - f.y0);
-  std::string out = Open(spec) + Axes(spec, f, false);
+  Range(0.0, &ylo, &yhi);
+  // Room above the tallest bar for its count label.
+  if (MaxCount(series) > 0 && yhi > ylo) yhi += 0.1 * (yhi - ylo);
+  const Axis axis = ValueAxis(ylo, yhi);
+  f.y0 = axis.lo;
+  f.y1 = axis.hi;
+  std::string out = Open(spec) + Axes(spec, f, axis.ticks, false);
   const double group = f.X(1) - f.X(0);
-  const double bar = 0.8 * group / std::max<size_t>(1, series.size());
+  const double bar = 0.8 * group / static_cast<double>(std::max<size_t>(1, series.size()));
+  const double max_count = MaxCount(series);
   for (size_t c = 0; c < categories.size(); ++c) {
     const double gx = f.X(static_cast<double>(c)) + 0.1 * group;
     for (size_t k = 0; k < series.size(); ++k) {
       const Series& s = series[k];
       if (c >= s.y.size() || !std::isfinite(s.y[c])) continue;
-      const char* col = kColours[k % std::size(kColours)];
+      const char* col = ColourOf(k);
       const double x = gx + static_cast<double>(k) * bar;
       const double y = f.Y(std::max(0.0, s.y[c])), y0 = f.Y(std::min(0.0, s.y[c]));
+      const double w = WeightAt(s, c, max_count);
+      std::string title = fmt::format("{} {}: {:.4g}", categories[c], s.name, s.y[c]);
+      if (!s.count.empty())
+        title +=
+            fmt::format(" ({:.0f} {})", c < s.count.size() ? s.count[c] : 0.0, spec.count_name);
+      // Few pairs: a pale bar with a dashed outline.
       out += fmt::format(
-          "<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"{}\"><title>{} {}: {:.4g}"
-          "</title></rect>\n",
-          Num(x), Num(y), Num(bar * 0.9), Num(y0 - y), col, EscapeXml(categories[c]),
-          EscapeXml(s.name), s.y[c]);
+          "<rect class=\"bar s{}\" x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"{}\" "
+          "fill-opacity=\"{:.2f}\" stroke=\"{}\"{}><title>{}</title></rect>\n",
+          k, Num(x), Num(y), Num(bar * 0.9), Num(y0 - y), col, 0.2 + 0.8 * w, col,
+          FewAt(s, c) ? " stroke-dasharray=\"3 2\"" : "", EscapeXml(title));
       const double e = ErrAt(s, c);
       if (e > 0)
         out += fmt::format("<line x1=\"{0}\" x2=\"{0}\" y1=\"{1}\" y2=\"{2}\" stroke=\"#222\"/>\n",
                            Num(x + bar * 0.45), Num(f.Y(s.y[c] - e)), Num(f.Y(s.y[c] + e)));
+      if (c < s.count.size() && std::isfinite(s.count[c])) {
+        const double tx = x + bar * 0.45, ty = std::min(f.Y(s.y[c] + e), y) - 4;
+        // Vertical where the bar is too narrow for the number.
+        const std::string rotate =
+            bar < 30 ? fmt::format(" transform=\"rotate(-90 {} {})\"", Num(tx + 3), Num(ty))
+                     : std::string();
+        out += fmt::format(
+            "<text class=\"count\" x=\"{}\" y=\"{}\" text-anchor=\"{}\" font-size=\"10\" "
+            "fill=\"#555\"{}>{}</text>\n",
+            Num(bar < 30 ? tx + 3 : tx), Num(ty), bar < 30 ? "start" : "middle", rotate,
+            (bar < 30 ? "" : "n=") + CountLabel(s.count[c]));
+      }
     }
     const double lx = f.X(static_cast<double>(c) + 0.5), ly = f.h - f.bottom + 12;
     out += fmt::format(
-        "<text x=\"{0}\" y=\"{1}\" text-anchor=\"end\" transform=\"rotate(-35 {0} {1})\">{2}"
-        "</text>\n",
+        "<text class=\"category\" x=\"{0}\" y=\"{1}\" text-anchor=\"end\" "
+        "transform=\"rotate(-35 {0} {1})\">{2}</text>\n",
         Num(lx), Num(ly), EscapeXml(categories[c]));
   }
-  return out + Legend(f, series) + "</svg>\n";
+  return out + Legend(spec, f, series, true) + "</svg>\n";
 }
 
 }  // namespace lt::reports

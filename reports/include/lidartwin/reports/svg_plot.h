@@ -7,20 +7,37 @@
 
 namespace lt::reports {
 
+// Series k is drawn in colour k and with marker shape k (circle, square, triangle, diamond),
+// so two series differ in both even where colours cannot be told apart (print, colour
+// blindness); the legend shows each series' marker.
 struct Series {
-  std::string name;
-  std::vector<double> x;    // x values (ignored by bar charts)
-  std::vector<double> y;    // non-finite values are skipped
-  std::vector<double> err;  // +-error bar half-lengths; empty for none
-  bool lines = true;        // join the points (false: markers only)
+  std::string name{};
+  std::vector<double> x{};    // x values (ignored by bar charts)
+  std::vector<double> y{};    // non-finite values are skipped
+  std::vector<double> err{};  // +-error bar half-lengths; empty for none
+  bool lines = true;          // join the points (false: markers only)
+  // How many pairs (or points) each value rests on; empty for unweighted. Given, the count is
+  // written under each point or bar, and a value resting on few is drawn smaller and fainter
+  // (opacity and size grow with log(1 + count) up to the plot's largest count; below
+  // kFewCount the marker is hollow).
+  std::vector<double> count{};
 };
 
+// Below this many pairs a bin's mean is mostly noise: its marker is drawn hollow.
+constexpr double kFewCount = 30;
+
 struct PlotSpec {
-  std::string title;
-  std::string x_label;
-  std::string y_label;
+  std::string title{};
+  std::string x_label{};  // with the unit in brackets: "real range [m]"
+  std::string y_label{};
   int width_px = 640;
-  int height_px = 360;
+  int height_px = 380;
+  // What Series::count counts ("pairs", "points"): named in the legend and, with count_row,
+  // over the row of counts written under the x axis (line plots; bar plots write each count
+  // above its bar). Without count_row only the weighting and each marker's tooltip show them.
+  std::string count_name = "pairs";
+  bool count_row = true;
+  std::string note{};  // optional line under the plot area ("2 targets without points")
 };
 
 // Points joined by lines (sorted by x), with error bars where given.
@@ -31,6 +48,13 @@ std::string BarPlotSvg(const PlotSpec& spec, const std::vector<std::string>& cat
 
 // Tick positions: "nice" steps (1, 2, 5 x 10^k) covering [lo, hi], about `target` of them.
 std::vector<double> NiceTicks(double lo, double hi, int target);
+// A value axis over data in [lo, hi]: padded by 8 % of the span above and below (so no
+// marker sits on the frame), with at least min_ticks nice ticks inside it.
+struct Axis {
+  double lo = 0, hi = 1;
+  std::vector<double> ticks;
+};
+Axis ValueAxis(double lo, double hi, int min_ticks = 4);
 std::string EscapeXml(const std::string& text);
 
 }  // namespace lt::reports
