@@ -14,6 +14,9 @@ const char* kColours[] = {"#0072B2", "#D55E00", "#009E73", "#CC79A7",
                           "#E69F00", "#56B4E9", "#F0E442", "#000000"};
 // Series k gets shape k % kShapes: circle, square, triangle, diamond.
 constexpr size_t kShapes = 4;
+// Data beyond this magnitude are drawn at it: spans of +-1e308 would overflow to infinity.
+constexpr double kMaxMagnitude = 1e300;
+
 // Rows above the plot area: the title, the legend, then (with a note) the note.
 constexpr double kLegendY = 40, kTopPlain = 54, kTopWithNote = 68;
 
@@ -38,6 +41,8 @@ void Range(double v, double* lo, double* hi) {
 // An x range: [lo, hi] widened by 4 % each side so no marker sits on the frame.
 void PadX(double* lo, double* hi) {
   if (!std::isfinite(*lo)) *lo = 0, *hi = 1;
+  *lo = std::max(*lo, -kMaxMagnitude);
+  *hi = std::min(*hi, kMaxMagnitude);
   if (*hi - *lo <= 1e-9 * std::max(std::fabs(*lo), std::fabs(*hi)) || *hi - *lo < 1e-12) {
     const double d = std::max(std::fabs(*lo) * 0.1, 1e-3);
     *lo -= d;
@@ -48,8 +53,9 @@ void PadX(double* lo, double* hi) {
   *hi += pad;
 }
 
+// A pixel coordinate; values far off the page (from extreme data) are clamped to it.
 std::string Num(double v) {
-  return fmt::format("{:.1f}", v);
+  return fmt::format("{:.1f}", std::isnan(v) ? 0.0 : std::clamp(v, -1e6, 1e6));
 }
 
 std::string TickLabel(double v) {
@@ -256,6 +262,8 @@ std::vector<double> NiceTicks(double lo, double hi, int target) {
 Axis ValueAxis(double lo, double hi, int min_ticks) {
   Axis a;
   if (!std::isfinite(lo) || !std::isfinite(hi) || lo > hi) lo = 0, hi = 1;
+  lo = std::clamp(lo, -kMaxMagnitude, kMaxMagnitude);
+  hi = std::clamp(hi, -kMaxMagnitude, kMaxMagnitude);
   // A flat series: a span around it, so the ticks say where it is.
   if (hi - lo <= 1e-9 * std::max(std::fabs(lo), std::fabs(hi)) || hi - lo < 1e-12) {
     const double d = std::max(std::fabs(lo) * 0.1, 1e-3);

@@ -83,6 +83,20 @@ TEST(SvgPlot, TicksDoNotHangAtMagnitudesFarAboveTheStep) {
   EXPECT_LE(ticks.size(), 1000u);
 }
 
+// A hostile metrics.json can hold any finite double: the plot stays drawable, no NaN or
+// infinite coordinate.
+TEST(SvgPlot, ExtremeValuesGiveFiniteCoordinates) {
+  Series s{.name = "s", .x = {1, 1e308, -1e308}, .y = {1e308, -1e308, 0}, .err = {1e300, 0, 0}};
+  s.count = {1e19, 0, 5};
+  for (const std::string& svg :
+       {LinePlotSvg({.title = "t", .x_label = "x [m]", .y_label = "y [m]"}, {s}),
+        BarPlotSvg({.title = "t", .x_label = "x", .y_label = "y [m]"}, {"a", "b", "c"}, {s})}) {
+    EXPECT_EQ(svg.find("nan"), std::string::npos) << svg;
+    EXPECT_EQ(svg.find("inf"), std::string::npos) << svg;
+    EXPECT_GE(Texts(svg, "ytick").size(), 4u);
+  }
+}
+
 Series Bins(std::string name, std::vector<double> y, std::vector<double> count) {
   Series s{.name = std::move(name)};
   for (size_t i = 0; i < y.size(); ++i)
