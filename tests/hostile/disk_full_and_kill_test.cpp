@@ -1,0 +1,159 @@
+// Full disks and interrupted runs (issue 11 findings 1 and 9): the run ends with an error that
+// says why (or dies of the signal), no temporary file is left and the earlier output is intact.
+#include <gtest/gtest.h>
+
+#include "hostile_support.h"
+
+namespace lt::test {
+namespace {
+
+const std::filesystem::path kOs0 = ConfigDir() / "sensors/ouster_os0_128.yaml";
+const std::filesystem::path kVlp16 = ConfigDir() / "sensors/velodyne_vlp16.yaml";
+const std::filesystem::path kLab = ConfigDir() / "scenes/lab_plates.yaml";
+
+// Writes `content` as the earlier output at `path` and returns it for the comparison after.
+std::string Earlier(const std::filesystem::path& path) {
+  const std::string content = "earlier output of " + path.filename().string() + "\n";
+  std::ofstream(path) << content;
+  return content;
+}
+
+// Finding 1: the HDF5 writer on a full disk segfaulted (a second close of the file after the
+// first failed) and left its temporary file.
+TEST(DiskFull, SimulateAndConvertToHdf5SayWhyAndLeaveNothing) {
+  TempDir dir;
+  const auto out = dir / "out.h5";
+  const std::string earlier = Earlier(out);
+  const CliRun sim = CliWithFileSizeLimit(
+      "simulate --sensor " + Q(kOs0) + " --scene " + Q(kLab) + " --frames 3 --out " + Q(out), 800);
+  EXPECT_EQ(sim.code, 1) << sim.output;
+  EXPECT_NE(sim.output.find("out.h5"), std::string::npos) << sim.output;
+  EXPECT_NE(sim.output.find("File too large"), std::string::npos) << sim.output;
+  ExpectNoCrashAndNoLeftovers(sim, dir.path(), "simulate on a full disk");
+  EXPECT_EQ(ReadAll(out), earlier);
+
+  // A good file first (no limit), then converted on a full disk.
+  const auto good = dir / "good.h5";
+  ASSERT_EQ(Cli("simulate --sensor " + Q(kOs0) + " --scene " + Q(kLab) + " --out " + Q(good)).code,
+            0);
+  const CliRun conv = CliWithFileSizeLimit("convert " + Q(good) + " --out " + Q(out), 300);
+  EXPECT_EQ(conv.code, 1) << conv.output;
+  EXPECT_NE(conv.output.find("File too large"), std::string::npos) << conv.output;
+  ExpectNoCrashAndNoLeftovers(conv, dir.path(), "convert on a full disk");
+  EXPECT_EQ(ReadAll(out), earlier);
+}
+
+TEST(DiskFull, PerFrameOutputsAreAllOrNothing) {
+  TempDir dir;
+  const auto out = dir / "scan.ply";
+  const std::string earlier0 = Earlier(dir / "scan_000000.ply");
+  const CliRun r = CliWithFileSizeLimit(
+      "simulate --sensor " + Q(kOs0) + " --scene " + Q(kLab) + " --frames 3 --out " + Q(out), 500);
+  EXPECT_EQ(r.code, 1) << r.output;
+  EXPECT_NE(r.output.find("disk full"), std::string::npos) << r.output;
+  ExpectNoCrashAndNoLeftovers(r, dir.path(), "per-frame PLY on a full disk");
+  EXPECT_EQ(ReadAll(dir / "scan_000000.ply"), earlier0);
+  EXPECT_FALSE(std::filesystem::exists(dir / "scan_000001.ply"));
+  size_t entries = 0;
+  for ([[maybe_unused]] const auto& e : std::filesystem::directory_iterator(dir.path()))
+    ++entries;
+  EXPECT_EQ(entries, 1u) << "a staging folder or partial frame was left";
+}
+
+// Finding 2 through the command line: a 450-object scene's YAML is over 64 KiB.
+TEST(LargeMetadata, A450ObjectSceneIsStoredInTheHdf5File) {
+  TempDir dir;
+  std::string scene = "materials: " + (ConfigDir() / "materials/library.yaml").string() +
+                      "\nobjects:\n";
+  for (int i = 0; i < 450; ++i) {
+    scene += "  - name: plate_number_" + std::to_string(i) +
+             "_with_a_descriptive_name\n    type: plate\n    size_m: [0.5, 0.5]\n"
+             "    position_m: [" +
+             std::to_string(10 + i * 0.01) + ", " + std::to_string(i * 0.02 - 4) +
+             ", 0]\n    rotation_deg: [0, 0, 180]\n    material: lambertian_50\n"
+             "    semantic_class: 64\n    instance_id: " +
+             std::to_string(i + 1) + "\n";
+  }
+  ASSERT_GT(scene.size(), 65536u);
+  const auto path = dir.Write("big.yaml", scene);
+  const CliRun r = Cli("simulate --sensor " + Q(kVlp16) + " --scene " + Q(path) + " --out " +
+                       Q(dir / "big.h5"));
+  ASSERT_EQ(r.code, 0) << r.output;
+  const CliRun info = Cli("info --json " + Q(dir / "big.h5"));
+  EXPECT_EQ(info.code, 0) << info.output;
+}
+
+// Findings 5 and 7: absurd scan sizes and positions are refused with the limit named, before
+// anything is allocated or traced, and leave no temporary file.
+TEST(AbsurdSizes, ScanAndPositionLimitsAreNamed) {
+  TempDir dir;
+  struct Case {
+    std::filesystem::path base;
+    std::string from, to, expect;
+  };
+  const auto airborne = ConfigDir() / "sensors/airborne_elliptical.yaml";
+  const auto cube = ConfigDir() / "sensors/blickfeld_cube1.yaml";
+  const std::vector<Case> cases = {
+      {kOs0, "columns_per_revolution: 1024", "columns_per_revolution: 1e6", "more than 16777216"},
+      {airborne, "pulse_rate_hz: 10000\n", "pulse_rate_hz: 1e10\n", "more than 16777216"},
+      {airborne, "frame_rate_hz: 10\n", "frame_rate_hz: 1e-6\n", "more than 10^9"},
+      {cube, "scan_lines: 80\n", "scan_lines: 1e9\n", "more than 16777216"},
+  };
+  for (const auto& c : cases) {
+    std::string text = ReadAll(c.base);
+    ASSERT_NE(text.find(c.from), std::string::npos) << c.base << " lacks " << c.from;
+    text.replace(text.find(c.from), c.from.size(), c.to);
+    const auto sensor = dir.Write("sensor.yaml", text);
+    const CliRun r = Cli("simulate --sensor " + Q(sensor) + " --scene " + Q(kLab) + " --out " +
+                         Q(dir / "out.h5"));
+    EXPECT_EQ(r.code, 1) << c.to << "\n" << r.output;
+    EXPECT_NE(r.output.find(c.expect), std::string::npos) << c.to << "\n" << r.output;
+    ExpectNoCrashAndNoLeftovers(r, dir.path(), c.to);
+  }
+  const auto trajectory = dir.Write("far.yaml",
+                                    "poses:\n  - {time_s: 0, position_m: [1e19, 0, 0]}\n"
+                                    "  - {time_s: 1, position_m: [2, 0, 0]}\n");
+  const CliRun far = Cli("simulate --sensor " + Q(kVlp16) + " --scene " + Q(kLab) +
+                         " --trajectory " + Q(trajectory) + " --out " + Q(dir / "out.h5"));
+  EXPECT_EQ(far.code, 1) << far.output;
+  EXPECT_NE(far.output.find("far.yaml: key 'poses[0].position_m'"), std::string::npos)
+      << far.output;
+  EXPECT_NE(far.output.find("beyond the 10000000 m"), std::string::npos) << far.output;
+  ExpectNoCrashAndNoLeftovers(far, dir.path(), "a trajectory 1e19 m away");
+}
+
+// Finding 9: SIGINT and SIGTERM during a long run: the process dies of the signal (exit status
+// 128 + signal for a shell), its temporaries are removed and the earlier outputs are intact.
+TEST(Interrupted, HdfAndPerFrameRunsLeaveNothingBehind) {
+  for (int sig : {SIGINT, SIGTERM}) {
+    for (const std::string out_name : {"long.h5", "long.pcd"}) {
+      TempDir dir;
+      const auto out = dir / out_name;
+      const auto earlier_path =
+          out_name == "long.h5" ? out : dir / "long_000000.pcd";  // the set a run replaces
+      const std::string earlier = Earlier(earlier_path);
+      const int status = RunAndInterrupt(
+          {"simulate", "--sensor", kOs0.string(), "--scene", kLab.string(), "--frames", "500",
+           "--out", out.string()},
+          dir / "log.txt", sig, [&] {
+            for (const auto& e : std::filesystem::directory_iterator(dir.path()))
+              if (e.path().filename().string().find(".tmp-") != std::string::npos) return true;
+            return false;
+          });
+      const std::string what = out_name + " interrupted by signal " + std::to_string(sig);
+      EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == sig)
+          << what << ": status " << status << "\n" << ReadAll(dir / "log.txt");
+      std::filesystem::remove(dir / "log.txt");
+      EXPECT_TRUE(Temporaries(dir.path()).empty()) << what << ": left "
+                                                   << Temporaries(dir.path()).front();
+      EXPECT_EQ(ReadAll(earlier_path), earlier) << what;
+      size_t entries = 0;
+      for ([[maybe_unused]] const auto& e : std::filesystem::directory_iterator(dir.path()))
+        ++entries;
+      EXPECT_EQ(entries, 1u) << what << ": something besides the earlier output was left";
+    }
+  }
+}
+
+}  // namespace
+}  // namespace lt::test
