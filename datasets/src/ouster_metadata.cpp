@@ -139,6 +139,7 @@ Expected<OusterMetadata> LoadOusterMetadata(const std::filesystem::path& file) {
   std::string error;
   JsonReader r(file, &error);
   OusterMetadata m;
+  m.file = file;
   m.legacy_layout = !root.contains("beam_intrinsics");
   // Where each group of keys lives in either layout.
   const json empty = json::object();

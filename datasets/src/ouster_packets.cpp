@@ -3,8 +3,11 @@
 // pixels, status u32]; other profiles: a 32-byte packet header (frame id), columns of
 // [timestamp u64, measurement id u16, status u16, pixels], a 32-byte footer. Pixel fields are
 // little-endian bit fields at the offsets below (bit offset, width, left shift).
+#include <algorithm>
+#include <array>
 #include <cstring>
 #include <string>
+#include <vector>
 
 #include "lidartwin/datasets/ouster.h"
 
@@ -76,82 +79,204 @@ void AddPoint(const OusterMetadata& m, Frame& f, uint32_t row, uint32_t column, 
   f.Append(p);
 }
 
+const char* ProfileName(OusterProfile p) {
+  switch (p) {
+    case OusterProfile::kLegacy:
+      return "LEGACY";
+    case OusterProfile::kRng19Rfl8Sig16Nir16:
+      return "RNG19_RFL8_SIG16_NIR16";
+    case OusterProfile::kRng19Rfl8Sig16Nir16Dual:
+      return "RNG19_RFL8_SIG16_NIR16_DUAL";
+    case OusterProfile::kRng15Rfl8Nir8:
+      return "RNG15_RFL8_NIR8";
+    case OusterProfile::kRng15Rfl8Nir8Dual:
+      return "RNG15_RFL8_NIR8_DUAL";
+  }
+  return "?";
+}
+
+// What the capture looks like instead, when nothing matched.
+std::string FamilyHint(const CaptureStats& stats, uint16_t lidar_port) {
+  for (const CaptureStats::Seen& s : stats.seen) {
+    if ((s.port == 2368 && s.bytes == 1206) || s.port == 8308) {
+      return ": this looks like a Velodyne capture (port 2368, 1206-byte data packets); give "
+             "its calibration (--calibration VELO.yaml) instead";
+    }
+  }
+  for (const CaptureStats::Seen& s : stats.seen) {
+    if (s.port == lidar_port) {
+      return ": the packets on the lidar port are of another size, so the metadata is of "
+             "another sensor, lidar mode or UDP profile";
+    }
+  }
+  return "";
+}
+
 }  // namespace
 
-Expected<std::vector<Frame>> ReadOusterPcap(const std::filesystem::path& pcap,
-                                            const OusterMetadata& m) {
-  auto datagrams = ReadPcapUdp(pcap);
-  if (!datagrams.ok()) return datagrams.error();
+Status ForEachOusterFrame(const std::filesystem::path& pcap, const OusterMetadata& m,
+                          const FrameSink& sink, CaptureStats* stats_out) {
+  CaptureStats local;
+  CaptureStats& stats = stats_out ? *stats_out : local;
   const bool legacy = m.profile == OusterProfile::kLegacy;
   const size_t packet_bytes = m.PacketBytes(), column_bytes = m.ColumnBytes();
   const size_t header = legacy ? 0 : 32, pixel_at = legacy ? 16 : 12;
   const PixelLayout layout = Layout(m.profile);
   const double period = 1.0 / m.rotation_rate_hz;
-  std::vector<Frame> frames;
+  const std::string metadata_name = m.file.empty() ? "the metadata" : m.file.string();
+  const std::string expected =
+      "UDP port " + std::to_string(m.lidar_port) + ", " + std::to_string(packet_bytes) +
+      "-byte packets (" + std::to_string(m.columns_per_packet) + " columns x " +
+      std::to_string(m.pixels_per_column) + " pixels, profile " + ProfileName(m.profile) + ", " +
+      std::to_string(m.columns_per_frame) + " columns per frame)";
+  Frame f;
+  bool open = false;  // a frame is being filled
+  uint32_t emitted = 0;
   int64_t current_id = -1;
-  for (const UdpDatagram& d : datagrams.value()) {
-    if (d.dst_port != m.lidar_port) continue;
-    if (d.payload.size() != packet_bytes) {
-      return Error{pcap.string() + ": byte " + std::to_string(d.file_offset) +
-                   ": lidar packet of " + std::to_string(d.payload.size()) +
-                   " bytes, the metadata's format needs " + std::to_string(packet_bytes) +
-                   " (wrong metadata for this capture?)"};
-    }
-    const uint8_t* p = d.payload.data();
-    int64_t frame_id;
-    if (legacy) {
-      frame_id = Le<uint16_t>(p + 10);
-    } else if (m.fusa_header) {
-      frame_id = Le<uint32_t>(p + 4);
-    } else {
-      frame_id = Le<uint16_t>(p + 2);
-    }
-    if (frame_id != current_id) {
-      current_id = frame_id;
-      Frame f;
-      f.index = static_cast<uint32_t>(frames.size());
-      f.start_time_s = -1;
-      frames.push_back(std::move(f));
-    }
-    Frame& f = frames.back();
-    for (uint32_t c = 0; c < m.columns_per_packet; ++c) {
-      const uint8_t* col = p + header + c * column_bytes;
-      const double t = Le<uint64_t>(col) * 1e-9;
-      const uint16_t measurement = Le<uint16_t>(col + 8);
-      const bool valid =
-          legacy ? (Le<uint32_t>(col + column_bytes - 4) & 1u) : (Le<uint16_t>(col + 10) & 1u);
-      if (!valid) continue;
-      if (measurement >= m.columns_per_frame) {
-        return Error{pcap.string() + ": byte " +
-                     std::to_string(d.file_offset + header + c * column_bytes + 8) +
-                     ": measurement id " + std::to_string(measurement) + " outside the " +
-                     std::to_string(m.columns_per_frame) + " columns of a frame"};
-      }
-      if (f.start_time_s < 0 || t < f.start_time_s) f.start_time_s = t;
-      for (uint32_t row = 0; row < m.pixels_per_column; ++row) {
-        const uint8_t* px = col + pixel_at + row * m.ChannelBytes();
-        const auto intensity = [&](BitField signal, uint32_t refl) {
-          return signal.bits ? static_cast<double>(Get(px, signal)) : static_cast<double>(refl);
-        };
-        const auto r1 = static_cast<uint32_t>(Get(px, layout.range));
-        if (r1 > 0) {
-          const auto refl = static_cast<uint32_t>(Get(px, layout.reflectivity));
-          AddPoint(m, f, row, measurement, t, r1, refl, intensity(layout.signal, refl), 0);
-        }
-        if (layout.range2.bits) {
-          const auto r2 = static_cast<uint32_t>(Get(px, layout.range2));
-          if (r2 > 0) {
-            const auto refl = static_cast<uint32_t>(Get(px, layout.reflectivity2));
-            AddPoint(m, f, row, measurement, t, r2, refl, intensity(layout.signal2, refl), 1);
-          }
-        }
-      }
-    }
-  }
-  for (Frame& f : frames) {
+  std::array<int64_t, 4> completed_ids{-1, -1, -1, -1};  // the latest completed frames
+  std::vector<uint8_t> seen(m.columns_per_frame, 0);     // measurement ids of this frame
+  std::vector<uint16_t> measurements(m.columns_per_packet);
+  std::vector<uint8_t> valid(m.columns_per_packet);
+  const auto emit = [&]() -> Status {
+    if (!open) return {};
     if (f.start_time_s < 0) f.start_time_s = 0;
     f.end_time_s = f.start_time_s + period;  // one revolution from its first column
+    completed_ids[emitted % completed_ids.size()] = current_id;
+    ++emitted;
+    open = false;
+    return sink(std::move(f));
+  };
+  const auto bad = [&](uint64_t at, const std::string& what) {
+    ++stats.bad_packets;
+    stats.Warn(pcap.string() + ": byte " + std::to_string(at) + ": " + what + "; packet skipped");
+  };
+  Status read = ForEachUdpDatagram(
+      pcap,
+      [&](const UdpDatagram& d) -> Status {
+        stats.SawUdp(d.dst_port, d.payload.size());
+        if (d.dst_port != m.lidar_port) {
+          // IMU packets: 48 bytes on udp_port_imu (7502 + 1 by default).
+          if (d.payload.size() == 48) {
+            ++stats.imu_packets;
+          } else {
+            ++stats.other_udp;
+          }
+          return {};
+        }
+        if (d.payload.size() != packet_bytes) {
+          bad(d.file_offset, "lidar packet of " + std::to_string(d.payload.size()) +
+                                 " bytes, the metadata's format needs " +
+                                 std::to_string(packet_bytes));
+          // Nothing fits: stop early rather than read a long capture of the wrong sensor.
+          if (stats.lidar_packets == 0 && stats.bad_packets >= 1000) {
+            return Error{pcap.string() + ": the first " + std::to_string(stats.bad_packets) +
+                         " packets on the lidar port do not match " + metadata_name +
+                         " (expected " + expected + "; seen " + stats.SeenSummary() + ")"};
+          }
+          return {};
+        }
+        const uint8_t* p = d.payload.data();
+        int64_t frame_id;
+        if (legacy) {
+          frame_id = Le<uint16_t>(p + 10);
+        } else if (m.fusa_header) {
+          frame_id = Le<uint32_t>(p + 4);
+        } else {
+          frame_id = Le<uint16_t>(p + 2);
+        }
+        // Check the columns before anything is decoded: a bad field skips the packet.
+        bool any_seen = false;
+        for (uint32_t c = 0; c < m.columns_per_packet; ++c) {
+          const uint8_t* col = p + header + c * column_bytes;
+          measurements[c] = Le<uint16_t>(col + 8);
+          valid[c] =
+              legacy ? (Le<uint32_t>(col + column_bytes - 4) & 1u) : (Le<uint16_t>(col + 10) & 1u);
+          if (!valid[c]) continue;
+          if (measurements[c] >= m.columns_per_frame) {
+            bad(d.file_offset + header + c * column_bytes + 8,
+                "measurement id " + std::to_string(measurements[c]) + " outside the " +
+                    std::to_string(m.columns_per_frame) + " columns of a frame");
+            return {};
+          }
+          if (frame_id == current_id && seen[measurements[c]]) any_seen = true;
+        }
+        if (frame_id != current_id) {
+          if (std::find(completed_ids.begin(), completed_ids.end(), frame_id) !=
+              completed_ids.end()) {
+            ++stats.late_packets;
+            return {};
+          }
+          if (Status s = emit(); !s.ok()) return s;
+          current_id = frame_id;
+          f = Frame();
+          f.index = emitted;
+          f.start_time_s = -1;
+          open = true;
+          std::fill(seen.begin(), seen.end(), 0);
+        } else if (any_seen) {
+          ++stats.duplicates;
+          return {};
+        }
+        ++stats.lidar_packets;
+        for (uint32_t c = 0; c < m.columns_per_packet; ++c) {
+          if (!valid[c]) continue;
+          const uint8_t* col = p + header + c * column_bytes;
+          const double t = Le<uint64_t>(col) * 1e-9;
+          const uint16_t measurement = measurements[c];
+          seen[measurement] = 1;
+          if (f.start_time_s < 0 || t < f.start_time_s) f.start_time_s = t;
+          for (uint32_t row = 0; row < m.pixels_per_column; ++row) {
+            const uint8_t* px = col + pixel_at + row * m.ChannelBytes();
+            const auto intensity = [&](BitField signal, uint32_t refl) {
+              return signal.bits ? static_cast<double>(Get(px, signal)) : static_cast<double>(refl);
+            };
+            const auto r1 = static_cast<uint32_t>(Get(px, layout.range));
+            if (r1 > 0) {
+              const auto refl = static_cast<uint32_t>(Get(px, layout.reflectivity));
+              AddPoint(m, f, row, measurement, t, r1, refl, intensity(layout.signal, refl), 0);
+            }
+            if (layout.range2.bits) {
+              const auto r2 = static_cast<uint32_t>(Get(px, layout.range2));
+              if (r2 > 0) {
+                const auto refl = static_cast<uint32_t>(Get(px, layout.reflectivity2));
+                AddPoint(m, f, row, measurement, t, r2, refl, intensity(layout.signal2, refl), 1);
+              }
+            }
+          }
+        }
+        return {};
+      },
+      &stats);
+  if (!read.ok()) return read;
+  if (stats.lidar_packets == 0) {
+    return Error{pcap.string() + ": no lidar packet matches " + metadata_name + " (expected " +
+                 expected + "; seen " + stats.SeenSummary() + ")" +
+                 FamilyHint(stats, m.lidar_port)};
   }
+  // A few odd packets are a field capture's lot; many mean the metadata is of another lidar
+  // mode, profile or sensor, and the frames would be silently incomplete.
+  if (stats.bad_packets * 9 > stats.lidar_packets) {
+    return Error{pcap.string() + ": " + std::to_string(stats.bad_packets) + " of " +
+                 std::to_string(stats.bad_packets + stats.lidar_packets) +
+                 " packets on the lidar port cannot be decoded with " + metadata_name +
+                 " (expected " + expected + "; first: " +
+                 (stats.warnings.empty() ? std::string("?") : stats.warnings.front()) +
+                 "): the metadata belongs to another lidar mode or sensor"};
+  }
+  return emit();
+}
+
+Expected<std::vector<Frame>> ReadOusterPcap(const std::filesystem::path& pcap,
+                                            const OusterMetadata& m, CaptureStats* stats) {
+  std::vector<Frame> frames;
+  Status s = ForEachOusterFrame(
+      pcap, m,
+      [&](Frame&& f) -> Status {
+        frames.push_back(std::move(f));
+        return {};
+      },
+      stats);
+  if (!s.ok()) return s.error();
   return frames;
 }
 

@@ -6,6 +6,8 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -17,8 +19,9 @@ namespace lt {
 namespace {
 
 constexpr size_t kPacketBytes = 1206, kBlockBytes = 100, kBlocks = 12;
-constexpr uint16_t kDataPort = 2368;
-constexpr uint8_t kDualReturn = 0x39, kHdl32e = 0x21, kVlp16 = 0x22;
+constexpr uint16_t kDataPort = 2368, kPositionPort = 8308;
+// Factory bytes: return mode (0x37 strongest, 0x38 last, 0x39 dual) and product id.
+constexpr uint8_t kStrongestReturn = 0x37, kDualReturn = 0x39;
 constexpr double kPi = 3.14159265358979323846;
 
 struct Timing {
@@ -31,6 +34,44 @@ struct Timing {
 // HDL-32E: 32 lasers every 1.152 us, one 46.080 us sequence per block.
 constexpr Timing kVlp16Timing{16, 2, 55.296e-6, 2.304e-6};
 constexpr Timing kHdl32eTiming{32, 1, 46.080e-6, 1.152e-6};
+
+// Product ids of the factory bytes (VLP-16, Puck Hi-Res, VLP-32C and VLS-128 user manuals,
+// "Factory bytes"); `timing` null where this reader does not decode the model's firing order.
+struct Model {
+  uint8_t product_id;
+  const char* name;
+  int lasers;
+  const Timing* timing;
+};
+constexpr Model kModels[] = {
+    {0x21, "HDL-32E", 32, &kHdl32eTiming},    {0x22, "VLP-16", 16, &kVlp16Timing},
+    {0x24, "Puck Hi-Res", 16, &kVlp16Timing}, {0x28, "VLP-32C", 32, nullptr},
+    {0xA1, "VLS-128", 128, nullptr},
+};
+
+const Model* ModelOf(uint8_t product_id) {
+  for (const Model& m : kModels) {
+    if (m.product_id == product_id) return &m;
+  }
+  return nullptr;
+}
+
+// The model a calibration table is for, where its elevations say so unambiguously (the
+// nominal tables of the ros-drivers and VeloView: VLP-16 +-15 deg, Puck Hi-Res +-10 deg,
+// HDL-32E -30.67..+10.67 deg, VLP-32C -25..+15 deg); 0 where they do not.
+uint8_t CalibrationProduct(const VelodyneCalibration& c) {
+  double lo = 90, hi = -90;
+  for (const VelodyneLaser& l : c.lasers) {
+    lo = std::min(lo, l.vert_correction_rad * 180 / kPi);
+    hi = std::max(hi, l.vert_correction_rad * 180 / kPi);
+  }
+  const auto near = [](double a, double b) { return std::abs(a - b) < 1.0; };
+  if (c.lasers.size() == 16 && near(lo, -15) && near(hi, 15)) return 0x22;
+  if (c.lasers.size() == 16 && near(lo, -10) && near(hi, 10)) return 0x24;
+  if (c.lasers.size() == 32 && near(lo, -30.67) && near(hi, 10.67)) return 0x21;
+  if (c.lasers.size() == 32 && near(lo, -25) && near(hi, 15)) return 0x28;
+  return 0;
+}
 
 std::string Hex(unsigned v) {
   char buf[16];
@@ -62,6 +103,7 @@ Expected<VelodyneCalibration> LoadVelodyneCalibration(const std::filesystem::pat
     return Error{file.string() + ": key 'lasers' is missing or empty"};
   }
   VelodyneCalibration c;
+  c.file = file;
   c.lasers.resize(lasers.size());
   std::vector<bool> seen(lasers.size(), false);
   for (size_t i = 0; i < lasers.size(); ++i) {
@@ -110,107 +152,213 @@ Expected<VelodyneCalibration> LoadVelodyneCalibration(const std::filesystem::pat
   return c;
 }
 
-Expected<std::vector<Frame>> ReadVelodynePcap(const std::filesystem::path& pcap,
-                                              const VelodyneCalibration& cal) {
-  auto datagrams = ReadPcapUdp(pcap);
-  if (!datagrams.ok()) return datagrams.error();
-  std::vector<Frame> frames;
+Status ForEachVelodyneFrame(const std::filesystem::path& pcap, const VelodyneCalibration& cal,
+                            const FrameSink& sink, CaptureStats* stats_out) {
+  CaptureStats local;
+  CaptureStats& stats = stats_out ? *stats_out : local;
+  const std::string cal_name = cal.file.empty() ? "the calibration" : cal.file.string();
+  const Model* model = nullptr;  // of the capture, from its first data packet
+  Frame f;
+  bool open = false;
+  uint32_t emitted = 0;
   double last_azimuth = -1;
   uint32_t sequence_in_frame = 0;
-  for (const UdpDatagram& d : datagrams.value()) {
-    if (d.dst_port != kDataPort) continue;
-    const auto at = [&](size_t k) { return std::to_string(d.file_offset + k); };
-    if (d.payload.size() != kPacketBytes) {
-      return Error{pcap.string() + ": byte " + at(0) + ": data packet of " +
-                   std::to_string(d.payload.size()) + " bytes (1206 expected)"};
-    }
-    const uint8_t* p = d.payload.data();
-    const uint8_t product = p[1205];
-    const bool dual = p[1204] == kDualReturn;
-    Timing timing;
-    if (product == kVlp16) {
-      timing = kVlp16Timing;
-    } else if (product == kHdl32e) {
-      timing = kHdl32eTiming;
-    } else {
-      return Error{pcap.string() + ": byte " + at(1205) + ": product id 0x" + Hex(product) +
-                   " is not a VLP-16 (0x22) or HDL-32E (0x21)"};
-    }
-    if (static_cast<int>(cal.lasers.size()) != timing.lasers) {
-      return Error{pcap.string() + ": the capture is from a " +
-                   std::string(product == kVlp16 ? "VLP-16" : "HDL-32E") +
-                   " but the calibration has " + std::to_string(cal.lasers.size()) + " lasers"};
-    }
-    const double packet_time = Le<uint32_t>(p + 1200) * 1e-6;
-    const double block_s = timing.sequences * timing.sequence_s;
-    for (size_t b = 0; b < kBlocks; ++b) {
-      const uint8_t* blk = p + b * kBlockBytes;
-      if (Le<uint16_t>(blk) != 0xEEFF) {
-        return Error{pcap.string() + ": byte " + at(b * kBlockBytes) + ": block flag 0x" +
-                     Hex(Le<uint16_t>(blk)) + " is not 0xEEFF"};
-      }
-      const double azimuth = Le<uint16_t>(blk + 2) * 0.01;  // deg
-      if (azimuth >= 360) {
-        return Error{pcap.string() + ": byte " + at(b * kBlockBytes + 2) + ": azimuth " +
-                     std::to_string(azimuth) + " deg is not below 360"};
-      }
-      // Dual return: blocks come in pairs (last, strongest) fired at the same time.
-      const size_t firing_block = dual ? b / 2 : b;
-      const uint8_t ret = dual ? static_cast<uint8_t>(b % 2) : 0;
-      // Azimuth advance over one block: to the next distinct block (or the previous one).
-      const size_t step = dual ? 2 : 1;
-      double gap;
-      if (b + step < kBlocks) {
-        gap = Le<uint16_t>(p + (b + step) * kBlockBytes + 2) * 0.01 - azimuth;
-      } else {
-        gap = azimuth - Le<uint16_t>(p + (b - step) * kBlockBytes + 2) * 0.01;
-      }
-      if (gap < 0) gap += 360;
-      if (ret == 0) {
-        if (frames.empty() || azimuth < last_azimuth) {
-          Frame f;
-          f.index = static_cast<uint32_t>(frames.size());
-          f.start_time_s = packet_time + firing_block * block_s;
-          frames.push_back(std::move(f));
-          sequence_in_frame = 0;
+  // (timestamp, first azimuth) of recent packets: a repeat is a duplicated packet.
+  std::array<uint64_t, 32> recent;
+  recent.fill(~uint64_t{0});
+  size_t recent_next = 0;
+  const auto emit = [&]() -> Status {
+    if (!open) return {};
+    ++emitted;
+    open = false;
+    return sink(std::move(f));
+  };
+  const auto bad = [&](uint64_t at, const std::string& what) {
+    ++stats.bad_packets;
+    stats.Warn(pcap.string() + ": byte " + std::to_string(at) + ": " + what + "; packet skipped");
+  };
+  Status read = ForEachUdpDatagram(
+      pcap,
+      [&](const UdpDatagram& d) -> Status {
+        stats.SawUdp(d.dst_port, d.payload.size());
+        if (d.dst_port == kPositionPort) {
+          ++stats.position_packets;
+          return {};
         }
-        last_azimuth = azimuth;
-      }
-      Frame& f = frames.back();
-      for (int s = 0; s < timing.sequences; ++s) {
-        for (int k = 0; k < timing.lasers; ++k) {
-          const uint8_t* m = blk + 4 + 3 * (s * timing.lasers + k);
-          const uint16_t raw = Le<uint16_t>(m);
-          if (raw == 0) continue;  // no return
-          const double dt = s * timing.sequence_s + k * timing.laser_s;
-          const double t = packet_time + firing_block * block_s + dt;
-          const double az = (azimuth + gap * dt / block_s) * kPi / 180;
-          const VelodyneLaser& l = cal.lasers[k];
-          const double dist = raw * cal.distance_resolution_m + l.dist_correction_m;
-          const double rot = az - l.rot_correction_rad;
-          const double cv = std::cos(l.vert_correction_rad), sv = std::sin(l.vert_correction_rad);
-          const double xy = dist * cv - l.vert_offset_m * sv;
-          // Velodyne's frame (azimuth clockwise from +y) turned to ROS (x forward, y left).
-          const double vx = xy * std::sin(rot) - l.horiz_offset_m * std::cos(rot);
-          const double vy = xy * std::cos(rot) + l.horiz_offset_m * std::sin(rot);
-          FramePoint pt;
-          pt.x_m = static_cast<float>(vy);
-          pt.y_m = static_cast<float>(-vx);
-          pt.z_m = static_cast<float>(dist * sv + l.vert_offset_m * cv);
-          pt.range_m = static_cast<float>(dist);
-          pt.intensity = m[2];
-          pt.channel = static_cast<uint16_t>(k);
-          pt.column = sequence_in_frame + s;
-          pt.timestamp_s = t;
-          pt.return_index = ret;
-          pt.beam_id = (sequence_in_frame + s) * timing.lasers + k;
-          f.Append(pt);
+        if (d.dst_port != kDataPort) {
+          ++stats.other_udp;
+          return {};
         }
+        const auto at = [&](size_t k) { return d.file_offset + k; };
+        if (d.payload.size() != kPacketBytes) {
+          bad(at(0), "data packet of " + std::to_string(d.payload.size()) + " bytes (" +
+                         std::to_string(kPacketBytes) + " expected)");
+          return {};
+        }
+        const uint8_t* p = d.payload.data();
+        const uint8_t product = p[1205];
+        const Model* m = ModelOf(product);
+        if (!m) {
+          bad(at(1205),
+              "product id 0x" + Hex(product) + " is not a Velodyne model this reader knows");
+          return {};
+        }
+        if (!model) {
+          // The first data packet names the model: check it against the calibration.
+          if (static_cast<size_t>(m->lasers) != cal.lasers.size()) {
+            return Error{pcap.string() + ": byte " + std::to_string(at(1205)) +
+                         ": the capture is from a " + m->name + " but the calibration has " +
+                         std::to_string(cal.lasers.size()) + " lasers (product id 0x" +
+                         Hex(product) + "; a " + m->name + " has " + std::to_string(m->lasers) +
+                         "; " + cal_name + ")"};
+          }
+          const uint8_t cal_product = CalibrationProduct(cal);
+          if (cal_product && cal_product != product) {
+            const Model* c = ModelOf(cal_product);
+            return Error{pcap.string() + ": byte " + std::to_string(at(1205)) +
+                         ": the capture is from a " + m->name + " (product id 0x" + Hex(product) +
+                         ") but " + cal_name + " is a " + c->name +
+                         "'s calibration (by its laser elevations)"};
+          }
+          if (!m->timing) {
+            return Error{pcap.string() + ": byte " + std::to_string(at(1205)) +
+                         ": the capture is from a " + m->name + " (product id 0x" + Hex(product) +
+                         "), whose firing order this reader does not decode (it reads VLP-16, "
+                         "Puck Hi-Res and HDL-32E)"};
+          }
+          model = m;
+        } else if (m != model) {
+          bad(at(1205), "product id 0x" + Hex(product) + " (" + m->name + ") in a capture of a " +
+                            model->name);
+          return {};
+        }
+        const uint8_t mode = p[1204];
+        if (mode < kStrongestReturn || mode > kDualReturn) {
+          bad(at(1204), "return mode 0x" + Hex(mode) + " is not 0x37, 0x38 or 0x39");
+          return {};
+        }
+        for (size_t b = 0; b < kBlocks; ++b) {
+          const uint8_t* blk = p + b * kBlockBytes;
+          if (Le<uint16_t>(blk) != 0xEEFF) {
+            bad(at(b * kBlockBytes), "block flag 0x" + Hex(Le<uint16_t>(blk)) + " is not 0xEEFF");
+            return {};
+          }
+          if (Le<uint16_t>(blk + 2) >= 36000) {
+            bad(at(b * kBlockBytes + 2), "azimuth " + std::to_string(Le<uint16_t>(blk + 2) * 0.01) +
+                                             " deg is not below 360");
+            return {};
+          }
+        }
+        const uint64_t key = uint64_t{Le<uint32_t>(p + 1200)} << 16 | Le<uint16_t>(p + 2);
+        if (std::find(recent.begin(), recent.end(), key) != recent.end()) {
+          ++stats.duplicates;
+          return {};
+        }
+        recent[recent_next++ % recent.size()] = key;
+        ++stats.lidar_packets;
+        const Timing& timing = *model->timing;
+        const bool dual = mode == kDualReturn;
+        const double packet_time = Le<uint32_t>(p + 1200) * 1e-6;
+        const double block_s = timing.sequences * timing.sequence_s;
+        for (size_t b = 0; b < kBlocks; ++b) {
+          const uint8_t* blk = p + b * kBlockBytes;
+          const double azimuth = Le<uint16_t>(blk + 2) * 0.01;  // deg
+          // Dual return: blocks come in pairs (last, strongest) fired at the same time.
+          const size_t firing_block = dual ? b / 2 : b;
+          const uint8_t ret = dual ? static_cast<uint8_t>(b % 2) : 0;
+          // Azimuth advance over one block: to the next distinct block (or the previous one).
+          const size_t step = dual ? 2 : 1;
+          double gap;
+          if (b + step < kBlocks) {
+            gap = Le<uint16_t>(p + (b + step) * kBlockBytes + 2) * 0.01 - azimuth;
+          } else {
+            gap = azimuth - Le<uint16_t>(p + (b - step) * kBlockBytes + 2) * 0.01;
+          }
+          if (gap < 0) gap += 360;
+          if (ret == 0) {
+            if (!open || azimuth < last_azimuth) {
+              if (Status s = emit(); !s.ok()) return s;
+              f = Frame();
+              f.index = emitted;
+              f.start_time_s = packet_time + firing_block * block_s;
+              open = true;
+              sequence_in_frame = 0;
+            }
+            last_azimuth = azimuth;
+          }
+          for (int s = 0; s < timing.sequences; ++s) {
+            for (int k = 0; k < timing.lasers; ++k) {
+              const uint8_t* m = blk + 4 + 3 * (s * timing.lasers + k);
+              const uint16_t raw = Le<uint16_t>(m);
+              if (raw == 0) continue;  // no return
+              const double dt = s * timing.sequence_s + k * timing.laser_s;
+              const double t = packet_time + firing_block * block_s + dt;
+              const double az = (azimuth + gap * dt / block_s) * kPi / 180;
+              const VelodyneLaser& l = cal.lasers[k];
+              const double dist = raw * cal.distance_resolution_m + l.dist_correction_m;
+              const double rot = az - l.rot_correction_rad;
+              const double cv = std::cos(l.vert_correction_rad);
+              const double sv = std::sin(l.vert_correction_rad);
+              const double xy = dist * cv - l.vert_offset_m * sv;
+              // Velodyne's frame (azimuth clockwise from +y) turned to ROS (x forward, y left).
+              const double vx = xy * std::sin(rot) - l.horiz_offset_m * std::cos(rot);
+              const double vy = xy * std::cos(rot) + l.horiz_offset_m * std::sin(rot);
+              FramePoint pt;
+              pt.x_m = static_cast<float>(vy);
+              pt.y_m = static_cast<float>(-vx);
+              pt.z_m = static_cast<float>(dist * sv + l.vert_offset_m * cv);
+              pt.range_m = static_cast<float>(dist);
+              pt.intensity = m[2];
+              pt.channel = static_cast<uint16_t>(k);
+              pt.column = sequence_in_frame + s;
+              pt.timestamp_s = t;
+              pt.return_index = ret;
+              pt.beam_id = (sequence_in_frame + s) * timing.lasers + k;
+              f.Append(pt);
+            }
+          }
+          if (!dual || ret == 1) sequence_in_frame += timing.sequences;
+          f.end_time_s = packet_time + (firing_block + 1) * block_s;
+        }
+        return {};
+      },
+      &stats);
+  if (!read.ok()) return read;
+  if (stats.lidar_packets == 0) {
+    std::string hint;
+    for (const CaptureStats::Seen& s : stats.seen) {
+      if (s.port == 7502 || s.port == 7503) {
+        hint =
+            ": this looks like an Ouster capture (port 7502); give its metadata (--metadata "
+            "OUSTER.json) instead";
       }
-      if (!dual || ret == 1) sequence_in_frame += timing.sequences;
-      f.end_time_s = packet_time + (firing_block + 1) * block_s;
     }
+    return Error{
+        pcap.string() + ": no Velodyne data packet (UDP port 2368, 1206 bytes) " +
+        (stats.bad_packets ? "could be decoded" : "in the capture") + " for " + cal_name +
+        " (seen " + stats.SeenSummary() +
+        (stats.warnings.empty() ? std::string() : "; first problem: " + stats.warnings[0]) + ")" +
+        hint};
   }
+  if (stats.bad_packets * 9 > stats.lidar_packets) {
+    return Error{pcap.string() + ": " + std::to_string(stats.bad_packets) + " of " +
+                 std::to_string(stats.bad_packets + stats.lidar_packets) +
+                 " data packets cannot be decoded (first: " + stats.warnings.front() + ")"};
+  }
+  return emit();
+}
+
+Expected<std::vector<Frame>> ReadVelodynePcap(const std::filesystem::path& pcap,
+                                              const VelodyneCalibration& cal, CaptureStats* stats) {
+  std::vector<Frame> frames;
+  Status s = ForEachVelodyneFrame(
+      pcap, cal,
+      [&](Frame&& f) -> Status {
+        frames.push_back(std::move(f));
+        return {};
+      },
+      stats);
+  if (!s.ok()) return s.error();
   return frames;
 }
 

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "lidartwin/datasets/frame_sink.h"
 #include "lidartwin/datasets/pcap.h"
 #include "lidartwin/sim/frame.h"
 #include "lidartwin/sim/status.h"
@@ -23,7 +24,8 @@ enum class OusterProfile {
 };
 
 struct OusterMetadata {
-  std::string product;  // prod_line, e.g. OS-1-128
+  std::filesystem::path file;  // where it was read from, for messages
+  std::string product;         // prod_line, e.g. OS-1-128
   std::string serial;
   bool legacy_layout = true;  // top-level keys (fw <= 2.x) vs beam_intrinsics/... (fw >= 2.4)
   OusterProfile profile = OusterProfile::kLegacy;
@@ -53,13 +55,24 @@ Expected<OusterMetadata> LoadOusterMetadata(const std::filesystem::path& file);
 std::array<double, 3> OusterPointXyz(const OusterMetadata& m, uint32_t row, uint32_t column,
                                      double range_mm);
 
-// Frames of a capture: lidar packets on the metadata's port (others skipped), decoded per
-// profile, split at each change of frame id. Per point: XYZ, range, intensity (signal photons,
-// or reflectivity in the low-rate profiles), reflectance (reflectivity / 100: Ouster's
-// calibrated reflectivity is the Lambertian percentage up to 100), channel = row, column =
-// measurement id, timestamp (column time), return index. Packets of the wrong size are
-// errors naming the file and the byte offset.
+// Frames of a capture, streamed to `sink` as each completes: lidar packets on the metadata's
+// port, decoded per profile, split at each change of frame id. Per point: XYZ, range,
+// intensity (signal photons, or reflectivity in the low-rate profiles), reflectance
+// (reflectivity / 100: Ouster's calibrated reflectivity is the Lambertian percentage up to
+// 100), channel = row, column = measurement id, timestamp (column time), return index.
+// Field captures: IMU packets and other traffic are skipped; a packet on the lidar port of the
+// wrong size or with a measurement id outside the frame is skipped (counted, the first few
+// named with their byte offset); an exact duplicate (a measurement id already seen in the
+// current frame) or a late packet of a completed frame is dropped and counted. Errors: no
+// packet matches the metadata (the message says what the capture holds instead), or more
+// than one in ten lidar-port packets cannot be decoded (the metadata is of another mode or
+// sensor).
+Status ForEachOusterFrame(const std::filesystem::path& pcap, const OusterMetadata& metadata,
+                          const FrameSink& sink, CaptureStats* stats = nullptr);
+
+// All frames of a capture (ForEachOusterFrame into a vector).
 Expected<std::vector<Frame>> ReadOusterPcap(const std::filesystem::path& pcap,
-                                            const OusterMetadata& metadata);
+                                            const OusterMetadata& metadata,
+                                            CaptureStats* stats = nullptr);
 
 }  // namespace lt

@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "lidartwin/datasets/frame_sink.h"
+#include "lidartwin/datasets/pcap.h"
 #include "lidartwin/sim/frame.h"
 #include "lidartwin/sim/status.h"
 
@@ -21,6 +23,7 @@ struct VelodyneLaser {
 };
 
 struct VelodyneCalibration {
+  std::filesystem::path file;         // where it was read from, for messages
   std::vector<VelodyneLaser> lasers;  // by laser_id (firing order)
   double distance_resolution_m = 0.002;
 };
@@ -30,12 +33,30 @@ struct VelodyneCalibration {
 // (two-point corrections, focal terms) are read past. Errors name the file, laser and key.
 Expected<VelodyneCalibration> LoadVelodyneCalibration(const std::filesystem::path& file);
 
-// Frames of a VLP-16 or HDL-32E capture (data packets on port 2368, 1206 bytes; GPS
-// packets skipped), split where the azimuth wraps (the first and last frames are partial
-// revolutions). Single and dual return modes; per-firing time and interpolated azimuth. XYZ
-// in the ROS convention (x forward, y left, z up). channel = laser id, column = firing
-// sequence within the frame, intensity = the calibrated reflectivity byte (0-255).
+// Frames of a VLP-16, Puck Hi-Res or HDL-32E capture, streamed to `sink` as each completes
+// (data packets on port 2368, 1206 bytes), split where the azimuth wraps (the first and last
+// frames are partial revolutions). Single and dual return modes; per-firing time and
+// interpolated azimuth. XYZ in the ROS convention (x forward, y left, z up). channel = laser
+// id, column = firing sequence within the frame, intensity = the calibrated reflectivity byte
+// (0-255).
+// The capture and the calibration must belong together: the product id byte of the first data
+// packet (VLP-16 manual, "Factory bytes") names the model, which must have as many lasers as
+// the calibration and, where the calibration's elevations identify a model (VLP-16 +-15 deg,
+// Puck Hi-Res +-10 deg, HDL-32E -30.67..10.67 deg, VLP-32C -25..15 deg), be that model.
+// Field captures: position (GPS) packets on port 8308 and other traffic are skipped and
+// counted; a data packet with a bad field (size, block flag, azimuth, return mode, a product
+// id other than the capture's) is skipped, counted and (the first few) named with its byte
+// offset; an exact duplicate (the timestamp and first azimuth of a recent packet) is dropped
+// and counted. Errors: no data packet at all (the message says what the capture holds
+// instead), a model this reader does not decode (VLP-32C, VLS-128), more than one in ten
+// data packets undecodable.
+Status ForEachVelodyneFrame(const std::filesystem::path& pcap,
+                            const VelodyneCalibration& calibration, const FrameSink& sink,
+                            CaptureStats* stats = nullptr);
+
+// All frames of a capture (ForEachVelodyneFrame into a vector).
 Expected<std::vector<Frame>> ReadVelodynePcap(const std::filesystem::path& pcap,
-                                              const VelodyneCalibration& calibration);
+                                              const VelodyneCalibration& calibration,
+                                              CaptureStats* stats = nullptr);
 
 }  // namespace lt

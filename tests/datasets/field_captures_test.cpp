@@ -1,0 +1,452 @@
+// Issue 11, reading recordings as they come from the field: streaming (finding 8), captures
+// of the wrong sensor family (finding 10), duplicated packets (finding 11), non-lidar traffic,
+// odd packets, truncated captures and capture/calibration pairing. Captures are the real ones
+// of ../shared/real-data, edited record by record, or built here from scratch.
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <fstream>
+#include <iterator>
+
+#include "lidartwin/datasets/ouster.h"
+#include "lidartwin/datasets/pcap.h"
+#include "lidartwin/datasets/velodyne.h"
+#include "test_support.h"
+
+namespace lt {
+namespace {
+
+using Bytes = std::string;
+
+std::filesystem::path Real(const std::string& rel) {
+  return test::RealDataDir() / rel;
+}
+
+Bytes ReadBytes(const std::filesystem::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  return Bytes((std::istreambuf_iterator<char>(in)), {});
+}
+
+void PutLe32(Bytes& b, uint32_t v) {
+  for (int k = 0; k < 4; ++k)
+    b.push_back(static_cast<char>(v >> (8 * k)));
+}
+void PutBe16(Bytes& b, uint16_t v) {
+  b.push_back(static_cast<char>(v >> 8));
+  b.push_back(static_cast<char>(v));
+}
+
+// A classic microsecond pcap: its global header and its records (each with its 16-byte
+// record header), so that tests can drop, repeat, insert and edit records.
+struct Capture {
+  Bytes header;
+  std::vector<Bytes> records;
+
+  static Capture Parse(const Bytes& b) {
+    Capture c;
+    c.header = b.substr(0, 24);
+    size_t at = 24;
+    while (at + 16 <= b.size()) {
+      uint32_t incl;
+      std::memcpy(&incl, b.data() + at + 8, 4);
+      c.records.push_back(b.substr(at, 16 + incl));
+      at += 16 + incl;
+    }
+    return c;
+  }
+  static Capture Empty() {
+    Capture c;
+    PutLe32(c.header, 0xa1b2c3d4);
+    c.header += Bytes("\x02\x00\x04\x00", 4);
+    PutLe32(c.header, 0);
+    PutLe32(c.header, 0);
+    PutLe32(c.header, 65535);
+    PutLe32(c.header, 1);  // Ethernet
+    return c;
+  }
+  Bytes Join() const {
+    Bytes b = header;
+    for (const Bytes& r : records)
+      b += r;
+    return b;
+  }
+};
+
+// A record of one Ethernet frame.
+Bytes Record(const Bytes& frame) {
+  Bytes r;
+  PutLe32(r, 1);
+  PutLe32(r, 0);
+  PutLe32(r, static_cast<uint32_t>(frame.size()));
+  PutLe32(r, static_cast<uint32_t>(frame.size()));
+  return r + frame;
+}
+
+Bytes Ethernet(uint16_t type, const Bytes& body) {
+  Bytes e(12, '\x11');
+  PutBe16(e, type);
+  return e + body;
+}
+
+// An IPv4 packet (protocol 17 = UDP) carrying `body`, with the given fragment field.
+Bytes Ipv4(const Bytes& body, uint8_t protocol = 17, uint16_t id = 1, uint16_t fragment = 0) {
+  Bytes ip;
+  ip.push_back('\x45');
+  ip.push_back('\0');
+  PutBe16(ip, static_cast<uint16_t>(20 + body.size()));
+  PutBe16(ip, id);
+  PutBe16(ip, fragment);
+  ip.push_back('\x40');
+  ip.push_back(static_cast<char>(protocol));
+  ip += Bytes(2, '\0');
+  ip += Bytes("\xc0\xa8\x01\xc8\xff\xff\xff\xff", 8);
+  return ip + body;
+}
+
+Bytes Udp(uint16_t port, const Bytes& payload) {
+  Bytes u;
+  PutBe16(u, port);
+  PutBe16(u, port);
+  PutBe16(u, static_cast<uint16_t>(8 + payload.size()));
+  PutBe16(u, 0);
+  return u + payload;
+}
+
+Bytes UdpRecord(uint16_t port, const Bytes& payload) {
+  return Record(Ethernet(0x0800, Ipv4(Udp(port, payload))));
+}
+
+// Offset of the UDP payload in a record of the real captures (record header, Ethernet, IPv4
+// without options, UDP).
+constexpr size_t kPayloadAt = 16 + 14 + 20 + 8;
+
+size_t Points(const std::vector<Frame>& frames) {
+  size_t n = 0;
+  for (const Frame& f : frames)
+    n += f.size();
+  return n;
+}
+
+bool Has(const std::string& text, const std::string& fragment) {
+  return text.find(fragment) != std::string::npos;
+}
+
+// ---- pcap layer ----
+
+TEST(PcapStream, HeaderOnlyCaptureIsAnError) {
+  test::TempDir dir;
+  const auto p = dir.Write("empty.pcap", Capture::Empty().Join());
+  auto r = ReadPcapUdp(p);
+  ASSERT_FALSE(r.ok());
+  EXPECT_TRUE(Has(r.message(), "empty.pcap: contains no packets")) << r.message();
+}
+
+TEST(PcapStream, NonUdpNonIpv4AndMalformedRecordsAreSkippedAndCounted) {
+  test::TempDir dir;
+  Capture c = Capture::Empty();
+  c.records.push_back(Record(Ethernet(0x0806, Bytes(28, '\0'))));           // ARP
+  c.records.push_back(Record(Ethernet(0x86dd, Bytes(60, '\0'))));           // IPv6
+  c.records.push_back(Record(Ethernet(0x0800, Ipv4(Bytes(20, '\0'), 6))));  // TCP
+  c.records.push_back(Record(Bytes(8, '\0')));                              // truncated Ethernet
+  Bytes bad_ip = Ethernet(0x0800, Ipv4(Udp(2368, Bytes(10, 'x'))));
+  bad_ip[14] = '\x46';  // IHL 24 bytes, beyond what the total length leaves
+  bad_ip[16] = 0;
+  bad_ip[17] = 22;
+  c.records.push_back(Record(bad_ip));
+  c.records.push_back(UdpRecord(9999, "hello"));
+  CaptureStats stats;
+  auto r = ReadPcapUdp(dir.Write("mixed.pcap", c.Join()), &stats);
+  ASSERT_TRUE(r.ok()) << r.message();
+  ASSERT_EQ(r->size(), 1u);
+  EXPECT_EQ((*r)[0].payload.size(), 5u);
+  EXPECT_EQ(stats.records, 6u);
+  EXPECT_EQ(stats.non_ipv4, 2u);
+  EXPECT_EQ(stats.non_udp, 1u);
+  EXPECT_EQ(stats.malformed, 2u);
+  ASSERT_FALSE(stats.warnings.empty());
+  EXPECT_TRUE(Has(stats.warnings[0], "mixed.pcap: byte ")) << stats.warnings[0];
+}
+
+TEST(PcapStream, TruncatedLastRecordCostsThatRecordOnly) {
+  test::TempDir dir;
+  Capture c = Capture::Empty();
+  c.records.push_back(UdpRecord(2368, Bytes(100, 'a')));
+  c.records.push_back(UdpRecord(2368, Bytes(100, 'b')));
+  Bytes b = c.Join();
+  const size_t last_at = b.size() - c.records[1].size();
+  b.resize(b.size() - 30);
+  CaptureStats stats;
+  auto r = ReadPcapUdp(dir.Write("cut.pcap", b), &stats);
+  ASSERT_TRUE(r.ok()) << r.message();
+  EXPECT_EQ(r->size(), 1u);
+  ASSERT_EQ(stats.warnings.size(), 1u);
+  EXPECT_TRUE(Has(stats.warnings[0],
+                  "cut.pcap: byte " + std::to_string(last_at) + ": truncated last record"))
+      << stats.warnings[0];
+  // A record length no pcap record can have is corruption, not a cut: an error.
+  Bytes huge = c.Join();
+  huge[24 + 8] = '\0';
+  huge[24 + 9] = '\0';
+  huge[24 + 10] = '\0';
+  huge[24 + 11] = '\x10';
+  auto h = ReadPcapUdp(dir.Write("huge.pcap", huge));
+  ASSERT_FALSE(h.ok());
+  EXPECT_TRUE(Has(h.message(), "huge.pcap: byte 24: record header claims")) << h.message();
+}
+
+// IPv4 fragments that never complete are dropped and counted, within a bounded set; a
+// datagram whose fragments all arrive is reassembled.
+TEST(PcapStream, StaleFragmentsAreBoundedAndCounted) {
+  test::TempDir dir;
+  Capture c = Capture::Empty();
+  for (uint16_t id = 0; id < 300; ++id) {  // first fragments only
+    c.records.push_back(Record(Ethernet(0x0800, Ipv4(Udp(2368, Bytes(16, 'f')), 17, id, 0x2000))));
+  }
+  const Bytes whole = Udp(4000, Bytes(40, 'w'));
+  c.records.push_back(Record(Ethernet(0x0800, Ipv4(whole.substr(0, 24), 17, 999, 0x2000))));
+  c.records.push_back(Record(Ethernet(0x0800, Ipv4(whole.substr(24), 17, 999, 3))));
+  CaptureStats stats;
+  auto r = ReadPcapUdp(dir.Write("frag.pcap", c.Join()), &stats);
+  ASSERT_TRUE(r.ok()) << r.message();
+  ASSERT_EQ(r->size(), 1u);
+  EXPECT_EQ(Bytes((*r)[0].payload.begin(), (*r)[0].payload.end()), Bytes(40, 'w'));
+  EXPECT_EQ(stats.stale_fragments, 300u);
+}
+
+// ---- Velodyne ----
+
+TEST(VelodyneField, PositionPacketsAndOtherTrafficAreSkippedAndReported) {
+  LT_REQUIRE_REAL_DATA();
+  // The HDL-32E capture holds 100 position packets on port 8308 among its data packets.
+  auto cal = LoadVelodyneCalibration(Real("ros-velodyne/32db.yaml"));
+  ASSERT_TRUE(cal.ok());
+  CaptureStats stats;
+  auto frames = ReadVelodynePcap(Real("rust-lidar-utils/hdl32_example.pcap"), *cal, &stats);
+  ASSERT_TRUE(frames.ok()) << frames.message();
+  EXPECT_EQ(stats.position_packets, 100u);
+  EXPECT_EQ(stats.lidar_packets, 876u);
+  const auto notes = stats.Notes();
+  ASSERT_EQ(notes.size(), 1u);
+  EXPECT_EQ(notes[0],
+            "skipped 100 non-lidar packet(s) (100 Velodyne position packet(s) on port 8308)");
+  // ARP and an Ouster IMU packet added: counted, the frames unchanged.
+  test::TempDir dir;
+  Capture c = Capture::Parse(ReadBytes(Real("rust-lidar-utils/hdl32_example.pcap")));
+  c.records.insert(c.records.begin() + 5, Record(Ethernet(0x0806, Bytes(28, '\0'))));
+  c.records.insert(c.records.begin() + 9, UdpRecord(7503, Bytes(48, '\0')));
+  CaptureStats more;
+  auto again = ReadVelodynePcap(dir.Write("more.pcap", c.Join()), *cal, &more);
+  ASSERT_TRUE(again.ok()) << again.message();
+  EXPECT_EQ(Points(*again), Points(*frames));
+  EXPECT_EQ(more.non_ipv4, 1u);
+  EXPECT_EQ(more.other_udp, 1u);
+}
+
+TEST(VelodyneField, OneBadPacketIsSkippedWithItsOffsetNotTheCapture) {
+  LT_REQUIRE_REAL_DATA();
+  auto cal = LoadVelodyneCalibration(Real("ros-velodyne/VLP16db.yaml"));
+  ASSERT_TRUE(cal.ok());
+  test::TempDir dir;
+  Capture c = Capture::Parse(ReadBytes(Real("rust-lidar-utils/velodyne_example_vlp16.pcap")));
+  ASSERT_EQ(c.records.size(), 84u);
+  c.records[10][kPayloadAt + 300] = '\x12';        // block 3's flag
+  c.records[20][kPayloadAt + 1205] = '\x63';       // an unknown product id
+  c.records[30].resize(c.records[30].size() - 6);  // a short packet (UDP length adjusted)
+  {
+    Bytes& r = c.records[30];
+    const uint32_t incl = static_cast<uint32_t>(r.size() - 16);
+    std::memcpy(r.data() + 8, &incl, 4);
+    std::memcpy(r.data() + 12, &incl, 4);
+    r[16 + 16] = static_cast<char>((incl - 14) >> 8);
+    r[16 + 17] = static_cast<char>(incl - 14);
+    r[16 + 14 + 20 + 4] = static_cast<char>((incl - 34) >> 8);
+    r[16 + 14 + 20 + 5] = static_cast<char>(incl - 34);
+  }
+  const auto path = dir.Write("odd.pcap", c.Join());
+  CaptureStats stats;
+  auto frames = ReadVelodynePcap(path, *cal, &stats);
+  ASSERT_TRUE(frames.ok()) << frames.message();
+  EXPECT_EQ(stats.bad_packets, 3u);
+  EXPECT_EQ(stats.lidar_packets, 81u);
+  ASSERT_EQ(stats.warnings.size(), 3u);
+  size_t offset = 24;
+  for (int k = 0; k < 10; ++k)
+    offset += c.records[k].size();
+  EXPECT_TRUE(Has(stats.warnings[0],
+                  "odd.pcap: byte " + std::to_string(offset + kPayloadAt + 300) + ": block flag"))
+      << stats.warnings[0];
+  EXPECT_TRUE(Has(stats.warnings[1], "product id 0x63")) << stats.warnings[1];
+  EXPECT_TRUE(Has(stats.warnings[2], "data packet of 1200 bytes")) << stats.warnings[2];
+  // Many bad packets are not a field capture's lot: an error.
+  for (int k = 0; k < 30; ++k)
+    c.records[k][kPayloadAt] = '\0';
+  auto worse = ReadVelodynePcap(dir.Write("worse.pcap", c.Join()), *cal);
+  ASSERT_FALSE(worse.ok());
+  EXPECT_TRUE(Has(worse.message(), "data packets cannot be decoded")) << worse.message();
+}
+
+TEST(VelodyneField, DuplicatedPacketsAreDroppedAndCounted) {
+  LT_REQUIRE_REAL_DATA();
+  auto cal = LoadVelodyneCalibration(Real("ros-velodyne/32db.yaml"));
+  ASSERT_TRUE(cal.ok());
+  auto frames = ReadVelodynePcap(Real("rust-lidar-utils/hdl32_example.pcap"), *cal);
+  ASSERT_TRUE(frames.ok()) << frames.message();
+  test::TempDir dir;
+  const Capture c = Capture::Parse(ReadBytes(Real("rust-lidar-utils/hdl32_example.pcap")));
+  Capture twice = c;
+  twice.records.clear();
+  for (const Bytes& r : c.records) {  // every record captured twice (a mirrored port)
+    twice.records.push_back(r);
+    twice.records.push_back(r);
+  }
+  CaptureStats stats;
+  auto doubled = ReadVelodynePcap(dir.Write("twice.pcap", twice.Join()), *cal, &stats);
+  ASSERT_TRUE(doubled.ok()) << doubled.message();
+  EXPECT_EQ(stats.duplicates, 876u);
+  ASSERT_EQ(doubled->size(), frames->size());
+  for (size_t k = 0; k < frames->size(); ++k)
+    EXPECT_EQ((*doubled)[k].size(), (*frames)[k].size()) << "frame " << k;
+  bool noted = false;
+  for (const std::string& n : stats.Notes())
+    noted |= Has(n, "dropped 876 duplicated lidar packet(s)");
+  EXPECT_TRUE(noted);
+}
+
+TEST(VelodyneField, CaptureAndCalibrationMustBelongTogether) {
+  LT_REQUIRE_REAL_DATA();
+  const auto vlp16 = Real("rust-lidar-utils/velodyne_example_vlp16.pcap");
+  // Laser count: VLP-16 packets with a 32-laser calibration.
+  auto hdl = LoadVelodyneCalibration(Real("ros-velodyne/32db.yaml"));
+  auto a = ReadVelodynePcap(vlp16, *hdl);
+  ASSERT_FALSE(a.ok());
+  EXPECT_TRUE(Has(a.message(), "VLP-16 but the calibration has 32 lasers")) << a.message();
+  EXPECT_TRUE(Has(a.message(), "product id 0x22")) << a.message();
+  // Model: VLP-16 packets with the Puck Hi-Res table (16 lasers too, +-10 deg).
+  auto hires = LoadVelodyneCalibration(Real("ros-velodyne/VLP16_hires_db.yaml"));
+  auto b = ReadVelodynePcap(vlp16, *hires);
+  ASSERT_FALSE(b.ok());
+  EXPECT_TRUE(Has(b.message(), "VLP16_hires_db.yaml is a Puck Hi-Res's calibration"))
+      << b.message();
+  // A model this reader does not decode: HDL-32E packets relabelled VLP-32C, with a VLP-32C
+  // table.
+  test::TempDir dir;
+  Capture c = Capture::Parse(ReadBytes(Real("rust-lidar-utils/hdl32_example.pcap")));
+  for (Bytes& r : c.records) {
+    if (r.size() == kPayloadAt + 1206) r[kPayloadAt + 1205] = '\x28';
+  }
+  auto vlp32 = LoadVelodyneCalibration(Real("ros-velodyne/VeloView-VLP-32C.yaml"));
+  auto d = ReadVelodynePcap(dir.Write("vlp32c.pcap", c.Join()), *vlp32);
+  ASSERT_FALSE(d.ok());
+  EXPECT_TRUE(Has(d.message(), "from a VLP-32C (product id 0x28)")) << d.message();
+  EXPECT_TRUE(Has(d.message(), "does not decode")) << d.message();
+}
+
+TEST(VelodyneField, WrongFamilyNamesWhatTheCaptureHolds) {
+  LT_REQUIRE_REAL_DATA();
+  auto cal = LoadVelodyneCalibration(Real("ros-velodyne/VLP16db.yaml"));
+  auto r = ReadVelodynePcap(Real("ouster-sdk/OS-1-32-G_v2.1.1_1024x10.pcap"), *cal);
+  ASSERT_FALSE(r.ok());
+  EXPECT_TRUE(Has(r.message(), "OS-1-32-G_v2.1.1_1024x10.pcap: no Velodyne data packet"))
+      << r.message();
+  EXPECT_TRUE(Has(r.message(), "64 to port 7502 of 6464 bytes")) << r.message();
+  EXPECT_TRUE(Has(r.message(), "looks like an Ouster capture")) << r.message();
+}
+
+// Streaming: the first frame reaches the sink before the capture is read to its end, and an
+// error from the sink stops the reading.
+TEST(VelodyneField, FramesStreamAsTheyComplete) {
+  LT_REQUIRE_REAL_DATA();
+  auto cal = LoadVelodyneCalibration(Real("ros-velodyne/32db.yaml"));
+  CaptureStats stats;
+  std::vector<uint64_t> read_at;
+  Status s = ForEachVelodyneFrame(
+      Real("rust-lidar-utils/hdl32_example.pcap"), *cal,
+      [&](Frame&& f) -> Status {
+        read_at.push_back(stats.bytes_read);
+        EXPECT_EQ(f.index, read_at.size() - 1);
+        return {};
+      },
+      &stats);
+  ASSERT_TRUE(s.ok()) << s.message();
+  ASSERT_EQ(read_at.size(), 7u);
+  EXPECT_LT(read_at[0], stats.bytes_total / 4);
+  int calls = 0;
+  Status stop = ForEachVelodyneFrame(Real("rust-lidar-utils/hdl32_example.pcap"), *cal,
+                                     [&](Frame&&) -> Status {
+                                       ++calls;
+                                       return Error{"disk full"};
+                                     });
+  ASSERT_FALSE(stop.ok());
+  EXPECT_EQ(stop.message(), "disk full");
+  EXPECT_EQ(calls, 1);
+}
+
+// ---- Ouster ----
+
+TEST(OusterField, ImuPacketsAreSkippedAndDuplicatesDropped) {
+  LT_REQUIRE_REAL_DATA();
+  const auto pcap = Real("ouster-sdk/OS-1-128_v2.3.0_1024x10_lb_n3.pcap");
+  auto meta = LoadOusterMetadata(Real("ouster-sdk/OS-1-128_v2.3.0_1024x10.json"));
+  ASSERT_TRUE(meta.ok());
+  CaptureStats stats;
+  auto frames = ReadOusterPcap(pcap, *meta, &stats);
+  ASSERT_TRUE(frames.ok()) << frames.message();
+  EXPECT_EQ(stats.imu_packets, 30u);
+  EXPECT_EQ(stats.lidar_packets, 192u);
+  // Each lidar packet captured twice, and one late packet of frame 0 after frame 1 began.
+  test::TempDir dir;
+  const Capture c = Capture::Parse(ReadBytes(pcap));
+  Capture twice = c;
+  twice.records.clear();
+  int lidar = 0;
+  Bytes first_lidar;
+  for (const Bytes& r : c.records) {
+    twice.records.push_back(r);
+    if (r.size() < 1000) continue;  // IMU packets: 48 bytes
+    twice.records.push_back(r);
+    if (first_lidar.empty()) first_lidar = r;
+    // 64 packets a frame: packet 70 is in frame 1, so a copy of frame 0's first comes late.
+    if (++lidar == 70) twice.records.push_back(first_lidar);
+  }
+  CaptureStats dup;
+  auto doubled = ReadOusterPcap(dir.Write("twice.pcap", twice.Join()), *meta, &dup);
+  ASSERT_TRUE(doubled.ok()) << doubled.message();
+  EXPECT_EQ(dup.duplicates, 192u);
+  EXPECT_EQ(dup.late_packets, 1u);
+  ASSERT_EQ(doubled->size(), frames->size());
+  for (size_t k = 0; k < frames->size(); ++k)
+    EXPECT_EQ((*doubled)[k].size(), (*frames)[k].size()) << "frame " << k;
+}
+
+TEST(OusterField, MetadataOfAnotherModeOrFamilyIsAnErrorSayingWhy) {
+  LT_REQUIRE_REAL_DATA();
+  const auto pcap = Real("ouster-sdk/OS-1-128_v2.3.0_1024x10_lb_n3.pcap");
+  // The same sensor's metadata edited to 512x10: the packets are the same size, but half the
+  // measurement ids lie beyond a 512-column frame.
+  std::string json = ReadBytes(Real("ouster-sdk/OS-1-128_v2.3.0_1024x10.json"));
+  const auto replace_all = [&](const std::string& from, const std::string& to) {
+    for (size_t at = json.find(from); at != std::string::npos; at = json.find(from, at + 1))
+      json.replace(at, from.size(), to);
+  };
+  replace_all("1024x10", "512x10");
+  replace_all("\"columns_per_frame\": 1024", "\"columns_per_frame\": 512");
+  replace_all("1023", "511");
+  test::TempDir dir;
+  auto meta512 = LoadOusterMetadata(dir.Write("512.json", json));
+  ASSERT_TRUE(meta512.ok()) << meta512.message();
+  ASSERT_EQ(meta512->columns_per_frame, 512u);
+  auto r = ReadOusterPcap(pcap, *meta512);
+  ASSERT_FALSE(r.ok());
+  EXPECT_TRUE(Has(r.message(), "cannot be decoded with")) << r.message();
+  EXPECT_TRUE(Has(r.message(), "another lidar mode or sensor")) << r.message();
+  // A Velodyne capture with Ouster metadata.
+  auto meta = LoadOusterMetadata(Real("ouster-sdk/OS-1-128_v2.3.0_1024x10.json"));
+  auto v = ReadOusterPcap(Real("rust-lidar-utils/hdl32_example.pcap"), *meta);
+  ASSERT_FALSE(v.ok());
+  EXPECT_TRUE(Has(v.message(), "hdl32_example.pcap: no lidar packet matches")) << v.message();
+  EXPECT_TRUE(Has(v.message(), "876 to port 2368 of 1206 bytes")) << v.message();
+  EXPECT_TRUE(Has(v.message(), "looks like a Velodyne capture")) << v.message();
+}
+
+}  // namespace
+}  // namespace lt
