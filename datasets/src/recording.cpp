@@ -1,5 +1,7 @@
 #include "lidartwin/datasets/recording.h"
 
+#include <algorithm>
+
 #include "lidartwin/datasets/hdf5_frames.h"
 #include "lidartwin/datasets/kitti_bin.h"
 #include "lidartwin/datasets/ouster.h"
@@ -8,11 +10,58 @@
 
 namespace lt {
 
-Expected<Recording> ReadRecording(const std::filesystem::path& file,
-                                  const std::filesystem::path& sidecar) {
-  if (!std::filesystem::exists(file)) return Error{file.string() + ": does not exist"};
+RecordingSource::RecordingSource(Recording header, Reader reader)
+    : header_(std::move(header)),
+      reader_(std::move(reader)),
+      stats_(std::make_shared<CaptureStats>()) {}
+
+Status RecordingSource::ForEachFrame(const FrameSink& sink) {
+  std::vector<std::string> notes;
+  Status s = reader_(
+      [&](Frame&& f) -> Status {
+        ++frames_done_;
+        return sink(std::move(f));
+      },
+      *stats_, notes);
+  for (std::string& n : stats_->Notes())
+    notes.push_back(std::move(n));
+  header_.notes.insert(header_.notes.end(), notes.begin(), notes.end());
+  return s;
+}
+
+double RecordingSource::Fraction() const {
+  if (stats_->bytes_total) return static_cast<double>(stats_->bytes_read) / stats_->bytes_total;
+  if (header_.frames_known) {
+    return std::min(1.0, static_cast<double>(frames_done_) / header_.frames_known);
+  }
+  return 0;
+}
+
+namespace {
+
+// A reader of a single-frame file.
+RecordingSource::Reader OneFrame(std::function<Expected<Frame>()> read) {
+  return [read = std::move(read)](const FrameSink& sink, CaptureStats&,
+                                  std::vector<std::string>&) -> Status {
+    auto f = read();
+    if (!f.ok()) return f.error();
+    return sink(std::move(f.value()));
+  };
+}
+
+}  // namespace
+
+Expected<RecordingSource> OpenRecording(const std::filesystem::path& file,
+                                        const std::filesystem::path& sidecar,
+                                        const RecordingOptions& options) {
+  std::error_code ec;
+  if (!std::filesystem::exists(file, ec)) return Error{file.string() + ": does not exist"};
   const std::string ext = file.extension().string();
   const std::string side_ext = sidecar.extension().string();
+  if (!options.format.empty() && ext != ".bin") {
+    return Error{"--format " + options.format + ": only .bin point files take a format (" +
+                 file.string() + " is known by its extension)"};
+  }
   Recording r;
   if (ext == ".pcap") {
     if (sidecar.empty()) {
@@ -23,58 +72,100 @@ Expected<Recording> ReadRecording(const std::filesystem::path& file,
     if (side_ext == ".json") {
       auto m = LoadOusterMetadata(sidecar);
       if (!m.ok()) return m.error();
-      auto f = ReadOusterPcap(file, m.value());
-      if (!f.ok()) return f.error();
       r.reader = "ouster-pcap";
       r.wavelength_nm = 865;
       r.sensor = m->product.empty() ? "ouster" : m->product;
-      r.frames = std::move(f.value());
-    } else if (side_ext == ".yaml" || side_ext == ".yml") {
+      return RecordingSource(
+          std::move(r), [file, m = std::move(m.value())](const FrameSink& sink, CaptureStats& stats,
+                                                         std::vector<std::string>&) {
+            return ForEachOusterFrame(file, m, sink, &stats);
+          });
+    }
+    if (side_ext == ".yaml" || side_ext == ".yml") {
       auto c = LoadVelodyneCalibration(sidecar);
       if (!c.ok()) return c.error();
-      auto f = ReadVelodynePcap(file, c.value());
-      if (!f.ok()) return f.error();
       r.reader = "velodyne-pcap";
       r.wavelength_nm = 903;
       r.sensor = sidecar.stem().string();
-      r.frames = std::move(f.value());
-    } else {
-      return Error{sidecar.string() + ": expected an Ouster .json or a Velodyne .yaml"};
+      return RecordingSource(
+          std::move(r), [file, c = std::move(c.value())](const FrameSink& sink, CaptureStats& stats,
+                                                         std::vector<std::string>&) {
+            return ForEachVelodyneFrame(file, c, sink, &stats);
+          });
     }
-    return r;
+    return Error{sidecar.string() + ": expected an Ouster .json or a Velodyne .yaml"};
   }
   if (!sidecar.empty()) {
     return Error{sidecar.string() + ": only pcap recordings take metadata or calibration"};
   }
+  r.frames_known = 1;
   if (ext == ".bin") {
-    auto f = ReadKittiBin(file);
-    if (!f.ok()) return f.error();
+    std::string note;
+    auto layout = ChooseBinLayout(file, options.format, &note);
+    if (!layout.ok()) return layout.error();
+    if (!note.empty()) r.notes.push_back("note: " + note);
+    if (*layout == BinLayout::kNuscenes) {
+      r.reader = "nuscenes-bin";
+      r.wavelength_nm = 903;
+      r.sensor = "HDL-32E (nuScenes LIDAR_TOP)";
+      return RecordingSource(std::move(r), OneFrame([file] { return ReadNuscenesBin(file); }));
+    }
     r.reader = "kitti-bin";
     r.wavelength_nm = 905;
     r.sensor = "HDL-64E (KITTI)";
-    r.frames.push_back(std::move(f.value()));
-    return r;
+    return RecordingSource(std::move(r), OneFrame([file] { return ReadKittiBin(file); }));
   }
   if (ext == ".h5" || ext == ".hdf5") {
     auto summary = ReadHdf5Summary(file);
     if (!summary.ok()) return summary.error();
-    auto f = ReadHdf5Frames(file);
-    if (!f.ok()) return f.error();
     r.reader = "hdf5";
     r.wavelength_nm = summary->info.wavelength_nm;
     r.sensor = summary->info.sensor_name;
-    r.frames = std::move(f.value());
-    return r;
+    r.source = summary->info;
+    r.has_source = true;
+    r.frames_known = static_cast<uint32_t>(summary->frames.size());
+    // The HDF5 reader reads whole files; the frames are then handed on one at a time.
+    return RecordingSource(
+        std::move(r),
+        [file](const FrameSink& sink, CaptureStats&, std::vector<std::string>&) -> Status {
+          auto frames = ReadHdf5Frames(file);
+          if (!frames.ok()) return frames.error();
+          for (Frame& f : frames.value()) {
+            if (Status s = sink(std::move(f)); !s.ok()) return s;
+          }
+          return {};
+        });
   }
   if (ext == ".pcd" || ext == ".ply") {
-    auto f = ext == ".pcd" ? ReadPcd(file) : ReadPly(file);
-    if (!f.ok()) return f.error();
     r.reader = ext.substr(1);
-    r.frames.push_back(std::move(f.value()));
-    return r;
+    const bool pcd = ext == ".pcd";
+    return RecordingSource(std::move(r),
+                           OneFrame([file, pcd] { return pcd ? ReadPcd(file) : ReadPly(file); }));
   }
   return Error{file.string() + ": unknown recording type '" + ext +
                "' (expected .pcap, .bin, .h5, .pcd, .ply)"};
+}
+
+Expected<Recording> ForEachRecordingFrame(const std::filesystem::path& file,
+                                          const std::filesystem::path& sidecar,
+                                          const RecordingOptions& options, const FrameSink& sink) {
+  auto source = OpenRecording(file, sidecar, options);
+  if (!source.ok()) return source.error();
+  if (Status s = source->ForEachFrame(sink); !s.ok()) return s.error();
+  return source->header();
+}
+
+Expected<Recording> ReadRecording(const std::filesystem::path& file,
+                                  const std::filesystem::path& sidecar,
+                                  const RecordingOptions& options) {
+  std::vector<Frame> frames;
+  auto r = ForEachRecordingFrame(file, sidecar, options, [&](Frame&& f) -> Status {
+    frames.push_back(std::move(f));
+    return {};
+  });
+  if (!r.ok()) return r.error();
+  r->frames = std::move(frames);
+  return r;
 }
 
 }  // namespace lt

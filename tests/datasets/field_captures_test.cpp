@@ -1,15 +1,18 @@
 // Issue 11, reading recordings as they come from the field: streaming (finding 8), captures
 // of the wrong sensor family (finding 10), duplicated packets (finding 11), non-lidar traffic,
-// odd packets, truncated captures and capture/calibration pairing. Captures are the real ones
-// of ../shared/real-data, edited record by record, or built here from scratch.
+// odd packets, truncated captures, capture/calibration pairing, and headerless .bin layouts
+// (KITTI, nuScenes). Captures are the real ones of ../shared/real-data, edited record by
+// record, or built here from scratch.
 #include <gtest/gtest.h>
 
 #include <cstring>
 #include <fstream>
 #include <iterator>
 
+#include "lidartwin/datasets/kitti_bin.h"
 #include "lidartwin/datasets/ouster.h"
 #include "lidartwin/datasets/pcap.h"
+#include "lidartwin/datasets/recording.h"
 #include "lidartwin/datasets/velodyne.h"
 #include "test_support.h"
 
@@ -446,6 +449,87 @@ TEST(OusterField, MetadataOfAnotherModeOrFamilyIsAnErrorSayingWhy) {
   EXPECT_TRUE(Has(v.message(), "hdl32_example.pcap: no lidar packet matches")) << v.message();
   EXPECT_TRUE(Has(v.message(), "876 to port 2368 of 1206 bytes")) << v.message();
   EXPECT_TRUE(Has(v.message(), "looks like a Velodyne capture")) << v.message();
+}
+
+// ---- headerless .bin: KITTI and nuScenes ----
+
+Bytes Floats(const std::vector<float>& v) {
+  Bytes b(v.size() * 4, '\0');
+  std::memcpy(b.data(), v.data(), b.size());
+  return b;
+}
+
+TEST(PointBin, NuscenesPointsAreRead) {
+  test::TempDir dir;
+  const auto p = dir.Write("n015.pcd.bin", Floats({1, 2, 2, 37, 5, -3, 0, 4, 255, 31}));
+  auto f = ReadNuscenesBin(p);
+  ASSERT_TRUE(f.ok()) << f.message();
+  ASSERT_EQ(f->size(), 2u);
+  EXPECT_FLOAT_EQ(f->range_m[0], 3);
+  EXPECT_FLOAT_EQ(f->intensity[0], 37);
+  EXPECT_EQ(f->channel[0], 5);
+  EXPECT_EQ(f->channel[1], 31);
+  EXPECT_FLOAT_EQ(f->range_m[1], 5);
+  auto ring = ReadNuscenesBin(dir.Write("r.pcd.bin", Floats({1, 2, 2, 37, 5.5f})));
+  ASSERT_FALSE(ring.ok());
+  EXPECT_TRUE(Has(ring.message(), "r.pcd.bin: byte 0: point 0 has ring index 5.5"))
+      << ring.message();
+  auto cut = ReadNuscenesBin(dir.Write("c.pcd.bin", Floats({1, 2, 2, 37, 5, 1})));
+  ASSERT_FALSE(cut.ok());
+  EXPECT_TRUE(Has(cut.message(), "byte 20: truncated point")) << cut.message();
+}
+
+TEST(PointBin, LayoutIsNeverGuessedSilently) {
+  test::TempDir dir;
+  std::filesystem::create_directories(dir / "velodyne");
+  const Bytes b80 = Floats(std::vector<float>(20, 1.0f));  // 80 bytes: both layouts fit
+  // By name.
+  EXPECT_EQ(*ChooseBinLayout(dir.Write("a.pcd.bin", b80), ""), BinLayout::kNuscenes);
+  EXPECT_EQ(*ChooseBinLayout(dir.Write("velodyne/000000.bin", b80), ""), BinLayout::kKitti);
+  // By --format.
+  const auto amb = dir.Write("scan.bin", b80);
+  EXPECT_EQ(*ChooseBinLayout(amb, "nuscenes"), BinLayout::kNuscenes);
+  EXPECT_EQ(*ChooseBinLayout(amb, "kitti"), BinLayout::kKitti);
+  // Ambiguous: an error that says why and what to give.
+  auto both = ChooseBinLayout(amb, "");
+  ASSERT_FALSE(both.ok());
+  EXPECT_TRUE(Has(both.message(), "scan.bin: 80 bytes fit both")) << both.message();
+  EXPECT_TRUE(Has(both.message(), "--format")) << both.message();
+  // Neither: the size is named.
+  auto neither = ChooseBinLayout(dir.Write("odd.bin", Bytes(50, '\0')), "");
+  ASSERT_FALSE(neither.ok());
+  EXPECT_TRUE(Has(neither.message(), "odd.bin: 50 bytes is a multiple of neither"))
+      << neither.message();
+  // One layout fits: read so, and a note says so.
+  std::string note;
+  EXPECT_EQ(*ChooseBinLayout(dir.Write("k.bin", Bytes(48, '\0')), "", &note), BinLayout::kKitti);
+  EXPECT_TRUE(Has(note, "read as KITTI")) << note;
+  EXPECT_EQ(*ChooseBinLayout(dir.Write("n.bin", Bytes(60, '\0')), "", &note), BinLayout::kNuscenes);
+  EXPECT_TRUE(Has(note, "read as nuScenes")) << note;
+  auto unknown = ChooseBinLayout(amb, "pcd");
+  ASSERT_FALSE(unknown.ok());
+  EXPECT_TRUE(Has(unknown.message(), "--format pcd")) << unknown.message();
+}
+
+TEST(PointBin, RecordingReadsNuscenesAndRefusesFormatElsewhere) {
+  test::TempDir dir;
+  const auto p = dir.Write("x.bin", Floats({1, 2, 2, 37, 5, -3, 0, 4, 255, 31,
+                                            1, 1, 1, 1,  1, 2,  2, 2, 2,   2}));  // 80 bytes
+  auto amb = ReadRecording(p, "");
+  ASSERT_FALSE(amb.ok());
+  EXPECT_TRUE(Has(amb.message(), "--format")) << amb.message();
+  auto n = ReadRecording(p, "", RecordingOptions{"nuscenes"});
+  ASSERT_TRUE(n.ok()) << n.message();
+  EXPECT_EQ(n->reader, "nuscenes-bin");
+  ASSERT_EQ(n->frames.size(), 1u);
+  EXPECT_EQ(n->frames[0].size(), 4u);
+  auto k = ReadRecording(p, "", RecordingOptions{"kitti"});
+  ASSERT_TRUE(k.ok()) << k.message();
+  EXPECT_EQ(k->reader, "kitti-bin");
+  EXPECT_EQ(k->frames[0].size(), 5u);
+  auto wrong = ReadRecording(dir.Write("a.pcd", "x"), "", RecordingOptions{"kitti"});
+  ASSERT_FALSE(wrong.ok());
+  EXPECT_TRUE(Has(wrong.message(), "only .bin point files take a format")) << wrong.message();
 }
 
 }  // namespace
