@@ -1,16 +1,19 @@
-// lidartwin convert: a real recording (Ouster or Velodyne pcap, KITTI .bin, HDF5) to our
-// HDF5 frames or to PLY/PCD, one frame per file.
+// lidartwin convert: a real recording (Ouster or Velodyne pcap, KITTI or nuScenes .bin, PCD,
+// PLY, HDF5) to our HDF5 frames or to PLY/PCD, one frame per file; streamed (ConvertRecording).
 #include <fmt/core.h>
+
+#include <chrono>
 
 #include "args.h"
 #include "commands.h"
+#include "lidartwin/datasets/convert_recording.h"
 #include "lidartwin/datasets/frame_output.h"
-#include "lidartwin/datasets/recording.h"
+#include "progress.h"
 
 namespace lt::cli {
 
 int ConvertCommand(const std::vector<std::string>& argv) {
-  const ArgSpec spec{{"--metadata", "--calibration", "--out"}, {"--help"}, 1};
+  const ArgSpec spec{{"--metadata", "--calibration", "--out", "--format"}, {"--help"}, 1};
   auto args = Args::Parse(argv, spec);
   if (!args.ok()) {
     fmt::print(stderr, "lidartwin convert: {}\n", args.message());
@@ -19,46 +22,46 @@ int ConvertCommand(const std::vector<std::string>& argv) {
   if (args->Has("--help") || args->positionals().empty() || !args->Has("--out")) {
     fmt::print(
         "usage: lidartwin convert RECORDING [--metadata OUSTER.json | --calibration VELO.yaml]\n"
-        "         --out out.{{h5,ply,pcd}}\n"
-        "  RECORDING: Ouster or Velodyne .pcap (with its metadata or calibration), KITTI .bin,\n"
-        "  or lidartwin .h5\n");
+        "         [--format kitti|nuscenes] --out out.{{h5,ply,pcd}}\n"
+        "  RECORDING: Ouster or Velodyne .pcap (with its metadata or calibration), KITTI or\n"
+        "  nuScenes .bin, .pcd, .ply, or lidartwin .h5. --format names the layout of a .bin\n"
+        "  (needed where neither its name nor its size tells; datasets/README.md).\n");
     return args->Has("--help") ? 0 : 2;
   }
   if (args->Has("--metadata") && args->Has("--calibration")) {
     fmt::print(stderr, "lidartwin convert: give --metadata or --calibration, not both\n");
     return 2;
   }
-  const std::string sidecar = args->Get("--metadata", args->Get("--calibration"));
-  auto rec = ReadRecording(args->positionals()[0], sidecar);
-  if (!rec.ok()) {
-    fmt::print(stderr, "lidartwin convert: error: {}\n", rec.message());
+  const std::string format = args->Get("--format");
+  if (!format.empty() && format != "kitti" && format != "nuscenes") {
+    fmt::print(stderr, "lidartwin convert: --format {}: expected kitti or nuscenes\n", format);
+    return 2;
+  }
+  const auto start = std::chrono::steady_clock::now();
+  ConvertOptions options;
+  options.recording = args->positionals()[0];
+  options.sidecar = args->Get("--metadata", args->Get("--calibration"));
+  options.out = args->Get("--out");
+  options.read.format = format;
+  options.software_version = LT_VERSION;
+  Progress progress("convert", 100);
+  options.on_frame = [&progress](uint32_t frames, uint64_t points, double fraction) {
+    progress.Status(fraction, fmt::format("{} frame(s), {} points", frames, points));
+  };
+  auto result = ConvertRecording(options);
+  progress.Finish();
+  if (!result.ok()) {
+    fmt::print(stderr, "lidartwin convert: error: {}\n", result.message());
     return 1;
   }
-  DatasetInfo info;
-  info.software_version = LT_VERSION;
-  info.sensor_name = rec->sensor;
-  info.backend = rec->reader;
-  info.wavelength_nm = rec->wavelength_nm;
-  const auto frames = static_cast<uint32_t>(rec->frames.size());
-  auto out = FrameOutput::Open(args->Get("--out"), info);
-  if (!out.ok()) {
-    fmt::print(stderr, "lidartwin convert: error: {}\n", out.message());
-    return 1;
-  }
-  uint64_t points = 0;
-  for (uint32_t k = 0; k < frames; ++k) {
-    if (Status s = out->Write(rec->frames[k]); !s.ok()) {
-      fmt::print(stderr, "lidartwin convert: error: {}\n", s.message());
-      return 1;
-    }
-    points += rec->frames[k].size();
-  }
-  if (Status s = out->Close(); !s.ok()) {
-    fmt::print(stderr, "lidartwin convert: error: {}\n", s.message());
-    return 1;
-  }
-  fmt::print("read {} ({}, {}): {} frame(s), {} points -> {}\n", args->positionals()[0],
-             rec->reader, rec->sensor, frames, points, args->Get("--out"));
+  for (const std::string& note : result->source.notes)
+    fmt::print(stderr, "lidartwin convert: {}\n", note);
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  const std::string written = WrittenFilesText(result->written);
+  fmt::print("read {} ({}, {}): {} frame(s), {} points -> {} in {:.2f} s\n",
+             options.recording.string(), result->source.reader, result->source.sensor,
+             result->frames, result->points, written, seconds);
   return 0;
 }
 

@@ -37,6 +37,18 @@ void Progress::Step(uint64_t done, const std::string& note) {
   std::fflush(stderr);
 }
 
+void Progress::Status(double fraction, const std::string& text) {
+  if (!enabled_) return;
+  const int width = 30;
+  const double f = fraction < 0 ? 0 : (fraction > 1 ? 1 : fraction);
+  const int filled = static_cast<int>(width * f);
+  // Trailing spaces clear a longer previous line.
+  std::fprintf(stderr, "\r%s [%.*s%*s] %3d%%  %s   ", what_.c_str(), filled,
+               "##############################", width - filled, "", static_cast<int>(100 * f),
+               text.c_str());
+  std::fflush(stderr);
+}
+
 void Progress::Finish() {
   if (enabled_) std::fprintf(stderr, "\n");
 }

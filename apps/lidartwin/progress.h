@@ -14,6 +14,8 @@ class Progress {
   void Update(uint64_t done, uint64_t rays_done);
   // The bar with a note instead of a ray rate ("compare [####  ] 3/10  frame pairs").
   void Step(uint64_t done, const std::string& note);
+  // A job measured by the fraction of its input read (0..1), with a free text after the bar.
+  void Status(double fraction, const std::string& text);
   void Finish();
 
  private:

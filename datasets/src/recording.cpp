@@ -1,6 +1,7 @@
 #include "lidartwin/datasets/recording.h"
 
 #include <algorithm>
+#include <memory>
 
 #include "lidartwin/datasets/hdf5_frames.h"
 #include "lidartwin/datasets/kitti_bin.h"
@@ -116,22 +117,26 @@ Expected<RecordingSource> OpenRecording(const std::filesystem::path& file,
     return RecordingSource(std::move(r), OneFrame([file] { return ReadKittiBin(file); }));
   }
   if (ext == ".h5" || ext == ".hdf5") {
-    auto summary = ReadHdf5Summary(file);
-    if (!summary.ok()) return summary.error();
+    auto opened = Hdf5FrameReader::Open(file);
+    if (!opened.ok()) return opened.error();
+    auto reader = std::make_shared<Hdf5FrameReader>(std::move(opened.value()));
+    const Hdf5Summary& summary = reader->summary();
     r.reader = "hdf5";
-    r.wavelength_nm = summary->info.wavelength_nm;
-    r.sensor = summary->info.sensor_name;
-    r.source = summary->info;
+    r.wavelength_nm = summary.info.wavelength_nm;
+    r.sensor = summary.info.sensor_name;
+    r.source = summary.info;
     r.has_source = true;
-    r.frames_known = static_cast<uint32_t>(summary->frames.size());
-    // The HDF5 reader reads whole files; the frames are then handed on one at a time.
+    r.frames_known = static_cast<uint32_t>(summary.frames.size());
+    for (const auto& w : summary.warnings)
+      r.notes.push_back("warning: " + w);
+    // One frame in memory at a time.
     return RecordingSource(
         std::move(r),
-        [file](const FrameSink& sink, CaptureStats&, std::vector<std::string>&) -> Status {
-          auto frames = ReadHdf5Frames(file);
-          if (!frames.ok()) return frames.error();
-          for (Frame& f : frames.value()) {
-            if (Status s = sink(std::move(f)); !s.ok()) return s;
+        [reader](const FrameSink& sink, CaptureStats&, std::vector<std::string>&) -> Status {
+          for (size_t k = 0; k < reader->summary().frames.size(); ++k) {
+            auto frame = reader->ReadFrame(k);
+            if (!frame.ok()) return frame.error();
+            if (Status s = sink(std::move(frame.value())); !s.ok()) return s;
           }
           return {};
         });
