@@ -79,6 +79,8 @@ void AddPoint(const OusterMetadata& m, Frame& f, uint32_t row, uint32_t column, 
   f.Append(p);
 }
 
+constexpr size_t kMaxUdpPayload = 65535 - 8;
+
 const char* ProfileName(OusterProfile p) {
   switch (p) {
     case OusterProfile::kLegacy:
@@ -129,12 +131,19 @@ Status ForEachOusterFrame(const std::filesystem::path& pcap, const OusterMetadat
       "-byte packets (" + std::to_string(m.columns_per_packet) + " columns x " +
       std::to_string(m.pixels_per_column) + " pixels, profile " + ProfileName(m.profile) + ", " +
       std::to_string(m.columns_per_frame) + " columns per frame)";
+  // Nothing is sized from the metadata before it is known to describe a UDP datagram.
+  if (packet_bytes > kMaxUdpPayload) {
+    return Error{metadata_name + ": its data format needs " + std::to_string(packet_bytes) +
+                 "-byte lidar packets (" + expected + "), more than a UDP datagram holds (" +
+                 std::to_string(kMaxUdpPayload) + ")"};
+  }
   Frame f;
   bool open = false;  // a frame is being filled
   uint32_t emitted = 0;
   int64_t current_id = -1;
   std::array<int64_t, 4> completed_ids{-1, -1, -1, -1};  // the latest completed frames
-  std::vector<uint8_t> seen(m.columns_per_frame, 0);     // measurement ids of this frame
+  // Measurement ids seen in this frame (ids are 16-bit, whatever the metadata claims).
+  std::vector<uint8_t> seen(std::min<uint32_t>(m.columns_per_frame, 65536), 0);
   std::vector<uint16_t> measurements(m.columns_per_packet);
   std::vector<uint8_t> valid(m.columns_per_packet);
   const auto emit = [&]() -> Status {

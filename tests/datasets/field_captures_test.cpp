@@ -442,6 +442,17 @@ TEST(OusterField, MetadataOfAnotherModeOrFamilyIsAnErrorSayingWhy) {
   ASSERT_FALSE(r.ok());
   EXPECT_TRUE(Has(r.message(), "cannot be decoded with")) << r.message();
   EXPECT_TRUE(Has(r.message(), "another lidar mode or sensor")) << r.message();
+  // Metadata declaring packets no UDP datagram can carry: an error before anything is sized
+  // from it (a 10^8-column packet was a multi-gigabyte allocation).
+  std::string big = ReadBytes(Real("ouster-sdk/OS-1-128_v2.3.0_1024x10.json"));
+  const std::string key = "\"columns_per_packet\": 16";
+  ASSERT_NE(big.find(key), std::string::npos);
+  big.replace(big.find(key), key.size(), "\"columns_per_packet\": 100000000");
+  auto meta_big = LoadOusterMetadata(dir.Write("big.json", big));
+  ASSERT_TRUE(meta_big.ok()) << meta_big.message();
+  auto b = ReadOusterPcap(pcap, *meta_big);
+  ASSERT_FALSE(b.ok());
+  EXPECT_TRUE(Has(b.message(), "more than a UDP datagram holds")) << b.message();
   // A Velodyne capture with Ouster metadata.
   auto meta = LoadOusterMetadata(Real("ouster-sdk/OS-1-128_v2.3.0_1024x10.json"));
   auto v = ReadOusterPcap(Real("rust-lidar-utils/hdl32_example.pcap"), *meta);
