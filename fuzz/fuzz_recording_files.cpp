@@ -1,7 +1,7 @@
 // libFuzzer target: the file readers (classic pcap, Ouster metadata JSON, Velodyne calibration
-// YAML, KITTI .bin, metrics.json) on arbitrary bytes written to a temporary file. The first
-// byte picks the reader; with LT_FUZZ_REAL_DATA set to ../shared/real-data the pcap bytes are
-// also decoded as Ouster and Velodyne packets with real metadata.
+// YAML, KITTI and nuScenes .bin, metrics.json) on arbitrary bytes written to a temporary file.
+// The first byte picks the reader; with LT_FUZZ_REAL_DATA set to ../shared/real-data the pcap
+// bytes are also decoded as Ouster and Velodyne packets with real metadata.
 #include <unistd.h>
 
 #include <cstdint>
@@ -63,6 +63,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     case 3: {
       const auto p = Write(data, size, ".bin");
       (void)lt::ReadKittiBin(p).ok();
+      (void)lt::ReadNuscenesBin(p).ok();
+      (void)lt::ChooseBinLayout(p, "").ok();
       std::filesystem::remove(p);
       break;
     }
