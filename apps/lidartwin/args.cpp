@@ -9,23 +9,42 @@ namespace lt::cli {
 
 Expected<Args> Args::Parse(const std::vector<std::string>& argv, const ArgSpec& spec) {
   Args a;
+  bool options_ended = false;  // after "--" everything is a positional argument
   for (size_t i = 0; i < argv.size(); ++i) {
-    const std::string& s = argv[i];
-    if (s.rfind("--", 0) == 0) {
-      if (spec.valued.count(s)) {
-        if (i + 1 >= argv.size()) return Error{"option " + s + " needs a value"};
-        if (a.values_.count(s)) return Error{"option " + s + " given twice"};
-        a.values_[s] = argv[++i];
-      } else if (spec.switches.count(s)) {
-        a.switches_.insert(s);
-      } else {
-        return Error{"unknown option " + s};
-      }
-    } else {
+    const std::string& arg = argv[i];
+    if (!options_ended && arg == "--") {
+      options_ended = true;
+      continue;
+    }
+    const bool is_option = !options_ended && arg.size() > 1 && arg[0] == '-';
+    if (!is_option) {
       if (a.positionals_.size() >= spec.max_positionals) {
-        return Error{"unexpected argument '" + s + "'"};
+        return Error{"unexpected argument '" + arg + "'"};
       }
-      a.positionals_.push_back(s);
+      a.positionals_.push_back(arg);
+      continue;
+    }
+    if (arg == "-h") {  // the usual short form of --help, for every command
+      a.switches_.insert("--help");
+      continue;
+    }
+    // --name=value is --name value.
+    const size_t eq = arg.find('=');
+    const std::string name = arg.substr(0, eq);
+    if (spec.valued.count(name)) {
+      if (a.values_.count(name)) return Error{"option " + name + " given twice"};
+      if (eq != std::string::npos) {
+        a.values_[name] = arg.substr(eq + 1);
+      } else if (i + 1 >= argv.size()) {
+        return Error{"option " + name + " needs a value"};
+      } else {
+        a.values_[name] = argv[++i];
+      }
+    } else if (spec.switches.count(name)) {
+      if (eq != std::string::npos) return Error{"option " + name + " takes no value"};
+      a.switches_.insert(name);
+    } else {
+      return Error{"unknown option " + name + " (see --help)"};
     }
   }
   return a;

@@ -19,6 +19,7 @@ namespace {
 constexpr const char* kUsage =
     "usage: lidartwin compare --real REC --sim REC --out metrics.json\n"
     "         [--real-metadata M.json | --real-calibration C.yaml]  sidecar of a real pcap\n"
+    "         [--real-format kitti|nuscenes]  layout of a headerless .bin (where ambiguous)\n"
     "         [--real-frames I,J,..] [--sim-frames I,J,..]  frames to pair, in order\n"
     "         [--rois targets.yaml] [--scene scene.yaml [--roi-margin-m 0.05]]\n"
     "         [--associate auto|beam|angular|nearest3d] [--max-angle-deg 0.7]\n"
@@ -56,9 +57,9 @@ std::string FlagOfKey(const std::string& key) {
 
 int CompareCommand(const std::vector<std::string>& argv) {
   const ArgSpec spec{
-      {"--real", "--sim", "--out", "--real-metadata", "--real-calibration", "--real-frames",
-       "--sim-frames", "--rois", "--scene", "--roi-margin-m", "--associate", "--max-angle-deg",
-       "--max-distance-m", "--distance-bins", "--min-range-m", "--label"},
+      {"--real", "--sim", "--out", "--real-metadata", "--real-calibration", "--real-format",
+       "--real-frames", "--sim-frames", "--rois", "--scene", "--roi-margin-m", "--associate",
+       "--max-angle-deg", "--max-distance-m", "--distance-bins", "--min-range-m", "--label"},
       {"--help"},
       0};
   auto args = Args::Parse(argv, spec);
@@ -121,11 +122,17 @@ int CompareCommand(const std::vector<std::string>& argv) {
   }
 
   const std::string real_file = args->Get("--real"), sim_file = args->Get("--sim");
-  auto real =
-      ReadRecording(real_file, args->Get("--real-metadata", args->Get("--real-calibration")));
+  RecordingOptions real_options;
+  real_options.format = args->Get("--real-format");
+  auto real = ReadRecording(
+      real_file, args->Get("--real-metadata", args->Get("--real-calibration")), real_options);
   if (!real.ok()) return fail("error: " + real.message(), 1);
   auto sim = ReadRecording(sim_file, "");
   if (!sim.ok()) return fail("error: " + sim.message(), 1);
+  for (const Recording* r : {&real.value(), &sim.value()}) {
+    for (const std::string& note : r->notes)  // skipped or dropped packets, warnings
+      fmt::print(stderr, "lidartwin compare: {}\n", note);
+  }
   auto real_frames = SelectFrames(std::move(real->frames), *args, "--real-frames", real_file);
   auto sim_frames = SelectFrames(std::move(sim->frames), *args, "--sim-frames", sim_file);
   if (!real_frames.ok()) return fail(real_frames.message(), 2);

@@ -15,9 +15,14 @@ namespace lt::cli {
 
 Expected<PosedRecording> LoadPosedRecording(const std::string& recording,
                                             const std::string& sidecar,
-                                            const std::string& poses_file) {
-  auto rec = ReadRecording(recording, sidecar);
+                                            const std::string& poses_file,
+                                            const std::string& format) {
+  RecordingOptions options;
+  options.format = format;
+  auto rec = ReadRecording(recording, sidecar, options);
   if (!rec.ok()) return rec.error();
+  for (const std::string& note : rec->notes)  // skipped or dropped packets, warnings
+    std::fprintf(stderr, "%s: %s\n", recording.c_str(), note.c_str());
   const size_t n = rec->frames.size();
   PosedRecording out;
   out.start_poses.assign(n, physics::Pose<double>{{1, 0, 0, 0}, {0, 0, 0}});
@@ -79,16 +84,18 @@ constexpr uint64_t kMaxColumns = 1 << 20;
 int ReconstructCommand(const std::vector<std::string>& argv) {
   constexpr const char* kUsage =
       "usage: lidartwin reconstruct REC [--metadata M.json | --calibration C.yaml]\n"
-      "         [--poses KITTI.txt] [--frames I,J,..] [--method poisson|ball-pivoting]\n"
+      "         [--format kitti|nuscenes] [--poses KITTI.txt] [--frames I,J,..]\n"
+      "         [--method poisson|ball-pivoting]\n"
       "         [--depth 10] [--voxel-m 0.05] [--max-range-m 80] [--columns W] --out DIR\n"
       "  --columns: columns per frame, so each point gets the pose of its firing time\n"
       "  ranges: --depth 4..14, --voxel-m [0.001, 100] m and below the cloud's extent (at\n"
       "  most 1048576 voxels along it), --max-range-m (1, 10000] m, --columns 0..1048576\n"
       "  writes DIR/scene.yaml (simulate --scene), DIR/materials.yaml and the meshes.\n";
-  auto args = Args::Parse(argv, {{"--metadata", "--calibration", "--poses", "--frames", "--method",
-                                  "--depth", "--voxel-m", "--max-range-m", "--columns", "--out"},
-                                 {"--help"},
-                                 1});
+  auto args = Args::Parse(
+      argv, {{"--metadata", "--calibration", "--format", "--poses", "--frames", "--method",
+              "--depth", "--voxel-m", "--max-range-m", "--columns", "--out"},
+             {"--help"},
+             1});
   if (!args.ok()) {
     fmt::print(stderr, "lidartwin reconstruct: {}\n{}", args.message(), kUsage);
     return 2;
@@ -128,9 +135,9 @@ int ReconstructCommand(const std::vector<std::string>& argv) {
                     kMaxColumns, *columns));
 
   const auto start = std::chrono::steady_clock::now();
-  auto rec =
-      LoadPosedRecording(args->positionals()[0],
-                         args->Get("--metadata", args->Get("--calibration")), args->Get("--poses"));
+  auto rec = LoadPosedRecording(args->positionals()[0],
+                                args->Get("--metadata", args->Get("--calibration")),
+                                args->Get("--poses"), args->Get("--format"));
   if (!rec.ok()) {
     fmt::print(stderr, "lidartwin reconstruct: error: {}\n", rec.message());
     return 1;

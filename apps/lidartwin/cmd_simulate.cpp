@@ -74,12 +74,13 @@ int SimulateCommand(const std::vector<std::string>& argv) {
     fmt::print(stderr, "lidartwin simulate: error: {}\n", result.message());
     return 1;
   }
-  const double total = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  fmt::print("wrote {}: {} frame(s), {} points, {} rays; {:.3f} s in all ({:.3f} s tracing, "
-             "{:.2f} Mrays/s)\n",
-             WrittenFilesText(result->written), result->frames_written, result->points,
-             result->rays, total, result->seconds,
-             result->seconds > 0 ? result->rays / result->seconds / 1e6 : 0.0);
+  const double total =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  fmt::print(
+      "wrote {}: {} frame(s), {} points, {} rays; {:.3f} s in all ({:.3f} s tracing, "
+      "{:.2f} Mrays/s)\n",
+      WrittenFilesText(result->written), result->frames_written, result->points, result->rays,
+      total, result->seconds, result->seconds > 0 ? result->rays / result->seconds / 1e6 : 0.0);
   return 0;
 }
 

@@ -6,6 +6,7 @@
 
 #include "commands.h"
 #include "lidartwin/datasets/interrupt_cleanup.h"
+#include "terminal_text.h"
 
 namespace {
 
@@ -44,6 +45,7 @@ void PrintUsage() {
 int main(int argc, char** argv) {
   // Before any thread starts: an interrupted run removes its temporary files.
   lt::InstallInterruptCleanup();
+  lt::cli::EscapeControlBytesOnOutput();
   if (argc < 2 || !std::strcmp(argv[1], "--help") || !std::strcmp(argv[1], "-h")) {
     PrintUsage();
     return argc < 2 ? 2 : 0;

@@ -18,7 +18,8 @@ struct PosedRecording {
 
 Expected<PosedRecording> LoadPosedRecording(const std::string& recording,
                                             const std::string& sidecar,
-                                            const std::string& poses_file);
+                                            const std::string& poses_file,
+                                            const std::string& format = "");
 // The listed frames (indices) with their poses.
 Expected<PosedFrames> PickFrames(const PosedRecording& rec, const std::vector<double>& list,
                                  uint32_t columns);

@@ -135,17 +135,14 @@ Status FrameOutput::ClosePerFrame() {
   std::set<std::string> now;
   for (const auto& t : targets)
     now.insert(t.filename().string());
-  const std::regex numbered(std::regex_replace(out_.stem().string(),
-                                               std::regex(R"([.^$|()\[\]{}*+?\\])"), R"(\$&)") +
-                            "_[0-9]{6}" +
-                            std::regex_replace(out_.extension().string(), std::regex(R"(\.)"),
-                                               R"(\.)"));
+  const std::regex numbered(
+      std::regex_replace(out_.stem().string(), std::regex(R"([.^$|()\[\]{}*+?\\])"), R"(\$&)") +
+      "_[0-9]{6}" + std::regex_replace(out_.extension().string(), std::regex(R"(\.)"), R"(\.)"));
   std::error_code ec;
   for (std::filesystem::directory_iterator it(DirectoryOf(out_), ec), end; !ec && it != end;
        it.increment(ec)) {
     const auto name = it->path().filename().string();
-    if (std::regex_match(name, numbered) && !now.count(name) &&
-        it->is_regular_file()) {
+    if (std::regex_match(name, numbered) && !now.count(name) && it->is_regular_file()) {
       std::error_code ignored;
       std::filesystem::remove(it->path(), ignored);
     }

@@ -1,6 +1,10 @@
 #include "lidartwin/datasets/hdf5_arrays.h"
 
+#include <unistd.h>
+
 #include <cmath>
+
+#include "lidartwin/sim/text_file.h"
 
 #include "hdf5_id.h"
 #include "lidartwin/datasets/atomic_file.h"
@@ -16,8 +20,11 @@ Expected<std::map<std::string, Hdf5Array>> ReadHdf5Arrays(const std::filesystem:
   SilenceHdf5Errors();
   std::error_code ec;
   if (std::filesystem::is_directory(file, ec)) return Error{file.string() + ": is a directory"};
+  if (::access(file.c_str(), R_OK) != 0) {
+    return Error{file.string() + ": cannot open: " + CannotOpenReason(file)};
+  }
   if (H5Fis_hdf5(file.c_str()) <= 0) {
-    return Error{file.string() + ": cannot open HDF5 file (missing, unreadable or not HDF5)"};
+    return Error{file.string() + ": not an HDF5 file (bad signature or truncated)"};
   }
   Hdf5Id f(H5Fopen(file.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT), H5Fclose);
   if (!f.ok()) return Error{file.string() + ": cannot open HDF5 file"};

@@ -13,6 +13,7 @@
 #include "hdf5_attributes.h"
 #include "isolated_call.h"
 #include "lidartwin/datasets/hdf5_frames.h"
+#include "lidartwin/sim/text_file.h"
 
 namespace lt {
 
@@ -249,7 +250,7 @@ Expected<Hdf5FrameReader> Hdf5FrameReader::Open(const std::filesystem::path& pat
   if (std::filesystem::is_directory(status)) return Error{where + ": is a directory"};
   if (!std::filesystem::is_regular_file(status)) return Error{where + ": not a regular file"};
   if (::access(path.c_str(), R_OK) != 0) {
-    return Error{where + ": cannot open: " + std::strerror(errno)};
+    return Error{where + ": cannot open: " + CannotOpenReason(path)};
   }
   if (H5Fis_hdf5(path.c_str()) <= 0) {
     return Error{where + ": not an HDF5 file (bad signature or truncated)"};

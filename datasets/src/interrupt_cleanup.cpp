@@ -50,7 +50,8 @@ sigset_t InterruptSignals() {
   sigaddset(&one, sig);
   pthread_sigmask(SIG_UNBLOCK, &one, nullptr);
   raise(sig);
-  for (;;) pause();  // the signal ends the process
+  for (;;)
+    pause();  // the signal ends the process
 }
 
 }  // namespace

@@ -1,6 +1,7 @@
 // pcap format: https://wiki.wireshark.org/Development/LibpcapFileFormat (24-byte global header,
 // 16-byte record headers); Ethernet II, IPv4 (RFC 791) and UDP (RFC 768) headers.
 #include "lidartwin/datasets/pcap.h"
+#include "lidartwin/sim/text_file.h"
 
 #include <cstring>
 #include <fstream>
@@ -145,7 +146,7 @@ Status ForEachUdpDatagram(const std::filesystem::path& file, const UdpSink& sink
   const uint64_t size = std::filesystem::file_size(file, ec);
   if (ec) return Error{file.string() + ": cannot read its size (" + ec.message() + ")"};
   std::ifstream in(file, std::ios::binary);
-  if (!in) return Error{file.string() + ": cannot open"};
+  if (!in) return Error{file.string() + ": cannot open: " + CannotOpenReason(file)};
   stats.bytes_total = size;
   const auto fail = [&](uint64_t at, const std::string& what) {
     return Error{file.string() + ": byte " + std::to_string(at) + ": " + what};

@@ -1,10 +1,28 @@
 #include "lidartwin/sim/text_file.h"
 
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 
 namespace lt {
+
+std::string CannotOpenReason(const std::filesystem::path& file) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(file, ec)) return std::strerror(EISDIR);
+  errno = 0;
+  const int fd = ::open(file.c_str(), O_RDONLY);
+  if (fd >= 0) {
+    ::close(fd);
+    return "unknown reason";
+  }
+  return std::strerror(errno);
+}
 
 Expected<std::string> ReadTextFile(const std::filesystem::path& file, const std::string& what,
                                    uint64_t max_bytes) {
@@ -24,7 +42,7 @@ Expected<std::string> ReadTextFile(const std::filesystem::path& file, const std:
                  std::to_string(max_bytes) + " a" + (what.empty() ? " file" : what) + " may have"};
   }
   std::ifstream in(file, std::ios::binary);
-  if (!in) return Error{file.string() + ": cannot open" + what};
+  if (!in) return Error{file.string() + ": cannot open" + what + ": " + CannotOpenReason(file)};
   std::string out(static_cast<size_t>(ec ? 0 : size), '\0');
   if (!ec && !in.read(out.data(), static_cast<std::streamsize>(size))) {
     return Error{file.string() + ": cannot read" + what};

@@ -63,8 +63,8 @@ TEST(DiskFull, PerFrameOutputsAreAllOrNothing) {
 // Finding 2 through the command line: a 450-object scene's YAML is over 64 KiB.
 TEST(LargeMetadata, A450ObjectSceneIsStoredInTheHdf5File) {
   TempDir dir;
-  std::string scene = "materials: " + (ConfigDir() / "materials/library.yaml").string() +
-                      "\nobjects:\n";
+  std::string scene =
+      "materials: " + (ConfigDir() / "materials/library.yaml").string() + "\nobjects:\n";
   for (int i = 0; i < 450; ++i) {
     scene += "  - name: plate_number_" + std::to_string(i) +
              "_with_a_descriptive_name\n    type: plate\n    size_m: [0.5, 0.5]\n"
@@ -76,8 +76,8 @@ TEST(LargeMetadata, A450ObjectSceneIsStoredInTheHdf5File) {
   }
   ASSERT_GT(scene.size(), 65536u);
   const auto path = dir.Write("big.yaml", scene);
-  const CliRun r = Cli("simulate --sensor " + Q(kVlp16) + " --scene " + Q(path) + " --out " +
-                       Q(dir / "big.h5"));
+  const CliRun r =
+      Cli("simulate --sensor " + Q(kVlp16) + " --scene " + Q(path) + " --out " + Q(dir / "big.h5"));
   ASSERT_EQ(r.code, 0) << r.output;
   const CliRun info = Cli("info --json " + Q(dir / "big.h5"));
   EXPECT_EQ(info.code, 0) << info.output;
@@ -132,20 +132,22 @@ TEST(Interrupted, HdfAndPerFrameRunsLeaveNothingBehind) {
       const auto earlier_path =
           out_name == "long.h5" ? out : dir / "long_000000.pcd";  // the set a run replaces
       const std::string earlier = Earlier(earlier_path);
-      const int status = RunAndInterrupt(
-          {"simulate", "--sensor", kOs0.string(), "--scene", kLab.string(), "--frames", "500",
-           "--out", out.string()},
-          dir / "log.txt", sig, [&] {
-            for (const auto& e : std::filesystem::directory_iterator(dir.path()))
-              if (e.path().filename().string().find(".tmp-") != std::string::npos) return true;
-            return false;
-          });
+      const int status =
+          RunAndInterrupt({"simulate", "--sensor", kOs0.string(), "--scene", kLab.string(),
+                           "--frames", "500", "--out", out.string()},
+                          dir / "log.txt", sig, [&] {
+                            for (const auto& e : std::filesystem::directory_iterator(dir.path()))
+                              if (e.path().filename().string().find(".tmp-") != std::string::npos)
+                                return true;
+                            return false;
+                          });
       const std::string what = out_name + " interrupted by signal " + std::to_string(sig);
       EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == sig)
-          << what << ": status " << status << "\n" << ReadAll(dir / "log.txt");
+          << what << ": status " << status << "\n"
+          << ReadAll(dir / "log.txt");
       std::filesystem::remove(dir / "log.txt");
-      EXPECT_TRUE(Temporaries(dir.path()).empty()) << what << ": left "
-                                                   << Temporaries(dir.path()).front();
+      EXPECT_TRUE(Temporaries(dir.path()).empty())
+          << what << ": left " << Temporaries(dir.path()).front();
       EXPECT_EQ(ReadAll(earlier_path), earlier) << what;
       size_t entries = 0;
       for ([[maybe_unused]] const auto& e : std::filesystem::directory_iterator(dir.path()))

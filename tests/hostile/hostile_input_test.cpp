@@ -72,69 +72,92 @@ struct Slot {
 
 std::vector<Slot> Slots() {
   return {
-      {"info_h5", "h5_1", [](const Inputs&, const std::string& f, const std::string&) {
-         return "info " + f;
-       }, ""},
-      {"convert_h5", "h5_1", [](const Inputs&, const std::string& f, const std::string& o) {
+      {"info_h5", "h5_1",
+       [](const Inputs&, const std::string& f, const std::string&) { return "info " + f; }, ""},
+      {"convert_h5", "h5_1",
+       [](const Inputs&, const std::string& f, const std::string& o) {
          return "convert " + f + " --out " + o;
-       }, "out.h5"},
-      {"convert_h5_to_ply", "h5_1", [](const Inputs&, const std::string& f, const std::string& o) {
+       },
+       "out.h5"},
+      {"convert_h5_to_ply", "h5_1",
+       [](const Inputs&, const std::string& f, const std::string& o) {
          return "convert " + f + " --out " + o;
-       }, "out.ply"},
-      {"compare_real", "h5_1", [](const Inputs& in, const std::string& f, const std::string& o) {
+       },
+       "out.ply"},
+      {"compare_real", "h5_1",
+       [](const Inputs& in, const std::string& f, const std::string& o) {
          return "compare --real " + f + " --sim " + Q(in["h5_2"]) + " --scene " + Q(in["scene"]) +
                 " --out " + o;
-       }, "metrics.json"},
-      {"compare_scene", "scene", [](const Inputs& in, const std::string& f, const std::string& o) {
+       },
+       "metrics.json"},
+      {"compare_scene", "scene",
+       [](const Inputs& in, const std::string& f, const std::string& o) {
          return "compare --real " + Q(in["h5_1"]) + " --sim " + Q(in["h5_2"]) + " --scene " + f +
                 " --out " + o;
-       }, "metrics.json"},
-      {"simulate_sensor", "sensor", [](const Inputs& in, const std::string& f,
-                                       const std::string& o) {
+       },
+       "metrics.json"},
+      {"simulate_sensor", "sensor",
+       [](const Inputs& in, const std::string& f, const std::string& o) {
          return "simulate --sensor " + f + " --scene " + Q(in["scene"]) + " --out " + o;
-       }, "out.h5"},
-      {"simulate_scene", "scene", [](const Inputs& in, const std::string& f,
-                                     const std::string& o) {
+       },
+       "out.h5"},
+      {"simulate_scene", "scene",
+       [](const Inputs& in, const std::string& f, const std::string& o) {
          return "simulate --sensor " + Q(in["sensor"]) + " --scene " + f + " --out " + o;
-       }, "out.h5"},
-      {"simulate_trajectory", "trajectory", [](const Inputs& in, const std::string& f,
-                                               const std::string& o) {
+       },
+       "out.h5"},
+      {"simulate_trajectory", "trajectory",
+       [](const Inputs& in, const std::string& f, const std::string& o) {
          return "simulate --sensor " + Q(in["sensor"]) + " --scene " + Q(in["scene"]) +
                 " --trajectory " + f + " --out " + o;
-       }, "out.h5"},
-      {"report_metrics", "metrics", [](const Inputs&, const std::string& f,
-                                       const std::string& o) {
+       },
+       "out.h5"},
+      {"report_metrics", "metrics",
+       [](const Inputs&, const std::string& f, const std::string& o) {
          return "report " + f + " --out " + o;
-       }, "report"},
-      {"import_ouster_json", "ouster_json", [](const Inputs&, const std::string& f,
-                                               const std::string& o) {
+       },
+       "report"},
+      {"import_ouster_json", "ouster_json",
+       [](const Inputs&, const std::string& f, const std::string& o) {
          return "import-sensor " + f + " --out " + o;
-       }, "profile.yaml"},
-      {"import_velodyne_yaml", "velodyne_yaml", [](const Inputs&, const std::string& f,
-                                                   const std::string& o) {
+       },
+       "profile.yaml"},
+      {"import_velodyne_yaml", "velodyne_yaml",
+       [](const Inputs&, const std::string& f, const std::string& o) {
          return "import-sensor " + f + " --out " + o;
-       }, "profile.yaml"},
-      {"convert_ouster_pcap", "ouster_pcap", [](const Inputs& in, const std::string& f,
-                                                const std::string& o) {
+       },
+       "profile.yaml"},
+      {"convert_ouster_pcap", "ouster_pcap",
+       [](const Inputs& in, const std::string& f, const std::string& o) {
          return "convert " + f + " --metadata " + Q(in["ouster_json"]) + " --out " + o;
-       }, "out.h5"},
-      {"convert_ouster_json", "ouster_json", [](const Inputs& in, const std::string& f,
-                                                const std::string& o) {
+       },
+       "out.h5"},
+      {"convert_ouster_json", "ouster_json",
+       [](const Inputs& in, const std::string& f, const std::string& o) {
          return "convert " + Q(in["ouster_pcap"]) + " --metadata " + f + " --out " + o;
-       }, "out.h5"},
-      {"convert_velodyne_pcap", "velodyne_pcap", [](const Inputs& in, const std::string& f,
-                                                    const std::string& o) {
+       },
+       "out.h5"},
+      {"convert_velodyne_pcap", "velodyne_pcap",
+       [](const Inputs& in, const std::string& f, const std::string& o) {
          return "convert " + f + " --calibration " + Q(in["velodyne_yaml"]) + " --out " + o;
-       }, "out.h5"},
-      {"convert_velodyne_yaml", "velodyne_yaml", [](const Inputs& in, const std::string& f,
-                                                    const std::string& o) {
+       },
+       "out.h5"},
+      {"convert_velodyne_yaml", "velodyne_yaml",
+       [](const Inputs& in, const std::string& f, const std::string& o) {
          return "convert " + Q(in["velodyne_pcap"]) + " --calibration " + f + " --out " + o;
-       }, "out.h5"},
-      {"convert_kitti_bin", "kitti_bin", [](const Inputs&, const std::string& f,
-                                            const std::string& o) {
+       },
+       "out.h5"},
+      {"convert_kitti_bin", "kitti_bin",
+       [](const Inputs&, const std::string& f, const std::string& o) {
          return "convert " + f + " --out " + o;
-       }, "out.ply"},
+       },
+       "out.ply"},
   };
+}
+
+// Test names instead of a byte dump of the parameter.
+void PrintTo(const Slot& slot, std::ostream* os) {
+  *os << slot.name;
 }
 
 class HostileInput : public ::testing::TestWithParam<Slot> {
@@ -184,7 +207,8 @@ TEST_P(HostileInput, DamagedCopiesFailCleanlyOrReadCleanly) {
 TEST_P(HostileInput, ADirectoryAMissingFileAndAnUnreadableFileAreNamed) {
   TempDir dir;
   const Slot& slot = GetParam();
-  const auto folder = dir / ("folder" + std::filesystem::path(Inputs::Get()[slot.good]).extension().string());
+  const auto folder =
+      dir / ("folder" + std::filesystem::path(Inputs::Get()[slot.good]).extension().string());
   std::filesystem::create_directories(folder);
   const auto missing = dir / ("missing" + Inputs::Get()[slot.good].extension().string());
   const auto locked = dir / ("locked" + Inputs::Get()[slot.good].extension().string());
@@ -213,7 +237,8 @@ TEST_P(HostileInput, ADirectoryAMissingFileAndAnUnreadableFileAreNamed) {
     ExpectNoCrashAndNoLeftovers(r, run, what);
     EXPECT_TRUE(r.code == 1 || r.code == 2) << what << ": exit " << r.code << "\n" << r.output;
     EXPECT_NE(r.output.find(c.path.filename().string()), std::string::npos)
-        << what << ": the message does not name the file\n" << r.output;
+        << what << ": the message does not name the file\n"
+        << r.output;
     bool says_why = false;
     for (const auto& w : c.reasons)
       says_why = says_why || r.output.find(w) != std::string::npos;

@@ -90,8 +90,8 @@ inline std::string AsOrdinaryUser() {
 // Starts the CLI, waits until `ready` (e.g. its temporary file exists), sends `sig` and returns
 // the wait status. Output goes to `log`.
 template <typename Ready>
-int RunAndInterrupt(const std::vector<std::string>& args, const std::filesystem::path& log,
-                    int sig, Ready ready) {
+int RunAndInterrupt(const std::vector<std::string>& args, const std::filesystem::path& log, int sig,
+                    Ready ready) {
   const pid_t pid = ::fork();
   if (pid == 0) {
     std::vector<char*> argv;

@@ -49,7 +49,7 @@ struct SimulationResult {
   uint32_t frames_written = 0;
   uint64_t points = 0;
   std::vector<std::filesystem::path> written;  // the files, in frame order
-  double seconds = 0;  // simulation only, without loading and writing
+  double seconds = 0;                          // simulation only, without loading and writing
   uint64_t rays = 0;
 };
 

@@ -9,7 +9,11 @@
 
 namespace lt {
 
-// The file's bytes; on failure the error reads "<file>: cannot open<what>" (what: e.g.
+// Why `file` cannot be opened for reading, as the system says it: "No such file or directory",
+// "Permission denied", "Is a directory"; "unknown reason" when it can be opened after all.
+std::string CannotOpenReason(const std::filesystem::path& file);
+
+// The file's bytes; on failure the error reads "<file>: cannot open<what>: <reason>" (what: e.g.
 // " sensor profile", or "" for plain "cannot open"). Only regular files (a device or FIFO is
 // refused, not streamed), of at most max_bytes (1 GiB unless the caller knows better).
 Expected<std::string> ReadTextFile(const std::filesystem::path& file, const std::string& what = "",
