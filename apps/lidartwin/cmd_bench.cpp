@@ -7,6 +7,7 @@
 #include <thread>
 
 #include "args.h"
+#include "bench_memory.h"
 #include "built_in.h"
 #include "commands.h"
 #include "lidartwin/bench/cpu_bench.h"
@@ -15,9 +16,11 @@
 namespace lt::cli {
 
 int BenchCommand(const std::vector<std::string>& argv) {
-  auto args = Args::Parse(argv, {{"--json", "--repeats", "--threads", "--gpu-triangles"},
-                                 {"--help", "--no-gpu", "--no-embree"},
-                                 0});
+  auto args =
+      Args::Parse(argv, {{"--json", "--repeats", "--threads", "--gpu-triangles", "--memory-frames",
+                          "--capture", "--calibration", "--capture-repeats"},
+                         {"--help", "--no-gpu", "--no-embree", "--memory"},
+                         0});
   if (!args.ok()) {
     fmt::print(stderr, "lidartwin bench: {}\n", args.message());
     return 2;
@@ -27,9 +30,14 @@ int BenchCommand(const std::vector<std::string>& argv) {
         "usage: lidartwin bench [--json FILE] [--repeats N] [--threads N]\n"
         "         [--gpu-triangles 1000000,10000000] [--no-gpu] [--no-embree]\n"
         "  CPU backend on the demo scene; with a GPU, LBVH build, rays/s and OS0-128 frame\n"
-        "  times on procedural cities, with Embree on the same rays as the peer\n");
+        "  times on procedural cities, with Embree on the same rays as the peer\n"
+        "usage: lidartwin bench --memory [--memory-frames 10,1000] [--capture-repeats 4,40]\n"
+        "         [--capture PCAP --calibration VELO.yaml] [--json FILE]\n"
+        "  peak memory (max RSS) of simulate (OS0-128 frames) and convert (a Velodyne capture\n"
+        "  repeated) for a short and a long job: frames stream, so the long stays close\n");
     return 0;
   }
+  if (args->Has("--memory")) return BenchMemory(*args);
   auto repeats = args->GetUInt("--repeats", 9);
   auto threads = args->GetUInt("--threads", 0);
   if (!repeats.ok() || !threads.ok() || repeats.value() == 0) {
