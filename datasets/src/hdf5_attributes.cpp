@@ -114,6 +114,24 @@ AttrRead ReadU64Attr(hid_t obj, const char* name, uint64_t& v) {
   return H5Aread(attr.get(), H5T_NATIVE_UINT64, &v) >= 0 ? AttrRead::kOk : AttrRead::kUnreadable;
 }
 
+Hdf5Id StreamingFileAccess() {
+  Hdf5Id fapl(H5Pcreate(H5P_FILE_ACCESS), H5Pclose);
+  // By default the cache grows adaptively to 32 MiB as frames add objects (15 datasets a
+  // frame); 4 MiB holds a frame's metadata many times over.
+  H5AC_cache_config_t cache;
+  cache.version = H5AC__CURR_CACHE_CONFIG_VERSION;
+  if (H5Pget_mdc_config(fapl.get(), &cache) >= 0) {
+    cache.set_initial_size = true;
+    cache.initial_size = size_t{1} << 20;
+    cache.min_size = size_t{1} << 20;
+    cache.max_size = size_t{4} << 20;
+    H5Pset_mdc_config(fapl.get(), &cache);
+  }
+  // Frames are written once and read once: their metadata need not stay cached.
+  H5Pset_evict_on_close(fapl.get(), true);
+  return fapl;
+}
+
 Hdf5Id UntimedGroupProperties() {
   Hdf5Id gcpl(H5Pcreate(H5P_GROUP_CREATE), H5Pclose);
   H5Pset_obj_track_times(gcpl.get(), false);

@@ -26,6 +26,10 @@ AttrRead ReadStringAttr(hid_t obj, const char* name, std::string& out);
 AttrRead ReadDoublesAttr(hid_t obj, const char* name, double* v, size_t n);
 AttrRead ReadU64Attr(hid_t obj, const char* name, uint64_t& v);
 
+// File access for streaming: a bounded metadata cache, and each group's and dataset's
+// metadata evicted when it closes, so memory does not grow with the number of frames.
+Hdf5Id StreamingFileAccess();
+
 // Group creation without modification times: the same frames give the same bytes.
 Hdf5Id UntimedGroupProperties();
 

@@ -192,7 +192,7 @@ Expected<std::unique_ptr<Hdf5FrameReader::Impl>> OpenInProcess(const std::filesy
   std::error_code ec;
   const uint64_t file_size = std::filesystem::file_size(path, ec);
   if (ec) return Error{where + ": cannot read its size: " + ec.message()};
-  impl->file = Hdf5Id(H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT), H5Fclose);
+  impl->file = Hdf5Id(H5Fopen(path.c_str(), H5F_ACC_RDONLY, StreamingFileAccess().get()), H5Fclose);
   if (!impl->file.ok()) return Error{where + ": cannot open HDF5 file (corrupt or truncated)"};
   const hid_t f = impl->file.get();
   Hdf5Summary& s = impl->summary;

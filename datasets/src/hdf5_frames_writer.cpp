@@ -32,7 +32,7 @@ Expected<std::unique_ptr<Hdf5FrameWriter>> Hdf5FrameWriter::Create(
   // the object header and are capped at 64 KiB, too small for the YAML of a 450-object scene.
   // Dense storage needs the 1.8 file format, which every HDF5 reader since 2008 opens.
   H5Pset_attr_phase_change(fcpl.get(), 0, 0);
-  Hdf5Id fapl(H5Pcreate(H5P_FILE_ACCESS), H5Pclose);
+  Hdf5Id fapl = StreamingFileAccess();
   H5Pset_libver_bounds(fapl.get(), H5F_LIBVER_V18, H5F_LIBVER_LATEST);
   errno = 0;
   impl->file = Hdf5Id(
