@@ -279,4 +279,20 @@ std::array<double, 3> OusterPointXyz(const OusterMetadata& m, uint32_t row, uint
           (t[8] * x + t[9] * y + t[10] * z + t[11]) * 1e-3};
 }
 
+const char* OusterProfileName(OusterProfile p) {
+  switch (p) {
+    case OusterProfile::kLegacy:
+      return "LEGACY";
+    case OusterProfile::kRng19Rfl8Sig16Nir16:
+      return "RNG19_RFL8_SIG16_NIR16";
+    case OusterProfile::kRng19Rfl8Sig16Nir16Dual:
+      return "RNG19_RFL8_SIG16_NIR16_DUAL";
+    case OusterProfile::kRng15Rfl8Nir8:
+      return "RNG15_RFL8_NIR8";
+    case OusterProfile::kRng15Rfl8Nir8Dual:
+      return "RNG15_RFL8_NIR8_DUAL";
+  }
+  return "?";
+}
+
 }  // namespace lt

@@ -81,22 +81,6 @@ void AddPoint(const OusterMetadata& m, Frame& f, uint32_t row, uint32_t column, 
 
 constexpr size_t kMaxUdpPayload = 65535 - 8;
 
-const char* ProfileName(OusterProfile p) {
-  switch (p) {
-    case OusterProfile::kLegacy:
-      return "LEGACY";
-    case OusterProfile::kRng19Rfl8Sig16Nir16:
-      return "RNG19_RFL8_SIG16_NIR16";
-    case OusterProfile::kRng19Rfl8Sig16Nir16Dual:
-      return "RNG19_RFL8_SIG16_NIR16_DUAL";
-    case OusterProfile::kRng15Rfl8Nir8:
-      return "RNG15_RFL8_NIR8";
-    case OusterProfile::kRng15Rfl8Nir8Dual:
-      return "RNG15_RFL8_NIR8_DUAL";
-  }
-  return "?";
-}
-
 // What the capture looks like instead, when nothing matched.
 std::string FamilyHint(const CaptureStats& stats, uint16_t lidar_port) {
   for (const CaptureStats::Seen& s : stats.seen) {
@@ -129,8 +113,8 @@ Status ForEachOusterFrame(const std::filesystem::path& pcap, const OusterMetadat
   const std::string expected =
       "UDP port " + std::to_string(m.lidar_port) + ", " + std::to_string(packet_bytes) +
       "-byte packets (" + std::to_string(m.columns_per_packet) + " columns x " +
-      std::to_string(m.pixels_per_column) + " pixels, profile " + ProfileName(m.profile) + ", " +
-      std::to_string(m.columns_per_frame) + " columns per frame)";
+      std::to_string(m.pixels_per_column) + " pixels, profile " + OusterProfileName(m.profile) +
+      ", " + std::to_string(m.columns_per_frame) + " columns per frame)";
   // Nothing is sized from the metadata before it is known to describe a UDP datagram.
   if (packet_bytes > kMaxUdpPayload) {
     return Error{metadata_name + ": its data format needs " + std::to_string(packet_bytes) +
@@ -277,16 +261,8 @@ Status ForEachOusterFrame(const std::filesystem::path& pcap, const OusterMetadat
 
 Expected<std::vector<Frame>> ReadOusterPcap(const std::filesystem::path& pcap,
                                             const OusterMetadata& m, CaptureStats* stats) {
-  std::vector<Frame> frames;
-  Status s = ForEachOusterFrame(
-      pcap, m,
-      [&](Frame&& f) -> Status {
-        frames.push_back(std::move(f));
-        return {};
-      },
-      stats);
-  if (!s.ok()) return s.error();
-  return frames;
+  return CollectFrames(
+      [&](const FrameSink& sink) { return ForEachOusterFrame(pcap, m, sink, stats); });
 }
 
 }  // namespace lt

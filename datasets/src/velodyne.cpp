@@ -350,16 +350,8 @@ Status ForEachVelodyneFrame(const std::filesystem::path& pcap, const VelodyneCal
 
 Expected<std::vector<Frame>> ReadVelodynePcap(const std::filesystem::path& pcap,
                                               const VelodyneCalibration& cal, CaptureStats* stats) {
-  std::vector<Frame> frames;
-  Status s = ForEachVelodyneFrame(
-      pcap, cal,
-      [&](Frame&& f) -> Status {
-        frames.push_back(std::move(f));
-        return {};
-      },
-      stats);
-  if (!s.ok()) return s.error();
-  return frames;
+  return CollectFrames(
+      [&](const FrameSink& sink) { return ForEachVelodyneFrame(pcap, cal, sink, stats); });
 }
 
 }  // namespace lt

@@ -14,22 +14,6 @@ namespace lt::calib {
 
 namespace {
 
-const char* ProfileName(OusterProfile p) {
-  switch (p) {
-    case OusterProfile::kLegacy:
-      return "LEGACY";
-    case OusterProfile::kRng19Rfl8Sig16Nir16:
-      return "RNG19_RFL8_SIG16_NIR16";
-    case OusterProfile::kRng19Rfl8Sig16Nir16Dual:
-      return "RNG19_RFL8_SIG16_NIR16_DUAL";
-    case OusterProfile::kRng15Rfl8Nir8:
-      return "RNG15_RFL8_NIR8";
-    case OusterProfile::kRng15Rfl8Nir8Dual:
-      return "RNG15_RFL8_NIR8_DUAL";
-  }
-  return "?";
-}
-
 bool HasSignal(OusterProfile p) {
   return p != OusterProfile::kRng15Rfl8Nir8 && p != OusterProfile::kRng15Rfl8Nir8Dual;
 }
@@ -184,7 +168,7 @@ Expected<OusterUnitResult> CalibrateOusterCapture(const std::filesystem::path& p
       break;
     }
   }
-  u.profile = ProfileName(meta->profile);
+  u.profile = OusterProfileName(meta->profile);
   u.frames = frames->size();
   u.has_signal = HasSignal(meta->profile);
 

@@ -23,6 +23,9 @@ enum class OusterProfile {
   kRng15Rfl8Nir8Dual,        // two low-rate returns, 8-byte pixels (also the FuSa variant)
 };
 
+// The profile's name as the metadata spells it ("RNG19_RFL8_SIG16_NIR16"), for messages.
+const char* OusterProfileName(OusterProfile p);
+
 struct OusterMetadata {
   std::filesystem::path file;  // where it was read from, for messages
   std::string product;         // prod_line, e.g. OS-1-128
