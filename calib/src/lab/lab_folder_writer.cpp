@@ -11,6 +11,7 @@
 #include "lidartwin/calib/lab_folder.h"
 #include "lidartwin/datasets/atomic_file.h"
 #include "lidartwin/datasets/hdf5_arrays.h"
+#include "lidartwin/datasets/interrupt_cleanup.h"
 
 namespace lt::calib {
 
@@ -19,12 +20,15 @@ namespace {
 namespace fs = std::filesystem;
 
 // Removes the temporary folder unless it was renamed into place.
+// The folder being written; removed unless kept, also when the run is interrupted.
 struct TempDir {
   fs::path path;
   bool keep = false;
+  explicit TempDir(fs::path p) : path(std::move(p)) { RegisterTemporaryPath(path); }
   ~TempDir() {
     std::error_code ec;
     if (!keep) fs::remove_all(path, ec);
+    UnregisterTemporaryPath(path);
   }
 };
 
@@ -69,7 +73,7 @@ Status WriteLabFolder(const LabFolder& lab, const std::filesystem::path& dir_giv
   const fs::path parent = dir.has_parent_path() ? dir.parent_path() : fs::path(".");
   if (!fs::is_directory(parent, ec)) return Error{parent.string() + ": no such directory"};
   RemoveStaleTempFolders(parent, dir.filename().string());
-  TempDir tmp{parent / ("." + dir.filename().string() + ".tmp-" + std::to_string(::getpid()))};
+  TempDir tmp(parent / ("." + dir.filename().string() + ".tmp-" + std::to_string(::getpid())));
   if (!fs::create_directory(tmp.path, ec)) {
     return Error{tmp.path.string() + ": cannot create (" + ec.message() + ")"};
   }
