@@ -22,15 +22,18 @@ class Inputs {
   std::filesystem::path dir() const { return dir_.path(); }
   std::filesystem::path operator[](const std::string& name) const { return files_.at(name); }
   bool has(const std::string& name) const { return files_.count(name) > 0; }
+  // The binary, copied where an ordinary user can run it.
+  const std::filesystem::path& cli_copy() const { return cli_copy_; }
 
  private:
   Inputs() {
     const auto config = ConfigDir();
-    // The lab scene with its material library named absolutely, so the copy works anywhere.
+    // The lab scene with a copy of its material library beside it, and a copy of the binary:
+    // the unreadable-file cases run as user nobody, who may not reach the source tree.
+    const auto library = dir_.Write("library.yaml", ReadAll(config / "materials/library.yaml"));
     std::string scene = ReadAll(config / "scenes/lab_plates.yaml");
     const std::string rel = "materials: ../materials/library.yaml";
-    scene.replace(scene.find(rel), rel.size(),
-                  "materials: " + (config / "materials/library.yaml").string());
+    scene.replace(scene.find(rel), rel.size(), "materials: " + library.string());
     files_["scene"] = dir_.Write("scene.yaml", scene);
     files_["sensor"] = dir_.Write("sensor.yaml", ReadAll(config / "sensors/velodyne_vlp16.yaml"));
     files_["trajectory"] = dir_.Write("trajectory.yaml",
@@ -48,15 +51,33 @@ class Inputs {
                          " --scene " + Q(files_["scene"]) + " --out " + Q(metrics));
     EXPECT_EQ(c.code, 0) << c.output;
     files_["metrics"] = metrics;
+    // Copies of the real recordings (in this temporary folder only), for the same reason.
     const auto real = RealDataDir();
     if (std::filesystem::is_directory(real)) {
-      files_["ouster_json"] = real / "ouster-sdk/OS-1-128_v2.3.0_1024x10.json";
-      files_["ouster_pcap"] = real / "ouster-sdk/OS-1-128_v2.3.0_1024x10_lb_n3.pcap";
-      files_["velodyne_yaml"] = real / "ros-velodyne/32db.yaml";
-      files_["velodyne_pcap"] = real / "rust-lidar-utils/hdl32_example.pcap";
-      files_["kitti_bin"] = real / "kitti-object-vis/velodyne/000000.bin";
+      const std::pair<const char*, const char*> recordings[] = {
+          {"ouster_json", "ouster-sdk/OS-1-128_v2.3.0_1024x10.json"},
+          {"ouster_pcap", "ouster-sdk/OS-1-128_v2.3.0_1024x10_lb_n3.pcap"},
+          {"velodyne_yaml", "ros-velodyne/32db.yaml"},
+          {"velodyne_pcap", "rust-lidar-utils/hdl32_example.pcap"},
+          {"kitti_bin", "kitti-object-vis/velodyne/000000.bin"}};
+      for (const auto& [key, rel_path] : recordings) {
+        const auto copy = dir_ / std::filesystem::path(rel_path).filename();
+        std::filesystem::copy_file(real / rel_path, copy);
+        files_[key] = copy;
+      }
+    }
+    cli_copy_ = dir_ / "lidartwin";
+    std::filesystem::copy_file(LT_CLI, cli_copy_);
+    // Readable (and the binary runnable) by everyone, whatever the umask.
+    using std::filesystem::perms;
+    std::filesystem::permissions(dir_.path(), perms::all);
+    for (const auto& e : std::filesystem::directory_iterator(dir_.path())) {
+      std::filesystem::permissions(e.path(), perms::owner_all | perms::group_read |
+                                                 perms::group_exec | perms::others_read |
+                                                 perms::others_exec);
     }
   }
+  std::filesystem::path cli_copy_;
   TempDir dir_;
   std::map<std::string, std::filesystem::path> files_;
 };
@@ -183,7 +204,9 @@ class HostileInput : public ::testing::TestWithParam<Slot> {
              const std::string& prefix = "") const {
     const Slot& s = GetParam();
     const std::string out = s.out_name.empty() ? "" : Q(run / s.out_name);
-    return RunShell(prefix + std::string(LT_CLI) + " " + s.args(Inputs::Get(), file, out));
+    const std::string cli =
+        prefix.empty() ? std::string(LT_CLI) : Inputs::Get().cli_copy().string();
+    return RunShell(prefix + cli + " " + s.args(Inputs::Get(), file, out));
   }
 };
 
