@@ -65,8 +65,22 @@ Expected<uint64_t> Args::GetUInt(const std::string& flag, uint64_t fallback) con
   uint64_t v = 0;
   const std::string& s = it->second;
   const auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+  if (ec == std::errc::result_out_of_range) {
+    return Error{"option " + flag + ": " + s + " is too large (at most 18446744073709551615)"};
+  }
   if (ec != std::errc() || ptr != s.data() + s.size()) {
     return Error{"option " + flag + ": expected a non-negative whole number, got '" + s + "'"};
+  }
+  return v;
+}
+
+Expected<uint64_t> Args::GetUIntIn(const std::string& flag, uint64_t fallback, uint64_t lo,
+                                   uint64_t hi) const {
+  auto v = GetUInt(flag, fallback);
+  if (!v.ok()) return v;
+  if (*v < lo || *v > hi) {
+    return Error{"option " + flag + ": must be in " + std::to_string(lo) + ".." +
+                 std::to_string(hi) + ", got " + Get(flag)};
   }
   return v;
 }
@@ -74,7 +88,8 @@ Expected<uint64_t> Args::GetUInt(const std::string& flag, uint64_t fallback) con
 namespace {
 
 bool ParseFinite(const std::string& s, double* v) {
-  if (s.empty()) return false;
+  // Decimal numbers only: strtod would also take leading spaces, hex (0x1p3), "infinity".
+  if (s.empty() || s.find_first_not_of("0123456789+-.eE") != std::string::npos) return false;
   char* end = nullptr;
   *v = std::strtod(s.c_str(), &end);
   return end == s.c_str() + s.size() && std::isfinite(*v);

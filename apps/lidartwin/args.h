@@ -11,6 +11,9 @@
 
 namespace lt::cli {
 
+// --threads: 0 (every hardware thread) up to this.
+inline constexpr uint64_t kMaxThreads = 1024;
+
 struct ArgSpec {
   std::set<std::string> valued;    // flags that take a value, e.g. "--out"
   std::set<std::string> switches;  // flags without a value, e.g. "--json"
@@ -29,6 +32,10 @@ class Args {
   std::string Get(const std::string& flag, const std::string& fallback = "") const;
   // Parses an unsigned integer value; an error names the flag and the bad text.
   Expected<uint64_t> GetUInt(const std::string& flag, uint64_t fallback) const;
+  // GetUInt, refused outside lo..hi with "option F: must be in lo..hi, got V" (the value as
+  // given, so 4294967296 is never shown wrapped).
+  Expected<uint64_t> GetUIntIn(const std::string& flag, uint64_t fallback, uint64_t lo,
+                               uint64_t hi) const;
   // Parses a finite number; an error names the flag and the bad text.
   Expected<double> GetDouble(const std::string& flag, double fallback) const;
   // Parses a comma-separated list of finite numbers ("0,5,10").

@@ -38,11 +38,13 @@ int BenchCommand(const std::vector<std::string>& argv) {
     return 0;
   }
   if (args->Has("--memory")) return BenchMemory(*args);
-  auto repeats = args->GetUInt("--repeats", 9);
-  auto threads = args->GetUInt("--threads", 0);
-  if (!repeats.ok() || !threads.ok() || repeats.value() == 0) {
-    fmt::print(stderr, "lidartwin bench: --repeats and --threads take whole numbers >= 1\n");
-    return 2;
+  auto repeats = args->GetUIntIn("--repeats", 9, 1, 1000);
+  auto threads = args->GetUIntIn("--threads", 0, 0, kMaxThreads);
+  for (const auto* v : {&repeats, &threads}) {
+    if (!v->ok()) {
+      fmt::print(stderr, "lidartwin bench: {}\n", v->message());
+      return 2;
+    }
   }
   const std::filesystem::path root = ConfigRoot();
   const auto sensor_path = root / "configs/sensors/ouster_os0_128.yaml";

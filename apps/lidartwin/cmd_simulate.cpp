@@ -48,9 +48,9 @@ int SimulateCommand(const std::vector<std::string>& argv) {
   if (args->Has("--trajectory")) job.trajectory = args->Get("--trajectory");
   job.out = args->Get("--out");
   job.backend = args->Get("--backend", "cpu");
-  auto frames = args->GetUInt("--frames", 1);
+  auto frames = args->GetUIntIn("--frames", 1, 1, 1000000);
   auto seed = args->GetUInt("--seed", 0);
-  auto threads = args->GetUInt("--threads", 0);
+  auto threads = args->GetUIntIn("--threads", 0, 0, kMaxThreads);
   auto slices = args->GetUInt("--motion-slices", 16);
   for (const auto* v : {&frames, &seed, &threads, &slices}) {
     if (!v->ok()) {

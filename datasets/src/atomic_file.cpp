@@ -75,12 +75,8 @@ AtomicOutput::~AtomicOutput() {
 }
 
 Status AtomicOutput::Commit() {
-  std::error_code ec;
-  std::filesystem::rename(temp_, target_, ec);
-  if (ec)
-    return Error{target_.string() + ": cannot move the finished file into place: " + ec.message()};
+  if (Status s = RenameRegistered(temp_, target_); !s.ok()) return s;
   committed_ = true;
-  UnregisterTemporaryPath(temp_);
   return {};
 }
 

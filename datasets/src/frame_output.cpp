@@ -112,19 +112,28 @@ Status FrameOutput::ClosePerFrame() {
   std::vector<std::filesystem::path> targets;
   for (uint32_t k = 0; k < frames_; ++k)
     targets.push_back(PerFramePath(out_, k, frames_));
+  // Every name must be writable before anything moves (a directory or link at one of them is
+  // refused, never replaced), so a refusal leaves the earlier set untouched.
+  for (const auto& t : targets) {
+    if (Status s = CheckOutputTarget(t); !s.ok()) return s;
+  }
   // An interruption while the files are moved removes the ones already moved: all or nothing.
   for (const auto& t : targets)
     RegisterTemporaryPath(t);
   Status status;
-  for (uint32_t k = 0; k < frames_ && status.ok(); ++k) {
+  uint32_t moved = 0;
+  for (; moved < frames_ && status.ok(); ++moved) {
     std::error_code ec;
-    std::filesystem::rename(staging_->FramePath(k), targets[k], ec);
-    if (ec) status = Error{targets[k].string() + ": cannot move into place: " + ec.message()};
+    std::filesystem::rename(staging_->FramePath(moved), targets[moved], ec);
+    if (ec) {
+      status = Error{targets[moved].string() + ": cannot move into place: " + ec.message()};
+      break;
+    }
   }
   if (!status.ok()) {
-    for (const auto& t : targets) {
+    for (uint32_t k = 0; k < moved; ++k) {  // only what this run put there
       std::error_code ec;
-      std::filesystem::remove(t, ec);
+      std::filesystem::remove(targets[k], ec);
     }
   }
   for (const auto& t : targets)

@@ -85,7 +85,16 @@ Expected<uint64_t> CheckDataset(hid_t group, const std::string& name, const std:
                  std::to_string(stored) + " bytes (corrupt file)"};
   }
   Hdf5Id dcpl(H5Dget_create_plist(ds.get()), H5Pclose);
-  if (dcpl.ok() && H5Pget_layout(dcpl.get()) == H5D_CHUNKED) {
+  if (!dcpl.ok()) return Error{at + ": unreadable storage properties (corrupt file)"};
+  // Data kept in other files (external storage, virtual datasets) could be anything, a FIFO
+  // included: a frames file holds its own points.
+  const H5D_layout_t layout = H5Pget_layout(dcpl.get());
+  if (layout == H5D_VIRTUAL || H5Pget_external_count(dcpl.get()) != 0) {
+    return Error{at +
+                 ": stores its data in other files (a virtual dataset or external storage); "
+                 "frames files hold their own points"};
+  }
+  if (layout == H5D_CHUNKED) {
     hsize_t chunks = 0;
     if (H5Dget_num_chunks(ds.get(), space.get(), &chunks) < 0 || chunks > n + 1) {
       return Error{at + ": unreadable chunk index (corrupt file)"};
@@ -101,6 +110,20 @@ Expected<uint64_t> CheckDataset(hid_t group, const std::string& name, const std:
     }
   }
   return static_cast<uint64_t>(n);
+}
+
+// Soft and external links point elsewhere (another file, a FIFO): frames files use none.
+Status RequireHardLink(hid_t parent, const char* name, const std::string& where) {
+  H5L_info_t info;
+  if (H5Lget_info(parent, name, &info, H5P_DEFAULT) < 0) {
+    return Error{where + "/" + name + ": unreadable link (corrupt file)"};
+  }
+  if (info.type != H5L_TYPE_HARD) {
+    return Error{where + "/" + name + ": is a " +
+                 (info.type == H5L_TYPE_EXTERNAL ? "link to another file" : "soft link") +
+                 "; frames files hold their own objects"};
+  }
+  return {};
 }
 
 void Warn(Hdf5Summary& s, const std::string& where, const char* name, AttrRead r) {
@@ -198,6 +221,7 @@ Expected<std::unique_ptr<Hdf5FrameReader::Impl>> OpenInProcess(const std::filesy
   Hdf5Summary& s = impl->summary;
   if (Status st = ReadFileAttributes(f, where, s); !st.ok()) return st.error();
   if (H5Lexists(f, "/frames", H5P_DEFAULT) <= 0) return Error{where + ": group /frames missing"};
+  if (Status st = RequireHardLink(f, "frames", where + ": "); !st.ok()) return st.error();
   Hdf5Id frames(H5Gopen2(f, "/frames", H5P_DEFAULT), H5Gclose);
   H5G_info_t ginfo;
   if (!frames.ok() || H5Gget_info(frames.get(), &ginfo) < 0) {
@@ -217,6 +241,9 @@ Expected<std::unique_ptr<Hdf5FrameReader::Impl>> OpenInProcess(const std::filesy
     FrameLayout layout;
     FrameSummary summary;
     const std::string group = std::string("/frames/") + name;
+    if (Status st = RequireHardLink(frames.get(), name, where + ": /frames"); !st.ok()) {
+      return st.error();
+    }
     if (Status st = ReadFrameLayout(f, group, where, file_size, layout, summary); !st.ok()) {
       return st.error();
     }

@@ -40,9 +40,14 @@ sigset_t InterruptSignals() {
   while (sigwait(&set, &sig) != 0) {
   }
   std::lock_guard<std::mutex> lock(RegistryMutex());
+  // Another thread may still be writing into a staging folder: new names there need the lock
+  // (registering a temporary, committing one), so a few passes empty it for good.
   for (const auto& p : Registry()) {
-    std::error_code ec;
-    std::filesystem::remove_all(p, ec);
+    for (int pass = 0; pass < 50; ++pass) {
+      std::error_code ec;
+      std::filesystem::remove_all(p, ec);
+      if (!std::filesystem::exists(std::filesystem::symlink_status(p, ec))) break;
+    }
   }
   signal(sig, SIG_DFL);
   sigset_t one;
@@ -65,6 +70,16 @@ void InstallInterruptCleanup() {
 void RegisterTemporaryPath(const std::filesystem::path& path) {
   std::lock_guard<std::mutex> lock(RegistryMutex());
   Registry().insert(path);
+}
+
+Status RenameRegistered(const std::filesystem::path& from, const std::filesystem::path& to) {
+  std::lock_guard<std::mutex> lock(RegistryMutex());
+  std::error_code ec;
+  std::filesystem::rename(from, to, ec);
+  if (ec) return Error{to.string() + ": cannot move the finished file into place: " + ec.message()};
+  auto it = Registry().find(from);
+  if (it != Registry().end()) Registry().erase(it);
+  return {};
 }
 
 void UnregisterTemporaryPath(const std::filesystem::path& path) {

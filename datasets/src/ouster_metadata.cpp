@@ -134,6 +134,8 @@ Expected<OusterMetadata> LoadOusterMetadata(const std::filesystem::path& file) {
     root = json::parse(*text);
   } catch (const json::parse_error& e) {
     return Error{file.string() + ": byte " + std::to_string(e.byte) + ": not valid JSON"};
+  } catch (const json::exception& e) {  // a number beyond double range (1e400), and the like
+    return Error{file.string() + ": not readable JSON: " + e.what()};
   }
   if (!root.is_object()) return Error{file.string() + ": the metadata is not a JSON object"};
   std::string error;

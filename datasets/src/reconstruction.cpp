@@ -9,6 +9,7 @@
 #include <open3d/io/TriangleMeshIO.h>
 #include <algorithm>
 #include <cmath>
+#include <deque>
 #include <fstream>
 #include <iterator>
 #include <numbers>
@@ -16,6 +17,7 @@
 #include <tuple>
 
 #include "lidartwin/datasets/atomic_file.h"
+#include "lidartwin/datasets/interrupt_cleanup.h"
 #include "lidartwin/sim/material_library.h"
 #include "lidartwin/sim/scene.h"
 
@@ -335,31 +337,46 @@ Expected<ReconstructionSummary> ReconstructUnguarded(const PosedFrames& input,
   MaterialLibrary materials;
   SceneDescription scene;
   scene.materials = "materials.yaml";  // beside the scene, as are the meshes
+  // Every file is written to its temporary first and all are moved into place at the end: a
+  // failure or an interruption leaves the earlier reconstruction as it was.
+  std::deque<AtomicOutput> pending;
   for (int b = 0; b < o.reflectance_bins; ++b) {
     if (by_class[b].empty()) continue;
     const double mean = class_sum[b] / static_cast<double>(by_class[b].size());
     const std::string name = fmt::format("surface_r{:02d}", b);
     const auto ply = out_dir / (name + ".ply");
     if (Status s = CheckOutputTarget(ply); !s.ok()) return s.error();
-    AtomicOutput out(ply);
+    AtomicOutput& out = pending.emplace_back(ply);
     auto tmp = out.temp_path();
     tmp += ".ply";  // Open3D picks the writer by extension
+    RegisterTemporaryPath(tmp);
     bool written = false;
+    size_t vertices = 0;
     if (Status s = Open3dStep("writing a mesh",
                               [&] {
                                 open3d::geometry::TriangleMesh part;
                                 part.vertices_ = mesh->vertices_;
                                 part.triangles_ = by_class[b];
                                 part.RemoveUnreferencedVertices();
+                                vertices = part.vertices_.size();
                                 written = open3d::io::WriteTriangleMesh(tmp.string(), part,
                                                                         /*write_ascii=*/false);
+                                // Open3D reports success after its PLY writer failed to write
+                                // (a full disk): read the file back and count.
+                                open3d::geometry::TriangleMesh back;
+                                written = written &&
+                                          open3d::io::ReadTriangleMesh(tmp.string(), back) &&
+                                          back.vertices_.size() == vertices &&
+                                          back.triangles_.size() == by_class[b].size();
                               });
         !s.ok() || !written) {
       std::filesystem::remove(tmp, ec);
+      UnregisterTemporaryPath(tmp);
       return Error{fmt::format("{}: cannot write the mesh{}", ply.string(),
-                               s.ok() ? "" : " (" + s.message() + ")")};
+                               s.ok() ? " (disk full?)" : " (" + s.message() + ")")};
     }
-    std::filesystem::rename(tmp, ply, ec);
+    std::filesystem::rename(tmp, out.temp_path(), ec);
+    UnregisterTemporaryPath(tmp);
     if (ec) {
       const std::string why = ec.message();
       std::filesystem::remove(tmp, ec);
@@ -390,12 +407,19 @@ Expected<ReconstructionSummary> ReconstructUnguarded(const PosedFrames& input,
       "eq. 4), one material per reflectance class: the mean over the class's triangles.");
   const std::string scene_text =
       SaveScene(scene, "Reconstructed by `lidartwin reconstruct` from recorded frames.");
-  if (Status s = WriteTextFileAtomically(out_dir / "materials.yaml", materials_text); !s.ok())
-    return s.error();
-  summary.written.push_back(out_dir / "materials.yaml");
-  if (Status s = WriteTextFileAtomically(out_dir / "scene.yaml", scene_text); !s.ok())
-    return s.error();
-  summary.written.push_back(out_dir / "scene.yaml");
+  for (const auto& [file, text] : {std::pair{out_dir / "materials.yaml", &materials_text},
+                                   std::pair{out_dir / "scene.yaml", &scene_text}}) {
+    if (Status s = CheckOutputTarget(file); !s.ok()) return s.error();
+    AtomicOutput& out = pending.emplace_back(file);
+    std::ofstream stream(out.temp_path(), std::ios::binary);
+    stream << *text;
+    stream.close();
+    if (!stream) return Error{file.string() + ": write failed (disk full?)"};
+    summary.written.push_back(file);
+  }
+  for (AtomicOutput& out : pending) {
+    if (Status s = out.Commit(); !s.ok()) return s.error();
+  }
   summary.vertices = mesh->vertices_.size();
   summary.triangles = mesh->triangles_.size();
   return summary;

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 #include <set>
 
 namespace lt {
@@ -32,7 +33,8 @@ namespace {
 YAML::Node Lookup(const YAML::Node& map, const std::string& key) {
   if (map.IsMap()) {
     for (const auto& kv : map) {
-      if (kv.first.as<std::string>() == key) return kv.second;
+      // Keys that are not plain strings were reported when the map was read.
+      if (kv.first.IsScalar() && kv.first.Scalar() == key) return kv.second;
     }
   }
   return YAML::Node(YAML::NodeType::Undefined);
@@ -51,16 +53,22 @@ ConfigMap::ConfigMap(std::shared_ptr<Shared> shared, std::unique_ptr<YAML::Node>
   Shared::MapKeys keys;
   keys.path = path_;
   if (node_->IsMap()) {
+    std::map<std::string, int> first_line;  // one lookup per key: maps of any size stay fast
     for (const auto& kv : *node_) {
-      const std::string key = kv.first.as<std::string>();
       const int line = kv.first.Mark().line + 1;
+      if (!kv.first.IsScalar()) {  // [a, b]: 1 or {a: 1}: 1 is valid YAML, never a config key
+        shared_->Record("line " + std::to_string(line) + ": a key in " +
+                        (path_.empty() ? std::string("the top-level map") : "'" + path_ + "'") +
+                        " is a list or map; keys must be plain names");
+        continue;
+      }
+      const std::string key = kv.first.Scalar();
       // YAML readers keep one of two equal keys; which one is a guess the user cannot see.
-      for (const auto& [other, other_line] : keys.keys) {
-        if (other == key) {
-          shared_->Record("key '" + (path_.empty() ? key : path_ + "." + key) + "' (line " +
-                          std::to_string(line) + ") appears twice (first at line " +
-                          std::to_string(other_line) + ")");
-        }
+      const auto [it, inserted] = first_line.emplace(key, line);
+      if (!inserted) {
+        shared_->Record("key '" + (path_.empty() ? key : path_ + "." + key) + "' (line " +
+                        std::to_string(line) + ") appears twice (first at line " +
+                        std::to_string(it->second) + ")");
       }
       keys.keys.emplace_back(key, line);
     }

@@ -41,6 +41,8 @@ Status LoadLaserConfig(const std::filesystem::path& path, uint32_t horizontal_sa
     j = nlohmann::json::parse(*text);
   } catch (const nlohmann::json::parse_error& e) {
     return Error{file + ": invalid JSON at byte " + std::to_string(e.byte) + ": " + e.what()};
+  } catch (const nlohmann::json::exception& e) {  // a number beyond double range (1e400)
+    return Error{file + ": not readable JSON: " + e.what()};
   }
   if (!j.is_object()) return Error{file + ": expected a JSON object"};
   static const char* kKnown[] = {"azimuthResolution", "elevationOffsets", "azimuthOffsets",

@@ -5,6 +5,8 @@
 
 #include <filesystem>
 
+#include "lidartwin/sim/status.h"
+
 namespace lt {
 
 // Once, first thing in main(), before any other thread starts: blocks the three signals in
@@ -15,5 +17,9 @@ void InstallInterruptCleanup();
 // without InstallInterruptCleanup() (tests, library use): then nothing watches.
 void RegisterTemporaryPath(const std::filesystem::path& path);
 void UnregisterTemporaryPath(const std::filesystem::path& path);
+
+// Renames a registered temporary onto its target and unregisters it, as one step the cleanup
+// cannot interleave with: an interrupted run never gains a file after its cleanup ran.
+Status RenameRegistered(const std::filesystem::path& from, const std::filesystem::path& to);
 
 }  // namespace lt
