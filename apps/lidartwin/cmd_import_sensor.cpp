@@ -40,11 +40,17 @@ int ImportSensorCommand(const std::vector<std::string>& argv) {
     }
   // Given on the command line, a rate or range must be one (0 in the options means "not given":
   // the metadata's or the data sheet's).
-  for (const auto& [flag, value] :
-       {std::pair{"--rotation-rate-hz", *rate}, std::pair{"--max-range-m", *range}}) {
-    if (args->Has(flag) && !(value > 0)) {
-      fmt::print(stderr, "lidartwin import-sensor: {} must be positive, got {}\n", flag,
-                 args->Get(flag));
+  struct Bounded {
+    const char* flag;
+    double value, lo, hi;
+    const char* unit;
+  };
+  for (const Bounded& b :
+       {Bounded{"--rotation-rate-hz", *rate, kMinRotationRateHz, kMaxRotationRateHz, "Hz"},
+        Bounded{"--max-range-m", *range, 0.1, 100000, "m"}}) {
+    if (args->Has(b.flag) && !(b.value >= b.lo && b.value <= b.hi)) {
+      fmt::print(stderr, "lidartwin import-sensor: {} must be in {:g}..{:g} {}, got {}\n", b.flag,
+                 b.lo, b.hi, b.unit, args->Get(b.flag));
       return 2;
     }
   }

@@ -6,14 +6,39 @@
 
 namespace lt::cli {
 
+namespace {
+
+// Length of the well-formed UTF-8 sequence at s[i] (2..4), or 0. Sequences of the C1 controls
+// (U+0080..U+009F; U+009B is a CSI to some terminals) count as malformed.
+size_t Utf8Length(const std::string& s, size_t i) {
+  const auto c = static_cast<unsigned char>(s[i]);
+  const size_t n = c >= 0xf0 && c <= 0xf4 ? 4 : c >= 0xe0 ? 3 : c >= 0xc2 && c < 0xe0 ? 2 : 0;
+  if (n == 0 || i + n > s.size()) return 0;
+  for (size_t k = 1; k < n; ++k) {
+    if ((static_cast<unsigned char>(s[i + k]) & 0xc0) != 0x80) return 0;
+  }
+  if (c == 0xc2 && static_cast<unsigned char>(s[i + 1]) < 0xa0) return 0;  // C1 controls
+  return n;
+}
+
+}  // namespace
+
 std::string EscapeControlBytes(const std::string& s) {
   std::string out;
   out.reserve(s.size());
   for (size_t i = 0; i < s.size(); ++i) {
     const auto c = static_cast<unsigned char>(s[i]);
-    const bool erase_line = c == 0x1b && s.compare(i + 1, 2, "[K") == 0;
-    if ((c >= 0x20 && c != 0x7f) || c == '\t' || c == '\n' || c == '\r' || erase_line) {
+    // A carriage return only where a progress bar starts its line (the start of a write), and
+    // the "erase to end of line" that ends it.
+    const bool progress =
+        (c == '\r' && i == 0) || (c == 0x1b && i + 3 == s.size() && s.compare(i + 1, 2, "[K") == 0);
+    if ((c >= 0x20 && c < 0x7f) || c == '\t' || c == '\n' || progress) {
       out.push_back(static_cast<char>(c));
+      continue;
+    }
+    if (const size_t n = c >= 0x80 ? Utf8Length(s, i) : 0; n > 0) {
+      out.append(s, i, n);
+      i += n - 1;
       continue;
     }
     char hex[5];

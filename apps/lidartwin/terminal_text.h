@@ -7,8 +7,9 @@
 
 namespace lt::cli {
 
-// s with C0 control bytes (other than tab, newline, carriage return), DEL, and ESC (other than
-// the "erase to end of line" ESC [ K our progress bar uses) written as \xNN.
+// s with control bytes written as \xNN: C0 (other than tab and newline), DEL, C1, bytes that
+// are not well-formed UTF-8, a carriage return other than one that starts `s` (a progress bar
+// redrawing its line) and ESC other than the "erase to end of line" ESC [ K that ends a bar's line.
 std::string EscapeControlBytes(const std::string& s);
 
 // Routes stderr, and stdout when it is a terminal, through EscapeControlBytes. Once, in main().

@@ -271,14 +271,7 @@ Hdf5FrameReader::~Hdf5FrameReader() = default;
 Expected<Hdf5FrameReader> Hdf5FrameReader::Open(const std::filesystem::path& path) {
   SilenceHdf5Errors();
   const std::string where = Where(path);
-  std::error_code ec;
-  const auto status = std::filesystem::status(path, ec);
-  if (!std::filesystem::exists(status)) return Error{where + ": no such file"};
-  if (std::filesystem::is_directory(status)) return Error{where + ": is a directory"};
-  if (!std::filesystem::is_regular_file(status)) return Error{where + ": not a regular file"};
-  if (::access(path.c_str(), R_OK) != 0) {
-    return Error{where + ": cannot open: " + CannotOpenReason(path)};
-  }
+  if (Status s = CheckReadableFile(path); !s.ok()) return s.error();
   if (H5Fis_hdf5(path.c_str()) <= 0) {
     return Error{where + ": not an HDF5 file (bad signature or truncated)"};
   }

@@ -61,6 +61,11 @@ Expected<std::unique_ptr<Hdf5FrameWriter>> Hdf5FrameWriter::Create(
 Status Hdf5FrameWriter::Append(const Frame& frame) {
   const std::string where = impl_->output.target().string();
   const std::string group_name = FrameGroupName(frame.index);
+  if (frame.size() > kMaxHdf5PointsPerFrame) {  // what the reader would refuse
+    return Error{where + ": frame " + std::to_string(frame.index) + " has " +
+                 std::to_string(frame.size()) + " points, more than the " +
+                 std::to_string(kMaxHdf5PointsPerFrame) + " a frames file holds per frame"};
+  }
   errno = 0;
   Hdf5Id group(H5Gcreate2(impl_->file.get(), group_name.c_str(), H5P_DEFAULT,
                           UntimedGroupProperties().get(), H5P_DEFAULT),

@@ -1,4 +1,5 @@
 #include "lidartwin/datasets/kitti_bin.h"
+#include "lidartwin/datasets/hdf5_frames.h"
 
 #include <cmath>
 #include <cstring>
@@ -22,8 +23,11 @@ bool EndsWith(const std::string& s, const std::string& tail) {
 template <size_t Floats, typename Fill>
 Expected<Frame> ReadFloatRecords(const std::filesystem::path& file, Fill fill) {
   constexpr size_t kBytes = Floats * 4;
-  // Regular files only (a directory or device is refused, not streamed).
-  auto bytes = ReadTextFile(file, "", UINT64_MAX);
+  // Regular files only (a directory or device is refused, not streamed), and no more points
+  // than a frames file holds (what we read, we can write).
+  auto bytes = ReadTextFile(
+      file, " point file (at most " + std::to_string(kMaxHdf5PointsPerFrame) + " points)",
+      kMaxHdf5PointsPerFrame * kBytes);
   if (!bytes.ok()) return bytes.error();
   const std::string& b = *bytes;
   if (b.size() % kBytes != 0) {

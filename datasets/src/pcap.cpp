@@ -42,18 +42,6 @@ struct Fragments {
 
 using FragmentKey = std::tuple<uint32_t, uint32_t, uint16_t>;  // source, destination, id
 
-// Regular files only: a directory, device or FIFO is named, not streamed.
-Status CheckRegularFile(const std::filesystem::path& file) {
-  std::error_code ec;
-  if (std::filesystem::is_directory(file, ec)) return Error{file.string() + ": is a directory"};
-  const auto status = std::filesystem::status(file, ec);
-  if (ec || !std::filesystem::exists(status)) return Error{file.string() + ": does not exist"};
-  if (!std::filesystem::is_regular_file(status)) {
-    return Error{file.string() + ": not a regular file (a device, FIFO or socket)"};
-  }
-  return {};
-}
-
 }  // namespace
 
 void CaptureStats::Warn(std::string message) {
@@ -141,7 +129,7 @@ Status ForEachUdpDatagram(const std::filesystem::path& file, const UdpSink& sink
                           CaptureStats* stats_out) {
   CaptureStats local;
   CaptureStats& stats = stats_out ? *stats_out : local;
-  if (Status s = CheckRegularFile(file); !s.ok()) return s;
+  if (Status s = CheckReadableFile(file); !s.ok()) return s;
   std::error_code ec;
   const uint64_t size = std::filesystem::file_size(file, ec);
   if (ec) return Error{file.string() + ": cannot read its size (" + ec.message() + ")"};

@@ -8,6 +8,7 @@
 #include "lidartwin/datasets/ouster.h"
 #include "lidartwin/datasets/point_cloud_readers.h"
 #include "lidartwin/datasets/velodyne.h"
+#include "lidartwin/sim/text_file.h"
 
 namespace lt {
 
@@ -56,7 +57,7 @@ Expected<RecordingSource> OpenRecording(const std::filesystem::path& file,
                                         const std::filesystem::path& sidecar,
                                         const RecordingOptions& options) {
   std::error_code ec;
-  if (!std::filesystem::exists(file, ec)) return Error{file.string() + ": does not exist"};
+  if (Status s = CheckReadableFile(file); !s.ok()) return s.error();
   const std::string ext = file.extension().string();
   const std::string side_ext = sidecar.extension().string();
   if (!options.format.empty() && ext != ".bin") {

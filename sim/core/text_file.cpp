@@ -1,6 +1,7 @@
 #include "lidartwin/sim/text_file.h"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -22,6 +23,19 @@ std::string CannotOpenReason(const std::filesystem::path& file) {
     return "unknown reason";
   }
   return std::strerror(errno);
+}
+
+Status CheckReadableFile(const std::filesystem::path& file) {
+  const int fd = ::open(file.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) return Error{file.string() + ": cannot open: " + std::strerror(errno)};
+  struct stat st {};
+  const bool stat_ok = ::fstat(fd, &st) == 0;
+  ::close(fd);
+  if (stat_ok && S_ISDIR(st.st_mode)) return Error{file.string() + ": is a directory"};
+  if (!stat_ok || !S_ISREG(st.st_mode)) {
+    return Error{file.string() + ": not a regular file (a device, FIFO or socket)"};
+  }
+  return {};
 }
 
 Expected<std::string> ReadTextFile(const std::filesystem::path& file, const std::string& what,

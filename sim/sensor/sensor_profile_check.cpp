@@ -66,8 +66,10 @@ void CheckSpinning(const SensorProfile& p, ConfigCheck& scan) {
                                       " entries but there are " + std::to_string(n) + " channels");
   }
   if (p.columns < 1) scan.Fail("columns_per_revolution", "must be a whole number >= 1, got 0");
-  if (!(p.rotation_rate_hz > 0 && Finite(p.rotation_rate_hz))) {
-    scan.Fail("rotation_rate_hz", "must be positive, got " + NumberText(p.rotation_rate_hz));
+  if (!(p.rotation_rate_hz >= kMinRotationRateHz && p.rotation_rate_hz <= kMaxRotationRateHz)) {
+    scan.Fail("rotation_rate_hz", "must be in " + NumberText(kMinRotationRateHz) + ".." +
+                                      NumberText(kMaxRotationRateHz) + " Hz, got " +
+                                      NumberText(p.rotation_rate_hz));
   } else if (p.columns >= 1) {
     const double column_period_s = 1.0 / (p.columns * p.rotation_rate_hz);
     for (double f : p.firing_offset_s) {

@@ -67,6 +67,11 @@ TEST(CliConventions, ControlBytesAreEscapedNotEchoed) {
   EXPECT_EQ(name.output.find('\x1b'), std::string::npos) << "raw ESC reached the terminal";
   EXPECT_EQ(name.output.find('\x07'), std::string::npos) << "raw BEL reached the terminal";
   EXPECT_NE(name.output.find("\\x1b[31mred\\x07.h5"), std::string::npos) << name.output;
+  // A carriage return and erase-line in the middle would overwrite the message on screen; a
+  // C1 CSI (U+009B) and a lone continuation byte are control sequences to some terminals.
+  const CliRun spoof = Cli("info " + Q(dir / "no\rFAKE\x1b[Kx\xc2\x9b\x80.h5"));
+  EXPECT_NE(spoof.output.find("no\\x0dFAKE\\x1b[Kx\\xc2\\x9b\\x80.h5"), std::string::npos)
+      << spoof.output;
   std::string garbage = "name: \x1b]0;owned\x07\x01\x02: [\n";
   const auto yaml = dir.Write("garbage.yaml", garbage);
   const CliRun g =

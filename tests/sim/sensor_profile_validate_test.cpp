@@ -73,19 +73,21 @@ TEST(SensorProfileValidate, EachRuleNamesItsKeyAndUnit) {
       {spin, "scan.columns_per_revolution", [](auto& p) { p.columns = 0; },
        "must be a whole number >= 1"},
       {spin, "scan.rotation_rate_hz", [](auto& p) { p.rotation_rate_hz = 0; },
-       "must be positive, got 0"},
+       "must be in 0.1..1000 Hz, got 0"},
+      {spin, "scan.rotation_rate_hz", [](auto& p) { p.rotation_rate_hz = 1e-308; },
+       "must be in 0.1..1000 Hz, got 1e-308"},
       {spin, "scan.firing_offset_us", [](auto& p) { p.firing_offset_s[5] = 1e-3; },
        "offset 1000 us is outside [0, column period 97.65625 us)"},
       {spin, "scan",
        [](auto& p) {
          p.columns = 200000;
-         p.rotation_rate_hz = 0.001;
+         p.rotation_rate_hz = 0.1;
        },
        "the scan gives 25600000 beams per frame, more than 16777216"},
       {thr, "detector.max_echoes",
        [](auto& p) {
          p.columns = 131072;
-         p.rotation_rate_hz = 0.001;
+         p.rotation_rate_hz = 0.1;
          p.detector.max_echoes = 8;
        },
        "16777216 beams x 8 echoes is more than 67108864 echo records per frame"},

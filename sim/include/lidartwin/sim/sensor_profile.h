@@ -56,6 +56,10 @@ struct DetectorConfig {
 // Frames larger than this are refused when a profile is loaded (a frame's records are held
 // in memory at once): 16 Mi beams, 64 Mi echo records (a 64-byte record each: 4 GiB).
 inline constexpr uint64_t kMaxBeamsPerFrame = uint64_t{1} << 24;
+// A spinning head turns at 0.1..1000 Hz (products: 5..20 Hz): a slower one makes frames of
+// hours, a faster one firing periods below a nanosecond.
+inline constexpr double kMinRotationRateHz = 0.1;
+inline constexpr double kMaxRotationRateHz = 1000;
 inline constexpr uint64_t kMaxRecordsPerFrame = uint64_t{1} << 26;
 
 // Where a profile's fitted values came from (`lidartwin calibrate`): the lab folder, its

@@ -13,6 +13,12 @@ namespace lt {
 // "Permission denied", "Is a directory"; "unknown reason" when it can be opened after all.
 std::string CannotOpenReason(const std::filesystem::path& file);
 
+// OK when `file` is a regular file this process may read; otherwise an error "<file>: <why>":
+// "No such file or directory", "Permission denied", "Too many levels of symbolic links",
+// "is a directory", "not a regular file (a device, FIFO or socket)". Never blocks (a FIFO is
+// opened non-blocking to look at it).
+Status CheckReadableFile(const std::filesystem::path& file);
+
 // The file's bytes; on failure the error reads "<file>: cannot open<what>: <reason>" (what: e.g.
 // " sensor profile", or "" for plain "cannot open"). Only regular files (a device or FIFO is
 // refused, not streamed), of at most max_bytes (1 GiB unless the caller knows better).
