@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "lidartwin/datasets/ouster.h"
+#include "lidartwin/sim/config_check.h"
 #include "lidartwin/sim/text_file.h"
 
 namespace lt {
@@ -16,6 +17,9 @@ namespace {
 using nlohmann::json;
 
 // Reads keys of one JSON object, remembering the first problem with its path.
+// Offsets inside a sensor are millimetres to centimetres; 10 m is beyond any.
+constexpr double kMaxOffsetMm = 10000;
+
 class JsonReader {
  public:
   JsonReader(const std::filesystem::path& file, std::string* error) : file_(file), error_(error) {}
@@ -68,6 +72,18 @@ class JsonReader {
       return {};
     }
     return v->get<std::string>();
+  }
+  // Values within +-max_abs (angles in degrees, offsets in millimetres: a number beyond is a
+  // corrupt file or the wrong unit, and would put points at infinity).
+  void Within(const std::vector<double>& values, const std::string& key, double max_abs,
+              const char* unit) {
+    for (size_t i = 0; i < values.size(); ++i) {
+      if (!(std::abs(values[i]) <= max_abs)) {
+        Fail(key, "[" + std::to_string(i) + "] = " + NumberText(values[i]) + " is beyond +-" +
+                      NumberText(max_abs) + " " + unit);
+        return;
+      }
+    }
   }
   void Fail(const std::string& key, const std::string& what) {
     if (error_->empty()) *error_ = file_.string() + ": key '" + key + "' " + what;
@@ -165,6 +181,8 @@ Expected<OusterMetadata> LoadOusterMetadata(const std::filesystem::path& file) {
   m.serial = r.String(info, "", "prod_sn", false);
   m.altitude_deg = r.Numbers(beams, beams_path, "beam_altitude_angles");
   m.azimuth_deg = r.Numbers(beams, beams_path, "beam_azimuth_angles");
+  r.Within(m.altitude_deg, beams_path + "beam_altitude_angles", 90, "deg");
+  r.Within(m.azimuth_deg, beams_path + "beam_azimuth_angles", 360, "deg");
   if (r.ok() && m.altitude_deg.size() != m.azimuth_deg.size()) {
     r.Fail(beams_path + "beam_azimuth_angles", "has " + std::to_string(m.azimuth_deg.size()) +
                                                    " values but beam_altitude_angles has " +
@@ -177,10 +195,13 @@ Expected<OusterMetadata> LoadOusterMetadata(const std::filesystem::path& file) {
   if (r.Find(beams, beams_path, "lidar_origin_to_beam_origin_mm", false)) {
     m.lidar_origin_to_beam_origin_mm =
         r.Number(beams, beams_path, "lidar_origin_to_beam_origin_mm");
+    r.Within({m.lidar_origin_to_beam_origin_mm}, beams_path + "lidar_origin_to_beam_origin_mm",
+             kMaxOffsetMm, "mm");
   }
   m.beam_origin_x_mm = m.lidar_origin_to_beam_origin_mm;
   if (r.Find(beams, beams_path, "beam_to_lidar_transform", false)) {
     const auto t = r.Numbers(beams, beams_path, "beam_to_lidar_transform", 16);
+    r.Within(t, beams_path + "beam_to_lidar_transform", kMaxOffsetMm, "(mm, or unitless)");
     if (t.size() == 16) {
       m.beam_origin_x_mm = t[3];
       m.beam_origin_z_mm = t[11];
@@ -190,6 +211,7 @@ Expected<OusterMetadata> LoadOusterMetadata(const std::filesystem::path& file) {
   if (r.Find(intrinsics, "", "lidar_to_sensor_transform", false)) {
     const auto t = r.Numbers(intrinsics, m.legacy_layout ? "" : "lidar_intrinsics.",
                              "lidar_to_sensor_transform", 16);
+    r.Within(t, "lidar_to_sensor_transform", kMaxOffsetMm, "(mm, or unitless)");
     if (t.size() == 16) std::copy(t.begin(), t.end(), m.lidar_to_sensor.begin());
   }
   const std::string mode = r.String(config, config_path, "lidar_mode", true);

@@ -2,6 +2,7 @@
 // [0xFFEE flag, azimuth u16 in 0.01 deg, 32 x (distance u16 in 2 mm, reflectivity u8)],
 // then a u32 timestamp (us past the hour), the return mode and the product id.
 #include "lidartwin/datasets/velodyne.h"
+#include "lidartwin/sim/config_check.h"
 #include "lidartwin/sim/text_file.h"
 
 #include <yaml-cpp/yaml.h>
@@ -11,6 +12,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <map>
 
 #include "lidartwin/datasets/pcap.h"
 
@@ -88,6 +90,34 @@ T Le(const uint8_t* p) {
 
 }  // namespace
 
+namespace {
+
+constexpr double kMaxCorrectionM = 10;
+
+// "key 'X' (line N) appears twice (first at line M)" for the first repeated key of any map
+// under `node`, or empty: YAML readers keep one of two equal keys silently.
+std::string DuplicateKey(const YAML::Node& node) {
+  if (node.IsSequence()) {
+    for (const auto& item : node)
+      if (auto d = DuplicateKey(item); !d.empty()) return d;
+  } else if (node.IsMap()) {
+    std::map<std::string, int> lines;
+    for (const auto& kv : node) {
+      const int line = kv.first.Mark().line + 1;
+      if (!kv.first.IsScalar()) return "line " + std::to_string(line) + ": a key is a list or map";
+      const auto [it, inserted] = lines.emplace(kv.first.Scalar(), line);
+      if (!inserted) {
+        return "key '" + kv.first.Scalar() + "' (line " + std::to_string(line) +
+               ") appears twice (first at line " + std::to_string(it->second) + ")";
+      }
+      if (auto d = DuplicateKey(kv.second); !d.empty()) return d;
+    }
+  }
+  return "";
+}
+
+}  // namespace
+
 Expected<VelodyneCalibration> LoadVelodyneCalibration(const std::filesystem::path& file) {
   auto text = ReadTextFile(file, " Velodyne calibration");
   if (!text.ok()) return text.error();
@@ -102,6 +132,7 @@ Expected<VelodyneCalibration> LoadVelodyneCalibration(const std::filesystem::pat
   if (!lasers || !lasers.IsSequence() || lasers.size() == 0) {
     return Error{file.string() + ": key 'lasers' is missing or empty"};
   }
+  if (auto dup = DuplicateKey(root); !dup.empty()) return Error{file.string() + ": " + dup};
   VelodyneCalibration c;
   c.file = file;
   c.lasers.resize(lasers.size());
@@ -109,32 +140,53 @@ Expected<VelodyneCalibration> LoadVelodyneCalibration(const std::filesystem::pat
   for (size_t i = 0; i < lasers.size(); ++i) {
     const YAML::Node l = lasers[i];
     const std::string where = file.string() + ": lasers[" + std::to_string(i) + "]";
-    try {
-      if (!l["laser_id"] || !l["rot_correction"] || !l["vert_correction"]) {
-        return Error{where + ": needs laser_id, rot_correction and vert_correction"};
+    if (!l.IsMap() || !l["laser_id"] || !l["rot_correction"] || !l["vert_correction"]) {
+      return Error{where + ": needs laser_id, rot_correction and vert_correction"};
+    }
+    // A number under `key`, or the error naming the key and its line.
+    std::string problem;
+    const auto number = [&](const char* key, double fallback) {
+      const YAML::Node n = l[key];
+      if (!n) return fallback;
+      try {
+        const double v = n.as<double>();
+        if (std::isfinite(v)) return v;
+      } catch (const YAML::Exception&) {
       }
-      const int id = l["laser_id"].as<int>();
-      if (id < 0 || id >= static_cast<int>(lasers.size()) || seen[id]) {
-        return Error{where + ": key 'laser_id': " + std::to_string(id) +
-                     " is out of range or repeated"};
+      if (problem.empty()) {
+        problem = where + ": key '" + key + "' (line " + std::to_string(n.Mark().line + 1) +
+                  "): expected a finite number";
       }
-      seen[id] = true;
-      VelodyneLaser& v = c.lasers[id];
-      v.rot_correction_rad = l["rot_correction"].as<double>();
-      v.vert_correction_rad = l["vert_correction"].as<double>();
-      if (l["dist_correction"]) v.dist_correction_m = l["dist_correction"].as<double>();
-      if (l["vert_offset_correction"]) v.vert_offset_m = l["vert_offset_correction"].as<double>();
-      if (l["horiz_offset_correction"])
-        v.horiz_offset_m = l["horiz_offset_correction"].as<double>();
-      if (!(std::abs(v.vert_correction_rad) <= kPi / 2) ||
-          !(std::abs(v.rot_correction_rad) <= 2 * kPi) || !std::isfinite(v.dist_correction_m) ||
-          !std::isfinite(v.vert_offset_m) || !std::isfinite(v.horiz_offset_m)) {
-        return Error{where +
-                     ": angles must be in radians (|vert| <= pi/2, |rot| <= 2 pi) and "
-                     "offsets finite"};
+      return fallback;
+    };
+    const double id_value = number("laser_id", -1);
+    const int id = static_cast<int>(id_value);
+    if (!problem.empty()) return Error{problem};
+    if (id_value != id || id < 0 || id >= static_cast<int>(lasers.size()) || seen[id]) {
+      return Error{where + ": key 'laser_id': " + NumberText(id_value) +
+                   " is out of range or repeated"};
+    }
+    seen[id] = true;
+    VelodyneLaser& v = c.lasers[id];
+    v.rot_correction_rad = number("rot_correction", 0);
+    v.vert_correction_rad = number("vert_correction", 0);
+    v.dist_correction_m = number("dist_correction", 0);
+    v.vert_offset_m = number("vert_offset_correction", 0);
+    v.horiz_offset_m = number("horiz_offset_correction", 0);
+    if (!problem.empty()) return Error{problem};
+    if (!(std::abs(v.vert_correction_rad) <= kPi / 2) ||
+        !(std::abs(v.rot_correction_rad) <= 2 * kPi)) {
+      return Error{where + ": angles must be in radians (|vert| <= pi/2, |rot| <= 2 pi)"};
+    }
+    // Corrections of a few centimetres to tens of centimetres in real calibrations; 10 m
+    // would move points by more than the sensor's own size allows.
+    for (const auto& [key, value] : {std::pair{"dist_correction", v.dist_correction_m},
+                                     std::pair{"vert_offset_correction", v.vert_offset_m},
+                                     std::pair{"horiz_offset_correction", v.horiz_offset_m}}) {
+      if (!(std::abs(value) <= kMaxCorrectionM)) {
+        return Error{where + ": key '" + key + "': " + NumberText(value) +
+                     " m is beyond the 10 m a calibration correction may be"};
       }
-    } catch (const YAML::Exception& e) {
-      return Error{where + ": line " + std::to_string(e.mark.line + 1) + ": " + e.msg};
     }
   }
   try {
@@ -147,8 +199,9 @@ Expected<VelodyneCalibration> LoadVelodyneCalibration(const std::filesystem::pat
   } catch (const YAML::Exception& e) {
     return Error{file.string() + ": line " + std::to_string(e.mark.line + 1) + ": " + e.msg};
   }
-  if (!(c.distance_resolution_m > 0) || !std::isfinite(c.distance_resolution_m))
-    return Error{file.string() + ": key 'distance_resolution' must be a positive number"};
+  if (!(c.distance_resolution_m > 0 && c.distance_resolution_m <= 1))
+    return Error{file.string() + ": key 'distance_resolution' must be in (0, 1] m, got " +
+                 NumberText(c.distance_resolution_m)};
   return c;
 }
 

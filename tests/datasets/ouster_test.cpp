@@ -5,6 +5,7 @@
 #include <fstream>
 #include <set>
 
+#include "cli_support.h"
 #include "lidartwin/datasets/ouster.h"
 #include "test_support.h"
 
@@ -157,6 +158,37 @@ TEST(OusterMetadata, MalformedFilesAreRejectedWithFileAndKey) {
     auto m = LoadOusterMetadata(Ouster("metadata/malformed") / file);
     EXPECT_TRUE(m.ok()) << m.message();
   }
+}
+
+// Issue 11 review: values that would put every point at infinity (1e300 mm offsets, 1e300 deg
+// angles) and numbers beyond double range were accepted or aborted.
+TEST(OusterMetadata, AbsurdValuesAndHugeNumbersAreNamed) {
+  LT_REQUIRE_REAL_DATA();
+  test::TempDir dir;
+  const std::string good = test::ReadAll(Ouster("OS-1-32-G_v2.1.1_1024x10.json"));
+  const std::pair<std::string, std::string> edits[] = {
+      {"\"beam_altitude_angles\": [", "'beam_altitude_angles' [0] = 1e+300 is beyond +-90 deg"},
+      {"\"lidar_to_sensor_transform\": [", "'lidar_to_sensor_transform' [0] = 1e+300"},
+  };
+  for (const auto& [key, expected] : edits) {
+    std::string text = good;
+    const size_t at = text.find(key);
+    ASSERT_NE(at, std::string::npos) << key;
+    text.insert(at + key.size(), "1e300, ");
+    // One value too many now: put the array back to its length by dropping its last value.
+    const size_t close = text.find(']', at);
+    const size_t last_comma = text.rfind(',', close);
+    text.erase(last_comma, close - last_comma);
+    auto m = LoadOusterMetadata(dir.Write("m.json", text));
+    ASSERT_FALSE(m.ok()) << key;
+    EXPECT_NE(m.message().find(expected), std::string::npos) << m.message();
+  }
+  std::string huge = good;
+  const std::string key = "\"beam_altitude_angles\": [";
+  huge.insert(huge.find(key) + key.size(), "1e400, ");
+  auto h = LoadOusterMetadata(dir.Write("huge.json", huge));
+  ASSERT_FALSE(h.ok());
+  EXPECT_NE(h.message().find("huge.json: not readable JSON"), std::string::npos) << h.message();
 }
 
 TEST(OusterPcap, TruncatedCaptureAndWrongMetadataNameTheByteOffset) {

@@ -47,6 +47,27 @@ TEST(VelodyneCalibration, BadFilesNameFileAndLaser) {
   EXPECT_NE(c.message().find("radians"), std::string::npos) << c.message();
 }
 
+// Issue 11 review: duplicate keys, absurd corrections and unreadable numbers in a calibration
+// were accepted (points at infinity) or named no key.
+TEST(VelodyneCalibration, DuplicateKeysAbsurdCorrectionsAndBadNumbersAreNamed) {
+  test::TempDir dir;
+  const std::string laser = "- {laser_id: 0, rot_correction: 0.0, vert_correction: 0.1";
+  const std::pair<std::string, std::string> cases[] = {
+      {laser + ", laser_id: 1}\n", "key 'laser_id' (line 2) appears twice"},
+      {laser + ", dist_correction: 1e300}\n",
+       "lasers[0]: key 'dist_correction': 1e+300 m is beyond the 10 m"},
+      {laser + ", horiz_offset_correction: -20}\n", "key 'horiz_offset_correction': -20 m"},
+      {laser + ", vert_offset_correction: abc}\n",
+       "lasers[0]: key 'vert_offset_correction' (line 2): expected a finite number"},
+      {laser + "}\ndistance_resolution: 1e9\n", "key 'distance_resolution' must be in (0, 1] m"},
+  };
+  for (const auto& [tail, expected] : cases) {
+    auto c = LoadVelodyneCalibration(dir.Write("cal.yaml", "lasers:\n" + tail));
+    ASSERT_FALSE(c.ok()) << tail;
+    EXPECT_NE(c.message().find(expected), std::string::npos) << c.message();
+  }
+}
+
 void CheckFrames(const std::vector<Frame>& frames, const VelodyneCalibration& cal, int lasers,
                  double firing_s) {
   for (const Frame& f : frames) {
