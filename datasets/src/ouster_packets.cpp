@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <array>
 #include <cstring>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -107,6 +108,13 @@ Status ForEachOusterFrame(const std::filesystem::path& pcap, const OusterMetadat
   const bool legacy = m.profile == OusterProfile::kLegacy;
   const size_t packet_bytes = m.PacketBytes(), column_bytes = m.ColumnBytes();
   const size_t header = legacy ? 0 : 32, pixel_at = legacy ? 16 : 12;
+  // The serial number the metadata gives, where it is a number (packets carry it from
+  // firmware 2.2 on, outside the legacy and FuSa layouts).
+  std::optional<uint64_t> expected_serial;
+  if (!m.serial.empty() && m.serial.size() <= 13 &&
+      m.serial.find_first_not_of("0123456789") == std::string::npos) {
+    expected_serial = std::stoull(m.serial);
+  }
   const PixelLayout layout = Layout(m.profile);
   const double period = 1.0 / m.rotation_rate_hz;
   const std::string metadata_name = m.file.empty() ? "the metadata" : m.file.string();
@@ -169,6 +177,21 @@ Status ForEachOusterFrame(const std::filesystem::path& pcap, const OusterMetadat
           return {};
         }
         const uint8_t* p = d.payload.data();
+        // The packet header names the sensor (prod_sn, 40 bits at byte 7, Ouster sensor
+        // docs "Lidar data format", packet header): a capture paired with another unit's
+        // metadata decodes to plausible but wrong points, so it is refused.
+        if (!legacy && !m.fusa_header && expected_serial) {
+          uint64_t serial = 0;
+          for (int k = 4; k >= 0; --k)
+            serial = serial << 8 | p[7 + k];
+          if (serial != *expected_serial) {
+            return Error{pcap.string() + ": byte " + std::to_string(d.file_offset + 7) +
+                         ": the packets come from the sensor with serial number " +
+                         std::to_string(serial) + ", but " + metadata_name +
+                         " is the metadata of serial " + m.serial +
+                         ": the capture and its metadata do not belong together"};
+          }
+        }
         int64_t frame_id;
         if (legacy) {
           frame_id = Le<uint16_t>(p + 10);

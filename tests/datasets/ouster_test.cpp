@@ -191,6 +191,20 @@ TEST(OusterMetadata, AbsurdValuesAndHugeNumbersAreNamed) {
   EXPECT_NE(h.message().find("huge.json: not readable JSON"), std::string::npos) << h.message();
 }
 
+// Issue 11 review: an OS-0 capture read with an OS-1's metadata of the same data format decoded
+// to plausible points with the wrong angles; the packet header's serial number tells.
+TEST(OusterPcap, ACaptureWithAnotherUnitsMetadataIsRefused) {
+  LT_REQUIRE_REAL_DATA();
+  auto other = LoadOusterMetadata(Ouster("OS-1-128_v2.3.0_1024x10.json"));
+  ASSERT_TRUE(other.ok()) << other.message();
+  auto frames = ReadOusterPcap(Ouster("OS-0-128-U1_v2.3.0_1024x10.pcap"), other.value());
+  ASSERT_FALSE(frames.ok());
+  EXPECT_NE(frames.message().find("come from the sensor with serial number 122150000150, but"),
+            std::string::npos)
+      << frames.message();
+  EXPECT_NE(frames.message().find("metadata of serial 122201000998"), std::string::npos);
+}
+
 TEST(OusterPcap, TruncatedCaptureAndWrongMetadataNameTheByteOffset) {
   LT_REQUIRE_REAL_DATA();
   test::TempDir dir;
