@@ -125,6 +125,45 @@ std::vector<std::string> CaptureStats::Notes() const {
   return notes;
 }
 
+namespace {
+
+// The offset of the next plausible record header at or after `from` (within 4 MiB), or 0: a
+// header whose lengths fit (captured <= original, both within a record's limit, inside the file)
+// and whose time is within an hour of the last good record's, followed by another such header
+// or the end of the file.
+uint64_t FindNextRecord(std::ifstream& in, uint64_t from, uint64_t size, uint32_t last_second,
+                        bool swap) {
+  constexpr uint64_t kWindow = 4u << 20;
+  const uint64_t end = std::min(size, from + kWindow + 2 * (16 + kMaxRecordBytes));
+  if (from >= end) return 0;
+  std::vector<uint8_t> buf(end - from);
+  in.clear();
+  in.seekg(static_cast<std::streamoff>(from));
+  in.read(reinterpret_cast<char*>(buf.data()), static_cast<std::streamsize>(buf.size()));
+  buf.resize(static_cast<size_t>(in.gcount()));
+  const auto u32 = [&](size_t i) {
+    uint32_t v;
+    std::memcpy(&v, buf.data() + i, 4);
+    return swap ? Swap32(v) : v;
+  };
+  const auto plausible = [&](size_t i) {
+    if (i + 16 > buf.size()) return false;
+    const uint32_t second = u32(i), incl = u32(i + 8), orig = u32(i + 12);
+    return incl <= kMaxRecordBytes && orig >= incl && orig <= kMaxRecordBytes &&
+           (last_second == 0 ||
+            (uint64_t{second} + 3600 >= last_second && second <= uint64_t{last_second} + 3600)) &&
+           from + i + 16 + incl <= size;
+  };
+  for (size_t i = 0; i + 16 <= buf.size() && i < kWindow; ++i) {
+    if (!plausible(i)) continue;
+    const size_t next = i + 16 + u32(i + 8);
+    if (from + next == size || plausible(next)) return from + i;
+  }
+  return 0;
+}
+
+}  // namespace
+
 Status ForEachUdpDatagram(const std::filesystem::path& file, const UdpSink& sink,
                           CaptureStats* stats_out) {
   CaptureStats local;
@@ -193,6 +232,7 @@ Status ForEachUdpDatagram(const std::filesystem::path& file, const UdpSink& sink
 
   std::vector<uint8_t> record;
   uint64_t at = 24;
+  uint32_t last_second = 0;  // of the last good record, to recognise the next one after damage
   while (at < size) {
     stats.bytes_read = at;
     if (size - at < 16) {
@@ -205,11 +245,28 @@ Status ForEachUdpDatagram(const std::filesystem::path& file, const UdpSink& sink
     if (!read(header, 16)) return fail(at, "cannot read the record header");
     const double t = u32(header) + u32(header + 4) * sub_unit;
     const uint32_t incl = u32(header + 8);
-    if (incl > kMaxRecordBytes) {
-      return fail(at, "record header claims " + std::to_string(incl) +
-                          " bytes, more than a pcap record holds (" +
-                          std::to_string(kMaxRecordBytes) + "): the file is corrupt from here on");
+    if (incl > kMaxRecordBytes || u32(header + 12) < incl) {
+      // A corrupt record header: look for the next plausible one (what came before is kept).
+      const uint64_t bad_at = at;
+      const uint64_t next = FindNextRecord(in, at + 1, size, last_second, swap);
+      if (next == 0) {
+        stats.Warn(file.string() + ": byte " + std::to_string(bad_at) + ": record header claims " +
+                   std::to_string(incl) + " bytes (at most " + std::to_string(kMaxRecordBytes) +
+                   "); no plausible record follows, the rest of the capture (" +
+                   std::to_string(size - bad_at) + " bytes) is skipped");
+        ++stats.malformed;
+        break;
+      }
+      stats.Warn(file.string() + ": byte " + std::to_string(bad_at) + ": record header claims " +
+                 std::to_string(incl) + " bytes (at most " + std::to_string(kMaxRecordBytes) +
+                 "); skipped " + std::to_string(next - bad_at) + " bytes to the next record");
+      ++stats.malformed;
+      at = next;
+      in.clear();
+      in.seekg(static_cast<std::streamoff>(at));
+      continue;
     }
+    last_second = u32(header);
     if (incl > size - at - 16) {
       stats.Warn(file.string() + ": byte " + std::to_string(at) + ": truncated last record (" +
                  std::to_string(size - at - 16) + " of " + std::to_string(incl) +

@@ -186,15 +186,31 @@ TEST(PcapStream, TruncatedLastRecordCostsThatRecordOnly) {
   EXPECT_TRUE(Has(stats.warnings[0],
                   "cut.pcap: byte " + std::to_string(last_at) + ": truncated last record"))
       << stats.warnings[0];
-  // A record length no pcap record can have is corruption, not a cut: an error.
-  Bytes huge = c.Join();
-  huge[24 + 8] = '\0';
-  huge[24 + 9] = '\0';
-  huge[24 + 10] = '\0';
-  huge[24 + 11] = '\x10';
-  auto h = ReadPcapUdp(dir.Write("huge.pcap", huge));
-  ASSERT_FALSE(h.ok());
-  EXPECT_TRUE(Has(h.message(), "huge.pcap: byte 24: record header claims")) << h.message();
+  // A record length no pcap record can have is a corrupt header, not a cut: that record is
+  // skipped to the next plausible header, and what comes before and after is kept (issue 11
+  // review: one corrupt length rejected the whole capture).
+  Capture three = Capture::Empty();
+  for (char fill : {'a', 'b', 'c'})
+    three.records.push_back(UdpRecord(2368, Bytes(100, fill)));
+  Bytes huge = three.Join();
+  const size_t second_at = 24 + three.records[0].size();
+  huge[second_at + 8] = '\0';
+  huge[second_at + 9] = '\0';
+  huge[second_at + 10] = '\0';
+  huge[second_at + 11] = '\x10';
+  CaptureStats huge_stats;
+  auto h = ReadPcapUdp(dir.Write("huge.pcap", huge), &huge_stats);
+  ASSERT_TRUE(h.ok()) << h.message();
+  ASSERT_EQ(h->size(), 2u);
+  EXPECT_EQ(h->at(0).payload.front(), 'a');
+  EXPECT_EQ(h->at(1).payload.front(), 'c');
+  ASSERT_EQ(huge_stats.warnings.size(), 1u);
+  EXPECT_TRUE(Has(huge_stats.warnings[0], "huge.pcap: byte " + std::to_string(second_at) +
+                                              ": record header claims 268435456 bytes"))
+      << huge_stats.warnings[0];
+  EXPECT_TRUE(Has(huge_stats.warnings[0], "skipped " + std::to_string(three.records[1].size()) +
+                                              " bytes to the next record"))
+      << huge_stats.warnings[0];
 }
 
 // IPv4 fragments that never complete are dropped and counted, within a bounded set; a
