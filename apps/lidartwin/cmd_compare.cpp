@@ -143,6 +143,12 @@ int CompareCommand(const std::vector<std::string>& argv) {
                                   [&](size_t done, size_t) { progress.Step(done, "frame pairs"); });
   progress.Finish();
   if (!metrics.ok()) return fail("error: " + metrics.message(), 1);
+  if (metrics->real_points == 0 && metrics->sim_points == 0) {  // agreement of nothing
+    return fail(fmt::format("error: nothing to compare: no real or simulated point is left "
+                            "(beyond --min-range-m {} m, in the frames chosen); nothing written",
+                            options.min_range_m),
+                1);
+  }
   metrics->real_file = real_file;
   metrics->sim_file = sim_file;
   metrics->label = args->Get("--label", std::filesystem::path(sim_file).stem().string());

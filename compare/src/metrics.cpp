@@ -118,22 +118,32 @@ double Mape(const std::vector<double>& simulated, const std::vector<double>& mea
   return n == 0 ? NAN : sum / static_cast<double>(n);
 }
 
+namespace {
+// Ranges beyond 100 km are no lidar's (airborne units reach a few km).
+constexpr double kMaxCompareRangeM = 100000;
+}  // namespace
+
 void CompareOptions::Check(ConfigCheck& check) const {
   ConfigCheck gates = check.Sub("association");
   association.Check(gates);
   const auto& edges = distance_edges_m;
-  if (edges.empty()) check.Fail("distance_edges_m", "must list at least one edge");
+  if (edges.size() < 2) {
+    check.Fail("distance_edges_m",
+               "must list at least two edges (one bin), got " + std::to_string(edges.size()));
+  }
   for (size_t i = 0; i < edges.size(); ++i) {
-    if (!(edges[i] >= 0 && std::isfinite(edges[i]))) {
-      check.Fail("distance_edges_m",
-                 "edge " + NumberText(edges[i]) + " m is not a finite number >= 0");
+    if (!(edges[i] >= 0 && edges[i] <= kMaxCompareRangeM)) {
+      check.Fail("distance_edges_m", "edge " + NumberText(edges[i]) + " m is outside 0.." +
+                                         NumberText(kMaxCompareRangeM) + " m");
     } else if (i > 0 && !(edges[i] > edges[i - 1])) {
       check.Fail("distance_edges_m", "must be a strictly increasing list (" + NumberText(edges[i]) +
                                          " m after " + NumberText(edges[i - 1]) + " m)");
     }
   }
-  if (!(min_range_m >= 0 && std::isfinite(min_range_m)))
-    check.Fail("min_range_m", "must be >= 0, got " + NumberText(min_range_m));
+  if (!(min_range_m >= 0 && min_range_m <= kMaxCompareRangeM)) {
+    check.Fail("min_range_m", "must be in 0.." + NumberText(kMaxCompareRangeM) + " m, got " +
+                                  NumberText(min_range_m));
+  }
 }
 
 Status CompareOptions::Validate() const {

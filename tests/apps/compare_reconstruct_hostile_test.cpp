@@ -44,6 +44,21 @@ std::vector<Point> Wall(double dist, int n = 40) {
   return w;
 }
 
+// Issue 11 review: with every point below --min-range-m, compare reported a perfect return
+// agreement of nothing (rc 0). Nothing to compare is an error, and nothing is written.
+TEST(CompareCliHostile, NothingLeftToCompareIsAnError) {
+  test::TempDir dir;
+  const auto a = dir.Write("a.pcd", Pcd(Wall(5)));
+  const auto b = dir.Write("b.pcd", Pcd(Wall(5)));
+  const CliRun r = Cli("compare --real " + Q(a) + " --sim " + Q(b) + " --min-range-m 1000 --out " +
+                       Q(dir / "m.json"));
+  EXPECT_EQ(r.code, 1) << r.output;
+  EXPECT_NE(r.output.find("nothing to compare: no real or simulated point is left"),
+            std::string::npos)
+      << r.output;
+  EXPECT_FALSE(std::filesystem::exists(dir / "m.json"));
+}
+
 TEST(CompareCliHostile, EveryNumericOptionOutsideItsRangeIsRefused) {
   struct Case {
     std::string flags, expected;
@@ -55,8 +70,10 @@ TEST(CompareCliHostile, EveryNumericOptionOutsideItsRangeIsRefused) {
       {"--max-angle-deg 181", "option --max-angle-deg: must be in (0, 180] deg, got 181"},
       {"--max-distance-m -0.5", "option --max-distance-m: must be positive, got -0.5"},
       {"--distance-bins 5,1", "option --distance-bins: must be a strictly increasing list"},
-      {"--distance-bins -1,5", "option --distance-bins: edge -1 m is not a finite number >= 0"},
-      {"--min-range-m -1", "option --min-range-m: must be >= 0, got -1"},
+      {"--distance-bins -1,5", "option --distance-bins: edge -1 m is outside 0..100000 m"},
+      {"--distance-bins 0", "option --distance-bins: must list at least two edges (one bin)"},
+      {"--min-range-m -1", "option --min-range-m: must be in 0..100000 m, got -1"},
+      {"--min-range-m 1e308", "option --min-range-m: must be in 0..100000 m, got 1e+308"},
       {"--associate sideways", "option --associate: unknown association 'sideways'"},
       {"--max-angle-deg inf", "--max-angle-deg"},
       {"--min-range-m nan", "--min-range-m"},

@@ -28,7 +28,7 @@ TEST(CompareOptionsValidate, EachRuleNamesItsKey) {
         [](auto& o) { o.association.beam_direction_tolerance_deg = -1; },
         "must be positive, got -1"},
        {"distance_edges_m", [](auto& o) { o.distance_edges_m.clear(); },
-        "must list at least one edge"},
+        "must list at least two edges (one bin), got 0"},
        {"distance_edges_m",
         [](auto& o) {
           o.distance_edges_m = {0, 5, 5};
@@ -38,8 +38,8 @@ TEST(CompareOptionsValidate, EachRuleNamesItsKey) {
         [](auto& o) {
           o.distance_edges_m = {-1, 5};
         },
-        "edge -1 m is not a finite number >= 0"},
-       {"min_range_m", [](auto& o) { o.min_range_m = -0.5; }, "must be >= 0, got -0.5"}});
+        "edge -1 m is outside 0..100000 m"},
+       {"min_range_m", [](auto& o) { o.min_range_m = -0.5; }, "must be in 0..100000 m, got -0.5"}});
   AssociationOptions gates;
   gates.max_distance_m = 0;
   EXPECT_EQ(gates.Validate().message(),
