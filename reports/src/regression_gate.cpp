@@ -94,7 +94,10 @@ std::vector<GateRow> ApplyGate(const std::map<std::string, double>& current,
     row.metric = t.metric;
     auto c = current.find(t.metric), b = baseline.find(t.metric);
     if (c == current.end() || b == baseline.end()) {
-      row.missing = row.regression = true;  // a gated number that vanished is a failure
+      // A gated number the baseline has and this run lost is a failure; one neither run has
+      // (no targets, say) or only this run has was never measured against anything.
+      row.missing = true;
+      row.regression = b != baseline.end();
       if (c != current.end()) row.current = c->second;
       if (b != baseline.end()) row.baseline = b->second;
       rows.push_back(row);

@@ -38,8 +38,16 @@ TEST(Gate, HigherIsBetterMetricsMayFallOnlyByTheirToleranceAndMissingFails) {
   auto rows = ApplyGate({{"return_agreement", 0.935}}, base, tol);
   EXPECT_TRUE(rows[0].regression);
   EXPECT_NEAR(rows[0].worse_by, 0.015, 1e-12);
-  EXPECT_TRUE(rows[1].missing && rows[1].regression);
+  // n_points_mape is in neither run: never measured, so not a regression (issue 11 review: a
+  // file gated against itself failed).
+  EXPECT_TRUE(rows[1].missing && !rows[1].regression);
   EXPECT_FALSE(ApplyGate({{"return_agreement", 0.945}}, base, {tol[0]})[0].regression);
+  // Lost by this run while the baseline has it: a regression.
+  auto lost = ApplyGate({}, base, {tol[0]});
+  EXPECT_TRUE(lost[0].missing && lost[0].regression);
+  // New in this run, absent from the baseline: nothing to hold it against.
+  auto added = ApplyGate({{"return_agreement", 0.9}, {"n_points_mape", 0.2}}, base, tol);
+  EXPECT_TRUE(added[1].missing && !added[1].regression);
 }
 
 TEST(Tolerances, LoadAndRejectUnknownMetricsAndNegativeValues) {
