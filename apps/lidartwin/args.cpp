@@ -50,6 +50,15 @@ Expected<Args> Args::Parse(const std::vector<std::string>& argv, const ArgSpec& 
   return a;
 }
 
+std::string MissingArguments(const Args& args, const char* positional,
+                             std::initializer_list<const char*> required) {
+  if (positional && args.positionals().empty()) return std::string("missing ") + positional;
+  for (const char* flag : required) {
+    if (!args.Has(flag)) return std::string("missing required option ") + flag;
+  }
+  return "";
+}
+
 bool Args::Has(const std::string& flag) const {
   return values_.count(flag) || switches_.count(flag);
 }

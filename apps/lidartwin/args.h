@@ -2,6 +2,7 @@
 // flags are errors that name the flag.
 #pragma once
 
+#include <initializer_list>
 #include <map>
 #include <set>
 #include <string>
@@ -48,5 +49,10 @@ class Args {
   std::set<std::string> switches_;
   std::vector<std::string> positionals_;
 };
+
+// What a command line lacks, for a usage error: "missing RECORDING" (no positional argument
+// where `positional` names one) or "missing required option --out"; empty when complete.
+std::string MissingArguments(const Args& args, const char* positional,
+                             std::initializer_list<const char*> required);
 
 }  // namespace lt::cli

@@ -19,14 +19,20 @@ int ConvertCommand(const std::vector<std::string>& argv) {
     fmt::print(stderr, "lidartwin convert: {}\n", args.message());
     return 2;
   }
-  if (args->Has("--help") || args->positionals().empty() || !args->Has("--out")) {
-    fmt::print(
-        "usage: lidartwin convert RECORDING [--metadata OUSTER.json | --calibration VELO.yaml]\n"
-        "         [--format kitti|nuscenes] --out out.{{h5,ply,pcd}}\n"
-        "  RECORDING: Ouster or Velodyne .pcap (with its metadata or calibration), KITTI or\n"
-        "  nuScenes .bin, .pcd, .ply, or lidartwin .h5. --format names the layout of a .bin\n"
-        "  (needed where neither its name nor its size tells; datasets/README.md).\n");
-    return args->Has("--help") ? 0 : 2;
+  const char* usage =
+      "usage: lidartwin convert RECORDING [--metadata OUSTER.json | --calibration VELO.yaml]\n"
+      "         [--format kitti|nuscenes] --out out.{h5,ply,pcd}\n"
+      "  RECORDING: Ouster or Velodyne .pcap (with its metadata or calibration), KITTI or\n"
+      "  nuScenes .bin, .pcd, .ply, or lidartwin .h5. --format names the layout of a .bin\n"
+      "  (needed where neither its name nor its size tells; datasets/README.md).\n";
+  if (args->Has("--help")) {
+    fmt::print("{}", usage);
+    return 0;
+  }
+  if (const std::string missing = MissingArguments(*args, "RECORDING", {"--out"});
+      !missing.empty()) {
+    fmt::print(stderr, "lidartwin convert: {}\n{}", missing, usage);
+    return 2;
   }
   if (args->Has("--metadata") && args->Has("--calibration")) {
     fmt::print(stderr, "lidartwin convert: give --metadata or --calibration, not both\n");

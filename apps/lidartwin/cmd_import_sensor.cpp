@@ -24,9 +24,14 @@ int ImportSensorCommand(const std::vector<std::string>& argv) {
     fmt::print(stderr, "lidartwin import-sensor: {}\n{}", args.message(), kUsage);
     return 2;
   }
-  if (args->Has("--help") || args->positionals().empty() || !args->Has("--out")) {
+  if (args->Has("--help")) {
     fmt::print("{}", kUsage);
-    return args->Has("--help") ? 0 : 2;
+    return 0;
+  }
+  if (const std::string missing = MissingArguments(*args, "METADATA", {"--out"});
+      !missing.empty()) {
+    fmt::print(stderr, "lidartwin import-sensor: {}\n{}", missing, kUsage);
+    return 2;
   }
   SensorImportOptions o;
   o.firetimes = args->Get("--firetimes");

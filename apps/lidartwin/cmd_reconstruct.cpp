@@ -100,9 +100,13 @@ int ReconstructCommand(const std::vector<std::string>& argv) {
     fmt::print(stderr, "lidartwin reconstruct: {}\n{}", args.message(), kUsage);
     return 2;
   }
-  if (args->Has("--help") || args->positionals().empty() || !args->Has("--out")) {
+  if (args->Has("--help")) {
     fmt::print("{}", kUsage);
-    return args->Has("--help") ? 0 : 2;
+    return 0;
+  }
+  if (const std::string missing = MissingArguments(*args, "REC", {"--out"}); !missing.empty()) {
+    fmt::print(stderr, "lidartwin reconstruct: {}\n{}", missing, kUsage);
+    return 2;
   }
   auto usage_error = [](const std::string& message) {
     fmt::print(stderr, "lidartwin reconstruct: {}\n", message);

@@ -38,8 +38,13 @@ void RemoveStaleTemporaries(const std::filesystem::path& target) {
 
 AtomicOutput::AtomicOutput(std::filesystem::path target) : target_(std::move(target)) {
   // Same directory as the target so the rename is atomic (one filesystem).
+  // NAME.tmp-PID; a name so long that the suffix would pass the 255-byte limit of a file name
+  // is shortened first (still in the same directory, so the rename stays atomic).
+  const std::string suffix = ".tmp-" + std::to_string(::getpid());
+  std::string name = target_.filename().string();
+  if (name.size() + suffix.size() > 255) name.resize(255 - suffix.size());
   temp_ = target_;
-  temp_ += ".tmp-" + std::to_string(::getpid());
+  temp_.replace_filename(name + suffix);
   RemoveStaleTemporaries(target_);
   RegisterTemporaryPath(temp_);
 }
