@@ -7,7 +7,9 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cmath>
 #include <cstring>
+#include <set>
 #include <system_error>
 
 #include "hdf5_attributes.h"
@@ -174,6 +176,9 @@ Status ReadFrameLayout(hid_t f, const std::string& group_name, const std::string
                  ": missing or unreadable frame attributes (frame_index, start_time_s, "
                  "end_time_s)"};
   }
+  if (!std::isfinite(summary.start_time_s) || !std::isfinite(summary.end_time_s)) {
+    return Error{where + ": start_time_s or end_time_s is not a finite number"};
+  }
   if (!(index >= 0 && index <= 4294967295.0) || index != static_cast<uint32_t>(index)) {
     return Error{where + ": frame_index " + std::to_string(index) + " is not a frame number"};
   }
@@ -231,6 +236,7 @@ Expected<std::unique_ptr<Hdf5FrameReader::Impl>> OpenInProcess(const std::filesy
     return Error{where + ": /frames holds " + std::to_string(ginfo.nlinks) +
                  " entries; this reader accepts at most " + std::to_string(kMaxHdf5Frames)};
   }
+  std::set<uint32_t> indices;
   for (hsize_t i = 0; i < ginfo.nlinks; ++i) {
     char name[64];
     const ssize_t len = H5Lget_name_by_idx(frames.get(), ".", H5_INDEX_NAME, H5_ITER_INC, i, name,
@@ -254,6 +260,10 @@ Expected<std::unique_ptr<Hdf5FrameReader::Impl>> OpenInProcess(const std::filesy
         Warn(s, where + ": " + group + "/" + field, "unit", ReadStringAttr(ds.get(), "unit", unit));
         s.fields.emplace_back(field, unit);
       }
+    }
+    if (!indices.insert(summary.index).second) {
+      return Error{where + ": " + group + ": frame_index " + std::to_string(summary.index) +
+                   " is also the index of an earlier frame"};
     }
     s.frames.push_back(summary);
     impl->layouts.push_back(std::move(layout));
@@ -302,11 +312,13 @@ Expected<Frame> Hdf5FrameReader::ReadFrame(size_t k) const {
   if (ReadDoublesAttr(g.get(), "motion_corrected", &corrected, 1) == AttrRead::kOk) {
     f.motion_corrected = corrected != 0;
   }
-  if (ReadDoublesAttr(g.get(), "pose_start_xyz_wxyz", pose, 7) == AttrRead::kOk) {
-    f.pose_start = PoseFromArray(pose);
-  }
-  if (ReadDoublesAttr(g.get(), "pose_end_xyz_wxyz", pose, 7) == AttrRead::kOk) {
-    f.pose_end = PoseFromArray(pose);
+  for (const auto& [name, target] : {std::pair{"pose_start_xyz_wxyz", &f.pose_start},
+                                     std::pair{"pose_end_xyz_wxyz", &f.pose_end}}) {
+    if (ReadDoublesAttr(g.get(), name, pose, 7) != AttrRead::kOk) continue;
+    if (!std::all_of(pose, pose + 7, [](double v) { return std::isfinite(v); })) {
+      return Error{where + ": attribute '" + name + "' holds a non-finite number"};
+    }
+    *target = PoseFromArray(pose);
   }
   for (const std::string& name : layout.fields) {
     Hdf5Id ds(H5Dopen2(g.get(), name.c_str(), H5P_DEFAULT), H5Dclose);

@@ -8,6 +8,7 @@
 #include <cstring>
 #include <limits>
 #include <optional>
+#include <set>
 #include <sstream>
 #include <vector>
 
@@ -74,6 +75,17 @@ double Decode(const char* p, const ScalarType& t, bool big_endian) {
       return t.is_signed ? double(int64_t(u)) : double(u);
     }
   }
+}
+
+// Two columns filling the same field would leave it to the file's order which one counts.
+Status CheckDistinctFields(const std::vector<Column>& columns, const std::string& where) {
+  std::set<std::string> seen;
+  for (const Column& c : columns) {
+    if (!c.name.empty() && !seen.insert(c.name).second) {
+      return Error{where + ": field '" + c.name + "' is given twice"};
+    }
+  }
+  return {};
 }
 
 // Fills a frame from decoded values: values[c][i] for column c, point i.
@@ -269,6 +281,7 @@ Expected<Frame> ParsePcd(std::string_view bytes, const std::string& name) {
   if (!counts.empty() && counts.size() != columns.size())
     return Error{fmt::format("{}: COUNT lists {} values for {} fields", name, counts.size(),
                              columns.size())};
+  if (Status s = CheckDistinctFields(columns, name + ": FIELDS"); !s.ok()) return s.error();
   if (!have_width) width = points;
   if (!have_points) points = width * height;
   if ((height != 0 && width > points / height) || width * height != points)
@@ -436,6 +449,9 @@ Expected<Frame> ParsePly(std::string_view bytes, const std::string& name) {
   for (const Element& e : elements) {
     if (e.name == "vertex") {
       vertex = &e;
+      if (Status s = CheckDistinctFields(e.columns, name + ": element vertex"); !s.ok()) {
+        return s.error();
+      }
       break;
     }
     if (e.has_list || format == "ascii")

@@ -5,6 +5,7 @@
 #include <signal.h>
 
 #include <chrono>
+#include <cmath>
 #include <fstream>
 #include <thread>
 
@@ -228,6 +229,22 @@ class HandMadeFile {
     H5Tclose(type);
   }
   hid_t file() const { return file_; }
+  // Replaces an attribute of the frame group.
+  void SetFrameAttr(const char* name, double v) {
+    H5Adelete(group_, name);
+    DoubleAttr(group_, name, v);
+  }
+  // A second frame group, with the same frame_index (0) and three points.
+  void SecondFrameWithTheSameIndex() {
+    hid_t g = H5Gcreate2(frames_, "000001", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+    for (const char* a : {"frame_index", "start_time_s", "end_time_s"})
+      DoubleAttr(g, a, 0);
+    std::swap(g, group_);
+    for (const char* name : {"x", "y", "z"})
+      Field(name, 3, true);
+    std::swap(g, group_);
+    H5Gclose(g);
+  }
 
  private:
   hid_t file_, frames_ = -1, group_ = -1;
@@ -304,6 +321,33 @@ TEST(Hdf5Frames, UnreadableAttributesAreWarnedAbout) {
   EXPECT_NE(s->warnings[0].find("attribute 'scene' is present but unreadable"), std::string::npos)
       << s->warnings[0];
   EXPECT_EQ(s->frames.at(0).points, 4u);
+}
+
+// Issue 11 review: two frames with one index, and non-finite times, were read as they came.
+TEST(Hdf5Frames, RepeatedFrameIndicesAndNonFiniteTimesAreRefused) {
+  test::TempDir dir;
+  {
+    HandMadeFile f(dir / "twice.h5");
+    for (const char* name : {"x", "y", "z"})
+      f.Field(name, 3, true);
+    f.SecondFrameWithTheSameIndex();
+  }
+  auto twice = ReadHdf5Summary(dir / "twice.h5");
+  ASSERT_FALSE(twice.ok());
+  EXPECT_NE(twice.message().find("/frames/000001: frame_index 0 is also the index of an earlier"),
+            std::string::npos)
+      << twice.message();
+  {
+    HandMadeFile f(dir / "nan.h5");
+    for (const char* name : {"x", "y", "z"})
+      f.Field(name, 3, true);
+    f.SetFrameAttr("start_time_s", std::nan(""));
+  }
+  auto nan = ReadHdf5Summary(dir / "nan.h5");
+  ASSERT_FALSE(nan.ok());
+  EXPECT_NE(nan.message().find("start_time_s or end_time_s is not a finite number"),
+            std::string::npos)
+      << nan.message();
 }
 
 // The isolation behind the reader: a crash or a hang in the child is an error here, naming

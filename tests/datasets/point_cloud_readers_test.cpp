@@ -116,6 +116,25 @@ TEST(PointCloudReaders, ReadsOpen3dPcdInAllThreeEncodingsAndPly) {
 }
 #endif
 
+// Issue 11 review: a field given twice was read with the file's order deciding which counts.
+TEST(PointCloudReaders, AFieldGivenTwiceIsAnError) {
+  auto pcd = ParsePcd(
+      "VERSION 0.7\nFIELDS x y z x\nSIZE 4 4 4 4\nTYPE F F F F\nCOUNT 1 1 1 1\nWIDTH 1\n"
+      "HEIGHT 1\nPOINTS 1\nDATA ascii\n1 2 3 4\n",
+      "twice.pcd");
+  ASSERT_FALSE(pcd.ok());
+  EXPECT_NE(pcd.message().find("twice.pcd: FIELDS: field 'x' is given twice"), std::string::npos)
+      << pcd.message();
+  auto ply = ParsePly(
+      "ply\nformat ascii 1.0\nelement vertex 1\nproperty float x\nproperty float y\n"
+      "property float z\nproperty float y\nend_header\n1 2 3 4\n",
+      "twice.ply");
+  ASSERT_FALSE(ply.ok());
+  EXPECT_NE(ply.message().find("twice.ply: element vertex: field 'y' is given twice"),
+            std::string::npos)
+      << ply.message();
+}
+
 TEST(PointCloudReaders, MalformedFilesNameTheFileAndPlace) {
   test::TempDir dir;
   ASSERT_TRUE(WritePcd(SampleFrame(), dir / "f.pcd").ok());
