@@ -119,6 +119,10 @@ Expected<SpinningTables> FromVelodyne(const std::filesystem::path& file, double 
     t.name = "velodyne_vlp16_" + SanitisedName(file.stem().string());
     step_us = 2.304;
     sequence_us = 55.296;
+  } else if (n == 32 && VelodyneCalibrationProduct(*c) == 0x28) {
+    return Error{file.string() +
+                 ": 32 lasers at -25..+15 deg: a VLP-32C, whose firing sequence import-sensor "
+                 "does not know (it knows the VLP-16's and the HDL-32E's)"};
   } else if (n == 32) {
     t.name = "velodyne_hdl32e_" + SanitisedName(file.stem().string());
     step_us = 1.152;

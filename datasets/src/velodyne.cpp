@@ -58,23 +58,6 @@ const Model* ModelOf(uint8_t product_id) {
   return nullptr;
 }
 
-// The model a calibration table is for, where its elevations say so unambiguously (the
-// nominal tables of the ros-drivers and VeloView: VLP-16 +-15 deg, Puck Hi-Res +-10 deg,
-// HDL-32E -30.67..+10.67 deg, VLP-32C -25..+15 deg); 0 where they do not.
-uint8_t CalibrationProduct(const VelodyneCalibration& c) {
-  double lo = 90, hi = -90;
-  for (const VelodyneLaser& l : c.lasers) {
-    lo = std::min(lo, l.vert_correction_rad * 180 / kPi);
-    hi = std::max(hi, l.vert_correction_rad * 180 / kPi);
-  }
-  const auto near = [](double a, double b) { return std::abs(a - b) < 1.0; };
-  if (c.lasers.size() == 16 && near(lo, -15) && near(hi, 15)) return 0x22;
-  if (c.lasers.size() == 16 && near(lo, -10) && near(hi, 10)) return 0x24;
-  if (c.lasers.size() == 32 && near(lo, -30.67) && near(hi, 10.67)) return 0x21;
-  if (c.lasers.size() == 32 && near(lo, -25) && near(hi, 15)) return 0x28;
-  return 0;
-}
-
 std::string Hex(unsigned v) {
   char buf[16];
   std::snprintf(buf, sizeof buf, "%02X", v);
@@ -89,6 +72,23 @@ T Le(const uint8_t* p) {
 }
 
 }  // namespace
+
+// The model a calibration table is for, where its elevations say so unambiguously (the
+// nominal tables of the ros-drivers and VeloView: VLP-16 +-15 deg, Puck Hi-Res +-10 deg,
+// HDL-32E -30.67..+10.67 deg, VLP-32C -25..+15 deg); 0 where they do not.
+uint8_t VelodyneCalibrationProduct(const VelodyneCalibration& c) {
+  double lo = 90, hi = -90;
+  for (const VelodyneLaser& l : c.lasers) {
+    lo = std::min(lo, l.vert_correction_rad * 180 / kPi);
+    hi = std::max(hi, l.vert_correction_rad * 180 / kPi);
+  }
+  const auto near = [](double a, double b) { return std::abs(a - b) < 1.0; };
+  if (c.lasers.size() == 16 && near(lo, -15) && near(hi, 15)) return 0x22;
+  if (c.lasers.size() == 16 && near(lo, -10) && near(hi, 10)) return 0x24;
+  if (c.lasers.size() == 32 && near(lo, -30.67) && near(hi, 10.67)) return 0x21;
+  if (c.lasers.size() == 32 && near(lo, -25) && near(hi, 15)) return 0x28;
+  return 0;
+}
 
 namespace {
 
@@ -265,7 +265,7 @@ Status ForEachVelodyneFrame(const std::filesystem::path& pcap, const VelodyneCal
                          Hex(product) + "; a " + m->name + " has " + std::to_string(m->lasers) +
                          "; " + cal_name + ")"};
           }
-          const uint8_t cal_product = CalibrationProduct(cal);
+          const uint8_t cal_product = VelodyneCalibrationProduct(cal);
           if (cal_product && cal_product != product) {
             const Model* c = ModelOf(cal_product);
             return Error{pcap.string() + ": byte " + std::to_string(at(1205)) +

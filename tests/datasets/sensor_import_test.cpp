@@ -70,6 +70,12 @@ TEST(SensorImport, VelodyneTablesAndFiringSequences) {
   auto e64 = ImportSensorProfile(dir / "64e_utexas.yaml", {});
   ASSERT_FALSE(e64.ok());
   EXPECT_NE(e64.message().find("64 lasers"), std::string::npos);
+  // Issue 11 review: a VLP-32C table was imported with the HDL-32E's firing sequence.
+  auto vlp32c = ImportSensorProfile(dir / "VeloView-VLP-32C.yaml", {});
+  ASSERT_FALSE(vlp32c.ok());
+  EXPECT_NE(vlp32c.message().find("a VLP-32C, whose firing sequence import-sensor does not know"),
+            std::string::npos)
+      << vlp32c.message();
 }
 
 TEST(SensorImport, HesaiAnglesAndFireTimes) {

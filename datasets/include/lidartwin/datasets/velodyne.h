@@ -31,6 +31,11 @@ struct VelodyneCalibration {
 // Keys per laser: laser_id, rot_correction, vert_correction (required), dist_correction,
 // vert_offset_correction, horiz_offset_correction (default 0); other keys of the format
 // (two-point corrections, focal terms) are read past. Errors name the file, laser and key.
+// The product id (the factory byte of data packets: 0x22 VLP-16, 0x24 Puck Hi-Res, 0x21
+// HDL-32E, 0x28 VLP-32C) a calibration table is for, where its laser count and elevations say so
+// unambiguously; 0 where they do not.
+uint8_t VelodyneCalibrationProduct(const VelodyneCalibration& c);
+
 Expected<VelodyneCalibration> LoadVelodyneCalibration(const std::filesystem::path& file);
 
 // Frames of a VLP-16, Puck Hi-Res or HDL-32E capture, streamed to `sink` as each completes
