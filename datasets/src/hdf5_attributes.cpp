@@ -88,7 +88,17 @@ AttrRead ReadStringAttr(hid_t obj, const char* name, std::string& out) {
   Hdf5Id attr;
   if (AttrRead r = OpenAttr(obj, name, H5T_STRING, 1, attr); r != AttrRead::kOk) return r;
   Hdf5Id type(H5Aget_type(attr.get()), H5Tclose);
-  if (H5Tis_variable_str(type.get()) != 0) return AttrRead::kUnreadable;
+  const htri_t variable = H5Tis_variable_str(type.get());
+  if (variable < 0) return AttrRead::kUnreadable;
+  if (variable > 0) {  // as h5py writes strings
+    Hdf5Id mem(H5Tcopy(H5T_C_S1), H5Tclose);
+    H5Tset_size(mem.get(), H5T_VARIABLE);
+    char* text = nullptr;
+    if (H5Aread(attr.get(), mem.get(), &text) < 0) return AttrRead::kUnreadable;
+    out = text ? std::string(text, ::strnlen(text, 64u << 20)) : std::string();
+    H5free_memory(text);
+    return AttrRead::kOk;
+  }
   const size_t size = H5Tget_size(type.get());
   if (size == 0 || size > (64u << 20)) return AttrRead::kUnreadable;
   std::string buf(size, '\0');

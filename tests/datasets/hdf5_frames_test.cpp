@@ -229,6 +229,18 @@ class HandMadeFile {
     H5Tclose(type);
   }
   hid_t file() const { return file_; }
+  // A variable-length string attribute, as h5py writes them.
+  void VariableStringAttr(hid_t obj, const char* name, const char* v) {
+    hid_t type = H5Tcopy(H5T_C_S1);
+    H5Tset_size(type, H5T_VARIABLE);
+    hid_t space = H5Screate(H5S_SCALAR);
+    H5Adelete(obj, name);
+    hid_t a = H5Acreate2(obj, name, type, space, H5P_DEFAULT, H5P_DEFAULT);
+    H5Awrite(a, type, &v);
+    H5Aclose(a);
+    H5Sclose(space);
+    H5Tclose(type);
+  }
   // Replaces an attribute of the frame group.
   void SetFrameAttr(const char* name, double v) {
     H5Adelete(group_, name);
@@ -321,6 +333,23 @@ TEST(Hdf5Frames, UnreadableAttributesAreWarnedAbout) {
   EXPECT_NE(s->warnings[0].find("attribute 'scene' is present but unreadable"), std::string::npos)
       << s->warnings[0];
   EXPECT_EQ(s->frames.at(0).points, 4u);
+}
+
+// Issue 11 review: a frames file written with h5py (variable-length strings) was refused as
+// "not a lidartwin frames file".
+TEST(Hdf5Frames, VariableLengthStringAttributesAreRead) {
+  test::TempDir dir;
+  {
+    HandMadeFile f(dir / "h5py.h5");
+    for (const char* name : {"x", "y", "z"})
+      f.Field(name, 2, true);
+    f.VariableStringAttr(f.file(), "schema", kFramesSchemaName);
+    f.VariableStringAttr(f.file(), "sensor_name", "written_by_h5py");
+  }
+  auto s = ReadHdf5Summary(dir / "h5py.h5");
+  ASSERT_TRUE(s.ok()) << s.message();
+  EXPECT_EQ(s->info.sensor_name, "written_by_h5py");
+  EXPECT_TRUE(s->warnings.empty());
 }
 
 // Issue 11 review: two frames with one index, and non-finite times, were read as they came.
