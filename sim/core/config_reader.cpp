@@ -86,7 +86,13 @@ Expected<ConfigMap> ConfigMap::FromText(const std::string& text, const std::stri
   shared->file = file;
   YAML::Node root;
   try {
-    root = YAML::Load(text);
+    // One document: a second one after "---" would be ignored without a word.
+    const std::vector<YAML::Node> documents = YAML::LoadAll(text);
+    if (documents.size() > 1) {
+      return Error{file + ": holds " + std::to_string(documents.size()) +
+                   " YAML documents (separated by ---); a config is one"};
+    }
+    if (!documents.empty()) root = documents.front();
   } catch (const YAML::Exception& e) {
     return Error{file + ": invalid YAML at line " + std::to_string(e.mark.line + 1) + ", column " +
                  std::to_string(e.mark.column + 1) + ": " + e.msg};

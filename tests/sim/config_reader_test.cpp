@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
+
 namespace lt {
 namespace {
 
@@ -81,6 +83,40 @@ TEST(ConfigReader, ADuplicatedKeyIsAnErrorNamingBothLines) {
 
 namespace lt {
 namespace {
+
+// Issue 11 review: a key that is a list or map aborted every YAML reader; 400,000 keys took
+// minutes (the duplicate check compared every pair); a second document was ignored.
+TEST(ConfigReader, ListKeysManyKeysAndSecondDocumentsAreHandled) {
+  auto list_key = ConfigMap::FromText("a: 1\n[x, y]: 2\n", "k.yaml");
+  ASSERT_TRUE(list_key.ok());
+  (void)list_key->Number("a");
+  const Status s = list_key->Finish();
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.message().find("k.yaml: line 2: a key in the top-level map is a list or map"),
+            std::string::npos)
+      << s.message();
+
+  std::string many;
+  for (int i = 0; i < 200000; ++i)
+    many += "k" + std::to_string(i) + ": 1\n";
+  many += "k7: 2\n";
+  const auto start = std::chrono::steady_clock::now();
+  auto big = ConfigMap::FromText(many, "big.yaml");
+  ASSERT_TRUE(big.ok());
+  const Status dup = big->Finish();
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  ASSERT_FALSE(dup.ok());
+  EXPECT_NE(dup.message().find("key 'k7' (line 200001) appears twice (first at line 8)"),
+            std::string::npos)
+      << dup.message();
+  EXPECT_LT(seconds, 30) << "the duplicate check must not be quadratic";
+
+  auto two = ConfigMap::FromText("a: 1\n---\na: 2\n", "two.yaml");
+  ASSERT_FALSE(two.ok());
+  EXPECT_NE(two.message().find("two.yaml: holds 2 YAML documents"), std::string::npos)
+      << two.message();
+}
 
 TEST(ConfigCheck, KeepsTheFirstProblemWithItsKeyPath) {
   ConfigCheck check;
