@@ -147,10 +147,7 @@ Status ForEachOusterFrame(const std::filesystem::path& pcap, const OusterMetadat
     open = false;
     return sink(std::move(f));
   };
-  const auto bad = [&](uint64_t at, const std::string& what) {
-    ++stats.bad_packets;
-    stats.Warn(pcap.string() + ": byte " + std::to_string(at) + ": " + what + "; packet skipped");
-  };
+  const auto bad = [&](uint64_t at, const std::string& what) { stats.BadPacket(pcap, at, what); };
   Status read = ForEachUdpDatagram(
       pcap,
       [&](const UdpDatagram& d) -> Status {

@@ -44,6 +44,12 @@ using FragmentKey = std::tuple<uint32_t, uint32_t, uint16_t>;  // source, destin
 
 }  // namespace
 
+void CaptureStats::BadPacket(const std::filesystem::path& file, uint64_t at,
+                             const std::string& what) {
+  ++bad_packets;
+  Warn(file.string() + ": byte " + std::to_string(at) + ": " + what + "; packet skipped");
+}
+
 void CaptureStats::Warn(std::string message) {
   if (warnings.size() < kMaxWarnings) {
     warnings.push_back(std::move(message));

@@ -51,6 +51,8 @@ struct CaptureStats {
   uint64_t seen_other = 0;  // datagrams of kinds beyond the first kSeenKinds
 
   void Warn(std::string message);
+  // A lidar packet that cannot be decoded: counted, and named by file and byte.
+  void BadPacket(const std::filesystem::path& file, uint64_t at, const std::string& what);
   void SawUdp(uint16_t port, size_t bytes);
   // "412 UDP datagrams: 400 to port 2368 of 1206 bytes, 12 to port 8308 of 512 bytes".
   std::string SeenSummary() const;
