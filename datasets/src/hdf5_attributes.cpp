@@ -90,9 +90,12 @@ AttrRead ReadStringAttr(hid_t obj, const char* name, std::string& out) {
   Hdf5Id type(H5Aget_type(attr.get()), H5Tclose);
   const htri_t variable = H5Tis_variable_str(type.get());
   if (variable < 0) return AttrRead::kUnreadable;
+  // The file's character set (h5py writes UTF-8): libhdf5 does not convert between them.
+  const H5T_cset_t cset = H5Tget_cset(type.get());
   if (variable > 0) {  // as h5py writes strings
     Hdf5Id mem(H5Tcopy(H5T_C_S1), H5Tclose);
     H5Tset_size(mem.get(), H5T_VARIABLE);
+    if (cset >= 0) H5Tset_cset(mem.get(), cset);
     char* text = nullptr;
     if (H5Aread(attr.get(), mem.get(), &text) < 0) return AttrRead::kUnreadable;
     out = text ? std::string(text, ::strnlen(text, 64u << 20)) : std::string();
@@ -105,6 +108,7 @@ AttrRead ReadStringAttr(hid_t obj, const char* name, std::string& out) {
   Hdf5Id mem(H5Tcopy(H5T_C_S1), H5Tclose);
   H5Tset_size(mem.get(), size);
   H5Tset_strpad(mem.get(), H5T_STR_NULLPAD);  // NULLTERM would drop the last character
+  if (cset >= 0) H5Tset_cset(mem.get(), cset);
   if (H5Aread(attr.get(), mem.get(), buf.data()) < 0) return AttrRead::kUnreadable;
   buf.resize(::strnlen(buf.data(), size));
   out = buf;

@@ -192,12 +192,12 @@ Status ReadFrameLayout(hid_t f, const std::string& group_name, const std::string
           return std::strcmp(r, field.name) == 0;
         }) != std::end(kRequiredFields);
     if (exists <= 0) {
-      if (required)
-        return Error{where + ": dataset '" + field.name +
-                     "' missing (x, y, z are "
-                     "required)"};
+      if (required) {
+        return Error{where + ": dataset '" + field.name + "' missing (x, y, z are required)"};
+      }
       continue;
     }
+    if (Status s = RequireHardLink(g.get(), field.name, where); !s.ok()) return s;
     auto n = CheckDataset(g.get(), field.name, where, file_size);
     if (!n.ok()) return n.error();
     if (first) {

@@ -196,8 +196,9 @@ Expected<Scene> Build(const SceneDescription& d, const std::filesystem::path& di
       const std::filesystem::path path = Resolve(directory, o.file);
       if (!mesh_loader) {
         entry.Fail("file", "this build has no mesh loader (built without Open3D)");
-      } else if (!std::filesystem::exists(path)) {
-        entry.Fail("file", "mesh file '" + path.string() + "' does not exist");
+      } else if (Status readable = CheckReadableFile(path); !readable.ok()) {
+        // Missing, unreadable, a FIFO (which would block the loader) or a directory.
+        entry.Fail("file", "mesh file " + readable.message());
       } else if (auto mesh = mesh_loader(path); !mesh.ok()) {
         entry.Fail("file", mesh.message());
       } else {

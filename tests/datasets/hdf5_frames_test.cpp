@@ -229,10 +229,11 @@ class HandMadeFile {
     H5Tclose(type);
   }
   hid_t file() const { return file_; }
-  // A variable-length string attribute, as h5py writes them.
+  // A variable-length UTF-8 string attribute, as h5py writes a Python str.
   void VariableStringAttr(hid_t obj, const char* name, const char* v) {
     hid_t type = H5Tcopy(H5T_C_S1);
     H5Tset_size(type, H5T_VARIABLE);
+    H5Tset_cset(type, H5T_CSET_UTF8);
     hid_t space = H5Screate(H5S_SCALAR);
     H5Adelete(obj, name);
     hid_t a = H5Acreate2(obj, name, type, space, H5P_DEFAULT, H5P_DEFAULT);
@@ -350,6 +351,34 @@ TEST(Hdf5Frames, VariableLengthStringAttributesAreRead) {
   ASSERT_TRUE(s.ok()) << s.message();
   EXPECT_EQ(s->info.sensor_name, "written_by_h5py");
   EXPECT_TRUE(s->warnings.empty());
+}
+
+// Issue 11 review: a field that is a soft link (y -> x) or a link to another file (which could
+// be a FIFO) was followed.
+TEST(Hdf5Frames, FieldsThatAreLinksAreRefused) {
+  test::TempDir dir;
+  {
+    HandMadeFile f(dir / "soft.h5");
+    f.Field("x", 3, true);
+    f.Field("z", 3, true);
+    H5Lcreate_soft("/frames/000000/x", f.file(), "/frames/000000/y", H5P_DEFAULT, H5P_DEFAULT);
+  }
+  auto soft = ReadHdf5Summary(dir / "soft.h5");
+  ASSERT_FALSE(soft.ok());
+  EXPECT_NE(soft.message().find("/frames/000000/y: is a soft link"), std::string::npos)
+      << soft.message();
+  {
+    HandMadeFile f(dir / "external.h5");
+    f.Field("y", 3, true);
+    f.Field("z", 3, true);
+    H5Lcreate_external("elsewhere.h5", "/x", f.file(), "/frames/000000/x", H5P_DEFAULT,
+                       H5P_DEFAULT);
+  }
+  auto external = ReadHdf5Summary(dir / "external.h5");
+  ASSERT_FALSE(external.ok());
+  EXPECT_NE(external.message().find("/frames/000000/x: is a link to another file"),
+            std::string::npos)
+      << external.message();
 }
 
 // Issue 11 review: two frames with one index, and non-finite times, were read as they came.
