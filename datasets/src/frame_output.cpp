@@ -117,27 +117,55 @@ Status FrameOutput::ClosePerFrame() {
   for (const auto& t : targets) {
     if (Status s = CheckOutputTarget(t); !s.ok()) return s;
   }
-  // An interruption while the files are moved removes the ones already moved: all or nothing.
-  for (const auto& t : targets)
-    RegisterTemporaryPath(t);
+  // The earlier files at these names are set aside first and put back if anything fails or
+  // the run is interrupted: the set on disk is the earlier one or the new one, never a mix.
+  std::vector<std::filesystem::path> backups(frames_);
   Status status;
-  uint32_t moved = 0;
-  for (; moved < frames_ && status.ok(); ++moved) {
+  for (uint32_t k = 0; k < frames_ && status.ok(); ++k) {
     std::error_code ec;
-    std::filesystem::rename(staging_->FramePath(moved), targets[moved], ec);
+    if (!std::filesystem::exists(std::filesystem::symlink_status(targets[k], ec))) continue;
+    backups[k] = DirectoryOf(targets[k]) /
+                 ("." + targets[k].filename().string() + ".old-" + std::to_string(::getpid()));
+    RegisterBackup(backups[k], targets[k]);
+    std::filesystem::rename(targets[k], backups[k], ec);
     if (ec) {
-      status = Error{targets[moved].string() + ": cannot move into place: " + ec.message()};
-      break;
+      UnregisterBackup(backups[k]);
+      backups[k].clear();
+      status = Error{targets[k].string() + ": cannot set the earlier file aside: " + ec.message()};
     }
   }
-  if (!status.ok()) {
-    for (uint32_t k = 0; k < moved; ++k) {  // only what this run put there
+  // New files at the targets are temporaries until all are in place (every earlier file at
+  // these names is aside by now, so an interruption removes only ours).
+  uint32_t moved = 0;
+  if (status.ok()) {
+    for (const auto& t : targets)
+      RegisterTemporaryPath(t);
+    for (; moved < frames_; ++moved) {
       std::error_code ec;
-      std::filesystem::remove(targets[k], ec);
+      std::filesystem::rename(staging_->FramePath(moved), targets[moved], ec);
+      if (ec) {
+        status = Error{targets[moved].string() + ": cannot move into place: " + ec.message()};
+        break;
+      }
     }
   }
-  for (const auto& t : targets)
-    UnregisterTemporaryPath(t);
+  if (status.ok()) {
+    // The commit point: from here an interruption leaves the new set, whole.
+    ForgetTogether(targets, backups);
+    for (const auto& b : backups) {
+      std::error_code ec;
+      if (!b.empty()) std::filesystem::remove(b, ec);
+    }
+  } else {
+    for (uint32_t k = 0; k < frames_; ++k) {
+      std::error_code ec;
+      if (k < moved) std::filesystem::remove(targets[k], ec);  // only ours
+      UnregisterTemporaryPath(targets[k]);
+      if (backups[k].empty()) continue;
+      std::filesystem::rename(backups[k], targets[k], ec);
+      UnregisterBackup(backups[k]);
+    }
+  }
   staging_.reset();
   if (!status.ok()) return status;
   // The rest of an earlier, longer run's set: out_NNNNNN.ext not written now.

@@ -3,10 +3,12 @@
 #include <pthread.h>
 #include <signal.h>
 
+#include <map>
 #include <mutex>
 #include <set>
 #include <system_error>
 #include <thread>
+#include <vector>
 
 namespace lt {
 
@@ -20,6 +22,12 @@ std::mutex& RegistryMutex() {
 std::multiset<std::filesystem::path>& Registry() {
   static std::multiset<std::filesystem::path> paths;
   return paths;
+}
+
+// Earlier outputs set aside while their replacements move in: backup -> original.
+std::map<std::filesystem::path, std::filesystem::path>& Backups() {
+  static std::map<std::filesystem::path, std::filesystem::path> backups;
+  return backups;
 }
 
 sigset_t InterruptSignals() {
@@ -48,6 +56,11 @@ sigset_t InterruptSignals() {
       std::filesystem::remove_all(p, ec);
       if (!std::filesystem::exists(std::filesystem::symlink_status(p, ec))) break;
     }
+  }
+  // Then the earlier outputs go back where they were.
+  for (const auto& [backup, original] : Backups()) {
+    std::error_code ec;
+    std::filesystem::rename(backup, original, ec);
   }
   signal(sig, SIG_DFL);
   sigset_t one;
@@ -80,6 +93,27 @@ Status RenameRegistered(const std::filesystem::path& from, const std::filesystem
   auto it = Registry().find(from);
   if (it != Registry().end()) Registry().erase(it);
   return {};
+}
+
+void RegisterBackup(const std::filesystem::path& backup, const std::filesystem::path& original) {
+  std::lock_guard<std::mutex> lock(RegistryMutex());
+  Backups()[backup] = original;
+}
+
+void UnregisterBackup(const std::filesystem::path& backup) {
+  std::lock_guard<std::mutex> lock(RegistryMutex());
+  Backups().erase(backup);
+}
+
+void ForgetTogether(const std::vector<std::filesystem::path>& temporaries,
+                    const std::vector<std::filesystem::path>& backups) {
+  std::lock_guard<std::mutex> lock(RegistryMutex());
+  for (const auto& t : temporaries) {
+    auto it = Registry().find(t);
+    if (it != Registry().end()) Registry().erase(it);
+  }
+  for (const auto& b : backups)
+    Backups().erase(b);
 }
 
 void UnregisterTemporaryPath(const std::filesystem::path& path) {

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <filesystem>
+#include <vector>
 
 #include "lidartwin/sim/status.h"
 
@@ -17,6 +18,14 @@ void InstallInterruptCleanup();
 // without InstallInterruptCleanup() (tests, library use): then nothing watches.
 void RegisterTemporaryPath(const std::filesystem::path& path);
 void UnregisterTemporaryPath(const std::filesystem::path& path);
+
+// An earlier output moved aside to `backup` while its replacement moves in: an interruption
+// (after removing the temporaries, the replacement among them) renames it back to `original`.
+void RegisterBackup(const std::filesystem::path& backup, const std::filesystem::path& original);
+void UnregisterBackup(const std::filesystem::path& backup);
+// Unregisters temporaries and backups in one step: the moment a replacement is complete.
+void ForgetTogether(const std::vector<std::filesystem::path>& temporaries,
+                    const std::vector<std::filesystem::path>& backups);
 
 // Renames a registered temporary onto its target and unregisters it, as one step the cleanup
 // cannot interleave with: an interrupted run never gains a file after its cleanup ran.
