@@ -138,7 +138,7 @@ namespace {
 // and whose time is within an hour of the last good record's, followed by another such header
 // or the end of the file.
 uint64_t FindNextRecord(std::ifstream& in, uint64_t from, uint64_t size, uint32_t last_second,
-                        bool swap) {
+                        bool swap, uint32_t fraction_limit) {
   constexpr uint64_t kWindow = 4u << 20;
   const uint64_t end = std::min(size, from + kWindow + 2 * (16 + kMaxRecordBytes));
   if (from >= end) return 0;
@@ -156,6 +156,7 @@ uint64_t FindNextRecord(std::ifstream& in, uint64_t from, uint64_t size, uint32_
     if (i + 16 > buf.size()) return false;
     const uint32_t second = u32(i), incl = u32(i + 8), orig = u32(i + 12);
     return incl <= kMaxRecordBytes && orig >= incl && orig <= kMaxRecordBytes &&
+           u32(i + 4) < fraction_limit &&
            (last_second == 0 ||
             (uint64_t{second} + 3600 >= last_second && second <= uint64_t{last_second} + 3600)) &&
            from + i + 16 + incl <= size;
@@ -239,6 +240,7 @@ Status ForEachUdpDatagram(const std::filesystem::path& file, const UdpSink& sink
   std::vector<uint8_t> record;
   uint64_t at = 24;
   uint32_t last_second = 0;  // of the last good record, to recognise the next one after damage
+  const uint32_t fraction_limit = magic == kMagicNano ? 1000000000u : 1000000u;
   while (at < size) {
     stats.bytes_read = at;
     if (size - at < 16) {
@@ -251,21 +253,30 @@ Status ForEachUdpDatagram(const std::filesystem::path& file, const UdpSink& sink
     if (!read(header, 16)) return fail(at, "cannot read the record header");
     const double t = u32(header) + u32(header + 4) * sub_unit;
     const uint32_t incl = u32(header + 8);
-    if (incl > kMaxRecordBytes || u32(header + 12) < incl) {
+    // A header is plausible when its lengths fit and, after the first, its time lies within an
+    // hour of the last good one's and its sub-second count below one second: a length damaged
+    // to a small number makes the next "header" come from inside packet data.
+    const uint32_t second = u32(header), fraction = u32(header + 4);
+    const bool time_plausible =
+        fraction < fraction_limit && (last_second == 0 || (uint64_t{second} + 3600 >= last_second &&
+                                                           second <= uint64_t{last_second} + 3600));
+    if (incl > kMaxRecordBytes || u32(header + 12) < incl || !time_plausible) {
       // A corrupt record header: look for the next plausible one (what came before is kept).
       const uint64_t bad_at = at;
-      const uint64_t next = FindNextRecord(in, at + 1, size, last_second, swap);
+      const uint64_t next = FindNextRecord(in, at + 1, size, last_second, swap, fraction_limit);
       if (next == 0) {
-        stats.Warn(file.string() + ": byte " + std::to_string(bad_at) + ": record header claims " +
-                   std::to_string(incl) + " bytes (at most " + std::to_string(kMaxRecordBytes) +
-                   "); no plausible record follows, the rest of the capture (" +
+        stats.Warn(file.string() + ": byte " + std::to_string(bad_at) +
+                   ": implausible record header (" + std::to_string(incl) + " bytes at time " +
+                   std::to_string(second) +
+                   " s); no plausible record follows, the rest of the capture (" +
                    std::to_string(size - bad_at) + " bytes) is skipped");
         ++stats.malformed;
         break;
       }
-      stats.Warn(file.string() + ": byte " + std::to_string(bad_at) + ": record header claims " +
-                 std::to_string(incl) + " bytes (at most " + std::to_string(kMaxRecordBytes) +
-                 "); skipped " + std::to_string(next - bad_at) + " bytes to the next record");
+      stats.Warn(file.string() + ": byte " + std::to_string(bad_at) +
+                 ": implausible record header (" + std::to_string(incl) + " bytes, at most " +
+                 std::to_string(kMaxRecordBytes) + ", at time " + std::to_string(second) +
+                 " s); skipped " + std::to_string(next - bad_at) + " bytes to the next record");
       ++stats.malformed;
       at = next;
       in.clear();

@@ -206,11 +206,35 @@ TEST(PcapStream, TruncatedLastRecordCostsThatRecordOnly) {
   EXPECT_EQ(h->at(1).payload.front(), 'c');
   ASSERT_EQ(huge_stats.warnings.size(), 1u);
   EXPECT_TRUE(Has(huge_stats.warnings[0], "huge.pcap: byte " + std::to_string(second_at) +
-                                              ": record header claims 268435456 bytes"))
+                                              ": implausible record header (268435456 bytes"))
       << huge_stats.warnings[0];
   EXPECT_TRUE(Has(huge_stats.warnings[0], "skipped " + std::to_string(three.records[1].size()) +
                                               " bytes to the next record"))
       << huge_stats.warnings[0];
+}
+
+// Issue 11 second review: a record length damaged to a small number made the next "header" come
+// from inside packet data, and everything after was dropped.
+TEST(PcapStream, ASmallDamagedRecordLengthResynchronises) {
+  test::TempDir dir;
+  Capture three = Capture::Empty();
+  for (char fill : {'a', 'b', 'c'})
+    three.records.push_back(UdpRecord(2368, Bytes(100, fill)));
+  Bytes b = three.Join();
+  const size_t second_at = 24 + three.records[0].size();
+  b[second_at + 8] = '\x0a';  // 10 bytes instead of the record's size
+  for (int k = 9; k < 12; ++k)
+    b[second_at + k] = '\0';
+  CaptureStats stats;
+  auto r = ReadPcapUdp(dir.Write("small.pcap", b), &stats);
+  ASSERT_TRUE(r.ok()) << r.message();
+  ASSERT_EQ(r->size(), 2u);
+  EXPECT_EQ(r->at(0).payload.front(), 'a');
+  EXPECT_EQ(r->at(1).payload.front(), 'c');
+  bool resynced = false;
+  for (const auto& w : stats.warnings)
+    resynced = resynced || Has(w, "bytes to the next record");
+  EXPECT_TRUE(resynced);
 }
 
 // IPv4 fragments that never complete are dropped and counted, within a bounded set; a
@@ -253,6 +277,9 @@ TEST(VelodyneField, PositionPacketsAndOtherTrafficAreSkippedAndReported) {
   Capture c = Capture::Parse(ReadBytes(Real("rust-lidar-utils/hdl32_example.pcap")));
   c.records.insert(c.records.begin() + 5, Record(Ethernet(0x0806, Bytes(28, '\0'))));
   c.records.insert(c.records.begin() + 9, UdpRecord(7503, Bytes(48, '\0')));
+  // Captured at the time of their neighbours (a record an hour off is taken for damage).
+  for (size_t k : {5, 9})
+    c.records[k].replace(0, 8, c.records[k - 1].substr(0, 8));
   CaptureStats more;
   auto again = ReadVelodynePcap(dir.Write("more.pcap", c.Join()), *cal, &more);
   ASSERT_TRUE(again.ok()) << again.message();
