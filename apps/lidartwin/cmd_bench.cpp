@@ -38,6 +38,12 @@ int BenchCommand(const std::vector<std::string>& argv) {
     return 0;
   }
   if (args->Has("--memory")) return BenchMemory(*args);
+  for (const char* flag : {"--memory-frames", "--capture", "--calibration", "--capture-repeats"}) {
+    if (args->Has(flag)) {
+      fmt::print(stderr, "lidartwin bench: {} is an option of bench --memory\n", flag);
+      return 2;
+    }
+  }
   auto repeats = args->GetUIntIn("--repeats", 9, 1, 1000);
   auto threads = args->GetUIntIn("--threads", 0, 0, kMaxThreads);
   for (const auto* v : {&repeats, &threads}) {

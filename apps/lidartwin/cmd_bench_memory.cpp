@@ -14,6 +14,7 @@
 #include "commands.h"
 #include "lidartwin/bench/cpu_bench.h"
 #include "lidartwin/bench/memory_bench.h"
+#include "lidartwin/datasets/interrupt_cleanup.h"
 
 namespace lt::cli {
 
@@ -53,10 +54,16 @@ nlohmann::json ToJson(const Pair& p) {
 int BenchMemory(const Args& args) {
   auto frames = args.GetDoubleList("--memory-frames", {10, 1000});
   auto repeats = args.GetDoubleList("--capture-repeats", {4, 40});
-  if (!frames.ok() || !repeats.ok() || frames->size() != 2 || repeats->size() != 2) {
+  // Two whole counts each, short before long: frames as simulate takes them, repeats of a
+  // capture of about 1 MB up to about 1 GB.
+  const auto counts_ok = [](const std::vector<double>& v, double hi) {
+    return v.size() == 2 && v[0] >= 1 && v[1] <= hi && v[0] < v[1] &&
+           v[0] == static_cast<uint64_t>(v[0]) && v[1] == static_cast<uint64_t>(v[1]);
+  };
+  if (!frames.ok() || !repeats.ok() || !counts_ok(*frames, 1000000) || !counts_ok(*repeats, 1000)) {
     fmt::print(stderr,
-               "lidartwin bench: --memory-frames and --capture-repeats take two counts, "
-               "short,long\n");
+               "lidartwin bench: --memory-frames takes two whole counts short,long in 1..1000000 "
+               "and --capture-repeats two in 1..1000, the short below the long\n");
     return 2;
   }
   const std::filesystem::path self = "/proc/self/exe";
@@ -65,6 +72,7 @@ int BenchMemory(const Args& args) {
   const auto scratch = std::filesystem::temp_directory_path() /
                        ("lidartwin-bench-memory-" + std::to_string(::getpid()));
   std::filesystem::create_directories(scratch);
+  RegisterTemporaryPath(scratch);  // removed if the bench is interrupted
   std::vector<Pair> pairs;
   const auto run_pair = [&](Pair p, const std::vector<std::string>& small,
                             const std::vector<std::string>& large) -> bool {
@@ -127,6 +135,7 @@ int BenchMemory(const Args& args) {
   }
   std::error_code ec;
   std::filesystem::remove_all(scratch, ec);
+  UnregisterTemporaryPath(scratch);
   if (!ok) return 1;
   const auto machine = bench::ReadMachineInfo();
   fmt::print("machine: {} ({}, {} hardware threads), {}\n", machine.host, machine.cpu,

@@ -123,7 +123,12 @@ Expected<VelodyneCalibration> LoadVelodyneCalibration(const std::filesystem::pat
   if (!text.ok()) return text.error();
   YAML::Node root;
   try {
-    root = YAML::Load(*text);
+    const std::vector<YAML::Node> documents = YAML::LoadAll(*text);
+    if (documents.size() > 1) {
+      return Error{file.string() + ": holds " + std::to_string(documents.size()) +
+                   " YAML documents (separated by ---); a calibration is one"};
+    }
+    if (!documents.empty()) root = documents.front();
   } catch (const YAML::Exception& e) {
     return Error{file.string() + ": line " + std::to_string(e.mark.line + 1) + ": " + e.msg};
   }

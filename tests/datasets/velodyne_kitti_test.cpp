@@ -60,6 +60,7 @@ TEST(VelodyneCalibration, DuplicateKeysAbsurdCorrectionsAndBadNumbersAreNamed) {
       {laser + ", vert_offset_correction: abc}\n",
        "lasers[0]: key 'vert_offset_correction' (line 2): expected a finite number"},
       {laser + "}\ndistance_resolution: 1e9\n", "key 'distance_resolution' must be in (0, 1] m"},
+      {laser + "}\n---\nnum_lasers: 32\n", "holds 2 YAML documents"},
   };
   for (const auto& [tail, expected] : cases) {
     auto c = LoadVelodyneCalibration(dir.Write("cal.yaml", "lasers:\n" + tail));

@@ -52,6 +52,13 @@ TEST(CliConventions, UsageErrorsExitTwoAndNameTheOption) {
   const CliRun twice = Cli("info --json --json=1 file.h5");
   EXPECT_EQ(twice.code, 2) << twice.output;
   EXPECT_NE(twice.output.find("--json takes no value"), std::string::npos) << twice.output;
+  const CliRun counts = Cli("bench --memory --memory-frames 10,4294967296");
+  EXPECT_EQ(counts.code, 2) << counts.output;
+  EXPECT_NE(counts.output.find("--memory-frames takes two whole counts"), std::string::npos);
+  const CliRun stray = Cli("bench --capture-repeats 1,2");
+  EXPECT_EQ(stray.code, 2) << stray.output;
+  EXPECT_NE(stray.output.find("--capture-repeats is an option of bench --memory"),
+            std::string::npos);
   const CliRun missing = Cli("simulate --sensor");
   EXPECT_EQ(missing.code, 2) << missing.output;
   EXPECT_NE(missing.output.find("option --sensor needs a value"), std::string::npos)

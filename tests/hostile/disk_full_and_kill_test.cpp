@@ -157,5 +157,23 @@ TEST(Interrupted, HdfAndPerFrameRunsLeaveNothingBehind) {
   }
 }
 
+// After a SIGKILL (which nothing can catch) the next write to the same target removes what the
+// killed run left: its temporary file and its per-frame staging folder.
+TEST(Interrupted, TemporariesOfKilledRunsAreRemovedByTheNextRun) {
+  TempDir dir;
+  // A process id that is not running (above the kernel's pid_max of 4194304).
+  const std::string dead = "4194400";
+  std::filesystem::create_directories(dir / (".k.pcd.frames.tmp-" + dead));
+  std::ofstream(dir / (".k.pcd.frames.tmp-" + dead) / "000000") << "partial";
+  std::ofstream(dir / ("k.h5.tmp-" + dead)) << "partial";
+  for (const char* out : {"k.pcd", "k.h5"}) {
+    const CliRun r =
+        Cli("simulate --sensor " + Q(kVlp16) + " --scene " + Q(kLab) + " --out " + Q(dir / out));
+    ASSERT_EQ(r.code, 0) << r.output;
+  }
+  EXPECT_FALSE(std::filesystem::exists(dir / (".k.pcd.frames.tmp-" + dead)));
+  EXPECT_FALSE(std::filesystem::exists(dir / ("k.h5.tmp-" + dead)));
+}
+
 }  // namespace
 }  // namespace lt::test
