@@ -106,7 +106,7 @@ TEST(SceneErrors, MissingMeshFile) {
     return Error{"unreachable"};
   };
   ExpectSceneError(SceneYaml("  - {name: car, type: mesh, file: nowhere.ply, material: wood}\n"),
-                   "nowhere.ply' does not exist", never);
+                   "nowhere.ply: cannot open: No such file or directory", never);
 }
 
 TEST(SceneErrors, NanVerticesFromAMeshLoader) {
