@@ -40,6 +40,7 @@ Expected<Args> Args::Parse(const std::vector<std::string>& argv, const ArgSpec& 
       } else {
         a.values_[name] = argv[++i];
       }
+      if (a.values_[name].empty()) return Error{"option " + name + " needs a value, got ''"};
     } else if (spec.switches.count(name)) {
       if (eq != std::string::npos) return Error{"option " + name + " takes no value"};
       a.switches_.insert(name);

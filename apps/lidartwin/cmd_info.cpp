@@ -14,9 +14,14 @@ int InfoCommand(const std::vector<std::string>& argv) {
     fmt::print(stderr, "lidartwin info: {}\n", args.message());
     return 2;
   }
-  if (args->Has("--help") || args->positionals().empty()) {
-    fmt::print("usage: lidartwin info FILE.h5 [--json]\n");
-    return args->Has("--help") ? 0 : 2;
+  constexpr const char* kUsage = "usage: lidartwin info FILE.h5 [--json]\n";
+  if (args->Has("--help")) {
+    fmt::print("{}", kUsage);
+    return 0;
+  }
+  if (const std::string missing = MissingArguments(*args, "FILE.h5", {}); !missing.empty()) {
+    fmt::print(stderr, "lidartwin info: {}\n{}", missing, kUsage);
+    return 2;
   }
   const std::string path = args->positionals()[0];
   auto summary = ReadHdf5Summary(path);

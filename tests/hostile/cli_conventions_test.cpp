@@ -59,6 +59,12 @@ TEST(CliConventions, UsageErrorsExitTwoAndNameTheOption) {
   EXPECT_EQ(stray.code, 2) << stray.output;
   EXPECT_NE(stray.output.find("--capture-repeats is an option of bench --memory"),
             std::string::npos);
+  const CliRun empty = Cli("simulate --out=");
+  EXPECT_EQ(empty.code, 2) << empty.output;
+  EXPECT_NE(empty.output.find("option --out needs a value, got ''"), std::string::npos);
+  const CliRun no_file = Cli("info");
+  EXPECT_EQ(no_file.code, 2) << no_file.output;
+  EXPECT_NE(no_file.output.find("lidartwin info: missing FILE.h5"), std::string::npos);
   const CliRun missing = Cli("simulate --sensor");
   EXPECT_EQ(missing.code, 2) << missing.output;
   EXPECT_NE(missing.output.find("option --sensor needs a value"), std::string::npos)
