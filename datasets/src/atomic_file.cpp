@@ -12,30 +12,6 @@
 
 namespace lt {
 
-namespace {
-
-// "out.h5.tmp-1234" of a run that was killed outright (SIGKILL, power loss): its process is
-// gone, so nothing else will ever remove it.
-void RemoveStaleTemporaries(const std::filesystem::path& target) {
-  const std::string prefix = target.filename().string() + ".tmp-";
-  const auto dir = target.has_parent_path() ? target.parent_path() : std::filesystem::path(".");
-  std::error_code ec;
-  for (std::filesystem::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
-    const std::string name = it->path().filename().string();
-    if (name.rfind(prefix, 0) != 0) continue;
-    const std::string digits = name.substr(prefix.size());
-    if (digits.empty() || digits.find_first_not_of("0123456789") != std::string::npos) continue;
-    const long pid = std::strtol(digits.c_str(), nullptr, 10);
-    if (pid <= 0 || pid == ::getpid()) continue;
-    if (::kill(static_cast<pid_t>(pid), 0) != 0 && errno == ESRCH) {
-      std::error_code ignored;
-      std::filesystem::remove(it->path(), ignored);
-    }
-  }
-}
-
-}  // namespace
-
 AtomicOutput::AtomicOutput(std::filesystem::path target) : target_(std::move(target)) {
   // Same directory as the target so the rename is atomic (one filesystem).
   // NAME.tmp-PID; a name so long that the suffix would pass the 255-byte limit of a file name
@@ -45,7 +21,10 @@ AtomicOutput::AtomicOutput(std::filesystem::path target) : target_(std::move(tar
   if (name.size() + suffix.size() > 255) name.resize(255 - suffix.size());
   temp_ = target_;
   temp_.replace_filename(name + suffix);
-  RemoveStaleTemporaries(target_);
+  // "out.h5.tmp-1234" of a run killed outright: nothing else would ever remove it.
+  RemoveLeftoversOfDeadProcesses(
+      target_.has_parent_path() ? target_.parent_path() : std::filesystem::path("."),
+      name + ".tmp-");
   RegisterTemporaryPath(temp_);
 }
 

@@ -34,22 +34,6 @@ std::filesystem::path DirectoryOf(const std::filesystem::path& out) {
   return out.has_parent_path() ? out.parent_path() : std::filesystem::path(".");
 }
 
-// PREFIX + PID folders whose process no longer exists (a SIGKILL or power loss).
-void RemoveStaleStagingFolders(const std::filesystem::path& dir, const std::string& prefix) {
-  std::error_code ec;
-  for (std::filesystem::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
-    const std::string name = it->path().filename().string();
-    if (name.rfind(prefix, 0) != 0) continue;
-    const std::string digits = name.substr(prefix.size());
-    if (digits.empty() || digits.find_first_not_of("0123456789") != std::string::npos) continue;
-    const long pid = std::strtol(digits.c_str(), nullptr, 10);
-    if (pid > 0 && pid != ::getpid() && ::kill(static_cast<pid_t>(pid), 0) != 0 && errno == ESRCH) {
-      std::error_code ignored;
-      std::filesystem::remove_all(it->path(), ignored);
-    }
-  }
-}
-
 }  // namespace
 
 // The folder per-frame files are written into until Close(); removed unless committed.
@@ -96,7 +80,7 @@ Expected<FrameOutput> FrameOutput::Open(const std::filesystem::path& out, const 
   // ".NAME.frames.tmp-PID" (NAME shortened where the whole would pass 255 bytes); folders of
   // killed runs (their process gone) are removed first.
   const std::string prefix = "." + out.filename().string().substr(0, 200) + ".frames.tmp-";
-  RemoveStaleStagingFolders(DirectoryOf(out), prefix);
+  RemoveLeftoversOfDeadProcesses(DirectoryOf(out), prefix);
   auto dir = DirectoryOf(out) / (prefix + std::to_string(::getpid()));
   std::error_code ec;
   std::filesystem::remove_all(dir, ec);

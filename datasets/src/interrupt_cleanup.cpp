@@ -2,6 +2,10 @@
 
 #include <pthread.h>
 #include <signal.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdlib>
 
 #include <map>
 #include <mutex>
@@ -73,6 +77,24 @@ sigset_t InterruptSignals() {
 }
 
 }  // namespace
+
+void RemoveLeftoversOfDeadProcesses(const std::filesystem::path& dir, const std::string& prefix) {
+  std::error_code ec;
+  for (std::filesystem::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+    const std::string name = it->path().filename().string();
+    if (name.rfind(prefix, 0) != 0) continue;
+    const std::string digits = name.substr(prefix.size());
+    if (digits.empty() || digits.size() > 9 ||
+        digits.find_first_not_of("0123456789") != std::string::npos) {
+      continue;
+    }
+    const long pid = std::strtol(digits.c_str(), nullptr, 10);
+    if (pid > 0 && pid != ::getpid() && ::kill(static_cast<pid_t>(pid), 0) != 0 && errno == ESRCH) {
+      std::error_code ignored;
+      std::filesystem::remove_all(it->path(), ignored);
+    }
+  }
+}
 
 void InstallInterruptCleanup() {
   const sigset_t set = InterruptSignals();

@@ -32,23 +32,6 @@ struct TempDir {
   }
 };
 
-// Temporary folders of earlier runs that were killed (".NAME.tmp-PID" whose process is gone):
-// removed, so that kills do not pile them up.
-void RemoveStaleTempFolders(const fs::path& parent, const std::string& name) {
-  const std::string prefix = "." + name + ".tmp-";
-  std::error_code ec;
-  for (const auto& e : fs::directory_iterator(parent, ec)) {
-    const std::string f = e.path().filename().string();
-    if (f.rfind(prefix, 0) != 0 || !e.is_directory(ec)) continue;
-    const std::string pid_text = f.substr(prefix.size());
-    if (pid_text.empty() || pid_text.find_first_not_of("0123456789") != std::string::npos) continue;
-    const long pid = std::strtol(pid_text.c_str(), nullptr, 10);
-    if (pid > 0 && ::kill(static_cast<pid_t>(pid), 0) != 0 && errno == ESRCH) {
-      fs::remove_all(e.path(), ec);
-    }
-  }
-}
-
 void Conditions(YAML::Emitter& e, std::initializer_list<std::pair<const char*, double>> numbers,
                 const std::string& material = "") {
   e << YAML::Key << "conditions" << YAML::Value << YAML::BeginMap;
@@ -72,7 +55,8 @@ Status WriteLabFolder(const LabFolder& lab, const std::filesystem::path& dir_giv
     return Error{dir.string() + ": already exists (labgen writes a new lab folder)"};
   const fs::path parent = dir.has_parent_path() ? dir.parent_path() : fs::path(".");
   if (!fs::is_directory(parent, ec)) return Error{parent.string() + ": no such directory"};
-  RemoveStaleTempFolders(parent, dir.filename().string());
+  // ".NAME.tmp-PID" folders of killed runs, so that kills do not pile them up.
+  RemoveLeftoversOfDeadProcesses(parent, "." + dir.filename().string() + ".tmp-");
   TempDir tmp(parent / ("." + dir.filename().string() + ".tmp-" + std::to_string(::getpid())));
   if (!fs::create_directory(tmp.path, ec)) {
     return Error{tmp.path.string() + ": cannot create (" + ec.message() + ")"};

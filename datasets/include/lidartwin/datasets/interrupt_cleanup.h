@@ -4,6 +4,7 @@
 #pragma once
 
 #include <filesystem>
+#include <string>
 #include <vector>
 
 #include "lidartwin/sim/status.h"
@@ -26,6 +27,10 @@ void UnregisterBackup(const std::filesystem::path& backup);
 // Unregisters temporaries and backups in one step: the moment a replacement is complete.
 void ForgetTogether(const std::vector<std::filesystem::path>& temporaries,
                     const std::vector<std::filesystem::path>& backups);
+
+// What killed runs (SIGKILL, power loss: nothing could clean up) left in `dir`: entries named
+// PREFIX + PID whose process no longer exists, removed (recursively).
+void RemoveLeftoversOfDeadProcesses(const std::filesystem::path& dir, const std::string& prefix);
 
 // Renames a registered temporary onto its target and unregisters it, as one step the cleanup
 // cannot interleave with: an interrupted run never gains a file after its cleanup ran.
