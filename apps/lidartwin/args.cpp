@@ -1,5 +1,6 @@
 #include "args.h"
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <cstdio>
@@ -116,6 +117,9 @@ Expected<std::vector<size_t>> FrameIndices(const std::vector<double>& list, size
       std::snprintf(value, sizeof value, "%g", v);
       return Error{"frame " + std::string(value) + " does not exist (" + source + " has " +
                    std::to_string(frame_count) + " frame(s))"};
+    }
+    if (std::find(out.begin(), out.end(), static_cast<size_t>(v)) != out.end()) {
+      return Error{"frame " + std::to_string(static_cast<size_t>(v)) + " is listed twice"};
     }
     out.push_back(static_cast<size_t>(v));
   }

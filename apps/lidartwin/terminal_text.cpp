@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <cstdint>
 #include <cstdio>
 
 namespace lt::cli {
@@ -18,6 +19,15 @@ size_t Utf8Length(const std::string& s, size_t i) {
     if ((static_cast<unsigned char>(s[i + k]) & 0xc0) != 0x80) return 0;
   }
   if (c == 0xc2 && static_cast<unsigned char>(s[i + 1]) < 0xa0) return 0;  // C1 controls
+  // Bidirectional formatting (U+061C, U+200E/F, U+202A..E, U+2066..9) reorders what follows on
+  // screen, so a name could show as something else: escaped too.
+  uint32_t cp = n == 2 ? c & 0x1f : n == 3 ? c & 0x0f : c & 0x07;
+  for (size_t k = 1; k < n; ++k)
+    cp = cp << 6 | (static_cast<unsigned char>(s[i + k]) & 0x3f);
+  if (cp == 0x061c || cp == 0x200e || cp == 0x200f || (cp >= 0x202a && cp <= 0x202e) ||
+      (cp >= 0x2066 && cp <= 0x2069)) {
+    return 0;
+  }
   return n;
 }
 

@@ -7,7 +7,8 @@
 
 namespace lt::cli {
 
-// s with control bytes written as \xNN: C0 (other than tab and newline), DEL, C1, bytes that
+// s with control bytes written as \xNN: C0 (other than tab and newline), DEL, C1, bidirectional
+// formatting characters, bytes that
 // are not well-formed UTF-8, a carriage return other than one that starts `s` (a progress bar
 // redrawing its line) and ESC other than the "erase to end of line" ESC [ K that ends a bar's line.
 std::string EscapeControlBytes(const std::string& s);

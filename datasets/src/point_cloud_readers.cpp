@@ -3,6 +3,7 @@
 
 #include <fmt/core.h>
 
+#include <algorithm>
 #include <bit>
 #include <cmath>
 #include <cstring>
@@ -414,6 +415,10 @@ Expected<Frame> ParsePly(std::string_view bytes, const std::string& name) {
       if (w.size() != 3) return Error{where + ": expected 'element NAME COUNT'"};
       auto count = ParseCount(w[2], where);
       if (!count.ok()) return count.error();
+      if (w[1] == "vertex" && std::any_of(elements.begin(), elements.end(),
+                                          [](const Element& e) { return e.name == "vertex"; })) {
+        return Error{where + ": a second 'element vertex' (which one holds the points?)"};
+      }
       elements.push_back({w[1], *count, {}, false});
     } else if (w[0] == "property") {
       if (elements.empty()) return Error{where + ": property before any element"};

@@ -133,6 +133,12 @@ TEST(PointCloudReaders, AFieldGivenTwiceIsAnError) {
   EXPECT_NE(ply.message().find("twice.ply: element vertex: field 'y' is given twice"),
             std::string::npos)
       << ply.message();
+  auto two = ParsePly(
+      "ply\nformat ascii 1.0\nelement vertex 1\nproperty float x\nproperty float y\n"
+      "property float z\nelement vertex 1\nproperty float x\nend_header\n1 2 3\n4\n",
+      "two.ply");
+  ASSERT_FALSE(two.ok());
+  EXPECT_NE(two.message().find("a second 'element vertex'"), std::string::npos) << two.message();
 }
 
 TEST(PointCloudReaders, MalformedFilesNameTheFileAndPlace) {

@@ -71,6 +71,21 @@ TEST(CliConventions, UsageErrorsExitTwoAndNameTheOption) {
       << missing.output;
 }
 
+// Issue 11 second review: a frame listed twice was used twice.
+TEST(CliConventions, AFrameListedTwiceIsAUsageError) {
+  TempDir dir;
+  const auto sensor = ConfigDir() / "sensors/velodyne_vlp16.yaml";
+  const auto scene = ConfigDir() / "scenes/lab_plates.yaml";
+  ASSERT_EQ(Cli("simulate --sensor " + Q(sensor) + " --scene " + Q(scene) + " --frames 2 --out " +
+                Q(dir / "a.h5"))
+                .code,
+            0);
+  const CliRun r = Cli("compare --real " + Q(dir / "a.h5") + " --sim " + Q(dir / "a.h5") +
+                       " --real-frames 0,0 --sim-frames 0,1 --out " + Q(dir / "m.json"));
+  EXPECT_EQ(r.code, 2) << r.output;
+  EXPECT_NE(r.output.find("frame 0 is listed twice"), std::string::npos) << r.output;
+}
+
 TEST(CliConventions, ControlBytesAreEscapedNotEchoed) {
   TempDir dir;
   // A file name with an escape sequence (red text) and a bell, and a "YAML" of binary garbage.
@@ -85,6 +100,10 @@ TEST(CliConventions, ControlBytesAreEscapedNotEchoed) {
   const CliRun spoof = Cli("info " + Q(dir / "no\rFAKE\x1b[Kx\xc2\x9b\x80.h5"));
   EXPECT_NE(spoof.output.find("no\\x0dFAKE\\x1b[Kx\\xc2\\x9b\\x80.h5"), std::string::npos)
       << spoof.output;
+  // A right-to-left override (U+202E) would show "evil\u202Efdp.h5" as "evilh5.pdf".
+  const CliRun bidi = Cli("info " + Q(dir / ("evil\xe2\x80\xae"
+                                             "fdp.h5")));
+  EXPECT_NE(bidi.output.find("evil\\xe2\\x80\\xaefdp.h5"), std::string::npos) << bidi.output;
   std::string garbage = "name: \x1b]0;owned\x07\x01\x02: [\n";
   const auto yaml = dir.Write("garbage.yaml", garbage);
   const CliRun g =
