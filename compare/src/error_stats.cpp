@@ -1,5 +1,6 @@
 #include "lidartwin/compare/error_stats.h"
 
+#include <algorithm>
 #include <cmath>
 
 namespace lt::compare {
@@ -44,6 +45,38 @@ void ErrorStats::Add(double error) {
 void ErrorStats::Merge(const ErrorStats& o) {
   signed_error.Merge(o.signed_error);
   abs_error.Merge(o.abs_error);
+}
+
+void MagnitudeQuantiles::Add(double magnitude) {
+  const double m = std::fabs(magnitude);
+  int bin = 0;
+  if (m > kMinMagnitude) {
+    bin = 1 + static_cast<int>(std::floor(std::log10(m / kMinMagnitude) * kBinsPerDecade));
+    bin = std::min(bin, kDecades * kBinsPerDecade);
+  }
+  ++counts[bin];
+  ++n;
+}
+
+void MagnitudeQuantiles::Merge(const MagnitudeQuantiles& o) {
+  for (const auto& [bin, c] : o.counts)
+    counts[bin] += c;
+  n += o.n;
+}
+
+double MagnitudeQuantiles::Quantile(double q) const {
+  if (n == 0) return 0;
+  const double wanted = q * static_cast<double>(n);
+  uint64_t seen = 0;
+  for (const auto& [bin, c] : counts) {
+    seen += c;
+    if (static_cast<double>(seen) >= wanted) {
+      if (bin == 0) return 0;  // below kMinMagnitude
+      // Bin b covers kMin * 10^((b-1)/k) .. kMin * 10^(b/k); its geometric centre:
+      return kMinMagnitude * std::pow(10.0, (bin - 0.5) / kBinsPerDecade);
+    }
+  }
+  return kMinMagnitude * std::pow(10.0, kDecades);
 }
 
 }  // namespace lt::compare

@@ -199,6 +199,7 @@ Expected<ComparisonMetrics> Compare(const std::vector<Frame>& real, const std::v
       const double depth_error = double(s.range_m[si]) - double(r.range_m[ri]);
       const double intensity_error = double(s.intensity[si]) - double(r.intensity[ri]);
       m.depth_m.Add(depth_error);
+      m.depth_abs_m.Add(depth_error);
       m.intensity.Add(intensity_error);
       const double range = r.range_m[ri];
       auto bin = std::upper_bound(edges.begin(), edges.end(), range) - edges.begin() - 1;
@@ -298,6 +299,10 @@ const std::vector<SummaryMetricInfo>& SummaryMetrics() {
       {"depth_abs_mean_m", true, "mean |range error| over pairs [m]"},
       {"depth_abs_std_m", true, "std of |range error| over pairs [m]"},
       {"depth_bias_m", true, "|mean signed range error| [m]"},
+      {"depth_rmse_m", true, "root mean square range error over pairs [m]"},
+      {"depth_abs_median_m", true, "median |range error| over pairs (to 1.2 %) [m]"},
+      {"depth_abs_p90_m", true, "90th percentile of |range error| (to 1.2 %) [m]"},
+      {"depth_abs_p95_m", true, "95th percentile of |range error| (to 1.2 %) [m]"},
       {"intensity_abs_mean", true, "mean |intensity error| over pairs"},
       {"intensity_abs_std", true, "std of |intensity error| over pairs"},
       {"chamfer_m", true, "symmetric Chamfer distance [m]"},
@@ -317,6 +322,7 @@ const SummaryMetricInfo* FindSummaryMetric(const std::string& name) {
 
 std::map<std::string, double> Summarize(const std::vector<ComparisonMetrics>& runs) {
   ErrorStats depth, intensity;
+  MagnitudeQuantiles depth_abs;
   ReturnAgreement returns;
   ChamferMetrics chamfer;
   uint64_t real_points = 0;
@@ -324,6 +330,7 @@ std::map<std::string, double> Summarize(const std::vector<ComparisonMetrics>& ru
   RunningStats d_error_sim, d_error_difference;
   for (const auto& r : runs) {
     depth.Merge(r.depth_m);
+    depth_abs.Merge(r.depth_abs_m);
     intensity.Merge(r.intensity);
     returns.both += r.returns.both;
     returns.real_only += r.returns.real_only;
@@ -352,6 +359,16 @@ std::map<std::string, double> Summarize(const std::vector<ComparisonMetrics>& ru
     s["depth_abs_mean_m"] = depth.abs_error.mean;
     s["depth_abs_std_m"] = depth.abs_error.Std();
     s["depth_bias_m"] = std::fabs(depth.signed_error.mean);
+    // Root mean square of the signed error, from its moments: variance (n-1)/n + mean^2.
+    const double n = static_cast<double>(depth.signed_error.n);
+    const double sd = depth.signed_error.Std();
+    s["depth_rmse_m"] =
+        std::sqrt(sd * sd * (n - 1) / n + depth.signed_error.mean * depth.signed_error.mean);
+    if (depth_abs.n > 0) {
+      s["depth_abs_median_m"] = depth_abs.Quantile(0.5);
+      s["depth_abs_p90_m"] = depth_abs.Quantile(0.9);
+      s["depth_abs_p95_m"] = depth_abs.Quantile(0.95);
+    }
     s["intensity_abs_mean"] = intensity.abs_error.mean;
     s["intensity_abs_std"] = intensity.abs_error.Std();
   }

@@ -100,6 +100,37 @@ struct Reader {
     const std::string p = path + key + ".";
     return {Stats(*v, "signed", p), Stats(*v, "abs", p)};
   }
+  MagnitudeQuantiles Histogram(const json& j, const std::string& key, const std::string& path) {
+    MagnitudeQuantiles h;
+    const json* v = At(j, key, path);
+    if (!v) return h;
+    const std::string p = path + key + ".";
+    if (Count(*v, "bins_per_decade", p) != MagnitudeQuantiles::kBinsPerDecade ||
+        Num(*v, "min_m", p) != MagnitudeQuantiles::kMinMagnitude) {
+      if (error.empty()) {
+        error =
+            fmt::format("{}: {}: bins_per_decade and min_m must be {} and {:g}", file, path + key,
+                        MagnitudeQuantiles::kBinsPerDecade, MagnitudeQuantiles::kMinMagnitude);
+      }
+      return h;
+    }
+    const json* counts = At(*v, "counts", p);
+    if (!counts) return h;
+    constexpr int kLastBin = MagnitudeQuantiles::kDecades * MagnitudeQuantiles::kBinsPerDecade;
+    for (size_t i = 0; counts->is_array() && i < counts->size(); ++i) {
+      const json& pair = (*counts)[i];
+      if (!pair.is_array() || pair.size() != 2 || !pair[0].is_number_unsigned() ||
+          !pair[1].is_number_unsigned() || pair[0].get<uint64_t>() > kLastBin ||
+          h.counts.count(pair[0].get<int>())) {
+        error = fmt::format("{}: {}counts[{}]: expected a [bin 0..{}, count] pair, each bin once",
+                            file, p, i, kLastBin);
+        return {};
+      }
+      h.counts[pair[0].get<int>()] = pair[1].get<uint64_t>();
+      h.n += pair[1].get<uint64_t>();
+    }
+    return h;
+  }
   BinMetrics Bin(const json& j, const std::string& path, bool distance) {
     BinMetrics b;
     b.label = Str(j, "label", path);
@@ -129,6 +160,13 @@ std::string MetricsToJson(const ComparisonMetrics& m) {
   j["sim_points"] = m.sim_points;
   j["non_finite_points"] = {{"real", m.real_non_finite}, {"sim", m.sim_non_finite}};
   j["depth_m"] = ErrorJson(m.depth_m);
+  // The |range error| histogram as [bin, count] pairs (MagnitudeQuantiles), so reports that
+  // pool several files get exact quantiles of the pooled pairs.
+  j["depth_abs_histogram"] = {{"bins_per_decade", MagnitudeQuantiles::kBinsPerDecade},
+                              {"min_m", MagnitudeQuantiles::kMinMagnitude},
+                              {"counts", json::array()}};
+  for (const auto& [bin, count] : m.depth_abs_m.counts)
+    j["depth_abs_histogram"]["counts"].push_back({bin, count});
   j["intensity"] = ErrorJson(m.intensity);
   j["by_distance"] = json::array();
   for (const auto& b : m.by_distance)
@@ -192,6 +230,9 @@ Expected<ComparisonMetrics> MetricsFromJson(const std::string& text, const std::
     }
   }
   m.depth_m = rd.Errors(j, "depth_m", "");
+  if (j.contains("depth_abs_histogram")) {  // absent from files of before issue 12
+    m.depth_abs_m = rd.Histogram(j, "depth_abs_histogram", "");
+  }
   m.intensity = rd.Errors(j, "intensity", "");
   const json& dist = rd.List(j, "by_distance", "");
   for (size_t i = 0; i < dist.size(); ++i)

@@ -1,6 +1,7 @@
 // compare/: statistics, association and every metric against hand-computed cases.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <random>
 
@@ -47,6 +48,47 @@ TEST(RunningStats, MatchesHandComputedAndMergesExactly) {
   EXPECT_NEAR(a.Std(), all.Std(), 1e-12);
   const RunningStats round = RunningStats::FromMoments(all.n, all.mean, all.Std());
   EXPECT_NEAR(round.m2, all.m2, 1e-9 * all.m2);
+}
+
+// Issue 12: the median, p90 and p95 of |range error| (to half a logarithmic bin, 1.2 %) and the
+// RMSE, against values sorted and summed independently; pooled histograms give the quantiles of
+// the pooled values.
+TEST(MagnitudeQuantiles, QuantilesAndRmseAgainstDirectComputation) {
+  std::mt19937 rng(7);
+  std::lognormal_distribution<double> magnitude(std::log(0.03), 1.0);  // centimetres, long tail
+  std::vector<double> errors;
+  ComparisonMetrics a, b;
+  for (int i = 0; i < 20000; ++i) {
+    const double e = (i % 3 == 0 ? -1 : 1) * magnitude(rng);
+    errors.push_back(e);
+    ComparisonMetrics& m = i < 7000 ? a : b;
+    m.depth_m.Add(e);
+    m.depth_abs_m.Add(e);
+  }
+  a.real_points = 7000;
+  b.real_points = 13000;
+  std::vector<double> sorted;
+  double squares = 0;
+  for (double e : errors) {
+    sorted.push_back(std::fabs(e));
+    squares += e * e;
+  }
+  std::sort(sorted.begin(), sorted.end());
+  const auto s = Summarize({a, b});
+  for (const auto& [key, q] : {std::pair{"depth_abs_median_m", 0.5},
+                               {"depth_abs_p90_m", 0.9},
+                               {"depth_abs_p95_m", 0.95}}) {
+    const double exact = sorted[static_cast<size_t>(std::ceil(q * sorted.size())) - 1];
+    EXPECT_NEAR(s.at(key), exact, 0.012 * exact) << key;
+  }
+  EXPECT_NEAR(s.at("depth_rmse_m"), std::sqrt(squares / errors.size()), 1e-9);
+  // Magnitudes below 10 um count as 0; beyond 1000 m, in the last bin.
+  MagnitudeQuantiles tiny;
+  tiny.Add(1e-7);
+  EXPECT_EQ(tiny.Quantile(0.5), 0.0);
+  tiny.Add(5e4);
+  tiny.Add(5e4);
+  EXPECT_NEAR(tiny.Quantile(0.9), 1000, 12);
 }
 
 TEST(Mape, Seed002Eq12DividesBySimulatedValue) {

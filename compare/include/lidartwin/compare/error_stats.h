@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 
 namespace lt::compare {
 
@@ -29,6 +30,24 @@ struct ErrorStats {
   void Add(double error);
   void Merge(const ErrorStats& o);
   uint64_t n() const { return abs_error.n; }
+};
+
+// Quantiles of an error's magnitude that merge across frames and files like the moments above:
+// a histogram over logarithmic bins, kBinsPerDecade to the decade from kMinMagnitude up (so a
+// quantile is known to 1.2 % of its value: half a bin), with the magnitudes below kMinMagnitude
+// in bin 0. The mean is dominated by the few pixels at edges; re-simulation papers report the
+// median and p90 beside it (issue 12).
+struct MagnitudeQuantiles {
+  static constexpr int kBinsPerDecade = 100;
+  static constexpr double kMinMagnitude = 1e-5;  // 10 um for ranges in metres
+  static constexpr int kDecades = 8;             // up to 1000 m
+  std::map<int, uint64_t> counts;                // bin -> values (sparse)
+  uint64_t n = 0;
+
+  void Add(double magnitude);
+  void Merge(const MagnitudeQuantiles& o);
+  // The q-quantile (0 < q < 1) at the geometric centre of its bin; 0 when empty.
+  double Quantile(double q) const;
 };
 
 }  // namespace lt::compare

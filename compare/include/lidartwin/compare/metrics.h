@@ -85,6 +85,7 @@ struct ComparisonMetrics {
   // (NaN, infinity): they would make every mean they enter NaN.
   uint64_t real_non_finite = 0, sim_non_finite = 0;
   ErrorStats depth_m, intensity;
+  MagnitudeQuantiles depth_abs_m;  // |range error| over pairs, for the median, p90 and p95
   std::vector<BinMetrics> by_distance;
   std::vector<BinMetrics> by_material;
   std::vector<TargetMetrics> targets;
