@@ -48,12 +48,16 @@ std::vector<Vec3> Positions(const Frame& f) {
   return p;
 }
 
-void AddChamfer(const Frame& from, const Frame& to, RunningStats* stats) {
+void AddChamfer(const Frame& from, const Frame& to, RunningStats* stats, uint64_t within[2]) {
   const NearestNeighbourIndex index(Positions(to));
   if (index.size() == 0) return;
   for (size_t i = 0; i < from.size(); ++i) {
     double d2 = 0;
-    if (index.Nearest({from.x_m[i], from.y_m[i], from.z_m[i]}, &d2) >= 0) stats->Add(std::sqrt(d2));
+    if (index.Nearest({from.x_m[i], from.y_m[i], from.z_m[i]}, &d2) < 0) continue;
+    const double d = std::sqrt(d2);
+    stats->Add(d);
+    for (int k = 0; k < 2; ++k)
+      within[k] += d <= kFScoreThresholdsM[k] ? 1 : 0;
   }
 }
 
@@ -95,6 +99,14 @@ Status CheckFrame(const Frame& f, const char* which, size_t k) {
 double ReturnAgreement::Agreement() const {
   const uint64_t all = both + real_only + sim_only;
   return all == 0 ? 1.0 : static_cast<double>(both) / static_cast<double>(all);
+}
+
+double ChamferMetrics::FScore(int k) const {
+  if (real_to_sim_m.n == 0 || sim_to_real_m.n == 0) return 0;
+  const double recall = static_cast<double>(real_within[k]) / static_cast<double>(real_to_sim_m.n);
+  const double precision =
+      static_cast<double>(sim_within[k]) / static_cast<double>(sim_to_real_m.n);
+  return precision + recall > 0 ? 2 * precision * recall / (precision + recall) : 0;
 }
 
 double ChamferMetrics::Symmetric() const {
@@ -217,8 +229,8 @@ Expected<ComparisonMetrics> Compare(const std::vector<Frame>& real, const std::v
     m.returns.both += both;
     m.returns.real_only += r.size() - both;
     m.returns.sim_only += s.size() - both;
-    AddChamfer(r, s, &m.chamfer.real_to_sim_m);
-    AddChamfer(s, r, &m.chamfer.sim_to_real_m);
+    AddChamfer(r, s, &m.chamfer.real_to_sim_m, m.chamfer.real_within);
+    AddChamfer(s, r, &m.chamfer.sim_to_real_m, m.chamfer.sim_within);
 
     for (const Target& t : options.targets) {
       const TargetSums a = SumInTarget(r, t), b = SumInTarget(s, t);
@@ -306,6 +318,8 @@ const std::vector<SummaryMetricInfo>& SummaryMetrics() {
       {"intensity_abs_mean", true, "mean |intensity error| over pairs"},
       {"intensity_abs_std", true, "std of |intensity error| over pairs"},
       {"chamfer_m", true, "symmetric Chamfer distance [m]"},
+      {"fscore_5cm", false, "F-score of the point clouds at 5 cm"},
+      {"fscore_10cm", false, "F-score of the point clouds at 10 cm"},
       {"n_points_mape", true, "MAPE of N_points over targets, seed 002 eq. 12"},
       {"i_mean_mape", true, "MAPE of I_mean over targets, seed 002 eq. 12"},
       {"d_error_sim_abs_mean_m", true, "mean |d_GT - d_mean,sim| over targets, eq. 13 [m]"},
@@ -337,6 +351,10 @@ std::map<std::string, double> Summarize(const std::vector<ComparisonMetrics>& ru
     returns.sim_only += r.returns.sim_only;
     chamfer.real_to_sim_m.Merge(r.chamfer.real_to_sim_m);
     chamfer.sim_to_real_m.Merge(r.chamfer.sim_to_real_m);
+    for (int k = 0; k < 2; ++k) {
+      chamfer.real_within[k] += r.chamfer.real_within[k];
+      chamfer.sim_within[k] += r.chamfer.sim_within[k];
+    }
     real_points += r.real_points;
     for (const auto& t : r.targets) {
       n_sim.push_back(static_cast<double>(t.n_sim));
@@ -372,8 +390,11 @@ std::map<std::string, double> Summarize(const std::vector<ComparisonMetrics>& ru
     s["intensity_abs_mean"] = intensity.abs_error.mean;
     s["intensity_abs_std"] = intensity.abs_error.Std();
   }
-  if (chamfer.real_to_sim_m.n > 0 && chamfer.sim_to_real_m.n > 0)
+  if (chamfer.real_to_sim_m.n > 0 && chamfer.sim_to_real_m.n > 0) {
     s["chamfer_m"] = chamfer.Symmetric();
+    s["fscore_5cm"] = chamfer.FScore(0);
+    s["fscore_10cm"] = chamfer.FScore(1);
+  }
   if (!n_sim.empty()) {
     const double mape = Mape(n_sim, n_real, nullptr);
     if (std::isfinite(mape)) s["n_points_mape"] = mape;

@@ -5,6 +5,7 @@
 
 #include <cmath>
 #include <nlohmann/json.hpp>
+#include <tuple>
 
 namespace lt::compare {
 namespace {
@@ -193,7 +194,9 @@ std::string MetricsToJson(const ComparisonMetrics& m) {
                   {"real_only", m.returns.real_only},
                   {"sim_only", m.returns.sim_only}};
   j["chamfer_m"] = {{"real_to_sim", StatsJson(m.chamfer.real_to_sim_m)},
-                    {"sim_to_real", StatsJson(m.chamfer.sim_to_real_m)}};
+                    {"sim_to_real", StatsJson(m.chamfer.sim_to_real_m)},
+                    {"real_within_5cm_10cm", {m.chamfer.real_within[0], m.chamfer.real_within[1]}},
+                    {"sim_within_5cm_10cm", {m.chamfer.sim_within[0], m.chamfer.sim_within[1]}}};
   json summary = json::object();
   for (const auto& [name, value] : Summarize({m}))
     summary[name] = Number(value);
@@ -266,6 +269,23 @@ Expected<ComparisonMetrics> MetricsFromJson(const std::string& text, const std::
   if (const json* c = rd.At(j, "chamfer_m", "")) {
     m.chamfer.real_to_sim_m = rd.Stats(*c, "real_to_sim", "chamfer_m.");
     m.chamfer.sim_to_real_m = rd.Stats(*c, "sim_to_real", "chamfer_m.");
+    // Absent from files of before issue 12 (their F-scores then read as 0).
+    for (const auto& [key, within, total] :
+         {std::tuple{"real_within_5cm_10cm", m.chamfer.real_within, m.chamfer.real_to_sim_m.n},
+          std::tuple{"sim_within_5cm_10cm", m.chamfer.sim_within, m.chamfer.sim_to_real_m.n}}) {
+      if (!c->contains(key)) continue;
+      const json& pair = (*c)[key];
+      if (!pair.is_array() || pair.size() != 2 || !pair[0].is_number_unsigned() ||
+          !pair[1].is_number_unsigned() || pair[0].get<uint64_t>() > pair[1].get<uint64_t>() ||
+          pair[1].get<uint64_t>() > total) {
+        return Error{
+            fmt::format("{}: chamfer_m.{}: expected two counts, the 5 cm one not above "
+                        "the 10 cm one, neither above the {} points",
+                        file, key, total)};
+      }
+      within[0] = pair[0].get<uint64_t>();
+      within[1] = pair[1].get<uint64_t>();
+    }
   }
   if (!rd.error.empty()) return Error{rd.error};
   return m;

@@ -234,6 +234,56 @@ TEST(Compare, ChamferAgainstIndependentBruteForce) {
   EXPECT_NEAR(m->chamfer.sim_to_real_m.mean, mean_nn(h.sim, h.real), 1e-6);
 }
 
+// Issue 12: the F-scores at 5 and 10 cm against a brute-force count on random clouds, and
+// through metrics.json unchanged.
+TEST(Compare, FScoresAgainstBruteForce) {
+  std::mt19937 rng(11);
+  std::uniform_real_distribution<double> box(-1, 1);
+  std::normal_distribution<double> jitter(0, 0.04);
+  Frame real, sim;
+  const auto add = [](Frame& f, double x, double y, double z) {
+    f.x_m.push_back(static_cast<float>(x));
+    f.y_m.push_back(static_cast<float>(y));
+    f.z_m.push_back(static_cast<float>(z + 10));
+    f.range_m.push_back(static_cast<float>(std::sqrt(x * x + y * y + (z + 10) * (z + 10))));
+    f.intensity.push_back(10);
+  };
+  for (int i = 0; i < 300; ++i) {
+    const double x = box(rng), y = box(rng), z = box(rng);
+    add(real, x, y, z);
+    if (i % 5 != 0) add(sim, x + jitter(rng), y + jitter(rng), z + jitter(rng));
+  }
+  for (int i = 0; i < 40; ++i)
+    add(sim, 3 + box(rng), box(rng), box(rng));  // simulated points with no real counterpart
+  CompareOptions o;
+  o.association.method = AssociationMethod::kNearest3d;
+  auto m = Compare({real}, {sim}, o);
+  ASSERT_TRUE(m.ok()) << m.message();
+  const auto share_within = [](const Frame& a, const Frame& b, double tau) {
+    size_t near = 0;
+    for (size_t i = 0; i < a.size(); ++i) {
+      double best = INFINITY;
+      for (size_t j = 0; j < b.size(); ++j)
+        best = std::min(best, std::hypot(double(a.x_m[i]) - b.x_m[j], double(a.y_m[i]) - b.y_m[j],
+                                         double(a.z_m[i]) - b.z_m[j]));
+      near += best <= tau ? 1 : 0;
+    }
+    return double(near) / a.size();
+  };
+  const auto summary = Summarize({*m});
+  for (const auto& [key, tau] : {std::pair{"fscore_5cm", 0.05}, std::pair{"fscore_10cm", 0.10}}) {
+    const double recall = share_within(real, sim, tau), precision = share_within(sim, real, tau);
+    const double f = 2 * precision * recall / (precision + recall);
+    EXPECT_NEAR(summary.at(key), f, 1e-12) << key;
+    EXPECT_GT(f, 0.2) << key;  // a case that tells thresholds apart
+    EXPECT_LT(f, 0.98) << key;
+  }
+  EXPECT_LT(summary.at("fscore_5cm"), summary.at("fscore_10cm"));
+  auto back = MetricsFromJson(MetricsToJson(*m), "m.json");
+  ASSERT_TRUE(back.ok()) << back.message();
+  EXPECT_EQ(Summarize({*back}).at("fscore_5cm"), summary.at("fscore_5cm"));
+}
+
 TEST(Compare, TargetsCountPointsAndGiveDError) {
   // A 1 m box 10 m ahead (rotated 30 deg about z); d_GT = 10 m (eq. 14).
   Target t;

@@ -67,11 +67,19 @@ struct ReturnAgreement {
   double Agreement() const;
 };
 
+// The F-score thresholds (issue 12; re-simulation papers report 5 and 10 cm).
+inline constexpr double kFScoreThresholdsM[2] = {0.05, 0.10};
+
 struct ChamferMetrics {
   RunningStats real_to_sim_m;  // each real point to its nearest simulated point
   RunningStats sim_to_real_m;
+  // Points whose nearest partner lies within kFScoreThresholdsM[k].
+  uint64_t real_within[2] = {0, 0}, sim_within[2] = {0, 0};
   // (mean real->sim + mean sim->real) / 2
   double Symmetric() const;
+  // F-score at threshold k: 2 P R / (P + R), P the share of simulated points near a real one,
+  // R the share of real points near a simulated one; 0 when either is 0.
+  double FScore(int k) const;
 };
 
 struct ComparisonMetrics {
