@@ -215,19 +215,28 @@ TEST(Compare, HandComputedErrorsBinsMaterialsAndReturns) {
   EXPECT_NEAR(s.at("depth_bias_m"), 0.1, 1e-6);
 }
 
+// For each point of a, the distance to its nearest point of b, by trying every pair: the
+// independent computation the Chamfer and F-score tests hold the k-d tree against.
+std::vector<double> BruteForceNearest(const Frame& a, const Frame& b) {
+  std::vector<double> out;
+  for (size_t i = 0; i < a.size(); ++i) {
+    double best = INFINITY;
+    for (size_t j = 0; j < b.size(); ++j)
+      best = std::min(best, std::hypot(double(a.x_m[i]) - b.x_m[j], double(a.y_m[i]) - b.y_m[j],
+                                       double(a.z_m[i]) - b.z_m[j]));
+    out.push_back(best);
+  }
+  return out;
+}
+
 TEST(Compare, ChamferAgainstIndependentBruteForce) {
   HandCase h;
   auto m = Compare({h.real}, {h.sim}, {});
   ASSERT_TRUE(m.ok());
   auto mean_nn = [](const Frame& a, const Frame& b) {
     double sum = 0;
-    for (size_t i = 0; i < a.size(); ++i) {
-      double best = INFINITY;
-      for (size_t j = 0; j < b.size(); ++j)
-        best = std::min(best, std::hypot(double(a.x_m[i]) - b.x_m[j], double(a.y_m[i]) - b.y_m[j],
-                                         double(a.z_m[i]) - b.z_m[j]));
-      sum += best;
-    }
+    for (double d : BruteForceNearest(a, b))
+      sum += d;
     return sum / a.size();
   };
   EXPECT_NEAR(m->chamfer.real_to_sim_m.mean, mean_nn(h.real, h.sim), 1e-6);
@@ -261,13 +270,8 @@ TEST(Compare, FScoresAgainstBruteForce) {
   ASSERT_TRUE(m.ok()) << m.message();
   const auto share_within = [](const Frame& a, const Frame& b, double tau) {
     size_t near = 0;
-    for (size_t i = 0; i < a.size(); ++i) {
-      double best = INFINITY;
-      for (size_t j = 0; j < b.size(); ++j)
-        best = std::min(best, std::hypot(double(a.x_m[i]) - b.x_m[j], double(a.y_m[i]) - b.y_m[j],
-                                         double(a.z_m[i]) - b.z_m[j]));
-      near += best <= tau ? 1 : 0;
-    }
+    for (double d : BruteForceNearest(a, b))
+      near += d <= tau ? 1 : 0;
     return double(near) / a.size();
   };
   const auto summary = Summarize({*m});
