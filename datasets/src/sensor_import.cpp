@@ -26,6 +26,7 @@ struct SpinningTables {
   std::vector<double> elevation_deg, azimuth_offset_deg, firing_offset_us;
   uint32_t columns = 0;
   double rotation_rate_hz = 10, start_azimuth_deg = 0;
+  std::array<double, 3> beam_origin_m{0, 0, 0};
 };
 
 // The profile through the schema's one writer (SaveSensorProfile, beside the loader), with
@@ -45,6 +46,7 @@ Expected<std::string> Render(const SpinningTables& t, const SensorImportOptions&
   p.columns = t.columns;
   p.rotation_rate_hz = t.rotation_rate_hz;
   p.start_azimuth_rad = t.start_azimuth_deg / kRadToDeg;
+  p.beam_origin_m = t.beam_origin_m;
   p.clockwise = true;
   if (o.detector == "capability") {
     // Capability model (seed 000 eq. 5): the data-sheet range on an 80 % target.
@@ -94,10 +96,14 @@ Expected<SpinningTables> FromOuster(const std::filesystem::path& file, double ra
   // the same turn of the head's start angle puts the simulated points in the sensor frame.
   const auto& r = m->lidar_to_sensor;
   t.start_azimuth_deg = std::atan2(r[4], r[0]) * kRadToDeg;
+  // Its translation (mm) is where the lidar frame's origin, and so the beams, sit in the sensor
+  // frame (Ouster's xyz: x = r cos .. + t_x, z = r sin phi + t_z; ouster_metadata.cpp).
+  t.beam_origin_m = {r[3] * 1e-3, r[7] * 1e-3, r[11] * 1e-3};
   t.source = file.filename().string();
   t.notes = fmt::format(
-      "{} {}: {} beams, {} columns at {} Hz; the lidar-to-sensor z offset ({:.1f} mm) and the\n"
-      "# beam origin offset ({:.2f} mm) are not modelled.",
+      "{} {}: {} beams, {} columns at {} Hz; the beams leave from the lidar frame's origin\n"
+      "# ({:.1f} mm above the sensor frame's), the {:.2f} mm offset of each beam's origin from it\n"
+      "# along the beam (range is measured from there) is not modelled.",
       m->product, m->serial, m->altitude_deg.size(), m->columns_per_frame, m->rotation_rate_hz,
       r[11], m->lidar_origin_to_beam_origin_mm);
   return t;

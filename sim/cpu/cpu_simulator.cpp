@@ -71,7 +71,9 @@ Expected<Frame> CpuSimulator::Simulate(uint32_t frame_index) {
                        options_.seed,
                        frame_index,
                        t0,
-                       trajectory_.At(t0 + period)};
+                       trajectory_.At(t0 + period),
+                       {profile_.beam_origin_m[0], profile_.beam_origin_m[1],
+                        profile_.beam_origin_m[2]}};
   const auto closest = [&](const physics::Vec3<double>& o, const physics::Vec3<double>& d,
                            double t_min, double t_max) {
     const RayHit h = caster_->Closest(o, d, t_min, t_max);

@@ -516,7 +516,9 @@ Expected<Frame> CudaSimulator::Simulate(uint32_t frame_index) {
                        m.options.seed,
                        frame_index,
                        t0,
-                       traj.At(t0 + period)};
+                       traj.At(t0 + period),
+                       {profile.beam_origin_m[0], profile.beam_origin_m[1],
+                        profile.beam_origin_m[2]}};
   m.kernel_ms = m.total_ms = m.signal_ms = 0;
   if (profile.raster_gather) {
     if (Status s = CheckRasterGather(profile, *m.scene, traj); !s.ok()) return s.error();

@@ -78,7 +78,18 @@ struct FrameContext {
   uint32_t frame;
   double frame_start_s;
   physics::Pose<double> pose_end;
+  physics::Vec3<double> beam_origin;  // where rays leave, in the sensor frame [m]
 };
+
+// The pose of the beams' origin at time t: the sensor's pose moved by beam_origin. Rays start
+// at its translation and ranges are measured from it; ReportedPoint puts the points back in
+// the sensor frame.
+LT_HD inline physics::Pose<double> EmitterPoseAt(const FrameContext& c, double t) {
+  physics::Pose<double> pose =
+      physics::PoseAtTime(c.trajectory.time_s, c.trajectory.poses, c.trajectory.count, t);
+  pose.translation = physics::TransformPoint(pose, c.beam_origin);
+  return pose;
+}
 
 // One sub-ray's return and the object it came from.
 struct SubRayReturn {
@@ -101,7 +112,7 @@ LT_HD SubRayReturn TraceSubRay(const FrameContext& c, uint32_t beam, uint32_t su
               c.detector, hit.distance_m, physics::IncidenceCosine(dir_world, hit.normal), o.r0,
               dir_sensor,
               physics::RandomKey{c.seed, c.frame, beam, sub_ray, physics::kStreamRangeNoise}, pose,
-              c.pose_end, c.trajectory.motion_correction),
+              c.pose_end, c.trajectory.motion_correction, c.beam_origin),
           &o};
 }
 
@@ -146,8 +157,7 @@ LT_HD BeamRecord SimulateBeamSingleHit(const FrameContext& c, uint32_t beam,
   BeamRecord r{};
   const physics::BeamSample<double> b = physics::ScanBeam(c.scan, beam);
   const double t = c.frame_start_s + b.time_s;
-  const physics::Pose<double> pose =
-      physics::PoseAtTime(c.trajectory.time_s, c.trajectory.poses, c.trajectory.count, t);
+  const physics::Pose<double> pose = EmitterPoseAt(c, t);
   const physics::Vec3<double> central = physics::BeamDirection(b.azimuth_rad, b.elevation_rad);
   const uint32_t n = c.footprint.sub_rays > 1 ? c.footprint.sub_rays : 1;
   double range = 0, reflectance = 0;
@@ -190,8 +200,8 @@ LT_HD BeamRecord SimulateBeamSingleHit(const FrameContext& c, uint32_t beam,
     if (returned == 0) return r;
     range /= returned;
     reflectance /= n;
-    point =
-        physics::ReportedPoint(range, central, pose, c.pose_end, c.trajectory.motion_correction);
+    point = physics::ReportedPoint(range, central, pose, c.pose_end,
+                                   c.trajectory.motion_correction, c.beam_origin);
   }
   return PointRecord(beam, b, t, point, range, 100.0 * reflectance, *dominant);
 }
@@ -234,7 +244,7 @@ LT_HD inline BeamSetup SetUpBeam(const FrameContext& c, uint32_t beam) {
   BeamSetup s;
   s.b = physics::ScanBeam(c.scan, beam);
   s.t = c.frame_start_s + s.b.time_s;
-  s.pose = physics::PoseAtTime(c.trajectory.time_s, c.trajectory.poses, c.trajectory.count, s.t);
+  s.pose = EmitterPoseAt(c, s.t);
   s.shift = physics::RandomWords(
                 physics::RandomKey{c.seed, c.frame, beam, 0, physics::kStreamFootprintShift})
                 .v[0];
@@ -314,12 +324,14 @@ LT_HD uint32_t GatherBeamSignal(const FrameContext& c, uint32_t beam, const Beam
   return count;
 }
 
-// One pixel of the frame's angular raster (seed 004 Alg. 1 input: range, normal, surface).
+// One pixel of the frame's angular raster (seed 004 Alg. 1 input: range, normal, surface),
+// traced from the beams' origin of the sensor at `pose`.
 template <typename ClosestHit>
 LT_HD RasterPixel TraceRasterPixel(const FrameContext& c, uint32_t i, uint32_t j,
                                    const physics::Pose<double>& pose, ClosestHit& closest_hit) {
   const physics::Vec3<double> p = RasterDirection(c.raster, i, j);
-  const SurfaceHit hit = closest_hit(pose.translation, physics::Rotate(pose.rotation, p),
+  const SurfaceHit hit = closest_hit(physics::TransformPoint(pose, c.beam_origin),
+                                     physics::Rotate(pose.rotation, p),
                                      c.detector.min_range_m, SubRayReach(c));
   if (!hit.hit) return {0, {0, 0, 0}, kRasterNoHit};
   const physics::Vec3<double> n = physics::Rotate(physics::Conjugate(pose.rotation), hit.normal);
@@ -383,7 +395,8 @@ LT_HD inline void WriteEchoes(const FrameContext& c, uint32_t beam,
     if (range < c.detector.min_range_m || range > c.detector.max_range_m) continue;
     const ObjectInfo& o = c.objects[e.source];
     const physics::Vec3<double> p =
-        physics::ReportedPoint(range, central, pose, c.pose_end, c.trajectory.motion_correction);
+        physics::ReportedPoint(range, central, pose, c.pose_end, c.trajectory.motion_correction,
+                               c.beam_origin);
     // Calibrated reflectivity: the echo's peak power over a white Lambertian target's at the
     // same range, in percent (link_budget.h).
     BeamRecord& r = out[slot++];

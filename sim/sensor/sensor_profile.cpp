@@ -662,6 +662,14 @@ Expected<SensorProfile> ParseSensorProfile(const std::string& yaml_text,
   }
   if (p.min_range_m < 0) root.Fail("min_range_m", "must be >= 0");
   if (!(p.max_range_m > p.min_range_m)) root.Fail("max_range_m", "must exceed min_range_m");
+  if (root.Has("beam_origin_m")) {
+    const std::vector<double> o = root.Numbers("beam_origin_m");
+    if (o.size() != 3)
+      root.Fail("beam_origin_m", "must be [x, y, z] in metres, got " + std::to_string(o.size()) +
+                                     " number(s)");
+    else
+      std::copy(o.begin(), o.end(), p.beam_origin_m.begin());
+  }
   ConfigMap scan = root.Map("scan");
   ReadScan(scan, p, file);
   if (root.Has("beam")) {

@@ -389,6 +389,13 @@ void SensorProfile::Check(ConfigCheck& check) const {
   } else if (!(wavelength_nm >= 200 && wavelength_nm <= 20000)) {
     check.Fail("wavelength_nm", "must be in 200..20000 nm, got " + NumberText(wavelength_nm));
   }
+  for (double v : beam_origin_m)
+    if (!(Finite(v) && std::fabs(v) <= kMaxBeamOriginM))
+      check.Fail("beam_origin_m", "each coordinate must be within " + NumberText(kMaxBeamOriginM) +
+                                      " m of the sensor frame's origin, got [" +
+                                      NumberText(beam_origin_m[0]) + ", " +
+                                      NumberText(beam_origin_m[1]) + ", " +
+                                      NumberText(beam_origin_m[2]) + "]");
   if (!(min_range_m >= 0 && Finite(min_range_m)))
     check.Fail("min_range_m", "must be >= 0, got " + NumberText(min_range_m));
   if (!(max_range_m > min_range_m && Finite(max_range_m)))

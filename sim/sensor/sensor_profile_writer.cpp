@@ -210,6 +210,12 @@ std::string SaveSensorProfile(const SensorProfile& p, const std::string& header)
   e << YAML::Key << "wavelength_nm" << YAML::Value << p.wavelength_nm;
   e << YAML::Key << "min_range_m" << YAML::Value << p.min_range_m;
   e << YAML::Key << "max_range_m" << YAML::Value << p.max_range_m;
+  if (p.beam_origin_m != std::array<double, 3>{0, 0, 0}) {
+    e << YAML::Key << "beam_origin_m" << YAML::Value << YAML::Flow << YAML::BeginSeq;
+    for (double v : p.beam_origin_m)
+      e << v;
+    e << YAML::EndSeq;
+  }
   WriteScan(e, p);
   WriteBeam(e, p);
   WriteDetector(e, p);

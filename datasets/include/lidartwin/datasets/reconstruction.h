@@ -1,8 +1,11 @@
-// Scene reconstruction from recorded frames (DESIGN.md sec. 7, issue 4): points of several
-// frames brought into one world frame with their poses (each point at its own firing time),
-// normals estimated and oriented towards the sensor, a mesh by Open3D's screened Poisson
-// reconstruction (with low-density trimming) or ball pivoting, and each surface's reflectance
-// estimated by inverting the intensity model. The result is a scene the simulator loads.
+// Scene reconstruction from recorded frames (DESIGN.md sec. 7, issues 4 and 12). Methods:
+//   range-image   each frame's neighbouring returns joined into triangles (range_image_mesh.h)
+//   poisson       points of all frames merged in the world (each at its own firing time),
+//                 normals towards the sensor, Open3D's screened Poisson, low-density trimming
+//   ball-pivoting the same merged points, Open3D's ball pivoting
+// then visibility carving (visibility_carving.h: what a frame saw through is removed), and
+// each surface's reflectance estimated by inverting the intensity model. The result is a
+// scene the simulator loads. docs/validation.md compares the methods on real recordings.
 #pragma once
 
 #include <filesystem>
@@ -10,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "lidartwin/datasets/reconstructed_surface.h"
 #include "lidartwin/physics/pose.h"
 #include "lidartwin/sim/config_check.h"
 #include "lidartwin/sim/frame.h"
@@ -28,21 +32,26 @@ constexpr double kMaxVoxelsPerAxis = 1 << 20;
 // Poisson and ball pivoting misbehave on a handful of points.
 constexpr size_t kMinReconstructionPoints = 100;
 
+// The methods ReconstructOptions::method accepts, the default first.
+inline constexpr const char* kReconstructMethods[] = {"range-image", "poisson", "ball-pivoting"};
+
 struct ReconstructOptions {
-  std::string method = "poisson";  // poisson | ball-pivoting
+  std::string method = kReconstructMethods[0];
   int poisson_depth = 10;          // octree depth: cell = scene extent / 2^depth
   double density_quantile = 0.05;  // Poisson vertices below this density quantile are removed
   double voxel_m = 0.05;           // merged points are thinned to one per voxel
   double max_gap_m = 0.3;          // mesh vertices farther than this from any point are cut
   double min_range_m = 1.0;        // drop points nearer than this (the vehicle, the operator)
   double max_range_m = 80.0;
-  // The recorded intensity is a calibrated reflectivity in percent (Ouster's reflectivity
-  // channel, Velodyne's calibrated reflectivity byte): I = 100 R0 cos(theta), seed 000
-  // eq. (4), so R0 = I / (100 cos(theta)). Incidence beyond max_incidence_deg is not used.
+  // How an intensity becomes R0 (reconstructed_surface.h): by default a calibrated
+  // reflectivity in percent, I = 100 R0 cos(theta), seed 000 eq. (4). Incidence beyond
+  // max_incidence_deg is not used.
+  IntensityReading reading;
   double max_incidence_deg = 75;
+  bool carve = true;  // visibility carving (visibility_carving.h) after meshing
   int reflectance_bins = 10;  // surfaces are split into this many reflectance classes
 
-  // Keys by field: method poisson or ball-pivoting, poisson_depth 4..14, density_quantile in
+  // Keys by field: method one of kReconstructMethods, poisson_depth 4..14, density_quantile in
   // [0, 1), voxel_m in [kMinVoxelM, kMaxVoxelM], max_gap_m finite >= 0, 0 <= min_range_m <
   // max_range_m <= kMaxRangeM, max_incidence_deg in (0, 90), reflectance_bins 1..100.
   // Reconstruct calls it; it also bounds the voxels per axis of the cloud it is given
@@ -51,17 +60,9 @@ struct ReconstructOptions {
   Status Validate() const;
 };
 
-// Frames with the sensor pose at each frame's start and end; a point's pose is interpolated
-// (linear position, slerp rotation, as the simulator's trajectories are) at its column's
-// fraction of the frame, so a moving sensor's points land where they were measured.
-struct PosedFrames {
-  std::vector<Frame> frames;
-  std::vector<physics::Pose<double>> start_poses, end_poses;  // sensor -> world
-  uint32_t columns_per_frame = 0;  // 0: every point at its frame's start pose
-};
-
 struct ReconstructionSummary {
   size_t input_points = 0, used_points = 0, vertices = 0, triangles = 0;
+  size_t carved_triangles = 0;  // removed by visibility carving
   std::vector<std::pair<double, size_t>> reflectance_classes;  // reflectance, triangles
   std::vector<std::filesystem::path> written;  // every file written, in order (scene.yaml last)
 };

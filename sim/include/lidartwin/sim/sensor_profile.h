@@ -2,6 +2,7 @@
 // (configs/README.md lists every key with its unit and default).
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <filesystem>
 #include <string>
@@ -61,6 +62,8 @@ inline constexpr uint64_t kMaxBeamsPerFrame = uint64_t{1} << 24;
 inline constexpr double kMinRotationRateHz = 0.1;
 inline constexpr double kMaxRotationRateHz = 1000;
 inline constexpr uint64_t kMaxRecordsPerFrame = uint64_t{1} << 26;
+// A lidar's beams leave within a metre of its reference point (Ouster: 36 mm).
+inline constexpr double kMaxBeamOriginM = 1.0;
 
 // Where a profile's fitted values came from (`lidartwin calibrate`): the lab folder, its
 // checksum, and each fitted key with its standard deviation. Carried, not simulated.
@@ -84,6 +87,10 @@ struct SensorProfile {
   double min_range_m = 0;
   double max_range_m = 0;
   ScanKind scan = ScanKind::kSpinning;
+  // Where the beams leave the sensor, in the sensor frame [m]: rays start there and ranges are
+  // measured from there; points are reported in the sensor frame. An Ouster's lidar frame
+  // sits 36 mm above its sensor frame (lidar_to_sensor_transform). Default: the origin.
+  std::array<double, 3> beam_origin_m{0, 0, 0};
 
   // Spinning and laserconfig: per-channel tables (radians, seconds).
   std::vector<double> elevation_rad;

@@ -34,13 +34,16 @@ struct BeamReturn {
   T reflectance;  // R(theta) = R0 cos(theta) [fraction]
 };
 
-// The point a sensor reports at `range_m` along its beam: in its own frame at the firing time,
-// or, with motion correction, in the frame of the sweep's last pose (seed 003).
+// The point a sensor reports at `range_m` along its beam, which leaves from beam_origin (sensor
+// frame) where `emitter` is the pose of that origin: in the sensor's own frame at the firing
+// time, or, with motion correction, in the frame of the sweep's last pose (seed 003).
 template <typename T>
-LT_HD Vec3<T> ReportedPoint(T range_m, const Vec3<T>& dir_sensor, const Pose<T>& pose,
-                            const Pose<T>& pose_end, bool motion_correction) {
+LT_HD Vec3<T> ReportedPoint(T range_m, const Vec3<T>& dir_sensor, const Pose<T>& emitter,
+                            const Pose<T>& pose_end, bool motion_correction,
+                            const Vec3<T>& beam_origin = Vec3<T>{0, 0, 0}) {
   const Vec3<T> p = range_m * dir_sensor;
-  return motion_correction ? InverseTransformPoint(pose_end, TransformPoint(pose, p)) : p;
+  return motion_correction ? InverseTransformPoint(pose_end, TransformPoint(emitter, p))
+                           : beam_origin + p;
 }
 
 // hit_distance_m: true distance along the unit beam; cos_theta: incidence cosine; r0:
@@ -49,7 +52,8 @@ template <typename T>
 LT_HD BeamReturn<T> DetectReturn(const DetectorParams<T>& d, T hit_distance_m, T cos_theta, T r0,
                                  const Vec3<T>& dir_sensor, const RandomKey& key,
                                  const Pose<T>& pose, const Pose<T>& pose_end,
-                                 bool motion_correction) {
+                                 bool motion_correction,
+                                 const Vec3<T>& beam_origin = Vec3<T>{0, 0, 0}) {
   BeamReturn<T> out{false, {0, 0, 0}, 0, 0};
   const T reflectance = LambertianReflectance(r0, cos_theta);  // seed 000 eq. (4)
   T range = hit_distance_m;
@@ -65,7 +69,7 @@ LT_HD BeamReturn<T> DetectReturn(const DetectorParams<T>& d, T hit_distance_m, T
   }
   if (range < d.min_range_m || range > d.max_range_m) return out;
   out.valid = true;
-  out.point = ReportedPoint(range, dir_sensor, pose, pose_end, motion_correction);
+  out.point = ReportedPoint(range, dir_sensor, pose, pose_end, motion_correction, beam_origin);
   out.range_m = range;
   out.reflectance = reflectance;
   return out;

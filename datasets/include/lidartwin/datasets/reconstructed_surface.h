@@ -1,0 +1,49 @@
+// What every reconstruction method hands on (issue 12): recorded frames with their poses in,
+// a world-frame triangle surface with a reflectance per triangle out. Kept free of Open3D so
+// that the range-image mesher and visibility carving build wherever the simulator does.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <vector>
+
+#include "lidartwin/physics/pose.h"
+#include "lidartwin/sim/frame.h"
+
+namespace lt {
+
+// Frames with the sensor pose at each frame's start and end; a point's pose is interpolated
+// (linear position, slerp rotation, as the simulator's trajectories are) at its column's
+// fraction of the frame, so a moving sensor's points land where they were measured.
+struct PosedFrames {
+  std::vector<Frame> frames;
+  std::vector<physics::Pose<double>> start_poses, end_poses;  // sensor -> world
+  uint32_t columns_per_frame = 0;  // 0: every point at its frame's start pose
+};
+
+// The sensor pose at point i of frame k: interpolated at its column's fraction of the frame.
+physics::Pose<double> PoseOfPoint(const PosedFrames& input, size_t k, size_t i);
+
+// How a recorded intensity becomes the surface's diffuse reflectance R0 [fraction]. The
+// default reads a calibrated reflectivity in percent of a white Lambertian target, which the
+// sensor reports as R0 cos(theta) (docs/calibration.md, "Ouster captures"; seed 000 eq. 4):
+// R0 = I / (100 cos theta). A raw-intensity sensor passes the range-intensity curve it was
+// calibrated with (issue 12): I = gain(R) R0 cos(theta), so R0 = I / (gain(R) cos theta).
+struct IntensityReading {
+  // gain at range R [intensity unit per unit R0 cos theta]; empty: 100 at every range.
+  std::vector<double> gain_range_m, gain;  // piecewise linear in R, held flat beyond the ends
+  double GainAt(double range_m) const;
+  // R0 from one return; NaN when the incidence is beyond max_incidence_deg or I is not finite.
+  double Reflectance(double intensity, double range_m, double cos_incidence,
+                     double max_incidence_deg) const;
+};
+
+// A reconstructed surface in world coordinates. triangle_reflectance is R0 per triangle, NaN
+// where no return measured it (the scene writer gives those the median).
+struct ReconstructedSurface {
+  std::vector<std::array<double, 3>> vertices;
+  std::vector<std::array<uint32_t, 3>> triangles;
+  std::vector<float> triangle_reflectance;
+};
+
+}  // namespace lt

@@ -1,0 +1,39 @@
+#include "lidartwin/datasets/reconstructed_surface.h"
+
+#include <algorithm>
+#include <cmath>
+#include <numbers>
+
+namespace lt {
+
+physics::Pose<double> PoseOfPoint(const PosedFrames& input, size_t k, size_t i) {
+  const Frame& f = input.frames[k];
+  const double in_frame = input.columns_per_frame && f.column.size() == f.size()
+                              ? double(f.column[i]) / input.columns_per_frame
+                              : 0.0;
+  return physics::InterpolatePose(input.start_poses[k], input.end_poses[k],
+                                  std::min(in_frame, 1.0));
+}
+
+double IntensityReading::GainAt(double range_m) const {
+  if (gain.empty()) return 100.0;  // calibrated reflectivity: percent of a white target
+  if (range_m <= gain_range_m.front()) return gain.front();
+  if (range_m >= gain_range_m.back()) return gain.back();
+  const auto it = std::upper_bound(gain_range_m.begin(), gain_range_m.end(), range_m);
+  const size_t b = static_cast<size_t>(it - gain_range_m.begin());
+  const double s = (range_m - gain_range_m[b - 1]) / (gain_range_m[b] - gain_range_m[b - 1]);
+  return gain[b - 1] + s * (gain[b] - gain[b - 1]);
+}
+
+double IntensityReading::Reflectance(double intensity, double range_m, double cos_incidence,
+                                     double max_incidence_deg) const {
+  const double cos_max = std::cos(max_incidence_deg * std::numbers::pi / 180);
+  if (!(cos_incidence >= cos_max) || !std::isfinite(intensity)) return NAN;
+  const double g = GainAt(range_m);
+  if (!(g > 0)) return NAN;
+  // 0.005: a surface darker than half a percent returns nothing a lidar can use; 1: the
+  // material library holds diffuse reflectances (a retroreflector reads above 100 %).
+  return std::clamp(intensity / (g * cos_incidence), 0.005, 1.0);
+}
+
+}  // namespace lt
