@@ -85,8 +85,11 @@ int ReconstructCommand(const std::vector<std::string>& argv) {
   constexpr const char* kUsage =
       "usage: lidartwin reconstruct REC [--metadata M.json | --calibration C.yaml]\n"
       "         [--format kitti|nuscenes] [--poses KITTI.txt] [--frames I,J,..]\n"
-      "         [--method poisson|ball-pivoting]\n"
+      "         [--method range-image|poisson|ball-pivoting] [--no-carve]\n"
       "         [--depth 10] [--voxel-m 0.05] [--max-range-m 80] [--columns W] --out DIR\n"
+      "  --method: range-image (default) joins each frame's neighbouring returns (needs the\n"
+      "  channel field); poisson and ball-pivoting mesh the merged points. --no-carve keeps\n"
+      "  what another frame saw through (visibility carving is on by default).\n"
       "  --columns: columns per frame, so each point gets the pose of its firing time\n"
       "  ranges: --depth 4..14, --voxel-m [0.001, 100] m and below the cloud's extent (at\n"
       "  most 1048576 voxels along it), --max-range-m (1, 10000] m, --columns 0..1048576\n"
@@ -94,7 +97,7 @@ int ReconstructCommand(const std::vector<std::string>& argv) {
   auto args = Args::Parse(
       argv, {{"--metadata", "--calibration", "--format", "--poses", "--frames", "--method",
               "--depth", "--voxel-m", "--max-range-m", "--columns", "--out"},
-             {"--help"},
+             {"--help", "--no-carve"},
              1});
   if (!args.ok()) {
     fmt::print(stderr, "lidartwin reconstruct: {}\n{}", args.message(), kUsage);
@@ -114,6 +117,7 @@ int ReconstructCommand(const std::vector<std::string>& argv) {
   };
   ReconstructOptions o;
   o.method = args->Get("--method", o.method);
+  o.carve = !args->Has("--no-carve");
   auto depth = args->GetUInt("--depth", 10);
   auto voxel = args->GetDouble("--voxel-m", o.voxel_m);
   auto range = args->GetDouble("--max-range-m", o.max_range_m);
@@ -155,12 +159,15 @@ int ReconstructCommand(const std::vector<std::string>& argv) {
     fmt::print(stderr, "lidartwin reconstruct: error: {}\n", input.message());
     return 1;
   }
-  Progress progress("reconstruct", 7);
-  auto summary =
-      Reconstruct(*input, o, args->Get("--out"), [&progress](int step, int, const char* what) {
-        progress.Step(static_cast<uint64_t>(step), what);
-      });
-  progress.Step(7, "done");
+  Progress progress("reconstruct", 0);
+  int steps = 0;
+  auto summary = Reconstruct(*input, o, args->Get("--out"),
+                             [&progress, &steps](int step, int count, const char* what) {
+                               steps = count;
+                               progress.SetTotal(static_cast<uint64_t>(count));
+                               progress.Step(static_cast<uint64_t>(step), what);
+                             });
+  progress.Step(static_cast<uint64_t>(steps), "done");
   progress.Finish();
   if (!summary.ok()) {
     fmt::print(stderr, "lidartwin reconstruct: error: {}{}\n", summary.message(),
@@ -171,9 +178,9 @@ int ReconstructCommand(const std::vector<std::string>& argv) {
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   fmt::print(
       "reconstructed {} frame(s): {} points ({} after thinning) -> {} vertices, {} "
-      "triangles in {} reflectance classes\n",
+      "triangles in {} reflectance classes ({} triangles carved: seen through by a frame)\n",
       input->frames.size(), summary->input_points, summary->used_points, summary->vertices,
-      summary->triangles, summary->reflectance_classes.size());
+      summary->triangles, summary->reflectance_classes.size(), summary->carved_triangles);
   for (const auto& file : summary->written)
     fmt::print("wrote {}\n", file.string());
   fmt::print("{} file(s) in {:.2f} s (reading, meshing and writing)\n", summary->written.size(),

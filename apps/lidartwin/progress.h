@@ -17,6 +17,8 @@ class Progress {
   // A job measured by the fraction of its input read (0..1), with a free text after the bar.
   void Status(double fraction, const std::string& text);
   void Finish();
+  // For jobs that learn their length once started (reconstruct's steps depend on the method).
+  void SetTotal(uint64_t total) { total_ = total; }
 
  private:
   std::string what_;

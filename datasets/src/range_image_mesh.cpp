@@ -102,7 +102,10 @@ Expected<ReconstructedSurface> MeshRangeImages(const PosedFrames& input,
     const Frame& f = input.frames[k];
     if (f.channel.size() != f.size())
       return Error{fmt::format(
-          "range-image meshing: frame {} has no channel field (the laser of each return)", k)};
+          "range-image meshing: frame {} has no channel field (the laser of each return), so "
+          "its returns cannot be joined ring to ring; a point cloud without one needs method "
+          "poisson or ball-pivoting (--method)",
+          k)};
     // 1. Valid first returns, grouped by channel.
     FrameGeometry g;
     std::map<uint16_t, std::vector<RingPoint>> rings;

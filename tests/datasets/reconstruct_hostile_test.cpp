@@ -36,6 +36,7 @@ PosedFrames Wall(int n = 60, double x = 5, double side_m = 4) {
 
 ReconstructOptions Fast() {
   ReconstructOptions o;
+  o.method = "poisson";  // the wall has no channel field for range-image meshing
   o.poisson_depth = 6;
   o.voxel_m = 0.1;
   o.max_gap_m = 0.5;
@@ -157,7 +158,7 @@ TEST(ReconstructHostile, TheSummaryListsEveryFileWrittenAndReportsSteps) {
   test::TempDir dir;
   std::vector<std::string> steps;
   auto r = Reconstruct(Wall(), Fast(), dir / "rec", [&](int step, int count, const char* what) {
-    EXPECT_EQ(count, 7);
+    EXPECT_EQ(count, 7);  // five Poisson steps, carving, writing
     EXPECT_EQ(step, static_cast<int>(steps.size()));
     steps.emplace_back(what);
   });
