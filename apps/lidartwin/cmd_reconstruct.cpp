@@ -85,7 +85,7 @@ int ReconstructCommand(const std::vector<std::string>& argv) {
   constexpr const char* kUsage =
       "usage: lidartwin reconstruct REC [--metadata M.json | --calibration C.yaml]\n"
       "         [--format kitti|nuscenes] [--poses KITTI.txt] [--frames I,J,..]\n"
-      "         [--method range-image|poisson|ball-pivoting] [--no-carve]\n"
+      "         [--method range-image|surfels|poisson|ball-pivoting] [--no-carve]\n"
       "         [--depth 10] [--voxel-m 0.05] [--max-range-m 80] [--columns W] --out DIR\n"
       "  --method: range-image (default) joins each frame's neighbouring returns (needs the\n"
       "  channel field); poisson and ball-pivoting mesh the merged points. --no-carve keeps\n"

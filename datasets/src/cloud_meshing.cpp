@@ -59,7 +59,8 @@ Expected<ReconstructedSurface> MeshMergedCloud(const PosedFrames& input,
       if (!std::isfinite(f.x_m[i]) || !std::isfinite(f.y_m[i]) || !std::isfinite(f.z_m[i]))
         continue;
       const physics::Pose<double> pose = PoseOfPoint(input, k, i);
-      const auto w = physics::TransformPoint(pose, physics::Vec3<double>{f.x_m[i], f.y_m[i], f.z_m[i]});
+      const auto w =
+          physics::TransformPoint(pose, physics::Vec3<double>{f.x_m[i], f.y_m[i], f.z_m[i]});
       if (!std::isfinite(w.x) || !std::isfinite(w.y) || !std::isfinite(w.z)) continue;
       cloud.points_.emplace_back(w.x, w.y, w.z);
       origins.emplace_back(pose.translation.x, pose.translation.y, pose.translation.z);
@@ -102,8 +103,7 @@ Expected<ReconstructedSurface> MeshMergedCloud(const PosedFrames& input,
   for (size_t i = 0; i < cloud.points_.size(); ++i)
     cloud.colors_.emplace_back(std::isnan(r0[i]) ? 0.0 : r0[i], std::isnan(r0[i]) ? 0.0 : 1.0, 0);
   std::shared_ptr<open3d::geometry::PointCloud> thinned;
-  if (Status s = Open3dStep(step, [&] { thinned = cloud.VoxelDownSample(o.voxel_m); });
-      !s.ok())
+  if (Status s = Open3dStep(step, [&] { thinned = cloud.VoxelDownSample(o.voxel_m); }); !s.ok())
     return s.error();
   summary.used_points = thinned ? thinned->points_.size() : 0;
   if (summary.used_points < kMinReconstructionPoints)
@@ -197,8 +197,7 @@ Expected<ReconstructedSurface> MeshMergedCloud(const PosedFrames& input,
               const Eigen::Vector3d c =
                   (mesh->vertices_[t[0]] + mesh->vertices_[t[1]] + mesh->vertices_[t[2]]) / 3.0;
               const bool near = tree.SearchHybrid(c, 4 * o.voxel_m, 1, idx, d2) > 0;
-              surface.triangles.push_back({static_cast<uint32_t>(t[0]),
-                                           static_cast<uint32_t>(t[1]),
+              surface.triangles.push_back({static_cast<uint32_t>(t[0]), static_cast<uint32_t>(t[1]),
                                            static_cast<uint32_t>(t[2])});
               surface.triangle_reflectance.push_back(near ? static_cast<float>(r0_of[idx[0]])
                                                           : NAN);

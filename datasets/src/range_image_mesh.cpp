@@ -5,7 +5,11 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <memory>
 #include <numbers>
+#include <thread>
+
+#include "lidartwin/sim/ray_caster.h"
 
 namespace lt {
 namespace {
@@ -66,7 +70,8 @@ class FrameMesher {
   // Two rings (adjacent in elevation), each sorted by azimuth with its first point repeated at
   // +2 pi, joined by the strip advance: always step the ring whose next point comes first.
   void JoinRings(const FrameGeometry& g, const std::vector<RingPoint>& lo,
-                 const std::vector<RingPoint>& hi, std::vector<std::array<uint32_t, 3>>& out) const {
+                 const std::vector<RingPoint>& hi,
+                 std::vector<std::array<uint32_t, 3>>& out) const {
     size_t i = 0, j = 0;
     while (i + 1 < lo.size() || j + 1 < hi.size()) {
       const bool step_lo =
@@ -91,13 +96,105 @@ class FrameMesher {
   double tan_max_, cos_max_, max_azimuth_gap_;
 };
 
+// Appends a square surfel centred on `centre`, facing `origin`, half_w wide along the
+// horizontal (perpendicular to `up` and the view ray) and half_h high: two triangles.
+void AppendSurfel(const Vec3<double>& centre, const Vec3<double>& origin, const Vec3<double>& up,
+                  double half_w, double half_h, std::vector<std::array<double, 3>>& vertices,
+                  std::vector<std::array<uint32_t, 3>>& triangles) {
+  Vec3<double> view = centre - origin;
+  view = (1.0 / std::sqrt(Dot(view, view))) * view;
+  Vec3<double> across = Cross(up, view);
+  const double across_len = std::sqrt(Dot(across, across));
+  // Straight up or down the spin axis: any horizontal will do.
+  across = across_len > 1e-9 ? (1.0 / across_len) * across : Vec3<double>{1, 0, 0};
+  const Vec3<double> rise = Cross(view, across);
+  const uint32_t first = static_cast<uint32_t>(vertices.size());
+  for (const auto& [a, b] : {std::pair{-1.0, -1.0}, {1.0, -1.0}, {1.0, 1.0}, {-1.0, 1.0}}) {
+    const Vec3<double> corner = centre + (a * half_w) * across + (b * half_h) * rise;
+    vertices.push_back({corner.x, corner.y, corner.z});
+  }
+  triangles.push_back({first, first + 1, first + 2});
+  triangles.push_back({first, first + 2, first + 3});
+}
+
+// A return that gets a surfel, and the scan's spacing around it.
+struct SurfelWanted {
+  uint32_t vertex;
+  double azimuth_step_rad, ring_step_rad;
+  Vec3<double> up;  // the sensor's spin axis in the world
+};
+
+// Moves every vertex along its ray (from vertex_origin) to the mean range of the surfaces the
+// frames' meshes put within consensus_window_m of it there, its own frame's included; the
+// other frames are cast against one caster per frame. Updates vertex_range and the vertices.
+void FuseAlongRays(const RangeImageMeshOptions& o, const std::vector<uint32_t>& vertex_frame,
+                   const std::vector<Vec3<double>>& vertex_origin,
+                   std::vector<double>& vertex_range,
+                   const std::vector<std::vector<std::array<uint32_t, 3>>>& frame_triangles,
+                   ReconstructedSurface& surface) {
+  const size_t frames = frame_triangles.size();
+  std::vector<Scene> scenes(frames);
+  std::vector<std::unique_ptr<RayCaster>> casters(frames);
+  for (size_t k = 0; k < frames; ++k) {
+    if (frame_triangles[k].empty()) continue;
+    SceneObject& object = scenes[k].objects.emplace_back();
+    object.type = "mesh";
+    object.mesh.vertices = surface.vertices;
+    object.mesh.triangles = frame_triangles[k];
+    casters[k] = RayCaster::Create(scenes[k]);  // nullptr (out of memory): that frame is left out
+  }
+  const double cos_max = std::cos(o.max_incidence_deg * kPi / 180);
+  const size_t n = vertex_range.size();
+  std::vector<double> fused(n);
+  const unsigned threads = std::max(1u, std::min(8u, std::thread::hardware_concurrency()));
+  auto work = [&](unsigned part) {
+    for (size_t v = part; v < n; v += threads) {
+      const Vec3<double> origin = vertex_origin[v];
+      const auto& p = surface.vertices[v];
+      const double r = vertex_range[v];
+      const Vec3<double> dir = (1.0 / r) * (Vec3<double>{p[0], p[1], p[2]} - origin);
+      double sum = r;
+      int count = 1;
+      for (size_t k = 0; k < frames; ++k) {
+        if (k == vertex_frame[v] || !casters[k]) continue;
+        const RayHit hit = casters[k]->Closest(origin, dir, std::max(0.0, r - o.consensus_window_m),
+                                               r + o.consensus_window_m);
+        if (hit.hit && std::fabs(Dot(hit.normal, dir)) >= cos_max) {
+          sum += hit.distance_m;
+          ++count;
+        }
+      }
+      fused[v] = sum / count;
+    }
+  };
+  std::vector<std::thread> pool;
+  for (unsigned part = 1; part < threads; ++part)
+    pool.emplace_back(work, part);
+  work(0);
+  for (auto& t : pool)
+    t.join();
+  for (size_t v = 0; v < n; ++v) {
+    const auto& p = surface.vertices[v];
+    const Vec3<double> origin = vertex_origin[v];
+    const Vec3<double> q =
+        origin + (fused[v] / vertex_range[v]) * (Vec3<double>{p[0], p[1], p[2]} - origin);
+    surface.vertices[v] = {q.x, q.y, q.z};
+    vertex_range[v] = fused[v];
+  }
+}
+
 }  // namespace
 
 Expected<ReconstructedSurface> MeshRangeImages(const PosedFrames& input,
                                                const RangeImageMeshOptions& o) {
   ReconstructedSurface surface;
+  // R0 of each triangle fixed when it was made (surfels); NaN: from its vertices (step 4).
+  std::vector<float> fixed_reflectance;
   std::vector<double> vertex_intensity, vertex_range;
   std::vector<Vec3<double>> vertex_origin;  // where the sensor was when it fired
+  std::vector<uint32_t> vertex_frame;
+  std::vector<std::vector<std::array<uint32_t, 3>>> frame_triangles(input.frames.size());
+  std::vector<SurfelWanted> wanted;
   for (size_t k = 0; k < input.frames.size(); ++k) {
     const Frame& f = input.frames[k];
     if (f.channel.size() != f.size())
@@ -126,6 +223,7 @@ Expected<ReconstructedSurface> MeshRangeImages(const PosedFrames& input,
       vertex_origin.push_back(pose.translation);
       vertex_intensity.push_back(f.intensity.size() == f.size() ? f.intensity[i] : NAN);
       vertex_range.push_back(norm);
+      vertex_frame.push_back(static_cast<uint32_t>(k));
       g.direction.push_back((1.0 / norm) * p);
       g.range.push_back(norm);
       rings[f.channel[i]].push_back({std::atan2(p.y, p.x), v - first_vertex});
@@ -139,7 +237,8 @@ Expected<ReconstructedSurface> MeshRangeImages(const PosedFrames& input,
       std::sort(ring.begin(), ring.end(),
                 [](const RingPoint& a, const RingPoint& b) { return a.azimuth < b.azimuth; });
       for (size_t i = 1; i < ring.size(); ++i)
-        if (ring[i].azimuth > ring[i - 1].azimuth) steps.push_back(ring[i].azimuth - ring[i - 1].azimuth);
+        if (ring[i].azimuth > ring[i - 1].azimuth)
+          steps.push_back(ring[i].azimuth - ring[i - 1].azimuth);
       order.emplace_back(Median(elevations[channel]), channel);
     }
     if (order.size() < 2) continue;  // nothing to join (a frame of one ring, or empty)
@@ -151,17 +250,64 @@ Expected<ReconstructedSurface> MeshRangeImages(const PosedFrames& input,
     // 3. Join each ring with the next one up.
     const FrameMesher mesher(o, azimuth_step);
     std::vector<std::array<uint32_t, 3>> local;
-    for (size_t r = 0; r + 1 < order.size(); ++r)
-      mesher.JoinRings(g, rings[order[r].second], rings[order[r + 1].second], local);
-    for (const auto& t : local)
+    if (o.surfels != RangeImageMeshOptions::Surfels::kOnly)
+      for (size_t r = 0; r + 1 < order.size(); ++r)
+        mesher.JoinRings(g, rings[order[r].second], rings[order[r + 1].second], local);
+    std::vector<bool> covered(g.range.size(), false);
+    for (const auto& t : local) {
       surface.triangles.push_back({t[0] + first_vertex, t[1] + first_vertex, t[2] + first_vertex});
+      frame_triangles[k].push_back(surface.triangles.back());
+      fixed_reflectance.push_back(NAN);
+      for (uint32_t v : t)
+        covered[v] = true;
+    }
+    if (o.surfels == RangeImageMeshOptions::Surfels::kNone) continue;
+    // Surfels wanted for the returns no triangle covers: a ring's height is half the elevation
+    // gaps to its neighbours above and below. Made after the consensus has moved the points.
+    const Vec3<double> up =
+        physics::Rotate(input.start_poses[k].rotation, Vec3<double>{0, 0, 1});  // spin axis
+    for (size_t r = 0; r < order.size(); ++r) {
+      const double below = r > 0 ? order[r].first - order[r - 1].first : NAN;
+      const double above = r + 1 < order.size() ? order[r + 1].first - order[r].first : NAN;
+      const double ring_step = std::isnan(below)   ? above
+                               : std::isnan(above) ? below
+                                                   : (below + above) / 2;
+      const auto& ring = rings[order[r].second];
+      for (size_t i = 0; i + 1 < ring.size(); ++i)  // the last entry repeats the first
+        if (!covered[ring[i].vertex])
+          wanted.push_back({ring[i].vertex + first_vertex, azimuth_step, ring_step, up});
+    }
   }
-  if (surface.triangles.empty())
+  if (surface.triangles.empty() && wanted.empty())
     return Error{
         "range-image meshing: no two neighbouring returns lie on one surface in any frame "
         "(too few returns, or frames with fewer than two lasers)"};
 
-  // 4. Reflectance: each vertex's normal from the triangles around it (area-weighted), then
+  // 4. Consensus: each return moved along its ray to the mean of where every frame's mesh
+  // crosses that ray near it, so the frames' surfaces fuse into one instead of lying in
+  // front of each other by their noise.
+  if (o.consensus_window_m > 0 && input.frames.size() > 1)
+    FuseAlongRays(o, vertex_frame, vertex_origin, vertex_range, frame_triangles, surface);
+
+  // 5. The surfels.
+  for (const SurfelWanted& w : wanted) {
+    const auto& c = surface.vertices[w.vertex];
+    const double range = vertex_range[w.vertex];
+    const size_t before = surface.triangles.size();
+    AppendSurfel({c[0], c[1], c[2]}, vertex_origin[w.vertex], w.up,
+                 0.5 * range * w.azimuth_step_rad, 0.5 * range * w.ring_step_rad, surface.vertices,
+                 surface.triangles);
+    const float r0 = static_cast<float>(o.reading.Reflectance(
+        vertex_intensity[w.vertex], range, 1.0, o.reflectance_max_incidence_deg));
+    for (size_t t = before; t < surface.triangles.size(); ++t)
+      fixed_reflectance.push_back(r0);
+    for (int corner = 0; corner < 4; ++corner) {  // keep the per-vertex arrays aligned
+      vertex_origin.push_back(vertex_origin[w.vertex]);
+      vertex_intensity.push_back(NAN);
+      vertex_range.push_back(NAN);
+    }
+  }
+  // 6. Reflectance: each vertex's normal from the triangles around it (area-weighted), then
   // R0 from its return; each triangle the mean of its vertices that have one.
   std::vector<Vec3<double>> normal(surface.vertices.size(), Vec3<double>{0, 0, 0});
   auto at = [&](uint32_t v) {
@@ -183,7 +329,12 @@ Expected<ReconstructedSurface> MeshRangeImages(const PosedFrames& input,
                                   o.reflectance_max_incidence_deg);
   }
   surface.triangle_reflectance.reserve(surface.triangles.size());
-  for (const auto& t : surface.triangles) {
+  for (size_t k = 0; k < surface.triangles.size(); ++k) {
+    if (std::isfinite(fixed_reflectance[k])) {
+      surface.triangle_reflectance.push_back(fixed_reflectance[k]);
+      continue;
+    }
+    const auto& t = surface.triangles[k];
     double sum = 0;
     int n = 0;
     for (uint32_t v : t)

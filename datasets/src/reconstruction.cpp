@@ -66,7 +66,8 @@ Expected<std::vector<Pose<double>>> LoadKittiPoses(const std::filesystem::path& 
 void ReconstructOptions::Check(ConfigCheck& check) const {
   if (std::find(std::begin(kReconstructMethods), std::end(kReconstructMethods), method) ==
       std::end(kReconstructMethods))
-    check.Fail("method", "'" + method + "' (expected range-image, poisson or ball-pivoting)");
+    check.Fail("method",
+               "'" + method + "' (expected range-image, surfels, poisson or ball-pivoting)");
   if (poisson_depth < 4 || poisson_depth > 14)
     check.Fail("poisson_depth", "must be in 4..14, got " + std::to_string(poisson_depth));
   if (!(density_quantile >= 0 && density_quantile < 1))
@@ -105,8 +106,8 @@ using reconstruction::kCloudSteps;
 // The steps Reconstruct announces for a method, in order.
 std::vector<const char*> StepsOf(const ReconstructOptions& o) {
   std::vector<const char*> steps;
-  if (o.method == "range-image")
-    steps.push_back("meshing range images");
+  if (o.method == "range-image" || o.method == "surfels")
+    steps.push_back(o.method == "surfels" ? "making surfels" : "meshing range images");
   else
     steps.assign(std::begin(kCloudSteps), std::end(kCloudSteps));
   if (o.carve) steps.push_back("carving what the frames saw through");
@@ -133,9 +134,11 @@ Expected<ReconstructionSummary> ReconstructUnguarded(const PosedFrames& input,
 
   ReconstructionSummary summary;
   Expected<ReconstructedSurface> surface = Error{""};
-  if (o.method == "range-image") {
+  if (o.method == "range-image" || o.method == "surfels") {
     begin_step(steps[0]);
     RangeImageMeshOptions mo;
+    mo.surfels = o.method == "surfels" ? RangeImageMeshOptions::Surfels::kOnly
+                                       : RangeImageMeshOptions::Surfels::kForUnmeshed;
     mo.min_range_m = o.min_range_m;
     mo.max_range_m = o.max_range_m;
     mo.reading = o.reading;

@@ -30,8 +30,7 @@ Status Open3dStep(const char* step, F&& f) {
 
 // The steps MeshMergedCloud announces, in order.
 inline constexpr const char* kCloudSteps[] = {"merging frames", "estimating normals",
-                                              "thinning to voxels", "meshing",
-                                              "trimming the mesh"};
+                                              "thinning to voxels", "meshing", "trimming the mesh"};
 
 // Poisson or ball pivoting over the merged points of every frame; each triangle's reflectance
 // from the nearest thinned point that has one. Sets summary.input_points and used_points.

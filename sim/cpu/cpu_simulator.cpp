@@ -59,21 +59,21 @@ Expected<Frame> CpuSimulator::Simulate(uint32_t frame_index) {
   const uint32_t beams = profile_.BeamCount();
   const double period = profile_.FramePeriodS();
   const double t0 = trajectory_.start_time_s + frame_index * period;
-  FrameContext context{profile_.Pattern(),
-                       {trajectory_.time_s.data(), trajectory_.poses.data(),
-                        static_cast<int>(trajectory_.poses.size()), trajectory_.motion_correction},
-                       profile_.Detector(),
-                       profile_.FootprintView(),
-                       FrameSignalChain(profile_),
-                       AngularRasterView{},
-                       profile_.EchoesPerBeam(),
-                       objects_.data(),
-                       options_.seed,
-                       frame_index,
-                       t0,
-                       trajectory_.At(t0 + period),
-                       {profile_.beam_origin_m[0], profile_.beam_origin_m[1],
-                        profile_.beam_origin_m[2]}};
+  FrameContext context{
+      profile_.Pattern(),
+      {trajectory_.time_s.data(), trajectory_.poses.data(),
+       static_cast<int>(trajectory_.poses.size()), trajectory_.motion_correction},
+      profile_.Detector(),
+      profile_.FootprintView(),
+      FrameSignalChain(profile_),
+      AngularRasterView{},
+      profile_.EchoesPerBeam(),
+      objects_.data(),
+      options_.seed,
+      frame_index,
+      t0,
+      trajectory_.At(t0 + period),
+      {profile_.beam_origin_m[0], profile_.beam_origin_m[1], profile_.beam_origin_m[2]}};
   const auto closest = [&](const physics::Vec3<double>& o, const physics::Vec3<double>& d,
                            double t_min, double t_max) {
     const RayHit h = caster_->Closest(o, d, t_min, t_max);

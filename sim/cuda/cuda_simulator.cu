@@ -504,21 +504,21 @@ Expected<Frame> CudaSimulator::Simulate(uint32_t frame_index) {
   const double period = profile.FramePeriodS();
   const double t0 = traj.start_time_s + frame_index * period;
   const double* tables[3] = {m.tables[0].get(), m.tables[1].get(), m.tables[2].get()};
-  FrameContext context{profile.Pattern(tables),
-                       {m.traj_time.get(), m.traj_pose.get(), static_cast<int>(traj.poses.size()),
-                        traj.motion_correction},
-                       profile.Detector(),
-                       profile.FootprintView(m.kernel_cdf.get(), m.kernel_weight.get()),
-                       FrameSignalChain(profile),
-                       AngularRasterView{},
-                       m.echoes_per_beam,
-                       m.objects.get(),
-                       m.options.seed,
-                       frame_index,
-                       t0,
-                       traj.At(t0 + period),
-                       {profile.beam_origin_m[0], profile.beam_origin_m[1],
-                        profile.beam_origin_m[2]}};
+  FrameContext context{
+      profile.Pattern(tables),
+      {m.traj_time.get(), m.traj_pose.get(), static_cast<int>(traj.poses.size()),
+       traj.motion_correction},
+      profile.Detector(),
+      profile.FootprintView(m.kernel_cdf.get(), m.kernel_weight.get()),
+      FrameSignalChain(profile),
+      AngularRasterView{},
+      m.echoes_per_beam,
+      m.objects.get(),
+      m.options.seed,
+      frame_index,
+      t0,
+      traj.At(t0 + period),
+      {profile.beam_origin_m[0], profile.beam_origin_m[1], profile.beam_origin_m[2]}};
   m.kernel_ms = m.total_ms = m.signal_ms = 0;
   if (profile.raster_gather) {
     if (Status s = CheckRasterGather(profile, *m.scene, traj); !s.ok()) return s.error();

@@ -200,8 +200,8 @@ LT_HD BeamRecord SimulateBeamSingleHit(const FrameContext& c, uint32_t beam,
     if (returned == 0) return r;
     range /= returned;
     reflectance /= n;
-    point = physics::ReportedPoint(range, central, pose, c.pose_end,
-                                   c.trajectory.motion_correction, c.beam_origin);
+    point = physics::ReportedPoint(range, central, pose, c.pose_end, c.trajectory.motion_correction,
+                                   c.beam_origin);
   }
   return PointRecord(beam, b, t, point, range, 100.0 * reflectance, *dominant);
 }
@@ -330,9 +330,9 @@ template <typename ClosestHit>
 LT_HD RasterPixel TraceRasterPixel(const FrameContext& c, uint32_t i, uint32_t j,
                                    const physics::Pose<double>& pose, ClosestHit& closest_hit) {
   const physics::Vec3<double> p = RasterDirection(c.raster, i, j);
-  const SurfaceHit hit = closest_hit(physics::TransformPoint(pose, c.beam_origin),
-                                     physics::Rotate(pose.rotation, p),
-                                     c.detector.min_range_m, SubRayReach(c));
+  const SurfaceHit hit =
+      closest_hit(physics::TransformPoint(pose, c.beam_origin), physics::Rotate(pose.rotation, p),
+                  c.detector.min_range_m, SubRayReach(c));
   if (!hit.hit) return {0, {0, 0, 0}, kRasterNoHit};
   const physics::Vec3<double> n = physics::Rotate(physics::Conjugate(pose.rotation), hit.normal);
   return {static_cast<float>(hit.distance_m * physics::Dot(p, n)),
@@ -394,9 +394,8 @@ LT_HD inline void WriteEchoes(const FrameContext& c, uint32_t beam,
     range = physics::QuantisedRange(range, c.signal.range_resolution_m);
     if (range < c.detector.min_range_m || range > c.detector.max_range_m) continue;
     const ObjectInfo& o = c.objects[e.source];
-    const physics::Vec3<double> p =
-        physics::ReportedPoint(range, central, pose, c.pose_end, c.trajectory.motion_correction,
-                               c.beam_origin);
+    const physics::Vec3<double> p = physics::ReportedPoint(
+        range, central, pose, c.pose_end, c.trajectory.motion_correction, c.beam_origin);
     // Calibrated reflectivity: the echo's peak power over a white Lambertian target's at the
     // same range, in percent (link_budget.h).
     BeamRecord& r = out[slot++];

@@ -665,8 +665,8 @@ Expected<SensorProfile> ParseSensorProfile(const std::string& yaml_text,
   if (root.Has("beam_origin_m")) {
     const std::vector<double> o = root.Numbers("beam_origin_m");
     if (o.size() != 3)
-      root.Fail("beam_origin_m", "must be [x, y, z] in metres, got " + std::to_string(o.size()) +
-                                     " number(s)");
+      root.Fail("beam_origin_m",
+                "must be [x, y, z] in metres, got " + std::to_string(o.size()) + " number(s)");
     else
       std::copy(o.begin(), o.end(), p.beam_origin_m.begin());
   }

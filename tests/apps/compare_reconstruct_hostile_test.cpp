@@ -185,7 +185,8 @@ TEST(ReconstructCliHostile, EveryNumericOptionOutsideItsRangeIsRefused) {
       {"--max-range-m 1e6", "option --max-range-m: must be at most 10000 m, got 1000000"},
       {"--max-range-m 0.5", "option --max-range-m: must exceed min_range_m, got 0.5"},
       {"--columns 5000000", "option --columns: must be in 0..1048576"},
-      {"--method marching-cubes", "option --method: 'marching-cubes' (expected range-image, poisson or "},
+      {"--method marching-cubes",
+       "option --method: 'marching-cubes' (expected range-image, surfels, poisson or "},
       {"--voxel-m nan", "--voxel-m"},
   };
   test::TempDir dir;
@@ -208,8 +209,8 @@ TEST(ReconstructCliHostile, DegenerateVoxelsGiveAClearErrorNotACrash) {
        {std::pair<std::string, std::string>{"50", "voxel_m 50 m is not smaller than the cloud"},
         {"1.5", "voxel left"}}) {
     SCOPED_TRACE(voxel);
-    const CliRun r = Cli("reconstruct " + Q(wall) + " --method poisson --depth 6 --voxel-m " + voxel + " --out " +
-                         Q(dir / "rec"));
+    const CliRun r = Cli("reconstruct " + Q(wall) + " --method poisson --depth 6 --voxel-m " +
+                         voxel + " --out " + Q(dir / "rec"));
     EXPECT_EQ(r.code, 1) << r.output;
     EXPECT_NE(r.output.find(expected), std::string::npos) << r.output;
     EXPECT_NE(r.output.find("(option --voxel-m)"), std::string::npos) << r.output;
@@ -226,8 +227,8 @@ TEST(ReconstructCliHostile, DegenerateVoxelsGiveAClearErrorNotACrash) {
 TEST(ReconstructCliHostile, TheSummaryNamesEveryFileWrittenAndTheTime) {
   test::TempDir dir;
   const auto wall = dir.Write("wall.pcd", WallPcd());
-  const CliRun r =
-      Cli("reconstruct " + Q(wall) + " --method poisson --depth 6 --voxel-m 0.1 --out " + Q(dir / "rec"));
+  const CliRun r = Cli("reconstruct " + Q(wall) +
+                       " --method poisson --depth 6 --voxel-m 0.1 --out " + Q(dir / "rec"));
   ASSERT_EQ(r.code, 0) << r.output;
   size_t listed = 0;
   for (const auto& e : std::filesystem::directory_iterator(dir / "rec")) {

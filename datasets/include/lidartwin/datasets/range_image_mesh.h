@@ -21,6 +21,16 @@ struct RangeImageMeshOptions {
   // Along a ring an edge may span this many azimuth steps, so one dropped return is bridged
   // and a longer gap (sky, glass, a dark object) is not.
   double max_gap_steps = 2.5;
+  // Consensus: every return moves along its ray to the mean range of the frames' meshes
+  // crossing that ray within this window (0: off), which fuses the frames' surfaces and halves
+  // the noise variance with two frames (the nearest of two noisy layers would be hit first).
+  double consensus_window_m = 0.10;
+  // Surfels: a return no triangle covers (foliage, a pole thinner than the beam spacing, the
+  // edge of a surface) becomes a square facing the sensor that saw it, one beam spacing wide
+  // and one ring spacing high at its range, so it fills exactly its pixel of that scan.
+  // kForUnmeshed adds them to the mesh; kOnly makes every return a surfel (method surfels).
+  enum class Surfels { kNone, kForUnmeshed, kOnly };
+  Surfels surfels = Surfels::kForUnmeshed;
   // The reflectance reading for each vertex (its normal from the triangles around it).
   IntensityReading reading;
   double reflectance_max_incidence_deg = 75;
@@ -30,7 +40,8 @@ struct RangeImageMeshOptions {
 // their median elevation and each ring's returns by azimuth (both measured from the points, so
 // any spinning lidar's layout works: Ouster's staggered columns, Velodyne's interleaved
 // lasers). Triangles are formed by the classic two-ring strip advance. An error when a frame
-// has no channel field or fewer than two rings.
+// has no channel field or fewer than two rings. A surfel's reflectance is read at normal
+// incidence (it faces the sensor, so it returns what the surface returned from there).
 Expected<ReconstructedSurface> MeshRangeImages(const PosedFrames& input,
                                                const RangeImageMeshOptions& options);
 

@@ -1,5 +1,7 @@
 // Scene reconstruction from recorded frames (DESIGN.md sec. 7, issues 4 and 12). Methods:
-//   range-image   each frame's neighbouring returns joined into triangles (range_image_mesh.h)
+//   range-image   each frame's neighbouring returns joined into triangles, a surfel for each
+//                 return no triangle covers (range_image_mesh.h)
+//   surfels       every return a square facing its sensor, one pixel of its scan in size
 //   poisson       points of all frames merged in the world (each at its own firing time),
 //                 normals towards the sensor, Open3D's screened Poisson, low-density trimming
 //   ball-pivoting the same merged points, Open3D's ball pivoting
@@ -33,7 +35,8 @@ constexpr double kMaxVoxelsPerAxis = 1 << 20;
 constexpr size_t kMinReconstructionPoints = 100;
 
 // The methods ReconstructOptions::method accepts, the default first.
-inline constexpr const char* kReconstructMethods[] = {"range-image", "poisson", "ball-pivoting"};
+inline constexpr const char* kReconstructMethods[] = {"range-image", "surfels", "poisson",
+                                                      "ball-pivoting"};
 
 struct ReconstructOptions {
   std::string method = kReconstructMethods[0];
@@ -48,7 +51,7 @@ struct ReconstructOptions {
   // max_incidence_deg is not used.
   IntensityReading reading;
   double max_incidence_deg = 75;
-  bool carve = true;  // visibility carving (visibility_carving.h) after meshing
+  bool carve = true;          // visibility carving (visibility_carving.h) after meshing
   int reflectance_bins = 10;  // surfaces are split into this many reflectance classes
 
   // Keys by field: method one of kReconstructMethods, poisson_depth 4..14, density_quantile in
@@ -62,7 +65,7 @@ struct ReconstructOptions {
 
 struct ReconstructionSummary {
   size_t input_points = 0, used_points = 0, vertices = 0, triangles = 0;
-  size_t carved_triangles = 0;  // removed by visibility carving
+  size_t carved_triangles = 0;                                 // removed by visibility carving
   std::vector<std::pair<double, size_t>> reflectance_classes;  // reflectance, triangles
   std::vector<std::filesystem::path> written;  // every file written, in order (scene.yaml last)
 };
