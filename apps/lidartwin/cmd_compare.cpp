@@ -24,7 +24,9 @@ constexpr const char* kUsage =
     "         [--rois targets.yaml] [--scene scene.yaml [--roi-margin-m 0.05]]\n"
     "         [--associate auto|beam|angular|nearest3d] [--max-angle-deg 0.7]\n"
     "         [--max-distance-m 0.5] [--distance-bins 0,2.5,5,..] [--min-range-m 0]\n"
-    "         [--label NAME]\n"
+    "         [--beams-per-frame N] [--label NAME]\n"
+    "  --beams-per-frame: beams each frame fired (channels x columns), for the drop\n"
+    "  accuracy (beams where both or neither returned); without it none is given.\n"
     "  ranges: --max-angle-deg (0, 180], --max-distance-m > 0, --distance-bins strictly\n"
     "  increasing and >= 0, --min-range-m >= 0, --roi-margin-m [0, 10]\n"
     "  --scene names the simulated materials and, without --rois, makes one target per\n"
@@ -56,12 +58,12 @@ std::string FlagOfKey(const std::string& key) {
 }  // namespace
 
 int CompareCommand(const std::vector<std::string>& argv) {
-  const ArgSpec spec{
-      {"--real", "--sim", "--out", "--real-metadata", "--real-calibration", "--real-format",
-       "--real-frames", "--sim-frames", "--rois", "--scene", "--roi-margin-m", "--associate",
-       "--max-angle-deg", "--max-distance-m", "--distance-bins", "--min-range-m", "--label"},
-      {"--help"},
-      0};
+  const ArgSpec spec{{"--real", "--sim", "--out", "--real-metadata", "--real-calibration",
+                      "--real-format", "--real-frames", "--sim-frames", "--rois", "--scene",
+                      "--roi-margin-m", "--associate", "--max-angle-deg", "--max-distance-m",
+                      "--distance-bins", "--min-range-m", "--label", "--beams-per-frame"},
+                     {"--help"},
+                     0};
   auto args = Args::Parse(argv, spec);
   if (!args.ok()) {
     fmt::print(stderr, "lidartwin compare: {}\n{}", args.message(), kUsage);
@@ -88,9 +90,11 @@ int CompareCommand(const std::vector<std::string>& argv) {
   auto bins = args->GetDoubleList("--distance-bins", options.distance_edges_m);
   auto min_range = args->GetDouble("--min-range-m", 0);
   auto margin = args->GetDouble("--roi-margin-m", 0.05);
-  for (const Status& s :
-       {angle.status(), distance.status(), bins.status(), min_range.status(), margin.status()})
+  auto beams = args->GetUIntIn("--beams-per-frame", 0, 0, kMaxBeamsPerFrame);
+  for (const Status& s : {angle.status(), distance.status(), bins.status(), min_range.status(),
+                          margin.status(), beams.status()})
     if (!s.ok()) return fail(s.message(), 2);
+  options.beams_per_frame = *beams;
   options.association.method = *method;
   options.association.max_angle_deg = *angle;
   options.association.max_distance_m = *distance;

@@ -48,6 +48,7 @@ Expected<PosedRecording> LoadPosedRecording(const std::string& recording,
   }
   out.frames = std::move(rec->frames);
   out.sensor = rec->sensor;
+  out.reader = rec->reader;
   return out;
 }
 

@@ -1,8 +1,12 @@
-// lidartwin reproduce: the real-vs-sim loop on one recording. Import the sensor from its
-// metadata, reconstruct the scene from the other frames, simulate the held-out frame from its
-// poses, compare it with the recorded frame, report.
+// lidartwin reproduce: the real-vs-sim loop on one recording (issue 12). Import the sensor from
+// its metadata; learn its intensity reading and detection bound from the reconstruction
+// frames; reconstruct the scene from those frames; simulate the held-out frame from its poses;
+// compare it with the recorded frame, and the recorded frame with its real neighbour (the
+// floor a simulation can reach); report.
 #include <fmt/core.h>
 
+#include <algorithm>
+#include <chrono>
 #include <cmath>
 
 #include "args.h"
@@ -11,6 +15,7 @@
 #include "lidartwin/compare/metrics.h"
 #include "lidartwin/compare/metrics_json.h"
 #include "lidartwin/datasets/atomic_file.h"
+#include "lidartwin/datasets/recording_sensor_fit.h"
 #include "lidartwin/datasets/sensor_import.h"
 #include "lidartwin/reports/report.h"
 #include "lidartwin/sim/trajectory.h"
@@ -24,22 +29,57 @@ int Fail(const std::string& message, int code) {
   return code;
 }
 
+// The recording reports raw intensity (Velodyne, a legacy Ouster without calibrated
+// reflectivity: values above 255, docs/calibration.md) rather than reflectivity in percent.
+bool ReportsRawIntensity(const PosedRecording& rec, const std::vector<Frame>& frames) {
+  if (rec.reader != "ouster-pcap") return true;
+  for (const Frame& f : frames)
+    for (float i : f.intensity)
+      if (i > 255) return true;
+  return false;
+}
+
+// The headline numbers of the simulation and of the real-vs-real floor side by side.
+void PrintSideBySide(const compare::ComparisonMetrics& sim, const compare::ComparisonMetrics* floor,
+                     const std::string& floor_label) {
+  const auto a = compare::Summarize({sim});
+  const auto b = floor ? compare::Summarize({*floor}) : std::map<std::string, double>{};
+  fmt::print("  {:<20} {:>12} {:>14}\n", "metric", "simulated", floor ? floor_label : "");
+  for (const char* k : {"return_agreement", "drop_accuracy", "depth_abs_median_m",
+                        "depth_abs_p90_m", "depth_abs_mean_m", "depth_bias_m", "chamfer_m",
+                        "fscore_5cm", "fscore_10cm", "intensity_abs_mean"}) {
+    const auto x = a.find(k), y = b.find(k);
+    if (x == a.end()) continue;
+    fmt::print("  {:<20} {:>12.4g} {:>14}\n", k, x->second,
+               y == b.end() ? "" : fmt::format("{:.4g}", y->second));
+  }
+}
+
 }  // namespace
 
 int ReproduceCommand(const std::vector<std::string>& argv) {
   constexpr const char* kUsage =
       "usage: lidartwin reproduce --recording REC (--metadata M.json | --calibration C.yaml)\n"
       "         --simulate-frame K [--reconstruct-frames I,J,..] [--poses KITTI.txt]\n"
-      "         [--rotation-rate-hz R] [--detector capability|ideal] [--depth 10]\n"
-      "         [--voxel-m 0.05] [--max-range-m 80] [--seed S] --out DIR\n"
+      "         [--rotation-rate-hz R] [--detector recording|capability|ideal]\n"
+      "         [--intensity auto|reflectivity|raw] [--method range-image|surfels|poisson|\n"
+      "         ball-pivoting] [--depth 10] [--voxel-m 0.05] [--max-range-m 80] [--seed S]\n"
+      "         --out DIR\n"
       "  writes DIR/sensor.yaml, DIR/scene/, DIR/trajectory.yaml, DIR/sim.h5,\n"
-      "  DIR/metrics.json and DIR/report/ (default: reconstruct from every other frame)\n";
-  auto args =
-      Args::Parse(argv, {{"--recording", "--metadata", "--calibration", "--simulate-frame",
-                          "--reconstruct-frames", "--poses", "--rotation-rate-hz", "--detector",
-                          "--depth", "--voxel-m", "--max-range-m", "--seed", "--out"},
-                         {"--help"},
-                         0});
+      "  DIR/metrics.json, DIR/floor_metrics.json and DIR/report/\n"
+      "  (default: reconstruct from every other frame)\n"
+      "  --detector recording (default): the capability detector with the weakest return\n"
+      "  of the reconstruction frames as its bound; capability: the data sheet's range.\n"
+      "  --intensity: how intensities become reflectance; auto: reflectivity for an Ouster\n"
+      "  reporting calibrated reflectivity, raw (a range gain fitted on the reconstruction\n"
+      "  frames, the simulated intensity put in the sensor's units) otherwise.\n"
+      "  The floor: the held-out frame against its real neighbouring frame, by beam.\n";
+  auto args = Args::Parse(
+      argv, {{"--recording", "--metadata", "--calibration", "--simulate-frame",
+              "--reconstruct-frames", "--poses", "--rotation-rate-hz", "--detector", "--intensity",
+              "--method", "--depth", "--voxel-m", "--max-range-m", "--seed", "--out"},
+             {"--help"},
+             0});
   if (!args.ok()) return Fail(args.message() + "\n" + kUsage, 2);
   if (args->Has("--help")) {
     fmt::print("{}", kUsage);
@@ -61,31 +101,34 @@ int ReproduceCommand(const std::vector<std::string>& argv) {
   for (const Status& s : {held_out.status(), rate.status(), depth.status(), voxel.status(),
                           range.status(), seed.status(), rebuild.status()})
     if (!s.ok()) return Fail(s.message(), 2);
+  const std::string detector = args->Get("--detector", "recording");
+  const std::string intensity = args->Get("--intensity", "auto");
+  if (detector != "recording" && detector != "capability" && detector != "ideal")
+    return Fail("option --detector: '" + detector + "' (expected recording, capability or ideal)",
+                2);
+  if (intensity != "auto" && intensity != "reflectivity" && intensity != "raw")
+    return Fail("option --intensity: '" + intensity + "' (expected auto, reflectivity or raw)", 2);
+  ReconstructOptions ro;
+  ro.method = args->Get("--method", ro.method);
+  ro.poisson_depth = static_cast<int>(std::min<uint64_t>(*depth, 1000));
+  ro.voxel_m = *voxel;
+  ro.max_range_m = *range;
+  if (Status s = ro.Validate(); !s.ok()) return Fail(s.message(), 2);
   const std::filesystem::path out = args->Get("--out");
   const std::string metadata = args->Get("--metadata", args->Get("--calibration"));
-  std::error_code ec;
-  std::filesystem::create_directories(out, ec);
-  if (ec) return Fail(fmt::format("cannot create {}: {}", out.string(), ec.message()), 1);
+  const auto start = std::chrono::steady_clock::now();
 
-  // 1. The sensor, from the unit's own intrinsics.
-  SensorImportOptions import;
-  import.rotation_rate_hz = *rate;
-  import.detector = args->Get("--detector", "capability");
-  auto yaml = ImportSensorProfile(metadata, import);
-  if (!yaml.ok()) return Fail("error: " + yaml.message(), 1);
-  if (Status s = WriteTextFileAtomically(out / "sensor.yaml", *yaml); !s.ok())
-    return Fail("error: " + s.message(), 1);
-  auto profile = LoadSensorProfile(out / "sensor.yaml");
-  if (!profile.ok()) return Fail("error: " + profile.message(), 1);
-  const auto scan = profile->SpinningView();
-  const double period = 1.0 / scan.rotation_rate_hz;
-
-  // 2. The recording with its poses; 3. the scene from the other frames.
+  // 1. The recording with its poses, the held-out frame and the reconstruction frames.
   auto rec = LoadPosedRecording(args->Get("--recording"), metadata, args->Get("--poses"));
   if (!rec.ok()) return Fail("error: " + rec.message(), 1);
+  if (rec->frames.size() < 2)
+    return Fail(fmt::format("error: {} has {} frame(s); reproducing one needs at least one "
+                            "other to reconstruct the scene from",
+                            args->Get("--recording"), rec->frames.size()),
+                1);
   if (*held_out >= rec->frames.size())
-    return Fail(fmt::format("--simulate-frame {}: the recording has {} frame(s)", *held_out,
-                            rec->frames.size()),
+    return Fail(fmt::format("--simulate-frame {}: the recording has {} frames (0..{})", *held_out,
+                            rec->frames.size(), rec->frames.size() - 1),
                 2);
   std::vector<double> list = *rebuild;
   if (list.empty())
@@ -94,20 +137,71 @@ int ReproduceCommand(const std::vector<std::string>& argv) {
   for (double v : list)
     if (v == static_cast<double>(*held_out))
       return Fail("the simulated frame must not be among the reconstruction frames", 2);
-  auto input = PickFrames(*rec, list, scan.columns);
+  std::error_code ec;
+  std::filesystem::create_directories(out, ec);
+  if (ec) return Fail(fmt::format("cannot create {}: {}", out.string(), ec.message()), 1);
+
+  // 2. The sensor, from the unit's own intrinsics.
+  SensorImportOptions import;
+  import.rotation_rate_hz = *rate;
+  import.detector = detector == "ideal" ? "ideal" : "capability";
+  auto yaml = ImportSensorProfile(metadata, import);
+  if (!yaml.ok()) return Fail("error: " + yaml.message(), 1);
+  auto profile = ParseSensorProfile(*yaml, out / "sensor.yaml");
+  if (!profile.ok()) return Fail("error: " + profile.message(), 1);
+  auto input = PickFrames(*rec, list, profile->SpinningView().columns);
   if (!input.ok()) return Fail(input.message(), 2);
-  ReconstructOptions ro;
-  ro.poisson_depth = static_cast<int>(*depth);
-  ro.voxel_m = *voxel;
-  ro.max_range_m = *range;
+
+  // 3. What the reconstruction frames say about the sensor: its intensity reading and, for
+  // the recording detector, the weakest return it kept.
+  RecordingFitOptions fit;
+  fit.min_range_m = ro.min_range_m;
+  fit.max_range_m = ro.max_range_m;
+  const bool raw =
+      intensity == "raw" || (intensity == "auto" && ReportsRawIntensity(*rec, input->frames));
+  if (raw) {
+    auto reading = FitRawIntensityReading(input->frames, fit);
+    if (!reading.ok()) return Fail("error: " + reading.message(), 1);
+    ro.reading = *reading;
+    fmt::print(
+        "intensity: raw, range gain fitted on the reconstruction frames ({} bins, {:.4g} "
+        "at {:.3g} m to {:.4g} at {:.3g} m)\n",
+        ro.reading.gain.size(), ro.reading.gain.front(), ro.reading.gain_range_m.front(),
+        ro.reading.gain.back(), ro.reading.gain_range_m.back());
+  } else {
+    fmt::print("intensity: calibrated reflectivity in percent (R0 cos theta)\n");
+  }
+  std::string profile_note = "Imported by `lidartwin reproduce` from " + metadata + ".";
+  if (detector == "recording") {
+    auto envelope = FitDetectionEnvelope(input->frames, ro.reading, fit);
+    if (!envelope.ok()) return Fail("error: " + envelope.message(), 1);
+    const double d_max = profile->detector.max_range_m;
+    profile->detector.reflectance_at_max_range = std::min(1.0, *envelope * d_max);
+    profile_note += fmt::format(
+        "\nDetector bound from the reconstruction frames: R / d >= {:.4g} /m (the {:g} "
+        "quantile of the returns' apparent reflectance over range).",
+        *envelope, fit.envelope_quantile);
+    fmt::print("detector: capability, R_L,max {:.4g} at {:g} m from the weakest returns\n",
+               profile->detector.reflectance_at_max_range, d_max);
+  }
+  if (Status s = profile->Validate(); !s.ok()) return Fail("error: " + s.message(), 1);
+  if (Status s =
+          WriteTextFileAtomically(out / "sensor.yaml", SaveSensorProfile(*profile, profile_note));
+      !s.ok())
+    return Fail("error: " + s.message(), 1);
+
+  // 4. The scene from the other frames.
   auto built = Reconstruct(*input, ro, out / "scene");
   if (!built.ok()) return Fail("error: " + built.message(), 1);
-  fmt::print("reconstructed from {} frame(s): {} triangles, {} reflectance classes\n", list.size(),
-             built->triangles, built->reflectance_classes.size());
+  fmt::print(
+      "reconstructed from {} frame(s) by {}: {} triangles ({} carved), {} reflectance "
+      "classes\n",
+      list.size(), ro.method, built->triangles, built->carved_triangles,
+      built->reflectance_classes.size());
 
-  // 4. Simulate the held-out frame from its start and end poses.
+  // 5. Simulate the held-out frame from its start and end poses.
   Trajectory trajectory;
-  trajectory.time_s = {0, period};
+  trajectory.time_s = {0, profile->FramePeriodS()};
   trajectory.poses = {rec->start_poses[*held_out], rec->end_poses[*held_out]};
   const std::string header =
       fmt::format("Frame {} of the recording: its start and end poses.", *held_out);
@@ -123,29 +217,47 @@ int ReproduceCommand(const std::vector<std::string>& argv) {
   job.out = out / "sim.h5";
   auto sim = RunSimulationJob(job);
   if (!sim.ok()) return Fail("error: " + sim.message(), 1);
+  // A raw-intensity sensor: the simulated intensity (100 R0 cos theta) in its units,
+  // I = G(R) R0 cos theta, through the gain fitted above.
+  if (raw)
+    for (Frame& f : sim->frames)
+      for (size_t i = 0; i < f.size(); ++i)
+        f.intensity[i] =
+            static_cast<float>(ro.reading.GainAt(f.range_m[i]) * f.intensity[i] / 100.0);
 
-  // 5. Compare with the recorded frame and report.
+  // 6. Compare with the recorded frame, and the recorded frame with its real neighbour.
   compare::CompareOptions co;
   co.min_range_m = ro.min_range_m;  // the reconstruction ignores what is nearer
+  co.beams_per_frame = profile->BeamCount();
+  auto scene = LoadScene(out / "scene/scene.yaml", BuiltInMeshLoader());
+  if (!scene.ok()) return Fail("error: " + scene.message(), 1);
+  for (const auto& m : scene->materials.materials)
+    co.material_names.push_back(m.name);
   auto metrics = compare::Compare({rec->frames[*held_out]}, sim->frames, co);
   if (!metrics.ok()) return Fail("error: " + metrics.message(), 1);
-  metrics->label =
-      fmt::format("{} frame {}",
-                  std::filesystem::path(args->Get("--recording")).filename().string(), *held_out);
-  metrics->real_file = std::filesystem::path(args->Get("--recording")).filename().string();
+  const std::string name = std::filesystem::path(args->Get("--recording")).filename().string();
+  metrics->label = fmt::format("{} frame {}", name, *held_out);
+  metrics->real_file = name;
   metrics->sim_file = "sim.h5";
+  const size_t neighbour = *held_out + 1 < rec->frames.size() ? *held_out + 1 : *held_out - 1;
+  co.material_names.clear();
+  auto floor = compare::Compare({rec->frames[*held_out]}, {rec->frames[neighbour]}, co);
+  if (!floor.ok()) return Fail("error: the real-vs-real floor: " + floor.message(), 1);
+  floor->label = fmt::format("{} frame {} against real frame {}", name, *held_out, neighbour);
+  floor->real_file = floor->sim_file = name;
   Status s = WriteTextFileAtomically(out / "metrics.json", compare::MetricsToJson(*metrics));
+  if (s.ok())
+    s = WriteTextFileAtomically(out / "floor_metrics.json", compare::MetricsToJson(*floor));
   if (s.ok()) s = reports::WriteReport(reports::BuildReport({*metrics}), out / "report");
   if (!s.ok()) return Fail("error: " + s.message(), 1);
-  const auto summary = compare::Summarize({*metrics});
   fmt::print("frame {}: {} real and {} simulated points, {} pairs by {}\n", *held_out,
              metrics->real_points, metrics->sim_points, metrics->returns.both,
              metrics->association);
-  for (const char* k : {"associated_fraction", "return_agreement", "depth_abs_mean_m",
-                        "depth_bias_m", "intensity_abs_mean", "chamfer_m"})
-    if (auto it = summary.find(k); it != summary.end())
-      fmt::print("  {:<20} {:.6g}\n", k, it->second);
-  fmt::print("wrote {} and {}\n", (out / "metrics.json").string(), (out / "report").string());
+  PrintSideBySide(*metrics, &*floor, fmt::format("real frame {}", neighbour));
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  fmt::print("wrote {}, {} and {} in {:.1f} s\n", (out / "metrics.json").string(),
+             (out / "floor_metrics.json").string(), (out / "report").string(), seconds);
   return 0;
 }
 

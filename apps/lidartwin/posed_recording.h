@@ -11,6 +11,7 @@
 namespace lt::cli {
 
 struct PosedRecording {
+  std::string reader;  // Recording::reader: ouster-pcap, velodyne-pcap, ...
   std::string sensor;
   std::vector<Frame> frames;
   std::vector<physics::Pose<double>> start_poses, end_poses;

@@ -101,6 +101,12 @@ double ReturnAgreement::Agreement() const {
   return all == 0 ? 1.0 : static_cast<double>(both) / static_cast<double>(all);
 }
 
+double ReturnAgreement::DropAccuracy() const {
+  if (beams == 0) return NAN;
+  const uint64_t neither = beams - (both + real_only + sim_only);
+  return static_cast<double>(both + neither) / static_cast<double>(beams);
+}
+
 double ChamferMetrics::FScore(int k) const {
   if (real_to_sim_m.n == 0 || sim_to_real_m.n == 0) return 0;
   const double recall = static_cast<double>(real_within[k]) / static_cast<double>(real_to_sim_m.n);
@@ -229,6 +235,14 @@ Expected<ComparisonMetrics> Compare(const std::vector<Frame>& real, const std::v
     m.returns.both += both;
     m.returns.real_only += r.size() - both;
     m.returns.sim_only += s.size() - both;
+    if (options.beams_per_frame > 0) {
+      if (r.size() + s.size() - both > options.beams_per_frame)
+        return Error{fmt::format(
+            "frame {}: {} beams returned in one frame or the other, more than the {} beams per "
+            "frame given for the drop accuracy (dual returns? a different sensor?)",
+            k, r.size() + s.size() - both, options.beams_per_frame)};
+      m.returns.beams += options.beams_per_frame;
+    }
     AddChamfer(r, s, &m.chamfer.real_to_sim_m, m.chamfer.real_within);
     AddChamfer(s, r, &m.chamfer.sim_to_real_m, m.chamfer.sim_within);
 
@@ -308,6 +322,7 @@ const std::vector<SummaryMetricInfo>& SummaryMetrics() {
   static const std::vector<SummaryMetricInfo> kMetrics = {
       {"associated_fraction", false, "real points with a simulated partner"},
       {"return_agreement", false, "both returned / (either returned), Jaccard"},
+      {"drop_accuracy", false, "beams where both or neither returned / all beams"},
       {"depth_abs_mean_m", true, "mean |range error| over pairs [m]"},
       {"depth_abs_std_m", true, "std of |range error| over pairs [m]"},
       {"depth_bias_m", true, "|mean signed range error| [m]"},
@@ -340,6 +355,7 @@ std::map<std::string, double> Summarize(const std::vector<ComparisonMetrics>& ru
   ReturnAgreement returns;
   ChamferMetrics chamfer;
   uint64_t real_points = 0;
+  bool beams_known = true;  // pooled only where every run knows its beams
   std::vector<double> n_sim, n_real, i_sim, i_real;
   RunningStats d_error_sim, d_error_difference;
   for (const auto& r : runs) {
@@ -349,6 +365,8 @@ std::map<std::string, double> Summarize(const std::vector<ComparisonMetrics>& ru
     returns.both += r.returns.both;
     returns.real_only += r.returns.real_only;
     returns.sim_only += r.returns.sim_only;
+    returns.beams += r.returns.beams;
+    beams_known = beams_known && r.returns.beams > 0;
     chamfer.real_to_sim_m.Merge(r.chamfer.real_to_sim_m);
     chamfer.sim_to_real_m.Merge(r.chamfer.sim_to_real_m);
     for (int k = 0; k < 2; ++k) {
@@ -373,6 +391,7 @@ std::map<std::string, double> Summarize(const std::vector<ComparisonMetrics>& ru
   s["associated_fraction"] =
       real_points ? static_cast<double>(returns.both) / static_cast<double>(real_points) : 0.0;
   s["return_agreement"] = returns.Agreement();
+  if (beams_known && returns.beams > 0) s["drop_accuracy"] = returns.DropAccuracy();
   if (depth.n() > 0) {
     s["depth_abs_mean_m"] = depth.abs_error.mean;
     s["depth_abs_std_m"] = depth.abs_error.Std();

@@ -193,6 +193,7 @@ std::string MetricsToJson(const ComparisonMetrics& m) {
   j["returns"] = {{"both", m.returns.both},
                   {"real_only", m.returns.real_only},
                   {"sim_only", m.returns.sim_only}};
+  if (m.returns.beams > 0) j["returns"]["beams"] = m.returns.beams;  // for the drop accuracy
   j["chamfer_m"] = {{"real_to_sim", StatsJson(m.chamfer.real_to_sim_m)},
                     {"sim_to_real", StatsJson(m.chamfer.sim_to_real_m)},
                     {"real_within_5cm_10cm", {m.chamfer.real_within[0], m.chamfer.real_within[1]}},
@@ -265,6 +266,13 @@ Expected<ComparisonMetrics> MetricsFromJson(const std::string& text, const std::
     m.returns.both = rd.Count(*r, "both", "returns.");
     m.returns.real_only = rd.Count(*r, "real_only", "returns.");
     m.returns.sim_only = rd.Count(*r, "sim_only", "returns.");
+    if (r->contains("beams")) {  // absent: beams not known (and files of before issue 12)
+      m.returns.beams = rd.Count(*r, "beams", "returns.");
+      if (m.returns.beams < m.returns.both + m.returns.real_only + m.returns.sim_only)
+        return Error{fmt::format("{}: returns.beams: {} beams, fewer than the {} that returned",
+                                 file, m.returns.beams,
+                                 m.returns.both + m.returns.real_only + m.returns.sim_only)};
+    }
   }
   if (const json* c = rd.At(j, "chamfer_m", "")) {
     m.chamfer.real_to_sim_m = rd.Stats(*c, "real_to_sim", "chamfer_m.");

@@ -27,6 +27,9 @@ struct CompareOptions {
   std::vector<Target> targets;
   // Ignore points nearer than this in both frames (the sensor's own housing, blind zone).
   double min_range_m = 0;
+  // Beams each frame fired (returned or not), for the drop accuracy; 0: unknown, no drop
+  // accuracy. A frame whose returns outnumber its beams is an error.
+  uint64_t beams_per_frame = 0;
 
   // Keys by field: the association gates (`association.max_angle_deg`, ...), distance edges
   // a strictly increasing list of finite numbers >= 0, min_range_m >= 0. Compare calls it.
@@ -63,8 +66,12 @@ struct ReturnAgreement {
   uint64_t both = 0;       // associated pairs
   uint64_t real_only = 0;  // the real sensor returned, the simulation did not
   uint64_t sim_only = 0;   // the simulation returned, the real sensor did not
+  uint64_t beams = 0;      // beams fired over all frames; 0: not known
   // Jaccard index: both / (both + real_only + sim_only).
   double Agreement() const;
+  // Drop accuracy per beam (issue 12): beams where both returned or neither did, over all
+  // beams; NaN when beams is not known.
+  double DropAccuracy() const;
 };
 
 // The F-score thresholds (issue 12; re-simulation papers report 5 and 10 cm).

@@ -1,0 +1,84 @@
+#include "lidartwin/datasets/recording_sensor_fit.h"
+
+#include <fmt/core.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "lidartwin/sim/config_check.h"
+
+namespace lt {
+namespace {
+
+double Quantile(std::vector<double>& v, double q) {
+  const size_t k = std::min(v.size() - 1, static_cast<size_t>(q * static_cast<double>(v.size())));
+  std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(k), v.end());
+  return v[k];
+}
+
+bool Usable(const Frame& f, size_t i, const RecordingFitOptions& o) {
+  const double r = f.range_m[i];
+  return r >= o.min_range_m && r <= o.max_range_m && f.intensity.size() == f.size() &&
+         std::isfinite(f.intensity[i]) && f.intensity[i] >= 0 &&
+         (f.return_index.empty() || f.return_index[i] == 0);
+}
+
+}  // namespace
+
+Expected<IntensityReading> FitRawIntensityReading(const std::vector<Frame>& frames,
+                                                  const RecordingFitOptions& o) {
+  const double log_lo = std::log(o.min_range_m), log_hi = std::log(o.max_range_m);
+  std::vector<std::vector<double>> bins(static_cast<size_t>(o.range_bins));
+  for (const Frame& f : frames)
+    for (size_t i = 0; i < f.size(); ++i) {
+      if (!Usable(f, i, o)) continue;
+      const double s = (std::log(f.range_m[i]) - log_lo) / (log_hi - log_lo);
+      const int b = std::clamp(static_cast<int>(s * o.range_bins), 0, o.range_bins - 1);
+      bins[static_cast<size_t>(b)].push_back(f.intensity[i]);
+    }
+  IntensityReading reading;
+  for (size_t b = 0; b < bins.size(); ++b) {
+    if (bins[b].size() < o.min_returns_per_bin) continue;
+    const double median = Quantile(bins[b], 0.5);
+    if (!(median > 0)) continue;
+    reading.gain_range_m.push_back(
+        std::exp(log_lo + (static_cast<double>(b) + 0.5) / o.range_bins * (log_hi - log_lo)));
+    reading.gain.push_back(median);  // scaled below
+  }
+  if (reading.gain.size() < 2)
+    return Error{fmt::format(
+        "fitting the range-intensity gain: fewer than two range bins in [{}, {}] m hold {} "
+        "returns with a positive median intensity",
+        NumberText(o.min_range_m), NumberText(o.max_range_m), o.min_returns_per_bin)};
+  // Scale: the median of I / G(R) over every return becomes the nominal reflectance.
+  std::vector<double> ratio;
+  for (const Frame& f : frames)
+    for (size_t i = 0; i < f.size(); ++i)
+      if (Usable(f, i, o)) ratio.push_back(f.intensity[i] / reading.GainAt(f.range_m[i]));
+  const double median_ratio = Quantile(ratio, 0.5);
+  if (!(median_ratio > 0)) return Error{"fitting the range-intensity gain: median intensity is 0"};
+  for (double& g : reading.gain)
+    g *= median_ratio / o.nominal_reflectance;
+  return reading;
+}
+
+Expected<double> FitDetectionEnvelope(const std::vector<Frame>& frames,
+                                      const IntensityReading& reading,
+                                      const RecordingFitOptions& o) {
+  std::vector<double> per_m;
+  for (const Frame& f : frames)
+    for (size_t i = 0; i < f.size(); ++i) {
+      if (!Usable(f, i, o)) continue;
+      const double r = f.range_m[i];
+      const double apparent = reading.Reflectance(f.intensity[i], r, 1.0, 89.9);
+      if (std::isfinite(apparent)) per_m.push_back(apparent / r);
+    }
+  if (per_m.size() < 100)
+    return Error{fmt::format(
+        "fitting the detection envelope: {} returns with an intensity in [{}, {}] m; at least "
+        "100 are needed",
+        per_m.size(), NumberText(o.min_range_m), NumberText(o.max_range_m))};
+  return Quantile(per_m, o.envelope_quantile);
+}
+
+}  // namespace lt
