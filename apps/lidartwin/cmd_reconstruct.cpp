@@ -13,10 +13,24 @@
 
 namespace lt::cli {
 
+Expected<double> PoseFractionOf(const std::string& word) {
+  if (word == "start") return 0.0;
+  if (word == "middle") return 0.5;
+  if (word == "end") return 1.0;
+  return Error{"option --pose-at: '" + word + "' (expected start, middle or end)"};
+}
+
+physics::Pose<double> PoseAtFrameTime(const std::vector<physics::Pose<double>>& poses, double t) {
+  if (poses.size() < 2) return poses.front();
+  const size_t i =
+      static_cast<size_t>(std::clamp(std::floor(t), 0.0, static_cast<double>(poses.size() - 2)));
+  return physics::InterpolatePose(poses[i], poses[i + 1], t - static_cast<double>(i));
+}
+
 Expected<PosedRecording> LoadPosedRecording(const std::string& recording,
                                             const std::string& sidecar,
                                             const std::string& poses_file,
-                                            const std::string& format) {
+                                            const std::string& format, double pose_fraction) {
   RecordingOptions options;
   options.format = format;
   auto rec = ReadRecording(recording, sidecar, options);
@@ -25,26 +39,20 @@ Expected<PosedRecording> LoadPosedRecording(const std::string& recording,
     std::fprintf(stderr, "%s: %s\n", recording.c_str(), note.c_str());
   const size_t n = rec->frames.size();
   PosedRecording out;
-  out.start_poses.assign(n, physics::Pose<double>{{1, 0, 0, 0}, {0, 0, 0}});
+  std::vector<physics::Pose<double>> poses(n, physics::Pose<double>{{1, 0, 0, 0}, {0, 0, 0}});
   if (!poses_file.empty()) {
     auto p = LoadKittiPoses(poses_file);
     if (!p.ok()) return p.error();
     if (p->size() != n)
       return Error{
           fmt::format("{}: {} poses for {} frames in {}", poses_file, p->size(), n, recording)};
-    out.start_poses = std::move(*p);
+    poses = std::move(*p);
   }
-  // A frame ends where the next begins; the last one continues the last step's motion.
+  // Pose k belongs to the instant pose_fraction of frame k; a frame starts and ends where the
+  // poses interpolated (extrapolated past the ends) put those instants.
   for (size_t k = 0; k < n; ++k) {
-    if (k + 1 < n) {
-      out.end_poses.push_back(out.start_poses[k + 1]);
-    } else if (n >= 2) {
-      const auto step = physics::ComposePoses(physics::InversePose(out.start_poses[n - 2]),
-                                              out.start_poses[n - 1]);
-      out.end_poses.push_back(physics::ComposePoses(out.start_poses[n - 1], step));
-    } else {
-      out.end_poses.push_back(out.start_poses[k]);
-    }
+    out.start_poses.push_back(PoseAtFrameTime(poses, static_cast<double>(k) - pose_fraction));
+    out.end_poses.push_back(PoseAtFrameTime(poses, static_cast<double>(k) + 1 - pose_fraction));
   }
   out.frames = std::move(rec->frames);
   out.sensor = rec->sensor;
@@ -85,19 +93,22 @@ constexpr uint64_t kMaxColumns = 1 << 20;
 int ReconstructCommand(const std::vector<std::string>& argv) {
   constexpr const char* kUsage =
       "usage: lidartwin reconstruct REC [--metadata M.json | --calibration C.yaml]\n"
-      "         [--format kitti|nuscenes] [--poses KITTI.txt] [--frames I,J,..]\n"
+      "         [--format kitti|nuscenes] [--poses KITTI.txt [--pose-at start|middle|end]]\n"
+      "         [--frames I,J,..]\n"
       "         [--method range-image|surfels|poisson|ball-pivoting] [--no-carve]\n"
       "         [--depth 10] [--voxel-m 0.05] [--max-range-m 80] [--columns W] --out DIR\n"
       "  --method: range-image (default) joins each frame's neighbouring returns (needs the\n"
       "  channel field); poisson and ball-pivoting mesh the merged points. --no-carve keeps\n"
       "  what another frame saw through (visibility carving is on by default).\n"
       "  --columns: columns per frame, so each point gets the pose of its firing time\n"
+      "  --pose-at: the instant of its frame each pose holds (default start; SLAM poses of\n"
+      "  deskewed scans hold the instant the scan was deskewed to)\n"
       "  ranges: --depth 4..14, --voxel-m [0.001, 100] m and below the cloud's extent (at\n"
       "  most 1048576 voxels along it), --max-range-m (1, 10000] m, --columns 0..1048576\n"
       "  writes DIR/scene.yaml (simulate --scene), DIR/materials.yaml and the meshes.\n";
   auto args = Args::Parse(
-      argv, {{"--metadata", "--calibration", "--format", "--poses", "--frames", "--method",
-              "--depth", "--voxel-m", "--max-range-m", "--columns", "--out"},
+      argv, {{"--metadata", "--calibration", "--format", "--poses", "--pose-at", "--frames",
+              "--method", "--depth", "--voxel-m", "--max-range-m", "--columns", "--out"},
              {"--help", "--no-carve"},
              1});
   if (!args.ok()) {
@@ -143,10 +154,12 @@ int ReconstructCommand(const std::vector<std::string>& argv) {
                     "frame's start pose), got {}",
                     kMaxColumns, *columns));
 
+  auto pose_fraction = PoseFractionOf(args->Get("--pose-at", "start"));
+  if (!pose_fraction.ok()) return usage_error(pose_fraction.message());
   const auto start = std::chrono::steady_clock::now();
   auto rec = LoadPosedRecording(args->positionals()[0],
                                 args->Get("--metadata", args->Get("--calibration")),
-                                args->Get("--poses"), args->Get("--format"));
+                                args->Get("--poses"), args->Get("--format"), *pose_fraction);
   if (!rec.ok()) {
     fmt::print(stderr, "lidartwin reconstruct: error: {}\n", rec.message());
     return 1;

@@ -60,7 +60,8 @@ void PrintSideBySide(const compare::ComparisonMetrics& sim, const compare::Compa
 int ReproduceCommand(const std::vector<std::string>& argv) {
   constexpr const char* kUsage =
       "usage: lidartwin reproduce --recording REC (--metadata M.json | --calibration C.yaml)\n"
-      "         --simulate-frame K [--reconstruct-frames I,J,..] [--poses KITTI.txt]\n"
+      "         --simulate-frame K [--reconstruct-frames I,J,..]\n"
+      "         [--poses KITTI.txt [--pose-at start|middle|end]]\n"
       "         [--rotation-rate-hz R] [--detector recording|capability|ideal]\n"
       "         [--intensity auto|reflectivity|raw] [--method range-image|surfels|poisson|\n"
       "         ball-pivoting] [--depth 10] [--voxel-m 0.05] [--max-range-m 80] [--seed S]\n"
@@ -74,12 +75,12 @@ int ReproduceCommand(const std::vector<std::string>& argv) {
       "  reporting calibrated reflectivity, raw (a range gain fitted on the reconstruction\n"
       "  frames, the simulated intensity put in the sensor's units) otherwise.\n"
       "  The floor: the held-out frame against its real neighbouring frame, by beam.\n";
-  auto args = Args::Parse(
-      argv, {{"--recording", "--metadata", "--calibration", "--simulate-frame",
-              "--reconstruct-frames", "--poses", "--rotation-rate-hz", "--detector", "--intensity",
-              "--method", "--depth", "--voxel-m", "--max-range-m", "--seed", "--out"},
-             {"--help"},
-             0});
+  auto args = Args::Parse(argv, {{"--recording", "--metadata", "--calibration", "--simulate-frame",
+                                  "--reconstruct-frames", "--poses", "--pose-at",
+                                  "--rotation-rate-hz", "--detector", "--intensity", "--method",
+                                  "--depth", "--voxel-m", "--max-range-m", "--seed", "--out"},
+                                 {"--help"},
+                                 0});
   if (!args.ok()) return Fail(args.message() + "\n" + kUsage, 2);
   if (args->Has("--help")) {
     fmt::print("{}", kUsage);
@@ -114,12 +115,15 @@ int ReproduceCommand(const std::vector<std::string>& argv) {
   ro.voxel_m = *voxel;
   ro.max_range_m = *range;
   if (Status s = ro.Validate(); !s.ok()) return Fail(s.message(), 2);
+  auto pose_fraction = PoseFractionOf(args->Get("--pose-at", "start"));
+  if (!pose_fraction.ok()) return Fail(pose_fraction.message(), 2);
   const std::filesystem::path out = args->Get("--out");
   const std::string metadata = args->Get("--metadata", args->Get("--calibration"));
   const auto start = std::chrono::steady_clock::now();
 
   // 1. The recording with its poses, the held-out frame and the reconstruction frames.
-  auto rec = LoadPosedRecording(args->Get("--recording"), metadata, args->Get("--poses"));
+  auto rec = LoadPosedRecording(args->Get("--recording"), metadata, args->Get("--poses"), "",
+                                *pose_fraction);
   if (!rec.ok()) return Fail("error: " + rec.message(), 1);
   if (rec->frames.size() < 2)
     return Fail(fmt::format("error: {} has {} frame(s); reproducing one needs at least one "

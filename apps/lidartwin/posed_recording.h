@@ -17,10 +17,20 @@ struct PosedRecording {
   std::vector<physics::Pose<double>> start_poses, end_poses;
 };
 
+// pose_fraction: when within its frame each pose of the file holds (0 the frame's start, 0.5
+// its middle: SLAM that deskews to mid-scan, as KISS-ICP does, 1 its end).
 Expected<PosedRecording> LoadPosedRecording(const std::string& recording,
                                             const std::string& sidecar,
                                             const std::string& poses_file,
-                                            const std::string& format = "");
+                                            const std::string& format = "",
+                                            double pose_fraction = 0);
+// --pose-at start|middle|end as the pose_fraction LoadPosedRecording takes; an error names
+// the flag.
+Expected<double> PoseFractionOf(const std::string& word);
+
+// The pose at frame time t (pose k at t = k), linear in position and slerp in rotation
+// between the neighbouring poses, extrapolated beyond the first and the last.
+physics::Pose<double> PoseAtFrameTime(const std::vector<physics::Pose<double>>& poses, double t);
 // The listed frames (indices) with their poses.
 Expected<PosedFrames> PickFrames(const PosedRecording& rec, const std::vector<double>& list,
                                  uint32_t columns);

@@ -96,6 +96,19 @@ class FrameMesher {
   double tan_max_, cos_max_, max_azimuth_gap_;
 };
 
+// Appends the parallelogram centre +- along +- across: two triangles.
+void AppendParallelogram(const Vec3<double>& centre, const Vec3<double>& along,
+                         const Vec3<double>& across, std::vector<std::array<double, 3>>& vertices,
+                         std::vector<std::array<uint32_t, 3>>& triangles) {
+  const uint32_t first = static_cast<uint32_t>(vertices.size());
+  for (const auto& [a, b] : {std::pair{-1.0, -1.0}, {1.0, -1.0}, {1.0, 1.0}, {-1.0, 1.0}}) {
+    const Vec3<double> corner = centre + a * along + b * across;
+    vertices.push_back({corner.x, corner.y, corner.z});
+  }
+  triangles.push_back({first, first + 1, first + 2});
+  triangles.push_back({first, first + 2, first + 3});
+}
+
 // Appends a square surfel centred on `centre`, facing `origin`, half_w wide along the
 // horizontal (perpendicular to `up` and the view ray) and half_h high: two triangles.
 void AppendSurfel(const Vec3<double>& centre, const Vec3<double>& origin, const Vec3<double>& up,
@@ -122,7 +135,22 @@ struct SurfelWanted {
   uint32_t vertex;
   double azimuth_step_rad, ring_step_rad;
   Vec3<double> up;  // the sensor's spin axis in the world
+  // On a smooth surface: half-axes to the midpoints of its neighbours (world), so the surfel
+  // lies on the surface and tiles the scan's grid; zero: a square facing the sensor.
+  Vec3<double> along{0, 0, 0}, across{0, 0, 0};
 };
+
+// The return of `ring` (sorted by azimuth, first entry repeated at +2 pi) nearest in azimuth
+// to `azimuth`, or nullptr when none lies within max_gap.
+const RingPoint* NearestInRing(const std::vector<RingPoint>& ring, double azimuth, double max_gap) {
+  auto it = std::lower_bound(ring.begin(), ring.end(), azimuth,
+                             [](const RingPoint& p, double a) { return p.azimuth < a; });
+  const RingPoint* best = nullptr;
+  if (it != ring.end()) best = &*it;
+  if (it != ring.begin() && (!best || azimuth - std::prev(it)->azimuth < best->azimuth - azimuth))
+    best = &*std::prev(it);
+  return best && std::fabs(best->azimuth - azimuth) <= max_gap ? best : nullptr;
+}
 
 // Moves every vertex along its ray (from vertex_origin) to the mean range of the surfaces the
 // frames' meshes put within consensus_window_m of it there, its own frame's included; the
@@ -273,9 +301,39 @@ Expected<ReconstructedSurface> MeshRangeImages(const PosedFrames& input,
                                : std::isnan(above) ? below
                                                    : (below + above) / 2;
       const auto& ring = rings[order[r].second];
-      for (size_t i = 0; i + 1 < ring.size(); ++i)  // the last entry repeats the first
-        if (!covered[ring[i].vertex])
-          wanted.push_back({ring[i].vertex + first_vertex, azimuth_step, ring_step, up});
+      const double max_gap = o.max_gap_steps * azimuth_step;
+      for (size_t i = 0; i + 1 < ring.size(); ++i) {  // the last entry repeats the first
+        const RingPoint& p = ring[i];
+        if (covered[p.vertex]) continue;
+        SurfelWanted w{p.vertex + first_vertex, azimuth_step, ring_step, up};
+        // Its neighbours left and right, below and above: if the ranges run on smoothly
+        // through it both ways (small second differences, as on ground seen at grazing
+        // incidence), the surfel spans half-way to each of them.
+        const RingPoint* left =
+            i > 0 && p.azimuth - ring[i - 1].azimuth <= max_gap ? &ring[i - 1] : nullptr;
+        const RingPoint* right =
+            ring[i + 1].azimuth - p.azimuth <= max_gap ? &ring[i + 1] : nullptr;
+        const RingPoint* down =
+            r > 0 ? NearestInRing(rings[order[r - 1].second], p.azimuth, max_gap) : nullptr;
+        const RingPoint* up_n = r + 1 < order.size()
+                                    ? NearestInRing(rings[order[r + 1].second], p.azimuth, max_gap)
+                                    : nullptr;
+        const double tolerance = o.range_tolerance_m + o.surfel_smoothness * g.range[p.vertex];
+        auto smooth = [&](const RingPoint* a, const RingPoint* b) {
+          return a && b && a->vertex != b->vertex &&
+                 std::fabs(g.range[a->vertex] - 2 * g.range[p.vertex] + g.range[b->vertex]) <=
+                     tolerance;
+        };
+        if (smooth(left, right) && smooth(down, up_n)) {
+          auto world = [&](const RingPoint* q) {
+            const auto& v = surface.vertices[q->vertex + first_vertex];
+            return Vec3<double>{v[0], v[1], v[2]};
+          };
+          w.along = 0.25 * (world(right) - world(left));
+          w.across = 0.25 * (world(up_n) - world(down));
+        }
+        wanted.push_back(w);
+      }
     }
   }
   if (surface.triangles.empty() && wanted.empty())
@@ -294,11 +352,18 @@ Expected<ReconstructedSurface> MeshRangeImages(const PosedFrames& input,
     const auto& c = surface.vertices[w.vertex];
     const double range = vertex_range[w.vertex];
     const size_t before = surface.triangles.size();
-    AppendSurfel({c[0], c[1], c[2]}, vertex_origin[w.vertex], w.up,
-                 0.5 * range * w.azimuth_step_rad, 0.5 * range * w.ring_step_rad, surface.vertices,
-                 surface.triangles);
+    const Vec3<double> centre{c[0], c[1], c[2]};
+    double cos_incidence = 1;  // a square facing the sensor
+    if (Dot(w.along, w.along) > 0) {
+      AppendParallelogram(centre, w.along, w.across, surface.vertices, surface.triangles);
+      const Vec3<double> n = Cross(w.along, w.across), view = centre - vertex_origin[w.vertex];
+      cos_incidence = std::fabs(Dot(n, view)) / std::sqrt(Dot(n, n) * Dot(view, view));
+    } else {
+      AppendSurfel(centre, vertex_origin[w.vertex], w.up, 0.5 * range * w.azimuth_step_rad,
+                   0.5 * range * w.ring_step_rad, surface.vertices, surface.triangles);
+    }
     const float r0 = static_cast<float>(o.reading.Reflectance(
-        vertex_intensity[w.vertex], range, 1.0, o.reflectance_max_incidence_deg));
+        vertex_intensity[w.vertex], range, cos_incidence, o.reflectance_max_incidence_deg));
     for (size_t t = before; t < surface.triangles.size(); ++t)
       fixed_reflectance.push_back(r0);
     for (int corner = 0; corner < 4; ++corner) {  // keep the per-vertex arrays aligned
