@@ -61,7 +61,7 @@ int ReproduceCommand(const std::vector<std::string>& argv) {
   constexpr const char* kUsage =
       "usage: lidartwin reproduce --recording REC (--metadata M.json | --calibration C.yaml)\n"
       "         --simulate-frame K [--reconstruct-frames I,J,..]\n"
-      "         [--poses KITTI.txt [--pose-at start|middle|end]]\n"
+      "         [--poses KITTI.txt [--pose-at start|middle|end] | --static]\n"
       "         [--rotation-rate-hz R] [--detector recording|capability|ideal]\n"
       "         [--intensity auto|reflectivity|raw] [--method range-image|surfels|poisson|\n"
       "         ball-pivoting] [--depth 10] [--voxel-m 0.05] [--max-range-m 80] [--seed S]\n"
@@ -74,14 +74,18 @@ int ReproduceCommand(const std::vector<std::string>& argv) {
       "  --intensity: how intensities become reflectance; auto: reflectivity for an Ouster\n"
       "  reporting calibrated reflectivity, raw (a range gain fitted on the reconstruction\n"
       "  frames, the simulated intensity put in the sensor's units) otherwise.\n"
+      "  Without --poses the poses are estimated by ICP over the frames used (--static: the\n"
+      "  sensor did not move).\n"
       "  The floor: the held-out frame against its real neighbouring frame, by beam.\n";
   auto args = Args::Parse(argv, {{"--recording", "--metadata", "--calibration", "--simulate-frame",
                                   "--reconstruct-frames", "--poses", "--pose-at",
                                   "--rotation-rate-hz", "--detector", "--intensity", "--method",
                                   "--depth", "--voxel-m", "--max-range-m", "--seed", "--out"},
-                                 {"--help"},
+                                 {"--help", "--static"},
                                  0});
   if (!args.ok()) return Fail(args.message() + "\n" + kUsage, 2);
+  if (args->Has("--static") && args->Has("--poses"))
+    return Fail("give --poses or --static, not both", 2);
   if (args->Has("--help")) {
     fmt::print("{}", kUsage);
     return 0;
@@ -141,6 +145,18 @@ int ReproduceCommand(const std::vector<std::string>& argv) {
   for (double v : list)
     if (v == static_cast<double>(*held_out))
       return Fail("the simulated frame must not be among the reconstruction frames", 2);
+  if (!args->Has("--poses") && !args->Has("--static")) {
+    const auto [lo, hi] = std::minmax_element(list.begin(), list.end());
+    if (*hi >= static_cast<double>(rec->frames.size()) || *lo < 0)
+      return Fail(fmt::format("--reconstruct-frames: the recording has frames 0..{}",
+                              rec->frames.size() - 1),
+                  2);
+    const size_t first = static_cast<size_t>(std::min<double>(*lo, *held_out));
+    const size_t last = static_cast<size_t>(std::max<double>(*hi, *held_out));
+    auto report = EstimateRecordingPoses(*rec, first, last);
+    if (!report.ok()) return Fail("error: " + report.message(), 1);
+    fmt::print("{}", *report);
+  }
   std::error_code ec;
   std::filesystem::create_directories(out, ec);
   if (ec) return Fail(fmt::format("cannot create {}: {}", out.string(), ec.message()), 1);

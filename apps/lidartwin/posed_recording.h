@@ -31,6 +31,12 @@ Expected<double> PoseFractionOf(const std::string& word);
 // The pose at frame time t (pose k at t = k), linear in position and slerp in rotation
 // between the neighbouring poses, extrapolated beyond the first and the last.
 physics::Pose<double> PoseAtFrameTime(const std::vector<physics::Pose<double>>& poses, double t);
+// Replaces the poses of frames first..last by ICP estimates (datasets/frame_registration.h),
+// each pose at its frame's middle and frame `first` at the origin; returns the lines that
+// report each pair's motion, fitness and residual. An error when ICP fails or a pair does not
+// overlap.
+Expected<std::string> EstimateRecordingPoses(PosedRecording& rec, size_t first, size_t last);
+
 // The listed frames (indices) with their poses.
 Expected<PosedFrames> PickFrames(const PosedRecording& rec, const std::vector<double>& list,
                                  uint32_t columns);

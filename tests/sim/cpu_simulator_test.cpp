@@ -110,6 +110,32 @@ TEST(CpuSimulator, IntensityFollowsR0CosTheta) {
   }
 }
 
+// Beams leaving from beam_origin_m = (0.3, -0.2, 0.5) over a floor 2 m below the sensor frame's
+// origin: a beam of direction d meets the floor at range (2 + 0.5) / -d_z from its origin, and
+// the point is reported in the sensor frame, origin + range d (so z = -2 exactly).
+TEST(CpuSimulator, BeamsLeaveFromTheBeamOrigin) {
+  Scene scene;
+  scene.materials = test::ConstantMaterials({0.5});
+  scene.objects.push_back(test::Placed("floor", MakePlane(300, 300), {0, 0, -2}, 0, 0, 0, 0, 1, 1));
+  SensorProfile profile = test::SpinningSensor(8, -10, -60, 90, 10);
+  profile.beam_origin_m = {0.3, -0.2, 0.5};
+  // A moving sensor: the origin turns with it.
+  Trajectory traj;
+  traj.time_s = {0, 0.1};
+  traj.poses = {{physics::QuatFromRollPitchYaw(0.0, 0.0, 0.0), {0, 0, 0}},
+                {physics::QuatFromRollPitchYaw(0.0, 0.0, 0.5), {1, 0, 0}}};
+  const Frame f = CpuSimulator(scene, profile, traj, {}).Simulate(0).value();
+  ASSERT_EQ(f.size(), profile.BeamCount());
+  for (size_t k = 0; k < f.size(); ++k) {
+    const auto d = DirectionOf(profile, f.beam_id[k]);
+    const double range = 2.5 / -d.z;
+    ASSERT_NEAR(f.range_m[k], range, 1e-5 * range) << k;
+    EXPECT_NEAR(f.x_m[k], 0.3 + range * d.x, 1e-5 * range);
+    EXPECT_NEAR(f.y_m[k], -0.2 + range * d.y, 1e-5 * range);
+    EXPECT_NEAR(f.z_m[k], -2.0, 1e-5 * range);
+  }
+}
+
 // Capability model (seed 000 eq. 5) on a wall 20 m ahead, R0 = 0.4, d_max = 50 m,
 // R_L,max = 0.8: a beam at angle phi off the normal sees r = 20 / cos(phi) and
 // R = 0.4 cos(phi); it is detected iff 0.4 cos(phi) >= 0.8 / 50 * r, i.e. cos^2(phi) >= 0.8.

@@ -242,6 +242,14 @@ TEST(CudaBackend, MatchesCpuForAMovingMotionCorrectedSensor) {
                 {physics::QuatFromRollPitchYaw(0.0, 0.0, 0.6), {4, 1, 0}}};
   traj.motion_correction = true;
   ExpectParity(scene.value(), profile.value(), traj, 3, 9);
+  // Beams leaving 36 mm above the sensor frame (an Ouster's lidar frame): the emitter pose and
+  // the reported points agree too, corrected and not.
+  SensorProfile raised = profile.value();
+  raised.beam_origin_m = {0.01, -0.02, 0.036};
+  raised.name += " (beam origin)";
+  ExpectParity(scene.value(), raised, traj, 2, 9);
+  traj.motion_correction = false;
+  ExpectParity(scene.value(), raised, traj, 1, 9);
 }
 
 TEST(CudaBackend, BatchedFramesAndSplitScenesGiveTheSameFrames) {

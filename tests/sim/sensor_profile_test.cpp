@@ -219,6 +219,18 @@ TEST(SensorProfileErrors, UnknownKey) {
               {"unknown key 'scan.rotation_rpm'"});
 }
 
+TEST(SensorProfileErrors, BeamOriginIsThreeCoordinatesWithinAMetre) {
+  test::TempDir dir;
+  auto p = LoadSensorProfile(
+      dir.Write("ok.yaml", std::string(kBase) + "beam_origin_m: [0, 0, 0.036]\n"));
+  ASSERT_TRUE(p.ok()) << p.message();
+  EXPECT_EQ(p->beam_origin_m[2], 0.036);
+  ExpectError(std::string(kBase) + "beam_origin_m: [0, 0.036]\n",
+              {"'beam_origin_m'", "[x, y, z] in metres, got 2 number(s)"});
+  ExpectError(std::string(kBase) + "beam_origin_m: [0, 0, 36]\n",
+              {"'beam_origin_m'", "within 1 m of the sensor frame's origin"});
+}
+
 TEST(SensorProfileErrors, MissingKey) {
   ExpectError(Replace(kBase, "wavelength_nm: 905\n", ""), {"missing required key 'wavelength_nm'"});
 }

@@ -92,6 +92,7 @@ TEST(SensorProfileWriter, CalibrationRecordAndNoiseKeysReadBackTheSame) {
   a->detector.signal_noise_w = 90e-9;
   a->detector.pulse_energy_jitter = 0.02;
   a->detector.overlap = {0.8, 2.5};
+  a->beam_origin_m = {0.001, -0.002, 0.03618};
   a->calibration.lab = "labs/sn0042";
   a->calibration.lab_sha256 = std::string(63, 'a') + "0";
   a->calibration.sensor_serial = "SN0042";
@@ -101,6 +102,7 @@ TEST(SensorProfileWriter, CalibrationRecordAndNoiseKeysReadBackTheSame) {
   auto b = ParseSensorProfile(SaveSensorProfile(*a), "/tmp/calibrated.yaml");
   ASSERT_TRUE(b.ok()) << b.message();
   ExpectSameProfile(*a, *b, "calibrated");
+  EXPECT_EQ(b->beam_origin_m, a->beam_origin_m);
   EXPECT_EQ(b->calibration.lab, a->calibration.lab);
   EXPECT_EQ(b->calibration.lab_sha256, a->calibration.lab_sha256);
   EXPECT_EQ(b->calibration.sensor_serial, "SN0042");

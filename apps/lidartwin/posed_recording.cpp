@@ -1,0 +1,109 @@
+// The recording with a sensor pose at every frame's start and end, shared by `reconstruct` and
+// `reproduce`: poses from a KITTI file, estimated by ICP (issue 12), or a static sensor.
+#include <fmt/core.h>
+
+#include <algorithm>
+#include <cmath>
+#include <numbers>
+
+#include "args.h"
+#include "lidartwin/datasets/frame_registration.h"
+#include "lidartwin/datasets/recording.h"
+#include "posed_recording.h"
+
+namespace lt::cli {
+
+Expected<double> PoseFractionOf(const std::string& word) {
+  if (word == "start") return 0.0;
+  if (word == "middle") return 0.5;
+  if (word == "end") return 1.0;
+  return Error{"option --pose-at: '" + word + "' (expected start, middle or end)"};
+}
+
+physics::Pose<double> PoseAtFrameTime(const std::vector<physics::Pose<double>>& poses, double t) {
+  if (poses.size() < 2) return poses.front();
+  const size_t i =
+      static_cast<size_t>(std::clamp(std::floor(t), 0.0, static_cast<double>(poses.size() - 2)));
+  return physics::InterpolatePose(poses[i], poses[i + 1], t - static_cast<double>(i));
+}
+
+Expected<PosedRecording> LoadPosedRecording(const std::string& recording,
+                                            const std::string& sidecar,
+                                            const std::string& poses_file,
+                                            const std::string& format, double pose_fraction) {
+  RecordingOptions options;
+  options.format = format;
+  auto rec = ReadRecording(recording, sidecar, options);
+  if (!rec.ok()) return rec.error();
+  for (const std::string& note : rec->notes)  // skipped or dropped packets, warnings
+    std::fprintf(stderr, "%s: %s\n", recording.c_str(), note.c_str());
+  const size_t n = rec->frames.size();
+  PosedRecording out;
+  std::vector<physics::Pose<double>> poses(n, physics::Pose<double>{{1, 0, 0, 0}, {0, 0, 0}});
+  if (!poses_file.empty()) {
+    auto p = LoadKittiPoses(poses_file);
+    if (!p.ok()) return p.error();
+    if (p->size() != n)
+      return Error{
+          fmt::format("{}: {} poses for {} frames in {}", poses_file, p->size(), n, recording)};
+    poses = std::move(*p);
+  }
+  // Pose k belongs to the instant pose_fraction of frame k; a frame starts and ends where the
+  // poses interpolated (extrapolated past the ends) put those instants.
+  for (size_t k = 0; k < n; ++k) {
+    out.start_poses.push_back(PoseAtFrameTime(poses, static_cast<double>(k) - pose_fraction));
+    out.end_poses.push_back(PoseAtFrameTime(poses, static_cast<double>(k) + 1 - pose_fraction));
+  }
+  out.frames = std::move(rec->frames);
+  out.sensor = rec->sensor;
+  out.reader = rec->reader;
+  return out;
+}
+
+Expected<std::string> EstimateRecordingPoses(PosedRecording& rec, size_t first, size_t last) {
+  if (last >= rec.frames.size() || first >= last)
+    return Error{fmt::format("estimating poses: frames {}..{} of a recording of {}", first, last,
+                             rec.frames.size())};
+  const std::vector<Frame> span(rec.frames.begin() + static_cast<std::ptrdiff_t>(first),
+                                rec.frames.begin() + static_cast<std::ptrdiff_t>(last) + 1);
+  auto estimate = EstimatePoses(span, RegistrationOptions{});
+  if (!estimate.ok()) return Error{"estimating poses by ICP: " + estimate.message()};
+  // ICP aligns each frame as a rigid cloud, so its pose is the frame's mean instant: the
+  // middle of the revolution.
+  for (size_t k = 0; k < span.size(); ++k) {
+    rec.start_poses[first + k] = PoseAtFrameTime(estimate->poses, static_cast<double>(k) - 0.5);
+    rec.end_poses[first + k] = PoseAtFrameTime(estimate->poses, static_cast<double>(k) + 0.5);
+  }
+  std::string report =
+      fmt::format("poses of frames {}..{} estimated by ICP (point-to-plane, scales", first, last);
+  for (double v : RegistrationOptions{}.voxel_m)
+    report += fmt::format(" {:g}", v);
+  report += " m):\n";
+  for (const PairRegistration& p : estimate->pairs) {
+    const auto& q = p.motion.rotation;
+    const double turned = 2 * std::acos(std::min(1.0, std::fabs(q.w))) * 180 / std::numbers::pi;
+    const auto& t = p.motion.translation;
+    report += fmt::format(
+        "  frame {} -> {}: moved {:.3f} m, turned {:.3f} deg; fitness {:.3f}, inlier RMSE "
+        "{:.3f} m{}\n",
+        first + p.from, first + p.to, std::sqrt(Dot(t, t)), turned, p.fitness, p.inlier_rmse_m,
+        p.fitness < 0.5 ? "  (warning: under half the points overlap)" : "");
+  }
+  return report;
+}
+
+Expected<PosedFrames> PickFrames(const PosedRecording& rec, const std::vector<double>& list,
+                                 uint32_t columns) {
+  PosedFrames out;
+  out.columns_per_frame = columns;
+  auto indices = FrameIndices(list, rec.frames.size(), "the recording");
+  if (!indices.ok()) return indices.error();
+  for (size_t k : *indices) {
+    out.frames.push_back(rec.frames[k]);
+    out.start_poses.push_back(rec.start_poses[k]);
+    out.end_poses.push_back(rec.end_poses[k]);
+  }
+  return out;
+}
+
+}  // namespace lt::cli
