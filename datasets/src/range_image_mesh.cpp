@@ -146,10 +146,16 @@ const RingPoint* NearestInRing(const std::vector<RingPoint>& ring, double azimut
   auto it = std::lower_bound(ring.begin(), ring.end(), azimuth,
                              [](const RingPoint& p, double a) { return p.azimuth < a; });
   const RingPoint* best = nullptr;
-  if (it != ring.end()) best = &*it;
-  if (it != ring.begin() && (!best || azimuth - std::prev(it)->azimuth < best->azimuth - azimuth))
-    best = &*std::prev(it);
-  return best && std::fabs(best->azimuth - azimuth) <= max_gap ? best : nullptr;
+  double best_gap = max_gap;
+  auto consider = [&](const RingPoint& p, double shift) {
+    const double gap = std::fabs(p.azimuth + shift - azimuth);
+    if (gap <= best_gap) best = &p, best_gap = gap;
+  };
+  if (it != ring.end()) consider(*it, 0);
+  if (it != ring.begin()) consider(*std::prev(it), 0);
+  // Across the seam at -pi: the last return before the repeated first one, a turn earlier.
+  if (ring.size() >= 2) consider(ring[ring.size() - 2], -2 * kPi);
+  return best;
 }
 
 // Moves every vertex along its ray (from vertex_origin) to the mean range of the surfaces the
@@ -277,6 +283,9 @@ Expected<ReconstructedSurface> MeshRangeImages(const PosedFrames& input,
       if (!ring.empty()) ring.push_back({ring.front().azimuth + 2 * kPi, ring.front().vertex});
     // 3. Join each ring with the next one up.
     const FrameMesher mesher(o, azimuth_step);
+    RangeImageMeshOptions grazing_options = o;
+    grazing_options.max_incidence_deg = 89;
+    const FrameMesher grazing(grazing_options, azimuth_step);
     std::vector<std::array<uint32_t, 3>> local;
     if (o.surfels != RangeImageMeshOptions::Surfels::kOnly)
       for (size_t r = 0; r + 1 < order.size(); ++r)
@@ -309,8 +318,11 @@ Expected<ReconstructedSurface> MeshRangeImages(const PosedFrames& input,
         // Its neighbours left and right, below and above: if the ranges run on smoothly
         // through it both ways (small second differences, as on ground seen at grazing
         // incidence), the surfel spans half-way to each of them.
+        // Left of the first return is the last one, a turn earlier (the seam at -pi).
+        const RingPoint& before = i > 0 ? ring[i - 1] : ring[ring.size() - 2];
+        const double before_azimuth = i > 0 ? before.azimuth : before.azimuth - 2 * kPi;
         const RingPoint* left =
-            i > 0 && p.azimuth - ring[i - 1].azimuth <= max_gap ? &ring[i - 1] : nullptr;
+            ring.size() > 2 && p.azimuth - before_azimuth <= max_gap ? &before : nullptr;
         const RingPoint* right =
             ring[i + 1].azimuth - p.azimuth <= max_gap ? &ring[i + 1] : nullptr;
         const RingPoint* down =
@@ -319,18 +331,44 @@ Expected<ReconstructedSurface> MeshRangeImages(const PosedFrames& input,
                                     ? NearestInRing(rings[order[r + 1].second], p.azimuth, max_gap)
                                     : nullptr;
         const double tolerance = o.range_tolerance_m + o.surfel_smoothness * g.range[p.vertex];
+        // The ranges run on smoothly through the return: a second difference small against
+        // the range, or against the steps themselves (ground at grazing incidence bends by
+        // ~9 cm at 16 m on an OS-1-128, by a fifth of its 3-4 m steps at 36 m; foliage and
+        // depth edges jump back and forth by metres).
         auto smooth = [&](const RingPoint* a, const RingPoint* b) {
-          return a && b && a->vertex != b->vertex &&
-                 std::fabs(g.range[a->vertex] - 2 * g.range[p.vertex] + g.range[b->vertex]) <=
-                     tolerance;
+          if (!a || !b || a->vertex == b->vertex) return false;
+          const double ra = g.range[a->vertex], rp = g.range[p.vertex], rb = g.range[b->vertex];
+          const double steps = 0.5 * (std::fabs(ra - rp) + std::fabs(rb - rp));
+          return std::fabs(ra - 2 * rp + rb) <= std::max(tolerance, o.surfel_bend * steps);
         };
-        if (smooth(left, right) && smooth(down, up_n)) {
-          auto world = [&](const RingPoint* q) {
-            const auto& v = surface.vertices[q->vertex + first_vertex];
-            return Vec3<double>{v[0], v[1], v[2]};
-          };
-          w.along = 0.25 * (world(right) - world(left));
-          w.across = 0.25 * (world(up_n) - world(down));
+        // Half-axis towards a pair of neighbours: half-way to each when both exist and the
+        // return is on their line; half-way to the one there is (a ring at the edge of the
+        // field of view, a gap) when the other axis is smooth; else none.
+        auto world = [&](const RingPoint* q) {
+          const auto& v = surface.vertices[q->vertex + first_vertex];
+          return Vec3<double>{v[0], v[1], v[2]};
+        };
+        const Vec3<double> here = world(&p);
+        const bool smooth_along = smooth(left, right), smooth_across = smooth(down, up_n);
+        auto half_axis = [&](const RingPoint* a, const RingPoint* b, bool both_smooth,
+                             bool other_smooth, Vec3<double>* axis) {
+          if (both_smooth) {
+            *axis = 0.25 * (world(b) - world(a));
+            return true;
+          }
+          if (!other_smooth || (a && b)) return false;
+          // One neighbour: only if one plane seen at up to 89 deg could hold both.
+          if ((a || b) && grazing.Joinable(g, p.vertex, (a ? a : b)->vertex)) {
+            *axis = 0.5 * (world(a ? a : b) - here);
+            return true;
+          }
+          return false;
+        };
+        Vec3<double> along, across;
+        if (half_axis(left, right, smooth_along, smooth_across, &along) &&
+            half_axis(down, up_n, smooth_across, smooth_along, &across)) {
+          w.along = along;
+          w.across = across;
         }
         wanted.push_back(w);
       }

@@ -29,20 +29,22 @@ Expected<IntensityReading> FitRawIntensityReading(const std::vector<Frame>& fram
                                                   const RecordingFitOptions& o) {
   const double log_lo = std::log(o.min_range_m), log_hi = std::log(o.max_range_m);
   std::vector<std::vector<double>> bins(static_cast<size_t>(o.range_bins));
+  std::vector<std::vector<double>> bin_ranges(static_cast<size_t>(o.range_bins));
   for (const Frame& f : frames)
     for (size_t i = 0; i < f.size(); ++i) {
       if (!Usable(f, i, o)) continue;
       const double s = (std::log(f.range_m[i]) - log_lo) / (log_hi - log_lo);
       const int b = std::clamp(static_cast<int>(s * o.range_bins), 0, o.range_bins - 1);
       bins[static_cast<size_t>(b)].push_back(f.intensity[i]);
+      bin_ranges[static_cast<size_t>(b)].push_back(f.range_m[i]);
     }
   IntensityReading reading;
   for (size_t b = 0; b < bins.size(); ++b) {
     if (bins[b].size() < o.min_returns_per_bin) continue;
     const double median = Quantile(bins[b], 0.5);
     if (!(median > 0)) continue;
-    reading.gain_range_m.push_back(
-        std::exp(log_lo + (static_cast<double>(b) + 0.5) / o.range_bins * (log_hi - log_lo)));
+    // The node at the bin's median range, where its returns are (not its centre).
+    reading.gain_range_m.push_back(Quantile(bin_ranges[b], 0.5));
     reading.gain.push_back(median);  // scaled below
   }
   if (reading.gain.size() < 2)

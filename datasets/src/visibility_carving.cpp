@@ -8,15 +8,164 @@
 #include <numbers>
 #include <thread>
 
+#include "lidartwin/datasets/range_image_mesh.h"
 #include "lidartwin/sim/ray_caster.h"
 
 namespace lt {
 
 using physics::Vec3;
 
+namespace {
+
+// Removes the triangles whose votes reach min_votes (and their reflectances).
+size_t RemoveVoted(ReconstructedSurface& surface, const std::vector<uint16_t>& votes,
+                   int min_votes) {
+  size_t kept = 0;
+  for (size_t t = 0; t < surface.triangles.size(); ++t) {
+    if (votes[t] >= min_votes) continue;
+    surface.triangles[kept] = surface.triangles[t];
+    surface.triangle_reflectance[kept] = surface.triangle_reflectance[t];
+    ++kept;
+  }
+  const size_t removed = surface.triangles.size() - kept;
+  surface.triangles.resize(kept);
+  surface.triangle_reflectance.resize(kept);
+  return removed;
+}
+
+// Runs work(i) for i in [0, n) over the machine's threads (at most 8).
+template <typename Work>
+void ParallelFor(size_t n, const Work& work) {
+  const unsigned threads = std::max(1u, std::min(8u, std::thread::hardware_concurrency()));
+  auto part = [&](unsigned p) {
+    for (size_t i = p; i < n; i += threads)
+      work(i);
+  };
+  std::vector<std::thread> pool;
+  for (unsigned p = 1; p < threads; ++p)
+    pool.emplace_back(part, p);
+  part(0);
+  for (auto& t : pool)
+    t.join();
+}
+
+// One frame as its sensor saw it: its own range-image surface (mesh and surfels) in the world,
+// and when in its revolution it looked in each direction (the mean column fraction of its
+// returns per degree of azimuth, to put the ray's origin where the sensor was).
+struct FrameView {
+  std::unique_ptr<Scene> scene;  // on the heap: the caster refers to it as the view moves
+  std::unique_ptr<RayCaster> caster;
+  std::vector<double> fraction_at_degree;  // 360 entries, NaN where no return
+  physics::Pose<double> start, end;
+
+  Vec3<double> OriginLookingAt(const Vec3<double>& world) const {
+    const Vec3<double> local = physics::InverseTransformPoint(start, world);
+    double deg = std::atan2(local.y, local.x) * 180 / std::numbers::pi;
+    const int bin = static_cast<int>(std::floor(deg + 360)) % 360;
+    const double s = std::isnan(fraction_at_degree[bin]) ? 0.5 : fraction_at_degree[bin];
+    return physics::InterpolatePose(start, end, s).translation;
+  }
+};
+
+Expected<FrameView> ViewOf(const PosedFrames& frames, size_t k, const VisibilityCarvingOptions& o) {
+  FrameView view;
+  view.start = frames.start_poses[k];
+  view.end = frames.end_poses[k];
+  PosedFrames one;
+  one.frames = {frames.frames[k]};
+  one.start_poses = {view.start};
+  one.end_poses = {view.end};
+  one.columns_per_frame = frames.columns_per_frame;
+  RangeImageMeshOptions mo;
+  mo.min_range_m = o.min_range_m;
+  mo.max_range_m = o.max_range_m;
+  mo.consensus_window_m = 0;  // as the frame saw it
+  auto seen = MeshRangeImages(one, mo);
+  if (!seen.ok()) return seen.error();
+  view.scene = std::make_unique<Scene>();
+  SceneObject& object = view.scene->objects.emplace_back();
+  object.type = "mesh";
+  object.mesh.vertices = std::move(seen->vertices);
+  object.mesh.triangles = std::move(seen->triangles);
+  view.caster = RayCaster::Create(*view.scene);
+  if (!view.caster)
+    return Error{fmt::format("Embree cannot hold frame {}'s surface (out of memory)", k)};
+  const Frame& f = frames.frames[k];
+  std::vector<double> sum(360, 0.0), count(360, 0.0);
+  for (size_t i = 0; i < f.size(); ++i) {
+    const double s = frames.columns_per_frame && f.column.size() == f.size()
+                         ? std::min(1.0, double(f.column[i]) / frames.columns_per_frame)
+                         : 0.0;
+    const double deg = std::atan2(f.y_m[i], f.x_m[i]) * 180 / std::numbers::pi;
+    if (!std::isfinite(deg)) continue;
+    const int bin = static_cast<int>(std::floor(deg + 360)) % 360;
+    sum[bin] += s;
+    count[bin] += 1;
+  }
+  view.fraction_at_degree.resize(360);
+  for (int b = 0; b < 360; ++b)
+    view.fraction_at_degree[b] = count[b] > 0 ? sum[b] / count[b] : NAN;
+  return view;
+}
+
+}  // namespace
+
 Expected<VisibilityCarvingSummary> CarveSeenThrough(ReconstructedSurface& surface,
                                                     const PosedFrames& frames,
                                                     const VisibilityCarvingOptions& o) {
+  VisibilityCarvingSummary summary;
+  if (surface.triangles.empty()) return summary;
+  bool ranged = true;  // every frame has the channel field its range image needs
+  for (const Frame& f : frames.frames)
+    ranged = ranged && f.channel.size() == f.size();
+  if (!ranged) return CarveByReturnRays(surface, frames, o);
+  std::vector<FrameView> views;
+  for (size_t k = 0; k < frames.frames.size(); ++k) {
+    auto view = ViewOf(frames, k, o);
+    if (!view.ok()) {
+      // A frame whose returns join into no surface shows nothing to carve with.
+      if (view.message().find("no two neighbouring returns") != std::string::npos) continue;
+      return Error{"visibility carving: " + view.message()};
+    }
+    views.push_back(std::move(*view));
+  }
+  const double cos_max = std::cos(o.max_incidence_deg * std::numbers::pi / 180);
+  std::vector<uint16_t> votes(surface.triangles.size(), 0);
+  std::atomic<size_t> crossings{0};
+  ParallelFor(surface.triangles.size(), [&](size_t t) {
+    const auto& tri = surface.triangles[t];
+    Vec3<double> c{0, 0, 0};
+    for (uint32_t v : tri)
+      c = c + Vec3<double>{surface.vertices[v][0], surface.vertices[v][1], surface.vertices[v][2]};
+    c = (1.0 / 3.0) * c;
+    for (const FrameView& view : views) {
+      const Vec3<double> origin = view.OriginLookingAt(c);
+      Vec3<double> dir = c - origin;
+      const double d = std::sqrt(Dot(dir, dir));
+      if (!(d >= o.min_range_m && d <= o.max_range_m)) continue;
+      dir = (1.0 / d) * dir;
+      const double margin = o.margin_m + o.margin_fraction * d;
+      // The first surface this frame saw along the ray: in front of the triangle (it hid it)
+      // or at it (it saw it) says nothing against it; beyond it, the frame saw through it.
+      const RayHit hit = view.caster->Closest(origin, dir, o.min_range_m, o.max_range_m);
+      if (hit.hit && hit.distance_m > d + margin && std::fabs(Dot(hit.normal, dir)) >= cos_max &&
+          votes[t] < UINT16_MAX) {
+        ++votes[t];
+        ++crossings;
+      }
+    }
+  });
+  summary.rays = surface.triangles.size() * views.size();
+  summary.crossings = crossings;
+  summary.triangles_removed = RemoveVoted(surface, votes, o.min_votes);
+  return summary;
+}
+
+// The fallback for frames without channels (point clouds): each return's ray votes against
+// the triangles it crosses short of the return.
+Expected<VisibilityCarvingSummary> CarveByReturnRays(ReconstructedSurface& surface,
+                                                     const PosedFrames& frames,
+                                                     const VisibilityCarvingOptions& o) {
   VisibilityCarvingSummary summary;
   if (surface.triangles.empty()) return summary;
   Scene scene;
@@ -74,16 +223,10 @@ Expected<VisibilityCarvingSummary> CarveSeenThrough(ReconstructedSurface& surfac
   }
   summary.rays = rays;
   summary.crossings = crossings;
-  size_t kept = 0;
-  for (size_t t = 0; t < surface.triangles.size(); ++t) {
-    if (votes[t].load() >= o.min_votes) continue;
-    surface.triangles[kept] = surface.triangles[t];
-    surface.triangle_reflectance[kept] = surface.triangle_reflectance[t];
-    ++kept;
-  }
-  summary.triangles_removed = surface.triangles.size() - kept;
-  surface.triangles.resize(kept);
-  surface.triangle_reflectance.resize(kept);
+  std::vector<uint16_t> counts(votes.size());
+  for (size_t t = 0; t < votes.size(); ++t)
+    counts[t] = votes[t].load();
+  summary.triangles_removed = RemoveVoted(surface, counts, o.min_votes);
   return summary;
 }
 

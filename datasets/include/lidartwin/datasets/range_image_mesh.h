@@ -34,9 +34,14 @@ struct RangeImageMeshOptions {
   Surfels surfels = Surfels::kForUnmeshed;
   // A surfel lies on the surface instead of facing the sensor where the ranges of its
   // neighbours left-right and below-above run on smoothly through it: second differences
-  // within range_tolerance_m + surfel_smoothness * R (ground at grazing incidence, which the
-  // mesh's incidence limit leaves out, bends by ~9 cm at 16 m on an OS-1-128).
+  // within range_tolerance_m + surfel_smoothness * R, or within surfel_bend times the mean
+  // step to the two neighbours (ground at grazing incidence, which the mesh's incidence limit
+  // leaves out, bends by ~9 cm at 16 m on an OS-1-128's 0.35 deg rings, and by a fifth of its
+  // 3-4 m steps at 36 m). Tuned on the OS-1-128 (docs/validation.md): a test of collinearity
+  // in space instead also flattened mixed pixels across depth edges and lost 0.02 return
+  // agreement.
   double surfel_smoothness = 0.02;
+  double surfel_bend = 0.5;
   // The reflectance reading for each vertex (its normal from the triangles around it).
   IntensityReading reading;
   double reflectance_max_incidence_deg = 75;

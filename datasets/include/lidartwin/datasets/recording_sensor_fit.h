@@ -25,8 +25,9 @@ struct RecordingFitOptions {
   double envelope_quantile = 0.001;  // of R / d over the returns, for the detection bound
 };
 
-// G(R) at the bin centres, scaled so that the median I / G(R) over all returns is the nominal
-// reflectance. Errors: no returns in range, fewer than two bins with enough returns.
+// G(R) at the bins' median ranges (the median intensity of each bin), scaled so that the median I /
+// G(R) over all returns is the nominal reflectance. Errors: no returns in range, fewer than two
+// bins with enough returns.
 Expected<IntensityReading> FitRawIntensityReading(const std::vector<Frame>& frames,
                                                   const RecordingFitOptions& options);
 

@@ -1,9 +1,15 @@
 // Visibility carving (issue 12): space a frame saw through is empty, so nothing may stand
-// there. Every recorded return's ray, from where the sensor was when it fired to just short of
-// the return, is cast against the reconstructed surface; a triangle it crosses (facing the ray
-// within max_incidence) gets a vote, and a triangle with min_votes or more is removed. That
+// there. Each frame is meshed as it saw it (its own range image, range_image_mesh.h); for every
+// triangle of the reconstructed surface and every frame, a ray from where that sensor was
+// when it looked that way goes to the triangle's centroid: if the first surface the frame saw
+// along it lies beyond the centroid by more than the margin (and not at a grazing angle), the
+// frame saw through the triangle and it gets a vote; min_votes removes it. A surface the frame
+// saw in front of the centroid, or at it, or nothing at all, says nothing against it. That
 // takes out what moved between frames (a pedestrian, a car), triangles a method bridged over a
-// gap (Poisson's closed surfaces, a mesh edge across a fence) and stray geometry.
+// gap (Poisson's closed surfaces) and stray geometry, whatever method made the surface.
+// Frames without a channel field (point clouds) have no range image: each return's ray then
+// votes against the triangles it crosses short of the return, which tests only the triangles
+// a ray happens to meet.
 #pragma once
 
 #include <cstddef>
@@ -16,19 +22,26 @@ namespace lt {
 struct VisibilityCarvingOptions {
   double min_range_m = 1.0;  // returns nearer than this are not used (the vehicle)
   double max_range_m = 80.0;
-  // A crossing counts only this far short of the return: margin_m + margin_fraction * range,
-  // for range noise and pose error (a surface seen again sits within it, not in front).
+  // A frame's surface must lie this far beyond a triangle to have seen through it:
+  // margin_m + margin_fraction * range, for range noise and pose error.
   double margin_m = 0.10;
   double margin_fraction = 0.01;
-  // A ray this oblique to a triangle proves little (a few cm of noise moves the crossing by
-  // metres), so it casts no vote.
+  // A ray this oblique to the surface it met proves little (a few cm of noise move the
+  // crossing by metres), so it casts no vote.
   double max_incidence_deg = 80;
-  int min_votes = 2;
+  int min_votes = 1;
 };
 
 struct VisibilityCarvingSummary {
-  size_t rays = 0, crossings = 0, triangles_removed = 0;
+  size_t rays = 0;       // rays cast
+  size_t crossings = 0;  // votes cast
+  size_t triangles_removed = 0;
 };
+
+// The fallback alone (for tests and for frames without channels).
+Expected<VisibilityCarvingSummary> CarveByReturnRays(ReconstructedSurface& surface,
+                                                     const PosedFrames& frames,
+                                                     const VisibilityCarvingOptions& options);
 
 // Removes the voted triangles from `surface` (and their reflectances); vertices stay.
 Expected<VisibilityCarvingSummary> CarveSeenThrough(ReconstructedSurface& surface,

@@ -1,0 +1,213 @@
+// Range-image meshing, surfels and the consensus step (issue 12) on frames simulated from
+// planes, where every surface a test expects is known exactly.
+#include "lidartwin/datasets/range_image_mesh.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "datasets/reconstruction_test_frames.h"
+#include "lidartwin/sim/ray_caster.h"
+
+namespace lt {
+namespace {
+
+using physics::Vec3;
+
+RangeImageMeshOptions MeshOnly() {
+  RangeImageMeshOptions o;
+  o.surfels = RangeImageMeshOptions::Surfels::kNone;
+  o.consensus_window_m = 0;
+  return o;
+}
+
+Scene SceneOf(std::vector<SceneObject> objects, std::vector<double> reflectances = {0.5}) {
+  Scene scene;
+  scene.materials = test::ConstantMaterials(reflectances);
+  scene.objects = std::move(objects);
+  return scene;
+}
+
+// A caster over the reconstructed surface.
+struct SurfaceCaster {
+  Scene scene;
+  std::unique_ptr<RayCaster> caster;
+  explicit SurfaceCaster(const ReconstructedSurface& s) {
+    SceneObject& o = scene.objects.emplace_back();
+    o.type = "mesh";
+    o.mesh.vertices = s.vertices;
+    o.mesh.triangles = s.triangles;
+    caster = RayCaster::Create(scene);
+  }
+};
+
+// A wall 10 m ahead seen by one frame: the mesh's vertices are the returns, so they lie on the
+// wall (to the float storage of the frame), and a ray from another viewpoint into the seen part
+// meets the mesh where it meets the wall.
+TEST(RangeImageMesh, AWallIsRebuiltWhereItWasSeen) {
+  const Scene scene = SceneOf({test::Wall(10)});
+  const SensorProfile sensor = test::SpinningSensor(16, 15, -15, 720, 10);
+  const Frame f = test::SimulatedFrame(scene, sensor, {0, 0, 0});
+  auto s = MeshRangeImages(test::Posed({f}, {{0, 0, 0}}), MeshOnly());
+  ASSERT_TRUE(s.ok()) << s.message();
+  ASSERT_GT(s->triangles.size(), 1000u);
+  for (const auto& t : s->triangles)
+    for (uint32_t v : t)
+      ASSERT_NEAR(s->vertices[v][0], 10.0, 1e-5);
+  SurfaceCaster mesh(*s);
+  ASSERT_TRUE(mesh.caster);
+  const Vec3<double> origin{0.3, -0.2, 0.1};
+  int hits = 0;
+  for (double y = -1.5; y <= 1.5; y += 0.25)
+    for (double z = -1.5; z <= 1.5; z += 0.25) {
+      Vec3<double> d = Vec3<double>{10, y, z} - origin;
+      const double expected = std::sqrt(Dot(d, d));
+      d = (1 / expected) * d;
+      const RayHit hit = mesh.caster->Closest(origin, d, 0, 100);
+      ASSERT_TRUE(hit.hit) << y << " " << z;
+      EXPECT_NEAR(hit.distance_m, expected, 1e-4) << y << " " << z;
+      ++hits;
+    }
+  EXPECT_EQ(hits, 169);
+}
+
+// A plate 5 m ahead in front of the wall: no triangle joins the plate to the wall behind it.
+TEST(RangeImageMesh, NoTriangleBridgesADepthDiscontinuity) {
+  const Scene scene = SceneOf(
+      {test::Wall(10), test::Placed("plate", MakePlate(2, 2), {5, 0, 0}, 0, 0, 0, 0, 2, 1)});
+  const Frame f = test::SimulatedFrame(scene, test::SpinningSensor(32, 15, -15, 720, 10), {});
+  auto s = MeshRangeImages(test::Posed({f}, {{0, 0, 0}}), MeshOnly());
+  ASSERT_TRUE(s.ok()) << s.message();
+  size_t on_plate = 0, on_wall = 0;
+  for (const auto& t : s->triangles) {
+    const double x0 = s->vertices[t[0]][0];
+    for (uint32_t v : t)
+      ASSERT_NEAR(s->vertices[v][0], x0, 1e-4) << "a triangle from the plate to the wall";
+    (x0 < 7.5 ? on_plate : on_wall) += 1;
+  }
+  EXPECT_GT(on_plate, 100u);
+  EXPECT_GT(on_wall, 1000u);
+}
+
+// Ground 2 m below, seen at 81-87.5 deg incidence through OS-1-128-like 0.35 deg rings: beyond
+// the mesh's incidence limit, so the returns become surfels; their neighbours run on smoothly,
+// so the surfels lie on the ground (the edge rings too, from their one neighbour ring).
+TEST(RangeImageMesh, SurfelsOnGrazingGroundLieOnTheGround) {
+  const Scene scene =
+      SceneOf({test::Placed("ground", MakePlane(200, 200), {0, 0, -2}, 0, 0, 0, 0, 1, 1)});
+  const Frame f = test::SimulatedFrame(scene, test::SpinningSensor(20, -2.5, -9.15, 1024, 10), {});
+  RangeImageMeshOptions o;
+  o.consensus_window_m = 0;
+  o.max_incidence_deg = 80;
+  auto s = MeshRangeImages(test::Posed({f}, {{0, 0, 0}}), o);
+  ASSERT_TRUE(s.ok()) << s.message();
+  auto mesh_only = MeshRangeImages(test::Posed({f}, {{0, 0, 0}}), MeshOnly());
+  const size_t meshed = mesh_only.ok() ? mesh_only->triangles.size() : 0;
+  EXPECT_GT(s->triangles.size(), meshed + 1000) << "the grazing rings became surfels";
+  for (const auto& t : s->triangles)
+    for (uint32_t v : t)
+      ASSERT_NEAR(s->vertices[v][2], -2.0, 1e-4)
+          << "triangle at x " << s->vertices[t[0]][0] << ", y " << s->vertices[t[0]][1];
+}
+
+// Returns whose neighbours jump in range both ways (foliage): no triangle, and each return a
+// square facing the sensor, one azimuth step wide and one ring spacing high at its range.
+TEST(RangeImageMesh, AnIsolatedReturnIsASquareFacingTheSensor) {
+  Frame f;
+  const int columns = 36;  // 10 deg apart
+  for (int ring = 0; ring < 3; ++ring)
+    for (int c = 0; c < columns; ++c) {
+      const double az = 2 * M_PI * c / columns, el = (ring - 1) * 2.0 * M_PI / 180;
+      const double r = (ring + c) % 2 ? 10 : 20;  // a checkerboard of ranges
+      FramePoint p;
+      p.x_m = static_cast<float>(r * std::cos(el) * std::cos(az));
+      p.y_m = static_cast<float>(r * std::cos(el) * std::sin(az));
+      p.z_m = static_cast<float>(r * std::sin(el));
+      p.range_m = static_cast<float>(r);
+      p.intensity = 30;
+      p.channel = static_cast<uint16_t>(ring);
+      p.column = static_cast<uint32_t>(c);
+      f.Append(p);
+    }
+  RangeImageMeshOptions o;
+  o.consensus_window_m = 0;
+  auto s = MeshRangeImages(test::Posed({f}, {{0, 0, 0}}), o);
+  ASSERT_TRUE(s.ok()) << s.message();
+  ASSERT_EQ(s->triangles.size(), 2u * 3 * columns);  // two per return, no mesh
+  const double step = 2 * M_PI / columns, ring_step = 2.0 * M_PI / 180;
+  for (size_t t = 0; t < s->triangles.size(); t += 2) {
+    // The square's corners: first triangle (0, 1, 2), second (0, 2, 3).
+    const auto& a = s->vertices[s->triangles[t][0]];
+    const auto& b = s->vertices[s->triangles[t][1]];
+    const auto& c = s->vertices[s->triangles[t][2]];
+    const auto& d = s->vertices[s->triangles[t + 1][2]];
+    const Vec3<double> centre{(a[0] + c[0]) / 2, (a[1] + c[1]) / 2, (a[2] + c[2]) / 2};
+    const double r = std::sqrt(Dot(centre, centre));
+    const Vec3<double> ab{b[0] - a[0], b[1] - a[1], b[2] - a[2]};
+    const Vec3<double> bc{c[0] - b[0], c[1] - b[1], c[2] - b[2]};
+    EXPECT_NEAR(std::sqrt(Dot(ab, ab)), r * step, 1e-4 * r);       // one azimuth step wide
+    EXPECT_NEAR(std::sqrt(Dot(bc, bc)), r * ring_step, 1e-4 * r);  // one ring spacing high
+    EXPECT_NEAR(Dot(ab, centre), 0, 1e-6 * r * r);                 // both sides across the ray
+    EXPECT_NEAR(Dot(bc, centre), 0, 1e-6 * r * r);
+    EXPECT_NEAR(d[0] - a[0], c[0] - b[0], 1e-9);  // a parallelogram
+    // Facing the sensor, so R0 is the reflectivity read at normal incidence: 30 % -> 0.3.
+    EXPECT_NEAR(s->triangle_reflectance[t], 0.3, 1e-6);
+  }
+}
+
+// The same wall seen from two places, the second frame's returns 4 cm too far along their
+// rays: the consensus moves both frames' vertices to the mean, half-way.
+TEST(RangeImageMesh, ConsensusFusesTwoFramesOfOneSurface) {
+  const Scene scene = SceneOf({test::Wall(10)});
+  const SensorProfile sensor = test::SpinningSensor(16, 10, -10, 720, 10);
+  const Frame a = test::SimulatedFrame(scene, sensor, {0, 0, 0});
+  Frame b = test::SimulatedFrame(scene, sensor, {0, 0.5, 0});
+  for (size_t i = 0; i < b.size(); ++i) {
+    const float k = (b.range_m[i] + 0.04f) / b.range_m[i];
+    b.x_m[i] *= k, b.y_m[i] *= k, b.z_m[i] *= k, b.range_m[i] += 0.04f;
+  }
+  const PosedFrames in = test::Posed({a, b}, {{0, 0, 0}, {0, 0.5, 0}});
+  RangeImageMeshOptions o = MeshOnly();
+  auto apart = MeshRangeImages(in, o);
+  o.consensus_window_m = 0.10;
+  auto fused = MeshRangeImages(in, o);
+  ASSERT_TRUE(apart.ok() && fused.ok());
+  ASSERT_EQ(apart->vertices.size(), fused->vertices.size());
+  // Near the middle of the wall (incidence under ~15 deg) a 4 cm range offset is ~4 cm in x.
+  int checked = 0;
+  for (size_t v = 0; v < fused->vertices.size(); ++v) {
+    const auto& p = apart->vertices[v];
+    if (std::fabs(p[1]) > 2 || std::fabs(p[2]) > 1.5) continue;
+    EXPECT_NEAR(fused->vertices[v][0], 10.02, 0.004) << "vertex at x " << p[0];
+    ++checked;
+  }
+  EXPECT_GT(checked, 100);
+}
+
+TEST(RangeImageMesh, AFrameWithoutChannelsNamesTheMethodsThatNeedNone) {
+  Frame f;
+  for (int i = 0; i < 10; ++i) {
+    FramePoint p;
+    p.x_m = 5, p.y_m = static_cast<float>(i), p.range_m = 5;
+    f.Append(p);
+  }
+  f.channel.clear();
+  auto s = MeshRangeImages(test::Posed({f}, {{0, 0, 0}}), {});
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.message().find("frame 0 has no channel field"), std::string::npos) << s.message();
+  EXPECT_NE(s.message().find("poisson or ball-pivoting"), std::string::npos) << s.message();
+}
+
+// The reflectance of a wall of R0 = 0.5 read back from the simulated intensities
+// (100 R0 cos theta), each vertex's incidence from the mesh's own normals.
+TEST(RangeImageMesh, ReflectanceIsReadBackFromTheIntensities) {
+  const Scene scene = SceneOf({test::Wall(10)}, {0.5});
+  const Frame f = test::SimulatedFrame(scene, test::SpinningSensor(16, 15, -15, 720, 10), {});
+  auto s = MeshRangeImages(test::Posed({f}, {{0, 0, 0}}), MeshOnly());
+  ASSERT_TRUE(s.ok()) << s.message();
+  for (float r : s->triangle_reflectance)
+    ASSERT_NEAR(r, 0.5, 1e-3);
+}
+
+}  // namespace
+}  // namespace lt

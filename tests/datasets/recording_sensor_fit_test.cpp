@@ -1,0 +1,82 @@
+// What reproduce learns from the reconstruction frames (issue 12): the range gain of a raw
+// intensity and the capability detector's bound, against the values the returns were made
+// with and against a direct computation.
+#include "lidartwin/datasets/recording_sensor_fit.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+
+namespace lt {
+namespace {
+
+// Returns at log-spaced ranges 2..60 m, R0 cycling over a fixed set, seen head-on, with a raw
+// intensity I = G(R) R0, G(R) = 40 sqrt(R) (brighter with range, as the HDL-32E's byte is).
+Frame RawFrame() {
+  Frame f;
+  const double r0[] = {0.05, 0.1, 0.2, 0.3, 0.5};
+  for (int i = 0; i < 20000; ++i) {
+    FramePoint p;
+    const double r = 2 * std::pow(30.0, (i % 1000) / 999.0);
+    p.x_m = static_cast<float>(r);
+    p.range_m = static_cast<float>(r);
+    p.intensity = static_cast<float>(40 * std::sqrt(r) * r0[i % 5]);
+    f.Append(p);
+  }
+  return f;
+}
+
+TEST(RecordingSensorFit, TheRangeGainFollowsTheIntensitysRangeDependence) {
+  RecordingFitOptions o;
+  auto reading = FitRawIntensityReading({RawFrame()}, o);
+  ASSERT_TRUE(reading.ok()) << reading.message();
+  ASSERT_GE(reading->gain.size(), 10u);
+  // G is known up to its scale: the fitted one against 40 sqrt(R) at every bin centre, over
+  // the value at the first; bins hold medians of R0-cycling samples, so 3 % suffices.
+  const double r_first = reading->gain_range_m.front();
+  for (size_t b = 0; b < reading->gain.size(); ++b) {
+    const double expected = std::sqrt(reading->gain_range_m[b] / r_first);
+    EXPECT_NEAR(reading->gain[b] / reading->gain.front(), expected, 0.03 * expected) << b;
+  }
+  // The scale: the median return reads as the nominal reflectance.
+  std::vector<double> r0;
+  const Frame f = RawFrame();
+  for (size_t i = 0; i < f.size(); ++i)
+    r0.push_back(f.intensity[i] / reading->GainAt(f.range_m[i]));
+  std::nth_element(r0.begin(), r0.begin() + r0.size() / 2, r0.end());
+  EXPECT_NEAR(r0[r0.size() / 2], o.nominal_reflectance, 0.01);
+}
+
+TEST(RecordingSensorFit, TheDetectionEnvelopeIsTheQuantileOfReflectanceOverRange) {
+  const Frame f = RawFrame();
+  IntensityReading percent;  // calibrated reading: R = I / 100
+  RecordingFitOptions o;
+  o.envelope_quantile = 0.01;
+  auto envelope = FitDetectionEnvelope({f}, percent, o);
+  ASSERT_TRUE(envelope.ok()) << envelope.message();
+  std::vector<double> per_m;
+  for (size_t i = 0; i < f.size(); ++i)
+    per_m.push_back(std::clamp(f.intensity[i] / 100.0, 0.005, 1.0) / f.range_m[i]);
+  std::sort(per_m.begin(), per_m.end());
+  EXPECT_EQ(*envelope, per_m[static_cast<size_t>(0.01 * per_m.size())]);
+}
+
+TEST(RecordingSensorFit, TooFewReturnsAreErrorsThatSaySo) {
+  Frame f;
+  for (int i = 0; i < 50; ++i) {
+    FramePoint p;
+    p.x_m = p.range_m = 10;
+    p.intensity = 20;
+    f.Append(p);
+  }
+  auto reading = FitRawIntensityReading({f}, {});
+  ASSERT_FALSE(reading.ok());
+  EXPECT_NE(reading.message().find("fewer than two range bins"), std::string::npos);
+  auto envelope = FitDetectionEnvelope({f}, {}, {});
+  ASSERT_FALSE(envelope.ok());
+  EXPECT_NE(envelope.message().find("50 returns"), std::string::npos) << envelope.message();
+}
+
+}  // namespace
+}  // namespace lt

@@ -1,0 +1,71 @@
+// Visibility carving (issue 12): a plate one frame saw (a car that drove away) is removed
+// because another frame's rays reached the wall through where it stood; the wall stays.
+#include "lidartwin/datasets/visibility_carving.h"
+
+#include <gtest/gtest.h>
+
+#include "datasets/reconstruction_test_frames.h"
+#include "lidartwin/datasets/range_image_mesh.h"
+
+namespace lt {
+namespace {
+
+TEST(VisibilityCarving, WhatAnotherFrameSawThroughIsRemovedAndNothingElse) {
+  Scene with_plate, wall_only;
+  with_plate.materials = wall_only.materials = test::ConstantMaterials({0.5});
+  with_plate.objects = {test::Wall(10),
+                        test::Placed("plate", MakePlate(2, 2), {5, 0, 0}, 0, 0, 0, 0, 2, 1)};
+  wall_only.objects = {test::Wall(10)};
+  const SensorProfile sensor = test::SpinningSensor(32, 15, -15, 720, 10);
+  const PosedFrames in = test::Posed({test::SimulatedFrame(with_plate, sensor, {0, 0, 0}),
+                                      test::SimulatedFrame(wall_only, sensor, {0, 0.3, 0})},
+                                     {{0, 0, 0}, {0, 0.3, 0}});
+  RangeImageMeshOptions mo;
+  mo.surfels = RangeImageMeshOptions::Surfels::kNone;
+  mo.consensus_window_m = 0;
+  auto surface = MeshRangeImages(in, mo);
+  ASSERT_TRUE(surface.ok()) << surface.message();
+  auto count = [](const ReconstructedSurface& s) {
+    size_t plate = 0, wall = 0;
+    for (const auto& t : s.triangles)
+      (s.vertices[t[0]][0] < 7.5 ? plate : wall) += 1;
+    return std::pair{plate, wall};
+  };
+  const auto [plate_before, wall_before] = count(*surface);
+  ASSERT_GT(plate_before, 100u);
+  auto carved = CarveSeenThrough(*surface, in, {});
+  ASSERT_TRUE(carved.ok()) << carved.message();
+  const auto [plate_after, wall_after] = count(*surface);
+  EXPECT_EQ(wall_after, wall_before);  // nothing stands in front of the wall
+  // A plate triangle is crossed by the second frame's rays unless it lies at the plate's rim,
+  // where fewer than two rays pass through it.
+  EXPECT_LE(plate_after, plate_before / 20) << plate_before << " -> " << plate_after;
+  EXPECT_EQ(carved->triangles_removed, plate_before - plate_after);
+  EXPECT_EQ(surface->triangle_reflectance.size(), surface->triangles.size());
+  EXPECT_GT(carved->rays, 1000u);
+  EXPECT_GT(carved->crossings, 100u);
+}
+
+TEST(VisibilityCarving, FramesThatAgreeLoseNothing) {
+  Scene scene;
+  scene.materials = test::ConstantMaterials({0.5});
+  scene.objects = {test::Wall(10),
+                   test::Placed("plate", MakePlate(2, 2), {5, 0, 0}, 0, 0, 0, 0, 2, 1),
+                   test::Placed("ground", MakePlane(100, 100), {0, 0, -1.8}, 0, 0, 0, 0, 3, 1)};
+  const SensorProfile sensor = test::SpinningSensor(32, 15, -25, 720, 10);
+  const PosedFrames in = test::Posed({test::SimulatedFrame(scene, sensor, {0, 0, 0}),
+                                      test::SimulatedFrame(scene, sensor, {0.25, 0.1, 0})},
+                                     {{0, 0, 0}, {0.25, 0.1, 0}});
+  auto surface = MeshRangeImages(in, {});
+  ASSERT_TRUE(surface.ok()) << surface.message();
+  const size_t before = surface->triangles.size();
+  auto carved = CarveSeenThrough(*surface, in, {});
+  ASSERT_TRUE(carved.ok()) << carved.message();
+  // Rays graze the ground and the plate's edges; the margin and the incidence limit keep
+  // them from voting against what is there.
+  EXPECT_LE(carved->triangles_removed, before / 1000)
+      << carved->triangles_removed << " of " << before;
+}
+
+}  // namespace
+}  // namespace lt
