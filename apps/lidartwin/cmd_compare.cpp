@@ -26,7 +26,8 @@ constexpr const char* kUsage =
     "         [--max-distance-m 0.5] [--distance-bins 0,2.5,5,..] [--min-range-m 0]\n"
     "         [--beams-per-frame N] [--label NAME]\n"
     "  --beams-per-frame: beams each frame fired (channels x columns), for the drop\n"
-    "  accuracy (beams where both or neither returned); without it none is given.\n"
+    "  accuracy (beams where both or neither returned); by default the simulated file's\n"
+    "  sensor profile's when it is a lidartwin .h5 that holds one, else no drop accuracy.\n"
     "  ranges: --max-angle-deg (0, 180], --max-distance-m > 0, --distance-bins strictly\n"
     "  increasing and >= 0, --min-range-m >= 0, --roi-margin-m [0, 10]\n"
     "  --scene names the simulated materials and, without --rois, makes one target per\n"
@@ -141,6 +142,11 @@ int CompareCommand(const std::vector<std::string>& argv) {
   auto sim_frames = SelectFrames(std::move(sim->frames), *args, "--sim-frames", sim_file);
   if (!real_frames.ok()) return fail(real_frames.message(), 2);
   if (!sim_frames.ok()) return fail(sim_frames.message(), 2);
+  if (!args->Has("--beams-per-frame") && sim->has_source &&
+      !sim->source.sensor_profile_yaml.empty()) {
+    auto profile = ParseSensorProfile(sim->source.sensor_profile_yaml, sim_file + " (its profile)");
+    if (profile.ok()) options.beams_per_frame = profile->BeamCount();
+  }
 
   Progress progress("compare", real_frames->size());
   auto metrics = compare::Compare(*real_frames, *sim_frames, options,

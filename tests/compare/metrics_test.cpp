@@ -215,6 +215,41 @@ TEST(Compare, HandComputedErrorsBinsMaterialsAndReturns) {
   EXPECT_NEAR(s.at("depth_bias_m"), 0.1, 1e-6);
 }
 
+// Drop accuracy per beam (issue 12): of 10 beams a frame, 3 returned in both, 1 only in the
+// real frame, 1 only in the simulation, so 5 in neither: (3 + 5) / 10. It pools over frames
+// and runs, is kept in metrics.json, and is left out when the beam count is not known.
+TEST(Compare, DropAccuracyCountsBeamsWhereBothOrNeitherReturned) {
+  HandCase h;
+  CompareOptions o;
+  o.beams_per_frame = 10;
+  auto m = Compare({h.real, h.real}, {h.sim, h.sim}, o);
+  ASSERT_TRUE(m.ok()) << m.message();
+  EXPECT_EQ(m->returns.beams, 20u);
+  EXPECT_DOUBLE_EQ(m->returns.DropAccuracy(), 0.8);
+  EXPECT_DOUBLE_EQ(Summarize({*m}).at("drop_accuracy"), 0.8);
+  auto back = MetricsFromJson(MetricsToJson(*m), "m.json");
+  ASSERT_TRUE(back.ok()) << back.message();
+  EXPECT_EQ(back->returns.beams, 20u);
+  // A run without beams pools into no drop accuracy; none at all gives none either.
+  auto unknown = Compare({h.real}, {h.sim}, {});
+  ASSERT_TRUE(unknown.ok());
+  EXPECT_EQ(Summarize({*m, *unknown}).count("drop_accuracy"), 0u);
+  EXPECT_EQ(Summarize({*unknown}).count("drop_accuracy"), 0u);
+  EXPECT_TRUE(std::isnan(unknown->returns.DropAccuracy()));
+  // More returning beams than beams: the frame is named.
+  o.beams_per_frame = 4;
+  auto wrong = Compare({h.real}, {h.sim}, o);
+  ASSERT_FALSE(wrong.ok());
+  EXPECT_NE(wrong.message().find("frame 0: 5 beams returned"), std::string::npos)
+      << wrong.message();
+  // A file whose beams are fewer than its returns is refused with the key.
+  std::string text = MetricsToJson(*m);
+  text.replace(text.find("\"beams\": 20"), 11, "\"beams\": 2");
+  auto bad = MetricsFromJson(text, "m.json");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.message().find("returns.beams"), std::string::npos) << bad.message();
+}
+
 // For each point of a, the distance to its nearest point of b, by trying every pair: the
 // independent computation the Chamfer and F-score tests hold the k-d tree against.
 std::vector<double> BruteForceNearest(const Frame& a, const Frame& b) {
