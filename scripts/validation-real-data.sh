@@ -1,27 +1,69 @@
 #!/usr/bin/env bash
-# The real-vs-sim loop on the shared real recordings (docs/validation.md):
-#   OS-1-128, three frames with poses: leave-one-out, each frame simulated from a scene
-#   reconstructed from the other two;
-#   HDL-32E: frames 1-5 of the capture (0 and 6 are partial revolutions), each of 2, 3, 4
-#   simulated from a scene reconstructed from the other full revolutions.
-# Then one report over all folds.   scripts/validation-real-data.sh BUILD_DIR OUT_DIR
+# The real-vs-sim loop on the shared real recordings (docs/validation.md, issue 12): every
+# capture with two or more frames, leave-one-out, each held-out frame simulated from a scene
+# reconstructed from the others and compared with the recorded frame; beside it, the recorded
+# frame against its real neighbour (the floor). One report per recording over its folds, one
+# for the floors.
+#   OS-1-128 (3 frames, SLAM poses holding the end of each frame: --pose-at end, the instant
+#     that fits best, docs/validation.md "Poses");
+#   HDL-32E (7 frames, no poses: estimated by ICP; frames 0 and 6 are partial revolutions, so
+#     frames 1-5, each from the other four);
+#   VLP-16 (2 frames, frame 0 a third of a revolution: frame 1 from frame 0, static sensor).
+# With METHODS=1 it also compares the reconstruction methods on the OS-1-128 folds.
+#
+#   scripts/validation-real-data.sh BUILD_DIR OUT_DIR
 set -euo pipefail
 bin=$(realpath "${1:-build}")/bin/lidartwin
 out=${2:-build/validation}
 real=$(cd "$(dirname "$0")/.." && pwd)/../shared/real-data
 mkdir -p "$out"
+
+# reproduce NAME FOLD ARGS...: one fold into $out/NAME-frameFOLD, its log beside it.
+reproduce() {
+  local name=$1 fold=$2
+  shift 2
+  local dir=$out/$name-frame$fold
+  "$bin" reproduce --simulate-frame "$fold" --out "$dir" "$@" >"$dir.log" 2>&1 ||
+    { cat "$dir.log" >&2; return 1; }
+  sed -n '/metric/,/^wrote/p' "$dir.log" | sed "s/^/[$name frame $fold] /"
+}
+
+# report NAME: the simulated folds and the floors of one recording.
+report() {
+  local name=$1
+  "$bin" report "$out/$name"-frame*/metrics.json --out "$out/report-$name" >/dev/null
+  "$bin" report "$out/$name"-frame*/floor_metrics.json --out "$out/report-$name-floor" >/dev/null
+  echo "wrote $out/report-$name and $out/report-$name-floor"
+}
+
 os1=$real/ouster-sdk/OS-1-128_v2.3.0_1024x10
-for k in 0 1 2; do
-  "$bin" reproduce --recording "${os1}_lb_n3.pcap" --metadata "$os1.json" \
-    --poses "${os1}_lb_n3_poses_kitti.txt" --simulate-frame $k --out "$out/os1-128-frame$k" \
-    2>&1 | grep -v "degenerate triangles"
-done
-for k in 2 3 4; do
+os1_args=(--recording "${os1}_lb_n3.pcap" --metadata "$os1.json"
+          --poses "${os1}_lb_n3_poses_kitti.txt" --pose-at end)
+for k in 0 1 2; do reproduce os1-128 $k "${os1_args[@]}"; done
+report os1-128
+
+hdl=(--recording "$real/rust-lidar-utils/hdl32_example.pcap"
+     --calibration "$real/ros-velodyne/32db.yaml" --rotation-rate-hz 11.72)
+for k in 1 2 3 4 5; do
   others=$(echo 1 2 3 4 5 | tr ' ' '\n' | grep -vx $k | paste -sd,)
-  "$bin" reproduce --recording "$real/rust-lidar-utils/hdl32_example.pcap" \
-    --calibration "$real/ros-velodyne/32db.yaml" --rotation-rate-hz 11.72 \
-    --simulate-frame $k --reconstruct-frames "$others" --out "$out/hdl32e-frame$k" \
-    2>&1 | grep -v "degenerate triangles"
+  reproduce hdl32e $k "${hdl[@]}" --reconstruct-frames "$others"
 done
-"$bin" report "$out"/os1-128-frame*/metrics.json --out "$out/report-os1-128"
-"$bin" report "$out"/hdl32e-frame*/metrics.json --out "$out/report-hdl32e"
+report hdl32e
+
+vlp=(--recording "$real/rust-lidar-utils/velodyne_example_vlp16.pcap"
+     --calibration "$real/ros-velodyne/VLP16db.yaml" --static)
+reproduce vlp16 1 "${vlp[@]}"
+report vlp16
+
+if [ "${METHODS:-0}" = 1 ]; then
+  for method in range-image surfels poisson ball-pivoting tsdf; do
+    for k in 0 1 2; do
+      start=$(date +%s.%N)
+      reproduce "method-$method-os1-128" $k "${os1_args[@]}" --method "$method" >/dev/null
+      echo "method $method fold $k: $(echo "$(date +%s.%N) - $start" | bc) s"
+    done
+    "$bin" report "$out/method-$method-os1-128"-frame*/metrics.json \
+      --out "$out/report-method-$method" >/dev/null
+    echo "wrote $out/report-method-$method"
+  done
+fi

@@ -259,7 +259,14 @@ int ReproduceCommand(const std::vector<std::string>& argv) {
   metrics->label = fmt::format("{} frame {}", name, *held_out);
   metrics->real_file = name;
   metrics->sim_file = "sim.h5";
-  const size_t neighbour = *held_out + 1 < rec->frames.size() ? *held_out + 1 : *held_out - 1;
+  // The floor's neighbour: the reconstruction frame nearest the held-out one (the later on a
+  // tie), so a partial revolution at the capture's end is not it unless it was chosen.
+  size_t neighbour = static_cast<size_t>(list.front());
+  for (double v : list) {
+    const auto k = static_cast<size_t>(v);
+    const auto gap = [&](size_t j) { return j > *held_out ? j - *held_out : *held_out - j; };
+    if (gap(k) < gap(neighbour) || (gap(k) == gap(neighbour) && k > neighbour)) neighbour = k;
+  }
   co.material_names.clear();
   auto floor = compare::Compare({rec->frames[*held_out]}, {rec->frames[neighbour]}, co);
   if (!floor.ok()) return Fail("error: the real-vs-real floor: " + floor.message(), 1);
