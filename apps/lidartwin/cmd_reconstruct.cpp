@@ -32,7 +32,8 @@ constexpr uint64_t kMaxColumns = 1 << 20;
 int ReconstructCommand(const std::vector<std::string>& argv) {
   constexpr const char* kUsage =
       "usage: lidartwin reconstruct REC [--metadata M.json | --calibration C.yaml]\n"
-      "         [--format kitti|nuscenes] [--poses KITTI.txt [--pose-at start|middle|end]]\n"
+      "         [--format kitti|nuscenes]\n"
+      "         [--poses KITTI.txt [--pose-at start|middle|end] | --static] [--incremental]\n"
       "         [--frames I,J,..]\n"
       "         [--method range-image|surfels|poisson|ball-pivoting] [--no-carve]\n"
       "         [--depth 10] [--voxel-m 0.05] [--max-range-m 80] [--columns W] --out DIR\n"
@@ -41,14 +42,18 @@ int ReconstructCommand(const std::vector<std::string>& argv) {
       "  what another frame saw through (visibility carving is on by default).\n"
       "  --columns: columns per frame, so each point gets the pose of its firing time\n"
       "  --pose-at: the instant of its frame each pose holds (default start; SLAM poses of\n"
-      "  deskewed scans hold the instant the scan was deskewed to)\n"
+      "  deskewed scans hold the instant the scan was deskewed to). Without --poses: a\n"
+      "  lidartwin .h5's own frame poses, else poses estimated by ICP over the frames (all\n"
+      "  held in memory); --static: the sensor did not move.\n"
+      "  --incremental: frames streamed one at a time into a surface bounded by the scene,\n"
+      "  not by the capture's length (range-image and surfels; needs poses; no consensus)\n"
       "  ranges: --depth 4..14, --voxel-m [0.001, 100] m and below the cloud's extent (at\n"
       "  most 1048576 voxels along it), --max-range-m (1, 10000] m, --columns 0..1048576\n"
       "  writes DIR/scene.yaml (simulate --scene), DIR/materials.yaml and the meshes.\n";
   auto args = Args::Parse(
       argv, {{"--metadata", "--calibration", "--format", "--poses", "--pose-at", "--frames",
               "--method", "--depth", "--voxel-m", "--max-range-m", "--columns", "--out"},
-             {"--help", "--no-carve"},
+             {"--help", "--no-carve", "--static", "--incremental"},
              1});
   if (!args.ok()) {
     fmt::print(stderr, "lidartwin reconstruct: {}\n{}", args.message(), kUsage);
@@ -93,8 +98,16 @@ int ReconstructCommand(const std::vector<std::string>& argv) {
                     "frame's start pose), got {}",
                     kMaxColumns, *columns));
 
+  if (args->Has("--static") && args->Has("--poses"))
+    return usage_error("give --poses or --static, not both");
   auto pose_fraction = PoseFractionOf(args->Get("--pose-at", "start"));
   if (!pose_fraction.ok()) return usage_error(pose_fraction.message());
+  if (args->Has("--incremental")) {
+    if (o.method != "range-image" && o.method != "surfels")
+      return usage_error("--incremental meshes range images: --method range-image or surfels");
+    return ReconstructIncrementally(*args, o, static_cast<uint32_t>(*columns), *pose_fraction,
+                                    *frames);
+  }
   const auto start = std::chrono::steady_clock::now();
   auto rec = LoadPosedRecording(args->positionals()[0],
                                 args->Get("--metadata", args->Get("--calibration")),
@@ -107,6 +120,21 @@ int ReconstructCommand(const std::vector<std::string>& argv) {
   if (list.empty())
     for (size_t k = 0; k < rec->frames.size(); ++k)
       list.push_back(static_cast<double>(k));
+  if (!args->Has("--poses") && !args->Has("--static") && !rec->poses_from_recording &&
+      list.size() >= 2) {
+    auto indices = FrameIndices(list, rec->frames.size(), "the recording");
+    if (!indices.ok()) {
+      fmt::print(stderr, "lidartwin reconstruct: error: {}\n", indices.message());
+      return 1;
+    }
+    const auto [lo, hi] = std::minmax_element(indices->begin(), indices->end());
+    auto report = EstimateRecordingPoses(*rec, *lo, *hi);
+    if (!report.ok()) {
+      fmt::print(stderr, "lidartwin reconstruct: error: {}\n", report.message());
+      return 1;
+    }
+    fmt::print("{}", *report);
+  }
   auto input = PickFrames(*rec, list, static_cast<uint32_t>(*columns));
   if (!input.ok()) {
     fmt::print(stderr, "lidartwin reconstruct: error: {}\n", input.message());

@@ -145,7 +145,7 @@ int ReproduceCommand(const std::vector<std::string>& argv) {
   for (double v : list)
     if (v == static_cast<double>(*held_out))
       return Fail("the simulated frame must not be among the reconstruction frames", 2);
-  if (!args->Has("--poses") && !args->Has("--static")) {
+  if (!args->Has("--poses") && !args->Has("--static") && !rec->poses_from_recording) {
     const auto [lo, hi] = std::minmax_element(list.begin(), list.end());
     if (*hi >= static_cast<double>(rec->frames.size()) || *lo < 0)
       return Fail(fmt::format("--reconstruct-frames: the recording has frames 0..{}",

@@ -54,6 +54,20 @@ Expected<PosedRecording> LoadPosedRecording(const std::string& recording,
     out.start_poses.push_back(PoseAtFrameTime(poses, static_cast<double>(k) - pose_fraction));
     out.end_poses.push_back(PoseAtFrameTime(poses, static_cast<double>(k) + 1 - pose_fraction));
   }
+  const auto identity = [](const physics::Pose<double>& p) {
+    return p.rotation.w == 1 && p.translation.x == 0 && p.translation.y == 0 &&
+           p.translation.z == 0;
+  };
+  if (poses_file.empty() && rec->reader == "hdf5" &&
+      std::any_of(rec->frames.begin(), rec->frames.end(), [&](const Frame& f) {
+        return !identity(f.pose_start) || !identity(f.pose_end);
+      })) {
+    for (size_t k = 0; k < n; ++k) {
+      out.start_poses[k] = rec->frames[k].pose_start;
+      out.end_poses[k] = rec->frames[k].pose_end;
+    }
+    out.poses_from_recording = true;
+  }
   out.frames = std::move(rec->frames);
   out.sensor = rec->sensor;
   out.reader = rec->reader;

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "args.h"
 #include "lidartwin/datasets/reconstruction.h"
 #include "lidartwin/sim/status.h"
 
@@ -15,8 +16,11 @@ struct PosedRecording {
   std::string sensor;
   std::vector<Frame> frames;
   std::vector<physics::Pose<double>> start_poses, end_poses;
+  bool poses_from_recording = false;  // a lidartwin .h5's own frame poses
 };
 
+// Without a poses file, a lidartwin .h5 whose frames carry poses (simulated data) gives its
+// own; other recordings get the identity (a static sensor) until EstimateRecordingPoses.
 // pose_fraction: when within its frame each pose of the file holds (0 the frame's start, 0.5
 // its middle: SLAM that deskews to mid-scan, as KISS-ICP does, 1 its end).
 Expected<PosedRecording> LoadPosedRecording(const std::string& recording,
@@ -31,6 +35,11 @@ Expected<double> PoseFractionOf(const std::string& word);
 // The pose at frame time t (pose k at t = k), linear in position and slerp in rotation
 // between the neighbouring poses, extrapolated beyond the first and the last.
 physics::Pose<double> PoseAtFrameTime(const std::vector<physics::Pose<double>>& poses, double t);
+// Streams the recording into IncrementalReconstruction (reconstruct --incremental) and writes
+// the scene; returns the exit code. Poses: the file's, the .h5's own, or --static.
+int ReconstructIncrementally(const Args& args, const ReconstructOptions& o, uint32_t columns,
+                             double pose_fraction, const std::vector<double>& frames);
+
 // Replaces the poses of frames first..last by ICP estimates (datasets/frame_registration.h),
 // each pose at its frame's middle and frame `first` at the origin; returns the lines that
 // report each pair's motion, fitness and residual. An error when ICP fails or a pair does not

@@ -174,6 +174,21 @@ Expected<ReconstructionSummary> ReconstructUnguarded(const PosedFrames& input,
 
 }  // namespace
 
+Expected<ReconstructionSummary> WriteReconstruction(const ReconstructedSurface& surface,
+                                                    const ReconstructOptions& o,
+                                                    const std::filesystem::path& out_dir) {
+  if (Status s = o.Validate(); !s.ok()) return s.error();
+  if (surface.triangles.empty()) return Error{"reconstruct: the surface has no triangles"};
+  ReconstructionSummary summary;
+  try {
+    if (Status s = reconstruction::WriteReconstructedScene(surface, o, out_dir, summary); !s.ok())
+      return s.error();
+  } catch (const std::exception& e) {
+    return Error{fmt::format("reconstruct: {}", e.what())};
+  }
+  return summary;
+}
+
 Expected<ReconstructionSummary> Reconstruct(const PosedFrames& input, const ReconstructOptions& o,
                                             const std::filesystem::path& out_dir,
                                             const ReconstructProgress& on_step) {

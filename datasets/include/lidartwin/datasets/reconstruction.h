@@ -80,6 +80,12 @@ Expected<ReconstructionSummary> Reconstruct(const PosedFrames& input,
                                             const std::filesystem::path& out_dir,
                                             const ReconstructProgress& on_step = {});
 
+// Writes a surface made elsewhere (IncrementalReconstruction) as Reconstruct writes its own:
+// reflectance classes, one PLY per class, materials.yaml and scene.yaml, all or nothing.
+Expected<ReconstructionSummary> WriteReconstruction(const ReconstructedSurface& surface,
+                                                    const ReconstructOptions& options,
+                                                    const std::filesystem::path& out_dir);
+
 // KITTI odometry poses: one line per frame, 12 numbers (a 3x4 row-major [R | t]).
 Expected<std::vector<physics::Pose<double>>> LoadKittiPoses(const std::filesystem::path& file);
 

@@ -1,0 +1,95 @@
+// reconstruct --incremental: the recording streamed frame by frame into an
+// IncrementalReconstruction (memory bounded by the scene, not the capture), then written as
+// the batch reconstruction writes its scene.
+#include <fmt/core.h>
+
+#include <chrono>
+#include <set>
+
+#include "lidartwin/datasets/incremental_reconstruction.h"
+#include "lidartwin/datasets/recording.h"
+#include "posed_recording.h"
+#include "progress.h"
+
+namespace lt::cli {
+
+int ReconstructIncrementally(const Args& args, const ReconstructOptions& o, uint32_t columns,
+                             double pose_fraction, const std::vector<double>& frames) {
+  auto fail = [](const std::string& message) {
+    fmt::print(stderr, "lidartwin reconstruct: error: {}\n", message);
+    return 1;
+  };
+  const auto start = std::chrono::steady_clock::now();
+  const std::string file = args.positionals()[0];
+  std::vector<physics::Pose<double>> poses;  // from the file: pose k at fraction of frame k
+  if (args.Has("--poses")) {
+    auto p = LoadKittiPoses(args.Get("--poses"));
+    if (!p.ok()) return fail(p.message());
+    poses = std::move(*p);
+  }
+  std::set<size_t> wanted;
+  for (double v : frames) {
+    if (!(v >= 0 && v == std::floor(v) && v < 1e9))
+      return fail(fmt::format("option --frames: {} is not a frame index", v));
+    wanted.insert(static_cast<size_t>(v));
+  }
+  IncrementalReconstructionOptions io;
+  io.mesh.min_range_m = io.carving.min_range_m = o.min_range_m;
+  io.mesh.max_range_m = io.carving.max_range_m = o.max_range_m;
+  io.mesh.reading = o.reading;
+  io.mesh.reflectance_max_incidence_deg = o.max_incidence_deg;
+  io.mesh.surfels = o.method == "surfels" ? RangeImageMeshOptions::Surfels::kOnly
+                                          : RangeImageMeshOptions::Surfels::kForUnmeshed;
+  io.carve = o.carve;
+  IncrementalReconstruction rebuild(io);
+  Progress progress("reconstruct", 0);
+  size_t index = 0, used = 0;
+  RecordingOptions options;
+  options.format = args.Get("--format");
+  auto header = ForEachRecordingFrame(
+      file, args.Get("--metadata", args.Get("--calibration")), options, [&](Frame&& f) -> Status {
+        const size_t k = index++;
+        if (!wanted.empty() && !wanted.count(k)) return {};
+        physics::Pose<double> a = f.pose_start, b = f.pose_end;  // the .h5's own, or identity
+        if (args.Has("--static")) {
+          a = b = physics::Pose<double>{{1, 0, 0, 0}, {0, 0, 0}};
+        } else if (!poses.empty()) {
+          if (k >= poses.size())
+            return Error{fmt::format("{}: {} poses, but the recording has a frame {}",
+                                     args.Get("--poses"), poses.size(), k)};
+          a = PoseAtFrameTime(poses, static_cast<double>(k) - pose_fraction);
+          b = PoseAtFrameTime(poses, static_cast<double>(k) + 1 - pose_fraction);
+        }
+        ++used;
+        progress.Status(
+            0, fmt::format("frame {}: {} triangles", k, rebuild.surface().triangles.size()));
+        return rebuild.AddFrame(f, a, b, columns);
+      });
+  progress.Finish();
+  if (!header.ok()) return fail(header.message());
+  for (const std::string& note : header->notes)
+    fmt::print(stderr, "{}: {}\n", file, note);
+  if (!poses.empty() && poses.size() != index)
+    return fail(fmt::format("{}: {} poses for {} frames in {}", args.Get("--poses"), poses.size(),
+                            index, file));
+  if (!wanted.empty() && *wanted.rbegin() >= index)
+    return fail(fmt::format("option --frames: frame {} is beyond the recording's {} frames",
+                            *wanted.rbegin(), index));
+  auto summary = WriteReconstruction(rebuild.surface(), o, args.Get("--out"));
+  if (!summary.ok()) return fail(summary.message());
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  fmt::print(
+      "reconstructed {} frame(s) incrementally ({} without a surface): {} vertices, {} triangles "
+      "in {} reflectance classes ({} carved, {} left out by the {} m voxel bound)\n",
+      used, rebuild.frames_without_surface(), summary->vertices, summary->triangles,
+      summary->reflectance_classes.size(), rebuild.triangles_carved(), rebuild.triangles_left_out(),
+      io.voxel_m);
+  for (const auto& w : summary->written)
+    fmt::print("wrote {}\n", w.string());
+  fmt::print("{} file(s) in {:.2f} s (reading, meshing and writing)\n", summary->written.size(),
+             seconds);
+  return 0;
+}
+
+}  // namespace lt::cli

@@ -1,0 +1,71 @@
+// Reconstruction in bounded memory (issue 12): frames added one at a time leave a surface
+// bounded by the scene (max_layers triangles per voxel), whatever the number of frames, and
+// a later frame carves what an earlier one saw that has gone.
+#include "lidartwin/datasets/incremental_reconstruction.h"
+
+#include <gtest/gtest.h>
+
+#include "datasets/reconstruction_test_frames.h"
+
+namespace lt {
+namespace {
+
+TEST(IncrementalReconstruction, TheSurfaceIsBoundedByTheSceneNotTheFrames) {
+  Scene scene;
+  scene.materials = test::ConstantMaterials({0.5});
+  scene.objects = {test::Wall(10),
+                   test::Placed("ground", MakePlane(60, 60), {0, 0, -1.5}, 0, 0, 0, 0, 2, 1)};
+  const SensorProfile sensor = test::SpinningSensor(32, 15, -25, 720, 10);
+  IncrementalReconstructionOptions o;
+  IncrementalReconstruction rebuild(o);
+  std::vector<size_t> triangles;
+  for (int k = 0; k < 12; ++k) {
+    // The sensor wanders over a metre and back: every frame sees the same scene anew.
+    const physics::Vec3<double> at{0.1 * (k % 6), 0.05 * (k % 4), 0};
+    const physics::Pose<double> pose{{1, 0, 0, 0}, at};
+    ASSERT_TRUE(rebuild.AddFrame(test::SimulatedFrame(scene, sensor, at), pose, pose, 0).ok());
+    triangles.push_back(rebuild.surface().triangles.size());
+  }
+  // Each voxel holds at most max_layers triangles: from the third frame on, nearly everything
+  // a frame adds is left out, and the surface stops growing.
+  EXPECT_GT(triangles[1], triangles[0]);
+  EXPECT_LT(triangles.back(), 2 * triangles[0] * 11 / 10);
+  EXPECT_LT(triangles.back() - triangles[5], triangles[0] / 20);
+  EXPECT_GT(rebuild.triangles_left_out(), 5 * triangles[0]);
+  EXPECT_EQ(rebuild.frames_added(), 12u);
+  // Every vertex is used by a triangle (the rest were dropped as the surface changed).
+  std::vector<bool> used(rebuild.surface().vertices.size(), false);
+  for (const auto& t : rebuild.surface().triangles)
+    for (uint32_t v : t)
+      used[v] = true;
+  EXPECT_EQ(std::count(used.begin(), used.end(), false), 0);
+  EXPECT_EQ(rebuild.surface().triangle_reflectance.size(), rebuild.surface().triangles.size());
+}
+
+TEST(IncrementalReconstruction, ALaterFrameCarvesWhatHasGone) {
+  Scene with_plate, wall_only;
+  with_plate.materials = wall_only.materials = test::ConstantMaterials({0.5});
+  with_plate.objects = {test::Wall(10),
+                        test::Placed("plate", MakePlate(2, 2), {5, 0, 0}, 0, 0, 0, 0, 2, 1)};
+  wall_only.objects = {test::Wall(10)};
+  const SensorProfile sensor = test::SpinningSensor(32, 15, -15, 720, 10);
+  IncrementalReconstruction rebuild({});
+  const physics::Pose<double> here{{1, 0, 0, 0}, {0, 0, 0}}, there{{1, 0, 0, 0}, {0, 0.3, 0}};
+  ASSERT_TRUE(
+      rebuild.AddFrame(test::SimulatedFrame(with_plate, sensor, {0, 0, 0}), here, here, 0).ok());
+  auto on_plate = [&] {
+    size_t n = 0;
+    for (const auto& t : rebuild.surface().triangles)
+      n += rebuild.surface().vertices[t[0]][0] < 7.5;
+    return n;
+  };
+  const size_t before = on_plate();
+  ASSERT_GT(before, 100u);
+  ASSERT_TRUE(
+      rebuild.AddFrame(test::SimulatedFrame(wall_only, sensor, {0, 0.3, 0}), there, there, 0).ok());
+  EXPECT_LE(on_plate(), before / 20);
+  EXPECT_GT(rebuild.triangles_carved(), before * 9 / 10);
+}
+
+}  // namespace
+}  // namespace lt
