@@ -2,11 +2,13 @@
 
 #include <fmt/core.h>
 #include <omp.h>
-#include <open3d/geometry/KDTreeSearchParam.h>
+#include <open3d/geometry/KDTreeFlann.h>
 #include <open3d/geometry/PointCloud.h>
 #include <open3d/pipelines/registration/Registration.h>
 #include <open3d/pipelines/registration/TransformationEstimation.h>
 
+#include <Eigen/Eigenvalues>
+#include <algorithm>
 #include <cmath>
 #include <exception>
 #include <memory>
@@ -22,7 +24,7 @@ using physics::Pose;
 
 namespace registration = open3d::pipelines::registration;
 
-// Neighbourhood of the normals at each scale: within kNormalRadiusVoxels voxels, at most
+// Neighbourhood of a point's plane at each scale: within kNormalRadiusVoxels voxels, at most
 // kNormalNeighbours points (enough for a plane fit, few enough to stay on one surface).
 constexpr double kNormalRadiusVoxels = 2;
 constexpr int kNormalNeighbours = 30;
@@ -71,19 +73,116 @@ Pose<double> PoseOf(const Eigen::Matrix4d& m) {
   return {physics::QuatFromRotationMatrix(r, 3), {m(0, 3), m(1, 3), m(2, 3)}};
 }
 
-// A frame at every scale: thinned to one point per voxel, with normals.
-using Pyramid = std::vector<std::shared_ptr<PointCloud>>;
+// When each point of every frame fired: the clock EstimatePoses uses (frame_registration.h)
+// and, per frame, the clock's reading at its first and last firing and its middle.
+struct FrameSpan {
+  double first = 0, last = 0;  // clock readings: seconds, or columns
+  double mid = 0;              // on a clock shared by all frames: seconds, or revolutions
+  double span = 0;             // last - first on that shared clock
+};
 
-Expected<Pyramid> BuildPyramid(const Frame& f, size_t k, const RegistrationOptions& o) {
+struct Timing {
+  FiringClock clock = FiringClock::kNone;
+  std::vector<FrameSpan> frames;
+};
+
+// The fraction of its frame's span at which point i fired, in [0, 1].
+double FiringFraction(const Frame& f, const Timing& timing, size_t k, size_t i) {
+  const FrameSpan& s = timing.frames[k];
+  const double reading =
+      timing.clock == FiringClock::kTimestamp ? f.timestamp_s[i] : double(f.column[i]);
+  return (reading - s.first) / (s.last - s.first);
+}
+
+Timing FindTiming(const std::vector<Frame>& frames) {
+  Timing timing;
+  for (const Frame& f : frames)
+    if (f.motion_corrected) return timing;  // already in one sensor frame each
+  // Timestamps: one per point, finite, with a positive span, the frames' mid times increasing.
+  std::vector<FrameSpan> spans;
+  for (const Frame& f : frames) {
+    if (f.timestamp_s.size() != f.size() || f.size() == 0) break;
+    FrameSpan s{f.timestamp_s[0], f.timestamp_s[0], 0, 0};
+    bool finite = true;
+    for (double t : f.timestamp_s) {
+      finite = finite && std::isfinite(t);
+      s.first = std::fmin(s.first, t);
+      s.last = std::fmax(s.last, t);
+    }
+    if (!finite || !(s.last > s.first)) break;
+    s.mid = 0.5 * (s.first + s.last);
+    s.span = s.last - s.first;
+    if (!spans.empty() && !(s.mid > spans.back().mid)) break;
+    spans.push_back(s);
+  }
+  if (spans.size() == frames.size()) return {FiringClock::kTimestamp, std::move(spans)};
+  // Columns: one per point with more than one value; frame k spans revolution [k, k + 1].
+  spans.clear();
+  for (size_t k = 0; k < frames.size(); ++k) {
+    const Frame& f = frames[k];
+    if (f.column.size() != f.size() || f.size() == 0) break;
+    const auto [lo, hi] = std::minmax_element(f.column.begin(), f.column.end());
+    if (!(*hi > *lo)) break;
+    spans.push_back({double(*lo), double(*hi), double(k) + 0.5, 1.0});
+  }
+  if (spans.size() == frames.size()) return {FiringClock::kColumn, std::move(spans)};
+  return timing;
+}
+
+const Pose<double> kIdentity{{1, 0, 0, 0}, {0, 0, 0}};
+
+// The pose at fraction u of a motion under constant velocity: translation linear, rotation
+// slerp; u may lie outside [0, 1] (extrapolated).
+Pose<double> PartOf(const Pose<double>& motion, double u) {
+  return physics::InterpolatePose(kIdentity, motion, u);
+}
+
+// The motion within each frame, from its first firing to its last, seen from its middle:
+// the motions to its neighbours (mid-frame to mid-frame), each scaled from the spacing of the
+// two frames' mid times to the frame's own span, and the two averaged (constant velocity
+// across the frame's neighbours).
+std::vector<Pose<double>> SweepMotions(const std::vector<Pose<double>>& motions,
+                                       const Timing& timing) {
+  const size_t n = motions.size() + 1;
+  std::vector<Pose<double>> sweeps(n, kIdentity);
+  if (timing.clock == FiringClock::kNone) return sweeps;
+  auto scaled = [&](size_t pair, size_t k) {
+    const double spacing = timing.frames[pair + 1].mid - timing.frames[pair].mid;
+    return PartOf(motions[pair], timing.frames[k].span / spacing);
+  };
+  for (size_t k = 0; k < n; ++k) {
+    if (k == 0) {
+      sweeps[k] = scaled(0, k);
+    } else if (k + 1 == n) {
+      sweeps[k] = scaled(k - 1, k);
+    } else {
+      sweeps[k] = physics::InterpolatePose(scaled(k - 1, k), scaled(k, k), 0.5);
+    }
+  }
+  return sweeps;
+}
+
+// Frame k's usable points (finite, range within [min_range_m, max_range_m]), each moved from
+// the sensor frame at its firing to the sensor frame at the frame's middle under the motion
+// `sweep` across the frame (none with FiringClock::kNone).
+Expected<PointCloud> UsablePoints(const Frame& f, size_t k, const Timing& timing,
+                                  const Pose<double>& sweep, const RegistrationOptions& o) {
   PointCloud usable;
   usable.points_.reserve(f.size());
   const bool has_range = f.range_m.size() == f.size();
+  const bool deskew = timing.clock != FiringClock::kNone;
   for (size_t i = 0; i < f.size(); ++i) {
     const Eigen::Vector3d p(f.x_m[i], f.y_m[i], f.z_m[i]);
     if (!p.allFinite()) continue;
     const double range = has_range ? f.range_m[i] : p.norm();
     if (!(range >= o.min_range_m && range <= o.max_range_m)) continue;
-    usable.points_.push_back(p);
+    if (!deskew) {
+      usable.points_.push_back(p);
+      continue;
+    }
+    const Pose<double> at_mid = PartOf(sweep, FiringFraction(f, timing, k, i) - 0.5);
+    const physics::Vec3<double> q = physics::TransformPoint(at_mid, {p.x(), p.y(), p.z()});
+    usable.points_.emplace_back(q.x, q.y, q.z);
   }
   if (usable.points_.size() < kMinRegistrationPoints)
     return Error{fmt::format(
@@ -91,75 +190,188 @@ Expected<Pyramid> BuildPyramid(const Frame& f, size_t k, const RegistrationOptio
         "m); at least {} are needed",
         k, usable.points_.size(), f.size(), NumberText(o.min_range_m), NumberText(o.max_range_m),
         kMinRegistrationPoints)};
+  return usable;
+}
 
+// The points of `cloud` whose neighbours (within `radius`, the nearest `max_neighbours`)
+// span a plane, with its normal: the eigenvector of the neighbours' covariance with the least
+// eigenvalue. Points with fewer than 3 neighbours (themselves included) or on a line (sigma2
+// < min_width_ratio * sigma1) are dropped.
+std::shared_ptr<PointCloud> PointsWithPlanes(const PointCloud& cloud, double radius,
+                                             int max_neighbours, double min_width_ratio) {
+  const open3d::geometry::KDTreeFlann tree(cloud);
+  auto out = std::make_shared<PointCloud>();
+  std::vector<int> indices;
+  std::vector<double> distances2;
+  const double min_ratio2 = min_width_ratio * min_width_ratio;  // on eigenvalues: variances
+  for (const Eigen::Vector3d& p : cloud.points_) {
+    const int m = tree.SearchHybrid(p, radius, max_neighbours, indices, distances2);
+    if (m < 3) continue;
+    Eigen::Vector3d mean = Eigen::Vector3d::Zero();
+    for (int j = 0; j < m; ++j)
+      mean += cloud.points_[indices[j]];
+    mean /= m;
+    Eigen::Matrix3d covariance = Eigen::Matrix3d::Zero();
+    for (int j = 0; j < m; ++j) {
+      const Eigen::Vector3d d = cloud.points_[indices[j]] - mean;
+      covariance += d * d.transpose();
+    }
+    covariance /= m;
+    // The closed form for 3 x 3: a few times faster than the iterative solver, accurate to
+    // far below the spread of lidar points about their planes.
+    Eigen::SelfAdjointEigenSolver<Eigen::Matrix3d> eigen;
+    eigen.computeDirect(covariance);
+    const Eigen::Vector3d& variances = eigen.eigenvalues();  // ascending
+    if (!(variances(2) > 0) || variances(1) < min_ratio2 * variances(2)) continue;
+    out->points_.push_back(p);
+    out->normals_.push_back(eigen.eigenvectors().col(0));
+  }
+  return out;
+}
+
+// A frame at every scale: thinned to one point per voxel, the points with a plane (and its
+// normal).
+using Pyramid = std::vector<std::shared_ptr<PointCloud>>;
+
+Expected<Pyramid> BuildPyramid(const PointCloud& usable, size_t k, const RegistrationOptions& o) {
   Pyramid pyramid;
   for (double voxel : o.voxel_m) {
-    std::shared_ptr<PointCloud> cloud;
+    std::shared_ptr<PointCloud> thinned, cloud;
     const std::string step = fmt::format("thinning frame {} to {} m voxels", k, NumberText(voxel));
-    if (Status s = Open3dStep(step, [&] { cloud = usable.VoxelDownSample(voxel); }); !s.ok())
+    if (Status s = Open3dStep(step, [&] { thinned = usable.VoxelDownSample(voxel); }); !s.ok())
       return s.error();
-    const size_t n = cloud ? cloud->points_.size() : 0;
-    if (n < kMinRegistrationPoints)
-      return Error{fmt::format(
-          "estimate poses: frame {} thinned to {} m voxels keeps {} of its {} usable points; at "
-          "least {} are needed (use finer voxel_m)",
-          k, NumberText(voxel), n, usable.points_.size(), kMinRegistrationPoints)};
     if (Status s = Open3dStep(
-            fmt::format("estimating the normals of frame {} at {} m voxels", k, NumberText(voxel)),
+            fmt::format("fitting the planes of frame {} at {} m voxels", k, NumberText(voxel)),
             [&] {
-              cloud->EstimateNormals(open3d::geometry::KDTreeSearchParamHybrid(
-                  kNormalRadiusVoxels * voxel, kNormalNeighbours));
+              cloud = PointsWithPlanes(*thinned, kNormalRadiusVoxels * voxel, kNormalNeighbours,
+                                       o.min_width_ratio);
             });
         !s.ok())
       return s.error();
-    if (cloud->normals_.size() != n)
-      return Error{fmt::format("estimate poses: Open3D gave no normals for frame {}", k)};
+    if (cloud->points_.size() < kMinRegistrationPoints)
+      return Error{fmt::format(
+          "estimate poses: frame {} thinned to {} m voxels keeps {} points with a plane (of {} "
+          "thinned, {} usable); at least {} are needed (use finer voxel_m or a lower "
+          "min_width_ratio)",
+          k, NumberText(voxel), cloud->points_.size(), thinned->points_.size(),
+          usable.points_.size(), kMinRegistrationPoints)};
     pyramid.push_back(std::move(cloud));
   }
   return pyramid;
 }
 
+// RMS distance by which the points of `cloud` move between transformations a and b.
+double RmsDisplacement(const PointCloud& cloud, const Eigen::Matrix4d& a,
+                       const Eigen::Matrix4d& b) {
+  const Eigen::Matrix3d dr = b.block<3, 3>(0, 0) - a.block<3, 3>(0, 0);
+  const Eigen::Vector3d dt = b.block<3, 1>(0, 3) - a.block<3, 1>(0, 3);
+  double sum2 = 0;
+  for (const Eigen::Vector3d& p : cloud.points_)
+    sum2 += (dr * p + dt).squaredNorm();
+  return cloud.points_.empty() ? 0 : std::sqrt(sum2 / cloud.points_.size());
+}
+
 // Frame `to` registered to frame `from`, coarse to fine, from the initial guess `guess`.
+//
+// The frame with fewer points at the finest scale is ICP's source, the other (whose planes
+// ICP uses) its target: the fitness is then the share of the smaller frame's points that
+// found a match, which a partial revolution (a capture's first or last frame) does not
+// bound by its share of the revolution.
+//
+// A finer scale refines the coarser one's result: if it moves the source's points by more
+// than the coarser scale's correspondence distance (RMS), it ran away (too few planes, or
+// planes that leave a direction free, at that scale) and it and the finer scales are dropped.
 Expected<PairRegistration> RegisterPair(const Pyramid& from_frame, const Pyramid& to_frame,
-                                        size_t from, const Pose<double>& guess,
+                                        size_t from, const Pose<double>& guess, int round,
                                         const RegistrationOptions& o) {
+  const bool swap = from_frame.back()->points_.size() < to_frame.back()->points_.size();
+  const Pyramid& source = swap ? from_frame : to_frame;
+  const Pyramid& target = swap ? to_frame : from_frame;
   const registration::TransformationEstimationPointToPlane point_to_plane;
   // Open3D stops when fitness and RMSE change by less than these between iterations (absolute
   // changes, despite the names); its defaults.
   const registration::ICPConvergenceCriteria criteria(1e-6, 1e-6, o.max_iterations);
-  Eigen::Matrix4d transformation = MatrixOf(guess);
+  // source -> target: `to` in `from`, or its inverse.
+  Eigen::Matrix4d transformation = MatrixOf(swap ? physics::InversePose(guess) : guess);
   registration::RegistrationResult result;
+  size_t scales = 0;
   for (size_t s = 0; s < o.voxel_m.size(); ++s) {
     const double distance = o.max_correspondence_factor * o.voxel_m[s];
     const std::string step = fmt::format("ICP of frames {} and {} at {} m voxels", from, from + 1,
                                          NumberText(o.voxel_m[s]));
+    registration::RegistrationResult r;
     if (Status st = Open3dStep(step,
                                [&] {
-                                 // source: the later frame; target (with normals): the earlier.
-                                 result = registration::RegistrationICP(
-                                     *to_frame[s], *from_frame[s], distance, transformation,
-                                     point_to_plane, criteria);
+                                 r = registration::RegistrationICP(*source[s], *target[s], distance,
+                                                                   transformation, point_to_plane,
+                                                                   criteria);
                                });
         !st.ok())
       return st.error();
-    if (!result.transformation_.allFinite())
+    if (!r.transformation_.allFinite())
       return Error{fmt::format("estimate poses: {} gave a non-finite transformation", step)};
-    transformation = result.transformation_;
+    if (s > 0 && RmsDisplacement(*source[s], transformation, r.transformation_) >
+                     o.max_correspondence_factor * o.voxel_m[s - 1])
+      break;
+    transformation = r.transformation_;
+    result = r;
+    ++scales;
+  }
+  if (scales < o.voxel_m.size()) {
+    // The fitness and RMSE at the finest scale, of the last scale kept.
+    if (Status st = Open3dStep(fmt::format("evaluating frames {} and {}", from, from + 1),
+                               [&] {
+                                 result = registration::EvaluateRegistration(
+                                     *source.back(), *target.back(),
+                                     o.max_correspondence_factor * o.voxel_m.back(),
+                                     transformation);
+                               });
+        !st.ok())
+      return st.error();
   }
   if (!(result.fitness_ >= o.min_fitness))
     return Error{fmt::format(
         "estimate poses: frames {} and {}: ICP fitness {:.3f} is below min_fitness {} (the "
-        "share of frame {}'s points within {} m of frame {} after ICP): the frames may not "
-        "overlap or ICP did not converge",
-        from, from + 1, result.fitness_, NumberText(o.min_fitness), from + 1,
-        NumberText(o.max_correspondence_factor * o.voxel_m.back()), from)};
+        "share of frame {}'s points within {} m of frame {} after ICP, round {}): the frames may "
+        "not overlap or ICP did not converge",
+        from, from + 1, result.fitness_, NumberText(o.min_fitness), swap ? from : from + 1,
+        NumberText(o.max_correspondence_factor * o.voxel_m.back()), swap ? from + 1 : from,
+        round + 1)};
   PairRegistration pair;
   pair.from = from;
   pair.to = from + 1;
   pair.fitness = result.fitness_;
   pair.inlier_rmse_m = result.inlier_rmse_;
-  pair.motion = PoseOf(transformation);
+  pair.scales = scales;
+  pair.motion = PoseOf(swap ? Eigen::Matrix4d(transformation.inverse()) : transformation);
   return pair;
+}
+
+// Every pair registered once, frame k's points deskewed under sweeps[k]. The initial guess of
+// pair k: in round 0 the motion just found for pair k - 1 (the identity for pair 0), later
+// guesses[k].
+Expected<std::vector<PairRegistration>> RegisterAll(const std::vector<Frame>& frames,
+                                                    const Timing& timing,
+                                                    const std::vector<Pose<double>>& sweeps,
+                                                    const std::vector<Pose<double>>& guesses,
+                                                    int round, const RegistrationOptions& o) {
+  std::vector<PairRegistration> pairs;
+  Expected<Pyramid> previous = Pyramid{};
+  for (size_t k = 0; k < frames.size(); ++k) {
+    auto usable = UsablePoints(frames[k], k, timing, sweeps[k], o);
+    if (!usable.ok()) return usable.error();
+    auto current = BuildPyramid(*usable, k, o);
+    if (!current.ok()) return current.error();
+    if (k > 0) {
+      const Pose<double>& guess =
+          round > 0 ? guesses[k - 1] : (pairs.empty() ? kIdentity : pairs.back().motion);
+      auto pair = RegisterPair(*previous, *current, k - 1, guess, round, o);
+      if (!pair.ok()) return pair.error();
+      pairs.push_back(*pair);
+    }
+    previous = std::move(current);
+  }
+  return pairs;
 }
 
 Expected<PoseEstimate> EstimatePosesUnguarded(const std::vector<Frame>& frames,
@@ -169,21 +381,37 @@ Expected<PoseEstimate> EstimatePosesUnguarded(const std::vector<Frame>& frames,
   if (Status s = o.Validate(); !s.ok()) return s.error();
 
   const OneOpenMpThread one_thread;
-  PoseEstimate estimate;
-  estimate.poses.push_back({{1, 0, 0, 0}, {0, 0, 0}});
-  Pose<double> motion{{1, 0, 0, 0}, {0, 0, 0}};  // the initial guess: the last pair's motion
-  auto previous = BuildPyramid(frames[0], 0, o);
-  if (!previous.ok()) return previous.error();
-  for (size_t k = 1; k < frames.size(); ++k) {
-    auto current = BuildPyramid(frames[k], k, o);
-    if (!current.ok()) return current.error();
-    auto pair = RegisterPair(*previous, *current, k - 1, motion, o);
-    if (!pair.ok()) return pair.error();
-    motion = pair->motion;
-    estimate.poses.push_back(physics::ComposePoses(estimate.poses.back(), motion));
-    estimate.pairs.push_back(*pair);
-    previous = std::move(current);
+  const Timing timing = FindTiming(frames);
+  const int rounds = timing.clock == FiringClock::kNone ? 1 : 1 + o.deskew_rounds;
+  // Round 0 registers the frames as they are; each later round deskews them under the
+  // motions the round before found and starts every pair from its own last motion.
+  std::vector<Pose<double>> sweeps(frames.size(), kIdentity), motions;
+  std::vector<PairRegistration> pairs;
+  for (int round = 0; round < rounds; ++round) {
+    if (round > 0) sweeps = SweepMotions(motions, timing);
+    auto registered = RegisterAll(frames, timing, sweeps, motions, round, o);
+    if (!registered.ok()) return registered.error();
+    pairs = std::move(*registered);
+    motions.clear();
+    for (const PairRegistration& pair : pairs)
+      motions.push_back(pair.motion);
   }
+  PoseEstimate estimate;
+  estimate.clock = timing.clock;
+  estimate.rounds = rounds;
+  estimate.poses.push_back(kIdentity);
+  for (const PairRegistration& pair : pairs)
+    estimate.poses.push_back(physics::ComposePoses(estimate.poses.back(), pair.motion));
+  // The motion within each frame from the final motions: the poses at its first and last
+  // firing, half of it before and after the middle.
+  const std::vector<Pose<double>> final_sweeps = SweepMotions(motions, timing);
+  for (size_t k = 0; k < frames.size(); ++k) {
+    estimate.start_poses.push_back(
+        physics::ComposePoses(estimate.poses[k], PartOf(final_sweeps[k], -0.5)));
+    estimate.end_poses.push_back(
+        physics::ComposePoses(estimate.poses[k], PartOf(final_sweeps[k], 0.5)));
+  }
+  estimate.pairs = std::move(pairs);
   return estimate;
 }
 
@@ -215,6 +443,10 @@ void RegistrationOptions::Check(ConfigCheck& check) const {
                "must be in (0, 100], got " + NumberText(max_correspondence_factor));
   if (!(min_fitness >= 0 && min_fitness <= 1))
     check.Fail("min_fitness", "must be in [0, 1], got " + NumberText(min_fitness));
+  if (!(min_width_ratio >= 0 && min_width_ratio < 1))
+    check.Fail("min_width_ratio", "must be in [0, 1), got " + NumberText(min_width_ratio));
+  if (deskew_rounds < 0 || deskew_rounds > 10)
+    check.Fail("deskew_rounds", "must be in 0..10, got " + std::to_string(deskew_rounds));
 }
 
 Status RegistrationOptions::Validate() const {
@@ -233,6 +465,18 @@ Expected<PoseEstimate> EstimatePoses(const std::vector<Frame>& frames,
   } catch (const std::exception& e) {
     return Error{fmt::format("estimate poses: {}", e.what())};
   }
+}
+
+const char* FiringClockName(FiringClock clock) {
+  switch (clock) {
+    case FiringClock::kTimestamp:
+      return "timestamp_s";
+    case FiringClock::kColumn:
+      return "column";
+    case FiringClock::kNone:
+      break;
+  }
+  return "none";
 }
 
 }  // namespace lt
