@@ -82,17 +82,18 @@ Expected<std::string> EstimateRecordingPoses(PosedRecording& rec, size_t first, 
                                 rec.frames.begin() + static_cast<std::ptrdiff_t>(last) + 1);
   auto estimate = EstimatePoses(span, RegistrationOptions{});
   if (!estimate.ok()) return Error{"estimating poses by ICP: " + estimate.message()};
-  // ICP aligns each frame as a rigid cloud, so its pose is the frame's mean instant: the
-  // middle of the revolution.
+  // The frames' start and end poses from the deskewed estimate (each frame's motion within
+  // its revolution).
   for (size_t k = 0; k < span.size(); ++k) {
-    rec.start_poses[first + k] = PoseAtFrameTime(estimate->poses, static_cast<double>(k) - 0.5);
-    rec.end_poses[first + k] = PoseAtFrameTime(estimate->poses, static_cast<double>(k) + 0.5);
+    rec.start_poses[first + k] = estimate->start_poses[k];
+    rec.end_poses[first + k] = estimate->end_poses[k];
   }
   std::string report =
       fmt::format("poses of frames {}..{} estimated by ICP (point-to-plane, scales", first, last);
   for (double v : RegistrationOptions{}.voxel_m)
     report += fmt::format(" {:g}", v);
-  report += " m):\n";
+  report += fmt::format(" m; deskewed by {} over {} rounds):\n", FiringClockName(estimate->clock),
+                        estimate->rounds);
   for (const PairRegistration& p : estimate->pairs) {
     const auto& q = p.motion.rotation;
     const double turned = 2 * std::acos(std::min(1.0, std::fabs(q.w))) * 180 / std::numbers::pi;
