@@ -130,6 +130,49 @@ void AppendSurfel(const Vec3<double>& centre, const Vec3<double>& origin, const 
   triangles.push_back({first, first + 2, first + 3});
 }
 
+// The ground under a frame's sensor, which its blind cone hides: a disc in the plane fitted
+// to the nearest returns of its lowest rings, out to just beyond them.
+struct GroundDisc {
+  Vec3<double> centre, normal;  // world
+  double radius_m;
+  float reflectance;
+};
+
+// Least-squares plane z = a x + b y + c through points (sensor frame), twice with the points
+// farther than 3 times the RMS (at least 2 cm) from the first fit left out. False when fewer
+// than 50 points remain, the RMS exceeds 5 cm, or the plane tilts more than 15 deg.
+bool FitGroundPlane(std::vector<Vec3<double>> points, double* a, double* b, double* c) {
+  for (int pass = 0; pass < 2; ++pass) {
+    if (points.size() < 50) return false;
+    double sxx = 0, sxy = 0, syy = 0, sx = 0, sy = 0, n = 0, sxz = 0, syz = 0, sz = 0;
+    for (const auto& p : points) {
+      sxx += p.x * p.x, sxy += p.x * p.y, syy += p.y * p.y, sx += p.x, sy += p.y, n += 1;
+      sxz += p.x * p.z, syz += p.y * p.z, sz += p.z;
+    }
+    // Normal equations [sxx sxy sx; sxy syy sy; sx sy n] [a b c] = [sxz syz sz], by Cramer.
+    const auto det3 = [](double m00, double m01, double m02, double m10, double m11, double m12,
+                         double m20, double m21, double m22) {
+      return m00 * (m11 * m22 - m12 * m21) - m01 * (m10 * m22 - m12 * m20) +
+             m02 * (m10 * m21 - m11 * m20);
+    };
+    const double d = det3(sxx, sxy, sx, sxy, syy, sy, sx, sy, n);
+    if (!(std::fabs(d) > 1e-12)) return false;
+    *a = det3(sxz, sxy, sx, syz, syy, sy, sz, sy, n) / d;
+    *b = det3(sxx, sxz, sx, sxy, syz, sy, sx, sz, n) / d;
+    *c = det3(sxx, sxy, sxz, sxy, syy, syz, sx, sy, sz) / d;
+    double ss = 0;
+    for (const auto& p : points)
+      ss += (p.z - (*a * p.x + *b * p.y + *c)) * (p.z - (*a * p.x + *b * p.y + *c));
+    const double rms = std::sqrt(ss / n);
+    if (pass == 1) return rms <= 0.05 && std::hypot(*a, *b) <= std::tan(15 * kPi / 180);
+    const double keep = std::max(0.02, 3 * rms);
+    std::erase_if(points, [&](const Vec3<double>& p) {
+      return std::fabs(p.z - (*a * p.x + *b * p.y + *c)) > keep;
+    });
+  }
+  return false;
+}
+
 // A return that gets a surfel, and the scan's spacing around it.
 struct SurfelWanted {
   uint32_t vertex;
@@ -229,6 +272,7 @@ Expected<ReconstructedSurface> MeshRangeImages(const PosedFrames& input,
   std::vector<uint32_t> vertex_frame;
   std::vector<std::vector<std::array<uint32_t, 3>>> frame_triangles(input.frames.size());
   std::vector<SurfelWanted> wanted;
+  std::vector<GroundDisc> discs;
   for (size_t k = 0; k < input.frames.size(); ++k) {
     const Frame& f = input.frames[k];
     if (f.channel.size() != f.size())
@@ -297,6 +341,45 @@ Expected<ReconstructedSurface> MeshRangeImages(const PosedFrames& input,
       fixed_reflectance.push_back(NAN);
       for (uint32_t v : t)
         covered[v] = true;
+    }
+    // 3a. The ground in the blind cone: the nearest returns of the three lowest rings (sensor
+    // frame at the frame's start), a plane through them, a disc to just beyond them.
+    if (o.fill_ground && order.size() >= 3) {
+      std::vector<Vec3<double>> near;
+      std::vector<double> horizontal, intensity;
+      for (size_t r = 0; r < 3; ++r)
+        for (const RingPoint& q : rings[order[r].second])
+          if (g.range[q.vertex] <= o.ground_max_range_m) {
+            const Vec3<double> p = g.range[q.vertex] * g.direction[q.vertex];
+            near.push_back(p);
+            horizontal.push_back(std::hypot(p.x, p.y));
+            intensity.push_back(vertex_intensity[q.vertex + first_vertex]);
+          }
+      double a = 0, b = 0, c = 0;
+      if (FitGroundPlane(near, &a, &b, &c) && c < 0) {
+        const physics::Pose<double>& at = input.start_poses[k];
+        Vec3<double> n{-a, -b, 1};
+        n = (1 / std::sqrt(Dot(n, n))) * n;
+        // R0 of the ground: the median over the returns, each read at its incidence on the
+        // plane.
+        std::vector<double> r0;
+        for (size_t i = 0; i < near.size(); ++i) {
+          const double range = std::sqrt(Dot(near[i], near[i]));
+          const double v =
+              o.reading.Reflectance(intensity[i], range, std::fabs(Dot(n, near[i])) / range, 89.9);
+          if (std::isfinite(v)) r0.push_back(v);
+        }
+        std::nth_element(horizontal.begin(), horizontal.begin() + horizontal.size() / 10,
+                         horizontal.end());
+        const double inner = horizontal[horizontal.size() / 10];  // the blind cone's edge
+        float reflectance = NAN;  // no reading: the scene writer gives it the median
+        if (!r0.empty()) {
+          std::nth_element(r0.begin(), r0.begin() + r0.size() / 2, r0.end());
+          reflectance = static_cast<float>(r0[r0.size() / 2]);
+        }
+        discs.push_back({physics::TransformPoint(at, Vec3<double>{0, 0, c}),
+                         physics::Rotate(at.rotation, n), inner + o.ground_margin_m, reflectance});
+      }
     }
     if (o.surfels == RangeImageMeshOptions::Surfels::kNone) continue;
     // Surfels wanted for the returns no triangle covers: a ring's height is half the elevation
@@ -410,6 +493,33 @@ Expected<ReconstructedSurface> MeshRangeImages(const PosedFrames& input,
       vertex_range.push_back(NAN);
     }
   }
+  // 5b. The ground discs: a fan of kDiscSegments triangles each.
+  constexpr int kDiscSegments = 48;
+  for (const GroundDisc& d : discs) {
+    Vec3<double> u = Cross(d.normal, Vec3<double>{1, 0, 0});
+    if (Dot(u, u) < 1e-6) u = Cross(d.normal, Vec3<double>{0, 1, 0});
+    u = (1 / std::sqrt(Dot(u, u))) * u;
+    const Vec3<double> v = Cross(d.normal, u);
+    const uint32_t centre = static_cast<uint32_t>(surface.vertices.size());
+    surface.vertices.push_back({d.centre.x, d.centre.y, d.centre.z});
+    for (int s = 0; s < kDiscSegments; ++s) {
+      const double phi = 2 * kPi * s / kDiscSegments;
+      const Vec3<double> p =
+          d.centre + (d.radius_m * std::cos(phi)) * u + (d.radius_m * std::sin(phi)) * v;
+      surface.vertices.push_back({p.x, p.y, p.z});
+    }
+    for (int s = 0; s < kDiscSegments; ++s) {
+      surface.triangles.push_back({centre, centre + 1 + static_cast<uint32_t>(s),
+                                   centre + 1 + static_cast<uint32_t>((s + 1) % kDiscSegments)});
+      fixed_reflectance.push_back(d.reflectance);
+    }
+    for (int s = 0; s <= kDiscSegments; ++s) {  // keep the per-vertex arrays aligned
+      vertex_origin.push_back(d.centre);
+      vertex_intensity.push_back(NAN);
+      vertex_range.push_back(NAN);
+    }
+  }
+
   // 6. Reflectance: each vertex's normal from the triangles around it (area-weighted), then
   // R0 from its return; each triangle the mean of its vertices that have one.
   std::vector<Vec3<double>> normal(surface.vertices.size(), Vec3<double>{0, 0, 0});
