@@ -4,8 +4,9 @@
 # reconstructed from the others and compared with the recorded frame; beside it, the recorded
 # frame against its real neighbour (the floor). One report per recording over its folds, one
 # for the floors.
-#   OS-1-128 (3 frames, SLAM poses holding the end of each frame: --pose-at end, the instant
-#     that fits best, docs/validation.md "Poses");
+#   OS-1-128 (3 frames): with the capture's SLAM poses (holding the end of each frame:
+#     --pose-at end, the instant that fits best, docs/validation.md "Poses"), and with poses
+#     estimated by ICP instead;
 #   HDL-32E (7 frames, no poses: estimated by ICP; frames 0 and 6 are partial revolutions, so
 #     frames 1-5, each from the other four);
 #   VLP-16 (2 frames, frame 0 a third of a revolution: frame 1 from frame 0, static sensor).
@@ -41,6 +42,10 @@ os1_args=(--recording "${os1}_lb_n3.pcap" --metadata "$os1.json"
           --poses "${os1}_lb_n3_poses_kitti.txt" --pose-at end)
 for k in 0 1 2; do reproduce os1-128 $k "${os1_args[@]}"; done
 report os1-128
+for k in 0 1 2; do
+  reproduce os1-128-icp $k --recording "${os1}_lb_n3.pcap" --metadata "$os1.json"
+done
+report os1-128-icp
 
 hdl=(--recording "$real/rust-lidar-utils/hdl32_example.pcap"
      --calibration "$real/ros-velodyne/32db.yaml" --rotation-rate-hz 11.72)
