@@ -61,7 +61,7 @@ reproduce vlp16 1 "${vlp[@]}"
 report vlp16
 
 if [ "${METHODS:-0}" = 1 ]; then
-  for method in range-image surfels poisson ball-pivoting tsdf; do
+  for method in ${METHOD_LIST:-range-image surfels poisson ball-pivoting tsdf}; do
     for k in 0 1 2; do
       start=$(date +%s.%N)
       reproduce "method-$method-os1-128" $k "${os1_args[@]}" --method "$method" >/dev/null

@@ -334,13 +334,13 @@ Expected<ReconstructedSurface> MeshRangeImages(const PosedFrames& input,
     if (o.surfels != RangeImageMeshOptions::Surfels::kOnly)
       for (size_t r = 0; r + 1 < order.size(); ++r)
         mesher.JoinRings(g, rings[order[r].second], rings[order[r + 1].second], local);
-    std::vector<bool> covered(g.range.size(), false);
+    std::vector<int> fan(g.range.size(), 0);  // triangles around each return
     for (const auto& t : local) {
       surface.triangles.push_back({t[0] + first_vertex, t[1] + first_vertex, t[2] + first_vertex});
       frame_triangles[k].push_back(surface.triangles.back());
       fixed_reflectance.push_back(NAN);
       for (uint32_t v : t)
-        covered[v] = true;
+        ++fan[v];
     }
     // 3a. The ground in the blind cone: the nearest returns of the three lowest rings (sensor
     // frame at the frame's start), a plane through them, a disc to just beyond them.
@@ -384,6 +384,7 @@ Expected<ReconstructedSurface> MeshRangeImages(const PosedFrames& input,
     if (o.surfels == RangeImageMeshOptions::Surfels::kNone) continue;
     // Surfels wanted for the returns no triangle covers: a ring's height is half the elevation
     // gaps to its neighbours above and below. Made after the consensus has moved the points.
+    auto covered = [&](uint32_t v) { return fan[v] >= o.min_fan_triangles; };
     const Vec3<double> up =
         physics::Rotate(input.start_poses[k].rotation, Vec3<double>{0, 0, 1});  // spin axis
     for (size_t r = 0; r < order.size(); ++r) {
@@ -396,7 +397,7 @@ Expected<ReconstructedSurface> MeshRangeImages(const PosedFrames& input,
       const double max_gap = o.max_gap_steps * azimuth_step;
       for (size_t i = 0; i + 1 < ring.size(); ++i) {  // the last entry repeats the first
         const RingPoint& p = ring[i];
-        if (covered[p.vertex]) continue;
+        if (covered(p.vertex)) continue;
         SurfelWanted w{p.vertex + first_vertex, azimuth_step, ring_step, up};
         // Its neighbours left and right, below and above: if the ranges run on smoothly
         // through it both ways (small second differences, as on ground seen at grazing
