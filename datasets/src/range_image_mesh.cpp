@@ -10,6 +10,7 @@
 #include <thread>
 
 #include "lidartwin/sim/ray_caster.h"
+#include "parallel_for.h"
 
 namespace lt {
 namespace {
@@ -223,33 +224,24 @@ void FuseAlongRays(const RangeImageMeshOptions& o, const std::vector<uint32_t>& 
   const double cos_max = std::cos(o.max_incidence_deg * kPi / 180);
   const size_t n = vertex_range.size();
   std::vector<double> fused(n);
-  const unsigned threads = std::max(1u, std::min(8u, std::thread::hardware_concurrency()));
-  auto work = [&](unsigned part) {
-    for (size_t v = part; v < n; v += threads) {
-      const Vec3<double> origin = vertex_origin[v];
-      const auto& p = surface.vertices[v];
-      const double r = vertex_range[v];
-      const Vec3<double> dir = (1.0 / r) * (Vec3<double>{p[0], p[1], p[2]} - origin);
-      double sum = r;
-      int count = 1;
-      for (size_t k = 0; k < frames; ++k) {
-        if (k == vertex_frame[v] || !casters[k]) continue;
-        const RayHit hit = casters[k]->Closest(origin, dir, std::max(0.0, r - o.consensus_window_m),
-                                               r + o.consensus_window_m);
-        if (hit.hit && std::fabs(Dot(hit.normal, dir)) >= cos_max) {
-          sum += hit.distance_m;
-          ++count;
-        }
+  ParallelFor(n, [&](size_t v) {
+    const Vec3<double> origin = vertex_origin[v];
+    const auto& p = surface.vertices[v];
+    const double r = vertex_range[v];
+    const Vec3<double> dir = (1.0 / r) * (Vec3<double>{p[0], p[1], p[2]} - origin);
+    double sum = r;
+    int count = 1;
+    for (size_t k = 0; k < frames; ++k) {
+      if (k == vertex_frame[v] || !casters[k]) continue;
+      const RayHit hit = casters[k]->Closest(origin, dir, std::max(0.0, r - o.consensus_window_m),
+                                             r + o.consensus_window_m);
+      if (hit.hit && std::fabs(Dot(hit.normal, dir)) >= cos_max) {
+        sum += hit.distance_m;
+        ++count;
       }
-      fused[v] = sum / count;
     }
-  };
-  std::vector<std::thread> pool;
-  for (unsigned part = 1; part < threads; ++part)
-    pool.emplace_back(work, part);
-  work(0);
-  for (auto& t : pool)
-    t.join();
+    fused[v] = sum / count;
+  });
   for (size_t v = 0; v < n; ++v) {
     const auto& p = surface.vertices[v];
     const Vec3<double> origin = vertex_origin[v];

@@ -10,6 +10,7 @@
 
 #include "lidartwin/datasets/range_image_mesh.h"
 #include "lidartwin/sim/ray_caster.h"
+#include "parallel_for.h"
 
 namespace lt {
 
@@ -31,22 +32,6 @@ size_t RemoveVoted(ReconstructedSurface& surface, const std::vector<uint16_t>& v
   surface.triangles.resize(kept);
   surface.triangle_reflectance.resize(kept);
   return removed;
-}
-
-// Runs work(i) for i in [0, n) over the machine's threads (at most 8).
-template <typename Work>
-void ParallelFor(size_t n, const Work& work) {
-  const unsigned threads = std::max(1u, std::min(8u, std::thread::hardware_concurrency()));
-  auto part = [&](unsigned p) {
-    for (size_t i = p; i < n; i += threads)
-      work(i);
-  };
-  std::vector<std::thread> pool;
-  for (unsigned p = 1; p < threads; ++p)
-    pool.emplace_back(part, p);
-  part(0);
-  for (auto& t : pool)
-    t.join();
 }
 
 // One frame as its sensor saw it: its own range-image surface (mesh and surfels) in the world,
@@ -182,44 +167,32 @@ Expected<VisibilityCarvingSummary> CarveByReturnRays(ReconstructedSurface& surfa
   constexpr int kMaxCrossingsPerRay = 16;  // a ray through more layers than this is an outlier
   std::vector<std::atomic<uint16_t>> votes(surface.triangles.size());
   std::atomic<size_t> rays{0}, crossings{0};
-  // The rays of one frame, split over the machine's threads (Closest is thread-safe).
+  // Every return's ray, over the machine's threads (Closest is thread-safe).
   for (size_t k = 0; k < frames.frames.size(); ++k) {
     const Frame& f = frames.frames[k];
-    const unsigned threads = std::max(1u, std::min(8u, std::thread::hardware_concurrency()));
-    auto work = [&](unsigned part) {
-      size_t my_rays = 0, my_crossings = 0;
-      for (size_t i = part; i < f.size(); i += threads) {
-        const double r = f.range_m[i];
-        if (!(r >= o.min_range_m && r <= o.max_range_m)) continue;
-        const Vec3<double> p{f.x_m[i], f.y_m[i], f.z_m[i]};
-        const double norm = std::sqrt(Dot(p, p));
-        if (!std::isfinite(norm) || !(norm > 0)) continue;
-        const auto pose = PoseOfPoint(frames, k, i);
-        const Vec3<double> dir = physics::Rotate(pose.rotation, (1.0 / norm) * p);
-        const double stop = norm - o.margin_m - o.margin_fraction * norm;
-        ++my_rays;
-        double t = o.min_range_m;
-        for (int n = 0; n < kMaxCrossingsPerRay && t < stop; ++n) {
-          const RayHit hit = caster->Closest(pose.translation, dir, t, stop);
-          if (!hit.hit) break;
-          if (std::fabs(Dot(hit.normal, dir)) >= cos_max) {
-            uint16_t v = votes[hit.triangle].load(std::memory_order_relaxed);
-            while (v < UINT16_MAX && !votes[hit.triangle].compare_exchange_weak(v, v + 1)) {
-            }
-            ++my_crossings;
+    ParallelFor(f.size(), [&](size_t i) {
+      const double r = f.range_m[i];
+      if (!(r >= o.min_range_m && r <= o.max_range_m)) return;
+      const Vec3<double> p{f.x_m[i], f.y_m[i], f.z_m[i]};
+      const double norm = std::sqrt(Dot(p, p));
+      if (!std::isfinite(norm) || !(norm > 0)) return;
+      const auto pose = PoseOfPoint(frames, k, i);
+      const Vec3<double> dir = physics::Rotate(pose.rotation, (1.0 / norm) * p);
+      const double stop = norm - o.margin_m - o.margin_fraction * norm;
+      ++rays;
+      double t = o.min_range_m;
+      for (int n = 0; n < kMaxCrossingsPerRay && t < stop; ++n) {
+        const RayHit hit = caster->Closest(pose.translation, dir, t, stop);
+        if (!hit.hit) break;
+        if (std::fabs(Dot(hit.normal, dir)) >= cos_max) {
+          uint16_t v = votes[hit.triangle].load(std::memory_order_relaxed);
+          while (v < UINT16_MAX && !votes[hit.triangle].compare_exchange_weak(v, v + 1)) {
           }
-          t = hit.distance_m + 1e-4;  // on to the next layer
+          ++crossings;
         }
+        t = hit.distance_m + 1e-4;  // on to the next layer
       }
-      rays += my_rays;
-      crossings += my_crossings;
-    };
-    std::vector<std::thread> pool;
-    for (unsigned part = 1; part < threads; ++part)
-      pool.emplace_back(work, part);
-    work(0);
-    for (auto& t : pool)
-      t.join();
+    });
   }
   summary.rays = rays;
   summary.crossings = crossings;
