@@ -64,7 +64,7 @@ int ReproduceCommand(const std::vector<std::string>& argv) {
       "         [--poses KITTI.txt [--pose-at start|middle|end] | --static]\n"
       "         [--rotation-rate-hz R] [--detector recording|capability|ideal]\n"
       "         [--intensity auto|reflectivity|raw] [--method range-image|surfels|poisson|\n"
-      "         ball-pivoting] [--depth 10] [--voxel-m 0.05] [--max-range-m 80] [--seed S]\n"
+      "         ball-pivoting|tsdf] [--depth 10] [--voxel-m 0.05] [--max-range-m 80] [--seed S]\n"
       "         --out DIR\n"
       "  writes DIR/sensor.yaml, DIR/scene/, DIR/trajectory.yaml, DIR/sim.h5,\n"
       "  DIR/metrics.json, DIR/floor_metrics.json and DIR/report/\n"

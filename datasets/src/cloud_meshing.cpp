@@ -13,7 +13,6 @@
 #include "reconstruction_steps.h"
 
 namespace lt::reconstruction {
-namespace {
 
 // The grid of voxel_m over the cloud's extent: a voxel larger than the cloud leaves nothing to
 // mesh, and too fine a grid overflows Open3D's voxel indices (it throws beyond 2^31 per axis).
@@ -24,7 +23,7 @@ Status CheckVoxelAgainstExtent(const open3d::geometry::PointCloud& cloud, double
       fmt::format("the cloud spans {:.4g} x {:.4g} x {:.4g} m", extent.x(), extent.y(), extent.z());
   if (!(voxel_m < longest))
     return Error{fmt::format(
-        "reconstruct: voxel_m {} m is not smaller than the cloud ({}), so thinning would leave "
+        "reconstruct: voxel_m {} m is not smaller than the cloud ({}), so its voxels would leave "
         "nothing to mesh",
         NumberText(voxel_m), spans)};
   if (longest / voxel_m > kMaxVoxelsPerAxis)
@@ -34,8 +33,6 @@ Status CheckVoxelAgainstExtent(const open3d::geometry::PointCloud& cloud, double
         NumberText(voxel_m), spans, kMaxVoxelsPerAxis, longest / kMaxVoxelsPerAxis)};
   return {};
 }
-
-}  // namespace
 
 Expected<ReconstructedSurface> MeshMergedCloud(const PosedFrames& input,
                                                const ReconstructOptions& o,

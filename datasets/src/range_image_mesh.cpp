@@ -271,7 +271,7 @@ Expected<ReconstructedSurface> MeshRangeImages(const PosedFrames& input,
       return Error{fmt::format(
           "range-image meshing: frame {} has no channel field (the laser of each return), so "
           "its returns cannot be joined ring to ring; a point cloud without one needs method "
-          "poisson or ball-pivoting (--method)",
+          "poisson, ball-pivoting or tsdf (--method)",
           k)};
     // 1. Valid first returns, grouped by channel.
     FrameGeometry g;

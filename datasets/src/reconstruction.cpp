@@ -67,7 +67,7 @@ void ReconstructOptions::Check(ConfigCheck& check) const {
   if (std::find(std::begin(kReconstructMethods), std::end(kReconstructMethods), method) ==
       std::end(kReconstructMethods))
     check.Fail("method",
-               "'" + method + "' (expected range-image, surfels, poisson or ball-pivoting)");
+               "'" + method + "' (expected range-image, surfels, poisson, ball-pivoting or tsdf)");
   if (poisson_depth < 4 || poisson_depth > 14)
     check.Fail("poisson_depth", "must be in 4..14, got " + std::to_string(poisson_depth));
   if (!(density_quantile >= 0 && density_quantile < 1))
@@ -102,12 +102,15 @@ Status ReconstructOptions::Validate() const {
 namespace {
 
 using reconstruction::kCloudSteps;
+using reconstruction::kTsdfSteps;
 
 // The steps Reconstruct announces for a method, in order.
 std::vector<const char*> StepsOf(const ReconstructOptions& o) {
   std::vector<const char*> steps;
   if (o.method == "range-image" || o.method == "surfels")
     steps.push_back(o.method == "surfels" ? "making surfels" : "meshing range images");
+  else if (o.method == "tsdf")
+    steps.assign(std::begin(kTsdfSteps), std::end(kTsdfSteps));
   else
     steps.assign(std::begin(kCloudSteps), std::end(kCloudSteps));
   if (o.carve) steps.push_back("carving what the frames saw through");
@@ -148,6 +151,9 @@ Expected<ReconstructionSummary> ReconstructUnguarded(const PosedFrames& input,
     surface = MeshRangeImages(input, mo);
     if (!surface.ok()) return Error{"reconstruct: " + surface.message()};
     summary.used_points = surface->vertices.size();
+  } else if (o.method == "tsdf") {
+    surface = reconstruction::MeshByTsdf(input, o, begin_step, summary);
+    if (!surface.ok()) return surface.error();
   } else {
     surface = reconstruction::MeshMergedCloud(input, o, begin_step, summary);
     if (!surface.ok()) return surface.error();

@@ -1,6 +1,7 @@
 // Reconstruct's steps, one file each (issue 12): the merged-cloud methods (Open3D Poisson and
-// ball pivoting, cloud_meshing.cpp) and the scene writer (reconstructed_scene_writer.cpp). The
-// range-image mesher and visibility carving have public headers of their own.
+// ball pivoting, cloud_meshing.cpp), TSDF fusion (tsdf_fusion.cpp) and the scene writer
+// (reconstructed_scene_writer.cpp). The range-image mesher and visibility carving have public
+// headers of their own.
 #pragma once
 
 #include <fmt/core.h>
@@ -10,6 +11,10 @@
 #include <functional>
 
 #include "lidartwin/datasets/reconstruction.h"
+
+namespace open3d::geometry {
+class PointCloud;
+}
 
 namespace lt::reconstruction {
 
@@ -38,6 +43,25 @@ Expected<ReconstructedSurface> MeshMergedCloud(const PosedFrames& input,
                                                const ReconstructOptions& o,
                                                const BeginStep& begin_step,
                                                ReconstructionSummary& summary);
+
+// Refuses a voxel_m not smaller than the cloud's longest side, or finer than kMaxVoxelsPerAxis
+// along it (the message names voxel_m, the extent and the limit).
+Status CheckVoxelAgainstExtent(const open3d::geometry::PointCloud& cloud, double voxel_m);
+
+// The steps MeshByTsdf announces, in order.
+inline constexpr const char* kTsdfSteps[] = {"placing returns in the world", "estimating normals",
+                                             "integrating depth images", "extracting the surface",
+                                             "estimating reflectance"};
+
+// TSDF fusion (Open3D's ScalableTSDFVolume, voxel_m voxels, truncation at 4 voxels) of each
+// frame's returns drawn as surfels into six cube-map depth images around its sensor; marching
+// cubes gives
+// the surface, each triangle's reflectance the mean over the returns nearest it. Refuses a
+// voxel_m whose volume would exceed 2^26 voxels (3 GiB), naming the voxel_m that fits. Sets
+// summary.input_points and used_points.
+Expected<ReconstructedSurface> MeshByTsdf(const PosedFrames& input, const ReconstructOptions& o,
+                                          const BeginStep& begin_step,
+                                          ReconstructionSummary& summary);
 
 // Splits the surface into o.reflectance_bins classes (a triangle without a reflectance gets
 // the median), and writes one PLY per class, materials.yaml and scene.yaml into out_dir, all

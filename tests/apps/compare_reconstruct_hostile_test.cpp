@@ -186,7 +186,8 @@ TEST(ReconstructCliHostile, EveryNumericOptionOutsideItsRangeIsRefused) {
       {"--max-range-m 0.5", "option --max-range-m: must exceed min_range_m, got 0.5"},
       {"--columns 5000000", "option --columns: must be in 0..1048576"},
       {"--method marching-cubes",
-       "option --method: 'marching-cubes' (expected range-image, surfels, poisson or "},
+       "option --method: 'marching-cubes' (expected range-image, surfels, poisson, "
+       "ball-pivoting or tsdf)"},
       {"--voxel-m nan", "--voxel-m"},
   };
   test::TempDir dir;

@@ -82,7 +82,7 @@ TEST(OptionsValidate, ReconstructOptions) {
   ExpectRules<ReconstructOptions>(
       {}, "reconstruct options",
       {{"method", [](auto& o) { o.method = "marching-cubes"; },
-        "'marching-cubes' (expected range-image, surfels, poisson or ball-pivoting)"},
+        "'marching-cubes' (expected range-image, surfels, poisson, ball-pivoting or tsdf)"},
        {"poisson_depth", [](auto& o) { o.poisson_depth = 3; }, "must be in 4..14, got 3"},
        {"density_quantile", [](auto& o) { o.density_quantile = 1; }, "must be in [0, 1), got 1"},
        {"voxel_m", [](auto& o) { o.voxel_m = 0; }, "must be positive, got 0"},

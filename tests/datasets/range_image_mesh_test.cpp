@@ -221,7 +221,7 @@ TEST(RangeImageMesh, AFrameWithoutChannelsNamesTheMethodsThatNeedNone) {
   auto s = MeshRangeImages(test::Posed({f}, {{0, 0, 0}}), {});
   ASSERT_FALSE(s.ok());
   EXPECT_NE(s.message().find("frame 0 has no channel field"), std::string::npos) << s.message();
-  EXPECT_NE(s.message().find("poisson or ball-pivoting"), std::string::npos) << s.message();
+  EXPECT_NE(s.message().find("poisson, ball-pivoting or tsdf"), std::string::npos) << s.message();
 }
 
 // The reflectance of a wall of R0 = 0.5 read back from the simulated intensities

@@ -135,7 +135,7 @@ TEST(ReconstructHostile, DegenerateCloudsGiveAnErrorOrAResultNeverACrash) {
     }
     cases.emplace_back("non-finite values", poisoned);
   }
-  for (const auto& method : {"poisson", "ball-pivoting"}) {
+  for (const auto& method : {"poisson", "ball-pivoting", "tsdf"}) {
     for (const auto& [name, input] : cases) {
       SCOPED_TRACE(std::string(method) + ", " + name);
       ReconstructOptions o = Fast();

@@ -5,6 +5,8 @@
 //   poisson       points of all frames merged in the world (each at its own firing time),
 //                 normals towards the sensor, Open3D's screened Poisson, low-density trimming
 //   ball-pivoting the same merged points, Open3D's ball pivoting
+//   tsdf          each frame's returns drawn into cube-map depth images around its sensor,
+//                 fused in Open3D's truncated signed distance volume, marching cubes
 // then visibility carving (visibility_carving.h: what a frame saw through is removed), and
 // each surface's reflectance estimated by inverting the intensity model. The result is a
 // scene the simulator loads. docs/validation.md compares the methods on real recordings.
@@ -36,13 +38,13 @@ constexpr size_t kMinReconstructionPoints = 100;
 
 // The methods ReconstructOptions::method accepts, the default first.
 inline constexpr const char* kReconstructMethods[] = {"range-image", "surfels", "poisson",
-                                                      "ball-pivoting"};
+                                                      "ball-pivoting", "tsdf"};
 
 struct ReconstructOptions {
   std::string method = kReconstructMethods[0];
   int poisson_depth = 10;          // octree depth: cell = scene extent / 2^depth
   double density_quantile = 0.05;  // Poisson vertices below this density quantile are removed
-  double voxel_m = 0.05;           // merged points are thinned to one per voxel
+  double voxel_m = 0.05;           // merged points thinned to one per voxel; tsdf's voxel
   double max_gap_m = 0.3;          // mesh vertices farther than this from any point are cut
   double min_range_m = 1.0;        // drop points nearer than this (the vehicle, the operator)
   double max_range_m = 80.0;
