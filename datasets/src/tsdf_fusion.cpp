@@ -38,8 +38,8 @@ using physics::Vec3;
 // columns), so each return's splat (SplatFrame) decides the coverage, not the face's pixels.
 constexpr int kFacePixels = 512;
 constexpr double kFaceFocalPx = kFacePixels / 2.0;  // tan(45 deg) at the face's edge
-// The SDF is truncated at this many voxels: range noise of a few centimetres and a splat's flat
-// depth across a beam's footprint stay inside the band; thin objects keep their backs.
+// The SDF is truncated at this many voxels: range noise of a few centimetres and a surfel's
+// error across a beam's footprint stay inside the band; thin objects keep their backs.
 constexpr double kTruncationVoxels = 4;
 // Voxels along each side of Open3D's blocks (its volume_unit_resolution, 16 by default). Every
 // block within the truncation band of a return is allocated; returns beyond ~10 m lie farther
