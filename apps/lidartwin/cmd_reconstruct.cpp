@@ -1,8 +1,12 @@
 // lidartwin reconstruct: recorded frames (+ poses) to a scene the simulator loads.
 #include <fmt/core.h>
 
+#include <unistd.h>
+
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
+#include <cstring>
 
 #include "args.h"
 #include "commands.h"
@@ -104,6 +108,25 @@ int ReconstructCommand(const std::vector<std::string>& argv) {
     return usage_error("give --poses or --static, not both");
   auto pose_fraction = PoseFractionOf(args->Get("--pose-at", "start"));
   if (!pose_fraction.ok()) return usage_error(pose_fraction.message());
+  if (args->Has("--pose-at") && !args->Has("--poses"))
+    return usage_error("--pose-at says when the poses of --poses hold; give it with --poses");
+  // The output folder must be writable before the recording is read and meshed.
+  // (Nothing is created yet: a failure later leaves no empty folder.)
+  {
+    std::filesystem::path at = std::filesystem::absolute(args->Get("--out"));
+    std::error_code ec;
+    while (!std::filesystem::exists(at, ec) && at.has_parent_path() && at != at.parent_path())
+      at = at.parent_path();
+    std::string problem;
+    if (!std::filesystem::is_directory(at, ec))
+      problem = at.string() + ": not a folder";
+    else if (::access(at.c_str(), W_OK) != 0)
+      problem = at.string() + ": cannot write there: " + std::strerror(errno);
+    if (!problem.empty()) {
+      fmt::print(stderr, "lidartwin reconstruct: error: option --out: {}\n", problem);
+      return 1;
+    }
+  }
   if (args->Has("--incremental")) {
     if (o.method != "range-image" && o.method != "surfels")
       return usage_error("--incremental meshes range images: --method range-image or surfels");

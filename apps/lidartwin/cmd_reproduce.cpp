@@ -4,6 +4,7 @@
 // compare it with the recorded frame, and the recorded frame with its real neighbour (the
 // floor a simulation can reach); report.
 #include <fmt/core.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
@@ -15,6 +16,8 @@
 #include "lidartwin/compare/metrics.h"
 #include "lidartwin/compare/metrics_json.h"
 #include "lidartwin/datasets/atomic_file.h"
+#include "lidartwin/datasets/interrupt_cleanup.h"
+#include "lidartwin/datasets/output_set.h"
 #include "lidartwin/datasets/recording_sensor_fit.h"
 #include "lidartwin/datasets/sensor_import.h"
 #include "lidartwin/reports/report.h"
@@ -23,6 +26,26 @@
 
 namespace lt::cli {
 namespace {
+
+// What a run writes into --out, replaced as one set (output_set.h).
+constexpr const char* kOutputFiles[] = {"sensor.yaml", "trajectory.yaml", "sim.h5", "metrics.json",
+                                        "floor_metrics.json"};
+constexpr const char* kOutputFolders[] = {"scene", "report"};
+const std::string kStagePrefix = ".reproduce.tmp-";
+
+// The staging folder: registered for removal on an interrupt, removed when the run ends
+// (after its contents moved into place, or not).
+struct StagingFolder {
+  std::filesystem::path dir;
+  explicit StagingFolder(std::filesystem::path d) : dir(std::move(d)) {
+    RegisterTemporaryPath(dir);
+  }
+  ~StagingFolder() {
+    std::error_code ec;
+    std::filesystem::remove_all(dir, ec);
+    UnregisterTemporaryPath(dir);
+  }
+};
 
 int Fail(const std::string& message, int code) {
   fmt::print(stderr, "lidartwin reproduce: {}\n", message);
@@ -121,6 +144,13 @@ int ReproduceCommand(const std::vector<std::string>& argv) {
   if (Status s = ro.Validate(); !s.ok()) return Fail(s.message(), 2);
   auto pose_fraction = PoseFractionOf(args->Get("--pose-at", "start"));
   if (!pose_fraction.ok()) return Fail(pose_fraction.message(), 2);
+  if (args->Has("--pose-at") && !args->Has("--poses"))
+    return Fail("--pose-at says when the poses of --poses hold; give it with --poses", 2);
+  if (*rate != 0 && !(*rate >= kMinRotationRateHz && *rate <= kMaxRotationRateHz))
+    return Fail(fmt::format("option --rotation-rate-hz: must be 0 (the metadata's, or measured "
+                            "from a Velodyne capture) or in {:g}..{:g} Hz, got {}",
+                            kMinRotationRateHz, kMaxRotationRateHz, NumberText(*rate)),
+                2);
   const std::filesystem::path out = args->Get("--out");
   const std::string metadata = args->Get("--metadata", args->Get("--calibration"));
   const auto start = std::chrono::steady_clock::now();
@@ -157,17 +187,40 @@ int ReproduceCommand(const std::vector<std::string>& argv) {
     if (!report.ok()) return Fail("error: " + report.message(), 1);
     fmt::print("{}", *report);
   }
+  // Everything is written into a staging folder inside --out and moved into place as one set
+  // at the end: a failure or an interruption leaves the earlier run's outputs, whole.
   std::error_code ec;
   std::filesystem::create_directories(out, ec);
-  if (ec) return Fail(fmt::format("cannot create {}: {}", out.string(), ec.message()), 1);
+  if (ec) return Fail(fmt::format("error: cannot create {}: {}", out.string(), ec.message()), 1);
+  for (const char* file : kOutputFiles)
+    if (Status s = CheckOutputTarget(out / file); !s.ok()) return Fail("error: " + s.message(), 1);
+  for (const char* folder : kOutputFolders)
+    if (std::filesystem::exists(out / folder) && !std::filesystem::is_directory(out / folder))
+      return Fail(fmt::format("error: {}: exists and is not a folder", (out / folder).string()), 1);
+  RemoveLeftoversOfDeadProcesses(out, kStagePrefix);
+  const std::filesystem::path stage = out / (kStagePrefix + std::to_string(::getpid()));
+  std::filesystem::remove_all(stage, ec);
+  if (!std::filesystem::create_directory(stage, ec))
+    return Fail(fmt::format("error: cannot create {}: {}", stage.string(), ec.message()), 1);
+  const StagingFolder staging(stage);
 
   // 2. The sensor, from the unit's own intrinsics.
   SensorImportOptions import;
   import.rotation_rate_hz = *rate;
+  if (*rate == 0 && rec->reader == "velodyne-pcap") {
+    const double measured = MeasuredRotationRateHz(rec->frames);
+    if (measured >= kMinRotationRateHz && measured <= kMaxRotationRateHz) {
+      import.rotation_rate_hz = measured;
+      fmt::print(
+          "rotation rate: {:.3f} Hz, from the capture's frame durations "
+          "(--rotation-rate-hz sets it)\n",
+          measured);
+    }
+  }
   import.detector = detector == "ideal" ? "ideal" : "capability";
   auto yaml = ImportSensorProfile(metadata, import);
   if (!yaml.ok()) return Fail("error: " + yaml.message(), 1);
-  auto profile = ParseSensorProfile(*yaml, out / "sensor.yaml");
+  auto profile = ParseSensorProfile(*yaml, stage / "sensor.yaml");
   if (!profile.ok()) return Fail("error: " + profile.message(), 1);
   auto input = PickFrames(*rec, list, profile->SpinningView().columns);
   if (!input.ok()) return Fail(input.message(), 2);
@@ -206,12 +259,12 @@ int ReproduceCommand(const std::vector<std::string>& argv) {
   }
   if (Status s = profile->Validate(); !s.ok()) return Fail("error: " + s.message(), 1);
   if (Status s =
-          WriteTextFileAtomically(out / "sensor.yaml", SaveSensorProfile(*profile, profile_note));
+          WriteTextFileAtomically(stage / "sensor.yaml", SaveSensorProfile(*profile, profile_note));
       !s.ok())
     return Fail("error: " + s.message(), 1);
 
   // 4. The scene from the other frames.
-  auto built = Reconstruct(*input, ro, out / "scene");
+  auto built = Reconstruct(*input, ro, stage / "scene");
   if (!built.ok()) return Fail("error: " + built.message(), 1);
   fmt::print(
       "reconstructed from {} frame(s) by {}: {} triangles ({} carved), {} reflectance "
@@ -226,15 +279,15 @@ int ReproduceCommand(const std::vector<std::string>& argv) {
   const std::string header =
       fmt::format("Frame {} of the recording: its start and end poses.", *held_out);
   if (Status s =
-          WriteTextFileAtomically(out / "trajectory.yaml", SaveTrajectory(trajectory, header));
+          WriteTextFileAtomically(stage / "trajectory.yaml", SaveTrajectory(trajectory, header));
       !s.ok())
     return Fail("error: " + s.message(), 1);
   SimulationJob job;
-  job.sensor = out / "sensor.yaml";
-  job.scene = out / "scene/scene.yaml";
-  job.trajectory = out / "trajectory.yaml";
+  job.sensor = stage / "sensor.yaml";
+  job.scene = stage / "scene/scene.yaml";
+  job.trajectory = stage / "trajectory.yaml";
   job.seed = *seed;
-  job.out = out / "sim.h5";
+  job.out = stage / "sim.h5";
   auto sim = RunSimulationJob(job);
   if (!sim.ok()) return Fail("error: " + sim.message(), 1);
   // A raw-intensity sensor: the simulated intensity (100 R0 cos theta) in its units,
@@ -249,7 +302,7 @@ int ReproduceCommand(const std::vector<std::string>& argv) {
   compare::CompareOptions co;
   co.min_range_m = ro.min_range_m;  // the reconstruction ignores what is nearer
   co.beams_per_frame = profile->BeamCount();
-  auto scene = LoadScene(out / "scene/scene.yaml", BuiltInMeshLoader());
+  auto scene = LoadScene(stage / "scene/scene.yaml", BuiltInMeshLoader());
   if (!scene.ok()) return Fail("error: " + scene.message(), 1);
   for (const auto& m : scene->materials.materials)
     co.material_names.push_back(m.name);
@@ -272,10 +325,18 @@ int ReproduceCommand(const std::vector<std::string>& argv) {
   if (!floor.ok()) return Fail("error: the real-vs-real floor: " + floor.message(), 1);
   floor->label = fmt::format("{} frame {} against real frame {}", name, *held_out, neighbour);
   floor->real_file = floor->sim_file = name;
-  Status s = WriteTextFileAtomically(out / "metrics.json", compare::MetricsToJson(*metrics));
+  Status s = WriteTextFileAtomically(stage / "metrics.json", compare::MetricsToJson(*metrics));
   if (s.ok())
-    s = WriteTextFileAtomically(out / "floor_metrics.json", compare::MetricsToJson(*floor));
-  if (s.ok()) s = reports::WriteReport(reports::BuildReport({*metrics}), out / "report");
+    s = WriteTextFileAtomically(stage / "floor_metrics.json", compare::MetricsToJson(*floor));
+  if (s.ok()) s = reports::WriteReport(reports::BuildReport({*metrics}), stage / "report");
+  if (s.ok()) {
+    std::vector<std::pair<std::filesystem::path, std::filesystem::path>> moves;
+    for (const char* file : kOutputFiles)
+      moves.emplace_back(stage / file, out / file);
+    for (const char* folder : kOutputFolders)
+      moves.emplace_back(stage / folder, out / folder);
+    s = CommitOutputSet(moves);
+  }
   if (!s.ok()) return Fail("error: " + s.message(), 1);
   fmt::print("frame {}: {} real and {} simulated points, {} pairs by {}\n", *held_out,
              metrics->real_points, metrics->sim_points, metrics->returns.both,

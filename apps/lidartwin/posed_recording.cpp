@@ -107,6 +107,19 @@ Expected<std::string> EstimateRecordingPoses(PosedRecording& rec, size_t first, 
   return report;
 }
 
+double MeasuredRotationRateHz(const std::vector<Frame>& frames) {
+  std::vector<double> periods;
+  const size_t first = frames.size() >= 3 ? 1 : 0;
+  const size_t last = frames.size() >= 3 ? frames.size() - 1 : frames.size();
+  for (size_t k = first; k < last; ++k) {
+    const double period = frames[k].end_time_s - frames[k].start_time_s;
+    if (period > 0 && std::isfinite(period)) periods.push_back(period);
+  }
+  if (periods.empty()) return 0;
+  std::nth_element(periods.begin(), periods.begin() + periods.size() / 2, periods.end());
+  return 1 / periods[periods.size() / 2];
+}
+
 Expected<PosedFrames> PickFrames(const PosedRecording& rec, const std::vector<double>& list,
                                  uint32_t columns) {
   PosedFrames out;

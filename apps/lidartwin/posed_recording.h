@@ -46,6 +46,11 @@ int ReconstructIncrementally(const Args& args, const ReconstructOptions& o, uint
 // overlap.
 Expected<std::string> EstimateRecordingPoses(PosedRecording& rec, size_t first, size_t last);
 
+// The head's rotation rate from the frames' durations (the median over the frames between the
+// first and the last, which may be partial revolutions; over all of them when there are fewer
+// than three); 0 when the frames carry no times. Velodyne calibrations do not hold the rate.
+double MeasuredRotationRateHz(const std::vector<Frame>& frames);
+
 // The listed frames (indices) with their poses.
 Expected<PosedFrames> PickFrames(const PosedRecording& rec, const std::vector<double>& list,
                                  uint32_t columns);

@@ -27,6 +27,21 @@ int ReconstructIncrementally(const Args& args, const ReconstructOptions& o, uint
     if (!p.ok()) return fail(p.message());
     poses = std::move(*p);
   }
+  // Only a lidartwin .h5 carries its own frame poses; ICP needs every frame in memory, which
+  // --incremental exists to avoid. Without either, every frame would sit at the origin.
+  if (!args.Has("--poses") && !args.Has("--static")) {
+    RecordingOptions peek;
+    peek.format = args.Get("--format");
+    auto source = OpenRecording(file, args.Get("--metadata", args.Get("--calibration")), peek);
+    if (!source.ok()) return fail(source.message());
+    if (source->header().reader != "hdf5") {
+      fmt::print(stderr,
+                 "lidartwin reconstruct: {}: --incremental needs --poses KITTI.txt or --static "
+                 "(a {} recording holds no poses; for ICP poses run without --incremental)\n",
+                 file, source->header().reader);
+      return 2;
+    }
+  }
   std::set<size_t> wanted;
   for (double v : frames) {
     if (!(v >= 0 && v == std::floor(v) && v < 1e9))

@@ -14,6 +14,7 @@
 
 #include "lidartwin/datasets/atomic_file.h"
 #include "lidartwin/datasets/interrupt_cleanup.h"
+#include "lidartwin/datasets/output_set.h"
 #include "lidartwin/datasets/point_cloud_writers.h"
 
 namespace lt {
@@ -124,55 +125,10 @@ Status FrameOutput::ClosePerFrame() {
   for (const auto& t : targets) {
     if (Status s = CheckOutputTarget(t); !s.ok()) return s;
   }
-  // The earlier files at these names are set aside first and put back if anything fails or
-  // the run is interrupted: the set on disk is the earlier one or the new one, never a mix.
-  std::vector<std::filesystem::path> backups(frames_);
-  Status status;
-  for (uint32_t k = 0; k < frames_ && status.ok(); ++k) {
-    std::error_code ec;
-    if (!std::filesystem::exists(std::filesystem::symlink_status(targets[k], ec))) continue;
-    backups[k] = DirectoryOf(targets[k]) /
-                 ("." + targets[k].filename().string() + ".old-" + std::to_string(::getpid()));
-    RegisterBackup(backups[k], targets[k]);
-    std::filesystem::rename(targets[k], backups[k], ec);
-    if (ec) {
-      UnregisterBackup(backups[k]);
-      backups[k].clear();
-      status = Error{targets[k].string() + ": cannot set the earlier file aside: " + ec.message()};
-    }
-  }
-  // New files at the targets are temporaries until all are in place (every earlier file at
-  // these names is aside by now, so an interruption removes only ours).
-  uint32_t moved = 0;
-  if (status.ok()) {
-    for (const auto& t : targets)
-      RegisterTemporaryPath(t);
-    for (; moved < frames_; ++moved) {
-      std::error_code ec;
-      std::filesystem::rename(staging_->FramePath(moved), targets[moved], ec);
-      if (ec) {
-        status = Error{targets[moved].string() + ": cannot move into place: " + ec.message()};
-        break;
-      }
-    }
-  }
-  if (status.ok()) {
-    // The commit point: from here an interruption leaves the new set, whole.
-    ForgetTogether(targets, backups);
-    for (const auto& b : backups) {
-      std::error_code ec;
-      if (!b.empty()) std::filesystem::remove(b, ec);
-    }
-  } else {
-    for (uint32_t k = 0; k < frames_; ++k) {
-      std::error_code ec;
-      if (k < moved) std::filesystem::remove(targets[k], ec);  // only ours
-      UnregisterTemporaryPath(targets[k]);
-      if (backups[k].empty()) continue;
-      std::filesystem::rename(backups[k], targets[k], ec);
-      UnregisterBackup(backups[k]);
-    }
-  }
+  std::vector<std::pair<std::filesystem::path, std::filesystem::path>> moves;
+  for (uint32_t k = 0; k < frames_; ++k)
+    moves.emplace_back(staging_->FramePath(k), targets[k]);
+  const Status status = CommitOutputSet(moves);
   staging_.reset();
   if (!status.ok()) return status;
   // The rest of an earlier, longer run's set: out_NNNNNN.ext not written now.

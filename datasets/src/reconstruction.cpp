@@ -1,10 +1,12 @@
 #include "lidartwin/datasets/reconstruction.h"
+#include "lidartwin/sim/config_check.h"
 #include "lidartwin/sim/text_file.h"
 
 #include <fmt/core.h>
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <iterator>
 #include <sstream>
 #include <vector>
@@ -43,20 +45,30 @@ Expected<std::vector<Pose<double>>> LoadKittiPoses(const std::filesystem::path& 
   while (std::getline(in, line)) {
     ++line_no;
     if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
+    // Word by word through strtod, which reads nan, inf and overflowing values (>> refuses
+    // them, and the line would read as too short).
     std::istringstream ss(line);
     double m[12];
     int n = 0;
-    for (double v; n < 13 && ss >> v; ++n)
-      if (n < 12) m[n] = v;
-    if (n != 12 || !ss.eof())
-      return Error{
-          fmt::format("{}: line {}: expected 12 numbers (a 3x4 pose)", file.string(), line_no)};
-    for (double v : m)
+    for (std::string word; ss >> word; ++n) {
+      char* end = nullptr;
+      const double v = std::strtod(word.c_str(), &end);
+      if (end == word.c_str() || *end != '\0')
+        return Error{fmt::format("{}: line {}: value {} '{}' is not a number", file.string(),
+                                 line_no, n + 1, word)};
       if (!std::isfinite(v))
-        return Error{fmt::format("{}: line {}: not finite", file.string(), line_no)};
+        return Error{fmt::format("{}: line {}: value {} ('{}') is not finite", file.string(),
+                                 line_no, n + 1, word)};
+      if (n < 12) m[n] = v;
+    }
+    if (n != 12)
+      return Error{fmt::format("{}: line {}: expected 12 numbers (a 3x4 pose), got {}",
+                               file.string(), line_no, n)};
     if (!IsRotation(m))
       return Error{
           fmt::format("{}: line {}: the 3x3 part is not a rotation", file.string(), line_no)};
+    if (const std::string far = PositionLimitProblem(m[3], m[7], m[11]); !far.empty())
+      return Error{fmt::format("{}: line {}: the translation {}", file.string(), line_no, far)};
     poses.push_back({physics::QuatFromRotationMatrix(m, 4), {m[3], m[7], m[11]}});
   }
   if (poses.empty()) return Error{fmt::format("{}: no poses", file.string())};

@@ -78,6 +78,43 @@ TEST(ReproduceHostile, FramesIcpCannotAlignAreAnErrorNotAStaticGuess) {
   EXPECT_FALSE(std::filesystem::exists(dir / "rep/metrics.json"));
 }
 
+// A capture holds no poses: --incremental cannot estimate them (ICP holds every frame), so it
+// asks for them rather than placing every frame at the origin.
+TEST(ReproduceHostile, IncrementalReconstructionOfACaptureNeedsPoses) {
+  LT_REQUIRE_REAL_DATA();
+  test::TempDir dir;
+  const auto os1 = test::RealDataDir() / "ouster-sdk";
+  const auto r =
+      Cli("reconstruct " + Q(os1 / "OS-1-128_v2.3.0_1024x10_lb_n3.pcap") + " --metadata " +
+          Q(os1 / "OS-1-128_v2.3.0_1024x10.json") + " --incremental --out " + Q(dir / "rec"));
+  EXPECT_EQ(r.code, 2) << r.output;
+  EXPECT_NE(r.output.find("--incremental needs --poses KITTI.txt or --static"), std::string::npos)
+      << r.output;
+  EXPECT_FALSE(std::filesystem::exists(dir / "rec/scene.yaml"));
+}
+
+// The outputs are one set: a run that fails after meshing leaves the earlier run's outputs as
+// they were, and no staging folder.
+TEST(ReproduceHostile, AFailedRunLeavesTheEarlierOutputsWhole) {
+  LT_REQUIRE_REAL_DATA();
+  test::TempDir dir;
+  const auto os1 = test::RealDataDir() / "ouster-sdk";
+  const std::string poses = Q(os1 / "OS-1-128_v2.3.0_1024x10_lb_n3_poses_kitti.txt");
+  const auto good = Cli("reproduce " + Os1Args() + " --poses " + poses +
+                        " --pose-at end --simulate-frame 1 --out " + Q(dir / "rep"));
+  ASSERT_EQ(good.code, 0) << good.output;
+  const std::string metrics = test::ReadAll(dir / "rep/metrics.json");
+  const std::string sensor = test::ReadAll(dir / "rep/sensor.yaml");
+  // A detector bound cannot be fitted on an empty range window: the run fails after reading.
+  const auto bad = Cli("reproduce " + Os1Args() + " --poses " + poses +
+                       " --simulate-frame 2 --max-range-m 1.01 --out " + Q(dir / "rep"));
+  EXPECT_EQ(bad.code, 1) << bad.output;
+  EXPECT_EQ(test::ReadAll(dir / "rep/metrics.json"), metrics);
+  EXPECT_EQ(test::ReadAll(dir / "rep/sensor.yaml"), sensor);
+  for (const auto& e : std::filesystem::directory_iterator(dir / "rep"))
+    EXPECT_EQ(e.path().filename().string().find(".reproduce.tmp-"), std::string::npos) << e.path();
+}
+
 TEST(ReproduceHostile, ContradictoryOrUnknownOptionsAreUsageErrors) {
   test::TempDir dir;
   const auto poses = dir.Write("p.txt", "1 0 0 0 0 1 0 0 0 0 1 0\n");
@@ -86,7 +123,9 @@ TEST(ReproduceHostile, ContradictoryOrUnknownOptionsAreUsageErrors) {
            {"--pose-at dawn", "option --pose-at: 'dawn' (expected start, middle or end)"},
            {"--detector magic", "option --detector: 'magic'"},
            {"--intensity loud", "option --intensity: 'loud'"},
-           {"--method marching-cubes", "'marching-cubes' (expected range-image"}}) {
+           {"--method marching-cubes", "'marching-cubes' (expected range-image"},
+           {"--pose-at end", "--pose-at says when the poses of --poses hold"},
+           {"--rotation-rate-hz 1e9", "option --rotation-rate-hz: must be 0"}}) {
     const auto r = Cli("reproduce --recording x.pcap --metadata m.json --simulate-frame 0 " + args +
                        " --out " + Q(dir / "rep"));
     EXPECT_EQ(r.code, 2) << args << ": " << r.output;

@@ -30,6 +30,18 @@ TEST(KittiPoses, RejectsMalformedLines) {
   ASSERT_FALSE(not_rotation.ok());
   EXPECT_NE(not_rotation.message().find("not a rotation"), std::string::npos);
   EXPECT_FALSE(LoadKittiPoses(dir.Write("c.txt", "\n")).ok());
+  // Issue 12 review: nan, inf and overflowing numbers are named as not finite, a word that is
+  // no number as such, and a translation beyond 10,000 km is refused with the limit.
+  for (const auto& [text, expected] : std::vector<std::pair<std::string, std::string>>{
+           {"1 0 0 nan 0 1 0 0 0 0 1 0\n", "line 1: value 4 ('nan') is not finite"},
+           {"1 0 0 0 0 1 0 inf 0 0 1 0\n", "line 1: value 8 ('inf') is not finite"},
+           {"1 0 0 0 0 1 0 0 0 0 1 1e400\n", "line 1: value 12 ('1e400') is not finite"},
+           {"1 0 0 x 0 1 0 0 0 0 1 0\n", "line 1: value 4 'x' is not a number"},
+           {"1 0 0 1e12 0 1 0 0 0 0 1 0\n", "line 1: the translation lies 1e+12 m"}}) {
+    auto p = LoadKittiPoses(dir.Write("d.txt", text));
+    ASSERT_FALSE(p.ok()) << text;
+    EXPECT_NE(p.message().find("d.txt: " + expected), std::string::npos) << p.message();
+  }
 }
 
 }  // namespace
