@@ -27,7 +27,7 @@ constexpr const char* kUsage =
     "         [--beams-per-frame N] [--label NAME]\n"
     "  --beams-per-frame: beams each frame fired (channels x columns), for the drop\n"
     "  accuracy (beams where both or neither returned); by default the simulated file's\n"
-    "  sensor profile's when it is a lidartwin .h5 that holds one, else no drop accuracy.\n"
+    "  sensor profile's when it is a lidartwin .h5 that holds one, else none; 0: none.\n"
     "  ranges: --max-angle-deg (0, 180], --max-distance-m > 0, --distance-bins strictly\n"
     "  increasing and >= 0, --min-range-m >= 0, --roi-margin-m [0, 10]\n"
     "  --scene names the simulated materials and, without --rois, makes one target per\n"
@@ -142,10 +142,16 @@ int CompareCommand(const std::vector<std::string>& argv) {
   auto sim_frames = SelectFrames(std::move(sim->frames), *args, "--sim-frames", sim_file);
   if (!real_frames.ok()) return fail(real_frames.message(), 2);
   if (!sim_frames.ok()) return fail(sim_frames.message(), 2);
-  if (!args->Has("--beams-per-frame") && sim->has_source &&
-      !sim->source.sensor_profile_yaml.empty()) {
+  if (sim->has_source && !sim->source.sensor_profile_yaml.empty()) {
     auto profile = ParseSensorProfile(sim->source.sensor_profile_yaml, sim_file + " (its profile)");
-    if (profile.ok()) options.beams_per_frame = profile->BeamCount();
+    if (profile.ok() && !args->Has("--beams-per-frame")) {
+      options.beams_per_frame = profile->BeamCount();
+    } else if (profile.ok() && options.beams_per_frame != profile->BeamCount()) {
+      fmt::print(stderr,
+                 "lidartwin compare: warning: --beams-per-frame {} differs from the {} beams "
+                 "per frame of {}'s sensor profile; the drop accuracy counts the former\n",
+                 options.beams_per_frame, profile->BeamCount(), sim_file);
+    }
   }
 
   Progress progress("compare", real_frames->size());

@@ -46,6 +46,8 @@ int ReconstructCommand(const std::vector<std::string>& argv) {
       "  frames' depth in a signed distance volume of --voxel-m voxels (at most 2^26 of them).\n"
       "  --no-carve keeps what another frame saw through (visibility carving is on by\n"
       "  default).\n"
+      "  --voxel-m: the thinning voxel of poisson and ball-pivoting, tsdf's voxel; --depth:\n"
+      "  poisson's octree; range-image and surfels use neither (the scan's own spacing).\n"
       "  --columns: columns per frame, so each point gets the pose of its firing time\n"
       "  --pose-at: the instant of its frame each pose holds (default start; SLAM poses of\n"
       "  deskewed scans hold the instant the scan was deskewed to). Without --poses: a\n"

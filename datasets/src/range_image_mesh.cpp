@@ -265,6 +265,7 @@ Expected<ReconstructedSurface> MeshRangeImages(const PosedFrames& input,
   std::vector<std::vector<std::array<uint32_t, 3>>> frame_triangles(input.frames.size());
   std::vector<SurfelWanted> wanted;
   std::vector<GroundDisc> discs;
+  size_t one_ring_frames = 0;  // frames whose returns all carry one channel
   for (size_t k = 0; k < input.frames.size(); ++k) {
     const Frame& f = input.frames[k];
     if (f.channel.size() != f.size())
@@ -311,7 +312,10 @@ Expected<ReconstructedSurface> MeshRangeImages(const PosedFrames& input,
           steps.push_back(ring[i].azimuth - ring[i - 1].azimuth);
       order.emplace_back(Median(elevations[channel]), channel);
     }
-    if (order.size() < 2) continue;  // nothing to join (a frame of one ring, or empty)
+    if (order.size() < 2) {  // nothing to join (a frame of one ring, or empty)
+      ++one_ring_frames;
+      continue;
+    }
     std::sort(order.begin(), order.end());
     const double azimuth_step = Median(steps);
     if (!(azimuth_step > 0)) continue;
@@ -450,6 +454,11 @@ Expected<ReconstructedSurface> MeshRangeImages(const PosedFrames& input,
       }
     }
   }
+  if (surface.triangles.empty() && wanted.empty() && one_ring_frames == input.frames.size())
+    return Error{
+        "range-image meshing: every frame's returns carry one channel (laser), so they cannot "
+        "be joined ring to ring (a KITTI or nuScenes .bin, a cloud without the laser of each "
+        "return); use method poisson, ball-pivoting or tsdf (--method)"};
   if (surface.triangles.empty() && wanted.empty())
     return Error{
         "range-image meshing: no two neighbouring returns lie on one surface in any frame "
