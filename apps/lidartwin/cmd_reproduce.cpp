@@ -47,6 +47,23 @@ struct StagingFolder {
   }
 };
 
+// Compare, with the drop accuracy where the beams can be counted: a frame whose columns do not
+// number the same azimuths as the sensor's (a partial revolution starting mid-turn) returns
+// more beams than it has, and then the comparison goes on without it, saying so.
+Expected<compare::ComparisonMetrics> CompareWithDropAccuracy(const std::vector<Frame>& real,
+                                                             const std::vector<Frame>& sim,
+                                                             compare::CompareOptions co,
+                                                             const std::string& what) {
+  auto m = compare::Compare(real, sim, co);
+  if (m.ok() || co.beams_per_frame == 0 ||
+      m.message().find("beams per frame given for the drop accuracy") == std::string::npos)
+    return m;
+  fmt::print(stderr, "lidartwin reproduce: warning: {}no drop accuracy: {}\n",
+             what.empty() ? "" : what + ": ", m.message());
+  co.beams_per_frame = 0;
+  return compare::Compare(real, sim, co);
+}
+
 int Fail(const std::string& message, int code) {
   fmt::print(stderr, "lidartwin reproduce: {}\n", message);
   return code;
@@ -306,7 +323,7 @@ int ReproduceCommand(const std::vector<std::string>& argv) {
   if (!scene.ok()) return Fail("error: " + scene.message(), 1);
   for (const auto& m : scene->materials.materials)
     co.material_names.push_back(m.name);
-  auto metrics = compare::Compare({rec->frames[*held_out]}, sim->frames, co);
+  auto metrics = CompareWithDropAccuracy({rec->frames[*held_out]}, sim->frames, co, "");
   if (!metrics.ok()) return Fail("error: " + metrics.message(), 1);
   const std::string name = std::filesystem::path(args->Get("--recording")).filename().string();
   metrics->label = fmt::format("{} frame {}", name, *held_out);
@@ -321,7 +338,8 @@ int ReproduceCommand(const std::vector<std::string>& argv) {
     if (gap(k) < gap(neighbour) || (gap(k) == gap(neighbour) && k > neighbour)) neighbour = k;
   }
   co.material_names.clear();
-  auto floor = compare::Compare({rec->frames[*held_out]}, {rec->frames[neighbour]}, co);
+  auto floor =
+      CompareWithDropAccuracy({rec->frames[*held_out]}, {rec->frames[neighbour]}, co, "the floor");
   if (!floor.ok()) return Fail("error: the real-vs-real floor: " + floor.message(), 1);
   floor->label = fmt::format("{} frame {} against real frame {}", name, *held_out, neighbour);
   floor->real_file = floor->sim_file = name;
