@@ -43,11 +43,8 @@ TEST(IncrementalReconstruction, TheSurfaceIsBoundedByTheSceneNotTheFrames) {
 }
 
 TEST(IncrementalReconstruction, ALaterFrameCarvesWhatHasGone) {
-  Scene with_plate, wall_only;
-  with_plate.materials = wall_only.materials = test::ConstantMaterials({0.5});
-  with_plate.objects = {test::Wall(10),
-                        test::Placed("plate", MakePlate(2, 2), {5, 0, 0}, 0, 0, 0, 0, 2, 1)};
-  wall_only.objects = {test::Wall(10)};
+  const test::PlateThatLeaves scenes;
+  const Scene &with_plate = scenes.with_plate, &wall_only = scenes.wall_only;
   const SensorProfile sensor = test::SpinningSensor(32, 15, -15, 720, 10);
   IncrementalReconstruction rebuild({});
   const physics::Pose<double> here{{1, 0, 0, 0}, {0, 0, 0}}, there{{1, 0, 0, 0}, {0, 0.3, 0}};

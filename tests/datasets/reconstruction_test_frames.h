@@ -43,4 +43,14 @@ inline SceneObject Wall(double distance_m, uint32_t material = 0, uint32_t insta
   return Placed("wall", MakePlate(20, 20), {distance_m, 0, 0}, 0, 0, 0, material, instance, 1);
 }
 
+// A 2 m plate 5 m ahead of the wall that is gone in the second scene (a car that drove away).
+struct PlateThatLeaves {
+  Scene with_plate, wall_only;
+  PlateThatLeaves() {
+    with_plate.materials = wall_only.materials = ConstantMaterials({0.5});
+    with_plate.objects = {Wall(10), Placed("plate", MakePlate(2, 2), {5, 0, 0}, 0, 0, 0, 0, 2, 1)};
+    wall_only.objects = {Wall(10)};
+  }
+};
+
 }  // namespace lt::test

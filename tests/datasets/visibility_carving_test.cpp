@@ -11,11 +11,8 @@ namespace lt {
 namespace {
 
 TEST(VisibilityCarving, WhatAnotherFrameSawThroughIsRemovedAndNothingElse) {
-  Scene with_plate, wall_only;
-  with_plate.materials = wall_only.materials = test::ConstantMaterials({0.5});
-  with_plate.objects = {test::Wall(10),
-                        test::Placed("plate", MakePlate(2, 2), {5, 0, 0}, 0, 0, 0, 0, 2, 1)};
-  wall_only.objects = {test::Wall(10)};
+  const test::PlateThatLeaves scenes;
+  const Scene &with_plate = scenes.with_plate, &wall_only = scenes.wall_only;
   const SensorProfile sensor = test::SpinningSensor(32, 15, -15, 720, 10);
   const PosedFrames in = test::Posed({test::SimulatedFrame(with_plate, sensor, {0, 0, 0}),
                                       test::SimulatedFrame(wall_only, sensor, {0, 0.3, 0})},
