@@ -100,9 +100,13 @@ Expected<VisibilityCarvingSummary> CarveSeenThrough(ReconstructedSurface& surfac
                                                     const VisibilityCarvingOptions& o) {
   VisibilityCarvingSummary summary;
   if (surface.triangles.empty()) return summary;
-  bool ranged = true;  // every frame has the channel field its range image needs
+  // Every frame has the channels its range image needs: the field, and more than one laser
+  // (a KITTI .bin or a PCD cloud read in has none, or all 0).
+  bool ranged = true;
   for (const Frame& f : frames.frames)
-    ranged = ranged && f.channel.size() == f.size();
+    ranged = ranged && f.channel.size() == f.size() &&
+             std::any_of(f.channel.begin(), f.channel.end(),
+                         [&](uint16_t c) { return c != f.channel.front(); });
   if (!ranged) return CarveByReturnRays(surface, frames, o);
   std::vector<FrameView> views;
   for (size_t k = 0; k < frames.frames.size(); ++k) {
