@@ -4,6 +4,7 @@
 #include <fmt/core.h>
 
 #include <chrono>
+#include <cmath>
 #include <set>
 
 #include "lidartwin/datasets/incremental_reconstruction.h"
@@ -42,11 +43,18 @@ int ReconstructIncrementally(const Args& args, const ReconstructOptions& o, uint
       return 2;
     }
   }
+  // The frames are read in the recording's order, whatever the list's.
   std::set<size_t> wanted;
   for (double v : frames) {
-    if (!(v >= 0 && v == std::floor(v) && v < 1e9))
-      return fail(fmt::format("option --frames: {} is not a frame index", v));
-    wanted.insert(static_cast<size_t>(v));
+    if (!(v >= 0 && v == std::floor(v) && v < 1e9)) {
+      fmt::print(stderr, "lidartwin reconstruct: option --frames: {} is not a frame index\n", v);
+      return 2;
+    }
+    if (!wanted.insert(static_cast<size_t>(v)).second) {
+      fmt::print(stderr, "lidartwin reconstruct: option --frames: frame {} is listed twice\n",
+                 static_cast<size_t>(v));
+      return 2;
+    }
   }
   IncrementalReconstructionOptions io;
   io.mesh.min_range_m = io.carving.min_range_m = o.min_range_m;

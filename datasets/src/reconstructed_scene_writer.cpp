@@ -2,6 +2,7 @@
 // classes, one PLY mesh and one material per class, and the scene YAML, written all or nothing.
 #include <open3d/geometry/TriangleMesh.h>
 #include <open3d/io/TriangleMeshIO.h>
+#include <open3d/utility/Logging.h>
 
 #include <algorithm>
 #include <cmath>
@@ -68,28 +69,35 @@ Status WriteReconstructedScene(const ReconstructedSurface& surface, const Recons
     RegisterTemporaryPath(tmp);
     bool written = false;
     size_t vertices = 0;
-    if (Status s = Open3dStep("writing a mesh",
-                              [&] {
-                                open3d::geometry::TriangleMesh part;
-                                part.vertices_ = vertices_of;
-                                part.triangles_ = by_class[b];
-                                part.RemoveUnreferencedVertices();
-                                vertices = part.vertices_.size();
-                                written = open3d::io::WriteTriangleMesh(tmp.string(), part,
-                                                                        /*write_ascii=*/false);
-                                // Open3D reports success after its PLY writer failed to write
-                                // (a full disk): read the file back and count.
-                                open3d::geometry::TriangleMesh back;
-                                written = written &&
-                                          open3d::io::ReadTriangleMesh(tmp.string(), back) &&
-                                          back.vertices_.size() == vertices &&
-                                          back.triangles_.size() == by_class[b].size();
-                              });
-        !s.ok() || !written) {
+    // Open3D's complaints about a short file stay quiet: the error below says it (RPly writes
+    // its own lines to stderr regardless).
+    open3d::utility::VerbosityContextManager quiet(open3d::utility::VerbosityLevel::Error);
+    quiet.Enter();
+    const Status wrote = Open3dStep("writing a mesh", [&] {
+      open3d::geometry::TriangleMesh part;
+      part.vertices_ = vertices_of;
+      part.triangles_ = by_class[b];
+      part.RemoveUnreferencedVertices();
+      vertices = part.vertices_.size();
+      written = open3d::io::WriteTriangleMesh(tmp.string(), part,
+                                              /*write_ascii=*/false);
+      // Open3D reports success after its PLY writer failed to write
+      // (a full disk): read the file back and count.
+      open3d::geometry::TriangleMesh back;
+      written = written && open3d::io::ReadTriangleMesh(tmp.string(), back) &&
+                back.vertices_.size() == vertices && back.triangles_.size() == by_class[b].size();
+    });
+    quiet.Exit();
+    if (!wrote.ok() || !written) {
+      // Open3D gives no reason; a full file system (seen while the partial file still fills
+      // it) is the one a user can act on.
+      const auto space = std::filesystem::space(out_dir, ec);
+      const std::string why = !wrote.ok()                   ? wrote.message()
+                              : !ec && space.available == 0 ? "No space left on device"
+                                                            : "the PLY writer failed";
       std::filesystem::remove(tmp, ec);
       UnregisterTemporaryPath(tmp);
-      return Error{fmt::format("{}: cannot write the mesh{}", ply.string(),
-                               s.ok() ? " (disk full?)" : " (" + s.message() + ")")};
+      return Error{fmt::format("{}: cannot write the mesh: {}", ply.string(), why)};
     }
     std::filesystem::rename(tmp, out.temp_path(), ec);
     UnregisterTemporaryPath(tmp);
