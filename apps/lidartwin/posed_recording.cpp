@@ -8,6 +8,7 @@
 
 #include "args.h"
 #include "lidartwin/datasets/frame_registration.h"
+#include "lidartwin/datasets/order_statistics.h"
 #include "lidartwin/datasets/recording.h"
 #include "posed_recording.h"
 
@@ -116,8 +117,7 @@ double MeasuredRotationRateHz(const std::vector<Frame>& frames) {
     if (period > 0 && std::isfinite(period)) periods.push_back(period);
   }
   if (periods.empty()) return 0;
-  std::nth_element(periods.begin(), periods.begin() + periods.size() / 2, periods.end());
-  return 1 / periods[periods.size() / 2];
+  return 1 / Median(periods);
 }
 
 Expected<PosedFrames> PickFrames(const PosedRecording& rec, const std::vector<double>& list,

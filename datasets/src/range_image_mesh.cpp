@@ -9,6 +9,7 @@
 #include <numbers>
 #include <thread>
 
+#include "lidartwin/datasets/order_statistics.h"
 #include "lidartwin/sim/ray_caster.h"
 #include "parallel_for.h"
 
@@ -28,13 +29,6 @@ struct FrameGeometry {
   std::vector<Vec3<double>> direction;
   std::vector<double> range;
 };
-
-double Median(std::vector<double> v) {
-  if (v.empty()) return NAN;
-  const size_t m = v.size() / 2;
-  std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(m), v.end());
-  return v[m];
-}
 
 Vec3<double> Cross(const Vec3<double>& a, const Vec3<double>& b) {
   return {a.y * b.z - a.z * b.y, a.z * b.x - a.x * b.z, a.x * b.y - a.y * b.x};
@@ -365,14 +359,10 @@ Expected<ReconstructedSurface> MeshRangeImages(const PosedFrames& input,
               o.reading.Reflectance(intensity[i], range, std::fabs(Dot(n, near[i])) / range, 89.9);
           if (std::isfinite(v)) r0.push_back(v);
         }
-        std::nth_element(horizontal.begin(), horizontal.begin() + horizontal.size() / 10,
-                         horizontal.end());
-        const double inner = horizontal[horizontal.size() / 10];  // the blind cone's edge
-        float reflectance = NAN;  // no reading: the scene writer gives it the median
-        if (!r0.empty()) {
-          std::nth_element(r0.begin(), r0.begin() + r0.size() / 2, r0.end());
-          reflectance = static_cast<float>(r0[r0.size() / 2]);
-        }
+        // The blind cone's edge: the nearest tenth of the returns.
+        const double inner = NthSmallest(horizontal, horizontal.size() / 10);
+        // No reading (NaN): the scene writer gives the disc the median.
+        const auto reflectance = static_cast<float>(Median(r0));
         discs.push_back({physics::TransformPoint(at, Vec3<double>{0, 0, c}),
                          physics::Rotate(at.rotation, n), inner + o.ground_margin_m, reflectance});
       }

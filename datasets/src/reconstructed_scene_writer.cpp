@@ -11,6 +11,7 @@
 
 #include "lidartwin/datasets/atomic_file.h"
 #include "lidartwin/datasets/interrupt_cleanup.h"
+#include "lidartwin/datasets/order_statistics.h"
 #include "lidartwin/sim/material_library.h"
 #include "lidartwin/sim/scene.h"
 #include "reconstruction_steps.h"
@@ -25,8 +26,7 @@ Status WriteReconstructedScene(const ReconstructedSurface& surface, const Recons
   for (float r : surface.triangle_reflectance)
     if (std::isfinite(r)) known.push_back(r);
   if (known.empty()) return Error{"reconstruct: no point has a usable incidence angle"};
-  std::nth_element(known.begin(), known.begin() + known.size() / 2, known.end());
-  const double median_r0 = known[known.size() / 2];
+  const double median_r0 = Median(known);
   std::vector<std::vector<Eigen::Vector3i>> by_class(o.reflectance_bins);
   std::vector<double> class_sum(o.reflectance_bins, 0.0);
   for (size_t t = 0; t < surface.triangles.size(); ++t) {

@@ -5,16 +5,11 @@
 #include <algorithm>
 #include <cmath>
 
+#include "lidartwin/datasets/order_statistics.h"
 #include "lidartwin/sim/config_check.h"
 
 namespace lt {
 namespace {
-
-double Quantile(std::vector<double>& v, double q) {
-  const size_t k = std::min(v.size() - 1, static_cast<size_t>(q * static_cast<double>(v.size())));
-  std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(k), v.end());
-  return v[k];
-}
 
 bool Usable(const Frame& f, size_t i, const RecordingFitOptions& o) {
   const double r = f.range_m[i];
@@ -41,10 +36,10 @@ Expected<IntensityReading> FitRawIntensityReading(const std::vector<Frame>& fram
   IntensityReading reading;
   for (size_t b = 0; b < bins.size(); ++b) {
     if (bins[b].size() < o.min_returns_per_bin) continue;
-    const double median = Quantile(bins[b], 0.5);
+    const double median = QuantileAt(bins[b], 0.5);
     if (!(median > 0)) continue;
     // The node at the bin's median range, where its returns are (not its centre).
-    reading.gain_range_m.push_back(Quantile(bin_ranges[b], 0.5));
+    reading.gain_range_m.push_back(QuantileAt(bin_ranges[b], 0.5));
     reading.gain.push_back(median);  // scaled below
   }
   if (reading.gain.size() < 2)
@@ -57,7 +52,7 @@ Expected<IntensityReading> FitRawIntensityReading(const std::vector<Frame>& fram
   for (const Frame& f : frames)
     for (size_t i = 0; i < f.size(); ++i)
       if (Usable(f, i, o)) ratio.push_back(f.intensity[i] / reading.GainAt(f.range_m[i]));
-  const double median_ratio = Quantile(ratio, 0.5);
+  const double median_ratio = QuantileAt(ratio, 0.5);
   if (!(median_ratio > 0)) return Error{"fitting the range-intensity gain: median intensity is 0"};
   for (double& g : reading.gain)
     g *= median_ratio / o.nominal_reflectance;
@@ -80,7 +75,7 @@ Expected<double> FitDetectionEnvelope(const std::vector<Frame>& frames,
         "fitting the detection envelope: {} returns with an intensity in [{}, {}] m; at least "
         "100 are needed",
         per_m.size(), NumberText(o.min_range_m), NumberText(o.max_range_m))};
-  return Quantile(per_m, o.envelope_quantile);
+  return QuantileAt(per_m, o.envelope_quantile);
 }
 
 }  // namespace lt

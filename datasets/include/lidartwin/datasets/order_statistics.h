@@ -1,0 +1,35 @@
+// Order statistics of a sample by selection (std::nth_element, O(n)), for the medians and
+// quantiles the reconstruction and reproduce steps take of returns, ranges and periods. The
+// sample is taken by value, so the caller's order is kept. No interpolation between elements.
+#pragma once
+
+#include <algorithm>
+#include <cstddef>
+#include <limits>
+#include <vector>
+
+namespace lt {
+
+// The k-th smallest element (k from 0, k < size).
+template <typename T>
+T NthSmallest(std::vector<T> v, size_t k) {
+  std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(k), v.end());
+  return v[k];
+}
+
+// The element at size / 2 (the upper median of an even count); NaN for an empty sample.
+template <typename T>
+T Median(const std::vector<T>& v) {
+  if (v.empty()) return std::numeric_limits<T>::quiet_NaN();
+  return NthSmallest(v, v.size() / 2);
+}
+
+// The element at min(size - 1, floor(q size)); NaN for an empty sample.
+template <typename T>
+T QuantileAt(const std::vector<T>& v, double q) {
+  if (v.empty()) return std::numeric_limits<T>::quiet_NaN();
+  return NthSmallest(
+      v, std::min(v.size() - 1, static_cast<size_t>(q * static_cast<double>(v.size()))));
+}
+
+}  // namespace lt
