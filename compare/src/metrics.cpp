@@ -5,41 +5,13 @@
 #include <algorithm>
 #include <cmath>
 
+#include "lidartwin/compare/frame_pairing.h"
 #include "lidartwin/compare/nearest_neighbour.h"
 
 namespace lt::compare {
 namespace {
 
 using Vec3 = std::array<double, 3>;
-
-bool IsFinitePoint(const Frame& f, size_t i) {
-  return std::isfinite(f.x_m[i]) && std::isfinite(f.y_m[i]) && std::isfinite(f.z_m[i]) &&
-         std::isfinite(f.range_m[i]) &&
-         (f.intensity.size() != f.size() || std::isfinite(f.intensity[i]));
-}
-
-// The frame without points nearer than min_range_m and without non-finite points, which it
-// counts in *non_finite (echo pulse widths are not compared).
-Frame UsablePoints(const Frame& f, double min_range_m, uint64_t* non_finite) {
-  Frame out;
-  out.index = f.index;
-  out.Reserve(f.size());
-  auto at = [](const auto& v, size_t i) {
-    return v.size() > i ? v[i] : typename std::decay_t<decltype(v)>::value_type{};
-  };
-  for (size_t i = 0; i < f.size(); ++i) {
-    if (!IsFinitePoint(f, i)) {
-      ++*non_finite;
-      continue;
-    }
-    if (f.range_m[i] < min_range_m) continue;
-    out.Append({f.x_m[i], f.y_m[i], f.z_m[i], f.range_m[i], at(f.intensity, i),
-                at(f.reflectance, i), at(f.channel, i), at(f.column, i), at(f.timestamp_s, i),
-                at(f.return_index, i), at(f.material_id, i), at(f.instance_id, i),
-                at(f.semantic_class, i), at(f.beam_id, i)});
-  }
-  return out;
-}
 
 std::vector<Vec3> Positions(const Frame& f) {
   std::vector<Vec3> p(f.size());
@@ -86,19 +58,15 @@ TargetSums SumInTarget(const Frame& f, const Target& t) {
   return s;
 }
 
-Status CheckFrame(const Frame& f, const char* which, size_t k) {
-  const size_t n = f.size();
-  if (f.y_m.size() != n || f.z_m.size() != n || f.range_m.size() != n)
-    return Error{
-        fmt::format("{} frame {}: x, y, z and range must have one value per point", which, k)};
-  return {};
-}
-
 }  // namespace
 
 double ReturnAgreement::Agreement() const {
   const uint64_t all = both + real_only + sim_only;
   return all == 0 ? 1.0 : static_cast<double>(both) / static_cast<double>(all);
+}
+
+double FrameAgreement::Agreement() const {
+  return ReturnAgreement{both, real_points - both, sim_points - both, 0}.Agreement();
 }
 
 double ReturnAgreement::DropAccuracy() const {
@@ -177,9 +145,29 @@ const char* TargetMetrics::PointsStatus() const {
   return "ok";
 }
 
+TargetMetrics MeasureTarget(const Target& t, const Frame& real, const Frame& sim, uint32_t frame) {
+  const TargetSums a = SumInTarget(real, t), b = SumInTarget(sim, t);
+  TargetMetrics tm;
+  tm.name = t.name;
+  tm.material = t.material;
+  tm.frame = frame;
+  tm.d_gt_m = t.GroundTruthDistance();
+  tm.n_real = a.n;
+  tm.n_sim = b.n;
+  if (a.n) {
+    tm.i_mean_real = a.intensity / a.n;
+    tm.d_mean_real = a.range / a.n;
+  }
+  if (b.n) {
+    tm.i_mean_sim = b.intensity / b.n;
+    tm.d_mean_sim = b.range / b.n;
+  }
+  return tm;
+}
+
 Expected<ComparisonMetrics> Compare(const std::vector<Frame>& real, const std::vector<Frame>& sim,
-                                    const CompareOptions& options,
-                                    const CompareProgress& on_frame) {
+                                    const CompareOptions& options, const CompareProgress& on_frame,
+                                    const PairingSink& on_pairing) {
   if (real.size() != sim.size())
     return Error{
         fmt::format("the real recording has {} frame(s) and the simulation {}; compare "
@@ -200,12 +188,16 @@ Expected<ComparisonMetrics> Compare(const std::vector<Frame>& real, const std::v
   std::map<uint16_t, BinMetrics> material_bins;
 
   for (size_t k = 0; k < real.size(); ++k) {
-    if (Status s = CheckFrame(real[k], "real", k); !s.ok()) return s.error();
-    if (Status s = CheckFrame(sim[k], "simulated", k); !s.ok()) return s.error();
-    const Frame r = UsablePoints(real[k], options.min_range_m, &m.real_non_finite);
-    const Frame s = UsablePoints(sim[k], options.min_range_m, &m.sim_non_finite);
-    auto association = Associate(r, s, options.association);
-    if (!association.ok()) return Error{fmt::format("frame {}: {}", k, association.message())};
+    auto pairing = PairFrame(real[k], sim[k], options);
+    if (!pairing.ok()) return Error{fmt::format("frame {}: {}", k, pairing.message())};
+    if (on_pairing) {
+      if (Status st = on_pairing(k, *pairing); !st.ok()) return st.error();
+    }
+    const Frame& r = pairing->real;
+    const Frame& s = pairing->sim;
+    const Association* association = &pairing->association;
+    m.real_non_finite += pairing->real_non_finite;
+    m.sim_non_finite += pairing->sim_non_finite;
     if (k == 0) {
       m.association = AssociationMethodName(association->method);
       m.association_reason = association->reason;
@@ -246,25 +238,9 @@ Expected<ComparisonMetrics> Compare(const std::vector<Frame>& real, const std::v
     AddChamfer(r, s, &m.chamfer.real_to_sim_m, m.chamfer.real_within);
     AddChamfer(s, r, &m.chamfer.sim_to_real_m, m.chamfer.sim_within);
 
-    for (const Target& t : options.targets) {
-      const TargetSums a = SumInTarget(r, t), b = SumInTarget(s, t);
-      TargetMetrics tm;
-      tm.name = t.name;
-      tm.material = t.material;
-      tm.frame = static_cast<uint32_t>(k);
-      tm.d_gt_m = t.GroundTruthDistance();
-      tm.n_real = a.n;
-      tm.n_sim = b.n;
-      if (a.n) {
-        tm.i_mean_real = a.intensity / a.n;
-        tm.d_mean_real = a.range / a.n;
-      }
-      if (b.n) {
-        tm.i_mean_sim = b.intensity / b.n;
-        tm.d_mean_sim = b.range / b.n;
-      }
-      m.targets.push_back(std::move(tm));
-    }
+    m.per_frame.push_back({static_cast<uint32_t>(k), r.size(), s.size(), both});
+    for (const Target& t : options.targets)
+      m.targets.push_back(MeasureTarget(t, r, s, static_cast<uint32_t>(k)));
     if (on_frame) on_frame(k + 1, real.size());
   }
   for (BinMetrics& b : distance_bins)

@@ -35,6 +35,22 @@ json BinJson(const BinMetrics& b, bool distance) {
   return j;
 }
 
+json InputsJson(const CompareInputs& in) {
+  return {{"real_file", in.real_file},
+          {"sim_file", in.sim_file},
+          {"real_sidecar", in.real_sidecar},
+          {"real_format", in.real_format},
+          {"real_frames", in.real_frames},
+          {"sim_frames", in.sim_frames},
+          {"rois_file", in.rois_file},
+          {"scene_file", in.scene_file},
+          {"roi_margin_m", in.roi_margin_m},
+          {"associate", AssociationMethodName(in.association.method)},
+          {"max_angle_deg", in.association.max_angle_deg},
+          {"max_distance_m", in.association.max_distance_m},
+          {"min_range_m", in.min_range_m}};
+}
+
 // Reading: every access goes through Reader so a missing or mistyped key names its path.
 struct Reader {
   const std::string& file;
@@ -132,6 +148,38 @@ struct Reader {
     }
     return h;
   }
+  std::vector<uint32_t> Indices(const json& j, const std::string& key, const std::string& path) {
+    std::vector<uint32_t> out;
+    const json& list = List(j, key, path);
+    for (size_t i = 0; i < list.size() && error.empty(); ++i) {
+      if (!list[i].is_number_unsigned() || list[i].get<uint64_t>() > UINT32_MAX)
+        error = fmt::format("{}: {}{}[{}]: expected a frame index", file, path, key, i);
+      else
+        out.push_back(list[i].get<uint32_t>());
+    }
+    return out;
+  }
+  CompareInputs Inputs(const json& j, const std::string& path) {
+    CompareInputs in;
+    in.real_file = Str(j, "real_file", path);
+    in.sim_file = Str(j, "sim_file", path);
+    in.real_sidecar = Str(j, "real_sidecar", path);
+    in.real_format = Str(j, "real_format", path);
+    in.real_frames = Indices(j, "real_frames", path);
+    in.sim_frames = Indices(j, "sim_frames", path);
+    in.rois_file = Str(j, "rois_file", path);
+    in.scene_file = Str(j, "scene_file", path);
+    in.roi_margin_m = Num(j, "roi_margin_m", path);
+    const std::string method = Str(j, "associate", path);
+    if (auto m = ParseAssociationMethod(method); m.ok())
+      in.association.method = *m;
+    else if (error.empty())
+      error = fmt::format("{}: {}associate: {}", file, path, m.message());
+    in.association.max_angle_deg = Num(j, "max_angle_deg", path);
+    in.association.max_distance_m = Num(j, "max_distance_m", path);
+    in.min_range_m = Num(j, "min_range_m", path);
+    return in;
+  }
   BinMetrics Bin(const json& j, const std::string& path, bool distance) {
     BinMetrics b;
     b.label = Str(j, "label", path);
@@ -194,6 +242,13 @@ std::string MetricsToJson(const ComparisonMetrics& m) {
                   {"real_only", m.returns.real_only},
                   {"sim_only", m.returns.sim_only}};
   if (m.returns.beams > 0) j["returns"]["beams"] = m.returns.beams;  // for the drop accuracy
+  j["per_frame"] = json::array();
+  for (const FrameAgreement& f : m.per_frame)
+    j["per_frame"].push_back({{"pair", f.pair},
+                              {"real_points", f.real_points},
+                              {"sim_points", f.sim_points},
+                              {"both", f.both}});
+  if (m.inputs) j["inputs"] = InputsJson(*m.inputs);
   j["chamfer_m"] = {{"real_to_sim", StatsJson(m.chamfer.real_to_sim_m)},
                     {"sim_to_real", StatsJson(m.chamfer.sim_to_real_m)},
                     {"real_within_5cm_10cm", {m.chamfer.real_within[0], m.chamfer.real_within[1]}},
@@ -273,6 +328,23 @@ Expected<ComparisonMetrics> MetricsFromJson(const std::string& text, const std::
                                  file, m.returns.beams,
                                  m.returns.both + m.returns.real_only + m.returns.sim_only)};
     }
+  }
+  // per_frame and inputs are absent from files of before issue 13.
+  const json& frames = j.contains("per_frame") ? rd.List(j, "per_frame", "") : json::array();
+  for (size_t i = 0; i < frames.size() && rd.error.empty(); ++i) {
+    const std::string p = fmt::format("per_frame[{}].", i);
+    FrameAgreement f;
+    f.pair = static_cast<uint32_t>(rd.Count(frames[i], "pair", p));
+    f.real_points = rd.Count(frames[i], "real_points", p);
+    f.sim_points = rd.Count(frames[i], "sim_points", p);
+    f.both = rd.Count(frames[i], "both", p);
+    if (rd.error.empty() && (f.both > f.real_points || f.both > f.sim_points))
+      return Error{
+          fmt::format("{}: {}both: {} pairs, more than the points of one side", file, p, f.both)};
+    m.per_frame.push_back(f);
+  }
+  if (j.contains("inputs")) {
+    if (const json* in = rd.At(j, "inputs", "")) m.inputs = rd.Inputs(*in, "inputs.");
   }
   if (const json* c = rd.At(j, "chamfer_m", "")) {
     m.chamfer.real_to_sim_m = rd.Stats(*c, "real_to_sim", "chamfer_m.");

@@ -12,7 +12,9 @@
 #include <vector>
 
 #include "lidartwin/compare/association.h"
+#include "lidartwin/compare/compare_inputs.h"
 #include "lidartwin/compare/error_stats.h"
+#include "lidartwin/compare/frame_pairing.h"
 #include "lidartwin/compare/targets.h"
 #include "lidartwin/sim/frame.h"
 
@@ -74,6 +76,13 @@ struct ReturnAgreement {
   double DropAccuracy() const;
 };
 
+// One frame pair's share of ReturnAgreement, for finding the worst frames (report's viewer).
+struct FrameAgreement {
+  uint32_t pair = 0;  // position in the compared lists (0: the first real and simulated frame)
+  uint64_t real_points = 0, sim_points = 0, both = 0;
+  double Agreement() const;  // Jaccard, as ReturnAgreement::Agreement
+};
+
 // The F-score thresholds (issue 12; re-simulation papers report 5 and 10 cm).
 inline constexpr double kFScoreThresholdsM[2] = {0.05, 0.10};
 
@@ -105,18 +114,29 @@ struct ComparisonMetrics {
   std::vector<BinMetrics> by_material;
   std::vector<TargetMetrics> targets;
   ReturnAgreement returns;
+  std::vector<FrameAgreement> per_frame;  // one per compared frame pair
   ChamferMetrics chamfer;
+  // What was compared, as the command line gave it (compare_inputs.h); empty where unknown
+  // (comparisons made through the library, metrics files of before issue 13).
+  std::optional<CompareInputs> inputs;
 };
 
 // Called after each compared frame pair: (frames done, frames in all).
 using CompareProgress = std::function<void(size_t done, size_t total)>;
+// Called with each frame pair's pairing (pair k, from 0), for tables of the pairs themselves.
+// An error it returns ends Compare with that error.
+using PairingSink = std::function<Status(size_t k, const FramePairing& pairing)>;
 
 // Compares real frames with simulated frames pairwise (frame i with frame i); the counts must
 // match. Points with a non-finite x, y, z, range or intensity are dropped and counted
 // (ComparisonMetrics::real_non_finite, sim_non_finite).
 Expected<ComparisonMetrics> Compare(const std::vector<Frame>& real, const std::vector<Frame>& sim,
                                     const CompareOptions& options,
-                                    const CompareProgress& on_frame = {});
+                                    const CompareProgress& on_frame = {},
+                                    const PairingSink& on_pairing = {});
+
+// N_points, I_mean and d_mean of seed 002 sec. 6.2.1 for one target in one frame pair.
+TargetMetrics MeasureTarget(const Target& t, const Frame& real, const Frame& sim, uint32_t frame);
 
 // Lines a person should read next to the summary: targets without points (each named with its
 // frame, at most max_lines of them, then a count of the rest) and why a MAPE could not be

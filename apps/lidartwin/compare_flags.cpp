@@ -1,0 +1,107 @@
+#include "compare_flags.h"
+
+#include <fmt/core.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "lidartwin/compare/metrics.h"
+#include "lidartwin/compare/targets.h"
+
+namespace lt::cli {
+namespace {
+
+// The command-line flag of a CompareOptions key, for messages that name what the user typed.
+std::string FlagOfKey(const std::string& key) {
+  if (key == "association.max_angle_deg") return "--max-angle-deg";
+  if (key == "association.max_distance_m") return "--max-distance-m";
+  if (key == "min_range_m") return "--min-range-m";
+  return key;  // not settable from the command line
+}
+
+// Whole, non-negative frame positions, none twice (whether each exists is the loader's to say,
+// once the file's frames are known).
+Expected<std::vector<uint32_t>> FrameList(const Args& args, const std::string& flag) {
+  auto list = args.GetDoubleList(flag, {});
+  if (!list.ok()) return list.error();
+  std::vector<uint32_t> out;
+  for (double v : *list) {
+    if (!(v >= 0 && v <= UINT32_MAX && v == std::floor(v)))
+      return Error{
+          fmt::format("option {}: {:g} is not a frame number (a whole number >= 0)", flag, v)};
+    if (std::find(out.begin(), out.end(), static_cast<uint32_t>(v)) != out.end())
+      return Error{fmt::format("option {}: frame {:g} is listed twice", flag, v)};
+    out.push_back(static_cast<uint32_t>(v));
+  }
+  return out;
+}
+
+}  // namespace
+
+const std::set<std::string>& CompareInputFlags() {
+  static const std::set<std::string> kFlags = {
+      "--real",           "--sim",          "--real-metadata", "--real-calibration",
+      "--real-format",    "--real-frames",  "--sim-frames",    "--rois",
+      "--scene",          "--roi-margin-m", "--associate",     "--max-angle-deg",
+      "--max-distance-m", "--min-range-m"};
+  return kFlags;
+}
+
+const char* const kCompareInputUsage =
+    "  --real REC --sim REC  the recordings (any format compare reads)\n"
+    "  [--real-metadata M.json | --real-calibration C.yaml]  sidecar of a real pcap\n"
+    "  [--real-format kitti|nuscenes]  layout of a headerless .bin (where ambiguous)\n"
+    "  [--real-frames I,J,..] [--sim-frames I,J,..]  frames to pair, in order\n"
+    "  [--rois targets.yaml] [--scene scene.yaml [--roi-margin-m 0.05]]\n"
+    "  [--associate auto|beam|angular|nearest3d] [--max-angle-deg 0.7]\n"
+    "  [--max-distance-m 0.5] [--min-range-m 0]\n"
+    "  ranges: --max-angle-deg (0, 180], --max-distance-m > 0, --min-range-m >= 0,\n"
+    "  --roi-margin-m [0, 10]. --scene names the simulated materials and, without --rois,\n"
+    "  makes one target per object with an instance id (its box grown by --roi-margin-m,\n"
+    "  its position as d_GT).\n";
+
+Expected<compare::CompareInputs> ParseCompareInputs(const Args& args) {
+  if (!args.Has("--real") || !args.Has("--sim")) return Error{"--real and --sim are required"};
+  if (args.Has("--real-metadata") && args.Has("--real-calibration"))
+    return Error{"give --real-metadata or --real-calibration, not both"};
+  compare::CompareInputs in;
+  in.real_file = args.Get("--real");
+  in.sim_file = args.Get("--sim");
+  in.real_sidecar = args.Get("--real-metadata", args.Get("--real-calibration"));
+  in.real_format = args.Get("--real-format");
+  in.rois_file = args.Get("--rois");
+  in.scene_file = args.Get("--scene");
+  auto method = compare::ParseAssociationMethod(args.Get("--associate", "auto"));
+  if (!method.ok()) return Error{"option --associate: " + method.message()};
+  in.association.method = *method;
+  auto angle = args.GetDouble("--max-angle-deg", in.association.max_angle_deg);
+  auto distance = args.GetDouble("--max-distance-m", in.association.max_distance_m);
+  auto min_range = args.GetDouble("--min-range-m", 0);
+  auto margin = args.GetDouble("--roi-margin-m", in.roi_margin_m);
+  auto real_frames = FrameList(args, "--real-frames");
+  auto sim_frames = FrameList(args, "--sim-frames");
+  for (const Status& s : {angle.status(), distance.status(), min_range.status(), margin.status(),
+                          real_frames.status(), sim_frames.status()})
+    if (!s.ok()) return s.error();
+  in.association.max_angle_deg = *angle;
+  in.association.max_distance_m = *distance;
+  in.min_range_m = *min_range;
+  in.roi_margin_m = *margin;
+  in.real_frames = std::move(*real_frames);
+  in.sim_frames = std::move(*sim_frames);
+  // Every number against its documented range before any file is read, named by its flag
+  // (the rules are the options' own Check()).
+  if (Status s = compare::CheckRoiMargin(in.roi_margin_m); !s.ok())
+    return Error{"option --roi-margin-m: " + s.message()};
+  compare::CompareOptions options;
+  options.association = in.association;
+  options.min_range_m = in.min_range_m;
+  ConfigCheck check;
+  options.Check(check);
+  if (!check.ok())
+    return Error{fmt::format("option {}: {}", FlagOfKey(check.problem()->key_path),
+                             check.problem()->problem)};
+  return in;
+}
+
+}  // namespace lt::cli

@@ -1,0 +1,24 @@
+// The flags compare and view share: which recordings, which frames, which regions of interest
+// and how points are associated (compare/compare_inputs.h).
+#pragma once
+
+#include <set>
+#include <string>
+
+#include "args.h"
+#include "lidartwin/compare/compare_inputs.h"
+#include "lidartwin/sim/status.h"
+
+namespace lt::cli {
+
+// The valued flags of compare_inputs (for ArgSpec).
+const std::set<std::string>& CompareInputFlags();
+
+// Their usage lines.
+extern const char* const kCompareInputUsage;
+
+// --real, --sim and the rest into CompareInputs; every number checked against its documented
+// range and named by its flag. Usage errors (the caller exits with 2).
+Expected<compare::CompareInputs> ParseCompareInputs(const Args& args);
+
+}  // namespace lt::cli

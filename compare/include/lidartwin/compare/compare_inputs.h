@@ -1,0 +1,33 @@
+// What a comparison was made of, as compare's command line gave it: the files, the frames
+// chosen, the regions of interest and the association settings. compare writes it into
+// metrics.json so that report can read the same frames again and show the worst of them in
+// the viewer (issue 13); view and compare take the same flags.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "lidartwin/compare/association.h"
+#include "lidartwin/sim/config_check.h"
+
+namespace lt::compare {
+
+struct CompareInputs {
+  std::string real_file, sim_file;
+  std::string real_sidecar;  // Ouster metadata (.json) or Velodyne calibration (.yaml) of a pcap
+  std::string real_format;   // "", "kitti" or "nuscenes" (headerless .bin)
+  // Frames chosen, by position in the file; empty: every frame.
+  std::vector<uint32_t> real_frames, sim_frames;
+  std::string rois_file;   // targets YAML; empty: none (or the scene's objects)
+  std::string scene_file;  // scene YAML naming materials (and, without rois_file, the targets)
+  double roi_margin_m = 0.05;
+  AssociationOptions association;
+  double min_range_m = 0;
+
+  // The real and simulated frame position of compared pair k (its position in the file).
+  uint32_t RealFrameOfPair(size_t k) const;
+  uint32_t SimFrameOfPair(size_t k) const;
+};
+
+}  // namespace lt::compare

@@ -1,0 +1,33 @@
+// Reads what a comparison is made of (CompareInputs): both recordings, the frames chosen, the
+// regions of interest and the material names, into the frames and options Compare and the
+// viewer take. One loader for compare, view and report's embedded viewer, so all three pair
+// the same frames the same way.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "lidartwin/compare/compare_inputs.h"
+#include "lidartwin/compare/metrics.h"
+#include "lidartwin/datasets/recording.h"
+#include "lidartwin/sim/scene.h"
+#include "lidartwin/sim/status.h"
+
+namespace lt::compare {
+
+struct LoadedComparison {
+  // Each recording's header (reader, sensor, notes) and the chosen frames, in compare order.
+  Recording real, sim;
+  // in.association, in.min_range_m, the targets and the scene's material names.
+  CompareOptions options;
+  // Beams per frame of the simulated file's sensor profile (a lidartwin .h5 that holds one);
+  // 0 where unknown.
+  uint64_t sim_profile_beams_per_frame = 0;
+};
+
+// Errors name the file and what is wrong: unreadable recordings, a frame index beyond a file's
+// frames ("frame 7 does not exist (x.pcap has 3 frame(s))"), a frame listed twice, frame
+// counts that differ once chosen, a bad targets file or scene.
+Expected<LoadedComparison> LoadComparison(const CompareInputs& in, const MeshLoader& meshes);
+
+}  // namespace lt::compare

@@ -1,0 +1,92 @@
+#include "lidartwin/viewer/viewer_document.h"
+
+#include <fmt/core.h>
+
+#include <filesystem>
+
+namespace lt::viewer {
+
+std::string IntensityUnitOf(const std::string& reader) {
+  // Ouster: signal photon counts; Velodyne: calibrated reflectivity 0..255; KITTI and
+  // nuScenes: remission 0..1 (dataset papers); lidartwin .h5 of a capability or ideal
+  // detector: R(theta) in percent (sim/frame.h), of a raw detector the sensor's unit.
+  if (reader == "ouster-pcap") return "photon counts";
+  if (reader == "velodyne-pcap") return "reflectivity 0-255";
+  if (reader == "kitti-bin" || reader == "nuscenes-bin") return "remission 0-1";
+  return "";
+}
+
+PresentFields PresentFieldsOf(const Frame& f) {
+  const size_t n = f.size();
+  PresentFields p;
+  p.intensity = f.intensity.size() == n;
+  p.reflectance = f.reflectance.size() == n;
+  p.channel = f.channel.size() == n;
+  p.column = f.column.size() == n;
+  p.time = f.timestamp_s.size() == n;
+  p.return_index = f.return_index.size() == n;
+  p.material = f.material_id.size() == n;
+  p.instance = f.instance_id.size() == n;
+  p.semantic = f.semantic_class.size() == n;
+  return p;
+}
+
+Expected<ViewerDocument> BuildViewerDocument(const compare::LoadedComparison& loaded,
+                                             const compare::CompareInputs& in,
+                                             const std::vector<size_t>& pairs) {
+  ViewerDocument doc;
+  auto source = [](const Recording& r, const std::string& file) {
+    return ViewerSource{file, r.reader, r.sensor, IntensityUnitOf(r.reader)};
+  };
+  doc.real = source(loaded.real, in.real_file);
+  doc.sim = source(loaded.sim, in.sim_file);
+  doc.title = fmt::format("{} vs {}", std::filesystem::path(in.real_file).filename().string(),
+                          std::filesystem::path(in.sim_file).filename().string());
+  doc.materials = loaded.options.material_names;
+  doc.targets = loaded.options.targets;
+  for (const Recording* r : {&loaded.real, &loaded.sim})
+    doc.notes.insert(doc.notes.end(), r->notes.begin(), r->notes.end());
+
+  std::vector<size_t> chosen = pairs;
+  if (chosen.empty())
+    for (size_t k = 0; k < loaded.real.frames.size(); ++k)
+      chosen.push_back(k);
+  uint64_t points = 0;
+  for (size_t k : chosen) {
+    if (k >= loaded.real.frames.size())
+      return Error{fmt::format("frame pair {} does not exist ({} compared)", k,
+                               loaded.real.frames.size())};
+    points += loaded.real.frames[k].size() + loaded.sim.frames[k].size();
+  }
+  if (points > kMaxViewerPoints)
+    return Error{fmt::format(
+        "the {} frame pair(s) chosen hold {} points, more than the viewer's {} at once; choose "
+        "fewer frames (--real-frames, --sim-frames)",
+        chosen.size(), points, kMaxViewerPoints)};
+
+  for (size_t k : chosen) {
+    auto pairing = compare::PairFrame(loaded.real.frames[k], loaded.sim.frames[k],
+                                      loaded.options);
+    if (!pairing.ok()) return Error{fmt::format("frame pair {}: {}", k, pairing.message())};
+    ViewerFrame f;
+    f.real_index = in.RealFrameOfPair(k);
+    f.sim_index = in.SimFrameOfPair(k);
+    f.label = f.real_index == f.sim_index
+                  ? fmt::format("frame {}", f.real_index)
+                  : fmt::format("real frame {}, sim frame {}", f.real_index, f.sim_index);
+    for (const compare::Target& t : doc.targets)
+      f.rois.push_back(
+          compare::MeasureTarget(t, pairing->real, pairing->sim, static_cast<uint32_t>(k)));
+    if (doc.frames.empty()) {
+      doc.association_method = compare::AssociationMethodName(pairing->association.method);
+      doc.association_reason = pairing->association.reason;
+    }
+    f.real_fields = PresentFieldsOf(loaded.real.frames[k]);
+    f.sim_fields = PresentFieldsOf(loaded.sim.frames[k]);
+    f.pairing = std::move(*pairing);
+    doc.frames.push_back(std::move(f));
+  }
+  return doc;
+}
+
+}  // namespace lt::viewer
