@@ -13,6 +13,7 @@ int DemoCommand(const std::vector<std::string>& args);
 int BenchCommand(const std::vector<std::string>& args);
 int CompareCommand(const std::vector<std::string>& args);
 int ReportCommand(const std::vector<std::string>& args);
+int ViewCommand(const std::vector<std::string>& args);
 int ImportSensorCommand(const std::vector<std::string>& args);
 int ReconstructCommand(const std::vector<std::string>& args);
 int ReproduceCommand(const std::vector<std::string>& args);

@@ -25,6 +25,8 @@ void PrintUsage() {
       "            --memory: peak memory of simulate and convert, short against long\n"
       "  compare   --real REC --sim REC [--rois T.yaml | --scene S.yaml] --out metrics.json\n"
       "            associate points, depth/intensity error, N_points/I_mean MAPE, d_error\n"
+      "  view      --real REC --sim REC [--port P | --export viewer.html]   real and\n"
+      "            simulated scans side by side in the browser (the pairs compare makes)\n"
       "  import-sensor METADATA --out profile.yaml   profile from Ouster JSON, Velodyne YAML\n"
       "            or Hesai CSV intrinsics\n"
       "  reconstruct REC [--poses P.txt] [--frames I,J] --out DIR   scene from recorded frames\n"
@@ -64,6 +66,9 @@ int main(int argc, char** argv) {
   if (command == "bench") return lt::cli::BenchCommand(args);
   if (command == "compare") return lt::cli::CompareCommand(args);
   if (command == "report") return lt::cli::ReportCommand(args);
+#if LT_WITH_VIEWER
+  if (command == "view") return lt::cli::ViewCommand(args);
+#endif
   if (command == "import-sensor") return lt::cli::ImportSensorCommand(args);
 #if LT_WITH_CERES
   if (command == "calibrate") return lt::cli::CalibrateCommand(args);

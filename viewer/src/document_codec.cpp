@@ -20,10 +20,14 @@ constexpr char kMagic[4] = {'L', 'T', 'V', 'D'};
 enum class Quant { kMm, kFloat12, kTime100ns, kInteger };
 const char* QuantName(Quant q) {
   switch (q) {
-    case Quant::kMm: return "mm";
-    case Quant::kFloat12: return "f12";
-    case Quant::kTime100ns: return "t100ns";
-    case Quant::kInteger: return "int";
+    case Quant::kMm:
+      return "mm";
+    case Quant::kFloat12:
+      return "f12";
+    case Quant::kTime100ns:
+      return "t100ns";
+    case Quant::kInteger:
+      return "int";
   }
   return "";
 }
@@ -33,9 +37,12 @@ const char* QuantName(Quant q) {
 enum class Predictor { kNone, kPrevious, kChannel };
 const char* PredictorName(Predictor p) {
   switch (p) {
-    case Predictor::kNone: return "none";
-    case Predictor::kPrevious: return "previous";
-    case Predictor::kChannel: return "channel";
+    case Predictor::kNone:
+      return "none";
+    case Predictor::kPrevious:
+      return "previous";
+    case Predictor::kChannel:
+      return "channel";
   }
   return "";
 }
@@ -44,7 +51,9 @@ uint32_t ZigZag(uint32_t delta) {
   const int32_t d = static_cast<int32_t>(delta);
   return (static_cast<uint32_t>(d) << 1) ^ static_cast<uint32_t>(d >> 31);
 }
-uint32_t UnZigZag(uint32_t z) { return (z >> 1) ^ (0u - (z & 1u)); }
+uint32_t UnZigZag(uint32_t z) {
+  return (z >> 1) ^ (0u - (z & 1u));
+}
 
 // Residuals of `words` under the predictor (wrapping 32-bit arithmetic, zig-zag mapped so that
 // small negative steps are small numbers). `channel` is used by kChannel: a channel's first
@@ -146,24 +155,31 @@ json CloudColumns(const Frame& f, const PresentFields& present, const std::vecto
   auto f12 = [](float v) { return FloatBits(RoundTo12Bits(v)); };
   auto integer = [](auto v) { return static_cast<uint32_t>(v); };
   // The channel first: the decoder needs it to undo the channel predictor of the next four.
-  if (present.channel) w.Add("channel", Words(f.channel, integer), Quant::kInteger, Predictor::kPrevious);
+  if (present.channel)
+    w.Add("channel", Words(f.channel, integer), Quant::kInteger, Predictor::kPrevious);
   w.Add("x", Words(f.x_m, mm), Quant::kMm, Predictor::kChannel);
   w.Add("y", Words(f.y_m, mm), Quant::kMm, Predictor::kChannel);
   w.Add("z", Words(f.z_m, mm), Quant::kMm, Predictor::kChannel);
   w.Add("range", Words(f.range_m, mm), Quant::kMm, Predictor::kChannel);
-  if (present.intensity) w.Add("intensity", Words(f.intensity, f12), Quant::kFloat12, Predictor::kNone);
+  if (present.intensity)
+    w.Add("intensity", Words(f.intensity, f12), Quant::kFloat12, Predictor::kNone);
   if (present.reflectance)
     w.Add("reflectance", Words(f.reflectance, f12), Quant::kFloat12, Predictor::kNone);
-  if (present.column) w.Add("column", Words(f.column, integer), Quant::kInteger, Predictor::kPrevious);
+  if (present.column)
+    w.Add("column", Words(f.column, integer), Quant::kInteger, Predictor::kPrevious);
   if (present.time && f.size() > 0) {
     const double t0 = *std::min_element(f.timestamp_s.begin(), f.timestamp_s.end());
-    w.Add("time", Words(f.timestamp_s, [&](double t) { return static_cast<uint32_t>(Quantise100ns(t - t0)); }),
+    w.Add("time",
+          Words(f.timestamp_s,
+                [&](double t) { return static_cast<uint32_t>(Quantise100ns(t - t0)); }),
           Quant::kTime100ns, Predictor::kPrevious);
   }
   if (present.return_index)
     w.Add("return_index", Words(f.return_index, integer), Quant::kInteger, Predictor::kPrevious);
-  if (present.material) w.Add("material", Words(f.material_id, integer), Quant::kInteger, Predictor::kPrevious);
-  if (present.instance) w.Add("instance", Words(f.instance_id, integer), Quant::kInteger, Predictor::kPrevious);
+  if (present.material)
+    w.Add("material", Words(f.material_id, integer), Quant::kInteger, Predictor::kPrevious);
+  if (present.instance)
+    w.Add("instance", Words(f.instance_id, integer), Quant::kInteger, Predictor::kPrevious);
   if (present.semantic)
     w.Add("semantic", Words(f.semantic_class, integer), Quant::kInteger, Predictor::kPrevious);
   w.Add("partner", Words(partner, integer), Quant::kInteger, Predictor::kPrevious);
@@ -171,7 +187,9 @@ json CloudColumns(const Frame& f, const PresentFields& present, const std::vecto
   return {{"count", f.size()}, {"columns", std::move(w.columns)}};
 }
 
-json Number(double v) { return std::isfinite(v) ? json(v) : json(nullptr); }
+json Number(double v) {
+  return std::isfinite(v) ? json(v) : json(nullptr);
+}
 
 json TargetJson(const compare::Target& t) {
   const auto& q = t.box_to_sensor.rotation;
@@ -193,7 +211,9 @@ json RoiJson(const compare::TargetMetrics& m) {
 }
 
 json SourceJson(const ViewerSource& s) {
-  return {{"file", s.file}, {"reader", s.reader}, {"sensor", s.sensor},
+  return {{"file", s.file},
+          {"reader", s.reader},
+          {"sensor", s.sensor},
           {"intensity_unit", s.intensity_unit}};
 }
 
@@ -274,17 +294,17 @@ int32_t Quantise100ns(double seconds) {
 }
 
 Expected<std::string> EncodeViewerDocument(const ViewerDocument& doc) {
-  json header = {{"version", kDocumentFormatVersion},
-                 {"title", doc.title},
-                 {"real", SourceJson(doc.real)},
-                 {"sim", SourceJson(doc.sim)},
-                 {"association", {{"method", doc.association_method},
-                                  {"reason", doc.association_reason}}},
-                 {"materials", doc.materials},
-                 {"semantic_classes", doc.semantic_classes},
-                 {"notes", doc.notes},
-                 {"targets", json::array()},
-                 {"frames", json::array()}};
+  json header = {
+      {"version", kDocumentFormatVersion},
+      {"title", doc.title},
+      {"real", SourceJson(doc.real)},
+      {"sim", SourceJson(doc.sim)},
+      {"association", {{"method", doc.association_method}, {"reason", doc.association_reason}}},
+      {"materials", doc.materials},
+      {"semantic_classes", doc.semantic_classes},
+      {"notes", doc.notes},
+      {"targets", json::array()},
+      {"frames", json::array()}};
   for (const compare::Target& t : doc.targets)
     header["targets"].push_back(TargetJson(t));
   std::string payload;
@@ -298,8 +318,9 @@ Expected<std::string> EncodeViewerDocument(const ViewerDocument& doc) {
     json frame = {{"label", f.label},
                   {"real_index", f.real_index},
                   {"sim_index", f.sim_index},
-                  {"left_out", {{"real", p.real_non_finite + p.real_too_near},
-                                {"sim", p.sim_non_finite + p.sim_too_near}}},
+                  {"left_out",
+                   {{"real", p.real_non_finite + p.real_too_near},
+                    {"sim", p.sim_non_finite + p.sim_too_near}}},
                   {"rois", json::array()}};
     for (const compare::TargetMetrics& m : f.rois)
       frame["rois"].push_back(RoiJson(m));
@@ -348,29 +369,33 @@ Expected<DecodedDocument> DecodeViewerDocument(const std::string& bytes) {
         std::vector<uint32_t> residuals(n);
         for (size_t i = 0; i < n; ++i)
           for (size_t b = 0; b < 4; ++b)
-            residuals[i] |= static_cast<uint32_t>(static_cast<unsigned char>(
-                                (*raw)[payload + offset + b * n + i]))
+            residuals[i] |= static_cast<uint32_t>(
+                                static_cast<unsigned char>((*raw)[payload + offset + b * n + i]))
                             << (8 * b);
         const std::string predictor = c.at("predictor"), quant = c.at("quant");
         const Predictor p = predictor == "channel"    ? Predictor::kChannel
                             : predictor == "previous" ? Predictor::kPrevious
                                                       : Predictor::kNone;
         if (p == Predictor::kChannel && channel.size() != n)
-          return Error{fmt::format("viewer document: column {} needs the channel column first",
-                                   name)};
+          return Error{
+              fmt::format("viewer document: column {} needs the channel column first", name)};
         const std::vector<uint32_t> words = Undo(residuals, p, channel);
         std::vector<double>& values = columns[name];
         values.resize(n);
         for (size_t i = 0; i < n; ++i) {
           const int32_t s = static_cast<int32_t>(words[i]);
-          if (quant == "mm") values[i] = s / 1000.0;
-          else if (quant == "t100ns") values[i] = s * 1e-7;
+          if (quant == "mm")
+            values[i] = s / 1000.0;
+          else if (quant == "t100ns")
+            values[i] = s * 1e-7;
           else if (quant == "f12") {
             float f;
             std::memcpy(&f, &words[i], 4);
             values[i] = f;
-          } else if (name == "partner") values[i] = s;
-          else values[i] = words[i];
+          } else if (name == "partner")
+            values[i] = s;
+          else
+            values[i] = words[i];
         }
         if (name == "channel") channel.assign(words.begin(), words.end());
       }

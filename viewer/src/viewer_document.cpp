@@ -6,6 +6,27 @@
 
 namespace lt::viewer {
 
+Expected<ViewerDocument> LoadViewerDocument(const compare::CompareInputs& in,
+                                            const MeshLoader& meshes) {
+  auto loaded = compare::LoadComparison(in, meshes);
+  if (!loaded.ok()) return loaded.error();
+  return BuildViewerDocument(*loaded, in);
+}
+
+std::string InputsSignature(const compare::CompareInputs& in) {
+  std::string signature;
+  for (const std::string& file :
+       {in.real_file, in.real_sidecar, in.sim_file, in.rois_file, in.scene_file}) {
+    if (file.empty()) continue;
+    std::error_code ec;
+    const auto size = std::filesystem::file_size(file, ec);
+    const auto time = std::filesystem::last_write_time(file, ec);
+    signature +=
+        fmt::format("{}:{}:{};", file, ec ? 0 : size, ec ? 0 : time.time_since_epoch().count());
+  }
+  return signature;
+}
+
 std::string IntensityUnitOf(const std::string& reader) {
   // Ouster: signal photon counts; Velodyne: calibrated reflectivity 0..255; KITTI and
   // nuScenes: remission 0..1 (dataset papers); lidartwin .h5 of a capability or ideal
@@ -54,8 +75,8 @@ Expected<ViewerDocument> BuildViewerDocument(const compare::LoadedComparison& lo
   uint64_t points = 0;
   for (size_t k : chosen) {
     if (k >= loaded.real.frames.size())
-      return Error{fmt::format("frame pair {} does not exist ({} compared)", k,
-                               loaded.real.frames.size())};
+      return Error{
+          fmt::format("frame pair {} does not exist ({} compared)", k, loaded.real.frames.size())};
     points += loaded.real.frames[k].size() + loaded.sim.frames[k].size();
   }
   if (points > kMaxViewerPoints)
@@ -65,8 +86,7 @@ Expected<ViewerDocument> BuildViewerDocument(const compare::LoadedComparison& lo
         chosen.size(), points, kMaxViewerPoints)};
 
   for (size_t k : chosen) {
-    auto pairing = compare::PairFrame(loaded.real.frames[k], loaded.sim.frames[k],
-                                      loaded.options);
+    auto pairing = compare::PairFrame(loaded.real.frames[k], loaded.sim.frames[k], loaded.options);
     if (!pairing.ok()) return Error{fmt::format("frame pair {}: {}", k, pairing.message())};
     ViewerFrame f;
     f.real_index = in.RealFrameOfPair(k);

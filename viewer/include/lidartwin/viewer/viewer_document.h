@@ -40,10 +40,10 @@ struct ViewerDocument {
   std::string title;
   ViewerSource real, sim;
   std::string association_method, association_reason;  // of the first frame, as compare
-  std::vector<std::string> materials;                   // names by material id
-  std::vector<std::string> semantic_classes;            // names by class id (may be empty)
-  std::vector<std::string> notes;                       // what the readers skipped or guessed
-  std::vector<compare::Target> targets;                 // the boxes of ViewerFrame::rois
+  std::vector<std::string> materials;                  // names by material id
+  std::vector<std::string> semantic_classes;           // names by class id (may be empty)
+  std::vector<std::string> notes;                      // what the readers skipped or guessed
+  std::vector<compare::Target> targets;                // the boxes of ViewerFrame::rois
   std::vector<ViewerFrame> frames;
 };
 
@@ -56,6 +56,14 @@ inline constexpr uint64_t kMaxViewerPoints = uint64_t{1} << 25;
 Expected<ViewerDocument> BuildViewerDocument(const compare::LoadedComparison& loaded,
                                              const compare::CompareInputs& in,
                                              const std::vector<size_t>& pairs = {});
+
+// LoadComparison and BuildViewerDocument in one: what view shows for its command line.
+Expected<ViewerDocument> LoadViewerDocument(const compare::CompareInputs& in,
+                                            const MeshLoader& meshes);
+
+// The size and modification time of every input file, as text: the server builds its
+// document again when this changes (a new simulation written over the old one).
+std::string InputsSignature(const compare::CompareInputs& in);
 
 // The unit of a recording's intensity field, by its reader ("" where unknown).
 std::string IntensityUnitOf(const std::string& reader);

@@ -1,0 +1,48 @@
+// viewer/: the page around the bundle (issue 13): base64 against RFC 4648 sec. 10, placeholders
+// filled, the bundle inlined so that it cannot end its <script> element early.
+#include <gtest/gtest.h>
+
+#include "lidartwin/viewer/viewer_page.h"
+
+namespace lt::viewer {
+namespace {
+
+TEST(Base64, Rfc4648TestVectors) {
+  EXPECT_EQ(Base64(""), "");
+  EXPECT_EQ(Base64("f"), "Zg==");
+  EXPECT_EQ(Base64("fo"), "Zm8=");
+  EXPECT_EQ(Base64("foo"), "Zm9v");
+  EXPECT_EQ(Base64("foob"), "Zm9vYg==");
+  EXPECT_EQ(Base64("fooba"), "Zm9vYmE=");
+  EXPECT_EQ(Base64("foobar"), "Zm9vYmFy");
+  EXPECT_EQ(Base64(std::string("\xff\xfe\x00", 3)), "//4A");
+}
+
+TEST(ViewerPage, ExportedPageInlinesDataAndBundleAndEscapesTheTitle) {
+  const std::string page = ExportedPage("a <b> & c", "foobar");
+  EXPECT_NE(page.find("<title>a &lt;b&gt; &amp; c</title>"), std::string::npos);
+  EXPECT_NE(page.find("<script id=\"lidartwin-data\" type=\"application/octet-stream\">"
+                      "Zm9vYmFy</script>"),
+            std::string::npos);
+  EXPECT_EQ(page.find("<!--LTV_"), std::string::npos);         // every placeholder filled
+  EXPECT_NE(page.find("LidartwinViewer"), std::string::npos);  // the bundle's global
+  // Exactly the script elements the page means: the data block and the bundle.
+  size_t ends = 0;
+  for (size_t at = page.find("</script"); at != std::string::npos;
+       at = page.find("</script", at + 1))
+    ++ends;
+  EXPECT_EQ(ends, 2u);
+}
+
+TEST(ViewerPage, ServedPageNamesTheDocumentUrlAndEmbeddedViewersAreDistinct) {
+  const std::string page = ServedPage("t", "document.bin");
+  EXPECT_NE(page.find("<meta name=\"lidartwin-document-url\" content=\"document.bin\">"),
+            std::string::npos);
+  const std::string a = EmbeddedViewer("run-1", "x", 500), b = EmbeddedViewer("run-2", "y", 500);
+  EXPECT_NE(a.find("id=\"run-1-data\""), std::string::npos);
+  EXPECT_NE(b.find("getElementById(\"run-2\")"), std::string::npos);
+  EXPECT_NE(a.find("height:500px"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace lt::viewer

@@ -1,0 +1,79 @@
+#include "lidartwin/viewer/viewer_server.h"
+
+#include <fmt/core.h>
+#include <httplib.h>
+
+#include <mutex>
+#include <nlohmann/json.hpp>
+#include <optional>
+
+#include "lidartwin/viewer/viewer_page.h"
+
+namespace lt::viewer {
+
+struct ViewerServer::Impl {
+  std::string title;
+  Builder build;
+  Stale stale;
+  httplib::Server server;
+  std::mutex mutex;  // one build at a time; requests come from httplib's thread pool
+  std::optional<Expected<std::string>> document;
+
+  Expected<std::string> Document() {
+    std::lock_guard<std::mutex> lock(mutex);
+    if (!document || stale()) document = build();
+    return *document;
+  }
+};
+
+ViewerServer::ViewerServer(std::string title, Builder build, Stale stale)
+    : impl_(std::make_unique<Impl>()) {
+  impl_->title = std::move(title);
+  impl_->build = std::move(build);
+  impl_->stale = std::move(stale);
+  Impl* impl = impl_.get();
+  impl->server.Get("/", [impl](const httplib::Request&, httplib::Response& res) {
+    res.set_header("Cache-Control", "no-store");
+    res.set_content(ServedPage(impl->title, "document.bin"), "text/html; charset=utf-8");
+  });
+  impl->server.Get("/document.bin", [impl](const httplib::Request&, httplib::Response& res) {
+    res.set_header("Cache-Control", "no-store");
+    auto document = impl->Document();
+    if (!document.ok()) {
+      res.status = 500;
+      res.set_content(nlohmann::json{{"error", document.message()}}.dump(), "application/json");
+      return;
+    }
+    res.set_content(*document, "application/octet-stream");
+  });
+}
+
+ViewerServer::~ViewerServer() {
+  Stop();
+}
+
+Expected<int> ViewerServer::Bind(const std::string& host, int port) {
+  const int bound = port == 0 ? impl_->server.bind_to_any_port(host)
+                              : (impl_->server.bind_to_port(host, port) ? port : -1);
+  if (bound < 0)
+    return Error{
+        fmt::format("cannot listen on {}:{} (in use? choose another with --port, or "
+                    "--port 0 for any free one)",
+                    host, port)};
+  return bound;
+}
+
+void ViewerServer::Prepare() {
+  (void)impl_->Document();
+}
+
+Status ViewerServer::Run() {
+  if (!impl_->server.listen_after_bind()) return Error{"the viewer server stopped listening"};
+  return {};
+}
+
+void ViewerServer::Stop() {
+  if (impl_->server.is_running()) impl_->server.stop();
+}
+
+}  // namespace lt::viewer
