@@ -7,11 +7,15 @@ packages=(
   clang libclang-rt-14-dev  # libFuzzer for scripts/fuzz-smoke.sh
   libeigen3-dev libfmt-dev libgtest-dev libhdf5-dev libyaml-cpp-dev nlohmann-json3-dev
   libembree-dev libopen3d-dev libceres-dev libssl-dev
+  zlib1g-dev libcpp-httplib-dev  # the viewer's document and server (issue 13)
+  nodejs chromium                # the viewer's bundle (npm) and its browser tests
 )
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
 done
+# npm comes with some Node.js builds (NodeSource's) and as its own package with Debian's.
+command -v npm > /dev/null || missing+=(npm)
 if ((${#missing[@]} == 0)); then
   exit 0
 fi

@@ -3,24 +3,34 @@
 #include <fmt/core.h>
 
 #include "args.h"
+#include "built_in.h"
 #include "commands.h"
 #include "lidartwin/compare/metrics_json.h"
 #include "lidartwin/reports/report.h"
+#if LT_WITH_VIEWER
+#include "lidartwin/viewer/report_viewers.h"
+#endif
 
 namespace lt::cli {
 namespace {
 
 constexpr const char* kUsage =
     "usage: lidartwin report METRICS.json... --out DIR\n"
-    "         [--baseline BASELINE.json --tolerances TOLERANCES.yaml]\n"
+    "         [--baseline BASELINE.json --tolerances TOLERANCES.yaml] [--viewer-frames N]\n"
     "  writes DIR/report.json, DIR/report.md and DIR/report.html. With a baseline (a\n"
     "  metrics.json or report.json) it lists what got worse and exits with 3 when a\n"
-    "  tolerance is exceeded (1: error, 2: usage).\n";
+    "  tolerance is exceeded (1: error, 2: usage). report.html embeds the viewer with each\n"
+    "  run's N worst frame pairs by return agreement (default 2; 0: none), reading the\n"
+    "  recordings its metrics.json names again.\n";
+
+// Frame pairs a run's embedded viewer may show: each is a few MB of the report.
+constexpr uint64_t kMaxViewerFrames = 16;
 
 }  // namespace
 
 int ReportCommand(const std::vector<std::string>& argv) {
-  auto args = Args::Parse(argv, {{"--out", "--baseline", "--tolerances"}, {"--help"}, 1000});
+  auto args = Args::Parse(
+      argv, {{"--out", "--baseline", "--tolerances", "--viewer-frames"}, {"--help"}, 1000});
   if (!args.ok()) {
     fmt::print(stderr, "lidartwin report: {}\n{}", args.message(), kUsage);
     return 2;
@@ -38,6 +48,9 @@ int ReportCommand(const std::vector<std::string>& argv) {
   if (args->Has("--baseline") != args->Has("--tolerances"))
     return fail("--baseline and --tolerances go together", 2);
 
+  auto viewer_frames = args->GetUIntIn("--viewer-frames", 2, 0, kMaxViewerFrames);
+  if (!viewer_frames.ok()) return fail(viewer_frames.message(), 2);
+
   std::vector<compare::ComparisonMetrics> runs;
   for (const std::string& file : args->positionals()) {
     auto m = compare::ReadMetricsFile(file);
@@ -52,6 +65,13 @@ int ReportCommand(const std::vector<std::string>& argv) {
     if (!baseline.ok()) return fail("error: " + baseline.message(), 1);
     reports::AddBaseline(report, args->Get("--baseline"), std::move(*baseline), *tolerances);
   }
+#if LT_WITH_VIEWER
+  viewer::AttachViewers(report, *viewer_frames, BuiltInMeshLoader());
+  for (size_t i = 0; i < report.run_viewer_notes.size(); ++i)
+    if (!report.run_viewer_notes[i].empty() && *viewer_frames > 0)
+      fmt::print(stderr, "lidartwin report: no viewer for {}: {}\n", report.runs[i].label,
+                 report.run_viewer_notes[i]);
+#endif
   const std::filesystem::path out = args->Get("--out");
   if (Status s = reports::WriteReport(report, out); !s.ok())
     return fail("error: " + s.message(), 1);

@@ -15,6 +15,9 @@
 #include "commands.h"
 #include "lidartwin/compare/metrics.h"
 #include "lidartwin/compare/metrics_json.h"
+#if LT_WITH_VIEWER
+#include "lidartwin/viewer/report_viewers.h"
+#endif
 #include "lidartwin/datasets/atomic_file.h"
 #include "lidartwin/datasets/interrupt_cleanup.h"
 #include "lidartwin/datasets/output_set.h"
@@ -329,6 +332,15 @@ int ReproduceCommand(const std::vector<std::string>& argv) {
   metrics->label = fmt::format("{} frame {}", name, *held_out);
   metrics->real_file = name;
   metrics->sim_file = "sim.h5";
+  // What report needs to read the frames again for its viewer (issue 13).
+  compare::CompareInputs inputs;
+  inputs.real_file = args->Get("--recording");
+  inputs.real_sidecar = metadata;
+  inputs.real_frames = {static_cast<uint32_t>(*held_out)};
+  inputs.sim_file = (out / "sim.h5").string();
+  inputs.scene_file = (out / "scene/scene.yaml").string();
+  inputs.min_range_m = co.min_range_m;
+  metrics->inputs = inputs;
   // The floor's neighbour: the reconstruction frame nearest the held-out one (the later on a
   // tie), so a partial revolution at the capture's end is not it unless it was chosen.
   size_t neighbour = static_cast<size_t>(list.front());
@@ -346,7 +358,19 @@ int ReproduceCommand(const std::vector<std::string>& argv) {
   Status s = WriteTextFileAtomically(stage / "metrics.json", compare::MetricsToJson(*metrics));
   if (s.ok())
     s = WriteTextFileAtomically(stage / "floor_metrics.json", compare::MetricsToJson(*floor));
-  if (s.ok()) s = reports::WriteReport(reports::BuildReport({*metrics}), stage / "report");
+  if (s.ok()) {
+    reports::Report report = reports::BuildReport({*metrics});
+#if LT_WITH_VIEWER
+    // The viewer reads the staged files; metrics.json names where they will be.
+    report.runs[0].inputs->sim_file = (stage / "sim.h5").string();
+    report.runs[0].inputs->scene_file = (stage / "scene/scene.yaml").string();
+    viewer::AttachViewers(report, 1, BuiltInMeshLoader());
+    if (!report.run_viewer_notes[0].empty())
+      fmt::print(stderr, "lidartwin reproduce: warning: no viewer in the report: {}\n",
+                 report.run_viewer_notes[0]);
+#endif
+    s = reports::WriteReport(report, stage / "report");
+  }
   if (s.ok()) {
     std::vector<std::pair<std::filesystem::path, std::filesystem::path>> moves;
     for (const char* file : kOutputFiles)

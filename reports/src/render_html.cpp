@@ -126,7 +126,8 @@ std::string RenderHtml(const Report& r) {
     out +=
         fmt::format("<p class=\"verdict{}\">{}</p>\n", r.Regressed() ? " bad" : "", EscapeXml(v));
   out += Html(RunsTable(r)) + Html(SummaryTable(r));
-  for (const auto& m : r.runs) {
+  for (size_t i = 0; i < r.runs.size(); ++i) {
+    const compare::ComparisonMetrics& m = r.runs[i];
     out +=
         fmt::format("<h2>{}</h2>\n<p>Association: {} ({}).</p>\n<div class=\"plots\">\n",
                     EscapeXml(m.label), EscapeXml(m.association), EscapeXml(m.association_reason));
@@ -134,6 +135,16 @@ std::string RenderHtml(const Report& r) {
     if (!m.by_material.empty()) out += ErrorByMaterial(m, true) + ErrorByMaterial(m, false);
     if (!m.targets.empty()) out += TargetKpi(m, true) + TargetKpi(m, false);
     out += "</div>\n" + Html(DistanceTable(m)) + Html(MaterialTable(m)) + Html(TargetTable(m));
+    if (i < r.run_viewers.size() && !r.run_viewers[i].empty())
+      out += "<h3>Worst frames in the viewer</h3>\n" + r.run_viewers[i];
+    else if (i < r.run_viewer_notes.size() && !r.run_viewer_notes[i].empty())
+      out += fmt::format("<p>No viewer: {}</p>\n", EscapeXml(r.run_viewer_notes[i]));
+  }
+  // The bundle after the viewers' mount calls would come too late: it goes first in the body
+  // when there is any viewer.
+  if (!r.viewer_script.empty()) {
+    const std::string body = "<body>\n";
+    out.insert(out.find(body) + body.size(), r.viewer_script + "\n");
   }
   return out + "</body></html>\n";
 }

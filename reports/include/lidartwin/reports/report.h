@@ -21,6 +21,12 @@ struct Report {
   std::string baseline_file;              // empty without a baseline
   std::map<std::string, double> baseline;
   std::vector<GateRow> gate;
+  // The viewer embedded for each run's worst frames (issue 13; viewer/report_viewers.h): HTML
+  // to place under the run (empty: none), why a run has none, and the bundle's <script>
+  // element, once per page.
+  std::vector<std::string> run_viewers;
+  std::vector<std::string> run_viewer_notes;
+  std::string viewer_script;
 
   bool Regressed() const;
 };
