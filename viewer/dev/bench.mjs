@@ -1,6 +1,8 @@
 // Frame rate of the viewer in headless Chromium with software GL (the CI setting): loads
 // dev/index.html from file://, waits for the first frame, runs the controller's benchmark in
-// both layouts at point sizes 1 and 2, prints JSON and saves screenshots under /tmp.
+// both layouts at point sizes 1 and 2, prints JSON and saves a screenshot under /tmp.
+// Two settings: the page at 1280x720 as a user sees it (toolbar and side panel take part of it),
+// then the panel hidden and the window grown so that the views themselves are 1280x720.
 //   node dev/bench.mjs [seconds]      (from viewer/)
 import { chromium } from 'playwright-core';
 import { pathToFileURL, fileURLToPath } from 'node:url';
@@ -24,25 +26,32 @@ try {
   await page.evaluate(() => window.lidartwinViewer.ready);
 
   const results = [];
-  for (const layout of ['side-by-side', 'overlay']) {
-    for (const pointSize of [1, 2]) {
-      const r = await page.evaluate(async ([layout, pointSize, seconds]) => {
-        const v = window.lidartwinViewer;
-        v.setLayout(layout);
-        v.setPointSize(pointSize);
-        const counts = v.counts();
-        return { layout, pointSize, real: counts.real, sim: counts.sim, ...(await v.benchmark(seconds)) };
-      }, [layout, pointSize, seconds]);
-      results.push(r);
+  const measure = async (setting) => {
+    for (const layout of ['side-by-side', 'overlay']) {
+      for (const pointSize of [1, 2]) {
+        results.push(await page.evaluate(async ([setting, layout, pointSize, seconds]) => {
+          const v = window.lidartwinViewer;
+          v.setLayout(layout);
+          v.setPointSize(pointSize);
+          const { real, sim } = v.counts();
+          return { setting, layout, pointSize, real, sim, ...(await v.benchmark(seconds)) };
+        }, [setting, layout, pointSize, seconds]));
+      }
     }
-  }
+  };
+  await measure('page 1280x720');
   await page.evaluate(() => {
     const v = window.lidartwinViewer;
     v.setLayout('side-by-side');
     v.setPointSize(1);
     v.renderNow();
   });
-  await page.screenshot({ path: '/tmp/ltv-side-by-side.png' });
+  await page.screenshot({ path: '/tmp/ltv-bench.png' });
+  await page.click('.ltv-panel-toggle');
+  const toolbar = await page.evaluate(() => document.querySelector('.ltv-toolbar').offsetHeight);
+  await page.setViewportSize({ width: 1280, height: 720 + toolbar });
+  await measure('views 1280x720');
+
   console.log(JSON.stringify({ results, problems }, null, 2));
 } finally {
   await browser.close();

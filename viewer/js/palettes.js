@@ -58,9 +58,10 @@ export function instanceColour(id) {
 export const CATEGORICAL_SIZE = CATEGORICAL.length;
 
 // Continuous maps as anchor colours, linearly interpolated in sRGB into a 256-entry table.
-// Sequential: dark violet -> teal -> yellow, rising in lightness (in the manner of viridis),
-// so larger values read as brighter. Diverging: blue -> light grey -> red, zero in the middle.
-const SEQUENTIAL_ANCHORS = ['#3b0f70', '#31508c', '#21908d', '#5ec962', '#fde725'];
+// Sequential: violet -> blue -> teal -> green -> yellow, rising in lightness, so larger values
+// read as brighter; it starts well above the background's lightness so that the lowest values
+// stay visible. Diverging: blue -> light grey -> red, zero in the middle.
+const SEQUENTIAL_ANCHORS = ['#5b3a9e', '#3f6fb5', '#2a9d8f', '#7cc65a', '#f4e04d'];
 const DIVERGING_ANCHORS = ['#2b5fd9', '#7fa3ee', '#e4e4e4', '#ef8a6f', '#d7301f'];
 
 function buildLut(anchorsHex) {

@@ -33,7 +33,7 @@ export class Viewer {
   #status = 'loading'; #error = null; #doc = null;
   #frame = 0; #layout = 'side-by-side'; #colourBy = 'intensity'; #pointSize = 1;
   #colours = null; #selection = null; #info = null;
-  #frameRequest = 0; #benchmarking = false; #resolveReady; #rejectReady;
+  #frameRequest = 0; #benchmarking = false; #disposed = false; #resolveReady; #rejectReady;
 
   /** @param {HTMLElement} container @param {object} source passed to loadDocument */
   constructor(container, source) {
@@ -190,6 +190,7 @@ export class Viewer {
   }
 
   dispose() {
+    this.#disposed = true;
     if (this.#frameRequest) cancelAnimationFrame(this.#frameRequest);
     this.#frameRequest = 0;
     this.#resizeObserver.disconnect();
@@ -206,6 +207,7 @@ export class Viewer {
     try {
       this.#screen = new Screen(this.#canvas);
       const doc = await loadDocument(source);
+      if (this.#disposed) return;
       checkDocument(doc);
       this.#doc = doc;
       if (doc.title && this.#container === document.body) document.title = doc.title;
@@ -216,6 +218,8 @@ export class Viewer {
       this.#showFrame();
       this.#arrangeViews();
       this.#resize();
+      // A page of its own: keys (r, 1-9) work without clicking into the viewer first.
+      if (this.#container === document.body) this.#root.focus({ preventScroll: true });
     } catch (error) {
       this.#fail(error);
     }
@@ -367,7 +371,7 @@ export class Viewer {
   }
 
   #requestRender() {
-    if (this.#frameRequest || this.#benchmarking || !this.#doc) return;
+    if (this.#frameRequest || this.#benchmarking || this.#disposed || !this.#doc) return;
     this.#frameRequest = requestAnimationFrame(() => {
       this.#frameRequest = 0;
       this.#render();
