@@ -172,5 +172,19 @@ try {
 } finally {
   await browser.close();
 }
+
+await check('without WebGL the page says so in #ltv-error', async () => {
+  const noGl = await chromium.launch({ executablePath: '/usr/bin/chromium', args: ['--disable-3d-apis'] });
+  try {
+    const page = await noGl.newPage({ viewport: { width: 1280, height: 720 } });
+    await page.goto(pathToFileURL(join(here, 'index.html')).href);
+    const failure = await page.evaluate(() => window.lidartwinViewer.ready.then(() => null, (e) => e.message));
+    assert.match(failure, /WebGL/);
+    assert.ok(await page.locator('#ltv-error').isVisible());
+    assert.equal((await page.evaluate(() => window.lidartwinViewer.state())).status, 'error');
+  } finally {
+    await noGl.close();
+  }
+});
 assert.deepEqual(problems, [], 'console output or page errors');
 console.log('all checks passed');

@@ -12,7 +12,7 @@ export class Toolbar {
    * @param {{setLayout, setColourBy, setPointSize, setFrame, resetView, togglePanel}} actions
    */
   constructor(actions) {
-    this.title = el('div', { className: 'ltv-title' });
+    this.title = el('div', { className: 'ltv-title' }, 'lidartwin view');
     this.layoutButtons = {
       'side-by-side': el('button', { type: 'button', textContent: 'side by side',
         onclick: () => actions.setLayout('side-by-side') }),

@@ -64,8 +64,11 @@ function pointInfo(doc, frame, side, index) {
       info[key] = cloud[key][index];
     }
   }
-  if (info.material !== undefined) info.material_name = doc.materials[info.material] ?? null;
-  if (info.semantic !== undefined) info.semantic_name = doc.semantic_classes[info.semantic] ?? null;
+  // Names only where the document has them (materials may be shorter than the ids in use).
+  const material = info.material !== undefined && doc.materials[info.material];
+  if (material) info.material_name = material;
+  const semantic = info.semantic !== undefined && doc.semantic_classes[info.semantic];
+  if (semantic) info.semantic_name = semantic;
   return info;
 }
 

@@ -225,8 +225,13 @@ export class Viewer {
     }
   }
 
+  #setStatus(status) {
+    this.#status = status;
+    this.#root.dataset.status = status; // styles.css shows the controls only once ready
+  }
+
   #fail(error) {
-    this.#status = 'error';
+    this.#setStatus('error');
     this.#error = error?.message || String(error);
     this.#loadingBox.hidden = true;
     this.#errorBox.replaceChildren(el('strong', {}, 'The viewer could not show this comparison'),
@@ -275,6 +280,7 @@ export class Viewer {
     this.#panel = el('aside', { className: 'ltv-panel' }, ...Object.values(this.#boxes));
     this.#root = el('div', { className: 'ltv-root', tabIndex: 0 },
       this.#toolbar.element, el('div', { className: 'ltv-body' }, this.#stage, this.#panel));
+    this.#root.dataset.status = this.#status;
     this.#root.addEventListener('keydown', (e) => this.#onKey(e));
     this.#container.append(this.#root);
   }
@@ -402,7 +408,7 @@ export class Viewer {
         this.#cameras.cameras[view.camera], view.vp);
     }
     if (this.#status === 'loading') {
-      this.#status = 'ready';
+      this.#setStatus('ready');
       this.#resolveReady(this);
     }
   }
