@@ -19,7 +19,6 @@ export const MODES = [
 ];
 
 export const SIDES = ['real', 'sim'];
-const SIDE_NAME = { real: 'real', sim: 'sim' };
 
 // Robust colour limits: the 2nd and 98th percentiles, so a few outliers (a retro-reflector's
 // intensity, a stray far return) do not squeeze every other point into one end of the map.
@@ -69,12 +68,12 @@ const BUILDERS = {
       const values = frame[side].intensity;
       if (!values) {
         out[side].fill(FIXED['no data']);
-        legend.notes.push(`${SIDE_NAME[side]}: no intensity (grey)`);
+        legend.notes.push(`${side}: no intensity (grey)`);
         continue;
       }
       const [lo, hi] = robustLimits([values]);
       colourContinuous(values, lo, hi, SEQUENTIAL_LUT, out[side]);
-      legend.scales.push({ label: `${SIDE_NAME[side]} intensity`, unit: doc[side].intensity_unit || '',
+      legend.scales.push({ label: `${side} intensity`, unit: doc[side].intensity_unit || '',
         lo, hi, lut: SEQUENTIAL_LUT });
     }
   },
@@ -133,7 +132,7 @@ const BUILDERS = {
   source(doc, frame, out, legend) {
     for (const side of SIDES) {
       out[side].fill(FIXED[side]);
-      legend.entries.push({ colour: FIXED[side], label: SIDE_NAME[side],
+      legend.entries.push({ colour: FIXED[side], label: side,
         detail: formatCount(frame[side].count) });
     }
   },
@@ -156,7 +155,7 @@ function colourCategories(frame, field, out, legend, colourFn, nameOf) {
     const ids = frame[side][field];
     if (!ids) {
       out[side].fill(FIXED['no data']);
-      legend.notes.push(`${SIDE_NAME[side]}: no ${field.replace('_', ' ')} data (grey)`);
+      legend.notes.push(`${side}: no ${field.replace('_', ' ')} data (grey)`);
       return;
     }
     const colours = out[side];

@@ -3,6 +3,7 @@
 
 import { el } from './dom.js';
 import { formatValue, formatMetres } from './format.js';
+import { PICK_MARK, PARTNER_MARK, cssOf } from './palettes.js';
 
 const OTHER = { real: 'sim', sim: 'real' };
 
@@ -90,7 +91,9 @@ export function renderInfo(box, doc, info) {
       el('td', {}, cellText(field.key, point, doc)),
       el('td', {}, partner ? cellText(field.key, partner, doc) : '')));
   }
-  const parts = [el('table', { className: 'ltv-fields' }, el('thead', {}, head), el('tbody', {}, ...rows))];
+  const parts = [el('div', { className: 'ltv-section-title' }, 'picked point'),
+    el('div', { className: 'ltv-hint' }, 'marked in the views: ', markSwatch(PICK_MARK), ' this point',
+      partner ? [', ', markSwatch(PARTNER_MARK), ' its partner'] : ' (it has no partner)')];
   if (errors) {
     let intensity;
     if (errors.intensity !== null) {
@@ -105,7 +108,12 @@ export function renderInfo(box, doc, info) {
       errorRow('intensity error (sim − real)', intensity),
       errorRow('3-D distance', `${formatMetres(errors.distance_m)} m`))));
   }
+  parts.push(el('table', { className: 'ltv-fields' }, el('thead', {}, head), el('tbody', {}, ...rows)));
   box.replaceChildren(...parts);
+}
+
+function markSwatch(colour) {
+  return el('span', { className: 'ltv-mark', style: { borderColor: cssOf(colour) } });
 }
 
 function errorRow(label, value) {

@@ -22,7 +22,9 @@ const LAYOUTS = ['side-by-side', 'overlay'];
 const SIDE_BIT = { real: 0, sim: 1 };
 // A press that moves less than this [CSS px] before release is a click (pick), not a drag.
 const CLICK_SLOP_PX = 4;
-const MARK_RADIUS_PX = 6;
+// Marks of the picked point and its partner [px, half-width]: concentric squares of different
+// sizes, so both show where the two points project to the same pixel.
+const MARK_RADIUS_PX = { pick: 7, partner: 4 };
 // Benchmark orbit speed [rad per animation frame]: a full turn in about 12 s at 60 Hz.
 const BENCH_STEP_RAD = (2 * Math.PI) / 720;
 
@@ -271,11 +273,13 @@ export class Viewer {
     this.#loadingBox = el('div', { className: 'ltv-loading' }, 'loading…');
     this.#stage = el('div', { className: 'ltv-stage' }, this.#canvas,
       this.#viewEls.real.element, this.#viewEls.sim.element, this.#loadingBox, this.#errorBox);
+    // Panel order: what the colours mean, then the picked point (the reason to click), then
+    // what is compared and the ROI statistics.
     this.#boxes = {
       legend: el('section', { className: 'ltv-legend' }),
+      info: el('section', { className: 'ltv-info' }),
       summary: el('section', { className: 'ltv-summary' }),
       rois: el('section', { className: 'ltv-roi-table' }),
-      info: el('section', { className: 'ltv-info' }),
     };
     this.#panel = el('aside', { className: 'ltv-panel' }, ...Object.values(this.#boxes));
     this.#root = el('div', { className: 'ltv-root', tabIndex: 0 },
@@ -419,11 +423,11 @@ export class Viewer {
     const { side, index } = this.#selection;
     const other = side === 'real' ? 'sim' : 'real';
     const partner = frame[side].partner[index];
-    const marks = [[side, index, PICK_MARK]];
-    if (partner >= 0) marks.push([other, partner, PARTNER_MARK]);
-    for (const [s, i, colour] of marks) {
+    const marks = [[side, index, PICK_MARK, MARK_RADIUS_PX.pick]];
+    if (partner >= 0) marks.push([other, partner, PARTNER_MARK, MARK_RADIUS_PX.partner]);
+    for (const [s, i, colour, radius] of marks) {
       const p = frame[s].position;
-      this.#target.mark(p[3 * i], p[3 * i + 1], p[3 * i + 2], m, vp, MARK_RADIUS_PX, colour);
+      this.#target.mark(p[3 * i], p[3 * i + 1], p[3 * i + 2], m, vp, radius, colour);
     }
   }
 }
