@@ -33,8 +33,8 @@ const MAX_LEGEND_ENTRIES = 12;
 /**
  * Colours every point of frame `frame` of `doc` for `mode`.
  * @returns {{real: Uint32Array, sim: Uint32Array, legend: Legend}} where
- *   Legend = {title, scales: [{label, unit, lo, hi, lut}], entries: [{colour, label, detail}],
- *             notes: [string]}
+ *   Legend = {title, scales: [{label, unit, lo, hi, lut}], entriesHeader (what `detail` is),
+ *             entries: [{colour, label, detail}], notes: [string]}
  */
 export function colourFrame(doc, frame, mode) {
   const builder = BUILDERS[mode];
@@ -43,7 +43,8 @@ export function colourFrame(doc, frame, mode) {
     real: new Uint32Array(frame.real.count),
     sim: new Uint32Array(frame.sim.count),
   };
-  const legend = { title: MODES.find((m) => m.id === mode).label, scales: [], entries: [], notes: [] };
+  const legend = { title: MODES.find((m) => m.id === mode).label, scales: [], entriesHeader: '',
+    entries: [], notes: [] };
   builder(doc, frame, out, legend);
   return { real: out.real, sim: out.sim, legend };
 }
@@ -178,7 +179,7 @@ function colourCategories(frame, field, out, legend, colourFn, nameOf) {
   if (sorted.length > CATEGORICAL_SIZE) {
     legend.notes.push(`${sorted.length} ids, ${CATEGORICAL_SIZE} colours: colours repeat`);
   }
-  if (sorted.length) legend.notes.unshift('points real / sim');
+  if (sorted.length) legend.entriesHeader = 'points real / sim';
 }
 
 function colourContinuous(values, lo, hi, lut, colours) {

@@ -10,6 +10,7 @@ const TARGET_TICKS = 5;
 /** Replaces the content of `box` with `legend` (see colour_modes.js colourFrame). */
 export function renderLegend(box, legend) {
   const parts = [el('div', { className: 'ltv-legend-title' }, legend.title), ...legend.scales.map(renderScale)];
+  if (legend.entriesHeader) parts.push(el('div', { className: 'ltv-legend-header' }, legend.entriesHeader));
   if (legend.entries.length) parts.push(el('ul', { className: 'ltv-legend-entries' }, ...legend.entries.map(renderEntry)));
   parts.push(...legend.notes.map((note) => el('div', { className: 'ltv-legend-note' }, note)));
   box.replaceChildren(...parts);

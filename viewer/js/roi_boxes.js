@@ -1,12 +1,20 @@
-// The regions of interest of a frame as 3-D wireframe boxes (one LineSegments for all of them)
-// and HTML labels that follow the boxes' top faces in every view.
+// The regions of interest of a frame as 3-D wireframe boxes (one LineSegments for all of them),
+// each with its name on a sprite above the top face.
+//
+// The names are drawn by WebGL with the boxes, not as HTML over the canvas: under software
+// compositing, moving HTML labels on every frame of an orbit cost about a quarter of the frame rate.
 
 import {
   Scene, LineSegments, BufferGeometry, Float32BufferAttribute, LineBasicMaterial, Vector3,
-  Quaternion, Vector4,
+  Quaternion, Sprite, SpriteMaterial, CanvasTexture, NearestFilter, SRGBColorSpace,
 } from 'three';
 
 const BOX_COLOUR = '#ffd23f';
+const LABEL_FONT = '600 12px system-ui, -apple-system, "Segoe UI", Roboto, sans-serif';
+const LABEL_BACKGROUND = 'rgba(10, 12, 16, 0.75)';
+const LABEL_HEIGHT_PX = 18;
+const LABEL_PADDING_PX = 5;
+const LABEL_GAP_PX = 3; // between the box's top face and the label
 
 // The 12 edges of a box as pairs of corner numbers; corner k has sign bits (x: 1, y: 2, z: 4).
 const EDGES = [
@@ -20,17 +28,12 @@ export class RoiBoxes {
     this.scene = new Scene();
     this.material = new LineBasicMaterial({ color: BOX_COLOUR, depthTest: false });
     this.lines = null;
-    this.anchors = []; // {name, point: Vector3}: where each box's label goes (top face centre)
+    this.labels = []; // {sprite, width}: width in pixels
   }
 
   /** Rebuilds the boxes for `rois` (DOCUMENT.md Roi: centre, half_size [m], rotation w,x,y,z). */
   setRois(rois) {
-    if (this.lines) {
-      this.scene.remove(this.lines);
-      this.lines.geometry.dispose();
-      this.lines = null;
-    }
-    this.anchors = [];
+    this.clear();
     if (!rois.length) return;
     const vertices = [];
     const corner = new Vector3();
@@ -45,7 +48,10 @@ export class RoiBoxes {
         corners.push(corner.clone().applyQuaternion(q).add(centre));
       }
       for (const [a, b] of EDGES) vertices.push(...corners[a].toArray(), ...corners[b].toArray());
-      this.anchors.push({ name: roi.name, point: new Vector3(0, 0, hz).applyQuaternion(q).add(centre) });
+      const label = makeLabel(roi.name);
+      label.sprite.position.copy(new Vector3(0, 0, hz).applyQuaternion(q).add(centre));
+      this.labels.push(label);
+      this.scene.add(label.sprite);
     }
     const geometry = new BufferGeometry();
     geometry.setAttribute('position', new Float32BufferAttribute(vertices, 3));
@@ -54,26 +60,58 @@ export class RoiBoxes {
   }
 
   /**
-   * Places one label element per box over a view: `labels` are absolutely positioned children
-   * of an element of viewport size `vp` ({w, h} pixels) shown through `camera`.
+   * Sizes the labels to whole pixels for a view `heightPx` pixels high seen through `camera`
+   * (a sprite without size attenuation measures in NDC units scaled by the projection).
    */
-  placeLabels(labels, camera, vp) {
-    const p = new Vector4();
-    this.anchors.forEach(({ point }, i) => {
-      const label = labels[i];
-      p.set(point.x, point.y, point.z, 1).applyMatrix4(camera.matrixWorldInverse)
-        .applyMatrix4(camera.projectionMatrix);
-      const visible = p.w > 0 && Math.abs(p.x / p.w) <= 1 && Math.abs(p.y / p.w) <= 1;
-      label.hidden = !visible;
-      if (!visible) return;
-      const left = (p.x / p.w * 0.5 + 0.5) * vp.w;
-      const top = (0.5 - p.y / p.w * 0.5) * vp.h;
-      label.style.transform = `translate(${left.toFixed(1)}px, ${top.toFixed(1)}px) translate(-50%, -100%)`;
-    });
+  fitLabels(camera, heightPx) {
+    const toScale = 2 / (heightPx * camera.projectionMatrix.elements[5]);
+    for (const { sprite, width } of this.labels) sprite.scale.set(width * toScale, LABEL_HEIGHT_PX * toScale, 1);
+  }
+
+  clear() {
+    if (this.lines) {
+      this.scene.remove(this.lines);
+      this.lines.geometry.dispose();
+      this.lines = null;
+    }
+    for (const { sprite } of this.labels) {
+      this.scene.remove(sprite);
+      sprite.material.map.dispose();
+      sprite.material.dispose();
+    }
+    this.labels = [];
   }
 
   dispose() {
-    this.lines?.geometry.dispose();
+    this.clear();
     this.material.dispose();
   }
+}
+
+// The name on a dark rounded plate, drawn once into a canvas the sprite shows 1:1 in pixels.
+function makeLabel(text) {
+  const canvas = document.createElement('canvas');
+  const ctx = canvas.getContext('2d');
+  ctx.font = LABEL_FONT;
+  const width = Math.ceil(ctx.measureText(text).width) + 2 * LABEL_PADDING_PX;
+  canvas.width = width;
+  canvas.height = LABEL_HEIGHT_PX;
+  ctx.fillStyle = LABEL_BACKGROUND;
+  ctx.beginPath();
+  ctx.roundRect(0, 0, width, LABEL_HEIGHT_PX, 3);
+  ctx.fill();
+  ctx.font = LABEL_FONT; // resizing the canvas reset the context
+  ctx.fillStyle = BOX_COLOUR;
+  ctx.textBaseline = 'middle';
+  ctx.fillText(text, LABEL_PADDING_PX, LABEL_HEIGHT_PX / 2 + 0.5);
+  const texture = new CanvasTexture(canvas);
+  texture.colorSpace = SRGBColorSpace;
+  texture.minFilter = NearestFilter;
+  texture.magFilter = NearestFilter;
+  texture.generateMipmaps = false;
+  const sprite = new Sprite(new SpriteMaterial({ map: texture, depthTest: false, depthWrite: false,
+    sizeAttenuation: false, transparent: true }));
+  sprite.center.set(0.5, -LABEL_GAP_PX / LABEL_HEIGHT_PX); // bottom-centre, just above the anchor
+  sprite.renderOrder = 1; // over the box lines
+  return { sprite, width };
 }

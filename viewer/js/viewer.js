@@ -262,10 +262,9 @@ export class Viewer {
     this.#viewEls = {};
     for (const side of SIDES) {
       const label = el('div', { className: `ltv-view-label ltv-${side}` });
-      const roiLabels = el('div', { className: 'ltv-roi-labels' });
-      const element = el('div', { className: `ltv-view ltv-view-${side}` }, label, roiLabels);
+      const element = el('div', { className: `ltv-view ltv-view-${side}` }, label);
       this.#listenForClicks(element);
-      this.#viewEls[side] = { element, label, roiLabels };
+      this.#viewEls[side] = { element, label };
     }
     // An id is given only once per page: several viewers may share a page (the report).
     const errorId = document.getElementById('ltv-error') ? '' : 'ltv-error';
@@ -339,9 +338,6 @@ export class Viewer {
   #showFrame() {
     const frame = this.#doc.frames[this.#frame];
     this.#rois.setRois(frame.rois);
-    for (const { roiLabels } of Object.values(this.#viewEls)) {
-      roiLabels.replaceChildren(...frame.rois.map((roi) => el('span', { className: 'ltv-roi-label' }, roi.name)));
-    }
     renderSummary(this.#boxes.summary, this.#doc, this.#frame);
     renderRoiTable(this.#boxes.rois, this.#doc, frame.rois);
     renderInfo(this.#boxes.info, this.#doc, this.#info);
@@ -405,12 +401,10 @@ export class Viewer {
       }
       this.#markSelection(frame, m, view.vp);
     }
+    // All views are equally high and share the field of view, so one fit serves them all.
+    this.#rois.fitLabels(this.#cameras.cameras[views[0].camera], target.height);
     this.#screen.present(views.map((v) => ({ viewport: v.vp, camera: this.#cameras.cameras[v.camera],
       scene: this.#rois.scene })));
-    for (const view of views) {
-      this.#rois.placeLabels(this.#viewEls[view.camera].roiLabels.children,
-        this.#cameras.cameras[view.camera], view.vp);
-    }
     if (this.#status === 'loading') {
       this.#setStatus('ready');
       this.#resolveReady(this);
