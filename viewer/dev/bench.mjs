@@ -48,8 +48,8 @@ try {
   });
   await page.screenshot({ path: '/tmp/ltv-bench.png' });
   await page.click('.ltv-panel-toggle');
-  const toolbar = await page.evaluate(() => document.querySelector('.ltv-toolbar').offsetHeight);
-  await page.setViewportSize({ width: 1280, height: 720 + toolbar });
+  const stageHeight = await page.evaluate(() => document.querySelector('.ltv-stage').clientHeight);
+  await page.setViewportSize({ width: 1280, height: 720 + (720 - stageHeight) });
   await measure('views 1280x720');
 
   console.log(JSON.stringify({ results, problems }, null, 2));

@@ -131,6 +131,7 @@ const BUILDERS = {
   },
 
   source(doc, frame, out, legend) {
+    legend.entriesHeader = 'points';
     for (const side of SIDES) {
       out[side].fill(FIXED[side]);
       legend.entries.push({ colour: FIXED[side], label: side,
@@ -140,6 +141,7 @@ const BUILDERS = {
 };
 
 function addAgreementEntries(frame, legend, withBoth) {
+  legend.entriesHeader = withBoth ? 'points real / sim' : 'points';
   const unpaired = { real: 0, sim: 0 };
   for (const side of SIDES) for (const j of frame[side].partner) if (j < 0) unpaired[side]++;
   if (withBoth) {

@@ -19,6 +19,7 @@ export function cssOf(packed) {
 }
 
 export const BACKGROUND = packHex('#12151b');
+export const SEPARATOR = packHex('#2b313d'); // the line between the two views
 
 // Fixed colours with a meaning of their own. "real only" and "sim only" are shared by the
 // agreement and range-error modes, so they must stay clear of the diverging map's blue-white-red.

@@ -136,6 +136,11 @@ export class SplatTarget {
     }
   }
 
+  /** Paints pixel column `x` (the border between two views). */
+  fillColumn(x, colour) {
+    for (let k = x; k < this.colour.length; k += this.width) this.colour[k] = colour;
+  }
+
   /**
    * The point drawn nearest to the camera within `radius` pixels of buffer pixel (bx, by):
    * {side: 0|1, index} or null.

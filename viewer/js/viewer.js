@@ -10,7 +10,7 @@ import { Screen } from './screen.js';
 import { CameraPair } from './camera_sync.js';
 import { RoiBoxes } from './roi_boxes.js';
 import { MODES, SIDES, colourFrame, robustLimits } from './colour_modes.js';
-import { FIXED, PICK_MARK, PARTNER_MARK } from './palettes.js';
+import { FIXED, PICK_MARK, PARTNER_MARK, SEPARATOR } from './palettes.js';
 import { renderLegend } from './legend.js';
 import { describePick, renderInfo } from './info_panel.js';
 import { renderSummary } from './summary_panel.js';
@@ -259,12 +259,15 @@ export class Viewer {
       },
     });
     this.#canvas = el('canvas', { className: 'ltv-canvas' });
+    // Per view: an empty element over its part of the canvas that takes the pointer (orbit
+    // controls, picking), and a heading above the canvas. Nothing is drawn over the canvas:
+    // under software compositing every layer over it costs frame rate.
     this.#viewEls = {};
     for (const side of SIDES) {
-      const label = el('div', { className: `ltv-view-label ltv-${side}` });
-      const element = el('div', { className: `ltv-view ltv-view-${side}` }, label);
+      const element = el('div', { className: 'ltv-view' });
+      const heading = el('div', { className: `ltv-view-heading ltv-${side}` });
       this.#listenForClicks(element);
-      this.#viewEls[side] = { element, label };
+      this.#viewEls[side] = { element, heading };
     }
     // An id is given only once per page: several viewers may share a page (the report).
     const errorId = document.getElementById('ltv-error') ? '' : 'ltv-error';
@@ -282,7 +285,12 @@ export class Viewer {
     };
     this.#panel = el('aside', { className: 'ltv-panel' }, ...Object.values(this.#boxes));
     this.#root = el('div', { className: 'ltv-root', tabIndex: 0 },
-      this.#toolbar.element, el('div', { className: 'ltv-body' }, this.#stage, this.#panel));
+      this.#toolbar.element,
+      el('div', { className: 'ltv-body' },
+        el('div', { className: 'ltv-views' },
+          el('div', { className: 'ltv-view-headings' }, this.#viewEls.real.heading, this.#viewEls.sim.heading),
+          this.#stage),
+        this.#panel));
     this.#root.dataset.status = this.#status;
     this.#root.addEventListener('keydown', (e) => this.#onKey(e));
     this.#container.append(this.#root);
@@ -322,15 +330,24 @@ export class Viewer {
     this.#toolbar.update(this.#doc, this.state());
   }
 
-  /** Positions the view elements over the canvas halves (or the whole canvas in overlay). */
+  /** Positions the view elements and headings over the canvas halves (or all of it in overlay). */
   #arrangeViews() {
     for (const view of this.#views()) {
-      const { element, label } = this.#viewEls[view.camera];
-      element.style.left = `${view.vp.x}px`;
-      element.style.width = `${view.vp.w}px`;
-      label.textContent = view.sides.join(' + ');
+      const { element, heading } = this.#viewEls[view.camera];
+      for (const e of [element, heading]) {
+        e.style.left = `${view.vp.x}px`;
+        e.style.width = `${view.vp.w}px`;
+      }
+      heading.textContent = view.sides.join(' + ');
+      if (this.#doc && view.sides.length === 1) {
+        const { file } = this.#doc[view.sides[0]];
+        heading.textContent += ` · ${file.split(/[\\/]/).pop()}`;
+        heading.title = file;
+      }
     }
-    this.#viewEls.sim.element.hidden = this.#layout === 'overlay';
+    const overlay = this.#layout === 'overlay';
+    this.#viewEls.sim.element.hidden = overlay;
+    this.#viewEls.sim.heading.hidden = overlay;
   }
 
   // ---- frame and colours --------------------------------------------------------------------
@@ -401,6 +418,7 @@ export class Viewer {
       }
       this.#markSelection(frame, m, view.vp);
     }
+    if (views.length === 2) target.fillColumn(views[1].vp.x, SEPARATOR);
     // All views are equally high and share the field of view, so one fit serves them all.
     this.#rois.fitLabels(this.#cameras.cameras[views[0].camera], target.height);
     this.#screen.present(views.map((v) => ({ viewport: v.vp, camera: this.#cameras.cameras[v.camera],
