@@ -25,6 +25,10 @@ const CLICK_SLOP_PX = 4;
 // Marks of the picked point and its partner [px, half-width]: concentric squares of different
 // sizes, so both show where the two points project to the same pixel.
 const MARK_RADIUS_PX = { pick: 7, partner: 4 };
+// Embedded in a page [CSS px]: see #fitContainer.
+const MIN_CONTAINER_HEIGHT_PX = 100;
+const DEFAULT_HEIGHT_PX = 520;
+const NARROW_WIDTH_PX = 800;
 // Benchmark orbit speed [rad per animation frame]: a full turn in about 12 s at 60 Hz.
 const BENCH_STEP_RAD = (2 * Math.PI) / 720;
 
@@ -294,6 +298,14 @@ export class Viewer {
     this.#root.dataset.status = this.#status;
     this.#root.addEventListener('keydown', (e) => this.#onKey(e));
     this.#container.append(this.#root);
+    if (!standalone) this.#fitContainer();
+  }
+
+  // Inside a larger page the viewer fills its container; a container that gives it no height
+  // (a bare div) gets a default one, and a narrow one starts with the side panel folded away.
+  #fitContainer() {
+    if (this.#container.clientHeight < MIN_CONTAINER_HEIGHT_PX) this.#root.style.height = `${DEFAULT_HEIGHT_PX}px`;
+    if (this.#container.clientWidth < NARROW_WIDTH_PX) this.#panel.hidden = true;
   }
 
   #listenForClicks(element) {
