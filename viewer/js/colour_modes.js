@@ -5,6 +5,7 @@ import {
   FIXED, SEQUENTIAL_LUT, DIVERGING_LUT, CATEGORICAL_SIZE, categoryColour, instanceColour,
 } from './palettes.js';
 import { formatCount } from './format.js';
+import { robustLimits, quantile } from './stats.js';
 
 export const MODES = [
   { id: 'intensity', label: 'intensity' },
@@ -24,9 +25,6 @@ export const SIDES = ['real', 'sim'];
 // intensity, a stray far return) do not squeeze every other point into one end of the map.
 const LOW_QUANTILE = 0.02;
 const HIGH_QUANTILE = 0.98;
-// Percentiles are taken from an evenly strided sample of at most this many values: exact
-// enough for colour limits and keeps a mode switch on 2 x 131k points well under 50 ms.
-const MAX_SAMPLES = 65536;
 // Legend lines listed for a categorical mode; the rest are summarised in one line.
 const MAX_LEGEND_ENTRIES = 12;
 
@@ -72,7 +70,7 @@ const BUILDERS = {
         legend.notes.push(`${side}: no intensity (grey)`);
         continue;
       }
-      const [lo, hi] = robustLimits([values]);
+      const [lo, hi] = robustLimits([values], LOW_QUANTILE, HIGH_QUANTILE);
       colourContinuous(values, lo, hi, SEQUENTIAL_LUT, out[side]);
       legend.scales.push({ label: `${side} intensity`, unit: doc[side].intensity_unit || '',
         lo, hi, lut: SEQUENTIAL_LUT });
@@ -81,21 +79,22 @@ const BUILDERS = {
 
   range(doc, frame, out, legend) {
     // Shared limits: the same range must have the same colour on both sides.
-    const [lo, hi] = robustLimits([frame.real.range, frame.sim.range]);
+    const [lo, hi] = robustLimits([frame.real.range, frame.sim.range], LOW_QUANTILE, HIGH_QUANTILE);
     for (const side of SIDES) colourContinuous(frame[side].range, lo, hi, SEQUENTIAL_LUT, out[side]);
     legend.scales.push({ label: 'range', unit: 'm', lo, hi, lut: SEQUENTIAL_LUT });
   },
 
   range_error(doc, frame, out, legend) {
     const errors = { real: rangeErrors(frame, 'real'), sim: rangeErrors(frame, 'sim') };
-    // Symmetric around 0 so that white means "no error" and hue the sign.
+    // Symmetric around 0: light grey is "no error", the hue gives the sign.
     const abs = errors.real.map(Math.abs);
-    const limit = Math.max(robustLimits([abs], 0, HIGH_QUANTILE)[1], 1e-3);
+    // At least the document's 1 mm resolution (also the limit when nothing is paired).
+    const limit = Math.max(quantile(abs, HIGH_QUANTILE) || 0, 1e-3);
     for (const side of SIDES) {
       const unpaired = FIXED[`${side} only`];
       const err = errors[side], colours = out[side];
       colourContinuous(err, -limit, limit, DIVERGING_LUT, colours);
-      for (let i = 0; i < err.length; i++) if (err[i] !== err[i]) colours[i] = unpaired;
+      for (let i = 0; i < err.length; i++) if (Number.isNaN(err[i])) colours[i] = unpaired;
     }
     legend.title = 'range error (sim − real)';
     legend.scales.push({ label: 'range error', unit: 'm', lo: -limit, hi: limit, lut: DIVERGING_LUT });
@@ -191,21 +190,4 @@ function colourContinuous(values, lo, hi, lut, colours) {
     if (k < 0) k = 0; else if (k > 255) k = 255;
     colours[i] = lut[k];
   }
-}
-
-/** [low, high] quantiles of the finite values of several arrays together; never an empty span. */
-export function robustLimits(arrays, lowQ = LOW_QUANTILE, highQ = HIGH_QUANTILE) {
-  const total = arrays.reduce((n, a) => n + a.length, 0);
-  const stride = Math.max(1, Math.ceil(total / MAX_SAMPLES));
-  const sample = new Float32Array(Math.ceil(total / stride) + arrays.length);
-  let n = 0;
-  for (const a of arrays) {
-    for (let i = 0; i < a.length; i += stride) if (Number.isFinite(a[i])) sample[n++] = a[i];
-  }
-  if (n === 0) return [0, 1];
-  const sorted = sample.subarray(0, n).sort();
-  let lo = sorted[Math.floor(lowQ * (n - 1))];
-  let hi = sorted[Math.ceil(highQ * (n - 1))];
-  if (!(hi > lo)) { lo -= 0.5; hi += 0.5; }
-  return [lo, hi];
 }

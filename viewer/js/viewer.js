@@ -9,7 +9,8 @@ import { SplatTarget } from './splat_renderer.js';
 import { Screen } from './screen.js';
 import { CameraPair } from './camera_sync.js';
 import { RoiBoxes } from './roi_boxes.js';
-import { MODES, SIDES, colourFrame, robustLimits } from './colour_modes.js';
+import { MODES, SIDES, colourFrame } from './colour_modes.js';
+import { quantile } from './stats.js';
 import { FIXED, PICK_MARK, PARTNER_MARK, SEPARATOR } from './palettes.js';
 import { renderLegend } from './legend.js';
 import { describePick, renderInfo } from './info_panel.js';
@@ -25,6 +26,8 @@ const CLICK_SLOP_PX = 4;
 // Marks of the picked point and its partner [px, half-width]: concentric squares of different
 // sizes, so both show where the two points project to the same pixel.
 const MARK_RADIUS_PX = { pick: 7, partner: 4 };
+// The home view's distance follows this quantile of the first frame's ranges.
+const HOME_RANGE_QUANTILE = 0.75;
 // Embedded in a page [CSS px]: see #fitContainer.
 const MIN_CONTAINER_HEIGHT_PX = 100;
 const DEFAULT_HEIGHT_PX = 520;
@@ -217,8 +220,9 @@ export class Viewer {
       checkDocument(doc);
       this.#doc = doc;
       if (doc.title && this.#container === document.body) document.title = doc.title;
-      const home = doc.frames[0].real.count ? doc.frames[0].real : doc.frames[0].sim;
-      this.#cameras.setHome(robustLimits([home.range], 0.75, 0.75)[0]);
+      // The home view is scaled to the first frame: far enough back to see most of the points.
+      const first = doc.frames[0].real.count ? doc.frames[0].real : doc.frames[0].sim;
+      this.#cameras.setHome(quantile(first.range, HOME_RANGE_QUANTILE) || 10);
       this.#cameras.reset();
       this.#loadingBox.hidden = true;
       this.#showFrame();
