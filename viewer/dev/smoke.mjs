@@ -145,6 +145,52 @@ try {
     await page.screenshot({ path: '/tmp/ltv-overlay-error.png' });
   });
 
+  await check('a sparse document: one frame, an empty side, no intensity, no ROIs', async () => {
+    const r = await v(async () => {
+      const n = 500;
+      const cloud = (count, withIntensity) => ({
+        count,
+        position: Float32Array.from({ length: 3 * count }, (_, k) => (k % 3 === 2 ? 0 : 2 + (k % 7))),
+        range: Float32Array.from({ length: count }, (_, i) => 2 + (i % 7)),
+        intensity: withIntensity ? new Float32Array(count).fill(10) : null,
+        reflectance: null, channel: null, column: null, time: null, return_index: null,
+        material: null, instance: null, semantic: null,
+        partner: new Int32Array(count).fill(-1),
+        index_in_file: Uint32Array.from({ length: count }, (_, i) => i),
+      });
+      const doc = {
+        version: 1, title: 'sparse',
+        real: { file: 'a', reader: '', sensor: '', intensity_unit: '' },
+        sim: { file: 'b', reader: '', sensor: '', intensity_unit: 'percent' },
+        association: { method: 'nearest', reason: '' }, materials: [], semantic_classes: [], notes: [],
+        frames: [{ label: 'only', real_index: 0, sim_index: 0, real: cloud(0, true), sim: cloud(n, false),
+          rois: [], left_out: { real: 0, sim: 0 } }],
+      };
+      const div = document.createElement('div');
+      div.style.cssText = 'width: 900px; height: 500px';
+      document.body.append(div);
+      const ctl = window.LidartwinViewer.mount(div, { document: doc });
+      await ctl.ready;
+      const modes = ['intensity', 'range', 'range_error', 'material', 'semantic', 'instance',
+        'return_index', 'agreement'];
+      const out = {};
+      for (const mode of modes) {
+        ctl.setColourBy(mode);
+        ctl.renderNow();
+        out[mode] = div.querySelector('.ltv-legend').textContent;
+      }
+      out.sliderHidden = div.querySelector('.ltv-frames').hidden;
+      ctl.setColourBy('range_error');
+      out.unpaired = ctl.pointColours('sim').every((c) => c === ctl.colourOf('sim only'));
+      ctl.dispose();
+      return out;
+    });
+    assert.match(r.intensity, /sim: no intensity/);
+    assert.match(r.semantic, /real: no semantic data.*sim: no semantic data/);
+    assert.ok(r.sliderHidden, 'one frame: no slider');
+    assert.ok(r.unpaired, 'nothing paired: every sim point is "sim only" in range-error mode');
+  });
+
   await check('several viewers on one page, and a failing one', async () => {
     const r = await v(async () => {
       const make = (doc) => {
