@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
-# Builds the CUDA backend for Hopper (sm_90) without Open3D into build-device/ and packs the
+# Builds the CUDA backend for Hopper (sm_90) without Open3D or the viewer into build-device/ and packs the
 # binaries and the non-system shared libraries they need into .devpkg/ (git-ignored through
 # .git/info/exclude), small enough for the GPU machine's 64 MiB working-tree limit. Run
 # scripts/device-gpu-check.sh there with .devpkg carried.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 cmake -S . -B build-device -G Ninja -DCMAKE_BUILD_TYPE=Release -DLT_WITH_OPEN3D=OFF -DLT_WITH_CERES=OFF \
-  -DLT_WITH_CUDA=ON -DCMAKE_CUDA_ARCHITECTURES=90 > /dev/null
+  -DLT_WITH_VIEWER=OFF -DLT_WITH_CUDA=ON -DCMAKE_CUDA_ARCHITECTURES=90 > /dev/null
 cmake --build build-device -j2 --target lidartwin sim_cuda_tests sim_tests physics_tests
 rm -rf .devpkg && mkdir -p .devpkg/bin .devpkg/lib
 cp build-device/bin/{lidartwin,sim_cuda_tests,sim_tests,physics_tests} .devpkg/bin/

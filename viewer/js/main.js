@@ -9,6 +9,7 @@
 //   ready                 Promise: resolves once the first frame is drawn, rejects with the error
 //   state()               {status: 'loading'|'ready'|'error', error, frame, layout, colourBy, pointSize}
 //   counts()              {frame, real, sim}: points shown now (null before loading)
+//   document()            the decoded document (viewer/DOCUMENT.md; null before loading)
 //   setColourBy(mode)     'intensity', 'range', 'range_error', 'material', 'semantic', 'instance',
 //                         'return_index', 'agreement', 'source' (overlay only)
 //   setLayout(layout)     'side-by-side' | 'overlay'

@@ -74,6 +74,11 @@ export class Viewer {
     return { frame: this.#frame, real: f.real.count, sim: f.sim.count };
   }
 
+  /** The decoded document (viewer/DOCUMENT.md), or null before it is loaded. */
+  document() {
+    return this.#doc;
+  }
+
   setColourBy(mode) {
     const entry = MODES.find((m) => m.id === mode);
     if (!entry) throw new Error(`unknown colour mode '${mode}'; one of ${MODES.map((m) => m.id).join(', ')}`);

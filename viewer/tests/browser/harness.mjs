@@ -77,7 +77,8 @@ export function serve(args) {
       if (m) resolve({ process: child, url: m[1], stderr: () => stderr });
     });
     child.on('exit', (code) => reject(new Error(`view exited with ${code}: ${stderr}`)));
-    setTimeout(() => reject(new Error(`view printed no address in 60 s: ${stderr}`)), 60000);
+    // unref: a pending timer must not keep the test alive once the server answered.
+    setTimeout(() => reject(new Error(`view printed no address in 60 s: ${stderr}`)), 60000).unref();
   });
 }
 
