@@ -9,9 +9,13 @@
 //                the command line and on the page
 //   report       report.html embeds the viewer with the worst frame pair
 //   frame-rate   a full OS0-128 frame a side, orbiting: frames per second (recorded)
+//   real-recording  a real Ouster capture (../shared/real-data) against its reproduction:
+//                exported, served, and in reproduce's report
 import { readFileSync, writeFileSync, existsSync, mkdirSync, copyFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import * as h from './harness.mjs';
+
+const SKIP = 77; // ctest's SKIP_RETURN_CODE for this test
 
 const cases = {
   async counts(browser) {
@@ -237,6 +241,55 @@ const cases = {
     // other tests beside this one. A page that cannot reach 5 is broken.
     h.check(results.runs.every((r) => r.fps >= 5), 'every layout renders at 5 frames/s or more');
   },
+};
+
+cases['real-recording'] = async (browser) => {
+  const shared = process.env.LT_REAL_DATA_DIR;
+  const dir = shared && path.join(shared, 'ouster-sdk');
+  if (!dir || !existsSync(dir)) {
+    console.log(`SKIP: no shared real data at ${shared || '(LT_REAL_DATA_DIR unset)'}; CI has it`);
+    process.exit(SKIP);
+  }
+  const pcap = path.join(dir, 'OS-1-128_v2.3.0_1024x10_lb_n3.pcap');
+  const meta = path.join(dir, 'OS-1-128_v2.3.0_1024x10.json');
+  const poses = path.join(dir, 'OS-1-128_v2.3.0_1024x10_lb_n3_poses_kitti.txt');
+  const out = h.data('reproduce');
+  rmSync(out, { recursive: true, force: true });
+  let r = h.runCli(['reproduce', '--recording', pcap, '--metadata', meta, '--poses', poses,
+    '--pose-at', 'end', '--simulate-frame', '1', '--out', out]);
+  h.check(r.status === 0, `reproduce of frame 1 (${r.stderr.trim().split('\n').pop()})`);
+  r = h.runCli(['convert', pcap, '--metadata', meta, '--out', h.data('os1.h5')]);
+  h.check(r.status === 0, 'the capture converted for its point counts');
+  const realCount = h.frameCounts(h.data('os1.h5.info.json'), () =>
+    h.runCli(['info', h.data('os1.h5'), '--json']).stdout)[1];
+  const simCount = h.frameCounts(h.data('sim.info.json'), () =>
+    h.runCli(['info', path.join(out, 'sim.h5'), '--json']).stdout)[0];
+  const args = ['--real', pcap, '--real-metadata', meta, '--real-frames', '1', '--sim', path.join(out, 'sim.h5')];
+
+  r = h.runCli(['view', ...args, '--export', h.data('os1.html')]);
+  h.check(r.status === 0, `export: ${r.stdout.trim()}`);
+  let page = await h.openPage(browser, h.fileUrl(h.data('os1.html')));
+  let state = await h.ready(page);
+  h.check(state.status === 'ready', `the exported real-recording page is ready (${state.error || state.status})`);
+  await expectCounts(page, [realCount], [simCount]);
+
+  const server = await h.serve(args);
+  try {
+    page = await h.openPage(browser, server.url);
+    state = await h.ready(page);
+    h.check(state.status === 'ready', `the served real-recording page is ready (${state.error || state.status})`);
+    await expectCounts(page, [realCount], [simCount]);
+  } finally {
+    server.process.kill('SIGINT');
+  }
+
+  // reproduce's own report embeds the viewer on what it compared (beyond its minimum range).
+  const metrics = JSON.parse(readFileSync(path.join(out, 'metrics.json'), 'utf8'));
+  page = await h.openPage(browser, h.fileUrl(path.join(out, 'report', 'report.html')));
+  state = await h.ready(page);
+  const shown = await page.evaluate(() => window.lidartwinViewer.counts());
+  h.check(state.status === 'ready' && shown.real === metrics.real_points && shown.sim === metrics.sim_points,
+    `reproduce's report shows the compared frame (${shown.real}/${shown.sim} points, metrics ${metrics.real_points}/${metrics.sim_points})`);
 };
 
 async function expectCounts(page, real, sim) {

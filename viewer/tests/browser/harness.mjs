@@ -82,9 +82,10 @@ export function serve(args) {
   });
 }
 
-// Per frame, the point counts `lidartwin info --json` gives.
-export function frameCounts(infoFile) {
-  const info = JSON.parse(readFileSync(infoFile, 'utf8'));
+// Per frame, the point counts `lidartwin info --json` gives: from a file make_test_data.sh
+// wrote, or from `produce()` (the JSON text) when it is given.
+export function frameCounts(infoFile, produce) {
+  const info = JSON.parse(produce ? produce() : readFileSync(infoFile, 'utf8'));
   return info.frames.map((f) => f.points);
 }
 
