@@ -18,6 +18,9 @@
 #include "lidartwin/datasets/atomic_file.h"
 #include "lidartwin/physics/units.h"
 #include "lidartwin/reports/report.h"
+#if LT_WITH_VIEWER
+#include "lidartwin/viewer/report_viewers.h"
+#endif
 
 namespace lt::cli {
 namespace {
@@ -106,9 +109,19 @@ int ReportAgainstReference(const SimulationJob& job, const SimulationResult& res
   metrics->label = fmt::format("lab_plates seed {} vs seed {}", job.seed, reference_job.seed);
   metrics->real_file = reference_job.out.filename().string();
   metrics->sim_file = job.out.filename().string();
+  // What was compared, so that report (and this one) can show the frames in the viewer.
+  compare::CompareInputs inputs;
+  inputs.real_file = reference_job.out.string();
+  inputs.sim_file = job.out.string();
+  inputs.scene_file = job.scene.string();
+  metrics->inputs = inputs;
   const auto report_dir = out_dir / "report";
   Status s = WriteTextFileAtomically(out_dir / "metrics.json", compare::MetricsToJson(*metrics));
-  if (s.ok()) s = reports::WriteReport(reports::BuildReport({*metrics}), report_dir);
+  reports::Report report = reports::BuildReport({*metrics});
+#if LT_WITH_VIEWER
+  viewer::AttachViewers(report, 1, BuiltInMeshLoader());
+#endif
+  if (s.ok()) s = reports::WriteReport(report, report_dir);
   if (!s.ok()) {
     fmt::print(stderr, "lidartwin demo: error: {}\n", s.message());
     return 1;

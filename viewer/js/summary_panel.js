@@ -15,7 +15,9 @@ export function renderSummary(box, doc, frameIndex) {
     return el('div', { className: `ltv-source ltv-${side}` },
       el('div', { className: 'ltv-count', dataset: { side } },
         `${side}: ${formatCount(frame[side].count)} points`),
-      el('div', { className: 'ltv-file', title: source.file }, source.file),
+      // The box is right-to-left so a long path loses its start, not its file name; the
+      // left-to-right marks keep "/" and "." where they belong in that box.
+      el('div', { className: 'ltv-file', title: source.file }, `\u200e${source.file}\u200e`),
       el('div', { className: 'ltv-dim' },
         [source.reader, source.sensor].filter(Boolean).join(' · '),
         leftOut ? ` · ${formatCount(leftOut)} left out (non-finite or too near)` : ''));
