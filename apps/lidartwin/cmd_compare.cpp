@@ -51,6 +51,9 @@ int CompareCommand(const std::vector<std::string>& argv) {
     return fail(std::string("--real, --sim and --out are required\n") + kUsage, 2);
   auto inputs = ParseCompareInputs(*args);
   if (!inputs.ok()) return fail(inputs.message() + "\n" + kUsage + kCompareInputUsage, 2);
+  std::vector<std::pair<std::string, std::string>> outputs{{"--out", args->Get("--out")}};
+  if (args->Has("--pairs")) outputs.emplace_back("--pairs", args->Get("--pairs"));
+  if (Status s = CheckOutputsApart(*args, outputs); !s.ok()) return fail(s.message(), 2);
   compare::CompareOptions defaults;
   auto bins = args->GetDoubleList("--distance-bins", defaults.distance_edges_m);
   auto beams = args->GetUIntIn("--beams-per-frame", 0, 0, kMaxBeamsPerFrame);
@@ -107,13 +110,15 @@ int CompareCommand(const std::vector<std::string>& argv) {
   metrics->real_file = real_file;
   metrics->sim_file = sim_file;
   metrics->inputs = *inputs;
+  compare::StampInputs(*metrics->inputs);
   metrics->label = args->Get("--label", std::filesystem::path(sim_file).stem().string());
   const std::string out = args->Get("--out");
-  if (Status s = WriteTextFileAtomically(out, compare::MetricsToJson(*metrics)); !s.ok())
-    return fail("error: " + s.message(), 1);
+  // The table first: if it cannot be committed, metrics.json stays as it was.
   if (pairs) {
     if (Status s = pairs->Commit(); !s.ok()) return fail("error: " + s.message(), 1);
   }
+  if (Status s = WriteTextFileAtomically(out, compare::MetricsToJson(*metrics)); !s.ok())
+    return fail("error: " + s.message(), 1);
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 

@@ -12,6 +12,7 @@
 #include "built_in.h"
 #include "commands.h"
 #include "demo_calibration.h"
+#include "lidartwin/compare/comparison_loader.h"
 #include "lidartwin/compare/echo_effects.h"
 #include "lidartwin/compare/metrics.h"
 #include "lidartwin/compare/metrics_json.h"
@@ -114,6 +115,7 @@ int ReportAgainstReference(const SimulationJob& job, const SimulationResult& res
   inputs.real_file = reference_job.out.string();
   inputs.sim_file = job.out.string();
   inputs.scene_file = job.scene.string();
+  compare::StampInputs(inputs);
   metrics->inputs = inputs;
   const auto report_dir = out_dir / "report";
   Status s = WriteTextFileAtomically(out_dir / "metrics.json", compare::MetricsToJson(*metrics));

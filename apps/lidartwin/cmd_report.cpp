@@ -69,8 +69,8 @@ int ReportCommand(const std::vector<std::string>& argv) {
   viewer::AttachViewers(report, *viewer_frames, BuiltInMeshLoader());
   for (size_t i = 0; i < report.run_viewer_notes.size(); ++i)
     if (!report.run_viewer_notes[i].empty() && *viewer_frames > 0)
-      fmt::print(stderr, "lidartwin report: no viewer for {}: {}\n", report.runs[i].label,
-                 report.run_viewer_notes[i]);
+      fmt::print(stderr, "lidartwin report: no viewer for {} ({}): {}\n", args->positionals()[i],
+                 report.runs[i].label, report.run_viewer_notes[i]);
 #endif
   const std::filesystem::path out = args->Get("--out");
   if (Status s = reports::WriteReport(report, out); !s.ok())

@@ -13,6 +13,7 @@
 #include "args.h"
 #include "built_in.h"
 #include "commands.h"
+#include "lidartwin/compare/comparison_loader.h"
 #include "lidartwin/compare/metrics.h"
 #include "lidartwin/compare/metrics_json.h"
 #if LT_WITH_VIEWER
@@ -332,15 +333,20 @@ int ReproduceCommand(const std::vector<std::string>& argv) {
   metrics->label = fmt::format("{} frame {}", name, *held_out);
   metrics->real_file = name;
   metrics->sim_file = "sim.h5";
-  // What report needs to read the frames again for its viewer (issue 13).
+  // What report needs to read the frames again for its viewer (issue 13): stamped on the
+  // staged files, which move into DIR unchanged.
   compare::CompareInputs inputs;
   inputs.real_file = args->Get("--recording");
   inputs.real_sidecar = metadata;
   inputs.real_frames = {static_cast<uint32_t>(*held_out)};
-  inputs.sim_file = (out / "sim.h5").string();
-  inputs.scene_file = (out / "scene/scene.yaml").string();
+  inputs.sim_file = (stage / "sim.h5").string();
+  inputs.scene_file = (stage / "scene/scene.yaml").string();
   inputs.min_range_m = co.min_range_m;
+  compare::StampInputs(inputs);
   metrics->inputs = inputs;
+  metrics->inputs->sim_file = std::filesystem::absolute(out / "sim.h5").lexically_normal().string();
+  metrics->inputs->scene_file =
+      std::filesystem::absolute(out / "scene/scene.yaml").lexically_normal().string();
   // The floor's neighbour: the reconstruction frame nearest the held-out one (the later on a
   // tie), so a partial revolution at the capture's end is not it unless it was chosen.
   size_t neighbour = static_cast<size_t>(list.front());
@@ -362,8 +368,7 @@ int ReproduceCommand(const std::vector<std::string>& argv) {
     reports::Report report = reports::BuildReport({*metrics});
 #if LT_WITH_VIEWER
     // The viewer reads the staged files; metrics.json names where they will be.
-    report.runs[0].inputs->sim_file = (stage / "sim.h5").string();
-    report.runs[0].inputs->scene_file = (stage / "scene/scene.yaml").string();
+    report.runs[0].inputs = inputs;
     viewer::AttachViewers(report, 1, BuiltInMeshLoader());
     if (!report.run_viewer_notes[0].empty())
       fmt::print(stderr, "lidartwin reproduce: warning: no viewer in the report: {}\n",

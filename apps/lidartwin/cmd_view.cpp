@@ -68,6 +68,8 @@ int ViewCommand(const std::vector<std::string>& argv) {
   std::string summary;
   if (args->Has("--export")) {
     const std::string out = args->Get("--export");
+    if (Status s = CheckOutputsApart(*args, {{"--export", out}}); !s.ok())
+      return fail(s.message(), 2);
     if (Status s = CheckOutputTarget(out); !s.ok()) return fail("error: " + s.message(), 1);
     auto encoded = EncodedDocument(*inputs, &summary);
     if (!encoded.ok()) return fail("error: " + encoded.message(), 1);

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
 
 #include "lidartwin/compare/metrics.h"
 #include "lidartwin/compare/targets.h"
@@ -27,10 +28,10 @@ Expected<std::vector<uint32_t>> FrameList(const Args& args, const std::string& f
   std::vector<uint32_t> out;
   for (double v : *list) {
     if (!(v >= 0 && v <= UINT32_MAX && v == std::floor(v)))
-      return Error{
-          fmt::format("option {}: {:g} is not a frame number (a whole number >= 0)", flag, v)};
+      return Error{fmt::format(
+          "option {}: {:.15g} is not a frame number (a whole number below 2^32)", flag, v)};
     if (std::find(out.begin(), out.end(), static_cast<uint32_t>(v)) != out.end())
-      return Error{fmt::format("option {}: frame {:g} is listed twice", flag, v)};
+      return Error{fmt::format("option {}: frame {:.15g} is listed twice", flag, v)};
     out.push_back(static_cast<uint32_t>(v));
   }
   return out;
@@ -102,6 +103,31 @@ Expected<compare::CompareInputs> ParseCompareInputs(const Args& args) {
     return Error{fmt::format("option {}: {}", FlagOfKey(check.problem()->key_path),
                              check.problem()->problem)};
   return in;
+}
+
+Status CheckOutputsApart(const Args& args,
+                         const std::vector<std::pair<std::string, std::string>>& outputs) {
+  auto same = [](const std::string& a, const std::string& b) {
+    std::error_code ec1, ec2;
+    const auto ca = std::filesystem::weakly_canonical(a, ec1);
+    const auto cb = std::filesystem::weakly_canonical(b, ec2);
+    return !ec1 && !ec2 && ca == cb;
+  };
+  std::vector<std::pair<std::string, std::string>> named;
+  for (const char* flag :
+       {"--real", "--sim", "--real-metadata", "--real-calibration", "--rois", "--scene"})
+    if (args.Has(flag)) named.emplace_back(flag, args.Get(flag));
+  for (size_t i = 0; i < outputs.size(); ++i) {
+    for (const auto& [flag, path] : named)
+      if (same(outputs[i].second, path))
+        return Error{fmt::format("option {}: {} is the {} file; it would be overwritten",
+                                 outputs[i].first, outputs[i].second, flag)};
+    for (size_t j = 0; j < i; ++j)
+      if (same(outputs[i].second, outputs[j].second))
+        return Error{fmt::format("options {} and {} name the same file ({})", outputs[j].first,
+                                 outputs[i].first, outputs[i].second)};
+  }
+  return {};
 }
 
 }  // namespace lt::cli

@@ -4,6 +4,8 @@
 
 #include <set>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "args.h"
 #include "lidartwin/compare/compare_inputs.h"
@@ -20,5 +22,10 @@ extern const char* const kCompareInputUsage;
 // --real, --sim and the rest into CompareInputs; every number checked against its documented
 // range and named by its flag. Usage errors (the caller exits with 2).
 Expected<compare::CompareInputs> ParseCompareInputs(const Args& args);
+
+// Outputs (flag, path) that are the same file as each other or as an input (--real, --sim,
+// the sidecar, --rois, --scene) would overwrite it: a usage error naming both flags.
+Status CheckOutputsApart(const Args& args,
+                         const std::vector<std::pair<std::string, std::string>>& outputs);
 
 }  // namespace lt::cli

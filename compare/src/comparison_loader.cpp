@@ -3,6 +3,10 @@
 #include <fmt/core.h>
 
 #include <algorithm>
+#include <cctype>
+#include <chrono>
+#include <filesystem>
+#include <tuple>
 
 #include "lidartwin/compare/targets.h"
 #include "lidartwin/sim/sensor_profile.h"
@@ -10,26 +14,110 @@
 namespace lt::compare {
 namespace {
 
-// The frames at `chosen` (positions in the file), or all of them when `chosen` is empty.
-Status ChooseFrames(std::vector<Frame>& frames, const std::vector<uint32_t>& chosen,
-                    const std::string& file) {
-  if (chosen.empty()) return {};
-  std::vector<Frame> out;
-  out.reserve(chosen.size());
-  for (size_t i = 0; i < chosen.size(); ++i) {
-    const uint32_t k = chosen[i];
-    if (k >= frames.size())
-      return Error{
-          fmt::format("frame {} does not exist ({} has {} frame(s))", k, file, frames.size())};
-    if (std::find(chosen.begin(), chosen.begin() + i, k) != chosen.begin() + i)
-      return Error{fmt::format("frame {} of {} is listed twice", k, file)};
-    out.push_back(frames[k]);
+// The recording with the frames at `chosen` (positions in the file, in that order), or all of
+// them when `chosen` is empty. Frames are streamed and only the chosen ones kept, so memory
+// follows the frames chosen, not the capture's length.
+Expected<Recording> ReadChosenFrames(const std::string& file, const std::string& sidecar,
+                                     const RecordingOptions& options,
+                                     const std::vector<uint32_t>& chosen) {
+  if (chosen.empty()) return ReadRecording(file, sidecar, options);
+  for (size_t i = 0; i < chosen.size(); ++i)
+    if (std::find(chosen.begin(), chosen.begin() + i, chosen[i]) != chosen.begin() + i)
+      return Error{fmt::format("frame {} of {} is listed twice", chosen[i], file)};
+  std::vector<Frame> kept(chosen.size());
+  uint64_t position = 0;
+  auto header = ForEachRecordingFrame(file, sidecar, options, [&](Frame&& f) {
+    for (size_t i = 0; i < chosen.size(); ++i)
+      if (chosen[i] == position) kept[i] = std::move(f);
+    ++position;
+    return Status{};
+  });
+  if (!header.ok()) return header.error();
+  for (uint32_t k : chosen)
+    if (k >= position)
+      return Error{fmt::format("frame {} does not exist ({} has {} frame(s))", k, file, position)};
+  header->frames = std::move(kept);
+  return header;
+}
+
+// The readers suggest convert's flags (--metadata, --calibration, --format); compare and view
+// name them for the real side.
+std::string RealSideFlags(std::string message) {
+  for (const auto& [from, to] :
+       {std::pair{"--metadata", "--real-metadata"},
+        std::pair{"--calibration", "--real-calibration"}, std::pair{"--format", "--real-format"}}) {
+    const std::string f = from;
+    for (size_t at = message.find(f); at != std::string::npos; at = message.find(f, at + 1)) {
+      // whole flags only: "--format" must not match inside "--real-format"
+      const bool whole = (at == 0 || message[at - 1] == ' ' || message[at - 1] == '(') &&
+                         (at + f.size() == message.size() ||
+                          (!std::isalnum(static_cast<unsigned char>(message[at + f.size()])) &&
+                           message[at + f.size()] != '-'));
+      if (!whole) continue;
+      message.replace(at, f.size(), to);
+      at += std::string(to).size() - 1;
+    }
   }
-  frames = std::move(out);
-  return {};
+  return message;
+}
+
+struct FileStamp {
+  uint64_t bytes = 0;
+  int64_t mtime_ns = 0;
+  bool ok = false;
+};
+
+FileStamp StampOf(const std::string& file) {
+  std::error_code ec;
+  FileStamp s;
+  s.bytes = std::filesystem::file_size(file, ec);
+  if (ec) return {};
+  const auto time = std::filesystem::last_write_time(file, ec);
+  if (ec) return {};
+  s.mtime_ns =
+      std::chrono::duration_cast<std::chrono::nanoseconds>(time.time_since_epoch()).count();
+  s.ok = true;
+  return s;
+}
+
+std::string Absolute(const std::string& path) {
+  if (path.empty()) return path;
+  std::error_code ec;
+  const auto absolute = std::filesystem::absolute(path, ec);
+  return ec ? path : absolute.lexically_normal().string();
 }
 
 }  // namespace
+
+void StampInputs(CompareInputs& in) {
+  for (std::string* path :
+       {&in.real_file, &in.sim_file, &in.real_sidecar, &in.rois_file, &in.scene_file})
+    *path = Absolute(*path);
+  if (const FileStamp s = StampOf(in.real_file); s.ok) {
+    in.real_bytes = s.bytes;
+    in.real_mtime_ns = s.mtime_ns;
+  }
+  if (const FileStamp s = StampOf(in.sim_file); s.ok) {
+    in.sim_bytes = s.bytes;
+    in.sim_mtime_ns = s.mtime_ns;
+  }
+}
+
+Status CheckInputsUnchanged(const CompareInputs& in) {
+  for (const auto& [file, bytes, mtime_ns] :
+       {std::tuple{in.real_file, in.real_bytes, in.real_mtime_ns},
+        std::tuple{in.sim_file, in.sim_bytes, in.sim_mtime_ns}}) {
+    if (bytes == 0 && mtime_ns == 0) continue;  // not stamped
+    const FileStamp now = StampOf(file);
+    if (!now.ok) return Error{fmt::format("{}: no longer readable", file)};
+    if (now.bytes != bytes || now.mtime_ns != mtime_ns)
+      return Error{fmt::format(
+          "{}: changed since the comparison ({} bytes now, {} then, or a newer modification "
+          "time): not the file compared",
+          file, now.bytes, bytes)};
+  }
+  return {};
+}
 
 Expected<LoadedComparison> LoadComparison(const CompareInputs& in, const MeshLoader& meshes) {
   LoadedComparison out;
@@ -53,16 +141,19 @@ Expected<LoadedComparison> LoadComparison(const CompareInputs& in, const MeshLoa
 
   RecordingOptions real_options;
   real_options.format = in.real_format;
-  auto real = ReadRecording(in.real_file, in.real_sidecar, real_options);
-  if (!real.ok()) return real.error();
-  auto sim = ReadRecording(in.sim_file, "");
-  if (!sim.ok()) return sim.error();
+  auto real = ReadChosenFrames(in.real_file, in.real_sidecar, real_options, in.real_frames);
+  if (!real.ok()) return Error{RealSideFlags(real.message())};
+  auto sim = ReadChosenFrames(in.sim_file, "", {}, in.sim_frames);
+  if (!sim.ok()) {
+    if (sim.message().find("--metadata") != std::string::npos ||
+        sim.message().find("--calibration") != std::string::npos)
+      return Error{sim.message() +
+                   " (the simulated side takes no sidecar: convert it to .h5 first with "
+                   "lidartwin convert)"};
+    return sim.error();
+  }
   out.real = std::move(*real);
   out.sim = std::move(*sim);
-  if (Status s = ChooseFrames(out.real.frames, in.real_frames, in.real_file); !s.ok())
-    return s.error();
-  if (Status s = ChooseFrames(out.sim.frames, in.sim_frames, in.sim_file); !s.ok())
-    return s.error();
   if (out.real.frames.size() != out.sim.frames.size())
     return Error{fmt::format(
         "{} gives {} frame(s) and {} gives {}: frames are compared pairwise, so choose as many "

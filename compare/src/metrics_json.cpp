@@ -48,7 +48,11 @@ json InputsJson(const CompareInputs& in) {
           {"associate", AssociationMethodName(in.association.method)},
           {"max_angle_deg", in.association.max_angle_deg},
           {"max_distance_m", in.association.max_distance_m},
-          {"min_range_m", in.min_range_m}};
+          {"min_range_m", in.min_range_m},
+          {"real_bytes", in.real_bytes},
+          {"sim_bytes", in.sim_bytes},
+          {"real_mtime_ns", in.real_mtime_ns},
+          {"sim_mtime_ns", in.sim_mtime_ns}};
 }
 
 // Reading: every access goes through Reader so a missing or mistyped key names its path.
@@ -82,6 +86,15 @@ struct Reader {
       return 0;
     }
     return v->get<uint64_t>();
+  }
+  int64_t Whole(const json& j, const std::string& key, const std::string& path) {
+    const json* v = At(j, key, path);
+    if (!v) return 0;
+    if (!v->is_number_integer()) {
+      error = fmt::format("{}: {}{}: expected a whole number", file, path, key);
+      return 0;
+    }
+    return v->get<int64_t>();
   }
   std::string Str(const json& j, const std::string& key, const std::string& path) {
     const json* v = At(j, key, path);
@@ -178,6 +191,10 @@ struct Reader {
     in.association.max_angle_deg = Num(j, "max_angle_deg", path);
     in.association.max_distance_m = Num(j, "max_distance_m", path);
     in.min_range_m = Num(j, "min_range_m", path);
+    in.real_bytes = Count(j, "real_bytes", path);
+    in.sim_bytes = Count(j, "sim_bytes", path);
+    in.real_mtime_ns = Whole(j, "real_mtime_ns", path);
+    in.sim_mtime_ns = Whole(j, "sim_mtime_ns", path);
     return in;
   }
   BinMetrics Bin(const json& j, const std::string& path, bool distance) {
@@ -334,7 +351,14 @@ Expected<ComparisonMetrics> MetricsFromJson(const std::string& text, const std::
   for (size_t i = 0; i < frames.size() && rd.error.empty(); ++i) {
     const std::string p = fmt::format("per_frame[{}].", i);
     FrameAgreement f;
-    f.pair = static_cast<uint32_t>(rd.Count(frames[i], "pair", p));
+    const uint64_t pair = rd.Count(frames[i], "pair", p);
+    if (rd.error.empty() && pair >= m.frames)
+      return Error{fmt::format("{}: {}pair: {} is not one of the {} frame pairs compared", file, p,
+                               pair, m.frames)};
+    for (const FrameAgreement& earlier : m.per_frame)
+      if (rd.error.empty() && earlier.pair == pair)
+        return Error{fmt::format("{}: {}pair: frame pair {} is listed twice", file, p, pair)};
+    f.pair = static_cast<uint32_t>(pair);
     f.real_points = rd.Count(frames[i], "real_points", p);
     f.sim_points = rd.Count(frames[i], "sim_points", p);
     f.both = rd.Count(frames[i], "both", p);

@@ -10,8 +10,7 @@ Expected<PairsTableWriter> PairsTableWriter::Open(const std::filesystem::path& p
   if (Status s = CheckOutputTarget(path); !s.ok()) return s.error();
   PairsTableWriter w{AtomicOutput(path)};
   w.stream_ = std::make_unique<std::ofstream>(w.output_.temp_path(), std::ios::binary);
-  if (!*w.stream_)
-    return Error{fmt::format("{}: cannot be written", w.output_.temp_path().string())};
+  if (!*w.stream_) return Error{fmt::format("{}: cannot be written", path.string())};
   *w.stream_ << "pair,real_frame,sim_frame,real_point,sim_point,range_error_m,intensity_error\n";
   return w;
 }
@@ -39,14 +38,14 @@ Status PairsTableWriter::Add(size_t pair, const CompareInputs& in, const FramePa
       rows += fmt::format("{},{},{},,{},,\n", pair, real_frame, sim_frame, p.sim_in_file[i]);
   *stream_ << rows;
   if (!*stream_)
-    return Error{fmt::format("{}: write failed (disk full?)", output_.temp_path().string())};
+    return Error{fmt::format("{}: write failed (disk full?)", output_.target().string())};
   return {};
 }
 
 Status PairsTableWriter::Commit() {
   stream_->close();
   if (!*stream_)
-    return Error{fmt::format("{}: write failed (disk full?)", output_.temp_path().string())};
+    return Error{fmt::format("{}: write failed (disk full?)", output_.target().string())};
   return output_.Commit();
 }
 

@@ -136,6 +136,25 @@ TEST(CompareInputs, MetricsJsonWithAnImpossibleFrameRowIsRefused) {
   EXPECT_NE(back.message().find("per_frame[0].both"), std::string::npos) << back.message();
 }
 
+TEST(CompareInputs, PerFrameRowsMustNameComparedPairsOnce) {
+  auto [real, sim] = TwoFrames();
+  auto m = Compare({real}, {sim}, CompareOptions{});
+  ASSERT_TRUE(m.ok());
+  const std::string text = MetricsToJson(*m);
+  const size_t at = text.find("\"pair\": 0");
+  ASSERT_NE(at, std::string::npos);
+  std::string beyond = text;
+  beyond.replace(at, 9, "\"pair\": 4294967296");
+  auto back = MetricsFromJson(beyond, "m.json");
+  ASSERT_FALSE(back.ok());
+  EXPECT_NE(back.message().find("not one of the 1 frame pairs"), std::string::npos)
+      << back.message();
+  m->per_frame.push_back(m->per_frame[0]);
+  back = MetricsFromJson(MetricsToJson(*m), "m.json");
+  ASSERT_FALSE(back.ok());
+  EXPECT_NE(back.message().find("listed twice"), std::string::npos) << back.message();
+}
+
 TEST(PairsTable, OneRowPerPairAndPerUnpairedPointByFileIndex) {
   auto [real, sim] = TwoFrames();
   CompareOptions options;

@@ -3,8 +3,10 @@
 // base64 against RFC 4648's vectors.
 #include <gtest/gtest.h>
 
+#include <zlib.h>
 #include <cmath>
 #include <cstring>
+
 #include <nlohmann/json.hpp>
 #include <random>
 #include <set>
@@ -181,6 +183,41 @@ TEST(DocumentCodec, DamagedBytesAreErrorsNotCrashes) {
   std::string flipped = *bytes;
   flipped[flipped.size() / 3] ^= 0x5A;
   EXPECT_FALSE(DecodeViewerDocument(flipped).ok());  // zlib's checksum catches it
+}
+
+// Found by the hostile review: a column count of 2^62 wrapped the bounds check (4 n), and a
+// header of the wrong shape threw through the API.
+TEST(DocumentCodec, HostileHeadersAreErrors) {
+  auto pack = [](const std::string& header) {
+    std::string raw = "LTVD";
+    for (uint32_t v : {kDocumentFormatVersion, static_cast<uint32_t>(header.size())})
+      for (int b = 0; b < 4; ++b)
+        raw.push_back(static_cast<char>((v >> (8 * b)) & 0xFF));
+    raw += header;
+    raw += std::string(64, '\0');
+    uLongf size = compressBound(raw.size());
+    std::string out(size, '\0');
+    compress2(reinterpret_cast<Bytef*>(out.data()), &size,
+              reinterpret_cast<const Bytef*>(raw.data()), raw.size(), 6);
+    out.resize(size);
+    return out;
+  };
+  const std::string column =
+      R"({"name":"x","quant":"mm","predictor":"previous","offset":0,"count":COUNT})";
+  auto frame = [&](const std::string& count) {
+    std::string c = column;
+    c.replace(c.find("COUNT"), 5, count);
+    return R"({"frames":[{"real":{"count":1,"columns":[)" + c +
+           R"(]},"sim":{"count":0,"columns":[]}}]})";
+  };
+  for (const std::string& header :
+       {frame("4611686018427387904"), frame("\"1\""), std::string(R"({"frames":[{"sim":{}}]})"),
+        std::string(R"({"frames":[{"real":{"columns":[{"name":"x"}]}}]})"),
+        std::string(R"({"frames":7})")}) {
+    auto decoded = DecodeViewerDocument(pack(header));
+    EXPECT_FALSE(decoded.ok()) << header;
+  }
+  EXPECT_TRUE(DecodeViewerDocument(pack(frame("16"))).ok());  // 64 bytes hold 16 words
 }
 
 }  // namespace

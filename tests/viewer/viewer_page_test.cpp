@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "lidartwin/viewer/viewer_page.h"
+#include "lidartwin/viewer/viewer_server.h"
 
 namespace lt::viewer {
 namespace {
@@ -26,12 +27,12 @@ TEST(ViewerPage, ExportedPageInlinesDataAndBundleAndEscapesTheTitle) {
             std::string::npos);
   EXPECT_EQ(page.find("<!--LTV_"), std::string::npos);         // every placeholder filled
   EXPECT_NE(page.find("LidartwinViewer"), std::string::npos);  // the bundle's global
-  // Exactly the script elements the page means: the data block and the bundle.
+  // Exactly the script elements the page means.
   size_t ends = 0;
   for (size_t at = page.find("</script"); at != std::string::npos;
        at = page.find("</script", at + 1))
     ++ends;
-  EXPECT_EQ(ends, 2u);
+  EXPECT_EQ(ends, 3u);  // the incomplete-page guard, the bundle, the data
 }
 
 TEST(ViewerPage, ServedPageNamesTheDocumentUrlAndEmbeddedViewersAreDistinct) {
@@ -42,6 +43,19 @@ TEST(ViewerPage, ServedPageNamesTheDocumentUrlAndEmbeddedViewersAreDistinct) {
   EXPECT_NE(a.find("id=\"run-1-data\""), std::string::npos);
   EXPECT_NE(b.find("getElementById(\"run-2\")"), std::string::npos);
   EXPECT_NE(a.find("height:500px"), std::string::npos);
+}
+
+// Found by the hostile review: httplib's SO_REUSEPORT let a second server share the port.
+TEST(ViewerServer, APortInUseIsRefused) {
+  ViewerServer first(
+      "a", [] { return Expected<std::string>(std::string("x")); }, [] { return false; });
+  auto port = first.Bind("127.0.0.1", 0);
+  ASSERT_TRUE(port.ok()) << port.message();
+  ViewerServer second(
+      "b", [] { return Expected<std::string>(std::string("y")); }, [] { return false; });
+  auto again = second.Bind("127.0.0.1", *port);
+  ASSERT_FALSE(again.ok());
+  EXPECT_NE(again.message().find("in use"), std::string::npos) << again.message();
 }
 
 }  // namespace

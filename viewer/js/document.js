@@ -44,7 +44,12 @@ async function fetchBytes(url) {
 }
 
 function base64ToBytes(text) {
-  const binary = atob(text.replace(/\s+/g, ''));
+  let binary;
+  try {
+    binary = atob(text.replace(/\s+/g, ''));
+  } catch (e) {
+    throw new Error('the viewer data is damaged (its base64 text is not valid); export the page again');
+  }
   const bytes = new Uint8Array(binary.length);
   for (let i = 0; i < binary.length; i++) bytes[i] = binary.charCodeAt(i);
   return bytes;
@@ -55,7 +60,8 @@ async function inflate(bytes) {
   try {
     return new Uint8Array(await new Response(stream).arrayBuffer());
   } catch (e) {
-    throw new Error(`the viewer data is damaged (not a zlib stream: ${e.message})`);
+    // The browser's own message ("Failed to fetch") would mislead: the data never left the page.
+    throw new Error('the viewer data is damaged (its compressed stream does not check out); export the page again');
   }
 }
 

@@ -106,7 +106,7 @@ export class Viewer {
   setFrame(k) {
     if (!this.#doc) throw new Error('the document is not loaded yet');
     if (!Number.isInteger(k) || k < 0 || k >= this.#doc.frames.length) {
-      throw new Error(`frame ${k} does not exist; frames 0..${this.#doc.frames.length - 1}`);
+      throw new Error(`frame ${JSON.stringify(k)} does not exist: a whole number 0..${this.#doc.frames.length - 1}`);
     }
     if (k === this.#frame && this.#colours) return;
     this.#frame = k;

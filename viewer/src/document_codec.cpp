@@ -337,7 +337,22 @@ Expected<std::string> EncodeViewerDocument(const ViewerDocument& doc) {
   return Deflate(raw);
 }
 
+namespace {
+Expected<DecodedDocument> DecodeUnchecked(const std::string& bytes);
+}  // namespace
+
+// nlohmann's accessors throw on a missing key or a wrong type: a damaged header becomes an
+// error here, never an exception across the API.
 Expected<DecodedDocument> DecodeViewerDocument(const std::string& bytes) {
+  try {
+    return DecodeUnchecked(bytes);
+  } catch (const nlohmann::json::exception& e) {
+    return Error{fmt::format("viewer document: header: {}", e.what())};
+  }
+}
+
+namespace {
+Expected<DecodedDocument> DecodeUnchecked(const std::string& bytes) {
   // 2^25 points of at most 16 columns of 4 bytes, plus the header.
   constexpr size_t kMaxRaw = (kMaxViewerPoints * 16 * 4) + (64u << 20);
   auto raw = Inflate(bytes, kMaxRaw);
@@ -364,7 +379,8 @@ Expected<DecodedDocument> DecodeViewerDocument(const std::string& bytes) {
       for (const json& c : frame.at(side).at("columns")) {
         const std::string name = c.at("name");
         const size_t n = c.at("count"), offset = c.at("offset");
-        if (offset > raw->size() - payload || 4 * n > raw->size() - payload - offset)
+        // Divided, not multiplied: 4 n wraps for a hostile count.
+        if (offset > raw->size() - payload || n > (raw->size() - payload - offset) / 4)
           return Error{fmt::format("viewer document: column {} runs past the end", name)};
         std::vector<uint32_t> residuals(n);
         for (size_t i = 0; i < n; ++i)
@@ -403,5 +419,7 @@ Expected<DecodedDocument> DecodeViewerDocument(const std::string& bytes) {
   }
   return out;
 }
+
+}  // namespace
 
 }  // namespace lt::viewer

@@ -17,16 +17,29 @@ namespace {
 constexpr int kEmbeddedHeightPx = 640;
 
 Expected<std::string> RunViewer(const compare::ComparisonMetrics& m, size_t index,
-                                size_t frames_per_run, const MeshLoader& meshes) {
+                                size_t frames_per_run, const MeshLoader& meshes,
+                                uint64_t* points_so_far) {
   if (!m.inputs)
     return Error{
         "its metrics.json does not record what was compared (written before "
         "lidartwin 0.1's viewer, or by a program other than compare)"};
+  if (Status s = compare::CheckInputsUnchanged(*m.inputs); !s.ok()) return s.error();
   auto loaded = compare::LoadComparison(*m.inputs, meshes);
   if (!loaded.ok()) return loaded.error();
   auto doc = BuildViewerDocument(*loaded, *m.inputs, WorstFramePairs(m, frames_per_run));
   if (!doc.ok()) return doc.error();
   doc->title = m.label;
+  // One cap for the whole report, not per run: a report of many runs stays a page a browser
+  // opens.
+  uint64_t points = 0;
+  for (const ViewerFrame& f : doc->frames)
+    points += f.pairing.real.size() + f.pairing.sim.size();
+  if (*points_so_far + points > kMaxViewerPoints)
+    return Error{
+        fmt::format("the report's viewers already hold {} points; this run's {} would "
+                    "pass the limit of {} (fewer --viewer-frames, or fewer runs)",
+                    *points_so_far, points, kMaxViewerPoints)};
+  *points_so_far += points;
   auto encoded = EncodeViewerDocument(*doc);
   if (!encoded.ok()) return encoded.error();
   return EmbeddedViewer(fmt::format("ltv-run-{}", index), *encoded, kEmbeddedHeightPx);
@@ -52,8 +65,9 @@ void AttachViewers(reports::Report& report, size_t frames_per_run, const MeshLoa
   report.run_viewer_notes.assign(report.runs.size(), "");
   if (frames_per_run == 0) return;
   bool any = false;
+  uint64_t points = 0;
   for (size_t i = 0; i < report.runs.size(); ++i) {
-    auto html = RunViewer(report.runs[i], i, frames_per_run, meshes);
+    auto html = RunViewer(report.runs[i], i, frames_per_run, meshes, &points);
     if (html.ok()) {
       report.run_viewers[i] = std::move(*html);
       any = true;

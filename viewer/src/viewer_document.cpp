@@ -28,12 +28,15 @@ std::string InputsSignature(const compare::CompareInputs& in) {
 }
 
 std::string IntensityUnitOf(const std::string& reader) {
-  // Ouster: signal photon counts; Velodyne: calibrated reflectivity 0..255; KITTI and
-  // nuScenes: remission 0..1 (dataset papers); lidartwin .h5 of a capability or ideal
-  // detector: R(theta) in percent (sim/frame.h), of a raw detector the sensor's unit.
+  // As the readers store it: Ouster the signal photon count (reflectivity where the profile has
+  // no signal field), Velodyne its calibrated reflectivity 0..255, KITTI the remission 0..1
+  // times 100 (datasets/src/kitti_bin.cpp), nuScenes its intensity 0..255. A lidartwin .h5 of
+  // a capability or ideal detector holds R(theta) in percent (sim/frame.h), of a raw detector
+  // the sensor's unit: not known from the reader alone.
   if (reader == "ouster-pcap") return "photon counts";
   if (reader == "velodyne-pcap") return "reflectivity 0-255";
-  if (reader == "kitti-bin" || reader == "nuscenes-bin") return "remission 0-1";
+  if (reader == "kitti-bin") return "percent (remission x 100)";
+  if (reader == "nuscenes-bin") return "0-255";
   return "";
 }
 

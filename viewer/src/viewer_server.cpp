@@ -3,6 +3,8 @@
 #include <fmt/core.h>
 #include <httplib.h>
 
+#include <sys/socket.h>
+
 #include <mutex>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -32,6 +34,13 @@ ViewerServer::ViewerServer(std::string title, Builder build, Stale stale)
   impl_->build = std::move(build);
   impl_->stale = std::move(stale);
   Impl* impl = impl_.get();
+  // httplib's default sets SO_REUSEPORT, which lets a second view bind the same port and
+  // answer half the requests with its own document. SO_REUSEADDR only: a port in use is an
+  // error, a port in TIME_WAIT after a restart is not.
+  impl->server.set_socket_options([](socket_t sock) {
+    int yes = 1;
+    setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof yes);
+  });
   impl->server.Get("/", [impl](const httplib::Request&, httplib::Response& res) {
     res.set_header("Cache-Control", "no-store");
     res.set_content(ServedPage(impl->title, "document.bin"), "text/html; charset=utf-8");

@@ -189,6 +189,20 @@ const cases = {
     r = h.runCli(['view', '--real', h.data(), '--sim', h.data('sim.h5'), '--export', h.data('x.html')]);
     h.check(r.status === 1 && r.stderr.includes(h.data()), `export with a directory as a file: exit 1 naming it (${r.stderr.trim()})`);
 
+    // A page cut short (a truncated copy): in its data, the decoder says the data is damaged;
+    // in its script, the page's guard says the page is incomplete.
+    const page_text = readFileSync(h.data('viewer.html'));
+    for (const [what, fraction, expected] of [['data', 0.9, 'damaged'], ['script', 0.1, 'incomplete or damaged']]) {
+      const cut = h.data(`cut-in-${what}.html`);
+      writeFileSync(cut, page_text.subarray(0, Math.floor(page_text.length * fraction)));
+      const page = await h.openPage(browser, h.fileUrl(cut));
+      await page.waitForLoadState('load');
+      await page.waitForFunction((t) => document.body && document.body.innerText.includes(t), expected, { timeout: 30000 })
+        .catch(() => {});
+      const text = await page.innerText('body');
+      h.check(text.includes(expected), `a page cut short in its ${what} says it is ${expected} (${text.trim().slice(0, 120)})`);
+    }
+
     for (const [what, args, expected] of [
       ['a missing file', ['--real', missing, '--sim', h.data('sim.h5')], missing],
       ['mismatched frame counts', ['--real', h.data('real.h5'), '--sim', h.data('full.h5')], 'frames are compared pairwise'],

@@ -24,6 +24,10 @@ struct CompareInputs {
   double roi_margin_m = 0.05;
   AssociationOptions association;
   double min_range_m = 0;
+  // Size and modification time of each recording when it was compared (StampInputs); 0: not
+  // recorded. A reader checks them before showing the files as this comparison's.
+  uint64_t real_bytes = 0, sim_bytes = 0;
+  int64_t real_mtime_ns = 0, sim_mtime_ns = 0;
 
   // The real and simulated frame position of compared pair k (its position in the file).
   uint32_t RealFrameOfPair(size_t k) const;

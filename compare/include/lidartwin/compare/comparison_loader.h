@@ -25,6 +25,13 @@ struct LoadedComparison {
   uint64_t sim_profile_beams_per_frame = 0;
 };
 
+// Makes every path in `in` absolute (so report finds the files from any folder) and records
+// the size and modification time of both recordings.
+void StampInputs(CompareInputs& in);
+// An error naming the file when a stamped recording's size or modification time changed (or
+// it is gone): the file is no longer the one compared.
+Status CheckInputsUnchanged(const CompareInputs& in);
+
 // Errors name the file and what is wrong: unreadable recordings, a frame index beyond a file's
 // frames ("frame 7 does not exist (x.pcap has 3 frame(s))"), a frame listed twice, frame
 // counts that differ once chosen, a bad targets file or scene.
