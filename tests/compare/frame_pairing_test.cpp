@@ -45,12 +45,17 @@ std::pair<Frame, Frame> TwoFrames() {
   return {real, sim};
 }
 
-TEST(PairFrame, LeavesOutNonFiniteAndNearPointsAndKeepsTheirFileIndices) {
-  auto [real, sim] = TwoFrames();
+// Beam association beyond 0.5 m: the options the pairing tests share.
+CompareOptions BeamOptions() {
   CompareOptions options;
   options.min_range_m = 0.5;
   options.association.method = AssociationMethod::kBeam;
-  auto p = PairFrame(real, sim, options);
+  return options;
+}
+
+TEST(PairFrame, LeavesOutNonFiniteAndNearPointsAndKeepsTheirFileIndices) {
+  auto [real, sim] = TwoFrames();
+  auto p = PairFrame(real, sim, BeamOptions());
   ASSERT_TRUE(p.ok()) << p.message();
   EXPECT_EQ(p->real_non_finite, 1u);
   EXPECT_EQ(p->real_too_near, 1u);
@@ -64,9 +69,7 @@ TEST(PairFrame, LeavesOutNonFiniteAndNearPointsAndKeepsTheirFileIndices) {
 
 TEST(PairFrame, CompareCountsWhatThePairingPairs) {
   auto [real, sim] = TwoFrames();
-  CompareOptions options;
-  options.min_range_m = 0.5;
-  options.association.method = AssociationMethod::kBeam;
+  const CompareOptions options = BeamOptions();
   size_t calls = 0;
   auto m = Compare({real}, {sim}, options, {}, [&](size_t k, const FramePairing& p) {
     EXPECT_EQ(k, 0u);
@@ -157,10 +160,7 @@ TEST(CompareInputs, PerFrameRowsMustNameComparedPairsOnce) {
 
 TEST(PairsTable, OneRowPerPairAndPerUnpairedPointByFileIndex) {
   auto [real, sim] = TwoFrames();
-  CompareOptions options;
-  options.min_range_m = 0.5;
-  options.association.method = AssociationMethod::kBeam;
-  auto p = PairFrame(real, sim, options);
+  auto p = PairFrame(real, sim, BeamOptions());
   ASSERT_TRUE(p.ok());
   test::TempDir dir;
   const auto path = dir.path() / "pairs.csv";

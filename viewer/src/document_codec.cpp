@@ -55,13 +55,15 @@ uint32_t UnZigZag(uint32_t z) {
   return (z >> 1) ^ (0u - (z & 1u));
 }
 
-// Residuals of `words` under the predictor (wrapping 32-bit arithmetic, zig-zag mapped so that
-// small negative steps are small numbers). `channel` is used by kChannel: a channel's first
-// point is predicted by the previous point.
-std::vector<uint32_t> Residuals(const std::vector<uint32_t>& words, Predictor p,
-                                const std::vector<uint16_t>& channel) {
-  if (p == Predictor::kNone) return words;
-  std::vector<uint32_t> out(words.size());
+// Encoding turns values into residuals: zig-zag(value - prediction), so that small negative
+// steps are small numbers (wrapping 32-bit arithmetic); decoding turns residuals back into
+// values. The prediction is the previous value, or with kChannel the previous value of the
+// same channel (a channel's first point: the previous value); both directions predict from
+// values already known, so they agree.
+std::vector<uint32_t> ApplyPredictor(const std::vector<uint32_t>& in, Predictor p,
+                                     const std::vector<uint16_t>& channel, bool encode) {
+  if (p == Predictor::kNone) return in;
+  std::vector<uint32_t> out(in.size());
   std::vector<uint32_t> last_of_channel;
   std::vector<bool> seen;
   if (p == Predictor::kChannel) {
@@ -69,37 +71,14 @@ std::vector<uint32_t> Residuals(const std::vector<uint32_t>& words, Predictor p,
     seen.assign(65536, false);
   }
   uint32_t previous = 0;
-  for (size_t i = 0; i < words.size(); ++i) {
+  for (size_t i = 0; i < in.size(); ++i) {
     uint32_t prediction = previous;
     if (p == Predictor::kChannel && seen[channel[i]]) prediction = last_of_channel[channel[i]];
-    out[i] = ZigZag(words[i] - prediction);
-    previous = words[i];
+    const uint32_t value = encode ? in[i] : UnZigZag(in[i]) + prediction;
+    out[i] = encode ? ZigZag(value - prediction) : value;
+    previous = value;
     if (p == Predictor::kChannel) {
-      last_of_channel[channel[i]] = words[i];
-      seen[channel[i]] = true;
-    }
-  }
-  return out;
-}
-
-std::vector<uint32_t> Undo(const std::vector<uint32_t>& residuals, Predictor p,
-                           const std::vector<uint16_t>& channel) {
-  if (p == Predictor::kNone) return residuals;
-  std::vector<uint32_t> out(residuals.size());
-  std::vector<uint32_t> last_of_channel;
-  std::vector<bool> seen;
-  if (p == Predictor::kChannel) {
-    last_of_channel.assign(65536, 0);
-    seen.assign(65536, false);
-  }
-  uint32_t previous = 0;
-  for (size_t i = 0; i < residuals.size(); ++i) {
-    uint32_t prediction = previous;
-    if (p == Predictor::kChannel && seen[channel[i]]) prediction = last_of_channel[channel[i]];
-    out[i] = UnZigZag(residuals[i]) + prediction;
-    previous = out[i];
-    if (p == Predictor::kChannel) {
-      last_of_channel[channel[i]] = out[i];
+      last_of_channel[channel[i]] = value;
       seen[channel[i]] = true;
     }
   }
@@ -124,7 +103,7 @@ struct ColumnWriter {
   void Add(const char* name, const std::vector<uint32_t>& words, Quant q, Predictor p) {
     if (p == Predictor::kChannel && channel.size() != words.size()) p = Predictor::kPrevious;
     const size_t offset = payload.size();
-    AppendPlanes(Residuals(words, p, channel), payload);
+    AppendPlanes(ApplyPredictor(words, p, channel, true), payload);
     columns.push_back({{"name", name},
                        {"quant", QuantName(q)},
                        {"predictor", PredictorName(p)},
@@ -395,7 +374,7 @@ Expected<DecodedDocument> DecodeUnchecked(const std::string& bytes) {
         if (p == Predictor::kChannel && channel.size() != n)
           return Error{
               fmt::format("viewer document: column {} needs the channel column first", name)};
-        const std::vector<uint32_t> words = Undo(residuals, p, channel);
+        const std::vector<uint32_t> words = ApplyPredictor(residuals, p, channel, false);
         std::vector<double>& values = columns[name];
         values.resize(n);
         for (size_t i = 0; i < n; ++i) {

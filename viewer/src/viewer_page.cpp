@@ -4,6 +4,8 @@
 
 #include <cstddef>
 
+#include "lidartwin/reports/svg_plot.h"
+
 namespace lt::viewer {
 
 // viewer_assets.cpp, generated at build time.
@@ -13,29 +15,6 @@ extern const char kViewerPageTemplate[];
 extern const size_t kViewerPageTemplate_size;
 
 namespace {
-
-std::string HtmlEscape(const std::string& text) {
-  std::string out;
-  for (char c : text) {
-    switch (c) {
-      case '&':
-        out += "&amp;";
-        break;
-      case '<':
-        out += "&lt;";
-        break;
-      case '>':
-        out += "&gt;";
-        break;
-      case '"':
-        out += "&quot;";
-        break;
-      default:
-        out += c;
-    }
-  }
-  return out;
-}
 
 void Replace(std::string& page, const std::string& placeholder, const std::string& with) {
   const size_t at = page.find(placeholder);
@@ -54,7 +33,7 @@ std::string ScriptElement() {
 
 std::string Page(const std::string& title, const std::string& data_element) {
   std::string page(kViewerPageTemplate, kViewerPageTemplate_size);
-  Replace(page, "<!--LTV_TITLE-->", HtmlEscape(title));
+  Replace(page, "<!--LTV_TITLE-->", reports::EscapeXml(title));
   Replace(page, "<!--LTV_DATA-->", data_element);
   Replace(page, "<!--LTV_SCRIPT-->", ScriptElement());
   return page;
@@ -97,8 +76,8 @@ std::string ExportedPage(const std::string& title, const std::string& encoded) {
 }
 
 std::string ServedPage(const std::string& title, const std::string& document_url) {
-  return Page(
-      title, "<meta name=\"lidartwin-document-url\" content=\"" + HtmlEscape(document_url) + "\">");
+  return Page(title, "<meta name=\"lidartwin-document-url\" content=\"" +
+                         reports::EscapeXml(document_url) + "\">");
 }
 
 std::string ViewerScriptElement() {
