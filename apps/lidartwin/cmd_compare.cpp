@@ -65,6 +65,10 @@ int CompareCommand(const std::vector<std::string>& argv) {
   if (!check.ok()) return fail("option --distance-bins: " + check.problem()->problem, 2);
 
   const auto start = std::chrono::steady_clock::now();
+  // Stamped before reading, checked before writing: a file rewritten meanwhile (a new
+  // simulation) must not be recorded as the one compared.
+  compare::CompareInputs stamped = *inputs;
+  compare::StampInputs(stamped);
   auto loaded = compare::LoadComparison(*inputs, BuiltInMeshLoader());
   if (!loaded.ok()) return fail("error: " + loaded.message(), 1);
   for (const Recording* r : {&loaded->real, &loaded->sim}) {
@@ -109,8 +113,9 @@ int CompareCommand(const std::vector<std::string>& argv) {
   const std::string real_file = inputs->real_file, sim_file = inputs->sim_file;
   metrics->real_file = real_file;
   metrics->sim_file = sim_file;
-  metrics->inputs = *inputs;
-  compare::StampInputs(*metrics->inputs);
+  if (Status s = compare::CheckInputsUnchanged(stamped); !s.ok())
+    return fail("error: " + s.message() + " (it changed while being compared); nothing written", 1);
+  metrics->inputs = stamped;
   metrics->label = args->Get("--label", std::filesystem::path(sim_file).stem().string());
   const std::string out = args->Get("--out");
   // The table first: if it cannot be committed, metrics.json stays as it was.

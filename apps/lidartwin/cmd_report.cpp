@@ -65,7 +65,12 @@ int ReportCommand(const std::vector<std::string>& argv) {
     if (!baseline.ok()) return fail("error: " + baseline.message(), 1);
     reports::AddBaseline(report, args->Get("--baseline"), std::move(*baseline), *tolerances);
   }
-#if LT_WITH_VIEWER
+#if !LT_WITH_VIEWER
+  if (args->Has("--viewer-frames") && *viewer_frames > 0)
+    fmt::print(stderr,
+               "lidartwin report: warning: this build has no viewer (built without Node.js and "
+               "npm); --viewer-frames is ignored\n");
+#else
   viewer::AttachViewers(report, *viewer_frames, BuiltInMeshLoader());
   for (size_t i = 0; i < report.run_viewer_notes.size(); ++i)
     if (!report.run_viewer_notes[i].empty() && *viewer_frames > 0)

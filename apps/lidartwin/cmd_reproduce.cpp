@@ -16,6 +16,8 @@
 #include "lidartwin/compare/comparison_loader.h"
 #include "lidartwin/compare/metrics.h"
 #include "lidartwin/compare/metrics_json.h"
+#include "lidartwin/datasets/frame_output.h"
+#include "lidartwin/datasets/hdf5_frames.h"
 #if LT_WITH_VIEWER
 #include "lidartwin/viewer/report_viewers.h"
 #endif
@@ -66,6 +68,17 @@ Expected<compare::ComparisonMetrics> CompareWithDropAccuracy(const std::vector<F
              what.empty() ? "" : what + ": ", m.message());
   co.beams_per_frame = 0;
   return compare::Compare(real, sim, co);
+}
+
+// Replaces an .h5 file's frames, keeping its description (frame_output.h: atomically).
+Status RewriteFrames(const std::filesystem::path& file, const std::vector<Frame>& frames) {
+  auto summary = ReadHdf5Summary(file);
+  if (!summary.ok()) return summary.error();
+  auto output = FrameOutput::Open(file, summary->info);
+  if (!output.ok()) return output.error();
+  for (const Frame& f : frames)
+    if (Status s = output->Write(f); !s.ok()) return s;
+  return output->Close();
 }
 
 int Fail(const std::string& message, int code) {
@@ -313,11 +326,16 @@ int ReproduceCommand(const std::vector<std::string>& argv) {
   if (!sim.ok()) return Fail("error: " + sim.message(), 1);
   // A raw-intensity sensor: the simulated intensity (100 R0 cos theta) in its units,
   // I = G(R) R0 cos theta, through the gain fitted above.
-  if (raw)
+  if (raw) {
     for (Frame& f : sim->frames)
       for (size_t i = 0; i < f.size(); ++i)
         f.intensity[i] =
             static_cast<float>(ro.reading.GainAt(f.range_m[i]) * f.intensity[i] / 100.0);
+    // sim.h5 holds what is compared (the viewer and report read it again): rewritten in the
+    // sensor's units.
+    if (Status s = RewriteFrames(job.out, sim->frames); !s.ok())
+      return Fail("error: " + s.message(), 1);
+  }
 
   // 6. Compare with the recorded frame, and the recorded frame with its real neighbour.
   compare::CompareOptions co;
@@ -342,11 +360,12 @@ int ReproduceCommand(const std::vector<std::string>& argv) {
   inputs.sim_file = (stage / "sim.h5").string();
   inputs.scene_file = (stage / "scene/scene.yaml").string();
   inputs.min_range_m = co.min_range_m;
+  inputs.scene_targets = false;  // the scene names the materials; reproduce compares no targets
   compare::StampInputs(inputs);
   metrics->inputs = inputs;
-  metrics->inputs->sim_file = std::filesystem::absolute(out / "sim.h5").lexically_normal().string();
-  metrics->inputs->scene_file =
-      std::filesystem::absolute(out / "scene/scene.yaml").lexically_normal().string();
+  for (const char* file : {"sim.h5", "scene/scene.yaml"})
+    metrics->inputs->Relocate(std::filesystem::absolute(stage / file).lexically_normal().string(),
+                              std::filesystem::absolute(out / file).lexically_normal().string());
   // The floor's neighbour: the reconstruction frame nearest the held-out one (the later on a
   // tie), so a partial revolution at the capture's end is not it unless it was chosen.
   size_t neighbour = static_cast<size_t>(list.front());

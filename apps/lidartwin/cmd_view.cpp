@@ -24,20 +24,13 @@ constexpr const char* kUsage =
 // Port numbers: 0 (any free one) up to 65535.
 constexpr uint64_t kMaxPort = 65535;
 
-Expected<std::string> EncodedDocument(const compare::CompareInputs& in, std::string* summary) {
-  auto doc = viewer::LoadViewerDocument(in, BuiltInMeshLoader());
-  if (!doc.ok()) return doc.error();
-  uint64_t real = 0, sim = 0;
-  for (const viewer::ViewerFrame& f : doc->frames) {
-    real += f.pairing.real.size();
-    sim += f.pairing.sim.size();
-  }
-  if (summary)
-    *summary = fmt::format("{} frame pair(s), {} real and {} simulated points, paired by {}",
-                           doc->frames.size(), real, sim, doc->association_method);
-  for (const std::string& note : doc->notes)
-    fmt::print(stderr, "lidartwin view: {}\n", note);
-  return viewer::EncodeViewerDocument(*doc);
+// The encoded document, its notes printed.
+Expected<viewer::EncodedComparison> Encode(const compare::CompareInputs& in) {
+  auto encoded = viewer::EncodeComparison(in, BuiltInMeshLoader());
+  if (encoded.ok())
+    for (const std::string& note : encoded->notes)
+      fmt::print(stderr, "lidartwin view: {}\n", note);
+  return encoded;
 }
 
 }  // namespace
@@ -65,19 +58,19 @@ int ViewCommand(const std::vector<std::string>& argv) {
   if (args->Has("--export") && args->Has("--port"))
     return fail("give --export or --port, not both", 2);
 
-  std::string summary;
   if (args->Has("--export")) {
     const std::string out = args->Get("--export");
     if (Status s = CheckOutputsApart(*args, {{"--export", out}}); !s.ok())
       return fail(s.message(), 2);
     if (Status s = CheckOutputTarget(out); !s.ok()) return fail("error: " + s.message(), 1);
-    auto encoded = EncodedDocument(*inputs, &summary);
+    auto encoded = Encode(*inputs);
     if (!encoded.ok()) return fail("error: " + encoded.message(), 1);
     const std::string page = viewer::ExportedPage(
-        fmt::format("lidartwin view: {} vs {}", inputs->real_file, inputs->sim_file), *encoded);
+        fmt::format("lidartwin view: {} vs {}", inputs->real_file, inputs->sim_file),
+        encoded->bytes);
     if (Status s = WriteTextFileAtomically(out, page); !s.ok())
       return fail("error: " + s.message(), 1);
-    fmt::print("wrote {} ({:.2f} MB): {}\n", out, page.size() / 1e6, summary);
+    fmt::print("wrote {} ({:.2f} MB): {}\n", out, page.size() / 1e6, encoded->summary);
     return 0;
   }
 
@@ -86,12 +79,13 @@ int ViewCommand(const std::vector<std::string>& argv) {
   std::string signature;
   auto build = [&]() -> Expected<std::string> {
     signature = viewer::InputsSignature(*inputs);
-    auto encoded = EncodedDocument(*inputs, &summary);
-    if (!encoded.ok())
+    auto encoded = Encode(*inputs);
+    if (!encoded.ok()) {
       fmt::print(stderr, "lidartwin view: error: {}\n", encoded.message());
-    else
-      fmt::print(stderr, "lidartwin view: loaded {}\n", summary);
-    return encoded;
+      return encoded.error();
+    }
+    fmt::print(stderr, "lidartwin view: loaded {}\n", encoded->summary);
+    return std::move(encoded->bytes);
   };
   auto stale = [&] { return viewer::InputsSignature(*inputs) != signature; };
   viewer::ViewerServer server(

@@ -90,31 +90,24 @@ std::string Absolute(const std::string& path) {
 }  // namespace
 
 void StampInputs(CompareInputs& in) {
+  in.stamps.clear();
   for (std::string* path :
-       {&in.real_file, &in.sim_file, &in.real_sidecar, &in.rois_file, &in.scene_file})
+       {&in.real_file, &in.real_sidecar, &in.sim_file, &in.rois_file, &in.scene_file}) {
     *path = Absolute(*path);
-  if (const FileStamp s = StampOf(in.real_file); s.ok) {
-    in.real_bytes = s.bytes;
-    in.real_mtime_ns = s.mtime_ns;
-  }
-  if (const FileStamp s = StampOf(in.sim_file); s.ok) {
-    in.sim_bytes = s.bytes;
-    in.sim_mtime_ns = s.mtime_ns;
+    if (path->empty()) continue;
+    if (const FileStamp s = StampOf(*path); s.ok) in.stamps.push_back({*path, s.bytes, s.mtime_ns});
   }
 }
 
 Status CheckInputsUnchanged(const CompareInputs& in) {
-  for (const auto& [file, bytes, mtime_ns] :
-       {std::tuple{in.real_file, in.real_bytes, in.real_mtime_ns},
-        std::tuple{in.sim_file, in.sim_bytes, in.sim_mtime_ns}}) {
-    if (bytes == 0 && mtime_ns == 0) continue;  // not stamped
-    const FileStamp now = StampOf(file);
-    if (!now.ok) return Error{fmt::format("{}: no longer readable", file)};
-    if (now.bytes != bytes || now.mtime_ns != mtime_ns)
+  for (const CompareInputs::Stamp& then : in.stamps) {
+    const FileStamp now = StampOf(then.file);
+    if (!now.ok) return Error{fmt::format("{}: no longer readable", then.file)};
+    if (now.bytes != then.bytes || now.mtime_ns != then.mtime_ns)
       return Error{fmt::format(
           "{}: changed since the comparison ({} bytes now, {} then, or a newer modification "
           "time): not the file compared",
-          file, now.bytes, bytes)};
+          then.file, now.bytes, then.bytes)};
   }
   return {};
 }
@@ -131,7 +124,8 @@ Expected<LoadedComparison> LoadComparison(const CompareInputs& in, const MeshLoa
     if (!scene.ok()) return scene.error();
     for (const auto& m : scene->materials.materials)
       out.options.material_names.push_back(m.name);
-    if (in.rois_file.empty()) out.options.targets = TargetsFromScene(*scene, in.roi_margin_m);
+    if (in.rois_file.empty() && in.scene_targets)
+      out.options.targets = TargetsFromScene(*scene, in.roi_margin_m);
   }
   if (!in.rois_file.empty()) {
     auto targets = LoadTargets(in.rois_file);

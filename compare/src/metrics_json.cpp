@@ -36,6 +36,9 @@ json BinJson(const BinMetrics& b, bool distance) {
 }
 
 json InputsJson(const CompareInputs& in) {
+  json stamps = json::array();
+  for (const CompareInputs::Stamp& s : in.stamps)
+    stamps.push_back({{"file", s.file}, {"bytes", s.bytes}, {"mtime_ns", s.mtime_ns}});
   return {{"real_file", in.real_file},
           {"sim_file", in.sim_file},
           {"real_sidecar", in.real_sidecar},
@@ -49,10 +52,8 @@ json InputsJson(const CompareInputs& in) {
           {"max_angle_deg", in.association.max_angle_deg},
           {"max_distance_m", in.association.max_distance_m},
           {"min_range_m", in.min_range_m},
-          {"real_bytes", in.real_bytes},
-          {"sim_bytes", in.sim_bytes},
-          {"real_mtime_ns", in.real_mtime_ns},
-          {"sim_mtime_ns", in.sim_mtime_ns}};
+          {"scene_targets", in.scene_targets},
+          {"stamps", stamps}};
 }
 
 // Reading: every access goes through Reader so a missing or mistyped key names its path.
@@ -191,10 +192,18 @@ struct Reader {
     in.association.max_angle_deg = Num(j, "max_angle_deg", path);
     in.association.max_distance_m = Num(j, "max_distance_m", path);
     in.min_range_m = Num(j, "min_range_m", path);
-    in.real_bytes = Count(j, "real_bytes", path);
-    in.sim_bytes = Count(j, "sim_bytes", path);
-    in.real_mtime_ns = Whole(j, "real_mtime_ns", path);
-    in.sim_mtime_ns = Whole(j, "sim_mtime_ns", path);
+    if (const json* v = At(j, "scene_targets", path)) {
+      if (v->is_boolean())
+        in.scene_targets = v->get<bool>();
+      else if (error.empty())
+        error = fmt::format("{}: {}scene_targets: expected true or false", file, path);
+    }
+    const json& stamps = List(j, "stamps", path);
+    for (size_t i = 0; i < stamps.size() && error.empty(); ++i) {
+      const std::string p = fmt::format("{}stamps[{}].", path, i);
+      in.stamps.push_back({Str(stamps[i], "file", p), Count(stamps[i], "bytes", p),
+                           Whole(stamps[i], "mtime_ns", p)});
+    }
     return in;
   }
   BinMetrics Bin(const json& j, const std::string& path, bool distance) {
@@ -369,6 +378,12 @@ Expected<ComparisonMetrics> MetricsFromJson(const std::string& text, const std::
   }
   if (j.contains("inputs")) {
     if (const json* in = rd.At(j, "inputs", "")) m.inputs = rd.Inputs(*in, "inputs.");
+    for (const auto& [key, list] :
+         {std::pair{"real_frames", m.inputs ? m.inputs->real_frames : std::vector<uint32_t>{}},
+          std::pair{"sim_frames", m.inputs ? m.inputs->sim_frames : std::vector<uint32_t>{}}})
+      if (rd.error.empty() && !list.empty() && list.size() != m.frames)
+        return Error{fmt::format("{}: inputs.{}: {} frame(s) for {} compared frame pairs", file,
+                                 key, list.size(), m.frames)};
   }
   if (const json* c = rd.At(j, "chamfer_m", "")) {
     m.chamfer.real_to_sim_m = rd.Stats(*c, "real_to_sim", "chamfer_m.");

@@ -119,9 +119,10 @@ const char* kStyle =
 std::string RenderHtml(const Report& r) {
   std::string out = fmt::format(
       "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
-      "<title>lidartwin fidelity report</title><style>{}</style></head><body>\n"
+      "<title>lidartwin fidelity report</title><style>{}</style></head><body>\n{}"
       "<h1>lidartwin fidelity report</h1>\n",
-      kStyle);
+      // The viewer's bundle, first in the body: the viewers' mount calls below need it.
+      kStyle, r.viewer_script.empty() ? "" : r.viewer_script + "\n");
   if (const std::string v = GateVerdict(r); !v.empty())
     out +=
         fmt::format("<p class=\"verdict{}\">{}</p>\n", r.Regressed() ? " bad" : "", EscapeXml(v));
@@ -139,12 +140,6 @@ std::string RenderHtml(const Report& r) {
       out += "<h3>Worst frames in the viewer</h3>\n" + r.run_viewers[i];
     else if (i < r.run_viewer_notes.size() && !r.run_viewer_notes[i].empty())
       out += fmt::format("<p>No viewer: {}</p>\n", EscapeXml(r.run_viewer_notes[i]));
-  }
-  // The bundle after the viewers' mount calls would come too late: it goes first in the body
-  // when there is any viewer.
-  if (!r.viewer_script.empty()) {
-    const std::string body = "<body>\n";
-    out.insert(out.find(body) + body.size(), r.viewer_script + "\n");
   }
   return out + "</body></html>\n";
 }

@@ -109,6 +109,9 @@ TEST(CompareInputs, SurviveMetricsJsonAndMapPairsToFileFrames) {
   in.association.method = AssociationMethod::kAngular;
   in.association.max_angle_deg = 0.4;
   in.min_range_m = 0.3;
+  in.scene_file = "scene.yaml";
+  in.scene_targets = false;
+  in.stamps = {{"r.pcap", 1234, -5}, {"s.h5", 99, 1700000000123456789}};
   m->inputs = in;
   auto back = MetricsFromJson(MetricsToJson(*m), "m.json");
   ASSERT_TRUE(back.ok()) << back.message();
@@ -118,6 +121,15 @@ TEST(CompareInputs, SurviveMetricsJsonAndMapPairsToFileFrames) {
   EXPECT_EQ(back->inputs->association.method, AssociationMethod::kAngular);
   EXPECT_DOUBLE_EQ(back->inputs->association.max_angle_deg, 0.4);
   EXPECT_DOUBLE_EQ(back->inputs->min_range_m, 0.3);
+  EXPECT_EQ(back->inputs->rois_file, "t.yaml");
+  EXPECT_EQ(back->inputs->scene_file, "scene.yaml");
+  EXPECT_DOUBLE_EQ(back->inputs->roi_margin_m, 0.1);
+  EXPECT_FALSE(back->inputs->scene_targets);
+  ASSERT_EQ(back->inputs->stamps.size(), 2u);
+  EXPECT_EQ(back->inputs->stamps[1].file, "s.h5");
+  EXPECT_EQ(back->inputs->stamps[1].bytes, 99u);
+  EXPECT_EQ(back->inputs->stamps[1].mtime_ns, 1700000000123456789);
+  EXPECT_EQ(back->inputs->stamps[0].mtime_ns, -5);
   EXPECT_EQ(back->inputs->RealFrameOfPair(0), 7u);
   EXPECT_EQ(back->inputs->SimFrameOfPair(0), 2u);
   EXPECT_EQ(CompareInputs{}.RealFrameOfPair(3), 3u);  // no list: every frame, in order

@@ -2,6 +2,7 @@
 // filled, the bundle inlined so that it cannot end its <script> element early.
 #include <gtest/gtest.h>
 
+#include "lidartwin/viewer/report_viewers.h"
 #include "lidartwin/viewer/viewer_page.h"
 #include "lidartwin/viewer/viewer_server.h"
 
@@ -43,6 +44,16 @@ TEST(ViewerPage, ServedPageNamesTheDocumentUrlAndEmbeddedViewersAreDistinct) {
   EXPECT_NE(a.find("id=\"run-1-data\""), std::string::npos);
   EXPECT_NE(b.find("getElementById(\"run-2\")"), std::string::npos);
   EXPECT_NE(a.find("height:500px"), std::string::npos);
+}
+
+TEST(ReportViewers, WorstFramePairsByAgreementTiesByPosition) {
+  compare::ComparisonMetrics m;
+  // {pair, real, sim, both}: agreements 5/15, 9/11, 2/14 and 5/15.
+  m.per_frame = {{0, 10, 10, 5}, {1, 10, 10, 9}, {2, 10, 6, 2}, {3, 10, 10, 5}};
+  EXPECT_EQ(WorstFramePairs(m, 1), (std::vector<size_t>{2}));
+  EXPECT_EQ(WorstFramePairs(m, 3), (std::vector<size_t>{2, 0, 3}));  // the tie: earlier first
+  EXPECT_EQ(WorstFramePairs(m, 10).size(), 4u);                      // no more than there are
+  EXPECT_TRUE(WorstFramePairs(compare::ComparisonMetrics{}, 3).empty());
 }
 
 // Found by the hostile review: httplib's SO_REUSEPORT let a second server share the port.

@@ -30,8 +30,8 @@ const FIELDS = [
  * {frame, point: PointInfo, partner: PointInfo | null, errors: Errors | null} where
  * PointInfo = {side, index, index_in_file, position: [x, y, z], range, ...every non-null field,
  *              material_name?, semantic_name?} (units as in DOCUMENT.md) and
- * Errors = {range_m: sim - real, distance_m: 3-D distance, intensity: sim - real or null when
- *           the two sides' intensities are missing or in different units, intensity_unit}.
+ * Errors = {range_m: sim - real, distance_m: 3-D distance, intensity: sim - real (as compare
+ *           computes it) or null when a side has none, intensity_unit, units_differ}.
  */
 export function describePick(doc, frameIndex, side, index) {
   const frame = doc.frames[frameIndex];
@@ -47,9 +47,10 @@ export function describePick(doc, frameIndex, side, index) {
       range_m: sim.range - real.range,
       distance_m: Math.hypot(sim.position[0] - real.position[0], sim.position[1] - real.position[1],
         sim.position[2] - real.position[2]),
-      intensity: sameUnit && real.intensity !== undefined && sim.intensity !== undefined
+      intensity: real.intensity !== undefined && sim.intensity !== undefined
         ? sim.intensity - real.intensity : null,
       intensity_unit: sameUnit ? doc.real.intensity_unit : null,
+      units_differ: !sameUnit,
     };
   }
   return { frame: frameIndex, point, partner, errors };
@@ -96,10 +97,12 @@ export function renderInfo(box, doc, info) {
       partner ? [', ', markSwatch(PARTNER_MARK), ' its partner'] : ' (it has no partner)')];
   if (errors) {
     let intensity;
-    if (errors.intensity !== null) {
+    if (errors.intensity !== null && !errors.units_differ) {
       intensity = `${formatValue(errors.intensity)}${errors.intensity_unit ? ` ${errors.intensity_unit}` : ''}`;
-    } else if (!sameIntensityUnit(doc)) {
-      intensity = `n/a: ${doc.real.intensity_unit || 'no unit'} vs ${doc.sim.intensity_unit || 'no unit'}`;
+    } else if (errors.intensity !== null) {
+      // compare's intensity error is this difference too; the units say how far it means much.
+      intensity = `${formatValue(errors.intensity)} (real in ${doc.real.intensity_unit || 'its unit'}, ` +
+        `sim in ${doc.sim.intensity_unit || 'its unit'})`;
     } else {
       intensity = 'n/a: no intensity on one side';
     }

@@ -272,6 +272,24 @@ int32_t Quantise100ns(double seconds) {
   return static_cast<int32_t>(std::clamp(steps, -kLimit, kLimit));
 }
 
+Expected<EncodedComparison> EncodeComparison(const compare::CompareInputs& in,
+                                             const MeshLoader& meshes) {
+  auto doc = LoadViewerDocument(in, meshes);
+  if (!doc.ok()) return doc.error();
+  uint64_t real = 0, sim = 0;
+  for (const ViewerFrame& f : doc->frames) {
+    real += f.pairing.real.size();
+    sim += f.pairing.sim.size();
+  }
+  auto bytes = EncodeViewerDocument(*doc);
+  if (!bytes.ok()) return bytes.error();
+  return EncodedComparison{
+      std::move(*bytes),
+      fmt::format("{} frame pair(s), {} real and {} simulated points, paired by {}",
+                  doc->frames.size(), real, sim, doc->association_method),
+      doc->notes};
+}
+
 Expected<std::string> EncodeViewerDocument(const ViewerDocument& doc) {
   json header = {
       {"version", kDocumentFormatVersion},

@@ -23,6 +23,8 @@ Expected<std::string> RunViewer(const compare::ComparisonMetrics& m, size_t inde
     return Error{
         "its metrics.json does not record what was compared (written before "
         "lidartwin 0.1's viewer, or by a program other than compare)"};
+  if (m.per_frame.empty())
+    return Error{"its metrics.json has no per-frame agreement to find the worst frames by"};
   if (Status s = compare::CheckInputsUnchanged(*m.inputs); !s.ok()) return s.error();
   auto loaded = compare::LoadComparison(*m.inputs, meshes);
   if (!loaded.ok()) return loaded.error();

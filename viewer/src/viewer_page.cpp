@@ -2,6 +2,7 @@
 
 #include <fmt/core.h>
 
+#include <cctype>
 #include <cstddef>
 
 #include "lidartwin/reports/svg_plot.h"
@@ -21,13 +22,20 @@ void Replace(std::string& page, const std::string& placeholder, const std::strin
   if (at != std::string::npos) page.replace(at, placeholder.size(), with);
 }
 
-// The bundle inside a <script> element: a "</script" in it (in a string of the minified code)
-// would end the element early, so it is written "<\/script", the same string to JavaScript.
+// The bundle inside a <script> element: a "</script" in it (in a string of the minified code;
+// HTML end tags ignore case) would end the element early, so "</" before "script" in any
+// case is written "<\/", the same string to JavaScript.
 std::string ScriptElement() {
   std::string code(kViewerBundle, kViewerBundle_size);
-  for (size_t at = code.find("</script"); at != std::string::npos;
-       at = code.find("</script", at + 2))
-    code.replace(at, 2, "<\\/");
+  auto is_end_tag = [&](size_t at) {
+    static constexpr char kScript[] = "script";
+    if (at + 8 > code.size() || code[at] != '<' || code[at + 1] != '/') return false;
+    for (size_t k = 0; k < 6; ++k)
+      if (std::tolower(static_cast<unsigned char>(code[at + 2 + k])) != kScript[k]) return false;
+    return true;
+  };
+  for (size_t at = code.find("</"); at != std::string::npos; at = code.find("</", at + 2))
+    if (is_end_tag(at)) code.replace(at, 2, "<\\/");
   return "<script>" + code + "</script>";
 }
 

@@ -5,9 +5,10 @@
 
 #include <sys/socket.h>
 
+#include <algorithm>
+#include <memory>
 #include <mutex>
 #include <nlohmann/json.hpp>
-#include <optional>
 
 #include "lidartwin/viewer/viewer_page.h"
 
@@ -19,12 +20,20 @@ struct ViewerServer::Impl {
   Stale stale;
   httplib::Server server;
   std::mutex mutex;  // one build at a time; requests come from httplib's thread pool
-  std::optional<Expected<std::string>> document;
+  // The last document built, shared with the responses still sending it (no copy per
+  // request). An error is not kept: the next request tries again, so a file made readable
+  // (chmod, a new simulation) shows without a restart.
+  std::shared_ptr<const std::string> document;
 
-  Expected<std::string> Document() {
+  Expected<std::shared_ptr<const std::string>> Document() {
     std::lock_guard<std::mutex> lock(mutex);
-    if (!document || stale()) document = build();
-    return *document;
+    if (!document || stale()) {
+      document.reset();
+      auto built = build();
+      if (!built.ok()) return built.error();
+      document = std::make_shared<const std::string>(std::move(*built));
+    }
+    return document;
   }
 };
 
@@ -53,7 +62,12 @@ ViewerServer::ViewerServer(std::string title, Builder build, Stale stale)
       res.set_content(nlohmann::json{{"error", document.message()}}.dump(), "application/json");
       return;
     }
-    res.set_content(*document, "application/octet-stream");
+    std::shared_ptr<const std::string> bytes = *document;
+    res.set_content_provider(bytes->size(), "application/octet-stream",
+                             [bytes](size_t offset, size_t length, httplib::DataSink& sink) {
+                               return sink.write(bytes->data() + offset,
+                                                 std::min(length, bytes->size() - offset));
+                             });
   });
 }
 

@@ -215,6 +215,14 @@ const cases = {
         const state = await h.ready(page);
         const shown = await page.locator('#ltv-error').innerText();
         h.check(state.status === 'error' && shown.includes(expected), `serving with ${what}: the page says so (${shown})`);
+        if (what === 'a missing file') {
+          // The file appears (a simulation finished): a reload shows it, no restart.
+          copyFileSync(h.data('sim.h5'), missing);
+          await page.reload();
+          const again = await h.ready(page);
+          rmSync(missing);
+          h.check(again.status === 'ready', `the file created, a reload shows the comparison (${again.error || again.status})`);
+        }
       } finally {
         server.process.kill('SIGINT');
       }
@@ -296,6 +304,29 @@ cases['real-recording'] = async (browser) => {
   } finally {
     server.process.kill('SIGINT');
   }
+
+  // The page's pairs carry compare's errors: the mean signed range and intensity errors over
+  // them equal metrics.json's (to the page's 1 mm and 12-bit rounding), and reproduce's
+  // comparison had no regions of interest, so neither has the page.
+  const metrics0 = JSON.parse(readFileSync(path.join(out, 'metrics.json'), 'utf8'));
+  const means = await page.evaluate(() => {
+    const f = window.lidartwinViewer.document().frames[0];
+    let n = 0, range = 0, intensity = 0;
+    for (let i = 0; i < f.real.count; i++) {
+      const j = f.real.partner[i];
+      if (j < 0) continue;
+      n++;
+      range += f.sim.range[j] - f.real.range[i];
+      intensity += f.sim.intensity[j] - f.real.intensity[i];
+    }
+    return { n, range: range / n, intensity: intensity / n, rois: f.rois.length };
+  });
+  h.check(means.n === metrics0.returns.both, `the page pairs ${means.n} points, compare ${metrics0.returns.both}`);
+  h.check(Math.abs(means.range - metrics0.depth_m.signed.mean) < 1e-3,
+    `mean range error ${means.range.toFixed(5)} m on the page, ${metrics0.depth_m.signed.mean.toFixed(5)} m in metrics.json`);
+  h.check(Math.abs(means.intensity - metrics0.intensity.signed.mean) < 0.01 + 0.001 * Math.abs(metrics0.intensity.signed.mean),
+    `mean intensity error ${means.intensity.toFixed(3)} on the page, ${metrics0.intensity.signed.mean.toFixed(3)} in metrics.json`);
+  h.check(means.rois === 0, 'no regions of interest, as reproduce compared none');
 
   // reproduce's own report embeds the viewer on what it compared (beyond its minimum range).
   const metrics = JSON.parse(readFileSync(path.join(out, 'metrics.json'), 'utf8'));

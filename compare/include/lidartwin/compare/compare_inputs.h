@@ -24,12 +24,24 @@ struct CompareInputs {
   double roi_margin_m = 0.05;
   AssociationOptions association;
   double min_range_m = 0;
-  // Size and modification time of each recording when it was compared (StampInputs); 0: not
-  // recorded. A reader checks them before showing the files as this comparison's.
-  uint64_t real_bytes = 0, sim_bytes = 0;
-  int64_t real_mtime_ns = 0, sim_mtime_ns = 0;
+  // With scene_file and no rois_file: one target per scene object (TargetsFromScene), as
+  // compare --scene does; false: the scene names materials only (reproduce compares none).
+  bool scene_targets = true;
+  // Size and modification time of every input file when it was compared (StampInputs); empty:
+  // not recorded. A reader checks them before showing the files as this comparison's.
+  struct Stamp {
+    std::string file;
+    uint64_t bytes = 0;
+    int64_t mtime_ns = 0;
+  };
+  std::vector<Stamp> stamps;
 
-  // The real and simulated frame position of compared pair k (its position in the file).
+  // Says that the file at `from` (as recorded) now lives at `to`, stamps included: a file
+  // written in a staging folder and moved into place unchanged (reproduce).
+  void Relocate(const std::string& from, const std::string& to);
+
+  // The real and simulated frame position of compared pair k (its position in the file);
+  // k must be below the lists' size where they are given (metrics.json is checked for it).
   uint32_t RealFrameOfPair(size_t k) const;
   uint32_t SimFrameOfPair(size_t k) const;
 };

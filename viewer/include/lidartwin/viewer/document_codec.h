@@ -20,6 +20,17 @@ inline constexpr uint32_t kDocumentFormatVersion = 1;
 // The zlib stream of the encoded document.
 Expected<std::string> EncodeViewerDocument(const ViewerDocument& doc);
 
+// What view serves or exports for a command line: the encoded document, a one-line summary
+// ("2 frame pair(s), 204012 real and 261696 simulated points, paired by beam") and what the
+// readers skipped or guessed.
+struct EncodedComparison {
+  std::string bytes;
+  std::string summary;
+  std::vector<std::string> notes;
+};
+Expected<EncodedComparison> EncodeComparison(const compare::CompareInputs& in,
+                                             const MeshLoader& meshes);
+
 // What DecodeViewerDocument gives back: the header (JSON text) and, per frame and side
 // ("real", "sim"), each column by name in its unit (m, s, counts ...).
 struct DecodedDocument {

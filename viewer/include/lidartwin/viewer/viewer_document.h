@@ -47,8 +47,8 @@ struct ViewerDocument {
   std::vector<ViewerFrame> frames;
 };
 
-// Points a document may hold over all its frames and both sides: 2^25, 256 frame pairs of an
-// OS0-128 (about 300 MB encoded). Beyond it view asks for fewer frames.
+// Points a document may hold over all its frames and both sides: 2^25, 128 frame pairs of an
+// OS0-128 (about 150 MB encoded). Beyond it view asks for fewer frames.
 inline constexpr uint64_t kMaxViewerPoints = uint64_t{1} << 25;
 
 // Pairs the loaded frames (all of them, or the pair positions in `pairs`) as Compare does and
