@@ -1,5 +1,7 @@
 #include "lidartwin/bench/gpu_bench.h"
 
+#include "lidartwin/bench/embree_peer.h"
+
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -309,8 +311,19 @@ GpuBenchReport RunGpuBench(const std::vector<uint64_t>& triangle_counts, int rep
       }
       (target == &fig.coherent ? fig.ploc_coherent_rays_per_s : fig.ploc_random_rays_per_s) =
           rays.size() / (p->trace_ms * 1e-3);
-      if (caster)
+      if (caster) {
         target->embree_rays_per_s = EmbreeRaysPerS(*caster, rays, cpu_threads, target->embree_hits);
+        auto best = EmbreePacketClosestHits(soup, rays.origins, rays.directions, 1e-4f, 1e30f,
+                                            target == &fig.coherent, cpu_threads, 3);
+        if (!best.ok()) {
+          report.why_no_gpu = best.message();
+          return report;
+        }
+        target->embree_best_rays_per_s = best->rays_per_s;
+        target->embree_best_hits = best->hits;
+        for (size_t i = 0; i < best->triangle.size(); ++i)
+          target->gpu_embree_best_same += best->triangle[i] == r->triangle[i];
+      }
     }
     // Full OS0-128 frames (capability detector) at the street corner: one ray per beam, and
     // 8 averaged sub-rays in a 3 mrad cone (tier 2).

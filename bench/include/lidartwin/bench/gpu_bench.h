@@ -12,7 +12,11 @@ struct RayFigures {
   uint64_t rays = 0;
   double gpu_rays_per_s = 0;
   double embree_rays_per_s = 0;  // the CPU backend's ray queries (Embree), all cores
-  uint64_t gpu_hits = 0, embree_hits = 0;
+  // Embree at its best on the same rays (embree_peer.h: high-quality build, 8-wide packets,
+  // coherent context for coherent rays), all cores; the peer the GPU figure is set against.
+  double embree_best_rays_per_s = 0;
+  uint64_t gpu_hits = 0, embree_hits = 0, embree_best_hits = 0;
+  uint64_t gpu_embree_best_same = 0;  // rays where the GPU and the peer hit the same triangle
 };
 
 struct SceneFigures {
