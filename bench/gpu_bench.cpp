@@ -1,7 +1,5 @@
 #include "lidartwin/bench/gpu_bench.h"
 
-#include "lidartwin/bench/embree_peer.h"
-
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -9,6 +7,7 @@
 #include <random>
 #include <thread>
 
+#include "lidartwin/bench/bench_rays.h"
 #include "lidartwin/bench/city_scene.h"
 #include "lidartwin/sim/ray_caster.h"
 #include "lidartwin/sim/sensor_profile.h"
@@ -97,11 +96,6 @@ namespace {
 
 using physics::Vec3;
 
-double Median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v.empty() ? 0 : v[v.size() / 2];
-}
-
 #if LT_WITH_CUDA
 // Median times of `repeats` frames after one warm-up frame; `error` set when a frame failed.
 struct GpuFrameTimes {
@@ -148,77 +142,6 @@ double TimeCpuFrames(const Scene& scene, const SensorProfile& profile, const Tra
   return Median(ms);
 }
 #endif
-
-struct Rays {
-  std::vector<float> origins, directions;
-  size_t size() const { return origins.size() / 3; }
-  void Add(const Vec3<double>& o, const Vec3<double>& d) {
-    origins.insert(origins.end(),
-                   {static_cast<float>(o.x), static_cast<float>(o.y), static_cast<float>(o.z)});
-    directions.insert(directions.end(),
-                      {static_cast<float>(d.x), static_cast<float>(d.y), static_cast<float>(d.z)});
-  }
-};
-
-// OS0-128 beams with 8 sub-rays each, jittered inside a 0.18 deg cone (the beam divergence
-// order of magnitude of data sheets), from one street-level position.
-Rays CoherentRays(const SensorProfile& os0, const Vec3<double>& origin) {
-  Rays r;
-  std::mt19937_64 rng(1);
-  std::uniform_real_distribution<double> jitter(-0.0016, 0.0016);
-  for (uint32_t i = 0; i < os0.BeamCount(); ++i) {
-    const auto b = os0.Beam(i);
-    for (int s = 0; s < 8; ++s) {
-      r.Add(origin,
-            physics::BeamDirection(b.azimuth_rad + jitter(rng), b.elevation_rad + jitter(rng)));
-    }
-  }
-  return r;
-}
-
-Rays RandomRays(const Scene& scene, size_t n) {
-  double lo[2], hi[2];
-  CityGroundBounds(scene, lo, hi);
-  std::mt19937_64 rng(2);
-  std::uniform_real_distribution<double> x(lo[0], hi[0]), y(lo[1], hi[1]), z(0.5, 40), u(-1, 1);
-  Rays r;
-  for (size_t i = 0; i < n; ++i) {
-    Vec3<double> d{u(rng), u(rng), u(rng)};
-    while (physics::Norm(d) < 1e-3)
-      d = {u(rng), u(rng), u(rng)};
-    r.Add({x(rng), y(rng), z(rng)}, physics::Normalized(d));
-  }
-  return r;
-}
-
-// Embree closest hits over the rays on `threads` threads; rays per second (median of 3).
-double EmbreeRaysPerS(const RayCaster& caster, const Rays& rays, unsigned threads, uint64_t& hits) {
-  std::vector<double> seconds;
-  for (int rep = 0; rep < 3; ++rep) {
-    std::vector<uint64_t> h(threads, 0);
-    const auto t0 = std::chrono::steady_clock::now();
-    std::vector<std::thread> pool;
-    const size_t n = rays.size();
-    for (unsigned k = 0; k < threads; ++k) {
-      pool.emplace_back([&, k] {
-        for (size_t i = k * n / threads; i < (k + 1) * n / threads; ++i) {
-          const Vec3<double> o{rays.origins[3 * i], rays.origins[3 * i + 1],
-                               rays.origins[3 * i + 2]};
-          const Vec3<double> d{rays.directions[3 * i], rays.directions[3 * i + 1],
-                               rays.directions[3 * i + 2]};
-          h[k] += caster.Closest(o, d, 1e-4, 1e30).hit;
-        }
-      });
-    }
-    for (auto& t : pool)
-      t.join();
-    seconds.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
-    hits = 0;
-    for (uint64_t v : h)
-      hits += v;
-  }
-  return rays.size() / Median(seconds);
-}
 
 }  // namespace
 
@@ -291,39 +214,21 @@ GpuBenchReport RunGpuBench(const std::vector<uint64_t>& triangle_counts, int rep
     fig.refit_ms = refit.value();
     const Vec3<double> sensor = CitySensorPosition(scene);
     const std::unique_ptr<RayCaster> caster = with_embree ? RayCaster::Create(scene) : nullptr;
+    double lo[2], hi[2];
+    CityGroundBounds(scene, lo, hi);
+    const double box_lo[3] = {lo[0], lo[1], 0.5}, box_hi[3] = {hi[0], hi[1], 40};
     for (auto* target : {&fig.coherent, &fig.random}) {
+      const bool coherent = target == &fig.coherent;
       const Rays rays =
-          target == &fig.coherent ? CoherentRays(os0.value(), sensor) : RandomRays(scene, 1u << 20);
-      auto r = CudaClosestHits(soup, rays.origins, rays.directions, 1e-4f, 1e30f, repeats);
-      if (!r.ok()) {
-        report.why_no_gpu = r.message();
+          coherent ? CoherentRays(os0.value(), sensor) : RandomRays(box_lo, box_hi, 1u << 20);
+      double ploc_rays_per_s = 0;
+      if (Status s = MeasureRays(soup, rays, caster.get(), coherent, repeats, cpu_threads, *target,
+                                 &ploc_rays_per_s);
+          !s.ok()) {
+        report.why_no_gpu = s.message();
         return report;
       }
-      target->rays = rays.size();
-      target->gpu_rays_per_s = rays.size() / (r->trace_ms * 1e-3);
-      target->gpu_hits =
-          std::count_if(r->triangle.begin(), r->triangle.end(), [](int32_t t) { return t >= 0; });
-      auto p = CudaClosestHits(soup, rays.origins, rays.directions, 1e-4f, 1e30f, repeats,
-                               GpuBvhBuilder::kPloc);
-      if (!p.ok()) {
-        report.why_no_gpu = p.message();
-        return report;
-      }
-      (target == &fig.coherent ? fig.ploc_coherent_rays_per_s : fig.ploc_random_rays_per_s) =
-          rays.size() / (p->trace_ms * 1e-3);
-      if (caster) {
-        target->embree_rays_per_s = EmbreeRaysPerS(*caster, rays, cpu_threads, target->embree_hits);
-        auto best = EmbreePacketClosestHits(soup, rays.origins, rays.directions, 1e-4f, 1e30f,
-                                            target == &fig.coherent, cpu_threads, 3);
-        if (!best.ok()) {
-          report.why_no_gpu = best.message();
-          return report;
-        }
-        target->embree_best_rays_per_s = best->rays_per_s;
-        target->embree_best_hits = best->hits;
-        for (size_t i = 0; i < best->triangle.size(); ++i)
-          target->gpu_embree_best_same += best->triangle[i] == r->triangle[i];
-      }
+      (coherent ? fig.ploc_coherent_rays_per_s : fig.ploc_random_rays_per_s) = ploc_rays_per_s;
     }
     // Full OS0-128 frames (capability detector) at the street corner: one ray per beam, and
     // 8 averaged sub-rays in a 3 mrad cone (tier 2).

@@ -16,11 +16,11 @@
 namespace lt::cli {
 
 int BenchCommand(const std::vector<std::string>& argv) {
-  auto args =
-      Args::Parse(argv, {{"--json", "--repeats", "--threads", "--gpu-triangles", "--memory-frames",
-                          "--capture", "--calibration", "--capture-repeats"},
-                         {"--help", "--no-gpu", "--no-embree", "--memory"},
-                         0});
+  auto args = Args::Parse(
+      argv, {{"--json", "--repeats", "--threads", "--gpu-triangles", "--memory-frames", "--capture",
+              "--calibration", "--capture-repeats", "--scene", "--sensor-position"},
+             {"--help", "--no-gpu", "--no-embree", "--memory"},
+             0});
   if (!args.ok()) {
     fmt::print(stderr, "lidartwin bench: {}\n", args.message());
     return 2;
@@ -31,6 +31,12 @@ int BenchCommand(const std::vector<std::string>& argv) {
         "         [--gpu-triangles 1000000,10000000] [--no-gpu] [--no-embree]\n"
         "  CPU backend on the demo scene; with a GPU, LBVH build, rays/s and OS0-128 frame\n"
         "  times on procedural cities, with Embree on the same rays as the peer\n"
+        "usage: lidartwin bench --scene scene.yaml|mesh.ply [--sensor-position x,y,z]\n"
+        "         [--json FILE] [--repeats N] [--threads N] [--no-embree]\n"
+        "  the GPU bench's rays on your scene: OS0-128 beams x 8 sub-rays from the sensor\n"
+        "  position (default 0,0,0 m) and 2^20 random rays in its bounding box, traced by the\n"
+        "  GPU (LBVH and PLOC trees, when there is one), Embree at its best (high-quality\n"
+        "  build, 8-wide packets) and Embree as the CPU backend calls it\n"
         "usage: lidartwin bench --memory [--memory-frames 10,1000] [--capture-repeats 4,40]\n"
         "         [--capture PCAP --calibration VELO.yaml] [--json FILE]\n"
         "  peak memory (max RSS) of simulate (OS0-128 frames) and convert (a Velodyne capture\n"
@@ -54,6 +60,14 @@ int BenchCommand(const std::vector<std::string>& argv) {
   }
   const std::filesystem::path root = ConfigRoot();
   const auto sensor_path = root / "configs/sensors/ouster_os0_128.yaml";
+  const unsigned scene_threads = threads.value() ? static_cast<unsigned>(threads.value())
+                                                 : std::thread::hardware_concurrency();
+  if (args->Has("--scene"))
+    return BenchScene(*args, sensor_path, scene_threads, static_cast<int>(repeats.value()));
+  if (args->Has("--sensor-position")) {
+    fmt::print(stderr, "lidartwin bench: --sensor-position is an option of bench --scene\n");
+    return 2;
+  }
   const auto scene_path = root / "configs/scenes/lab_plates.yaml";
   auto profile = LoadSensorProfile(sensor_path);
   if (!profile.ok()) {

@@ -1,0 +1,30 @@
+// `lidartwin bench --scene FILE` (issue 14): the GPU bench's rays on a user's own scene, so
+// anyone can check the tracer's figures on their data: an OS0-128's beams with 8 sub-rays from
+// a sensor position, and 2^20 random rays inside the scene's bounding box, traced by the GPU
+// (when there is one), Embree at its best and Embree as the CPU backend calls it.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "lidartwin/bench/gpu_bench.h"
+#include "lidartwin/physics/vec3.h"
+#include "lidartwin/sim/scene.h"
+#include "lidartwin/sim/sensor_profile.h"
+#include "lidartwin/sim/status.h"
+
+namespace lt::bench {
+
+struct SceneTraceReport {
+  std::string why_no_gpu;  // empty when the GPU figures were measured
+  std::string device;
+  uint64_t triangles = 0;
+  RayFigures coherent, random;
+  double ploc_coherent_rays_per_s = 0, ploc_random_rays_per_s = 0;
+};
+
+Expected<SceneTraceReport> RunSceneTraceBench(const Scene& scene, const SensorProfile& os0,
+                                              const physics::Vec3<double>& sensor, int repeats,
+                                              unsigned threads, bool with_embree);
+
+}  // namespace lt::bench
