@@ -8,6 +8,7 @@
 #include <thread>
 
 #include "lidartwin/bench/bench_rays.h"
+#include "lidartwin/bench/bvh_quality.h"
 #include "lidartwin/bench/city_scene.h"
 #include "lidartwin/sim/ray_caster.h"
 #include "lidartwin/sim/sensor_profile.h"
@@ -203,6 +204,21 @@ GpuBenchReport RunGpuBench(const std::vector<uint64_t>& triangle_counts, int rep
       return report;
     }
     fig.ploc_build_ms = ploc.value();
+    for (auto [builder, sah] : {std::pair{GpuBvhBuilder::kLbvh, &fig.sah_lbvh},
+                                std::pair{GpuBvhBuilder::kPloc, &fig.sah_ploc}}) {
+      auto tree = CudaBvhTree(soup, builder);
+      if (!tree.ok()) {
+        report.why_no_gpu = tree.message();
+        return report;
+      }
+      *sah = SahCost(tree->nodes);
+    }
+    {
+      const auto t0 = std::chrono::steady_clock::now();
+      fig.sah_binned = SahCost(BuildBinnedSahBvh(soup));
+      fig.binned_build_host_ms =
+          std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    }
     std::vector<float> moved = soup;
     for (size_t k = 0; k < moved.size(); k += 3)
       moved[k] += 0.5f;  // every x coordinate

@@ -150,6 +150,13 @@ int BenchCommand(const std::vector<std::string>& argv) {
                  s.coherent.gpu_rays_per_s, s.coherent.embree_best_rays_per_s, best(s.coherent),
                  s.random.gpu_rays_per_s, s.random.embree_best_rays_per_s, best(s.random));
     }
+    // Tree quality: SAH cost of the GPU trees against a binned-SAH tree (issue 14: within 10 %).
+    fmt::print("SAH cost:   {:>10} {:>9} {:>9} {:>9} {:>12} {:>12}\n", "triangles", "lbvh", "ploc",
+               "binned", "ploc/binned", "binned_ms");
+    for (const auto& s : gpu.scenes)
+      fmt::print("            {:>10} {:>9.2f} {:>9.2f} {:>9.2f} {:>12.3f} {:>12.0f}\n", s.triangles,
+                 s.sah_lbvh, s.sah_ploc, s.sah_binned,
+                 s.sah_binned > 0 ? s.sah_ploc / s.sah_binned : 0.0, s.binned_build_host_ms);
     fmt::print("8 sub-rays: {:>10} {:>9} {:>9} {:>9}\n", "triangles", "frame_ms", "kernel_ms",
                "cpu_ms");
     for (const auto& s : gpu.scenes) {
@@ -208,6 +215,11 @@ int BenchCommand(const std::vector<std::string>& argv) {
         };
         j["gpu"]["scenes"].push_back(
             {{"triangles", s.triangles},
+             {"sah_cost",
+              {{"lbvh", s.sah_lbvh},
+               {"ploc", s.sah_ploc},
+               {"binned_sah_reference", s.sah_binned},
+               {"binned_sah_host_build_ms", s.binned_build_host_ms}}},
              {"bvh_build_ms", s.bvh_build_ms},
              {"ploc",
               {{"bvh_build_ms", s.ploc_build_ms},

@@ -113,6 +113,24 @@ Expected<std::vector<uint8_t>> CudaAnyHits(const std::vector<float>& triangles,
   return out;
 }
 
+Expected<GpuBvhTree> CudaBvhTree(const std::vector<float>& triangles, GpuBvhBuilder builder) {
+  if (Status s = CudaAvailable(); !s.ok()) return s.error();
+  if (triangles.size() % 9 != 0 || triangles.size() < 18)
+    return Error{"CudaBvhTree: at least two triangles of 9 floats each"};
+  DeviceBuffer<float> tri;
+  cuda::DeviceBvh bvh;
+  if (Status s = UploadAndBuild(triangles, builder, tri, bvh); !s.ok()) return s.error();
+  const uint32_t n = bvh.count();
+  GpuBvhTree out;
+  out.nodes.resize(n - 1);
+  out.order.resize(n);
+  LT_CUDA_TRY(cudaMemcpy(out.nodes.data(), bvh.View().nodes, (n - 1) * sizeof(physics::BvhNode),
+                         cudaMemcpyDeviceToHost));
+  LT_CUDA_TRY(
+      cudaMemcpy(out.order.data(), bvh.Order(), n * sizeof(uint32_t), cudaMemcpyDeviceToHost));
+  return out;
+}
+
 Expected<double> CudaBvhBuildMs(const std::vector<float>& triangles, int repeats,
                                 GpuBvhBuilder builder) {
   if (Status s = CudaAvailable(); !s.ok()) return s.error();

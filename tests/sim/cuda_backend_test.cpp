@@ -409,6 +409,42 @@ TEST(CudaBvh, ClosestHitsEqualBruteForceOnRandomRays) {
   ExpectBvhMatchesBruteForce(soup, o, d, "random rays, PLOC tree", GpuBvhBuilder::kPloc);
 }
 
+// Issue 14: the tree copied to the host is whole: every triangle in exactly one leaf, every
+// child box holding its subtree, and each internal node reached once from the root.
+TEST(CudaBvh, TreeOnTheHostIsWhole) {
+  LT_REQUIRE_GPU();
+  std::mt19937_64 rng(7);
+  const auto soup = RandomSoup(rng, 5000);
+  for (GpuBvhBuilder builder : {GpuBvhBuilder::kLbvh, GpuBvhBuilder::kPloc}) {
+    auto tree = CudaBvhTree(soup, builder);
+    ASSERT_TRUE(tree.ok()) << tree.message();
+    ASSERT_EQ(tree->nodes.size(), 4999u);
+    std::vector<int> leaf_seen(5000, 0), node_seen(4999, 0);
+    std::vector<int32_t> stack{0};
+    node_seen[0] = 1;
+    while (!stack.empty()) {
+      const physics::BvhNode n = tree->nodes[stack.back()];
+      stack.pop_back();
+      for (int c = 0; c < 2; ++c) {
+        if (n.child[c] >= 0) {
+          ++node_seen[n.child[c]];
+          stack.push_back(n.child[c]);
+          continue;
+        }
+        const uint32_t t = tree->order[~n.child[c]];
+        ++leaf_seen[t];
+        for (int v = 0; v < 3; ++v)
+          for (int k = 0; k < 3; ++k) {
+            EXPECT_GE(soup[9 * t + 3 * v + k], n.box[c].lo[k]);
+            EXPECT_LE(soup[9 * t + 3 * v + k], n.box[c].hi[k]);
+          }
+      }
+    }
+    EXPECT_TRUE(std::all_of(leaf_seen.begin(), leaf_seen.end(), [](int s) { return s == 1; }));
+    EXPECT_TRUE(std::all_of(node_seen.begin(), node_seen.end(), [](int s) { return s == 1; }));
+  }
+}
+
 TEST(CudaBvh, ClosestHitsEqualBruteForceOnScanRays) {
   LT_REQUIRE_GPU();
   std::mt19937_64 rng(7);

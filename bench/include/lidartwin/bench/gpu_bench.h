@@ -21,9 +21,13 @@ struct RayFigures {
 
 struct SceneFigures {
   uint64_t triangles = 0;
-  double bvh_build_ms = 0;              // GPU LBVH, median, CUDA events
-  double ploc_build_ms = 0;             // GPU PLOC, median, CUDA events
-  double refit_ms = 0;                  // refit of the PLOC tree after the city moved 0.5 m
+  double bvh_build_ms = 0;   // GPU LBVH, median, CUDA events
+  double ploc_build_ms = 0;  // GPU PLOC, median, CUDA events
+  double refit_ms = 0;       // refit of the PLOC tree after the city moved 0.5 m
+  // Tree quality (bvh_quality.h): SAH cost of each GPU tree and of a binned-SAH tree built on
+  // the host in the same layout (the reference), and that host build's time.
+  double sah_lbvh = 0, sah_ploc = 0, sah_binned = 0;
+  double binned_build_host_ms = 0;
   double ploc_coherent_rays_per_s = 0;  // the same rays on the PLOC tree
   double ploc_random_rays_per_s = 0;
   RayFigures coherent;         // OS0-128 beams x 8 jittered sub-rays from a street corner

@@ -3,6 +3,8 @@
 // point reports a missing or unusable GPU as an Error.
 #pragma once
 
+#include "lidartwin/physics/bvh.h"
+
 #include <cstdint>
 #include <memory>
 #include <vector>
@@ -84,6 +86,16 @@ Expected<std::vector<uint8_t>> CudaAnyHits(const std::vector<float>& triangles,
 Expected<double> CudaBvhRefitMs(const std::vector<float>& triangles,
                                 const std::vector<float>& moved, int repeats,
                                 GpuBvhBuilder builder = GpuBvhBuilder::kPloc);
+
+// The tree a GPU builder makes for a triangle soup, copied to the host (issue 14: its SAH cost
+// against a binned-SAH reference): count - 1 internal nodes, root at 0, leaves ~sorted index;
+// `order` maps a sorted position to the input triangle.
+struct GpuBvhTree {
+  std::vector<physics::BvhNode> nodes;
+  std::vector<uint32_t> order;
+};
+Expected<GpuBvhTree> CudaBvhTree(const std::vector<float>& triangles,
+                                 GpuBvhBuilder builder = GpuBvhBuilder::kPloc);
 
 // BVH build time (median of `repeats` after one warm-up, CUDA events) for a triangle soup.
 Expected<double> CudaBvhBuildMs(const std::vector<float>& triangles, int repeats,
