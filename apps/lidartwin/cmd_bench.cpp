@@ -203,16 +203,7 @@ int BenchCommand(const std::vector<std::string>& argv) {
                                        {"frame_ms_sub_ray_stage", gpu.lab_threshold_ms_signal},
                                        {"cpu_frame_ms", gpu.lab_cpu_threshold_ms}};
       for (const auto& s : gpu.scenes) {
-        auto rays = [](const bench::RayFigures& r) {
-          return nlohmann::json{{"rays", r.rays},
-                                {"gpu_rays_per_s", r.gpu_rays_per_s},
-                                {"embree_rays_per_s", r.embree_rays_per_s},
-                                {"embree_best_rays_per_s", r.embree_best_rays_per_s},
-                                {"gpu_hits", r.gpu_hits},
-                                {"embree_hits", r.embree_hits},
-                                {"embree_best_hits", r.embree_best_hits},
-                                {"gpu_embree_best_same_triangle", r.gpu_embree_best_same}};
-        };
+        const auto rays = RayFiguresJson;
         j["gpu"]["scenes"].push_back(
             {{"triangles", s.triangles},
              {"sah_cost",
