@@ -168,4 +168,39 @@ std::vector<BvhNode> BuildBinnedSahBvh(const std::vector<float>& soup) {
   return std::move(b.nodes);
 }
 
+std::vector<physics::BvhTriangle> TrianglesInLeafOrder(const std::vector<float>& soup,
+                                                       const std::vector<uint32_t>* order) {
+  const size_t count = soup.size() / 9;
+  std::vector<physics::BvhTriangle> out(count);
+  for (size_t k = 0; k < count; ++k) {
+    const size_t t = order ? (*order)[k] : k;
+    for (int i = 0; i < 3; ++i) {
+      out[k].v0[i] = soup[9 * t + i];
+      out[k].v1[i] = soup[9 * t + 3 + i];
+      out[k].v2[i] = soup[9 * t + 6 + i];
+    }
+  }
+  return out;
+}
+
+TraversalCosts CountTraversal(const std::vector<BvhNode>& nodes,
+                              const std::vector<physics::BvhTriangle>& triangles,
+                              const std::vector<float>& origins,
+                              const std::vector<float>& directions, size_t stride) {
+  const physics::BvhView view{nodes.data(), triangles.data(),
+                              static_cast<uint32_t>(triangles.size())};
+  physics::TraversalCount count;
+  TraversalCosts out;
+  for (size_t i = 0; 3 * i < origins.size(); i += std::max<size_t>(1, stride)) {
+    float t = 0;
+    physics::BvhTraverse<false>(view, &origins[3 * i], &directions[3 * i], 1e-4f, 1e30f, t, &count);
+    ++out.rays;
+  }
+  if (out.rays > 0) {
+    out.nodes_per_ray = static_cast<double>(count.nodes) / out.rays;
+    out.triangles_per_ray = static_cast<double>(count.triangles) / out.rays;
+  }
+  return out;
+}
+
 }  // namespace lt::bench

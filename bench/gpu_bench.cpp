@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <random>
 #include <thread>
+#include <tuple>
 
 #include "lidartwin/bench/bench_rays.h"
 #include "lidartwin/bench/bvh_quality.h"
@@ -204,21 +205,30 @@ GpuBenchReport RunGpuBench(const std::vector<uint64_t>& triangle_counts, int rep
       return report;
     }
     fig.ploc_build_ms = ploc.value();
-    for (auto [builder, sah] : {std::pair{GpuBvhBuilder::kLbvh, &fig.sah_lbvh},
-                                std::pair{GpuBvhBuilder::kPloc, &fig.sah_ploc}}) {
+    // Tree quality: the GPU trees copied out, the host reference built; their traversal costs
+    // are counted below, once the rays exist.
+    std::vector<physics::BvhNode> lbvh_nodes, ploc_nodes, binned_nodes;
+    std::vector<physics::BvhTriangle> lbvh_triangles, ploc_triangles;
+    for (auto [builder, nodes, triangles, quality] :
+         {std::tuple{GpuBvhBuilder::kLbvh, &lbvh_nodes, &lbvh_triangles, &fig.lbvh_tree},
+          std::tuple{GpuBvhBuilder::kPloc, &ploc_nodes, &ploc_triangles, &fig.ploc_tree}}) {
       auto tree = CudaBvhTree(soup, builder);
       if (!tree.ok()) {
         report.why_no_gpu = tree.message();
         return report;
       }
-      *sah = SahCost(tree->nodes);
+      *triangles = TrianglesInLeafOrder(soup, &tree->order);
+      *nodes = std::move(tree->nodes);
+      quality->sah = SahCost(*nodes);
     }
     {
       const auto t0 = std::chrono::steady_clock::now();
-      fig.sah_binned = SahCost(BuildBinnedSahBvh(soup));
+      binned_nodes = BuildBinnedSahBvh(soup);
       fig.binned_build_host_ms =
           std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+      fig.binned_tree.sah = SahCost(binned_nodes);
     }
+    const std::vector<physics::BvhTriangle> input_triangles = TrianglesInLeafOrder(soup, nullptr);
     std::vector<float> moved = soup;
     for (size_t k = 0; k < moved.size(); k += 3)
       moved[k] += 0.5f;  // every x coordinate
@@ -245,6 +255,19 @@ GpuBenchReport RunGpuBench(const std::vector<uint64_t>& triangle_counts, int rep
         return report;
       }
       (coherent ? fig.ploc_coherent_rays_per_s : fig.ploc_random_rays_per_s) = ploc_rays_per_s;
+      // Every 16th ray: 65,536 of the 2^20, enough for per-ray means to a few tenths.
+      constexpr size_t kStride = 16;
+      for (auto [nodes, triangles, quality] :
+           {std::tuple<const std::vector<physics::BvhNode>*,
+                       const std::vector<physics::BvhTriangle>*, SceneFigures::TreeQuality*>{
+                &lbvh_nodes, &lbvh_triangles, &fig.lbvh_tree},
+            {&ploc_nodes, &ploc_triangles, &fig.ploc_tree},
+            {&binned_nodes, &input_triangles, &fig.binned_tree}}) {
+        const TraversalCosts c =
+            CountTraversal(*nodes, *triangles, rays.origins, rays.directions, kStride);
+        (coherent ? quality->coherent_nodes : quality->random_nodes) = c.nodes_per_ray;
+        (coherent ? quality->coherent_triangles : quality->random_triangles) = c.triangles_per_ray;
+      }
     }
     // Full OS0-128 frames (capability detector) at the street corner: one ray per beam, and
     // 8 averaged sub-rays in a 3 mrad cone (tier 2).

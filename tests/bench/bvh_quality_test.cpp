@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <numeric>
 #include <random>
 
@@ -108,6 +109,50 @@ TEST(BinnedSah, EveryTriangleOnceInBoxesThatHoldItAndCheaperThanAMedianSplit) {
   for (int t = 0; t < 9; ++t)
     same.insert(same.end(), {0, 0, 0, 1, 0, 0, 0, 1, 0});
   EXPECT_EQ(BuildBinnedSahBvh(same).size(), 8u);
+}
+
+TEST(CountTraversal, NodeFetchesAndTriangleTestsOfHandPlacedRays) {
+  // Two triangles far apart: x in [0, 1] and x in [10, 11], both in the plane z = 0.
+  const std::vector<float> soup = {0, 0, 0, 1, 0, 0, 0, 1, 0, 10, 0, 0, 11, 0, 0, 10, 1, 0};
+  const auto nodes = BuildBinnedSahBvh(soup);
+  ASSERT_EQ(nodes.size(), 1u);
+  const auto triangles = TrianglesInLeafOrder(soup, nullptr);
+  // Down onto the first triangle: the root fetched, the first leaf's box hit, one test.
+  TraversalCosts c = CountTraversal(nodes, triangles, {0.2f, 0.2f, 5}, {0, 0, -1}, 1);
+  EXPECT_EQ(c.rays, 1u);
+  EXPECT_DOUBLE_EQ(c.nodes_per_ray, 1);
+  EXPECT_DOUBLE_EQ(c.triangles_per_ray, 1);
+  // Beside both: the root fetched, no box hit, no test.
+  c = CountTraversal(nodes, triangles, {5, 5, 5}, {0, 0, -1}, 1);
+  EXPECT_DOUBLE_EQ(c.nodes_per_ray, 1);
+  EXPECT_DOUBLE_EQ(c.triangles_per_ray, 0);
+  // Along x through both boxes at y = 0.1, z = 0: both leaves tested; a stride of 2 over two
+  // rays counts the first only.
+  c = CountTraversal(nodes, triangles, {-5, 0.1f, 0, 5, 5, 5}, {1, 0, 0, 0, 0, -1}, 2);
+  EXPECT_EQ(c.rays, 1u);
+  EXPECT_DOUBLE_EQ(c.triangles_per_ray, 2);
+}
+
+TEST(CountTraversal, ABetterTreeFetchesFewerNodes) {
+  const auto soup = RandomSoup(4000, 3);
+  std::mt19937 rng(4);
+  std::uniform_real_distribution<float> u(-50, 50), w(-1, 1);
+  std::vector<float> o, d;
+  for (int r = 0; r < 2000; ++r) {
+    o.insert(o.end(), {u(rng), u(rng), 20});
+    const float dx = 0.3f * w(rng), dy = 0.3f * w(rng);
+    const float n = std::sqrt(dx * dx + dy * dy + 1);
+    d.insert(d.end(), {dx / n, dy / n, -1 / n});
+  }
+  std::vector<uint32_t> idx(4000);
+  std::iota(idx.begin(), idx.end(), 0u);
+  std::vector<BvhNode> median;
+  MedianChild(soup, idx, 0, 4000, median);
+  const auto triangles = TrianglesInLeafOrder(soup, nullptr);
+  const TraversalCosts sah = CountTraversal(BuildBinnedSahBvh(soup), triangles, o, d, 1);
+  const TraversalCosts med = CountTraversal(median, triangles, o, d, 1);
+  EXPECT_LE(sah.nodes_per_ray, med.nodes_per_ray);
+  EXPECT_GT(sah.nodes_per_ray, 1);
 }
 
 }  // namespace

@@ -4,6 +4,8 @@
 // the issue measures against ("SAH cost within 10 % of binned SAH").
 #pragma once
 
+#include <cstddef>
+#include <cstdint>
 #include <vector>
 
 #include "lidartwin/physics/bvh.h"
@@ -21,5 +23,22 @@ double SahCost(const std::vector<physics::BvhNode>& nodes);
 // volume hierarchies", 2007) with 32 bins on each axis of the centroid bounds, splitting to
 // single triangles, in the GPU layout. soup: 9 floats a triangle, at least 2.
 std::vector<physics::BvhNode> BuildBinnedSahBvh(const std::vector<float>& soup);
+
+// The triangles in a tree's leaf order: `order[k]` is the input triangle at sorted position k
+// (a GPU tree), or the input order when `order` is null (the host reference's leaves hold
+// input indices).
+std::vector<physics::BvhTriangle> TrianglesInLeafOrder(const std::vector<float>& soup,
+                                                       const std::vector<uint32_t>* order);
+
+// Node fetches (two box tests, 64 bytes each) and triangle tests per ray, over every
+// `stride`-th ray, counted on the host by the GPU's own closest-hit traversal (physics/bvh.h).
+struct TraversalCosts {
+  double nodes_per_ray = 0, triangles_per_ray = 0;
+  uint64_t rays = 0;
+};
+TraversalCosts CountTraversal(const std::vector<physics::BvhNode>& nodes,
+                              const std::vector<physics::BvhTriangle>& triangles,
+                              const std::vector<float>& origins,
+                              const std::vector<float>& directions, size_t stride);
 
 }  // namespace lt::bench

@@ -24,9 +24,15 @@ struct SceneFigures {
   double bvh_build_ms = 0;   // GPU LBVH, median, CUDA events
   double ploc_build_ms = 0;  // GPU PLOC, median, CUDA events
   double refit_ms = 0;       // refit of the PLOC tree after the city moved 0.5 m
-  // Tree quality (bvh_quality.h): SAH cost of each GPU tree and of a binned-SAH tree built on
-  // the host in the same layout (the reference), and that host build's time.
-  double sah_lbvh = 0, sah_ploc = 0, sah_binned = 0;
+  // Tree quality (bvh_quality.h) of each GPU tree and of a binned-SAH tree built on the host
+  // in the same layout (the reference): SAH cost, and node fetches and triangle tests per ray
+  // of the coherent and random rays (every 16th), counted by the GPU's traversal on the host.
+  struct TreeQuality {
+    double sah = 0;
+    double coherent_nodes = 0, coherent_triangles = 0;
+    double random_nodes = 0, random_triangles = 0;
+  };
+  TreeQuality lbvh_tree, ploc_tree, binned_tree;
   double binned_build_host_ms = 0;
   double ploc_coherent_rays_per_s = 0;  // the same rays on the PLOC tree
   double ploc_random_rays_per_s = 0;

@@ -150,18 +150,35 @@ LT_HD inline float RayBvhTriangle(const BvhTriangle& tr, const WatertightRay& r)
   return t;
 }
 
+// What a traversal may count (issue 14: box and triangle tests per ray, node bytes fetched).
+// The queries use NoTraversalCount, whose empty members compile away; the bench counts with
+// TraversalCount on the host over a tree copied from the GPU, through the same traversal.
+struct NoTraversalCount {
+  LT_HD void Node() {}
+  LT_HD void Triangle() {}
+};
+struct TraversalCount {
+  uint64_t nodes = 0;      // node fetches: two box tests each, 64 bytes each
+  uint64_t triangles = 0;  // ray-triangle tests
+  LT_HD void Node() { ++nodes; }
+  LT_HD void Triangle() { ++triangles; }
+};
+
 // Stack traversal shared by the two queries. Closest hit (kAnyHit false): near child first,
 // the far one on the stack, the window shrinking to the best hit so far. Any hit (kAnyHit
 // true): stops at the first triangle inside the window. Returns the sorted index of the
 // triangle found, or -1, and its distance in t_hit.
-template <bool kAnyHit>
+template <bool kAnyHit, typename Count = NoTraversalCount>
 LT_HD int BvhTraverse(const BvhView& bvh, const float o[3], const float d[3], float t_min,
-                      float t_max, float& t_hit) {
+                      float t_max, float& t_hit, Count* count = nullptr) {
+  Count none;
+  Count& counted = count ? *count : none;
   int best = -1;
   float t_best = t_max;
   if (bvh.count == 0) return -1;
   const WatertightRay wr = MakeWatertightRay(o, d);
   auto test_leaf = [&](int32_t leaf) {
+    counted.Triangle();
     const float t = RayBvhTriangle(bvh.triangles[~leaf], wr);
     if (t >= t_min && t <= t_best) {
       t_best = t;
@@ -179,6 +196,7 @@ LT_HD int BvhTraverse(const BvhView& bvh, const float o[3], const float d[3], fl
   int32_t node = 0;
   for (;;) {
     const BvhNode n = LoadNode(bvh.nodes, node);
+    counted.Node();
     float t0 = 0, t1 = 0;
     bool h0 = RayBoxHit(n.box[0], o, inv_d, t_min, t_best, t0);
     bool h1 = RayBoxHit(n.box[1], o, inv_d, t_min, t_best, t1);
