@@ -11,6 +11,22 @@
 
 namespace lt::bench {
 
+Expected<Scene> LoadSceneOrMesh(const std::filesystem::path& file, const MeshLoader& meshes) {
+  const std::string ext = file.extension().string();
+  if (ext == ".yaml" || ext == ".yml") return LoadScene(file, meshes);
+  if (!meshes)
+    return Error{file.string() + ": this build reads no mesh files (built without Open3D)"};
+  auto mesh = meshes(file);
+  if (!mesh.ok()) return mesh.error();
+  Scene scene;
+  SceneObject object;
+  object.name = file.stem().string();
+  object.type = "mesh";
+  object.mesh = std::move(*mesh);
+  scene.objects.push_back(std::move(object));
+  return scene;
+}
+
 Expected<SceneTraceReport> RunSceneTraceBench(const Scene& scene, const SensorProfile& os0,
                                               const physics::Vec3<double>& sensor, int repeats,
                                               unsigned threads, bool with_embree) {

@@ -1,9 +1,7 @@
 // lidartwin bench --scene FILE: the GPU bench's rays on a user's scene (bench/scene_bench.h).
 #include <fmt/core.h>
 
-#include <fstream>
 #include <nlohmann/json.hpp>
-#include <thread>
 
 #include "bench_memory.h"
 #include "built_in.h"
@@ -13,24 +11,6 @@
 
 namespace lt::cli {
 namespace {
-
-// A scene YAML as the simulator reads it, or one mesh file (PLY, OBJ) as one object.
-Expected<Scene> LoadBenchScene(const std::filesystem::path& file) {
-  const std::string ext = file.extension().string();
-  if (ext == ".yaml" || ext == ".yml") return LoadScene(file, BuiltInMeshLoader());
-  const MeshLoader loader = BuiltInMeshLoader();
-  if (!loader)
-    return Error{file.string() + ": this build reads no mesh files (built without Open3D)"};
-  auto mesh = loader(file);
-  if (!mesh.ok()) return mesh.error();
-  Scene scene;
-  SceneObject object;
-  object.name = file.stem().string();
-  object.type = "mesh";
-  object.mesh = std::move(*mesh);
-  scene.objects.push_back(std::move(object));
-  return scene;
-}
 
 nlohmann::json RaysJson(const bench::RayFigures& r, double ploc) {
   nlohmann::json j = RayFiguresJson(r);
@@ -62,7 +42,7 @@ int BenchScene(const Args& args, const std::filesystem::path& sensor_path, unsig
   if (!position.ok()) return fail(position.message(), 2);
   if (position->size() != 3)
     return fail("option --sensor-position: three numbers x,y,z [m] in the scene's frame", 2);
-  auto scene = LoadBenchScene(file);
+  auto scene = bench::LoadSceneOrMesh(file, BuiltInMeshLoader());
   if (!scene.ok()) return fail("error: " + scene.message(), 1);
   auto os0 = LoadSensorProfile(sensor_path);
   if (!os0.ok()) return fail("error: " + os0.message(), 1);

@@ -364,8 +364,8 @@ int ReproduceCommand(const std::vector<std::string>& argv) {
   compare::StampInputs(inputs);
   metrics->inputs = inputs;
   for (const char* file : {"sim.h5", "scene/scene.yaml"})
-    metrics->inputs->Relocate(std::filesystem::absolute(stage / file).lexically_normal().string(),
-                              std::filesystem::absolute(out / file).lexically_normal().string());
+    metrics->inputs->Relocate(compare::AbsolutePath((stage / file).string()),
+                              compare::AbsolutePath((out / file).string()));
   // The floor's neighbour: the reconstruction frame nearest the held-out one (the later on a
   // tie), so a partial revolution at the capture's end is not it unless it was chosen.
   size_t neighbour = static_cast<size_t>(list.front());

@@ -80,20 +80,20 @@ FileStamp StampOf(const std::string& file) {
   return s;
 }
 
-std::string Absolute(const std::string& path) {
+}  // namespace
+
+std::string AbsolutePath(const std::string& path) {
   if (path.empty()) return path;
   std::error_code ec;
   const auto absolute = std::filesystem::absolute(path, ec);
   return ec ? path : absolute.lexically_normal().string();
 }
 
-}  // namespace
-
 void StampInputs(CompareInputs& in) {
   in.stamps.clear();
   for (std::string* path :
        {&in.real_file, &in.real_sidecar, &in.sim_file, &in.rois_file, &in.scene_file}) {
-    *path = Absolute(*path);
+    *path = AbsolutePath(*path);
     if (path->empty()) continue;
     if (const FileStamp s = StampOf(*path); s.ok) in.stamps.push_back({*path, s.bytes, s.mtime_ns});
   }

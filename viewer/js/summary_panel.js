@@ -1,10 +1,9 @@
 // What is being compared: point counts of the current frame per side, the files and sensors,
 // the association method, points left out, and the document's notes.
 
+import { SIDES } from './colour_modes.js';
 import { el } from './dom.js';
 import { formatCount } from './format.js';
-
-const SIDES = ['real', 'sim'];
 
 /** Replaces the content of `box` with the summary of frame `frameIndex` of `doc`. */
 export function renderSummary(box, doc, frameIndex) {

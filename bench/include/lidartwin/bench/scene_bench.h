@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <filesystem>
 #include <string>
 
 #include "lidartwin/bench/gpu_bench.h"
@@ -22,6 +23,10 @@ struct SceneTraceReport {
   RayFigures coherent, random;
   double ploc_coherent_rays_per_s = 0, ploc_random_rays_per_s = 0;
 };
+
+// A scene YAML as the simulator reads it, or one mesh file (PLY, OBJ) through `meshes` as a
+// scene of one object; an error when `meshes` is empty (a build without Open3D).
+Expected<Scene> LoadSceneOrMesh(const std::filesystem::path& file, const MeshLoader& meshes);
 
 Expected<SceneTraceReport> RunSceneTraceBench(const Scene& scene, const SensorProfile& os0,
                                               const physics::Vec3<double>& sensor, int repeats,

@@ -25,6 +25,10 @@ struct LoadedComparison {
   uint64_t sim_profile_beams_per_frame = 0;
 };
 
+// `path` made absolute against the working folder and normalised; empty stays empty, and a
+// path the file system cannot resolve is returned as given.
+std::string AbsolutePath(const std::string& path);
+
 // Makes every path in `in` absolute (so report finds the files from any folder) and records
 // the size and modification time of both recordings.
 void StampInputs(CompareInputs& in);
