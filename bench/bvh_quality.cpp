@@ -183,17 +183,14 @@ std::vector<physics::BvhTriangle> TrianglesInLeafOrder(const std::vector<float>&
   return out;
 }
 
-TraversalCosts CountTraversal(const std::vector<BvhNode>& nodes,
-                              const std::vector<physics::BvhTriangle>& triangles,
-                              const std::vector<float>& origins,
+TraversalCosts CountTraversal(const physics::WideBvhView& bvh, const std::vector<float>& origins,
                               const std::vector<float>& directions, size_t stride) {
-  const physics::BvhView view{nodes.data(), triangles.data(),
-                              static_cast<uint32_t>(triangles.size())};
   physics::TraversalCount count;
   TraversalCosts out;
   for (size_t i = 0; 3 * i < origins.size(); i += std::max<size_t>(1, stride)) {
     float t = 0;
-    physics::BvhTraverse<false>(view, &origins[3 * i], &directions[3 * i], 1e-4f, 1e30f, t, &count);
+    physics::WideBvhTraverse<false>(bvh, &origins[3 * i], &directions[3 * i], 1e-4f, 1e30f, t,
+                                    &count);
     ++out.rays;
   }
   if (out.rays > 0) {

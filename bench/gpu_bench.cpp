@@ -11,6 +11,7 @@
 #include "lidartwin/bench/bench_rays.h"
 #include "lidartwin/bench/bvh_quality.h"
 #include "lidartwin/bench/city_scene.h"
+#include "lidartwin/physics/bvh_collapse.h"
 #include "lidartwin/sim/ray_caster.h"
 #include "lidartwin/sim/sensor_profile.h"
 #include "lidartwin/sim/simulator.h"
@@ -207,28 +208,28 @@ GpuBenchReport RunGpuBench(const std::vector<uint64_t>& triangle_counts, int rep
     fig.ploc_build_ms = ploc.value();
     // Tree quality: the GPU trees copied out, the host reference built; their traversal costs
     // are counted below, once the rays exist.
-    std::vector<physics::BvhNode> lbvh_nodes, ploc_nodes, binned_nodes;
-    std::vector<physics::BvhTriangle> lbvh_triangles, ploc_triangles;
-    for (auto [builder, nodes, triangles, quality] :
-         {std::tuple{GpuBvhBuilder::kLbvh, &lbvh_nodes, &lbvh_triangles, &fig.lbvh_tree},
-          std::tuple{GpuBvhBuilder::kPloc, &ploc_nodes, &ploc_triangles, &fig.ploc_tree}}) {
+    physics::WideBvhTree lbvh_wide, ploc_wide, binned_wide;
+    for (auto [builder, wide, quality] :
+         {std::tuple{GpuBvhBuilder::kLbvh, &lbvh_wide, &fig.lbvh_tree},
+          std::tuple{GpuBvhBuilder::kPloc, &ploc_wide, &fig.ploc_tree}}) {
       auto tree = CudaBvhTree(soup, builder);
       if (!tree.ok()) {
         report.why_no_gpu = tree.message();
         return report;
       }
-      *triangles = TrianglesInLeafOrder(soup, &tree->order);
-      *nodes = std::move(tree->nodes);
-      quality->sah = SahCost(*nodes);
+      quality->sah = SahCost(tree->nodes);
+      *wide = std::move(tree->wide);
     }
     {
       const auto t0 = std::chrono::steady_clock::now();
-      binned_nodes = BuildBinnedSahBvh(soup);
+      const std::vector<physics::BvhNode> binned_nodes = BuildBinnedSahBvh(soup);
       fig.binned_build_host_ms =
           std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
       fig.binned_tree.sah = SahCost(binned_nodes);
+      // Collapsed as the GPU's trees are, so the traversal counts compare like with like.
+      binned_wide =
+          physics::CollapseToWideOnHost(binned_nodes, TrianglesInLeafOrder(soup, nullptr), nullptr);
     }
-    const std::vector<physics::BvhTriangle> input_triangles = TrianglesInLeafOrder(soup, nullptr);
     std::vector<float> moved = soup;
     for (size_t k = 0; k < moved.size(); k += 3)
       moved[k] += 0.5f;  // every x coordinate
@@ -257,14 +258,11 @@ GpuBenchReport RunGpuBench(const std::vector<uint64_t>& triangle_counts, int rep
       (coherent ? fig.ploc_coherent_rays_per_s : fig.ploc_random_rays_per_s) = ploc_rays_per_s;
       // Every 16th ray: 65,536 of the 2^20, enough for per-ray means to a few tenths.
       constexpr size_t kStride = 16;
-      for (auto [nodes, triangles, quality] :
-           {std::tuple<const std::vector<physics::BvhNode>*,
-                       const std::vector<physics::BvhTriangle>*, SceneFigures::TreeQuality*>{
-                &lbvh_nodes, &lbvh_triangles, &fig.lbvh_tree},
-            {&ploc_nodes, &ploc_triangles, &fig.ploc_tree},
-            {&binned_nodes, &input_triangles, &fig.binned_tree}}) {
+      for (auto [wide, quality] :
+           {std::pair{&lbvh_wide, &fig.lbvh_tree}, std::pair{&ploc_wide, &fig.ploc_tree},
+            std::pair{&binned_wide, &fig.binned_tree}}) {
         const TraversalCosts c =
-            CountTraversal(*nodes, *triangles, rays.origins, rays.directions, kStride);
+            CountTraversal(wide->View(), rays.origins, rays.directions, kStride);
         (coherent ? quality->coherent_nodes : quality->random_nodes) = c.nodes_per_ray;
         (coherent ? quality->coherent_triangles : quality->random_triangles) = c.triangles_per_ray;
       }

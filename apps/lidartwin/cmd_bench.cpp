@@ -164,7 +164,8 @@ int BenchCommand(const std::vector<std::string>& argv) {
                  s.random.gpu_rays_per_s, s.random.embree_best_rays_per_s, best(s.random));
     }
     // Tree quality against a binned-SAH tree (issue 14: SAH within 10 %): SAH cost, node
-    // fetches (64 bytes, two box tests each) and triangle tests per ray.
+    // fetches of the wide tree the rays traverse (64 bytes, four box tests each) and triangle
+    // tests per ray.
     fmt::print("trees:      {:>10} {:>8} {:>8} {:>9} {:>9} {:>9} {:>9}\n", "triangles", "tree",
                "sah", "coh_nodes", "coh_tris", "rnd_nodes", "rnd_tris");
     for (const auto& s : gpu.scenes)

@@ -11,7 +11,7 @@ namespace {
 
 using cuda::DeviceBuffer;
 
-__global__ void ClosestHitKernel(physics::BvhView bvh, const uint32_t* order, const float* origins,
+__global__ void ClosestHitKernel(physics::WideBvhView bvh, const float* origins,
                                  const float* directions, uint32_t n, float t_min, float t_max,
                                  int32_t* triangle, float* distance) {
   const uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
@@ -19,18 +19,19 @@ __global__ void ClosestHitKernel(physics::BvhView bvh, const uint32_t* order, co
   const float o[3] = {origins[3 * i], origins[3 * i + 1], origins[3 * i + 2]};
   const float d[3] = {directions[3 * i], directions[3 * i + 1], directions[3 * i + 2]};
   float t = 0;
-  const int k = physics::BvhClosestHit(bvh, o, d, t_min, t_max, t);
-  triangle[i] = k < 0 ? -1 : static_cast<int32_t>(order[k]);
+  const int64_t k = physics::WideClosestHit(bvh, o, d, t_min, t_max, t);
+  triangle[i] = static_cast<int32_t>(k);
   distance[i] = k < 0 ? 0.0f : t;
 }
 
-__global__ void AnyHitKernel(physics::BvhView bvh, const float* origins, const float* directions,
-                             uint32_t n, float t_min, float t_max, uint8_t* occluded) {
+__global__ void AnyHitKernel(physics::WideBvhView bvh, const float* origins,
+                             const float* directions, uint32_t n, float t_min, float t_max,
+                             uint8_t* occluded) {
   const uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= n) return;
   const float o[3] = {origins[3 * i], origins[3 * i + 1], origins[3 * i + 2]};
   const float d[3] = {directions[3 * i], directions[3 * i + 1], directions[3 * i + 2]};
-  occluded[i] = physics::BvhAnyHit(bvh, o, d, t_min, t_max) ? 1 : 0;
+  occluded[i] = physics::WideAnyHit(bvh, o, d, t_min, t_max) ? 1 : 0;
 }
 
 double Median(std::vector<double> v) {
@@ -124,10 +125,18 @@ Expected<GpuBvhTree> CudaBvhTree(const std::vector<float>& triangles, GpuBvhBuil
   GpuBvhTree out;
   out.nodes.resize(n - 1);
   out.order.resize(n);
-  LT_CUDA_TRY(cudaMemcpy(out.nodes.data(), bvh.View().nodes, (n - 1) * sizeof(physics::BvhNode),
+  out.wide.nodes.resize(bvh.wide_node_count());
+  out.wide.triangles.resize(n);
+  out.wide.depth = bvh.wide_depth();
+  LT_CUDA_TRY(cudaMemcpy(out.nodes.data(), bvh.BinaryNodes(), (n - 1) * sizeof(physics::BvhNode),
                          cudaMemcpyDeviceToHost));
   LT_CUDA_TRY(
       cudaMemcpy(out.order.data(), bvh.Order(), n * sizeof(uint32_t), cudaMemcpyDeviceToHost));
+  LT_CUDA_TRY(cudaMemcpy(out.wide.nodes.data(), bvh.View().nodes,
+                         out.wide.nodes.size() * sizeof(physics::WideNode),
+                         cudaMemcpyDeviceToHost));
+  LT_CUDA_TRY(cudaMemcpy(out.wide.triangles.data(), bvh.View().triangles,
+                         n * sizeof(physics::WideTriangle), cudaMemcpyDeviceToHost));
   return out;
 }
 
@@ -207,8 +216,8 @@ Expected<GpuRayResult> CudaClosestHits(const std::vector<float>& triangles,
   std::vector<double> ms;
   for (int r = 0; r < std::max(1, repeats) + (repeats > 1 ? 1 : 0); ++r) {
     LT_CUDA_TRY(cudaEventRecord(ev.a));
-    ClosestHitKernel<<<grid, block>>>(bvh.View(), bvh.Order(), o.get(), d.get(), n_rays, t_min,
-                                      t_max, hit.get(), dist.get());
+    ClosestHitKernel<<<grid, block>>>(bvh.View(), o.get(), d.get(), n_rays, t_min, t_max, hit.get(),
+                                      dist.get());
     LT_CUDA_TRY(cudaGetLastError());
     LT_CUDA_TRY(cudaEventRecord(ev.b));
     auto t = ev.Ms();

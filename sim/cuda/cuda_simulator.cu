@@ -32,8 +32,7 @@ struct TrianglePlane {
 // One BVH over triangles [first, first + count) of the scene soup (a scene too large to build
 // at once is split into several, gpu_memory_plan.h).
 struct BvhChunk {
-  physics::BvhView view;
-  const uint32_t* order;  // sorted position -> triangle index within the chunk
+  physics::WideBvhView view;  // its leaves give triangle indices within the chunk
   uint32_t first;
 };
 
@@ -53,11 +52,11 @@ struct GpuClosestHit {
     int64_t tri = -1;
     for (uint32_t k = 0; k < chunk_count; ++k) {
       float t = 0;
-      const int j =
-          physics::BvhClosestHit(chunks[k].view, of, df, static_cast<float>(t_min), t_best, t);
+      const int64_t j =
+          physics::WideClosestHit(chunks[k].view, of, df, static_cast<float>(t_min), t_best, t);
       if (j >= 0 && (tri < 0 || t < t_best)) {
         t_best = t;
-        tri = chunks[k].first + chunks[k].order[j];
+        tri = chunks[k].first + j;
       }
     }
     if (tri < 0) return {false, 0, {0, 0, 0}, 0};
@@ -449,7 +448,7 @@ Expected<std::unique_ptr<CudaSimulator>> CudaSimulator::Create(const Scene& scen
     }
     LT_CUDA_TRY(cudaDeviceSynchronize());
     bvh->ReleaseBuildMemory();
-    chunks.push_back({bvh->View(), bvh->Order(), first});
+    chunks.push_back({bvh->View(), first});
     m.bvhs.push_back(std::move(bvh));
   }
   if (Status s = m.chunks.Upload(chunks); !s.ok()) return s.error();

@@ -1,12 +1,15 @@
-// LBVH built on the GPU (Karras, "Maximizing parallelism in the construction of BVHs,
-// octrees, and k-d trees", HPG 2012): Morton codes of triangle centroids, a CUB radix sort,
-// the hierarchy from the sorted codes in one parallel pass, then boxes bottom-up.
+// BVHs built on the GPU: Morton codes of triangle centroids and a CUB radix sort, then a
+// binary tree by LBVH (Karras, "Maximizing parallelism in the construction of BVHs, octrees,
+// and k-d trees", HPG 2012) or PLOC (Meister & Bittner 2018), collapsed into the four-wide
+// tree with quantised boxes that the rays traverse (lidartwin/physics/wide_bvh.h).
 #pragma once
 
 #include <cstdint>
 
 #include "device_buffer.h"
 #include "lidartwin/physics/bvh.h"
+#include "lidartwin/physics/bvh_collapse.h"
+#include "lidartwin/physics/wide_bvh.h"
 
 namespace lt::cuda {
 
@@ -17,19 +20,25 @@ enum class BvhBuilder {
 
 class DeviceBvh {
  public:
-  // triangles: device array of 9 floats per triangle (v0, v1, v2). Asynchronous on `stream`
-  // for the LBVH; the PLOC loop reads the cluster count back once per iteration.
+  // triangles: device array of 9 floats per triangle (v0, v1, v2). On `stream`; the PLOC loop
+  // reads its cluster count back once per iteration, the collapse its item count per level.
   Status Build(const float* triangles, uint32_t count, cudaStream_t stream = nullptr,
                BvhBuilder builder = BvhBuilder::kLbvh);
   // Refit for moved geometry: the same triangles (same count and order) at new positions;
-  // the tree keeps its topology and its boxes are recomputed bottom-up. Fast, but the tree
-  // degrades as the geometry drifts from where it was built: rebuild for large motions.
+  // the binary tree keeps its topology, its boxes are recomputed bottom-up and it is
+  // collapsed again. Fast, but the tree degrades as the geometry drifts from where it was
+  // built: rebuild for large motions.
   Status Refit(const float* triangles, cudaStream_t stream = nullptr);
   // Frees what only the build needs (Morton codes, sort and PLOC buffers), keeping the tree
   // and what Refit needs; a later Build allocates them again.
   void ReleaseBuildMemory();
-  physics::BvhView View() const { return {nodes_.get(), sorted_.get(), count_}; }
-  // Sorted position -> input triangle index.
+  // The wide tree; its leaves give input triangle indices.
+  physics::WideBvhView View() const { return {wide_nodes_.get(), wide_triangles_.get(), count_}; }
+  uint32_t wide_node_count() const { return wide_nodes_count_; }
+  int wide_depth() const { return wide_depth_; }
+  // The binary tree it was collapsed from (count - 1 nodes, leaves ~sorted position), and
+  // sorted position -> input triangle index.
+  const physics::BvhNode* BinaryNodes() const { return nodes_.get(); }
   const uint32_t* Order() const { return order_.get(); }
   uint32_t count() const { return count_; }
 
@@ -49,7 +58,20 @@ class DeviceBvh {
   DeviceBuffer<int32_t> neighbour_;
   DeviceBuffer<unsigned char> keep_;
   DeviceBuffer<int32_t> next_node_, cluster_count_;
+  // The wide tree, and the collapse's costs, leaf marks, level items and counters.
+  DeviceBuffer<physics::WideNode> wide_nodes_;
+  DeviceBuffer<physics::WideTriangle> wide_triangles_;
+  uint32_t wide_nodes_count_ = 0;
+  int wide_depth_ = 0;
+  DeviceBuffer<physics::CollapseCost> costs_;
+  DeviceBuffer<uint8_t> leaf_;
+  DeviceBuffer<physics::CollapseItem> items_[2];
+  DeviceBuffer<uint32_t> counters_;
   Status BuildPloc(uint32_t n, cudaStream_t stream);
+  // Parents of the binary tree's nodes and leaves, from its child links.
+  Status Parents(cudaStream_t stream);
+  // The binary tree (with parents) into the wide one (wide_bvh_build.cu).
+  Status Collapse(cudaStream_t stream);
 };
 
 }  // namespace lt::cuda

@@ -8,12 +8,14 @@
 #include <random>
 
 #include "lidartwin/bench/bvh_quality.h"
+#include "lidartwin/physics/bvh_collapse.h"
 
 namespace lt::bench {
 namespace {
 
 using physics::BvhBox;
 using physics::BvhNode;
+using physics::CollapseToWideOnHost;
 
 std::vector<float> RandomSoup(size_t n, uint32_t seed) {
   std::mt19937 rng(seed);
@@ -116,19 +118,22 @@ TEST(CountTraversal, NodeFetchesAndTriangleTestsOfHandPlacedRays) {
   const std::vector<float> soup = {0, 0, 0, 1, 0, 0, 0, 1, 0, 10, 0, 0, 11, 0, 0, 10, 1, 0};
   const auto nodes = BuildBinnedSahBvh(soup);
   ASSERT_EQ(nodes.size(), 1u);
-  const auto triangles = TrianglesInLeafOrder(soup, nullptr);
+  // Far apart, they stay two leaves of the wide root.
+  const auto wide = CollapseToWideOnHost(nodes, TrianglesInLeafOrder(soup, nullptr), nullptr);
+  ASSERT_EQ(wide.nodes.size(), 1u);
+  const physics::WideBvhView view = wide.View();
   // Down onto the first triangle: the root fetched, the first leaf's box hit, one test.
-  TraversalCosts c = CountTraversal(nodes, triangles, {0.2f, 0.2f, 5}, {0, 0, -1}, 1);
+  TraversalCosts c = CountTraversal(view, {0.2f, 0.2f, 5}, {0, 0, -1}, 1);
   EXPECT_EQ(c.rays, 1u);
   EXPECT_DOUBLE_EQ(c.nodes_per_ray, 1);
   EXPECT_DOUBLE_EQ(c.triangles_per_ray, 1);
   // Beside both: the root fetched, no box hit, no test.
-  c = CountTraversal(nodes, triangles, {5, 5, 5}, {0, 0, -1}, 1);
+  c = CountTraversal(view, {5, 5, 5}, {0, 0, -1}, 1);
   EXPECT_DOUBLE_EQ(c.nodes_per_ray, 1);
   EXPECT_DOUBLE_EQ(c.triangles_per_ray, 0);
   // Along x through both boxes at y = 0.1, z = 0: both leaves tested; a stride of 2 over two
   // rays counts the first only.
-  c = CountTraversal(nodes, triangles, {-5, 0.1f, 0, 5, 5, 5}, {1, 0, 0, 0, 0, -1}, 2);
+  c = CountTraversal(view, {-5, 0.1f, 0, 5, 5, 5}, {1, 0, 0, 0, 0, -1}, 2);
   EXPECT_EQ(c.rays, 1u);
   EXPECT_DOUBLE_EQ(c.triangles_per_ray, 2);
 }
@@ -149,8 +154,10 @@ TEST(CountTraversal, ABetterTreeFetchesFewerNodes) {
   std::vector<BvhNode> median;
   MedianChild(soup, idx, 0, 4000, median);
   const auto triangles = TrianglesInLeafOrder(soup, nullptr);
-  const TraversalCosts sah = CountTraversal(BuildBinnedSahBvh(soup), triangles, o, d, 1);
-  const TraversalCosts med = CountTraversal(median, triangles, o, d, 1);
+  const auto sah_wide = CollapseToWideOnHost(BuildBinnedSahBvh(soup), triangles, nullptr);
+  const auto med_wide = CollapseToWideOnHost(median, triangles, nullptr);
+  const TraversalCosts sah = CountTraversal(sah_wide.View(), o, d, 1);
+  const TraversalCosts med = CountTraversal(med_wide.View(), o, d, 1);
   EXPECT_LE(sah.nodes_per_ray, med.nodes_per_ray);
   EXPECT_GT(sah.nodes_per_ray, 1);
 }

@@ -1,5 +1,4 @@
-// The watertight ray-triangle test and the BVH traversal on the host (the same LT_HD code the
-// CUDA kernels run).
+// The watertight ray-triangle test on the host (the same LT_HD code the CUDA kernels run).
 #include "lidartwin/physics/bvh.h"
 
 #include <gtest/gtest.h>
@@ -61,51 +60,6 @@ TEST(WatertightTriangle, AgreesWithMoellerTrumboreAwayFromEdges) {
     }
   }
   EXPECT_GT(hits, 500);
-}
-
-// A hand-built BVH over four triangles: closest hit and the [t_min, t_max] window.
-TEST(BvhTraversal, FindsTheClosestTriangleOfAHandBuiltTree) {
-  const BvhTriangle tris[4] = {{{3, -1, -1}, {3, 1, -1}, {3, 0, 1}},
-                               {{6, -1, -1}, {6, 1, -1}, {6, 0, 1}},
-                               {{9, -1, -1}, {9, 1, -1}, {9, 0, 1}},
-                               {{-4, -1, -1}, {-4, 1, -1}, {-4, 0, 1}}};
-  auto box = [&](int i) {
-    BvhBox b;
-    for (int a = 0; a < 3; ++a) {
-      b.lo[a] = std::fmin(tris[i].v0[a], std::fmin(tris[i].v1[a], tris[i].v2[a]));
-      b.hi[a] = std::fmax(tris[i].v0[a], std::fmax(tris[i].v1[a], tris[i].v2[a]));
-    }
-    return b;
-  };
-  auto merge = [](BvhBox a, const BvhBox& b) {
-    for (int k = 0; k < 3; ++k) {
-      a.lo[k] = std::fmin(a.lo[k], b.lo[k]);
-      a.hi[k] = std::fmax(a.hi[k], b.hi[k]);
-    }
-    return a;
-  };
-  BvhNode nodes[3];
-  nodes[1] = {{box(0), box(1)}, {~0, ~1}, {0, 0}};
-  nodes[2] = {{box(2), box(3)}, {~2, ~3}, {0, 0}};
-  nodes[0] = {{merge(box(0), box(1)), merge(box(2), box(3))}, {1, 2}, {0, 0}};
-  const BvhView bvh{nodes, tris, 4};
-  const float o[3] = {0, 0, 0};
-  const float fwd[3] = {1, 0, 0};
-  const float back[3] = {-1, 0, 0};
-  float t = 0;
-  EXPECT_EQ(BvhClosestHit(bvh, o, fwd, 0.0f, 100.0f, t), 0);
-  EXPECT_FLOAT_EQ(t, 3.0f);
-  EXPECT_EQ(BvhClosestHit(bvh, o, fwd, 4.0f, 100.0f, t), 1);
-  EXPECT_FLOAT_EQ(t, 6.0f);
-  EXPECT_EQ(BvhClosestHit(bvh, o, fwd, 0.0f, 2.0f, t), -1);
-  EXPECT_EQ(BvhClosestHit(bvh, o, back, 0.0f, 100.0f, t), 3);
-  EXPECT_FLOAT_EQ(t, 4.0f);
-  // Any hit: occlusion within the window only.
-  EXPECT_TRUE(BvhAnyHit(bvh, o, fwd, 0.0f, 100.0f));
-  EXPECT_TRUE(BvhAnyHit(bvh, o, fwd, 5.0f, 7.0f));
-  EXPECT_FALSE(BvhAnyHit(bvh, o, fwd, 6.5f, 8.5f));
-  EXPECT_FALSE(BvhAnyHit(bvh, o, fwd, 0.0f, 2.9f));
-  EXPECT_TRUE(BvhAnyHit(bvh, o, back, 0.0f, 4.5f));
 }
 
 }  // namespace

@@ -15,6 +15,7 @@
 #include <map>
 
 #include <cmath>
+#include <cstring>
 #include <random>
 
 #include "cpu/cpu_simulator.h"
@@ -442,6 +443,51 @@ TEST(CudaBvh, TreeOnTheHostIsWhole) {
     }
     EXPECT_TRUE(std::all_of(leaf_seen.begin(), leaf_seen.end(), [](int s) { return s == 1; }));
     EXPECT_TRUE(std::all_of(node_seen.begin(), node_seen.end(), [](int s) { return s == 1; }));
+  }
+}
+
+// The GPU's collapse takes the host's decisions (physics/bvh_collapse.h): the same wide tree,
+// node for node and bit for bit, up to the numbering of nodes and leaf slots (the GPU hands
+// them out with atomics).
+void ExpectSameWideTree(const physics::WideBvhTree& a, int32_t ia, const physics::WideBvhTree& b,
+                        int32_t ib) {
+  const physics::WideNode& x = a.nodes[ia];
+  const physics::WideNode& y = b.nodes[ib];
+  ASSERT_EQ(std::memcmp(x.origin, y.origin, sizeof(x.origin)), 0) << "node " << ia;
+  ASSERT_EQ(std::memcmp(x.step, y.step, sizeof(x.step)), 0) << "node " << ia;
+  ASSERT_EQ(std::memcmp(x.q, y.q, sizeof(x.q)), 0) << "node " << ia;
+  for (int k = 0; k < physics::kWideArity; ++k) {
+    const int32_t cx = x.child[k], cy = y.child[k];
+    ASSERT_EQ(cx == 0, cy == 0);
+    ASSERT_EQ(cx < 0, cy < 0);
+    if (cx > 0) {
+      ExpectSameWideTree(a, cx, b, cy);
+    } else if (cx < 0) {
+      ASSERT_EQ(physics::WideLeafCount(cx), physics::WideLeafCount(cy));
+      for (uint32_t i = 0; i < physics::WideLeafCount(cx); ++i) {
+        EXPECT_EQ(a.triangles[physics::WideLeafFirst(cx) + i].id,
+                  b.triangles[physics::WideLeafFirst(cy) + i].id);
+      }
+    }
+  }
+}
+
+TEST(CudaBvh, WideTreeEqualsTheHostCollapseOfItsBinaryTree) {
+  LT_REQUIRE_GPU();
+  std::mt19937_64 rng(11);
+  const auto soup = RandomSoup(rng, 6000);
+  for (GpuBvhBuilder builder : {GpuBvhBuilder::kLbvh, GpuBvhBuilder::kPloc}) {
+    auto tree = CudaBvhTree(soup, builder);
+    ASSERT_TRUE(tree.ok()) << tree.message();
+    std::vector<physics::BvhTriangle> sorted(tree->order.size());
+    for (size_t k = 0; k < sorted.size(); ++k)
+      std::memcpy(&sorted[k], &soup[9 * size_t{tree->order[k]}], sizeof(sorted[k]));
+    const physics::WideBvhTree host =
+        physics::CollapseToWideOnHost(tree->nodes, sorted, &tree->order);
+    ASSERT_EQ(host.nodes.size(), tree->wide.nodes.size());
+    ASSERT_EQ(host.triangles.size(), tree->wide.triangles.size());
+    EXPECT_EQ(host.depth, tree->wide.depth);
+    ExpectSameWideTree(host, 0, tree->wide, 0);
   }
 }
 

@@ -19,9 +19,9 @@ TEST(GpuMemoryPlan, EverythingAtOnceWhenItFits) {
 }
 
 TEST(GpuMemoryPlan, SplitsTheSceneWhenOnlyTheBuildDoesNotFit) {
-  // 10 M triangles keep ~2 GB resident; 3 GiB free leaves room for part of a build only.
+  // 10 M triangles keep ~3 GB resident; 4 GiB free leaves room for part of a build only.
   const uint64_t n = 10'000'000;
-  auto p = PlanGpuMemory(3 * kGiB, n, 131072, kBeamBytes, 0, 0);
+  auto p = PlanGpuMemory(4 * kGiB, n, 131072, kBeamBytes, 0, 0);
   ASSERT_TRUE(p.ok()) << p.message();
   EXPECT_LT(p->triangles_per_bvh, n);
   EXPECT_GT(p->bvh_count, 1u);
@@ -30,7 +30,7 @@ TEST(GpuMemoryPlan, SplitsTheSceneWhenOnlyTheBuildDoesNotFit) {
   const double peak = static_cast<double>(n) * kGpuBytesPerTriangle +
                       static_cast<double>(p->triangles_per_bvh) * kGpuBuildBytesPerTriangle +
                       static_cast<double>(p->beams_per_batch) * kBeamBytes;
-  EXPECT_LE(peak, kGpuUsableFraction * 3 * kGiB);
+  EXPECT_LE(peak, kGpuUsableFraction * 4 * kGiB);
 }
 
 TEST(GpuMemoryPlan, BatchesTheFrameWhenItDoesNotFit) {

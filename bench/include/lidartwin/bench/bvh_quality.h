@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "lidartwin/physics/bvh.h"
+#include "lidartwin/physics/wide_bvh.h"
 
 namespace lt::bench {
 
@@ -30,15 +31,14 @@ std::vector<physics::BvhNode> BuildBinnedSahBvh(const std::vector<float>& soup);
 std::vector<physics::BvhTriangle> TrianglesInLeafOrder(const std::vector<float>& soup,
                                                        const std::vector<uint32_t>* order);
 
-// Node fetches (two box tests, 64 bytes each) and triangle tests per ray, over every
-// `stride`-th ray, counted on the host by the GPU's own closest-hit traversal (physics/bvh.h).
+// Node fetches (four box tests, 64 bytes each) and triangle tests per ray, over every
+// `stride`-th ray, counted on the host by the GPU's own closest-hit traversal of a wide tree
+// (physics/wide_bvh.h).
 struct TraversalCosts {
   double nodes_per_ray = 0, triangles_per_ray = 0;
   uint64_t rays = 0;
 };
-TraversalCosts CountTraversal(const std::vector<physics::BvhNode>& nodes,
-                              const std::vector<physics::BvhTriangle>& triangles,
-                              const std::vector<float>& origins,
+TraversalCosts CountTraversal(const physics::WideBvhView& bvh, const std::vector<float>& origins,
                               const std::vector<float>& directions, size_t stride);
 
 }  // namespace lt::bench

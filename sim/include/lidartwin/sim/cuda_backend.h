@@ -4,6 +4,7 @@
 #pragma once
 
 #include "lidartwin/physics/bvh.h"
+#include "lidartwin/physics/bvh_collapse.h"
 
 #include <cstdint>
 #include <memory>
@@ -87,12 +88,14 @@ Expected<double> CudaBvhRefitMs(const std::vector<float>& triangles,
                                 const std::vector<float>& moved, int repeats,
                                 GpuBvhBuilder builder = GpuBvhBuilder::kPloc);
 
-// The tree a GPU builder makes for a triangle soup, copied to the host (issue 14: its SAH cost
-// against a binned-SAH reference): count - 1 internal nodes, root at 0, leaves ~sorted index;
-// `order` maps a sorted position to the input triangle.
+// The trees a GPU builder makes for a triangle soup, copied to the host (issue 14: the binary
+// tree's SAH cost against a binned-SAH reference, the wide tree's traversal costs): the binary
+// tree's count - 1 internal nodes, root at 0, leaves ~sorted index, with `order` mapping a
+// sorted position to the input triangle; and the wide tree the rays traverse.
 struct GpuBvhTree {
   std::vector<physics::BvhNode> nodes;
   std::vector<uint32_t> order;
+  physics::WideBvhTree wide;
 };
 Expected<GpuBvhTree> CudaBvhTree(const std::vector<float>& triangles,
                                  GpuBvhBuilder builder = GpuBvhBuilder::kPloc);

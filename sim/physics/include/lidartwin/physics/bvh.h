@@ -1,7 +1,7 @@
-// Binary BVH layout and closest-hit traversal, in single precision, shared by the CUDA
-// backend (built on the GPU by sim/cuda/lbvh_build.cu) and any host code that reads the same
-// nodes. Each node stores its two children's boxes (Aila & Laine, "Understanding the
-// efficiency of ray traversal on GPUs", HPG 2009), so one node fetch decides both children.
+// Binary BVH layout and the watertight ray-triangle test, in single precision. The GPU
+// builders (sim/cuda/lbvh_build.cu) make binary trees, whose nodes store their two children's
+// boxes (Aila & Laine, "Understanding the efficiency of ray traversal on GPUs", HPG 2009);
+// the rays traverse the four-wide tree collapsed from them (wide_bvh.h, bvh_collapse.h).
 #pragma once
 
 #include <cstdint>
@@ -16,28 +16,11 @@ struct BvhBox {
 };
 
 // child index >= 0: an internal node; < 0: a leaf holding sorted triangle ~index.
-// 64 bytes, aligned, so the GPU fetches a node as four 16-byte loads.
 struct alignas(16) BvhNode {
   BvhBox box[2];
   int32_t child[2];
   int32_t pad[2];
 };
-
-// Reads a node; on the device through the read-only cache as four 16-byte loads.
-LT_HD inline BvhNode LoadNode(const BvhNode* nodes, int32_t i) {
-#if defined(__CUDA_ARCH__)
-  const float4* p = reinterpret_cast<const float4*>(nodes + i);
-  const float4 a = __ldg(p), b = __ldg(p + 1), c = __ldg(p + 2), d = __ldg(p + 3);
-  BvhNode n;
-  n.box[0] = {{a.x, a.y, a.z}, {a.w, b.x, b.y}};
-  n.box[1] = {{b.z, b.w, c.x}, {c.y, c.z, c.w}};
-  n.child[0] = __float_as_int(d.x);
-  n.child[1] = __float_as_int(d.y);
-  return n;
-#else
-  return nodes[i];
-#endif
-}
 
 // A triangle's three vertices, in BVH leaf order.
 struct BvhTriangle {
@@ -46,37 +29,7 @@ struct BvhTriangle {
   float v2[3];
 };
 
-struct BvhView {
-  const BvhNode* nodes;  // count - 1 internal nodes, root at 0
-  const BvhTriangle* triangles;
-  uint32_t count;
-};
-
-static_assert(sizeof(BvhNode) == 64, "BvhNode is fetched as four 16-byte loads");
-
-inline constexpr int kBvhStackSize = 64;  // LBVH depth <= 30 Morton bits + log2(duplicates)
-
-// Slab test of a box against a ray given by origin and inverse direction; on a hit, t_enter
-// is where the ray enters the box (clipped to t_min).
-LT_HD inline bool RayBoxHit(const BvhBox& b, const float o[3], const float inv_d[3], float t_min,
-                            float t_max, float& t_enter) {
-  float t0 = t_min, t1 = t_max;
-  for (int a = 0; a < 3; ++a) {
-    float near = (b.lo[a] - o[a]) * inv_d[a];
-    float far = (b.hi[a] - o[a]) * inv_d[a];
-    if (near > far) {
-      const float s = near;
-      near = far;
-      far = s;
-    }
-    // NaN from 0 * inf (a ray in a box's face plane) leaves the bound unchanged.
-    t0 = near > t0 ? near : t0;
-    t1 = far < t1 ? far : t1;
-  }
-  // Widen by 2 ulp-ish so a ray through a box's face is not lost to rounding.
-  t_enter = t0;
-  return t0 <= t1 * 1.0000002f;
-}
+static_assert(sizeof(BvhNode) == 64, "BvhNode is 64 bytes, aligned");
 
 // A product rounded on its own: nvcc would otherwise fuse a * b - c * d into an FMA, and the
 // edge function of a shared edge would no longer be exactly the negative of its neighbour's,
@@ -163,81 +116,5 @@ struct TraversalCount {
   LT_HD void Node() { ++nodes; }
   LT_HD void Triangle() { ++triangles; }
 };
-
-// Stack traversal shared by the two queries. Closest hit (kAnyHit false): near child first,
-// the far one on the stack, the window shrinking to the best hit so far. Any hit (kAnyHit
-// true): stops at the first triangle inside the window. Returns the sorted index of the
-// triangle found, or -1, and its distance in t_hit.
-template <bool kAnyHit, typename Count = NoTraversalCount>
-LT_HD int BvhTraverse(const BvhView& bvh, const float o[3], const float d[3], float t_min,
-                      float t_max, float& t_hit, Count* count = nullptr) {
-  Count none;
-  Count& counted = count ? *count : none;
-  int best = -1;
-  float t_best = t_max;
-  if (bvh.count == 0) return -1;
-  const WatertightRay wr = MakeWatertightRay(o, d);
-  auto test_leaf = [&](int32_t leaf) {
-    counted.Triangle();
-    const float t = RayBvhTriangle(bvh.triangles[~leaf], wr);
-    if (t >= t_min && t <= t_best) {
-      t_best = t;
-      best = ~leaf;
-    }
-  };
-  if (bvh.count == 1) {
-    test_leaf(~0);
-    t_hit = t_best;
-    return best;
-  }
-  const float inv_d[3] = {1.0f / d[0], 1.0f / d[1], 1.0f / d[2]};
-  int32_t stack[kBvhStackSize];
-  int sp = 0;
-  int32_t node = 0;
-  for (;;) {
-    const BvhNode n = LoadNode(bvh.nodes, node);
-    counted.Node();
-    float t0 = 0, t1 = 0;
-    bool h0 = RayBoxHit(n.box[0], o, inv_d, t_min, t_best, t0);
-    bool h1 = RayBoxHit(n.box[1], o, inv_d, t_min, t_best, t1);
-    if (h0 && n.child[0] < 0) {
-      test_leaf(n.child[0]);
-      h0 = false;
-    }
-    if (h1 && n.child[1] < 0) {
-      test_leaf(n.child[1]);
-      h1 = false;
-    }
-    if (kAnyHit && best >= 0) break;
-    if (h0 && h1) {
-      const bool left_first = kAnyHit || t0 <= t1;
-      if (sp < kBvhStackSize) stack[sp++] = left_first ? n.child[1] : n.child[0];
-      node = left_first ? n.child[0] : n.child[1];
-    } else if (h0) {
-      node = n.child[0];
-    } else if (h1) {
-      node = n.child[1];
-    } else {
-      if (sp == 0) break;
-      node = stack[--sp];
-    }
-  }
-  t_hit = t_best;
-  return best;
-}
-
-// Closest triangle hit with distance in [t_min, t_max]: its sorted index (or -1) and its
-// distance in t_hit.
-LT_HD inline int BvhClosestHit(const BvhView& bvh, const float o[3], const float d[3], float t_min,
-                               float t_max, float& t_hit) {
-  return BvhTraverse<false>(bvh, o, d, t_min, t_max, t_hit);
-}
-
-// Any-hit query (occlusion): true as soon as some triangle lies within [t_min, t_max].
-LT_HD inline bool BvhAnyHit(const BvhView& bvh, const float o[3], const float d[3], float t_min,
-                            float t_max) {
-  float t = 0;
-  return BvhTraverse<true>(bvh, o, d, t_min, t_max, t) >= 0;
-}
 
 }  // namespace lt::physics

@@ -1,0 +1,170 @@
+// The collapse of the GPU's binary tree into the four-wide tree the rays traverse
+// (lidartwin/physics/bvh_collapse.h: the same decisions as the host's CollapseToWideOnHost).
+#include <string>
+
+#include "lbvh.h"
+#include "lidartwin/physics/bvh_collapse.h"
+
+namespace lt::cuda {
+
+namespace {
+
+using physics::BvhNode;
+using physics::BvhTriangle;
+using physics::CollapseCost;
+using physics::CollapseItem;
+using physics::kWideArity;
+using physics::kWideLeafMax;
+using physics::WideNode;
+using physics::WideTriangle;
+
+constexpr int kBlock = 256;
+
+inline unsigned Blocks(uint32_t n) {
+  return (n + kBlock - 1) / kBlock;
+}
+
+// Pass 1: one thread per triangle climbs towards the root; at each node the second child to
+// arrive combines both children's costs (the first one leaves), as BoxesKernel does for boxes.
+__global__ void CollapseCostKernel(const BvhNode* nodes, uint32_t n, const int32_t* parent,
+                                   uint32_t* arrivals, CollapseCost* costs, uint8_t* leaf) {
+  const uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  int32_t p = parent[(n - 1) + i];
+  volatile CollapseCost* shared = costs;
+  while (p >= 0) {
+    __threadfence();  // this thread's cost of the child below, before its arrival
+    if (atomicAdd(&arrivals[p], 1u) == 0) return;
+    __threadfence();
+    const BvhNode node = nodes[p];
+    CollapseCost c[2];
+    for (int s = 0; s < 2; ++s) {
+      const int32_t x = node.child[s];
+      if (x < 0) {
+        c[s] = physics::ChildCollapseCost(node, s, nullptr);
+      } else {
+        c[s].count = shared[x].count;
+        c[s].cost = shared[x].cost;
+      }
+    }
+    bool as_leaf = false;
+    const CollapseCost mine = physics::CombineCollapseCost(node, c[0], c[1], as_leaf);
+    shared[p].count = mine.count;
+    shared[p].cost = mine.cost;
+    leaf[p] = as_leaf ? 1 : 0;
+    p = parent[p];
+  }
+}
+
+// Pass 2, one level: each item fills its wide node; its internal children become the items of
+// the next level, its leaves take their triangles' slots. counters: [0] wide nodes so far,
+// [1] leaf triangles so far, [2] items of the next level.
+__global__ void CollapseLevelKernel(const BvhNode* nodes, const uint8_t* leaf,
+                                    const BvhTriangle* sorted, const uint32_t* order,
+                                    const CollapseItem* items, uint32_t item_count, WideNode* wide,
+                                    WideTriangle* triangles, uint32_t* counters,
+                                    CollapseItem* next) {
+  const uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= item_count) return;
+  const CollapseItem item = items[i];
+  int32_t child[kWideArity];
+  physics::BvhBox box[kWideArity];
+  const int count = physics::OpenWideNode(nodes, leaf, item.binary, child, box);
+  int32_t word[kWideArity];
+  for (int k = 0; k < count; ++k) {
+    if (child[k] < 0 || leaf[child[k]]) {
+      uint32_t at[kWideLeafMax];
+      const int m = physics::LeafTriangles(nodes, child[k], at);
+      const uint32_t first = atomicAdd(&counters[1], static_cast<uint32_t>(m));
+      for (int j = 0; j < m; ++j)
+        triangles[first + j] = physics::MakeWideTriangle(sorted[at[j]], order[at[j]]);
+      word[k] = physics::WideLeaf(first, static_cast<uint32_t>(m));
+    } else {
+      const auto w = static_cast<int32_t>(atomicAdd(&counters[0], 1u));
+      next[atomicAdd(&counters[2], 1u)] = {w, child[k]};
+      word[k] = w;
+    }
+  }
+  wide[item.wide] = physics::EncodeWideNode(box, word, count);
+}
+
+// A tree of one triangle: a root with one leaf.
+__global__ void SingleTriangleKernel(const BvhTriangle* sorted, const uint32_t* order,
+                                     WideNode* wide, WideTriangle* triangles) {
+  const BvhTriangle t = sorted[0];
+  physics::BvhBox b{{t.v0[0], t.v0[1], t.v0[2]}, {t.v0[0], t.v0[1], t.v0[2]}};
+  for (const float* v : {t.v1, t.v2})
+    b = physics::BoxUnion(b, {{v[0], v[1], v[2]}, {v[0], v[1], v[2]}});
+  const int32_t word = physics::WideLeaf(0, 1);
+  wide[0] = physics::EncodeWideNode(&b, &word, 1);
+  triangles[0] = physics::MakeWideTriangle(t, order[0]);
+}
+
+}  // namespace
+
+Status DeviceBvh::Collapse(cudaStream_t stream) {
+  const uint32_t n = count_;
+  if (n >= physics::kWideMaxTriangles) {
+    return Error{"BVH of " + std::to_string(n) + " triangles: a wide tree holds at most " +
+                 std::to_string(physics::kWideMaxTriangles) +
+                 " (lower the GPU's triangles per BVH)"};
+  }
+  // Fewer than 2n/3 wide nodes: a node of fewer than four children stopped opening because all
+  // of them are leaves, so W_s such nodes hold 2 W_s <= n triangles; counting child slots,
+  // 4 W_4 + 2 W_s <= (W - 1) + n, so W = W_4 + W_s <= (n - 1) / 3 + 2 W_s / 3 < 2n / 3.
+  if (Status s = wide_nodes_.Reserve(2 * static_cast<size_t>(n) / 3 + 1); !s.ok()) return s;
+  if (Status s = wide_triangles_.Reserve(n); !s.ok()) return s;
+  if (n == 1) {
+    SingleTriangleKernel<<<1, 1, 0, stream>>>(sorted_.get(), order_.get(), wide_nodes_.get(),
+                                              wide_triangles_.get());
+    LT_CUDA_TRY(cudaGetLastError());
+    wide_depth_ = 1;
+    return {};
+  }
+  // A level's items root disjoint subtrees of two triangles or more: n / 2 at most.
+  const uint32_t max_items = n / 2 + 1;
+  for (Status s :
+       {costs_.Reserve(n - 1), leaf_.Reserve(n - 1), flags_.Reserve(n - 1),
+        items_[0].Reserve(max_items), items_[1].Reserve(max_items), counters_.Reserve(3)}) {
+    if (!s.ok()) return s;
+  }
+  LT_CUDA_TRY(cudaMemsetAsync(flags_.get(), 0, (n - 1) * sizeof(uint32_t), stream));
+  CollapseCostKernel<<<Blocks(n), kBlock, 0, stream>>>(nodes_.get(), n, parent_.get(), flags_.get(),
+                                                       costs_.get(), leaf_.get());
+  LT_CUDA_TRY(cudaGetLastError());
+  const uint32_t start[3] = {1, 0, 0};
+  const CollapseItem root{0, 0};
+  LT_CUDA_TRY(
+      cudaMemcpyAsync(counters_.get(), start, sizeof(start), cudaMemcpyHostToDevice, stream));
+  LT_CUDA_TRY(
+      cudaMemcpyAsync(items_[0].get(), &root, sizeof(root), cudaMemcpyHostToDevice, stream));
+  uint32_t items = 1;
+  int depth = 0;
+  for (int cur = 0; items > 0; cur ^= 1) {
+    if (++depth > physics::kWideMaxDepth) {
+      return Error{"the BVH is deeper than " + std::to_string(physics::kWideMaxDepth) +
+                   " wide levels (the traversal stack's limit); its " + std::to_string(n) +
+                   " triangles are too unevenly spread for this builder"};
+    }
+    LT_CUDA_TRY(cudaMemsetAsync(counters_.get() + 2, 0, sizeof(uint32_t), stream));
+    CollapseLevelKernel<<<Blocks(items), kBlock, 0, stream>>>(
+        nodes_.get(), leaf_.get(), sorted_.get(), order_.get(), items_[cur].get(), items,
+        wide_nodes_.get(), wide_triangles_.get(), counters_.get(), items_[cur ^ 1].get());
+    LT_CUDA_TRY(cudaGetLastError());
+    LT_CUDA_TRY(cudaMemcpyAsync(&items, counters_.get() + 2, sizeof(items), cudaMemcpyDeviceToHost,
+                                stream));
+    LT_CUDA_TRY(cudaStreamSynchronize(stream));
+  }
+  uint32_t done[2] = {0, 0};
+  LT_CUDA_TRY(cudaMemcpyAsync(done, counters_.get(), sizeof(done), cudaMemcpyDeviceToHost, stream));
+  LT_CUDA_TRY(cudaStreamSynchronize(stream));
+  if (done[1] != n) {
+    return Error{"BVH collapse placed " + std::to_string(done[1]) + " of " + std::to_string(n) +
+                 " triangles (a bug)"};
+  }
+  wide_nodes_count_ = done[0];
+  wide_depth_ = depth;
+  return {};
+}
+
+}  // namespace lt::cuda
