@@ -248,14 +248,14 @@ GpuBenchReport RunGpuBench(const std::vector<uint64_t>& triangle_counts, int rep
       const bool coherent = target == &fig.coherent;
       const Rays rays =
           coherent ? CoherentRays(os0.value(), sensor) : RandomRays(box_lo, box_hi, 1u << 20);
-      double ploc_rays_per_s = 0;
+      double lbvh_rays_per_s = 0;
       if (Status s = MeasureRays(soup, rays, caster.get(), coherent, repeats, cpu_threads, *target,
-                                 &ploc_rays_per_s);
+                                 &lbvh_rays_per_s);
           !s.ok()) {
         report.why_no_gpu = s.message();
         return report;
       }
-      (coherent ? fig.ploc_coherent_rays_per_s : fig.ploc_random_rays_per_s) = ploc_rays_per_s;
+      (coherent ? fig.lbvh_coherent_rays_per_s : fig.lbvh_random_rays_per_s) = lbvh_rays_per_s;
       // Every 16th ray: 65,536 of the 2^20, enough for per-ray means to a few tenths.
       constexpr size_t kStride = 16;
       for (auto [wide, quality] :

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <numeric>
 #include <random>
 #include <vector>
@@ -89,8 +90,14 @@ TEST(WideNodeEncoding, DecodedBoxesHoldTheirChildrenExactlyAndTightly) {
           const float spacing = std::nextafter(std::fabs(magnitude) + extent, 1e30f) -
                                 (std::fabs(magnitude) + extent);
           EXPECT_LE(n.step[a], std::fmax(extent / 127, 4 * spacing)) << magnitude << " " << extent;
-          // The grid origin is a multiple of the step (what makes decoding exact).
+          // The grid origin is a multiple of the step (what makes decoding exact), and the
+          // traversal's byte-permute decoding gives the same bounds.
           EXPECT_EQ(std::fmod(n.origin[a], n.step[a]), 0.0f);
+          uint32_t row[6];
+          std::memcpy(row, n.q, sizeof(row));
+          const float base = n.origin[a] - 8388608.0f * n.step[a];
+          EXPECT_EQ(WideGridValue(row[a], k, n.step[a], base), d.lo[a]);
+          EXPECT_EQ(WideGridValue(row[3 + a], k, n.step[a], base), d.hi[a]);
         }
       }
     }

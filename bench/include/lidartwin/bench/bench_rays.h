@@ -1,6 +1,6 @@
 // The rays the GPU bench traces and how they are measured (issues 3 and 14): an OS0-128's
 // beams with 8 jittered sub-rays each, random rays inside a box, and the three tracers on the
-// same rays: the GPU (LBVH and PLOC trees), Embree at its best (embree_peer.h) and Embree as
+// same rays: the GPU (PLOC and LBVH trees), Embree at its best (embree_peer.h) and Embree as
 // the CPU backend calls it.
 #pragma once
 
@@ -30,12 +30,12 @@ Rays RandomRays(const double lo[3], const double hi[3], size_t n);
 
 double Median(std::vector<double> v);
 
-// Measures `rays` on the GPU (LBVH into figures.gpu_*, PLOC into *ploc_rays_per_s; both 0
+// Measures `rays` on the GPU (PLOC into figures.gpu_*, LBVH into *lbvh_rays_per_s; both 0
 // in a build without CUDA or without a GPU) and, with `caster` (the CPU backend's, over the
 // same triangles), Embree at its best and Embree as the CPU backend calls it, on `threads`
 // threads. Errors from the GPU or the peer.
 Status MeasureRays(const std::vector<float>& soup, const Rays& rays, const RayCaster* caster,
                    bool coherent, int repeats, unsigned threads, RayFigures& figures,
-                   double* ploc_rays_per_s);
+                   double* lbvh_rays_per_s);
 
 }  // namespace lt::bench

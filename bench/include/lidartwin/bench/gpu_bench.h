@@ -34,8 +34,8 @@ struct SceneFigures {
   };
   TreeQuality lbvh_tree, ploc_tree, binned_tree;
   double binned_build_host_ms = 0;
-  double ploc_coherent_rays_per_s = 0;  // the same rays on the PLOC tree
-  double ploc_random_rays_per_s = 0;
+  double lbvh_coherent_rays_per_s = 0;  // the same rays on the LBVH tree
+  double lbvh_random_rays_per_s = 0;
   RayFigures coherent;         // OS0-128 beams x 8 jittered sub-rays from a street corner
   RayFigures random;           // random origins and directions inside the city
   double frame_ms_total = 0;   // OS0-128 frame, capability detector, results on the host

@@ -21,7 +21,7 @@ struct SceneTraceReport {
   std::string device;
   uint64_t triangles = 0;
   RayFigures coherent, random;
-  double ploc_coherent_rays_per_s = 0, ploc_random_rays_per_s = 0;
+  double lbvh_coherent_rays_per_s = 0, lbvh_random_rays_per_s = 0;
 };
 
 // A scene YAML as the simulator reads it, or one mesh file (PLY, OBJ) through `meshes` as a
