@@ -1,6 +1,8 @@
 // The collapse of the GPU's binary tree into the four-wide tree the rays traverse
 // (lidartwin/physics/bvh_collapse.h: the same decisions as the host's CollapseToWideOnHost).
+#include <algorithm>
 #include <string>
+#include <vector>
 
 #include "lbvh.h"
 #include "lidartwin/physics/bvh_collapse.h"
@@ -57,15 +59,15 @@ __global__ void CollapseCostKernel(const BvhNode* nodes, uint32_t n, const int32
 }
 
 // Pass 2, one level: each item fills its wide node; its internal children become the items of
-// the next level, its leaves take their triangles' slots. counters: [0] wide nodes so far,
-// [1] leaf triangles so far, [2] items of the next level.
+// the next level (*next_count of them), its leaves take their triangles' slots. counters:
+// [0] wide nodes so far, [1] leaf triangles so far.
 __global__ void CollapseLevelKernel(const BvhNode* nodes, const uint8_t* leaf,
                                     const BvhTriangle* sorted, const uint32_t* order,
-                                    const CollapseItem* items, uint32_t item_count, WideNode* wide,
-                                    WideTriangle* triangles, uint32_t* counters,
-                                    CollapseItem* next) {
+                                    const CollapseItem* items, const uint32_t* item_count,
+                                    WideNode* wide, WideTriangle* triangles, uint32_t* counters,
+                                    CollapseItem* next, uint32_t* next_count) {
   const uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i >= item_count) return;
+  if (i >= *item_count) return;
   const CollapseItem item = items[i];
   int32_t child[kWideArity];
   physics::BvhBox box[kWideArity];
@@ -81,7 +83,7 @@ __global__ void CollapseLevelKernel(const BvhNode* nodes, const uint8_t* leaf,
       word[k] = physics::WideLeaf(first, static_cast<uint32_t>(m));
     } else {
       const auto w = static_cast<int32_t>(atomicAdd(&counters[0], 1u));
-      next[atomicAdd(&counters[2], 1u)] = {w, child[k]};
+      next[atomicAdd(next_count, 1u)] = {w, child[k]};
       word[k] = w;
     }
   }
@@ -123,38 +125,56 @@ Status DeviceBvh::Collapse(cudaStream_t stream) {
   }
   // A level's items root disjoint subtrees of two triangles or more: n / 2 at most.
   const uint32_t max_items = n / 2 + 1;
-  for (Status s :
-       {costs_.Reserve(n - 1), leaf_.Reserve(n - 1), flags_.Reserve(n - 1),
-        items_[0].Reserve(max_items), items_[1].Reserve(max_items), counters_.Reserve(3)}) {
+  for (Status s : {costs_.Reserve(n - 1), leaf_.Reserve(n - 1), flags_.Reserve(n - 1),
+                   items_[0].Reserve(max_items), items_[1].Reserve(max_items),
+                   counters_.Reserve(2 + physics::kWideMaxDepth + 1)}) {
     if (!s.ok()) return s;
   }
   LT_CUDA_TRY(cudaMemsetAsync(flags_.get(), 0, (n - 1) * sizeof(uint32_t), stream));
   CollapseCostKernel<<<Blocks(n), kBlock, 0, stream>>>(nodes_.get(), n, parent_.get(), flags_.get(),
                                                        costs_.get(), leaf_.get());
   LT_CUDA_TRY(cudaGetLastError());
-  const uint32_t start[3] = {1, 0, 0};
+  // Levels go in batches of kLevelsPerCheck launches with no host round trip between them:
+  // each reads its item count on the device (level_counts[d]), and a level past the last one
+  // has none. The host checks after each batch whether the tree has ended.
+  constexpr int kLevelsPerCheck = 8;
+  const uint32_t start[2] = {1, 0};
   const CollapseItem root{0, 0};
+  uint32_t* level_counts = counters_.get() + 2;  // kWideMaxDepth + 1 of them
   LT_CUDA_TRY(
       cudaMemcpyAsync(counters_.get(), start, sizeof(start), cudaMemcpyHostToDevice, stream));
   LT_CUDA_TRY(
+      cudaMemsetAsync(level_counts, 0, (physics::kWideMaxDepth + 1) * sizeof(uint32_t), stream));
+  LT_CUDA_TRY(
+      cudaMemcpyAsync(level_counts, &start[0], sizeof(uint32_t), cudaMemcpyHostToDevice, stream));
+  LT_CUDA_TRY(
       cudaMemcpyAsync(items_[0].get(), &root, sizeof(root), cudaMemcpyHostToDevice, stream));
-  uint32_t items = 1;
-  int depth = 0;
-  for (int cur = 0; items > 0; cur ^= 1) {
-    if (++depth > physics::kWideMaxDepth) {
+  int launched = 0;
+  for (;;) {
+    for (int k = 0; k < kLevelsPerCheck && launched < physics::kWideMaxDepth; ++k, ++launched) {
+      const int d = launched;
+      // At most 4^d items at level d, and never more than max_items.
+      const uint32_t bound = d < 16 ? std::min<uint32_t>(max_items, 1u << (2 * d)) : max_items;
+      CollapseLevelKernel<<<Blocks(bound), kBlock, 0, stream>>>(
+          nodes_.get(), leaf_.get(), sorted_.get(), order_.get(), items_[d & 1].get(),
+          level_counts + d, wide_nodes_.get(), wide_triangles_.get(), counters_.get(),
+          items_[(d + 1) & 1].get(), level_counts + d + 1);
+      LT_CUDA_TRY(cudaGetLastError());
+    }
+    uint32_t remaining = 0;
+    LT_CUDA_TRY(cudaMemcpyAsync(&remaining, level_counts + launched, sizeof(remaining),
+                                cudaMemcpyDeviceToHost, stream));
+    LT_CUDA_TRY(cudaStreamSynchronize(stream));
+    if (remaining == 0) break;
+    if (launched >= physics::kWideMaxDepth) {
       return Error{"the BVH is deeper than " + std::to_string(physics::kWideMaxDepth) +
                    " wide levels (the traversal stack's limit); its " + std::to_string(n) +
                    " triangles are too unevenly spread for this builder"};
     }
-    LT_CUDA_TRY(cudaMemsetAsync(counters_.get() + 2, 0, sizeof(uint32_t), stream));
-    CollapseLevelKernel<<<Blocks(items), kBlock, 0, stream>>>(
-        nodes_.get(), leaf_.get(), sorted_.get(), order_.get(), items_[cur].get(), items,
-        wide_nodes_.get(), wide_triangles_.get(), counters_.get(), items_[cur ^ 1].get());
-    LT_CUDA_TRY(cudaGetLastError());
-    LT_CUDA_TRY(cudaMemcpyAsync(&items, counters_.get() + 2, sizeof(items), cudaMemcpyDeviceToHost,
-                                stream));
-    LT_CUDA_TRY(cudaStreamSynchronize(stream));
   }
+  std::vector<uint32_t> per_level(launched);
+  LT_CUDA_TRY(cudaMemcpyAsync(per_level.data(), level_counts, launched * sizeof(uint32_t),
+                              cudaMemcpyDeviceToHost, stream));
   uint32_t done[2] = {0, 0};
   LT_CUDA_TRY(cudaMemcpyAsync(done, counters_.get(), sizeof(done), cudaMemcpyDeviceToHost, stream));
   LT_CUDA_TRY(cudaStreamSynchronize(stream));
@@ -163,7 +183,8 @@ Status DeviceBvh::Collapse(cudaStream_t stream) {
                  " triangles (a bug)"};
   }
   wide_nodes_count_ = done[0];
-  wide_depth_ = depth;
+  wide_depth_ = static_cast<int>(
+      std::count_if(per_level.begin(), per_level.end(), [](uint32_t c) { return c > 0; }));
   return {};
 }
 

@@ -212,9 +212,10 @@ LT_HD inline void WideChildEntries(const WideNode& n, const float o[3], const fl
     for (int a = 0; a < 3; ++a) {
       const float near = (WideGridValue(near_row[a], k, n.step[a], base[a]) - o[a]) * inv_d[a];
       const float far = (WideGridValue(far_row[a], k, n.step[a], base[a]) - o[a]) * inv_d[a];
-      // NaN from 0 * inf (a ray in a box's face plane) leaves the bound unchanged.
-      t0 = near > t0 ? near : t0;
-      t1 = far < t1 ? far : t1;
+      // fmaxf and fminf return the other operand for a NaN (0 * inf, a ray in a box's face
+      // plane), leaving the bound unchanged; one instruction each on the GPU.
+      t0 = fmaxf(t0, near);
+      t1 = fminf(t1, far);
     }
     t_enter[k] = (n.child[k] != 0 && t0 <= t1 * 1.0000002f) ? t0 : kInf;
   }
