@@ -1,6 +1,7 @@
 // CUDA backend: the shared beam pipeline (beam_pipeline.h) in one thread per beam, closest
 // hits on the GPU-built BVHs in float, refined in double on the hit triangle's plane exactly
 // as the CPU backend refines Embree's hits (ADR 0002), so both report the same ranges.
+#include <thrust/iterator/transform_output_iterator.h>
 #include <algorithm>
 #include <cub/device/device_radix_sort.cuh>
 #include <cub/device/device_select.cuh>
@@ -196,6 +197,14 @@ struct IsValid {
   __device__ bool operator()(const BeamRecord& r) const { return r.valid != 0; }
 };
 
+// The select writes the valid records straight into their compact form.
+struct ToCompact {
+  __device__ CompactRecord operator()(const BeamRecord& r) const { return Compact(r); }
+};
+inline auto CompactOutput(CompactRecord* out) {
+  return thrust::make_transform_output_iterator(out, ToCompact());
+}
+
 }  // namespace
 
 Status CudaAvailable() {
@@ -242,12 +251,12 @@ struct CudaSimulator::Impl {
   DeviceBuffer<physics::Pose<double>> traj_pose;
   std::vector<std::unique_ptr<cuda::DeviceBvh>> bvhs;
   DeviceBuffer<BvhChunk> chunks;
-  DeviceBuffer<BeamRecord> records;  // one batch
-  DeviceBuffer<BeamRecord> returns;  // its valid records, compacted in beam order
+  DeviceBuffer<BeamRecord> records;     // one batch
+  DeviceBuffer<CompactRecord> returns;  // its valid records, compacted in beam order
   DeviceBuffer<uint32_t> return_count;
   DeviceBuffer<unsigned char> select_temp;
   size_t select_temp_bytes = 0;
-  BeamRecord* host_records = nullptr;  // pinned: the copy back runs at full PCIe speed
+  CompactRecord* host_records = nullptr;  // pinned: the copy back runs at full PCIe speed
   cudaEvent_t start = nullptr, kernel_done = nullptr, copied = nullptr, signal_done = nullptr;
   double kernel_ms = 0, total_ms = 0;
   double signal_ms = 0;  // threshold detector: raster and sub-ray stage (stages 1-3)
@@ -353,11 +362,12 @@ Status CudaSimulator::Impl::SimulateBeams(const FrameContext& context, uint32_t 
     // Only the returns travel to the host (a third of the beams on the lab scene), in beam
     // order: DeviceSelect is stable.
     size_t temp_bytes = select_temp_bytes;
-    LT_CUDA_TRY(cub::DeviceSelect::If(select_temp.get(), temp_bytes, records.get(), returns.get(),
-                                      return_count.get(), static_cast<int>(slots), IsValid()));
+    LT_CUDA_TRY(cub::DeviceSelect::If(select_temp.get(), temp_bytes, records.get(),
+                                      CompactOutput(returns.get()), return_count.get(),
+                                      static_cast<int>(slots), IsValid()));
     uint32_t count = 0;
     LT_CUDA_TRY(cudaMemcpy(&count, return_count.get(), sizeof(count), cudaMemcpyDeviceToHost));
-    LT_CUDA_TRY(cudaMemcpy(host_records, returns.get(), count * sizeof(BeamRecord),
+    LT_CUDA_TRY(cudaMemcpy(host_records, returns.get(), count * sizeof(CompactRecord),
                            cudaMemcpyDeviceToHost));
     LT_CUDA_TRY(cudaEventRecord(copied));
     LT_CUDA_TRY(cudaEventSynchronize(copied));
@@ -371,7 +381,8 @@ Status CudaSimulator::Impl::SimulateBeams(const FrameContext& context, uint32_t 
       LT_CUDA_TRY(cudaEventElapsedTime(&s_ms, start, signal_done));
       signal_ms += s_ms;
     }
-    AppendRecords(host_records, count, profile->detector.kind == DetectorKind::kThreshold, f);
+    AppendCompactRecords(profile->Pattern(), context.frame_start_s, host_records, count,
+                         profile->detector.kind == DetectorKind::kThreshold, f);
   }
   return {};
 }
@@ -394,7 +405,7 @@ Expected<std::unique_ptr<CudaSimulator>> CudaSimulator::Create(const Scene& scen
   m.echoes_per_beam = profile.EchoesPerBeam();
   size_t free_bytes = 0, total_bytes = 0;
   LT_CUDA_TRY(cudaMemGetInfo(&free_bytes, &total_bytes));
-  // Per beam of a batch: its K records, their compacted copies, CUB's scan state (a few
+  // Per beam of a batch: its K records, their compact copies, CUB's scan state (a few
   // bytes); threshold detector: its sub-rays' contribution slots and counts, and the work
   // sort's keys, ids and scratch (32 bytes).
   const bool threshold = profile.detector.kind == DetectorKind::kThreshold;
@@ -402,7 +413,7 @@ Expected<std::unique_ptr<CudaSimulator>> CudaSimulator::Create(const Scene& scen
       threshold ? size_t{profile.footprint.sub_rays} * profile.detector.max_surfaces_per_sub_ray
                 : 0;
   auto plan = PlanGpuMemory(free_bytes, scene.TriangleCount(), m.beams,
-                            m.echoes_per_beam * (2 * sizeof(BeamRecord) + 16) +
+                            m.echoes_per_beam * (sizeof(BeamRecord) + sizeof(CompactRecord) + 16) +
                                 sub_ray_slots * sizeof(physics::SignalContribution) +
                                 (threshold ? profile.footprint.sub_rays + 32 : 0),
                             options.max_triangles_per_bvh, options.max_beams_per_batch);
@@ -464,8 +475,9 @@ Expected<std::unique_ptr<CudaSimulator>> CudaSimulator::Create(const Scene& scen
                                                 m.active.get(), static_cast<int>(batch_beams)));
     if (Status s = m.active_temp.Reserve(m.active_temp_bytes); !s.ok()) return s.error();
   }
-  LT_CUDA_TRY(cub::DeviceSelect::If(nullptr, m.select_temp_bytes, m.records.get(), m.returns.get(),
-                                    m.return_count.get(), static_cast<int>(batch), IsValid()));
+  LT_CUDA_TRY(cub::DeviceSelect::If(nullptr, m.select_temp_bytes, m.records.get(),
+                                    CompactOutput(m.returns.get()), m.return_count.get(),
+                                    static_cast<int>(batch), IsValid()));
   if (Status s = m.select_temp.Reserve(m.select_temp_bytes); !s.ok()) return s.error();
   LT_CUDA_TRY(cudaEventCreate(&m.start));
   LT_CUDA_TRY(cudaEventCreate(&m.kernel_done));
@@ -473,7 +485,7 @@ Expected<std::unique_ptr<CudaSimulator>> CudaSimulator::Create(const Scene& scen
   LT_CUDA_TRY(cudaEventCreate(&m.signal_done));
   LT_CUDA_TRY(cudaDeviceSynchronize());
   LT_CUDA_TRY(cudaMallocHost(reinterpret_cast<void**>(&m.host_records),
-                             std::max<size_t>(1, batch) * sizeof(BeamRecord)));
+                             std::max<size_t>(1, batch) * sizeof(CompactRecord)));
   return std::unique_ptr<CudaSimulator>(new CudaSimulator(std::move(impl)));
 }
 

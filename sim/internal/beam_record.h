@@ -6,6 +6,8 @@
 #include <cstdint>
 #include <vector>
 
+#include "lidartwin/physics/hd.h"
+#include "lidartwin/physics/scan_pattern.h"
 #include "lidartwin/sim/frame.h"
 
 namespace lt {
@@ -26,6 +28,46 @@ struct BeamRecord {
   float echo_pulse_width_ns;  // threshold detector only
   uint32_t return_index;      // the echo's place in range order among the beam's echoes
 };
+
+// A valid record as it travels from the GPU to the host: 44 bytes instead of 72. The channel,
+// column and time of a beam are left out: the host computes them from the beam index and its
+// own copy of the scan tables, with the same ScanBeam the CPU backend runs.
+struct CompactRecord {
+  uint32_t beam;
+  float x_m, y_m, z_m;
+  float range_m;
+  float intensity;
+  float reflectance;
+  uint32_t instance;
+  float echo_pulse_width_ns;
+  uint16_t material;
+  uint16_t semantic;
+  uint8_t return_index;
+  uint8_t pad[3];
+};
+static_assert(sizeof(CompactRecord) == 44);
+
+LT_HD inline CompactRecord Compact(const BeamRecord& r) {
+  return {r.beam,
+          r.x_m,
+          r.y_m,
+          r.z_m,
+          r.range_m,
+          r.intensity,
+          r.reflectance,
+          r.instance,
+          r.echo_pulse_width_ns,
+          static_cast<uint16_t>(r.material),
+          static_cast<uint16_t>(r.semantic),
+          static_cast<uint8_t>(r.return_index),
+          {0, 0, 0}};
+}
+
+// Compact records as a frame's points, channel, column and time from `scan` (host tables) and
+// the frame's start time; what AppendRecords gives for the full records.
+void AppendCompactRecords(const physics::ScanPattern<double>& scan, double frame_start_s,
+                          const CompactRecord* records, uint32_t count, bool with_pulse_width,
+                          Frame& frame);
 
 // The valid records, in the order given (beam order, then echo order), as a frame's points;
 // with_pulse_width: the detector models the echo pulse width, so the frame carries it.

@@ -238,7 +238,10 @@ LT_HD int64_t WideBvhTraverse(const WideBvhView& bvh, const float o[3], const fl
   const float inv_d[3] = {1.0f / d[0], 1.0f / d[1], 1.0f / d[2]};
   // Near plane of each axis: the low bound for a positive direction, else the high one.
   const bool negative[3] = {inv_d[0] < 0, inv_d[1] < 0, inv_d[2] < 0};
+  // Each entry keeps where the ray enters it: an entry beyond the best hit found since it was
+  // pushed is dropped at the pop, without fetching its node (closest hit only).
   int32_t stack[kWideStackSize];
+  float stack_t[kWideStackSize];
   int sp = 0;
   int32_t item = 0;  // the root
   for (;;) {
@@ -279,14 +282,23 @@ LT_HD int64_t WideBvhTraverse(const WideBvhView& bvh, const float o[3], const fl
       order(1, 3);
       order(1, 2);
       // The far ones on the stack, farthest deepest; the nearest is visited next.
-      if (t[3] < kInf) stack[sp++] = c[3];
-      if (t[2] < kInf) stack[sp++] = c[2];
-      if (t[1] < kInf) stack[sp++] = c[1];
+      auto push = [&](int k) {
+        if (t[k] < kInf) {
+          stack[sp] = c[k];
+          stack_t[sp++] = t[k];
+        }
+      };
+      push(3);
+      push(2);
+      push(1);
       if (t[0] < kInf) {
         item = c[0];
         continue;
       }
     }
+    // The widening of the box test: an entry up to t_best * 1.0000002 may still hold a hit.
+    while (sp > 0 && !kAnyHit && stack_t[sp - 1] > t_best * 1.0000002f)
+      --sp;
     if (sp == 0) break;
     item = stack[--sp];
   }
