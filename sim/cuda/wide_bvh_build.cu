@@ -4,6 +4,9 @@
 #include <string>
 #include <vector>
 
+#include <cooperative_groups.h>
+#include <cooperative_groups/scan.h>
+
 #include "lbvh.h"
 #include "lidartwin/physics/bvh_collapse.h"
 
@@ -11,6 +14,7 @@ namespace lt::cuda {
 
 namespace {
 
+namespace cg = cooperative_groups;
 using physics::BvhNode;
 using physics::BvhTriangle;
 using physics::CollapseCost;
@@ -58,32 +62,57 @@ __global__ void CollapseCostKernel(const BvhNode* nodes, uint32_t n, const int32
   }
 }
 
+// `n` slots from *counter for each active thread, one atomic per warp: the warp's threads take
+// consecutive ranges in lane order (slots of one node's children end up side by side).
+__device__ uint32_t WarpAllocate(uint32_t* counter, uint32_t n) {
+  const cg::coalesced_group g = cg::coalesced_threads();
+  const uint32_t offset = cg::exclusive_scan(g, n);
+  uint32_t base = 0;
+  if (g.thread_rank() == g.size() - 1) base = atomicAdd(counter, offset + n);
+  return g.shfl(base, g.size() - 1) + offset;
+}
+
 // Pass 2, one level: each item fills its wide node; its internal children become the items of
 // the next level (*next_count of them), its leaves take their triangles' slots. counters:
-// [0] wide nodes so far, [1] leaf triangles so far.
+// [0] wide nodes so far, [1] leaf triangles so far. A node's internal children get adjacent
+// nodes and its leaves adjacent triangles, so a ray that visits several of them reads memory
+// that is close together.
 __global__ void CollapseLevelKernel(const BvhNode* nodes, const uint8_t* leaf,
-                                    const BvhTriangle* sorted, const uint32_t* order,
-                                    const CollapseItem* items, const uint32_t* item_count,
-                                    WideNode* wide, WideTriangle* triangles, uint32_t* counters,
-                                    CollapseItem* next, uint32_t* next_count) {
+                                    const CollapseCost* costs, const BvhTriangle* sorted,
+                                    const uint32_t* order, const CollapseItem* items,
+                                    const uint32_t* item_count, WideNode* wide,
+                                    WideTriangle* triangles, uint32_t* counters, CollapseItem* next,
+                                    uint32_t* next_count) {
   const uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= *item_count) return;
   const CollapseItem item = items[i];
   int32_t child[kWideArity];
   physics::BvhBox box[kWideArity];
   const int count = physics::OpenWideNode(nodes, leaf, item.binary, child, box);
+  uint32_t inner = 0, leaf_triangles = 0;
+  for (int k = 0; k < count; ++k) {
+    if (child[k] < 0)
+      ++leaf_triangles;
+    else if (leaf[child[k]])
+      leaf_triangles += costs[child[k]].count;
+    else
+      ++inner;
+  }
+  uint32_t triangle_at = WarpAllocate(&counters[1], leaf_triangles);
+  uint32_t node_at = WarpAllocate(&counters[0], inner);
+  uint32_t item_at = WarpAllocate(next_count, inner);
   int32_t word[kWideArity];
   for (int k = 0; k < count; ++k) {
     if (child[k] < 0 || leaf[child[k]]) {
       uint32_t at[kWideLeafMax];
       const int m = physics::LeafTriangles(nodes, child[k], at);
-      const uint32_t first = atomicAdd(&counters[1], static_cast<uint32_t>(m));
       for (int j = 0; j < m; ++j)
-        triangles[first + j] = physics::MakeWideTriangle(sorted[at[j]], order[at[j]]);
-      word[k] = physics::WideLeaf(first, static_cast<uint32_t>(m));
+        triangles[triangle_at + j] = physics::MakeWideTriangle(sorted[at[j]], order[at[j]]);
+      word[k] = physics::WideLeaf(triangle_at, static_cast<uint32_t>(m));
+      triangle_at += static_cast<uint32_t>(m);
     } else {
-      const auto w = static_cast<int32_t>(atomicAdd(&counters[0], 1u));
-      next[atomicAdd(next_count, 1u)] = {w, child[k]};
+      const auto w = static_cast<int32_t>(node_at++);
+      next[item_at++] = {w, child[k]};
       word[k] = w;
     }
   }
@@ -156,7 +185,7 @@ Status DeviceBvh::Collapse(cudaStream_t stream) {
       // At most 4^d items at level d, and never more than max_items.
       const uint32_t bound = d < 16 ? std::min<uint32_t>(max_items, 1u << (2 * d)) : max_items;
       CollapseLevelKernel<<<Blocks(bound), kBlock, 0, stream>>>(
-          nodes_.get(), leaf_.get(), sorted_.get(), order_.get(), items_[d & 1].get(),
+          nodes_.get(), leaf_.get(), costs_.get(), sorted_.get(), order_.get(), items_[d & 1].get(),
           level_counts + d, wide_nodes_.get(), wide_triangles_.get(), counters_.get(),
           items_[(d + 1) & 1].get(), level_counts + d + 1);
       LT_CUDA_TRY(cudaGetLastError());
