@@ -6,6 +6,7 @@
 #include <thread>
 
 #include "cpu/cpu_simulator.h"
+#include "cpu/prefetched_hits.h"
 #include "internal/frame_setup.h"
 
 namespace lt {
@@ -20,6 +21,27 @@ CpuSimulator::CpuSimulator(const Scene& scene, const SensorProfile& profile,
       objects_(ObjectInfos(scene, profile.wavelength_nm)) {}
 
 CpuSimulator::~CpuSimulator() = default;
+
+FrameContext CpuFrameContext(const SensorProfile& profile, const Trajectory& trajectory,
+                             const std::vector<ObjectInfo>& objects, uint64_t seed,
+                             uint32_t frame_index) {
+  const double period = profile.FramePeriodS();
+  const double t0 = trajectory.start_time_s + frame_index * period;
+  return {profile.Pattern(),
+          {trajectory.time_s.data(), trajectory.poses.data(),
+           static_cast<int>(trajectory.poses.size()), trajectory.motion_correction},
+          profile.Detector(),
+          profile.FootprintView(),
+          FrameSignalChain(profile),
+          AngularRasterView{},
+          profile.EchoesPerBeam(),
+          objects.data(),
+          seed,
+          frame_index,
+          t0,
+          trajectory.At(t0 + period),
+          {profile.beam_origin_m[0], profile.beam_origin_m[1], profile.beam_origin_m[2]}};
+}
 
 namespace {
 
@@ -59,21 +81,8 @@ Expected<Frame> CpuSimulator::Simulate(uint32_t frame_index) {
   const uint32_t beams = profile_.BeamCount();
   const double period = profile_.FramePeriodS();
   const double t0 = trajectory_.start_time_s + frame_index * period;
-  FrameContext context{
-      profile_.Pattern(),
-      {trajectory_.time_s.data(), trajectory_.poses.data(),
-       static_cast<int>(trajectory_.poses.size()), trajectory_.motion_correction},
-      profile_.Detector(),
-      profile_.FootprintView(),
-      FrameSignalChain(profile_),
-      AngularRasterView{},
-      profile_.EchoesPerBeam(),
-      objects_.data(),
-      options_.seed,
-      frame_index,
-      t0,
-      trajectory_.At(t0 + period),
-      {profile_.beam_origin_m[0], profile_.beam_origin_m[1], profile_.beam_origin_m[2]}};
+  FrameContext context =
+      CpuFrameContext(profile_, trajectory_, objects_, options_.seed, frame_index);
   const auto closest = [&](const physics::Vec3<double>& o, const physics::Vec3<double>& d,
                            double t_min, double t_max) {
     const RayHit h = caster_->Closest(o, d, t_min, t_max);
@@ -97,9 +106,25 @@ Expected<Frame> CpuSimulator::Simulate(uint32_t frame_index) {
   }
   const uint32_t k = context.echoes_per_beam;
   std::vector<BeamRecord> records(size_t{beams} * k);
+  // Each thread traces its beams' first queries ahead in packets, a block at a time (small
+  // enough to stay in cache, large enough to fill the packets).
+  constexpr uint32_t kPrefetchBeams = 256;
   auto run = [&](uint32_t begin, uint32_t end) {
-    for (uint32_t i = begin; i < end; ++i)
-      SimulateBeam(context, i, closest, &records[size_t{i} * k]);
+    PrefetchedHits ahead(*caster_, profile_.footprint.sub_rays);
+    for (uint32_t b = begin; b < end; b += kPrefetchBeams) {
+      const uint32_t e = std::min(end, b + kPrefetchBeams);
+      ahead.Prefetch(context, b, e);
+      for (uint32_t i = b; i < e; ++i) {
+        SimulateBeam(
+            context, i,
+            [&](const physics::Vec3<double>& o, const physics::Vec3<double>& d, double t_min,
+                double t_max) {
+              const RayHit h = ahead.Closest(i, o, d, t_min, t_max);
+              return SurfaceHit{h.hit, h.distance_m, h.normal, h.object};
+            },
+            &records[size_t{i} * k]);
+      }
+    }
   };
   const bool moving = scene_.HasMovingObjects();
   for (const BeamSlice& slice :

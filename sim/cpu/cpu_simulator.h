@@ -10,6 +10,12 @@
 
 namespace lt {
 
+// A frame's context on the host: the profile's and trajectory's own tables, `objects` as
+// ObjectInfos gives them (all outlive the context).
+FrameContext CpuFrameContext(const SensorProfile& profile, const Trajectory& trajectory,
+                             const std::vector<ObjectInfo>& objects, uint64_t seed,
+                             uint32_t frame_index);
+
 class CpuSimulator final : public Simulator {
  public:
   CpuSimulator(const Scene& scene, const SensorProfile& profile, const Trajectory& trajectory,

@@ -105,11 +105,54 @@ class EmbreeRayCaster final : public RayCaster {
     rh.hit.geomID = RTC_INVALID_GEOMETRY_ID;
     rh.hit.instID[0] = RTC_INVALID_GEOMETRY_ID;
     rtcIntersect1(rtc_scene_, &context, &rh);
+    return Refine(rh.hit.geomID, rh.hit.primID, origin, dir, t_min, t_max);
+  }
+
+  void ClosestBatch(const RayQuery* queries, size_t n, RayHit* hits) const override {
+    constexpr int kPacket = 8;  // rtcIntersect8: AVX2's width
+    RTCIntersectContext context;
+    rtcInitIntersectContext(&context);
+    // The pipeline's queries come in beam order, neighbours in direction: coherent.
+    context.flags = RTC_INTERSECT_CONTEXT_FLAG_COHERENT;
+    alignas(32) RTCRayHit8 rh;
+    alignas(32) int valid[kPacket];
+    for (size_t first = 0; first < n; first += kPacket) {
+      for (int k = 0; k < kPacket; ++k) {
+        valid[k] = first + k < n ? -1 : 0;
+        const RayQuery& q = queries[first + k < n ? first + k : first];  // masked: a valid ray
+        rh.ray.org_x[k] = static_cast<float>(q.origin.x);
+        rh.ray.org_y[k] = static_cast<float>(q.origin.y);
+        rh.ray.org_z[k] = static_cast<float>(q.origin.z);
+        rh.ray.dir_x[k] = static_cast<float>(q.unit_direction.x);
+        rh.ray.dir_y[k] = static_cast<float>(q.unit_direction.y);
+        rh.ray.dir_z[k] = static_cast<float>(q.unit_direction.z);
+        rh.ray.tnear[k] = static_cast<float>(q.t_min);
+        rh.ray.tfar[k] = static_cast<float>(q.t_max);
+        rh.ray.mask[k] = 0xFFFFFFFFu;
+        rh.ray.flags[k] = 0;
+        rh.ray.time[k] = 0;
+        rh.hit.geomID[k] = RTC_INVALID_GEOMETRY_ID;
+        rh.hit.instID[0][k] = RTC_INVALID_GEOMETRY_ID;
+      }
+      rtcIntersect8(valid, rtc_scene_, &context, &rh);
+      for (int k = 0; k < kPacket && first + k < n; ++k) {
+        const RayQuery& q = queries[first + k];
+        hits[first + k] = Refine(rh.hit.geomID[k], rh.hit.primID[k], q.origin, q.unit_direction,
+                                 q.t_min, q.t_max);
+      }
+    }
+  }
+
+ private:
+  // Embree's float hit (geometry, primitive) as a RayHit: distance and normal recomputed in
+  // double on the triangle's plane (ADR 0002).
+  RayHit Refine(unsigned geometry, unsigned primitive, const Vec3<double>& origin,
+                const Vec3<double>& dir, double t_min, double t_max) const {
     RayHit hit;
-    if (rh.hit.geomID == RTC_INVALID_GEOMETRY_ID) return hit;
-    const TriangleMesh& mesh = scene_.objects[rh.hit.geomID].mesh;
-    const auto& tri = mesh.triangles[rh.hit.primID];
-    const auto& v = moved_[rh.hit.geomID].empty() ? mesh.vertices : moved_[rh.hit.geomID];
+    if (geometry == RTC_INVALID_GEOMETRY_ID) return hit;
+    const TriangleMesh& mesh = scene_.objects[geometry].mesh;
+    const auto& tri = mesh.triangles[primitive];
+    const auto& v = moved_[geometry].empty() ? mesh.vertices : moved_[geometry];
     const Vec3<double> a = Vertex(v, tri[0]);
     const Vec3<double> n =
         physics::Normalized(physics::Cross(Vertex(v, tri[1]) - a, Vertex(v, tri[2]) - a));
@@ -118,13 +161,12 @@ class EmbreeRayCaster final : public RayCaster {
     if (!(t >= t_min && t <= t_max)) return hit;
     hit.hit = true;
     hit.distance_m = t;
-    hit.object = rh.hit.geomID;
-    hit.triangle = rh.hit.primID;
+    hit.object = geometry;
+    hit.triangle = primitive;
     hit.normal = n;
     return hit;
   }
 
- private:
   const Scene& scene_;
   RTCDevice device_ = nullptr;
   RTCScene rtc_scene_ = nullptr;

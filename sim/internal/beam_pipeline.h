@@ -20,6 +20,7 @@
 #include "lidartwin/physics/return_signal.h"
 #include "lidartwin/physics/scan_pattern.h"
 #include "lidartwin/physics/surface_response.h"
+#include "lidartwin/sim/ray_query.h"
 
 namespace lt {
 
@@ -99,13 +100,20 @@ struct SubRayReturn {
 
 // ClosestHit: SurfaceHit(const Vec3<double>& origin, const Vec3<double>& unit_dir,
 //                        double t_min, double t_max).
+// The query of a single-hit sub-ray leaving the sensor at `pose` along dir_sensor.
+LT_HD inline RayQuery SubRayQuery(const FrameContext& c, const physics::Pose<double>& pose,
+                                  const physics::Vec3<double>& dir_sensor) {
+  return {pose.translation, physics::Rotate(pose.rotation, dir_sensor), c.detector.min_range_m,
+          c.detector.max_range_m};
+}
+
 template <typename ClosestHit>
 LT_HD SubRayReturn TraceSubRay(const FrameContext& c, uint32_t beam, uint32_t sub_ray,
                                const physics::Vec3<double>& dir_sensor,
                                const physics::Pose<double>& pose, ClosestHit& closest_hit) {
-  const physics::Vec3<double> dir_world = physics::Rotate(pose.rotation, dir_sensor);
-  const SurfaceHit hit =
-      closest_hit(pose.translation, dir_world, c.detector.min_range_m, c.detector.max_range_m);
+  const RayQuery q = SubRayQuery(c, pose, dir_sensor);
+  const physics::Vec3<double>& dir_world = q.unit_direction;
+  const SurfaceHit hit = closest_hit(q.origin, dir_world, q.t_min, q.t_max);
   if (!hit.hit) return {{false, {0, 0, 0}, 0, 0}, nullptr};
   const ObjectInfo& o = c.objects[hit.object];
   return {physics::DetectReturn(
@@ -149,6 +157,14 @@ LT_HD inline BeamRecord PointRecord(uint32_t beam, const physics::BeamSample<dou
   return r;
 }
 
+// The one sub-ray of n that random selection traces (seed 003), keyed by (seed, frame, beam).
+LT_HD inline uint32_t SelectedSubRay(const FrameContext& c, uint32_t beam, uint32_t n) {
+  if (n <= 1) return 0;
+  const physics::Philox4x32 w = physics::RandomWords(
+      physics::RandomKey{c.seed, c.frame, beam, 0, physics::kStreamSubRaySelect});
+  return w.v[0] % n;
+}
+
 // Ideal and capability detectors: one point per beam from the nearest hit of one sub-ray
 // (random selection) or the average of all sub-rays (seed 003 "Beam Divergence").
 template <typename ClosestHit>
@@ -165,12 +181,7 @@ LT_HD BeamRecord SimulateBeamSingleHit(const FrameContext& c, uint32_t beam,
   physics::Vec3<double> point{0, 0, 0};
   if (n == 1 || c.footprint.mode == physics::DivergenceMode::kRandomSelection) {
     // Random selection (seed 003): only the chosen sub-ray's output counts, so only it is traced.
-    uint32_t k = 0;
-    if (n > 1) {
-      const physics::Philox4x32 w = physics::RandomWords(
-          physics::RandomKey{c.seed, c.frame, beam, 0, physics::kStreamSubRaySelect});
-      k = w.v[0] % n;
-    }
+    const uint32_t k = SelectedSubRay(c, beam, n);
     const SubRayReturn s =
         TraceSubRay(c, beam, k, SubRayDirection(c, beam, k, central), pose, closest_hit);
     if (!s.ret.valid) return r;
@@ -251,6 +262,13 @@ LT_HD inline BeamSetup SetUpBeam(const FrameContext& c, uint32_t beam) {
   return s;
 }
 
+// The first query of a traced threshold sub-ray: from the beam's pose, out to the reach.
+LT_HD inline RayQuery SignalFirstQuery(const FrameContext& c, const BeamSetup& s,
+                                       const SubRay& sub) {
+  return {s.pose.translation, physics::Rotate(s.pose.rotation, sub.dir), c.detector.min_range_m,
+          SubRayReach(c)};
+}
+
 // Stages 2-3 for sub-ray k, traced: followed through up to max_surfaces surfaces, each hit
 // adds its received power at its range (seed 004 eq. 3-5, seed 002 eq. 2). Writes at most
 // min(max_surfaces, room) contributions to `out` and returns how many.
@@ -261,9 +279,10 @@ LT_HD uint32_t TraceSubRaySignal(const FrameContext& c, uint32_t beam, uint32_t 
   const uint32_t n = c.footprint.sub_rays > 1 ? c.footprint.sub_rays : 1;
   const SubRay sub = FootprintSubRay(c, beam, k, n, s.b, s.shift);
   double weight = sub.weight;
-  const physics::Vec3<double> dir_world = physics::Rotate(s.pose.rotation, sub.dir);
-  const double t_max = SubRayReach(c);
-  double t_min = c.detector.min_range_m;
+  const RayQuery first = SignalFirstQuery(c, s, sub);
+  const physics::Vec3<double>& dir_world = first.unit_direction;
+  const double t_max = first.t_max;
+  double t_min = first.t_min;
   uint32_t count = 0;
   for (uint32_t surface = 0; surface < c.signal.max_surfaces && count < room; ++surface) {
     const SurfaceHit hit = closest_hit(s.pose.translation, dir_world, t_min, t_max);
@@ -410,6 +429,32 @@ LT_HD inline void WriteEchoes(const FrameContext& c, uint32_t beam,
 }
 
 // One beam: writes c.echoes_per_beam record slots starting at `out`; unused slots are invalid.
+// The first query of each sub-ray SimulateBeam traces for `beam`, in the order it issues
+// them: what a caller can trace ahead, in packets (the CPU backend). A threshold sub-ray may
+// follow with more queries, past the surfaces it meets; the raster gather issues none. Writes
+// at most max(1, sub_rays) queries; returns how many.
+LT_HD inline uint32_t FirstQueries(const FrameContext& c, uint32_t beam, RayQuery* out) {
+  const uint32_t n = c.footprint.sub_rays > 1 ? c.footprint.sub_rays : 1;
+  if (c.detector.model != physics::DetectorModel::kThreshold) {
+    const physics::BeamSample<double> b = physics::ScanBeam(c.scan, beam);
+    const physics::Pose<double> pose = EmitterPoseAt(c, c.frame_start_s + b.time_s);
+    const physics::Vec3<double> central = physics::BeamDirection(b.azimuth_rad, b.elevation_rad);
+    if (n == 1 || c.footprint.mode == physics::DivergenceMode::kRandomSelection) {
+      const uint32_t k = SelectedSubRay(c, beam, n);
+      out[0] = SubRayQuery(c, pose, SubRayDirection(c, beam, k, central));
+      return 1;
+    }
+    for (uint32_t k = 0; k < n; ++k)
+      out[k] = SubRayQuery(c, pose, SubRayDirection(c, beam, k, central));
+    return n;
+  }
+  if (c.signal.raster_gather) return 0;
+  const BeamSetup s = SetUpBeam(c, beam);
+  for (uint32_t k = 0; k < n; ++k)
+    out[k] = SignalFirstQuery(c, s, FootprintSubRay(c, beam, k, n, s.b, s.shift));
+  return n;
+}
+
 template <typename ClosestHit>
 LT_HD void SimulateBeam(const FrameContext& c, uint32_t beam, ClosestHit&& closest_hit,
                         BeamRecord* out) {

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <random>
+#include <vector>
 
 #include "lidartwin/physics/ray_triangle.h"
 
@@ -73,6 +74,63 @@ TEST(RayCaster, HonoursTheRangeInterval) {
   EXPECT_DOUBLE_EQ(caster->Closest({0, 0, 0}, {1, 0, 0}, 0.1, 10).distance_m, 5.0);
   EXPECT_FALSE(caster->Closest({0, 0, 0}, {1, 0, 0}, 0.1, 4.9).hit);
   EXPECT_FALSE(caster->Closest({0, 0, 0}, {-1, 0, 0}, 0.1, 100).hit);
+}
+
+// The batch (8-wide packets) gives exactly the hits of one ray at a time: the CPU backend
+// traces the pipeline's queries ahead with it and must not change a frame by doing so.
+TEST(RayCaster, BatchEqualsOneRayAtATime) {
+  std::mt19937_64 rng(99);
+  std::uniform_real_distribution<double> pos(-20, 20), unit(-1, 1), size(0.01, 5);
+  Scene scene;
+  scene.materials.materials.push_back({"m", {1.0}, {0.5}, "test"});
+  SceneObject soup;
+  for (int t = 0; t < 2000; ++t) {
+    const Vec3<double> c{pos(rng), pos(rng), pos(rng)};
+    const double s = size(rng);
+    const auto base = static_cast<uint32_t>(soup.mesh.vertices.size());
+    for (int k = 0; k < 3; ++k)
+      soup.mesh.vertices.push_back({c.x + s * unit(rng), c.y + s * unit(rng), c.z + s * unit(rng)});
+    soup.mesh.triangles.push_back({base, base + 1, base + 2});
+  }
+  scene.objects.push_back(soup);
+  // A ground square split along its diagonal, for rays exactly along the shared edge.
+  SceneObject ground;
+  ground.mesh.vertices = {{-30, -30, -25}, {30, -30, -25}, {30, 30, -25}, {-30, 30, -25}};
+  ground.mesh.triangles = {{0, 1, 2}, {0, 2, 3}};
+  scene.objects.push_back(ground);
+  const auto caster = RayCaster::Create(scene);
+  ASSERT_TRUE(caster);
+  std::vector<RayQuery> queries;
+  for (int r = 0; r < 3001; ++r) {  // not a multiple of the packet width
+    RayQuery q;
+    if (r % 5 == 0) {  // from one point along a fan down to the diagonal y = x
+      q.origin = {0, 0, 0};
+      q.unit_direction = physics::Normalized(Vec3<double>{1, 1, -0.2 - r * 1e-4});
+    } else {
+      q.origin = {pos(rng), pos(rng), pos(rng)};
+      q.unit_direction = physics::Normalized(Vec3<double>{unit(rng), unit(rng), unit(rng)});
+    }
+    q.t_min = r % 3 == 0 ? 1e-3 : 2.0;
+    q.t_max = r % 4 == 0 ? 15.0 : 1e30;
+    queries.push_back(q);
+  }
+  std::vector<RayHit> batch(queries.size());
+  caster->ClosestBatch(queries.data(), queries.size(), batch.data());
+  int hits = 0;
+  for (size_t i = 0; i < queries.size(); ++i) {
+    const RayQuery& q = queries[i];
+    const RayHit one = caster->Closest(q.origin, q.unit_direction, q.t_min, q.t_max);
+    ASSERT_EQ(batch[i].hit, one.hit) << "query " << i;
+    hits += one.hit;
+    if (!one.hit) continue;
+    EXPECT_EQ(batch[i].distance_m, one.distance_m) << "query " << i;
+    EXPECT_EQ(batch[i].object, one.object) << "query " << i;
+    EXPECT_EQ(batch[i].triangle, one.triangle) << "query " << i;
+    EXPECT_EQ(batch[i].normal.x, one.normal.x);
+    EXPECT_EQ(batch[i].normal.z, one.normal.z);
+  }
+  EXPECT_GT(hits, 1000);
+  caster->ClosestBatch(nullptr, 0, nullptr);  // nothing to do, nothing touched
 }
 
 }  // namespace

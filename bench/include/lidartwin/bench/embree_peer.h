@@ -1,8 +1,8 @@
 // Embree at its best, the GPU tracer's peer (issue 14): a high-quality build of the triangle
 // soup (RTC_BUILD_QUALITY_HIGH, no robust flag), 8-wide ray packets (rtcIntersect8) with a
 // coherent context where the rays are coherent, on every thread; beside it the bench keeps
-// the figure of Embree as the CPU backend calls it (one ray at a time, with its double
-// refinement), so both are reported from the same rays in the same run.
+// the figure of Embree as the CPU backend calls it (8-wide packets too, but on its ROBUST
+// scene, with its double refinement), so both are reported from the same rays in the same run.
 #pragma once
 
 #include <cstdint>

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "lidartwin/physics/vec3.h"
+#include "lidartwin/sim/ray_query.h"
 #include "lidartwin/sim/scene.h"
 
 namespace lt {
@@ -28,6 +29,10 @@ class RayCaster {
   virtual RayHit Closest(const physics::Vec3<double>& origin,
                          const physics::Vec3<double>& unit_direction, double t_min,
                          double t_max) const = 0;
+  // The closest hits of n queries, hits[i] exactly what Closest gives for queries[i]; traced
+  // in packets (Embree's 8-wide queries, about four times the rate of one ray at a time on
+  // coherent rays). Thread-safe.
+  virtual void ClosestBatch(const RayQuery* queries, size_t n, RayHit* hits) const = 0;
   // Moves an object to new world vertices (same count and order as its mesh); takes effect
   // at Commit(), which refits the structure. Neither may run concurrently with Closest.
   virtual void MoveObject(uint32_t object, std::vector<std::array<double, 3>> world_vertices) = 0;
