@@ -444,8 +444,8 @@ Expected<std::unique_ptr<CudaSimulator>> CudaSimulator::Create(const Scene& scen
             threshold ? size_t{m.plan.beams_per_batch} * profile.footprint.sub_rays : 0)}) {
     if (!s.ok()) return s.error();
   }
-  // PLOC: a scene is built once and traced every frame, and PLOC trees trace 1.4-1.5x faster
-  // than LBVH trees on our benchmark cities (bench/RESULTS.md) for a 3-11 ms build. One BVH
+  // PLOC: a scene is built once and traced every frame, and PLOC trees trace 1.6-2.2x faster
+  // than LBVH trees on our benchmark cities (bench/RESULTS.md) for a 4-16 ms build. One BVH
   // per chunk of the plan, built in turn, each freeing its scratch memory for the next.
   std::vector<BvhChunk> chunks;
   const auto n = static_cast<uint32_t>(planes.size());
