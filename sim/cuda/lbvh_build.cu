@@ -1,3 +1,4 @@
+#include <cub/block/block_scan.cuh>
 #include <cub/device/device_radix_sort.cuh>
 #include <cub/device/device_select.cuh>
 
@@ -266,6 +267,101 @@ __global__ void PlocMergeKernel(const int32_t* clusters, const BvhBox* boxes,
   keep[i] = 1;
 }
 
+// The last PLOC iterations, from kPlocTail clusters down to the root, in one block: the
+// clusters live in shared memory and the iterations are separated by barriers, where the
+// grid-wide loop pays a handful of launches and a host round trip for each (the ~40 tail
+// iterations of a 1 M-triangle build cost ~1.5 ms that way, nearly all of it overhead). The
+// same neighbour rule, mutual-pair merge and order-keeping compaction as the kernels above.
+constexpr int kPlocTailThreads = 1024;
+constexpr int kPlocTailPerThread = 4;  // a thread's clusters are consecutive: order is kept
+constexpr int kPlocTail = kPlocTailThreads * kPlocTailPerThread;
+
+__global__ void __launch_bounds__(kPlocTailThreads)
+    PlocTailKernel(const int32_t* clusters, const BvhBox* boxes, int count, BvhNode* nodes,
+                   const int32_t* next_node) {
+  using Scan = cub::BlockScan<int, kPlocTailThreads>;
+  extern __shared__ unsigned char shared_bytes[];
+  auto* s_box = reinterpret_cast<BvhBox*>(shared_bytes);
+  auto* s_cluster = reinterpret_cast<int32_t*>(s_box + kPlocTail);
+  auto* s_neighbour = s_cluster + kPlocTail;
+  __shared__ typename Scan::TempStorage scan_storage;
+  __shared__ int s_next, s_count;
+  const int t = static_cast<int>(threadIdx.x);
+  for (int i = t; i < count; i += kPlocTailThreads) {
+    s_box[i] = boxes[i];
+    s_cluster[i] = clusters[i];
+  }
+  if (t == 0) {
+    s_next = *next_node;
+    s_count = count;
+  }
+  __syncthreads();
+  int n = s_count;
+  while (n > 1) {
+    const int first = t * kPlocTailPerThread;
+    for (int k = 0; k < kPlocTailPerThread; ++k) {
+      const int i = first + k;
+      if (i >= n) break;
+      const BvhBox b = s_box[i];
+      float best = 3.4e38f;
+      int best_j = -1;
+      const int lo = max(0, i - kPlocRadius), hi = min(n - 1, i + kPlocRadius);
+      for (int j = lo; j <= hi; ++j) {
+        if (j == i) continue;
+        const float c = HalfArea(b, s_box[j]);
+        if (c < best) {
+          best = c;
+          best_j = j;
+        }
+      }
+      s_neighbour[i] = best_j;
+    }
+    __syncthreads();
+    // Merge into registers, then compact in place once every thread has read what it needs.
+    int32_t cluster[kPlocTailPerThread];
+    BvhBox box[kPlocTailPerThread];
+    int keep[kPlocTailPerThread];
+    int kept = 0;
+    for (int k = 0; k < kPlocTailPerThread; ++k) {
+      const int i = first + k;
+      keep[k] = 0;
+      if (i >= n) continue;
+      const int j = s_neighbour[i];
+      const bool mutual = j >= 0 && s_neighbour[j] == i;
+      cluster[k] = s_cluster[i];
+      box[k] = s_box[i];
+      if (mutual && i > j) continue;  // the partner keeps the merged cluster
+      keep[k] = 1;
+      ++kept;
+      if (!mutual) continue;
+      const int32_t node = atomicSub(&s_next, 1) - 1;
+      BvhNode m;
+      m.box[0] = box[k];
+      m.box[1] = s_box[j];
+      m.child[0] = cluster[k];
+      m.child[1] = s_cluster[j];
+      m.pad[0] = m.pad[1] = 0;
+      nodes[node] = m;
+      for (int a = 0; a < 3; ++a) {
+        box[k].lo[a] = fminf(m.box[0].lo[a], m.box[1].lo[a]);
+        box[k].hi[a] = fmaxf(m.box[0].hi[a], m.box[1].hi[a]);
+      }
+      cluster[k] = node;
+    }
+    int at = 0, total = 0;
+    Scan(scan_storage).ExclusiveSum(kept, at, total);
+    __syncthreads();  // every read of this iteration is done
+    for (int k = 0; k < kPlocTailPerThread; ++k) {
+      if (!keep[k]) continue;
+      s_cluster[at] = cluster[k];
+      s_box[at] = box[k];
+      ++at;
+    }
+    n = total;
+    __syncthreads();
+  }
+}
+
 // Parent of every node and leaf (internal nodes at [0, n-1), leaves at [n-1, 2n-1)), from the
 // nodes' child links: what the bottom-up box pass climbs, whatever builder made the tree.
 __global__ void ParentsKernel(const BvhNode* nodes, uint32_t n, int32_t* parent) {
@@ -346,7 +442,7 @@ Status DeviceBvh::BuildPloc(uint32_t n, cudaStream_t stream) {
                                          static_cast<int>(n), stream));
   if (Status s = temp_.Reserve(std::max(bytes_c, bytes_b)); !s.ok()) return s;
   int count = static_cast<int>(n);
-  while (count > 1) {
+  while (count > kPlocTail) {
     const unsigned blocks = Blocks(static_cast<uint32_t>(count));
     PlocNeighbourKernel<<<blocks, kBlock, 0, stream>>>(cluster_boxes_[0].get(), count,
                                                        neighbour_.get());
@@ -369,6 +465,12 @@ Status DeviceBvh::BuildPloc(uint32_t n, cudaStream_t stream) {
     if (next >= count) return Error{"PLOC made no progress (a bug): " + std::to_string(count)};
     count = next;
   }
+  constexpr size_t kTailShared = kPlocTail * (sizeof(BvhBox) + 2 * sizeof(int32_t));
+  LT_CUDA_TRY(cudaFuncSetAttribute(PlocTailKernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                   static_cast<int>(kTailShared)));
+  PlocTailKernel<<<1, kPlocTailThreads, kTailShared, stream>>>(
+      clusters_[0].get(), cluster_boxes_[0].get(), count, nodes_.get(), next_node_.get());
+  LT_CUDA_TRY(cudaGetLastError());
   return Parents(stream);
 }
 
