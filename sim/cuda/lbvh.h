@@ -57,7 +57,8 @@ class DeviceBvh {
   DeviceBuffer<physics::BvhBox> cluster_boxes_[2];
   DeviceBuffer<int32_t> neighbour_;
   DeviceBuffer<unsigned char> keep_;
-  DeviceBuffer<int32_t> next_node_, cluster_count_;
+  DeviceBuffer<uint32_t> merged_;  // PLOC: nodes made so far (node index n - 2 - k)
+  DeviceBuffer<int32_t> cluster_count_;
   // The wide tree, and the collapse's costs, leaf marks, level items and counters.
   DeviceBuffer<physics::WideNode> wide_nodes_;
   DeviceBuffer<physics::WideTriangle> wide_triangles_;
@@ -70,8 +71,9 @@ class DeviceBvh {
   Status BuildPloc(uint32_t n, cudaStream_t stream);
   // Parents of the binary tree's nodes and leaves, from its child links.
   Status Parents(cudaStream_t stream);
-  // The binary tree (with parents) into the wide one (wide_bvh_build.cu).
-  Status Collapse(cudaStream_t stream);
+  // The binary tree into the wide one (wide_bvh_build.cu). costs_ready: the builder has filled
+  // costs_ and leaf_ (PLOC, as it merges); otherwise they are computed by climbing parent_.
+  Status Collapse(cudaStream_t stream, bool costs_ready = false);
 };
 
 }  // namespace lt::cuda

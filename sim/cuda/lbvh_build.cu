@@ -1,3 +1,4 @@
+#include <thrust/iterator/zip_iterator.h>
 #include <cub/block/block_scan.cuh>
 #include <cub/device/device_radix_sort.cuh>
 #include <cub/device/device_select.cuh>
@@ -6,6 +7,7 @@
 #include <string>
 
 #include "lbvh.h"
+#include "warp_allocate.cuh"
 
 namespace lt::cuda {
 
@@ -14,6 +16,7 @@ namespace {
 using physics::BvhBox;
 using physics::BvhNode;
 using physics::BvhTriangle;
+using physics::CollapseCost;
 
 constexpr int kBlock = 256;
 
@@ -230,41 +233,53 @@ __global__ void PlocNeighbourKernel(const BvhBox* boxes, int n, int32_t* neighbo
   neighbour[i] = best_j;
 }
 
-// Mutual nearest neighbours merge into a new node (the lower index keeps the cluster); node
-// indices count down from n - 2 so that the last merge, the root, lands at 0.
+// Node `node` over clusters (ca, box a) and (cb, box b); its collapse cost and leaf mark too
+// (bvh_collapse.h, pass 1: PLOC makes children before parents, so the collapse need not climb
+// the tree for them). Returns the merged box.
+__device__ inline BvhBox PlocMakeNode(int32_t node, int32_t ca, const BvhBox& a, int32_t cb,
+                                      const BvhBox& b, BvhNode* nodes, CollapseCost* costs,
+                                      uint8_t* leaf) {
+  BvhNode m;
+  m.box[0] = a;
+  m.box[1] = b;
+  m.child[0] = ca;
+  m.child[1] = cb;
+  m.pad[0] = m.pad[1] = 0;
+  nodes[node] = m;
+  bool as_leaf = false;
+  costs[node] = physics::CombineCollapseCost(m, physics::ChildCollapseCost(m, 0, costs),
+                                             physics::ChildCollapseCost(m, 1, costs), as_leaf);
+  leaf[node] = as_leaf ? 1 : 0;
+  return physics::BoxUnion(a, b);
+}
+
+// Mutual nearest neighbours merge into a new node (the lower index keeps the cluster). Nodes
+// are numbered down from total - 2 in the order they are made (one atomic per warp), so that
+// the last merge, the root, lands at 0.
 __global__ void PlocMergeKernel(const int32_t* clusters, const BvhBox* boxes,
-                                const int32_t* neighbour, int n, BvhNode* nodes, int32_t* next_node,
+                                const int32_t* neighbour, int n, uint32_t total, BvhNode* nodes,
+                                uint32_t* merged, CollapseCost* costs, uint8_t* leaf,
                                 int32_t* out_clusters, BvhBox* out_boxes, unsigned char* keep) {
   const int i = static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x);
   if (i >= n) return;
   const int j = neighbour[i];
   const bool mutual = j >= 0 && neighbour[j] == i;
-  if (!mutual) {
-    out_clusters[i] = clusters[i];
-    out_boxes[i] = boxes[i];
-    keep[i] = 1;
-    return;
-  }
-  if (i > j) {  // the partner keeps the merged cluster
+  const bool makes = mutual && i < j;
+  const uint32_t k = WarpAllocate(merged, makes ? 1u : 0u);
+  if (mutual && i > j) {  // the partner keeps the merged cluster
     keep[i] = 0;
     return;
   }
-  const int32_t node = atomicSub(next_node, 1) - 1;
-  BvhNode m;
-  m.box[0] = boxes[i];
-  m.box[1] = boxes[j];
-  m.child[0] = clusters[i];
-  m.child[1] = clusters[j];
-  m.pad[0] = m.pad[1] = 0;
-  nodes[node] = m;
-  BvhBox u;
-  for (int a = 0; a < 3; ++a) {
-    u.lo[a] = fminf(m.box[0].lo[a], m.box[1].lo[a]);
-    u.hi[a] = fmaxf(m.box[0].hi[a], m.box[1].hi[a]);
-  }
-  out_clusters[i] = node;
-  out_boxes[i] = u;
   keep[i] = 1;
+  if (!makes) {
+    out_clusters[i] = clusters[i];
+    out_boxes[i] = boxes[i];
+    return;
+  }
+  const auto node = static_cast<int32_t>(total - 2 - k);
+  out_boxes[i] =
+      PlocMakeNode(node, clusters[i], boxes[i], clusters[j], boxes[j], nodes, costs, leaf);
+  out_clusters[i] = node;
 }
 
 // The last PLOC iterations, from kPlocTail clusters down to the root, in one block: the
@@ -277,22 +292,23 @@ constexpr int kPlocTailPerThread = 4;  // a thread's clusters are consecutive: o
 constexpr int kPlocTail = kPlocTailThreads * kPlocTailPerThread;
 
 __global__ void __launch_bounds__(kPlocTailThreads)
-    PlocTailKernel(const int32_t* clusters, const BvhBox* boxes, int count, BvhNode* nodes,
-                   const int32_t* next_node) {
+    PlocTailKernel(const int32_t* clusters, const BvhBox* boxes, int count, uint32_t total,
+                   BvhNode* nodes, const uint32_t* merged, CollapseCost* costs, uint8_t* leaf) {
   using Scan = cub::BlockScan<int, kPlocTailThreads>;
   extern __shared__ unsigned char shared_bytes[];
   auto* s_box = reinterpret_cast<BvhBox*>(shared_bytes);
   auto* s_cluster = reinterpret_cast<int32_t*>(s_box + kPlocTail);
   auto* s_neighbour = s_cluster + kPlocTail;
   __shared__ typename Scan::TempStorage scan_storage;
-  __shared__ int s_next, s_count;
+  __shared__ uint32_t s_merged;
+  __shared__ int s_count;
   const int t = static_cast<int>(threadIdx.x);
   for (int i = t; i < count; i += kPlocTailThreads) {
     s_box[i] = boxes[i];
     s_cluster[i] = clusters[i];
   }
   if (t == 0) {
-    s_next = *next_node;
+    s_merged = *merged;
     s_count = count;
   }
   __syncthreads();
@@ -334,18 +350,8 @@ __global__ void __launch_bounds__(kPlocTailThreads)
       keep[k] = 1;
       ++kept;
       if (!mutual) continue;
-      const int32_t node = atomicSub(&s_next, 1) - 1;
-      BvhNode m;
-      m.box[0] = box[k];
-      m.box[1] = s_box[j];
-      m.child[0] = cluster[k];
-      m.child[1] = s_cluster[j];
-      m.pad[0] = m.pad[1] = 0;
-      nodes[node] = m;
-      for (int a = 0; a < 3; ++a) {
-        box[k].lo[a] = fminf(m.box[0].lo[a], m.box[1].lo[a]);
-        box[k].hi[a] = fmaxf(m.box[0].hi[a], m.box[1].hi[a]);
-      }
+      const auto node = static_cast<int32_t>(total - 2 - atomicAdd(&s_merged, 1u));
+      box[k] = PlocMakeNode(node, cluster[k], box[k], s_cluster[j], s_box[j], nodes, costs, leaf);
       cluster[k] = node;
     }
     int at = 0, total = 0;
@@ -423,41 +429,36 @@ Status DeviceBvh::BuildPloc(uint32_t n, cudaStream_t stream) {
     if (Status s = clusters_[k].Reserve(n); !s.ok()) return s;
     if (Status s = cluster_boxes_[k].Reserve(n); !s.ok()) return s;
   }
-  for (Status s : {neighbour_.Reserve(n), keep_.Reserve(n), next_node_.Reserve(1),
-                   cluster_count_.Reserve(1), nodes_.Reserve(n - 1)}) {
+  for (Status s :
+       {neighbour_.Reserve(n), keep_.Reserve(n), merged_.Reserve(1), cluster_count_.Reserve(1),
+        nodes_.Reserve(n - 1), costs_.Reserve(n - 1), leaf_.Reserve(n - 1)}) {
     if (!s.ok()) return s;
   }
   PlocInitKernel<<<Blocks(n), kBlock, 0, stream>>>(sorted_.get(), n, clusters_[0].get(),
                                                    cluster_boxes_[0].get());
-  const int32_t first_node = static_cast<int32_t>(n) - 1;
-  LT_CUDA_TRY(cudaMemcpyAsync(next_node_.get(), &first_node, sizeof(first_node),
-                              cudaMemcpyHostToDevice, stream));
-  // Temporary storage for compacting clusters and boxes (the larger of the two).
-  size_t bytes_c = 0, bytes_b = 0;
-  LT_CUDA_TRY(cub::DeviceSelect::Flagged(nullptr, bytes_c, clusters_[1].get(), keep_.get(),
-                                         clusters_[0].get(), cluster_count_.get(),
-                                         static_cast<int>(n), stream));
-  LT_CUDA_TRY(cub::DeviceSelect::Flagged(nullptr, bytes_b, cluster_boxes_[1].get(), keep_.get(),
-                                         cluster_boxes_[0].get(), cluster_count_.get(),
-                                         static_cast<int>(n), stream));
-  if (Status s = temp_.Reserve(std::max(bytes_c, bytes_b)); !s.ok()) return s;
+  LT_CUDA_TRY(cudaMemsetAsync(merged_.get(), 0, sizeof(uint32_t), stream));
+  // Clusters and their boxes compacted together, in one pass.
+  auto in =
+      thrust::make_zip_iterator(thrust::make_tuple(clusters_[1].get(), cluster_boxes_[1].get()));
+  auto out =
+      thrust::make_zip_iterator(thrust::make_tuple(clusters_[0].get(), cluster_boxes_[0].get()));
+  size_t temp_bytes = 0;
+  LT_CUDA_TRY(cub::DeviceSelect::Flagged(nullptr, temp_bytes, in, keep_.get(), out,
+                                         cluster_count_.get(), static_cast<int>(n), stream));
+  if (Status s = temp_.Reserve(temp_bytes); !s.ok()) return s;
   int count = static_cast<int>(n);
   while (count > kPlocTail) {
     const unsigned blocks = Blocks(static_cast<uint32_t>(count));
     PlocNeighbourKernel<<<blocks, kBlock, 0, stream>>>(cluster_boxes_[0].get(), count,
                                                        neighbour_.get());
     PlocMergeKernel<<<blocks, kBlock, 0, stream>>>(
-        clusters_[0].get(), cluster_boxes_[0].get(), neighbour_.get(), count, nodes_.get(),
-        next_node_.get(), clusters_[1].get(), cluster_boxes_[1].get(), keep_.get());
+        clusters_[0].get(), cluster_boxes_[0].get(), neighbour_.get(), count, n, nodes_.get(),
+        merged_.get(), costs_.get(), leaf_.get(), clusters_[1].get(), cluster_boxes_[1].get(),
+        keep_.get());
     LT_CUDA_TRY(cudaGetLastError());
     size_t bytes = temp_.size();
-    LT_CUDA_TRY(cub::DeviceSelect::Flagged(temp_.get(), bytes, clusters_[1].get(), keep_.get(),
-                                           clusters_[0].get(), cluster_count_.get(), count,
-                                           stream));
-    bytes = temp_.size();
-    LT_CUDA_TRY(cub::DeviceSelect::Flagged(temp_.get(), bytes, cluster_boxes_[1].get(), keep_.get(),
-                                           cluster_boxes_[0].get(), cluster_count_.get(), count,
-                                           stream));
+    LT_CUDA_TRY(cub::DeviceSelect::Flagged(temp_.get(), bytes, in, keep_.get(), out,
+                                           cluster_count_.get(), count, stream));
     int next = 0;
     LT_CUDA_TRY(
         cudaMemcpyAsync(&next, cluster_count_.get(), sizeof(next), cudaMemcpyDeviceToHost, stream));
@@ -469,9 +470,10 @@ Status DeviceBvh::BuildPloc(uint32_t n, cudaStream_t stream) {
   LT_CUDA_TRY(cudaFuncSetAttribute(PlocTailKernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                    static_cast<int>(kTailShared)));
   PlocTailKernel<<<1, kPlocTailThreads, kTailShared, stream>>>(
-      clusters_[0].get(), cluster_boxes_[0].get(), count, nodes_.get(), next_node_.get());
+      clusters_[0].get(), cluster_boxes_[0].get(), count, n, nodes_.get(), merged_.get(),
+      costs_.get(), leaf_.get());
   LT_CUDA_TRY(cudaGetLastError());
-  return Parents(stream);
+  return {};
 }
 
 Status DeviceBvh::Build(const float* triangles, uint32_t n, cudaStream_t stream,
@@ -504,7 +506,7 @@ Status DeviceBvh::Build(const float* triangles, uint32_t n, cudaStream_t stream,
   if (n == 1) return Collapse(stream);
   if (builder == BvhBuilder::kPloc) {
     if (Status s = BuildPloc(n, stream); !s.ok()) return s;
-    return Collapse(stream);
+    return Collapse(stream, /*costs_ready=*/true);
   }
   if (Status s = nodes_.Reserve(n - 1); !s.ok()) return s;
   if (Status s = parent_.Reserve(2 * static_cast<size_t>(n) - 1); !s.ok()) return s;

@@ -4,17 +4,14 @@
 #include <string>
 #include <vector>
 
-#include <cooperative_groups.h>
-#include <cooperative_groups/scan.h>
-
 #include "lbvh.h"
 #include "lidartwin/physics/bvh_collapse.h"
+#include "warp_allocate.cuh"
 
 namespace lt::cuda {
 
 namespace {
 
-namespace cg = cooperative_groups;
 using physics::BvhNode;
 using physics::BvhTriangle;
 using physics::CollapseCost;
@@ -60,16 +57,6 @@ __global__ void CollapseCostKernel(const BvhNode* nodes, uint32_t n, const int32
     leaf[p] = as_leaf ? 1 : 0;
     p = parent[p];
   }
-}
-
-// `n` slots from *counter for each active thread, one atomic per warp: the warp's threads take
-// consecutive ranges in lane order (slots of one node's children end up side by side).
-__device__ uint32_t WarpAllocate(uint32_t* counter, uint32_t n) {
-  const cg::coalesced_group g = cg::coalesced_threads();
-  const uint32_t offset = cg::exclusive_scan(g, n);
-  uint32_t base = 0;
-  if (g.thread_rank() == g.size() - 1) base = atomicAdd(counter, offset + n);
-  return g.shfl(base, g.size() - 1) + offset;
 }
 
 // Pass 2, one level: each item fills its wide node; its internal children become the items of
@@ -133,7 +120,7 @@ __global__ void SingleTriangleKernel(const BvhTriangle* sorted, const uint32_t* 
 
 }  // namespace
 
-Status DeviceBvh::Collapse(cudaStream_t stream) {
+Status DeviceBvh::Collapse(cudaStream_t stream, bool costs_ready) {
   const uint32_t n = count_;
   if (n >= physics::kWideMaxTriangles) {
     return Error{"BVH of " + std::to_string(n) + " triangles: a wide tree holds at most " +
@@ -159,10 +146,12 @@ Status DeviceBvh::Collapse(cudaStream_t stream) {
                    counters_.Reserve(2 + physics::kWideMaxDepth + 1)}) {
     if (!s.ok()) return s;
   }
-  LT_CUDA_TRY(cudaMemsetAsync(flags_.get(), 0, (n - 1) * sizeof(uint32_t), stream));
-  CollapseCostKernel<<<Blocks(n), kBlock, 0, stream>>>(nodes_.get(), n, parent_.get(), flags_.get(),
-                                                       costs_.get(), leaf_.get());
-  LT_CUDA_TRY(cudaGetLastError());
+  if (!costs_ready) {
+    LT_CUDA_TRY(cudaMemsetAsync(flags_.get(), 0, (n - 1) * sizeof(uint32_t), stream));
+    CollapseCostKernel<<<Blocks(n), kBlock, 0, stream>>>(nodes_.get(), n, parent_.get(),
+                                                         flags_.get(), costs_.get(), leaf_.get());
+    LT_CUDA_TRY(cudaGetLastError());
+  }
   // Levels go in batches of kLevelsPerCheck launches with no host round trip between them:
   // each reads its item count on the device (level_counts[d]), and a level past the last one
   // has none. The host checks after each batch whether the tree has ended.
