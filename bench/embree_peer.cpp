@@ -1,5 +1,7 @@
 #include "lidartwin/bench/embree_peer.h"
 
+#include "lidartwin/sim/embree_packet.h"
+
 #include <embree3/rtcore.h>
 #include <fmt/core.h>
 
@@ -73,19 +75,8 @@ void TracePackets(RTCScene scene, const std::vector<float>& o, const std::vector
       const size_t i = first + k;
       valid[k] = i < end ? -1 : 0;
       const size_t r = i < end ? i : first;  // masked lanes repeat a valid ray
-      rh.ray.org_x[k] = o[3 * r];
-      rh.ray.org_y[k] = o[3 * r + 1];
-      rh.ray.org_z[k] = o[3 * r + 2];
-      rh.ray.dir_x[k] = d[3 * r];
-      rh.ray.dir_y[k] = d[3 * r + 1];
-      rh.ray.dir_z[k] = d[3 * r + 2];
-      rh.ray.tnear[k] = t_min;
-      rh.ray.tfar[k] = t_max;
-      rh.ray.mask[k] = 0xFFFFFFFFu;
-      rh.ray.flags[k] = 0;
-      rh.ray.time[k] = 0;
-      rh.hit.geomID[k] = RTC_INVALID_GEOMETRY_ID;
-      rh.hit.instID[0][k] = RTC_INVALID_GEOMETRY_ID;
+      SetPacketLane(rh, k, o[3 * r], o[3 * r + 1], o[3 * r + 2], d[3 * r], d[3 * r + 1],
+                    d[3 * r + 2], t_min, t_max);
     }
     rtcIntersect8(valid, scene, &context, &rh);
     for (int k = 0; k < kPacket && first + k < end; ++k) {

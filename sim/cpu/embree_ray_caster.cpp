@@ -7,6 +7,7 @@
 #include <stdexcept>
 
 #include "lidartwin/physics/ray_triangle.h"
+#include "lidartwin/sim/embree_packet.h"
 #include "lidartwin/sim/ray_caster.h"
 
 namespace lt {
@@ -120,19 +121,11 @@ class EmbreeRayCaster final : public RayCaster {
       for (int k = 0; k < kPacket; ++k) {
         valid[k] = first + k < n ? -1 : 0;
         const RayQuery& q = queries[first + k < n ? first + k : first];  // masked: a valid ray
-        rh.ray.org_x[k] = static_cast<float>(q.origin.x);
-        rh.ray.org_y[k] = static_cast<float>(q.origin.y);
-        rh.ray.org_z[k] = static_cast<float>(q.origin.z);
-        rh.ray.dir_x[k] = static_cast<float>(q.unit_direction.x);
-        rh.ray.dir_y[k] = static_cast<float>(q.unit_direction.y);
-        rh.ray.dir_z[k] = static_cast<float>(q.unit_direction.z);
-        rh.ray.tnear[k] = static_cast<float>(q.t_min);
-        rh.ray.tfar[k] = static_cast<float>(q.t_max);
-        rh.ray.mask[k] = 0xFFFFFFFFu;
-        rh.ray.flags[k] = 0;
-        rh.ray.time[k] = 0;
-        rh.hit.geomID[k] = RTC_INVALID_GEOMETRY_ID;
-        rh.hit.instID[0][k] = RTC_INVALID_GEOMETRY_ID;
+        SetPacketLane(rh, k, static_cast<float>(q.origin.x), static_cast<float>(q.origin.y),
+                      static_cast<float>(q.origin.z), static_cast<float>(q.unit_direction.x),
+                      static_cast<float>(q.unit_direction.y),
+                      static_cast<float>(q.unit_direction.z), static_cast<float>(q.t_min),
+                      static_cast<float>(q.t_max));
       }
       rtcIntersect8(valid, rtc_scene_, &context, &rh);
       for (int k = 0; k < kPacket && first + k < n; ++k) {

@@ -13,6 +13,12 @@
 
 namespace lt::cuda {
 
+// Threads a block and blocks for n threads, for the build's one-thread-per-item kernels.
+inline constexpr int kBuildBlock = 256;
+inline unsigned BuildBlocks(uint32_t n) {
+  return (n + kBuildBlock - 1) / kBuildBlock;
+}
+
 enum class BvhBuilder {
   kLbvh,  // Karras 2012: one pass over the sorted codes
   kPloc,  // Meister & Bittner 2018: greedy nearest-neighbour merging of the sorted leaves

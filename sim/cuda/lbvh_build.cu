@@ -18,10 +18,9 @@ using physics::BvhNode;
 using physics::BvhTriangle;
 using physics::CollapseCost;
 
-constexpr int kBlock = 256;
-
+constexpr int kBlock = kBuildBlock;
 inline unsigned Blocks(uint32_t n) {
-  return (n + kBlock - 1) / kBlock;
+  return BuildBlocks(n);
 }
 
 // Floats mapped to unsigned integers of the same order, so atomicMin/atomicMax work on them.
@@ -213,11 +212,10 @@ __global__ void PlocInitKernel(const BvhTriangle* sorted, uint32_t n, int32_t* c
   boxes[i] = TriangleBox(sorted[i]);
 }
 
-// Each cluster's nearest neighbour within the radius: the one whose merged box has the
-// smallest surface area; ties go to the lower index, so the choice is deterministic.
-__global__ void PlocNeighbourKernel(const BvhBox* boxes, int n, int32_t* neighbour) {
-  const int i = static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x);
-  if (i >= n) return;
+// Cluster i's nearest neighbour within the radius among n (boxes in global or shared memory):
+// the one whose merged box has the smallest surface area; ties go to the lower index, so the
+// choice is deterministic. -1 when there is none.
+__device__ inline int32_t PlocNearest(const BvhBox* boxes, int n, int i) {
   const BvhBox b = boxes[i];
   float best = 3.4e38f;
   int best_j = -1;
@@ -230,7 +228,12 @@ __global__ void PlocNeighbourKernel(const BvhBox* boxes, int n, int32_t* neighbo
       best_j = j;
     }
   }
-  neighbour[i] = best_j;
+  return best_j;
+}
+
+__global__ void PlocNeighbourKernel(const BvhBox* boxes, int n, int32_t* neighbour) {
+  const int i = static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x);
+  if (i < n) neighbour[i] = PlocNearest(boxes, n, i);
 }
 
 // Node `node` over clusters (ca, box a) and (cb, box b); its collapse cost and leaf mark too
@@ -315,23 +318,8 @@ __global__ void __launch_bounds__(kPlocTailThreads)
   int n = s_count;
   while (n > 1) {
     const int first = t * kPlocTailPerThread;
-    for (int k = 0; k < kPlocTailPerThread; ++k) {
-      const int i = first + k;
-      if (i >= n) break;
-      const BvhBox b = s_box[i];
-      float best = 3.4e38f;
-      int best_j = -1;
-      const int lo = max(0, i - kPlocRadius), hi = min(n - 1, i + kPlocRadius);
-      for (int j = lo; j <= hi; ++j) {
-        if (j == i) continue;
-        const float c = HalfArea(b, s_box[j]);
-        if (c < best) {
-          best = c;
-          best_j = j;
-        }
-      }
-      s_neighbour[i] = best_j;
-    }
+    for (int k = 0; k < kPlocTailPerThread && first + k < n; ++k)
+      s_neighbour[first + k] = PlocNearest(s_box, n, first + k);
     __syncthreads();
     // Merge into registers, then compact in place once every thread has read what it needs.
     int32_t cluster[kPlocTailPerThread];

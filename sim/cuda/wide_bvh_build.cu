@@ -21,10 +21,9 @@ using physics::kWideLeafMax;
 using physics::WideNode;
 using physics::WideTriangle;
 
-constexpr int kBlock = 256;
-
+constexpr int kBlock = kBuildBlock;
 inline unsigned Blocks(uint32_t n) {
-  return (n + kBlock - 1) / kBlock;
+  return BuildBlocks(n);
 }
 
 // Pass 1: one thread per triangle climbs towards the root; at each node the second child to
