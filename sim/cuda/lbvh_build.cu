@@ -18,11 +18,6 @@ using physics::BvhNode;
 using physics::BvhTriangle;
 using physics::CollapseCost;
 
-constexpr int kBlock = kBuildBlock;
-inline unsigned Blocks(uint32_t n) {
-  return BuildBlocks(n);
-}
-
 // Floats mapped to unsigned integers of the same order, so atomicMin/atomicMax work on them.
 __device__ inline uint32_t FloatToOrdered(float f) {
   const uint32_t b = __float_as_uint(f);
@@ -390,7 +385,7 @@ void DeviceBvh::ReleaseBuildMemory() {
 Status DeviceBvh::Parents(cudaStream_t stream) {
   const uint32_t n = count_;
   if (Status s = parent_.Reserve(2 * static_cast<size_t>(n) - 1); !s.ok()) return s;
-  ParentsKernel<<<Blocks(n - 1), kBlock, 0, stream>>>(nodes_.get(), n, parent_.get());
+  ParentsKernel<<<BuildBlocks(n - 1), kBuildBlock, 0, stream>>>(nodes_.get(), n, parent_.get());
   LT_CUDA_TRY(cudaGetLastError());
   return {};
 }
@@ -399,15 +394,15 @@ Status DeviceBvh::Refit(const float* triangles, cudaStream_t stream) {
   const uint32_t n = count_;
   if (n == 0) return {};
   // The sorted triangles again, from the new positions, in the order of the build.
-  GatherKernel<<<Blocks(n), kBlock, 0, stream>>>(triangles, n, order_.get(), sorted_.get(),
-                                                 order_.get());
+  GatherKernel<<<BuildBlocks(n), kBuildBlock, 0, stream>>>(triangles, n, order_.get(),
+                                                           sorted_.get(), order_.get());
   LT_CUDA_TRY(cudaGetLastError());
   if (n == 1) return Collapse(stream);
   if (Status s = flags_.Reserve(n - 1); !s.ok()) return s;
   if (Status s = Parents(stream); !s.ok()) return s;
   LT_CUDA_TRY(cudaMemsetAsync(flags_.get(), 0, (n - 1) * sizeof(uint32_t), stream));
-  BoxesKernel<<<Blocks(n), kBlock, 0, stream>>>(sorted_.get(), n, nodes_.get(), parent_.get(),
-                                                flags_.get());
+  BoxesKernel<<<BuildBlocks(n), kBuildBlock, 0, stream>>>(sorted_.get(), n, nodes_.get(),
+                                                          parent_.get(), flags_.get());
   LT_CUDA_TRY(cudaGetLastError());
   return Collapse(stream);
 }
@@ -422,8 +417,8 @@ Status DeviceBvh::BuildPloc(uint32_t n, cudaStream_t stream) {
         nodes_.Reserve(n - 1), costs_.Reserve(n - 1), leaf_.Reserve(n - 1)}) {
     if (!s.ok()) return s;
   }
-  PlocInitKernel<<<Blocks(n), kBlock, 0, stream>>>(sorted_.get(), n, clusters_[0].get(),
-                                                   cluster_boxes_[0].get());
+  PlocInitKernel<<<BuildBlocks(n), kBuildBlock, 0, stream>>>(sorted_.get(), n, clusters_[0].get(),
+                                                             cluster_boxes_[0].get());
   LT_CUDA_TRY(cudaMemsetAsync(merged_.get(), 0, sizeof(uint32_t), stream));
   // Clusters and their boxes compacted together, in one pass.
   auto in =
@@ -436,10 +431,10 @@ Status DeviceBvh::BuildPloc(uint32_t n, cudaStream_t stream) {
   if (Status s = temp_.Reserve(temp_bytes); !s.ok()) return s;
   int count = static_cast<int>(n);
   while (count > kPlocTail) {
-    const unsigned blocks = Blocks(static_cast<uint32_t>(count));
-    PlocNeighbourKernel<<<blocks, kBlock, 0, stream>>>(cluster_boxes_[0].get(), count,
-                                                       neighbour_.get());
-    PlocMergeKernel<<<blocks, kBlock, 0, stream>>>(
+    const unsigned blocks = BuildBlocks(static_cast<uint32_t>(count));
+    PlocNeighbourKernel<<<blocks, kBuildBlock, 0, stream>>>(cluster_boxes_[0].get(), count,
+                                                            neighbour_.get());
+    PlocMergeKernel<<<blocks, kBuildBlock, 0, stream>>>(
         clusters_[0].get(), cluster_boxes_[0].get(), neighbour_.get(), count, n, nodes_.get(),
         merged_.get(), costs_.get(), leaf_.get(), clusters_[1].get(), cluster_boxes_[1].get(),
         keep_.get());
@@ -476,8 +471,9 @@ Status DeviceBvh::Build(const float* triangles, uint32_t n, cudaStream_t stream,
   if (Status s = bounds_.Reserve(6); !s.ok()) return s;
   auto* bounds = reinterpret_cast<uint32_t*>(bounds_.get());
   InitBoundsKernel<<<1, 32, 0, stream>>>(bounds);
-  CentroidBoundsKernel<<<Blocks(n), kBlock, 0, stream>>>(triangles, n, bounds);
-  MortonKernel<<<Blocks(n), kBlock, 0, stream>>>(triangles, n, bounds, codes_.get(), index_.get());
+  CentroidBoundsKernel<<<BuildBlocks(n), kBuildBlock, 0, stream>>>(triangles, n, bounds);
+  MortonKernel<<<BuildBlocks(n), kBuildBlock, 0, stream>>>(triangles, n, bounds, codes_.get(),
+                                                           index_.get());
   LT_CUDA_TRY(cudaGetLastError());
   uint32_t* index_sorted = index_.get() + n;
   size_t temp_bytes = 0;
@@ -488,8 +484,8 @@ Status DeviceBvh::Build(const float* triangles, uint32_t n, cudaStream_t stream,
   LT_CUDA_TRY(cub::DeviceRadixSort::SortPairs(temp_.get(), temp_bytes, codes_.get(),
                                               codes_sorted_.get(), index_.get(), index_sorted,
                                               static_cast<int>(n), 0, 30, stream));
-  GatherKernel<<<Blocks(n), kBlock, 0, stream>>>(triangles, n, index_sorted, sorted_.get(),
-                                                 order_.get());
+  GatherKernel<<<BuildBlocks(n), kBuildBlock, 0, stream>>>(triangles, n, index_sorted,
+                                                           sorted_.get(), order_.get());
   LT_CUDA_TRY(cudaGetLastError());
   if (n == 1) return Collapse(stream);
   if (builder == BvhBuilder::kPloc) {
@@ -500,10 +496,10 @@ Status DeviceBvh::Build(const float* triangles, uint32_t n, cudaStream_t stream,
   if (Status s = parent_.Reserve(2 * static_cast<size_t>(n) - 1); !s.ok()) return s;
   if (Status s = flags_.Reserve(n - 1); !s.ok()) return s;
   LT_CUDA_TRY(cudaMemsetAsync(flags_.get(), 0, (n - 1) * sizeof(uint32_t), stream));
-  HierarchyKernel<<<Blocks(n - 1), kBlock, 0, stream>>>(codes_sorted_.get(), n, nodes_.get(),
-                                                        parent_.get());
-  BoxesKernel<<<Blocks(n), kBlock, 0, stream>>>(sorted_.get(), n, nodes_.get(), parent_.get(),
-                                                flags_.get());
+  HierarchyKernel<<<BuildBlocks(n - 1), kBuildBlock, 0, stream>>>(codes_sorted_.get(), n,
+                                                                  nodes_.get(), parent_.get());
+  BoxesKernel<<<BuildBlocks(n), kBuildBlock, 0, stream>>>(sorted_.get(), n, nodes_.get(),
+                                                          parent_.get(), flags_.get());
   LT_CUDA_TRY(cudaGetLastError());
   return Collapse(stream);
 }

@@ -21,11 +21,6 @@ using physics::kWideLeafMax;
 using physics::WideNode;
 using physics::WideTriangle;
 
-constexpr int kBlock = kBuildBlock;
-inline unsigned Blocks(uint32_t n) {
-  return BuildBlocks(n);
-}
-
 // Pass 1: one thread per triangle climbs towards the root; at each node the second child to
 // arrive combines both children's costs (the first one leaves), as BoxesKernel does for boxes.
 __global__ void CollapseCostKernel(const BvhNode* nodes, uint32_t n, const int32_t* parent,
@@ -147,8 +142,8 @@ Status DeviceBvh::Collapse(cudaStream_t stream, bool costs_ready) {
   }
   if (!costs_ready) {
     LT_CUDA_TRY(cudaMemsetAsync(flags_.get(), 0, (n - 1) * sizeof(uint32_t), stream));
-    CollapseCostKernel<<<Blocks(n), kBlock, 0, stream>>>(nodes_.get(), n, parent_.get(),
-                                                         flags_.get(), costs_.get(), leaf_.get());
+    CollapseCostKernel<<<BuildBlocks(n), kBuildBlock, 0, stream>>>(
+        nodes_.get(), n, parent_.get(), flags_.get(), costs_.get(), leaf_.get());
     LT_CUDA_TRY(cudaGetLastError());
   }
   // Levels go in batches of kLevelsPerCheck launches with no host round trip between them:
@@ -172,7 +167,7 @@ Status DeviceBvh::Collapse(cudaStream_t stream, bool costs_ready) {
       const int d = launched;
       // At most 4^d items at level d, and never more than max_items.
       const uint32_t bound = d < 16 ? std::min<uint32_t>(max_items, 1u << (2 * d)) : max_items;
-      CollapseLevelKernel<<<Blocks(bound), kBlock, 0, stream>>>(
+      CollapseLevelKernel<<<BuildBlocks(bound), kBuildBlock, 0, stream>>>(
           nodes_.get(), leaf_.get(), costs_.get(), sorted_.get(), order_.get(), items_[d & 1].get(),
           level_counts + d, wide_nodes_.get(), wide_triangles_.get(), counters_.get(),
           items_[(d + 1) & 1].get(), level_counts + d + 1);
