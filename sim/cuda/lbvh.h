@@ -58,13 +58,12 @@ class DeviceBvh {
   DeviceBuffer<uint32_t> flags_;
   DeviceBuffer<float> bounds_;  // scene centroid bounds: lo[3], hi[3]
   DeviceBuffer<unsigned char> temp_;
-  // PLOC: clusters (node or ~leaf) and their boxes, double-buffered, nearest neighbours.
+  // PLOC: clusters (node or ~leaf) and their boxes, double-buffered; their count, the
+  // survivors of each chunk, and the nodes made so far (node index n - 2 - k).
   DeviceBuffer<int32_t> clusters_[2];
   DeviceBuffer<physics::BvhBox> cluster_boxes_[2];
-  DeviceBuffer<int32_t> neighbour_;
-  DeviceBuffer<unsigned char> keep_;
-  DeviceBuffer<uint32_t> merged_;  // PLOC: nodes made so far (node index n - 2 - k)
-  DeviceBuffer<int32_t> cluster_count_;
+  DeviceBuffer<int32_t> cluster_count_, chunk_counts_;
+  DeviceBuffer<uint32_t> merged_;
   // The wide tree, and the collapse's costs, leaf marks, level items and counters.
   DeviceBuffer<physics::WideNode> wide_nodes_;
   DeviceBuffer<physics::WideTriangle> wide_triangles_;
