@@ -45,10 +45,12 @@ FrameContext CpuFrameContext(const SensorProfile& profile, const Trajectory& tra
 
 namespace {
 
-// Runs body(b, e) over [begin, end) split into contiguous blocks, one per thread.
+// Runs body(b, e) over [begin, end) split into contiguous blocks, one per thread, each
+// boundary inside the range on a multiple of `align` (so the blocks of `align` items a body
+// makes are the same whatever the thread count).
 template <typename Body>
 void RunInParallel(uint32_t begin, uint32_t end, unsigned threads, Body& body,
-                   uint32_t min_per_thread = 1024) {
+                   uint32_t min_per_thread = 1024, uint32_t align = 1) {
   const uint32_t n = end - begin;
   if (threads == 0) threads = std::thread::hardware_concurrency();
   threads = std::max(1u, std::min(threads, std::max(1u, n / min_per_thread)));
@@ -58,9 +60,14 @@ void RunInParallel(uint32_t begin, uint32_t end, unsigned threads, Body& body,
   }
   std::vector<std::thread> pool;
   const uint32_t block = (n + threads - 1) / threads;
+  auto boundary = [&](unsigned k) {
+    if (k == 0) return begin;
+    const uint64_t at = begin + std::min<uint64_t>(n, uint64_t{k} * block);
+    return static_cast<uint32_t>(std::min<uint64_t>(end, (at + align - 1) / align * align));
+  };
   for (unsigned k = 0; k < threads; ++k) {
-    const auto b = static_cast<uint32_t>(begin + std::min<uint64_t>(n, uint64_t{k} * block));
-    const auto e = static_cast<uint32_t>(begin + std::min<uint64_t>(n, uint64_t{k + 1} * block));
+    const uint32_t b = boundary(k), e = boundary(k + 1);
+    if (b >= e) continue;
     pool.emplace_back([&body, b, e] { body(b, e); });
   }
   for (auto& th : pool)
@@ -107,12 +114,15 @@ Expected<Frame> CpuSimulator::Simulate(uint32_t frame_index) {
   const uint32_t k = context.echoes_per_beam;
   std::vector<BeamRecord> records(size_t{beams} * k);
   // Each thread traces its beams' first queries ahead in packets, a block at a time (small
-  // enough to stay in cache, large enough to fill the packets).
+  // enough to stay in cache, large enough to fill the packets). The blocks are the beams of
+  // one multiple of kPrefetchBeams, the same whatever the thread count: which of two
+  // coincident surfaces a packet reports can depend on the packet's other rays, and a frame
+  // must not depend on the thread count.
   constexpr uint32_t kPrefetchBeams = 256;
   auto run = [&](uint32_t begin, uint32_t end) {
     PrefetchedHits ahead(*caster_, profile_.footprint.sub_rays);
-    for (uint32_t b = begin; b < end; b += kPrefetchBeams) {
-      const uint32_t e = std::min(end, b + kPrefetchBeams);
+    for (uint32_t b = begin; b < end;) {
+      const uint32_t e = std::min(end, (b / kPrefetchBeams + 1) * kPrefetchBeams);
       ahead.Prefetch(context, b, e);
       for (uint32_t i = b; i < e; ++i) {
         SimulateBeam(
@@ -124,6 +134,7 @@ Expected<Frame> CpuSimulator::Simulate(uint32_t frame_index) {
             },
             &records[size_t{i} * k]);
       }
+      b = e;
     }
   };
   const bool moving = scene_.HasMovingObjects();
@@ -137,7 +148,7 @@ Expected<Frame> CpuSimulator::Simulate(uint32_t frame_index) {
       }
       caster_->Commit();
     }
-    RunInParallel(slice.begin, slice.end, options_.threads, run);
+    RunInParallel(slice.begin, slice.end, options_.threads, run, 1024, kPrefetchBeams);
   }
   Frame f = FrameHeader(frame_index, t0, period, trajectory_);
   AppendRecords(records.data(), beams * k, profile_.detector.kind == DetectorKind::kThreshold, f);

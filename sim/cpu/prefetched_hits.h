@@ -2,8 +2,10 @@
 // (FirstQueries, beam_pipeline.h) traced in Embree packets before the pipeline runs, then
 // handed to the pipeline when it asks exactly that query. Queries it did not foresee (a
 // threshold sub-ray's surfaces past the first) are traced one at a time. Packets run about four
-// times the rate of single rays (bench/RESULTS.md), and the frame is unchanged: a batch hit is
-// exactly the single-ray hit (RayCaster::ClosestBatch).
+// times the rate of single rays (bench/RESULTS.md), and the frame is the one single rays give
+// (RayCaster::ClosestBatch), but for which of two coincident surfaces is reported; the CPU
+// backend forms its packets the same way whatever its thread count, so frames stay
+// deterministic.
 #pragma once
 
 #include <cstdint>

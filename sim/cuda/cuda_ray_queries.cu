@@ -67,6 +67,7 @@ cuda::BvhBuilder Builder(GpuBvhBuilder b) {
 // Uploads a triangle soup (9 floats per triangle) and builds its BVH.
 Status UploadAndBuild(const std::vector<float>& triangles, GpuBvhBuilder builder,
                       DeviceBuffer<float>& device_triangles, cuda::DeviceBvh& bvh) {
+  if (Status s = cuda::CheckBvhCoordinates(triangles); !s.ok()) return s;
   if (Status s = device_triangles.Upload(triangles); !s.ok()) return s;
   return bvh.Build(device_triangles.get(), static_cast<uint32_t>(triangles.size() / 9), nullptr,
                    Builder(builder));
@@ -183,8 +184,8 @@ Expected<GpuRayResult> CudaClosestHits(const std::vector<float>& triangles,
   const auto n_rays = static_cast<uint32_t>(origins.size() / 3);
   DeviceBuffer<float> tri, o, d, dist;
   DeviceBuffer<int32_t> hit;
-  for (Status s : {tri.Upload(triangles), o.Upload(origins), d.Upload(directions),
-                   dist.Reserve(n_rays), hit.Reserve(n_rays)}) {
+  for (Status s : {cuda::CheckBvhCoordinates(triangles), tri.Upload(triangles), o.Upload(origins),
+                   d.Upload(directions), dist.Reserve(n_rays), hit.Reserve(n_rays)}) {
     if (!s.ok()) return s.error();
   }
   GpuRayResult result;

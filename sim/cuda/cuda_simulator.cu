@@ -430,6 +430,9 @@ Expected<std::unique_ptr<CudaSimulator>> CudaSimulator::Create(const Scene& scen
     AppendTriangles(obj, obj.mesh.vertices, soup, planes);
     owner.resize(planes.size(), o);
   }
+  if (Status s = cuda::CheckBvhCoordinates(soup); !s.ok()) {
+    return Error{"--backend cuda: the scene's " + s.message()};
+  }
   const std::vector<ObjectInfo> objects = ObjectInfos(scene, profile.wavelength_nm);
   const uint32_t batch = m.plan.beams_per_batch * m.echoes_per_beam;  // record slots
   for (Status s :
@@ -445,7 +448,7 @@ Expected<std::unique_ptr<CudaSimulator>> CudaSimulator::Create(const Scene& scen
     if (!s.ok()) return s.error();
   }
   // PLOC: a scene is built once and traced every frame, and PLOC trees trace 1.6-2.2x faster
-  // than LBVH trees on our benchmark cities (bench/RESULTS.md) for a 4-16 ms build. One BVH
+  // than LBVH trees on our benchmark cities (bench/RESULTS.md) for a 2-11 ms build. One BVH
   // per chunk of the plan, built in turn, each freeing its scratch memory for the next.
   std::vector<BvhChunk> chunks;
   const auto n = static_cast<uint32_t>(planes.size());

@@ -4,7 +4,10 @@
 // tree with quantised boxes that the rays traverse (lidartwin/physics/wide_bvh.h).
 #pragma once
 
+#include <cmath>
 #include <cstdint>
+#include <string>
+#include <vector>
 
 #include "device_buffer.h"
 #include "lidartwin/physics/bvh.h"
@@ -17,6 +20,19 @@ namespace lt::cuda {
 inline constexpr int kBuildBlock = 256;
 inline unsigned BuildBlocks(uint32_t n) {
   return (n + kBuildBlock - 1) / kBuildBlock;
+}
+
+// Every coordinate of a triangle soup (9 floats a triangle) finite and within
+// +-kMaxBvhCoordinate, or an error naming the first triangle that is not.
+inline Status CheckBvhCoordinates(const std::vector<float>& soup) {
+  for (size_t i = 0; i < soup.size(); ++i) {
+    if (!(std::fabs(soup[i]) <= physics::kMaxBvhCoordinate)) {
+      return Error{"triangle " + std::to_string(i / 9) + " has a vertex coordinate of " +
+                   std::to_string(soup[i]) + " m; the GPU BVH takes coordinates within +-" +
+                   std::to_string(static_cast<double>(physics::kMaxBvhCoordinate)) + " m"};
+    }
+  }
+  return {};
 }
 
 enum class BvhBuilder {

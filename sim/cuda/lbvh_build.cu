@@ -212,13 +212,15 @@ __global__ void PlocInitKernel(const BvhTriangle* sorted, uint32_t n, int32_t* c
 // choice is deterministic. -1 when there is none.
 __device__ inline int32_t PlocNearest(const BvhBox* boxes, int n, int i) {
   const BvhBox b = boxes[i];
-  float best = 3.4e38f;
+  float best = __int_as_float(0x7f800000);  // +inf
   int best_j = -1;
   const int lo = max(0, i - kPlocRadius), hi = min(n - 1, i + kPlocRadius);
   for (int j = lo; j <= hi; ++j) {
     if (j == i) continue;
     const float c = HalfArea(b, boxes[j]);
-    if (c < best) {
+    // The first candidate is taken whatever its area (so a cluster always has a neighbour and
+    // PLOC always progresses); after it, strictly smaller areas only.
+    if (best_j < 0 || c < best) {
       best = c;
       best_j = j;
     }
@@ -416,6 +418,21 @@ Status DeviceBvh::Refit(const float* triangles, cudaStream_t stream) {
   return Collapse(stream);
 }
 
+namespace {
+constexpr size_t kPlocShared = kPlocChunk * (sizeof(BvhBox) + 2 * sizeof(int32_t));
+
+// Whether this GPU gives a block the shared memory PLOC's chunks need (Hopper and the A100 do,
+// some smaller GPUs do not).
+bool PlocFitsTheGpu() {
+  int device = 0, optin = 0;
+  if (cudaGetDevice(&device) != cudaSuccess) return false;
+  if (cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device) !=
+      cudaSuccess)
+    return false;
+  return static_cast<size_t>(optin) >= kPlocShared + 16 * 1024;  // + the scan's own
+}
+}  // namespace
+
 Status DeviceBvh::BuildPloc(uint32_t n, cudaStream_t stream) {
   const uint32_t chunks = (n + kPlocChunk - 1) / kPlocChunk;
   for (int k = 0; k < 2; ++k) {
@@ -433,7 +450,7 @@ Status DeviceBvh::BuildPloc(uint32_t n, cudaStream_t stream) {
   LT_CUDA_TRY(cudaMemcpyAsync(cluster_count_.get(), &first_count, sizeof(first_count),
                               cudaMemcpyHostToDevice, stream));
   LT_CUDA_TRY(cudaMemsetAsync(merged_.get(), 0, sizeof(uint32_t), stream));
-  constexpr size_t kShared = kPlocChunk * (sizeof(BvhBox) + 2 * sizeof(int32_t));
+  constexpr size_t kShared = kPlocShared;
   LT_CUDA_TRY(cudaFuncSetAttribute(PlocChunkKernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                    static_cast<int>(kShared)));
   // Passes of chunks down to kPlocChunkStop survivors each, while more than one chunk is left
@@ -491,7 +508,9 @@ Status DeviceBvh::Build(const float* triangles, uint32_t n, cudaStream_t stream,
                                                            sorted_.get(), order_.get());
   LT_CUDA_TRY(cudaGetLastError());
   if (n == 1) return Collapse(stream);
-  if (builder == BvhBuilder::kPloc) {
+  // Where PLOC's chunks do not fit a block's shared memory, the LBVH: a slower tree to trace,
+  // the same hits.
+  if (builder == BvhBuilder::kPloc && PlocFitsTheGpu()) {
     if (Status s = BuildPloc(n, stream); !s.ok()) return s;
     return Collapse(stream, /*costs_ready=*/true);
   }

@@ -131,6 +131,7 @@ Status DeviceBvh::Collapse(cudaStream_t stream, bool costs_ready) {
                                               wide_triangles_.get());
     LT_CUDA_TRY(cudaGetLastError());
     wide_depth_ = 1;
+    wide_nodes_count_ = 1;
     return {};
   }
   // A level's items root disjoint subtrees of two triangles or more: n / 2 at most.

@@ -428,7 +428,6 @@ LT_HD inline void WriteEchoes(const FrameContext& c, uint32_t beam,
   }
 }
 
-// One beam: writes c.echoes_per_beam record slots starting at `out`; unused slots are invalid.
 // The first query of each sub-ray SimulateBeam traces for `beam`, in the order it issues
 // them: what a caller can trace ahead, in packets (the CPU backend). A threshold sub-ray may
 // follow with more queries, past the surfaces it meets; the raster gather issues none. Writes
@@ -455,6 +454,7 @@ LT_HD inline uint32_t FirstQueries(const FrameContext& c, uint32_t beam, RayQuer
   return n;
 }
 
+// One beam: writes c.echoes_per_beam record slots starting at `out`; unused slots are invalid.
 template <typename ClosestHit>
 LT_HD void SimulateBeam(const FrameContext& c, uint32_t beam, ClosestHit&& closest_hit,
                         BeamRecord* out) {

@@ -13,8 +13,10 @@ namespace lt {
 
 // Device bytes per triangle for the whole run: float triangle (36), double plane (48), owner
 // (4), binary tree node (64), sorted triangle (36), order (4), parent links (8), refit flags
-// (4), wide nodes (fewer than 2/3 of a 64-byte node per triangle: 43), leaf triangle (48).
-inline constexpr size_t kGpuBytesPerTriangle = 36 + 48 + 4 + 64 + 36 + 4 + 8 + 4 + 43 + 48;
+// (4), wide nodes (fewer than 2/3 of a 64-byte node per triangle: 43), leaf triangle (48),
+// and what a refit's collapse keeps (costs 8, leaf marks 1, level items 8).
+inline constexpr size_t kGpuBytesPerTriangle =
+    36 + 48 + 4 + 64 + 36 + 4 + 8 + 4 + 43 + 48 + 8 + 1 + 8;
 // Device bytes per triangle only while its BVH is built: Morton codes and their sorted copy
 // (8), sort indices (8), CUB radix-sort scratch (about 16), PLOC clusters (8), cluster boxes
 // (48), neighbours (4), flags (1), the collapse's costs (8), leaf marks (1) and level items

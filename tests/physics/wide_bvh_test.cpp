@@ -102,6 +102,20 @@ TEST(WideNodeEncoding, DecodedBoxesHoldTheirChildrenExactlyAndTightly) {
       }
     }
   }
+  // A tiny negative bound in a large node: lo / step rounds to -0, whose floor would put the
+  // grid's origin at 0, above the bound (found in review).
+  {
+    const BvhBox boxes[2] = {{{-1.4e-45f, -1e-30f, 0}, {1000, 1, 1}}, {{5, 5, 5}, {6, 6, 6}}};
+    const int32_t words[2] = {1, 2};
+    const WideNode n = EncodeWideNode(boxes, words, 2);
+    for (int k = 0; k < 2; ++k) {
+      const BvhBox d = DecodeWideBox(n, k);
+      for (int a = 0; a < 3; ++a) {
+        EXPECT_LE(d.lo[a], boxes[k].lo[a]);
+        EXPECT_GE(d.hi[a], boxes[k].hi[a]);
+      }
+    }
+  }
   // Unused slots are empty boxes with child word 0.
   const BvhBox one{{0, 0, 0}, {1, 1, 1}};
   const int32_t leaf = WideLeaf(3, 2);

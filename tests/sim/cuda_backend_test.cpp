@@ -12,6 +12,7 @@
 //   within 2 ulp of glibc's, far below the float storage of the range.
 #include <gtest/gtest.h>
 
+#include <limits>
 #include <map>
 
 #include <cmath>
@@ -488,6 +489,24 @@ TEST(CudaBvh, WideTreeEqualsTheHostCollapseOfItsBinaryTree) {
     ASSERT_EQ(host.triangles.size(), tree->wide.triangles.size());
     EXPECT_EQ(host.depth, tree->wide.depth);
     ExpectSameWideTree(host, 0, tree->wide, 0);
+  }
+}
+
+// Coordinates the wide tree's quantised grid cannot hold (or a float infinity from a double
+// vertex beyond FLT_MAX) are refused with the triangle named, not traced wrong.
+TEST(CudaBvh, RefusesCoordinatesBeyondItsRange) {
+  LT_REQUIRE_GPU();
+  std::vector<float> soup = {0, 0, 0, 1, 0, 0, 0, 1, 0, 5, 5, 5, 6, 5, 5, 5, 6, 5};
+  const std::vector<float> o = {0.2f, 0.2f, 1}, d = {0, 0, -1};
+  ASSERT_TRUE(CudaClosestHits(soup, o, d, 0, 10).ok());
+  for (float bad :
+       {std::numeric_limits<float>::infinity(), 3e9f, std::numeric_limits<float>::quiet_NaN()}) {
+    std::vector<float> s = soup;
+    s[13] = bad;
+    const auto r = CudaClosestHits(s, o, d, 0, 10);
+    ASSERT_FALSE(r.ok());
+    EXPECT_NE(r.message().find("triangle 1"), std::string::npos) << r.message();
+    EXPECT_FALSE(CudaBvhTree(s).ok());
   }
 }
 

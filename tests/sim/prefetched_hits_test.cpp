@@ -92,5 +92,42 @@ TEST(PrefetchedHits, SameBeamsAsOneRayAtATimeForEachDetector) {
   EXPECT_EQ(c.ahead + c.alone, c.queries);
 }
 
+// Coincident surfaces (a plate duplicated as another object): which of the two a packet reports
+// may depend on the packet's other rays, so the packets must not depend on the thread count.
+TEST(PrefetchedHits, FramesDoNotDependOnTheThreadCountWithCoincidentSurfaces) {
+  auto scene = LoadScene(test::ConfigDir() / "scenes/lab_plates.yaml", {});
+  ASSERT_TRUE(scene.ok()) << scene.message();
+  const size_t objects = scene->objects.size();
+  for (size_t o = 0; o < objects; ++o) {
+    SceneObject twin = scene->objects[o];
+    twin.name += "_twin";
+    twin.instance_id += 1000;
+    scene->objects.push_back(twin);
+  }
+  auto os0 = LoadSensorProfile(test::ConfigDir() / "sensors/ouster_os0_128.yaml");
+  ASSERT_TRUE(os0.ok()) << os0.message();
+  const Trajectory still = Trajectory::Static();
+  std::vector<Frame> frames;
+  for (unsigned threads : {1u, 2u, 3u}) {
+    auto f = CpuSimulator(*scene, *os0, still, {5, threads}).Simulate(0);
+    ASSERT_TRUE(f.ok()) << f.message();
+    frames.push_back(std::move(*f));
+  }
+  ASSERT_GT(frames[0].size(), 1000u);
+  for (size_t t = 1; t < frames.size(); ++t) {
+    const auto fa = FrameFields(frames[0]), fb = FrameFields(frames[t]);
+    ASSERT_EQ(fa.size(), fb.size());
+    for (size_t k = 0; k < fa.size(); ++k) {
+      ASSERT_EQ(fa[k].size, fb[k].size) << fa[k].name;
+      const size_t bytes = fa[k].type == FieldType::kFloat64  ? 8
+                           : fa[k].type == FieldType::kUInt8  ? 1
+                           : fa[k].type == FieldType::kUInt16 ? 2
+                                                              : 4;
+      EXPECT_EQ(std::memcmp(fa[k].data, fb[k].data, bytes * fa[k].size), 0)
+          << fa[k].name << " with " << t + 1 << " threads";
+    }
+  }
+}
+
 }  // namespace
 }  // namespace lt

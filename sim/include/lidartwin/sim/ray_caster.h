@@ -29,8 +29,10 @@ class RayCaster {
   virtual RayHit Closest(const physics::Vec3<double>& origin,
                          const physics::Vec3<double>& unit_direction, double t_min,
                          double t_max) const = 0;
-  // The closest hits of n queries, hits[i] exactly what Closest gives for queries[i]; traced
-  // in packets (Embree's 8-wide queries, about four times the rate of one ray at a time on
+  // The closest hits of n queries, hits[i] what Closest gives for queries[i] (the same
+  // distance, normal and triangle; only where coincident triangles tie at the same float
+  // distance may the one reported differ, and depend on the packet's other rays); traced in
+  // packets (Embree's 8-wide queries, about four times the rate of one ray at a time on
   // coherent rays). Thread-safe.
   virtual void ClosestBatch(const RayQuery* queries, size_t n, RayHit* hits) const = 0;
   // Moves an object to new world vertices (same count and order as its mesh); takes effect

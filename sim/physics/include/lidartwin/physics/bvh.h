@@ -111,7 +111,7 @@ struct NoTraversalCount {
   LT_HD void Triangle() {}
 };
 struct TraversalCount {
-  uint64_t nodes = 0;      // node fetches: two box tests each, 64 bytes each
+  uint64_t nodes = 0;      // wide node fetches: four box tests each, 64 bytes each
   uint64_t triangles = 0;  // ray-triangle tests
   LT_HD void Node() { ++nodes; }
   LT_HD void Triangle() { ++triangles; }

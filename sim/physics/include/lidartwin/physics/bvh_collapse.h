@@ -51,7 +51,7 @@ struct CollapseCost {
 
 // The cost of child slot s of node n, given the costs of the internal nodes below it.
 LT_HD inline CollapseCost ChildCollapseCost(const BvhNode& n, int s, const CollapseCost* costs) {
-  if (n.child[s] < 0) return {1, kCollapseTriangleCost * CollapseHalfArea(n.box[s])};
+  if (n.child[s] < 0) return {1, MulRn(kCollapseTriangleCost, CollapseHalfArea(n.box[s]))};
   return costs[n.child[s]];
 }
 
@@ -59,9 +59,11 @@ LT_HD inline CollapseCost ChildCollapseCost(const BvhNode& n, int s, const Colla
 LT_HD inline CollapseCost CombineCollapseCost(const BvhNode& n, CollapseCost c0, CollapseCost c1,
                                               bool& leaf) {
   const float area = CollapseHalfArea(BoxUnion(n.box[0], n.box[1]));
-  const float inner = kCollapseNodeCost * area + c0.cost + c1.cost;
+  // Products rounded on their own (MulRn): nvcc would fuse them with the sums, and the GPU and
+  // host collapses must take the same decisions for any weights.
+  const float inner = MulRn(kCollapseNodeCost, area) + c0.cost + c1.cost;
   const uint32_t count = c0.count + c1.count;
-  const float as_leaf = kCollapseTriangleCost * static_cast<float>(count) * area;
+  const float as_leaf = MulRn(MulRn(kCollapseTriangleCost, static_cast<float>(count)), area);
   leaf = count <= kWideLeafMax && as_leaf <= inner;
   return {count, leaf ? as_leaf : inner};
 }

@@ -11,8 +11,9 @@
 // The quantised boxes are conservative and exactly decoded: the grid origin is a multiple of
 // the step, and the step is at least the float spacing of every value on the node's grid, so
 // origin + q * step is a float with no rounding, and each child's decoded box contains its true
-// box (EncodeWideNode checks this). A ray therefore reaches every triangle it reached through
-// the float boxes of the binary tree.
+// box (EncodeWideNode steps each bound outward until it does). A ray therefore reaches every
+// triangle it reached through the float boxes of the binary tree. This holds for coordinates
+// within +-kMaxBvhCoordinate (the builders refuse others).
 #pragma once
 
 #include <cmath>
@@ -25,6 +26,10 @@
 namespace lt::physics {
 
 inline constexpr int kWideArity = 4;
+// Largest coordinate magnitude [m] the GPU builders take: far beyond any scene (the Earth is
+// 1.3e7 m across), far below where box areas (1.8e19 m on a side) or the grid's base
+// (origin - 2^23 step) would overflow a float.
+inline constexpr float kMaxBvhCoordinate = 1e9f;
 // Triangles per leaf at most (Ylitie et al. 2017 use 3; the collapse decides by SAH).
 inline constexpr int kWideLeafMax = 4;
 // Sorted triangle positions a leaf reference can hold: 2 bits of the child word are its count.
@@ -104,6 +109,8 @@ LT_HD inline WideNode EncodeWideNode(const BvhBox* box, const int32_t* child, in
     const float step = ldexpf(1.0f, e);
     n.step[a] = step;
     n.origin[a] = floorf(lo / step) * step;
+    // A tiny negative lo gives lo / step = -0 and an origin of 0, above lo: one step down.
+    if (n.origin[a] > lo) n.origin[a] -= step;
   }
   for (int k = 0; k < kWideArity; ++k) {
     n.child[k] = k < count ? child[k] : 0;
