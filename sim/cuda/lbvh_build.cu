@@ -255,13 +255,14 @@ __device__ inline BvhBox PlocMakeNode(int32_t node, int32_t ca, const BvhBox& a,
 // the chunk in `out`, their number to chunk_counts. Where the grid-wide loop paid a few
 // launches and a host round trip for each of some 60 iterations, a 1 M-triangle build takes
 // three launches of this kernel. Merges stay within a chunk until the next pass: on the 1 M
-// city the SAH cost moves from 70.1 to 70.3 (host experiment, chunks of 4,096 down to 256).
+// city the SAH cost moves from 70.1 to 70.6 (host experiment, chunks of 4,096 down to 64), and
+// the last chunk, which one SM merges alone, holds a few hundred clusters, not thousands.
 // Nodes are numbered down from total - 2 in the order they are made (one atomic per warp and
 // iteration), so the last merge, the root, lands at 0; their collapse costs are made with them.
 constexpr int kPlocThreads = 1024;
 constexpr int kPlocPerThread = 4;  // a thread's clusters are consecutive: order is kept
 constexpr int kPlocChunk = kPlocThreads * kPlocPerThread;
-constexpr int kPlocChunkStop = 256;  // survivors of a chunk before the next pass
+constexpr int kPlocChunkStop = 64;  // survivors of a chunk before the next pass
 
 __global__ void __launch_bounds__(kPlocThreads)
     PlocChunkKernel(const int32_t* clusters, const BvhBox* boxes, const int32_t* count, int stop,
