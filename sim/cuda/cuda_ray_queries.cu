@@ -162,7 +162,8 @@ Expected<double> CudaBvhRefitMs(const std::vector<float>& triangles,
   }
   DeviceBuffer<float> tri, next;
   cuda::DeviceBvh bvh;
-  for (Status s : {next.Upload(moved), UploadAndBuild(triangles, builder, tri, bvh)}) {
+  for (Status s : {cuda::CheckBvhCoordinates(moved), next.Upload(moved),
+                   UploadAndBuild(triangles, builder, tri, bvh)}) {
     if (!s.ok()) return s.error();
   }
   if (Status s = bvh.Refit(next.get()); !s.ok()) return s.error();  // warm-up, allocations
@@ -204,6 +205,7 @@ Expected<GpuRayResult> CudaClosestHits(const std::vector<float>& triangles,
     if (refit_to->size() != triangles.size()) {
       return Error{"CudaClosestHits: refit_to must hold the same number of triangles"};
     }
+    if (Status s = cuda::CheckBvhCoordinates(*refit_to); !s.ok()) return s.error();
     if (Status s = moved.Upload(*refit_to); !s.ok()) return s.error();
     LT_CUDA_TRY(cudaEventRecord(ev.a));
     if (Status s = bvh.Refit(moved.get()); !s.ok()) return s.error();

@@ -287,6 +287,10 @@ Status CudaSimulator::Impl::MoveObjects(double t) {
     std::vector<float> soup;
     std::vector<TrianglePlane> p;
     AppendTriangles(obj, VerticesAt(obj, t), soup, p);
+    if (Status s = cuda::CheckBvhCoordinates(soup); !s.ok()) {
+      return Error{"moving object '" + obj.name + "' at t = " + std::to_string(t) + " s: its " +
+                   s.message()};
+    }
     const uint32_t first = first_triangle[o];
     LT_CUDA_TRY(cudaMemcpy(triangles.get() + 9 * size_t{first}, soup.data(),
                            soup.size() * sizeof(float), cudaMemcpyHostToDevice));

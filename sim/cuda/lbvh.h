@@ -42,8 +42,9 @@ enum class BvhBuilder {
 
 class DeviceBvh {
  public:
-  // triangles: device array of 9 floats per triangle (v0, v1, v2). On `stream`; the PLOC loop
-  // reads its cluster count back once per iteration, the collapse its item count per level.
+  // triangles: device array of 9 floats per triangle (v0, v1, v2), within
+  // +-kMaxBvhCoordinate (CheckBvhCoordinates on the host). On `stream`; PLOC makes no host round
+  // trip, the collapse reads its item count back once per batch of eight levels.
   Status Build(const float* triangles, uint32_t count, cudaStream_t stream = nullptr,
                BvhBuilder builder = BvhBuilder::kLbvh);
   // Refit for moved geometry: the same triangles (same count and order) at new positions;

@@ -207,21 +207,36 @@ __global__ void PlocInitKernel(const BvhTriangle* sorted, uint32_t n, int32_t* c
   boxes[i] = TriangleBox(sorted[i]);
 }
 
+// A pair's tie-breaker, the same from either end (a hash of the lower and the higher index).
+__device__ inline uint32_t PairHash(int a, int b) {
+  uint32_t h = static_cast<uint32_t>(min(a, b)) * 0x9E3779B1u ^ static_cast<uint32_t>(max(a, b));
+  h ^= h >> 16;
+  h *= 0x85EBCA6Bu;
+  return h ^ (h >> 13);
+}
+
 // Cluster i's nearest neighbour within the radius among n (boxes in global or shared memory):
-// the one whose merged box has the smallest surface area; ties go to the lower index, so the
-// choice is deterministic. -1 when there is none.
+// the one whose merged box has the smallest surface area (NaN counted as +inf). Pairs are
+// ordered by (area, PairHash, indices), a strict order the same from both ends, so the least
+// pair of all is always mutual and every PLOC iteration merges; the hash spreads ties, where
+// "lowest index first" would let a run of identical boxes merge one pair an iteration (4,032
+// iterations for 20,000 identical boxes in a host model). -1 when there is no other cluster.
 __device__ inline int32_t PlocNearest(const BvhBox* boxes, int n, int i) {
   const BvhBox b = boxes[i];
-  float best = __int_as_float(0x7f800000);  // +inf
+  constexpr float kInf = __builtin_huge_valf();
+  float best = kInf;
+  uint32_t best_h = 0;
   int best_j = -1;
   const int lo = max(0, i - kPlocRadius), hi = min(n - 1, i + kPlocRadius);
   for (int j = lo; j <= hi; ++j) {
     if (j == i) continue;
-    const float c = HalfArea(b, boxes[j]);
-    // The first candidate is taken whatever its area (so a cluster always has a neighbour and
-    // PLOC always progresses); after it, strictly smaller areas only.
-    if (best_j < 0 || c < best) {
+    float c = HalfArea(b, boxes[j]);
+    if (!(c <= 3.4e38f)) c = kInf;  // NaN and overflow alike
+    if (best_j >= 0 && c > best) continue;
+    const uint32_t h = PairHash(i, j);
+    if (best_j < 0 || c < best || h < best_h || (h == best_h && j < best_j)) {
       best = c;
+      best_h = h;
       best_j = j;
     }
   }
@@ -482,7 +497,14 @@ Status DeviceBvh::BuildPloc(uint32_t n, cudaStream_t stream) {
 
 Status DeviceBvh::Build(const float* triangles, uint32_t n, cudaStream_t stream,
                         BvhBuilder builder) {
+  if (n >= physics::kWideMaxTriangles) {
+    return Error{"BVH of " + std::to_string(n) + " triangles: a wide tree holds fewer than " +
+                 std::to_string(physics::kWideMaxTriangles) +
+                 " (lower the GPU's triangles per BVH)"};
+  }
   count_ = n;
+  wide_nodes_count_ = 0;
+  wide_depth_ = 0;
   if (n == 0) return {};
   if (Status s = sorted_.Reserve(n); !s.ok()) return s;
   if (Status s = order_.Reserve(n); !s.ok()) return s;

@@ -19,8 +19,8 @@ inline constexpr size_t kGpuBytesPerTriangle =
     36 + 48 + 4 + 64 + 36 + 4 + 8 + 4 + 43 + 48 + 8 + 1 + 8;
 // Device bytes per triangle only while its BVH is built: Morton codes and their sorted copy
 // (8), sort indices (8), CUB radix-sort scratch (about 16), PLOC clusters (8), cluster boxes
-// (48), neighbours (4), flags (1), the collapse's costs (8), leaf marks (1) and level items
-// (8); rounded up to leave room for CUB's alignment.
+// (48), flags (1), the collapse's costs (8), leaf marks (1) and level items (8); rounded up to
+// leave room for CUB's alignment.
 inline constexpr size_t kGpuBuildBytesPerTriangle = 128;
 // Share of the free memory the plan may use (the rest: CUDA context growth, kernel stacks,
 // allocator granularity).

@@ -476,19 +476,39 @@ void ExpectSameWideTree(const physics::WideBvhTree& a, int32_t ia, const physics
 TEST(CudaBvh, WideTreeEqualsTheHostCollapseOfItsBinaryTree) {
   LT_REQUIRE_GPU();
   std::mt19937_64 rng(11);
-  const auto soup = RandomSoup(rng, 6000);
+  // 6,000 triangles: two PLOC chunks, one pass; 270,000: two passes, the second with an
+  // empty chunk to pack.
+  for (const int count : {6000, 270000})
+    for (GpuBvhBuilder builder : {GpuBvhBuilder::kLbvh, GpuBvhBuilder::kPloc}) {
+      const auto soup = RandomSoup(rng, count);
+      auto tree = CudaBvhTree(soup, builder);
+      ASSERT_TRUE(tree.ok()) << tree.message();
+      std::vector<physics::BvhTriangle> sorted(tree->order.size());
+      for (size_t k = 0; k < sorted.size(); ++k)
+        std::memcpy(&sorted[k], &soup[9 * size_t{tree->order[k]}], sizeof(sorted[k]));
+      const physics::WideBvhTree host =
+          physics::CollapseToWideOnHost(tree->nodes, sorted, &tree->order);
+      ASSERT_EQ(host.nodes.size(), tree->wide.nodes.size());
+      ASSERT_EQ(host.triangles.size(), tree->wide.triangles.size());
+      EXPECT_EQ(host.depth, tree->wide.depth);
+      ExpectSameWideTree(host, 0, tree->wide, 0);
+    }
+}
+
+// 20,000 copies of one triangle: every merge of PLOC ties, and the build must still end (the
+// pair hash spreads the ties) and the hits go to the smallest index.
+TEST(CudaBvh, IdenticalTrianglesBuildAndTheSmallestIndexWins) {
+  LT_REQUIRE_GPU();
+  std::vector<float> soup;
+  for (int t = 0; t < 20000; ++t)
+    soup.insert(soup.end(), {0, 0, 0, 1, 0, 0, 0, 1, 0});
+  const std::vector<float> o = {0.2f, 0.2f, 1, 0.3f, 0.1f, -1}, d = {0, 0, -1, 0, 0, 1};
   for (GpuBvhBuilder builder : {GpuBvhBuilder::kLbvh, GpuBvhBuilder::kPloc}) {
-    auto tree = CudaBvhTree(soup, builder);
-    ASSERT_TRUE(tree.ok()) << tree.message();
-    std::vector<physics::BvhTriangle> sorted(tree->order.size());
-    for (size_t k = 0; k < sorted.size(); ++k)
-      std::memcpy(&sorted[k], &soup[9 * size_t{tree->order[k]}], sizeof(sorted[k]));
-    const physics::WideBvhTree host =
-        physics::CollapseToWideOnHost(tree->nodes, sorted, &tree->order);
-    ASSERT_EQ(host.nodes.size(), tree->wide.nodes.size());
-    ASSERT_EQ(host.triangles.size(), tree->wide.triangles.size());
-    EXPECT_EQ(host.depth, tree->wide.depth);
-    ExpectSameWideTree(host, 0, tree->wide, 0);
+    const auto r = CudaClosestHits(soup, o, d, 0, 10, 1, builder);
+    ASSERT_TRUE(r.ok()) << r.message();
+    EXPECT_EQ(r->triangle[0], 0);
+    EXPECT_EQ(r->triangle[1], 0);
+    EXPECT_FLOAT_EQ(r->distance[0], 1.0f);
   }
 }
 
