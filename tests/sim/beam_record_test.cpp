@@ -6,6 +6,7 @@
 
 #include <cstring>
 
+#include "expect_same_frames.h"
 #include "lidartwin/sim/sensor_profile.h"
 #include "test_support.h"
 
@@ -48,16 +49,7 @@ TEST(CompactRecord, AppendsTheSamePointsAsTheFullRecord) {
                        true, b);
   ASSERT_EQ(a.size(), full.size());
   ASSERT_EQ(b.size(), a.size());
-  const auto fa = FrameFields(a), fb = FrameFields(b);
-  ASSERT_EQ(fa.size(), fb.size());
-  for (size_t k = 0; k < fa.size(); ++k) {
-    ASSERT_EQ(fa[k].size, fb[k].size) << fa[k].name;
-    const size_t bytes = fa[k].type == FieldType::kFloat64  ? 8
-                         : fa[k].type == FieldType::kUInt8  ? 1
-                         : fa[k].type == FieldType::kUInt16 ? 2
-                                                            : 4;
-    EXPECT_EQ(std::memcmp(fa[k].data, fb[k].data, bytes * fa[k].size), 0) << fa[k].name;
-  }
+  test::ExpectSameFrames(a, b, "compact against full records");
 }
 
 }  // namespace

@@ -8,6 +8,7 @@
 #include <cstring>
 
 #include "cpu/cpu_simulator.h"
+#include "expect_same_frames.h"
 #include "internal/frame_setup.h"
 #include "lidartwin/sim/scene.h"
 #include "lidartwin/sim/sensor_profile.h"
@@ -114,19 +115,8 @@ TEST(PrefetchedHits, FramesDoNotDependOnTheThreadCountWithCoincidentSurfaces) {
     frames.push_back(std::move(*f));
   }
   ASSERT_GT(frames[0].size(), 1000u);
-  for (size_t t = 1; t < frames.size(); ++t) {
-    const auto fa = FrameFields(frames[0]), fb = FrameFields(frames[t]);
-    ASSERT_EQ(fa.size(), fb.size());
-    for (size_t k = 0; k < fa.size(); ++k) {
-      ASSERT_EQ(fa[k].size, fb[k].size) << fa[k].name;
-      const size_t bytes = fa[k].type == FieldType::kFloat64  ? 8
-                           : fa[k].type == FieldType::kUInt8  ? 1
-                           : fa[k].type == FieldType::kUInt16 ? 2
-                                                              : 4;
-      EXPECT_EQ(std::memcmp(fa[k].data, fb[k].data, bytes * fa[k].size), 0)
-          << fa[k].name << " with " << t + 1 << " threads";
-    }
-  }
+  for (size_t t = 1; t < frames.size(); ++t)
+    test::ExpectSameFrames(frames[0], frames[t], std::to_string(t + 1) + " threads");
 }
 
 }  // namespace
