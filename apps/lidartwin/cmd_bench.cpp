@@ -10,33 +10,24 @@
 #include "bench_memory.h"
 #include "built_in.h"
 #include "commands.h"
+#include "lidartwin/bench/bvh_quality.h"
 #include "lidartwin/bench/cpu_bench.h"
 #include "lidartwin/bench/gpu_bench.h"
-#include "lidartwin/physics/wide_bvh.h"
 
 namespace lt::cli {
 
 namespace {
 
-// Box tests and bytes fetched per ray follow from the counts: a wide node fetch tests its
-// kWideArity child boxes and reads sizeof(WideNode) bytes, a triangle test sizeof(WideTriangle).
-double BoxTests(double nodes) {
-  return physics::kWideArity * nodes;
-}
-double BytesFetched(double nodes, double triangles) {
-  return sizeof(physics::WideNode) * nodes + sizeof(physics::WideTriangle) * triangles;
-}
-
 nlohmann::json TreeJson(const bench::SceneFigures::TreeQuality& q) {
   return {{"sah_cost", q.sah},
           {"coherent_nodes_per_ray", q.coherent_nodes},
-          {"coherent_box_tests_per_ray", BoxTests(q.coherent_nodes)},
+          {"coherent_box_tests_per_ray", bench::BoxTestsPerRay(q.coherent_nodes)},
           {"coherent_triangle_tests_per_ray", q.coherent_triangles},
-          {"coherent_bytes_per_ray", BytesFetched(q.coherent_nodes, q.coherent_triangles)},
+          {"coherent_bytes_per_ray", bench::BytesPerRay(q.coherent_nodes, q.coherent_triangles)},
           {"random_nodes_per_ray", q.random_nodes},
-          {"random_box_tests_per_ray", BoxTests(q.random_nodes)},
+          {"random_box_tests_per_ray", bench::BoxTestsPerRay(q.random_nodes)},
           {"random_triangle_tests_per_ray", q.random_triangles},
-          {"random_bytes_per_ray", BytesFetched(q.random_nodes, q.random_triangles)},
+          {"random_bytes_per_ray", bench::BytesPerRay(q.random_nodes, q.random_triangles)},
           {"node_bytes", sizeof(physics::WideNode)},
           {"triangle_bytes", sizeof(physics::WideTriangle)}};
 }
@@ -191,8 +182,8 @@ int BenchCommand(const std::vector<std::string>& argv) {
             "            {:>10} {:>8} {:>8.2f} {:>9.1f} {:>9.1f} {:>9.0f} {:>9.1f} {:>9.1f} "
             "{:>9.0f}\n",
             s.triangles, name, q.sah, q.coherent_nodes, q.coherent_triangles,
-            BytesFetched(q.coherent_nodes, q.coherent_triangles), q.random_nodes,
-            q.random_triangles, BytesFetched(q.random_nodes, q.random_triangles));
+            bench::BytesPerRay(q.coherent_nodes, q.coherent_triangles), q.random_nodes,
+            q.random_triangles, bench::BytesPerRay(q.random_nodes, q.random_triangles));
     fmt::print("8 sub-rays: {:>10} {:>9} {:>9} {:>9}\n", "triangles", "frame_ms", "kernel_ms",
                "cpu_ms");
     for (const auto& s : gpu.scenes) {

@@ -92,8 +92,7 @@ Expected<Frame> CpuSimulator::Simulate(uint32_t frame_index) {
       CpuFrameContext(profile_, trajectory_, objects_, options_.seed, frame_index);
   const auto closest = [&](const physics::Vec3<double>& o, const physics::Vec3<double>& d,
                            double t_min, double t_max) {
-    const RayHit h = caster_->Closest(o, d, t_min, t_max);
-    return SurfaceHit{h.hit, h.distance_m, h.normal, h.object};
+    return ToSurfaceHit(caster_->Closest(o, d, t_min, t_max));
   };
   if (profile_.raster_gather) {
     if (Status s = CheckRasterGather(profile_, scene_, trajectory_); !s.ok()) return s.error();
@@ -128,10 +127,7 @@ Expected<Frame> CpuSimulator::Simulate(uint32_t frame_index) {
         SimulateBeam(
             context, i,
             [&](const physics::Vec3<double>& o, const physics::Vec3<double>& d, double t_min,
-                double t_max) {
-              const RayHit h = ahead.Closest(i, o, d, t_min, t_max);
-              return SurfaceHit{h.hit, h.distance_m, h.normal, h.object};
-            },
+                double t_max) { return ToSurfaceHit(ahead.Closest(i, o, d, t_min, t_max)); },
             &records[size_t{i} * k]);
       }
       b = e;

@@ -16,6 +16,11 @@
 
 namespace lt {
 
+// A caster's hit as the beam pipeline takes it.
+inline SurfaceHit ToSurfaceHit(const RayHit& h) {
+  return {h.hit, h.distance_m, h.normal, h.object};
+}
+
 class PrefetchedHits {
  public:
   PrefetchedHits(const RayCaster& caster, uint32_t sub_rays);

@@ -148,23 +148,13 @@ __global__ void HierarchyKernel(const uint32_t* codes, uint32_t n, BvhNode* node
   if (i == 0) parent[0] = -1;
 }
 
-__device__ inline BvhBox TriangleBox(const BvhTriangle& t) {
-  BvhBox b;
-  for (int a = 0; a < 3; ++a) {
-    const float p0 = t.v0[a], p1 = t.v1[a], p2 = t.v2[a];
-    b.lo[a] = fminf(p0, fminf(p1, p2));
-    b.hi[a] = fmaxf(p0, fmaxf(p1, p2));
-  }
-  return b;
-}
-
 // One thread per leaf climbs towards the root; at each node the second child to arrive
 // writes the union of both children's boxes upward (the first one leaves).
 __global__ void BoxesKernel(const BvhTriangle* sorted, uint32_t n, BvhNode* nodes,
                             const int32_t* parent, uint32_t* flags) {
   const uint32_t leaf = blockIdx.x * blockDim.x + threadIdx.x;
   if (leaf >= n) return;
-  BvhBox box = TriangleBox(sorted[leaf]);
+  BvhBox box = physics::TriangleBounds(sorted[leaf]);
   int32_t child = ~static_cast<int32_t>(leaf);
   int32_t p = parent[(n - 1) + leaf];
   while (p >= 0) {
@@ -204,7 +194,7 @@ __global__ void PlocInitKernel(const BvhTriangle* sorted, uint32_t n, int32_t* c
   const uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= n) return;
   clusters[i] = ~static_cast<int32_t>(i);
-  boxes[i] = TriangleBox(sorted[i]);
+  boxes[i] = physics::TriangleBounds(sorted[i]);
 }
 
 // A pair's tie-breaker, the same from either end (a hash of the lower and the higher index).

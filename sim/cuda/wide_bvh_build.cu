@@ -103,13 +103,7 @@ __global__ void CollapseLevelKernel(const BvhNode* nodes, const uint8_t* leaf,
 // A tree of one triangle: a root with one leaf.
 __global__ void SingleTriangleKernel(const BvhTriangle* sorted, const uint32_t* order,
                                      WideNode* wide, WideTriangle* triangles) {
-  const BvhTriangle t = sorted[0];
-  physics::BvhBox b{{t.v0[0], t.v0[1], t.v0[2]}, {t.v0[0], t.v0[1], t.v0[2]}};
-  for (const float* v : {t.v1, t.v2})
-    b = physics::BoxUnion(b, {{v[0], v[1], v[2]}, {v[0], v[1], v[2]}});
-  const int32_t word = physics::WideLeaf(0, 1);
-  wide[0] = physics::EncodeWideNode(&b, &word, 1);
-  triangles[0] = physics::MakeWideTriangle(t, order[0]);
+  physics::SingleTriangleTree(sorted[0], order[0], wide[0], triangles[0]);
 }
 
 }  // namespace

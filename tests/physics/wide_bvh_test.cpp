@@ -17,15 +17,6 @@
 namespace lt::physics {
 namespace {
 
-BvhBox TriangleBox(const BvhTriangle& t) {
-  BvhBox b;
-  for (int a = 0; a < 3; ++a) {
-    b.lo[a] = std::fmin(t.v0[a], std::fmin(t.v1[a], t.v2[a]));
-    b.hi[a] = std::fmax(t.v0[a], std::fmax(t.v1[a], t.v2[a]));
-  }
-  return b;
-}
-
 // A binary tree by object-median splits on the longest centroid axis, leaves of one triangle
 // holding ~input index: something to collapse.
 struct MedianTree {
@@ -33,9 +24,9 @@ struct MedianTree {
   std::vector<uint32_t> idx;
   std::vector<BvhNode> nodes;
   BvhBox Bounds(size_t b, size_t e) const {
-    BvhBox box = TriangleBox(tris[idx[b]]);
+    BvhBox box = TriangleBounds(tris[idx[b]]);
     for (size_t i = b + 1; i < e; ++i)
-      box = BoxUnion(box, TriangleBox(tris[idx[i]]));
+      box = BoxUnion(box, TriangleBounds(tris[idx[i]]));
     return box;
   }
   int32_t Child(size_t b, size_t e) {
@@ -219,7 +210,7 @@ TEST(WideBvh, EveryTriangleOnceInLeavesOfAtMostFour) {
       // The decoded box holds each of the leaf's triangles.
       const BvhBox box = DecodeWideBox(n, k);
       for (uint32_t i = first; i < first + count; ++i) {
-        const BvhBox t = TriangleBox(tris[wide.triangles[i].id]);
+        const BvhBox t = TriangleBounds(tris[wide.triangles[i].id]);
         for (int a = 0; a < 3; ++a) {
           EXPECT_LE(box.lo[a], t.lo[a]);
           EXPECT_GE(box.hi[a], t.hi[a]);

@@ -20,6 +20,7 @@
 #include <random>
 
 #include "cpu/cpu_simulator.h"
+#include "lidartwin/bench/bvh_quality.h"
 #include "lidartwin/physics/ray_triangle.h"
 #include "lidartwin/sim/cuda_backend.h"
 #include "test_support.h"
@@ -483,11 +484,8 @@ TEST(CudaBvh, WideTreeEqualsTheHostCollapseOfItsBinaryTree) {
       const auto soup = RandomSoup(rng, count);
       auto tree = CudaBvhTree(soup, builder);
       ASSERT_TRUE(tree.ok()) << tree.message();
-      std::vector<physics::BvhTriangle> sorted(tree->order.size());
-      for (size_t k = 0; k < sorted.size(); ++k)
-        std::memcpy(&sorted[k], &soup[9 * size_t{tree->order[k]}], sizeof(sorted[k]));
-      const physics::WideBvhTree host =
-          physics::CollapseToWideOnHost(tree->nodes, sorted, &tree->order);
+      const physics::WideBvhTree host = physics::CollapseToWideOnHost(
+          tree->nodes, bench::TrianglesInLeafOrder(soup, &tree->order), &tree->order);
       ASSERT_EQ(host.nodes.size(), tree->wide.nodes.size());
       ASSERT_EQ(host.triangles.size(), tree->wide.triangles.size());
       EXPECT_EQ(host.depth, tree->wide.depth);

@@ -44,17 +44,13 @@ Counts ExpectSameBeams(const Scene& scene, const SensorProfile& profile, uint32_
           [&](const physics::Vec3<double>& o, const physics::Vec3<double>& d, double t0,
               double t1) {
             ++counts.queries;
-            const RayHit h = caster->Closest(o, d, t0, t1);
-            return SurfaceHit{h.hit, h.distance_m, h.normal, h.object};
+            return ToSurfaceHit(caster->Closest(o, d, t0, t1));
           },
           direct.data());
       SimulateBeam(
           c, i,
           [&](const physics::Vec3<double>& o, const physics::Vec3<double>& d, double t0,
-              double t1) {
-            const RayHit h = ahead.Closest(i, o, d, t0, t1);
-            return SurfaceHit{h.hit, h.distance_m, h.normal, h.object};
-          },
+              double t1) { return ToSurfaceHit(ahead.Closest(i, o, d, t0, t1)); },
           prefetched.data());
       EXPECT_EQ(std::memcmp(direct.data(), prefetched.data(), k * sizeof(BeamRecord)), 0)
           << "beam " << i;

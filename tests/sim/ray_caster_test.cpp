@@ -61,14 +61,21 @@ TEST(RayCaster, ClosestHitsMatchBruteForce) {
   EXPECT_LE(disagreements, rays / 1000) << disagreements << " of " << rays;
 }
 
-TEST(RayCaster, HonoursTheRangeInterval) {
+// `copies` coincident 10 m x 10 m plates facing the origin 5 m down +x.
+Scene Walls(int copies) {
   Scene scene;
   scene.materials.materials.push_back({"m", {1.0}, {0.5}, "test"});
   SceneObject wall;
   wall.mesh = MakePlate(10, 10);
   for (auto& v : wall.mesh.vertices)
     v[0] += 5;
-  scene.objects.push_back(wall);
+  for (int k = 0; k < copies; ++k)
+    scene.objects.push_back(wall);
+  return scene;
+}
+
+TEST(RayCaster, HonoursTheRangeInterval) {
+  const Scene scene = Walls(1);
   const auto caster = RayCaster::Create(scene);
   EXPECT_TRUE(caster->Closest({0, 0, 0}, {1, 0, 0}, 0.1, 10).hit);
   EXPECT_DOUBLE_EQ(caster->Closest({0, 0, 0}, {1, 0, 0}, 0.1, 10).distance_m, 5.0);
@@ -137,14 +144,7 @@ TEST(RayCaster, BatchEqualsOneRayAtATime) {
 // Two coincident copies of a mesh: batch and single rays agree on where the surface is; the
 // copy reported may differ.
 TEST(RayCaster, BatchOnCoincidentSurfacesGivesTheSameDistance) {
-  Scene scene;
-  scene.materials.materials.push_back({"m", {1.0}, {0.5}, "test"});
-  SceneObject wall;
-  wall.mesh = MakePlate(10, 10);
-  for (auto& v : wall.mesh.vertices)
-    v[0] += 5;
-  scene.objects.push_back(wall);
-  scene.objects.push_back(wall);
+  const Scene scene = Walls(2);
   const auto caster = RayCaster::Create(scene);
   ASSERT_TRUE(caster);
   std::mt19937_64 rng(5);

@@ -38,6 +38,15 @@ struct TraversalCosts {
   double nodes_per_ray = 0, triangles_per_ray = 0;
   uint64_t rays = 0;
 };
+// Box tests and bytes fetched per ray from those counts: a wide node fetch tests its
+// kWideArity child boxes and reads sizeof(WideNode) bytes, a triangle test sizeof(WideTriangle).
+inline double BoxTestsPerRay(double nodes_per_ray) {
+  return physics::kWideArity * nodes_per_ray;
+}
+inline double BytesPerRay(double nodes_per_ray, double triangles_per_ray) {
+  return sizeof(physics::WideNode) * nodes_per_ray +
+         sizeof(physics::WideTriangle) * triangles_per_ray;
+}
 TraversalCosts CountTraversal(const physics::WideBvhView& bvh, const std::vector<float>& origins,
                               const std::vector<float>& directions, size_t stride);
 

@@ -4,6 +4,7 @@
 // the rays traverse the four-wide tree collapsed from them (wide_bvh.h, bvh_collapse.h).
 #pragma once
 
+#include <cmath>
 #include <cstdint>
 
 #include "lidartwin/physics/hd.h"
@@ -30,6 +31,17 @@ struct BvhTriangle {
 };
 
 static_assert(sizeof(BvhNode) == 64, "BvhNode is 64 bytes, aligned");
+
+// A triangle's bounding box.
+LT_HD inline BvhBox TriangleBounds(const BvhTriangle& t) {
+  BvhBox b;
+  for (int a = 0; a < 3; ++a) {
+    const float p0 = t.v0[a], p1 = t.v1[a], p2 = t.v2[a];
+    b.lo[a] = fminf(p0, fminf(p1, p2));
+    b.hi[a] = fmaxf(p0, fmaxf(p1, p2));
+  }
+  return b;
+}
 
 // A product rounded on its own: nvcc would otherwise fuse a * b - c * d into an FMA, and the
 // edge function of a shared edge would no longer be exactly the negative of its neighbour's,

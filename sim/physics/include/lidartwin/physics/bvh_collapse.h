@@ -138,6 +138,15 @@ struct CollapseItem {
   int32_t wide, binary;
 };
 
+// The wide tree of one triangle: a root with one leaf.
+LT_HD inline void SingleTriangleTree(const BvhTriangle& t, uint32_t id, WideNode& root,
+                                     WideTriangle& leaf_triangle) {
+  const BvhBox b = TriangleBounds(t);
+  const int32_t word = WideLeaf(0, 1);
+  root = EncodeWideNode(&b, &word, 1);
+  leaf_triangle = MakeWideTriangle(t, id);
+}
+
 struct WideBvhTree {
   std::vector<WideNode> nodes;
   std::vector<WideTriangle> triangles;
@@ -158,14 +167,9 @@ inline WideBvhTree CollapseToWideOnHost(const std::vector<BvhNode>& nodes,
   auto id = [&](uint32_t sorted) { return order ? (*order)[sorted] : sorted; };
   if (n == 0) return wide;
   if (n == 1) {
-    const BvhBox box{{triangles[0].v0[0], triangles[0].v0[1], triangles[0].v0[2]},
-                     {triangles[0].v0[0], triangles[0].v0[1], triangles[0].v0[2]}};
-    BvhBox b = box;
-    for (const float* v : {triangles[0].v1, triangles[0].v2})
-      b = BoxUnion(b, {{v[0], v[1], v[2]}, {v[0], v[1], v[2]}});
-    const int32_t leaf = WideLeaf(0, 1);
-    wide.nodes.push_back(EncodeWideNode(&b, &leaf, 1));
-    wide.triangles.push_back(MakeWideTriangle(triangles[0], id(0)));
+    wide.nodes.resize(1);
+    wide.triangles.resize(1);
+    SingleTriangleTree(triangles[0], id(0), wide.nodes[0], wide.triangles[0]);
     wide.depth = 1;
     return wide;
   }
