@@ -102,7 +102,7 @@ double Median(std::vector<double> v) {
 
 Status MeasureRays(const std::vector<float>& soup, const Rays& rays, const RayCaster* caster,
                    bool coherent, int repeats, unsigned threads, RayFigures& figures,
-                   double* lbvh_rays_per_s) {
+                   double* lbvh_rays_per_s, double* sah_rays_per_s) {
   figures.rays = rays.size();
   std::vector<int32_t> gpu_triangle;
 #if LT_WITH_CUDA
@@ -119,6 +119,14 @@ Status MeasureRays(const std::vector<float>& soup, const Rays& rays, const RayCa
                              GpuBvhBuilder::kLbvh);
     if (!l.ok()) return l.error();
     if (lbvh_rays_per_s) *lbvh_rays_per_s = rays.size() / (l->trace_ms * 1e-3);
+    if (sah_rays_per_s) {
+      auto b = CudaClosestHits(soup, rays.origins, rays.directions, 1e-4f, 1e30f, repeats,
+                               GpuBvhBuilder::kBinnedSah);
+      if (!b.ok()) return b.error();
+      for (size_t i = 0; i < gpu_triangle.size(); ++i)
+        figures.gpu_trees_differ += b->triangle[i] != gpu_triangle[i];
+      *sah_rays_per_s = rays.size() / (b->trace_ms * 1e-3);
+    }
   }
 #endif
   if (!caster) return {};  // --no-embree

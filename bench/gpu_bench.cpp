@@ -206,12 +206,19 @@ GpuBenchReport RunGpuBench(const std::vector<uint64_t>& triangle_counts, int rep
       return report;
     }
     fig.ploc_build_ms = ploc.value();
+    auto sah = CudaBvhBuildMs(soup, repeats, GpuBvhBuilder::kBinnedSah);
+    if (!sah.ok()) {
+      report.why_no_gpu = sah.message();
+      return report;
+    }
+    fig.sah_build_ms = sah.value();
     // Tree quality: the GPU trees copied out, the host reference built; their traversal costs
     // are counted below, once the rays exist.
-    physics::WideBvhTree lbvh_wide, ploc_wide, binned_wide;
+    physics::WideBvhTree lbvh_wide, ploc_wide, sah_wide, binned_wide;
     for (auto [builder, wide, quality] :
          {std::tuple{GpuBvhBuilder::kLbvh, &lbvh_wide, &fig.lbvh_tree},
-          std::tuple{GpuBvhBuilder::kPloc, &ploc_wide, &fig.ploc_tree}}) {
+          std::tuple{GpuBvhBuilder::kPloc, &ploc_wide, &fig.ploc_tree},
+          std::tuple{GpuBvhBuilder::kBinnedSah, &sah_wide, &fig.sah_tree}}) {
       auto tree = CudaBvhTree(soup, builder);
       if (!tree.ok()) {
         report.why_no_gpu = tree.message();
@@ -249,18 +256,20 @@ GpuBenchReport RunGpuBench(const std::vector<uint64_t>& triangle_counts, int rep
       const Rays rays =
           coherent ? CoherentRays(os0.value(), sensor) : RandomRays(box_lo, box_hi, 1u << 20);
       double lbvh_rays_per_s = 0;
+      double sah_rays_per_s = 0;
       if (Status s = MeasureRays(soup, rays, caster.get(), coherent, repeats, cpu_threads, *target,
-                                 &lbvh_rays_per_s);
+                                 &lbvh_rays_per_s, &sah_rays_per_s);
           !s.ok()) {
         report.why_no_gpu = s.message();
         return report;
       }
       (coherent ? fig.lbvh_coherent_rays_per_s : fig.lbvh_random_rays_per_s) = lbvh_rays_per_s;
+      (coherent ? fig.sah_coherent_rays_per_s : fig.sah_random_rays_per_s) = sah_rays_per_s;
       // Every 16th ray: 65,536 of the 2^20, enough for per-ray means to a few tenths.
       constexpr size_t kStride = 16;
       for (auto [wide, quality] :
            {std::pair{&lbvh_wide, &fig.lbvh_tree}, std::pair{&ploc_wide, &fig.ploc_tree},
-            std::pair{&binned_wide, &fig.binned_tree}}) {
+            std::pair{&sah_wide, &fig.sah_tree}, std::pair{&binned_wide, &fig.binned_tree}}) {
         const TraversalCosts c =
             CountTraversal(wide->View(), rays.origins, rays.directions, kStride);
         (coherent ? quality->coherent_nodes : quality->random_nodes) = c.nodes_per_ray;

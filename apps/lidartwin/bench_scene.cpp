@@ -28,7 +28,8 @@ nlohmann::json RayFiguresJson(const bench::RayFigures& r) {
           {"gpu_hits", r.gpu_hits},
           {"embree_hits", r.embree_hits},
           {"embree_best_hits", r.embree_best_hits},
-          {"gpu_embree_best_same_triangle", r.gpu_embree_best_same}};
+          {"gpu_embree_best_same_triangle", r.gpu_embree_best_same},
+          {"gpu_binned_sah_tree_differs", r.gpu_trees_differ}};
 }
 
 int BenchScene(const Args& args, const std::filesystem::path& sensor_path, unsigned threads,

@@ -176,8 +176,9 @@ int BenchCommand(const std::vector<std::string>& argv) {
                "tree", "sah", "coh_nodes", "coh_tris", "coh_bytes", "rnd_nodes", "rnd_tris",
                "rnd_bytes");
     for (const auto& s : gpu.scenes)
-      for (const auto& [name, q] : {std::pair{"lbvh", s.lbvh_tree}, std::pair{"ploc", s.ploc_tree},
-                                    std::pair{"binned", s.binned_tree}})
+      for (const auto& [name, q] :
+           {std::pair{"lbvh", s.lbvh_tree}, std::pair{"ploc", s.ploc_tree},
+            std::pair{"gpu_sah", s.sah_tree}, std::pair{"binned", s.binned_tree}})
         fmt::print(
             "            {:>10} {:>8} {:>8.2f} {:>9.1f} {:>9.1f} {:>9.0f} {:>9.1f} {:>9.1f} "
             "{:>9.0f}\n",
@@ -214,6 +215,13 @@ int BenchCommand(const std::vector<std::string>& argv) {
                  s.threshold_raster_ms_total, s.threshold_raster_ms_kernel, "-",
                  s.bloom_raster_ms_total, s.bloom_raster_ms_kernel);
     }
+    fmt::print("binned-SAH GPU trees: {:>10} {:>9} {:>12} {:>12} {:>8}\n", "triangles", "build_ms",
+               "coh_sah/s", "rnd_sah/s", "differ");
+    for (const auto& s : gpu.scenes) {
+      fmt::print("                      {:>10} {:>9.3f} {:>12.4g} {:>12.4g} {:>8}\n", s.triangles,
+                 s.sah_build_ms, s.sah_coherent_rays_per_s, s.sah_random_rays_per_s,
+                 s.coherent.gpu_trees_differ + s.random.gpu_trees_differ);
+    }
     // The figures above are on PLOC trees (the simulator's); its refit, and the LBVH trees.
     fmt::print("PLOC refit, LBVH trees: {:>10} {:>9} {:>9} {:>12} {:>12}\n", "triangles",
                "refit_ms", "lbvh_ms", "coh_lbvh/s", "rnd_lbvh/s");
@@ -238,10 +246,15 @@ int BenchCommand(const std::vector<std::string>& argv) {
              {"trees",
               {{"lbvh", TreeJson(s.lbvh_tree)},
                {"ploc", TreeJson(s.ploc_tree)},
+               {"gpu_binned_sah", TreeJson(s.sah_tree)},
                {"binned_sah_reference", TreeJson(s.binned_tree)},
                {"binned_sah_host_build_ms", s.binned_build_host_ms}}},
              {"bvh_build_ms", s.ploc_build_ms},
              {"refit_ms", s.refit_ms},
+             {"gpu_binned_sah",
+              {{"bvh_build_ms", s.sah_build_ms},
+               {"coherent_gpu_rays_per_s", s.sah_coherent_rays_per_s},
+               {"random_gpu_rays_per_s", s.sah_random_rays_per_s}}},
              {"lbvh",
               {{"bvh_build_ms", s.bvh_build_ms},
                {"coherent_gpu_rays_per_s", s.lbvh_coherent_rays_per_s},

@@ -61,7 +61,15 @@ struct Events {
 
 namespace {
 cuda::BvhBuilder Builder(GpuBvhBuilder b) {
-  return b == GpuBvhBuilder::kPloc ? cuda::BvhBuilder::kPloc : cuda::BvhBuilder::kLbvh;
+  switch (b) {
+    case GpuBvhBuilder::kPloc:
+      return cuda::BvhBuilder::kPloc;
+    case GpuBvhBuilder::kBinnedSah:
+      return cuda::BvhBuilder::kBinnedSah;
+    case GpuBvhBuilder::kLbvh:
+      break;
+  }
+  return cuda::BvhBuilder::kLbvh;
 }
 
 // Uploads a triangle soup (9 floats per triangle) and builds its BVH.

@@ -13,6 +13,7 @@
 #include "lidartwin/physics/bvh.h"
 #include "lidartwin/physics/bvh_collapse.h"
 #include "lidartwin/physics/wide_bvh.h"
+#include "sah_work.h"
 
 namespace lt::cuda {
 
@@ -36,8 +37,9 @@ inline Status CheckBvhCoordinates(const std::vector<float>& soup) {
 }
 
 enum class BvhBuilder {
-  kLbvh,  // Karras 2012: one pass over the sorted codes
-  kPloc,  // Meister & Bittner 2018: greedy nearest-neighbour merging of the sorted leaves
+  kLbvh,       // Karras 2012: one pass over the sorted codes
+  kPloc,       // Meister & Bittner 2018: greedy nearest-neighbour merging of the sorted leaves
+  kBinnedSah,  // Wald 2007, top-down: 16 bins an axis (sah_build.cu), the SAH-quality tree
 };
 
 class DeviceBvh {
@@ -90,7 +92,18 @@ class DeviceBvh {
   DeviceBuffer<uint8_t> leaf_;
   DeviceBuffer<physics::CollapseItem> items_[2];
   DeviceBuffer<uint32_t> counters_;
+  // The binned-SAH builder's work: primitive ids (boxes in cluster_boxes_), double-buffered;
+  // large tasks, their tiles and bins by level parity; splits; middle and small tasks; the
+  // device addresses of both buffers; counters.
+  DeviceBuffer<uint32_t> sah_ids_[2];
+  DeviceBuffer<SahTask> sah_large_[2], sah_mid_[2], sah_small_;
+  DeviceBuffer<uint2> sah_tiles_[2];
+  DeviceBuffer<SahBins> sah_bins_[2];
+  DeviceBuffer<SahSplit> sah_splits_;
+  DeviceBuffer<void*> sah_buffers_;
+  DeviceBuffer<uint32_t> sah_counters_;
   Status BuildPloc(uint32_t n, cudaStream_t stream);
+  Status BuildBinnedSah(const float* triangles, uint32_t n, cudaStream_t stream);
   // Parents of the binary tree's nodes and leaves, from its child links.
   Status Parents(cudaStream_t stream);
   // The binary tree into the wide one (wide_bvh_build.cu). costs_ready: the builder has filled

@@ -397,6 +397,17 @@ void DeviceBvh::ReleaseBuildMemory() {
   leaf_.Release();
   for (auto& items : items_)
     items.Release();
+  for (int k = 0; k < 2; ++k) {
+    sah_ids_[k].Release();
+    sah_large_[k].Release();
+    sah_mid_[k].Release();
+    sah_tiles_[k].Release();
+    sah_bins_[k].Release();
+  }
+  sah_small_.Release();
+  sah_splits_.Release();
+  sah_buffers_.Release();
+  sah_counters_.Release();
 }
 
 Status DeviceBvh::Parents(cudaStream_t stream) {
@@ -498,6 +509,9 @@ Status DeviceBvh::Build(const float* triangles, uint32_t n, cudaStream_t stream,
   if (n == 0) return {};
   if (Status s = sorted_.Reserve(n); !s.ok()) return s;
   if (Status s = order_.Reserve(n); !s.ok()) return s;
+  // The binned-SAH builder orders the triangles itself (no Morton codes); one triangle is
+  // the Morton path's single-triangle tree.
+  if (builder == BvhBuilder::kBinnedSah && n > 1) return BuildBinnedSah(triangles, n, stream);
   if (Status s = codes_.Reserve(n); !s.ok()) return s;
   if (Status s = codes_sorted_.Reserve(n); !s.ok()) return s;
   if (Status s = index_.Reserve(2 * static_cast<size_t>(n)); !s.ok()) return s;

@@ -30,12 +30,12 @@ Rays RandomRays(const double lo[3], const double hi[3], size_t n);
 
 double Median(std::vector<double> v);
 
-// Measures `rays` on the GPU (PLOC into figures.gpu_*, LBVH into *lbvh_rays_per_s; both 0
-// in a build without CUDA or without a GPU) and, with `caster` (the CPU backend's, over the
-// same triangles), Embree at its best and Embree as the CPU backend calls it, on `threads`
-// threads. Errors from the GPU or the peer.
+// Measures `rays` on the GPU (PLOC into figures.gpu_*, LBVH into *lbvh_rays_per_s, the
+// binned-SAH tree into *sah_rays_per_s when given; all 0 in a build without CUDA or without a
+// GPU) and, with `caster` (the CPU backend's, over the same triangles), Embree at its best and
+// Embree as the CPU backend calls it, on `threads` threads. Errors from the GPU or the peer.
 Status MeasureRays(const std::vector<float>& soup, const Rays& rays, const RayCaster* caster,
                    bool coherent, int repeats, unsigned threads, RayFigures& figures,
-                   double* lbvh_rays_per_s);
+                   double* lbvh_rays_per_s, double* sah_rays_per_s = nullptr);
 
 }  // namespace lt::bench

@@ -17,12 +17,14 @@ struct RayFigures {
   double embree_best_rays_per_s = 0;
   uint64_t gpu_hits = 0, embree_hits = 0, embree_best_hits = 0;
   uint64_t gpu_embree_best_same = 0;  // rays where the GPU and the peer hit the same triangle
+  uint64_t gpu_trees_differ = 0;      // rays whose closest triangle on the binned-SAH tree differs
 };
 
 struct SceneFigures {
   uint64_t triangles = 0;
   double bvh_build_ms = 0;   // GPU LBVH, median, CUDA events
   double ploc_build_ms = 0;  // GPU PLOC, median, CUDA events
+  double sah_build_ms = 0;   // GPU binned SAH, median, CUDA events
   double refit_ms = 0;       // refit of the PLOC tree after the city moved 0.5 m
   // Tree quality (bvh_quality.h) of each GPU tree and of a binned-SAH tree built on the host
   // in the same layout (the reference): SAH cost, and node fetches and triangle tests per ray
@@ -32,10 +34,12 @@ struct SceneFigures {
     double coherent_nodes = 0, coherent_triangles = 0;
     double random_nodes = 0, random_triangles = 0;
   };
-  TreeQuality lbvh_tree, ploc_tree, binned_tree;
+  TreeQuality lbvh_tree, ploc_tree, sah_tree, binned_tree;  // sah: the GPU's binned SAH
   double binned_build_host_ms = 0;
   double lbvh_coherent_rays_per_s = 0;  // the same rays on the LBVH tree
   double lbvh_random_rays_per_s = 0;
+  double sah_coherent_rays_per_s = 0;  // the same rays on the GPU's binned-SAH tree
+  double sah_random_rays_per_s = 0;
   RayFigures coherent;         // OS0-128 beams x 8 jittered sub-rays from a street corner
   RayFigures random;           // random origins and directions inside the city
   double frame_ms_total = 0;   // OS0-128 frame, capability detector, results on the host

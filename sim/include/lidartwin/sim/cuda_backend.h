@@ -53,9 +53,9 @@ class CudaSimulator final : public Simulator {
   std::unique_ptr<Impl> impl_;
 };
 
-// Which GPU BVH builder: LBVH (Karras 2012, fastest build) or PLOC (Meister & Bittner 2018,
-// SAH-like quality from greedy surface-area merging).
-enum class GpuBvhBuilder { kLbvh, kPloc };
+// Which GPU BVH builder: LBVH (Karras 2012, fastest build), PLOC (Meister & Bittner 2018,
+// greedy surface-area merging) or binned SAH (Wald 2007, top-down, the SAH-quality tree).
+enum class GpuBvhBuilder { kLbvh, kPloc, kBinnedSah };
 
 // Closest hits of rays against a triangle soup (9 floats per triangle), BVH built on the GPU.
 // Ray i: origin (3 floats), unit direction (3 floats). Result: triangle index or -1.

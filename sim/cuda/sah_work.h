@@ -1,0 +1,38 @@
+// Work items of the GPU's binned-SAH builder (sah_build.cu), here so that DeviceBvh can own
+// their buffers.
+#pragma once
+
+#include <cstdint>
+
+#include "lidartwin/physics/bvh.h"
+
+namespace lt::cuda {
+
+inline constexpr int kSahBins = 16;  // bins an axis (Wald 2007 uses 16 too)
+
+// The bins of one node: for each axis and bin, the bounds of its primitives' boxes as ordered
+// integers (for atomicMin/atomicMax) and how many there are.
+struct SahBins {
+  uint32_t lo[3][kSahBins][3];
+  uint32_t hi[3][kSahBins][3];
+  uint32_t count[3][kSahBins];
+};
+
+// A node still to split: its primitives are [begin, begin + count) of one of two buffers.
+struct SahTask {
+  int32_t node;  // the binary node it becomes, -1 for a single primitive (a leaf)
+  uint32_t begin, count;
+  uint32_t buffer;
+  physics::BvhBox box;  // bounds of its primitives' boxes
+};
+
+// A large node's split, for the blocks that partition it.
+struct SahSplit {
+  int32_t axis;           // 0-2, or -1: at the middle position
+  int32_t bin;            // primitives in bins <= bin go left
+  uint32_t left;          // how many go left
+  int32_t child_task[2];  // the next level's large task of each side, or -1
+  uint32_t cursor[2];     // primitives placed on each side so far
+};
+
+}  // namespace lt::cuda
