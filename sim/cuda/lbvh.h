@@ -93,10 +93,10 @@ class DeviceBvh {
   DeviceBuffer<physics::CollapseItem> items_[2];
   DeviceBuffer<uint32_t> counters_;
   // The binned-SAH builder's work: primitive ids (boxes in cluster_boxes_), double-buffered;
-  // large tasks, their tiles and bins by level parity; splits; middle and small tasks; the
-  // device addresses of both buffers; counters.
+  // large tasks, their tiles and bins by level parity; splits; subtree tasks; the device
+  // addresses of both buffers; counters.
   DeviceBuffer<uint32_t> sah_ids_[2];
-  DeviceBuffer<SahTask> sah_large_[2], sah_mid_[2], sah_small_;
+  DeviceBuffer<SahTask> sah_large_[2], sah_subtrees_;
   DeviceBuffer<uint2> sah_tiles_[2];
   DeviceBuffer<SahBins> sah_bins_[2];
   DeviceBuffer<SahSplit> sah_splits_;

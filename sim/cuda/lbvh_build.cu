@@ -400,11 +400,10 @@ void DeviceBvh::ReleaseBuildMemory() {
   for (int k = 0; k < 2; ++k) {
     sah_ids_[k].Release();
     sah_large_[k].Release();
-    sah_mid_[k].Release();
     sah_tiles_[k].Release();
     sah_bins_[k].Release();
   }
-  sah_small_.Release();
+  sah_subtrees_.Release();
   sah_splits_.Release();
   sah_buffers_.Release();
   sah_counters_.Release();

@@ -1,13 +1,14 @@
 // A binned-SAH BVH built top-down on the GPU (Wald, "On fast construction of SAH-based bounding
 // volume hierarchies", IEEE RT 2007: 16 bins an axis over the node's bounds, the split of least
-// A_L N_L + A_R N_R), in three phases by node size, every one level-synchronous with its work
-// lists on the device:
-//   - large nodes (> kSahWarpMax primitives): tiles of kSahTile primitives, a block each,
-//     partition the primitives and bin them into their child's bins in one pass (shared-memory
-//     bins, then one global atomic per bin value and block); a warp per node picks the split;
-//   - middle nodes (<= kSahWarpMax): a warp per node bins, picks and partitions;
-//   - small nodes (<= kSahSmallMax): a thread per node builds the subtree by a full SAH sweep
-//     over the primitives sorted on each axis.
+// A_L N_L + A_R N_R), in two phases by node size:
+//   - large nodes (> kSahWarpMax primitives), level by level with the work lists on the device:
+//     tiles of kSahTile primitives, a block each, partition the primitives and bin them into
+//     their child's bins in one pass (shared-memory bins, then one global atomic per bin value
+//     and block); a warp per node picks the split;
+//   - subtrees (<= kSahWarpMax primitives), a warp each, in shared memory: the warp splits the
+//     nodes of more than kSahSmallMax primitives by bins, then each lane builds one of the
+//     small ones left by a full SAH sweep over its primitives sorted on each axis. The
+//     primitives are read once and their order written once.
 // Agglomerative builders (PLOC) reach 1.19x the binned-SAH cost on the benchmark city and
 // exact agglomerative clustering is worse still (bench/RESULTS.md): greedy pairing by merged
 // area does not find the tree SAH describes there, so this builder is the one at SAH quality.
@@ -34,9 +35,9 @@ using physics::BvhTriangle;
 
 constexpr int kSahTile = 4096;         // primitives a block partitions in the large phase
 constexpr int kSahTileThreads = 512;   // 8 primitives a thread
-constexpr uint32_t kSahWarpMax = 256;  // largest node a warp takes
-constexpr uint32_t kSahSmallMax = 8;   // largest node a thread takes
-constexpr int kSahMidWarps = 8;        // warps a block in the middle phase
+constexpr uint32_t kSahWarpMax = 256;  // largest subtree a warp takes
+constexpr uint32_t kSahSmallMax = 8;   // largest subtree a lane takes
+constexpr int kSubtreeWarps = 4;       // warps a block in the subtree phase
 // After this many levels of a phase, nodes split at their middle position: depth stays bounded
 // (kSahLevels levels a phase at most) however the binned splits peel primitives off.
 constexpr int kSahForceMedianLevel = 40;
@@ -44,12 +45,11 @@ constexpr int kSahLevels = 64;
 constexpr int kSahLevelsPerCheck = 8;
 
 // Counters (uint32) on the device.
-constexpr int kNodeCounter = 0;
-constexpr int kSmallCount = 1;
+constexpr int kRootGap = 0;                                 // the root's split position (NodeIndex)
+constexpr int kSubtreeCount = 1;                            // subtree tasks
 constexpr int kLargeCounts = 2;                             // [level], tasks of the large phase
 constexpr int kTileCounts = kLargeCounts + kSahLevels + 1;  // [level], their tiles
-constexpr int kMidCounts = kTileCounts + kSahLevels + 1;    // [level], middle-phase tasks
-constexpr int kCounterCount = kMidCounts + kSahLevels + 1;
+constexpr int kCounterCount = kTileCounts + kSahLevels + 1;
 
 __device__ inline uint32_t Ordered(float f) {
   const uint32_t b = __float_as_uint(f);
@@ -94,12 +94,17 @@ __device__ inline void ClearBins(SahBins* bins, int lane, int lanes) {
     words[i] = i < kBoundWords / 2 ? 0xffffffffu : 0u;  // lo: +inf as ordered; hi and counts: 0
 }
 
-// Adds the warp's primitives (valid lanes) to bins[slot] on every axis: lanes with the same
-// (slot, bin) reduce together and one of them updates the bins, so a warp of neighbours costs
-// a few atomics, not 32 on one address. Every lane of the warp calls it.
+// Adds the warp's primitives (valid lanes) to bins[slot] on every axis. Where all of them fall
+// in one bin (neighbours in a large node) the warp reduces first and one lane updates the bin:
+// 7 atomics, not 32 on each address. Otherwise every lane updates its own bin: looping over
+// the distinct bins instead costs some 40 instructions a bin, and the primitives of a small
+// node spread over most of its 16. Every lane of the warp calls it.
 __device__ inline void WarpAddToBins(SahBins* bins, int slot, bool valid, const BvhBox& box,
                                      const BinMap& map) {
   const int lane = static_cast<int>(threadIdx.x) & 31;
+  const unsigned active = __ballot_sync(0xffffffffu, valid);
+  if (active == 0) return;
+  const int first = __ffs(active) - 1;
   uint32_t value[6];
   for (int k = 0; k < 3; ++k) {
     value[k] = Ordered(box.lo[k]);
@@ -107,27 +112,30 @@ __device__ inline void WarpAddToBins(SahBins* bins, int slot, bool valid, const 
   }
   for (int a = 0; a < 3; ++a) {
     const int key = valid ? slot * kSahBins + BinOf(box, map, a) : -1;
-    unsigned todo = __ballot_sync(0xffffffffu, valid);
-    while (todo) {
-      const int leader = __ffs(todo) - 1;
-      const int leader_key = __shfl_sync(0xffffffffu, key, leader);
-      const bool mine = valid && key == leader_key;
-      const unsigned group = __ballot_sync(0xffffffffu, mine);
-      todo &= ~group;
+    const int first_key = __shfl_sync(0xffffffffu, key, first);
+    if (__all_sync(0xffffffffu, !valid || key == first_key)) {
       uint32_t r[6];
       for (int k = 0; k < 3; ++k) {
-        r[k] = __reduce_min_sync(0xffffffffu, mine ? value[k] : 0xffffffffu);
-        r[3 + k] = __reduce_max_sync(0xffffffffu, mine ? value[3 + k] : 0u);
+        r[k] = __reduce_min_sync(0xffffffffu, valid ? value[k] : 0xffffffffu);
+        r[3 + k] = __reduce_max_sync(0xffffffffu, valid ? value[3 + k] : 0u);
       }
-      if (lane == leader) {
-        SahBins& b = bins[leader_key / kSahBins];
-        const int bin = leader_key % kSahBins;
+      if (lane == first) {
+        SahBins& b = bins[first_key / kSahBins];
+        const int bin = first_key % kSahBins;
         for (int k = 0; k < 3; ++k) {
           atomicMin(&b.lo[a][bin][k], r[k]);
           atomicMax(&b.hi[a][bin][k], r[3 + k]);
         }
-        atomicAdd(&b.count[a][bin], static_cast<uint32_t>(__popc(group)));
+        atomicAdd(&b.count[a][bin], static_cast<uint32_t>(__popc(active)));
       }
+    } else if (valid) {
+      SahBins& b = bins[key / kSahBins];
+      const int bin = key % kSahBins;
+      for (int k = 0; k < 3; ++k) {
+        atomicMin(&b.lo[a][bin][k], value[k]);
+        atomicMax(&b.hi[a][bin][k], value[3 + k]);
+      }
+      atomicAdd(&b.count[a][bin], 1u);
     }
   }
 }
@@ -284,11 +292,12 @@ __global__ void SahPrimitivesKernel(const float* tri, uint32_t n, BvhBox* boxes,
   }
 }
 
-// The root's task: a large one with its tiles, a middle one or a small one by its size.
+// The root's task: a large one with its tiles, or a subtree.
 __global__ void SahRootKernel(uint32_t n, const uint32_t* root_bounds, SahTask* large, uint2* tiles,
-                              SahBins* bins, SahTask* mid, SahTask* small, uint32_t* counters) {
+                              SahBins* bins, SahTask* subtrees, uint32_t* counters) {
   SahTask t;
-  t.node = 0;
+  t.parent = -1;
+  t.side = 0;
   t.begin = 0;
   t.count = n;
   t.buffer = 0;
@@ -306,13 +315,8 @@ __global__ void SahRootKernel(uint32_t n, const uint32_t* root_bounds, SahTask* 
       tiles[k] = make_uint2(0, k * kSahTile);
     ClearBins(&bins[0], static_cast<int>(threadIdx.x), static_cast<int>(blockDim.x));
   } else if (threadIdx.x == 0) {
-    if (n > kSahSmallMax) {
-      mid[0] = t;
-      counters[kMidCounts] = 1;
-    } else {
-      small[0] = t;
-      counters[kSmallCount] = 1;
-    }
+    subtrees[0] = t;
+    counters[kSubtreeCount] = 1;
   }
 }
 
@@ -345,17 +349,15 @@ __global__ void __launch_bounds__(kSahTileThreads)
   }
 }
 
-// Where a child goes: a large task of the next level (with its tiles and empty bins), a middle
-// or a small one. Returns its next-level large task or -1. One lane calls it.
+// Where a child goes: a large task of the next level (with its tiles and empty bins) or a
+// subtree; a single primitive goes nowhere (the partition writes its place in the order).
+// Returns its next-level large task or -1. One lane calls it.
 __device__ inline int32_t PlaceChild(const SahTask& child, int level, SahTask* next_large,
-                                     uint2* next_tiles, SahBins* next_bins, SahTask* mid,
-                                     SahTask* small, uint32_t* counters, int mid_level) {
-  if (child.count <= kSahSmallMax) {
-    small[atomicAdd(&counters[kSmallCount], 1u)] = child;
-    return -1;
-  }
+                                     uint2* next_tiles, SahBins* next_bins, SahTask* subtrees,
+                                     uint32_t* counters) {
+  if (child.count < 2) return -1;
   if (child.count <= kSahWarpMax) {
-    mid[atomicAdd(&counters[kMidCounts + mid_level], 1u)] = child;
+    subtrees[atomicAdd(&counters[kSubtreeCount], 1u)] = child;
     return -1;
   }
   const uint32_t task = atomicAdd(&counters[kLargeCounts + level + 1], 1u);
@@ -368,30 +370,49 @@ __device__ inline int32_t PlaceChild(const SahTask& child, int level, SahTask* n
   return static_cast<int32_t>(task);
 }
 
-// The two children of a split node: node indices for those of two primitives or more, ~position
-// for single ones; their tasks in `child`.
-__device__ inline void MakeChildren(const SahTask& t, uint32_t left, const BvhBox box[2],
-                                    uint32_t buffer, uint32_t* counters, BvhNode* nodes,
-                                    SahTask child[2]) {
+// Node indices without a counter: the n - 1 internal nodes of a binary tree over n ordered
+// leaves split the n - 1 gaps between neighbours one each, so gap g (between positions g and
+// g + 1) names a node. The root, whose gap is root_gap, takes index 0 instead, and the node of
+// gap 0 takes root_gap. (A counter handed out with atomics on one address serialised the
+// middle and small phases: some 10^5 atomics a level.)
+__device__ inline int32_t NodeIndex(uint32_t gap, uint32_t root_gap) {
+  if (gap == root_gap) return 0;
+  return static_cast<int32_t>(gap == 0 ? root_gap : gap);
+}
+
+// A task split at `left`: its node (index from its gap, written into its parent's slot) with
+// the children's boxes and, for single primitives, their leaf codes (~position; the others
+// write theirs when they split); the children's tasks in `child`. root_gap: for the root,
+// which sets it (counters[kRootGap]).
+__device__ inline void SplitTask(const SahTask& t, uint32_t left, const BvhBox box[2],
+                                 uint32_t buffer, uint32_t* counters, uint32_t root_gap,
+                                 BvhNode* nodes, SahTask child[2]) {
+  const uint32_t gap = t.begin + left - 1;
+  int32_t me = 0;
+  if (t.parent < 0) {
+    counters[kRootGap] = gap;
+  } else {
+    me = NodeIndex(gap, root_gap);
+    nodes[t.parent].child[t.side] = me;
+  }
   const uint32_t count[2] = {left, t.count - left};
-  const uint32_t inner = (count[0] > 1) + (count[1] > 1);
-  uint32_t at = inner ? atomicAdd(&counters[kNodeCounter], inner) : 0;
   int32_t code[2];
   for (int s = 0; s < 2; ++s) {
+    child[s].parent = me;
+    child[s].side = static_cast<uint32_t>(s);
     child[s].begin = t.begin + (s == 0 ? 0 : left);
     child[s].count = count[s];
     child[s].buffer = buffer;
     child[s].box = box[s];
-    child[s].node = count[s] > 1 ? static_cast<int32_t>(at++) : -1;
-    code[s] = count[s] > 1 ? child[s].node : ~static_cast<int32_t>(child[s].begin);
+    code[s] = count[s] > 1 ? 0 : ~static_cast<int32_t>(child[s].begin);
   }
-  WriteNode(nodes, t.node, box, code);
+  WriteNode(nodes, me, box, code);
 }
 
 // Large phase, one warp a task of this level: the split from its bins, its children placed.
 __global__ void SahSplitKernel(const SahTask* large, const SahBins* bins, int level,
                                SahSplit* splits, SahTask* next_large, uint2* next_tiles,
-                               SahBins* next_bins, SahTask* mid, SahTask* small, uint32_t* counters,
+                               SahBins* next_bins, SahTask* subtrees, uint32_t* counters,
                                BvhNode* nodes) {
   const uint32_t task = (blockIdx.x * blockDim.x + threadIdx.x) / 32;
   const int lane = static_cast<int>(threadIdx.x) & 31;
@@ -408,10 +429,10 @@ __global__ void SahSplitKernel(const SahTask* large, const SahBins* bins, int le
   if (lane == 0) {
     if (c.axis < 0) c.box[0] = c.box[1] = t.box;  // a positional split: the parent's bounds
     SahTask child[2];
-    MakeChildren(t, split.left, c.box, 1 - t.buffer, counters, nodes, child);
+    SplitTask(t, split.left, c.box, 1 - t.buffer, counters, counters[kRootGap], nodes, child);
     for (int s = 0; s < 2; ++s)
       split.child_task[s] =
-          PlaceChild(child[s], level, next_large, next_tiles, next_bins, mid, small, counters, 0);
+          PlaceChild(child[s], level, next_large, next_tiles, next_bins, subtrees, counters);
     splits[task] = split;
   }
 }
@@ -428,7 +449,7 @@ __global__ void __launch_bounds__(kSahTileThreads)
     SahPartitionKernel(const SahTask* large, const uint2* tiles, int level, SahSplit* splits,
                        const SahTask* next_large, SahBins* next_bins, const BvhBox* boxes_in,
                        const uint32_t* ids_in, BvhBox* boxes_out, uint32_t* ids_out,
-                       const uint32_t* counters) {
+                       const uint32_t* counters, uint32_t* order) {
   using Scan = cub::BlockScan<uint32_t, kSahTileThreads>;
   constexpr int kHalf = kSahRounds * kSahTileWarps;  // entries a side
   static_assert(2 * kHalf <= kSahTileThreads, "at most one scan entry a thread");
@@ -504,6 +525,7 @@ __global__ void __launch_bounds__(kSahTileThreads)
       const uint32_t at = t.begin + (s == 0 ? 0 : left) + s_base[s] + rank;
       boxes_out[at] = b;
       ids_out[at] = id;
+      if ((s == 0 ? left : t.count - left) == 1) order[at] = id;  // a leaf: its final place
     }
     const bool binned = valid && child_task[s] >= 0;
     if (__any_sync(0xffffffffu, binned)) WarpAddToBins(s_bins, s, binned, b, child_map[s]);
@@ -526,170 +548,263 @@ __global__ void __launch_bounds__(kSahTileThreads)
   }
 }
 
-// Middle phase, one warp a task: bins in shared memory, the split, a stable partition into the
-// other buffer, the children placed.
-__global__ void __launch_bounds__(32 * kSahMidWarps)
-    SahMidKernel(const SahTask* tasks, int level, SahTask* next, SahTask* small,
-                 BvhBox* const* boxes, uint32_t* const* ids, uint32_t* counters, BvhNode* nodes) {
-  __shared__ SahBins s_bins[kSahMidWarps];
-  const int warp = static_cast<int>(threadIdx.x) / 32;
-  const int lane = static_cast<int>(threadIdx.x) & 31;
-  const uint32_t task = blockIdx.x * kSahMidWarps + warp;
-  if (task >= counters[kMidCounts + level]) return;
-  const SahTask t = tasks[task];
-  const BvhBox* in_boxes = boxes[t.buffer];
-  const uint32_t* in_ids = ids[t.buffer];
-  BvhBox* out_boxes = boxes[1 - t.buffer];
-  uint32_t* out_ids = ids[1 - t.buffer];
-  SahBins* bins = &s_bins[warp];
-  const BinMap map = MapOf(t.box);
-  SahChoice c;
-  if (level < kSahForceMedianLevel) {
-    ClearBins(bins, lane, 32);
-    __syncwarp();
-    for (uint32_t i0 = 0; i0 < t.count; i0 += 32) {
-      const uint32_t i = i0 + lane;
-      const bool valid = i < t.count;
-      const BvhBox b = valid ? in_boxes[t.begin + i] : BvhBox{};
-      WarpAddToBins(bins, 0, valid, b, map);
+// Subtree phase. A 4-bit field of a packed word (permutations and depths of up to 8 items).
+__device__ inline uint32_t Nibble(uint32_t v, int k) {
+  return (v >> (4 * k)) & 15u;
+}
+__device__ inline uint32_t WithNibble(uint32_t v, int k, uint32_t x) {
+  return (v & ~(15u << (4 * k))) | (x << (4 * k));
+}
+
+// A lane's subtree of 2..kSahSmallMax primitives, by the full SAH sweep: every split position of
+// the primitives sorted by centre on each axis (ties by triangle index). box: the warp's boxes;
+// slots: the range's slots into them (a byte each, in position order); base: the global
+// position of the range's first primitive. The state lives in registers: perm (position ->
+// slot index) and depth (of the node made at each gap, 0 while unsplit). A range's parent is
+// the node of its deeper boundary gap (the later split). root: this range is the whole tree's
+// root, which sets root_gap.
+__device__ inline void SmallSubtree(const BvhBox* box, uint64_t slots, int n, uint32_t base,
+                                    int32_t parent, uint32_t side, bool root, uint32_t root_gap,
+                                    const uint32_t* task_ids, uint32_t* root_gap_out,
+                                    BvhNode* nodes, uint32_t* order) {
+  auto slot = [&](uint32_t k) { return static_cast<uint32_t>((slots >> (8 * k)) & 0xffu); };
+  uint32_t perm = 0x76543210u, depth = 0;
+  for (int made = 0; made < n - 1; ++made) {
+    int b = 0, e = 1;  // the first range of two or more with no split inside
+    for (;;) {
+      e = b + 1;
+      while (e < n && Nibble(depth, e - 1) == 0)
+        ++e;
+      if (e - b >= 2) break;
+      b = e;
     }
-    __syncwarp();
-    c = WarpBestSplit(*bins);
-  }
-  const uint32_t left = c.axis >= 0 ? c.left : t.count / 2;
-  if (c.axis < 0) c.box[0] = c.box[1] = t.box;
-  // Stable partition: a ballot a round gives each lane its place on its side.
-  uint32_t placed[2] = {0, 0};
-  for (uint32_t i0 = 0; i0 < t.count; i0 += 32) {
-    const uint32_t i = i0 + lane;
-    const bool valid = i < t.count;
-    BvhBox b{};
-    uint32_t id = 0;
-    if (valid) {
-      b = in_boxes[t.begin + i];
-      id = in_ids[t.begin + i];
+    const uint32_t dl = b > 0 ? Nibble(depth, b - 1) : 0, dr = e < n ? Nibble(depth, e - 1) : 0;
+    const uint32_t d = max(dl, dr);
+    int32_t up = parent;
+    uint32_t up_side = side;
+    if (d > 0) {
+      up = NodeIndex(base + static_cast<uint32_t>(dl > dr ? b - 1 : e - 1), root_gap);
+      up_side = dl > dr ? 1 : 0;
     }
-    const bool right = valid && (c.axis >= 0 ? BinOf(b, map, c.axis) > c.bin : i >= left);
-    const unsigned right_mask = __ballot_sync(0xffffffffu, right);
-    const unsigned left_mask = __ballot_sync(0xffffffffu, valid && !right);
-    const unsigned below = (1u << lane) - 1;
-    if (valid) {
-      const uint32_t at = right ? left + placed[1] + __popc(right_mask & below)
-                                : placed[0] + __popc(left_mask & below);
-      out_boxes[t.begin + at] = b;
-      out_ids[t.begin + at] = id;
+    const int m = e - b;
+    float best = __builtin_huge_valf();
+    int best_at = 1;
+    uint32_t best_order = 0;
+    for (int a = 0; a < 3; ++a) {
+      uint32_t o = 0;  // the range's slot indices sorted by (centre, triangle index)
+      for (int k = 0; k < m; ++k) {
+        const uint32_t x = Nibble(perm, b + k);
+        const float cx = Centre(box[slot(x)], a);
+        const uint32_t ix = task_ids[slot(x)];
+        int j = k;
+        while (j > 0) {
+          const uint32_t y = Nibble(o, j - 1);
+          const float cy = Centre(box[slot(y)], a);
+          if (cy < cx || (cy == cx && task_ids[slot(y)] < ix)) break;
+          o = WithNibble(o, j, y);
+          --j;
+        }
+        o = WithNibble(o, j, x);
+      }
+      // Right areas by a backward sweep, then the forward sweep picks the split (loops
+      // unrolled to the bound so the areas stay in registers).
+      float right_area[kSahSmallMax];
+      BvhBox acc{};
+#pragma unroll
+      for (int k = kSahSmallMax - 1; k >= 1; --k) {
+        if (k >= m) continue;
+        const BvhBox& x = box[slot(Nibble(o, k))];
+        acc = k == m - 1 ? x : physics::BoxUnion(acc, x);
+        right_area[k] = HalfAreaOf(acc.lo, acc.hi);
+      }
+      acc = box[slot(Nibble(o, 0))];
+#pragma unroll
+      for (int k = 1; k < kSahSmallMax; ++k) {
+        if (k >= m) continue;
+        const float cost = HalfAreaOf(acc.lo, acc.hi) * static_cast<float>(k) +
+                           right_area[k] * static_cast<float>(m - k);
+        if (cost < best) {
+          best = cost;
+          best_at = k;
+          best_order = o;
+        }
+        acc = physics::BoxUnion(acc, box[slot(Nibble(o, k))]);
+      }
     }
-    placed[0] += __popc(left_mask);
-    placed[1] += __popc(right_mask);
-  }
-  if (lane == 0) {
-    SahTask child[2];
-    MakeChildren(t, left, c.box, 1 - t.buffer, counters, nodes, child);
+    for (int k = 0; k < m; ++k)
+      perm = WithNibble(perm, b + k, Nibble(best_order, k));
+    const int mid = b + best_at;
+    const uint32_t gap = base + static_cast<uint32_t>(mid) - 1;
+    int32_t me = 0;
+    if (root && d == 0) {
+      root_gap = gap;
+      *root_gap_out = gap;
+    } else {
+      me = NodeIndex(gap, root_gap);
+      if (up >= 0) nodes[up].child[up_side] = me;
+    }
+    depth = WithNibble(depth, mid - 1, d + 1);
+    const int lo[2] = {b, mid}, hi[2] = {mid, e};
+    BvhBox side_box[2];
+    int32_t code[2];
     for (int s = 0; s < 2; ++s) {
-      if (child[s].count <= kSahSmallMax)
-        small[atomicAdd(&counters[kSmallCount], 1u)] = child[s];
-      else
-        next[atomicAdd(&counters[kMidCounts + level + 1], 1u)] = child[s];
+      side_box[s] = box[slot(Nibble(perm, lo[s]))];
+      for (int k = lo[s] + 1; k < hi[s]; ++k)
+        side_box[s] = physics::BoxUnion(side_box[s], box[slot(Nibble(perm, k))]);
+      code[s] = 0;  // a child of two or more writes its index when it splits
+      if (hi[s] - lo[s] == 1) {
+        code[s] = ~static_cast<int32_t>(base + static_cast<uint32_t>(lo[s]));
+        order[base + lo[s]] = task_ids[slot(Nibble(perm, lo[s]))];
+      }
     }
+    WriteNode(nodes, me, side_box, code);
   }
 }
 
-// Small phase, one thread a task of at most kSahSmallMax primitives: the full SAH sweep
-// (every split position of the primitives sorted by centre on each axis, ties by triangle
-// index), recursively; writes the subtree's nodes and the final triangle order.
-__global__ void SahSmallKernel(const SahTask* tasks, BvhBox* const* boxes, uint32_t* const* ids,
-                               uint32_t* counters, BvhNode* nodes, uint32_t* order) {
-  const uint32_t task = blockIdx.x * blockDim.x + threadIdx.x;
-  if (task >= counters[kSmallCount]) return;
+// A range of a subtree still to split: positions [begin, end) of the task, its slots in
+// slot[buffer], its bounds, and where its index goes.
+struct SubtreeRange {
+  uint16_t begin, end;
+  uint8_t side, buffer;
+  int32_t parent;
+  BvhBox box;
+};
+
+// A range left to one lane (its bounds are not needed).
+struct SmallRange {
+  uint16_t begin, end;
+  uint8_t side, buffer;
+  int32_t parent;
+};
+
+// Pending ranges of more than kSahSmallMax primitives are disjoint, so at most
+// kSahWarpMax / (kSahSmallMax + 1) of them; small ranges have two primitives or more.
+constexpr int kSubtreeStack = kSahWarpMax / (kSahSmallMax + 1) + 1;
+struct SubtreeSpace {
+  BvhBox box[kSahWarpMax];  // the task's primitives, in load order (their slots)
+  uint8_t slot[2][kSahWarpMax];
+  SahBins bins;
+  SubtreeRange stack[kSubtreeStack];
+  SmallRange small[kSahWarpMax / 2];
+};
+
+// One warp a subtree task: its primitives loaded once into shared memory, its nodes split by
+// bins (the warp) down to kSahSmallMax primitives and then by full SAH sweeps (a lane each);
+// writes the nodes, their indices into their parents, and the primitives' final order.
+__global__ void __launch_bounds__(32 * kSubtreeWarps)
+    SahSubtreeKernel(const SahTask* tasks, BvhBox* const* boxes, uint32_t* const* ids,
+                     uint32_t* counters, BvhNode* nodes, uint32_t* order) {
+  __shared__ SubtreeSpace space[kSubtreeWarps];
+  const int warp = static_cast<int>(threadIdx.x) / 32;
+  const int lane = static_cast<int>(threadIdx.x) & 31;
+  const uint32_t task = blockIdx.x * kSubtreeWarps + warp;
+  if (task >= counters[kSubtreeCount]) return;  // warps never wait on each other here
+  SubtreeSpace& w = space[warp];
   const SahTask t = tasks[task];
-  const uint32_t m = t.count;
-  BvhBox box[kSahSmallMax];
-  uint32_t id[kSahSmallMax];
-  for (uint32_t k = 0; k < m; ++k) {
-    box[k] = boxes[t.buffer][t.begin + k];
-    id[k] = ids[t.buffer][t.begin + k];
+  const uint32_t* task_ids = ids[t.buffer] + t.begin;
+  const int n = static_cast<int>(t.count);
+  constexpr int kSmall = static_cast<int>(kSahSmallMax);
+  for (int i = lane; i < n; i += 32) {
+    w.box[i] = boxes[t.buffer][t.begin + i];
+    w.slot[0][i] = static_cast<uint8_t>(i);
   }
-  if (m >= 2) {
-    uint32_t next_node = m > 2 ? atomicAdd(&counters[kNodeCounter], m - 2) : 0;
-    struct Range {
-      uint8_t begin, end;
-      int32_t node;
-    };
-    Range stack[kSahSmallMax];
-    int top = 0;
-    stack[top++] = {0, static_cast<uint8_t>(m), t.node};
-    while (top > 0) {
-      const Range r = stack[--top];
-      const int n = r.end - r.begin;
-      float best = __builtin_huge_valf();
-      int best_axis = 0, best_at = 1;
-      uint8_t order_on[3][kSahSmallMax];
-      for (int a = 0; a < 3; ++a) {
-        uint8_t* o = order_on[a];
-        for (int k = 0; k < n; ++k) {  // insertion sort by (centre, triangle index)
-          const uint8_t x = static_cast<uint8_t>(r.begin + k);
-          const float cx = Centre(box[x], a);
-          int j = k;
-          while (j > 0) {
-            const uint8_t y = o[j - 1];
-            const float cy = Centre(box[y], a);
-            if (cy < cx || (cy == cx && id[y] < id[x])) break;
-            o[j] = y;
-            --j;
-          }
-          o[j] = x;
-        }
-        // Right areas by a backward sweep, then the forward sweep picks the split.
-        float right_area[kSahSmallMax];
-        BvhBox acc = box[o[n - 1]];
-        for (int k = n - 1; k >= 1; --k) {
-          acc = physics::BoxUnion(acc, box[o[k]]);
-          right_area[k] = HalfAreaOf(acc.lo, acc.hi);
-        }
-        acc = box[o[0]];
-        for (int k = 1; k < n; ++k) {  // split: [0, k) left, [k, n) right
-          const float cost = HalfAreaOf(acc.lo, acc.hi) * static_cast<float>(k) +
-                             right_area[k] * static_cast<float>(n - k);
-          if (cost < best) {
-            best = cost;
-            best_axis = a;
-            best_at = k;
-          }
-          acc = physics::BoxUnion(acc, box[o[k]]);
-        }
-      }
-      // Reorder the range by the chosen axis.
-      BvhBox tmp_box[kSahSmallMax];
-      uint32_t tmp_id[kSahSmallMax];
-      for (int k = 0; k < n; ++k) {
-        tmp_box[k] = box[order_on[best_axis][k]];
-        tmp_id[k] = id[order_on[best_axis][k]];
-      }
-      for (int k = 0; k < n; ++k) {
-        box[r.begin + k] = tmp_box[k];
-        id[r.begin + k] = tmp_id[k];
-      }
-      const int mid = r.begin + best_at;
-      const int lo_end[2] = {r.begin, mid}, hi_end[2] = {mid, r.end};
-      BvhBox side_box[2];
-      int32_t code[2];
-      for (int s = 0; s < 2; ++s) {
-        side_box[s] = box[lo_end[s]];
-        for (int k = lo_end[s] + 1; k < hi_end[s]; ++k)
-          side_box[s] = physics::BoxUnion(side_box[s], box[k]);
-        if (hi_end[s] - lo_end[s] == 1) {
-          code[s] = ~static_cast<int32_t>(t.begin + lo_end[s]);
-        } else {
-          code[s] = static_cast<int32_t>(next_node++);
-          stack[top++] = {static_cast<uint8_t>(lo_end[s]), static_cast<uint8_t>(hi_end[s]),
-                          code[s]};
-        }
-      }
-      WriteNode(nodes, r.node, side_box, code);
+  bool root = t.parent < 0;
+  uint32_t root_gap = root ? 0 : counters[kRootGap];
+  const SubtreeRange whole{
+      0, static_cast<uint16_t>(n), static_cast<uint8_t>(t.side), 0, t.parent, t.box};
+  int top = n > kSmall ? 1 : 0, small = n > kSmall ? 0 : 1;  // the same in every lane
+  if (lane == 0) {
+    if (n > kSmall)
+      w.stack[0] = whole;
+    else
+      w.small[0] = {whole.begin, whole.end, whole.side, whole.buffer, whole.parent};
+  }
+  __syncwarp();
+  while (top > 0) {
+    const SubtreeRange r = w.stack[--top];
+    const int m = r.end - r.begin;
+    const uint8_t* in = w.slot[r.buffer];
+    uint8_t* out = w.slot[1 - r.buffer];
+    const BinMap map = MapOf(r.box);
+    ClearBins(&w.bins, lane, 32);
+    __syncwarp();
+    for (int i0 = 0; i0 < m; i0 += 32) {
+      const int i = i0 + lane;
+      const bool valid = i < m;
+      const BvhBox b = valid ? w.box[in[r.begin + i]] : BvhBox{};
+      WarpAddToBins(&w.bins, 0, valid, b, map);
     }
+    __syncwarp();
+    SahChoice c = WarpBestSplit(w.bins);
+    const int left = c.axis >= 0 ? static_cast<int>(c.left) : m / 2;
+    if (c.axis < 0) c.box[0] = c.box[1] = r.box;
+    int placed[2] = {0, 0};  // stable partition, a ballot a round
+    for (int i0 = 0; i0 < m; i0 += 32) {
+      const int i = i0 + lane;
+      const bool valid = i < m;
+      const uint8_t sl = valid ? in[r.begin + i] : 0;
+      const bool right = valid && (c.axis >= 0 ? BinOf(w.box[sl], map, c.axis) > c.bin : i >= left);
+      const unsigned rm = __ballot_sync(0xffffffffu, right);
+      const unsigned lm = __ballot_sync(0xffffffffu, valid && !right);
+      const unsigned below = (1u << lane) - 1;
+      if (valid) {
+        const int at =
+            right ? left + placed[1] + __popc(rm & below) : placed[0] + __popc(lm & below);
+        out[r.begin + at] = sl;
+      }
+      placed[0] += __popc(lm);
+      placed[1] += __popc(rm);
+    }
+    __syncwarp();
+    const uint32_t gap = t.begin + r.begin + static_cast<uint32_t>(left) - 1;
+    int32_t me = 0;
+    const bool is_root = root && r.parent < 0;
+    if (is_root) {
+      root_gap = gap;
+      root = false;
+    } else {
+      me = NodeIndex(gap, root_gap);
+    }
+    const int count[2] = {left, m - left};
+    if (lane == 0) {
+      if (is_root) counters[kRootGap] = gap;
+      if (r.parent >= 0) nodes[r.parent].child[r.side] = me;
+      int32_t code[2];
+      int pushed = 0, listed = 0;
+      for (int s = 0; s < 2; ++s) {
+        const int begin = r.begin + (s == 0 ? 0 : left);
+        code[s] = 0;
+        if (count[s] == 1) {
+          code[s] = ~static_cast<int32_t>(t.begin + static_cast<uint32_t>(begin));
+          order[t.begin + begin] = task_ids[out[begin]];
+        }
+        const SubtreeRange child{static_cast<uint16_t>(begin),
+                                 static_cast<uint16_t>(begin + count[s]),
+                                 static_cast<uint8_t>(s),
+                                 static_cast<uint8_t>(1 - r.buffer),
+                                 me,
+                                 c.box[s]};
+        if (count[s] > kSmall)
+          w.stack[top + pushed++] = child;
+        else if (count[s] >= 2)
+          w.small[small + listed++] = {child.begin, child.end, child.side, child.buffer, me};
+      }
+      WriteNode(nodes, me, c.box, code);
+    }
+    for (int s = 0; s < 2; ++s) {
+      top += count[s] > kSmall ? 1 : 0;
+      small += count[s] >= 2 && count[s] <= kSmall ? 1 : 0;
+    }
+    __syncwarp();
   }
-  for (uint32_t k = 0; k < m; ++k)
-    order[t.begin + k] = id[k];
+  for (int k = lane; k < small; k += 32) {
+    const SmallRange r = w.small[k];
+    uint64_t slots = 0;
+    for (int i = r.end - 1; i >= r.begin; --i)
+      slots = (slots << 8) | w.slot[r.buffer][i];
+    SmallSubtree(w.box, slots, r.end - r.begin, t.begin + r.begin, r.parent, r.side,
+                 root && r.parent < 0, root_gap, task_ids, &counters[kRootGap], nodes, order);
+  }
 }
 
 __global__ void GatherByOrderKernel(const float* tri, uint32_t n, const uint32_t* order,
@@ -710,21 +825,21 @@ __global__ void GatherByOrderKernel(const float* tri, uint32_t n, const uint32_t
 
 Status DeviceBvh::BuildBinnedSah(const float* triangles, uint32_t n, cudaStream_t stream) {
   // Capacities: large tasks have more than kSahWarpMax primitives, so fewer than
-  // n / kSahWarpMax of them at a level; their tiles fewer than n / kSahTile + that; middle
-  // tasks more than kSahSmallMax, small ones at least one.
+  // n / kSahWarpMax of them at a level; their tiles fewer than n / kSahTile + that; subtrees
+  // two primitives or more.
   const uint32_t large_max = n / kSahWarpMax + 1;
   const uint32_t tile_max = n / kSahTile + large_max + 1;
-  const uint32_t mid_max = n / (kSahSmallMax + 1) + 1;
+  const uint32_t subtree_max = n / 2 + 1;
   for (int k = 0; k < 2; ++k) {
-    for (Status s : {cluster_boxes_[k].Reserve(n), sah_ids_[k].Reserve(n),
-                     sah_large_[k].Reserve(large_max), sah_tiles_[k].Reserve(tile_max),
-                     sah_bins_[k].Reserve(large_max), sah_mid_[k].Reserve(mid_max)}) {
+    for (Status s :
+         {cluster_boxes_[k].Reserve(n), sah_ids_[k].Reserve(n), sah_large_[k].Reserve(large_max),
+          sah_tiles_[k].Reserve(tile_max), sah_bins_[k].Reserve(large_max)}) {
       if (!s.ok()) return s;
     }
   }
-  for (Status s :
-       {sah_splits_.Reserve(large_max), sah_small_.Reserve(n), sah_counters_.Reserve(kCounterCount),
-        bounds_.Reserve(6), nodes_.Reserve(n - 1), sah_buffers_.Reserve(4)}) {
+  for (Status s : {sah_splits_.Reserve(large_max), sah_subtrees_.Reserve(subtree_max),
+                   sah_counters_.Reserve(kCounterCount), bounds_.Reserve(6), nodes_.Reserve(n - 1),
+                   sah_buffers_.Reserve(4)}) {
     if (!s.ok()) return s;
   }
   auto* counters = sah_counters_.get();
@@ -733,9 +848,6 @@ Status DeviceBvh::BuildBinnedSah(const float* triangles, uint32_t n, cudaStream_
   LT_CUDA_TRY(cudaMemcpyAsync(root_bounds, start_bounds, sizeof(start_bounds),
                               cudaMemcpyHostToDevice, stream));
   LT_CUDA_TRY(cudaMemsetAsync(counters, 0, kCounterCount * sizeof(uint32_t), stream));
-  const uint32_t one = 1;  // the root is node 0
-  LT_CUDA_TRY(
-      cudaMemcpyAsync(counters + kNodeCounter, &one, sizeof(one), cudaMemcpyHostToDevice, stream));
   // Both buffers' addresses on the device, for the phases whose tasks say which to read.
   void* buffers[4] = {cluster_boxes_[0].get(), cluster_boxes_[1].get(), sah_ids_[0].get(),
                       sah_ids_[1].get()};
@@ -746,8 +858,7 @@ Status DeviceBvh::BuildBinnedSah(const float* triangles, uint32_t n, cudaStream_
   SahPrimitivesKernel<<<BuildBlocks(n), kBuildBlock, 0, stream>>>(
       triangles, n, cluster_boxes_[0].get(), sah_ids_[0].get(), root_bounds);
   SahRootKernel<<<1, 256, 0, stream>>>(n, root_bounds, sah_large_[0].get(), sah_tiles_[0].get(),
-                                       sah_bins_[0].get(), sah_mid_[0].get(), sah_small_.get(),
-                                       counters);
+                                       sah_bins_[0].get(), sah_subtrees_.get(), counters);
   LT_CUDA_TRY(cudaGetLastError());
   auto read_counter = [&](int at, uint32_t& value) -> Status {
     LT_CUDA_TRY(
@@ -768,11 +879,12 @@ Status DeviceBvh::BuildBinnedSah(const float* triangles, uint32_t n, cudaStream_
         SahSplitKernel<<<(tasks * 32 + kBuildBlock - 1) / kBuildBlock, kBuildBlock, 0, stream>>>(
             sah_large_[p].get(), sah_bins_[p].get(), level, sah_splits_.get(),
             sah_large_[1 - p].get(), sah_tiles_[1 - p].get(), sah_bins_[1 - p].get(),
-            sah_mid_[0].get(), sah_small_.get(), counters, nodes_.get());
+            sah_subtrees_.get(), counters, nodes_.get());
         SahPartitionKernel<<<tiles, kSahTileThreads, 0, stream>>>(
             sah_large_[p].get(), sah_tiles_[p].get(), level, sah_splits_.get(),
             sah_large_[1 - p].get(), sah_bins_[1 - p].get(), cluster_boxes_[p].get(),
-            sah_ids_[p].get(), cluster_boxes_[1 - p].get(), sah_ids_[1 - p].get(), counters);
+            sah_ids_[p].get(), cluster_boxes_[1 - p].get(), sah_ids_[1 - p].get(), counters,
+            order_.get());
         LT_CUDA_TRY(cudaGetLastError());
       }
       uint32_t remaining = 0;
@@ -781,34 +893,14 @@ Status DeviceBvh::BuildBinnedSah(const float* triangles, uint32_t n, cudaStream_
       if (level >= kSahLevels) return Error{"binned-SAH BVH: large phase did not end (a bug)"};
     }
   }
-  // Middle phase; its first level's tasks came from the root or the large phase.
-  int level = 0;
-  for (;;) {
-    uint32_t tasks = 0;
-    if (Status s = read_counter(kMidCounts + level, tasks); !s.ok()) return s;
-    if (tasks == 0) break;
-    for (int k = 0; k < kSahLevelsPerCheck && level < kSahLevels; ++k, ++level) {
-      // Tasks at least double each level but never exceed mid_max.
-      const uint64_t bound = std::min<uint64_t>(mid_max, uint64_t{tasks} << std::min(k, 20));
-      const auto blocks = static_cast<unsigned>((bound + kSahMidWarps - 1) / kSahMidWarps);
-      SahMidKernel<<<blocks, 32 * kSahMidWarps, 0, stream>>>(
-          sah_mid_[level & 1].get(), level, sah_mid_[1 - (level & 1)].get(), sah_small_.get(),
-          boxes, ids, counters, nodes_.get());
-      LT_CUDA_TRY(cudaGetLastError());
-    }
-    if (level >= kSahLevels) return Error{"binned-SAH BVH: middle phase did not end (a bug)"};
-  }
-  uint32_t small = 0;
-  if (Status s = read_counter(kSmallCount, small); !s.ok()) return s;
-  SahSmallKernel<<<BuildBlocks(small), kBuildBlock, 0, stream>>>(
-      sah_small_.get(), boxes, ids, counters, nodes_.get(), order_.get());
+  // The subtrees: a grid of blocks for up to n / 2 of them would mostly start empty blocks
+  // (some 10^5 at a million triangles), so their count comes back first.
+  uint32_t subtrees = 0;
+  if (Status s = read_counter(kSubtreeCount, subtrees); !s.ok()) return s;
+  SahSubtreeKernel<<<(subtrees + kSubtreeWarps - 1) / kSubtreeWarps, 32 * kSubtreeWarps, 0,
+                     stream>>>(sah_subtrees_.get(), boxes, ids, counters, nodes_.get(),
+                               order_.get());
   LT_CUDA_TRY(cudaGetLastError());
-  uint32_t made = 0;
-  if (Status s = read_counter(kNodeCounter, made); !s.ok()) return s;
-  if (made != n - 1) {
-    return Error{"binned-SAH BVH made " + std::to_string(made) + " nodes for " + std::to_string(n) +
-                 " triangles (a bug)"};
-  }
   GatherByOrderKernel<<<BuildBlocks(n), kBuildBlock, 0, stream>>>(triangles, n, order_.get(),
                                                                   sorted_.get());
   LT_CUDA_TRY(cudaGetLastError());

@@ -18,9 +18,12 @@ struct SahBins {
   uint32_t count[3][kSahBins];
 };
 
-// A node still to split: its primitives are [begin, begin + count) of one of two buffers.
+// A node still to split: its primitives are [begin, begin + count) of one of two buffers. Its
+// node index is known once it splits (sah_build.cu, NodeIndex), and it writes it into its
+// parent's child slot then.
 struct SahTask {
-  int32_t node;  // the binary node it becomes, -1 for a single primitive (a leaf)
+  int32_t parent;  // the parent's node index, -1 for the root
+  uint32_t side;   // which child of the parent
   uint32_t begin, count;
   uint32_t buffer;
   physics::BvhBox box;  // bounds of its primitives' boxes
