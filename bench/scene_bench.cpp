@@ -50,11 +50,13 @@ Expected<SceneTraceReport> RunSceneTraceBench(const Scene& scene, const SensorPr
   const std::unique_ptr<RayCaster> caster = with_embree ? RayCaster::Create(scene) : nullptr;
   if (with_embree && !caster) return Error{"Embree could not build the scene (out of memory?)"};
   if (Status s = MeasureRays(soup, CoherentRays(os0, sensor), caster.get(), true, repeats, threads,
-                             report.coherent, &report.lbvh_coherent_rays_per_s);
+                             report.coherent, &report.lbvh_coherent_rays_per_s,
+                             &report.sah_coherent_rays_per_s);
       !s.ok())
     return s.error();
-  if (Status s = MeasureRays(soup, RandomRays(lo, hi, 1u << 20), caster.get(), false, repeats,
-                             threads, report.random, &report.lbvh_random_rays_per_s);
+  if (Status s =
+          MeasureRays(soup, RandomRays(lo, hi, 1u << 20), caster.get(), false, repeats, threads,
+                      report.random, &report.lbvh_random_rays_per_s, &report.sah_random_rays_per_s);
       !s.ok())
     return s.error();
   return report;

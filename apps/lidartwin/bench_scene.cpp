@@ -12,9 +12,10 @@
 namespace lt::cli {
 namespace {
 
-nlohmann::json RaysJson(const bench::RayFigures& r, double ploc) {
+nlohmann::json RaysJson(const bench::RayFigures& r, double lbvh, double sah) {
   nlohmann::json j = RayFiguresJson(r);
-  j["gpu_lbvh_rays_per_s"] = ploc;
+  j["gpu_lbvh_rays_per_s"] = lbvh;
+  j["gpu_binned_sah_rays_per_s"] = sah;
   return j;
 }
 
@@ -55,13 +56,14 @@ int BenchScene(const Args& args, const std::filesystem::path& sensor_path, unsig
       "scene:   {} ({} triangles), OS0-128 x 8 sub-rays from ({}, {}, {}) m, {} random rays\n",
       file.string(), r->triangles, sensor.x, sensor.y, sensor.z, r->random.rays);
   fmt::print("gpu:     {}\n", r->why_no_gpu.empty() ? r->device : "not measured: " + r->why_no_gpu);
-  fmt::print("{:<10} {:>12} {:>12} {:>16} {:>14} {:>10} {:>10}\n", "rays", "gpu/s", "gpu_lbvh/s",
-             "embree_best/s", "embree_cpu/s", "hits", "same_tri");
-  for (const auto& [name, f, ploc] :
-       {std::tuple{"coherent", r->coherent, r->lbvh_coherent_rays_per_s},
-        std::tuple{"random", r->random, r->lbvh_random_rays_per_s}})
-    fmt::print("{:<10} {:>12.4g} {:>12.4g} {:>16.4g} {:>14.4g} {:>10} {:>10}\n", name,
-               f.gpu_rays_per_s, ploc, f.embree_best_rays_per_s, f.embree_rays_per_s,
+  fmt::print("{:<10} {:>12} {:>12} {:>12} {:>16} {:>14} {:>10} {:>10}\n", "rays", "gpu/s",
+             "gpu_lbvh/s", "gpu_sah/s", "embree_best/s", "embree_cpu/s", "hits", "same_tri");
+  for (const auto& [name, f, lbvh, sah] :
+       {std::tuple{"coherent", r->coherent, r->lbvh_coherent_rays_per_s,
+                   r->sah_coherent_rays_per_s},
+        std::tuple{"random", r->random, r->lbvh_random_rays_per_s, r->sah_random_rays_per_s}})
+    fmt::print("{:<10} {:>12.4g} {:>12.4g} {:>12.4g} {:>16.4g} {:>14.4g} {:>10} {:>10}\n", name,
+               f.gpu_rays_per_s, lbvh, sah, f.embree_best_rays_per_s, f.embree_rays_per_s,
                f.embree_best_hits, f.gpu_embree_best_same);
   if (args.Has("--json")) {
     const nlohmann::json j = {
@@ -69,8 +71,9 @@ int BenchScene(const Args& args, const std::filesystem::path& sensor_path, unsig
         {"triangles", r->triangles},
         {"sensor_position_m", *position},
         {"gpu", r->why_no_gpu.empty() ? r->device : ""},
-        {"coherent_os0_8_subrays", RaysJson(r->coherent, r->lbvh_coherent_rays_per_s)},
-        {"random", RaysJson(r->random, r->lbvh_random_rays_per_s)}};
+        {"coherent_os0_8_subrays",
+         RaysJson(r->coherent, r->lbvh_coherent_rays_per_s, r->sah_coherent_rays_per_s)},
+        {"random", RaysJson(r->random, r->lbvh_random_rays_per_s, r->sah_random_rays_per_s)}};
     if (Status s = WriteTextFileAtomically(args.Get("--json"), j.dump(2) + "\n"); !s.ok())
       return fail("error: " + s.message(), 1);
   }

@@ -22,6 +22,7 @@ struct SceneTraceReport {
   uint64_t triangles = 0;
   RayFigures coherent, random;
   double lbvh_coherent_rays_per_s = 0, lbvh_random_rays_per_s = 0;
+  double sah_coherent_rays_per_s = 0, sah_random_rays_per_s = 0;  // GPU binned-SAH trees
 };
 
 // A scene YAML as the simulator reads it, or one mesh file (PLY, OBJ) through `meshes` as a
