@@ -38,8 +38,9 @@ constexpr int kSahTileThreads = 512;   // 8 primitives a thread
 constexpr uint32_t kSahWarpMax = 256;  // largest subtree a warp takes
 constexpr uint32_t kSahSmallMax = 8;   // largest subtree a lane takes
 constexpr int kSubtreeWarps = 4;       // warps a block in the subtree phase
-// After this many levels of a phase, nodes split at their middle position: depth stays bounded
-// (kSahLevels levels a phase at most) however the binned splits peel primitives off.
+// Nodes this deep split at their middle position, so the tree's depth stays bounded (the
+// large phase ends within kSahLevels levels, the wide tree within its stack) however binned
+// splits peel primitives off (zero-area triangles tie every split at cost 0).
 constexpr int kSahForceMedianLevel = 40;
 constexpr int kSahLevels = 64;
 constexpr int kSahLevelsPerCheck = 8;
@@ -153,13 +154,16 @@ struct SahChoice {
 };
 
 // The best binned split of a node from its bins (one warp, every lane gets the answer). Lanes
-// 0-15 hold one bin each and scan them in both directions; ties go to the lower axis, then the
-// lower bin. axis -1: no split leaves both sides non-empty.
+// 0-15 hold one bin each and scan them in both directions; ties go to the more even split (a
+// flat or point-like node ties every split at cost 0, and the lowest bin would peel one
+// primitive a level), then the lower axis, then the lower bin. axis -1: no split leaves both
+// sides non-empty.
 __device__ inline SahChoice WarpBestSplit(const SahBins& bins) {
   const int lane = static_cast<int>(threadIdx.x) & 31;
   const int bin = lane & (kSahBins - 1);
   float best = __builtin_huge_valf();
   int best_key = 1 << 30;
+  uint32_t best_uneven = 0xffffffffu;
   for (int a = 0; a < 3; ++a) {
     float lo[3], hi[3], rlo[3], rhi[3];
     for (int k = 0; k < 3; ++k) {
@@ -204,19 +208,23 @@ __device__ inline SahChoice WarpBestSplit(const SahBins& bins) {
       const float cost = HalfAreaOf(lo, hi) * static_cast<float>(n) +
                          HalfAreaOf(nlo, nhi) * static_cast<float>(nrn);
       const int key = a * kSahBins + bin;
-      if (cost < best) {
+      const uint32_t uneven = n > nrn ? n - nrn : nrn - n;
+      if (cost < best || (cost == best && uneven < best_uneven)) {
         best = cost;
         best_key = key;
+        best_uneven = uneven;
       }
     }
   }
-  // The least (cost, key) over the warp.
+  // The least (cost, unevenness, key) over the warp.
   for (int d = 16; d >= 1; d /= 2) {
     const float oc = __shfl_xor_sync(0xffffffffu, best, d);
     const int ok = __shfl_xor_sync(0xffffffffu, best_key, d);
-    if (oc < best || (oc == best && ok < best_key)) {
+    const uint32_t ou = __shfl_xor_sync(0xffffffffu, best_uneven, d);
+    if (oc < best || (oc == best && (ou < best_uneven || (ou == best_uneven && ok < best_key)))) {
       best = oc;
       best_key = ok;
+      best_uneven = ou;
     }
   }
   SahChoice c;
@@ -301,6 +309,7 @@ __global__ void SahRootKernel(uint32_t n, const uint32_t* root_bounds, SahTask* 
   t.begin = 0;
   t.count = n;
   t.buffer = 0;
+  t.depth = 0;
   for (int k = 0; k < 3; ++k) {
     t.box.lo[k] = Unordered(root_bounds[k]);
     t.box.hi[k] = Unordered(root_bounds[3 + k]);
@@ -349,12 +358,13 @@ __global__ void __launch_bounds__(kSahTileThreads)
   }
 }
 
-// Where a child goes: a large task of the next level (with its tiles and empty bins) or a
-// subtree; a single primitive goes nowhere (the partition writes its place in the order).
-// Returns its next-level large task or -1. One lane calls it.
+// Where a child goes: a large task of the next level or a subtree; a single primitive goes
+// nowhere (the partition writes its place in the order). Returns its next-level large task or
+// -1, and in first_tile its tiles' place. One lane calls it; the warp then fills the tiles and
+// clears the bins (FillLargeTask).
 __device__ inline int32_t PlaceChild(const SahTask& child, int level, SahTask* next_large,
-                                     uint2* next_tiles, SahBins* next_bins, SahTask* subtrees,
-                                     uint32_t* counters) {
+                                     SahTask* subtrees, uint32_t* counters, uint32_t& first_tile) {
+  first_tile = 0;
   if (child.count < 2) return -1;
   if (child.count <= kSahWarpMax) {
     subtrees[atomicAdd(&counters[kSubtreeCount], 1u)] = child;
@@ -362,12 +372,19 @@ __device__ inline int32_t PlaceChild(const SahTask& child, int level, SahTask* n
   }
   const uint32_t task = atomicAdd(&counters[kLargeCounts + level + 1], 1u);
   next_large[task] = child;
-  const uint32_t tiles = (child.count + kSahTile - 1) / kSahTile;
-  const uint32_t first = atomicAdd(&counters[kTileCounts + level + 1], tiles);
-  for (uint32_t k = 0; k < tiles; ++k)
-    next_tiles[first + k] = make_uint2(task, k * kSahTile);
-  ClearBins(&next_bins[task], 0, 1);
+  first_tile =
+      atomicAdd(&counters[kTileCounts + level + 1], (child.count + kSahTile - 1) / kSahTile);
   return static_cast<int32_t>(task);
+}
+
+// A large task's tiles and empty bins, by the whole warp (a child of 2^29 triangles has 131,072
+// tiles).
+__device__ inline void FillLargeTask(int32_t task, uint32_t count, uint32_t first_tile,
+                                     uint2* next_tiles, SahBins* next_bins, int lane) {
+  const uint32_t tiles = (count + kSahTile - 1) / kSahTile;
+  for (uint32_t k = static_cast<uint32_t>(lane); k < tiles; k += 32)
+    next_tiles[first_tile + k] = make_uint2(static_cast<uint32_t>(task), k * kSahTile);
+  ClearBins(&next_bins[task], lane, 32);
 }
 
 // Node indices without a counter: the n - 1 internal nodes of a binary tree over n ordered
@@ -403,6 +420,7 @@ __device__ inline void SplitTask(const SahTask& t, uint32_t left, const BvhBox b
     child[s].begin = t.begin + (s == 0 ? 0 : left);
     child[s].count = count[s];
     child[s].buffer = buffer;
+    child[s].depth = t.depth + 1;
     child[s].box = box[s];
     code[s] = count[s] > 1 ? 0 : ~static_cast<int32_t>(child[s].begin);
   }
@@ -426,14 +444,22 @@ __global__ void SahSplitKernel(const SahTask* large, const SahBins* bins, int le
   split.left = c.axis >= 0 ? c.left : t.count / 2;
   split.cursor[0] = split.cursor[1] = 0;
   split.child_task[0] = split.child_task[1] = -1;
+  uint32_t first_tile[2] = {0, 0}, count[2] = {split.left, t.count - split.left};
   if (lane == 0) {
-    if (c.axis < 0) c.box[0] = c.box[1] = t.box;  // a positional split: the parent's bounds
+    // A positional split's children get the parent's bounds (a superset; the subtree phase
+    // bounds its own positional splits exactly).
+    if (c.axis < 0) c.box[0] = c.box[1] = t.box;
     SahTask child[2];
     SplitTask(t, split.left, c.box, 1 - t.buffer, counters, counters[kRootGap], nodes, child);
     for (int s = 0; s < 2; ++s)
       split.child_task[s] =
-          PlaceChild(child[s], level, next_large, next_tiles, next_bins, subtrees, counters);
+          PlaceChild(child[s], level, next_large, subtrees, counters, first_tile[s]);
     splits[task] = split;
+  }
+  for (int s = 0; s < 2; ++s) {
+    const int32_t child_task = __shfl_sync(0xffffffffu, split.child_task[s], 0);
+    const uint32_t first = __shfl_sync(0xffffffffu, first_tile[s], 0);
+    if (child_task >= 0) FillLargeTask(child_task, count[s], first, next_tiles, next_bins, lane);
   }
 }
 
@@ -623,7 +649,8 @@ __device__ inline void SmallSubtree(const BvhBox* box, uint64_t slots, int n, ui
         if (k >= m) continue;
         const float cost = HalfAreaOf(acc.lo, acc.hi) * static_cast<float>(k) +
                            right_area[k] * static_cast<float>(m - k);
-        if (cost < best) {
+        // Ties to the more even split (zero-area triangles tie at cost 0), then the first.
+        if (cost < best || (cost == best && abs(2 * k - m) < abs(2 * best_at - m))) {
           best = cost;
           best_at = k;
           best_order = o;
@@ -666,6 +693,7 @@ __device__ inline void SmallSubtree(const BvhBox* box, uint64_t slots, int n, ui
 struct SubtreeRange {
   uint16_t begin, end;
   uint8_t side, buffer;
+  uint16_t depth;
   int32_t parent;
   BvhBox box;
 };
@@ -710,8 +738,9 @@ __global__ void __launch_bounds__(32 * kSubtreeWarps)
   }
   bool root = t.parent < 0;
   uint32_t root_gap = root ? 0 : counters[kRootGap];
-  const SubtreeRange whole{
-      0, static_cast<uint16_t>(n), static_cast<uint8_t>(t.side), 0, t.parent, t.box};
+  const SubtreeRange whole{0,    static_cast<uint16_t>(n),       static_cast<uint8_t>(t.side),
+                           0,    static_cast<uint16_t>(t.depth), t.parent,
+                           t.box};
   int top = n > kSmall ? 1 : 0, small = n > kSmall ? 0 : 1;  // the same in every lane
   if (lane == 0) {
     if (n > kSmall)
@@ -735,9 +764,27 @@ __global__ void __launch_bounds__(32 * kSubtreeWarps)
       WarpAddToBins(&w.bins, 0, valid, b, map);
     }
     __syncwarp();
-    SahChoice c = WarpBestSplit(w.bins);
+    SahChoice c;
+    if (r.depth < kSahForceMedianLevel) c = WarpBestSplit(w.bins);
     const int left = c.axis >= 0 ? static_cast<int>(c.left) : m / 2;
-    if (c.axis < 0) c.box[0] = c.box[1] = r.box;
+    if (c.axis < 0) {
+      // A positional split: its sides' exact bounds, so that their bins spread again.
+      for (int side = 0; side < 2; ++side) {
+        uint32_t lo[3] = {0xffffffffu, 0xffffffffu, 0xffffffffu}, hi[3] = {0, 0, 0};
+        const int begin = side == 0 ? 0 : left, end = side == 0 ? left : m;
+        for (int i = begin + lane; i < end; i += 32) {
+          const BvhBox& b = w.box[in[r.begin + i]];
+          for (int k = 0; k < 3; ++k) {
+            lo[k] = min(lo[k], Ordered(b.lo[k]));
+            hi[k] = max(hi[k], Ordered(b.hi[k]));
+          }
+        }
+        for (int k = 0; k < 3; ++k) {
+          c.box[side].lo[k] = Unordered(__reduce_min_sync(0xffffffffu, lo[k]));
+          c.box[side].hi[k] = Unordered(__reduce_max_sync(0xffffffffu, hi[k]));
+        }
+      }
+    }
     int placed[2] = {0, 0};  // stable partition, a ballot a round
     for (int i0 = 0; i0 < m; i0 += 32) {
       const int i = i0 + lane;
@@ -782,6 +829,7 @@ __global__ void __launch_bounds__(32 * kSubtreeWarps)
                                  static_cast<uint16_t>(begin + count[s]),
                                  static_cast<uint8_t>(s),
                                  static_cast<uint8_t>(1 - r.buffer),
+                                 static_cast<uint16_t>(r.depth + 1),
                                  me,
                                  c.box[s]};
         if (count[s] > kSmall)

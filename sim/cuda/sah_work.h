@@ -26,6 +26,7 @@ struct SahTask {
   uint32_t side;   // which child of the parent
   uint32_t begin, count;
   uint32_t buffer;
+  uint32_t depth;       // of its node below the root
   physics::BvhBox box;  // bounds of its primitives' boxes
 };
 

@@ -419,47 +419,78 @@ TEST(CudaBvh, ClosestHitsEqualBruteForceOnRandomRays) {
 
 // Issue 14: the tree copied to the host is whole: every triangle in exactly one leaf, every
 // child box holding its subtree, and each internal node reached once from the root.
-void ExpectWholeTree(const std::vector<float>& soup, GpuBvhBuilder builder) {
+// Bounds of a subtree's triangles (code: node index or ~sorted position), checked against the
+// box its parent holds for it on the way up; counts how often each node and triangle is
+// reached.
+physics::BvhBox SubtreeBounds(const std::vector<float>& soup, const GpuBvhTree& tree, int32_t code,
+                              std::vector<int>& node_seen, std::vector<int>& leaf_seen) {
+  physics::BvhBox box;
+  if (code < 0) {
+    const uint32_t t = tree.order[~code];
+    ++leaf_seen[t];
+    for (int k = 0; k < 3; ++k) {
+      box.lo[k] = std::min({soup[9 * t + k], soup[9 * t + 3 + k], soup[9 * t + 6 + k]});
+      box.hi[k] = std::max({soup[9 * t + k], soup[9 * t + 3 + k], soup[9 * t + 6 + k]});
+    }
+    return box;
+  }
+  if (++node_seen[code] > 1) return box;  // reached twice: reported by the caller's check
+  const physics::BvhNode n = tree.nodes[code];
+  for (int c = 0; c < 2; ++c) {
+    const physics::BvhBox sub = SubtreeBounds(soup, tree, n.child[c], node_seen, leaf_seen);
+    for (int k = 0; k < 3; ++k) {
+      EXPECT_LE(n.box[c].lo[k], sub.lo[k]) << "node " << code << " child " << c;
+      EXPECT_GE(n.box[c].hi[k], sub.hi[k]) << "node " << code << " child " << c;
+      box.lo[k] = c == 0 ? sub.lo[k] : std::min(box.lo[k], sub.lo[k]);
+      box.hi[k] = c == 0 ? sub.hi[k] : std::max(box.hi[k], sub.hi[k]);
+    }
+  }
+  return box;
+}
+
+// The tree copied to the host is whole: every triangle in exactly one leaf, each internal node
+// reached once from the root, every child box holding its whole subtree; and the wide tree the
+// rays traverse within its stack.
+void ExpectWholeTree(const std::vector<float>& soup, GpuBvhBuilder builder, const char* what) {
   const size_t count = soup.size() / 9;
   auto tree = CudaBvhTree(soup, builder);
-  ASSERT_TRUE(tree.ok()) << tree.message();
-  ASSERT_EQ(tree->nodes.size(), count - 1);
-  {
-    std::vector<int> leaf_seen(count, 0), node_seen(count - 1, 0);
-    std::vector<int32_t> stack{0};
-    node_seen[0] = 1;
-    while (!stack.empty()) {
-      const physics::BvhNode n = tree->nodes[stack.back()];
-      stack.pop_back();
-      for (int c = 0; c < 2; ++c) {
-        if (n.child[c] >= 0) {
-          ++node_seen[n.child[c]];
-          stack.push_back(n.child[c]);
-          continue;
-        }
-        const uint32_t t = tree->order[~n.child[c]];
-        ++leaf_seen[t];
-        for (int v = 0; v < 3; ++v)
-          for (int k = 0; k < 3; ++k) {
-            EXPECT_GE(soup[9 * t + 3 * v + k], n.box[c].lo[k]);
-            EXPECT_LE(soup[9 * t + 3 * v + k], n.box[c].hi[k]);
-          }
-      }
-    }
-    EXPECT_TRUE(std::all_of(leaf_seen.begin(), leaf_seen.end(), [](int s) { return s == 1; }));
-    EXPECT_TRUE(std::all_of(node_seen.begin(), node_seen.end(), [](int s) { return s == 1; }));
-  }
+  ASSERT_TRUE(tree.ok()) << what << ": " << tree.message();
+  ASSERT_EQ(tree->nodes.size(), count - 1) << what;
+  std::vector<int> leaf_seen(count, 0), node_seen(count - 1, 0);
+  SubtreeBounds(soup, *tree, 0, node_seen, leaf_seen);
+  EXPECT_TRUE(std::all_of(leaf_seen.begin(), leaf_seen.end(), [](int s) { return s == 1; }))
+      << what;
+  EXPECT_TRUE(std::all_of(node_seen.begin(), node_seen.end(), [](int s) { return s == 1; }))
+      << what;
+  EXPECT_LE(tree->wide.depth, physics::kWideMaxDepth) << what;
 }
 
 TEST(CudaBvh, TreeOnTheHostIsWhole) {
   LT_REQUIRE_GPU();
   std::mt19937_64 rng(7);
   for (GpuBvhBuilder builder : kAllBuilders)
-    ExpectWholeTree(RandomSoup(rng, 5000), builder);
-  // The binned-SAH builder's phases: a thread's node (<= 8), a warp's (<= 256), and the
-  // tiles of large nodes over one and several levels.
+    ExpectWholeTree(RandomSoup(rng, 5000), builder, "random soup");
+  // The binned-SAH builder's phases: a lane's node (<= 8), a warp's (<= 256), and the tiles of
+  // large nodes over one and several levels.
   for (const int count : {2, 8, 9, 256, 257, 5000, 300000})
-    ExpectWholeTree(RandomSoup(rng, count), GpuBvhBuilder::kBinnedSah);
+    ExpectWholeTree(RandomSoup(rng, count), GpuBvhBuilder::kBinnedSah, "random soup");
+  // Degenerate inputs where binned splits tie or fail, in each phase: point triangles on a
+  // geometric sequence (every split costs 0; the lowest bin would peel one a level, deeper than
+  // the wide tree's stack), identical triangles (one bin on every axis: positional splits), and
+  // triangles on a line.
+  for (const int count : {8, 200, 256, 3000, 20000}) {
+    std::vector<float> points, same, line;
+    for (int k = 0; k < count; ++k) {
+      const auto x = static_cast<float>(-std::pow(0.9, k % 200) - 0.001 * (k / 200));
+      points.insert(points.end(), {x, 0, 0, x, 0, 0, x, 0, 0});
+      same.insert(same.end(), {0, 0, 0, 1, 0, 0, 0, 1, 0});
+      const auto u = static_cast<float>(k);
+      line.insert(line.end(), {u, 0, 0, u + 0.5f, 0, 0, u, 0.5f, 0});
+    }
+    ExpectWholeTree(points, GpuBvhBuilder::kBinnedSah, "points");
+    ExpectWholeTree(same, GpuBvhBuilder::kBinnedSah, "identical triangles");
+    ExpectWholeTree(line, GpuBvhBuilder::kBinnedSah, "triangles on a line");
+  }
 }
 
 // Issue 14: the GPU's binned-SAH tree is at SAH quality: within 5 % of the host's binned-SAH
