@@ -104,6 +104,8 @@ class DeviceBvh {
   DeviceBuffer<uint32_t> sah_counters_;
   Status BuildPloc(uint32_t n, cudaStream_t stream);
   Status BuildBinnedSah(const float* triangles, uint32_t n, cudaStream_t stream);
+  // sorted_[i] = triangle index[i] and order_[i] = index[i] (index may be order_ itself).
+  Status GatherInOrder(const float* triangles, const uint32_t* index, cudaStream_t stream);
   // Parents of the binary tree's nodes and leaves, from its child links.
   Status Parents(cudaStream_t stream);
   // The binary tree into the wide one (wide_bvh_build.cu). costs_ready: the builder has filled

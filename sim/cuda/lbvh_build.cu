@@ -417,13 +417,19 @@ Status DeviceBvh::Parents(cudaStream_t stream) {
   return {};
 }
 
+Status DeviceBvh::GatherInOrder(const float* triangles, const uint32_t* index,
+                                cudaStream_t stream) {
+  GatherKernel<<<BuildBlocks(count_), kBuildBlock, 0, stream>>>(triangles, count_, index,
+                                                                sorted_.get(), order_.get());
+  LT_CUDA_TRY(cudaGetLastError());
+  return {};
+}
+
 Status DeviceBvh::Refit(const float* triangles, cudaStream_t stream) {
   const uint32_t n = count_;
   if (n == 0) return {};
   // The sorted triangles again, from the new positions, in the order of the build.
-  GatherKernel<<<BuildBlocks(n), kBuildBlock, 0, stream>>>(triangles, n, order_.get(),
-                                                           sorted_.get(), order_.get());
-  LT_CUDA_TRY(cudaGetLastError());
+  if (Status s = GatherInOrder(triangles, order_.get(), stream); !s.ok()) return s;
   if (n == 1) return Collapse(stream);
   if (Status s = flags_.Reserve(n - 1); !s.ok()) return s;
   if (Status s = Parents(stream); !s.ok()) return s;
@@ -530,9 +536,7 @@ Status DeviceBvh::Build(const float* triangles, uint32_t n, cudaStream_t stream,
   LT_CUDA_TRY(cub::DeviceRadixSort::SortPairs(temp_.get(), temp_bytes, codes_.get(),
                                               codes_sorted_.get(), index_.get(), index_sorted,
                                               static_cast<int>(n), 0, 30, stream));
-  GatherKernel<<<BuildBlocks(n), kBuildBlock, 0, stream>>>(triangles, n, index_sorted,
-                                                           sorted_.get(), order_.get());
-  LT_CUDA_TRY(cudaGetLastError());
+  if (Status s = GatherInOrder(triangles, index_sorted, stream); !s.ok()) return s;
   if (n == 1) return Collapse(stream);
   // Where PLOC's chunks do not fit a block's shared memory, the LBVH: a slower tree to trace,
   // the same hits.

@@ -855,20 +855,6 @@ __global__ void __launch_bounds__(32 * kSubtreeWarps)
   }
 }
 
-__global__ void GatherByOrderKernel(const float* tri, uint32_t n, const uint32_t* order,
-                                    BvhTriangle* sorted) {
-  const uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i >= n) return;
-  const float* t = tri + 9 * static_cast<size_t>(order[i]);
-  BvhTriangle out;
-  for (int a = 0; a < 3; ++a) {
-    out.v0[a] = t[a];
-    out.v1[a] = t[3 + a];
-    out.v2[a] = t[6 + a];
-  }
-  sorted[i] = out;
-}
-
 }  // namespace
 
 Status DeviceBvh::BuildBinnedSah(const float* triangles, uint32_t n, cudaStream_t stream) {
@@ -949,9 +935,7 @@ Status DeviceBvh::BuildBinnedSah(const float* triangles, uint32_t n, cudaStream_
                      stream>>>(sah_subtrees_.get(), boxes, ids, counters, nodes_.get(),
                                order_.get());
   LT_CUDA_TRY(cudaGetLastError());
-  GatherByOrderKernel<<<BuildBlocks(n), kBuildBlock, 0, stream>>>(triangles, n, order_.get(),
-                                                                  sorted_.get());
-  LT_CUDA_TRY(cudaGetLastError());
+  if (Status s = GatherInOrder(triangles, order_.get(), stream); !s.ok()) return s;
   if (Status s = Parents(stream); !s.ok()) return s;
   return Collapse(stream);
 }
