@@ -121,6 +121,7 @@ std::string DuplicateKey(const YAML::Node& node) {
 Expected<VelodyneCalibration> LoadVelodyneCalibration(const std::filesystem::path& file) {
   auto text = ReadTextFile(file, " Velodyne calibration");
   if (!text.ok()) return text.error();
+  if (Status s = CheckYamlCharacters(*text, file.string()); !s.ok()) return s.error();
   YAML::Node root;
   try {
     const std::vector<YAML::Node> documents = YAML::LoadAll(*text);

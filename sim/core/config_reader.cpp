@@ -84,6 +84,7 @@ ConfigMap::~ConfigMap() = default;
 Expected<ConfigMap> ConfigMap::FromText(const std::string& text, const std::string& file) {
   auto shared = std::make_shared<Shared>();
   shared->file = file;
+  if (Status s = CheckYamlCharacters(text, file); !s.ok()) return s.error();
   YAML::Node root;
   try {
     // One document: a second one after "---" would be ignored without a word.

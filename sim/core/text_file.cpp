@@ -64,4 +64,50 @@ Expected<std::string> ReadTextFile(const std::filesystem::path& file, const std:
   return out;
 }
 
+Status CheckYamlCharacters(const std::string& text, const std::string& file) {
+  auto bad = [&](size_t at, const std::string& why) {
+    return Error{file + ": byte " + std::to_string(at) + ": " + why +
+                 "; YAML is UTF-8 text (is this the right file?)"};
+  };
+  const auto* b = reinterpret_cast<const unsigned char*>(text.data());
+  const size_t n = text.size();
+  for (size_t i = 0; i < n;) {
+    const unsigned char c = b[i];
+    if (c < 0x80) {
+      if ((c < 0x20 && c != '\t' && c != '\n' && c != '\r') || c == 0x7f) {
+        return bad(i, "control character " + std::to_string(c));
+      }
+      ++i;
+      continue;
+    }
+    // UTF-8: the sequence's length from its lead byte, then continuation bytes 10xxxxxx;
+    // overlong forms and surrogates are refused as the standard says.
+    int len = 0;
+    uint32_t cp = 0;
+    if (c >= 0xC2 && c <= 0xDF) {
+      len = 2;
+      cp = c & 0x1f;
+    } else if (c >= 0xE0 && c <= 0xEF) {
+      len = 3;
+      cp = c & 0x0f;
+    } else if (c >= 0xF0 && c <= 0xF4) {
+      len = 4;
+      cp = c & 0x07;
+    } else {
+      return bad(i, "not UTF-8 (byte " + std::to_string(c) + ")");
+    }
+    if (i + len > n) return bad(i, "a UTF-8 sequence cut off by the end of the file");
+    for (int k = 1; k < len; ++k) {
+      if ((b[i + k] & 0xC0) != 0x80) return bad(i, "not UTF-8 (a broken sequence)");
+      cp = (cp << 6) | (b[i + k] & 0x3f);
+    }
+    if ((len == 3 && cp < 0x800) || (len == 4 && (cp < 0x10000 || cp > 0x10FFFF)) ||
+        (cp >= 0xD800 && cp <= 0xDFFF)) {
+      return bad(i, "not UTF-8 (an overlong form or a surrogate)");
+    }
+    i += static_cast<size_t>(len);
+  }
+  return {};
+}
+
 }  // namespace lt

@@ -1,4 +1,5 @@
 #include "lidartwin/sim/config_reader.h"
+#include "lidartwin/sim/text_file.h"
 
 #include <gtest/gtest.h>
 
@@ -156,6 +157,38 @@ TEST(ConfigMap, AProblemByKeyPathGetsTheLineOfItsValue) {
   ASSERT_EQ(list.size(), 2u);
   EXPECT_EQ(list[0].Number("c"), 3);
   EXPECT_EQ(list[1].Number("c"), 4);
+}
+
+}  // namespace
+}  // namespace lt
+
+namespace lt {
+namespace {
+
+// A fuzz input (fuzz_recording_files): a control character and a stray byte inside a flow list
+// ran yaml-cpp for seconds and gigabytes. Text that YAML does not allow is refused first, with
+// its byte offset; UTF-8 and tabs pass.
+TEST(ConfigMap, CharactersYamlDoesNotAllowAreRefusedWithTheirOffset) {
+  EXPECT_TRUE(CheckYamlCharacters("name: \"Köln\"\t# ok\r\n", "t.yaml").ok());
+  EXPECT_TRUE(CheckYamlCharacters("emoji: \"\xF0\x9F\x98\x80\"\n", "t.yaml").ok());
+  const std::pair<std::string, std::string> bad[] = {
+      {std::string("a: [1, \x01 2]\n"), "byte 7: control character 1"},
+      {std::string("a: [1,\xFE 2]\n"), "byte 6: not UTF-8 (byte 254)"},
+      {std::string("a: \xC3"), "byte 3: a UTF-8 sequence cut off"},
+      {std::string("a: \xC3\x28\n"), "byte 3: not UTF-8 (a broken sequence)"},
+      {std::string("a: \xE0\x80\xAF\n"), "byte 3: not UTF-8 (an overlong form"},
+      {std::string("a: \xED\xA0\x80\n"), "byte 3: not UTF-8 (an overlong form or a surrogate)"},
+      {std::string("a: 1\x7f\n"), "byte 4: control character 127"},
+  };
+  for (const auto& [text, why] : bad) {
+    const Status s = CheckYamlCharacters(text, "t.yaml");
+    ASSERT_FALSE(s.ok()) << why;
+    EXPECT_EQ(s.message().rfind("t.yaml: ", 0), 0u) << s.message();
+    EXPECT_NE(s.message().find(why), std::string::npos) << s.message();
+    auto m = ConfigMap::FromText(text, "t.yaml");
+    ASSERT_FALSE(m.ok());
+    EXPECT_NE(m.message().find(why), std::string::npos) << m.message();
+  }
 }
 
 }  // namespace
