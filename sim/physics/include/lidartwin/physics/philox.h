@@ -73,6 +73,9 @@ inline constexpr uint32_t kStreamEchoRangeNoise = 5;   // threshold detector, pe
 inline constexpr uint32_t kStreamOutlier = 6;          // outliers along the beam, per echo
 inline constexpr uint32_t kStreamSignalNoise = 7;      // threshold detector, per pulse
 inline constexpr uint32_t kStreamPulseEnergy = 8;      // threshold detector, per pulse
+inline constexpr uint32_t kStreamPhotons = 9;          // waveform detector, 4 time bins a key
+inline constexpr uint32_t kStreamPhotonsLarge = 10;    // waveform detector, Poisson rejection
+inline constexpr uint32_t kStreamThermalNoise = 11;    // waveform detector, 4 time bins a key
 
 // Four independent 32-bit words for one key: the 64-bit seed is the Philox key and the ids
 // (frame, beam, sub-ray, stream) are the four counter words, so no two draws share a counter.
@@ -99,6 +102,21 @@ LT_HD T StandardNormal(uint32_t w1, uint32_t w2) {
   const T u2 = UniformOpen01<T>(w2);
   constexpr T kTwoPi = static_cast<T>(6.283185307179586476925286766559);
   return sqrt(static_cast<T>(-2) * log(u1)) * cos(kTwoPi * u2);
+}
+
+// Both standard normals of one Box-Muller pair, r cos(2 pi u2) and r sin(2 pi u2): two
+// independent draws from two words.
+template <typename T>
+LT_HD void StandardNormalPair(uint32_t w1, uint32_t w2, T& z1, T& z2) {
+  using std::cos;
+  using std::log;
+  using std::sin;
+  using std::sqrt;
+  const T r = sqrt(static_cast<T>(-2) * log(UniformOpen01<T>(w1)));
+  constexpr T kTwoPi = static_cast<T>(6.283185307179586476925286766559);
+  const T a = kTwoPi * UniformOpen01<T>(w2);
+  z1 = r * cos(a);
+  z2 = r * sin(a);
 }
 
 }  // namespace lt::physics

@@ -1,0 +1,138 @@
+// Photons at the detector (waveform detector, model tier 5): the sunlight a target sends back
+// (seed 002 eq. 4), the mean photon count of a time bin (eq. 6) and its Poisson draw (eq. 7).
+#pragma once
+
+#include <cmath>
+#include <cstdint>
+
+#include "lidartwin/physics/hd.h"
+#include "lidartwin/physics/philox.h"
+#include "lidartwin/physics/units.h"
+
+namespace lt::physics {
+
+// Planck constant [J s] (SI definition).
+inline constexpr double kPlanck_J_s = 6.62607015e-34;
+
+// Energy of one photon at the laser's wavelength, E_ph = h nu = h c / lambda [J]
+// (seed 002 eq. 6).
+template <typename T>
+LT_HD T PhotonEnergy(T wavelength_m) {
+  return static_cast<T>(kPlanck_J_s * kSpeedOfLight_m_s) / wavelength_m;
+}
+
+// Mean count of photons in one time bin, n = P dt / E_ph (seed 002 eq. 6), of which a share
+// eta (the detector's photon detection efficiency) fires a cell, plus the bin's mean dark
+// counts r_dark dt. Thinning a Poisson process keeps it Poisson, and dark counts are a Poisson
+// process of their own, so the sum is again the mean of a Poisson count (eq. 7).
+// power_w: P_tot[i] (eq. 5) [W]; dt_s [s]; photon_energy_j [J]; dark_rate_hz [1/s].
+template <typename T>
+LT_HD T MeanPhotonCount(T power_w, T dt_s, T photon_energy_j, T efficiency, T dark_rate_hz) {
+  return efficiency * power_w * dt_s / photon_energy_j + dark_rate_hz * dt_s;
+}
+
+// Sunlight a target returns into the receiver, seed 002 eq. (4):
+//   P_sun = rho d_ap^2 T_opt T_atm / (4 R^2) * A_trg * E_band,
+// E_band = integral of the solar spectral irradiance over the band-pass [W/m^2]. With the spot
+// A_trg = Omega R^2 (Omega the solid angle the spot subtends, pi theta^2 for a half-angle
+// theta) the range cancels. A sub-ray carries a share w of the spot, so its target returns
+//   P_sun = rho w Omega d_ap^2 T_opt T_atm(R) E_band / 4.
+// A Lambertian target of albedo rho lit by E_band sends L = rho E_band / pi back, and pi L
+// times the aperture's area pi d^2 / 4 over pi is the same expression: the eq. holds for
+// diffuse targets lit from the sensor's side, which is how it is used (sun behind the sensor;
+// the sky's own radiance is left out).
+template <typename T>
+LT_HD T SunPower(T albedo, T spot_share, T spot_solid_angle_sr, T aperture_diameter_m,
+                 T optics_transmission, T atmospheric_transmission, T band_irradiance_w_m2) {
+  return albedo * spot_share * spot_solid_angle_sr * aperture_diameter_m * aperture_diameter_m *
+         optics_transmission * atmospheric_transmission * band_irradiance_w_m2 / T(4);
+}
+
+// Solid angle [sr] of a cone of full angle `fov_rad` (the receiver's field of view):
+// 2 pi (1 - cos(fov / 2)), pi (fov / 2)^2 for small angles.
+template <typename T>
+LT_HD T ConeSolidAngle(T fov_rad) {
+  using std::cos;
+  return T(2) * static_cast<T>(kPi) * (T(1) - cos(fov_rad / T(2)));
+}
+
+// Means at or above this are drawn by transformed rejection (PTRS), below by inversion: the
+// inversion's search takes about `mean` steps, PTRS about 1.1 rejections at any mean.
+inline constexpr double kPoissonRejectionMean = 10;
+
+// Poisson count of mean `mean` (< kPoissonRejectionMean) by inversion of its distribution
+// function: the smallest k with u <= F(k). u in (0, 1).
+LT_HD inline uint32_t PoissonByInversion(double mean, double u) {
+  using std::exp;
+  double p = exp(-mean);
+  double f = p;
+  uint32_t k = 0;
+  // F(k) reaches u well before k = 64 for means below 10 unless u is within rounding of 1.
+  while (u > f && k < 64) {
+    ++k;
+    p *= mean / k;
+    f += p;
+  }
+  return k;
+}
+
+// One trial of Hormann's transformed rejection with squeeze for Poisson means >= 10
+// (W. Hormann, "The transformed rejection method for generating Poisson random variables",
+// Insurance: Mathematics and Economics 12 (1993) 39-45, algorithm PTRS). u, v in (0, 1).
+// Returns the count, or -1 when the trial is rejected.
+LT_HD inline int64_t PoissonRejectionTrial(double mean, double u_word, double v) {
+  using std::floor;
+  using std::lgamma;
+  using std::log;
+  using std::sqrt;
+  const double slam = sqrt(mean);
+  const double b = 0.931 + 2.53 * slam;
+  const double a = -0.059 + 0.02483 * b;
+  const double inv_alpha = 1.1239 + 1.1328 / (b - 3.4);
+  const double v_r = 0.9277 - 3.6224 / (b - 2);
+  const double u = u_word - 0.5;
+  const double us = 0.5 - (u < 0 ? -u : u);
+  const double k = floor((2 * a / us + b) * u + mean + 0.43);
+  if (us >= 0.07 && v <= v_r) return static_cast<int64_t>(k);
+  if (k < 0 || (us < 0.013 && v > us)) return -1;
+  if (log(v) + log(inv_alpha) - log(a / (us * us) + b) <= -mean + k * log(mean) - lgamma(k + 1)) {
+    return static_cast<int64_t>(k);
+  }
+  return -1;
+}
+
+// The photon count of time bin `sample` of a beam, n[i] = Poisson(mean) (seed 002 eq. 7),
+// keyed so that it is the same on every backend: inversion uses word (sample mod 4) of the
+// draw (seed, frame, beam, sample / 4, kStreamPhotons), so four bins share one Philox call;
+// rejection draws its trials from (seed, frame, beam, sample + 2^16 round, kStreamPhotonsLarge),
+// two trials a call. Samples are < 2^16.
+LT_HD inline uint32_t PhotonCount(double mean, const RandomKey& beam_key, uint32_t sample,
+                                  const Philox4x32& words_of_four) {
+  if (!(mean > 0)) return 0;
+  if (mean < kPoissonRejectionMean) {
+    return PoissonByInversion(mean, UniformOpen01<double>(words_of_four.v[sample & 3u]));
+  }
+  for (uint32_t round = 0; round < 64; ++round) {
+    RandomKey k = beam_key;
+    k.sub_ray = sample + (round << 16);
+    k.stream = kStreamPhotonsLarge;
+    const Philox4x32 w = RandomWords(k);
+    for (int trial = 0; trial < 2; ++trial) {
+      const int64_t n = PoissonRejectionTrial(mean, UniformOpen01<double>(w.v[2 * trial]),
+                                              UniformOpen01<double>(w.v[2 * trial + 1]));
+      if (n >= 0) return static_cast<uint32_t>(n);
+    }
+  }
+  // 128 rejections in a row have probability below 1e-120: the mean, rounded.
+  return static_cast<uint32_t>(mean + 0.5);
+}
+
+// The words inversion draws from for samples 4 j .. 4 j + 3 of a beam.
+LT_HD inline Philox4x32 PhotonWords(const RandomKey& beam_key, uint32_t sample) {
+  RandomKey k = beam_key;
+  k.sub_ray = sample >> 2;
+  k.stream = kStreamPhotons;
+  return RandomWords(k);
+}
+
+}  // namespace lt::physics

@@ -1,0 +1,54 @@
+// Silicon photomultiplier (waveform detector, model tier 5), seed 002 sec. 5.3 eq. (8)-(9):
+//   i_d[i] = S_i (h_SiPM * n)[i],   S_i = 1 - exp(-t / tau_delay),
+// the sensitivity of a microcell a time t after it last fired, tau_delay its recovery time.
+//
+// With N microcells, n photons falling at random on them fire each cell with probability
+// 1 - exp(-n / N); a cell of sensitivity s gives a pulse of charge s (in units of a fully
+// charged cell) and is reset to 0. With S the mean sensitivity of the cells, a bin therefore
+// gives the charge
+//   q[i] = S[i] N (1 - exp(-n[i] / N))   (-> S[i] n[i] for n << N),
+// leaves S[i] exp(-n[i] / N), and every cell's deficit 1 - s decays as exp(-dt / tau) until the
+// next bin: the recovery of eq. (9) for each cell, averaged over the cells. The pulse shape
+// h_SiPM is linear and applied to q by the circuit's transfer function (circuit.h); eq. (8)
+// writes S_i outside the convolution, here it scales the charge of the cells that fire at i:
+// a cell fired at reduced overvoltage gives a proportionally smaller pulse, and the two
+// readings agree where S varies slowly over a pulse.
+#pragma once
+
+#include <cmath>
+
+#include "lidartwin/physics/hd.h"
+
+namespace lt::physics {
+
+struct Sipm {
+  double cells;       // N, microcells (0: no saturation, S stays 1)
+  double recovery_s;  // tau_delay [s]
+};
+
+// The state carried from bin to bin: S, the cells' mean sensitivity (1 at rest).
+struct SipmState {
+  float sensitivity;
+};
+
+// Charge of time bin i in fired-cell units, q[i] = S N (1 - exp(-n / N)), and the state for
+// bin i + 1; `recovery` = exp(-dt / tau_delay), computed once per waveform.
+LT_HD inline float SipmCharge(const Sipm& s, float recovery, float photons, SipmState& state) {
+  using std::expm1;
+  if (!(s.cells > 0)) return photons;
+  const float cells = static_cast<float>(s.cells);
+  // 1 - exp(-n / N), the share of the cells hit, by expm1: exact to float rounding even for a
+  // single photon on thousands of cells.
+  const float hit = -expm1(-photons / cells);
+  const float q = state.sensitivity * cells * hit;
+  state.sensitivity = 1.0f - (1.0f - state.sensitivity * (1.0f - hit)) * recovery;
+  return q;
+}
+
+// exp(-dt / tau_delay), the share of a cell's deficit left after one bin.
+LT_HD inline float SipmRecovery(const Sipm& s, double dt_s) {
+  using std::exp;
+  return s.recovery_s > 0 ? static_cast<float>(exp(-dt_s / s.recovery_s)) : 0.0f;
+}
+
+}  // namespace lt::physics

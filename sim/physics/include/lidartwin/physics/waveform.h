@@ -1,0 +1,147 @@
+// The full-waveform detector (model tier 5, seed 002 sec. 5): one beam's received power
+// sampled at dt, photons, SiPM, circuit and ranging.
+//   P_tot[i] = P_int[i] + P_rx[i] + P_sun                          (eq. 3, 5)
+//   n[i] = Poisson(eta P_tot[i] dt / E_ph + r_dark dt)             (eq. 6, 7; photon_counting.h)
+//   q[i] = S_i N (1 - exp(-n[i] / N))                              (eq. 8, 9; sipm.h)
+//   v_c[i] = v_c0 + IDFT{H(f) DFT{q[i] G e / dt}}[i] + thermal     (eq. 10; circuit.h, fft.h)
+// then ranging (waveform_ranging.h). Time runs from the start of the record: a pretrigger of
+// N_pre samples holds only background, the pulse's centre leaves at t_e = N_pre dt + 4 sigma_t,
+// the internal reflection arrives at t_e + tau_int and a target at range r at t_e + 2 r / c.
+// Every term is the same function on the CPU and the GPU; the draws are keyed by
+// (seed, frame, beam, sample), so both backends draw the same photons.
+#pragma once
+
+#include <cmath>
+#include <cstdint>
+
+#include "lidartwin/physics/fft.h"
+#include "lidartwin/physics/hd.h"
+#include "lidartwin/physics/philox.h"
+#include "lidartwin/physics/photon_counting.h"
+#include "lidartwin/physics/return_signal.h"
+#include "lidartwin/physics/sipm.h"
+#include "lidartwin/physics/units.h"
+
+namespace lt::physics {
+
+inline constexpr uint32_t kMinWaveformSamples = 64;
+inline constexpr uint32_t kMaxWaveformSamples = 16384;  // < 2^16: photon draw keys (above)
+// Elementary charge [C] (SI definition): a fired cell gives G e.
+inline constexpr double kElementaryCharge_C = 1.602176634e-19;
+
+// The detector's constants, with views of the per-sensor tables (host or device memory).
+struct WaveformChain {
+  double dt_s;                  // sample interval
+  uint32_t samples;             // N, a power of two
+  uint32_t pretrigger_samples;  // N_pre: background only, for the baseline and noise estimate
+  double pulse_sigma_s;         // emitted Gaussian pulse
+  double internal_delay_s;      // tau_int: internal reflection after the pulse leaves
+  double internal_power_w;      // its peak power at the detector
+  double photon_energy_j;       // E_ph at the laser's wavelength
+  double efficiency;            // eta, photon detection efficiency
+  double dark_rate_hz;          // r_dark
+  Sipm sipm;
+  double cell_charge_c;    // G e, charge of one fully charged cell
+  double baseline_v;       // v_c0
+  double thermal_noise_v;  // rms per sample at the output, 0: none
+  bool shot_noise;         // false: n[i] is its mean (noise-free chain, for tests and studies)
+  // Ranging (waveform_ranging.h).
+  double threshold_v;        // minimum height above the baseline of a target peak
+  double noise_factor;       // the threshold is at least this times the pretrigger's rms
+  double internal_window_s;  // after t_e + tau_int: the internal reflection's window
+  double full_scale_v;       // peak height that maps to intensity_max
+  double intensity_max;      // the sensor's integer scale (4096 for the Cube 1)
+  const ComplexF* transfer;  // H(f_k) for k < N [ohm]: circuit.h, pulse included
+  const ComplexF* twiddles;  // Twiddle(k, N), k < N / 2
+};
+
+// Time of the emitted pulse's centre from the start of the record, t_e [s].
+LT_HD inline double EmissionTime(const WaveformChain& w) {
+  return w.pretrigger_samples * w.dt_s + 4 * w.pulse_sigma_s;
+}
+
+// Adds a Gaussian pulse of peak `peak_w` centred at `t_s` to the power in x[0 .. N).im, over
+// the samples within 8 sigma of its centre (a relative weight of 1.3e-14 beyond).
+LT_HD inline void AddPulse(const WaveformChain& w, double peak_w, double t_s, ComplexF* x) {
+  const double reach = 8 * w.pulse_sigma_s;
+  double first = std::ceil((t_s - reach) / w.dt_s);
+  double last = std::floor((t_s + reach) / w.dt_s);
+  if (first < 0) first = 0;
+  if (last > w.samples - 1.0) last = w.samples - 1.0;
+  const double half_inv_var = 0.5 / (w.pulse_sigma_s * w.pulse_sigma_s);
+  for (double i = first; i <= last; i += 1) {
+    const double d = i * w.dt_s - t_s;
+    x[static_cast<uint32_t>(i)].im += static_cast<float>(peak_w * PulseWeight(d, half_inv_var));
+  }
+}
+
+// Stage 1, eq. (3)/(5): P_tot[i] [W] into x[0 .. N).im from the constant sunlight, the
+// internal reflection and the contributions (each a pulse at its round-trip time).
+LT_HD inline void ReceivedPowerSamples(const WaveformChain& w, const SignalContribution* c,
+                                       uint32_t n, double sun_w, ComplexF* x) {
+  for (uint32_t i = 0; i < w.samples; ++i)
+    x[i].im = static_cast<float>(sun_w);
+  const double t_e = EmissionTime(w);
+  if (w.internal_power_w > 0) AddPulse(w, w.internal_power_w, t_e + w.internal_delay_s, x);
+  for (uint32_t k = 0; k < n; ++k) {
+    const double t = t_e + RangeIntervalTime(static_cast<double>(c[k].range_m));
+    AddPulse(w, c[k].power_w, t, x);
+  }
+}
+
+// Stages 2-3, eq. (6)-(9): photons and SiPM charge from the power in x[i].im; the input
+// current of the circuit q[i] G e / dt [A] replaces it as a real sequence for the transform.
+LT_HD inline void DetectorCurrent(const WaveformChain& w, const RandomKey& beam_key, ComplexF* x) {
+  const float recovery = SipmRecovery(w.sipm, w.dt_s);
+  SipmState state{1.0f};
+  const double amps_per_cell = w.cell_charge_c / w.dt_s;
+  Philox4x32 words{};
+  for (uint32_t i = 0; i < w.samples; ++i) {
+    const double mean =
+        MeanPhotonCount<double>(x[i].im, w.dt_s, w.photon_energy_j, w.efficiency, w.dark_rate_hz);
+    float photons;
+    if (w.shot_noise) {
+      if ((i & 3u) == 0) words = PhotonWords(beam_key, i);
+      photons = static_cast<float>(PhotonCount(mean, beam_key, i, words));
+    } else {
+      photons = static_cast<float>(mean);
+    }
+    const float q = SipmCharge(w.sipm, recovery, photons, state);
+    x[i] = {static_cast<float>(q * amps_per_cell), 0.0f};
+  }
+}
+
+// Stage 4, eq. (10): v_c = v_c0 + IDFT(H DFT(i_d)) + thermal noise, the voltage left in
+// x[i].re (x[i].im is scratch).
+LT_HD inline void CircuitVoltage(const WaveformChain& w, const RandomKey& beam_key, ComplexF* x) {
+  Fft(x, w.samples, w.twiddles, false);
+  for (uint32_t k = 0; k < w.samples; ++k)
+    x[k] = Mul(x[k], w.transfer[k]);
+  Fft(x, w.samples, w.twiddles, true);
+  const float base = static_cast<float>(w.baseline_v);
+  for (uint32_t i = 0; i < w.samples; ++i)
+    x[i].re += base;
+  if (w.thermal_noise_v > 0) {
+    RandomKey k = beam_key;
+    k.stream = kStreamThermalNoise;
+    for (uint32_t i = 0; i < w.samples; i += 4) {
+      k.sub_ray = i >> 2;
+      const Philox4x32 words = RandomWords(k);
+      float z[4];
+      StandardNormalPair<float>(words.v[0], words.v[1], z[0], z[1]);
+      StandardNormalPair<float>(words.v[2], words.v[3], z[2], z[3]);
+      for (uint32_t j = 0; j < 4 && i + j < w.samples; ++j)
+        x[i + j].re += static_cast<float>(w.thermal_noise_v) * z[j];
+    }
+  }
+}
+
+// Stages 1-4 for one beam: the voltage samples in x[0 .. N).re.
+LT_HD inline void SimulateWaveform(const WaveformChain& w, const SignalContribution* c, uint32_t n,
+                                   double sun_w, const RandomKey& beam_key, ComplexF* x) {
+  ReceivedPowerSamples(w, c, n, sun_w, x);
+  DetectorCurrent(w, beam_key, x);
+  CircuitVoltage(w, beam_key, x);
+}
+
+}  // namespace lt::physics

@@ -1,0 +1,161 @@
+// Ranging on the circuit's voltage (seed 002 sec. 5.5): thresholds separate the internal
+// reflection, the noise and the target peaks; a target's range comes from its peak's time
+// relative to the internal reflection's peak, its intensity from its peak voltage, mapped
+// linearly to the sensor's integer scale.
+//   - Baseline B and noise rms s from the pretrigger samples (background only).
+//   - The internal reflection: the highest sample from the pulse's emission to the end of its
+//     window, t_e + tau_int + internal_window; its peak time t_ref.
+//   - Targets: the maximal runs of samples above T = B + max(threshold_v, k s) after that
+//     window; each peak time t_pk (sub-sample, below) gives
+//       r = c (t_pk - t_ref + tau_int) / 2,
+//     so every delay the pulse shares with the internal reflection (the circuit's, the
+//     SiPM's) cancels; its height h = v(t_pk) - B gives the intensity
+//       I = min(I_max, round(I_max h / h_full)).
+//   - A peak's sub-sample position is the vertex of the Gaussian (a parabola in log v) through
+//     the highest sample and its two neighbours, or of the parabola in v where a neighbour
+//     is not above the baseline.
+#pragma once
+
+#include <cmath>
+#include <cstdint>
+
+#include "lidartwin/physics/fft.h"
+#include "lidartwin/physics/hd.h"
+#include "lidartwin/physics/return_signal.h"
+#include "lidartwin/physics/units.h"
+#include "lidartwin/physics/waveform.h"
+
+namespace lt::physics {
+
+struct WaveformBackground {
+  double baseline_v;   // B
+  double noise_v;      // s
+  double threshold_v;  // T, absolute
+  double reference_s;  // t_ref, the internal reflection's peak time
+};
+
+// Sub-sample offset of a peak from its highest sample, in samples (-0.5 .. 0.5), and its
+// height there above `base`: a, b, c are the samples before, at and after the maximum.
+struct PeakFit {
+  double offset;
+  double height;
+};
+LT_HD inline PeakFit FitPeak(double a, double b, double c, double base) {
+  using std::exp;
+  using std::log;
+  a -= base;
+  b -= base;
+  c -= base;
+  if (a > 0 && b > 0 && c > 0) {
+    const double la = log(a), lb = log(b), lc = log(c);
+    const double den = la - 2 * lb + lc;
+    if (den < 0) {
+      const double d = 0.5 * (la - lc) / den;
+      return {d, exp(lb - 0.25 * (la - lc) * d)};
+    }
+  }
+  const double den = a - 2 * b + c;
+  if (!(den < 0)) return {0, b};
+  const double d = 0.5 * (a - c) / den;
+  return {d, b - 0.25 * (a - c) * d};
+}
+
+// The index of the first sample after the internal reflection's window.
+LT_HD inline uint32_t TargetWindowStart(const WaveformChain& w) {
+  const double t = EmissionTime(w) + w.internal_delay_s + w.internal_window_s;
+  const double i = std::ceil(t / w.dt_s);
+  return i >= w.samples ? w.samples : static_cast<uint32_t>(i);
+}
+
+// The background (pretrigger mean and rms), the threshold and the internal reflection's peak
+// time of the voltage in x[0 .. N).re. Without an internal reflection (or when it does not rise
+// above T) the reference is its nominal time, t_e + tau_int plus nothing of the chain's delay.
+LT_HD inline WaveformBackground MeasureBackground(const WaveformChain& w, const ComplexF* x) {
+  WaveformBackground g{};
+  const uint32_t m = w.pretrigger_samples;
+  double sum = 0, sum2 = 0;
+  for (uint32_t i = 0; i < m; ++i)
+    sum += x[i].re;
+  g.baseline_v = m > 0 ? sum / m : w.baseline_v;
+  for (uint32_t i = 0; i < m; ++i) {
+    const double d = x[i].re - g.baseline_v;
+    sum2 += d * d;
+  }
+  g.noise_v = m > 1 ? std::sqrt(sum2 / (m - 1)) : 0.0;
+  const double k_noise = w.noise_factor * g.noise_v;
+  g.threshold_v = g.baseline_v + (w.threshold_v > k_noise ? w.threshold_v : k_noise);
+  g.reference_s = EmissionTime(w) + w.internal_delay_s;
+  const uint32_t end = TargetWindowStart(w);
+  uint32_t best = m;
+  for (uint32_t i = m; i < end; ++i)
+    if (x[i].re > x[best].re) best = i;
+  if (w.internal_power_w > 0 && best < end && x[best].re > g.threshold_v && best > 0 &&
+      best + 1 < w.samples) {
+    const PeakFit p = FitPeak(x[best - 1].re, x[best].re, x[best + 1].re, g.baseline_v);
+    g.reference_s = (best + p.offset) * w.dt_s;
+  }
+  return g;
+}
+
+// Range [m] of a time [s] on the record, relative to the internal reflection.
+LT_HD inline double WaveformRange(const WaveformChain& w, const WaveformBackground& g, double t_s) {
+  return 0.5 * kSpeedOfLight_m_s * (t_s - g.reference_s + w.internal_delay_s);
+}
+
+// Intensity on the sensor's integer scale from a peak's height above the baseline [V].
+LT_HD inline double WaveformIntensity(const WaveformChain& w, double height_v) {
+  using std::floor;
+  const double i = floor(w.intensity_max * height_v / w.full_scale_v + 0.5);
+  return i < 0 ? 0.0 : (i > w.intensity_max ? w.intensity_max : i);
+}
+
+// The target echoes of the voltage in x[0 .. N).re, in range order (at most kMaxEchoesDetected;
+// beyond that the nearest are dropped, as DetectEchoes does). Each echo's peak_power_w holds its
+// height above the baseline [V], its range_m and peak_range_m the peak's range, start_m and
+// end_m the ranges of the threshold crossings (linear between samples); `source` is left 0.
+// Returns the number in `out`, the number detected in *detected.
+LT_HD inline uint32_t WaveformEchoes(const WaveformChain& w, const WaveformBackground& g,
+                                     const ComplexF* x, Echo* out, uint32_t* detected) {
+  uint32_t count = 0, seen = 0;
+  const double t = g.threshold_v;
+  const uint32_t begin = TargetWindowStart(w);
+  uint32_t i = begin;
+  while (i < w.samples) {
+    if (!(x[i].re > t)) {
+      ++i;
+      continue;
+    }
+    // A run [i, j) above T.
+    const double start =
+        i > begin ? (i - 1) + (t - x[i - 1].re) / (x[i].re - x[i - 1].re) : static_cast<double>(i);
+    uint32_t j = i, top = i;
+    while (j < w.samples && x[j].re > t) {
+      if (x[j].re > x[top].re) top = j;
+      ++j;
+    }
+    const double end =
+        j < w.samples ? (j - 1) + (x[j - 1].re - t) / (x[j - 1].re - x[j].re) : j - 1.0;
+    PeakFit p{0, x[top].re - g.baseline_v};
+    if (top > 0 && top + 1 < w.samples) {
+      p = FitPeak(x[top - 1].re, x[top].re, x[top + 1].re, g.baseline_v);
+    }
+    Echo e{};
+    e.peak_range_m = WaveformRange(w, g, (top + p.offset) * w.dt_s);
+    e.range_m = e.peak_range_m;
+    e.peak_power_w = p.height;
+    e.start_m = WaveformRange(w, g, start * w.dt_s);
+    e.end_m = WaveformRange(w, g, end * w.dt_s);
+    e.index = seen++;
+    if (count == kMaxEchoesDetected) {
+      for (uint32_t m = 1; m < count; ++m)
+        out[m - 1] = out[m];
+      --count;
+    }
+    out[count++] = e;
+    i = j;
+  }
+  *detected = seen;
+  return count;
+}
+
+}  // namespace lt::physics

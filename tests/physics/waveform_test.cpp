@@ -1,0 +1,363 @@
+// The waveform detector's equations against analytic cases (physics/photon_counting.h,
+// sipm.h, fft.h, circuit.h, waveform.h, waveform_ranging.h; seed 002 sec. 5).
+#include "lidartwin/physics/waveform.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <complex>
+#include <vector>
+
+#include "lidartwin/physics/circuit.h"
+#include "lidartwin/physics/link_budget.h"
+#include "lidartwin/physics/waveform_ranging.h"
+
+namespace lt::physics {
+namespace {
+
+constexpr double kWavelength = 905e-9;
+
+TEST(PhotonCounting, PhotonEnergyIsPlanckTimesFrequency) {
+  // h c / 905 nm = 2.1950e-19 J (1.370 eV).
+  EXPECT_NEAR(PhotonEnergy(kWavelength), 2.19497e-19, 1e-23);
+  EXPECT_NEAR(PhotonEnergy(kWavelength) / kElementaryCharge_C, 1.3700, 1e-4);
+}
+
+TEST(PhotonCounting, MeanCountIsPowerTimesBinOverPhotonEnergyPlusDarkCounts) {
+  const double e = PhotonEnergy(kWavelength);
+  // 1 nW for 1 ns is 1e-18 J, 4.556 photons; a third detected; 1 MHz dark counts add 0.001.
+  EXPECT_NEAR(MeanPhotonCount(1e-9, 1e-9, e, 1.0, 0.0), 1e-18 / e, 1e-12);
+  EXPECT_NEAR(MeanPhotonCount(1e-9, 1e-9, e, 1.0 / 3, 1e6), 1e-18 / e / 3 + 1e-3, 1e-12);
+}
+
+TEST(PhotonCounting, SunPowerIsEquationFourWithTheSpotSolidAngle) {
+  // eq. 4 with A_trg = pi (R theta)^2: rho d^2 T_opt T_atm / (4 R^2) * A_trg * E.
+  const double rho = 0.1, d = 0.02, t_opt = 0.9, t_atm = 0.95, e = 20, theta = 1.5e-3, r = 30;
+  const double expected =
+      rho * d * d * t_opt * t_atm / (4 * r * r) * kPi * r * r * theta * theta * e;
+  const double omega = ConeSolidAngle(2 * theta);
+  EXPECT_NEAR(omega, kPi * theta * theta, 1e-6 * omega);
+  EXPECT_NEAR(SunPower(rho, 1.0, omega, d, t_opt, t_atm, e), expected, 1e-6 * expected);
+  // Sub-rays share the spot: their shares add up to the whole.
+  EXPECT_NEAR(SunPower(rho, 0.25, omega, d, t_opt, t_atm, e) * 4,
+              SunPower(rho, 1.0, omega, d, t_opt, t_atm, e), 1e-20);
+}
+
+// Mean and variance of many draws at each mean, inversion and rejection alike.
+TEST(PhotonCounting, CountsHaveThePoissonMeanAndVariance) {
+  const RandomKey key{42, 3, 17, 0, 0};
+  for (double mean : {0.02, 0.7, 4.0, 9.99, 10.0, 37.5, 2000.0}) {
+    const uint32_t n = 200000;
+    double sum = 0, sum2 = 0;
+    Philox4x32 words{};
+    for (uint32_t i = 0; i < n; ++i) {
+      // Beams as well as samples vary, as in a frame.
+      RandomKey k = key;
+      k.beam = i / 4096;
+      const uint32_t sample = i % 4096;
+      if ((sample & 3u) == 0) words = PhotonWords(k, sample);
+      const double c = PhotonCount(mean, k, sample, words);
+      sum += c;
+      sum2 += c * c;
+    }
+    const double m = sum / n;
+    const double var = sum2 / n - m * m;
+    // 5 standard errors: the mean's is sqrt(mean / n), the variance's about mean sqrt(2 / n).
+    EXPECT_NEAR(m, mean, 5 * std::sqrt(mean / n)) << mean;
+    EXPECT_NEAR(var, mean, 5 * std::sqrt((2 * mean * mean + mean) / n)) << mean;
+  }
+}
+
+TEST(PhotonCounting, InversionGivesTheDistributionsProbabilities) {
+  // P(0) = exp(-m), P(1) = m exp(-m): u below e^-m gives 0, between the two sums 1.
+  const double m = 0.8;
+  EXPECT_EQ(PoissonByInversion(m, std::exp(-m) * 0.999), 0u);
+  EXPECT_EQ(PoissonByInversion(m, std::exp(-m) * 1.001), 1u);
+  EXPECT_EQ(PoissonByInversion(m, std::exp(-m) * (1 + m) * 0.999), 1u);
+  EXPECT_EQ(PoissonByInversion(m, std::exp(-m) * (1 + m) * 1.001), 2u);
+}
+
+TEST(Sipm, WithoutSaturationTheChargeIsThePhotonCount) {
+  SipmState s{1.0f};
+  for (float n : {0.0f, 1.0f, 7.0f, 1e4f})
+    EXPECT_EQ(SipmCharge(Sipm{0, 10e-9}, 0.9f, n, s), n);
+}
+
+TEST(Sipm, SaturatesAsCellsFillAndRecoversAsEquationNine) {
+  const Sipm sipm{1000, 20e-9};
+  const double dt = 1e-9;
+  const float recovery = SipmRecovery(sipm, dt);
+  EXPECT_NEAR(recovery, std::exp(-dt / 20e-9), 1e-7);
+  // One bin of n photons on rested cells: N (1 - exp(-n / N)).
+  for (float n : {1.0f, 100.0f, 1000.0f, 1e5f}) {
+    SipmState s{1.0f};
+    EXPECT_NEAR(SipmCharge(sipm, recovery, n, s), 1000 * (1 - std::exp(-n / 1000.0)), 1e-3 * n)
+        << n;
+  }
+  // Every cell fired (1e5 photons on 1000 cells): the mean sensitivity t after is
+  // S = 1 - exp(-t / tau) (eq. 9); a photon then gives S.
+  SipmState s{1.0f};
+  SipmCharge(sipm, recovery, 1e5f, s);
+  for (int bins = 1; bins <= 60; ++bins) {
+    EXPECT_NEAR(s.sensitivity, 1 - std::exp(-bins * dt / 20e-9), 1e-5) << bins;
+    const float q = SipmCharge(sipm, recovery, 0.0f, s);
+    EXPECT_EQ(q, 0.0f);
+  }
+  SipmState t{0.25f};
+  EXPECT_NEAR(SipmCharge(sipm, recovery, 1.0f, t), 0.25 * 1000 * (1 - std::exp(-1e-3)), 1e-6);
+}
+
+std::vector<ComplexF> Twiddles(uint32_t n) {
+  std::vector<ComplexF> t(n / 2);
+  FillTwiddles(n, t.data());
+  return t;
+}
+
+TEST(Fft, MatchesTheDirectSumAndInvertsItself) {
+  for (uint32_t n : {2u, 8u, 64u, 1024u}) {
+    std::vector<ComplexF> x(n);
+    for (uint32_t i = 0; i < n; ++i)
+      x[i] = {static_cast<float>(std::sin(0.37 * i) + 0.1 * i), static_cast<float>(std::cos(i))};
+    std::vector<ComplexF> f = x;
+    const auto tw = Twiddles(n);
+    Fft(f.data(), n, tw.data(), false);
+    double scale = 0;
+    for (const auto& v : x)
+      scale += std::abs(v.re) + std::abs(v.im);
+    for (uint32_t k = 0; k < n; k += (n > 64 ? 37 : 1)) {
+      std::complex<double> s = 0;
+      for (uint32_t i = 0; i < n; ++i)
+        s += std::complex<double>(x[i].re, x[i].im) * std::polar(1.0, -2 * kPi * i * k / n);
+      // Float butterflies: rounding grows as log2 n ulps of the sum of magnitudes.
+      EXPECT_NEAR(f[k].re, s.real(), 2e-6 * scale) << n << " " << k;
+      EXPECT_NEAR(f[k].im, s.imag(), 2e-6 * scale) << n << " " << k;
+    }
+    Fft(f.data(), n, tw.data(), true);
+    // Back again: a few ulps of the largest value per stage, 2 log2 n stages.
+    double largest = 0;
+    for (const auto& v : x)
+      largest = std::max<double>(largest, std::hypot(v.re, v.im));
+    const double tol = 2 * std::log2(n) * 1.2e-7 * largest;
+    for (uint32_t i = 0; i < n; ++i) {
+      EXPECT_NEAR(f[i].re, x[i].re, tol) << n << " " << i;
+      EXPECT_NEAR(f[i].im, x[i].im, tol) << n << " " << i;
+    }
+  }
+}
+
+// The response of eq. (10) to a sequence, as the chain computes it.
+std::vector<double> Filter(const PoleZeroCircuit& c, const std::vector<double>& in, double dt) {
+  const auto n = static_cast<uint32_t>(in.size());
+  std::vector<ComplexF> h(n), x(n);
+  FillTransferBins(c, n, dt, h.data());
+  const auto tw = Twiddles(n);
+  for (uint32_t i = 0; i < n; ++i)
+    x[i] = {static_cast<float>(in[i]), 0};
+  Fft(x.data(), n, tw.data(), false);
+  for (uint32_t k = 0; k < n; ++k)
+    x[k] = Mul(x[k], h[k]);
+  Fft(x.data(), n, tw.data(), true);
+  std::vector<double> out(n);
+  for (uint32_t i = 0; i < n; ++i)
+    out[i] = x[i].re;
+  return out;
+}
+
+TEST(Circuit, SinglePoleReproducesTheAnalyticStepAndImpulseResponses) {
+  // R / (1 + j f / f_p): step response R I (1 - exp(-w t)), impulse response (charge Q) R Q w
+  // exp(-w t), w = 2 pi f_p. dt = 0.1 ns and f_p = 20 MHz: w dt = 0.0126. The sampled H is cut
+  // at Nyquist (5 GHz), where |H| is f_p / f_N = 0.4 % of R: the Gibbs ripple at the step is a
+  // fraction of that, so 1 % of R I is a sound bound (and a wrong pole misses it by far).
+  const double dt = 0.1e-9, r = 50, fp = 20e6, w = 2 * kPi * fp;
+  const PoleZeroCircuit c{r, {fp}, 1, {}, 0, 0};
+  const uint32_t n = 4096, on = 512, off = 2560;
+  std::vector<double> step(n, 0.0);
+  for (uint32_t i = on; i < off; ++i)
+    step[i] = 1e-3;  // 1 mA from t = on dt to off dt
+  const auto v = Filter(c, step, dt);
+  for (uint32_t i = on + 4; i < off; i += 7) {
+    const double t = (i - on + 0.5) * dt;  // the step lies between samples on - 1 and on
+    EXPECT_NEAR(v[i], r * 1e-3 * (1 - std::exp(-w * t)), 0.01 * r * 1e-3) << i;
+  }
+  for (uint32_t i = off + 4; i < n; i += 7) {
+    const double t = (i - off + 0.5) * dt;
+    const double top = 1 - std::exp(-w * (off - on) * dt);
+    EXPECT_NEAR(v[i], r * 1e-3 * top * std::exp(-w * t), 0.01 * r * 1e-3) << i;
+  }
+  // Impulse: a charge Q in one bin, current Q / dt. Its area is R Q exactly (H(0) = R).
+  const double q = 1e-12;
+  std::vector<double> impulse(n, 0.0);
+  impulse[on] = q / dt;
+  const auto u = Filter(c, impulse, dt);
+  double area = 0;
+  for (double x : u)
+    area += x * dt;
+  EXPECT_NEAR(area, r * q, 1e-5 * r * q);
+  // The band-limited response rings about the jump at t = 0 (Gibbs, decaying as 1 / t): from
+  // 2 ns (w t = 0.25) on it is within 1 % of the analytic exponential.
+  for (uint32_t i = on + 20; i < n; i += 11) {
+    const double t = (i - on) * dt;
+    EXPECT_NEAR(u[i], r * q * w * std::exp(-w * t), 0.01 * r * q * w) << i;
+  }
+}
+
+// A waveform chain with its tables, for a sensor like the Cube 1 (stand-in values).
+struct Chain {
+  WaveformChain w{};
+  std::vector<ComplexF> transfer, twiddles;
+  Chain(uint32_t n = 1024, double dt = 1e-9) : transfer(n), twiddles(n / 2) {
+    const PoleZeroCircuit c{50, {150e6}, 1, {}, 0, 1e-9};
+    FillTransferBins(c, n, dt, transfer.data());
+    FillTwiddles(n, twiddles.data());
+    w.dt_s = dt;
+    w.samples = n;
+    w.pretrigger_samples = 64;
+    w.pulse_sigma_s = 4e-9 / kFwhmPerSigma;
+    w.internal_delay_s = 2e-9;
+    w.internal_power_w = 2e-6;
+    w.photon_energy_j = PhotonEnergy(kWavelength);
+    w.efficiency = 0.25;
+    w.dark_rate_hz = 1e5;
+    w.sipm = {0, 20e-9};
+    w.cell_charge_c = 1e6 * kElementaryCharge_C;
+    w.baseline_v = 0.1;
+    w.thermal_noise_v = 0;
+    w.shot_noise = false;
+    w.threshold_v = 5e-3;
+    w.noise_factor = 5;
+    w.internal_window_s = 20e-9;
+    w.full_scale_v = 2.0;
+    w.intensity_max = 4096;
+    w.transfer = transfer.data();
+    w.twiddles = twiddles.data();
+  }
+  std::vector<ComplexF> Run(std::vector<SignalContribution> c, double sun_w = 0,
+                            uint32_t beam = 0) const {
+    std::vector<ComplexF> x(w.samples);
+    SimulateWaveform(w, c.data(), static_cast<uint32_t>(c.size()), sun_w,
+                     RandomKey{7, 0, beam, 0, 0}, x.data());
+    return x;
+  }
+  std::vector<Echo> Echoes(const std::vector<ComplexF>& x, WaveformBackground* bg = nullptr) const {
+    const WaveformBackground g = MeasureBackground(w, x.data());
+    if (bg) *bg = g;
+    Echo out[kMaxEchoesDetected];
+    uint32_t detected = 0;
+    const uint32_t k = WaveformEchoes(w, g, x.data(), out, &detected);
+    return {out, out + k};
+  }
+};
+
+// Received power of a Lambertian plate of reflectance rho at range r (seed 002 eq. 2).
+double Plate(double rho, double r) {
+  const LinkBudget l{0.2, 0.02, 0.9, 0};  // a weak link: a 10 % plate fades out within 150 m
+  return ReceivedPower(l, rho / kPi, 1.0, r);
+}
+
+TEST(WaveformChain, NoiseFreePeakRecoversTheRangeOfAPlate) {
+  const Chain chain;
+  auto range = [&](double r) {
+    const auto e =
+        chain.Echoes(chain.Run({{static_cast<float>(r), static_cast<float>(Plate(0.1, r)), 3}}));
+    EXPECT_EQ(e.size(), 1u) << r;
+    return e.empty() ? 0.0 : e[0].range_m;
+  };
+  // The internal reflection and the target share the chain's shape, so its delays cancel.
+  // A target whose round trip is a whole number of samples after the internal reflection's
+  // sits at the same phase between samples: its range is exact to float rounding.
+  const double sample_m = 0.5 * kSpeedOfLight_m_s * chain.w.dt_s;
+  for (int k = 40; k <= 260; k += 11) {
+    const double r = 0.5 * kSpeedOfLight_m_s * chain.w.internal_delay_s + k * sample_m;
+    EXPECT_NEAR(range(r), r, 1e-4) << r;
+  }
+  // Elsewhere what is left is the sub-sample fit's error, which depends on where the peak
+  // falls between samples: at most 2.5 mm (1.7 % of the 15 cm sample) with this chain.
+  for (double r = 5.0; r <= 40.0; r += 0.037)
+    EXPECT_NEAR(range(r), r, 2.5e-3) << r;
+}
+
+TEST(WaveformChain, NoiseFreeAmplitudeFollowsInverseSquareAndReflectance) {
+  const Chain chain;
+  auto height = [&](double rho, double r) {
+    const auto e =
+        chain.Echoes(chain.Run({{static_cast<float>(r), static_cast<float>(Plate(rho, r)), 0}}));
+    return e.empty() ? 0.0 : e[0].peak_power_w;
+  };
+  const double h10 = height(0.1, 10);
+  ASSERT_GT(h10, 0);
+  // Linear chain (no saturation): the peak height scales with the received power. The fit of
+  // the peak between samples leaves 0.3 % (measured across phases).
+  for (double r : {7.0, 13.0, 20.0, 31.0})
+    EXPECT_NEAR(height(0.1, r) / h10, 100 / (r * r), 3e-3 * 100 / (r * r)) << r;
+  for (double rho : {0.05, 0.3, 0.8})
+    EXPECT_NEAR(height(rho, 10) / h10, rho / 0.1, 3e-3 * rho / 0.1) << rho;
+}
+
+TEST(WaveformChain, SunlightRaisesTheBaselineAndNoiseByTheAnalyticAmount) {
+  Chain chain(1024, 1e-9);
+  chain.w.shot_noise = true;
+  chain.w.dark_rate_hz = 0;
+  const double sun = 2e-9;  // W, a bright target in sunlight
+  const double mean =
+      MeanPhotonCount(sun, chain.w.dt_s, chain.w.photon_energy_j, chain.w.efficiency, 0.0);
+  // Photons per bin are Poisson(m): a current a n (a = G e / dt) has mean a m and variance a^2 m;
+  // through H, a constant rises by H(0) a m and white noise's variance is a^2 m (1 / N)
+  // sum_k |H_k|^2 (Parseval, circular convolution).
+  const double a = chain.w.cell_charge_c / chain.w.dt_s;
+  double power_gain = 0;
+  for (const auto& h : chain.transfer)
+    power_gain += h.re * h.re + h.im * h.im;
+  power_gain /= chain.w.samples;
+  const double expected_rise = chain.transfer[0].re * a * mean;
+  const double expected_rms = std::sqrt(a * a * mean * power_gain);
+  double rise = 0, var = 0;
+  const int beams = 400;
+  for (int b = 0; b < beams; ++b) {
+    WaveformBackground g{};
+    chain.Echoes(chain.Run({}, sun, b), &g);
+    rise += g.baseline_v - chain.w.baseline_v;
+    var += g.noise_v * g.noise_v;
+  }
+  rise /= beams;
+  const double rms = std::sqrt(var / beams);
+  EXPECT_NEAR(rise, expected_rise, 0.02 * expected_rise);
+  // The pretrigger's 64 samples are correlated over the circuit's time constant; averaged over
+  // 400 beams the variance estimate is good to a few percent.
+  EXPECT_NEAR(rms, expected_rms, 0.05 * expected_rms);
+}
+
+// The farthest range [m] at which a plate is detected in at least half of `beams` pulses.
+double DetectionRange(const Chain& chain, double rho, double sun_w_per_rho) {
+  double last = 0;
+  for (double r = 5; r <= 150; r += 5) {
+    int hits = 0;
+    const int beams = 40;
+    for (int b = 0; b < beams; ++b) {
+      const auto e = chain.Echoes(chain.Run(
+          {{static_cast<float>(r), static_cast<float>(Plate(rho, r)), 0}}, sun_w_per_rho * rho, b));
+      for (const Echo& x : e)
+        if (std::abs(x.range_m - r) < 0.5) {
+          ++hits;
+          break;
+        }
+    }
+    if (2 * hits >= beams) last = r;
+  }
+  return last;
+}
+
+TEST(WaveformChain, SunlightShortensTheDetectionRangeOfATenPercentPlate) {
+  Chain chain;
+  chain.w.shot_noise = true;
+  chain.w.thermal_noise_v = 1e-3;
+  // Sunlight on the plate: eq. 4 for an albedo of 1 in the Cube 1's field of view (about
+  // 50 nW for 20 W/m^2 in the band over a 3 mrad field and a 2 cm aperture, times rho).
+  const double sun_per_rho = SunPower(1.0, 1.0, ConeSolidAngle(3e-3), 0.02, 0.9, 1.0, 20.0);
+  const double dark = DetectionRange(chain, 0.1, 0.0);
+  const double sunny = DetectionRange(chain, 0.1, sun_per_rho);
+  EXPECT_GT(dark, 0);
+  EXPECT_LT(sunny, dark) << "sun " << sun_per_rho * 0.1 << " W";
+}
+
+}  // namespace
+}  // namespace lt::physics
