@@ -1,11 +1,13 @@
 #include "internal/frame_setup.h"
 
+#include "internal/waveform_setup.h"
+
 #include <algorithm>
 #include <cmath>
 
 namespace lt {
 
-SignalChain FrameSignalChain(const SensorProfile& p) {
+SignalChain FrameSignalChain(const SensorProfile& p, double sunlight) {
   return {p.detector.link,
           p.Threshold(),
           p.detector.max_surfaces_per_sub_ray,
@@ -14,7 +16,8 @@ SignalChain FrameSignalChain(const SensorProfile& p) {
           p.detector.signal_noise_w,
           p.detector.pulse_energy_jitter,
           p.detector.overlap,
-          p.raster_gather};
+          p.raster_gather,
+          SunPowerPerAlbedo(p, sunlight)};
 }
 
 namespace {

@@ -18,29 +18,37 @@ CpuSimulator::CpuSimulator(const Scene& scene, const SensorProfile& profile,
       trajectory_(trajectory),
       options_(options),
       caster_(RayCaster::Create(scene)),
-      objects_(ObjectInfos(scene, profile.wavelength_nm)) {}
+      objects_(ObjectInfos(scene, profile.wavelength_nm)),
+      waveform_(MakeWaveformTables(profile)) {}
 
 CpuSimulator::~CpuSimulator() = default;
 
 FrameContext CpuFrameContext(const SensorProfile& profile, const Trajectory& trajectory,
                              const std::vector<ObjectInfo>& objects, uint64_t seed,
-                             uint32_t frame_index) {
+                             uint32_t frame_index, double sunlight,
+                             const WaveformTables* waveform) {
   const double period = profile.FramePeriodS();
   const double t0 = trajectory.start_time_s + frame_index * period;
-  return {profile.Pattern(),
+  FrameContext c{profile.Pattern(),
           {trajectory.time_s.data(), trajectory.poses.data(),
            static_cast<int>(trajectory.poses.size()), trajectory.motion_correction},
           profile.Detector(),
           profile.FootprintView(),
-          FrameSignalChain(profile),
-          AngularRasterView{},
-          profile.EchoesPerBeam(),
-          objects.data(),
-          seed,
-          frame_index,
-          t0,
-          trajectory.At(t0 + period),
-          {profile.beam_origin_m[0], profile.beam_origin_m[1], profile.beam_origin_m[2]}};
+                 FrameSignalChain(profile, sunlight),
+                 AngularRasterView{},
+                 profile.EchoesPerBeam(),
+                 objects.data(),
+                 seed,
+                 frame_index,
+                 t0,
+                 trajectory.At(t0 + period),
+                 {profile.beam_origin_m[0], profile.beam_origin_m[1], profile.beam_origin_m[2]},
+                 {}};
+  if (waveform && !waveform->transfer.empty()) {
+    c.waveform =
+        MakeWaveformChain(profile, waveform->transfer.data(), waveform->twiddles.data());
+  }
+  return c;
 }
 
 namespace {
@@ -89,7 +97,8 @@ Expected<Frame> CpuSimulator::Simulate(uint32_t frame_index) {
   const double period = profile_.FramePeriodS();
   const double t0 = trajectory_.start_time_s + frame_index * period;
   FrameContext context =
-      CpuFrameContext(profile_, trajectory_, objects_, options_.seed, frame_index);
+      CpuFrameContext(profile_, trajectory_, objects_, options_.seed, frame_index,
+                      scene_.description.sunlight, &waveform_);
   const auto closest = [&](const physics::Vec3<double>& o, const physics::Vec3<double>& d,
                            double t_min, double t_max) {
     return ToSurfaceHit(caster_->Closest(o, d, t_min, t_max));
@@ -120,6 +129,8 @@ Expected<Frame> CpuSimulator::Simulate(uint32_t frame_index) {
   constexpr uint32_t kPrefetchBeams = 256;
   auto run = [&](uint32_t begin, uint32_t end) {
     PrefetchedHits ahead(*caster_, profile_.footprint.sub_rays);
+    // The waveform detector's record of the beam in hand, one per thread.
+    std::vector<physics::ComplexF> scratch(context.waveform.samples);
     for (uint32_t b = begin; b < end;) {
       const uint32_t e = std::min(end, (b / kPrefetchBeams + 1) * kPrefetchBeams);
       ahead.Prefetch(context, b, e);
@@ -128,7 +139,7 @@ Expected<Frame> CpuSimulator::Simulate(uint32_t frame_index) {
             context, i,
             [&](const physics::Vec3<double>& o, const physics::Vec3<double>& d, double t_min,
                 double t_max) { return ToSurfaceHit(ahead.Closest(i, o, d, t_min, t_max)); },
-            &records[size_t{i} * k]);
+            &records[size_t{i} * k], scratch.data());
       }
       b = e;
     }
@@ -147,7 +158,7 @@ Expected<Frame> CpuSimulator::Simulate(uint32_t frame_index) {
     RunInParallel(slice.begin, slice.end, options_.threads, run, 1024, kPrefetchBeams);
   }
   Frame f = FrameHeader(frame_index, t0, period, trajectory_);
-  AppendRecords(records.data(), beams * k, profile_.detector.kind == DetectorKind::kThreshold, f);
+  AppendRecords(records.data(), beams * k, profile_.detector.ReadsReturnSignal(), f);
   return f;
 }
 

@@ -5,16 +5,19 @@
 #include <vector>
 
 #include "internal/beam_pipeline.h"
+#include "internal/waveform_setup.h"
 #include "lidartwin/sim/ray_caster.h"
 #include "lidartwin/sim/simulator.h"
 
 namespace lt {
 
 // A frame's context on the host: the profile's and trajectory's own tables, `objects` as
-// ObjectInfos gives them (all outlive the context).
+// ObjectInfos gives them, the waveform detector's tables (all outlive the context); the
+// scene's sunlight.
 FrameContext CpuFrameContext(const SensorProfile& profile, const Trajectory& trajectory,
                              const std::vector<ObjectInfo>& objects, uint64_t seed,
-                             uint32_t frame_index);
+                             uint32_t frame_index, double sunlight = 0,
+                             const WaveformTables* waveform = nullptr);
 
 class CpuSimulator final : public Simulator {
  public:
@@ -35,6 +38,7 @@ class CpuSimulator final : public Simulator {
   std::unique_ptr<RayCaster> caster_;
   std::vector<ObjectInfo> objects_;  // R0 at the sensor wavelength, response and labels
   std::vector<RasterPixel> raster_;  // the frame's angular raster (raster gathering)
+  WaveformTables waveform_;          // the waveform detector's circuit spectrum and twiddles
 };
 
 }  // namespace lt

@@ -528,7 +528,7 @@ Expected<Frame> CudaSimulator::Simulate(uint32_t frame_index) {
        traj.motion_correction},
       profile.Detector(),
       profile.FootprintView(m.kernel_cdf.get(), m.kernel_weight.get()),
-      FrameSignalChain(profile),
+      FrameSignalChain(profile, m.scene->description.sunlight),
       AngularRasterView{},
       m.echoes_per_beam,
       m.objects.get(),

@@ -20,6 +20,8 @@
 #include "lidartwin/physics/return_signal.h"
 #include "lidartwin/physics/scan_pattern.h"
 #include "lidartwin/physics/surface_response.h"
+#include "lidartwin/physics/waveform.h"
+#include "lidartwin/physics/waveform_ranging.h"
 #include "lidartwin/sim/ray_query.h"
 
 namespace lt {
@@ -49,7 +51,8 @@ struct ObjectInfo {
   physics::SurfaceResponse response;  // r0 included, at the sensor wavelength
 };
 
-// What the threshold detector needs besides the detector parameters (DetectorParams).
+// What the threshold and waveform detectors need besides the detector parameters
+// (DetectorParams).
 struct SignalChain {
   physics::LinkBudget link;
   physics::ThresholdDetector threshold;
@@ -60,6 +63,9 @@ struct SignalChain {
   double pulse_energy_jitter;  // per pulse, relative rms of the emitted energy
   physics::Overlap overlap;    // near-field overlap on every received power
   bool raster_gather;          // gather from the frame's angular raster instead of tracing
+  // Waveform detector: sunlight from a target of albedo 1 filling the spot [W] (seed 002
+  // eq. 4, waveform_setup.h); 0 without sun or for the threshold detector.
+  double sun_w_per_albedo;
 };
 
 // Contributions one beam can hold: sub_rays * max_surfaces is checked against it when a
@@ -80,6 +86,7 @@ struct FrameContext {
   double frame_start_s;
   physics::Pose<double> pose_end;
   physics::Vec3<double> beam_origin;  // where rays leave, in the sensor frame [m]
+  physics::WaveformChain waveform;    // the waveform detector's constants and tables
 };
 
 // The pose of the beams' origin at time t: the sensor's pose moved by beam_origin. Rays start
@@ -269,6 +276,17 @@ LT_HD inline RayQuery SignalFirstQuery(const FrameContext& c, const BeamSetup& s
           SubRayReach(c)};
 }
 
+// The sunlight a hit sends back into the receiver (seed 002 eq. 4): its share of the spot
+// (sub-ray weight times coverage), its diffuse albedo (at most 1: a retroreflector's gain is
+// for light from the sensor, not from the sun), and one pass through the atmosphere.
+LT_HD inline float SunlightOf(const FrameContext& c, double share,
+                              const physics::SurfaceResponse& r, double range_m) {
+  if (c.signal.sun_w_per_albedo == 0) return 0.0f;
+  const double albedo = r.r0 < 1 ? r.r0 : 1.0;
+  return static_cast<float>(c.signal.sun_w_per_albedo * share * albedo *
+                            physics::AtmosphericTransmission(c.signal.link, range_m));
+}
+
 // Stages 2-3 for sub-ray k, traced: followed through up to max_surfaces surfaces, each hit
 // adds its received power at its range (seed 004 eq. 3-5, seed 002 eq. 2). Writes at most
 // min(max_surfaces, room) contributions to `out` and returns how many.
@@ -293,7 +311,8 @@ LT_HD uint32_t TraceSubRaySignal(const FrameContext& c, uint32_t beam, uint32_t 
                      physics::ReceivedPower(c.signal.link, physics::MonostaticBrdf(r, cos_theta),
                                             cos_theta, hit.distance_m) *
                      physics::OverlapShare(c.signal.overlap, hit.distance_m);
-    out[count++] = {static_cast<float>(hit.distance_m), static_cast<float>(p), hit.object};
+    out[count++] = {static_cast<float>(hit.distance_m), static_cast<float>(p), hit.object,
+                    SunlightOf(c, weight * r.coverage, r, hit.distance_m)};
     if (!physics::SurfaceLetsLightThrough(r)) break;
     weight *= physics::ContinuationFactor<double>(r);
     // Past this surface: 1 mm on, well above the refined hit's error (ADR 0002).
@@ -322,7 +341,8 @@ LT_HD inline uint32_t RasterSubRaySignal(const FrameContext& c, uint32_t beam, u
                    physics::ReceivedPower(c.signal.link, physics::MonostaticBrdf(r, cos_theta),
                                           cos_theta, range) *
                    physics::OverlapShare(c.signal.overlap, range);
-  out[0] = {static_cast<float>(range), static_cast<float>(p), px->object};
+  out[0] = {static_cast<float>(range), static_cast<float>(p), px->object,
+            SunlightOf(c, sub.weight * r.coverage, r, range)};
   return 1;
 }
 
@@ -434,7 +454,7 @@ LT_HD inline void WriteEchoes(const FrameContext& c, uint32_t beam,
 // at most max(1, sub_rays) queries; returns how many.
 LT_HD inline uint32_t FirstQueries(const FrameContext& c, uint32_t beam, RayQuery* out) {
   const uint32_t n = c.footprint.sub_rays > 1 ? c.footprint.sub_rays : 1;
-  if (c.detector.model != physics::DetectorModel::kThreshold) {
+  if (!physics::ReadsReturnSignal(c.detector.model)) {
     const physics::BeamSample<double> b = physics::ScanBeam(c.scan, beam);
     const physics::Pose<double> pose = EmitterPoseAt(c, c.frame_start_s + b.time_s);
     const physics::Vec3<double> central = physics::BeamDirection(b.azimuth_rad, b.elevation_rad);
@@ -454,20 +474,81 @@ LT_HD inline uint32_t FirstQueries(const FrameContext& c, uint32_t beam, RayQuer
   return n;
 }
 
+// Stages 4-5 for the waveform detector (seed 002 sec. 5): the beam's voltage record from its
+// contributions (physics/waveform.h) in `scratch` (N complex samples), its echoes
+// (waveform_ranging.h) picked by the return mode, each labelled by the contribution that
+// dominates the received power at its peak, written to out[0 .. K). An echo no contribution
+// reaches (noise above the threshold) carries no labels (kNoLabel) and reflectance 0.
+inline constexpr uint32_t kNoLabel = 0xffffffffu;
+LT_HD inline void WriteWaveformEchoes(const FrameContext& c, uint32_t beam,
+                                      const physics::BeamSample<double>& b, double t,
+                                      const physics::Pose<double>& pose,
+                                      const physics::SignalContribution* contributions,
+                                      uint32_t n, physics::ComplexF* scratch, BeamRecord* out) {
+  const physics::WaveformChain& w = c.waveform;
+  double sun_w = 0;
+  for (uint32_t k = 0; k < n; ++k)
+    sun_w += contributions[k].ambient_w;
+  const physics::RandomKey key{c.seed, c.frame, beam, 0, 0};
+  physics::SimulateWaveform(w, contributions, n, sun_w, key, scratch);
+  const physics::WaveformBackground g = physics::MeasureBackground(w, scratch);
+  physics::Echo echoes[physics::kMaxEchoesDetected];
+  uint32_t detected = 0;
+  const uint32_t count = physics::WaveformEchoes(w, g, scratch, c.detector.min_range_m,
+                                                 c.detector.max_range_m, echoes, &detected);
+  uint32_t chosen[physics::kMaxEchoesDetected];
+  const uint32_t m = physics::SelectEchoes(c.signal.threshold.mode, c.signal.threshold.max_echoes,
+                                           echoes, count, chosen);
+  const physics::Vec3<double> central = physics::BeamDirection(b.azimuth_rad, b.elevation_rad);
+  const double half_inv_var =
+      0.5 / (c.signal.threshold.pulse_sigma_m * c.signal.threshold.pulse_sigma_m);
+  ObjectInfo none{};
+  none.material = none.instance = none.semantic = kNoLabel;
+  uint32_t slot = 0;
+  for (uint32_t i = 0; i < m; ++i) {
+    const physics::Echo& e = echoes[chosen[i]];
+    // The dominant contribution: the largest received power at the peak's range, if it is
+    // within 4 sigma_r of any (beyond, the pulse gives less than 3e-4 of its peak).
+    const ObjectInfo* o = &none;
+    double best = 0;
+    for (uint32_t k = 0; k < n; ++k) {
+      const double d = e.peak_range_m - contributions[k].range_m;
+      const double p = contributions[k].power_w * physics::PulseWeight(d, half_inv_var);
+      if (d * d * half_inv_var < 8 && p > best) {
+        best = p;
+        o = &c.objects[contributions[k].source];
+      }
+    }
+    const physics::Vec3<double> p = physics::ReportedPoint(
+        e.range_m, central, pose, c.pose_end, c.trajectory.motion_correction, c.beam_origin);
+    BeamRecord& r = out[slot++];
+    r = PointRecord(beam, b, t, p, e.range_m, physics::WaveformIntensity(w, e.peak_power_w), *o);
+    r.echo_pulse_width_ns =
+        static_cast<float>(physics::RangeIntervalTime(e.end_m - e.start_m) * 1e9);
+    r.return_index = e.index;
+  }
+}
+
 // One beam: writes c.echoes_per_beam record slots starting at `out`; unused slots are invalid.
+// `scratch`: the waveform detector's record, c.waveform.samples complex values (unused by the
+// other detectors).
 template <typename ClosestHit>
 LT_HD void SimulateBeam(const FrameContext& c, uint32_t beam, ClosestHit&& closest_hit,
-                        BeamRecord* out) {
+                        BeamRecord* out, physics::ComplexF* scratch = nullptr) {
   for (uint32_t k = 0; k < c.echoes_per_beam; ++k)
     out[k] = BeamRecord{};
-  if (c.detector.model != physics::DetectorModel::kThreshold) {
+  if (!physics::ReadsReturnSignal(c.detector.model)) {
     out[0] = SimulateBeamSingleHit(c, beam, closest_hit);
     return;
   }
   const BeamSetup s = SetUpBeam(c, beam);
   physics::SignalContribution contributions[kMaxContributions];
   const uint32_t n = GatherBeamSignal(c, beam, s, closest_hit, contributions);
-  WriteEchoes(c, beam, s.b, s.t, s.pose, contributions, n, out);
+  if (c.detector.model == physics::DetectorModel::kWaveform) {
+    WriteWaveformEchoes(c, beam, s.b, s.t, s.pose, contributions, n, scratch, out);
+  } else {
+    WriteEchoes(c, beam, s.b, s.t, s.pose, contributions, n, out);
+  }
 }
 
 }  // namespace lt

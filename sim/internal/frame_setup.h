@@ -24,8 +24,9 @@ Expected<AngularRasterView> PlanRaster(const SensorProfile& profile);
 Status CheckRasterGather(const SensorProfile& profile, const Scene& scene,
                          const Trajectory& trajectory);
 
-// The threshold detector's signal chain as the beam pipeline takes it.
-SignalChain FrameSignalChain(const SensorProfile& profile);
+// The return-signal detectors' chain as the beam pipeline takes it; `sunlight`: the scene's
+// (SceneDescription::sunlight).
+SignalChain FrameSignalChain(const SensorProfile& profile, double sunlight);
 
 // R0 at the wavelength, surface response and labels of every scene object, in object order.
 std::vector<ObjectInfo> ObjectInfos(const Scene& scene, double wavelength_nm);

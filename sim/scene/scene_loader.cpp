@@ -103,6 +103,7 @@ Expected<SceneDescription> ReadDescription(ConfigMap& root) {
     d.materials = std::filesystem::absolute(root.Resolve(library)).lexically_normal().string();
   for (ConfigMap& o : root.MapList("objects"))
     d.objects.push_back(ReadObject(o));
+  d.sunlight = root.Number("sunlight", 0);
   if (Status s = root.FirstError(); !s.ok()) return s.error();
   ConfigCheck check;
   d.Check(check);
@@ -266,6 +267,10 @@ void SceneObjectDescription::Check(ConfigCheck& check) const {
 void SceneDescription::Check(ConfigCheck& check) const {
   if (materials.empty()) check.Fail("materials", "must name a material library");
   if (objects.empty()) check.Fail("objects", "the scene has no objects");
+  if (!(sunlight >= 0 && sunlight <= 2)) {
+    check.Fail("sunlight", "must be a fraction of the ASTM G173 spectrum in [0, 2], got " +
+                               NumberText(sunlight));
+  }
   for (size_t i = 0; i < objects.size(); ++i) {
     ConfigCheck entry = check.Sub("objects", i);
     objects[i].Check(entry);

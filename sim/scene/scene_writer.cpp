@@ -67,6 +67,7 @@ std::string SaveScene(const SceneDescription& description, const std::string& he
   YAML::Emitter e;
   e << YAML::BeginMap;
   Put(e, "materials", description.materials);
+  if (description.sunlight != 0) Put(e, "sunlight", description.sunlight);
   e << YAML::Key << "objects" << YAML::Value << YAML::BeginSeq;
   for (const SceneObjectDescription& o : description.objects)
     WriteObject(e, o);

@@ -7,6 +7,7 @@
 
 #include "lidartwin/sim/config_reader.h"
 #include "sensor/profile_keys.h"
+#include "sensor/waveform_profile.h"
 
 namespace lt {
 
@@ -17,9 +18,9 @@ uint32_t SensorProfile::BeamCount() const {
 }
 
 uint64_t SensorProfile::RaysPerFrame() const {
-  // Random selection traces one sub-ray; the average mode and the threshold detector all.
-  const bool all = footprint.mode == physics::DivergenceMode::kAverage ||
-                   detector.kind == DetectorKind::kThreshold;
+  // Random selection traces one sub-ray; the average mode and the return-signal detectors all.
+  const bool all =
+      footprint.mode == physics::DivergenceMode::kAverage || detector.ReadsReturnSignal();
   return uint64_t{BeamCount()} * (all ? footprint.sub_rays : 1);
 }
 
@@ -82,7 +83,7 @@ physics::ThresholdDetector SensorProfile::Threshold() const {
 }
 
 uint32_t SensorProfile::EchoesPerBeam() const {
-  return detector.kind == DetectorKind::kThreshold ? detector.max_echoes : 1;
+  return detector.ReadsReturnSignal() ? detector.max_echoes : 1;
 }
 
 physics::BeamSample<double> SensorProfile::Beam(uint32_t i) const {
@@ -498,7 +499,9 @@ double Positive(ConfigMap& d, const std::string& key, double max) {
   return v;
 }
 
-void ReadThresholdDetector(ConfigMap& d, SensorProfile& p) {
+// The keys the threshold and waveform detectors share: the link budget (seed 002 eq. 2), the
+// pulse, the return mode and the surfaces a sub-ray meets.
+void ReadLinkKeys(ConfigMap& d, SensorProfile& p) {
   DetectorConfig& c = p.detector;
   c.link.peak_power_w = Positive(d, "peak_power_w", 1e6);
   c.link.aperture_diameter_m = Positive(d, "aperture_diameter_mm", 1e4) * 1e-3;
@@ -516,24 +519,6 @@ void ReadThresholdDetector(ConfigMap& d, SensorProfile& p) {
   c.pulse_width_ns = Positive(d, "pulse_width_ns", 1e4);
   if (c.pulse_width_ns > 0 && c.pulse_width_ns < 0.01) {
     d.Fail("pulse_width_ns", "must be at least 0.01 ns (10 ps), got " + Num(c.pulse_width_ns));
-  }
-  c.threshold_w = Positive(d, "threshold_nw", 1e15) * 1e-9;
-  if (c.threshold_w > 0 && c.threshold_w < 1e-15) {
-    d.Fail("threshold_nw", "must be at least 1e-6 nW (1 fW), got " + Num(c.threshold_w * 1e9));
-  }
-  c.walk_reference_power_w = d.Number("walk_reference_power_nw", 10 * c.threshold_w * 1e9) * 1e-9;
-  // The walk offset sigma sqrt(2 ln(P_walk / T)) stays within 5.3 sigma.
-  if (!(c.walk_reference_power_w >= c.threshold_w &&
-        c.walk_reference_power_w <= 1e6 * c.threshold_w)) {
-    d.Fail("walk_reference_power_nw", "must be between threshold_nw and 1e6 x threshold_nw, got " +
-                                          Num(c.walk_reference_power_w * 1e9));
-  }
-  const std::string range = d.String("range_mode", "peak");
-  if (const auto* r = profile_keys::Find(profile_keys::kEchoRanges, range)) {
-    c.echo_range = *r;
-  } else {
-    d.Fail("range_mode", "unknown range mode '" + range + "' (expected " +
-                             profile_keys::Choices(profile_keys::kEchoRanges) + ")");
   }
   const std::string mode = d.String("return_mode", "strongest");
   if (const auto* m = profile_keys::Find(profile_keys::kReturnModes, mode)) {
@@ -558,6 +543,38 @@ void ReadThresholdDetector(ConfigMap& d, SensorProfile& p) {
   } else {
     c.max_surfaces_per_sub_ray = static_cast<uint32_t>(surfaces);
   }
+  c.overlap.range_m = d.Number("overlap_range_m", 0);
+  if (!(c.overlap.range_m >= 0 && c.overlap.range_m < 1000)) {
+    d.Fail("overlap_range_m",
+           "must be 0 (full overlap) or in (0, 1000) m, got " + Num(c.overlap.range_m));
+  }
+  c.overlap.sharpness = d.Number("overlap_sharpness", 2);
+  if (!(c.overlap.sharpness >= 0.1 && c.overlap.sharpness <= 20)) {
+    d.Fail("overlap_sharpness", "must be in [0.1, 20], got " + Num(c.overlap.sharpness));
+  }
+}
+
+void ReadThresholdDetector(ConfigMap& d, SensorProfile& p) {
+  DetectorConfig& c = p.detector;
+  ReadLinkKeys(d, p);
+  c.threshold_w = Positive(d, "threshold_nw", 1e15) * 1e-9;
+  if (c.threshold_w > 0 && c.threshold_w < 1e-15) {
+    d.Fail("threshold_nw", "must be at least 1e-6 nW (1 fW), got " + Num(c.threshold_w * 1e9));
+  }
+  c.walk_reference_power_w = d.Number("walk_reference_power_nw", 10 * c.threshold_w * 1e9) * 1e-9;
+  // The walk offset sigma sqrt(2 ln(P_walk / T)) stays within 5.3 sigma.
+  if (!(c.walk_reference_power_w >= c.threshold_w &&
+        c.walk_reference_power_w <= 1e6 * c.threshold_w)) {
+    d.Fail("walk_reference_power_nw", "must be between threshold_nw and 1e6 x threshold_nw, got " +
+                                          Num(c.walk_reference_power_w * 1e9));
+  }
+  const std::string range = d.String("range_mode", "peak");
+  if (const auto* r = profile_keys::Find(profile_keys::kEchoRanges, range)) {
+    c.echo_range = *r;
+  } else {
+    d.Fail("range_mode", "unknown range mode '" + range + "' (expected " +
+                             profile_keys::Choices(profile_keys::kEchoRanges) + ")");
+  }
   c.range_noise_sigma_m = d.Number("range_noise_sigma_m", 0);
   if (!(c.range_noise_sigma_m >= 0 && c.range_noise_sigma_m < 100)) {
     d.Fail("range_noise_sigma_m",
@@ -581,15 +598,6 @@ void ReadThresholdDetector(ConfigMap& d, SensorProfile& p) {
   c.pulse_energy_jitter = d.Number("pulse_energy_jitter", 0);
   if (!(c.pulse_energy_jitter >= 0 && c.pulse_energy_jitter <= 0.25)) {
     d.Fail("pulse_energy_jitter", "must be in [0, 0.25], got " + Num(c.pulse_energy_jitter));
-  }
-  c.overlap.range_m = d.Number("overlap_range_m", 0);
-  if (!(c.overlap.range_m >= 0 && c.overlap.range_m < 1000)) {
-    d.Fail("overlap_range_m",
-           "must be 0 (full overlap) or in (0, 1000) m, got " + Num(c.overlap.range_m));
-  }
-  c.overlap.sharpness = d.Number("overlap_sharpness", 2);
-  if (!(c.overlap.sharpness >= 0.1 && c.overlap.sharpness <= 20)) {
-    d.Fail("overlap_sharpness", "must be in [0.1, 20], got " + Num(c.overlap.sharpness));
   }
 }
 
@@ -635,8 +643,13 @@ void ReadDetector(ConfigMap& d, SensorProfile& p) {
   } else if (type == "threshold") {
     p.detector.kind = DetectorKind::kThreshold;
     ReadThresholdDetector(d, p);
+  } else if (type == "waveform") {
+    p.detector.kind = DetectorKind::kWaveform;
+    ReadLinkKeys(d, p);
+    ReadWaveformKeys(d, p.detector.waveform);
   } else {
-    d.Fail("type", "unknown detector '" + type + "' (expected ideal, capability or threshold)");
+    d.Fail("type", "unknown detector '" + type +
+                       "' (expected ideal, capability, threshold or waveform)");
   }
 }
 

@@ -7,6 +7,7 @@
 #include <cmath>
 
 #include "lidartwin/sim/sensor_profile.h"
+#include "sensor/waveform_profile.h"
 
 namespace lt {
 
@@ -257,12 +258,12 @@ void CheckFootprint(const SensorProfile& p, ConfigCheck& beam) {
   const double res_mrad = p.raster_resolution_rad * 1e3;
   if (!(res_mrad >= 0.01 && res_mrad <= 100))
     beam.Fail("raster_resolution_mrad", "must be in [0.01, 100] mrad, got " + NumberText(res_mrad));
-  if (p.raster_gather && p.detector.kind != DetectorKind::kThreshold) {
+  if (p.raster_gather && !p.detector.ReadsReturnSignal()) {
     beam.Fail("gather",
-              "raster gathers a return signal, which only the threshold detector has "
-              "(detector.type: threshold)");
+              "raster gathers a return signal, which only the threshold and waveform detectors "
+              "read (detector.type: threshold or waveform)");
   }
-  if (p.detector.kind == DetectorKind::kThreshold &&
+  if (p.detector.ReadsReturnSignal() &&
       f.sub_rays * p.detector.max_surfaces_per_sub_ray > 128) {
     beam.Fail("sub_rays", "beam.sub_rays (" + std::to_string(f.sub_rays) +
                               ") x detector.max_surfaces_per_sub_ray (" +
@@ -277,7 +278,8 @@ void Positive(ConfigCheck& d, const char* key, double v, double max) {
     d.Fail(key, "must be positive and below " + NumberText(max) + ", got " + NumberText(v));
 }
 
-void CheckThreshold(const DetectorConfig& c, ConfigCheck& d) {
+// The keys the threshold and waveform detectors share.
+void CheckLinkKeys(const DetectorConfig& c, ConfigCheck& d) {
   Positive(d, "peak_power_w", c.link.peak_power_w, 1e6);
   Positive(d, "aperture_diameter_mm", c.link.aperture_diameter_m * 1e3, 1e4);
   if (!(c.link.optics_transmission > 0 && c.link.optics_transmission <= 1)) {
@@ -289,15 +291,6 @@ void CheckThreshold(const DetectorConfig& c, ConfigCheck& d) {
     d.Fail("atmospheric_extinction_per_km", "must be in [0, 1000), got " + NumberText(extinction));
   if (!(c.pulse_width_ns >= 0.01 && c.pulse_width_ns < 1e4))
     d.Fail("pulse_width_ns", "must be in [0.01, 10000) ns, got " + NumberText(c.pulse_width_ns));
-  const double threshold_nw = c.threshold_w * 1e9;
-  if (!(threshold_nw >= 1e-6 && threshold_nw < 1e15))
-    d.Fail("threshold_nw", "must be in [1e-6, 1e15) nW, got " + NumberText(threshold_nw));
-  // The walk offset sigma sqrt(2 ln(P_walk / T)) stays within 5.3 sigma.
-  if (!(c.walk_reference_power_w >= c.threshold_w &&
-        c.walk_reference_power_w <= 1e6 * c.threshold_w)) {
-    d.Fail("walk_reference_power_nw", "must be between threshold_nw and 1e6 x threshold_nw, got " +
-                                          NumberText(c.walk_reference_power_w * 1e9));
-  }
   if (c.max_echoes < 1 || c.max_echoes > physics::kMaxEchoesReported) {
     d.Fail("max_echoes", "must be a whole number in 1.." +
                              std::to_string(physics::kMaxEchoesReported) + ", got " +
@@ -308,6 +301,25 @@ void CheckThreshold(const DetectorConfig& c, ConfigCheck& d) {
   if (c.max_surfaces_per_sub_ray < 1 || c.max_surfaces_per_sub_ray > 16) {
     d.Fail("max_surfaces_per_sub_ray",
            "must be a whole number in 1..16, got " + std::to_string(c.max_surfaces_per_sub_ray));
+  }
+  if (!(c.overlap.range_m >= 0 && c.overlap.range_m < 1000)) {
+    d.Fail("overlap_range_m",
+           "must be 0 (full overlap) or in (0, 1000) m, got " + NumberText(c.overlap.range_m));
+  }
+  if (!(c.overlap.sharpness >= 0.1 && c.overlap.sharpness <= 20))
+    d.Fail("overlap_sharpness", "must be in [0.1, 20], got " + NumberText(c.overlap.sharpness));
+}
+
+void CheckThreshold(const DetectorConfig& c, ConfigCheck& d) {
+  CheckLinkKeys(c, d);
+  const double threshold_nw = c.threshold_w * 1e9;
+  if (!(threshold_nw >= 1e-6 && threshold_nw < 1e15))
+    d.Fail("threshold_nw", "must be in [1e-6, 1e15) nW, got " + NumberText(threshold_nw));
+  // The walk offset sigma sqrt(2 ln(P_walk / T)) stays within 5.3 sigma.
+  if (!(c.walk_reference_power_w >= c.threshold_w &&
+        c.walk_reference_power_w <= 1e6 * c.threshold_w)) {
+    d.Fail("walk_reference_power_nw", "must be between threshold_nw and 1e6 x threshold_nw, got " +
+                                          NumberText(c.walk_reference_power_w * 1e9));
   }
   if (!(c.range_noise_sigma_m >= 0 && c.range_noise_sigma_m < 100))
     d.Fail("range_noise_sigma_m", "must be in [0, 100), got " + NumberText(c.range_noise_sigma_m));
@@ -325,12 +337,6 @@ void CheckThreshold(const DetectorConfig& c, ConfigCheck& d) {
   if (!(c.pulse_energy_jitter >= 0 && c.pulse_energy_jitter <= 0.25)) {
     d.Fail("pulse_energy_jitter", "must be in [0, 0.25], got " + NumberText(c.pulse_energy_jitter));
   }
-  if (!(c.overlap.range_m >= 0 && c.overlap.range_m < 1000)) {
-    d.Fail("overlap_range_m",
-           "must be 0 (full overlap) or in (0, 1000) m, got " + NumberText(c.overlap.range_m));
-  }
-  if (!(c.overlap.sharpness >= 0.1 && c.overlap.sharpness <= 20))
-    d.Fail("overlap_sharpness", "must be in [0.1, 20], got " + NumberText(c.overlap.sharpness));
 }
 
 // The optional `calibration:` map, when there is one (a lab checksum or parameters).
@@ -372,6 +378,10 @@ void DetectorConfig::Check(ConfigCheck& check) const {
       break;
     case DetectorKind::kThreshold:
       CheckThreshold(*this, check);
+      break;
+    case DetectorKind::kWaveform:
+      CheckLinkKeys(*this, check);
+      CheckWaveformKeys(waveform, check);
       break;
   }
 }
@@ -422,6 +432,8 @@ void SensorProfile::Check(ConfigCheck& check) const {
   CheckFootprint(*this, beam_check);
   ConfigCheck detector_check = check.Sub("detector");
   detector.Check(detector_check);
+  if (detector.kind == DetectorKind::kWaveform && check.ok())
+    CheckWaveformRecord(*this, detector_check);
   ConfigCheck calibration_check = check.Sub("calibration");
   CheckCalibration(calibration, calibration_check);
 }

@@ -8,6 +8,7 @@
 
 #include "lidartwin/sim/sensor_profile.h"
 #include "sensor/profile_keys.h"
+#include "sensor/waveform_profile.h"
 
 namespace lt {
 
@@ -140,6 +141,22 @@ void WriteBeam(YAML::Emitter& e, const SensorProfile& p) {
   e << YAML::EndMap;
 }
 
+// The keys the threshold and waveform detectors share (sensor_profile.cpp, ReadLinkKeys).
+void WriteLinkKeys(YAML::Emitter& e, const DetectorConfig& d) {
+  e << YAML::Key << "peak_power_w" << YAML::Value << d.link.peak_power_w;
+  e << YAML::Key << "aperture_diameter_mm" << YAML::Value << d.link.aperture_diameter_m * 1e3;
+  e << YAML::Key << "optics_transmission" << YAML::Value << d.link.optics_transmission;
+  e << YAML::Key << "atmospheric_extinction_per_km" << YAML::Value
+    << d.link.extinction_per_m * 1e3;
+  e << YAML::Key << "pulse_width_ns" << YAML::Value << d.pulse_width_ns;
+  e << YAML::Key << "return_mode" << YAML::Value
+    << profile_keys::NameOf(profile_keys::kReturnModes, d.return_mode);
+  e << YAML::Key << "max_echoes" << YAML::Value << d.max_echoes;
+  e << YAML::Key << "max_surfaces_per_sub_ray" << YAML::Value << d.max_surfaces_per_sub_ray;
+  e << YAML::Key << "overlap_range_m" << YAML::Value << d.overlap.range_m;
+  e << YAML::Key << "overlap_sharpness" << YAML::Value << d.overlap.sharpness;
+}
+
 void WriteDetector(YAML::Emitter& e, const SensorProfile& p) {
   const DetectorConfig& d = p.detector;
   e << YAML::Key << "detector" << YAML::Value << YAML::BeginMap;
@@ -155,27 +172,21 @@ void WriteDetector(YAML::Emitter& e, const SensorProfile& p) {
       break;
     case DetectorKind::kThreshold:
       e << YAML::Key << "type" << YAML::Value << "threshold";
-      e << YAML::Key << "peak_power_w" << YAML::Value << d.link.peak_power_w;
-      e << YAML::Key << "aperture_diameter_mm" << YAML::Value << d.link.aperture_diameter_m * 1e3;
-      e << YAML::Key << "optics_transmission" << YAML::Value << d.link.optics_transmission;
-      e << YAML::Key << "atmospheric_extinction_per_km" << YAML::Value
-        << d.link.extinction_per_m * 1e3;
-      e << YAML::Key << "pulse_width_ns" << YAML::Value << d.pulse_width_ns;
+      WriteLinkKeys(e, d);
       e << YAML::Key << "threshold_nw" << YAML::Value << d.threshold_w * 1e9;
       e << YAML::Key << "range_mode" << YAML::Value
         << profile_keys::NameOf(profile_keys::kEchoRanges, d.echo_range);
       e << YAML::Key << "walk_reference_power_nw" << YAML::Value << d.walk_reference_power_w * 1e9;
-      e << YAML::Key << "return_mode" << YAML::Value
-        << profile_keys::NameOf(profile_keys::kReturnModes, d.return_mode);
-      e << YAML::Key << "max_echoes" << YAML::Value << d.max_echoes;
-      e << YAML::Key << "max_surfaces_per_sub_ray" << YAML::Value << d.max_surfaces_per_sub_ray;
       e << YAML::Key << "range_noise_sigma_m" << YAML::Value << d.range_noise_sigma_m;
       e << YAML::Key << "range_resolution_mm" << YAML::Value << d.range_resolution_m * 1e3;
       e << YAML::Key << "outlier_probability" << YAML::Value << d.outlier_probability;
       e << YAML::Key << "signal_noise_nw" << YAML::Value << d.signal_noise_w * 1e9;
       e << YAML::Key << "pulse_energy_jitter" << YAML::Value << d.pulse_energy_jitter;
-      e << YAML::Key << "overlap_range_m" << YAML::Value << d.overlap.range_m;
-      e << YAML::Key << "overlap_sharpness" << YAML::Value << d.overlap.sharpness;
+      break;
+    case DetectorKind::kWaveform:
+      e << YAML::Key << "type" << YAML::Value << "waveform";
+      WriteLinkKeys(e, d);
+      WriteWaveformKeys(e, d.waveform);
       break;
   }
   e << YAML::EndMap;

@@ -243,7 +243,7 @@ struct Chain {
     if (bg) *bg = g;
     Echo out[kMaxEchoesDetected];
     uint32_t detected = 0;
-    const uint32_t k = WaveformEchoes(w, g, x.data(), out, &detected);
+    const uint32_t k = WaveformEchoes(w, g, x.data(), 0.0, 1e9, out, &detected);
     return {out, out + k};
   }
 };

@@ -156,6 +156,9 @@ struct SceneObjectDescription {
 struct SceneDescription {
   std::string materials;  // the material library
   std::vector<SceneObjectDescription> objects;
+  // Sunlight on the scene as a fraction of the ASTM G173 global-tilt spectrum (1000 W/m^2 in
+  // all; 0: night or a lab). Only the waveform detector sees it (seed 002 eq. 4).
+  double sunlight = 0;
 
   // A library named, at least one object, each object valid (`objects[i]...`). Material
   // names are checked against the library when the scene is built.

@@ -22,6 +22,35 @@ namespace lt {
 using ScanKind = physics::ScanKind;
 using DetectorKind = physics::DetectorModel;
 
+// The waveform detector's keys (seed 002 sec. 5; configs/README.md, "waveform"), in the units
+// of the file.
+struct WaveformConfig {
+  double sample_interval_ns = 1;
+  uint32_t samples = 2048;
+  uint32_t pretrigger_samples = 64;
+  double internal_reflection_delay_ns = 2;
+  double internal_reflection_nw = 0;  // required: ranging is relative to it
+  double optical_bandwidth_nm = 30;   // band-pass around the wavelength
+  double receiver_fov_mrad = 3;       // full angle of the field the sunlight comes from
+  double photon_detection_efficiency = 0.25;
+  double dark_count_rate_khz = 100;
+  double sipm_cells = 0;  // microcells, 0: no saturation
+  double sipm_recovery_ns = 20;
+  double sipm_gain = 1e6;     // electrons per fired cell
+  double sipm_pulse_ns = 1;   // decay of a cell's current pulse
+  double transimpedance_ohm = 50;
+  std::vector<double> circuit_poles_mhz{150};
+  std::vector<double> circuit_zeros_mhz;
+  double baseline_mv = 100;
+  double thermal_noise_mv = 1;
+  bool shot_noise = true;
+  double threshold_mv = 5;
+  double noise_threshold_factor = 5;
+  double internal_window_ns = 20;
+  double full_scale_mv = 2000;
+  double intensity_max = 4096;
+};
+
 struct DetectorConfig {
   DetectorKind kind = DetectorKind::kIdeal;
   // capability (seed 000 sec. II-D): d_max and R_L,max of eq. (5).
@@ -47,6 +76,10 @@ struct DetectorConfig {
   double pulse_energy_jitter = 0;
   // Near-field overlap O(R) = 1 - exp(-(R / R_o)^k) on every received power (link_budget.h).
   physics::Overlap overlap{0, 2};
+  WaveformConfig waveform;  // the waveform detector's own keys
+
+  // Threshold and waveform detectors: echoes from the beam's return signal, K per beam.
+  bool ReadsReturnSignal() const { return physics::ReadsReturnSignal(kind); }
 
   // The ranges of the detector keys of its type (configs/README.md), by key within
   // `detector` and in the key's unit (threshold_nw, aperture_diameter_mm, ...).

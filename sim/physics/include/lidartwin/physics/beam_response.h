@@ -14,7 +14,12 @@
 
 namespace lt::physics {
 
-enum class DetectorModel : uint32_t { kIdeal, kCapability, kThreshold };
+enum class DetectorModel : uint32_t { kIdeal, kCapability, kThreshold, kWaveform };
+
+// The detectors that read the beam's return signal (tier 4) rather than its nearest hit.
+LT_HD inline bool ReadsReturnSignal(DetectorModel m) {
+  return m == DetectorModel::kThreshold || m == DetectorModel::kWaveform;
+}
 
 template <typename T>
 struct DetectorParams {

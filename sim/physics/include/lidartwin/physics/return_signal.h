@@ -27,13 +27,15 @@ namespace lt::physics {
 inline constexpr uint32_t kMaxEchoesDetected = 16;  // per beam, before the return mode picks K
 inline constexpr uint32_t kMaxEchoesReported = 8;   // K of a profile: 1..8
 
-// One sub-ray hit's power at its range. `source` identifies the contributing object.
-// Single precision keeps a beam's array small in GPU local memory (12 bytes a contribution);
-// float ranges resolve 4 um at 50 m.
+// One sub-ray hit's power at its range. `source` identifies the contributing object;
+// ambient_w is the sunlight the hit sends back (waveform detector, seed 002 eq. 4; 0 for the
+// threshold detector). Single precision keeps a beam's array small in GPU local memory (16
+// bytes a contribution); float ranges resolve 4 um at 50 m.
 struct SignalContribution {
   float range_m;
   float power_w;
   uint32_t source;
+  float ambient_w;
 };
 
 enum class EchoRange : uint32_t { kPeak, kLeadingEdge, kCentre };

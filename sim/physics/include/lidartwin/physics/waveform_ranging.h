@@ -109,13 +109,15 @@ LT_HD inline double WaveformIntensity(const WaveformChain& w, double height_v) {
   return i < 0 ? 0.0 : (i > w.intensity_max ? w.intensity_max : i);
 }
 
-// The target echoes of the voltage in x[0 .. N).re, in range order (at most kMaxEchoesDetected;
-// beyond that the nearest are dropped, as DetectEchoes does). Each echo's peak_power_w holds its
-// height above the baseline [V], its range_m and peak_range_m the peak's range, start_m and
-// end_m the ranges of the threshold crossings (linear between samples); `source` is left 0.
-// Returns the number in `out`, the number detected in *detected.
+// The target echoes of the voltage in x[0 .. N).re whose peaks lie in the reporting window
+// [min_range_m, max_range_m], in range order (at most kMaxEchoesDetected; beyond that the
+// nearest are dropped, as DetectEchoes does). Each echo's peak_power_w holds its height above
+// the baseline [V], its range_m and peak_range_m the peak's range, start_m and end_m the ranges
+// of the threshold crossings (linear between samples); `source` is left 0. Returns the number
+// in `out`, the number detected in the window in *detected.
 LT_HD inline uint32_t WaveformEchoes(const WaveformChain& w, const WaveformBackground& g,
-                                     const ComplexF* x, Echo* out, uint32_t* detected) {
+                                     const ComplexF* x, double min_range_m, double max_range_m,
+                                     Echo* out, uint32_t* detected) {
   uint32_t count = 0, seen = 0;
   const double t = g.threshold_v;
   const uint32_t begin = TargetWindowStart(w);
@@ -139,8 +141,11 @@ LT_HD inline uint32_t WaveformEchoes(const WaveformChain& w, const WaveformBackg
     if (top > 0 && top + 1 < w.samples) {
       p = FitPeak(x[top - 1].re, x[top].re, x[top + 1].re, g.baseline_v);
     }
+    i = j;
     Echo e{};
     e.peak_range_m = WaveformRange(w, g, (top + p.offset) * w.dt_s);
+    if (e.peak_range_m < min_range_m) continue;
+    if (e.peak_range_m > max_range_m) break;
     e.range_m = e.peak_range_m;
     e.peak_power_w = p.height;
     e.start_m = WaveformRange(w, g, start * w.dt_s);
@@ -152,7 +157,6 @@ LT_HD inline uint32_t WaveformEchoes(const WaveformChain& w, const WaveformBackg
       --count;
     }
     out[count++] = e;
-    i = j;
   }
   *detected = seen;
   return count;

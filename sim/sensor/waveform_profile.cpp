@@ -1,0 +1,186 @@
+#include "sensor/waveform_profile.h"
+
+#include <cmath>
+#include <string>
+
+#include "lidartwin/physics/circuit.h"
+#include "lidartwin/physics/fft.h"
+#include "lidartwin/physics/waveform.h"
+#include "sensor/solar_band.h"
+
+namespace lt {
+
+namespace {
+
+// A whole number read as a count.
+uint32_t Count(ConfigMap& d, const char* key, uint32_t fallback) {
+  const double v = d.Number(key, fallback);
+  if (!(v >= 0 && v <= 4294967295.0 && v == std::floor(v))) {
+    d.Fail(key, "must be a whole number >= 0, got " + NumberText(v));
+    return fallback;
+  }
+  return static_cast<uint32_t>(v);
+}
+
+// Checks lo <= v <= hi (in the key's unit).
+void InRange(ConfigCheck& d, const char* key, double v, double lo, double hi,
+             const char* unit) {
+  if (!(v >= lo && v <= hi)) {
+    d.Fail(key, "must be in [" + NumberText(lo) + ", " + NumberText(hi) + "]" + unit +
+                    ", got " + NumberText(v));
+  }
+}
+
+void CheckCorners(ConfigCheck& d, const char* key, const std::vector<double>& mhz) {
+  if (mhz.size() > physics::kMaxCircuitCorners) {
+    d.Fail(key, "lists " + std::to_string(mhz.size()) + " corner frequencies, at most " +
+                    std::to_string(physics::kMaxCircuitCorners));
+  }
+  for (double f : mhz)
+    if (!(f >= 1e-3 && f <= 1e6)) {
+      d.Fail(key, "corner frequencies must be in [0.001, 1e6] MHz, got " + NumberText(f));
+      break;
+    }
+}
+
+}  // namespace
+
+void ReadWaveformKeys(ConfigMap& d, WaveformConfig& w) {
+  w.sample_interval_ns = d.Number("sample_interval_ns", w.sample_interval_ns);
+  w.samples = Count(d, "samples", w.samples);
+  w.pretrigger_samples = Count(d, "pretrigger_samples", w.pretrigger_samples);
+  w.internal_reflection_delay_ns =
+      d.Number("internal_reflection_delay_ns", w.internal_reflection_delay_ns);
+  w.internal_reflection_nw = d.Number("internal_reflection_nw");
+  w.optical_bandwidth_nm = d.Number("optical_bandwidth_nm", w.optical_bandwidth_nm);
+  w.receiver_fov_mrad = d.Number("receiver_fov_mrad", w.receiver_fov_mrad);
+  w.photon_detection_efficiency =
+      d.Number("photon_detection_efficiency", w.photon_detection_efficiency);
+  w.dark_count_rate_khz = d.Number("dark_count_rate_khz", w.dark_count_rate_khz);
+  w.sipm_cells = d.Number("sipm_cells", w.sipm_cells);
+  w.sipm_recovery_ns = d.Number("sipm_recovery_ns", w.sipm_recovery_ns);
+  w.sipm_gain = d.Number("sipm_gain", w.sipm_gain);
+  w.sipm_pulse_ns = d.Number("sipm_pulse_ns", w.sipm_pulse_ns);
+  w.transimpedance_ohm = d.Number("transimpedance_ohm", w.transimpedance_ohm);
+  if (d.Has("circuit_poles_mhz")) w.circuit_poles_mhz = d.Numbers("circuit_poles_mhz");
+  if (d.Has("circuit_zeros_mhz")) w.circuit_zeros_mhz = d.Numbers("circuit_zeros_mhz");
+  w.baseline_mv = d.Number("baseline_mv", w.baseline_mv);
+  w.thermal_noise_mv = d.Number("thermal_noise_mv", w.thermal_noise_mv);
+  w.shot_noise = d.Bool("shot_noise", w.shot_noise);
+  w.threshold_mv = d.Number("threshold_mv", w.threshold_mv);
+  w.noise_threshold_factor = d.Number("noise_threshold_factor", w.noise_threshold_factor);
+  w.internal_window_ns = d.Number("internal_window_ns", w.internal_window_ns);
+  w.full_scale_mv = d.Number("full_scale_mv", w.full_scale_mv);
+  w.intensity_max = d.Number("intensity_max", w.intensity_max);
+}
+
+void WriteWaveformKeys(YAML::Emitter& e, const WaveformConfig& w) {
+  auto put = [&](const char* key, double v) { e << YAML::Key << key << YAML::Value << v; };
+  auto list = [&](const char* key, const std::vector<double>& v) {
+    e << YAML::Key << key << YAML::Value << YAML::Flow << YAML::BeginSeq;
+    for (double x : v)
+      e << x;
+    e << YAML::EndSeq;
+  };
+  put("sample_interval_ns", w.sample_interval_ns);
+  e << YAML::Key << "samples" << YAML::Value << w.samples;
+  e << YAML::Key << "pretrigger_samples" << YAML::Value << w.pretrigger_samples;
+  put("internal_reflection_delay_ns", w.internal_reflection_delay_ns);
+  put("internal_reflection_nw", w.internal_reflection_nw);
+  put("optical_bandwidth_nm", w.optical_bandwidth_nm);
+  put("receiver_fov_mrad", w.receiver_fov_mrad);
+  put("photon_detection_efficiency", w.photon_detection_efficiency);
+  put("dark_count_rate_khz", w.dark_count_rate_khz);
+  put("sipm_cells", w.sipm_cells);
+  put("sipm_recovery_ns", w.sipm_recovery_ns);
+  put("sipm_gain", w.sipm_gain);
+  put("sipm_pulse_ns", w.sipm_pulse_ns);
+  put("transimpedance_ohm", w.transimpedance_ohm);
+  list("circuit_poles_mhz", w.circuit_poles_mhz);
+  list("circuit_zeros_mhz", w.circuit_zeros_mhz);
+  put("baseline_mv", w.baseline_mv);
+  put("thermal_noise_mv", w.thermal_noise_mv);
+  e << YAML::Key << "shot_noise" << YAML::Value << w.shot_noise;
+  put("threshold_mv", w.threshold_mv);
+  put("noise_threshold_factor", w.noise_threshold_factor);
+  put("internal_window_ns", w.internal_window_ns);
+  put("full_scale_mv", w.full_scale_mv);
+  put("intensity_max", w.intensity_max);
+}
+
+void CheckWaveformKeys(const WaveformConfig& w, ConfigCheck& d) {
+  InRange(d, "sample_interval_ns", w.sample_interval_ns, 0.01, 100, " ns");
+  if (!physics::IsPowerOfTwo(w.samples) || w.samples < physics::kMinWaveformSamples ||
+      w.samples > physics::kMaxWaveformSamples) {
+    d.Fail("samples", "must be a power of two in " +
+                          std::to_string(physics::kMinWaveformSamples) + ".." +
+                          std::to_string(physics::kMaxWaveformSamples) + ", got " +
+                          std::to_string(w.samples));
+  }
+  if (!(w.pretrigger_samples >= 8 && w.pretrigger_samples <= w.samples / 4)) {
+    d.Fail("pretrigger_samples", "must be in 8..samples / 4 (" + std::to_string(w.samples / 4) +
+                                     "), got " + std::to_string(w.pretrigger_samples));
+  }
+  InRange(d, "internal_reflection_delay_ns", w.internal_reflection_delay_ns, 0, 1000, " ns");
+  if (!(w.internal_reflection_nw > 0 && w.internal_reflection_nw < 1e12)) {
+    d.Fail("internal_reflection_nw",
+           "must be positive and below 1e12 nW (ranges are measured from the internal "
+           "reflection), got " +
+               NumberText(w.internal_reflection_nw));
+  }
+  InRange(d, "optical_bandwidth_nm", w.optical_bandwidth_nm, 0.1, 200, " nm");
+  InRange(d, "receiver_fov_mrad", w.receiver_fov_mrad, 0.01, 1000, " mrad");
+  if (!(w.photon_detection_efficiency > 0 && w.photon_detection_efficiency <= 1)) {
+    d.Fail("photon_detection_efficiency",
+           "must be a fraction in (0, 1], got " + NumberText(w.photon_detection_efficiency));
+  }
+  InRange(d, "dark_count_rate_khz", w.dark_count_rate_khz, 0, 1e6, " kHz");
+  InRange(d, "sipm_cells", w.sipm_cells, 0, 1e7, "");
+  InRange(d, "sipm_recovery_ns", w.sipm_recovery_ns, 0.01, 1e6, " ns");
+  InRange(d, "sipm_gain", w.sipm_gain, 1, 1e9, "");
+  InRange(d, "sipm_pulse_ns", w.sipm_pulse_ns, 0, 1e4, " ns");
+  InRange(d, "transimpedance_ohm", w.transimpedance_ohm, 1e-3, 1e9, " ohm");
+  CheckCorners(d, "circuit_poles_mhz", w.circuit_poles_mhz);
+  CheckCorners(d, "circuit_zeros_mhz", w.circuit_zeros_mhz);
+  InRange(d, "baseline_mv", w.baseline_mv, -1e5, 1e5, " mV");
+  InRange(d, "thermal_noise_mv", w.thermal_noise_mv, 0, 1e5, " mV");
+  if (!(w.threshold_mv > 0 && w.threshold_mv <= 1e5)) {
+    d.Fail("threshold_mv", "must be in (0, 1e5] mV, got " + NumberText(w.threshold_mv));
+  }
+  InRange(d, "noise_threshold_factor", w.noise_threshold_factor, 0, 100, "");
+  InRange(d, "internal_window_ns", w.internal_window_ns, 0, 1e4, " ns");
+  if (!(w.full_scale_mv > 0 && w.full_scale_mv <= 1e6)) {
+    d.Fail("full_scale_mv", "must be in (0, 1e6] mV, got " + NumberText(w.full_scale_mv));
+  }
+  if (!(w.intensity_max >= 1 && w.intensity_max <= 1e9 &&
+        w.intensity_max == std::floor(w.intensity_max))) {
+    d.Fail("intensity_max", "must be a whole number in 1..1e9, got " + NumberText(w.intensity_max));
+  }
+}
+
+void CheckWaveformRecord(const SensorProfile& p, ConfigCheck& d) {
+  const WaveformConfig& w = p.detector.waveform;
+  const double lo = p.wavelength_nm - w.optical_bandwidth_nm / 2;
+  const double hi = p.wavelength_nm + w.optical_bandwidth_nm / 2;
+  if (!(lo >= kSolarTableFirstNm && hi <= kSolarTableLastNm)) {
+    d.Fail("optical_bandwidth_nm", "the band " + NumberText(lo) + ".." + NumberText(hi) +
+                                       " nm around wavelength_nm must lie within the solar "
+                                       "table's " +
+                                       NumberText(kSolarTableFirstNm) + ".." +
+                                       NumberText(kSolarTableLastNm) + " nm (ASTM G173)");
+  }
+  // The last target peak must lie inside the record, a pulse's reach before its end.
+  const double sigma_ns = p.detector.pulse_width_ns / physics::kFwhmPerSigma;
+  const double end_ns = w.pretrigger_samples * w.sample_interval_ns + 4 * sigma_ns +
+                        2e9 * p.max_range_m / physics::kSpeedOfLight_m_s + 4 * sigma_ns;
+  if (w.samples * w.sample_interval_ns < end_ns) {
+    d.Fail("samples", std::to_string(w.samples) + " samples of " +
+                          NumberText(w.sample_interval_ns) + " ns record " +
+                          NumberText(w.samples * w.sample_interval_ns) +
+                          " ns, short of the round trip to max_range_m " +
+                          NumberText(p.max_range_m) + " m (" + NumberText(end_ns) +
+                          " ns with the pretrigger and the pulse)");
+  }
+}
+
+}  // namespace lt

@@ -1,0 +1,73 @@
+#include "internal/waveform_setup.h"
+
+#include "lidartwin/physics/circuit.h"
+#include "lidartwin/physics/photon_counting.h"
+#include "sensor/solar_band.h"
+
+namespace lt {
+
+namespace {
+
+physics::PoleZeroCircuit Circuit(const WaveformConfig& w) {
+  physics::PoleZeroCircuit c{};
+  c.transimpedance_ohm = w.transimpedance_ohm;
+  for (double f : w.circuit_poles_mhz)
+    if (c.pole_count < physics::kMaxCircuitCorners) c.poles_hz[c.pole_count++] = f * 1e6;
+  for (double f : w.circuit_zeros_mhz)
+    if (c.zero_count < physics::kMaxCircuitCorners) c.zeros_hz[c.zero_count++] = f * 1e6;
+  c.pulse_decay_s = w.sipm_pulse_ns * 1e-9;
+  return c;
+}
+
+}  // namespace
+
+WaveformTables MakeWaveformTables(const SensorProfile& p) {
+  WaveformTables t;
+  if (p.detector.kind != DetectorKind::kWaveform) return t;
+  const WaveformConfig& w = p.detector.waveform;
+  t.transfer.resize(w.samples);
+  t.twiddles.resize(w.samples / 2);
+  physics::FillTransferBins(Circuit(w), w.samples, w.sample_interval_ns * 1e-9, t.transfer.data());
+  physics::FillTwiddles(w.samples, t.twiddles.data());
+  return t;
+}
+
+physics::WaveformChain MakeWaveformChain(const SensorProfile& p, const physics::ComplexF* transfer,
+                                         const physics::ComplexF* twiddles) {
+  const WaveformConfig& w = p.detector.waveform;
+  physics::WaveformChain c{};
+  c.dt_s = w.sample_interval_ns * 1e-9;
+  c.samples = w.samples;
+  c.pretrigger_samples = w.pretrigger_samples;
+  c.pulse_sigma_s = p.detector.pulse_width_ns * 1e-9 / physics::kFwhmPerSigma;
+  c.internal_delay_s = w.internal_reflection_delay_ns * 1e-9;
+  c.internal_power_w = w.internal_reflection_nw * 1e-9;
+  c.photon_energy_j = physics::PhotonEnergy(p.wavelength_nm * 1e-9);
+  c.efficiency = w.photon_detection_efficiency;
+  c.dark_rate_hz = w.dark_count_rate_khz * 1e3;
+  c.sipm = {w.sipm_cells, w.sipm_recovery_ns * 1e-9};
+  c.cell_charge_c = w.sipm_gain * physics::kElementaryCharge_C;
+  c.baseline_v = w.baseline_mv * 1e-3;
+  c.thermal_noise_v = w.thermal_noise_mv * 1e-3;
+  c.shot_noise = w.shot_noise;
+  c.threshold_v = w.threshold_mv * 1e-3;
+  c.noise_factor = w.noise_threshold_factor;
+  c.internal_window_s = w.internal_window_ns * 1e-9;
+  c.full_scale_v = w.full_scale_mv * 1e-3;
+  c.intensity_max = w.intensity_max;
+  c.transfer = transfer;
+  c.twiddles = twiddles;
+  return c;
+}
+
+double SunPowerPerAlbedo(const SensorProfile& p, double sunlight) {
+  if (p.detector.kind != DetectorKind::kWaveform || !(sunlight > 0)) return 0;
+  const WaveformConfig& w = p.detector.waveform;
+  const double band = SolarBandIrradiance(p.wavelength_nm - w.optical_bandwidth_nm / 2,
+                                          p.wavelength_nm + w.optical_bandwidth_nm / 2);
+  return physics::SunPower(1.0, 1.0, physics::ConeSolidAngle(w.receiver_fov_mrad * 1e-3),
+                           p.detector.link.aperture_diameter_m, p.detector.link.optics_transmission,
+                           1.0, sunlight * band);
+}
+
+}  // namespace lt
