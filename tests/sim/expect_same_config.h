@@ -60,6 +60,7 @@ inline void ExpectSameForest(const ForestDescription& a, const ForestDescription
 inline void ExpectSameSceneDescription(const SceneDescription& a, const SceneDescription& b,
                                        const std::string& what) {
   EXPECT_EQ(a.materials, b.materials) << what;
+  EXPECT_EQ(a.sunlight, b.sunlight) << what;
   ASSERT_EQ(a.objects.size(), b.objects.size()) << what;
   for (size_t i = 0; i < a.objects.size(); ++i) {
     const SceneObjectDescription& x = a.objects[i];

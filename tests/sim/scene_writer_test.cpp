@@ -70,6 +70,7 @@ Expected<TriangleMesh> BoxLoader(const std::filesystem::path&) {
 SceneDescription EveryType() {
   SceneDescription d;
   d.materials = "materials.yaml";  // relative: beside the scene, as reconstruct writes it
+  d.sunlight = 0.75;               // the waveform detector's ambient light
   SceneObjectDescription plate{.name = "plate",
                                .type = "plate",
                                .position_m = {5, 0, 0.5},
@@ -249,6 +250,10 @@ TEST(SceneValidate, TheSceneNeedsALibraryAndObjects) {
   EXPECT_EQ(d.Validate().message(), "scene: key 'materials': must name a material library");
   d.materials = "lib.yaml";
   EXPECT_EQ(d.Validate().message(), "scene: key 'objects': the scene has no objects");
+  d = EveryType();
+  d.sunlight = 2.5;
+  EXPECT_EQ(d.Validate().message(),
+            "scene: key 'sunlight': must be a fraction of the ASTM G173 spectrum in [0, 2], got 2.5");
 }
 
 }  // namespace

@@ -52,6 +52,7 @@ TEST(SensorProfileValidate, EachRuleNamesItsKeyAndUnit) {
   const char* mems = "mems_lissajous_example.yaml";
   const char* zigzag = "airborne_zigzag.yaml";
   const char* ellipse = "airborne_elliptical.yaml";
+  const char* wave = "blickfeld_cube1_waveform.yaml";
   const ProfileRule rules[] = {
       // Profile.
       {spin, "wavelength_nm", [](auto& p) { p.wavelength_nm = 0.85; },
@@ -155,7 +156,7 @@ TEST(SensorProfileValidate, EachRuleNamesItsKeyAndUnit) {
       {spin, "beam.raster_resolution_mrad", [](auto& p) { p.raster_resolution_rad = 1; },
        "must be in [0.01, 100] mrad, got 1000"},
       {spin, "beam.gather", [](auto& p) { p.raster_gather = true; },
-       "raster gathers a return signal, which only the threshold detector has"},
+       "raster gathers a return signal, which only the threshold and waveform detectors read"},
       {thr, "beam.sub_rays",
        [](auto& p) {
          p.footprint.sub_rays = 64;
@@ -235,6 +236,37 @@ TEST(SensorProfileValidate, EachRuleNamesItsKeyAndUnit) {
        "must be 0 (full overlap) or in (0, 1000) m, got -1"},
       {thr, "detector.overlap_sharpness", [](auto& p) { p.detector.overlap.sharpness = 0; },
        "must be in [0.1, 20], got 0"},
+      // Waveform detector: its link keys are the threshold detector's, then its own.
+      {wave, "detector.peak_power_w", [](auto& p) { p.detector.link.peak_power_w = 0; },
+       "must be positive and below 1000000, got 0"},
+      {wave, "detector.samples", [](auto& p) { p.detector.waveform.samples = 1000; },
+       "must be a power of two in 64..16384, got 1000"},
+      {wave, "detector.samples", [](auto& p) { p.detector.waveform.samples = 1024; },
+       "short of the round trip to max_range_m 250 m"},
+      {wave, "detector.pretrigger_samples",
+       [](auto& p) { p.detector.waveform.pretrigger_samples = 4; },
+       "must be in 8..samples / 4 (512), got 4"},
+      {wave, "detector.internal_reflection_nw",
+       [](auto& p) { p.detector.waveform.internal_reflection_nw = 0; },
+       "must be positive and below 1e12 nW"},
+      {wave, "detector.optical_bandwidth_nm",
+       [](auto& p) { p.wavelength_nm = 1650; },
+       "around wavelength_nm must lie within the solar table's 800..1600 nm"},
+      {wave, "detector.photon_detection_efficiency",
+       [](auto& p) { p.detector.waveform.photon_detection_efficiency = 25; },
+       "must be a fraction in (0, 1], got 25"},
+      {wave, "detector.sipm_recovery_ns", [](auto& p) { p.detector.waveform.sipm_recovery_ns = 0; },
+       "must be in [0.01, 1000000] ns, got 0"},
+      {wave, "detector.circuit_poles_mhz",
+       [](auto& p) { p.detector.waveform.circuit_poles_mhz.assign(9, 100.0); },
+       "lists 9 corner frequencies, at most 8"},
+      {wave, "detector.circuit_zeros_mhz",
+       [](auto& p) { p.detector.waveform.circuit_zeros_mhz = {-5}; },
+       "corner frequencies must be in [0.001, 1e6] MHz, got -5"},
+      {wave, "detector.threshold_mv", [](auto& p) { p.detector.waveform.threshold_mv = 0; },
+       "must be in (0, 1e5] mV, got 0"},
+      {wave, "detector.intensity_max", [](auto& p) { p.detector.waveform.intensity_max = 40.5; },
+       "must be a whole number in 1..1e9, got 40.5"},
   };
   std::map<std::string, SensorProfile> bases;
   for (const ProfileRule& rule : rules) {
