@@ -13,6 +13,7 @@
 #include "internal/beam_pipeline.h"
 #include "internal/frame_setup.h"
 #include "internal/gpu_memory_plan.h"
+#include "internal/waveform_setup.h"
 #include "lbvh.h"
 #include "lidartwin/physics/ray_triangle.h"
 #include "lidartwin/sim/cuda_backend.h"
@@ -131,6 +132,34 @@ __global__ void BeamEchoKernel(FrameContext c, const physics::SignalContribution
   WriteEchoes(c, beam_begin + i, s.b, s.t, s.pose, local, w, r);
 }
 
+// Waveform detector, stages 4-5: one thread per beam of the batch (every beam: noise alone can
+// cross the threshold) compacts its sub-rays' slots as BeamEchoKernel does, then runs the
+// chain of seed 002 sec. 5 on its record. The records of a batch are interleaved (sample s of
+// beam i at s * beams + i), so that a warp, whose threads all take the same steps through
+// their records, reads and writes consecutive values.
+__global__ void WaveformEchoKernel(FrameContext c, const physics::SignalContribution* contributions,
+                                   const uint8_t* counts, physics::ComplexF* records_base,
+                                   BeamRecord* out, uint32_t beam_begin, uint32_t beams) {
+  const uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= beams) return;
+  const uint32_t n = c.footprint.sub_rays > 1 ? c.footprint.sub_rays : 1;
+  const uint32_t slots = c.signal.max_surfaces;
+  const physics::SignalContribution* seg = contributions + uint64_t{i} * n * slots;
+  physics::SignalContribution local[kMaxContributions];
+  uint32_t w = 0;
+  for (uint32_t k = 0; k < n; ++k) {
+    const uint32_t m = counts[uint64_t{i} * n + k];
+    for (uint32_t s = 0; s < m && w < kMaxContributions; ++s)
+      local[w++] = seg[k * slots + s];
+  }
+  BeamRecord* r = out + size_t{i} * c.echoes_per_beam;
+  for (uint32_t e = 0; e < c.echoes_per_beam; ++e)
+    r[e] = BeamRecord{};
+  const BeamSetup s = SetUpBeam(c, beam_begin + i);
+  WriteWaveformEchoes(c, beam_begin + i, s.b, s.t, s.pose, local, w,
+                      physics::StridedSamples{records_base + i, beams}, r);
+}
+
 // How much detecting beam i will cost, as a sort key: the grid steps DetectEchoes will march
 // (the range spread of its contributions plus the two windows, in steps of sigma_r / 4); beams
 // without a signal get the largest key and are counted out. Sorting the beams by it puts beams
@@ -242,6 +271,9 @@ struct CudaSimulator::Impl {
   // Threshold detector: each sub-ray's contribution slots and counts, for one batch.
   DeviceBuffer<physics::SignalContribution> contributions;
   DeviceBuffer<uint8_t> contribution_counts;
+  // Waveform detector: the circuit's spectrum, the twiddles and a batch's records.
+  WaveformTables waveform_tables;  // host copies
+  DeviceBuffer<physics::ComplexF> transfer, twiddles, waveforms;
   // Beams of the batch with a signal, sorted by their detection work (BeamWorkKernel).
   DeviceBuffer<uint32_t> work_keys, work_keys_sorted, work_ids, active, active_count;
   DeviceBuffer<unsigned char> active_temp;
@@ -338,7 +370,16 @@ Status CudaSimulator::Impl::SimulateBeams(const FrameContext& context, uint32_t 
     const uint32_t n = std::min(end - b, plan.beams_per_batch);
     const uint32_t slots = n * k;
     LT_CUDA_TRY(cudaEventRecord(start));
-    if (profile->detector.kind == DetectorKind::kThreshold) {
+    if (profile->detector.kind == DetectorKind::kWaveform) {
+      const uint64_t threads = uint64_t{n} * profile->footprint.sub_rays;
+      SubRaySignalKernel<<<static_cast<unsigned>((threads + kBlock - 1) / kBlock), kBlock>>>(
+          context, Closest(), contributions.get(), contribution_counts.get(), b, n);
+      LT_CUDA_TRY(cudaGetLastError());
+      LT_CUDA_TRY(cudaEventRecord(signal_done));
+      WaveformEchoKernel<<<(n + kBlock - 1) / kBlock, kBlock>>>(
+          context, contributions.get(), contribution_counts.get(), waveforms.get(),
+          records.get(), b, n);
+    } else if (profile->detector.kind == DetectorKind::kThreshold) {
       const uint64_t threads = uint64_t{n} * profile->footprint.sub_rays;
       SubRaySignalKernel<<<static_cast<unsigned>((threads + kBlock - 1) / kBlock), kBlock>>>(
           context, Closest(), contributions.get(), contribution_counts.get(), b, n);
@@ -380,13 +421,13 @@ Status CudaSimulator::Impl::SimulateBeams(const FrameContext& context, uint32_t 
     LT_CUDA_TRY(cudaEventElapsedTime(&t_ms, start, copied));
     kernel_ms += k_ms;
     total_ms += t_ms;
-    if (profile->detector.kind == DetectorKind::kThreshold) {
+    if (profile->detector.ReadsReturnSignal()) {
       float s_ms = 0;
       LT_CUDA_TRY(cudaEventElapsedTime(&s_ms, start, signal_done));
       signal_ms += s_ms;
     }
     AppendCompactRecords(profile->Pattern(), context.frame_start_s, host_records, count,
-                         profile->detector.kind == DetectorKind::kThreshold, f);
+                         profile->detector.ReadsReturnSignal(), f);
   }
   return {};
 }
@@ -412,14 +453,19 @@ Expected<std::unique_ptr<CudaSimulator>> CudaSimulator::Create(const Scene& scen
   // Per beam of a batch: its K records, their compact copies, CUB's scan state (a few
   // bytes); threshold detector: its sub-rays' contribution slots and counts, and the work
   // sort's keys, ids and scratch (32 bytes).
+  // Waveform detector: its record (N complex samples) too.
   const bool threshold = profile.detector.kind == DetectorKind::kThreshold;
+  const bool signal = profile.detector.ReadsReturnSignal();
+  const bool waveform = profile.detector.kind == DetectorKind::kWaveform;
   const size_t sub_ray_slots =
-      threshold ? size_t{profile.footprint.sub_rays} * profile.detector.max_surfaces_per_sub_ray
-                : 0;
+      signal ? size_t{profile.footprint.sub_rays} * profile.detector.max_surfaces_per_sub_ray : 0;
+  const size_t record_bytes =
+      waveform ? size_t{profile.detector.waveform.samples} * sizeof(physics::ComplexF) : 0;
   auto plan = PlanGpuMemory(free_bytes, scene.TriangleCount(), m.beams,
                             m.echoes_per_beam * (sizeof(BeamRecord) + sizeof(CompactRecord) + 16) +
                                 sub_ray_slots * sizeof(physics::SignalContribution) +
-                                (threshold ? profile.footprint.sub_rays + 32 : 0),
+                                (signal ? profile.footprint.sub_rays : 0) +
+                                (threshold ? 32 : 0) + record_bytes,
                             options.max_triangles_per_bvh, options.max_beams_per_batch);
   if (!plan.ok()) return Error{"--backend cuda: " + plan.message()};
   m.plan = plan.value();
@@ -438,6 +484,7 @@ Expected<std::unique_ptr<CudaSimulator>> CudaSimulator::Create(const Scene& scen
     return Error{"--backend cuda: the scene's " + s.message()};
   }
   const std::vector<ObjectInfo> objects = ObjectInfos(scene, profile.wavelength_nm);
+  m.waveform_tables = MakeWaveformTables(profile);
   const uint32_t batch = m.plan.beams_per_batch * m.echoes_per_beam;  // record slots
   for (Status s :
        {m.triangles.Upload(soup), m.planes.Upload(planes), m.tri_object.Upload(owner),
@@ -448,7 +495,12 @@ Expected<std::unique_ptr<CudaSimulator>> CudaSimulator::Create(const Scene& scen
         m.records.Reserve(batch), m.returns.Reserve(batch), m.return_count.Reserve(1),
         m.contributions.Reserve(size_t{m.plan.beams_per_batch} * sub_ray_slots),
         m.contribution_counts.Reserve(
-            threshold ? size_t{m.plan.beams_per_batch} * profile.footprint.sub_rays : 0)}) {
+            signal ? size_t{m.plan.beams_per_batch} * profile.footprint.sub_rays : 0),
+        m.waveforms.Reserve(waveform ? size_t{m.plan.beams_per_batch} *
+                                           profile.detector.waveform.samples
+                                     : 0),
+        m.transfer.Upload(m.waveform_tables.transfer),
+        m.twiddles.Upload(m.waveform_tables.twiddles)}) {
     if (!s.ok()) return s.error();
   }
   // PLOC: a scene is built once and traced every frame, and PLOC trees trace 1.6-2.2x faster
@@ -536,7 +588,10 @@ Expected<Frame> CudaSimulator::Simulate(uint32_t frame_index) {
       frame_index,
       t0,
       traj.At(t0 + period),
-      {profile.beam_origin_m[0], profile.beam_origin_m[1], profile.beam_origin_m[2]}};
+      {profile.beam_origin_m[0], profile.beam_origin_m[1], profile.beam_origin_m[2]},
+      {}};
+  if (profile.detector.kind == DetectorKind::kWaveform)
+    context.waveform = MakeWaveformChain(profile, m.transfer.get(), m.twiddles.get());
   m.kernel_ms = m.total_ms = m.signal_ms = 0;
   if (profile.raster_gather) {
     if (Status s = CheckRasterGather(profile, *m.scene, traj); !s.ok()) return s.error();

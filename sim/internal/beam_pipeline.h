@@ -480,11 +480,12 @@ LT_HD inline uint32_t FirstQueries(const FrameContext& c, uint32_t beam, RayQuer
 // dominates the received power at its peak, written to out[0 .. K). An echo no contribution
 // reaches (noise above the threshold) carries no labels (kNoLabel) and reflectance 0.
 inline constexpr uint32_t kNoLabel = 0xffffffffu;
-LT_HD inline void WriteWaveformEchoes(const FrameContext& c, uint32_t beam,
-                                      const physics::BeamSample<double>& b, double t,
-                                      const physics::Pose<double>& pose,
-                                      const physics::SignalContribution* contributions,
-                                      uint32_t n, physics::ComplexF* scratch, BeamRecord* out) {
+template <typename Samples>
+LT_HD void WriteWaveformEchoes(const FrameContext& c, uint32_t beam,
+                               const physics::BeamSample<double>& b, double t,
+                               const physics::Pose<double>& pose,
+                               const physics::SignalContribution* contributions, uint32_t n,
+                               Samples scratch, BeamRecord* out) {
   const physics::WaveformChain& w = c.waveform;
   double sun_w = 0;
   for (uint32_t k = 0; k < n; ++k)

@@ -258,7 +258,7 @@ TEST(WaveformChain, NoiseFreePeakRecoversTheRangeOfAPlate) {
   const Chain chain;
   auto range = [&](double r) {
     const auto e =
-        chain.Echoes(chain.Run({{static_cast<float>(r), static_cast<float>(Plate(0.1, r)), 3}}));
+        chain.Echoes(chain.Run({{static_cast<float>(r), static_cast<float>(Plate(0.1, r)), 3, 0}}));
     EXPECT_EQ(e.size(), 1u) << r;
     return e.empty() ? 0.0 : e[0].range_m;
   };
@@ -280,7 +280,7 @@ TEST(WaveformChain, NoiseFreeAmplitudeFollowsInverseSquareAndReflectance) {
   const Chain chain;
   auto height = [&](double rho, double r) {
     const auto e =
-        chain.Echoes(chain.Run({{static_cast<float>(r), static_cast<float>(Plate(rho, r)), 0}}));
+        chain.Echoes(chain.Run({{static_cast<float>(r), static_cast<float>(Plate(rho, r)), 0, 0}}));
     return e.empty() ? 0.0 : e[0].peak_power_w;
   };
   const double h10 = height(0.1, 10);
@@ -334,7 +334,7 @@ double DetectionRange(const Chain& chain, double rho, double sun_w_per_rho) {
     const int beams = 40;
     for (int b = 0; b < beams; ++b) {
       const auto e = chain.Echoes(chain.Run(
-          {{static_cast<float>(r), static_cast<float>(Plate(rho, r)), 0}}, sun_w_per_rho * rho, b));
+          {{static_cast<float>(r), static_cast<float>(Plate(rho, r)), 0, 0}}, sun_w_per_rho * rho, b));
       for (const Echo& x : e)
         if (std::abs(x.range_m - r) < 0.5) {
           ++hits;

@@ -144,7 +144,9 @@ TEST(CpuSimulator, CapabilityCutOffFallsExactlyAtTheReflectanceLimit) {
   scene.materials = test::ConstantMaterials({0.4});
   scene.objects.push_back(test::Placed("wall", MakePlate(400, 400), {20, 0, 0}, 0, 0, 0, 0, 1, 1));
   SensorProfile profile = test::SpinningSensor(64, 40, -40, 720, 10);
-  profile.detector = {DetectorKind::kCapability, 50.0, 0.8, 0.0};
+  profile.detector.kind = DetectorKind::kCapability;
+  profile.detector.max_range_m = 50.0;
+  profile.detector.reflectance_at_max_range = 0.8;
   const Frame f = CpuSimulator(scene, profile, Trajectory::Static(), {}).Simulate(0).value();
   std::vector<bool> detected(profile.BeamCount(), false);
   for (size_t k = 0; k < f.size(); ++k)

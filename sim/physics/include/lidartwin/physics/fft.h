@@ -27,6 +27,14 @@ inline ComplexF Twiddle(uint32_t k, uint32_t n) {
   return {static_cast<float>(std::cos(a)), static_cast<float>(std::sin(a))};
 }
 
+// A record whose samples lie `stride` values apart: records of many beams interleaved so that
+// a GPU warp working on one sample index each reads consecutive values.
+struct StridedSamples {
+  ComplexF* base;
+  uint32_t stride;
+  LT_HD ComplexF& operator[](uint32_t i) const { return base[static_cast<uint64_t>(i) * stride]; }
+};
+
 // True when n is a power of two.
 LT_HD inline bool IsPowerOfTwo(uint32_t n) {
   return n != 0 && (n & (n - 1)) == 0;
@@ -34,7 +42,10 @@ LT_HD inline bool IsPowerOfTwo(uint32_t n) {
 
 // In-place FFT of x[0 .. n), n a power of two; twiddles[k] = Twiddle(k, n) for k < n / 2.
 // inverse: the conjugate transform, scaled by 1 / n (x = IFFT(FFT(x)) to rounding).
-LT_HD inline void Fft(ComplexF* x, uint32_t n, const ComplexF* twiddles, bool inverse) {
+// Samples: anything indexed like a ComplexF array (a pointer, or StridedSamples for records
+// interleaved across GPU threads).
+template <typename Samples>
+LT_HD void Fft(Samples x, uint32_t n, const ComplexF* twiddles, bool inverse) {
   // Bit-reversal permutation.
   for (uint32_t i = 1, j = 0; i < n; ++i) {
     uint32_t bit = n >> 1;

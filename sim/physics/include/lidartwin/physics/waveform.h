@@ -62,7 +62,8 @@ LT_HD inline double EmissionTime(const WaveformChain& w) {
 
 // Adds a Gaussian pulse of peak `peak_w` centred at `t_s` to the power in x[0 .. N).im, over
 // the samples within 8 sigma of its centre (a relative weight of 1.3e-14 beyond).
-LT_HD inline void AddPulse(const WaveformChain& w, double peak_w, double t_s, ComplexF* x) {
+template <typename Samples>
+LT_HD void AddPulse(const WaveformChain& w, double peak_w, double t_s, Samples x) {
   const double reach = 8 * w.pulse_sigma_s;
   double first = std::ceil((t_s - reach) / w.dt_s);
   double last = std::floor((t_s + reach) / w.dt_s);
@@ -77,8 +78,9 @@ LT_HD inline void AddPulse(const WaveformChain& w, double peak_w, double t_s, Co
 
 // Stage 1, eq. (3)/(5): P_tot[i] [W] into x[0 .. N).im from the constant sunlight, the
 // internal reflection and the contributions (each a pulse at its round-trip time).
-LT_HD inline void ReceivedPowerSamples(const WaveformChain& w, const SignalContribution* c,
-                                       uint32_t n, double sun_w, ComplexF* x) {
+template <typename Samples>
+LT_HD void ReceivedPowerSamples(const WaveformChain& w, const SignalContribution* c, uint32_t n,
+                                double sun_w, Samples x) {
   for (uint32_t i = 0; i < w.samples; ++i)
     x[i].im = static_cast<float>(sun_w);
   const double t_e = EmissionTime(w);
@@ -91,7 +93,8 @@ LT_HD inline void ReceivedPowerSamples(const WaveformChain& w, const SignalContr
 
 // Stages 2-3, eq. (6)-(9): photons and SiPM charge from the power in x[i].im; the input
 // current of the circuit q[i] G e / dt [A] replaces it as a real sequence for the transform.
-LT_HD inline void DetectorCurrent(const WaveformChain& w, const RandomKey& beam_key, ComplexF* x) {
+template <typename Samples>
+LT_HD void DetectorCurrent(const WaveformChain& w, const RandomKey& beam_key, Samples x) {
   const float recovery = SipmRecovery(w.sipm, w.dt_s);
   SipmState state{1.0f};
   const double amps_per_cell = w.cell_charge_c / w.dt_s;
@@ -113,10 +116,11 @@ LT_HD inline void DetectorCurrent(const WaveformChain& w, const RandomKey& beam_
 
 // Stage 4, eq. (10): v_c = v_c0 + IDFT(H DFT(i_d)) + thermal noise, the voltage left in
 // x[i].re (x[i].im is scratch).
-LT_HD inline void CircuitVoltage(const WaveformChain& w, const RandomKey& beam_key, ComplexF* x) {
+template <typename Samples>
+LT_HD void CircuitVoltage(const WaveformChain& w, const RandomKey& beam_key, Samples x) {
   Fft(x, w.samples, w.twiddles, false);
   for (uint32_t k = 0; k < w.samples; ++k)
-    x[k] = Mul(x[k], w.transfer[k]);
+    x[k] = Mul(static_cast<ComplexF>(x[k]), w.transfer[k]);
   Fft(x, w.samples, w.twiddles, true);
   const float base = static_cast<float>(w.baseline_v);
   for (uint32_t i = 0; i < w.samples; ++i)
@@ -137,8 +141,9 @@ LT_HD inline void CircuitVoltage(const WaveformChain& w, const RandomKey& beam_k
 }
 
 // Stages 1-4 for one beam: the voltage samples in x[0 .. N).re.
-LT_HD inline void SimulateWaveform(const WaveformChain& w, const SignalContribution* c, uint32_t n,
-                                   double sun_w, const RandomKey& beam_key, ComplexF* x) {
+template <typename Samples>
+LT_HD void SimulateWaveform(const WaveformChain& w, const SignalContribution* c, uint32_t n,
+                            double sun_w, const RandomKey& beam_key, Samples x) {
   ReceivedPowerSamples(w, c, n, sun_w, x);
   DetectorCurrent(w, beam_key, x);
   CircuitVoltage(w, beam_key, x);

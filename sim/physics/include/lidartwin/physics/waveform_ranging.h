@@ -70,7 +70,8 @@ LT_HD inline uint32_t TargetWindowStart(const WaveformChain& w) {
 // The background (pretrigger mean and rms), the threshold and the internal reflection's peak
 // time of the voltage in x[0 .. N).re. Without an internal reflection (or when it does not rise
 // above T) the reference is its nominal time, t_e + tau_int plus nothing of the chain's delay.
-LT_HD inline WaveformBackground MeasureBackground(const WaveformChain& w, const ComplexF* x) {
+template <typename Samples>
+LT_HD WaveformBackground MeasureBackground(const WaveformChain& w, Samples x) {
   WaveformBackground g{};
   const uint32_t m = w.pretrigger_samples;
   double sum = 0, sum2 = 0;
@@ -115,9 +116,10 @@ LT_HD inline double WaveformIntensity(const WaveformChain& w, double height_v) {
 // the baseline [V], its range_m and peak_range_m the peak's range, start_m and end_m the ranges
 // of the threshold crossings (linear between samples); `source` is left 0. Returns the number
 // in `out`, the number detected in the window in *detected.
-LT_HD inline uint32_t WaveformEchoes(const WaveformChain& w, const WaveformBackground& g,
-                                     const ComplexF* x, double min_range_m, double max_range_m,
-                                     Echo* out, uint32_t* detected) {
+template <typename Samples>
+LT_HD uint32_t WaveformEchoes(const WaveformChain& w, const WaveformBackground& g, Samples x,
+                              double min_range_m, double max_range_m, Echo* out,
+                              uint32_t* detected) {
   uint32_t count = 0, seen = 0;
   const double t = g.threshold_v;
   const uint32_t begin = TargetWindowStart(w);
