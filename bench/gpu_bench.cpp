@@ -64,6 +64,20 @@ SensorProfile ThresholdOs0(const SensorProfile& os0, uint32_t sub_rays, bool blo
   return p;
 }
 
+// The OS0-128 with the Cube 1's waveform chain (configs/sensors/blickfeld_cube1_waveform.yaml)
+// at `samples` per record: 8 sub-rays of a Gaussian footprint of 0.18 deg FWHM, two echoes.
+SensorProfile WaveformOs0(const SensorProfile& os0, const SensorProfile& cube, uint32_t samples) {
+  SensorProfile p = os0;
+  p.detector = cube.detector;
+  p.detector.waveform.samples = samples;
+  p.footprint.sub_rays = 8;
+  const double sigma = 0.18 * physics::kDegToRad / physics::kFwhmPerSigma;
+  p.footprint.kind = physics::FootprintKind::kGaussian;
+  p.footprint.spot_count = 1;
+  p.footprint.spots[0] = {0, 0, sigma, sigma, 1.0};
+  return p;
+}
+
 // The city with twelve 0.8 m retroreflective signs (500 1/sr) around the sensor.
 Scene WithRetroreflectiveSigns(const Scene& city, const physics::Vec3<double>& sensor) {
   Scene s = city;
@@ -188,6 +202,34 @@ GpuBenchReport RunGpuBench(const std::vector<uint64_t>& triangle_counts, int rep
     report.lab_threshold_ms_kernel = times.kernel_ms;
     report.lab_threshold_ms_signal = times.signal_ms;
     report.lab_cpu_threshold_ms = TimeCpuFrames(*lab, *p, still, cpu_threads, 3);
+    auto cube = LoadSensorProfile(root / "configs/sensors/blickfeld_cube1_waveform.yaml");
+    if (!cube.ok()) {
+      report.why_no_gpu = cube.message();
+      return report;
+    }
+    const SensorProfile wave = WaveformOs0(*os0, *cube, 2048);
+    const GpuFrameTimes w = TimeGpuFrames(*lab, wave, still, repeats);
+    if (!w.error.empty()) {
+      report.why_no_gpu = w.error;
+      return report;
+    }
+    report.lab_waveform_ms_total = w.total_ms;
+    report.lab_waveform_ms_kernel = w.kernel_ms;
+    report.lab_waveform_ms_signal = w.signal_ms;
+    report.lab_cpu_waveform_ms = TimeCpuFrames(*lab, wave, still, cpu_threads, 1);
+    // The chain alone at 1024, 2048 and 4096 samples: 8 GiB of records each.
+    const std::vector<physics::SignalContribution> plate = {{30.0f, 1e-9f, 0, 3e-11f}};
+    for (uint32_t samples : {1024u, 2048u, 4096u}) {
+      SensorProfile c = *cube;
+      c.detector.waveform.samples = samples;
+      const uint32_t beams = (1u << 30) / samples;
+      auto chain = CudaWaveforms(c, plate, 3e-11, beams, 1, repeats, false);
+      if (!chain.ok()) {
+        report.why_no_gpu = chain.message();
+        return report;
+      }
+      report.waveform_chain.push_back({samples, beams, chain->ms, beams / (chain->ms * 1e-3)});
+    }
   }
   for (uint64_t count : triangle_counts) {
     SceneFigures fig;
@@ -288,6 +330,13 @@ GpuBenchReport RunGpuBench(const std::vector<uint64_t>& triangle_counts, int rep
     os0_raster.raster_resolution_rad = 1e-3;
     bloom_raster.raster_resolution_rad = 1.5e-3;
     Scene signed_scene = WithRetroreflectiveSigns(scene, sensor);
+    auto cube = LoadSensorProfile(std::filesystem::path(LT_SOURCE_DIR) /
+                                  "configs/sensors/blickfeld_cube1_waveform.yaml");
+    if (!cube.ok()) {
+      report.why_no_gpu = cube.message();
+      return report;
+    }
+    const SensorProfile os0_waveform = WaveformOs0(os0.value(), *cube, 2048);
     struct Variant {
       const SensorProfile* profile;
       const Scene* scene;
@@ -305,7 +354,9 @@ GpuBenchReport RunGpuBench(const std::vector<uint64_t>& triangle_counts, int rep
         {&os0_raster, &scene, &fig.threshold_raster_ms_total, &fig.threshold_raster_ms_kernel,
          nullptr, &unused},
         {&bloom_raster, &signed_scene, &fig.bloom_raster_ms_total, &fig.bloom_raster_ms_kernel,
-         nullptr, &unused}};
+         nullptr, &unused},
+        {&os0_waveform, &scene, &fig.waveform_ms_total, &fig.waveform_ms_kernel, nullptr,
+         &fig.waveform_ms_signal}};
     for (const Variant& v : variants) {
       const GpuFrameTimes times = TimeGpuFrames(*v.scene, *v.profile, traj, repeats);
       if (!times.error.empty()) {

@@ -19,7 +19,7 @@ for t in $(.devpkg/bin/sim_cuda_tests --gtest_list_tests | awk '/^[^ ]/{suite=$1
 done | tee "$out/gpu_tests_summary.log"
 if [ "${SANITIZE:-1}" = 1 ]; then
   compute-sanitizer --leak-check full --error-exitcode 9 .devpkg/bin/sim_cuda_tests \
-    --gtest_filter='CudaBackend.SameSeedSameFrame:CudaBvh.SingleAndTwoTriangleScenes:CudaBackend.BatchedFramesAndSplitScenesGiveTheSameFrames:CudaBvh.TreeOnTheHostIsWhole' \
+    --gtest_filter='CudaBackend.SameSeedSameFrame:CudaBvh.SingleAndTwoTriangleScenes:CudaBackend.BatchedFramesAndSplitScenesGiveTheSameFrames:CudaBvh.TreeOnTheHostIsWhole:CudaWaveform.RecordsMatchTheCpuSampleBySample:CudaWaveform.PhotonDrawsAreIdenticalToTheCpu' \
     > "$out/sanitizer.log" 2>&1
   echo "compute-sanitizer rc=$?"; grep -E "ERROR SUMMARY|LEAK SUMMARY" "$out/sanitizer.log"
 fi
@@ -27,6 +27,10 @@ fi
 .devpkg/bin/lidartwin simulate --sensor configs/sensors/ouster_os0_128.yaml \
   --scene configs/scenes/lab_plates.yaml --backend cuda --frames 3 --out "$out/cuda.h5" &&
   .devpkg/bin/lidartwin info "$out/cuda.h5" | head -4 && rm -f "$out/cuda.h5"
+# The waveform detector (Cube 1) on the GPU backend, in sunlight.
+.devpkg/bin/lidartwin simulate --sensor configs/sensors/blickfeld_cube1_waveform.yaml \
+  --scene configs/scenes/lab_plates.yaml --backend cuda --frames 2 --out "$out/cube.h5" &&
+  .devpkg/bin/lidartwin info "$out/cube.h5" | head -4 && rm -f "$out/cube.h5"
 # Moving traffic on the GPU backend.
 .devpkg/bin/lidartwin simulate --sensor configs/sensors/ouster_os0_128.yaml \
   --scene configs/scenes/street_crossing.yaml --backend cuda --frames 5 --out "$out/street.h5" &&

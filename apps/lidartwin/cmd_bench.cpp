@@ -196,6 +196,23 @@ int BenchCommand(const std::vector<std::string>& argv) {
         "(sub-rays {:.3f} ms), CPU {:.2f} ms\n",
         gpu.lab_threshold_ms_total, gpu.lab_threshold_ms_kernel, gpu.lab_threshold_ms_signal,
         gpu.lab_cpu_threshold_ms);
+    fmt::print(
+        "lab scene, OS0-128 waveform (8 sub-rays, 2048 samples): frame {:.3f} ms, kernel {:.3f} ms "
+        "(sub-rays {:.3f} ms), CPU {:.1f} ms\n",
+        gpu.lab_waveform_ms_total, gpu.lab_waveform_ms_kernel, gpu.lab_waveform_ms_signal,
+        gpu.lab_cpu_waveform_ms);
+    fmt::print("waveform chain alone: {:>8} {:>9} {:>9} {:>12}\n", "samples", "beams", "ms",
+               "beams/s");
+    for (const auto& w : gpu.waveform_chain)
+      fmt::print("                      {:>8} {:>9} {:>9.3f} {:>12.4g}\n", w.samples, w.beams, w.ms,
+                 w.beams_per_s);
+    fmt::print("waveform detector, OS0-128 8 sub-rays 2048 samples: {:>10} {:>9} {:>9} {:>9}\n",
+               "triangles", "frame_ms", "kernel_ms", "sub_rays");
+    for (const auto& s : gpu.scenes)
+      fmt::print(
+          "                                                    {:>10} {:>9.3f} {:>9.3f} "
+          "{:>9.3f}\n",
+          s.triangles, s.waveform_ms_total, s.waveform_ms_kernel, s.waveform_ms_signal);
     fmt::print("threshold detector (OS0-128 16 sub-rays dual | 16,384-beam bloom, 64 of 68x68):\n");
     fmt::print("            {:>10} {:>9} {:>9} {:>9} {:>9} {:>9} {:>9}\n", "triangles", "frame_ms",
                "kernel_ms", "cpu_ms", "bloom_ms", "kernel_ms", "cpu_ms");
@@ -239,6 +256,15 @@ int BenchCommand(const std::vector<std::string>& argv) {
                                        {"frame_ms_kernel", gpu.lab_threshold_ms_kernel},
                                        {"frame_ms_sub_ray_stage", gpu.lab_threshold_ms_signal},
                                        {"cpu_frame_ms", gpu.lab_cpu_threshold_ms}};
+      j["gpu"]["lab_waveform_os0"] = {{"frame_ms_total", gpu.lab_waveform_ms_total},
+                                      {"frame_ms_kernel", gpu.lab_waveform_ms_kernel},
+                                      {"frame_ms_sub_ray_stage", gpu.lab_waveform_ms_signal},
+                                      {"cpu_frame_ms", gpu.lab_cpu_waveform_ms}};
+      for (const auto& w : gpu.waveform_chain)
+        j["gpu"]["waveform_chain"].push_back({{"samples", w.samples},
+                                              {"beams", w.beams},
+                                              {"ms", w.ms},
+                                              {"beams_per_s", w.beams_per_s}});
       for (const auto& s : gpu.scenes) {
         const auto rays = RayFiguresJson;
         j["gpu"]["scenes"].push_back(
@@ -267,6 +293,10 @@ int BenchCommand(const std::vector<std::string>& argv) {
              {"frame_ms_os0_8_subrays_total", s.frame8_ms_total},
              {"frame_ms_os0_8_subrays_kernel", s.frame8_ms_kernel},
              {"cpu_frame_ms_os0_8_subrays", s.cpu_frame8_ms},
+             {"waveform_os0_8_subrays_2048_samples",
+              {{"frame_ms_total", s.waveform_ms_total},
+               {"frame_ms_kernel", s.waveform_ms_kernel},
+               {"frame_ms_sub_ray_stage", s.waveform_ms_signal}}},
              {"threshold_os0_16_subrays_dual",
               {{"frame_ms_total", s.threshold_ms_total},
                {"frame_ms_kernel", s.threshold_ms_kernel},

@@ -30,10 +30,10 @@ FrameContext CpuFrameContext(const SensorProfile& profile, const Trajectory& tra
   const double period = profile.FramePeriodS();
   const double t0 = trajectory.start_time_s + frame_index * period;
   FrameContext c{profile.Pattern(),
-          {trajectory.time_s.data(), trajectory.poses.data(),
-           static_cast<int>(trajectory.poses.size()), trajectory.motion_correction},
-          profile.Detector(),
-          profile.FootprintView(),
+                 {trajectory.time_s.data(), trajectory.poses.data(),
+                  static_cast<int>(trajectory.poses.size()), trajectory.motion_correction},
+                 profile.Detector(),
+                 profile.FootprintView(),
                  FrameSignalChain(profile, sunlight),
                  AngularRasterView{},
                  profile.EchoesPerBeam(),
@@ -45,8 +45,7 @@ FrameContext CpuFrameContext(const SensorProfile& profile, const Trajectory& tra
                  {profile.beam_origin_m[0], profile.beam_origin_m[1], profile.beam_origin_m[2]},
                  {}};
   if (waveform && !waveform->transfer.empty()) {
-    c.waveform =
-        MakeWaveformChain(profile, waveform->transfer.data(), waveform->twiddles.data());
+    c.waveform = MakeWaveformChain(profile, waveform->transfer.data(), waveform->twiddles.data());
   }
   return c;
 }
@@ -96,9 +95,8 @@ Expected<Frame> CpuSimulator::Simulate(uint32_t frame_index) {
   const uint32_t beams = profile_.BeamCount();
   const double period = profile_.FramePeriodS();
   const double t0 = trajectory_.start_time_s + frame_index * period;
-  FrameContext context =
-      CpuFrameContext(profile_, trajectory_, objects_, options_.seed, frame_index,
-                      scene_.description.sunlight, &waveform_);
+  FrameContext context = CpuFrameContext(profile_, trajectory_, objects_, options_.seed,
+                                         frame_index, scene_.description.sunlight, &waveform_);
   const auto closest = [&](const physics::Vec3<double>& o, const physics::Vec3<double>& d,
                            double t_min, double t_max) {
     return ToSurfaceHit(caster_->Closest(o, d, t_min, t_max));

@@ -377,8 +377,8 @@ Status CudaSimulator::Impl::SimulateBeams(const FrameContext& context, uint32_t 
       LT_CUDA_TRY(cudaGetLastError());
       LT_CUDA_TRY(cudaEventRecord(signal_done));
       WaveformEchoKernel<<<(n + kBlock - 1) / kBlock, kBlock>>>(
-          context, contributions.get(), contribution_counts.get(), waveforms.get(),
-          records.get(), b, n);
+          context, contributions.get(), contribution_counts.get(), waveforms.get(), records.get(),
+          b, n);
     } else if (profile->detector.kind == DetectorKind::kThreshold) {
       const uint64_t threads = uint64_t{n} * profile->footprint.sub_rays;
       SubRaySignalKernel<<<static_cast<unsigned>((threads + kBlock - 1) / kBlock), kBlock>>>(
@@ -464,8 +464,8 @@ Expected<std::unique_ptr<CudaSimulator>> CudaSimulator::Create(const Scene& scen
   auto plan = PlanGpuMemory(free_bytes, scene.TriangleCount(), m.beams,
                             m.echoes_per_beam * (sizeof(BeamRecord) + sizeof(CompactRecord) + 16) +
                                 sub_ray_slots * sizeof(physics::SignalContribution) +
-                                (signal ? profile.footprint.sub_rays : 0) +
-                                (threshold ? 32 : 0) + record_bytes,
+                                (signal ? profile.footprint.sub_rays : 0) + (threshold ? 32 : 0) +
+                                record_bytes,
                             options.max_triangles_per_bvh, options.max_beams_per_batch);
   if (!plan.ok()) return Error{"--backend cuda: " + plan.message()};
   m.plan = plan.value();
@@ -496,9 +496,8 @@ Expected<std::unique_ptr<CudaSimulator>> CudaSimulator::Create(const Scene& scen
         m.contributions.Reserve(size_t{m.plan.beams_per_batch} * sub_ray_slots),
         m.contribution_counts.Reserve(
             signal ? size_t{m.plan.beams_per_batch} * profile.footprint.sub_rays : 0),
-        m.waveforms.Reserve(waveform ? size_t{m.plan.beams_per_batch} *
-                                           profile.detector.waveform.samples
-                                     : 0),
+        m.waveforms.Reserve(
+            waveform ? size_t{m.plan.beams_per_batch} * profile.detector.waveform.samples : 0),
         m.transfer.Upload(m.waveform_tables.transfer),
         m.twiddles.Upload(m.waveform_tables.twiddles)}) {
     if (!s.ok()) return s.error();

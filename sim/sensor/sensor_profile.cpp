@@ -648,8 +648,8 @@ void ReadDetector(ConfigMap& d, SensorProfile& p) {
     ReadLinkKeys(d, p);
     ReadWaveformKeys(d, p.detector.waveform);
   } else {
-    d.Fail("type", "unknown detector '" + type +
-                       "' (expected ideal, capability, threshold or waveform)");
+    d.Fail("type",
+           "unknown detector '" + type + "' (expected ideal, capability, threshold or waveform)");
   }
 }
 

@@ -263,8 +263,7 @@ void CheckFootprint(const SensorProfile& p, ConfigCheck& beam) {
               "raster gathers a return signal, which only the threshold and waveform detectors "
               "read (detector.type: threshold or waveform)");
   }
-  if (p.detector.ReadsReturnSignal() &&
-      f.sub_rays * p.detector.max_surfaces_per_sub_ray > 128) {
+  if (p.detector.ReadsReturnSignal() && f.sub_rays * p.detector.max_surfaces_per_sub_ray > 128) {
     beam.Fail("sub_rays", "beam.sub_rays (" + std::to_string(f.sub_rays) +
                               ") x detector.max_surfaces_per_sub_ray (" +
                               std::to_string(p.detector.max_surfaces_per_sub_ray) +

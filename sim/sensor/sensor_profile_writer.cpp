@@ -146,8 +146,7 @@ void WriteLinkKeys(YAML::Emitter& e, const DetectorConfig& d) {
   e << YAML::Key << "peak_power_w" << YAML::Value << d.link.peak_power_w;
   e << YAML::Key << "aperture_diameter_mm" << YAML::Value << d.link.aperture_diameter_m * 1e3;
   e << YAML::Key << "optics_transmission" << YAML::Value << d.link.optics_transmission;
-  e << YAML::Key << "atmospheric_extinction_per_km" << YAML::Value
-    << d.link.extinction_per_m * 1e3;
+  e << YAML::Key << "atmospheric_extinction_per_km" << YAML::Value << d.link.extinction_per_m * 1e3;
   e << YAML::Key << "pulse_width_ns" << YAML::Value << d.pulse_width_ns;
   e << YAML::Key << "return_mode" << YAML::Value
     << profile_keys::NameOf(profile_keys::kReturnModes, d.return_mode);

@@ -23,11 +23,10 @@ uint32_t Count(ConfigMap& d, const char* key, uint32_t fallback) {
 }
 
 // Checks lo <= v <= hi (in the key's unit).
-void InRange(ConfigCheck& d, const char* key, double v, double lo, double hi,
-             const char* unit) {
+void InRange(ConfigCheck& d, const char* key, double v, double lo, double hi, const char* unit) {
   if (!(v >= lo && v <= hi)) {
-    d.Fail(key, "must be in [" + NumberText(lo) + ", " + NumberText(hi) + "]" + unit +
-                    ", got " + NumberText(v));
+    d.Fail(key, "must be in [" + NumberText(lo) + ", " + NumberText(hi) + "]" + unit + ", got " +
+                    NumberText(v));
   }
 }
 
@@ -112,9 +111,8 @@ void CheckWaveformKeys(const WaveformConfig& w, ConfigCheck& d) {
   InRange(d, "sample_interval_ns", w.sample_interval_ns, 0.01, 100, " ns");
   if (!physics::IsPowerOfTwo(w.samples) || w.samples < physics::kMinWaveformSamples ||
       w.samples > physics::kMaxWaveformSamples) {
-    d.Fail("samples", "must be a power of two in " +
-                          std::to_string(physics::kMinWaveformSamples) + ".." +
-                          std::to_string(physics::kMaxWaveformSamples) + ", got " +
+    d.Fail("samples", "must be a power of two in " + std::to_string(physics::kMinWaveformSamples) +
+                          ".." + std::to_string(physics::kMaxWaveformSamples) + ", got " +
                           std::to_string(w.samples));
   }
   if (!(w.pretrigger_samples >= 8 && w.pretrigger_samples <= w.samples / 4)) {
@@ -174,12 +172,11 @@ void CheckWaveformRecord(const SensorProfile& p, ConfigCheck& d) {
   const double end_ns = w.pretrigger_samples * w.sample_interval_ns + 4 * sigma_ns +
                         2e9 * p.max_range_m / physics::kSpeedOfLight_m_s + 4 * sigma_ns;
   if (w.samples * w.sample_interval_ns < end_ns) {
-    d.Fail("samples", std::to_string(w.samples) + " samples of " +
-                          NumberText(w.sample_interval_ns) + " ns record " +
-                          NumberText(w.samples * w.sample_interval_ns) +
-                          " ns, short of the round trip to max_range_m " +
-                          NumberText(p.max_range_m) + " m (" + NumberText(end_ns) +
-                          " ns with the pretrigger and the pulse)");
+    d.Fail("samples",
+           std::to_string(w.samples) + " samples of " + NumberText(w.sample_interval_ns) +
+               " ns record " + NumberText(w.samples * w.sample_interval_ns) +
+               " ns, short of the round trip to max_range_m " + NumberText(p.max_range_m) + " m (" +
+               NumberText(end_ns) + " ns with the pretrigger and the pulse)");
   }
 }
 

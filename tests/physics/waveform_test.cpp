@@ -333,8 +333,9 @@ double DetectionRange(const Chain& chain, double rho, double sun_w_per_rho) {
     int hits = 0;
     const int beams = 40;
     for (int b = 0; b < beams; ++b) {
-      const auto e = chain.Echoes(chain.Run(
-          {{static_cast<float>(r), static_cast<float>(Plate(rho, r)), 0, 0}}, sun_w_per_rho * rho, b));
+      const auto e =
+          chain.Echoes(chain.Run({{static_cast<float>(r), static_cast<float>(Plate(rho, r)), 0, 0}},
+                                 sun_w_per_rho * rho, b));
       for (const Echo& x : e)
         if (std::abs(x.range_m - r) < 0.5) {
           ++hits;

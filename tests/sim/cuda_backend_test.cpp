@@ -24,15 +24,11 @@
 #include "lidartwin/bench/city_scene.h"
 #include "lidartwin/physics/ray_triangle.h"
 #include "lidartwin/sim/cuda_backend.h"
+#include "sim/require_gpu.h"
 #include "test_support.h"
 
 namespace lt {
 namespace {
-
-#define LT_REQUIRE_GPU()                                                  \
-  do {                                                                    \
-    if (Status s = CudaAvailable(); !s.ok()) GTEST_SKIP() << s.message(); \
-  } while (0)
 
 using physics::Vec3;
 

@@ -252,8 +252,9 @@ TEST(SceneValidate, TheSceneNeedsALibraryAndObjects) {
   EXPECT_EQ(d.Validate().message(), "scene: key 'objects': the scene has no objects");
   d = EveryType();
   d.sunlight = 2.5;
-  EXPECT_EQ(d.Validate().message(),
-            "scene: key 'sunlight': must be a fraction of the ASTM G173 spectrum in [0, 2], got 2.5");
+  EXPECT_EQ(
+      d.Validate().message(),
+      "scene: key 'sunlight': must be a fraction of the ASTM G173 spectrum in [0, 2], got 2.5");
 }
 
 }  // namespace

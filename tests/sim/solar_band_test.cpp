@@ -19,8 +19,8 @@ TEST(SolarBand, TableIsTheCumulativeTrapezoidSumOfTheG173File) {
   std::ifstream in(test::RealDataDir() / "astm-g173-pvlib/ASTMG173.csv");
   ASSERT_TRUE(in) << "astm-g173-pvlib/ASTMG173.csv is missing from the real data";
   std::string line;
-  std::getline(in, line);  // title
-  std::getline(in, line);  // column names
+  std::getline(in, line);        // title
+  std::getline(in, line);        // column names
   std::map<int, double> global;  // W/m^2/nm at whole nanometres
   while (std::getline(in, line)) {
     std::istringstream row(line);
@@ -46,8 +46,8 @@ TEST(SolarBand, TableIsTheCumulativeTrapezoidSumOfTheG173File) {
 TEST(SolarBand, BandIntegralsAreDifferencesOfTheTable) {
   // 905 nm with a 30 nm band-pass: 21.585495 W/m^2 (the file's trapezoid sum).
   EXPECT_NEAR(SolarBandIrradiance(890, 920), 21.585495, 1e-5);
-  EXPECT_NEAR(SolarBandIrradiance(890, 920),
-              kSolarCumulativeW_m2[120] - kSolarCumulativeW_m2[90], 1e-12);
+  EXPECT_NEAR(SolarBandIrradiance(890, 920), kSolarCumulativeW_m2[120] - kSolarCumulativeW_m2[90],
+              1e-12);
   // Half a nanometre: linear between the table's points.
   EXPECT_NEAR(SolarBandIrradiance(890.5, 891),
               0.5 * (kSolarCumulativeW_m2[91] - kSolarCumulativeW_m2[90]), 1e-12);

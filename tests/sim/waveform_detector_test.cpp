@@ -40,17 +40,14 @@ SensorProfile WaveformSensor(uint32_t columns = 1) {
 Scene PlateScene(double range_m, double reflectance, double sunlight = 0) {
   Scene s;
   s.materials = test::ConstantMaterials({reflectance});
-  s.objects.push_back(
-      test::Placed("plate", MakePlate(20, 20), {range_m, 0, 0}, 0, 0, 0, 0, 7, 42));
+  s.objects.push_back(test::Placed("plate", MakePlate(20, 20), {range_m, 0, 0}, 0, 0, 0, 0, 7, 42));
   s.description.sunlight = sunlight;
   return s;
 }
 
 Frame Simulate(const Scene& scene, const SensorProfile& profile, uint64_t seed = 1,
                unsigned threads = 0) {
-  return CpuSimulator(scene, profile, Trajectory::Static(), {seed, threads})
-      .Simulate(0)
-      .value();
+  return CpuSimulator(scene, profile, Trajectory::Static(), {seed, threads}).Simulate(0).value();
 }
 
 TEST(WaveformDetector, NoiseFreePlatesReadTheirRangeAndAnIntensityInverseInRangeSquared) {

@@ -65,6 +65,20 @@ struct SceneFigures {
   double threshold_raster_ms_kernel = 0;
   double bloom_raster_ms_total = 0;
   double bloom_raster_ms_kernel = 0;
+  // The waveform detector (issue 15): OS0-128 with 8 Gaussian sub-rays and the Cube 1's chain
+  // at 2048 samples (configs/sensors/blickfeld_cube1_waveform.yaml).
+  double waveform_ms_total = 0;
+  double waveform_ms_kernel = 0;
+  double waveform_ms_signal = 0;
+};
+
+// The waveform chain alone (WaveformKernel: power, photons, SiPM, FFT, circuit, noise; no
+// ranging) on `beams` records of `samples`, a 10 % plate at 30 m in sunlight.
+struct WaveformChainFigure {
+  uint32_t samples = 0;
+  uint32_t beams = 0;
+  double ms = 0;
+  double beams_per_s = 0;
 };
 
 struct GpuBenchReport {
@@ -77,6 +91,12 @@ struct GpuBenchReport {
   double lab_threshold_ms_kernel = 0;
   double lab_threshold_ms_signal = 0;
   double lab_cpu_threshold_ms = 0;
+  // The lab scene with the waveform OS0-128 of SceneFigures::waveform_*.
+  double lab_waveform_ms_total = 0;
+  double lab_waveform_ms_kernel = 0;
+  double lab_waveform_ms_signal = 0;
+  double lab_cpu_waveform_ms = 0;
+  std::vector<WaveformChainFigure> waveform_chain;
   std::vector<SceneFigures> scenes;
 };
 

@@ -5,6 +5,7 @@
 
 #include "lidartwin/physics/bvh.h"
 #include "lidartwin/physics/bvh_collapse.h"
+#include "lidartwin/physics/return_signal.h"
 
 #include <cstdint>
 #include <memory>
@@ -103,5 +104,23 @@ Expected<GpuBvhTree> CudaBvhTree(const std::vector<float>& triangles,
 // BVH build time (median of `repeats` after one warm-up, CUDA events) for a triangle soup.
 Expected<double> CudaBvhBuildMs(const std::vector<float>& triangles, int repeats,
                                 GpuBvhBuilder builder = GpuBvhBuilder::kLbvh);
+
+// The waveform detector's chain (seed 002 sec. 5) for tests and benchmarks, as the simulator
+// runs it: `beams` records of the profile's detector, every beam with the same contributions
+// and sunlight [W], keyed (seed, frame 0, beam b). volts: the records beam after beam
+// (samples per beam x beams), empty unless keep_volts; ms: the kernel's time (median of
+// `repeats` after one warm-up, CUDA events).
+struct GpuWaveforms {
+  std::vector<float> volts;
+  double ms = 0;
+};
+Expected<GpuWaveforms> CudaWaveforms(const SensorProfile& profile,
+                                     const std::vector<physics::SignalContribution>& contributions,
+                                     double sun_w, uint32_t beams, uint64_t seed, int repeats,
+                                     bool keep_volts);
+
+// Photon counts (seed 002 eq. 7) drawn on the GPU: sample i of beam 0 with mean means[i]
+// (i < 65536), keyed (seed, frame 0, beam 0, i) as the chain draws them.
+Expected<std::vector<uint32_t>> CudaPhotonCounts(const std::vector<double>& means, uint64_t seed);
 
 }  // namespace lt

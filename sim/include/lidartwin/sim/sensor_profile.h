@@ -36,8 +36,8 @@ struct WaveformConfig {
   double dark_count_rate_khz = 100;
   double sipm_cells = 0;  // microcells, 0: no saturation
   double sipm_recovery_ns = 20;
-  double sipm_gain = 1e6;     // electrons per fired cell
-  double sipm_pulse_ns = 1;   // decay of a cell's current pulse
+  double sipm_gain = 1e6;    // electrons per fired cell
+  double sipm_pulse_ns = 1;  // decay of a cell's current pulse
   double transimpedance_ohm = 50;
   std::vector<double> circuit_poles_mhz{150};
   std::vector<double> circuit_zeros_mhz;

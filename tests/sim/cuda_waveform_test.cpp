@@ -1,0 +1,158 @@
+// The waveform detector on the CUDA backend against the CPU reference (label gpu): the photon
+// draws identical, the voltage records within float rounding sample by sample, and the frames
+// of the lab scene echo for echo.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <map>
+#include <vector>
+
+#include "internal/waveform_setup.h"
+#include "lidartwin/physics/photon_counting.h"
+#include "lidartwin/physics/waveform.h"
+#include "lidartwin/sim/cuda_backend.h"
+#include "sim/require_gpu.h"
+#include "test_support.h"
+
+namespace lt {
+namespace {
+
+SensorProfile CubeWaveform() {
+  auto p = LoadSensorProfile(test::ConfigDir() / "sensors/blickfeld_cube1_waveform.yaml");
+  EXPECT_TRUE(p.ok()) << p.message();
+  return p.value();
+}
+
+TEST(CudaWaveform, PhotonDrawsAreIdenticalToTheCpu) {
+  LT_REQUIRE_GPU();
+  // Means across inversion (< 10) and rejection (>= 10), each on many samples.
+  std::vector<double> means;
+  for (uint32_t i = 0; i < 65536; ++i)
+    means.push_back(std::pow(10.0, -3 + 7.0 * (i % 997) / 996));
+  auto gpu = CudaPhotonCounts(means, 1234);
+  ASSERT_TRUE(gpu.ok()) << gpu.message();
+  const physics::RandomKey key{1234, 0, 0, 0, 0};
+  size_t differ = 0;
+  for (uint32_t i = 0; i < means.size(); ++i)
+    differ += (*gpu)[i] != physics::PhotonCount(means[i], key, i, physics::PhotonWords(key, i));
+  EXPECT_EQ(differ, 0u);
+}
+
+// The same beams' records on both: the power, photon means and counts are the same draws; the
+// FFTs round differently (the GPU fuses multiply-adds), by a few float ulps of the record's
+// largest value per stage: 2 log2(N) stages x 4 ulps (4.8e-7) of the peak, 1e-5 of it in all.
+// A count that differs (a mean within an ulp of a draw's boundary, about 1e-7 a sample) would
+// move a sample by a photon's response, far outside that; none is expected in 0.5 M draws.
+void ExpectSameRecords(const SensorProfile& p, const std::vector<physics::SignalContribution>& c,
+                       double sun_w, const char* what) {
+  const uint32_t beams = 256;
+  auto gpu = CudaWaveforms(p, c, sun_w, beams, 77, 0, true);
+  ASSERT_TRUE(gpu.ok()) << gpu.message();
+  const WaveformTables t = MakeWaveformTables(p);
+  const physics::WaveformChain w = MakeWaveformChain(p, t.transfer.data(), t.twiddles.data());
+  const uint32_t n = w.samples;
+  std::vector<physics::ComplexF> x(n);
+  double worst = 0;
+  size_t beams_off = 0;
+  for (uint32_t b = 0; b < beams; ++b) {
+    physics::SimulateWaveform(w, c.data(), static_cast<uint32_t>(c.size()), sun_w,
+                              physics::RandomKey{77, 0, b, 0, 0}, x.data());
+    double peak = 0, diff = 0;
+    for (uint32_t i = 0; i < n; ++i) {
+      peak = std::max(peak, std::abs(double(x[i].re) - w.baseline_v));
+      diff = std::max(diff, std::abs(double(x[i].re) - gpu->volts[size_t{b} * n + i]));
+    }
+    worst = std::max(worst, diff / peak);
+    beams_off += diff > 1e-5 * peak;
+  }
+  std::printf("[parity] %s: %u beams of %u samples, max |v_cpu - v_gpu| %.3g of the peak\n", what,
+              beams, n, worst);
+  EXPECT_EQ(beams_off, 0u) << what;
+}
+
+TEST(CudaWaveform, RecordsMatchTheCpuSampleBySample) {
+  LT_REQUIRE_GPU();
+  SensorProfile p = CubeWaveform();
+  // A 10 % plate at 20 m and a wall at 35 m behind part of the footprint, in sunlight.
+  const std::vector<physics::SignalContribution> c = {
+      {20.0f, 2.2e-9f, 0, 1e-10f}, {20.01f, 2.1e-9f, 0, 1e-10f}, {35.0f, 3e-10f, 1, 5e-11f}};
+  ExpectSameRecords(p, c, 2.5e-10, "cube1 waveform, shot noise");
+  p.detector.waveform.shot_noise = false;
+  p.detector.waveform.thermal_noise_mv = 0;
+  ExpectSameRecords(p, c, 2.5e-10, "cube1 waveform, noise-free");
+  p = CubeWaveform();
+  p.detector.waveform.samples = 4096;
+  p.detector.waveform.sipm_cells = 0;
+  ExpectSameRecords(p, c, 0, "4096 samples, no saturation, no sun");
+}
+
+// Frames of the lab scene, echo for echo: ranges and intensities as the records allow (a peak
+// fit moved by 1e-5 of the peak moves less than 1e-4 m; intensities are whole counts, one count
+// apart where a height rounds differently), and a beam whose echo sits at the threshold may
+// have it on one side only (1 in 1,000 beams).
+void ExpectWaveformParity(const Scene& scene, const SensorProfile& profile, uint64_t seed) {
+  const Trajectory traj = Trajectory::Static();
+  auto cpu = CreateSimulator(Backend::kCpu, scene, profile, traj, {seed, 0});
+  auto gpu = CreateSimulator(Backend::kCuda, scene, profile, traj, {seed, 0});
+  ASSERT_TRUE(cpu.ok() && gpu.ok()) << gpu.message();
+  const Frame a = (*cpu)->Simulate(0).value();
+  auto b = (*gpu)->Simulate(0);
+  ASSERT_TRUE(b.ok()) << b.message();
+  std::map<std::pair<uint32_t, uint8_t>, size_t> gpu_index;
+  for (size_t k = 0; k < b->size(); ++k)
+    gpu_index[{b->beam_id[k], b->return_index[k]}] = k;
+  size_t matched = 0, missing = 0, labels = 0;
+  double max_range = 0, max_intensity = 0;
+  for (size_t k = 0; k < a.size(); ++k) {
+    auto it = gpu_index.find({a.beam_id[k], a.return_index[k]});
+    if (it == gpu_index.end()) {
+      ++missing;
+      continue;
+    }
+    const size_t g = it->second;
+    ++matched;
+    labels += a.instance_id[k] != b->instance_id[g];
+    max_range = std::max(max_range, double(std::abs(a.range_m[k] - b->range_m[g])));
+    max_intensity = std::max(max_intensity, double(std::abs(a.intensity[k] - b->intensity[g])));
+  }
+  const size_t extra = b->size() - matched;
+  std::printf(
+      "[parity] %s waveform: %zu echoes on the CPU, %zu on CUDA, %zu matched, %zu only CPU, "
+      "%zu only CUDA, %zu labels differ; max |range diff| %.3g m, intensity %.3g counts\n",
+      profile.name.c_str(), a.size(), b->size(), matched, missing, extra, labels, max_range,
+      max_intensity);
+  ASSERT_GT(matched, 100u);
+  EXPECT_LE(missing + extra, std::max<size_t>(1, profile.BeamCount() / 1000));
+  EXPECT_EQ(labels, 0u);
+  EXPECT_LE(max_range, 1e-4);
+  EXPECT_LE(max_intensity, 1.0);
+  auto again = (*gpu)->Simulate(0);
+  EXPECT_EQ(again->range_m, b->range_m);
+  EXPECT_EQ(again->intensity, b->intensity);
+}
+
+TEST(CudaWaveform, DetectorMatchesCpuOnTheLabScene) {
+  LT_REQUIRE_GPU();
+  auto scene = LoadScene(test::ConfigDir() / "scenes/lab_plates.yaml", {});
+  ASSERT_TRUE(scene.ok()) << scene.message();
+  ExpectWaveformParity(*scene, CubeWaveform(), 3);
+  Scene sunny = scene.value();
+  sunny.description.sunlight = 1.0;
+  SensorProfile cube = CubeWaveform();
+  cube.name += " (sunlight)";
+  ExpectWaveformParity(sunny, cube, 4);
+  // The OS0-128's scan with the waveform chain: 131,072 beams round the full circle.
+  auto os0 = LoadSensorProfile(test::ConfigDir() / "sensors/ouster_os0_128_threshold.yaml");
+  ASSERT_TRUE(os0.ok()) << os0.message();
+  SensorProfile o = os0.value();
+  o.detector = cube.detector;
+  o.detector.waveform.samples = 1024;
+  o.name += " (waveform, 1024 samples)";
+  ASSERT_TRUE(o.Validate().ok()) << o.Validate().message();
+  ExpectWaveformParity(*scene, o, 5);
+}
+
+}  // namespace
+}  // namespace lt
