@@ -16,5 +16,5 @@ strip .devpkg/bin/*
 for b in .devpkg/bin/*; do ldd "$b" | awk '$3 ~ /^\// {print $3}'; done | sort -u |
   grep -E "libembree3|libtbb\.|libyaml-cpp|libfmt|libhdf5_serial|libsz|libaec|libstdc\+\+|libgcc_s" |
   xargs -r -I{} cp -L {} .devpkg/lib/
-grep -qx "/.devpkg/" .git/info/exclude 2>/dev/null || echo "/.devpkg/" >> .git/info/exclude
+mkdir -p .git/info && { grep -qx "/.devpkg/" .git/info/exclude 2>/dev/null || echo "/.devpkg/" >> .git/info/exclude; }
 du -sh .devpkg
