@@ -64,7 +64,7 @@ SensorProfile ThresholdOs0(const SensorProfile& os0, uint32_t sub_rays, bool blo
   return p;
 }
 
-// The OS0-128 with the Cube 1's waveform chain (configs/sensors/blickfeld_cube1_waveform.yaml)
+// The OS0-128 with the Cube 1's waveform chain (configs/sensors/blickfeld_cube1.yaml)
 // at `samples` per record: 8 sub-rays of a Gaussian footprint of 0.18 deg FWHM, two echoes.
 SensorProfile WaveformOs0(const SensorProfile& os0, const SensorProfile& cube, uint32_t samples) {
   SensorProfile p = os0;
@@ -202,7 +202,7 @@ GpuBenchReport RunGpuBench(const std::vector<uint64_t>& triangle_counts, int rep
     report.lab_threshold_ms_kernel = times.kernel_ms;
     report.lab_threshold_ms_signal = times.signal_ms;
     report.lab_cpu_threshold_ms = TimeCpuFrames(*lab, *p, still, cpu_threads, 3);
-    auto cube = LoadSensorProfile(root / "configs/sensors/blickfeld_cube1_waveform.yaml");
+    auto cube = LoadSensorProfile(root / "configs/sensors/blickfeld_cube1.yaml");
     if (!cube.ok()) {
       report.why_no_gpu = cube.message();
       return report;
@@ -331,7 +331,7 @@ GpuBenchReport RunGpuBench(const std::vector<uint64_t>& triangle_counts, int rep
     bloom_raster.raster_resolution_rad = 1.5e-3;
     Scene signed_scene = WithRetroreflectiveSigns(scene, sensor);
     auto cube = LoadSensorProfile(std::filesystem::path(LT_SOURCE_DIR) /
-                                  "configs/sensors/blickfeld_cube1_waveform.yaml");
+                                  "configs/sensors/blickfeld_cube1.yaml");
     if (!cube.ok()) {
       report.why_no_gpu = cube.message();
       return report;

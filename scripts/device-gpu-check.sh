@@ -28,7 +28,7 @@ fi
   --scene configs/scenes/lab_plates.yaml --backend cuda --frames 3 --out "$out/cuda.h5" &&
   .devpkg/bin/lidartwin info "$out/cuda.h5" | head -4 && rm -f "$out/cuda.h5"
 # The waveform detector (Cube 1) on the GPU backend, in sunlight.
-.devpkg/bin/lidartwin simulate --sensor configs/sensors/blickfeld_cube1_waveform.yaml \
+.devpkg/bin/lidartwin simulate --sensor configs/sensors/blickfeld_cube1.yaml \
   --scene configs/scenes/lab_plates.yaml --backend cuda --frames 2 --out "$out/cube.h5" &&
   .devpkg/bin/lidartwin info "$out/cube.h5" | head -4 && rm -f "$out/cube.h5"
 # Moving traffic on the GPU backend.

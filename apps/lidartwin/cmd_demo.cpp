@@ -12,6 +12,7 @@
 #include "built_in.h"
 #include "commands.h"
 #include "demo_calibration.h"
+#include "demo_waveform.h"
 #include "lidartwin/compare/comparison_loader.h"
 #include "lidartwin/compare/echo_effects.h"
 #include "lidartwin/compare/metrics.h"
@@ -216,6 +217,7 @@ int DemoCommand(const std::vector<std::string>& argv) {
     }
   }
   if (int rc = SensorEffects(root, out_dir, seed.value()); rc != 0) return rc;
+  if (int rc = WaveformChapter(root, seed.value()); rc != 0) return rc;
   if (int rc = ReportAgainstReference(job, *result, out_dir); rc != 0) return rc;
 #if LT_WITH_CERES
   return CalibrationChapter(root, out_dir, seed.value());

@@ -107,8 +107,9 @@ TEST(CudaBackend, MatchesCpuOnTheLabSceneForEveryShippedSensor) {
   LT_REQUIRE_GPU();
   auto scene = LoadScene(test::ConfigDir() / "scenes/lab_plates.yaml", {});
   ASSERT_TRUE(scene.ok()) << scene.message();
-  for (const char* name : {"ouster_os0_128.yaml", "velodyne_vlp16.yaml", "blickfeld_cube1.yaml",
-                           "mems_lissajous_example.yaml", "custom_laserconfig.yaml"}) {
+  for (const char* name :
+       {"ouster_os0_128.yaml", "velodyne_vlp16.yaml", "blickfeld_cube1_ideal.yaml",
+        "mems_lissajous_example.yaml", "custom_laserconfig.yaml"}) {
     auto profile = LoadSensorProfile(test::ConfigDir() / "sensors" / name);
     ASSERT_TRUE(profile.ok()) << profile.message();
     ExpectParity(scene.value(), profile.value(), Trajectory::Static(), 2, 5);

@@ -20,7 +20,7 @@ namespace lt {
 namespace {
 
 SensorProfile CubeWaveform() {
-  auto p = LoadSensorProfile(test::ConfigDir() / "sensors/blickfeld_cube1_waveform.yaml");
+  auto p = LoadSensorProfile(test::ConfigDir() / "sensors/blickfeld_cube1.yaml");
   EXPECT_TRUE(p.ok()) << p.message();
   return p.value();
 }

@@ -72,6 +72,8 @@ TEST(SensorProfile, VelodyneVlp16MatchesTheManual) {
 // Seed 002 Fig. 6: 30 x 10 deg, 80 lines, 0.4 deg, 6.7 Hz, 4.8..250 m, 905 nm.
 TEST(SensorProfile, BlickfeldCube1MatchesSeed002Figure6) {
   const SensorProfile p = Load("blickfeld_cube1.yaml");
+  EXPECT_EQ(p.detector.kind, DetectorKind::kWaveform);  // the Cube 1's detector, seed 002 sec. 5
+  EXPECT_EQ(p.detector.waveform.intensity_max, 4096);
   EXPECT_EQ(p.scan, ScanKind::kLineScan);
   EXPECT_EQ(p.BeamCount(), 80u * 75u);
   EXPECT_DOUBLE_EQ(p.min_range_m, 4.8);

@@ -47,12 +47,12 @@ TEST(SensorProfileValidate, EachRuleNamesItsKeyAndUnit) {
   constexpr double kDeg = 3.14159265358979323846 / 180;
   const char* spin = "ouster_os0_128.yaml";
   const char* thr = "ouster_os0_128_threshold.yaml";
-  const char* cube = "blickfeld_cube1.yaml";
+  const char* cube = "blickfeld_cube1_ideal.yaml";
   const char* cube_thr = "blickfeld_cube1_threshold.yaml";
   const char* mems = "mems_lissajous_example.yaml";
   const char* zigzag = "airborne_zigzag.yaml";
   const char* ellipse = "airborne_elliptical.yaml";
-  const char* wave = "blickfeld_cube1_waveform.yaml";
+  const char* wave = "blickfeld_cube1.yaml";
   const ProfileRule rules[] = {
       // Profile.
       {spin, "wavelength_nm", [](auto& p) { p.wavelength_nm = 0.85; },

@@ -66,7 +66,7 @@ struct SceneFigures {
   double bloom_raster_ms_total = 0;
   double bloom_raster_ms_kernel = 0;
   // The waveform detector (issue 15): OS0-128 with 8 Gaussian sub-rays and the Cube 1's chain
-  // at 2048 samples (configs/sensors/blickfeld_cube1_waveform.yaml).
+  // at 2048 samples (configs/sensors/blickfeld_cube1.yaml).
   double waveform_ms_total = 0;
   double waveform_ms_kernel = 0;
   double waveform_ms_signal = 0;
