@@ -1,5 +1,8 @@
 #include "internal/waveform_setup.h"
 
+#include "lidartwin/physics/waveform.h"
+#include "lidartwin/sim/waveform_records.h"
+
 #include "lidartwin/physics/circuit.h"
 #include "lidartwin/physics/photon_counting.h"
 #include "sensor/solar_band.h"
@@ -68,6 +71,36 @@ double SunPowerPerAlbedo(const SensorProfile& p, double sunlight) {
   return physics::SunPower(1.0, 1.0, physics::ConeSolidAngle(w.receiver_fov_mrad * 1e-3),
                            p.detector.link.aperture_diameter_m, p.detector.link.optics_transmission,
                            1.0, sunlight * band);
+}
+
+std::vector<float> WaveformRecords(const SensorProfile& profile,
+                                   const std::vector<physics::SignalContribution>& contributions,
+                                   double sun_w, uint32_t records, uint64_t seed,
+                                   bool noise_free) {
+  SensorProfile p = profile;
+  if (noise_free) {
+    p.detector.waveform.shot_noise = false;
+    p.detector.waveform.thermal_noise_mv = 0;
+  }
+  const WaveformTables t = MakeWaveformTables(p);
+  const physics::WaveformChain w = MakeWaveformChain(p, t.transfer.data(), t.twiddles.data());
+  std::vector<float> out(size_t{records} * w.samples);
+  std::vector<physics::ComplexF> x(w.samples);
+  for (uint32_t r = 0; r < records; ++r) {
+    physics::SimulateWaveform(w, contributions.data(), static_cast<uint32_t>(contributions.size()),
+                              sun_w, physics::RandomKey{seed, 0, r, 0, 0}, x.data());
+    for (uint32_t i = 0; i < w.samples; ++i)
+      out[size_t{r} * w.samples + i] = x[i].re;
+  }
+  return out;
+}
+
+double CircuitNoiseGain(const SensorProfile& profile) {
+  const WaveformTables t = MakeWaveformTables(profile);
+  double sum = 0;
+  for (const auto& h : t.transfer)
+    sum += double(h.re) * h.re + double(h.im) * h.im;
+  return t.transfer.empty() ? 0.0 : sum / t.transfer.size();
 }
 
 }  // namespace lt

@@ -11,9 +11,6 @@
 
 namespace lt::physics {
 
-// Planck constant [J s] (SI definition).
-inline constexpr double kPlanck_J_s = 6.62607015e-34;
-
 // Energy of one photon at the laser's wavelength, E_ph = h nu = h c / lambda [J]
 // (seed 002 eq. 6).
 template <typename T>

@@ -26,8 +26,6 @@ namespace lt::physics {
 
 inline constexpr uint32_t kMinWaveformSamples = 64;
 inline constexpr uint32_t kMaxWaveformSamples = 16384;  // < 2^16: photon draw keys (above)
-// Elementary charge [C] (SI definition): a fired cell gives G e.
-inline constexpr double kElementaryCharge_C = 1.602176634e-19;
 
 // The detector's constants, with views of the per-sensor tables (host or device memory).
 struct WaveformChain {

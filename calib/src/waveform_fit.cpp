@@ -1,0 +1,333 @@
+#include "lidartwin/calib/waveform_fit.h"
+
+#include <ceres/ceres.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "least_squares.h"
+
+#include "lidartwin/physics/link_budget.h"
+#include "lidartwin/physics/photon_counting.h"
+#include "lidartwin/physics/units.h"
+#include "lidartwin/sim/waveform_records.h"
+
+namespace lt::calib {
+
+namespace {
+
+// Where a set's features are summed (sample indices), fixed per set from its mean record.
+struct FeatureWindows {
+  uint32_t target_peak = 0;           // the target's highest sample
+  uint32_t target_begin = 0, target_end = 0;  // its area window [begin, end)
+  uint32_t internal_peak = 0;         // the internal reflection's highest sample
+};
+
+// The features of one record (see waveform_fit.h), from its pretrigger baseline.
+struct Features {
+  double core = 0, area = 0, internal = 0;
+};
+
+double Baseline(const float* v, uint32_t pretrigger) {
+  double s = 0;
+  for (uint32_t i = 0; i < pretrigger; ++i)
+    s += v[i];
+  return s / pretrigger;
+}
+
+Features FeaturesOf(const float* v, const FeatureWindows& w, uint32_t pretrigger, double dt_s) {
+  const double b = Baseline(v, pretrigger);
+  Features f;
+  for (uint32_t i = w.target_peak - 1; i <= w.target_peak + 1; ++i)
+    f.core += v[i] - b;
+  for (uint32_t i = w.target_begin; i < w.target_end; ++i)
+    f.area += (v[i] - b) * dt_s;
+  for (uint32_t i = w.internal_peak - 1; i <= w.internal_peak + 1; ++i)
+    f.internal += v[i] - b;
+  return f;
+}
+
+// The windows of a target at range r in records of `profile`: the internal reflection's peak
+// in its window, the target's peak within +-3 pulse widths of its round trip (plus 30 ns of
+// the circuit's delay), the area from 3 pulse widths before to 60 ns after.
+FeatureWindows WindowsOf(const std::vector<float>& mean, const SensorProfile& p, double range_m) {
+  const WaveformConfig& wc = p.detector.waveform;
+  const double dt = wc.sample_interval_ns;
+  const double sigma_ns = p.detector.pulse_width_ns / physics::kFwhmPerSigma;
+  const double t_e = wc.pretrigger_samples * dt + 4 * sigma_ns;
+  const auto index = [&](double t_ns) {
+    return static_cast<uint32_t>(std::clamp(t_ns / dt, 1.0, wc.samples - 2.0));
+  };
+  auto argmax = [&](uint32_t a, uint32_t b) {
+    uint32_t best = a;
+    for (uint32_t i = a; i < b; ++i)
+      if (mean[i] > mean[best]) best = i;
+    return std::clamp(best, 1u, wc.samples - 2);
+  };
+  const double round_trip = 2e9 * range_m / physics::kSpeedOfLight_m_s;
+  const double width = 3 * p.detector.pulse_width_ns;
+  FeatureWindows w;
+  w.internal_peak = argmax(index(t_e), index(t_e + wc.internal_reflection_delay_ns +
+                                             wc.internal_window_ns));
+  w.target_begin = index(t_e + round_trip - width);
+  w.target_end = index(t_e + round_trip + 60);
+  w.target_peak = argmax(index(t_e + round_trip - width), index(t_e + round_trip + width + 30));
+  return w;
+}
+
+// One set prepared for the fit: its windows, the features' means over the groups and their
+// standard errors, and its overall mean record's peak amplitude.
+struct PreparedSet {
+  const WaveformSet* set;
+  FeatureWindows windows;
+  Features mean, error;
+  double peak_amplitude = 0;
+};
+
+Expected<PreparedSet> Prepare(const WaveformSet& s, const SensorProfile& base) {
+  const uint32_t n = s.samples, pre = base.detector.waveform.pretrigger_samples;
+  std::vector<float> mean(n, 0.0f);
+  std::vector<std::vector<double>> group(kWaveformGroups, std::vector<double>(n, 0.0));
+  std::vector<uint32_t> count(kWaveformGroups, 0);
+  for (uint32_t r = 0; r < s.records; ++r) {
+    const float* v = &s.volts[size_t{r} * n];
+    auto& g = group[r % kWaveformGroups];
+    ++count[r % kWaveformGroups];
+    for (uint32_t i = 0; i < n; ++i) {
+      g[i] += v[i];
+      mean[i] += v[i] / s.records;
+    }
+  }
+  PreparedSet p{&s, WindowsOf(mean, base, s.range_m), {}, {}, 0};
+  const double dt = s.dt_ns * 1e-9;
+  std::vector<Features> per_group;
+  for (uint32_t k = 0; k < kWaveformGroups; ++k) {
+    std::vector<float> g(n);
+    for (uint32_t i = 0; i < n; ++i)
+      g[i] = static_cast<float>(group[k][i] / count[k]);
+    per_group.push_back(FeaturesOf(g.data(), p.windows, pre, dt));
+  }
+  auto stats = [&](double Features::*m, double& mean_out, double& se_out) {
+    double sum = 0, sum2 = 0;
+    for (const Features& f : per_group)
+      sum += f.*m;
+    mean_out = sum / kWaveformGroups;
+    for (const Features& f : per_group)
+      sum2 += (f.*m - mean_out) * (f.*m - mean_out);
+    se_out = std::sqrt(sum2 / (kWaveformGroups - 1) / kWaveformGroups);
+  };
+  stats(&Features::core, p.mean.core, p.error.core);
+  stats(&Features::area, p.mean.area, p.error.area);
+  stats(&Features::internal, p.mean.internal, p.error.internal);
+  if (!(p.error.core > 0 && p.error.area > 0 && p.error.internal > 0)) {
+    return Error{s.file + ": the records do not vary (no noise): the features' standard errors "
+                          "are 0"};
+  }
+  p.peak_amplitude = mean[p.windows.target_peak] - Baseline(mean.data(), pre);
+  return p;
+}
+
+// The parameter vector: recovery [ns], transimpedance [ohm], the poles [MHz].
+SensorProfile WithParameters(const SensorProfile& base, const double* q) {
+  SensorProfile p = base;
+  WaveformConfig& w = p.detector.waveform;
+  w.sipm_recovery_ns = q[0];
+  w.transimpedance_ohm = q[1];
+  for (size_t k = 0; k < w.circuit_poles_mhz.size(); ++k)
+    w.circuit_poles_mhz[k] = q[2 + k];
+  return p;
+}
+
+struct FeatureResidual {
+  const SensorProfile* base;
+  const PreparedSet* set;
+  bool operator()(double const* const* q, double* residual) const {
+    if (!(q[0][0] > 0 && q[0][1] > 0)) return false;
+    for (size_t k = 0; k < base->detector.waveform.circuit_poles_mhz.size(); ++k)
+      if (!(q[0][2 + k] > 0)) return false;
+    const SensorProfile p = WithParameters(*base, q[0]);
+    const std::vector<float> model = ModelWaveform(p, set->set->range_m, set->set->reflectance);
+    const Features f = FeaturesOf(model.data(), set->windows, p.detector.waveform.pretrigger_samples,
+                                  p.detector.waveform.sample_interval_ns * 1e-9);
+    residual[0] = (f.core - set->mean.core) / set->error.core;
+    residual[1] = (f.area - set->mean.area) / set->error.area;
+    residual[2] = (f.internal - set->mean.internal) / set->error.internal;
+    return true;
+  }
+};
+
+// Eq. (12): the model's peak amplitudes (y) against the measured mean records' (x), over the
+// sets; its standard error from the spread of the sets' terms.
+struct AmplitudeMape {
+  double value = 0, error = 0;
+};
+AmplitudeMape MapeOf(const SensorProfile& model, const std::vector<PreparedSet>& sets) {
+  const uint32_t pre = model.detector.waveform.pretrigger_samples;
+  std::vector<double> terms;
+  for (const PreparedSet& s : sets) {
+    const std::vector<float> v = ModelWaveform(model, s.set->range_m, s.set->reflectance);
+    const double y = v[s.windows.target_peak] - Baseline(v.data(), pre);
+    terms.push_back(std::abs((y - s.peak_amplitude) / y));
+  }
+  AmplitudeMape m;
+  for (double t : terms)
+    m.value += t / terms.size();
+  double spread = 0;
+  for (double t : terms)
+    spread += (t - m.value) * (t - m.value);
+  if (terms.size() > 1) m.error = std::sqrt(spread / (terms.size() - 1) / terms.size());
+  return m;
+}
+
+}  // namespace
+
+Expected<double> WaveformAmplitudeMape(const SensorProfile& model,
+                                       const std::vector<WaveformSet>& sets) {
+  std::vector<PreparedSet> prepared;
+  for (const WaveformSet& s : sets) {
+    if (s.samples != model.detector.waveform.samples || s.records < kWaveformGroups) {
+      return Error{s.file + ": records do not match the profile's, or fewer than " +
+                   std::to_string(kWaveformGroups)};
+    }
+    auto p = Prepare(s, model);
+    if (!p.ok()) return p.error();
+    prepared.push_back(*p);
+  }
+  if (prepared.empty()) return Error{"amplitude MAPE: no waveform sets"};
+  return MapeOf(model, prepared).value;
+}
+
+std::vector<float> ModelWaveform(const SensorProfile& profile, double range_m,
+                                 double reflectance) {
+  const double power = physics::ReceivedPower(profile.detector.link, reflectance / physics::kPi,
+                                              1.0, range_m) *
+                       physics::OverlapShare(profile.detector.overlap, range_m);
+  return WaveformRecords(profile,
+                         {{static_cast<float>(range_m), static_cast<float>(power), 0, 0.0f}}, 0,
+                         1, 0, true);
+}
+
+std::vector<float> MeasuredWaveforms(const SensorProfile& profile, double range_m,
+                                     double reflectance, uint32_t records, uint64_t seed) {
+  const double power = physics::ReceivedPower(profile.detector.link, reflectance / physics::kPi,
+                                              1.0, range_m) *
+                       physics::OverlapShare(profile.detector.overlap, range_m);
+  return WaveformRecords(profile,
+                         {{static_cast<float>(range_m), static_cast<float>(power), 0, 0.0f}}, 0,
+                         records, seed, false);
+}
+
+Expected<FitResult> FitWaveforms(const SensorProfile& base, const std::vector<WaveformSet>& sets) {
+  if (base.detector.kind != DetectorKind::kWaveform) {
+    return Error{base.source_file + ": the base profile's detector is not `waveform`"};
+  }
+  const WaveformConfig& wc = base.detector.waveform;
+  std::vector<PreparedSet> prepared;
+  for (const WaveformSet& s : sets) {
+    if (std::abs(s.dt_ns - wc.sample_interval_ns) > 1e-6 * wc.sample_interval_ns ||
+        s.samples != wc.samples) {
+      return Error{s.file + ": records of " + std::to_string(s.samples) + " samples at " +
+                   NumberText(s.dt_ns) + " ns; the base profile records " +
+                   std::to_string(wc.samples) + " at " + NumberText(wc.sample_interval_ns) + " ns"};
+    }
+    if (s.records < 2 * kWaveformGroups) {
+      return Error{s.file + ": " + std::to_string(s.records) + " records; at least " +
+                   std::to_string(2 * kWaveformGroups) + " are needed"};
+    }
+    auto p = Prepare(s, base);
+    if (!p.ok()) return p.error();
+    prepared.push_back(*p);
+  }
+  const size_t poles = wc.circuit_poles_mhz.size();
+  if (prepared.size() * 3 < 2 + poles + 2) {
+    return Error{"waveform fit: " + std::to_string(prepared.size()) +
+                 " targets; at least two at different distances are needed"};
+  }
+  FitResult out;
+  out.model = "waveform";
+  out.points_used = prepared.size() * 3;
+  std::vector<double> q = {wc.sipm_recovery_ns, wc.transimpedance_ohm};
+  for (double f : wc.circuit_poles_mhz)
+    q.push_back(f);
+  ceres::Problem problem;
+  ceres::NumericDiffOptions diff;
+  diff.relative_step_size = 1e-3;  // the chain is float: 1e-7 relative noise per evaluation
+  for (const PreparedSet& s : prepared) {
+    auto* cost = new ceres::DynamicNumericDiffCostFunction<FeatureResidual, ceres::CENTRAL>(
+        new FeatureResidual{&base, &s}, ceres::TAKE_OWNERSHIP, diff);
+    cost->AddParameterBlock(static_cast<int>(q.size()));
+    cost->SetNumResiduals(3);
+    problem.AddResidualBlock(cost, nullptr, q.data());
+  }
+  for (size_t k = 0; k < q.size(); ++k)
+    problem.SetParameterLowerBound(q.data(), static_cast<int>(k), 1e-3 * q[k]);
+  if (!SolveFit(problem, out)) {
+    return Error{"waveform fit did not converge: " + out.solver_report};
+  }
+  std::vector<double> cov(q.size() * q.size());
+  if (!BlockCovariance(problem, q.data(), cov.data())) {
+    return Error{
+        "waveform fit: the covariance is rank-deficient (targets that saturate the SiPM are "
+        "needed for its recovery time; several distances for the poles)"};
+  }
+  double chi2 = 0;
+  for (const PreparedSet& s : prepared) {
+    double r[3];
+    const double* block = q.data();
+    FeatureResidual{&base, &s}(&block, r);
+    chi2 += r[0] * r[0] + r[1] * r[1] + r[2] * r[2];
+  }
+  out.residual_rms = std::sqrt(chi2 / out.points_used);
+  out.parameters.push_back({"sipm_recovery_ns", q[0], std::sqrt(cov[0])});
+  out.parameters.push_back({"transimpedance_ohm", q[1], std::sqrt(cov[q.size() + 1])});
+  for (size_t k = 0; k < poles; ++k) {
+    out.parameters.push_back({"circuit_poles_mhz[" + std::to_string(k) + "]", q[2 + k],
+                              std::sqrt(cov[(2 + k) * q.size() + 2 + k])});
+  }
+  out.covariance = cov;
+  const SensorProfile fitted = WithParameters(base, q.data());
+  // Thermal noise: each record's pretrigger variance, less the dark counts' shot noise
+  // through the fitted circuit (Parseval); its standard error from the records' spread.
+  const double dt = wc.sample_interval_ns * 1e-9;
+  const double amps = wc.sipm_gain * physics::kElementaryCharge_C / dt;
+  const double dark_photons = wc.dark_count_rate_khz * 1e3 * dt;
+  const double dark_var = amps * amps * dark_photons * CircuitNoiseGain(fitted);
+  double sum = 0, sum2 = 0;
+  size_t records = 0;
+  for (const WaveformSet& s : sets) {
+    for (uint32_t r = 0; r < s.records; ++r) {
+      const float* v = &s.volts[size_t{r} * s.samples];
+      const double b = Baseline(v, wc.pretrigger_samples);
+      double var = 0;
+      for (uint32_t i = 0; i < wc.pretrigger_samples; ++i)
+        var += (v[i] - b) * (v[i] - b);
+      var /= wc.pretrigger_samples - 1;
+      sum += var;
+      sum2 += var * var;
+      ++records;
+    }
+  }
+  const double mean_var = sum / records;
+  const double se_var = std::sqrt((sum2 / records - mean_var * mean_var) / (records - 1));
+  const double thermal_var = std::max(0.0, mean_var - dark_var);
+  const double thermal = std::sqrt(thermal_var);
+  out.parameters.push_back({"thermal_noise_mv", 1e3 * thermal,
+                            thermal > 0 ? 1e3 * se_var / (2 * thermal) : 1e3 * std::sqrt(se_var)});
+  const AmplitudeMape mape = MapeOf(fitted, prepared);
+  out.parameters.push_back({"check.amplitude_mape_percent", 100 * mape.value, 100 * mape.error});
+  return out;
+}
+
+SensorProfile WithWaveformFit(const SensorProfile& base, const FitResult& fit) {
+  SensorProfile p = base;
+  WaveformConfig& w = p.detector.waveform;
+  if (const auto* f = fit.Find("sipm_recovery_ns")) w.sipm_recovery_ns = f->value;
+  if (const auto* f = fit.Find("transimpedance_ohm")) w.transimpedance_ohm = f->value;
+  if (const auto* f = fit.Find("thermal_noise_mv")) w.thermal_noise_mv = f->value;
+  for (size_t k = 0; k < w.circuit_poles_mhz.size(); ++k)
+    if (const auto* f = fit.Find("circuit_poles_mhz[" + std::to_string(k) + "]"))
+      w.circuit_poles_mhz[k] = f->value;
+  return p;
+}
+
+}  // namespace lt::calib
