@@ -464,6 +464,73 @@ Status FitCapabilityCurves(const LabFolder& lab, Calibration& c) {
   return {};
 }
 
+// The waveform records (seed 002 sec. 6.1): SiPM recovery, circuit poles and gain, thermal
+// noise; the fitted model against each target's mean record about its peak, for the report.
+Status FitWaveformSets(const LabFolder& lab, Calibration& c) {
+  if (lab.waveform_sets.empty()) return {};
+  if (c.profile.detector.kind != DetectorKind::kWaveform) {
+    return Error{c.profile.source_file +
+                 ": the lab has waveform records but the base profile's detector is not "
+                 "`waveform`"};
+  }
+  auto fit = FitWaveforms(c.profile, lab.waveform_sets);
+  if (!fit.ok()) return Error{lab.dir.string() + ": " + fit.message()};
+  std::string files;
+  for (const auto& s : lab.waveform_sets)
+    files += (files.empty() ? "" : ", ") + s.file;
+  FitRecord rec{"waveforms", files, *fit, {}};
+  const SensorProfile fitted = WithWaveformFit(c.profile, *fit);
+  const WaveformConfig& w = fitted.detector.waveform;
+  for (const auto& s : lab.waveform_sets) {
+    const std::vector<float> model = ModelWaveform(fitted, s.range_m, s.reflectance);
+    FitPlot plot{"Waveform: " + s.file + " (" + NumberText(100 * s.reflectance) + " % at " +
+                     NumberText(s.range_m) + " m), mean of " + std::to_string(s.records) +
+                     " records",
+                 "time [ns]",
+                 "voltage [V]",
+                 {},
+                 {},
+                 {},
+                 {},
+                 {},
+                 {}};
+    // About the target's round trip: from 10 ns before to 60 ns after.
+    const double t0 =
+        w.pretrigger_samples * w.sample_interval_ns + 2e9 * s.range_m / physics::kSpeedOfLight_m_s;
+    for (uint32_t i = 0; i < s.samples; ++i) {
+      const double t = i * s.dt_ns;
+      if (t < t0 - 10 || t > t0 + 60) continue;
+      double mean = 0;
+      for (uint32_t r = 0; r < s.records; ++r)
+        mean += s.volts[size_t{r} * s.samples + i] / s.records;
+      plot.x.push_back(t);
+      plot.y.push_back(mean);
+      plot.err.push_back(0);
+      plot.residual.push_back(mean - model[i]);
+      plot.model_x.push_back(t);
+      plot.model_y.push_back(model[i]);
+    }
+    rec.plots.push_back(std::move(plot));
+  }
+  c.fits.push_back(std::move(rec));
+  WaveformConfig& d = c.profile.detector.waveform;
+  Update(c, "detector.sipm_recovery_ns", d.sipm_recovery_ns, Param(*fit, "sipm_recovery_ns"),
+         "waveforms");
+  Update(c, "detector.transimpedance_ohm", d.transimpedance_ohm, Param(*fit, "transimpedance_ohm"),
+         "waveforms");
+  for (size_t k = 0; k < d.circuit_poles_mhz.size(); ++k) {
+    const std::string name = "circuit_poles_mhz[" + std::to_string(k) + "]";
+    Update(c, "detector." + name, d.circuit_poles_mhz[k], Param(*fit, name), "waveforms");
+  }
+  Update(c, "detector.thermal_noise_mv", d.thermal_noise_mv, Param(*fit, "thermal_noise_mv"),
+         "waveforms");
+  c.materials.push_back(
+      {"check.amplitude_mape_percent", 0, Param(*fit, "check.amplitude_mape_percent").value,
+       Param(*fit, "check.amplitude_mape_percent").stddev, "waveforms (seed 002 eq. 12)"});
+  c.profile = WithWaveformFit(c.profile, *fit);
+  return {};
+}
+
 }  // namespace
 
 Expected<Calibration> Calibrate(const LabFolder& lab, const SensorProfile& base,
@@ -478,7 +545,7 @@ Expected<Calibration> Calibrate(const LabFolder& lab, const SensorProfile& base,
   }
   if (lab.beam_kernels.empty() && lab.range_intensity_curves.empty() &&
       lab.threshold_sweeps.empty() && lab.reflectance_curves.empty() &&
-      lab.capability_curves.empty()) {
+      lab.capability_curves.empty() && lab.waveform_sets.empty()) {
     return Error{lab.dir.string() + "/manifest.yaml: no measurements to fit"};
   }
   if (auto s = FitBeam(lab, c); !s.ok()) return s.error();
@@ -499,6 +566,7 @@ Expected<Calibration> Calibrate(const LabFolder& lab, const SensorProfile& base,
   }
   if (auto s = FitReflectanceCurves(lab, c); !s.ok()) return s.error();
   if (auto s = FitCapabilityCurves(lab, c); !s.ok()) return s.error();
+  if (auto s = FitWaveformSets(lab, c); !s.ok()) return s.error();
   CalibrationRecord& rec = c.profile.calibration;
   rec = {};
   rec.lab = lab_label;

@@ -369,6 +369,28 @@ SensorProfile ExampleUnitAsBuilt(SensorProfile p) {
   return p;
 }
 
+// Records of single Lambertian targets (seed 002 sec. 6.1, Fig. 12): 10 % plates at 10..40 m
+// and 80 % plates at 5 and 8 m, near enough to saturate the SiPM (its recovery time shows only
+// there); 4 x frames_per_setting records each, from the chain with its noise.
+Status Waveforms(const SensorProfile& truth, const VirtualLabOptions& o, LabFolder& lab) {
+  const std::pair<double, double> targets[] = {{5, 0.8},  {8, 0.8},  {10, 0.1},
+                                               {20, 0.1}, {30, 0.1}, {40, 0.1}};
+  uint32_t k = 0;
+  for (const auto& [range, rho] : targets) {
+    WaveformSet s;
+    s.file = "waveforms_r" + std::to_string(static_cast<int>(100 * rho)) + "_d" +
+             std::to_string(static_cast<int>(range)) + ".h5";
+    s.range_m = range;
+    s.reflectance = rho;
+    s.dt_ns = truth.detector.waveform.sample_interval_ns;
+    s.samples = truth.detector.waveform.samples;
+    s.records = std::max(2 * kWaveformGroups, 4 * o.frames_per_setting);
+    s.volts = MeasuredWaveforms(truth, range, rho, s.records, o.seed * 1000 + k++);
+    lab.waveform_sets.push_back(std::move(s));
+  }
+  return {};
+}
+
 Expected<LabFolder> SimulateLab(const SensorProfile& truth, const VirtualLabOptions& options) {
   LabFolder lab;
   lab.name =
@@ -386,6 +408,9 @@ Expected<LabFolder> SimulateLab(const SensorProfile& truth, const VirtualLabOpti
   }
   if (truth.detector.kind == DetectorKind::kCapability) {
     if (auto s = Capability(stage, options, lab, setting); !s.ok()) return s.error();
+  }
+  if (truth.detector.kind == DetectorKind::kWaveform) {
+    if (auto s = Waveforms(truth, options, lab); !s.ok()) return s.error();
   }
   // The ideal and capability detectors report R(theta) itself, without noise: nothing to
   // measure. The threshold detector's intensity is a measured signal.

@@ -18,9 +18,9 @@ namespace {
 
 // Where a set's features are summed (sample indices), fixed per set from its mean record.
 struct FeatureWindows {
-  uint32_t target_peak = 0;           // the target's highest sample
+  uint32_t target_peak = 0;                   // the target's highest sample
   uint32_t target_begin = 0, target_end = 0;  // its area window [begin, end)
-  uint32_t internal_peak = 0;         // the internal reflection's highest sample
+  uint32_t internal_peak = 0;                 // the internal reflection's highest sample
 };
 
 // The features of one record (see waveform_fit.h), from its pretrigger baseline.
@@ -67,8 +67,8 @@ FeatureWindows WindowsOf(const std::vector<float>& mean, const SensorProfile& p,
   const double round_trip = 2e9 * range_m / physics::kSpeedOfLight_m_s;
   const double width = 3 * p.detector.pulse_width_ns;
   FeatureWindows w;
-  w.internal_peak = argmax(index(t_e), index(t_e + wc.internal_reflection_delay_ns +
-                                             wc.internal_window_ns));
+  w.internal_peak =
+      argmax(index(t_e), index(t_e + wc.internal_reflection_delay_ns + wc.internal_window_ns));
   w.target_begin = index(t_e + round_trip - width);
   w.target_end = index(t_e + round_trip + 60);
   w.target_peak = argmax(index(t_e + round_trip - width), index(t_e + round_trip + width + 30));
@@ -120,8 +120,9 @@ Expected<PreparedSet> Prepare(const WaveformSet& s, const SensorProfile& base) {
   stats(&Features::area, p.mean.area, p.error.area);
   stats(&Features::internal, p.mean.internal, p.error.internal);
   if (!(p.error.core > 0 && p.error.area > 0 && p.error.internal > 0)) {
-    return Error{s.file + ": the records do not vary (no noise): the features' standard errors "
-                          "are 0"};
+    return Error{s.file +
+                 ": the records do not vary (no noise): the features' standard errors "
+                 "are 0"};
   }
   p.peak_amplitude = mean[p.windows.target_peak] - Baseline(mean.data(), pre);
   return p;
@@ -147,8 +148,9 @@ struct FeatureResidual {
       if (!(q[0][2 + k] > 0)) return false;
     const SensorProfile p = WithParameters(*base, q[0]);
     const std::vector<float> model = ModelWaveform(p, set->set->range_m, set->set->reflectance);
-    const Features f = FeaturesOf(model.data(), set->windows, p.detector.waveform.pretrigger_samples,
-                                  p.detector.waveform.sample_interval_ns * 1e-9);
+    const Features f =
+        FeaturesOf(model.data(), set->windows, p.detector.waveform.pretrigger_samples,
+                   p.detector.waveform.sample_interval_ns * 1e-9);
     residual[0] = (f.core - set->mean.core) / set->error.core;
     residual[1] = (f.area - set->mean.area) / set->error.area;
     residual[2] = (f.internal - set->mean.internal) / set->error.internal;
@@ -197,21 +199,19 @@ Expected<double> WaveformAmplitudeMape(const SensorProfile& model,
   return MapeOf(model, prepared).value;
 }
 
-std::vector<float> ModelWaveform(const SensorProfile& profile, double range_m,
-                                 double reflectance) {
-  const double power = physics::ReceivedPower(profile.detector.link, reflectance / physics::kPi,
-                                              1.0, range_m) *
-                       physics::OverlapShare(profile.detector.overlap, range_m);
-  return WaveformRecords(profile,
-                         {{static_cast<float>(range_m), static_cast<float>(power), 0, 0.0f}}, 0,
-                         1, 0, true);
+std::vector<float> ModelWaveform(const SensorProfile& profile, double range_m, double reflectance) {
+  const double power =
+      physics::ReceivedPower(profile.detector.link, reflectance / physics::kPi, 1.0, range_m) *
+      physics::OverlapShare(profile.detector.overlap, range_m);
+  return WaveformRecords(
+      profile, {{static_cast<float>(range_m), static_cast<float>(power), 0, 0.0f}}, 0, 1, 0, true);
 }
 
 std::vector<float> MeasuredWaveforms(const SensorProfile& profile, double range_m,
                                      double reflectance, uint32_t records, uint64_t seed) {
-  const double power = physics::ReceivedPower(profile.detector.link, reflectance / physics::kPi,
-                                              1.0, range_m) *
-                       physics::OverlapShare(profile.detector.overlap, range_m);
+  const double power =
+      physics::ReceivedPower(profile.detector.link, reflectance / physics::kPi, 1.0, range_m) *
+      physics::OverlapShare(profile.detector.overlap, range_m);
   return WaveformRecords(profile,
                          {{static_cast<float>(range_m), static_cast<float>(power), 0, 0.0f}}, 0,
                          records, seed, false);

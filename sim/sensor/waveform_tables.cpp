@@ -75,8 +75,7 @@ double SunPowerPerAlbedo(const SensorProfile& p, double sunlight) {
 
 std::vector<float> WaveformRecords(const SensorProfile& profile,
                                    const std::vector<physics::SignalContribution>& contributions,
-                                   double sun_w, uint32_t records, uint64_t seed,
-                                   bool noise_free) {
+                                   double sun_w, uint32_t records, uint64_t seed, bool noise_free) {
   SensorProfile p = profile;
   if (noise_free) {
     p.detector.waveform.shot_noise = false;

@@ -272,3 +272,55 @@ TEST(VirtualLab, StaleTemporaryFoldersOfKilledRunsAreRemoved) {
 
 }  // namespace
 }  // namespace lt::calib
+
+namespace lt::calib {
+namespace {
+
+// The Cube 1's waveform chain (issue 15): labgen's records of single targets go through the
+// lab folder (HDF5, read back equal), and `Calibrate` from the data sheet gives the unit's
+// SiPM recovery, pole, gain and noise back within their uncertainties; the calibrated profile
+// carries them and reads back. Coverage over many labs: tests/calib/waveform_fit_test.cpp.
+TEST(VirtualLab, WaveformUnitIsCalibratedThroughTheLabFolder) {
+  auto sheet = LoadSensorProfile(lt::test::ConfigDir() / "sensors/blickfeld_cube1.yaml");
+  ASSERT_TRUE(sheet.ok()) << sheet.message();
+  SensorProfile unit = *sheet;
+  unit.detector.waveform.sipm_recovery_ns = 24;
+  unit.detector.waveform.transimpedance_ohm = 45;
+  unit.detector.waveform.circuit_poles_mhz = {170};
+  unit.detector.waveform.thermal_noise_mv = 0.8;
+  auto lab = SimulateLab(unit, {11, Backend::kCpu, 16});
+  ASSERT_TRUE(lab.ok()) << lab.message();
+  ASSERT_EQ(lab->waveform_sets.size(), 6u);
+  lt::test::TempDir tmp;
+  ASSERT_TRUE(WriteLabFolder(*lab, tmp / "lab").ok());
+  auto back = ReadLabFolder(tmp / "lab");
+  ASSERT_TRUE(back.ok()) << back.message();
+  ASSERT_EQ(back->waveform_sets.size(), 6u);
+  EXPECT_EQ(back->waveform_sets[3].volts, lab->waveform_sets[3].volts);
+  EXPECT_EQ(back->waveform_sets[3].range_m, lab->waveform_sets[3].range_m);
+  EXPECT_NEAR(back->waveform_sets[3].dt_ns, 1.0, 1e-9);
+  auto c = Calibrate(*back, *sheet, "virtual", "2026-11-23T00:00:00Z");
+  ASSERT_TRUE(c.ok()) << c.message();
+  const std::map<std::string, double> truth = {{"detector.sipm_recovery_ns", 24},
+                                               {"detector.transimpedance_ohm", 45},
+                                               {"detector.circuit_poles_mhz[0]", 170},
+                                               {"detector.thermal_noise_mv", 0.8}};
+  size_t found = 0;
+  for (const ProfileUpdate& u : c->updates) {
+    auto it = truth.find(u.key);
+    if (it == truth.end()) continue;
+    ++found;
+    EXPECT_GT(u.stddev, 0) << u.key;
+    EXPECT_NEAR(u.after, it->second, 4 * u.stddev) << u.key;
+  }
+  EXPECT_EQ(found, truth.size());
+  EXPECT_NEAR(c->profile.detector.waveform.transimpedance_ohm, 45, 2);
+  auto reread = ParseSensorProfile(SaveSensorProfile(c->profile), "calibrated.yaml");
+  ASSERT_TRUE(reread.ok()) << reread.message();
+  EXPECT_EQ(reread->detector.waveform.circuit_poles_mhz,
+            c->profile.detector.waveform.circuit_poles_mhz);
+  EXPECT_FALSE(reread->calibration.parameters.empty());
+}
+
+}  // namespace
+}  // namespace lt::calib

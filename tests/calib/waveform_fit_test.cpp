@@ -32,8 +32,8 @@ SensorProfile Unit() {
 // the SiPM (its recovery time shows only there).
 std::vector<WaveformSet> Lab(const SensorProfile& unit, uint64_t seed, uint32_t records = 64) {
   std::vector<WaveformSet> sets;
-  const std::pair<double, double> targets[] = {{5, 0.8}, {8, 0.8}, {10, 0.1}, {20, 0.1},
-                                               {30, 0.1}, {40, 0.1}};
+  const std::pair<double, double> targets[] = {{5, 0.8},  {8, 0.8},  {10, 0.1},
+                                               {20, 0.1}, {30, 0.1}, {40, 0.1}};
   uint32_t k = 0;
   for (const auto& [range, rho] : targets) {
     WaveformSet s;
@@ -71,9 +71,10 @@ TEST(WaveformFit, RecoversTheUnitsChainWithCoverage) {
   // The fitted chain reproduces the mean records' peaks to within their noise (the farthest
   // targets' peaks, a few mV, carry 2-3 % of it with 64 records), far closer than the data
   // sheet's chain (seed 002 reports 1.7 % against a real unit).
-  std::printf("[waveform] amplitude MAPE over 30 labs: fitted %.2f %% (worst %.2f %%), data "
-              "sheet %.2f %%\n",
-              mean_mape, worst_mape, mean_sheet_mape);
+  std::printf(
+      "[waveform] amplitude MAPE over 30 labs: fitted %.2f %% (worst %.2f %%), data "
+      "sheet %.2f %%\n",
+      mean_mape, worst_mape, mean_sheet_mape);
   EXPECT_LT(mean_mape, 2.5);
   EXPECT_LT(worst_mape, 4.0);
   EXPECT_GT(mean_sheet_mape, 4 * mean_mape);
@@ -90,8 +91,7 @@ TEST(WaveformFit, SaysWhatIsMissing) {
   EXPECT_NE(FitWaveforms(other, sets).message().find("waveforms_0.h5: records of 2048 samples"),
             std::string::npos);
   auto few = Lab(unit, 1, 16);
-  EXPECT_NE(FitWaveforms(Cube(), few).message().find("16 records; at least 32"),
-            std::string::npos);
+  EXPECT_NE(FitWaveforms(Cube(), few).message().find("16 records; at least 32"), std::string::npos);
 }
 
 }  // namespace

@@ -152,6 +152,15 @@ Status LabFolder::Validate() const {
       if (!(Finite(s.sigma_m) && s.sigma_m >= 0)) row.Fail("sigma", "must be finite and >= 0");
     }
   }
+  for (const auto& w : waveform_sets) {
+    CheckFile(c, w.file, files);
+    ConfigCheck m = c.Sub(w.file);
+    if (!(w.range_m > 0 && Finite(w.range_m))) m.Fail("range_m", "must be positive");
+    if (!(w.reflectance > 0 && w.reflectance <= 1)) m.Fail("reflectance", "must be in (0, 1]");
+    if (!(w.dt_ns > 0 && Finite(w.dt_ns))) m.Fail("time_ns", "must rise evenly");
+    if (w.volts.size() != size_t{w.records} * w.samples || w.samples < 2)
+      m.Fail("volts", "must hold records x samples values");
+  }
   return c.ToStatus("lab folder " + (dir.empty() ? std::string("(built in code)") : dir.string()));
 }
 

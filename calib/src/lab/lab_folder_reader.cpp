@@ -347,6 +347,41 @@ Status ReadBeamKernel(ConfigMap& m, const fs::path& file, LabFolder& lab) {
   return {};
 }
 
+// Records of one target (kind `waveforms`): time_ns (N, evenly spaced) and volts (records x N)
+// in an HDF5 file; the target's range and reflectance in `conditions`.
+Status ReadWaveforms(ConfigMap& m, const fs::path& file, LabFolder& lab) {
+  ConfigMap cond = m.Map("conditions");
+  WaveformSet s;
+  s.range_m = cond.Number("range_m");
+  s.reflectance = cond.Number("reflectance");
+  if (!(s.range_m > 0 && s.range_m < 1e5)) cond.Fail("range_m", "must be in (0, 1e5) m");
+  if (!(s.reflectance > 0 && s.reflectance <= 1)) cond.Fail("reflectance", "must be in (0, 1]");
+  if (auto e = m.FirstError(); !e.ok()) return e;
+  auto arrays = ReadHdf5Arrays(file, {{"time_ns", 1}, {"volts", 2}});
+  if (!arrays.ok()) return arrays.error();
+  const Hdf5Array& t = (*arrays)["time_ns"];
+  const Hdf5Array& v = (*arrays)["volts"];
+  if (auto e = EvenlySpaced(file.string() + ": time_ns", t.values); !e.ok()) return e;
+  if (v.dims[1] != t.values.size()) {
+    return Error{file.string() + ": dataset 'volts' has records of " + std::to_string(v.dims[1]) +
+                 " samples, 'time_ns' " + std::to_string(t.values.size())};
+  }
+  s.samples = static_cast<uint32_t>(t.values.size());
+  s.records = static_cast<uint32_t>(v.dims[0]);
+  s.dt_ns = (t.values.back() - t.values.front()) / (s.samples - 1);
+  s.volts.reserve(v.values.size());
+  for (size_t i = 0; i < v.values.size(); ++i) {
+    if (!std::isfinite(v.values[i])) {
+      return Error{file.string() + ": volts[" + std::to_string(i / s.samples) + "][" +
+                   std::to_string(i % s.samples) + "] is not a finite number"};
+    }
+    s.volts.push_back(static_cast<float>(v.values[i]));
+  }
+  s.file = m.String("file");
+  lab.waveform_sets.push_back(std::move(s));
+  return {};
+}
+
 }  // namespace
 
 Expected<LabFolder> ReadLabFolder(const std::filesystem::path& dir) {
@@ -410,6 +445,8 @@ Expected<LabFolder> ReadLabFolder(const std::filesystem::path& dir) {
       s = ReadCollector(m, file, *bytes, lab);
     } else if (kind == "capability") {
       s = ReadCapability(m, file, *bytes, lab);
+    } else if (kind == "waveforms") {
+      s = ReadWaveforms(m, file, lab);
     } else if (kind == "reflectance" || kind == "range_intensity" ||
                kind == "detection_threshold") {
       ConfigMap cond = m.Map("conditions");
@@ -422,7 +459,7 @@ Expected<LabFolder> ReadLabFolder(const std::filesystem::path& dir) {
     } else {
       m.Fail("kind", "unknown measurement kind '" + kind +
                          "' (expected beam_kernel, collector_sensitivity, detection_threshold, "
-                         "reflectance, range_intensity or capability)");
+                         "reflectance, range_intensity, capability or waveforms)");
       return m.FirstError().error();
     }
     if (!s.ok()) return s.error();

@@ -92,6 +92,20 @@ Status WriteLabFolder(const LabFolder& lab, const std::filesystem::path& dir_giv
       << "layout" << YAML::Value << (k.separable ? "separable" : "elliptical") << YAML::EndMap;
     e << YAML::EndMap;
   }
+  for (const auto& w : lab.waveform_sets) {
+    std::vector<double> t(w.samples);
+    for (uint32_t k = 0; k < w.samples; ++k)
+      t[k] = k * w.dt_ns;
+    Hdf5Array time{{w.samples}, t}, volts{{w.records, w.samples}, {w.volts.begin(), w.volts.end()}};
+    if (auto s = WriteHdf5Arrays(tmp.path / w.file, {{"time_ns", time}, {"volts", volts}}); !s.ok())
+      return s;
+    e << YAML::BeginMap << YAML::Key << "kind" << YAML::Value << "waveforms";
+    e << YAML::Key << "file" << YAML::Value << w.file;
+    e << YAML::Key << "conditions" << YAML::Value << YAML::Flow << YAML::BeginMap << YAML::Key
+      << "range_m" << YAML::Value << w.range_m << YAML::Key << "reflectance" << YAML::Value
+      << w.reflectance << YAML::EndMap;
+    e << YAML::EndMap;
+  }
   for (const auto& c : lab.collector_slices) {
     if (auto s = write_csv(c.file, {"angle_mrad", "sensitivity"}, {c.angle_mrad, c.sensitivity});
         !s.ok())

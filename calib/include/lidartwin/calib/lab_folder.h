@@ -14,6 +14,7 @@
 #include "lidartwin/calib/range_intensity_fit.h"
 #include "lidartwin/calib/reflectance_fit.h"
 #include "lidartwin/calib/threshold_fit.h"
+#include "lidartwin/calib/waveform_fit.h"
 #include "lidartwin/sim/status.h"
 
 namespace lt::calib {
@@ -90,6 +91,8 @@ struct LabFolder {
   std::vector<ReflectanceCurve> reflectance_curves;
   std::vector<RangeIntensityCurve> range_intensity_curves;
   std::vector<CapabilityCurve> capability_curves;
+  // Records of single targets (waveform detector, seed 002 sec. 6.1). HDF5: time_ns, volts.
+  std::vector<WaveformSet> waveform_sets;
 
   // Every value a fit relies on, named by file and row ("range_intensity.csv[3].signal").
   Status Validate() const;

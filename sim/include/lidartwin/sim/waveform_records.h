@@ -16,8 +16,7 @@ namespace lt {
 // noise_free: photon counts are their means and no thermal noise is added.
 std::vector<float> WaveformRecords(const SensorProfile& profile,
                                    const std::vector<physics::SignalContribution>& contributions,
-                                   double sun_w, uint32_t records, uint64_t seed,
-                                   bool noise_free);
+                                   double sun_w, uint32_t records, uint64_t seed, bool noise_free);
 
 // The power of the DFT-based circuit on white noise: (1 / N) sum_k |H(f_k)|^2 [ohm^2]
 // (Parseval), so that a white current of variance s^2 per sample leaves a voltage of variance
