@@ -147,6 +147,12 @@ int CompareCommand(const std::vector<std::string>& argv) {
   }
   for (const std::string& note : compare::TargetNotes(*metrics))
     fmt::print("  {}\n", note);
+  if (const auto& w = metrics->waveforms; w.records > 0) {
+    fmt::print(
+        "time domain (seed 002 eq. 11-12): {} voltage records in both, target peak amplitude "
+        "MAPE {:.2f} %, dv rms {:.3g} mV, max |dv| {:.3g} mV\n",
+        w.records, 100 * w.amplitude_mape, 1e3 * w.dv_rms_v, 1e3 * w.dv_max_abs_v);
+  }
   fmt::print("wrote {} in {:.2f} s (reading, comparing and writing)\n", out, seconds);
   return 0;
 }

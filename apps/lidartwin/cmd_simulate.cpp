@@ -9,6 +9,7 @@
 #include "built_in.h"
 #include "commands.h"
 #include "lidartwin/datasets/frame_output.h"
+#include "lidartwin/sim/simulator.h"
 
 namespace lt::cli {
 
@@ -19,7 +20,7 @@ std::string ConfigRoot() {
 
 int SimulateCommand(const std::vector<std::string>& argv) {
   const ArgSpec spec{{"--sensor", "--scene", "--trajectory", "--frames", "--seed", "--backend",
-                      "--threads", "--motion-slices", "--out"},
+                      "--threads", "--motion-slices", "--waveforms", "--out"},
                      {"--help"},
                      0};
   auto args = Args::Parse(argv, spec);
@@ -31,8 +32,10 @@ int SimulateCommand(const std::vector<std::string>& argv) {
     fmt::print(
         "usage: lidartwin simulate --sensor S.yaml --scene C.yaml [--trajectory T.yaml]\n"
         "         [--frames N] [--seed K] [--backend cpu|cuda] [--threads N]\n"
-        "         [--motion-slices N] --out out.h5\n"
+        "         [--motion-slices N] [--waveforms BEAMS] --out out.h5\n"
         "  --motion-slices: moving objects are placed N times per frame (default 16)\n"
+        "  --waveforms: waveform detector: also write the voltage records of these beams\n"
+        "               each frame (e.g. 0,17,3000-3010; at most 4096 beams)\n"
         "  --out ending in .ply or .pcd writes one file per frame (name_000000.ply, ...)\n");
     return 0;
   }
@@ -63,6 +66,14 @@ int SimulateCommand(const std::vector<std::string>& argv) {
   job.frames = static_cast<uint32_t>(std::min<uint64_t>(frames.value(), UINT32_MAX));
   job.seed = seed.value();
   job.threads = static_cast<unsigned>(threads.value());
+  if (args->Has("--waveforms")) {
+    auto beams = ParseBeamList(args->Get("--waveforms"), SimulationOptions::kMaxWaveformBeams);
+    if (!beams.ok()) {
+      fmt::print(stderr, "lidartwin simulate: --waveforms: {}\n", beams.message());
+      return 2;
+    }
+    job.waveform_beams = std::move(beams.value());
+  }
   if (Status s = job.Validate(); !s.ok()) {
     fmt::print(stderr, "lidartwin simulate: {}\n", s.message());
     return 2;

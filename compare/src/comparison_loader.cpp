@@ -157,7 +157,10 @@ Expected<LoadedComparison> LoadComparison(const CompareInputs& in, const MeshLoa
   if (out.sim.has_source && !out.sim.source.sensor_profile_yaml.empty()) {
     auto profile =
         ParseSensorProfile(out.sim.source.sensor_profile_yaml, in.sim_file + " (its profile)");
-    if (profile.ok()) out.sim_profile_beams_per_frame = profile->BeamCount();
+    if (profile.ok()) {
+      out.sim_profile_beams_per_frame = profile->BeamCount();
+      out.options.waveform_window = WaveformWindowOf(*profile);
+    }
   }
   return out;
 }

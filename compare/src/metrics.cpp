@@ -249,6 +249,9 @@ Expected<ComparisonMetrics> Compare(const std::vector<Frame>& real, const std::v
     b.label = MaterialLabel(options, id);
     m.by_material.push_back(std::move(b));
   }
+  auto waveforms = CompareWaveforms(real, sim, options.waveform_window);
+  if (!waveforms.ok()) return waveforms.error();
+  m.waveforms = *waveforms;
   return m;
 }
 
@@ -315,6 +318,8 @@ const std::vector<SummaryMetricInfo>& SummaryMetrics() {
       {"i_mean_mape", true, "MAPE of I_mean over targets, seed 002 eq. 12"},
       {"d_error_sim_abs_mean_m", true, "mean |d_GT - d_mean,sim| over targets, eq. 13 [m]"},
       {"d_error_difference_m", true, "mean |d_error,sim - d_error,real| over targets [m]"},
+      {"waveform_amplitude_mape", true,
+       "MAPE of the voltage records' target peak amplitudes, seed 002 eq. 11-12"},
   };
   return kMetrics;
 }
@@ -334,7 +339,14 @@ std::map<std::string, double> Summarize(const std::vector<ComparisonMetrics>& ru
   bool beams_known = true;  // pooled only where every run knows its beams
   std::vector<double> n_sim, n_real, i_sim, i_real;
   RunningStats d_error_sim, d_error_difference;
+  double waveform_mape_sum = 0;  // weighted by the records that entered each run's MAPE
+  uint64_t waveform_records = 0;
   for (const auto& r : runs) {
+    const uint64_t entered = r.waveforms.records - r.waveforms.skipped;
+    if (entered > 0 && std::isfinite(r.waveforms.amplitude_mape)) {
+      waveform_mape_sum += r.waveforms.amplitude_mape * static_cast<double>(entered);
+      waveform_records += entered;
+    }
     depth.Merge(r.depth_m);
     depth_abs.Merge(r.depth_abs_m);
     intensity.Merge(r.intensity);
@@ -389,6 +401,9 @@ std::map<std::string, double> Summarize(const std::vector<ComparisonMetrics>& ru
     s["chamfer_m"] = chamfer.Symmetric();
     s["fscore_5cm"] = chamfer.FScore(0);
     s["fscore_10cm"] = chamfer.FScore(1);
+  }
+  if (waveform_records > 0) {
+    s["waveform_amplitude_mape"] = waveform_mape_sum / static_cast<double>(waveform_records);
   }
   if (!n_sim.empty()) {
     const double mape = Mape(n_sim, n_real, nullptr);

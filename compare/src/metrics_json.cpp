@@ -279,6 +279,13 @@ std::string MetricsToJson(const ComparisonMetrics& m) {
                     {"sim_to_real", StatsJson(m.chamfer.sim_to_real_m)},
                     {"real_within_5cm_10cm", {m.chamfer.real_within[0], m.chamfer.real_within[1]}},
                     {"sim_within_5cm_10cm", {m.chamfer.sim_within[0], m.chamfer.sim_within[1]}}};
+  if (m.waveforms.records > 0) {
+    j["waveforms"] = {{"records", m.waveforms.records},
+                      {"skipped", m.waveforms.skipped},
+                      {"amplitude_mape", Number(m.waveforms.amplitude_mape)},
+                      {"dv_rms_v", Number(m.waveforms.dv_rms_v)},
+                      {"dv_max_abs_v", Number(m.waveforms.dv_max_abs_v)}};
+  }
   json summary = json::object();
   for (const auto& [name, value] : Summarize({m}))
     summary[name] = Number(value);
@@ -384,6 +391,15 @@ Expected<ComparisonMetrics> MetricsFromJson(const std::string& text, const std::
       if (rd.error.empty() && !list.empty() && list.size() != m.frames)
         return Error{fmt::format("{}: inputs.{}: {} frame(s) for {} compared frame pairs", file,
                                  key, list.size(), m.frames)};
+  }
+  if (j.contains("waveforms")) {  // files with voltage records (issue 15)
+    if (const json* w = rd.At(j, "waveforms", "")) {
+      m.waveforms.records = rd.Count(*w, "records", "waveforms.");
+      m.waveforms.skipped = rd.Count(*w, "skipped", "waveforms.");
+      m.waveforms.amplitude_mape = rd.Num(*w, "amplitude_mape", "waveforms.");
+      m.waveforms.dv_rms_v = rd.Num(*w, "dv_rms_v", "waveforms.");
+      m.waveforms.dv_max_abs_v = rd.Num(*w, "dv_max_abs_v", "waveforms.");
+    }
   }
   if (const json* c = rd.At(j, "chamfer_m", "")) {
     m.chamfer.real_to_sim_m = rd.Stats(*c, "real_to_sim", "chamfer_m.");

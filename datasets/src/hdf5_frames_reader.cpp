@@ -35,7 +35,14 @@ struct FrameLayout {
   std::string group;
   uint64_t points = 0;
   std::vector<std::string> fields;  // present, in FrameFields order
+  // Waveform records (waveform_beam_id, waveform_volts), when the frame has them.
+  uint64_t waveform_beams = 0;
+  uint32_t waveform_samples = 0;
+  double waveform_dt_s = 0;
 };
+
+// A frame's waveform records: at most 16,384 samples a record (the detector's limit).
+constexpr double kMaxWaveformSamples = 16384;
 
 }  // namespace
 
@@ -210,6 +217,42 @@ Status ReadFrameLayout(hid_t f, const std::string& group_name, const std::string
     layout.fields.push_back(field.name);
   }
   summary.points = layout.points;
+  // Waveform records (schema: "Waveform records"): both datasets or neither, their sizes
+  // consistent with the group's attributes.
+  const bool beams = H5Lexists(g.get(), "waveform_beam_id", H5P_DEFAULT) > 0;
+  const bool volts = H5Lexists(g.get(), "waveform_volts", H5P_DEFAULT) > 0;
+  if (beams != volts) {
+    return Error{where + ": waveform_beam_id and waveform_volts come together; only " +
+                 (beams ? "waveform_beam_id" : "waveform_volts") + " is there"};
+  }
+  if (!beams) return {};
+  for (const char* name : {"waveform_beam_id", "waveform_volts"})
+    if (Status s = RequireHardLink(g.get(), name, where); !s.ok()) return s;
+  auto k = CheckDataset(g.get(), "waveform_beam_id", where, file_size);
+  if (!k.ok()) return k.error();
+  auto v = CheckDataset(g.get(), "waveform_volts", where, file_size);
+  if (!v.ok()) return v.error();
+  double samples = 0, dt_ns = 0;
+  if (ReadDoublesAttr(g.get(), "waveform_samples", &samples, 1) != AttrRead::kOk ||
+      ReadDoublesAttr(g.get(), "waveform_sample_interval_ns", &dt_ns, 1) != AttrRead::kOk) {
+    return Error{where +
+                 ": waveform records need the attributes waveform_samples and "
+                 "waveform_sample_interval_ns"};
+  }
+  if (!(samples >= 1 && samples <= kMaxWaveformSamples && samples == std::floor(samples))) {
+    return Error{where + ": attribute waveform_samples must be a whole number in 1..16384"};
+  }
+  if (!(dt_ns > 0 && dt_ns < 1e6)) {
+    return Error{where + ": attribute waveform_sample_interval_ns must be in (0, 1e6) ns"};
+  }
+  if (*v != *k * static_cast<uint64_t>(samples)) {
+    return Error{where + "/waveform_volts has " + std::to_string(*v) + " values for " +
+                 std::to_string(*k) + " records of " + std::to_string(uint64_t(samples)) +
+                 " samples"};
+  }
+  layout.waveform_beams = *k;
+  layout.waveform_samples = static_cast<uint32_t>(samples);
+  layout.waveform_dt_s = dt_ns * 1e-9;
   return {};
 }
 
@@ -327,6 +370,28 @@ Expected<Frame> Hdf5FrameReader::ReadFrame(size_t k) const {
     if (!ds.ok() || (layout.points > 0 &&
                      H5Dread(ds.get(), MemType(type), H5S_ALL, H5S_ALL, H5P_DEFAULT, data) < 0)) {
       return Error{where + "/" + name + ": cannot read data (corrupt or truncated file)"};
+    }
+  }
+  if (layout.waveform_beams > 0) {
+    f.waveform_beams.resize(layout.waveform_beams);
+    f.waveform_volts.resize(layout.waveform_beams * layout.waveform_samples);
+    f.waveform_samples = layout.waveform_samples;
+    f.waveform_dt_s = layout.waveform_dt_s;
+    for (const auto& [name, type, data] :
+         {std::tuple{"waveform_beam_id", H5T_NATIVE_UINT32,
+                     static_cast<void*>(f.waveform_beams.data())},
+          std::tuple{"waveform_volts", H5T_NATIVE_FLOAT,
+                     static_cast<void*>(f.waveform_volts.data())}}) {
+      Hdf5Id ds(H5Dopen2(g.get(), name, H5P_DEFAULT), H5Dclose);
+      if (!ds.ok() || H5Dread(ds.get(), type, H5S_ALL, H5S_ALL, H5P_DEFAULT, data) < 0) {
+        return Error{where + "/" + name + ": cannot read data (corrupt or truncated file)"};
+      }
+    }
+    for (size_t i = 1; i < f.waveform_beams.size(); ++i) {
+      if (f.waveform_beams[i] <= f.waveform_beams[i - 1]) {
+        return Error{where + "/waveform_beam_id: must rise (each beam once), entry " +
+                     std::to_string(i) + " does not"};
+      }
     }
   }
   return f;

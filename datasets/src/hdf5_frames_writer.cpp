@@ -18,6 +18,43 @@ struct Hdf5FrameWriter::Impl {
   explicit Impl(const std::filesystem::path& p) : output(p) {}
 };
 
+namespace {
+
+// One 1-D dataset of a frame group, chunked (65,536 values), shuffled and deflate-compressed,
+// with its unit.
+Status WriteDataset(hid_t group, const std::string& group_name, const std::string& where,
+                    const FieldView& field) {
+  const size_t n = field.size;
+  const hsize_t dims = n;
+  Hdf5Id space(H5Screate_simple(1, &dims, nullptr), H5Sclose);
+  Hdf5Id dcpl(H5Pcreate(H5P_DATASET_CREATE), H5Pclose);
+  H5Pset_obj_track_times(dcpl.get(), false);
+  if (n > 0) {
+    const hsize_t chunk = std::min<hsize_t>(n, 65536);
+    H5Pset_chunk(dcpl.get(), 1, &chunk);
+    H5Pset_shuffle(dcpl.get());
+    H5Pset_deflate(dcpl.get(), 4);
+  }
+  Hdf5Id ds(H5Dcreate2(group, field.name, FileType(field.type), space.get(), H5P_DEFAULT,
+                       dcpl.get(), H5P_DEFAULT),
+            H5Dclose);
+  if (!ds.ok()) {
+    return Error{where + ": cannot create dataset " + group_name + "/" + field.name +
+                 WriteFailureReason()};
+  }
+  if (n > 0 &&
+      H5Dwrite(ds.get(), MemType(field.type), H5S_ALL, H5S_ALL, H5P_DEFAULT, field.data) < 0) {
+    return Error{where + ": cannot write dataset " + group_name + "/" + field.name +
+                 WriteFailureReason()};
+  }
+  if (!WriteStringAttr(ds.get(), "unit", field.unit)) {
+    return Error{where + ": cannot write unit of " + group_name + "/" + field.name};
+  }
+  return {};
+}
+
+}  // namespace
+
 Hdf5FrameWriter::Hdf5FrameWriter(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 Hdf5FrameWriter::~Hdf5FrameWriter() = default;
 
@@ -92,31 +129,25 @@ Status Hdf5FrameWriter::Append(const Frame& frame) {
       return Error{where + ": field '" + std::string(field.name) + "' has " +
                    std::to_string(field.size) + " values for " + std::to_string(n) + " points"};
     }
-    const hsize_t dims = n;
-    Hdf5Id space(H5Screate_simple(1, &dims, nullptr), H5Sclose);
-    Hdf5Id dcpl(H5Pcreate(H5P_DATASET_CREATE), H5Pclose);
-    H5Pset_obj_track_times(dcpl.get(), false);
-    if (n > 0) {
-      const hsize_t chunk = std::min<hsize_t>(n, 65536);
-      H5Pset_chunk(dcpl.get(), 1, &chunk);
-      H5Pset_shuffle(dcpl.get());
-      H5Pset_deflate(dcpl.get(), 4);
+    if (Status s = WriteDataset(group.get(), group_name, where, field); !s.ok()) return s;
+  }
+  if (!frame.waveform_beams.empty()) {
+    if (frame.waveform_volts.size() != frame.waveform_beams.size() * frame.waveform_samples) {
+      return Error{where + ": " + std::to_string(frame.waveform_volts.size()) +
+                   " waveform values for " + std::to_string(frame.waveform_beams.size()) +
+                   " records of " + std::to_string(frame.waveform_samples) + " samples"};
     }
-    Hdf5Id ds(H5Dcreate2(group.get(), field.name, FileType(field.type), space.get(), H5P_DEFAULT,
-                         dcpl.get(), H5P_DEFAULT),
-              H5Dclose);
-    if (!ds.ok()) {
-      return Error{where + ": cannot create dataset " + group_name + "/" + field.name +
-                   WriteFailureReason()};
+    const double samples = frame.waveform_samples, dt_ns = frame.waveform_dt_s * 1e9;
+    if (!WriteDoublesAttr(group.get(), "waveform_samples", &samples, 1) ||
+        !WriteDoublesAttr(group.get(), "waveform_sample_interval_ns", &dt_ns, 1)) {
+      return Error{where + ": cannot write the waveform attributes of " + group_name};
     }
-    if (n > 0 &&
-        H5Dwrite(ds.get(), MemType(field.type), H5S_ALL, H5S_ALL, H5P_DEFAULT, field.data) < 0) {
-      return Error{where + ": cannot write dataset " + group_name + "/" + field.name +
-                   WriteFailureReason()};
-    }
-    if (!WriteStringAttr(ds.get(), "unit", field.unit)) {
-      return Error{where + ": cannot write unit of " + group_name + "/" + field.name};
-    }
+    const FieldView beams{"waveform_beam_id", "index", FieldType::kUInt32,
+                          frame.waveform_beams.data(), frame.waveform_beams.size()};
+    const FieldView volts{"waveform_volts", "V", FieldType::kFloat32, frame.waveform_volts.data(),
+                          frame.waveform_volts.size()};
+    for (const FieldView& field : {beams, volts})
+      if (Status s = WriteDataset(group.get(), group_name, where, field); !s.ok()) return s;
   }
   return {};
 }

@@ -16,12 +16,16 @@ void SimulationJob::Check(ConfigCheck& check) const {
     check.Fail("frames", "must be in 1..1000000, got " + std::to_string(frames));
   SimulationOptions options;
   options.motion_slices = motion_slices;
+  options.waveform_beams = waveform_beams;
   options.Check(check);
   if (auto b = ParseBackend(backend); !b.ok()) check.Fail("backend", b.message());
   const std::string ext = out.extension().string();
   if (ext != ".h5" && ext != ".hdf5" && ext != ".ply" && ext != ".pcd") {
     check.Fail("out", out.string() + ": unknown extension '" + ext +
                           "' (expected .h5, .hdf5, .ply or .pcd)");
+  }
+  if (!waveform_beams.empty() && ext != ".h5" && ext != ".hdf5") {
+    check.Fail("out", out.string() + ": waveform records are written to HDF5 only (.h5)");
   }
 }
 
@@ -62,6 +66,7 @@ Expected<SimulationResult> RunSimulation(const SimulationJob& job) {
   options.seed = job.seed;
   options.threads = job.threads;
   options.motion_slices = job.motion_slices;
+  options.waveform_beams = job.waveform_beams;
   auto simulator = CreateSimulator(*backend, result.scene, result.profile, trajectory, options);
   if (!simulator.ok()) return simulator.error();
   const uint64_t rays_per_frame = (*simulator)->RaysPerFrame();

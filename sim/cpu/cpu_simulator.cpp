@@ -119,6 +119,10 @@ Expected<Frame> CpuSimulator::Simulate(uint32_t frame_index) {
   }
   const uint32_t k = context.echoes_per_beam;
   std::vector<BeamRecord> records(size_t{beams} * k);
+  // The selected beams' voltage records, each written by the thread that runs its beam.
+  const std::vector<uint32_t>& kept = options_.waveform_beams;
+  const uint32_t samples = context.waveform.samples;
+  std::vector<float> kept_volts(kept.size() * samples);
   // Each thread traces its beams' first queries ahead in packets, a block at a time (small
   // enough to stay in cache, large enough to fill the packets). The blocks are the beams of
   // one multiple of kPrefetchBeams, the same whatever the thread count: which of two
@@ -138,6 +142,12 @@ Expected<Frame> CpuSimulator::Simulate(uint32_t frame_index) {
             [&](const physics::Vec3<double>& o, const physics::Vec3<double>& d, double t_min,
                 double t_max) { return ToSurfaceHit(ahead.Closest(i, o, d, t_min, t_max)); },
             &records[size_t{i} * k], scratch.data());
+        const auto at = std::lower_bound(kept.begin(), kept.end(), i);
+        if (at != kept.end() && *at == i) {
+          float* dst = &kept_volts[static_cast<size_t>(at - kept.begin()) * samples];
+          for (uint32_t s = 0; s < samples; ++s)
+            dst[s] = scratch[s].re;
+        }
       }
       b = e;
     }
@@ -157,6 +167,12 @@ Expected<Frame> CpuSimulator::Simulate(uint32_t frame_index) {
   }
   Frame f = FrameHeader(frame_index, t0, period, trajectory_);
   AppendRecords(records.data(), beams * k, profile_.detector.ReadsReturnSignal(), f);
+  if (!kept.empty()) {
+    f.waveform_beams = kept;
+    f.waveform_volts = std::move(kept_volts);
+    f.waveform_samples = samples;
+    f.waveform_dt_s = context.waveform.dt_s;
+  }
   return f;
 }
 

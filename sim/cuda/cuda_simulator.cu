@@ -379,6 +379,18 @@ Status CudaSimulator::Impl::SimulateBeams(const FrameContext& context, uint32_t 
       WaveformEchoKernel<<<(n + kBlock - 1) / kBlock, kBlock>>>(
           context, contributions.get(), contribution_counts.get(), waveforms.get(), records.get(),
           b, n);
+      LT_CUDA_TRY(cudaGetLastError());
+      // The selected beams' records of this batch: each a column of the interleaved records
+      // (sample s of beam i at s n + i), its real parts copied out.
+      const uint32_t samples = context.waveform.samples;
+      const auto& kept = f.waveform_beams;
+      for (auto it = std::lower_bound(kept.begin(), kept.end(), b); it != kept.end() && *it < b + n;
+           ++it) {
+        const size_t slot = static_cast<size_t>(it - kept.begin());
+        LT_CUDA_TRY(cudaMemcpy2D(&f.waveform_volts[slot * samples], sizeof(float),
+                                 waveforms.get() + (*it - b), n * sizeof(physics::ComplexF),
+                                 sizeof(float), samples, cudaMemcpyDeviceToHost));
+      }
     } else if (profile->detector.kind == DetectorKind::kThreshold) {
       const uint64_t threads = uint64_t{n} * profile->footprint.sub_rays;
       SubRaySignalKernel<<<static_cast<unsigned>((threads + kBlock - 1) / kBlock), kBlock>>>(
@@ -597,6 +609,12 @@ Expected<Frame> CudaSimulator::Simulate(uint32_t frame_index) {
     if (Status s = m.TraceRaster(context, traj.At(t0)); !s.ok()) return s.error();
   }
   Frame f = FrameHeader(frame_index, t0, period, traj);
+  if (!m.options.waveform_beams.empty()) {
+    f.waveform_beams = m.options.waveform_beams;
+    f.waveform_samples = context.waveform.samples;
+    f.waveform_dt_s = context.waveform.dt_s;
+    f.waveform_volts.resize(f.waveform_beams.size() * f.waveform_samples);
+  }
   // The slices' times come from the host copy of the scan tables (same values).
   const bool moving = m.scene->HasMovingObjects();
   for (const BeamSlice& slice :

@@ -19,7 +19,37 @@ void SimulationOptions::Check(ConfigCheck& check) const {
     check.Fail("motion_slices", "must be in 1..100000 (moving objects placed per frame), got " +
                                     std::to_string(motion_slices));
   }
+  if (waveform_beams.size() > kMaxWaveformBeams) {
+    check.Fail("waveform_beams", std::to_string(waveform_beams.size()) + " beams; at most " +
+                                     std::to_string(kMaxWaveformBeams) +
+                                     " records a frame are kept");
+  }
+  for (size_t k = 1; k < waveform_beams.size(); ++k) {
+    if (waveform_beams[k] <= waveform_beams[k - 1]) {
+      check.Fail("waveform_beams", "must rise, each beam once");
+      break;
+    }
+  }
 }
+
+namespace {
+
+// Records of selected beams need the waveform detector and beams the profile has.
+Status CheckWaveformBeams(const SimulationOptions& o, const SensorProfile& p) {
+  if (o.waveform_beams.empty()) return {};
+  if (p.detector.kind != DetectorKind::kWaveform) {
+    return Error{"waveform records (--waveforms) need the waveform detector; " + p.name +
+                 "'s is not (detector.type: waveform)"};
+  }
+  if (o.waveform_beams.back() >= p.BeamCount()) {
+    return Error{"waveform records (--waveforms): beam " + std::to_string(o.waveform_beams.back()) +
+                 " is beyond " + p.name + "'s " + std::to_string(p.BeamCount()) + " beams (0.." +
+                 std::to_string(p.BeamCount() - 1) + ")"};
+  }
+  return {};
+}
+
+}  // namespace
 
 Status SimulationOptions::Validate() const {
   ConfigCheck check;
@@ -45,6 +75,7 @@ Expected<std::unique_ptr<Simulator>> CreateSimulator(Backend backend, const Scen
                                                      const Trajectory& trajectory,
                                                      SimulationOptions options) {
   if (Status s = options.Validate(); !s.ok()) return s.error();
+  if (Status s = CheckWaveformBeams(options, profile); !s.ok()) return s.error();
   if (backend == Backend::kCpu) {
     auto cpu = std::make_unique<CpuSimulator>(scene, profile, trajectory, options);
     if (!cpu->ready()) {

@@ -447,3 +447,45 @@ TEST(Targets, LoadsYamlAndRejectsBadEntries) {
 
 }  // namespace
 }  // namespace lt::compare
+
+namespace lt::compare {
+namespace {
+
+// Seed 002 eq. 11-12 on voltage records: identical records agree exactly; a real record whose
+// pulse is 10 % taller (y = a, x = 1.1 a) gives a MAPE of exactly 0.1; records pair by beam.
+TEST(WaveformMetrics, Equation11And12OnHandMadeRecords) {
+  auto frame = [](std::vector<uint32_t> beams, float scale) {
+    Frame f;
+    f.waveform_beams = beams;
+    f.waveform_samples = 32;
+    f.waveform_dt_s = 1e-9;
+    for (size_t b = 0; b < beams.size(); ++b)
+      for (uint32_t i = 0; i < 32; ++i)
+        f.waveform_volts.push_back(0.1f + (i == 20 ? scale * 0.05f * (beams[b] + 1) : 0.0f) +
+                                   (i == 5 ? 0.5f : 0.0f));  // an internal reflection at 5
+    return f;
+  };
+  const WaveformWindow window{4, 10};  // baseline from 4 samples, targets from sample 10
+  auto same = CompareWaveforms({frame({1, 2}, 1)}, {frame({1, 2}, 1)}, window);
+  ASSERT_TRUE(same.ok());
+  EXPECT_EQ(same->records, 2u);
+  EXPECT_EQ(same->amplitude_mape, 0.0);
+  EXPECT_EQ(same->dv_rms_v, 0.0);
+  auto taller = CompareWaveforms({frame({0, 1, 2}, 1.1f)}, {frame({1, 2, 7}, 1)}, window);
+  ASSERT_TRUE(taller.ok());
+  EXPECT_EQ(taller->records, 2u);  // beams 1 and 2 are in both
+  EXPECT_NEAR(taller->amplitude_mape, 0.1, 1e-6);
+  EXPECT_NEAR(taller->dv_max_abs_v, 0.1 * 0.05 * 3, 1e-6);  // beam 2 of the real frame is beam 2
+  Frame shorter = frame({1}, 1);
+  shorter.waveform_samples = 16;
+  shorter.waveform_volts.resize(16);
+  EXPECT_NE(CompareWaveforms({shorter}, {frame({1}, 1)}, window)
+                .message()
+                .find("beam 1: 32 "
+                      "simulated samples"),
+            std::string::npos);
+  EXPECT_EQ(CompareWaveforms({frame({1}, 1)}, {frame({1}, 1)}, {}).value().records, 0u);
+}
+
+}  // namespace
+}  // namespace lt::compare

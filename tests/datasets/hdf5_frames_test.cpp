@@ -436,3 +436,61 @@ TEST(IsolatedCall, ACrashOrHangInTheChildBecomesAnError) {
 
 }  // namespace
 }  // namespace lt
+
+namespace lt {
+namespace {
+
+// Voltage records of selected beams (waveform detector, schema "Waveform records"): written
+// beside the points and read back bit for bit; inconsistent ones are refused by name, by the
+// writer and, in a hand-made file, by the reader.
+TEST(Hdf5Frames, WaveformRecordsRoundTripAndInconsistentOnesAreRefused) {
+  test::TempDir dir;
+  Frame f = SampleFrame(0, 10);
+  f.waveform_beams = {3, 70, 4000};
+  f.waveform_samples = 64;
+  f.waveform_dt_s = 1e-9;
+  for (size_t i = 0; i < 3 * 64; ++i)
+    f.waveform_volts.push_back(0.1f + 1e-3f * static_cast<float>(i % 17));
+  const auto path = dir / "w.h5";
+  ASSERT_TRUE(WriteFrames(path, {f, SampleFrame(1, 4)}).ok());
+  auto back = ReadHdf5Frames(path);
+  ASSERT_TRUE(back.ok()) << back.message();
+  EXPECT_EQ((*back)[0].waveform_beams, f.waveform_beams);
+  EXPECT_EQ((*back)[0].waveform_volts, f.waveform_volts);
+  EXPECT_EQ((*back)[0].waveform_samples, 64u);
+  EXPECT_NEAR((*back)[0].waveform_dt_s, 1e-9, 1e-21);
+  EXPECT_TRUE((*back)[1].waveform_beams.empty());
+  Frame bad = f;
+  bad.waveform_volts.pop_back();
+  const Status s = WriteFrames(dir / "bad.h5", {bad});
+  EXPECT_NE(s.message().find("191 waveform values for 3 records of 64 samples"), std::string::npos)
+      << s.message();
+  EXPECT_FALSE(std::filesystem::exists(dir / "bad.h5"));
+  // A file whose records lack their attribute, or hold a beam twice.
+  for (const char* change : {"attribute", "order"}) {
+    const auto hand = dir / (std::string(change) + ".h5");
+    std::filesystem::copy_file(path, hand);
+    const hid_t file = H5Fopen(hand.c_str(), H5F_ACC_RDWR, H5P_DEFAULT);
+    ASSERT_GE(file, 0);
+    const hid_t g = H5Gopen2(file, "/frames/000000", H5P_DEFAULT);
+    if (std::string(change) == "attribute") {
+      H5Adelete(g, "waveform_samples");
+    } else {
+      const hid_t ds = H5Dopen2(g, "waveform_beam_id", H5P_DEFAULT);
+      const uint32_t twice[3] = {3, 3, 4000};
+      H5Dwrite(ds, H5T_NATIVE_UINT32, H5S_ALL, H5S_ALL, H5P_DEFAULT, twice);
+      H5Dclose(ds);
+    }
+    H5Gclose(g);
+    H5Fclose(file);
+    auto r = ReadHdf5Frames(hand);
+    ASSERT_FALSE(r.ok()) << change;
+    EXPECT_NE(r.message().find(std::string(change) == "attribute" ? "waveform_samples"
+                                                                  : "waveform_beam_id: must rise"),
+              std::string::npos)
+        << r.message();
+  }
+}
+
+}  // namespace
+}  // namespace lt

@@ -94,8 +94,13 @@ TEST(CudaWaveform, RecordsMatchTheCpuSampleBySample) {
 // have it on one side only (1 in 1,000 beams).
 void ExpectWaveformParity(const Scene& scene, const SensorProfile& profile, uint64_t seed) {
   const Trajectory traj = Trajectory::Static();
-  auto cpu = CreateSimulator(Backend::kCpu, scene, profile, traj, {seed, 0});
-  auto gpu = CreateSimulator(Backend::kCuda, scene, profile, traj, {seed, 0});
+  // The records of a few beams come back too (`simulate --waveforms`), and match sample for
+  // sample as the records above do.
+  SimulationOptions options{seed, 0};
+  const uint32_t beams = profile.BeamCount();
+  options.waveform_beams = {0, 1, beams / 3, beams / 2, beams - 1};
+  auto cpu = CreateSimulator(Backend::kCpu, scene, profile, traj, options);
+  auto gpu = CreateSimulator(Backend::kCuda, scene, profile, traj, options);
   ASSERT_TRUE(cpu.ok() && gpu.ok()) << gpu.message();
   const Frame a = (*cpu)->Simulate(0).value();
   auto b = (*gpu)->Simulate(0);
@@ -118,6 +123,22 @@ void ExpectWaveformParity(const Scene& scene, const SensorProfile& profile, uint
     max_intensity = std::max(max_intensity, double(std::abs(a.intensity[k] - b->intensity[g])));
   }
   const size_t extra = b->size() - matched;
+  ASSERT_EQ(a.waveform_beams, b->waveform_beams);
+  ASSERT_EQ(a.waveform_volts.size(), b->waveform_volts.size());
+  double worst = 0;
+  for (size_t r = 0; r < a.waveform_beams.size(); ++r) {
+    double peak = 0, diff = 0;
+    for (uint32_t i = 0; i < a.waveform_samples; ++i) {
+      const size_t k = r * a.waveform_samples + i;
+      peak = std::max(
+          peak, std::abs(double(a.waveform_volts[k]) - a.waveform_volts[r * a.waveform_samples]));
+      diff = std::max(diff, std::abs(double(a.waveform_volts[k]) - b->waveform_volts[k]));
+    }
+    worst = std::max(worst, diff / std::max(peak, 1e-3));
+  }
+  std::printf("[parity] %s: %zu beams' records, max |v_cpu - v_gpu| %.3g of the peak\n",
+              profile.name.c_str(), a.waveform_beams.size(), worst);
+  EXPECT_LE(worst, 1e-5);
   std::printf(
       "[parity] %s waveform: %zu echoes on the CPU, %zu on CUDA, %zu matched, %zu only CPU, "
       "%zu only CUDA, %zu labels differ; max |range diff| %.3g m, intensity %.3g counts\n",

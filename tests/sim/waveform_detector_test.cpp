@@ -169,3 +169,55 @@ TEST(WaveformDetector, TwoPlatesGiveTwoEchoesAndNoiseEchoesCarryNoLabels) {
 
 }  // namespace
 }  // namespace lt
+
+namespace lt {
+namespace {
+
+// Records of selected beams (`simulate --waveforms`): each frame carries them, in beam order;
+// the record holds the echo the frame reports (its target peak at the plate's round trip, its
+// height giving the reported intensity to within the peak fit) and the frame is the same as
+// without records.
+TEST(WaveformDetector, SelectedBeamsCarryTheirRecords) {
+  SensorProfile p = WaveformSensor(8);
+  const Scene scene = PlateScene(20, 0.5);
+  SimulationOptions options{9, 0};
+  options.waveform_beams = {0, 5};
+  CpuSimulator sim(scene, p, Trajectory::Static(), options);
+  const Frame f = sim.Simulate(0).value();
+  ASSERT_EQ(f.waveform_beams, (std::vector<uint32_t>{0, 5}));
+  const uint32_t n = p.detector.waveform.samples;
+  ASSERT_EQ(f.waveform_samples, n);
+  ASSERT_EQ(f.waveform_volts.size(), 2u * n);
+  EXPECT_NEAR(f.waveform_dt_s, 1e-9, 1e-18);
+  const Frame plain = Simulate(scene, p, 9);
+  test::ExpectSameFrames(plain, f, "with and without records");
+  // Beam 0 looks along +x at the plate: its record peaks where the plate's echo is.
+  ASSERT_GT(f.size(), 0u);
+  ASSERT_EQ(f.beam_id[0], 0u);
+  const double t_e = 64e-9 + 4 * 4e-9 / physics::kFwhmPerSigma;
+  const auto target = static_cast<uint32_t>((t_e + 2 * 20 / physics::kSpeedOfLight_m_s) / 1e-9);
+  uint32_t top = target - 10;
+  for (uint32_t i = target - 10; i < target + 20; ++i)
+    if (f.waveform_volts[i] > f.waveform_volts[top]) top = i;
+  EXPECT_NEAR(top, target, 4);  // the circuit delays the peak by a few samples
+  double baseline = 0;
+  for (uint32_t i = 0; i < 64; ++i)
+    baseline += f.waveform_volts[i] / 64;
+  const double height = f.waveform_volts[top] - baseline;
+  EXPECT_NEAR(f.intensity[0], 4096 * height / 2.0, 0.05 * f.intensity[0] + 2);
+  // Records need the waveform detector and beams the profile has.
+  SensorProfile ideal = p;
+  ideal.detector.kind = DetectorKind::kIdeal;
+  EXPECT_NE(CreateSimulator(Backend::kCpu, scene, ideal, Trajectory::Static(), options)
+                .message()
+                .find("need the waveform detector"),
+            std::string::npos);
+  options.waveform_beams = {0, 8};
+  EXPECT_NE(CreateSimulator(Backend::kCpu, scene, p, Trajectory::Static(), options)
+                .message()
+                .find("beam 8 is beyond"),
+            std::string::npos);
+}
+
+}  // namespace
+}  // namespace lt

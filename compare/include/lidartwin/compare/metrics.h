@@ -16,6 +16,7 @@
 #include "lidartwin/compare/error_stats.h"
 #include "lidartwin/compare/frame_pairing.h"
 #include "lidartwin/compare/targets.h"
+#include "lidartwin/compare/waveform_metrics.h"
 #include "lidartwin/sim/frame.h"
 
 namespace lt::compare {
@@ -32,6 +33,9 @@ struct CompareOptions {
   // Beams each frame fired (returned or not), for the drop accuracy; 0: unknown, no drop
   // accuracy. A frame whose returns outnumber its beams is an error.
   uint64_t beams_per_frame = 0;
+  // Where records' baselines and target peaks lie (the simulated profile's waveform window);
+  // baseline_samples 0: the records are not compared.
+  WaveformWindow waveform_window;
 
   // Keys by field: the association gates (`association.max_angle_deg`, ...), distance edges
   // a strictly increasing list of finite numbers >= 0, min_range_m >= 0. Compare calls it.
@@ -116,6 +120,8 @@ struct ComparisonMetrics {
   ReturnAgreement returns;
   std::vector<FrameAgreement> per_frame;  // one per compared frame pair
   ChamferMetrics chamfer;
+  // Seed 002 eq. 11-12 on the voltage records both files hold (records 0: none).
+  WaveformMetrics waveforms;
   // What was compared, as the command line gave it (compare_inputs.h); empty where unknown
   // (comparisons made through the library, metrics files of before issue 13).
   std::optional<CompareInputs> inputs;

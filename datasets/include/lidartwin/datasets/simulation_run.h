@@ -34,6 +34,8 @@ struct SimulationJob {
   // Keep every frame in SimulationResult::frames (demo, reproduce compare them afterwards).
   // simulate leaves it off: frames stream to the writer and memory does not grow with --frames.
   bool keep_frames = true;
+  // Waveform detector: beams whose voltage records each frame writes (HDF5 output only).
+  std::vector<uint32_t> waveform_beams;
 
   // Keys by field: sensor and scene named, frames in 1..1000000, motion_slices as
   // SimulationOptions, a known backend (cpu, cuda; whether this machine has it is checked

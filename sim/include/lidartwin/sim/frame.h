@@ -53,6 +53,14 @@ struct Frame {
   std::vector<uint16_t> semantic_class;
   std::vector<uint32_t> beam_id;  // index of the beam within the frame
 
+  // Time-domain records of selected beams (waveform detector, `simulate --waveforms`): record
+  // k holds waveform_samples voltages [V] of beam waveform_beams[k], sampled every
+  // waveform_dt_s from the start of its record (docs/physics.md, "Waveform detector").
+  std::vector<uint32_t> waveform_beams;
+  std::vector<float> waveform_volts;  // waveform_beams.size() x waveform_samples
+  uint32_t waveform_samples = 0;
+  double waveform_dt_s = 0;
+
   size_t size() const { return x_m.size(); }
   void Reserve(size_t n);
   void Append(const FramePoint& p);

@@ -25,6 +25,10 @@ struct SimulationOptions {
   // GPU memory). Frames and scenes larger than that run in batches.
   uint32_t max_beams_per_batch = 0;
   uint32_t max_triangles_per_bvh = 0;
+  // Waveform detector: beams whose voltage records each frame carries (Frame::waveform_*),
+  // sorted and unique, each below the profile's beam count; at most kMaxWaveformBeams.
+  std::vector<uint32_t> waveform_beams;
+  static constexpr size_t kMaxWaveformBeams = 4096;
 
   // motion_slices in 1..100000 (the other options take any value). CreateSimulator calls it.
   void Check(ConfigCheck& check) const;

@@ -1,0 +1,82 @@
+#include "lidartwin/compare/waveform_metrics.h"
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+
+#include "lidartwin/compare/metrics.h"
+#include "lidartwin/physics/units.h"
+
+namespace lt::compare {
+
+WaveformWindow WaveformWindowOf(const SensorProfile& p) {
+  if (p.detector.kind != DetectorKind::kWaveform) return {};
+  const WaveformConfig& w = p.detector.waveform;
+  // t_e + tau_int + the internal window (physics/waveform_ranging.h, TargetWindowStart).
+  const double sigma_ns = p.detector.pulse_width_ns / physics::kFwhmPerSigma;
+  const double t_ns = w.pretrigger_samples * w.sample_interval_ns + 4 * sigma_ns +
+                      w.internal_reflection_delay_ns + w.internal_window_ns;
+  return {w.pretrigger_samples, static_cast<uint32_t>(std::min<double>(
+                                    std::ceil(t_ns / w.sample_interval_ns), w.samples))};
+}
+
+namespace {
+
+// A record's target peak amplitude (see the header).
+double PeakAmplitude(const float* v, uint32_t n, const WaveformWindow& w) {
+  const uint32_t base = std::min(w.baseline_samples, n);
+  double b = 0;
+  for (uint32_t i = 0; i < base; ++i)
+    b += v[i];
+  b = base ? b / base : 0.0;
+  double top = -INFINITY;
+  for (uint32_t i = std::min(w.target_start, n); i < n; ++i)
+    top = std::max<double>(top, v[i]);
+  return std::isfinite(top) ? top - b : 0.0;
+}
+
+}  // namespace
+
+Expected<WaveformMetrics> CompareWaveforms(const std::vector<Frame>& real,
+                                           const std::vector<Frame>& sim,
+                                           const WaveformWindow& window) {
+  WaveformMetrics m;
+  if (window.baseline_samples == 0) return m;
+  std::vector<double> y, x;
+  double sum2 = 0;
+  uint64_t samples = 0;
+  for (size_t k = 0; k < std::min(real.size(), sim.size()); ++k) {
+    const Frame& r = real[k];
+    const Frame& s = sim[k];
+    for (size_t i = 0; i < s.waveform_beams.size(); ++i) {
+      const auto at =
+          std::lower_bound(r.waveform_beams.begin(), r.waveform_beams.end(), s.waveform_beams[i]);
+      if (at == r.waveform_beams.end() || *at != s.waveform_beams[i]) continue;
+      if (r.waveform_samples != s.waveform_samples) {
+        return Error{"waveform records of frame pair " + std::to_string(k) + ", beam " +
+                     std::to_string(s.waveform_beams[i]) + ": " +
+                     std::to_string(s.waveform_samples) + " simulated samples against " +
+                     std::to_string(r.waveform_samples) + " real"};
+      }
+      const uint32_t n = s.waveform_samples;
+      const float* vs = &s.waveform_volts[i * n];
+      const float* vr = &r.waveform_volts[static_cast<size_t>(at - r.waveform_beams.begin()) * n];
+      for (uint32_t j = 0; j < n; ++j) {
+        const double dv = double(vs[j]) - vr[j];  // eq. 11
+        sum2 += dv * dv;
+        m.dv_max_abs_v = std::max(m.dv_max_abs_v, std::abs(dv));
+      }
+      samples += n;
+      y.push_back(PeakAmplitude(vs, n, window));
+      x.push_back(PeakAmplitude(vr, n, window));
+      ++m.records;
+    }
+  }
+  size_t skipped = 0;
+  m.amplitude_mape = y.empty() ? NAN : Mape(y, x, &skipped);
+  m.skipped = skipped;
+  m.dv_rms_v = samples ? std::sqrt(sum2 / samples) : 0.0;
+  return m;
+}
+
+}  // namespace lt::compare
