@@ -474,29 +474,25 @@ LT_HD inline uint32_t FirstQueries(const FrameContext& c, uint32_t beam, RayQuer
   return n;
 }
 
-// Stages 4-5 for the waveform detector (seed 002 sec. 5): the beam's voltage record from its
-// contributions (physics/waveform.h) in `scratch` (N complex samples), its echoes
-// (waveform_ranging.h) picked by the return mode, each labelled by the contribution that
-// dominates the received power at its peak, written to out[0 .. K). An echo no contribution
-// reaches (noise above the threshold) carries no labels (kNoLabel) and reflectance 0.
-inline constexpr uint32_t kNoLabel = 0xffffffffu;
-template <typename Samples>
-LT_HD void WriteWaveformEchoes(const FrameContext& c, uint32_t beam,
-                               const physics::BeamSample<double>& b, double t,
-                               const physics::Pose<double>& pose,
-                               const physics::SignalContribution* contributions, uint32_t n,
-                               Samples scratch, BeamRecord* out) {
-  const physics::WaveformChain& w = c.waveform;
+// The beam's sunlight [W]: the sum of its hits' (seed 002 eq. 4).
+LT_HD inline double BeamSunlight(const physics::SignalContribution* contributions, uint32_t n) {
   double sun_w = 0;
   for (uint32_t k = 0; k < n; ++k)
     sun_w += contributions[k].ambient_w;
-  const physics::RandomKey key{c.seed, c.frame, beam, 0, 0};
-  physics::SimulateWaveform(w, contributions, n, sun_w, key, scratch);
-  const physics::WaveformBackground g = physics::MeasureBackground(w, scratch);
-  physics::Echo echoes[physics::kMaxEchoesDetected];
-  uint32_t detected = 0;
-  const uint32_t count = physics::WaveformEchoes(w, g, scratch, c.detector.min_range_m,
-                                                 c.detector.max_range_m, echoes, &detected);
+  return sun_w;
+}
+
+// The waveform detector's echoes (waveform_ranging.h) as records: the return mode picks K,
+// each labelled by the contribution that dominates the received power at its peak (within
+// 4 sigma_r of it; none: noise, kNoLabel and reflectance 0), at its range along the beam, its
+// intensity on the sensor's scale.
+inline constexpr uint32_t kNoLabel = 0xffffffffu;
+LT_HD inline void RecordWaveformEchoes(const FrameContext& c, uint32_t beam,
+                                       const physics::BeamSample<double>& b, double t,
+                                       const physics::Pose<double>& pose,
+                                       const physics::SignalContribution* contributions,
+                                       uint32_t n, const physics::Echo* echoes, uint32_t count,
+                                       BeamRecord* out) {
   uint32_t chosen[physics::kMaxEchoesDetected];
   const uint32_t m = physics::SelectEchoes(c.signal.threshold.mode, c.signal.threshold.max_echoes,
                                            echoes, count, chosen);
@@ -508,8 +504,6 @@ LT_HD void WriteWaveformEchoes(const FrameContext& c, uint32_t beam,
   uint32_t slot = 0;
   for (uint32_t i = 0; i < m; ++i) {
     const physics::Echo& e = echoes[chosen[i]];
-    // The dominant contribution: the largest received power at the peak's range, if it is
-    // within 4 sigma_r of any (beyond, the pulse gives less than 3e-4 of its peak).
     const ObjectInfo* o = &none;
     double best = 0;
     for (uint32_t k = 0; k < n; ++k) {
@@ -523,11 +517,32 @@ LT_HD void WriteWaveformEchoes(const FrameContext& c, uint32_t beam,
     const physics::Vec3<double> p = physics::ReportedPoint(
         e.range_m, central, pose, c.pose_end, c.trajectory.motion_correction, c.beam_origin);
     BeamRecord& r = out[slot++];
-    r = PointRecord(beam, b, t, p, e.range_m, physics::WaveformIntensity(w, e.peak_power_w), *o);
+    r = PointRecord(beam, b, t, p, e.range_m,
+                    physics::WaveformIntensity(c.waveform, e.peak_power_w), *o);
     r.echo_pulse_width_ns =
         static_cast<float>(physics::RangeIntervalTime(e.end_m - e.start_m) * 1e9);
     r.return_index = e.index;
   }
+}
+
+// Stages 4-5 for the waveform detector (seed 002 sec. 5): the beam's voltage record from its
+// contributions (physics/waveform.h) in `scratch` (N complex samples), its echoes
+// (waveform_ranging.h) as records in out[0 .. K).
+template <typename Samples>
+LT_HD void WriteWaveformEchoes(const FrameContext& c, uint32_t beam,
+                               const physics::BeamSample<double>& b, double t,
+                               const physics::Pose<double>& pose,
+                               const physics::SignalContribution* contributions, uint32_t n,
+                               Samples scratch, BeamRecord* out) {
+  const physics::WaveformChain& w = c.waveform;
+  const physics::RandomKey key{c.seed, c.frame, beam, 0, 0};
+  physics::SimulateWaveform(w, contributions, n, BeamSunlight(contributions, n), key, scratch);
+  const physics::WaveformBackground g = physics::MeasureBackground(w, scratch);
+  physics::Echo echoes[physics::kMaxEchoesDetected];
+  uint32_t detected = 0;
+  const uint32_t count = physics::WaveformEchoes(w, g, scratch, c.detector.min_range_m,
+                                                 c.detector.max_range_m, echoes, &detected);
+  RecordWaveformEchoes(c, beam, b, t, pose, contributions, n, echoes, count, out);
 }
 
 // One beam: writes c.echoes_per_beam record slots starting at `out`; unused slots are invalid.

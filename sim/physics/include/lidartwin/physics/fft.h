@@ -35,6 +35,31 @@ struct StridedSamples {
   LT_HD ComplexF& operator[](uint32_t i) const { return base[static_cast<uint64_t>(i) * stride]; }
 };
 
+// Butterfly b (< n / 2) of the stage that merges transforms of length len / 2 into len: the
+// pair (start + k, start + k + len / 2), start = (b / (len / 2)) len, k = b mod (len / 2). The
+// butterflies of one stage touch disjoint pairs, so they may run in any order or in parallel
+// (a GPU warp) and give the same values.
+template <typename Samples>
+LT_HD void Butterfly(Samples x, uint32_t n, uint32_t len, uint32_t b, const ComplexF* twiddles,
+                     bool inverse) {
+  const uint32_t half = len >> 1;
+  const uint32_t k = b & (half - 1);
+  const uint32_t start = (b - k) * 2;
+  ComplexF w = twiddles[k * (n / len)];
+  if (inverse) w.im = -w.im;
+  const ComplexF a = x[start + k];
+  const ComplexF c = Mul(w, x[start + k + half]);
+  x[start + k] = {a.re + c.re, a.im + c.im};
+  x[start + k + half] = {a.re - c.re, a.im - c.im};
+}
+
+// The inverse transform's 1 / n on one value.
+LT_HD inline void ScaleInverse(ComplexF& v, uint32_t n) {
+  const float scale = 1.0f / static_cast<float>(n);
+  v.re *= scale;
+  v.im *= scale;
+}
+
 // True when n is a power of two.
 LT_HD inline bool IsPowerOfTwo(uint32_t n) {
   return n != 0 && (n & (n - 1)) == 0;
@@ -59,25 +84,12 @@ LT_HD void Fft(Samples x, uint32_t n, const ComplexF* twiddles, bool inverse) {
     }
   }
   for (uint32_t len = 2; len <= n; len <<= 1) {
-    const uint32_t half = len >> 1;
-    const uint32_t stride = n / len;
-    for (uint32_t start = 0; start < n; start += len) {
-      for (uint32_t k = 0; k < half; ++k) {
-        ComplexF w = twiddles[k * stride];
-        if (inverse) w.im = -w.im;
-        const ComplexF a = x[start + k];
-        const ComplexF b = Mul(w, x[start + k + half]);
-        x[start + k] = {a.re + b.re, a.im + b.im};
-        x[start + k + half] = {a.re - b.re, a.im - b.im};
-      }
-    }
+    for (uint32_t b = 0; b < n / 2; ++b)
+      Butterfly(x, n, len, b, twiddles, inverse);
   }
   if (inverse) {
-    const float scale = 1.0f / static_cast<float>(n);
-    for (uint32_t i = 0; i < n; ++i) {
-      x[i].re *= scale;
-      x[i].im *= scale;
-    }
+    for (uint32_t i = 0; i < n; ++i)
+      ScaleInverse(x[i], n);
   }
 }
 

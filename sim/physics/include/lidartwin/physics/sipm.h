@@ -31,17 +31,29 @@ struct SipmState {
   float sensitivity;
 };
 
+// One bin as an affine map of the mean sensitivity: q = c S, and S' = a S + b for the next
+// bin, with h = 1 - exp(-n / N) the share of the cells hit, c = N h, a = r (1 - h),
+// b = 1 - r (r = exp(-dt / tau_delay)): 1 - S' = r (1 - S (1 - h)), each cell's deficit
+// decaying by r. Affine maps compose, so a GPU warp can scan a record's bins in parallel.
+struct SipmBinMap {
+  float a, c;
+};
+LT_HD inline SipmBinMap SipmMap(const Sipm& s, float recovery, float photons) {
+  using std::expm1;
+  const float cells = static_cast<float>(s.cells);
+  // 1 - exp(-n / N) by expm1: exact to float rounding even for one photon on thousands of
+  // cells.
+  const float hit = -expm1(-photons / cells);
+  return {recovery * (1.0f - hit), cells * hit};
+}
+
 // Charge of time bin i in fired-cell units, q[i] = S N (1 - exp(-n / N)), and the state for
 // bin i + 1; `recovery` = exp(-dt / tau_delay), computed once per waveform.
 LT_HD inline float SipmCharge(const Sipm& s, float recovery, float photons, SipmState& state) {
-  using std::expm1;
   if (!(s.cells > 0)) return photons;
-  const float cells = static_cast<float>(s.cells);
-  // 1 - exp(-n / N), the share of the cells hit, by expm1: exact to float rounding even for a
-  // single photon on thousands of cells.
-  const float hit = -expm1(-photons / cells);
-  const float q = state.sensitivity * cells * hit;
-  state.sensitivity = 1.0f - (1.0f - state.sensitivity * (1.0f - hit)) * recovery;
+  const SipmBinMap m = SipmMap(s, recovery, photons);
+  const float q = m.c * state.sensitivity;
+  state.sensitivity = m.a * state.sensitivity + (1.0f - recovery);
   return q;
 }
 

@@ -58,20 +58,60 @@ LT_HD inline double EmissionTime(const WaveformChain& w) {
   return w.pretrigger_samples * w.dt_s + 4 * w.pulse_sigma_s;
 }
 
-// Adds a Gaussian pulse of peak `peak_w` centred at `t_s` to the power in x[0 .. N).im, over
-// the samples within 8 sigma of its centre (a relative weight of 1.3e-14 beyond).
-template <typename Samples>
-LT_HD void AddPulse(const WaveformChain& w, double peak_w, double t_s, Samples x) {
+// The samples a Gaussian pulse centred at `t_s` reaches: those within 8 sigma of its centre
+// (a relative weight of 1.3e-14 beyond), [first, last]; empty when first > last.
+struct SampleSpan {
+  int64_t first, last;
+};
+LT_HD inline SampleSpan PulseSpan(const WaveformChain& w, double t_s) {
   const double reach = 8 * w.pulse_sigma_s;
   double first = std::ceil((t_s - reach) / w.dt_s);
   double last = std::floor((t_s + reach) / w.dt_s);
   if (first < 0) first = 0;
   if (last > w.samples - 1.0) last = w.samples - 1.0;
+  if (!(first <= last)) return {1, 0};
+  return {static_cast<int64_t>(first), static_cast<int64_t>(last)};
+}
+
+// That pulse's power at sample i [W]; half_inv_var = 1 / (2 sigma_t^2).
+LT_HD inline float PulseSample(const WaveformChain& w, double peak_w, double t_s, int64_t i,
+                               double half_inv_var) {
+  const double d = static_cast<double>(i) * w.dt_s - t_s;
+  return static_cast<float>(peak_w * PulseWeight(d, half_inv_var));
+}
+
+// Adds a Gaussian pulse of peak `peak_w` centred at `t_s` to the power in x[0 .. N).im.
+template <typename Samples>
+LT_HD void AddPulse(const WaveformChain& w, double peak_w, double t_s, Samples x) {
+  const SampleSpan s = PulseSpan(w, t_s);
   const double half_inv_var = 0.5 / (w.pulse_sigma_s * w.pulse_sigma_s);
-  for (double i = first; i <= last; i += 1) {
-    const double d = i * w.dt_s - t_s;
-    x[static_cast<uint32_t>(i)].im += static_cast<float>(peak_w * PulseWeight(d, half_inv_var));
-  }
+  for (int64_t i = s.first; i <= s.last; ++i)
+    x[static_cast<uint32_t>(i)].im += PulseSample(w, peak_w, t_s, i, half_inv_var);
+}
+
+// Photons of sample i from its power (eq. 6-7): a Poisson draw, or the mean without shot
+// noise. `words`: PhotonWords(beam_key, i) (shared by the four samples 4 j .. 4 j + 3).
+LT_HD inline float SamplePhotons(const WaveformChain& w, const RandomKey& beam_key, uint32_t i,
+                                 float power_w, const Philox4x32& words) {
+  const double mean =
+      MeanPhotonCount<double>(power_w, w.dt_s, w.photon_energy_j, w.efficiency, w.dark_rate_hz);
+  return w.shot_noise ? static_cast<float>(PhotonCount(mean, beam_key, i, words))
+                      : static_cast<float>(mean);
+}
+
+// Thermal noise of samples 4 j .. 4 j + 3 [V]: four standard normals keyed
+// (seed, frame, beam, j, kStreamThermalNoise), times the rms.
+LT_HD inline void ThermalNoiseOfFour(const WaveformChain& w, const RandomKey& beam_key, uint32_t j,
+                                     float* v) {
+  RandomKey k = beam_key;
+  k.stream = kStreamThermalNoise;
+  k.sub_ray = j;
+  const Philox4x32 words = RandomWords(k);
+  float z[4];
+  StandardNormalPair<float>(words.v[0], words.v[1], z[0], z[1]);
+  StandardNormalPair<float>(words.v[2], words.v[3], z[2], z[3]);
+  for (int m = 0; m < 4; ++m)
+    v[m] = static_cast<float>(w.thermal_noise_v) * z[m];
 }
 
 // Stage 1, eq. (3)/(5): P_tot[i] [W] into x[0 .. N).im from the constant sunlight, the
@@ -98,15 +138,8 @@ LT_HD void DetectorCurrent(const WaveformChain& w, const RandomKey& beam_key, Sa
   const double amps_per_cell = w.cell_charge_c / w.dt_s;
   Philox4x32 words{};
   for (uint32_t i = 0; i < w.samples; ++i) {
-    const double mean =
-        MeanPhotonCount<double>(x[i].im, w.dt_s, w.photon_energy_j, w.efficiency, w.dark_rate_hz);
-    float photons;
-    if (w.shot_noise) {
-      if ((i & 3u) == 0) words = PhotonWords(beam_key, i);
-      photons = static_cast<float>(PhotonCount(mean, beam_key, i, words));
-    } else {
-      photons = static_cast<float>(mean);
-    }
+    if (w.shot_noise && (i & 3u) == 0) words = PhotonWords(beam_key, i);
+    const float photons = SamplePhotons(w, beam_key, i, x[i].im, words);
     const float q = SipmCharge(w.sipm, recovery, photons, state);
     x[i] = {static_cast<float>(q * amps_per_cell), 0.0f};
   }
@@ -124,16 +157,11 @@ LT_HD void CircuitVoltage(const WaveformChain& w, const RandomKey& beam_key, Sam
   for (uint32_t i = 0; i < w.samples; ++i)
     x[i].re += base;
   if (w.thermal_noise_v > 0) {
-    RandomKey k = beam_key;
-    k.stream = kStreamThermalNoise;
     for (uint32_t i = 0; i < w.samples; i += 4) {
-      k.sub_ray = i >> 2;
-      const Philox4x32 words = RandomWords(k);
-      float z[4];
-      StandardNormalPair<float>(words.v[0], words.v[1], z[0], z[1]);
-      StandardNormalPair<float>(words.v[2], words.v[3], z[2], z[3]);
+      float v[4];
+      ThermalNoiseOfFour(w, beam_key, i >> 2, v);
       for (uint32_t j = 0; j < 4 && i + j < w.samples; ++j)
-        x[i + j].re += static_cast<float>(w.thermal_noise_v) * z[j];
+        x[i + j].re += v[j];
     }
   }
 }

@@ -70,31 +70,50 @@ LT_HD inline uint32_t TargetWindowStart(const WaveformChain& w) {
 // The background (pretrigger mean and rms), the threshold and the internal reflection's peak
 // time of the voltage in x[0 .. N).re. Without an internal reflection (or when it does not rise
 // above T) the reference is its nominal time, t_e + tau_int plus nothing of the chain's delay.
-template <typename Samples>
-LT_HD WaveformBackground MeasureBackground(const WaveformChain& w, Samples x) {
+// The baseline, noise and threshold from the pretrigger's sum and its sum of squared
+// deviations from the mean; the reference at its nominal time (ReferencePeak refines it).
+LT_HD inline WaveformBackground BackgroundLevels(const WaveformChain& w, double sum,
+                                                 double sum_sq_dev) {
   WaveformBackground g{};
   const uint32_t m = w.pretrigger_samples;
-  double sum = 0, sum2 = 0;
-  for (uint32_t i = 0; i < m; ++i)
-    sum += x[i].re;
   g.baseline_v = m > 0 ? sum / m : w.baseline_v;
-  for (uint32_t i = 0; i < m; ++i) {
-    const double d = x[i].re - g.baseline_v;
-    sum2 += d * d;
-  }
-  g.noise_v = m > 1 ? std::sqrt(sum2 / (m - 1)) : 0.0;
+  g.noise_v = m > 1 ? std::sqrt(sum_sq_dev / (m - 1)) : 0.0;
   const double k_noise = w.noise_factor * g.noise_v;
   g.threshold_v = g.baseline_v + (w.threshold_v > k_noise ? w.threshold_v : k_noise);
   g.reference_s = EmissionTime(w) + w.internal_delay_s;
-  const uint32_t end = TargetWindowStart(w);
-  uint32_t best = m;
-  for (uint32_t i = m; i < end; ++i)
-    if (x[i].re > x[best].re) best = i;
+  return g;
+}
+
+// The internal reflection's peak time from its highest sample `best` in its window
+// [pretrigger, end): kept nominal without an internal reflection, or when it does not rise
+// above T.
+template <typename Samples>
+LT_HD void ReferencePeak(const WaveformChain& w, Samples x, uint32_t best, uint32_t end,
+                         WaveformBackground& g) {
   if (w.internal_power_w > 0 && best < end && x[best].re > g.threshold_v && best > 0 &&
       best + 1 < w.samples) {
     const PeakFit p = FitPeak(x[best - 1].re, x[best].re, x[best + 1].re, g.baseline_v);
     g.reference_s = (best + p.offset) * w.dt_s;
   }
+}
+
+template <typename Samples>
+LT_HD WaveformBackground MeasureBackground(const WaveformChain& w, Samples x) {
+  const uint32_t m = w.pretrigger_samples;
+  double sum = 0, sum2 = 0;
+  for (uint32_t i = 0; i < m; ++i)
+    sum += x[i].re;
+  const double mean = m > 0 ? sum / m : 0.0;
+  for (uint32_t i = 0; i < m; ++i) {
+    const double d = x[i].re - mean;
+    sum2 += d * d;
+  }
+  WaveformBackground g = BackgroundLevels(w, sum, sum2);
+  const uint32_t end = TargetWindowStart(w);
+  uint32_t best = m;
+  for (uint32_t i = m; i < end; ++i)
+    if (x[i].re > x[best].re) best = i;
+  ReferencePeak(w, x, best, end, g);
   return g;
 }
 
@@ -110,6 +129,41 @@ LT_HD inline double WaveformIntensity(const WaveformChain& w, double height_v) {
   return i < 0 ? 0.0 : (i > w.intensity_max ? w.intensity_max : i);
 }
 
+// The echo of the run [i, j) of samples above T (i >= begin, the target window's start), top its
+// highest sample, appended to out[0 .. count) when its peak lies in [min_range_m,
+// max_range_m] (beyond kMaxEchoesDetected the nearest is dropped). False when the peak lies
+// beyond max_range_m: later runs lie farther still.
+template <typename Samples>
+LT_HD bool KeepRunEcho(const WaveformChain& w, const WaveformBackground& g, Samples x,
+                       uint32_t begin, uint32_t i, uint32_t j, uint32_t top, double min_range_m,
+                       double max_range_m, Echo* out, uint32_t& count, uint32_t& seen) {
+  const double t = g.threshold_v;
+  const double start =
+      i > begin ? (i - 1) + (t - x[i - 1].re) / (x[i].re - x[i - 1].re) : static_cast<double>(i);
+  const double end =
+      j < w.samples ? (j - 1) + (x[j - 1].re - t) / (x[j - 1].re - x[j].re) : j - 1.0;
+  PeakFit p{0, x[top].re - g.baseline_v};
+  if (top > 0 && top + 1 < w.samples) {
+    p = FitPeak(x[top - 1].re, x[top].re, x[top + 1].re, g.baseline_v);
+  }
+  Echo e{};
+  e.peak_range_m = WaveformRange(w, g, (top + p.offset) * w.dt_s);
+  if (e.peak_range_m < min_range_m) return true;
+  if (e.peak_range_m > max_range_m) return false;
+  e.range_m = e.peak_range_m;
+  e.peak_power_w = p.height;
+  e.start_m = WaveformRange(w, g, start * w.dt_s);
+  e.end_m = WaveformRange(w, g, end * w.dt_s);
+  e.index = seen++;
+  if (count == kMaxEchoesDetected) {
+    for (uint32_t m = 1; m < count; ++m)
+      out[m - 1] = out[m];
+    --count;
+  }
+  out[count++] = e;
+  return true;
+}
+
 // The target echoes of the voltage in x[0 .. N).re whose peaks lie in the reporting window
 // [min_range_m, max_range_m], in range order (at most kMaxEchoesDetected; beyond that the
 // nearest are dropped, as DetectEchoes does). Each echo's peak_power_w holds its height above
@@ -121,44 +175,21 @@ LT_HD uint32_t WaveformEchoes(const WaveformChain& w, const WaveformBackground& 
                               double min_range_m, double max_range_m, Echo* out,
                               uint32_t* detected) {
   uint32_t count = 0, seen = 0;
-  const double t = g.threshold_v;
   const uint32_t begin = TargetWindowStart(w);
   uint32_t i = begin;
   while (i < w.samples) {
-    if (!(x[i].re > t)) {
+    if (!(x[i].re > g.threshold_v)) {
       ++i;
       continue;
     }
     // A run [i, j) above T.
-    const double start =
-        i > begin ? (i - 1) + (t - x[i - 1].re) / (x[i].re - x[i - 1].re) : static_cast<double>(i);
     uint32_t j = i, top = i;
-    while (j < w.samples && x[j].re > t) {
+    while (j < w.samples && x[j].re > g.threshold_v) {
       if (x[j].re > x[top].re) top = j;
       ++j;
     }
-    const double end =
-        j < w.samples ? (j - 1) + (x[j - 1].re - t) / (x[j - 1].re - x[j].re) : j - 1.0;
-    PeakFit p{0, x[top].re - g.baseline_v};
-    if (top > 0 && top + 1 < w.samples) {
-      p = FitPeak(x[top - 1].re, x[top].re, x[top + 1].re, g.baseline_v);
-    }
+    if (!KeepRunEcho(w, g, x, begin, i, j, top, min_range_m, max_range_m, out, count, seen)) break;
     i = j;
-    Echo e{};
-    e.peak_range_m = WaveformRange(w, g, (top + p.offset) * w.dt_s);
-    if (e.peak_range_m < min_range_m) continue;
-    if (e.peak_range_m > max_range_m) break;
-    e.range_m = e.peak_range_m;
-    e.peak_power_w = p.height;
-    e.start_m = WaveformRange(w, g, start * w.dt_s);
-    e.end_m = WaveformRange(w, g, end * w.dt_s);
-    e.index = seen++;
-    if (count == kMaxEchoesDetected) {
-      for (uint32_t m = 1; m < count; ++m)
-        out[m - 1] = out[m];
-      --count;
-    }
-    out[count++] = e;
   }
   *detected = seen;
   return count;
