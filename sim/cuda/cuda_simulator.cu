@@ -17,6 +17,7 @@
 #include "lbvh.h"
 #include "lidartwin/physics/ray_triangle.h"
 #include "lidartwin/sim/cuda_backend.h"
+#include "waveform_warp.cuh"
 
 namespace lt {
 
@@ -132,32 +133,49 @@ __global__ void BeamEchoKernel(FrameContext c, const physics::SignalContribution
   WriteEchoes(c, beam_begin + i, s.b, s.t, s.pose, local, w, r);
 }
 
-// Waveform detector, stages 4-5: one thread per beam of the batch (every beam: noise alone can
-// cross the threshold) compacts its sub-rays' slots as BeamEchoKernel does, then runs the
-// chain of seed 002 sec. 5 on its record. The records of a batch are interleaved (sample s of
-// beam i at s * beams + i), so that a warp, whose threads all take the same steps through
-// their records, reads and writes consecutive values.
-__global__ void WaveformEchoKernel(FrameContext c, const physics::SignalContribution* contributions,
-                                   const uint8_t* counts, physics::ComplexF* records_base,
-                                   BeamRecord* out, uint32_t beam_begin, uint32_t beams) {
-  const uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i >= beams) return;
-  const uint32_t n = c.footprint.sub_rays > 1 ? c.footprint.sub_rays : 1;
-  const uint32_t slots = c.signal.max_surfaces;
-  const physics::SignalContribution* seg = contributions + uint64_t{i} * n * slots;
-  physics::SignalContribution local[kMaxContributions];
+// Waveform detector, stages 4-5: one warp per beam of the batch (every beam: noise alone can
+// cross the threshold), its record in shared memory (waveform_warp.cuh). Lane 0 compacts the
+// sub-rays' slots as BeamEchoKernel does and writes the echo records; the selected beams'
+// records (`kept`, sorted) go to kept_volts[slot N ..].
+__global__ void WaveformWarpKernel(FrameContext c, const physics::SignalContribution* contributions,
+                                   const uint8_t* counts, BeamRecord* out, uint32_t beam_begin,
+                                   uint32_t beams, const uint32_t* kept, uint32_t kept_count,
+                                   float* kept_volts) {
+  extern __shared__ unsigned char shared[];
+  const uint32_t warp = threadIdx.x / 32, lane = threadIdx.x & 31u;
+  const uint32_t i = blockIdx.x * (blockDim.x / 32) + warp;
+  if (i >= beams) return;  // the whole warp
+  const uint32_t N = c.waveform.samples;
+  const cuda::WarpRecord rec = cuda::WarpRecordAt(shared, warp, N);
   uint32_t w = 0;
-  for (uint32_t k = 0; k < n; ++k) {
-    const uint32_t m = counts[uint64_t{i} * n + k];
-    for (uint32_t s = 0; s < m && w < kMaxContributions; ++s)
-      local[w++] = seg[k * slots + s];
+  if (lane == 0) {
+    const uint32_t n = c.footprint.sub_rays > 1 ? c.footprint.sub_rays : 1;
+    const uint32_t slots = c.signal.max_surfaces;
+    const physics::SignalContribution* seg = contributions + uint64_t{i} * n * slots;
+    for (uint32_t k = 0; k < n; ++k) {
+      const uint32_t m = counts[uint64_t{i} * n + k];
+      for (uint32_t s = 0; s < m && w < kMaxContributions; ++s)
+        rec.contributions[w++] = seg[k * slots + s];
+    }
   }
+  w = __shfl_sync(cuda::kFullMask, w, 0);
+  __syncwarp();
+  const uint32_t beam = beam_begin + i;
+  cuda::WarpWaveform(c.waveform, rec.contributions, w, BeamSunlight(rec.contributions, w),
+                     physics::RandomKey{c.seed, c.frame, beam, 0, 0}, rec.x);
+  const int64_t slot = cuda::KeptSlot(kept, kept_count, beam);
+  if (slot >= 0)
+    for (uint32_t s = lane; s < N; s += 32)
+      kept_volts[static_cast<uint64_t>(slot) * N + s] = rec.x[s].re;
+  physics::Echo echoes[physics::kMaxEchoesDetected];
+  const uint32_t count = cuda::WarpRanging(c.waveform, rec.x, rec.above, c.detector.min_range_m,
+                                           c.detector.max_range_m, echoes);
+  if (lane != 0) return;
   BeamRecord* r = out + size_t{i} * c.echoes_per_beam;
   for (uint32_t e = 0; e < c.echoes_per_beam; ++e)
     r[e] = BeamRecord{};
-  const BeamSetup s = SetUpBeam(c, beam_begin + i);
-  WriteWaveformEchoes(c, beam_begin + i, s.b, s.t, s.pose, local, w,
-                      physics::StridedSamples{records_base + i, beams}, r);
+  const BeamSetup s = SetUpBeam(c, beam);
+  RecordWaveformEchoes(c, beam, s.b, s.t, s.pose, rec.contributions, w, echoes, count, r);
 }
 
 // How much detecting beam i will cost, as a sort key: the grid steps DetectEchoes will march
@@ -273,7 +291,10 @@ struct CudaSimulator::Impl {
   DeviceBuffer<uint8_t> contribution_counts;
   // Waveform detector: the circuit's spectrum, the twiddles and a batch's records.
   WaveformTables waveform_tables;  // host copies
-  DeviceBuffer<physics::ComplexF> transfer, twiddles, waveforms;
+  DeviceBuffer<physics::ComplexF> transfer, twiddles;
+  // The beams whose records a frame keeps (sorted) and their records, one frame's.
+  DeviceBuffer<uint32_t> kept_beams;
+  DeviceBuffer<float> kept_volts;
   // Beams of the batch with a signal, sorted by their detection work (BeamWorkKernel).
   DeviceBuffer<uint32_t> work_keys, work_keys_sorted, work_ids, active, active_count;
   DeviceBuffer<unsigned char> active_temp;
@@ -376,21 +397,16 @@ Status CudaSimulator::Impl::SimulateBeams(const FrameContext& context, uint32_t 
           context, Closest(), contributions.get(), contribution_counts.get(), b, n);
       LT_CUDA_TRY(cudaGetLastError());
       LT_CUDA_TRY(cudaEventRecord(signal_done));
-      WaveformEchoKernel<<<(n + kBlock - 1) / kBlock, kBlock>>>(
-          context, contributions.get(), contribution_counts.get(), waveforms.get(), records.get(),
-          b, n);
-      LT_CUDA_TRY(cudaGetLastError());
-      // The selected beams' records of this batch: each a column of the interleaved records
-      // (sample s of beam i at s n + i), its real parts copied out.
       const uint32_t samples = context.waveform.samples;
-      const auto& kept = f.waveform_beams;
-      for (auto it = std::lower_bound(kept.begin(), kept.end(), b); it != kept.end() && *it < b + n;
-           ++it) {
-        const size_t slot = static_cast<size_t>(it - kept.begin());
-        LT_CUDA_TRY(cudaMemcpy2D(&f.waveform_volts[slot * samples], sizeof(float),
-                                 waveforms.get() + (*it - b), n * sizeof(physics::ComplexF),
-                                 sizeof(float), samples, cudaMemcpyDeviceToHost));
-      }
+      const uint32_t warps = cuda::WarpsPerBlock(samples);
+      const size_t shared = warps * cuda::WarpRecordBytes(samples);
+      LT_CUDA_TRY(cudaFuncSetAttribute(WaveformWarpKernel,
+                                       cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                       static_cast<int>(shared)));
+      WaveformWarpKernel<<<(n + warps - 1) / warps, warps * 32, shared>>>(
+          context, contributions.get(), contribution_counts.get(), records.get(), b, n,
+          kept_beams.get(), static_cast<uint32_t>(kept_beams.size()), kept_volts.get());
+      LT_CUDA_TRY(cudaGetLastError());
     } else if (profile->detector.kind == DetectorKind::kThreshold) {
       const uint64_t threads = uint64_t{n} * profile->footprint.sub_rays;
       SubRaySignalKernel<<<static_cast<unsigned>((threads + kBlock - 1) / kBlock), kBlock>>>(
@@ -465,19 +481,16 @@ Expected<std::unique_ptr<CudaSimulator>> CudaSimulator::Create(const Scene& scen
   // Per beam of a batch: its K records, their compact copies, CUB's scan state (a few
   // bytes); threshold detector: its sub-rays' contribution slots and counts, and the work
   // sort's keys, ids and scratch (32 bytes).
-  // Waveform detector: its record (N complex samples) too.
+  // (The waveform detector's records live in shared memory, one warp a beam.)
   const bool threshold = profile.detector.kind == DetectorKind::kThreshold;
   const bool signal = profile.detector.ReadsReturnSignal();
   const bool waveform = profile.detector.kind == DetectorKind::kWaveform;
   const size_t sub_ray_slots =
       signal ? size_t{profile.footprint.sub_rays} * profile.detector.max_surfaces_per_sub_ray : 0;
-  const size_t record_bytes =
-      waveform ? size_t{profile.detector.waveform.samples} * sizeof(physics::ComplexF) : 0;
   auto plan = PlanGpuMemory(free_bytes, scene.TriangleCount(), m.beams,
                             m.echoes_per_beam * (sizeof(BeamRecord) + sizeof(CompactRecord) + 16) +
                                 sub_ray_slots * sizeof(physics::SignalContribution) +
-                                (signal ? profile.footprint.sub_rays : 0) + (threshold ? 32 : 0) +
-                                record_bytes,
+                                (signal ? profile.footprint.sub_rays : 0) + (threshold ? 32 : 0),
                             options.max_triangles_per_bvh, options.max_beams_per_batch);
   if (!plan.ok()) return Error{"--backend cuda: " + plan.message()};
   m.plan = plan.value();
@@ -499,17 +512,26 @@ Expected<std::unique_ptr<CudaSimulator>> CudaSimulator::Create(const Scene& scen
   m.waveform_tables = MakeWaveformTables(profile);
   const uint32_t batch = m.plan.beams_per_batch * m.echoes_per_beam;  // record slots
   for (Status s :
-       {m.triangles.Upload(soup), m.planes.Upload(planes), m.tri_object.Upload(owner),
-        m.objects.Upload(objects), m.tables[0].Upload(profile.elevation_rad),
-        m.tables[1].Upload(profile.azimuth_offset_rad), m.tables[2].Upload(profile.firing_offset_s),
-        m.traj_time.Upload(trajectory.time_s), m.traj_pose.Upload(trajectory.poses),
-        m.kernel_cdf.Upload(profile.kernel.cdf), m.kernel_weight.Upload(profile.kernel.weight),
-        m.records.Reserve(batch), m.returns.Reserve(batch), m.return_count.Reserve(1),
+       {m.triangles.Upload(soup),
+        m.planes.Upload(planes),
+        m.tri_object.Upload(owner),
+        m.objects.Upload(objects),
+        m.tables[0].Upload(profile.elevation_rad),
+        m.tables[1].Upload(profile.azimuth_offset_rad),
+        m.tables[2].Upload(profile.firing_offset_s),
+        m.traj_time.Upload(trajectory.time_s),
+        m.traj_pose.Upload(trajectory.poses),
+        m.kernel_cdf.Upload(profile.kernel.cdf),
+        m.kernel_weight.Upload(profile.kernel.weight),
+        m.records.Reserve(batch),
+        m.returns.Reserve(batch),
+        m.return_count.Reserve(1),
         m.contributions.Reserve(size_t{m.plan.beams_per_batch} * sub_ray_slots),
         m.contribution_counts.Reserve(
             signal ? size_t{m.plan.beams_per_batch} * profile.footprint.sub_rays : 0),
-        m.waveforms.Reserve(
-            waveform ? size_t{m.plan.beams_per_batch} * profile.detector.waveform.samples : 0),
+        m.kept_beams.Upload(options.waveform_beams),
+        m.kept_volts.Reserve(
+            waveform ? options.waveform_beams.size() * profile.detector.waveform.samples : 0),
         m.transfer.Upload(m.waveform_tables.transfer),
         m.twiddles.Upload(m.waveform_tables.twiddles)}) {
     if (!s.ok()) return s.error();
@@ -625,6 +647,10 @@ Expected<Frame> CudaSimulator::Simulate(uint32_t frame_index) {
     if (Status s = m.SimulateBeams(context, slice.begin, slice.end, f); !s.ok()) {
       return s.error();
     }
+  }
+  if (!f.waveform_volts.empty()) {
+    if (Status s = m.kept_volts.Download(f.waveform_volts.data(), f.waveform_volts.size()); !s.ok())
+      return s.error();
   }
   return f;
 }

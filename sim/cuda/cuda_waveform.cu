@@ -7,6 +7,7 @@
 #include "lidartwin/physics/photon_counting.h"
 #include "lidartwin/physics/waveform.h"
 #include "lidartwin/sim/cuda_backend.h"
+#include "waveform_warp.cuh"
 
 namespace lt {
 
@@ -14,15 +15,29 @@ namespace {
 
 using cuda::DeviceBuffer;
 
-// One thread per beam, records interleaved as in WaveformEchoKernel.
+// One warp per beam, as WaveformWarpKernel runs the simulator's beams: the chain and the
+// ranging (the echo count of each beam to echo_counts), the record to records[b N ..] when
+// records is not null.
 __global__ void WaveformKernel(physics::WaveformChain w,
                                const physics::SignalContribution* contributions, uint32_t n,
-                               double sun_w, uint64_t seed, physics::ComplexF* records,
+                               double sun_w, uint64_t seed, float* records, uint32_t* echo_counts,
                                uint32_t beams) {
-  const uint32_t b = blockIdx.x * blockDim.x + threadIdx.x;
+  extern __shared__ unsigned char shared[];
+  const uint32_t warp = threadIdx.x / 32, lane = threadIdx.x & 31u;
+  const uint32_t b = blockIdx.x * (blockDim.x / 32) + warp;
   if (b >= beams) return;
-  physics::SimulateWaveform(w, contributions, n, sun_w, physics::RandomKey{seed, 0, b, 0, 0},
-                            physics::StridedSamples{records + b, beams});
+  const cuda::WarpRecord rec = cuda::WarpRecordAt(shared, warp, w.samples);
+  for (uint32_t k = lane; k < n; k += 32)
+    rec.contributions[k] = contributions[k];
+  __syncwarp();
+  cuda::WarpWaveform(w, rec.contributions, n, sun_w, physics::RandomKey{seed, 0, b, 0, 0}, rec.x);
+  if (records) {
+    for (uint32_t s = lane; s < w.samples; s += 32)
+      records[uint64_t{b} * w.samples + s] = rec.x[s].re;
+  }
+  physics::Echo echoes[physics::kMaxEchoesDetected];
+  const uint32_t count = cuda::WarpRanging(w, rec.x, rec.above, 0.0, 1e9, echoes);
+  if (lane == 0) echo_counts[b] = count;
 }
 
 __global__ void PhotonCountKernel(const double* means, uint32_t n, uint64_t seed,
@@ -45,22 +60,33 @@ Expected<GpuWaveforms> CudaWaveforms(const SensorProfile& profile,
   }
   const WaveformTables tables = MakeWaveformTables(profile);
   const uint32_t n = profile.detector.waveform.samples;
-  DeviceBuffer<physics::ComplexF> transfer, twiddles, records;
+  if (contributions.size() > kMaxContributions) {
+    return Error{"CudaWaveforms: at most " + std::to_string(kMaxContributions) +
+                 " contributions a beam"};
+  }
+  DeviceBuffer<physics::ComplexF> transfer, twiddles;
+  DeviceBuffer<float> records;
+  DeviceBuffer<uint32_t> echo_counts;
   DeviceBuffer<physics::SignalContribution> c;
-  for (Status s : {transfer.Upload(tables.transfer), twiddles.Upload(tables.twiddles),
-                   c.Upload(contributions), records.Reserve(size_t{n} * beams)}) {
+  for (Status s :
+       {transfer.Upload(tables.transfer), twiddles.Upload(tables.twiddles), c.Upload(contributions),
+        records.Reserve(keep_volts ? size_t{n} * beams : 0), echo_counts.Reserve(beams)}) {
     if (!s.ok()) return s.error();
   }
+  const uint32_t warps = cuda::WarpsPerBlock(n);
+  const size_t shared = warps * cuda::WarpRecordBytes(n);
+  LT_CUDA_TRY(cudaFuncSetAttribute(WaveformKernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                   static_cast<int>(shared)));
   const physics::WaveformChain w = MakeWaveformChain(profile, transfer.get(), twiddles.get());
   cudaEvent_t start, stop;
   LT_CUDA_TRY(cudaEventCreate(&start));
   LT_CUDA_TRY(cudaEventCreate(&stop));
   std::vector<double> times;
-  constexpr int kBlock = 128;
   for (int r = 0; r <= std::max(0, repeats); ++r) {
     LT_CUDA_TRY(cudaEventRecord(start));
-    WaveformKernel<<<(beams + kBlock - 1) / kBlock, kBlock>>>(
-        w, c.get(), static_cast<uint32_t>(contributions.size()), sun_w, seed, records.get(), beams);
+    WaveformKernel<<<(beams + warps - 1) / warps, warps * 32, shared>>>(
+        w, c.get(), static_cast<uint32_t>(contributions.size()), sun_w, seed,
+        keep_volts ? records.get() : nullptr, echo_counts.get(), beams);
     LT_CUDA_TRY(cudaGetLastError());
     LT_CUDA_TRY(cudaEventRecord(stop));
     LT_CUDA_TRY(cudaEventSynchronize(stop));
@@ -76,12 +102,8 @@ Expected<GpuWaveforms> CudaWaveforms(const SensorProfile& profile,
     out.ms = times[times.size() / 2];
   }
   if (keep_volts) {
-    std::vector<physics::ComplexF> host(size_t{n} * beams);
-    if (Status s = records.Download(host.data(), host.size()); !s.ok()) return s.error();
-    out.volts.resize(host.size());
-    for (uint32_t b = 0; b < beams; ++b)
-      for (uint32_t i = 0; i < n; ++i)
-        out.volts[size_t{b} * n + i] = host[size_t{i} * beams + b].re;
+    out.volts.resize(size_t{n} * beams);
+    if (Status s = records.Download(out.volts.data(), out.volts.size()); !s.ok()) return s.error();
   }
   return out;
 }

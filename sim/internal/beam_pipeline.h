@@ -490,8 +490,8 @@ inline constexpr uint32_t kNoLabel = 0xffffffffu;
 LT_HD inline void RecordWaveformEchoes(const FrameContext& c, uint32_t beam,
                                        const physics::BeamSample<double>& b, double t,
                                        const physics::Pose<double>& pose,
-                                       const physics::SignalContribution* contributions,
-                                       uint32_t n, const physics::Echo* echoes, uint32_t count,
+                                       const physics::SignalContribution* contributions, uint32_t n,
+                                       const physics::Echo* echoes, uint32_t count,
                                        BeamRecord* out) {
   uint32_t chosen[physics::kMaxEchoesDetected];
   const uint32_t m = physics::SelectEchoes(c.signal.threshold.mode, c.signal.threshold.max_echoes,

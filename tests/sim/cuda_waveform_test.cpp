@@ -91,7 +91,9 @@ TEST(CudaWaveform, RecordsMatchTheCpuSampleBySample) {
 // Frames of the lab scene, echo for echo: ranges and intensities as the records allow (a peak
 // fit moved by 1e-5 of the peak moves less than 1e-4 m; intensities are whole counts, one count
 // apart where a height rounds differently), and a beam whose echo sits at the threshold may
-// have it on one side only (1 in 1,000 beams).
+// have it on one side only (1 in 1,000 beams). Where two samples at an echo's top are equal to
+// the records' rounding, the two backends may fit the peak about different samples: the range
+// then moves by up to a few mm (the fit's own error, waveform_test.cpp); 1 in 1,000 echoes.
 void ExpectWaveformParity(const Scene& scene, const SensorProfile& profile, uint64_t seed) {
   const Trajectory traj = Trajectory::Static();
   // The records of a few beams come back too (`simulate --waveforms`), and match sample for
@@ -108,7 +110,7 @@ void ExpectWaveformParity(const Scene& scene, const SensorProfile& profile, uint
   std::map<std::pair<uint32_t, uint8_t>, size_t> gpu_index;
   for (size_t k = 0; k < b->size(); ++k)
     gpu_index[{b->beam_id[k], b->return_index[k]}] = k;
-  size_t matched = 0, missing = 0, labels = 0;
+  size_t matched = 0, missing = 0, labels = 0, refit = 0;
   double max_range = 0, max_intensity = 0;
   for (size_t k = 0; k < a.size(); ++k) {
     auto it = gpu_index.find({a.beam_id[k], a.return_index[k]});
@@ -119,7 +121,9 @@ void ExpectWaveformParity(const Scene& scene, const SensorProfile& profile, uint
     const size_t g = it->second;
     ++matched;
     labels += a.instance_id[k] != b->instance_id[g];
-    max_range = std::max(max_range, double(std::abs(a.range_m[k] - b->range_m[g])));
+    const double dr = std::abs(a.range_m[k] - b->range_m[g]);
+    refit += dr > 1e-4;
+    max_range = std::max(max_range, dr);
     max_intensity = std::max(max_intensity, double(std::abs(a.intensity[k] - b->intensity[g])));
   }
   const size_t extra = b->size() - matched;
@@ -141,13 +145,15 @@ void ExpectWaveformParity(const Scene& scene, const SensorProfile& profile, uint
   EXPECT_LE(worst, 1e-5);
   std::printf(
       "[parity] %s waveform: %zu echoes on the CPU, %zu on CUDA, %zu matched, %zu only CPU, "
-      "%zu only CUDA, %zu labels differ; max |range diff| %.3g m, intensity %.3g counts\n",
-      profile.name.c_str(), a.size(), b->size(), matched, missing, extra, labels, max_range,
+      "%zu only CUDA, %zu labels differ; max |range diff| %.3g m (%zu beyond 1e-4 m), intensity "
+      "%.3g counts\n",
+      profile.name.c_str(), a.size(), b->size(), matched, missing, extra, labels, max_range, refit,
       max_intensity);
   ASSERT_GT(matched, 100u);
   EXPECT_LE(missing + extra, std::max<size_t>(1, profile.BeamCount() / 1000));
   EXPECT_EQ(labels, 0u);
-  EXPECT_LE(max_range, 1e-4);
+  EXPECT_LE(refit, std::max<size_t>(1, matched / 1000));
+  EXPECT_LE(max_range, 5e-3);
   EXPECT_LE(max_intensity, 1.0);
   auto again = (*gpu)->Simulate(0);
   EXPECT_EQ(again->range_m, b->range_m);

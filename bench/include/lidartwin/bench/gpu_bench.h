@@ -72,8 +72,9 @@ struct SceneFigures {
   double waveform_ms_signal = 0;
 };
 
-// The waveform chain alone (WaveformKernel: power, photons, SiPM, FFT, circuit, noise; no
-// ranging) on `beams` records of `samples`, a 10 % plate at 30 m in sunlight.
+// The waveform chain and its ranging (WaveformKernel, one warp a beam: power, photons, SiPM,
+// FFT, circuit, noise, thresholds and echoes; no ray tracing) on `beams` records of `samples`,
+// a 10 % plate at 30 m in sunlight.
 struct WaveformChainFigure {
   uint32_t samples = 0;
   uint32_t beams = 0;

@@ -27,7 +27,7 @@ struct SimulationOptions {
   uint32_t max_triangles_per_bvh = 0;
   // Waveform detector: beams whose voltage records each frame carries (Frame::waveform_*),
   // sorted and unique, each below the profile's beam count; at most kMaxWaveformBeams.
-  std::vector<uint32_t> waveform_beams;
+  std::vector<uint32_t> waveform_beams{};
   static constexpr size_t kMaxWaveformBeams = 4096;
 
   // motion_slices in 1..100000 (the other options take any value). CreateSimulator calls it.

@@ -27,14 +27,6 @@ inline ComplexF Twiddle(uint32_t k, uint32_t n) {
   return {static_cast<float>(std::cos(a)), static_cast<float>(std::sin(a))};
 }
 
-// A record whose samples lie `stride` values apart: records of many beams interleaved so that
-// a GPU warp working on one sample index each reads consecutive values.
-struct StridedSamples {
-  ComplexF* base;
-  uint32_t stride;
-  LT_HD ComplexF& operator[](uint32_t i) const { return base[static_cast<uint64_t>(i) * stride]; }
-};
-
 // Butterfly b (< n / 2) of the stage that merges transforms of length len / 2 into len: the
 // pair (start + k, start + k + len / 2), start = (b / (len / 2)) len, k = b mod (len / 2). The
 // butterflies of one stage touch disjoint pairs, so they may run in any order or in parallel
@@ -67,8 +59,7 @@ LT_HD inline bool IsPowerOfTwo(uint32_t n) {
 
 // In-place FFT of x[0 .. n), n a power of two; twiddles[k] = Twiddle(k, n) for k < n / 2.
 // inverse: the conjugate transform, scaled by 1 / n (x = IFFT(FFT(x)) to rounding).
-// Samples: anything indexed like a ComplexF array (a pointer, or StridedSamples for records
-// interleaved across GPU threads).
+// Samples: anything indexed like a ComplexF array.
 template <typename Samples>
 LT_HD void Fft(Samples x, uint32_t n, const ComplexF* twiddles, bool inverse) {
   // Bit-reversal permutation.
