@@ -70,6 +70,7 @@ SensorProfile WaveformOs0(const SensorProfile& os0, const SensorProfile& cube, u
   SensorProfile p = os0;
   p.detector = cube.detector;
   p.detector.waveform.samples = samples;
+  p.min_range_m = 3.5;  // beyond the internal reflection's window (3.3 m)
   p.footprint.sub_rays = 8;
   const double sigma = 0.18 * physics::kDegToRad / physics::kFwhmPerSigma;
   p.footprint.kind = physics::FootprintKind::kGaussian;

@@ -27,25 +27,37 @@ namespace lt::cuda {
 
 constexpr uint32_t kFullMask = 0xffffffffu;
 
+// A record in shared memory with one spare value after every 32: a lane's contiguous block of
+// samples (the photon and SiPM passes) and the butterflies' strides would otherwise put many
+// lanes on the same memory bank (ncu: 5-6 way conflicts on an H100).
+struct PaddedRecord {
+  physics::ComplexF* base;
+  __device__ physics::ComplexF& operator[](uint32_t i) const { return base[i + (i >> 5)]; }
+};
+__host__ __device__ inline uint32_t PaddedLength(uint32_t n) {
+  return n + n / 32;
+}
+
 // Shared memory a warp needs for a record of n samples: the record, one mask word per 32
 // samples, and the beam's contributions.
 __host__ __device__ inline size_t WarpRecordBytes(uint32_t n) {
-  const size_t bytes = size_t{n} * sizeof(physics::ComplexF) + (n / 32 + 1) * sizeof(uint32_t) +
+  const size_t bytes = size_t{PaddedLength(n)} * sizeof(physics::ComplexF) +
+                       (n / 32 + 1) * sizeof(uint32_t) +
                        kMaxContributions * sizeof(physics::SignalContribution);
   return (bytes + 15) / 16 * 16;  // the next warp's record stays aligned
 }
 
 // The parts of a warp's shared memory.
 struct WarpRecord {
-  physics::ComplexF* x;                   // n samples
+  PaddedRecord x;                         // n samples
   uint32_t* above;                        // n / 32 + 1 mask words
   physics::SignalContribution* contributions;  // kMaxContributions
 };
 __device__ inline WarpRecord WarpRecordAt(unsigned char* shared, uint32_t warp, uint32_t n) {
   unsigned char* mine = shared + warp * WarpRecordBytes(n);
   WarpRecord r;
-  r.x = reinterpret_cast<physics::ComplexF*>(mine);
-  r.above = reinterpret_cast<uint32_t*>(r.x + n);
+  r.x = {reinterpret_cast<physics::ComplexF*>(mine)};
+  r.above = reinterpret_cast<uint32_t*>(r.x.base + PaddedLength(n));
   r.contributions = reinterpret_cast<physics::SignalContribution*>(r.above + n / 32 + 1);
   return r;
 }
@@ -80,7 +92,7 @@ __device__ inline int64_t KeptSlot(const uint32_t* kept, uint32_t count, uint32_
 __device__ inline void WarpWaveform(const physics::WaveformChain& w,
                                     const physics::SignalContribution* c, uint32_t n,
                                     double sun_w, const physics::RandomKey& key,
-                                    physics::ComplexF* x) {
+                                    PaddedRecord x) {
   const uint32_t lane = threadIdx.x & 31u;
   const uint32_t N = w.samples;
   for (uint32_t i = lane; i < N; i += 32)
@@ -98,6 +110,8 @@ __device__ inline void WarpWaveform(const physics::WaveformChain& w,
       x[i].im += physics::PulseSample(w, peak, t, i, half_inv_var);
     __syncwarp();
   }
+  const float resting = physics::SipmRestingSensitivity(
+      w.sipm, physics::SipmRecovery(w.sipm, w.dt_s), physics::BackgroundPhotons(w, x[0].im));
   // Photons, per lane a block of L samples; their counts into x[i].re.
   const uint32_t L = N / 32;
   const uint32_t first = lane * L;
@@ -130,7 +144,7 @@ __device__ inline void WarpWaveform(const physics::WaveformChain& w,
     }
     const float a_ex = __shfl_up_sync(kFullMask, A, 1);
     const float b_ex = __shfl_up_sync(kFullMask, B, 1);
-    s_in = lane == 0 ? 1.0f : a_ex * 1.0f + b_ex;
+    s_in = lane == 0 ? resting : a_ex * resting + b_ex;
   }
   physics::SipmState state{s_in};
   for (uint32_t i = first; i < first + L; ++i) {
@@ -159,7 +173,7 @@ __device__ inline void WarpWaveform(const physics::WaveformChain& w,
     }
     if (inverse == 0) {
       for (uint32_t k = lane; k < N; k += 32)
-        x[k] = physics::Mul(x[k], w.transfer[k]);
+        x[k] = physics::Mul(static_cast<physics::ComplexF>(x[k]), w.transfer[k]);
       __syncwarp();
     }
   }
@@ -189,7 +203,7 @@ __device__ inline double WarpSum(double v) {
 // Stage 5's ranging of the record in x by the calling warp: the background and the internal
 // reflection's peak (every lane gets them), the samples above the threshold in `above` (bit i
 // of word i / 32), then lane 0 walks the runs. Returns the echo count on lane 0.
-__device__ inline uint32_t WarpRanging(const physics::WaveformChain& w, physics::ComplexF* x,
+__device__ inline uint32_t WarpRanging(const physics::WaveformChain& w, PaddedRecord x,
                                        uint32_t* above, double min_range_m, double max_range_m,
                                        physics::Echo* echoes) {
   const uint32_t lane = threadIdx.x & 31u;

@@ -133,13 +133,33 @@ void CheckWaveformKeys(const WaveformConfig& w, ConfigCheck& d) {
            "must be a fraction in (0, 1], got " + NumberText(w.photon_detection_efficiency));
   }
   InRange(d, "dark_count_rate_khz", w.dark_count_rate_khz, 0, 1e6, " kHz");
-  InRange(d, "sipm_cells", w.sipm_cells, 0, 1e7, "");
+  if (!(w.sipm_cells >= 0 && w.sipm_cells <= 1e7 && w.sipm_cells == std::floor(w.sipm_cells))) {
+    d.Fail("sipm_cells",
+           "must be a whole number in 0..1e7 (0: no saturation), got " + NumberText(w.sipm_cells));
+  }
   InRange(d, "sipm_recovery_ns", w.sipm_recovery_ns, 0.01, 1e6, " ns");
   InRange(d, "sipm_gain", w.sipm_gain, 1, 1e9, "");
   InRange(d, "sipm_pulse_ns", w.sipm_pulse_ns, 0, 1e4, " ns");
   InRange(d, "transimpedance_ohm", w.transimpedance_ohm, 1e-3, 1e9, " ohm");
   CheckCorners(d, "circuit_poles_mhz", w.circuit_poles_mhz);
   CheckCorners(d, "circuit_zeros_mhz", w.circuit_zeros_mhz);
+  // The step-invariant response (circuit.h) needs a strictly proper H with distinct poles.
+  const size_t poles = w.circuit_poles_mhz.size() + (w.sipm_pulse_ns > 0 ? 1 : 0);
+  if (d.ok() && w.circuit_zeros_mhz.size() >= poles) {
+    d.Fail("circuit_zeros_mhz", std::to_string(w.circuit_zeros_mhz.size()) +
+                                    " zeros; the circuit needs fewer zeros than poles (" +
+                                    std::to_string(poles) + ", the SiPM pulse's included)");
+  }
+  std::vector<double> corners = w.circuit_poles_mhz;
+  if (w.sipm_pulse_ns > 0) corners.push_back(1e3 / (2 * physics::kPi * w.sipm_pulse_ns));
+  for (size_t a = 0; a < corners.size() && d.ok(); ++a)
+    for (size_t b = a + 1; b < corners.size(); ++b)
+      if (std::abs(corners[a] - corners[b]) <= 1e-6 * corners[a]) {
+        d.Fail("circuit_poles_mhz", "poles must differ (" + NumberText(corners[a]) +
+                                        " MHz twice, the SiPM pulse's 1 / (2 pi sipm_pulse_ns) "
+                                        "counted)");
+        break;
+      }
   InRange(d, "baseline_mv", w.baseline_mv, -1e5, 1e5, " mV");
   InRange(d, "thermal_noise_mv", w.thermal_noise_mv, 0, 1e5, " mV");
   if (!(w.threshold_mv > 0 && w.threshold_mv <= 1e5)) {
@@ -166,6 +186,37 @@ void CheckWaveformRecord(const SensorProfile& p, ConfigCheck& d) {
                                        "table's " +
                                        NumberText(kSolarTableFirstNm) + ".." +
                                        NumberText(kSolarTableLastNm) + " nm (ASTM G173)");
+  }
+  // Samples no coarser than the pulse's sigma: coarser ones miss pulses between them.
+  const double sigma = p.detector.pulse_width_ns / physics::kFwhmPerSigma;
+  if (w.sample_interval_ns > sigma * (1 + 1e-12)) {
+    d.Fail("sample_interval_ns", NumberText(w.sample_interval_ns) +
+                                     " ns is coarser than the pulse's sigma (pulse_width_ns / "
+                                     "2.355 = " +
+                                     NumberText(sigma) + " ns): pulses would fall between samples");
+    return;
+  }
+  // The internal reflection's window must end before min_range_m: targets inside it are
+  // never sought.
+  const double window_m =
+      0.5e-9 * physics::kSpeedOfLight_m_s * (w.internal_reflection_delay_ns + w.internal_window_ns);
+  if (window_m > p.min_range_m) {
+    d.Fail("internal_window_ns", "the internal reflection's window reaches " +
+                                     NumberText(window_m) + " m, beyond min_range_m " +
+                                     NumberText(p.min_range_m) +
+                                     " m: nearer targets would be missed without a word");
+    return;
+  }
+  // The circuit's slowest time constant well inside the record: the DFT wraps its tail.
+  for (double f : w.circuit_poles_mhz) {
+    const double tau_ns = 1e3 / (2 * physics::kPi * f);
+    if (tau_ns * 16 > w.samples * w.sample_interval_ns) {
+      d.Fail("circuit_poles_mhz", NumberText(f) + " MHz decays over " + NumberText(tau_ns) +
+                                      " ns, more than a sixteenth of the " +
+                                      NumberText(w.samples * w.sample_interval_ns) +
+                                      " ns record (the transform wraps its tail round)");
+      return;
+    }
   }
   // The last target peak must lie inside the record, a pulse's reach before its end.
   const double sigma_ns = p.detector.pulse_width_ns / physics::kFwhmPerSigma;

@@ -30,7 +30,9 @@ WaveformTables MakeWaveformTables(const SensorProfile& p) {
   const WaveformConfig& w = p.detector.waveform;
   t.transfer.resize(w.samples);
   t.twiddles.resize(w.samples / 2);
-  physics::FillTransferBins(Circuit(w), w.samples, w.sample_interval_ns * 1e-9, t.transfer.data());
+  // The profile's check refuses coinciding poles and as many zeros as poles.
+  LT_CHECK(physics::FillTransferBins(Circuit(w), w.samples, w.sample_interval_ns * 1e-9,
+                                     t.transfer.data()));
   physics::FillTwiddles(w.samples, t.twiddles.data());
   return t;
 }

@@ -164,41 +164,65 @@ std::vector<double> Filter(const PoleZeroCircuit& c, const std::vector<double>& 
 }
 
 TEST(Circuit, SinglePoleReproducesTheAnalyticStepAndImpulseResponses) {
-  // R / (1 + j f / f_p): step response R I (1 - exp(-w t)), impulse response (charge Q) R Q w
-  // exp(-w t), w = 2 pi f_p. dt = 0.1 ns and f_p = 20 MHz: w dt = 0.0126. The sampled H is cut
-  // at Nyquist (5 GHz), where |H| is f_p / f_N = 0.4 % of R: the Gibbs ripple at the step is a
-  // fraction of that, so 1 % of R I is a sound bound (and a wrong pole misses it by far).
-  const double dt = 0.1e-9, r = 50, fp = 20e6, w = 2 * kPi * fp;
-  const PoleZeroCircuit c{r, {fp}, 1, {}, 0, 0};
-  const uint32_t n = 4096, on = 512, off = 2560;
-  std::vector<double> step(n, 0.0);
-  for (uint32_t i = on; i < off; ++i)
-    step[i] = 1e-3;  // 1 mA from t = on dt to off dt
-  const auto v = Filter(c, step, dt);
-  for (uint32_t i = on + 4; i < off; i += 7) {
-    const double t = (i - on + 0.5) * dt;  // the step lies between samples on - 1 and on
-    EXPECT_NEAR(v[i], r * 1e-3 * (1 - std::exp(-w * t)), 0.01 * r * 1e-3) << i;
+  // R / (1 + j f / f_p) with the charge of each sample spread over its bin (circuit.h): a
+  // current I switched on for the bin ending at sample `on` gives, at sample n >= on,
+  // R I (1 - exp(-w (n - on + 1) dt)), the analog step response at t = (n - on + 1) dt, and
+  // nothing before it (no ringing ahead of a pulse); a charge Q in bin `on` gives
+  // R (Q / dt) (1 - a) a^(n - on), a = exp(-w dt), which sums to R Q. Exact but for float
+  // rounding (the tail that wraps round the 4096 samples is below 1e-30): w dt = 0.94, the
+  // Cube 1's circuit, and 0.0126.
+  for (const auto& [dt, fp] : {std::pair{1e-9, 150e6}, std::pair{0.1e-9, 20e6}}) {
+    const double r = 50, w = 2 * kPi * fp, a = std::exp(-w * dt);
+    const PoleZeroCircuit c{r, {fp}, 1, {}, 0, 0};
+    const uint32_t n = 4096, on = 512, off = 2560;
+    std::vector<double> step(n, 0.0);
+    for (uint32_t i = on; i < off; ++i)
+      step[i] = 1e-3;
+    const auto v = Filter(c, step, dt);
+    const double tol = 2e-6 * r * 1e-3;
+    for (uint32_t i = 0; i < on; ++i)
+      ASSERT_NEAR(v[i], 0.0, tol) << i;
+    for (uint32_t i = on; i < off; ++i)
+      ASSERT_NEAR(v[i], r * 1e-3 * (1 - std::pow(a, i - on + 1.0)), tol) << i;
+    const double q = 1e-12;
+    std::vector<double> impulse(n, 0.0);
+    impulse[on] = q / dt;
+    const auto u = Filter(c, impulse, dt);
+    double area = 0;
+    for (double x : u)
+      area += x * dt;
+    EXPECT_NEAR(area, r * q, 1e-5 * r * q);
+    const double peak = r * q / dt * (1 - a);
+    for (uint32_t i = 0; i < n; ++i) {
+      const double expected = i < on ? 0.0 : peak * std::pow(a, i - on);
+      ASSERT_NEAR(u[i], expected, 2e-6 * peak) << i;
+    }
   }
-  for (uint32_t i = off + 4; i < n; i += 7) {
-    const double t = (i - off + 0.5) * dt;
-    const double top = 1 - std::exp(-w * (off - on) * dt);
-    EXPECT_NEAR(v[i], r * 1e-3 * top * std::exp(-w * t), 0.01 * r * 1e-3) << i;
-  }
-  // Impulse: a charge Q in one bin, current Q / dt. Its area is R Q exactly (H(0) = R).
-  const double q = 1e-12;
-  std::vector<double> impulse(n, 0.0);
-  impulse[on] = q / dt;
-  const auto u = Filter(c, impulse, dt);
-  double area = 0;
-  for (double x : u)
-    area += x * dt;
-  EXPECT_NEAR(area, r * q, 1e-5 * r * q);
-  // The band-limited response rings about the jump at t = 0 (Gibbs, decaying as 1 / t): from
-  // 2 ns (w t = 0.25) on it is within 1 % of the analytic exponential.
-  for (uint32_t i = on + 20; i < n; i += 11) {
-    const double t = (i - on) * dt;
-    EXPECT_NEAR(u[i], r * q * w * std::exp(-w * t), 0.01 * r * q * w) << i;
-  }
+}
+
+TEST(Circuit, PolesAndZerosSplitIntoPartialFractionsThatKeepTheGain) {
+  // Two poles and a zero and the SiPM pulse: residues sum, over w_p, to H(0) = R_T; the
+  // discrete response's DC bin is R_T; coinciding poles and too many zeros are refused.
+  const PoleZeroCircuit c{50, {150e6, 400e6}, 2, {900e6}, 1, 1e-9};
+  PartialFractions pf{};
+  ASSERT_TRUE(CircuitPartialFractions(c, pf));
+  ASSERT_EQ(pf.count, 3u);
+  double gain = 0;
+  for (uint32_t p = 0; p < pf.count; ++p)
+    gain += pf.r[p] / pf.w[p];
+  EXPECT_NEAR(gain, 50, 1e-9);
+  // And H(s) at s = j w from the fractions equals the product form.
+  const double f = 80e6;
+  std::complex<double> sum = 0;
+  for (uint32_t p = 0; p < pf.count; ++p)
+    sum += pf.r[p] / (std::complex<double>(0, 2 * kPi * f) + pf.w[p]);
+  EXPECT_NEAR(std::abs(sum - CircuitResponse(c, f)), 0.0, 1e-9 * std::abs(sum));
+  std::vector<ComplexF> bins(1024);
+  ASSERT_TRUE(FillTransferBins(c, 1024, 1e-9, bins.data()));
+  EXPECT_NEAR(bins[0].re, 50, 1e-4);
+  EXPECT_NEAR(bins[0].im, 0, 1e-4);
+  EXPECT_FALSE(CircuitPartialFractions(PoleZeroCircuit{50, {150e6, 150e6}, 2, {}, 0, 0}, pf));
+  EXPECT_FALSE(CircuitPartialFractions(PoleZeroCircuit{50, {150e6}, 1, {9e8}, 1, 0}, pf));
 }
 
 // A waveform chain with its tables, for a sensor like the Cube 1 (stand-in values).

@@ -6,9 +6,21 @@
 // The circuit is a transimpedance R_T [V/A = ohm] with real poles and zeros given as corner
 // frequencies f_p, f_z [Hz] (poles at s = -2 pi f_p):
 //   H(f) = R_T prod_z (1 + j f / f_z) / prod_p (1 + j f / f_p) / (1 + j 2 pi f tau_p),
-// H(0) = R_T. A measured response may replace the pole-zero form as a table (sensor profile).
+// H(0) = R_T.
+//
+// In discrete time. Sampling this H(f) at the DFT's bins would cut it at Nyquist: for a
+// response that jumps at t = 0 (a cell's pulse rises at once) the result rings before every
+// pulse (about 5 % of the peak one sample ahead for the Cube 1's circuit), and a strong return
+// would throw false echoes ahead of itself. The bins hold instead the transform of the
+// circuit's step-invariant discretization: the charge of sample i arrives evenly over the bin
+// ending at i dt, so with H's partial fractions H(s) = sum_p r_p / (s + w_p),
+//   g[k] = integral of h over [k dt, (k + 1) dt] = sum_p (r_p / w_p) (1 - a_p) a_p^k, k >= 0,
+//   a_p = exp(-w_p dt), and G(theta) = sum_p (r_p / w_p) (1 - a_p) / (1 - a_p e^{-j theta}):
+// causal, exact at every sample for charge spread over its bin, and exact at DC (sum g = H(0)).
+// It needs distinct real poles and fewer zeros than poles (the profile's check).
 #pragma once
 
+#include <cmath>
 #include <complex>
 #include <cstdint>
 
@@ -47,14 +59,54 @@ inline double BinFrequency(uint32_t k, uint32_t n, double dt_s) {
   return kk / (n * dt_s);
 }
 
-// H at the n bins of an n-point transform at sample interval dt [s], in float for the
-// spectrum product of eq. (10). The output is the real part of the inverse transform, which
-// is what a conjugate-symmetric H at the Nyquist bin would give.
-inline void FillTransferBins(const PoleZeroCircuit& c, uint32_t n, double dt_s, ComplexF* out) {
+// H's poles w_p [rad/s] (the circuit's and the SiPM pulse's 1 / tau_p) and their residues r_p
+// [ohm/s] in H(s) = sum_p r_p / (s + w_p); false when two poles coincide or the zeros are not
+// fewer than the poles.
+struct PartialFractions {
+  double w[kMaxCircuitCorners + 1];
+  double r[kMaxCircuitCorners + 1];
+  uint32_t count;
+};
+inline bool CircuitPartialFractions(const PoleZeroCircuit& c, PartialFractions& out) {
+  constexpr double kTwoPi = 6.283185307179586476925286766559;
+  out.count = 0;
+  for (uint32_t k = 0; k < c.pole_count; ++k)
+    out.w[out.count++] = kTwoPi * c.poles_hz[k];
+  if (c.pulse_decay_s > 0) out.w[out.count++] = 1 / c.pulse_decay_s;
+  if (c.zero_count >= out.count) return false;
+  for (uint32_t p = 0; p < out.count; ++p) {
+    // r_p = lim (s + w_p) H(s), with each factor written 1 / (1 + s / w) = w / (s + w).
+    double r = c.transimpedance_ohm * out.w[p];
+    for (uint32_t q = 0; q < out.count; ++q) {
+      if (q == p) continue;
+      const double gap = out.w[q] - out.w[p];
+      if (std::abs(gap) <= 1e-9 * out.w[q]) return false;
+      r *= out.w[q] / gap;
+    }
+    for (uint32_t z = 0; z < c.zero_count; ++z)
+      r *= 1 - out.w[p] / (kTwoPi * c.zeros_hz[z]);
+    out.r[p] = r;
+  }
+  return true;
+}
+
+// The step-invariant discrete response at the n bins of an n-point transform at sample
+// interval dt [s], in float for the spectrum product of eq. (10); false as
+// CircuitPartialFractions.
+inline bool FillTransferBins(const PoleZeroCircuit& c, uint32_t n, double dt_s, ComplexF* out) {
+  PartialFractions pf;
+  if (!CircuitPartialFractions(c, pf)) return false;
+  constexpr double kTwoPi = 6.283185307179586476925286766559;
   for (uint32_t k = 0; k < n; ++k) {
-    const std::complex<double> h = CircuitResponse(c, BinFrequency(k, n, dt_s));
+    const std::complex<double> e = std::polar(1.0, -kTwoPi * k / n);  // e^{-j theta_k}
+    std::complex<double> h = 0;
+    for (uint32_t p = 0; p < pf.count; ++p) {
+      const double a = std::exp(-pf.w[p] * dt_s);
+      h += pf.r[p] / pf.w[p] * (1 - a) / (1.0 - a * e);
+    }
     out[k] = {static_cast<float>(h.real()), static_cast<float>(h.imag())};
   }
+  return true;
 }
 
 // The twiddle table of an n-point transform (fft.h).

@@ -117,11 +117,12 @@ LT_HD inline uint32_t PhotonCount(double mean, const RandomKey& beam_key, uint32
     for (int trial = 0; trial < 2; ++trial) {
       const int64_t n = PoissonRejectionTrial(mean, UniformOpen01<double>(w.v[2 * trial]),
                                               UniformOpen01<double>(w.v[2 * trial + 1]));
-      if (n >= 0) return static_cast<uint32_t>(n);
+      // Counts saturate at 2^32 - 1 (4e9 photons in one bin: the SiPM saturated long before).
+      if (n >= 0) return n < 4294967295 ? static_cast<uint32_t>(n) : 4294967295u;
     }
   }
   // 128 rejections in a row have probability below 1e-120: the mean, rounded.
-  return static_cast<uint32_t>(mean + 0.5);
+  return mean < 4294967294.5 ? static_cast<uint32_t>(mean + 0.5) : 4294967295u;
 }
 
 // The words inversion draws from for samples 4 j .. 4 j + 3 of a beam.

@@ -47,6 +47,15 @@ LT_HD inline SipmBinMap SipmMap(const Sipm& s, float recovery, float photons) {
   return {recovery * (1.0f - hit), cells * hit};
 }
 
+// The cells' mean sensitivity at rest under a steady background of `photons` a bin (sunlight,
+// dark counts): the fixed point of S' = a S + (1 - r), S = (1 - r) / (1 - a); 1 without
+// saturation. A record starts there, so the pretrigger sees no start-up transient.
+LT_HD inline float SipmRestingSensitivity(const Sipm& s, float recovery, float photons) {
+  if (!(s.cells > 0) || !(photons > 0)) return 1.0f;
+  const SipmBinMap m = SipmMap(s, recovery, photons);
+  return (1.0f - recovery) / (1.0f - m.a);
+}
+
 // Charge of time bin i in fired-cell units, q[i] = S N (1 - exp(-n / N)), and the state for
 // bin i + 1; `recovery` = exp(-dt / tau_delay), computed once per waveform.
 LT_HD inline float SipmCharge(const Sipm& s, float recovery, float photons, SipmState& state) {

@@ -89,6 +89,13 @@ LT_HD void AddPulse(const WaveformChain& w, double peak_w, double t_s, Samples x
     x[static_cast<uint32_t>(i)].im += PulseSample(w, peak_w, t_s, i, half_inv_var);
 }
 
+// The mean photons of a bin of the record's first sample's power (the background before the
+// pulse): what the SiPM rests under (SipmRestingSensitivity).
+LT_HD inline float BackgroundPhotons(const WaveformChain& w, float power_w) {
+  return static_cast<float>(
+      MeanPhotonCount<double>(power_w, w.dt_s, w.photon_energy_j, w.efficiency, w.dark_rate_hz));
+}
+
 // Photons of sample i from its power (eq. 6-7): a Poisson draw, or the mean without shot
 // noise. `words`: PhotonWords(beam_key, i) (shared by the four samples 4 j .. 4 j + 3).
 LT_HD inline float SamplePhotons(const WaveformChain& w, const RandomKey& beam_key, uint32_t i,
@@ -134,7 +141,7 @@ LT_HD void ReceivedPowerSamples(const WaveformChain& w, const SignalContribution
 template <typename Samples>
 LT_HD void DetectorCurrent(const WaveformChain& w, const RandomKey& beam_key, Samples x) {
   const float recovery = SipmRecovery(w.sipm, w.dt_s);
-  SipmState state{1.0f};
+  SipmState state{SipmRestingSensitivity(w.sipm, recovery, BackgroundPhotons(w, x[0].im))};
   const double amps_per_cell = w.cell_charge_c / w.dt_s;
   Philox4x32 words{};
   for (uint32_t i = 0; i < w.samples; ++i) {
