@@ -230,6 +230,13 @@ Expected<FitResult> FitWaveforms(const SensorProfile& base, const std::vector<Wa
                    NumberText(s.dt_ns) + " ns; the base profile records " +
                    std::to_string(wc.samples) + " at " + NumberText(wc.sample_interval_ns) + " ns"};
     }
+    // The target's echo and the circuit's tail after it must lie inside the record.
+    const double t_ns = wc.pretrigger_samples * wc.sample_interval_ns +
+                        2e9 * s.range_m / physics::kSpeedOfLight_m_s + 60;
+    if (t_ns > s.samples * s.dt_ns) {
+      return Error{s.file + ": a target at " + NumberText(s.range_m) + " m echoes after the " +
+                   NumberText(s.samples * s.dt_ns) + " ns record ends"};
+    }
     if (s.records < 2 * kWaveformGroups) {
       return Error{s.file + ": " + std::to_string(s.records) + " records; at least " +
                    std::to_string(2 * kWaveformGroups) + " are needed"};
@@ -278,6 +285,14 @@ Expected<FitResult> FitWaveforms(const SensorProfile& base, const std::vector<Wa
     chi2 += r[0] * r[0] + r[1] * r[1] + r[2] * r[2];
   }
   out.residual_rms = std::sqrt(chi2 / out.points_used);
+  // The features' residuals are in standard errors: a chain that fits leaves about 1. Far
+  // beyond, the records are not what the manifest says (range, reflectance) or not this
+  // sensor's, and the fitted values would mean nothing.
+  if (out.residual_rms > 5) {
+    return Error{"waveform fit: the chain does not fit the records (residuals of " +
+                 NumberText(out.residual_rms) +
+                 " standard errors rms; check each target's range_m and reflectance)"};
+  }
   out.parameters.push_back({"sipm_recovery_ns", q[0], std::sqrt(cov[0])});
   out.parameters.push_back({"transimpedance_ohm", q[1], std::sqrt(cov[q.size() + 1])});
   for (size_t k = 0; k < poles; ++k) {

@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cmath>
 
 #include "lidartwin/sim/text_file.h"
@@ -16,7 +17,9 @@ constexpr size_t kMaxValues = size_t{1} << 26;
 }
 
 Expected<std::map<std::string, Hdf5Array>> ReadHdf5Arrays(const std::filesystem::path& file,
-                                                          const std::map<std::string, int>& ranks) {
+                                                          const std::map<std::string, int>& ranks,
+                                                          size_t max_values) {
+  max_values = std::min(max_values, kMaxValues);
   SilenceHdf5Errors();
   std::error_code ec;
   if (std::filesystem::is_directory(file, ec)) return Error{file.string() + ": is a directory"};
@@ -47,7 +50,9 @@ Expected<std::map<std::string, Hdf5Array>> ReadHdf5Arrays(const std::filesystem:
     for (int k = 0; k < r; ++k) {
       a.dims.push_back(static_cast<size_t>(dims[k]));
       if (dims[k] == 0) return Error{where + " is empty"};
-      if (dims[k] > kMaxValues / n) return Error{where + " is larger than 64 Mi values"};
+      if (dims[k] > max_values / n) {
+        return Error{where + " is larger than " + std::to_string(max_values) + " values"};
+      }
       n *= static_cast<size_t>(dims[k]);
     }
     Hdf5Id type(H5Dget_type(d.get()), H5Tclose);

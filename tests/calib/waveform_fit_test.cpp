@@ -6,6 +6,8 @@
 #include <gtest/gtest.h>
 
 #include "calib/coverage.h"
+#include "lidartwin/calib/lab_folder.h"
+#include "lidartwin/datasets/hdf5_arrays.h"
 #include "test_support.h"
 
 namespace lt::calib {
@@ -92,6 +94,58 @@ TEST(WaveformFit, SaysWhatIsMissing) {
             std::string::npos);
   auto few = Lab(unit, 1, 16);
   EXPECT_NE(FitWaveforms(Cube(), few).message().find("16 records; at least 32"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace lt::calib
+
+namespace lt::calib {
+namespace {
+
+// A lab folder's waveform files, damaged: each refused with the file and the problem, before
+// a fit can run on them (reader) or when the records cannot be the manifest's (fit).
+TEST(WaveformFit, DamagedRecordsAreRefusedByName) {
+  LabFolder lab;
+  lab.name = "damaged";
+  lab.wavelength_nm = 905;
+  auto sets = Lab(Unit(), 2, 32);
+  sets.resize(2);
+  lab.waveform_sets = sets;
+  lt::test::TempDir tmp;
+  ASSERT_TRUE(WriteLabFolder(lab, tmp / "lab").ok());
+  const auto file = tmp / "lab" / sets[0].file;
+  auto rewrite = [&](std::vector<double> time, std::vector<double> volts, size_t records) {
+    Hdf5Array t{{time.size()}, time}, v{{records, time.size()}, volts};
+    std::filesystem::remove(file);
+    ASSERT_TRUE(WriteHdf5Arrays(file, {{"time_ns", t}, {"volts", v}}).ok());
+  };
+  std::vector<double> time(2048), volts(2048 * 32, 0.1);
+  for (size_t i = 0; i < time.size(); ++i)
+    time[i] = static_cast<double>(i);
+  std::vector<double> shifted = time;
+  for (double& x : shifted)
+    x -= 64;
+  rewrite(shifted, volts, 32);
+  EXPECT_NE(ReadLabFolder(tmp / "lab").message().find("time_ns must start at 0"),
+            std::string::npos);
+  rewrite({0, 1}, std::vector<double>(64, 0.1), 32);
+  EXPECT_NE(ReadLabFolder(tmp / "lab").message().find("time_ns has 2 samples"), std::string::npos);
+  volts[5] = 1e30;
+  rewrite(time, volts, 32);
+  EXPECT_NE(
+      ReadLabFolder(tmp / "lab").message().find("volts[0][5] is 1.000000015e+30 V, not a voltage"),
+      std::string::npos)
+      << ReadLabFolder(tmp / "lab").message();
+  // Records the fit cannot take: a target beyond the record, or not the manifest's target.
+  auto far = sets;
+  far[0].range_m = 5000;
+  EXPECT_NE(FitWaveforms(Cube(), far).message().find("echoes after the 2048 ns record ends"),
+            std::string::npos);
+  auto wrong = Lab(Unit(), 3, 32);
+  for (auto& s : wrong)
+    s.reflectance *= 3;
+  EXPECT_NE(FitWaveforms(Cube(), wrong).message().find("the chain does not fit the records"),
+            std::string::npos);
 }
 
 }  // namespace

@@ -24,6 +24,7 @@
 #include "lidartwin/bench/city_scene.h"
 #include "lidartwin/physics/ray_triangle.h"
 #include "lidartwin/sim/cuda_backend.h"
+#include "sim/echo_pairs.h"
 #include "sim/require_gpu.h"
 #include "test_support.h"
 
@@ -142,19 +143,11 @@ void ExpectThresholdParity(const Scene& scene, const SensorProfile& profile, uin
   const Frame a = (*cpu)->Simulate(0).value();
   auto b = (*gpu)->Simulate(0);
   ASSERT_TRUE(b.ok()) << b.message();
-  std::map<std::pair<uint32_t, uint8_t>, size_t> gpu_index;
-  for (size_t k = 0; k < b->size(); ++k)
-    gpu_index[{b->beam_id[k], b->return_index[k]}] = k;
-  size_t matched = 0, missing = 0, second_echoes = 0;
+  const test::EchoPairs echo_pairs = test::PairEchoes(a, *b);
+  const size_t matched = echo_pairs.pairs.size(), missing = echo_pairs.only_a;
+  size_t second_echoes = 0;
   double max_range = 0, max_intensity_rel = 0, max_epw = 0;
-  for (size_t k = 0; k < a.size(); ++k) {
-    auto it = gpu_index.find({a.beam_id[k], a.return_index[k]});
-    if (it == gpu_index.end()) {
-      ++missing;
-      continue;
-    }
-    const size_t g = it->second;
-    ++matched;
+  for (const auto& [k, g] : echo_pairs.pairs) {
     second_echoes += a.return_index[k] > 0;
     EXPECT_EQ(a.instance_id[k], b->instance_id[g]);
     max_range = std::max(max_range, double(std::abs(a.range_m[k] - b->range_m[g])));
@@ -163,7 +156,7 @@ void ExpectThresholdParity(const Scene& scene, const SensorProfile& profile, uin
     max_epw =
         std::max(max_epw, double(std::abs(a.echo_pulse_width_ns[k] - b->echo_pulse_width_ns[g])));
   }
-  const size_t extra = b->size() - matched;
+  const size_t extra = echo_pairs.only_b;
   std::printf(
       "[parity] %s threshold: %zu echoes on the CPU, %zu on CUDA, %zu matched (%zu later echoes), "
       "%zu only CPU, %zu only CUDA; max |range diff| %.3g m, intensity %.3g (rel), EPW %.3g ns\n",

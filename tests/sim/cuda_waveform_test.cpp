@@ -13,6 +13,7 @@
 #include "lidartwin/physics/photon_counting.h"
 #include "lidartwin/physics/waveform.h"
 #include "lidartwin/sim/cuda_backend.h"
+#include "sim/echo_pairs.h"
 #include "sim/require_gpu.h"
 #include "test_support.h"
 
@@ -107,26 +108,18 @@ void ExpectWaveformParity(const Scene& scene, const SensorProfile& profile, uint
   const Frame a = (*cpu)->Simulate(0).value();
   auto b = (*gpu)->Simulate(0);
   ASSERT_TRUE(b.ok()) << b.message();
-  std::map<std::pair<uint32_t, uint8_t>, size_t> gpu_index;
-  for (size_t k = 0; k < b->size(); ++k)
-    gpu_index[{b->beam_id[k], b->return_index[k]}] = k;
-  size_t matched = 0, missing = 0, labels = 0, refit = 0;
+  const test::EchoPairs echo_pairs = test::PairEchoes(a, *b);
+  const size_t matched = echo_pairs.pairs.size(), missing = echo_pairs.only_a;
+  size_t labels = 0, refit = 0;
   double max_range = 0, max_intensity = 0;
-  for (size_t k = 0; k < a.size(); ++k) {
-    auto it = gpu_index.find({a.beam_id[k], a.return_index[k]});
-    if (it == gpu_index.end()) {
-      ++missing;
-      continue;
-    }
-    const size_t g = it->second;
-    ++matched;
+  for (const auto& [k, g] : echo_pairs.pairs) {
     labels += a.instance_id[k] != b->instance_id[g];
     const double dr = std::abs(a.range_m[k] - b->range_m[g]);
     refit += dr > 1e-4;
     max_range = std::max(max_range, dr);
     max_intensity = std::max(max_intensity, double(std::abs(a.intensity[k] - b->intensity[g])));
   }
-  const size_t extra = b->size() - matched;
+  const size_t extra = echo_pairs.only_b;
   ASSERT_EQ(a.waveform_beams, b->waveform_beams);
   ASSERT_EQ(a.waveform_volts.size(), b->waveform_volts.size());
   double worst = 0;

@@ -357,10 +357,21 @@ Status ReadWaveforms(ConfigMap& m, const fs::path& file, LabFolder& lab) {
   if (!(s.range_m > 0 && s.range_m < 1e5)) cond.Fail("range_m", "must be in (0, 1e5) m");
   if (!(s.reflectance > 0 && s.reflectance <= 1)) cond.Fail("reflectance", "must be in (0, 1]");
   if (auto e = m.FirstError(); !e.ok()) return e;
-  auto arrays = ReadHdf5Arrays(file, {{"time_ns", 1}, {"volts", 2}});
+  // At most 8 Mi values (2,048 records of 4,096 samples): refused before they are read.
+  auto arrays = ReadHdf5Arrays(file, {{"time_ns", 1}, {"volts", 2}}, size_t{1} << 23);
   if (!arrays.ok()) return arrays.error();
   const Hdf5Array& t = (*arrays)["time_ns"];
   const Hdf5Array& v = (*arrays)["volts"];
+  if (t.values.size() < 64) {
+    return Error{file.string() + ": time_ns has " + std::to_string(t.values.size()) +
+                 " samples; a record has at least 64"};
+  }
+  if (t.values.front() != 0) {
+    return Error{file.string() +
+                 ": time_ns must start at 0 (the record's first pretrigger "
+                 "sample), got " +
+                 NumberText(t.values.front()) + " ns"};
+  }
   if (auto e = EvenlySpaced(file.string() + ": time_ns", t.values); !e.ok()) return e;
   if (v.dims[1] != t.values.size()) {
     return Error{file.string() + ": dataset 'volts' has records of " + std::to_string(v.dims[1]) +
@@ -371,9 +382,10 @@ Status ReadWaveforms(ConfigMap& m, const fs::path& file, LabFolder& lab) {
   s.dt_ns = (t.values.back() - t.values.front()) / (s.samples - 1);
   s.volts.reserve(v.values.size());
   for (size_t i = 0; i < v.values.size(); ++i) {
-    if (!std::isfinite(v.values[i])) {
+    if (!(std::abs(v.values[i]) <= 1e6)) {
       return Error{file.string() + ": volts[" + std::to_string(i / s.samples) + "][" +
-                   std::to_string(i % s.samples) + "] is not a finite number"};
+                   std::to_string(i % s.samples) + "] is " + NumberText(v.values[i]) +
+                   " V, not a voltage (at most 1e6 V in size)"};
     }
     s.volts.push_back(static_cast<float>(v.values[i]));
   }

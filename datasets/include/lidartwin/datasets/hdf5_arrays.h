@@ -18,9 +18,11 @@ struct Hdf5Array {
   std::vector<double> values;  // stored as float32
 };
 
-// `ranks`: dataset name -> its rank. Arrays are capped at 64 Mi values.
+// `ranks`: dataset name -> its rank. Each array is capped at max_values (64 Mi by default), and
+// refused by its declared size before anything is read.
 Expected<std::map<std::string, Hdf5Array>> ReadHdf5Arrays(const std::filesystem::path& file,
-                                                          const std::map<std::string, int>& ranks);
+                                                          const std::map<std::string, int>& ranks,
+                                                          size_t max_values = size_t{1} << 26);
 
 // Writes the arrays as float32 datasets, atomically.
 Status WriteHdf5Arrays(const std::filesystem::path& file,
