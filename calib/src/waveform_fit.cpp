@@ -53,8 +53,7 @@ Features FeaturesOf(const float* v, const FeatureWindows& w, uint32_t pretrigger
 FeatureWindows WindowsOf(const std::vector<float>& mean, const SensorProfile& p, double range_m) {
   const WaveformConfig& wc = p.detector.waveform;
   const double dt = wc.sample_interval_ns;
-  const double sigma_ns = p.detector.pulse_width_ns / physics::kFwhmPerSigma;
-  const double t_e = wc.pretrigger_samples * dt + 4 * sigma_ns;
+  const double t_e = 1e9 * physics::EmissionTime(WaveformConstants(p));  // [ns]
   const auto index = [&](double t_ns) {
     return static_cast<uint32_t>(std::clamp(t_ns / dt, 1.0, wc.samples - 2.0));
   };
@@ -199,22 +198,29 @@ Expected<double> WaveformAmplitudeMape(const SensorProfile& model,
   return MapeOf(model, prepared).value;
 }
 
-std::vector<float> ModelWaveform(const SensorProfile& profile, double range_m, double reflectance) {
-  const double power =
-      physics::ReceivedPower(profile.detector.link, reflectance / physics::kPi, 1.0, range_m) *
-      physics::OverlapShare(profile.detector.overlap, range_m);
-  return WaveformRecords(
-      profile, {{static_cast<float>(range_m), static_cast<float>(power), 0, 0.0f}}, 0, 1, 0, true);
-}
+namespace {
 
-std::vector<float> MeasuredWaveforms(const SensorProfile& profile, double range_m,
-                                     double reflectance, uint32_t records, uint64_t seed) {
+// Records of a Lambertian plate of `reflectance` filling the footprint at normal incidence at
+// range_m: one contribution from the link budget (seed 002 eq. 2) and the overlap.
+std::vector<float> PlateRecords(const SensorProfile& profile, double range_m, double reflectance,
+                                uint32_t records, uint64_t seed, bool noise_free) {
   const double power =
       physics::ReceivedPower(profile.detector.link, reflectance / physics::kPi, 1.0, range_m) *
       physics::OverlapShare(profile.detector.overlap, range_m);
   return WaveformRecords(profile,
                          {{static_cast<float>(range_m), static_cast<float>(power), 0, 0.0f}}, 0,
-                         records, seed, false);
+                         records, seed, noise_free);
+}
+
+}  // namespace
+
+std::vector<float> ModelWaveform(const SensorProfile& profile, double range_m, double reflectance) {
+  return PlateRecords(profile, range_m, reflectance, 1, 0, true);
+}
+
+std::vector<float> MeasuredWaveforms(const SensorProfile& profile, double range_m,
+                                     double reflectance, uint32_t records, uint64_t seed) {
+  return PlateRecords(profile, range_m, reflectance, records, seed, false);
 }
 
 Expected<FitResult> FitWaveforms(const SensorProfile& base, const std::vector<WaveformSet>& sets) {

@@ -5,19 +5,15 @@
 #include <string>
 
 #include "lidartwin/compare/metrics.h"
-#include "lidartwin/physics/units.h"
+#include "lidartwin/physics/waveform_ranging.h"
+#include "lidartwin/sim/waveform_records.h"
 
 namespace lt::compare {
 
 WaveformWindow WaveformWindowOf(const SensorProfile& p) {
   if (p.detector.kind != DetectorKind::kWaveform) return {};
-  const WaveformConfig& w = p.detector.waveform;
-  // t_e + tau_int + the internal window (physics/waveform_ranging.h, TargetWindowStart).
-  const double sigma_ns = p.detector.pulse_width_ns / physics::kFwhmPerSigma;
-  const double t_ns = w.pretrigger_samples * w.sample_interval_ns + 4 * sigma_ns +
-                      w.internal_reflection_delay_ns + w.internal_window_ns;
-  return {w.pretrigger_samples, static_cast<uint32_t>(std::min<double>(
-                                    std::ceil(t_ns / w.sample_interval_ns), w.samples))};
+  const physics::WaveformChain w = WaveformConstants(p);
+  return {w.pretrigger_samples, physics::TargetWindowStart(w)};
 }
 
 namespace {

@@ -3,6 +3,7 @@
 #include <cmath>
 #include <string>
 
+#include "internal/waveform_setup.h"
 #include "lidartwin/physics/circuit.h"
 #include "lidartwin/physics/fft.h"
 #include "lidartwin/physics/waveform.h"
@@ -219,9 +220,9 @@ void CheckWaveformRecord(const SensorProfile& p, ConfigCheck& d) {
     }
   }
   // The last target peak must lie inside the record, a pulse's reach before its end.
-  const double sigma_ns = p.detector.pulse_width_ns / physics::kFwhmPerSigma;
-  const double end_ns = w.pretrigger_samples * w.sample_interval_ns + 4 * sigma_ns +
-                        2e9 * p.max_range_m / physics::kSpeedOfLight_m_s + 4 * sigma_ns;
+  const double end_ns = 1e9 * (physics::EmissionTime(MakeWaveformChain(p, nullptr, nullptr)) +
+                               physics::RangeIntervalTime(p.max_range_m)) +
+                        4 * sigma;
   if (w.samples * w.sample_interval_ns < end_ns) {
     d.Fail("samples",
            std::to_string(w.samples) + " samples of " + NumberText(w.sample_interval_ns) +

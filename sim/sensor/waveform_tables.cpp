@@ -96,6 +96,10 @@ std::vector<float> WaveformRecords(const SensorProfile& profile,
   return out;
 }
 
+physics::WaveformChain WaveformConstants(const SensorProfile& profile) {
+  return MakeWaveformChain(profile, nullptr, nullptr);
+}
+
 double CircuitNoiseGain(const SensorProfile& profile) {
   const WaveformTables t = MakeWaveformTables(profile);
   double sum = 0;

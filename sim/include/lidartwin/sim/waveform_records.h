@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "lidartwin/physics/return_signal.h"
+#include "lidartwin/physics/waveform.h"
 #include "lidartwin/sim/sensor_profile.h"
 
 namespace lt {
@@ -17,6 +18,11 @@ namespace lt {
 std::vector<float> WaveformRecords(const SensorProfile& profile,
                                    const std::vector<physics::SignalContribution>& contributions,
                                    double sun_w, uint32_t records, uint64_t seed, bool noise_free);
+
+// The chain's constants of a waveform-detector profile without its tables (transfer and
+// twiddles null): for the record's times (physics::EmissionTime, TargetWindowStart) outside
+// the simulator.
+physics::WaveformChain WaveformConstants(const SensorProfile& profile);
 
 // The power of the DFT-based circuit on white noise: (1 / N) sum_k |H(f_k)|^2 [ohm^2]
 // (Parseval), so that a white current of variance s^2 per sample leaves a voltage of variance

@@ -52,13 +52,6 @@ inline std::complex<double> CircuitResponse(const PoleZeroCircuit& c, double f_h
   return h;
 }
 
-// The DFT frequency of bin k of an n-point transform at sample interval dt [s]: k / (n dt) for
-// k <= n / 2, (k - n) / (n dt) above (the negative frequencies).
-inline double BinFrequency(uint32_t k, uint32_t n, double dt_s) {
-  const double kk = k <= n / 2 ? static_cast<double>(k) : static_cast<double>(k) - n;
-  return kk / (n * dt_s);
-}
-
 // H's poles w_p [rad/s] (the circuit's and the SiPM pulse's 1 / tau_p) and their residues r_p
 // [ohm/s] in H(s) = sum_p r_p / (s + w_p); false when two poles coincide or the zeros are not
 // fewer than the poles.
