@@ -133,49 +133,104 @@ __global__ void BeamEchoKernel(FrameContext c, const physics::SignalContribution
   WriteEchoes(c, beam_begin + i, s.b, s.t, s.pose, local, w, r);
 }
 
-// Waveform detector, stages 4-5: one warp per beam of the batch (every beam: noise alone can
-// cross the threshold), its record in shared memory (waveform_warp.cuh). Lane 0 compacts the
-// sub-rays' slots as BeamEchoKernel does and writes the echo records; the selected beams'
-// records (`kept`, sorted) go to kept_volts[slot N ..].
+// Waveform detector, stages 4-5: one warp per two beams of the batch (every beam: noise alone
+// can cross the threshold), their records in shared memory and registers (waveform_warp.cuh)
+// with layout R (RegisterValues). Lanes 0 and 1 compact the two beams' sub-ray slots as
+// BeamEchoKernel does, and lane 0 writes the echo records; the selected beams' records
+// (`kept`, sorted) go to kept_volts[slot N ..].
+template <uint32_t R>
 __global__ void WaveformWarpKernel(FrameContext c, const physics::SignalContribution* contributions,
                                    const uint8_t* counts, BeamRecord* out, uint32_t beam_begin,
-                                   uint32_t beams, const uint32_t* kept, uint32_t kept_count,
-                                   float* kept_volts) {
+                                   uint32_t beams, uint32_t slots_per_beam, const uint32_t* kept,
+                                   uint32_t kept_count, float* kept_volts) {
   extern __shared__ unsigned char shared[];
   const uint32_t warp = threadIdx.x / 32, lane = threadIdx.x & 31u;
-  const uint32_t i = blockIdx.x * (blockDim.x / 32) + warp;
-  if (i >= beams) return;  // the whole warp
+  const uint32_t first = 2 * (blockIdx.x * (blockDim.x / 32) + warp);
+  if (first >= beams) return;  // the whole warp
   const uint32_t N = c.waveform.samples;
-  const cuda::WarpRecord rec = cuda::WarpRecordAt(shared, warp, N);
+  const cuda::WarpPair p = cuda::WarpPairAt(shared, warp, N, slots_per_beam);
   uint32_t w = 0;
-  if (lane == 0) {
+  if (lane < 2 && first + lane < beams) {
+    const uint32_t i = first + lane;
     const uint32_t n = c.footprint.sub_rays > 1 ? c.footprint.sub_rays : 1;
     const uint32_t slots = c.signal.max_surfaces;
     const physics::SignalContribution* seg = contributions + uint64_t{i} * n * slots;
     for (uint32_t k = 0; k < n; ++k) {
       const uint32_t m = counts[uint64_t{i} * n + k];
-      for (uint32_t s = 0; s < m && w < kMaxContributions; ++s)
-        rec.contributions[w++] = seg[k * slots + s];
+      for (uint32_t s = 0; s < m && w < slots_per_beam; ++s)
+        p.contributions[lane][w++] = seg[k * slots + s];
     }
   }
-  w = __shfl_sync(cuda::kFullMask, w, 0);
+  const uint32_t n[2] = {__shfl_sync(cuda::kFullMask, w, 0), __shfl_sync(cuda::kFullMask, w, 1)};
   __syncwarp();
-  const uint32_t beam = beam_begin + i;
-  cuda::WarpWaveform(c.waveform, rec.contributions, w, BeamSunlight(rec.contributions, w),
-                     physics::RandomKey{c.seed, c.frame, beam, 0, 0}, rec.x);
-  const int64_t slot = cuda::KeptSlot(kept, kept_count, beam);
-  if (slot >= 0)
-    for (uint32_t s = lane; s < N; s += 32)
-      kept_volts[static_cast<uint64_t>(slot) * N + s] = rec.x[s].re;
-  physics::Echo echoes[physics::kMaxEchoesDetected];
-  const uint32_t count = cuda::WarpRanging(c.waveform, rec.x, rec.above, c.detector.min_range_m,
-                                           c.detector.max_range_m, echoes);
-  if (lane != 0) return;
-  BeamRecord* r = out + size_t{i} * c.echoes_per_beam;
-  for (uint32_t e = 0; e < c.echoes_per_beam; ++e)
-    r[e] = BeamRecord{};
-  const BeamSetup s = SetUpBeam(c, beam);
-  RecordWaveformEchoes(c, beam, s.b, s.t, s.pose, rec.contributions, w, echoes, count, r);
+  cuda::WarpWaveformPair<R>(c.waveform, p,
+                            {p.contributions[0],
+                             n[0],
+                             BeamSunlight(p.contributions[0], n[0]),
+                             {c.seed, c.frame, beam_begin + first, 0, 0}},
+                            {p.contributions[1],
+                             n[1],
+                             BeamSunlight(p.contributions[1], n[1]),
+                             {c.seed, c.frame, beam_begin + first + 1, 0, 0}});
+  for (uint32_t k = 0; k < 2 && first + k < beams; ++k) {
+    const uint32_t beam = beam_begin + first + k;
+    const auto x = cuda::PairSamples<R>(p, N, k);
+    const int64_t slot = cuda::KeptSlot(kept, kept_count, beam);
+    if (slot >= 0)
+      for (uint32_t s = lane; s < N; s += 32)
+        kept_volts[static_cast<uint64_t>(slot) * N + s] = x[s];
+    physics::Echo echoes[physics::kMaxEchoesDetected];
+    const uint32_t count = cuda::WarpRanging(c.waveform, x, p.above[k], c.detector.min_range_m,
+                                             c.detector.max_range_m, echoes);
+    if (lane == 0) {
+      BeamRecord* r = out + size_t{first + k} * c.echoes_per_beam;
+      for (uint32_t e = 0; e < c.echoes_per_beam; ++e)
+        r[e] = BeamRecord{};
+      const BeamSetup s = SetUpBeam(c, beam);
+      RecordWaveformEchoes(c, beam, s.b, s.t, s.pose, p.contributions[k], n[k], echoes, count, r);
+    }
+    __syncwarp();
+  }
+}
+
+// Launches WaveformWarpKernel<R> for the batch's n beams.
+template <uint32_t R>
+cudaError_t LaunchWaveformWarpsOf(const FrameContext& c,
+                                  const physics::SignalContribution* contributions,
+                                  const uint8_t* counts, BeamRecord* out, uint32_t beam_begin,
+                                  uint32_t n, uint32_t slots, const uint32_t* kept,
+                                  uint32_t kept_count, float* kept_volts) {
+  const uint32_t samples = c.waveform.samples;
+  const uint32_t warps = cuda::WarpsPerBlock(samples, slots);
+  const size_t shared = warps * cuda::WarpPairBytes(samples, slots);
+  if (cudaError_t e =
+          cudaFuncSetAttribute(WaveformWarpKernel<R>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                               static_cast<int>(shared));
+      e != cudaSuccess)
+    return e;
+  const uint32_t pairs = (n + 1) / 2;
+  WaveformWarpKernel<R><<<(pairs + warps - 1) / warps, warps * 32, shared>>>(
+      c, contributions, counts, out, beam_begin, n, slots, kept, kept_count, kept_volts);
+  return cudaGetLastError();
+}
+
+// ... with the record layout of the chain's length.
+cudaError_t LaunchWaveformWarps(const FrameContext& c,
+                                const physics::SignalContribution* contributions,
+                                const uint8_t* counts, BeamRecord* out, uint32_t beam_begin,
+                                uint32_t n, uint32_t slots, const uint32_t* kept,
+                                uint32_t kept_count, float* kept_volts) {
+  switch (cuda::RegisterValues(c.waveform.samples)) {
+    case 32:
+      return LaunchWaveformWarpsOf<32>(c, contributions, counts, out, beam_begin, n, slots, kept,
+                                       kept_count, kept_volts);
+    case 64:
+      return LaunchWaveformWarpsOf<64>(c, contributions, counts, out, beam_begin, n, slots, kept,
+                                       kept_count, kept_volts);
+    default:
+      return LaunchWaveformWarpsOf<0>(c, contributions, counts, out, beam_begin, n, slots, kept,
+                                      kept_count, kept_volts);
+  }
 }
 
 // How much detecting beam i will cost, as a sort key: the grid steps DetectEchoes will march
@@ -397,16 +452,13 @@ Status CudaSimulator::Impl::SimulateBeams(const FrameContext& context, uint32_t 
           context, Closest(), contributions.get(), contribution_counts.get(), b, n);
       LT_CUDA_TRY(cudaGetLastError());
       LT_CUDA_TRY(cudaEventRecord(signal_done));
-      const uint32_t samples = context.waveform.samples;
-      const uint32_t warps = cuda::WarpsPerBlock(samples);
-      const size_t shared = warps * cuda::WarpRecordBytes(samples);
-      LT_CUDA_TRY(cudaFuncSetAttribute(WaveformWarpKernel,
-                                       cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                       static_cast<int>(shared)));
-      WaveformWarpKernel<<<(n + warps - 1) / warps, warps * 32, shared>>>(
-          context, contributions.get(), contribution_counts.get(), records.get(), b, n,
-          kept_beams.get(), static_cast<uint32_t>(kept_beams.size()), kept_volts.get());
-      LT_CUDA_TRY(cudaGetLastError());
+      // A beam's contributions: all its sub-rays' slots, at most kMaxContributions.
+      const uint32_t slots =
+          std::min<uint32_t>(kMaxContributions, std::max<uint32_t>(1, profile->footprint.sub_rays) *
+                                                    context.signal.max_surfaces);
+      LT_CUDA_TRY(LaunchWaveformWarps(context, contributions.get(), contribution_counts.get(),
+                                      records.get(), b, n, slots, kept_beams.get(),
+                                      static_cast<uint32_t>(kept_beams.size()), kept_volts.get()));
     } else if (profile->detector.kind == DetectorKind::kThreshold) {
       const uint64_t threads = uint64_t{n} * profile->footprint.sub_rays;
       SubRaySignalKernel<<<static_cast<unsigned>((threads + kBlock - 1) / kBlock), kBlock>>>(

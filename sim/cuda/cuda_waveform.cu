@@ -15,29 +15,73 @@ namespace {
 
 using cuda::DeviceBuffer;
 
-// One warp per beam, as WaveformWarpKernel runs the simulator's beams: the chain and the
+// One warp per two beams, as WaveformWarpKernel runs the simulator's beams: the chain and the
 // ranging (the echo count of each beam to echo_counts), the record to records[b N ..] when
 // records is not null.
+template <uint32_t R>
 __global__ void WaveformKernel(physics::WaveformChain w,
                                const physics::SignalContribution* contributions, uint32_t n,
                                double sun_w, uint64_t seed, float* records, uint32_t* echo_counts,
                                uint32_t beams) {
   extern __shared__ unsigned char shared[];
   const uint32_t warp = threadIdx.x / 32, lane = threadIdx.x & 31u;
-  const uint32_t b = blockIdx.x * (blockDim.x / 32) + warp;
-  if (b >= beams) return;
-  const cuda::WarpRecord rec = cuda::WarpRecordAt(shared, warp, w.samples);
+  const uint32_t first = 2 * (blockIdx.x * (blockDim.x / 32) + warp);
+  if (first >= beams) return;
+  const cuda::WarpPair p = cuda::WarpPairAt(shared, warp, w.samples, n > 0 ? n : 1);
   for (uint32_t k = lane; k < n; k += 32)
-    rec.contributions[k] = contributions[k];
+    p.contributions[0][k] = p.contributions[1][k] = contributions[k];
   __syncwarp();
-  cuda::WarpWaveform(w, rec.contributions, n, sun_w, physics::RandomKey{seed, 0, b, 0, 0}, rec.x);
-  if (records) {
-    for (uint32_t s = lane; s < w.samples; s += 32)
-      records[uint64_t{b} * w.samples + s] = rec.x[s].re;
+  cuda::WarpWaveformPair<R>(w, p, {p.contributions[0], n, sun_w, {seed, 0, first, 0, 0}},
+                            {p.contributions[1], n, sun_w, {seed, 0, first + 1, 0, 0}});
+  for (uint32_t k = 0; k < 2 && first + k < beams; ++k) {
+    const auto x = cuda::PairSamples<R>(p, w.samples, k);
+    if (records) {
+      for (uint32_t s = lane; s < w.samples; s += 32)
+        records[uint64_t{first + k} * w.samples + s] = x[s];
+    }
+    physics::Echo echoes[physics::kMaxEchoesDetected];
+    const uint32_t count = cuda::WarpRanging(w, x, p.above[k], 0.0, 1e9, echoes);
+    if (lane == 0) echo_counts[first + k] = count;
+    __syncwarp();
   }
-  physics::Echo echoes[physics::kMaxEchoesDetected];
-  const uint32_t count = cuda::WarpRanging(w, rec.x, rec.above, 0.0, 1e9, echoes);
-  if (lane == 0) echo_counts[b] = count;
+}
+
+// Launches WaveformKernel<R> `repeats` + 1 times (the first a warm-up), returning the median
+// time of the others [ms] in `ms`.
+template <uint32_t R>
+Status TimeWaveformKernel(const physics::WaveformChain& w,
+                          const physics::SignalContribution* contributions, uint32_t n,
+                          double sun_w, uint64_t seed, float* records, uint32_t* echo_counts,
+                          uint32_t beams, int repeats, double& ms) {
+  const uint32_t slots = n > 0 ? n : 1;
+  const uint32_t warps = cuda::WarpsPerBlock(w.samples, slots);
+  const size_t shared = warps * cuda::WarpPairBytes(w.samples, slots);
+  LT_CUDA_TRY(cudaFuncSetAttribute(WaveformKernel<R>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                   static_cast<int>(shared)));
+  const uint32_t blocks = ((beams + 1) / 2 + warps - 1) / warps;
+  cudaEvent_t start, stop;
+  LT_CUDA_TRY(cudaEventCreate(&start));
+  LT_CUDA_TRY(cudaEventCreate(&stop));
+  std::vector<double> times;
+  for (int r = 0; r <= std::max(0, repeats); ++r) {
+    LT_CUDA_TRY(cudaEventRecord(start));
+    WaveformKernel<R><<<blocks, warps * 32, shared>>>(w, contributions, n, sun_w, seed, records,
+                                                      echo_counts, beams);
+    LT_CUDA_TRY(cudaGetLastError());
+    LT_CUDA_TRY(cudaEventRecord(stop));
+    LT_CUDA_TRY(cudaEventSynchronize(stop));
+    float t = 0;
+    LT_CUDA_TRY(cudaEventElapsedTime(&t, start, stop));
+    if (r > 0) times.push_back(t);
+  }
+  cudaEventDestroy(start);
+  cudaEventDestroy(stop);
+  ms = 0;
+  if (!times.empty()) {
+    std::sort(times.begin(), times.end());
+    ms = times[times.size() / 2];
+  }
+  return {};
 }
 
 __global__ void PhotonCountKernel(const double* means, uint32_t n, uint64_t seed,
@@ -73,34 +117,24 @@ Expected<GpuWaveforms> CudaWaveforms(const SensorProfile& profile,
         records.Reserve(keep_volts ? size_t{n} * beams : 0), echo_counts.Reserve(beams)}) {
     if (!s.ok()) return s.error();
   }
-  const uint32_t warps = cuda::WarpsPerBlock(n);
-  const size_t shared = warps * cuda::WarpRecordBytes(n);
-  LT_CUDA_TRY(cudaFuncSetAttribute(WaveformKernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                   static_cast<int>(shared)));
   const physics::WaveformChain w = MakeWaveformChain(profile, transfer.get(), twiddles.get());
-  cudaEvent_t start, stop;
-  LT_CUDA_TRY(cudaEventCreate(&start));
-  LT_CUDA_TRY(cudaEventCreate(&stop));
-  std::vector<double> times;
-  for (int r = 0; r <= std::max(0, repeats); ++r) {
-    LT_CUDA_TRY(cudaEventRecord(start));
-    WaveformKernel<<<(beams + warps - 1) / warps, warps * 32, shared>>>(
-        w, c.get(), static_cast<uint32_t>(contributions.size()), sun_w, seed,
-        keep_volts ? records.get() : nullptr, echo_counts.get(), beams);
-    LT_CUDA_TRY(cudaGetLastError());
-    LT_CUDA_TRY(cudaEventRecord(stop));
-    LT_CUDA_TRY(cudaEventSynchronize(stop));
-    float ms = 0;
-    LT_CUDA_TRY(cudaEventElapsedTime(&ms, start, stop));
-    if (r > 0) times.push_back(ms);
-  }
-  cudaEventDestroy(start);
-  cudaEventDestroy(stop);
   GpuWaveforms out;
-  if (!times.empty()) {
-    std::sort(times.begin(), times.end());
-    out.ms = times[times.size() / 2];
-  }
+  const auto count = static_cast<uint32_t>(contributions.size());
+  float* kept = keep_volts ? records.get() : nullptr;
+  const Status timed = [&]() -> Status {
+    switch (cuda::RegisterValues(n)) {
+      case 32:
+        return TimeWaveformKernel<32>(w, c.get(), count, sun_w, seed, kept, echo_counts.get(),
+                                      beams, repeats, out.ms);
+      case 64:
+        return TimeWaveformKernel<64>(w, c.get(), count, sun_w, seed, kept, echo_counts.get(),
+                                      beams, repeats, out.ms);
+      default:
+        return TimeWaveformKernel<0>(w, c.get(), count, sun_w, seed, kept, echo_counts.get(), beams,
+                                     repeats, out.ms);
+    }
+  }();
+  if (!timed.ok()) return timed.error();
   if (keep_volts) {
     out.volts.resize(size_t{n} * beams);
     if (Status s = records.Download(out.volts.data(), out.volts.size()); !s.ok()) return s.error();

@@ -1,18 +1,19 @@
-// The waveform chain of one beam by one warp, its record in shared memory (issue 15's fused
-// kernel): the same per-sample and per-run functions as the CPU's sequential chain
-// (physics/waveform.h, waveform_ranging.h, fft.h, sipm.h), with the work of each stage spread
-// over the 32 lanes:
+// The waveform chain of two beams by one warp (issue 15's fused kernel): the same per-sample
+// and per-run functions as the CPU's sequential chain (physics/waveform.h, waveform_ranging.h,
+// fft.h, sipm.h), with the work of each stage spread over the 32 lanes:
 //   - power: each pulse's samples across the lanes, pulse after pulse (the additions to a
 //     sample keep the CPU's order);
-//   - photons: each lane a contiguous block of N / 32 samples; the SiPM's recurrence, an
-//     affine map per bin (SipmMap), composed per block and scanned across the lanes;
-//   - FFT: the bit reversal and each stage's butterflies across the lanes (a stage's
-//     butterflies touch disjoint pairs, so each value is computed exactly as on the CPU);
+//   - photons: the pulses' bins across the lanes, the background a segment of 32 bins a lane;
+//   - SiPM: each lane a contiguous block of N / 32 bins, the recurrence's affine maps
+//     (SipmMap) composed per block and scanned across the lanes;
+//   - circuit: both beams in one complex transform (register_fft.cuh): in registers, four
+//     steps, for N = 1024 and 2048; otherwise radix-2 butterflies across the lanes in shared
+//     memory;
 //   - ranging: the pretrigger's sums by warp reductions, the internal reflection's maximum by a
 //     warp argmax (the lowest index on ties, as the CPU's scan), the samples above the
 //     threshold as ballot masks, so that lane 0 walks only the runs.
-// Rounding differs from the CPU only in the SiPM scan's order and the reductions' (float and
-// double sums): CudaWaveform.* holds the records to 1e-5 of their peak.
+// Rounding differs from the CPU only in the SiPM scan's order, the transform's and the
+// reductions' (float and double sums): CudaWaveform.* holds the records to 1e-5 of their peak.
 #pragma once
 
 #include <cstdint>
@@ -22,14 +23,14 @@
 #include "lidartwin/physics/sipm.h"
 #include "lidartwin/physics/waveform.h"
 #include "lidartwin/physics/waveform_ranging.h"
+#include "register_fft.cuh"
 
 namespace lt::cuda {
 
 constexpr uint32_t kFullMask = 0xffffffffu;
 
-// A record in shared memory with one spare value after every 32: a lane's contiguous block of
-// samples (the photon and SiPM passes) and the butterflies' strides would otherwise put many
-// lanes on the same memory bank (ncu: 5-6 way conflicts on an H100).
+// A record in shared memory with one spare value after every 32, for the radix-2 butterflies'
+// strides (ncu: 5-6 way bank conflicts on an H100 without it).
 struct PaddedRecord {
   physics::ComplexF* base;
   __device__ physics::ComplexF& operator[](uint32_t i) const { return base[i + (i >> 5)]; }
@@ -38,35 +39,95 @@ __host__ __device__ inline uint32_t PaddedLength(uint32_t n) {
   return n + n / 32;
 }
 
-// Shared memory a warp needs for a record of n samples: the record, one mask word per 32
-// samples, and the beam's contributions.
-__host__ __device__ inline size_t WarpRecordBytes(uint32_t n) {
-  const size_t bytes = size_t{PaddedLength(n)} * sizeof(physics::ComplexF) +
-                       (n / 32 + 1) * sizeof(uint32_t) +
-                       kMaxContributions * sizeof(physics::SignalContribution);
-  return (bytes + 15) / 16 * 16;  // the next warp's record stays aligned
+// Values a lane holds in the register transform for records of n samples (register_fft.cuh),
+// or 0: the radix-2 transform in shared memory.
+__host__ __device__ constexpr uint32_t RegisterValues(uint32_t n) {
+  return n == 1024 ? 32 : (n == 2048 ? 64 : 0);
+}
+
+// One beam's samples as floats, for the register transform: one spare float after every
+// block of N / 32 (a lane's block in the SiPM pass), so that the lanes walking their blocks
+// side by side, and the transform's loads of every 32nd sample, meet on no bank.
+struct BlockPadded {
+  float* base;
+  uint32_t log2_block;
+  __device__ float& operator[](uint32_t i) const { return base[i + (i >> log2_block)]; }
+};
+__host__ __device__ inline uint32_t BlockPaddedLength(uint32_t n) {
+  return n + 32;
+}
+
+// One beam's samples as the real (part 0) or imaginary (part 1) parts of a PaddedRecord, for
+// the shared-memory transform.
+struct ComplexPart {
+  physics::ComplexF* base;
+  uint32_t part;
+  __device__ float& operator[](uint32_t i) const { return (&base[i + (i >> 5)].re)[part]; }
+};
+
+// The float samples the physics' ranging reads as x[i].re.
+template <typename Floats>
+struct ReView {
+  Floats f;
+  struct Value {
+    float re;
+  };
+  __device__ Value operator[](uint32_t i) const { return {f[i]}; }
+};
+
+// Shared memory a warp needs for two beams' records of n samples with `slots` contributions
+// each: the records (and the transpose over them), one mask word per 32 samples and the
+// contributions, for each beam.
+__host__ __device__ inline size_t PairRecordBytes(uint32_t n) {
+  const uint32_t r = RegisterValues(n);
+  if (r == 0) return size_t{PaddedLength(n)} * sizeof(physics::ComplexF);
+  const size_t floats = 2 * size_t{BlockPaddedLength(n)} * sizeof(float);
+  const size_t transpose = size_t{TransposeValues(r)} * sizeof(physics::ComplexF);
+  return floats > transpose ? floats : transpose;
+}
+__host__ __device__ inline size_t WarpPairBytes(uint32_t n, uint32_t slots) {
+  const size_t bytes = PairRecordBytes(n) + 2 * (n / 32 + 1) * sizeof(uint32_t) +
+                       2 * size_t{slots} * sizeof(physics::SignalContribution);
+  return (bytes + 15) / 16 * 16;  // the next warp's records stay aligned
 }
 
 // The parts of a warp's shared memory.
-struct WarpRecord {
-  PaddedRecord x;                         // n samples
-  uint32_t* above;                        // n / 32 + 1 mask words
-  physics::SignalContribution* contributions;  // kMaxContributions
+struct WarpPair {
+  unsigned char* records;                        // PairRecordBytes
+  uint32_t* above[2];                            // n / 32 + 1 mask words a beam
+  physics::SignalContribution* contributions[2];  // `slots` a beam
 };
-__device__ inline WarpRecord WarpRecordAt(unsigned char* shared, uint32_t warp, uint32_t n) {
-  unsigned char* mine = shared + warp * WarpRecordBytes(n);
-  WarpRecord r;
-  r.x = {reinterpret_cast<physics::ComplexF*>(mine)};
-  r.above = reinterpret_cast<uint32_t*>(r.x.base + PaddedLength(n));
-  r.contributions = reinterpret_cast<physics::SignalContribution*>(r.above + n / 32 + 1);
-  return r;
+__device__ inline WarpPair WarpPairAt(unsigned char* shared, uint32_t warp, uint32_t n,
+                                      uint32_t slots) {
+  unsigned char* mine = shared + warp * WarpPairBytes(n, slots);
+  WarpPair p;
+  p.records = mine;
+  // Contributions first after the records: 16-byte values on a 16-byte boundary.
+  p.contributions[0] = reinterpret_cast<physics::SignalContribution*>(mine + PairRecordBytes(n));
+  p.contributions[1] = p.contributions[0] + slots;
+  p.above[0] = reinterpret_cast<uint32_t*>(p.contributions[1] + slots);
+  p.above[1] = p.above[0] + n / 32 + 1;
+  return p;
 }
 
-// Warps (beams) a block runs for records of n samples: four, or as many as fit in 200 KiB of
-// shared memory (the H100 allows 227 KiB a block).
-inline uint32_t WarpsPerBlock(uint32_t n) {
-  const size_t fit = (200u << 10) / WarpRecordBytes(n);
+// Warps (beam pairs) a block runs: four, or as many as fit in 200 KiB of shared memory (the
+// H100 allows 227 KiB a block).
+inline uint32_t WarpsPerBlock(uint32_t n, uint32_t slots) {
+  const size_t fit = (200u << 10) / WarpPairBytes(n, slots);
   return static_cast<uint32_t>(fit >= 4 ? 4 : (fit < 1 ? 1 : fit));
+}
+
+// Beam k's (0, 1) samples in the warp's records, for a record layout R (RegisterValues).
+template <uint32_t R>
+__device__ inline auto PairSamples(const WarpPair& p, uint32_t n, uint32_t k) {
+  if constexpr (R == 0) {
+    return ComplexPart{reinterpret_cast<physics::ComplexF*>(p.records), k};
+  } else {
+    uint32_t log2_block = 0;
+    while ((32u << log2_block) < n)
+      ++log2_block;
+    return BlockPadded{reinterpret_cast<float*>(p.records) + k * BlockPaddedLength(n), log2_block};
+  }
 }
 
 // Lane 0 of a warp finds `beam` in the sorted list kept[0 .. count); every lane gets its slot,
@@ -88,17 +149,19 @@ __device__ inline int64_t KeptSlot(const uint32_t* kept, uint32_t count, uint32_
   return __shfl_sync(0xffffffffu, slot, 0);
 }
 
-// Stages 1-4 (eq. 3-10) of one beam into x[0 .. N) (shared memory), by the calling warp.
-__device__ inline void WarpWaveform(const physics::WaveformChain& w,
-                                    const physics::SignalContribution* c, uint32_t n,
-                                    double sun_w, const physics::RandomKey& key,
-                                    PaddedRecord x) {
+// Stages 1-3 (eq. 3-9) of one beam by the calling warp: the circuit's input current [A] into
+// x[0 .. N), as physics::ReceivedPowerSamples and DetectorCurrent compute it.
+template <typename Floats>
+__device__ __forceinline__ void WarpDetectorCurrent(const physics::WaveformChain& w,
+                                           const physics::SignalContribution* c, uint32_t n,
+                                           double sun_w, const physics::RandomKey& key,
+                                           Floats x) {
   const uint32_t lane = threadIdx.x & 31u;
   const uint32_t N = w.samples;
   for (uint32_t i = lane; i < N; i += 32)
-    x[i].im = static_cast<float>(sun_w);
+    x[i] = 0.0f;
   __syncwarp();
-  // Power: the internal reflection, then each contribution, as ReceivedPowerSamples adds them.
+  // The pulses' power: the internal reflection, then each contribution, in the CPU's order.
   const double t_e = physics::EmissionTime(w);
   const double half_inv_var = 0.5 / (w.pulse_sigma_s * w.pulse_sigma_s);
   for (int64_t k = w.internal_power_w > 0 ? -1 : 0; k < static_cast<int64_t>(n); ++k) {
@@ -107,29 +170,44 @@ __device__ inline void WarpWaveform(const physics::WaveformChain& w,
                            : t_e + physics::RangeIntervalTime(static_cast<double>(c[k].range_m));
     const physics::SampleSpan s = physics::PulseSpan(w, t);
     for (int64_t i = s.first + lane; i <= s.last; i += 32)
-      x[i].im += physics::PulseSample(w, peak, t, i, half_inv_var);
+      x[i] += physics::PulseSample(w, peak, t, i, half_inv_var);
     __syncwarp();
   }
-  const float resting = physics::SipmRestingSensitivity(
-      w.sipm, physics::SipmRecovery(w.sipm, w.dt_s), physics::BackgroundPhotons(w, x[0].im));
-  // Photons, per lane a block of L samples; their counts into x[i].re.
+  // Photons: each bin's own draw in place (a pulse's bins side by side across the lanes), then
+  // the background's, a segment a lane.
+  const double background = physics::BackgroundMean(w, sun_w);
+  const double bin_background = physics::BinBackgroundMean(w, background);
+  for (uint32_t i = lane; i < N; i += 32) {
+    const float pulse_w = x[i];
+    float photons = 0.0f;
+    if (physics::BinDraws(pulse_w, bin_background)) {
+      const physics::Philox4x32 words =
+          w.shot_noise ? physics::PhotonWords(key, i) : physics::Philox4x32{};
+      photons = physics::BinPhotons(w, key, i, pulse_w, bin_background, words);
+    }
+    x[i] = photons;
+  }
+  __syncwarp();
+  if (bin_background == 0) {
+    for (uint32_t g = lane; g < N / physics::kBackgroundSegment; g += 32) {
+      physics::SegmentBackgroundPhotons(background, key, g, [&](uint32_t b) {
+        x[g * physics::kBackgroundSegment + b] += 1.0f;
+      });
+    }
+  }
+  __syncwarp();
+  // SiPM: each lane's block of L bins composed into one affine map S_out = A S_in + B, the maps
+  // scanned across the lanes (exclusive), then the block's charges from its incoming
+  // sensitivity.
   const uint32_t L = N / 32;
   const uint32_t first = lane * L;
-  physics::Philox4x32 words{};
-  for (uint32_t i = first; i < first + L; ++i) {
-    if (w.shot_noise && (i == first || (i & 3u) == 0)) words = physics::PhotonWords(key, i);
-    x[i].re = physics::SamplePhotons(w, key, i, x[i].im, words);
-  }
-  // SiPM: each block's bins composed into one affine map S_out = A S_in + B, the maps scanned
-  // across the lanes (exclusive), then the block's charges from its incoming sensitivity.
   const double amps_per_cell = w.cell_charge_c / w.dt_s;
   const float recovery = physics::SipmRecovery(w.sipm, w.dt_s);
-  const bool saturates = w.sipm.cells > 0;
   float s_in = 1.0f;
-  if (saturates) {
+  if (w.sipm.cells > 0) {
     float A = 1.0f, B = 0.0f;
     for (uint32_t i = first; i < first + L; ++i) {
-      const physics::SipmBinMap m = physics::SipmMap(w.sipm, recovery, x[i].re);
+      const physics::SipmBinMap m = physics::SipmMap(w.sipm, recovery, x[i]);
       A = m.a * A;
       B = m.a * B + (1.0f - recovery);
     }
@@ -144,54 +222,119 @@ __device__ inline void WarpWaveform(const physics::WaveformChain& w,
     }
     const float a_ex = __shfl_up_sync(kFullMask, A, 1);
     const float b_ex = __shfl_up_sync(kFullMask, B, 1);
+    const float resting =
+        physics::SipmRestingSensitivity(w.sipm, recovery, static_cast<float>(background));
     s_in = lane == 0 ? resting : a_ex * resting + b_ex;
   }
   physics::SipmState state{s_in};
-  for (uint32_t i = first; i < first + L; ++i) {
-    const float q = physics::SipmCharge(w.sipm, recovery, x[i].re, state);
-    x[i] = {static_cast<float>(q * amps_per_cell), 0.0f};
-  }
+  for (uint32_t i = first; i < first + L; ++i)
+    x[i] = static_cast<float>(physics::SipmCharge(w.sipm, recovery, x[i], state) * amps_per_cell);
   __syncwarp();
-  // Circuit (eq. 10): FFT, H, inverse FFT, as CircuitVoltage.
-  uint32_t log2n = 0;
-  while ((1u << log2n) < N)
-    ++log2n;
-  for (int inverse = 0; inverse < 2; ++inverse) {
-    for (uint32_t i = lane; i < N; i += 32) {
-      const uint32_t j = __brev(i) >> (32 - log2n);
-      if (i < j) {
-        const physics::ComplexF t = x[i];
-        x[i] = x[j];
-        x[j] = t;
-      }
+}
+
+// Stage 4 (eq. 10) of the warp's two beams, their currents in the records of layout R: the
+// voltages (baseline and thermal noise included) replace them.
+template <uint32_t R>
+__device__ __forceinline__ void WarpCircuitPair(const physics::WaveformChain& w,
+                                                const WarpPair& p, const physics::RandomKey key_a,
+                                                const physics::RandomKey key_b) {
+  const uint32_t lane = threadIdx.x & 31u;
+  const uint32_t N = w.samples;
+  const float scale = 1.0f / static_cast<float>(N);
+  const float base = static_cast<float>(w.baseline_v);
+  if constexpr (R > 0) {
+    const auto xa = PairSamples<R>(p, N, 0);
+    const auto xb = PairSamples<R>(p, N, 1);
+    physics::ComplexF a[R];
+#pragma unroll
+    for (uint32_t m = 0; m < R; ++m)
+      a[m] = {xa[lane + 32 * m], xb[lane + 32 * m]};
+    __syncwarp();
+    RegisterCircuitPair<R>(w, a, reinterpret_cast<physics::ComplexF*>(p.records));
+#pragma unroll
+    for (uint32_t m = 0; m < R; ++m)
+      a[m] = {a[m].re * scale + base, a[m].im * scale + base};
+    __syncwarp();  // the transpose's last reads of the records' memory
+#pragma unroll
+    for (uint32_t m = 0; m < R; ++m) {
+      xa[lane + 32 * m] = a[m].re;
+      xb[lane + 32 * m] = a[m].im;
     }
     __syncwarp();
-    for (uint32_t len = 2; len <= N; len <<= 1) {
-      for (uint32_t b = lane; b < N / 2; b += 32)
-        physics::Butterfly(x, N, len, b, w.twiddles, inverse != 0);
-      __syncwarp();
+    // Thermal noise: consecutive lanes take consecutive groups, whose bins are consecutive
+    // (physics::ThermalBin), so the blocks' padding keeps them on distinct banks.
+    if (w.thermal_noise_v > 0) {
+      for (uint32_t j = lane; j < physics::ThermalGroups(N); j += 32) {
+        float va[4], vb[4];
+        physics::ThermalNoiseOfFour(w, key_a, j, va);
+        physics::ThermalNoiseOfFour(w, key_b, j, vb);
+        for (uint32_t t = 0; t < 4; ++t) {
+          xa[physics::ThermalBin(j, t)] += va[t];
+          xb[physics::ThermalBin(j, t)] += vb[t];
+        }
+      }
     }
-    if (inverse == 0) {
-      for (uint32_t k = lane; k < N; k += 32)
-        x[k] = physics::Mul(static_cast<physics::ComplexF>(x[k]), w.transfer[k]);
+  } else {
+    const PaddedRecord x{reinterpret_cast<physics::ComplexF*>(p.records)};
+    uint32_t log2n = 0;
+    while ((1u << log2n) < N)
+      ++log2n;
+    for (int inverse = 0; inverse < 2; ++inverse) {
+      for (uint32_t i = lane; i < N; i += 32) {
+        const uint32_t j = __brev(i) >> (32 - log2n);
+        if (i < j) {
+          const physics::ComplexF t = x[i];
+          x[i] = x[j];
+          x[j] = t;
+        }
+      }
       __syncwarp();
+      for (uint32_t len = 2; len <= N; len <<= 1) {
+        for (uint32_t b = lane; b < N / 2; b += 32)
+          physics::Butterfly(x, N, len, b, w.twiddles, inverse != 0);
+        __syncwarp();
+      }
+      if (inverse == 0) {
+        for (uint32_t k = lane; k < N; k += 32)
+          x[k] = physics::Mul(static_cast<physics::ComplexF>(x[k]), w.transfer[k]);
+        __syncwarp();
+      }
     }
-  }
-  const float base = static_cast<float>(w.baseline_v);
-  for (uint32_t i = lane; i < N; i += 32) {
-    physics::ScaleInverse(x[i], N);
-    x[i].re += base;
+    for (uint32_t i = lane; i < N; i += 32)
+      x[i] = {x[i].re * scale + base, x[i].im * scale + base};
+    __syncwarp();
+    if (w.thermal_noise_v > 0) {
+      for (uint32_t j = lane; j < physics::ThermalGroups(N); j += 32) {
+        float va[4], vb[4];
+        physics::ThermalNoiseOfFour(w, key_a, j, va);
+        physics::ThermalNoiseOfFour(w, key_b, j, vb);
+        for (uint32_t t = 0; t < 4; ++t) {
+          const uint32_t i = physics::ThermalBin(j, t);
+          if (i < N) x[i] = {x[i].re + va[t], x[i].im + vb[t]};
+        }
+      }
+    }
   }
   __syncwarp();
-  if (w.thermal_noise_v > 0) {
-    for (uint32_t j = lane; j < N / 4; j += 32) {
-      float v[4];
-      physics::ThermalNoiseOfFour(w, key, j, v);
-      for (uint32_t m = 0; m < 4; ++m)
-        x[4 * j + m].re += v[m];
-    }
-  }
-  __syncwarp();
+}
+
+// What stages 1-4 need of one beam of a pair: its contributions c[0 .. n), sunlight [W] and
+// key. A missing second beam has no contributions and is not read.
+struct PairBeam {
+  const physics::SignalContribution* c;
+  uint32_t n;
+  double sun_w;
+  physics::RandomKey key;
+};
+
+// Stages 1-4 of the warp's two beams; their voltages are then PairSamples<R>(p, N, 0 and 1).
+template <uint32_t R>
+__device__ __forceinline__ void WarpWaveformPair(const physics::WaveformChain& w,
+                                                 const WarpPair& p, const PairBeam a,
+                                                 const PairBeam b) {
+  WarpDetectorCurrent(w, a.c, a.n, a.sun_w, a.key, PairSamples<R>(p, w.samples, 0));
+  WarpDetectorCurrent(w, b.c, b.n, b.sun_w, b.key, PairSamples<R>(p, w.samples, 1));
+  WarpCircuitPair<R>(w, p, a.key, b.key);
 }
 
 __device__ inline double WarpSum(double v) {
@@ -200,23 +343,25 @@ __device__ inline double WarpSum(double v) {
   return v;
 }
 
-// Stage 5's ranging of the record in x by the calling warp: the background and the internal
-// reflection's peak (every lane gets them), the samples above the threshold in `above` (bit i
-// of word i / 32), then lane 0 walks the runs. Returns the echo count on lane 0.
-__device__ inline uint32_t WarpRanging(const physics::WaveformChain& w, PaddedRecord x,
-                                       uint32_t* above, double min_range_m, double max_range_m,
+// Stage 5's ranging of the voltages x[0 .. N) by the calling warp: the background and the
+// internal reflection's peak (every lane gets them), the samples above the threshold in
+// `above` (bit i of word i / 32), then lane 0 walks the runs. Returns the echo count on lane 0.
+template <typename Floats>
+__device__ inline uint32_t WarpRanging(const physics::WaveformChain& w, Floats x, uint32_t* above,
+                                       double min_range_m, double max_range_m,
                                        physics::Echo* echoes) {
   const uint32_t lane = threadIdx.x & 31u;
   const uint32_t N = w.samples;
   const uint32_t m = w.pretrigger_samples;
+  const ReView<Floats> xr{x};
   double sum = 0;
   for (uint32_t i = lane; i < m; i += 32)
-    sum += x[i].re;
+    sum += x[i];
   sum = WarpSum(sum);
   const double mean = m > 0 ? sum / m : 0.0;
   double sum2 = 0;
   for (uint32_t i = lane; i < m; i += 32) {
-    const double d = x[i].re - mean;
+    const double d = x[i] - mean;
     sum2 += d * d;
   }
   sum2 = WarpSum(sum2);
@@ -224,10 +369,10 @@ __device__ inline uint32_t WarpRanging(const physics::WaveformChain& w, PaddedRe
   // The internal reflection's highest sample in [m, end), the lowest index on ties.
   const uint32_t end = physics::TargetWindowStart(w);
   uint32_t best = m;
-  float best_v = m < N ? x[m].re : 0.0f;
+  float best_v = m < N ? x[m] : 0.0f;
   for (uint32_t i = m + lane; i < end; i += 32) {
-    if (x[i].re > best_v || (x[i].re == best_v && i < best)) {
-      best_v = x[i].re;
+    if (x[i] > best_v || (x[i] == best_v && i < best)) {
+      best_v = x[i];
       best = i;
     }
   }
@@ -239,12 +384,12 @@ __device__ inline uint32_t WarpRanging(const physics::WaveformChain& w, PaddedRe
       best = b;
     }
   }
-  physics::ReferencePeak(w, x, best, end, g);
+  physics::ReferencePeak(w, xr, best, end, g);
   // Samples above T from the target window on, 32 at a time.
   const uint32_t begin = end;
   for (uint32_t c = 0; c < (N + 31) / 32; ++c) {
     const uint32_t i = 32 * c + lane;
-    const unsigned bits = __ballot_sync(kFullMask, i < N && i >= begin && x[i].re > g.threshold_v);
+    const unsigned bits = __ballot_sync(kFullMask, i < N && i >= begin && x[i] > g.threshold_v);
     if (lane == 0) above[c] = bits;
   }
   __syncwarp();
@@ -264,8 +409,8 @@ __device__ inline uint32_t WarpRanging(const physics::WaveformChain& w, PaddedRe
     const uint32_t j = next(i, false);
     uint32_t top = i;
     for (uint32_t k = i + 1; k < j; ++k)
-      if (x[k].re > x[top].re) top = k;
-    if (!physics::KeepRunEcho(w, g, x, begin, i, j, top, min_range_m, max_range_m, echoes, count,
+      if (x[k] > x[top]) top = k;
+    if (!physics::KeepRunEcho(w, g, xr, begin, i, j, top, min_range_m, max_range_m, echoes, count,
                               seen))
       break;
     i = next(j, true);

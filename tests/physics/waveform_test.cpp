@@ -68,6 +68,60 @@ TEST(PhotonCounting, CountsHaveThePoissonMeanAndVariance) {
   }
 }
 
+// The background drawn a segment at a time (a Poisson total spread uniformly over 32 bins)
+// must give each bin a Poisson(m) count independent of its neighbours': mean, variance, the
+// share of empty bins exp(-m), and no correlation between adjacent bins. Means cover the
+// total's inversion (32 m < 10), its rejection (32 m >= 10) and totals past the first call's
+// 18 positions.
+TEST(PhotonCounting, SegmentBackgroundGivesIndependentPoissonBins) {
+  for (double m : {0.01, 0.2, 0.4, 1.5}) {
+    const uint32_t segments = 20000;
+    double sum = 0, sum2 = 0, zeros = 0, cross = 0;
+    uint32_t bins = 0, pairs = 0;
+    for (uint32_t g = 0; g < segments; ++g) {
+      uint32_t counts[kBackgroundSegment] = {};
+      RandomKey k{42, 1, g / 64, 0, 0};  // beams as well as segments vary, as in a frame
+      SegmentBackgroundPhotons(m, k, g % 64, [&](uint32_t b) {
+        ASSERT_LT(b, kBackgroundSegment);
+        ++counts[b];
+      });
+      for (uint32_t b = 0; b < kBackgroundSegment; ++b) {
+        sum += counts[b];
+        sum2 += static_cast<double>(counts[b]) * counts[b];
+        zeros += counts[b] == 0;
+        ++bins;
+        if (b > 0) {
+          cross += (counts[b] - m) * (counts[b - 1] - m);
+          ++pairs;
+        }
+      }
+    }
+    const double mean = sum / bins;
+    const double var = sum2 / bins - mean * mean;
+    EXPECT_NEAR(mean, m, 5 * std::sqrt(m / bins)) << m;
+    EXPECT_NEAR(var, m, 5 * std::sqrt((2 * m * m + m) / bins)) << m;
+    const double p0 = std::exp(-m);
+    EXPECT_NEAR(zeros / bins, p0, 5 * std::sqrt(p0 * (1 - p0) / bins)) << m;
+    // Independent bins: the covariance of neighbours is 0 with a standard error of m / sqrt(n).
+    EXPECT_NEAR(cross / pairs, 0.0, 5 * m / std::sqrt(double(pairs))) << m;
+  }
+}
+
+TEST(PhotonCounting, SegmentBackgroundIsKeyedAndEmptyWithoutLight) {
+  auto draw = [](double m, RandomKey k, uint32_t g) {
+    std::vector<uint32_t> bins;
+    SegmentBackgroundPhotons(m, k, g, [&](uint32_t b) { bins.push_back(b); });
+    return bins;
+  };
+  const RandomKey k{9, 2, 5, 0, 0};
+  EXPECT_TRUE(draw(0.0, k, 3).empty());
+  EXPECT_EQ(draw(0.7, k, 3), draw(0.7, k, 3));
+  EXPECT_NE(draw(0.7, k, 3), draw(0.7, k, 4));
+  RandomKey other = k;
+  other.beam = 6;
+  EXPECT_NE(draw(0.7, k, 3), draw(0.7, other, 3));
+}
+
 TEST(PhotonCounting, InversionGivesTheDistributionsProbabilities) {
   // P(0) = exp(-m), P(1) = m exp(-m): u below e^-m gives 0, between the two sums 1.
   const double m = 0.8;
@@ -317,13 +371,19 @@ TEST(WaveformChain, NoiseFreeAmplitudeFollowsInverseSquareAndReflectance) {
     EXPECT_NEAR(height(rho, 10) / h10, rho / 0.1, 3e-3 * rho / 0.1) << rho;
 }
 
-TEST(WaveformChain, SunlightRaisesTheBaselineAndNoiseByTheAnalyticAmount) {
+// A bright target in sunlight, 2 nW (2.3 photons a bin: drawn bin by bin), and a dimmer one,
+// 0.5 nW (0.57 a bin: drawn a segment at a time).
+class SunlightNoise : public ::testing::TestWithParam<double> {};
+INSTANTIATE_TEST_SUITE_P(WaveformChain, SunlightNoise, ::testing::Values(2e-9, 0.5e-9));
+
+TEST_P(SunlightNoise, RaisesTheBaselineAndNoiseByTheAnalyticAmount) {
   Chain chain(1024, 1e-9);
   chain.w.shot_noise = true;
   chain.w.dark_rate_hz = 0;
-  const double sun = 2e-9;  // W, a bright target in sunlight
+  const double sun = GetParam();  // W
   const double mean =
       MeanPhotonCount(sun, chain.w.dt_s, chain.w.photon_energy_j, chain.w.efficiency, 0.0);
+  EXPECT_EQ(BinBackgroundMean(chain.w, mean) == 0, mean < kSparseBackgroundMean);
   // Photons per bin are Poisson(m): a current a n (a = G e / dt) has mean a m and variance a^2 m;
   // through H, a constant rises by H(0) a m and white noise's variance is a^2 m (1 / N)
   // sum_k |H_k|^2 (Parseval, circular convolution).

@@ -66,16 +66,19 @@ struct RandomKey {
 
 // Stream ids (RandomKey::stream). Append only: renumbering changes every existing output.
 inline constexpr uint32_t kStreamRangeNoise = 1;
-inline constexpr uint32_t kStreamSubRayDirection = 2;  // direction inside the divergence cone
-inline constexpr uint32_t kStreamSubRaySelect = 3;     // random selection among sub-rays
-inline constexpr uint32_t kStreamFootprintShift = 4;   // per-beam rotation of the strata
-inline constexpr uint32_t kStreamEchoRangeNoise = 5;   // threshold detector, per echo
-inline constexpr uint32_t kStreamOutlier = 6;          // outliers along the beam, per echo
-inline constexpr uint32_t kStreamSignalNoise = 7;      // threshold detector, per pulse
-inline constexpr uint32_t kStreamPulseEnergy = 8;      // threshold detector, per pulse
-inline constexpr uint32_t kStreamPhotons = 9;          // waveform detector, 4 time bins a key
-inline constexpr uint32_t kStreamPhotonsLarge = 10;    // waveform detector, Poisson rejection
-inline constexpr uint32_t kStreamThermalNoise = 11;    // waveform detector, 4 time bins a key
+inline constexpr uint32_t kStreamSubRayDirection = 2;       // direction inside the divergence cone
+inline constexpr uint32_t kStreamSubRaySelect = 3;          // random selection among sub-rays
+inline constexpr uint32_t kStreamFootprintShift = 4;        // per-beam rotation of the strata
+inline constexpr uint32_t kStreamEchoRangeNoise = 5;        // threshold detector, per echo
+inline constexpr uint32_t kStreamOutlier = 6;               // outliers along the beam, per echo
+inline constexpr uint32_t kStreamSignalNoise = 7;           // threshold detector, per pulse
+inline constexpr uint32_t kStreamPulseEnergy = 8;           // threshold detector, per pulse
+inline constexpr uint32_t kStreamPhotons = 9;               // waveform detector, 4 time bins a key
+inline constexpr uint32_t kStreamPhotonsLarge = 10;         // waveform detector, Poisson rejection
+inline constexpr uint32_t kStreamThermalNoise = 11;         // waveform detector, 4 time bins a key
+inline constexpr uint32_t kStreamBackgroundPhotons = 12;    // waveform detector, 32 bins a key
+inline constexpr uint32_t kStreamBackgroundLarge = 13;      // their totals by rejection
+inline constexpr uint32_t kStreamBackgroundPositions = 14;  // their bins, past the first call
 
 // Four independent 32-bit words for one key: the 64-bit seed is the Philox key and the ids
 // (frame, beam, sub-ray, stream) are the four counter words, so no two draws share a counter.

@@ -98,6 +98,23 @@ LT_HD inline int64_t PoissonRejectionTrial(double mean, double u_word, double v)
   return -1;
 }
 
+// A Poisson count of mean >= kPoissonRejectionMean by PTRS, its trials keyed by `key` with
+// key.sub_ray = first + (round << 16), two trials a call (first < 2^16).
+LT_HD inline uint32_t PoissonByRejection(double mean, RandomKey key, uint32_t first) {
+  for (uint32_t round = 0; round < 64; ++round) {
+    key.sub_ray = first + (round << 16);
+    const Philox4x32 w = RandomWords(key);
+    for (int trial = 0; trial < 2; ++trial) {
+      const int64_t n = PoissonRejectionTrial(mean, UniformOpen01<double>(w.v[2 * trial]),
+                                              UniformOpen01<double>(w.v[2 * trial + 1]));
+      // Counts saturate at 2^32 - 1 (4e9 photons in one bin: the SiPM saturated long before).
+      if (n >= 0) return n < 4294967295 ? static_cast<uint32_t>(n) : 4294967295u;
+    }
+  }
+  // 128 rejections in a row have probability below 1e-120: the mean, rounded.
+  return mean < 4294967294.5 ? static_cast<uint32_t>(mean + 0.5) : 4294967295u;
+}
+
 // The photon count of time bin `sample` of a beam, n[i] = Poisson(mean) (seed 002 eq. 7),
 // keyed so that it is the same on every backend: inversion uses word (sample mod 4) of the
 // draw (seed, frame, beam, sample / 4, kStreamPhotons), so four bins share one Philox call;
@@ -109,20 +126,56 @@ LT_HD inline uint32_t PhotonCount(double mean, const RandomKey& beam_key, uint32
   if (mean < kPoissonRejectionMean) {
     return PoissonByInversion(mean, UniformOpen01<double>(words_of_four.v[sample & 3u]));
   }
-  for (uint32_t round = 0; round < 64; ++round) {
-    RandomKey k = beam_key;
-    k.sub_ray = sample + (round << 16);
-    k.stream = kStreamPhotonsLarge;
-    const Philox4x32 w = RandomWords(k);
-    for (int trial = 0; trial < 2; ++trial) {
-      const int64_t n = PoissonRejectionTrial(mean, UniformOpen01<double>(w.v[2 * trial]),
-                                              UniformOpen01<double>(w.v[2 * trial + 1]));
-      // Counts saturate at 2^32 - 1 (4e9 photons in one bin: the SiPM saturated long before).
-      if (n >= 0) return n < 4294967295 ? static_cast<uint32_t>(n) : 4294967295u;
-    }
+  RandomKey k = beam_key;
+  k.stream = kStreamPhotonsLarge;
+  return PoissonByRejection(mean, k, sample);
+}
+
+// Background photons: sunlight and dark counts give every bin of a record the same mean m.
+// Where m is small (below kSparseBackgroundMean) they are drawn a segment of 32 bins at a
+// time: the bins' independent Poisson(m) counts have the same joint distribution as a
+// Poisson(32 m) total whose photons fall on the segment's bins independently and uniformly
+// (a Poisson process's points, given their number, are i.i.d. uniform). So a record costs
+// one Philox call a segment, not one per four bins, plus a few bits per photon. Denser
+// backgrounds are drawn bin by bin with the pulse (waveform.h, PhotonMeans).
+inline constexpr uint32_t kBackgroundSegment = 32;
+inline constexpr double kSparseBackgroundMean = 2;
+
+// The background photons of segment g (bins 32 g .. 32 g + 31) of a record whose bins have
+// mean `mean` each: add(b) is called once for each photon, b its bin in the segment. Keys:
+// the total from word 0 of (seed, frame, beam, g, kStreamBackgroundPhotons) by inversion, or
+// by rejection in (g + 2^16 round, kStreamBackgroundLarge); the bins 5 bits each, six to a
+// word, from words 1-3 of the first call and then four words of
+// (g + 2^16 round, kStreamBackgroundPositions) a round. g < 2^16.
+template <typename AddPhoton>
+LT_HD void SegmentBackgroundPhotons(double mean, const RandomKey& beam_key, uint32_t g,
+                                    AddPhoton add) {
+  if (!(mean > 0)) return;
+  RandomKey k = beam_key;
+  k.sub_ray = g;
+  k.stream = kStreamBackgroundPhotons;
+  Philox4x32 words = RandomWords(k);
+  const double total_mean = mean * kBackgroundSegment;
+  uint32_t total;
+  if (total_mean < kPoissonRejectionMean) {
+    total = PoissonByInversion(total_mean, UniformOpen01<double>(words.v[0]));
+  } else {
+    k.stream = kStreamBackgroundLarge;
+    total = PoissonByRejection(total_mean, k, g);
   }
-  // 128 rejections in a row have probability below 1e-120: the mean, rounded.
-  return mean < 4294967294.5 ? static_cast<uint32_t>(mean + 0.5) : 4294967295u;
+  uint32_t word = 1, field = 0, round = 0;
+  for (uint32_t p = 0; p < total; ++p) {
+    if (field == 6) {
+      field = 0;
+      if (++word == 4) {
+        k.sub_ray = g + (round++ << 16);
+        k.stream = kStreamBackgroundPositions;
+        words = RandomWords(k);
+        word = 0;
+      }
+    }
+    add((words.v[word] >> (5 * field++)) & 31u);
+  }
 }
 
 // The words inversion draws from for samples 4 j .. 4 j + 3 of a beam.

@@ -40,6 +40,8 @@ struct SipmBinMap {
 };
 LT_HD inline SipmBinMap SipmMap(const Sipm& s, float recovery, float photons) {
   using std::expm1;
+  // No photon, no cell fired: most bins of a record (and exactly what expm1 gives for 0).
+  if (photons == 0) return {recovery, 0.0f};
   const float cells = static_cast<float>(s.cells);
   // 1 - exp(-n / N) by expm1: exact to float rounding even for one photon on thousands of
   // cells.

@@ -4,11 +4,14 @@
 //   n[i] = Poisson(eta P_tot[i] dt / E_ph + r_dark dt)             (eq. 6, 7; photon_counting.h)
 //   q[i] = S_i N (1 - exp(-n[i] / N))                              (eq. 8, 9; sipm.h)
 //   v_c[i] = v_c0 + IDFT{H(f) DFT{q[i] G e / dt}}[i] + thermal     (eq. 10; circuit.h, fft.h)
-// then ranging (waveform_ranging.h). Time runs from the start of the record: a pretrigger of
-// N_pre samples holds only background, the pulse's centre leaves at t_e = N_pre dt + 4 sigma_t,
-// the internal reflection arrives at t_e + tau_int and a target at range r at t_e + 2 r / c.
-// Every term is the same function on the CPU and the GPU; the draws are keyed by
-// (seed, frame, beam, sample), so both backends draw the same photons.
+// then ranging (waveform_ranging.h). The background's photons (sunlight, dark counts: one mean
+// for every bin) are drawn apart from the pulses', a segment of bins at a time where sparse
+// (photon_counting.h); a sum of independent Poisson counts is the Poisson count of the sum. Time
+// runs from the start of the record: a pretrigger of N_pre samples holds only background, the
+// pulse's centre leaves at t_e = N_pre dt + 4 sigma_t, the internal reflection arrives at t_e +
+// tau_int and a target at range r at t_e + 2 r / c. Every term is the same function on the CPU and
+// the GPU; the draws are keyed by (seed, frame, beam, sample), so both backends draw the same
+// photons.
 #pragma once
 
 #include <cmath>
@@ -89,24 +92,51 @@ LT_HD void AddPulse(const WaveformChain& w, double peak_w, double t_s, Samples x
     x[static_cast<uint32_t>(i)].im += PulseSample(w, peak_w, t_s, i, half_inv_var);
 }
 
-// The mean photons of a bin of the record's first sample's power (the background before the
-// pulse): what the SiPM rests under (SipmRestingSensitivity).
-LT_HD inline float BackgroundPhotons(const WaveformChain& w, float power_w) {
-  return static_cast<float>(
-      MeanPhotonCount<double>(power_w, w.dt_s, w.photon_energy_j, w.efficiency, w.dark_rate_hz));
+// Mean photons of a bin from the background alone, sunlight `sun_w` [W] and dark counts
+// (eq. 6): what every bin receives besides the pulses, and what the SiPM rests under
+// (SipmRestingSensitivity).
+LT_HD inline double BackgroundMean(const WaveformChain& w, double sun_w) {
+  return MeanPhotonCount<double>(sun_w, w.dt_s, w.photon_energy_j, w.efficiency, w.dark_rate_hz);
 }
 
-// Photons of sample i from its power (eq. 6-7): a Poisson draw, or the mean without shot
-// noise. `words`: PhotonWords(beam_key, i) (shared by the four samples 4 j .. 4 j + 3).
-LT_HD inline float SamplePhotons(const WaveformChain& w, const RandomKey& beam_key, uint32_t i,
-                                 float power_w, const Philox4x32& words) {
+// The background's share of each bin's own draw: 0 where it is drawn by segments
+// (photon_counting.h, SegmentBackgroundPhotons: shot noise and a sparse background), else
+// all of it.
+LT_HD inline double BinBackgroundMean(const WaveformChain& w, double background_mean) {
+  return w.shot_noise && background_mean < kSparseBackgroundMean ? 0.0 : background_mean;
+}
+
+// Photons of bin i drawn on their own (eq. 6-7): those of the pulses' power there, plus
+// `bin_background` (BinBackgroundMean); a Poisson draw, or the mean without shot noise.
+// `words`: PhotonWords(beam_key, i) (shared by the four bins 4 j .. 4 j + 3), read only when
+// the bin has photons to draw.
+LT_HD inline float BinPhotons(const WaveformChain& w, const RandomKey& beam_key, uint32_t i,
+                              float pulse_w, double bin_background, const Philox4x32& words) {
   const double mean =
-      MeanPhotonCount<double>(power_w, w.dt_s, w.photon_energy_j, w.efficiency, w.dark_rate_hz);
+      MeanPhotonCount<double>(pulse_w, w.dt_s, w.photon_energy_j, w.efficiency, 0.0) +
+      bin_background;
   return w.shot_noise ? static_cast<float>(PhotonCount(mean, beam_key, i, words))
                       : static_cast<float>(mean);
 }
 
-// Thermal noise of samples 4 j .. 4 j + 3 [V]: four standard normals keyed
+// Whether bin i has photons of its own to draw (BinPhotons): a pulse reaches it, or the
+// background is drawn bin by bin.
+LT_HD inline bool BinDraws(float pulse_w, double bin_background) {
+  return pulse_w > 0 || bin_background > 0;
+}
+
+// Thermal noise is drawn four bins a Philox call, the four 128 bins apart: group j holds bins
+// ThermalBin(j, t) = 512 (j / 128) + j mod 128 + 128 t, t < 4, so that consecutive groups hold
+// consecutive bins (a GPU warp, a group a lane, then meets no shared-memory bank twice).
+LT_HD inline uint32_t ThermalBin(uint32_t j, uint32_t t) {
+  return 512 * (j / 128) + j % 128 + 128 * t;
+}
+// The groups a record of N bins uses (bins past N are left out).
+LT_HD inline uint32_t ThermalGroups(uint32_t N) {
+  return N >= 512 ? N / 4 : (N < 128 ? N : 128);
+}
+
+// Thermal noise of group j's four bins [V]: four standard normals keyed
 // (seed, frame, beam, j, kStreamThermalNoise), times the rms.
 LT_HD inline void ThermalNoiseOfFour(const WaveformChain& w, const RandomKey& beam_key, uint32_t j,
                                      float* v) {
@@ -121,13 +151,14 @@ LT_HD inline void ThermalNoiseOfFour(const WaveformChain& w, const RandomKey& be
     v[m] = static_cast<float>(w.thermal_noise_v) * z[m];
 }
 
-// Stage 1, eq. (3)/(5): P_tot[i] [W] into x[0 .. N).im from the constant sunlight, the
-// internal reflection and the contributions (each a pulse at its round-trip time).
+// Stage 1, eq. (3)/(5): the pulses' power [W] into x[0 .. N).im, the internal reflection and
+// the contributions (each a pulse at its round-trip time). The constant sunlight of P_tot is
+// kept apart: its photons are the background's (DetectorCurrent).
 template <typename Samples>
 LT_HD void ReceivedPowerSamples(const WaveformChain& w, const SignalContribution* c, uint32_t n,
-                                double sun_w, Samples x) {
+                                Samples x) {
   for (uint32_t i = 0; i < w.samples; ++i)
-    x[i].im = static_cast<float>(sun_w);
+    x[i].im = 0.0f;
   const double t_e = EmissionTime(w);
   if (w.internal_power_w > 0) AddPulse(w, w.internal_power_w, t_e + w.internal_delay_s, x);
   for (uint32_t k = 0; k < n; ++k) {
@@ -136,18 +167,39 @@ LT_HD void ReceivedPowerSamples(const WaveformChain& w, const SignalContribution
   }
 }
 
-// Stages 2-3, eq. (6)-(9): photons and SiPM charge from the power in x[i].im; the input
-// current of the circuit q[i] G e / dt [A] replaces it as a real sequence for the transform.
+// Stages 2-3, eq. (6)-(9): photons of the pulses' power in x[i].im and of the background
+// (sunlight `sun_w` and dark counts), then the SiPM's charge; the input current of the circuit
+// q[i] G e / dt [A] replaces them as a real sequence for the transform.
 template <typename Samples>
-LT_HD void DetectorCurrent(const WaveformChain& w, const RandomKey& beam_key, Samples x) {
-  const float recovery = SipmRecovery(w.sipm, w.dt_s);
-  SipmState state{SipmRestingSensitivity(w.sipm, recovery, BackgroundPhotons(w, x[0].im))};
-  const double amps_per_cell = w.cell_charge_c / w.dt_s;
+LT_HD void DetectorCurrent(const WaveformChain& w, double sun_w, const RandomKey& beam_key,
+                           Samples x) {
+  const double background = BackgroundMean(w, sun_w);
+  const double bin_background = BinBackgroundMean(w, background);
   Philox4x32 words{};
+  uint32_t words_of = 0xffffffffu;  // the group of four whose words are in `words`
   for (uint32_t i = 0; i < w.samples; ++i) {
-    if (w.shot_noise && (i & 3u) == 0) words = PhotonWords(beam_key, i);
-    const float photons = SamplePhotons(w, beam_key, i, x[i].im, words);
-    const float q = SipmCharge(w.sipm, recovery, photons, state);
+    const float pulse_w = x[i].im;
+    float photons = 0.0f;
+    if (BinDraws(pulse_w, bin_background)) {
+      if (w.shot_noise && (i >> 2) != words_of) {
+        words = PhotonWords(beam_key, i);
+        words_of = i >> 2;
+      }
+      photons = BinPhotons(w, beam_key, i, pulse_w, bin_background, words);
+    }
+    x[i].re = photons;
+  }
+  if (bin_background == 0) {
+    for (uint32_t g = 0; g < w.samples / kBackgroundSegment; ++g) {
+      SegmentBackgroundPhotons(background, beam_key, g,
+                               [&](uint32_t b) { x[g * kBackgroundSegment + b].re += 1.0f; });
+    }
+  }
+  const float recovery = SipmRecovery(w.sipm, w.dt_s);
+  SipmState state{SipmRestingSensitivity(w.sipm, recovery, static_cast<float>(background))};
+  const double amps_per_cell = w.cell_charge_c / w.dt_s;
+  for (uint32_t i = 0; i < w.samples; ++i) {
+    const float q = SipmCharge(w.sipm, recovery, x[i].re, state);
     x[i] = {static_cast<float>(q * amps_per_cell), 0.0f};
   }
 }
@@ -164,11 +216,11 @@ LT_HD void CircuitVoltage(const WaveformChain& w, const RandomKey& beam_key, Sam
   for (uint32_t i = 0; i < w.samples; ++i)
     x[i].re += base;
   if (w.thermal_noise_v > 0) {
-    for (uint32_t i = 0; i < w.samples; i += 4) {
+    for (uint32_t j = 0; j < ThermalGroups(w.samples); ++j) {
       float v[4];
-      ThermalNoiseOfFour(w, beam_key, i >> 2, v);
-      for (uint32_t j = 0; j < 4 && i + j < w.samples; ++j)
-        x[i + j].re += v[j];
+      ThermalNoiseOfFour(w, beam_key, j, v);
+      for (uint32_t t = 0; t < 4; ++t)
+        if (ThermalBin(j, t) < w.samples) x[ThermalBin(j, t)].re += v[t];
     }
   }
 }
@@ -177,8 +229,8 @@ LT_HD void CircuitVoltage(const WaveformChain& w, const RandomKey& beam_key, Sam
 template <typename Samples>
 LT_HD void SimulateWaveform(const WaveformChain& w, const SignalContribution* c, uint32_t n,
                             double sun_w, const RandomKey& beam_key, Samples x) {
-  ReceivedPowerSamples(w, c, n, sun_w, x);
-  DetectorCurrent(w, beam_key, x);
+  ReceivedPowerSamples(w, c, n, x);
+  DetectorCurrent(w, sun_w, beam_key, x);
   CircuitVoltage(w, beam_key, x);
 }
 
