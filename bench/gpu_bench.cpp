@@ -229,7 +229,22 @@ GpuBenchReport RunGpuBench(const std::vector<uint64_t>& triangle_counts, int rep
         report.why_no_gpu = chain.message();
         return report;
       }
-      report.waveform_chain.push_back({samples, beams, chain->ms, beams / (chain->ms * 1e-3)});
+      report.waveform_chain.push_back(
+          {"full", samples, beams, chain->ms, beams / (chain->ms * 1e-3)});
+    }
+    // At 2048 samples without thermal noise, then without any noise: the draws' share.
+    SensorProfile quiet = *cube;
+    quiet.detector.waveform.samples = 2048;
+    for (const char* noise : {"no thermal", "noise-free"}) {
+      quiet.detector.waveform.thermal_noise_mv = 0;
+      quiet.detector.waveform.shot_noise = std::string(noise) != "noise-free";
+      const uint32_t beams = (1u << 30) / 2048;
+      auto chain = CudaWaveforms(quiet, plate, 3e-11, beams, 1, repeats, false);
+      if (!chain.ok()) {
+        report.why_no_gpu = chain.message();
+        return report;
+      }
+      report.waveform_chain.push_back({noise, 2048, beams, chain->ms, beams / (chain->ms * 1e-3)});
     }
   }
   for (uint64_t count : triangle_counts) {

@@ -201,11 +201,11 @@ int BenchCommand(const std::vector<std::string>& argv) {
         "(sub-rays {:.3f} ms), CPU {:.1f} ms\n",
         gpu.lab_waveform_ms_total, gpu.lab_waveform_ms_kernel, gpu.lab_waveform_ms_signal,
         gpu.lab_cpu_waveform_ms);
-    fmt::print("waveform chain + ranging: {:>8} {:>9} {:>9} {:>12}\n", "samples", "beams", "ms",
-               "beams/s");
+    fmt::print("waveform chain + ranging: {:>10} {:>8} {:>9} {:>9} {:>12}\n", "noise", "samples",
+               "beams", "ms", "beams/s");
     for (const auto& w : gpu.waveform_chain)
-      fmt::print("                          {:>8} {:>9} {:>9.3f} {:>12.4g}\n", w.samples, w.beams,
-                 w.ms, w.beams_per_s);
+      fmt::print("                          {:>10} {:>8} {:>9} {:>9.3f} {:>12.4g}\n", w.noise,
+                 w.samples, w.beams, w.ms, w.beams_per_s);
     fmt::print("waveform detector, OS0-128 8 sub-rays 2048 samples: {:>10} {:>9} {:>9} {:>9}\n",
                "triangles", "frame_ms", "kernel_ms", "sub_rays");
     for (const auto& s : gpu.scenes)
@@ -261,7 +261,8 @@ int BenchCommand(const std::vector<std::string>& argv) {
                                       {"frame_ms_sub_ray_stage", gpu.lab_waveform_ms_signal},
                                       {"cpu_frame_ms", gpu.lab_cpu_waveform_ms}};
       for (const auto& w : gpu.waveform_chain)
-        j["gpu"]["waveform_chain"].push_back({{"samples", w.samples},
+        j["gpu"]["waveform_chain"].push_back({{"noise", w.noise},
+                                              {"samples", w.samples},
                                               {"beams", w.beams},
                                               {"ms", w.ms},
                                               {"beams_per_s", w.beams_per_s}});

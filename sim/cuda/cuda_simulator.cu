@@ -139,10 +139,11 @@ __global__ void BeamEchoKernel(FrameContext c, const physics::SignalContribution
 // BeamEchoKernel does, and lane 0 writes the echo records; the selected beams' records
 // (`kept`, sorted) go to kept_volts[slot N ..].
 template <uint32_t R>
-__global__ void WaveformWarpKernel(FrameContext c, const physics::SignalContribution* contributions,
-                                   const uint8_t* counts, BeamRecord* out, uint32_t beam_begin,
-                                   uint32_t beams, uint32_t slots_per_beam, const uint32_t* kept,
-                                   uint32_t kept_count, float* kept_volts) {
+__global__ void __launch_bounds__(cuda::kPairBlockThreads, cuda::kPairBlocksPerSm)
+    WaveformWarpKernel(FrameContext c, const physics::SignalContribution* contributions,
+                       const uint8_t* counts, BeamRecord* out, uint32_t beam_begin, uint32_t beams,
+                       uint32_t slots_per_beam, const physics::ComplexF* step, const uint32_t* kept,
+                       uint32_t kept_count, float* kept_volts) {
   extern __shared__ unsigned char shared[];
   const uint32_t warp = threadIdx.x / 32, lane = threadIdx.x & 31u;
   const uint32_t first = 2 * (blockIdx.x * (blockDim.x / 32) + warp);
@@ -171,7 +172,8 @@ __global__ void WaveformWarpKernel(FrameContext c, const physics::SignalContribu
                             {p.contributions[1],
                              n[1],
                              BeamSunlight(p.contributions[1], n[1]),
-                             {c.seed, c.frame, beam_begin + first + 1, 0, 0}});
+                             {c.seed, c.frame, beam_begin + first + 1, 0, 0}},
+                            step);
   for (uint32_t k = 0; k < 2 && first + k < beams; ++k) {
     const uint32_t beam = beam_begin + first + k;
     const auto x = cuda::PairSamples<R>(p, N, k);
@@ -198,8 +200,8 @@ template <uint32_t R>
 cudaError_t LaunchWaveformWarpsOf(const FrameContext& c,
                                   const physics::SignalContribution* contributions,
                                   const uint8_t* counts, BeamRecord* out, uint32_t beam_begin,
-                                  uint32_t n, uint32_t slots, const uint32_t* kept,
-                                  uint32_t kept_count, float* kept_volts) {
+                                  uint32_t n, uint32_t slots, const physics::ComplexF* step,
+                                  const uint32_t* kept, uint32_t kept_count, float* kept_volts) {
   const uint32_t samples = c.waveform.samples;
   const uint32_t warps = cuda::WarpsPerBlock(samples, slots);
   const size_t shared = warps * cuda::WarpPairBytes(samples, slots);
@@ -210,7 +212,7 @@ cudaError_t LaunchWaveformWarpsOf(const FrameContext& c,
     return e;
   const uint32_t pairs = (n + 1) / 2;
   WaveformWarpKernel<R><<<(pairs + warps - 1) / warps, warps * 32, shared>>>(
-      c, contributions, counts, out, beam_begin, n, slots, kept, kept_count, kept_volts);
+      c, contributions, counts, out, beam_begin, n, slots, step, kept, kept_count, kept_volts);
   return cudaGetLastError();
 }
 
@@ -218,18 +220,18 @@ cudaError_t LaunchWaveformWarpsOf(const FrameContext& c,
 cudaError_t LaunchWaveformWarps(const FrameContext& c,
                                 const physics::SignalContribution* contributions,
                                 const uint8_t* counts, BeamRecord* out, uint32_t beam_begin,
-                                uint32_t n, uint32_t slots, const uint32_t* kept,
-                                uint32_t kept_count, float* kept_volts) {
+                                uint32_t n, uint32_t slots, const physics::ComplexF* step,
+                                const uint32_t* kept, uint32_t kept_count, float* kept_volts) {
   switch (cuda::RegisterValues(c.waveform.samples)) {
     case 32:
-      return LaunchWaveformWarpsOf<32>(c, contributions, counts, out, beam_begin, n, slots, kept,
-                                       kept_count, kept_volts);
+      return LaunchWaveformWarpsOf<32>(c, contributions, counts, out, beam_begin, n, slots, step,
+                                       kept, kept_count, kept_volts);
     case 64:
-      return LaunchWaveformWarpsOf<64>(c, contributions, counts, out, beam_begin, n, slots, kept,
-                                       kept_count, kept_volts);
+      return LaunchWaveformWarpsOf<64>(c, contributions, counts, out, beam_begin, n, slots, step,
+                                       kept, kept_count, kept_volts);
     default:
-      return LaunchWaveformWarpsOf<0>(c, contributions, counts, out, beam_begin, n, slots, kept,
-                                      kept_count, kept_volts);
+      return LaunchWaveformWarpsOf<0>(c, contributions, counts, out, beam_begin, n, slots, step,
+                                      kept, kept_count, kept_volts);
   }
 }
 
@@ -347,6 +349,7 @@ struct CudaSimulator::Impl {
   // Waveform detector: the circuit's spectrum, the twiddles and a batch's records.
   WaveformTables waveform_tables;  // host copies
   DeviceBuffer<physics::ComplexF> transfer, twiddles;
+  DeviceBuffer<physics::ComplexF> step_twiddles;  // the register transform's (register_fft.cuh)
   // The beams whose records a frame keeps (sorted) and their records, one frame's.
   DeviceBuffer<uint32_t> kept_beams;
   DeviceBuffer<float> kept_volts;
@@ -457,8 +460,9 @@ Status CudaSimulator::Impl::SimulateBeams(const FrameContext& context, uint32_t 
           std::min<uint32_t>(kMaxContributions, std::max<uint32_t>(1, profile->footprint.sub_rays) *
                                                     context.signal.max_surfaces);
       LT_CUDA_TRY(LaunchWaveformWarps(context, contributions.get(), contribution_counts.get(),
-                                      records.get(), b, n, slots, kept_beams.get(),
-                                      static_cast<uint32_t>(kept_beams.size()), kept_volts.get()));
+                                      records.get(), b, n, slots, step_twiddles.get(),
+                                      kept_beams.get(), static_cast<uint32_t>(kept_beams.size()),
+                                      kept_volts.get()));
     } else if (profile->detector.kind == DetectorKind::kThreshold) {
       const uint64_t threads = uint64_t{n} * profile->footprint.sub_rays;
       SubRaySignalKernel<<<static_cast<unsigned>((threads + kBlock - 1) / kBlock), kBlock>>>(
@@ -585,7 +589,10 @@ Expected<std::unique_ptr<CudaSimulator>> CudaSimulator::Create(const Scene& scen
         m.kept_volts.Reserve(
             waveform ? options.waveform_beams.size() * profile.detector.waveform.samples : 0),
         m.transfer.Upload(m.waveform_tables.transfer),
-        m.twiddles.Upload(m.waveform_tables.twiddles)}) {
+        m.twiddles.Upload(m.waveform_tables.twiddles),
+        m.step_twiddles.Upload(waveform && cuda::RegisterValues(profile.detector.waveform.samples)
+                                   ? cuda::StepTwiddles(profile.detector.waveform.samples)
+                                   : std::vector<physics::ComplexF>{})}) {
     if (!s.ok()) return s.error();
   }
   // PLOC: a scene is built once and traced every frame, and PLOC trees trace 1.6-2.2x faster

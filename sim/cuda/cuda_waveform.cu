@@ -19,10 +19,10 @@ using cuda::DeviceBuffer;
 // ranging (the echo count of each beam to echo_counts), the record to records[b N ..] when
 // records is not null.
 template <uint32_t R>
-__global__ void WaveformKernel(physics::WaveformChain w,
-                               const physics::SignalContribution* contributions, uint32_t n,
-                               double sun_w, uint64_t seed, float* records, uint32_t* echo_counts,
-                               uint32_t beams) {
+__global__ void __launch_bounds__(cuda::kPairBlockThreads, cuda::kPairBlocksPerSm)
+    WaveformKernel(physics::WaveformChain w, const physics::SignalContribution* contributions,
+                   uint32_t n, double sun_w, uint64_t seed, const physics::ComplexF* step,
+                   float* records, uint32_t* echo_counts, uint32_t beams) {
   extern __shared__ unsigned char shared[];
   const uint32_t warp = threadIdx.x / 32, lane = threadIdx.x & 31u;
   const uint32_t first = 2 * (blockIdx.x * (blockDim.x / 32) + warp);
@@ -32,7 +32,7 @@ __global__ void WaveformKernel(physics::WaveformChain w,
     p.contributions[0][k] = p.contributions[1][k] = contributions[k];
   __syncwarp();
   cuda::WarpWaveformPair<R>(w, p, {p.contributions[0], n, sun_w, {seed, 0, first, 0, 0}},
-                            {p.contributions[1], n, sun_w, {seed, 0, first + 1, 0, 0}});
+                            {p.contributions[1], n, sun_w, {seed, 0, first + 1, 0, 0}}, step);
   for (uint32_t k = 0; k < 2 && first + k < beams; ++k) {
     const auto x = cuda::PairSamples<R>(p, w.samples, k);
     if (records) {
@@ -51,8 +51,9 @@ __global__ void WaveformKernel(physics::WaveformChain w,
 template <uint32_t R>
 Status TimeWaveformKernel(const physics::WaveformChain& w,
                           const physics::SignalContribution* contributions, uint32_t n,
-                          double sun_w, uint64_t seed, float* records, uint32_t* echo_counts,
-                          uint32_t beams, int repeats, double& ms) {
+                          double sun_w, uint64_t seed, const physics::ComplexF* step,
+                          float* records, uint32_t* echo_counts, uint32_t beams, int repeats,
+                          double& ms) {
   const uint32_t slots = n > 0 ? n : 1;
   const uint32_t warps = cuda::WarpsPerBlock(w.samples, slots);
   const size_t shared = warps * cuda::WarpPairBytes(w.samples, slots);
@@ -65,8 +66,8 @@ Status TimeWaveformKernel(const physics::WaveformChain& w,
   std::vector<double> times;
   for (int r = 0; r <= std::max(0, repeats); ++r) {
     LT_CUDA_TRY(cudaEventRecord(start));
-    WaveformKernel<R><<<blocks, warps * 32, shared>>>(w, contributions, n, sun_w, seed, records,
-                                                      echo_counts, beams);
+    WaveformKernel<R><<<blocks, warps * 32, shared>>>(w, contributions, n, sun_w, seed, step,
+                                                      records, echo_counts, beams);
     LT_CUDA_TRY(cudaGetLastError());
     LT_CUDA_TRY(cudaEventRecord(stop));
     LT_CUDA_TRY(cudaEventSynchronize(stop));
@@ -83,7 +84,6 @@ Status TimeWaveformKernel(const physics::WaveformChain& w,
   }
   return {};
 }
-
 __global__ void PhotonCountKernel(const double* means, uint32_t n, uint64_t seed,
                                   uint32_t* counts) {
   const uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
@@ -108,13 +108,15 @@ Expected<GpuWaveforms> CudaWaveforms(const SensorProfile& profile,
     return Error{"CudaWaveforms: at most " + std::to_string(kMaxContributions) +
                  " contributions a beam"};
   }
-  DeviceBuffer<physics::ComplexF> transfer, twiddles;
+  DeviceBuffer<physics::ComplexF> transfer, twiddles, step;
   DeviceBuffer<float> records;
   DeviceBuffer<uint32_t> echo_counts;
   DeviceBuffer<physics::SignalContribution> c;
-  for (Status s :
-       {transfer.Upload(tables.transfer), twiddles.Upload(tables.twiddles), c.Upload(contributions),
-        records.Reserve(keep_volts ? size_t{n} * beams : 0), echo_counts.Reserve(beams)}) {
+  for (Status s : {transfer.Upload(tables.transfer), twiddles.Upload(tables.twiddles),
+                   step.Upload(cuda::RegisterValues(n) > 0 ? cuda::StepTwiddles(n)
+                                                           : std::vector<physics::ComplexF>{}),
+                   c.Upload(contributions), records.Reserve(keep_volts ? size_t{n} * beams : 0),
+                   echo_counts.Reserve(beams)}) {
     if (!s.ok()) return s.error();
   }
   const physics::WaveformChain w = MakeWaveformChain(profile, transfer.get(), twiddles.get());
@@ -124,14 +126,14 @@ Expected<GpuWaveforms> CudaWaveforms(const SensorProfile& profile,
   const Status timed = [&]() -> Status {
     switch (cuda::RegisterValues(n)) {
       case 32:
-        return TimeWaveformKernel<32>(w, c.get(), count, sun_w, seed, kept, echo_counts.get(),
-                                      beams, repeats, out.ms);
+        return TimeWaveformKernel<32>(w, c.get(), count, sun_w, seed, step.get(), kept,
+                                      echo_counts.get(), beams, repeats, out.ms);
       case 64:
-        return TimeWaveformKernel<64>(w, c.get(), count, sun_w, seed, kept, echo_counts.get(),
-                                      beams, repeats, out.ms);
+        return TimeWaveformKernel<64>(w, c.get(), count, sun_w, seed, step.get(), kept,
+                                      echo_counts.get(), beams, repeats, out.ms);
       default:
-        return TimeWaveformKernel<0>(w, c.get(), count, sun_w, seed, kept, echo_counts.get(), beams,
-                                     repeats, out.ms);
+        return TimeWaveformKernel<0>(w, c.get(), count, sun_w, seed, step.get(), kept,
+                                     echo_counts.get(), beams, repeats, out.ms);
     }
   }();
   if (!timed.ok()) return timed.error();

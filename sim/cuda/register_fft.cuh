@@ -16,8 +16,10 @@
 // way) instead of at each of log2 N radix-2 stages.
 #pragma once
 
+#include <cmath>
 #include <cstdint>
 #include <type_traits>
+#include <vector>
 
 #include "lidartwin/physics/fft.h"
 #include "lidartwin/physics/waveform.h"
@@ -122,14 +124,22 @@ __device__ __forceinline__ void RegisterFft(physics::ComplexF (&a)[R]) {
   });
 }
 
-// W_N^j from the chain's table (Twiddle(k, N), k < N / 2), j < N; conjugated for the inverse.
-template <bool kInverse>
-__device__ __forceinline__ physics::ComplexF TableRoot(const physics::ComplexF* twiddles,
-                                                       uint32_t n, uint32_t j) {
-  physics::ComplexF t = j < n / 2 ? twiddles[j] : twiddles[j - n / 2];
-  if (j >= n / 2) t = {-t.re, -t.im};
-  if (kInverse) t.im = -t.im;
+// The four steps' factors W_N^(l k1) for N = 32 R, at [k1 32 + l] so that a warp's lanes read
+// consecutive values: computed in double, kept in float, as physics::Twiddle. Uploaded once
+// per sensor.
+inline std::vector<physics::ComplexF> StepTwiddles(uint32_t n) {
+  std::vector<physics::ComplexF> t(n);
+  for (uint32_t k1 = 0; k1 < n / 32; ++k1) {
+    for (uint32_t l = 0; l < 32; ++l) {
+      const double a = -2 * 3.14159265358979323846 * ((uint64_t{l} * k1) % n) / n;
+      t[k1 * 32 + l] = {static_cast<float>(std::cos(a)), static_cast<float>(std::sin(a))};
+    }
+  }
   return t;
+}
+
+__device__ __forceinline__ physics::ComplexF Conj(physics::ComplexF v) {
+  return {v.re, -v.im};
 }
 
 // Shared memory of the transpose for R values a lane: R rows of 32, one spare value a row so
@@ -141,17 +151,17 @@ __host__ __device__ constexpr uint32_t TransposeValues(uint32_t r) {
 // v_a + i v_b = IDFT{H DFT{x_a + i x_b}} for records of N = 32 R samples (R = 32 or 64): lane l
 // passes z[l + 32 m] in a[m] and gets the result there, unscaled (times N). `t`: the warp's
 // TransposeValues(R) values of shared memory, free on entry; the caller syncs the warp before
-// (its reads of what `t` overlays) and after.
+// (its reads of what `t` overlays) and after. `step`: StepTwiddles(N) in device memory.
 template <int R>
-__device__ __forceinline__ void RegisterCircuitPair(const physics::WaveformChain& w, physics::ComplexF (&a)[R],
-                                    physics::ComplexF* t) {
+__device__ __forceinline__ void RegisterCircuitPair(const physics::WaveformChain& w,
+                                                    physics::ComplexF (&a)[R], physics::ComplexF* t,
+                                                    const physics::ComplexF* step) {
   static_assert(R == 32 || R == 64, "a lane's values: 32 or 64 (N = 1024 or 2048)");
-  constexpr uint32_t N = 32 * R;
   const uint32_t l = threadIdx.x & 31u;
   RegisterFft<R, false>(a);
 #pragma unroll
   for (int k1 = 1; k1 < R; ++k1)
-    a[k1] = physics::Mul(a[k1], TableRoot<false>(w.twiddles, N, l * k1));
+    a[k1] = physics::Mul(a[k1], step[k1 * 32 + l]);
 #pragma unroll
   for (int k1 = 0; k1 < R; ++k1)
     t[k1 * 33 + l] = a[k1];
@@ -179,7 +189,7 @@ __device__ __forceinline__ void RegisterCircuitPair(const physics::WaveformChain
     a[k1] = t[k1 * 33 + l];
 #pragma unroll
   for (int k1 = 1; k1 < R; ++k1)
-    a[k1] = physics::Mul(a[k1], TableRoot<true>(w.twiddles, N, l * k1));
+    a[k1] = physics::Mul(a[k1], Conj(step[k1 * 32 + l]));
   RegisterFft<R, true>(a);
 }
 

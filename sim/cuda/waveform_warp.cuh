@@ -110,11 +110,19 @@ __device__ inline WarpPair WarpPairAt(unsigned char* shared, uint32_t warp, uint
   return p;
 }
 
+// The pair kernels' launch bounds: blocks of at most four warps, at least two blocks an SM.
+// Measured on the H100 (bench/RESULTS.md): with these bounds ptxas gives the register
+// transform up to 255 registers and the chain runs twice as fast at 1024 samples as when it
+// is held to 168 registers for a third block.
+constexpr int kPairBlockThreads = 128;
+constexpr int kPairBlocksPerSm = 2;
+
 // Warps (beam pairs) a block runs: four, or as many as fit in 200 KiB of shared memory (the
 // H100 allows 227 KiB a block).
 inline uint32_t WarpsPerBlock(uint32_t n, uint32_t slots) {
   const size_t fit = (200u << 10) / WarpPairBytes(n, slots);
-  return static_cast<uint32_t>(fit >= 4 ? 4 : (fit < 1 ? 1 : fit));
+  constexpr size_t most = kPairBlockThreads / 32;
+  return static_cast<uint32_t>(fit >= most ? most : (fit < 1 ? 1 : fit));
 }
 
 // Beam k's (0, 1) samples in the warp's records, for a record layout R (RegisterValues).
@@ -149,6 +157,9 @@ __device__ inline int64_t KeptSlot(const uint32_t* kept, uint32_t count, uint32_
   return __shfl_sync(0xffffffffu, slot, 0);
 }
 
+// The per-lane loops below are unrolled by 8 so that a lane's shared-memory loads are issued
+// together: with two warps a scheduler (the register transform's 255 registers), their
+// latency is otherwise what the kernel waits on (ncu: 6.3 cycles a warp instruction).
 // Stages 1-3 (eq. 3-9) of one beam by the calling warp: the circuit's input current [A] into
 // x[0 .. N), as physics::ReceivedPowerSamples and DetectorCurrent compute it.
 template <typename Floats>
@@ -158,6 +169,7 @@ __device__ __forceinline__ void WarpDetectorCurrent(const physics::WaveformChain
                                            Floats x) {
   const uint32_t lane = threadIdx.x & 31u;
   const uint32_t N = w.samples;
+  #pragma unroll 8
   for (uint32_t i = lane; i < N; i += 32)
     x[i] = 0.0f;
   __syncwarp();
@@ -206,6 +218,7 @@ __device__ __forceinline__ void WarpDetectorCurrent(const physics::WaveformChain
   float s_in = 1.0f;
   if (w.sipm.cells > 0) {
     float A = 1.0f, B = 0.0f;
+    #pragma unroll 8
     for (uint32_t i = first; i < first + L; ++i) {
       const physics::SipmBinMap m = physics::SipmMap(w.sipm, recovery, x[i]);
       A = m.a * A;
@@ -227,17 +240,20 @@ __device__ __forceinline__ void WarpDetectorCurrent(const physics::WaveformChain
     s_in = lane == 0 ? resting : a_ex * resting + b_ex;
   }
   physics::SipmState state{s_in};
+  #pragma unroll 8
   for (uint32_t i = first; i < first + L; ++i)
     x[i] = static_cast<float>(physics::SipmCharge(w.sipm, recovery, x[i], state) * amps_per_cell);
   __syncwarp();
 }
 
 // Stage 4 (eq. 10) of the warp's two beams, their currents in the records of layout R: the
-// voltages (baseline and thermal noise included) replace them.
+// voltages (baseline and thermal noise included) replace them. `step`: StepTwiddles(N) in
+// device memory where R > 0.
 template <uint32_t R>
 __device__ __forceinline__ void WarpCircuitPair(const physics::WaveformChain& w,
                                                 const WarpPair& p, const physics::RandomKey key_a,
-                                                const physics::RandomKey key_b) {
+                                                const physics::RandomKey key_b,
+                                                const physics::ComplexF* step) {
   const uint32_t lane = threadIdx.x & 31u;
   const uint32_t N = w.samples;
   const float scale = 1.0f / static_cast<float>(N);
@@ -250,7 +266,7 @@ __device__ __forceinline__ void WarpCircuitPair(const physics::WaveformChain& w,
     for (uint32_t m = 0; m < R; ++m)
       a[m] = {xa[lane + 32 * m], xb[lane + 32 * m]};
     __syncwarp();
-    RegisterCircuitPair<R>(w, a, reinterpret_cast<physics::ComplexF*>(p.records));
+    RegisterCircuitPair<R>(w, a, reinterpret_cast<physics::ComplexF*>(p.records), step);
 #pragma unroll
     for (uint32_t m = 0; m < R; ++m)
       a[m] = {a[m].re * scale + base, a[m].im * scale + base};
@@ -264,6 +280,7 @@ __device__ __forceinline__ void WarpCircuitPair(const physics::WaveformChain& w,
     // Thermal noise: consecutive lanes take consecutive groups, whose bins are consecutive
     // (physics::ThermalBin), so the blocks' padding keeps them on distinct banks.
     if (w.thermal_noise_v > 0) {
+      #pragma unroll 2
       for (uint32_t j = lane; j < physics::ThermalGroups(N); j += 32) {
         float va[4], vb[4];
         physics::ThermalNoiseOfFour(w, key_a, j, va);
@@ -328,13 +345,15 @@ struct PairBeam {
 };
 
 // Stages 1-4 of the warp's two beams; their voltages are then PairSamples<R>(p, N, 0 and 1).
+// `step`: StepTwiddles(N) in device memory where R > 0 (RegisterValues(N)).
 template <uint32_t R>
 __device__ __forceinline__ void WarpWaveformPair(const physics::WaveformChain& w,
                                                  const WarpPair& p, const PairBeam a,
-                                                 const PairBeam b) {
+                                                 const PairBeam b,
+                                                 const physics::ComplexF* step) {
   WarpDetectorCurrent(w, a.c, a.n, a.sun_w, a.key, PairSamples<R>(p, w.samples, 0));
   WarpDetectorCurrent(w, b.c, b.n, b.sun_w, b.key, PairSamples<R>(p, w.samples, 1));
-  WarpCircuitPair<R>(w, p, a.key, b.key);
+  WarpCircuitPair<R>(w, p, a.key, b.key, step);
 }
 
 __device__ inline double WarpSum(double v) {
@@ -387,6 +406,7 @@ __device__ inline uint32_t WarpRanging(const physics::WaveformChain& w, Floats x
   physics::ReferencePeak(w, xr, best, end, g);
   // Samples above T from the target window on, 32 at a time.
   const uint32_t begin = end;
+  #pragma unroll 8
   for (uint32_t c = 0; c < (N + 31) / 32; ++c) {
     const uint32_t i = 32 * c + lane;
     const unsigned bits = __ballot_sync(kFullMask, i < N && i >= begin && x[i] > g.threshold_v);

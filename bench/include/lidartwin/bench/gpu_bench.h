@@ -76,6 +76,9 @@ struct SceneFigures {
 // FFT, circuit, noise, thresholds and echoes; no ray tracing) on `beams` records of `samples`,
 // a 10 % plate at 30 m in sunlight.
 struct WaveformChainFigure {
+  // "full": the Cube 1's chain; "no thermal": without thermal noise; "noise-free": neither
+  // thermal nor shot noise (photon means, no draws): where the chain's time goes.
+  std::string noise = "full";
   uint32_t samples = 0;
   uint32_t beams = 0;
   double ms = 0;

@@ -136,6 +136,22 @@ LT_HD inline uint32_t ThermalGroups(uint32_t N) {
   return N >= 512 ? N / 4 : (N < 128 ? N : 128);
 }
 
+// Box-Muller for thermal noise, the record's bulk of normals (a waveform draws one a bin): on
+// the GPU by the hardware's approximate log and sine (relative error about 2^-22, absolute
+// 2^-21.4 on the angle's range), a few times cheaper than the exact functions; the words are
+// the same on both backends, so the normals agree to those errors (1e-6 of the noise).
+LT_HD inline void ThermalNormalPair(uint32_t w1, uint32_t w2, float& z1, float& z2) {
+#if defined(__CUDA_ARCH__)
+  const float r = sqrtf(-2.0f * __logf(UniformOpen01<float>(w1)));
+  float s, c;
+  __sincosf(6.283185307179586f * UniformOpen01<float>(w2), &s, &c);
+  z1 = r * c;
+  z2 = r * s;
+#else
+  StandardNormalPair<float>(w1, w2, z1, z2);
+#endif
+}
+
 // Thermal noise of group j's four bins [V]: four standard normals keyed
 // (seed, frame, beam, j, kStreamThermalNoise), times the rms.
 LT_HD inline void ThermalNoiseOfFour(const WaveformChain& w, const RandomKey& beam_key, uint32_t j,
@@ -145,8 +161,8 @@ LT_HD inline void ThermalNoiseOfFour(const WaveformChain& w, const RandomKey& be
   k.sub_ray = j;
   const Philox4x32 words = RandomWords(k);
   float z[4];
-  StandardNormalPair<float>(words.v[0], words.v[1], z[0], z[1]);
-  StandardNormalPair<float>(words.v[2], words.v[3], z[2], z[3]);
+  ThermalNormalPair(words.v[0], words.v[1], z[0], z[1]);
+  ThermalNormalPair(words.v[2], words.v[3], z[2], z[3]);
   for (int m = 0; m < 4; ++m)
     v[m] = static_cast<float>(w.thermal_noise_v) * z[m];
 }
