@@ -157,9 +157,6 @@ __device__ inline int64_t KeptSlot(const uint32_t* kept, uint32_t count, uint32_
   return __shfl_sync(0xffffffffu, slot, 0);
 }
 
-// The per-lane loops below are unrolled by 8 so that a lane's shared-memory loads are issued
-// together: with two warps a scheduler (the register transform's 255 registers), their
-// latency is otherwise what the kernel waits on (ncu: 6.3 cycles a warp instruction).
 // Stages 1-3 (eq. 3-9) of one beam by the calling warp: the circuit's input current [A] into
 // x[0 .. N), as physics::ReceivedPowerSamples and DetectorCurrent compute it.
 template <typename Floats>
@@ -169,7 +166,6 @@ __device__ __forceinline__ void WarpDetectorCurrent(const physics::WaveformChain
                                            Floats x) {
   const uint32_t lane = threadIdx.x & 31u;
   const uint32_t N = w.samples;
-  #pragma unroll 8
   for (uint32_t i = lane; i < N; i += 32)
     x[i] = 0.0f;
   __syncwarp();
@@ -218,7 +214,6 @@ __device__ __forceinline__ void WarpDetectorCurrent(const physics::WaveformChain
   float s_in = 1.0f;
   if (w.sipm.cells > 0) {
     float A = 1.0f, B = 0.0f;
-    #pragma unroll 8
     for (uint32_t i = first; i < first + L; ++i) {
       const physics::SipmBinMap m = physics::SipmMap(w.sipm, recovery, x[i]);
       A = m.a * A;
@@ -240,7 +235,6 @@ __device__ __forceinline__ void WarpDetectorCurrent(const physics::WaveformChain
     s_in = lane == 0 ? resting : a_ex * resting + b_ex;
   }
   physics::SipmState state{s_in};
-  #pragma unroll 8
   for (uint32_t i = first; i < first + L; ++i)
     x[i] = static_cast<float>(physics::SipmCharge(w.sipm, recovery, x[i], state) * amps_per_cell);
   __syncwarp();
@@ -280,7 +274,6 @@ __device__ __forceinline__ void WarpCircuitPair(const physics::WaveformChain& w,
     // Thermal noise: consecutive lanes take consecutive groups, whose bins are consecutive
     // (physics::ThermalBin), so the blocks' padding keeps them on distinct banks.
     if (w.thermal_noise_v > 0) {
-      #pragma unroll 2
       for (uint32_t j = lane; j < physics::ThermalGroups(N); j += 32) {
         float va[4], vb[4];
         physics::ThermalNoiseOfFour(w, key_a, j, va);
@@ -406,7 +399,6 @@ __device__ inline uint32_t WarpRanging(const physics::WaveformChain& w, Floats x
   physics::ReferencePeak(w, xr, best, end, g);
   // Samples above T from the target window on, 32 at a time.
   const uint32_t begin = end;
-  #pragma unroll 8
   for (uint32_t c = 0; c < (N + 31) / 32; ++c) {
     const uint32_t i = 32 * c + lane;
     const unsigned bits = __ballot_sync(kFullMask, i < N && i >= begin && x[i] > g.threshold_v);
