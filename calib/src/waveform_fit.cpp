@@ -227,6 +227,11 @@ Expected<FitResult> FitWaveforms(const SensorProfile& base, const std::vector<Wa
   if (base.detector.kind != DetectorKind::kWaveform) {
     return Error{base.source_file + ": the base profile's detector is not `waveform`"};
   }
+  if (!base.detector.waveform.circuit_response.frequency_mhz.empty()) {
+    return Error{base.source_file +
+                 ": detector.circuit_response: the waveform fit adjusts the pole-zero circuit "
+                 "(transimpedance_ohm, circuit_poles_mhz); a measured response is not fitted"};
+  }
   const WaveformConfig& wc = base.detector.waveform;
   std::vector<PreparedSet> prepared;
   for (const WaveformSet& s : sets) {

@@ -13,6 +13,11 @@ namespace lt {
 
 namespace {
 
+// How much of a measured response's peak may show in the record's last quarter
+// (CheckResponseRecord): 2 %, a twentieth of what sampling the Cube 1's analog circuit at
+// its bins rang ahead of a pulse (circuit.h).
+constexpr double kMostResponseTail = 0.02;
+
 // A whole number read as a count.
 uint32_t Count(ConfigMap& d, const char* key, uint32_t fallback) {
   const double v = d.Number(key, fallback);
@@ -43,6 +48,70 @@ void CheckCorners(ConfigCheck& d, const char* key, const std::vector<double>& mh
     }
 }
 
+// The pole-zero circuit's keys (circuit.h): the step-invariant response needs a strictly
+// proper H with distinct poles.
+void CheckPoleZeroCircuit(ConfigCheck& d, const WaveformConfig& w) {
+  InRange(d, "transimpedance_ohm", w.transimpedance_ohm, 1e-3, 1e9, " ohm");
+  CheckCorners(d, "circuit_poles_mhz", w.circuit_poles_mhz);
+  CheckCorners(d, "circuit_zeros_mhz", w.circuit_zeros_mhz);
+  const size_t poles = w.circuit_poles_mhz.size() + (w.sipm_pulse_ns > 0 ? 1 : 0);
+  if (d.ok() && w.circuit_zeros_mhz.size() >= poles) {
+    d.Fail("circuit_zeros_mhz", std::to_string(w.circuit_zeros_mhz.size()) +
+                                    " zeros; the circuit needs fewer zeros than poles (" +
+                                    std::to_string(poles) + ", the SiPM pulse's included)");
+  }
+  std::vector<double> corners = w.circuit_poles_mhz;
+  if (w.sipm_pulse_ns > 0) corners.push_back(1e3 / (2 * physics::kPi * w.sipm_pulse_ns));
+  for (size_t a = 0; a < corners.size() && d.ok(); ++a)
+    for (size_t b = a + 1; b < corners.size(); ++b)
+      if (std::abs(corners[a] - corners[b]) <= 1e-6 * corners[a]) {
+        d.Fail("circuit_poles_mhz", "poles must differ (" + NumberText(corners[a]) +
+                                        " MHz twice, the SiPM pulse's 1 / (2 pi sipm_pulse_ns) "
+                                        "counted)");
+        break;
+      }
+}
+
+// A measured response's rows: one length, 2..4096 rows, frequencies rising from 0, gains in
+// [0, 1e9] ohm with a positive DC gain, phases finite and 0 at DC (a real DC gain).
+void CheckResponseRows(ConfigCheck& d, const WaveformConfig::ResponseRows& r) {
+  const size_t n = r.frequency_mhz.size();
+  if (r.gain_ohm.size() != n || r.phase_deg.size() != n) {
+    d.Fail("circuit_response", "frequency_mhz, gain_ohm and phase_deg must have one length, got " +
+                                   std::to_string(n) + ", " + std::to_string(r.gain_ohm.size()) +
+                                   " and " + std::to_string(r.phase_deg.size()));
+    return;
+  }
+  if (n < 2 || n > 4096) {
+    d.Fail("circuit_response.frequency_mhz", "needs 2..4096 rows, got " + std::to_string(n));
+    return;
+  }
+  if (r.frequency_mhz[0] != 0) {
+    d.Fail("circuit_response.frequency_mhz",
+           "must start at 0 (the DC gain), got " + NumberText(r.frequency_mhz[0]));
+  }
+  for (size_t k = 1; k < n; ++k)
+    if (!(r.frequency_mhz[k] > r.frequency_mhz[k - 1] && r.frequency_mhz[k] <= 1e7)) {
+      d.Fail("circuit_response.frequency_mhz",
+             "must rise strictly and stay below 1e7 MHz: row " + std::to_string(k) + " has " +
+                 NumberText(r.frequency_mhz[k]) + " after " + NumberText(r.frequency_mhz[k - 1]));
+      break;
+    }
+  for (size_t k = 0; k < n; ++k)
+    if (!(r.gain_ohm[k] >= 0 && r.gain_ohm[k] <= 1e9) || !(std::abs(r.phase_deg[k]) <= 1e6)) {
+      d.Fail("circuit_response", "row " + std::to_string(k) +
+                                     ": gain_ohm must be in [0, 1e9] and " +
+                                     "phase_deg finite, got " + NumberText(r.gain_ohm[k]) +
+                                     " ohm, " + NumberText(r.phase_deg[k]) + " deg");
+      break;
+    }
+  if (!(r.gain_ohm[0] > 0) || r.phase_deg[0] != 0) {
+    d.Fail("circuit_response", "the DC row must have a positive gain and phase 0, got " +
+                                   NumberText(r.gain_ohm[0]) + " ohm, " +
+                                   NumberText(r.phase_deg[0]) + " deg");
+  }
+}
+
 }  // namespace
 
 void ReadWaveformKeys(ConfigMap& d, WaveformConfig& w) {
@@ -61,6 +130,15 @@ void ReadWaveformKeys(ConfigMap& d, WaveformConfig& w) {
   w.sipm_recovery_ns = d.Number("sipm_recovery_ns", w.sipm_recovery_ns);
   w.sipm_gain = d.Number("sipm_gain", w.sipm_gain);
   w.sipm_pulse_ns = d.Number("sipm_pulse_ns", w.sipm_pulse_ns);
+  if (d.Has("circuit_response")) {
+    // A measured table replaces the pole-zero circuit: both at once would leave one unused.
+    for (const char* key : {"transimpedance_ohm", "circuit_poles_mhz", "circuit_zeros_mhz"})
+      if (d.Has(key)) d.Fail(key, "is replaced by circuit_response: give one or the other");
+    ConfigMap table = d.Map("circuit_response");
+    w.circuit_response.frequency_mhz = table.Numbers("frequency_mhz");
+    w.circuit_response.gain_ohm = table.Numbers("gain_ohm");
+    w.circuit_response.phase_deg = table.Numbers("phase_deg");
+  }
   w.transimpedance_ohm = d.Number("transimpedance_ohm", w.transimpedance_ohm);
   if (d.Has("circuit_poles_mhz")) w.circuit_poles_mhz = d.Numbers("circuit_poles_mhz");
   if (d.Has("circuit_zeros_mhz")) w.circuit_zeros_mhz = d.Numbers("circuit_zeros_mhz");
@@ -95,9 +173,17 @@ void WriteWaveformKeys(YAML::Emitter& e, const WaveformConfig& w) {
   put("sipm_recovery_ns", w.sipm_recovery_ns);
   put("sipm_gain", w.sipm_gain);
   put("sipm_pulse_ns", w.sipm_pulse_ns);
-  put("transimpedance_ohm", w.transimpedance_ohm);
-  list("circuit_poles_mhz", w.circuit_poles_mhz);
-  list("circuit_zeros_mhz", w.circuit_zeros_mhz);
+  if (w.circuit_response.frequency_mhz.empty()) {
+    put("transimpedance_ohm", w.transimpedance_ohm);
+    list("circuit_poles_mhz", w.circuit_poles_mhz);
+    list("circuit_zeros_mhz", w.circuit_zeros_mhz);
+  } else {
+    e << YAML::Key << "circuit_response" << YAML::Value << YAML::BeginMap;
+    list("frequency_mhz", w.circuit_response.frequency_mhz);
+    list("gain_ohm", w.circuit_response.gain_ohm);
+    list("phase_deg", w.circuit_response.phase_deg);
+    e << YAML::EndMap;
+  }
   put("baseline_mv", w.baseline_mv);
   put("thermal_noise_mv", w.thermal_noise_mv);
   e << YAML::Key << "shot_noise" << YAML::Value << w.shot_noise;
@@ -141,26 +227,11 @@ void CheckWaveformKeys(const WaveformConfig& w, ConfigCheck& d) {
   InRange(d, "sipm_recovery_ns", w.sipm_recovery_ns, 0.01, 1e6, " ns");
   InRange(d, "sipm_gain", w.sipm_gain, 1, 1e9, "");
   InRange(d, "sipm_pulse_ns", w.sipm_pulse_ns, 0, 1e4, " ns");
-  InRange(d, "transimpedance_ohm", w.transimpedance_ohm, 1e-3, 1e9, " ohm");
-  CheckCorners(d, "circuit_poles_mhz", w.circuit_poles_mhz);
-  CheckCorners(d, "circuit_zeros_mhz", w.circuit_zeros_mhz);
-  // The step-invariant response (circuit.h) needs a strictly proper H with distinct poles.
-  const size_t poles = w.circuit_poles_mhz.size() + (w.sipm_pulse_ns > 0 ? 1 : 0);
-  if (d.ok() && w.circuit_zeros_mhz.size() >= poles) {
-    d.Fail("circuit_zeros_mhz", std::to_string(w.circuit_zeros_mhz.size()) +
-                                    " zeros; the circuit needs fewer zeros than poles (" +
-                                    std::to_string(poles) + ", the SiPM pulse's included)");
+  if (!w.circuit_response.frequency_mhz.empty()) {
+    CheckResponseRows(d, w.circuit_response);
+  } else {
+    CheckPoleZeroCircuit(d, w);
   }
-  std::vector<double> corners = w.circuit_poles_mhz;
-  if (w.sipm_pulse_ns > 0) corners.push_back(1e3 / (2 * physics::kPi * w.sipm_pulse_ns));
-  for (size_t a = 0; a < corners.size() && d.ok(); ++a)
-    for (size_t b = a + 1; b < corners.size(); ++b)
-      if (std::abs(corners[a] - corners[b]) <= 1e-6 * corners[a]) {
-        d.Fail("circuit_poles_mhz", "poles must differ (" + NumberText(corners[a]) +
-                                        " MHz twice, the SiPM pulse's 1 / (2 pi sipm_pulse_ns) "
-                                        "counted)");
-        break;
-      }
   InRange(d, "baseline_mv", w.baseline_mv, -1e5, 1e5, " mV");
   InRange(d, "thermal_noise_mv", w.thermal_noise_mv, 0, 1e5, " mV");
   if (!(w.threshold_mv > 0 && w.threshold_mv <= 1e5)) {
@@ -176,6 +247,35 @@ void CheckWaveformKeys(const WaveformConfig& w, ConfigCheck& d) {
     d.Fail("intensity_max", "must be a whole number in 1..1e9, got " + NumberText(w.intensity_max));
   }
 }
+
+namespace {
+
+// A measured response against the record: rows up to Nyquist, and an impulse response that
+// neither rings ahead of itself (frequency sampling wraps it to the record's end, where a
+// strong return would throw false echoes ahead of itself) nor outlasts the record.
+void CheckResponseRecord(const SensorProfile& p, ConfigCheck& d) {
+  const WaveformConfig& w = p.detector.waveform;
+  const double nyquist_mhz = 500 / w.sample_interval_ns;
+  if (w.circuit_response.frequency_mhz.back() < nyquist_mhz) {
+    d.Fail("circuit_response.frequency_mhz",
+           "ends at " + NumberText(w.circuit_response.frequency_mhz.back()) +
+               " MHz, short of the Nyquist frequency " + NumberText(nyquist_mhz) +
+               " MHz of sample_interval_ns " + NumberText(w.sample_interval_ns) + " ns");
+    return;
+  }
+  const WaveformTables t = MakeWaveformTables(p);
+  const double ratio = physics::ResponseTailRatio(t.transfer.data(), w.samples, t.twiddles.data());
+  if (ratio > kMostResponseTail) {
+    d.Fail("circuit_response",
+           "its impulse response reaches " + NumberText(100 * ratio) +
+               " % of its peak in the record's last quarter (at most " +
+               NumberText(100 * kMostResponseTail) +
+               " %): it rings ahead of its pulse or outlasts the record; measure it with the "
+               "digitiser's anti-alias filter, or use more samples");
+  }
+}
+
+}  // namespace
 
 void CheckWaveformRecord(const SensorProfile& p, ConfigCheck& d) {
   const WaveformConfig& w = p.detector.waveform;
@@ -206,6 +306,10 @@ void CheckWaveformRecord(const SensorProfile& p, ConfigCheck& d) {
                                      NumberText(window_m) + " m, beyond min_range_m " +
                                      NumberText(p.min_range_m) +
                                      " m: nearer targets would be missed without a word");
+    return;
+  }
+  if (!w.circuit_response.frequency_mhz.empty()) {
+    CheckResponseRecord(p, d);
     return;
   }
   // The circuit's slowest time constant well inside the record: the DFT wraps its tail.

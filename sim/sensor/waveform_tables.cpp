@@ -30,9 +30,22 @@ WaveformTables MakeWaveformTables(const SensorProfile& p) {
   const WaveformConfig& w = p.detector.waveform;
   t.transfer.resize(w.samples);
   t.twiddles.resize(w.samples / 2);
-  // The profile's check refuses coinciding poles and as many zeros as poles.
-  LT_CHECK(physics::FillTransferBins(Circuit(w), w.samples, w.sample_interval_ns * 1e-9,
-                                     t.transfer.data()));
+  const double dt_s = w.sample_interval_ns * 1e-9;
+  if (!w.circuit_response.frequency_mhz.empty()) {
+    const auto& r = w.circuit_response;
+    std::vector<double> f_hz, phase_rad;
+    for (size_t k = 0; k < r.frequency_mhz.size(); ++k) {
+      f_hz.push_back(r.frequency_mhz[k] * 1e6);
+      phase_rad.push_back(r.phase_deg[k] * physics::kPi / 180);
+    }
+    // The profile's check gives the three lists one length, at least two rows.
+    const physics::ResponseTable table{f_hz.data(), r.gain_ohm.data(), phase_rad.data(),
+                                       static_cast<uint32_t>(f_hz.size()), w.sipm_pulse_ns * 1e-9};
+    physics::FillTransferBinsFromTable(table, w.samples, dt_s, t.transfer.data());
+  } else {
+    // The profile's check refuses coinciding poles and as many zeros as poles.
+    LT_CHECK(physics::FillTransferBins(Circuit(w), w.samples, dt_s, t.transfer.data()));
+  }
   physics::FillTwiddles(w.samples, t.twiddles.data());
   return t;
 }

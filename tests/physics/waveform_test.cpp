@@ -6,6 +6,7 @@
 
 #include <cmath>
 #include <complex>
+#include <functional>
 #include <vector>
 
 #include "lidartwin/physics/circuit.h"
@@ -120,6 +121,19 @@ TEST(PhotonCounting, SegmentBackgroundIsKeyedAndEmptyWithoutLight) {
   RandomKey other = k;
   other.beam = 6;
   EXPECT_NE(draw(0.7, k, 3), draw(0.7, other, 3));
+}
+
+// Thermal noise's groups (four bins 128 apart a Philox call) cover every bin of a record
+// exactly once, at every record length.
+TEST(ThermalNoise, GroupsCoverEveryBinOnce) {
+  for (uint32_t n = kMinWaveformSamples; n <= kMaxWaveformSamples; n *= 2) {
+    std::vector<int> hits(n, 0);
+    for (uint32_t j = 0; j < ThermalGroups(n); ++j)
+      for (uint32_t t = 0; t < 4; ++t)
+        if (ThermalBin(j, t) < n) ++hits[ThermalBin(j, t)];
+    for (uint32_t i = 0; i < n; ++i)
+      ASSERT_EQ(hits[i], 1) << "bin " << i << " of " << n;
+  }
 }
 
 TEST(PhotonCounting, InversionGivesTheDistributionsProbabilities) {
@@ -252,6 +266,108 @@ TEST(Circuit, SinglePoleReproducesTheAnalyticStepAndImpulseResponses) {
       ASSERT_NEAR(u[i], expected, 2e-6 * peak) << i;
     }
   }
+}
+
+// A measured front end's table (rows of f, gain, phase) sampled at the bins: a single pole
+// at 50 MHz tabulated every 0.5 MHz gives its analog response at every bin to the linear
+// interpolation's error (1e-4 of the DC gain here), the bins above Nyquist the conjugates,
+// the Nyquist bin real; the SiPM pulse multiplies it as in CircuitResponse.
+struct Tabulated {
+  std::vector<double> f_hz, gain, phase;
+  ResponseTable Table(double pulse_decay_s) const {
+    return {f_hz.data(), gain.data(), phase.data(), static_cast<uint32_t>(f_hz.size()),
+            pulse_decay_s};
+  }
+};
+Tabulated Tabulate(const std::function<std::complex<double>(double)>& h, double step_hz,
+                   double last_hz) {
+  Tabulated t;
+  for (double f = 0; f <= last_hz + 1; f += step_hz) {
+    t.f_hz.push_back(f);
+    t.gain.push_back(std::abs(h(f)));
+    t.phase.push_back(std::arg(h(f)));
+  }
+  return t;
+}
+
+TEST(Circuit, TableBinsAreTheTabulatedResponse) {
+  PoleZeroCircuit pole{};
+  pole.transimpedance_ohm = 50;
+  pole.poles_hz[0] = 50e6;
+  pole.pole_count = 1;
+  const Tabulated t = Tabulate([&](double f) { return CircuitResponse(pole, f); }, 0.5e6, 600e6);
+  const uint32_t n = 1024;
+  const double dt = 1e-9;
+  for (double tau : {0.0, 1e-9}) {
+    std::vector<ComplexF> bins(n);
+    FillTransferBinsFromTable(t.Table(tau), n, dt, bins.data());
+    pole.pulse_decay_s = tau;
+    for (uint32_t k = 0; k < n / 2; ++k) {
+      const std::complex<double> h = CircuitResponse(pole, k / (n * dt));
+      EXPECT_NEAR(bins[k].re, h.real(), 5e-3) << k;  // 1e-4 of the 50 ohm DC gain
+      EXPECT_NEAR(bins[k].im, h.imag(), 5e-3) << k;
+      if (k > 0) {
+        EXPECT_EQ(bins[n - k].re, bins[k].re);
+        EXPECT_EQ(bins[n - k].im, -bins[k].im);
+      }
+    }
+    EXPECT_EQ(bins[n / 2].im, 0.0f);
+    EXPECT_NEAR(bins[n / 2].re, CircuitResponse(pole, 0.5 / dt).real(), 5e-3);
+  }
+}
+
+// A flat table is a pure gain; a phase falling linearly with f (interpolated exactly) is a
+// delay: the record comes back scaled and shifted by the delay's whole samples.
+TEST(Circuit, FlatTableIsAGainAndAPhaseRampADelay) {
+  const uint32_t n = 256;
+  const double dt = 1e-9;
+  const auto twiddles = Twiddles(n);
+  std::vector<ComplexF> x(n);
+  for (uint32_t i = 0; i < n; ++i)
+    x[i] = {static_cast<float>(std::sin(0.3 * i) + (i == 40 ? 5.0 : 0.0)), 0.0f};
+  for (int delay : {0, 7}) {
+    const Tabulated t =
+        Tabulate([&](double f) { return std::polar(50.0, -2 * kPi * f * delay * dt); }, 1e6, 600e6);
+    // polar() wraps the phase into (-pi, pi]: unwrap it, as a measured phase is given.
+    Tabulated u = t;
+    for (size_t k = 0; k < u.f_hz.size(); ++k)
+      u.phase[k] = -2 * kPi * u.f_hz[k] * delay * dt;
+    std::vector<ComplexF> bins(n);
+    FillTransferBinsFromTable(u.Table(0), n, dt, bins.data());
+    std::vector<ComplexF> y = x;
+    Fft(y.data(), n, twiddles.data(), false);
+    for (uint32_t k = 0; k < n; ++k)
+      y[k] = Mul(y[k], bins[k]);
+    Fft(y.data(), n, twiddles.data(), true);
+    for (uint32_t i = 0; i < n; ++i) {
+      EXPECT_NEAR(y[(i + delay) % n].re, 50 * x[i].re, 2e-4 * 50 * 6) << delay << " " << i;
+      EXPECT_NEAR(y[i].im, 0.0, 1e-3) << i;
+    }
+  }
+}
+
+// The check that a table's impulse response is causal and short: the step-invariant pole-zero
+// response and a delay show nothing in the record's last quarter; a zero-phase low-pass
+// (symmetric about t = 0, half of it wrapped to the record's end) shows most of its peak.
+TEST(Circuit, TailRatioFlagsAcausalResponses) {
+  const uint32_t n = 1024;
+  const auto twiddles = Twiddles(n);
+  std::vector<ComplexF> bins(n);
+  PoleZeroCircuit c{};
+  c.transimpedance_ohm = 50;
+  c.poles_hz[0] = 150e6;
+  c.pole_count = 1;
+  c.pulse_decay_s = 1e-9;
+  ASSERT_TRUE(FillTransferBins(c, n, 1e-9, bins.data()));
+  EXPECT_LT(ResponseTailRatio(bins.data(), n, twiddles.data()), 1e-6);
+  Tabulated low;
+  for (double f : {0.0, 100e6, 101e6, 600e6}) {
+    low.f_hz.push_back(f);
+    low.gain.push_back(f <= 100e6 ? 50 : 0);
+    low.phase.push_back(0);
+  }
+  FillTransferBinsFromTable(low.Table(0), n, 1e-9, bins.data());
+  EXPECT_GT(ResponseTailRatio(bins.data(), n, twiddles.data()), 0.1);
 }
 
 TEST(Circuit, PolesAndZerosSplitIntoPartialFractionsThatKeepTheGain) {

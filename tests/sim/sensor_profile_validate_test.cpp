@@ -262,6 +262,30 @@ TEST(SensorProfileValidate, EachRuleNamesItsKeyAndUnit) {
       {wave, "detector.circuit_zeros_mhz",
        [](auto& p) { p.detector.waveform.circuit_zeros_mhz = {-5}; },
        "corner frequencies must be in [0.001, 1e6] MHz, got -5"},
+      // A measured circuit response instead of the poles and zeros.
+      {wave, "detector.circuit_response",
+       [](auto& p) { p.detector.waveform.circuit_response = {{0, 600}, {50}, {0, -90}}; },
+       "must have one length, got 2, 1 and 2"},
+      {wave, "detector.circuit_response.frequency_mhz",
+       [](auto& p) { p.detector.waveform.circuit_response = {{1, 600}, {50, 5}, {0, -90}}; },
+       "must start at 0 (the DC gain), got 1"},
+      {wave, "detector.circuit_response.frequency_mhz",
+       [](auto& p) {
+         p.detector.waveform.circuit_response = {{0, 600, 500}, {50, 5, 5}, {0, -90, -90}};
+       },
+       "must rise strictly"},
+      {wave, "detector.circuit_response",
+       [](auto& p) { p.detector.waveform.circuit_response = {{0, 600}, {50, 5}, {10, -90}}; },
+       "the DC row must have a positive gain and phase 0"},
+      {wave, "detector.circuit_response.frequency_mhz",
+       [](auto& p) { p.detector.waveform.circuit_response = {{0, 100}, {50, 5}, {0, -90}}; },
+       "ends at 100 MHz, short of the Nyquist frequency 500 MHz"},
+      // Zero phase: symmetric about t = 0, so half of it rings ahead of every pulse.
+      {wave, "detector.circuit_response",
+       [](auto& p) {
+         p.detector.waveform.circuit_response = {{0, 100, 101, 600}, {50, 50, 0, 0}, {0, 0, 0, 0}};
+       },
+       "in the record's last quarter"},
       {wave, "detector.threshold_mv", [](auto& p) { p.detector.waveform.threshold_mv = 0; },
        "must be in (0, 1e5] mV, got 0"},
       {wave, "detector.intensity_max", [](auto& p) { p.detector.waveform.intensity_max = 40.5; },

@@ -3,6 +3,7 @@
 // kernel tables and detector, values scaled between units to 1e-14 relative.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <filesystem>
 
 #include "lidartwin/sim/sensor_profile.h"
@@ -118,6 +119,36 @@ TEST(SensorProfileWriter, CalibrationRecordAndNoiseKeysReadBackTheSame) {
   auto c = ParseSensorProfile(text, "/tmp/bad.yaml");
   ASSERT_FALSE(c.ok());
   EXPECT_NE(c.message().find("calibration.lab_sha256"), std::string::npos) << c.message();
+}
+
+// A measured circuit response (detector.circuit_response) replaces the pole-zero keys: it is
+// written as its three lists, reads back the same, gives the same transfer bins, and a file
+// that gives both is refused with the key named.
+TEST(SensorProfileWriter, MeasuredCircuitResponseReadsBackTheSame) {
+  auto a = LoadSensorProfile(test::ConfigDir() / "sensors/blickfeld_cube1.yaml");
+  ASSERT_TRUE(a.ok()) << a.message();
+  // A 100 MHz front end with a 2 ns delay, as a network analyser would give it, to 1 GHz.
+  auto& r = a->detector.waveform.circuit_response;
+  for (double f = 0; f <= 1000; f += 5) {
+    r.frequency_mhz.push_back(f);
+    r.gain_ohm.push_back(50 / std::sqrt(1 + f * f / 1e4));
+    r.phase_deg.push_back(-std::atan(f / 100) * 180 / 3.14159265358979 - 360 * f * 1e6 * 2e-9);
+  }
+  ASSERT_TRUE(a->Validate().ok()) << a->Validate().message();
+  const std::string text = SaveSensorProfile(*a);
+  EXPECT_EQ(text.find("circuit_poles_mhz"), std::string::npos) << text;
+  auto b = ParseSensorProfile(text, "/tmp/measured_circuit.yaml");
+  ASSERT_TRUE(b.ok()) << b.message();
+  ExpectSameProfile(*a, *b, "measured circuit");
+  EXPECT_EQ(b->detector.waveform.circuit_response.frequency_mhz, r.frequency_mhz);
+  EXPECT_EQ(b->detector.waveform.circuit_response.gain_ohm, r.gain_ohm);
+  EXPECT_EQ(b->detector.waveform.circuit_response.phase_deg, r.phase_deg);
+  std::string both = text;
+  both.replace(both.find("  circuit_response:"), 0, "  circuit_poles_mhz: [150]\n");
+  auto c = ParseSensorProfile(both, "/tmp/both.yaml");
+  ASSERT_FALSE(c.ok());
+  EXPECT_NE(c.message().find("circuit_poles_mhz"), std::string::npos) << c.message();
+  EXPECT_NE(c.message().find("is replaced by circuit_response"), std::string::npos) << c.message();
 }
 
 }  // namespace

@@ -41,6 +41,12 @@ struct WaveformConfig {
   double transimpedance_ohm = 50;
   std::vector<double> circuit_poles_mhz{150};
   std::vector<double> circuit_zeros_mhz;
+  // A measured front end instead of the three keys above (physics/circuit.h): H_c(f) at
+  // frequencies rising from 0, gain and phase; empty: the pole-zero circuit.
+  struct ResponseRows {
+    std::vector<double> frequency_mhz, gain_ohm, phase_deg;
+  };
+  ResponseRows circuit_response;
   double baseline_mv = 100;
   double thermal_noise_mv = 1;
   bool shot_noise = true;

@@ -18,11 +18,20 @@
 //   a_p = exp(-w_p dt), and G(theta) = sum_p (r_p / w_p) (1 - a_p) / (1 - a_p e^{-j theta}):
 // causal, exact at every sample for charge spread over its bin, and exact at DC (sum g = H(0)).
 // It needs distinct real poles and fewer zeros than poles (the profile's check).
+//
+// A measured front end may be given instead as a table of H_c(f): gain [ohm] and phase at
+// frequencies from 0 up to at least Nyquist, as a network analyser gives it. Its bins are the
+// table, interpolated linearly in gain and phase, times the SiPM pulse's
+// 1 / (1 + j 2 pi f tau_p): the frequency-sampling design, with no poles to discretize. It is
+// exact at the bins, but the response between them is whatever the table's implied impulse
+// response is, wrapped round the record: a table whose impulse response rings ahead of itself
+// or outlasts the record is refused by the profile's check (ResponseEnergyShare).
 #pragma once
 
 #include <cmath>
 #include <complex>
 #include <cstdint>
+#include <vector>
 
 #include "lidartwin/physics/fft.h"
 
@@ -102,10 +111,64 @@ inline bool FillTransferBins(const PoleZeroCircuit& c, uint32_t n, double dt_s, 
   return true;
 }
 
+// A tabulated H_c(f): count rows at frequencies f_hz[0] = 0 < f_hz[1] < ... [Hz], gain [ohm]
+// and phase [rad] (0 at f = 0: a real DC gain); the SiPM pulse's decay as in PoleZeroCircuit.
+struct ResponseTable {
+  const double* f_hz;
+  const double* gain_ohm;
+  const double* phase_rad;
+  uint32_t count;
+  double pulse_decay_s;
+};
+
+// H(f) [ohm] for f >= 0 from the table: gain and phase interpolated linearly, held at the last
+// row beyond it (the profile's check asks for rows up to Nyquist), times the SiPM pulse.
+inline std::complex<double> TableResponse(const ResponseTable& t, double f_hz) {
+  uint32_t hi = 1;
+  while (hi + 1 < t.count && t.f_hz[hi] < f_hz)
+    ++hi;
+  const uint32_t lo = hi - 1;
+  double u = (f_hz - t.f_hz[lo]) / (t.f_hz[hi] - t.f_hz[lo]);
+  u = u < 0 ? 0 : (u > 1 ? 1 : u);
+  const double gain = t.gain_ohm[lo] + u * (t.gain_ohm[hi] - t.gain_ohm[lo]);
+  const double phase = t.phase_rad[lo] + u * (t.phase_rad[hi] - t.phase_rad[lo]);
+  constexpr double kTwoPi = 6.283185307179586476925286766559;
+  return std::polar(gain, phase) / (1.0 + std::complex<double>(0, kTwoPi * f_hz * t.pulse_decay_s));
+}
+
+// The table's response at the n bins of an n-point transform at sample interval dt [s]:
+// bins k <= n / 2 at f = k / (n dt), the others their conjugates (a real circuit), the
+// Nyquist bin real (a real sequence's is).
+inline void FillTransferBinsFromTable(const ResponseTable& t, uint32_t n, double dt_s,
+                                      ComplexF* out) {
+  for (uint32_t k = 0; k <= n / 2; ++k) {
+    std::complex<double> h = TableResponse(t, k / (n * dt_s));
+    if (k == n / 2) h = h.real();
+    out[k] = {static_cast<float>(h.real()), static_cast<float>(h.imag())};
+    if (k > 0 && k < n / 2) out[n - k] = {out[k].re, -out[k].im};
+  }
+}
+
 // The twiddle table of an n-point transform (fft.h).
 inline void FillTwiddles(uint32_t n, ComplexF* out) {
   for (uint32_t k = 0; k < n / 2; ++k)
     out[k] = Twiddle(k, n);
+}
+
+// The largest |h| in the last quarter of the record relative to the largest anywhere, for the
+// discrete impulse response h = IDFT(bins) of n transfer bins: what rings ahead of a pulse
+// (wrapped round to the record's end) or outlasts three quarters of the record. A causal
+// response that has died out gives 0. twiddles: FillTwiddles(n).
+inline double ResponseTailRatio(const ComplexF* bins, uint32_t n, const ComplexF* twiddles) {
+  std::vector<ComplexF> h(bins, bins + n);
+  Fft(h.data(), n, twiddles, true);
+  double peak = 0, tail = 0;
+  for (uint32_t i = 0; i < n; ++i) {
+    const double a = std::abs(static_cast<double>(h[i].re));
+    peak = a > peak ? a : peak;
+    if (i >= n - n / 4) tail = a > tail ? a : tail;
+  }
+  return peak > 0 ? tail / peak : 0.0;
 }
 
 }  // namespace lt::physics
