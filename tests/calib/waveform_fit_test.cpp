@@ -94,6 +94,11 @@ TEST(WaveformFit, SaysWhatIsMissing) {
             std::string::npos);
   auto few = Lab(unit, 1, 16);
   EXPECT_NE(FitWaveforms(Cube(), few).message().find("16 records; at least 32"), std::string::npos);
+  // A measured circuit response has no poles to fit.
+  SensorProfile measured = Cube();
+  measured.detector.waveform.circuit_response = {{0, 600}, {50, 5}, {0, -90}};
+  EXPECT_NE(FitWaveforms(measured, sets).message().find("a measured response is not fitted"),
+            std::string::npos);
 }
 
 }  // namespace
