@@ -1,10 +1,11 @@
 // The circuit's transform (seed 002 eq. 10) of two beams' records at once, by one warp, the
 // records held in registers (issue 15's fast path).
 //
-// Two beams in one complex transform: the circuit is real (H(-f) = conj H(f)), so for real
-// currents x_a, x_b, IDFT{H DFT{x_a + i x_b}} = v_a + i v_b with v_a, v_b real: the real part
-// is beam a's voltage and the imaginary part beam b's, with no unpacking. One complex FFT of N
-// serves two beams, half the work of one a beam.
+// Two beams in one complex transform: the circuit is real (H(-f) = conj H(f), and the bins are
+// made exactly so, circuit.h), so for real currents x_a, x_b, IDFT{H DFT{x_a + i x_b}} =
+// v_a + i v_b with v_a, v_b real: the real part is beam a's voltage and the imaginary part beam
+// b's, with no unpacking. One complex FFT of N serves two beams, half the work of one a beam;
+// the float transform's rounding mixes the two at about 1e-7 of the brighter one's peak.
 //
 // Four steps (Bailey's FFT, Van Loan, "Computational Frameworks for the FFT", sec. 3.3) with
 // N = 32 R, n = l + 32 m (lane l holds m = 0 .. R-1), k = k1 + R k2:

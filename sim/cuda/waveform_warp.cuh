@@ -12,8 +12,11 @@
 //   - ranging: the pretrigger's sums by warp reductions, the internal reflection's maximum by a
 //     warp argmax (the lowest index on ties, as the CPU's scan), the samples above the
 //     threshold as ballot masks, so that lane 0 walks only the runs.
-// Rounding differs from the CPU only in the SiPM scan's order, the transform's and the
-// reductions' (float and double sums): CudaWaveform.* holds the records to 1e-5 of their peak.
+// Rounding differs from the CPU in the SiPM scan's order, the transform's (whose float rounding
+// also mixes the pair's two beams, about 1e-7 of the brighter one's peak) and the reductions'
+// (float and double sums), and the thermal normals by the hardware's log and sine (2.2e-4 of
+// the noise's rms at most, physics/waveform.h): CudaWaveform.* holds the records to 1e-5 of
+// their peak.
 #pragma once
 
 #include <cstdint>
@@ -111,9 +114,9 @@ __device__ inline WarpPair WarpPairAt(unsigned char* shared, uint32_t warp, uint
 }
 
 // The pair kernels' launch bounds: blocks of at most four warps, at least two blocks an SM.
-// Measured on the H100 (bench/RESULTS.md): with these bounds ptxas gives the register
-// transform up to 255 registers and the chain runs twice as fast at 1024 samples as when it
-// is held to 168 registers for a third block.
+// Measured on the H100 (bench/RESULTS.md, third step): with these bounds ptxas gives the
+// register transform up to 255 registers, and the chain runs at 30 M beams/s at 1024 samples
+// against 15-16 M when it is held to 168 or 128 registers for a third or fourth block.
 constexpr int kPairBlockThreads = 128;
 constexpr int kPairBlocksPerSm = 2;
 

@@ -47,8 +47,7 @@ TEST(CudaWaveform, PhotonDrawsAreIdenticalToTheCpu) {
 // A count that differs (a mean within an ulp of a draw's boundary, about 1e-7 a sample) would
 // move a sample by a photon's response, far outside that; none is expected in 0.5 M draws.
 void ExpectSameRecords(const SensorProfile& p, const std::vector<physics::SignalContribution>& c,
-                       double sun_w, const char* what) {
-  const uint32_t beams = 256;
+                       double sun_w, const char* what, uint32_t beams = 256) {
   auto gpu = CudaWaveforms(p, c, sun_w, beams, 77, 0, true);
   ASSERT_TRUE(gpu.ok()) << gpu.message();
   const WaveformTables t = MakeWaveformTables(p);
@@ -87,6 +86,15 @@ TEST(CudaWaveform, RecordsMatchTheCpuSampleBySample) {
   p.detector.waveform.samples = 4096;
   p.detector.waveform.sipm_cells = 0;
   ExpectSameRecords(p, c, 0, "4096 samples, no saturation, no sun");
+  // Each transform path: registers at 1024 samples with an odd count of beams (the last warp's
+  // second beam missing), shared memory at 256 (thermal groups under 512 samples) and 8192.
+  p = CubeWaveform();
+  p.detector.waveform.samples = 1024;
+  ExpectSameRecords(p, c, 2.5e-10, "1024 samples, 255 beams", 255);
+  p.detector.waveform.samples = 8192;
+  ExpectSameRecords(p, c, 2.5e-10, "8192 samples");
+  p.detector.waveform.samples = 256;
+  ExpectSameRecords(p, {{10.0f, 2.2e-9f, 0, 1e-10f}}, 2.5e-10, "256 samples, a plate at 10 m");
 }
 
 // Frames of the lab scene, echo for echo: ranges and intensities as the records allow (a peak

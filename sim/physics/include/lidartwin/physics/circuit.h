@@ -94,19 +94,23 @@ inline bool CircuitPartialFractions(const PoleZeroCircuit& c, PartialFractions& 
 
 // The step-invariant discrete response at the n bins of an n-point transform at sample
 // interval dt [s], in float for the spectrum product of eq. (10); false as
-// CircuitPartialFractions.
+// CircuitPartialFractions. Bins above n / 2 are the conjugates of those below and the DC and
+// Nyquist bins real, exactly: a real circuit, so that a real current gives a real voltage to
+// the last bit (the GPU transforms two beams at once as one complex record).
 inline bool FillTransferBins(const PoleZeroCircuit& c, uint32_t n, double dt_s, ComplexF* out) {
   PartialFractions pf;
   if (!CircuitPartialFractions(c, pf)) return false;
   constexpr double kTwoPi = 6.283185307179586476925286766559;
-  for (uint32_t k = 0; k < n; ++k) {
+  for (uint32_t k = 0; k <= n / 2; ++k) {
     const std::complex<double> e = std::polar(1.0, -kTwoPi * k / n);  // e^{-j theta_k}
     std::complex<double> h = 0;
     for (uint32_t p = 0; p < pf.count; ++p) {
       const double a = std::exp(-pf.w[p] * dt_s);
       h += pf.r[p] / pf.w[p] * (1 - a) / (1.0 - a * e);
     }
+    if (k == 0 || k == n / 2) h = h.real();
     out[k] = {static_cast<float>(h.real()), static_cast<float>(h.imag())};
+    if (k > 0 && k < n / 2) out[n - k] = {out[k].re, -out[k].im};
   }
   return true;
 }

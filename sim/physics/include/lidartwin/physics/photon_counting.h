@@ -137,7 +137,7 @@ LT_HD inline uint32_t PhotonCount(double mean, const RandomKey& beam_key, uint32
 // Poisson(32 m) total whose photons fall on the segment's bins independently and uniformly
 // (a Poisson process's points, given their number, are i.i.d. uniform). So a record costs
 // one Philox call a segment, not one per four bins, plus a few bits per photon. Denser
-// backgrounds are drawn bin by bin with the pulse (waveform.h, PhotonMeans).
+// backgrounds are drawn bin by bin with the pulse (waveform.h, BinBackgroundMean, BinPhotons).
 inline constexpr uint32_t kBackgroundSegment = 32;
 inline constexpr double kSparseBackgroundMean = 2;
 
@@ -146,7 +146,9 @@ inline constexpr double kSparseBackgroundMean = 2;
 // the total from word 0 of (seed, frame, beam, g, kStreamBackgroundPhotons) by inversion, or
 // by rejection in (g + 2^16 round, kStreamBackgroundLarge); the bins 5 bits each, six to a
 // word, from words 1-3 of the first call and then four words of
-// (g + 2^16 round, kStreamBackgroundPositions) a round. g < 2^16.
+// (g + 2^16 round, kStreamBackgroundPositions) a round. g < 2^16. Meant for sparse means
+// (below kSparseBackgroundMean, as DetectorCurrent calls it): the work grows with the photons,
+// and past 65,536 rounds (means above about 49,000 a bin) the positions' keys would repeat.
 template <typename AddPhoton>
 LT_HD void SegmentBackgroundPhotons(double mean, const RandomKey& beam_key, uint32_t g,
                                     AddPhoton add) {
