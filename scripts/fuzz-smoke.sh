@@ -45,6 +45,10 @@ EOF
   "$build/../build/bin/lidartwin" simulate --sensor "$src/configs/sensors/velodyne_vlp16.yaml" \
     --scene "$corpus/plate.yaml" --out "$corpus/hdf5/plate.h5" >/dev/null ||
   printf 'not hdf5' >"$corpus/hdf5/none"
+# The same plate as a LAS 1.4 file, the point-cloud target's third parser (first byte 2).
+"$build/../build/bin/lidartwin" simulate --sensor "$src/configs/sensors/velodyne_vlp16.yaml" \
+  --scene "$corpus/plate.yaml" --out "$corpus/plate.las" >/dev/null &&
+  (printf '\x02'; cat "$corpus/plate.las") >"$corpus/clouds/las" || true
 cd "$build"
 # fuzz_hdf5: libhdf5 1.10.8 itself overflows its buffers on some corrupted object headers (under
 # H5Aexists); our reader walks the structure in a forked child first (datasets/src/

@@ -1,5 +1,6 @@
 // lidartwin convert: a real recording (Ouster or Velodyne pcap, KITTI or nuScenes .bin, PCD,
-// PLY, HDF5) to our HDF5 frames or to PLY/PCD, one frame per file; streamed (ConvertRecording).
+// PLY, LAS, HDF5) to our HDF5 frames or to PLY/PCD/LAS, one frame per file; streamed
+// (ConvertRecording).
 #include <fmt/core.h>
 
 #include <chrono>
@@ -21,9 +22,9 @@ int ConvertCommand(const std::vector<std::string>& argv) {
   }
   const char* usage =
       "usage: lidartwin convert RECORDING [--metadata OUSTER.json | --calibration VELO.yaml]\n"
-      "         [--format kitti|nuscenes] --out out.{h5,ply,pcd}\n"
+      "         [--format kitti|nuscenes] --out out.{h5,ply,pcd,las}\n"
       "  RECORDING: Ouster or Velodyne .pcap (with its metadata or calibration), KITTI or\n"
-      "  nuScenes .bin, .pcd, .ply, or lidartwin .h5. --format names the layout of a .bin\n"
+      "  nuScenes .bin, .pcd, .ply, .las, or lidartwin .h5. --format names the layout of a .bin\n"
       "  (needed where neither its name nor its size tells; datasets/README.md).\n";
   if (args->Has("--help")) {
     fmt::print("{}", usage);

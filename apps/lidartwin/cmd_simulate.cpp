@@ -36,7 +36,8 @@ int SimulateCommand(const std::vector<std::string>& argv) {
         "  --motion-slices: moving objects are placed N times per frame (default 16)\n"
         "  --waveforms: waveform detector: also write the voltage records of these beams\n"
         "               each frame (e.g. 0,17,3000-3010; at most 4096 beams)\n"
-        "  --out ending in .ply or .pcd writes one file per frame (name_000000.ply, ...)\n");
+        "  --out ending in .ply, .pcd or .las (LAS 1.4) writes one file per frame "
+        "(name_000000.ply, ...)\n");
     return 0;
   }
   for (const char* required : {"--sensor", "--scene", "--out"}) {

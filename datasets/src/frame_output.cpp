@@ -14,6 +14,7 @@
 
 #include "lidartwin/datasets/atomic_file.h"
 #include "lidartwin/datasets/interrupt_cleanup.h"
+#include "lidartwin/datasets/las.h"
 #include "lidartwin/datasets/output_set.h"
 #include "lidartwin/datasets/point_cloud_writers.h"
 
@@ -57,6 +58,13 @@ FrameOutput::FrameOutput(FrameOutput&&) noexcept = default;
 FrameOutput& FrameOutput::operator=(FrameOutput&&) noexcept = default;
 FrameOutput::~FrameOutput() = default;
 
+std::string UnknownOutputExtension(const std::filesystem::path& out) {
+  const std::string ext = out.extension().string();
+  for (const char* known : {".h5", ".hdf5", ".ply", ".pcd", ".las"})
+    if (ext == known) return {};
+  return "unknown extension '" + ext + "' (expected .h5, .hdf5, .ply, .pcd or .las)";
+}
+
 Expected<FrameOutput> FrameOutput::Open(const std::filesystem::path& out, const DatasetInfo& info) {
   FrameOutput o;
   o.out_ = out;
@@ -67,9 +75,10 @@ Expected<FrameOutput> FrameOutput::Open(const std::filesystem::path& out, const 
     o.format_ = Format::kPly;
   } else if (ext == ".pcd") {
     o.format_ = Format::kPcd;
+  } else if (ext == ".las") {
+    o.format_ = Format::kLas;
   } else {
-    return Error{"--out " + out.string() + ": unknown extension '" + ext +
-                 "' (expected .h5, .hdf5, .ply or .pcd)"};
+    return Error{"--out " + out.string() + ": " + UnknownOutputExtension(out)};
   }
   if (Status s = CheckOutputTarget(out); !s.ok()) return Error{"--out " + s.message()};
   if (o.format_ == Format::kHdf5) {
@@ -102,6 +111,8 @@ Status FrameOutput::Write(const Frame& frame) {
       return WritePly(frame, staging_->FramePath(k));
     case Format::kPcd:
       return WritePcd(frame, staging_->FramePath(k));
+    case Format::kLas:
+      return WriteLas(frame, staging_->FramePath(k));
   }
   return {};
 }

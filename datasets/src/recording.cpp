@@ -5,6 +5,7 @@
 
 #include "lidartwin/datasets/hdf5_frames.h"
 #include "lidartwin/datasets/kitti_bin.h"
+#include "lidartwin/datasets/las.h"
 #include "lidartwin/datasets/ouster.h"
 #include "lidartwin/datasets/point_cloud_readers.h"
 #include "lidartwin/datasets/velodyne.h"
@@ -142,14 +143,15 @@ Expected<RecordingSource> OpenRecording(const std::filesystem::path& file,
           return {};
         });
   }
-  if (ext == ".pcd" || ext == ".ply") {
+  if (ext == ".pcd" || ext == ".ply" || ext == ".las") {
     r.reader = ext.substr(1);
-    const bool pcd = ext == ".pcd";
-    return RecordingSource(std::move(r),
-                           OneFrame([file, pcd] { return pcd ? ReadPcd(file) : ReadPly(file); }));
+    return RecordingSource(
+        std::move(r), OneFrame([file, ext] {
+          return ext == ".pcd" ? ReadPcd(file) : ext == ".ply" ? ReadPly(file) : ReadLas(file);
+        }));
   }
   return Error{file.string() + ": unknown recording type '" + ext +
-               "' (expected .pcap, .bin, .h5, .pcd, .ply)"};
+               "' (expected .pcap, .bin, .h5, .pcd, .ply, .las)"};
 }
 
 Expected<Recording> ForEachRecordingFrame(const std::filesystem::path& file,

@@ -20,10 +20,8 @@ void SimulationJob::Check(ConfigCheck& check) const {
   options.Check(check);
   if (auto b = ParseBackend(backend); !b.ok()) check.Fail("backend", b.message());
   const std::string ext = out.extension().string();
-  if (ext != ".h5" && ext != ".hdf5" && ext != ".ply" && ext != ".pcd") {
-    check.Fail("out", out.string() + ": unknown extension '" + ext +
-                          "' (expected .h5, .hdf5, .ply or .pcd)");
-  }
+  if (const std::string unknown = UnknownOutputExtension(out); !unknown.empty())
+    check.Fail("out", out.string() + ": " + unknown);
   if (!waveform_beams.empty() && ext != ".h5" && ext != ".hdf5") {
     check.Fail("out", out.string() + ": waveform records are written to HDF5 only (.h5)");
   }

@@ -48,7 +48,7 @@ TEST(OptionsValidate, SimulationJob) {
        {"backend", [](auto& j) { j.backend = "quantum"; },
         "--backend quantum: unknown backend (expected cpu or cuda)"},
        {"out", [](auto& j) { j.out = "x.txt"; },
-        "x.txt: unknown extension '.txt' (expected .h5, .hdf5, .ply or .pcd)"}});
+        "x.txt: unknown extension '.txt' (expected .h5, .hdf5, .ply, .pcd or .las)"}});
 }
 
 TEST(OptionsValidate, RunSimulationRefusesAnInvalidJobBeforeWriting) {

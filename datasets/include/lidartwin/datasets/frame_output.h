@@ -1,4 +1,4 @@
-// Where a command's frames go: one HDF5 file, or one PLY/PCD file per frame (out.ply for a
+// Where a command's frames go: one HDF5 file, or one PLY/PCD/LAS file per frame (out.ply for a
 // single frame, out_000000.ply, out_000001.ply, ... for several), chosen by the extension of
 // --out. Either way the output is complete or absent: frames are staged beside the target
 // (out.h5.tmp-PID, or a folder .out.ply.frames.tmp-PID) and moved into place by Close(); a run
@@ -36,7 +36,7 @@ class FrameOutput {
   uint32_t frames_written() const { return frames_; }
 
  private:
-  enum class Format { kHdf5, kPly, kPcd };
+  enum class Format { kHdf5, kPly, kPcd, kLas };
   struct Staging;
   FrameOutput() = default;
   Status ClosePerFrame();
@@ -48,6 +48,10 @@ class FrameOutput {
   std::unique_ptr<Staging> staging_;
   std::vector<std::filesystem::path> written_;
 };
+
+// Null when `out`'s extension names a format FrameOutput writes; else the error text
+// "unknown extension '.txt' (expected .h5, .hdf5, .ply, .pcd or .las)".
+std::string UnknownOutputExtension(const std::filesystem::path& out);
 
 // For summary lines: "out.h5", or "out_000000.ply .. out_000009.ply (10 files)".
 std::string WrittenFilesText(const std::vector<std::filesystem::path>& files);

@@ -25,7 +25,7 @@ struct RecordingOptions {
 };
 
 struct Recording {
-  // "ouster-pcap", "velodyne-pcap", "kitti-bin", "nuscenes-bin", "pcd", "ply", "hdf5"
+  // "ouster-pcap", "velodyne-pcap", "kitti-bin", "nuscenes-bin", "pcd", "ply", "las", "hdf5"
   std::string reader;
   std::string sensor;        // product line or calibration file name
   double wavelength_nm = 0;  // data sheets: Ouster 865, Velodyne 903, HDL-64E 905

@@ -1,0 +1,218 @@
+// LAS 1.4 files (las.h) against the ASPRS LAS Specification 1.4 R15: the public header block's
+// fields at their offsets (table 3), the Extra Bytes VLR (tables 24-25), format 6 records
+// (table 7); a written frame reads back the same; damaged files are refused by byte offset.
+#include "lidartwin/datasets/las.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include "lidartwin/datasets/frame_output.h"
+#include "lidartwin/datasets/recording.h"
+#include "test_support.h"
+
+namespace lt {
+namespace {
+
+// Four points: beam 100 has two echoes (returns 1 and 2 of 2), a noise echo (class 65535) and
+// a class beyond LAS's byte.
+Frame FourPoints() {
+  Frame f;
+  f.index = 7;
+  const float xyz[4][3] = {{1.23456f, -2.5f, 0.25f}, {10, 0, -1}, {-3, 4, 5}, {0.5f, 0.5f, 0}};
+  const uint32_t beams[4] = {100, 100, 101, 102};
+  const uint8_t returns[4] = {0, 1, 0, 0};
+  const uint16_t classes[4] = {2, 64, 65535, 300};
+  for (int i = 0; i < 4; ++i) {
+    f.x_m.push_back(xyz[i][0]);
+    f.y_m.push_back(xyz[i][1]);
+    f.z_m.push_back(xyz[i][2]);
+    f.range_m.push_back(
+        std::sqrt(xyz[i][0] * xyz[i][0] + xyz[i][1] * xyz[i][1] + xyz[i][2] * xyz[i][2]));
+    f.intensity.push_back(12.75f * (i + 1));
+    f.reflectance.push_back(0.1f * i);
+    f.channel.push_back(static_cast<uint16_t>(i + 3));
+    f.column.push_back(1000u + i);
+    f.timestamp_s.push_back(1.5 + 1e-6 * i);
+    f.return_index.push_back(returns[i]);
+    f.material_id.push_back(static_cast<uint16_t>(i));
+    f.instance_id.push_back(90u + i);
+    f.semantic_class.push_back(classes[i]);
+    f.beam_id.push_back(beams[i]);
+  }
+  return f;
+}
+
+std::string ReadAll(const std::filesystem::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  return std::string((std::istreambuf_iterator<char>(in)), {});
+}
+template <typename T>
+T At(const std::string& b, size_t offset) {
+  T v;
+  std::memcpy(&v, b.data() + offset, sizeof(T));
+  return v;
+}
+
+TEST(Las, HeaderAndRecordsFollowTheSpecification) {
+  test::TempDir dir;
+  const Frame f = FourPoints();
+  ASSERT_TRUE(WriteLas(f, dir / "f.las").ok());
+  const std::string b = ReadAll(dir / "f.las");
+  // Extra fields: range, intensity, reflectance, channel, column, material_id, instance_id,
+  // semantic_class, beam_id (4+4+4+2+4+2+4+2+4 = 30 bytes).
+  const size_t extras = 9, record = 30 + 30;
+  EXPECT_EQ(b.substr(0, 4), "LASF");
+  EXPECT_EQ(At<uint16_t>(b, 6) & 0x10, 0x10);  // WKT bit, required for formats 6-10
+  EXPECT_EQ(At<uint8_t>(b, 24), 1);
+  EXPECT_EQ(At<uint8_t>(b, 25), 4);
+  EXPECT_EQ(At<uint16_t>(b, 94), 375);
+  EXPECT_EQ(At<uint32_t>(b, 96), 375 + 54 + 192 * extras);
+  EXPECT_EQ(At<uint32_t>(b, 100), 1u);
+  EXPECT_EQ(At<uint8_t>(b, 104), 6);
+  EXPECT_EQ(At<uint16_t>(b, 105), record);
+  EXPECT_EQ(At<uint32_t>(b, 107), 0u);  // legacy count: 0 for formats 6-10
+  EXPECT_EQ(At<double>(b, 131), 1e-4);
+  EXPECT_EQ(At<double>(b, 179), 10.0);  // max X
+  EXPECT_EQ(At<double>(b, 187), -3.0);  // min X
+  EXPECT_EQ(At<uint64_t>(b, 247), 4u);
+  EXPECT_EQ(At<uint64_t>(b, 255), 3u);  // first returns
+  EXPECT_EQ(At<uint64_t>(b, 263), 1u);  // second returns
+  EXPECT_EQ(b.size(), 375 + 54 + 192 * extras + 4 * record);
+  // The VLR: LASF_Spec record 4, then the first descriptor (range, float = type 9).
+  EXPECT_EQ(std::string(b.data() + 377), "LASF_Spec");
+  EXPECT_EQ(At<uint16_t>(b, 375 + 18), 4);
+  EXPECT_EQ(At<uint16_t>(b, 375 + 20), 192 * extras);
+  EXPECT_EQ(At<uint8_t>(b, 375 + 54 + 2), 9);
+  EXPECT_EQ(std::string(b.data() + 375 + 54 + 4), "range");
+  // The first record: X = round(1.23456 / 1e-4), intensity 12.75 -> 13, return 1 of 2,
+  // class 2, scan angle = elevation / 0.006 deg, point source = frame index, GPS time.
+  const size_t p = At<uint32_t>(b, 96);
+  EXPECT_EQ(At<int32_t>(b, p), 12346);
+  EXPECT_EQ(At<int32_t>(b, p + 4), -25000);
+  EXPECT_EQ(At<uint16_t>(b, p + 12), 13);
+  EXPECT_EQ(At<uint8_t>(b, p + 14), 1 | (2 << 4));
+  EXPECT_EQ(At<uint8_t>(b, p + 16), 2);
+  const double elevation = std::atan2(0.25, std::hypot(1.23456, 2.5)) * 180 / M_PI;
+  EXPECT_EQ(At<int16_t>(b, p + 18), std::lround(elevation / 0.006));
+  EXPECT_EQ(At<uint16_t>(b, p + 20), 7);
+  EXPECT_EQ(At<double>(b, p + 22), 1.5);
+  // Classes: 65535 (a noise echo) is 18, high noise; 300 is 1, unclassified.
+  EXPECT_EQ(At<uint8_t>(b, p + 2 * record + 16), 18);
+  EXPECT_EQ(At<uint8_t>(b, p + 3 * record + 16), 1);
+  EXPECT_EQ(At<uint8_t>(b, p + record + 14), 2 | (2 << 4));  // return 2 of 2
+}
+
+TEST(Las, AFrameReadsBackTheSame) {
+  test::TempDir dir;
+  const Frame a = FourPoints();
+  ASSERT_TRUE(WriteLas(a, dir / "f.las").ok());
+  auto b = ReadLas(dir / "f.las");
+  ASSERT_TRUE(b.ok()) << b.message();
+  ASSERT_EQ(b->size(), a.size());
+  for (size_t i = 0; i < a.size(); ++i) {
+    EXPECT_NEAR(b->x_m[i], a.x_m[i], 0.5e-4 + 1e-6);  // the 0.1 mm scale
+    EXPECT_NEAR(b->y_m[i], a.y_m[i], 0.5e-4 + 1e-6);
+    EXPECT_NEAR(b->z_m[i], a.z_m[i], 0.5e-4 + 1e-6);
+  }
+  EXPECT_EQ(b->index, 7u);
+  EXPECT_EQ(b->range_m, a.range_m);
+  EXPECT_EQ(b->intensity, a.intensity);  // exact, from the extra field
+  EXPECT_EQ(b->reflectance, a.reflectance);
+  EXPECT_EQ(b->channel, a.channel);
+  EXPECT_EQ(b->column, a.column);
+  EXPECT_EQ(b->timestamp_s, a.timestamp_s);
+  EXPECT_EQ(b->return_index, a.return_index);
+  EXPECT_EQ(b->material_id, a.material_id);
+  EXPECT_EQ(b->instance_id, a.instance_id);
+  EXPECT_EQ(b->semantic_class, a.semantic_class);  // 65535 and 300 kept in the extra field
+  EXPECT_EQ(b->beam_id, a.beam_id);
+  // An empty frame too.
+  ASSERT_TRUE(WriteLas(Frame{}, dir / "empty.las").ok());
+  auto e = ReadLas(dir / "empty.las");
+  ASSERT_TRUE(e.ok()) << e.message();
+  EXPECT_EQ(e->size(), 0u);
+}
+
+TEST(Las, FramesGoToOneFileEach) {
+  test::TempDir dir;
+  auto out = FrameOutput::Open(dir / "scan.las", DatasetInfo{});
+  ASSERT_TRUE(out.ok()) << out.message();
+  Frame f = FourPoints();
+  ASSERT_TRUE(out->Write(f).ok());
+  f.index = 8;
+  ASSERT_TRUE(out->Write(f).ok());
+  ASSERT_TRUE(out->Close().ok());
+  ASSERT_EQ(out->written().size(), 2u);
+  auto second = ReadLas(out->written()[1]);
+  ASSERT_TRUE(second.ok()) << second.message();
+  EXPECT_EQ(second->index, 8u);
+  // And as a recording, for `convert` and `compare`.
+  auto rec = ReadRecording(out->written()[0], {});
+  ASSERT_TRUE(rec.ok()) << rec.message();
+  EXPECT_EQ(rec->reader, "las");
+  ASSERT_EQ(rec->frames.size(), 1u);
+  EXPECT_EQ(rec->frames[0].size(), 4u);
+}
+
+// Damaged and foreign files: each refused with the file and the byte offset at fault.
+TEST(Las, DamagedFilesAreRefusedByOffset) {
+  test::TempDir dir;
+  ASSERT_TRUE(WriteLas(FourPoints(), dir / "f.las").ok());
+  const std::string good = ReadAll(dir / "f.las");
+  auto expect = [&](std::string bytes, const std::string& what) {
+    auto r = ParseLas(bytes, "d.las");
+    ASSERT_FALSE(r.ok()) << what;
+    EXPECT_NE(r.message().find("d.las"), std::string::npos) << r.message();
+    EXPECT_NE(r.message().find(what), std::string::npos) << r.message();
+  };
+  expect(good.substr(0, 100), "shorter than a LAS 1.4 header");
+  std::string b = good;
+  b[0] = 'X';
+  expect(b, "byte 0: not a LAS file");
+  b = good;
+  b[25] = 2;
+  expect(b, "byte 24: LAS version 1.2");
+  b = good;
+  b[104] = 3;
+  expect(b, "byte 104: point data record format 3");
+  b = good;
+  b[104] = static_cast<char>(6 | 0x80);
+  expect(b, "compressed point data (LAZ)");
+  b = good;
+  const uint64_t many = 1000000;
+  std::memcpy(&b[247], &many, 8);
+  expect(b, "byte 247: 1000000 points of 60 bytes do not fit");
+  b = good;
+  const uint32_t far = 1u << 30;
+  std::memcpy(&b[96], &far, 4);
+  expect(b, "byte 96: point data at byte 1073741824");
+  b = good;
+  const uint16_t long_vlr = 65000;
+  std::memcpy(&b[375 + 20], &long_vlr, 2);
+  expect(b, "runs into the point data");
+  b = good;
+  const uint16_t odd = 100;
+  std::memcpy(&b[375 + 20], &odd, 2);
+  expect(b, "not a whole number of 192-byte descriptors");
+  b = good;
+  const uint16_t short_record = 40;
+  std::memcpy(&b[105], &short_record, 2);
+  expect(b, "the format and the extra bytes take 60");
+  b = good;
+  b[375 + 54 + 2] = 20;  // a deprecated array type
+  expect(b, "extra bytes of data type 20");
+  // Paths that are not LAS files.
+  auto d = ReadLas(dir.path());
+  ASSERT_FALSE(d.ok());
+  EXPECT_NE(d.message().find(dir.path().string()), std::string::npos) << d.message();
+  EXPECT_FALSE(ReadLas(dir / "missing.las").ok());
+  EXPECT_FALSE(WriteLas(FourPoints(), dir.path()).ok());  // a directory is never replaced
+}
+
+}  // namespace
+}  // namespace lt
