@@ -18,6 +18,18 @@ inline constexpr size_t kExtraBytesDescriptor = 192;
 inline constexpr size_t kFormat6Bytes = 30;
 inline constexpr size_t kFormat7Bytes = 36;  // format 6 and red, green, blue
 inline constexpr uint16_t kWktBit = 1u << 4;
+// Our extra fields are named "lt_" + the frame's field name: PDAL matches extra dimensions to
+// its own by name, case-insensitively, and would merge "intensity" into its Intensity.
+inline constexpr const char* kExtraPrefix = "lt_";
+// The frame's own description: VLR "lidartwin" record 1, kFrameRecordBytes: frame index
+// (uint32), motion_corrected (uint8), start and end time (2 double), pose_start and pose_end
+// (each quaternion w x y z and translation x y z, 7 double).
+inline constexpr const char* kFrameVlrUser = "lidartwin";
+inline constexpr uint16_t kFrameVlrId = 1;
+inline constexpr size_t kFrameRecordBytes = 4 + 1 + 16 + 2 * 56;
+// Points farther than this from the file's offset are refused (docs/robustness.md: positions
+// within 10,000 km).
+inline constexpr double kMostCoordinate_m = 1e7;
 
 inline size_t FieldBytes(FieldType t) {
   switch (t) {
@@ -52,11 +64,27 @@ inline uint8_t ExtraType(FieldType t) {
   return 9;
 }
 
-// The size of an extra-bytes data type 1..10 (0 for others, which this reader skips by their
-// descriptor's width only when it is one of these).
+// The width of an extra-bytes data type: 1..10 scalars, 11..20 and 21..30 (deprecated in
+// R15, still found) arrays of two and three of them; 0 for type 0 and unknown types.
 inline size_t ExtraTypeBytes(uint8_t type) {
   static constexpr size_t kBytes[11] = {0, 1, 1, 2, 2, 4, 4, 8, 8, 4, 8};
-  return type <= 10 ? kBytes[type] : 0;
+  if (type >= 1 && type <= 10) return kBytes[type];
+  if (type >= 11 && type <= 20) return 2 * kBytes[type - 10];
+  if (type >= 21 && type <= 30) return 3 * kBytes[type - 20];
+  return 0;
+}
+
+// The LAS class of a semantic class: ours are LAS codes; 65535, a detector's noise echo, is
+// 18 (high noise); other classes above 255 are 1 (unclassified).
+inline uint8_t Classification(uint16_t semantic_class) {
+  if (semantic_class <= 255) return static_cast<uint8_t>(semantic_class);
+  return semantic_class == 65535 ? 18 : 1;
+}
+
+// The LAS intensity of a frame's intensity: rounded and clamped to 0..65535 (NaN: 0).
+inline uint16_t LasIntensity(float v) {
+  if (!(v == v) || v <= 0) return 0;
+  return v >= 65535.0f ? 65535 : static_cast<uint16_t>(v + 0.5f);
 }
 
 // The frame's fields that the format 6 record does not hold (x, y, z, timestamp and

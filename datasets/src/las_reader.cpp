@@ -86,9 +86,12 @@ Expected<Frame> ParseLas(std::string_view b, const std::string& name) {
       return at(131 + 8 * a, "scale and offset must be finite, the scale non-zero");
     }
   }
-  // The VLRs, between the header and the point data: the Extra Bytes descriptors.
+  // The VLRs, between the header and the point data: the Extra Bytes descriptors and our
+  // frame's description.
   std::vector<ExtraField> extra;
   size_t pos = header_size, extra_end = base;
+  bool has_frame_record = false;
+  Frame f;
   for (uint32_t v = 0; v < vlrs; ++v) {
     if (pos + las::kVlrHeaderBytes > point_offset) {
       return at(pos, "VLR " + std::to_string(v) + " of " + std::to_string(vlrs) +
@@ -110,26 +113,50 @@ Expected<Frame> ParseLas(std::string_view b, const std::string& name) {
       }
       for (size_t d = data; d < data + length; d += las::kExtraBytesDescriptor) {
         const uint8_t type = Get<uint8_t>(b, d + 2);
-        // Type 0 is opaque bytes, as many as the options field says; 1..10 are scalars.
-        const size_t bytes = type == 0 ? Get<uint8_t>(b, d + 3) : las::ExtraTypeBytes(type);
+        const uint8_t options = Get<uint8_t>(b, d + 3);
+        // Type 0: opaque bytes, as many as the options field says.
+        const size_t bytes = type == 0 ? options : las::ExtraTypeBytes(type);
         if (bytes == 0) {
           return at(d + 2, "extra bytes of data type " + std::to_string(type) +
-                               " (deprecated arrays or unknown): not read");
+                               (type == 0 ? " with no byte count" : " (unknown)"));
         }
-        extra.push_back({Text(b, d + 4, 32), type, extra_end});
+        if (extra_end + bytes > record) {
+          return at(105, "point records of " + std::to_string(record) +
+                             " bytes, but the format and the extra bytes take more");
+        }
+        // Scalars without scale or offset (options bits 3, 4) are read; others only skipped.
+        if (type >= 1 && type <= 10 && !(options & 0x18u))
+          extra.push_back({Text(b, d + 4, 32), type, extra_end});
         extra_end += bytes;
       }
     }
+    if (user == las::kFrameVlrUser && id == las::kFrameVlrId && length == las::kFrameRecordBytes) {
+      size_t q = data;
+      auto next = [&](auto v) {
+        std::memcpy(&v, b.data() + q, sizeof(v));
+        q += sizeof(v);
+        return v;
+      };
+      f.index = next(uint32_t{});
+      f.motion_corrected = next(uint8_t{}) != 0;
+      f.start_time_s = next(0.0);
+      f.end_time_s = next(0.0);
+      for (physics::Pose<double>* p : {&f.pose_start, &f.pose_end}) {
+        p->rotation = {next(0.0), next(0.0), next(0.0), next(0.0)};
+        p->translation = {next(0.0), next(0.0), next(0.0)};
+      }
+      has_frame_record = true;
+    }
     pos = data + length;
   }
-  if (extra_end > record) {
-    return at(105, "point records of " + std::to_string(record) +
-                       " bytes, but the format and "
-                       "the extra bytes take " +
-                       std::to_string(extra_end));
-  }
 
-  Frame f;
+  // Points relative to the file's offset; a foreign file's offset (a georeferenced origin, far
+  // beyond a float's precision) goes into the frame's pose instead.
+  if (!has_frame_record) {
+    f.pose_start.translation = {offset[0], offset[1], offset[2]};
+    f.pose_end = f.pose_start;
+    f.motion_corrected = true;
+  }
   const size_t n = static_cast<size_t>(count);
   f.x_m.resize(n);
   f.y_m.resize(n);
@@ -142,30 +169,58 @@ Expected<Frame> ParseLas(std::string_view b, const std::string& name) {
   float* xyz[3] = {f.x_m.data(), f.y_m.data(), f.z_m.data()};
   for (size_t i = 0; i < n; ++i, p += record) {
     const std::string_view r(p, record);
-    for (int a = 0; a < 3; ++a)
-      xyz[a][i] = static_cast<float>(Get<int32_t>(r, 4 * a) * scale[a] + offset[a]);
+    for (int a = 0; a < 3; ++a) {
+      const double v = Get<int32_t>(r, 4 * a) * scale[a];
+      if (!(std::abs(v) <= las::kMostCoordinate_m)) {
+        return at(point_offset + i * record + 4 * a,
+                  "point " + std::to_string(i) + " lies " + std::to_string(v) +
+                      " m from the file's offset, beyond 10,000 km");
+      }
+      xyz[a][i] = static_cast<float>(v);
+    }
     f.intensity[i] = Get<uint16_t>(r, 12);
     f.return_index[i] = static_cast<uint8_t>(std::max(1, Get<uint8_t>(r, 14) & 0x0f) - 1);
     f.semantic_class[i] = Get<uint8_t>(r, 16);
     f.timestamp_s[i] = Get<double>(r, 22);
-    if (i == 0) f.index = Get<uint16_t>(r, 20);
+    if (i == 0 && !has_frame_record) f.index = Get<uint16_t>(r, 20);
   }
-  // Extra fields named as the frame's: read into it when the type matches (our writer's), the
-  // core fields above replaced by their exact values (intensity as float, the full class).
+  // Extra fields named as ours ("lt_" + the frame's field): read into the frame when the type
+  // matches our writer's. The exact intensity and class replace the record's only where they
+  // still agree with it: a tool that reclassified the points or rescaled intensity and kept
+  // our extra bytes has the last word.
   bool has_range = false;
   for (const ExtraField& e : extra) {
-    if (e.name == "x" || e.name == "y" || e.name == "z" || e.name == "timestamp" ||
-        e.name == "return_index")
+    const std::string prefix = las::kExtraPrefix;
+    if (e.name.rfind(prefix, 0) != 0) continue;
+    const std::string field = e.name.substr(prefix.size());
+    if (field == "x" || field == "y" || field == "z" || field == "timestamp" ||
+        field == "return_index")
       continue;
     FieldType type{};
     Frame probe;
-    if (!ResizeFrameField(probe, e.name, 1, &type) || las::ExtraType(type) != e.type) continue;
-    void* dst = ResizeFrameField(f, e.name, n, &type);
-    const size_t bytes = las::FieldBytes(type);
+    if (!ResizeFrameField(probe, field, 1, &type) || las::ExtraType(type) != e.type) continue;
     const char* src = b.data() + point_offset + e.offset;
+    if (field == "intensity") {
+      for (size_t i = 0; i < n; ++i) {
+        float v;
+        std::memcpy(&v, src + i * record, sizeof v);
+        if (las::LasIntensity(v) == f.intensity[i]) f.intensity[i] = v;
+      }
+      continue;
+    }
+    if (field == "semantic_class") {
+      for (size_t i = 0; i < n; ++i) {
+        uint16_t v;
+        std::memcpy(&v, src + i * record, sizeof v);
+        if (las::Classification(v) == f.semantic_class[i]) f.semantic_class[i] = v;
+      }
+      continue;
+    }
+    void* dst = ResizeFrameField(f, field, n, &type);
+    const size_t bytes = las::FieldBytes(type);
     for (size_t i = 0; i < n; ++i)
       std::memcpy(static_cast<char*>(dst) + i * bytes, src + i * record, bytes);
-    has_range = has_range || e.name == "range";
+    has_range = has_range || field == "range";
   }
   if (!has_range) {
     f.range_m.resize(n);
@@ -176,7 +231,7 @@ Expected<Frame> ParseLas(std::string_view b, const std::string& name) {
 }
 
 Expected<Frame> ReadLas(const std::filesystem::path& path) {
-  auto bytes = ReadTextFile(path, " LAS file", uint64_t{4} << 30);
+  auto bytes = ReadTextFile(path, " LAS file");  // at most 1 GiB, as every reader here
   if (!bytes.ok()) return bytes.error();
   return ParseLas(*bytes, path.string());
 }

@@ -150,6 +150,11 @@ Expected<RecordingSource> OpenRecording(const std::filesystem::path& file,
           return ext == ".pcd" ? ReadPcd(file) : ext == ".ply" ? ReadPly(file) : ReadLas(file);
         }));
   }
+  if (ext == ".laz") {
+    return Error{file.string() +
+                 ": LAZ (compressed LAS) is not read; decompress it to .las "
+                 "first (laszip)"};
+  }
   return Error{file.string() + ": unknown recording type '" + ext +
                "' (expected .pcap, .bin, .h5, .pcd, .ply, .las)"};
 }

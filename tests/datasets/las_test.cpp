@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -58,21 +59,31 @@ T At(const std::string& b, size_t offset) {
   return v;
 }
 
+// The header offset of the VLR (user, record id), walking them from the header's end.
+size_t VlrAt(const std::string& b, const std::string& user, uint16_t id) {
+  size_t pos = At<uint16_t>(b, 94);
+  for (uint32_t v = 0; v < At<uint32_t>(b, 100); ++v) {
+    if (std::string(b.data() + pos + 2) == user && At<uint16_t>(b, pos + 18) == id) return pos;
+    pos += 54 + At<uint16_t>(b, pos + 20);
+  }
+  return 0;
+}
+
 TEST(Las, HeaderAndRecordsFollowTheSpecification) {
   test::TempDir dir;
   const Frame f = FourPoints();
   ASSERT_TRUE(WriteLas(f, dir / "f.las").ok());
   const std::string b = ReadAll(dir / "f.las");
   // Extra fields: range, intensity, reflectance, channel, column, material_id, instance_id,
-  // semantic_class, beam_id (4+4+4+2+4+2+4+2+4 = 30 bytes).
+  // semantic_class, beam_id (4+4+4+2+4+2+4+2+4 = 30 bytes), each named lt_ + its name.
   const size_t extras = 9, record = 30 + 30;
   EXPECT_EQ(b.substr(0, 4), "LASF");
   EXPECT_EQ(At<uint16_t>(b, 6) & 0x10, 0x10);  // WKT bit, required for formats 6-10
   EXPECT_EQ(At<uint8_t>(b, 24), 1);
   EXPECT_EQ(At<uint8_t>(b, 25), 4);
   EXPECT_EQ(At<uint16_t>(b, 94), 375);
-  EXPECT_EQ(At<uint32_t>(b, 96), 375 + 54 + 192 * extras);
-  EXPECT_EQ(At<uint32_t>(b, 100), 1u);
+  EXPECT_EQ(At<uint16_t>(b, 4), 7);     // file source ID: the frame's index
+  EXPECT_EQ(At<uint32_t>(b, 100), 3u);  // the WKT, the frame, the extra bytes
   EXPECT_EQ(At<uint8_t>(b, 104), 6);
   EXPECT_EQ(At<uint16_t>(b, 105), record);
   EXPECT_EQ(At<uint32_t>(b, 107), 0u);  // legacy count: 0 for formats 6-10
@@ -82,13 +93,21 @@ TEST(Las, HeaderAndRecordsFollowTheSpecification) {
   EXPECT_EQ(At<uint64_t>(b, 247), 4u);
   EXPECT_EQ(At<uint64_t>(b, 255), 3u);  // first returns
   EXPECT_EQ(At<uint64_t>(b, 263), 1u);  // second returns
-  EXPECT_EQ(b.size(), 375 + 54 + 192 * extras + 4 * record);
-  // The VLR: LASF_Spec record 4, then the first descriptor (range, float = type 9).
-  EXPECT_EQ(std::string(b.data() + 377), "LASF_Spec");
-  EXPECT_EQ(At<uint16_t>(b, 375 + 18), 4);
-  EXPECT_EQ(At<uint16_t>(b, 375 + 20), 192 * extras);
-  EXPECT_EQ(At<uint8_t>(b, 375 + 54 + 2), 9);
-  EXPECT_EQ(std::string(b.data() + 375 + 54 + 4), "range");
+  // The VLRs: an OGC WKT coordinate system (LASF_Projection 2112), the frame (lidartwin 1),
+  // the extra bytes (LASF_Spec 4) whose first descriptor is lt_range, a float (type 9).
+  const size_t wkt = VlrAt(b, "LASF_Projection", 2112);
+  ASSERT_EQ(wkt, 375u);
+  EXPECT_EQ(std::string(b.data() + wkt + 54).rfind("LOCAL_CS[", 0), 0u);
+  const size_t frame = VlrAt(b, "lidartwin", 1);
+  ASSERT_GT(frame, 0u);
+  EXPECT_EQ(At<uint16_t>(b, frame + 20), 133);
+  const size_t spec = VlrAt(b, "LASF_Spec", 4);
+  ASSERT_GT(spec, 0u);
+  EXPECT_EQ(At<uint16_t>(b, spec + 20), 192 * extras);
+  EXPECT_EQ(At<uint8_t>(b, spec + 54 + 2), 9);
+  EXPECT_EQ(std::string(b.data() + spec + 54 + 4), "lt_range");
+  EXPECT_EQ(At<uint32_t>(b, 96), spec + 54 + 192 * extras);
+  EXPECT_EQ(b.size(), At<uint32_t>(b, 96) + 4 * record);
   // The first record: X = round(1.23456 / 1e-4), intensity 12.75 -> 13, return 1 of 2,
   // class 2, scan angle = elevation / 0.006 deg, point source = frame index, GPS time.
   const size_t p = At<uint32_t>(b, 96);
@@ -97,8 +116,8 @@ TEST(Las, HeaderAndRecordsFollowTheSpecification) {
   EXPECT_EQ(At<uint16_t>(b, p + 12), 13);
   EXPECT_EQ(At<uint8_t>(b, p + 14), 1 | (2 << 4));
   EXPECT_EQ(At<uint8_t>(b, p + 16), 2);
-  const double elevation = std::atan2(0.25, std::hypot(1.23456, 2.5)) * 180 / M_PI;
-  EXPECT_EQ(At<int16_t>(b, p + 18), std::lround(elevation / 0.006));
+  // Scan angle: from straight down (-z) about x, 0.006 degree units.
+  EXPECT_EQ(At<int16_t>(b, p + 18), std::lround(std::atan2(2.5, -0.25) * 180 / M_PI / 0.006));
   EXPECT_EQ(At<uint16_t>(b, p + 20), 7);
   EXPECT_EQ(At<double>(b, p + 22), 1.5);
   // Classes: 65535 (a noise echo) is 18, high noise; 300 is 1, unclassified.
@@ -159,6 +178,64 @@ TEST(Las, FramesGoToOneFileEach) {
   EXPECT_EQ(rec->frames[0].size(), 4u);
 }
 
+// What LAS cannot hold or other tools change: points without finite coordinates are left
+// out; the frame's index, times, poses and motion correction travel in our VLR; a class or
+// intensity another tool rewrote wins over our extra field; a foreign file's offset becomes
+// the frame's pose; and with SOURCE_DATE_EPOCH two writes give the same bytes.
+TEST(Las, FrameMetadataForeignEditsAndReproducibleBytes) {
+  test::TempDir dir;
+  Frame a = FourPoints();
+  a.index = 70000;
+  a.motion_corrected = true;
+  a.start_time_s = 3.25;
+  a.end_time_s = 3.35;
+  a.pose_end = {{0.5, 0.5, 0.5, 0.5}, {1, 2, 3}};
+  a.x_m.push_back(std::nanf(""));
+  for (auto* v : {&a.y_m, &a.z_m, &a.range_m, &a.intensity, &a.reflectance})
+    v->push_back(1);
+  a.channel.push_back(0);
+  a.column.push_back(0);
+  a.timestamp_s.push_back(0);
+  a.return_index.push_back(0);
+  a.material_id.push_back(0);
+  a.instance_id.push_back(0);
+  a.semantic_class.push_back(0);
+  a.beam_id.push_back(7);
+  setenv("SOURCE_DATE_EPOCH", "1790000000", 1);
+  ASSERT_TRUE(WriteLas(a, dir / "a.las").ok());
+  ASSERT_TRUE(WriteLas(a, dir / "b.las").ok());
+  unsetenv("SOURCE_DATE_EPOCH");
+  const std::string bytes = ReadAll(dir / "a.las");
+  EXPECT_EQ(bytes, ReadAll(dir / "b.las"));
+  EXPECT_EQ(At<uint16_t>(bytes, 92), 2026);  // 1790000000 s: 2026-09-21
+  auto b = ReadLas(dir / "a.las");
+  ASSERT_TRUE(b.ok()) << b.message();
+  EXPECT_EQ(b->size(), 4u);  // the NaN point left out
+  EXPECT_EQ(b->index, 70000u);
+  EXPECT_TRUE(b->motion_corrected);
+  EXPECT_EQ(b->start_time_s, 3.25);
+  EXPECT_EQ(b->end_time_s, 3.35);
+  EXPECT_EQ(b->pose_end.rotation.w, 0.5);
+  EXPECT_EQ(b->pose_end.translation.z, 3.0);
+  // Another tool reclassifies point 0 as building (6) and keeps our extra bytes.
+  std::string edited = bytes;
+  edited[At<uint32_t>(bytes, 96) + 16] = 6;
+  auto c = ParseLas(edited, "edited.las");
+  ASSERT_TRUE(c.ok()) << c.message();
+  EXPECT_EQ(c->semantic_class[0], 6);
+  EXPECT_EQ(c->semantic_class[2], 65535);  // untouched: our exact class
+  // A foreign file: no frame VLR, an offset of 4,123,456.789 m in x.
+  std::string foreign = bytes;
+  const size_t frame_vlr = VlrAt(bytes, "lidartwin", 1);
+  foreign.replace(frame_vlr + 2, 9, "otherTool");
+  const double x_offset = 4123456.789;
+  std::memcpy(&foreign[155], &x_offset, 8);
+  auto d = ParseLas(foreign, "foreign.las");
+  ASSERT_TRUE(d.ok()) << d.message();
+  EXPECT_EQ(d->pose_end.translation.x, x_offset);
+  EXPECT_NEAR(d->x_m[0], 1.23456, 1e-4);  // relative to the offset, at full precision
+}
+
 // Damaged and foreign files: each refused with the file and the byte offset at fault.
 TEST(Las, DamagedFilesAreRefusedByOffset) {
   test::TempDir dir;
@@ -166,7 +243,7 @@ TEST(Las, DamagedFilesAreRefusedByOffset) {
   const std::string good = ReadAll(dir / "f.las");
   auto expect = [&](std::string bytes, const std::string& what) {
     auto r = ParseLas(bytes, "d.las");
-    ASSERT_FALSE(r.ok()) << what;
+    ASSERT_FALSE(r.ok()) << "accepted, expected: " << what;
     EXPECT_NE(r.message().find("d.las"), std::string::npos) << r.message();
     EXPECT_NE(r.message().find(what), std::string::npos) << r.message();
   };
@@ -195,17 +272,34 @@ TEST(Las, DamagedFilesAreRefusedByOffset) {
   const uint16_t long_vlr = 65000;
   std::memcpy(&b[375 + 20], &long_vlr, 2);
   expect(b, "runs into the point data");
+  const size_t spec = VlrAt(good, "LASF_Spec", 4);
   b = good;
   const uint16_t odd = 100;
-  std::memcpy(&b[375 + 20], &odd, 2);
+  std::memcpy(&b[spec + 20], &odd, 2);
   expect(b, "not a whole number of 192-byte descriptors");
   b = good;
   const uint16_t short_record = 40;
   std::memcpy(&b[105], &short_record, 2);
-  expect(b, "the format and the extra bytes take 60");
+  expect(b, "the format and the extra bytes take more");
   b = good;
-  b[375 + 54 + 2] = 20;  // a deprecated array type
-  expect(b, "extra bytes of data type 20");
+  b[spec + 54 + 2] = 0;  // opaque bytes, but no count
+  b[spec + 54 + 3] = 0;
+  expect(b, "extra bytes of data type 0 with no byte count");
+  b = good;
+  b[spec + 54 + 2] = 99;
+  expect(b, "extra bytes of data type 99 (unknown)");
+  b = good;
+  const double metre = 1.0;  // a scale of 1 m: the first point's x, 12346 m, times 1000
+  const int32_t far_x = 12346000;
+  std::memcpy(&b[131], &metre, 8);
+  std::memcpy(&b[At<uint32_t>(good, 96)], &far_x, 4);
+  expect(b, "beyond 10,000 km");
+  // A field with a scale (options bit 3) is skipped, not read unscaled; the rest are read.
+  b = good;
+  b[spec + 54 + 3] = 0x08;  // scale bit
+  auto scaled = ParseLas(b, "scaled.las");
+  ASSERT_TRUE(scaled.ok()) << scaled.message();
+  EXPECT_NE(scaled->range_m, FourPoints().range_m);  // recomputed from x y z, not read
   // Paths that are not LAS files.
   auto d = ReadLas(dir.path());
   ASSERT_FALSE(d.ok());

@@ -2,26 +2,37 @@
 // point-cloud tools.
 //
 // Written: point data record format 6 (30 bytes: X Y Z as scaled int32, intensity, return
-// number and count, classification, scan angle, point source, GPS time) plus an Extra Bytes
-// VLR (LASF_Spec, record 4) that carries every other per-point field of the frame under its
-// own name and type (range, intensity as float, reflectance, channel, column, material_id,
-// instance_id, semantic_class, beam_id, echo_pulse_width), so a file reads back to the same
-// frame. The mapping:
-//   - X Y Z: sensor-frame metres at a scale of 0.1 mm (kLasScale_m), offset 0;
-//   - intensity: the frame's intensity rounded and clamped to 0..65535 (the exact value is
-//     the extra field "intensity");
-//   - return number: return_index + 1 (at most 15); number of returns: the beam's echoes;
+// number and count, classification, scan angle, point source, GPS time), every other
+// per-point field of the frame as extra bytes named "lt_" + its name with its own type (range,
+// intensity as float, reflectance, channel, column, material_id, instance_id, semantic_class,
+// beam_id, echo_pulse_width), and three VLRs: the coordinate system as OGC WKT (LAS 1.4 asks
+// it of formats 6-10; a LOCAL_CS, the sensor's frame), the Extra Bytes descriptors, and the
+// frame's index, start and end times, poses and motion correction (user "lidartwin", record
+// 1). So a file reads back to the same frame, x y z to 0.1 mm; waveform records are not
+// carried. The mapping:
+//   - X Y Z: sensor-frame metres at a scale of 0.1 mm (kLasScale_m), offset 0; points without
+//     finite coordinates are left out (LAS's integers cannot hold them);
+//   - intensity: the frame's intensity rounded and clamped to 0..65535, in the frame's own
+//     unit (not rescaled to 16 bits; the exact value is the extra field);
+//   - return number: return_index + 1 (at most 15); number of returns: the beam's echoes (the
+//     return number where the frame has no beam ids);
 //   - classification: semantic_class (our classes are LAS codes); 65535, the label of a
 //     detector's noise echo, becomes 18 (high noise); other classes above 255 become 1
-//     (unclassified), the full value staying in the extra field "semantic_class";
-//   - scan angle: the point's elevation in the sensor frame, in 0.006 degree units;
-//   - point source ID: the frame's index (mod 65536); GPS time: the firing time on the
-//     trajectory clock [s] (global encoding bit 0 clear: not adjusted GPS time).
-// The global encoding's WKT bit is set, as LAS 1.4 asks of formats 6-10; no coordinate
-// reference system is written (the points are in the sensor's frame).
+//     (unclassified), the full value staying in the extra field;
+//   - scan angle: as the specification defines it with x along track: 0 straight down, about
+//     x, in 0.006 degree units;
+//   - point source and file source ID: the frame's index (mod 65536); GPS time: the firing time
+//     on the trajectory clock [s] (global encoding bit 0 clear: not adjusted GPS time);
+//   - creation date: SOURCE_DATE_EPOCH's day when set, so that two runs give the same bytes;
+//     else today's, the one field that differs between runs.
 //
-// Read: formats 6 and 7 (7's colour is skipped), the Extra Bytes fields named as ours read
-// back into the frame; errors name the file and the byte offset or header field.
+// Read: formats 6 and 7 (7's colour is skipped), at most 1 GiB. Our extra fields read back
+// where their type is ours; the exact class and intensity only where they still agree with
+// the record's (a tool that reclassified the points wins); fields with a scale or offset are
+// skipped. A file without our frame record gets its header offset as the frame's pose (the
+// points relative to it, so a georeferenced origin keeps float precision). Errors name the
+// file and the byte offset of the field at fault: formats other than 6 and 7, LAZ, versions
+// before 1.4, sizes and offsets beyond the file, points beyond 10,000 km.
 #pragma once
 
 #include <filesystem>
