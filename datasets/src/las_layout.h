@@ -31,21 +31,6 @@ inline constexpr size_t kFrameRecordBytes = 4 + 1 + 16 + 2 * 56;
 // within 10,000 km).
 inline constexpr double kMostCoordinate_m = 1e7;
 
-inline size_t FieldBytes(FieldType t) {
-  switch (t) {
-    case FieldType::kFloat32:
-    case FieldType::kUInt32:
-      return 4;
-    case FieldType::kFloat64:
-      return 8;
-    case FieldType::kUInt8:
-      return 1;
-    case FieldType::kUInt16:
-      return 2;
-  }
-  return 4;
-}
-
 // LAS extra-bytes data types: 1 unsigned char, 3 unsigned short, 5 unsigned long, 9 float,
 // 10 double.
 inline uint8_t ExtraType(FieldType t) {

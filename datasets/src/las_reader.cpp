@@ -217,7 +217,7 @@ Expected<Frame> ParseLas(std::string_view b, const std::string& name) {
       continue;
     }
     void* dst = ResizeFrameField(f, field, n, &type);
-    const size_t bytes = las::FieldBytes(type);
+    const size_t bytes = FieldTypeBytes(type);
     for (size_t i = 0; i < n; ++i)
       std::memcpy(static_cast<char*>(dst) + i * bytes, src + i * record, bytes);
     has_range = has_range || field == "range";

@@ -83,7 +83,7 @@ Status WriteLas(const Frame& f, const std::filesystem::path& path) {
   const std::vector<FieldView> extra = las::ExtraFields(f);
   size_t extra_bytes = 0;
   for (const FieldView& v : extra)
-    extra_bytes += las::FieldBytes(v.type);
+    extra_bytes += FieldTypeBytes(v.type);
   const size_t record = las::kFormat6Bytes + extra_bytes;
   if (record > 65535)
     return Error{path.string() + ": a point record of " + std::to_string(record) +
@@ -131,7 +131,7 @@ Status WriteLas(const Frame& f, const std::filesystem::path& path) {
     Put(points, static_cast<uint16_t>(f.index & 0xffffu));
     Put(points, f.timestamp_s.size() == n ? f.timestamp_s[i] : 0.0);
     for (const FieldView& v : extra) {
-      const size_t b = las::FieldBytes(v.type);
+      const size_t b = FieldTypeBytes(v.type);
       points.append(static_cast<const char*>(v.data) + i * b, b);
     }
   }

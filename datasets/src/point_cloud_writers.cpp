@@ -10,22 +10,6 @@ namespace lt {
 
 namespace {
 
-size_t Bytes(FieldType t) {
-  switch (t) {
-    case FieldType::kFloat32:
-      return 4;
-    case FieldType::kFloat64:
-      return 8;
-    case FieldType::kUInt8:
-      return 1;
-    case FieldType::kUInt16:
-      return 2;
-    case FieldType::kUInt32:
-      return 4;
-  }
-  return 4;
-}
-
 const char* PlyType(FieldType t) {
   switch (t) {
     case FieldType::kFloat32:
@@ -60,11 +44,11 @@ std::vector<FieldView> PresentFields(const Frame& f) {
 void WriteRecords(std::ofstream& out, const Frame& f, const std::vector<FieldView>& fields) {
   size_t record = 0;
   for (const auto& v : fields)
-    record += Bytes(v.type);
+    record += FieldTypeBytes(v.type);
   std::string buf(record * f.size(), '\0');
   size_t offset = 0;
   for (const auto& v : fields) {
-    const size_t b = Bytes(v.type);
+    const size_t b = FieldTypeBytes(v.type);
     const auto* src = static_cast<const char*>(v.data);
     for (size_t i = 0; i < f.size(); ++i) {
       std::memcpy(&buf[i * record + offset], src + i * b, b);
@@ -106,7 +90,7 @@ Status WritePcd(const Frame& frame, const std::filesystem::path& path) {
     out << " " << v.name;
   out << "\nSIZE";
   for (const auto& v : fields)
-    out << " " << Bytes(v.type);
+    out << " " << FieldTypeBytes(v.type);
   out << "\nTYPE";
   for (const auto& v : fields)
     out << " " << PcdType(v.type);

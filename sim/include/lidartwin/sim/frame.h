@@ -2,6 +2,7 @@
 // per returned point; real and simulated frames share the type.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <string>
@@ -69,6 +70,22 @@ struct Frame {
 // One per-point field described for writers and readers (HDF5, PLY, PCD), so the list of
 // fields and their units lives in one place.
 enum class FieldType { kFloat32, kFloat64, kUInt8, kUInt16, kUInt32 };
+
+// Bytes of one value of a field type.
+constexpr size_t FieldTypeBytes(FieldType t) {
+  switch (t) {
+    case FieldType::kUInt8:
+      return 1;
+    case FieldType::kUInt16:
+      return 2;
+    case FieldType::kFloat32:
+    case FieldType::kUInt32:
+      return 4;
+    case FieldType::kFloat64:
+      return 8;
+  }
+  return 4;
+}
 
 struct FieldView {
   const char* name;
