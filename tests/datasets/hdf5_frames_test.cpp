@@ -492,5 +492,28 @@ TEST(Hdf5Frames, WaveformRecordsRoundTripAndInconsistentOnesAreRefused) {
   }
 }
 
+// A compressed chunk whose filter mask says its filters were skipped: libhdf5 1.10.8 would
+// copy the chunk's raw size out of the smaller stored chunk (found by fuzz_hdf5); the reader
+// refuses it by name before reading.
+TEST(Hdf5Frames, AChunkWithSkippedFiltersAndTooFewBytesIsRefused) {
+  test::TempDir dir;
+  const auto path = dir / "f.h5";
+  ASSERT_TRUE(WriteFrames(path, {SampleFrame(0, 100)}).ok());
+  const hid_t file = H5Fopen(path.c_str(), H5F_ACC_RDWR, H5P_DEFAULT);
+  ASSERT_GE(file, 0);
+  const hid_t ds = H5Dopen2(file, "/frames/000000/y", H5P_DEFAULT);
+  ASSERT_GE(ds, 0);
+  const hsize_t origin[1] = {0};
+  const char few[8] = {};
+  ASSERT_GE(H5Dwrite_chunk(ds, H5P_DEFAULT, 0xffffffffu, origin, sizeof few, few), 0);
+  H5Dclose(ds);
+  H5Fclose(file);
+  auto r = ReadHdf5Frames(path);
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.message().find("/y: a chunk stored with its filters skipped holds 8 bytes"),
+            std::string::npos)
+      << r.message();
+}
+
 }  // namespace
 }  // namespace lt
