@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cctype>
 #include <cerrno>
 #include <cstring>
 
@@ -106,6 +107,44 @@ Status CheckYamlCharacters(const std::string& text, const std::string& file) {
       return bad(i, "not UTF-8 (an overlong form or a surrogate)");
     }
     i += static_cast<size_t>(len);
+  }
+  return CheckYamlFlowEnds(text, file);
+}
+
+// yaml-cpp 0.7 loops for ever on a comma right after a top-level flow collection closes
+// ("[], a" or "{}, a": never YAML; found by fuzz_recording_files, an Ouster JSON cut short).
+// Scanned outside quoted scalars and comments: a quote or '#' starts one only after
+// whitespace, a line start or a flow indicator, and '[' or '{' opens a collection only where
+// a value or entry starts (after ':', '-', ',', another opener or at a line's start), as in
+// YAML; inside a plain scalar ("it's [1], fine") they are text.
+Status CheckYamlFlowEnds(const std::string& text, const std::string& file) {
+  int depth = 0;
+  char before = '\n';  // the last character that is not a space or tab
+  const size_t n = text.size();
+  for (size_t i = 0; i < n; ++i) {
+    const char c = text[i];
+    const char prev = before;
+    if (c != ' ' && c != '\t') before = c;
+    const bool token_start = i == 0 || std::isspace(static_cast<unsigned char>(text[i - 1])) ||
+                             std::strchr("[]{},:", text[i - 1]) != nullptr;
+    if (c == '#' && (i == 0 || std::isspace(static_cast<unsigned char>(text[i - 1])))) {
+      while (i < n && text[i] != '\n')
+        ++i;
+      before = '\n';  // the comment ends its line
+    } else if ((c == '"' || c == '\'') && token_start) {
+      for (++i; i < n && text[i] != c; ++i)
+        if (c == '"' && text[i] == '\\') ++i;  // an escape
+    } else if ((c == '[' || c == '{') && std::strchr("\n:-[{,?", prev) != nullptr) {
+      ++depth;  // a flow collection opens only where a value or an entry starts
+    } else if ((c == ']' || c == '}') && depth > 0 && --depth == 0) {
+      size_t j = i + 1;
+      while (j < n && (text[j] == ' ' || text[j] == '\t'))
+        ++j;
+      if (j < n && text[j] == ',') {
+        return Error{file + ": byte " + std::to_string(j) +
+                     ": a comma after a closed flow collection ('], ...' or '}, ...'): not YAML"};
+      }
+    }
   }
   return {};
 }

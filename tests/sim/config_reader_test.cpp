@@ -191,5 +191,22 @@ TEST(ConfigMap, CharactersYamlDoesNotAllowAreRefusedWithTheirOffset) {
   }
 }
 
+// yaml-cpp 0.7 never returns on a comma after a top-level flow collection ("{}, a", found by
+// fuzz_recording_files in an Ouster JSON cut short): refused with the comma's byte before
+// yaml-cpp sees it; commas inside quotes, comments and nested collections stay fine.
+TEST(ConfigMap, ACommaAfterAClosedFlowCollectionIsRefusedBeforeYamlCpp) {
+  for (const char* ok : {"a: [1, 2]\nb: {c: [3, 4], d: 5}\n", "a: \"[], x\"\n", "a: 1  # {}, x\n",
+                         "a: it's [1], fine\n", "- [1, 2]\n- {a: 1}\n"})
+    EXPECT_TRUE(CheckYamlCharacters(ok, "t.yaml").ok()) << ok;
+  for (const std::string text : {"{}, a", "[], a", "{\n    },\n    \"status\": \"RUNNING\""}) {
+    const Status s = CheckYamlCharacters(text, "t.yaml");
+    ASSERT_FALSE(s.ok()) << text;
+    EXPECT_NE(s.message().find("a comma after a closed flow collection"), std::string::npos)
+        << s.message();
+    auto m = ConfigMap::FromText(text, "t.yaml");
+    ASSERT_FALSE(m.ok());
+  }
+}
+
 }  // namespace
 }  // namespace lt
