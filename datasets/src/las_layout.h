@@ -5,7 +5,7 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <cstring>
+#include <string>
 #include <vector>
 
 #include "lidartwin/sim/frame.h"
@@ -72,15 +72,18 @@ inline uint16_t LasIntensity(float v) {
   return v >= 65535.0f ? 65535 : static_cast<uint16_t>(v + 0.5f);
 }
 
+// The frame's fields the format 6 record holds itself (x y z, GPS time, return number).
+inline bool InFormat6Record(const std::string& field) {
+  return field == "x" || field == "y" || field == "z" || field == "timestamp" ||
+         field == "return_index";
+}
+
 // The frame's fields that the format 6 record does not hold (x, y, z, timestamp and
 // return_index it does), present ones only: each goes out as extra bytes.
 inline std::vector<FieldView> ExtraFields(const Frame& f) {
   std::vector<FieldView> out;
   for (const FieldView& v : FrameFields(f)) {
-    const bool core = !std::strcmp(v.name, "x") || !std::strcmp(v.name, "y") ||
-                      !std::strcmp(v.name, "z") || !std::strcmp(v.name, "timestamp") ||
-                      !std::strcmp(v.name, "return_index");
-    if (!core && v.size == f.size() && v.size > 0) out.push_back(v);
+    if (!InFormat6Record(v.name) && v.size == f.size() && v.size > 0) out.push_back(v);
   }
   return out;
 }

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstring>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "las_layout.h"
@@ -193,27 +194,25 @@ Expected<Frame> ParseLas(std::string_view b, const std::string& name) {
     const std::string prefix = las::kExtraPrefix;
     if (e.name.rfind(prefix, 0) != 0) continue;
     const std::string field = e.name.substr(prefix.size());
-    if (field == "x" || field == "y" || field == "z" || field == "timestamp" ||
-        field == "return_index")
-      continue;
+    if (las::InFormat6Record(field)) continue;
     FieldType type{};
     Frame probe;
     if (!ResizeFrameField(probe, field, 1, &type) || las::ExtraType(type) != e.type) continue;
     const char* src = b.data() + point_offset + e.offset;
-    if (field == "intensity") {
+    // The exact value where it still maps to the record's.
+    auto keep_agreeing = [&](auto& values, auto to_record) {
       for (size_t i = 0; i < n; ++i) {
-        float v;
+        typename std::decay_t<decltype(values)>::value_type v;
         std::memcpy(&v, src + i * record, sizeof v);
-        if (las::LasIntensity(v) == f.intensity[i]) f.intensity[i] = v;
+        if (to_record(v) == values[i]) values[i] = v;
       }
+    };
+    if (field == "intensity") {
+      keep_agreeing(f.intensity, las::LasIntensity);
       continue;
     }
     if (field == "semantic_class") {
-      for (size_t i = 0; i < n; ++i) {
-        uint16_t v;
-        std::memcpy(&v, src + i * record, sizeof v);
-        if (las::Classification(v) == f.semantic_class[i]) f.semantic_class[i] = v;
-      }
+      keep_agreeing(f.semantic_class, las::Classification);
       continue;
     }
     void* dst = ResizeFrameField(f, field, n, &type);
