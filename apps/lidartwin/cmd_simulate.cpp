@@ -8,6 +8,7 @@
 #include "args.h"
 #include "built_in.h"
 #include "commands.h"
+#include "simulation_args.h"
 #include "lidartwin/datasets/frame_output.h"
 #include "lidartwin/sim/simulator.h"
 
@@ -19,10 +20,8 @@ std::string ConfigRoot() {
 }
 
 int SimulateCommand(const std::vector<std::string>& argv) {
-  const ArgSpec spec{{"--sensor", "--scene", "--trajectory", "--frames", "--seed", "--backend",
-                      "--threads", "--motion-slices", "--waveforms", "--out"},
-                     {"--help"},
-                     0};
+  ArgSpec spec{{"--out"}, {"--help"}, 0};
+  for (const auto& name : SimulationOptionNames()) spec.valued.insert(name);
   auto args = Args::Parse(argv, spec);
   if (!args.ok()) {
     fmt::print(stderr, "lidartwin simulate: {}\n", args.message());
@@ -40,41 +39,17 @@ int SimulateCommand(const std::vector<std::string>& argv) {
         "(name_000000.ply, ...)\n");
     return 0;
   }
-  for (const char* required : {"--sensor", "--scene", "--out"}) {
-    if (!args->Has(required)) {
-      fmt::print(stderr, "lidartwin simulate: missing required option {}\n", required);
-      return 2;
-    }
+  auto parsed = SimulationJobFromArgs(*args);
+  if (!parsed.ok()) {
+    fmt::print(stderr, "lidartwin simulate: {}\n", parsed.message());
+    return 2;
   }
-  SimulationJob job;
-  job.sensor = args->Get("--sensor");
-  job.scene = args->Get("--scene");
-  if (args->Has("--trajectory")) job.trajectory = args->Get("--trajectory");
+  if (!args->Has("--out")) {
+    fmt::print(stderr, "lidartwin simulate: missing required option --out\n");
+    return 2;
+  }
+  SimulationJob job = std::move(parsed.value());
   job.out = args->Get("--out");
-  job.backend = args->Get("--backend", "cpu");
-  auto frames = args->GetUIntIn("--frames", 1, 1, 1000000);
-  auto seed = args->GetUInt("--seed", 0);
-  auto threads = args->GetUIntIn("--threads", 0, 0, kMaxThreads);
-  auto slices = args->GetUInt("--motion-slices", 16);
-  for (const auto* v : {&frames, &seed, &threads, &slices}) {
-    if (!v->ok()) {
-      fmt::print(stderr, "lidartwin simulate: {}\n", v->message());
-      return 2;
-    }
-  }
-  // Counts beyond 32 bits are out of range either way; SimulationJob::Validate says which.
-  job.motion_slices = static_cast<uint32_t>(std::min<uint64_t>(slices.value(), UINT32_MAX));
-  job.frames = static_cast<uint32_t>(std::min<uint64_t>(frames.value(), UINT32_MAX));
-  job.seed = seed.value();
-  job.threads = static_cast<unsigned>(threads.value());
-  if (args->Has("--waveforms")) {
-    auto beams = ParseBeamList(args->Get("--waveforms"), SimulationOptions::kMaxWaveformBeams);
-    if (!beams.ok()) {
-      fmt::print(stderr, "lidartwin simulate: --waveforms: {}\n", beams.message());
-      return 2;
-    }
-    job.waveform_beams = std::move(beams.value());
-  }
   if (Status s = job.Validate(); !s.ok()) {
     fmt::print(stderr, "lidartwin simulate: {}\n", s.message());
     return 2;

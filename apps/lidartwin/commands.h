@@ -7,6 +7,7 @@
 namespace lt::cli {
 
 int SimulateCommand(const std::vector<std::string>& args);
+int ExportCommand(const std::vector<std::string>& args);
 int ConvertCommand(const std::vector<std::string>& args);
 int InfoCommand(const std::vector<std::string>& args);
 int DemoCommand(const std::vector<std::string>& args);

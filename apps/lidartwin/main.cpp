@@ -17,6 +17,9 @@ void PrintUsage() {
       "commands:\n"
       "  simulate  --sensor S.yaml --scene C.yaml [--trajectory T.yaml] [--frames N]\n"
       "            [--seed K] [--backend cpu|cuda] [--threads N] --out out.{h5,ply,pcd}\n"
+      "  export    the simulate options, --frames N --out FOLDER [--shards N | --workers N |\n"
+      "            --devices 0,1 | --shard I/N] [--join]: a labelled dataset in resumable\n"
+      "            shards joined by dataset.h5 and manifest.json (docs/datasets.md)\n"
       "  info      FILE.h5 [--json]          frames, points per frame, fields, sensor\n"
       "  convert   REC [--metadata M.json | --calibration C.yaml] --out out.{h5,ply,pcd}\n"
       "            real recordings (Ouster/Velodyne pcap, KITTI .bin) to frames\n"
@@ -61,6 +64,7 @@ int main(int argc, char** argv) {
   const std::string command = argv[1];
   const std::vector<std::string> args(argv + 2, argv + argc);
   if (command == "simulate") return lt::cli::SimulateCommand(args);
+  if (command == "export") return lt::cli::ExportCommand(args);
   if (command == "info") return lt::cli::InfoCommand(args);
   if (command == "convert") return lt::cli::ConvertCommand(args);
   if (command == "demo") return lt::cli::DemoCommand(args);

@@ -59,14 +59,68 @@ std::string Where(const std::filesystem::path& path) {
   return path.string();
 }
 
+// The one source of a virtual dataset (a joined file's, hdf5_join.h): the whole of a
+// dataset in a regular file beside the joined file, named by its file name alone (so never the
+// joined file itself, a FIFO, or a path elsewhere). HDF5 itself would read a missing source as
+// zeros; here it is an error.
+struct VirtualSource {
+  Hdf5Id file;
+  Hdf5Id ds;
+  uint64_t file_size = 0;
+  std::string where;  // "joined.h5/frames/000001/x (source shard-00000-of-00002.h5)"
+};
+
+Expected<VirtualSource> OpenVirtualSource(hid_t ds, hid_t dcpl, const std::string& at) {
+  size_t count = 0;
+  if (H5Pget_virtual_count(dcpl, &count) < 0 || count != 1) {
+    return Error{at + ": a virtual dataset must map exactly one source, this one maps " +
+                 std::to_string(count)};
+  }
+  char file_name[256], dataset_name[256];
+  const ssize_t fn = H5Pget_virtual_filename(dcpl, 0, file_name, sizeof(file_name));
+  const ssize_t dn = H5Pget_virtual_dsetname(dcpl, 0, dataset_name, sizeof(dataset_name));
+  Hdf5Id vspace(H5Pget_virtual_vspace(dcpl, 0), H5Sclose);
+  Hdf5Id sspace(H5Pget_virtual_srcspace(dcpl, 0), H5Sclose);
+  if (fn <= 0 || fn >= static_cast<ssize_t>(sizeof(file_name)) || dn <= 0 ||
+      dn >= static_cast<ssize_t>(sizeof(dataset_name)) || !vspace.ok() || !sspace.ok() ||
+      H5Sget_select_type(vspace.get()) != H5S_SEL_ALL ||
+      H5Sget_select_type(sspace.get()) != H5S_SEL_ALL) {
+    return Error{at + ": a virtual dataset must map one whole source dataset"};
+  }
+  const std::string name(file_name);
+  if (name == "." || name == ".." || name.find('/') != std::string::npos) {
+    return Error{at + ": its source '" + name +
+                 "' is not a file beside this one (joined files name their sources by file "
+                 "name)"};
+  }
+  char self[4096];
+  const ssize_t sn = H5Fget_name(ds, self, sizeof(self));
+  if (sn <= 0 || sn >= static_cast<ssize_t>(sizeof(self))) return Error{at + ": no file name"};
+  const std::filesystem::path path = std::filesystem::path(self).parent_path() / name;
+  VirtualSource source;
+  source.where = at + " (source " + path.string() + ")";
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(std::filesystem::symlink_status(path, ec))) {
+    return Error{source.where + ": the source file is missing or not a regular file"};
+  }
+  source.file_size = std::filesystem::file_size(path, ec);
+  if (ec) return Error{source.where + ": cannot read its size: " + ec.message()};
+  source.file = Hdf5Id(H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT), H5Fclose);
+  if (!source.file.ok()) return Error{source.where + ": cannot open the source file"};
+  source.ds = Hdf5Id(H5Dopen2(source.file.get(), dataset_name, H5P_DEFAULT), H5Dclose);
+  if (!source.ds.ok()) {
+    return Error{source.where + ": the source has no dataset " + std::string(dataset_name)};
+  }
+  return source;
+}
+
 // One dataset of a frame group: 1-D, numeric, as many values as `points` (when known), and
-// stored bytes consistent with the declared size; chunks inside the file.
-Expected<uint64_t> CheckDataset(hid_t group, const std::string& name, const std::string& where,
-                                uint64_t file_size) {
-  const std::string at = where + "/" + name;
-  Hdf5Id ds(H5Dopen2(group, name.c_str(), H5P_DEFAULT), H5Dclose);
-  if (!ds.ok()) return Error{at + ": cannot open dataset (corrupt file?)"};
-  Hdf5Id space(H5Dget_space(ds.get()), H5Sclose);
+// stored bytes consistent with the declared size; chunks inside the file. A virtual dataset
+// (allowed when `virtual_allowed`: not in a joined file's sources) is checked through its
+// source, which must have its extent.
+Expected<uint64_t> CheckOpenDataset(hid_t ds, const std::string& at, uint64_t file_size,
+                                    bool virtual_allowed) {
+  Hdf5Id space(H5Dget_space(ds), H5Sclose);
   if (!space.ok() || H5Sget_simple_extent_ndims(space.get()) != 1) {
     return Error{at + ": expected a 1-D dataset"};
   }
@@ -76,14 +130,39 @@ Expected<uint64_t> CheckDataset(hid_t group, const std::string& name, const std:
     return Error{at + ": declares " + std::to_string(n) + " points; this reader accepts at most " +
                  std::to_string(kMaxHdf5PointsPerFrame) + " per frame"};
   }
-  Hdf5Id type(H5Dget_type(ds.get()), H5Tclose);
+  Hdf5Id type(H5Dget_type(ds), H5Tclose);
   const H5T_class_t cls = type.ok() ? H5Tget_class(type.get()) : H5T_NO_CLASS;
   const size_t type_size = type.ok() ? H5Tget_size(type.get()) : 0;
   if ((cls != H5T_FLOAT && cls != H5T_INTEGER) || type_size == 0 || type_size > 8) {
     return Error{at + ": not a numeric dataset"};
   }
+  Hdf5Id dcpl(H5Dget_create_plist(ds), H5Pclose);
+  if (!dcpl.ok()) return Error{at + ": unreadable storage properties (corrupt file)"};
+  const H5D_layout_t layout = H5Pget_layout(dcpl.get());
+  if (layout == H5D_VIRTUAL && virtual_allowed) {
+    auto source = OpenVirtualSource(ds, dcpl.get(), at);
+    if (!source.ok()) return source.error();
+    Hdf5Id source_type(H5Dget_type(source->ds.get()), H5Tclose);
+    if (!source_type.ok() || H5Tequal(source_type.get(), type.get()) <= 0) {
+      return Error{source->where + ": the source's type is not the virtual dataset's"};
+    }
+    auto m = CheckOpenDataset(source->ds.get(), source->where, source->file_size, false);
+    if (!m.ok()) return m.error();
+    if (*m != n) {
+      return Error{source->where + ": holds " + std::to_string(*m) + " values, the virtual " +
+                   "dataset " + std::to_string(n)};
+    }
+    return static_cast<uint64_t>(n);
+  }
+  // Data kept in other files (external storage, virtual datasets other than a joined file's)
+  // could be anything, a FIFO included: a frames file holds its own points.
+  if (layout == H5D_VIRTUAL || H5Pget_external_count(dcpl.get()) != 0) {
+    return Error{at +
+                 ": stores its data in other files (a virtual dataset or external storage); "
+                 "frames files hold their own points (only a joined file maps its shards')"};
+  }
   const double declared = static_cast<double>(n) * static_cast<double>(type_size);
-  const hsize_t stored = H5Dget_storage_size(ds.get());
+  const hsize_t stored = H5Dget_storage_size(ds);
   if (stored > file_size) {
     return Error{at + ": stores " + std::to_string(stored) + " bytes in a file of " +
                  std::to_string(file_size) + " (corrupt file)"};
@@ -93,32 +172,30 @@ Expected<uint64_t> CheckDataset(hid_t group, const std::string& name, const std:
                  std::to_string(static_cast<uint64_t>(declared)) + " bytes) but stores only " +
                  std::to_string(stored) + " bytes (corrupt file)"};
   }
-  Hdf5Id dcpl(H5Dget_create_plist(ds.get()), H5Pclose);
-  if (!dcpl.ok()) return Error{at + ": unreadable storage properties (corrupt file)"};
-  // Data kept in other files (external storage, virtual datasets) could be anything, a FIFO
-  // included: a frames file holds its own points.
-  const H5D_layout_t layout = H5Pget_layout(dcpl.get());
-  if (layout == H5D_VIRTUAL || H5Pget_external_count(dcpl.get()) != 0) {
-    return Error{at +
-                 ": stores its data in other files (a virtual dataset or external storage); "
-                 "frames files hold their own points"};
-  }
   if (layout == H5D_CHUNKED) {
     hsize_t chunks = 0;
-    if (H5Dget_num_chunks(ds.get(), space.get(), &chunks) < 0 || chunks > n + 1) {
+    if (H5Dget_num_chunks(ds, space.get(), &chunks) < 0 || chunks > n + 1) {
       return Error{at + ": unreadable chunk index (corrupt file)"};
     }
     for (hsize_t c = 0; c < chunks; ++c) {
       hsize_t offset = 0, size = 0;
       haddr_t addr = 0;
       unsigned mask = 0;
-      if (H5Dget_chunk_info(ds.get(), space.get(), c, &offset, &mask, &addr, &size) < 0 ||
+      if (H5Dget_chunk_info(ds, space.get(), c, &offset, &mask, &addr, &size) < 0 ||
           addr == HADDR_UNDEF || addr > file_size || size > file_size - addr) {
         return Error{at + ": chunk " + std::to_string(c) + " lies outside the file (corrupt)"};
       }
     }
   }
   return static_cast<uint64_t>(n);
+}
+
+Expected<uint64_t> CheckDataset(hid_t group, const std::string& name, const std::string& where,
+                                uint64_t file_size) {
+  const std::string at = where + "/" + name;
+  Hdf5Id ds(H5Dopen2(group, name.c_str(), H5P_DEFAULT), H5Dclose);
+  if (!ds.ok()) return Error{at + ": cannot open dataset (corrupt file?)"};
+  return CheckOpenDataset(ds.get(), at, file_size, true);
 }
 
 // Soft and external links point elsewhere (another file, a FIFO): frames files use none.
@@ -321,6 +398,11 @@ Expected<std::unique_ptr<Hdf5FrameReader::Impl>> OpenInProcess(const std::filesy
 // datasets (ours); at most 2^20 chunks.
 Status CheckChunks(hid_t ds, const std::string& where) {
   Hdf5Id dcpl(H5Dget_create_plist(ds), H5Pclose);
+  if (dcpl.ok() && H5Pget_layout(dcpl.get()) == H5D_VIRTUAL) {  // a joined file: its source's
+    auto source = OpenVirtualSource(ds, dcpl.get(), where);
+    if (!source.ok()) return source.error();
+    return CheckChunks(source->ds.get(), source->where);
+  }
   if (!dcpl.ok() || H5Pget_layout(dcpl.get()) != H5D_CHUNKED) return {};
   hsize_t chunk[2] = {1, 1}, dims[2] = {1, 1};
   const int rank = H5Pget_chunk(dcpl.get(), 2, chunk);

@@ -6,6 +6,7 @@
 #include "lidartwin/datasets/frame_output.h"
 #include "lidartwin/datasets/hdf5_frames.h"
 #include "lidartwin/sim/simulator.h"
+#include "lidartwin/sim/text_file.h"
 
 namespace lt {
 
@@ -33,8 +34,7 @@ Status SimulationJob::Validate() const {
   return check.ToStatus("simulation job");
 }
 
-Expected<SimulationResult> RunSimulation(const SimulationJob& job) {
-  if (Status s = job.Validate(); !s.ok()) return s.error();
+Expected<std::unique_ptr<LoadedSimulation>> LoadSimulation(const SimulationJob& job) {
   auto backend = ParseBackend(job.backend);
   if (!backend.ok()) return backend.error();
   if (Status s = BackendAvailable(*backend); !s.ok()) {
@@ -50,38 +50,50 @@ Expected<SimulationResult> RunSimulation(const SimulationJob& job) {
                    job.scene.c_str(), o.name.c_str(), o.degenerate_triangles_dropped);
     }
   }
-  Trajectory trajectory = Trajectory::Static();
+  auto owned = std::make_unique<LoadedSimulation>();
+  LoadedSimulation& loaded = *owned;
   if (job.trajectory) {
-    auto t = LoadTrajectory(*job.trajectory);
+    auto text = ReadTextFile(*job.trajectory, " trajectory");
+    if (!text.ok()) return text.error();
+    auto t = ParseTrajectory(*text, *job.trajectory);
     if (!t.ok()) return t.error();
-    trajectory = std::move(t.value());
+    loaded.trajectory = std::move(t.value());
+    loaded.trajectory_text = std::move(text.value());
   }
-
-  SimulationResult result;
-  result.profile = std::move(profile.value());
-  result.scene = std::move(scene.value());
+  loaded.profile = std::move(profile.value());
+  loaded.scene = std::move(scene.value());
   SimulationOptions options;
   options.seed = job.seed;
   options.threads = job.threads;
   options.motion_slices = job.motion_slices;
   options.waveform_beams = job.waveform_beams;
-  auto simulator = CreateSimulator(*backend, result.scene, result.profile, trajectory, options);
+  auto simulator =
+      CreateSimulator(*backend, loaded.scene, loaded.profile, loaded.trajectory, options);
   if (!simulator.ok()) return simulator.error();
-  const uint64_t rays_per_frame = (*simulator)->RaysPerFrame();
-
-  DatasetInfo info;
+  loaded.simulator = std::move(simulator.value());
+  DatasetInfo& info = loaded.info;
   info.software_version = job.software_version;
-  info.sensor_name = result.profile.name;
-  info.sensor_profile_yaml = result.profile.source_text;
-  info.scene_yaml = result.scene.source_text;
+  info.sensor_name = loaded.profile.name;
+  info.sensor_profile_yaml = loaded.profile.source_text;
+  info.scene_yaml = loaded.scene.source_text;
   info.backend = job.backend;
   info.seed = job.seed;
-  info.wavelength_nm = result.profile.wavelength_nm;
-  auto output = FrameOutput::Open(job.out, info);
+  info.wavelength_nm = loaded.profile.wavelength_nm;
+  return owned;
+}
+
+Expected<SimulationResult> RunSimulation(const SimulationJob& job) {
+  if (Status s = job.Validate(); !s.ok()) return s.error();
+  auto loaded = LoadSimulation(job);
+  if (!loaded.ok()) return loaded.error();
+  SimulationResult result;
+  Simulator& simulator = *(*loaded)->simulator;
+  const uint64_t rays_per_frame = simulator.RaysPerFrame();
+  auto output = FrameOutput::Open(job.out, (*loaded)->info);
   if (!output.ok()) return output.error();
   for (uint32_t k = 0; k < job.frames; ++k) {
     const auto t0 = std::chrono::steady_clock::now();
-    auto simulated = (*simulator)->Simulate(k);
+    auto simulated = simulator.Simulate(k);
     if (!simulated.ok()) return simulated.error();
     Frame frame = std::move(simulated.value());
     result.seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
@@ -93,6 +105,9 @@ Expected<SimulationResult> RunSimulation(const SimulationJob& job) {
     if (job.keep_frames) result.frames.push_back(std::move(frame));
   }
   if (Status s = output->Close(); !s.ok()) return s.error();
+  (*loaded)->simulator.reset();  // it refers to the profile and scene that move out now
+  result.profile = std::move((*loaded)->profile);
+  result.scene = std::move((*loaded)->scene);
   result.frames_written = output->frames_written();
   result.written = output->written();
   return result;

@@ -9,9 +9,11 @@
 #include <string>
 #include <vector>
 
+#include "lidartwin/datasets/hdf5_frames.h"
 #include "lidartwin/sim/frame.h"
 #include "lidartwin/sim/scene.h"
 #include "lidartwin/sim/sensor_profile.h"
+#include "lidartwin/sim/simulator.h"
 #include "lidartwin/sim/status.h"
 #include "lidartwin/sim/trajectory.h"
 
@@ -54,6 +56,22 @@ struct SimulationResult {
   double seconds = 0;                          // simulation only, without loading and writing
   uint64_t rays = 0;
 };
+
+// A job's configs loaded and its simulator made, before any frame is simulated: what
+// RunSimulation and export (export_run.h) share.
+// The simulator refers to the profile, scene and trajectory beside it, so the whole lives on
+// the heap and never moves.
+struct LoadedSimulation {
+  SensorProfile profile;
+  Scene scene;
+  Trajectory trajectory = Trajectory::Static();
+  std::string trajectory_text;  // empty for a static sensor
+  std::unique_ptr<Simulator> simulator;
+  DatasetInfo info;  // what the frames file says of the run
+};
+// Loads the sensor, the scene (warning on stderr about dropped degenerate triangles) and the
+// trajectory, and makes the simulator on the job's backend. Does not check `out`.
+Expected<std::unique_ptr<LoadedSimulation>> LoadSimulation(const SimulationJob& job);
 
 // Checks everything before writing anything; on error no output file exists.
 Expected<SimulationResult> RunSimulation(const SimulationJob& job);

@@ -1,0 +1,232 @@
+// lidartwin export: a labelled dataset in a folder of shards (datasets/export_run.h,
+// docs/datasets.md).
+#include <fmt/core.h>
+
+#include <charconv>
+#include <cstdlib>
+#include <thread>
+
+#include "args.h"
+#include "built_in.h"
+#include "commands.h"
+#include "export_progress.h"
+#include "export_workers.h"
+#include "lidartwin/datasets/export_run.h"
+#include "simulation_args.h"
+
+namespace lt::cli {
+
+namespace {
+
+constexpr const char* kUsage =
+    "usage: lidartwin export --sensor S.yaml --scene C.yaml [--trajectory T.yaml] --frames N\n"
+    "         [--seed K] [--backend cpu|cuda] [--threads N] [--motion-slices N]\n"
+    "         [--waveforms BEAMS] --out FOLDER\n"
+    "         [--shards N | --workers N | --devices 0,1 | --shard I/N]\n"
+    "       lidartwin export --join --out FOLDER\n"
+    "  Writes FOLDER/shard-IIIII-of-NNNNN.h5 (HDF5 schema v1) for every shard, then\n"
+    "  FOLDER/dataset.h5 (one file over all shards: HDF5 virtual datasets) and\n"
+    "  FOLDER/manifest.json (sizes and SHA-256 of every file).\n"
+    "  --shards N   split the frames into N shards, run here one after another (default 1)\n"
+    "  --workers N  run the shards in N processes at once (shards default to N)\n"
+    "  --devices L  one process per GPU of the list (CUDA_VISIBLE_DEVICES of each; --backend\n"
+    "               cuda); shards default to the number of GPUs\n"
+    "  --shard I/N  run shard I of N only, without joining (one Slurm array task; see\n"
+    "               scripts/slurm/export-array.sh); --join afterwards joins the folder\n"
+    "  A run that was killed continues where it stopped when started again with the same\n"
+    "  arguments; a folder holding another run is refused with the difference named.\n";
+
+// "3/8" -> shard 3 of 8.
+bool ParseShard(const std::string& text, uint32_t& shard, uint32_t& shards) {
+  const size_t slash = text.find('/');
+  if (slash == std::string::npos) return false;
+  const char* b = text.data();
+  auto a = std::from_chars(b, b + slash, shard);
+  auto c = std::from_chars(b + slash + 1, b + text.size(), shards);
+  return a.ec == std::errc() && a.ptr == b + slash && c.ec == std::errc() &&
+         c.ptr == b + text.size();
+}
+
+// "0,1,3" -> {"0", "1", "3"}; each a whole number, each once.
+Expected<std::vector<std::string>> ParseDevices(const std::string& text) {
+  std::vector<std::string> out;
+  size_t start = 0;
+  while (start <= text.size()) {
+    const size_t comma = std::min(text.find(',', start), text.size());
+    const std::string d = text.substr(start, comma - start);
+    if (d.empty() || d.find_first_not_of("0123456789") != std::string::npos || d.size() > 3) {
+      return Error{"--devices: '" + d + "' is not a GPU number (expected e.g. 0,1)"};
+    }
+    if (std::find(out.begin(), out.end(), d) != out.end()) {
+      return Error{"--devices: GPU " + d + " is listed twice"};
+    }
+    out.push_back(d);
+    start = comma + 1;
+  }
+  return out;
+}
+
+int Join(const std::filesystem::path& folder) {
+  auto joined = JoinExport(folder);
+  if (!joined.ok()) {
+    fmt::print(stderr, "lidartwin export: error: {}\n", joined.message());
+    return 1;
+  }
+  fmt::print("joined {} frames ({} points) into {}; manifest {}\n", joined->frames,
+             joined->points, joined->dataset.string(), joined->manifest.string());
+  return 0;
+}
+
+// Runs shards [first, last] of `shards` here, one after another.
+int RunShardsHere(const SimulationJob& sim, const std::filesystem::path& folder,
+                  uint32_t first, uint32_t last, uint32_t shards, bool report_progress) {
+  ExportProgressDisplay display(sim.frames);
+  for (uint32_t i = first; i <= last; ++i) {
+    ExportJob job;
+    job.simulation = sim;
+    job.folder = folder;
+    job.shard = i;
+    job.shards = shards;
+    job.on_frame = [&](const ExportProgress& p) {
+      if (report_progress) {
+        std::fputs(ProgressLine(p.shard, p.done, p.total, p.resumed).c_str(), stdout);
+        std::fflush(stdout);
+      } else {
+        display.Update(p.shard, p.done, p.total, p.resumed);
+        display.Draw();
+      }
+    };
+    auto result = RunExportShard(job);
+    if (!result.ok()) {
+      display.Finish();
+      fmt::print(stderr, "lidartwin export: error: {}\n", result.message());
+      return 1;
+    }
+    if (report_progress) continue;  // the parent prints
+    display.Finish();
+    const std::string what =
+        result->already_complete ? "already complete"
+        : result->resumed > 0
+            ? fmt::format("{} frames resumed from the journal, {} simulated", result->resumed,
+                          result->frames.size() - result->resumed)
+            : fmt::format("{} frames", result->frames.size());
+    fmt::print(stderr, "{}: {} ({} points){}\n", result->file.string(), what, result->points,
+               result->seconds > 0
+                   ? fmt::format(", {:.1f} frames/s simulating",
+                                 (result->frames.size() - result->resumed) / result->seconds)
+                   : "");
+  }
+  return 0;
+}
+
+}  // namespace
+
+int ExportCommand(const std::vector<std::string>& argv) {
+  ArgSpec spec{{"--out", "--shard", "--shards", "--workers", "--devices"},
+               {"--help", "--join", "--report-progress"},
+               0};
+  for (const auto& name : SimulationOptionNames()) spec.valued.insert(name);
+  auto args = Args::Parse(argv, spec);
+  if (!args.ok()) {
+    fmt::print(stderr, "lidartwin export: {}\n{}", args.message(), kUsage);
+    return 2;
+  }
+  if (args->Has("--help")) {
+    fmt::print("{}", kUsage);
+    return 0;
+  }
+  auto fail = [](const std::string& message) {
+    fmt::print(stderr, "lidartwin export: {}\n", message);
+    return 2;
+  };
+  if (!args->Has("--out")) return fail("missing required option --out (the export folder)");
+  const std::filesystem::path folder = args->Get("--out");
+  const int modes = args->Has("--shard") + args->Has("--shards") + args->Has("--workers") +
+                    args->Has("--devices");
+  if (args->Has("--join")) {
+    for (const auto& name : SimulationOptionNames())
+      if (args->Has(name)) return fail("--join takes only --out; " + name + " belongs to a run");
+    if (modes > 0) return fail("--join takes only --out (it joins every shard of the folder)");
+    return Join(folder);
+  }
+  auto parsed = SimulationJobFromArgs(*args);
+  if (!parsed.ok()) return fail(parsed.message());
+  SimulationJob sim = std::move(parsed.value());
+  sim.mesh_loader = BuiltInMeshLoader();
+  sim.software_version = LT_VERSION;
+
+  // Which shards, run where.
+  if (args->Has("--shard") && modes > 1) {
+    return fail(
+        "conflicting shard arguments: --shard I/N runs one shard of a run split elsewhere; "
+        "--shards, --workers and --devices split and run all of them here");
+  }
+  if (args->Has("--workers") && args->Has("--devices")) {
+    return fail("conflicting arguments: --devices already gives one worker per GPU");
+  }
+  uint32_t shard = 0, shards = 1;
+  if (args->Has("--shard")) {
+    if (!ParseShard(args->Get("--shard"), shard, shards) || shards == 0 || shard >= shards) {
+      return fail("--shard: '" + args->Get("--shard") +
+                  "' is not I/N with 0 <= I < N (e.g. --shard 3/8)");
+    }
+  }
+  std::vector<std::string> devices;
+  if (args->Has("--devices")) {
+    auto d = ParseDevices(args->Get("--devices"));
+    if (!d.ok()) return fail(d.message());
+    devices = std::move(d.value());
+    if (sim.backend != "cuda") return fail("--devices needs --backend cuda");
+  } else if (args->Has("--workers")) {
+    auto w = args->GetUIntIn("--workers", 1, 1, 256);
+    if (!w.ok()) return fail(w.message());
+    devices.assign(*w, "");
+  }
+  if (args->Has("--shards")) {
+    auto n = args->GetUIntIn("--shards", 1, 1, 99999);
+    if (!n.ok()) return fail(n.message());
+    shards = static_cast<uint32_t>(*n);
+  } else if (!devices.empty()) {
+    shards = static_cast<uint32_t>(devices.size());
+  }
+  {  // every argument checked before any process starts or any file is written
+    ExportJob check;
+    check.simulation = sim;
+    check.folder = folder;
+    check.shard = shard;
+    check.shards = shards;
+    if (Status s = check.Validate(); !s.ok()) return fail(s.message());
+  }
+  if (args->Has("--shard")) {
+    return RunShardsHere(sim, folder, shard, shard, shards, args->Has("--report-progress"));
+  }
+  if (devices.empty()) {
+    if (int rc = RunShardsHere(sim, folder, 0, shards - 1, shards, false); rc != 0) return rc;
+    return Join(folder);
+  }
+  WorkerPlan plan;
+  plan.shards = shards;
+  plan.frames = sim.frames;
+  plan.devices = devices;
+  for (size_t i = 0; i < argv.size(); ++i) {  // the run's own options, passed on
+    const std::string& a = argv[i];
+    if (a == "--workers" || a == "--devices" || a == "--shards") {
+      ++i;
+      continue;
+    }
+    plan.shard_args.push_back(a);
+  }
+  const auto failures = RunShardWorkers(plan);
+  if (!failures.empty()) {
+    std::string text;
+    for (const auto& f : failures) text += "\n  " + f;
+    fmt::print(stderr,
+               "lidartwin export: error: {} shard(s) failed:{}\n(run the same command again to "
+               "continue: finished frames are kept)\n",
+               failures.size(), text);
+    return 1;
+  }
+  return Join(folder);
+}
+
+}  // namespace lt::cli

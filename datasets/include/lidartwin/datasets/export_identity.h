@@ -1,0 +1,36 @@
+// What makes two export runs the same run: the bytes of the sensor profile, scene and
+// trajectory, the frame count, seed, shard count, backend, motion slices, waveform beams and
+// the software version. Shards of one run may be written by different processes and machines
+// and resumed later; each checks the folder's export.json against its own identity before it
+// writes, and a difference is refused with its key named.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <string>
+
+#include "lidartwin/datasets/simulation_run.h"
+#include "lidartwin/sim/status.h"
+
+namespace lt {
+
+// Hex SHA-256 of bytes, and of a file read in 1 MiB pieces.
+std::string Sha256Hex(const std::string& bytes);
+Expected<std::string> Sha256OfFile(const std::filesystem::path& file);
+
+// The identity as JSON text (one key a line, stable order, so identical runs give identical
+// bytes).
+std::string ExportIdentity(const SimulationJob& job, const LoadedSimulation& loaded,
+                           uint32_t shards);
+
+// Empty when the two identities are the same run; otherwise what differs, key by key
+// ("seed: the folder's run has 7, this one 8; sensor profile: different bytes (sha256 ab12..
+// there, 9f3e.. here)"). `theirs` that is not an identity at all says so.
+std::string IdentityDifference(const std::string& theirs, const std::string& ours);
+
+// export.json in `folder`: written if absent (atomically, so that of shards starting at once
+// exactly one writes it), else compared; a different run is an error naming the folder and the
+// difference.
+Status ClaimExportFolder(const std::filesystem::path& folder, const std::string& identity);
+
+}  // namespace lt

@@ -1,0 +1,88 @@
+// `lidartwin export`: a labelled dataset in a folder, written in shards that separate processes
+// (several GPUs, Slurm array tasks) can write at once, each resumable after a kill, joined at
+// the end into one file (docs/datasets.md).
+//
+// The folder:
+//   export.json                  the run's identity (export_identity.h); the first shard to
+//                                start writes it, every later one must match it
+//   shard-00003-of-00008.h5      the frames of shard 3 (schema v1), once it is complete
+//   shard-00003-of-00008.json    its record: frames, points, bytes, SHA-256
+//   shard-00003-of-00008.journal while shard 3 runs: its finished frames (frame_journal.h)
+//   dataset.h5                   after the join: every frame, as virtual datasets over the shards
+//   manifest.json                after the join: the identity, each shard and dataset.h5 with
+//                                its size and SHA-256
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "lidartwin/datasets/simulation_run.h"
+#include "lidartwin/sim/status.h"
+
+namespace lt {
+
+// Frames [begin, end) of shard i of n: consecutive blocks, the first (frames mod n) one frame
+// longer. Every frame belongs to exactly one shard, and frame k is the same frame whichever
+// shard simulates it (the simulator's frames depend on the seed and k alone).
+struct FrameRange {
+  uint32_t begin = 0;
+  uint32_t end = 0;
+  uint32_t size() const { return end - begin; }
+};
+FrameRange ShardFrames(uint32_t frames, uint32_t shard, uint32_t shards);
+
+// "shard-00003-of-00008" (the files' stem).
+std::string ShardStem(uint32_t shard, uint32_t shards);
+
+struct ExportProgress {
+  uint32_t shard = 0;
+  uint32_t done = 0;     // frames of the shard finished, resumed ones included
+  uint32_t total = 0;    // frames of the shard
+  uint32_t resumed = 0;  // frames found finished by an earlier, killed run
+};
+
+struct ExportJob {
+  // sensor, scene, trajectory, frames, seed, backend, threads, motion_slices, waveform_beams,
+  // mesh_loader and software_version as for simulate; `out` is not used.
+  SimulationJob simulation;
+  std::filesystem::path folder;
+  uint32_t shard = 0;
+  uint32_t shards = 1;
+  // After each frame written (and once at the start with the resumed count).
+  std::function<void(const ExportProgress&)> on_frame;
+
+  // Shards in 1..frames and shard < shards (the job's keys by name).
+  Status Validate() const;
+};
+
+struct ShardResult {
+  FrameRange frames;
+  uint32_t resumed = 0;            // frames taken over from a killed run's journal
+  bool already_complete = false;   // an earlier run had finished the shard
+  uint64_t points = 0;
+  std::filesystem::path file;      // the shard's HDF5 file
+  double seconds = 0;              // simulating, without loading and writing
+  uint64_t rays = 0;
+};
+
+// Runs one shard: continues its journal if a killed run left one (same identity), or does
+// nothing if the shard is complete. Refuses a folder that holds another run (named difference).
+Expected<ShardResult> RunExportShard(const ExportJob& job);
+
+struct JoinResult {
+  uint32_t frames = 0;
+  uint64_t points = 0;
+  std::filesystem::path dataset;  // folder/dataset.h5
+  std::filesystem::path manifest;
+};
+
+// Checks that every shard of the folder's run is complete and intact (SHA-256 against its
+// record, frames exactly its range), writes dataset.h5 and manifest.json, and reads dataset.h5
+// back to confirm it holds every frame with its points. Errors list every shard that is missing,
+// unfinished or damaged.
+Expected<JoinResult> JoinExport(const std::filesystem::path& folder);
+
+}  // namespace lt

@@ -1,0 +1,73 @@
+// An append-only log of finished frames: what lets `lidartwin export` survive `kill -9`.
+//
+// A shard's HDF5 file is only consistent once it is closed (libhdf5 updates its metadata in
+// place), so a killed run cannot continue it. Every frame is therefore also appended here, as
+// one self-checking record, and a restarted run replays the records into a fresh HDF5 file and
+// goes on from the frame after the last complete record. A record is complete when its bytes
+// and its CRC-32 are all there: a kill mid-write leaves a torn last record, which Open() cuts
+// off. The data reach the kernel with each write(2), which is all a killed process needs; a
+// power loss may lose the records the kernel had not yet written (see docs/datasets.md).
+//
+// Layout (little-endian): "LTJRNL1\n", u32 header bytes, the header (the run's identity, JSON
+// text), u32 CRC-32 of the header; then per frame: u32 0x5246544C ("LTFR"), u32 frame index,
+// u64 payload bytes, the payload (frame_journal.cpp, EncodeFrame), u32 CRC-32 of the payload.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <string>
+
+#include "lidartwin/datasets/frame_sink.h"
+#include "lidartwin/sim/frame.h"
+#include "lidartwin/sim/status.h"
+
+namespace lt {
+
+class FrameJournal {
+ public:
+  // A new journal holding `header` and no frames (an existing file at `path` is replaced).
+  static Expected<FrameJournal> Create(const std::filesystem::path& path,
+                                       const std::string& header);
+  // An existing journal: reads its header and counts its complete records (each checked by its
+  // CRC), cuts off a torn last record and positions for appending. Frames must be numbered
+  // consecutively from the first; anything else is an error naming the byte offset.
+  static Expected<FrameJournal> Open(const std::filesystem::path& path);
+
+  FrameJournal(FrameJournal&&) noexcept;
+  FrameJournal& operator=(FrameJournal&&) noexcept;
+  ~FrameJournal();
+
+  const std::string& header() const { return header_; }
+  // Complete records, and the index the next frame must have (when frames() > 0).
+  uint64_t frames() const { return frames_; }
+  uint32_t next_index() const { return next_index_; }
+  // Bytes dropped from the end by Open() (a record torn by a kill), 0 if none.
+  uint64_t truncated_bytes() const { return truncated_; }
+
+  // Appends one record. With frames() > 0 the frame's index must be next_index().
+  Status Append(const Frame& frame);
+  // Each complete record's frame, in order (one frame in memory at a time).
+  Status Replay(const FrameSink& sink) const;
+
+  // Whole journal (header and records) forced to the disk: for callers that must survive a
+  // power loss, not only a kill.
+  Status Sync();
+
+ private:
+  FrameJournal() = default;
+  std::filesystem::path path_;
+  int fd_ = -1;
+  std::string header_;
+  uint64_t header_end_ = 0;  // offset of the first record
+  uint64_t frames_ = 0;
+  uint32_t next_index_ = 0;
+  uint64_t truncated_ = 0;
+};
+
+// The byte encoding of one frame (a journal record's payload), and its inverse. Decoding checks
+// every count against the bytes there are before it allocates; errors name the offset within
+// the payload.
+std::string EncodeFrame(const Frame& frame);
+Expected<Frame> DecodeFrame(const std::string& payload);
+
+}  // namespace lt

@@ -1,0 +1,139 @@
+#include "lidartwin/datasets/export_identity.h"
+
+#include <fcntl.h>
+#include <openssl/evp.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <memory>
+#include <nlohmann/json.hpp>
+
+#include "lidartwin/datasets/atomic_file.h"
+#include "lidartwin/sim/text_file.h"
+
+namespace lt {
+
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+class Sha256 {
+ public:
+  Sha256() : ctx_(EVP_MD_CTX_new(), EVP_MD_CTX_free) {
+    EVP_DigestInit_ex(ctx_.get(), EVP_sha256(), nullptr);
+  }
+  void Add(const void* data, size_t n) { EVP_DigestUpdate(ctx_.get(), data, n); }
+  std::string Hex() {
+    unsigned char md[EVP_MAX_MD_SIZE];
+    unsigned int n = 0;
+    EVP_DigestFinal_ex(ctx_.get(), md, &n);
+    static const char* kHex = "0123456789abcdef";
+    std::string out;
+    for (unsigned int i = 0; i < n; ++i) {
+      out += kHex[md[i] >> 4];
+      out += kHex[md[i] & 15];
+    }
+    return out;
+  }
+
+ private:
+  std::unique_ptr<EVP_MD_CTX, void (*)(EVP_MD_CTX*)> ctx_;
+};
+
+// The keys whose values are file contents, compared by hash and named in words.
+constexpr const char* kFileKeys[] = {"sensor_profile", "scene", "trajectory"};
+
+std::string Short(const std::string& hex) {
+  return hex.size() > 12 ? hex.substr(0, 12) + ".." : hex;
+}
+
+}  // namespace
+
+std::string Sha256Hex(const std::string& bytes) {
+  Sha256 h;
+  h.Add(bytes.data(), bytes.size());
+  return h.Hex();
+}
+
+Expected<std::string> Sha256OfFile(const std::filesystem::path& file) {
+  std::ifstream in(file, std::ios::binary);
+  if (!in) return Error{file.string() + ": " + CannotOpenReason(file)};
+  Sha256 h;
+  std::string buffer(1 << 20, '\0');
+  while (in) {
+    in.read(buffer.data(), static_cast<std::streamsize>(buffer.size()));
+    h.Add(buffer.data(), static_cast<size_t>(in.gcount()));
+  }
+  if (in.bad()) return Error{file.string() + ": read error"};
+  return h.Hex();
+}
+
+std::string ExportIdentity(const SimulationJob& job, const LoadedSimulation& loaded,
+                           uint32_t shards) {
+  Json j;
+  j["lidartwin_export"] = 1;
+  j["software_version"] = job.software_version;
+  auto file = [](const std::filesystem::path& p, const std::string& text) {
+    return Json{{"file", p.filename().string()}, {"sha256", Sha256Hex(text)}};
+  };
+  j["sensor_profile"] = file(job.sensor, loaded.profile.source_text);
+  j["scene"] = file(job.scene, loaded.scene.source_text);
+  j["trajectory"] = job.trajectory ? file(*job.trajectory, loaded.trajectory_text) : Json();
+  j["frames"] = job.frames;
+  j["seed"] = job.seed;
+  j["shards"] = shards;
+  j["backend"] = job.backend;
+  j["motion_slices"] = job.motion_slices;
+  j["waveform_beams"] = job.waveform_beams;
+  return j.dump(2) + "\n";
+}
+
+std::string IdentityDifference(const std::string& theirs, const std::string& ours) {
+  const Json a = Json::parse(theirs, nullptr, false);
+  const Json b = Json::parse(ours, nullptr, false);
+  if (a.is_discarded() || !a.is_object() || !a.contains("lidartwin_export")) {
+    return "it is not a lidartwin export identity";
+  }
+  std::string out;
+  auto add = [&](const std::string& s) { out += (out.empty() ? "" : "; ") + s; };
+  for (const auto& [key, value] : b.items()) {
+    const Json there = a.contains(key) ? a[key] : Json();
+    if (there == value) continue;
+    const bool is_file = std::find_if(std::begin(kFileKeys), std::end(kFileKeys), [&](auto k) {
+                           return key == k;
+                         }) != std::end(kFileKeys);
+    if (is_file && there.is_object() && value.is_object()) {
+      add(key + ": different bytes (sha256 " + Short(there.value("sha256", "")) + " there, " +
+          Short(value.value("sha256", "")) + " here)");
+    } else {
+      add(key + ": the folder's run has " + there.dump() + ", this one " + value.dump());
+    }
+  }
+  return out;
+}
+
+Status ClaimExportFolder(const std::filesystem::path& folder, const std::string& identity) {
+  const std::filesystem::path target = folder / "export.json";
+  // Written to a temporary name and linked into place: link(2) fails if export.json exists,
+  // so of several shards starting at once exactly one writes it and the others compare.
+  const std::filesystem::path temp =
+      folder / (".export.json.tmp-" + std::to_string(::getpid()));
+  if (Status s = WriteTextFileAtomically(temp, identity); !s.ok()) return s;
+  const int linked = ::link(temp.c_str(), target.c_str());
+  const int link_errno = errno;
+  std::filesystem::remove(temp);
+  if (linked == 0) return {};
+  if (link_errno != EEXIST) {
+    return Error{target.string() + ": cannot create: " + std::strerror(link_errno)};
+  }
+  auto theirs = ReadTextFile(target, "", 1 << 20);
+  if (!theirs.ok()) return theirs.error();
+  const std::string difference = IdentityDifference(*theirs, identity);
+  if (difference.empty()) return {};
+  return Error{folder.string() + " holds another export run (" + target.string() + "): " +
+               difference + ". Use a new folder, or remove this one to start over."};
+}
+
+}  // namespace lt

@@ -1,0 +1,162 @@
+// The join step of an export (export_run.h): every shard checked, dataset.h5 and
+// manifest.json written, dataset.h5 read back.
+#include <nlohmann/json.hpp>
+#include <system_error>
+
+#include "hdf5_join.h"
+#include "lidartwin/datasets/atomic_file.h"
+#include "lidartwin/datasets/export_identity.h"
+#include "lidartwin/datasets/export_run.h"
+#include "lidartwin/datasets/frame_journal.h"
+#include "lidartwin/datasets/hdf5_frames.h"
+#include "lidartwin/sim/text_file.h"
+
+namespace lt {
+
+namespace fs = std::filesystem;
+using Json = nlohmann::ordered_json;
+
+namespace {
+
+struct CheckedShard {
+  fs::path file;
+  Json record;
+  std::vector<uint64_t> points;  // per frame, in order
+};
+
+// Why shard i cannot be joined, or its record and per-frame points.
+Expected<CheckedShard> CheckShard(const fs::path& folder, uint32_t shard, uint32_t shards,
+                                  uint32_t frames, const std::string& identity) {
+  const std::string stem = ShardStem(shard, shards);
+  const fs::path record_path = folder / (stem + ".json");
+  const fs::path journal = folder / (stem + ".journal");
+  const FrameRange range = ShardFrames(frames, shard, shards);
+  std::error_code ec;
+  if (!fs::exists(record_path, ec)) {
+    if (fs::exists(journal, ec)) {
+      auto j = FrameJournal::Open(journal);
+      if (!j.ok()) return Error{stem + " is unfinished: " + j.message()};
+      return Error{stem + " is unfinished: " + std::to_string(j->frames()) + " of " +
+                   std::to_string(range.size()) +
+                   " frames done (run it again with the same arguments to continue)"};
+    }
+    return Error{stem + " has not run (frames " + std::to_string(range.begin) + ".." +
+                 std::to_string(range.end - 1) + ")"};
+  }
+  auto text = ReadTextFile(record_path, "", 1 << 20);
+  if (!text.ok()) return text.error();
+  CheckedShard out;
+  out.record = Json::parse(*text, nullptr, false);
+  const Json& r = out.record;
+  if (r.is_discarded() || !r.is_object() || !r.contains("sha256") || !r.contains("file") ||
+      !r["file"].is_string() || r.value("identity_sha256", "") != Sha256Hex(identity)) {
+    return Error{record_path.string() + ": not a record of this run (damaged or from another)"};
+  }
+  out.file = folder / r["file"].get<std::string>();
+  if (out.file.filename() != stem + ".h5") {
+    return Error{record_path.string() + ": names " + out.file.string() + ", not " + stem + ".h5"};
+  }
+  auto sha = Sha256OfFile(out.file);
+  if (!sha.ok()) return Error{stem + ": " + sha.message()};
+  if (*sha != r["sha256"]) {
+    return Error{out.file.string() + ": SHA-256 " + *sha + " is not the " +
+                 r["sha256"].get<std::string>() + " its record holds (damaged since written)"};
+  }
+  auto summary = ReadHdf5Summary(out.file);
+  if (!summary.ok()) return summary.error();
+  if (summary->frames.size() != range.size()) {
+    return Error{out.file.string() + ": holds " + std::to_string(summary->frames.size()) +
+                 " frames, its range " + std::to_string(range.size())};
+  }
+  for (size_t k = 0; k < summary->frames.size(); ++k) {
+    if (summary->frames[k].index != range.begin + k) {
+      return Error{out.file.string() + ": frame " + std::to_string(k) + " is frame " +
+                   std::to_string(summary->frames[k].index) + ", expected " +
+                   std::to_string(range.begin + k)};
+    }
+    out.points.push_back(summary->frames[k].points);
+  }
+  return out;
+}
+
+}  // namespace
+
+Expected<JoinResult> JoinExport(const fs::path& folder) {
+  const fs::path identity_path = folder / "export.json";
+  auto identity = ReadTextFile(identity_path, " export identity", 1 << 20);
+  if (!identity.ok()) {
+    return Error{identity.message() + " (is " + folder.string() + " an export folder?)"};
+  }
+  const Json id = Json::parse(*identity, nullptr, false);
+  if (id.is_discarded() || !id.is_object() || !id.contains("lidartwin_export") ||
+      !id["shards"].is_number_unsigned() || !id["frames"].is_number_unsigned() ||
+      id["shards"].get<uint64_t>() < 1 || id["shards"].get<uint64_t>() > 99999 ||
+      id["frames"].get<uint64_t>() < id["shards"].get<uint64_t>() ||
+      id["frames"].get<uint64_t>() > 1000000) {
+    return Error{identity_path.string() + ": not an export identity (frames, shards)"};
+  }
+  const uint32_t shards = id["shards"].get<uint32_t>();
+  const uint32_t frames = id["frames"].get<uint32_t>();
+  std::vector<CheckedShard> checked;
+  std::string problems;
+  for (uint32_t i = 0; i < shards; ++i) {
+    auto shard = CheckShard(folder, i, shards, frames, *identity);
+    if (!shard.ok()) {
+      problems += "\n  " + shard.message();
+      continue;
+    }
+    checked.push_back(std::move(shard.value()));
+  }
+  if (!problems.empty()) {
+    return Error{folder.string() + ": cannot join " + std::to_string(shards - checked.size()) +
+                 " of " + std::to_string(shards) + " shards:" + problems};
+  }
+  JoinResult result;
+  result.dataset = folder / "dataset.h5";
+  result.manifest = folder / "manifest.json";
+  std::vector<fs::path> files;
+  for (const auto& s : checked) files.push_back(s.file);
+  if (Status s = WriteJoinedFrames(result.dataset, files); !s.ok()) return s.error();
+
+  // Read back: every frame, in order, with its shard's point count.
+  auto joined = ReadHdf5Summary(result.dataset);
+  if (!joined.ok()) return Error{"the joined file fails its check: " + joined.message()};
+  std::vector<uint64_t> expected;
+  for (const auto& s : checked) expected.insert(expected.end(), s.points.begin(), s.points.end());
+  if (joined->frames.size() != frames) {
+    return Error{result.dataset.string() + ": holds " + std::to_string(joined->frames.size()) +
+                 " frames after joining, not " + std::to_string(frames)};
+  }
+  for (uint32_t k = 0; k < frames; ++k) {
+    if (joined->frames[k].index != k || joined->frames[k].points != expected[k]) {
+      return Error{result.dataset.string() + ": frame " + std::to_string(k) +
+                   " does not read back as its shard wrote it"};
+    }
+    result.points += expected[k];
+  }
+  result.frames = frames;
+
+  auto sha = Sha256OfFile(result.dataset);
+  if (!sha.ok()) return sha.error();
+  std::error_code ec;
+  Json m;
+  m["identity"] = id;
+  m["frames"] = frames;
+  m["points"] = result.points;
+  m["dataset"] = {{"file", "dataset.h5"},
+                  {"bytes", fs::file_size(result.dataset, ec)},
+                  {"sha256", *sha}};
+  Json list = Json::array();
+  for (const auto& s : checked) {
+    Json r = s.record;
+    r.erase("identity_sha256");
+    list.push_back(r);
+  }
+  m["shards"] = list;
+  if (Status s = WriteTextFileAtomically(result.manifest, m.dump(2) + "\n"); !s.ok()) {
+    return s.error();
+  }
+  return result;
+}
+
+}  // namespace lt

@@ -1,0 +1,188 @@
+#include "lidartwin/datasets/export_run.h"
+
+#include <chrono>
+#include <cstdio>
+#include <nlohmann/json.hpp>
+#include <system_error>
+
+#include "lidartwin/datasets/atomic_file.h"
+#include "lidartwin/datasets/export_identity.h"
+#include "lidartwin/datasets/frame_journal.h"
+#include "lidartwin/datasets/hdf5_frames.h"
+#include "lidartwin/sim/text_file.h"
+
+namespace lt {
+
+namespace fs = std::filesystem;
+
+FrameRange ShardFrames(uint32_t frames, uint32_t shard, uint32_t shards) {
+  const uint64_t base = frames / shards, extra = frames % shards;
+  auto start = [&](uint64_t i) { return static_cast<uint32_t>(i * base + std::min(i, extra)); };
+  return {start(shard), start(uint64_t{shard} + 1)};
+}
+
+std::string ShardStem(uint32_t shard, uint32_t shards) {
+  char name[64];
+  std::snprintf(name, sizeof(name), "shard-%05u-of-%05u", shard, shards);
+  return name;
+}
+
+Status ExportJob::Validate() const {
+  ConfigCheck check;
+  SimulationJob sim = simulation;
+  sim.out = "shard.h5";  // export writes HDF5; the folder is checked below
+  sim.Check(check);
+  if (folder.empty()) check.Fail("out", "must name the export folder");
+  if (shards < 1 || shards > 99999) {
+    check.Fail("shards", "must be in 1..99999, got " + std::to_string(shards));
+  } else if (shards > simulation.frames) {
+    check.Fail("shards", std::to_string(shards) + " shards for " +
+                             std::to_string(simulation.frames) +
+                             " frames: every shard needs at least one frame");
+  }
+  if (shard >= shards) {
+    check.Fail("shard", "shard " + std::to_string(shard) + " of " + std::to_string(shards) +
+                            " does not exist (shards are numbered 0.." +
+                            std::to_string(shards - 1) + ")");
+  }
+  return check.ToStatus("export job");
+}
+
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+// The folder, created if missing; a file or an unwritable folder is refused by name.
+Status PrepareFolder(const fs::path& folder) {
+  std::error_code ec;
+  const auto st = fs::status(folder, ec);
+  if (fs::exists(st) && !fs::is_directory(st)) {
+    return Error{folder.string() + ": exists and is not a folder"};
+  }
+  if (!fs::exists(st)) {
+    fs::create_directories(folder, ec);
+    if (ec) return Error{folder.string() + ": cannot create folder: " + ec.message()};
+  }
+  return {};
+}
+
+// A finished shard's record (shard-NNNNN-of-MMMMM.json).
+Status WriteShardRecord(const fs::path& file, const ExportJob& job, const FrameRange& frames,
+                        uint64_t points, const fs::path& h5, const std::string& identity) {
+  auto sha = Sha256OfFile(h5);
+  if (!sha.ok()) return sha.error();
+  std::error_code ec;
+  const uint64_t bytes = fs::file_size(h5, ec);
+  if (ec) return Error{h5.string() + ": cannot read its size: " + ec.message()};
+  Json j;
+  j["shard"] = job.shard;
+  j["shards"] = job.shards;
+  j["frames"] = {frames.begin, frames.end};
+  j["points"] = points;
+  j["file"] = h5.filename().string();
+  j["bytes"] = bytes;
+  j["sha256"] = *sha;
+  j["identity_sha256"] = Sha256Hex(identity);
+  return WriteTextFileAtomically(file, j.dump(2) + "\n");
+}
+
+// True when the shard's record says it is complete and belongs to this run.
+Expected<bool> ShardComplete(const fs::path& record, const std::string& identity) {
+  std::error_code ec;
+  if (!fs::exists(record, ec)) return false;
+  auto text = ReadTextFile(record, "", 1 << 20);
+  if (!text.ok()) return text.error();
+  const Json j = Json::parse(*text, nullptr, false);
+  if (j.is_discarded() || !j.is_object() || !j.contains("identity_sha256")) {
+    return Error{record.string() + ": not a shard record (damaged?)"};
+  }
+  if (j["identity_sha256"] != Sha256Hex(identity)) {
+    return Error{record.string() + ": belongs to another run than the folder's export.json"};
+  }
+  return true;
+}
+
+}  // namespace
+
+Expected<ShardResult> RunExportShard(const ExportJob& job) {
+  if (Status s = job.Validate(); !s.ok()) return s.error();
+  if (Status s = PrepareFolder(job.folder); !s.ok()) return s.error();
+  auto loaded = LoadSimulation(job.simulation);
+  if (!loaded.ok()) return loaded.error();
+  const std::string identity = ExportIdentity(job.simulation, **loaded, job.shards);
+  if (Status s = ClaimExportFolder(job.folder, identity); !s.ok()) return s.error();
+
+  ShardResult result;
+  result.frames = ShardFrames(job.simulation.frames, job.shard, job.shards);
+  const std::string stem = ShardStem(job.shard, job.shards);
+  result.file = job.folder / (stem + ".h5");
+  const fs::path record = job.folder / (stem + ".json");
+  const fs::path journal_path = job.folder / (stem + ".journal");
+  auto complete = ShardComplete(record, identity);
+  if (!complete.ok()) return complete.error();
+  std::error_code ec;
+  if (*complete && fs::exists(result.file, ec)) {
+    fs::remove(journal_path, ec);  // a run killed between the record and this removal
+    result.already_complete = true;
+    if (job.on_frame) {
+      job.on_frame({job.shard, result.frames.size(), result.frames.size(), result.frames.size()});
+    }
+    return result;
+  }
+
+  // A killed run's journal continues if it is this run's; its frames go into a fresh file.
+  auto journal = fs::exists(journal_path, ec) ? FrameJournal::Open(journal_path)
+                                              : FrameJournal::Create(journal_path, identity);
+  if (!journal.ok()) return journal.error();
+  if (journal->header() != identity) {
+    const std::string difference = IdentityDifference(journal->header(), identity);
+    return Error{journal_path.string() + ": written by another run (" +
+                 (difference.empty() ? std::string("identity text differs") : difference) +
+                 "); remove it to start the shard over"};
+  }
+  if (journal->frames() > 0 &&
+      (journal->next_index() - journal->frames() != result.frames.begin ||
+       journal->next_index() > result.frames.end)) {
+    return Error{journal_path.string() + ": holds frames " +
+                 std::to_string(journal->next_index() - journal->frames()) + ".." +
+                 std::to_string(journal->next_index() - 1) + ", not of this shard's " +
+                 std::to_string(result.frames.begin) + ".." +
+                 std::to_string(result.frames.end - 1)};
+  }
+  auto writer = Hdf5FrameWriter::Create(result.file, (*loaded)->info);
+  if (!writer.ok()) return writer.error();
+  Status replayed = journal->Replay([&](Frame&& f) -> Status {
+    result.points += f.size();
+    return (*writer)->Append(f);
+  });
+  if (!replayed.ok()) return replayed.error();
+  result.resumed = static_cast<uint32_t>(journal->frames());
+  ExportProgress progress{job.shard, result.resumed, result.frames.size(), result.resumed};
+  if (job.on_frame) job.on_frame(progress);
+
+  Simulator& simulator = *(*loaded)->simulator;
+  const uint64_t rays_per_frame = simulator.RaysPerFrame();
+  for (uint32_t k = result.frames.begin + result.resumed; k < result.frames.end; ++k) {
+    const auto t0 = std::chrono::steady_clock::now();
+    auto frame = simulator.Simulate(k);
+    if (!frame.ok()) return frame.error();
+    result.seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    result.rays += rays_per_frame;
+    result.points += frame->size();
+    if (Status s = journal->Append(*frame); !s.ok()) return s.error();
+    if (Status s = (*writer)->Append(*frame); !s.ok()) return s.error();
+    ++progress.done;
+    if (job.on_frame) job.on_frame(progress);
+  }
+  // The file first, then its record, then the journal goes: a kill between any two steps
+  // leaves a state the next run completes (the journal rewrites the same bytes).
+  if (Status s = (*writer)->Close(); !s.ok()) return s.error();
+  if (Status s = WriteShardRecord(record, job, result.frames, result.points, result.file, identity);
+      !s.ok()) {
+    return s.error();
+  }
+  fs::remove(journal_path, ec);
+  return result;
+}
+
+}  // namespace lt

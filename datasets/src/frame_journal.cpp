@@ -1,0 +1,405 @@
+#include "lidartwin/datasets/frame_journal.h"
+
+#include <fcntl.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#include <cerrno>
+#include <cstring>
+#include <utility>
+
+#include "lidartwin/datasets/hdf5_frames.h"
+
+namespace lt {
+
+namespace {
+
+constexpr char kMagic[8] = {'L', 'T', 'J', 'R', 'N', 'L', '1', '\n'};
+constexpr uint32_t kRecordMagic = 0x5246544C;  // "LTFR" read as a little-endian u32
+constexpr uint64_t kRecordHead = 4 + 4 + 8;    // magic, frame index, payload bytes
+constexpr uint64_t kMaxHeaderBytes = 1 << 20;
+// An OS0-128 frame is about 13 MB; a frame the HDF5 reader would accept is at most
+// 2^26 points of every field (about 3.5 GB) plus waveforms. Larger is corruption.
+constexpr uint64_t kMaxPayloadBytes = uint64_t{8} << 30;
+
+uint32_t Crc32(const void* data, uint64_t n) {
+  uLong crc = crc32(0L, Z_NULL, 0);
+  const auto* p = static_cast<const Bytef*>(data);
+  while (n > 0) {  // zlib takes 32-bit lengths
+    const uInt step = static_cast<uInt>(std::min<uint64_t>(n, 1u << 30));
+    crc = crc32(crc, p, step);
+    p += step;
+    n -= step;
+  }
+  return static_cast<uint32_t>(crc);
+}
+
+std::string SystemError(const std::string& what) {
+  return what + ": " + std::strerror(errno);
+}
+
+Status WriteAll(int fd, const std::string& where, const void* data, size_t n) {
+  const char* p = static_cast<const char*>(data);
+  while (n > 0) {
+    const ssize_t w = ::write(fd, p, n);
+    if (w < 0) {
+      if (errno == EINTR) continue;
+      return Error{SystemError(where + ": cannot write")};
+    }
+    p += w;
+    n -= static_cast<size_t>(w);
+  }
+  return {};
+}
+
+// Reads exactly n bytes at offset; false at the end of the file (a torn record).
+Expected<bool> ReadAt(int fd, const std::string& where, uint64_t offset, void* data, size_t n) {
+  char* p = static_cast<char*>(data);
+  while (n > 0) {
+    const ssize_t r = ::pread(fd, p, n, static_cast<off_t>(offset));
+    if (r < 0) {
+      if (errno == EINTR) continue;
+      return Error{SystemError(where + ": cannot read at byte " + std::to_string(offset))};
+    }
+    if (r == 0) return false;
+    p += r;
+    offset += static_cast<uint64_t>(r);
+    n -= static_cast<size_t>(r);
+  }
+  return true;
+}
+
+// One writer a journal: a second process on the same shard (a Slurm task requeued while the
+// first still runs, two runs started by hand) is refused, not interleaved. The lock dies with
+// its process, kill -9 included.
+Status LockJournal(int fd, const std::string& where) {
+  if (::flock(fd, LOCK_EX | LOCK_NB) == 0) return {};
+  if (errno == EWOULDBLOCK) {
+    return Error{where + ": another process is writing this shard (its journal is locked)"};
+  }
+  return Error{SystemError(where + ": cannot lock journal")};
+}
+
+template <typename T>
+void Put(std::string& out, const T& v) {
+  out.append(reinterpret_cast<const char*>(&v), sizeof(T));
+}
+
+class PayloadReader {
+ public:
+  explicit PayloadReader(const std::string& s) : s_(s) {}
+  template <typename T>
+  bool Get(T& v) {
+    return Bytes(&v, sizeof(T));
+  }
+  bool Bytes(void* out, uint64_t n) {
+    if (n > s_.size() - pos_) return false;
+    std::memcpy(out, s_.data() + pos_, n);
+    pos_ += n;
+    return true;
+  }
+  uint64_t pos() const { return pos_; }
+  uint64_t left() const { return s_.size() - pos_; }
+
+ private:
+  const std::string& s_;
+  uint64_t pos_ = 0;
+};
+
+// The seven doubles of a pose, as they are: w x y z of the rotation, then the translation.
+void PutPose(std::string& out, const physics::Pose<double>& p) {
+  for (double v : {p.rotation.w, p.rotation.x, p.rotation.y, p.rotation.z, p.translation.x,
+                   p.translation.y, p.translation.z})
+    Put(out, v);
+}
+
+bool GetPose(PayloadReader& in, physics::Pose<double>& p) {
+  double v[7];
+  if (!in.Bytes(v, sizeof(v))) return false;
+  p.rotation = {v[0], v[1], v[2], v[3]};
+  p.translation = {v[4], v[5], v[6]};
+  return true;
+}
+
+}  // namespace
+
+// Payload: u32 index, f64 start and end times, the two poses (w x y z of the rotation, then
+// the translation), u8 motion_corrected, u64 points, u8 field count, per field u8 name bytes,
+// the name, u8 FieldType and points values; then u32 waveform samples, f64 dt, u64 records,
+// the records' beams (u32) and volts (f32).
+std::string EncodeFrame(const Frame& f) {
+  std::string out;
+  size_t bytes = 128 + f.waveform_beams.size() * 4 + f.waveform_volts.size() * 4;
+  const auto fields = FrameFields(f);
+  for (const FieldView& v : fields) bytes += 16 + v.size * FieldTypeBytes(v.type);
+  out.reserve(bytes);
+  Put(out, f.index);
+  Put(out, f.start_time_s);
+  Put(out, f.end_time_s);
+  PutPose(out, f.pose_start);
+  PutPose(out, f.pose_end);
+  Put(out, static_cast<uint8_t>(f.motion_corrected ? 1 : 0));
+  Put(out, static_cast<uint64_t>(f.size()));
+  uint8_t present = 0;
+  for (const FieldView& v : fields) present += v.size > 0 ? 1 : 0;
+  Put(out, present);
+  for (const FieldView& v : fields) {
+    if (v.size == 0) continue;
+    Put(out, static_cast<uint8_t>(std::strlen(v.name)));
+    out.append(v.name);
+    Put(out, static_cast<uint8_t>(v.type));
+    out.append(static_cast<const char*>(v.data), v.size * FieldTypeBytes(v.type));
+  }
+  Put(out, f.waveform_samples);
+  Put(out, f.waveform_dt_s);
+  Put(out, static_cast<uint64_t>(f.waveform_beams.size()));
+  out.append(reinterpret_cast<const char*>(f.waveform_beams.data()), f.waveform_beams.size() * 4);
+  out.append(reinterpret_cast<const char*>(f.waveform_volts.data()), f.waveform_volts.size() * 4);
+  return out;
+}
+
+Expected<Frame> DecodeFrame(const std::string& payload) {
+  PayloadReader in(payload);
+  Frame f;
+  auto fail = [&](const std::string& what) {
+    return Error{"frame record, payload byte " + std::to_string(in.pos()) + ": " + what};
+  };
+  uint8_t corrected = 0;
+  uint64_t points = 0;
+  uint8_t fields = 0;
+  if (!in.Get(f.index) || !in.Get(f.start_time_s) || !in.Get(f.end_time_s) ||
+      !GetPose(in, f.pose_start) || !GetPose(in, f.pose_end) || !in.Get(corrected) ||
+      !in.Get(points) || !in.Get(fields)) {
+    return fail("ends inside the frame's header");
+  }
+  f.motion_corrected = corrected != 0;
+  if (points > kMaxHdf5PointsPerFrame) {
+    return fail(std::to_string(points) + " points, more than a frames file holds");
+  }
+  for (uint8_t i = 0; i < fields; ++i) {
+    uint8_t name_bytes = 0, type = 0;
+    std::string name;
+    if (!in.Get(name_bytes)) return fail("ends before field " + std::to_string(i));
+    name.resize(name_bytes);
+    if (!in.Bytes(name.data(), name_bytes) || !in.Get(type)) {
+      return fail("ends inside field " + std::to_string(i) + "'s name");
+    }
+    if (type > static_cast<uint8_t>(FieldType::kUInt32)) {
+      return fail("field '" + name + "' has unknown type " + std::to_string(type));
+    }
+    const uint64_t bytes = points * FieldTypeBytes(static_cast<FieldType>(type));
+    if (bytes > in.left()) return fail("field '" + name + "' ends past the record");
+    FieldType actual;
+    void* data = ResizeFrameField(f, name, points, &actual);
+    if (data == nullptr) return fail("unknown field '" + name + "'");
+    if (actual != static_cast<FieldType>(type)) {
+      return fail("field '" + name + "' stored with another type than a frame has");
+    }
+    in.Bytes(data, bytes);
+  }
+  uint64_t records = 0;
+  if (!in.Get(f.waveform_samples) || !in.Get(f.waveform_dt_s) || !in.Get(records)) {
+    return fail("ends inside the waveform header");
+  }
+  if (records > in.left() / 4 ||
+      (f.waveform_samples > 0 && records * f.waveform_samples > in.left() / 4)) {
+    return fail("waveform records end past the record");
+  }
+  f.waveform_beams.resize(records);
+  f.waveform_volts.resize(records * f.waveform_samples);
+  in.Bytes(f.waveform_beams.data(), records * 4);
+  in.Bytes(f.waveform_volts.data(), f.waveform_volts.size() * 4);
+  if (in.left() != 0) return fail(std::to_string(in.left()) + " bytes left over");
+  return f;
+}
+
+FrameJournal::FrameJournal(FrameJournal&& o) noexcept
+    : path_(std::move(o.path_)),
+      fd_(std::exchange(o.fd_, -1)),
+      header_(std::move(o.header_)),
+      header_end_(o.header_end_),
+      frames_(o.frames_),
+      next_index_(o.next_index_),
+      truncated_(o.truncated_) {}
+
+FrameJournal& FrameJournal::operator=(FrameJournal&& o) noexcept {
+  if (this != &o) {
+    if (fd_ >= 0) ::close(fd_);
+    path_ = std::move(o.path_);
+    fd_ = std::exchange(o.fd_, -1);
+    header_ = std::move(o.header_);
+    header_end_ = o.header_end_;
+    frames_ = o.frames_;
+    next_index_ = o.next_index_;
+    truncated_ = o.truncated_;
+  }
+  return *this;
+}
+
+FrameJournal::~FrameJournal() {
+  if (fd_ >= 0) ::close(fd_);
+}
+
+Expected<FrameJournal> FrameJournal::Create(const std::filesystem::path& path,
+                                            const std::string& header) {
+  const std::string where = path.string();
+  if (header.size() > kMaxHeaderBytes) return Error{where + ": journal header too long"};
+  FrameJournal j;
+  j.path_ = path;
+  j.header_ = header;
+  // Locked before it is emptied: a journal another process is writing is left alone.
+  j.fd_ = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  if (j.fd_ < 0) return Error{SystemError(where + ": cannot create journal")};
+  if (Status s = LockJournal(j.fd_, where); !s.ok()) return s.error();
+  if (::ftruncate(j.fd_, 0) != 0) return Error{SystemError(where + ": cannot empty journal")};
+  std::string head(kMagic, sizeof(kMagic));
+  Put(head, static_cast<uint32_t>(header.size()));
+  head += header;
+  Put(head, Crc32(header.data(), header.size()));
+  if (Status s = WriteAll(j.fd_, where, head.data(), head.size()); !s.ok()) return s.error();
+  j.header_end_ = head.size();
+  return j;
+}
+
+Expected<FrameJournal> FrameJournal::Open(const std::filesystem::path& path) {
+  const std::string where = path.string();
+  FrameJournal j;
+  j.path_ = path;
+  j.fd_ = ::open(path.c_str(), O_RDWR | O_CLOEXEC);
+  if (j.fd_ < 0) return Error{SystemError(where + ": cannot open journal")};
+  if (Status s = LockJournal(j.fd_, where); !s.ok()) return s.error();
+  struct stat st {};
+  if (::fstat(j.fd_, &st) != 0 || !S_ISREG(st.st_mode)) {
+    return Error{where + ": not a regular file"};
+  }
+  const uint64_t size = static_cast<uint64_t>(st.st_size);
+  char magic[sizeof(kMagic)];
+  uint32_t header_bytes = 0;
+  auto ok = ReadAt(j.fd_, where, 0, magic, sizeof(magic));
+  if (!ok.ok()) return ok.error();
+  if (!*ok || std::memcmp(magic, kMagic, sizeof(kMagic)) != 0) {
+    return Error{where + ": not a lidartwin frame journal (byte 0)"};
+  }
+  ok = ReadAt(j.fd_, where, 8, &header_bytes, 4);
+  if (!ok.ok()) return ok.error();
+  if (!*ok || header_bytes > kMaxHeaderBytes || 12 + uint64_t{header_bytes} + 4 > size) {
+    return Error{where + ": journal header cut short or corrupt (byte 8)"};
+  }
+  j.header_.resize(header_bytes);
+  uint32_t crc = 0;
+  if (!ReadAt(j.fd_, where, 12, j.header_.data(), header_bytes).ok() ||
+      !ReadAt(j.fd_, where, 12 + header_bytes, &crc, 4).ok() ||
+      crc != Crc32(j.header_.data(), header_bytes)) {
+    return Error{where + ": journal header fails its checksum (byte 12)"};
+  }
+  j.header_end_ = 12 + uint64_t{header_bytes} + 4;
+  // Walk the records; the first one that is incomplete ends the journal.
+  uint64_t offset = j.header_end_;
+  std::string payload;
+  while (offset < size) {
+    uint32_t magic_word = 0, index = 0, payload_crc = 0;
+    uint64_t bytes = 0;
+    if (size - offset < kRecordHead + 4) break;
+    if (!ReadAt(j.fd_, where, offset, &magic_word, 4).ok() ||
+        !ReadAt(j.fd_, where, offset + 4, &index, 4).ok() ||
+        !ReadAt(j.fd_, where, offset + 8, &bytes, 8).ok()) {
+      return Error{where + ": cannot read the record at byte " + std::to_string(offset)};
+    }
+    if (magic_word != kRecordMagic || bytes > kMaxPayloadBytes) {
+      // A record's head is written in one write(2) with its payload; garbage here is not a
+      // torn write but a damaged file.
+      return Error{where + ": byte " + std::to_string(offset) +
+                   ": not a frame record (damaged journal; delete it to start the shard over)"};
+    }
+    if (size - offset - kRecordHead - 4 < bytes) break;  // torn: payload or CRC missing
+    payload.resize(bytes);
+    if (!ReadAt(j.fd_, where, offset + kRecordHead, payload.data(), bytes).ok() ||
+        !ReadAt(j.fd_, where, offset + kRecordHead + bytes, &payload_crc, 4).ok()) {
+      return Error{where + ": cannot read the record at byte " + std::to_string(offset)};
+    }
+    if (payload_crc != Crc32(payload.data(), bytes)) break;  // torn inside the payload
+    if (j.frames_ > 0 && index != j.next_index_) {
+      return Error{where + ": byte " + std::to_string(offset) + ": frame " +
+                   std::to_string(index) + " where frame " + std::to_string(j.next_index_) +
+                   " was expected"};
+    }
+    j.next_index_ = index + 1;
+    ++j.frames_;
+    offset += kRecordHead + bytes + 4;
+  }
+  if (offset < size) {
+    j.truncated_ = size - offset;
+    if (::ftruncate(j.fd_, static_cast<off_t>(offset)) != 0) {
+      return Error{SystemError(where + ": cannot cut off the torn record at byte " +
+                               std::to_string(offset))};
+    }
+  }
+  if (::lseek(j.fd_, static_cast<off_t>(offset), SEEK_SET) < 0) {
+    return Error{SystemError(where + ": cannot seek")};
+  }
+  return j;
+}
+
+Status FrameJournal::Append(const Frame& frame) {
+  const std::string where = path_.string();
+  if (frames_ > 0 && frame.index != next_index_) {
+    return Error{where + ": frame " + std::to_string(frame.index) + " appended where frame " +
+                 std::to_string(next_index_) + " is next"};
+  }
+  std::string record;
+  Put(record, kRecordMagic);
+  Put(record, frame.index);
+  const std::string payload = EncodeFrame(frame);
+  Put(record, static_cast<uint64_t>(payload.size()));
+  // Head, payload and CRC in one write(2) when the kernel takes it whole.
+  record.reserve(record.size() + payload.size() + 4);
+  record += payload;
+  Put(record, Crc32(payload.data(), payload.size()));
+  if (Status s = WriteAll(fd_, where, record.data(), record.size()); !s.ok()) {
+    // Leave no torn record behind a failure we saw (a full disk): cut back to the last one.
+    const off_t end = ::lseek(fd_, 0, SEEK_CUR);
+    if (end >= 0) {
+      const off_t keep = end - static_cast<off_t>(record.size());
+      (void)!::ftruncate(fd_, keep);
+      ::lseek(fd_, keep, SEEK_SET);
+    }
+    return s;
+  }
+  next_index_ = frame.index + 1;
+  ++frames_;
+  return {};
+}
+
+Status FrameJournal::Replay(const FrameSink& sink) const {
+  const std::string where = path_.string();
+  uint64_t offset = header_end_;
+  std::string payload;
+  for (uint64_t k = 0; k < frames_; ++k) {
+    uint64_t bytes = 0;
+    if (!ReadAt(fd_, where, offset + 8, &bytes, 8).ok()) {
+      return Error{where + ": cannot read the record at byte " + std::to_string(offset)};
+    }
+    payload.resize(bytes);
+    auto ok = ReadAt(fd_, where, offset + kRecordHead, payload.data(), bytes);
+    if (!ok.ok() || !*ok) {
+      return Error{where + ": record at byte " + std::to_string(offset) + " vanished"};
+    }
+    auto frame = DecodeFrame(payload);
+    if (!frame.ok()) {
+      return Error{where + ": record at byte " + std::to_string(offset) + ": " +
+                   frame.message()};
+    }
+    if (Status s = sink(std::move(frame.value())); !s.ok()) return s;
+    offset += kRecordHead + bytes + 4;
+  }
+  return {};
+}
+
+Status FrameJournal::Sync() {
+  if (::fdatasync(fd_) != 0) return Error{SystemError(path_.string() + ": cannot sync")};
+  return {};
+}
+
+}  // namespace lt
