@@ -72,14 +72,14 @@ int Join(const std::filesystem::path& folder) {
     fmt::print(stderr, "lidartwin export: error: {}\n", joined.message());
     return 1;
   }
-  fmt::print("joined {} frames ({} points) into {}; manifest {}\n", joined->frames,
-             joined->points, joined->dataset.string(), joined->manifest.string());
+  fmt::print("joined {} frames ({} points) into {}; manifest {}\n", joined->frames, joined->points,
+             joined->dataset.string(), joined->manifest.string());
   return 0;
 }
 
 // Runs shards [first, last] of `shards` here, one after another.
-int RunShardsHere(const SimulationJob& sim, const std::filesystem::path& folder,
-                  uint32_t first, uint32_t last, uint32_t shards, bool report_progress) {
+int RunShardsHere(const SimulationJob& sim, const std::filesystem::path& folder, uint32_t first,
+                  uint32_t last, uint32_t shards, bool report_progress) {
   ExportProgressDisplay display(sim.frames);
   for (uint32_t i = first; i <= last; ++i) {
     ExportJob job;
@@ -125,7 +125,8 @@ int ExportCommand(const std::vector<std::string>& argv) {
   ArgSpec spec{{"--out", "--shard", "--shards", "--workers", "--devices"},
                {"--help", "--join", "--report-progress"},
                0};
-  for (const auto& name : SimulationOptionNames()) spec.valued.insert(name);
+  for (const auto& name : SimulationOptionNames())
+    spec.valued.insert(name);
   auto args = Args::Parse(argv, spec);
   if (!args.ok()) {
     fmt::print(stderr, "lidartwin export: {}\n{}", args.message(), kUsage);
@@ -195,7 +196,9 @@ int ExportCommand(const std::vector<std::string>& argv) {
     check.folder = folder;
     check.shard = shard;
     check.shards = shards;
-    if (Status s = check.Validate(); !s.ok()) return fail(s.message());
+    // One process refuses a folder of another run here, before any worker starts.
+    auto prepared = PrepareExportFolder(check);
+    if (!prepared.ok()) return fail(prepared.message());
   }
   if (args->Has("--shard")) {
     return RunShardsHere(sim, folder, shard, shard, shards, args->Has("--report-progress"));
@@ -219,7 +222,8 @@ int ExportCommand(const std::vector<std::string>& argv) {
   const auto failures = RunShardWorkers(plan);
   if (!failures.empty()) {
     std::string text;
-    for (const auto& f : failures) text += "\n  " + f;
+    for (const auto& f : failures)
+      text += "\n  " + f;
     fmt::print(stderr,
                "lidartwin export: error: {} shard(s) failed:{}\n(run the same command again to "
                "continue: finished frames are kept)\n",

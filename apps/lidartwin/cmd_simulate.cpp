@@ -8,9 +8,9 @@
 #include "args.h"
 #include "built_in.h"
 #include "commands.h"
-#include "simulation_args.h"
 #include "lidartwin/datasets/frame_output.h"
 #include "lidartwin/sim/simulator.h"
+#include "simulation_args.h"
 
 namespace lt::cli {
 
@@ -21,7 +21,8 @@ std::string ConfigRoot() {
 
 int SimulateCommand(const std::vector<std::string>& argv) {
   ArgSpec spec{{"--out"}, {"--help"}, 0};
-  for (const auto& name : SimulationOptionNames()) spec.valued.insert(name);
+  for (const auto& name : SimulationOptionNames())
+    spec.valued.insert(name);
   auto args = Args::Parse(argv, spec);
   if (!args.ok()) {
     fmt::print(stderr, "lidartwin simulate: {}\n", args.message());

@@ -19,7 +19,8 @@ void ExportProgressDisplay::Update(uint32_t shard, uint32_t done, uint32_t total
 
 uint64_t ExportProgressDisplay::simulated() const {
   uint64_t n = 0;
-  for (const auto& [_, s] : shards_) n += s.done - s.resumed;
+  for (const auto& [_, s] : shards_)
+    n += s.done - s.resumed;
   return n;
 }
 
@@ -29,7 +30,8 @@ double ExportProgressDisplay::seconds() const {
 
 std::string ExportProgressDisplay::Text() const {
   uint64_t done = 0;
-  for (const auto& [_, s] : shards_) done += s.done;
+  for (const auto& [_, s] : shards_)
+    done += s.done;
   const double rate = seconds() > 0 ? simulated() / seconds() : 0;
   std::string eta = "-";
   if (rate > 0 && total_ >= done) {

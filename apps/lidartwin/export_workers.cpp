@@ -6,9 +6,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <fmt/core.h>
 #include <cerrno>
 #include <cstring>
-#include <fmt/core.h>
 #include <map>
 #include <sstream>
 
@@ -55,7 +55,8 @@ Child Spawn(const WorkerPlan& plan, uint32_t shard, size_t worker, std::string& 
   args.push_back(fmt::format("{}/{}", shard, plan.shards));
   args.push_back("--report-progress");
   std::vector<char*> argv;
-  for (auto& a : args) argv.push_back(a.data());
+  for (auto& a : args)
+    argv.push_back(a.data());
   argv.push_back(nullptr);
   std::vector<std::string> env;
   for (char** e = environ; *e; ++e) {
@@ -66,7 +67,8 @@ Child Spawn(const WorkerPlan& plan, uint32_t shard, size_t worker, std::string& 
   }
   if (!plan.devices[worker].empty()) env.push_back("CUDA_VISIBLE_DEVICES=" + plan.devices[worker]);
   std::vector<char*> envp;
-  for (auto& e : env) envp.push_back(e.data());
+  for (auto& e : env)
+    envp.push_back(e.data());
   envp.push_back(nullptr);
   posix_spawn_file_actions_t actions;
   posix_spawn_file_actions_init(&actions);
@@ -109,10 +111,12 @@ std::vector<std::string> RunShardWorkers(const WorkerPlan& plan) {
       failures.push_back(fmt::format("shard {}: {}", next++, error));
     }
   };
-  for (size_t w = 0; w < plan.devices.size(); ++w) start_next(w);
+  for (size_t w = 0; w < plan.devices.size(); ++w)
+    start_next(w);
   while (!running.empty()) {
     std::vector<pollfd> fds;
-    for (const auto& c : running) fds.push_back({c.out, POLLIN, 0});
+    for (const auto& c : running)
+      fds.push_back({c.out, POLLIN, 0});
     if (::poll(fds.data(), fds.size(), 200) < 0 && errno != EINTR) break;
     // Read what each child wrote; note the ones whose pipe closed (they exited).
     std::vector<bool> ended(running.size(), false);
@@ -154,7 +158,8 @@ std::vector<std::string> RunShardWorkers(const WorkerPlan& plan) {
       freed.push_back(c.worker);
     }
     running = std::move(still);
-    for (size_t worker : freed) start_next(worker);
+    for (size_t worker : freed)
+      start_next(worker);
     display.Draw();
   }
   display.Finish();

@@ -9,6 +9,7 @@
 #include <fstream>
 #include <memory>
 #include <nlohmann/json.hpp>
+#include <optional>
 
 #include "lidartwin/datasets/atomic_file.h"
 #include "lidartwin/sim/text_file.h"
@@ -70,17 +71,22 @@ Expected<std::string> Sha256OfFile(const std::filesystem::path& file) {
   return h.Hex();
 }
 
-std::string ExportIdentity(const SimulationJob& job, const LoadedSimulation& loaded,
-                           uint32_t shards) {
+Expected<std::string> ExportIdentity(const SimulationJob& job, uint32_t shards) {
   Json j;
   j["lidartwin_export"] = 1;
   j["software_version"] = job.software_version;
-  auto file = [](const std::filesystem::path& p, const std::string& text) {
-    return Json{{"file", p.filename().string()}, {"sha256", Sha256Hex(text)}};
-  };
-  j["sensor_profile"] = file(job.sensor, loaded.profile.source_text);
-  j["scene"] = file(job.scene, loaded.scene.source_text);
-  j["trajectory"] = job.trajectory ? file(*job.trajectory, loaded.trajectory_text) : Json();
+  for (const auto& [key, path] :
+       {std::pair{"sensor_profile", std::optional<std::filesystem::path>(job.sensor)},
+        std::pair{"scene", std::optional<std::filesystem::path>(job.scene)},
+        std::pair{"trajectory", job.trajectory}}) {
+    if (!path) {
+      j[key] = nullptr;
+      continue;
+    }
+    auto text = ReadTextFile(*path);
+    if (!text.ok()) return text.error();
+    j[key] = Json{{"file", path->filename().string()}, {"sha256", Sha256Hex(*text)}};
+  }
   j["frames"] = job.frames;
   j["seed"] = job.seed;
   j["shards"] = shards;
@@ -101,9 +107,8 @@ std::string IdentityDifference(const std::string& theirs, const std::string& our
   for (const auto& [key, value] : b.items()) {
     const Json there = a.contains(key) ? a[key] : Json();
     if (there == value) continue;
-    const bool is_file = std::find_if(std::begin(kFileKeys), std::end(kFileKeys), [&](auto k) {
-                           return key == k;
-                         }) != std::end(kFileKeys);
+    const bool is_file = std::find_if(std::begin(kFileKeys), std::end(kFileKeys),
+                                      [&](auto k) { return key == k; }) != std::end(kFileKeys);
     if (is_file && there.is_object() && value.is_object()) {
       add(key + ": different bytes (sha256 " + Short(there.value("sha256", "")) + " there, " +
           Short(value.value("sha256", "")) + " here)");
@@ -118,8 +123,7 @@ Status ClaimExportFolder(const std::filesystem::path& folder, const std::string&
   const std::filesystem::path target = folder / "export.json";
   // Written to a temporary name and linked into place: link(2) fails if export.json exists,
   // so of several shards starting at once exactly one writes it and the others compare.
-  const std::filesystem::path temp =
-      folder / (".export.json.tmp-" + std::to_string(::getpid()));
+  const std::filesystem::path temp = folder / (".export.json.tmp-" + std::to_string(::getpid()));
   if (Status s = WriteTextFileAtomically(temp, identity); !s.ok()) return s;
   const int linked = ::link(temp.c_str(), target.c_str());
   const int link_errno = errno;
@@ -132,8 +136,8 @@ Status ClaimExportFolder(const std::filesystem::path& folder, const std::string&
   if (!theirs.ok()) return theirs.error();
   const std::string difference = IdentityDifference(*theirs, identity);
   if (difference.empty()) return {};
-  return Error{folder.string() + " holds another export run (" + target.string() + "): " +
-               difference + ". Use a new folder, or remove this one to start over."};
+  return Error{folder.string() + " holds another export run (" + target.string() +
+               "): " + difference + ". Use a new folder, or remove this one to start over."};
 }
 
 }  // namespace lt

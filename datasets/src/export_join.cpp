@@ -115,14 +115,16 @@ Expected<JoinResult> JoinExport(const fs::path& folder) {
   result.dataset = folder / "dataset.h5";
   result.manifest = folder / "manifest.json";
   std::vector<fs::path> files;
-  for (const auto& s : checked) files.push_back(s.file);
+  for (const auto& s : checked)
+    files.push_back(s.file);
   if (Status s = WriteJoinedFrames(result.dataset, files); !s.ok()) return s.error();
 
   // Read back: every frame, in order, with its shard's point count.
   auto joined = ReadHdf5Summary(result.dataset);
   if (!joined.ok()) return Error{"the joined file fails its check: " + joined.message()};
   std::vector<uint64_t> expected;
-  for (const auto& s : checked) expected.insert(expected.end(), s.points.begin(), s.points.end());
+  for (const auto& s : checked)
+    expected.insert(expected.end(), s.points.begin(), s.points.end());
   if (joined->frames.size() != frames) {
     return Error{result.dataset.string() + ": holds " + std::to_string(joined->frames.size()) +
                  " frames after joining, not " + std::to_string(frames)};
@@ -143,9 +145,8 @@ Expected<JoinResult> JoinExport(const fs::path& folder) {
   m["identity"] = id;
   m["frames"] = frames;
   m["points"] = result.points;
-  m["dataset"] = {{"file", "dataset.h5"},
-                  {"bytes", fs::file_size(result.dataset, ec)},
-                  {"sha256", *sha}};
+  m["dataset"] = {
+      {"file", "dataset.h5"}, {"bytes", fs::file_size(result.dataset, ec)}, {"sha256", *sha}};
   Json list = Json::array();
   for (const auto& s : checked) {
     Json r = s.record;

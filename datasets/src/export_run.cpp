@@ -104,13 +104,21 @@ Expected<bool> ShardComplete(const fs::path& record, const std::string& identity
 
 }  // namespace
 
-Expected<ShardResult> RunExportShard(const ExportJob& job) {
+Expected<std::string> PrepareExportFolder(const ExportJob& job) {
   if (Status s = job.Validate(); !s.ok()) return s.error();
+  auto identity = ExportIdentity(job.simulation, job.shards);
+  if (!identity.ok()) return identity.error();
   if (Status s = PrepareFolder(job.folder); !s.ok()) return s.error();
+  if (Status s = ClaimExportFolder(job.folder, *identity); !s.ok()) return s.error();
+  return identity;
+}
+
+Expected<ShardResult> RunExportShard(const ExportJob& job) {
+  auto prepared = PrepareExportFolder(job);
+  if (!prepared.ok()) return prepared.error();
+  const std::string& identity = *prepared;
   auto loaded = LoadSimulation(job.simulation);
   if (!loaded.ok()) return loaded.error();
-  const std::string identity = ExportIdentity(job.simulation, **loaded, job.shards);
-  if (Status s = ClaimExportFolder(job.folder, identity); !s.ok()) return s.error();
 
   ShardResult result;
   result.frames = ShardFrames(job.simulation.frames, job.shard, job.shards);
@@ -140,9 +148,8 @@ Expected<ShardResult> RunExportShard(const ExportJob& job) {
                  (difference.empty() ? std::string("identity text differs") : difference) +
                  "); remove it to start the shard over"};
   }
-  if (journal->frames() > 0 &&
-      (journal->next_index() - journal->frames() != result.frames.begin ||
-       journal->next_index() > result.frames.end)) {
+  if (journal->frames() > 0 && (journal->next_index() - journal->frames() != result.frames.begin ||
+                                journal->next_index() > result.frames.end)) {
     return Error{journal_path.string() + ": holds frames " +
                  std::to_string(journal->next_index() - journal->frames()) + ".." +
                  std::to_string(journal->next_index() - 1) + ", not of this shard's " +

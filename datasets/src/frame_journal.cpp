@@ -133,7 +133,8 @@ std::string EncodeFrame(const Frame& f) {
   std::string out;
   size_t bytes = 128 + f.waveform_beams.size() * 4 + f.waveform_volts.size() * 4;
   const auto fields = FrameFields(f);
-  for (const FieldView& v : fields) bytes += 16 + v.size * FieldTypeBytes(v.type);
+  for (const FieldView& v : fields)
+    bytes += 16 + v.size * FieldTypeBytes(v.type);
   out.reserve(bytes);
   Put(out, f.index);
   Put(out, f.start_time_s);
@@ -143,7 +144,8 @@ std::string EncodeFrame(const Frame& f) {
   Put(out, static_cast<uint8_t>(f.motion_corrected ? 1 : 0));
   Put(out, static_cast<uint64_t>(f.size()));
   uint8_t present = 0;
-  for (const FieldView& v : fields) present += v.size > 0 ? 1 : 0;
+  for (const FieldView& v : fields)
+    present += v.size > 0 ? 1 : 0;
   Put(out, present);
   for (const FieldView& v : fields) {
     if (v.size == 0) continue;
@@ -321,9 +323,8 @@ Expected<FrameJournal> FrameJournal::Open(const std::filesystem::path& path) {
     }
     if (payload_crc != Crc32(payload.data(), bytes)) break;  // torn inside the payload
     if (j.frames_ > 0 && index != j.next_index_) {
-      return Error{where + ": byte " + std::to_string(offset) + ": frame " +
-                   std::to_string(index) + " where frame " + std::to_string(j.next_index_) +
-                   " was expected"};
+      return Error{where + ": byte " + std::to_string(offset) + ": frame " + std::to_string(index) +
+                   " where frame " + std::to_string(j.next_index_) + " was expected"};
     }
     j.next_index_ = index + 1;
     ++j.frames_;
@@ -388,8 +389,7 @@ Status FrameJournal::Replay(const FrameSink& sink) const {
     }
     auto frame = DecodeFrame(payload);
     if (!frame.ok()) {
-      return Error{where + ": record at byte " + std::to_string(offset) + ": " +
-                   frame.message()};
+      return Error{where + ": record at byte " + std::to_string(offset) + ": " + frame.message()};
     }
     if (Status s = sink(std::move(frame.value())); !s.ok()) return s;
     offset += kRecordHead + bytes + 4;

@@ -9,8 +9,8 @@
 #include <vector>
 
 #include "hdf5_attributes.h"
-#include "lidartwin/datasets/atomic_file.h"
 #include "hdf5_join.h"
+#include "lidartwin/datasets/atomic_file.h"
 
 namespace lt {
 
@@ -25,9 +25,8 @@ Status CopyAttributes(hid_t from, hid_t to, const std::string& where) {
     return Error{where + ": cannot list attributes"};
   }
   for (hsize_t i = 0; i < info.num_attrs; ++i) {
-    Hdf5Id attr(
-        H5Aopen_by_idx(from, ".", H5_INDEX_NAME, H5_ITER_INC, i, H5P_DEFAULT, H5P_DEFAULT),
-        H5Aclose);
+    Hdf5Id attr(H5Aopen_by_idx(from, ".", H5_INDEX_NAME, H5_ITER_INC, i, H5P_DEFAULT, H5P_DEFAULT),
+                H5Aclose);
     char name[256];
     if (!attr.ok() || H5Aget_name(attr.get(), sizeof(name), name) < 0) {
       return Error{where + ": cannot read attribute " + std::to_string(i)};
@@ -38,8 +37,7 @@ Status CopyAttributes(hid_t from, hid_t to, const std::string& where) {
     const size_t size = type.ok() ? H5Tget_size(type.get()) : 0;
     if (n < 0 || size == 0) return Error{where + ": attribute '" + name + "' is unreadable"};
     std::vector<char> bytes(static_cast<size_t>(n) * size + 1);
-    Hdf5Id copy(
-        H5Acreate2(to, name, type.get(), space.get(), H5P_DEFAULT, H5P_DEFAULT), H5Aclose);
+    Hdf5Id copy(H5Acreate2(to, name, type.get(), space.get(), H5P_DEFAULT, H5P_DEFAULT), H5Aclose);
     if (H5Aread(attr.get(), type.get(), bytes.data()) < 0 || !copy.ok() ||
         H5Awrite(copy.get(), type.get(), bytes.data()) < 0) {
       return Error{where + ": cannot copy attribute '" + name + "'" + WriteFailureReason()};
@@ -86,9 +84,9 @@ Status JoinSource(hid_t out_frames, const std::filesystem::path& source, const s
     }
     const std::string group_path = std::string("/frames/") + name;
     Hdf5Id in(H5Gopen2(frames.get(), name, H5P_DEFAULT), H5Gclose);
-    Hdf5Id out(H5Gcreate2(out_frames, name, H5P_DEFAULT, UntimedGroupProperties().get(),
-                          H5P_DEFAULT),
-               H5Gclose);
+    Hdf5Id out(
+        H5Gcreate2(out_frames, name, H5P_DEFAULT, UntimedGroupProperties().get(), H5P_DEFAULT),
+        H5Gclose);
     if (!in.ok()) return Error{source.string() + ": cannot open " + group_path};
     if (!out.ok()) {
       return Error{where + ": cannot create " + group_path + " (is frame " + name +
@@ -110,9 +108,10 @@ Status JoinSource(hid_t out_frames, const std::filesystem::path& source, const s
                      " has no name"};
       }
       Hdf5Id ds(H5Dopen2(in.get(), field, H5P_DEFAULT), H5Dclose);
-      if (!ds.ok()) return Error{source.string() + ": " + group_path + "/" + field + ": unreadable"};
-      if (Status s = CreateVirtual(ds.get(), out.get(), field, file, group_path + "/" + field,
-                                   where);
+      if (!ds.ok())
+        return Error{source.string() + ": " + group_path + "/" + field + ": unreadable"};
+      if (Status s =
+              CreateVirtual(ds.get(), out.get(), field, file, group_path + "/" + field, where);
           !s.ok()) {
         return s;
       }
@@ -142,8 +141,8 @@ Status WriteJoinedFrames(const std::filesystem::path& out,
   // Virtual datasets need the 1.10 object format.
   H5Pset_libver_bounds(fapl.get(), H5F_LIBVER_V110, H5F_LIBVER_LATEST);
   errno = 0;
-  Hdf5Id file(
-      H5Fcreate(output.temp_path().c_str(), H5F_ACC_TRUNC, fcpl.get(), fapl.get()), H5Fclose);
+  Hdf5Id file(H5Fcreate(output.temp_path().c_str(), H5F_ACC_TRUNC, fcpl.get(), fapl.get()),
+              H5Fclose);
   if (!file.ok()) return Error{where + ": cannot create HDF5 file" + WriteFailureReason()};
   {
     Hdf5Id first(H5Fopen(sources.front().c_str(), H5F_ACC_RDONLY, H5P_DEFAULT), H5Fclose);

@@ -6,6 +6,7 @@
 
 #include <cerrno>
 #include <cstdlib>
+#include <fstream>
 
 #include <map>
 #include <mutex>
@@ -78,6 +79,17 @@ sigset_t InterruptSignals() {
 
 }  // namespace
 
+// A process that is gone, or a zombie nobody reaped (a container whose first process does not
+// reap orphans keeps a killed run's PID as a zombie), is not alive.
+static bool ProcessAlive(long pid) {
+  if (::kill(static_cast<pid_t>(pid), 0) != 0 && errno == ESRCH) return false;
+  std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+  std::string line;
+  if (!std::getline(stat, line)) return true;  // no /proc: trust kill()
+  const size_t paren = line.rfind(')');        // the name may hold spaces and parentheses
+  return !(paren != std::string::npos && paren + 2 < line.size() && line[paren + 2] == 'Z');
+}
+
 void RemoveLeftoversOfDeadProcesses(const std::filesystem::path& dir, const std::string& prefix) {
   std::error_code ec;
   for (std::filesystem::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
@@ -89,7 +101,7 @@ void RemoveLeftoversOfDeadProcesses(const std::filesystem::path& dir, const std:
       continue;
     }
     const long pid = std::strtol(digits.c_str(), nullptr, 10);
-    if (pid > 0 && pid != ::getpid() && ::kill(static_cast<pid_t>(pid), 0) != 0 && errno == ESRCH) {
+    if (pid > 0 && pid != ::getpid() && !ProcessAlive(pid)) {
       std::error_code ignored;
       std::filesystem::remove_all(it->path(), ignored);
     }

@@ -19,9 +19,8 @@ std::string Sha256Hex(const std::string& bytes);
 Expected<std::string> Sha256OfFile(const std::filesystem::path& file);
 
 // The identity as JSON text (one key a line, stable order, so identical runs give identical
-// bytes).
-std::string ExportIdentity(const SimulationJob& job, const LoadedSimulation& loaded,
-                           uint32_t shards);
+// bytes); the three files are read to hash their bytes.
+Expected<std::string> ExportIdentity(const SimulationJob& job, uint32_t shards);
 
 // Empty when the two identities are the same run; otherwise what differs, key by key
 // ("seed: the folder's run has 7, this one 8; sensor profile: different bytes (sha256 ab12..

@@ -60,13 +60,18 @@ struct ExportJob {
 
 struct ShardResult {
   FrameRange frames;
-  uint32_t resumed = 0;            // frames taken over from a killed run's journal
-  bool already_complete = false;   // an earlier run had finished the shard
+  uint32_t resumed = 0;           // frames taken over from a killed run's journal
+  bool already_complete = false;  // an earlier run had finished the shard
   uint64_t points = 0;
-  std::filesystem::path file;      // the shard's HDF5 file
-  double seconds = 0;              // simulating, without loading and writing
+  std::filesystem::path file;  // the shard's HDF5 file
+  double seconds = 0;          // simulating, without loading and writing
   uint64_t rays = 0;
 };
+
+// Validates the job, creates the folder if needed and writes or checks its export.json:
+// everything that can refuse a run before any frame is simulated. RunExportShard calls it; a
+// launcher of several shards calls it once first. Returns the run's identity.
+Expected<std::string> PrepareExportFolder(const ExportJob& job);
 
 // Runs one shard: continues its journal if a killed run left one (same identity), or does
 // nothing if the shard is complete. Refuses a folder that holds another run (named difference).

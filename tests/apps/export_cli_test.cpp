@@ -1,0 +1,260 @@
+// lidartwin export end to end, as a user runs it: shards give one run's frames, kill -9 at
+// random points and a restart give the same bytes, the join checks every shard, and bad
+// arguments and foreign folders are refused with the problem named.
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <nlohmann/json.hpp>
+#include <random>
+#include <thread>
+
+#include "cli_support.h"
+#include "lidartwin/datasets/export_identity.h"
+#include "lidartwin/datasets/frame_journal.h"
+#include "lidartwin/datasets/hdf5_frames.h"
+#include "test_support.h"
+
+extern char** environ;
+
+namespace lt {
+namespace {
+
+using test::Cli;
+using test::Q;
+
+std::string Config(const std::string& rel) {
+  return Q(test::ConfigDir() / rel);
+}
+
+// A short run: the VLP-16 in the lab (about 15,000 points a frame).
+std::string SmallRun(uint32_t frames) {
+  return "export --sensor " + Config("sensors/velodyne_vlp16.yaml") + " --scene " +
+         Config("scenes/lab_plates.yaml") + " --frames " + std::to_string(frames);
+}
+
+// A longer one for the kill test: the OS0-128 in the street (about 50,000 points a frame).
+std::vector<std::string> StreetRun(const std::filesystem::path& out, uint32_t frames) {
+  return {LT_CLI,      "export",
+          "--sensor",  (test::ConfigDir() / "sensors/ouster_os0_128.yaml").string(),
+          "--scene",   (test::ConfigDir() / "scenes/street_crossing.yaml").string(),
+          "--frames",  std::to_string(frames),
+          "--threads", "2",
+          "--out",     out.string()};
+}
+
+std::vector<std::string> EncodedFrames(const std::filesystem::path& file) {
+  auto frames = ReadHdf5Frames(file);
+  EXPECT_TRUE(frames.ok()) << frames.message();
+  std::vector<std::string> out;
+  if (frames.ok()) {
+    for (const auto& f : *frames)
+      out.push_back(EncodeFrame(f));
+  }
+  return out;
+}
+
+pid_t Spawn(const std::vector<std::string>& args) {
+  std::vector<char*> argv;
+  std::vector<std::string> copy = args;
+  for (auto& a : copy)
+    argv.push_back(a.data());
+  argv.push_back(nullptr);
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, "/dev/null", O_WRONLY, 0);
+  posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, "/dev/null", O_WRONLY, 0);
+  pid_t pid = -1;
+  EXPECT_EQ(posix_spawn(&pid, argv[0], &actions, nullptr, argv.data(), environ), 0);
+  posix_spawn_file_actions_destroy(&actions);
+  return pid;
+}
+
+int Wait(pid_t pid) {
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  return status;
+}
+
+TEST(ExportCli, ShardsAndWorkersGiveOneRunsFrames) {
+  test::TempDir dir;
+  auto one = Cli(SmallRun(7) + " --out " + Q(dir / "one"));
+  ASSERT_EQ(one.code, 0) << one.output;
+  auto three = Cli(SmallRun(7) + " --shards 3 --out " + Q(dir / "three"));
+  ASSERT_EQ(three.code, 0) << three.output;
+  auto workers = Cli(SmallRun(7) + " --workers 2 --shards 3 --out " + Q(dir / "workers"));
+  ASSERT_EQ(workers.code, 0) << workers.output;
+  const auto reference = EncodedFrames(dir / "one/dataset.h5");
+  ASSERT_EQ(reference.size(), 7u);
+  EXPECT_EQ(EncodedFrames(dir / "three/dataset.h5"), reference);
+  EXPECT_EQ(EncodedFrames(dir / "workers/dataset.h5"), reference);
+  // The shards of both three-shard runs are the same bytes.
+  for (int i = 0; i < 3; ++i) {
+    const std::string name = "shard-0000" + std::to_string(i) + "-of-00003.h5";
+    EXPECT_EQ(test::ReadAll(dir / "three" / name), test::ReadAll(dir / "workers" / name)) << name;
+  }
+  // The manifest's checksums are the files'.
+  const auto manifest = nlohmann::json::parse(test::ReadAll(dir / "three/manifest.json"));
+  EXPECT_EQ(manifest["frames"], 7);
+  EXPECT_EQ(manifest["identity"]["shards"], 3);
+  ASSERT_EQ(manifest["shards"].size(), 3u);
+  for (const auto& shard : manifest["shards"]) {
+    const auto file = dir / "three" / shard["file"].get<std::string>();
+    EXPECT_EQ(shard["sha256"], *Sha256OfFile(file));
+    EXPECT_EQ(shard["bytes"], std::filesystem::file_size(file));
+  }
+  EXPECT_EQ(manifest["dataset"]["sha256"], *Sha256OfFile(dir / "three/dataset.h5"));
+  // Nothing else is left in the folder: no journal, no temporary.
+  std::vector<std::string> names;
+  for (const auto& e : std::filesystem::directory_iterator(dir / "three"))
+    names.push_back(e.path().filename().string());
+  std::sort(names.begin(), names.end());
+  EXPECT_EQ(names,
+            (std::vector<std::string>{"dataset.h5", "export.json", "manifest.json",
+                                      "shard-00000-of-00003.h5", "shard-00000-of-00003.json",
+                                      "shard-00001-of-00003.h5", "shard-00001-of-00003.json",
+                                      "shard-00002-of-00003.h5", "shard-00002-of-00003.json"}));
+  // Running the finished export again changes nothing.
+  auto again = Cli(SmallRun(7) + " --shards 3 --out " + Q(dir / "three"));
+  ASSERT_EQ(again.code, 0) << again.output;
+  EXPECT_NE(again.output.find("already complete"), std::string::npos) << again.output;
+}
+
+// kill -9 at random moments, then the same command until it finishes: the shard file is the
+// same bytes as an uninterrupted run's, and nothing temporary is left.
+TEST(ExportCli, KilledRunsResumeToTheSameBytes) {
+  test::TempDir dir;
+  constexpr uint32_t kFrames = 24;
+  const auto clean = Spawn(StreetRun(dir / "clean", kFrames));
+  const auto t0 = std::chrono::steady_clock::now();
+  ASSERT_EQ(Wait(clean), 0);
+  const double run_ms =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  const std::string reference = test::ReadAll(dir / "clean/shard-00000-of-00001.h5");
+  ASSERT_FALSE(reference.empty());
+  std::mt19937 rng(20261123);
+  for (int trial = 0; trial < 3; ++trial) {
+    const auto out = dir / ("killed" + std::to_string(trial));
+    int kills = 0;
+    for (int attempt = 0; attempt < 12; ++attempt) {
+      const pid_t pid = Spawn(StreetRun(out, kFrames));
+      // Anywhere in the run, start-up and the final writes included.
+      const int delay_ms = static_cast<int>(
+          std::uniform_real_distribution<double>(0.05 * run_ms, 0.9 * run_ms)(rng));
+      std::this_thread::sleep_for(std::chrono::milliseconds(delay_ms));
+      ::kill(pid, SIGKILL);
+      const int status = Wait(pid);
+      if (WIFEXITED(status) && WEXITSTATUS(status) == 0) break;  // finished before the kill
+      ASSERT_TRUE(WIFSIGNALED(status)) << status;
+      ++kills;
+      if (kills == 3) break;
+    }
+    EXPECT_GE(kills, 1);
+    ASSERT_EQ(Wait(Spawn(StreetRun(out, kFrames))), 0);
+    EXPECT_EQ(test::ReadAll(out / "shard-00000-of-00001.h5"), reference) << "trial " << trial;
+    EXPECT_EQ(EncodedFrames(out / "dataset.h5").size(), kFrames);
+    for (const auto& e : std::filesystem::directory_iterator(out)) {
+      const std::string name = e.path().filename().string();
+      EXPECT_EQ(name.find(".tmp-"), std::string::npos) << name;
+      EXPECT_EQ(name.find(".journal"), std::string::npos) << name;
+    }
+  }
+}
+
+TEST(ExportCli, ChangedConfigurationOnResumeIsRefusedAndNamed) {
+  test::TempDir dir;
+  auto part = Cli(SmallRun(4) + " --shard 0/2 --out " + Q(dir / "e"));
+  ASSERT_EQ(part.code, 0) << part.output;
+  auto seed = Cli(SmallRun(4) + " --seed 9 --shard 1/2 --out " + Q(dir / "e"));
+  EXPECT_NE(seed.code, 0);
+  EXPECT_NE(seed.output.find("holds another export run"), std::string::npos) << seed.output;
+  EXPECT_NE(seed.output.find("seed: the folder's run has 0, this one 9"), std::string::npos)
+      << seed.output;
+  // The same scene with one byte more is another scene.
+  const auto scene =
+      dir.Write("scene.yaml", test::ReadAll(test::ConfigDir() / "scenes/lab_plates.yaml") + "\n");
+  auto changed = Cli("export --sensor " + Config("sensors/velodyne_vlp16.yaml") + " --scene " +
+                     Q(scene) + " --frames 4 --shard 1/2 --out " + Q(dir / "e"));
+  EXPECT_NE(changed.code, 0);
+  EXPECT_NE(changed.output.find("scene: different bytes"), std::string::npos) << changed.output;
+  auto shards = Cli(SmallRun(4) + " --shard 1/4 --out " + Q(dir / "e"));
+  EXPECT_NE(shards.output.find("shards: the folder's run has 2, this one 4"), std::string::npos)
+      << shards.output;
+  // Nothing of the finished shard was touched.
+  EXPECT_TRUE(std::filesystem::exists(dir / "e/shard-00000-of-00002.h5"));
+  EXPECT_FALSE(std::filesystem::exists(dir / "e/shard-00001-of-00002.journal"));
+}
+
+TEST(ExportCli, JoinNamesEveryMissingUnfinishedOrDamagedShard) {
+  test::TempDir dir;
+  const auto e = dir / "e";
+  ASSERT_EQ(Cli(SmallRun(6) + " --shard 0/3 --out " + Q(e)).code, 0);
+  auto join = Cli("export --join --out " + Q(e));
+  EXPECT_NE(join.code, 0);
+  EXPECT_NE(join.output.find("cannot join 2 of 3 shards"), std::string::npos) << join.output;
+  EXPECT_NE(join.output.find("shard-00001-of-00003 has not run (frames 2..3)"), std::string::npos)
+      << join.output;
+  // A shard that stopped half-way: its journal holds one frame.
+  {
+    auto journal =
+        FrameJournal::Create(e / "shard-00002-of-00003.journal", test::ReadAll(e / "export.json"));
+    ASSERT_TRUE(journal.ok());
+    Frame f;
+    f.index = 4;
+    ASSERT_TRUE(journal->Append(f).ok());
+  }
+  join = Cli("export --join --out " + Q(e));
+  EXPECT_NE(join.output.find("shard-00002-of-00003 is unfinished: 1 of 2 frames done"),
+            std::string::npos)
+      << join.output;
+  ASSERT_EQ(Cli(SmallRun(6) + " --shards 3 --out " + Q(e)).code, 0);  // finishes 1 and 2
+  ASSERT_TRUE(std::filesystem::exists(e / "dataset.h5"));
+  // A shard damaged after it was written.
+  std::string bytes = test::ReadAll(e / "shard-00001-of-00003.h5");
+  bytes[bytes.size() / 2] ^= 0x10;
+  std::ofstream(e / "shard-00001-of-00003.h5", std::ios::binary | std::ios::trunc) << bytes;
+  join = Cli("export --join --out " + Q(e));
+  EXPECT_NE(join.code, 0);
+  EXPECT_NE(join.output.find("damaged since written"), std::string::npos) << join.output;
+  // A joined file whose shard is gone is an error for readers, not zeros.
+  std::filesystem::remove(e / "shard-00001-of-00003.h5");
+  auto info = Cli("info " + Q(e / "dataset.h5"));
+  EXPECT_NE(info.code, 0);
+  EXPECT_NE(info.output.find("the source file is missing"), std::string::npos) << info.output;
+}
+
+TEST(ExportCli, BadArgumentsAreRefused) {
+  test::TempDir dir;
+  const std::string out = " --out " + Q(dir / "e");
+  struct Case {
+    std::string args, message;
+  };
+  const Case cases[] = {
+      {SmallRun(4) + " --shard 1/2 --workers 2" + out, "conflicting shard arguments"},
+      {SmallRun(4) + " --shard 2/2" + out, "is not I/N with 0 <= I < N"},
+      {SmallRun(4) + " --shard 1of2" + out, "is not I/N"},
+      {SmallRun(4) + " --shards 5" + out, "5 shards for 4 frames"},
+      {SmallRun(4) + " --workers 2 --devices 0,1" + out, "conflicting arguments"},
+      {SmallRun(4) + " --devices 0,0 --backend cuda" + out, "GPU 0 is listed twice"},
+      {SmallRun(4) + " --devices 0,1" + out, "--devices needs --backend cuda"},
+      {"export --join --seed 3" + out, "--join takes only --out"},
+      {SmallRun(4), "missing required option --out"},
+      {"export --join --out " + Q(dir / "nothing"),
+       "is " + (dir / "nothing").string() + " an export folder?"},
+      {SmallRun(4) + " --out " + Q(dir.Write("file", "x")), "exists and is not a folder"},
+  };
+  for (const auto& c : cases) {
+    auto r = Cli(c.args);
+    EXPECT_NE(r.code, 0) << c.args;
+    EXPECT_NE(r.output.find(c.message), std::string::npos) << c.args << "\n" << r.output;
+  }
+  EXPECT_FALSE(std::filesystem::exists(dir / "e"));  // no refused run created anything
+}
+
+}  // namespace
+}  // namespace lt
