@@ -24,6 +24,7 @@ constexpr const char* kUsage =
     "         [--waveforms BEAMS] --out FOLDER\n"
     "         [--shards N | --workers N | --devices 0,1 | --shard I/N]\n"
     "       lidartwin export --join --out FOLDER\n"
+    "       lidartwin export ... --shards N --out FOLDER --prepare\n"
     "  Writes FOLDER/shard-IIIII-of-NNNNN.h5 (HDF5 schema v1) for every shard, then\n"
     "  FOLDER/dataset.h5 (one file over all shards: HDF5 virtual datasets) and\n"
     "  FOLDER/manifest.json (sizes and SHA-256 of every file).\n"
@@ -33,6 +34,8 @@ constexpr const char* kUsage =
     "               cuda); shards default to the number of GPUs\n"
     "  --shard I/N  run shard I of N only, without joining (one Slurm array task; see\n"
     "               scripts/slurm/export-array.sh); --join afterwards joins the folder\n"
+    "  --prepare    check the arguments and claim the folder for this run, simulate nothing\n"
+    "               (what a launcher does before it submits shards)\n"
     "  A run that was killed continues where it stopped when started again with the same\n"
     "  arguments; a folder holding another run is refused with the difference named.\n";
 
@@ -123,7 +126,7 @@ int RunShardsHere(const SimulationJob& sim, const std::filesystem::path& folder,
 
 int ExportCommand(const std::vector<std::string>& argv) {
   ArgSpec spec{{"--out", "--shard", "--shards", "--workers", "--devices"},
-               {"--help", "--join", "--report-progress"},
+               {"--help", "--join", "--prepare", "--report-progress"},
                0};
   for (const auto& name : SimulationOptionNames())
     spec.valued.insert(name);
@@ -199,6 +202,10 @@ int ExportCommand(const std::vector<std::string>& argv) {
     // One process refuses a folder of another run here, before any worker starts.
     auto prepared = PrepareExportFolder(check);
     if (!prepared.ok()) return fail(prepared.message());
+  }
+  if (args->Has("--prepare")) {
+    fmt::print("{}: ready for {} shard(s) of {} frames\n", folder.string(), shards, sim.frames);
+    return 0;
   }
   if (args->Has("--shard")) {
     return RunShardsHere(sim, folder, shard, shard, shards, args->Has("--report-progress"));
