@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cerrno>
 
+#include "chunk_codec.h"
 #include "hdf5_attributes.h"
 #include "lidartwin/datasets/atomic_file.h"
 #include "lidartwin/datasets/hdf5_frames.h"
@@ -21,34 +22,34 @@ struct Hdf5FrameWriter::Impl {
 namespace {
 
 // One 1-D dataset of a frame group, chunked (65,536 values), shuffled and deflate-compressed,
-// with its unit.
+// with its unit: the chunks as chunk_codec.h encoded them, written as they are.
 Status WriteDataset(hid_t group, const std::string& group_name, const std::string& where,
-                    const FieldView& field) {
-  const size_t n = field.size;
-  const hsize_t dims = n;
+                    const EncodedDataset& d) {
+  const hsize_t dims = d.values;
   Hdf5Id space(H5Screate_simple(1, &dims, nullptr), H5Sclose);
   Hdf5Id dcpl(H5Pcreate(H5P_DATASET_CREATE), H5Pclose);
   H5Pset_obj_track_times(dcpl.get(), false);
-  if (n > 0) {
-    const hsize_t chunk = std::min<hsize_t>(n, 65536);
+  if (d.chunk_values > 0) {
+    const hsize_t chunk = d.chunk_values;
     H5Pset_chunk(dcpl.get(), 1, &chunk);
     H5Pset_shuffle(dcpl.get());
-    H5Pset_deflate(dcpl.get(), 4);
+    H5Pset_deflate(dcpl.get(), kFrameDeflateLevel);
   }
-  Hdf5Id ds(H5Dcreate2(group, field.name, FileType(field.type), space.get(), H5P_DEFAULT,
+  const std::string at = group_name + "/" + d.name;
+  Hdf5Id ds(H5Dcreate2(group, d.name.c_str(), FileType(d.type), space.get(), H5P_DEFAULT,
                        dcpl.get(), H5P_DEFAULT),
             H5Dclose);
-  if (!ds.ok()) {
-    return Error{where + ": cannot create dataset " + group_name + "/" + field.name +
-                 WriteFailureReason()};
+  if (!ds.ok()) return Error{where + ": cannot create dataset " + at + WriteFailureReason()};
+  for (size_t c = 0; c < d.chunks.size(); ++c) {
+    const hsize_t offset = c * d.chunk_values;
+    const EncodedChunk& chunk = d.chunks[c];
+    if (H5Dwrite_chunk(ds.get(), H5P_DEFAULT, chunk.filter_mask, &offset, chunk.bytes.size(),
+                       chunk.bytes.data()) < 0) {
+      return Error{where + ": cannot write dataset " + at + WriteFailureReason()};
+    }
   }
-  if (n > 0 &&
-      H5Dwrite(ds.get(), MemType(field.type), H5S_ALL, H5S_ALL, H5P_DEFAULT, field.data) < 0) {
-    return Error{where + ": cannot write dataset " + group_name + "/" + field.name +
-                 WriteFailureReason()};
-  }
-  if (!WriteStringAttr(ds.get(), "unit", field.unit)) {
-    return Error{where + ": cannot write unit of " + group_name + "/" + field.name};
+  if (!WriteStringAttr(ds.get(), "unit", d.unit)) {
+    return Error{where + ": cannot write unit of " + at};
   }
   return {};
 }
@@ -96,11 +97,21 @@ Expected<std::unique_ptr<Hdf5FrameWriter>> Hdf5FrameWriter::Create(
 }
 
 Status Hdf5FrameWriter::Append(const Frame& frame) {
+  auto encoded = EncodeFrame(frame);
+  if (!encoded.ok()) {
+    return Error{impl_->output.target().string() + ": frame " + std::to_string(frame.index) +
+                 ": " + encoded.message()};
+  }
+  return AppendEncoded(*encoded);
+}
+
+Status Hdf5FrameWriter::AppendEncoded(const EncodedFrame& encoded) {
+  const Frame& frame = encoded.header;
   const std::string where = impl_->output.target().string();
   const std::string group_name = FrameGroupName(frame.index);
-  if (frame.size() > kMaxHdf5PointsPerFrame) {  // what the reader would refuse
+  if (encoded.points > kMaxHdf5PointsPerFrame) {  // what the reader would refuse
     return Error{where + ": frame " + std::to_string(frame.index) + " has " +
-                 std::to_string(frame.size()) + " points, more than the " +
+                 std::to_string(encoded.points) + " points, more than the " +
                  std::to_string(kMaxHdf5PointsPerFrame) + " a frames file holds per frame"};
   }
   errno = 0;
@@ -122,32 +133,24 @@ Status Hdf5FrameWriter::Append(const Frame& frame) {
   PoseToArray(frame.pose_end, pose);
   ok = ok && WriteDoublesAttr(group.get(), "pose_end_xyz_wxyz", pose, 7);
   if (!ok) return Error{where + ": cannot write attributes of " + group_name};
-  const size_t n = frame.size();
-  for (const FieldView& field : FrameFields(frame)) {
-    if (field.size == 0 && n > 0) continue;  // a field this frame does not carry
-    if (field.size != n) {
-      return Error{where + ": field '" + std::string(field.name) + "' has " +
-                   std::to_string(field.size) + " values for " + std::to_string(n) + " points"};
+  const size_t waveform_datasets = encoded.waveforms ? 2 : 0;
+  const size_t fields = encoded.datasets.size() - waveform_datasets;
+  for (size_t i = 0; i < fields; ++i) {
+    if (Status s = WriteDataset(group.get(), group_name, where, encoded.datasets[i]); !s.ok()) {
+      return s;
     }
-    if (Status s = WriteDataset(group.get(), group_name, where, field); !s.ok()) return s;
   }
-  if (!frame.waveform_beams.empty()) {
-    if (frame.waveform_volts.size() != frame.waveform_beams.size() * frame.waveform_samples) {
-      return Error{where + ": " + std::to_string(frame.waveform_volts.size()) +
-                   " waveform values for " + std::to_string(frame.waveform_beams.size()) +
-                   " records of " + std::to_string(frame.waveform_samples) + " samples"};
-    }
+  if (encoded.waveforms) {
     const double samples = frame.waveform_samples, dt_ns = frame.waveform_dt_s * 1e9;
     if (!WriteDoublesAttr(group.get(), "waveform_samples", &samples, 1) ||
         !WriteDoublesAttr(group.get(), "waveform_sample_interval_ns", &dt_ns, 1)) {
       return Error{where + ": cannot write the waveform attributes of " + group_name};
     }
-    const FieldView beams{"waveform_beam_id", "index", FieldType::kUInt32,
-                          frame.waveform_beams.data(), frame.waveform_beams.size()};
-    const FieldView volts{"waveform_volts", "V", FieldType::kFloat32, frame.waveform_volts.data(),
-                          frame.waveform_volts.size()};
-    for (const FieldView& field : {beams, volts})
-      if (Status s = WriteDataset(group.get(), group_name, where, field); !s.ok()) return s;
+    for (size_t i = fields; i < encoded.datasets.size(); ++i) {
+      if (Status s = WriteDataset(group.get(), group_name, where, encoded.datasets[i]); !s.ok()) {
+        return s;
+      }
+    }
   }
   return {};
 }

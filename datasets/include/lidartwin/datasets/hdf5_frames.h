@@ -13,6 +13,10 @@
 
 namespace lt {
 
+namespace hdf5 {
+struct EncodedFrame;  // chunk_codec.h (private): a frame compressed on another thread
+}
+
 inline constexpr int kFramesSchemaVersion = 1;
 inline constexpr const char* kFramesSchemaName = "lidartwin.frames";
 
@@ -33,6 +37,9 @@ class Hdf5FrameWriter {
                                                            const DatasetInfo& info);
   ~Hdf5FrameWriter();
   Status Append(const Frame& frame);
+  // A frame encoded beforehand (export compresses frames on several threads); the same bytes
+  // as Append.
+  Status AppendEncoded(const hdf5::EncodedFrame& frame);
   // Finishes the file and moves it into place.
   Status Close();
 
