@@ -17,7 +17,8 @@ std::string Shuffle(const char* raw, size_t n, size_t size) {
     return out;
   }
   for (size_t i = 0; i < n; ++i)
-    for (size_t j = 0; j < size; ++j) out[j * n + i] = raw[i * size + j];
+    for (size_t j = 0; j < size; ++j)
+      out[j * n + i] = raw[i * size + j];
   return out;
 }
 
@@ -89,11 +90,9 @@ Expected<EncodedFrame> EncodeFrame(const Frame& frame) {
     }
     e.waveforms = true;
     e.datasets.push_back(EncodeDataset({"waveform_beam_id", "index", FieldType::kUInt32,
-                                        frame.waveform_beams.data(),
-                                        frame.waveform_beams.size()}));
+                                        frame.waveform_beams.data(), frame.waveform_beams.size()}));
     e.datasets.push_back(EncodeDataset({"waveform_volts", "V", FieldType::kFloat32,
-                                        frame.waveform_volts.data(),
-                                        frame.waveform_volts.size()}));
+                                        frame.waveform_volts.data(), frame.waveform_volts.size()}));
   }
   return e;
 }

@@ -1,10 +1,16 @@
 #include "lidartwin/datasets/export_run.h"
 
 #include <chrono>
+#include <condition_variable>
 #include <cstdio>
+#include <deque>
+#include <future>
+#include <mutex>
 #include <nlohmann/json.hpp>
 #include <system_error>
+#include <thread>
 
+#include "chunk_codec.h"
 #include "lidartwin/datasets/atomic_file.h"
 #include "lidartwin/datasets/export_identity.h"
 #include "lidartwin/datasets/frame_journal.h"
@@ -169,18 +175,91 @@ Expected<ShardResult> RunExportShard(const ExportJob& job) {
 
   Simulator& simulator = *(*loaded)->simulator;
   const uint64_t rays_per_frame = simulator.RaysPerFrame();
+  Hdf5FrameWriter& hdf5 = **writer;
+  FrameJournal& log = *journal;
+  // Simulation here; each frame encoded (journal record, compressed chunks) on its own thread;
+  // written in order by one writer thread. At most kInFlight frames exist at once, so memory
+  // does not grow with the frame count.
+  const unsigned encoders = std::max(2u, std::min(16u, std::thread::hardware_concurrency()));
+  const size_t in_flight = encoders + 2;
+  struct Encoded {
+    uint32_t index = 0;
+    uint64_t points = 0;
+    std::string record;
+    hdf5::EncodedFrame frame;
+  };
+  std::deque<std::future<Expected<Encoded>>> queue;
+  std::mutex mutex;
+  std::condition_variable changed;
+  bool finished = false;
+  Status write_error;
+  std::thread writer_thread([&] {
+    for (;;) {
+      std::future<Expected<Encoded>> next;
+      {
+        std::unique_lock<std::mutex> lock(mutex);
+        changed.wait(lock, [&] { return !queue.empty() || finished; });
+        if (queue.empty()) return;
+        next = std::move(queue.front());
+      }
+      Status s;
+      auto encoded = next.get();
+      if (!encoded.ok()) {
+        s = Error{result.file.string() + ": " + encoded.message()};
+      } else {
+        s = log.AppendRecord(encoded->index, encoded->record);
+        if (s.ok()) s = hdf5.AppendEncoded(encoded->frame);
+      }
+      std::lock_guard<std::mutex> lock(mutex);
+      queue.pop_front();
+      if (!s.ok()) {
+        write_error = s;
+        finished = true;
+        queue.clear();
+      } else {
+        result.points += encoded->points;
+        ++progress.done;
+        if (job.on_frame) job.on_frame(progress);
+      }
+      changed.notify_all();
+    }
+  });
+  Status simulate_error;
   for (uint32_t k = result.frames.begin + result.resumed; k < result.frames.end; ++k) {
     const auto t0 = std::chrono::steady_clock::now();
     auto frame = simulator.Simulate(k);
-    if (!frame.ok()) return frame.error();
+    if (!frame.ok()) {
+      simulate_error = frame.error();
+      break;
+    }
     result.seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     result.rays += rays_per_frame;
-    result.points += frame->size();
-    if (Status s = journal->Append(*frame); !s.ok()) return s.error();
-    if (Status s = (*writer)->Append(*frame); !s.ok()) return s.error();
-    ++progress.done;
-    if (job.on_frame) job.on_frame(progress);
+    auto task =
+        std::async(std::launch::async, [f = std::move(frame.value())]() -> Expected<Encoded> {
+          Encoded e;
+          e.index = f.index;
+          e.points = f.size();
+          e.record = FrameJournal::EncodeRecord(f);
+          auto encoded = hdf5::EncodeFrame(f);
+          if (!encoded.ok())
+            return Error{"frame " + std::to_string(f.index) + ": " + encoded.message()};
+          e.frame = std::move(encoded.value());
+          return e;
+        });
+    std::unique_lock<std::mutex> lock(mutex);
+    if (finished) break;  // the writer failed
+    queue.push_back(std::move(task));
+    changed.notify_all();
+    changed.wait(lock, [&] { return queue.size() < in_flight || finished; });
   }
+  {
+    std::lock_guard<std::mutex> lock(mutex);
+    finished = true;
+    changed.notify_all();
+  }
+  writer_thread.join();
+  if (!simulate_error.ok()) return simulate_error.error();
+  if (!write_error.ok()) return write_error.error();
   // The file first, then its record, then the journal goes: a kill between any two steps
   // leaves a state the next run completes (the journal rewrites the same bytes).
   if (Status s = (*writer)->Close(); !s.ok()) return s.error();

@@ -343,32 +343,39 @@ Expected<FrameJournal> FrameJournal::Open(const std::filesystem::path& path) {
   return j;
 }
 
-Status FrameJournal::Append(const Frame& frame) {
-  const std::string where = path_.string();
-  if (frames_ > 0 && frame.index != next_index_) {
-    return Error{where + ": frame " + std::to_string(frame.index) + " appended where frame " +
-                 std::to_string(next_index_) + " is next"};
-  }
+std::string FrameJournal::EncodeRecord(const Frame& frame) {
+  const std::string payload = EncodeFrame(frame);
   std::string record;
+  record.reserve(kRecordHead + payload.size() + 4);
   Put(record, kRecordMagic);
   Put(record, frame.index);
-  const std::string payload = EncodeFrame(frame);
   Put(record, static_cast<uint64_t>(payload.size()));
-  // Head, payload and CRC in one write(2) when the kernel takes it whole.
-  record.reserve(record.size() + payload.size() + 4);
   record += payload;
   Put(record, Crc32(payload.data(), payload.size()));
+  return record;
+}
+
+Status FrameJournal::Append(const Frame& frame) {
+  return AppendRecord(frame.index, EncodeRecord(frame));
+}
+
+Status FrameJournal::AppendRecord(uint32_t frame_index, const std::string& record) {
+  const std::string where = path_.string();
+  if (frames_ > 0 && frame_index != next_index_) {
+    return Error{where + ": frame " + std::to_string(frame_index) + " appended where frame " +
+                 std::to_string(next_index_) + " is next"};
+  }
+  // Head, payload and CRC in one write(2) when the kernel takes it whole.
+  const off_t before = ::lseek(fd_, 0, SEEK_CUR);
   if (Status s = WriteAll(fd_, where, record.data(), record.size()); !s.ok()) {
     // Leave no torn record behind a failure we saw (a full disk): cut back to the last one.
-    const off_t end = ::lseek(fd_, 0, SEEK_CUR);
-    if (end >= 0) {
-      const off_t keep = end - static_cast<off_t>(record.size());
-      (void)!::ftruncate(fd_, keep);
-      ::lseek(fd_, keep, SEEK_SET);
+    if (before >= 0) {
+      (void)!::ftruncate(fd_, before);
+      ::lseek(fd_, before, SEEK_SET);
     }
     return s;
   }
-  next_index_ = frame.index + 1;
+  next_index_ = frame_index + 1;
   ++frames_;
   return {};
 }

@@ -99,8 +99,8 @@ Expected<std::unique_ptr<Hdf5FrameWriter>> Hdf5FrameWriter::Create(
 Status Hdf5FrameWriter::Append(const Frame& frame) {
   auto encoded = EncodeFrame(frame);
   if (!encoded.ok()) {
-    return Error{impl_->output.target().string() + ": frame " + std::to_string(frame.index) +
-                 ": " + encoded.message()};
+    return Error{impl_->output.target().string() + ": frame " + std::to_string(frame.index) + ": " +
+                 encoded.message()};
   }
   return AppendEncoded(*encoded);
 }

@@ -46,6 +46,9 @@ class FrameJournal {
 
   // Appends one record. With frames() > 0 the frame's index must be next_index().
   Status Append(const Frame& frame);
+  // The same in two steps: the record's bytes (any thread; the costly part), then its write.
+  static std::string EncodeRecord(const Frame& frame);
+  Status AppendRecord(uint32_t frame_index, const std::string& record);
   // Each complete record's frame, in order (one frame in memory at a time).
   Status Replay(const FrameSink& sink) const;
 
