@@ -12,6 +12,8 @@
 namespace lt::cli {
 
 int BenchMemory(const Args& args);
+// bench --export (cmd_bench_export.cpp).
+int BenchExport(const Args& args);
 // A RayFigures as bench's JSON writes it (bench_scene.cpp).
 nlohmann::json RayFiguresJson(const bench::RayFigures& r);
 int BenchScene(const Args& args, const std::filesystem::path& sensor_path, unsigned threads,

@@ -37,8 +37,9 @@ nlohmann::json TreeJson(const bench::SceneFigures::TreeQuality& q) {
 int BenchCommand(const std::vector<std::string>& argv) {
   auto args = Args::Parse(
       argv, {{"--json", "--repeats", "--threads", "--gpu-triangles", "--memory-frames", "--capture",
-              "--calibration", "--capture-repeats", "--scene", "--sensor-position"},
-             {"--help", "--no-gpu", "--no-embree", "--memory"},
+              "--calibration", "--capture-repeats", "--scene", "--sensor-position", "--sensor",
+              "--backend", "--export-frames", "--devices", "--out"},
+             {"--help", "--no-gpu", "--no-embree", "--memory", "--export"},
              0});
   if (!args.ok()) {
     fmt::print(stderr, "lidartwin bench: {}\n", args.message());
@@ -59,10 +60,21 @@ int BenchCommand(const std::vector<std::string>& argv) {
         "usage: lidartwin bench --memory [--memory-frames 10,1000] [--capture-repeats 4,40]\n"
         "         [--capture PCAP --calibration VELO.yaml] [--json FILE]\n"
         "  peak memory (max RSS) of simulate (OS0-128 frames) and convert (a Velodyne capture\n"
-        "  repeated) for a short and a long job: frames stream, so the long stays close\n");
+        "  repeated) for a short and a long job: frames stream, so the long stays close\n"
+        "usage: lidartwin bench --export [--export-frames 1000] [--backend cpu|cuda]\n"
+        "         [--devices 0,1] [--sensor S.yaml] [--scene C.yaml] [--json FILE]\n"
+        "  frames/s of lidartwin export end to end (OS0-128 in the street by default) against\n"
+        "  the simulator alone, with one process per GPU of --devices, and peak memory\n");
     return 0;
   }
   if (args->Has("--memory")) return BenchMemory(*args);
+  if (args->Has("--export")) return BenchExport(*args);
+  for (const char* flag : {"--sensor", "--backend", "--export-frames", "--devices", "--out"}) {
+    if (args->Has(flag)) {
+      fmt::print(stderr, "lidartwin bench: {} is an option of bench --export\n", flag);
+      return 2;
+    }
+  }
   for (const char* flag : {"--memory-frames", "--capture", "--calibration", "--capture-repeats"}) {
     if (args->Has(flag)) {
       fmt::print(stderr, "lidartwin bench: {} is an option of bench --memory\n", flag);
