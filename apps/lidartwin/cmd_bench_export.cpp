@@ -65,7 +65,8 @@ Status RunExport(const fs::path& program, const std::vector<std::string>& run_ar
   if (!text.ok()) return text.error();
   const auto manifest = nlohmann::json::parse(*text);
   figure.points = manifest["points"];
-  for (const auto& shard : manifest["shards"]) figure.bytes += shard["bytes"].get<uint64_t>();
+  for (const auto& shard : manifest["shards"])
+    figure.bytes += shard["bytes"].get<uint64_t>();
   fs::remove_all(out, ec);
   return {};
 }
@@ -132,7 +133,8 @@ int BenchExport(const Args& args) {
   }
   for (size_t g = 1; g <= devices.size(); ++g) {
     std::string list;
-    for (size_t i = 0; i < g; ++i) list += (i ? "," : "") + devices[i];
+    for (size_t i = 0; i < g; ++i)
+      list += (i ? "," : "") + devices[i];
     if (!add(fmt::format("{} GPU(s) ({})", g, list), {"--devices", list}, n)) return 1;
   }
   std::error_code ec;

@@ -113,11 +113,15 @@ int RunShardsHere(const SimulationJob& sim, const std::filesystem::path& folder,
             ? fmt::format("{} frames resumed from the journal, {} simulated", result->resumed,
                           result->frames.size() - result->resumed)
             : fmt::format("{} frames", result->frames.size());
-    fmt::print(stderr, "{}: {} ({} points){}\n", result->file.string(), what, result->points,
-               result->seconds > 0
-                   ? fmt::format(", {:.1f} frames/s simulating",
-                                 (result->frames.size() - result->resumed) / result->seconds)
-                   : "");
+    const uint32_t simulated = result->frames.size() - result->resumed;
+    fmt::print(
+        stderr, "{}: {} ({} points){}\n", result->file.string(), what, result->points,
+        result->seconds > 0
+            ? fmt::format("; {:.1f} frames/s simulating, {:.2f} ms/frame encoding (sum "
+                          "over threads), {:.2f} ms/frame writing, {:.2f} s finishing",
+                          simulated / result->seconds, 1e3 * result->encode_seconds / simulated,
+                          1e3 * result->write_seconds / simulated, result->finish_seconds)
+            : "");
   }
   return 0;
 }

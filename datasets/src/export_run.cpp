@@ -185,8 +185,12 @@ Expected<ShardResult> RunExportShard(const ExportJob& job) {
   struct Encoded {
     uint32_t index = 0;
     uint64_t points = 0;
+    double seconds = 0;  // encoding it
     std::string record;
     hdf5::EncodedFrame frame;
+  };
+  auto since = [](std::chrono::steady_clock::time_point t) {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
   };
   std::deque<std::future<Expected<Encoded>>> queue;
   std::mutex mutex;
@@ -204,12 +208,15 @@ Expected<ShardResult> RunExportShard(const ExportJob& job) {
       }
       Status s;
       auto encoded = next.get();
+      const auto t_write = std::chrono::steady_clock::now();
       if (!encoded.ok()) {
         s = Error{result.file.string() + ": " + encoded.message()};
       } else {
         s = log.AppendRecord(encoded->index, encoded->record);
         if (s.ok()) s = hdf5.AppendEncoded(encoded->frame);
+        result.encode_seconds += encoded->seconds;
       }
+      result.write_seconds += since(t_write);
       std::lock_guard<std::mutex> lock(mutex);
       queue.pop_front();
       if (!s.ok()) {
@@ -234,8 +241,9 @@ Expected<ShardResult> RunExportShard(const ExportJob& job) {
     }
     result.seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     result.rays += rays_per_frame;
-    auto task =
-        std::async(std::launch::async, [f = std::move(frame.value())]() -> Expected<Encoded> {
+    auto task = std::async(
+        std::launch::async, [&since, f = std::move(frame.value())]() -> Expected<Encoded> {
+          const auto t_encode = std::chrono::steady_clock::now();
           Encoded e;
           e.index = f.index;
           e.points = f.size();
@@ -244,6 +252,7 @@ Expected<ShardResult> RunExportShard(const ExportJob& job) {
           if (!encoded.ok())
             return Error{"frame " + std::to_string(f.index) + ": " + encoded.message()};
           e.frame = std::move(encoded.value());
+          e.seconds = since(t_encode);
           return e;
         });
     std::unique_lock<std::mutex> lock(mutex);
@@ -262,12 +271,14 @@ Expected<ShardResult> RunExportShard(const ExportJob& job) {
   if (!write_error.ok()) return write_error.error();
   // The file first, then its record, then the journal goes: a kill between any two steps
   // leaves a state the next run completes (the journal rewrites the same bytes).
+  const auto t_finish = std::chrono::steady_clock::now();
   if (Status s = (*writer)->Close(); !s.ok()) return s.error();
   if (Status s = WriteShardRecord(record, job, result.frames, result.points, result.file, identity);
       !s.ok()) {
     return s.error();
   }
   fs::remove(journal_path, ec);
+  result.finish_seconds = since(t_finish);
   return result;
 }
 

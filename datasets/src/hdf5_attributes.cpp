@@ -185,4 +185,27 @@ std::string WriteFailureReason() {
   }
 }
 
+namespace {
+
+struct NameWalk {
+  size_t max_bytes;
+  std::vector<std::string>* names;
+};
+
+herr_t CollectName(hid_t, const char* name, const H5L_info_t*, void* data) {
+  auto* walk = static_cast<NameWalk*>(data);
+  const size_t n = std::strlen(name);
+  if (n > walk->max_bytes) return -1;
+  walk->names->emplace_back(name, n);
+  return 0;
+}
+
+}  // namespace
+
+bool MemberNames(hid_t group, size_t max_name_bytes, std::vector<std::string>& names) {
+  NameWalk walk{max_name_bytes, &names};
+  hsize_t index = 0;
+  return H5Literate(group, H5_INDEX_NAME, H5_ITER_INC, &index, CollectName, &walk) >= 0;
+}
+
 }  // namespace lt::hdf5

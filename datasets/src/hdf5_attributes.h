@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "hdf5_id.h"
 #include "lidartwin/sim/frame.h"
@@ -35,6 +36,11 @@ Hdf5Id UntimedGroupProperties();
 
 void PoseToArray(const physics::Pose<double>& p, double out[7]);
 physics::Pose<double> PoseFromArray(const double a[7]);
+
+// The names of a group's links in name order, in one pass (H5Lget_name_by_idx by name sorts
+// the whole group on every call: quadratic in the frames of a file). False when the group
+// cannot be walked or a name is longer than max_name_bytes (the names up to it are kept).
+bool MemberNames(hid_t group, size_t max_name_bytes, std::vector<std::string>& names);
 
 // "/frames/000003"
 std::string FrameGroupName(uint32_t index);

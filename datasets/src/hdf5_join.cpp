@@ -75,13 +75,13 @@ Status JoinSource(hid_t out_frames, const std::filesystem::path& source, const s
   if (!frames.ok() || H5Gget_info(frames.get(), &ginfo) < 0) {
     return Error{source.string() + ": cannot open /frames"};
   }
-  for (hsize_t i = 0; i < ginfo.nlinks; ++i) {
-    char name[64];
-    const ssize_t len = H5Lget_name_by_idx(frames.get(), ".", H5_INDEX_NAME, H5_ITER_INC, i, name,
-                                           sizeof(name), H5P_DEFAULT);
-    if (len < 0 || len >= static_cast<ssize_t>(sizeof(name))) {
-      return Error{source.string() + ": frame entry " + std::to_string(i) + " has no name"};
-    }
+  std::vector<std::string> names;
+  if (!MemberNames(frames.get(), 63, names) || names.size() != ginfo.nlinks) {
+    return Error{source.string() + ": frame entry " + std::to_string(names.size()) +
+                 " has no name"};
+  }
+  for (const std::string& frame_name : names) {
+    const char* name = frame_name.c_str();
     const std::string group_path = std::string("/frames/") + name;
     Hdf5Id in(H5Gopen2(frames.get(), name, H5P_DEFAULT), H5Gclose);
     Hdf5Id out(
@@ -95,18 +95,12 @@ Status JoinSource(hid_t out_frames, const std::filesystem::path& source, const s
     if (Status s = CopyAttributes(in.get(), out.get(), where + ": " + group_path); !s.ok()) {
       return s;
     }
-    H5G_info_t members;
-    if (H5Gget_info(in.get(), &members) < 0) {
+    std::vector<std::string> members;
+    if (!MemberNames(in.get(), 63, members)) {
       return Error{source.string() + ": cannot list " + group_path};
     }
-    for (hsize_t m = 0; m < members.nlinks; ++m) {
-      char field[64];
-      const ssize_t flen = H5Lget_name_by_idx(in.get(), ".", H5_INDEX_NAME, H5_ITER_INC, m, field,
-                                              sizeof(field), H5P_DEFAULT);
-      if (flen < 0 || flen >= static_cast<ssize_t>(sizeof(field))) {
-        return Error{source.string() + ": " + group_path + ": member " + std::to_string(m) +
-                     " has no name"};
-      }
+    for (const std::string& member : members) {
+      const char* field = member.c_str();
       Hdf5Id ds(H5Dopen2(in.get(), field, H5P_DEFAULT), H5Dclose);
       if (!ds.ok())
         return Error{source.string() + ": " + group_path + "/" + field + ": unreadable"};

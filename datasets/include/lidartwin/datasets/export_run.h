@@ -65,6 +65,9 @@ struct ShardResult {
   uint64_t points = 0;
   std::filesystem::path file;  // the shard's HDF5 file
   double seconds = 0;          // simulating, without loading and writing
+  double encode_seconds = 0;   // compressing and journal records, summed over threads
+  double write_seconds = 0;    // the writer thread's journal and HDF5 writes
+  double finish_seconds = 0;   // closing the file, its SHA-256 and record
   uint64_t rays = 0;
 };
 
