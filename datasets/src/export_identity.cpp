@@ -1,7 +1,6 @@
 #include "lidartwin/datasets/export_identity.h"
 
 #include <fcntl.h>
-#include <openssl/evp.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -20,29 +19,6 @@ namespace {
 
 using Json = nlohmann::ordered_json;
 
-class Sha256 {
- public:
-  Sha256() : ctx_(EVP_MD_CTX_new(), EVP_MD_CTX_free) {
-    EVP_DigestInit_ex(ctx_.get(), EVP_sha256(), nullptr);
-  }
-  void Add(const void* data, size_t n) { EVP_DigestUpdate(ctx_.get(), data, n); }
-  std::string Hex() {
-    unsigned char md[EVP_MAX_MD_SIZE];
-    unsigned int n = 0;
-    EVP_DigestFinal_ex(ctx_.get(), md, &n);
-    static const char* kHex = "0123456789abcdef";
-    std::string out;
-    for (unsigned int i = 0; i < n; ++i) {
-      out += kHex[md[i] >> 4];
-      out += kHex[md[i] & 15];
-    }
-    return out;
-  }
-
- private:
-  std::unique_ptr<EVP_MD_CTX, void (*)(EVP_MD_CTX*)> ctx_;
-};
-
 // The keys whose values are file contents, compared by hash and named in words.
 constexpr const char* kFileKeys[] = {"sensor_profile", "scene", "trajectory"};
 
@@ -51,25 +27,6 @@ std::string Short(const std::string& hex) {
 }
 
 }  // namespace
-
-std::string Sha256Hex(const std::string& bytes) {
-  Sha256 h;
-  h.Add(bytes.data(), bytes.size());
-  return h.Hex();
-}
-
-Expected<std::string> Sha256OfFile(const std::filesystem::path& file) {
-  std::ifstream in(file, std::ios::binary);
-  if (!in) return Error{file.string() + ": " + CannotOpenReason(file)};
-  Sha256 h;
-  std::string buffer(1 << 20, '\0');
-  while (in) {
-    in.read(buffer.data(), static_cast<std::streamsize>(buffer.size()));
-    h.Add(buffer.data(), static_cast<size_t>(in.gcount()));
-  }
-  if (in.bad()) return Error{file.string() + ": read error"};
-  return h.Hex();
-}
 
 Expected<std::string> ExportIdentity(const SimulationJob& job, uint32_t shards) {
   Json j;

@@ -1,5 +1,4 @@
 // ReadLabFolder: manifest.yaml and the files it names (docs/calibration.md, "The lab folder").
-#include <openssl/evp.h>
 
 #include <cmath>
 #include <map>
@@ -9,6 +8,7 @@
 #include "lab/lab_table.h"
 #include "lidartwin/calib/lab_folder.h"
 #include "lidartwin/datasets/hdf5_arrays.h"
+#include "lidartwin/datasets/sha256.h"
 #include "lidartwin/sim/config_reader.h"
 #include "lidartwin/sim/text_file.h"
 
@@ -21,30 +21,15 @@ namespace fs = std::filesystem;
 // SHA-256 of each file's name, size and bytes in turn, hex.
 class Checksum {
  public:
-  Checksum() : ctx_(EVP_MD_CTX_new()) { EVP_DigestInit_ex(ctx_, EVP_sha256(), nullptr); }
-  ~Checksum() { EVP_MD_CTX_free(ctx_); }
-  Checksum(const Checksum&) = delete;
-  Checksum& operator=(const Checksum&) = delete;
   void Add(const std::string& name, const std::string& bytes) {
     const std::string head = name + "\n" + std::to_string(bytes.size()) + "\n";
-    EVP_DigestUpdate(ctx_, head.data(), head.size());
-    EVP_DigestUpdate(ctx_, bytes.data(), bytes.size());
+    sha_.Add(head.data(), head.size());
+    sha_.Add(bytes.data(), bytes.size());
   }
-  std::string Hex() {
-    unsigned char md[EVP_MAX_MD_SIZE];
-    unsigned int n = 0;
-    EVP_DigestFinal_ex(ctx_, md, &n);
-    static const char* kHex = "0123456789abcdef";
-    std::string out;
-    for (unsigned int i = 0; i < n; ++i) {
-      out += kHex[md[i] >> 4];
-      out += kHex[md[i] & 15];
-    }
-    return out;
-  }
+  std::string Hex() { return sha_.Hex(); }
 
  private:
-  EVP_MD_CTX* ctx_;
+  Sha256 sha_;
 };
 
 // The manifest's `units:` for one measurement: each key a quantity of its kind's columns, each

@@ -9,14 +9,11 @@
 #include <filesystem>
 #include <string>
 
+#include "lidartwin/datasets/sha256.h"
 #include "lidartwin/datasets/simulation_run.h"
 #include "lidartwin/sim/status.h"
 
 namespace lt {
-
-// Hex SHA-256 of bytes, and of a file read in 1 MiB pieces.
-std::string Sha256Hex(const std::string& bytes);
-Expected<std::string> Sha256OfFile(const std::filesystem::path& file);
 
 // The identity as JSON text (one key a line, stable order, so identical runs give identical
 // bytes); the three files are read to hash their bytes.
