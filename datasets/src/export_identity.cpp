@@ -64,8 +64,8 @@ std::string IdentityDifference(const std::string& theirs, const std::string& our
   for (const auto& [key, value] : b.items()) {
     const Json there = a.contains(key) ? a[key] : Json();
     if (there == value) continue;
-    const bool is_file = std::find_if(std::begin(kFileKeys), std::end(kFileKeys),
-                                      [&](auto k) { return key == k; }) != std::end(kFileKeys);
+    bool is_file = false;  // (a loop: clang 14 cannot capture a structured binding)
+    for (const char* k : kFileKeys) is_file = is_file || key == k;
     if (is_file && there.is_object() && value.is_object()) {
       add(key + ": different bytes (sha256 " + Short(there.value("sha256", "")) + " there, " +
           Short(value.value("sha256", "")) + " here)");
