@@ -224,8 +224,9 @@ int ExportCommand(const std::vector<std::string>& argv) {
   plan.devices = devices;
   for (size_t i = 0; i < argv.size(); ++i) {  // the run's own options, passed on
     const std::string& a = argv[i];
-    if (a == "--workers" || a == "--devices" || a == "--shards") {
-      ++i;
+    const std::string name = a.substr(0, a.find('='));  // "--workers 2" or "--workers=2"
+    if (name == "--workers" || name == "--devices" || name == "--shards") {
+      if (name == a) ++i;
       continue;
     }
     plan.shard_args.push_back(a);

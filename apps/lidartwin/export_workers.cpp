@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <poll.h>
+#include <signal.h>
 #include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -117,7 +118,22 @@ std::vector<std::string> RunShardWorkers(const WorkerPlan& plan) {
     std::vector<pollfd> fds;
     for (const auto& c : running)
       fds.push_back({c.out, POLLIN, 0});
-    if (::poll(fds.data(), fds.size(), 200) < 0 && errno != EINTR) break;
+    if (::poll(fds.data(), fds.size(), 200) < 0 && errno != EINTR) {
+      // Cannot watch the workers any more: stop them all rather than join a partial folder.
+      const std::string why = std::strerror(errno);
+      for (Child& c : running) {
+        ::kill(c.pid, SIGTERM);
+        ::close(c.out);
+        int status = 0;
+        while (::waitpid(c.pid, &status, 0) < 0 && errno == EINTR) {
+        }
+        failures.push_back(
+            fmt::format("shard {}: stopped (cannot watch the workers: {})", c.shard, why));
+      }
+      running.clear();
+      next = plan.shards;
+      break;
+    }
     // Read what each child wrote; note the ones whose pipe closed (they exited).
     std::vector<bool> ended(running.size(), false);
     for (size_t i = 0; i < running.size(); ++i) {

@@ -9,8 +9,11 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <optional>
+#include <set>
 
 #include "lidartwin/datasets/atomic_file.h"
+#include "lidartwin/sim/scene.h"
+#include "lidartwin/sim/sensor_profile.h"
 #include "lidartwin/sim/text_file.h"
 
 namespace lt {
@@ -21,6 +24,13 @@ using Json = nlohmann::ordered_json;
 
 // The keys whose values are file contents, compared by hash and named in words.
 constexpr const char* kFileKeys[] = {"sensor_profile", "scene", "trajectory"};
+
+// j[key] when it is a string, else "" (a damaged file must not throw).
+std::string StringAt(const Json& j, const char* key) {
+  if (!j.is_object()) return "";
+  auto it = j.find(key);
+  return it != j.end() && it->is_string() ? it->get<std::string>() : "";
+}
 
 std::string Short(const std::string& hex) {
   return hex.size() > 12 ? hex.substr(0, 12) + ".." : hex;
@@ -44,6 +54,35 @@ Expected<std::string> ExportIdentity(const SimulationJob& job, uint32_t shards) 
     if (!text.ok()) return text.error();
     j[key] = Json{{"file", path->filename().string()}, {"sha256", Sha256Hex(*text)}};
   }
+  // The files the profile and the scene refer to (kernel tables, the material library,
+  // meshes) belong to the run as much as the YAML: their bytes are hashed too.
+  Json referenced = Json::object();
+  // Keyed by file name, not path: shards on machines that mount the configs elsewhere are
+  // the same run.
+  std::set<std::string> seen;
+  auto add_file = [&](const std::string& path) -> Status {
+    if (path.empty() || !seen.insert(path).second) return {};
+    auto sha = Sha256OfFile(path);
+    if (!sha.ok()) return Error{"a file the profile or scene refers to: " + sha.message()};
+    std::string key = std::filesystem::path(path).filename().string();
+    for (int n = 2; referenced.contains(key); ++n)
+      key = std::filesystem::path(path).filename().string() + " (" + std::to_string(n) + ")";
+    referenced[key] = *sha;
+    return {};
+  };
+  auto profile = LoadSensorProfile(job.sensor);
+  if (!profile.ok()) return profile.error();
+  for (const std::string* f :
+       {&profile->kernel_file, &profile->kernel_h_file, &profile->kernel_v_file}) {
+    if (Status s = add_file(*f); !s.ok()) return s.error();
+  }
+  auto scene = LoadSceneDescription(job.scene);
+  if (!scene.ok()) return scene.error();
+  if (Status s = add_file(scene->materials); !s.ok()) return s.error();
+  for (const auto& object : scene->objects) {
+    if (Status s = add_file(object.file); !s.ok()) return s.error();
+  }
+  j["referenced_files"] = referenced;
   j["frames"] = job.frames;
   j["seed"] = job.seed;
   j["shards"] = shards;
@@ -65,10 +104,22 @@ std::string IdentityDifference(const std::string& theirs, const std::string& our
     const Json there = a.contains(key) ? a[key] : Json();
     if (there == value) continue;
     bool is_file = false;  // (a loop: clang 14 cannot capture a structured binding)
-    for (const char* k : kFileKeys) is_file = is_file || key == k;
-    if (is_file && there.is_object() && value.is_object()) {
-      add(key + ": different bytes (sha256 " + Short(there.value("sha256", "")) + " there, " +
-          Short(value.value("sha256", "")) + " here)");
+    for (const char* k : kFileKeys)
+      is_file = is_file || key == k;
+    if (key == "referenced_files" && there.is_object() && value.is_object()) {
+      std::string files;
+      for (const auto& [path, sha] : value.items()) {
+        if (!there.contains(path) || there[path] != sha)
+          files += (files.empty() ? "" : ", ") + path;
+      }
+      for (const auto& [path, sha] : there.items()) {
+        if (!value.contains(path))
+          files += (files.empty() ? "" : ", ") + path + " (no longer used)";
+      }
+      add("files the profile or scene refer to differ: " + files);
+    } else if (is_file && there.is_object() && value.is_object()) {
+      add(key + ": different bytes (sha256 " + Short(StringAt(there, "sha256")) + " there, " +
+          Short(StringAt(value, "sha256")) + " here)");
     } else {
       add(key + ": the folder's run has " + there.dump() + ", this one " + value.dump());
     }

@@ -34,9 +34,9 @@ Expected<CheckedShard> CheckShard(const fs::path& folder, uint32_t shard, uint32
   std::error_code ec;
   if (!fs::exists(record_path, ec)) {
     if (fs::exists(journal, ec)) {
-      auto j = FrameJournal::Open(journal);
-      if (!j.ok()) return Error{stem + " is unfinished: " + j.message()};
-      return Error{stem + " is unfinished: " + std::to_string(j->frames()) + " of " +
+      auto done = FrameJournal::CountFrames(journal);  // no lock: the shard may be running
+      if (!done.ok()) return Error{stem + " is unfinished: " + done.message()};
+      return Error{stem + " is unfinished: " + std::to_string(*done) + " of " +
                    std::to_string(range.size()) +
                    " frames done (run it again with the same arguments to continue)"};
     }
@@ -48,8 +48,12 @@ Expected<CheckedShard> CheckShard(const fs::path& folder, uint32_t shard, uint32
   CheckedShard out;
   out.record = Json::parse(*text, nullptr, false);
   const Json& r = out.record;
-  if (r.is_discarded() || !r.is_object() || !r.contains("sha256") || !r.contains("file") ||
-      !r["file"].is_string() || r.value("identity_sha256", "") != Sha256Hex(identity)) {
+  auto text_at = [&](const char* key) {  // a damaged record must not throw
+    auto it = r.is_object() ? r.find(key) : r.end();
+    return it != r.end() && it->is_string() ? it->get<std::string>() : std::string();
+  };
+  if (r.is_discarded() || !r.is_object() || text_at("sha256").size() != 64 ||
+      text_at("file").empty() || text_at("identity_sha256") != Sha256Hex(identity)) {
     return Error{record_path.string() + ": not a record of this run (damaged or from another)"};
   }
   out.file = folder / r["file"].get<std::string>();
@@ -58,9 +62,9 @@ Expected<CheckedShard> CheckShard(const fs::path& folder, uint32_t shard, uint32
   }
   auto sha = Sha256OfFile(out.file);
   if (!sha.ok()) return Error{stem + ": " + sha.message()};
-  if (*sha != r["sha256"]) {
-    return Error{out.file.string() + ": SHA-256 " + *sha + " is not the " +
-                 r["sha256"].get<std::string>() + " its record holds (damaged since written)"};
+  if (*sha != text_at("sha256")) {
+    return Error{out.file.string() + ": SHA-256 " + *sha + " is not the " + text_at("sha256") +
+                 " its record holds (damaged since written)"};
   }
   auto summary = ReadHdf5Summary(out.file);
   if (!summary.ok()) return summary.error();
@@ -89,8 +93,9 @@ Expected<JoinResult> JoinExport(const fs::path& folder) {
   }
   const Json id = Json::parse(*identity, nullptr, false);
   if (id.is_discarded() || !id.is_object() || !id.contains("lidartwin_export") ||
-      !id["shards"].is_number_unsigned() || !id["frames"].is_number_unsigned() ||
-      id["shards"].get<uint64_t>() < 1 || id["shards"].get<uint64_t>() > 99999 ||
+      !id.contains("shards") || !id.contains("frames") || !id["shards"].is_number_unsigned() ||
+      !id["frames"].is_number_unsigned() || id["shards"].get<uint64_t>() < 1 ||
+      id["shards"].get<uint64_t>() > 99999 ||
       id["frames"].get<uint64_t>() < id["shards"].get<uint64_t>() ||
       id["frames"].get<uint64_t>() > 1000000) {
     return Error{identity_path.string() + ": not an export identity (frames, shards)"};

@@ -145,8 +145,7 @@ Expected<ShardResult> RunExportShard(const ExportJob& job) {
   }
 
   // A killed run's journal continues if it is this run's; its frames go into a fresh file.
-  auto journal = fs::exists(journal_path, ec) ? FrameJournal::Open(journal_path)
-                                              : FrameJournal::Create(journal_path, identity);
+  auto journal = FrameJournal::OpenOrCreate(journal_path, identity);
   if (!journal.ok()) return journal.error();
   if (journal->header() != identity) {
     const std::string difference = IdentityDifference(journal->header(), identity);
@@ -241,20 +240,33 @@ Expected<ShardResult> RunExportShard(const ExportJob& job) {
     }
     result.seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     result.rays += rays_per_frame;
-    auto task = std::async(
-        std::launch::async, [&since, f = std::move(frame.value())]() -> Expected<Encoded> {
-          const auto t_encode = std::chrono::steady_clock::now();
-          Encoded e;
-          e.index = f.index;
-          e.points = f.size();
-          e.record = FrameJournal::EncodeRecord(f);
-          auto encoded = hdf5::EncodeFrame(f);
-          if (!encoded.ok())
-            return Error{"frame " + std::to_string(f.index) + ": " + encoded.message()};
-          e.frame = std::move(encoded.value());
-          e.seconds = since(t_encode);
-          return e;
-        });
+    // An exception (no memory, no thread) becomes an error: the writer thread is always
+    // joined and the journal keeps every frame written before it.
+    auto encode = [&since, f = std::move(frame.value())]() -> Expected<Encoded> {
+      try {
+        const auto t_encode = std::chrono::steady_clock::now();
+        Encoded e;
+        e.index = f.index;
+        e.points = f.size();
+        e.record = FrameJournal::EncodeRecord(f);
+        auto encoded = hdf5::EncodeFrame(f);
+        if (!encoded.ok()) {
+          return Error{"frame " + std::to_string(f.index) + ": " + encoded.message()};
+        }
+        e.frame = std::move(encoded.value());
+        e.seconds = since(t_encode);
+        return e;
+      } catch (const std::exception& ex) {
+        return Error{"frame " + std::to_string(f.index) + ": cannot encode: " + ex.what()};
+      }
+    };
+    std::future<Expected<Encoded>> task;
+    try {
+      task = std::async(std::launch::async, std::move(encode));
+    } catch (const std::exception& ex) {
+      simulate_error = Error{std::string("cannot start an encoding thread: ") + ex.what()};
+      break;
+    }
     std::unique_lock<std::mutex> lock(mutex);
     if (finished) break;  // the writer failed
     queue.push_back(std::move(task));

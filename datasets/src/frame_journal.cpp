@@ -9,6 +9,7 @@
 #include <cerrno>
 #include <cstring>
 #include <utility>
+#include <vector>
 
 #include "lidartwin/datasets/hdf5_frames.h"
 
@@ -205,8 +206,8 @@ Expected<Frame> DecodeFrame(const std::string& payload) {
   if (!in.Get(f.waveform_samples) || !in.Get(f.waveform_dt_s) || !in.Get(records)) {
     return fail("ends inside the waveform header");
   }
-  if (records > in.left() / 4 ||
-      (f.waveform_samples > 0 && records * f.waveform_samples > in.left() / 4)) {
+  // records * (1 + samples) values of 4 bytes, compared without overflow (samples < 2^32).
+  if (records > in.left() / 4 / (uint64_t{f.waveform_samples} + 1)) {
     return fail("waveform records end past the record");
   }
   f.waveform_beams.resize(records);
@@ -247,29 +248,138 @@ FrameJournal::~FrameJournal() {
 Expected<FrameJournal> FrameJournal::Create(const std::filesystem::path& path,
                                             const std::string& header) {
   const std::string where = path.string();
-  if (header.size() > kMaxHeaderBytes) return Error{where + ": journal header too long"};
   FrameJournal j;
   j.path_ = path;
-  j.header_ = header;
   // Locked before it is emptied: a journal another process is writing is left alone.
   j.fd_ = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
   if (j.fd_ < 0) return Error{SystemError(where + ": cannot create journal")};
   if (Status s = LockJournal(j.fd_, where); !s.ok()) return s.error();
-  if (::ftruncate(j.fd_, 0) != 0) return Error{SystemError(where + ": cannot empty journal")};
+  if (Status s = j.Start(header); !s.ok()) return s.error();
+  return j;
+}
+
+// Empties the (locked) file and writes the header.
+Status FrameJournal::Start(const std::string& header) {
+  const std::string where = path_.string();
+  if (header.size() > kMaxHeaderBytes) return Error{where + ": journal header too long"};
+  if (::ftruncate(fd_, 0) != 0 || ::lseek(fd_, 0, SEEK_SET) < 0) {
+    return Error{SystemError(where + ": cannot empty journal")};
+  }
+  header_ = header;
+  frames_ = 0;
+  next_index_ = 0;
   std::string head(kMagic, sizeof(kMagic));
   Put(head, static_cast<uint32_t>(header.size()));
   head += header;
   Put(head, Crc32(header.data(), header.size()));
-  if (Status s = WriteAll(j.fd_, where, head.data(), head.size()); !s.ok()) return s.error();
-  j.header_end_ = head.size();
-  return j;
+  if (Status s = WriteAll(fd_, where, head.data(), head.size()); !s.ok()) return s;
+  header_end_ = head.size();
+  return {};
+}
+
+namespace {
+
+// True when every byte of [offset, size) is zero: a tail some file systems leave after a crash
+// (the size was updated, the data never written), torn like a short one.
+Expected<bool> ZerosToEnd(int fd, const std::string& where, uint64_t offset, uint64_t size) {
+  std::vector<char> buffer(1 << 16);
+  while (offset < size) {
+    const size_t n = static_cast<size_t>(std::min<uint64_t>(buffer.size(), size - offset));
+    auto ok = ReadAt(fd, where, offset, buffer.data(), n);
+    if (!ok.ok()) return ok.error();
+    if (!*ok) return true;
+    for (size_t i = 0; i < n; ++i)
+      if (buffer[i] != 0) return false;
+    offset += n;
+  }
+  return true;
+}
+
+}  // namespace
+
+// The header; false when the file holds no complete header (a run killed while creating it).
+Expected<bool> FrameJournal::ReadHeader(uint64_t size) {
+  const std::string where = path_.string();
+  char magic[sizeof(kMagic)];
+  uint32_t header_bytes = 0;
+  if (size < 12) return false;
+  auto ok = ReadAt(fd_, where, 0, magic, sizeof(magic));
+  if (!ok.ok()) return ok.error();
+  if (std::memcmp(magic, kMagic, sizeof(kMagic)) != 0) {
+    return Error{where + ": not a lidartwin frame journal (byte 0)"};
+  }
+  ok = ReadAt(fd_, where, 8, &header_bytes, 4);
+  if (!ok.ok()) return ok.error();
+  if (header_bytes > kMaxHeaderBytes) return Error{where + ": journal header corrupt (byte 8)"};
+  if (12 + uint64_t{header_bytes} + 4 > size) return false;
+  header_.resize(header_bytes);
+  uint32_t crc = 0;
+  if (!ReadAt(fd_, where, 12, header_.data(), header_bytes).ok() ||
+      !ReadAt(fd_, where, 12 + header_bytes, &crc, 4).ok() ||
+      crc != Crc32(header_.data(), header_bytes)) {
+    return Error{where + ": journal header fails its checksum (byte 12)"};
+  }
+  header_end_ = 12 + uint64_t{header_bytes} + 4;
+  return true;
+}
+
+// Walks the records; the first incomplete one (or a zero-filled tail) ends the journal. Returns
+// the end of the last complete record.
+Expected<uint64_t> FrameJournal::ScanRecords(uint64_t size) {
+  const std::string where = path_.string();
+  uint64_t offset = header_end_;
+  std::string payload;
+  while (offset < size) {
+    uint32_t magic_word = 0, index = 0, payload_crc = 0;
+    uint64_t bytes = 0;
+    if (size - offset < kRecordHead + 4) break;
+    if (!ReadAt(fd_, where, offset, &magic_word, 4).ok() ||
+        !ReadAt(fd_, where, offset + 4, &index, 4).ok() ||
+        !ReadAt(fd_, where, offset + 8, &bytes, 8).ok()) {
+      return Error{where + ": cannot read the record at byte " + std::to_string(offset)};
+    }
+    if (magic_word != kRecordMagic || bytes > kMaxPayloadBytes) {
+      auto zeros = ZerosToEnd(fd_, where, offset, size);
+      if (!zeros.ok()) return zeros.error();
+      if (*zeros) break;
+      // A record's head is written in one write(2) with its payload; anything else here is
+      // not a torn write but a damaged file.
+      return Error{where + ": byte " + std::to_string(offset) +
+                   ": not a frame record (damaged journal; delete it to start the shard over)"};
+    }
+    if (size - offset - kRecordHead - 4 < bytes) break;  // torn: payload or CRC missing
+    payload.resize(bytes);
+    if (!ReadAt(fd_, where, offset + kRecordHead, payload.data(), bytes).ok() ||
+        !ReadAt(fd_, where, offset + kRecordHead + bytes, &payload_crc, 4).ok()) {
+      return Error{where + ": cannot read the record at byte " + std::to_string(offset)};
+    }
+    if (payload_crc != Crc32(payload.data(), bytes)) break;  // torn inside the payload
+    if (frames_ > 0 && index != next_index_) {
+      return Error{where + ": byte " + std::to_string(offset) + ": frame " + std::to_string(index) +
+                   " where frame " + std::to_string(next_index_) + " was expected"};
+    }
+    next_index_ = index + 1;
+    ++frames_;
+    offset += kRecordHead + bytes + 4;
+  }
+  return offset;
 }
 
 Expected<FrameJournal> FrameJournal::Open(const std::filesystem::path& path) {
+  return OpenFile(path, nullptr);
+}
+
+Expected<FrameJournal> FrameJournal::OpenOrCreate(const std::filesystem::path& path,
+                                                  const std::string& header) {
+  return OpenFile(path, &header);
+}
+
+Expected<FrameJournal> FrameJournal::OpenFile(const std::filesystem::path& path,
+                                              const std::string* create_header) {
   const std::string where = path.string();
   FrameJournal j;
   j.path_ = path;
-  j.fd_ = ::open(path.c_str(), O_RDWR | O_CLOEXEC);
+  j.fd_ = ::open(path.c_str(), O_RDWR | O_CLOEXEC | (create_header ? O_CREAT : 0), 0644);
   if (j.fd_ < 0) return Error{SystemError(where + ": cannot open journal")};
   if (Status s = LockJournal(j.fd_, where); !s.ok()) return s.error();
   struct stat st {};
@@ -277,70 +387,46 @@ Expected<FrameJournal> FrameJournal::Open(const std::filesystem::path& path) {
     return Error{where + ": not a regular file"};
   }
   const uint64_t size = static_cast<uint64_t>(st.st_size);
-  char magic[sizeof(kMagic)];
-  uint32_t header_bytes = 0;
-  auto ok = ReadAt(j.fd_, where, 0, magic, sizeof(magic));
-  if (!ok.ok()) return ok.error();
-  if (!*ok || std::memcmp(magic, kMagic, sizeof(kMagic)) != 0) {
-    return Error{where + ": not a lidartwin frame journal (byte 0)"};
+  auto header = j.ReadHeader(size);
+  if (!header.ok()) return header.error();
+  if (!*header) {
+    if (!create_header) return Error{where + ": journal header cut short (byte 8)"};
+    // New, or its creation was killed before the header was whole: start it (again).
+    if (Status s = j.Start(*create_header); !s.ok()) return s.error();
+    j.truncated_ = size;
+    return j;
   }
-  ok = ReadAt(j.fd_, where, 8, &header_bytes, 4);
-  if (!ok.ok()) return ok.error();
-  if (!*ok || header_bytes > kMaxHeaderBytes || 12 + uint64_t{header_bytes} + 4 > size) {
-    return Error{where + ": journal header cut short or corrupt (byte 8)"};
-  }
-  j.header_.resize(header_bytes);
-  uint32_t crc = 0;
-  if (!ReadAt(j.fd_, where, 12, j.header_.data(), header_bytes).ok() ||
-      !ReadAt(j.fd_, where, 12 + header_bytes, &crc, 4).ok() ||
-      crc != Crc32(j.header_.data(), header_bytes)) {
-    return Error{where + ": journal header fails its checksum (byte 12)"};
-  }
-  j.header_end_ = 12 + uint64_t{header_bytes} + 4;
-  // Walk the records; the first one that is incomplete ends the journal.
-  uint64_t offset = j.header_end_;
-  std::string payload;
-  while (offset < size) {
-    uint32_t magic_word = 0, index = 0, payload_crc = 0;
-    uint64_t bytes = 0;
-    if (size - offset < kRecordHead + 4) break;
-    if (!ReadAt(j.fd_, where, offset, &magic_word, 4).ok() ||
-        !ReadAt(j.fd_, where, offset + 4, &index, 4).ok() ||
-        !ReadAt(j.fd_, where, offset + 8, &bytes, 8).ok()) {
-      return Error{where + ": cannot read the record at byte " + std::to_string(offset)};
-    }
-    if (magic_word != kRecordMagic || bytes > kMaxPayloadBytes) {
-      // A record's head is written in one write(2) with its payload; garbage here is not a
-      // torn write but a damaged file.
-      return Error{where + ": byte " + std::to_string(offset) +
-                   ": not a frame record (damaged journal; delete it to start the shard over)"};
-    }
-    if (size - offset - kRecordHead - 4 < bytes) break;  // torn: payload or CRC missing
-    payload.resize(bytes);
-    if (!ReadAt(j.fd_, where, offset + kRecordHead, payload.data(), bytes).ok() ||
-        !ReadAt(j.fd_, where, offset + kRecordHead + bytes, &payload_crc, 4).ok()) {
-      return Error{where + ": cannot read the record at byte " + std::to_string(offset)};
-    }
-    if (payload_crc != Crc32(payload.data(), bytes)) break;  // torn inside the payload
-    if (j.frames_ > 0 && index != j.next_index_) {
-      return Error{where + ": byte " + std::to_string(offset) + ": frame " + std::to_string(index) +
-                   " where frame " + std::to_string(j.next_index_) + " was expected"};
-    }
-    j.next_index_ = index + 1;
-    ++j.frames_;
-    offset += kRecordHead + bytes + 4;
-  }
-  if (offset < size) {
-    j.truncated_ = size - offset;
-    if (::ftruncate(j.fd_, static_cast<off_t>(offset)) != 0) {
-      return Error{SystemError(where + ": cannot cut off the torn record at byte " +
-                               std::to_string(offset))};
+  auto end = j.ScanRecords(size);
+  if (!end.ok()) return end.error();
+  if (*end < size) {
+    j.truncated_ = size - *end;
+    if (::ftruncate(j.fd_, static_cast<off_t>(*end)) != 0) {
+      return Error{
+          SystemError(where + ": cannot cut off the torn record at byte " + std::to_string(*end))};
     }
   }
-  if (::lseek(j.fd_, static_cast<off_t>(offset), SEEK_SET) < 0) {
+  if (::lseek(j.fd_, static_cast<off_t>(*end), SEEK_SET) < 0) {
     return Error{SystemError(where + ": cannot seek")};
   }
   return j;
+}
+
+Expected<uint64_t> FrameJournal::CountFrames(const std::filesystem::path& path) {
+  const std::string where = path.string();
+  FrameJournal j;
+  j.path_ = path;
+  j.fd_ = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (j.fd_ < 0) return Error{SystemError(where + ": cannot open journal")};
+  struct stat st {};
+  if (::fstat(j.fd_, &st) != 0 || !S_ISREG(st.st_mode)) {
+    return Error{where + ": not a regular file"};
+  }
+  auto header = j.ReadHeader(static_cast<uint64_t>(st.st_size));
+  if (!header.ok()) return header.error();
+  if (!*header) return uint64_t{0};
+  auto end = j.ScanRecords(static_cast<uint64_t>(st.st_size));
+  if (!end.ok()) return end.error();
+  return j.frames_;
 }
 
 std::string FrameJournal::EncodeRecord(const Frame& frame) {
@@ -394,9 +480,14 @@ Status FrameJournal::Replay(const FrameSink& sink) const {
     if (!ok.ok() || !*ok) {
       return Error{where + ": record at byte " + std::to_string(offset) + " vanished"};
     }
+    uint32_t index = 0;
     auto frame = DecodeFrame(payload);
     if (!frame.ok()) {
       return Error{where + ": record at byte " + std::to_string(offset) + ": " + frame.message()};
+    }
+    if (!ReadAt(fd_, where, offset + 4, &index, 4).ok() || index != frame->index) {
+      return Error{where + ": record at byte " + std::to_string(offset) + " is headed frame " +
+                   std::to_string(index) + " but holds frame " + std::to_string(frame->index)};
     }
     if (Status s = sink(std::move(frame.value())); !s.ok()) return s;
     offset += kRecordHead + bytes + 4;

@@ -72,6 +72,8 @@ struct VirtualSource {
   std::string where;  // "joined.h5/frames/000001/x (source shard-00000-of-00002.h5)"
 };
 
+Status RequireHardLink(hid_t parent, const char* name, const std::string& where);
+
 // The source files a joined file's check or frame read opened, kept open for its other
 // datasets: opening a 1 GB shard once per dataset dominated reading a joined file. Set for the
 // duration of one walk or read (SourceFilesOpen), on that thread.
@@ -133,11 +135,38 @@ Expected<VirtualSource> OpenVirtualSource(hid_t ds, hid_t dcpl, const std::strin
       source.file = it->second;
     }
   }
+  // The source dataset is /frames/<digits>/<field>, every step a hard link inside the source
+  // file: a soft or external link there would lead anywhere (another file, a FIFO).
+  const std::string dsname(dataset_name);
+  const size_t slash = dsname.find('/', 8);
+  if (dsname.rfind("/frames/", 0) != 0 || slash == std::string::npos || slash == 8 ||
+      slash - 8 > 10 || dsname.find_first_not_of("0123456789", 8) != slash ||
+      slash + 1 >= dsname.size() || dsname.find('/', slash + 1) != std::string::npos) {
+    return Error{source.where + ": maps '" + dsname +
+                 "', not a frame's dataset (/frames/NNNNNN/field)"};
+  }
   if (!source.file) {
     source.file =
         std::make_shared<Hdf5Id>(H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT), H5Fclose);
     if (!source.file->ok()) return Error{source.where + ": cannot open the source file"};
     if (open_sources) (*open_sources)[path.string()] = source.file;
+  }
+  {
+    const std::string group = dsname.substr(0, slash), frame = dsname.substr(8, slash - 8);
+    const std::string field = dsname.substr(slash + 1);
+    if (Status s = RequireHardLink(source.file->get(), "frames", source.where); !s.ok()) {
+      return s.error();
+    }
+    Hdf5Id frames(H5Gopen2(source.file->get(), "/frames", H5P_DEFAULT), H5Gclose);
+    if (!frames.ok()) return Error{source.where + ": the source has no /frames"};
+    if (Status s = RequireHardLink(frames.get(), frame.c_str(), source.where); !s.ok()) {
+      return s.error();
+    }
+    Hdf5Id g(H5Gopen2(source.file->get(), group.c_str(), H5P_DEFAULT), H5Gclose);
+    if (!g.ok()) return Error{source.where + ": the source has no " + group};
+    if (Status s = RequireHardLink(g.get(), field.c_str(), source.where); !s.ok()) {
+      return s.error();
+    }
   }
   source.ds = Hdf5Id(H5Dopen2(source.file->get(), dataset_name, H5P_DEFAULT), H5Dclose);
   if (!source.ds.ok()) {
@@ -430,10 +459,8 @@ Expected<std::unique_ptr<Hdf5FrameReader::Impl>> OpenInProcess(const std::filesy
 // datasets (ours); at most 2^20 chunks.
 Status CheckChunks(hid_t ds, const std::string& where) {
   Hdf5Id dcpl(H5Dget_create_plist(ds), H5Pclose);
-  if (dcpl.ok() && H5Pget_layout(dcpl.get()) == H5D_VIRTUAL) {  // a joined file: its source's
-    auto source = OpenVirtualSource(ds, dcpl.get(), where);
-    if (!source.ok()) return source.error();
-    return CheckChunks(source->ds.get(), source->where);
+  if (dcpl.ok() && H5Pget_layout(dcpl.get()) == H5D_VIRTUAL) {
+    return Error{where + ": a virtual dataset where its source's data were expected"};
   }
   if (!dcpl.ok() || H5Pget_layout(dcpl.get()) != H5D_CHUNKED) return {};
   hsize_t chunk[2] = {1, 1}, dims[2] = {1, 1};
@@ -466,6 +493,39 @@ Status CheckChunks(hid_t ds, const std::string& where) {
                      " (corrupt file)"};
       }
     }
+  }
+  return {};
+}
+
+// Reads dataset `name` of a frame group whole, its chunks checked first. A joined file's
+// virtual dataset is read from the source its check opened (never through libhdf5's own
+// lookup, which HDF5_VDS_PREFIX can redirect), one level deep.
+Status ReadWhole(hid_t group, const char* name, hid_t mem_type, void* data, uint64_t values,
+                 const std::string& where) {
+  const std::string at = where + "/" + name;
+  Hdf5Id ds(H5Dopen2(group, name, H5P_DEFAULT), H5Dclose);
+  if (!ds.ok()) return Error{at + ": cannot open dataset (corrupt or truncated file)"};
+  Hdf5Id dcpl(H5Dget_create_plist(ds.get()), H5Pclose);
+  hid_t read_from = ds.get();
+  std::string read_at = at;
+  Expected<VirtualSource> source = Error{""};
+  if (dcpl.ok() && H5Pget_layout(dcpl.get()) == H5D_VIRTUAL) {
+    source = OpenVirtualSource(ds.get(), dcpl.get(), at);
+    if (!source.ok()) return source.error();
+    read_from = source->ds.get();
+    read_at = source->where;
+  }
+  // The buffer holds `values`: a source changed since the file was opened must not overflow it.
+  Hdf5Id space(H5Dget_space(read_from), H5Sclose);
+  hsize_t n = 0;
+  if (!space.ok() || H5Sget_simple_extent_ndims(space.get()) != 1 ||
+      H5Sget_simple_extent_dims(space.get(), &n, nullptr) < 0 || n != values) {
+    return Error{read_at + ": no longer holds the " + std::to_string(values) +
+                 " values it held when the file was opened"};
+  }
+  if (Status s = CheckChunks(read_from, read_at); !s.ok()) return s;
+  if (H5Dread(read_from, mem_type, H5S_ALL, H5S_ALL, H5P_DEFAULT, data) < 0) {
+    return Error{read_at + ": cannot read data (corrupt or truncated file)"};
   }
   return {};
 }
@@ -521,15 +581,12 @@ Expected<Frame> Hdf5FrameReader::ReadFrame(size_t k) const {
     *target = PoseFromArray(pose);
   }
   for (const std::string& name : layout.fields) {
-    Hdf5Id ds(H5Dopen2(g.get(), name.c_str(), H5P_DEFAULT), H5Dclose);
-    if (ds.ok()) {
-      if (Status s = CheckChunks(ds.get(), where + "/" + name); !s.ok()) return s.error();
-    }
     FieldType type;
     void* data = ResizeFrameField(f, name, layout.points, &type);
-    if (!ds.ok() || (layout.points > 0 &&
-                     H5Dread(ds.get(), MemType(type), H5S_ALL, H5S_ALL, H5P_DEFAULT, data) < 0)) {
-      return Error{where + "/" + name + ": cannot read data (corrupt or truncated file)"};
+    if (layout.points == 0) continue;
+    if (Status s = ReadWhole(g.get(), name.c_str(), MemType(type), data, layout.points, where);
+        !s.ok()) {
+      return s.error();
     }
   }
   if (layout.waveform_beams > 0) {
@@ -542,13 +599,13 @@ Expected<Frame> Hdf5FrameReader::ReadFrame(size_t k) const {
                      static_cast<void*>(f.waveform_beams.data())},
           std::tuple{"waveform_volts", H5T_NATIVE_FLOAT,
                      static_cast<void*>(f.waveform_volts.data())}}) {
-      Hdf5Id ds(H5Dopen2(g.get(), name, H5P_DEFAULT), H5Dclose);
-      if (ds.ok()) {
-        if (Status s = CheckChunks(ds.get(), where + "/" + name); !s.ok()) return s.error();
-      }
-      if (!ds.ok() || H5Dread(ds.get(), type, H5S_ALL, H5S_ALL, H5P_DEFAULT, data) < 0) {
-        return Error{where + "/" + name + ": cannot read data (corrupt or truncated file)"};
-      }
+      if (Status s = ReadWhole(g.get(), name, type, data,
+                               std::string(name) == "waveform_beam_id"
+                                   ? layout.waveform_beams
+                                   : layout.waveform_beams * layout.waveform_samples,
+                               where);
+          !s.ok())
+        return s.error();
     }
     for (size_t i = 1; i < f.waveform_beams.size(); ++i) {
       if (f.waveform_beams[i] <= f.waveform_beams[i - 1]) {

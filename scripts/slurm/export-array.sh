@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Submits a lidartwin export to Slurm: a job array with one task per shard, and a join step
-# that runs once every task has succeeded (docs/datasets.md, "On a cluster").
+# that runs once every task has ended (docs/datasets.md, "On a cluster").
 #
 #   scripts/slurm/export-array.sh --shards N --out FOLDER [--lidartwin PATH] [--wait]
 #       [--sbatch "OPTIONS"] -- EXPORT_OPTIONS...
@@ -9,8 +9,9 @@
 # --backend, ...). FOLDER must be on a file system every node sees. Array task i runs
 # `lidartwin export EXPORT_OPTIONS --shard i/N --out FOLDER`; tasks are requeueable, and a
 # requeued or resubmitted task continues from its shard's journal. The join step runs
-# `lidartwin export --join --out FOLDER`, which checks every shard (SHA-256, frame ranges)
-# before it writes dataset.h5 and manifest.json. --sbatch passes options to both submissions
+# `lidartwin export --join --out FOLDER` once every task has ended (afterany: a task requeued
+# by Slurm or by hand is waited for), which checks every shard (SHA-256, frame ranges) and
+# fails naming the missing or unfinished ones, or writes dataset.h5 and manifest.json. --sbatch passes options to both submissions
 # (partition, time limit, --gres=gpu:1, ...). --wait returns when the join step ends, with its
 # exit status. Job logs go to FOLDER/slurm-*.log.
 set -euo pipefail
@@ -34,7 +35,8 @@ done
 (($#)) || die "missing the export options after -- (--sensor, --scene, --frames, ...)"
 for a in "$@"; do
   case "$a" in
-    --out|--shard|--shards|--workers|--devices|--join|--prepare)
+    --out|--out=*|--shard|--shard=*|--shards|--shards=*|--workers|--workers=*|--devices|\
+      --devices=*|--join|--prepare)
       die "'$a' is set by this launcher; give only the run's options after --" ;;
   esac
 done
@@ -53,31 +55,37 @@ lidartwin="$(command -v "$lidartwin")" || die "lidartwin binary not found (use -
 "$lidartwin" export "$@" --shards "$shards" --out "$out" --prepare >&2
 out="$(cd "$out" && pwd)"
 
+# sbatch reads % in --output as a pattern: the folder's own % are doubled.
+log_dir="${out//%/%%}"
+# The --sbatch options split on spaces, never expanded as file names.
+read -r -a sbatch_args <<< "$sbatch_options"
+
 # The batch scripts, with every argument quoted as given.
 quoted="$(printf '%q ' "$@")"
 cat > "$out/slurm-shard.sh" << SH
 #!/usr/bin/env bash
 exec $(printf '%q' "$lidartwin") export $quoted --shard "\$SLURM_ARRAY_TASK_ID/$shards" --out $(printf '%q' "$out")
 SH
-cat > "$out/slurm-join.sh" << SH
-#!/usr/bin/env bash
-exec $(printf '%q' "$lidartwin") export --join --out $(printf '%q' "$out")
-SH
-# shellcheck disable=SC2086  # the --sbatch options are meant to split
-array=$(sbatch --parsable $sbatch_options --job-name lidartwin-export --requeue \
-  --array "0-$((shards - 1))" --open-mode append --output "$out/slurm-shard-%A_%a.log" \
+array=$(sbatch --parsable "${sbatch_args[@]}" --job-name lidartwin-export --requeue \
+  --array "0-$((shards - 1))" --open-mode append --output "$log_dir/slurm-shard-%A_%a.log" \
   "$out/slurm-shard.sh")
 array="${array%%;*}"
+# The join step waits for tasks still queued or running: Slurm (22.05) can release an afterany
+# dependency while a task it is requeueing is between its two runs.
+cat > "$out/slurm-join.sh" << SH
+#!/usr/bin/env bash
+while [ -n "\$(squeue -h -r -j $array -o %i 2> /dev/null)" ]; do sleep 2; done
+exec $(printf '%q' "$lidartwin") export --join --out $(printf '%q' "$out")
+SH
 wait_flag=()
 ((wait)) && wait_flag=(--wait)
 echo "export-array.sh: shards: job array $array (tasks 0-$((shards - 1))); logs in $out" >&2
 status=0
-# shellcheck disable=SC2086
-join=$(sbatch --parsable "${wait_flag[@]}" $sbatch_options --job-name lidartwin-export-join \
-  --dependency "afterok:$array" --kill-on-invalid-dep=yes --output "$out/slurm-join-%j.log" \
+join=$(sbatch --parsable "${wait_flag[@]}" "${sbatch_args[@]}" --job-name lidartwin-export-join \
+  --dependency "afterany:$array" --output "$log_dir/slurm-join-%j.log" \
   "$out/slurm-join.sh") || status=$?
 join="$(tail -n 1 <<< "$join")"
-echo "export-array.sh: join: job ${join%%;*} (after every shard succeeded)" >&2
+echo "export-array.sh: join: job ${join%%;*} (once every task has ended; it checks them all)" >&2
 echo "$array ${join%%;*}"
 if ((status != 0)); then
   echo "export-array.sh: the join step failed (exit $status): see $out/slurm-join-${join%%;*}.log" >&2

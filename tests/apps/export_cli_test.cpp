@@ -87,7 +87,7 @@ TEST(ExportCli, ShardsAndWorkersGiveOneRunsFrames) {
   ASSERT_EQ(one.code, 0) << one.output;
   auto three = Cli(SmallRun(7) + " --shards 3 --out " + Q(dir / "three"));
   ASSERT_EQ(three.code, 0) << three.output;
-  auto workers = Cli(SmallRun(7) + " --workers 2 --shards 3 --out " + Q(dir / "workers"));
+  auto workers = Cli(SmallRun(7) + " --workers=2 --shards=3 --out " + Q(dir / "workers"));
   ASSERT_EQ(workers.code, 0) << workers.output;
   const auto reference = EncodedFrames(dir / "one/dataset.h5");
   ASSERT_EQ(reference.size(), 7u);
@@ -175,13 +175,25 @@ TEST(ExportCli, ChangedConfigurationOnResumeIsRefusedAndNamed) {
   EXPECT_NE(seed.output.find("holds another export run"), std::string::npos) << seed.output;
   EXPECT_NE(seed.output.find("seed: the folder's run has 0, this one 9"), std::string::npos)
       << seed.output;
-  // The same scene with one byte more is another scene.
-  const auto scene =
-      dir.Write("scene.yaml", test::ReadAll(test::ConfigDir() / "scenes/lab_plates.yaml") + "\n");
+  // The same scene with one byte more is another scene (beside a copy of its materials).
+  std::filesystem::create_directories(dir / "materials");
+  std::filesystem::create_directories(dir / "scenes");
+  const std::string library = test::ReadAll(test::ConfigDir() / "materials/library.yaml");
+  const std::string scene_text = test::ReadAll(test::ConfigDir() / "scenes/lab_plates.yaml");
+  dir.Write("materials/library.yaml", library);
+  const auto scene = dir.Write("scenes/scene.yaml", scene_text + "\n");
   auto changed = Cli("export --sensor " + Config("sensors/velodyne_vlp16.yaml") + " --scene " +
                      Q(scene) + " --frames 4 --shard 1/2 --out " + Q(dir / "e"));
   EXPECT_NE(changed.code, 0);
   EXPECT_NE(changed.output.find("scene: different bytes"), std::string::npos) << changed.output;
+  // A file the scene refers to (its material library) is part of the run too.
+  dir.Write("materials/library.yaml", library + "\n# changed\n");
+  const auto copied_scene = dir.Write("scenes/lab_plates.yaml", scene_text);
+  auto materials = Cli("export --sensor " + Config("sensors/velodyne_vlp16.yaml") + " --scene " +
+                       Q(copied_scene) + " --frames 4 --shard 1/2 --out " + Q(dir / "e"));
+  EXPECT_NE(materials.code, 0);
+  EXPECT_NE(materials.output.find("files the profile or scene refer to differ"), std::string::npos)
+      << materials.output;
   auto shards = Cli(SmallRun(4) + " --shard 1/4 --out " + Q(dir / "e"));
   EXPECT_NE(shards.output.find("shards: the folder's run has 2, this one 4"), std::string::npos)
       << shards.output;

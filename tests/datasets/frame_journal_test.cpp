@@ -152,6 +152,80 @@ TEST(FrameJournal, DamageIsRefusedWithItsOffset) {
   EXPECT_NE(j.message().find("not a lidartwin frame journal"), std::string::npos);
 }
 
+// After a crash some file systems keep the new size but not the data: a zero-filled tail is
+// torn, not damage. A journal whose creation was killed (no whole header) starts again.
+TEST(FrameJournal, ZeroTailAndTornHeaderAreStartedOver) {
+  test::TempDir dir;
+  const auto path = dir.path() / "s.journal";
+  {
+    auto j = FrameJournal::Create(path, "header");
+    ASSERT_TRUE(j.ok());
+    ASSERT_TRUE(j->Append(MakeFrame(0, 20, false, 1)).ok());
+  }
+  const uint64_t one = std::filesystem::file_size(path);
+  std::ofstream(path, std::ios::binary | std::ios::app) << std::string(4096, '\0');
+  auto j = FrameJournal::Open(path);
+  ASSERT_TRUE(j.ok()) << j.message();
+  EXPECT_EQ(j->frames(), 1u);
+  EXPECT_EQ(j->truncated_bytes(), 4096u);
+  EXPECT_EQ(std::filesystem::file_size(path), one);
+  j = Error{"closed"};  // releases the lock
+  for (size_t cut : {size_t{0}, size_t{5}, size_t{13}}) {
+    const std::string bytes = test::ReadAll(path);
+    std::ofstream(dir.path() / "torn.journal", std::ios::binary | std::ios::trunc)
+        .write(test::ReadAll(path).data(), static_cast<std::streamsize>(cut));
+    (void)bytes;
+    EXPECT_FALSE(FrameJournal::Open(dir.path() / "torn.journal").ok()) << cut;
+    auto again = FrameJournal::OpenOrCreate(dir.path() / "torn.journal", "header");
+    ASSERT_TRUE(again.ok()) << cut << ": " << again.message();
+    EXPECT_EQ(again->frames(), 0u);
+    EXPECT_EQ(again->header(), "header");
+  }
+}
+
+// The join counts a running shard's frames without its lock and without changing the file.
+TEST(FrameJournal, CountFramesNeitherLocksNorCuts) {
+  test::TempDir dir;
+  const auto path = dir.path() / "s.journal";
+  auto j = FrameJournal::Create(path, "h");
+  ASSERT_TRUE(j.ok());
+  ASSERT_TRUE(j->Append(MakeFrame(0, 20, false, 1)).ok());
+  ASSERT_TRUE(j->Append(MakeFrame(1, 20, false, 2)).ok());
+  std::ofstream(path, std::ios::binary | std::ios::app) << "torn";
+  const uint64_t size = std::filesystem::file_size(path);
+  auto n = FrameJournal::CountFrames(path);  // while the writer holds its lock
+  ASSERT_TRUE(n.ok()) << n.message();
+  EXPECT_EQ(*n, 2u);
+  EXPECT_EQ(std::filesystem::file_size(path), size);
+}
+
+// A record whose waveform volts are missing is refused, not filled with zeros; so is a record
+// whose head names another frame than its payload.
+TEST(FrameJournal, RecordsMustHoldWhatTheyDeclare) {
+  Frame f = MakeFrame(3, 4, true, 5);
+  std::string payload = EncodeFrame(f);
+  const std::string without_volts = payload.substr(0, payload.size() - 4 * 48);
+  EXPECT_FALSE(DecodeFrame(without_volts).ok());
+  f.waveform_samples = 1;  // 3 records of 1 sample, with 45 values too many
+  f.waveform_volts.resize(3);
+  EXPECT_TRUE(DecodeFrame(EncodeFrame(f)).ok());
+  test::TempDir dir;
+  const auto path = dir.path() / "s.journal";
+  {
+    auto j = FrameJournal::Create(path, "h");
+    ASSERT_TRUE(j.ok());
+    std::string record = FrameJournal::EncodeRecord(MakeFrame(0, 3, false, 1));
+    record[4] = 7;  // the head says frame 7
+    ASSERT_TRUE(j->AppendRecord(7, record).ok());
+  }
+  auto j = FrameJournal::Open(path);
+  ASSERT_TRUE(j.ok()) << j.message();
+  const Status s = j->Replay([](Frame&&) -> Status { return {}; });
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.message().find("is headed frame 7 but holds frame 0"), std::string::npos)
+      << s.message();
+}
+
 TEST(FrameJournal, FramesMustFollowEachOther) {
   test::TempDir dir;
   auto j = FrameJournal::Create(dir.path() / "s.journal", "h");

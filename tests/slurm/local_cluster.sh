@@ -79,6 +79,11 @@ CONF
 
 cluster_stop() {
   local dir="$1" f
+  # Jobs first: a test that failed early must not leave tasks writing into its removed folder.
+  if [ -n "${SLURM_CONF:-}" ]; then
+    scancel --full --signal=KILL --user "$(id -un)" 2> /dev/null || true
+    sleep 0.5
+  fi
   for f in "$dir"/slurmd-n1.pid "$dir"/slurmd-n2.pid "$dir"/slurmctld.pid "$dir"/munge/pid; do
     [ -f "$f" ] && kill "$(cat "$f")" 2> /dev/null || true
   done

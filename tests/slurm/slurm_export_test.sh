@@ -10,13 +10,14 @@ work="$(mktemp -d)"
 # shellcheck source=tests/slurm/local_cluster.sh
 source "$src/tests/slurm/local_cluster.sh"
 cleanup() {
+  [ -n "${KEEP:-}" ] && { cluster_stop "$work/cluster"; echo "kept $work"; return; }
   cluster_stop "$work/cluster"
   rm -rf "$work"
 }
 trap cleanup EXIT
 fail() {
   echo "FAIL: $*" >&2
-  tail -n 30 "$work"/e/slurm-*.log "$work"/cluster/log/slurmctld.log 2> /dev/null >&2 || true
+  tail -n 30 "$work"/e/slurm-*.log 2> /dev/null >&2 || true
   exit 1
 }
 
@@ -45,12 +46,13 @@ done
 [ -f "$journal" ] || fail "task 1 never started writing"
 scontrol requeue "${array}_1" || fail "scontrol requeue refused"
 # Slurm holds a requeued job back (its BeginTime moves two minutes on); once it is pending
-# again, let it start now.
+# again, let it start in 3 s (at once, slurmd refuses it: "job credential revoked" within the
+# second of the requeue).
 for _ in $(seq 1 100); do
   scontrol show job "${array}_1" | grep -q "JobState=PENDING" && break
   sleep 0.1
 done
-scontrol update JobId="${array}_1" StartTime=now || fail "cannot release the requeued task"
+scontrol update JobId="${array}_1" StartTime=now+3 || fail "cannot release the requeued task"
 echo "task ${array}_1 killed and requeued"
 
 # The join job ends when every shard has succeeded.

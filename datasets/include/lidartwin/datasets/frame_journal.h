@@ -5,7 +5,8 @@
 // one self-checking record, and a restarted run replays the records into a fresh HDF5 file and
 // goes on from the frame after the last complete record. A record is complete when its bytes
 // and its CRC-32 are all there: a kill mid-write leaves a torn last record, which Open() cuts
-// off. The data reach the kernel with each write(2), which is all a killed process needs; a
+// off, as is a zero-filled tail some file systems leave after a crash. The data reach the
+// kernel with each write(2), which is all a killed process needs; a
 // power loss may lose the records the kernel had not yet written (see docs/datasets.md).
 //
 // Layout (little-endian): "LTJRNL1\n", u32 header bytes, the header (the run's identity, JSON
@@ -32,6 +33,13 @@ class FrameJournal {
   // CRC), cuts off a torn last record and positions for appending. Frames must be numbered
   // consecutively from the first; anything else is an error naming the byte offset.
   static Expected<FrameJournal> Open(const std::filesystem::path& path);
+  // Open, or Create with `header` when the file is missing or holds no complete header (its
+  // creation was killed).
+  static Expected<FrameJournal> OpenOrCreate(const std::filesystem::path& path,
+                                             const std::string& header);
+  // The complete records of a journal, read without locking or changing it (for a join that
+  // reports how far a shard got while it may still run).
+  static Expected<uint64_t> CountFrames(const std::filesystem::path& path);
 
   FrameJournal(FrameJournal&&) noexcept;
   FrameJournal& operator=(FrameJournal&&) noexcept;
@@ -58,6 +66,11 @@ class FrameJournal {
 
  private:
   FrameJournal() = default;
+  static Expected<FrameJournal> OpenFile(const std::filesystem::path& path,
+                                         const std::string* create_header);
+  Expected<bool> ReadHeader(uint64_t size);
+  Expected<uint64_t> ScanRecords(uint64_t size);
+  Status Start(const std::string& header);
   std::filesystem::path path_;
   int fd_ = -1;
   std::string header_;
