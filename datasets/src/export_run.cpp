@@ -177,7 +177,8 @@ Expected<ShardResult> RunExportShard(const ExportJob& job) {
   Hdf5FrameWriter& hdf5 = **writer;
   FrameJournal& log = *journal;
   // Simulation here; each frame encoded (journal record, compressed chunks) on its own thread;
-  // written in order by one writer thread. At most kInFlight frames exist at once, so memory
+  // written in order by one writer thread. At most in_flight frames (one per encoding
+  // thread the machine has, at most 16, plus two) exist at once, so memory
   // does not grow with the frame count.
   const unsigned encoders = std::max(2u, std::min(16u, std::thread::hardware_concurrency()));
   const size_t in_flight = encoders + 2;
