@@ -3,6 +3,7 @@
 // arguments and foreign folders are refused with the problem named.
 #include <fcntl.h>
 #include <gtest/gtest.h>
+#include <hdf5.h>
 #include <signal.h>
 #include <spawn.h>
 #include <sys/wait.h>
@@ -238,6 +239,52 @@ TEST(ExportCli, JoinNamesEveryMissingUnfinishedOrDamagedShard) {
   auto info = Cli("info " + Q(e / "dataset.h5"));
   EXPECT_NE(info.code, 0);
   EXPECT_NE(info.output.find("the source file is missing"), std::string::npos) << info.output;
+}
+
+// A joined file reads its shards' data and nothing else: a mapping to a dataset behind a link
+// in the shard (here an external link to another file) is refused, and HDF5_VDS_PREFIX, which
+// libhdf5 would follow, does not redirect the reads.
+TEST(ExportCli, JoinedFilesReadOnlyTheirShardsDatasets) {
+  test::TempDir dir;
+  const auto e = dir / "e";
+  ASSERT_EQ(Cli(SmallRun(2) + " --shards 2 --out " + Q(e)).code, 0);
+  const auto reference = EncodedFrames(e / "dataset.h5");
+  ASSERT_EQ(reference.size(), 2u);
+  // A second export with another seed, as the place a prefix would point to.
+  ASSERT_EQ(Cli(SmallRun(2) + " --seed 5 --shards 2 --out " + Q(dir / "other")).code, 0);
+  auto redirected =
+      test::RunShell("HDF5_VDS_PREFIX=" + Q(dir / "other") + " " + LT_CLI + " convert " +
+                     Q(e / "dataset.h5") + " --out " + Q(dir / "copy.h5"));
+  ASSERT_EQ(redirected.code, 0) << redirected.output;
+  EXPECT_EQ(EncodedFrames(dir / "copy.h5"), reference);
+
+  // Plant /evil in shard 0 (an external link to another file) and map frames/000000/x to it.
+  H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
+  const std::string shard = (e / "shard-00000-of-00002.h5").string();
+  hid_t f = H5Fopen(shard.c_str(), H5F_ACC_RDWR, H5P_DEFAULT);
+  ASSERT_GE(f, 0);
+  ASSERT_GE(H5Lcreate_external((dir / "other/shard-00000-of-00002.h5").c_str(), "/frames/000000/x",
+                               f, "/frames/000000/evil", H5P_DEFAULT, H5P_DEFAULT),
+            0);
+  H5Fclose(f);
+  hid_t joined = H5Fopen((e / "dataset.h5").c_str(), H5F_ACC_RDWR, H5P_DEFAULT);
+  ASSERT_GE(joined, 0);
+  hid_t old_ds = H5Dopen2(joined, "/frames/000000/x", H5P_DEFAULT);
+  hid_t type = H5Dget_type(old_ds), space = H5Dget_space(old_ds);
+  H5Dclose(old_ds);
+  ASSERT_GE(H5Ldelete(joined, "/frames/000000/x", H5P_DEFAULT), 0);
+  hid_t dcpl = H5Pcreate(H5P_DATASET_CREATE);
+  H5Pset_virtual(dcpl, space, "shard-00000-of-00002.h5", "/frames/000000/evil", space);
+  hid_t ds = H5Dcreate2(joined, "/frames/000000/x", type, space, H5P_DEFAULT, dcpl, H5P_DEFAULT);
+  ASSERT_GE(ds, 0);
+  H5Dclose(ds);
+  H5Pclose(dcpl);
+  H5Sclose(space);
+  H5Tclose(type);
+  H5Fclose(joined);
+  auto info = Cli("info " + Q(e / "dataset.h5"));
+  EXPECT_NE(info.code, 0);
+  EXPECT_NE(info.output.find("is a link to another file"), std::string::npos) << info.output;
 }
 
 TEST(ExportCli, BadArgumentsAreRefused) {
