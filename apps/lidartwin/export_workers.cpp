@@ -87,6 +87,14 @@ Child Spawn(const WorkerPlan& plan, uint32_t shard, size_t worker, std::string& 
   return c;
 }
 
+// The child's exit status, once it has ended.
+int Reap(pid_t pid) {
+  int status = 0;
+  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  return status;
+}
+
 std::string ExitText(int status) {
   if (WIFEXITED(status)) return fmt::format("exit status {}", WEXITSTATUS(status));
   if (WIFSIGNALED(status)) return fmt::format("killed by signal {}", WTERMSIG(status));
@@ -124,9 +132,7 @@ std::vector<std::string> RunShardWorkers(const WorkerPlan& plan) {
       for (Child& c : running) {
         ::kill(c.pid, SIGTERM);
         ::close(c.out);
-        int status = 0;
-        while (::waitpid(c.pid, &status, 0) < 0 && errno == EINTR) {
-        }
+        Reap(c.pid);
         failures.push_back(
             fmt::format("shard {}: stopped (cannot watch the workers: {})", c.shard, why));
       }
@@ -165,9 +171,7 @@ std::vector<std::string> RunShardWorkers(const WorkerPlan& plan) {
       }
       Child& c = running[i];
       ::close(c.out);
-      int status = 0;
-      while (::waitpid(c.pid, &status, 0) < 0 && errno == EINTR) {
-      }
+      const int status = Reap(c.pid);
       if (!(WIFEXITED(status) && WEXITSTATUS(status) == 0)) {
         failures.push_back(fmt::format("shard {}: {}", c.shard, ExitText(status)));
       }

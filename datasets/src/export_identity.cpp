@@ -11,6 +11,7 @@
 #include <optional>
 #include <set>
 
+#include "json_fields.h"
 #include "lidartwin/datasets/atomic_file.h"
 #include "lidartwin/sim/scene.h"
 #include "lidartwin/sim/sensor_profile.h"
@@ -24,13 +25,6 @@ using Json = nlohmann::ordered_json;
 
 // The keys whose values are file contents, compared by hash and named in words.
 constexpr const char* kFileKeys[] = {"sensor_profile", "scene", "trajectory"};
-
-// j[key] when it is a string, else "" (a damaged file must not throw).
-std::string StringAt(const Json& j, const char* key) {
-  if (!j.is_object()) return "";
-  auto it = j.find(key);
-  return it != j.end() && it->is_string() ? it->get<std::string>() : "";
-}
 
 std::string Short(const std::string& hex) {
   return hex.size() > 12 ? hex.substr(0, 12) + ".." : hex;

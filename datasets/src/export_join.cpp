@@ -4,6 +4,7 @@
 #include <system_error>
 
 #include "hdf5_join.h"
+#include "json_fields.h"
 #include "lidartwin/datasets/atomic_file.h"
 #include "lidartwin/datasets/export_identity.h"
 #include "lidartwin/datasets/export_run.h"
@@ -24,7 +25,7 @@ struct CheckedShard {
   uint64_t points = 0;  // in all, as its record says
 };
 
-// Why shard i cannot be joined, or its record and per-frame points.
+// Why shard i cannot be joined, or its record, file and point count.
 Expected<CheckedShard> CheckShard(const fs::path& folder, uint32_t shard, uint32_t shards,
                                   uint32_t frames, const std::string& identity) {
   const std::string stem = ShardStem(shard, shards);
@@ -48,12 +49,8 @@ Expected<CheckedShard> CheckShard(const fs::path& folder, uint32_t shard, uint32
   CheckedShard out;
   out.record = Json::parse(*text, nullptr, false);
   const Json& r = out.record;
-  auto text_at = [&](const char* key) {  // a damaged record must not throw
-    auto it = r.is_object() ? r.find(key) : r.end();
-    return it != r.end() && it->is_string() ? it->get<std::string>() : std::string();
-  };
-  if (r.is_discarded() || !r.is_object() || text_at("sha256").size() != 64 ||
-      text_at("file").empty() || text_at("identity_sha256") != Sha256Hex(identity)) {
+  if (r.is_discarded() || !r.is_object() || StringAt(r, "sha256").size() != 64 ||
+      StringAt(r, "file").empty() || StringAt(r, "identity_sha256") != Sha256Hex(identity)) {
     return Error{record_path.string() + ": not a record of this run (damaged or from another)"};
   }
   out.file = folder / r["file"].get<std::string>();
@@ -62,8 +59,8 @@ Expected<CheckedShard> CheckShard(const fs::path& folder, uint32_t shard, uint32
   }
   auto sha = Sha256OfFile(out.file);
   if (!sha.ok()) return Error{stem + ": " + sha.message()};
-  if (*sha != text_at("sha256")) {
-    return Error{out.file.string() + ": SHA-256 " + *sha + " is not the " + text_at("sha256") +
+  if (*sha != StringAt(r, "sha256")) {
+    return Error{out.file.string() + ": SHA-256 " + *sha + " is not the " + StringAt(r, "sha256") +
                  " its record holds (damaged since written)"};
   }
   // The file is the one its shard wrote (its SHA-256 says so); its structure is checked once,

@@ -172,6 +172,9 @@ Expected<ShardResult> RunExportShard(const ExportJob& job) {
   ExportProgress progress{job.shard, result.resumed, result.frames.size(), result.resumed};
   if (job.on_frame) job.on_frame(progress);
 
+  auto since = [](std::chrono::steady_clock::time_point t) {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
+  };
   Simulator& simulator = *(*loaded)->simulator;
   const uint64_t rays_per_frame = simulator.RaysPerFrame();
   Hdf5FrameWriter& hdf5 = **writer;
@@ -188,9 +191,6 @@ Expected<ShardResult> RunExportShard(const ExportJob& job) {
     double seconds = 0;  // encoding it
     std::string record;
     hdf5::EncodedFrame frame;
-  };
-  auto since = [](std::chrono::steady_clock::time_point t) {
-    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
   };
   std::deque<std::future<Expected<Encoded>>> queue;
   std::mutex mutex;
@@ -239,7 +239,7 @@ Expected<ShardResult> RunExportShard(const ExportJob& job) {
       simulate_error = frame.error();
       break;
     }
-    result.seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    result.seconds += since(t0);
     result.rays += rays_per_frame;
     // An exception (no memory, no thread) becomes an error: the writer thread is always
     // joined and the journal keeps every frame written before it.

@@ -170,11 +170,10 @@ TEST(FrameJournal, ZeroTailAndTornHeaderAreStartedOver) {
   EXPECT_EQ(j->truncated_bytes(), 4096u);
   EXPECT_EQ(std::filesystem::file_size(path), one);
   j = Error{"closed"};  // releases the lock
+  const std::string bytes = test::ReadAll(path);
   for (size_t cut : {size_t{0}, size_t{5}, size_t{13}}) {
-    const std::string bytes = test::ReadAll(path);
     std::ofstream(dir.path() / "torn.journal", std::ios::binary | std::ios::trunc)
-        .write(test::ReadAll(path).data(), static_cast<std::streamsize>(cut));
-    (void)bytes;
+        .write(bytes.data(), static_cast<std::streamsize>(cut));
     EXPECT_FALSE(FrameJournal::Open(dir.path() / "torn.journal").ok()) << cut;
     auto again = FrameJournal::OpenOrCreate(dir.path() / "torn.journal", "header");
     ASSERT_TRUE(again.ok()) << cut << ": " << again.message();
