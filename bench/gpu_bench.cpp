@@ -231,6 +231,14 @@ GpuBenchReport RunGpuBench(const std::vector<uint64_t>& triangle_counts, int rep
       }
       report.waveform_chain.push_back(
           {"full", samples, beams, chain->ms, beams / (chain->ms * 1e-3)});
+      // The same by the transforms (two beams a warp), which circuits without sections take.
+      auto fft = CudaWaveforms(c, plate, 3e-11, beams, 1, repeats, false, true);
+      if (!fft.ok()) {
+        report.why_no_gpu = fft.message();
+        return report;
+      }
+      report.waveform_chain.push_back(
+          {"transforms", samples, beams, fft->ms, beams / (fft->ms * 1e-3)});
     }
     // At 2048 samples without thermal noise, then without any noise: the draws' share.
     SensorProfile quiet = *cube;

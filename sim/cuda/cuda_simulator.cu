@@ -17,6 +17,7 @@
 #include "lbvh.h"
 #include "lidartwin/physics/ray_triangle.h"
 #include "lidartwin/sim/cuda_backend.h"
+#include "waveform_beam.cuh"
 #include "waveform_warp.cuh"
 
 namespace lt {
@@ -195,6 +196,52 @@ __global__ void __launch_bounds__(cuda::kPairBlockThreads, cuda::kPairBlocksPerS
   }
 }
 
+// The same with the circuit as recursions (waveform_beam.cuh): one warp a beam, lane 0
+// compacting its sub-ray slots and writing its echo records.
+__global__ void __launch_bounds__(cuda::kBeamBlockThreads, cuda::kBeamBlocksPerSm)
+    WaveformBeamWarpKernel(FrameContext c, const physics::SignalContribution* contributions,
+                           const uint8_t* counts, BeamRecord* out, uint32_t beam_begin,
+                           uint32_t beams, uint32_t slots_per_beam, const uint32_t* kept,
+                           uint32_t kept_count, float* kept_volts) {
+  extern __shared__ unsigned char shared[];
+  const uint32_t warp = threadIdx.x / 32, lane = threadIdx.x & 31u;
+  const uint32_t i = blockIdx.x * (blockDim.x / 32) + warp;
+  if (i >= beams) return;  // the whole warp
+  const uint32_t N = c.waveform.samples;
+  const cuda::WarpBeam b = cuda::WarpBeamAt(shared, warp, N, slots_per_beam);
+  uint32_t w = 0;
+  if (lane == 0) {
+    const uint32_t n = c.footprint.sub_rays > 1 ? c.footprint.sub_rays : 1;
+    const uint32_t slots = c.signal.max_surfaces;
+    const physics::SignalContribution* seg = contributions + uint64_t{i} * n * slots;
+    for (uint32_t k = 0; k < n; ++k) {
+      const uint32_t m = counts[uint64_t{i} * n + k];
+      for (uint32_t s = 0; s < m && w < slots_per_beam; ++s)
+        b.contributions[w++] = seg[k * slots + s];
+    }
+  }
+  w = __shfl_sync(cuda::kFullMask, w, 0);
+  __syncwarp();
+  const uint32_t beam = beam_begin + i;
+  cuda::WarpWaveformBeam(
+      c.waveform, b,
+      {b.contributions, w, BeamSunlight(b.contributions, w), {c.seed, c.frame, beam, 0, 0}});
+  const int64_t slot = cuda::KeptSlot(kept, kept_count, beam);
+  if (slot >= 0)
+    for (uint32_t s = lane; s < N; s += 32)
+      kept_volts[static_cast<uint64_t>(slot) * N + s] = b.record[s];
+  physics::Echo echoes[physics::kMaxEchoesDetected];
+  const uint32_t count = cuda::WarpRanging(c.waveform, b.record, b.above, c.detector.min_range_m,
+                                           c.detector.max_range_m, echoes);
+  if (lane == 0) {
+    BeamRecord* r = out + size_t{i} * c.echoes_per_beam;
+    for (uint32_t e = 0; e < c.echoes_per_beam; ++e)
+      r[e] = BeamRecord{};
+    const BeamSetup s = SetUpBeam(c, beam);
+    RecordWaveformEchoes(c, beam, s.b, s.t, s.pose, b.contributions, w, echoes, count, r);
+  }
+}
+
 // Launches WaveformWarpKernel<R> for the batch's n beams.
 template <uint32_t R>
 cudaError_t LaunchWaveformWarpsOf(const FrameContext& c,
@@ -216,13 +263,27 @@ cudaError_t LaunchWaveformWarpsOf(const FrameContext& c,
   return cudaGetLastError();
 }
 
-// ... with the record layout of the chain's length.
+// ... one beam a warp where the circuit runs as sections, else two a warp with the record
+// layout of the chain's length.
 cudaError_t LaunchWaveformWarps(const FrameContext& c,
                                 const physics::SignalContribution* contributions,
                                 const uint8_t* counts, BeamRecord* out, uint32_t beam_begin,
                                 uint32_t n, uint32_t slots, const physics::ComplexF* step,
                                 const uint32_t* kept, uint32_t kept_count, float* kept_volts) {
-  switch (cuda::RegisterValues(c.waveform.samples)) {
+  const uint32_t samples = c.waveform.samples;
+  if (c.waveform.sections.count > 0) {
+    const uint32_t warps = cuda::BeamWarpsPerBlock(samples, slots);
+    const size_t shared = warps * cuda::WarpBeamBytes(samples, slots);
+    if (cudaError_t e = cudaFuncSetAttribute(WaveformBeamWarpKernel,
+                                             cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                             static_cast<int>(shared));
+        e != cudaSuccess)
+      return e;
+    WaveformBeamWarpKernel<<<(n + warps - 1) / warps, warps * 32, shared>>>(
+        c, contributions, counts, out, beam_begin, n, slots, kept, kept_count, kept_volts);
+    return cudaGetLastError();
+  }
+  switch (cuda::RegisterValues(samples)) {
     case 32:
       return LaunchWaveformWarpsOf<32>(c, contributions, counts, out, beam_begin, n, slots, step,
                                        kept, kept_count, kept_volts);

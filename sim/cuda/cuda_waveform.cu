@@ -7,6 +7,7 @@
 #include "lidartwin/physics/photon_counting.h"
 #include "lidartwin/physics/waveform.h"
 #include "lidartwin/sim/cuda_backend.h"
+#include "waveform_beam.cuh"
 #include "waveform_warp.cuh"
 
 namespace lt {
@@ -46,28 +47,41 @@ __global__ void __launch_bounds__(cuda::kPairBlockThreads, cuda::kPairBlocksPerS
   }
 }
 
-// Launches WaveformKernel<R> `repeats` + 1 times (the first a warm-up), returning the median
-// time of the others [ms] in `ms`.
-template <uint32_t R>
-Status TimeWaveformKernel(const physics::WaveformChain& w,
-                          const physics::SignalContribution* contributions, uint32_t n,
-                          double sun_w, uint64_t seed, const physics::ComplexF* step,
-                          float* records, uint32_t* echo_counts, uint32_t beams, int repeats,
-                          double& ms) {
-  const uint32_t slots = n > 0 ? n : 1;
-  const uint32_t warps = cuda::WarpsPerBlock(w.samples, slots);
-  const size_t shared = warps * cuda::WarpPairBytes(w.samples, slots);
-  LT_CUDA_TRY(cudaFuncSetAttribute(WaveformKernel<R>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                   static_cast<int>(shared)));
-  const uint32_t blocks = ((beams + 1) / 2 + warps - 1) / warps;
+// One warp per beam with the circuit as recursions (waveform_beam.cuh), as
+// WaveformBeamWarpKernel runs the simulator's beams; outputs as WaveformKernel's.
+__global__ void __launch_bounds__(cuda::kBeamBlockThreads, cuda::kBeamBlocksPerSm)
+    WaveformBeamKernel(physics::WaveformChain w, const physics::SignalContribution* contributions,
+                       uint32_t n, double sun_w, uint64_t seed, float* records,
+                       uint32_t* echo_counts, uint32_t beams) {
+  extern __shared__ unsigned char shared[];
+  const uint32_t warp = threadIdx.x / 32, lane = threadIdx.x & 31u;
+  const uint32_t beam = blockIdx.x * (blockDim.x / 32) + warp;
+  if (beam >= beams) return;
+  const cuda::WarpBeam b = cuda::WarpBeamAt(shared, warp, w.samples, n > 0 ? n : 1);
+  for (uint32_t k = lane; k < n; k += 32)
+    b.contributions[k] = contributions[k];
+  __syncwarp();
+  cuda::WarpWaveformBeam(w, b, {b.contributions, n, sun_w, {seed, 0, beam, 0, 0}});
+  if (records) {
+    for (uint32_t s = lane; s < w.samples; s += 32)
+      records[uint64_t{beam} * w.samples + s] = b.record[s];
+  }
+  physics::Echo echoes[physics::kMaxEchoesDetected];
+  const uint32_t count = cuda::WarpRanging(w, b.record, b.above, 0.0, 1e9, echoes);
+  if (lane == 0) echo_counts[beam] = count;
+}
+
+// Runs `launch` `repeats` + 1 times (the first a warm-up), returning the median time of the
+// others [ms] in `ms`.
+template <typename Launch>
+Status TimeLaunches(int repeats, double& ms, Launch launch) {
   cudaEvent_t start, stop;
   LT_CUDA_TRY(cudaEventCreate(&start));
   LT_CUDA_TRY(cudaEventCreate(&stop));
   std::vector<double> times;
   for (int r = 0; r <= std::max(0, repeats); ++r) {
     LT_CUDA_TRY(cudaEventRecord(start));
-    WaveformKernel<R><<<blocks, warps * 32, shared>>>(w, contributions, n, sun_w, seed, step,
-                                                      records, echo_counts, beams);
+    launch();
     LT_CUDA_TRY(cudaGetLastError());
     LT_CUDA_TRY(cudaEventRecord(stop));
     LT_CUDA_TRY(cudaEventSynchronize(stop));
@@ -84,6 +98,42 @@ Status TimeWaveformKernel(const physics::WaveformChain& w,
   }
   return {};
 }
+
+Status TimeWaveformBeamKernel(const physics::WaveformChain& w,
+                              const physics::SignalContribution* contributions, uint32_t n,
+                              double sun_w, uint64_t seed, float* records, uint32_t* echo_counts,
+                              uint32_t beams, int repeats, double& ms) {
+  const uint32_t slots = n > 0 ? n : 1;
+  const uint32_t warps = cuda::BeamWarpsPerBlock(w.samples, slots);
+  const size_t shared = warps * cuda::WarpBeamBytes(w.samples, slots);
+  LT_CUDA_TRY(cudaFuncSetAttribute(WaveformBeamKernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                   static_cast<int>(shared)));
+  const uint32_t blocks = (beams + warps - 1) / warps;
+  return TimeLaunches(repeats, ms, [&] {
+    WaveformBeamKernel<<<blocks, warps * 32, shared>>>(w, contributions, n, sun_w, seed, records,
+                                                       echo_counts, beams);
+  });
+}
+
+// Times WaveformKernel<R> as TimeLaunches does.
+template <uint32_t R>
+Status TimeWaveformKernel(const physics::WaveformChain& w,
+                          const physics::SignalContribution* contributions, uint32_t n,
+                          double sun_w, uint64_t seed, const physics::ComplexF* step,
+                          float* records, uint32_t* echo_counts, uint32_t beams, int repeats,
+                          double& ms) {
+  const uint32_t slots = n > 0 ? n : 1;
+  const uint32_t warps = cuda::WarpsPerBlock(w.samples, slots);
+  const size_t shared = warps * cuda::WarpPairBytes(w.samples, slots);
+  LT_CUDA_TRY(cudaFuncSetAttribute(WaveformKernel<R>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                   static_cast<int>(shared)));
+  const uint32_t blocks = ((beams + 1) / 2 + warps - 1) / warps;
+  return TimeLaunches(repeats, ms, [&] {
+    WaveformKernel<R><<<blocks, warps * 32, shared>>>(w, contributions, n, sun_w, seed, step,
+                                                      records, echo_counts, beams);
+  });
+}
+
 __global__ void PhotonCountKernel(const double* means, uint32_t n, uint64_t seed,
                                   uint32_t* counts) {
   const uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
@@ -97,7 +147,7 @@ __global__ void PhotonCountKernel(const double* means, uint32_t n, uint64_t seed
 Expected<GpuWaveforms> CudaWaveforms(const SensorProfile& profile,
                                      const std::vector<physics::SignalContribution>& contributions,
                                      double sun_w, uint32_t beams, uint64_t seed, int repeats,
-                                     bool keep_volts) {
+                                     bool keep_volts, bool transforms) {
   if (Status s = CudaAvailable(); !s.ok()) return s.error();
   if (profile.detector.kind != DetectorKind::kWaveform) {
     return Error{"CudaWaveforms: the profile's detector is not `waveform`"};
@@ -124,6 +174,9 @@ Expected<GpuWaveforms> CudaWaveforms(const SensorProfile& profile,
   const auto count = static_cast<uint32_t>(contributions.size());
   float* kept = keep_volts ? records.get() : nullptr;
   const Status timed = [&]() -> Status {
+    if (w.sections.count > 0 && !transforms)
+      return TimeWaveformBeamKernel(w, c.get(), count, sun_w, seed, kept, echo_counts.get(), beams,
+                                    repeats, out.ms);
     switch (cuda::RegisterValues(n)) {
       case 32:
         return TimeWaveformKernel<32>(w, c.get(), count, sun_w, seed, step.get(), kept,

@@ -160,17 +160,23 @@ __device__ inline int64_t KeptSlot(const uint32_t* kept, uint32_t count, uint32_
   return __shfl_sync(0xffffffffu, slot, 0);
 }
 
-// Stages 1-3 (eq. 3-9) of one beam by the calling warp: the circuit's input current [A] into
-// x[0 .. N), as physics::ReceivedPowerSamples and DetectorCurrent compute it.
+// Stages 1-2 (eq. 3-7) of one beam by the calling warp: the photons of each bin into
+// x[0 .. N), as physics::ReceivedPowerSamples and DetectorCurrent draw them. `chunks`: N / 32
+// words of scratch (the ranging's mask words, free until then) flagging the 32-bin chunks a
+// pulse reaches: under a sparse background (drawn by segments) a bin outside them has no draw
+// of its own and stays 0, so the draws skip them 32 at a time. Returns the background's mean
+// photons a bin (physics::BackgroundMean).
 template <typename Floats>
-__device__ __forceinline__ void WarpDetectorCurrent(const physics::WaveformChain& w,
-                                           const physics::SignalContribution* c, uint32_t n,
-                                           double sun_w, const physics::RandomKey& key,
-                                           Floats x) {
+__device__ __forceinline__ double WarpPhotons(const physics::WaveformChain& w,
+                                              const physics::SignalContribution* c, uint32_t n,
+                                              double sun_w, const physics::RandomKey& key,
+                                              Floats x, uint32_t* chunks) {
   const uint32_t lane = threadIdx.x & 31u;
   const uint32_t N = w.samples;
   for (uint32_t i = lane; i < N; i += 32)
     x[i] = 0.0f;
+  for (uint32_t k = lane; k < N / 32; k += 32)
+    chunks[k] = 0;
   __syncwarp();
   // The pulses' power: the internal reflection, then each contribution, in the CPU's order.
   const double t_e = physics::EmissionTime(w);
@@ -182,13 +188,16 @@ __device__ __forceinline__ void WarpDetectorCurrent(const physics::WaveformChain
     const physics::SampleSpan s = physics::PulseSpan(w, t);
     for (int64_t i = s.first + lane; i <= s.last; i += 32)
       x[i] += physics::PulseSample(w, peak, t, i, half_inv_var);
+    if (s.first <= s.last)
+      for (int64_t g = s.first / 32 + lane; g <= s.last / 32; g += 32)
+        chunks[g] = 1;
     __syncwarp();
   }
   // Photons: each bin's own draw in place (a pulse's bins side by side across the lanes), then
   // the background's, a segment a lane.
   const double background = physics::BackgroundMean(w, sun_w);
   const double bin_background = physics::BinBackgroundMean(w, background);
-  for (uint32_t i = lane; i < N; i += 32) {
+  auto draw = [&](uint32_t i) {
     const float pulse_w = x[i];
     float photons = 0.0f;
     if (physics::BinDraws(pulse_w, bin_background)) {
@@ -197,6 +206,19 @@ __device__ __forceinline__ void WarpDetectorCurrent(const physics::WaveformChain
       photons = physics::BinPhotons(w, key, i, pulse_w, bin_background, words);
     }
     x[i] = photons;
+  };
+  if (bin_background > 0) {
+    for (uint32_t i = lane; i < N; i += 32)
+      draw(i);
+  } else {
+    for (uint32_t base = 0; base < N / 32; base += 32) {
+      uint32_t flagged = __ballot_sync(kFullMask, base + lane < N / 32 && chunks[base + lane] != 0);
+      while (flagged) {
+        const uint32_t g = base + static_cast<uint32_t>(__ffs(flagged) - 1);
+        flagged &= flagged - 1;
+        draw(32 * g + lane);
+      }
+    }
   }
   __syncwarp();
   if (bin_background == 0) {
@@ -207,39 +229,73 @@ __device__ __forceinline__ void WarpDetectorCurrent(const physics::WaveformChain
     }
   }
   __syncwarp();
-  // SiPM: each lane's block of L bins composed into one affine map S_out = A S_in + B, the maps
-  // scanned across the lanes (exclusive), then the block's charges from its incoming
-  // sensitivity.
-  const uint32_t L = N / 32;
+  return background;
+}
+
+// Stage 3's first pass (eq. 8-9): each lane's contiguous block of L = N / 32 bins has its
+// photons replaced by the shares of the cells they fire (physics::SipmHitShare, 0 without
+// photons: the costly part done once, by the lanes that have photons), is composed into one
+// affine map of the sensitivity S_out = A S_in + B, and the maps are scanned across the lanes
+// (exclusive). Returns the sensitivity at the start of the lane's block; without saturation
+// (no cells) 1, the photons left as they are.
+template <typename Floats>
+__device__ __forceinline__ float WarpSipmStart(const physics::WaveformChain& w, Floats x,
+                                               double background, float recovery) {
+  if (!(w.sipm.cells > 0)) return 1.0f;
+  const uint32_t lane = threadIdx.x & 31u;
+  const uint32_t L = w.samples / 32;
   const uint32_t first = lane * L;
-  const double amps_per_cell = w.cell_charge_c / w.dt_s;
-  const float recovery = physics::SipmRecovery(w.sipm, w.dt_s);
-  float s_in = 1.0f;
-  if (w.sipm.cells > 0) {
-    float A = 1.0f, B = 0.0f;
-    for (uint32_t i = first; i < first + L; ++i) {
-      const physics::SipmBinMap m = physics::SipmMap(w.sipm, recovery, x[i]);
-      A = m.a * A;
-      B = m.a * B + (1.0f - recovery);
-    }
-    // Inclusive scan of (A, B) over the lanes: a later map applied after an earlier one.
-    for (uint32_t d = 1; d < 32; d <<= 1) {
-      const float a_prev = __shfl_up_sync(kFullMask, A, d);
-      const float b_prev = __shfl_up_sync(kFullMask, B, d);
-      if (lane >= d) {
-        B = A * b_prev + B;
-        A = A * a_prev;
-      }
-    }
-    const float a_ex = __shfl_up_sync(kFullMask, A, 1);
-    const float b_ex = __shfl_up_sync(kFullMask, B, 1);
-    const float resting =
-        physics::SipmRestingSensitivity(w.sipm, recovery, static_cast<float>(background));
-    s_in = lane == 0 ? resting : a_ex * resting + b_ex;
+  float A = 1.0f, B = 0.0f;
+  for (uint32_t i = first; i < first + L; ++i) {
+    const float photons = x[i];
+    const float hit = photons == 0 ? 0.0f : physics::SipmHitShare(w.sipm, photons);
+    x[i] = hit;
+    const float a = physics::SipmMapOfShare(w.sipm, recovery, hit).a;
+    A = a * A;
+    B = a * B + (1.0f - recovery);
   }
-  physics::SipmState state{s_in};
+  // Inclusive scan of (A, B) over the lanes: a later map applied after an earlier one.
+  for (uint32_t d = 1; d < 32; d <<= 1) {
+    const float a_prev = __shfl_up_sync(kFullMask, A, d);
+    const float b_prev = __shfl_up_sync(kFullMask, B, d);
+    if (lane >= d) {
+      B = A * b_prev + B;
+      A = A * a_prev;
+    }
+  }
+  const float a_ex = __shfl_up_sync(kFullMask, A, 1);
+  const float b_ex = __shfl_up_sync(kFullMask, B, 1);
+  const float resting =
+      physics::SipmRestingSensitivity(w.sipm, recovery, static_cast<float>(background));
+  return lane == 0 ? resting : a_ex * resting + b_ex;
+}
+
+// The charge of a bin left by WarpSipmStart (its share of cells hit, or its photons without
+// saturation) in fired-cell units, the state moved on to the next bin.
+__device__ __forceinline__ float WarpSipmCharge(const physics::WaveformChain& w, float recovery,
+                                                float share_or_photons, physics::SipmState& state) {
+  if (!(w.sipm.cells > 0)) return share_or_photons;
+  return physics::SipmChargeOfMap(physics::SipmMapOfShare(w.sipm, recovery, share_or_photons),
+                                  recovery, state);
+}
+
+// Stages 1-3 (eq. 3-9) of one beam by the calling warp: the circuit's input current [A] into
+// x[0 .. N), as physics::ReceivedPowerSamples and DetectorCurrent compute it. `chunks`: as
+// WarpPhotons.
+template <typename Floats>
+__device__ __forceinline__ void WarpDetectorCurrent(const physics::WaveformChain& w,
+                                                    const physics::SignalContribution* c,
+                                                    uint32_t n, double sun_w,
+                                                    const physics::RandomKey& key, Floats x,
+                                                    uint32_t* chunks) {
+  const double background = WarpPhotons(w, c, n, sun_w, key, x, chunks);
+  const float recovery = physics::SipmRecovery(w.sipm, w.dt_s);
+  physics::SipmState state{WarpSipmStart(w, x, background, recovery)};
+  const uint32_t L = w.samples / 32;
+  const uint32_t first = (threadIdx.x & 31u) * L;
+  const double amps_per_cell = w.cell_charge_c / w.dt_s;
   for (uint32_t i = first; i < first + L; ++i)
-    x[i] = static_cast<float>(physics::SipmCharge(w.sipm, recovery, x[i], state) * amps_per_cell);
+    x[i] = static_cast<float>(WarpSipmCharge(w, recovery, x[i], state) * amps_per_cell);
   __syncwarp();
 }
 
@@ -347,8 +403,8 @@ __device__ __forceinline__ void WarpWaveformPair(const physics::WaveformChain& w
                                                  const WarpPair& p, const PairBeam a,
                                                  const PairBeam b,
                                                  const physics::ComplexF* step) {
-  WarpDetectorCurrent(w, a.c, a.n, a.sun_w, a.key, PairSamples<R>(p, w.samples, 0));
-  WarpDetectorCurrent(w, b.c, b.n, b.sun_w, b.key, PairSamples<R>(p, w.samples, 1));
+  WarpDetectorCurrent(w, a.c, a.n, a.sun_w, a.key, PairSamples<R>(p, w.samples, 0), p.above[0]);
+  WarpDetectorCurrent(w, b.c, b.n, b.sun_w, b.key, PairSamples<R>(p, w.samples, 1), p.above[1]);
   WarpCircuitPair<R>(w, p, a.key, b.key, step);
 }
 
@@ -400,11 +456,13 @@ __device__ inline uint32_t WarpRanging(const physics::WaveformChain& w, Floats x
     }
   }
   physics::ReferencePeak(w, xr, best, end, g);
-  // Samples above T from the target window on, 32 at a time.
+  // Samples above T from the target window on, 32 at a time. For a float x, x > T exactly when
+  // x > T rounded down to a float, so the comparisons need no conversion to double.
   const uint32_t begin = end;
+  const float threshold = __double2float_rd(g.threshold_v);
   for (uint32_t c = 0; c < (N + 31) / 32; ++c) {
     const uint32_t i = 32 * c + lane;
-    const unsigned bits = __ballot_sync(kFullMask, i < N && i >= begin && x[i] > g.threshold_v);
+    const unsigned bits = __ballot_sync(kFullMask, i < N && i >= begin && x[i] > threshold);
     if (lane == 0) above[c] = bits;
   }
   __syncwarp();

@@ -75,6 +75,8 @@ physics::WaveformChain MakeWaveformChain(const SensorProfile& p, const physics::
   c.intensity_max = w.intensity_max;
   c.transfer = transfer;
   c.twiddles = twiddles;
+  if (w.circuit_response.frequency_mhz.empty())
+    c.sections = physics::CircuitRecursionOf(Circuit(w), c.dt_s);
   return c;
 }
 

@@ -175,6 +175,24 @@ TEST(Sipm, SaturatesAsCellsFillAndRecoversAsEquationNine) {
   EXPECT_NEAR(SipmCharge(sipm, recovery, 1.0f, t), 0.25 * 1000 * (1 - std::exp(-1e-3)), 1e-6);
 }
 
+// The share of cells hit, 1 - exp(-n / N), to float rounding on both sides of the series'
+// edge (n / N = 1/32) and from one photon on 100,000 cells to saturation: within 2 float ulps of
+// the double value everywhere (1 - exp(-x) in float would be off by far more for small x).
+TEST(Sipm, HitShareIsOneMinusExpToFloatRounding) {
+  double worst_ulps = 0;
+  for (double cells : {1e5, 4000.0, 1000.0, 64.0}) {
+    for (float n = 1; n < 4 * cells; n = std::max(n + 1, n * 1.01f)) {
+      const double exact = -std::expm1(-double(n) / double(float(cells)));
+      const float h = SipmHitShare(Sipm{cells, 20e-9}, n);
+      const double ulp = std::nextafter(float(exact), 2.0f) - float(exact);
+      worst_ulps = std::max(worst_ulps, std::abs(h - exact) / ulp);
+    }
+  }
+  EXPECT_LT(worst_ulps, 2.0);
+  EXPECT_EQ(SipmMap(Sipm{4000, 20e-9}, 0.95f, 0.0f).a, 0.95f);
+  EXPECT_EQ(SipmMapOfShare(Sipm{4000, 20e-9}, 0.95f, 0.0f).a, 0.95f);
+}
+
 std::vector<ComplexF> Twiddles(uint32_t n) {
   std::vector<ComplexF> t(n / 2);
   FillTwiddles(n, t.data());
@@ -393,6 +411,62 @@ TEST(Circuit, PolesAndZerosSplitIntoPartialFractionsThatKeepTheGain) {
   EXPECT_NEAR(bins[0].im, 0, 1e-4);
   EXPECT_FALSE(CircuitPartialFractions(PoleZeroCircuit{50, {150e6, 150e6}, 2, {}, 0, 0}, pf));
   EXPECT_FALSE(CircuitPartialFractions(PoleZeroCircuit{50, {150e6}, 1, {9e8}, 1, 0}, pf));
+}
+
+// The circuit as sections (circuit_recursion.h) gives eq. (10)'s transform sample for sample:
+// the Cube 1's pole and SiPM pulse, two poles and a zero (a negative residue), and a slow
+// section (a = 0.98) whose response wraps round the record, with pulses at its end: the
+// transform's circular convolution is the recursion's periodic steady state. Bound: the
+// transform's rounding, 2 log2(N) stages of a few float ulps of the record's largest value
+// (1e-6 of it), and the recursion's, which grows as 1 / (1 - a).
+TEST(Circuit, SectionsGiveTheTransformsVoltages) {
+  const double dt = 1e-9;
+  const uint32_t n = 1024;
+  for (const PoleZeroCircuit& c : {PoleZeroCircuit{50, {150e6}, 1, {}, 0, 1e-9},
+                                   PoleZeroCircuit{50, {150e6, 400e6}, 2, {900e6}, 1, 1e-9},
+                                   PoleZeroCircuit{50, {3.3e6}, 1, {}, 0, 2e-9}}) {
+    const CircuitRecursion r = CircuitRecursionOf(c, dt);
+    PartialFractions pf{};
+    ASSERT_TRUE(CircuitPartialFractions(c, pf));
+    ASSERT_EQ(r.count, pf.count);
+    std::vector<double> in(n, 0.0);
+    std::vector<float> x(n);
+    for (uint32_t i = 0; i < n; ++i) {
+      // Pulses across the record, the last 3 samples from its end, and a small ripple.
+      in[i] = 1e-3 * (std::exp(-0.5 * std::pow((i - 300.0) / 2, 2)) +
+                      0.5 * std::exp(-0.5 * std::pow((i - 1020.0) / 1.5, 2))) +
+              2e-5 * std::sin(0.37 * i);
+      x[i] = static_cast<float>(in[i]);
+    }
+    const std::vector<double> fft = Filter(c, in, dt);
+    std::vector<float> v(n);
+    RecursiveCircuitVoltage(r, x.data(), n, v.data());
+    double largest = 0, worst = 0;
+    for (uint32_t i = 0; i < n; ++i)
+      largest = std::max(largest, std::abs(fft[i]));
+    for (uint32_t i = 0; i < n; ++i)
+      worst = std::max(worst, std::abs(v[i] - fft[i]));
+    EXPECT_LT(worst, 2e-6 * largest) << c.poles_hz[0];
+    // The wrap is there to get right: at the record's start the slow section still carries the
+    // end's pulse (a^4 of it at sample 0).
+    if (c.poles_hz[0] < 1e7) {
+      EXPECT_GT(std::abs(fft[0]), 0.05 * largest);
+    }
+  }
+}
+
+TEST(Circuit, SectionsAreRefusedWhereTheTransformMustStay) {
+  const double dt = 1e-9;
+  // A pole slower than kMaxRecursionDecay a sample (1 MHz: a = 0.9937), more than four
+  // sections, coinciding poles.
+  EXPECT_EQ(CircuitRecursionOf(PoleZeroCircuit{50, {1e6}, 1, {}, 0, 1e-9}, dt).count, 0u);
+  EXPECT_EQ(
+      CircuitRecursionOf(PoleZeroCircuit{50, {100e6, 200e6, 300e6, 400e6}, 4, {}, 0, 1e-9}, dt)
+          .count,
+      0u);
+  EXPECT_EQ(CircuitRecursionOf(PoleZeroCircuit{50, {150e6, 150e6}, 2, {}, 0, 0}, dt).count, 0u);
+  EXPECT_EQ(
+      CircuitRecursionOf(PoleZeroCircuit{50, {100e6, 200e6, 300e6}, 3, {}, 0, 1e-9}, dt).count, 4u);
 }
 
 // A waveform chain with its tables, for a sensor like the Cube 1 (stand-in values).

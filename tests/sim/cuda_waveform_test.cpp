@@ -46,9 +46,12 @@ TEST(CudaWaveform, PhotonDrawsAreIdenticalToTheCpu) {
 // largest value per stage: 2 log2(N) stages x 4 ulps (4.8e-7) of the peak, 1e-5 of it in all.
 // A count that differs (a mean within an ulp of a draw's boundary, about 1e-7 a sample) would
 // move a sample by a photon's response, far outside that; none is expected in 0.5 M draws.
-void ExpectSameRecords(const SensorProfile& p, const std::vector<physics::SignalContribution>& c,
-                       double sun_w, const char* what, uint32_t beams = 256) {
-  auto gpu = CudaWaveforms(p, c, sun_w, beams, 77, 0, true);
+// Both GPU paths are held to it: the circuit as sections (one beam a warp), and as transforms
+// (two beams a warp), which the simulator takes for circuits without sections.
+void ExpectSameRecordsOnOnePath(const SensorProfile& p,
+                                const std::vector<physics::SignalContribution>& c, double sun_w,
+                                const std::string& what, uint32_t beams, bool transforms) {
+  auto gpu = CudaWaveforms(p, c, sun_w, beams, 77, 0, true, transforms);
   ASSERT_TRUE(gpu.ok()) << gpu.message();
   const WaveformTables t = MakeWaveformTables(p);
   const physics::WaveformChain w = MakeWaveformChain(p, t.transfer.data(), t.twiddles.data());
@@ -67,9 +70,15 @@ void ExpectSameRecords(const SensorProfile& p, const std::vector<physics::Signal
     worst = std::max(worst, diff / peak);
     beams_off += diff > 1e-5 * peak;
   }
-  std::printf("[parity] %s: %u beams of %u samples, max |v_cpu - v_gpu| %.3g of the peak\n", what,
-              beams, n, worst);
+  std::printf("[parity] %s: %u beams of %u samples, max |v_cpu - v_gpu| %.3g of the peak\n",
+              what.c_str(), beams, n, worst);
   EXPECT_EQ(beams_off, 0u) << what;
+}
+void ExpectSameRecords(const SensorProfile& p, const std::vector<physics::SignalContribution>& c,
+                       double sun_w, const std::string& what, uint32_t beams = 256) {
+  ASSERT_GT(MakeWaveformChain(p, nullptr, nullptr).sections.count, 0u) << what;
+  ExpectSameRecordsOnOnePath(p, c, sun_w, what + ", sections", beams, false);
+  ExpectSameRecordsOnOnePath(p, c, sun_w, what + ", transforms", beams, true);
 }
 
 TEST(CudaWaveform, RecordsMatchTheCpuSampleBySample) {
@@ -171,6 +180,19 @@ TEST(CudaWaveform, DetectorMatchesCpuOnTheLabScene) {
   SensorProfile cube = CubeWaveform();
   cube.name += " (sunlight)";
   ExpectWaveformParity(sunny, cube, 4);
+  // A measured front end (a table, no poles: two poles at 150 MHz tabulated every 50 MHz): the
+  // simulator keeps the transforms, two beams a warp.
+  SensorProfile table = CubeWaveform();
+  table.detector.waveform.circuit_poles_mhz.clear();
+  table.detector.waveform.circuit_response = {
+      {0, 50, 100, 150, 200, 250, 300, 350, 400, 450, 500, 550, 600},
+      {50.0, 45.0, 34.6154, 25.0, 18.0, 13.2353, 10.0, 7.7586, 6.1644, 5.0, 4.1284, 3.4615, 2.9412},
+      {0.0, -36.87, -67.38, -90.0, -106.26, -118.072, -126.87, -133.603, -138.888, -143.13,
+       -146.602, -149.49, -151.928}};
+  table.name += " (a measured circuit table: transforms)";
+  ASSERT_TRUE(table.Validate().ok()) << table.Validate().message();
+  ASSERT_EQ(MakeWaveformChain(table, nullptr, nullptr).sections.count, 0u);
+  ExpectWaveformParity(*scene, table, 6);
   // The OS0-128's scan with the waveform chain: 131,072 beams round the full circle.
   auto os0 = LoadSensorProfile(test::ConfigDir() / "sensors/ouster_os0_128_threshold.yaml");
   ASSERT_TRUE(os0.ok()) << os0.message();

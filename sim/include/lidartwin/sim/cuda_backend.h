@@ -109,7 +109,9 @@ Expected<double> CudaBvhBuildMs(const std::vector<float>& triangles, int repeats
 // runs it: `beams` records of the profile's detector, every beam with the same contributions
 // and sunlight [W], keyed (seed, frame 0, beam b). volts: the records beam after beam
 // (samples per beam x beams), empty unless keep_volts; ms: the kernel's time (median of
-// `repeats` after one warm-up, CUDA events).
+// `repeats` after one warm-up, CUDA events). transforms: the circuit by its transforms (two beams
+// a warp, waveform_warp.cuh) even where the simulator would run its sections (one beam a warp,
+// waveform_beam.cuh), to test and time both.
 struct GpuWaveforms {
   std::vector<float> volts;
   double ms = 0;
@@ -117,7 +119,7 @@ struct GpuWaveforms {
 Expected<GpuWaveforms> CudaWaveforms(const SensorProfile& profile,
                                      const std::vector<physics::SignalContribution>& contributions,
                                      double sun_w, uint32_t beams, uint64_t seed, int repeats,
-                                     bool keep_volts);
+                                     bool keep_volts, bool transforms = false);
 
 // Photon counts (seed 002 eq. 7) drawn on the GPU: sample i of beam 0 with mean means[i]
 // (i < 65536), keyed (seed, frame 0, beam 0, i) as the chain draws them.

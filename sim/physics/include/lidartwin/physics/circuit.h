@@ -33,6 +33,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "lidartwin/physics/circuit_recursion.h"
 #include "lidartwin/physics/fft.h"
 
 namespace lt::physics {
@@ -113,6 +114,23 @@ inline bool FillTransferBins(const PoleZeroCircuit& c, uint32_t n, double dt_s, 
     if (k > 0 && k < n / 2) out[n - k] = {out[k].re, -out[k].im};
   }
   return true;
+}
+
+// The same discretization as first-order sections (circuit_recursion.h) at sample interval dt
+// [s]: count 0 where the transform must stay (partial fractions fail, more than
+// kMaxRecursionSections sections, or one decays slower than kMaxRecursionDecay a sample).
+inline CircuitRecursion CircuitRecursionOf(const PoleZeroCircuit& c, double dt_s) {
+  CircuitRecursion out{};
+  PartialFractions pf;
+  if (!CircuitPartialFractions(c, pf) || pf.count > kMaxRecursionSections) return out;
+  for (uint32_t p = 0; p < pf.count; ++p) {
+    const double a = std::exp(-pf.w[p] * dt_s);
+    if (!(a <= kMaxRecursionDecay)) return CircuitRecursion{};
+    out.decay[p] = static_cast<float>(a);
+    out.gain[p] = static_cast<float>(pf.r[p] / pf.w[p] * (1 - a));
+  }
+  out.count = pf.count;
+  return out;
 }
 
 // A tabulated H_c(f): count rows at frequencies f_hz[0] = 0 < f_hz[1] < ... [Hz], gain [ohm]

@@ -17,6 +17,7 @@
 #include <cmath>
 #include <cstdint>
 
+#include "lidartwin/physics/circuit_recursion.h"
 #include "lidartwin/physics/fft.h"
 #include "lidartwin/physics/hd.h"
 #include "lidartwin/physics/philox.h"
@@ -54,6 +55,9 @@ struct WaveformChain {
   double intensity_max;      // the sensor's integer scale (4096 for the Cube 1)
   const ComplexF* transfer;  // H(f_k) for k < N [ohm]: circuit.h, pulse included
   const ComplexF* twiddles;  // Twiddle(k, N), k < N / 2
+  // The same circuit as recursions (circuit_recursion.h), which the GPU runs in place of the
+  // transforms where count > 0; the CPU always takes the transform.
+  CircuitRecursion sections;
 };
 
 // Time of the emitted pulse's centre from the start of the record, t_e [s].

@@ -1,0 +1,181 @@
+// The waveform chain of one beam by one warp with the circuit as recursions
+// (physics/circuit_recursion.h): issue 15's fused kernel for pole-zero circuits, which is every
+// circuit but a measured table or one with a pole slower than kMaxRecursionDecay (those keep
+// the transform, waveform_warp.cuh).
+//
+// The record lives in shared memory, each lane owning a contiguous block of L = N / 32 samples
+// (one spare float after each block, so that the lanes walking their blocks side by side meet
+// on no bank). Power and photons are WarpPhotons' and the SiPM's first pass WarpSipmStart's
+// (waveform_warp.cuh). Then two passes over each block: the first turns the cells' shares into
+// charges and runs each circuit section from 0 to the block's end; the sections' affine maps are
+// scanned across the lanes (with the record's periodic start from the last lane's total); the
+// second runs the sections again from the block's true start, writing the voltage. No
+// transform, no transpose: a few operations a sample for the Cube 1's two sections, against the
+// transforms' 2 log2 N butterflies (bench/RESULTS.md, fourth step).
+//
+// Rounding differs from the CPU's transform by the recursions' float rounding (below 1e-6 of
+// the peak for decays up to kMaxRecursionDecay); CudaWaveform.* holds the records to 1e-5 of
+// their peak, as for the transforms.
+#pragma once
+
+#include <cstdint>
+
+#include "lidartwin/physics/circuit_recursion.h"
+#include "lidartwin/physics/waveform.h"
+#include "waveform_warp.cuh"
+
+namespace lt::cuda {
+
+// Shared memory a warp needs for one beam's record of n samples with `slots` contributions:
+// the contributions (16-byte values first), the record (BlockPadded), one mask word per 32
+// samples.
+__host__ __device__ inline size_t WarpBeamBytes(uint32_t n, uint32_t slots) {
+  const size_t bytes = size_t{slots} * sizeof(physics::SignalContribution) +
+                       size_t{BlockPaddedLength(n)} * sizeof(float) + (n / 32 + 1) * sizeof(uint32_t);
+  return (bytes + 15) / 16 * 16;  // the next warp's contributions stay aligned
+}
+
+struct WarpBeam {
+  physics::SignalContribution* contributions;  // `slots`
+  BlockPadded record;
+  uint32_t* above;  // n / 32 + 1 mask words
+};
+__device__ inline WarpBeam WarpBeamAt(unsigned char* shared, uint32_t warp, uint32_t n,
+                                      uint32_t slots) {
+  unsigned char* mine = shared + warp * WarpBeamBytes(n, slots);
+  WarpBeam b;
+  b.contributions = reinterpret_cast<physics::SignalContribution*>(mine);
+  float* record = reinterpret_cast<float*>(b.contributions + slots);
+  uint32_t log2_block = 0;
+  while ((32u << log2_block) < n)
+    ++log2_block;
+  b.record = BlockPadded{record, log2_block};
+  b.above = reinterpret_cast<uint32_t*>(record + BlockPaddedLength(n));
+  return b;
+}
+
+// Blocks of four warps; registers for six blocks an SM (85 a thread), shared memory allowing
+// (2048 samples: 8.6 KiB a warp, 26 warps an SM).
+constexpr int kBeamBlockThreads = 128;
+constexpr int kBeamBlocksPerSm = 6;
+
+// Warps (beams) a block runs: four, or as many as fit in 200 KiB of shared memory.
+inline uint32_t BeamWarpsPerBlock(uint32_t n, uint32_t slots) {
+  const size_t fit = (200u << 10) / WarpBeamBytes(n, slots);
+  constexpr size_t most = kBeamBlockThreads / 32;
+  return static_cast<uint32_t>(fit >= most ? most : (fit < 1 ? 1 : fit));
+}
+
+// Stage 3's second pass and stage 4 over the lane's block of L samples at `block`, which holds
+// what WarpSipmStart left (shares of cells hit, or photons): the first pass turns them into
+// charges [fired cells] (from the block's starting sensitivity `s_in`) and runs the K sections
+// from 0 to the block's end; the blocks' maps u_out = a^L u_in + U are scanned across the lanes,
+// the record's periodic start U_31 / (1 - a^N) taken from the last lane; the second pass runs
+// the sections again from the block's true start and writes the voltage [V], baseline
+// included. The sections' gains take the charge's amperes per cell (G e / dt).
+template <uint32_t K>
+__device__ __forceinline__ void WarpSipmSections(const physics::WaveformChain& w, float* block,
+                                                 float s_in, float recovery) {
+  const uint32_t lane = threadIdx.x & 31u;
+  const uint32_t L = w.samples / 32;
+  float a[K], u[K];
+#pragma unroll
+  for (uint32_t p = 0; p < K; ++p) {
+    a[p] = w.sections.decay[p];
+    u[p] = 0.0f;
+  }
+  physics::SipmState state{s_in};
+#pragma unroll 4
+  for (uint32_t i = 0; i < L; ++i) {
+    const float q = WarpSipmCharge(w, recovery, block[i], state);
+    block[i] = q;
+#pragma unroll
+    for (uint32_t p = 0; p < K; ++p)
+      u[p] = fmaf(a[p], u[p], q);
+  }
+#pragma unroll
+  for (uint32_t p = 0; p < K; ++p) {
+    float A = a[p];  // a^L: L is a power of two
+    for (uint32_t l = 1; l < L; l <<= 1)
+      A *= A;
+    float B = u[p];
+    for (uint32_t d = 1; d < 32; d <<= 1) {
+      const float a_prev = __shfl_up_sync(kFullMask, A, d);
+      const float b_prev = __shfl_up_sync(kFullMask, B, d);
+      if (lane >= d) {
+        B = fmaf(A, b_prev, B);
+        A *= a_prev;
+      }
+    }
+    const float start = __shfl_sync(kFullMask, B, 31) / (1.0f - __shfl_sync(kFullMask, A, 31));
+    const float a_ex = __shfl_up_sync(kFullMask, A, 1);
+    const float b_ex = __shfl_up_sync(kFullMask, B, 1);
+    u[p] = lane == 0 ? start : fmaf(a_ex, start, b_ex);
+  }
+  const double amps_per_cell = w.cell_charge_c / w.dt_s;
+  float c[K];
+#pragma unroll
+  for (uint32_t p = 0; p < K; ++p)
+    c[p] = static_cast<float>(w.sections.gain[p] * amps_per_cell);
+  const float base = static_cast<float>(w.baseline_v);
+#pragma unroll 4
+  for (uint32_t i = 0; i < L; ++i) {
+    const float x = block[i];
+    float v = base;
+#pragma unroll
+    for (uint32_t p = 0; p < K; ++p) {
+      u[p] = fmaf(a[p], u[p], x);
+      v = fmaf(c[p], u[p], v);
+    }
+    block[i] = v;
+  }
+}
+
+// Stages 3-4 (eq. 8-10) of the warp's beam after WarpSipmStart: the voltage replaces what `x`
+// holds, baseline and thermal noise included (the noise keyed per group of four bins as on the
+// CPU, physics::ThermalBin: consecutive lanes take consecutive groups, whose bins are
+// consecutive).
+__device__ __forceinline__ void WarpSipmCircuit(const physics::WaveformChain& w,
+                                                const physics::RandomKey& key, BlockPadded x,
+                                                float s_in, float recovery) {
+  const uint32_t lane = threadIdx.x & 31u;
+  const uint32_t N = w.samples;
+  float* block = x.base + lane * (N / 32 + 1);
+  __syncwarp();
+  switch (w.sections.count) {
+    case 1:
+      WarpSipmSections<1>(w, block, s_in, recovery);
+      break;
+    case 2:
+      WarpSipmSections<2>(w, block, s_in, recovery);
+      break;
+    case 3:
+      WarpSipmSections<3>(w, block, s_in, recovery);
+      break;
+    default:
+      WarpSipmSections<physics::kMaxRecursionSections>(w, block, s_in, recovery);
+      break;
+  }
+  __syncwarp();
+  if (w.thermal_noise_v > 0) {
+    for (uint32_t j = lane; j < physics::ThermalGroups(N); j += 32) {
+      float v[4];
+      physics::ThermalNoiseOfFour(w, key, j, v);
+      for (uint32_t t = 0; t < 4; ++t)
+        if (physics::ThermalBin(j, t) < N) x[physics::ThermalBin(j, t)] += v[t];
+    }
+  }
+  __syncwarp();
+}
+
+// Stages 1-4 of the warp's beam: its voltages are then in b.record.
+__device__ __forceinline__ void WarpWaveformBeam(const physics::WaveformChain& w, const WarpBeam& b,
+                                                 const PairBeam& beam) {
+  const double background =
+      WarpPhotons(w, beam.c, beam.n, beam.sun_w, beam.key, b.record, b.above);
+  const float recovery = physics::SipmRecovery(w.sipm, w.dt_s);
+  const float s_in = WarpSipmStart(w, b.record, background, recovery);
+  WarpSipmCircuit(w, beam.key, b.record, s_in, recovery);
+}
+
+}  // namespace lt::cuda
