@@ -196,8 +196,8 @@ __global__ void __launch_bounds__(cuda::kPairBlockThreads, cuda::kPairBlocksPerS
   }
 }
 
-// The same with the circuit as recursions (waveform_beam.cuh): one warp a beam, lane 0
-// compacting its sub-ray slots and writing its echo records.
+// The same with the circuit as recursions (waveform_beam.cuh): one warp a beam, the block's
+// warps stage by stage, lane 0 compacting its sub-ray slots and writing its echo records.
 __global__ void __launch_bounds__(cuda::kBeamBlockThreads, cuda::kBeamBlocksPerSm)
     WaveformBeamWarpKernel(FrameContext c, const physics::SignalContribution* contributions,
                            const uint8_t* counts, BeamRecord* out, uint32_t beam_begin,
@@ -206,11 +206,11 @@ __global__ void __launch_bounds__(cuda::kBeamBlockThreads, cuda::kBeamBlocksPerS
   extern __shared__ unsigned char shared[];
   const uint32_t warp = threadIdx.x / 32, lane = threadIdx.x & 31u;
   const uint32_t i = blockIdx.x * (blockDim.x / 32) + warp;
-  if (i >= beams) return;  // the whole warp
+  const bool active = i < beams;
   const uint32_t N = c.waveform.samples;
   const cuda::WarpBeam b = cuda::WarpBeamAt(shared, warp, N, slots_per_beam);
   uint32_t w = 0;
-  if (lane == 0) {
+  if (lane == 0 && active) {
     const uint32_t n = c.footprint.sub_rays > 1 ? c.footprint.sub_rays : 1;
     const uint32_t slots = c.signal.max_surfaces;
     const physics::SignalContribution* seg = contributions + uint64_t{i} * n * slots;
@@ -223,9 +223,11 @@ __global__ void __launch_bounds__(cuda::kBeamBlockThreads, cuda::kBeamBlocksPerS
   w = __shfl_sync(cuda::kFullMask, w, 0);
   __syncwarp();
   const uint32_t beam = beam_begin + i;
-  cuda::WarpWaveformBeam(
+  cuda::BlockWaveformBeams(
       c.waveform, b,
-      {b.contributions, w, BeamSunlight(b.contributions, w), {c.seed, c.frame, beam, 0, 0}});
+      {b.contributions, w, BeamSunlight(b.contributions, w), {c.seed, c.frame, beam, 0, 0}},
+      active);
+  if (!active) return;  // after the block's last barrier
   const int64_t slot = cuda::KeptSlot(kept, kept_count, beam);
   if (slot >= 0)
     for (uint32_t s = lane; s < N; s += 32)

@@ -56,12 +56,13 @@ __global__ void __launch_bounds__(cuda::kBeamBlockThreads, cuda::kBeamBlocksPerS
   extern __shared__ unsigned char shared[];
   const uint32_t warp = threadIdx.x / 32, lane = threadIdx.x & 31u;
   const uint32_t beam = blockIdx.x * (blockDim.x / 32) + warp;
-  if (beam >= beams) return;
+  const bool active = beam < beams;
   const cuda::WarpBeam b = cuda::WarpBeamAt(shared, warp, w.samples, n > 0 ? n : 1);
   for (uint32_t k = lane; k < n; k += 32)
     b.contributions[k] = contributions[k];
   __syncwarp();
-  cuda::WarpWaveformBeam(w, b, {b.contributions, n, sun_w, {seed, 0, beam, 0, 0}});
+  cuda::BlockWaveformBeams(w, b, {b.contributions, n, sun_w, {seed, 0, beam, 0, 0}}, active);
+  if (!active) return;  // after the block's last barrier
   if (records) {
     for (uint32_t s = lane; s < w.samples; s += 32)
       records[uint64_t{beam} * w.samples + s] = b.record[s];

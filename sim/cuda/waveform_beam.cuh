@@ -54,12 +54,13 @@ __device__ inline WarpBeam WarpBeamAt(unsigned char* shared, uint32_t warp, uint
   return b;
 }
 
-// Blocks of four warps; registers for six blocks an SM (85 a thread), shared memory allowing
-// (2048 samples: 8.6 KiB a warp, 26 warps an SM).
-constexpr int kBeamBlockThreads = 128;
-constexpr int kBeamBlocksPerSm = 6;
+// One block an SM of up to 24 warps (80 registers a thread: 61,440 of the 65,536), whose warps
+// run each stage together (BlockWaveformBeams).
+constexpr int kBeamBlockThreads = 768;
+constexpr int kBeamBlocksPerSm = 1;
 
-// Warps (beams) a block runs: four, or as many as fit in 200 KiB of shared memory.
+// Warps (beams) a block runs: 24, or as many as fit in 200 KiB of shared memory (2048 samples:
+// 8.6 KiB a warp; 4096: 11 warps).
 inline uint32_t BeamWarpsPerBlock(uint32_t n, uint32_t slots) {
   const size_t fit = (200u << 10) / WarpBeamBytes(n, slots);
   constexpr size_t most = kBeamBlockThreads / 32;
@@ -71,10 +72,11 @@ inline uint32_t BeamWarpsPerBlock(uint32_t n, uint32_t slots) {
 // charges [fired cells] (from the block's starting sensitivity `s_in`) and runs the K sections
 // from 0 to the block's end; the blocks' maps u_out = a^L u_in + U are scanned across the lanes,
 // the record's periodic start U_31 / (1 - a^N) taken from the last lane; the second pass runs
-// the sections again from the block's true start and writes the voltage [V], baseline
-// included. The sections' gains take the charge's amperes per cell (G e / dt).
+// the sections again from the block's true start and writes the voltage [V], baseline and
+// thermal noise included. The sections' gains take the charge's amperes per cell (G e / dt).
 template <uint32_t K>
-__device__ __forceinline__ void WarpSipmSections(const physics::WaveformChain& w, float* block,
+__device__ __forceinline__ void WarpSipmSections(const physics::WaveformChain& w,
+                                                 const physics::RandomKey& key, float* block,
                                                  float s_in, float recovery) {
   const uint32_t lane = threadIdx.x & 31u;
   const uint32_t L = w.samples / 32;
@@ -118,23 +120,29 @@ __device__ __forceinline__ void WarpSipmSections(const physics::WaveformChain& w
   for (uint32_t p = 0; p < K; ++p)
     c[p] = static_cast<float>(w.sections.gain[p] * amps_per_cell);
   const float base = static_cast<float>(w.baseline_v);
-#pragma unroll 4
-  for (uint32_t i = 0; i < L; ++i) {
-    const float x = block[i];
-    float v = base;
+  // The second pass, four samples at a time with their thermal noise (one Philox call a group of
+  // four, physics::ThermalBin: the lane's block holds whole groups where L >= 4).
+  const bool noise = w.thermal_noise_v > 0 && L >= 4;
+  for (uint32_t i = 0; i < L; i += 4) {
+    float v[4] = {0.0f, 0.0f, 0.0f, 0.0f};
+    if (noise) physics::ThermalNoiseOfFour(w, key, (lane * L + i) / 4, v);
 #pragma unroll
-    for (uint32_t p = 0; p < K; ++p) {
-      u[p] = fmaf(a[p], u[p], x);
-      v = fmaf(c[p], u[p], v);
+    for (uint32_t t = 0; t < 4; ++t) {
+      if (i + t >= L) break;
+      const float x = block[i + t];
+      float y = base + v[t];
+#pragma unroll
+      for (uint32_t p = 0; p < K; ++p) {
+        u[p] = fmaf(a[p], u[p], x);
+        y = fmaf(c[p], u[p], y);
+      }
+      block[i + t] = y;
     }
-    block[i] = v;
   }
 }
 
 // Stages 3-4 (eq. 8-10) of the warp's beam after WarpSipmStart: the voltage replaces what `x`
-// holds, baseline and thermal noise included (the noise keyed per group of four bins as on the
-// CPU, physics::ThermalBin: consecutive lanes take consecutive groups, whose bins are
-// consecutive).
+// holds, baseline and thermal noise included (keyed per group of four bins as on the CPU).
 __device__ __forceinline__ void WarpSipmCircuit(const physics::WaveformChain& w,
                                                 const physics::RandomKey& key, BlockPadded x,
                                                 float s_in, float recovery) {
@@ -144,38 +152,49 @@ __device__ __forceinline__ void WarpSipmCircuit(const physics::WaveformChain& w,
   __syncwarp();
   switch (w.sections.count) {
     case 1:
-      WarpSipmSections<1>(w, block, s_in, recovery);
+      WarpSipmSections<1>(w, key, block, s_in, recovery);
       break;
     case 2:
-      WarpSipmSections<2>(w, block, s_in, recovery);
+      WarpSipmSections<2>(w, key, block, s_in, recovery);
       break;
     case 3:
-      WarpSipmSections<3>(w, block, s_in, recovery);
+      WarpSipmSections<3>(w, key, block, s_in, recovery);
       break;
     default:
-      WarpSipmSections<physics::kMaxRecursionSections>(w, block, s_in, recovery);
+      WarpSipmSections<physics::kMaxRecursionSections>(w, key, block, s_in, recovery);
       break;
   }
   __syncwarp();
-  if (w.thermal_noise_v > 0) {
+  // Records shorter than 128 samples (blocks of fewer than four): the noise in a pass of its own.
+  if (w.thermal_noise_v > 0 && N / 32 < 4) {
     for (uint32_t j = lane; j < physics::ThermalGroups(N); j += 32) {
       float v[4];
       physics::ThermalNoiseOfFour(w, key, j, v);
       for (uint32_t t = 0; t < 4; ++t)
-        if (physics::ThermalBin(j, t) < N) x[physics::ThermalBin(j, t)] += v[t];
+        x[physics::ThermalBin(j, t)] += v[t];
     }
   }
   __syncwarp();
 }
 
-// Stages 1-4 of the warp's beam: its voltages are then in b.record.
-__device__ __forceinline__ void WarpWaveformBeam(const physics::WaveformChain& w, const WarpBeam& b,
-                                                 const PairBeam& beam) {
-  const double background =
-      WarpPhotons(w, beam.c, beam.n, beam.sun_w, beam.key, b.record, b.above);
+// Stages 1-4 of the warp's beam, its voltages then in b.record. Every warp of the block calls
+// this (those without a beam with `active` false), and the block's warps run each stage
+// together, a barrier between: the stages' code is long and much of it runs once a beam, so
+// warps at different stages kept evicting one another's instructions from the SM's
+// instruction cache (ncu, 2048 samples: 56 % of the warps' stalls waiting for an instruction,
+// with four-warp blocks).
+__device__ __forceinline__ void BlockWaveformBeams(const physics::WaveformChain& w,
+                                                   const WarpBeam& b, const PairBeam& beam,
+                                                   bool active) {
+  double background = 0;
+  if (active) background = WarpPhotons(w, beam.c, beam.n, beam.sun_w, beam.key, b.record, b.above);
+  __syncthreads();
   const float recovery = physics::SipmRecovery(w.sipm, w.dt_s);
-  const float s_in = WarpSipmStart(w, b.record, background, recovery);
-  WarpSipmCircuit(w, beam.key, b.record, s_in, recovery);
+  float s_in = 1.0f;
+  if (active) s_in = WarpSipmStart(w, b.record, background, recovery);
+  __syncthreads();
+  if (active) WarpSipmCircuit(w, beam.key, b.record, s_in, recovery);
+  __syncthreads();
 }
 
 }  // namespace lt::cuda

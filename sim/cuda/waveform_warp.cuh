@@ -78,6 +78,22 @@ struct ReView {
   __device__ Value operator[](uint32_t i) const { return {f[i]}; }
 };
 
+// A lane's contiguous block of L samples (first sample lane L): a pointer into a BlockPadded
+// record (whose padding follows each block), else the record indexed from the block's start.
+template <typename Floats>
+struct OffsetSamples {
+  Floats x;
+  uint32_t first;
+  __device__ float& operator[](uint32_t k) const { return x[first + k]; }
+};
+template <typename Floats>
+__device__ inline OffsetSamples<Floats> LaneBlock(Floats x, uint32_t lane, uint32_t L) {
+  return {x, lane * L};
+}
+__device__ inline float* LaneBlock(BlockPadded x, uint32_t lane, uint32_t L) {
+  return x.base + lane * (L + 1);
+}
+
 // Shared memory a warp needs for two beams' records of n samples with `slots` contributions
 // each: the records (and the transpose over them), one mask word per 32 samples and the
 // contributions, for each beam.
@@ -244,12 +260,12 @@ __device__ __forceinline__ float WarpSipmStart(const physics::WaveformChain& w, 
   if (!(w.sipm.cells > 0)) return 1.0f;
   const uint32_t lane = threadIdx.x & 31u;
   const uint32_t L = w.samples / 32;
-  const uint32_t first = lane * L;
+  const auto block = LaneBlock(x, lane, L);
   float A = 1.0f, B = 0.0f;
-  for (uint32_t i = first; i < first + L; ++i) {
-    const float photons = x[i];
+  for (uint32_t i = 0; i < L; ++i) {
+    const float photons = block[i];
     const float hit = photons == 0 ? 0.0f : physics::SipmHitShare(w.sipm, photons);
-    x[i] = hit;
+    block[i] = hit;
     const float a = physics::SipmMapOfShare(w.sipm, recovery, hit).a;
     A = a * A;
     B = a * B + (1.0f - recovery);
@@ -292,10 +308,10 @@ __device__ __forceinline__ void WarpDetectorCurrent(const physics::WaveformChain
   const float recovery = physics::SipmRecovery(w.sipm, w.dt_s);
   physics::SipmState state{WarpSipmStart(w, x, background, recovery)};
   const uint32_t L = w.samples / 32;
-  const uint32_t first = (threadIdx.x & 31u) * L;
+  const auto block = LaneBlock(x, threadIdx.x & 31u, L);
   const double amps_per_cell = w.cell_charge_c / w.dt_s;
-  for (uint32_t i = first; i < first + L; ++i)
-    x[i] = static_cast<float>(WarpSipmCharge(w, recovery, x[i], state) * amps_per_cell);
+  for (uint32_t i = 0; i < L; ++i)
+    block[i] = static_cast<float>(WarpSipmCharge(w, recovery, block[i], state) * amps_per_cell);
   __syncwarp();
 }
 
@@ -330,10 +346,11 @@ __device__ __forceinline__ void WarpCircuitPair(const physics::WaveformChain& w,
       xb[lane + 32 * m] = a[m].im;
     }
     __syncwarp();
-    // Thermal noise: consecutive lanes take consecutive groups, whose bins are consecutive
-    // (physics::ThermalBin), so the blocks' padding keeps them on distinct banks.
+    // Thermal noise: each lane the groups of its own block (physics::ThermalBin: four
+    // consecutive bins a group), so the blocks' padding keeps the lanes on distinct banks.
     if (w.thermal_noise_v > 0) {
-      for (uint32_t j = lane; j < physics::ThermalGroups(N); j += 32) {
+      const uint32_t groups = N / 128;  // a lane's block of N / 32
+      for (uint32_t j = lane * groups; j < (lane + 1) * groups; ++j) {
         float va[4], vb[4];
         physics::ThermalNoiseOfFour(w, key_a, j, va);
         physics::ThermalNoiseOfFour(w, key_b, j, vb);
@@ -414,6 +431,36 @@ __device__ inline double WarpSum(double v) {
   return v;
 }
 
+// The mask words of the samples above `threshold` from `begin` on (bit b of word c: sample
+// 32 c + b), each lane building those of its own block: for BlockPadded records of at least
+// 1024 samples (whole words a lane), a few operations a sample instead of a ballot's. False for
+// other layouts: the caller ballots.
+template <typename Floats>
+__device__ inline bool LaneAboveWords(Floats, uint32_t, uint32_t, float, uint32_t*) {
+  return false;
+}
+__device__ inline bool LaneAboveWords(BlockPadded x, uint32_t N, uint32_t begin, float threshold,
+                                      uint32_t* above) {
+  const uint32_t L = N / 32;
+  if (L < 32) return false;
+  const uint32_t lane = threadIdx.x & 31u;
+  const float* block = LaneBlock(x, lane, L);
+  for (uint32_t k = 0; k < L; k += 32) {
+    const uint32_t i0 = lane * L + k;
+    uint32_t bits = 0;
+#pragma unroll
+    for (uint32_t b = 0; b < 32; ++b)
+      bits |= static_cast<uint32_t>(block[k + b] > threshold) << b;
+    if (i0 + 32 <= begin) {
+      bits = 0;
+    } else if (i0 < begin) {
+      bits &= 0xffffffffu << (begin - i0);
+    }
+    above[i0 / 32] = bits;
+  }
+  return true;
+}
+
 // Stage 5's ranging of the voltages x[0 .. N) by the calling warp: the background and the
 // internal reflection's peak (every lane gets them), the samples above the threshold in
 // `above` (bit i of word i / 32), then lane 0 walks the runs. Returns the echo count on lane 0.
@@ -460,10 +507,12 @@ __device__ inline uint32_t WarpRanging(const physics::WaveformChain& w, Floats x
   // x > T rounded down to a float, so the comparisons need no conversion to double.
   const uint32_t begin = end;
   const float threshold = __double2float_rd(g.threshold_v);
-  for (uint32_t c = 0; c < (N + 31) / 32; ++c) {
-    const uint32_t i = 32 * c + lane;
-    const unsigned bits = __ballot_sync(kFullMask, i < N && i >= begin && x[i] > threshold);
-    if (lane == 0) above[c] = bits;
+  if (!LaneAboveWords(x, N, begin, threshold, above)) {
+    for (uint32_t c = 0; c < (N + 31) / 32; ++c) {
+      const uint32_t i = 32 * c + lane;
+      const unsigned bits = __ballot_sync(kFullMask, i < N && i >= begin && x[i] > threshold);
+      if (lane == 0) above[c] = bits;
+    }
   }
   __syncwarp();
   if (lane != 0) return 0;

@@ -123,7 +123,7 @@ TEST(PhotonCounting, SegmentBackgroundIsKeyedAndEmptyWithoutLight) {
   EXPECT_NE(draw(0.7, k, 3), draw(0.7, other, 3));
 }
 
-// Thermal noise's groups (four bins 128 apart a Philox call) cover every bin of a record
+// Thermal noise's groups (four consecutive bins a Philox call) cover every bin of a record
 // exactly once, at every record length.
 TEST(ThermalNoise, GroupsCoverEveryBinOnce) {
   for (uint32_t n = kMinWaveformSamples; n <= kMaxWaveformSamples; n *= 2) {

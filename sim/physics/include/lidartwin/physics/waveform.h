@@ -129,15 +129,15 @@ LT_HD inline bool BinDraws(float pulse_w, double bin_background) {
   return pulse_w > 0 || bin_background > 0;
 }
 
-// Thermal noise is drawn four bins a Philox call, the four 128 bins apart: group j holds bins
-// ThermalBin(j, t) = 512 (j / 128) + j mod 128 + 128 t, t < 4, so that consecutive groups hold
-// consecutive bins (a GPU warp, a group a lane, then meets no shared-memory bank twice).
+// Thermal noise is drawn four consecutive bins a Philox call: group j holds bins
+// ThermalBin(j, t) = 4 j + t, t < 4, so that a GPU lane walking its contiguous block of the
+// record draws its own groups as it writes the voltages (sim/cuda/waveform_beam.cuh).
 LT_HD inline uint32_t ThermalBin(uint32_t j, uint32_t t) {
-  return 512 * (j / 128) + j % 128 + 128 * t;
+  return 4 * j + t;
 }
-// The groups a record of N bins uses (bins past N are left out).
+// The groups a record of N bins uses (N is a power of two, at least 64).
 LT_HD inline uint32_t ThermalGroups(uint32_t N) {
-  return N >= 512 ? N / 4 : (N < 128 ? N : 128);
+  return N / 4;
 }
 
 // Box-Muller for thermal noise, the record's bulk of normals (a waveform draws one a bin): on
