@@ -176,6 +176,19 @@ __device__ inline int64_t KeptSlot(const uint32_t* kept, uint32_t count, uint32_
   return __shfl_sync(0xffffffffu, slot, 0);
 }
 
+// Zeroes a record of N samples by the calling warp: a BlockPadded one (16-byte aligned, its
+// padding included) four floats a store.
+template <typename Floats>
+__device__ inline void ZeroRecord(Floats x, uint32_t N) {
+  for (uint32_t i = threadIdx.x & 31u; i < N; i += 32)
+    x[i] = 0.0f;
+}
+__device__ inline void ZeroRecord(BlockPadded x, uint32_t N) {
+  float4* v = reinterpret_cast<float4*>(x.base);
+  for (uint32_t k = threadIdx.x & 31u; k < BlockPaddedLength(N) / 4; k += 32)
+    v[k] = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+}
+
 // Stages 1-2 (eq. 3-7) of one beam by the calling warp: the photons of each bin into
 // x[0 .. N), as physics::ReceivedPowerSamples and DetectorCurrent draw them. `chunks`: N / 32
 // words of scratch (the ranging's mask words, free until then) flagging the 32-bin chunks a
@@ -189,8 +202,7 @@ __device__ __forceinline__ double WarpPhotons(const physics::WaveformChain& w,
                                               Floats x, uint32_t* chunks) {
   const uint32_t lane = threadIdx.x & 31u;
   const uint32_t N = w.samples;
-  for (uint32_t i = lane; i < N; i += 32)
-    x[i] = 0.0f;
+  ZeroRecord(x, N);
   for (uint32_t k = lane; k < N / 32; k += 32)
     chunks[k] = 0;
   __syncwarp();
@@ -515,27 +527,48 @@ __device__ inline uint32_t WarpRanging(const physics::WaveformChain& w, Floats x
     }
   }
   __syncwarp();
+  // Which mask words hold a set bit (bit c mod 32 of busy[c / 32]), 32 words a ballot, so that
+  // lane 0 crosses the empty stretch before each run in a step or two instead of word by word.
+  const uint32_t words = (N + 31) / 32;
+  uint32_t busy[physics::kMaxWaveformSamples / 1024];
+  for (uint32_t c0 = 0; c0 < words; c0 += 32)
+    busy[c0 / 32] = __ballot_sync(kFullMask, c0 + lane < words && above[c0 + lane] != 0);
   if (lane != 0) return 0;
   // Lane 0: the runs, as WaveformEchoes finds them.
-  auto next = [&](uint32_t i, bool set) {  // first index >= i whose bit is `set`
+  auto next_set = [&](uint32_t i) {  // first index >= i whose bit is set
     while (i < N) {
-      const uint32_t word = set ? above[i / 32] : ~above[i / 32];
-      const uint32_t bits = word & (0xffffffffu << (i & 31u));
+      const uint32_t c = i / 32;
+      const uint32_t bits = above[c] & (0xffffffffu << (i & 31u));
+      if (bits) return 32 * c + static_cast<uint32_t>(__ffs(bits) - 1);
+      uint32_t d = c + 1, m = 0;  // the next busy word
+      while (d < words) {
+        m = busy[d / 32] & (0xffffffffu << (d & 31u));
+        if (m) break;
+        d = (d & ~31u) + 32;
+      }
+      if (m == 0) return N;
+      i = 32 * ((d & ~31u) + static_cast<uint32_t>(__ffs(m) - 1));
+    }
+    return N;
+  };
+  auto next_clear = [&](uint32_t i) {  // first index >= i whose bit is clear (runs are short)
+    while (i < N) {
+      const uint32_t bits = ~above[i / 32] & (0xffffffffu << (i & 31u));
       if (bits) return (i & ~31u) + static_cast<uint32_t>(__ffs(bits) - 1);
       i = (i & ~31u) + 32;
     }
     return N;
   };
   uint32_t count = 0, seen = 0;
-  for (uint32_t i = next(begin, true); i < N;) {
-    const uint32_t j = next(i, false);
+  for (uint32_t i = next_set(begin); i < N;) {
+    const uint32_t j = next_clear(i);
     uint32_t top = i;
     for (uint32_t k = i + 1; k < j; ++k)
       if (x[k] > x[top]) top = k;
     if (!physics::KeepRunEcho(w, g, xr, begin, i, j, top, min_range_m, max_range_m, echoes, count,
                               seen))
       break;
-    i = next(j, true);
+    i = next_set(j);
   }
   return count;
 }
