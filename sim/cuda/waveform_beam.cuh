@@ -121,23 +121,30 @@ __device__ __forceinline__ void WarpSipmSections(const physics::WaveformChain& w
     c[p] = static_cast<float>(w.sections.gain[p] * amps_per_cell);
   const float base = static_cast<float>(w.baseline_v);
   // The second pass, four samples at a time with their thermal noise (one Philox call a group of
-  // four, physics::ThermalBin: the lane's block holds whole groups where L >= 4).
-  const bool noise = w.thermal_noise_v > 0 && L >= 4;
-  for (uint32_t i = 0; i < L; i += 4) {
-    float v[4] = {0.0f, 0.0f, 0.0f, 0.0f};
-    if (noise) physics::ThermalNoiseOfFour(w, key, (lane * L + i) / 4, v);
+  // four, physics::ThermalBin: the lane's block holds whole groups where L >= 4; records of 64
+  // samples, L = 2, take theirs in a pass of its own, WarpSipmCircuit).
+  auto voltage = [&](uint32_t i, float noise_v) {
+    const float x = block[i];
+    float y = base + noise_v;
 #pragma unroll
-    for (uint32_t t = 0; t < 4; ++t) {
-      if (i + t >= L) break;
-      const float x = block[i + t];
-      float y = base + v[t];
-#pragma unroll
-      for (uint32_t p = 0; p < K; ++p) {
-        u[p] = fmaf(a[p], u[p], x);
-        y = fmaf(c[p], u[p], y);
-      }
-      block[i + t] = y;
+    for (uint32_t p = 0; p < K; ++p) {
+      u[p] = fmaf(a[p], u[p], x);
+      y = fmaf(c[p], u[p], y);
     }
+    block[i] = y;
+  };
+  if (L >= 4) {
+    const bool noise = w.thermal_noise_v > 0;
+    for (uint32_t i = 0; i < L; i += 4) {
+      float v[4] = {0.0f, 0.0f, 0.0f, 0.0f};
+      if (noise) physics::ThermalNoiseOfFour(w, key, (lane * L + i) / 4, v);
+#pragma unroll
+      for (uint32_t t = 0; t < 4; ++t)
+        voltage(i + t, v[t]);
+    }
+  } else {
+    for (uint32_t i = 0; i < L; ++i)
+      voltage(i, 0.0f);
   }
 }
 

@@ -104,6 +104,14 @@ TEST(CudaWaveform, RecordsMatchTheCpuSampleBySample) {
   ExpectSameRecords(p, c, 2.5e-10, "8192 samples");
   p.detector.waveform.samples = 256;
   ExpectSameRecords(p, {{10.0f, 2.2e-9f, 0, 1e-10f}}, 2.5e-10, "256 samples, a plate at 10 m");
+  // The shortest records: four samples a lane (the noise drawn in the circuit's second pass)
+  // and two (in a pass of its own).
+  p.detector.waveform.pretrigger_samples = 16;
+  for (uint32_t samples : {128u, 64u}) {
+    p.detector.waveform.samples = samples;
+    ExpectSameRecords(p, {{3.0f, 2.2e-9f, 0, 1e-10f}}, 2.5e-10,
+                      std::to_string(samples) + " samples, a plate at 3 m");
+  }
 }
 
 // Frames of the lab scene, echo for echo: ranges and intensities as the records allow (a peak
