@@ -54,15 +54,15 @@ __device__ inline WarpBeam WarpBeamAt(unsigned char* shared, uint32_t warp, uint
   return b;
 }
 
-// One block an SM of up to 24 warps (80 registers a thread: 61,440 of the 65,536), whose warps
+// One block an SM of up to 32 warps (launch bounds: at most 64 registers a thread), whose warps
 // run each stage together (BlockWaveformBeams).
-constexpr int kBeamBlockThreads = 768;
+constexpr int kBeamBlockThreads = 1024;
 constexpr int kBeamBlocksPerSm = 1;
 
-// Warps (beams) a block runs: 24, or as many as fit in 200 KiB of shared memory (2048 samples:
-// 8.6 KiB a warp; 4096: 11 warps).
+// Warps (beams) a block runs: 32, or as many as fit in 224 KiB of shared memory (the H100 allows
+// 227 KiB a block; 2048 samples: 8.6 KiB a warp, 26 warps; 4096: 13).
 inline uint32_t BeamWarpsPerBlock(uint32_t n, uint32_t slots) {
-  const size_t fit = (200u << 10) / WarpBeamBytes(n, slots);
+  const size_t fit = (224u << 10) / WarpBeamBytes(n, slots);
   constexpr size_t most = kBeamBlockThreads / 32;
   return static_cast<uint32_t>(fit >= most ? most : (fit < 1 ? 1 : fit));
 }

@@ -469,6 +469,30 @@ TEST(Circuit, SectionsAreRefusedWhereTheTransformMustStay) {
       CircuitRecursionOf(PoleZeroCircuit{50, {100e6, 200e6, 300e6}, 3, {}, 0, 1e-9}, dt).count, 4u);
 }
 
+// The peak fit through three samples: exact for a Gaussian pulse (a parabola in its
+// logarithm) at any offset within half a sample and any width, above any baseline; a parabola
+// through the samples where one is at or below the baseline, and no offset for a flat top.
+TEST(WaveformRanging, PeakFitIsExactForAGaussianAndParabolicOtherwise) {
+  for (double sigma : {0.7, 1.7, 4.0}) {
+    for (double offset : {-0.49, -0.2, 0.0, 0.13, 0.45}) {
+      const double height = 0.37, base = 0.1;
+      auto at = [&](double k) {
+        return base + height * std::exp(-0.5 * std::pow((k - offset) / sigma, 2));
+      };
+      const PeakFit p = FitPeak(at(-1), at(0), at(1), base);
+      EXPECT_NEAR(p.offset, offset, 1e-12) << sigma;
+      EXPECT_NEAR(p.height, height, 1e-12) << sigma;
+    }
+  }
+  // y = 1 - (k - 0.25)^2 through samples at -1, 0, 1, one of them at the baseline 0 -> 0.4375.
+  const PeakFit q = FitPeak(1 - 1.5625, 1 - 0.0625, 1 - 0.5625, 0.0);
+  EXPECT_NEAR(q.offset, 0.25, 1e-12);
+  EXPECT_NEAR(q.height, 1.0, 1e-12);
+  const PeakFit flat = FitPeak(0.5, 0.5, 0.5, 0.0);
+  EXPECT_EQ(flat.offset, 0.0);
+  EXPECT_EQ(flat.height, 0.5);
+}
+
 // A waveform chain with its tables, for a sensor like the Cube 1 (stand-in values).
 struct Chain {
   WaveformChain w{};

@@ -47,11 +47,14 @@ LT_HD inline PeakFit FitPeak(double a, double b, double c, double base) {
   b -= base;
   c -= base;
   if (a > 0 && b > 0 && c > 0) {
-    const double la = log(a), lb = log(b), lc = log(c);
-    const double den = la - 2 * lb + lc;
+    // The parabola through the logarithms (a Gaussian through the three samples), by two
+    // logarithms of ratios rather than three differenced: ln a - 2 ln b + ln c = ln(a c / b^2),
+    // ln a - ln c = ln(a / c), without the cancellation of the differences.
+    const double den = log(a / b * (c / b));
     if (den < 0) {
-      const double d = 0.5 * (la - lc) / den;
-      return {d, exp(lb - 0.25 * (la - lc) * d)};
+      const double lac = log(a / c);
+      const double d = 0.5 * lac / den;
+      return {d, b * exp(-0.25 * lac * d)};
     }
   }
   const double den = a - 2 * b + c;
