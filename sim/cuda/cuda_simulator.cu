@@ -148,7 +148,7 @@ __global__ void __launch_bounds__(cuda::kPairBlockThreads, cuda::kPairBlocksPerS
   extern __shared__ unsigned char shared[];
   const uint32_t warp = threadIdx.x / 32, lane = threadIdx.x & 31u;
   const uint32_t first = 2 * (blockIdx.x * (blockDim.x / 32) + warp);
-  if (first >= beams) return;  // the whole warp
+  const bool active = first < beams;
   const uint32_t N = c.waveform.samples;
   const cuda::WarpPair p = cuda::WarpPairAt(shared, warp, N, slots_per_beam);
   uint32_t w = 0;
@@ -165,16 +165,17 @@ __global__ void __launch_bounds__(cuda::kPairBlockThreads, cuda::kPairBlocksPerS
   }
   const uint32_t n[2] = {__shfl_sync(cuda::kFullMask, w, 0), __shfl_sync(cuda::kFullMask, w, 1)};
   __syncwarp();
-  cuda::WarpWaveformPair<R>(c.waveform, p,
-                            {p.contributions[0],
-                             n[0],
-                             BeamSunlight(p.contributions[0], n[0]),
-                             {c.seed, c.frame, beam_begin + first, 0, 0}},
-                            {p.contributions[1],
-                             n[1],
-                             BeamSunlight(p.contributions[1], n[1]),
-                             {c.seed, c.frame, beam_begin + first + 1, 0, 0}},
-                            step);
+  cuda::BlockWaveformPairs<R>(c.waveform, p,
+                              {p.contributions[0],
+                               n[0],
+                               BeamSunlight(p.contributions[0], n[0]),
+                               {c.seed, c.frame, beam_begin + first, 0, 0}},
+                              {p.contributions[1],
+                               n[1],
+                               BeamSunlight(p.contributions[1], n[1]),
+                               {c.seed, c.frame, beam_begin + first + 1, 0, 0}},
+                              step, active);
+  if (!active) return;  // after the block's last barrier
   for (uint32_t k = 0; k < 2 && first + k < beams; ++k) {
     const uint32_t beam = beam_begin + first + k;
     const auto x = cuda::PairSamples<R>(p, N, k);

@@ -27,13 +27,15 @@ __global__ void __launch_bounds__(cuda::kPairBlockThreads, cuda::kPairBlocksPerS
   extern __shared__ unsigned char shared[];
   const uint32_t warp = threadIdx.x / 32, lane = threadIdx.x & 31u;
   const uint32_t first = 2 * (blockIdx.x * (blockDim.x / 32) + warp);
-  if (first >= beams) return;
+  const bool active = first < beams;
   const cuda::WarpPair p = cuda::WarpPairAt(shared, warp, w.samples, n > 0 ? n : 1);
   for (uint32_t k = lane; k < n; k += 32)
     p.contributions[0][k] = p.contributions[1][k] = contributions[k];
   __syncwarp();
-  cuda::WarpWaveformPair<R>(w, p, {p.contributions[0], n, sun_w, {seed, 0, first, 0, 0}},
-                            {p.contributions[1], n, sun_w, {seed, 0, first + 1, 0, 0}}, step);
+  cuda::BlockWaveformPairs<R>(w, p, {p.contributions[0], n, sun_w, {seed, 0, first, 0, 0}},
+                              {p.contributions[1], n, sun_w, {seed, 0, first + 1, 0, 0}}, step,
+                              active);
+  if (!active) return;  // after the block's last barrier
   for (uint32_t k = 0; k < 2 && first + k < beams; ++k) {
     const auto x = cuda::PairSamples<R>(p, w.samples, k);
     if (records) {

@@ -274,6 +274,7 @@ __device__ __forceinline__ float WarpSipmStart(const physics::WaveformChain& w, 
   const uint32_t L = w.samples / 32;
   const auto block = LaneBlock(x, lane, L);
   float A = 1.0f, B = 0.0f;
+#pragma unroll 4
   for (uint32_t i = 0; i < L; ++i) {
     const float photons = block[i];
     const float hit = photons == 0 ? 0.0f : physics::SipmHitShare(w.sipm, photons);
@@ -426,15 +427,23 @@ struct PairBeam {
 };
 
 // Stages 1-4 of the warp's two beams; their voltages are then PairSamples<R>(p, N, 0 and 1).
-// `step`: StepTwiddles(N) in device memory where R > 0 (RegisterValues(N)).
+// `step`: StepTwiddles(N) in device memory where R > 0 (RegisterValues(N)). Every warp of the
+// block calls this (those without beams with `active` false), and the block's warps run each
+// stage together, as BlockWaveformBeams does (waveform_beam.cuh): fewer stages' code in the
+// instruction cache at once.
 template <uint32_t R>
-__device__ __forceinline__ void WarpWaveformPair(const physics::WaveformChain& w,
-                                                 const WarpPair& p, const PairBeam a,
-                                                 const PairBeam b,
-                                                 const physics::ComplexF* step) {
-  WarpDetectorCurrent(w, a.c, a.n, a.sun_w, a.key, PairSamples<R>(p, w.samples, 0), p.above[0]);
-  WarpDetectorCurrent(w, b.c, b.n, b.sun_w, b.key, PairSamples<R>(p, w.samples, 1), p.above[1]);
-  WarpCircuitPair<R>(w, p, a.key, b.key, step);
+__device__ __forceinline__ void BlockWaveformPairs(const physics::WaveformChain& w,
+                                                   const WarpPair& p, const PairBeam a,
+                                                   const PairBeam b, const physics::ComplexF* step,
+                                                   bool active) {
+  if (active)
+    WarpDetectorCurrent(w, a.c, a.n, a.sun_w, a.key, PairSamples<R>(p, w.samples, 0), p.above[0]);
+  __syncthreads();
+  if (active)
+    WarpDetectorCurrent(w, b.c, b.n, b.sun_w, b.key, PairSamples<R>(p, w.samples, 1), p.above[1]);
+  __syncthreads();
+  if (active) WarpCircuitPair<R>(w, p, a.key, b.key, step);
+  __syncthreads();
 }
 
 __device__ inline double WarpSum(double v) {
