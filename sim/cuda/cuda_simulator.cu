@@ -100,6 +100,24 @@ __global__ void SubRaySignalKernel(FrameContext c, GpuClosestHit closest,
                                                                       c.signal.max_surfaces));
 }
 
+// Batch beam i's contributions, its sub-rays' filled slots one after another, copied to out[0 ..
+// most); returns how many.
+__device__ inline uint32_t GatherContributions(const FrameContext& c,
+                                               const physics::SignalContribution* contributions,
+                                               const uint8_t* counts, uint32_t i, uint32_t most,
+                                               physics::SignalContribution* out) {
+  const uint32_t n = c.footprint.sub_rays > 1 ? c.footprint.sub_rays : 1;
+  const uint32_t slots = c.signal.max_surfaces;
+  const physics::SignalContribution* seg = contributions + uint64_t{i} * n * slots;
+  uint32_t w = 0;
+  for (uint32_t k = 0; k < n; ++k) {
+    const uint32_t m = counts[uint64_t{i} * n + k];
+    for (uint32_t s = 0; s < m && w < most; ++s)
+      out[w++] = seg[k * slots + s];
+  }
+  return w;
+}
+
 // Threshold detector, stages 4-5: one thread per beam compacts its sub-rays' slots, in
 // (sub-ray, surface) order and cut at kMaxContributions exactly as GatherBeamSignal does on the
 // CPU, then detects and writes its K echo records.
@@ -113,20 +131,12 @@ __global__ void BeamEchoKernel(FrameContext c, const physics::SignalContribution
   const uint32_t a = blockIdx.x * blockDim.x + threadIdx.x;
   if (a >= *active_count) return;
   const uint32_t i = active[a];
-  const uint32_t n = c.footprint.sub_rays > 1 ? c.footprint.sub_rays : 1;
-  const uint32_t slots = c.signal.max_surfaces;
   // The beam's contributions, compacted into this thread's local memory: the detector reads
   // them many times over, and local memory is interleaved across a warp's threads, so those
   // reads coalesce, where reads of each beam's global slots would not (ncu: the kernel waited
   // on scattered global loads).
-  const physics::SignalContribution* seg = contributions + uint64_t{i} * n * slots;
   physics::SignalContribution local[kMaxContributions];
-  uint32_t w = 0;
-  for (uint32_t k = 0; k < n; ++k) {
-    const uint32_t m = counts[uint64_t{i} * n + k];
-    for (uint32_t s = 0; s < m && w < kMaxContributions; ++s)
-      local[w++] = seg[k * slots + s];
-  }
+  const uint32_t w = GatherContributions(c, contributions, counts, i, kMaxContributions, local);
   BeamRecord* r = out + size_t{i} * c.echoes_per_beam;
   for (uint32_t e = 0; e < c.echoes_per_beam; ++e)
     r[e] = BeamRecord{};
@@ -153,15 +163,8 @@ __global__ void __launch_bounds__(cuda::kPairBlockThreads, cuda::kPairBlocksPerS
   const cuda::WarpPair p = cuda::WarpPairAt(shared, warp, N, slots_per_beam);
   uint32_t w = 0;
   if (lane < 2 && first + lane < beams) {
-    const uint32_t i = first + lane;
-    const uint32_t n = c.footprint.sub_rays > 1 ? c.footprint.sub_rays : 1;
-    const uint32_t slots = c.signal.max_surfaces;
-    const physics::SignalContribution* seg = contributions + uint64_t{i} * n * slots;
-    for (uint32_t k = 0; k < n; ++k) {
-      const uint32_t m = counts[uint64_t{i} * n + k];
-      for (uint32_t s = 0; s < m && w < slots_per_beam; ++s)
-        p.contributions[lane][w++] = seg[k * slots + s];
-    }
+    w = GatherContributions(c, contributions, counts, first + lane, slots_per_beam,
+                            p.contributions[lane]);
   }
   const uint32_t n[2] = {__shfl_sync(cuda::kFullMask, w, 0), __shfl_sync(cuda::kFullMask, w, 1)};
   __syncwarp();
@@ -211,16 +214,8 @@ __global__ void __launch_bounds__(cuda::kBeamBlockThreads, cuda::kBeamBlocksPerS
   const uint32_t N = c.waveform.samples;
   const cuda::WarpBeam b = cuda::WarpBeamAt(shared, warp, N, slots_per_beam);
   uint32_t w = 0;
-  if (lane == 0 && active) {
-    const uint32_t n = c.footprint.sub_rays > 1 ? c.footprint.sub_rays : 1;
-    const uint32_t slots = c.signal.max_surfaces;
-    const physics::SignalContribution* seg = contributions + uint64_t{i} * n * slots;
-    for (uint32_t k = 0; k < n; ++k) {
-      const uint32_t m = counts[uint64_t{i} * n + k];
-      for (uint32_t s = 0; s < m && w < slots_per_beam; ++s)
-        b.contributions[w++] = seg[k * slots + s];
-    }
-  }
+  if (lane == 0 && active)
+    w = GatherContributions(c, contributions, counts, i, slots_per_beam, b.contributions);
   w = __shfl_sync(cuda::kFullMask, w, 0);
   __syncwarp();
   const uint32_t beam = beam_begin + i;

@@ -62,9 +62,7 @@ constexpr int kBeamBlocksPerSm = 1;
 // Warps (beams) a block runs: 32, or as many as fit in 224 KiB of shared memory (the H100 allows
 // 227 KiB a block; 2048 samples: 8.6 KiB a warp, 26 warps; 4096: 13).
 inline uint32_t BeamWarpsPerBlock(uint32_t n, uint32_t slots) {
-  const size_t fit = (224u << 10) / WarpBeamBytes(n, slots);
-  constexpr size_t most = kBeamBlockThreads / 32;
-  return static_cast<uint32_t>(fit >= most ? most : (fit < 1 ? 1 : fit));
+  return WarpsThatFit(224u << 10, WarpBeamBytes(n, slots), kBeamBlockThreads / 32);
 }
 
 // Stage 3's second pass and stage 4 over the lane's block of L samples at `block`, which holds

@@ -136,12 +136,17 @@ __device__ inline WarpPair WarpPairAt(unsigned char* shared, uint32_t warp, uint
 constexpr int kPairBlockThreads = 128;
 constexpr int kPairBlocksPerSm = 2;
 
+// Warps a block runs: `most`, or as many as `bytes` of shared memory hold at `warp_bytes` a
+// warp (at least one).
+inline uint32_t WarpsThatFit(size_t bytes, size_t warp_bytes, uint32_t most) {
+  const size_t fit = bytes / warp_bytes;
+  return static_cast<uint32_t>(fit >= most ? most : (fit < 1 ? 1 : fit));
+}
+
 // Warps (beam pairs) a block runs: four, or as many as fit in 200 KiB of shared memory (the
 // H100 allows 227 KiB a block).
 inline uint32_t WarpsPerBlock(uint32_t n, uint32_t slots) {
-  const size_t fit = (200u << 10) / WarpPairBytes(n, slots);
-  constexpr size_t most = kPairBlockThreads / 32;
-  return static_cast<uint32_t>(fit >= most ? most : (fit < 1 ? 1 : fit));
+  return WarpsThatFit(200u << 10, WarpPairBytes(n, slots), kPairBlockThreads / 32);
 }
 
 // Beam k's (0, 1) samples in the warp's records, for a record layout R (RegisterValues).
