@@ -249,6 +249,7 @@ cudaError_t LaunchWaveformWarpsOf(const FrameContext& c,
                                   const uint32_t* kept, uint32_t kept_count, float* kept_volts) {
   const uint32_t samples = c.waveform.samples;
   const uint32_t warps = cuda::WarpsPerBlock(samples, slots);
+  if (warps == 0) return cudaErrorInvalidConfiguration;  // a warp's records exceed the GPU's
   const size_t shared = warps * cuda::WarpPairBytes(samples, slots);
   if (cudaError_t e =
           cudaFuncSetAttribute(WaveformWarpKernel<R>, cudaFuncAttributeMaxDynamicSharedMemorySize,
@@ -271,6 +272,7 @@ cudaError_t LaunchWaveformWarps(const FrameContext& c,
   const uint32_t samples = c.waveform.samples;
   if (c.waveform.sections.count > 0) {
     const uint32_t warps = cuda::BeamWarpsPerBlock(samples, slots);
+    if (warps == 0) return cudaErrorInvalidConfiguration;  // a beam's record exceeds the GPU's
     const size_t shared = warps * cuda::WarpBeamBytes(samples, slots);
     if (cudaError_t e = cudaFuncSetAttribute(WaveformBeamWarpKernel,
                                              cudaFuncAttributeMaxDynamicSharedMemorySize,

@@ -1,6 +1,7 @@
 // The waveform chain on the GPU outside a frame, for tests (against the CPU, sample by sample)
 // and the bench (chain throughput): the kernel the simulator runs, on given contributions.
 #include <algorithm>
+#include <string>
 
 #include "device_buffer.h"
 #include "internal/waveform_setup.h"
@@ -108,6 +109,10 @@ Status TimeWaveformBeamKernel(const physics::WaveformChain& w,
                               uint32_t beams, int repeats, double& ms) {
   const uint32_t slots = n > 0 ? n : 1;
   const uint32_t warps = cuda::BeamWarpsPerBlock(w.samples, slots);
+  if (warps == 0) {
+    return Error{"CudaWaveforms: records of " + std::to_string(w.samples) +
+                 " samples need more shared memory a block than this GPU has"};
+  }
   const size_t shared = warps * cuda::WarpBeamBytes(w.samples, slots);
   LT_CUDA_TRY(cudaFuncSetAttribute(WaveformBeamKernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                    static_cast<int>(shared)));
@@ -127,6 +132,10 @@ Status TimeWaveformKernel(const physics::WaveformChain& w,
                           double& ms) {
   const uint32_t slots = n > 0 ? n : 1;
   const uint32_t warps = cuda::WarpsPerBlock(w.samples, slots);
+  if (warps == 0) {
+    return Error{"CudaWaveforms: records of " + std::to_string(w.samples) +
+                 " samples need more shared memory a block than this GPU has"};
+  }
   const size_t shared = warps * cuda::WarpPairBytes(w.samples, slots);
   LT_CUDA_TRY(cudaFuncSetAttribute(WaveformKernel<R>, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                    static_cast<int>(shared)));

@@ -13,12 +13,13 @@
 // transform, no transpose: a few operations a sample for the Cube 1's two sections, against the
 // transforms' 2 log2 N butterflies (bench/RESULTS.md, fourth step).
 //
-// Rounding differs from the CPU's transform by the recursions' float rounding (below 1e-6 of
-// the peak for decays up to kMaxRecursionDecay); CudaWaveform.* holds the records to 1e-5 of
-// their peak, as for the transforms.
+// Rounding differs from the CPU's transform by the recursions' float rounding, amplified by the
+// sections' conditioning (physics/circuit_recursion.h: 3.3e-6 of the peak measured for the
+// Cube 1); CudaWaveform.* holds the records to 1e-5 of their peak, as for the transforms.
 #pragma once
 
 #include <cstdint>
+#include <cstddef>
 
 #include "lidartwin/physics/circuit_recursion.h"
 #include "lidartwin/physics/waveform.h"
@@ -59,10 +60,10 @@ __device__ inline WarpBeam WarpBeamAt(unsigned char* shared, uint32_t warp, uint
 constexpr int kBeamBlockThreads = 1024;
 constexpr int kBeamBlocksPerSm = 1;
 
-// Warps (beams) a block runs: 32, or as many as fit in 224 KiB of shared memory (the H100 allows
-// 227 KiB a block; 2048 samples: 8.6 KiB a warp, 26 warps; 4096: 13).
+// Warps (beams) a block runs: 32, or as many as fit in the device's shared memory a block (the
+// H100's 227 KiB: 2048 samples, 8.6 KiB a warp, 26 warps; 4096: 13).
 inline uint32_t BeamWarpsPerBlock(uint32_t n, uint32_t slots) {
-  return WarpsThatFit(224u << 10, WarpBeamBytes(n, slots), kBeamBlockThreads / 32);
+  return WarpsThatFit(SIZE_MAX, WarpBeamBytes(n, slots), kBeamBlockThreads / 32);
 }
 
 // Stage 3's second pass and stage 4 over the lane's block of L samples at `block`, which holds

@@ -136,15 +136,23 @@ __device__ inline WarpPair WarpPairAt(unsigned char* shared, uint32_t warp, uint
 constexpr int kPairBlockThreads = 128;
 constexpr int kPairBlocksPerSm = 2;
 
-// Warps a block runs: `most`, or as many as `bytes` of shared memory hold at `warp_bytes` a
-// warp (at least one).
-inline uint32_t WarpsThatFit(size_t bytes, size_t warp_bytes, uint32_t most) {
+// Warps a block runs: `most`, or as many as the shared memory a block may have on the current
+// device (cudaDevAttrMaxSharedMemoryPerBlockOptin: 227 KiB on an H100, 163 on an A100, 99 on
+// Ada), at most `cap`, holds at `warp_bytes` a warp; 0 when not even one fits (the launch
+// then fails with cudaErrorInvalidConfiguration).
+inline uint32_t WarpsThatFit(size_t cap, size_t warp_bytes, uint32_t most) {
+  int device = 0, optin = 48 << 10;
+  if (cudaGetDevice(&device) != cudaSuccess ||
+      cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device) !=
+          cudaSuccess)
+    optin = 48 << 10;
+  const size_t bytes = static_cast<size_t>(optin) < cap ? static_cast<size_t>(optin) : cap;
   const size_t fit = bytes / warp_bytes;
-  return static_cast<uint32_t>(fit >= most ? most : (fit < 1 ? 1 : fit));
+  return static_cast<uint32_t>(fit >= most ? most : fit);
 }
 
-// Warps (beam pairs) a block runs: four, or as many as fit in 200 KiB of shared memory (the
-// H100 allows 227 KiB a block).
+// Warps (beam pairs) a block runs: four, or as many as fit in 200 KiB of shared memory or the
+// device's limit.
 inline uint32_t WarpsPerBlock(uint32_t n, uint32_t slots) {
   return WarpsThatFit(200u << 10, WarpPairBytes(n, slots), kPairBlockThreads / 32);
 }

@@ -116,9 +116,24 @@ inline bool FillTransferBins(const PoleZeroCircuit& c, uint32_t n, double dt_s, 
   return true;
 }
 
+// How much the sections' float rounding is amplified in their sum: sum_p |c_p| / (1 - a_p)
+// over |sum_p c_p / (1 - a_p)| = |H(0)|, each section's DC gain over the circuit's. Poles close
+// together have large partial fractions of opposite sign that cancel (the Cube 1's SiPM pulse,
+// 1 / 1 ns, and its 150 MHz pole, 6 % apart: +530 and -518 ohm, 34); 1 for a single section.
+inline double RecursionConditioning(const CircuitRecursion& r) {
+  double sum = 0, sum_abs = 0;
+  for (uint32_t p = 0; p < r.count; ++p) {
+    const double dc = static_cast<double>(r.gain[p]) / (1.0 - static_cast<double>(r.decay[p]));
+    sum += dc;
+    sum_abs += std::abs(dc);
+  }
+  return sum != 0 ? sum_abs / std::abs(sum) : 0.0;
+}
+
 // The same discretization as first-order sections (circuit_recursion.h) at sample interval dt
 // [s]: count 0 where the transform must stay (partial fractions fail, more than
-// kMaxRecursionSections sections, or one decays slower than kMaxRecursionDecay a sample).
+// kMaxRecursionSections sections, one decays slower than kMaxRecursionDecay a sample, or their
+// conditioning passes kMaxRecursionConditioning).
 inline CircuitRecursion CircuitRecursionOf(const PoleZeroCircuit& c, double dt_s) {
   CircuitRecursion out{};
   PartialFractions pf;
@@ -130,6 +145,7 @@ inline CircuitRecursion CircuitRecursionOf(const PoleZeroCircuit& c, double dt_s
     out.gain[p] = static_cast<float>(pf.r[p] / pf.w[p] * (1 - a));
   }
   out.count = pf.count;
+  if (!(RecursionConditioning(out) <= kMaxRecursionConditioning)) return CircuitRecursion{};
   return out;
 }
 

@@ -10,10 +10,15 @@
 //   u_p[i] = a_p u_p[i - 1] + x[i],   v[i] = sum_p c_p u_p[i],
 // started at the periodic solution u_p[-1] = U_p / (1 - a_p^N), U_p the section's value at N - 1
 // started from 0 (u_p[N - 1] = a_p^N u_p[-1] + U_p must equal u_p[-1]). In exact arithmetic
-// this is the transform's result sample for sample; in float a recursion's rounding grows as
-// 1 / (1 - a_p), so sections that decay slower than kMaxRecursionDecay a sample keep the
-// transform (their error would pass 1e-6 of the peak), as do circuits given as a table (no
-// poles) and those of more than kMaxRecursionSections sections.
+// this is the transform's result sample for sample. In float the states' rounding (a few ulps
+// of u_p) is multiplied by the gains c_p, which for poles close together are large and of
+// opposite sign and cancel in the sum: the error grows with the conditioning
+// sum_p |c_p| / (1 - a_p) over |H(0)| (RecursionConditioning; 34 for the Cube 1, whose SiPM pulse
+// and circuit pole are 6 % apart, for 3e-6 of the peak). Circuits above
+// kMaxRecursionConditioning keep the transform, as do those with a section slower than
+// kMaxRecursionDecay a sample (a margin for the states' growth, 1 / (1 - a), and the periodic
+// start's 1 / (1 - a^N)), those of more than kMaxRecursionSections sections, and circuits given
+// as a table (no poles).
 //
 // Each section's recursion is affine in its state, so blocks of samples compose: a block of L
 // samples maps u_in to a_p^L u_in + (the block's value started from 0). The GPU's chain
@@ -28,7 +33,8 @@
 namespace lt::physics {
 
 inline constexpr uint32_t kMaxRecursionSections = 4;
-inline constexpr double kMaxRecursionDecay = 0.99;  // a_p: a pole slower than 1.6 MHz at 1 ns
+inline constexpr double kMaxRecursionDecay = 0.99;       // a_p: a pole slower than 1.6 MHz at 1 ns
+inline constexpr double kMaxRecursionConditioning = 50;  // errors to about 5e-6 of the peak
 
 // The circuit's sections; count 0 where the circuit must keep the transform (above).
 struct CircuitRecursion {
