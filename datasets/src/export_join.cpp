@@ -114,8 +114,9 @@ Expected<JoinResult> JoinExport(const fs::path& folder) {
     files.push_back(s.file);
   if (Status s = WriteJoinedFrames(result.dataset, files); !s.ok()) return s.error();
 
-  // Read back: every frame, in order, with its shard's point count.
-  auto joined = ReadHdf5Summary(result.dataset);
+  // Read back: every frame, in order, with its shard's point count (in-process: the file is ours,
+  // just written from shards whose checksums were just checked).
+  auto joined = ReadHdf5Summary(result.dataset, Hdf5Origin::kWrittenHere);
   if (!joined.ok()) return Error{"the joined file fails its check: " + joined.message()};
   if (joined->frames.size() != frames) {
     return Error{result.dataset.string() + ": holds " + std::to_string(joined->frames.size()) +

@@ -537,16 +537,20 @@ Hdf5FrameReader::Hdf5FrameReader(Hdf5FrameReader&&) noexcept = default;
 Hdf5FrameReader& Hdf5FrameReader::operator=(Hdf5FrameReader&&) noexcept = default;
 Hdf5FrameReader::~Hdf5FrameReader() = default;
 
-Expected<Hdf5FrameReader> Hdf5FrameReader::Open(const std::filesystem::path& path) {
+Expected<Hdf5FrameReader> Hdf5FrameReader::Open(const std::filesystem::path& path,
+                                                Hdf5Origin origin) {
   SilenceHdf5Errors();
   const std::string where = Where(path);
   if (Status s = CheckReadableFile(path); !s.ok()) return s.error();
   if (H5Fis_hdf5(path.c_str()) <= 0) {
     return Error{where + ": not an HDF5 file (bad signature or truncated)"};
   }
-  // The structure walk, first where a crash of libhdf5 cannot take this process with it.
-  if (Status s = RunIsolated(where, [&] { return OpenInProcess(path).ok(); }); !s.ok()) {
-    return s.error();
+  // The structure walk, first where a crash of libhdf5 cannot take this process with it (a file
+  // from elsewhere).
+  if (origin == Hdf5Origin::kForeign) {
+    if (Status s = RunIsolated(where, [&] { return OpenInProcess(path).ok(); }); !s.ok()) {
+      return s.error();
+    }
   }
   auto impl = OpenInProcess(path);
   if (!impl.ok()) return impl.error();
@@ -617,8 +621,8 @@ Expected<Frame> Hdf5FrameReader::ReadFrame(size_t k) const {
   return f;
 }
 
-Expected<Hdf5Summary> ReadHdf5Summary(const std::filesystem::path& path) {
-  auto reader = Hdf5FrameReader::Open(path);
+Expected<Hdf5Summary> ReadHdf5Summary(const std::filesystem::path& path, Hdf5Origin origin) {
+  auto reader = Hdf5FrameReader::Open(path, origin);
   if (!reader.ok()) return reader.error();
   return reader->summary();
 }

@@ -70,13 +70,20 @@ struct Hdf5Summary {
 inline constexpr uint64_t kMaxHdf5PointsPerFrame = uint64_t{1} << 26;
 inline constexpr uint64_t kMaxHdf5Frames = 1000000;  // simulate's --frames limit
 
+// Where a frames file comes from: anywhere (its structure is first walked in a forked child,
+// so that a libhdf5 crash on a corrupt file becomes an error), or this process, which has just
+// written it (the export's join reading back its dataset: the same checks, in-process only,
+// which halves the read-back of a file of thousands of frames).
+enum class Hdf5Origin { kForeign, kWrittenHere };
+
 // Reads a frames file one frame at a time, so converting or comparing a long file never holds
 // it whole. Open() checks the schema and the structure of every frame (x, y, z required, every
 // field the same length, declared sizes consistent with the bytes stored, chunks inside the
-// file) without reading point data; a libhdf5 crash on a corrupt file becomes an error.
+// file) without reading point data.
 class Hdf5FrameReader {
  public:
-  static Expected<Hdf5FrameReader> Open(const std::filesystem::path& path);
+  static Expected<Hdf5FrameReader> Open(const std::filesystem::path& path,
+                                        Hdf5Origin origin = Hdf5Origin::kForeign);
   Hdf5FrameReader(Hdf5FrameReader&&) noexcept;
   Hdf5FrameReader& operator=(Hdf5FrameReader&&) noexcept;
   ~Hdf5FrameReader();
@@ -94,7 +101,8 @@ class Hdf5FrameReader {
 };
 
 // Reads metadata and per-frame point counts (no point data).
-Expected<Hdf5Summary> ReadHdf5Summary(const std::filesystem::path& path);
+Expected<Hdf5Summary> ReadHdf5Summary(const std::filesystem::path& path,
+                                      Hdf5Origin origin = Hdf5Origin::kForeign);
 // Reads every frame in full.
 Expected<std::vector<Frame>> ReadHdf5Frames(const std::filesystem::path& path);
 
