@@ -103,23 +103,34 @@ Status TimeLaunches(int repeats, double& ms, Launch launch) {
   return {};
 }
 
+// Lets `kernel` have `warps` warps' shared memory of `warp_bytes` each (WarpsThatFit: 0 where
+// not even one fits) and returns its bytes.
+template <typename Kernel>
+Expected<size_t> AllowSharedMemory(Kernel kernel, uint32_t warps, size_t warp_bytes,
+                                   uint32_t samples) {
+  if (warps == 0) {
+    return Error{"CudaWaveforms: records of " + std::to_string(samples) +
+                 " samples need more shared memory a block than this GPU has"};
+  }
+  const size_t shared = warps * warp_bytes;
+  LT_CUDA_TRY(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                   static_cast<int>(shared)));
+  return shared;
+}
+
 Status TimeWaveformBeamKernel(const physics::WaveformChain& w,
                               const physics::SignalContribution* contributions, uint32_t n,
                               double sun_w, uint64_t seed, float* records, uint32_t* echo_counts,
                               uint32_t beams, int repeats, double& ms) {
   const uint32_t slots = n > 0 ? n : 1;
   const uint32_t warps = cuda::BeamWarpsPerBlock(w.samples, slots);
-  if (warps == 0) {
-    return Error{"CudaWaveforms: records of " + std::to_string(w.samples) +
-                 " samples need more shared memory a block than this GPU has"};
-  }
-  const size_t shared = warps * cuda::WarpBeamBytes(w.samples, slots);
-  LT_CUDA_TRY(cudaFuncSetAttribute(WaveformBeamKernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                   static_cast<int>(shared)));
+  auto shared = AllowSharedMemory(WaveformBeamKernel, warps, cuda::WarpBeamBytes(w.samples, slots),
+                                  w.samples);
+  if (!shared.ok()) return shared.error();
   const uint32_t blocks = (beams + warps - 1) / warps;
   return TimeLaunches(repeats, ms, [&] {
-    WaveformBeamKernel<<<blocks, warps * 32, shared>>>(w, contributions, n, sun_w, seed, records,
-                                                       echo_counts, beams);
+    WaveformBeamKernel<<<blocks, warps * 32, *shared>>>(w, contributions, n, sun_w, seed, records,
+                                                        echo_counts, beams);
   });
 }
 
@@ -132,17 +143,13 @@ Status TimeWaveformKernel(const physics::WaveformChain& w,
                           double& ms) {
   const uint32_t slots = n > 0 ? n : 1;
   const uint32_t warps = cuda::WarpsPerBlock(w.samples, slots);
-  if (warps == 0) {
-    return Error{"CudaWaveforms: records of " + std::to_string(w.samples) +
-                 " samples need more shared memory a block than this GPU has"};
-  }
-  const size_t shared = warps * cuda::WarpPairBytes(w.samples, slots);
-  LT_CUDA_TRY(cudaFuncSetAttribute(WaveformKernel<R>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                   static_cast<int>(shared)));
+  auto shared =
+      AllowSharedMemory(WaveformKernel<R>, warps, cuda::WarpPairBytes(w.samples, slots), w.samples);
+  if (!shared.ok()) return shared.error();
   const uint32_t blocks = ((beams + 1) / 2 + warps - 1) / warps;
   return TimeLaunches(repeats, ms, [&] {
-    WaveformKernel<R><<<blocks, warps * 32, shared>>>(w, contributions, n, sun_w, seed, step,
-                                                      records, echo_counts, beams);
+    WaveformKernel<R><<<blocks, warps * 32, *shared>>>(w, contributions, n, sun_w, seed, step,
+                                                       records, echo_counts, beams);
   });
 }
 

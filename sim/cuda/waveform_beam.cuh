@@ -47,10 +47,7 @@ __device__ inline WarpBeam WarpBeamAt(unsigned char* shared, uint32_t warp, uint
   WarpBeam b;
   b.contributions = reinterpret_cast<physics::SignalContribution*>(mine);
   float* record = reinterpret_cast<float*>(b.contributions + slots);
-  uint32_t log2_block = 0;
-  while ((32u << log2_block) < n)
-    ++log2_block;
-  b.record = BlockPadded{record, log2_block};
+  b.record = BlockPaddedAt(record, n);
   b.above = reinterpret_cast<uint32_t*>(record + BlockPaddedLength(n));
   return b;
 }
@@ -99,19 +96,10 @@ __device__ __forceinline__ void WarpSipmSections(const physics::WaveformChain& w
     float A = a[p];  // a^L: L is a power of two
     for (uint32_t l = 1; l < L; l <<= 1)
       A *= A;
-    float B = u[p];
-    for (uint32_t d = 1; d < 32; d <<= 1) {
-      const float a_prev = __shfl_up_sync(kFullMask, A, d);
-      const float b_prev = __shfl_up_sync(kFullMask, B, d);
-      if (lane >= d) {
-        B = fmaf(A, b_prev, B);
-        A *= a_prev;
-      }
-    }
-    const float start = __shfl_sync(kFullMask, B, 31) / (1.0f - __shfl_sync(kFullMask, A, 31));
-    const float a_ex = __shfl_up_sync(kFullMask, A, 1);
-    const float b_ex = __shfl_up_sync(kFullMask, B, 1);
-    u[p] = lane == 0 ? start : fmaf(a_ex, start, b_ex);
+    AffineMap all;
+    const AffineMap before = ExclusiveAffineScan({A, u[p]}, all);
+    const float start = all.b / (1.0f - all.a);
+    u[p] = lane == 0 ? start : fmaf(before.a, start, before.b);
   }
   const double amps_per_cell = w.cell_charge_c / w.dt_s;
   float c[K];
@@ -154,7 +142,7 @@ __device__ __forceinline__ void WarpSipmCircuit(const physics::WaveformChain& w,
                                                 float s_in, float recovery) {
   const uint32_t lane = threadIdx.x & 31u;
   const uint32_t N = w.samples;
-  float* block = x.base + lane * (N / 32 + 1);
+  float* block = LaneBlock(x, lane, N / 32);
   __syncwarp();
   switch (w.sections.count) {
     case 1:

@@ -59,6 +59,13 @@ struct BlockPadded {
 __host__ __device__ inline uint32_t BlockPaddedLength(uint32_t n) {
   return n + 32;
 }
+// The record of n samples at `base` (blocks of n / 32).
+__device__ inline BlockPadded BlockPaddedAt(float* base, uint32_t n) {
+  uint32_t log2_block = 0;
+  while ((32u << log2_block) < n)
+    ++log2_block;
+  return {base, log2_block};
+}
 
 // One beam's samples as the real (part 0) or imaginary (part 1) parts of a PaddedRecord, for
 // the shared-memory transform.
@@ -163,10 +170,7 @@ __device__ inline auto PairSamples(const WarpPair& p, uint32_t n, uint32_t k) {
   if constexpr (R == 0) {
     return ComplexPart{reinterpret_cast<physics::ComplexF*>(p.records), k};
   } else {
-    uint32_t log2_block = 0;
-    while ((32u << log2_block) < n)
-      ++log2_block;
-    return BlockPadded{reinterpret_cast<float*>(p.records) + k * BlockPaddedLength(n), log2_block};
+    return BlockPaddedAt(reinterpret_cast<float*>(p.records) + k * BlockPaddedLength(n), n);
   }
 }
 
@@ -273,6 +277,29 @@ __device__ __forceinline__ double WarpPhotons(const physics::WaveformChain& w,
   return background;
 }
 
+// An affine map x -> a x + b.
+struct AffineMap {
+  float a, b;
+};
+// Each lane's map composed after those of the lanes below it (an inclusive scan across the
+// warp): returns the composition of the lanes before the calling one (the identity for lane 0),
+// and in `warp` that of all 32.
+__device__ inline AffineMap ExclusiveAffineScan(AffineMap m, AffineMap& warp) {
+  const uint32_t lane = threadIdx.x & 31u;
+  for (uint32_t d = 1; d < 32; d <<= 1) {
+    const float a_prev = __shfl_up_sync(kFullMask, m.a, d);
+    const float b_prev = __shfl_up_sync(kFullMask, m.b, d);
+    if (lane >= d) {
+      m.b = m.a * b_prev + m.b;
+      m.a = m.a * a_prev;
+    }
+  }
+  warp = {__shfl_sync(kFullMask, m.a, 31), __shfl_sync(kFullMask, m.b, 31)};
+  const float a_ex = __shfl_up_sync(kFullMask, m.a, 1);
+  const float b_ex = __shfl_up_sync(kFullMask, m.b, 1);
+  return lane == 0 ? AffineMap{1.0f, 0.0f} : AffineMap{a_ex, b_ex};
+}
+
 // Stage 3's first pass (eq. 8-9): each lane's contiguous block of L = N / 32 bins has its
 // photons replaced by the shares of the cells they fire (physics::SipmHitShare, 0 without
 // photons: the costly part done once, by the lanes that have photons), is composed into one
@@ -296,20 +323,11 @@ __device__ __forceinline__ float WarpSipmStart(const physics::WaveformChain& w, 
     A = a * A;
     B = a * B + (1.0f - recovery);
   }
-  // Inclusive scan of (A, B) over the lanes: a later map applied after an earlier one.
-  for (uint32_t d = 1; d < 32; d <<= 1) {
-    const float a_prev = __shfl_up_sync(kFullMask, A, d);
-    const float b_prev = __shfl_up_sync(kFullMask, B, d);
-    if (lane >= d) {
-      B = A * b_prev + B;
-      A = A * a_prev;
-    }
-  }
-  const float a_ex = __shfl_up_sync(kFullMask, A, 1);
-  const float b_ex = __shfl_up_sync(kFullMask, B, 1);
+  AffineMap all;
+  const AffineMap before = ExclusiveAffineScan({A, B}, all);
   const float resting =
       physics::SipmRestingSensitivity(w.sipm, recovery, static_cast<float>(background));
-  return lane == 0 ? resting : a_ex * resting + b_ex;
+  return lane == 0 ? resting : before.a * resting + before.b;
 }
 
 // The charge of a bin left by WarpSipmStart (its share of cells hit, or its photons without

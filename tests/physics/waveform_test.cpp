@@ -502,15 +502,9 @@ TEST(Circuit, FloatSectionsStayWithinTheirConditioning) {
   // The SiPM pulse's pole 1 % from the circuit's: refused; its float sections are off by more.
   const PoleZeroCircuit close{50, {150e6}, 1, {}, 0, 1 / (2 * kPi * 150e6 * 1.01)};
   EXPECT_EQ(CircuitRecursionOf(close, dt).count, 0u);
-  CircuitRecursion forced{};
   PartialFractions pf{};
   ASSERT_TRUE(CircuitPartialFractions(close, pf));
-  forced.count = pf.count;
-  for (uint32_t p = 0; p < pf.count; ++p) {
-    const double a = std::exp(-pf.w[p] * dt);
-    forced.decay[p] = static_cast<float>(a);
-    forced.gain[p] = static_cast<float>(pf.r[p] / pf.w[p] * (1 - a));
-  }
+  const CircuitRecursion forced = SectionsOf(pf, dt);
   const double kc = RecursionConditioning(forced), ec = float_error(close, forced);
   std::printf("[sections] poles 1 %% apart: conditioning %.1f, float error %.2g of the peak\n", kc,
               ec);

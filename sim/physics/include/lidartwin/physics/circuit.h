@@ -93,6 +93,17 @@ inline bool CircuitPartialFractions(const PoleZeroCircuit& c, PartialFractions& 
   return true;
 }
 
+// Partial fraction p discretized step-invariantly at sample interval dt [s]: its decay a_p =
+// exp(-w_p dt) a sample and the gain c_p = (r_p / w_p) (1 - a_p) [ohm] of its response
+// g_p[k] = c_p a_p^k (above).
+struct DiscreteSection {
+  double decay, gain;
+};
+inline DiscreteSection StepInvariantSection(const PartialFractions& pf, uint32_t p, double dt_s) {
+  const double a = std::exp(-pf.w[p] * dt_s);
+  return {a, pf.r[p] / pf.w[p] * (1 - a)};
+}
+
 // The step-invariant discrete response at the n bins of an n-point transform at sample
 // interval dt [s], in float for the spectrum product of eq. (10); false as
 // CircuitPartialFractions. Bins above n / 2 are the conjugates of those below and the DC and
@@ -106,8 +117,8 @@ inline bool FillTransferBins(const PoleZeroCircuit& c, uint32_t n, double dt_s, 
     const std::complex<double> e = std::polar(1.0, -kTwoPi * k / n);  // e^{-j theta_k}
     std::complex<double> h = 0;
     for (uint32_t p = 0; p < pf.count; ++p) {
-      const double a = std::exp(-pf.w[p] * dt_s);
-      h += pf.r[p] / pf.w[p] * (1 - a) / (1.0 - a * e);
+      const DiscreteSection d = StepInvariantSection(pf, p, dt_s);
+      h += d.gain / (1.0 - d.decay * e);
     }
     if (k == 0 || k == n / 2) h = h.real();
     out[k] = {static_cast<float>(h.real()), static_cast<float>(h.imag())};
@@ -130,22 +141,29 @@ inline double RecursionConditioning(const CircuitRecursion& r) {
   return sum != 0 ? sum_abs / std::abs(sum) : 0.0;
 }
 
-// The same discretization as first-order sections (circuit_recursion.h) at sample interval dt
-// [s]: count 0 where the transform must stay (partial fractions fail, more than
-// kMaxRecursionSections sections, one decays slower than kMaxRecursionDecay a sample, or their
-// conditioning passes kMaxRecursionConditioning).
-inline CircuitRecursion CircuitRecursionOf(const PoleZeroCircuit& c, double dt_s) {
+// The first-order sections (circuit_recursion.h) of partial fractions `pf` at sample interval
+// dt [s], in float, unchecked (at most kMaxRecursionSections of them).
+inline CircuitRecursion SectionsOf(const PartialFractions& pf, double dt_s) {
   CircuitRecursion out{};
-  PartialFractions pf;
-  if (!CircuitPartialFractions(c, pf) || pf.count > kMaxRecursionSections) return out;
-  for (uint32_t p = 0; p < pf.count; ++p) {
-    const double a = std::exp(-pf.w[p] * dt_s);
-    if (!(a <= kMaxRecursionDecay)) return CircuitRecursion{};
-    out.decay[p] = static_cast<float>(a);
-    out.gain[p] = static_cast<float>(pf.r[p] / pf.w[p] * (1 - a));
+  out.count = pf.count < kMaxRecursionSections ? pf.count : kMaxRecursionSections;
+  for (uint32_t p = 0; p < out.count; ++p) {
+    const DiscreteSection d = StepInvariantSection(pf, p, dt_s);
+    out.decay[p] = static_cast<float>(d.decay);
+    out.gain[p] = static_cast<float>(d.gain);
   }
-  out.count = pf.count;
-  if (!(RecursionConditioning(out) <= kMaxRecursionConditioning)) return CircuitRecursion{};
+  return out;
+}
+
+// The circuit's sections at sample interval dt [s]: count 0 where the transform must stay
+// (partial fractions fail, more than kMaxRecursionSections sections, one decays slower than
+// kMaxRecursionDecay a sample, or their conditioning passes kMaxRecursionConditioning).
+inline CircuitRecursion CircuitRecursionOf(const PoleZeroCircuit& c, double dt_s) {
+  PartialFractions pf;
+  if (!CircuitPartialFractions(c, pf) || pf.count > kMaxRecursionSections) return {};
+  const CircuitRecursion out = SectionsOf(pf, dt_s);
+  for (uint32_t p = 0; p < out.count; ++p)
+    if (!(StepInvariantSection(pf, p, dt_s).decay <= kMaxRecursionDecay)) return {};
+  if (!(RecursionConditioning(out) <= kMaxRecursionConditioning)) return {};
   return out;
 }
 
