@@ -6,7 +6,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 cmake -S . -B build-device -G Ninja -DCMAKE_BUILD_TYPE=Release -DLT_WITH_OPEN3D=OFF -DLT_WITH_CERES=OFF \
-  -DLT_WITH_VIEWER=OFF -DLT_WITH_CUDA=ON -DCMAKE_CUDA_ARCHITECTURES=90 > /dev/null
+  -DLT_WITH_VIEWER=OFF -DLT_WITH_CUDA=ON -DCMAKE_CUDA_ARCHITECTURES=90 -DCMAKE_CUDA_FLAGS=-lineinfo > /dev/null
 cmake --build build-device -j2 --target lidartwin sim_cuda_tests
 rm -rf .devpkg && mkdir -p .devpkg/bin .devpkg/lib
 cp build-device/bin/{lidartwin,sim_cuda_tests} .devpkg/bin/

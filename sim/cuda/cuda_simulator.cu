@@ -410,6 +410,7 @@ struct CudaSimulator::Impl {
   // Waveform detector: the circuit's spectrum, the twiddles and a batch's records.
   WaveformTables waveform_tables;  // host copies
   DeviceBuffer<physics::ComplexF> transfer, twiddles;
+  DeviceBuffer<float> gap_powers;                 // WaveformTables::gap_powers
   DeviceBuffer<physics::ComplexF> step_twiddles;  // the register transform's (register_fft.cuh)
   // The beams whose records a frame keeps (sorted) and their records, one frame's.
   DeviceBuffer<uint32_t> kept_beams;
@@ -651,6 +652,7 @@ Expected<std::unique_ptr<CudaSimulator>> CudaSimulator::Create(const Scene& scen
             waveform ? options.waveform_beams.size() * profile.detector.waveform.samples : 0),
         m.transfer.Upload(m.waveform_tables.transfer),
         m.twiddles.Upload(m.waveform_tables.twiddles),
+        m.gap_powers.Upload(m.waveform_tables.gap_powers),
         m.step_twiddles.Upload(waveform && cuda::RegisterValues(profile.detector.waveform.samples)
                                    ? cuda::StepTwiddles(profile.detector.waveform.samples)
                                    : std::vector<physics::ComplexF>{})}) {
@@ -743,8 +745,10 @@ Expected<Frame> CudaSimulator::Simulate(uint32_t frame_index) {
       traj.At(t0 + period),
       {profile.beam_origin_m[0], profile.beam_origin_m[1], profile.beam_origin_m[2]},
       {}};
-  if (profile.detector.kind == DetectorKind::kWaveform)
+  if (profile.detector.kind == DetectorKind::kWaveform) {
     context.waveform = MakeWaveformChain(profile, m.transfer.get(), m.twiddles.get());
+    context.waveform.gap_powers = m.gap_powers.get();
+  }
   m.kernel_ms = m.total_ms = m.signal_ms = 0;
   if (profile.raster_gather) {
     if (Status s = CheckRasterGather(profile, *m.scene, traj); !s.ok()) return s.error();

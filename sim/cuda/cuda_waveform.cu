@@ -178,17 +178,19 @@ Expected<GpuWaveforms> CudaWaveforms(const SensorProfile& profile,
                  " contributions a beam"};
   }
   DeviceBuffer<physics::ComplexF> transfer, twiddles, step;
-  DeviceBuffer<float> records;
+  DeviceBuffer<float> records, gap_powers;
   DeviceBuffer<uint32_t> echo_counts;
   DeviceBuffer<physics::SignalContribution> c;
-  for (Status s : {transfer.Upload(tables.transfer), twiddles.Upload(tables.twiddles),
-                   step.Upload(cuda::RegisterValues(n) > 0 ? cuda::StepTwiddles(n)
-                                                           : std::vector<physics::ComplexF>{}),
-                   c.Upload(contributions), records.Reserve(keep_volts ? size_t{n} * beams : 0),
-                   echo_counts.Reserve(beams)}) {
+  for (Status s :
+       {transfer.Upload(tables.transfer), twiddles.Upload(tables.twiddles),
+        step.Upload(cuda::RegisterValues(n) > 0 ? cuda::StepTwiddles(n)
+                                                : std::vector<physics::ComplexF>{}),
+        c.Upload(contributions), gap_powers.Upload(tables.gap_powers),
+        records.Reserve(keep_volts ? size_t{n} * beams : 0), echo_counts.Reserve(beams)}) {
     if (!s.ok()) return s.error();
   }
-  const physics::WaveformChain w = MakeWaveformChain(profile, transfer.get(), twiddles.get());
+  physics::WaveformChain w = MakeWaveformChain(profile, transfer.get(), twiddles.get());
+  w.gap_powers = gap_powers.get();
   GpuWaveforms out;
   const auto count = static_cast<uint32_t>(contributions.size());
   float* kept = keep_volts ? records.get() : nullptr;

@@ -22,6 +22,7 @@
 #include <cstddef>
 
 #include "lidartwin/physics/circuit_recursion.h"
+#include "lidartwin/physics/gap_powers.h"
 #include "lidartwin/physics/waveform.h"
 #include "waveform_warp.cuh"
 
@@ -53,14 +54,71 @@ __device__ inline WarpBeam WarpBeamAt(unsigned char* shared, uint32_t warp, uint
 }
 
 // One block an SM of up to 32 warps (launch bounds: at most 64 registers a thread), whose warps
-// run each stage together (BlockWaveformBeams).
+// run each stage together (BlockWaveformBeams). (Two blocks an SM of up to 16 warps each, to
+// overlap one block's tail with the other's stages, measured no faster: 63.1 against 64.9 M
+// beams/s at 2048 samples, and the OS0-128 frame 3.39 against 2.97 ms; bench/RESULTS.md.)
 constexpr int kBeamBlockThreads = 1024;
 constexpr int kBeamBlocksPerSm = 1;
 
 // Warps (beams) a block runs: 32, or as many as fit in the device's shared memory a block (the
-// H100's 227 KiB: 2048 samples, 8.6 KiB a warp, 26 warps; 4096: 13).
+// H100's 227 KiB: 2048 samples, 8.6 KiB a warp, 27 warps; 4096: 13).
 inline uint32_t BeamWarpsPerBlock(uint32_t n, uint32_t slots) {
   return WarpsThatFit(SIZE_MAX, WarpBeamBytes(n, slots), kBeamBlockThreads / 32);
+}
+
+// The bins with photons of the calling lane's block of L = N / 32 bins (L a multiple of 32:
+// whole words of WarpPhotons' photon mask), in order: visit(j), j the bin's index in the block.
+template <typename Visit>
+__device__ __forceinline__ void ForEachPhotonBin(const uint32_t* mask, uint32_t L, Visit visit) {
+  const uint32_t* words = mask + (threadIdx.x & 31u) * (L / 32);
+  for (uint32_t k = 0; k < L / 32; ++k) {
+    uint32_t bits = words[k];
+    while (bits) {
+      visit(32 * k + static_cast<uint32_t>(__ffs(bits) - 1));
+      bits &= bits - 1;
+    }
+  }
+}
+
+// Whether the warp's SiPM and section passes visit the bins with photons alone, stepping over
+// the others by the gap table (physics/gap_powers.h): where the table is given, the lanes'
+// blocks are whole mask words (N >= 1024), and no lane has photons in more than half its bins
+// (a visit costs about two dense steps; the warp waits for its busiest lane). Records in
+// bright sunlight, or noise-free ones (every bin has its mean), take the dense passes.
+__device__ inline bool SparsePasses(const physics::WaveformChain& w, const uint32_t* mask) {
+  const uint32_t L = w.samples / 32;
+  if (w.gap_powers == nullptr || L % 32 != 0) return false;
+  const uint32_t* words = mask + (threadIdx.x & 31u) * (L / 32);
+  uint32_t n = 0;
+  for (uint32_t k = 0; k < L / 32; ++k)
+    n += __popc(words[k]);
+  return 2 * __reduce_max_sync(kFullMask, n) <= L;
+}
+
+// WarpSipmStart (waveform_warp.cuh) visiting the bins with photons alone: the maps of a gap of
+// g bins without photons compose to S -> r^g S + (1 - r^g) (gap table rows 0 and 1).
+__device__ __forceinline__ float WarpSipmStartSparse(const physics::WaveformChain& w, float* block,
+                                                     const uint32_t* mask, double background,
+                                                     float recovery) {
+  if (!(w.sipm.cells > 0)) return 1.0f;
+  const uint32_t L = w.samples / 32;
+  const float* decay = w.gap_powers;                                   // r^g
+  const float* rest = w.gap_powers + physics::GapPowerRow(w.samples);  // 1 - r^g
+  float A = 1.0f, B = 0.0f;
+  uint32_t pos = 0;
+  ForEachPhotonBin(mask, L, [&](uint32_t j) {
+    const float d = __ldg(decay + (j - pos)), e = __ldg(rest + (j - pos));
+    A = d * A;
+    B = fmaf(d, B, e);
+    const float hit = physics::SipmHitShare(w.sipm, block[j]);
+    block[j] = hit;
+    const float a = physics::SipmMapOfShare(w.sipm, recovery, hit).a;
+    A = a * A;
+    B = a * B + (1.0f - recovery);
+    pos = j + 1;
+  });
+  const float d = __ldg(decay + (L - pos)), e = __ldg(rest + (L - pos));
+  return SipmBlockStart(w, {d * A, fmaf(d, B, e)}, background, recovery);
 }
 
 // Stage 3's second pass and stage 4 over the lane's block of L samples at `block`, which holds
@@ -73,7 +131,8 @@ inline uint32_t BeamWarpsPerBlock(uint32_t n, uint32_t slots) {
 template <uint32_t K>
 __device__ __forceinline__ void WarpSipmSections(const physics::WaveformChain& w,
                                                  const physics::RandomKey& key, float* block,
-                                                 float s_in, float recovery) {
+                                                 const uint32_t* mask, bool sparse, float s_in,
+                                                 float recovery) {
   const uint32_t lane = threadIdx.x & 31u;
   const uint32_t L = w.samples / 32;
   float a[K], u[K];
@@ -83,13 +142,37 @@ __device__ __forceinline__ void WarpSipmSections(const physics::WaveformChain& w
     u[p] = 0.0f;
   }
   physics::SipmState state{s_in};
-#pragma unroll 4
-  for (uint32_t i = 0; i < L; ++i) {
-    const float q = WarpSipmCharge(w, recovery, block[i], state);
-    block[i] = q;
+  if (sparse) {
+    // The bins with photons alone: across a gap of g bins without, S -> r^g S + (1 - r^g) and
+    // u_p -> a_p^g u_p (gap table rows 0, 1 and 2 + p); the others' charges stay 0.
+    const uint32_t row = physics::GapPowerRow(w.samples);
+    const float* t = w.gap_powers;
+    uint32_t pos = 0;
+    ForEachPhotonBin(mask, L, [&](uint32_t j) {
+      const uint32_t g = j - pos;
+      state.sensitivity = fmaf(__ldg(t + g), state.sensitivity, __ldg(t + row + g));
+#pragma unroll
+      for (uint32_t p = 0; p < K; ++p)
+        u[p] *= __ldg(t + (2 + p) * row + g);
+      const float q = WarpSipmCharge(w, recovery, block[j], state);
+      block[j] = q;
+#pragma unroll
+      for (uint32_t p = 0; p < K; ++p)
+        u[p] = fmaf(a[p], u[p], q);
+      pos = j + 1;
+    });
 #pragma unroll
     for (uint32_t p = 0; p < K; ++p)
-      u[p] = fmaf(a[p], u[p], q);
+      u[p] *= __ldg(t + (2 + p) * row + (L - pos));
+  } else {
+#pragma unroll 4
+    for (uint32_t i = 0; i < L; ++i) {
+      const float q = WarpSipmCharge(w, recovery, block[i], state);
+      block[i] = q;
+#pragma unroll
+      for (uint32_t p = 0; p < K; ++p)
+        u[p] = fmaf(a[p], u[p], q);
+    }
   }
 #pragma unroll
   for (uint32_t p = 0; p < K; ++p) {
@@ -139,23 +222,24 @@ __device__ __forceinline__ void WarpSipmSections(const physics::WaveformChain& w
 // holds, baseline and thermal noise included (keyed per group of four bins as on the CPU).
 __device__ __forceinline__ void WarpSipmCircuit(const physics::WaveformChain& w,
                                                 const physics::RandomKey& key, BlockPadded x,
-                                                float s_in, float recovery) {
+                                                const uint32_t* mask, bool sparse, float s_in,
+                                                float recovery) {
   const uint32_t lane = threadIdx.x & 31u;
   const uint32_t N = w.samples;
   float* block = LaneBlock(x, lane, N / 32);
   __syncwarp();
   switch (w.sections.count) {
     case 1:
-      WarpSipmSections<1>(w, key, block, s_in, recovery);
+      WarpSipmSections<1>(w, key, block, mask, sparse, s_in, recovery);
       break;
     case 2:
-      WarpSipmSections<2>(w, key, block, s_in, recovery);
+      WarpSipmSections<2>(w, key, block, mask, sparse, s_in, recovery);
       break;
     case 3:
-      WarpSipmSections<3>(w, key, block, s_in, recovery);
+      WarpSipmSections<3>(w, key, block, mask, sparse, s_in, recovery);
       break;
     default:
-      WarpSipmSections<physics::kMaxRecursionSections>(w, key, block, s_in, recovery);
+      WarpSipmSections<physics::kMaxRecursionSections>(w, key, block, mask, sparse, s_in, recovery);
       break;
   }
   __syncwarp();
@@ -183,11 +267,17 @@ __device__ __forceinline__ void BlockWaveformBeams(const physics::WaveformChain&
   double background = 0;
   if (active) background = WarpPhotons(w, beam.c, beam.n, beam.sun_w, beam.key, b.record, b.above);
   __syncthreads();
-  const float recovery = physics::SipmRecovery(w.sipm, w.dt_s);
+  const float recovery = w.sipm_recovery;
   float s_in = 1.0f;
-  if (active) s_in = WarpSipmStart(w, b.record, background, recovery);
+  bool sparse = false;
+  if (active) {
+    sparse = SparsePasses(w, b.above);
+    s_in = sparse ? WarpSipmStartSparse(w, LaneBlock(b.record, threadIdx.x & 31u, w.samples / 32),
+                                        b.above, background, recovery)
+                  : WarpSipmStart(w, b.record, background, recovery);
+  }
   __syncthreads();
-  if (active) WarpSipmCircuit(w, beam.key, b.record, s_in, recovery);
+  if (active) WarpSipmCircuit(w, beam.key, b.record, b.above, sparse, s_in, recovery);
   __syncthreads();
 }
 

@@ -210,7 +210,10 @@ __device__ inline void ZeroRecord(BlockPadded x, uint32_t N) {
 // x[0 .. N), as physics::ReceivedPowerSamples and DetectorCurrent draw them. `chunks`: N / 32
 // words of scratch (the ranging's mask words, free until then) flagging the 32-bin chunks a
 // pulse reaches: under a sparse background (drawn by segments) a bin outside them has no draw
-// of its own and stays 0, so the draws skip them 32 at a time. Returns the background's mean
+// of its own and stays 0, so the draws skip them 32 at a time. On return the words are the
+// record's photon mask, bit i % 32 of word i / 32 set where bin i has photons (x[i] > 0; all set
+// where every bin is drawn on its own), for the passes that visit those bins alone
+// (waveform_beam.cuh). Returns the background's mean
 // photons a bin (physics::BackgroundMean).
 template <typename Floats>
 __device__ __forceinline__ double WarpPhotons(const physics::WaveformChain& w,
@@ -252,25 +255,43 @@ __device__ __forceinline__ double WarpPhotons(const physics::WaveformChain& w,
     }
     x[i] = photons;
   };
-  if (bin_background > 0) {
-    for (uint32_t i = lane; i < N; i += 32)
-      draw(i);
-  } else {
+  // Visits the flagged chunks (those a pulse reaches) in order: visit(g).
+  auto for_each_flagged = [&](auto visit) {
     for (uint32_t base = 0; base < N / 32; base += 32) {
       uint32_t flagged = __ballot_sync(kFullMask, base + lane < N / 32 && chunks[base + lane] != 0);
       while (flagged) {
-        const uint32_t g = base + static_cast<uint32_t>(__ffs(flagged) - 1);
+        visit(base + static_cast<uint32_t>(__ffs(flagged) - 1));
         flagged &= flagged - 1;
-        draw(32 * g + lane);
       }
     }
+  };
+  if (bin_background > 0) {
+    // Every bin drawn: the mask all set (a bin without photons in it is one the passes over the
+    // photons step through as in a gap; with two or more photons a bin the passes are dense).
+    for (uint32_t i = lane; i < N; i += 32)
+      draw(i);
+    __syncwarp();
+    for (uint32_t g = lane; g < N / 32; g += 32)
+      chunks[g] = kFullMask;
+  } else {
+    // Chunk by chunk, each leaving its mask word.
+    for_each_flagged([&](uint32_t g) {
+      draw(32 * g + lane);
+      const uint32_t bits = __ballot_sync(kFullMask, x[32 * g + lane] > 0.0f);
+      if (lane == 0) chunks[g] = bits;
+    });
   }
   __syncwarp();
+  // A segment is one mask word (kBackgroundSegment bins), lane g's alone in this loop.
+  static_assert(physics::kBackgroundSegment == 32, "a background segment is one mask word");
   if (bin_background == 0) {
     for (uint32_t g = lane; g < N / physics::kBackgroundSegment; g += 32) {
+      uint32_t bits = 0;
       physics::SegmentBackgroundPhotons(background, key, g, [&](uint32_t b) {
         x[g * physics::kBackgroundSegment + b] += 1.0f;
+        bits |= 1u << b;
       });
+      chunks[g] |= bits;
     }
   }
   __syncwarp();
@@ -300,6 +321,18 @@ __device__ inline AffineMap ExclusiveAffineScan(AffineMap m, AffineMap& warp) {
   return lane == 0 ? AffineMap{1.0f, 0.0f} : AffineMap{a_ex, b_ex};
 }
 
+// The sensitivity at the start of the calling lane's block from its blocks' maps
+// S_out = A S_in + B (`block`), scanned across the lanes (exclusive) from the resting
+// sensitivity under the background, which lane 0's block starts at.
+__device__ inline float SipmBlockStart(const physics::WaveformChain& w, AffineMap block,
+                                       double background, float recovery) {
+  AffineMap all;
+  const AffineMap before = ExclusiveAffineScan(block, all);
+  const float resting =
+      physics::SipmRestingSensitivity(w.sipm, recovery, static_cast<float>(background));
+  return (threadIdx.x & 31u) == 0 ? resting : before.a * resting + before.b;
+}
+
 // Stage 3's first pass (eq. 8-9): each lane's contiguous block of L = N / 32 bins has its
 // photons replaced by the shares of the cells they fire (physics::SipmHitShare, 0 without
 // photons: the costly part done once, by the lanes that have photons), is composed into one
@@ -323,11 +356,7 @@ __device__ __forceinline__ float WarpSipmStart(const physics::WaveformChain& w, 
     A = a * A;
     B = a * B + (1.0f - recovery);
   }
-  AffineMap all;
-  const AffineMap before = ExclusiveAffineScan({A, B}, all);
-  const float resting =
-      physics::SipmRestingSensitivity(w.sipm, recovery, static_cast<float>(background));
-  return lane == 0 ? resting : before.a * resting + before.b;
+  return SipmBlockStart(w, {A, B}, background, recovery);
 }
 
 // The charge of a bin left by WarpSipmStart (its share of cells hit, or its photons without
@@ -349,7 +378,7 @@ __device__ __forceinline__ void WarpDetectorCurrent(const physics::WaveformChain
                                                     const physics::RandomKey& key, Floats x,
                                                     uint32_t* chunks) {
   const double background = WarpPhotons(w, c, n, sun_w, key, x, chunks);
-  const float recovery = physics::SipmRecovery(w.sipm, w.dt_s);
+  const float recovery = w.sipm_recovery;
   physics::SipmState state{WarpSipmStart(w, x, background, recovery)};
   const uint32_t L = w.samples / 32;
   const auto block = LaneBlock(x, threadIdx.x & 31u, L);

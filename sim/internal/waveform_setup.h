@@ -15,6 +15,9 @@ namespace lt {
 struct WaveformTables {
   std::vector<physics::ComplexF> transfer;  // H(f_k), k < N [ohm]
   std::vector<physics::ComplexF> twiddles;  // k < N / 2
+  // physics::GapPowers of the chain's SiPM and sections, for the GPU's passes over the bins
+  // with photons (empty where the circuit keeps the transform).
+  std::vector<float> gap_powers;
 };
 
 // Empty tables unless the profile's detector is `waveform`.

@@ -4,6 +4,7 @@
 #include "lidartwin/sim/waveform_records.h"
 
 #include "lidartwin/physics/circuit.h"
+#include "lidartwin/physics/gap_powers.h"
 #include "lidartwin/physics/photon_counting.h"
 #include "sensor/solar_band.h"
 
@@ -47,6 +48,9 @@ WaveformTables MakeWaveformTables(const SensorProfile& p) {
     LT_CHECK(physics::FillTransferBins(Circuit(w), w.samples, dt_s, t.transfer.data()));
   }
   physics::FillTwiddles(w.samples, t.twiddles.data());
+  const physics::WaveformChain c = MakeWaveformChain(p, nullptr, nullptr);
+  if (c.sections.count > 0)
+    t.gap_powers = physics::GapPowers(c.sipm_recovery, c.sections, c.samples);
   return t;
 }
 
@@ -64,6 +68,7 @@ physics::WaveformChain MakeWaveformChain(const SensorProfile& p, const physics::
   c.efficiency = w.photon_detection_efficiency;
   c.dark_rate_hz = w.dark_count_rate_khz * 1e3;
   c.sipm = {w.sipm_cells, w.sipm_recovery_ns * 1e-9};
+  c.sipm_recovery = physics::SipmRecovery(c.sipm, c.dt_s);
   c.cell_charge_c = w.sipm_gain * physics::kElementaryCharge_C;
   c.baseline_v = w.baseline_mv * 1e-3;
   c.thermal_noise_v = w.thermal_noise_mv * 1e-3;

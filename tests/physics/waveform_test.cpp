@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "lidartwin/physics/circuit.h"
+#include "lidartwin/physics/gap_powers.h"
 #include "lidartwin/physics/link_budget.h"
 #include "lidartwin/physics/waveform_ranging.h"
 
@@ -529,6 +530,43 @@ TEST(Circuit, SectionsAreRefusedWhereTheTransformMustStay) {
 // The peak fit through three samples: exact for a Gaussian pulse (a parabola in its
 // logarithm) at any offset within half a sample and any width, above any baseline; a parabola
 // through the samples where one is at or below the baseline, and no offset for a flat top.
+// A gap of g bins without photons in the gap table (gap_powers.h) is g float steps of the SiPM's
+// recovery and of each section's decay, to their rounding (a few ulps a step; the table itself
+// is exact to one float rounding): the GPU's sparse passes step over gaps by it.
+TEST(GapPowers, AGapIsThatManyStepsWithoutPhotons) {
+  const double dt = 1e-9;
+  const uint32_t n = 2048, row = GapPowerRow(n);
+  ASSERT_EQ(row, 65u);
+  const float r = SipmRecovery(Sipm{4000, 20e-9}, dt);
+  const CircuitRecursion sections =
+      CircuitRecursionOf(PoleZeroCircuit{50, {150e6, 400e6}, 2, {900e6}, 1, 1e-9}, dt);
+  ASSERT_EQ(sections.count, 3u);
+  const std::vector<float> t = GapPowers(r, sections, n);
+  ASSERT_EQ(t.size(), size_t{row} * 5);
+  float s = 0.3f;  // a sensitivity after a burst of photons
+  float u[3] = {1, 1, 1};
+  for (uint32_t g = 0; g < row; ++g) {
+    const double tol = 1e-7 * (g + 1);
+    EXPECT_NEAR(t[g] * 0.3 + t[row + g], s, tol) << g;
+    EXPECT_NEAR(t[g], std::pow(double(r), g), 1e-7 * std::pow(double(r), g)) << g;
+    for (uint32_t p = 0; p < 3; ++p) {
+      EXPECT_NEAR(t[(2 + p) * row + g], u[p], tol * u[p]) << g << " " << p;
+      u[p] = sections.decay[p] * u[p];
+    }
+    s = r * s + (1.0f - r);
+  }
+  // One bin is the dense step's own map, exactly; none is the identity.
+  EXPECT_EQ(t[1], r);
+  EXPECT_EQ(t[row + 1], 1.0f - r);
+  EXPECT_EQ(t[0], 1.0f);
+  EXPECT_EQ(t[row], 0.0f);
+  // Without recovery (a fired cell whole again at once) a gap leaves the cells at rest.
+  const std::vector<float> none = GapPowers(0.0f, CircuitRecursion{}, n);
+  EXPECT_EQ(none[0], 1.0f);
+  EXPECT_EQ(none[1], 0.0f);
+  EXPECT_EQ(none[row + 1], 1.0f);
+}
+
 TEST(WaveformRanging, PeakFitIsExactForAGaussianAndParabolicOtherwise) {
   for (double sigma : {0.7, 1.7, 4.0}) {
     for (double offset : {-0.49, -0.2, 0.0, 0.13, 0.45}) {

@@ -92,7 +92,15 @@ TEST(CudaWaveform, RecordsMatchTheCpuSampleBySample) {
   p.detector.waveform.shot_noise = false;
   p.detector.waveform.thermal_noise_mv = 0;
   ExpectSameRecords(p, c, 2.5e-10, "cube1 waveform, noise-free");
+  // The SiPM and section passes over the bins with photons alone (SparsePasses, gap_powers.h):
+  // a dim background, 0.034 photons a bin, at 2048 and 1024 samples; and the dense passes in
+  // full sun, 2.3 photons a bin, every bin drawn on its own.
   p = CubeWaveform();
+  ExpectSameRecords(p, c, 3e-11, "cube1 waveform, dim sunlight (passes over the photons)");
+  p.detector.waveform.samples = 1024;
+  ExpectSameRecords(p, c, 3e-11, "1024 samples, dim sunlight (passes over the photons)");
+  p = CubeWaveform();
+  ExpectSameRecords(p, c, 2e-9, "cube1 waveform, full sun (every bin drawn)");
   p.detector.waveform.samples = 4096;
   p.detector.waveform.sipm_cells = 0;
   ExpectSameRecords(p, c, 0, "4096 samples, no saturation, no sun");

@@ -58,6 +58,10 @@ struct WaveformChain {
   // The same circuit as recursions (circuit_recursion.h), which the GPU runs in place of the
   // transforms where count > 0; the CPU always takes the transform.
   CircuitRecursion sections;
+  // For the GPU's passes over the bins with photons alone (gap_powers.h): SipmRecovery's r, and
+  // GapPowers(r, sections, samples) in device memory, or null (the passes then visit every bin).
+  float sipm_recovery;
+  const float* gap_powers;
 };
 
 // Time of the emitted pulse's centre from the start of the record, t_e [s].
