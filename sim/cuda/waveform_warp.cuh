@@ -259,6 +259,7 @@ __device__ __forceinline__ double WarpPhotons(const physics::WaveformChain& w,
   auto for_each_flagged = [&](auto visit) {
     for (uint32_t base = 0; base < N / 32; base += 32) {
       uint32_t flagged = __ballot_sync(kFullMask, base + lane < N / 32 && chunks[base + lane] != 0);
+      __syncwarp();  // the flags read before a visit overwrites its chunk's word with the mask
       while (flagged) {
         visit(base + static_cast<uint32_t>(__ffs(flagged) - 1));
         flagged &= flagged - 1;
