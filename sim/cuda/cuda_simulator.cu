@@ -219,7 +219,7 @@ __global__ void __launch_bounds__(cuda::kBeamBlockThreads, cuda::kBeamBlocksPerS
   w = __shfl_sync(cuda::kFullMask, w, 0);
   __syncwarp();
   const uint32_t beam = beam_begin + i;
-  cuda::BlockWaveformBeams(
+  (void)cuda::BlockWaveformBeams(
       c.waveform, b,
       {b.contributions, w, BeamSunlight(b.contributions, w), {c.seed, c.frame, beam, 0, 0}},
       active);

@@ -55,7 +55,7 @@ __global__ void __launch_bounds__(cuda::kPairBlockThreads, cuda::kPairBlocksPerS
 __global__ void __launch_bounds__(cuda::kBeamBlockThreads, cuda::kBeamBlocksPerSm)
     WaveformBeamKernel(physics::WaveformChain w, const physics::SignalContribution* contributions,
                        uint32_t n, double sun_w, uint64_t seed, float* records,
-                       uint32_t* echo_counts, uint32_t beams) {
+                       uint32_t* echo_counts, uint8_t* sparse, uint32_t beams) {
   extern __shared__ unsigned char shared[];
   const uint32_t warp = threadIdx.x / 32, lane = threadIdx.x & 31u;
   const uint32_t beam = blockIdx.x * (blockDim.x / 32) + warp;
@@ -64,8 +64,10 @@ __global__ void __launch_bounds__(cuda::kBeamBlockThreads, cuda::kBeamBlocksPerS
   for (uint32_t k = lane; k < n; k += 32)
     b.contributions[k] = contributions[k];
   __syncwarp();
-  cuda::BlockWaveformBeams(w, b, {b.contributions, n, sun_w, {seed, 0, beam, 0, 0}}, active);
+  const bool visited_photons =
+      cuda::BlockWaveformBeams(w, b, {b.contributions, n, sun_w, {seed, 0, beam, 0, 0}}, active);
   if (!active) return;  // after the block's last barrier
+  if (lane == 0) sparse[beam] = visited_photons;
   if (records) {
     for (uint32_t s = lane; s < w.samples; s += 32)
       records[uint64_t{beam} * w.samples + s] = b.record[s];
@@ -121,7 +123,7 @@ Expected<size_t> AllowSharedMemory(Kernel kernel, uint32_t warps, size_t warp_by
 Status TimeWaveformBeamKernel(const physics::WaveformChain& w,
                               const physics::SignalContribution* contributions, uint32_t n,
                               double sun_w, uint64_t seed, float* records, uint32_t* echo_counts,
-                              uint32_t beams, int repeats, double& ms) {
+                              uint8_t* sparse, uint32_t beams, int repeats, double& ms) {
   const uint32_t slots = n > 0 ? n : 1;
   const uint32_t warps = cuda::BeamWarpsPerBlock(w.samples, slots);
   auto shared = AllowSharedMemory(WaveformBeamKernel, warps, cuda::WarpBeamBytes(w.samples, slots),
@@ -130,7 +132,7 @@ Status TimeWaveformBeamKernel(const physics::WaveformChain& w,
   const uint32_t blocks = (beams + warps - 1) / warps;
   return TimeLaunches(repeats, ms, [&] {
     WaveformBeamKernel<<<blocks, warps * 32, *shared>>>(w, contributions, n, sun_w, seed, records,
-                                                        echo_counts, beams);
+                                                        echo_counts, sparse, beams);
   });
 }
 
@@ -180,13 +182,14 @@ Expected<GpuWaveforms> CudaWaveforms(const SensorProfile& profile,
   DeviceBuffer<physics::ComplexF> transfer, twiddles, step;
   DeviceBuffer<float> records, gap_powers;
   DeviceBuffer<uint32_t> echo_counts;
+  DeviceBuffer<uint8_t> sparse;
   DeviceBuffer<physics::SignalContribution> c;
-  for (Status s :
-       {transfer.Upload(tables.transfer), twiddles.Upload(tables.twiddles),
-        step.Upload(cuda::RegisterValues(n) > 0 ? cuda::StepTwiddles(n)
-                                                : std::vector<physics::ComplexF>{}),
-        c.Upload(contributions), gap_powers.Upload(tables.gap_powers),
-        records.Reserve(keep_volts ? size_t{n} * beams : 0), echo_counts.Reserve(beams)}) {
+  for (Status s : {transfer.Upload(tables.transfer), twiddles.Upload(tables.twiddles),
+                   step.Upload(cuda::RegisterValues(n) > 0 ? cuda::StepTwiddles(n)
+                                                           : std::vector<physics::ComplexF>{}),
+                   c.Upload(contributions), gap_powers.Upload(tables.gap_powers),
+                   records.Reserve(keep_volts ? size_t{n} * beams : 0), echo_counts.Reserve(beams),
+                   sparse.Reserve(beams)}) {
     if (!s.ok()) return s.error();
   }
   physics::WaveformChain w = MakeWaveformChain(profile, transfer.get(), twiddles.get());
@@ -196,8 +199,8 @@ Expected<GpuWaveforms> CudaWaveforms(const SensorProfile& profile,
   float* kept = keep_volts ? records.get() : nullptr;
   const Status timed = [&]() -> Status {
     if (w.sections.count > 0 && !transforms)
-      return TimeWaveformBeamKernel(w, c.get(), count, sun_w, seed, kept, echo_counts.get(), beams,
-                                    repeats, out.ms);
+      return TimeWaveformBeamKernel(w, c.get(), count, sun_w, seed, kept, echo_counts.get(),
+                                    sparse.get(), beams, repeats, out.ms);
     switch (cuda::RegisterValues(n)) {
       case 32:
         return TimeWaveformKernel<32>(w, c.get(), count, sun_w, seed, step.get(), kept,
@@ -211,6 +214,11 @@ Expected<GpuWaveforms> CudaWaveforms(const SensorProfile& profile,
     }
   }();
   if (!timed.ok()) return timed.error();
+  if (w.sections.count > 0 && !transforms) {
+    std::vector<uint8_t> flags(beams);
+    if (Status s = sparse.Download(flags.data(), beams); !s.ok()) return s.error();
+    out.photon_pass_beams = static_cast<uint32_t>(std::count(flags.begin(), flags.end(), 1));
+  }
   if (keep_volts) {
     out.volts.resize(size_t{n} * beams);
     if (Status s = records.Download(out.volts.data(), out.volts.size()); !s.ok()) return s.error();

@@ -55,13 +55,15 @@ __device__ inline WarpBeam WarpBeamAt(unsigned char* shared, uint32_t warp, uint
 
 // One block an SM of up to 32 warps (launch bounds: at most 64 registers a thread), whose warps
 // run each stage together (BlockWaveformBeams). (Two blocks an SM of up to 16 warps each, to
-// overlap one block's tail with the other's stages, measured no faster: 63.1 against 64.9 M
-// beams/s at 2048 samples, and the OS0-128 frame 3.39 against 2.97 ms; bench/RESULTS.md.)
+// overlap one block's tail with the other's stages, measured 96.2 / 63.1 / 30.7 M beams/s at
+// 1024 / 2048 / 4096 samples against one block's 95.7 / 64.9 / 29.5 on the same build, and the
+// OS0-128 frame 3.39 against 2.97 ms; bench/RESULTS.md, fifth step.)
 constexpr int kBeamBlockThreads = 1024;
 constexpr int kBeamBlocksPerSm = 1;
 
 // Warps (beams) a block runs: 32, or as many as fit in the device's shared memory a block (the
-// H100's 227 KiB: 2048 samples, 8.6 KiB a warp, 27 warps; 4096: 13).
+// H100's 227 KiB: 2048 samples, 8.6 KiB a warp, 27 warps with one contribution slot a beam,
+// 26 with the frame's 16; 4096: 13).
 inline uint32_t BeamWarpsPerBlock(uint32_t n, uint32_t slots) {
   return WarpsThatFit(SIZE_MAX, WarpBeamBytes(n, slots), kBeamBlockThreads / 32);
 }
@@ -260,8 +262,9 @@ __device__ __forceinline__ void WarpSipmCircuit(const physics::WaveformChain& w,
 // together, a barrier between: the stages' code is long and much of it runs once a beam, so
 // warps at different stages kept evicting one another's instructions from the SM's
 // instruction cache (ncu, 2048 samples: 56 % of the warps' stalls waiting for an instruction,
-// with four-warp blocks).
-__device__ __forceinline__ void BlockWaveformBeams(const physics::WaveformChain& w,
+// with four-warp blocks). Returns whether the warp's SiPM and section passes visited the bins
+// with photons alone (SparsePasses), for the tests.
+__device__ __forceinline__ bool BlockWaveformBeams(const physics::WaveformChain& w,
                                                    const WarpBeam& b, const PairBeam& beam,
                                                    bool active) {
   double background = 0;
@@ -279,6 +282,7 @@ __device__ __forceinline__ void BlockWaveformBeams(const physics::WaveformChain&
   __syncthreads();
   if (active) WarpSipmCircuit(w, beam.key, b.record, b.above, sparse, s_in, recovery);
   __syncthreads();
+  return sparse;
 }
 
 }  // namespace lt::cuda

@@ -527,9 +527,6 @@ TEST(Circuit, SectionsAreRefusedWhereTheTransformMustStay) {
       CircuitRecursionOf(PoleZeroCircuit{50, {100e6, 200e6, 300e6}, 3, {}, 0, 1e-9}, dt).count, 4u);
 }
 
-// The peak fit through three samples: exact for a Gaussian pulse (a parabola in its
-// logarithm) at any offset within half a sample and any width, above any baseline; a parabola
-// through the samples where one is at or below the baseline, and no offset for a flat top.
 // A gap of g bins without photons in the gap table (gap_powers.h) is g float steps of the SiPM's
 // recovery and of each section's decay, to their rounding (a few ulps a step; the table itself
 // is exact to one float rounding): the GPU's sparse passes step over gaps by it.
@@ -567,6 +564,9 @@ TEST(GapPowers, AGapIsThatManyStepsWithoutPhotons) {
   EXPECT_EQ(none[row + 1], 1.0f);
 }
 
+// The peak fit through three samples: exact for a Gaussian pulse (a parabola in its
+// logarithm) at any offset within half a sample and any width, above any baseline; a parabola
+// through the samples where one is at or below the baseline, and no offset for a flat top.
 TEST(WaveformRanging, PeakFitIsExactForAGaussianAndParabolicOtherwise) {
   for (double sigma : {0.7, 1.7, 4.0}) {
     for (double offset : {-0.49, -0.2, 0.0, 0.13, 0.45}) {

@@ -49,11 +49,19 @@ TEST(CudaWaveform, PhotonDrawsAreIdenticalToTheCpu) {
 // move a sample by a photon's response, far outside that; none is expected in 0.5 M draws.
 // Both GPU paths are held to it: the circuit as sections (one beam a warp), and as transforms
 // (two beams a warp), which the simulator takes for circuits without sections.
+// photon_passes: how many beams the sections' path should run with its SiPM and section passes
+// over the bins with photons alone (SparsePasses), or -1 unchecked.
 void ExpectSameRecordsOnOnePath(const SensorProfile& p,
                                 const std::vector<physics::SignalContribution>& c, double sun_w,
-                                const std::string& what, uint32_t beams, bool transforms) {
+                                const std::string& what, uint32_t beams, bool transforms,
+                                int64_t photon_passes) {
   auto gpu = CudaWaveforms(p, c, sun_w, beams, 77, 0, true, transforms);
   ASSERT_TRUE(gpu.ok()) << gpu.message();
+  if (transforms) {
+    EXPECT_EQ(gpu->photon_pass_beams, 0u) << what;
+  } else if (photon_passes >= 0) {
+    EXPECT_EQ(gpu->photon_pass_beams, uint64_t(photon_passes)) << what;
+  }
   const WaveformTables t = MakeWaveformTables(p);
   const physics::WaveformChain w = MakeWaveformChain(p, t.transfer.data(), t.twiddles.data());
   const uint32_t n = w.samples;
@@ -76,10 +84,11 @@ void ExpectSameRecordsOnOnePath(const SensorProfile& p,
   EXPECT_EQ(beams_off, 0u) << what;
 }
 void ExpectSameRecords(const SensorProfile& p, const std::vector<physics::SignalContribution>& c,
-                       double sun_w, const std::string& what, uint32_t beams = 256) {
+                       double sun_w, const std::string& what, uint32_t beams = 256,
+                       int64_t photon_passes = -1) {
   ASSERT_GT(MakeWaveformChain(p, nullptr, nullptr).sections.count, 0u) << what;
-  ExpectSameRecordsOnOnePath(p, c, sun_w, what + ", sections", beams, false);
-  ExpectSameRecordsOnOnePath(p, c, sun_w, what + ", transforms", beams, true);
+  ExpectSameRecordsOnOnePath(p, c, sun_w, what + ", sections", beams, false, photon_passes);
+  ExpectSameRecordsOnOnePath(p, c, sun_w, what + ", transforms", beams, true, -1);
 }
 
 TEST(CudaWaveform, RecordsMatchTheCpuSampleBySample) {
@@ -92,15 +101,19 @@ TEST(CudaWaveform, RecordsMatchTheCpuSampleBySample) {
   p.detector.waveform.shot_noise = false;
   p.detector.waveform.thermal_noise_mv = 0;
   ExpectSameRecords(p, c, 2.5e-10, "cube1 waveform, noise-free");
-  // The SiPM and section passes over the bins with photons alone (SparsePasses, gap_powers.h):
-  // a dim background, 0.034 photons a bin, at 2048 and 1024 samples; and the dense passes in
-  // full sun, 2.3 photons a bin, every bin drawn on its own.
+  // The SiPM and section passes over the bins with photons alone (SparsePasses, gap_powers.h),
+  // every beam: a dim background, 0.034 photons a bin, at 2048 and 1024 samples; and the dense
+  // passes, every beam, in full sun (2.3 photons a bin, every bin drawn on its own) and for
+  // records under 1024 samples.
   p = CubeWaveform();
-  ExpectSameRecords(p, c, 3e-11, "cube1 waveform, dim sunlight (passes over the photons)");
+  ExpectSameRecords(p, c, 3e-11, "cube1 waveform, dim sunlight (passes over the photons)", 256,
+                    256);
   p.detector.waveform.samples = 1024;
-  ExpectSameRecords(p, c, 3e-11, "1024 samples, dim sunlight (passes over the photons)");
+  ExpectSameRecords(p, c, 3e-11, "1024 samples, dim sunlight (passes over the photons)", 256, 256);
+  p.detector.waveform.samples = 512;
+  ExpectSameRecords(p, c, 3e-11, "512 samples, dim sunlight (dense passes)", 256, 0);
   p = CubeWaveform();
-  ExpectSameRecords(p, c, 2e-9, "cube1 waveform, full sun (every bin drawn)");
+  ExpectSameRecords(p, c, 2e-9, "cube1 waveform, full sun (every bin drawn)", 256, 0);
   p.detector.waveform.samples = 4096;
   p.detector.waveform.sipm_cells = 0;
   ExpectSameRecords(p, c, 0, "4096 samples, no saturation, no sun");

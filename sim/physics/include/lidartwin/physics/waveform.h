@@ -58,8 +58,10 @@ struct WaveformChain {
   // The same circuit as recursions (circuit_recursion.h), which the GPU runs in place of the
   // transforms where count > 0; the CPU always takes the transform.
   CircuitRecursion sections;
-  // For the GPU's passes over the bins with photons alone (gap_powers.h): SipmRecovery's r, and
-  // GapPowers(r, sections, samples) in device memory, or null (the passes then visit every bin).
+  // For the GPU's chain: SipmRecovery(sipm, dt_s), set by MakeWaveformChain (a chain made
+  // otherwise, or whose sipm or dt_s is changed after, must set it again; the CPU computes its
+  // own), and GapPowers(sipm_recovery, sections, samples) in device memory for the passes over
+  // the bins with photons alone (gap_powers.h), or null (the passes then visit every bin).
   float sipm_recovery;
   const float* gap_powers;
 };
