@@ -149,14 +149,15 @@ Expected<VirtualSource> OpenVirtualSource(hid_t ds, hid_t dcpl, const std::strin
     source.file =
         std::make_shared<Hdf5Id>(H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT), H5Fclose);
     if (!source.file->ok()) return Error{source.where + ": cannot open the source file"};
+    // Once a source file: its /frames is the same link for every dataset it maps.
+    if (Status s = RequireHardLink(source.file->get(), "frames", source.where); !s.ok()) {
+      return s.error();
+    }
     if (open_sources) (*open_sources)[path.string()] = source.file;
   }
   {
     const std::string group = dsname.substr(0, slash), frame = dsname.substr(8, slash - 8);
     const std::string field = dsname.substr(slash + 1);
-    if (Status s = RequireHardLink(source.file->get(), "frames", source.where); !s.ok()) {
-      return s.error();
-    }
     Hdf5Id frames(H5Gopen2(source.file->get(), "/frames", H5P_DEFAULT), H5Gclose);
     if (!frames.ok()) return Error{source.where + ": the source has no /frames"};
     if (Status s = RequireHardLink(frames.get(), frame.c_str(), source.where); !s.ok()) {

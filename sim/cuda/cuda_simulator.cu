@@ -249,11 +249,9 @@ cudaError_t LaunchWaveformWarpsOf(const FrameContext& c,
                                   const uint32_t* kept, uint32_t kept_count, float* kept_volts) {
   const uint32_t samples = c.waveform.samples;
   const uint32_t warps = cuda::WarpsPerBlock(samples, slots);
-  if (warps == 0) return cudaErrorInvalidConfiguration;  // a warp's records exceed the GPU's
-  const size_t shared = warps * cuda::WarpPairBytes(samples, slots);
-  if (cudaError_t e =
-          cudaFuncSetAttribute(WaveformWarpKernel<R>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                               static_cast<int>(shared));
+  size_t shared = 0;  // none where a warp's records exceed the GPU's
+  if (cudaError_t e = cuda::AllowWarpsSharedMemory(WaveformWarpKernel<R>, warps,
+                                                   cuda::WarpPairBytes(samples, slots), shared);
       e != cudaSuccess)
     return e;
   const uint32_t pairs = (n + 1) / 2;
@@ -272,11 +270,9 @@ cudaError_t LaunchWaveformWarps(const FrameContext& c,
   const uint32_t samples = c.waveform.samples;
   if (c.waveform.sections.count > 0) {
     const uint32_t warps = cuda::BeamWarpsPerBlock(samples, slots);
-    if (warps == 0) return cudaErrorInvalidConfiguration;  // a beam's record exceeds the GPU's
-    const size_t shared = warps * cuda::WarpBeamBytes(samples, slots);
-    if (cudaError_t e = cudaFuncSetAttribute(WaveformBeamWarpKernel,
-                                             cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                             static_cast<int>(shared));
+    size_t shared = 0;  // none where a beam's record exceeds the GPU's
+    if (cudaError_t e = cuda::AllowWarpsSharedMemory(WaveformBeamWarpKernel, warps,
+                                                     cuda::WarpBeamBytes(samples, slots), shared);
         e != cudaSuccess)
       return e;
     WaveformBeamWarpKernel<<<(n + warps - 1) / warps, warps * 32, shared>>>(

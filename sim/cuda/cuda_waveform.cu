@@ -105,8 +105,7 @@ Status TimeLaunches(int repeats, double& ms, Launch launch) {
   return {};
 }
 
-// Lets `kernel` have `warps` warps' shared memory of `warp_bytes` each (WarpsThatFit: 0 where
-// not even one fits) and returns its bytes.
+// cuda::AllowWarpsSharedMemory, its refusal of records too long for the GPU named.
 template <typename Kernel>
 Expected<size_t> AllowSharedMemory(Kernel kernel, uint32_t warps, size_t warp_bytes,
                                    uint32_t samples) {
@@ -114,9 +113,8 @@ Expected<size_t> AllowSharedMemory(Kernel kernel, uint32_t warps, size_t warp_by
     return Error{"CudaWaveforms: records of " + std::to_string(samples) +
                  " samples need more shared memory a block than this GPU has"};
   }
-  const size_t shared = warps * warp_bytes;
-  LT_CUDA_TRY(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                   static_cast<int>(shared)));
+  size_t shared = 0;
+  LT_CUDA_TRY(cuda::AllowWarpsSharedMemory(kernel, warps, warp_bytes, shared));
   return shared;
 }
 

@@ -97,30 +97,24 @@ __device__ inline bool SparsePasses(const physics::WaveformChain& w, const uint3
   return 2 * __reduce_max_sync(kFullMask, n) <= L;
 }
 
-// WarpSipmStart (waveform_warp.cuh) visiting the bins with photons alone: the maps of a gap of
-// g bins without photons compose to S -> r^g S + (1 - r^g) (gap table rows 0 and 1).
+// WarpSipmStart (waveform_warp.cuh) visiting the bins with photons alone, each gap of g bins
+// without photons one map (physics::GapPowerTable::ThenGap).
 __device__ __forceinline__ float WarpSipmStartSparse(const physics::WaveformChain& w, float* block,
                                                      const uint32_t* mask, double background,
                                                      float recovery) {
   if (!(w.sipm.cells > 0)) return 1.0f;
   const uint32_t L = w.samples / 32;
-  const float* decay = w.gap_powers;                                   // r^g
-  const float* rest = w.gap_powers + physics::GapPowerRow(w.samples);  // 1 - r^g
-  float A = 1.0f, B = 0.0f;
+  const physics::GapPowerTable gaps{w.gap_powers, physics::GapPowerRow(w.samples)};
+  physics::SipmRunMap run{1.0f, 0.0f};
   uint32_t pos = 0;
   ForEachPhotonBin(mask, L, [&](uint32_t j) {
-    const float d = __ldg(decay + (j - pos)), e = __ldg(rest + (j - pos));
-    A = d * A;
-    B = fmaf(d, B, e);
+    run = gaps.ThenGap(run, j - pos);
     const float hit = physics::SipmHitShare(w.sipm, block[j]);
     block[j] = hit;
-    const float a = physics::SipmMapOfShare(w.sipm, recovery, hit).a;
-    A = a * A;
-    B = a * B + (1.0f - recovery);
+    run = physics::SipmThenBin(run, physics::SipmMapOfShare(w.sipm, recovery, hit), recovery);
     pos = j + 1;
   });
-  const float d = __ldg(decay + (L - pos)), e = __ldg(rest + (L - pos));
-  return SipmBlockStart(w, {d * A, fmaf(d, B, e)}, background, recovery);
+  return SipmBlockStart(w, gaps.ThenGap(run, L - pos), background, recovery);
 }
 
 // Stage 3's second pass and stage 4 over the lane's block of L samples at `block`, which holds
@@ -147,15 +141,14 @@ __device__ __forceinline__ void WarpSipmSections(const physics::WaveformChain& w
   if (sparse) {
     // The bins with photons alone: across a gap of g bins without, S -> r^g S + (1 - r^g) and
     // u_p -> a_p^g u_p (gap table rows 0, 1 and 2 + p); the others' charges stay 0.
-    const uint32_t row = physics::GapPowerRow(w.samples);
-    const float* t = w.gap_powers;
+    const physics::GapPowerTable gaps{w.gap_powers, physics::GapPowerRow(w.samples)};
     uint32_t pos = 0;
     ForEachPhotonBin(mask, L, [&](uint32_t j) {
       const uint32_t g = j - pos;
-      state.sensitivity = fmaf(__ldg(t + g), state.sensitivity, __ldg(t + row + g));
+      state.sensitivity = gaps.Sensitivity(state.sensitivity, g);
 #pragma unroll
       for (uint32_t p = 0; p < K; ++p)
-        u[p] *= __ldg(t + (2 + p) * row + g);
+        u[p] *= gaps.Section(p, g);
       const float q = WarpSipmCharge(w, recovery, block[j], state);
       block[j] = q;
 #pragma unroll
@@ -165,7 +158,7 @@ __device__ __forceinline__ void WarpSipmSections(const physics::WaveformChain& w
     });
 #pragma unroll
     for (uint32_t p = 0; p < K; ++p)
-      u[p] *= __ldg(t + (2 + p) * row + (L - pos));
+      u[p] *= gaps.Section(p, L - pos);
   } else {
 #pragma unroll 4
     for (uint32_t i = 0; i < L; ++i) {

@@ -158,6 +158,17 @@ inline uint32_t WarpsThatFit(size_t cap, size_t warp_bytes, uint32_t most) {
   return static_cast<uint32_t>(fit >= most ? most : fit);
 }
 
+// Lets `kernel` have `warps` warps' shared memory of `warp_bytes` each, its bytes in `shared`:
+// cudaErrorInvalidConfiguration where not even one warp's fits (WarpsThatFit gave 0).
+template <typename Kernel>
+inline cudaError_t AllowWarpsSharedMemory(Kernel kernel, uint32_t warps, size_t warp_bytes,
+                                          size_t& shared) {
+  if (warps == 0) return cudaErrorInvalidConfiguration;
+  shared = warps * warp_bytes;
+  return cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                              static_cast<int>(shared));
+}
+
 // Warps (beam pairs) a block runs: four, or as many as fit in 200 KiB of shared memory or the
 // device's limit.
 inline uint32_t WarpsPerBlock(uint32_t n, uint32_t slots) {
@@ -325,10 +336,10 @@ __device__ inline AffineMap ExclusiveAffineScan(AffineMap m, AffineMap& warp) {
 // The sensitivity at the start of the calling lane's block from its blocks' maps
 // S_out = A S_in + B (`block`), scanned across the lanes (exclusive) from the resting
 // sensitivity under the background, which lane 0's block starts at.
-__device__ inline float SipmBlockStart(const physics::WaveformChain& w, AffineMap block,
+__device__ inline float SipmBlockStart(const physics::WaveformChain& w, physics::SipmRunMap block,
                                        double background, float recovery) {
   AffineMap all;
-  const AffineMap before = ExclusiveAffineScan(block, all);
+  const AffineMap before = ExclusiveAffineScan({block.A, block.B}, all);
   const float resting =
       physics::SipmRestingSensitivity(w.sipm, recovery, static_cast<float>(background));
   return (threadIdx.x & 31u) == 0 ? resting : before.a * resting + before.b;
@@ -347,17 +358,15 @@ __device__ __forceinline__ float WarpSipmStart(const physics::WaveformChain& w, 
   const uint32_t lane = threadIdx.x & 31u;
   const uint32_t L = w.samples / 32;
   const auto block = LaneBlock(x, lane, L);
-  float A = 1.0f, B = 0.0f;
+  physics::SipmRunMap run{1.0f, 0.0f};
 #pragma unroll 4
   for (uint32_t i = 0; i < L; ++i) {
     const float photons = block[i];
     const float hit = photons == 0 ? 0.0f : physics::SipmHitShare(w.sipm, photons);
     block[i] = hit;
-    const float a = physics::SipmMapOfShare(w.sipm, recovery, hit).a;
-    A = a * A;
-    B = a * B + (1.0f - recovery);
+    run = physics::SipmThenBin(run, physics::SipmMapOfShare(w.sipm, recovery, hit), recovery);
   }
-  return SipmBlockStart(w, {A, B}, background, recovery);
+  return SipmBlockStart(w, run, background, recovery);
 }
 
 // The charge of a bin left by WarpSipmStart (its share of cells hit, or its photons without
@@ -470,7 +479,7 @@ __device__ __forceinline__ void WarpCircuitPair(const physics::WaveformChain& w,
         physics::ThermalNoiseOfFour(w, key_b, j, vb);
         for (uint32_t t = 0; t < 4; ++t) {
           const uint32_t i = physics::ThermalBin(j, t);
-          if (i < N) x[i] = {x[i].re + va[t], x[i].im + vb[t]};
+          x[i] = {x[i].re + va[t], x[i].im + vb[t]};
         }
       }
     }

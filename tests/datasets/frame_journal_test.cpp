@@ -205,7 +205,7 @@ TEST(FrameJournal, RecordsMustHoldWhatTheyDeclare) {
   std::string payload = EncodeFrame(f);
   const std::string without_volts = payload.substr(0, payload.size() - 4 * 48);
   EXPECT_FALSE(DecodeFrame(without_volts).ok());
-  f.waveform_samples = 1;  // 3 records of 1 sample, with 45 values too many
+  f.waveform_samples = 1;  // 3 records of 1 sample: 45 of the 48 values too many, so cut
   f.waveform_volts.resize(3);
   EXPECT_TRUE(DecodeFrame(EncodeFrame(f)).ok());
   test::TempDir dir;

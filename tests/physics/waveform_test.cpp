@@ -130,8 +130,10 @@ TEST(ThermalNoise, GroupsCoverEveryBinOnce) {
   for (uint32_t n = kMinWaveformSamples; n <= kMaxWaveformSamples; n *= 2) {
     std::vector<int> hits(n, 0);
     for (uint32_t j = 0; j < ThermalGroups(n); ++j)
-      for (uint32_t t = 0; t < 4; ++t)
-        if (ThermalBin(j, t) < n) ++hits[ThermalBin(j, t)];
+      for (uint32_t t = 0; t < 4; ++t) {
+        ASSERT_LT(ThermalBin(j, t), n) << "group " << j << " of " << n;
+        ++hits[ThermalBin(j, t)];
+      }
     for (uint32_t i = 0; i < n; ++i)
       ASSERT_EQ(hits[i], 1) << "bin " << i << " of " << n;
   }

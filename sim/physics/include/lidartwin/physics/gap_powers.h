@@ -19,6 +19,7 @@
 
 #include "lidartwin/physics/circuit_recursion.h"
 #include "lidartwin/physics/hd.h"
+#include "lidartwin/physics/sipm.h"
 
 namespace lt::physics {
 
@@ -27,7 +28,22 @@ LT_HD inline uint32_t GapPowerRow(uint32_t samples) {
   return samples / 32 + 1;
 }
 
-// The rows (above) for SiPM recovery `recovery` (r, the float of SipmRecovery) and the circuit's
+// The table (rows as above) read, and the gap's maps: across g bins without photons the SiPM's
+// sensitivity goes to r^g S + (1 - r^g) and section p's state to a_p^g u_p.
+struct GapPowerTable {
+  const float* t;  // rows of GapPowerRow(samples) entries
+  uint32_t row;
+  LT_HD float Recovery(uint32_t g) const { return t[g]; }                             // r^g
+  LT_HD float Recovered(uint32_t g) const { return t[row + g]; }                      // 1 - r^g
+  LT_HD float Section(uint32_t p, uint32_t g) const { return t[(2 + p) * row + g]; }  // a_p^g
+  LT_HD float Sensitivity(float s, uint32_t g) const { return Recovery(g) * s + Recovered(g); }
+  // The run `run` followed by the gap (SipmThenBin for g bins without photons).
+  LT_HD SipmRunMap ThenGap(SipmRunMap run, uint32_t g) const {
+    return {Recovery(g) * run.A, Sensitivity(run.B, g)};
+  }
+};
+
+// The table for SiPM recovery `recovery` (r, the float of SipmRecovery) and the circuit's
 // sections.
 inline std::vector<float> GapPowers(float recovery, const CircuitRecursion& sections,
                                     uint32_t samples) {

@@ -53,6 +53,16 @@ LT_HD inline float SipmHitShare(const Sipm& s, float photons) {
   return -expm1(-x);
 }
 
+// Consecutive bins composed into one map of the sensitivity, S_out = A S_in + B: what a GPU lane
+// makes of its block of the record before the lanes' maps are scanned (sim/cuda).
+struct SipmRunMap {
+  float A, B;
+};
+// The run `run` followed by a bin of map m: S' = a S + (1 - r), as SipmChargeOfMap steps it.
+LT_HD inline SipmRunMap SipmThenBin(SipmRunMap run, SipmBinMap m, float recovery) {
+  return {m.a * run.A, m.a * run.B + (1.0f - recovery)};
+}
+
 // The bin's map from the share of its cells hit, h (SipmHitShare; 0 without photons).
 LT_HD inline SipmBinMap SipmMapOfShare(const Sipm& s, float recovery, float hit) {
   return {recovery * (1.0f - hit), static_cast<float>(s.cells) * hit};

@@ -248,7 +248,7 @@ LT_HD void CircuitVoltage(const WaveformChain& w, const RandomKey& beam_key, Sam
       float v[4];
       ThermalNoiseOfFour(w, beam_key, j, v);
       for (uint32_t t = 0; t < 4; ++t)
-        if (ThermalBin(j, t) < w.samples) x[ThermalBin(j, t)].re += v[t];
+        x[ThermalBin(j, t)].re += v[t];
     }
   }
 }
