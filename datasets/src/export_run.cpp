@@ -10,7 +10,7 @@
 #include <system_error>
 #include <thread>
 
-#include "chunk_codec.h"
+#include "frame_tables.h"
 #include "lidartwin/datasets/atomic_file.h"
 #include "lidartwin/datasets/export_identity.h"
 #include "lidartwin/datasets/frame_journal.h"
@@ -179,10 +179,11 @@ Expected<ShardResult> RunExportShard(const ExportJob& job) {
   const uint64_t rays_per_frame = simulator.RaysPerFrame();
   Hdf5FrameWriter& hdf5 = **writer;
   FrameJournal& log = *journal;
-  // Simulation here; each frame encoded (journal record, compressed chunks) on its own thread;
-  // written in order by one writer thread. At most in_flight frames (one per encoding
-  // thread the machine has, at most 16, plus two) exist at once, so memory
-  // does not grow with the frame count.
+  // Simulation and the chunk plan here (hdf5_frames.h, Plan); each frame encoded (journal
+  // record, the chunks it completes) on its own thread; written in order by one writer thread.
+  // At most in_flight frames (one per encoding thread the machine has, at most 16, plus two)
+  // are being encoded or written at once, and a plan holds the frames of its chunks only, so
+  // memory does not grow with the frame count.
   const unsigned encoders = std::max(2u, std::min(16u, std::thread::hardware_concurrency()));
   const size_t in_flight = encoders + 2;
   struct Encoded {
@@ -190,7 +191,7 @@ Expected<ShardResult> RunExportShard(const ExportJob& job) {
     uint64_t points = 0;
     double seconds = 0;  // encoding it
     std::string record;
-    hdf5::EncodedFrame frame;
+    hdf5::EncodedFrame chunks;
   };
   std::deque<std::future<Expected<Encoded>>> queue;
   std::mutex mutex;
@@ -213,7 +214,7 @@ Expected<ShardResult> RunExportShard(const ExportJob& job) {
         s = Error{result.file.string() + ": " + encoded.message()};
       } else {
         s = log.AppendRecord(encoded->index, encoded->record);
-        if (s.ok()) s = hdf5.AppendEncoded(encoded->frame);
+        if (s.ok()) s = hdf5.AppendEncoded(encoded->chunks);
         result.encode_seconds += encoded->seconds;
       }
       result.write_seconds += since(t_write);
@@ -241,24 +242,27 @@ Expected<ShardResult> RunExportShard(const ExportJob& job) {
     }
     result.seconds += since(t0);
     result.rays += rays_per_frame;
+    auto shared = std::make_shared<const Frame>(std::move(frame.value()));
+    auto plan = hdf5.Plan(shared);
+    if (!plan.ok()) {
+      simulate_error = plan.error();
+      break;
+    }
     // An exception (no memory, no thread) becomes an error: the writer thread is always
     // joined and the journal keeps every frame written before it.
-    auto encode = [&since, f = std::move(frame.value())]() -> Expected<Encoded> {
+    auto encode = [&since, f = std::move(shared), plan = std::move(plan.value()),
+                   columns = hdf5.PlannedColumns()]() -> Expected<Encoded> {
       try {
         const auto t_encode = std::chrono::steady_clock::now();
         Encoded e;
-        e.index = f.index;
-        e.points = f.size();
-        e.record = FrameJournal::EncodeRecord(f);
-        auto encoded = hdf5::EncodeFrame(f);
-        if (!encoded.ok()) {
-          return Error{"frame " + std::to_string(f.index) + ": " + encoded.message()};
-        }
-        e.frame = std::move(encoded.value());
+        e.index = f->index;
+        e.points = f->size();
+        e.record = FrameJournal::EncodeRecord(*f);
+        e.chunks = hdf5::EncodePlan(plan, columns);
         e.seconds = since(t_encode);
         return e;
       } catch (const std::exception& ex) {
-        return Error{"frame " + std::to_string(f.index) + ": cannot encode: " + ex.what()};
+        return Error{"frame " + std::to_string(f->index) + ": cannot encode: " + ex.what()};
       }
     };
     std::future<Expected<Encoded>> task;

@@ -19,6 +19,8 @@ hid_t MemType(FieldType t) {
       return H5T_NATIVE_UINT16;
     case FieldType::kUInt32:
       return H5T_NATIVE_UINT32;
+    case FieldType::kUInt64:
+      return H5T_NATIVE_UINT64;
   }
   return H5T_NATIVE_FLOAT;
 }
@@ -35,6 +37,8 @@ hid_t FileType(FieldType t) {
       return H5T_STD_U16LE;
     case FieldType::kUInt32:
       return H5T_STD_U32LE;
+    case FieldType::kUInt64:
+      return H5T_STD_U64LE;
   }
   return H5T_IEEE_F32LE;
 }

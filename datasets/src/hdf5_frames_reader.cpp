@@ -1,4 +1,4 @@
-// The frames reader (schema v1, datasets/schema/frames_v1.md). Every size a file declares is
+// The frames reader (schema v2, datasets/schema/frames_v2.md). Every size a file declares is
 // checked against limits and against the bytes the file really stores before anything is
 // allocated, and the structure is first walked in a child process (isolated_call.h), since
 // libhdf5 1.10 itself can crash on a corrupted object header.
@@ -14,7 +14,9 @@
 #include <set>
 #include <system_error>
 
+#include "frame_tables.h"
 #include "hdf5_attributes.h"
+#include "hdf5_rows.h"
 #include "isolated_call.h"
 #include "lidartwin/datasets/hdf5_frames.h"
 #include "lidartwin/sim/text_file.h"
@@ -30,21 +32,27 @@ namespace {
 // byte it stores is corrupt, not compressed. Slack for the smallest chunks.
 constexpr double kMaxCompressionRatio = 1100;
 constexpr hsize_t kStorageSlackBytes = 1 << 16;
+constexpr hsize_t kMaxChunks = hsize_t{1} << 22;
 
 const char* const kRequiredFields[] = {"x", "y", "z"};
 
-struct FrameLayout {
-  std::string group;
-  uint64_t points = 0;
-  std::vector<std::string> fields;  // present, in FrameFields order
-  // Waveform records (waveform_beam_id, waveform_volts), when the frame has them.
-  uint64_t waveform_beams = 0;
-  uint32_t waveform_samples = 0;
-  double waveform_dt_s = 0;
+// A frame's waveform records: at most 16,384 samples a record (the detector's limit).
+constexpr uint32_t kMaxWaveformSamples = 16384;
+
+// One source of a joined file's column (hdf5_join.h): values [begin, begin + count) are the
+// whole of the same column in a shard beside the joined file, named by file name alone.
+struct ColumnSource {
+  std::string file_name;
+  uint64_t begin = 0, count = 0;
 };
 
-// A frame's waveform records: at most 16,384 samples a record (the detector's limit).
-constexpr double kMaxWaveformSamples = 16384;
+// A column of /points or /waveforms: where its values are.
+struct ColumnLayout {
+  std::string path;   // "/points/x"
+  std::string field;  // "x"
+  uint64_t values = 0;
+  std::vector<ColumnSource> sources;  // empty: in this file
+};
 
 }  // namespace
 
@@ -52,213 +60,15 @@ struct Hdf5FrameReader::Impl {
   std::filesystem::path path;
   Hdf5Id file;
   Hdf5Summary summary;
-  std::vector<FrameLayout> layouts;
+  std::vector<FrameRow> rows;
+  std::vector<ColumnLayout> points;  // the fields present, in FrameFields order
+  std::optional<ColumnLayout> beam_ids, volts;
+  // Source files a joined file's reads opened, kept open (opening a 1 GB shard a read would
+  // dominate reading the file).
+  mutable std::map<std::string, std::shared_ptr<Hdf5Id>> sources;
 };
 
 namespace {
-
-std::string Where(const std::filesystem::path& path) {
-  return path.string();
-}
-
-// The one source of a virtual dataset (a joined file's, hdf5_join.h): the whole of a
-// dataset in a regular file beside the joined file, named by its file name alone (so never the
-// joined file itself, a FIFO, or a path elsewhere). HDF5 itself would read a missing source as
-// zeros; here it is an error.
-struct VirtualSource {
-  std::shared_ptr<Hdf5Id> file;
-  Hdf5Id ds;
-  uint64_t file_size = 0;
-  std::string where;  // "joined.h5/frames/000001/x (source shard-00000-of-00002.h5)"
-};
-
-Status RequireHardLink(hid_t parent, const char* name, const std::string& where);
-
-// The source files a joined file's check or frame read opened, kept open for its other
-// datasets: opening a 1 GB shard once per dataset dominated reading a joined file. Set for the
-// duration of one walk or read (SourceFilesOpen), on that thread.
-thread_local std::map<std::string, std::shared_ptr<Hdf5Id>>* open_sources = nullptr;
-
-class SourceFilesOpen {
- public:
-  SourceFilesOpen() : outer_(open_sources) {
-    if (!outer_) open_sources = &files_;
-  }
-  ~SourceFilesOpen() {
-    if (!outer_) open_sources = nullptr;
-  }
-  SourceFilesOpen(const SourceFilesOpen&) = delete;
-  SourceFilesOpen& operator=(const SourceFilesOpen&) = delete;
-
- private:
-  std::map<std::string, std::shared_ptr<Hdf5Id>>* outer_;
-  std::map<std::string, std::shared_ptr<Hdf5Id>> files_;
-};
-
-Expected<VirtualSource> OpenVirtualSource(hid_t ds, hid_t dcpl, const std::string& at) {
-  size_t count = 0;
-  if (H5Pget_virtual_count(dcpl, &count) < 0 || count != 1) {
-    return Error{at + ": a virtual dataset must map exactly one source, this one maps " +
-                 std::to_string(count)};
-  }
-  char file_name[256], dataset_name[256];
-  const ssize_t fn = H5Pget_virtual_filename(dcpl, 0, file_name, sizeof(file_name));
-  const ssize_t dn = H5Pget_virtual_dsetname(dcpl, 0, dataset_name, sizeof(dataset_name));
-  Hdf5Id vspace(H5Pget_virtual_vspace(dcpl, 0), H5Sclose);
-  Hdf5Id sspace(H5Pget_virtual_srcspace(dcpl, 0), H5Sclose);
-  if (fn <= 0 || fn >= static_cast<ssize_t>(sizeof(file_name)) || dn <= 0 ||
-      dn >= static_cast<ssize_t>(sizeof(dataset_name)) || !vspace.ok() || !sspace.ok() ||
-      H5Sget_select_type(vspace.get()) != H5S_SEL_ALL ||
-      H5Sget_select_type(sspace.get()) != H5S_SEL_ALL) {
-    return Error{at + ": a virtual dataset must map one whole source dataset"};
-  }
-  const std::string name(file_name);
-  if (name == "." || name == ".." || name.find('/') != std::string::npos) {
-    return Error{at + ": its source '" + name +
-                 "' is not a file beside this one (joined files name their sources by file "
-                 "name)"};
-  }
-  char self[4096];
-  const ssize_t sn = H5Fget_name(ds, self, sizeof(self));
-  if (sn <= 0 || sn >= static_cast<ssize_t>(sizeof(self))) return Error{at + ": no file name"};
-  const std::filesystem::path path = std::filesystem::path(self).parent_path() / name;
-  VirtualSource source;
-  source.where = at + " (source " + path.string() + ")";
-  std::error_code ec;
-  if (!std::filesystem::is_regular_file(std::filesystem::symlink_status(path, ec))) {
-    return Error{source.where + ": the source file is missing or not a regular file"};
-  }
-  source.file_size = std::filesystem::file_size(path, ec);
-  if (ec) return Error{source.where + ": cannot read its size: " + ec.message()};
-  if (open_sources) {
-    if (auto it = open_sources->find(path.string()); it != open_sources->end()) {
-      source.file = it->second;
-    }
-  }
-  // The source dataset is /frames/<digits>/<field>, every step a hard link inside the source
-  // file: a soft or external link there would lead anywhere (another file, a FIFO).
-  const std::string dsname(dataset_name);
-  const size_t slash = dsname.find('/', 8);
-  if (dsname.rfind("/frames/", 0) != 0 || slash == std::string::npos || slash == 8 ||
-      slash - 8 > 10 || dsname.find_first_not_of("0123456789", 8) != slash ||
-      slash + 1 >= dsname.size() || dsname.find('/', slash + 1) != std::string::npos) {
-    return Error{source.where + ": maps '" + dsname +
-                 "', not a frame's dataset (/frames/NNNNNN/field)"};
-  }
-  if (!source.file) {
-    source.file =
-        std::make_shared<Hdf5Id>(H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT), H5Fclose);
-    if (!source.file->ok()) return Error{source.where + ": cannot open the source file"};
-    // Once a source file: its /frames is the same link for every dataset it maps.
-    if (Status s = RequireHardLink(source.file->get(), "frames", source.where); !s.ok()) {
-      return s.error();
-    }
-    if (open_sources) (*open_sources)[path.string()] = source.file;
-  }
-  {
-    const std::string group = dsname.substr(0, slash), frame = dsname.substr(8, slash - 8);
-    const std::string field = dsname.substr(slash + 1);
-    Hdf5Id frames(H5Gopen2(source.file->get(), "/frames", H5P_DEFAULT), H5Gclose);
-    if (!frames.ok()) return Error{source.where + ": the source has no /frames"};
-    if (Status s = RequireHardLink(frames.get(), frame.c_str(), source.where); !s.ok()) {
-      return s.error();
-    }
-    Hdf5Id g(H5Gopen2(source.file->get(), group.c_str(), H5P_DEFAULT), H5Gclose);
-    if (!g.ok()) return Error{source.where + ": the source has no " + group};
-    if (Status s = RequireHardLink(g.get(), field.c_str(), source.where); !s.ok()) {
-      return s.error();
-    }
-  }
-  source.ds = Hdf5Id(H5Dopen2(source.file->get(), dataset_name, H5P_DEFAULT), H5Dclose);
-  if (!source.ds.ok()) {
-    return Error{source.where + ": the source has no dataset " + std::string(dataset_name)};
-  }
-  return source;
-}
-
-// One dataset of a frame group: 1-D, numeric, as many values as `points` (when known), and
-// stored bytes consistent with the declared size; chunks inside the file. A virtual dataset
-// (allowed when `virtual_allowed`: not in a joined file's sources) is checked through its
-// source, which must have its extent.
-Expected<uint64_t> CheckOpenDataset(hid_t ds, const std::string& at, uint64_t file_size,
-                                    bool virtual_allowed) {
-  Hdf5Id space(H5Dget_space(ds), H5Sclose);
-  if (!space.ok() || H5Sget_simple_extent_ndims(space.get()) != 1) {
-    return Error{at + ": expected a 1-D dataset"};
-  }
-  hsize_t n = 0;
-  H5Sget_simple_extent_dims(space.get(), &n, nullptr);
-  if (n > kMaxHdf5PointsPerFrame) {
-    return Error{at + ": declares " + std::to_string(n) + " points; this reader accepts at most " +
-                 std::to_string(kMaxHdf5PointsPerFrame) + " per frame"};
-  }
-  Hdf5Id type(H5Dget_type(ds), H5Tclose);
-  const H5T_class_t cls = type.ok() ? H5Tget_class(type.get()) : H5T_NO_CLASS;
-  const size_t type_size = type.ok() ? H5Tget_size(type.get()) : 0;
-  if ((cls != H5T_FLOAT && cls != H5T_INTEGER) || type_size == 0 || type_size > 8) {
-    return Error{at + ": not a numeric dataset"};
-  }
-  Hdf5Id dcpl(H5Dget_create_plist(ds), H5Pclose);
-  if (!dcpl.ok()) return Error{at + ": unreadable storage properties (corrupt file)"};
-  const H5D_layout_t layout = H5Pget_layout(dcpl.get());
-  if (layout == H5D_VIRTUAL && virtual_allowed) {
-    auto source = OpenVirtualSource(ds, dcpl.get(), at);
-    if (!source.ok()) return source.error();
-    Hdf5Id source_type(H5Dget_type(source->ds.get()), H5Tclose);
-    if (!source_type.ok() || H5Tequal(source_type.get(), type.get()) <= 0) {
-      return Error{source->where + ": the source's type is not the virtual dataset's"};
-    }
-    auto m = CheckOpenDataset(source->ds.get(), source->where, source->file_size, false);
-    if (!m.ok()) return m.error();
-    if (*m != n) {
-      return Error{source->where + ": holds " + std::to_string(*m) + " values, the virtual " +
-                   "dataset " + std::to_string(n)};
-    }
-    return static_cast<uint64_t>(n);
-  }
-  // Data kept in other files (external storage, virtual datasets other than a joined file's)
-  // could be anything, a FIFO included: a frames file holds its own points.
-  if (layout == H5D_VIRTUAL || H5Pget_external_count(dcpl.get()) != 0) {
-    return Error{at +
-                 ": stores its data in other files (a virtual dataset or external storage); "
-                 "frames files hold their own points (only a joined file maps its shards')"};
-  }
-  const double declared = static_cast<double>(n) * static_cast<double>(type_size);
-  const hsize_t stored = H5Dget_storage_size(ds);
-  if (stored > file_size) {
-    return Error{at + ": stores " + std::to_string(stored) + " bytes in a file of " +
-                 std::to_string(file_size) + " (corrupt file)"};
-  }
-  if (declared > kMaxCompressionRatio * static_cast<double>(stored) + kStorageSlackBytes) {
-    return Error{at + ": declares " + std::to_string(n) + " values (" +
-                 std::to_string(static_cast<uint64_t>(declared)) + " bytes) but stores only " +
-                 std::to_string(stored) + " bytes (corrupt file)"};
-  }
-  if (layout == H5D_CHUNKED) {
-    hsize_t chunks = 0;
-    if (H5Dget_num_chunks(ds, space.get(), &chunks) < 0 || chunks > n + 1) {
-      return Error{at + ": unreadable chunk index (corrupt file)"};
-    }
-    for (hsize_t c = 0; c < chunks; ++c) {
-      hsize_t offset = 0, size = 0;
-      haddr_t addr = 0;
-      unsigned mask = 0;
-      if (H5Dget_chunk_info(ds, space.get(), c, &offset, &mask, &addr, &size) < 0 ||
-          addr == HADDR_UNDEF || addr > file_size || size > file_size - addr) {
-        return Error{at + ": chunk " + std::to_string(c) + " lies outside the file (corrupt)"};
-      }
-    }
-  }
-  return static_cast<uint64_t>(n);
-}
-
-Expected<uint64_t> CheckDataset(hid_t group, const std::string& name, const std::string& where,
-                                uint64_t file_size) {
-  const std::string at = where + "/" + name;
-  Hdf5Id ds(H5Dopen2(group, name.c_str(), H5P_DEFAULT), H5Dclose);
-  if (!ds.ok()) return Error{at + ": cannot open dataset (corrupt file?)"};
-  return CheckOpenDataset(ds.get(), at, file_size, true);
-}
 
 // Soft and external links point elsewhere (another file, a FIFO): frames files use none.
 Status RequireHardLink(hid_t parent, const char* name, const std::string& where) {
@@ -270,6 +80,247 @@ Status RequireHardLink(hid_t parent, const char* name, const std::string& where)
     return Error{where + "/" + name + ": is a " +
                  (info.type == H5L_TYPE_EXTERNAL ? "link to another file" : "soft link") +
                  "; frames files hold their own objects"};
+  }
+  return {};
+}
+
+// "/points/x": both steps hard links.
+Status RequireHardPath(hid_t file, const std::string& group, const std::string& name,
+                       const std::string& where) {
+  if (Status s = RequireHardLink(file, group.c_str(), where); !s.ok()) return s;
+  Hdf5Id g(H5Gopen2(file, group.c_str(), H5P_DEFAULT), H5Gclose);
+  if (!g.ok()) return Error{where + "/" + group + ": cannot open group (corrupt file?)"};
+  return RequireHardLink(g.get(), name.c_str(), where + "/" + group);
+}
+
+struct Shape {
+  uint64_t rows = 0;
+  hsize_t width = 1;  // values a row (2-D datasets)
+  size_t type_size = 0;
+};
+
+// A dataset that holds its own data: numeric, of rank 1 (or 2 with `width` values a row),
+// stored bytes consistent with the declared size, every chunk inside the file and, where its
+// filters were skipped, at least its raw size (libhdf5 1.10.8 would overflow the chunk's buffer
+// reading it: found by fuzz_hdf5).
+Expected<Shape> CheckStoredDataset(hid_t ds, const std::string& at, uint64_t file_size,
+                                   hsize_t width = 1) {
+  Hdf5Id space(H5Dget_space(ds), H5Sclose);
+  const int rank = space.ok() ? H5Sget_simple_extent_ndims(space.get()) : -1;
+  hsize_t dims[2] = {0, 1};
+  if (rank != (width > 1 ? 2 : 1) || H5Sget_simple_extent_dims(space.get(), dims, nullptr) < 0 ||
+      (width > 1 && dims[1] != width)) {
+    return Error{at + ": expected a " +
+                 (width > 1 ? "2-D dataset of " + std::to_string(width) + " values a row"
+                            : std::string("1-D dataset"))};
+  }
+  Shape shape;
+  shape.rows = dims[0];
+  shape.width = width;
+  if (shape.rows > kMaxHdf5ColumnValues) {
+    return Error{at + ": declares " + std::to_string(shape.rows) +
+                 " values; this reader accepts at most " + std::to_string(kMaxHdf5ColumnValues)};
+  }
+  Hdf5Id type(H5Dget_type(ds), H5Tclose);
+  const H5T_class_t cls = type.ok() ? H5Tget_class(type.get()) : H5T_NO_CLASS;
+  shape.type_size = type.ok() ? H5Tget_size(type.get()) : 0;
+  if ((cls != H5T_FLOAT && cls != H5T_INTEGER) || shape.type_size == 0 || shape.type_size > 8) {
+    return Error{at + ": not a numeric dataset"};
+  }
+  Hdf5Id dcpl(H5Dget_create_plist(ds), H5Pclose);
+  if (!dcpl.ok()) return Error{at + ": unreadable storage properties (corrupt file)"};
+  const H5D_layout_t layout = H5Pget_layout(dcpl.get());
+  // Data kept in other files (external storage, virtual datasets other than a joined file's
+  // columns) could be anything, a FIFO included: a frames file holds its own data.
+  if (layout == H5D_VIRTUAL || H5Pget_external_count(dcpl.get()) != 0) {
+    return Error{at +
+                 ": stores its data in other files (a virtual dataset or external storage); "
+                 "frames files hold their own data (only a joined file's columns map its "
+                 "shards')"};
+  }
+  const double declared = static_cast<double>(shape.rows) * static_cast<double>(width) *
+                          static_cast<double>(shape.type_size);
+  const hsize_t stored = H5Dget_storage_size(ds);
+  if (stored > file_size) {
+    return Error{at + ": stores " + std::to_string(stored) + " bytes in a file of " +
+                 std::to_string(file_size) + " (corrupt file)"};
+  }
+  if (declared > kMaxCompressionRatio * static_cast<double>(stored) + kStorageSlackBytes) {
+    return Error{at + ": declares " + std::to_string(shape.rows * width) + " values (" +
+                 std::to_string(static_cast<uint64_t>(declared)) + " bytes) but stores only " +
+                 std::to_string(stored) + " bytes (corrupt file)"};
+  }
+  if (layout != H5D_CHUNKED) return shape;
+  hsize_t chunk[2] = {0, 1};
+  if (H5Pget_chunk(dcpl.get(), rank, chunk) != rank || chunk[0] == 0 ||
+      (rank == 2 && chunk[1] != width)) {
+    return Error{at + ": its chunk layout cannot be read (corrupt file)"};
+  }
+  const hsize_t chunks = (shape.rows + chunk[0] - 1) / chunk[0];
+  if (chunks > kMaxChunks) {
+    return Error{at + ": " + std::to_string(chunks) + " chunks, more than 2^22 (corrupt file?)"};
+  }
+  const hsize_t raw = shape.type_size * chunk[0] * chunk[1];
+  for (hsize_t c = 0; c < chunks; ++c) {
+    hsize_t offset[2] = {c * chunk[0], 0};
+    unsigned mask = 0;
+    haddr_t address = 0;
+    hsize_t size = 0;
+    if (H5Dget_chunk_info_by_coord(ds, offset, &mask, &address, &size) < 0) {
+      return Error{at + ": unreadable chunk index (corrupt file)"};
+    }
+    if (address == HADDR_UNDEF) continue;  // never written: reads as zeros
+    if (address > file_size || size > file_size - address) {
+      return Error{at + ": chunk " + std::to_string(c) + " lies outside the file (corrupt)"};
+    }
+    if (mask != 0 && size < raw) {
+      return Error{at + ": a chunk stored with its filters skipped holds " + std::to_string(size) +
+                   " bytes of its " + std::to_string(raw) + " (corrupt file)"};
+    }
+  }
+  return shape;
+}
+
+// The file beside `joined` named `name`, opened (once a reader: `cache`), its group and
+// column hard links. HDF5 itself would read a missing source as zeros; here it is an error.
+Expected<std::shared_ptr<Hdf5Id>> OpenSourceFile(
+    const std::filesystem::path& joined, const std::string& name, const std::string& where,
+    std::map<std::string, std::shared_ptr<Hdf5Id>>& cache, uint64_t* size_out) {
+  if (name.empty() || name == "." || name == ".." || name.find('/') != std::string::npos) {
+    return Error{where + ": its source '" + name +
+                 "' is not a file beside this one (joined files name their sources by file "
+                 "name)"};
+  }
+  const std::filesystem::path path = joined.parent_path() / name;
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(std::filesystem::symlink_status(path, ec))) {
+    return Error{where + " (source " + path.string() +
+                 "): the source file is missing or not a regular file"};
+  }
+  *size_out = std::filesystem::file_size(path, ec);
+  if (ec) return Error{where + " (source " + path.string() + "): cannot read its size"};
+  if (auto it = cache.find(name); it != cache.end()) return it->second;
+  auto file =
+      std::make_shared<Hdf5Id>(H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT), H5Fclose);
+  if (!file->ok()) {
+    return Error{where + " (source " + path.string() + "): cannot open the source file"};
+  }
+  cache[name] = file;
+  return file;
+}
+
+// A source's column dataset, checked: `path` by hard links, holding `count` values of `type`.
+Expected<Hdf5Id> OpenSourceColumn(hid_t source_file, uint64_t source_size, const std::string& path,
+                                  hid_t type, uint64_t count, const std::string& where) {
+  const size_t slash = path.rfind('/');
+  if (Status s =
+          RequireHardPath(source_file, path.substr(1, slash - 1), path.substr(slash + 1), where);
+      !s.ok()) {
+    return s.error();
+  }
+  Hdf5Id ds(H5Dopen2(source_file, path.c_str(), H5P_DEFAULT), H5Dclose);
+  if (!ds.ok()) return Error{where + ": the source has no dataset " + path};
+  Hdf5Id source_type(H5Dget_type(ds.get()), H5Tclose);
+  if (!source_type.ok() || H5Tequal(source_type.get(), type) <= 0) {
+    return Error{where + ": the source's type is not the virtual dataset's"};
+  }
+  auto shape = CheckStoredDataset(ds.get(), where, source_size);
+  if (!shape.ok()) return shape.error();
+  if (shape->rows != count) {
+    return Error{where + ": holds " + std::to_string(shape->rows) + " values, the joined file " +
+                 "maps " + std::to_string(count)};
+  }
+  return ds;
+}
+
+// A joined file's column: each mapping the whole of the same column of a file beside it, the
+// mappings in order and tiling the column.
+Status ReadVirtualLayout(hid_t ds, hid_t dcpl, hid_t type, const std::filesystem::path& file,
+                         const std::string& at, ColumnLayout& layout,
+                         std::map<std::string, std::shared_ptr<Hdf5Id>>& cache) {
+  size_t count = 0;
+  if (H5Pget_virtual_count(dcpl, &count) < 0 || count > 100000) {
+    return Error{at + ": unreadable virtual dataset mappings (corrupt file)"};
+  }
+  uint64_t next = 0;
+  for (size_t i = 0; i < count; ++i) {
+    const std::string where = at + " (mapping " + std::to_string(i) + ")";
+    char file_name[256], dataset_name[256];
+    const ssize_t fn = H5Pget_virtual_filename(dcpl, i, file_name, sizeof(file_name));
+    const ssize_t dn = H5Pget_virtual_dsetname(dcpl, i, dataset_name, sizeof(dataset_name));
+    Hdf5Id vspace(H5Pget_virtual_vspace(dcpl, i), H5Sclose);
+    Hdf5Id sspace(H5Pget_virtual_srcspace(dcpl, i), H5Sclose);
+    hsize_t start = 0, stride = 0, blocks = 0, block = 0;
+    if (fn <= 0 || fn >= static_cast<ssize_t>(sizeof(file_name)) || dn <= 0 ||
+        dn >= static_cast<ssize_t>(sizeof(dataset_name)) || !vspace.ok() || !sspace.ok() ||
+        H5Sget_select_type(sspace.get()) != H5S_SEL_ALL ||
+        H5Sget_select_type(vspace.get()) != H5S_SEL_HYPERSLABS ||
+        H5Sis_regular_hyperslab(vspace.get()) <= 0 ||
+        H5Sget_regular_hyperslab(vspace.get(), &start, &stride, &blocks, &block) < 0 ||
+        blocks != 1) {
+      return Error{where + ": a joined column must map whole source datasets, one after another"};
+    }
+    if (std::string(dataset_name) != layout.path) {
+      return Error{where + ": maps '" + std::string(dataset_name) + "', not the shard's " +
+                   layout.path};
+    }
+    if (start != next) {
+      return Error{where + ": maps values from " + std::to_string(start) + ", not " +
+                   std::to_string(next) + " (mappings must tile the column in order)"};
+    }
+    uint64_t source_size = 0;
+    auto source = OpenSourceFile(file, file_name, where, cache, &source_size);
+    if (!source.ok()) return source.error();
+    auto column = OpenSourceColumn((*source)->get(), source_size, layout.path, type, block,
+                                   where + " (source " + file_name + ")");
+    if (!column.ok()) return column.error();
+    layout.sources.push_back({file_name, start, block});
+    next = start + block;
+  }
+  if (next != layout.values) {
+    return Error{at + ": its mappings cover " + std::to_string(next) + " of its " +
+                 std::to_string(layout.values) + " values"};
+  }
+  (void)ds;
+  return {};
+}
+
+// A column of /points or /waveforms: `expected` values, stored here or (a joined file) mapped.
+Status ReadColumnLayout(hid_t f, const std::filesystem::path& file, uint64_t file_size,
+                        const std::string& group, const std::string& field, uint64_t expected,
+                        ColumnLayout& layout,
+                        std::map<std::string, std::shared_ptr<Hdf5Id>>& cache) {
+  const std::string where = file.string() + ": ";
+  layout.path = "/" + group + "/" + field;
+  layout.field = field;
+  const std::string at = where + layout.path;
+  if (Status s = RequireHardPath(f, group, field, file.string() + ": "); !s.ok()) return s;
+  Hdf5Id ds(H5Dopen2(f, layout.path.c_str(), H5P_DEFAULT), H5Dclose);
+  if (!ds.ok()) return Error{at + ": cannot open dataset (corrupt file?)"};
+  Hdf5Id dcpl(H5Dget_create_plist(ds.get()), H5Pclose);
+  if (!dcpl.ok()) return Error{at + ": unreadable storage properties (corrupt file)"};
+  if (H5Pget_layout(dcpl.get()) != H5D_VIRTUAL) {
+    auto shape = CheckStoredDataset(ds.get(), at, file_size);
+    if (!shape.ok()) return shape.error();
+    layout.values = shape->rows;
+  } else {
+    Hdf5Id space(H5Dget_space(ds.get()), H5Sclose);
+    hsize_t n = 0;
+    if (!space.ok() || H5Sget_simple_extent_ndims(space.get()) != 1 ||
+        H5Sget_simple_extent_dims(space.get(), &n, nullptr) < 0 || n > kMaxHdf5ColumnValues) {
+      return Error{at + ": expected a 1-D dataset of at most 2^38 values"};
+    }
+    layout.values = n;
+    Hdf5Id type(H5Dget_type(ds.get()), H5Tclose);
+    if (!type.ok()) return Error{at + ": unreadable type (corrupt file)"};
+    if (Status s = ReadVirtualLayout(ds.get(), dcpl.get(), type.get(), file, at, layout, cache);
+        !s.ok()) {
+      return s;
+    }
+  }
+  if (layout.values != expected) {
+    return Error{at + " has " + std::to_string(layout.values) +
+                 " values; the frames' rows add up to " + std::to_string(expected)};
   }
   return {};
 }
@@ -291,6 +342,11 @@ Status ReadFileAttributes(hid_t f, const std::string& where, Hdf5Summary& s) {
   if (ReadDoublesAttr(f, "schema_version", &version, 1) != AttrRead::kOk) {
     return Error{where + ": attribute 'schema_version' is missing or unreadable"};
   }
+  if (version == 1) {
+    return Error{where +
+                 ": schema_version 1 (a group a frame, written by lidartwin before the flat "
+                 "tables of version 2) is no longer read; simulate or export it again"};
+  }
   if (version != kFramesSchemaVersion) {
     return Error{where + ": schema_version " + std::to_string(version) +
                  " is not supported (this build reads version " +
@@ -308,96 +364,98 @@ Status ReadFileAttributes(hid_t f, const std::string& where, Hdf5Summary& s) {
   return {};
 }
 
-// A frame group's attributes and the layout of its datasets.
-Status ReadFrameLayout(hid_t f, const std::string& group_name, const std::string& file_where,
-                       uint64_t file_size, FrameLayout& layout, FrameSummary& summary) {
-  const std::string where = file_where + ": " + group_name;
-  Hdf5Id g(H5Gopen2(f, group_name.c_str(), H5P_DEFAULT), H5Gclose);
-  if (!g.ok()) return Error{where + ": cannot open group (corrupt file?)"};
-  double index = 0;
-  if (ReadDoublesAttr(g.get(), "frame_index", &index, 1) != AttrRead::kOk ||
-      ReadDoublesAttr(g.get(), "start_time_s", &summary.start_time_s, 1) != AttrRead::kOk ||
-      ReadDoublesAttr(g.get(), "end_time_s", &summary.end_time_s, 1) != AttrRead::kOk) {
-    return Error{where +
-                 ": missing or unreadable frame attributes (frame_index, start_time_s, "
-                 "end_time_s)"};
-  }
-  if (!std::isfinite(summary.start_time_s) || !std::isfinite(summary.end_time_s)) {
-    return Error{where + ": start_time_s or end_time_s is not a finite number"};
-  }
-  if (!(index >= 0 && index <= 4294967295.0) || index != static_cast<uint32_t>(index)) {
-    return Error{where + ": frame_index " + std::to_string(index) + " is not a frame number"};
-  }
-  summary.index = static_cast<uint32_t>(index);
-  layout.group = group_name;
-  bool first = true;
-  for (const FieldView& field : FrameFields(Frame{})) {
-    const htri_t exists = H5Lexists(g.get(), field.name, H5P_DEFAULT);
-    const bool required =
-        std::find_if(std::begin(kRequiredFields), std::end(kRequiredFields), [&](const char* r) {
-          return std::strcmp(r, field.name) == 0;
-        }) != std::end(kRequiredFields);
-    if (exists <= 0) {
-      if (required) {
-        return Error{where + ": dataset '" + field.name + "' missing (x, y, z are required)"};
-      }
-      continue;
+}  // namespace
+
+Status hdf5::ReadFrameRows(hid_t f, const std::string& where, uint64_t file_size,
+                           std::vector<FrameRow>& rows) {
+  if (H5Lexists(f, "/frames", H5P_DEFAULT) <= 0) return Error{where + ": group /frames missing"};
+  const auto& columns = RowColumns();
+  std::string bytes;
+  for (size_t c = 0; c < columns.size(); ++c) {
+    const RowColumn& rc = columns[c];
+    const std::string at = where + ": /frames/" + rc.name;
+    if (H5Lexists(f, ("/frames/" + std::string(rc.name)).c_str(), H5P_DEFAULT) <= 0) {
+      return Error{at + ": missing"};
     }
-    if (Status s = RequireHardLink(g.get(), field.name, where); !s.ok()) return s;
-    auto n = CheckDataset(g.get(), field.name, where, file_size);
-    if (!n.ok()) return n.error();
-    if (first) {
-      layout.points = *n;
-      first = false;
-    } else if (*n != layout.points) {
-      return Error{where + "/" + field.name + " has " + std::to_string(*n) + " values, '" +
-                   layout.fields.front() + "' has " + std::to_string(layout.points)};
+    if (Status s = RequireHardPath(f, "frames", rc.name, where + ": "); !s.ok()) return s;
+    Hdf5Id ds(H5Dopen2(f, (std::string("/frames/") + rc.name).c_str(), H5P_DEFAULT), H5Dclose);
+    if (!ds.ok()) return Error{at + ": cannot open dataset (corrupt file?)"};
+    auto shape = CheckStoredDataset(ds.get(), at, file_size, rc.width);
+    if (!shape.ok()) return shape.error();
+    if (shape->rows > kMaxHdf5Frames) {
+      return Error{at + ": holds " + std::to_string(shape->rows) +
+                   " frames; this reader accepts at most " + std::to_string(kMaxHdf5Frames)};
     }
-    layout.fields.push_back(field.name);
+    if (c == 0) {
+      rows.assign(shape->rows, FrameRow{});
+    } else if (shape->rows != rows.size()) {
+      return Error{at + " has " + std::to_string(shape->rows) + " rows, /frames/" +
+                   columns[0].name + " has " + std::to_string(rows.size())};
+    }
+    if (rows.empty()) continue;
+    const size_t row_bytes = FieldTypeBytes(rc.type) * rc.width;
+    bytes.assign(rows.size() * row_bytes, '\0');
+    if (H5Dread(ds.get(), MemType(rc.type), H5S_ALL, H5S_ALL, H5P_DEFAULT, bytes.data()) < 0) {
+      return Error{at + ": cannot read data (corrupt or truncated file)"};
+    }
+    for (size_t r = 0; r < rows.size(); ++r)
+      rc.unpack(&bytes[r * row_bytes], rows[r]);
   }
-  summary.points = layout.points;
-  // Waveform records (schema: "Waveform records"): both datasets or neither, their sizes
-  // consistent with the group's attributes.
-  const bool beams = H5Lexists(g.get(), "waveform_beam_id", H5P_DEFAULT) > 0;
-  const bool volts = H5Lexists(g.get(), "waveform_volts", H5P_DEFAULT) > 0;
-  if (beams != volts) {
-    return Error{where + ": waveform_beam_id and waveform_volts come together; only " +
-                 (beams ? "waveform_beam_id" : "waveform_volts") + " is there"};
-  }
-  if (!beams) return {};
-  for (const char* name : {"waveform_beam_id", "waveform_volts"})
-    if (Status s = RequireHardLink(g.get(), name, where); !s.ok()) return s;
-  auto k = CheckDataset(g.get(), "waveform_beam_id", where, file_size);
-  if (!k.ok()) return k.error();
-  auto v = CheckDataset(g.get(), "waveform_volts", where, file_size);
-  if (!v.ok()) return v.error();
-  double samples = 0, dt_ns = 0;
-  if (ReadDoublesAttr(g.get(), "waveform_samples", &samples, 1) != AttrRead::kOk ||
-      ReadDoublesAttr(g.get(), "waveform_sample_interval_ns", &dt_ns, 1) != AttrRead::kOk) {
-    return Error{where +
-                 ": waveform records need the attributes waveform_samples and "
-                 "waveform_sample_interval_ns"};
-  }
-  if (!(samples >= 1 && samples <= kMaxWaveformSamples && samples == std::floor(samples))) {
-    return Error{where + ": attribute waveform_samples must be a whole number in 1..16384"};
-  }
-  if (!(dt_ns > 0 && dt_ns < 1e6)) {
-    return Error{where + ": attribute waveform_sample_interval_ns must be in (0, 1e6) ns"};
-  }
-  if (*v != *k * static_cast<uint64_t>(samples)) {
-    return Error{where + "/waveform_volts has " + std::to_string(*v) + " values for " +
-                 std::to_string(*k) + " records of " + std::to_string(uint64_t(samples)) +
-                 " samples"};
-  }
-  layout.waveform_beams = *k;
-  layout.waveform_samples = static_cast<uint32_t>(samples);
-  layout.waveform_dt_s = dt_ns * 1e-9;
   return {};
 }
 
+Status hdf5::CheckFrameRows(const std::vector<FrameRow>& rows, const std::string& where,
+                            uint64_t& points, uint64_t& records, uint64_t& volts) {
+  std::set<uint32_t> indices;
+  points = records = volts = 0;
+  for (size_t k = 0; k < rows.size(); ++k) {
+    const FrameRow& r = rows[k];
+    const std::string at =
+        where + ": /frames row " + std::to_string(k) + " (frame " + std::to_string(r.index) + ")";
+    if (!indices.insert(r.index).second) {
+      return Error{at + ": frame_index " + std::to_string(r.index) +
+                   " is also the index of an earlier frame"};
+    }
+    if (!std::isfinite(r.start_time_s) || !std::isfinite(r.end_time_s)) {
+      return Error{at + ": start_time_s or end_time_s is not a finite number"};
+    }
+    if (!std::all_of(r.pose_start, r.pose_start + 7, [](double v) { return std::isfinite(v); }) ||
+        !std::all_of(r.pose_end, r.pose_end + 7, [](double v) { return std::isfinite(v); })) {
+      return Error{at + ": a pose holds a non-finite number"};
+    }
+    if (r.points > kMaxHdf5PointsPerFrame) {
+      return Error{at + ": declares " + std::to_string(r.points) +
+                   " points; this reader accepts at most " +
+                   std::to_string(kMaxHdf5PointsPerFrame) + " per frame"};
+    }
+    if (r.point_offset != points) {
+      return Error{at + ": point_offset " + std::to_string(r.point_offset) + ", but the frames " +
+                   "before it hold " + std::to_string(points) + " points"};
+    }
+    points += r.points;
+    if (r.waveform_records > 0) {
+      if (r.waveform_samples < 1 || r.waveform_samples > kMaxWaveformSamples) {
+        return Error{at + ": waveform_samples must be in 1..16384"};
+      }
+      if (!(r.waveform_sample_interval_ns > 0 && r.waveform_sample_interval_ns < 1e6)) {
+        return Error{at + ": waveform_sample_interval_ns must be in (0, 1e6) ns"};
+      }
+    }
+    if (r.waveform_record_offset != records || r.waveform_volts_offset != volts) {
+      return Error{at +
+                   ": waveform_record_offset or waveform_volts_offset is not where the "
+                   "frames before it end"};
+    }
+    records += r.waveform_records;
+    volts += uint64_t{r.waveform_records} * r.waveform_samples;
+  }
+  return {};
+}
+
+namespace {
+
 Expected<std::unique_ptr<Hdf5FrameReader::Impl>> OpenInProcess(const std::filesystem::path& path) {
-  SourceFilesOpen sources;
-  const std::string where = Where(path);
+  const std::string where = path.string();
   auto impl = std::make_unique<Hdf5FrameReader::Impl>();
   impl->path = path;
   std::error_code ec;
@@ -408,127 +466,138 @@ Expected<std::unique_ptr<Hdf5FrameReader::Impl>> OpenInProcess(const std::filesy
   const hid_t f = impl->file.get();
   Hdf5Summary& s = impl->summary;
   if (Status st = ReadFileAttributes(f, where, s); !st.ok()) return st.error();
-  if (H5Lexists(f, "/frames", H5P_DEFAULT) <= 0) return Error{where + ": group /frames missing"};
-  if (Status st = RequireHardLink(f, "frames", where + ": "); !st.ok()) return st.error();
-  Hdf5Id frames(H5Gopen2(f, "/frames", H5P_DEFAULT), H5Gclose);
-  H5G_info_t ginfo;
-  if (!frames.ok() || H5Gget_info(frames.get(), &ginfo) < 0) {
-    return Error{where + ": cannot read group /frames (corrupt?)"};
+  if (Status st = ReadFrameRows(f, where, file_size, impl->rows); !st.ok()) return st.error();
+  uint64_t points = 0, records = 0, volts = 0;
+  if (Status st = CheckFrameRows(impl->rows, where, points, records, volts); !st.ok()) {
+    return st.error();
   }
-  if (ginfo.nlinks > kMaxHdf5Frames) {
-    return Error{where + ": /frames holds " + std::to_string(ginfo.nlinks) +
-                 " entries; this reader accepts at most " + std::to_string(kMaxHdf5Frames)};
-  }
-  std::set<uint32_t> indices;
-  std::vector<std::string> names;
-  if (!MemberNames(frames.get(), 63, names) || names.size() != ginfo.nlinks) {
-    return Error{where + ": frame entry " + std::to_string(names.size()) + " has no readable name"};
-  }
-  for (hsize_t i = 0; i < ginfo.nlinks; ++i) {
-    const char* name = names[i].c_str();
-    FrameLayout layout;
-    FrameSummary summary;
-    const std::string group = std::string("/frames/") + name;
-    if (Status st = RequireHardLink(frames.get(), name, where + ": /frames"); !st.ok()) {
-      return st.error();
-    }
-    if (Status st = ReadFrameLayout(f, group, where, file_size, layout, summary); !st.ok()) {
-      return st.error();
-    }
-    if (i == 0) {
-      for (const auto& field : layout.fields) {
-        Hdf5Id ds(H5Dopen2(f, (group + "/" + field).c_str(), H5P_DEFAULT), H5Dclose);
-        std::string unit;
-        Warn(s, where + ": " + group + "/" + field, "unit", ReadStringAttr(ds.get(), "unit", unit));
-        s.fields.emplace_back(field, unit);
+  if (H5Lexists(f, "/points", H5P_DEFAULT) <= 0) return Error{where + ": group /points missing"};
+  for (const FieldView& field : FrameFields(Frame{})) {
+    const bool required =
+        std::any_of(std::begin(kRequiredFields), std::end(kRequiredFields),
+                    [&](const char* r) { return std::strcmp(r, field.name) == 0; });
+    if (H5Lexists(f, (std::string("/points/") + field.name).c_str(), H5P_DEFAULT) <= 0) {
+      if (required) {
+        return Error{where + ": /points/" + field.name + " missing (x, y, z are required)"};
       }
+      continue;
     }
-    if (!indices.insert(summary.index).second) {
-      return Error{where + ": " + group + ": frame_index " + std::to_string(summary.index) +
-                   " is also the index of an earlier frame"};
+    ColumnLayout layout;
+    if (Status st = ReadColumnLayout(f, path, file_size, "points", field.name, points, layout,
+                                     impl->sources);
+        !st.ok()) {
+      return st.error();
     }
-    s.frames.push_back(summary);
-    impl->layouts.push_back(std::move(layout));
+    Hdf5Id ds(H5Dopen2(f, layout.path.c_str(), H5P_DEFAULT), H5Dclose);
+    std::string unit;
+    Warn(s, where + ": " + layout.path, "unit", ReadStringAttr(ds.get(), "unit", unit));
+    s.fields.emplace_back(field.name, unit);
+    impl->points.push_back(std::move(layout));
+  }
+  // Waveform records: both columns or neither, as long as the rows say.
+  const bool beams = H5Lexists(f, "/waveforms", H5P_DEFAULT) > 0 &&
+                     H5Lexists(f, "/waveforms/beam_id", H5P_DEFAULT) > 0;
+  const bool volts_there = H5Lexists(f, "/waveforms", H5P_DEFAULT) > 0 &&
+                           H5Lexists(f, "/waveforms/volts", H5P_DEFAULT) > 0;
+  if (beams != volts_there) {
+    return Error{where + ": /waveforms/beam_id and /waveforms/volts come together; only " +
+                 (beams ? "beam_id" : "volts") + " is there"};
+  }
+  if (!beams && records > 0) {
+    return Error{where + ": the rows hold " + std::to_string(records) +
+                 " waveform records but /waveforms is missing"};
+  }
+  if (beams) {
+    impl->beam_ids.emplace();
+    impl->volts.emplace();
+    if (Status st = ReadColumnLayout(f, path, file_size, "waveforms", "beam_id", records,
+                                     *impl->beam_ids, impl->sources);
+        !st.ok()) {
+      return st.error();
+    }
+    if (Status st = ReadColumnLayout(f, path, file_size, "waveforms", "volts", volts, *impl->volts,
+                                     impl->sources);
+        !st.ok()) {
+      return st.error();
+    }
+  }
+  for (const FrameRow& r : impl->rows) {
+    s.frames.push_back({r.index, r.points, r.start_time_s, r.end_time_s});
   }
   return impl;
 }
 
-// libhdf5 1.10.8 copies a chunk whose filters are marked as skipped as if it held the chunk's
-// raw bytes: a corrupted filter mask on a compressed chunk makes H5Dread overflow the chunk's
-// buffer (found by fuzz_hdf5: a 1,119-byte chunk read as 1,380). So before a dataset is read,
-// every chunk stored with a filter skipped must hold at least its raw size. 1-D and 2-D
-// datasets (ours); at most 2^20 chunks.
-Status CheckChunks(hid_t ds, const std::string& where) {
-  Hdf5Id dcpl(H5Dget_create_plist(ds), H5Pclose);
-  if (dcpl.ok() && H5Pget_layout(dcpl.get()) == H5D_VIRTUAL) {
-    return Error{where + ": a virtual dataset where its source's data were expected"};
-  }
-  if (!dcpl.ok() || H5Pget_layout(dcpl.get()) != H5D_CHUNKED) return {};
-  hsize_t chunk[2] = {1, 1}, dims[2] = {1, 1};
-  const int rank = H5Pget_chunk(dcpl.get(), 2, chunk);
+// Values [begin, begin + count) of a stored 1-D dataset, the chunks they lie in checked first
+// (a file changed since it was opened must not overflow the buffer or libhdf5's).
+Status ReadStoredRange(hid_t ds, hid_t mem_type, uint64_t begin, uint64_t count, void* out,
+                       uint64_t expected_values, const std::string& at) {
   Hdf5Id space(H5Dget_space(ds), H5Sclose);
+  hsize_t n = 0;
+  if (!space.ok() || H5Sget_simple_extent_ndims(space.get()) != 1 ||
+      H5Sget_simple_extent_dims(space.get(), &n, nullptr) < 0 || n != expected_values) {
+    return Error{at + ": no longer holds the " + std::to_string(expected_values) +
+                 " values it held when the file was opened"};
+  }
+  Hdf5Id dcpl(H5Dget_create_plist(ds), H5Pclose);
   Hdf5Id type(H5Dget_type(ds), H5Tclose);
-  if (rank < 1 || rank > 2 || !space.ok() || !type.ok() ||
-      H5Sget_simple_extent_ndims(space.get()) != rank ||
-      H5Sget_simple_extent_dims(space.get(), dims, nullptr) < 0 || chunk[0] == 0 ||
-      chunk[rank - 1] == 0) {
-    return Error{where + ": its chunk layout cannot be read (corrupt file)"};
+  if (!dcpl.ok() || !type.ok() || H5Pget_layout(dcpl.get()) == H5D_VIRTUAL) {
+    return Error{at + ": its storage changed since the file was opened"};
   }
-  const hsize_t across[2] = {(dims[0] + chunk[0] - 1) / chunk[0],
-                             rank == 2 ? (dims[1] + chunk[1] - 1) / chunk[1] : 1};
-  if (across[0] * across[1] > (hsize_t{1} << 20)) {
-    return Error{where + ": " + std::to_string(across[0] * across[1]) +
-                 " chunks, more than 2^20 (corrupt file?)"};
-  }
-  const hsize_t raw = H5Tget_size(type.get()) * chunk[0] * (rank == 2 ? chunk[1] : 1);
-  for (hsize_t i = 0; i < across[0]; ++i) {
-    for (hsize_t j = 0; j < across[1]; ++j) {
-      hsize_t offset[2] = {i * chunk[0], j * chunk[1]};
+  if (H5Pget_layout(dcpl.get()) == H5D_CHUNKED) {
+    hsize_t chunk = 0;
+    if (H5Pget_chunk(dcpl.get(), 1, &chunk) != 1 || chunk == 0) {
+      return Error{at + ": its chunk layout cannot be read (corrupt file)"};
+    }
+    const hsize_t raw = H5Tget_size(type.get()) * chunk;
+    for (hsize_t c = begin / chunk; c * chunk < begin + count; ++c) {
+      hsize_t offset = c * chunk;
       unsigned mask = 0;
       haddr_t address = 0;
       hsize_t size = 0;
-      if (H5Dget_chunk_info_by_coord(ds, offset, &mask, &address, &size) < 0) continue;
-      if (mask != 0 && size < raw) {
-        return Error{where + ": a chunk stored with its filters skipped holds " +
+      if (H5Dget_chunk_info_by_coord(ds, &offset, &mask, &address, &size) < 0) continue;
+      if (address != HADDR_UNDEF && mask != 0 && size < raw) {
+        return Error{at + ": a chunk stored with its filters skipped holds " +
                      std::to_string(size) + " bytes of its " + std::to_string(raw) +
                      " (corrupt file)"};
       }
     }
   }
+  const hsize_t start = begin, length = count;
+  Hdf5Id memory(H5Screate_simple(1, &length, nullptr), H5Sclose);
+  if (H5Sselect_hyperslab(space.get(), H5S_SELECT_SET, &start, nullptr, &length, nullptr) < 0 ||
+      H5Dread(ds, mem_type, memory.get(), space.get(), H5P_DEFAULT, out) < 0) {
+    return Error{at + ": cannot read data (corrupt or truncated file)"};
+  }
   return {};
 }
 
-// Reads dataset `name` of a frame group whole, its chunks checked first. A joined file's
-// virtual dataset is read from the source its check opened (never through libhdf5's own
-// lookup, which HDF5_VDS_PREFIX can redirect), one level deep.
-Status ReadWhole(hid_t group, const char* name, hid_t mem_type, void* data, uint64_t values,
-                 const std::string& where) {
-  const std::string at = where + "/" + name;
-  Hdf5Id ds(H5Dopen2(group, name, H5P_DEFAULT), H5Dclose);
-  if (!ds.ok()) return Error{at + ": cannot open dataset (corrupt or truncated file)"};
-  Hdf5Id dcpl(H5Dget_create_plist(ds.get()), H5Pclose);
-  hid_t read_from = ds.get();
-  std::string read_at = at;
-  Expected<VirtualSource> source = Error{""};
-  if (dcpl.ok() && H5Pget_layout(dcpl.get()) == H5D_VIRTUAL) {
-    source = OpenVirtualSource(ds.get(), dcpl.get(), at);
-    if (!source.ok()) return source.error();
-    read_from = source->ds.get();
-    read_at = source->where;
+// Values [begin, begin + count) of a column. A joined file's are read from the source that
+// holds them (never through libhdf5's own lookup, which HDF5_VDS_PREFIX can redirect); a frame
+// never spans two sources.
+Status ReadColumnRange(const Hdf5FrameReader::Impl& impl, const ColumnLayout& layout,
+                       hid_t mem_type, uint64_t begin, uint64_t count, void* out) {
+  const std::string at = impl.path.string() + ": " + layout.path;
+  if (count == 0) return {};
+  if (layout.sources.empty()) {
+    Hdf5Id ds(H5Dopen2(impl.file.get(), layout.path.c_str(), H5P_DEFAULT), H5Dclose);
+    if (!ds.ok()) return Error{at + ": cannot open dataset (corrupt or truncated file)"};
+    return ReadStoredRange(ds.get(), mem_type, begin, count, out, layout.values, at);
   }
-  // The buffer holds `values`: a source changed since the file was opened must not overflow it.
-  Hdf5Id space(H5Dget_space(read_from), H5Sclose);
-  hsize_t n = 0;
-  if (!space.ok() || H5Sget_simple_extent_ndims(space.get()) != 1 ||
-      H5Sget_simple_extent_dims(space.get(), &n, nullptr) < 0 || n != values) {
-    return Error{read_at + ": no longer holds the " + std::to_string(values) +
-                 " values it held when the file was opened"};
+  auto it = std::upper_bound(layout.sources.begin(), layout.sources.end(), begin,
+                             [](uint64_t v, const ColumnSource& s) { return v < s.begin; });
+  if (it == layout.sources.begin())
+    return Error{at + ": no source holds value " + std::to_string(begin)};
+  const ColumnSource& source = *std::prev(it);
+  const std::string where = at + " (source " + source.file_name + ")";
+  if (begin + count > source.begin + source.count) {
+    return Error{where + ": a frame's values run past its source"};
   }
-  if (Status s = CheckChunks(read_from, read_at); !s.ok()) return s;
-  if (H5Dread(read_from, mem_type, H5S_ALL, H5S_ALL, H5P_DEFAULT, data) < 0) {
-    return Error{read_at + ": cannot read data (corrupt or truncated file)"};
-  }
-  return {};
+  uint64_t source_size = 0;
+  auto file = OpenSourceFile(impl.path, source.file_name, at, impl.sources, &source_size);
+  if (!file.ok()) return file.error();
+  Hdf5Id ds(H5Dopen2((*file)->get(), layout.path.c_str(), H5P_DEFAULT), H5Dclose);
+  if (!ds.ok()) return Error{where + ": the source has no dataset " + layout.path};
+  return ReadStoredRange(ds.get(), mem_type, begin - source.begin, count, out, source.count, where);
 }
 
 }  // namespace
@@ -541,7 +610,7 @@ Hdf5FrameReader::~Hdf5FrameReader() = default;
 Expected<Hdf5FrameReader> Hdf5FrameReader::Open(const std::filesystem::path& path,
                                                 Hdf5Origin origin) {
   SilenceHdf5Errors();
-  const std::string where = Where(path);
+  const std::string where = path.string();
   if (Status s = CheckReadableFile(path); !s.ok()) return s.error();
   if (H5Fis_hdf5(path.c_str()) <= 0) {
     return Error{where + ": not an HDF5 file (bad signature or truncated)"};
@@ -563,58 +632,44 @@ const Hdf5Summary& Hdf5FrameReader::summary() const {
 }
 
 Expected<Frame> Hdf5FrameReader::ReadFrame(size_t k) const {
-  SourceFilesOpen sources;
-  const FrameLayout& layout = impl_->layouts.at(k);
-  const FrameSummary& summary = impl_->summary.frames.at(k);
-  const std::string where = Where(impl_->path) + ": " + layout.group;
-  Hdf5Id g(H5Gopen2(impl_->file.get(), layout.group.c_str(), H5P_DEFAULT), H5Gclose);
-  if (!g.ok()) return Error{where + ": cannot open group"};
+  const FrameRow& row = impl_->rows.at(k);
   Frame f;
-  f.index = summary.index;
-  f.start_time_s = summary.start_time_s;
-  f.end_time_s = summary.end_time_s;
-  double corrected = 0, pose[7];
-  if (ReadDoublesAttr(g.get(), "motion_corrected", &corrected, 1) == AttrRead::kOk) {
-    f.motion_corrected = corrected != 0;
-  }
-  for (const auto& [name, target] : {std::pair{"pose_start_xyz_wxyz", &f.pose_start},
-                                     std::pair{"pose_end_xyz_wxyz", &f.pose_end}}) {
-    if (ReadDoublesAttr(g.get(), name, pose, 7) != AttrRead::kOk) continue;
-    if (!std::all_of(pose, pose + 7, [](double v) { return std::isfinite(v); })) {
-      return Error{where + ": attribute '" + name + "' holds a non-finite number"};
-    }
-    *target = PoseFromArray(pose);
-  }
-  for (const std::string& name : layout.fields) {
+  f.index = row.index;
+  f.start_time_s = row.start_time_s;
+  f.end_time_s = row.end_time_s;
+  f.motion_corrected = row.motion_corrected;
+  f.pose_start = PoseFromArray(row.pose_start);
+  f.pose_end = PoseFromArray(row.pose_end);
+  for (const ColumnLayout& column : impl_->points) {
     FieldType type;
-    void* data = ResizeFrameField(f, name, layout.points, &type);
-    if (layout.points == 0) continue;
-    if (Status s = ReadWhole(g.get(), name.c_str(), MemType(type), data, layout.points, where);
+    void* data = ResizeFrameField(f, column.field, row.points, &type);
+    if (Status s =
+            ReadColumnRange(*impl_, column, MemType(type), row.point_offset, row.points, data);
         !s.ok()) {
       return s.error();
     }
   }
-  if (layout.waveform_beams > 0) {
-    f.waveform_beams.resize(layout.waveform_beams);
-    f.waveform_volts.resize(layout.waveform_beams * layout.waveform_samples);
-    f.waveform_samples = layout.waveform_samples;
-    f.waveform_dt_s = layout.waveform_dt_s;
-    for (const auto& [name, type, data] :
-         {std::tuple{"waveform_beam_id", H5T_NATIVE_UINT32,
-                     static_cast<void*>(f.waveform_beams.data())},
-          std::tuple{"waveform_volts", H5T_NATIVE_FLOAT,
-                     static_cast<void*>(f.waveform_volts.data())}}) {
-      if (Status s = ReadWhole(g.get(), name, type, data,
-                               std::string(name) == "waveform_beam_id"
-                                   ? layout.waveform_beams
-                                   : layout.waveform_beams * layout.waveform_samples,
-                               where);
-          !s.ok())
-        return s.error();
+  if (row.waveform_records > 0 && impl_->beam_ids && impl_->volts) {
+    f.waveform_samples = row.waveform_samples;
+    f.waveform_dt_s = row.waveform_sample_interval_ns * 1e-9;
+    f.waveform_beams.resize(row.waveform_records);
+    f.waveform_volts.resize(uint64_t{row.waveform_records} * row.waveform_samples);
+    if (Status s =
+            ReadColumnRange(*impl_, *impl_->beam_ids, H5T_NATIVE_UINT32, row.waveform_record_offset,
+                            row.waveform_records, f.waveform_beams.data());
+        !s.ok()) {
+      return s.error();
+    }
+    if (Status s =
+            ReadColumnRange(*impl_, *impl_->volts, H5T_NATIVE_FLOAT, row.waveform_volts_offset,
+                            f.waveform_volts.size(), f.waveform_volts.data());
+        !s.ok()) {
+      return s.error();
     }
     for (size_t i = 1; i < f.waveform_beams.size(); ++i) {
       if (f.waveform_beams[i] <= f.waveform_beams[i - 1]) {
-        return Error{where + "/waveform_beam_id: must rise (each beam once), entry " +
+        return Error{impl_->path.string() + ": frame " + std::to_string(row.index) +
+                     ": /waveforms/beam_id must rise within a frame (each beam once), entry " +
                      std::to_string(i) + " does not"};
       }
     }

@@ -1,10 +1,11 @@
-// The frames writer (schema v1, datasets/schema/frames_v1.md).
+// The frames writer (schema v2, datasets/schema/frames_v2.md): every frame's points appended
+// to the columns under /points, its waveform records to /waveforms, its row to /frames.
 #include <hdf5.h>
 
 #include <algorithm>
 #include <cerrno>
 
-#include "chunk_codec.h"
+#include "frame_tables.h"
 #include "hdf5_attributes.h"
 #include "lidartwin/datasets/atomic_file.h"
 #include "lidartwin/datasets/hdf5_frames.h"
@@ -13,48 +14,174 @@ namespace lt {
 
 using namespace hdf5;
 
-struct Hdf5FrameWriter::Impl {
-  AtomicOutput output;
-  Hdf5Id file;
-  explicit Impl(const std::filesystem::path& p) : output(p) {}
-};
-
 namespace {
 
-// One 1-D dataset of a frame group, chunked (65,536 values), shuffled and deflate-compressed,
-// with its unit: the chunks as chunk_codec.h encoded them, written as they are.
-Status WriteDataset(hid_t group, const std::string& group_name, const std::string& where,
-                    const EncodedDataset& d) {
-  const hsize_t dims = d.values;
-  Hdf5Id space(H5Screate_simple(1, &dims, nullptr), H5Sclose);
+// Rows of /frames a chunk: they are written a whole chunk at a time, so memory holds at most
+// this many rows whatever the frame count.
+constexpr hsize_t kRowsPerChunk = 4096;
+
+// A column that grows: its dataset and the values it holds so far.
+struct GrowingColumn {
+  Hdf5Id ds;
+  std::string at;  // "/points/x", for errors
+  uint64_t extent = 0;
+};
+
+// An empty, extendible, chunked dataset at `path` (width values a row when width > 1), with
+// its unit. Point and waveform columns are chunked kTableChunkValues, shuffled and deflated
+// (chunk_codec.h writes their chunks); /frames rows kRowsPerChunk a chunk through libhdf5's
+// own filters.
+Expected<GrowingColumn> CreateColumn(hid_t file, const std::string& path, FieldType type,
+                                     const char* unit, hsize_t chunk, int width,
+                                     const std::string& where) {
+  const int rank = width > 1 ? 2 : 1;
+  const hsize_t dims[2] = {0, static_cast<hsize_t>(width)};
+  const hsize_t max[2] = {H5S_UNLIMITED, static_cast<hsize_t>(width)};
+  const hsize_t chunks[2] = {chunk, static_cast<hsize_t>(width)};
+  Hdf5Id space(H5Screate_simple(rank, dims, max), H5Sclose);
   Hdf5Id dcpl(H5Pcreate(H5P_DATASET_CREATE), H5Pclose);
   H5Pset_obj_track_times(dcpl.get(), false);
-  if (d.chunk_values > 0) {
-    const hsize_t chunk = d.chunk_values;
-    H5Pset_chunk(dcpl.get(), 1, &chunk);
-    H5Pset_shuffle(dcpl.get());
-    H5Pset_deflate(dcpl.get(), kFrameDeflateLevel);
+  H5Pset_chunk(dcpl.get(), rank, chunks);
+  H5Pset_shuffle(dcpl.get());
+  H5Pset_deflate(dcpl.get(), kTableDeflateLevel);
+  errno = 0;
+  GrowingColumn column;
+  column.at = path;
+  column.ds = Hdf5Id(H5Dcreate2(file, path.c_str(), FileType(type), space.get(), H5P_DEFAULT,
+                                dcpl.get(), H5P_DEFAULT),
+                     H5Dclose);
+  if (!column.ds.ok()) {
+    return Error{where + ": cannot create dataset " + path + WriteFailureReason()};
   }
-  const std::string at = group_name + "/" + d.name;
-  Hdf5Id ds(H5Dcreate2(group, d.name.c_str(), FileType(d.type), space.get(), H5P_DEFAULT,
-                       dcpl.get(), H5P_DEFAULT),
-            H5Dclose);
-  if (!ds.ok()) return Error{where + ": cannot create dataset " + at + WriteFailureReason()};
-  for (size_t c = 0; c < d.chunks.size(); ++c) {
-    const hsize_t offset = c * d.chunk_values;
-    const EncodedChunk& chunk = d.chunks[c];
-    if (H5Dwrite_chunk(ds.get(), H5P_DEFAULT, chunk.filter_mask, &offset, chunk.bytes.size(),
-                       chunk.bytes.data()) < 0) {
-      return Error{where + ": cannot write dataset " + at + WriteFailureReason()};
+  if (!WriteStringAttr(column.ds.get(), "unit", unit)) {
+    return Error{where + ": cannot write the unit of " + path};
+  }
+  return column;
+}
+
+Status Resize(GrowingColumn& column, uint64_t values, int width, const std::string& where) {
+  const hsize_t dims[2] = {values, static_cast<hsize_t>(width)};
+  errno = 0;
+  if (H5Dset_extent(column.ds.get(), dims) < 0) {
+    return Error{where + ": cannot extend " + column.at + WriteFailureReason()};
+  }
+  column.extent = values;
+  return {};
+}
+
+// Chunks of a column, as chunk_codec.h encoded them, written as they are.
+Status WriteChunks(GrowingColumn& column, const std::vector<EncodedChunk>& chunks,
+                   const std::string& where) {
+  for (const EncodedChunk& chunk : chunks) {
+    const uint64_t end = (chunk.index + 1) * kTableChunkValues;
+    if (column.extent < end) {
+      if (Status s = Resize(column, end, 1, where); !s.ok()) return s;
     }
-  }
-  if (!WriteStringAttr(ds.get(), "unit", d.unit)) {
-    return Error{where + ": cannot write unit of " + at};
+    const hsize_t offset = chunk.index * kTableChunkValues;
+    errno = 0;
+    if (H5Dwrite_chunk(column.ds.get(), H5P_DEFAULT, chunk.filter_mask, &offset, chunk.bytes.size(),
+                       chunk.bytes.data()) < 0) {
+      return Error{where + ": cannot write " + column.at + WriteFailureReason()};
+    }
   }
   return {};
 }
 
 }  // namespace
+
+struct Hdf5FrameWriter::Impl {
+  AtomicOutput output;
+  Hdf5Id file;
+  std::string where;
+  TablePlanner planner;
+  // Created with the first chunk of points (whose frame fixes the columns) or at Close.
+  std::vector<GrowingColumn> points;
+  PointColumns point_columns;
+  GrowingColumn beam_ids, volts;
+  std::vector<GrowingColumn> rows;  // RowColumns() order
+  std::vector<FrameRow> pending_rows;
+  uint64_t rows_written = 0;
+  uint64_t point_values = 0, beam_values = 0, volt_values = 0;
+  explicit Impl(const std::filesystem::path& p) : output(p), where(p.string()) {}
+
+  Status CreatePointColumns(const PointColumns& columns) {
+    const auto fields = FrameFields(Frame{});
+    point_columns = columns;
+    for (size_t c : columns) {
+      auto column = CreateColumn(file.get(), std::string("/points/") + fields[c].name,
+                                 fields[c].type, fields[c].unit, kTableChunkValues, 1, where);
+      if (!column.ok()) return column.error();
+      points.push_back(std::move(column.value()));
+    }
+    return {};
+  }
+
+  // The pending rows, appended to /frames.
+  Status FlushRows() {
+    if (pending_rows.empty()) return {};
+    const auto& columns = RowColumns();
+    const uint64_t total = rows_written + pending_rows.size();
+    std::string bytes;
+    for (size_t c = 0; c < columns.size(); ++c) {
+      const RowColumn& rc = columns[c];
+      const size_t row_bytes = FieldTypeBytes(rc.type) * rc.width;
+      bytes.assign(pending_rows.size() * row_bytes, '\0');
+      for (size_t r = 0; r < pending_rows.size(); ++r)
+        rc.pack(pending_rows[r], &bytes[r * row_bytes]);
+      GrowingColumn& column = rows[c];
+      if (Status s = Resize(column, total, rc.width, where); !s.ok()) return s;
+      const hsize_t start[2] = {rows_written, 0};
+      const hsize_t count[2] = {pending_rows.size(), static_cast<hsize_t>(rc.width)};
+      Hdf5Id file_space(H5Dget_space(column.ds.get()), H5Sclose);
+      Hdf5Id memory(H5Screate_simple(rc.width > 1 ? 2 : 1, count, nullptr), H5Sclose);
+      errno = 0;
+      if (!file_space.ok() ||
+          H5Sselect_hyperslab(file_space.get(), H5S_SELECT_SET, start, nullptr, count, nullptr) <
+              0 ||
+          H5Dwrite(column.ds.get(), MemType(rc.type), memory.get(), file_space.get(), H5P_DEFAULT,
+                   bytes.data()) < 0) {
+        return Error{where + ": cannot write " + column.at + WriteFailureReason()};
+      }
+    }
+    rows_written = total;
+    pending_rows.clear();
+    return {};
+  }
+
+  Status Write(const EncodedFrame& e) {
+    if (points.empty() && std::any_of(e.points.begin(), e.points.end(),
+                                      [](const auto& chunks) { return !chunks.empty(); })) {
+      if (Status s = CreatePointColumns(e.columns); !s.ok()) return s;
+    }
+    if (!points.empty() && e.columns != point_columns &&
+        std::any_of(e.points.begin(), e.points.end(), [](const auto& c) { return !c.empty(); })) {
+      return Error{where + ": a frame's point columns changed within the file"};
+    }
+    for (size_t c = 0; c < e.points.size() && !points.empty(); ++c) {
+      if (Status s = WriteChunks(points[c], e.points[c], where); !s.ok()) return s;
+    }
+    if (Status s = WriteChunks(beam_ids, e.beam_ids, where); !s.ok()) return s;
+    if (Status s = WriteChunks(volts, e.volts, where); !s.ok()) return s;
+    if (e.row) {
+      if (rows_written + pending_rows.size() >= kMaxHdf5Frames) {
+        return Error{where + ": more than " + std::to_string(kMaxHdf5Frames) +
+                     " frames, the most a frames file holds"};
+      }
+      if (e.row->points > kMaxHdf5PointsPerFrame) {  // what the reader would refuse
+        return Error{where + ": frame " + std::to_string(e.row->index) + " has " +
+                     std::to_string(e.row->points) + " points, more than the " +
+                     std::to_string(kMaxHdf5PointsPerFrame) + " a frames file holds per frame"};
+      }
+      point_values = e.row->point_offset + e.row->points;
+      beam_values = e.row->waveform_record_offset + e.row->waveform_records;
+      volt_values = e.row->waveform_volts_offset +
+                    uint64_t{e.row->waveform_records} * e.row->waveform_samples;
+      pending_rows.push_back(*e.row);
+      if (pending_rows.size() == kRowsPerChunk) return FlushRows();
+    }
+    return {};
+  }
+};
 
 Hdf5FrameWriter::Hdf5FrameWriter(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 Hdf5FrameWriter::~Hdf5FrameWriter() = default;
@@ -88,80 +215,71 @@ Expected<std::unique_ptr<Hdf5FrameWriter>> Hdf5FrameWriter::Create(
             WriteStringAttr(f, "scene", info.scene_yaml) &&
             WriteStringAttr(f, "backend", info.backend) && WriteU64Attr(f, "seed", info.seed) &&
             WriteDoublesAttr(f, "wavelength_nm", &info.wavelength_nm, 1);
-  Hdf5Id frames(H5Gcreate2(f, "/frames", H5P_DEFAULT, UntimedGroupProperties().get(), H5P_DEFAULT),
-                H5Gclose);
-  if (!ok || !frames.ok()) {
-    return Error{path.string() + ": cannot write HDF5 metadata" + WriteFailureReason()};
+  for (const char* group : {"/frames", "/points", "/waveforms"}) {
+    Hdf5Id g(H5Gcreate2(f, group, H5P_DEFAULT, UntimedGroupProperties().get(), H5P_DEFAULT),
+             H5Gclose);
+    ok = ok && g.ok();
   }
+  if (!ok) return Error{path.string() + ": cannot write HDF5 metadata" + WriteFailureReason()};
+  const std::string where = path.string();
+  for (const RowColumn& rc : RowColumns()) {
+    auto column = CreateColumn(f, std::string("/frames/") + rc.name, rc.type, rc.unit,
+                               kRowsPerChunk, rc.width, where);
+    if (!column.ok()) return column.error();
+    impl->rows.push_back(std::move(column.value()));
+  }
+  auto beams = CreateColumn(f, "/waveforms/beam_id", FieldType::kUInt32, "index", kTableChunkValues,
+                            1, where);
+  if (!beams.ok()) return beams.error();
+  auto volts =
+      CreateColumn(f, "/waveforms/volts", FieldType::kFloat32, "V", kTableChunkValues, 1, where);
+  if (!volts.ok()) return volts.error();
+  impl->beam_ids = std::move(beams.value());
+  impl->volts = std::move(volts.value());
   return std::unique_ptr<Hdf5FrameWriter>(new Hdf5FrameWriter(std::move(impl)));
 }
 
+Expected<FramePlan> Hdf5FrameWriter::Plan(std::shared_ptr<const Frame> frame) {
+  auto plan = impl_->planner.Plan(std::move(frame));
+  if (!plan.ok()) return Error{impl_->where + ": " + plan.message()};
+  return plan;
+}
+
+std::vector<size_t> Hdf5FrameWriter::PlannedColumns() const {
+  return impl_->planner.columns();
+}
+
 Status Hdf5FrameWriter::Append(const Frame& frame) {
-  auto encoded = EncodeFrame(frame);
-  if (!encoded.ok()) {
-    return Error{impl_->output.target().string() + ": frame " + std::to_string(frame.index) + ": " +
-                 encoded.message()};
-  }
-  return AppendEncoded(*encoded);
+  auto plan = Plan(std::make_shared<const Frame>(frame));
+  if (!plan.ok()) return plan.error();
+  return AppendEncoded(EncodePlan(*plan, impl_->planner.columns()));
 }
 
 Status Hdf5FrameWriter::AppendEncoded(const EncodedFrame& encoded) {
-  const Frame& frame = encoded.header;
-  const std::string where = impl_->output.target().string();
-  const std::string group_name = FrameGroupName(frame.index);
-  if (encoded.points > kMaxHdf5PointsPerFrame) {  // what the reader would refuse
-    return Error{where + ": frame " + std::to_string(frame.index) + " has " +
-                 std::to_string(encoded.points) + " points, more than the " +
-                 std::to_string(kMaxHdf5PointsPerFrame) + " a frames file holds per frame"};
-  }
-  errno = 0;
-  Hdf5Id group(H5Gcreate2(impl_->file.get(), group_name.c_str(), H5P_DEFAULT,
-                          UntimedGroupProperties().get(), H5P_DEFAULT),
-               H5Gclose);
-  if (!group.ok()) {
-    return Error{where + ": cannot create group " + group_name + WriteFailureReason()};
-  }
-  double pose[7];
-  const double index = frame.index;
-  const double corrected = frame.motion_corrected ? 1 : 0;
-  bool ok = WriteDoublesAttr(group.get(), "frame_index", &index, 1) &&
-            WriteDoublesAttr(group.get(), "start_time_s", &frame.start_time_s, 1) &&
-            WriteDoublesAttr(group.get(), "end_time_s", &frame.end_time_s, 1) &&
-            WriteDoublesAttr(group.get(), "motion_corrected", &corrected, 1);
-  PoseToArray(frame.pose_start, pose);
-  ok = ok && WriteDoublesAttr(group.get(), "pose_start_xyz_wxyz", pose, 7);
-  PoseToArray(frame.pose_end, pose);
-  ok = ok && WriteDoublesAttr(group.get(), "pose_end_xyz_wxyz", pose, 7);
-  if (!ok) return Error{where + ": cannot write attributes of " + group_name};
-  const size_t waveform_datasets = encoded.waveforms ? 2 : 0;
-  const size_t fields = encoded.datasets.size() - waveform_datasets;
-  for (size_t i = 0; i < fields; ++i) {
-    if (Status s = WriteDataset(group.get(), group_name, where, encoded.datasets[i]); !s.ok()) {
-      return s;
-    }
-  }
-  if (encoded.waveforms) {
-    const double samples = frame.waveform_samples, dt_ns = frame.waveform_dt_s * 1e9;
-    if (!WriteDoublesAttr(group.get(), "waveform_samples", &samples, 1) ||
-        !WriteDoublesAttr(group.get(), "waveform_sample_interval_ns", &dt_ns, 1)) {
-      return Error{where + ": cannot write the waveform attributes of " + group_name};
-    }
-    for (size_t i = fields; i < encoded.datasets.size(); ++i) {
-      if (Status s = WriteDataset(group.get(), group_name, where, encoded.datasets[i]); !s.ok()) {
-        return s;
-      }
-    }
-  }
-  return {};
+  return impl_->Write(encoded);
 }
 
 Status Hdf5FrameWriter::Close() {
-  errno = 0;
-  if (H5Fclose(impl_->file.Release()) < 0) {
-    return Error{impl_->output.target().string() + ": cannot finish HDF5 file" +
-                 WriteFailureReason()};
+  Impl& w = *impl_;
+  if (Status s = w.Write(EncodePlan(w.planner.Finish(), w.planner.columns())); !s.ok()) return s;
+  if (w.points.empty()) {  // no frame had points
+    if (Status s = w.CreatePointColumns(w.planner.columns()); !s.ok()) return s;
   }
-  return impl_->output.Commit();
+  if (Status s = w.FlushRows(); !s.ok()) return s;
+  for (GrowingColumn& column : w.points) {
+    if (Status s = Resize(column, w.point_values, 1, w.where); !s.ok()) return s;
+  }
+  if (Status s = Resize(w.beam_ids, w.beam_values, 1, w.where); !s.ok()) return s;
+  if (Status s = Resize(w.volts, w.volt_values, 1, w.where); !s.ok()) return s;
+  w.points.clear();
+  w.rows.clear();
+  w.beam_ids.ds.Reset();
+  w.volts.ds.Reset();
+  errno = 0;
+  if (H5Fclose(w.file.Release()) < 0) {
+    return Error{w.output.target().string() + ": cannot finish HDF5 file" + WriteFailureReason()};
+  }
+  return w.output.Commit();
 }
 
 }  // namespace lt

@@ -1,7 +1,9 @@
-// One frames file over several (the shards of an export): every frame group of every source,
-// with its attributes, whose datasets are HDF5 virtual datasets mapping the source's dataset
-// whole. The joined file is itself a schema v1 file (datasets/schema/frames_v1.md, "Joined
-// files"): h5py, HDFView and our reader read it as if the data were in it.
+// One frames file over several (the shards of an export): the sources' /frames rows, one after
+// another with their offsets moved on, written into the joined file; each column of /points and
+// /waveforms an HDF5 virtual dataset that maps the same column of every source whole, one
+// after another. The joined file is itself a schema v2 file (datasets/schema/frames_v2.md,
+// "Joined files"): h5py, HDFView and our reader read it as if the data were in it, and it
+// holds a few dozen objects whatever the frame count.
 #include <hdf5.h>
 
 #include <algorithm>
@@ -10,6 +12,7 @@
 
 #include "hdf5_attributes.h"
 #include "hdf5_join.h"
+#include "hdf5_rows.h"
 #include "lidartwin/datasets/atomic_file.h"
 
 namespace lt {
@@ -46,70 +49,111 @@ Status CopyAttributes(hid_t from, hid_t to, const std::string& where) {
   return {};
 }
 
-// A virtual dataset at `group`/`name` that maps source_file:source_path whole.
-Status CreateVirtual(hid_t source_ds, hid_t group, const char* name, const std::string& source_file,
-                     const std::string& source_path, const std::string& where) {
-  Hdf5Id type(H5Dget_type(source_ds), H5Tclose);
-  Hdf5Id space(H5Dget_space(source_ds), H5Sclose);
-  Hdf5Id dcpl(H5Pcreate(H5P_DATASET_CREATE), H5Pclose);
-  H5Pset_obj_track_times(dcpl.get(), false);
-  if (!type.ok() || !space.ok() ||
-      H5Pset_virtual(dcpl.get(), space.get(), source_file.c_str(), source_path.c_str(),
-                     space.get()) < 0) {
-    return Error{where + ": cannot map " + source_file + ":" + source_path};
+// What the join needs of one source: its rows, totals and point columns.
+struct Source {
+  std::filesystem::path path;
+  Hdf5Id file;
+  std::vector<FrameRow> rows;
+  uint64_t points = 0, records = 0, volts = 0;
+  std::vector<std::string> point_columns;  // FrameFields order
+};
+
+Expected<Source> OpenSource(const std::filesystem::path& path) {
+  Source s;
+  s.path = path;
+  const std::string where = path.string();
+  std::error_code ec;
+  const uint64_t size = std::filesystem::file_size(path, ec);
+  if (ec) return Error{where + ": cannot read its size: " + ec.message()};
+  s.file = Hdf5Id(H5Fopen(path.c_str(), H5F_ACC_RDONLY, StreamingFileAccess().get()), H5Fclose);
+  if (!s.file.ok()) return Error{where + ": cannot open"};
+  if (Status st = ReadFrameRows(s.file.get(), where, size, s.rows); !st.ok()) return st.error();
+  if (Status st = CheckFrameRows(s.rows, where, s.points, s.records, s.volts); !st.ok()) {
+    return st.error();
   }
-  Hdf5Id ds(H5Dcreate2(group, name, type.get(), space.get(), H5P_DEFAULT, dcpl.get(), H5P_DEFAULT),
-            H5Dclose);
-  if (!ds.ok()) {
-    return Error{where + ": cannot create virtual dataset " + source_path + WriteFailureReason()};
+  for (const FieldView& field : FrameFields(Frame{})) {
+    if (H5Lexists(s.file.get(), (std::string("/points/") + field.name).c_str(), H5P_DEFAULT) > 0) {
+      s.point_columns.push_back(field.name);
+    }
   }
-  return CopyAttributes(source_ds, ds.get(), where + ": " + source_path);
+  return s;
 }
 
-// Every frame group of one source, as groups of virtual datasets in `frames`.
-Status JoinSource(hid_t out_frames, const std::filesystem::path& source, const std::string& where) {
-  const std::string file = source.filename().string();
-  Hdf5Id src(H5Fopen(source.c_str(), H5F_ACC_RDONLY, StreamingFileAccess().get()), H5Fclose);
-  Hdf5Id frames(src.ok() ? H5Gopen2(src.get(), "/frames", H5P_DEFAULT) : -1, H5Gclose);
-  H5G_info_t ginfo;
-  if (!frames.ok() || H5Gget_info(frames.get(), &ginfo) < 0) {
-    return Error{source.string() + ": cannot open /frames"};
+// /frames/<column> of the joined file: every source's rows, whole.
+Status WriteRows(hid_t file, const std::vector<FrameRow>& rows, const std::string& where) {
+  std::string bytes;
+  for (const RowColumn& rc : RowColumns()) {
+    const std::string path = std::string("/frames/") + rc.name;
+    const int rank = rc.width > 1 ? 2 : 1;
+    const hsize_t dims[2] = {rows.size(), static_cast<hsize_t>(rc.width)};
+    const hsize_t chunk[2] = {std::clamp<hsize_t>(rows.size(), 1, 4096),
+                              static_cast<hsize_t>(rc.width)};
+    Hdf5Id space(H5Screate_simple(rank, dims, nullptr), H5Sclose);
+    Hdf5Id dcpl(H5Pcreate(H5P_DATASET_CREATE), H5Pclose);
+    H5Pset_obj_track_times(dcpl.get(), false);
+    H5Pset_chunk(dcpl.get(), rank, chunk);
+    H5Pset_shuffle(dcpl.get());
+    H5Pset_deflate(dcpl.get(), kTableDeflateLevel);
+    errno = 0;
+    Hdf5Id ds(H5Dcreate2(file, path.c_str(), FileType(rc.type), space.get(), H5P_DEFAULT,
+                         dcpl.get(), H5P_DEFAULT),
+              H5Dclose);
+    const size_t row_bytes = FieldTypeBytes(rc.type) * rc.width;
+    bytes.assign(rows.size() * row_bytes, '\0');
+    for (size_t r = 0; r < rows.size(); ++r)
+      rc.pack(rows[r], &bytes[r * row_bytes]);
+    if (!ds.ok() || !WriteStringAttr(ds.get(), "unit", rc.unit) ||
+        (!rows.empty() &&
+         H5Dwrite(ds.get(), MemType(rc.type), H5S_ALL, H5S_ALL, H5P_DEFAULT, bytes.data()) < 0)) {
+      return Error{where + ": cannot write " + path + WriteFailureReason()};
+    }
   }
-  std::vector<std::string> names;
-  if (!MemberNames(frames.get(), 63, names) || names.size() != ginfo.nlinks) {
-    return Error{source.string() + ": frame entry " + std::to_string(names.size()) +
-                 " has no name"};
+  return {};
+}
+
+// A virtual dataset at `path` mapping the same path of every source whole, one after another;
+// `values_of` says how many values each source holds (sources with none are not mapped).
+template <typename ValuesOf>
+Status WriteVirtualColumn(hid_t file, const std::vector<Source>& sources, const std::string& path,
+                          ValuesOf values_of, const std::string& where) {
+  uint64_t total = 0;
+  const Source* typed = &sources.front();  // the type and unit come from a source that has values
+  for (const Source& s : sources) {
+    if (values_of(s) > 0 && total == 0) typed = &s;
+    total += values_of(s);
   }
-  for (const std::string& frame_name : names) {
-    const char* name = frame_name.c_str();
-    const std::string group_path = std::string("/frames/") + name;
-    Hdf5Id in(H5Gopen2(frames.get(), name, H5P_DEFAULT), H5Gclose);
-    Hdf5Id out(
-        H5Gcreate2(out_frames, name, H5P_DEFAULT, UntimedGroupProperties().get(), H5P_DEFAULT),
-        H5Gclose);
-    if (!in.ok()) return Error{source.string() + ": cannot open " + group_path};
-    if (!out.ok()) {
-      return Error{where + ": cannot create " + group_path + " (is frame " + name +
-                   " in two shards?)" + WriteFailureReason()};
+  Hdf5Id first(H5Dopen2(typed->file.get(), path.c_str(), H5P_DEFAULT), H5Dclose);
+  Hdf5Id type(first.ok() ? H5Dget_type(first.get()) : -1, H5Tclose);
+  if (!type.ok()) return Error{typed->path.string() + ": cannot open " + path};
+  const hsize_t dims = total;
+  Hdf5Id space(H5Screate_simple(1, &dims, nullptr), H5Sclose);
+  Hdf5Id dcpl(H5Pcreate(H5P_DATASET_CREATE), H5Pclose);
+  H5Pset_obj_track_times(dcpl.get(), false);
+  hsize_t start = 0;
+  for (const Source& s : sources) {
+    const hsize_t n = values_of(s), one = 1;
+    if (n == 0) continue;
+    Hdf5Id source_space(H5Screate_simple(1, &n, nullptr), H5Sclose);
+    const std::string name = s.path.filename().string();
+    if (H5Sselect_hyperslab(space.get(), H5S_SELECT_SET, &start, nullptr, &one, &n) < 0 ||
+        H5Pset_virtual(dcpl.get(), space.get(), name.c_str(), path.c_str(), source_space.get()) <
+            0) {
+      return Error{where + ": cannot map " + name + ":" + path};
     }
-    if (Status s = CopyAttributes(in.get(), out.get(), where + ": " + group_path); !s.ok()) {
-      return s;
-    }
-    std::vector<std::string> members;
-    if (!MemberNames(in.get(), 63, members)) {
-      return Error{source.string() + ": cannot list " + group_path};
-    }
-    for (const std::string& member : members) {
-      const char* field = member.c_str();
-      Hdf5Id ds(H5Dopen2(in.get(), field, H5P_DEFAULT), H5Dclose);
-      if (!ds.ok())
-        return Error{source.string() + ": " + group_path + "/" + field + ": unreadable"};
-      if (Status s =
-              CreateVirtual(ds.get(), out.get(), field, file, group_path + "/" + field, where);
-          !s.ok()) {
-        return s;
-      }
-    }
+    start += n;
+  }
+  H5Sselect_all(space.get());
+  errno = 0;
+  Hdf5Id ds(
+      H5Dcreate2(file, path.c_str(), type.get(), space.get(), H5P_DEFAULT, dcpl.get(), H5P_DEFAULT),
+      H5Dclose);
+  if (!ds.ok()) {
+    return Error{where + ": cannot create virtual dataset " + path + WriteFailureReason()};
+  }
+  std::string unit;
+  ReadStringAttr(first.get(), "unit", unit);
+  if (!WriteStringAttr(ds.get(), "unit", unit)) {
+    return Error{where + ": cannot write the unit of " + path + WriteFailureReason()};
   }
   return {};
 }
@@ -127,6 +171,39 @@ Status WriteJoinedFrames(const std::filesystem::path& out,
     }
   }
   if (Status s = CheckOutputTarget(out); !s.ok()) return s;
+  std::vector<Source> opened;
+  std::vector<FrameRow> rows;
+  uint64_t points = 0, records = 0, volts = 0;
+  for (const auto& path : sources) {
+    auto s = OpenSource(path);
+    if (!s.ok()) return s.error();
+    for (FrameRow r : s->rows) {
+      r.point_offset += points;
+      r.waveform_record_offset += records;
+      r.waveform_volts_offset += volts;
+      rows.push_back(r);
+    }
+    points += s->points;
+    records += s->records;
+    volts += s->volts;
+    opened.push_back(std::move(s.value()));
+  }
+  // The joined rows again: a frame in two shards is refused here.
+  if (Status s = CheckFrameRows(rows, where, points, records, volts); !s.ok()) return s;
+  // The point columns: those of the sources with points, which must agree.
+  const Source* columns_from = &opened.front();
+  for (const Source& s : opened) {
+    if (s.points > 0) {
+      columns_from = &s;
+      break;
+    }
+  }
+  for (const Source& s : opened) {
+    if (s.points > 0 && s.point_columns != columns_from->point_columns) {
+      return Error{s.path.string() + ": its /points columns are not those of " +
+                   columns_from->path.string()};
+    }
+  }
   AtomicOutput output(out);
   Hdf5Id fcpl(H5Pcreate(H5P_FILE_CREATE), H5Pclose);
   H5Pset_obj_track_times(fcpl.get(), false);
@@ -138,19 +215,33 @@ Status WriteJoinedFrames(const std::filesystem::path& out,
   Hdf5Id file(H5Fcreate(output.temp_path().c_str(), H5F_ACC_TRUNC, fcpl.get(), fapl.get()),
               H5Fclose);
   if (!file.ok()) return Error{where + ": cannot create HDF5 file" + WriteFailureReason()};
-  {
-    Hdf5Id first(H5Fopen(sources.front().c_str(), H5F_ACC_RDONLY, H5P_DEFAULT), H5Fclose);
-    if (!first.ok()) return Error{sources.front().string() + ": cannot open"};
-    if (Status s = CopyAttributes(first.get(), file.get(), where); !s.ok()) return s;
+  if (Status s = CopyAttributes(opened.front().file.get(), file.get(), where); !s.ok()) return s;
+  for (const char* group : {"/frames", "/points", "/waveforms"}) {
+    Hdf5Id g(
+        H5Gcreate2(file.get(), group, H5P_DEFAULT, UntimedGroupProperties().get(), H5P_DEFAULT),
+        H5Gclose);
+    if (!g.ok()) return Error{where + ": cannot create " + group + WriteFailureReason()};
   }
-  Hdf5Id frames(
-      H5Gcreate2(file.get(), "/frames", H5P_DEFAULT, UntimedGroupProperties().get(), H5P_DEFAULT),
-      H5Gclose);
-  if (!frames.ok()) return Error{where + ": cannot create /frames" + WriteFailureReason()};
-  for (const auto& source : sources) {
-    if (Status s = JoinSource(frames.get(), source, where); !s.ok()) return s;
+  if (Status s = WriteRows(file.get(), rows, where); !s.ok()) return s;
+  for (const std::string& column : columns_from->point_columns) {
+    if (Status s = WriteVirtualColumn(
+            file.get(), opened, "/points/" + column, [](const Source& s) { return s.points; },
+            where);
+        !s.ok()) {
+      return s;
+    }
   }
-  frames.Reset();
+  if (Status s = WriteVirtualColumn(
+          file.get(), opened, "/waveforms/beam_id", [](const Source& s) { return s.records; },
+          where);
+      !s.ok()) {
+    return s;
+  }
+  if (Status s = WriteVirtualColumn(
+          file.get(), opened, "/waveforms/volts", [](const Source& s) { return s.volts; }, where);
+      !s.ok()) {
+    return s;
+  }
   errno = 0;
   if (H5Fclose(file.Release()) < 0) {
     return Error{where + ": cannot finish HDF5 file" + WriteFailureReason()};

@@ -45,6 +45,8 @@ inline uint8_t ExtraType(FieldType t) {
       return 9;
     case FieldType::kFloat64:
       return 10;
+    case FieldType::kUInt64:  // LAS type 6 is unsigned long long; frames carry none
+      return 6;
   }
   return 9;
 }

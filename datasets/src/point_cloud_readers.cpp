@@ -126,6 +126,8 @@ class FrameBuilder {
       case FieldType::kUInt32:
         static_cast<uint32_t*>(t.data)[i] = Clamp<uint32_t>(v);
         break;
+      case FieldType::kUInt64:  // no frame field has it
+        break;
     }
   }
   Expected<Frame> Finish(const std::string& file) {

@@ -22,6 +22,8 @@ const char* PlyType(FieldType t) {
       return "ushort";
     case FieldType::kUInt32:
       return "uint";
+    case FieldType::kUInt64:  // no PLY type; frames carry none
+      break;
   }
   return "float";
 }

@@ -5,7 +5,9 @@
 
 EXPORT_FOLDER is what `lidartwin export --out EXPORT_FOLDER` wrote: dataset.h5 joins every
 shard (HDF5 virtual datasets, read like ordinary ones) and manifest.json lists the files with
-their SHA-256. Each frame is /frames/NNNNNN/<field> (schema: datasets/schema/frames_v1.md).
+their SHA-256. Each column /points/<field> holds every frame's points in turn; frame k's are
+[point_offset[k], point_offset[k] + point_count[k]) from the table /frames (schema:
+datasets/schema/frames_v2.md).
 
 `LidartwinFrames` is the part to copy into a training script: len(), frames by index (so a
 shuffled order, a DataLoader's sampler, or a worker's slice works unchanged), and batches of
@@ -37,11 +39,14 @@ class LidartwinFrames:
             schema = f.attrs["schema"]  # a fixed-length string: bytes in h5py
             if isinstance(schema, bytes):
                 schema = schema.decode()
-            if schema != "lidartwin.frames" or float(np.ravel(f.attrs["schema_version"])[0]) != 1:
-                raise ValueError(f"{folder}/dataset.h5: not a lidartwin frames file, schema v1")
-            self.names = sorted(f["frames"].keys())
-        if len(self.names) != self.manifest["frames"]:
-            raise ValueError(f"{folder}: dataset.h5 holds {len(self.names)} frames, "
+            if schema != "lidartwin.frames" or float(np.ravel(f.attrs["schema_version"])[0]) != 2:
+                raise ValueError(f"{folder}/dataset.h5: not a lidartwin frames file, schema v2")
+            # The frame table is small (a few numbers a frame): read it once.
+            self.frame_index = f["frames/frame_index"][:]
+            self.offset = f["frames/point_offset"][:]
+            self.count = f["frames/point_count"][:]
+        if len(self.frame_index) != self.manifest["frames"]:
+            raise ValueError(f"{folder}: dataset.h5 holds {len(self.frame_index)} frames, "
                              f"the manifest {self.manifest['frames']}")
 
     def _h5(self):
@@ -50,13 +55,15 @@ class LidartwinFrames:
         return self._file
 
     def __len__(self):
-        return len(self.names)
+        return len(self.frame_index)
 
     def __getitem__(self, k):
-        g = self._h5()["frames"][self.names[k]]
-        points = np.stack([g[name][:] for name in self.FEATURES], axis=1).astype(np.float32)
-        labels = {name: g[name][:] for name in self.LABELS if name in g}
-        return {"frame_index": int(np.ravel(g.attrs["frame_index"])[0]), "points": points, **labels}
+        columns = self._h5()["points"]
+        rows = slice(int(self.offset[k]), int(self.offset[k] + self.count[k]))
+        points = np.stack([columns[name][rows] for name in self.FEATURES],
+                          axis=1).astype(np.float32)
+        labels = {name: columns[name][rows] for name in self.LABELS if name in columns}
+        return {"frame_index": int(self.frame_index[k]), "points": points, **labels}
 
     def batches(self, batch_size, seed, epoch):
         """Shuffled batches (the same order for the same seed and epoch)."""

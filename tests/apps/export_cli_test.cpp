@@ -258,24 +258,24 @@ TEST(ExportCli, JoinedFilesReadOnlyTheirShardsDatasets) {
   ASSERT_EQ(redirected.code, 0) << redirected.output;
   EXPECT_EQ(EncodedFrames(dir / "copy.h5"), reference);
 
-  // Plant /evil in shard 0 (an external link to another file) and map frames/000000/x to it.
+  // A mapping to another column of the shard than the joined file's own.
   H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
-  const std::string shard = (e / "shard-00000-of-00002.h5").string();
-  hid_t f = H5Fopen(shard.c_str(), H5F_ACC_RDWR, H5P_DEFAULT);
-  ASSERT_GE(f, 0);
-  ASSERT_GE(H5Lcreate_external((dir / "other/shard-00000-of-00002.h5").c_str(), "/frames/000000/x",
-                               f, "/frames/000000/evil", H5P_DEFAULT, H5P_DEFAULT),
-            0);
-  H5Fclose(f);
+  std::filesystem::copy_file(e / "dataset.h5", dir / "saved.h5");
   hid_t joined = H5Fopen((e / "dataset.h5").c_str(), H5F_ACC_RDWR, H5P_DEFAULT);
   ASSERT_GE(joined, 0);
-  hid_t old_ds = H5Dopen2(joined, "/frames/000000/x", H5P_DEFAULT);
+  hid_t old_ds = H5Dopen2(joined, "/points/x", H5P_DEFAULT);
   hid_t type = H5Dget_type(old_ds), space = H5Dget_space(old_ds);
   H5Dclose(old_ds);
-  ASSERT_GE(H5Ldelete(joined, "/frames/000000/x", H5P_DEFAULT), 0);
+  ASSERT_GE(H5Ldelete(joined, "/points/x", H5P_DEFAULT), 0);
   hid_t dcpl = H5Pcreate(H5P_DATASET_CREATE);
-  H5Pset_virtual(dcpl, space, "shard-00000-of-00002.h5", "/frames/000000/evil", space);
-  hid_t ds = H5Dcreate2(joined, "/frames/000000/x", type, space, H5P_DEFAULT, dcpl, H5P_DEFAULT);
+  hsize_t n = 0;
+  const hsize_t start = 0, one = 1;
+  H5Sget_simple_extent_dims(space, &n, nullptr);
+  hid_t all = H5Screate_simple(1, &n, nullptr);
+  H5Sselect_hyperslab(space, H5S_SELECT_SET, &start, nullptr, &one, &n);
+  H5Pset_virtual(dcpl, space, "shard-00000-of-00002.h5", "/points/y", all);
+  H5Sclose(all);
+  hid_t ds = H5Dcreate2(joined, "/points/x", type, space, H5P_DEFAULT, dcpl, H5P_DEFAULT);
   ASSERT_GE(ds, 0);
   H5Dclose(ds);
   H5Pclose(dcpl);
@@ -283,6 +283,21 @@ TEST(ExportCli, JoinedFilesReadOnlyTheirShardsDatasets) {
   H5Tclose(type);
   H5Fclose(joined);
   auto info = Cli("info " + Q(e / "dataset.h5"));
+  EXPECT_NE(info.code, 0);
+  EXPECT_NE(info.output.find("maps '/points/y', not the shard's /points/x"), std::string::npos)
+      << info.output;
+  std::filesystem::rename(dir / "saved.h5", e / "dataset.h5");
+
+  // The shard's own column replaced by an external link to another file.
+  const std::string shard = (e / "shard-00000-of-00002.h5").string();
+  hid_t f = H5Fopen(shard.c_str(), H5F_ACC_RDWR, H5P_DEFAULT);
+  ASSERT_GE(f, 0);
+  ASSERT_GE(H5Ldelete(f, "/points/x", H5P_DEFAULT), 0);
+  ASSERT_GE(H5Lcreate_external((dir / "other/shard-00000-of-00002.h5").c_str(), "/points/x", f,
+                               "/points/x", H5P_DEFAULT, H5P_DEFAULT),
+            0);
+  H5Fclose(f);
+  info = Cli("info " + Q(e / "dataset.h5"));
   EXPECT_NE(info.code, 0);
   EXPECT_NE(info.output.find("is a link to another file"), std::string::npos) << info.output;
 }

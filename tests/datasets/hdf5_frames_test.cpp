@@ -9,7 +9,9 @@
 #include <fstream>
 #include <thread>
 
+#include "../../datasets/src/frame_tables.h"
 #include "../../datasets/src/isolated_call.h"
+#include "lidartwin/datasets/frame_journal.h"
 #include "test_support.h"
 
 namespace lt {
@@ -90,7 +92,7 @@ TEST(Hdf5Frames, RoundTripsEveryFieldAndTheMetadata) {
   }
   auto summary = ReadHdf5Summary(path);
   ASSERT_TRUE(summary.ok()) << summary.message();
-  EXPECT_EQ(summary->schema_version, 1);
+  EXPECT_EQ(summary->schema_version, 2);
   EXPECT_EQ(summary->info.seed, 1234567890123ull);
   EXPECT_EQ(summary->info.sensor_name, "ouster_os0_128");
   EXPECT_EQ(summary->info.sensor_profile_yaml, "name: ouster_os0_128\n");
@@ -98,6 +100,108 @@ TEST(Hdf5Frames, RoundTripsEveryFieldAndTheMetadata) {
   ASSERT_FALSE(summary->fields.empty());
   EXPECT_EQ(summary->fields[0].first, "x");
   EXPECT_EQ(summary->fields[0].second, "m");
+}
+
+// Schema v2: the columns hold every frame's points in turn, cut into chunks of 65,536 values
+// whatever the frame boundaries, and the file holds the same few datasets however many frames
+// it has. Frames of 1 to 70,000 points read back exactly, the chunk they share included.
+TEST(Hdf5Frames, ColumnsRunAcrossFramesInChunksOfTheirOwn) {
+  test::TempDir dir;
+  const auto path = dir / "many.h5";
+  std::vector<Frame> frames;
+  uint64_t points = 0;
+  for (uint32_t k = 0; k < 300; ++k) {
+    frames.push_back(SampleFrame(k, k == 150 ? 70000 : 1 + (k * 37) % 500));
+    points += frames.back().size();
+  }
+  ASSERT_TRUE(WriteFrames(path, frames).ok());
+  auto back = ReadHdf5Frames(path);
+  ASSERT_TRUE(back.ok()) << back.message();
+  ASSERT_EQ(back->size(), frames.size());
+  for (size_t k = 0; k < frames.size(); ++k) {
+    EXPECT_EQ(FrameJournal::EncodeRecord((*back)[k]), FrameJournal::EncodeRecord(frames[k]))
+        << "frame " << k;
+  }
+  const hid_t file = H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
+  ASSERT_GE(file, 0);
+  const hid_t x = H5Dopen2(file, "/points/x", H5P_DEFAULT);
+  const hid_t space = H5Dget_space(x), dcpl = H5Dget_create_plist(x);
+  hsize_t n = 0, chunk = 0;
+  H5Sget_simple_extent_dims(space, &n, nullptr);
+  H5Pget_chunk(dcpl, 1, &chunk);
+  EXPECT_EQ(n, points);
+  EXPECT_EQ(chunk, 65536u);
+  hsize_t chunks = 0;
+  H5Dget_num_chunks(x, space, &chunks);
+  EXPECT_EQ(chunks, (points + 65535) / 65536);
+  H5G_info_t info;
+  const hid_t rows = H5Gopen2(file, "/frames", H5P_DEFAULT);
+  H5Gget_info(rows, &info);
+  EXPECT_EQ(info.nlinks, hdf5::RowColumns().size());  // columns, not a group a frame
+  H5Gclose(rows);
+  H5Pclose(dcpl);
+  H5Sclose(space);
+  H5Dclose(x);
+  H5Fclose(file);
+}
+
+// The cutter's chunks hold every value once, in order, each chunk full but the last.
+TEST(TableCutter, ChunksTileTheValuesInOrder) {
+  hdf5::TableCutter cutter;
+  std::vector<hdf5::ChunkPlan> chunks;
+  const std::vector<uint64_t> counts = {0, 65535, 1, 1, 200000, 7, 0, 65536};
+  for (uint64_t count : counts) {
+    auto frame = std::make_shared<const Frame>();
+    for (auto& c : cutter.Add(frame, count))
+      chunks.push_back(std::move(c));
+  }
+  auto last = cutter.Finish();
+  ASSERT_TRUE(last.has_value());
+  chunks.push_back(*last);
+  uint64_t total = 0;
+  for (size_t i = 0; i < chunks.size(); ++i) {
+    EXPECT_EQ(chunks[i].index, i);
+    uint64_t in_chunk = 0;
+    for (const auto& piece : chunks[i].pieces)
+      in_chunk += piece.count;
+    if (i + 1 < chunks.size()) {
+      EXPECT_EQ(in_chunk, 65536u) << "chunk " << i;
+    }
+    total += in_chunk;
+  }
+  EXPECT_EQ(total, cutter.values());
+  EXPECT_EQ(total, 65535u + 1 + 1 + 200000 + 7 + 65536);
+  EXPECT_FALSE(cutter.Finish().has_value());
+}
+
+// A field a frame carries that earlier frames did not (or the reverse) would leave the columns
+// of different lengths: refused by name, and no file appears.
+TEST(Hdf5Frames, AFieldThatComesOrGoesBetweenFramesIsRefused) {
+  test::TempDir dir;
+  Frame with = SampleFrame(1, 10);
+  with.echo_pulse_width_ns.assign(10, 3.5f);
+  const Status added = WriteFrames(dir / "added.h5", {SampleFrame(0, 10), with});
+  EXPECT_NE(added.message().find(
+                "frame 1: field 'echo_pulse_width' has 10 values, but the file's earlier frames "
+                "do not carry it"),
+            std::string::npos)
+      << added.message();
+  Frame without = SampleFrame(0, 10);
+  with.index = 0;
+  without.index = 1;
+  const Status dropped = WriteFrames(dir / "dropped.h5", {with, without});
+  EXPECT_NE(dropped.message().find("frame 1: field 'echo_pulse_width' has 0 values for 10 points"),
+            std::string::npos)
+      << dropped.message();
+  EXPECT_FALSE(std::filesystem::exists(dir / "added.h5"));
+  EXPECT_FALSE(std::filesystem::exists(dir / "dropped.h5"));
+  with.index = 1;
+  auto back = [&] {
+    EXPECT_TRUE(WriteFrames(dir / "pulse.h5", {SampleFrame(0, 0), with}).ok());
+    return ReadHdf5Frames(dir / "pulse.h5");
+  }();
+  ASSERT_TRUE(back.ok()) << back.message();
+  EXPECT_EQ((*back)[1].echo_pulse_width_ns, with.echo_pulse_width_ns);
 }
 
 TEST(Hdf5Frames, SameContentGivesByteIdenticalFiles) {
@@ -175,7 +279,8 @@ TEST(Hdf5Frames, MetadataLargerThan64KiBRoundTrips) {
   EXPECT_TRUE(back->warnings.empty());
 }
 
-// A frames file written with the raw HDF5 API, to declare what our writer never would.
+// A frames file written with the raw HDF5 API, to declare what our writer never would: its
+// /frames rows (Rows) and /points columns (Field) as the test says.
 class HandMadeFile {
  public:
   explicit HandMadeFile(const std::filesystem::path& path)
@@ -183,26 +288,58 @@ class HandMadeFile {
     StringAttr(file_, "schema", kFramesSchemaName);
     const double version = kFramesSchemaVersion;
     DoubleAttr(file_, "schema_version", version);
-    frames_ = H5Gcreate2(file_, "/frames", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
-    group_ = H5Gcreate2(frames_, "000000", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
-    for (const char* a : {"frame_index", "start_time_s", "end_time_s"})
-      DoubleAttr(group_, a, 0);
+    H5Gclose(H5Gcreate2(file_, "/frames", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT));
+    H5Gclose(H5Gcreate2(file_, "/points", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT));
   }
   ~HandMadeFile() { Close(); }
   void Close() {
     if (file_ < 0) return;
-    H5Gclose(group_);
-    H5Gclose(frames_);
     H5Fclose(file_);
     file_ = -1;
   }
-  // A float dataset of n values; `write` fills it (chunked, unfilled when false).
+  // Frame `index` with n points at `offset`.
+  static hdf5::FrameRow Row(uint32_t index, uint64_t n, uint64_t offset = 0) {
+    hdf5::FrameRow r;
+    r.index = index;
+    r.points = n;
+    r.point_offset = offset;
+    return r;
+  }
+  // Every column of /frames, from `rows` (contiguous).
+  void Rows(const std::vector<hdf5::FrameRow>& rows) {
+    for (const hdf5::RowColumn& rc : hdf5::RowColumns()) {
+      const int rank = rc.width > 1 ? 2 : 1;
+      const hsize_t dims[2] = {rows.size(), static_cast<hsize_t>(rc.width)};
+      hid_t space = H5Screate_simple(rank, dims, nullptr);
+      const hid_t file_type = rc.type == FieldType::kFloat64  ? H5T_IEEE_F64LE
+                              : rc.type == FieldType::kUInt8  ? H5T_STD_U8LE
+                              : rc.type == FieldType::kUInt32 ? H5T_STD_U32LE
+                                                              : H5T_STD_U64LE;
+      const hid_t memory_type = rc.type == FieldType::kFloat64  ? H5T_NATIVE_DOUBLE
+                                : rc.type == FieldType::kUInt8  ? H5T_NATIVE_UINT8
+                                : rc.type == FieldType::kUInt32 ? H5T_NATIVE_UINT32
+                                                                : H5T_NATIVE_UINT64;
+      const std::string path = std::string("/frames/") + rc.name;
+      hid_t ds =
+          H5Dcreate2(file_, path.c_str(), file_type, space, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+      const size_t row_bytes = FieldTypeBytes(rc.type) * rc.width;
+      std::string bytes(rows.size() * row_bytes, '\0');
+      for (size_t r = 0; r < rows.size(); ++r)
+        rc.pack(rows[r], &bytes[r * row_bytes]);
+      if (!rows.empty()) H5Dwrite(ds, memory_type, H5S_ALL, H5S_ALL, H5P_DEFAULT, bytes.data());
+      H5Dclose(ds);
+      H5Sclose(space);
+    }
+  }
+  // A float column of n values; `write` fills it (chunked, unfilled when false).
   void Field(const char* name, hsize_t n, bool write) {
     hid_t space = H5Screate_simple(1, &n, nullptr);
     hid_t dcpl = H5Pcreate(H5P_DATASET_CREATE);
-    const hsize_t chunk = std::min<hsize_t>(n, 4096);
+    const hsize_t chunk = std::max<hsize_t>(1, std::min<hsize_t>(n, 4096));
     H5Pset_chunk(dcpl, 1, &chunk);
-    hid_t ds = H5Dcreate2(group_, name, H5T_IEEE_F32LE, space, H5P_DEFAULT, dcpl, H5P_DEFAULT);
+    const std::string path = std::string("/points/") + name;
+    hid_t ds =
+        H5Dcreate2(file_, path.c_str(), H5T_IEEE_F32LE, space, H5P_DEFAULT, dcpl, H5P_DEFAULT);
     if (write) {
       std::vector<float> v(n, 1.0f);
       H5Dwrite(ds, H5T_NATIVE_FLOAT, H5S_ALL, H5S_ALL, H5P_DEFAULT, v.data());
@@ -242,25 +379,9 @@ class HandMadeFile {
     H5Sclose(space);
     H5Tclose(type);
   }
-  // Replaces an attribute of the frame group.
-  void SetFrameAttr(const char* name, double v) {
-    H5Adelete(group_, name);
-    DoubleAttr(group_, name, v);
-  }
-  // A second frame group, with the same frame_index (0) and three points.
-  void SecondFrameWithTheSameIndex() {
-    hid_t g = H5Gcreate2(frames_, "000001", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
-    for (const char* a : {"frame_index", "start_time_s", "end_time_s"})
-      DoubleAttr(g, a, 0);
-    std::swap(g, group_);
-    for (const char* name : {"x", "y", "z"})
-      Field(name, 3, true);
-    std::swap(g, group_);
-    H5Gclose(g);
-  }
 
  private:
-  hid_t file_, frames_ = -1, group_ = -1;
+  hid_t file_;
 };
 
 // Issue 11 finding 6: a few kB that declare 2^34 or 2^28 points are refused before anything is
@@ -269,18 +390,20 @@ TEST(Hdf5Frames, OversizedDeclarationsAreRefusedBeforeAllocating) {
   test::TempDir dir;
   {
     HandMadeFile f(dir / "huge.h5");
+    f.Rows({HandMadeFile::Row(0, hsize_t{1} << 34)});
     for (const char* name : {"x", "y", "z"})
       f.Field(name, hsize_t{1} << 34, false);
   }
   ASSERT_LT(std::filesystem::file_size(dir / "huge.h5"), 20000u);
   auto huge = ReadHdf5Summary(dir / "huge.h5");
   ASSERT_FALSE(huge.ok());
-  EXPECT_NE(huge.message().find("/frames/000000/x: declares 17179869184 points; this reader "
-                                "accepts at most 67108864"),
+  EXPECT_NE(huge.message().find("/frames row 0 (frame 0): declares 17179869184 points; this "
+                                "reader accepts at most 67108864 per frame"),
             std::string::npos)
       << huge.message();
   {
     HandMadeFile f(dir / "hollow.h5");
+    f.Rows({HandMadeFile::Row(0, hsize_t{1} << 26)});
     for (const char* name : {"x", "y", "z"})
       f.Field(name, hsize_t{1} << 26, false);
   }
@@ -298,22 +421,24 @@ TEST(Hdf5Frames, PositionsAreRequiredAndFieldsAgreeInLength) {
   test::TempDir dir;
   {
     HandMadeFile f(dir / "x_only.h5");
+    f.Rows({HandMadeFile::Row(0, 10)});
     f.Field("x", 10, true);
   }
   auto x_only = ReadHdf5Frames(dir / "x_only.h5");
   ASSERT_FALSE(x_only.ok());
-  EXPECT_NE(x_only.message().find("/frames/000000: dataset 'y' missing (x, y, z are required)"),
-            std::string::npos)
+  EXPECT_NE(x_only.message().find("/points/y missing (x, y, z are required)"), std::string::npos)
       << x_only.message();
   {
     HandMadeFile f(dir / "ragged.h5");
+    f.Rows({HandMadeFile::Row(0, 10)});
     f.Field("x", 10, true);
     f.Field("y", 10, true);
     f.Field("z", 9, true);
   }
   auto ragged = ReadHdf5Frames(dir / "ragged.h5");
   ASSERT_FALSE(ragged.ok());
-  EXPECT_NE(ragged.message().find("/frames/000000/z has 9 values, 'x' has 10"), std::string::npos)
+  EXPECT_NE(ragged.message().find("/points/z has 9 values; the frames' rows add up to 10"),
+            std::string::npos)
       << ragged.message();
 }
 
@@ -323,6 +448,7 @@ TEST(Hdf5Frames, UnreadableAttributesAreWarnedAbout) {
   test::TempDir dir;
   {
     HandMadeFile f(dir / "odd.h5");
+    f.Rows({HandMadeFile::Row(0, 4)});
     f.Field("x", 4, true);
     f.Field("y", 4, true);
     f.Field("z", 4, true);
@@ -342,6 +468,7 @@ TEST(Hdf5Frames, VariableLengthStringAttributesAreRead) {
   test::TempDir dir;
   {
     HandMadeFile f(dir / "h5py.h5");
+    f.Rows({HandMadeFile::Row(0, 2)});
     for (const char* name : {"x", "y", "z"})
       f.Field(name, 2, true);
     f.VariableStringAttr(f.file(), "schema", kFramesSchemaName);
@@ -359,25 +486,24 @@ TEST(Hdf5Frames, FieldsThatAreLinksAreRefused) {
   test::TempDir dir;
   {
     HandMadeFile f(dir / "soft.h5");
+    f.Rows({HandMadeFile::Row(0, 3)});
     f.Field("x", 3, true);
     f.Field("z", 3, true);
-    H5Lcreate_soft("/frames/000000/x", f.file(), "/frames/000000/y", H5P_DEFAULT, H5P_DEFAULT);
+    H5Lcreate_soft("/points/x", f.file(), "/points/y", H5P_DEFAULT, H5P_DEFAULT);
   }
   auto soft = ReadHdf5Summary(dir / "soft.h5");
   ASSERT_FALSE(soft.ok());
-  EXPECT_NE(soft.message().find("/frames/000000/y: is a soft link"), std::string::npos)
-      << soft.message();
+  EXPECT_NE(soft.message().find("/points/y: is a soft link"), std::string::npos) << soft.message();
   {
     HandMadeFile f(dir / "external.h5");
+    f.Rows({HandMadeFile::Row(0, 3)});
     f.Field("y", 3, true);
     f.Field("z", 3, true);
-    H5Lcreate_external("elsewhere.h5", "/x", f.file(), "/frames/000000/x", H5P_DEFAULT,
-                       H5P_DEFAULT);
+    H5Lcreate_external("elsewhere.h5", "/x", f.file(), "/points/x", H5P_DEFAULT, H5P_DEFAULT);
   }
   auto external = ReadHdf5Summary(dir / "external.h5");
   ASSERT_FALSE(external.ok());
-  EXPECT_NE(external.message().find("/frames/000000/x: is a link to another file"),
-            std::string::npos)
+  EXPECT_NE(external.message().find("/points/x: is a link to another file"), std::string::npos)
       << external.message();
 }
 
@@ -386,20 +512,23 @@ TEST(Hdf5Frames, RepeatedFrameIndicesAndNonFiniteTimesAreRefused) {
   test::TempDir dir;
   {
     HandMadeFile f(dir / "twice.h5");
+    f.Rows({HandMadeFile::Row(0, 3), HandMadeFile::Row(0, 3, 3)});
     for (const char* name : {"x", "y", "z"})
-      f.Field(name, 3, true);
-    f.SecondFrameWithTheSameIndex();
+      f.Field(name, 6, true);
   }
   auto twice = ReadHdf5Summary(dir / "twice.h5");
   ASSERT_FALSE(twice.ok());
-  EXPECT_NE(twice.message().find("/frames/000001: frame_index 0 is also the index of an earlier"),
+  EXPECT_NE(twice.message().find("/frames row 1 (frame 0): frame_index 0 is also the index of an "
+                                 "earlier"),
             std::string::npos)
       << twice.message();
   {
     HandMadeFile f(dir / "nan.h5");
+    hdf5::FrameRow row = HandMadeFile::Row(0, 3);
+    row.start_time_s = std::nan("");
+    f.Rows({row});
     for (const char* name : {"x", "y", "z"})
       f.Field(name, 3, true);
-    f.SetFrameAttr("start_time_s", std::nan(""));
   }
   auto nan = ReadHdf5Summary(dir / "nan.h5");
   ASSERT_FALSE(nan.ok());
@@ -466,27 +595,29 @@ TEST(Hdf5Frames, WaveformRecordsRoundTripAndInconsistentOnesAreRefused) {
   EXPECT_NE(s.message().find("191 waveform values for 3 records of 64 samples"), std::string::npos)
       << s.message();
   EXPECT_FALSE(std::filesystem::exists(dir / "bad.h5"));
-  // A file whose records lack their attribute, or hold a beam twice.
-  for (const char* change : {"attribute", "order"}) {
+  // A file whose records say they have no samples, or hold a beam twice.
+  for (const char* change : {"samples", "order"}) {
     const auto hand = dir / (std::string(change) + ".h5");
     std::filesystem::copy_file(path, hand);
     const hid_t file = H5Fopen(hand.c_str(), H5F_ACC_RDWR, H5P_DEFAULT);
     ASSERT_GE(file, 0);
-    const hid_t g = H5Gopen2(file, "/frames/000000", H5P_DEFAULT);
-    if (std::string(change) == "attribute") {
-      H5Adelete(g, "waveform_samples");
+    if (std::string(change) == "samples") {
+      const hid_t ds = H5Dopen2(file, "/frames/waveform_samples", H5P_DEFAULT);
+      const uint32_t none[2] = {0, 0};
+      H5Dwrite(ds, H5T_NATIVE_UINT32, H5S_ALL, H5S_ALL, H5P_DEFAULT, none);
+      H5Dclose(ds);
     } else {
-      const hid_t ds = H5Dopen2(g, "waveform_beam_id", H5P_DEFAULT);
+      const hid_t ds = H5Dopen2(file, "/waveforms/beam_id", H5P_DEFAULT);
       const uint32_t twice[3] = {3, 3, 4000};
       H5Dwrite(ds, H5T_NATIVE_UINT32, H5S_ALL, H5S_ALL, H5P_DEFAULT, twice);
       H5Dclose(ds);
     }
-    H5Gclose(g);
     H5Fclose(file);
     auto r = ReadHdf5Frames(hand);
     ASSERT_FALSE(r.ok()) << change;
-    EXPECT_NE(r.message().find(std::string(change) == "attribute" ? "waveform_samples"
-                                                                  : "waveform_beam_id: must rise"),
+    EXPECT_NE(r.message().find(std::string(change) == "samples"
+                                   ? "waveform_samples must be in 1..16384"
+                                   : "/waveforms/beam_id must rise within a frame"),
               std::string::npos)
         << r.message();
   }
@@ -501,7 +632,7 @@ TEST(Hdf5Frames, AChunkWithSkippedFiltersAndTooFewBytesIsRefused) {
   ASSERT_TRUE(WriteFrames(path, {SampleFrame(0, 100)}).ok());
   const hid_t file = H5Fopen(path.c_str(), H5F_ACC_RDWR, H5P_DEFAULT);
   ASSERT_GE(file, 0);
-  const hid_t ds = H5Dopen2(file, "/frames/000000/y", H5P_DEFAULT);
+  const hid_t ds = H5Dopen2(file, "/points/y", H5P_DEFAULT);
   ASSERT_GE(ds, 0);
   const hsize_t origin[1] = {0};
   const char few[8] = {};
@@ -510,7 +641,7 @@ TEST(Hdf5Frames, AChunkWithSkippedFiltersAndTooFewBytesIsRefused) {
   H5Fclose(file);
   auto r = ReadHdf5Frames(path);
   ASSERT_FALSE(r.ok());
-  EXPECT_NE(r.message().find("/y: a chunk stored with its filters skipped holds 8 bytes"),
+  EXPECT_NE(r.message().find("/points/y: a chunk stored with its filters skipped holds 8 bytes"),
             std::string::npos)
       << r.message();
 }

@@ -1,5 +1,7 @@
-// Frames in HDF5, schema v1 (datasets/schema/frames_v1.md): one group per frame under
-// /frames, one dataset per field (chunked, deflate-compressed), units as attributes.
+// Frames in HDF5, schema v2 (datasets/schema/frames_v2.md): flat tables, one column per field
+// under /points holding every frame's points in turn, a row a frame under /frames (its point
+// offset and count, times, poses), waveform records under /waveforms; chunked, shuffled and
+// deflate-compressed, units as attributes.
 #pragma once
 
 #include <cstdint>
@@ -14,10 +16,11 @@
 namespace lt {
 
 namespace hdf5 {
-struct EncodedFrame;  // chunk_codec.h (private): a frame compressed on another thread
-}
+struct FramePlan;     // frame_tables.h (private): the chunks a frame completes
+struct EncodedFrame;  // frame_tables.h (private): those chunks compressed on another thread
+}  // namespace hdf5
 
-inline constexpr int kFramesSchemaVersion = 1;
+inline constexpr int kFramesSchemaVersion = 2;
 inline constexpr const char* kFramesSchemaName = "lidartwin.frames";
 
 struct DatasetInfo {
@@ -37,10 +40,15 @@ class Hdf5FrameWriter {
                                                            const DatasetInfo& info);
   ~Hdf5FrameWriter();
   Status Append(const Frame& frame);
-  // A frame encoded beforehand (export compresses frames on several threads); the same bytes
-  // as Append.
+  // Export's pipeline (the same bytes as Append): Plan each frame here, in order, on one
+  // thread; encode the plans on any threads (frame_tables.h, EncodePlan); hand them to
+  // AppendEncoded in the same order, on one thread (which may be another than Plan's: the two
+  // share no state).
+  Expected<hdf5::FramePlan> Plan(std::shared_ptr<const Frame> frame);
+  // The point columns the plans so far fixed (frame_tables.h), for EncodePlan; Plan's thread.
+  std::vector<size_t> PlannedColumns() const;
   Status AppendEncoded(const hdf5::EncodedFrame& frame);
-  // Finishes the file and moves it into place.
+  // Writes the last chunks and the frame rows left, finishes the file and moves it into place.
   Status Close();
 
  private:
@@ -69,6 +77,8 @@ struct Hdf5Summary {
 // 262,144 points; 2^26 points of every field are about 3.5 GB.
 inline constexpr uint64_t kMaxHdf5PointsPerFrame = uint64_t{1} << 26;
 inline constexpr uint64_t kMaxHdf5Frames = 1000000;  // simulate's --frames limit
+// Values a column of a file may hold (every frame's in turn): 2^22 chunks of 65,536.
+inline constexpr uint64_t kMaxHdf5ColumnValues = uint64_t{1} << 38;
 
 // Where a frames file comes from: anywhere (its structure is first walked in a forked child,
 // so that a libhdf5 crash on a corrupt file becomes an error), or this process, which has just

@@ -69,7 +69,8 @@ struct Frame {
 
 // One per-point field described for writers and readers (HDF5, PLY, PCD), so the list of
 // fields and their units lives in one place.
-enum class FieldType { kFloat32, kFloat64, kUInt8, kUInt16, kUInt32 };
+// kUInt64 only in the frames file's row table (offsets into its columns), never a point field.
+enum class FieldType { kFloat32, kFloat64, kUInt8, kUInt16, kUInt32, kUInt64 };
 
 // Bytes of one value of a field type.
 constexpr size_t FieldTypeBytes(FieldType t) {
@@ -82,6 +83,7 @@ constexpr size_t FieldTypeBytes(FieldType t) {
     case FieldType::kUInt32:
       return 4;
     case FieldType::kFloat64:
+    case FieldType::kUInt64:
       return 8;
   }
   return 4;

@@ -1,0 +1,224 @@
+#include "frame_tables.h"
+
+#include <algorithm>
+#include <cstring>
+#include <string>
+
+#include "hdf5_attributes.h"
+
+namespace lt::hdf5 {
+
+std::vector<ChunkPlan> TableCutter::Add(const std::shared_ptr<const Frame>& frame, uint64_t count) {
+  std::vector<ChunkPlan> done;
+  uint64_t begin = 0;
+  while (begin < count) {
+    const uint64_t take = std::min(count - begin, kTableChunkValues - pending_values_);
+    pending_.pieces.push_back({frame, begin, take});
+    pending_values_ += take;
+    begin += take;
+    if (pending_values_ == kTableChunkValues) {
+      done.push_back(std::move(pending_));
+      pending_ = ChunkPlan{done.back().index + 1, {}};
+      pending_values_ = 0;
+    }
+  }
+  values_ += count;
+  return done;
+}
+
+std::optional<ChunkPlan> TableCutter::Finish() {
+  if (pending_values_ == 0) return std::nullopt;
+  ChunkPlan last = std::move(pending_);
+  pending_ = ChunkPlan{last.index + 1, {}};
+  pending_values_ = 0;
+  return last;
+}
+
+namespace {
+
+template <typename T>
+void Put(char* out, T v) {
+  std::memcpy(out, &v, sizeof(T));
+}
+template <typename T>
+T Get(const char* in) {
+  T v;
+  std::memcpy(&v, in, sizeof(T));
+  return v;
+}
+
+}  // namespace
+
+const std::vector<RowColumn>& RowColumns() {
+  using F = FieldType;
+  static const std::vector<RowColumn> columns = {
+      {"frame_index", "index", F::kUInt32, 1,
+       [](const FrameRow& r, char* o) { Put<uint32_t>(o, r.index); },
+       [](const char* i, FrameRow& r) { r.index = Get<uint32_t>(i); }},
+      {"point_offset", "index", F::kUInt64, 1,
+       [](const FrameRow& r, char* o) { Put<uint64_t>(o, r.point_offset); },
+       [](const char* i, FrameRow& r) { r.point_offset = Get<uint64_t>(i); }},
+      {"point_count", "points", F::kUInt64, 1,
+       [](const FrameRow& r, char* o) { Put<uint64_t>(o, r.points); },
+       [](const char* i, FrameRow& r) { r.points = Get<uint64_t>(i); }},
+      {"start_time_s", "s", F::kFloat64, 1,
+       [](const FrameRow& r, char* o) { Put<double>(o, r.start_time_s); },
+       [](const char* i, FrameRow& r) { r.start_time_s = Get<double>(i); }},
+      {"end_time_s", "s", F::kFloat64, 1,
+       [](const FrameRow& r, char* o) { Put<double>(o, r.end_time_s); },
+       [](const char* i, FrameRow& r) { r.end_time_s = Get<double>(i); }},
+      {"motion_corrected", "flag", F::kUInt8, 1,
+       [](const FrameRow& r, char* o) { Put<uint8_t>(o, r.motion_corrected ? 1 : 0); },
+       [](const char* i, FrameRow& r) { r.motion_corrected = Get<uint8_t>(i) != 0; }},
+      {"pose_start_xyz_wxyz", "m, quaternion", F::kFloat64, 7,
+       [](const FrameRow& r, char* o) { std::memcpy(o, r.pose_start, sizeof(r.pose_start)); },
+       [](const char* i, FrameRow& r) { std::memcpy(r.pose_start, i, sizeof(r.pose_start)); }},
+      {"pose_end_xyz_wxyz", "m, quaternion", F::kFloat64, 7,
+       [](const FrameRow& r, char* o) { std::memcpy(o, r.pose_end, sizeof(r.pose_end)); },
+       [](const char* i, FrameRow& r) { std::memcpy(r.pose_end, i, sizeof(r.pose_end)); }},
+      {"waveform_record_offset", "index", F::kUInt64, 1,
+       [](const FrameRow& r, char* o) { Put<uint64_t>(o, r.waveform_record_offset); },
+       [](const char* i, FrameRow& r) { r.waveform_record_offset = Get<uint64_t>(i); }},
+      {"waveform_records", "records", F::kUInt32, 1,
+       [](const FrameRow& r, char* o) { Put<uint32_t>(o, r.waveform_records); },
+       [](const char* i, FrameRow& r) { r.waveform_records = Get<uint32_t>(i); }},
+      {"waveform_volts_offset", "index", F::kUInt64, 1,
+       [](const FrameRow& r, char* o) { Put<uint64_t>(o, r.waveform_volts_offset); },
+       [](const char* i, FrameRow& r) { r.waveform_volts_offset = Get<uint64_t>(i); }},
+      {"waveform_samples", "samples", F::kUInt32, 1,
+       [](const FrameRow& r, char* o) { Put<uint32_t>(o, r.waveform_samples); },
+       [](const char* i, FrameRow& r) { r.waveform_samples = Get<uint32_t>(i); }},
+      {"waveform_sample_interval_ns", "ns", F::kFloat64, 1,
+       [](const FrameRow& r, char* o) { Put<double>(o, r.waveform_sample_interval_ns); },
+       [](const char* i, FrameRow& r) { r.waveform_sample_interval_ns = Get<double>(i); }},
+  };
+  return columns;
+}
+
+FieldView FrameColumn(const Frame& f, size_t column) {
+  return FrameFields(f).at(column);
+}
+
+PointColumns TablePlanner::DefaultColumns() {
+  PointColumns columns;
+  const auto fields = FrameFields(Frame{});
+  for (size_t i = 0; i < fields.size(); ++i) {
+    if (std::strcmp(fields[i].name, "echo_pulse_width") != 0) columns.push_back(i);
+  }
+  return columns;
+}
+
+Expected<FramePlan> TablePlanner::Plan(std::shared_ptr<const Frame> frame) {
+  const Frame& f = *frame;
+  const uint64_t n = f.size();
+  const auto fields = FrameFields(f);
+  if (n > 0 && !columns_fixed_) {
+    columns_.clear();
+    for (size_t i = 0; i < fields.size(); ++i) {
+      if (fields[i].size > 0) columns_.push_back(i);
+    }
+    columns_fixed_ = true;
+  }
+  for (size_t i = 0; i < fields.size(); ++i) {
+    const bool carried = std::find(columns_.begin(), columns_.end(), i) != columns_.end();
+    const uint64_t expected = carried ? n : 0;
+    if (fields[i].size == expected) continue;
+    if (!carried || n == 0) {
+      return Error{"frame " + std::to_string(f.index) + ": field '" + fields[i].name + "' has " +
+                   std::to_string(fields[i].size) + " values, but " +
+                   (n == 0 ? std::string("the frame has no points")
+                           : "the file's earlier frames do not carry it")};
+    }
+    return Error{"frame " + std::to_string(f.index) + ": field '" + fields[i].name + "' has " +
+                 std::to_string(fields[i].size) + " values for " + std::to_string(n) + " points"};
+  }
+  const uint64_t records = f.waveform_beams.size();
+  if (f.waveform_volts.size() != records * f.waveform_samples) {
+    return Error{"frame " + std::to_string(f.index) + ": " +
+                 std::to_string(f.waveform_volts.size()) + " waveform values for " +
+                 std::to_string(records) + " records of " + std::to_string(f.waveform_samples) +
+                 " samples"};
+  }
+  if (records > UINT32_MAX) {
+    return Error{"frame " + std::to_string(f.index) + ": too many waveform records"};
+  }
+  FrameRow row;
+  row.index = f.index;
+  row.start_time_s = f.start_time_s;
+  row.end_time_s = f.end_time_s;
+  row.motion_corrected = f.motion_corrected;
+  PoseToArray(f.pose_start, row.pose_start);
+  PoseToArray(f.pose_end, row.pose_end);
+  row.points = n;
+  row.point_offset = points_.values();
+  row.waveform_records = static_cast<uint32_t>(records);
+  row.waveform_record_offset = beam_ids_.values();
+  row.waveform_volts_offset = volts_.values();
+  if (records > 0) {
+    row.waveform_samples = f.waveform_samples;
+    row.waveform_sample_interval_ns = f.waveform_dt_s * 1e9;
+  }
+  FramePlan plan;
+  plan.row = row;
+  plan.points = points_.Add(frame, n);
+  plan.beam_ids = beam_ids_.Add(frame, records);
+  plan.volts = volts_.Add(frame, f.waveform_volts.size());
+  return plan;
+}
+
+FramePlan TablePlanner::Finish() {
+  FramePlan plan;
+  if (auto last = points_.Finish()) plan.points.push_back(std::move(*last));
+  if (auto last = beam_ids_.Finish()) plan.beam_ids.push_back(std::move(*last));
+  if (auto last = volts_.Finish()) plan.volts.push_back(std::move(*last));
+  return plan;
+}
+
+namespace {
+
+// One chunk of a column gathered from its pieces (zero padded) and encoded.
+template <typename ValuesOf>
+EncodedChunk EncodeColumnChunk(const ChunkPlan& chunk, size_t value_bytes, ValuesOf values_of,
+                               std::string& raw) {
+  raw.assign(kTableChunkValues * value_bytes, '\0');
+  size_t at = 0;
+  for (const FramePiece& piece : chunk.pieces) {
+    const char* values =
+        static_cast<const char*>(static_cast<const void*>(values_of(*piece.frame)));
+    std::memcpy(raw.data() + at, values + piece.begin * value_bytes, piece.count * value_bytes);
+    at += piece.count * value_bytes;
+  }
+  return EncodeChunk(raw.data(), kTableChunkValues, value_bytes, chunk.index);
+}
+
+}  // namespace
+
+EncodedFrame EncodePlan(const FramePlan& plan, const PointColumns& columns) {
+  EncodedFrame e;
+  e.row = plan.row;
+  e.columns = columns;
+  std::string raw;
+  e.points.resize(columns.size());
+  if (!plan.points.empty()) {
+    const auto fields = FrameFields(Frame{});
+    for (size_t c = 0; c < columns.size(); ++c) {
+      const size_t column = columns[c];
+      const size_t bytes = FieldTypeBytes(fields[column].type);
+      for (const ChunkPlan& chunk : plan.points) {
+        e.points[c].push_back(EncodeColumnChunk(
+            chunk, bytes, [column](const Frame& f) { return FrameColumn(f, column).data; }, raw));
+      }
+    }
+  }
+  for (const ChunkPlan& chunk : plan.beam_ids) {
+    e.beam_ids.push_back(EncodeColumnChunk(
+        chunk, sizeof(uint32_t), [](const Frame& f) { return f.waveform_beams.data(); }, raw));
+  }
+  for (const ChunkPlan& chunk : plan.volts) {
+    e.volts.push_back(EncodeColumnChunk(
+        chunk, sizeof(float), [](const Frame& f) { return f.waveform_volts.data(); }, raw));
+  }
+  return e;
+}
+
+}  // namespace lt::hdf5

@@ -1,0 +1,120 @@
+// How frames become the flat tables of a frames file (schema v2, datasets/schema/frames_v2.md):
+// every frame's points appended to one column per field under /points, its waveform records to
+// /waveforms, its row to /frames. Columns are cut into chunks of kTableChunkValues values
+// whatever the frame boundaries, so a file of thousands of frames holds a few datasets, not
+// thousands (private to datasets/).
+//
+// Planning is serial and cheap (which chunks each frame completes, and from which frames'
+// values); encoding a plan (shuffle and deflate of those chunks) needs no HDF5 call, so any
+// thread may do it; the writer stores the encoded chunks in plan order.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <vector>
+
+#include "chunk_codec.h"
+#include "lidartwin/sim/frame.h"
+#include "lidartwin/sim/status.h"
+
+namespace lt::hdf5 {
+
+// A frame's row of /frames.
+struct FrameRow {
+  uint32_t index = 0;
+  double start_time_s = 0, end_time_s = 0;
+  bool motion_corrected = false;
+  double pose_start[7] = {1, 0, 0, 0, 0, 0, 0};  // xyz then wxyz
+  double pose_end[7] = {1, 0, 0, 0, 0, 0, 0};
+  uint64_t points = 0;
+  uint64_t point_offset = 0;  // its first point in /points
+  uint32_t waveform_records = 0;
+  uint64_t waveform_record_offset = 0;  // its first record in /waveforms/beam_id
+  uint64_t waveform_volts_offset = 0;   // its first value in /waveforms/volts
+  uint32_t waveform_samples = 0;
+  double waveform_sample_interval_ns = 0;
+};
+
+// A column of /frames: its name, unit and type, `width` values a row (7 for the poses), and
+// how a row's values are packed into (native byte order) and read from it.
+struct RowColumn {
+  const char* name;
+  const char* unit;
+  FieldType type;
+  int width;
+  void (*pack)(const FrameRow& row, char* out);
+  void (*unpack)(const char* in, FrameRow& row);
+};
+const std::vector<RowColumn>& RowColumns();
+
+// Values [begin, begin + count) of one frame's column.
+struct FramePiece {
+  std::shared_ptr<const Frame> frame;
+  uint64_t begin = 0, count = 0;
+};
+
+// One chunk of a column: its pieces, in order (fewer than a chunk's values in a file's last).
+struct ChunkPlan {
+  uint64_t index = 0;
+  std::vector<FramePiece> pieces;
+};
+
+// Cuts one table's values into chunks, frame after frame.
+class TableCutter {
+ public:
+  // The chunks that the frame's `count` values complete.
+  std::vector<ChunkPlan> Add(const std::shared_ptr<const Frame>& frame, uint64_t count);
+  // The last chunk, if values are left over.
+  std::optional<ChunkPlan> Finish();
+  uint64_t values() const { return values_; }
+
+ private:
+  uint64_t values_ = 0;
+  ChunkPlan pending_;
+  uint64_t pending_values_ = 0;
+};
+
+// What a frame adds to a file: its row and the chunks it completes, per table.
+struct FramePlan {
+  std::optional<FrameRow> row;      // empty in the file's closing plan
+  std::vector<ChunkPlan> points;    // for every point column alike
+  std::vector<ChunkPlan> beam_ids;  // /waveforms/beam_id
+  std::vector<ChunkPlan> volts;     // /waveforms/volts
+};
+
+// The point columns a file carries: indices into FrameFields' order.
+using PointColumns = std::vector<size_t>;
+
+// A FramePlan's chunks, encoded.
+struct EncodedFrame {
+  std::optional<FrameRow> row;
+  PointColumns columns;                           // those `points` holds, in order
+  std::vector<std::vector<EncodedChunk>> points;  // [column of PointColumns][chunk]
+  std::vector<EncodedChunk> beam_ids, volts;
+};
+
+class TablePlanner {
+ public:
+  // The frame's row and chunks. The first frame with points fixes the file's point columns
+  // (those it fills); every later frame must fill the same ones. Errors name the field.
+  Expected<FramePlan> Plan(std::shared_ptr<const Frame> frame);
+  // The last, partial chunks of every table.
+  FramePlan Finish();
+  // The point columns (every field but echo_pulse_width until a frame with points says).
+  const PointColumns& columns() const { return columns_; }
+
+ private:
+  bool columns_fixed_ = false;
+  PointColumns columns_ = DefaultColumns();
+  TableCutter points_, beam_ids_, volts_;
+  static PointColumns DefaultColumns();
+};
+
+// Thread-safe (it reads the frames the plan holds and writes nothing shared).
+EncodedFrame EncodePlan(const FramePlan& plan, const PointColumns& columns);
+
+// The FieldView of FrameFields(f) at `column`.
+FieldView FrameColumn(const Frame& f, size_t column);
+
+}  // namespace lt::hdf5
