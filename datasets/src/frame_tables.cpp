@@ -180,7 +180,7 @@ namespace {
 template <typename ValuesOf>
 EncodedChunk EncodeColumnChunk(const ChunkPlan& chunk, size_t value_bytes, ValuesOf values_of,
                                std::string& raw) {
-  raw.assign(kTableChunkValues * value_bytes, '\0');
+  raw.resize(kTableChunkValues * value_bytes);
   size_t at = 0;
   for (const FramePiece& piece : chunk.pieces) {
     const char* values =
@@ -188,6 +188,7 @@ EncodedChunk EncodeColumnChunk(const ChunkPlan& chunk, size_t value_bytes, Value
     std::memcpy(raw.data() + at, values + piece.begin * value_bytes, piece.count * value_bytes);
     at += piece.count * value_bytes;
   }
+  std::memset(raw.data() + at, 0, raw.size() - at);  // a file's last chunk: HDF5's fill value
   return EncodeChunk(raw.data(), kTableChunkValues, value_bytes, chunk.index);
 }
 
@@ -197,7 +198,7 @@ EncodedFrame EncodePlan(const FramePlan& plan, const PointColumns& columns) {
   EncodedFrame e;
   e.row = plan.row;
   e.columns = columns;
-  std::string raw;
+  thread_local std::string raw;  // kept: a chunk's 512 KiB allocated afresh costs page faults
   e.points.resize(columns.size());
   if (!plan.points.empty()) {
     const auto fields = FrameFields(Frame{});
