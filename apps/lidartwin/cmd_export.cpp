@@ -69,20 +69,23 @@ Expected<std::vector<std::string>> ParseDevices(const std::string& text) {
   return out;
 }
 
-int Join(const std::filesystem::path& folder) {
-  auto joined = JoinExport(folder);
+int Join(const std::filesystem::path& folder, const std::vector<FreshShardHash>& fresh = {}) {
+  auto joined = JoinExport(folder, fresh);
   if (!joined.ok()) {
     fmt::print(stderr, "lidartwin export: error: {}\n", joined.message());
     return 1;
   }
-  fmt::print("joined {} frames ({} points) into {}; manifest {}\n", joined->frames, joined->points,
-             joined->dataset.string(), joined->manifest.string());
+  fmt::print("joined {} frames ({} points) into {} in {:.2f} s; manifest {}\n", joined->frames,
+             joined->points, joined->dataset.string(), joined->seconds, joined->manifest.string());
   return 0;
 }
 
 // Runs shards [first, last] of `shards` here, one after another.
+// Runs shards [first, last] of `shards` here, one after another; `hashed` gets the hashes they
+// took (for a join in this process).
 int RunShardsHere(const SimulationJob& sim, const std::filesystem::path& folder, uint32_t first,
-                  uint32_t last, uint32_t shards, bool report_progress) {
+                  uint32_t last, uint32_t shards, bool report_progress,
+                  std::vector<FreshShardHash>* hashed = nullptr) {
   ExportProgressDisplay display(sim.frames);
   for (uint32_t i = first; i <= last; ++i) {
     ExportJob job;
@@ -105,6 +108,7 @@ int RunShardsHere(const SimulationJob& sim, const std::filesystem::path& folder,
       fmt::print(stderr, "lidartwin export: error: {}\n", result.message());
       return 1;
     }
+    if (hashed && !result->hash.sha256.empty()) hashed->push_back(result->hash);
     if (report_progress) continue;  // the parent prints
     display.Finish();
     const std::string what =
@@ -114,14 +118,16 @@ int RunShardsHere(const SimulationJob& sim, const std::filesystem::path& folder,
                           result->frames.size() - result->resumed)
             : fmt::format("{} frames", result->frames.size());
     const uint32_t simulated = result->frames.size() - result->resumed;
-    fmt::print(
-        stderr, "{}: {} ({} points){}\n", result->file.string(), what, result->points,
-        result->seconds > 0
-            ? fmt::format("; {:.1f} frames/s simulating, {:.2f} ms/frame encoding (sum "
-                          "over threads), {:.2f} ms/frame writing, {:.2f} s finishing",
-                          simulated / result->seconds, 1e3 * result->encode_seconds / simulated,
-                          1e3 * result->write_seconds / simulated, result->finish_seconds)
-            : "");
+    fmt::print(stderr, "{}: {} ({} points){}\n", result->file.string(), what, result->points,
+               result->seconds > 0
+                   ? fmt::format("; {:.2f} s loading, {:.2f} s for the frames ({:.1f} frames/s; "
+                                 "{:.1f} frames/s simulating, {:.2f} ms/frame encoding summed over "
+                                 "threads, {:.2f} ms/frame writing), {:.2f} s finishing",
+                                 result->load_seconds, result->loop_seconds,
+                                 simulated / result->loop_seconds, simulated / result->seconds,
+                                 1e3 * result->encode_seconds / simulated,
+                                 1e3 * result->write_seconds / simulated, result->finish_seconds)
+                   : "");
   }
   return 0;
 }
@@ -215,8 +221,11 @@ int ExportCommand(const std::vector<std::string>& argv) {
     return RunShardsHere(sim, folder, shard, shard, shards, args->Has("--report-progress"));
   }
   if (devices.empty()) {
-    if (int rc = RunShardsHere(sim, folder, 0, shards - 1, shards, false); rc != 0) return rc;
-    return Join(folder);
+    std::vector<FreshShardHash> hashed;
+    if (int rc = RunShardsHere(sim, folder, 0, shards - 1, shards, false, &hashed); rc != 0) {
+      return rc;
+    }
+    return Join(folder, hashed);
   }
   WorkerPlan plan;
   plan.shards = shards;

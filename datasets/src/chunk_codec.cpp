@@ -2,6 +2,8 @@
 
 #include <zlib.h>
 
+#include <algorithm>
+#include <cmath>
 #include <cstring>
 
 namespace lt::hdf5 {
@@ -54,6 +56,30 @@ struct ThreadCodec {
   ThreadCodec& operator=(const ThreadCodec&) = delete;
 };
 
+// Bits a byte of a plane would need by its histogram, the smaller of the bytes' and of their
+// differences' (sequences such as a beam index's low byte look random by value but not by
+// difference, and deflate finds their repeats), from every 16th byte.
+double PlaneBitsPerByte(const unsigned char* plane, size_t n) {
+  constexpr size_t kStride = 16;
+  uint32_t values[256] = {}, steps[256] = {};
+  size_t samples = 0;
+  for (size_t i = kStride; i < n; i += kStride, ++samples) {
+    ++values[plane[i]];
+    ++steps[static_cast<unsigned char>(plane[i] - plane[i - 1])];
+  }
+  if (samples == 0) return 0;
+  auto entropy = [samples](const uint32_t* counts) {
+    double h = 0;
+    for (int v = 0; v < 256; ++v) {
+      if (counts[v] == 0) continue;
+      const double p = static_cast<double>(counts[v]) / static_cast<double>(samples);
+      h -= p * std::log2(p);
+    }
+    return h;
+  };
+  return std::min(entropy(values), entropy(steps));
+}
+
 }  // namespace
 
 EncodedChunk EncodeChunk(const char* raw, uint64_t chunk_values, size_t value_bytes,
@@ -64,19 +90,32 @@ EncodedChunk EncodeChunk(const char* raw, uint64_t chunk_values, size_t value_by
   Shuffle(raw, chunk_values, value_bytes, codec.shuffled.data());
   EncodedChunk chunk;
   chunk.index = index;
-  // compress2 at the same level into a buffer of the chunk's raw size, as H5Zdeflate.c does:
-  // deflateInit(level) with zlib's defaults is what compress2 runs, so the bytes are the same.
+  // One zlib stream (what libhdf5's deflate filter reads) into a buffer of the chunk's raw size,
+  // as H5Zdeflate.c does, a byte plane at a time: planes that look random (a float's low
+  // mantissa bytes: deflate would gain under 10 % on them, slowly) go into stored blocks
+  // (level 0), the others are deflated at kTableDeflateLevel.
   codec.out.resize(chunk_bytes);
-  bool fits = false;
-  if (codec.ready && deflateReset(&codec.stream) == Z_OK) {
-    codec.stream.next_in = reinterpret_cast<Bytef*>(codec.shuffled.data());
-    codec.stream.avail_in = static_cast<uInt>(chunk_bytes);
-    codec.stream.next_out = reinterpret_cast<Bytef*>(codec.out.data());
-    codec.stream.avail_out = static_cast<uInt>(chunk_bytes);
-    fits = deflate(&codec.stream, Z_FINISH) == Z_STREAM_END;
+  bool fits = codec.ready && deflateReset(&codec.stream) == Z_OK;
+  z_stream& z = codec.stream;
+  z.next_out = reinterpret_cast<Bytef*>(codec.out.data());
+  z.avail_out = static_cast<uInt>(chunk_bytes);
+  int level = kTableDeflateLevel;
+  for (size_t plane = 0; fits && plane < value_bytes; ++plane) {
+    auto* bytes = reinterpret_cast<Bytef*>(codec.shuffled.data()) + plane * chunk_values;
+    const int want =
+        PlaneBitsPerByte(bytes, chunk_values) > kStoredBitsPerByte ? 0 : kTableDeflateLevel;
+    if (want != level) {
+      fits = deflateParams(&z, want, Z_DEFAULT_STRATEGY) == Z_OK;
+      level = want;
+    }
+    z.next_in = bytes;
+    z.avail_in = static_cast<uInt>(chunk_values);
+    const bool last = plane + 1 == value_bytes;
+    const int status = deflate(&z, last ? Z_FINISH : Z_NO_FLUSH);
+    fits = fits && (last ? status == Z_STREAM_END : status == Z_OK && z.avail_in == 0);
   }
   if (fits) {
-    chunk.bytes.assign(codec.out.data(), codec.stream.total_out);
+    chunk.bytes.assign(codec.out.data(), z.total_out);
   } else {  // grew (or no zlib state): stored shuffled, deflate marked as skipped
     chunk.bytes = codec.shuffled;
     chunk.filter_mask = 1u << 1;

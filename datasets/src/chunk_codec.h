@@ -1,10 +1,13 @@
 // One chunk of a frames file's tables through the HDF5 filter pipeline (shuffle, then deflate),
 // run outside libhdf5 so that chunks can be compressed on many threads and written with
-// H5Dwrite_chunk by one (export's pipeline, export_run.cpp). The bytes are those libhdf5's own
-// filters give: the shuffle filter's byte transposition and zlib's compress2 at the same level
-// into a buffer of the chunk's raw size; where that overflows, libhdf5 skips the optional
-// deflate filter and marks it in the chunk's filter mask, and so does this (H5Zdeflate.c,
-// H5Zshuffle.c).
+// H5Dwrite_chunk by one (export's pipeline, export_run.cpp). What libhdf5's filters read back:
+// the shuffle filter's byte transposition (H5Zshuffle.c), then one zlib stream of the shuffled
+// bytes into a buffer of the chunk's raw size; where that overflows, the chunk is stored
+// shuffled with the optional deflate filter marked as skipped in its filter mask, as libhdf5
+// does (H5Zdeflate.c). Unlike libhdf5's compress2, the stream stores the byte planes that look
+// random (a float's low mantissa bytes) instead of deflating them: half the time, and 0.06 %
+// fewer bytes, since deflate grows random bytes (docs/datasets.md, "Speed, compression,
+// memory").
 #pragma once
 
 #include <cstddef>
@@ -14,9 +17,11 @@
 namespace lt::hdf5 {
 
 inline constexpr uint64_t kTableChunkValues = 65536;  // values a chunk (schema v2)
-// Level 1: 10.1 ms a lab OS0-128 frame against level 4's 13.9, for 2.4 % more bytes
+// Level 1: 9.8 ms a lab OS0-128 frame against level 4's 13.8, for 2.4 % more bytes
 // (docs/datasets.md, "Speed, compression, memory").
 inline constexpr int kTableDeflateLevel = 1;
+// A byte plane whose sampled bytes need more bits than this is stored, not deflated.
+inline constexpr double kStoredBitsPerByte = 7.2;
 
 struct EncodedChunk {
   uint64_t index = 0;  // the chunk's place in its dataset: values [index C, (index + 1) C)

@@ -1,8 +1,12 @@
 #include "lidartwin/datasets/export_run.h"
 
+#include <sys/stat.h>
+
+#include <cerrno>
 #include <chrono>
 #include <condition_variable>
 #include <cstdio>
+#include <cstring>
 #include <deque>
 #include <future>
 #include <mutex>
@@ -54,6 +58,20 @@ Status ExportJob::Validate() const {
   return check.ToStatus("export job");
 }
 
+Expected<FreshShardHash> StampFile(const fs::path& file) {
+  struct stat st;
+  if (::stat(file.c_str(), &st) != 0) {
+    return Error{file.string() + ": cannot read its status: " + std::strerror(errno)};
+  }
+  FreshShardHash h;
+  h.file = file;
+  h.bytes = static_cast<uint64_t>(st.st_size);
+  h.inode = static_cast<uint64_t>(st.st_ino);
+  h.device = static_cast<uint64_t>(st.st_dev);
+  h.mtime_ns = int64_t{st.st_mtim.tv_sec} * 1000000000 + st.st_mtim.tv_nsec;
+  return h;
+}
+
 namespace {
 
 using Json = nlohmann::ordered_json;
@@ -72,14 +90,16 @@ Status PrepareFolder(const fs::path& folder) {
   return {};
 }
 
-// A finished shard's record (shard-NNNNN-of-MMMMM.json).
-Status WriteShardRecord(const fs::path& file, const ExportJob& job, const FrameRange& frames,
-                        uint64_t points, const fs::path& h5, const std::string& identity) {
+// A finished shard's record (shard-NNNNN-of-MMMMM.json); its file's hash, stamped.
+Expected<FreshShardHash> WriteShardRecord(const fs::path& file, const ExportJob& job,
+                                          const FrameRange& frames, uint64_t points,
+                                          const fs::path& h5, const std::string& identity) {
+  auto stamp = StampFile(h5);  // before hashing: a write during it changes the time
+  if (!stamp.ok()) return stamp.error();
   auto sha = Sha256OfFile(h5);
   if (!sha.ok()) return sha.error();
-  std::error_code ec;
-  const uint64_t bytes = fs::file_size(h5, ec);
-  if (ec) return Error{h5.string() + ": cannot read its size: " + ec.message()};
+  stamp->sha256 = *sha;
+  const uint64_t bytes = stamp->bytes;
   Json j;
   j["shard"] = job.shard;
   j["shards"] = job.shards;
@@ -89,7 +109,8 @@ Status WriteShardRecord(const fs::path& file, const ExportJob& job, const FrameR
   j["bytes"] = bytes;
   j["sha256"] = *sha;
   j["identity_sha256"] = Sha256Hex(identity);
-  return WriteTextFileAtomically(file, j.dump(2) + "\n");
+  if (Status s = WriteTextFileAtomically(file, j.dump(2) + "\n"); !s.ok()) return s.error();
+  return stamp;
 }
 
 // True when the shard's record says it is complete and belongs to this run.
@@ -123,6 +144,7 @@ Expected<ShardResult> RunExportShard(const ExportJob& job) {
   auto prepared = PrepareExportFolder(job);
   if (!prepared.ok()) return prepared.error();
   const std::string& identity = *prepared;
+  const auto t_load = std::chrono::steady_clock::now();
   auto loaded = LoadSimulation(job.simulation);
   if (!loaded.ok()) return loaded.error();
 
@@ -189,8 +211,9 @@ Expected<ShardResult> RunExportShard(const ExportJob& job) {
   struct Encoded {
     uint32_t index = 0;
     uint64_t points = 0;
-    double seconds = 0;  // encoding it
-    std::string record;
+    double seconds = 0;                  // encoding it
+    std::shared_ptr<const Frame> frame;  // the journal record's values are the frame's
+    FrameJournal::Record record;
     hdf5::EncodedFrame chunks;
   };
   std::deque<std::future<Expected<Encoded>>> queue;
@@ -213,7 +236,7 @@ Expected<ShardResult> RunExportShard(const ExportJob& job) {
       if (!encoded.ok()) {
         s = Error{result.file.string() + ": " + encoded.message()};
       } else {
-        s = log.AppendRecord(encoded->index, encoded->record);
+        s = log.AppendRecord(encoded->record);
         if (s.ok()) s = hdf5.AppendEncoded(encoded->chunks);
         result.encode_seconds += encoded->seconds;
       }
@@ -232,6 +255,8 @@ Expected<ShardResult> RunExportShard(const ExportJob& job) {
       changed.notify_all();
     }
   });
+  result.load_seconds = since(t_load);
+  const auto t_loop = std::chrono::steady_clock::now();
   Status simulate_error;
   for (uint32_t k = result.frames.begin + result.resumed; k < result.frames.end; ++k) {
     const auto t0 = std::chrono::steady_clock::now();
@@ -258,6 +283,7 @@ Expected<ShardResult> RunExportShard(const ExportJob& job) {
         e.index = f->index;
         e.points = f->size();
         e.record = FrameJournal::EncodeRecord(*f);
+        e.frame = f;
         e.chunks = hdf5::EncodePlan(plan, columns);
         e.seconds = since(t_encode);
         return e;
@@ -284,16 +310,16 @@ Expected<ShardResult> RunExportShard(const ExportJob& job) {
     changed.notify_all();
   }
   writer_thread.join();
+  result.loop_seconds = since(t_loop);
   if (!simulate_error.ok()) return simulate_error.error();
   if (!write_error.ok()) return write_error.error();
   // The file first, then its record, then the journal goes: a kill between any two steps
   // leaves a state the next run completes (the journal rewrites the same bytes).
   const auto t_finish = std::chrono::steady_clock::now();
   if (Status s = (*writer)->Close(); !s.ok()) return s.error();
-  if (Status s = WriteShardRecord(record, job, result.frames, result.points, result.file, identity);
-      !s.ok()) {
-    return s.error();
-  }
+  auto hashed = WriteShardRecord(record, job, result.frames, result.points, result.file, identity);
+  if (!hashed.ok()) return hashed.error();
+  result.hash = std::move(hashed.value());
   fs::remove(journal_path, ec);
   result.finish_seconds = since(t_finish);
   return result;

@@ -3,10 +3,13 @@
 #include <fcntl.h>
 #include <sys/file.h>
 #include <sys/stat.h>
+#include <sys/uio.h>
 #include <unistd.h>
 #include <zlib.h>
 
+#include <algorithm>
 #include <cerrno>
+#include <climits>
 #include <cstring>
 #include <utility>
 #include <vector>
@@ -51,6 +54,29 @@ Status WriteAll(int fd, const std::string& where, const void* data, size_t n) {
     }
     p += w;
     n -= static_cast<size_t>(w);
+  }
+  return {};
+}
+
+// Writes every byte of `io` (pieces of one record), IOV_MAX pieces a call at most, resuming
+// after short writes.
+Status WriteAllV(int fd, const std::string& where, std::vector<iovec> io) {
+  size_t first = 0;
+  while (first < io.size()) {
+    const int count = static_cast<int>(std::min<size_t>(io.size() - first, IOV_MAX));
+    ssize_t w = ::writev(fd, io.data() + first, count);
+    if (w < 0) {
+      if (errno == EINTR) continue;
+      return Error{SystemError(where + ": cannot write")};
+    }
+    while (first < io.size() && static_cast<size_t>(w) >= io[first].iov_len) {
+      w -= static_cast<ssize_t>(io[first].iov_len);
+      ++first;
+    }
+    if (first < io.size()) {
+      io[first].iov_base = static_cast<char*>(io[first].iov_base) + w;
+      io[first].iov_len -= static_cast<size_t>(w);
+    }
   }
   return {};
 }
@@ -109,13 +135,6 @@ class PayloadReader {
   uint64_t pos_ = 0;
 };
 
-// The seven doubles of a pose, as they are: w x y z of the rotation, then the translation.
-void PutPose(std::string& out, const physics::Pose<double>& p) {
-  for (double v : {p.rotation.w, p.rotation.x, p.rotation.y, p.rotation.z, p.translation.x,
-                   p.translation.y, p.translation.z})
-    Put(out, v);
-}
-
 bool GetPose(PayloadReader& in, physics::Pose<double>& p) {
   double v[7];
   if (!in.Bytes(v, sizeof(v))) return false;
@@ -126,41 +145,62 @@ bool GetPose(PayloadReader& in, physics::Pose<double>& p) {
 
 }  // namespace
 
+// Where a payload's bytes go: Small() for its counts, names and types, Values() for a field's
+// values (which a record may leave in the frame, frame_journal.h, Record).
+struct StringOut {
+  std::string& out;
+  void Small(const void* p, size_t n) { out.append(static_cast<const char*>(p), n); }
+  void Values(const void* p, size_t n) { Small(p, n); }
+  template <typename T>
+  void Put(const T& v) {
+    Small(&v, sizeof(T));
+  }
+};
+
 // Payload: u32 index, f64 start and end times, the two poses (w x y z of the rotation, then
 // the translation), u8 motion_corrected, u64 points, u8 field count, per field u8 name bytes,
 // the name, u8 FieldType and points values; then u32 waveform samples, f64 dt, u64 records,
 // the records' beams (u32) and volts (f32).
-std::string EncodeFrame(const Frame& f) {
-  std::string out;
-  size_t bytes = 128 + f.waveform_beams.size() * 4 + f.waveform_volts.size() * 4;
+template <typename Out>
+void EmitFrame(const Frame& f, Out& out) {
   const auto fields = FrameFields(f);
-  for (const FieldView& v : fields)
-    bytes += 16 + v.size * FieldTypeBytes(v.type);
-  out.reserve(bytes);
-  Put(out, f.index);
-  Put(out, f.start_time_s);
-  Put(out, f.end_time_s);
-  PutPose(out, f.pose_start);
-  PutPose(out, f.pose_end);
-  Put(out, static_cast<uint8_t>(f.motion_corrected ? 1 : 0));
-  Put(out, static_cast<uint64_t>(f.size()));
+  out.Put(f.index);
+  out.Put(f.start_time_s);
+  out.Put(f.end_time_s);
+  for (const auto* p : {&f.pose_start, &f.pose_end}) {  // w x y z, then the translation
+    for (double v : {p->rotation.w, p->rotation.x, p->rotation.y, p->rotation.z, p->translation.x,
+                     p->translation.y, p->translation.z})
+      out.Put(v);
+  }
+  out.Put(static_cast<uint8_t>(f.motion_corrected ? 1 : 0));
+  out.Put(static_cast<uint64_t>(f.size()));
   uint8_t present = 0;
   for (const FieldView& v : fields)
     present += v.size > 0 ? 1 : 0;
-  Put(out, present);
+  out.Put(present);
   for (const FieldView& v : fields) {
     if (v.size == 0) continue;
-    Put(out, static_cast<uint8_t>(std::strlen(v.name)));
-    out.append(v.name);
-    Put(out, static_cast<uint8_t>(v.type));
-    out.append(static_cast<const char*>(v.data), v.size * FieldTypeBytes(v.type));
+    out.Put(static_cast<uint8_t>(std::strlen(v.name)));
+    out.Small(v.name, std::strlen(v.name));
+    out.Put(static_cast<uint8_t>(v.type));
+    out.Values(v.data, v.size * FieldTypeBytes(v.type));
   }
-  Put(out, f.waveform_samples);
-  Put(out, f.waveform_dt_s);
-  Put(out, static_cast<uint64_t>(f.waveform_beams.size()));
-  out.append(reinterpret_cast<const char*>(f.waveform_beams.data()), f.waveform_beams.size() * 4);
-  out.append(reinterpret_cast<const char*>(f.waveform_volts.data()), f.waveform_volts.size() * 4);
-  return out;
+  out.Put(f.waveform_samples);
+  out.Put(f.waveform_dt_s);
+  out.Put(static_cast<uint64_t>(f.waveform_beams.size()));
+  out.Values(f.waveform_beams.data(), f.waveform_beams.size() * 4);
+  out.Values(f.waveform_volts.data(), f.waveform_volts.size() * 4);
+}
+
+std::string EncodeFrame(const Frame& f) {
+  std::string bytes;
+  size_t n = 128 + f.waveform_beams.size() * 4 + f.waveform_volts.size() * 4;
+  for (const FieldView& v : FrameFields(f))
+    n += 16 + v.size * FieldTypeBytes(v.type);
+  bytes.reserve(n);
+  StringOut out{bytes};
+  EmitFrame(f, out);
+  return bytes;
 }
 
 Expected<Frame> DecodeFrame(const std::string& payload) {
@@ -429,31 +469,88 @@ Expected<uint64_t> FrameJournal::CountFrames(const std::filesystem::path& path) 
   return j.frames_;
 }
 
-std::string FrameJournal::EncodeRecord(const Frame& frame) {
-  const std::string payload = EncodeFrame(frame);
-  std::string record;
-  record.reserve(kRecordHead + payload.size() + 4);
-  Put(record, kRecordMagic);
-  Put(record, frame.index);
-  Put(record, static_cast<uint64_t>(payload.size()));
-  record += payload;
-  Put(record, Crc32(payload.data(), payload.size()));
-  return record;
+namespace {
+
+// A payload as pieces: the small ones copied into the record, the values left where they are.
+struct PiecesOut {
+  FrameJournal::Record& record;
+  void Small(const void* p, size_t n) {
+    if (!record.pieces.empty() && record.pieces.back().owned) {
+      record.pieces.back().size += n;
+    } else {
+      record.pieces.push_back({true, record.small.size(), nullptr, n});
+    }
+    record.small.append(static_cast<const char*>(p), n);
+  }
+  void Values(const void* p, size_t n) {
+    if (n > 0) record.pieces.push_back({false, 0, static_cast<const char*>(p), n});
+  }
+  template <typename T>
+  void Put(const T& v) {
+    Small(&v, sizeof(T));
+  }
+};
+
+}  // namespace
+
+FrameJournal::Record FrameJournal::EncodeRecord(const Frame& frame) {
+  Record r;
+  r.index = frame.index;
+  PiecesOut out{r};
+  out.Put(kRecordMagic);
+  out.Put(frame.index);
+  out.Put(uint64_t{0});  // the payload's bytes, set below
+  EmitFrame(frame, out);
+  uint64_t payload = 0;
+  uLong crc = crc32(0L, Z_NULL, 0);
+  for (size_t i = 0; i < r.pieces.size(); ++i) {
+    const char* data = r.Data(r.pieces[i]);
+    uint64_t n = r.pieces[i].size, skip = i == 0 ? kRecordHead : 0;  // the head is not payload
+    payload += n - skip;
+    for (data += skip, n -= skip; n > 0;) {  // zlib takes 32-bit lengths
+      const uInt step = static_cast<uInt>(std::min<uint64_t>(n, 1u << 30));
+      crc = crc32(crc, reinterpret_cast<const Bytef*>(data), step);
+      data += step;
+      n -= step;
+    }
+  }
+  std::memcpy(r.small.data() + 8, &payload, sizeof(payload));
+  out.Put(static_cast<uint32_t>(crc));
+  return r;
+}
+
+std::string FrameJournal::Record::Bytes() const {
+  std::string bytes;
+  for (const Piece& p : pieces)
+    bytes.append(Data(p), p.size);
+  return bytes;
 }
 
 Status FrameJournal::Append(const Frame& frame) {
-  return AppendRecord(frame.index, EncodeRecord(frame));
+  return AppendRecord(EncodeRecord(frame));
 }
 
-Status FrameJournal::AppendRecord(uint32_t frame_index, const std::string& record) {
+Status FrameJournal::AppendRecord(uint32_t frame_index, const std::string& bytes) {
+  Record r;
+  r.index = frame_index;
+  r.small = bytes;
+  r.pieces.push_back({true, 0, nullptr, bytes.size()});
+  return AppendRecord(r);
+}
+
+Status FrameJournal::AppendRecord(const Record& record) {
   const std::string where = path_.string();
-  if (frames_ > 0 && frame_index != next_index_) {
-    return Error{where + ": frame " + std::to_string(frame_index) + " appended where frame " +
+  if (frames_ > 0 && record.index != next_index_) {
+    return Error{where + ": frame " + std::to_string(record.index) + " appended where frame " +
                  std::to_string(next_index_) + " is next"};
   }
-  // Head, payload and CRC in one write(2) when the kernel takes it whole.
+  // Head, payload and CRC gathered by writev(2), in one call when the kernel takes it whole.
   const off_t before = ::lseek(fd_, 0, SEEK_CUR);
-  if (Status s = WriteAll(fd_, where, record.data(), record.size()); !s.ok()) {
+  std::vector<iovec> io;
+  for (const Record::Piece& p : record.pieces) {
+    io.push_back({const_cast<char*>(record.Data(p)), p.size});
+  }
+  if (Status s = WriteAllV(fd_, where, io); !s.ok()) {
     // Leave no torn record behind a failure we saw (a full disk): cut back to the last one.
     if (before >= 0) {
       (void)!::ftruncate(fd_, before);
@@ -461,7 +558,7 @@ Status FrameJournal::AppendRecord(uint32_t frame_index, const std::string& recor
     }
     return s;
   }
-  next_index_ = frame_index + 1;
+  next_index_ = record.index + 1;
   ++frames_;
   return {};
 }

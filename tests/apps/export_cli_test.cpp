@@ -10,12 +10,14 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <fstream>
 #include <nlohmann/json.hpp>
 #include <random>
 #include <thread>
 
 #include "cli_support.h"
 #include "lidartwin/datasets/export_identity.h"
+#include "lidartwin/datasets/export_run.h"
 #include "lidartwin/datasets/frame_journal.h"
 #include "lidartwin/datasets/hdf5_frames.h"
 #include "test_support.h"
@@ -305,6 +307,45 @@ TEST(ExportCli, JoinedFilesReadOnlyTheirShardsDatasets) {
   info = Cli("info " + Q(e / "dataset.h5"));
   EXPECT_NE(info.code, 0);
   EXPECT_NE(info.output.find("is a link to another file"), std::string::npos) << info.output;
+}
+
+// A join in the process that wrote a shard takes the hash the shard took, unless the file
+// changed since (same size, another byte: its modification time moves), when it reads the file
+// again and names the damage.
+TEST(ExportJoin, AShardHashedHereIsTrustedOnlyWhileUnchanged) {
+  test::TempDir dir;
+  ExportJob job;
+  job.simulation.sensor = test::ConfigDir() / "sensors/velodyne_vlp16.yaml";
+  job.simulation.scene = test::ConfigDir() / "scenes/lab_plates.yaml";
+  job.simulation.frames = 2;
+  job.simulation.software_version = "test";
+  job.folder = dir / "e";
+  auto shard = RunExportShard(job);
+  ASSERT_TRUE(shard.ok()) << shard.message();
+  ASSERT_EQ(shard->hash.sha256.size(), 64u);
+  EXPECT_EQ(shard->hash.file, shard->file);
+  auto joined = JoinExport(job.folder, {shard->hash});
+  ASSERT_TRUE(joined.ok()) << joined.message();
+  EXPECT_EQ(joined->frames, 2u);
+  // A forged hash is taken as it is while the file is unchanged: the join then refuses the
+  // shard as damaged, which shows the file was not read again.
+  FreshShardHash forged = shard->hash;
+  forged.sha256 = std::string(64, '0');
+  auto trusted = JoinExport(job.folder, {forged});
+  ASSERT_FALSE(trusted.ok());
+  EXPECT_NE(trusted.message().find("SHA-256 " + forged.sha256), std::string::npos)
+      << trusted.message();
+  // One byte changed: the stamp no longer matches, the file is hashed again.
+  std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  std::string bytes = test::ReadAll(shard->file);
+  bytes[bytes.size() / 2] ^= 0x10;
+  std::ofstream(shard->file, std::ios::binary | std::ios::trunc) << bytes;
+  auto damaged = JoinExport(job.folder, {shard->hash});
+  ASSERT_FALSE(damaged.ok());
+  EXPECT_NE(damaged.message().find("damaged since written"), std::string::npos)
+      << damaged.message();
+  EXPECT_EQ(damaged.message().find("SHA-256 " + shard->hash.sha256), std::string::npos)
+      << damaged.message();
 }
 
 TEST(ExportCli, BadArgumentsAreRefused) {

@@ -213,7 +213,7 @@ TEST(FrameJournal, RecordsMustHoldWhatTheyDeclare) {
   {
     auto j = FrameJournal::Create(path, "h");
     ASSERT_TRUE(j.ok());
-    std::string record = FrameJournal::EncodeRecord(MakeFrame(0, 3, false, 1));
+    std::string record = FrameJournal::EncodeRecord(MakeFrame(0, 3, false, 1)).Bytes();
     record[4] = 7;  // the head says frame 7
     ASSERT_TRUE(j->AppendRecord(7, record).ok());
   }

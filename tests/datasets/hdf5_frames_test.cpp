@@ -3,12 +3,15 @@
 #include <gtest/gtest.h>
 #include <hdf5.h>
 #include <signal.h>
+#include <zlib.h>
 
 #include <chrono>
 #include <cmath>
 #include <fstream>
+#include <random>
 #include <thread>
 
+#include "../../datasets/src/chunk_codec.h"
 #include "../../datasets/src/frame_tables.h"
 #include "../../datasets/src/isolated_call.h"
 #include "lidartwin/datasets/frame_journal.h"
@@ -119,8 +122,7 @@ TEST(Hdf5Frames, ColumnsRunAcrossFramesInChunksOfTheirOwn) {
   ASSERT_TRUE(back.ok()) << back.message();
   ASSERT_EQ(back->size(), frames.size());
   for (size_t k = 0; k < frames.size(); ++k) {
-    EXPECT_EQ(FrameJournal::EncodeRecord((*back)[k]), FrameJournal::EncodeRecord(frames[k]))
-        << "frame " << k;
+    EXPECT_EQ(EncodeFrame((*back)[k]), EncodeFrame(frames[k])) << "frame " << k;
   }
   const hid_t file = H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
   ASSERT_GE(file, 0);
@@ -202,6 +204,58 @@ TEST(Hdf5Frames, AFieldThatComesOrGoesBetweenFramesIsRefused) {
   }();
   ASSERT_TRUE(back.ok()) << back.message();
   EXPECT_EQ((*back)[1].echo_pulse_width_ns, with.echo_pulse_width_ns);
+}
+
+// A chunk is one zlib stream of its shuffled bytes, whatever mix of stored planes (random
+// bytes: a float's low mantissa) and deflated ones (runs, sequences) it holds: zlib's own
+// inflate gives the shuffled values back. Random planes cost their size (stored, not grown);
+// a constant column shrinks to almost nothing; a chunk that cannot fit is stored shuffled with
+// deflate marked as skipped.
+TEST(ChunkCodec, PlanesInflateToTheShuffledValues) {
+  constexpr uint64_t n = 65536;
+  std::mt19937 rng(7);
+  std::vector<float> noisy(n);
+  std::vector<uint32_t> sequence(n), constant(n, 42);
+  for (uint64_t i = 0; i < n; ++i) {
+    noisy[i] = 10.0f + std::uniform_real_distribution<float>(0, 1)(rng);
+    sequence[i] = static_cast<uint32_t>(3 * i + i / 7);
+  }
+  auto check = [&](const void* values, size_t value_bytes, double max_ratio,
+                   const char* what) -> size_t {
+    const auto chunk = hdf5::EncodeChunk(static_cast<const char*>(values), n, value_bytes, 5);
+    EXPECT_EQ(chunk.index, 5u);
+    EXPECT_EQ(chunk.filter_mask, 0u) << what;
+    std::string inflated(n * value_bytes, '\0');
+    uLongf size = inflated.size();
+    const int status =
+        uncompress(reinterpret_cast<Bytef*>(inflated.data()), &size,
+                   reinterpret_cast<const Bytef*>(chunk.bytes.data()), chunk.bytes.size());
+    EXPECT_EQ(status, Z_OK) << what;
+    EXPECT_EQ(size, n * value_bytes) << what;
+    if (status != Z_OK || size != n * value_bytes) return 0;
+    const auto* raw = static_cast<const unsigned char*>(values);
+    size_t wrong = 0;
+    for (uint64_t i = 0; i < n; ++i) {
+      for (size_t b = 0; b < value_bytes; ++b) {
+        wrong += static_cast<unsigned char>(inflated[b * n + i]) != raw[i * value_bytes + b];
+      }
+    }
+    EXPECT_EQ(wrong, 0u) << what << ": bytes that differ from the shuffled values";
+    EXPECT_LT(static_cast<double>(chunk.bytes.size()), max_ratio * n * value_bytes) << what;
+    return chunk.bytes.size();
+  };
+  // Two random mantissa planes stored (a little over half the bytes), exponent planes deflated.
+  const size_t noisy_bytes = check(noisy.data(), 4, 0.8, "noisy floats");
+  EXPECT_GT(noisy_bytes, n * 4 / 2);
+  check(sequence.data(), 4, 0.25, "a sequence");
+  check(constant.data(), 4, 0.01, "a constant");
+  // Random bytes throughout: stored planes cannot fit with the zlib header in the raw size.
+  std::vector<uint8_t> random(n);
+  for (auto& b : random)
+    b = static_cast<uint8_t>(rng());
+  const auto chunk = hdf5::EncodeChunk(reinterpret_cast<const char*>(random.data()), n, 1, 0);
+  EXPECT_EQ(chunk.filter_mask, 2u);
+  EXPECT_EQ(chunk.bytes, std::string(random.begin(), random.end()));
 }
 
 TEST(Hdf5Frames, SameContentGivesByteIdenticalFiles) {

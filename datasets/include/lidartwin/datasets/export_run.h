@@ -58,6 +58,19 @@ struct ExportJob {
   Status Validate() const;
 };
 
+// A shard file this process has just hashed, and what stat(2) said of it just before: a join in
+// the same process takes the hash instead of reading the file again while its size, inode and
+// modification time are what they were (any write since changes the time).
+struct FreshShardHash {
+  std::filesystem::path file;
+  std::string sha256;
+  uint64_t bytes = 0, inode = 0, device = 0;
+  int64_t mtime_ns = 0;
+};
+
+// `file`'s size, inode, device and modification time (sha256 left empty).
+Expected<FreshShardHash> StampFile(const std::filesystem::path& file);
+
 struct ShardResult {
   FrameRange frames;
   uint32_t resumed = 0;           // frames taken over from a killed run's journal
@@ -68,6 +81,9 @@ struct ShardResult {
   double encode_seconds = 0;   // compressing and journal records, summed over threads
   double write_seconds = 0;    // the writer thread's journal and HDF5 writes
   double finish_seconds = 0;   // closing the file, its SHA-256 and record
+  double load_seconds = 0;     // loading the scene and building the simulator
+  double loop_seconds = 0;     // from the first frame to the last frame written
+  FreshShardHash hash;         // empty when an earlier run had finished the shard
   uint64_t rays = 0;
 };
 
@@ -81,6 +97,7 @@ Expected<std::string> PrepareExportFolder(const ExportJob& job);
 Expected<ShardResult> RunExportShard(const ExportJob& job);
 
 struct JoinResult {
+  double seconds = 0;  // checking the shards, writing and reading back dataset.h5, the manifest
   uint32_t frames = 0;
   uint64_t points = 0;
   std::filesystem::path dataset;  // folder/dataset.h5
@@ -91,6 +108,9 @@ struct JoinResult {
 // record, frames exactly its range), writes dataset.h5 and manifest.json, and reads dataset.h5
 // back to confirm it holds every frame with its points. Errors list every shard that is missing,
 // unfinished or damaged.
-Expected<JoinResult> JoinExport(const std::filesystem::path& folder);
+// Shards of `fresh` are not hashed again while unchanged (FreshShardHash); the others are
+// hashed on as many threads as there are shards, up to the machine's cores.
+Expected<JoinResult> JoinExport(const std::filesystem::path& folder,
+                                const std::vector<FreshShardHash>& fresh = {});
 
 }  // namespace lt

@@ -17,6 +17,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <string>
+#include <vector>
 
 #include "lidartwin/datasets/frame_sink.h"
 #include "lidartwin/sim/frame.h"
@@ -54,9 +55,26 @@ class FrameJournal {
 
   // Appends one record. With frames() > 0 the frame's index must be next_index().
   Status Append(const Frame& frame);
-  // The same in two steps: the record's bytes (any thread; the costly part), then its write.
-  static std::string EncodeRecord(const Frame& frame);
-  Status AppendRecord(uint32_t frame_index, const std::string& record);
+  // The same in two steps: the record (any thread; its CRC is the costly part), then its write.
+  // A record's bytes are pieces: its head, counts, names and CRC kept in it, the frame's value
+  // arrays left where they are (so the frame must outlive the record), gathered by writev(2).
+  struct Record {
+    struct Piece {
+      bool owned;        // in `small`, at `offset`
+      size_t offset;     // owned pieces
+      const char* data;  // borrowed pieces
+      size_t size;
+    };
+    uint32_t index = 0;
+    std::string small;
+    std::vector<Piece> pieces;
+    const char* Data(const Piece& p) const { return p.owned ? small.data() + p.offset : p.data; }
+    std::string Bytes() const;  // the whole record
+  };
+  static Record EncodeRecord(const Frame& frame);
+  Status AppendRecord(const Record& record);
+  // A record's bytes as they are (tests write damaged ones).
+  Status AppendRecord(uint32_t frame_index, const std::string& bytes);
   // Each complete record's frame, in order (one frame in memory at a time).
   Status Replay(const FrameSink& sink) const;
 
