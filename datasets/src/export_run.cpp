@@ -10,11 +10,13 @@
 #include <deque>
 #include <future>
 #include <mutex>
+#include <optional>
 #include <nlohmann/json.hpp>
 #include <system_error>
 #include <thread>
 
 #include "frame_tables.h"
+#include "task_pool.h"
 #include "lidartwin/datasets/atomic_file.h"
 #include "lidartwin/datasets/export_identity.h"
 #include "lidartwin/datasets/frame_journal.h"
@@ -206,7 +208,10 @@ Expected<ShardResult> RunExportShard(const ExportJob& job) {
   // At most in_flight frames (one per encoding thread the machine has, at most 16, plus two)
   // are being encoded or written at once, and a plan holds the frames of its chunks only, so
   // memory does not grow with the frame count.
-  const unsigned encoders = std::max(2u, std::min(16u, std::thread::hardware_concurrency()));
+  // Two cores are left to the simulation and the writer thread (16 encoders on 16 cores slowed
+  // the simulation by a half on the H100 machine).
+  const unsigned cores = std::thread::hardware_concurrency();
+  const unsigned encoders = std::max(2u, std::min(16u, cores > 2 ? cores - 2 : 2u));
   const size_t in_flight = encoders + 2;
   struct Encoded {
     uint32_t index = 0;
@@ -216,6 +221,12 @@ Expected<ShardResult> RunExportShard(const ExportJob& job) {
     FrameJournal::Record record;
     hdf5::EncodedFrame chunks;
   };
+  std::optional<TaskPool<Expected<Encoded>>> pool;
+  try {
+    pool.emplace(encoders);
+  } catch (const std::exception& ex) {
+    return Error{std::string("cannot start the encoding threads: ") + ex.what()};
+  }
   std::deque<std::future<Expected<Encoded>>> queue;
   std::mutex mutex;
   std::condition_variable changed;
@@ -293,9 +304,9 @@ Expected<ShardResult> RunExportShard(const ExportJob& job) {
     };
     std::future<Expected<Encoded>> task;
     try {
-      task = std::async(std::launch::async, std::move(encode));
-    } catch (const std::exception& ex) {
-      simulate_error = Error{std::string("cannot start an encoding thread: ") + ex.what()};
+      task = pool->Submit(std::move(encode));
+    } catch (const std::exception& ex) {  // no memory for the task: the writer still joins
+      simulate_error = Error{std::string("cannot queue a frame for encoding: ") + ex.what()};
       break;
     }
     std::unique_lock<std::mutex> lock(mutex);
