@@ -10,18 +10,18 @@
 #include <deque>
 #include <future>
 #include <mutex>
-#include <optional>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <system_error>
 #include <thread>
 
 #include "frame_tables.h"
-#include "task_pool.h"
 #include "lidartwin/datasets/atomic_file.h"
 #include "lidartwin/datasets/export_identity.h"
 #include "lidartwin/datasets/frame_journal.h"
 #include "lidartwin/datasets/hdf5_frames.h"
 #include "lidartwin/sim/text_file.h"
+#include "task_pool.h"
 
 namespace lt {
 

@@ -20,7 +20,8 @@ class TaskPool {
   // Starts `threads` threads (at least one); std::system_error when none can start.
   explicit TaskPool(unsigned threads) {
     try {
-      for (unsigned t = 0; t < std::max(1u, threads); ++t) workers_.emplace_back([this] { Run(); });
+      for (unsigned t = 0; t < std::max(1u, threads); ++t)
+        workers_.emplace_back([this] { Run(); });
     } catch (const std::system_error&) {
       if (workers_.empty()) throw;  // the threads that did start are enough
     }
@@ -31,7 +32,8 @@ class TaskPool {
       stop_ = true;
     }
     wake_.notify_all();
-    for (auto& w : workers_) w.join();
+    for (auto& w : workers_)
+      w.join();
   }
   TaskPool(const TaskPool&) = delete;
   TaskPool& operator=(const TaskPool&) = delete;
