@@ -15,6 +15,7 @@
 #include <system_error>
 #include <thread>
 
+#include "export_record.h"
 #include "frame_tables.h"
 #include "lidartwin/datasets/atomic_file.h"
 #include "lidartwin/datasets/export_identity.h"
@@ -187,11 +188,30 @@ Expected<ShardResult> RunExportShard(const ExportJob& job) {
   }
   auto writer = Hdf5FrameWriter::Create(result.file, (*loaded)->info);
   if (!writer.ok()) return writer.error();
-  Status replayed = journal->Replay([&](Frame&& f) -> Status {
-    result.points += f.size();
-    return (*writer)->Append(f);
+  // The journal's frames go into the fresh file as they went into the killed run's (the same
+  // calls, so the same bytes); the planner then takes up the chunks they left unfinished.
+  hdf5::PendingRows pending;
+  hdf5::PointColumns columns;
+  Status replayed = journal->Replay([&](uint32_t index, std::string&& payload) -> Status {
+    auto e = EncodedFrameOf(payload);
+    if (!e.ok()) return e.error();
+    if (!e->row || e->row->index != index) {
+      return Error{"holds no row of frame " + std::to_string(index)};
+    }
+    result.points += e->row->points;
+    pending.Add(*e->row);
+    columns = e->columns;
+    return (*writer)->AppendEncoded(*e);
   });
   if (!replayed.ok()) return replayed.error();
+  Simulator& simulator = *(*loaded)->simulator;
+  Status restored = (*writer)->Planner().Restore(
+      pending, columns, [&](uint32_t k) -> Expected<std::shared_ptr<const Frame>> {
+        auto f = simulator.Simulate(k);
+        if (!f.ok()) return f.error();
+        return std::make_shared<const Frame>(std::move(f.value()));
+      });
+  if (!restored.ok()) return Error{journal_path.string() + ": " + restored.message()};
   result.resumed = static_cast<uint32_t>(journal->frames());
   ExportProgress progress{job.shard, result.resumed, result.frames.size(), result.resumed};
   if (job.on_frame) job.on_frame(progress);
@@ -199,7 +219,6 @@ Expected<ShardResult> RunExportShard(const ExportJob& job) {
   auto since = [](std::chrono::steady_clock::time_point t) {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
   };
-  Simulator& simulator = *(*loaded)->simulator;
   const uint64_t rays_per_frame = simulator.RaysPerFrame();
   Hdf5FrameWriter& hdf5 = **writer;
   FrameJournal& log = *journal;
@@ -216,9 +235,7 @@ Expected<ShardResult> RunExportShard(const ExportJob& job) {
   struct Encoded {
     uint32_t index = 0;
     uint64_t points = 0;
-    double seconds = 0;                  // encoding it
-    std::shared_ptr<const Frame> frame;  // the journal record's values are the frame's
-    FrameJournal::Record record;
+    double seconds = 0;  // encoding it
     hdf5::EncodedFrame chunks;
   };
   std::optional<TaskPool<Expected<Encoded>>> pool;
@@ -247,7 +264,7 @@ Expected<ShardResult> RunExportShard(const ExportJob& job) {
       if (!encoded.ok()) {
         s = Error{result.file.string() + ": " + encoded.message()};
       } else {
-        s = log.AppendRecord(encoded->record);
+        s = log.AppendRecord(JournalRecordOf(encoded->chunks));
         if (s.ok()) s = hdf5.AppendEncoded(encoded->chunks);
         result.encode_seconds += encoded->seconds;
       }
@@ -293,8 +310,6 @@ Expected<ShardResult> RunExportShard(const ExportJob& job) {
         Encoded e;
         e.index = f->index;
         e.points = f->size();
-        e.record = FrameJournal::EncodeRecord(*f);
-        e.frame = f;
         e.chunks = hdf5::EncodePlan(plan, columns);
         e.seconds = since(t_encode);
         return e;

@@ -20,7 +20,9 @@ namespace lt {
 
 namespace {
 
-constexpr char kMagic[8] = {'L', 'T', 'J', 'R', 'N', 'L', '1', '\n'};
+constexpr char kMagic[8] = {'L', 'T', 'J', 'R', 'N', 'L', '2', '\n'};
+// Version 1 journals held raw frames; their records are not what version 2 replays.
+constexpr char kMagicVersion1[8] = {'L', 'T', 'J', 'R', 'N', 'L', '1', '\n'};
 constexpr uint32_t kRecordMagic = 0x5246544C;  // "LTFR" read as a little-endian u32
 constexpr uint64_t kRecordHead = 4 + 4 + 8;    // magic, frame index, payload bytes
 constexpr uint64_t kMaxHeaderBytes = 1 << 20;
@@ -114,149 +116,7 @@ void Put(std::string& out, const T& v) {
   out.append(reinterpret_cast<const char*>(&v), sizeof(T));
 }
 
-class PayloadReader {
- public:
-  explicit PayloadReader(const std::string& s) : s_(s) {}
-  template <typename T>
-  bool Get(T& v) {
-    return Bytes(&v, sizeof(T));
-  }
-  bool Bytes(void* out, uint64_t n) {
-    if (n > s_.size() - pos_) return false;
-    std::memcpy(out, s_.data() + pos_, n);
-    pos_ += n;
-    return true;
-  }
-  uint64_t pos() const { return pos_; }
-  uint64_t left() const { return s_.size() - pos_; }
-
- private:
-  const std::string& s_;
-  uint64_t pos_ = 0;
-};
-
-bool GetPose(PayloadReader& in, physics::Pose<double>& p) {
-  double v[7];
-  if (!in.Bytes(v, sizeof(v))) return false;
-  p.rotation = {v[0], v[1], v[2], v[3]};
-  p.translation = {v[4], v[5], v[6]};
-  return true;
-}
-
 }  // namespace
-
-// Where a payload's bytes go: Small() for its counts, names and types, Values() for a field's
-// values (which a record may leave in the frame, frame_journal.h, Record).
-struct StringOut {
-  std::string& out;
-  void Small(const void* p, size_t n) { out.append(static_cast<const char*>(p), n); }
-  void Values(const void* p, size_t n) { Small(p, n); }
-  template <typename T>
-  void Put(const T& v) {
-    Small(&v, sizeof(T));
-  }
-};
-
-// Payload: u32 index, f64 start and end times, the two poses (w x y z of the rotation, then
-// the translation), u8 motion_corrected, u64 points, u8 field count, per field u8 name bytes,
-// the name, u8 FieldType and points values; then u32 waveform samples, f64 dt, u64 records,
-// the records' beams (u32) and volts (f32).
-template <typename Out>
-void EmitFrame(const Frame& f, Out& out) {
-  const auto fields = FrameFields(f);
-  out.Put(f.index);
-  out.Put(f.start_time_s);
-  out.Put(f.end_time_s);
-  for (const auto* p : {&f.pose_start, &f.pose_end}) {  // w x y z, then the translation
-    for (double v : {p->rotation.w, p->rotation.x, p->rotation.y, p->rotation.z, p->translation.x,
-                     p->translation.y, p->translation.z})
-      out.Put(v);
-  }
-  out.Put(static_cast<uint8_t>(f.motion_corrected ? 1 : 0));
-  out.Put(static_cast<uint64_t>(f.size()));
-  uint8_t present = 0;
-  for (const FieldView& v : fields)
-    present += v.size > 0 ? 1 : 0;
-  out.Put(present);
-  for (const FieldView& v : fields) {
-    if (v.size == 0) continue;
-    out.Put(static_cast<uint8_t>(std::strlen(v.name)));
-    out.Small(v.name, std::strlen(v.name));
-    out.Put(static_cast<uint8_t>(v.type));
-    out.Values(v.data, v.size * FieldTypeBytes(v.type));
-  }
-  out.Put(f.waveform_samples);
-  out.Put(f.waveform_dt_s);
-  out.Put(static_cast<uint64_t>(f.waveform_beams.size()));
-  out.Values(f.waveform_beams.data(), f.waveform_beams.size() * 4);
-  out.Values(f.waveform_volts.data(), f.waveform_volts.size() * 4);
-}
-
-std::string EncodeFrame(const Frame& f) {
-  std::string bytes;
-  size_t n = 128 + f.waveform_beams.size() * 4 + f.waveform_volts.size() * 4;
-  for (const FieldView& v : FrameFields(f))
-    n += 16 + v.size * FieldTypeBytes(v.type);
-  bytes.reserve(n);
-  StringOut out{bytes};
-  EmitFrame(f, out);
-  return bytes;
-}
-
-Expected<Frame> DecodeFrame(const std::string& payload) {
-  PayloadReader in(payload);
-  Frame f;
-  auto fail = [&](const std::string& what) {
-    return Error{"frame record, payload byte " + std::to_string(in.pos()) + ": " + what};
-  };
-  uint8_t corrected = 0;
-  uint64_t points = 0;
-  uint8_t fields = 0;
-  if (!in.Get(f.index) || !in.Get(f.start_time_s) || !in.Get(f.end_time_s) ||
-      !GetPose(in, f.pose_start) || !GetPose(in, f.pose_end) || !in.Get(corrected) ||
-      !in.Get(points) || !in.Get(fields)) {
-    return fail("ends inside the frame's header");
-  }
-  f.motion_corrected = corrected != 0;
-  if (points > kMaxHdf5PointsPerFrame) {
-    return fail(std::to_string(points) + " points, more than a frames file holds");
-  }
-  for (uint8_t i = 0; i < fields; ++i) {
-    uint8_t name_bytes = 0, type = 0;
-    std::string name;
-    if (!in.Get(name_bytes)) return fail("ends before field " + std::to_string(i));
-    name.resize(name_bytes);
-    if (!in.Bytes(name.data(), name_bytes) || !in.Get(type)) {
-      return fail("ends inside field " + std::to_string(i) + "'s name");
-    }
-    if (type > static_cast<uint8_t>(FieldType::kUInt32)) {
-      return fail("field '" + name + "' has unknown type " + std::to_string(type));
-    }
-    const uint64_t bytes = points * FieldTypeBytes(static_cast<FieldType>(type));
-    if (bytes > in.left()) return fail("field '" + name + "' ends past the record");
-    FieldType actual;
-    void* data = ResizeFrameField(f, name, points, &actual);
-    if (data == nullptr) return fail("unknown field '" + name + "'");
-    if (actual != static_cast<FieldType>(type)) {
-      return fail("field '" + name + "' stored with another type than a frame has");
-    }
-    in.Bytes(data, bytes);
-  }
-  uint64_t records = 0;
-  if (!in.Get(f.waveform_samples) || !in.Get(f.waveform_dt_s) || !in.Get(records)) {
-    return fail("ends inside the waveform header");
-  }
-  // records * (1 + samples) values of 4 bytes, compared without overflow (samples < 2^32).
-  if (records > in.left() / 4 / (uint64_t{f.waveform_samples} + 1)) {
-    return fail("waveform records end past the record");
-  }
-  f.waveform_beams.resize(records);
-  f.waveform_volts.resize(records * f.waveform_samples);
-  in.Bytes(f.waveform_beams.data(), records * 4);
-  in.Bytes(f.waveform_volts.data(), f.waveform_volts.size() * 4);
-  if (in.left() != 0) return fail(std::to_string(in.left()) + " bytes left over");
-  return f;
-}
 
 FrameJournal::FrameJournal(FrameJournal&& o) noexcept
     : path_(std::move(o.path_)),
@@ -345,6 +205,11 @@ Expected<bool> FrameJournal::ReadHeader(uint64_t size) {
   if (size < 12) return false;
   auto ok = ReadAt(fd_, where, 0, magic, sizeof(magic));
   if (!ok.ok()) return ok.error();
+  if (std::memcmp(magic, kMagicVersion1, sizeof(kMagic)) == 0) {
+    return Error{where +
+                 ": a journal of an earlier lidartwin (raw frames); remove it to start the shard "
+                 "over"};
+  }
   if (std::memcmp(magic, kMagic, sizeof(kMagic)) != 0) {
     return Error{where + ": not a lidartwin frame journal (byte 0)"};
   }
@@ -469,43 +334,36 @@ Expected<uint64_t> FrameJournal::CountFrames(const std::filesystem::path& path) 
   return j.frames_;
 }
 
-namespace {
-
-// A payload as pieces: the small ones copied into the record, the values left where they are.
-struct PiecesOut {
-  FrameJournal::Record& record;
-  void Small(const void* p, size_t n) {
-    if (!record.pieces.empty() && record.pieces.back().owned) {
-      record.pieces.back().size += n;
-    } else {
-      record.pieces.push_back({true, record.small.size(), nullptr, n});
-    }
-    record.small.append(static_cast<const char*>(p), n);
-  }
-  void Values(const void* p, size_t n) {
-    if (n > 0) record.pieces.push_back({false, 0, static_cast<const char*>(p), n});
-  }
-  template <typename T>
-  void Put(const T& v) {
-    Small(&v, sizeof(T));
-  }
-};
-
-}  // namespace
-
-FrameJournal::Record FrameJournal::EncodeRecord(const Frame& frame) {
+FrameJournal::Record FrameJournal::Record::Start(uint32_t index) {
   Record r;
-  r.index = frame.index;
-  PiecesOut out{r};
-  out.Put(kRecordMagic);
-  out.Put(frame.index);
-  out.Put(uint64_t{0});  // the payload's bytes, set below
-  EmitFrame(frame, out);
+  r.index = index;
+  r.Copy(&kRecordMagic, 4);
+  r.Copy(&index, 4);
+  const uint64_t bytes = 0;  // the payload's, set by Finish
+  r.Copy(&bytes, 8);
+  return r;
+}
+
+void FrameJournal::Record::Copy(const void* p, size_t n) {
+  if (!pieces.empty() && pieces.back().owned) {
+    pieces.back().size += n;
+  } else {
+    pieces.push_back({true, small.size(), nullptr, n});
+  }
+  small.append(static_cast<const char*>(p), n);
+}
+
+void FrameJournal::Record::Borrow(const void* p, size_t n) {
+  if (n > 0) pieces.push_back({false, 0, static_cast<const char*>(p), n});
+}
+
+void FrameJournal::Record::Finish() {
   uint64_t payload = 0;
   uLong crc = crc32(0L, Z_NULL, 0);
-  for (size_t i = 0; i < r.pieces.size(); ++i) {
-    const char* data = r.Data(r.pieces[i]);
-    uint64_t n = r.pieces[i].size, skip = i == 0 ? kRecordHead : 0;  // the head is not payload
+  for (size_t i = 0; i < pieces.size(); ++i) {
+    const char* data = Data(pieces[i]);
+    uint64_t n = pieces[i].size;
+    const uint64_t skip = i == 0 ? kRecordHead : 0;  // the head is not payload
     payload += n - skip;
     for (data += skip, n -= skip; n > 0;) {  // zlib takes 32-bit lengths
       const uInt step = static_cast<uInt>(std::min<uint64_t>(n, 1u << 30));
@@ -514,9 +372,9 @@ FrameJournal::Record FrameJournal::EncodeRecord(const Frame& frame) {
       n -= step;
     }
   }
-  std::memcpy(r.small.data() + 8, &payload, sizeof(payload));
-  out.Put(static_cast<uint32_t>(crc));
-  return r;
+  std::memcpy(small.data() + 8, &payload, sizeof(payload));
+  const uint32_t check = static_cast<uint32_t>(crc);
+  Copy(&check, 4);
 }
 
 std::string FrameJournal::Record::Bytes() const {
@@ -524,10 +382,6 @@ std::string FrameJournal::Record::Bytes() const {
   for (const Piece& p : pieces)
     bytes.append(Data(p), p.size);
   return bytes;
-}
-
-Status FrameJournal::Append(const Frame& frame) {
-  return AppendRecord(EncodeRecord(frame));
 }
 
 Status FrameJournal::AppendRecord(uint32_t frame_index, const std::string& bytes) {
@@ -563,30 +417,25 @@ Status FrameJournal::AppendRecord(const Record& record) {
   return {};
 }
 
-Status FrameJournal::Replay(const FrameSink& sink) const {
+Status FrameJournal::Replay(const RecordSink& sink) const {
   const std::string where = path_.string();
   uint64_t offset = header_end_;
-  std::string payload;
   for (uint64_t k = 0; k < frames_; ++k) {
     uint64_t bytes = 0;
-    if (!ReadAt(fd_, where, offset + 8, &bytes, 8).ok()) {
+    uint32_t index = 0;
+    if (!ReadAt(fd_, where, offset + 4, &index, 4).ok() ||
+        !ReadAt(fd_, where, offset + 8, &bytes, 8).ok()) {
       return Error{where + ": cannot read the record at byte " + std::to_string(offset)};
     }
-    payload.resize(bytes);
+    std::string payload(bytes, '\0');
     auto ok = ReadAt(fd_, where, offset + kRecordHead, payload.data(), bytes);
     if (!ok.ok() || !*ok) {
       return Error{where + ": record at byte " + std::to_string(offset) + " vanished"};
     }
-    uint32_t index = 0;
-    auto frame = DecodeFrame(payload);
-    if (!frame.ok()) {
-      return Error{where + ": record at byte " + std::to_string(offset) + ": " + frame.message()};
+    if (Status s = sink(index, std::move(payload)); !s.ok()) {
+      return Error{where + ": record at byte " + std::to_string(offset) + " (frame " +
+                   std::to_string(index) + "): " + s.message()};
     }
-    if (!ReadAt(fd_, where, offset + 4, &index, 4).ok() || index != frame->index) {
-      return Error{where + ": record at byte " + std::to_string(offset) + " is headed frame " +
-                   std::to_string(index) + " but holds frame " + std::to_string(frame->index)};
-    }
-    if (Status s = sink(std::move(frame.value())); !s.ok()) return s;
     offset += kRecordHead + bytes + 4;
   }
   return {};

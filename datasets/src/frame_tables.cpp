@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <map>
 #include <string>
 
 #include "hdf5_attributes.h"
@@ -24,6 +25,13 @@ std::vector<ChunkPlan> TableCutter::Add(const std::shared_ptr<const Frame>& fram
   }
   values_ += count;
   return done;
+}
+
+void TableCutter::Restore(uint64_t values, ChunkPlan pending) {
+  values_ = values;
+  pending_values_ = values % kTableChunkValues;
+  pending.index = values / kTableChunkValues;
+  pending_ = std::move(pending);
 }
 
 std::optional<ChunkPlan> TableCutter::Finish() {
@@ -164,6 +172,89 @@ Expected<FramePlan> TablePlanner::Plan(std::shared_ptr<const Frame> frame) {
   plan.beam_ids = beam_ids_.Add(frame, records);
   plan.volts = volts_.Add(frame, f.waveform_volts.size());
   return plan;
+}
+
+namespace {
+
+// Where a row's values lie in each table: offset and count.
+struct Span {
+  uint64_t offset, count;
+};
+Span PointSpan(const FrameRow& r) {
+  return {r.point_offset, r.points};
+}
+Span RecordSpan(const FrameRow& r) {
+  return {r.waveform_record_offset, r.waveform_records};
+}
+Span VoltSpan(const FrameRow& r) {
+  return {r.waveform_volts_offset, uint64_t{r.waveform_records} * r.waveform_samples};
+}
+constexpr Span (*kSpans[3])(const FrameRow&) = {PointSpan, RecordSpan, VoltSpan};
+
+uint64_t ChunkStart(uint64_t values) {
+  return values - values % kTableChunkValues;
+}
+
+}  // namespace
+
+void PendingRows::Add(const FrameRow& row) {
+  any_points_ = any_points_ || row.points > 0;
+  last_ = row;
+  rows_.push_back(row);
+  // A row is dropped once every one of its values lies in a whole chunk of its table.
+  size_t keep = 0;
+  while (keep < rows_.size()) {
+    bool needed = false;
+    for (auto span : kSpans) {
+      const Span s = span(rows_[keep]), last = span(rows_.back());
+      needed = needed || (s.count > 0 && s.offset + s.count > ChunkStart(last.offset + last.count));
+    }
+    if (needed) break;
+    ++keep;
+  }
+  rows_.erase(rows_.begin(), rows_.begin() + static_cast<std::ptrdiff_t>(keep));
+}
+
+Status TablePlanner::Restore(const PendingRows& pending, const PointColumns& columns,
+                             const FrameSource& again) {
+  if (pending.any_points()) {
+    columns_ = columns;
+    columns_fixed_ = true;
+  }
+  if (!pending.last()) return {};
+  const FrameRow& last = *pending.last();
+  std::map<uint32_t, std::shared_ptr<const Frame>> frames;
+  TableCutter* cutters[3] = {&points_, &beam_ids_, &volts_};
+  for (int t = 0; t < 3; ++t) {
+    const Span end = kSpans[t](last);
+    const uint64_t values = end.offset + end.count, start = ChunkStart(values);
+    ChunkPlan chunk;
+    for (const FrameRow& r : pending.rows()) {
+      const Span s = kSpans[t](r);
+      if (s.count == 0 || s.offset + s.count <= start) continue;
+      auto& frame = frames[r.index];
+      if (!frame) {
+        auto f = again(r.index);
+        if (!f.ok()) return f.error();
+        frame = std::move(f.value());
+        const Span got[3] = {{0, frame->size()},
+                             {0, frame->waveform_beams.size()},
+                             {0, frame->waveform_volts.size()}};
+        for (int u = 0; u < 3; ++u) {
+          if (got[u].count != kSpans[u](r).count) {
+            return Error{"frame " + std::to_string(r.index) + " simulated again holds " +
+                         std::to_string(got[u].count) + " values of a table where its record " +
+                         "holds " + std::to_string(kSpans[u](r).count) +
+                         " (is the simulation deterministic?)"};
+          }
+        }
+      }
+      const uint64_t from = std::max(start, s.offset);
+      chunk.pieces.push_back({frame, from - s.offset, std::min(values, s.offset + s.count) - from});
+    }
+    cutters[t]->Restore(values, std::move(chunk));
+  }
+  return {};
 }
 
 FramePlan TablePlanner::Finish() {

@@ -10,6 +10,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <vector>
@@ -68,6 +69,9 @@ class TableCutter {
   // The last chunk, if values are left over.
   std::optional<ChunkPlan> Finish();
   uint64_t values() const { return values_; }
+  // The state after `values` values, of which `pending` holds those past the last whole chunk
+  // (a resumed file: TablePlanner::Restore).
+  void Restore(uint64_t values, ChunkPlan pending);
 
  private:
   uint64_t values_ = 0;
@@ -94,6 +98,24 @@ struct EncodedFrame {
   std::vector<EncodedChunk> beam_ids, volts;
 };
 
+// The rows a resumed file's planner needs (TablePlanner::Restore): those whose values may still
+// wait in a table's unfinished chunk. Added in order, it keeps a few rows whatever the count.
+class PendingRows {
+ public:
+  void Add(const FrameRow& row);
+  const std::vector<FrameRow>& rows() const { return rows_; }
+  const std::optional<FrameRow>& last() const { return last_; }  // the totals
+  bool any_points() const { return any_points_; }
+
+ private:
+  std::vector<FrameRow> rows_;
+  std::optional<FrameRow> last_;
+  bool any_points_ = false;
+};
+
+// Frame k as the simulation gives it again (deterministic: the same seed, the same frame).
+using FrameSource = std::function<Expected<std::shared_ptr<const Frame>>(uint32_t index)>;
+
 class TablePlanner {
  public:
   // The frame's row and chunks. The first frame with points fixes the file's point columns
@@ -101,6 +123,11 @@ class TablePlanner {
   Expected<FramePlan> Plan(std::shared_ptr<const Frame> frame);
   // The last, partial chunks of every table.
   FramePlan Finish();
+  // The state after the frames of a replayed journal (export_record.h): the totals from the last
+  // of `pending`'s rows, the values of unfinished chunks from `again` (the few frames that hold
+  // them, simulated again and checked against their rows), and the point columns the records
+  // carried (fixed when any frame had points).
+  Status Restore(const PendingRows& pending, const PointColumns& columns, const FrameSource& again);
   // The point columns (every field but echo_pulse_width until a frame with points says).
   const PointColumns& columns() const { return columns_; }
 

@@ -245,6 +245,10 @@ Expected<FramePlan> Hdf5FrameWriter::Plan(std::shared_ptr<const Frame> frame) {
   return plan;
 }
 
+hdf5::TablePlanner& Hdf5FrameWriter::Planner() {
+  return impl_->planner;
+}
+
 std::vector<size_t> Hdf5FrameWriter::PlannedColumns() const {
   return impl_->planner.columns();
 }

@@ -15,7 +15,9 @@
 #include <random>
 #include <thread>
 
+#include "../../datasets/src/export_record.h"
 #include "cli_support.h"
+#include "frame_bytes.h"
 #include "lidartwin/datasets/export_identity.h"
 #include "lidartwin/datasets/export_run.h"
 #include "lidartwin/datasets/frame_journal.h"
@@ -56,7 +58,7 @@ std::vector<std::string> EncodedFrames(const std::filesystem::path& file) {
   std::vector<std::string> out;
   if (frames.ok()) {
     for (const auto& f : *frames)
-      out.push_back(EncodeFrame(f));
+      out.push_back(test::FrameBytes(f));
   }
   return out;
 }
@@ -224,9 +226,13 @@ TEST(ExportCli, JoinNamesEveryMissingUnfinishedOrDamagedShard) {
     auto journal =
         FrameJournal::Create(e / "shard-00002-of-00003.journal", test::ReadAll(e / "export.json"));
     ASSERT_TRUE(journal.ok());
-    Frame f;
-    f.index = 4;
-    ASSERT_TRUE(journal->Append(f).ok());
+    auto empty = std::make_shared<Frame>();  // a frame 4 without points, as a record holds it
+    empty->index = 4;
+    hdf5::TablePlanner planner;
+    auto plan = planner.Plan(empty);
+    ASSERT_TRUE(plan.ok());
+    const hdf5::EncodedFrame encoded = hdf5::EncodePlan(*plan, planner.columns());
+    ASSERT_TRUE(journal->AppendRecord(JournalRecordOf(encoded)).ok());
   }
   join = Cli("export --join --out " + Q(e));
   EXPECT_NE(join.output.find("shard-00002-of-00003 is unfinished: 1 of 2 frames done"),

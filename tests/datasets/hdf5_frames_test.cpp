@@ -14,7 +14,7 @@
 #include "../../datasets/src/chunk_codec.h"
 #include "../../datasets/src/frame_tables.h"
 #include "../../datasets/src/isolated_call.h"
-#include "lidartwin/datasets/frame_journal.h"
+#include "frame_bytes.h"
 #include "test_support.h"
 
 namespace lt {
@@ -122,7 +122,7 @@ TEST(Hdf5Frames, ColumnsRunAcrossFramesInChunksOfTheirOwn) {
   ASSERT_TRUE(back.ok()) << back.message();
   ASSERT_EQ(back->size(), frames.size());
   for (size_t k = 0; k < frames.size(); ++k) {
-    EXPECT_EQ(EncodeFrame((*back)[k]), EncodeFrame(frames[k])) << "frame " << k;
+    EXPECT_EQ(test::FrameBytes((*back)[k]), test::FrameBytes(frames[k])) << "frame " << k;
   }
   const hid_t file = H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
   ASSERT_GE(file, 0);

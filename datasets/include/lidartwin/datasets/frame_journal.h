@@ -1,26 +1,27 @@
 // An append-only log of finished frames: what lets `lidartwin export` survive `kill -9`.
 //
 // A shard's HDF5 file is only consistent once it is closed (libhdf5 updates its metadata in
-// place), so a killed run cannot continue it. Every frame is therefore also appended here, as
-// one self-checking record, and a restarted run replays the records into a fresh HDF5 file and
-// goes on from the frame after the last complete record. A record is complete when its bytes
-// and its CRC-32 are all there: a kill mid-write leaves a torn last record, which Open() cuts
-// off, as is a zero-filled tail some file systems leave after a crash. The data reach the
-// kernel with each write(2), which is all a killed process needs; a
-// power loss may lose the records the kernel had not yet written (see docs/datasets.md).
+// place), so a killed run cannot continue it. Every frame therefore also leaves a record here,
+// one self-checking record a frame, and a restarted run replays the records into a fresh HDF5
+// file and goes on from the frame after the last complete record. What a record holds is the
+// caller's: export's is what the frame added to the HDF5 file, its compressed chunks and its row
+// (export_record.h). A record is complete when its bytes and its CRC-32 are all there: a kill
+// mid-write leaves a torn last record, which Open() cuts off, as is a zero-filled tail some
+// file systems leave after a crash. The data reach the kernel with each write(2), which is all a
+// killed process needs; a power loss may lose the records the kernel had not yet written (see
+// docs/datasets.md).
 //
-// Layout (little-endian): "LTJRNL1\n", u32 header bytes, the header (the run's identity, JSON
+// Layout (little-endian): "LTJRNL2\n", u32 header bytes, the header (the run's identity, JSON
 // text), u32 CRC-32 of the header; then per frame: u32 0x5246544C ("LTFR"), u32 frame index,
-// u64 payload bytes, the payload (frame_journal.cpp, EncodeFrame), u32 CRC-32 of the payload.
+// u64 payload bytes, the payload, u32 CRC-32 of the payload.
 #pragma once
 
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <string>
 #include <vector>
 
-#include "lidartwin/datasets/frame_sink.h"
-#include "lidartwin/sim/frame.h"
 #include "lidartwin/sim/status.h"
 
 namespace lt {
@@ -53,11 +54,9 @@ class FrameJournal {
   // Bytes dropped from the end by Open() (a record torn by a kill), 0 if none.
   uint64_t truncated_bytes() const { return truncated_; }
 
-  // Appends one record. With frames() > 0 the frame's index must be next_index().
-  Status Append(const Frame& frame);
-  // The same in two steps: the record (any thread; its CRC is the costly part), then its write.
-  // A record's bytes are pieces: its head, counts, names and CRC kept in it, the frame's value
-  // arrays left where they are (so the frame must outlive the record), gathered by writev(2).
+  // One record: built with Start, Copy and Borrow, then Finish (the payload's size and CRC).
+  // Its bytes are pieces: what Copy gives is kept in the record, what Borrow gives is left
+  // where it is (it must outlive the record), all gathered by writev(2).
   struct Record {
     struct Piece {
       bool owned;        // in `small`, at `offset`
@@ -68,16 +67,20 @@ class FrameJournal {
     uint32_t index = 0;
     std::string small;
     std::vector<Piece> pieces;
+    static Record Start(uint32_t frame_index);
+    void Copy(const void* p, size_t n);
+    void Borrow(const void* p, size_t n);
+    void Finish();
     const char* Data(const Piece& p) const { return p.owned ? small.data() + p.offset : p.data; }
     std::string Bytes() const;  // the whole record
   };
-  static Record EncodeRecord(const Frame& frame);
+  // Appends a finished record. With frames() > 0 its index must be next_index().
   Status AppendRecord(const Record& record);
   // A record's bytes as they are (tests write damaged ones).
   Status AppendRecord(uint32_t frame_index, const std::string& bytes);
-  // Each complete record's frame, in order (one frame in memory at a time).
-  Status Replay(const FrameSink& sink) const;
-
+  // Each complete record's frame index and payload, in order (one in memory at a time).
+  using RecordSink = std::function<Status(uint32_t frame_index, std::string&& payload)>;
+  Status Replay(const RecordSink& sink) const;
   // Whole journal (header and records) forced to the disk: for callers that must survive a
   // power loss, not only a kill.
   Status Sync();
@@ -97,11 +100,5 @@ class FrameJournal {
   uint32_t next_index_ = 0;
   uint64_t truncated_ = 0;
 };
-
-// The byte encoding of one frame (a journal record's payload), and its inverse. Decoding checks
-// every count against the bytes there are before it allocates; errors name the offset within
-// the payload.
-std::string EncodeFrame(const Frame& frame);
-Expected<Frame> DecodeFrame(const std::string& payload);
 
 }  // namespace lt

@@ -18,6 +18,7 @@ namespace lt {
 namespace hdf5 {
 struct FramePlan;     // frame_tables.h (private): the chunks a frame completes
 struct EncodedFrame;  // frame_tables.h (private): those chunks compressed on another thread
+class TablePlanner;   // frame_tables.h (private): the plans' state
 }  // namespace hdf5
 
 inline constexpr int kFramesSchemaVersion = 2;
@@ -47,6 +48,9 @@ class Hdf5FrameWriter {
   Expected<hdf5::FramePlan> Plan(std::shared_ptr<const Frame> frame);
   // The point columns the plans so far fixed (frame_tables.h), for EncodePlan; Plan's thread.
   std::vector<size_t> PlannedColumns() const;
+  // The planner, for a resumed export to restore (TablePlanner::Restore) after replaying its
+  // journal's frames through AppendEncoded.
+  hdf5::TablePlanner& Planner();
   Status AppendEncoded(const hdf5::EncodedFrame& frame);
   // Writes the last chunks and the frame rows left, finishes the file and moves it into place.
   Status Close();
