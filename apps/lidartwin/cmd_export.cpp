@@ -102,7 +102,10 @@ int RunShardsHere(const SimulationJob& sim, const std::filesystem::path& folder,
         display.Draw();
       }
     };
+    const auto t0 = std::chrono::steady_clock::now();
     auto result = RunExportShard(job);
+    const double wall =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     if (!result.ok()) {
       display.Finish();
       fmt::print(stderr, "lidartwin export: error: {}\n", result.message());
@@ -118,7 +121,8 @@ int RunShardsHere(const SimulationJob& sim, const std::filesystem::path& folder,
                           result->frames.size() - result->resumed)
             : fmt::format("{} frames", result->frames.size());
     const uint32_t simulated = result->frames.size() - result->resumed;
-    fmt::print(stderr, "{}: {} ({} points){}\n", result->file.string(), what, result->points,
+    fmt::print(stderr, "{}: {} ({} points) in {:.2f} s{}\n", result->file.string(), what,
+               result->points, wall,
                result->seconds > 0
                    ? fmt::format("; {:.2f} s loading, {:.2f} s for the frames ({:.1f} frames/s; "
                                  "{:.1f} frames/s simulating, {:.2f} ms/frame encoding summed over "
