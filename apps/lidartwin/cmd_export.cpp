@@ -121,17 +121,19 @@ int RunShardsHere(const SimulationJob& sim, const std::filesystem::path& folder,
                           result->frames.size() - result->resumed)
             : fmt::format("{} frames", result->frames.size());
     const uint32_t simulated = result->frames.size() - result->resumed;
-    fmt::print(stderr, "{}: {} ({} points) in {:.2f} s{}\n", result->file.string(), what,
-               result->points, wall,
-               result->seconds > 0
-                   ? fmt::format("; {:.2f} s loading, {:.2f} s for the frames ({:.1f} frames/s; "
-                                 "{:.1f} frames/s simulating, {:.2f} ms/frame encoding summed over "
-                                 "threads, {:.2f} ms/frame writing), {:.2f} s finishing",
-                                 result->load_seconds, result->loop_seconds,
-                                 simulated / result->loop_seconds, simulated / result->seconds,
-                                 1e3 * result->encode_seconds / simulated,
-                                 1e3 * result->write_seconds / simulated, result->finish_seconds)
-                   : "");
+    fmt::print(
+        stderr, "{}: {} ({} points) in {:.2f} s{}\n", result->file.string(), what, result->points,
+        wall,
+        result->seconds > 0
+            ? fmt::format("; {:.2f} s loading, {:.2f} s for the frames ({:.1f} frames/s; "
+                          "{} simulator(s) at {:.1f} frames/s each, {:.2f} ms/frame "
+                          "encoding summed over threads, {:.2f} ms/frame writing), {:.2f} s "
+                          "finishing",
+                          result->load_seconds, result->loop_seconds,
+                          simulated / result->loop_seconds, result->simulators,
+                          simulated / result->seconds, 1e3 * result->encode_seconds / simulated,
+                          1e3 * result->write_seconds / simulated, result->finish_seconds)
+            : "");
   }
   return 0;
 }

@@ -16,6 +16,7 @@
 #include <thread>
 
 #include "export_record.h"
+#include "frame_producers.h"
 #include "frame_tables.h"
 #include "lidartwin/datasets/atomic_file.h"
 #include "lidartwin/datasets/export_identity.h"
@@ -283,17 +284,35 @@ Expected<ShardResult> RunExportShard(const ExportJob& job) {
       changed.notify_all();
     }
   });
+  // On a GPU a second simulator over the same scene: while one copies its frame back and fills
+  // the frame's arrays, the other's kernels run (without one, the first does all the frames).
+  std::vector<Simulator*> simulators = {&simulator};
+  std::unique_ptr<Simulator> second;
+  if (simulator.backend() == Backend::kCuda && result.frames.size() - result.resumed > 1) {
+    auto another = CreateSimulatorLike(**loaded, job.simulation);
+    if (another.ok()) {
+      second = std::move(another.value());
+      simulators.push_back(second.get());
+    }
+  }
+  result.simulators = static_cast<uint32_t>(simulators.size());
   result.load_seconds = since(t_load);
   const auto t_loop = std::chrono::steady_clock::now();
   Status simulate_error;
-  for (uint32_t k = result.frames.begin + result.resumed; k < result.frames.end; ++k) {
-    const auto t0 = std::chrono::steady_clock::now();
-    auto frame = simulator.Simulate(k);
+  std::optional<FrameProducers> producers;
+  try {
+    producers.emplace(simulators, result.frames.begin + result.resumed, result.frames.end);
+  } catch (const std::exception& ex) {
+    simulate_error = Error{std::string("cannot start the simulation threads: ") + ex.what()};
+  }
+  for (uint32_t k = result.frames.begin + result.resumed; producers && k < result.frames.end; ++k) {
+    double seconds = 0;
+    auto frame = producers->Next(&seconds);
     if (!frame.ok()) {
       simulate_error = frame.error();
       break;
     }
-    result.seconds += since(t0);
+    result.seconds += seconds;
     result.rays += rays_per_frame;
     auto shared = std::make_shared<const Frame>(std::move(frame.value()));
     auto plan = hdf5.Plan(shared);
@@ -330,6 +349,7 @@ Expected<ShardResult> RunExportShard(const ExportJob& job) {
     changed.notify_all();
     changed.wait(lock, [&] { return queue.size() < in_flight || finished; });
   }
+  producers.reset();  // after an error, the simulators stop here
   {
     std::lock_guard<std::mutex> lock(mutex);
     finished = true;

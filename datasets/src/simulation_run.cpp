@@ -34,6 +34,18 @@ Status SimulationJob::Validate() const {
   return check.ToStatus("simulation job");
 }
 
+Expected<std::unique_ptr<Simulator>> CreateSimulatorLike(const LoadedSimulation& loaded,
+                                                         const SimulationJob& job) {
+  auto backend = ParseBackend(job.backend);
+  if (!backend.ok()) return backend.error();
+  SimulationOptions options;
+  options.seed = job.seed;
+  options.threads = job.threads;
+  options.motion_slices = job.motion_slices;
+  options.waveform_beams = job.waveform_beams;
+  return CreateSimulator(*backend, loaded.scene, loaded.profile, loaded.trajectory, options);
+}
+
 Expected<std::unique_ptr<LoadedSimulation>> LoadSimulation(const SimulationJob& job) {
   auto backend = ParseBackend(job.backend);
   if (!backend.ok()) return backend.error();
@@ -62,13 +74,7 @@ Expected<std::unique_ptr<LoadedSimulation>> LoadSimulation(const SimulationJob& 
   }
   loaded.profile = std::move(profile.value());
   loaded.scene = std::move(scene.value());
-  SimulationOptions options;
-  options.seed = job.seed;
-  options.threads = job.threads;
-  options.motion_slices = job.motion_slices;
-  options.waveform_beams = job.waveform_beams;
-  auto simulator =
-      CreateSimulator(*backend, loaded.scene, loaded.profile, loaded.trajectory, options);
+  auto simulator = CreateSimulatorLike(loaded, job);
   if (!simulator.ok()) return simulator.error();
   loaded.simulator = std::move(simulator.value());
   DatasetInfo& info = loaded.info;

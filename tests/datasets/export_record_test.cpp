@@ -4,10 +4,13 @@
 // original goes on to plan, byte for byte.
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <map>
 #include <random>
+#include <thread>
 
 #include "../../datasets/src/export_record.h"
+#include "../../datasets/src/frame_producers.h"
 #include "../../datasets/src/frame_tables.h"
 
 namespace lt {
@@ -136,6 +139,54 @@ TEST(TablePlanner, RestoredFromRowsPlansAsTheOriginal) {
   ASSERT_FALSE(s.ok());
   EXPECT_NE(s.message().find("frame 0 simulated again holds"), std::string::npos) << s.message();
 }
+
+}  // namespace
+}  // namespace lt
+
+namespace lt {
+namespace {
+
+// A simulator that takes a while, differently for each frame, and fails at one.
+class SlowSimulator : public Simulator {
+ public:
+  explicit SlowSimulator(uint32_t fail_at) : fail_at_(fail_at) {}
+  Expected<Frame> Simulate(uint32_t k) override {
+    std::this_thread::sleep_for(std::chrono::microseconds(100 * ((k * 7919) % 13)));
+    if (k == fail_at_) return Error{"frame " + std::to_string(k) + " failed"};
+    Frame f;
+    f.index = k;
+    return f;
+  }
+  uint64_t RaysPerFrame() const override { return 0; }
+  Backend backend() const override { return Backend::kCpu; }
+
+ private:
+  uint32_t fail_at_;
+};
+
+// Two simulators on their threads hand out frames in order whatever their timing; an error
+// comes at its frame; frames not taken do not keep the threads from stopping.
+TEST(FrameProducers, HandOutFramesInOrderAndStop) {
+  SlowSimulator a(1000), b(1000);
+  {
+    FrameProducers producers({&a, &b}, 5, 45);
+    for (uint32_t k = 5; k < 45; ++k) {
+      double seconds = -1;
+      auto f = producers.Next(&seconds);
+      ASSERT_TRUE(f.ok()) << f.message();
+      EXPECT_EQ(f->index, k);
+      EXPECT_GE(seconds, 0);
+    }
+  }
+  SlowSimulator c(12), d(12);
+  FrameProducers failing({&c, &d}, 10, 1000);
+  double seconds = 0;
+  EXPECT_TRUE(failing.Next(&seconds).ok());
+  EXPECT_TRUE(failing.Next(&seconds).ok());
+  auto f = failing.Next(&seconds);
+  ASSERT_FALSE(f.ok());
+  EXPECT_EQ(f.message(), "frame 12 failed");
+}  // 988 frames never taken: the destructor stops the threads
 
 }  // namespace
 }  // namespace lt

@@ -77,7 +77,8 @@ struct ShardResult {
   bool already_complete = false;  // an earlier run had finished the shard
   uint64_t points = 0;
   std::filesystem::path file;  // the shard's HDF5 file
-  double seconds = 0;          // simulating, without loading and writing
+  double seconds = 0;          // simulating, summed over the simulators
+  uint32_t simulators = 1;     // simulators on their own threads (two on a GPU)
   double encode_seconds = 0;   // compressing and journal records, summed over threads
   double write_seconds = 0;    // the writer thread's journal and HDF5 writes
   double finish_seconds = 0;   // closing the file, its SHA-256 and record

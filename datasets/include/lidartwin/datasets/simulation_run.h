@@ -73,6 +73,11 @@ struct LoadedSimulation {
 // trajectory, and makes the simulator on the job's backend. Does not check `out`.
 Expected<std::unique_ptr<LoadedSimulation>> LoadSimulation(const SimulationJob& job);
 
+// A simulator over a loaded job's scene, profile and trajectory with the job's options (the same
+// frames as loaded.simulator): LoadSimulation's, and export's second on a GPU.
+Expected<std::unique_ptr<Simulator>> CreateSimulatorLike(const LoadedSimulation& loaded,
+                                                         const SimulationJob& job);
+
 // Checks everything before writing anything; on error no output file exists.
 Expected<SimulationResult> RunSimulation(const SimulationJob& job);
 
