@@ -223,16 +223,17 @@ Expected<ShardResult> RunExportShard(const ExportJob& job) {
   const uint64_t rays_per_frame = simulator.RaysPerFrame();
   Hdf5FrameWriter& hdf5 = **writer;
   FrameJournal& log = *journal;
-  // Simulation and the chunk plan here (hdf5_frames.h, Plan); each frame encoded (journal
-  // record, the chunks it completes) on its own thread; written in order by one writer thread.
-  // At most in_flight frames (one per encoding thread the machine has, at most 16, plus two)
-  // are being encoded or written at once, and a plan holds the frames of its chunks only, so
-  // memory does not grow with the frame count.
+  // Frames simulated on their threads (FrameProducers) and planned here (hdf5_frames.h, Plan);
+  // each frame's chunks encoded by a pool thread; its journal record and chunks written in order
+  // by one writer thread. At most in_flight frames are being encoded or written at once (two a
+  // pool thread, plus two: a frame that completes chunks keeps a thread about 15 chunk encodings
+  // long, one that completes none almost nothing, and the writer takes them in order), and a
+  // plan holds the frames of its chunks only, so memory does not grow with the frame count.
   // Two cores are left to the simulation and the writer thread (16 encoders on 16 cores slowed
   // the simulation by a half on the H100 machine).
   const unsigned cores = std::thread::hardware_concurrency();
   const unsigned encoders = std::max(2u, std::min(16u, cores > 2 ? cores - 2 : 2u));
-  const size_t in_flight = encoders + 2;
+  const size_t in_flight = 2 * encoders + 2;
   struct Encoded {
     uint32_t index = 0;
     uint64_t points = 0;
