@@ -95,7 +95,10 @@ EncodedChunk EncodeChunk(const char* raw, uint64_t chunk_values, size_t value_by
   // mantissa bytes: deflate would gain under 10 % on them, slowly) go into stored blocks
   // (level 0), the others are deflated at kTableDeflateLevel.
   codec.out.resize(chunk_bytes);
-  bool fits = codec.ready && deflateReset(&codec.stream) == Z_OK;
+  // deflateReset keeps the level the last chunk ended with (0 after a stored plane): every chunk
+  // starts at kTableDeflateLevel, so its bytes do not depend on what this thread encoded before.
+  bool fits = codec.ready && deflateReset(&codec.stream) == Z_OK &&
+              deflateParams(&codec.stream, kTableDeflateLevel, Z_DEFAULT_STRATEGY) == Z_OK;
   z_stream& z = codec.stream;
   z.next_out = reinterpret_cast<Bytef*>(codec.out.data());
   z.avail_out = static_cast<uInt>(chunk_bytes);

@@ -249,6 +249,19 @@ TEST(ChunkCodec, PlanesInflateToTheShuffledValues) {
   EXPECT_GT(noisy_bytes, n * 4 / 2);
   check(sequence.data(), 4, 0.25, "a sequence");
   check(constant.data(), 4, 0.01, "a constant");
+  // The same chunk gives the same bytes whatever the thread encoded before (a chunk that ended
+  // on a stored plane left zlib at level 0, which deflateReset keeps).
+  const auto sequence_alone = hdf5::EncodeChunk(reinterpret_cast<const char*>(sequence.data()),
+                                                n, 4, 0);
+  std::vector<uint32_t> random_words(n);
+  for (auto& w : random_words) w = static_cast<uint32_t>(rng());
+  hdf5::EncodeChunk(reinterpret_cast<const char*>(random_words.data()), n, 4, 0);  // ends stored
+  EXPECT_EQ(hdf5::EncodeChunk(reinterpret_cast<const char*>(sequence.data()), n, 4, 0).bytes,
+            sequence_alone.bytes);
+  std::thread([&] {
+    EXPECT_EQ(hdf5::EncodeChunk(reinterpret_cast<const char*>(sequence.data()), n, 4, 0).bytes,
+              sequence_alone.bytes);
+  }).join();
   // Random bytes throughout: stored planes cannot fit with the zlib header in the raw size.
   std::vector<uint8_t> random(n);
   for (auto& b : random)
