@@ -2,6 +2,9 @@
 
 #include <cstring>
 
+#include "lidartwin/datasets/hdf5_frames.h"
+#include "lidartwin/sim/simulator.h"
+
 namespace lt {
 
 using hdf5::EncodedChunk;
@@ -14,8 +17,6 @@ namespace {
 // column, then /waveforms/beam_id, then /waveforms/volts, each a u32 count and per chunk u64
 // chunk index, u32 filter mask, u64 bytes and the bytes.
 constexpr size_t kMaxColumns = 64;
-// A chunk's stored bytes never exceed its raw bytes (chunk_codec.h): 65,536 values of 8 bytes.
-constexpr uint64_t kMaxChunkBytes = hdf5::kTableChunkValues * 8;
 
 size_t RowBytes() {
   size_t bytes = 0;
@@ -115,7 +116,7 @@ Expected<EncodedFrame> EncodedFrameOf(const std::string& payload) {
     }
     e.columns.push_back(column);
   }
-  auto chunks = [&](std::vector<EncodedChunk>& out) -> Status {
+  auto chunks = [&](std::vector<EncodedChunk>& out, size_t value_bytes) -> Status {
     uint32_t count = 0;
     if (!in.Get(count)) return fail("ends before a chunk count");
     // A chunk takes at least its 20-byte head: a count the payload cannot hold is corrupt.
@@ -126,7 +127,12 @@ Expected<EncodedFrame> EncodedFrameOf(const std::string& payload) {
       if (!in.Get(c.index) || !in.Get(c.filter_mask) || !in.Get(bytes)) {
         return fail("ends inside a chunk's head");
       }
-      if (bytes > kMaxChunkBytes || bytes > in.left()) return fail("a chunk ends past the record");
+      const uint64_t raw = hdf5::kTableChunkValues * value_bytes;
+      if (bytes > raw || bytes > in.left()) return fail("a chunk ends past the record");
+      if ((c.filter_mask != 0 && c.filter_mask != 2) || (c.filter_mask == 2 && bytes != raw)) {
+        return fail("a chunk's filter mask " + std::to_string(c.filter_mask) +
+                    " is not what the writer stores");
+      }
       c.bytes.resize(bytes);
       in.Bytes(c.bytes.data(), bytes);
       out.push_back(std::move(c));
@@ -134,13 +140,55 @@ Expected<EncodedFrame> EncodedFrameOf(const std::string& payload) {
     return {};
   };
   e.points.resize(columns);
-  for (auto& column : e.points) {
-    if (Status s = chunks(column); !s.ok()) return s.error();
+  const auto field_views = FrameFields(Frame{});
+  for (size_t c = 0; c < e.points.size(); ++c) {
+    if (Status s = chunks(e.points[c], FieldTypeBytes(field_views[e.columns[c]].type)); !s.ok()) {
+      return s.error();
+    }
   }
-  if (Status s = chunks(e.beam_ids); !s.ok()) return s.error();
-  if (Status s = chunks(e.volts); !s.ok()) return s.error();
+  if (Status s = chunks(e.beam_ids, sizeof(uint32_t)); !s.ok()) return s.error();
+  if (Status s = chunks(e.volts, sizeof(float)); !s.ok()) return s.error();
   if (in.left() != 0) return fail(std::to_string(in.left()) + " bytes left over");
   return e;
+}
+
+Status CheckRecordFollows(const EncodedFrame& e, ReplayTotals& t) {
+  if (!e.row) return Error{"holds no frame row"};
+  const hdf5::FrameRow& r = *e.row;
+  const std::string frame = "frame " + std::to_string(r.index) + ": ";
+  if (r.points > kMaxHdf5PointsPerFrame ||
+      r.waveform_records > SimulationOptions::kMaxWaveformBeams || r.waveform_samples > 16384 ||
+      (r.waveform_records > 0) != (r.waveform_samples > 0)) {
+    return Error{frame + "its row declares more than a frame holds"};
+  }
+  const uint64_t offsets[3] = {r.point_offset, r.waveform_record_offset, r.waveform_volts_offset};
+  const uint64_t counts[3] = {r.points, r.waveform_records,
+                              uint64_t{r.waveform_records} * r.waveform_samples};
+  for (int k = 0; k < 3; ++k) {
+    if (offsets[k] != t.values[k]) {
+      return Error{frame + "its row's offsets are not where the frames before it end"};
+    }
+    t.values[k] += counts[k];
+  }
+  auto follows = [&](const std::vector<EncodedChunk>& chunks, int k) {
+    if (chunks.size() != t.values[k] / hdf5::kTableChunkValues - t.chunks[k]) return false;
+    for (size_t i = 0; i < chunks.size(); ++i) {
+      if (chunks[i].index != t.chunks[k] + i) return false;
+    }
+    return true;
+  };
+  for (const auto& column : e.points) {
+    if (!follows(column, 0)) return Error{frame + "its point chunks are not the next ones"};
+  }
+  if (e.points.empty() && t.values[0] / hdf5::kTableChunkValues != t.chunks[0]) {
+    return Error{frame + "completes point chunks it does not hold"};
+  }
+  if (!follows(e.beam_ids, 1) || !follows(e.volts, 2)) {
+    return Error{frame + "its waveform chunks are not the next ones"};
+  }
+  for (int k = 0; k < 3; ++k)
+    t.chunks[k] = t.values[k] / hdf5::kTableChunkValues;
+  return {};
 }
 
 }  // namespace lt

@@ -193,12 +193,14 @@ Expected<ShardResult> RunExportShard(const ExportJob& job) {
   // calls, so the same bytes); the planner then takes up the chunks they left unfinished.
   hdf5::PendingRows pending;
   hdf5::PointColumns columns;
+  ReplayTotals totals;
   Status replayed = journal->Replay([&](uint32_t index, std::string&& payload) -> Status {
     auto e = EncodedFrameOf(payload);
     if (!e.ok()) return e.error();
     if (!e->row || e->row->index != index) {
       return Error{"holds no row of frame " + std::to_string(index)};
     }
+    if (Status s = CheckRecordFollows(*e, totals); !s.ok()) return s;
     result.points += e->row->points;
     pending.Add(*e->row);
     columns = e->columns;
@@ -260,27 +262,40 @@ Expected<ShardResult> RunExportShard(const ExportJob& job) {
         if (queue.empty()) return;
         next = std::move(queue.front());
       }
+      // An exception (no memory, a progress callback's) becomes the write error: this thread
+      // always ends, and the frames before it stay in the journal.
       Status s;
-      auto encoded = next.get();
-      const auto t_write = std::chrono::steady_clock::now();
-      if (!encoded.ok()) {
-        s = Error{result.file.string() + ": " + encoded.message()};
-      } else {
-        s = log.AppendRecord(JournalRecordOf(encoded->chunks));
-        if (s.ok()) s = hdf5.AppendEncoded(encoded->chunks);
-        result.encode_seconds += encoded->seconds;
+      uint64_t points = 0;
+      try {
+        auto encoded = next.get();
+        const auto t_write = std::chrono::steady_clock::now();
+        if (!encoded.ok()) {
+          s = Error{result.file.string() + ": " + encoded.message()};
+        } else {
+          s = log.AppendRecord(JournalRecordOf(encoded->chunks));
+          if (s.ok()) s = hdf5.AppendEncoded(encoded->chunks);
+          result.encode_seconds += encoded->seconds;
+          points = encoded->points;
+        }
+        result.write_seconds += since(t_write);
+      } catch (const std::exception& ex) {
+        s = Error{result.file.string() + ": cannot write a frame: " + ex.what()};
       }
-      result.write_seconds += since(t_write);
       std::lock_guard<std::mutex> lock(mutex);
       queue.pop_front();
+      if (s.ok()) {
+        result.points += points;
+        ++progress.done;
+        try {
+          if (job.on_frame) job.on_frame(progress);
+        } catch (const std::exception& ex) {
+          s = Error{std::string("progress report failed: ") + ex.what()};
+        }
+      }
       if (!s.ok()) {
         write_error = s;
         finished = true;
         queue.clear();
-      } else {
-        result.points += encoded->points;
-        ++progress.done;
-        if (job.on_frame) job.on_frame(progress);
       }
       changed.notify_all();
     }
@@ -289,66 +304,70 @@ Expected<ShardResult> RunExportShard(const ExportJob& job) {
   // the frame's arrays, the other's kernels run (without one, the first does all the frames).
   std::vector<Simulator*> simulators = {&simulator};
   std::unique_ptr<Simulator> second;
-  if (simulator.backend() == Backend::kCuda && result.frames.size() - result.resumed > 1) {
-    auto another = CreateSimulatorLike(**loaded, job.simulation);
-    if (another.ok()) {
-      second = std::move(another.value());
-      simulators.push_back(second.get());
-    }
-  }
-  result.simulators = static_cast<uint32_t>(simulators.size());
-  result.load_seconds = since(t_load);
-  const auto t_loop = std::chrono::steady_clock::now();
-  Status simulate_error;
   std::optional<FrameProducers> producers;
+  Status simulate_error;
+  // Everything from here to the writer's end is in one try: an exception becomes an error and
+  // the writer thread is always joined (a joinable thread destroyed would end the process).
+  auto t_loop = std::chrono::steady_clock::now();
   try {
-    producers.emplace(simulators, result.frames.begin + result.resumed, result.frames.end);
-  } catch (const std::exception& ex) {
-    simulate_error = Error{std::string("cannot start the simulation threads: ") + ex.what()};
-  }
-  for (uint32_t k = result.frames.begin + result.resumed; producers && k < result.frames.end; ++k) {
-    double seconds = 0;
-    auto frame = producers->Next(&seconds);
-    if (!frame.ok()) {
-      simulate_error = frame.error();
-      break;
-    }
-    result.seconds += seconds;
-    result.rays += rays_per_frame;
-    auto shared = std::make_shared<const Frame>(std::move(frame.value()));
-    auto plan = hdf5.Plan(shared);
-    if (!plan.ok()) {
-      simulate_error = plan.error();
-      break;
-    }
-    // An exception (no memory, no thread) becomes an error: the writer thread is always
-    // joined and the journal keeps every frame written before it.
-    auto encode = [&since, f = std::move(shared), plan = std::move(plan.value()),
-                   columns = hdf5.PlannedColumns()]() -> Expected<Encoded> {
-      try {
-        const auto t_encode = std::chrono::steady_clock::now();
-        Encoded e;
-        e.index = f->index;
-        e.points = f->size();
-        e.chunks = hdf5::EncodePlan(plan, columns);
-        e.seconds = since(t_encode);
-        return e;
-      } catch (const std::exception& ex) {
-        return Error{"frame " + std::to_string(f->index) + ": cannot encode: " + ex.what()};
+    if (simulator.backend() == Backend::kCuda && result.frames.size() - result.resumed > 1) {
+      auto another = CreateSimulatorLike(**loaded, job.simulation);
+      if (another.ok()) {
+        second = std::move(another.value());
+        simulators.push_back(second.get());
       }
-    };
-    std::future<Expected<Encoded>> task;
-    try {
-      task = pool->Submit(std::move(encode));
-    } catch (const std::exception& ex) {  // no memory for the task: the writer still joins
-      simulate_error = Error{std::string("cannot queue a frame for encoding: ") + ex.what()};
-      break;
     }
-    std::unique_lock<std::mutex> lock(mutex);
-    if (finished) break;  // the writer failed
-    queue.push_back(std::move(task));
-    changed.notify_all();
-    changed.wait(lock, [&] { return queue.size() < in_flight || finished; });
+    result.simulators = static_cast<uint32_t>(simulators.size());
+    result.load_seconds = since(t_load);
+    t_loop = std::chrono::steady_clock::now();
+    producers.emplace(simulators, result.frames.begin + result.resumed, result.frames.end);
+    for (uint32_t k = result.frames.begin + result.resumed; producers && k < result.frames.end;
+         ++k) {
+      double seconds = 0;
+      auto frame = producers->Next(&seconds);
+      if (!frame.ok()) {
+        simulate_error = frame.error();
+        break;
+      }
+      result.seconds += seconds;
+      result.rays += rays_per_frame;
+      auto shared = std::make_shared<const Frame>(std::move(frame.value()));
+      auto plan = hdf5.Plan(shared);
+      if (!plan.ok()) {
+        simulate_error = plan.error();
+        break;
+      }
+      // An exception (no memory, no thread) becomes an error: the writer thread is always
+      // joined and the journal keeps every frame written before it.
+      auto encode = [&since, f = std::move(shared), plan = std::move(plan.value()),
+                     columns = hdf5.PlannedColumns()]() -> Expected<Encoded> {
+        try {
+          const auto t_encode = std::chrono::steady_clock::now();
+          Encoded e;
+          e.index = f->index;
+          e.points = f->size();
+          e.chunks = hdf5::EncodePlan(plan, columns);
+          e.seconds = since(t_encode);
+          return e;
+        } catch (const std::exception& ex) {
+          return Error{"frame " + std::to_string(f->index) + ": cannot encode: " + ex.what()};
+        }
+      };
+      std::future<Expected<Encoded>> task;
+      try {
+        task = pool->Submit(std::move(encode));
+      } catch (const std::exception& ex) {  // no memory for the task: the writer still joins
+        simulate_error = Error{std::string("cannot queue a frame for encoding: ") + ex.what()};
+        break;
+      }
+      std::unique_lock<std::mutex> lock(mutex);
+      if (finished) break;  // the writer failed
+      queue.push_back(std::move(task));
+      changed.notify_all();
+      changed.wait(lock, [&] { return queue.size() < in_flight || finished; });
+    }
+  } catch (const std::exception& ex) {
+    simulate_error = Error{result.file.string() + ": " + ex.what()};
   }
   producers.reset();  // after an error, the simulators stop here
   {

@@ -63,7 +63,12 @@ class FrameProducers {
           if (stop_) return;
         }
         const auto t0 = std::chrono::steady_clock::now();
-        auto frame = sim->Simulate(k);
+        Expected<Frame> frame = Error{""};
+        try {
+          frame = sim->Simulate(k);
+        } catch (const std::exception& ex) {  // an error at its frame, not the process's end
+          frame = Error{"frame " + std::to_string(k) + ": " + ex.what()};
+        }
         const double seconds =
             std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
         std::lock_guard<std::mutex> lock(mutex_);

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cstring>
-#include <map>
 #include <string>
 
 #include "hdf5_attributes.h"
@@ -14,7 +13,7 @@ std::vector<ChunkPlan> TableCutter::Add(const std::shared_ptr<const Frame>& fram
   uint64_t begin = 0;
   while (begin < count) {
     const uint64_t take = std::min(count - begin, kTableChunkValues - pending_values_);
-    pending_.pieces.push_back({frame, begin, take});
+    pending_.pieces.push_back({frame, begin, take, nullptr});
     pending_values_ += take;
     begin += take;
     if (pending_values_ == kTableChunkValues) {
@@ -24,14 +23,36 @@ std::vector<ChunkPlan> TableCutter::Add(const std::shared_ptr<const Frame>& fram
     }
   }
   values_ += count;
+  HoldFewFrames();
   return done;
+}
+
+void TableCutter::HoldFewFrames() {
+  if (pending_.pieces.size() <= kMaxFramesHeld) return;
+  for (FramePiece& piece : pending_.pieces) {
+    if (!piece.frame) continue;
+    piece.copies = std::make_shared<const std::vector<std::string>>(
+        copy_(*piece.frame, piece.begin, piece.count));
+    piece.frame.reset();
+    piece.begin = 0;
+  }
 }
 
 void TableCutter::Restore(uint64_t values, ChunkPlan pending) {
   values_ = values;
-  pending_values_ = values % kTableChunkValues;
-  pending.index = values / kTableChunkValues;
   pending_ = std::move(pending);
+  pending_.index = values / kTableChunkValues;
+  pending_values_ = 0;
+  for (const FramePiece& piece : pending_.pieces)
+    pending_values_ += piece.count;
+  HoldFewFrames();
+}
+
+void TableCutter::AddPending(const std::shared_ptr<const Frame>& frame, uint64_t begin,
+                             uint64_t count) {
+  pending_.pieces.push_back({frame, begin, count, nullptr});
+  pending_values_ += count;
+  HoldFewFrames();
 }
 
 std::optional<ChunkPlan> TableCutter::Finish() {
@@ -105,6 +126,18 @@ const std::vector<RowColumn>& RowColumns() {
 
 FieldView FrameColumn(const Frame& f, size_t column) {
   return FrameFields(f).at(column);
+}
+
+std::vector<std::string> TablePlanner::CopyPoints(const Frame& f, uint64_t begin,
+                                                  uint64_t count) const {
+  std::vector<std::string> copies;
+  const auto fields = FrameFields(f);
+  for (size_t column : columns_) {
+    const size_t bytes = FieldTypeBytes(fields[column].type);
+    copies.emplace_back(static_cast<const char*>(fields[column].data) + begin * bytes,
+                        count * bytes);
+  }
+  return copies;
 }
 
 PointColumns TablePlanner::DefaultColumns() {
@@ -223,36 +256,50 @@ Status TablePlanner::Restore(const PendingRows& pending, const PointColumns& col
   }
   if (!pending.last()) return {};
   const FrameRow& last = *pending.last();
-  std::map<uint32_t, std::shared_ptr<const Frame>> frames;
   TableCutter* cutters[3] = {&points_, &beam_ids_, &volts_};
+  uint64_t values[3], start[3];
   for (int t = 0; t < 3; ++t) {
     const Span end = kSpans[t](last);
-    const uint64_t values = end.offset + end.count, start = ChunkStart(values);
-    ChunkPlan chunk;
-    for (const FrameRow& r : pending.rows()) {
+    values[t] = end.offset + end.count;
+    start[t] = ChunkStart(values[t]);
+    cutters[t]->Restore(values[t], ChunkPlan{});
+  }
+  // Frame by frame, in order, each simulated again once for every table that waits on it (the
+  // cutters copy what they keep once they would hold more than kMaxFramesHeld frames).
+  for (const FrameRow& r : pending.rows()) {
+    bool needed = false;
+    for (int t = 0; t < 3; ++t) {
       const Span s = kSpans[t](r);
-      if (s.count == 0 || s.offset + s.count <= start) continue;
-      auto& frame = frames[r.index];
-      if (!frame) {
-        auto f = again(r.index);
-        if (!f.ok()) return f.error();
-        frame = std::move(f.value());
-        const Span got[3] = {{0, frame->size()},
-                             {0, frame->waveform_beams.size()},
-                             {0, frame->waveform_volts.size()}};
-        for (int u = 0; u < 3; ++u) {
-          if (got[u].count != kSpans[u](r).count) {
-            return Error{"frame " + std::to_string(r.index) + " simulated again holds " +
-                         std::to_string(got[u].count) + " values of a table where its record " +
-                         "holds " + std::to_string(kSpans[u](r).count) +
-                         " (is the simulation deterministic?)"};
-          }
-        }
-      }
-      const uint64_t from = std::max(start, s.offset);
-      chunk.pieces.push_back({frame, from - s.offset, std::min(values, s.offset + s.count) - from});
+      needed = needed || (s.count > 0 && s.offset + s.count > start[t]);
     }
-    cutters[t]->Restore(values, std::move(chunk));
+    if (!needed) continue;
+    auto f = again(r.index);
+    if (!f.ok()) return f.error();
+    const Frame& frame = **f;
+    const uint64_t got[3] = {frame.size(), frame.waveform_beams.size(),
+                             frame.waveform_volts.size()};
+    const auto fields = FrameFields(frame);
+    bool same = frame.index == r.index;
+    for (int t = 0; t < 3; ++t)
+      same = same && got[t] == kSpans[t](r).count;
+    for (size_t c : columns_)
+      same = same && (r.points == 0 || fields.at(c).size == r.points);
+    if (!same) {
+      return Error{"frame " + std::to_string(r.index) +
+                   " simulated again is not the frame its record holds (its points, fields or "
+                   "waveform records differ: is the simulation deterministic?)"};
+    }
+    for (int t = 0; t < 3; ++t) {
+      const Span s = kSpans[t](r);
+      if (s.count == 0 || s.offset + s.count <= start[t]) continue;
+      const uint64_t from = std::max(start[t], s.offset);
+      cutters[t]->AddPending(*f, from - s.offset, std::min(values[t], s.offset + s.count) - from);
+    }
+  }
+  for (int t = 0; t < 3; ++t) {
+    if (cutters[t]->pending_values() != values[t] - start[t]) {
+      return Error{"the journal's rows do not add up to the values of its last chunk"};
+    }
   }
   return {};
 }
@@ -267,17 +314,22 @@ FramePlan TablePlanner::Finish() {
 
 namespace {
 
-// One chunk of a column gathered from its pieces (zero padded) and encoded.
+// One chunk of a table's column `c` gathered from its pieces (zero padded) and encoded;
+// `values_of` gives the column's values in a frame.
 template <typename ValuesOf>
-EncodedChunk EncodeColumnChunk(const ChunkPlan& chunk, size_t value_bytes, ValuesOf values_of,
-                               std::string& raw) {
+EncodedChunk EncodeColumnChunk(const ChunkPlan& chunk, size_t c, size_t value_bytes,
+                               ValuesOf values_of, std::string& raw) {
   raw.resize(kTableChunkValues * value_bytes);
   size_t at = 0;
   for (const FramePiece& piece : chunk.pieces) {
     const char* values =
-        static_cast<const char*>(static_cast<const void*>(values_of(*piece.frame)));
-    std::memcpy(raw.data() + at, values + piece.begin * value_bytes, piece.count * value_bytes);
-    at += piece.count * value_bytes;
+        piece.frame ? static_cast<const char*>(static_cast<const void*>(values_of(*piece.frame))) +
+                          piece.begin * value_bytes
+                    : piece.copies->at(c).data();
+    const size_t n = piece.count * value_bytes;
+    if (n > raw.size() - at) std::abort();  // pieces past a chunk: a planner bug, never data
+    std::memcpy(raw.data() + at, values, n);
+    at += n;
   }
   std::memset(raw.data() + at, 0, raw.size() - at);  // a file's last chunk: HDF5's fill value
   return EncodeChunk(raw.data(), kTableChunkValues, value_bytes, chunk.index);
@@ -298,17 +350,18 @@ EncodedFrame EncodePlan(const FramePlan& plan, const PointColumns& columns) {
       const size_t bytes = FieldTypeBytes(fields[column].type);
       for (const ChunkPlan& chunk : plan.points) {
         e.points[c].push_back(EncodeColumnChunk(
-            chunk, bytes, [column](const Frame& f) { return FrameColumn(f, column).data; }, raw));
+            chunk, c, bytes, [column](const Frame& f) { return FrameColumn(f, column).data; },
+            raw));
       }
     }
   }
   for (const ChunkPlan& chunk : plan.beam_ids) {
     e.beam_ids.push_back(EncodeColumnChunk(
-        chunk, sizeof(uint32_t), [](const Frame& f) { return f.waveform_beams.data(); }, raw));
+        chunk, 0, sizeof(uint32_t), [](const Frame& f) { return f.waveform_beams.data(); }, raw));
   }
   for (const ChunkPlan& chunk : plan.volts) {
     e.volts.push_back(EncodeColumnChunk(
-        chunk, sizeof(float), [](const Frame& f) { return f.waveform_volts.data(); }, raw));
+        chunk, 0, sizeof(float), [](const Frame& f) { return f.waveform_volts.data(); }, raw));
   }
   return e;
 }

@@ -13,6 +13,7 @@
 #include <functional>
 #include <memory>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "chunk_codec.h"
@@ -49,11 +50,22 @@ struct RowColumn {
 };
 const std::vector<RowColumn>& RowColumns();
 
-// Values [begin, begin + count) of one frame's column.
+// Values [begin, begin + count) of one frame in a table: read from the frame, or (once an
+// unfinished chunk would keep many frames alive) from copies of the table's columns.
 struct FramePiece {
-  std::shared_ptr<const Frame> frame;
+  std::shared_ptr<const Frame> frame;  // null when `copies` holds the values
   uint64_t begin = 0, count = 0;
+  std::shared_ptr<const std::vector<std::string>> copies;  // a column's values each
 };
+
+// A table's columns' values [begin, begin + count) of a frame, copied.
+using PieceCopier =
+    std::function<std::vector<std::string>(const Frame& frame, uint64_t begin, uint64_t count)>;
+
+// Frames an unfinished chunk keeps alive at most: past this its pieces are copied. A chunk of
+// a table whose frames add few values (a few waveform records, a sensor of few points) would
+// otherwise keep thousands of frames, every point of them.
+inline constexpr size_t kMaxFramesHeld = 8;
 
 // One chunk of a column: its pieces, in order (fewer than a chunk's values in a file's last).
 struct ChunkPlan {
@@ -64,16 +76,21 @@ struct ChunkPlan {
 // Cuts one table's values into chunks, frame after frame.
 class TableCutter {
  public:
+  explicit TableCutter(PieceCopier copy) : copy_(std::move(copy)) {}
   // The chunks that the frame's `count` values complete.
   std::vector<ChunkPlan> Add(const std::shared_ptr<const Frame>& frame, uint64_t count);
   // The last chunk, if values are left over.
   std::optional<ChunkPlan> Finish();
   uint64_t values() const { return values_; }
-  // The state after `values` values, of which `pending` holds those past the last whole chunk
-  // (a resumed file: TablePlanner::Restore).
+  // The state after `values` values, `pending` holding those of the unfinished chunk (a resumed
+  // file: TablePlanner::Restore), and one more piece of it.
   void Restore(uint64_t values, ChunkPlan pending);
+  void AddPending(const std::shared_ptr<const Frame>& frame, uint64_t begin, uint64_t count);
+  uint64_t pending_values() const { return pending_values_; }
 
  private:
+  void HoldFewFrames();
+  PieceCopier copy_;
   uint64_t values_ = 0;
   ChunkPlan pending_;
   uint64_t pending_values_ = 0;
@@ -118,6 +135,9 @@ using FrameSource = std::function<Expected<std::shared_ptr<const Frame>>(uint32_
 
 class TablePlanner {
  public:
+  TablePlanner() = default;
+  TablePlanner(const TablePlanner&) = delete;  // its cutters refer to it
+  TablePlanner& operator=(const TablePlanner&) = delete;
   // The frame's row and chunks. The first frame with points fixes the file's point columns
   // (those it fills); every later frame must fill the same ones. Errors name the field.
   Expected<FramePlan> Plan(std::shared_ptr<const Frame> frame);
@@ -134,7 +154,18 @@ class TablePlanner {
  private:
   bool columns_fixed_ = false;
   PointColumns columns_ = DefaultColumns();
-  TableCutter points_, beam_ids_, volts_;
+  TableCutter points_{[this](const Frame& f, uint64_t begin, uint64_t count) {
+    return CopyPoints(f, begin, count);
+  }};
+  TableCutter beam_ids_{[](const Frame& f, uint64_t begin, uint64_t count) {
+    return std::vector<std::string>{std::string(
+        reinterpret_cast<const char*>(f.waveform_beams.data() + begin), count * sizeof(uint32_t))};
+  }};
+  TableCutter volts_{[](const Frame& f, uint64_t begin, uint64_t count) {
+    return std::vector<std::string>{std::string(
+        reinterpret_cast<const char*>(f.waveform_volts.data() + begin), count * sizeof(float))};
+  }};
+  std::vector<std::string> CopyPoints(const Frame& f, uint64_t begin, uint64_t count) const;
   static PointColumns DefaultColumns();
 };
 

@@ -19,6 +19,7 @@
 #include "hdf5_rows.h"
 #include "isolated_call.h"
 #include "lidartwin/datasets/hdf5_frames.h"
+#include "lidartwin/sim/simulator.h"
 #include "lidartwin/sim/text_file.h"
 
 namespace lt {
@@ -454,6 +455,15 @@ Status hdf5::CheckFrameRows(const std::vector<FrameRow>& rows, const std::string
                    "before it hold " + std::to_string(points) + " points"};
     }
     points += r.points;
+    if (r.waveform_records > SimulationOptions::kMaxWaveformBeams) {
+      return Error{at + ": " + std::to_string(r.waveform_records) +
+                   " waveform records; a frame holds at most " +
+                   std::to_string(SimulationOptions::kMaxWaveformBeams)};
+    }
+    if (r.waveform_records == 0 &&
+        (r.waveform_samples != 0 || r.waveform_sample_interval_ns != 0)) {
+      return Error{at + ": waveform_samples and waveform_sample_interval_ns without records"};
+    }
     if (r.waveform_records > 0) {
       if (r.waveform_samples < 1 || r.waveform_samples > kMaxWaveformSamples) {
         return Error{at + ": waveform_samples must be in 1..16384"};

@@ -149,7 +149,9 @@ TEST(Hdf5Frames, ColumnsRunAcrossFramesInChunksOfTheirOwn) {
 
 // The cutter's chunks hold every value once, in order, each chunk full but the last.
 TEST(TableCutter, ChunksTileTheValuesInOrder) {
-  hdf5::TableCutter cutter;
+  hdf5::TableCutter cutter([](const Frame&, uint64_t, uint64_t) {
+    return std::vector<std::string>{};  // never called: no chunk here spans 8 frames
+  });
   std::vector<hdf5::ChunkPlan> chunks;
   const std::vector<uint64_t> counts = {0, 65535, 1, 1, 200000, 7, 0, 65536};
   for (uint64_t count : counts) {
@@ -251,10 +253,11 @@ TEST(ChunkCodec, PlanesInflateToTheShuffledValues) {
   check(constant.data(), 4, 0.01, "a constant");
   // The same chunk gives the same bytes whatever the thread encoded before (a chunk that ended
   // on a stored plane left zlib at level 0, which deflateReset keeps).
-  const auto sequence_alone = hdf5::EncodeChunk(reinterpret_cast<const char*>(sequence.data()),
-                                                n, 4, 0);
+  const auto sequence_alone =
+      hdf5::EncodeChunk(reinterpret_cast<const char*>(sequence.data()), n, 4, 0);
   std::vector<uint32_t> random_words(n);
-  for (auto& w : random_words) w = static_cast<uint32_t>(rng());
+  for (auto& w : random_words)
+    w = static_cast<uint32_t>(rng());
   hdf5::EncodeChunk(reinterpret_cast<const char*>(random_words.data()), n, 4, 0);  // ends stored
   EXPECT_EQ(hdf5::EncodeChunk(reinterpret_cast<const char*>(sequence.data()), n, 4, 0).bytes,
             sequence_alone.bytes);
@@ -688,6 +691,27 @@ TEST(Hdf5Frames, WaveformRecordsRoundTripAndInconsistentOnesAreRefused) {
               std::string::npos)
         << r.message();
   }
+}
+
+// Review: a row declaring 2^31 waveform records passed the open and made ReadFrame allocate
+// two 8 GiB arrays; a frame holds at most 4,096 records (the simulator's limit).
+TEST(Hdf5Frames, AFrameOfMoreWaveformRecordsThanASimulatorKeepsIsRefused) {
+  test::TempDir dir;
+  {
+    HandMadeFile f(dir / "records.h5");
+    hdf5::FrameRow row = HandMadeFile::Row(0, 3);
+    row.waveform_records = uint32_t{1} << 31;
+    row.waveform_samples = 1;
+    row.waveform_sample_interval_ns = 1;
+    f.Rows({row});
+    for (const char* name : {"x", "y", "z"})
+      f.Field(name, 3, true);
+  }
+  auto r = ReadHdf5Summary(dir / "records.h5");
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.message().find("2147483648 waveform records; a frame holds at most 4096"),
+            std::string::npos)
+      << r.message();
 }
 
 // A compressed chunk whose filter mask says its filters were skipped: libhdf5 1.10.8 would
