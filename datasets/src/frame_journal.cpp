@@ -26,8 +26,9 @@ constexpr char kMagicVersion1[8] = {'L', 'T', 'J', 'R', 'N', 'L', '1', '\n'};
 constexpr uint32_t kRecordMagic = 0x5246544C;  // "LTFR" read as a little-endian u32
 constexpr uint64_t kRecordHead = 4 + 4 + 8;    // magic, frame index, payload bytes
 constexpr uint64_t kMaxHeaderBytes = 1 << 20;
-// An OS0-128 frame is about 13 MB; a frame the HDF5 reader would accept is at most
-// 2^26 points of every field (about 3.5 GB) plus waveforms. Larger is corruption.
+// A record holds what a frame added to its file (export_record.h): an OS0-128 lab frame's is
+// 0.44 MB; a frame of 2^26 points of every field (the most the HDF5 reader accepts) compresses
+// to at most 3.5 GB plus waveforms. Larger is corruption.
 constexpr uint64_t kMaxPayloadBytes = uint64_t{8} << 30;
 
 uint32_t Crc32(const void* data, uint64_t n) {

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <map>
 #include <memory>
@@ -34,6 +35,7 @@ namespace {
 constexpr double kMaxCompressionRatio = 1100;
 constexpr hsize_t kStorageSlackBytes = 1 << 16;
 constexpr hsize_t kMaxChunks = hsize_t{1} << 22;
+constexpr hsize_t kMaxChunkValues = hsize_t{1} << 20;
 
 const char* const kRequiredFields[] = {"x", "y", "z"};
 
@@ -197,6 +199,12 @@ Expected<Shape> CheckStoredDataset(hid_t ds, const std::string& at, uint64_t fil
     }
     if ((shape.rows + chunk[0] - 1) / chunk[0] > kMaxChunks) {
       return Error{at + ": more than 2^22 chunks (corrupt file?)"};
+    }
+    // A chunk is read whole: one of a few values per frame could otherwise make a frame's read
+    // inflate gigabytes (the writer's hold 65,536 values or 4,096 rows).
+    if (chunk[0] * chunk[1] > kMaxChunkValues) {
+      return Error{at + ": chunks of " + std::to_string(chunk[0] * chunk[1]) +
+                   " values, more than 2^20 (corrupt file?)"};
     }
   }
   return shape;
@@ -369,7 +377,9 @@ Status ReadFileAttributes(hid_t f, const std::string& where, Hdf5Summary& s) {
                  "tables of version 2) is no longer read; simulate or export it again"};
   }
   if (version != kFramesSchemaVersion) {
-    return Error{where + ": schema_version " + std::to_string(version) +
+    char shown[32];
+    std::snprintf(shown, sizeof(shown), "%g", version);
+    return Error{where + ": schema_version " + std::string(shown) +
                  " is not supported (this build reads version " +
                  std::to_string(kFramesSchemaVersion) + ")"};
   }
@@ -485,7 +495,33 @@ Status hdf5::CheckFrameRows(const std::vector<FrameRow>& rows, const std::string
 
 namespace {
 
-Expected<std::unique_ptr<Hdf5FrameReader::Impl>> OpenInProcess(const std::filesystem::path& path) {
+// Every chunk of every column (CheckChunkRange), in this file or a joined file's sources: the
+// walk a foreign file gets in the forked child, where libhdf5 crashing on a corrupt chunk index
+// takes only the child (in-process, each read checks the chunks it reads).
+Status WalkEveryChunk(const Hdf5FrameReader::Impl& impl, const ColumnLayout& column) {
+  const std::string at = impl.path.string() + ": " + column.path;
+  if (column.sources.empty()) {
+    Hdf5Id ds(H5Dopen2(impl.file.get(), column.path.c_str(), H5P_DEFAULT), H5Dclose);
+    if (!ds.ok()) return Error{at + ": cannot open dataset (corrupt file?)"};
+    return CheckChunkRange(ds.get(), 0, column.values, impl.file_size, at);
+  }
+  for (const ColumnSource& source : column.sources) {
+    uint64_t size = 0;
+    auto file = OpenSourceFile(impl.path, source.file_name, at, impl.sources, &size);
+    if (!file.ok()) return file.error();
+    Hdf5Id ds(H5Dopen2((*file)->get(), column.path.c_str(), H5P_DEFAULT), H5Dclose);
+    if (!ds.ok()) return Error{at + " (source " + source.file_name + "): cannot open dataset"};
+    if (Status s = CheckChunkRange(ds.get(), 0, source.count, size,
+                                   at + " (source " + source.file_name + ")");
+        !s.ok()) {
+      return s;
+    }
+  }
+  return {};
+}
+
+Expected<std::unique_ptr<Hdf5FrameReader::Impl>> OpenInProcess(const std::filesystem::path& path,
+                                                               bool walk_every_chunk) {
   const std::string where = path.string();
   auto impl = std::make_unique<Hdf5FrameReader::Impl>();
   impl->path = path;
@@ -555,6 +591,13 @@ Expected<std::unique_ptr<Hdf5FrameReader::Impl>> OpenInProcess(const std::filesy
   }
   for (const FrameRow& r : impl->rows) {
     s.frames.push_back({r.index, r.points, r.start_time_s, r.end_time_s});
+  }
+  if (walk_every_chunk) {
+    for (const ColumnLayout& column : impl->points)
+      if (Status st = WalkEveryChunk(*impl, column); !st.ok()) return st.error();
+    for (const auto* column : {&impl->beam_ids, &impl->volts})
+      if (*column)
+        if (Status st = WalkEveryChunk(*impl, **column); !st.ok()) return st.error();
   }
   return impl;
 }
@@ -634,11 +677,11 @@ Expected<Hdf5FrameReader> Hdf5FrameReader::Open(const std::filesystem::path& pat
   // The structure walk, first where a crash of libhdf5 cannot take this process with it (a file
   // from elsewhere).
   if (origin == Hdf5Origin::kForeign) {
-    if (Status s = RunIsolated(where, [&] { return OpenInProcess(path).ok(); }); !s.ok()) {
+    if (Status s = RunIsolated(where, [&] { return OpenInProcess(path, true).ok(); }); !s.ok()) {
       return s.error();
     }
   }
-  auto impl = OpenInProcess(path);
+  auto impl = OpenInProcess(path, false);
   if (!impl.ok()) return impl.error();
   return Hdf5FrameReader(std::move(impl.value()));
 }
@@ -648,7 +691,11 @@ const Hdf5Summary& Hdf5FrameReader::summary() const {
 }
 
 Expected<Frame> Hdf5FrameReader::ReadFrame(size_t k) const {
-  const FrameRow& row = impl_->rows.at(k);
+  if (k >= impl_->rows.size()) {
+    return Error{impl_->path.string() + ": no frame entry " + std::to_string(k) + " (it holds " +
+                 std::to_string(impl_->rows.size()) + ")"};
+  }
+  const FrameRow& row = impl_->rows[k];
   Frame f;
   f.index = row.index;
   f.start_time_s = row.start_time_s;

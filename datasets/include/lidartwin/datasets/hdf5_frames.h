@@ -72,7 +72,7 @@ struct Hdf5Summary {
   int schema_version = 0;
   DatasetInfo info;
   std::vector<FrameSummary> frames;
-  std::vector<std::pair<std::string, std::string>> fields;  // name, unit (of the first frame)
+  std::vector<std::pair<std::string, std::string>> fields;  // name, unit of the point columns
   // Attributes present but unreadable (left empty), each naming the file and attribute.
   std::vector<std::string> warnings;
 };
@@ -91,9 +91,9 @@ inline constexpr uint64_t kMaxHdf5ColumnValues = uint64_t{1} << 38;
 enum class Hdf5Origin { kForeign, kWrittenHere };
 
 // Reads a frames file one frame at a time, so converting or comparing a long file never holds
-// it whole. Open() checks the schema and the structure of every frame (x, y, z required, every
-// field the same length, declared sizes consistent with the bytes stored, chunks inside the
-// file) without reading point data.
+// it whole. Open() checks the schema, the frame rows and the columns (x, y, z required, every
+// column as long as the rows say, declared sizes consistent with the bytes stored) without
+// reading point data; ReadFrame checks the chunks it reads (datasets/schema/frames_v2.md).
 class Hdf5FrameReader {
  public:
   static Expected<Hdf5FrameReader> Open(const std::filesystem::path& path,
