@@ -2,7 +2,9 @@
 // checked against limits and against the bytes the file really stores before anything is
 // allocated, and the structure is first walked in a child process (isolated_call.h), since
 // libhdf5 1.10 itself can crash on a corrupted object header.
+#include <fcntl.h>
 #include <hdf5.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -226,11 +228,30 @@ Expected<std::shared_ptr<Hdf5Id>> OpenSourceFile(
     return Error{where + " (source " + path.string() +
                  "): the source file is missing or not a regular file"};
   }
-  *size_out = std::filesystem::file_size(path, ec);
-  if (ec) return Error{where + " (source " + path.string() + "): cannot read its size"};
-  if (auto it = cache.find(name); it != cache.end()) return it->second;
-  auto file =
-      std::make_shared<Hdf5Id>(H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT), H5Fclose);
+  if (auto it = cache.find(name); it != cache.end()) {
+    hsize_t size = 0;
+    if (H5Fget_filesize(it->second->get(), &size) < 0) {
+      return Error{where + " (source " + path.string() + "): cannot read its size"};
+    }
+    *size_out = size;
+    return it->second;
+  }
+  // Checked and opened through one descriptor (O_NONBLOCK: a FIFO swapped in does not block),
+  // and libhdf5 opens that very file through /proc/self/fd: a path swapped between the check
+  // and the open cannot make it read a FIFO or another file.
+  const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC);
+  struct stat st;
+  if (fd < 0 || ::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    if (fd >= 0) ::close(fd);
+    return Error{where + " (source " + path.string() +
+                 "): the source file is missing or not a regular file"};
+  }
+  *size_out = static_cast<uint64_t>(st.st_size);
+  const std::string checked = "/proc/self/fd/" + std::to_string(fd);
+  const bool proc = std::filesystem::exists(checked, ec);
+  auto file = std::make_shared<Hdf5Id>(
+      H5Fopen(proc ? checked.c_str() : path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT), H5Fclose);
+  ::close(fd);
   if (!file->ok()) {
     return Error{where + " (source " + path.string() + "): cannot open the source file"};
   }

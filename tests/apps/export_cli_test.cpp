@@ -6,6 +6,7 @@
 #include <hdf5.h>
 #include <signal.h>
 #include <spawn.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -252,6 +253,11 @@ TEST(ExportCli, JoinNamesEveryMissingUnfinishedOrDamagedShard) {
   auto info = Cli("info " + Q(e / "dataset.h5"));
   EXPECT_NE(info.code, 0);
   EXPECT_NE(info.output.find("the source file is missing"), std::string::npos) << info.output;
+  // A FIFO in its place is refused, not opened (opening one for reading would block).
+  ASSERT_EQ(::mkfifo((e / "shard-00001-of-00003.h5").c_str(), 0644), 0);
+  info = Cli("info " + Q(e / "dataset.h5"));
+  EXPECT_NE(info.code, 0);
+  EXPECT_NE(info.output.find("missing or not a regular file"), std::string::npos) << info.output;
 }
 
 // A joined file reads its shards' data and nothing else: a mapping to a dataset behind a link
