@@ -25,7 +25,7 @@ constexpr const char* kUsage =
     "         [--shards N | --workers N | --devices 0,1 | --shard I/N]\n"
     "       lidartwin export --join --out FOLDER\n"
     "       lidartwin export ... --shards N --out FOLDER --prepare\n"
-    "  Writes FOLDER/shard-IIIII-of-NNNNN.h5 (HDF5 schema v1) for every shard, then\n"
+    "  Writes FOLDER/shard-IIIII-of-NNNNN.h5 (HDF5 schema v2) for every shard, then\n"
     "  FOLDER/dataset.h5 (one file over all shards: HDF5 virtual datasets) and\n"
     "  FOLDER/manifest.json (sizes and SHA-256 of every file).\n"
     "  --shards N   split the frames into N shards, run here one after another (default 1)\n"

@@ -134,8 +134,8 @@ AttrRead ReadU64Attr(hid_t obj, const char* name, uint64_t& v) {
 
 Hdf5Id StreamingFileAccess() {
   Hdf5Id fapl(H5Pcreate(H5P_FILE_ACCESS), H5Pclose);
-  // By default the cache grows adaptively to 32 MiB as frames add objects (15 datasets a
-  // frame); 4 MiB holds a frame's metadata many times over.
+  // By default the cache grows adaptively to 32 MiB as the columns' chunk indices grow with
+  // the frames; 4 MiB holds the index nodes a chunk's write or a frame's read touches.
   H5AC_cache_config_t cache;
   cache.version = H5AC__CURR_CACHE_CONFIG_VERSION;
   if (H5Pget_mdc_config(fapl.get(), &cache) >= 0) {
@@ -145,7 +145,7 @@ Hdf5Id StreamingFileAccess() {
     cache.max_size = size_t{4} << 20;
     H5Pset_mdc_config(fapl.get(), &cache);
   }
-  // Frames are written once and read once: their metadata need not stay cached.
+  // Frames are written once and read once: the metadata of a dataset closed need not stay.
   H5Pset_evict_on_close(fapl.get(), true);
   return fapl;
 }
@@ -170,12 +170,6 @@ physics::Pose<double> PoseFromArray(const double a[7]) {
   return {{a[3], a[4], a[5], a[6]}, {a[0], a[1], a[2]}};
 }
 
-std::string FrameGroupName(uint32_t index) {
-  char name[32];
-  std::snprintf(name, sizeof(name), "/frames/%06u", index);
-  return name;
-}
-
 std::string WriteFailureReason() {
   switch (errno) {
     case ENOSPC:
@@ -187,29 +181,6 @@ std::string WriteFailureReason() {
     default:
       return "";
   }
-}
-
-namespace {
-
-struct NameWalk {
-  size_t max_bytes;
-  std::vector<std::string>* names;
-};
-
-herr_t CollectName(hid_t, const char* name, const H5L_info_t*, void* data) {
-  auto* walk = static_cast<NameWalk*>(data);
-  const size_t n = std::strlen(name);
-  if (n > walk->max_bytes) return -1;
-  walk->names->emplace_back(name, n);
-  return 0;
-}
-
-}  // namespace
-
-bool MemberNames(hid_t group, size_t max_name_bytes, std::vector<std::string>& names) {
-  NameWalk walk{max_name_bytes, &names};
-  hsize_t index = 0;
-  return H5Literate(group, H5_INDEX_NAME, H5_ITER_INC, &index, CollectName, &walk) >= 0;
 }
 
 }  // namespace lt::hdf5

@@ -27,8 +27,8 @@ AttrRead ReadStringAttr(hid_t obj, const char* name, std::string& out);
 AttrRead ReadDoublesAttr(hid_t obj, const char* name, double* v, size_t n);
 AttrRead ReadU64Attr(hid_t obj, const char* name, uint64_t& v);
 
-// File access for streaming: a bounded metadata cache, and each group's and dataset's
-// metadata evicted when it closes, so memory does not grow with the number of frames.
+// File access for streaming: a bounded metadata cache, and each dataset's metadata evicted when
+// it closes, so memory does not grow with the number of frames.
 Hdf5Id StreamingFileAccess();
 
 // Group creation without modification times: the same frames give the same bytes.
@@ -36,14 +36,6 @@ Hdf5Id UntimedGroupProperties();
 
 void PoseToArray(const physics::Pose<double>& p, double out[7]);
 physics::Pose<double> PoseFromArray(const double a[7]);
-
-// The names of a group's links in name order, in one pass (H5Lget_name_by_idx by name sorts
-// the whole group on every call: quadratic in the frames of a file). False when the group
-// cannot be walked or a name is longer than max_name_bytes (the names up to it are kept).
-bool MemberNames(hid_t group, size_t max_name_bytes, std::vector<std::string>& names);
-
-// "/frames/000003"
-std::string FrameGroupName(uint32_t index);
 
 // ": No space left on device" and the like when a failed HDF5 write left an errno that says
 // why; empty otherwise. Callers set errno = 0 before the HDF5 calls.

@@ -5,7 +5,7 @@
 // The folder:
 //   export.json                  the run's identity (export_identity.h); the first shard to
 //                                start writes it, every later one must match it
-//   shard-00003-of-00008.h5      the frames of shard 3 (schema v1), once it is complete
+//   shard-00003-of-00008.h5      the frames of shard 3 (schema v2), once it is complete
 //   shard-00003-of-00008.json    its record: frames, points, bytes, SHA-256
 //   shard-00003-of-00008.journal while shard 3 runs: its finished frames (frame_journal.h)
 //   dataset.h5                   after the join: every frame, as virtual datasets over the shards
