@@ -47,6 +47,7 @@ void Shuffle(const char* raw, size_t n, size_t size, char* out) {
 struct ThreadCodec {
   z_stream stream{};
   bool ready = false;
+  int level = kTableDeflateLevel;  // the level the last chunk's stream ended at
   std::string shuffled, out;
   ThreadCodec() { ready = deflateInit(&stream, kTableDeflateLevel) == Z_OK; }
   ~ThreadCodec() {
@@ -54,6 +55,17 @@ struct ThreadCodec {
   }
   ThreadCodec(const ThreadCodec&) = delete;
   ThreadCodec& operator=(const ThreadCodec&) = delete;
+  // A stream for the next chunk, at kTableDeflateLevel: reset when the last ended there, made
+  // afresh when it ended on a stored plane (deflateReset keeps the level; a deflateParams after
+  // it flushes into the last chunk's buffer in zlib 1.2.9 to 1.2.11). The same bytes either way.
+  bool Start() {
+    if (ready && level == kTableDeflateLevel) return deflateReset(&stream) == Z_OK;
+    if (ready) deflateEnd(&stream);
+    stream = z_stream{};
+    ready = deflateInit(&stream, kTableDeflateLevel) == Z_OK;
+    level = kTableDeflateLevel;
+    return ready;
+  }
 };
 
 // Bits a byte of a plane would need by its histogram, the smaller of the bytes' and of their
@@ -95,10 +107,9 @@ EncodedChunk EncodeChunk(const char* raw, uint64_t chunk_values, size_t value_by
   // mantissa bytes: deflate would gain under 10 % on them, slowly) go into stored blocks
   // (level 0), the others are deflated at kTableDeflateLevel.
   codec.out.resize(chunk_bytes);
-  // deflateReset keeps the level the last chunk ended with (0 after a stored plane): every chunk
-  // starts at kTableDeflateLevel, so its bytes do not depend on what this thread encoded before.
-  bool fits = codec.ready && deflateReset(&codec.stream) == Z_OK &&
-              deflateParams(&codec.stream, kTableDeflateLevel, Z_DEFAULT_STRATEGY) == Z_OK;
+  // Every chunk starts at kTableDeflateLevel, so its bytes do not depend on what this thread
+  // encoded before.
+  bool fits = codec.Start();
   z_stream& z = codec.stream;
   z.next_out = reinterpret_cast<Bytef*>(codec.out.data());
   z.avail_out = static_cast<uInt>(chunk_bytes);
@@ -110,6 +121,7 @@ EncodedChunk EncodeChunk(const char* raw, uint64_t chunk_values, size_t value_by
     if (want != level) {
       fits = deflateParams(&z, want, Z_DEFAULT_STRATEGY) == Z_OK;
       level = want;
+      codec.level = want;
     }
     z.next_in = bytes;
     z.avail_in = static_cast<uInt>(chunk_values);

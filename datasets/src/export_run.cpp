@@ -144,7 +144,9 @@ Expected<std::string> PrepareExportFolder(const ExportJob& job) {
   return identity;
 }
 
-Expected<ShardResult> RunExportShard(const ExportJob& job) {
+namespace {
+
+Expected<ShardResult> RunShard(const ExportJob& job) {
   auto prepared = PrepareExportFolder(job);
   if (!prepared.ok()) return prepared.error();
   const std::string& identity = *prepared;
@@ -302,7 +304,7 @@ Expected<ShardResult> RunExportShard(const ExportJob& job) {
   });
   // On a GPU a second simulator over the same scene: while one copies its frame back and fills
   // the frame's arrays, the other's kernels run (without one, the first does all the frames).
-  std::vector<Simulator*> simulators = {&simulator};
+  std::vector<Simulator*> simulators;
   std::unique_ptr<Simulator> second;
   std::optional<FrameProducers> producers;
   Status simulate_error;
@@ -310,6 +312,7 @@ Expected<ShardResult> RunExportShard(const ExportJob& job) {
   // the writer thread is always joined (a joinable thread destroyed would end the process).
   auto t_loop = std::chrono::steady_clock::now();
   try {
+    simulators.push_back(&simulator);
     if (simulator.backend() == Backend::kCuda && result.frames.size() - result.resumed > 1) {
       auto another = CreateSimulatorLike(**loaded, job.simulation);
       if (another.ok()) {
@@ -409,6 +412,18 @@ Expected<ShardResult> RunExportShard(const ExportJob& job) {
   if (releasing.joinable()) releasing.join();
   result.finish_seconds = since(t_finish);
   return result;
+}
+
+}  // namespace
+
+// An exception (no memory, a simulator's, a callback's) becomes an error naming the shard: every
+// thread RunShard starts is joined before its scope ends, so none is left to end the process.
+Expected<ShardResult> RunExportShard(const ExportJob& job) {
+  try {
+    return RunShard(job);
+  } catch (const std::exception& ex) {
+    return Error{(job.folder / ShardStem(job.shard, job.shards)).string() + ": " + ex.what()};
+  }
 }
 
 }  // namespace lt

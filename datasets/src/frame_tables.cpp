@@ -20,6 +20,7 @@ std::vector<ChunkPlan> TableCutter::Add(const std::shared_ptr<const Frame>& fram
       done.push_back(std::move(pending_));
       pending_ = ChunkPlan{done.back().index + 1, {}};
       pending_values_ = 0;
+      copied_ = 0;
     }
   }
   values_ += count;
@@ -28,8 +29,10 @@ std::vector<ChunkPlan> TableCutter::Add(const std::shared_ptr<const Frame>& fram
 }
 
 void TableCutter::HoldFewFrames() {
-  if (pending_.pieces.size() <= kMaxFramesHeld) return;
-  for (FramePiece& piece : pending_.pieces) {
+  if (pending_.pieces.size() - copied_ <= kMaxFramesHeld) return;
+  // Pieces before copied_ hold copies already: each piece is looked at once a chunk.
+  for (; copied_ < pending_.pieces.size(); ++copied_) {
+    FramePiece& piece = pending_.pieces[copied_];
     if (!piece.frame) continue;
     piece.copies = std::make_shared<const std::vector<std::string>>(
         copy_(*piece.frame, piece.begin, piece.count));
@@ -43,6 +46,7 @@ void TableCutter::Restore(uint64_t values, ChunkPlan pending) {
   pending_ = std::move(pending);
   pending_.index = values / kTableChunkValues;
   pending_values_ = 0;
+  copied_ = 0;
   for (const FramePiece& piece : pending_.pieces)
     pending_values_ += piece.count;
   HoldFewFrames();
@@ -60,6 +64,7 @@ std::optional<ChunkPlan> TableCutter::Finish() {
   ChunkPlan last = std::move(pending_);
   pending_ = ChunkPlan{last.index + 1, {}};
   pending_values_ = 0;
+  copied_ = 0;
   return last;
 }
 

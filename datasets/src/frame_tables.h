@@ -94,6 +94,7 @@ class TableCutter {
   uint64_t values_ = 0;
   ChunkPlan pending_;
   uint64_t pending_values_ = 0;
+  size_t copied_ = 0;  // pending_'s pieces before this hold copies
 };
 
 // What a frame adds to a file: its row and the chunks it completes, per table.
