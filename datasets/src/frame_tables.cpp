@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstring>
 #include <string>
+#include <type_traits>
 
 #include "hdf5_attributes.h"
 
@@ -70,61 +71,55 @@ std::optional<ChunkPlan> TableCutter::Finish() {
 
 namespace {
 
-template <typename T>
-void Put(char* out, T v) {
-  std::memcpy(out, &v, sizeof(T));
+// A column of one value a row: FrameRow's member, stored as `Stored` (a flag as u8).
+template <auto kMember, typename Stored>
+RowColumn Scalar(const char* name, const char* unit, FieldType type) {
+  return {name,
+          unit,
+          type,
+          1,
+          [](const FrameRow& r, char* out) {
+            const Stored v = static_cast<Stored>(r.*kMember);
+            std::memcpy(out, &v, sizeof(v));
+          },
+          [](const char* in, FrameRow& r) {
+            Stored v;
+            std::memcpy(&v, in, sizeof(v));
+            r.*kMember = static_cast<std::remove_reference_t<decltype(r.*kMember)>>(v);
+          }};
 }
-template <typename T>
-T Get(const char* in) {
-  T v;
-  std::memcpy(&v, in, sizeof(T));
-  return v;
+
+// A pose column: seven values a row, xyz then wxyz.
+template <auto kMember>
+RowColumn Pose(const char* name) {
+  return {name,
+          "m, quaternion",
+          FieldType::kFloat64,
+          7,
+          [](const FrameRow& r, char* out) { std::memcpy(out, r.*kMember, sizeof(r.*kMember)); },
+          [](const char* in, FrameRow& r) { std::memcpy(r.*kMember, in, sizeof(r.*kMember)); }};
 }
 
 }  // namespace
 
 const std::vector<RowColumn>& RowColumns() {
   using F = FieldType;
+  using R = FrameRow;
   static const std::vector<RowColumn> columns = {
-      {"frame_index", "index", F::kUInt32, 1,
-       [](const FrameRow& r, char* o) { Put<uint32_t>(o, r.index); },
-       [](const char* i, FrameRow& r) { r.index = Get<uint32_t>(i); }},
-      {"point_offset", "index", F::kUInt64, 1,
-       [](const FrameRow& r, char* o) { Put<uint64_t>(o, r.point_offset); },
-       [](const char* i, FrameRow& r) { r.point_offset = Get<uint64_t>(i); }},
-      {"point_count", "points", F::kUInt64, 1,
-       [](const FrameRow& r, char* o) { Put<uint64_t>(o, r.points); },
-       [](const char* i, FrameRow& r) { r.points = Get<uint64_t>(i); }},
-      {"start_time_s", "s", F::kFloat64, 1,
-       [](const FrameRow& r, char* o) { Put<double>(o, r.start_time_s); },
-       [](const char* i, FrameRow& r) { r.start_time_s = Get<double>(i); }},
-      {"end_time_s", "s", F::kFloat64, 1,
-       [](const FrameRow& r, char* o) { Put<double>(o, r.end_time_s); },
-       [](const char* i, FrameRow& r) { r.end_time_s = Get<double>(i); }},
-      {"motion_corrected", "flag", F::kUInt8, 1,
-       [](const FrameRow& r, char* o) { Put<uint8_t>(o, r.motion_corrected ? 1 : 0); },
-       [](const char* i, FrameRow& r) { r.motion_corrected = Get<uint8_t>(i) != 0; }},
-      {"pose_start_xyz_wxyz", "m, quaternion", F::kFloat64, 7,
-       [](const FrameRow& r, char* o) { std::memcpy(o, r.pose_start, sizeof(r.pose_start)); },
-       [](const char* i, FrameRow& r) { std::memcpy(r.pose_start, i, sizeof(r.pose_start)); }},
-      {"pose_end_xyz_wxyz", "m, quaternion", F::kFloat64, 7,
-       [](const FrameRow& r, char* o) { std::memcpy(o, r.pose_end, sizeof(r.pose_end)); },
-       [](const char* i, FrameRow& r) { std::memcpy(r.pose_end, i, sizeof(r.pose_end)); }},
-      {"waveform_record_offset", "index", F::kUInt64, 1,
-       [](const FrameRow& r, char* o) { Put<uint64_t>(o, r.waveform_record_offset); },
-       [](const char* i, FrameRow& r) { r.waveform_record_offset = Get<uint64_t>(i); }},
-      {"waveform_records", "records", F::kUInt32, 1,
-       [](const FrameRow& r, char* o) { Put<uint32_t>(o, r.waveform_records); },
-       [](const char* i, FrameRow& r) { r.waveform_records = Get<uint32_t>(i); }},
-      {"waveform_volts_offset", "index", F::kUInt64, 1,
-       [](const FrameRow& r, char* o) { Put<uint64_t>(o, r.waveform_volts_offset); },
-       [](const char* i, FrameRow& r) { r.waveform_volts_offset = Get<uint64_t>(i); }},
-      {"waveform_samples", "samples", F::kUInt32, 1,
-       [](const FrameRow& r, char* o) { Put<uint32_t>(o, r.waveform_samples); },
-       [](const char* i, FrameRow& r) { r.waveform_samples = Get<uint32_t>(i); }},
-      {"waveform_sample_interval_ns", "ns", F::kFloat64, 1,
-       [](const FrameRow& r, char* o) { Put<double>(o, r.waveform_sample_interval_ns); },
-       [](const char* i, FrameRow& r) { r.waveform_sample_interval_ns = Get<double>(i); }},
+      Scalar<&R::index, uint32_t>("frame_index", "index", F::kUInt32),
+      Scalar<&R::point_offset, uint64_t>("point_offset", "index", F::kUInt64),
+      Scalar<&R::points, uint64_t>("point_count", "points", F::kUInt64),
+      Scalar<&R::start_time_s, double>("start_time_s", "s", F::kFloat64),
+      Scalar<&R::end_time_s, double>("end_time_s", "s", F::kFloat64),
+      Scalar<&R::motion_corrected, uint8_t>("motion_corrected", "flag", F::kUInt8),
+      Pose<&R::pose_start>("pose_start_xyz_wxyz"),
+      Pose<&R::pose_end>("pose_end_xyz_wxyz"),
+      Scalar<&R::waveform_record_offset, uint64_t>("waveform_record_offset", "index", F::kUInt64),
+      Scalar<&R::waveform_records, uint32_t>("waveform_records", "records", F::kUInt32),
+      Scalar<&R::waveform_volts_offset, uint64_t>("waveform_volts_offset", "index", F::kUInt64),
+      Scalar<&R::waveform_samples, uint32_t>("waveform_samples", "samples", F::kUInt32),
+      Scalar<&R::waveform_sample_interval_ns, double>("waveform_sample_interval_ns", "ns",
+                                                      F::kFloat64),
   };
   return columns;
 }

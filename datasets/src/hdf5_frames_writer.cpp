@@ -4,90 +4,17 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <optional>
 
 #include "frame_tables.h"
 #include "hdf5_attributes.h"
 #include "lidartwin/datasets/atomic_file.h"
 #include "lidartwin/datasets/hdf5_frames.h"
+#include "table_columns.h"
 
 namespace lt {
 
 using namespace hdf5;
-
-namespace {
-
-// Rows of /frames a chunk: they are written a whole chunk at a time, so memory holds at most
-// this many rows whatever the frame count.
-constexpr hsize_t kRowsPerChunk = 4096;
-
-// A column that grows: its dataset and the values it holds so far.
-struct GrowingColumn {
-  Hdf5Id ds;
-  std::string at;  // "/points/x", for errors
-  uint64_t extent = 0;
-};
-
-// An empty, extendible, chunked dataset at `path` (width values a row when width > 1), with
-// its unit. Point and waveform columns are chunked kTableChunkValues, shuffled and deflated
-// (chunk_codec.h writes their chunks); /frames rows kRowsPerChunk a chunk through libhdf5's
-// own filters.
-Expected<GrowingColumn> CreateColumn(hid_t file, const std::string& path, FieldType type,
-                                     const char* unit, hsize_t chunk, int width,
-                                     const std::string& where) {
-  const int rank = width > 1 ? 2 : 1;
-  const hsize_t dims[2] = {0, static_cast<hsize_t>(width)};
-  const hsize_t max[2] = {H5S_UNLIMITED, static_cast<hsize_t>(width)};
-  const hsize_t chunks[2] = {chunk, static_cast<hsize_t>(width)};
-  Hdf5Id space(H5Screate_simple(rank, dims, max), H5Sclose);
-  Hdf5Id dcpl(H5Pcreate(H5P_DATASET_CREATE), H5Pclose);
-  H5Pset_obj_track_times(dcpl.get(), false);
-  H5Pset_chunk(dcpl.get(), rank, chunks);
-  H5Pset_shuffle(dcpl.get());
-  H5Pset_deflate(dcpl.get(), kTableDeflateLevel);
-  errno = 0;
-  GrowingColumn column;
-  column.at = path;
-  column.ds = Hdf5Id(H5Dcreate2(file, path.c_str(), FileType(type), space.get(), H5P_DEFAULT,
-                                dcpl.get(), H5P_DEFAULT),
-                     H5Dclose);
-  if (!column.ds.ok()) {
-    return Error{where + ": cannot create dataset " + path + WriteFailureReason()};
-  }
-  if (!WriteStringAttr(column.ds.get(), "unit", unit)) {
-    return Error{where + ": cannot write the unit of " + path};
-  }
-  return column;
-}
-
-Status Resize(GrowingColumn& column, uint64_t values, int width, const std::string& where) {
-  const hsize_t dims[2] = {values, static_cast<hsize_t>(width)};
-  errno = 0;
-  if (H5Dset_extent(column.ds.get(), dims) < 0) {
-    return Error{where + ": cannot extend " + column.at + WriteFailureReason()};
-  }
-  column.extent = values;
-  return {};
-}
-
-// Chunks of a column, as chunk_codec.h encoded them, written as they are.
-Status WriteChunks(GrowingColumn& column, const std::vector<EncodedChunk>& chunks,
-                   const std::string& where) {
-  for (const EncodedChunk& chunk : chunks) {
-    const uint64_t end = (chunk.index + 1) * kTableChunkValues;
-    if (column.extent < end) {
-      if (Status s = Resize(column, end, 1, where); !s.ok()) return s;
-    }
-    const hsize_t offset = chunk.index * kTableChunkValues;
-    errno = 0;
-    if (H5Dwrite_chunk(column.ds.get(), H5P_DEFAULT, chunk.filter_mask, &offset, chunk.bytes.size(),
-                       chunk.bytes.data()) < 0) {
-      return Error{where + ": cannot write " + column.at + WriteFailureReason()};
-    }
-  }
-  return {};
-}
-
-}  // namespace
 
 struct Hdf5FrameWriter::Impl {
   AtomicOutput output;
@@ -98,9 +25,8 @@ struct Hdf5FrameWriter::Impl {
   std::vector<GrowingColumn> points;
   PointColumns point_columns;
   GrowingColumn beam_ids, volts;
-  std::vector<GrowingColumn> rows;  // RowColumns() order
-  std::vector<FrameRow> pending_rows;
-  uint64_t rows_written = 0;
+  std::optional<RowTableWriter> rows;
+  std::vector<FrameRow> pending_rows;  // written kRowsPerChunk at a time
   uint64_t point_values = 0, beam_values = 0, volt_values = 0;
   explicit Impl(const std::filesystem::path& p) : output(p), where(p.string()) {}
 
@@ -118,32 +44,7 @@ struct Hdf5FrameWriter::Impl {
 
   // The pending rows, appended to /frames.
   Status FlushRows() {
-    if (pending_rows.empty()) return {};
-    const auto& columns = RowColumns();
-    const uint64_t total = rows_written + pending_rows.size();
-    std::string bytes;
-    for (size_t c = 0; c < columns.size(); ++c) {
-      const RowColumn& rc = columns[c];
-      const size_t row_bytes = FieldTypeBytes(rc.type) * rc.width;
-      bytes.assign(pending_rows.size() * row_bytes, '\0');
-      for (size_t r = 0; r < pending_rows.size(); ++r)
-        rc.pack(pending_rows[r], &bytes[r * row_bytes]);
-      GrowingColumn& column = rows[c];
-      if (Status s = Resize(column, total, rc.width, where); !s.ok()) return s;
-      const hsize_t start[2] = {rows_written, 0};
-      const hsize_t count[2] = {pending_rows.size(), static_cast<hsize_t>(rc.width)};
-      Hdf5Id file_space(H5Dget_space(column.ds.get()), H5Sclose);
-      Hdf5Id memory(H5Screate_simple(rc.width > 1 ? 2 : 1, count, nullptr), H5Sclose);
-      errno = 0;
-      if (!file_space.ok() ||
-          H5Sselect_hyperslab(file_space.get(), H5S_SELECT_SET, start, nullptr, count, nullptr) <
-              0 ||
-          H5Dwrite(column.ds.get(), MemType(rc.type), memory.get(), file_space.get(), H5P_DEFAULT,
-                   bytes.data()) < 0) {
-        return Error{where + ": cannot write " + column.at + WriteFailureReason()};
-      }
-    }
-    rows_written = total;
+    if (Status s = rows->Append(pending_rows); !s.ok()) return s;
     pending_rows.clear();
     return {};
   }
@@ -163,7 +64,7 @@ struct Hdf5FrameWriter::Impl {
     if (Status s = WriteChunks(beam_ids, e.beam_ids, where); !s.ok()) return s;
     if (Status s = WriteChunks(volts, e.volts, where); !s.ok()) return s;
     if (e.row) {
-      if (rows_written + pending_rows.size() >= kMaxHdf5Frames) {
+      if (rows->rows() + pending_rows.size() >= kMaxHdf5Frames) {
         return Error{where + ": more than " + std::to_string(kMaxHdf5Frames) +
                      " frames, the most a frames file holds"};
       }
@@ -222,12 +123,9 @@ Expected<std::unique_ptr<Hdf5FrameWriter>> Hdf5FrameWriter::Create(
   }
   if (!ok) return Error{path.string() + ": cannot write HDF5 metadata" + WriteFailureReason()};
   const std::string where = path.string();
-  for (const RowColumn& rc : RowColumns()) {
-    auto column = CreateColumn(f, std::string("/frames/") + rc.name, rc.type, rc.unit,
-                               kRowsPerChunk, rc.width, where);
-    if (!column.ok()) return column.error();
-    impl->rows.push_back(std::move(column.value()));
-  }
+  auto rows = RowTableWriter::Create(f, where);
+  if (!rows.ok()) return rows.error();
+  impl->rows.emplace(std::move(rows.value()));
   auto beams = CreateColumn(f, "/waveforms/beam_id", FieldType::kUInt32, "index", kTableChunkValues,
                             1, where);
   if (!beams.ok()) return beams.error();
@@ -276,7 +174,7 @@ Status Hdf5FrameWriter::Close() {
   if (Status s = Resize(w.beam_ids, w.beam_values, 1, w.where); !s.ok()) return s;
   if (Status s = Resize(w.volts, w.volt_values, 1, w.where); !s.ok()) return s;
   w.points.clear();
-  w.rows.clear();
+  w.rows.reset();
   w.beam_ids.ds.Reset();
   w.volts.ds.Reset();
   errno = 0;

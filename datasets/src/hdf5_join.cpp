@@ -14,6 +14,7 @@
 #include "hdf5_join.h"
 #include "hdf5_rows.h"
 #include "lidartwin/datasets/atomic_file.h"
+#include "table_columns.h"
 
 namespace lt {
 
@@ -77,38 +78,6 @@ Expected<Source> OpenSource(const std::filesystem::path& path) {
     }
   }
   return s;
-}
-
-// /frames/<column> of the joined file: every source's rows, whole.
-Status WriteRows(hid_t file, const std::vector<FrameRow>& rows, const std::string& where) {
-  std::string bytes;
-  for (const RowColumn& rc : RowColumns()) {
-    const std::string path = std::string("/frames/") + rc.name;
-    const int rank = rc.width > 1 ? 2 : 1;
-    const hsize_t dims[2] = {rows.size(), static_cast<hsize_t>(rc.width)};
-    const hsize_t chunk[2] = {std::clamp<hsize_t>(rows.size(), 1, 4096),
-                              static_cast<hsize_t>(rc.width)};
-    Hdf5Id space(H5Screate_simple(rank, dims, nullptr), H5Sclose);
-    Hdf5Id dcpl(H5Pcreate(H5P_DATASET_CREATE), H5Pclose);
-    H5Pset_obj_track_times(dcpl.get(), false);
-    H5Pset_chunk(dcpl.get(), rank, chunk);
-    H5Pset_shuffle(dcpl.get());
-    H5Pset_deflate(dcpl.get(), kTableDeflateLevel);
-    errno = 0;
-    Hdf5Id ds(H5Dcreate2(file, path.c_str(), FileType(rc.type), space.get(), H5P_DEFAULT,
-                         dcpl.get(), H5P_DEFAULT),
-              H5Dclose);
-    const size_t row_bytes = FieldTypeBytes(rc.type) * rc.width;
-    bytes.assign(rows.size() * row_bytes, '\0');
-    for (size_t r = 0; r < rows.size(); ++r)
-      rc.pack(rows[r], &bytes[r * row_bytes]);
-    if (!ds.ok() || !WriteStringAttr(ds.get(), "unit", rc.unit) ||
-        (!rows.empty() &&
-         H5Dwrite(ds.get(), MemType(rc.type), H5S_ALL, H5S_ALL, H5P_DEFAULT, bytes.data()) < 0)) {
-      return Error{where + ": cannot write " + path + WriteFailureReason()};
-    }
-  }
-  return {};
 }
 
 // A virtual dataset at `path` mapping the same path of every source whole, one after another;
@@ -222,7 +191,9 @@ Status WriteJoinedFrames(const std::filesystem::path& out,
         H5Gclose);
     if (!g.ok()) return Error{where + ": cannot create " + group + WriteFailureReason()};
   }
-  if (Status s = WriteRows(file.get(), rows, where); !s.ok()) return s;
+  auto table = RowTableWriter::Create(file.get(), where);
+  if (!table.ok()) return table.error();
+  if (Status s = table->Append(rows); !s.ok()) return s;
   for (const std::string& column : columns_from->point_columns) {
     if (Status s = WriteVirtualColumn(
             file.get(), opened, "/points/" + column, [](const Source& s) { return s.points; },
