@@ -343,7 +343,7 @@ Expected<ShardResult> RunShard(const ExportJob& job) {
       // An exception (no memory, no thread) becomes an error: the writer thread is always
       // joined and the journal keeps every frame written before it.
       auto encode = [&since, f = std::move(shared), plan = std::move(plan.value()),
-                     columns = hdf5.PlannedColumns()]() -> Expected<Encoded> {
+                     columns = hdf5.Planner().columns()]() -> Expected<Encoded> {
         try {
           const auto t_encode = std::chrono::steady_clock::now();
           Encoded e;

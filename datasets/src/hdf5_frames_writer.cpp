@@ -147,10 +147,6 @@ hdf5::TablePlanner& Hdf5FrameWriter::Planner() {
   return impl_->planner;
 }
 
-std::vector<size_t> Hdf5FrameWriter::PlannedColumns() const {
-  return impl_->planner.columns();
-}
-
 Status Hdf5FrameWriter::Append(const Frame& frame) {
   auto plan = Plan(std::make_shared<const Frame>(frame));
   if (!plan.ok()) return plan.error();

@@ -46,10 +46,9 @@ class Hdf5FrameWriter {
   // AppendEncoded in the same order, on one thread (which may be another than Plan's: the two
   // share no state).
   Expected<hdf5::FramePlan> Plan(std::shared_ptr<const Frame> frame);
-  // The point columns the plans so far fixed (frame_tables.h), for EncodePlan; Plan's thread.
-  std::vector<size_t> PlannedColumns() const;
-  // The planner, for a resumed export to restore (TablePlanner::Restore) after replaying its
-  // journal's frames through AppendEncoded.
+  // The planner: its point columns for EncodePlan, and for a resumed export to restore
+  // (TablePlanner::Restore) after replaying its journal's frames through AppendEncoded. Plan's
+  // thread.
   hdf5::TablePlanner& Planner();
   Status AppendEncoded(const hdf5::EncodedFrame& frame);
   // Writes the last chunks and the frame rows left, finishes the file and moves it into place.
