@@ -45,7 +45,7 @@ FrameContext CpuFrameContext(const SensorProfile& profile, const Trajectory& tra
                  {profile.beam_origin_m[0], profile.beam_origin_m[1], profile.beam_origin_m[2]},
                  {}};
   if (waveform && !waveform->transfer.empty()) {
-    c.waveform = MakeWaveformChain(profile, waveform->transfer.data(), waveform->twiddles.data());
+    c.waveform = MakeWaveformChain(profile, *waveform);
   }
   return c;
 }

@@ -407,6 +407,8 @@ struct CudaSimulator::Impl {
   WaveformTables waveform_tables;  // host copies
   DeviceBuffer<physics::ComplexF> transfer, twiddles;
   DeviceBuffer<float> gap_powers;                 // WaveformTables::gap_powers
+  DeviceBuffer<physics::InternalBin> internal_bins;  // WaveformTables::internal_bins
+  DeviceBuffer<uint32_t> internal_thresholds;       // and internal_thresholds
   DeviceBuffer<physics::ComplexF> step_twiddles;  // the register transform's (register_fft.cuh)
   // The beams whose records a frame keeps (sorted) and their records, one frame's.
   DeviceBuffer<uint32_t> kept_beams;
@@ -649,6 +651,8 @@ Expected<std::unique_ptr<CudaSimulator>> CudaSimulator::Create(const Scene& scen
         m.transfer.Upload(m.waveform_tables.transfer),
         m.twiddles.Upload(m.waveform_tables.twiddles),
         m.gap_powers.Upload(m.waveform_tables.gap_powers),
+        m.internal_bins.Upload(m.waveform_tables.internal_bins),
+        m.internal_thresholds.Upload(m.waveform_tables.internal_thresholds),
         m.step_twiddles.Upload(waveform && cuda::RegisterValues(profile.detector.waveform.samples)
                                    ? cuda::StepTwiddles(profile.detector.waveform.samples)
                                    : std::vector<physics::ComplexF>{})}) {
@@ -744,6 +748,8 @@ Expected<Frame> CudaSimulator::Simulate(uint32_t frame_index) {
   if (profile.detector.kind == DetectorKind::kWaveform) {
     context.waveform = MakeWaveformChain(profile, m.transfer.get(), m.twiddles.get());
     context.waveform.gap_powers = m.gap_powers.get();
+    context.waveform.internal = InternalReflectionView(m.waveform_tables, m.internal_bins.get(),
+                                                       m.internal_thresholds.get());
   }
   m.kernel_ms = m.total_ms = m.signal_ms = 0;
   if (profile.raster_gather) {

@@ -179,6 +179,8 @@ Expected<GpuWaveforms> CudaWaveforms(const SensorProfile& profile,
   }
   DeviceBuffer<physics::ComplexF> transfer, twiddles, step;
   DeviceBuffer<float> records, gap_powers;
+  DeviceBuffer<physics::InternalBin> internal_bins;
+  DeviceBuffer<uint32_t> internal_thresholds;
   DeviceBuffer<uint32_t> echo_counts;
   DeviceBuffer<uint8_t> sparse;
   DeviceBuffer<physics::SignalContribution> c;
@@ -186,12 +188,15 @@ Expected<GpuWaveforms> CudaWaveforms(const SensorProfile& profile,
                    step.Upload(cuda::RegisterValues(n) > 0 ? cuda::StepTwiddles(n)
                                                            : std::vector<physics::ComplexF>{}),
                    c.Upload(contributions), gap_powers.Upload(tables.gap_powers),
+                   internal_bins.Upload(tables.internal_bins),
+                   internal_thresholds.Upload(tables.internal_thresholds),
                    records.Reserve(keep_volts ? size_t{n} * beams : 0), echo_counts.Reserve(beams),
                    sparse.Reserve(beams)}) {
     if (!s.ok()) return s.error();
   }
   physics::WaveformChain w = MakeWaveformChain(profile, transfer.get(), twiddles.get());
   w.gap_powers = gap_powers.get();
+  w.internal = InternalReflectionView(tables, internal_bins.get(), internal_thresholds.get());
   GpuWaveforms out;
   const auto count = static_cast<uint32_t>(contributions.size());
   float* kept = keep_volts ? records.get() : nullptr;

@@ -237,19 +237,31 @@ __device__ __forceinline__ double WarpPhotons(const physics::WaveformChain& w,
   for (uint32_t k = lane; k < N / 32; k += 32)
     chunks[k] = 0;
   __syncwarp();
-  // The pulses' power: the internal reflection, then each contribution, in the CPU's order.
+  // The pulses' power: the internal reflection (its table's, or computed as the others'), then
+  // each contribution, in the CPU's order (physics::ReceivedPowerSamples).
+  auto flag_chunks = [&](int64_t first, int64_t last) {  // the chunks of bins [first, last]
+    if (first <= last)
+      for (int64_t g = first / 32 + lane; g <= last / 32; g += 32)
+        chunks[g] = 1;
+  };
+  const physics::InternalReflectionTable& internal = w.internal;
+  if (internal.bins > 0) {
+    for (uint32_t b = lane; b < internal.bins; b += 32)
+      x[internal.first_bin + b] += internal.bin[b].power_w;
+    flag_chunks(internal.first_bin, int64_t{internal.first_bin} + internal.bins - 1);
+    __syncwarp();
+  }
   const double t_e = physics::EmissionTime(w);
   const double half_inv_var = 0.5 / (w.pulse_sigma_s * w.pulse_sigma_s);
-  for (int64_t k = w.internal_power_w > 0 ? -1 : 0; k < static_cast<int64_t>(n); ++k) {
+  const bool internal_pulse = internal.bins == 0 && w.internal_power_w > 0;
+  for (int64_t k = internal_pulse ? -1 : 0; k < static_cast<int64_t>(n); ++k) {
     const double peak = k < 0 ? w.internal_power_w : c[k].power_w;
     const double t = k < 0 ? t_e + w.internal_delay_s
                            : t_e + physics::RangeIntervalTime(static_cast<double>(c[k].range_m));
     const physics::SampleSpan s = physics::PulseSpan(w, t);
     for (int64_t i = s.first + lane; i <= s.last; i += 32)
       x[i] += physics::PulseSample(w, peak, t, i, half_inv_var);
-    if (s.first <= s.last)
-      for (int64_t g = s.first / 32 + lane; g <= s.last / 32; g += 32)
-        chunks[g] = 1;
+    flag_chunks(s.first, s.last);
     __syncwarp();
   }
   // Photons: each bin's own draw in place (a pulse's bins side by side across the lanes), then

@@ -18,7 +18,20 @@ struct WaveformTables {
   // physics::GapPowers of the chain's SiPM and sections, for the GPU's passes over the bins
   // with photons (empty where the circuit keeps the transform).
   std::vector<float> gap_powers;
+  // The internal reflection's bins (physics/internal_reflection.h): the span's first bin, each
+  // bin's power and the thresholds of the bins' photon counts, for both backends.
+  uint32_t internal_first_bin = 0;
+  std::vector<physics::InternalBin> internal_bins;
+  std::vector<uint32_t> internal_thresholds;
 };
+
+// A chain's view of the tables' internal reflection, its bins and thresholds at `bins` and
+// `thresholds` (the tables' own, or copies in device memory).
+inline physics::InternalReflectionTable InternalReflectionView(const WaveformTables& t,
+                                                               const physics::InternalBin* bins,
+                                                               const uint32_t* thresholds) {
+  return {t.internal_first_bin, static_cast<uint32_t>(t.internal_bins.size()), bins, thresholds};
+}
 
 // Empty tables unless the profile's detector is `waveform`.
 WaveformTables MakeWaveformTables(const SensorProfile& profile);
@@ -27,6 +40,9 @@ WaveformTables MakeWaveformTables(const SensorProfile& profile);
 physics::WaveformChain MakeWaveformChain(const SensorProfile& profile,
                                          const physics::ComplexF* transfer,
                                          const physics::ComplexF* twiddles);
+
+// The chain with views of the host tables `t`: what the CPU runs.
+physics::WaveformChain MakeWaveformChain(const SensorProfile& profile, const WaveformTables& t);
 
 // Sunlight returned by a target of albedo 1 filling the whole spot, before the atmosphere
 // [W]: seed 002 eq. 4 with the ASTM G173 band irradiance times the scene's `sunlight`. A

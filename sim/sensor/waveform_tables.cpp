@@ -23,6 +23,37 @@ physics::PoleZeroCircuit Circuit(const WaveformConfig& w) {
   return c;
 }
 
+// Thresholds the internal reflection's table may hold in all (4 MiB): a span of a few dozen
+// bins of means up to a few thousand photons holds a few thousand; bins past the limit are
+// drawn as any other.
+constexpr size_t kMaxInternalThresholds = size_t{1} << 20;
+
+// The internal reflection's span (PulseSpan), each bin's power as ReceivedPowerSamples would
+// add it to a zeroed record, and the thresholds of its photon count (internal_reflection.h).
+void TabulateInternalReflection(const physics::WaveformChain& c, WaveformTables& t) {
+  if (!(c.internal_power_w > 0)) return;
+  const double t_s = physics::EmissionTime(c) + c.internal_delay_s;
+  const physics::SampleSpan span = physics::PulseSpan(c, t_s);
+  if (span.first > span.last) return;
+  const double half_inv_var = 0.5 / (c.pulse_sigma_s * c.pulse_sigma_s);
+  t.internal_first_bin = static_cast<uint32_t>(span.first);
+  for (int64_t i = span.first; i <= span.last; ++i) {
+    physics::InternalBin b{physics::PulseSample(c, c.internal_power_w, t_s, i, half_inv_var),
+                           physics::kUntabulated, 0};
+    // The mean BinPhotons takes of such a bin (no background of its own).
+    const double mean = physics::MeanPhotonCount<double>(b.power_w, c.dt_s, c.photon_energy_j,
+                                                         c.efficiency, 0.0);
+    const std::vector<uint32_t> words = physics::PoissonThresholds(mean);
+    const bool tabulated = mean > 0 && mean <= physics::kTabledPoissonMaxMean;
+    if (tabulated && t.internal_thresholds.size() + words.size() <= kMaxInternalThresholds) {
+      b.first = static_cast<uint32_t>(t.internal_thresholds.size());
+      b.count = static_cast<uint32_t>(words.size());
+      t.internal_thresholds.insert(t.internal_thresholds.end(), words.begin(), words.end());
+    }
+    t.internal_bins.push_back(b);
+  }
+}
+
 }  // namespace
 
 WaveformTables MakeWaveformTables(const SensorProfile& p) {
@@ -51,7 +82,15 @@ WaveformTables MakeWaveformTables(const SensorProfile& p) {
   const physics::WaveformChain c = MakeWaveformChain(p, nullptr, nullptr);
   if (c.sections.count > 0)
     t.gap_powers = physics::GapPowers(c.sipm_recovery, c.sections, c.samples);
+  TabulateInternalReflection(c, t);
   return t;
+}
+
+physics::WaveformChain MakeWaveformChain(const SensorProfile& p, const WaveformTables& t) {
+  physics::WaveformChain c = MakeWaveformChain(p, t.transfer.data(), t.twiddles.data());
+  c.gap_powers = t.gap_powers.empty() ? nullptr : t.gap_powers.data();
+  c.internal = InternalReflectionView(t, t.internal_bins.data(), t.internal_thresholds.data());
+  return c;
 }
 
 physics::WaveformChain MakeWaveformChain(const SensorProfile& p, const physics::ComplexF* transfer,
@@ -104,7 +143,7 @@ std::vector<float> WaveformRecords(const SensorProfile& profile,
     p.detector.waveform.thermal_noise_mv = 0;
   }
   const WaveformTables t = MakeWaveformTables(p);
-  const physics::WaveformChain w = MakeWaveformChain(p, t.transfer.data(), t.twiddles.data());
+  const physics::WaveformChain w = MakeWaveformChain(p, t);
   std::vector<float> out(size_t{records} * w.samples);
   std::vector<physics::ComplexF> x(w.samples);
   for (uint32_t r = 0; r < records; ++r) {

@@ -63,7 +63,7 @@ void ExpectSameRecordsOnOnePath(const SensorProfile& p,
     EXPECT_EQ(gpu->photon_pass_beams, uint64_t(photon_passes)) << what;
   }
   const WaveformTables t = MakeWaveformTables(p);
-  const physics::WaveformChain w = MakeWaveformChain(p, t.transfer.data(), t.twiddles.data());
+  const physics::WaveformChain w = MakeWaveformChain(p, t);
   const uint32_t n = w.samples;
   std::vector<physics::ComplexF> x(n);
   double worst = 0;
@@ -191,6 +191,16 @@ void ExpectWaveformParity(const Scene& scene, const SensorProfile& profile, uint
     order += a.return_index[k] != b->return_index[g];
     const double dr = std::abs(a.range_m[k] - b->range_m[g]);
     refit += dr > 1e-4;
+    if (dr > 5e-3) {  // which echoes the beam has on each side
+      std::printf("[mismatch] beam %u:", a.beam_id[k]);
+      for (size_t e = 0; e < a.size(); ++e)
+        if (a.beam_id[e] == a.beam_id[k])
+          std::printf(" cpu %.4f m %.0f", a.range_m[e], double(a.intensity[e]));
+      for (size_t e = 0; e < b->size(); ++e)
+        if (b->beam_id[e] == a.beam_id[k])
+          std::printf(" gpu %.4f m %.0f", b->range_m[e], double(b->intensity[e]));
+      std::printf("\n");
+    }
     max_range = std::max(max_range, dr);
     max_intensity = std::max(max_intensity, double(std::abs(a.intensity[k] - b->intensity[g])));
   }

@@ -219,5 +219,74 @@ TEST(WaveformDetector, SelectedBeamsCarryTheirRecords) {
             std::string::npos);
 }
 
+// The internal reflection is the same pulse in every beam: MakeWaveformTables computes its
+// bins once (physics/internal_reflection.h). The tabulated chain must be the chain that
+// computes it per beam: the same power, so the same noise-free record; the same draws where
+// the bins' means are drawn by inversion; Poisson counts at its peak (57 photons: rejection
+// otherwise).
+TEST(WaveformDetector, InternalReflectionIsTabulatedOnceASensor) {
+  SensorProfile p = WaveformSensor();
+  const WaveformTables t = MakeWaveformTables(p);
+  const physics::WaveformChain w = MakeWaveformChain(p, t);
+  physics::WaveformChain per_beam = w;
+  per_beam.internal = {};
+  const double t_int = physics::EmissionTime(w) + w.internal_delay_s;
+  const physics::SampleSpan span = physics::PulseSpan(w, t_int);
+  ASSERT_EQ(w.internal.first_bin, span.first);
+  ASSERT_EQ(int64_t{w.internal.bins}, span.last - span.first + 1);
+  const double half_inv_var = 0.5 / (w.pulse_sigma_s * w.pulse_sigma_s);
+  uint32_t peak = 0;
+  for (uint32_t b = 0; b < w.internal.bins; ++b) {
+    EXPECT_EQ(w.internal.bin[b].power_w,
+              physics::PulseSample(w, w.internal_power_w, t_int, span.first + b, half_inv_var));
+    EXPECT_NE(w.internal.bin[b].first, physics::kUntabulated) << b;
+    if (w.internal.bin[b].power_w > w.internal.bin[peak].power_w) peak = b;
+  }
+  auto mean_of = [&](uint32_t b) {
+    return physics::MeanPhotonCount<double>(w.internal.bin[b].power_w, w.dt_s, w.photon_energy_j,
+                                            w.efficiency, 0.0);
+  };
+  const double peak_mean = mean_of(peak);
+  EXPECT_NEAR(peak_mean, 57, 1);
+  // Noise-free records: the same power, bit for bit.
+  SensorProfile quiet = p;
+  quiet.detector.waveform.shot_noise = false;
+  quiet.detector.waveform.thermal_noise_mv = 0;
+  const WaveformTables tq = MakeWaveformTables(quiet);
+  const physics::WaveformChain wq = MakeWaveformChain(quiet, tq);
+  physics::WaveformChain wq_per_beam = wq;
+  wq_per_beam.internal = {};
+  const std::vector<physics::SignalContribution> plate = {{20.0f, 2e-9f, 0, 0}};
+  std::vector<physics::ComplexF> a(wq.samples), b(wq.samples);
+  physics::SimulateWaveform(wq, plate.data(), 1, 0.0, {1, 0, 0, 0, 0}, a.data());
+  physics::SimulateWaveform(wq_per_beam, plate.data(), 1, 0.0, {1, 0, 0, 0, 0}, b.data());
+  for (uint32_t i = 0; i < wq.samples; ++i)
+    ASSERT_EQ(a[i].re, b[i].re) << i;
+  // Draws: bin by bin, beam by beam, against the per-beam chain's where it inverts too, and the
+  // peak's counts over many beams against Poisson's mean and variance.
+  const uint32_t beams = 100000;
+  double sum = 0, sum2 = 0;
+  for (uint32_t beam = 0; beam < beams; ++beam) {
+    const physics::RandomKey key{5, 2, beam, 0, 0};
+    for (uint32_t k = 0; k < w.internal.bins; ++k) {
+      if (beam >= 2000 && k != peak) continue;
+      const uint32_t i = w.internal.first_bin + k;
+      const float power = w.internal.bin[k].power_w;
+      const physics::Philox4x32 words = physics::PhotonWords(key, i);
+      const float n = physics::BinPhotons(w, key, i, power, 0.0, words);
+      if (mean_of(k) < physics::kPoissonRejectionMean) {
+        ASSERT_EQ(n, physics::BinPhotons(per_beam, key, i, power, 0.0, words)) << beam << " " << k;
+      }
+      if (k == peak) {
+        sum += n;
+        sum2 += double(n) * n;
+      }
+    }
+  }
+  const double m = sum / beams, var = sum2 / beams - m * m;
+  EXPECT_NEAR(m, peak_mean, 5 * std::sqrt(peak_mean / beams));
+  EXPECT_NEAR(var, peak_mean, 5 * std::sqrt((2 * peak_mean * peak_mean + peak_mean) / beams));
+}
+
 }  // namespace
 }  // namespace lt

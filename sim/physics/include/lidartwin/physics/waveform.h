@@ -20,6 +20,7 @@
 #include "lidartwin/physics/circuit_recursion.h"
 #include "lidartwin/physics/fft.h"
 #include "lidartwin/physics/hd.h"
+#include "lidartwin/physics/internal_reflection.h"
 #include "lidartwin/physics/philox.h"
 #include "lidartwin/physics/photon_counting.h"
 #include "lidartwin/physics/return_signal.h"
@@ -64,6 +65,10 @@ struct WaveformChain {
   // the bins with photons alone (gap_powers.h), or null (the passes then visit every bin).
   float sipm_recovery;
   const float* gap_powers;
+  // The internal reflection's power and photon distributions per bin (internal_reflection.h),
+  // the same for every beam: set by the simulators from MakeWaveformTables on both backends,
+  // so that both draw its photons alike; bins == 0 (a chain made by hand): computed per beam.
+  InternalReflectionTable internal;
 };
 
 // Time of the emitted pulse's centre from the start of the record, t_e [s].
@@ -120,13 +125,21 @@ LT_HD inline double BinBackgroundMean(const WaveformChain& w, double background_
 // `bin_background` (BinBackgroundMean); a Poisson draw, or the mean without shot noise.
 // `words`: PhotonWords(beam_key, i) (shared by the four bins 4 j .. 4 j + 3), read only when
 // the bin has photons to draw.
+// A bin that holds the internal reflection alone (its tabulated power, no background of its
+// own) is drawn from its table by word (i mod 4) of `words`, as inversion would draw it.
 LT_HD inline float BinPhotons(const WaveformChain& w, const RandomKey& beam_key, uint32_t i,
                               float pulse_w, double bin_background, const Philox4x32& words) {
   const double mean =
       MeanPhotonCount<double>(pulse_w, w.dt_s, w.photon_energy_j, w.efficiency, 0.0) +
       bin_background;
-  return w.shot_noise ? static_cast<float>(PhotonCount(mean, beam_key, i, words))
-                      : static_cast<float>(mean);
+  if (!w.shot_noise) return static_cast<float>(mean);
+  if (bin_background == 0) {
+    const InternalBin* b = InternalBinAt(w.internal, i);
+    if (b != nullptr && b->first != kUntabulated && pulse_w == b->power_w)
+      return static_cast<float>(
+          PoissonByTable(w.internal.thresholds + b->first, b->count, words.v[i & 3u]));
+  }
+  return static_cast<float>(PhotonCount(mean, beam_key, i, words));
 }
 
 // Whether bin i has photons of its own to draw (BinPhotons): a pulse reaches it, or the
@@ -188,7 +201,12 @@ LT_HD void ReceivedPowerSamples(const WaveformChain& w, const SignalContribution
   for (uint32_t i = 0; i < w.samples; ++i)
     x[i].im = 0.0f;
   const double t_e = EmissionTime(w);
-  if (w.internal_power_w > 0) AddPulse(w, w.internal_power_w, t_e + w.internal_delay_s, x);
+  if (w.internal.bins > 0) {
+    for (uint32_t b = 0; b < w.internal.bins; ++b)
+      x[w.internal.first_bin + b].im += w.internal.bin[b].power_w;
+  } else if (w.internal_power_w > 0) {
+    AddPulse(w, w.internal_power_w, t_e + w.internal_delay_s, x);
+  }
   for (uint32_t k = 0; k < n; ++k) {
     const double t = t_e + RangeIntervalTime(static_cast<double>(c[k].range_m));
     AddPulse(w, c[k].power_w, t, x);
