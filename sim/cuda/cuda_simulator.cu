@@ -406,10 +406,10 @@ struct CudaSimulator::Impl {
   // Waveform detector: the circuit's spectrum, the twiddles and a batch's records.
   WaveformTables waveform_tables;  // host copies
   DeviceBuffer<physics::ComplexF> transfer, twiddles;
-  DeviceBuffer<float> gap_powers;                 // WaveformTables::gap_powers
+  DeviceBuffer<float> gap_powers;                    // WaveformTables::gap_powers
   DeviceBuffer<physics::InternalBin> internal_bins;  // WaveformTables::internal_bins
-  DeviceBuffer<uint32_t> internal_thresholds;       // and internal_thresholds
-  DeviceBuffer<physics::ComplexF> step_twiddles;  // the register transform's (register_fft.cuh)
+  DeviceBuffer<uint32_t> internal_thresholds;        // and internal_thresholds
+  DeviceBuffer<physics::ComplexF> step_twiddles;     // the register transform's (register_fft.cuh)
   // The beams whose records a frame keeps (sorted) and their records, one frame's.
   DeviceBuffer<uint32_t> kept_beams;
   DeviceBuffer<float> kept_volts;

@@ -185,9 +185,8 @@ __device__ __forceinline__ void WarpSipmSections(const physics::WaveformChain& w
   for (uint32_t p = 0; p < K; ++p)
     c[p] = static_cast<float>(w.sections.gain[p] * amps_per_cell);
   const float base = static_cast<float>(w.baseline_v);
-  // The second pass, four samples at a time with their thermal noise (one Philox call a group of
-  // four, physics::ThermalBin: the lane's block holds whole groups where L >= 4; records of 64
-  // samples, L = 2, take theirs in a pass of its own, WarpSipmCircuit).
+  // The second pass, with the thermal noise a segment at a time (physics::ThermalSegment: the
+  // lane's block of L bins holds L / S whole segments of S = ThermalSegmentBins(N) bins).
   auto voltage = [&](uint32_t i, float noise_v) {
     const float x = block[i];
     float y = base + noise_v;
@@ -198,14 +197,16 @@ __device__ __forceinline__ void WarpSipmSections(const physics::WaveformChain& w
     }
     block[i] = y;
   };
-  if (L >= 4) {
-    const bool noise = w.thermal_noise_v > 0;
-    for (uint32_t i = 0; i < L; i += 4) {
-      float v[4] = {0.0f, 0.0f, 0.0f, 0.0f};
-      if (noise) physics::ThermalNoiseOfFour(w, key, (lane * L + i) / 4, v);
-#pragma unroll
-      for (uint32_t t = 0; t < 4; ++t)
-        voltage(i + t, v[t]);
+  if (w.thermal_noise_v > 0) {
+    const uint32_t S = physics::ThermalSegmentBins(w.samples);
+    for (uint32_t i = 0; i < L; i += S) {
+      physics::ThermalSegment noise(w, key, (lane * L + i) / S);
+      for (uint32_t t = 0; t < S; t += 2) {
+        float v0, v1;
+        noise.NextPair(v0, v1);
+        voltage(i + t, v0);
+        voltage(i + t + 1, v1);
+      }
     }
   } else {
     for (uint32_t i = 0; i < L; ++i)
@@ -214,7 +215,7 @@ __device__ __forceinline__ void WarpSipmSections(const physics::WaveformChain& w
 }
 
 // Stages 3-4 (eq. 8-10) of the warp's beam after WarpSipmStart: the voltage replaces what `x`
-// holds, baseline and thermal noise included (keyed per group of four bins as on the CPU).
+// holds, baseline and thermal noise included (keyed per segment as on the CPU).
 __device__ __forceinline__ void WarpSipmCircuit(const physics::WaveformChain& w,
                                                 const physics::RandomKey& key, BlockPadded x,
                                                 const uint32_t* mask, bool sparse, float s_in,
@@ -236,16 +237,6 @@ __device__ __forceinline__ void WarpSipmCircuit(const physics::WaveformChain& w,
     default:
       WarpSipmSections<physics::kMaxRecursionSections>(w, key, block, mask, sparse, s_in, recovery);
       break;
-  }
-  __syncwarp();
-  // Records shorter than 128 samples (blocks of fewer than four): the noise in a pass of its own.
-  if (w.thermal_noise_v > 0 && N / 32 < 4) {
-    for (uint32_t j = lane; j < physics::ThermalGroups(N); j += 32) {
-      float v[4];
-      physics::ThermalNoiseOfFour(w, key, j, v);
-      for (uint32_t t = 0; t < 4; ++t)
-        x[physics::ThermalBin(j, t)] += v[t];
-    }
   }
   __syncwarp();
 }

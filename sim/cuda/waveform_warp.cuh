@@ -240,8 +240,8 @@ __device__ __forceinline__ double WarpPhotons(const physics::WaveformChain& w,
   // The pulses' power: the internal reflection (its table's, or computed as the others'), then
   // each contribution, in the CPU's order (physics::ReceivedPowerSamples).
   auto flag_chunks = [&](int64_t first, int64_t last) {  // the chunks of bins [first, last]
-    if (first <= last)
-      for (int64_t g = first / 32 + lane; g <= last / 32; g += 32)
+    if (first <= last)  // bins of a record: below 2^14
+      for (uint32_t g = static_cast<uint32_t>(first) / 32 + lane; g <= static_cast<uint32_t>(last) / 32; g += 32)
         chunks[g] = 1;
   };
   const physics::InternalReflectionTable& internal = w.internal;
@@ -410,6 +410,25 @@ __device__ __forceinline__ void WarpDetectorCurrent(const physics::WaveformChain
   __syncwarp();
 }
 
+// Thermal noise of segment g (physics::ThermalSegment) added to the pair's records xa and xb.
+template <typename Floats>
+__device__ __forceinline__ void AddThermalSegment(const physics::WaveformChain& w,
+                                                  const physics::RandomKey& key_a,
+                                                  const physics::RandomKey& key_b, uint32_t g,
+                                                  Floats xa, Floats xb) {
+  const uint32_t S = physics::ThermalSegmentBins(w.samples);
+  physics::ThermalSegment noise_a(w, key_a, g), noise_b(w, key_b, g);
+  for (uint32_t i = g * S; i < (g + 1) * S; i += 2) {
+    float a0, a1, b0, b1;
+    noise_a.NextPair(a0, a1);
+    noise_b.NextPair(b0, b1);
+    xa[i] += a0;
+    xa[i + 1] += a1;
+    xb[i] += b0;
+    xb[i + 1] += b1;
+  }
+}
+
 // Stage 4 (eq. 10) of the warp's two beams, their currents in the records of layout R: the
 // voltages (baseline and thermal noise included) replace them. `step`: StepTwiddles(N) in
 // device memory where R > 0.
@@ -441,19 +460,12 @@ __device__ __forceinline__ void WarpCircuitPair(const physics::WaveformChain& w,
       xb[lane + 32 * m] = a[m].im;
     }
     __syncwarp();
-    // Thermal noise: each lane the groups of its own block (physics::ThermalBin: four
-    // consecutive bins a group), so the blocks' padding keeps the lanes on distinct banks.
+    // Thermal noise: each lane the segments of its own block (physics::ThermalSegment), so the
+    // blocks' padding keeps the lanes on distinct banks.
     if (w.thermal_noise_v > 0) {
-      const uint32_t groups = N / 128;  // a lane's block of N / 32
-      for (uint32_t j = lane * groups; j < (lane + 1) * groups; ++j) {
-        float va[4], vb[4];
-        physics::ThermalNoiseOfFour(w, key_a, j, va);
-        physics::ThermalNoiseOfFour(w, key_b, j, vb);
-        for (uint32_t t = 0; t < 4; ++t) {
-          xa[physics::ThermalBin(j, t)] += va[t];
-          xb[physics::ThermalBin(j, t)] += vb[t];
-        }
-      }
+      const uint32_t S = physics::ThermalSegmentBins(N), L = N / 32;
+      for (uint32_t g = lane * L / S; g < (lane + 1) * L / S; ++g)
+        AddThermalSegment(w, key_a, key_b, g, xa, xb);
     }
   } else {
     const PaddedRecord x{reinterpret_cast<physics::ComplexF*>(p.records)};
@@ -485,15 +497,8 @@ __device__ __forceinline__ void WarpCircuitPair(const physics::WaveformChain& w,
       x[i] = {x[i].re * scale + base, x[i].im * scale + base};
     __syncwarp();
     if (w.thermal_noise_v > 0) {
-      for (uint32_t j = lane; j < physics::ThermalGroups(N); j += 32) {
-        float va[4], vb[4];
-        physics::ThermalNoiseOfFour(w, key_a, j, va);
-        physics::ThermalNoiseOfFour(w, key_b, j, vb);
-        for (uint32_t t = 0; t < 4; ++t) {
-          const uint32_t i = physics::ThermalBin(j, t);
-          x[i] = {x[i].re + va[t], x[i].im + vb[t]};
-        }
-      }
+      for (uint32_t g = lane; g < physics::ThermalSegments(N); g += 32)
+        AddThermalSegment(w, key_a, key_b, g, ComplexPart{x.base, 0}, ComplexPart{x.base, 1});
     }
   }
   __syncwarp();

@@ -41,8 +41,8 @@ void TabulateInternalReflection(const physics::WaveformChain& c, WaveformTables&
     physics::InternalBin b{physics::PulseSample(c, c.internal_power_w, t_s, i, half_inv_var),
                            physics::kUntabulated, 0};
     // The mean BinPhotons takes of such a bin (no background of its own).
-    const double mean = physics::MeanPhotonCount<double>(b.power_w, c.dt_s, c.photon_energy_j,
-                                                         c.efficiency, 0.0);
+    const double mean =
+        physics::MeanPhotonCount<double>(b.power_w, c.dt_s, c.photon_energy_j, c.efficiency, 0.0);
     const std::vector<uint32_t> words = physics::PoissonThresholds(mean);
     const bool tabulated = mean > 0 && mean <= physics::kTabledPoissonMaxMean;
     if (tabulated && t.internal_thresholds.size() + words.size() <= kMaxInternalThresholds) {

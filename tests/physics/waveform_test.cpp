@@ -124,18 +124,86 @@ TEST(PhotonCounting, SegmentBackgroundIsKeyedAndEmptyWithoutLight) {
   EXPECT_NE(draw(0.7, k, 3), draw(0.7, other, 3));
 }
 
-// Thermal noise's groups (four consecutive bins a Philox call) cover every bin of a record
-// exactly once, at every record length.
-TEST(ThermalNoise, GroupsCoverEveryBinOnce) {
+// Thermal noise's segments tile a record, and a GPU lane's block of N / 32 bins holds whole
+// segments of an even number of bins (Box-Muller pairs), at every record length.
+TEST(ThermalNoise, SegmentsTileTheRecordAndEachLanesBlock) {
   for (uint32_t n = kMinWaveformSamples; n <= kMaxWaveformSamples; n *= 2) {
-    std::vector<int> hits(n, 0);
-    for (uint32_t j = 0; j < ThermalGroups(n); ++j)
-      for (uint32_t t = 0; t < 4; ++t) {
-        ASSERT_LT(ThermalBin(j, t), n) << "group " << j << " of " << n;
-        ++hits[ThermalBin(j, t)];
+    const uint32_t s = ThermalSegmentBins(n);
+    EXPECT_EQ(s % 2, 0u) << n;
+    EXPECT_EQ((n / 32) % s, 0u) << n;
+    EXPECT_EQ(ThermalSegments(n) * s, n) << n;
+    EXPECT_LE(s, 32u) << n;
+  }
+}
+
+// xoshiro128**'s words from the state (1, 2, 3, 4), as an independent implementation of
+// Blackman and Vigna's algorithm (Python, 32-bit arithmetic) gives them.
+TEST(ThermalNoise, GeneratorGivesTheReferenceWords) {
+  ThermalSegment g(1, 2, 3, 4, 1.0f);
+  const uint32_t expected[8] = {0x2d00,     0x0,        0x5a7080,   0x4389d80,
+                                0x79199d9b, 0x61963b24, 0x4cb9b57a, 0xde9d7431};
+  for (uint32_t w : expected)
+    EXPECT_EQ(g.Next(), w);
+}
+
+// The noise is normal with the configured rms, and independent from bin to bin within a
+// segment, across segments' boundaries and between beams: moments, the share beyond 3 sigma,
+// and lag-one covariances over 4,000 records of 1,024 bins.
+TEST(ThermalNoise, NormalWithTheRmsAndIndependent) {
+  WaveformChain w{};
+  w.thermal_noise_v = 2e-3;
+  const uint32_t n = 1024, beams = 4000, S = ThermalSegmentBins(n);
+  std::vector<float> prev(n), x(n);
+  double sum = 0, sum2 = 0, sum4 = 0, beyond = 0, within = 0, across = 0, beam_pairs = 0;
+  uint64_t count = 0, n_within = 0, n_across = 0, n_beams = 0;
+  for (uint32_t b = 0; b < beams; ++b) {
+    const RandomKey key{11, 3, b, 0, 0};
+    for (uint32_t g = 0; g < ThermalSegments(n); ++g) {
+      ThermalSegment noise(w, key, g);
+      for (uint32_t i = g * S; i < (g + 1) * S; i += 2)
+        noise.NextPair(x[i], x[i + 1]);
+    }
+    for (uint32_t i = 0; i < n; ++i) {
+      const double z = x[i] / w.thermal_noise_v;
+      sum += z;
+      sum2 += z * z;
+      sum4 += z * z * z * z;
+      beyond += std::abs(z) > 3;
+      ++count;
+      if (i > 0) {
+        const double c = z * x[i - 1] / w.thermal_noise_v;
+        if (i % S == 0) {
+          across += c;
+          ++n_across;
+        } else {
+          within += c;
+          ++n_within;
+        }
       }
-    for (uint32_t i = 0; i < n; ++i)
-      ASSERT_EQ(hits[i], 1) << "bin " << i << " of " << n;
+      if (b > 0) {
+        beam_pairs += z * prev[i] / w.thermal_noise_v;
+        ++n_beams;
+      }
+    }
+    prev = x;
+  }
+  const double m = sum / count, var = sum2 / count - m * m;
+  EXPECT_NEAR(m, 0.0, 5 / std::sqrt(double(count)));
+  EXPECT_NEAR(var, 1.0, 5 * std::sqrt(2.0 / count));
+  EXPECT_NEAR(sum4 / count, 3.0, 5 * std::sqrt(96.0 / count));  // var(z^4) = 105 - 9
+  const double p3 = 0.0026997960632601866;                      // P(|z| > 3)
+  EXPECT_NEAR(beyond / count, p3, 5 * std::sqrt(p3 / count));
+  EXPECT_NEAR(within / n_within, 0.0, 5 / std::sqrt(double(n_within)));
+  EXPECT_NEAR(across / n_across, 0.0, 5 / std::sqrt(double(n_across)));
+  EXPECT_NEAR(beam_pairs / n_beams, 0.0, 5 / std::sqrt(double(n_beams)));
+}
+
+// ln k! of the rejection's test against the library's lgamma: exact below 10, Stirling's
+// series above within its truncation error (1e-14 at k = 10) and rounding.
+TEST(PhotonCounting, LogFactorialIsLgamma) {
+  for (uint32_t k = 0; k <= 100000; k += k < 200 ? 1 : 97) {
+    const double expected = std::lgamma(k + 1.0);
+    EXPECT_NEAR(LogFactorial(k), expected, 2e-14 + 4e-16 * expected) << k;
   }
 }
 

@@ -169,6 +169,9 @@ TEST(CudaWaveform, RecordsMatchTheCpuSampleBySample) {
 // have it on one side only (1 in 1,000 beams). Where two samples at an echo's top are equal to
 // the records' rounding, the two backends may fit the peak about different samples: the range
 // then moves by up to a few mm (the fit's own error, waveform_test.cpp); 1 in 1,000 echoes.
+// Likewise a beam with two echoes as high as each other to that rounding, beyond the K the
+// return mode keeps, may keep one on each side (the Cube 1 reports its 2 strongest): those
+// pairs lie apart in range with the same intensity, 1 in 1,000 echoes.
 void ExpectWaveformParity(const Scene& scene, const SensorProfile& profile, uint64_t seed) {
   const Trajectory traj = Trajectory::Static();
   // The records of a few beams come back too (`simulate --waveforms`), and match sample for
@@ -184,7 +187,7 @@ void ExpectWaveformParity(const Scene& scene, const SensorProfile& profile, uint
   ASSERT_TRUE(b.ok()) << b.message();
   const test::EchoPairs echo_pairs = test::PairEchoes(a, *b);
   const size_t matched = echo_pairs.pairs.size(), missing = echo_pairs.only_a;
-  size_t labels = 0, refit = 0, order = 0;
+  size_t labels = 0, refit = 0, order = 0, swapped = 0;
   double max_range = 0, max_intensity = 0;
   for (const auto& [k, g] : echo_pairs.pairs) {
     labels += a.instance_id[k] != b->instance_id[g];
@@ -200,6 +203,12 @@ void ExpectWaveformParity(const Scene& scene, const SensorProfile& profile, uint
         if (b->beam_id[e] == a.beam_id[k])
           std::printf(" gpu %.4f m %.0f", b->range_m[e], double(b->intensity[e]));
       std::printf("\n");
+      // Two echoes of a beam as high as each other to the records' rounding: the return mode
+      // (the strongest K) keeps one on each side, and they pair across the beam.
+      if (std::abs(a.intensity[k] - b->intensity[g]) <= 1) {
+        ++swapped;
+        continue;
+      }
     }
     max_range = std::max(max_range, dr);
     max_intensity = std::max(max_intensity, double(std::abs(a.intensity[k] - b->intensity[g])));
@@ -234,6 +243,7 @@ void ExpectWaveformParity(const Scene& scene, const SensorProfile& profile, uint
   EXPECT_LE(order, missing + extra + std::max<size_t>(1, matched / 1000));
   EXPECT_EQ(labels, 0u);
   EXPECT_LE(refit, std::max<size_t>(1, matched / 1000));
+  EXPECT_LE(swapped, std::max<size_t>(1, matched / 1000));
   EXPECT_LE(max_range, 5e-3);
   EXPECT_LE(max_intensity, 1.0);
   auto again = (*gpu)->Simulate(0);

@@ -75,10 +75,11 @@ inline constexpr uint32_t kStreamSignalNoise = 7;           // threshold detecto
 inline constexpr uint32_t kStreamPulseEnergy = 8;           // threshold detector, per pulse
 inline constexpr uint32_t kStreamPhotons = 9;               // waveform detector, 4 time bins a key
 inline constexpr uint32_t kStreamPhotonsLarge = 10;         // waveform detector, Poisson rejection
-inline constexpr uint32_t kStreamThermalNoise = 11;         // waveform detector, 4 time bins a key
+inline constexpr uint32_t kStreamThermalNoise = 11;         // retired (thermal noise 4 bins a key)
 inline constexpr uint32_t kStreamBackgroundPhotons = 12;    // waveform detector, 32 bins a key
 inline constexpr uint32_t kStreamBackgroundLarge = 13;      // their totals by rejection
 inline constexpr uint32_t kStreamBackgroundPositions = 14;  // their bins, past the first call
+inline constexpr uint32_t kStreamThermalSegment = 15;       // waveform detector, a segment a key
 
 // Four independent 32-bit words for one key: the 64-bit seed is the Philox key and the ids
 // (frame, beam, sub-ray, stream) are the four counter words, so no two draws share a counter.

@@ -129,17 +129,17 @@ LT_HD inline double BinBackgroundMean(const WaveformChain& w, double background_
 // own) is drawn from its table by word (i mod 4) of `words`, as inversion would draw it.
 LT_HD inline float BinPhotons(const WaveformChain& w, const RandomKey& beam_key, uint32_t i,
                               float pulse_w, double bin_background, const Philox4x32& words) {
-  const double mean =
-      MeanPhotonCount<double>(pulse_w, w.dt_s, w.photon_energy_j, w.efficiency, 0.0) +
-      bin_background;
-  if (!w.shot_noise) return static_cast<float>(mean);
-  if (bin_background == 0) {
+  if (w.shot_noise && bin_background == 0) {
     const InternalBin* b = InternalBinAt(w.internal, i);
     if (b != nullptr && b->first != kUntabulated && pulse_w == b->power_w)
       return static_cast<float>(
           PoissonByTable(w.internal.thresholds + b->first, b->count, words.v[i & 3u]));
   }
-  return static_cast<float>(PhotonCount(mean, beam_key, i, words));
+  const double mean =
+      MeanPhotonCount<double>(pulse_w, w.dt_s, w.photon_energy_j, w.efficiency, 0.0) +
+      bin_background;
+  return w.shot_noise ? static_cast<float>(PhotonCount(mean, beam_key, i, words))
+                      : static_cast<float>(mean);
 }
 
 // Whether bin i has photons of its own to draw (BinPhotons): a pulse reaches it, or the
@@ -148,15 +148,20 @@ LT_HD inline bool BinDraws(float pulse_w, double bin_background) {
   return pulse_w > 0 || bin_background > 0;
 }
 
-// Thermal noise is drawn four consecutive bins a Philox call: group j holds bins
-// ThermalBin(j, t) = 4 j + t, t < 4, so that a GPU lane walking its contiguous block of the
-// record draws its own groups as it writes the voltages (sim/cuda/waveform_beam.cuh).
-LT_HD inline uint32_t ThermalBin(uint32_t j, uint32_t t) {
-  return 4 * j + t;
+// Thermal noise is drawn a segment of S = ThermalSegmentBins(N) consecutive bins at a time
+// (segment g: bins S g .. S g + S - 1): one Philox call keyed (seed, frame, beam, g,
+// kStreamThermalSegment) seeds a xoshiro128** generator (ThermalSegment), whose words give the
+// segment's normals in pairs. A record's bulk of random words is its thermal noise (one normal a
+// bin), and Philox4x32-10 costs a GPU about 19 instructions a word against xoshiro's 9 (on an
+// H100 the noise's words were a fifth of the chain's instructions at 2048 samples). S =
+// min(32, N / 32): a GPU lane's block of N / 32 bins holds whole segments (waveform_beam.cuh),
+// so each lane draws its own as it writes the voltages.
+LT_HD inline uint32_t ThermalSegmentBins(uint32_t N) {
+  return N >= 1024 ? 32 : N / 32;
 }
-// The groups a record of N bins uses (N is a power of two, at least 64).
-LT_HD inline uint32_t ThermalGroups(uint32_t N) {
-  return N / 4;
+// The segments a record of N bins uses (N is a power of two, at least 64).
+LT_HD inline uint32_t ThermalSegments(uint32_t N) {
+  return N / ThermalSegmentBins(N);
 }
 
 // Box-Muller for thermal noise, the record's bulk of normals (a waveform draws one a bin): on
@@ -177,20 +182,55 @@ LT_HD inline void ThermalNormalPair(uint32_t w1, uint32_t w2, float& z1, float& 
 #endif
 }
 
-// Thermal noise of group j's four bins [V]: four standard normals keyed
-// (seed, frame, beam, j, kStreamThermalNoise), times the rms.
-LT_HD inline void ThermalNoiseOfFour(const WaveformChain& w, const RandomKey& beam_key, uint32_t j,
-                                     float* v) {
-  RandomKey k = beam_key;
-  k.stream = kStreamThermalNoise;
-  k.sub_ray = j;
-  const Philox4x32 words = RandomWords(k);
-  float z[4];
-  ThermalNormalPair(words.v[0], words.v[1], z[0], z[1]);
-  ThermalNormalPair(words.v[2], words.v[3], z[2], z[3]);
-  for (int m = 0; m < 4; ++m)
-    v[m] = static_cast<float>(w.thermal_noise_v) * z[m];
-}
+// One segment's thermal noise [V]: xoshiro128** (D. Blackman, S. Vigna, "Scrambled linear
+// pseudorandom number generators", ACM TOMS 47(4), 2021: 128 bits of state, passes BigCrush),
+// its state the segment's Philox words (an all-zero state, whose outputs would all be zero, is
+// taken as (1, 0, 0, 0): probability 2^-128). Each pair of words is a Box-Muller pair of
+// normals times the rms. Checked against an independent implementation's outputs and for
+// normal moments and independence across bins, segments and beams in
+// tests/physics/waveform_test.cpp.
+class ThermalSegment {
+ public:
+  LT_HD ThermalSegment(const WaveformChain& w, const RandomKey& beam_key, uint32_t segment)
+      : rms_(static_cast<float>(w.thermal_noise_v)) {
+    RandomKey k = beam_key;
+    k.stream = kStreamThermalSegment;
+    k.sub_ray = segment;
+    const Philox4x32 seed = RandomWords(k);
+    for (int m = 0; m < 4; ++m)
+      s_[m] = seed.v[m];
+    if ((s_[0] | s_[1] | s_[2] | s_[3]) == 0) s_[0] = 1;
+  }
+  // A stream from a given state (for the tests' known answers).
+  LT_HD ThermalSegment(uint32_t s0, uint32_t s1, uint32_t s2, uint32_t s3, float rms)
+      : s_{s0, s1, s2, s3}, rms_(rms) {}
+  // The next word of the stream.
+  LT_HD uint32_t Next() {
+    const uint32_t result = Rotl(s_[1] * 5u, 7) * 9u;
+    const uint32_t t = s_[1] << 9;
+    s_[2] ^= s_[0];
+    s_[3] ^= s_[1];
+    s_[1] ^= s_[2];
+    s_[0] ^= s_[3];
+    s_[2] ^= t;
+    s_[3] = Rotl(s_[3], 11);
+    return result;
+  }
+  // The next two bins' noise [V].
+  LT_HD void NextPair(float& a, float& b) {
+    const uint32_t w1 = Next();
+    const uint32_t w2 = Next();
+    float z1, z2;
+    ThermalNormalPair(w1, w2, z1, z2);
+    a = rms_ * z1;
+    b = rms_ * z2;
+  }
+
+ private:
+  LT_HD static uint32_t Rotl(uint32_t x, int k) { return (x << k) | (x >> (32 - k)); }
+  uint32_t s_[4];
+  float rms_;
+};
 
 // Stage 1, eq. (3)/(5): the pulses' power [W] into x[0 .. N).im, the internal reflection and
 // the contributions (each a pulse at its round-trip time). The constant sunlight of P_tot is
@@ -262,11 +302,15 @@ LT_HD void CircuitVoltage(const WaveformChain& w, const RandomKey& beam_key, Sam
   for (uint32_t i = 0; i < w.samples; ++i)
     x[i].re += base;
   if (w.thermal_noise_v > 0) {
-    for (uint32_t j = 0; j < ThermalGroups(w.samples); ++j) {
-      float v[4];
-      ThermalNoiseOfFour(w, beam_key, j, v);
-      for (uint32_t t = 0; t < 4; ++t)
-        x[ThermalBin(j, t)].re += v[t];
+    const uint32_t S = ThermalSegmentBins(w.samples);
+    for (uint32_t g = 0; g < ThermalSegments(w.samples); ++g) {
+      ThermalSegment noise(w, beam_key, g);
+      for (uint32_t i = g * S; i < (g + 1) * S; i += 2) {
+        float a, b;
+        noise.NextPair(a, b);
+        x[i].re += a;
+        x[i + 1].re += b;
+      }
     }
   }
 }

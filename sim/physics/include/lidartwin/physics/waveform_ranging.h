@@ -54,8 +54,7 @@ LT_HD inline PeakFit FitPeak(double a, double b, double c, double base) {
     // the arithmetic, and float logarithms cost a GPU a tenth of double ones (the fits were
     // 9 % of the chain's instructions at 1024 samples on an H100). Both backends' float
     // logarithms are within an ulp or two: offsets agree to about 1e-6 of a sample.
-    const float fa = static_cast<float>(a), fb = static_cast<float>(b),
-                fc = static_cast<float>(c);
+    const float fa = static_cast<float>(a), fb = static_cast<float>(b), fc = static_cast<float>(c);
     const float den = log(fa / fb * (fc / fb));
     if (den < 0) {
       const float lac = log(fa / fc);
