@@ -165,14 +165,19 @@ LT_HD inline uint32_t ThermalSegments(uint32_t N) {
 }
 
 // Box-Muller for thermal noise, the record's bulk of normals (a waveform draws one a bin): on
-// the GPU by the hardware's approximate log and sine, a few times cheaper than the exact
-// functions. The words are the same on both backends; the normals differ by at most 2.2e-4 of
-// the rms (the approximate log's absolute error, 2^-21.4, is a large relative error in
-// -2 ln u as u nears 1; measured over all 2^32 words on an H100) and the angle by 4e-7 (its
-// range taken to [-pi, pi), where __sincosf's bound holds: cos and sin of a - pi, negated).
+// the GPU by the hardware's approximate log, reciprocal square root and sine, a few times
+// cheaper than the exact functions. The words are the same on both backends; the normals
+// differ by at most 2.2e-4 of the rms (the approximate log's absolute error, 2^-21.4, is a
+// large relative error in -2 ln u as u nears 1; measured over all 2^32 words on an H100; the
+// square root's 2 ulp add 2.4e-7) and the angle by 4e-7 (its range taken to [-pi, pi), where
+// __sincosf's bound holds: cos and sin of a - pi, negated). The square root as x rsqrt(x): the
+// IEEE one is a reciprocal square root and a correction with a branch round it (`ncu`: 15
+// instructions a pair against 5), and x is 0 where u rounds to 1 (the floor keeps 0 rsqrt(0)
+// from being 0 inf).
 LT_HD inline void ThermalNormalPair(uint32_t w1, uint32_t w2, float& z1, float& z2) {
 #if defined(__CUDA_ARCH__)
-  const float r = sqrtf(-2.0f * __logf(UniformOpen01<float>(w1)));
+  const float x = -1.3862943611198906f * __log2f(UniformOpen01<float>(w1));  // -2 ln u
+  const float r = x * rsqrtf(fmaxf(x, 1e-30f));
   float s, c;
   __sincosf(6.283185307179586f * UniformOpen01<float>(w2) - 3.14159265358979f, &s, &c);
   z1 = -r * c;
