@@ -256,8 +256,11 @@ __device__ __forceinline__ double WarpPhotons(const physics::WaveformChain& w,
   const bool internal_pulse = internal.bins == 0 && w.internal_power_w > 0;
   for (int64_t k = internal_pulse ? -1 : 0; k < static_cast<int64_t>(n); ++k) {
     const double peak = k < 0 ? w.internal_power_w : c[k].power_w;
+    // The sum rounded apart from the product, as the CPU's is (no fused multiply-add): the
+    // same pulse centre on both backends.
     const double t = k < 0 ? t_e + w.internal_delay_s
-                           : t_e + physics::RangeIntervalTime(static_cast<double>(c[k].range_m));
+                           : __dadd_rn(t_e, physics::RangeIntervalTime(
+                                                static_cast<double>(c[k].range_m)));
     const physics::SampleSpan s = physics::PulseSpan(w, t);
     for (int64_t i = s.first + lane; i <= s.last; i += 32)
       x[i] += physics::PulseSample(w, peak, t, i, half_inv_var);

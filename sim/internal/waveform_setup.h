@@ -41,8 +41,10 @@ physics::WaveformChain MakeWaveformChain(const SensorProfile& profile,
                                          const physics::ComplexF* transfer,
                                          const physics::ComplexF* twiddles);
 
-// The chain with views of the host tables `t`: what the CPU runs.
+// The chain with views of the host tables `t`: what the CPU runs. The tables must outlive it
+// (a temporary's would not: refused).
 physics::WaveformChain MakeWaveformChain(const SensorProfile& profile, const WaveformTables& t);
+physics::WaveformChain MakeWaveformChain(const SensorProfile& profile, WaveformTables&& t) = delete;
 
 // Sunlight returned by a target of albedo 1 filling the whole spot, before the atmosphere
 // [W]: seed 002 eq. 4 with the ASTM G173 band irradiance times the scene's `sunlight`. A

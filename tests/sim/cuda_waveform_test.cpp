@@ -189,11 +189,14 @@ void ExpectWaveformParity(const Scene& scene, const SensorProfile& profile, uint
   const size_t matched = echo_pairs.pairs.size(), missing = echo_pairs.only_a;
   size_t labels = 0, refit = 0, order = 0, swapped = 0;
   double max_range = 0, max_intensity = 0;
+  // Whether echo e of frame f is its beam's weakest (the last the strongest K kept).
+  auto weakest = [](const Frame& f, size_t e) {
+    for (size_t o = 0; o < f.size(); ++o)
+      if (f.beam_id[o] == f.beam_id[e] && f.intensity[o] < f.intensity[e]) return false;
+    return true;
+  };
   for (const auto& [k, g] : echo_pairs.pairs) {
-    labels += a.instance_id[k] != b->instance_id[g];
-    order += a.return_index[k] != b->return_index[g];
     const double dr = std::abs(a.range_m[k] - b->range_m[g]);
-    refit += dr > 1e-4;
     if (dr > 5e-3) {  // which echoes the beam has on each side
       std::printf("[mismatch] beam %u:", a.beam_id[k]);
       for (size_t e = 0; e < a.size(); ++e)
@@ -203,13 +206,17 @@ void ExpectWaveformParity(const Scene& scene, const SensorProfile& profile, uint
         if (b->beam_id[e] == a.beam_id[k])
           std::printf(" gpu %.4f m %.0f", b->range_m[e], double(b->intensity[e]));
       std::printf("\n");
-      // Two echoes of a beam as high as each other to the records' rounding: the return mode
-      // (the strongest K) keeps one on each side, and they pair across the beam.
-      if (std::abs(a.intensity[k] - b->intensity[g]) <= 1) {
+      // Two echoes of a beam as high as each other to the records' rounding, beyond the K the
+      // return mode keeps: each side keeps one as its weakest, and they pair across the beam
+      // (their labels may differ: two objects).
+      if (std::abs(a.intensity[k] - b->intensity[g]) <= 1 && weakest(a, k) && weakest(*b, g)) {
         ++swapped;
         continue;
       }
     }
+    labels += a.instance_id[k] != b->instance_id[g];
+    order += a.return_index[k] != b->return_index[g];
+    refit += dr > 1e-4;
     max_range = std::max(max_range, dr);
     max_intensity = std::max(max_intensity, double(std::abs(a.intensity[k] - b->intensity[g])));
   }

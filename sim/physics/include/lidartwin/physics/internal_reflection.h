@@ -22,6 +22,7 @@
 
 #include "lidartwin/physics/hd.h"
 #include "lidartwin/physics/philox.h"
+#include "lidartwin/physics/photon_counting.h"
 
 namespace lt::physics {
 
@@ -78,17 +79,28 @@ LT_HD inline uint32_t PoissonByTable(const uint32_t* t, uint32_t count, uint32_t
 // w > F(k) 2^32 - 1/2 (both sides exact in double), so t_k = floor(F(k) 2^32 - 1/2) + 1 is
 // the smallest word with F(k) < u; the table ends at the first k where no word is, F(k)
 // >= u of the largest word. The word w then draws k with probability (t_k - t_{k-1}) 2^-32,
-// the Poisson probability to within 2^-32 and F's rounding. F(k) sums the probabilities
-// exp(k ln(mean) - mean - ln k!) in double from k = 0 (no underflow of exp(-mean) alone for
-// large means). Host only; mean in (0, kTabledPoissonMaxMean].
+// the Poisson probability to within 2^-32 and F's rounding. Below kPoissonRejectionMean F is
+// summed as PoissonByInversion sums it, the same doubles in the same order (and its cap at 64),
+// so the table's count is inversion's for every word; above, from the probabilities
+// exp(k ln(mean) - mean - ln k!) (no underflow of exp(-mean) alone for large means). Host only;
+// mean in (0, kTabledPoissonMaxMean].
 inline std::vector<uint32_t> PoissonThresholds(double mean) {
   std::vector<uint32_t> t;
   if (!(mean > 0 && mean <= kTabledPoissonMaxMean)) return t;
+  const bool as_inversion = mean < kPoissonRejectionMean;
   const double log_mean = std::log(mean);
-  double f = 0;
+  double p = std::exp(-mean), f = p;
   // F passes 1 - 2^-33 about 7 sqrt(mean) above the mean; the bound only stops a runaway.
   for (uint32_t k = 0; k < 2 * kTabledPoissonMaxMean + 1000; ++k) {
-    f += std::exp(k * log_mean - mean - std::lgamma(k + 1.0));
+    if (k > 0) {
+      if (as_inversion) {
+        if (k == 64) break;  // inversion's count stops at 64: thresholds for k < 64
+        p *= mean * InverseInteger(k);
+        f += p;
+      } else {
+        f += std::exp(k * log_mean - mean - std::lgamma(k + 1.0));
+      }
+    }
     const double w = std::floor(f * 4294967296.0 - 0.5) + 1;
     if (w > 4294967295.0) break;  // F(k) >= every u: the count never exceeds k
     t.push_back(static_cast<uint32_t>(w < 0 ? 0 : w));

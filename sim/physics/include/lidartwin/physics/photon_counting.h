@@ -58,8 +58,9 @@ LT_HD T ConeSolidAngle(T fov_rad) {
 inline constexpr double kPoissonRejectionMean = 10;
 
 // 1 / k for k <= 64, for the inversion's steps p_k = p_{k-1} mean / k: a multiplication
-// where a double division costs a GPU a dozen instructions and a branch (exact to the
-// division's rounding: 1 / k rounded, then the product rounded).
+// where a double division costs a GPU a dozen instructions and a branch. mean (1 / k) may
+// differ from mean / k in the last bit, so a draw within rounding of a step of F can differ
+// from earlier versions' (not between the backends, which share this code).
 struct InverseIntegers {
   double v[65];
   constexpr InverseIntegers() : v{} {
