@@ -240,9 +240,11 @@ __device__ __forceinline__ double WarpPhotons(const physics::WaveformChain& w,
   // The pulses' power: the internal reflection (its table's, or computed as the others'), then
   // each contribution, in the CPU's order (physics::ReceivedPowerSamples).
   auto flag_chunks = [&](int64_t first, int64_t last) {  // the chunks of bins [first, last]
-    if (first <= last)  // bins of a record: below 2^14
-      for (uint32_t g = static_cast<uint32_t>(first) / 32 + lane; g <= static_cast<uint32_t>(last) / 32; g += 32)
-        chunks[g] = 1;
+    if (first > last) return;
+    // Bins of a record (below 2^14): the chunk indices in 32 bits.
+    const uint32_t g0 = static_cast<uint32_t>(first) / 32, g1 = static_cast<uint32_t>(last) / 32;
+    for (uint32_t g = g0 + lane; g <= g1; g += 32)
+      chunks[g] = 1;
   };
   const physics::InternalReflectionTable& internal = w.internal;
   if (internal.bins > 0) {

@@ -402,6 +402,11 @@ class HandMadeFile {
     }
   }
   // A float column of n values; `write` fills it (chunked, unfilled when false).
+  // The positions x, y and z, n values each (Field).
+  void Positions(hsize_t n, bool write) {
+    for (const char* name : {"x", "y", "z"})
+      Field(name, n, write);
+  }
   void Field(const char* name, hsize_t n, bool write) {
     hid_t space = H5Screate_simple(1, &n, nullptr);
     hid_t dcpl = H5Pcreate(H5P_DATASET_CREATE);
@@ -461,8 +466,7 @@ TEST(Hdf5Frames, OversizedDeclarationsAreRefusedBeforeAllocating) {
   {
     HandMadeFile f(dir / "huge.h5");
     f.Rows({HandMadeFile::Row(0, hsize_t{1} << 34)});
-    for (const char* name : {"x", "y", "z"})
-      f.Field(name, hsize_t{1} << 34, false);
+    f.Positions(hsize_t{1} << 34, false);
   }
   ASSERT_LT(std::filesystem::file_size(dir / "huge.h5"), 20000u);
   auto huge = ReadHdf5Summary(dir / "huge.h5");
@@ -474,8 +478,7 @@ TEST(Hdf5Frames, OversizedDeclarationsAreRefusedBeforeAllocating) {
   {
     HandMadeFile f(dir / "hollow.h5");
     f.Rows({HandMadeFile::Row(0, hsize_t{1} << 26)});
-    for (const char* name : {"x", "y", "z"})
-      f.Field(name, hsize_t{1} << 26, false);
+    f.Positions(hsize_t{1} << 26, false);
   }
   for (const Status& read :
        {ReadHdf5Summary(dir / "hollow.h5").status(), ReadHdf5Frames(dir / "hollow.h5").status()}) {
@@ -519,9 +522,7 @@ TEST(Hdf5Frames, UnreadableAttributesAreWarnedAbout) {
   {
     HandMadeFile f(dir / "odd.h5");
     f.Rows({HandMadeFile::Row(0, 4)});
-    f.Field("x", 4, true);
-    f.Field("y", 4, true);
-    f.Field("z", 4, true);
+    f.Positions(4, true);
     f.DoubleAttr(f.file(), "scene", 3.5);  // a number where the scene's YAML belongs
   }
   auto s = ReadHdf5Summary(dir / "odd.h5");
@@ -539,8 +540,7 @@ TEST(Hdf5Frames, VariableLengthStringAttributesAreRead) {
   {
     HandMadeFile f(dir / "h5py.h5");
     f.Rows({HandMadeFile::Row(0, 2)});
-    for (const char* name : {"x", "y", "z"})
-      f.Field(name, 2, true);
+    f.Positions(2, true);
     f.VariableStringAttr(f.file(), "schema", kFramesSchemaName);
     f.VariableStringAttr(f.file(), "sensor_name", "written_by_h5py");
   }
@@ -583,8 +583,7 @@ TEST(Hdf5Frames, RepeatedFrameIndicesAndNonFiniteTimesAreRefused) {
   {
     HandMadeFile f(dir / "twice.h5");
     f.Rows({HandMadeFile::Row(0, 3), HandMadeFile::Row(0, 3, 3)});
-    for (const char* name : {"x", "y", "z"})
-      f.Field(name, 6, true);
+    f.Positions(6, true);
   }
   auto twice = ReadHdf5Summary(dir / "twice.h5");
   ASSERT_FALSE(twice.ok());
@@ -597,8 +596,7 @@ TEST(Hdf5Frames, RepeatedFrameIndicesAndNonFiniteTimesAreRefused) {
     hdf5::FrameRow row = HandMadeFile::Row(0, 3);
     row.start_time_s = std::nan("");
     f.Rows({row});
-    for (const char* name : {"x", "y", "z"})
-      f.Field(name, 3, true);
+    f.Positions(3, true);
   }
   auto nan = ReadHdf5Summary(dir / "nan.h5");
   ASSERT_FALSE(nan.ok());
@@ -704,8 +702,7 @@ TEST(Hdf5Frames, AFrameOfMoreWaveformRecordsThanASimulatorKeepsIsRefused) {
     row.waveform_samples = 1;
     row.waveform_sample_interval_ns = 1;
     f.Rows({row});
-    for (const char* name : {"x", "y", "z"})
-      f.Field(name, 3, true);
+    f.Positions(3, true);
   }
   auto r = ReadHdf5Summary(dir / "records.h5");
   ASSERT_FALSE(r.ok());
