@@ -246,10 +246,11 @@ __global__ void __launch_bounds__(cuda::kBeamBlockThreads, cuda::kBeamBlocksPerS
              : 0;
   __syncwarp();
   const uint32_t beam = beam_begin + i;
+  float highest;
   (void)cuda::BlockWaveformBeams(
       c.waveform, b,
-      {b.contributions, w, BeamSunlight(b.contributions, w), {c.seed, c.frame, beam, 0, 0}},
-      active);
+      {b.contributions, w, BeamSunlight(b.contributions, w), {c.seed, c.frame, beam, 0, 0}}, active,
+      highest);
   if (!active) return;  // after the block's last barrier
   const int64_t slot = cuda::KeptSlot(kept, kept_count, beam);
   if (slot >= 0)
@@ -257,7 +258,7 @@ __global__ void __launch_bounds__(cuda::kBeamBlockThreads, cuda::kBeamBlocksPerS
       kept_volts[static_cast<uint64_t>(slot) * N + s] = b.record[s];
   physics::Echo echoes[physics::kMaxEchoesDetected];
   const uint32_t count = cuda::WarpRanging(c.waveform, b.record, b.above, c.detector.min_range_m,
-                                           c.detector.max_range_m, echoes);
+                                           c.detector.max_range_m, echoes, highest);
   if (lane == 0) {
     BeamRecord* r = out + size_t{i} * c.echoes_per_beam;
     for (uint32_t e = 0; e < c.echoes_per_beam; ++e)

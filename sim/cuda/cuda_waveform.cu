@@ -64,8 +64,9 @@ __global__ void __launch_bounds__(cuda::kBeamBlockThreads, cuda::kBeamBlocksPerS
   for (uint32_t k = lane; k < n; k += 32)
     b.contributions[k] = contributions[k];
   __syncwarp();
-  const bool visited_photons =
-      cuda::BlockWaveformBeams(w, b, {b.contributions, n, sun_w, {seed, 0, beam, 0, 0}}, active);
+  float highest;
+  const bool visited_photons = cuda::BlockWaveformBeams(
+      w, b, {b.contributions, n, sun_w, {seed, 0, beam, 0, 0}}, active, highest);
   if (!active) return;  // after the block's last barrier
   if (lane == 0) sparse[beam] = visited_photons;
   if (records) {
@@ -73,7 +74,7 @@ __global__ void __launch_bounds__(cuda::kBeamBlockThreads, cuda::kBeamBlocksPerS
       records[uint64_t{beam} * w.samples + s] = b.record[s];
   }
   physics::Echo echoes[physics::kMaxEchoesDetected];
-  const uint32_t count = cuda::WarpRanging(w, b.record, b.above, 0.0, 1e9, echoes);
+  const uint32_t count = cuda::WarpRanging(w, b.record, b.above, 0.0, 1e9, echoes, highest);
   if (lane == 0) echo_counts[beam] = count;
 }
 
@@ -161,6 +162,12 @@ __global__ void PhotonCountKernel(const double* means, uint32_t n, uint64_t seed
   counts[i] = physics::PhotonCount(means[i], key, i, physics::PhotonWords(key, i));
 }
 
+__global__ void ThermalNormalKernel(const uint32_t* words, uint32_t pairs, float* normals) {
+  const uint32_t k = blockIdx.x * blockDim.x + threadIdx.x;
+  if (k < pairs)
+    physics::ThermalNormalPair(words[2 * k], words[2 * k + 1], normals[2 * k], normals[2 * k + 1]);
+}
+
 }  // namespace
 
 Expected<GpuWaveforms> CudaWaveforms(const SensorProfile& profile,
@@ -242,6 +249,24 @@ Expected<std::vector<uint32_t>> CudaPhotonCounts(const std::vector<double>& mean
   LT_CUDA_TRY(cudaDeviceSynchronize());
   std::vector<uint32_t> out(n);
   if (Status s = counts.Download(out.data(), n); !s.ok()) return s.error();
+  return out;
+}
+
+Expected<std::vector<float>> CudaThermalNormals(const std::vector<uint32_t>& words) {
+  if (Status s = CudaAvailable(); !s.ok()) return s.error();
+  if (words.size() % 2 != 0 || words.size() > (size_t{1} << 26)) {
+    return Error{"CudaThermalNormals: an even number of words, at most 2^26"};
+  }
+  DeviceBuffer<uint32_t> w;
+  DeviceBuffer<float> z;
+  for (Status s : {w.Upload(words), z.Reserve(words.size())})
+    if (!s.ok()) return s.error();
+  const auto pairs = static_cast<uint32_t>(words.size() / 2);
+  if (pairs) ThermalNormalKernel<<<(pairs + 255) / 256, 256>>>(w.get(), pairs, z.get());
+  LT_CUDA_TRY(cudaGetLastError());
+  LT_CUDA_TRY(cudaDeviceSynchronize());
+  std::vector<float> out(words.size());
+  if (Status s = z.Download(out.data(), out.size()); !s.ok()) return s.error();
   return out;
 }
 

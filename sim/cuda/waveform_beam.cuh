@@ -97,85 +97,111 @@ __device__ inline bool SparsePasses(const physics::WaveformChain& w, const uint3
   return 2 * __reduce_max_sync(kFullMask, n) <= L;
 }
 
-// WarpSipmStart (waveform_warp.cuh) visiting the bins with photons alone, each gap of g bins
-// without photons one map (physics::GapPowerTable::ThenGap).
-__device__ __forceinline__ float WarpSipmStartSparse(const physics::WaveformChain& w, float* block,
-                                                     const uint32_t* mask, double background,
-                                                     float recovery) {
-  if (!(w.sipm.cells > 0)) return 1.0f;
+// Stage 3's first pass visiting the bins with photons alone (WarpSipmStart, waveform_warp.cuh,
+// with each gap of g bins without photons one map, physics::GapPowerTable::ThenGap), which also
+// takes the circuit's sections over the lane's block, so that no second pass over the photons
+// is needed. A bin j's sensitivity is affine in the block's starting one, S_j = A_j S_in + B_j
+// (the run's map up to it), so its charge q_j = c_j S_j (c_j = N h_j, the cells it fires) is
+// too, and so is each section's state at the block's end from a zero start,
+//   U_p = sum_j a_p^(L-1-j) q_j = S_in V1_p + V0_p,
+//   V1_p = sum_j a_p^(L-1-j) c_j A_j,   V0_p = sum_j a_p^(L-1-j) c_j B_j,
+// the powers from the gap table. Each bin with photons is left holding c_j (0 elsewhere), from
+// which the voltage pass steps the sensitivity bin by bin (WarpSipmSections). Without
+// saturation (no cells) the charge is the photons, S stays 1: V1 = 0 and the bins keep their
+// photons. Returns S_in, scanned across the lanes as WarpSipmStart's. (Before, a second pass
+// over the photon bins turned them into charges and ran the sections: `ncu` put it at about
+// 480 warp instructions a beam at 1024 samples, the lane holding the internal reflection's
+// dozen or so bins with photons working while the others waited.)
+template <uint32_t K>
+__device__ __forceinline__ float WarpSipmSparse(const physics::WaveformChain& w, float* block,
+                                                const uint32_t* mask, double background,
+                                                float recovery, float (&v1)[K], float (&v0)[K]) {
   const uint32_t L = w.samples / 32;
   const physics::GapPowerTable gaps{w.gap_powers, physics::GapPowerRow(w.samples)};
+#pragma unroll
+  for (uint32_t p = 0; p < K; ++p)
+    v1[p] = v0[p] = 0.0f;
+  if (!(w.sipm.cells > 0)) {
+    ForEachPhotonBin(mask, L, [&](uint32_t j) {
+      const float q = block[j];
+#pragma unroll
+      for (uint32_t p = 0; p < K; ++p)
+        v0[p] = fmaf(gaps.Section(p, L - 1 - j), q, v0[p]);
+    });
+    return 1.0f;
+  }
   physics::SipmRunMap run{1.0f, 0.0f};
   uint32_t pos = 0;
   ForEachPhotonBin(mask, L, [&](uint32_t j) {
     run = gaps.ThenGap(run, j - pos);
-    const float hit = physics::SipmHitShare(w.sipm, block[j]);
-    block[j] = hit;
-    run = physics::SipmThenBin(run, physics::SipmMapOfShare(w.sipm, recovery, hit), recovery);
+    const physics::SipmBinMap m =
+        physics::SipmMapOfShare(w.sipm, recovery, physics::SipmHitShare(w.sipm, block[j]));
+    block[j] = m.c;
+    const float ca = m.c * run.A, cb = m.c * run.B;
+#pragma unroll
+    for (uint32_t p = 0; p < K; ++p) {
+      const float f = gaps.Section(p, L - 1 - j);
+      v1[p] = fmaf(f, ca, v1[p]);
+      v0[p] = fmaf(f, cb, v0[p]);
+    }
+    run = physics::SipmThenBin(run, m, recovery);
     pos = j + 1;
   });
   return SipmBlockStart(w, gaps.ThenGap(run, L - pos), background, recovery);
 }
 
-// Stage 3's second pass and stage 4 over the lane's block of L samples at `block`, which holds
-// what WarpSipmStart left (shares of cells hit, or photons): the first pass turns them into
-// charges [fired cells] (from the block's starting sensitivity `s_in`) and runs the K sections
-// from 0 to the block's end; the blocks' maps u_out = a^L u_in + U are scanned across the lanes,
-// the record's periodic start U_31 / (1 - a^N) taken from the last lane; the second pass runs
-// the sections again from the block's true start and writes the voltage [V], baseline and
-// thermal noise included. The sections' gains take the charge's amperes per cell (G e / dt).
+// Stage 3's second pass over every bin of the lane's block (no gap table, or photons in more
+// than half its bins): what WarpSipmStart left (shares of cells hit, or photons) turned into
+// charges [fired cells] from the block's starting sensitivity `s_in`, and the sections run
+// from 0 to the block's end, their states there into u_end.
 template <uint32_t K>
-__device__ __forceinline__ void WarpSipmSections(const physics::WaveformChain& w,
-                                                 const physics::RandomKey& key, float* block,
-                                                 const uint32_t* mask, bool sparse, float s_in,
-                                                 float recovery) {
+__device__ __forceinline__ void WarpSipmDense(const physics::WaveformChain& w, float* block,
+                                              float s_in, float recovery, float (&u_end)[K]) {
+  const uint32_t L = w.samples / 32;
+  physics::SipmState state{s_in};
+#pragma unroll
+  for (uint32_t p = 0; p < K; ++p)
+    u_end[p] = 0.0f;
+#pragma unroll 4
+  for (uint32_t i = 0; i < L; ++i) {
+    const float q = WarpSipmCharge(w, recovery, block[i], state);
+    block[i] = q;
+#pragma unroll
+    for (uint32_t p = 0; p < K; ++p)
+      u_end[p] = fmaf(w.sections.decay[p], u_end[p], q);
+  }
+}
+
+// Stage 4 over the lane's block of L samples at `block`, the sections' states at the block's
+// end from a zero start in u_end: the blocks' maps u_out = a^L u_in + U are scanned across the
+// lanes, the record's periodic start U_31 / (1 - a^N) taken from the last lane; then the voltage
+// pass runs the sections from the block's true start and writes the voltage [V], baseline and
+// thermal noise included. The block holds charges [fired cells], or (`steps_sipm`, after
+// WarpSipmSparse with saturation) each bin's cells c = N h, from which the pass steps the
+// sensitivity from `s_in`: q = c S, S' = (r - (r / N) c) S + (1 - r), r the recovery (exactly
+// r S + (1 - r) where c = 0). The sections' gains take the charge's amperes per cell (G e / dt).
+// Returns the block's highest voltage, for the ranging's mask.
+template <uint32_t K>
+__device__ __forceinline__ float WarpSipmSections(const physics::WaveformChain& w,
+                                                  const physics::RandomKey& key, float* block,
+                                                  float (&u_end)[K], bool steps_sipm, float s_in,
+                                                  float recovery) {
   const uint32_t lane = threadIdx.x & 31u;
   const uint32_t L = w.samples / 32;
   float a[K], u[K];
 #pragma unroll
   for (uint32_t p = 0; p < K; ++p) {
     a[p] = w.sections.decay[p];
-    u[p] = 0.0f;
-  }
-  physics::SipmState state{s_in};
-  if (sparse) {
-    // The bins with photons alone: across a gap of g bins without, S -> r^g S + (1 - r^g) and
-    // u_p -> a_p^g u_p (gap table rows 0, 1 and 2 + p); the others' charges stay 0.
-    const physics::GapPowerTable gaps{w.gap_powers, physics::GapPowerRow(w.samples)};
-    uint32_t pos = 0;
-    ForEachPhotonBin(mask, L, [&](uint32_t j) {
-      const uint32_t g = j - pos;
-      state.sensitivity = gaps.Sensitivity(state.sensitivity, g);
-#pragma unroll
-      for (uint32_t p = 0; p < K; ++p)
-        u[p] *= gaps.Section(p, g);
-      const float q = WarpSipmCharge(w, recovery, block[j], state);
-      block[j] = q;
-#pragma unroll
-      for (uint32_t p = 0; p < K; ++p)
-        u[p] = fmaf(a[p], u[p], q);
-      pos = j + 1;
-    });
-#pragma unroll
-    for (uint32_t p = 0; p < K; ++p)
-      u[p] *= gaps.Section(p, L - pos);
-  } else {
-#pragma unroll 4
-    for (uint32_t i = 0; i < L; ++i) {
-      const float q = WarpSipmCharge(w, recovery, block[i], state);
-      block[i] = q;
-#pragma unroll
-      for (uint32_t p = 0; p < K; ++p)
-        u[p] = fmaf(a[p], u[p], q);
+    // a^L: the gap table's, else by squaring (L is a power of two).
+    float A = a[p];
+    if (w.gap_powers != nullptr) {
+      A = physics::GapPowerTable{w.gap_powers, physics::GapPowerRow(w.samples)}.Section(p, L);
+    } else {
+      for (uint32_t l = 1; l < L; l <<= 1)
+        A *= A;
     }
-  }
-#pragma unroll
-  for (uint32_t p = 0; p < K; ++p) {
-    float A = a[p];  // a^L: L is a power of two
-    for (uint32_t l = 1; l < L; l <<= 1)
-      A *= A;
     AffineMap all;
-    const AffineMap before = ExclusiveAffineScan({A, u[p]}, all);
+    const AffineMap before = ExclusiveAffineScan({A, u_end[p]}, all);
     const float start = all.b / (1.0f - all.a);
     u[p] = lane == 0 ? start : fmaf(before.a, start, before.b);
   }
@@ -185,10 +211,18 @@ __device__ __forceinline__ void WarpSipmSections(const physics::WaveformChain& w
   for (uint32_t p = 0; p < K; ++p)
     c[p] = static_cast<float>(w.sections.gain[p] * amps_per_cell);
   const float base = static_cast<float>(w.baseline_v);
-  // The second pass, with the thermal noise a segment at a time (physics::ThermalSegment: the
-  // lane's block of L bins holds L / S whole segments of S = ThermalSegmentBins(N) bins).
+  const float r_per_cell = recovery / static_cast<float>(w.sipm.cells), rest = 1.0f - recovery;
+  float s = s_in;
+  // The voltage pass, with the thermal noise of the lane's segment (physics::ThermalSegment: a
+  // segment is a lane's block), keeping the block's highest voltage for the ranging's mask.
+  float highest = -INFINITY;
   auto voltage = [&](uint32_t i, float noise_v) {
-    const float x = block[i];
+    float x = block[i];
+    if (steps_sipm) {
+      const float cells = x;
+      x = cells * s;
+      s = fmaf(fmaf(-r_per_cell, cells, recovery), s, rest);
+    }
     float y = base + noise_v;
 #pragma unroll
     for (uint32_t p = 0; p < K; ++p) {
@@ -196,49 +230,59 @@ __device__ __forceinline__ void WarpSipmSections(const physics::WaveformChain& w
       y = fmaf(c[p], u[p], y);
     }
     block[i] = y;
+    highest = fmaxf(highest, y);
   };
   if (w.thermal_noise_v > 0) {
-    const uint32_t S = physics::ThermalSegmentBins(w.samples);
-    for (uint32_t i = 0; i < L; i += S) {
-      physics::ThermalSegment noise(w, key, (lane * L + i) / S);
-      for (uint32_t t = 0; t < S; t += 2) {
-        float v0, v1;
-        noise.NextPair(v0, v1);
-        voltage(i + t, v0);
-        voltage(i + t + 1, v1);
-      }
+    static_assert(physics::ThermalSegments(1024) == 32, "a thermal segment is a lane's block");
+    physics::ThermalSegment noise(w, key, lane);
+    for (uint32_t i = 0; i < L; i += 2) {
+      float v0, v1;
+      noise.NextPair(v0, v1);
+      voltage(i, v0);
+      voltage(i + 1, v1);
     }
   } else {
     for (uint32_t i = 0; i < L; ++i)
       voltage(i, 0.0f);
   }
+  return highest;
 }
 
-// Stages 3-4 (eq. 8-10) of the warp's beam after WarpSipmStart: the voltage replaces what `x`
-// holds, baseline and thermal noise included (keyed per segment as on the CPU).
-__device__ __forceinline__ void WarpSipmCircuit(const physics::WaveformChain& w,
-                                                const physics::RandomKey& key, BlockPadded x,
-                                                const uint32_t* mask, bool sparse, float s_in,
-                                                float recovery) {
-  const uint32_t lane = threadIdx.x & 31u;
-  const uint32_t N = w.samples;
-  float* block = LaneBlock(x, lane, N / 32);
-  __syncwarp();
-  switch (w.sections.count) {
-    case 1:
-      WarpSipmSections<1>(w, key, block, mask, sparse, s_in, recovery);
-      break;
-    case 2:
-      WarpSipmSections<2>(w, key, block, mask, sparse, s_in, recovery);
-      break;
-    case 3:
-      WarpSipmSections<3>(w, key, block, mask, sparse, s_in, recovery);
-      break;
-    default:
-      WarpSipmSections<physics::kMaxRecursionSections>(w, key, block, mask, sparse, s_in, recovery);
-      break;
+// Stages 3-4 (eq. 8-10) of the warp's beam with K circuit sections after its photons
+// (WarpPhotons): the voltage replaces them in b.record, baseline and thermal noise included
+// (keyed per segment as on the CPU), `highest` the calling lane's block's highest voltage. The
+// SiPM's first pass over the photon bins alone where SparsePasses allows (WarpSipmSparse), else
+// over every bin with a second pass (WarpSipmStart, WarpSipmDense); the block's warps together,
+// a barrier after each pass (BlockWaveformBeams). Returns whether the passes were sparse.
+template <uint32_t K>
+__device__ __forceinline__ bool BlockSipmCircuit(const physics::WaveformChain& w,
+                                                 const WarpBeam& b, const physics::RandomKey& key,
+                                                 double background, bool active, float& highest) {
+  const float recovery = w.sipm_recovery;
+  float* block = LaneBlock(b.record, threadIdx.x & 31u, w.samples / 32);
+  float s_in = 1.0f, u_end[K];
+  bool sparse = false;
+  if (active) {
+    sparse = SparsePasses(w, b.above);
+    if (sparse) {
+      float v1[K], v0[K];
+      s_in = WarpSipmSparse<K>(w, block, b.above, background, recovery, v1, v0);
+#pragma unroll
+      for (uint32_t p = 0; p < K; ++p)
+        u_end[p] = fmaf(s_in, v1[p], v0[p]);
+    } else {
+      s_in = WarpSipmStart(w, b.record, background, recovery);
+      WarpSipmDense<K>(w, block, s_in, recovery, u_end);
+    }
   }
-  __syncwarp();
+  __syncthreads();
+  highest = INFINITY;
+  if (active) {
+    highest = WarpSipmSections<K>(w, key, block, u_end, sparse && w.sipm.cells > 0, s_in,
+                                  recovery);
+  }
+  __syncthreads();
+  return sparse;
 }
 
 // Stages 1-4 of the warp's beam, its voltages then in b.record. Every warp of the block calls
@@ -247,26 +291,26 @@ __device__ __forceinline__ void WarpSipmCircuit(const physics::WaveformChain& w,
 // warps at different stages kept evicting one another's instructions from the SM's
 // instruction cache (ncu, 2048 samples: 56 % of the warps' stalls waiting for an instruction,
 // with four-warp blocks). Returns whether the warp's SiPM and section passes visited the bins
-// with photons alone (SparsePasses), for the tests.
+// with photons alone (SparsePasses), for the tests; `highest`: the calling lane's block's
+// highest voltage (for WarpRanging).
 __device__ __forceinline__ bool BlockWaveformBeams(const physics::WaveformChain& w,
                                                    const WarpBeam& b, const PairBeam& beam,
-                                                   bool active) {
+                                                   bool active, float& highest) {
   double background = 0;
   if (active) background = WarpPhotons(w, beam.c, beam.n, beam.sun_w, beam.key, b.record, b.above);
   __syncthreads();
-  const float recovery = w.sipm_recovery;
-  float s_in = 1.0f;
-  bool sparse = false;
-  if (active) {
-    sparse = SparsePasses(w, b.above);
-    s_in = sparse ? WarpSipmStartSparse(w, LaneBlock(b.record, threadIdx.x & 31u, w.samples / 32),
-                                        b.above, background, recovery)
-                  : WarpSipmStart(w, b.record, background, recovery);
+  // The sections' count is the sensor's, the same for every warp of the block.
+  switch (w.sections.count) {
+    case 1:
+      return BlockSipmCircuit<1>(w, b, beam.key, background, active, highest);
+    case 2:
+      return BlockSipmCircuit<2>(w, b, beam.key, background, active, highest);
+    case 3:
+      return BlockSipmCircuit<3>(w, b, beam.key, background, active, highest);
+    default:
+      return BlockSipmCircuit<physics::kMaxRecursionSections>(w, b, beam.key, background, active,
+                                                              highest);
   }
-  __syncthreads();
-  if (active) WarpSipmCircuit(w, beam.key, b.record, b.above, sparse, s_in, recovery);
-  __syncthreads();
-  return sparse;
 }
 
 }  // namespace lt::cuda

@@ -61,10 +61,8 @@ __host__ __device__ inline uint32_t BlockPaddedLength(uint32_t n) {
 }
 // The record of n samples at `base` (blocks of n / 32).
 __device__ inline BlockPadded BlockPaddedAt(float* base, uint32_t n) {
-  uint32_t log2_block = 0;
-  while ((32u << log2_block) < n)
-    ++log2_block;
-  return {base, log2_block};
+  const uint32_t log2_n = 31u - static_cast<uint32_t>(__clz(n));  // n a power of two
+  return {base, log2_n > 5 ? log2_n - 5 : 0};
 }
 
 // One beam's samples as the real (part 0) or imaginary (part 1) parts of a PaddedRecord, for
@@ -538,12 +536,6 @@ __device__ __forceinline__ void BlockWaveformPairs(const physics::WaveformChain&
   __syncthreads();
 }
 
-__device__ inline double WarpSum(double v) {
-  for (int d = 16; d > 0; d >>= 1)
-    v += __shfl_xor_sync(kFullMask, v, d);
-  return v;
-}
-
 // The mask words of the samples above `threshold` from `begin` on (bit b of word c: sample
 // 32 c + b), each lane building those of its own block: for BlockPadded records of at least
 // 1024 samples (whole words a lane), a few operations a sample instead of a ballot's. False for
@@ -574,28 +566,71 @@ __device__ inline bool LaneAboveWords(BlockPadded x, uint32_t N, uint32_t begin,
   return true;
 }
 
+// The mask words as LaneAboveWords's, by the whole warp for the lanes' blocks that reach the
+// target window and rise above the threshold (`highest`: the calling lane's block's highest
+// sample), a ballot a word, the other blocks' words zero: with thermal noise a beam has a block
+// or two above the threshold, where LaneAboveWords takes a few operations for every sample
+// (`ncu`: 140 warp instructions a beam at 1024 samples, 270 at 2048). False where more than
+// kMostHotBlocks blocks are above it (a ballot a word then costs more than the lanes' own
+// passes) and for layouts other than BlockPadded records of at least 1024 samples.
+constexpr uint32_t kMostHotBlocks = 16;
+template <typename Floats>
+__device__ inline bool HotAboveWords(Floats, uint32_t, uint32_t, float, float, uint32_t*) {
+  return false;
+}
+__device__ inline bool HotAboveWords(BlockPadded x, uint32_t N, uint32_t begin, float threshold,
+                                     float highest, uint32_t* above) {
+  const uint32_t L = N / 32, W = L / 32;  // samples and mask words a lane's block
+  if (L < 32) return false;
+  const uint32_t lane = threadIdx.x & 31u;
+  uint32_t hot = __ballot_sync(kFullMask, highest > threshold && (lane + 1) * L > begin);
+  if (static_cast<uint32_t>(__popc(hot)) > kMostHotBlocks) return false;
+  for (uint32_t k = 0; k < W; ++k)
+    above[lane * W + k] = 0;
+  __syncwarp();
+  while (hot) {
+    const uint32_t h = static_cast<uint32_t>(__ffs(hot) - 1);
+    hot &= hot - 1;
+    for (uint32_t k = 0; k < W; ++k) {
+      const uint32_t i = h * L + 32 * k + lane;
+      const uint32_t bits = __ballot_sync(kFullMask, i >= begin && x[i] > threshold);
+      if (lane == 0) above[h * W + k] = bits;
+    }
+  }
+  return true;
+}
+
 // Stage 5's ranging of the voltages x[0 .. N) by the calling warp: the background and the
 // internal reflection's peak (every lane gets them), the samples above the threshold in
-// `above` (bit i of word i / 32), then lane 0 walks the runs. Returns the echo count on lane 0.
+// `above` (bit i of word i / 32), then lane 0 walks the runs. `highest`: the calling lane's
+// block's highest sample where known (BlockWaveformBeams), else infinity. Returns the echo count
+// on lane 0.
 template <typename Floats>
 __device__ inline uint32_t WarpRanging(const physics::WaveformChain& w, Floats x, uint32_t* above,
                                        double min_range_m, double max_range_m,
-                                       physics::Echo* echoes) {
+                                       physics::Echo* echoes, float highest = INFINITY) {
   const uint32_t lane = threadIdx.x & 31u;
   const uint32_t N = w.samples;
   const uint32_t m = w.pretrigger_samples;
   const ReView<Floats> xr{x};
-  double sum = 0;
-  for (uint32_t i = lane; i < m; i += 32)
-    sum += x[i];
-  sum = WarpSum(sum);
-  const double mean = m > 0 ? sum / m : 0.0;
-  double sum2 = 0;
+  // The pretrigger's sum and sum of squared deviations in one pass, in float from its first
+  // sample (the deviations are noise, millivolts on a baseline of 0.1 V: their float sums
+  // carry 1e-7 of the rms, where the CPU's two double passes carry 1e-16; the threshold moves
+  // by less than 1e-9 V): sum = m x0 + S1, sum of squared deviations = S2 - S1^2 / m. (In double
+  // over two passes, as the CPU's: about 200 warp instructions a beam, `ncu`.)
+  const float x0 = m > 0 ? x[0] : 0.0f;
+  float s1 = 0, s2 = 0;
   for (uint32_t i = lane; i < m; i += 32) {
-    const double d = x[i] - mean;
-    sum2 += d * d;
+    const float d = x[i] - x0;
+    s1 += d;
+    s2 = fmaf(d, d, s2);
   }
-  sum2 = WarpSum(sum2);
+  for (int d = 16; d > 0; d >>= 1) {
+    s1 += __shfl_xor_sync(kFullMask, s1, d);
+    s2 += __shfl_xor_sync(kFullMask, s2, d);
+  }
+  const double sum = m * double{x0} + s1;
+  const double sum2 = m > 0 ? fmax(0.0, double{s2} - double{s1} * s1 / m) : 0.0;
   physics::WaveformBackground g = physics::BackgroundLevels(w, sum, sum2);
   // The internal reflection's highest sample in [m, end), the lowest index on ties.
   const uint32_t end = physics::TargetWindowStart(w);
@@ -620,7 +655,8 @@ __device__ inline uint32_t WarpRanging(const physics::WaveformChain& w, Floats x
   // x > T rounded down to a float, so the comparisons need no conversion to double.
   const uint32_t begin = end;
   const float threshold = __double2float_rd(g.threshold_v);
-  if (!LaneAboveWords(x, N, begin, threshold, above)) {
+  if (!HotAboveWords(x, N, begin, threshold, highest, above) &&
+      !LaneAboveWords(x, N, begin, threshold, above)) {
     for (uint32_t c = 0; c < (N + 31) / 32; ++c) {
       const uint32_t i = 32 * c + lane;
       const unsigned bits = __ballot_sync(kFullMask, i < N && i >= begin && x[i] > threshold);

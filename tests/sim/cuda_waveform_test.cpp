@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <map>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "internal/waveform_setup.h"
@@ -40,6 +41,46 @@ TEST(CudaWaveform, PhotonDrawsAreIdenticalToTheCpu) {
   for (uint32_t i = 0; i < means.size(); ++i)
     differ += (*gpu)[i] != physics::PhotonCount(means[i], key, i, physics::PhotonWords(key, i));
   EXPECT_EQ(differ, 0u);
+}
+
+// Thermal noise's normals from the same words on both backends: the GPU's approximate
+// logarithm, square root, sine and cosine (physics::ThermalNormalPair) within 2.2e-4 of the
+// CPU's libm normals, absolutely (the logarithm's 2^-22.6 is the most of it, where u nears 1
+// and -2 ln u nears 0), and within 1e-5 relatively where |z| > 1 (the tails, which set the
+// false-alarm rate of the thresholds). First words across their whole range: the extremes, and
+// 2^24 pairs with w1 stepping by 256 through all 2^32 values and w2 from a generator.
+TEST(CudaWaveform, ThermalNormalsMatchTheCpu) {
+  LT_REQUIRE_GPU();
+  std::vector<uint32_t> words;
+  for (uint32_t w1 : {0u, 1u, 2u, 0x7fffffffu, 0x80000000u, 0xfffffffeu, 0xffffffffu})
+    for (uint32_t w2 : {0u, 1u, 0x3fffffffu, 0x40000000u, 0x7fffffffu, 0x80000000u, 0xbfffffffu,
+                        0xc0000000u, 0xffffffffu}) {
+      words.push_back(w1);
+      words.push_back(w2);
+    }
+  physics::ThermalSegment angles(5, 6, 7, 8, 1.0f);
+  for (uint64_t w1 = 0; w1 < (uint64_t{1} << 32); w1 += 256) {
+    words.push_back(static_cast<uint32_t>(w1));
+    words.push_back(angles.Next());
+  }
+  auto gpu = CudaThermalNormals(words);
+  ASSERT_TRUE(gpu.ok()) << gpu.message();
+  double worst = 0, worst_tail = 0;
+  for (size_t k = 0; k < words.size(); k += 2) {
+    float z1, z2;
+    physics::StandardNormalPair<float>(words[k], words[k + 1], z1, z2);
+    for (auto [cpu, g] : {std::pair{z1, (*gpu)[k]}, std::pair{z2, (*gpu)[k + 1]}}) {
+      const double d = std::abs(double(cpu) - g);
+      worst = std::max(worst, d);
+      if (std::abs(cpu) > 1) worst_tail = std::max(worst_tail, d / std::abs(cpu));
+    }
+  }
+  std::printf(
+      "[parity] thermal normals: %zu pairs, max |z_cpu - z_gpu| %.3g, %.3g relative "
+      "beyond 1 sigma\n",
+      words.size() / 2, worst, worst_tail);
+  EXPECT_LE(worst, 2.5e-4);
+  EXPECT_LE(worst_tail, 1e-5);
 }
 
 // The same beams' records on both: the power, photon means and counts are the same draws; the

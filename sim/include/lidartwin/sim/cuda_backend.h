@@ -127,4 +127,8 @@ Expected<GpuWaveforms> CudaWaveforms(const SensorProfile& profile,
 // (i < 65536), keyed (seed, frame 0, beam 0, i) as the chain draws them.
 Expected<std::vector<uint32_t>> CudaPhotonCounts(const std::vector<double>& means, uint64_t seed);
 
+// Thermal noise's Box-Muller pairs (physics::ThermalNormalPair) on the GPU: normals 2k and
+// 2k + 1 from words[2k] and words[2k + 1] (an even count, at most 2^26 words).
+Expected<std::vector<float>> CudaThermalNormals(const std::vector<uint32_t>& words);
+
 }  // namespace lt

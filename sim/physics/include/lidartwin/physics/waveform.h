@@ -154,33 +154,39 @@ LT_HD inline bool BinDraws(float pulse_w, double bin_background) {
 // kStreamThermalSegment) seeds a xoshiro128** generator (ThermalSegment), whose words give the
 // segment's normals in pairs. A record's bulk of random words is its thermal noise (one normal a
 // bin), and Philox4x32-10 costs a GPU about 19 instructions a word against xoshiro's 9 (on an
-// H100 the noise's words were a fifth of the chain's instructions at 2048 samples). S =
-// min(32, N / 32): a GPU lane's block of N / 32 bins holds whole segments (waveform_beam.cuh),
-// so each lane draws its own as it writes the voltages.
-LT_HD inline uint32_t ThermalSegmentBins(uint32_t N) {
-  return N >= 1024 ? 32 : N / 32;
+// H100 the noise's words were a fifth of the chain's instructions at 2048 samples). S = N / 32,
+// a GPU lane's block (waveform_beam.cuh): each lane seeds one generator a record and draws its
+// block's noise as it writes the voltages. (Segments of at most 32 bins, as before, cost the
+// lanes one Philox call per 32 bins: two a lane at 2048 samples, four at 4096.)
+LT_HD constexpr uint32_t ThermalSegmentBins(uint32_t N) {
+  return N / 32;
 }
-// The segments a record of N bins uses (N is a power of two, at least 64).
-LT_HD inline uint32_t ThermalSegments(uint32_t N) {
+// The segments a record of N bins uses: 32 (N is a power of two, at least 64).
+LT_HD constexpr uint32_t ThermalSegments(uint32_t N) {
   return N / ThermalSegmentBins(N);
 }
-
 // Box-Muller for thermal noise, the record's bulk of normals (a waveform draws one a bin): on
-// the GPU by the hardware's approximate log, reciprocal square root and sine, a few times
-// cheaper than the exact functions. The words are the same on both backends; the normals
-// differ by at most 2.2e-4 of the rms (the approximate log's absolute error, 2^-21.4, is a
-// large relative error in -2 ln u as u nears 1; measured over all 2^32 words on an H100; the
-// square root's 2 ulp add 2.4e-7) and the angle by 4e-7 (its range taken to [-pi, pi), where
-// __sincosf's bound holds: cos and sin of a - pi, negated). The square root as x rsqrt(x): the
-// IEEE one is a reciprocal square root and a correction with a branch round it (`ncu`: 15
-// instructions a pair against 5), and x is 0 where u rounds to 1 (the floor keeps 0 rsqrt(0)
-// from being 0 inf).
+// the GPU by the hardware's approximate base-2 logarithm, square root, sine and cosine
+// (PTX lg2/sqrt/sin/cos.approx.ftz: one MUFU instruction each; the arguments are never
+// subnormal, so flushing them changes nothing), a few times cheaper than the exact functions.
+// u = (w + 1/2) 2^-32 as one fused multiply-add, float(w) 2^-32 + 2^-33, and the angle
+// 2 pi u2 - pi likewise. The words are the same on both backends; the normals differ by at most
+// 2.2e-4 of the rms (the approximate logarithm's absolute error, 2^-22.6, is a large relative
+// error in -2 ln u as u nears 1) and the angle by about 5e-7 (its range taken to [-pi, pi),
+// where sin.approx's bound, 2^-20.9, holds: cos and sin of a - pi, negated); checked on pairs of
+// words across their whole range by CudaWaveform.ThermalNormalsMatchTheCpu. (`ncu`: 25
+// instructions a pair by the CUDA intrinsics __log2f, rsqrtf and __sincosf, whose subnormal
+// handling and range steps the PTX forms leave out, against 12.)
 LT_HD inline void ThermalNormalPair(uint32_t w1, uint32_t w2, float& z1, float& z2) {
 #if defined(__CUDA_ARCH__)
-  const float x = -1.3862943611198906f * __log2f(UniformOpen01<float>(w1));  // -2 ln u
-  const float r = x * rsqrtf(fmaxf(x, 1e-30f));
-  float s, c;
-  __sincosf(6.283185307179586f * UniformOpen01<float>(w2) - 3.14159265358979f, &s, &c);
+  const float u1 = fmaf(__uint2float_rn(w1), 2.3283064365386963e-10f, 1.1641532182693481e-10f);
+  float log2_u, r, s, c;
+  asm("lg2.approx.ftz.f32 %0, %1;" : "=f"(log2_u) : "f"(u1));
+  asm("sqrt.approx.ftz.f32 %0, %1;" : "=f"(r) : "f"(-1.3862943611198906f * log2_u));  // -2 ln u
+  // 2 pi (w2 + 1/2) 2^-32 - pi.
+  const float a = fmaf(__uint2float_rn(w2), 1.4629180792671596e-09f, -3.1415926528f);
+  asm("sin.approx.ftz.f32 %0, %1;" : "=f"(s) : "f"(a));
+  asm("cos.approx.ftz.f32 %0, %1;" : "=f"(c) : "f"(a));
   z1 = -r * c;
   z2 = -r * s;
 #else
