@@ -211,18 +211,19 @@ __device__ __forceinline__ float WarpSipmSections(const physics::WaveformChain& 
   for (uint32_t p = 0; p < K; ++p)
     c[p] = static_cast<float>(w.sections.gain[p] * amps_per_cell);
   const float base = static_cast<float>(w.baseline_v);
-  const float r_per_cell = recovery / static_cast<float>(w.sipm.cells), rest = 1.0f - recovery;
-  float s = s_in;
+  // Without the sensitivity to step (the block holds charges), S = 1 throughout: r = 1, no
+  // loss per cell, nothing added, so that the pass runs the same instructions without a branch.
+  const float r = steps_sipm ? recovery : 1.0f;
+  const float r_per_cell = steps_sipm ? recovery / static_cast<float>(w.sipm.cells) : 0.0f;
+  const float rest = steps_sipm ? 1.0f - recovery : 0.0f;
+  float s = steps_sipm ? s_in : 1.0f;
   // The voltage pass, with the thermal noise of the lane's segment (physics::ThermalSegment: a
   // segment is a lane's block), keeping the block's highest voltage for the ranging's mask.
   float highest = -INFINITY;
   auto voltage = [&](uint32_t i, float noise_v) {
-    float x = block[i];
-    if (steps_sipm) {
-      const float cells = x;
-      x = cells * s;
-      s = fmaf(fmaf(-r_per_cell, cells, recovery), s, rest);
-    }
+    const float cells = block[i];
+    const float x = cells * s;
+    s = fmaf(fmaf(-r_per_cell, cells, r), s, rest);
     float y = base + noise_v;
 #pragma unroll
     for (uint32_t p = 0; p < K; ++p) {

@@ -309,16 +309,16 @@ __device__ __forceinline__ double WarpPhotons(const physics::WaveformChain& w,
     });
   }
   __syncwarp();
-  // A segment is one mask word (kBackgroundSegment bins), lane g's alone in this loop.
-  static_assert(physics::kBackgroundSegment == 32, "a background segment is one mask word");
+  // A segment's mask words (whole words: segments of at least 32 bins) are lane g's alone in
+  // this loop; at 1024 samples and more, each lane draws one segment, its own block.
   if (bin_background == 0) {
-    for (uint32_t g = lane; g < N / physics::kBackgroundSegment; g += 32) {
-      uint32_t bits = 0;
-      physics::SegmentBackgroundPhotons(background, key, g, [&](uint32_t b) {
-        x[g * physics::kBackgroundSegment + b] += 1.0f;
-        bits |= 1u << b;
+    const uint32_t B = physics::BackgroundSegmentBins(N);
+    for (uint32_t g = lane; g < N / B; g += 32) {
+      physics::SegmentBackgroundPhotons(background, B, key, g, [&](uint32_t b) {
+        const uint32_t i = g * B + b;
+        x[i] += 1.0f;
+        chunks[i / 32] |= 1u << (i % 32);
       });
-      chunks[g] |= bits;
     }
   }
   __syncwarp();

@@ -70,49 +70,57 @@ TEST(PhotonCounting, CountsHaveThePoissonMeanAndVariance) {
   }
 }
 
-// The background drawn a segment at a time (a Poisson total spread uniformly over 32 bins)
+// The background drawn a segment at a time (a Poisson total spread uniformly over B bins)
 // must give each bin a Poisson(m) count independent of its neighbours': mean, variance, the
 // share of empty bins exp(-m), and no correlation between adjacent bins. Means cover the
-// total's inversion (32 m < 10), its rejection (32 m >= 10) and totals past the first call's
-// 18 positions.
+// total's inversion (B m < 10), its rejection (B m >= 10) and totals past the first call's
+// positions; segments of 32 bins (six positions a word), 64 (five), 128 (four) and 512 (three).
 TEST(PhotonCounting, SegmentBackgroundGivesIndependentPoissonBins) {
-  for (double m : {0.01, 0.2, 0.4, 1.5}) {
-    const uint32_t segments = 20000;
-    double sum = 0, sum2 = 0, zeros = 0, cross = 0;
-    uint32_t bins = 0, pairs = 0;
-    for (uint32_t g = 0; g < segments; ++g) {
-      uint32_t counts[kBackgroundSegment] = {};
-      RandomKey k{42, 1, g / 64, 0, 0};  // beams as well as segments vary, as in a frame
-      SegmentBackgroundPhotons(m, k, g % 64, [&](uint32_t b) {
-        ASSERT_LT(b, kBackgroundSegment);
-        ++counts[b];
-      });
-      for (uint32_t b = 0; b < kBackgroundSegment; ++b) {
-        sum += counts[b];
-        sum2 += static_cast<double>(counts[b]) * counts[b];
-        zeros += counts[b] == 0;
-        ++bins;
-        if (b > 0) {
-          cross += (counts[b] - m) * (counts[b - 1] - m);
-          ++pairs;
+  for (uint32_t B : {32u, 64u, 128u, 512u}) {
+    EXPECT_EQ(BackgroundSegmentBins(32 * B), B);
+    for (double m : {0.01, 0.2, 0.4, 1.5}) {
+      const uint32_t segments = 20000 * 32 / B;
+      double sum = 0, sum2 = 0, zeros = 0, cross = 0;
+      uint32_t bins = 0, pairs = 0;
+      std::vector<uint32_t> counts(B);
+      for (uint32_t g = 0; g < segments; ++g) {
+        std::fill(counts.begin(), counts.end(), 0u);
+        RandomKey k{42, 1, g / 64, 0, 0};  // beams as well as segments vary, as in a frame
+        SegmentBackgroundPhotons(m, B, k, g % 64, [&](uint32_t b) {
+          ASSERT_LT(b, B);
+          ++counts[b];
+        });
+        for (uint32_t b = 0; b < B; ++b) {
+          sum += counts[b];
+          sum2 += static_cast<double>(counts[b]) * counts[b];
+          zeros += counts[b] == 0;
+          ++bins;
+          if (b > 0) {
+            cross += (counts[b] - m) * (counts[b - 1] - m);
+            ++pairs;
+          }
         }
       }
+      const double mean = sum / bins;
+      const double var = sum2 / bins - mean * mean;
+      EXPECT_NEAR(mean, m, 5 * std::sqrt(m / bins)) << m << " " << B;
+      EXPECT_NEAR(var, m, 5 * std::sqrt((2 * m * m + m) / bins)) << m << " " << B;
+      const double p0 = std::exp(-m);
+      EXPECT_NEAR(zeros / bins, p0, 5 * std::sqrt(p0 * (1 - p0) / bins)) << m << " " << B;
+      // Independent bins: the covariance of neighbours is 0 with a standard error of
+      // m / sqrt(n).
+      EXPECT_NEAR(cross / pairs, 0.0, 5 * m / std::sqrt(double(pairs))) << m << " " << B;
     }
-    const double mean = sum / bins;
-    const double var = sum2 / bins - mean * mean;
-    EXPECT_NEAR(mean, m, 5 * std::sqrt(m / bins)) << m;
-    EXPECT_NEAR(var, m, 5 * std::sqrt((2 * m * m + m) / bins)) << m;
-    const double p0 = std::exp(-m);
-    EXPECT_NEAR(zeros / bins, p0, 5 * std::sqrt(p0 * (1 - p0) / bins)) << m;
-    // Independent bins: the covariance of neighbours is 0 with a standard error of m / sqrt(n).
-    EXPECT_NEAR(cross / pairs, 0.0, 5 * m / std::sqrt(double(pairs))) << m;
   }
+  EXPECT_EQ(BackgroundSegmentBins(64), 32u);
+  EXPECT_EQ(BackgroundSegmentBins(1024), 32u);
 }
 
 TEST(PhotonCounting, SegmentBackgroundIsKeyedAndEmptyWithoutLight) {
   auto draw = [](double m, RandomKey k, uint32_t g) {
     std::vector<uint32_t> bins;
-    SegmentBackgroundPhotons(m, k, g, [&](uint32_t b) { bins.push_back(b); });
+    SegmentBackgroundPhotons(m, kMinBackgroundSegment, k, g,
+                             [&](uint32_t b) { bins.push_back(b); });
     return bins;
   };
   const RandomKey k{9, 2, 5, 0, 0};
@@ -136,12 +144,12 @@ TEST(ThermalNoise, SegmentsTileTheRecordAndEachLanesBlock) {
   }
 }
 
-// xoshiro128**'s words from the state (1, 2, 3, 4), as an independent implementation of
+// xoshiro128+'s words from the state (1, 2, 3, 4), as an independent implementation of
 // Blackman and Vigna's algorithm (Python, 32-bit arithmetic) gives them.
 TEST(ThermalNoise, GeneratorGivesTheReferenceWords) {
   ThermalSegment g(1, 2, 3, 4, 1.0f);
-  const uint32_t expected[8] = {0x2d00,     0x0,        0x5a7080,   0x4389d80,
-                                0x79199d9b, 0x61963b24, 0x4cb9b57a, 0xde9d7431};
+  const uint32_t expected[8] = {0x5,       0x3007,     0x1803007,  0x1a05c0e,
+                                0x260840a, 0x43f87e19, 0xc3488e21, 0xf4fd2895};
   for (uint32_t w : expected)
     EXPECT_EQ(g.Next(), w);
 }

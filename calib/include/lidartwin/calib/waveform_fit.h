@@ -2,13 +2,16 @@
 // measured records of single Lambertian targets at several distances (seed 002 sec. 6.1,
 // Fig. 12-14): the SiPM's recovery time, the circuit's poles and gain, and the thermal noise.
 //
-// The records of one target are averaged in G interleaved groups. Three features of each
-// group's mean record are linear in the record, so their mean over the groups estimates the
-// noise-free chain's features without bias and their spread gives honest standard errors
-// (records are independent; samples within one are not, the circuit correlates them):
+// Three features of each record are linear in the record, so their mean over a target's
+// records estimates the noise-free chain's features without bias, and the records' spread gives
+// the means' covariance (records are independent; samples within one are not, the circuit
+// correlates them):
 //   - the target's core: the sum of the three samples about its peak, above the baseline;
 //   - the target's area: the sum over its window (the pulse and the circuit's tail) times dt;
 //   - the internal reflection's core.
+// The core lies inside the area, so the two are strongly correlated: each target's three
+// residuals are whitened by the Cholesky factor of that covariance, and the fit weighs the
+// noise they share once.
 // The noise-free chain (shot_noise off: photon counts are their means) with the trial
 // parameters gives the model's features from the link budget of the base profile (the target
 // fills the footprint at normal incidence). Ceres fits recovery time, poles and transimpedance
@@ -41,7 +44,7 @@ struct WaveformSet {
   std::vector<float> volts;  // record after record
 };
 
-// Groups the records are averaged in (at least this many records per set are needed).
+// A set needs at least 2 kWaveformGroups records (32): enough for its features' covariance.
 inline constexpr uint32_t kWaveformGroups = 16;
 
 // Parameters: sipm_recovery_ns, transimpedance_ohm, circuit_poles_mhz[k] for each pole of the

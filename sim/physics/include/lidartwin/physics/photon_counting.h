@@ -175,32 +175,41 @@ LT_HD inline uint32_t PhotonCount(double mean, const RandomKey& beam_key, uint32
 }
 
 // Background photons: sunlight and dark counts give every bin of a record the same mean m.
-// Where m is small (below kSparseBackgroundMean) they are drawn a segment of 32 bins at a
-// time: the bins' independent Poisson(m) counts have the same joint distribution as a
-// Poisson(32 m) total whose photons fall on the segment's bins independently and uniformly
-// (a Poisson process's points, given their number, are i.i.d. uniform). So a record costs
-// one Philox call a segment, not one per four bins, plus a few bits per photon. Denser
-// backgrounds are drawn bin by bin with the pulse (waveform.h, BinBackgroundMean, BinPhotons).
-inline constexpr uint32_t kBackgroundSegment = 32;
+// Where m is small (below kSparseBackgroundMean) they are drawn a segment of B bins at a time:
+// the bins' independent Poisson(m) counts have the same joint distribution as a Poisson(B m)
+// total whose photons fall on the segment's bins independently and uniformly (a Poisson
+// process's points, given their number, are i.i.d. uniform). So a record costs one Philox call
+// a segment, not one per four bins, plus a few bits per photon. Denser backgrounds are drawn
+// bin by bin with the pulse (waveform.h, BinBackgroundMean, BinPhotons). B =
+// BackgroundSegmentBins(N): 32, or a GPU lane's block of N / 32 bins where that is longer, so
+// that a lane draws one segment a record (two Philox calls and exponentials a lane fewer at
+// 2048 samples, six at 4096, than with 32-bin segments).
+inline constexpr uint32_t kMinBackgroundSegment = 32;
+inline constexpr uint32_t kMaxBackgroundSegment = 512;  // records of at most 16,384 bins
 inline constexpr double kSparseBackgroundMean = 2;
+LT_HD constexpr uint32_t BackgroundSegmentBins(uint32_t samples) {
+  return samples / 32 > kMinBackgroundSegment ? samples / 32 : kMinBackgroundSegment;
+}
 
-// The background photons of segment g (bins 32 g .. 32 g + 31) of a record whose bins have
-// mean `mean` each: add(b) is called once for each photon, b its bin in the segment. Keys:
-// the total from word 0 of (seed, frame, beam, g, kStreamBackgroundPhotons) by inversion, or
-// by rejection in (g + 2^16 round, kStreamBackgroundLarge); the bins 5 bits each, six to a
-// word, from words 1-3 of the first call and then four words of
-// (g + 2^16 round, kStreamBackgroundPositions) a round. g < 2^16. Meant for sparse means
-// (below kSparseBackgroundMean, as DetectorCurrent calls it): the work grows with the photons,
-// and past 65,536 rounds (means above about 49,000 a bin) the positions' keys would repeat.
+// The background photons of segment g (bins B g .. B g + B - 1, B = `bins`, a power of two from
+// kMinBackgroundSegment to kMaxBackgroundSegment) of a record whose bins have mean `mean` each:
+// add(b) is called once for each photon, b its bin in the segment. Keys: the total from word 0
+// of (seed, frame, beam, g, kStreamBackgroundPhotons) by inversion, or by rejection in
+// (g + 2^16 round, kStreamBackgroundLarge); the bins log2 B bits each, as many to a word as fit
+// (six of 5 bits for B = 32, five of 6, four of 7 or 8, three of 9), from words 1-3 of the first
+// call and then four words of (g + 2^16 round, kStreamBackgroundPositions) a round. g < 2^16.
+// Meant for sparse means (below kSparseBackgroundMean, as DetectorCurrent calls it): the work
+// grows with the photons, and past 65,536 rounds (means above about 1,500 a bin for B = 512,
+// 49,000 for B = 32) the positions' keys would repeat.
 template <typename AddPhoton>
-LT_HD void SegmentBackgroundPhotons(double mean, const RandomKey& beam_key, uint32_t g,
-                                    AddPhoton add) {
+LT_HD void SegmentBackgroundPhotons(double mean, uint32_t bins, const RandomKey& beam_key,
+                                    uint32_t g, AddPhoton add) {
   if (!(mean > 0)) return;
   RandomKey k = beam_key;
   k.sub_ray = g;
   k.stream = kStreamBackgroundPhotons;
   Philox4x32 words = RandomWords(k);
-  const double total_mean = mean * kBackgroundSegment;
+  const double total_mean = mean * bins;
   uint32_t total;
   if (total_mean < kPoissonRejectionMean) {
     total = PoissonByInversion(total_mean, UniformOpen01<double>(words.v[0]));
@@ -208,9 +217,13 @@ LT_HD void SegmentBackgroundPhotons(double mean, const RandomKey& beam_key, uint
     k.stream = kStreamBackgroundLarge;
     total = PoissonByRejection(total_mean, k, g);
   }
+  uint32_t bits = 5;
+  while ((1u << bits) < bins)
+    ++bits;
+  const uint32_t per_word = 32 / bits, last = bins - 1;
   uint32_t word = 1, field = 0, round = 0;
   for (uint32_t p = 0; p < total; ++p) {
-    if (field == 6) {
+    if (field == per_word) {
       field = 0;
       if (++word == 4) {
         k.sub_ray = g + (round++ << 16);
@@ -219,7 +232,7 @@ LT_HD void SegmentBackgroundPhotons(double mean, const RandomKey& beam_key, uint
         word = 0;
       }
     }
-    add((words.v[word] >> (5 * field++)) & 31u);
+    add((words.v[word] >> (bits * field++)) & last);
   }
 }
 

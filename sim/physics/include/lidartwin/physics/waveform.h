@@ -11,7 +11,7 @@
 // pulse's centre leaves at t_e = N_pre dt + 4 sigma_t, the internal reflection arrives at t_e +
 // tau_int and a target at range r at t_e + 2 r / c. Every term is the same function on the CPU and
 // the GPU; the draws are keyed by (seed, frame, beam, and the bin, or the background's segment
-// of 32 bins), so both backends draw the same photons.
+// of BackgroundSegmentBins(N) bins), so both backends draw the same photons.
 #pragma once
 
 #include <cmath>
@@ -151,9 +151,9 @@ LT_HD inline bool BinDraws(float pulse_w, double bin_background) {
 
 // Thermal noise is drawn a segment of S = ThermalSegmentBins(N) consecutive bins at a time
 // (segment g: bins S g .. S g + S - 1): one Philox call keyed (seed, frame, beam, g,
-// kStreamThermalSegment) seeds a xoshiro128** generator (ThermalSegment), whose words give the
+// kStreamThermalSegment) seeds a xoshiro128+ generator (ThermalSegment), whose words give the
 // segment's normals in pairs. A record's bulk of random words is its thermal noise (one normal a
-// bin), and Philox4x32-10 costs a GPU about 19 instructions a word against xoshiro's 9 (on an
+// bin), and Philox4x32-10 costs a GPU about 19 instructions a word against xoshiro's 7 (on an
 // H100 the noise's words were a fifth of the chain's instructions at 2048 samples). S = N / 32,
 // a GPU lane's block (waveform_beam.cuh): each lane seeds one generator a record and draws its
 // block's noise as it writes the voltages. (Segments of at most 32 bins, as before, cost the
@@ -194,13 +194,16 @@ LT_HD inline void ThermalNormalPair(uint32_t w1, uint32_t w2, float& z1, float& 
 #endif
 }
 
-// One segment's thermal noise [V]: xoshiro128** (D. Blackman, S. Vigna, "Scrambled linear
-// pseudorandom number generators", ACM TOMS 47(4), 2021: 128 bits of state, passes BigCrush),
-// its state the segment's Philox words (an all-zero state, whose outputs would all be zero, is
-// taken as (1, 0, 0, 0): probability 2^-128). Each pair of words is a Box-Muller pair of
-// normals times the rms. Checked against an independent implementation's outputs and for
-// normal moments and independence across bins, segments and beams in
-// tests/physics/waveform_test.cpp.
+// One segment's thermal noise [V]: xoshiro128+ (D. Blackman, S. Vigna, "Scrambled linear
+// pseudorandom number generators", ACM TOMS 47(4), 2021: 128 bits of state; the authors' choice
+// for floating-point numbers, whose upper bits it gives at full quality: only its lowest bits,
+// which a normal's float uniform barely reads, have low linear complexity), its state the
+// segment's Philox words (an all-zero state, whose outputs would all be zero, is taken as
+// (1, 0, 0, 0): probability 2^-128). Each pair of words is a Box-Muller pair of normals times
+// the rms. (xoshiro128**, its scrambled sibling, costs two instructions more a word: its
+// multiplications and rotation, 4 % of the chain's instructions at 2048 samples.) Checked
+// against an independent implementation's outputs and for normal moments and independence
+// across bins, segments and beams in tests/physics/waveform_test.cpp.
 class ThermalSegment {
  public:
   LT_HD ThermalSegment(const WaveformChain& w, const RandomKey& beam_key, uint32_t segment)
@@ -218,7 +221,7 @@ class ThermalSegment {
       : s_{s0, s1, s2, s3}, rms_(rms) {}
   // The next word of the stream.
   LT_HD uint32_t Next() {
-    const uint32_t result = Rotl(s_[1] * 5u, 7) * 9u;
+    const uint32_t result = s_[0] + s_[3];
     const uint32_t t = s_[1] << 9;
     s_[2] ^= s_[0];
     s_[3] ^= s_[1];
@@ -288,10 +291,10 @@ LT_HD void DetectorCurrent(const WaveformChain& w, double sun_w, const RandomKey
     x[i].re = photons;
   }
   if (bin_background == 0) {
-    for (uint32_t g = 0; g < w.samples / kBackgroundSegment; ++g) {
-      SegmentBackgroundPhotons(background, beam_key, g,
-                               [&](uint32_t b) { x[g * kBackgroundSegment + b].re += 1.0f; });
-    }
+    const uint32_t B = BackgroundSegmentBins(w.samples);
+    for (uint32_t g = 0; g < w.samples / B; ++g)
+      SegmentBackgroundPhotons(background, B, beam_key, g,
+                               [&](uint32_t b) { x[g * B + b].re += 1.0f; });
   }
   const float recovery = SipmRecovery(w.sipm, w.dt_s);
   SipmState state{SipmRestingSensitivity(w.sipm, recovery, static_cast<float>(background))};
