@@ -11,7 +11,8 @@
 //     memory;
 //   - ranging: the pretrigger's sums by warp reductions, the internal reflection's maximum by a
 //     warp argmax (the lowest index on ties, as the CPU's scan), the samples above the
-//     threshold as ballot masks, so that lane 0 walks only the runs.
+//     threshold as mask words; then each lane takes one run and its echo (WarpRunEchoes) where
+//     the lanes' blocks are whole words, else lane 0 walks the runs.
 // Rounding differs from the CPU in the SiPM scan's order, the transform's (whose float rounding
 // also mixes the pair's two beams, about 1e-7 of the brighter one's peak) and the reductions'
 // (float and double sums), and the thermal normals by the hardware's log and sine (2.2e-4 of
@@ -20,6 +21,7 @@
 #pragma once
 
 #include <cstdint>
+#include <type_traits>
 
 #include "internal/beam_pipeline.h"
 #include "lidartwin/physics/fft.h"
@@ -600,6 +602,110 @@ __device__ inline bool HotAboveWords(BlockPadded x, uint32_t N, uint32_t begin, 
   return true;
 }
 
+// Lane k's run of the record's runs above the threshold (their starts counted in lane order,
+// `before` of them in lanes below the caller's, `inclusive` up to and with its own), found from
+// the mask words of the lane that holds its start: first index i, end j (exclusive) and highest
+// sample top. False where the record has fewer than k + 1 runs.
+__device__ inline bool LaneRun(BlockPadded x, const uint32_t* above, uint32_t N, uint32_t k,
+                               uint32_t before, uint32_t inclusive, uint32_t& i, uint32_t& j,
+                               uint32_t& top) {
+  const uint32_t L = N / 32, W = L / 32;
+  // The lane holding run k's start: the first whose inclusive count exceeds k (a binary search
+  // over the lanes' counts, every lane taking part in the shuffles).
+  uint32_t owner = 0;
+  for (uint32_t step = 16; step > 0; step >>= 1)
+    if (__shfl_sync(kFullMask, inclusive, owner + step - 1) <= k) owner += step;
+  uint32_t r = k - __shfl_sync(kFullMask, before, owner);  // its r-th start
+  if (k >= __shfl_sync(kFullMask, inclusive, 31)) return false;
+  const uint32_t* words = above + owner * W;
+  uint32_t carry = owner > 0 ? words[-1] >> 31 : 0;
+  i = N;
+  for (uint32_t c = 0; c < W; ++c) {
+    const uint32_t a = words[c];
+    uint32_t starts = a & ~((a << 1) | carry);
+    carry = a >> 31;
+    const uint32_t n = static_cast<uint32_t>(__popc(starts));
+    if (r < n) {
+      for (; r > 0; --r)
+        starts &= starts - 1;
+      i = owner * L + 32 * c + static_cast<uint32_t>(__ffs(starts) - 1);
+      break;
+    }
+    r -= n;
+  }
+  // The run's end: the first clear bit after i (runs are short; they may cross into the next
+  // lane's block), and its highest sample, the first on ties (as the CPU's scan).
+  j = i;
+  while (j < N) {
+    const uint32_t clear = ~above[j / 32] & (0xffffffffu << (j & 31u));
+    if (clear) {
+      j = (j & ~31u) + static_cast<uint32_t>(__ffs(clear) - 1);
+      break;
+    }
+    j = (j & ~31u) + 32;
+  }
+  if (j > N) j = N;
+  top = i;
+  for (uint32_t m = i + 1; m < j; ++m)
+    if (x[m] > x[top]) top = m;
+  return true;
+}
+
+// Stage 5's runs for BlockPadded records of at least 1024 samples (whole mask words a lane): each
+// lane takes one run (the k-th of the record, k its lane, 32 a round) and computes its echo
+// (physics::RunEcho), and lane 0 keeps those in the reporting window in range order
+// (physics::KeepEcho), each gathered from its lane by shuffles: the same echoes as
+// WaveformEchoes' walk. (Lane 0 walking the runs alone took about 500 warp instructions a beam
+// at 2048 samples with three or four runs a beam in the Cube 1's sunlight, `ncu`.) Returns the
+// echo count on lane 0.
+__device__ inline uint32_t WarpRunEchoes(const physics::WaveformChain& w,
+                                         const physics::WaveformBackground& g, BlockPadded x,
+                                         const uint32_t* above, uint32_t begin, double min_range_m,
+                                         double max_range_m, physics::Echo* echoes) {
+  const uint32_t lane = threadIdx.x & 31u;
+  const uint32_t N = w.samples, W = N / 32 / 32;
+  // Run starts in the lane's words: set bits whose predecessor is clear (bits below `begin`
+  // are clear, so a run at the window's start starts there).
+  const uint32_t* mine = above + lane * W;
+  uint32_t carry = __shfl_up_sync(kFullMask, mine[W - 1] >> 31, 1);
+  if (lane == 0) carry = 0;
+  uint32_t count_here = 0;
+  for (uint32_t c = 0; c < W; ++c) {
+    const uint32_t a = mine[c];
+    count_here += static_cast<uint32_t>(__popc(a & ~((a << 1) | carry)));
+    carry = a >> 31;
+  }
+  uint32_t inclusive = count_here;
+  for (uint32_t d = 1; d < 32; d <<= 1) {
+    const uint32_t v = __shfl_up_sync(kFullMask, inclusive, d);
+    if (lane >= d) inclusive += v;
+  }
+  const uint32_t before = inclusive - count_here;
+  const uint32_t runs = __shfl_sync(kFullMask, inclusive, 31);
+  const ReView<BlockPadded> xr{x};
+  uint32_t count = 0, seen = 0;
+  for (uint32_t round = 0; round < runs; round += 32) {
+    uint32_t i = 0, j = 0, top = 0;
+    const bool mine_run = LaneRun(x, above, N, round + lane, before, inclusive, i, j, top);
+    physics::Echo e{};
+    if (mine_run) e = physics::RunEcho(w, g, xr, begin, i, j, top);
+    uint32_t kept = __ballot_sync(kFullMask, mine_run && e.peak_range_m >= min_range_m &&
+                                                 e.peak_range_m <= max_range_m);
+    while (kept) {
+      const int from = __ffs(kept) - 1;
+      kept &= kept - 1;
+      physics::Echo k{};
+      k.range_m = __shfl_sync(kFullMask, e.range_m, from);
+      k.peak_range_m = __shfl_sync(kFullMask, e.peak_range_m, from);
+      k.peak_power_w = __shfl_sync(kFullMask, e.peak_power_w, from);
+      k.start_m = __shfl_sync(kFullMask, e.start_m, from);
+      k.end_m = __shfl_sync(kFullMask, e.end_m, from);
+      if (lane == 0) physics::KeepEcho(k, min_range_m, max_range_m, echoes, count, seen);
+    }
+  }
+  return lane == 0 ? count : 0;
+}
+
 // Stage 5's ranging of the voltages x[0 .. N) by the calling warp: the background and the
 // internal reflection's peak (every lane gets them), the samples above the threshold in
 // `above` (bit i of word i / 32), then lane 0 walks the runs. `highest`: the calling lane's
@@ -664,6 +770,9 @@ __device__ inline uint32_t WarpRanging(const physics::WaveformChain& w, Floats x
     }
   }
   __syncwarp();
+  if constexpr (std::is_same_v<Floats, BlockPadded>) {
+    if (N / 32 >= 32) return WarpRunEchoes(w, g, x, above, begin, min_range_m, max_range_m, echoes);
+  }
   // Which mask words hold a set bit (bit c mod 32 of busy[c / 32]), 32 words a ballot, so that
   // lane 0 crosses the empty stretch before each run in a step or two instead of word by word.
   const uint32_t words = (N + 31) / 32;

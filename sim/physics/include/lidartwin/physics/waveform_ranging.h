@@ -159,13 +159,11 @@ LT_HD inline double WaveformIntensity(const WaveformChain& w, double height_v) {
 }
 
 // The echo of the run [i, j) of samples above T (i >= begin, the target window's start), top its
-// highest sample, appended to out[0 .. count) when its peak lies in [min_range_m,
-// max_range_m] (beyond kMaxEchoesDetected the nearest is dropped). False when the peak lies
-// beyond max_range_m: later runs lie farther still.
+// highest sample: its peak's range and height, the ranges of its threshold crossings. Its
+// index is left to KeepEcho.
 template <typename Samples>
-LT_HD bool KeepRunEcho(const WaveformChain& w, const WaveformBackground& g, Samples x,
-                       uint32_t begin, uint32_t i, uint32_t j, uint32_t top, double min_range_m,
-                       double max_range_m, Echo* out, uint32_t& count, uint32_t& seen) {
+LT_HD Echo RunEcho(const WaveformChain& w, const WaveformBackground& g, Samples x, uint32_t begin,
+                   uint32_t i, uint32_t j, uint32_t top) {
   // The crossings' fractions of a sample in float: the samples are floats, and a float division
   // is a third of a double one's instructions on a GPU (the two were 100 warp instructions a
   // beam at 2048 samples on an H100, with three or four runs a beam in the Cube 1's sunlight).
@@ -183,12 +181,21 @@ LT_HD bool KeepRunEcho(const WaveformChain& w, const WaveformBackground& g, Samp
   }
   Echo e{};
   e.peak_range_m = WaveformRange(w, g, (top + p.offset) * w.dt_s);
-  if (e.peak_range_m < min_range_m) return true;
-  if (e.peak_range_m > max_range_m) return false;
   e.range_m = e.peak_range_m;
   e.peak_power_w = p.height;
   e.start_m = WaveformRange(w, g, start * w.dt_s);
   e.end_m = WaveformRange(w, g, end * w.dt_s);
+  return e;
+}
+
+// Echo e of the next run in range order appended to out[0 .. count) when its peak lies in
+// [min_range_m, max_range_m] (beyond kMaxEchoesDetected the nearest is dropped), its index the
+// count of such echoes before it (`seen`). False when the peak lies beyond max_range_m: later
+// runs lie farther still.
+LT_HD inline bool KeepEcho(Echo e, double min_range_m, double max_range_m, Echo* out,
+                           uint32_t& count, uint32_t& seen) {
+  if (e.peak_range_m < min_range_m) return true;
+  if (e.peak_range_m > max_range_m) return false;
   e.index = seen++;
   if (count == kMaxEchoesDetected) {
     for (uint32_t m = 1; m < count; ++m)
@@ -197,6 +204,14 @@ LT_HD bool KeepRunEcho(const WaveformChain& w, const WaveformBackground& g, Samp
   }
   out[count++] = e;
   return true;
+}
+
+// RunEcho's echo of the run [i, j) kept as KeepEcho keeps it.
+template <typename Samples>
+LT_HD bool KeepRunEcho(const WaveformChain& w, const WaveformBackground& g, Samples x,
+                       uint32_t begin, uint32_t i, uint32_t j, uint32_t top, double min_range_m,
+                       double max_range_m, Echo* out, uint32_t& count, uint32_t& seen) {
+  return KeepEcho(RunEcho(w, g, x, begin, i, j, top), min_range_m, max_range_m, out, count, seen);
 }
 
 // The target echoes of the voltage in x[0 .. N).re whose peaks lie in the reporting window
