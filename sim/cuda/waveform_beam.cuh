@@ -220,11 +220,10 @@ __device__ __forceinline__ float WarpSipmSections(const physics::WaveformChain& 
   // The voltage pass, with the thermal noise of the lane's segment (physics::ThermalSegment: a
   // segment is a lane's block), keeping the block's highest voltage for the ranging's mask.
   float highest = -INFINITY;
-  auto voltage = [&](uint32_t i, float noise_v) {
+  auto voltage = [&](uint32_t i, float y) {  // y: the baseline and the bin's thermal noise
     const float cells = block[i];
     const float x = cells * s;
     s = fmaf(fmaf(-r_per_cell, cells, r), s, rest);
-    float y = base + noise_v;
 #pragma unroll
     for (uint32_t p = 0; p < K; ++p) {
       u[p] = fmaf(a[p], u[p], x);
@@ -236,15 +235,16 @@ __device__ __forceinline__ float WarpSipmSections(const physics::WaveformChain& 
   if (w.thermal_noise_v > 0) {
     static_assert(physics::ThermalSegments(1024) == 32, "a thermal segment is a lane's block");
     physics::ThermalSegment noise(w, key, lane);
+#pragma unroll 2
     for (uint32_t i = 0; i < L; i += 2) {
       float v0, v1;
-      noise.NextPair(v0, v1);
+      noise.NextPairOn(base, v0, v1);
       voltage(i, v0);
       voltage(i + 1, v1);
     }
   } else {
     for (uint32_t i = 0; i < L; ++i)
-      voltage(i, 0.0f);
+      voltage(i, base);
   }
   return highest;
 }

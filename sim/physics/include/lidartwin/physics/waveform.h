@@ -177,18 +177,27 @@ LT_HD constexpr uint32_t ThermalSegments(uint32_t N) {
 // words across their whole range by CudaWaveform.ThermalNormalsMatchTheCpu. (`ncu`: 25
 // instructions a pair by the CUDA intrinsics __log2f, rsqrtf and __sincosf, whose subnormal
 // handling and range steps the PTX forms leave out, against 12.)
-LT_HD inline void ThermalNormalPair(uint32_t w1, uint32_t w2, float& z1, float& z2) {
-#if defined(__CUDA_ARCH__)
+#if defined(__CUDACC__)
+// The pair's radius r and the cosine and sine of its angle a - pi: z1 = r c, z2 = r s (the
+// angle's cosine and sine negated, r taken negative).
+__device__ inline void ThermalPolarPair(uint32_t w1, uint32_t w2, float& r, float& c, float& s) {
   const float u1 = fmaf(__uint2float_rn(w1), 2.3283064365386963e-10f, 1.1641532182693481e-10f);
-  float log2_u, r, s, c;
+  float log2_u;
   asm("lg2.approx.ftz.f32 %0, %1;" : "=f"(log2_u) : "f"(u1));
   asm("sqrt.approx.ftz.f32 %0, %1;" : "=f"(r) : "f"(-1.3862943611198906f * log2_u));  // -2 ln u
+  r = -r;
   // 2 pi (w2 + 1/2) 2^-32 - pi.
   const float a = fmaf(__uint2float_rn(w2), 1.4629180792671596e-09f, -3.1415926528f);
   asm("sin.approx.ftz.f32 %0, %1;" : "=f"(s) : "f"(a));
   asm("cos.approx.ftz.f32 %0, %1;" : "=f"(c) : "f"(a));
-  z1 = -r * c;
-  z2 = -r * s;
+}
+#endif
+LT_HD inline void ThermalNormalPair(uint32_t w1, uint32_t w2, float& z1, float& z2) {
+#if defined(__CUDA_ARCH__)
+  float r, c, s;
+  ThermalPolarPair(w1, w2, r, c, s);
+  z1 = r * c;
+  z2 = r * s;
 #else
   StandardNormalPair<float>(w1, w2, z1, z2);
 #endif
@@ -240,6 +249,20 @@ class ThermalSegment {
     a = rms_ * z1;
     b = rms_ * z2;
   }
+#if defined(__CUDACC__)
+  // The GPU's voltage pass: `base` plus the next two bins' noise [V], the rms and the base in
+  // the normals' last multiply-adds (three instructions for the pair where NextPair and two
+  // additions take six; NextPair's values to a rounding).
+  __device__ void NextPairOn(float base, float& a, float& b) {
+    const uint32_t w1 = Next();
+    const uint32_t w2 = Next();
+    float r, c, s;
+    ThermalPolarPair(w1, w2, r, c, s);
+    const float scaled = rms_ * r;
+    a = fmaf(scaled, c, base);
+    b = fmaf(scaled, s, base);
+  }
+#endif
 
  private:
   LT_HD static uint32_t Rotl(uint32_t x, int k) { return (x << k) | (x >> (32 - k)); }
