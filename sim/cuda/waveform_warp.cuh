@@ -719,11 +719,12 @@ __device__ inline uint32_t WarpRanging(const physics::WaveformChain& w, Floats x
   const uint32_t N = w.samples;
   const uint32_t m = w.pretrigger_samples;
   const ReView<Floats> xr{x};
-  // The pretrigger's sum and sum of squared deviations in one pass, in float from its first
-  // sample (the deviations are noise, millivolts on a baseline of 0.1 V: their float sums
-  // carry 1e-7 of the rms, where the CPU's two double passes carry 1e-16; the threshold moves
-  // by less than 1e-9 V): sum = m x0 + S1, sum of squared deviations = S2 - S1^2 / m. (In double
-  // over two passes, as the CPU's: about 200 warp instructions a beam, `ncu`.)
+  // The pretrigger's mean and rms in one pass, in float from its first sample (the deviations
+  // are noise, millivolts on a baseline of 0.1 V: their float sums carry 1e-7 of the rms, where
+  // the CPU's two double passes carry 1e-16; the threshold moves by less than 1e-9 V):
+  // mean = x0 + S1 / m, sum of squared deviations = S2 - S1^2 / m. (In double over two passes,
+  // with double divisions and square root, as the CPU's: about 300 warp instructions a beam,
+  // `ncu`.)
   const float x0 = m > 0 ? x[0] : 0.0f;
   float s1 = 0, s2 = 0;
   for (uint32_t i = lane; i < m; i += 32) {
@@ -735,9 +736,14 @@ __device__ inline uint32_t WarpRanging(const physics::WaveformChain& w, Floats x
     s1 += __shfl_xor_sync(kFullMask, s1, d);
     s2 += __shfl_xor_sync(kFullMask, s2, d);
   }
-  const double sum = m * double{x0} + s1;
-  const double sum2 = m > 0 ? fmax(0.0, double{s2} - double{s1} * s1 / m) : 0.0;
-  physics::WaveformBackground g = physics::BackgroundLevels(w, sum, sum2);
+  physics::WaveformBackground g;
+  if (m > 1) {
+    const float dev = s1 * __frcp_rn(static_cast<float>(m));
+    const float var = fmaxf(0.0f, fmaf(-s1, dev, s2)) * __frcp_rn(static_cast<float>(m - 1));
+    g = physics::BackgroundOfLevels(w, double{x0} + dev, sqrtf(var));
+  } else {
+    g = physics::BackgroundLevels(w, m * double{x0} + s1, 0.0);
+  }
   // The internal reflection's highest sample in [m, end), the lowest index on ties.
   const uint32_t end = physics::TargetWindowStart(w);
   uint32_t best = m;

@@ -265,7 +265,9 @@ class ThermalSegment {
 #endif
 
  private:
-  LT_HD static uint32_t Rotl(uint32_t x, int k) { return (x << k) | (x >> (32 - k)); }
+  LT_HD static uint32_t Rotl(uint32_t x, int k) {
+    return (x << k) | (x >> (32 - k));
+  }
   uint32_t s_[4];
   float rms_;
 };

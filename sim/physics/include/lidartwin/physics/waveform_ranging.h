@@ -101,16 +101,22 @@ LT_HD inline uint32_t TargetWindowStart(const WaveformChain& w) {
 // above T) the reference is its nominal time, t_e + tau_int plus nothing of the chain's delay.
 // The baseline, noise and threshold from the pretrigger's sum and its sum of squared
 // deviations from the mean; the reference at its nominal time (ReferencePeak refines it).
-LT_HD inline WaveformBackground BackgroundLevels(const WaveformChain& w, double sum,
-                                                 double sum_sq_dev) {
+// BackgroundLevels from the pretrigger's mean and rms themselves.
+LT_HD inline WaveformBackground BackgroundOfLevels(const WaveformChain& w, double baseline_v,
+                                                   double noise_v) {
   WaveformBackground g{};
-  const uint32_t m = w.pretrigger_samples;
-  g.baseline_v = m > 0 ? sum / m : w.baseline_v;
-  g.noise_v = m > 1 ? std::sqrt(sum_sq_dev / (m - 1)) : 0.0;
+  g.baseline_v = baseline_v;
+  g.noise_v = noise_v;
   const double k_noise = w.noise_factor * g.noise_v;
   g.threshold_v = g.baseline_v + (w.threshold_v > k_noise ? w.threshold_v : k_noise);
   g.reference_s = EmissionTime(w) + w.internal_delay_s;
   return g;
+}
+LT_HD inline WaveformBackground BackgroundLevels(const WaveformChain& w, double sum,
+                                                 double sum_sq_dev) {
+  const uint32_t m = w.pretrigger_samples;
+  return BackgroundOfLevels(w, m > 0 ? sum / m : w.baseline_v,
+                            m > 1 ? std::sqrt(sum_sq_dev / (m - 1)) : 0.0);
 }
 
 // The internal reflection's peak time from its highest sample `best` in its window
