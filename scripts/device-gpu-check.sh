@@ -21,7 +21,7 @@ for t in $(.devpkg/bin/sim_cuda_tests --gtest_list_tests | awk '/^[^ ]/{suite=$1
 done | tee "$out/gpu_tests_summary.log"
 if [ "${SANITIZE:-1}" = 1 ]; then
   compute-sanitizer --leak-check full --error-exitcode 9 .devpkg/bin/sim_cuda_tests \
-    --gtest_filter='CudaBackend.SameSeedSameFrame:CudaBvh.SingleAndTwoTriangleScenes:CudaBackend.BatchedFramesAndSplitScenesGiveTheSameFrames:CudaBvh.TreeOnTheHostIsWhole:CudaWaveform.RecordsMatchTheCpuSampleBySample:CudaWaveform.PhotonDrawsAreIdenticalToTheCpu' \
+    --gtest_filter='CudaBackend.SameSeedSameFrame:CudaBvh.SingleAndTwoTriangleScenes:CudaBackend.BatchedFramesAndSplitScenesGiveTheSameFrames:CudaBvh.TreeOnTheHostIsWhole:CudaWaveform.RecordsMatchTheCpuSampleBySample:CudaWaveform.PhotonDrawsAreIdenticalToTheCpu:CudaWaveform.RangingOfGivenRecordsMatchesTheCpu' \
     > "$out/sanitizer.log" 2>&1
   echo "compute-sanitizer rc=$?"; grep -E "ERROR SUMMARY|LEAK SUMMARY" "$out/sanitizer.log"
 fi

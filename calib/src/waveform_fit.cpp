@@ -130,7 +130,9 @@ Expected<PreparedSet> Prepare(const WaveformSet& s, const SensorProfile& base) {
         v -= p.chol[a][k] * p.chol[b][k];
       if (a == b) {
         // A feature that does not vary, or one the others determine: no noise to weigh by.
-        if (!(v > 1e-12 * c[a][a]) || !(c[a][a] > 0)) {
+        // (The features come from float records: a pivot below 1e-8 of the variance is
+        // rounding, and whitening by it would amplify the residuals ten thousandfold.)
+        if (!(v > 1e-8 * c[a][a]) || !(c[a][a] > 0)) {
           return Error{s.file +
                        ": the records do not vary (no noise): the features' covariance is "
                        "singular"};

@@ -162,6 +162,36 @@ __global__ void PhotonCountKernel(const double* means, uint32_t n, uint64_t seed
   counts[i] = physics::PhotonCount(means[i], key, i, physics::PhotonWords(key, i));
 }
 
+// One warp a record: the record into a WarpBeam's BlockPadded samples, then WarpRanging; lane
+// 0 writes the echo count and the echoes (kMaxEchoesDetected a record).
+__global__ void RangeRecordsKernel(physics::WaveformChain w, const float* volts, uint32_t records,
+                                   double min_range_m, double max_range_m, bool block_highest,
+                                   uint32_t* counts, physics::Echo* echoes) {
+  extern __shared__ unsigned char shared[];
+  const uint32_t warp = threadIdx.x / 32, lane = threadIdx.x & 31u;
+  const uint32_t r = blockIdx.x * (blockDim.x / 32) + warp;
+  if (r >= records) return;  // no block-wide barrier below
+  const uint32_t N = w.samples, L = N / 32;
+  const cuda::WarpBeam b = cuda::WarpBeamAt(shared, warp, N, 1);
+  for (uint32_t s = lane; s < N; s += 32)
+    b.record[s] = volts[uint64_t{r} * N + s];
+  __syncwarp();
+  float highest = INFINITY;
+  if (block_highest) {
+    highest = -INFINITY;
+    for (uint32_t s = lane * L; s < (lane + 1) * L; ++s)
+      highest = fmaxf(highest, b.record[s]);
+  }
+  physics::Echo found[physics::kMaxEchoesDetected];
+  const uint32_t count =
+      cuda::WarpRanging(w, b.record, b.above, min_range_m, max_range_m, found, highest);
+  if (lane == 0) {
+    counts[r] = count;
+    for (uint32_t e = 0; e < count; ++e)
+      echoes[uint64_t{r} * physics::kMaxEchoesDetected + e] = found[e];
+  }
+}
+
 __global__ void ThermalNormalKernel(const uint32_t* words, uint32_t pairs, float* normals) {
   const uint32_t k = blockIdx.x * blockDim.x + threadIdx.x;
   if (k < pairs)
@@ -249,6 +279,46 @@ Expected<std::vector<uint32_t>> CudaPhotonCounts(const std::vector<double>& mean
   LT_CUDA_TRY(cudaDeviceSynchronize());
   std::vector<uint32_t> out(n);
   if (Status s = counts.Download(out.data(), n); !s.ok()) return s.error();
+  return out;
+}
+
+Expected<std::vector<std::vector<physics::Echo>>> CudaRangeRecords(
+    const SensorProfile& profile, const std::vector<float>& volts, uint32_t records,
+    double min_range_m, double max_range_m, bool block_highest) {
+  if (Status s = CudaAvailable(); !s.ok()) return s.error();
+  if (profile.detector.kind != DetectorKind::kWaveform) {
+    return Error{"CudaRangeRecords: the profile's detector is not `waveform`"};
+  }
+  const physics::WaveformChain w = MakeWaveformChain(profile, nullptr, nullptr);
+  const uint32_t n = w.samples;
+  if (volts.size() != size_t{n} * records) {
+    return Error{"CudaRangeRecords: " + std::to_string(volts.size()) + " samples for " +
+                 std::to_string(records) + " records of " + std::to_string(n)};
+  }
+  DeviceBuffer<float> v;
+  DeviceBuffer<uint32_t> counts;
+  DeviceBuffer<physics::Echo> echoes;
+  for (Status s : {v.Upload(volts), counts.Reserve(records),
+                   echoes.Reserve(size_t{records} * physics::kMaxEchoesDetected)}) {
+    if (!s.ok()) return s.error();
+  }
+  const uint32_t warps = cuda::BeamWarpsPerBlock(n, 1);
+  auto shared = AllowSharedMemory(RangeRecordsKernel, warps, cuda::WarpBeamBytes(n, 1), n);
+  if (!shared.ok()) return shared.error();
+  if (records) {
+    RangeRecordsKernel<<<(records + warps - 1) / warps, warps * 32, *shared>>>(
+        w, v.get(), records, min_range_m, max_range_m, block_highest, counts.get(), echoes.get());
+  }
+  LT_CUDA_TRY(cudaGetLastError());
+  LT_CUDA_TRY(cudaDeviceSynchronize());
+  std::vector<uint32_t> c(records);
+  std::vector<physics::Echo> e(size_t{records} * physics::kMaxEchoesDetected);
+  for (Status s : {counts.Download(c.data(), c.size()), echoes.Download(e.data(), e.size())})
+    if (!s.ok()) return s.error();
+  std::vector<std::vector<physics::Echo>> out(records);
+  for (uint32_t r = 0; r < records; ++r)
+    out[r].assign(e.begin() + size_t{r} * physics::kMaxEchoesDetected,
+                  e.begin() + size_t{r} * physics::kMaxEchoesDetected + c[r]);
   return out;
 }
 

@@ -5,13 +5,16 @@
 //
 // The record lives in shared memory, each lane owning a contiguous block of L = N / 32 samples
 // (one spare float after each block, so that the lanes walking their blocks side by side meet
-// on no bank). Power and photons are WarpPhotons' and the SiPM's first pass WarpSipmStart's
-// (waveform_warp.cuh). Then two passes over each block: the first turns the cells' shares into
-// charges and runs each circuit section from 0 to the block's end; the sections' affine maps are
-// scanned across the lanes (with the record's periodic start from the last lane's total); the
-// second runs the sections again from the block's true start, writing the voltage. No
-// transform, no transpose: a few operations a sample for the Cube 1's two sections, against the
-// transforms' 2 log2 N butterflies (bench/RESULTS.md, fourth step).
+// on no bank). Power and photons are WarpPhotons' (waveform_warp.cuh). Then, where the photons
+// are sparse, one pass over the bins with photons (WarpSipmSparse) composes the SiPM's map of
+// the block and sums each circuit section's state at the block's end as an affine function of
+// the block's starting sensitivity; else a dense first pass (WarpSipmStart) and a second that
+// turns the cells' shares into charges and runs each section to the block's end
+// (WarpSipmDense). The SiPM's and the sections' affine maps are scanned across the lanes (with
+// the record's periodic start from the last lane's total); the voltage pass runs the sections
+// from the block's true start, writing the voltage (WarpSipmSections). No transform, no
+// transpose: a few operations a sample for the Cube 1's two sections, against the transforms'
+// 2 log2 N butterflies (bench/RESULTS.md, fourth step).
 //
 // Rounding differs from the CPU's transform by the recursions' float rounding, amplified by the
 // sections' conditioning (physics/circuit_recursion.h: 3.3e-6 of the peak measured for the

@@ -3,7 +3,8 @@
 // fft.h, sipm.h), with the work of each stage spread over the 32 lanes:
 //   - power: each pulse's samples across the lanes, pulse after pulse (the additions to a
 //     sample keep the CPU's order);
-//   - photons: the pulses' bins across the lanes, the background a segment of 32 bins a lane;
+//   - photons: the pulses' bins across the lanes, the background a segment a lane
+//     (BackgroundSegmentBins: 32 bins, or the lane's block where longer);
 //   - SiPM: each lane a contiguous block of N / 32 bins, the recurrence's affine maps
 //     (SipmMap) composed per block and scanned across the lanes;
 //   - circuit: both beams in one complex transform (register_fft.cuh): in registers, four
@@ -708,7 +709,8 @@ __device__ inline uint32_t WarpRunEchoes(const physics::WaveformChain& w,
 
 // Stage 5's ranging of the voltages x[0 .. N) by the calling warp: the background and the
 // internal reflection's peak (every lane gets them), the samples above the threshold in
-// `above` (bit i of word i / 32), then lane 0 walks the runs. `highest`: the calling lane's
+// `above` (bit i of word i / 32), then the runs' echoes: a run a lane (WarpRunEchoes) for
+// BlockPadded records of at least 1024 samples, else lane 0 walks them. `highest`: the calling lane's
 // block's highest sample where known (BlockWaveformBeams), else infinity. Returns the echo count
 // on lane 0.
 template <typename Floats>
@@ -719,13 +721,14 @@ __device__ inline uint32_t WarpRanging(const physics::WaveformChain& w, Floats x
   const uint32_t N = w.samples;
   const uint32_t m = w.pretrigger_samples;
   const ReView<Floats> xr{x};
-  // The pretrigger's mean and rms in one pass, in float from its first sample (the deviations
-  // are noise, millivolts on a baseline of 0.1 V: their float sums carry 1e-7 of the rms, where
-  // the CPU's two double passes carry 1e-16; the threshold moves by less than 1e-9 V):
-  // mean = x0 + S1 / m, sum of squared deviations = S2 - S1^2 / m. (In double over two passes,
-  // with double divisions and square root, as the CPU's: about 300 warp instructions a beam,
-  // `ncu`.)
-  const float x0 = m > 0 ? x[0] : 0.0f;
+  // The pretrigger's mean and rms in one pass, in float from the configured baseline x0 (the
+  // deviations are noise, millivolts on a baseline of 0.1 V: their float sums carry 1e-7 of the
+  // rms, where the CPU's two double passes carry 1e-16; the threshold moves by less than
+  // 1e-9 V): mean = x0 + S1 / m, sum of squared deviations = S2 - S1^2 / m, whose cancellation
+  // stays small while the mean is within a few rms of x0 (it is: the pretrigger holds only the
+  // background). (In double over two passes, with double divisions and square root, as the
+  // CPU's: about 300 warp instructions a beam, `ncu`.)
+  const float x0 = static_cast<float>(w.baseline_v);
   float s1 = 0, s2 = 0;
   for (uint32_t i = lane; i < m; i += 32) {
     const float d = x[i] - x0;

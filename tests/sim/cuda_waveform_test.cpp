@@ -14,6 +14,7 @@
 #include "internal/waveform_setup.h"
 #include "lidartwin/physics/photon_counting.h"
 #include "lidartwin/physics/waveform.h"
+#include "lidartwin/physics/waveform_ranging.h"
 #include "lidartwin/sim/cuda_backend.h"
 #include "sim/echo_pairs.h"
 #include "sim/require_gpu.h"
@@ -21,6 +22,12 @@
 
 namespace lt {
 namespace {
+
+// The larger of a running maximum and a new difference, a NaN counting as infinitely large
+// (std::max would drop it and let a NaN record pass).
+double Worse(double worst, double d) {
+  return std::isnan(d) ? HUGE_VAL : std::max(worst, d);
+}
 
 SensorProfile CubeWaveform() {
   auto p = LoadSensorProfile(test::ConfigDir() / "sensors/blickfeld_cube1.yaml");
@@ -71,8 +78,8 @@ TEST(CudaWaveform, ThermalNormalsMatchTheCpu) {
     physics::StandardNormalPair<float>(words[k], words[k + 1], z1, z2);
     for (auto [cpu, g] : {std::pair{z1, (*gpu)[k]}, std::pair{z2, (*gpu)[k + 1]}}) {
       const double d = std::abs(double(cpu) - g);
-      worst = std::max(worst, d);
-      if (std::abs(cpu) > 1) worst_tail = std::max(worst_tail, d / std::abs(cpu));
+      worst = Worse(worst, d);
+      if (std::abs(cpu) > 1) worst_tail = Worse(worst_tail, d / std::abs(cpu));
     }
   }
   std::printf(
@@ -115,10 +122,10 @@ void ExpectSameRecordsOnOnePath(const SensorProfile& p,
     double peak = 0, diff = 0;
     for (uint32_t i = 0; i < n; ++i) {
       peak = std::max(peak, std::abs(double(x[i].re) - w.baseline_v));
-      diff = std::max(diff, std::abs(double(x[i].re) - gpu->volts[size_t{b} * n + i]));
+      diff = Worse(diff, std::abs(double(x[i].re) - gpu->volts[size_t{b} * n + i]));
     }
-    worst = std::max(worst, diff / peak);
-    beams_off += diff > 1e-5 * peak;
+    worst = Worse(worst, diff / peak);
+    beams_off += !(diff <= 1e-5 * peak);
   }
   std::printf("[parity] %s: %u beams of %u samples, max |v_cpu - v_gpu| %.3g of the peak\n",
               what.c_str(), beams, n, worst);
@@ -130,6 +137,118 @@ void ExpectSameRecords(const SensorProfile& p, const std::vector<physics::Signal
   ASSERT_GT(MakeWaveformChain(p, nullptr, nullptr).sections.count, 0u) << what;
   ExpectSameRecordsOnOnePath(p, c, sun_w, what + ", sections", beams, false, photon_passes);
   ExpectSameRecordsOnOnePath(p, c, sun_w, what + ", transforms", beams, true, -1);
+}
+
+// The GPU's ranging of given records against the CPU's (physics::MeasureBackground and
+// WaveformEchoes on the same voltages), both ways of building the mask words (ballots of the
+// hot blocks, every lane its own), at 1024, 2048 and 4096 samples. The records are built for
+// the edge cases of the runs' walk a run a lane (WarpRunEchoes): 40 runs from the target
+// window's first sample on (more than 32, two rounds of lanes; more than the 16 echoes kept, the
+// nearest dropped), runs across the lanes' blocks, one block-long, one to the record's end,
+// single samples and runs one sample apart, none, and every sample after the window above the
+// threshold (more hot blocks than the ballots take); each with the reporting window open and
+// narrowed to drop the first and the last runs. Samples stay millivolts from the threshold, so
+// the GPU's float pretrigger sums (1e-9 V on the threshold) decide every sample alike: the
+// echoes must agree in number, order and index, ranges within 1e-5 m, heights within 1e-6.
+TEST(CudaWaveform, RangingOfGivenRecordsMatchesTheCpu) {
+  LT_REQUIRE_GPU();
+  size_t compared = 0;
+  for (uint32_t n : {1024u, 2048u, 4096u}) {
+    SensorProfile p = CubeWaveform();
+    p.detector.waveform.samples = n;
+    const physics::WaveformChain w = MakeWaveformChain(p, nullptr, nullptr);
+    const uint32_t begin = physics::TargetWindowStart(w), L = n / 32;
+    const uint32_t internal = static_cast<uint32_t>(
+        (physics::EmissionTime(w) + w.internal_delay_s) / w.dt_s + 0.3);  // its peak's bin
+    ASSERT_LT(internal + 5, begin);
+    std::vector<float> volts;
+    uint32_t records = 0;
+    // A record: the baseline with a ripple of +-0.3 mV (the pretrigger's rms, 5 sigma below the
+    // 5 mV threshold), the internal reflection's 50 mV pulse, and `runs` above it [V].
+    auto add = [&](auto runs) {
+      for (uint32_t i = 0; i < n; ++i) {
+        const double d = double(i) - internal - 0.3;
+        const double v = w.baseline_v + 1e-4 * (int(i % 7) - 3) + 0.05 * std::exp(-d * d / 6) +
+                         (i >= begin ? runs(i) : 0.0);
+        volts.push_back(static_cast<float>(v));
+      }
+      ++records;
+    };
+    // A run's samples: 12 mV at its edges, rising to 30 mV at its middle.
+    auto run = [](uint32_t i, uint32_t first, uint32_t last) {
+      if (i < first || i > last) return 0.0;
+      const double mid = 0.5 * (first + last), half = 0.5 * (last - first) + 1;
+      return 0.012 + 0.018 * (1 - std::abs(i - mid) / half);
+    };
+    add([&](uint32_t i) {  // 40 runs of 3 samples, 5 apart, the first at the window's start
+      const uint32_t k = (i - begin) / 8;
+      return k < 40 ? run(i, begin + 8 * k, begin + 8 * k + 2) : 0.0;
+    });
+    add([&](uint32_t i) {  // across blocks, one block-long, one to the end
+      double v = 0;
+      for (uint32_t b = begin / L + 2; b < begin / L + 8; b += 2)
+        v += run(i, b * L - 2, b * L + 2);
+      v += run(i, (begin / L + 9) * L + 3, (begin / L + 10) * L + 3);
+      return v + run(i, n - 7, n - 1);
+    });
+    add([&](uint32_t i) {  // single samples, and runs one sample apart
+      const uint32_t o = i - begin;
+      if (o % 50 == 10 && o < 600) return 0.02;
+      if (o >= 700 && o < 740 && o % 4 != 3) return 0.015 + 0.0001 * o;
+      return 0.0;
+    });
+    add([](uint32_t) { return 0.0; });                       // nothing after the window
+    add([](uint32_t i) { return 0.02 + 1e-5 * (i % 11); });  // all of it above
+    ASSERT_EQ(volts.size(), size_t{n} * records);
+    std::vector<physics::ComplexF> x(n);
+    // Windows: open, and from just past the first echo's range to just before the last's.
+    std::vector<std::pair<double, double>> windows = {{0.0, 1e9}};
+    {
+      for (uint32_t i = 0; i < n; ++i)
+        x[i] = {volts[i], 0.0f};
+      const physics::WaveformBackground g = physics::MeasureBackground(w, x.data());
+      const double first = physics::WaveformRange(w, g, (begin + 1) * w.dt_s);
+      const double last = physics::WaveformRange(w, g, (begin + 8 * 37 + 1) * w.dt_s);
+      windows.push_back({first + 0.1, last - 0.1});
+    }
+    for (const auto& [lo, hi] : windows) {
+      for (bool hot : {true, false}) {
+        auto gpu = CudaRangeRecords(p, volts, records, lo, hi, hot);
+        ASSERT_TRUE(gpu.ok()) << gpu.message();
+        for (uint32_t r = 0; r < records; ++r) {
+          for (uint32_t i = 0; i < n; ++i)
+            x[i] = {volts[size_t{r} * n + i], 0.0f};
+          const physics::WaveformBackground g = physics::MeasureBackground(w, x.data());
+          physics::Echo cpu[physics::kMaxEchoesDetected];
+          uint32_t detected = 0;
+          const uint32_t count = physics::WaveformEchoes(w, g, x.data(), lo, hi, cpu, &detected);
+          const std::vector<physics::Echo>& got = (*gpu)[r];
+          const std::string what = std::to_string(n) + " samples, record " + std::to_string(r) +
+                                   (hot ? ", hot blocks" : ", every lane") + ", window " +
+                                   std::to_string(lo) + ".." + std::to_string(hi);
+          ASSERT_EQ(got.size(), count) << what;
+          for (uint32_t e = 0; e < count; ++e) {
+            EXPECT_EQ(got[e].index, cpu[e].index) << what << " echo " << e;
+            EXPECT_NEAR(got[e].range_m, cpu[e].range_m, 1e-5) << what << " echo " << e;
+            EXPECT_NEAR(got[e].start_m, cpu[e].start_m, 1e-5) << what << " echo " << e;
+            EXPECT_NEAR(got[e].end_m, cpu[e].end_m, 1e-5) << what << " echo " << e;
+            EXPECT_NEAR(got[e].peak_power_w, cpu[e].peak_power_w, 1e-6 * cpu[e].peak_power_w)
+                << what << " echo " << e;
+            ++compared;
+          }
+          if (r == 0 && lo == 0.0) {
+            EXPECT_EQ(detected, 40u) << what;  // the nearest 24 dropped
+            EXPECT_EQ(count, physics::kMaxEchoesDetected) << what;
+          }
+          if (r == 3) {
+            EXPECT_EQ(count, 0u) << what;
+          }
+        }
+      }
+    }
+  }
+  std::printf("[parity] ranging of given records: %zu echoes compared\n", compared);
+  EXPECT_GT(compared, 200u);
 }
 
 TEST(CudaWaveform, RecordsMatchTheCpuSampleBySample) {
@@ -159,7 +278,7 @@ TEST(CudaWaveform, RecordsMatchTheCpuSampleBySample) {
   p.detector.waveform.sipm_cells = 0;
   ExpectSameRecords(p, c, 0, "4096 samples, no saturation, no sun");
   // Each transform path: registers at 1024 samples with an odd count of beams (the last warp's
-  // second beam missing), shared memory at 256 (thermal groups under 512 samples) and 8192.
+  // second beam missing), shared memory at 256 and 8192.
   p = CubeWaveform();
   p.detector.waveform.samples = 1024;
   ExpectSameRecords(p, c, 2.5e-10, "1024 samples, 255 beams", 255);
@@ -271,9 +390,9 @@ void ExpectWaveformParity(const Scene& scene, const SensorProfile& profile, uint
       const size_t k = r * a.waveform_samples + i;
       peak = std::max(
           peak, std::abs(double(a.waveform_volts[k]) - a.waveform_volts[r * a.waveform_samples]));
-      diff = std::max(diff, std::abs(double(a.waveform_volts[k]) - b->waveform_volts[k]));
+      diff = Worse(diff, std::abs(double(a.waveform_volts[k]) - b->waveform_volts[k]));
     }
-    worst = std::max(worst, diff / std::max(peak, 1e-3));
+    worst = Worse(worst, diff / std::max(peak, 1e-3));
   }
   std::printf("[parity] %s: %zu beams' records, max |v_cpu - v_gpu| %.3g of the peak\n",
               profile.name.c_str(), a.waveform_beams.size(), worst);

@@ -127,6 +127,15 @@ Expected<GpuWaveforms> CudaWaveforms(const SensorProfile& profile,
 // (i < 65536), keyed (seed, frame 0, beam 0, i) as the chain draws them.
 Expected<std::vector<uint32_t>> CudaPhotonCounts(const std::vector<double>& means, uint64_t seed);
 
+// The GPU's ranging (cuda::WarpRanging, as the simulator's one-beam-a-warp kernel runs it) of
+// given voltage records [V] of the profile's waveform detector, `records` of its samples each
+// back to back: each record's echoes in [min_range_m, max_range_m], in range order. With
+// `block_highest` the lanes pass their blocks' highest samples (the hot blocks' mask words by
+// ballots), else infinity (every lane its own words).
+Expected<std::vector<std::vector<physics::Echo>>> CudaRangeRecords(
+    const SensorProfile& profile, const std::vector<float>& volts, uint32_t records,
+    double min_range_m, double max_range_m, bool block_highest);
+
 // Thermal noise's Box-Muller pairs (physics::ThermalNormalPair) on the GPU: normals 2k and
 // 2k + 1 from words[2k] and words[2k + 1] (an even count, at most 2^26 words).
 Expected<std::vector<float>> CudaThermalNormals(const std::vector<uint32_t>& words);

@@ -182,8 +182,8 @@ LT_HD inline uint32_t PhotonCount(double mean, const RandomKey& beam_key, uint32
 // a segment, not one per four bins, plus a few bits per photon. Denser backgrounds are drawn
 // bin by bin with the pulse (waveform.h, BinBackgroundMean, BinPhotons). B =
 // BackgroundSegmentBins(N): 32, or a GPU lane's block of N / 32 bins where that is longer, so
-// that a lane draws one segment a record (two Philox calls and exponentials a lane fewer at
-// 2048 samples, six at 4096, than with 32-bin segments).
+// that a lane draws one segment a record: one Philox call and one exponential a lane where
+// 32-bin segments took two at 2048 samples and four at 4096.
 inline constexpr uint32_t kMinBackgroundSegment = 32;
 inline constexpr uint32_t kMaxBackgroundSegment = 512;  // records of at most 16,384 bins
 inline constexpr double kSparseBackgroundMean = 2;

@@ -184,7 +184,10 @@ __device__ inline void ThermalPolarPair(uint32_t w1, uint32_t w2, float& r, floa
   const float u1 = fmaf(__uint2float_rn(w1), 2.3283064365386963e-10f, 1.1641532182693481e-10f);
   float log2_u;
   asm("lg2.approx.ftz.f32 %0, %1;" : "=f"(log2_u) : "f"(u1));
-  asm("sqrt.approx.ftz.f32 %0, %1;" : "=f"(r) : "f"(-1.3862943611198906f * log2_u));  // -2 ln u
+  // -2 ln u, at least 0: the approximate logarithm's error (2^-22.6) could make it a little
+  // negative where u rounds to just below 1, and sqrt.approx of that is NaN.
+  const float x = fmaxf(0.0f, -1.3862943611198906f * log2_u);
+  asm("sqrt.approx.ftz.f32 %0, %1;" : "=f"(r) : "f"(x));
   r = -r;
   // 2 pi (w2 + 1/2) 2^-32 - pi.
   const float a = fmaf(__uint2float_rn(w2), 1.4629180792671596e-09f, -3.1415926528f);
@@ -205,8 +208,9 @@ LT_HD inline void ThermalNormalPair(uint32_t w1, uint32_t w2, float& z1, float& 
 
 // One segment's thermal noise [V]: xoshiro128+ (D. Blackman, S. Vigna, "Scrambled linear
 // pseudorandom number generators", ACM TOMS 47(4), 2021: 128 bits of state; the authors' choice
-// for floating-point numbers, whose upper bits it gives at full quality: only its lowest bits,
-// which a normal's float uniform barely reads, have low linear complexity), its state the
+// for floating-point numbers, whose upper bits it gives at full quality: only its lowest bits
+// have low linear complexity, and a normal's float uniform reads them only for words below
+// 2^24, u below 2^-8: one word in 256, the radius's tail beyond 3.3 sigma), its state the
 // segment's Philox words (an all-zero state, whose outputs would all be zero, is taken as
 // (1, 0, 0, 0): probability 2^-128). Each pair of words is a Box-Muller pair of normals times
 // the rms. (xoshiro128**, its scrambled sibling, costs two instructions more a word: its

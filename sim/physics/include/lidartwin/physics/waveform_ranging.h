@@ -96,12 +96,9 @@ LT_HD inline uint32_t TargetWindowStart(const WaveformChain& w) {
   return i >= w.samples ? w.samples : static_cast<uint32_t>(i);
 }
 
-// The background (pretrigger mean and rms), the threshold and the internal reflection's peak
-// time of the voltage in x[0 .. N).re. Without an internal reflection (or when it does not rise
-// above T) the reference is its nominal time, t_e + tau_int plus nothing of the chain's delay.
-// The baseline, noise and threshold from the pretrigger's sum and its sum of squared
-// deviations from the mean; the reference at its nominal time (ReferencePeak refines it).
-// BackgroundLevels from the pretrigger's mean and rms themselves.
+// The background from the pretrigger's mean (the baseline B) and rms s: the threshold
+// T = B + max(threshold_v, noise_factor s), the reference at its nominal time (ReferencePeak
+// refines it).
 LT_HD inline WaveformBackground BackgroundOfLevels(const WaveformChain& w, double baseline_v,
                                                    double noise_v) {
   WaveformBackground g{};
@@ -112,6 +109,7 @@ LT_HD inline WaveformBackground BackgroundOfLevels(const WaveformChain& w, doubl
   g.reference_s = EmissionTime(w) + w.internal_delay_s;
   return g;
 }
+// The same from the pretrigger's sum and its sum of squared deviations from the mean.
 LT_HD inline WaveformBackground BackgroundLevels(const WaveformChain& w, double sum,
                                                  double sum_sq_dev) {
   const uint32_t m = w.pretrigger_samples;
@@ -132,6 +130,9 @@ LT_HD void ReferencePeak(const WaveformChain& w, Samples x, uint32_t best, uint3
   }
 }
 
+// The background (pretrigger mean and rms), the threshold and the internal reflection's peak
+// time of the voltage in x[0 .. N).re. Without an internal reflection (or when it does not rise
+// above T) the reference is its nominal time, t_e + tau_int plus nothing of the chain's delay.
 template <typename Samples>
 LT_HD WaveformBackground MeasureBackground(const WaveformChain& w, Samples x) {
   const uint32_t m = w.pretrigger_samples;
