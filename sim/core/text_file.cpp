@@ -112,7 +112,12 @@ Status CheckYamlCharacters(const std::string& text, const std::string& file) {
 }
 
 // yaml-cpp 0.7 loops for ever on a comma right after a top-level flow collection closes
-// ("[], a" or "{}, a": never YAML; found by fuzz_recording_files, an Ouster JSON cut short).
+// ("[], a" or "{}, a": never YAML; found by fuzz_recording_files, an Ouster JSON cut short),
+// and on a comma at a document's top level before any value or after its only value, a quoted
+// scalar or a flow collection (", a", "'q', a", "---\n, a": never YAML either, as a plain
+// scalar cannot start with a comma; found by fuzz_recording_files, a Velodyne calibration
+// starting mid-line). A comma after a block key or entry ("- 'q', x"), or inside a plain
+// scalar, even one continued on the next line ("a: b\n  , c"), is left to yaml-cpp.
 // Scanned outside quoted scalars and comments: a quote or '#' starts one only after
 // whitespace, a line start or a flow indicator, and '[' or '{' opens a collection only where
 // a value or entry starts (after ':', '-', ',', another opener or at a line's start), as in
@@ -120,6 +125,9 @@ Status CheckYamlCharacters(const std::string& text, const std::string& file) {
 Status CheckYamlFlowEnds(const std::string& text, const std::string& file) {
   int depth = 0;
   char before = '\n';  // the last character that is not a space or tab
+  // Whether the current document holds, at its top level, nothing but quoted scalars and flow
+  // collections so far (a block key, entry or plain scalar ends it).
+  bool bare = true;
   const size_t n = text.size();
   for (size_t i = 0; i < n; ++i) {
     const char c = text[i];
@@ -127,6 +135,23 @@ Status CheckYamlFlowEnds(const std::string& text, const std::string& file) {
     if (c != ' ' && c != '\t') before = c;
     const bool token_start = i == 0 || std::isspace(static_cast<unsigned char>(text[i - 1])) ||
                              std::strchr("[]{},:", text[i - 1]) != nullptr;
+    const bool line_start = i == 0 || text[i - 1] == '\n';
+    if (depth == 0 && line_start && (text.compare(i, 3, "---") == 0 ||
+                                     text.compare(i, 3, "...") == 0) &&
+        (i + 3 == n || std::isspace(static_cast<unsigned char>(text[i + 3])))) {
+      bare = true;  // a document marker: the next document's top level starts
+      i += 2;
+      before = '\n';
+      continue;
+    }
+    if (c == ',' && depth == 0 && bare) {
+      return Error{file + ": byte " + std::to_string(i) +
+                   ": a comma where a document's value starts or after its only value: not YAML"};
+    }
+    if (depth == 0 && bare && !std::isspace(static_cast<unsigned char>(c)) && c != '#' &&
+        c != '"' && c != '\'' && c != '[' && c != '{') {
+      bare = false;
+    }
     if (c == '#' && (i == 0 || std::isspace(static_cast<unsigned char>(text[i - 1])))) {
       while (i < n && text[i] != '\n')
         ++i;

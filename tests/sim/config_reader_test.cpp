@@ -208,5 +208,28 @@ TEST(ConfigMap, ACommaAfterAClosedFlowCollectionIsRefusedBeforeYamlCpp) {
   }
 }
 
+// yaml-cpp 0.7 never returns either on a comma at a document's top level before any value or
+// after its only value, a quoted scalar or a flow collection (a Velodyne calibration cut
+// mid-line, found by fuzz_recording_files): refused with its byte. Commas after a block key or
+// entry, and inside plain scalars, even continued ones, are left to yaml-cpp, which reads or
+// refuses them itself.
+TEST(ConfigMap, ACommaWhereADocumentsValueStartsIsRefusedBeforeYamlCpp) {
+  for (const char* ok : {"a, b\n", "a: b\n  , c\n", "- x\n  , y\n", "a: [1, 2]\n",
+                         "{a: 1, b: 2}\n", "\"k\": 1\nb: 2\n", "--- a, b\n", "# x, y\na: 1\n"})
+    EXPECT_TRUE(CheckYamlCharacters(ok, "t.yaml").ok()) << ok;
+  for (const std::string text : {", a", "  ,", "\n,x", "# c\n, a", "---\n, a", "a: 1\n---\n, b",
+                                 "'q', a", "\"q\"\n, a", "--- , a"}) {
+    const Status s = CheckYamlCharacters(text, "t.yaml");
+    ASSERT_FALSE(s.ok()) << text;
+    EXPECT_NE(s.message().find("a comma where a document's value starts"), std::string::npos)
+        << s.message();
+    EXPECT_FALSE(ConfigMap::FromText(text, "t.yaml").ok()) << text;
+  }
+  // The documents' count still comes from yaml-cpp for what it reads.
+  auto two = ConfigMap::FromText("a: 1\n---\nb: 2\n", "two.yaml");
+  ASSERT_FALSE(two.ok());
+  EXPECT_NE(two.message().find("holds 2 YAML documents"), std::string::npos) << two.message();
+}
+
 }  // namespace
 }  // namespace lt
