@@ -441,6 +441,12 @@ TEST(CudaWaveform, DetectorMatchesCpuOnTheLabScene) {
   ASSERT_TRUE(table.Validate().ok()) << table.Validate().message();
   ASSERT_EQ(MakeWaveformChain(table, nullptr, nullptr).sections.count, 0u);
   ExpectWaveformParity(*scene, table, 6);
+  // Records of 4096 samples: 13 warps a block on an H100, two mask words a lane.
+  SensorProfile long_records = CubeWaveform();
+  long_records.detector.waveform.samples = 4096;
+  long_records.name += " (4096 samples)";
+  ASSERT_TRUE(long_records.Validate().ok()) << long_records.Validate().message();
+  ExpectWaveformParity(*scene, long_records, 7);
   // The OS0-128's scan with the waveform chain: 131,072 beams round the full circle.
   auto os0 = LoadSensorProfile(test::ConfigDir() / "sensors/ouster_os0_128_threshold.yaml");
   ASSERT_TRUE(os0.ok()) << os0.message();
