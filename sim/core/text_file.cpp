@@ -136,8 +136,8 @@ Status CheckYamlFlowEnds(const std::string& text, const std::string& file) {
     const bool token_start = i == 0 || std::isspace(static_cast<unsigned char>(text[i - 1])) ||
                              std::strchr("[]{},:", text[i - 1]) != nullptr;
     const bool line_start = i == 0 || text[i - 1] == '\n';
-    if (depth == 0 && line_start && (text.compare(i, 3, "---") == 0 ||
-                                     text.compare(i, 3, "...") == 0) &&
+    if (depth == 0 && line_start &&
+        (text.compare(i, 3, "---") == 0 || text.compare(i, 3, "...") == 0) &&
         (i + 3 == n || std::isspace(static_cast<unsigned char>(text[i + 3])))) {
       bare = true;  // a document marker: the next document's top level starts
       i += 2;

@@ -76,8 +76,8 @@ TEST(VelodyneCalibration, DuplicateKeysAbsurdCorrectionsAndBadNumbersAreNamed) {
   }
   // A calibration cut mid-line so that it starts with a comma (found by fuzz_recording_files):
   // yaml-cpp 0.7 would never return; refused before it sees the text.
-  auto cut = LoadVelodyneCalibration(
-      dir.Write("cut.yaml", ", rot_correction: 0.0,\n  vert_correction: -0.44}\n- {laser_id: 9}\n"));
+  auto cut = LoadVelodyneCalibration(dir.Write(
+      "cut.yaml", ", rot_correction: 0.0,\n  vert_correction: -0.44}\n- {laser_id: 9}\n"));
   ASSERT_FALSE(cut.ok());
   EXPECT_NE(cut.message().find("cut.yaml: byte 0: a comma where a document's value starts"),
             std::string::npos)

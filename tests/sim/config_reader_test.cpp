@@ -214,8 +214,8 @@ TEST(ConfigMap, ACommaAfterAClosedFlowCollectionIsRefusedBeforeYamlCpp) {
 // entry, and inside plain scalars, even continued ones, are left to yaml-cpp, which reads or
 // refuses them itself.
 TEST(ConfigMap, ACommaWhereADocumentsValueStartsIsRefusedBeforeYamlCpp) {
-  for (const char* ok : {"a, b\n", "a: b\n  , c\n", "- x\n  , y\n", "a: [1, 2]\n",
-                         "{a: 1, b: 2}\n", "\"k\": 1\nb: 2\n", "--- a, b\n", "# x, y\na: 1\n"})
+  for (const char* ok : {"a, b\n", "a: b\n  , c\n", "- x\n  , y\n", "a: [1, 2]\n", "{a: 1, b: 2}\n",
+                         "\"k\": 1\nb: 2\n", "--- a, b\n", "# x, y\na: 1\n"})
     EXPECT_TRUE(CheckYamlCharacters(ok, "t.yaml").ok()) << ok;
   for (const std::string text : {", a", "  ,", "\n,x", "# c\n, a", "---\n, a", "a: 1\n---\n, b",
                                  "'q', a", "\"q\"\n, a", "--- , a"}) {
