@@ -134,11 +134,7 @@ __device__ inline uint32_t WarpGatherContributions(const FrameContext& c,
   for (uint32_t base = 0; base < n; base += 32) {
     const uint32_t k = base + lane;
     const uint32_t m = k < n ? counts[uint64_t{i} * n + k] : 0;
-    uint32_t end = m;  // inclusive prefix sum of the round's counts
-    for (uint32_t d = 1; d < 32; d *= 2) {
-      const uint32_t v = __shfl_up_sync(cuda::kFullMask, end, d);
-      if (lane >= d) end += v;
-    }
+    const uint32_t end = cuda::WarpInclusiveSum(m);  // of the round's counts
     for (uint32_t s = 0; s < m && w + end - m + s < most; ++s)
       out[w + end - m + s] = seg[k * slots + s];
     w += __shfl_sync(cuda::kFullMask, end, 31);

@@ -16,7 +16,7 @@
 //     the lanes' blocks are whole words, else lane 0 walks the runs.
 // Rounding differs from the CPU in the SiPM scan's order, the transform's (whose float rounding
 // also mixes the pair's two beams, about 1e-7 of the brighter one's peak) and the reductions'
-// (float and double sums), and the thermal normals by the hardware's log and sine (2.2e-4 of
+// (float and double sums), and the thermal normals by the hardware's log and sine (2.5e-4 of
 // the noise's rms at most, physics/waveform.h): CudaWaveform.* holds the records to 1e-5 of
 // their peak.
 #pragma once
@@ -326,6 +326,16 @@ __device__ __forceinline__ double WarpPhotons(const physics::WaveformChain& w,
   }
   __syncwarp();
   return background;
+}
+
+// The sum of `v` over the calling lane and the lanes below it (an inclusive scan).
+__device__ inline uint32_t WarpInclusiveSum(uint32_t v) {
+  const uint32_t lane = threadIdx.x & 31u;
+  for (uint32_t d = 1; d < 32; d <<= 1) {
+    const uint32_t below = __shfl_up_sync(kFullMask, v, d);
+    if (lane >= d) v += below;
+  }
+  return v;
 }
 
 // An affine map x -> a x + b.
@@ -676,11 +686,7 @@ __device__ inline uint32_t WarpRunEchoes(const physics::WaveformChain& w,
     count_here += static_cast<uint32_t>(__popc(a & ~((a << 1) | carry)));
     carry = a >> 31;
   }
-  uint32_t inclusive = count_here;
-  for (uint32_t d = 1; d < 32; d <<= 1) {
-    const uint32_t v = __shfl_up_sync(kFullMask, inclusive, d);
-    if (lane >= d) inclusive += v;
-  }
+  const uint32_t inclusive = WarpInclusiveSum(count_here);
   const uint32_t before = inclusive - count_here;
   const uint32_t runs = __shfl_sync(kFullMask, inclusive, 31);
   const ReView<BlockPadded> xr{x};

@@ -51,11 +51,12 @@ TEST(CudaWaveform, PhotonDrawsAreIdenticalToTheCpu) {
 }
 
 // Thermal noise's normals from the same words on both backends: the GPU's approximate
-// logarithm, square root, sine and cosine (physics::ThermalNormalPair) within 2.2e-4 of the
-// CPU's libm normals, absolutely (the logarithm's 2^-22.6 is the most of it, where u nears 1
-// and -2 ln u nears 0), and within 1e-5 relatively where |z| > 1 (the tails, which set the
-// false-alarm rate of the thresholds). First words across their whole range: the extremes, and
-// 2^24 pairs with w1 stepping by 256 through all 2^32 values and w2 from a generator.
+// logarithm, square root, sine and cosine (physics::ThermalNormalPair) within 2.5e-4 of the
+// CPU's libm normals, absolutely (2.17e-4 measured on an H100; the logarithm's 2^-22.6 is the
+// most of it, where u nears 1 and -2 ln u nears 0), and within 1e-5 relatively where |z| > 1
+// (the tails, which set the false-alarm rate of the thresholds). First words across their whole
+// range: the extremes, and 2^24 pairs with w1 stepping by 256 through all 2^32 values and w2
+// from a generator.
 TEST(CudaWaveform, ThermalNormalsMatchTheCpu) {
   LT_REQUIRE_GPU();
   std::vector<uint32_t> words;

@@ -171,10 +171,10 @@ LT_HD constexpr uint32_t ThermalSegments(uint32_t N) {
 // subnormal, so flushing them changes nothing), a few times cheaper than the exact functions.
 // u = (w + 1/2) 2^-32 as one fused multiply-add, float(w) 2^-32 + 2^-33, and the angle
 // 2 pi u2 - pi likewise. The words are the same on both backends; the normals differ by at most
-// 2.2e-4 of the rms (the approximate logarithm's absolute error, 2^-22.6, is a large relative
-// error in -2 ln u as u nears 1) and the angle by about 5e-7 (its range taken to [-pi, pi),
-// where sin.approx's bound, 2^-20.9, holds: cos and sin of a - pi, negated); checked on pairs of
-// words across their whole range by CudaWaveform.ThermalNormalsMatchTheCpu. (`ncu`: 25
+// 2.5e-4 of the rms (2.17e-4 measured; the approximate logarithm's absolute error, 2^-22.6, is a
+// large relative error in -2 ln u as u nears 1) and the angle by about 5e-7 (its range taken to
+// [-pi, pi), where sin.approx's bound, 2^-20.9, holds: cos and sin of a - pi, negated); checked on
+// pairs of words across their whole range by CudaWaveform.ThermalNormalsMatchTheCpu. (`ncu`: 25
 // instructions a pair by the CUDA intrinsics __log2f, rsqrtf and __sincosf, whose subnormal
 // handling and range steps the PTX forms leave out, against 12.)
 #if defined(__CUDACC__)
