@@ -164,8 +164,62 @@ __global__ void BeamEchoKernel(FrameContext c, const physics::SignalContribution
   BeamRecord* r = out + size_t{i} * c.echoes_per_beam;
   for (uint32_t e = 0; e < c.echoes_per_beam; ++e)
     r[e] = BeamRecord{};
-  const BeamSetup s = SetUpBeam(c, beam_begin + i);
+  const BeamPlace s = PlaceBeam(c, beam_begin + i);
   WriteEchoes(c, beam_begin + i, s.b, s.t, s.pose, local, w, r);
+}
+
+// EchoSource for each of the m chosen echoes (echoes and chosen read on lane 0) by the calling
+// warp: each lane weighs contributions lane, lane + 32, ... in order, then the warp keeps the
+// strongest, the lowest index on ties: EchoSource's choice, where lane 0 alone spent about 150
+// warp instructions an echo on the OS0-128 city frame's 16 contributions. Every lane gets
+// sources[0 .. m).
+__device__ inline void WarpEchoSources(const FrameContext& c, const physics::Echo* echoes,
+                                       const uint32_t* chosen, uint32_t m,
+                                       const physics::SignalContribution* contributions, uint32_t n,
+                                       int64_t* sources) {
+  const uint32_t lane = threadIdx.x & 31u;
+  const double half_inv_var = EchoHalfInverseVariance(c);
+  for (uint32_t e = 0; e < m; ++e) {
+    const double peak =
+        __shfl_sync(cuda::kFullMask, lane == 0 ? echoes[chosen[e]].peak_range_m : 0.0, 0);
+    double best = 0;
+    int64_t source = -1;
+    for (uint32_t k = lane; k < n; k += 32)
+      if (EchoSourceBetter(contributions[k], peak, half_inv_var, best)) source = k;
+    for (uint32_t d = 16; d > 0; d >>= 1) {
+      const double other_best = __shfl_xor_sync(cuda::kFullMask, best, d);
+      const int64_t other = __shfl_xor_sync(cuda::kFullMask, source, d);
+      if (other >= 0 &&
+          (source < 0 || other_best > best || (other_best == best && other < source))) {
+        best = other_best;
+        source = other;
+      }
+    }
+    sources[e] = source;
+  }
+}
+
+// RecordWaveformEchoes by the calling warp (echoes and count read on lane 0): the sources
+// across the lanes (WarpEchoSources), the unused record slots cleared by the lanes, the records
+// written by lane 0.
+__device__ inline void WarpRecordWaveformEchoes(const FrameContext& c, uint32_t beam,
+                                                const physics::SignalContribution* contributions,
+                                                uint32_t n, const physics::Echo* echoes,
+                                                uint32_t count, BeamRecord* out) {
+  const uint32_t lane = threadIdx.x & 31u;
+  uint32_t chosen[physics::kMaxEchoesDetected];
+  uint32_t m = 0;
+  if (lane == 0) m = ChosenEchoes(c, echoes, count, chosen);
+  m = __shfl_sync(cuda::kFullMask, m, 0);
+  int64_t sources[physics::kMaxEchoesDetected];
+  WarpEchoSources(c, echoes, chosen, m, contributions, n, sources);
+  for (uint32_t e = m + lane; e < c.echoes_per_beam; e += 32)
+    out[e] = BeamRecord{};
+  if (lane == 0) {
+    const BeamPlace s = PlaceBeam(c, beam);
+    WriteChosenEchoes(c, beam, s.b, s.t, s.pose, contributions, echoes, chosen, sources, m, out);
+  }
+  __syncwarp();
 }
 
 // Waveform detector, stages 4-5: one warp per two beams of the batch (every beam: noise alone
@@ -213,19 +267,14 @@ __global__ void __launch_bounds__(cuda::kPairBlockThreads, cuda::kPairBlocksPerS
     physics::Echo echoes[physics::kMaxEchoesDetected];
     const uint32_t count = cuda::WarpRanging(c.waveform, x, p.above[k], c.detector.min_range_m,
                                              c.detector.max_range_m, echoes);
-    if (lane == 0) {
-      BeamRecord* r = out + size_t{first + k} * c.echoes_per_beam;
-      for (uint32_t e = 0; e < c.echoes_per_beam; ++e)
-        r[e] = BeamRecord{};
-      const BeamSetup s = SetUpBeam(c, beam);
-      RecordWaveformEchoes(c, beam, s.b, s.t, s.pose, p.contributions[k], n[k], echoes, count, r);
-    }
-    __syncwarp();
+    WarpRecordWaveformEchoes(c, beam, p.contributions[k], n[k], echoes, count,
+                             out + size_t{first + k} * c.echoes_per_beam);
   }
 }
 
-// The same with the circuit as recursions (waveform_beam.cuh): one warp a beam, the block's
-// warps stage by stage, lane 0 compacting its sub-ray slots and writing its echo records.
+// The same with the circuit as recursions (waveform_beam.cuh): one warp a beam, beam after beam
+// (BeamBlocks), the block's warps meeting once a beam; the warp gathers its sub-rays' slots
+// (WarpGatherContributions) and writes its echo records (WarpRecordWaveformEchoes).
 __global__ void __launch_bounds__(cuda::kBeamBlockThreads, cuda::kBeamBlocksPerSm)
     WaveformBeamWarpKernel(FrameContext c, const physics::SignalContribution* contributions,
                            const uint8_t* counts, BeamRecord* out, uint32_t beam_begin,
@@ -233,34 +282,32 @@ __global__ void __launch_bounds__(cuda::kBeamBlockThreads, cuda::kBeamBlocksPerS
                            uint32_t kept_count, float* kept_volts) {
   extern __shared__ unsigned char shared[];
   const uint32_t warp = threadIdx.x / 32, lane = threadIdx.x & 31u;
-  const uint32_t i = blockIdx.x * (blockDim.x / 32) + warp;
-  const bool active = i < beams;
   const uint32_t N = c.waveform.samples;
   const cuda::WarpBeam b = cuda::WarpBeamAt(shared, warp, N, slots_per_beam);
-  const uint32_t w =
-      active ? WarpGatherContributions(c, contributions, counts, i, slots_per_beam, b.contributions)
-             : 0;
-  __syncwarp();
-  const uint32_t beam = beam_begin + i;
-  float highest;
-  (void)cuda::BlockWaveformBeams(
-      c.waveform, b,
-      {b.contributions, w, BeamSunlight(b.contributions, w), {c.seed, c.frame, beam, 0, 0}}, active,
-      highest);
-  if (!active) return;  // after the block's last barrier
-  const int64_t slot = cuda::KeptSlot(kept, kept_count, beam);
-  if (slot >= 0)
-    for (uint32_t s = lane; s < N; s += 32)
-      kept_volts[static_cast<uint64_t>(slot) * N + s] = b.record[s];
-  physics::Echo echoes[physics::kMaxEchoesDetected];
-  const uint32_t count = cuda::WarpRanging(c.waveform, b.record, b.above, c.detector.min_range_m,
-                                           c.detector.max_range_m, echoes, highest);
-  if (lane == 0) {
-    BeamRecord* r = out + size_t{i} * c.echoes_per_beam;
-    for (uint32_t e = 0; e < c.echoes_per_beam; ++e)
-      r[e] = BeamRecord{};
-    const BeamSetup s = SetUpBeam(c, beam);
-    RecordWaveformEchoes(c, beam, s.b, s.t, s.pose, b.contributions, w, echoes, count, r);
+  const uint32_t rounds = cuda::BeamRounds(beams);
+  for (uint32_t r = 0; r < rounds; ++r) {
+    const uint32_t i = cuda::BeamOfRound(r);
+    const bool active = i < beams;
+    const uint32_t w = active ? WarpGatherContributions(c, contributions, counts, i, slots_per_beam,
+                                                        b.contributions)
+                              : 0;
+    __syncwarp();
+    const uint32_t beam = beam_begin + i;
+    float highest;
+    (void)cuda::BlockWaveformBeams(
+        c.waveform, b,
+        {b.contributions, w, BeamSunlight(b.contributions, w), {c.seed, c.frame, beam, 0, 0}},
+        active, highest);
+    if (!active) continue;  // to the block's next barrier
+    const int64_t slot = cuda::KeptSlot(kept, kept_count, beam);
+    if (slot >= 0)
+      for (uint32_t s = lane; s < N; s += 32)
+        kept_volts[static_cast<uint64_t>(slot) * N + s] = b.record[s];
+    physics::Echo echoes[physics::kMaxEchoesDetected];
+    const uint32_t count = cuda::WarpRanging(c.waveform, b.record, b.above, c.detector.min_range_m,
+                                             c.detector.max_range_m, echoes, highest);
+    WarpRecordWaveformEchoes(c, beam, b.contributions, w, echoes, count,
+                             out + size_t{i} * c.echoes_per_beam);
   }
 }
 
@@ -299,8 +346,9 @@ cudaError_t LaunchWaveformWarps(const FrameContext& c,
                                                      cuda::WarpBeamBytes(samples, slots), shared);
         e != cudaSuccess)
       return e;
-    WaveformBeamWarpKernel<<<(n + warps - 1) / warps, warps * 32, shared>>>(
-        c, contributions, counts, out, beam_begin, n, slots, kept, kept_count, kept_volts);
+    WaveformBeamWarpKernel<<<cuda::BeamBlocks(WaveformBeamWarpKernel, n, warps, shared), warps * 32,
+                             shared>>>(c, contributions, counts, out, beam_begin, n, slots, kept,
+                                       kept_count, kept_volts);
     return cudaGetLastError();
   }
   switch (cuda::RegisterValues(samples)) {

@@ -50,32 +50,37 @@ __global__ void __launch_bounds__(cuda::kPairBlockThreads, cuda::kPairBlocksPerS
   }
 }
 
-// One warp per beam with the circuit as recursions (waveform_beam.cuh), as
-// WaveformBeamWarpKernel runs the simulator's beams; outputs as WaveformKernel's.
+// One warp a beam, beam after beam (BeamBlocks), with the circuit as recursions
+// (waveform_beam.cuh), as WaveformBeamWarpKernel runs the simulator's beams; outputs as
+// WaveformKernel's.
 __global__ void __launch_bounds__(cuda::kBeamBlockThreads, cuda::kBeamBlocksPerSm)
     WaveformBeamKernel(physics::WaveformChain w, const physics::SignalContribution* contributions,
                        uint32_t n, double sun_w, uint64_t seed, float* records,
                        uint32_t* echo_counts, uint8_t* sparse, uint32_t beams) {
   extern __shared__ unsigned char shared[];
   const uint32_t warp = threadIdx.x / 32, lane = threadIdx.x & 31u;
-  const uint32_t beam = blockIdx.x * (blockDim.x / 32) + warp;
-  const bool active = beam < beams;
   const cuda::WarpBeam b = cuda::WarpBeamAt(shared, warp, w.samples, n > 0 ? n : 1);
   for (uint32_t k = lane; k < n; k += 32)
     b.contributions[k] = contributions[k];
   __syncwarp();
-  float highest;
-  const bool visited_photons = cuda::BlockWaveformBeams(
-      w, b, {b.contributions, n, sun_w, {seed, 0, beam, 0, 0}}, active, highest);
-  if (!active) return;  // after the block's last barrier
-  if (lane == 0) sparse[beam] = visited_photons;
-  if (records) {
-    for (uint32_t s = lane; s < w.samples; s += 32)
-      records[uint64_t{beam} * w.samples + s] = b.record[s];
+  const uint32_t rounds = cuda::BeamRounds(beams);
+  for (uint32_t r = 0; r < rounds; ++r) {
+    const uint32_t beam = cuda::BeamOfRound(r);
+    const bool active = beam < beams;
+    float highest;
+    const bool visited_photons = cuda::BlockWaveformBeams(
+        w, b, {b.contributions, n, sun_w, {seed, 0, beam, 0, 0}}, active, highest);
+    if (!active) continue;  // to the block's next barrier
+    if (lane == 0) sparse[beam] = visited_photons;
+    if (records) {
+      for (uint32_t s = lane; s < w.samples; s += 32)
+        records[uint64_t{beam} * w.samples + s] = b.record[s];
+    }
+    physics::Echo echoes[physics::kMaxEchoesDetected];
+    const uint32_t count = cuda::WarpRanging(w, b.record, b.above, 0.0, 1e9, echoes, highest);
+    if (lane == 0) echo_counts[beam] = count;
+    __syncwarp();
   }
-  physics::Echo echoes[physics::kMaxEchoesDetected];
-  const uint32_t count = cuda::WarpRanging(w, b.record, b.above, 0.0, 1e9, echoes, highest);
-  if (lane == 0) echo_counts[beam] = count;
 }
 
 // Runs `launch` `repeats` + 1 times (the first a warm-up), returning the median time of the
@@ -128,7 +133,7 @@ Status TimeWaveformBeamKernel(const physics::WaveformChain& w,
   auto shared = AllowSharedMemory(WaveformBeamKernel, warps, cuda::WarpBeamBytes(w.samples, slots),
                                   w.samples);
   if (!shared.ok()) return shared.error();
-  const uint32_t blocks = (beams + warps - 1) / warps;
+  const uint32_t blocks = cuda::BeamBlocks(WaveformBeamKernel, beams, warps, *shared);
   return TimeLaunches(repeats, ms, [&] {
     WaveformBeamKernel<<<blocks, warps * 32, *shared>>>(w, contributions, n, sun_w, seed, records,
                                                         echo_counts, sparse, beams);

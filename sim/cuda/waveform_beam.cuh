@@ -57,7 +57,7 @@ __device__ inline WarpBeam WarpBeamAt(unsigned char* shared, uint32_t warp, uint
 }
 
 // One block an SM of up to 32 warps (launch bounds: at most 64 registers a thread), whose warps
-// run each stage together (BlockWaveformBeams). (Two blocks an SM of up to 16 warps each, to
+// meet once a beam (BlockWaveformBeams). (Two blocks an SM of up to 16 warps each, to
 // overlap one block's tail with the other's stages, measured 96.2 / 63.1 / 30.7 M beams/s at
 // 1024 / 2048 / 4096 samples against one block's 95.7 / 64.9 / 29.5 on the same build, and the
 // OS0-128 frame 3.39 against 2.97 ms; bench/RESULTS.md, fifth step.)
@@ -69,6 +69,36 @@ constexpr int kBeamBlocksPerSm = 1;
 // 26 with the frame's 16; 4096: 13).
 inline uint32_t BeamWarpsPerBlock(uint32_t n, uint32_t slots) {
   return WarpsThatFit(SIZE_MAX, WarpBeamBytes(n, slots), kBeamBlockThreads / 32);
+}
+
+// Blocks to launch for `beams` beams at `warps` warps a block: as many as the GPU holds at once
+// (or fewer where the beams are fewer), each warp taking beam after beam (BeamRounds,
+// BeamOfRound). Where a warp's block retired with its beam, the SM waited for the block's
+// slowest warp before starting the next block: persistent warps measured 188 / 127 / 61 M
+// beams/s at 1024 / 2048 / 4096 samples against 173 / 122 / 57 a block of beams, the OS0-128
+// city frame 2.05 against 2.07 ms, on the same H100 (bench/RESULTS.md, eighth step).
+template <typename Kernel>
+inline uint32_t BeamBlocks(Kernel kernel, uint32_t beams, uint32_t warps, size_t shared) {
+  const uint32_t needed = (beams + warps - 1) / warps;
+  int device = 0, sms = 0, per_sm = 0;
+  if (cudaGetDevice(&device) != cudaSuccess ||
+      cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device) != cudaSuccess ||
+      cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, static_cast<int>(warps * 32),
+                                                    shared) != cudaSuccess ||
+      sms <= 0 || per_sm <= 0)
+    return needed;  // a block a `warps` beams: the same beams, one round
+  const uint32_t resident = static_cast<uint32_t>(sms) * static_cast<uint32_t>(per_sm);
+  return needed < resident ? needed : resident;
+}
+// The rounds of the grid's warps over `beams` beams, the same for every warp (so that all meet
+// at the block's barrier, BlockWaveformBeams), and the calling warp's beam in round r (`beams`
+// or more: none this round).
+__device__ inline uint32_t BeamRounds(uint32_t beams) {
+  const uint32_t warps = gridDim.x * (blockDim.x / 32);
+  return (beams + warps - 1) / warps;
+}
+__device__ inline uint32_t BeamOfRound(uint32_t r) {
+  return (r * gridDim.x + blockIdx.x) * (blockDim.x / 32) + threadIdx.x / 32;
 }
 
 // The bins with photons of the calling lane's block of L = N / 32 bins (L a multiple of 32:
@@ -256,8 +286,8 @@ __device__ __forceinline__ float WarpSipmSections(const physics::WaveformChain& 
 // (WarpPhotons): the voltage replaces them in b.record, baseline and thermal noise included
 // (keyed per segment as on the CPU), `highest` the calling lane's block's highest voltage. The
 // SiPM's first pass over the photon bins alone where SparsePasses allows (WarpSipmSparse), else
-// over every bin with a second pass (WarpSipmStart, WarpSipmDense); the block's warps together,
-// a barrier after each pass (BlockWaveformBeams). Returns whether the passes were sparse.
+// over every bin with a second pass (WarpSipmStart, WarpSipmDense). Returns whether the passes
+// were sparse.
 template <uint32_t K>
 __device__ __forceinline__ bool BlockSipmCircuit(const physics::WaveformChain& w,
                                                  const WarpBeam& b, const physics::RandomKey& key,
@@ -279,24 +309,25 @@ __device__ __forceinline__ bool BlockSipmCircuit(const physics::WaveformChain& w
       WarpSipmDense<K>(w, block, s_in, recovery, u_end);
     }
   }
-  __syncthreads();
   highest = INFINITY;
   if (active) {
     highest = WarpSipmSections<K>(w, key, block, u_end, sparse && w.sipm.cells > 0, s_in,
                                   recovery);
   }
-  __syncthreads();
   return sparse;
 }
 
 // Stages 1-4 of the warp's beam, its voltages then in b.record. Every warp of the block calls
-// this (those without a beam with `active` false), and the block's warps run each stage
-// together, a barrier between: the stages' code is long and much of it runs once a beam, so
-// warps at different stages kept evicting one another's instructions from the SM's
-// instruction cache (ncu, 2048 samples: 56 % of the warps' stalls waiting for an instruction,
-// with four-warp blocks). Returns whether the warp's SiPM and section passes visited the bins
-// with photons alone (SparsePasses), for the tests; `highest`: the calling lane's block's
-// highest voltage (for WarpRanging).
+// this (those without a beam with `active` false), and the block's warps meet after the
+// photons: the stages' code is long and much of it runs once a beam, so warps at different
+// stages kept evicting one another's instructions from the SM's instruction cache (ncu, 2048
+// samples: 56 % of the warps' stalls waiting for an instruction, with four-warp blocks).
+// One barrier a beam holds them together: a barrier after each stage as well measured
+// 181 / 126 / 58 M beams/s at 1024 / 2048 / 4096 samples against this one's 188 / 128 / 61,
+// none at all 170 / 115 / 53 and the OS0-128 city frame 3.7 against 2.07 ms, persistent warps
+// on one H100 (bench/RESULTS.md, eighth step). Returns whether the warp's SiPM and section
+// passes visited the bins with photons alone (SparsePasses), for the tests; `highest`: the
+// calling lane's block's highest voltage (for WarpRanging).
 __device__ __forceinline__ bool BlockWaveformBeams(const physics::WaveformChain& w,
                                                    const WarpBeam& b, const PairBeam& beam,
                                                    bool active, float& highest) {

@@ -250,19 +250,29 @@ LT_HD inline double SubRayReach(const FrameContext& c) {
   return c.detector.max_range_m + 8 * c.signal.threshold.pulse_sigma_m;
 }
 
-// The beam's per-frame constants every sub-ray needs: its scan sample, firing time, pose and
-// the word that rotates its strata.
-struct BeamSetup {
+// Where and when a beam fires: its scan sample, firing time and pose, which its echo records
+// need.
+struct BeamPlace {
   physics::BeamSample<double> b;
   double t;
   physics::Pose<double> pose;
+};
+LT_HD inline BeamPlace PlaceBeam(const FrameContext& c, uint32_t beam) {
+  BeamPlace s;
+  s.b = physics::ScanBeam(c.scan, beam);
+  s.t = c.frame_start_s + s.b.time_s;
+  s.pose = EmitterPoseAt(c, s.t);
+  return s;
+}
+
+// The beam's per-frame constants every sub-ray needs: its place and the word that rotates its
+// strata (a Philox call, which the stages after the sub-rays leave out: PlaceBeam).
+struct BeamSetup : BeamPlace {
   uint32_t shift;
 };
 LT_HD inline BeamSetup SetUpBeam(const FrameContext& c, uint32_t beam) {
   BeamSetup s;
-  s.b = physics::ScanBeam(c.scan, beam);
-  s.t = c.frame_start_s + s.b.time_s;
-  s.pose = EmitterPoseAt(c, s.t);
+  static_cast<BeamPlace&>(s) = PlaceBeam(c, beam);
   s.shift = physics::RandomWords(
                 physics::RandomKey{c.seed, c.frame, beam, 0, physics::kStreamFootprintShift})
                 .v[0];
@@ -482,11 +492,73 @@ LT_HD inline double BeamSunlight(const physics::SignalContribution* contribution
   return sun_w;
 }
 
+// The label of a waveform echo that no contribution dominates (noise).
+inline constexpr uint32_t kNoLabel = 0xffffffffu;
+
+// Whether contribution k dominates an echo at `peak_range_m` better than the best so far
+// (`best` its power there; ties keep the earlier one), within 4 sigma_r of it.
+LT_HD inline bool EchoSourceBetter(const physics::SignalContribution& k, double peak_range_m,
+                                   double half_inv_var, double& best) {
+  const double d = peak_range_m - k.range_m;
+  const double p = k.power_w * physics::PulseWeight(d, half_inv_var);
+  if (d * d * half_inv_var < 8 && p > best) {
+    best = p;
+    return true;
+  }
+  return false;
+}
+LT_HD inline double EchoHalfInverseVariance(const FrameContext& c) {
+  return 0.5 / (c.signal.threshold.pulse_sigma_m * c.signal.threshold.pulse_sigma_m);
+}
+
+// The contribution that dominates an echo's peak (EchoSourceBetter over all, in order), or -1.
+LT_HD inline int64_t EchoSource(const FrameContext& c, const physics::Echo& e,
+                                const physics::SignalContribution* contributions, uint32_t n) {
+  const double half_inv_var = EchoHalfInverseVariance(c);
+  double best = 0;
+  int64_t source = -1;
+  for (uint32_t k = 0; k < n; ++k)
+    if (EchoSourceBetter(contributions[k], e.peak_range_m, half_inv_var, best)) source = k;
+  return source;
+}
+
+// The echoes the return mode reports (physics::SelectEchoes), indices into `echoes`; returns
+// how many.
+LT_HD inline uint32_t ChosenEchoes(const FrameContext& c, const physics::Echo* echoes,
+                                   uint32_t count, uint32_t* chosen) {
+  return physics::SelectEchoes(c.signal.threshold.mode, c.signal.threshold.max_echoes, echoes,
+                               count, chosen);
+}
+
+// The chosen echoes (ChosenEchoes) as records out[0 .. m), echo i labelled by the contribution
+// sources[i] (EchoSource; -1: noise).
+LT_HD inline void WriteChosenEchoes(const FrameContext& c, uint32_t beam,
+                                    const physics::BeamSample<double>& b, double t,
+                                    const physics::Pose<double>& pose,
+                                    const physics::SignalContribution* contributions,
+                                    const physics::Echo* echoes, const uint32_t* chosen,
+                                    const int64_t* sources, uint32_t m, BeamRecord* out) {
+  const physics::Vec3<double> central = physics::BeamDirection(b.azimuth_rad, b.elevation_rad);
+  ObjectInfo none{};
+  none.material = none.instance = none.semantic = kNoLabel;
+  for (uint32_t i = 0; i < m; ++i) {
+    const physics::Echo& e = echoes[chosen[i]];
+    const ObjectInfo& o = sources[i] < 0 ? none : c.objects[contributions[sources[i]].source];
+    const physics::Vec3<double> p = physics::ReportedPoint(
+        e.range_m, central, pose, c.pose_end, c.trajectory.motion_correction, c.beam_origin);
+    BeamRecord& r = out[i];
+    r = PointRecord(beam, b, t, p, e.range_m,
+                    physics::WaveformIntensity(c.waveform, e.peak_power_w), o);
+    r.echo_pulse_width_ns =
+        static_cast<float>(physics::RangeIntervalTime(e.end_m - e.start_m) * 1e9);
+    r.return_index = e.index;
+  }
+}
+
 // The waveform detector's echoes (waveform_ranging.h) as records: the return mode picks K,
 // each labelled by the contribution that dominates the received power at its peak (within
 // 4 sigma_r of it; none: noise, kNoLabel and reflectance 0), at its range along the beam, its
 // intensity on the sensor's scale.
-inline constexpr uint32_t kNoLabel = 0xffffffffu;
 LT_HD inline void RecordWaveformEchoes(const FrameContext& c, uint32_t beam,
                                        const physics::BeamSample<double>& b, double t,
                                        const physics::Pose<double>& pose,
@@ -494,35 +566,11 @@ LT_HD inline void RecordWaveformEchoes(const FrameContext& c, uint32_t beam,
                                        const physics::Echo* echoes, uint32_t count,
                                        BeamRecord* out) {
   uint32_t chosen[physics::kMaxEchoesDetected];
-  const uint32_t m = physics::SelectEchoes(c.signal.threshold.mode, c.signal.threshold.max_echoes,
-                                           echoes, count, chosen);
-  const physics::Vec3<double> central = physics::BeamDirection(b.azimuth_rad, b.elevation_rad);
-  const double half_inv_var =
-      0.5 / (c.signal.threshold.pulse_sigma_m * c.signal.threshold.pulse_sigma_m);
-  ObjectInfo none{};
-  none.material = none.instance = none.semantic = kNoLabel;
-  uint32_t slot = 0;
-  for (uint32_t i = 0; i < m; ++i) {
-    const physics::Echo& e = echoes[chosen[i]];
-    const ObjectInfo* o = &none;
-    double best = 0;
-    for (uint32_t k = 0; k < n; ++k) {
-      const double d = e.peak_range_m - contributions[k].range_m;
-      const double p = contributions[k].power_w * physics::PulseWeight(d, half_inv_var);
-      if (d * d * half_inv_var < 8 && p > best) {
-        best = p;
-        o = &c.objects[contributions[k].source];
-      }
-    }
-    const physics::Vec3<double> p = physics::ReportedPoint(
-        e.range_m, central, pose, c.pose_end, c.trajectory.motion_correction, c.beam_origin);
-    BeamRecord& r = out[slot++];
-    r = PointRecord(beam, b, t, p, e.range_m,
-                    physics::WaveformIntensity(c.waveform, e.peak_power_w), *o);
-    r.echo_pulse_width_ns =
-        static_cast<float>(physics::RangeIntervalTime(e.end_m - e.start_m) * 1e9);
-    r.return_index = e.index;
-  }
+  int64_t sources[physics::kMaxEchoesDetected];
+  const uint32_t m = ChosenEchoes(c, echoes, count, chosen);
+  for (uint32_t i = 0; i < m; ++i)
+    sources[i] = EchoSource(c, echoes[chosen[i]], contributions, n);
+  WriteChosenEchoes(c, beam, b, t, pose, contributions, echoes, chosen, sources, m, out);
 }
 
 // Stages 4-5 for the waveform detector (seed 002 sec. 5): the beam's voltage record from its

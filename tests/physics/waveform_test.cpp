@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <complex>
 #include <functional>
@@ -67,6 +68,34 @@ TEST(PhotonCounting, CountsHaveThePoissonMeanAndVariance) {
     // 5 standard errors: the mean's is sqrt(mean / n), the variance's about mean sqrt(2 / n).
     EXPECT_NEAR(m, mean, 5 * std::sqrt(mean / n)) << mean;
     EXPECT_NEAR(var, mean, 5 * std::sqrt((2 * mean * mean + mean) / n)) << mean;
+  }
+}
+
+// The rejection's counts have Poisson's probabilities, not only its moments: a chi-square over
+// the counts expected 20 times or more, at means each side of the ln k! table's end
+// (kLogFactorialTable) as well as small ones. The bound, dof + 6 sqrt(2 dof), is passed by
+// chance about once in 10^6.
+TEST(PhotonCounting, RejectionCountsHavePoissonsProbabilities) {
+  for (double mean : {10.0, 37.5, 300.0, 1500.0}) {
+    const uint32_t n = 400000;
+    std::vector<uint32_t> histogram;
+    RandomKey key{7, 1, 0, 0, kStreamPhotonsLarge};
+    for (uint32_t i = 0; i < n; ++i) {
+      key.beam = i / 4096;
+      const uint32_t c = PoissonByRejection(mean, key, i % 4096);
+      if (c >= histogram.size()) histogram.resize(c + 1);
+      ++histogram[c];
+    }
+    double chi2 = 0;
+    int dof = -1;
+    for (uint32_t k = 0; k < histogram.size(); ++k) {
+      const double expected = n * std::exp(k * std::log(mean) - mean - std::lgamma(k + 1.0));
+      if (expected < 20) continue;
+      chi2 += (histogram[k] - expected) * (histogram[k] - expected) / expected;
+      ++dof;
+    }
+    ASSERT_GT(dof, 10) << mean;
+    EXPECT_LT(chi2, dof + 6 * std::sqrt(2.0 * dof)) << mean << " over " << dof << " counts";
   }
 }
 
@@ -211,6 +240,27 @@ TEST(PhotonCounting, LogFactorialIsLgamma) {
   for (uint32_t k = 0; k <= 100000; k += k < 200 ? 1 : 97) {
     const double expected = std::lgamma(k + 1.0);
     EXPECT_NEAR(LogFactorial(k), expected, 2e-14 + 4e-16 * expected) << k;
+  }
+}
+
+// The compile-time logarithm behind the ln k! table, against the library's, across the
+// reduction's octaves (below and above sqrt 2 and its half, powers of two, far from 1).
+TEST(PhotonCounting, CompileTimeLogIsTheLibrarys) {
+  static_assert(ConstexprLog(1.0) == 0.0);
+  for (double x : {1e-300, 1e-9, 0.3, 0.7071067811865, 0.7071067811866, 1.0 - 1e-12, 1.5, 2.0,
+                   1.4142135623730, 1.4142135623731, 11.0, 1024.0, 1025.0, 6.02e23, 1e300}) {
+    EXPECT_NEAR(ConstexprLog(x), std::log(x), 4e-16 * std::max(1.0, std::abs(std::log(x)))) << x;
+  }
+  for (uint32_t k = 2; k < 5000; ++k)
+    ASSERT_NEAR(ConstexprLog(k), std::log(double(k)), 4e-16 * std::log(double(k))) << k;
+}
+
+// The table and the series meet: ln k! just below and above the table's end agree with lgamma
+// and step by ln(k + 1).
+TEST(PhotonCounting, LogFactorialTableMeetsTheSeries) {
+  for (uint32_t k = kLogFactorialTable - 3; k < kLogFactorialTable + 3; ++k) {
+    EXPECT_NEAR(LogFactorial(k + 1.0) - LogFactorial(k), std::log(k + 1.0), 1e-12) << k;
+    EXPECT_NEAR(LogFactorial(k), std::lgamma(k + 1.0), 4e-16 * std::lgamma(k + 1.0)) << k;
   }
 }
 

@@ -89,53 +89,106 @@ LT_HD inline uint32_t PoissonByInversion(double mean, double u) {
   return k;
 }
 
-// ln k! for the rejection's acceptance test: exact below 10 (ln 2, ln 6, ... to double
-// precision), above by Stirling's series for ln Gamma(x), x = k + 1 (Abramowitz and Stegun
-// 6.1.41) to the x^-9 term, whose truncation error, below 691 / (360360 x^11), is under 1e-14
-// at x = 11. One logarithm where lgamma costs a GPU about ten times as much (the rejection's
-// test was 7 % of a city frame's waveform chain on an H100).
-LT_HD inline double LogFactorial(double k) {
-  using std::log;
-  if (k < 10) {
-    static constexpr double kSmall[10] = {0.0,
-                                          0.0,
-                                          0.69314718055994530942,
-                                          1.79175946922805500081,
-                                          3.17805383034794561964,
-                                          4.78749174278204599425,
-                                          6.57925121201010099506,
-                                          8.52516136106541430017,
-                                          10.60460290274525022842,
-                                          12.80182748008146961121};
-    return kSmall[static_cast<int>(k)];
+// ln x for x > 0 at compile time (the table below): x = m 2^e with m in [1/sqrt 2, sqrt 2),
+// ln m = 2 atanh z = 2 (z + z^3 / 3 + z^5 / 5 + ...), z = (m - 1) / (m + 1), |z| < 0.172, summed
+// until a term no longer changes the sum; e ln 2 with ln 2 split in two as fdlibm's log does
+// (the high part's 32 bits times e exact), so that the result is rounded about once. Within an
+// ulp or two of std::log (PhotonCounting.CompileTimeLogIsTheLibrarys).
+constexpr double ConstexprLog(double x) {
+  constexpr double kLn2High = 6.93147180369123816490e-01;  // fdlibm's ln2_hi
+  constexpr double kLn2Low = 1.90821492927058770002e-10;   // and ln2_lo
+  constexpr double kSqrt2 = 1.41421356237309504880;
+  int e = 0;
+  while (x >= kSqrt2) {
+    x /= 2;  // exact
+    ++e;
   }
-  const double x = k + 1, r = 1 / x, r2 = r * r;
+  while (x < kSqrt2 / 2) {
+    x *= 2;
+    --e;
+  }
+  const double z = (x - 1) / (x + 1), z2 = z * z;
+  double term = z, sum = 0;
+  for (int n = 1; sum + term / n != sum; n += 2, term *= z2)
+    sum += term / n;
+  return e * kLn2High + (2 * sum + e * kLn2Low);
+}
+
+// ln Gamma(x) for x = k + 1 >= 11 by Stirling's series (Abramowitz and Stegun 6.1.41) to the
+// x^-9 term, whose truncation error, below 691 / (360360 x^11), is under 1e-14 at x = 11;
+// log_x = ln x.
+LT_HD constexpr double StirlingLogGamma(double x, double log_x) {
+  const double r = 1 / x, r2 = r * r;
   constexpr double kHalfLogTwoPi = 0.91893853320467274178;
-  return (x - 0.5) * log(x) - x + kHalfLogTwoPi +
+  return (x - 0.5) * log_x - x + kHalfLogTwoPi +
          r * (1.0 / 12 - r2 * (1.0 / 360 - r2 * (1.0 / 1260 - r2 * (1.0 / 1680 - r2 / 1188))));
 }
 
-// One trial of Hormann's transformed rejection with squeeze for Poisson means >= 10
+// ln k! for k < kLogFactorialTable, computed once at compile time: exact below 10 (ln 2, ln 6,
+// ... to double precision), above by StirlingLogGamma with ConstexprLog. Counts that large come
+// from bins of means up to about 900 photons, a near target's pulse.
+inline constexpr uint32_t kLogFactorialTable = 1024;
+struct LogFactorials {
+  double v[kLogFactorialTable];
+  constexpr LogFactorials() : v{} {
+    constexpr double kSmall[10] = {0.0,
+                                   0.0,
+                                   0.69314718055994530942,
+                                   1.79175946922805500081,
+                                   3.17805383034794561964,
+                                   4.78749174278204599425,
+                                   6.57925121201010099506,
+                                   8.52516136106541430017,
+                                   10.60460290274525022842,
+                                   12.80182748008146961121};
+    for (uint32_t k = 0; k < kLogFactorialTable; ++k)
+      v[k] = k < 10 ? kSmall[k] : StirlingLogGamma(k + 1.0, ConstexprLog(k + 1.0));
+  }
+};
+
+// ln k! for the rejection's acceptance test: the table above, beyond it Stirling's series with
+// one logarithm where lgamma costs a GPU about ten times as much (the rejection's test was 7 %
+// of a city frame's waveform chain on an H100, and the table saves a double logarithm of the
+// rest). Both backends read the same table.
+LT_HD inline double LogFactorial(double k) {
+  using std::log;
+  static constexpr LogFactorials kTable{};
+  if (k < kLogFactorialTable) return kTable.v[static_cast<uint32_t>(k)];
+  return StirlingLogGamma(k + 1, log(k + 1));
+}
+
+// The constants of Hormann's transformed rejection with squeeze (PTRS) for a mean >= 10
 // (W. Hormann, "The transformed rejection method for generating Poisson random variables",
-// Insurance: Mathematics and Economics 12 (1993) 39-45, algorithm PTRS). u, v in (0, 1).
-// Returns the count, or -1 when the trial is rejected.
-LT_HD inline int64_t PoissonRejectionTrial(double mean, double u_word, double v) {
+// Insurance: Mathematics and Economics 12 (1993) 39-45), once a draw rather than once a trial.
+struct PtrsConstants {
+  double mean, b, a, inv_alpha, v_r;
+};
+LT_HD inline PtrsConstants MakePtrsConstants(double mean) {
+  using std::sqrt;
+  PtrsConstants c;
+  c.mean = mean;
+  c.b = 0.931 + 2.53 * sqrt(mean);
+  c.a = -0.059 + 0.02483 * c.b;
+  c.inv_alpha = 1.1239 + 1.1328 / (c.b - 3.4);
+  c.v_r = 0.9277 - 3.6224 / (c.b - 2);
+  return c;
+}
+
+// One trial of PTRS. u, v in (0, 1). Returns the count, or -1 when the trial is rejected.
+LT_HD inline int64_t PoissonRejectionTrial(const PtrsConstants& c, double u_word, double v) {
   using std::floor;
   using std::log;
-  using std::sqrt;
-  const double slam = sqrt(mean);
-  const double b = 0.931 + 2.53 * slam;
-  const double a = -0.059 + 0.02483 * b;
-  const double inv_alpha = 1.1239 + 1.1328 / (b - 3.4);
-  const double v_r = 0.9277 - 3.6224 / (b - 2);
   const double u = u_word - 0.5;
   const double us = 0.5 - (u < 0 ? -u : u);
-  const double k = floor((2 * a / us + b) * u + mean + 0.43);
-  if (us >= 0.07 && v <= v_r) return static_cast<int64_t>(k);
+  const double k = floor((2 * c.a / us + c.b) * u + c.mean + 0.43);
+  if (us >= 0.07 && v <= c.v_r) return static_cast<int64_t>(k);
   if (k < 0 || (us < 0.013 && v > us)) return -1;
   // ln(v inv_alpha / (a / us^2 + b)) <= k ln(mean) - mean - ln k!: Hormann's test with its
-  // three logarithms on the left taken as one.
-  if (log(v * inv_alpha / (a / (us * us) + b)) <= k * log(mean) - mean - LogFactorial(k)) {
+  // three logarithms on the left taken as one, and its two divisions as one:
+  // v inv_alpha / (a / us^2 + b) = v inv_alpha us^2 / (a + b us^2).
+  const double us2 = us * us;
+  if (log(v * c.inv_alpha * us2 / (c.a + c.b * us2)) <=
+      k * log(c.mean) - c.mean - LogFactorial(k)) {
     return static_cast<int64_t>(k);
   }
   return -1;
@@ -144,11 +197,12 @@ LT_HD inline int64_t PoissonRejectionTrial(double mean, double u_word, double v)
 // A Poisson count of mean >= kPoissonRejectionMean by PTRS, its trials keyed by `key` with
 // key.sub_ray = first + (round << 16), two trials a call (first < 2^16).
 LT_HD inline uint32_t PoissonByRejection(double mean, RandomKey key, uint32_t first) {
+  const PtrsConstants c = MakePtrsConstants(mean);
   for (uint32_t round = 0; round < 64; ++round) {
     key.sub_ray = first + (round << 16);
     const Philox4x32 w = RandomWords(key);
     for (int trial = 0; trial < 2; ++trial) {
-      const int64_t n = PoissonRejectionTrial(mean, UniformOpen01<double>(w.v[2 * trial]),
+      const int64_t n = PoissonRejectionTrial(c, UniformOpen01<double>(w.v[2 * trial]),
                                               UniformOpen01<double>(w.v[2 * trial + 1]));
       // Counts saturate at 2^32 - 1 (4e9 photons in one bin: the SiPM saturated long before).
       if (n >= 0) return n < 4294967295 ? static_cast<uint32_t>(n) : 4294967295u;

@@ -15,13 +15,22 @@
 
 namespace lt::physics {
 
-// Unit direction from azimuth and elevation [rad].
+// Unit direction from azimuth and elevation [rad]. On the GPU each angle's sine and cosine come
+// from one sincos, which shares their argument's reduction (CUDA's sincos gives the values of
+// its sin and cos).
 template <typename T>
 LT_HD Vec3<T> BeamDirection(T azimuth_rad, T elevation_rad) {
+#ifdef __CUDA_ARCH__
+  T se, ce, sa, ca;
+  sincos(elevation_rad, &se, &ce);
+  sincos(azimuth_rad, &sa, &ca);
+  return {ce * ca, ce * sa, se};
+#else
   using std::cos;
   using std::sin;
   const T ce = cos(elevation_rad);
   return {ce * cos(azimuth_rad), ce * sin(azimuth_rad), sin(elevation_rad)};
+#endif
 }
 
 // One beam of a scan: direction in the sensor frame and firing time from the frame start.
