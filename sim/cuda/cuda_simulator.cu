@@ -470,8 +470,9 @@ struct CudaSimulator::Impl {
   DeviceBuffer<uint32_t> tri_object;
   DeviceBuffer<ObjectInfo> objects;
   DeviceBuffer<double> tables[3];
-  DeviceBuffer<float> kernel_cdf, kernel_weight;  // a table footprint's sampling tables
-  DeviceBuffer<RasterPixel> raster;               // raster gathering: the frame's raster
+  DeviceBuffer<physics::Vec3<double>> beam_directions;  // FrameContext::beam_directions, or none
+  DeviceBuffer<float> kernel_cdf, kernel_weight;        // a table footprint's sampling tables
+  DeviceBuffer<RasterPixel> raster;                     // raster gathering: the frame's raster
   // Threshold detector: each sub-ray's contribution slots and counts, for one batch.
   DeviceBuffer<physics::SignalContribution> contributions;
   DeviceBuffer<uint8_t> contribution_counts;
@@ -698,6 +699,17 @@ Expected<std::unique_ptr<CudaSimulator>> CudaSimulator::Create(const Scene& scen
   }
   const std::vector<ObjectInfo> objects = ObjectInfos(scene, profile.wavelength_nm);
   m.waveform_tables = MakeWaveformTables(profile);
+  // The waveform echoes' beam directions, for scans of up to 2^20 beams (24 MiB); beyond, the
+  // kernel computes them.
+  std::vector<physics::Vec3<double>> directions;
+  if (profile.detector.kind == DetectorKind::kWaveform && m.beams <= (1u << 20)) {
+    const physics::ScanPattern<double> pattern = profile.Pattern();
+    directions.resize(m.beams);
+    for (uint32_t i = 0; i < m.beams; ++i) {
+      const physics::BeamSample<double> b = physics::ScanBeam(pattern, i);
+      directions[i] = physics::BeamDirection(b.azimuth_rad, b.elevation_rad);
+    }
+  }
   const uint32_t batch = m.plan.beams_per_batch * m.echoes_per_beam;  // record slots
   for (Status s :
        {m.triangles.Upload(soup),
@@ -707,6 +719,7 @@ Expected<std::unique_ptr<CudaSimulator>> CudaSimulator::Create(const Scene& scen
         m.tables[0].Upload(profile.elevation_rad),
         m.tables[1].Upload(profile.azimuth_offset_rad),
         m.tables[2].Upload(profile.firing_offset_s),
+        m.beam_directions.Upload(directions),
         m.traj_time.Upload(trajectory.time_s),
         m.traj_pose.Upload(trajectory.poses),
         m.kernel_cdf.Upload(profile.kernel.cdf),
@@ -822,6 +835,7 @@ Expected<Frame> CudaSimulator::Simulate(uint32_t frame_index) {
     context.waveform.gap_powers = m.gap_powers.get();
     context.waveform.internal = InternalReflectionView(m.waveform_tables, m.internal_bins.get(),
                                                        m.internal_thresholds.get());
+    if (m.beam_directions.size() > 0) context.beam_directions = m.beam_directions.get();
   }
   m.kernel_ms = m.total_ms = m.signal_ms = 0;
   if (profile.raster_gather) {

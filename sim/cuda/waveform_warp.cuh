@@ -239,25 +239,22 @@ __device__ __forceinline__ double WarpPhotons(const physics::WaveformChain& w,
     chunks[k] = 0;
   __syncwarp();
   // The pulses' power: the internal reflection (its table's, or computed as the others'), then
-  // each contribution, in the CPU's order (physics::ReceivedPowerSamples).
-  auto flag_chunks = [&](int64_t first, int64_t last) {  // the chunks of bins [first, last]
-    if (first > last) return;
-    // Bins of a record (below 2^14): the chunk indices in 32 bits.
-    const uint32_t g0 = static_cast<uint32_t>(first) / 32, g1 = static_cast<uint32_t>(last) / 32;
-    for (uint32_t g = g0 + lane; g <= g1; g += 32)
-      chunks[g] = 1;
-  };
+  // each contribution, in the CPU's order (physics::ReceivedPowerSamples). Each bin a pulse
+  // reaches flags its chunk (a store of the same word by several lanes; a loop over each
+  // pulse's chunks took about 200 warp instructions a beam on the OS0-128 city frame). Bins of a
+  // record (below 2^14) and pulses (kMaxContributions) in 32 bits.
   const physics::InternalReflectionTable& internal = w.internal;
   if (internal.bins > 0) {
-    for (uint32_t b = lane; b < internal.bins; b += 32)
+    for (uint32_t b = lane; b < internal.bins; b += 32) {
       x[internal.first_bin + b] += internal.bin[b].power_w;
-    flag_chunks(internal.first_bin, int64_t{internal.first_bin} + internal.bins - 1);
+      chunks[(internal.first_bin + b) / 32] = 1;
+    }
     __syncwarp();
   }
   const double t_e = physics::EmissionTime(w);
   const double half_inv_var = 0.5 / (w.pulse_sigma_s * w.pulse_sigma_s);
   const bool internal_pulse = internal.bins == 0 && w.internal_power_w > 0;
-  for (int64_t k = internal_pulse ? -1 : 0; k < static_cast<int64_t>(n); ++k) {
+  for (int32_t k = internal_pulse ? -1 : 0; k < static_cast<int32_t>(n); ++k) {
     const double peak = k < 0 ? w.internal_power_w : c[k].power_w;
     // The sum rounded apart from the product, as the CPU's is (no fused multiply-add): the
     // same pulse centre on both backends.
@@ -265,9 +262,13 @@ __device__ __forceinline__ double WarpPhotons(const physics::WaveformChain& w,
                            : __dadd_rn(t_e, physics::RangeIntervalTime(
                                                 static_cast<double>(c[k].range_m)));
     const physics::SampleSpan s = physics::PulseSpan(w, t);
-    for (int64_t i = s.first + lane; i <= s.last; i += 32)
-      x[i] += physics::PulseSample(w, peak, t, i, half_inv_var);
-    flag_chunks(s.first, s.last);
+    if (s.first <= s.last) {  // within [0, N)
+      const uint32_t last = static_cast<uint32_t>(s.last);
+      for (uint32_t i = static_cast<uint32_t>(s.first) + lane; i <= last; i += 32) {
+        x[i] += physics::PulseSample(w, peak, t, i, half_inv_var);
+        chunks[i / 32] = 1;
+      }
+    }
     __syncwarp();
   }
   // Photons: each bin's own draw in place (a pulse's bins side by side across the lanes), then

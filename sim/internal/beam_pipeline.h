@@ -87,7 +87,19 @@ struct FrameContext {
   physics::Pose<double> pose_end;
   physics::Vec3<double> beam_origin;  // where rays leave, in the sensor frame [m]
   physics::WaveformChain waveform;    // the waveform detector's constants and tables
+  // Each beam's central direction in the sensor frame (BeamDirection of its scan sample, made
+  // on the host: the GPU's waveform echoes read it), or null: computed where needed.
+  const physics::Vec3<double>* beam_directions = nullptr;
 };
+
+// The central direction of beam i in the sensor frame: the frame's table where it has one (two
+// double sincos a beam were 2 % of the GPU's OS0-128 city frame kernel, on one lane), else from
+// its scan sample, as the host made the table.
+LT_HD inline physics::Vec3<double> CentralDirection(const FrameContext& c, uint32_t beam,
+                                                    const physics::BeamSample<double>& b) {
+  return c.beam_directions != nullptr ? c.beam_directions[beam]
+                                      : physics::BeamDirection(b.azimuth_rad, b.elevation_rad);
+}
 
 // The pose of the beams' origin at time t: the sensor's pose moved by beam_origin. Rays start
 // at its translation and ranges are measured from it; ReportedPoint puts the points back in
@@ -538,7 +550,7 @@ LT_HD inline void WriteChosenEchoes(const FrameContext& c, uint32_t beam,
                                     const physics::SignalContribution* contributions,
                                     const physics::Echo* echoes, const uint32_t* chosen,
                                     const int64_t* sources, uint32_t m, BeamRecord* out) {
-  const physics::Vec3<double> central = physics::BeamDirection(b.azimuth_rad, b.elevation_rad);
+  const physics::Vec3<double> central = CentralDirection(c, beam, b);
   ObjectInfo none{};
   none.material = none.instance = none.semantic = kNoLabel;
   for (uint32_t i = 0; i < m; ++i) {
