@@ -275,7 +275,8 @@ __global__ void __launch_bounds__(cuda::kPairBlockThreads, cuda::kPairBlocksPerS
 // The same with the circuit as recursions (waveform_beam.cuh): one warp a beam, beam after beam
 // (BeamBlocks), the block's warps meeting once a beam; the warp gathers its sub-rays' slots
 // (WarpGatherContributions) and writes its echo records (WarpRecordWaveformEchoes).
-__global__ void __launch_bounds__(cuda::kBeamBlockThreads, cuda::kBeamBlocksPerSm)
+template <int kThreads>
+__global__ void __launch_bounds__(kThreads, cuda::kBeamBlocksPerSm)
     WaveformBeamWarpKernel(FrameContext c, const physics::SignalContribution* contributions,
                            const uint8_t* counts, BeamRecord* out, uint32_t beam_begin,
                            uint32_t beams, uint32_t slots_per_beam, const uint32_t* kept,
@@ -331,6 +332,26 @@ cudaError_t LaunchWaveformWarpsOf(const FrameContext& c,
   return cudaGetLastError();
 }
 
+// Launches WaveformBeamWarpKernel<kThreads> for the batch's n beams, `warps` a block.
+template <int kThreads>
+cudaError_t LaunchWaveformBeamWarps(const FrameContext& c,
+                                    const physics::SignalContribution* contributions,
+                                    const uint8_t* counts, BeamRecord* out, uint32_t beam_begin,
+                                    uint32_t n, uint32_t slots, uint32_t warps,
+                                    const uint32_t* kept, uint32_t kept_count, float* kept_volts) {
+  size_t shared = 0;  // none where a beam's record exceeds the GPU's
+  if (cudaError_t e =
+          cuda::AllowWarpsSharedMemory(WaveformBeamWarpKernel<kThreads>, warps,
+                                       cuda::WarpBeamBytes(c.waveform.samples, slots), shared);
+      e != cudaSuccess)
+    return e;
+  WaveformBeamWarpKernel<kThreads>
+      <<<cuda::BeamBlocks(WaveformBeamWarpKernel<kThreads>, n, warps, shared), warps * 32,
+         shared>>>(c, contributions, counts, out, beam_begin, n, slots, kept, kept_count,
+                   kept_volts);
+  return cudaGetLastError();
+}
+
 // ... one beam a warp where the circuit runs as sections, else two a warp with the record
 // layout of the chain's length.
 cudaError_t LaunchWaveformWarps(const FrameContext& c,
@@ -341,15 +362,12 @@ cudaError_t LaunchWaveformWarps(const FrameContext& c,
   const uint32_t samples = c.waveform.samples;
   if (c.waveform.sections.count > 0) {
     const uint32_t warps = cuda::BeamWarpsPerBlock(samples, slots);
-    size_t shared = 0;  // none where a beam's record exceeds the GPU's
-    if (cudaError_t e = cuda::AllowWarpsSharedMemory(WaveformBeamWarpKernel, warps,
-                                                     cuda::WarpBeamBytes(samples, slots), shared);
-        e != cudaSuccess)
-      return e;
-    WaveformBeamWarpKernel<<<cuda::BeamBlocks(WaveformBeamWarpKernel, n, warps, shared), warps * 32,
-                             shared>>>(c, contributions, counts, out, beam_begin, n, slots, kept,
-                                       kept_count, kept_volts);
-    return cudaGetLastError();
+    return cuda::UsesSmallBeamBlocks(warps) ? LaunchWaveformBeamWarps<cuda::kSmallBeamBlockThreads>(
+                                                  c, contributions, counts, out, beam_begin, n,
+                                                  slots, warps, kept, kept_count, kept_volts)
+                                            : LaunchWaveformBeamWarps<cuda::kBeamBlockThreads>(
+                                                  c, contributions, counts, out, beam_begin, n,
+                                                  slots, warps, kept, kept_count, kept_volts);
   }
   switch (cuda::RegisterValues(samples)) {
     case 32:

@@ -53,7 +53,8 @@ __global__ void __launch_bounds__(cuda::kPairBlockThreads, cuda::kPairBlocksPerS
 // One warp a beam, beam after beam (BeamBlocks), with the circuit as recursions
 // (waveform_beam.cuh), as WaveformBeamWarpKernel runs the simulator's beams; outputs as
 // WaveformKernel's.
-__global__ void __launch_bounds__(cuda::kBeamBlockThreads, cuda::kBeamBlocksPerSm)
+template <int kThreads>
+__global__ void __launch_bounds__(kThreads, cuda::kBeamBlocksPerSm)
     WaveformBeamKernel(physics::WaveformChain w, const physics::SignalContribution* contributions,
                        uint32_t n, double sun_w, uint64_t seed, float* records,
                        uint32_t* echo_counts, uint8_t* sparse, uint32_t beams) {
@@ -124,20 +125,32 @@ Expected<size_t> AllowSharedMemory(Kernel kernel, uint32_t warps, size_t warp_by
   return shared;
 }
 
+template <int kThreads>
+Status TimeWaveformBeamKernelOf(const physics::WaveformChain& w,
+                                const physics::SignalContribution* contributions, uint32_t n,
+                                double sun_w, uint64_t seed, float* records, uint32_t* echo_counts,
+                                uint8_t* sparse, uint32_t beams, uint32_t warps, int repeats,
+                                double& ms) {
+  const uint32_t slots = n > 0 ? n : 1;
+  auto shared = AllowSharedMemory(WaveformBeamKernel<kThreads>, warps,
+                                  cuda::WarpBeamBytes(w.samples, slots), w.samples);
+  if (!shared.ok()) return shared.error();
+  const uint32_t blocks = cuda::BeamBlocks(WaveformBeamKernel<kThreads>, beams, warps, *shared);
+  return TimeLaunches(repeats, ms, [&] {
+    WaveformBeamKernel<kThreads><<<blocks, warps * 32, *shared>>>(
+        w, contributions, n, sun_w, seed, records, echo_counts, sparse, beams);
+  });
+}
 Status TimeWaveformBeamKernel(const physics::WaveformChain& w,
                               const physics::SignalContribution* contributions, uint32_t n,
                               double sun_w, uint64_t seed, float* records, uint32_t* echo_counts,
                               uint8_t* sparse, uint32_t beams, int repeats, double& ms) {
-  const uint32_t slots = n > 0 ? n : 1;
-  const uint32_t warps = cuda::BeamWarpsPerBlock(w.samples, slots);
-  auto shared = AllowSharedMemory(WaveformBeamKernel, warps, cuda::WarpBeamBytes(w.samples, slots),
-                                  w.samples);
-  if (!shared.ok()) return shared.error();
-  const uint32_t blocks = cuda::BeamBlocks(WaveformBeamKernel, beams, warps, *shared);
-  return TimeLaunches(repeats, ms, [&] {
-    WaveformBeamKernel<<<blocks, warps * 32, *shared>>>(w, contributions, n, sun_w, seed, records,
-                                                        echo_counts, sparse, beams);
-  });
+  const uint32_t warps = cuda::BeamWarpsPerBlock(w.samples, n > 0 ? n : 1);
+  if (cuda::UsesSmallBeamBlocks(warps))
+    return TimeWaveformBeamKernelOf<cuda::kSmallBeamBlockThreads>(
+        w, contributions, n, sun_w, seed, records, echo_counts, sparse, beams, warps, repeats, ms);
+  return TimeWaveformBeamKernelOf<cuda::kBeamBlockThreads>(
+      w, contributions, n, sun_w, seed, records, echo_counts, sparse, beams, warps, repeats, ms);
 }
 
 // Times WaveformKernel<R> as TimeLaunches does.

@@ -63,6 +63,16 @@ __device__ inline WarpBeam WarpBeamAt(unsigned char* shared, uint32_t warp, uint
 // OS0-128 frame 3.39 against 2.97 ms; bench/RESULTS.md, fifth step.)
 constexpr int kBeamBlockThreads = 1024;
 constexpr int kBeamBlocksPerSm = 1;
+// Blocks of at most 27 warps (records of 2048 samples and more; 26 warps for the frame's 16
+// contribution slots) run a build of the kernels for 864 threads, for which ptxas may give a
+// thread 72 registers rather than 64: spills fell from 444 to 328 bytes of loads in the frame's
+// kernel, and the chain measured 134.5 / 63.0 M beams/s at 2048 / 4096 samples against
+// 132.2 / 61.3, the OS0-128 city frame 1.94 / 2.00 ms (1 M / 10 M triangles) against
+// 1.98 / 2.03, on one H100 (bench/RESULTS.md, eighth step).
+constexpr int kSmallBeamBlockThreads = 864;
+inline bool UsesSmallBeamBlocks(uint32_t warps) {
+  return warps * 32 <= static_cast<uint32_t>(kSmallBeamBlockThreads);
+}
 
 // Warps (beams) a block runs: 32, or as many as fit in the device's shared memory a block (the
 // H100's 227 KiB: 2048 samples, 8.6 KiB a warp, 27 warps with one contribution slot a beam,
