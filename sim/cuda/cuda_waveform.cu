@@ -69,10 +69,10 @@ __global__ void __launch_bounds__(kThreads, cuda::kBeamBlocksPerSm)
     const uint32_t beam = cuda::BeamOfRound(r);
     const bool active = beam < beams;
     float highest;
-    const bool visited_photons = cuda::BlockWaveformBeams(
+    const uint8_t passes = cuda::BlockWaveformBeams(
         w, b, {b.contributions, n, sun_w, {seed, 0, beam, 0, 0}}, active, highest);
     if (!active) continue;  // to the block's next barrier
-    if (lane == 0) sparse[beam] = visited_photons;
+    if (lane == 0) sparse[beam] = passes;
     if (records) {
       for (uint32_t s = lane; s < w.samples; s += 32)
         records[uint64_t{beam} * w.samples + s] = b.record[s];
@@ -275,7 +275,10 @@ Expected<GpuWaveforms> CudaWaveforms(const SensorProfile& profile,
   if (w.sections.count > 0 && !transforms) {
     std::vector<uint8_t> flags(beams);
     if (Status s = sparse.Download(flags.data(), beams); !s.ok()) return s.error();
-    out.photon_pass_beams = static_cast<uint32_t>(std::count(flags.begin(), flags.end(), 1));
+    for (uint8_t f : flags) {
+      out.photon_pass_beams += (f & cuda::kSparsePasses) != 0;
+      out.warp_walk_beams += (f & cuda::kWarpWalkedBlocks) != 0;
+    }
   }
   if (keep_volts) {
     out.volts.resize(size_t{n} * beams);

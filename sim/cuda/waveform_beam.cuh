@@ -140,6 +140,97 @@ __device__ inline bool SparsePasses(const physics::WaveformChain& w, const uint3
   return 2 * __reduce_max_sync(kFullMask, n) <= L;
 }
 
+// A lane's block with more bins with photons than this (a near target's pulse, where most bins
+// of a few blocks have photons) is walked by the whole warp (WarpWalkBlock) rather than by its
+// lane while the others wait; the background's few photons a block, and the internal
+// reflection's dozen, stay with their lanes.
+constexpr uint32_t kWarpWalkBins = 16;
+
+// WarpSipmSparse's walk of one lane's block by the whole warp: lane t takes the block's t-th bin
+// with photons (32 at a time); its map from the previous bin's end (the gap, then the bin) is
+// scanned across the lanes (ExclusiveAffineScan), giving each bin's sensitivity as an affine
+// function of the block's start, S_j = A_j S_in + B_j; the sections' terms of WarpSipmSparse
+// are summed by warp reductions. `block`: the block's L samples (each bin with photons left
+// holding its cells c_j), `words` its L / 32 photon mask words. Returns, on every lane, the
+// block's map of the sensitivity and in v1, v0 its sums. Rounding differs from the lane's walk
+// by the scan's and the sums' order.
+template <uint32_t K>
+__device__ inline physics::SipmRunMap WarpWalkBlock(const physics::WaveformChain& w,
+                                                    const physics::GapPowerTable& gaps,
+                                                    float* block, const uint32_t* words,
+                                                    float recovery, float (&v1)[K],
+                                                    float (&v0)[K]) {
+  const uint32_t lane = threadIdx.x & 31u;
+  const uint32_t L = w.samples / 32;
+#pragma unroll
+  for (uint32_t p = 0; p < K; ++p)
+    v1[p] = v0[p] = 0.0f;
+  uint32_t total = 0;
+  for (uint32_t k = 0; k < L / 32; ++k)
+    total += __popc(words[k]);
+  physics::SipmRunMap run{1.0f, 0.0f};
+  uint32_t pos = 0;  // the bin after the last one walked
+  for (uint32_t first = 0; first < total; first += 32) {
+    // This lane's bin: the (first + lane)-th with photons.
+    const bool mine = first + lane < total;
+    uint32_t j = 0;
+    if (mine) {
+      uint32_t t = first + lane;
+      for (uint32_t k = 0; k < L / 32; ++k) {
+        const uint32_t c = __popc(words[k]);
+        if (t < c) {
+          j = 32 * k + __fns(words[k], 0, static_cast<int>(t) + 1);
+          break;
+        }
+        t -= c;
+      }
+    }
+    const uint32_t after_previous = __shfl_up_sync(kFullMask, j + 1, 1);
+    const uint32_t from = lane == 0 ? pos : after_previous;
+    physics::SipmBinMap m{1.0f, 0.0f};
+    physics::SipmRunMap gap{1.0f, 0.0f};
+    if (mine) {
+      m = physics::SipmMapOfShare(w.sipm, recovery, physics::SipmHitShare(w.sipm, block[j]));
+      gap = gaps.ThenGap(gap, j - from);
+    }
+    // The lane's map, gap then bin (the identity past the last bin).
+    const physics::SipmRunMap own =
+        mine ? physics::SipmThenBin(gap, m, recovery) : physics::SipmRunMap{1.0f, 0.0f};
+    AffineMap all;
+    const AffineMap before = ExclusiveAffineScan({own.A, own.B}, all);
+    // The sensitivity at bin j from the block's start: the run so far, the lanes below, the gap.
+    const physics::SipmRunMap upto{before.a * run.A, fmaf(before.a, run.B, before.b)};
+    const physics::SipmRunMap at{gap.A * upto.A, fmaf(gap.A, upto.B, gap.B)};
+    float t1[K], t0[K];
+#pragma unroll
+    for (uint32_t p = 0; p < K; ++p)
+      t1[p] = t0[p] = 0.0f;
+    if (mine) {
+      block[j] = m.c;
+      const float ca = m.c * at.A, cb = m.c * at.B;
+#pragma unroll
+      for (uint32_t p = 0; p < K; ++p) {
+        const float f = gaps.Section(p, L - 1 - j);
+        t1[p] = f * ca;
+        t0[p] = f * cb;
+      }
+    }
+#pragma unroll
+    for (uint32_t p = 0; p < K; ++p) {
+      for (uint32_t d = 16; d > 0; d >>= 1) {
+        t1[p] += __shfl_xor_sync(kFullMask, t1[p], d);
+        t0[p] += __shfl_xor_sync(kFullMask, t0[p], d);
+      }
+      v1[p] += t1[p];
+      v0[p] += t0[p];
+    }
+    run = {all.a * run.A, fmaf(all.a, run.B, all.b)};
+    const uint32_t walked = total - first < 32 ? total - first : 32;
+    pos = __shfl_sync(kFullMask, j + 1, walked - 1);
+  }
+  return gaps.ThenGap(run, L - pos);
+}
+
 // Stage 3's first pass visiting the bins with photons alone (WarpSipmStart, waveform_warp.cuh,
 // with each gap of g bins without photons one map, physics::GapPowerTable::ThenGap), which also
 // takes the circuit's sections over the lane's block, so that no second pass over the photons
@@ -158,12 +249,14 @@ __device__ inline bool SparsePasses(const physics::WaveformChain& w, const uint3
 template <uint32_t K>
 __device__ __forceinline__ float WarpSipmSparse(const physics::WaveformChain& w, float* block,
                                                 const uint32_t* mask, double background,
-                                                float recovery, float (&v1)[K], float (&v0)[K]) {
+                                                float recovery, float (&v1)[K], float (&v0)[K],
+                                                bool& warp_walked) {
   const uint32_t L = w.samples / 32;
   const physics::GapPowerTable gaps{w.gap_powers, physics::GapPowerRow(w.samples)};
 #pragma unroll
   for (uint32_t p = 0; p < K; ++p)
     v1[p] = v0[p] = 0.0f;
+  warp_walked = false;
   if (!(w.sipm.cells > 0)) {
     ForEachPhotonBin(mask, L, [&](uint32_t j) {
       const float q = block[j];
@@ -173,24 +266,52 @@ __device__ __forceinline__ float WarpSipmSparse(const physics::WaveformChain& w,
     });
     return 1.0f;
   }
+  const uint32_t lane = threadIdx.x & 31u;
+  const uint32_t* words = mask + lane * (L / 32);
+  uint32_t photon_bins = 0;
+  for (uint32_t k = 0; k < L / 32; ++k)
+    photon_bins += __popc(words[k]);
+  const bool crowded = photon_bins > kWarpWalkBins;
   physics::SipmRunMap run{1.0f, 0.0f};
   uint32_t pos = 0;
-  ForEachPhotonBin(mask, L, [&](uint32_t j) {
-    run = gaps.ThenGap(run, j - pos);
-    const physics::SipmBinMap m =
-        physics::SipmMapOfShare(w.sipm, recovery, physics::SipmHitShare(w.sipm, block[j]));
-    block[j] = m.c;
-    const float ca = m.c * run.A, cb = m.c * run.B;
+  if (!crowded) {
+    ForEachPhotonBin(mask, L, [&](uint32_t j) {
+      run = gaps.ThenGap(run, j - pos);
+      const physics::SipmBinMap m =
+          physics::SipmMapOfShare(w.sipm, recovery, physics::SipmHitShare(w.sipm, block[j]));
+      block[j] = m.c;
+      const float ca = m.c * run.A, cb = m.c * run.B;
 #pragma unroll
-    for (uint32_t p = 0; p < K; ++p) {
-      const float f = gaps.Section(p, L - 1 - j);
-      v1[p] = fmaf(f, ca, v1[p]);
-      v0[p] = fmaf(f, cb, v0[p]);
+      for (uint32_t p = 0; p < K; ++p) {
+        const float f = gaps.Section(p, L - 1 - j);
+        v1[p] = fmaf(f, ca, v1[p]);
+        v0[p] = fmaf(f, cb, v0[p]);
+      }
+      run = physics::SipmThenBin(run, m, recovery);
+      pos = j + 1;
+    });
+    run = gaps.ThenGap(run, L - pos);
+  }
+  // The crowded blocks, one after another, by the whole warp.
+  const uint32_t crowded_lanes = __ballot_sync(kFullMask, crowded);
+  warp_walked = crowded_lanes != 0;
+  for (uint32_t left = crowded_lanes; left != 0; left &= left - 1) {
+    const uint32_t owner = static_cast<uint32_t>(__ffs(left) - 1);
+    float b1[K], b0[K];
+    const physics::SipmRunMap r =
+        WarpWalkBlock<K>(w, gaps, block + (static_cast<int32_t>(owner) - static_cast<int32_t>(lane)) *
+                                              static_cast<int32_t>(L + 1),
+                         mask + owner * (L / 32), recovery, b1, b0);
+    if (lane == owner) {
+      run = r;
+#pragma unroll
+      for (uint32_t p = 0; p < K; ++p) {
+        v1[p] = b1[p];
+        v0[p] = b0[p];
+      }
     }
-    run = physics::SipmThenBin(run, m, recovery);
-    pos = j + 1;
-  });
-  return SipmBlockStart(w, gaps.ThenGap(run, L - pos), background, recovery);
+  }
+  return SipmBlockStart(w, run, background, recovery);
 }
 
 // Stage 3's second pass over every bin of the lane's block (no gap table, or photons in more
@@ -296,21 +417,25 @@ __device__ __forceinline__ float WarpSipmSections(const physics::WaveformChain& 
 // (WarpPhotons): the voltage replaces them in b.record, baseline and thermal noise included
 // (keyed per segment as on the CPU), `highest` the calling lane's block's highest voltage. The
 // SiPM's first pass over the photon bins alone where SparsePasses allows (WarpSipmSparse), else
-// over every bin with a second pass (WarpSipmStart, WarpSipmDense). Returns whether the passes
-// were sparse.
+// over every bin with a second pass (WarpSipmStart, WarpSipmDense). Returns which passes ran
+// (PassFlags).
+// PassFlags: what BlockSipmCircuit's passes did, for the tests: visited the bins with photons alone
+// (SparsePasses), and walked a crowded block by the whole warp (WarpWalkBlock).
+constexpr uint8_t kSparsePasses = 1;
+constexpr uint8_t kWarpWalkedBlocks = 2;
 template <uint32_t K>
-__device__ __forceinline__ bool BlockSipmCircuit(const physics::WaveformChain& w,
+__device__ __forceinline__ uint8_t BlockSipmCircuit(const physics::WaveformChain& w,
                                                  const WarpBeam& b, const physics::RandomKey& key,
                                                  double background, bool active, float& highest) {
   const float recovery = w.sipm_recovery;
   float* block = LaneBlock(b.record, threadIdx.x & 31u, w.samples / 32);
   float s_in = 1.0f, u_end[K];
-  bool sparse = false;
+  bool sparse = false, warp_walked = false;
   if (active) {
     sparse = SparsePasses(w, b.above);
     if (sparse) {
       float v1[K], v0[K];
-      s_in = WarpSipmSparse<K>(w, block, b.above, background, recovery, v1, v0);
+      s_in = WarpSipmSparse<K>(w, block, b.above, background, recovery, v1, v0, warp_walked);
 #pragma unroll
       for (uint32_t p = 0; p < K; ++p)
         u_end[p] = fmaf(s_in, v1[p], v0[p]);
@@ -324,7 +449,7 @@ __device__ __forceinline__ bool BlockSipmCircuit(const physics::WaveformChain& w
     highest = WarpSipmSections<K>(w, key, block, u_end, sparse && w.sipm.cells > 0, s_in,
                                   recovery);
   }
-  return sparse;
+  return (sparse ? kSparsePasses : 0) | (warp_walked ? kWarpWalkedBlocks : 0);
 }
 
 // Stages 1-4 of the warp's beam, its voltages then in b.record. Every warp of the block calls
@@ -335,10 +460,9 @@ __device__ __forceinline__ bool BlockSipmCircuit(const physics::WaveformChain& w
 // One barrier a beam holds them together: a barrier after each stage as well measured
 // 181 / 126 / 58 M beams/s at 1024 / 2048 / 4096 samples against this one's 188 / 128 / 61,
 // none at all 170 / 115 / 53 and the OS0-128 city frame 3.7 against 2.07 ms, persistent warps
-// on one H100 (bench/RESULTS.md, eighth step). Returns whether the warp's SiPM and section
-// passes visited the bins with photons alone (SparsePasses), for the tests; `highest`: the
-// calling lane's block's highest voltage (for WarpRanging).
-__device__ __forceinline__ bool BlockWaveformBeams(const physics::WaveformChain& w,
+// on one H100 (bench/RESULTS.md, eighth step). Returns the passes' PassFlags, for the tests;
+// `highest`: the calling lane's block's highest voltage (for WarpRanging).
+__device__ __forceinline__ uint8_t BlockWaveformBeams(const physics::WaveformChain& w,
                                                    const WarpBeam& b, const PairBeam& beam,
                                                    bool active, float& highest) {
   double background = 0;

@@ -100,16 +100,20 @@ TEST(CudaWaveform, ThermalNormalsMatchTheCpu) {
 // (two beams a warp), which the simulator takes for circuits without sections.
 // photon_passes: how many beams the sections' path should run with its SiPM and section passes
 // over the bins with photons alone (SparsePasses), or -1 unchecked.
+// min_warp_walks: how many of those at least should have had a crowded block walked by the
+// whole warp (WarpWalkBlock), or -1 unchecked.
 void ExpectSameRecordsOnOnePath(const SensorProfile& p,
                                 const std::vector<physics::SignalContribution>& c, double sun_w,
                                 const std::string& what, uint32_t beams, bool transforms,
-                                int64_t photon_passes) {
+                                int64_t photon_passes, int64_t min_warp_walks) {
   auto gpu = CudaWaveforms(p, c, sun_w, beams, 77, 0, true, transforms);
   ASSERT_TRUE(gpu.ok()) << gpu.message();
   if (transforms) {
     EXPECT_EQ(gpu->photon_pass_beams, 0u) << what;
-  } else if (photon_passes >= 0) {
-    EXPECT_EQ(gpu->photon_pass_beams, uint64_t(photon_passes)) << what;
+    EXPECT_EQ(gpu->warp_walk_beams, 0u) << what;
+  } else {
+    if (photon_passes >= 0) EXPECT_EQ(gpu->photon_pass_beams, uint64_t(photon_passes)) << what;
+    if (min_warp_walks >= 0) EXPECT_GE(gpu->warp_walk_beams, uint64_t(min_warp_walks)) << what;
   }
   const WaveformTables t = MakeWaveformTables(p);
   const physics::WaveformChain w = MakeWaveformChain(p, t);
@@ -128,16 +132,19 @@ void ExpectSameRecordsOnOnePath(const SensorProfile& p,
     worst = Worse(worst, diff / peak);
     beams_off += !(diff <= 1e-5 * peak);
   }
-  std::printf("[parity] %s: %u beams of %u samples, max |v_cpu - v_gpu| %.3g of the peak\n",
-              what.c_str(), beams, n, worst);
+  std::printf(
+      "[parity] %s: %u beams of %u samples, max |v_cpu - v_gpu| %.3g of the peak (passes over "
+      "the photons %u, crowded blocks walked by the warp %u)\n",
+      what.c_str(), beams, n, worst, gpu->photon_pass_beams, gpu->warp_walk_beams);
   EXPECT_EQ(beams_off, 0u) << what;
 }
 void ExpectSameRecords(const SensorProfile& p, const std::vector<physics::SignalContribution>& c,
                        double sun_w, const std::string& what, uint32_t beams = 256,
-                       int64_t photon_passes = -1) {
+                       int64_t photon_passes = -1, int64_t min_warp_walks = -1) {
   ASSERT_GT(MakeWaveformChain(p, nullptr, nullptr).sections.count, 0u) << what;
-  ExpectSameRecordsOnOnePath(p, c, sun_w, what + ", sections", beams, false, photon_passes);
-  ExpectSameRecordsOnOnePath(p, c, sun_w, what + ", transforms", beams, true, -1);
+  ExpectSameRecordsOnOnePath(p, c, sun_w, what + ", sections", beams, false, photon_passes,
+                             min_warp_walks);
+  ExpectSameRecordsOnOnePath(p, c, sun_w, what + ", transforms", beams, true, -1, -1);
 }
 
 // The GPU's ranging of given records against the CPU's (physics::MeasureBackground and
@@ -258,7 +265,7 @@ TEST(CudaWaveform, RecordsMatchTheCpuSampleBySample) {
   // A 10 % plate at 20 m and a wall at 35 m behind part of the footprint, in sunlight.
   const std::vector<physics::SignalContribution> c = {
       {20.0f, 2.2e-9f, 0, 1e-10f}, {20.01f, 2.1e-9f, 0, 1e-10f}, {35.0f, 3e-10f, 1, 5e-11f}};
-  ExpectSameRecords(p, c, 2.5e-10, "cube1 waveform, shot noise");
+  ExpectSameRecords(p, c, 2.5e-10, "cube1 waveform, shot noise", 256, -1, 200);
   p.detector.waveform.shot_noise = false;
   p.detector.waveform.thermal_noise_mv = 0;
   ExpectSameRecords(p, c, 2.5e-10, "cube1 waveform, noise-free");
@@ -269,6 +276,17 @@ TEST(CudaWaveform, RecordsMatchTheCpuSampleBySample) {
   p = CubeWaveform();
   ExpectSameRecords(p, c, 3e-11, "cube1 waveform, dim sunlight (passes over the photons)", 256,
                     256);
+  // A slanted wall at 8 m: 24 sub-rays' pulses 7.5 cm apart fill some 30 bins with photons, in
+  // one or two lanes' blocks of 64: every beam's passes stay over the photons, and where more
+  // than kWarpWalkBins of them fall in one block (123 of these 256 beams on an H100) the block
+  // is walked by the whole warp (WarpWalkBlock). (The plate above at 20 m crowds a block too.)
+  {
+    std::vector<physics::SignalContribution> wall;
+    for (int k = 0; k < 24; ++k)
+      wall.push_back({8.0f + 0.075f * k, 3e-10f, 0, 1e-11f});
+    ExpectSameRecords(p, wall, 3e-11, "cube1 waveform, a slanted wall (crowded blocks)", 256, 256,
+                      64);
+  }
   p.detector.waveform.samples = 1024;
   ExpectSameRecords(p, c, 3e-11, "1024 samples, dim sunlight (passes over the photons)", 256, 256);
   p.detector.waveform.samples = 512;

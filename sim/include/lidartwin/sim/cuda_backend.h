@@ -112,11 +112,13 @@ Expected<double> CudaBvhBuildMs(const std::vector<float>& triangles, int repeats
 // `repeats` after one warm-up, CUDA events). transforms: the circuit by its transforms (two beams
 // a warp, waveform_warp.cuh) even where the simulator would run its sections (one beam a warp,
 // waveform_beam.cuh), to test and time both. photon_pass_beams: the beams whose SiPM and
-// section passes visited the bins with photons alone (0 on the transforms' path).
+// section passes visited the bins with photons alone (0 on the transforms' path);
+// warp_walk_beams: those of them with a block crowded with photons walked by the whole warp.
 struct GpuWaveforms {
   std::vector<float> volts;
   double ms = 0;
   uint32_t photon_pass_beams = 0;
+  uint32_t warp_walk_beams = 0;
 };
 Expected<GpuWaveforms> CudaWaveforms(const SensorProfile& profile,
                                      const std::vector<physics::SignalContribution>& contributions,
