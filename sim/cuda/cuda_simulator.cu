@@ -225,8 +225,9 @@ __device__ inline void WarpRecordWaveformEchoes(const FrameContext& c, uint32_t 
 // Waveform detector, stages 4-5: one warp per two beams of the batch (every beam: noise alone
 // can cross the threshold), their records in shared memory and registers (waveform_warp.cuh)
 // with layout R (RegisterValues). Lanes 0 and 1 compact the two beams' sub-ray slots as
-// BeamEchoKernel does, and lane 0 writes the echo records; the selected beams' records
-// (`kept`, sorted) go to kept_volts[slot N ..].
+// BeamEchoKernel does, and the warp writes each beam's echo records
+// (WarpRecordWaveformEchoes); the selected beams' records (`kept`, sorted) go to
+// kept_volts[slot N ..].
 template <uint32_t R>
 __global__ void __launch_bounds__(cuda::kPairBlockThreads, cuda::kPairBlocksPerSm)
     WaveformWarpKernel(FrameContext c, const physics::SignalContribution* contributions,

@@ -278,6 +278,7 @@ Expected<GpuWaveforms> CudaWaveforms(const SensorProfile& profile,
     for (uint8_t f : flags) {
       out.photon_pass_beams += (f & cuda::kSparsePasses) != 0;
       out.warp_walk_beams += (f & cuda::kWarpWalkedBlocks) != 0;
+      out.long_walk_beams += (f & cuda::kWarpWalkedLongBlocks) != 0;
     }
   }
   if (keep_volts) {

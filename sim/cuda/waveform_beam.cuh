@@ -231,6 +231,13 @@ __device__ inline physics::SipmRunMap WarpWalkBlock(const physics::WaveformChain
   return gaps.ThenGap(run, L - pos);
 }
 
+// PassFlags: what BlockSipmCircuit's passes did, for the tests: visited the bins with photons
+// alone (SparsePasses), walked a crowded block by the whole warp (WarpWalkBlock), and one of
+// more than 32 bins with photons (more than one round of the lanes).
+constexpr uint8_t kSparsePasses = 1;
+constexpr uint8_t kWarpWalkedBlocks = 2;
+constexpr uint8_t kWarpWalkedLongBlocks = 4;
+
 // Stage 3's first pass visiting the bins with photons alone (WarpSipmStart, waveform_warp.cuh,
 // with each gap of g bins without photons one map, physics::GapPowerTable::ThenGap), which also
 // takes the circuit's sections over the lane's block, so that no second pass over the photons
@@ -250,13 +257,13 @@ template <uint32_t K>
 __device__ __forceinline__ float WarpSipmSparse(const physics::WaveformChain& w, float* block,
                                                 const uint32_t* mask, double background,
                                                 float recovery, float (&v1)[K], float (&v0)[K],
-                                                bool& warp_walked) {
+                                                uint8_t& walks) {
   const uint32_t L = w.samples / 32;
   const physics::GapPowerTable gaps{w.gap_powers, physics::GapPowerRow(w.samples)};
 #pragma unroll
   for (uint32_t p = 0; p < K; ++p)
     v1[p] = v0[p] = 0.0f;
-  warp_walked = false;
+  walks = 0;
   if (!(w.sipm.cells > 0)) {
     ForEachPhotonBin(mask, L, [&](uint32_t j) {
       const float q = block[j];
@@ -294,7 +301,8 @@ __device__ __forceinline__ float WarpSipmSparse(const physics::WaveformChain& w,
   }
   // The crowded blocks, one after another, by the whole warp.
   const uint32_t crowded_lanes = __ballot_sync(kFullMask, crowded);
-  warp_walked = crowded_lanes != 0;
+  if (crowded_lanes != 0) walks |= kWarpWalkedBlocks;
+  if (__any_sync(kFullMask, photon_bins > 32)) walks |= kWarpWalkedLongBlocks;
   for (uint32_t left = crowded_lanes; left != 0; left &= left - 1) {
     const uint32_t owner = static_cast<uint32_t>(__ffs(left) - 1);
     float b1[K], b0[K];
@@ -418,11 +426,10 @@ __device__ __forceinline__ float WarpSipmSections(const physics::WaveformChain& 
 // (keyed per segment as on the CPU), `highest` the calling lane's block's highest voltage. The
 // SiPM's first pass over the photon bins alone where SparsePasses allows (WarpSipmSparse), else
 // over every bin with a second pass (WarpSipmStart, WarpSipmDense). Returns which passes ran
-// (PassFlags).
-// PassFlags: what BlockSipmCircuit's passes did, for the tests: visited the bins with photons alone
-// (SparsePasses), and walked a crowded block by the whole warp (WarpWalkBlock).
-constexpr uint8_t kSparsePasses = 1;
-constexpr uint8_t kWarpWalkedBlocks = 2;
+// (PassFlags below). A warp sync follows each pass: the lanes read samples other lanes wrote
+// (WarpWalkBlock's cells in a crowded lane's block, the voltages for the ranging and the copies
+// out) and the ranging overwrites mask words WarpWalkBlock read, and shuffles and ballots do
+// not order shared memory (compute-sanitizer racecheck flags it without them).
 template <uint32_t K>
 __device__ __forceinline__ uint8_t BlockSipmCircuit(const physics::WaveformChain& w,
                                                  const WarpBeam& b, const physics::RandomKey& key,
@@ -430,12 +437,13 @@ __device__ __forceinline__ uint8_t BlockSipmCircuit(const physics::WaveformChain
   const float recovery = w.sipm_recovery;
   float* block = LaneBlock(b.record, threadIdx.x & 31u, w.samples / 32);
   float s_in = 1.0f, u_end[K];
-  bool sparse = false, warp_walked = false;
+  bool sparse = false;
+  uint8_t walks = 0;
   if (active) {
     sparse = SparsePasses(w, b.above);
     if (sparse) {
       float v1[K], v0[K];
-      s_in = WarpSipmSparse<K>(w, block, b.above, background, recovery, v1, v0, warp_walked);
+      s_in = WarpSipmSparse<K>(w, block, b.above, background, recovery, v1, v0, walks);
 #pragma unroll
       for (uint32_t p = 0; p < K; ++p)
         u_end[p] = fmaf(s_in, v1[p], v0[p]);
@@ -444,12 +452,14 @@ __device__ __forceinline__ uint8_t BlockSipmCircuit(const physics::WaveformChain
       WarpSipmDense<K>(w, block, s_in, recovery, u_end);
     }
   }
+  __syncwarp();
   highest = INFINITY;
   if (active) {
     highest = WarpSipmSections<K>(w, key, block, u_end, sparse && w.sipm.cells > 0, s_in,
                                   recovery);
   }
-  return (sparse ? kSparsePasses : 0) | (warp_walked ? kWarpWalkedBlocks : 0);
+  __syncwarp();
+  return (sparse ? kSparsePasses : 0) | walks;
 }
 
 // Stages 1-4 of the warp's beam, its voltages then in b.record. Every warp of the block calls

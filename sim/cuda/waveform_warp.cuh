@@ -533,8 +533,8 @@ struct PairBeam {
 // Stages 1-4 of the warp's two beams; their voltages are then PairSamples<R>(p, N, 0 and 1).
 // `step`: StepTwiddles(N) in device memory where R > 0 (RegisterValues(N)). Every warp of the
 // block calls this (those without beams with `active` false), and the block's warps run each
-// stage together, as BlockWaveformBeams does (waveform_beam.cuh): fewer stages' code in the
-// instruction cache at once.
+// stage together, a barrier between: fewer stages' code in the instruction cache at once (the
+// one-beam kernels keep one barrier a beam, waveform_beam.cuh).
 template <uint32_t R>
 __device__ __forceinline__ void BlockWaveformPairs(const physics::WaveformChain& w,
                                                    const WarpPair& p, const PairBeam a,

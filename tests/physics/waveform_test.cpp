@@ -72,11 +72,11 @@ TEST(PhotonCounting, CountsHaveThePoissonMeanAndVariance) {
 }
 
 // The rejection's counts have Poisson's probabilities, not only its moments: a chi-square over
-// the counts expected 20 times or more, at means each side of the ln k! table's end
-// (kLogFactorialTable) as well as small ones. The bound, dof + 6 sqrt(2 dof), is passed by
-// chance about once in 10^6.
+// the counts expected 20 times or more, at means below, across (1000: counts either side of
+// 1024) and above the ln k! table's end (kLogFactorialTable) as well as small ones. The bound,
+// dof + 6 sqrt(2 dof), is passed by chance about once in 10^6.
 TEST(PhotonCounting, RejectionCountsHavePoissonsProbabilities) {
-  for (double mean : {10.0, 37.5, 300.0, 1500.0}) {
+  for (double mean : {10.0, 37.5, 300.0, 1000.0, 1500.0}) {
     const uint32_t n = 400000;
     std::vector<uint32_t> histogram;
     RandomKey key{7, 1, 0, 0, kStreamPhotonsLarge};
@@ -243,23 +243,38 @@ TEST(PhotonCounting, LogFactorialIsLgamma) {
   }
 }
 
-// The compile-time logarithm behind the ln k! table, against the library's, across the
-// reduction's octaves (below and above sqrt 2 and its half, powers of two, far from 1).
+// The compile-time logarithm behind the ln k! table, against the library's, relatively (2.7
+// ulps), across the reduction's octaves (below and above sqrt 2 and its half, powers of two, near
+// and far from 1), some of it evaluated by the compiler as the table is; log's own answers at 0,
+// below it, at infinity and for NaN.
 TEST(PhotonCounting, CompileTimeLogIsTheLibrarys) {
   static_assert(ConstexprLog(1.0) == 0.0);
-  for (double x : {1e-300, 1e-9, 0.3, 0.7071067811865, 0.7071067811866, 1.0 - 1e-12, 1.5, 2.0,
-                   1.4142135623730, 1.4142135623731, 11.0, 1024.0, 1025.0, 6.02e23, 1e300}) {
-    EXPECT_NEAR(ConstexprLog(x), std::log(x), 4e-16 * std::max(1.0, std::abs(std::log(x)))) << x;
+  constexpr double kCompiled[][2] = {{2.0, ConstexprLog(2.0)},
+                                     {10.0, ConstexprLog(10.0)},
+                                     {1e-300, ConstexprLog(1e-300)},
+                                     {1025.0, ConstexprLog(1025.0)},
+                                     {0.7071067811865, ConstexprLog(0.7071067811865)}};
+  for (const auto& [x, log_x] : kCompiled)
+    EXPECT_NEAR(log_x, std::log(x), 6e-16 * std::abs(std::log(x))) << x;
+  for (double x :
+       {1e-300, 1e-9, 0.3, 0.7071067811865, 0.7071067811866, 1.0 - 1e-12, 1.0 + 1e-12, 1.5, 2.0,
+        1.4142135623730, 1.4142135623731, 11.0, 1024.0, 1025.0, 6.02e23, 1e300}) {
+    EXPECT_NEAR(ConstexprLog(x), std::log(x), 6e-16 * std::abs(std::log(x))) << x;
   }
   for (uint32_t k = 2; k < 5000; ++k)
-    ASSERT_NEAR(ConstexprLog(k), std::log(double(k)), 4e-16 * std::log(double(k))) << k;
+    ASSERT_NEAR(ConstexprLog(k), std::log(double(k)), 6e-16 * std::log(double(k))) << k;
+  EXPECT_EQ(ConstexprLog(0.0), -HUGE_VAL);
+  EXPECT_EQ(ConstexprLog(HUGE_VAL), HUGE_VAL);
+  EXPECT_TRUE(std::isnan(ConstexprLog(-1.0)));
+  EXPECT_TRUE(std::isnan(ConstexprLog(std::nan(""))));
 }
 
 // The table and the series meet: ln k! just below and above the table's end agree with lgamma
-// and step by ln(k + 1).
+// and step by ln(k + 1) (within 4e-12: the two values near 6,000 each within about an ulp,
+// 9.1e-13 there).
 TEST(PhotonCounting, LogFactorialTableMeetsTheSeries) {
   for (uint32_t k = kLogFactorialTable - 3; k < kLogFactorialTable + 3; ++k) {
-    EXPECT_NEAR(LogFactorial(k + 1.0) - LogFactorial(k), std::log(k + 1.0), 1e-12) << k;
+    EXPECT_NEAR(LogFactorial(k + 1.0) - LogFactorial(k), std::log(k + 1.0), 4e-12) << k;
     EXPECT_NEAR(LogFactorial(k), std::lgamma(k + 1.0), 4e-16 * std::lgamma(k + 1.0)) << k;
   }
 }

@@ -113,12 +113,14 @@ Expected<double> CudaBvhBuildMs(const std::vector<float>& triangles, int repeats
 // a warp, waveform_warp.cuh) even where the simulator would run its sections (one beam a warp,
 // waveform_beam.cuh), to test and time both. photon_pass_beams: the beams whose SiPM and
 // section passes visited the bins with photons alone (0 on the transforms' path);
-// warp_walk_beams: those of them with a block crowded with photons walked by the whole warp.
+// warp_walk_beams: those of them with a block crowded with photons walked by the whole warp,
+// long_walk_beams: with such a block of more than 32 bins with photons.
 struct GpuWaveforms {
   std::vector<float> volts;
   double ms = 0;
   uint32_t photon_pass_beams = 0;
   uint32_t warp_walk_beams = 0;
+  uint32_t long_walk_beams = 0;
 };
 Expected<GpuWaveforms> CudaWaveforms(const SensorProfile& profile,
                                      const std::vector<physics::SignalContribution>& contributions,

@@ -4,6 +4,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <limits>
 
 #include "lidartwin/physics/hd.h"
 #include "lidartwin/physics/philox.h"
@@ -95,6 +96,11 @@ LT_HD inline uint32_t PoissonByInversion(double mean, double u) {
 // (the high part's 32 bits times e exact), so that the result is rounded about once. Within an
 // ulp or two of std::log (PhotonCounting.CompileTimeLogIsTheLibrarys).
 constexpr double ConstexprLog(double x) {
+  // log's own answers where the reduction below would not end: NaN below 0 or for NaN, -inf at
+  // 0, +inf at +inf.
+  if (!(x >= 0)) return std::numeric_limits<double>::quiet_NaN();
+  if (x == 0) return -std::numeric_limits<double>::infinity();
+  if (x == std::numeric_limits<double>::infinity()) return x;
   constexpr double kLn2High = 6.93147180369123816490e-01;  // fdlibm's ln2_hi
   constexpr double kLn2Low = 1.90821492927058770002e-10;   // and ln2_lo
   constexpr double kSqrt2 = 1.41421356237309504880;
@@ -153,7 +159,7 @@ struct LogFactorials {
 LT_HD inline double LogFactorial(double k) {
   using std::log;
   static constexpr LogFactorials kTable{};
-  if (k < kLogFactorialTable) return kTable.v[static_cast<uint32_t>(k)];
+  if (k >= 0 && k < kLogFactorialTable) return kTable.v[static_cast<uint32_t>(k)];
   return StirlingLogGamma(k + 1, log(k + 1));
 }
 
