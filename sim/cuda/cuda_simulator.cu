@@ -695,6 +695,12 @@ Expected<std::unique_ptr<CudaSimulator>> CudaSimulator::Create(const Scene& scen
   const bool waveform = profile.detector.kind == DetectorKind::kWaveform;
   const size_t sub_ray_slots =
       signal ? size_t{profile.footprint.sub_rays} * profile.detector.max_surfaces_per_sub_ray : 0;
+  // The waveform echoes' beam directions for scans of up to 2^20 beams (24 MiB), held for the
+  // whole run; beyond, the kernel computes them.
+  const bool direction_table = waveform && m.beams <= (1u << 20);
+  const size_t direction_bytes =
+      direction_table ? size_t{m.beams} * sizeof(physics::Vec3<double>) : 0;
+  free_bytes -= std::min(free_bytes, direction_bytes);
   auto plan = PlanGpuMemory(free_bytes, scene.TriangleCount(), m.beams,
                             m.echoes_per_beam * (sizeof(BeamRecord) + sizeof(CompactRecord) + 16) +
                                 sub_ray_slots * sizeof(physics::SignalContribution) +
@@ -718,10 +724,8 @@ Expected<std::unique_ptr<CudaSimulator>> CudaSimulator::Create(const Scene& scen
   }
   const std::vector<ObjectInfo> objects = ObjectInfos(scene, profile.wavelength_nm);
   m.waveform_tables = MakeWaveformTables(profile);
-  // The waveform echoes' beam directions, for scans of up to 2^20 beams (24 MiB); beyond, the
-  // kernel computes them.
-  std::vector<physics::Vec3<double>> directions;
-  if (profile.detector.kind == DetectorKind::kWaveform && m.beams <= (1u << 20)) {
+  std::vector<physics::Vec3<double>> directions;  // direction_table's
+  if (direction_table) {
     const physics::ScanPattern<double> pattern = profile.Pattern();
     directions.resize(m.beams);
     for (uint32_t i = 0; i < m.beams; ++i) {
