@@ -426,10 +426,12 @@ __device__ __forceinline__ float WarpSipmSections(const physics::WaveformChain& 
 // (keyed per segment as on the CPU), `highest` the calling lane's block's highest voltage. The
 // SiPM's first pass over the photon bins alone where SparsePasses allows (WarpSipmSparse), else
 // over every bin with a second pass (WarpSipmStart, WarpSipmDense). Returns which passes ran
-// (PassFlags below). A warp sync follows each pass: the lanes read samples other lanes wrote
-// (WarpWalkBlock's cells in a crowded lane's block, the voltages for the ranging and the copies
-// out) and the ranging overwrites mask words WarpWalkBlock read, and shuffles and ballots do
-// not order shared memory (compute-sanitizer racecheck flags it without them).
+// (PassFlags below). Warp syncs order the lanes' shared memory where they read what other lanes
+// wrote (shuffles and ballots do not; compute-sanitizer racecheck flags it without them):
+// after the SiPM pass where a crowded block was walked by the warp (its cells written by every
+// lane), and after the voltage pass (the ranging and the copies out read every lane's
+// voltages; the ranging overwrites mask words WarpWalkBlock read). The first, always, cost
+// about 1.5 % at 4096 samples (bench/RESULTS.md, eighth step).
 template <uint32_t K>
 __device__ __forceinline__ uint8_t BlockSipmCircuit(const physics::WaveformChain& w,
                                                  const WarpBeam& b, const physics::RandomKey& key,
@@ -452,7 +454,7 @@ __device__ __forceinline__ uint8_t BlockSipmCircuit(const physics::WaveformChain
       WarpSipmDense<K>(w, block, s_in, recovery, u_end);
     }
   }
-  __syncwarp();
+  if (walks != 0) __syncwarp();  // only then did lanes write into other lanes' blocks
   highest = INFINITY;
   if (active) {
     highest = WarpSipmSections<K>(w, key, block, u_end, sparse && w.sipm.cells > 0, s_in,
