@@ -65,8 +65,8 @@ constexpr int kBeamBlockThreads = 1024;
 constexpr int kBeamBlocksPerSm = 1;
 // Blocks of at most 27 warps (records of 2048 samples and more; 26 warps for the frame's 16
 // contribution slots) run a build of the kernels for 864 threads, for which ptxas may give a
-// thread 72 registers rather than 64: spills fell from 444 to 328 bytes of loads in the frame's
-// kernel, and the chain measured 134.5 / 63.0 M beams/s at 2048 / 4096 samples against
+// thread 72 registers rather than 64: spill loads fall from 668 to 492 bytes in the frame's
+// kernel and from 408 to 104 in the chain's (ptxas -v), and the chain measured 134.5 / 63.0 M beams/s at 2048 / 4096 samples against
 // 132.2 / 61.3, the OS0-128 city frame 1.94 / 2.00 ms (1 M / 10 M triangles) against
 // 1.98 / 2.03, on one H100 (bench/RESULTS.md, eighth step).
 constexpr int kSmallBeamBlockThreads = 864;
@@ -84,9 +84,10 @@ inline uint32_t BeamWarpsPerBlock(uint32_t n, uint32_t slots) {
 // Blocks to launch for `beams` beams at `warps` warps a block: as many as the GPU holds at once
 // (or fewer where the beams are fewer), each warp taking beam after beam (BeamRounds,
 // BeamOfRound). Where a warp's block retired with its beam, the SM waited for the block's
-// slowest warp before starting the next block: persistent warps measured 188 / 127 / 61 M
+// slowest warp before starting the next block: persistent warps measured 188 / 128 / 61 M
 // beams/s at 1024 / 2048 / 4096 samples against 173 / 122 / 57 a block of beams, the OS0-128
-// city frame 2.05 against 2.07 ms, on the same H100 (bench/RESULTS.md, eighth step).
+// city frame 2.07 against 2.08 ms, on the same H100 in one call (bench/RESULTS.md, eighth
+// step).
 template <typename Kernel>
 inline uint32_t BeamBlocks(Kernel kernel, uint32_t beams, uint32_t warps, size_t shared) {
   const uint32_t needed = (beams + warps - 1) / warps;
@@ -125,6 +126,16 @@ __device__ __forceinline__ void ForEachPhotonBin(const uint32_t* mask, uint32_t 
   }
 }
 
+// The bins with photons in lane `lane`'s block of L bins (L a multiple of 32): its L / 32 words of
+// the photon mask, counted.
+__device__ inline uint32_t BlockPhotonBins(const uint32_t* mask, uint32_t lane, uint32_t L) {
+  const uint32_t* words = mask + lane * (L / 32);
+  uint32_t n = 0;
+  for (uint32_t k = 0; k < L / 32; ++k)
+    n += __popc(words[k]);
+  return n;
+}
+
 // Whether the warp's SiPM and section passes visit the bins with photons alone, stepping over
 // the others by the gap table (physics/gap_powers.h): where the table is given, the lanes'
 // blocks are whole mask words (N >= 1024), and no lane has photons in more than half its bins
@@ -133,11 +144,7 @@ __device__ __forceinline__ void ForEachPhotonBin(const uint32_t* mask, uint32_t 
 __device__ inline bool SparsePasses(const physics::WaveformChain& w, const uint32_t* mask) {
   const uint32_t L = w.samples / 32;
   if (w.gap_powers == nullptr || L % 32 != 0) return false;
-  const uint32_t* words = mask + (threadIdx.x & 31u) * (L / 32);
-  uint32_t n = 0;
-  for (uint32_t k = 0; k < L / 32; ++k)
-    n += __popc(words[k]);
-  return 2 * __reduce_max_sync(kFullMask, n) <= L;
+  return 2 * __reduce_max_sync(kFullMask, BlockPhotonBins(mask, threadIdx.x & 31u, L)) <= L;
 }
 
 // A lane's block with more bins with photons than this (a near target's pulse, where most bins
@@ -165,9 +172,7 @@ __device__ inline physics::SipmRunMap WarpWalkBlock(const physics::WaveformChain
 #pragma unroll
   for (uint32_t p = 0; p < K; ++p)
     v1[p] = v0[p] = 0.0f;
-  uint32_t total = 0;
-  for (uint32_t k = 0; k < L / 32; ++k)
-    total += __popc(words[k]);
+  const uint32_t total = BlockPhotonBins(words, 0, L);
   physics::SipmRunMap run{1.0f, 0.0f};
   uint32_t pos = 0;  // the bin after the last one walked
   for (uint32_t first = 0; first < total; first += 32) {
@@ -249,16 +254,20 @@ constexpr uint8_t kWarpWalkedLongBlocks = 4;
 // the powers from the gap table. Each bin with photons is left holding c_j (0 elsewhere), from
 // which the voltage pass steps the sensitivity bin by bin (WarpSipmSections). Without
 // saturation (no cells) the charge is the photons, S stays 1: V1 = 0 and the bins keep their
-// photons. Returns S_in, scanned across the lanes as WarpSipmStart's. (Before, a second pass
+// photons. Blocks crowded with photons (more than kWarpWalkBins) are walked by the whole warp
+// (WarpWalkBlock), `walks` their PassFlags. Returns S_in, scanned across the lanes as
+// WarpSipmStart's. (Before, a second pass
 // over the photon bins turned them into charges and ran the sections: `ncu` put it at about
 // 480 warp instructions a beam at 1024 samples, the lane holding the internal reflection's
 // dozen or so bins with photons working while the others waited.)
 template <uint32_t K>
-__device__ __forceinline__ float WarpSipmSparse(const physics::WaveformChain& w, float* block,
+__device__ __forceinline__ float WarpSipmSparse(const physics::WaveformChain& w, BlockPadded record,
                                                 const uint32_t* mask, double background,
                                                 float recovery, float (&v1)[K], float (&v0)[K],
                                                 uint8_t& walks) {
+  const uint32_t lane = threadIdx.x & 31u;
   const uint32_t L = w.samples / 32;
+  float* block = LaneBlock(record, lane, L);
   const physics::GapPowerTable gaps{w.gap_powers, physics::GapPowerRow(w.samples)};
 #pragma unroll
   for (uint32_t p = 0; p < K; ++p)
@@ -273,11 +282,7 @@ __device__ __forceinline__ float WarpSipmSparse(const physics::WaveformChain& w,
     });
     return 1.0f;
   }
-  const uint32_t lane = threadIdx.x & 31u;
-  const uint32_t* words = mask + lane * (L / 32);
-  uint32_t photon_bins = 0;
-  for (uint32_t k = 0; k < L / 32; ++k)
-    photon_bins += __popc(words[k]);
+  const uint32_t photon_bins = BlockPhotonBins(mask, lane, L);
   const bool crowded = photon_bins > kWarpWalkBins;
   physics::SipmRunMap run{1.0f, 0.0f};
   uint32_t pos = 0;
@@ -306,10 +311,8 @@ __device__ __forceinline__ float WarpSipmSparse(const physics::WaveformChain& w,
   for (uint32_t left = crowded_lanes; left != 0; left &= left - 1) {
     const uint32_t owner = static_cast<uint32_t>(__ffs(left) - 1);
     float b1[K], b0[K];
-    const physics::SipmRunMap r =
-        WarpWalkBlock<K>(w, gaps, block + (static_cast<int32_t>(owner) - static_cast<int32_t>(lane)) *
-                                              static_cast<int32_t>(L + 1),
-                         mask + owner * (L / 32), recovery, b1, b0);
+    const physics::SipmRunMap r = WarpWalkBlock<K>(w, gaps, LaneBlock(record, owner, L),
+                                                   mask + owner * (L / 32), recovery, b1, b0);
     if (lane == owner) {
       run = r;
 #pragma unroll
@@ -431,7 +434,7 @@ __device__ __forceinline__ float WarpSipmSections(const physics::WaveformChain& 
 // after the SiPM pass where a crowded block was walked by the warp (its cells written by every
 // lane), and after the voltage pass (the ranging and the copies out read every lane's
 // voltages; the ranging overwrites mask words WarpWalkBlock read). The first, always, cost
-// about 1.5 % at 4096 samples (bench/RESULTS.md, eighth step).
+// about 1 % at 4096 samples (bench/RESULTS.md, eighth step).
 template <uint32_t K>
 __device__ __forceinline__ uint8_t BlockSipmCircuit(const physics::WaveformChain& w,
                                                  const WarpBeam& b, const physics::RandomKey& key,
@@ -445,7 +448,7 @@ __device__ __forceinline__ uint8_t BlockSipmCircuit(const physics::WaveformChain
     sparse = SparsePasses(w, b.above);
     if (sparse) {
       float v1[K], v0[K];
-      s_in = WarpSipmSparse<K>(w, block, b.above, background, recovery, v1, v0, walks);
+      s_in = WarpSipmSparse<K>(w, b.record, b.above, background, recovery, v1, v0, walks);
 #pragma unroll
       for (uint32_t p = 0; p < K; ++p)
         u_end[p] = fmaf(s_in, v1[p], v0[p]);
