@@ -111,7 +111,7 @@ int RunShardsHere(const SimulationJob& sim, const std::filesystem::path& folder,
       fmt::print(stderr, "lidartwin export: error: {}\n", result.message());
       return 1;
     }
-    if (hashed && !result->hash.sha256.empty()) hashed->push_back(result->hash);
+    if (hashed && !result->hash.hashes.sha256.empty()) hashed->push_back(result->hash);
     if (report_progress) continue;  // the parent prints
     display.Finish();
     const std::string what =

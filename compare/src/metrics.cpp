@@ -257,9 +257,8 @@ Expected<ComparisonMetrics> Compare(const std::vector<Frame>& real, const std::v
 
 std::vector<std::string> TargetNotes(const ComparisonMetrics& m, size_t max_lines) {
   std::vector<std::string> notes;
-  size_t without = 0, no_real = 0, no_sim = 0;
+  size_t without = 0, no_sim = 0;
   for (const TargetMetrics& t : m.targets) {
-    no_real += t.n_real == 0;
     no_sim += t.n_sim == 0;
     if (t.n_real > 0 && t.n_sim > 0) continue;
     if (++without <= max_lines)

@@ -33,7 +33,7 @@ struct CheckedShard {
 // True when `fresh` holds file's hash, taken by this process, and the file is unchanged since.
 const FreshShardHash* Unchanged(const fs::path& file, const std::vector<FreshShardHash>& fresh) {
   for (const FreshShardHash& h : fresh) {
-    if (h.file != file || h.sha256.empty()) continue;
+    if (h.file != file || h.hashes.sha256.empty()) continue;
     auto now = StampFile(file);
     if (now.ok() && now->bytes == h.bytes && now->inode == h.inode && now->device == h.device &&
         now->mtime_ns == h.mtime_ns) {
@@ -43,9 +43,28 @@ const FreshShardHash* Unchanged(const fs::path& file, const std::vector<FreshSha
   return nullptr;
 }
 
+// A file's pieces as hashed now, against those `expected` (a record's): the first piece that
+// differs is named.
+Status CheckPieces(const fs::path& file, const FilePieceHashes& now,
+                   const FilePieceHashes& expected) {
+  if (now.bytes != expected.bytes) {
+    return Error{file.string() + ": " + std::to_string(now.bytes) + " bytes, not the " +
+                 std::to_string(expected.bytes) + " its record holds (damaged since written)"};
+  }
+  for (size_t i = 0; i < now.sha256.size() && i < expected.sha256.size(); ++i) {
+    if (now.sha256[i] != expected.sha256[i]) {
+      return Error{file.string() + ": SHA-256 of bytes " + std::to_string(i * now.piece_bytes) +
+                   ".. is " + now.sha256[i] + ", not the " + expected.sha256[i] +
+                   " its record holds (damaged since written)"};
+    }
+  }
+  return {};
+}
+
 Expected<CheckedShard> CheckShard(const fs::path& folder, uint32_t shard, uint32_t shards,
                                   uint32_t frames, const std::string& identity,
-                                  const std::vector<FreshShardHash>& fresh) {
+                                  const std::vector<FreshShardHash>& fresh,
+                                  unsigned hash_threads) {
   const std::string stem = ShardStem(shard, shards);
   const fs::path record_path = folder / (stem + ".json");
   const fs::path journal = folder / (stem + ".journal");
@@ -67,21 +86,22 @@ Expected<CheckedShard> CheckShard(const fs::path& folder, uint32_t shard, uint32
   CheckedShard out;
   out.record = Json::parse(*text, nullptr, false);
   const Json& r = out.record;
-  if (r.is_discarded() || !r.is_object() || StringAt(r, "sha256").size() != 64 ||
-      StringAt(r, "file").empty() || StringAt(r, "identity_sha256") != Sha256Hex(identity)) {
-    return Error{record_path.string() + ": not a record of this run (damaged or from another)"};
+  const std::optional<FilePieceHashes> expected = PieceHashesAt(r);
+  if (r.is_discarded() || !r.is_object() || !expected || StringAt(r, "file").empty() ||
+      StringAt(r, "identity_sha256") != Sha256Hex(identity)) {
+    return Error{record_path.string() +
+                 ": not a record of this run (damaged, from another run or another version)"};
   }
   out.file = folder / r["file"].get<std::string>();
   if (out.file.filename() != stem + ".h5") {
     return Error{record_path.string() + ": names " + out.file.string() + ", not " + stem + ".h5"};
   }
   const FreshShardHash* known = Unchanged(out.file, fresh);
-  auto sha = known ? Expected<std::string>(known->sha256) : Sha256OfFile(out.file);
-  if (!sha.ok()) return Error{stem + ": " + sha.message()};
-  if (*sha != StringAt(r, "sha256")) {
-    return Error{out.file.string() + ": SHA-256 " + *sha + " is not the " + StringAt(r, "sha256") +
-                 " its record holds (damaged since written)"};
-  }
+  auto now = known && known->hashes.piece_bytes == expected->piece_bytes
+                 ? Expected<FilePieceHashes>(known->hashes)
+                 : HashFilePieces(out.file, expected->piece_bytes, hash_threads);
+  if (!now.ok()) return Error{stem + ": " + now.message()};
+  if (Status s = CheckPieces(out.file, *now, *expected); !s.ok()) return s.error();
   // The file is the one its shard wrote (its SHA-256 says so); its structure is checked once,
   // through the joined file, after the join.
   auto points = r.is_object() ? r.find("points") : r.end();
@@ -112,13 +132,16 @@ Expected<JoinResult> JoinExport(const fs::path& folder, const std::vector<FreshS
   }
   const uint32_t shards = id["shards"].get<uint32_t>();
   const uint32_t frames = id["frames"].get<uint32_t>();
-  // Hashing a shard reads it whole: shards are checked on as many threads as there are cores.
+  // Hashing a shard reads it whole: shards are checked on as many threads as there are cores,
+  // and each shard's pieces on the cores left over (one shard: all of them).
   std::vector<Expected<CheckedShard>> results(shards, Error{""});
-  const uint32_t threads = std::max(1u, std::min(shards, std::thread::hardware_concurrency()));
+  const uint32_t cores = std::max(1u, std::thread::hardware_concurrency());
+  const uint32_t threads = std::max(1u, std::min(shards, cores));
+  const unsigned hash_threads = std::max(1u, cores / threads);
   std::atomic<uint32_t> next{0};
   auto work = [&] {
     for (uint32_t i = next++; i < shards; i = next++) {
-      results[i] = CheckShard(folder, i, shards, frames, *identity, fresh);
+      results[i] = CheckShard(folder, i, shards, frames, *identity, fresh, hash_threads);
     }
   };
   {
@@ -179,15 +202,15 @@ Expected<JoinResult> JoinExport(const fs::path& folder, const std::vector<FreshS
   }
   result.frames = frames;
 
-  auto sha = Sha256OfFile(result.dataset);
-  if (!sha.ok()) return sha.error();
-  std::error_code ec;
+  auto hashes = HashFilePieces(result.dataset);
+  if (!hashes.ok()) return hashes.error();
   Json m;
   m["identity"] = id;
   m["frames"] = frames;
   m["points"] = result.points;
-  m["dataset"] = {
-      {"file", "dataset.h5"}, {"bytes", fs::file_size(result.dataset, ec)}, {"sha256", *sha}};
+  Json dataset = {{"file", "dataset.h5"}};
+  PutPieceHashes(dataset, *hashes);
+  m["dataset"] = dataset;
   Json list = Json::array();
   for (const auto& s : checked) {
     Json r = s.record;

@@ -1,3 +1,4 @@
+#include "json_fields.h"
 #include "lidartwin/datasets/export_run.h"
 
 #include <sys/stat.h>
@@ -100,18 +101,16 @@ Expected<FreshShardHash> WriteShardRecord(const fs::path& file, const ExportJob&
                                           const fs::path& h5, const std::string& identity) {
   auto stamp = StampFile(h5);  // before hashing: a write during it changes the time
   if (!stamp.ok()) return stamp.error();
-  auto sha = Sha256OfFile(h5);
-  if (!sha.ok()) return sha.error();
-  stamp->sha256 = *sha;
-  const uint64_t bytes = stamp->bytes;
+  auto hashes = HashFilePieces(h5);
+  if (!hashes.ok()) return hashes.error();
+  stamp->hashes = std::move(hashes.value());
   Json j;
   j["shard"] = job.shard;
   j["shards"] = job.shards;
   j["frames"] = {frames.begin, frames.end};
   j["points"] = points;
   j["file"] = h5.filename().string();
-  j["bytes"] = bytes;
-  j["sha256"] = *sha;
+  PutPieceHashes(j, stamp->hashes);
   j["identity_sha256"] = Sha256Hex(identity);
   if (Status s = WriteTextFileAtomically(file, j.dump(2) + "\n"); !s.ok()) return s.error();
   return stamp;

@@ -4,7 +4,10 @@
 #pragma once
 
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
+
+#include "lidartwin/datasets/sha256.h"
 
 namespace lt {
 
@@ -13,6 +16,41 @@ inline std::string StringAt(const nlohmann::ordered_json& j, const char* key) {
   if (!j.is_object()) return "";
   auto it = j.find(key);
   return it != j.end() && it->is_string() ? it->get<std::string>() : "";
+}
+
+// A file's checksums as the shard records and the manifest hold them (docs/datasets.md):
+// "bytes", "piece_bytes" and "sha256_pieces", one lower-case hex SHA-256 a piece.
+inline void PutPieceHashes(nlohmann::ordered_json& j, const FilePieceHashes& h) {
+  j["bytes"] = h.bytes;
+  j["piece_bytes"] = h.piece_bytes;
+  j["sha256_pieces"] = h.sha256;
+}
+
+// The checksums j holds, or nothing when a key is missing or malformed: sizes that are not
+// unsigned integers, a piece size of 0, a digest that is not 64 hex digits, or a number of
+// digests that is not the size's.
+inline std::optional<FilePieceHashes> PieceHashesAt(const nlohmann::ordered_json& j) {
+  if (!j.is_object()) return std::nullopt;
+  const auto bytes = j.find("bytes"), piece = j.find("piece_bytes"), list = j.find("sha256_pieces");
+  if (bytes == j.end() || piece == j.end() || list == j.end() || !bytes->is_number_unsigned() ||
+      !piece->is_number_unsigned() || !list->is_array()) {
+    return std::nullopt;
+  }
+  FilePieceHashes h;
+  h.bytes = bytes->get<uint64_t>();
+  h.piece_bytes = piece->get<uint64_t>();
+  if (h.piece_bytes == 0) return std::nullopt;
+  const uint64_t pieces = h.bytes == 0 ? 1 : (h.bytes - 1) / h.piece_bytes + 1;
+  if (list->size() != pieces) return std::nullopt;
+  for (const auto& d : *list) {
+    if (!d.is_string()) return std::nullopt;
+    const std::string hex = d.get<std::string>();
+    if (hex.size() != 64 || hex.find_first_not_of("0123456789abcdef") != std::string::npos) {
+      return std::nullopt;
+    }
+    h.sha256.push_back(hex);
+  }
+  return h;
 }
 
 }  // namespace lt

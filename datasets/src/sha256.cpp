@@ -1,8 +1,16 @@
 #include "lidartwin/datasets/sha256.h"
 
+#include <fcntl.h>
 #include <openssl/evp.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
+#include <algorithm>
+#include <atomic>
+#include <cerrno>
+#include <cstring>
 #include <fstream>
+#include <thread>
 
 #include "lidartwin/sim/text_file.h"
 
@@ -53,6 +61,70 @@ Expected<std::string> Sha256OfFile(const std::filesystem::path& file) {
   }
   if (in.bad()) return Error{file.string() + ": read error"};
   return h.Hex();
+}
+
+Expected<FilePieceHashes> HashFilePieces(const std::filesystem::path& file, uint64_t piece_bytes,
+                                         unsigned threads) {
+  if (piece_bytes == 0) return Error{file.string() + ": cannot hash in pieces of 0 bytes"};
+  const int fd = ::open(file.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return Error{file.string() + ": " + CannotOpenReason(file)};
+  struct CloseAtExit {
+    int fd;
+    ~CloseAtExit() { ::close(fd); }
+  } close_at_exit{fd};
+  struct stat st {};
+  if (::fstat(fd, &st) != 0) return Error{file.string() + ": " + std::strerror(errno)};
+  if (!S_ISREG(st.st_mode)) return Error{file.string() + ": not a regular file"};
+  FilePieceHashes out;
+  out.piece_bytes = piece_bytes;
+  out.bytes = static_cast<uint64_t>(st.st_size);
+  const uint64_t pieces = std::max<uint64_t>(1, (out.bytes + piece_bytes - 1) / piece_bytes);
+  out.sha256.resize(pieces);
+  std::vector<std::string> errors(pieces);
+  // pread(2) at each piece's offset: the threads share the descriptor, not a file position.
+  std::atomic<uint64_t> next{0};
+  auto work = [&] {
+    std::string buffer;
+    try {
+      buffer.resize(1 << 20);
+    } catch (const std::exception&) {  // no memory for this thread's buffer: others go on
+      return;
+    }
+    for (uint64_t i = next++; i < pieces; i = next++) {
+      Sha256 h;
+      const uint64_t begin = i * piece_bytes;
+      const uint64_t end = std::min(out.bytes, begin + piece_bytes);
+      for (uint64_t at = begin; at < end;) {
+        const size_t want = static_cast<size_t>(std::min<uint64_t>(buffer.size(), end - at));
+        const ssize_t got = ::pread(fd, buffer.data(), want, static_cast<off_t>(at));
+        if (got < 0 && errno == EINTR) continue;
+        if (got <= 0) {
+          errors[i] = file.string() + ": at byte " + std::to_string(at) + ": " +
+                      (got < 0 ? std::strerror(errno) : "ended early (the file shrank)");
+          break;
+        }
+        h.Add(buffer.data(), static_cast<size_t>(got));
+        at += static_cast<uint64_t>(got);
+      }
+      out.sha256[i] = h.Hex();
+    }
+  };
+  const unsigned cores = std::max(1u, std::min(16u, std::thread::hardware_concurrency()));
+  const uint64_t want_threads = std::min<uint64_t>(pieces, threads == 0 ? cores : threads);
+  std::vector<std::thread> pool;
+  try {
+    for (uint64_t t = 1; t < want_threads; ++t)
+      pool.emplace_back(work);
+  } catch (const std::exception&) {  // no thread: the ones started and this one go on
+  }
+  work();
+  for (auto& t : pool)
+    t.join();
+  for (uint64_t i = 0; i < pieces; ++i) {
+    if (!errors[i].empty()) return Error{errors[i]};
+    if (out.sha256[i].empty()) return Error{file.string() + ": no memory to hash it"};
+  }
+  return out;
 }
 
 }  // namespace lt

@@ -95,11 +95,17 @@ namespace {
 constexpr double kMaxCorrectionM = 10;
 
 // "key 'X' (line N) appears twice (first at line M)" for the first repeated key of any map
-// under `node`, or empty: YAML readers keep one of two equal keys silently.
-std::string DuplicateKey(const YAML::Node& node) {
+// under `node`, or empty: YAML readers keep one of two equal keys silently. `budget` counts the
+// nodes still to be visited: a tree read from n bytes has at most about n nodes ("a:" is two)
+// unless aliases (*name) share subtrees, and nested aliases ("b: &b [*a, *a]", 40 deep) would make the walk
+// take 2^40 steps (found by fuzz_recording_files in CI). Past the budget the walk stops with
+// that message.
+std::string DuplicateKey(const YAML::Node& node, size_t& budget) {
+  if (budget == 0) return "YAML aliases (*name) repeat more nodes than a calibration of this size can hold";
+  --budget;
   if (node.IsSequence()) {
     for (const auto& item : node)
-      if (auto d = DuplicateKey(item); !d.empty()) return d;
+      if (auto d = DuplicateKey(item, budget); !d.empty()) return d;
   } else if (node.IsMap()) {
     std::map<std::string, int> lines;
     for (const auto& kv : node) {
@@ -110,7 +116,7 @@ std::string DuplicateKey(const YAML::Node& node) {
         return "key '" + kv.first.Scalar() + "' (line " + std::to_string(line) +
                ") appears twice (first at line " + std::to_string(it->second) + ")";
       }
-      if (auto d = DuplicateKey(kv.second); !d.empty()) return d;
+      if (auto d = DuplicateKey(kv.second, budget); !d.empty()) return d;
     }
   }
   return "";
@@ -138,7 +144,10 @@ Expected<VelodyneCalibration> LoadVelodyneCalibration(const std::filesystem::pat
   if (!lasers || !lasers.IsSequence() || lasers.size() == 0) {
     return Error{file.string() + ": key 'lasers' is missing or empty"};
   }
-  if (auto dup = DuplicateKey(root); !dup.empty()) return Error{file.string() + ": " + dup};
+  size_t node_budget = 2 * text->size() + 16;  // twice the most a tree without aliases holds
+  if (auto dup = DuplicateKey(root, node_budget); !dup.empty()) {
+    return Error{file.string() + ": " + dup};
+  }
   VelodyneCalibration c;
   c.file = file;
   c.lasers.resize(lasers.size());
@@ -166,9 +175,12 @@ Expected<VelodyneCalibration> LoadVelodyneCalibration(const std::filesystem::pat
       return fallback;
     };
     const double id_value = number("laser_id", -1);
-    const int id = static_cast<int>(id_value);
     if (!problem.empty()) return Error{problem};
-    if (id_value != id || id < 0 || id >= static_cast<int>(lasers.size()) || seen[id]) {
+    // Range first: casting a double beyond int's range is undefined (found by UBSan in CI).
+    const bool whole_in_range = id_value >= 0 && id_value < static_cast<double>(lasers.size()) &&
+                                id_value == std::floor(id_value);
+    const size_t id = whole_in_range ? static_cast<size_t>(id_value) : 0;
+    if (!whole_in_range || seen[id]) {
       return Error{where + ": key 'laser_id': " + NumberText(id_value) +
                    " is out of range or repeated"};
     }

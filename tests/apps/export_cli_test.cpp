@@ -111,10 +111,14 @@ TEST(ExportCli, ShardsAndWorkersGiveOneRunsFrames) {
   ASSERT_EQ(manifest["shards"].size(), 3u);
   for (const auto& shard : manifest["shards"]) {
     const auto file = dir / "three" / shard["file"].get<std::string>();
-    EXPECT_EQ(shard["sha256"], *Sha256OfFile(file));
+    // Files of one piece (64 MiB or less): the piece's digest is the file's SHA-256.
+    EXPECT_EQ(shard["piece_bytes"], kHashPieceBytes);
+    EXPECT_EQ(shard["sha256_pieces"], nlohmann::json::array({*Sha256OfFile(file)}));
     EXPECT_EQ(shard["bytes"], std::filesystem::file_size(file));
   }
-  EXPECT_EQ(manifest["dataset"]["sha256"], *Sha256OfFile(dir / "three/dataset.h5"));
+  EXPECT_EQ(manifest["dataset"]["sha256_pieces"],
+            nlohmann::json::array({*Sha256OfFile(dir / "three/dataset.h5")}));
+  EXPECT_EQ(manifest["dataset"]["bytes"], std::filesystem::file_size(dir / "three/dataset.h5"));
   // Nothing else is left in the folder: no journal, no temporary.
   std::vector<std::string> names;
   for (const auto& e : std::filesystem::directory_iterator(dir / "three"))
@@ -248,6 +252,21 @@ TEST(ExportCli, JoinNamesEveryMissingUnfinishedOrDamagedShard) {
   join = Cli("export --join --out " + Q(e));
   EXPECT_NE(join.code, 0);
   EXPECT_NE(join.output.find("damaged since written"), std::string::npos) << join.output;
+  // A record of an earlier version (one whole-file "sha256", no pieces) is refused by name.
+  {
+    const auto record_path = e / "shard-00002-of-00003.json";
+    auto record = nlohmann::json::parse(test::ReadAll(record_path));
+    record["sha256"] = record["sha256_pieces"][0];
+    record.erase("sha256_pieces");
+    std::ofstream(record_path, std::ios::trunc) << record.dump(2);
+    join = Cli("export --join --out " + Q(e));
+    EXPECT_NE(join.code, 0);
+    EXPECT_NE(join.output.find(record_path.string() +
+                               ": not a record of this run (damaged, from another run or another "
+                               "version)"),
+              std::string::npos)
+        << join.output;
+  }
   // A joined file whose shard is gone is an error for readers, not zeros.
   std::filesystem::remove(e / "shard-00001-of-00003.h5");
   auto info = Cli("info " + Q(e / "dataset.h5"));
@@ -334,7 +353,8 @@ TEST(ExportJoin, AShardHashedHereIsTrustedOnlyWhileUnchanged) {
   job.folder = dir / "e";
   auto shard = RunExportShard(job);
   ASSERT_TRUE(shard.ok()) << shard.message();
-  ASSERT_EQ(shard->hash.sha256.size(), 64u);
+  ASSERT_EQ(shard->hash.hashes.sha256.size(), 1u);
+  ASSERT_EQ(shard->hash.hashes.sha256[0].size(), 64u);
   EXPECT_EQ(shard->hash.file, shard->file);
   auto joined = JoinExport(job.folder, {shard->hash});
   ASSERT_TRUE(joined.ok()) << joined.message();
@@ -342,10 +362,11 @@ TEST(ExportJoin, AShardHashedHereIsTrustedOnlyWhileUnchanged) {
   // A forged hash is taken as it is while the file is unchanged: the join then refuses the
   // shard as damaged, which shows the file was not read again.
   FreshShardHash forged = shard->hash;
-  forged.sha256 = std::string(64, '0');
+  forged.hashes.sha256[0] = std::string(64, '0');
   auto trusted = JoinExport(job.folder, {forged});
   ASSERT_FALSE(trusted.ok());
-  EXPECT_NE(trusted.message().find("SHA-256 " + forged.sha256), std::string::npos)
+  EXPECT_NE(trusted.message().find("SHA-256 of bytes 0.. is " + forged.hashes.sha256[0]),
+            std::string::npos)
       << trusted.message();
   // One byte changed: the stamp no longer matches, the file is hashed again.
   std::this_thread::sleep_for(std::chrono::milliseconds(20));
@@ -356,7 +377,7 @@ TEST(ExportJoin, AShardHashedHereIsTrustedOnlyWhileUnchanged) {
   ASSERT_FALSE(damaged.ok());
   EXPECT_NE(damaged.message().find("damaged since written"), std::string::npos)
       << damaged.message();
-  EXPECT_EQ(damaged.message().find("SHA-256 " + shard->hash.sha256), std::string::npos)
+  EXPECT_EQ(damaged.message().find("is " + shard->hash.hashes.sha256[0]), std::string::npos)
       << damaged.message();
 }
 

@@ -68,6 +68,11 @@ TEST(VelodyneCalibration, DuplicateKeysAbsurdCorrectionsAndBadNumbersAreNamed) {
        "lasers[0]: key 'vert_offset_correction' (line 2): expected a finite number"},
       {laser + "}\ndistance_resolution: 1e9\n", "key 'distance_resolution' must be in (0, 1] m"},
       {laser + "}\n---\nnum_lasers: 32\n", "holds 2 YAML documents"},
+      // Beyond int's range: casting it first was undefined (UBSan, fuzz_recording_files in CI).
+      {"- {laser_id: 1e300, rot_correction: 0.0, vert_correction: 0.1}\n",
+       "key 'laser_id': 1e+300 is out of range"},
+      {"- {laser_id: 0.5, rot_correction: 0.0, vert_correction: 0.1}\n",
+       "key 'laser_id': 0.5 is out of range"},
   };
   for (const auto& [tail, expected] : cases) {
     auto c = LoadVelodyneCalibration(dir.Write("cal.yaml", "lasers:\n" + tail));
@@ -82,6 +87,28 @@ TEST(VelodyneCalibration, DuplicateKeysAbsurdCorrectionsAndBadNumbersAreNamed) {
   EXPECT_NE(cut.message().find("cut.yaml: byte 0: a comma where a document's value starts"),
             std::string::npos)
       << cut.message();
+}
+
+// Nested aliases, each list holding the one before twice: 2^40 nodes from 1 kB of text. The
+// duplicate-key walk followed every alias and never returned (fuzz_recording_files in CI).
+TEST(VelodyneCalibration, AliasesThatMultiplyNodesAreRefusedQuickly) {
+  test::TempDir dir;
+  std::string text = "a0: &a0 [x, x]\n";
+  for (int i = 1; i < 40; ++i) {
+    text += "a" + std::to_string(i) + ": &a" + std::to_string(i) + " [*a" +
+            std::to_string(i - 1) + ", *a" + std::to_string(i - 1) + "]\n";
+  }
+  text += "lasers: [*a39]\n";
+  auto c = LoadVelodyneCalibration(dir.Write("laughs.yaml", text));
+  ASSERT_FALSE(c.ok());
+  EXPECT_NE(c.message().find("laughs.yaml: YAML aliases (*name) repeat more nodes"),
+            std::string::npos)
+      << c.message();
+  // An alias used once, as a hand-written file might, is still read.
+  auto once = LoadVelodyneCalibration(dir.Write(
+      "once.yaml", "base: &v {laser_id: 0, rot_correction: 0.0, vert_correction: 0.1}\n"
+                   "lasers: [*v]\n"));
+  EXPECT_TRUE(once.ok()) << once.message();
 }
 
 void CheckFrames(const std::vector<Frame>& frames, const VelodyneCalibration& cal, int lasers,

@@ -111,9 +111,15 @@ void ExpectSameRecordsOnOnePath(const SensorProfile& p,
   auto gpu = CudaWaveforms(p, c, sun_w, beams, 77, 0, true, transforms);
   ASSERT_TRUE(gpu.ok()) << gpu.message();
   if (!transforms) {
-    if (photon_passes >= 0) EXPECT_EQ(gpu->photon_pass_beams, uint64_t(photon_passes)) << what;
-    if (min_warp_walks >= 0) EXPECT_GE(gpu->warp_walk_beams, uint64_t(min_warp_walks)) << what;
-    if (min_long_walks >= 0) EXPECT_GE(gpu->long_walk_beams, uint64_t(min_long_walks)) << what;
+    if (photon_passes >= 0) {
+      EXPECT_EQ(gpu->photon_pass_beams, uint64_t(photon_passes)) << what;
+    }
+    if (min_warp_walks >= 0) {
+      EXPECT_GE(gpu->warp_walk_beams, uint64_t(min_warp_walks)) << what;
+    }
+    if (min_long_walks >= 0) {
+      EXPECT_GE(gpu->long_walk_beams, uint64_t(min_long_walks)) << what;
+    }
   }
   const WaveformTables t = MakeWaveformTables(p);
   const physics::WaveformChain w = MakeWaveformChain(p, t);

@@ -19,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include "lidartwin/datasets/sha256.h"
 #include "lidartwin/datasets/simulation_run.h"
 #include "lidartwin/sim/status.h"
 
@@ -63,12 +64,12 @@ struct ExportJob {
 // modification time are what they were (any write since changes the time).
 struct FreshShardHash {
   std::filesystem::path file;
-  std::string sha256;
+  FilePieceHashes hashes;  // no digests: not hashed
   uint64_t bytes = 0, inode = 0, device = 0;
   int64_t mtime_ns = 0;
 };
 
-// `file`'s size, inode, device and modification time (sha256 left empty).
+// `file`'s size, inode, device and modification time (not hashed).
 Expected<FreshShardHash> StampFile(const std::filesystem::path& file);
 
 struct ShardResult {
