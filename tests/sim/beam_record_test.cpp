@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <cstring>
+#include <string>
 
 #include "expect_same_frames.h"
 #include "lidartwin/sim/sensor_profile.h"
@@ -13,43 +14,56 @@
 namespace lt {
 namespace {
 
+// Records of a spinning scan (channel, column and time from its tables, AppendCompactRecords's
+// own path) and of a line scan and a Lissajous scan (through ScanBeam), appended to a frame
+// that already holds points, with and without the echo pulse width.
 TEST(CompactRecord, AppendsTheSamePointsAsTheFullRecord) {
-  auto profile = LoadSensorProfile(test::ConfigDir() / "sensors/ouster_os0_128.yaml");
-  ASSERT_TRUE(profile.ok()) << profile.message();
-  const physics::ScanPattern<double> scan = profile->Pattern();
-  const double frame_start = 12.375;
-  std::vector<BeamRecord> full;
-  for (uint32_t beam : {0u, 1u, 4097u, 131071u}) {
-    const physics::BeamSample<double> b = physics::ScanBeam(scan, beam);
-    BeamRecord r{};
-    r.valid = 1;
-    r.beam = beam;
-    r.x_m = 1.5f + beam;
-    r.y_m = -2.25f;
-    r.z_m = 0.125f;
-    r.range_m = 7.5f;
-    r.intensity = 42.0f;
-    r.reflectance = 0.3f;
-    r.channel = b.channel;
-    r.column = b.column;
-    r.material = 7;
-    r.instance = 70000 + beam;
-    r.semantic = 6;
-    r.time_s = frame_start + b.time_s;
-    r.echo_pulse_width_ns = 3.25f;
-    r.return_index = beam % 3;
-    full.push_back(r);
+  for (const char* sensor :
+       {"ouster_os0_128.yaml", "blickfeld_cube1.yaml", "mems_lissajous_example.yaml"}) {
+    auto profile = LoadSensorProfile(test::ConfigDir() / "sensors" / sensor);
+    ASSERT_TRUE(profile.ok()) << profile.message();
+    const physics::ScanPattern<double> scan = profile->Pattern();
+    const uint32_t beams = physics::ScanBeamCount(scan);
+    const double frame_start = 12.375;
+    std::vector<BeamRecord> full;
+    for (uint32_t beam : {0u, 1u, 4097u % beams, beams - 1, beams / 3}) {
+      const physics::BeamSample<double> b = physics::ScanBeam(scan, beam);
+      BeamRecord r{};
+      r.valid = 1;
+      r.beam = beam;
+      r.x_m = 1.5f + beam;
+      r.y_m = -2.25f;
+      r.z_m = 0.125f;
+      r.range_m = 7.5f;
+      r.intensity = 42.0f;
+      r.reflectance = 0.3f;
+      r.channel = b.channel;
+      r.column = b.column;
+      r.material = 7;
+      r.instance = 70000 + beam;
+      r.semantic = 6;
+      r.time_s = frame_start + b.time_s;
+      r.echo_pulse_width_ns = 3.25f;
+      r.return_index = beam % 3;
+      full.push_back(r);
+    }
+    std::vector<CompactRecord> compact;
+    for (const BeamRecord& r : full)
+      compact.push_back(Compact(r));
+    const auto n = static_cast<uint32_t>(full.size());
+    for (bool pulse_width : {true, false}) {
+      Frame a, b;
+      // Twice: the second call appends after the first's points.
+      for (int round = 0; round < 2; ++round) {
+        AppendRecords(full.data(), n, pulse_width, a);
+        AppendCompactRecords(scan, frame_start, compact.data(), n, pulse_width, b);
+      }
+      ASSERT_EQ(a.size(), 2 * full.size());
+      ASSERT_EQ(b.size(), a.size());
+      EXPECT_EQ(b.echo_pulse_width_ns.size(), pulse_width ? b.size() : 0u);
+      test::ExpectSameFrames(a, b, std::string("compact against full records, ") + sensor);
+    }
   }
-  std::vector<CompactRecord> compact;
-  for (const BeamRecord& r : full)
-    compact.push_back(Compact(r));
-  Frame a, b;
-  AppendRecords(full.data(), static_cast<uint32_t>(full.size()), true, a);
-  AppendCompactRecords(scan, frame_start, compact.data(), static_cast<uint32_t>(compact.size()),
-                       true, b);
-  ASSERT_EQ(a.size(), full.size());
-  ASSERT_EQ(b.size(), a.size());
-  test::ExpectSameFrames(a, b, "compact against full records");
 }
 
 }  // namespace
