@@ -12,10 +12,10 @@ rm -rf .devpkg && mkdir -p .devpkg/bin .devpkg/lib
 cp build-device/bin/{lidartwin,sim_cuda_tests} .devpkg/bin/
 strip .devpkg/bin/*
 # Libraries a CUDA image may lack: Embree and TBB (the peer), yaml-cpp, fmt, Debian's HDF5
-# and its szip, libcrypto and zlib (the export manifest and journal), and the C++ runtime
+# and its szip, libcrypto, zlib and libdeflate (the export manifest, journal and chunks), and the C++ runtime
 # these were built against.
 for b in .devpkg/bin/*; do ldd "$b" | awk '$3 ~ /^\// {print $3}'; done | sort -u |
-  grep -E "libembree3|libtbb\.|libyaml-cpp|libfmt|libhdf5_serial|libsz|libaec|libstdc\+\+|libgcc_s|libcrypto|libz\." |
+  grep -E "libembree3|libtbb\.|libyaml-cpp|libfmt|libhdf5_serial|libsz|libaec|libstdc\+\+|libgcc_s|libcrypto|libz\.|libdeflate" |
   xargs -r -I{} cp -L {} .devpkg/lib/
 # Embree alone is 44 MB, the binaries 20 MB each: compressed, the package keeps within the
 # limit; scripts/device-gpu-check.sh unpacks them.

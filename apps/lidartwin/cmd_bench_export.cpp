@@ -15,6 +15,7 @@
 #include "built_in.h"
 #include "commands.h"
 #include "lidartwin/bench/memory_bench.h"
+#include "lidartwin/datasets/encoding_figures.h"
 #include "lidartwin/datasets/simulation_run.h"
 #include "lidartwin/sim/text_file.h"
 
@@ -33,19 +34,29 @@ struct ExportFigure {
   double FramesPerSecond() const { return run.seconds > 0 ? frames / run.seconds : 0; }
 };
 
-// Frames/s of the simulator alone (no writing), after one warm-up frame.
-Expected<double> SimulateOnly(SimulationJob job, uint32_t frames) {
+struct SimulatorAlone {
+  double frames_per_s = 0;
+  std::vector<Frame> first;  // the first frames simulated, for the encoding figure
+};
+
+// Frames/s of the simulator alone (no writing), after one warm-up frame; the first `keep`
+// frames are kept.
+Expected<SimulatorAlone> SimulateOnly(SimulationJob job, uint32_t frames, uint32_t keep) {
   job.mesh_loader = BuiltInMeshLoader();
   auto loaded = LoadSimulation(job);
   if (!loaded.ok()) return loaded.error();
   Simulator& sim = *(*loaded)->simulator;
   if (auto f = sim.Simulate(0); !f.ok()) return f.error();
+  SimulatorAlone out;
   const auto t0 = std::chrono::steady_clock::now();
   for (uint32_t k = 1; k <= frames; ++k) {
-    if (auto f = sim.Simulate(k); !f.ok()) return f.error();
+    auto f = sim.Simulate(k);
+    if (!f.ok()) return f.error();
+    if (out.first.size() < keep) out.first.push_back(std::move(f.value()));
   }
   const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  return frames / s;
+  out.frames_per_s = frames / s;
+  return out;
 }
 
 Status RunExport(const fs::path& program, const std::vector<std::string>& run_args,
@@ -106,9 +117,15 @@ int BenchExport(const Args& args) {
   job.sensor = sensor;
   job.scene = scene;
   job.backend = backend;
-  auto simulate_only = SimulateOnly(job, std::min<uint32_t>(n, 200));
+  auto simulate_only = SimulateOnly(job, std::min<uint32_t>(n, 200), 40);
   if (!simulate_only.ok()) {
     fmt::print(stderr, "lidartwin bench --export: {}\n", simulate_only.message());
+    return 1;
+  }
+  auto encoding = MeasureEncoding(simulate_only->first);
+  simulate_only->first.clear();
+  if (!encoding.ok()) {
+    fmt::print(stderr, "lidartwin bench --export: {}\n", encoding.message());
     return 1;
   }
   std::vector<ExportFigure> figures;
@@ -142,14 +159,27 @@ int BenchExport(const Args& args) {
 
   fmt::print("export of {} on {} ({} backend); simulator alone: {:.1f} frames/s\n",
              fs::path(sensor).filename().string(), fs::path(scene).filename().string(), backend,
-             *simulate_only);
+             simulate_only->frames_per_s);
+  const EncodingFigures& e = *encoding;
+  if (e.frames > 0 && e.raw_bytes > 0) {
+    fmt::print(
+        "encoding {} frames' chunks on one thread: {:.2f} ms a frame, {:.0f} bytes a frame "
+        "stored ({:.1f} % of {:.0f} raw)\n",
+        e.frames, 1e3 * e.seconds / e.frames, double(e.encoded_bytes) / e.frames,
+        100.0 * e.encoded_bytes / e.raw_bytes, double(e.raw_bytes) / e.frames);
+  }
   fmt::print("{:<24} {:>8} {:>9} {:>11} {:>12} {:>10} {:>12}\n", "run", "frames", "seconds",
              "frames/s", "points/frame", "MB/frame", "max RSS MiB");
   nlohmann::json out;
   out["sensor"] = sensor;
   out["scene"] = scene;
   out["backend"] = backend;
-  out["simulate_only_frames_per_s"] = *simulate_only;
+  out["simulate_only_frames_per_s"] = simulate_only->frames_per_s;
+  out["encoding_one_thread"] = {{"frames", e.frames},
+                                {"chunks", e.chunks},
+                                {"seconds", e.seconds},
+                                {"raw_bytes", e.raw_bytes},
+                                {"encoded_bytes", e.encoded_bytes}};
   for (const auto& f : figures) {
     fmt::print("{:<24} {:>8} {:>9.2f} {:>11.1f} {:>12.0f} {:>10.3f} {:>12.1f}\n", f.what, f.frames,
                f.run.seconds, f.FramesPerSecond(), double(f.points) / f.frames,

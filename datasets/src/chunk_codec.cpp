@@ -1,8 +1,11 @@
 #include "chunk_codec.h"
 
-#include <zlib.h>
+#include "deflate_blocks.h"
+
+#include <libdeflate.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstring>
 
@@ -41,37 +44,28 @@ void Shuffle(const char* raw, size_t n, size_t size, char* out) {
   }
 }
 
-// A deflate stream and buffers kept by each thread: a chunk is up to 512 KiB, and allocating
-// its buffers and zlib's state (about 270 KiB) afresh for every chunk made glibc map
-// and unmap them, so page faults cost as much as the shuffle.
+// A compressor and buffers kept by each thread: a chunk is up to 512 KiB, and allocating its
+// buffers afresh for every chunk made glibc map and unmap them, so that page faults cost as much
+// as the shuffle.
 struct ThreadCodec {
-  z_stream stream{};
-  bool ready = false;
-  int level = kTableDeflateLevel;  // the level the last chunk's stream ended at
+  libdeflate_compressor* compressor = libdeflate_alloc_compressor(kTableDeflateLevel);
   std::string shuffled, out;
-  ThreadCodec() { ready = deflateInit(&stream, kTableDeflateLevel) == Z_OK; }
-  ~ThreadCodec() {
-    if (ready) deflateEnd(&stream);
-  }
+  ThreadCodec() = default;
+  ~ThreadCodec() { libdeflate_free_compressor(compressor); }
   ThreadCodec(const ThreadCodec&) = delete;
   ThreadCodec& operator=(const ThreadCodec&) = delete;
-  // A stream for the next chunk, at kTableDeflateLevel: reset when the last ended there, made
-  // afresh when it ended on a stored plane (deflateReset keeps the level; a deflateParams after
-  // it flushes into the last chunk's buffer in zlib 1.2.9 to 1.2.11). The same bytes either way.
-  bool Start() {
-    if (ready && level == kTableDeflateLevel) return deflateReset(&stream) == Z_OK;
-    if (ready) deflateEnd(&stream);
-    stream = z_stream{};
-    ready = deflateInit(&stream, kTableDeflateLevel) == Z_OK;
-    level = kTableDeflateLevel;
-    return ready;
-  }
 };
 
-// Bits a byte of a plane would need by its histogram, the smaller of the bytes' and of their
-// differences' (sequences such as a beam index's low byte look random by value but not by
-// difference, and deflate finds their repeats), from every 16th byte.
-double PlaneBitsPerByte(const unsigned char* plane, size_t n) {
+// What deflate would make of a byte plane, from every 16th byte: the bits a byte would need by
+// its histogram, the smaller of the bytes' and of their differences' (sequences such as a beam
+// index's low byte look random by value but not by difference, and deflate finds their
+// repeats), and the share of bytes equal to the byte before.
+struct PlaneLook {
+  double bits_per_byte = 0;
+  double repeats = 1;
+};
+
+PlaneLook LookAtPlane(const unsigned char* plane, size_t n) {
   constexpr size_t kStride = 16;
   uint32_t values[256] = {}, steps[256] = {};
   size_t samples = 0;
@@ -79,7 +73,7 @@ double PlaneBitsPerByte(const unsigned char* plane, size_t n) {
     ++values[plane[i]];
     ++steps[static_cast<unsigned char>(plane[i] - plane[i - 1])];
   }
-  if (samples == 0) return 0;
+  if (samples == 0) return {};
   auto entropy = [samples](const uint32_t* counts) {
     double h = 0;
     for (int v = 0; v < 256; ++v) {
@@ -89,7 +83,16 @@ double PlaneBitsPerByte(const unsigned char* plane, size_t n) {
     }
     return h;
   };
-  return std::min(entropy(values), entropy(steps));
+  return {std::min(entropy(values), entropy(steps)),
+          static_cast<double>(steps[0]) / static_cast<double>(samples)};
+}
+
+enum class PlaneCoding { kStored, kRuns, kSearched };
+
+PlaneCoding CodingOf(const PlaneLook& look) {
+  if (look.bits_per_byte > kStoredBitsPerByte) return PlaneCoding::kStored;
+  if (look.repeats >= kRunsRepeatShare) return PlaneCoding::kRuns;
+  return PlaneCoding::kSearched;
 }
 
 }  // namespace
@@ -100,38 +103,66 @@ EncodedChunk EncodeChunk(const char* raw, uint64_t chunk_values, size_t value_by
   const size_t chunk_bytes = chunk_values * value_bytes;
   codec.shuffled.resize(chunk_bytes);
   Shuffle(raw, chunk_values, value_bytes, codec.shuffled.data());
+  const auto* shuffled = reinterpret_cast<const unsigned char*>(codec.shuffled.data());
   EncodedChunk chunk;
   chunk.index = index;
-  // One zlib stream (what libhdf5's deflate filter reads) into a buffer of the chunk's raw size,
-  // as H5Zdeflate.c does, a byte plane at a time: planes that look random (a float's low
-  // mantissa bytes: deflate would gain under 10 % on them, slowly) go into stored blocks
-  // (level 0), the others are deflated at kTableDeflateLevel.
-  codec.out.resize(chunk_bytes);
-  // Every chunk starts at kTableDeflateLevel, so its bytes do not depend on what this thread
-  // encoded before.
-  bool fits = codec.Start();
-  z_stream& z = codec.stream;
-  z.next_out = reinterpret_cast<Bytef*>(codec.out.data());
-  z.avail_out = static_cast<uInt>(chunk_bytes);
-  int level = kTableDeflateLevel;
-  for (size_t plane = 0; fits && plane < value_bytes; ++plane) {
-    auto* bytes = reinterpret_cast<Bytef*>(codec.shuffled.data()) + plane * chunk_values;
-    const int want =
-        PlaneBitsPerByte(bytes, chunk_values) > kStoredBitsPerByte ? 0 : kTableDeflateLevel;
-    if (want != level) {
-      fits = deflateParams(&z, want, Z_DEFAULT_STRATEGY) == Z_OK;
-      level = want;
-      codec.level = want;
-    }
-    z.next_in = bytes;
-    z.avail_in = static_cast<uInt>(chunk_values);
-    const bool last = plane + 1 == value_bytes;
-    const int status = deflate(&z, last ? Z_FINISH : Z_NO_FLUSH);
-    fits = fits && (last ? status == Z_STREAM_END : status == Z_OK && z.avail_in == 0);
+  // One zlib stream (RFC 1950: what libhdf5's deflate filter reads) into a buffer of the chunk's
+  // raw size, as H5Zdeflate.c does, a byte plane at a time (ADR 0021): planes that look random
+  // (a float's low mantissa bytes: deflate would gain under 10 % on them, slowly) go into stored
+  // blocks, planes that mostly repeat their byte before (labels, exponents) into runs written
+  // directly (deflate_blocks.h), and from the first plane that needs a search for matches on,
+  // the rest is deflated in one call of libdeflate, which continues the stream on a byte
+  // boundary and ends it.
+  std::array<PlaneCoding, 8> codings{};  // values of more than 8 bytes: all searched
+  size_t searched_from = value_bytes > codings.size() ? 0 : value_bytes;
+  for (size_t p = 0; p < searched_from; ++p) {
+    codings[p] = CodingOf(LookAtPlane(shuffled + p * chunk_values, chunk_values));
+    if (codings[p] == PlaneCoding::kSearched) searched_from = p;
   }
-  if (fits) {
-    chunk.bytes.assign(codec.out.data(), z.total_out);
-  } else {  // grew (or no zlib state): stored shuffled, deflate marked as skipped
+  constexpr size_t kHeader = 2, kTrailer = 4;  // RFC 1950: CMF and FLG; Adler-32
+  codec.out.resize(chunk_bytes);
+  size_t total = 0;
+  if (codec.compressor && chunk_bytes > kHeader + kTrailer) {
+    char* out = codec.out.data();
+    // CMF 0x78: deflate with a 32 KiB window; FLG 0x01: the fastest level, no dictionary, and
+    // (CMF 256 + FLG) a multiple of 31 (0x7801 = 31 * 991).
+    out[0] = 0x78;
+    out[1] = 0x01;
+    const size_t room = chunk_bytes - kHeader - kTrailer;
+    DeflateWriter blocks(out + kHeader, room);
+    for (size_t p = 0; p < searched_from && !blocks.overflowed(); ++p) {
+      const unsigned char* plane = shuffled + p * chunk_values;
+      if (codings[p] == PlaneCoding::kStored) {
+        blocks.Stored(plane, chunk_values);
+      } else {
+        blocks.Runs(plane, chunk_values);
+      }
+    }
+    size_t searched = 0;
+    bool fits = true;
+    if (searched_from < value_bytes) {
+      blocks.Align();
+      const size_t left = blocks.overflowed() ? 0 : room - blocks.size();
+      searched = left == 0 ? 0
+                           : libdeflate_deflate_compress(codec.compressor,
+                                                         shuffled + searched_from * chunk_values,
+                                                         chunk_bytes - searched_from * chunk_values,
+                                                         out + kHeader + blocks.size(), left);
+      fits = searched > 0;  // 0: it would not fit in the room left
+    } else {
+      blocks.Finish();
+    }
+    if (fits && !blocks.overflowed()) {
+      char* trailer = out + kHeader + blocks.size() + searched;
+      const uint32_t adler = libdeflate_adler32(1, shuffled, chunk_bytes);
+      for (int shift = 24; shift >= 0; shift -= 8)  // big-endian
+        *trailer++ = static_cast<char>((adler >> shift) & 0xff);
+      total = static_cast<size_t>(trailer - out);
+    }
+  }
+  if (total > 0) {
+    chunk.bytes.assign(codec.out.data(), total);
+  } else {  // grew (or no compressor): stored shuffled, deflate marked as skipped
     chunk.bytes = codec.shuffled;
     chunk.filter_mask = 1u << 1;
   }

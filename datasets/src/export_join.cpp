@@ -63,8 +63,7 @@ Status CheckPieces(const fs::path& file, const FilePieceHashes& now,
 
 Expected<CheckedShard> CheckShard(const fs::path& folder, uint32_t shard, uint32_t shards,
                                   uint32_t frames, const std::string& identity,
-                                  const std::vector<FreshShardHash>& fresh,
-                                  unsigned hash_threads) {
+                                  const std::vector<FreshShardHash>& fresh, unsigned hash_threads) {
   const std::string stem = ShardStem(shard, shards);
   const fs::path record_path = folder / (stem + ".json");
   const fs::path journal = folder / (stem + ".journal");

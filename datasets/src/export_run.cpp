@@ -1,5 +1,5 @@
-#include "json_fields.h"
 #include "lidartwin/datasets/export_run.h"
+#include "json_fields.h"
 
 #include <sys/stat.h>
 

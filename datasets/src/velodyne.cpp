@@ -97,11 +97,12 @@ constexpr double kMaxCorrectionM = 10;
 // "key 'X' (line N) appears twice (first at line M)" for the first repeated key of any map
 // under `node`, or empty: YAML readers keep one of two equal keys silently. `budget` counts the
 // nodes still to be visited: a tree read from n bytes has at most about n nodes ("a:" is two)
-// unless aliases (*name) share subtrees, and nested aliases ("b: &b [*a, *a]", 40 deep) would make the walk
-// take 2^40 steps (found by fuzz_recording_files in CI). Past the budget the walk stops with
-// that message.
+// unless aliases (*name) share subtrees, and nested aliases ("b: &b [*a, *a]", 40 deep) would make
+// the walk take 2^40 steps (found by fuzz_recording_files in CI). Past the budget the walk stops
+// with that message.
 std::string DuplicateKey(const YAML::Node& node, size_t& budget) {
-  if (budget == 0) return "YAML aliases (*name) repeat more nodes than a calibration of this size can hold";
+  if (budget == 0)
+    return "YAML aliases (*name) repeat more nodes than a calibration of this size can hold";
   --budget;
   if (node.IsSequence()) {
     for (const auto& item : node)

@@ -209,10 +209,10 @@ TEST(Hdf5Frames, AFieldThatComesOrGoesBetweenFramesIsRefused) {
 }
 
 // A chunk is one zlib stream of its shuffled bytes, whatever mix of stored planes (random
-// bytes: a float's low mantissa) and deflated ones (runs, sequences) it holds: zlib's own
-// inflate gives the shuffled values back. Random planes cost their size (stored, not grown);
-// a constant column shrinks to almost nothing; a chunk that cannot fit is stored shuffled with
-// deflate marked as skipped.
+// bytes: a float's low mantissa), runs (labels, exponents) and searched ones (sequences) it
+// holds: zlib's own inflate gives the shuffled values back. Random planes cost their size (stored,
+// not grown); a constant column shrinks to almost nothing; a chunk that cannot fit is stored
+// shuffled with deflate marked as skipped.
 TEST(ChunkCodec, PlanesInflateToTheShuffledValues) {
   constexpr uint64_t n = 65536;
   std::mt19937 rng(7);
@@ -251,8 +251,24 @@ TEST(ChunkCodec, PlanesInflateToTheShuffledValues) {
   EXPECT_GT(noisy_bytes, n * 4 / 2);
   check(sequence.data(), 4, 0.25, "a sequence");
   check(constant.data(), 4, 0.01, "a constant");
-  // The same chunk gives the same bytes whatever the thread encoded before (a chunk that ended
-  // on a stored plane left zlib at level 0, which deflateReset keeps).
+  // Every order of the three codings (ADR 0021): byte 0 repeats (runs), byte 1 is random
+  // (stored), byte 2 counts (searched by libdeflate, which takes byte 3's runs too); labels of
+  // two bytes that change now and then (runs only, the stream ended by its own final block);
+  // a frame's times (searched from the first byte).
+  std::vector<uint32_t> mixed(n);
+  std::vector<uint16_t> labels(n);
+  std::vector<double> times(n);
+  for (uint64_t i = 0; i < n; ++i) {
+    mixed[i] = 0x17u | (static_cast<uint32_t>(rng() & 0xff) << 8) |
+               (static_cast<uint32_t>(i * 7 & 0xff) << 16) | (0x3fu << 24);
+    labels[i] = static_cast<uint16_t>(i / 1500 % 5 == 0 ? 300 + i / 1500 : 12);
+    times[i] = 1000.0 + 1e-7 * static_cast<double>(i);
+  }
+  check(mixed.data(), 4, 0.45, "runs, stored, searched");
+  check(labels.data(), 2, 0.01, "labels");
+  check(times.data(), 8, 0.35, "times");
+  // The same chunk gives the same bytes whatever the thread encoded before (each thread keeps
+  // its compressor and buffers from chunk to chunk).
   const auto sequence_alone =
       hdf5::EncodeChunk(reinterpret_cast<const char*>(sequence.data()), n, 4, 0);
   std::vector<uint32_t> random_words(n);

@@ -95,8 +95,8 @@ TEST(VelodyneCalibration, AliasesThatMultiplyNodesAreRefusedQuickly) {
   test::TempDir dir;
   std::string text = "a0: &a0 [x, x]\n";
   for (int i = 1; i < 40; ++i) {
-    text += "a" + std::to_string(i) + ": &a" + std::to_string(i) + " [*a" +
-            std::to_string(i - 1) + ", *a" + std::to_string(i - 1) + "]\n";
+    text += "a" + std::to_string(i) + ": &a" + std::to_string(i) + " [*a" + std::to_string(i - 1) +
+            ", *a" + std::to_string(i - 1) + "]\n";
   }
   text += "lasers: [*a39]\n";
   auto c = LoadVelodyneCalibration(dir.Write("laughs.yaml", text));
@@ -105,9 +105,10 @@ TEST(VelodyneCalibration, AliasesThatMultiplyNodesAreRefusedQuickly) {
             std::string::npos)
       << c.message();
   // An alias used once, as a hand-written file might, is still read.
-  auto once = LoadVelodyneCalibration(dir.Write(
-      "once.yaml", "base: &v {laser_id: 0, rot_correction: 0.0, vert_correction: 0.1}\n"
-                   "lasers: [*v]\n"));
+  auto once = LoadVelodyneCalibration(
+      dir.Write("once.yaml",
+                "base: &v {laser_id: 0, rot_correction: 0.0, vert_correction: 0.1}\n"
+                "lasers: [*v]\n"));
   EXPECT_TRUE(once.ok()) << once.message();
 }
 
