@@ -5,7 +5,9 @@
 
 #include <gtest/gtest.h>
 #include <unistd.h>
+#include <zlib.h>
 
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <random>
@@ -59,6 +61,43 @@ TEST(FrameJournal, RecordsRoundTripBitExact) {
                  return {};
                }).ok());
   EXPECT_EQ(k, 3u);
+}
+
+// The file's layout as frame_journal.h gives it, its CRC-32s recomputed by zlib (the journal
+// computes them with libdeflate): the header's, then the record's over its payload.
+TEST(FrameJournal, LayoutAndChecksumsAreTheDocumentedOnes) {
+  test::TempDir dir;
+  const auto path = dir.path() / "s.journal";
+  const std::string header = "{\"run\": 7}";
+  const std::string payload = Payload(70001, 4);
+  {
+    auto j = FrameJournal::Create(path, header);
+    ASSERT_TRUE(j.ok()) << j.message();
+    ASSERT_TRUE(Append(*j, 42, payload).ok());
+  }
+  const std::string bytes = test::ReadAll(path);
+  auto u32 = [&](size_t at) {
+    uint32_t v = 0;
+    std::memcpy(&v, bytes.data() + at, 4);
+    return v;
+  };
+  auto crc = [](const std::string& s) {
+    return static_cast<uint32_t>(
+        crc32(0L, reinterpret_cast<const Bytef*>(s.data()), static_cast<uInt>(s.size())));
+  };
+  ASSERT_EQ(bytes.size(), 8 + 4 + header.size() + 4 + 16 + payload.size() + 4);
+  EXPECT_EQ(bytes.substr(0, 8), std::string("LTJRNL2\n"));
+  EXPECT_EQ(u32(8), header.size());
+  EXPECT_EQ(bytes.substr(12, header.size()), header);
+  EXPECT_EQ(u32(12 + header.size()), crc(header));
+  const size_t record = 16 + header.size();
+  EXPECT_EQ(u32(record), 0x5246544Cu);
+  EXPECT_EQ(u32(record + 4), 42u);
+  uint64_t n = 0;
+  std::memcpy(&n, bytes.data() + record + 8, 8);
+  EXPECT_EQ(n, payload.size());
+  EXPECT_EQ(bytes.substr(record + 16, payload.size()), payload);
+  EXPECT_EQ(u32(record + 16 + payload.size()), crc(payload));
 }
 
 // A kill can stop a write anywhere: cutting the file at every byte of the last record leaves
