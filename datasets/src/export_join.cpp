@@ -15,6 +15,7 @@
 #include "lidartwin/datasets/frame_journal.h"
 #include "lidartwin/datasets/hdf5_frames.h"
 #include "lidartwin/sim/text_file.h"
+#include "parallel_for.h"
 
 namespace lt {
 
@@ -95,6 +96,15 @@ Expected<CheckedShard> CheckShard(const fs::path& folder, uint32_t shard, uint32
   if (out.file.filename() != stem + ".h5") {
     return Error{record_path.string() + ": names " + out.file.string() + ", not " + stem + ".h5"};
   }
+  // The size first: a file of another size is damaged whatever its bytes, and hashing it with
+  // its record's piece size could make a digest list of any length.
+  std::error_code size_error;
+  const uint64_t size = fs::file_size(out.file, size_error);
+  if (size_error) return Error{out.file.string() + ": " + size_error.message()};
+  if (size != expected->bytes) {
+    return Error{out.file.string() + ": " + std::to_string(size) + " bytes, not the " +
+                 std::to_string(expected->bytes) + " its record holds (damaged since written)"};
+  }
   const FreshShardHash* known = Unchanged(out.file, fresh);
   auto now = known && known->hashes.piece_bytes == expected->piece_bytes
                  ? Expected<FilePieceHashes>(known->hashes)
@@ -137,23 +147,10 @@ Expected<JoinResult> JoinExport(const fs::path& folder, const std::vector<FreshS
   const uint32_t cores = std::max(1u, std::thread::hardware_concurrency());
   const uint32_t threads = std::max(1u, std::min(shards, cores));
   const unsigned hash_threads = std::max(1u, cores / threads);
-  std::atomic<uint32_t> next{0};
-  auto work = [&] {
-    for (uint32_t i = next++; i < shards; i = next++) {
-      results[i] = CheckShard(folder, i, shards, frames, *identity, fresh, hash_threads);
-    }
-  };
-  {
-    std::vector<std::thread> pool;
-    try {
-      for (uint32_t t = 1; t < threads; ++t)
-        pool.emplace_back(work);
-    } catch (const std::exception&) {  // no thread: the ones started and this one go on
-    }
-    work();
-    for (auto& t : pool)
-      t.join();
-  }
+  ForEachIndexOnThreads(shards, threads, [&](size_t i) {
+    results[i] = CheckShard(folder, static_cast<uint32_t>(i), shards, frames, *identity, fresh,
+                            hash_threads);
+  });
   std::vector<CheckedShard> checked;
   std::string problems;
   for (auto& shard : results) {

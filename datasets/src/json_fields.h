@@ -27,8 +27,8 @@ inline void PutPieceHashes(nlohmann::ordered_json& j, const FilePieceHashes& h) 
 }
 
 // The checksums j holds, or nothing when a key is missing or malformed: sizes that are not
-// unsigned integers, a piece size of 0, a digest that is not 64 hex digits, or a number of
-// digests that is not the size's.
+// unsigned integers, a piece size outside 1 MiB..1 TiB, a digest that is not 64 hex digits, or
+// a number of digests that is not the size's.
 inline std::optional<FilePieceHashes> PieceHashesAt(const nlohmann::ordered_json& j) {
   if (!j.is_object()) return std::nullopt;
   const auto bytes = j.find("bytes"), piece = j.find("piece_bytes"), list = j.find("sha256_pieces");
@@ -39,7 +39,11 @@ inline std::optional<FilePieceHashes> PieceHashesAt(const nlohmann::ordered_json
   FilePieceHashes h;
   h.bytes = bytes->get<uint64_t>();
   h.piece_bytes = piece->get<uint64_t>();
-  if (h.piece_bytes == 0) return std::nullopt;
+  // What HashFilePieces writes is 64 MiB; a record claiming pieces of a byte would have the
+  // join hash a shard into a digest a byte.
+  if (h.piece_bytes < (uint64_t{1} << 20) || h.piece_bytes > (uint64_t{1} << 40)) {
+    return std::nullopt;
+  }
   const uint64_t pieces = h.bytes == 0 ? 1 : (h.bytes - 1) / h.piece_bytes + 1;
   if (list->size() != pieces) return std::nullopt;
   for (const auto& d : *list) {

@@ -6,13 +6,13 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <atomic>
 #include <cerrno>
 #include <cstring>
 #include <fstream>
 #include <thread>
 
 #include "lidartwin/sim/text_file.h"
+#include "parallel_for.h"
 
 namespace lt {
 
@@ -82,15 +82,10 @@ Expected<FilePieceHashes> HashFilePieces(const std::filesystem::path& file, uint
   out.sha256.resize(pieces);
   std::vector<std::string> errors(pieces);
   // pread(2) at each piece's offset: the threads share the descriptor, not a file position.
-  std::atomic<uint64_t> next{0};
-  auto work = [&] {
-    std::string buffer;
+  // A piece left without its digest (no memory for its buffer or message) is reported below.
+  auto hash_piece = [&](size_t i) {
     try {
-      buffer.resize(1 << 20);
-    } catch (const std::exception&) {  // no memory for this thread's buffer: others go on
-      return;
-    }
-    for (uint64_t i = next++; i < pieces; i = next++) {
+      std::string buffer(1 << 20, '\0');
       Sha256 h;
       const uint64_t begin = i * piece_bytes;
       const uint64_t end = std::min(out.bytes, begin + piece_bytes);
@@ -101,25 +96,17 @@ Expected<FilePieceHashes> HashFilePieces(const std::filesystem::path& file, uint
         if (got <= 0) {
           errors[i] = file.string() + ": at byte " + std::to_string(at) + ": " +
                       (got < 0 ? std::strerror(errno) : "ended early (the file shrank)");
-          break;
+          return;
         }
         h.Add(buffer.data(), static_cast<size_t>(got));
         at += static_cast<uint64_t>(got);
       }
       out.sha256[i] = h.Hex();
+    } catch (const std::exception&) {
     }
   };
   const unsigned cores = std::max(1u, std::min(16u, std::thread::hardware_concurrency()));
-  const uint64_t want_threads = std::min<uint64_t>(pieces, threads == 0 ? cores : threads);
-  std::vector<std::thread> pool;
-  try {
-    for (uint64_t t = 1; t < want_threads; ++t)
-      pool.emplace_back(work);
-  } catch (const std::exception&) {  // no thread: the ones started and this one go on
-  }
-  work();
-  for (auto& t : pool)
-    t.join();
+  ForEachIndexOnThreads(pieces, threads == 0 ? cores : threads, hash_piece);
   for (uint64_t i = 0; i < pieces; ++i) {
     if (!errors[i].empty()) return Error{errors[i]};
     if (out.sha256[i].empty()) return Error{file.string() + ": no memory to hash it"};

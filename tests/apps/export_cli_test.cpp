@@ -252,20 +252,35 @@ TEST(ExportCli, JoinNamesEveryMissingUnfinishedOrDamagedShard) {
   join = Cli("export --join --out " + Q(e));
   EXPECT_NE(join.code, 0);
   EXPECT_NE(join.output.find("damaged since written"), std::string::npos) << join.output;
-  // A record of an earlier version (one whole-file "sha256", no pieces) is refused by name.
+  // Cut short by a byte: named by its size, before any hashing.
+  std::ofstream(e / "shard-00001-of-00003.h5", std::ios::binary | std::ios::trunc)
+      << bytes.substr(0, bytes.size() - 1);
+  join = Cli("export --join --out " + Q(e));
+  EXPECT_NE(join.output.find(std::to_string(bytes.size() - 1) + " bytes, not the " +
+                             std::to_string(bytes.size()) + " its record holds"),
+            std::string::npos)
+      << join.output;
+  // A record of an earlier version (one whole-file "sha256", no pieces), and one claiming pieces
+  // of a byte (the join would hash the shard into a digest a byte), are refused by name.
   {
     const auto record_path = e / "shard-00002-of-00003.json";
-    auto record = nlohmann::json::parse(test::ReadAll(record_path));
-    record["sha256"] = record["sha256_pieces"][0];
-    record.erase("sha256_pieces");
-    std::ofstream(record_path, std::ios::trunc) << record.dump(2);
-    join = Cli("export --join --out " + Q(e));
-    EXPECT_NE(join.code, 0);
-    EXPECT_NE(join.output.find(record_path.string() +
-                               ": not a record of this run (damaged, from another run or another "
-                               "version)"),
-              std::string::npos)
-        << join.output;
+    const auto original = nlohmann::json::parse(test::ReadAll(record_path));
+    auto old_version = original;
+    old_version["sha256"] = original["sha256_pieces"][0];
+    old_version.erase("sha256_pieces");
+    auto byte_pieces = original;
+    byte_pieces["piece_bytes"] = 1;
+    byte_pieces["bytes"] = 1;
+    for (const auto& record : {old_version, byte_pieces}) {
+      std::ofstream(record_path, std::ios::trunc) << record.dump(2);
+      join = Cli("export --join --out " + Q(e));
+      EXPECT_NE(join.code, 0);
+      EXPECT_NE(join.output.find(record_path.string() +
+                                 ": not a record of this run (damaged, from another run or "
+                                 "another version)"),
+                std::string::npos)
+          << join.output;
+    }
   }
   // A joined file whose shard is gone is an error for readers, not zeros.
   std::filesystem::remove(e / "shard-00001-of-00003.h5");
