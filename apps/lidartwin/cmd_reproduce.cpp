@@ -39,13 +39,12 @@ constexpr const char* kOutputFiles[] = {"sensor.yaml", "trajectory.yaml", "sim.h
 constexpr const char* kOutputFolders[] = {"scene", "report"};
 const std::string kStagePrefix = ".reproduce.tmp-";
 
-// The staging folder: registered for removal on an interrupt, removed when the run ends
-// (after its contents moved into place, or not).
+// The staging folder, created registered for removal on an interrupt
+// (CreateRegisteredDirectory); removed when the run ends (after its contents moved into place,
+// or not).
 struct StagingFolder {
   std::filesystem::path dir;
-  explicit StagingFolder(std::filesystem::path d) : dir(std::move(d)) {
-    RegisterTemporaryPath(dir);
-  }
+  explicit StagingFolder(std::filesystem::path d) : dir(std::move(d)) {}
   ~StagingFolder() {
     std::error_code ec;
     std::filesystem::remove_all(dir, ec);
@@ -234,8 +233,7 @@ int ReproduceCommand(const std::vector<std::string>& argv) {
   RemoveLeftoversOfDeadProcesses(out, kStagePrefix);
   const std::filesystem::path stage = out / (kStagePrefix + std::to_string(::getpid()));
   std::filesystem::remove_all(stage, ec);
-  if (!std::filesystem::create_directory(stage, ec))
-    return Fail(fmt::format("error: cannot create {}: {}", stage.string(), ec.message()), 1);
+  if (Status s = CreateRegisteredDirectory(stage); !s.ok()) return Fail("error: " + s.message(), 1);
   const StagingFolder staging(stage);
 
   // 2. The sensor, from the unit's own intrinsics.

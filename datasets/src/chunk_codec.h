@@ -7,7 +7,7 @@
 // does (H5Zdeflate.c). Unlike libhdf5's compress2, the stream is written a byte plane at a time
 // (ADR 0021): the planes that look random (a float's low mantissa bytes) stored, those that
 // repeat their byte before (labels, exponents) as runs, the rest deflated by libdeflate: a
-// third of zlib's time for 1-2 % more bytes (docs/datasets.md, "Speed, compression, memory").
+// half of zlib's time for 1-2 % more bytes (docs/datasets.md, "Speed, compression, memory").
 #pragma once
 
 #include <cstddef>

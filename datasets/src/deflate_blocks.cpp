@@ -170,8 +170,8 @@ void DeflateWriter::Runs(const unsigned char* bytes, size_t n) {
 }
 
 void DeflateWriter::Align() {
-  if (!open_ && pending_ == 0) return;  // a block ended on a byte boundary already
   EndBlock();
+  if (pending_ == 0) return;  // the last block ended on a byte boundary
   // An empty stored block: its header and padding, LEN 0 and NLEN 0xffff.
   Put(0, 3);
   PadToByte();

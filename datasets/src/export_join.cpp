@@ -81,7 +81,7 @@ Expected<CheckedShard> CheckShard(const fs::path& folder, uint32_t shard, uint32
     return Error{stem + " has not run (frames " + std::to_string(range.begin) + ".." +
                  std::to_string(range.end - 1) + ")"};
   }
-  auto text = ReadTextFile(record_path, "", 1 << 20);
+  auto text = ReadTextFile(record_path, "", kMaxShardRecordBytes);
   if (!text.ok()) return text.error();
   CheckedShard out;
   out.record = Json::parse(*text, nullptr, false);
@@ -146,7 +146,7 @@ Expected<JoinResult> JoinExport(const fs::path& folder, const std::vector<FreshS
   std::vector<Expected<CheckedShard>> results(shards, Error{""});
   const uint32_t cores = std::max(1u, std::thread::hardware_concurrency());
   const uint32_t threads = std::max(1u, std::min(shards, cores));
-  const unsigned hash_threads = std::max(1u, cores / threads);
+  const unsigned hash_threads = std::max(1u, std::min(16u, cores / threads));
   ForEachIndexOnThreads(shards, threads, [&](size_t i) {
     results[i] = CheckShard(folder, static_cast<uint32_t>(i), shards, frames, *identity, fresh,
                             hash_threads);

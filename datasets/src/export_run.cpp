@@ -1,5 +1,4 @@
 #include "lidartwin/datasets/export_run.h"
-#include "json_fields.h"
 
 #include <sys/stat.h>
 
@@ -19,6 +18,7 @@
 #include "export_record.h"
 #include "frame_producers.h"
 #include "frame_tables.h"
+#include "json_fields.h"
 #include "lidartwin/datasets/atomic_file.h"
 #include "lidartwin/datasets/export_identity.h"
 #include "lidartwin/datasets/frame_journal.h"
@@ -120,7 +120,7 @@ Expected<FreshShardHash> WriteShardRecord(const fs::path& file, const ExportJob&
 Expected<bool> ShardComplete(const fs::path& record, const std::string& identity) {
   std::error_code ec;
   if (!fs::exists(record, ec)) return false;
-  auto text = ReadTextFile(record, "", 1 << 20);
+  auto text = ReadTextFile(record, "", kMaxShardRecordBytes);
   if (!text.ok()) return text.error();
   const Json j = Json::parse(*text, nullptr, false);
   if (j.is_discarded() || !j.is_object() || !j.contains("identity_sha256")) {

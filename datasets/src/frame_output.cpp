@@ -38,10 +38,11 @@ std::filesystem::path DirectoryOf(const std::filesystem::path& out) {
 
 }  // namespace
 
-// The folder per-frame files are written into until Close(); removed unless committed.
+// The folder per-frame files are written into until Close(), created registered
+// (CreateRegisteredDirectory); removed unless committed.
 struct FrameOutput::Staging {
   std::filesystem::path dir;
-  explicit Staging(std::filesystem::path d) : dir(std::move(d)) { RegisterTemporaryPath(dir); }
+  explicit Staging(std::filesystem::path d) : dir(std::move(d)) {}
   ~Staging() {
     std::error_code ec;
     std::filesystem::remove_all(dir, ec);
@@ -94,9 +95,8 @@ Expected<FrameOutput> FrameOutput::Open(const std::filesystem::path& out, const 
   auto dir = DirectoryOf(out) / (prefix + std::to_string(::getpid()));
   std::error_code ec;
   std::filesystem::remove_all(dir, ec);
-  if (!std::filesystem::create_directory(dir, ec)) {
-    return Error{"--out " + out.string() + ": cannot create the staging folder " + dir.string() +
-                 (ec ? ": " + ec.message() : "")};
+  if (Status s = CreateRegisteredDirectory(dir); !s.ok()) {
+    return Error{"--out " + out.string() + ": staging folder " + s.message()};
   }
   o.staging_ = std::make_unique<Staging>(std::move(dir));
   return o;

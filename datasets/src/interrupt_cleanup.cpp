@@ -150,6 +150,17 @@ void ForgetTogether(const std::vector<std::filesystem::path>& temporaries,
     Backups().erase(b);
 }
 
+Status CreateRegisteredDirectory(const std::filesystem::path& dir) {
+  std::lock_guard<std::mutex> lock(RegistryMutex());
+  std::error_code ec;
+  if (!std::filesystem::create_directory(dir, ec)) {
+    return Error{dir.string() + ": cannot create the folder" +
+                 (ec ? ": " + ec.message() : std::string(": it exists"))};
+  }
+  Registry().insert(dir);
+  return {};
+}
+
 void UnregisterTemporaryPath(const std::filesystem::path& path) {
   std::lock_guard<std::mutex> lock(RegistryMutex());
   auto it = Registry().find(path);

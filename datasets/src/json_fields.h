@@ -18,6 +18,10 @@ inline std::string StringAt(const nlohmann::ordered_json& j, const char* key) {
   return it != j.end() && it->is_string() ? it->get<std::string>() : "";
 }
 
+// The most a shard record may hold: a digest a 64 MiB piece is 72 bytes of its JSON, so a shard
+// of 7 TB (a million frames of a dense sensor) fits.
+inline constexpr uint64_t kMaxShardRecordBytes = uint64_t{8} << 20;
+
 // A file's checksums as the shard records and the manifest hold them (docs/datasets.md):
 // "bytes", "piece_bytes" and "sha256_pieces", one lower-case hex SHA-256 a piece.
 inline void PutPieceHashes(nlohmann::ordered_json& j, const FilePieceHashes& h) {

@@ -66,7 +66,8 @@ Expected<std::string> Sha256OfFile(const std::filesystem::path& file) {
 Expected<FilePieceHashes> HashFilePieces(const std::filesystem::path& file, uint64_t piece_bytes,
                                          unsigned threads) {
   if (piece_bytes == 0) return Error{file.string() + ": cannot hash in pieces of 0 bytes"};
-  const int fd = ::open(file.c_str(), O_RDONLY | O_CLOEXEC);
+  // Not blocking: opening a FIFO for reading would wait for a writer (it is refused below).
+  const int fd = ::open(file.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
   if (fd < 0) return Error{file.string() + ": " + CannotOpenReason(file)};
   struct CloseAtExit {
     int fd;
@@ -78,9 +79,15 @@ Expected<FilePieceHashes> HashFilePieces(const std::filesystem::path& file, uint
   FilePieceHashes out;
   out.piece_bytes = piece_bytes;
   out.bytes = static_cast<uint64_t>(st.st_size);
-  const uint64_t pieces = std::max<uint64_t>(1, (out.bytes + piece_bytes - 1) / piece_bytes);
-  out.sha256.resize(pieces);
-  std::vector<std::string> errors(pieces);
+  const uint64_t pieces = out.bytes == 0 ? 1 : (out.bytes - 1) / piece_bytes + 1;
+  std::vector<std::string> errors;
+  try {
+    out.sha256.resize(pieces);
+    errors.resize(pieces);
+  } catch (const std::exception&) {
+    return Error{file.string() + ": " + std::to_string(pieces) + " pieces of " +
+                 std::to_string(piece_bytes) + " bytes are too many to hash"};
+  }
   // pread(2) at each piece's offset: the threads share the descriptor, not a file position.
   // A piece left without its digest (no memory for its buffer or message) is reported below.
   auto hash_piece = [&](size_t i) {

@@ -19,6 +19,12 @@ void InstallInterruptCleanup();
 // without InstallInterruptCleanup() (tests, library use): then nothing watches.
 void RegisterTemporaryPath(const std::filesystem::path& path);
 void UnregisterTemporaryPath(const std::filesystem::path& path);
+// Creates a folder and registers it in one step, under the lock the watcher holds to the
+// process's end: an interrupt finds it registered or comes before it exists. (Created first and
+// registered after, a signal between the two left it behind: found in CI by
+// Interrupted.HdfAndPerFrameRunsLeaveNothingBehind, which signals as soon as it appears.)
+// An existing folder or any other failure is an error naming the folder.
+Status CreateRegisteredDirectory(const std::filesystem::path& dir);
 
 // An earlier output moved aside to `backup` while its replacement moves in: an interruption
 // (after removing the temporaries, the replacement among them) renames it back to `original`.
