@@ -1,5 +1,6 @@
 // libFuzzer target: the file readers (classic pcap, Ouster metadata JSON, Velodyne calibration
-// YAML, KITTI and nuScenes .bin, metrics.json) on arbitrary bytes written to a temporary file.
+// YAML, KITTI and nuScenes .bin, metrics.json, an export's shard record) on arbitrary bytes
+// written to a temporary file (the last two read from memory).
 // The first byte picks the reader; with LT_FUZZ_REAL_DATA set to ../shared/real-data the pcap
 // bytes are also decoded as Ouster and Velodyne packets with real metadata.
 #include <unistd.h>
@@ -10,6 +11,7 @@
 #include <fstream>
 #include <string>
 
+#include "../datasets/src/shard_record.h"
 #include "lidartwin/compare/metrics_json.h"
 #include "lidartwin/datasets/kitti_bin.h"
 #include "lidartwin/datasets/ouster.h"
@@ -30,7 +32,7 @@ std::filesystem::path Write(const uint8_t* data, size_t size, const char* ext) {
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (size == 0) return 0;
-  const uint8_t which = data[0] % 5;
+  const uint8_t which = data[0] % 6;
   ++data, --size;
   static const char* real = std::getenv("LT_FUZZ_REAL_DATA");
   switch (which) {
@@ -68,6 +70,11 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       std::filesystem::remove(p);
       break;
     }
+    case 5:  // an export's shard record (shard_record.h), as the join and a resumed run read it
+      (void)lt::ParseShardRecord(std::string(reinterpret_cast<const char*>(data), size),
+                                 "fuzz.json", 1, 3, 7, std::string(64, 'a'))
+          .ok();
+      break;
     default:
       (void)lt::compare::MetricsFromJson(std::string(reinterpret_cast<const char*>(data), size),
                                          "fuzz.json")

@@ -23,6 +23,10 @@ printf '\x00VERSION 0.7\nFIELDS x y z ring\nSIZE 4 4 4 2\nTYPE F F F U\nPOINTS 1
 printf '\x01ply\nformat ascii 1.0\nelement vertex 1\nproperty float x\nproperty float y\nproperty float z\nend_header\n1 2 3\n' \
   >"$corpus/clouds/ply"
 (printf '\x04'; cat "$src/tests/regression/lab_plates_baseline.json") >"$corpus/files/metrics"
+# A shard record the target's checks accept (shard 1 of 3 over 7 frames: frames 3..4).
+a64=$(printf 'a%.0s' $(seq 64))
+printf '\x05{"shard": 1, "shards": 3, "frames": [3, 5], "points": 10, "file": "shard-00001-of-00003.h5", "bytes": 70000000, "piece_bytes": 67108864, "sha256_pieces": ["%s", "%s"], "identity_sha256": "%s"}' \
+  "$a64" "$a64" "$a64" >"$corpus/files/shard-record"
 if [ -d "$real" ]; then
   export LT_FUZZ_REAL_DATA=$real
   (printf '\x00'; head -c 12000 "$real/rust-lidar-utils/hdl32_example.pcap") >"$corpus/files/pcap-velodyne"

@@ -1,14 +1,20 @@
 // The join step of an export (export_run.h): every shard checked, dataset.h5 and
 // manifest.json written, dataset.h5 read back.
+#include <fcntl.h>
+#include <sys/file.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <atomic>
+#include <cerrno>
 #include <chrono>
+#include <cstring>
 #include <nlohmann/json.hpp>
 #include <system_error>
 #include <thread>
+#include <utility>
 
 #include "hdf5_join.h"
-#include "json_fields.h"
 #include "lidartwin/datasets/atomic_file.h"
 #include "lidartwin/datasets/export_identity.h"
 #include "lidartwin/datasets/export_run.h"
@@ -16,6 +22,7 @@
 #include "lidartwin/datasets/hdf5_frames.h"
 #include "lidartwin/sim/text_file.h"
 #include "parallel_for.h"
+#include "shard_record.h"
 
 namespace lt {
 
@@ -24,13 +31,43 @@ using Json = nlohmann::ordered_json;
 
 namespace {
 
-struct CheckedShard {
-  fs::path file;
-  Json record;
-  uint64_t points = 0;  // in all, as its record says
+// An identity's nesting (its files' entries are objects in objects) with room to spare.
+constexpr int kMaxIdentityDepth = 8;
+// Shards named in a join's error; the rest are counted.
+constexpr size_t kMaxListedProblems = 20;
+
+// An exclusive flock(2) on export.json, held while the object lives.
+class FolderLock {
+ public:
+  explicit FolderLock(int fd) : fd_(fd) {}
+  FolderLock(FolderLock&& o) noexcept : fd_(std::exchange(o.fd_, -1)) {}
+  FolderLock& operator=(FolderLock&&) = delete;
+  ~FolderLock() {
+    if (fd_ >= 0) ::close(fd_);  // releases the lock
+  }
+
+ private:
+  int fd_;
 };
 
-// Why shard i cannot be joined, or its record, file and point count.
+Expected<FolderLock> LockExportFolder(const fs::path& identity) {
+  const int fd = ::open(identity.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+  if (fd < 0) return Error{identity.string() + ": cannot open: " + std::strerror(errno)};
+  FolderLock lock(fd);
+  while (::flock(fd, LOCK_EX) != 0) {
+    if (errno != EINTR) {
+      return Error{identity.string() +
+                   ": cannot lock the folder for the join: " + std::strerror(errno)};
+    }
+  }
+  return lock;
+}
+
+struct CheckedShard {
+  fs::path file;
+  ShardRecord record;
+};
+
 // True when `fresh` holds file's hash, taken by this process, and the file is unchanged since.
 const FreshShardHash* Unchanged(const fs::path& file, const std::vector<FreshShardHash>& fresh) {
   for (const FreshShardHash& h : fresh) {
@@ -70,7 +107,7 @@ Expected<CheckedShard> CheckShard(const fs::path& folder, uint32_t shard, uint32
   const fs::path journal = folder / (stem + ".journal");
   const FrameRange range = ShardFrames(frames, shard, shards);
   std::error_code ec;
-  if (!fs::exists(record_path, ec)) {
+  if (!fs::exists(fs::symlink_status(record_path, ec))) {  // a dangling link is read, and named
     if (fs::exists(journal, ec)) {
       auto done = FrameJournal::CountFrames(journal);  // no lock: the shard may be running
       if (!done.ok()) return Error{stem + " is unfinished: " + done.message()};
@@ -81,43 +118,33 @@ Expected<CheckedShard> CheckShard(const fs::path& folder, uint32_t shard, uint32
     return Error{stem + " has not run (frames " + std::to_string(range.begin) + ".." +
                  std::to_string(range.end - 1) + ")"};
   }
-  auto text = ReadTextFile(record_path, "", kMaxShardRecordBytes);
+  auto text = ReadTextFile(record_path, " shard record", kMaxShardRecordBytes);
   if (!text.ok()) return text.error();
   CheckedShard out;
-  out.record = Json::parse(*text, nullptr, false);
-  const Json& r = out.record;
-  const std::optional<FilePieceHashes> expected = PieceHashesAt(r);
-  if (r.is_discarded() || !r.is_object() || !expected || StringAt(r, "file").empty() ||
-      StringAt(r, "identity_sha256") != Sha256Hex(identity)) {
-    return Error{record_path.string() +
-                 ": not a record of this run (damaged, from another run or another version)"};
-  }
-  out.file = folder / r["file"].get<std::string>();
-  if (out.file.filename() != stem + ".h5") {
-    return Error{record_path.string() + ": names " + out.file.string() + ", not " + stem + ".h5"};
-  }
-  // The size first: a file of another size is damaged whatever its bytes, and hashing it with
-  // its record's piece size could make a digest list of any length.
+  auto parsed =
+      ParseShardRecord(*text, record_path.string(), shard, shards, frames, Sha256Hex(identity));
+  if (!parsed.ok()) return parsed.error();
+  out.record = std::move(parsed.value());
+  const FilePieceHashes& expected = out.record.hashes;
+  out.file = folder / out.record.file;
+  // A regular file of its record's size first: a file of another size is damaged whatever its
+  // bytes, and a device or FIFO would read without end.
+  if (Status s = CheckReadableFile(out.file); !s.ok()) return s.error();
   std::error_code size_error;
   const uint64_t size = fs::file_size(out.file, size_error);
   if (size_error) return Error{out.file.string() + ": " + size_error.message()};
-  if (size != expected->bytes) {
+  if (size != expected.bytes) {
     return Error{out.file.string() + ": " + std::to_string(size) + " bytes, not the " +
-                 std::to_string(expected->bytes) + " its record holds (damaged since written)"};
+                 std::to_string(expected.bytes) + " its record holds (damaged since written)"};
   }
   const FreshShardHash* known = Unchanged(out.file, fresh);
-  auto now = known && known->hashes.piece_bytes == expected->piece_bytes
+  auto now = known && known->hashes.piece_bytes == expected.piece_bytes
                  ? Expected<FilePieceHashes>(known->hashes)
-                 : HashFilePieces(out.file, expected->piece_bytes, hash_threads);
+                 : HashFilePieces(out.file, expected.piece_bytes, hash_threads);
   if (!now.ok()) return Error{stem + ": " + now.message()};
-  if (Status s = CheckPieces(out.file, *now, *expected); !s.ok()) return s.error();
   // The file is the one its shard wrote (its SHA-256 says so); its structure is checked once,
   // through the joined file, after the join.
-  auto points = r.is_object() ? r.find("points") : r.end();
-  if (points == r.end() || !points->is_number_unsigned()) {
-    return Error{record_path.string() + ": no point count (damaged record)"};
-  }
-  out.points = points->get<uint64_t>();
+  if (Status s = CheckPieces(out.file, *now, expected); !s.ok()) return s.error();
   return out;
 }
 
@@ -130,7 +157,24 @@ Expected<JoinResult> JoinExport(const fs::path& folder, const std::vector<FreshS
   if (!identity.ok()) {
     return Error{identity.message() + " (is " + folder.string() + " an export folder?)"};
   }
-  const Json id = Json::parse(*identity, nullptr, false);
+  // One join of a folder at a time: two at once would both write dataset.h5 and manifest.json
+  // and read the other's half-written file back (found by a hostile-input pass).
+  auto lock = LockExportFolder(identity_path);
+  if (!lock.ok()) return lock.error();
+  // An identity is a few levels deep; the manifest repeats it, and a deeper one (edited by hand)
+  // would make that copy, and its printing, recurse as deep.
+  bool too_deep = false;
+  const Json id = Json::parse(
+      *identity,
+      [&too_deep](int depth, Json::parse_event_t, Json&) {
+        too_deep = too_deep || depth > kMaxIdentityDepth;
+        return depth <= kMaxIdentityDepth;
+      },
+      false);
+  if (too_deep) {
+    return Error{identity_path.string() + ": nested deeper than an export identity (" +
+                 std::to_string(kMaxIdentityDepth) + " levels)"};
+  }
   if (id.is_discarded() || !id.is_object() || !id.contains("lidartwin_export") ||
       !id.contains("shards") || !id.contains("frames") || !id["shards"].is_number_unsigned() ||
       !id["frames"].is_number_unsigned() || id["shards"].get<uint64_t>() < 1 ||
@@ -153,28 +197,38 @@ Expected<JoinResult> JoinExport(const fs::path& folder, const std::vector<FreshS
   });
   std::vector<CheckedShard> checked;
   std::string problems;
+  size_t failed = 0;
   for (auto& shard : results) {
     if (!shard.ok()) {
-      problems += "\n  " + shard.message();
+      if (++failed <= kMaxListedProblems) problems += "\n  " + shard.message();
       continue;
     }
     checked.push_back(std::move(shard.value()));
   }
-  if (!problems.empty()) {
-    return Error{folder.string() + ": cannot join " + std::to_string(shards - checked.size()) +
-                 " of " + std::to_string(shards) + " shards:" + problems};
+  if (failed > kMaxListedProblems) {
+    problems += "\n  ... and " + std::to_string(failed - kMaxListedProblems) + " more";
+  }
+  if (failed > 0) {
+    return Error{folder.string() + ": cannot join " + std::to_string(failed) + " of " +
+                 std::to_string(shards) + " shards:" + problems};
   }
   JoinResult result;
   result.dataset = folder / "dataset.h5";
   result.manifest = folder / "manifest.json";
+  // Both targets are checked before anything is written, and dataset.h5 replaces the earlier one
+  // only once it has been read back whole: a join that fails leaves the folder as it was.
+  for (const fs::path& target : {result.dataset, result.manifest}) {
+    if (Status s = CheckOutputTarget(target); !s.ok()) return s.error();
+  }
   std::vector<fs::path> files;
   for (const auto& s : checked)
     files.push_back(s.file);
-  if (Status s = WriteJoinedFrames(result.dataset, files); !s.ok()) return s.error();
+  AtomicOutput dataset(result.dataset);
+  if (Status s = WriteJoinedFrames(dataset, files); !s.ok()) return s.error();
 
   // Read back: every frame, in order, with its shard's point count (in-process: the file is ours,
   // just written from shards whose checksums were just checked).
-  auto joined = ReadHdf5Summary(result.dataset, Hdf5Origin::kWrittenHere);
+  auto joined = ReadHdf5Summary(dataset.temp_path(), Hdf5Origin::kWrittenHere);
   if (!joined.ok()) return Error{"the joined file fails its check: " + joined.message()};
   if (joined->frames.size() != frames) {
     return Error{result.dataset.string() + ": holds " + std::to_string(joined->frames.size()) +
@@ -190,30 +244,29 @@ Expected<JoinResult> JoinExport(const fs::path& folder, const std::vector<FreshS
       }
       points += joined->frames[k].points;
     }
-    if (points != checked[i].points) {
+    if (points != checked[i].record.points) {
       return Error{checked[i].file.string() + ": its frames hold " + std::to_string(points) +
-                   " points, its record " + std::to_string(checked[i].points)};
+                   " points, its record " + std::to_string(checked[i].record.points)};
     }
     result.points += points;
   }
   result.frames = frames;
 
-  auto hashes = HashFilePieces(result.dataset);
+  auto hashes = HashFilePieces(dataset.temp_path());
   if (!hashes.ok()) return hashes.error();
+  // The manifest from the checked fields alone: a record's own text never reaches it.
   Json m;
   m["identity"] = id;
   m["frames"] = frames;
   m["points"] = result.points;
-  Json dataset = {{"file", "dataset.h5"}};
-  PutPieceHashes(dataset, *hashes);
-  m["dataset"] = dataset;
+  Json entry = {{"file", "dataset.h5"}};
+  PutPieceHashes(entry, *hashes);
+  m["dataset"] = entry;
   Json list = Json::array();
-  for (const auto& s : checked) {
-    Json r = s.record;
-    r.erase("identity_sha256");
-    list.push_back(r);
-  }
+  for (const auto& s : checked)
+    list.push_back(ShardRecordJson(s.record, false));
   m["shards"] = list;
+  if (Status s = dataset.Commit(); !s.ok()) return s.error();
   if (Status s = WriteTextFileAtomically(result.manifest, m.dump(2) + "\n"); !s.ok()) {
     return s.error();
   }

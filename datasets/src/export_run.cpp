@@ -18,12 +18,12 @@
 #include "export_record.h"
 #include "frame_producers.h"
 #include "frame_tables.h"
-#include "json_fields.h"
 #include "lidartwin/datasets/atomic_file.h"
 #include "lidartwin/datasets/export_identity.h"
 #include "lidartwin/datasets/frame_journal.h"
 #include "lidartwin/datasets/hdf5_frames.h"
 #include "lidartwin/sim/text_file.h"
+#include "shard_record.h"
 #include "task_pool.h"
 
 namespace lt {
@@ -104,32 +104,43 @@ Expected<FreshShardHash> WriteShardRecord(const fs::path& file, const ExportJob&
   auto hashes = HashFilePieces(h5);
   if (!hashes.ok()) return hashes.error();
   stamp->hashes = std::move(hashes.value());
-  Json j;
-  j["shard"] = job.shard;
-  j["shards"] = job.shards;
-  j["frames"] = {frames.begin, frames.end};
-  j["points"] = points;
-  j["file"] = h5.filename().string();
-  PutPieceHashes(j, stamp->hashes);
-  j["identity_sha256"] = Sha256Hex(identity);
-  if (Status s = WriteTextFileAtomically(file, j.dump(2) + "\n"); !s.ok()) return s.error();
+  ShardRecord r;
+  r.shard = job.shard;
+  r.shards = job.shards;
+  r.frames = frames;
+  r.points = points;
+  r.file = h5.filename().string();
+  r.hashes = stamp->hashes;
+  r.identity_sha256 = Sha256Hex(identity);
+  if (Status s = WriteTextFileAtomically(file, ShardRecordJson(r, true).dump(2) + "\n"); !s.ok()) {
+    return s.error();
+  }
   return stamp;
 }
 
-// True when the shard's record says it is complete and belongs to this run.
-Expected<bool> ShardComplete(const fs::path& record, const std::string& identity) {
+// The record of a shard an earlier run finished, or nothing when there is none. The record is
+// checked key by key, and its file by its size (hashing it would read it whole; the join does):
+// a file damaged since is named with what to remove, not taken as complete.
+Expected<std::optional<ShardRecord>> FinishedShard(const fs::path& record, const fs::path& h5,
+                                                   const ExportJob& job,
+                                                   const std::string& identity) {
   std::error_code ec;
-  if (!fs::exists(record, ec)) return false;
-  auto text = ReadTextFile(record, "", kMaxShardRecordBytes);
+  if (!fs::exists(fs::symlink_status(record, ec))) return std::optional<ShardRecord>();
+  auto text = ReadTextFile(record, " shard record", kMaxShardRecordBytes);
   if (!text.ok()) return text.error();
-  const Json j = Json::parse(*text, nullptr, false);
-  if (j.is_discarded() || !j.is_object() || !j.contains("identity_sha256")) {
-    return Error{record.string() + ": not a shard record (damaged?)"};
+  auto r = ParseShardRecord(*text, record.string(), job.shard, job.shards, job.simulation.frames,
+                            Sha256Hex(identity));
+  if (!r.ok()) return r.error();
+  if (!fs::exists(fs::symlink_status(h5, ec))) return std::optional<ShardRecord>();  // redone
+  const std::string remove = "; remove " + h5.filename().string() + " and " +
+                             record.filename().string() + " to export the shard again";
+  if (Status s = CheckReadableFile(h5); !s.ok()) return Error{s.message() + remove};
+  const uint64_t size = fs::file_size(h5, ec);
+  if (ec || size != r->hashes.bytes) {
+    return Error{h5.string() + ": " + (ec ? ec.message() : std::to_string(size) + " bytes") +
+                 ", not the " + std::to_string(r->hashes.bytes) + " its record holds" + remove};
   }
-  if (j["identity_sha256"] != Sha256Hex(identity)) {
-    return Error{record.string() + ": belongs to another run than the folder's export.json"};
-  }
-  return true;
+  return std::optional<ShardRecord>(std::move(r.value()));
 }
 
 }  // namespace
@@ -159,12 +170,13 @@ Expected<ShardResult> RunShard(const ExportJob& job) {
   result.file = job.folder / (stem + ".h5");
   const fs::path record = job.folder / (stem + ".json");
   const fs::path journal_path = job.folder / (stem + ".journal");
-  auto complete = ShardComplete(record, identity);
-  if (!complete.ok()) return complete.error();
+  auto earlier = FinishedShard(record, result.file, job, identity);
+  if (!earlier.ok()) return earlier.error();
   std::error_code ec;
-  if (*complete && fs::exists(result.file, ec)) {
+  if (earlier->has_value()) {
     fs::remove(journal_path, ec);  // a run killed between the record and this removal
     result.already_complete = true;
+    result.points = (*earlier)->points;
     if (job.on_frame) {
       job.on_frame({job.shard, result.frames.size(), result.frames.size(), result.frames.size()});
     }

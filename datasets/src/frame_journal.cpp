@@ -280,7 +280,14 @@ Expected<FrameJournal> FrameJournal::OpenFile(const std::filesystem::path& path,
   const std::string where = path.string();
   FrameJournal j;
   j.path_ = path;
-  j.fd_ = ::open(path.c_str(), O_RDWR | O_CLOEXEC | (create_header ? O_CREAT : 0), 0644);
+  // Not through a symbolic link: a journal planted as a link to a file elsewhere would have the
+  // run write (and create) that file (found by a hostile-input pass).
+  j.fd_ =
+      ::open(path.c_str(),
+             O_RDWR | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | (create_header ? O_CREAT : 0), 0644);
+  if (j.fd_ < 0 && errno == ELOOP) {
+    return Error{where + ": is a symbolic link; a journal is a regular file in its export folder"};
+  }
   if (j.fd_ < 0) return Error{SystemError(where + ": cannot open journal")};
   if (Status s = LockJournal(j.fd_, where); !s.ok()) return s.error();
   struct stat st {};

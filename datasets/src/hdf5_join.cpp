@@ -129,9 +129,9 @@ Status WriteVirtualColumn(hid_t file, const std::vector<Source>& sources, const 
 
 }  // namespace
 
-Status WriteJoinedFrames(const std::filesystem::path& out,
-                         const std::vector<std::filesystem::path>& sources) {
+Status WriteJoinedFrames(AtomicOutput& output, const std::vector<std::filesystem::path>& sources) {
   SilenceHdf5Errors();
+  const std::filesystem::path& out = output.target();
   const std::string where = out.string();
   if (sources.empty()) return Error{where + ": nothing to join"};
   for (const auto& s : sources) {
@@ -173,7 +173,6 @@ Status WriteJoinedFrames(const std::filesystem::path& out,
                    columns_from->path.string()};
     }
   }
-  AtomicOutput output(out);
   Hdf5Id fcpl(H5Pcreate(H5P_FILE_CREATE), H5Pclose);
   H5Pset_obj_track_times(fcpl.get(), false);
   H5Pset_attr_phase_change(fcpl.get(), 0, 0);  // as the frames writer: dense root attributes
@@ -217,7 +216,7 @@ Status WriteJoinedFrames(const std::filesystem::path& out,
   if (H5Fclose(file.Release()) < 0) {
     return Error{where + ": cannot finish HDF5 file" + WriteFailureReason()};
   }
-  return output.Commit();
+  return {};
 }
 
 }  // namespace lt

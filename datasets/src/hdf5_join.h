@@ -6,14 +6,15 @@
 #include <filesystem>
 #include <vector>
 
+#include "lidartwin/datasets/atomic_file.h"
 #include "lidartwin/sim/status.h"
 
 namespace lt {
 
-// Writes `out` (atomically) with the root attributes of the first source and every frame of
-// every source, in order. Sources must sit in out's folder: the mappings name them by file
-// name alone, which HDF5 resolves against the joined file's folder, so the folder can move.
-Status WriteJoinedFrames(const std::filesystem::path& out,
-                         const std::vector<std::filesystem::path>& sources);
+// Writes output's temporary file with the root attributes of the first source and every frame
+// of every source, in order; the caller commits it once it has read it back. Sources must sit
+// in the target's folder: the mappings name them by file name alone, which HDF5 resolves
+// against the joined file's folder (the temporary's too), so the folder can move.
+Status WriteJoinedFrames(AtomicOutput& output, const std::vector<std::filesystem::path>& sources);
 
 }  // namespace lt

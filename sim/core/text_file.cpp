@@ -41,10 +41,13 @@ Status CheckReadableFile(const std::filesystem::path& file) {
 
 Expected<std::string> ReadTextFile(const std::filesystem::path& file, const std::string& what,
                                    uint64_t max_bytes) {
+  // "a" or "an" before `what` (" calibration", " export identity").
+  const std::string article =
+      what.size() > 1 && std::strchr("aeiou", what[1]) != nullptr ? " an" : " a";
   std::error_code ec;
   if (std::filesystem::is_directory(file, ec)) {
     return Error{file.string() +
-                 (what.empty() ? ": is a directory" : ": is a directory, not a" + what)};
+                 (what.empty() ? ": is a directory" : ": is a directory, not" + article + what)};
   }
   // Devices, FIFOs and sockets (also behind a symlink) would stream without end or block.
   const auto status = std::filesystem::status(file, ec);
@@ -54,7 +57,8 @@ Expected<std::string> ReadTextFile(const std::filesystem::path& file, const std:
   const uint64_t size = std::filesystem::file_size(file, ec);
   if (!ec && size > max_bytes) {
     return Error{file.string() + ": " + std::to_string(size) + " bytes, more than the " +
-                 std::to_string(max_bytes) + " a" + (what.empty() ? " file" : what) + " may have"};
+                 std::to_string(max_bytes) + (what.empty() ? " a file" : article + what) +
+                 " may have"};
   }
   std::ifstream in(file, std::ios::binary);
   if (!in) return Error{file.string() + ": cannot open" + what + ": " + CannotOpenReason(file)};

@@ -12,6 +12,7 @@
 
 #include <chrono>
 #include <fstream>
+#include <functional>
 #include <nlohmann/json.hpp>
 #include <random>
 #include <thread>
@@ -133,6 +134,47 @@ TEST(ExportCli, ShardsAndWorkersGiveOneRunsFrames) {
   auto again = Cli(SmallRun(7) + " --shards 3 --out " + Q(dir / "three"));
   ASSERT_EQ(again.code, 0) << again.output;
   EXPECT_NE(again.output.find("already complete"), std::string::npos) << again.output;
+  const auto record0 =
+      nlohmann::json::parse(test::ReadAll(dir / "three/shard-00000-of-00003.json"));
+  EXPECT_NE(again.output.find("already complete (" +
+                              std::to_string(record0["points"].get<uint64_t>()) + " points)"),
+            std::string::npos)
+      << again.output;
+}
+
+// Found by a hostile-input pass: a finished shard whose file was damaged since was taken as
+// complete on the next run, and a journal planted as a symbolic link had the run write the
+// file it points to.
+TEST(ExportCli, ResumeNamesADamagedShardAndRefusesALinkedJournal) {
+  test::TempDir dir;
+  const auto e = dir / "e";
+  const std::string run = SmallRun(2) + " --out " + Q(e);
+  ASSERT_EQ(Cli(run).code, 0);
+  const auto h5 = e / "shard-00000-of-00001.h5";
+  const std::string bytes = test::ReadAll(h5);
+  std::ofstream(h5, std::ios::binary | std::ios::trunc) << bytes.substr(0, bytes.size() - 1);
+  auto damaged = Cli(run);
+  EXPECT_EQ(damaged.code, 1) << damaged.output;
+  EXPECT_NE(damaged.output.find(h5.string() + ": " + std::to_string(bytes.size() - 1) +
+                                " bytes, not the " + std::to_string(bytes.size()) +
+                                " its record holds; remove shard-00000-of-00001.h5 and "
+                                "shard-00000-of-00001.json to export the shard again"),
+            std::string::npos)
+      << damaged.output;
+  std::filesystem::remove(h5);
+  std::filesystem::remove(e / "shard-00000-of-00001.json");
+  const auto elsewhere = dir / "elsewhere";
+  std::filesystem::create_symlink(elsewhere, e / "shard-00000-of-00001.journal");
+  auto linked = Cli(run);
+  EXPECT_EQ(linked.code, 1) << linked.output;
+  EXPECT_NE(linked.output.find("shard-00000-of-00001.journal: is a symbolic link"),
+            std::string::npos)
+      << linked.output;
+  EXPECT_FALSE(std::filesystem::exists(std::filesystem::symlink_status(elsewhere)));
+  // The link gone, the same command exports the shard again, to the same bytes.
+  std::filesystem::remove(e / "shard-00000-of-00001.journal");
+  ASSERT_EQ(Cli(run).code, 0);
+  EXPECT_EQ(test::ReadAll(h5), bytes);
 }
 
 // kill -9 at random moments, then the same command until it finishes: the shard file is the
@@ -260,27 +302,64 @@ TEST(ExportCli, JoinNamesEveryMissingUnfinishedOrDamagedShard) {
                              std::to_string(bytes.size()) + " its record holds"),
             std::string::npos)
       << join.output;
-  // A record of an earlier version (one whole-file "sha256", no pieces), and one claiming pieces
-  // of a byte (the join would hash the shard into a digest a byte), are refused by name.
+  bytes[bytes.size() / 2] ^= 0x10;  // shard 1 whole again
+  std::ofstream(e / "shard-00001-of-00003.h5", std::ios::binary | std::ios::trunc) << bytes;
+  // Records damaged or edited by hand are refused with the key named (a hostile-input pass):
+  // and a join that fails leaves the folder's dataset.h5 and manifest.json as they were.
   {
     const auto record_path = e / "shard-00002-of-00003.json";
-    const auto original = nlohmann::json::parse(test::ReadAll(record_path));
-    auto old_version = original;
-    old_version["sha256"] = original["sha256_pieces"][0];
-    old_version.erase("sha256_pieces");
-    auto byte_pieces = original;
-    byte_pieces["piece_bytes"] = 1;
-    byte_pieces["bytes"] = 1;
-    for (const auto& record : {old_version, byte_pieces}) {
-      std::ofstream(record_path, std::ios::trunc) << record.dump(2);
+    const std::string original_text = test::ReadAll(record_path);
+    const auto original = nlohmann::json::parse(original_text);
+    const std::string dataset_before = test::ReadAll(e / "dataset.h5");
+    const std::string manifest_before = test::ReadAll(e / "manifest.json");
+    struct Case {
+      std::function<void(nlohmann::json&)> edit;  // of the parsed record
+      std::string message;
+    };
+    const Case cases[] = {
+        {[](nlohmann::json& r) {  // an earlier version's whole-file digest
+           r["sha256"] = r["sha256_pieces"][0];
+           r.erase("sha256_pieces");
+         },
+         "key 'sha256' is not one of a shard record's"},
+        {[](nlohmann::json& r) { r["piece_bytes"] = 1; },
+         "key 'piece_bytes' must be a whole number from 1"},
+        {[](nlohmann::json& r) { r["bytes"] = -5; }, "key 'bytes' must be a whole number"},
+        {[](nlohmann::json& r) { r["sha256_pieces"][0] = "AB"; },
+         "entry 0 is not 64 lower-case hex"},
+        {[](nlohmann::json& r) { r["sha256_pieces"].push_back(r["sha256_pieces"][0]); },
+         "key 'sha256_pieces' must list 1 SHA-256 digest(s)"},
+        {[](nlohmann::json& r) {
+           r["frames"] = {100, 999};
+         },
+         "key 'frames' must be [4, 6]"},
+        {[](nlohmann::json& r) { r["shard"] = 1; }, "is the record of shard 1 of 3, not of 2 of 3"},
+        {[](nlohmann::json& r) { r["file"] = "/tmp/shard-00002-of-00003.h5"; },
+         "key 'file' must be \"shard-00002-of-00003.h5\""},
+        {[](nlohmann::json& r) { r["identity_sha256"] = std::string(64, 'a'); },
+         "belongs to another run than the folder's export.json"},
+        {[](nlohmann::json& r) {  // a million levels deep: refused, not copied into the manifest
+           r["x"] = nullptr;
+         },
+         "key 'x' is not one of a shard record's"},
+        {[](nlohmann::json& r) { r["points"] = r["points"].get<uint64_t>() + 1; },
+         "points, its record"},
+    };
+    for (const Case& c : cases) {
+      auto record = original;
+      c.edit(record);
+      std::string text = record.dump(2);
+      if (record.contains("x")) {  // the deep value, spliced in as text
+        text.replace(text.find("null"), 4, std::string(1000000, '[') + std::string(1000000, ']'));
+      }
+      std::ofstream(record_path, std::ios::trunc) << text;
       join = Cli("export --join --out " + Q(e));
-      EXPECT_NE(join.code, 0);
-      EXPECT_NE(join.output.find(record_path.string() +
-                                 ": not a record of this run (damaged, from another run or "
-                                 "another version)"),
-                std::string::npos)
-          << join.output;
+      EXPECT_EQ(join.code, 1) << c.message << "\n" << join.output;
+      EXPECT_NE(join.output.find(c.message), std::string::npos) << join.output;
+      EXPECT_EQ(test::ReadAll(e / "dataset.h5"), dataset_before) << c.message;
+      EXPECT_EQ(test::ReadAll(e / "manifest.json"), manifest_before) << c.message;
     }
+    std::ofstream(record_path, std::ios::trunc) << original_text;
   }
   // A joined file whose shard is gone is an error for readers, not zeros.
   std::filesystem::remove(e / "shard-00001-of-00003.h5");

@@ -1,0 +1,129 @@
+#include "shard_record.h"
+
+#include <set>
+
+namespace lt {
+
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+constexpr const char* kKeys[] = {"shard", "shards",      "frames",        "points",         "file",
+                                 "bytes", "piece_bytes", "sha256_pieces", "identity_sha256"};
+
+bool IsSha256Hex(const Json& v) {
+  if (!v.is_string()) return false;
+  const std::string& s = v.get_ref<const std::string&>();
+  return s.size() == 64 && s.find_first_not_of("0123456789abcdef") == std::string::npos;
+}
+
+}  // namespace
+
+Expected<ShardRecord> ParseShardRecord(const std::string& text, const std::string& where,
+                                       uint32_t shard, uint32_t shards, uint32_t frames,
+                                       const std::string& identity_sha256) {
+  // A record is two levels deep ("frames": [b, e]); anything deeper is dropped while parsing,
+  // so a record nested a million levels costs no memory (it then misses a key or has one too
+  // many, below).
+  const Json j = Json::parse(
+      text, [](int depth, Json::parse_event_t, Json&) { return depth <= 2; }, false);
+  if (j.is_discarded() || !j.is_object())
+    return Error{where + ": not a shard record (JSON object)"};
+  const std::set<std::string> known(std::begin(kKeys), std::end(kKeys));
+  for (const auto& [key, value] : j.items()) {
+    if (!known.count(key)) {
+      return Error{where + ": key '" + key.substr(0, 64) + "' is not one of a shard record's"};
+    }
+  }
+  auto fail = [&](const char* key, const std::string& problem) {
+    return Error{where + ": key '" + key + "' " + problem};
+  };
+  auto unsigned_at = [&](const char* key, uint64_t max, uint64_t& out) -> Status {
+    const auto it = j.find(key);
+    if (it == j.end()) return fail(key, "is missing");
+    if (!it->is_number_unsigned() || it->get<uint64_t>() > max) {
+      return fail(key, "must be a whole number from 0 to " + std::to_string(max));
+    }
+    out = it->get<uint64_t>();
+    return {};
+  };
+  ShardRecord r;
+  uint64_t value = 0;
+  // The identity first: a record of another run is named as such, whatever else differs.
+  const auto id = j.find("identity_sha256");
+  if (id == j.end() || !IsSha256Hex(*id)) return fail("identity_sha256", "is not a SHA-256");
+  if (id->get<std::string>() != identity_sha256) {
+    return Error{where + ": belongs to another run than the folder's export.json"};
+  }
+  r.identity_sha256 = identity_sha256;
+  if (Status s = unsigned_at("shard", UINT32_MAX, value); !s.ok()) return s.error();
+  r.shard = static_cast<uint32_t>(value);
+  if (Status s = unsigned_at("shards", UINT32_MAX, value); !s.ok()) return s.error();
+  r.shards = static_cast<uint32_t>(value);
+  if (r.shard != shard || r.shards != shards) {
+    return Error{where + ": is the record of shard " + std::to_string(r.shard) + " of " +
+                 std::to_string(r.shards) + ", not of " + std::to_string(shard) + " of " +
+                 std::to_string(shards)};
+  }
+  const FrameRange range = ShardFrames(frames, shard, shards);
+  const auto f = j.find("frames");
+  if (f == j.end() || !f->is_array() || f->size() != 2 || !(*f)[0].is_number_unsigned() ||
+      !(*f)[1].is_number_unsigned() || (*f)[0].get<uint64_t>() != range.begin ||
+      (*f)[1].get<uint64_t>() != range.end) {
+    return fail("frames", "must be [" + std::to_string(range.begin) + ", " +
+                              std::to_string(range.end) + "], the shard's frames");
+  }
+  r.frames = range;
+  if (Status s = unsigned_at("points", UINT64_MAX, r.points); !s.ok()) return s.error();
+  const std::string stem = ShardStem(shard, shards);
+  const auto file = j.find("file");
+  if (file == j.end() || !file->is_string() || file->get<std::string>() != stem + ".h5") {
+    return fail("file", "must be \"" + stem + ".h5\", the shard's file in this folder");
+  }
+  r.file = stem + ".h5";
+  if (Status s = unsigned_at("bytes", UINT64_MAX, r.hashes.bytes); !s.ok()) return s.error();
+  // What HashFilePieces writes is 64 MiB; a record claiming pieces of a byte would have the
+  // join hash a shard into a digest a byte.
+  constexpr uint64_t kMinPiece = uint64_t{1} << 20, kMaxPiece = uint64_t{1} << 40;
+  const auto piece = j.find("piece_bytes");
+  if (piece == j.end() || !piece->is_number_unsigned() || piece->get<uint64_t>() < kMinPiece ||
+      piece->get<uint64_t>() > kMaxPiece) {
+    return fail("piece_bytes", "must be a whole number from 1 MiB to 1 TiB");
+  }
+  r.hashes.piece_bytes = piece->get<uint64_t>();
+  const uint64_t pieces = r.hashes.bytes == 0 ? 1 : (r.hashes.bytes - 1) / r.hashes.piece_bytes + 1;
+  const auto list = j.find("sha256_pieces");
+  if (list == j.end() || !list->is_array() || list->size() != pieces) {
+    return fail("sha256_pieces", "must list " + std::to_string(pieces) +
+                                     " SHA-256 digest(s), one a " +
+                                     std::to_string(r.hashes.piece_bytes) + " bytes of the file");
+  }
+  for (size_t i = 0; i < list->size(); ++i) {
+    if (!IsSha256Hex((*list)[i])) {
+      return fail("sha256_pieces",
+                  "entry " + std::to_string(i) + " is not 64 lower-case hex digits");
+    }
+    r.hashes.sha256.push_back((*list)[i].get<std::string>());
+  }
+  return r;
+}
+
+void PutPieceHashes(Json& j, const FilePieceHashes& h) {
+  j["bytes"] = h.bytes;
+  j["piece_bytes"] = h.piece_bytes;
+  j["sha256_pieces"] = h.sha256;
+}
+
+Json ShardRecordJson(const ShardRecord& r, bool with_identity) {
+  Json j;
+  j["shard"] = r.shard;
+  j["shards"] = r.shards;
+  j["frames"] = {r.frames.begin, r.frames.end};
+  j["points"] = r.points;
+  j["file"] = r.file;
+  PutPieceHashes(j, r.hashes);
+  if (with_identity) j["identity_sha256"] = r.identity_sha256;
+  return j;
+}
+
+}  // namespace lt
