@@ -32,7 +32,10 @@ Expected<ShardRecord> ParseShardRecord(const std::string& text, const std::strin
   const std::set<std::string> known(std::begin(kKeys), std::end(kKeys));
   for (const auto& [key, value] : j.items()) {
     if (!known.count(key)) {
-      return Error{where + ": key '" + key.substr(0, 64) + "' is not one of a shard record's"};
+      std::string shown = key.substr(0, 64);  // a key of any length and bytes, shown tamed
+      for (char& c : shown)
+        if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) c = '?';
+      return Error{where + ": key '" + shown + "' is not one of a shard record's"};
     }
   }
   auto fail = [&](const char* key, const std::string& problem) {
