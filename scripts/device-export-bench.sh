@@ -9,9 +9,7 @@ set -uo pipefail
 cd "$(dirname "$0")/.."
 out=${OUT:-device-out}
 mkdir -p "$out"
-for f in .devpkg/bin/*.xz .devpkg/lib/*.xz; do [ -e "$f" ] && xz -d -f "$f"; done
-chmod +x .devpkg/bin/*
-export LIDARTWIN_HOME=$PWD LD_LIBRARY_PATH=$PWD/.devpkg/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+source scripts/devpkg-env.sh
 bin=.devpkg/bin/lidartwin
 devices=${DEVICES:-0}
 nvidia-smi --query-gpu=name --format=csv,noheader

@@ -6,10 +6,7 @@ set -uo pipefail
 cd "$(dirname "$0")/.."
 out=${OUT:-device-out}
 mkdir -p "$out"
-# Binaries and libraries the package carries compressed (make-device-package.sh).
-for f in .devpkg/bin/*.xz .devpkg/lib/*.xz; do [ -e "$f" ] && xz -d -f "$f"; done
-chmod +x .devpkg/bin/*
-export LIDARTWIN_HOME=$PWD LD_LIBRARY_PATH=$PWD/.devpkg/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+source scripts/devpkg-env.sh
 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader
 missing=$(ldd .devpkg/bin/lidartwin | grep "not found")
 [ -n "$missing" ] && echo "missing libraries: $missing"

@@ -1,0 +1,6 @@
+# Sourced by the device scripts from the repository root: unpacks the binaries and libraries
+# scripts/make-device-package.sh compressed into .devpkg/ and points lidartwin (its configs)
+# and the loader (its libraries) at them.
+for f in .devpkg/bin/*.xz .devpkg/lib/*.xz; do [ -e "$f" ] && xz -d -f "$f"; done
+chmod +x .devpkg/bin/*
+export LIDARTWIN_HOME=$PWD LD_LIBRARY_PATH=$PWD/.devpkg/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
