@@ -21,6 +21,23 @@ void Frame::Reserve(size_t n) {
   beam_id.reserve(n);
 }
 
+void Frame::Resize(size_t n) {
+  x_m.resize(n);
+  y_m.resize(n);
+  z_m.resize(n);
+  range_m.resize(n);
+  intensity.resize(n);
+  reflectance.resize(n);
+  channel.resize(n);
+  column.resize(n);
+  timestamp_s.resize(n);
+  return_index.resize(n);
+  material_id.resize(n);
+  instance_id.resize(n);
+  semantic_class.resize(n);
+  beam_id.resize(n);
+}
+
 void Frame::Append(const FramePoint& p) {
   x_m.push_back(p.x_m);
   y_m.push_back(p.y_m);

@@ -60,6 +60,17 @@ TEST(CompactRecord, AppendsTheSamePointsAsTheFullRecord) {
       }
       ASSERT_EQ(a.size(), 2 * full.size());
       ASSERT_EQ(b.size(), a.size());
+      // Against the records themselves, not only each other.
+      for (size_t k = 0; k < a.size(); ++k) {
+        const BeamRecord& r = full[k % full.size()];
+        EXPECT_EQ(a.x_m[k], r.x_m);
+        EXPECT_EQ(a.instance_id[k], r.instance);
+        EXPECT_EQ(a.channel[k], r.channel);
+        EXPECT_EQ(a.column[k], r.column);
+        EXPECT_EQ(a.timestamp_s[k], r.time_s);
+        EXPECT_EQ(a.return_index[k], r.return_index);
+        EXPECT_EQ(a.beam_id[k], r.beam);
+      }
       EXPECT_EQ(b.echo_pulse_width_ns.size(), pulse_width ? b.size() : 0u);
       test::ExpectSameFrames(a, b, std::string("compact against full records, ") + sensor);
     }

@@ -64,6 +64,9 @@ struct Frame {
 
   size_t size() const { return x_m.size(); }
   void Reserve(size_t n);
+  // Every per-point field (echo_pulse_width_ns aside) to n values, new ones zero: for writers
+  // that fill points by index.
+  void Resize(size_t n);
   void Append(const FramePoint& p);
 };
 
