@@ -71,8 +71,13 @@ int BenchMemory(const Args& args) {
   const std::filesystem::path root = ConfigRoot();
   const auto scratch = std::filesystem::temp_directory_path() /
                        ("lidartwin-bench-memory-" + std::to_string(::getpid()));
-  std::filesystem::create_directories(scratch);
-  RegisterTemporaryPath(scratch);  // removed if the bench is interrupted
+  std::error_code stale;
+  std::filesystem::remove_all(scratch, stale);  // a killed bench's, whose PID came round again
+  // Created registered: removed if the bench is interrupted.
+  if (Status s = CreateRegisteredDirectory(scratch); !s.ok()) {
+    fmt::print(stderr, "lidartwin bench: {}\n", s.message());
+    return 1;
+  }
   std::vector<Pair> pairs;
   const auto run_pair = [&](Pair p, const std::vector<std::string>& small,
                             const std::vector<std::string>& large) -> bool {

@@ -82,16 +82,20 @@ Status CheckOutputTarget(const std::filesystem::path& path) {
   return {};
 }
 
+Status WriteText(const AtomicOutput& output, const std::string& text) {
+  const std::string where = output.target().string();
+  std::ofstream out(output.temp_path(), std::ios::binary);
+  if (!out) return Error{where + ": cannot open for writing"};
+  out << text;
+  out.flush();
+  if (!out) return Error{where + ": write failed (disk full?)"};
+  return {};
+}
+
 Status WriteTextFileAtomically(const std::filesystem::path& path, const std::string& text) {
   if (auto s = CheckOutputTarget(path); !s.ok()) return s;
   AtomicOutput output(path);
-  {
-    std::ofstream out(output.temp_path(), std::ios::binary);
-    if (!out) return Error{path.string() + ": cannot open for writing"};
-    out << text;
-    out.flush();
-    if (!out) return Error{path.string() + ": write failed (disk full?)"};
-  }
+  if (Status s = WriteText(output, text); !s.ok()) return s;
   return output.Commit();
 }
 

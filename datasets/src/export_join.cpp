@@ -15,11 +15,13 @@
 #include <utility>
 
 #include "hdf5_join.h"
+#include "json_fields.h"
 #include "lidartwin/datasets/atomic_file.h"
 #include "lidartwin/datasets/export_identity.h"
 #include "lidartwin/datasets/export_run.h"
 #include "lidartwin/datasets/frame_journal.h"
 #include "lidartwin/datasets/hdf5_frames.h"
+#include "lidartwin/datasets/output_set.h"
 #include "lidartwin/sim/text_file.h"
 #include "parallel_for.h"
 #include "shard_record.h"
@@ -51,7 +53,12 @@ class FolderLock {
 };
 
 Expected<FolderLock> LockExportFolder(const fs::path& identity) {
-  const int fd = ::open(identity.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+  // Open for writing where allowed: NFS emulates flock(2) with a byte-range lock, which needs
+  // it for an exclusive one.
+  int fd = ::open(identity.c_str(), O_RDWR | O_CLOEXEC | O_NONBLOCK | O_NOFOLLOW);
+  if (fd < 0 && (errno == EACCES || errno == EROFS)) {
+    fd = ::open(identity.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOFOLLOW);
+  }
   if (fd < 0) return Error{identity.string() + ": cannot open: " + std::strerror(errno)};
   FolderLock lock(fd);
   while (::flock(fd, LOCK_EX) != 0) {
@@ -163,18 +170,11 @@ Expected<JoinResult> JoinExport(const fs::path& folder, const std::vector<FreshS
   if (!lock.ok()) return lock.error();
   // An identity is a few levels deep; the manifest repeats it, and a deeper one (edited by hand)
   // would make that copy, and its printing, recurse as deep.
-  bool too_deep = false;
-  const Json id = Json::parse(
-      *identity,
-      [&too_deep](int depth, Json::parse_event_t, Json&) {
-        too_deep = too_deep || depth > kMaxIdentityDepth;
-        return depth <= kMaxIdentityDepth;
-      },
-      false);
-  if (too_deep) {
+  if (JsonNestingDepth(*identity) > kMaxIdentityDepth) {
     return Error{identity_path.string() + ": nested deeper than an export identity (" +
                  std::to_string(kMaxIdentityDepth) + " levels)"};
   }
+  const nlohmann::json id = nlohmann::json::parse(*identity, nullptr, false);
   if (id.is_discarded() || !id.is_object() || !id.contains("lidartwin_export") ||
       !id.contains("shards") || !id.contains("frames") || !id["shards"].is_number_unsigned() ||
       !id["frames"].is_number_unsigned() || id["shards"].get<uint64_t>() < 1 ||
@@ -266,8 +266,13 @@ Expected<JoinResult> JoinExport(const fs::path& folder, const std::vector<FreshS
   for (const auto& s : checked)
     list.push_back(ShardRecordJson(s.record, false));
   m["shards"] = list;
-  if (Status s = dataset.Commit(); !s.ok()) return s.error();
-  if (Status s = WriteTextFileAtomically(result.manifest, m.dump(2) + "\n"); !s.ok()) {
+  // Both files move into place as one set: an interruption or a failed move puts the earlier
+  // pair back.
+  AtomicOutput manifest(result.manifest);
+  if (Status s = WriteText(manifest, m.dump(2) + "\n"); !s.ok()) return s.error();
+  if (Status s = CommitOutputSet(
+          {{dataset.temp_path(), result.dataset}, {manifest.temp_path(), result.manifest}});
+      !s.ok()) {
     return s.error();
   }
   result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();

@@ -323,7 +323,10 @@ Expected<uint64_t> FrameJournal::CountFrames(const std::filesystem::path& path) 
   const std::string where = path.string();
   FrameJournal j;
   j.path_ = path;
-  j.fd_ = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  // Neither through a link nor blocking on a FIFO (the join counts the frames of unfinished
+  // shards, holding the folder's lock).
+  j.fd_ = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+  if (j.fd_ < 0 && errno == ELOOP) return Error{where + ": is a symbolic link, not a journal"};
   if (j.fd_ < 0) return Error{SystemError(where + ": cannot open journal")};
   struct stat st {};
   if (::fstat(j.fd_, &st) != 0 || !S_ISREG(st.st_mode)) {

@@ -1,6 +1,9 @@
 #include "shard_record.h"
 
+#include <algorithm>
 #include <set>
+
+#include "json_fields.h"
 
 namespace lt {
 
@@ -11,7 +14,7 @@ using Json = nlohmann::ordered_json;
 constexpr const char* kKeys[] = {"shard", "shards",      "frames",        "points",         "file",
                                  "bytes", "piece_bytes", "sha256_pieces", "identity_sha256"};
 
-bool IsSha256Hex(const Json& v) {
+bool IsSha256Hex(const nlohmann::json& v) {
   if (!v.is_string()) return false;
   const std::string& s = v.get_ref<const std::string&>();
   return s.size() == 64 && s.find_first_not_of("0123456789abcdef") == std::string::npos;
@@ -22,17 +25,23 @@ bool IsSha256Hex(const Json& v) {
 Expected<ShardRecord> ParseShardRecord(const std::string& text, const std::string& where,
                                        uint32_t shard, uint32_t shards, uint32_t frames,
                                        const std::string& identity_sha256) {
-  // A record is two levels deep ("frames": [b, e]); anything deeper is dropped while parsing,
-  // so a record nested a million levels costs no memory (it then misses a key or has one too
-  // many, below).
-  const Json j = Json::parse(
-      text, [](int depth, Json::parse_event_t, Json&) { return depth <= 2; }, false);
-  if (j.is_discarded() || !j.is_object())
+  // A record is two levels deep ("frames": [b, e]); a deeper one (edited by hand) is refused
+  // before it is built. nlohmann::json's map finds keys in log time (ordered_json's list of
+  // pairs would take the square of a record's key count).
+  if (JsonNestingDepth(text) > 2) return Error{where + ": nested deeper than a shard record"};
+  const nlohmann::json j = nlohmann::json::parse(text, nullptr, false);
+  if (j.is_discarded() || !j.is_object()) {
     return Error{where + ": not a shard record (JSON object)"};
+  }
   const std::set<std::string> known(std::begin(kKeys), std::end(kKeys));
   for (const auto& [key, value] : j.items()) {
     if (!known.count(key)) {
-      std::string shown = key.substr(0, 64);  // a key of any length and bytes, shown tamed
+      // A key of any length and bytes, shown tamed: at most 64 bytes, not cut inside a UTF-8
+      // character, control bytes as '?'.
+      size_t cut = std::min<size_t>(key.size(), 64);
+      while (cut > 0 && cut < key.size() && (static_cast<unsigned char>(key[cut]) & 0xC0) == 0x80)
+        --cut;
+      std::string shown = key.substr(0, cut);
       for (char& c : shown)
         if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) c = '?';
       return Error{where + ": key '" + shown + "' is not one of a shard record's"};
@@ -54,7 +63,8 @@ Expected<ShardRecord> ParseShardRecord(const std::string& text, const std::strin
   uint64_t value = 0;
   // The identity first: a record of another run is named as such, whatever else differs.
   const auto id = j.find("identity_sha256");
-  if (id == j.end() || !IsSha256Hex(*id)) return fail("identity_sha256", "is not a SHA-256");
+  if (id == j.end()) return fail("identity_sha256", "is missing");
+  if (!IsSha256Hex(*id)) return fail("identity_sha256", "is not a SHA-256 (64 hex digits)");
   if (id->get<std::string>() != identity_sha256) {
     return Error{where + ": belongs to another run than the folder's export.json"};
   }

@@ -171,7 +171,15 @@ TEST(ExportCli, ResumeNamesADamagedShardAndRefusesALinkedJournal) {
             std::string::npos)
       << linked.output;
   EXPECT_FALSE(std::filesystem::exists(std::filesystem::symlink_status(elsewhere)));
-  // The link gone, the same command exports the shard again, to the same bytes.
+  // A FIFO in the journal's place: the join, counting the unfinished shard's frames, names it
+  // instead of waiting for a writer.
+  std::filesystem::remove(e / "shard-00000-of-00001.journal");
+  ASSERT_EQ(::mkfifo((e / "shard-00000-of-00001.journal").c_str(), 0644), 0);
+  auto fifo = Cli("export --join --out " + Q(e));
+  EXPECT_EQ(fifo.code, 1) << fifo.output;
+  EXPECT_NE(fifo.output.find("shard-00000-of-00001.journal: not a regular file"), std::string::npos)
+      << fifo.output;
+  // The FIFO gone, the same command exports the shard again, to the same bytes.
   std::filesystem::remove(e / "shard-00000-of-00001.journal");
   ASSERT_EQ(Cli(run).code, 0);
   EXPECT_EQ(test::ReadAll(h5), bytes);
@@ -338,10 +346,12 @@ TEST(ExportCli, JoinNamesEveryMissingUnfinishedOrDamagedShard) {
          "key 'file' must be \"shard-00002-of-00003.h5\""},
         {[](nlohmann::json& r) { r["identity_sha256"] = std::string(64, 'a'); },
          "belongs to another run than the folder's export.json"},
-        {[](nlohmann::json& r) {  // a million levels deep: refused, not copied into the manifest
+        {[](nlohmann::json& r) {  // a million levels deep: refused before it is built
            r["x"] = nullptr;
          },
-         "key 'x' is not one of a shard record's"},
+         "nested deeper than a shard record"},
+        {[](nlohmann::json& r) { r["x"] = 1; }, "key 'x' is not one of a shard record's"},
+        {[](nlohmann::json& r) { r.erase("identity_sha256"); }, "key 'identity_sha256' is missing"},
         {[](nlohmann::json& r) { r["points"] = r["points"].get<uint64_t>() + 1; },
          "points, its record"},
     };
@@ -349,7 +359,7 @@ TEST(ExportCli, JoinNamesEveryMissingUnfinishedOrDamagedShard) {
       auto record = original;
       c.edit(record);
       std::string text = record.dump(2);
-      if (record.contains("x")) {  // the deep value, spliced in as text
+      if (record.contains("x") && record["x"].is_null()) {  // the deep value, spliced in as text
         text.replace(text.find("null"), 4, std::string(1000000, '[') + std::string(1000000, ']'));
       }
       std::ofstream(record_path, std::ios::trunc) << text;

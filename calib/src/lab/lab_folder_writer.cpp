@@ -19,12 +19,12 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// Removes the temporary folder unless it was renamed into place.
-// The folder being written; removed unless kept, also when the run is interrupted.
+// The folder being written, created registered for removal on an interrupt
+// (CreateRegisteredDirectory); removed unless kept (renamed into place).
 struct TempDir {
   fs::path path;
   bool keep = false;
-  explicit TempDir(fs::path p) : path(std::move(p)) { RegisterTemporaryPath(path); }
+  explicit TempDir(fs::path p) : path(std::move(p)) {}
   ~TempDir() {
     std::error_code ec;
     if (!keep) fs::remove_all(path, ec);
@@ -58,9 +58,7 @@ Status WriteLabFolder(const LabFolder& lab, const std::filesystem::path& dir_giv
   // ".NAME.tmp-PID" folders of killed runs, so that kills do not pile them up.
   RemoveLeftoversOfDeadProcesses(parent, "." + dir.filename().string() + ".tmp-");
   TempDir tmp(parent / ("." + dir.filename().string() + ".tmp-" + std::to_string(::getpid())));
-  if (!fs::create_directory(tmp.path, ec)) {
-    return Error{tmp.path.string() + ": cannot create (" + ec.message() + ")"};
-  }
+  if (Status s = CreateRegisteredDirectory(tmp.path); !s.ok()) return s;
   YAML::Emitter e;
   e.SetDoublePrecision(17);
   e << YAML::BeginMap;

@@ -37,5 +37,8 @@ Status CheckOutputTarget(const std::filesystem::path& path);
 // Writes `text` to `path` through an AtomicOutput (after CheckOutputTarget); errors name the
 // file.
 Status WriteTextFileAtomically(const std::filesystem::path& path, const std::string& text);
+// Writes `text` into output's temporary file, to be committed by the caller (alone, or with
+// others through CommitOutputSet).
+Status WriteText(const AtomicOutput& output, const std::string& text);
 
 }  // namespace lt
