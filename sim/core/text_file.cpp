@@ -161,8 +161,22 @@ Status CheckYamlFlowEnds(const std::string& text, const std::string& file) {
         ++i;
       before = '\n';  // the comment ends its line
     } else if ((c == '"' || c == '\'') && token_start) {
+      const bool top_value = depth == 0 && bare;
       for (++i; i < n && text[i] != c; ++i)
         if (c == '"' && text[i] == '\\') ++i;  // an escape
+      // A quoted scalar as a document's value (or key) is followed on its line only by a ':',
+      // a comment or nothing (or a comma, refused above): yaml-cpp 0.7 takes more text there for a
+      // further document, and loops for ever on '""5' and a later line starting with a comma (found
+      // by fuzz_recording_files, a Velodyne calibration).
+      size_t j = i + 1;
+      while (top_value && j < n && (text[j] == ' ' || text[j] == '\t'))
+        ++j;
+      if (top_value && i < n && j < n && !std::strchr("\n\r:,", text[j]) &&
+          !(text[j] == '#' && j > i + 1)) {  // a comma: the rule above names it
+        return Error{file + ": byte " + std::to_string(j) +
+                     ": text after a quoted scalar on its line, where a document's value "
+                     "ends: not YAML"};
+      }
     } else if ((c == '[' || c == '{') && std::strchr("\n:-[{,?", prev) != nullptr) {
       ++depth;  // a flow collection opens only where a value or an entry starts
     } else if ((c == ']' || c == '}') && depth > 0 && --depth == 0) {

@@ -225,6 +225,19 @@ TEST(ConfigMap, ACommaWhereADocumentsValueStartsIsRefusedBeforeYamlCpp) {
         << s.message();
     EXPECT_FALSE(ConfigMap::FromText(text, "t.yaml").ok()) << text;
   }
+  // Nor on a quoted scalar followed on its line by more text, as a document's value, with a
+  // later line starting with a comma ('""5' then ',', found by fuzz_recording_files): text after
+  // a top-level quoted scalar is refused with its byte. A key, a comment and a quoted scalar
+  // inside a value stay fine.
+  for (const char* ok : {"\"a\": b\n", "\"a\" : b\n", "\"a\"  # c\n", "k: \"x\" y\n", "\"a\"\n"})
+    EXPECT_TRUE(CheckYamlCharacters(ok, "t.yaml").ok()) << ok;
+  for (const std::string text : {"\"\"5\n,", "\"\" 5\n,", "''5\n,", "\"a\"b\n,", "---\n\"a\" b"}) {
+    const Status s = CheckYamlCharacters(text, "t.yaml");
+    ASSERT_FALSE(s.ok()) << text;
+    EXPECT_NE(s.message().find("text after a quoted scalar on its line"), std::string::npos)
+        << s.message();
+    EXPECT_FALSE(ConfigMap::FromText(text, "t.yaml").ok()) << text;
+  }
   // The documents' count still comes from yaml-cpp for what it reads.
   auto two = ConfigMap::FromText("a: 1\n---\nb: 2\n", "two.yaml");
   ASSERT_FALSE(two.ok());
