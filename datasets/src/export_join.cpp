@@ -5,7 +5,6 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <atomic>
 #include <cerrno>
 #include <chrono>
 #include <cstring>
@@ -88,14 +87,18 @@ const FreshShardHash* Unchanged(const fs::path& file, const std::vector<FreshSha
   return nullptr;
 }
 
-// A file's pieces as hashed now, against those `expected` (a record's): the first piece that
-// differs is named.
+// A file's size against its record's.
+Status CheckSize(const fs::path& file, uint64_t bytes, const FilePieceHashes& expected) {
+  if (bytes == expected.bytes) return {};
+  return Error{file.string() + ": " + std::to_string(bytes) + " bytes, not the " +
+               std::to_string(expected.bytes) + " its record holds (damaged since written)"};
+}
+
+// A file's pieces as hashed now, against those `expected` (a record's): the size (the file may
+// have grown since it was first looked at), then the first piece that differs is named.
 Status CheckPieces(const fs::path& file, const FilePieceHashes& now,
                    const FilePieceHashes& expected) {
-  if (now.bytes != expected.bytes) {
-    return Error{file.string() + ": " + std::to_string(now.bytes) + " bytes, not the " +
-                 std::to_string(expected.bytes) + " its record holds (damaged since written)"};
-  }
+  if (Status s = CheckSize(file, now.bytes, expected); !s.ok()) return s;
   for (size_t i = 0; i < now.sha256.size() && i < expected.sha256.size(); ++i) {
     if (now.sha256[i] != expected.sha256[i]) {
       return Error{file.string() + ": SHA-256 of bytes " + std::to_string(i * now.piece_bytes) +
@@ -140,10 +143,7 @@ Expected<CheckedShard> CheckShard(const fs::path& folder, uint32_t shard, uint32
   std::error_code size_error;
   const uint64_t size = fs::file_size(out.file, size_error);
   if (size_error) return Error{out.file.string() + ": " + size_error.message()};
-  if (size != expected.bytes) {
-    return Error{out.file.string() + ": " + std::to_string(size) + " bytes, not the " +
-                 std::to_string(expected.bytes) + " its record holds (damaged since written)"};
-  }
+  if (Status s = CheckSize(out.file, size, expected); !s.ok()) return s.error();
   const FreshShardHash* known = Unchanged(out.file, fresh);
   auto now = known && known->hashes.piece_bytes == expected.piece_bytes
                  ? Expected<FilePieceHashes>(known->hashes)

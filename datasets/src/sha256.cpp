@@ -8,7 +8,6 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
-#include <fstream>
 #include <thread>
 
 #include "lidartwin/sim/text_file.h"
@@ -47,19 +46,6 @@ std::string Sha256::Hex() {
 std::string Sha256Hex(const std::string& bytes) {
   Sha256 h;
   h.Add(bytes.data(), bytes.size());
-  return h.Hex();
-}
-
-Expected<std::string> Sha256OfFile(const std::filesystem::path& file) {
-  std::ifstream in(file, std::ios::binary);
-  if (!in) return Error{file.string() + ": " + CannotOpenReason(file)};
-  Sha256 h;
-  std::string buffer(1 << 20, '\0');
-  while (in) {
-    in.read(buffer.data(), static_cast<std::streamsize>(buffer.size()));
-    h.Add(buffer.data(), static_cast<size_t>(in.gcount()));
-  }
-  if (in.bad()) return Error{file.string() + ": read error"};
   return h.Hex();
 }
 
@@ -119,6 +105,13 @@ Expected<FilePieceHashes> HashFilePieces(const std::filesystem::path& file, uint
     if (out.sha256[i].empty()) return Error{file.string() + ": no memory to hash it"};
   }
   return out;
+}
+
+// One piece as large as any file can be: the plain SHA-256, read as the pieces are.
+Expected<std::string> Sha256OfFile(const std::filesystem::path& file) {
+  auto h = HashFilePieces(file, UINT64_MAX, 1);
+  if (!h.ok()) return h.error();
+  return h->sha256.front();
 }
 
 }  // namespace lt

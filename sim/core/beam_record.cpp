@@ -2,6 +2,28 @@
 
 namespace lt {
 
+namespace {
+
+// What both record kinds carry, into point k of f (sized already); channel, column and time
+// are the caller's.
+template <typename Record>
+void PutRecordFields(const Record& r, size_t k, bool with_pulse_width, Frame& f) {
+  f.x_m[k] = r.x_m;
+  f.y_m[k] = r.y_m;
+  f.z_m[k] = r.z_m;
+  f.range_m[k] = r.range_m;
+  f.intensity[k] = r.intensity;
+  f.reflectance[k] = r.reflectance;
+  f.return_index[k] = static_cast<uint8_t>(r.return_index);
+  f.material_id[k] = static_cast<uint16_t>(r.material);
+  f.instance_id[k] = r.instance;
+  f.semantic_class[k] = static_cast<uint16_t>(r.semantic);
+  f.beam_id[k] = r.beam;
+  if (with_pulse_width) f.echo_pulse_width_ns[k] = r.echo_pulse_width_ns;
+}
+
+}  // namespace
+
 void AppendRecords(const BeamRecord* records, uint32_t count, bool with_pulse_width, Frame& f) {
   size_t n = 0;
   for (uint32_t i = 0; i < count; ++i)
@@ -13,21 +35,10 @@ void AppendRecords(const BeamRecord* records, uint32_t count, bool with_pulse_wi
   for (uint32_t i = 0; i < count; ++i) {
     const BeamRecord& r = records[i];
     if (!r.valid) continue;
-    f.x_m[k] = r.x_m;
-    f.y_m[k] = r.y_m;
-    f.z_m[k] = r.z_m;
-    f.range_m[k] = r.range_m;
-    f.intensity[k] = r.intensity;
-    f.reflectance[k] = r.reflectance;
+    PutRecordFields(r, k, with_pulse_width, f);
     f.channel[k] = static_cast<uint16_t>(r.channel);
     f.column[k] = r.column;
     f.timestamp_s[k] = r.time_s;
-    f.return_index[k] = static_cast<uint8_t>(r.return_index);
-    f.material_id[k] = static_cast<uint16_t>(r.material);
-    f.instance_id[k] = r.instance;
-    f.semantic_class[k] = static_cast<uint16_t>(r.semantic);
-    f.beam_id[k] = r.beam;
-    if (with_pulse_width) f.echo_pulse_width_ns[k] = r.echo_pulse_width_ns;
     ++k;
   }
 }
@@ -43,20 +54,7 @@ void AppendCompactRecords(const physics::ScanPattern<double>& scan, double frame
   f.Resize(base + count);
   if (with_pulse_width) f.echo_pulse_width_ns.resize(base + count);
   for (uint32_t i = 0; i < count; ++i) {
-    const CompactRecord& r = records[i];
-    const size_t k = base + i;
-    f.x_m[k] = r.x_m;
-    f.y_m[k] = r.y_m;
-    f.z_m[k] = r.z_m;
-    f.range_m[k] = r.range_m;
-    f.intensity[k] = r.intensity;
-    f.reflectance[k] = r.reflectance;
-    f.return_index[k] = r.return_index;
-    f.material_id[k] = r.material;
-    f.instance_id[k] = r.instance;
-    f.semantic_class[k] = r.semantic;
-    f.beam_id[k] = r.beam;
-    if (with_pulse_width) f.echo_pulse_width_ns[k] = r.echo_pulse_width_ns;
+    PutRecordFields(records[i], base + i, with_pulse_width, f);
   }
   // Channel, column and time: a spinning scan's from its tables as SpinningBeam computes them
   // (the direction is not needed here), any other scan's through ScanBeam.
