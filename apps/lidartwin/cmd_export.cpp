@@ -128,11 +128,12 @@ int RunShardsHere(const SimulationJob& sim, const std::filesystem::path& folder,
             ? fmt::format("; {:.2f} s loading, {:.2f} s for the frames ({:.1f} frames/s; "
                           "{} simulator(s) at {:.1f} frames/s each, {:.2f} ms/frame "
                           "encoding summed over threads, {:.2f} ms/frame writing), {:.2f} s "
-                          "finishing",
+                          "finishing ({:.2f} s closing the file, {:.2f} s hashing it)",
                           result->load_seconds, result->loop_seconds,
                           simulated / result->loop_seconds, result->simulators,
                           simulated / result->seconds, 1e3 * result->encode_seconds / simulated,
-                          1e3 * result->write_seconds / simulated, result->finish_seconds)
+                          1e3 * result->write_seconds / simulated, result->finish_seconds,
+                          result->close_seconds, result->hash_seconds)
             : "");
   }
   return 0;

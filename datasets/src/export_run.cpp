@@ -400,6 +400,7 @@ Expected<ShardResult> RunShard(const ExportJob& job) {
   // next run writes again from the start (the same bytes; a risk of that second only).
   const auto t_finish = std::chrono::steady_clock::now();
   if (Status s = (*writer)->Close(); !s.ok()) return s.error();
+  result.close_seconds = since(t_finish);
   auto release_journal = [&journal, &journal_path] {
     std::error_code e;
     fs::remove(journal_path, e);
@@ -417,8 +418,10 @@ Expected<ShardResult> RunShard(const ExportJob& job) {
       if (t.joinable()) t.join();
     }
   } join_releasing{releasing};
+  const auto t_hash = std::chrono::steady_clock::now();
   auto hashed = WriteShardRecord(record, job, result.frames, result.points, result.file, identity);
   if (!hashed.ok()) return hashed.error();
+  result.hash_seconds = since(t_hash);
   result.hash = std::move(hashed.value());
   if (releasing.joinable()) releasing.join();
   result.finish_seconds = since(t_finish);

@@ -83,6 +83,8 @@ struct ShardResult {
   double encode_seconds = 0;   // compressing and journal records, summed over threads
   double write_seconds = 0;    // the writer thread's journal and HDF5 writes
   double finish_seconds = 0;   // closing the file, its SHA-256 and record
+  double close_seconds = 0;    // of which closing the HDF5 file (its last chunks and index)
+  double hash_seconds = 0;     // and hashing it
   double load_seconds = 0;     // loading the scene and building the simulator
   double loop_seconds = 0;     // from the first frame to the last frame written
   FreshShardHash hash;         // empty when an earlier run had finished the shard
