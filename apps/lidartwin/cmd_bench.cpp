@@ -4,7 +4,6 @@
 #include <cstdlib>
 #include <fstream>
 #include <nlohmann/json.hpp>
-#include <thread>
 
 #include "args.h"
 #include "bench_memory.h"
@@ -13,6 +12,7 @@
 #include "lidartwin/bench/bvh_quality.h"
 #include "lidartwin/bench/cpu_bench.h"
 #include "lidartwin/bench/gpu_bench.h"
+#include "lidartwin/sim/host_cores.h"
 
 namespace lt::cli {
 
@@ -91,8 +91,8 @@ int BenchCommand(const std::vector<std::string>& argv) {
   }
   const std::filesystem::path root = ConfigRoot();
   const auto sensor_path = root / "configs/sensors/ouster_os0_128.yaml";
-  const unsigned scene_threads = threads.value() ? static_cast<unsigned>(threads.value())
-                                                 : std::thread::hardware_concurrency();
+  const unsigned scene_threads =
+      threads.value() ? static_cast<unsigned>(threads.value()) : UsableCores();
   if (args->Has("--scene"))
     return BenchScene(*args, sensor_path, scene_threads, static_cast<int>(repeats.value()));
   if (args->Has("--sensor-position")) {
@@ -110,8 +110,8 @@ int BenchCommand(const std::vector<std::string>& argv) {
     fmt::print(stderr, "lidartwin bench: error: {}\n", scene.message());
     return 1;
   }
-  const unsigned n_threads = threads.value() ? static_cast<unsigned>(threads.value())
-                                             : std::thread::hardware_concurrency();
+  const unsigned n_threads =
+      threads.value() ? static_cast<unsigned>(threads.value()) : UsableCores();
   const auto machine = bench::ReadMachineInfo();
   const auto r = bench::RunCpuBench(scene.value(), profile.value(), n_threads,
                                     static_cast<uint32_t>(repeats.value()));

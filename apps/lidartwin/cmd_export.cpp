@@ -4,7 +4,6 @@
 
 #include <charconv>
 #include <cstdlib>
-#include <thread>
 
 #include "args.h"
 #include "built_in.h"
@@ -12,6 +11,7 @@
 #include "export_progress.h"
 #include "export_workers.h"
 #include "lidartwin/datasets/export_run.h"
+#include "lidartwin/sim/host_cores.h"
 #include "simulation_args.h"
 
 namespace lt::cli {
@@ -34,6 +34,8 @@ constexpr const char* kUsage =
     "               cuda); shards default to the number of GPUs\n"
     "  --shard I/N  run shard I of N only, without joining (one Slurm array task; see\n"
     "               scripts/slurm/export-array.sh); --join afterwards joins the folder\n"
+    "  --host-cores N  cores for the shards' encoding and hashing threads (default: those the\n"
+    "               process may run on; --workers and --devices give each worker its share)\n"
     "  --prepare    check the arguments and claim the folder for this run, simulate nothing\n"
     "               (what a launcher does before it submits shards)\n"
     "  A run that was killed continues where it stopped when started again with the same\n"
@@ -80,11 +82,11 @@ int Join(const std::filesystem::path& folder, const std::vector<FreshShardHash>&
   return 0;
 }
 
-// Runs shards [first, last] of `shards` here, one after another.
-// Runs shards [first, last] of `shards` here, one after another; `hashed` gets the hashes they
-// took (for a join in this process).
+// Runs shards [first, last] of `shards` here, one after another, their threads on `host_cores`
+// cores (0: those the process may use); `hashed` gets the hashes they took (for a join in this
+// process).
 int RunShardsHere(const SimulationJob& sim, const std::filesystem::path& folder, uint32_t first,
-                  uint32_t last, uint32_t shards, bool report_progress,
+                  uint32_t last, uint32_t shards, bool report_progress, uint32_t host_cores,
                   std::vector<FreshShardHash>* hashed = nullptr) {
   ExportProgressDisplay display(sim.frames);
   for (uint32_t i = first; i <= last; ++i) {
@@ -93,6 +95,9 @@ int RunShardsHere(const SimulationJob& sim, const std::filesystem::path& folder,
     job.folder = folder;
     job.shard = i;
     job.shards = shards;
+    job.host_cores = host_cores;
+    // A CPU simulator without --threads takes the same share (its threads change no frame).
+    if (job.simulation.threads == 0) job.simulation.threads = host_cores;
     job.on_frame = [&](const ExportProgress& p) {
       if (report_progress) {
         std::fputs(ProgressLine(p.shard, p.done, p.total, p.resumed).c_str(), stdout);
@@ -127,13 +132,13 @@ int RunShardsHere(const SimulationJob& sim, const std::filesystem::path& folder,
         result->seconds > 0
             ? fmt::format("; {:.2f} s loading, {:.2f} s for the frames ({:.1f} frames/s; "
                           "{} simulator(s) at {:.1f} frames/s each, {:.2f} ms/frame "
-                          "encoding summed over threads, {:.2f} ms/frame writing), {:.2f} s "
+                          "encoding summed over {} threads, {:.2f} ms/frame writing), {:.2f} s "
                           "finishing ({:.2f} s closing the file, {:.2f} s hashing it)",
                           result->load_seconds, result->loop_seconds,
                           simulated / result->loop_seconds, result->simulators,
                           simulated / result->seconds, 1e3 * result->encode_seconds / simulated,
-                          1e3 * result->write_seconds / simulated, result->finish_seconds,
-                          result->close_seconds, result->hash_seconds)
+                          result->encoders, 1e3 * result->write_seconds / simulated,
+                          result->finish_seconds, result->close_seconds, result->hash_seconds)
             : "");
   }
   return 0;
@@ -142,7 +147,7 @@ int RunShardsHere(const SimulationJob& sim, const std::filesystem::path& folder,
 }  // namespace
 
 int ExportCommand(const std::vector<std::string>& argv) {
-  ArgSpec spec{{"--out", "--shard", "--shards", "--workers", "--devices"},
+  ArgSpec spec{{"--out", "--shard", "--shards", "--workers", "--devices", "--host-cores"},
                {"--help", "--join", "--prepare", "--report-progress"},
                0};
   for (const auto& name : SimulationOptionNames())
@@ -192,6 +197,14 @@ int ExportCommand(const std::vector<std::string>& argv) {
                   "' is not I/N with 0 <= I < N (e.g. --shard 3/8)");
     }
   }
+  // Cores for the shards' encoding and hashing threads: given, or those the process may use;
+  // workers on one host share them.
+  uint32_t host_cores = 0;
+  if (args->Has("--host-cores")) {
+    auto c = args->GetUIntIn("--host-cores", 0, 1, 4096);
+    if (!c.ok()) return fail(c.message());
+    host_cores = static_cast<uint32_t>(*c);
+  }
   std::vector<std::string> devices;
   if (args->Has("--devices")) {
     auto d = ParseDevices(args->Get("--devices"));
@@ -225,11 +238,13 @@ int ExportCommand(const std::vector<std::string>& argv) {
     return 0;
   }
   if (args->Has("--shard")) {
-    return RunShardsHere(sim, folder, shard, shard, shards, args->Has("--report-progress"));
+    return RunShardsHere(sim, folder, shard, shard, shards, args->Has("--report-progress"),
+                         host_cores);
   }
   if (devices.empty()) {
     std::vector<FreshShardHash> hashed;
-    if (int rc = RunShardsHere(sim, folder, 0, shards - 1, shards, false, &hashed); rc != 0) {
+    if (int rc = RunShardsHere(sim, folder, 0, shards - 1, shards, false, host_cores, &hashed);
+        rc != 0) {
       return rc;
     }
     return Join(folder, hashed);
@@ -241,12 +256,18 @@ int ExportCommand(const std::vector<std::string>& argv) {
   for (size_t i = 0; i < argv.size(); ++i) {  // the run's own options, passed on
     const std::string& a = argv[i];
     const std::string name = a.substr(0, a.find('='));  // "--workers 2" or "--workers=2"
-    if (name == "--workers" || name == "--devices" || name == "--shards") {
+    if (name == "--workers" || name == "--devices" || name == "--shards" ||
+        name == "--host-cores") {
       if (name == a) ++i;
       continue;
     }
     plan.shard_args.push_back(a);
   }
+  // Each worker sizes its threads by its share of the host (two processes of 16 encoders on
+  // 32 cores, beside their simulator threads, would leave the simulators waiting).
+  plan.shard_args.push_back("--host-cores");
+  plan.shard_args.push_back(std::to_string(CoresPerWorker(
+      host_cores > 0 ? host_cores : UsableCores(), static_cast<uint32_t>(devices.size()))));
   const auto failures = RunShardWorkers(plan);
   if (!failures.empty()) {
     std::string text;

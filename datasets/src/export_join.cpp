@@ -10,7 +10,6 @@
 #include <cstring>
 #include <nlohmann/json.hpp>
 #include <system_error>
-#include <thread>
 #include <utility>
 
 #include "hdf5_join.h"
@@ -188,7 +187,7 @@ Expected<JoinResult> JoinExport(const fs::path& folder, const std::vector<FreshS
   // Hashing a shard reads it whole: shards are checked on as many threads as there are cores,
   // and each shard's pieces on the cores left over (one shard: all of them).
   std::vector<Expected<CheckedShard>> results(shards, Error{""});
-  const uint32_t cores = std::max(1u, std::thread::hardware_concurrency());
+  const uint32_t cores = UsableCores();
   const uint32_t threads = std::max(1u, std::min(shards, cores));
   const unsigned hash_threads = std::max(1u, std::min(16u, cores / threads));
   ForEachIndexOnThreads(shards, threads, [&](size_t i) {

@@ -22,6 +22,7 @@
 #include "lidartwin/datasets/export_identity.h"
 #include "lidartwin/datasets/frame_journal.h"
 #include "lidartwin/datasets/hdf5_frames.h"
+#include "lidartwin/sim/host_cores.h"
 #include "lidartwin/sim/text_file.h"
 #include "shard_record.h"
 #include "task_pool.h"
@@ -95,13 +96,18 @@ Status PrepareFolder(const fs::path& folder) {
   return {};
 }
 
+// The cores the shard's threads may use (ExportJob::host_cores).
+uint32_t JobCores(const ExportJob& job) {
+  return job.host_cores > 0 ? job.host_cores : UsableCores();
+}
+
 // A finished shard's record (shard-NNNNN-of-MMMMM.json); its file's hash, stamped.
 Expected<FreshShardHash> WriteShardRecord(const fs::path& file, const ExportJob& job,
                                           const FrameRange& frames, uint64_t points,
                                           const fs::path& h5, const std::string& identity) {
   auto stamp = StampFile(h5);  // before hashing: a write during it changes the time
   if (!stamp.ok()) return stamp.error();
-  auto hashes = HashFilePieces(h5);
+  auto hashes = HashFilePieces(h5, kHashPieceBytes, std::min(16u, JobCores(job)));
   if (!hashes.ok()) return hashes.error();
   stamp->hashes = std::move(hashes.value());
   ShardRecord r;
@@ -244,10 +250,9 @@ Expected<ShardResult> RunShard(const ExportJob& job) {
   // pool thread, plus two: a frame that completes chunks keeps a thread about 15 chunk encodings
   // long, one that completes none almost nothing, and the writer takes them in order), and a
   // plan holds the frames of its chunks only, so memory does not grow with the frame count.
-  // Two cores are left to the simulation and the writer thread (16 encoders on 16 cores slowed
-  // the simulation by a half on the H100 machine).
-  const unsigned cores = std::thread::hardware_concurrency();
-  const unsigned encoders = std::max(2u, std::min(16u, cores > 2 ? cores - 2 : 2u));
+  // Two cores are left to the simulation and the writer thread (ExportEncoderThreads).
+  const uint32_t encoders = ExportEncoderThreads(JobCores(job));
+  result.encoders = encoders;
   const size_t in_flight = 2 * encoders + 2;
   struct Encoded {
     uint32_t index = 0;

@@ -9,6 +9,8 @@
 #include <thread>
 #include <vector>
 
+#include "lidartwin/sim/host_cores.h"
+
 namespace lt {
 
 // Runs work(i) for every i in [0, n) on up to `threads` threads, this one among them, each
@@ -32,10 +34,10 @@ void ForEachIndexOnThreads(size_t n, unsigned threads, const Work& work) {
     t.join();
 }
 
-// Runs work(i) for every i in [0, n) on the machine's threads (at most 8).
+// Runs work(i) for every i in [0, n) on the cores this process may use (at most 8).
 template <typename Work>
 void ParallelFor(size_t n, const Work& work) {
-  ForEachIndexOnThreads(n, std::max(1u, std::min(8u, std::thread::hardware_concurrency())), work);
+  ForEachIndexOnThreads(n, std::min(8u, UsableCores()), work);
 }
 
 }  // namespace lt

@@ -8,7 +8,6 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
-#include <thread>
 
 #include "lidartwin/sim/text_file.h"
 #include "parallel_for.h"
@@ -98,7 +97,7 @@ Expected<FilePieceHashes> HashFilePieces(const std::filesystem::path& file, uint
     } catch (const std::exception&) {
     }
   };
-  const unsigned cores = std::max(1u, std::min(16u, std::thread::hardware_concurrency()));
+  const unsigned cores = std::min(16u, UsableCores());
   ForEachIndexOnThreads(pieces, threads == 0 ? cores : threads, hash_piece);
   for (uint64_t i = 0; i < pieces; ++i) {
     if (!errors[i].empty()) return Error{errors[i]};

@@ -8,6 +8,7 @@
 #include "cpu/cpu_simulator.h"
 #include "cpu/prefetched_hits.h"
 #include "internal/frame_setup.h"
+#include "lidartwin/sim/host_cores.h"
 
 namespace lt {
 
@@ -59,7 +60,7 @@ template <typename Body>
 void RunInParallel(uint32_t begin, uint32_t end, unsigned threads, Body& body,
                    uint32_t min_per_thread = 1024, uint32_t align = 1) {
   const uint32_t n = end - begin;
-  if (threads == 0) threads = std::thread::hardware_concurrency();
+  if (threads == 0) threads = UsableCores();
   threads = std::max(1u, std::min(threads, std::max(1u, n / min_per_thread)));
   if (threads == 1) {
     body(begin, end);

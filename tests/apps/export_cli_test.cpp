@@ -90,8 +90,11 @@ int Wait(pid_t pid) {
 
 TEST(ExportCli, ShardsAndWorkersGiveOneRunsFrames) {
   test::TempDir dir;
-  auto one = Cli(SmallRun(7) + " --out " + Q(dir / "one"));
+  // The one-process run with 6 encoding threads (--host-cores 8), the others with the cores this
+  // process may use: the thread counts change no byte.
+  auto one = Cli(SmallRun(7) + " --host-cores 8 --out " + Q(dir / "one"));
   ASSERT_EQ(one.code, 0) << one.output;
+  EXPECT_NE(one.output.find("encoding summed over 6 threads"), std::string::npos) << one.output;
   auto three = Cli(SmallRun(7) + " --shards 3 --out " + Q(dir / "three"));
   ASSERT_EQ(three.code, 0) << three.output;
   auto workers = Cli(SmallRun(7) + " --workers=2 --shards=3 --out " + Q(dir / "workers"));
@@ -499,6 +502,8 @@ TEST(ExportCli, BadArgumentsAreRefused) {
       {SmallRun(4) + " --workers 2 --devices 0,1" + out, "conflicting arguments"},
       {SmallRun(4) + " --devices 0,0 --backend cuda" + out, "GPU 0 is listed twice"},
       {SmallRun(4) + " --devices 0,1" + out, "--devices needs --backend cuda"},
+      {SmallRun(4) + " --host-cores 0" + out, "--host-cores: must be in 1..4096, got 0"},
+      {SmallRun(4) + " --host-cores many" + out, "--host-cores"},
       {"export --join --seed 3" + out, "--join takes only --out"},
       {SmallRun(4), "missing required option --out"},
       {"export --join --out " + Q(dir / "nothing"),

@@ -272,5 +272,18 @@ TEST(ExportShards, RangesPartitionTheFrames) {
   EXPECT_EQ(ShardStem(3, 8), "shard-00003-of-00008");
 }
 
+TEST(ExportShards, ThreadsFollowTheCoresGiven) {
+  // Two cores are left to the simulators and the writer; at least 2 encoders, at most 16.
+  const std::pair<uint32_t, uint32_t> encoders[] = {{1, 2}, {2, 2},   {3, 2},   {4, 2},  {5, 3},
+                                                    {8, 6}, {16, 14}, {18, 16}, {64, 16}};
+  for (const auto& [cores, expected] : encoders)
+    EXPECT_EQ(ExportEncoderThreads(cores), expected) << cores;
+  // Workers on one host share its cores, each at least one.
+  EXPECT_EQ(CoresPerWorker(32, 2), 16u);
+  EXPECT_EQ(CoresPerWorker(33, 2), 16u);
+  EXPECT_EQ(CoresPerWorker(2, 3), 1u);
+  EXPECT_EQ(CoresPerWorker(16, 0), 16u);
+}
+
 }  // namespace
 }  // namespace lt

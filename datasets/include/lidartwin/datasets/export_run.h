@@ -45,6 +45,21 @@ struct ExportProgress {
   uint32_t resumed = 0;  // frames found finished by an earlier, killed run
 };
 
+// The cores each of `workers` processes sharing `cores` gets (at least 1): one export process a
+// GPU on one host sizes its pools by its share rather than by the whole host.
+inline uint32_t CoresPerWorker(uint32_t cores, uint32_t workers) {
+  const uint32_t share = workers > 0 ? cores / workers : cores;
+  return share > 0 ? share : 1;
+}
+
+// Encoding threads of an export process with `cores` cores: all but two (the simulation and the
+// writer thread; 16 encoders on the H100 machine's 16 cores slowed its two simulator threads by
+// a half), at least 2, at most 16.
+inline uint32_t ExportEncoderThreads(uint32_t cores) {
+  const uint32_t rest = cores > 4 ? cores - 2 : 2;
+  return rest > 16 ? 16 : rest;
+}
+
 struct ExportJob {
   // sensor, scene, trajectory, frames, seed, backend, threads, motion_slices, waveform_beams,
   // mesh_loader and software_version as for simulate; `out` is not used.
@@ -52,6 +67,9 @@ struct ExportJob {
   std::filesystem::path folder;
   uint32_t shard = 0;
   uint32_t shards = 1;
+  // Cores the shard's encoding and hashing threads may use (ExportEncoderThreads); 0: those the
+  // process may run on (UsableCores). One process a GPU gets its share of the host.
+  uint32_t host_cores = 0;
   // After each frame written (and once at the start with the resumed count).
   std::function<void(const ExportProgress&)> on_frame;
 
@@ -80,6 +98,7 @@ struct ShardResult {
   std::filesystem::path file;  // the shard's HDF5 file
   double seconds = 0;          // simulating, summed over the simulators
   uint32_t simulators = 1;     // simulators on their own threads (two on a GPU)
+  uint32_t encoders = 0;       // encoding threads
   double encode_seconds = 0;   // compressing and journal records, summed over threads
   double write_seconds = 0;    // the writer thread's journal and HDF5 writes
   double finish_seconds = 0;   // closing the file, its SHA-256 and record
