@@ -77,8 +77,11 @@ int Join(const std::filesystem::path& folder, const std::vector<FreshShardHash>&
     fmt::print(stderr, "lidartwin export: error: {}\n", joined.message());
     return 1;
   }
-  fmt::print("joined {} frames ({} points) into {} in {:.2f} s; manifest {}\n", joined->frames,
-             joined->points, joined->dataset.string(), joined->seconds, joined->manifest.string());
+  fmt::print(
+      "joined {} frames ({} points) into {} in {:.2f} s ({} shard(s), {} hashed again); "
+      "manifest {}\n",
+      joined->frames, joined->points, joined->dataset.string(), joined->seconds, joined->shards,
+      joined->hashed_here, joined->manifest.string());
   return 0;
 }
 
@@ -117,7 +120,13 @@ int RunShardsHere(const SimulationJob& sim, const std::filesystem::path& folder,
       return 1;
     }
     if (hashed && !result->hash.hashes.sha256.empty()) hashed->push_back(result->hash);
-    if (report_progress) continue;  // the parent prints
+    if (report_progress) {  // the parent prints, and joins with the hash taken here
+      if (!result->hash.hashes.sha256.empty()) {
+        std::fputs(HashedLine(i, result->hash).c_str(), stdout);
+        std::fflush(stdout);
+      }
+      continue;
+    }
     display.Finish();
     const std::string what =
         result->already_complete ? "already complete"
@@ -253,6 +262,7 @@ int ExportCommand(const std::vector<std::string>& argv) {
   plan.shards = shards;
   plan.frames = sim.frames;
   plan.devices = devices;
+  plan.folder = folder;
   for (size_t i = 0; i < argv.size(); ++i) {  // the run's own options, passed on
     const std::string& a = argv[i];
     const std::string name = a.substr(0, a.find('='));  // "--workers 2" or "--workers=2"
@@ -268,7 +278,8 @@ int ExportCommand(const std::vector<std::string>& argv) {
   plan.shard_args.push_back("--host-cores");
   plan.shard_args.push_back(std::to_string(CoresPerWorker(
       host_cores > 0 ? host_cores : UsableCores(), static_cast<uint32_t>(devices.size()))));
-  const auto failures = RunShardWorkers(plan);
+  std::vector<FreshShardHash> hashed;
+  const auto failures = RunShardWorkers(plan, &hashed);
   if (!failures.empty()) {
     std::string text;
     for (const auto& f : failures)
@@ -279,7 +290,7 @@ int ExportCommand(const std::vector<std::string>& argv) {
                failures.size(), text);
     return 1;
   }
-  return Join(folder);
+  return Join(folder, hashed);
 }
 
 }  // namespace lt::cli

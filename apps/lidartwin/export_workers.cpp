@@ -30,6 +30,40 @@ bool ParseProgressLine(const std::string& line, uint32_t& shard, uint32_t& done,
   return (in >> tag >> shard >> done >> total >> resumed) && tag == "lidartwin-progress";
 }
 
+std::string HashedLine(uint32_t shard, const FreshShardHash& hash) {
+  std::string line = fmt::format("lidartwin-hashed {} {} {} {} {} {}", shard, hash.bytes,
+                                 hash.inode, hash.device, hash.mtime_ns, hash.hashes.piece_bytes);
+  for (const std::string& digest : hash.hashes.sha256)
+    line += " " + digest;
+  return line + "\n";
+}
+
+std::optional<FreshShardHash> ParseHashedLine(const std::string& line,
+                                              const std::filesystem::path& folder, uint32_t shard,
+                                              uint32_t shards) {
+  std::istringstream in(line);
+  std::string tag;
+  uint32_t which = 0;
+  FreshShardHash h;
+  if (!(in >> tag >> which >> h.bytes >> h.inode >> h.device >> h.mtime_ns >>
+        h.hashes.piece_bytes) ||
+      tag != "lidartwin-hashed" || which != shard || h.hashes.piece_bytes == 0) {
+    return std::nullopt;
+  }
+  const uint64_t pieces = h.bytes == 0 ? 1 : (h.bytes - 1) / h.hashes.piece_bytes + 1;
+  for (std::string digest; in >> digest;) {
+    if (digest.size() != 64 || digest.find_first_not_of("0123456789abcdef") != std::string::npos ||
+        h.hashes.sha256.size() == pieces) {
+      return std::nullopt;
+    }
+    h.hashes.sha256.push_back(digest);
+  }
+  if (h.hashes.sha256.size() != pieces) return std::nullopt;
+  h.hashes.bytes = h.bytes;
+  h.file = folder / (ShardStem(shard, shards) + ".h5");
+  return h;
+}
+
 namespace {
 
 struct Child {
@@ -103,7 +137,8 @@ std::string ExitText(int status) {
 
 }  // namespace
 
-std::vector<std::string> RunShardWorkers(const WorkerPlan& plan) {
+std::vector<std::string> RunShardWorkers(const WorkerPlan& plan,
+                                         std::vector<FreshShardHash>* hashed) {
   std::vector<std::string> failures;
   ExportProgressDisplay display(plan.frames);
   std::vector<Child> running;
@@ -154,9 +189,12 @@ std::vector<std::string> RunShardWorkers(const WorkerPlan& plan) {
       }
       c.pending.append(buffer, static_cast<size_t>(n));
       for (size_t eol; (eol = c.pending.find('\n')) != std::string::npos;) {
+        const std::string line = c.pending.substr(0, eol);
         uint32_t shard, done, total, resumed;
-        if (ParseProgressLine(c.pending.substr(0, eol), shard, done, total, resumed)) {
+        if (ParseProgressLine(line, shard, done, total, resumed)) {
           display.Update(shard, done, total, resumed);
+        } else if (auto h = ParseHashedLine(line, plan.folder, c.shard, plan.shards); h && hashed) {
+          hashed->push_back(std::move(*h));
         }
         c.pending.erase(0, eol + 1);
       }

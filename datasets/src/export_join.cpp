@@ -71,6 +71,7 @@ Expected<FolderLock> LockExportFolder(const fs::path& identity) {
 struct CheckedShard {
   fs::path file;
   ShardRecord record;
+  bool hashed_here = false;  // read and hashed by the join (not a run's fresh hash)
 };
 
 // True when `fresh` holds file's hash, taken by this process, and the file is unchanged since.
@@ -144,9 +145,9 @@ Expected<CheckedShard> CheckShard(const fs::path& folder, uint32_t shard, uint32
   if (size_error) return Error{out.file.string() + ": " + size_error.message()};
   if (Status s = CheckSize(out.file, size, expected); !s.ok()) return s.error();
   const FreshShardHash* known = Unchanged(out.file, fresh);
-  auto now = known && known->hashes.piece_bytes == expected.piece_bytes
-                 ? Expected<FilePieceHashes>(known->hashes)
-                 : HashFilePieces(out.file, expected.piece_bytes, hash_threads);
+  out.hashed_here = !(known && known->hashes.piece_bytes == expected.piece_bytes);
+  auto now = out.hashed_here ? HashFilePieces(out.file, expected.piece_bytes, hash_threads)
+                             : Expected<FilePieceHashes>(known->hashes);
   if (!now.ok()) return Error{stem + ": " + now.message()};
   // The file is the one its shard wrote (its SHA-256 says so); its structure is checked once,
   // through the joined file, after the join.
@@ -212,6 +213,9 @@ Expected<JoinResult> JoinExport(const fs::path& folder, const std::vector<FreshS
                  std::to_string(shards) + " shards:" + problems};
   }
   JoinResult result;
+  result.shards = static_cast<uint32_t>(checked.size());
+  for (const CheckedShard& s : checked)
+    result.hashed_here += s.hashed_here ? 1 : 0;
   result.dataset = folder / "dataset.h5";
   result.manifest = folder / "manifest.json";
   // Both targets are checked before anything is written, and dataset.h5 replaces the earlier one

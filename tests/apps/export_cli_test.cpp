@@ -99,6 +99,15 @@ TEST(ExportCli, ShardsAndWorkersGiveOneRunsFrames) {
   ASSERT_EQ(three.code, 0) << three.output;
   auto workers = Cli(SmallRun(7) + " --workers=2 --shards=3 --out " + Q(dir / "workers"));
   ASSERT_EQ(workers.code, 0) << workers.output;
+  // The joins took the hashes the runs took (the one process's, the workers' through their
+  // pipes); a join on its own reads and hashes every shard.
+  EXPECT_NE(three.output.find("(3 shard(s), 0 hashed again)"), std::string::npos) << three.output;
+  EXPECT_NE(workers.output.find("(3 shard(s), 0 hashed again)"), std::string::npos)
+      << workers.output;
+  auto rejoined = Cli("export --join --out " + Q(dir / "workers"));
+  ASSERT_EQ(rejoined.code, 0) << rejoined.output;
+  EXPECT_NE(rejoined.output.find("(3 shard(s), 3 hashed again)"), std::string::npos)
+      << rejoined.output;
   const auto reference = EncodedFrames(dir / "one/dataset.h5");
   ASSERT_EQ(reference.size(), 7u);
   EXPECT_EQ(EncodedFrames(dir / "three/dataset.h5"), reference);

@@ -123,6 +123,10 @@ struct JoinResult {
   double seconds = 0;  // checking the shards, writing and reading back dataset.h5, the manifest
   uint32_t frames = 0;
   uint64_t points = 0;
+  uint32_t shards = 0;
+  // Shards read and hashed by the join; the others' hashes were taken by the runs that wrote
+  // them, in this process or its workers, the files unchanged since (FreshShardHash).
+  uint32_t hashed_here = 0;
   std::filesystem::path dataset;  // folder/dataset.h5
   std::filesystem::path manifest;
 };
