@@ -12,7 +12,7 @@
 
 namespace lt::cli {
 
-// --threads: 0 (every hardware thread) up to this.
+// --threads: 0 (every core the process may use) up to this.
 inline constexpr uint64_t kMaxThreads = 1024;
 
 struct ArgSpec {

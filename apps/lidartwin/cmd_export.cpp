@@ -34,8 +34,9 @@ constexpr const char* kUsage =
     "               cuda); shards default to the number of GPUs\n"
     "  --shard I/N  run shard I of N only, without joining (one Slurm array task; see\n"
     "               scripts/slurm/export-array.sh); --join afterwards joins the folder\n"
-    "  --host-cores N  cores for the shards' encoding and hashing threads (default: those the\n"
-    "               process may run on; --workers and --devices give each worker its share)\n"
+    "  --host-cores N  cores for the run's threads: encoding, hashing, the join, and a CPU\n"
+    "               simulator without --threads (default: those the process may run on;\n"
+    "               --workers and --devices give each worker its share)\n"
     "  --prepare    check the arguments and claim the folder for this run, simulate nothing\n"
     "               (what a launcher does before it submits shards)\n"
     "  A run that was killed continues where it stopped when started again with the same\n"
@@ -71,8 +72,9 @@ Expected<std::vector<std::string>> ParseDevices(const std::string& text) {
   return out;
 }
 
-int Join(const std::filesystem::path& folder, const std::vector<FreshShardHash>& fresh = {}) {
-  auto joined = JoinExport(folder, fresh);
+int Join(const std::filesystem::path& folder, const std::vector<FreshShardHash>& fresh = {},
+         uint32_t host_cores = 0) {
+  auto joined = JoinExport(folder, fresh, host_cores);
   if (!joined.ok()) {
     fmt::print(stderr, "lidartwin export: error: {}\n", joined.message());
     return 1;
@@ -99,8 +101,6 @@ int RunShardsHere(const SimulationJob& sim, const std::filesystem::path& folder,
     job.shard = i;
     job.shards = shards;
     job.host_cores = host_cores;
-    // A CPU simulator without --threads takes the same share (its threads change no frame).
-    if (job.simulation.threads == 0) job.simulation.threads = host_cores;
     job.on_frame = [&](const ExportProgress& p) {
       if (report_progress) {
         std::fputs(ProgressLine(p.shard, p.done, p.total, p.resumed).c_str(), stdout);
@@ -181,7 +181,9 @@ int ExportCommand(const std::vector<std::string>& argv) {
   if (args->Has("--join")) {
     for (const auto& name : SimulationOptionNames())
       if (args->Has(name)) return fail("--join takes only --out; " + name + " belongs to a run");
-    if (modes > 0) return fail("--join takes only --out (it joins every shard of the folder)");
+    if (modes > 0 || args->Has("--host-cores")) {
+      return fail("--join takes only --out (it joins every shard of the folder)");
+    }
     return Join(folder);
   }
   auto parsed = SimulationJobFromArgs(*args);
@@ -213,6 +215,8 @@ int ExportCommand(const std::vector<std::string>& argv) {
     auto c = args->GetUIntIn("--host-cores", 0, 1, 4096);
     if (!c.ok()) return fail(c.message());
     host_cores = static_cast<uint32_t>(*c);
+    // A CPU simulator without --threads takes the same cores (its threads change no frame).
+    if (!args->Has("--threads")) sim.threads = host_cores;
   }
   std::vector<std::string> devices;
   if (args->Has("--devices")) {
@@ -256,7 +260,7 @@ int ExportCommand(const std::vector<std::string>& argv) {
         rc != 0) {
       return rc;
     }
-    return Join(folder, hashed);
+    return Join(folder, hashed, host_cores);
   }
   WorkerPlan plan;
   plan.shards = shards;
@@ -290,7 +294,7 @@ int ExportCommand(const std::vector<std::string>& argv) {
                failures.size(), text);
     return 1;
   }
-  return Join(folder, hashed);
+  return Join(folder, hashed, host_cores);
 }
 
 }  // namespace lt::cli

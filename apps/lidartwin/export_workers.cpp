@@ -9,6 +9,7 @@
 
 #include <fmt/core.h>
 #include <cerrno>
+#include <charconv>
 #include <cstring>
 #include <map>
 #include <sstream>
@@ -43,11 +44,22 @@ std::optional<FreshShardHash> ParseHashedLine(const std::string& line,
                                               uint32_t shards) {
   std::istringstream in(line);
   std::string tag;
+  std::string numbers[6];
+  if (!(in >> tag) || tag != "lidartwin-hashed") return std::nullopt;
+  for (std::string& n : numbers)
+    if (!(in >> n)) return std::nullopt;
+  // Each number whole, in range, and (but the time) without a sign: from_chars, where a stream
+  // would take "-5" for 2^64 - 5.
+  auto whole = [](const std::string& text, auto& value) {
+    const char* end = text.data() + text.size();
+    auto r = std::from_chars(text.data(), end, value);
+    return r.ec == std::errc() && r.ptr == end;
+  };
   uint32_t which = 0;
   FreshShardHash h;
-  if (!(in >> tag >> which >> h.bytes >> h.inode >> h.device >> h.mtime_ns >>
-        h.hashes.piece_bytes) ||
-      tag != "lidartwin-hashed" || which != shard || h.hashes.piece_bytes == 0) {
+  if (!whole(numbers[0], which) || !whole(numbers[1], h.bytes) || !whole(numbers[2], h.inode) ||
+      !whole(numbers[3], h.device) || !whole(numbers[4], h.mtime_ns) ||
+      !whole(numbers[5], h.hashes.piece_bytes) || which != shard || h.hashes.piece_bytes == 0) {
     return std::nullopt;
   }
   const uint64_t pieces = h.bytes == 0 ? 1 : (h.bytes - 1) / h.hashes.piece_bytes + 1;

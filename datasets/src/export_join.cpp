@@ -157,7 +157,8 @@ Expected<CheckedShard> CheckShard(const fs::path& folder, uint32_t shard, uint32
 
 }  // namespace
 
-Expected<JoinResult> JoinExport(const fs::path& folder, const std::vector<FreshShardHash>& fresh) {
+Expected<JoinResult> JoinExport(const fs::path& folder, const std::vector<FreshShardHash>& fresh,
+                                uint32_t cores) {
   const auto t0 = std::chrono::steady_clock::now();
   const fs::path identity_path = folder / "export.json";
   auto identity = ReadTextFile(identity_path, " export identity", 1 << 20);
@@ -188,7 +189,7 @@ Expected<JoinResult> JoinExport(const fs::path& folder, const std::vector<FreshS
   // Hashing a shard reads it whole: shards are checked on as many threads as there are cores,
   // and each shard's pieces on the cores left over (one shard: all of them).
   std::vector<Expected<CheckedShard>> results(shards, Error{""});
-  const uint32_t cores = UsableCores();
+  if (cores == 0) cores = UsableCores();
   const uint32_t threads = std::max(1u, std::min(shards, cores));
   const unsigned hash_threads = std::max(1u, std::min(16u, cores / threads));
   ForEachIndexOnThreads(shards, threads, [&](size_t i) {

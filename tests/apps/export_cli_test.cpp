@@ -97,7 +97,9 @@ TEST(ExportCli, ShardsAndWorkersGiveOneRunsFrames) {
   EXPECT_NE(one.output.find("encoding summed over 6 threads"), std::string::npos) << one.output;
   auto three = Cli(SmallRun(7) + " --shards 3 --out " + Q(dir / "three"));
   ASSERT_EQ(three.code, 0) << three.output;
-  auto workers = Cli(SmallRun(7) + " --workers=2 --shards=3 --out " + Q(dir / "workers"));
+  // --host-cores with --workers: the parent passes each worker its share instead.
+  auto workers =
+      Cli(SmallRun(7) + " --workers=2 --shards=3 --host-cores=8 --out " + Q(dir / "workers"));
   ASSERT_EQ(workers.code, 0) << workers.output;
   // The joins took the hashes the runs took (the one process's, the workers' through their
   // pipes); a join on its own reads and hashes every shard.
@@ -514,6 +516,7 @@ TEST(ExportCli, BadArgumentsAreRefused) {
       {SmallRun(4) + " --host-cores 0" + out, "--host-cores: must be in 1..4096, got 0"},
       {SmallRun(4) + " --host-cores many" + out, "--host-cores"},
       {"export --join --seed 3" + out, "--join takes only --out"},
+      {"export --join --host-cores 4" + out, "--join takes only --out"},
       {SmallRun(4), "missing required option --out"},
       {"export --join --out " + Q(dir / "nothing"),
        "is " + (dir / "nothing").string() + " an export folder?"},

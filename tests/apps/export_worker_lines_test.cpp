@@ -45,17 +45,22 @@ TEST(ExportWorkerLines, MalformedOrForeignHashedLinesAreIgnored) {
   const std::string good = HashedLine(2, SomeHash(2500, 3));
   const std::string digest(64, 'b');
   const std::string lines[] = {
-      HashedLine(3, SomeHash(2500, 3)),              // another shard than the worker's
-      HashedLine(2, SomeHash(2500, 2)),              // a piece missing
-      HashedLine(2, SomeHash(2500, 4)),              // a piece too many
-      HashedLine(2, SomeHash(3001, 3)),              // 3001 bytes are four pieces
-      "lidartwin-hashed 2 2500 1 2 3 0 " + digest,   // pieces of 0 bytes
-      "lidartwin-hashed 2 2500 1 2 3",               // no piece size
-      "lidartwin-hashed 2 -5 1 2 3 1000 " + digest,  // a negative size
-      "lidartwin-hashed 2 900 1 2 3 1000 " + std::string(64, 'G'),  // not hexadecimal
-      "lidartwin-hashed 2 900 1 2 3 1000 " + std::string(63, 'a'),  // too short
-      "lidartwin-hashed 2 900 1 2 3 1000 " + std::string(64, 'A'),  // upper case
+      HashedLine(3, SomeHash(2500, 3)),                 // another shard than the worker's
+      HashedLine(2, SomeHash(2500, 2)),                 // a piece missing
+      HashedLine(2, SomeHash(2500, 4)),                 // a piece too many
+      HashedLine(2, SomeHash(3001, 3)),                 // 3001 bytes are four pieces
+      "lidartwin-hashed 2 2500 1 2 3 0 " + digest,      // pieces of 0 bytes
+      "lidartwin-hashed 2 2500 1 2 3",                  // no piece size
+      "lidartwin-hashed 2 -5 1 2 3 1000 " + digest,     // a negative size (a stream takes 2^64 - 5)
+      "lidartwin-hashed 2 +900 1 2 3 1000 " + digest,   // a sign
+      "lidartwin-hashed 2 900 1 2 3.5 1000 " + digest,  // not a whole number
+      "lidartwin-hashed 2 900 1 99999999999999999999 3 1000 " + digest,  // past 64 bits
+      "lidartwin-hashed 4294967298 900 1 2 3 1000 " + digest,            // shard 2 + 2^32
+      "lidartwin-hashed 2 900 1 2 3 1000 " + std::string(64, 'G'),       // not hexadecimal
+      "lidartwin-hashed 2 900 1 2 3 1000 " + std::string(63, 'a'),       // too short
+      "lidartwin-hashed 2 900 1 2 3 1000 " + std::string(64, 'A'),       // upper case
       "lidartwin-progress 2 10 10 0",
+      "lidartwin-hashed 2 900 1 2 3 1000 " + digest + " x",  // something after the digests
       "",
   };
   for (const std::string& line : lines)

@@ -194,6 +194,38 @@ TEST(FrameJournal, ZeroTailAndTornHeaderAreStartedOver) {
   }
 }
 
+// A journal created over a file with bytes in it is emptied first (a new, empty file is not
+// truncated at all: frame_journal.cpp, ext4's auto_da_alloc); longer and shorter files than the
+// new header, the same bytes as a fresh one's.
+TEST(FrameJournal, CreatedOverAnOldFileHoldsOnlyItsHeader) {
+  test::TempDir dir;
+  const auto fresh = dir.path() / "fresh.journal";
+  ASSERT_TRUE(FrameJournal::Create(fresh, "header").ok());
+  const std::string header_only = test::ReadAll(fresh);
+  ASSERT_FALSE(header_only.empty());
+  for (size_t old_bytes :
+       {size_t{1}, header_only.size() - 1, header_only.size() + 1, size_t{100000}}) {
+    const auto path = dir.path() / ("old-" + std::to_string(old_bytes) + ".journal");
+    std::ofstream(path, std::ios::binary) << std::string(old_bytes, 'x');
+    {
+      auto j = FrameJournal::Create(path, "header");
+      ASSERT_TRUE(j.ok()) << j.message();
+      EXPECT_EQ(j->frames(), 0u);
+    }
+    EXPECT_EQ(test::ReadAll(path), header_only) << old_bytes;
+  }
+  // And one whose records a run wrote.
+  const auto used = dir.path() / "used.journal";
+  {
+    auto j = FrameJournal::Create(used, "header");
+    ASSERT_TRUE(j.ok());
+    ASSERT_TRUE(Append(*j, 0, Payload(5000, 3)).ok());
+  }
+  ASSERT_GT(std::filesystem::file_size(used), header_only.size());
+  ASSERT_TRUE(FrameJournal::Create(used, "header").ok());
+  EXPECT_EQ(test::ReadAll(used), header_only);
+}
+
 // The join counts a running shard's frames without its lock and without changing the file.
 TEST(FrameJournal, CountFramesNeitherLocksNorCuts) {
   test::TempDir dir;

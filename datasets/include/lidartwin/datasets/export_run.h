@@ -136,8 +136,8 @@ struct JoinResult {
 // back to confirm it holds every frame with its points. Errors list every shard that is missing,
 // unfinished or damaged.
 // Shards of `fresh` are not hashed again while unchanged (FreshShardHash); the others are
-// hashed on as many threads as there are shards, up to the machine's cores.
+// hashed on `cores` threads (0: the cores the process may use).
 Expected<JoinResult> JoinExport(const std::filesystem::path& folder,
-                                const std::vector<FreshShardHash>& fresh = {});
+                                const std::vector<FreshShardHash>& fresh = {}, uint32_t cores = 0);
 
 }  // namespace lt

@@ -18,7 +18,7 @@ namespace lt {
 
 struct SimulationOptions {
   uint64_t seed = 0;
-  unsigned threads = 0;  // CPU: 0 means all hardware threads
+  unsigned threads = 0;  // CPU: 0 means every core the process may use (UsableCores)
   // Moving objects are placed once per slice of the frame's beams (configs/README.md).
   uint32_t motion_slices = 16;
   // CUDA: beams simulated per kernel launch and triangles per BVH (0: what fits in the free
