@@ -62,10 +62,9 @@ std::optional<FreshShardHash> ParseHashedLine(const std::string& line,
       !whole(numbers[5], h.hashes.piece_bytes) || which != shard || h.hashes.piece_bytes == 0) {
     return std::nullopt;
   }
-  const uint64_t pieces = h.bytes == 0 ? 1 : (h.bytes - 1) / h.hashes.piece_bytes + 1;
+  const uint64_t pieces = HashPieceCount(h.bytes, h.hashes.piece_bytes);
   for (std::string digest; in >> digest;) {
-    if (digest.size() != 64 || digest.find_first_not_of("0123456789abcdef") != std::string::npos ||
-        h.hashes.sha256.size() == pieces) {
+    if (!IsSha256Hex(digest) || h.hashes.sha256.size() == pieces) {
       return std::nullopt;
     }
     h.hashes.sha256.push_back(digest);

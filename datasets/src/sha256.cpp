@@ -64,7 +64,7 @@ Expected<FilePieceHashes> HashFilePieces(const std::filesystem::path& file, uint
   FilePieceHashes out;
   out.piece_bytes = piece_bytes;
   out.bytes = static_cast<uint64_t>(st.st_size);
-  const uint64_t pieces = out.bytes == 0 ? 1 : (out.bytes - 1) / piece_bytes + 1;
+  const uint64_t pieces = HashPieceCount(out.bytes, piece_bytes);
   std::vector<std::string> errors;
   try {
     out.sha256.resize(pieces);

@@ -14,10 +14,8 @@ using Json = nlohmann::ordered_json;
 constexpr const char* kKeys[] = {"shard", "shards",      "frames",        "points",         "file",
                                  "bytes", "piece_bytes", "sha256_pieces", "identity_sha256"};
 
-bool IsSha256Hex(const nlohmann::json& v) {
-  if (!v.is_string()) return false;
-  const std::string& s = v.get_ref<const std::string&>();
-  return s.size() == 64 && s.find_first_not_of("0123456789abcdef") == std::string::npos;
+bool IsSha256Value(const nlohmann::json& v) {
+  return v.is_string() && lt::IsSha256Hex(v.get_ref<const std::string&>());
 }
 
 }  // namespace
@@ -64,7 +62,7 @@ Expected<ShardRecord> ParseShardRecord(const std::string& text, const std::strin
   // The identity first: a record of another run is named as such, whatever else differs.
   const auto id = j.find("identity_sha256");
   if (id == j.end()) return fail("identity_sha256", "is missing");
-  if (!IsSha256Hex(*id)) return fail("identity_sha256", "is not a SHA-256 (64 hex digits)");
+  if (!IsSha256Value(*id)) return fail("identity_sha256", "is not a SHA-256 (64 hex digits)");
   if (id->get<std::string>() != identity_sha256) {
     return Error{where + ": belongs to another run than the folder's export.json"};
   }
@@ -104,7 +102,7 @@ Expected<ShardRecord> ParseShardRecord(const std::string& text, const std::strin
     return fail("piece_bytes", "must be a whole number from 1 MiB to 1 TiB");
   }
   r.hashes.piece_bytes = piece->get<uint64_t>();
-  const uint64_t pieces = r.hashes.bytes == 0 ? 1 : (r.hashes.bytes - 1) / r.hashes.piece_bytes + 1;
+  const uint64_t pieces = HashPieceCount(r.hashes.bytes, r.hashes.piece_bytes);
   const auto list = j.find("sha256_pieces");
   if (list == j.end() || !list->is_array() || list->size() != pieces) {
     return fail("sha256_pieces", "must list " + std::to_string(pieces) +
@@ -112,7 +110,7 @@ Expected<ShardRecord> ParseShardRecord(const std::string& text, const std::strin
                                      std::to_string(r.hashes.piece_bytes) + " bytes of the file");
   }
   for (size_t i = 0; i < list->size(); ++i) {
-    if (!IsSha256Hex((*list)[i])) {
+    if (!IsSha256Value((*list)[i])) {
       return fail("sha256_pieces",
                   "entry " + std::to_string(i) + " is not 64 lower-case hex digits");
     }

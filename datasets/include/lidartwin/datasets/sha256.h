@@ -38,6 +38,14 @@ Expected<std::string> Sha256OfFile(const std::filesystem::path& file);
 // to hash whole, a quarter of a 2000-frame export (3.1 s). A file of one piece (at most
 // piece_bytes, and an empty file) has one digest: its plain SHA-256, as sha256sum prints it.
 inline constexpr uint64_t kHashPieceBytes = uint64_t{64} << 20;
+// The pieces of a file of `bytes` bytes (an empty file has one); piece_bytes > 0.
+inline uint64_t HashPieceCount(uint64_t bytes, uint64_t piece_bytes) {
+  return bytes == 0 ? 1 : (bytes - 1) / piece_bytes + 1;
+}
+// Whether `text` is a digest as Sha256Hex writes it: 64 lower-case hex digits.
+inline bool IsSha256Hex(const std::string& text) {
+  return text.size() == 64 && text.find_first_not_of("0123456789abcdef") == std::string::npos;
+}
 struct FilePieceHashes {
   uint64_t piece_bytes = kHashPieceBytes;
   uint64_t bytes = 0;               // the file's size when hashed
