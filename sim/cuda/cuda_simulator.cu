@@ -281,15 +281,17 @@ __global__ void __launch_bounds__(kThreads, cuda::kBeamBlocksPerSm)
     WaveformBeamWarpKernel(FrameContext c, const physics::SignalContribution* contributions,
                            const uint8_t* counts, BeamRecord* out, uint32_t beam_begin,
                            uint32_t beams, uint32_t slots_per_beam, const uint32_t* kept,
-                           uint32_t kept_count, float* kept_volts) {
+                           uint32_t kept_count, float* kept_volts, uint32_t* chunks_taken) {
   extern __shared__ unsigned char shared[];
+  __shared__ uint32_t chunk_slots[2];
   const uint32_t warp = threadIdx.x / 32, lane = threadIdx.x & 31u;
   const uint32_t N = c.waveform.samples;
   const cuda::WarpBeam b = cuda::WarpBeamAt(shared, warp, N, slots_per_beam);
-  const uint32_t rounds = cuda::BeamRounds(beams);
-  for (uint32_t r = 0; r < rounds; ++r) {
-    const uint32_t i = cuda::BeamOfRound(r);
+  cuda::BeamChunks chunks(chunks_taken, chunk_slots);
+  for (uint32_t r = 0; chunks.More(beams); ++r) {
+    const uint32_t i = chunks.Beam();
     const bool active = i < beams;
+    chunks.Take(r);
     const uint32_t w = active ? WarpGatherContributions(c, contributions, counts, i, slots_per_beam,
                                                         b.contributions)
                               : 0;
@@ -300,6 +302,7 @@ __global__ void __launch_bounds__(kThreads, cuda::kBeamBlocksPerSm)
         c.waveform, b,
         {b.contributions, w, BeamSunlight(b.contributions, w), {c.seed, c.frame, beam, 0, 0}},
         active, highest);
+    chunks.Next(r);
     if (!active) continue;  // to the block's next barrier
     const int64_t slot = cuda::KeptSlot(kept, kept_count, beam);
     if (slot >= 0)
@@ -339,17 +342,20 @@ cudaError_t LaunchWaveformBeamWarps(const FrameContext& c,
                                     const physics::SignalContribution* contributions,
                                     const uint8_t* counts, BeamRecord* out, uint32_t beam_begin,
                                     uint32_t n, uint32_t slots, uint32_t warps,
-                                    const uint32_t* kept, uint32_t kept_count, float* kept_volts) {
+                                    const uint32_t* kept, uint32_t kept_count, float* kept_volts,
+                                    uint32_t* chunks_taken) {
   size_t shared = 0;  // none where a beam's record exceeds the GPU's
   if (cudaError_t e =
           cuda::AllowWarpsSharedMemory(WaveformBeamWarpKernel<kThreads>, warps,
                                        cuda::WarpBeamBytes(c.waveform.samples, slots), shared);
       e != cudaSuccess)
     return e;
+  if (cudaError_t e = cudaMemsetAsync(chunks_taken, 0, sizeof(uint32_t)); e != cudaSuccess)
+    return e;
   WaveformBeamWarpKernel<kThreads>
       <<<cuda::BeamBlocks(WaveformBeamWarpKernel<kThreads>, n, warps, shared), warps * 32,
          shared>>>(c, contributions, counts, out, beam_begin, n, slots, kept, kept_count,
-                   kept_volts);
+                   kept_volts, chunks_taken);
   return cudaGetLastError();
 }
 
@@ -359,16 +365,18 @@ cudaError_t LaunchWaveformWarps(const FrameContext& c,
                                 const physics::SignalContribution* contributions,
                                 const uint8_t* counts, BeamRecord* out, uint32_t beam_begin,
                                 uint32_t n, uint32_t slots, const physics::ComplexF* step,
-                                const uint32_t* kept, uint32_t kept_count, float* kept_volts) {
+                                const uint32_t* kept, uint32_t kept_count, float* kept_volts,
+                                uint32_t* chunks_taken) {
   const uint32_t samples = c.waveform.samples;
   if (c.waveform.sections.count > 0) {
     const uint32_t warps = cuda::BeamWarpsPerBlock(samples, slots);
-    return cuda::UsesSmallBeamBlocks(warps) ? LaunchWaveformBeamWarps<cuda::kSmallBeamBlockThreads>(
-                                                  c, contributions, counts, out, beam_begin, n,
-                                                  slots, warps, kept, kept_count, kept_volts)
-                                            : LaunchWaveformBeamWarps<cuda::kBeamBlockThreads>(
-                                                  c, contributions, counts, out, beam_begin, n,
-                                                  slots, warps, kept, kept_count, kept_volts);
+    return cuda::UsesSmallBeamBlocks(warps)
+               ? LaunchWaveformBeamWarps<cuda::kSmallBeamBlockThreads>(
+                     c, contributions, counts, out, beam_begin, n, slots, warps, kept, kept_count,
+                     kept_volts, chunks_taken)
+               : LaunchWaveformBeamWarps<cuda::kBeamBlockThreads>(
+                     c, contributions, counts, out, beam_begin, n, slots, warps, kept, kept_count,
+                     kept_volts, chunks_taken);
   }
   switch (cuda::RegisterValues(samples)) {
     case 32:
@@ -505,6 +513,7 @@ struct CudaSimulator::Impl {
   // The beams whose records a frame keeps (sorted) and their records, one frame's.
   DeviceBuffer<uint32_t> kept_beams;
   DeviceBuffer<float> kept_volts;
+  DeviceBuffer<uint32_t> beam_chunks;  // the beam kernel's chunk counter (cuda::BeamChunks)
   // Beams of the batch with a signal, sorted by their detection work (BeamWorkKernel).
   DeviceBuffer<uint32_t> work_keys, work_keys_sorted, work_ids, active, active_count;
   DeviceBuffer<unsigned char> active_temp;
@@ -614,7 +623,7 @@ Status CudaSimulator::Impl::SimulateBeams(const FrameContext& context, uint32_t 
       LT_CUDA_TRY(LaunchWaveformWarps(context, contributions.get(), contribution_counts.get(),
                                       records.get(), b, n, slots, step_twiddles.get(),
                                       kept_beams.get(), static_cast<uint32_t>(kept_beams.size()),
-                                      kept_volts.get()));
+                                      kept_volts.get(), beam_chunks.get()));
     } else if (profile->detector.kind == DetectorKind::kThreshold) {
       const uint64_t threads = uint64_t{n} * profile->footprint.sub_rays;
       SubRaySignalKernel<<<static_cast<unsigned>((threads + kBlock - 1) / kBlock), kBlock>>>(
@@ -756,6 +765,7 @@ Expected<std::unique_ptr<CudaSimulator>> CudaSimulator::Create(const Scene& scen
         m.kept_beams.Upload(options.waveform_beams),
         m.kept_volts.Reserve(
             waveform ? options.waveform_beams.size() * profile.detector.waveform.samples : 0),
+        m.beam_chunks.Reserve(waveform ? 1 : 0),
         m.transfer.Upload(m.waveform_tables.transfer),
         m.twiddles.Upload(m.waveform_tables.twiddles),
         m.gap_powers.Upload(m.waveform_tables.gap_powers),

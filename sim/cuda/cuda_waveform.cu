@@ -57,20 +57,24 @@ template <int kThreads>
 __global__ void __launch_bounds__(kThreads, cuda::kBeamBlocksPerSm)
     WaveformBeamKernel(physics::WaveformChain w, const physics::SignalContribution* contributions,
                        uint32_t n, double sun_w, uint64_t seed, float* records,
-                       uint32_t* echo_counts, uint8_t* sparse, uint32_t beams) {
+                       uint32_t* echo_counts, uint8_t* sparse, uint32_t beams,
+                       uint32_t* chunks_taken) {
   extern __shared__ unsigned char shared[];
+  __shared__ uint32_t chunk_slots[2];
   const uint32_t warp = threadIdx.x / 32, lane = threadIdx.x & 31u;
   const cuda::WarpBeam b = cuda::WarpBeamAt(shared, warp, w.samples, n > 0 ? n : 1);
   for (uint32_t k = lane; k < n; k += 32)
     b.contributions[k] = contributions[k];
   __syncwarp();
-  const uint32_t rounds = cuda::BeamRounds(beams);
-  for (uint32_t r = 0; r < rounds; ++r) {
-    const uint32_t beam = cuda::BeamOfRound(r);
+  cuda::BeamChunks chunks(chunks_taken, chunk_slots);
+  for (uint32_t r = 0; chunks.More(beams); ++r) {
+    const uint32_t beam = chunks.Beam();
     const bool active = beam < beams;
+    chunks.Take(r);
     float highest;
     const uint8_t passes = cuda::BlockWaveformBeams(
         w, b, {b.contributions, n, sun_w, {seed, 0, beam, 0, 0}}, active, highest);
+    chunks.Next(r);
     if (!active) continue;  // to the block's next barrier
     if (lane == 0) sparse[beam] = passes;
     if (records) {
@@ -136,10 +140,17 @@ Status TimeWaveformBeamKernelOf(const physics::WaveformChain& w,
                                   cuda::WarpBeamBytes(w.samples, slots), w.samples);
   if (!shared.ok()) return shared.error();
   const uint32_t blocks = cuda::BeamBlocks(WaveformBeamKernel<kThreads>, beams, warps, *shared);
-  return TimeLaunches(repeats, ms, [&] {
+  DeviceBuffer<uint32_t> taken;  // BeamChunks' counter, cleared before each launch
+  if (Status s = taken.Reserve(1); !s.ok()) return s;
+  cudaError_t cleared = cudaSuccess;
+  Status timed = TimeLaunches(repeats, ms, [&] {
+    if (cudaError_t e = cudaMemsetAsync(taken.get(), 0, sizeof(uint32_t)); e != cudaSuccess)
+      cleared = e;
     WaveformBeamKernel<kThreads><<<blocks, warps * 32, *shared>>>(
-        w, contributions, n, sun_w, seed, records, echo_counts, sparse, beams);
+        w, contributions, n, sun_w, seed, records, echo_counts, sparse, beams, taken.get());
   });
+  LT_CUDA_TRY(cleared);
+  return timed;
 }
 Status TimeWaveformBeamKernel(const physics::WaveformChain& w,
                               const physics::SignalContribution* contributions, uint32_t n,

@@ -74,16 +74,19 @@ inline bool UsesSmallBeamBlocks(uint32_t warps) {
   return warps * 32 <= static_cast<uint32_t>(kSmallBeamBlockThreads);
 }
 
+// The beam kernels' static shared memory: BeamChunks' two slots (declared in each kernel).
+constexpr size_t kBeamBlockStaticBytes = 2 * sizeof(uint32_t);
+
 // Warps (beams) a block runs: 32, or as many as fit in the device's shared memory a block (the
 // H100's 227 KiB: 2048 samples, 8.6 KiB a warp, 27 warps with one contribution slot a beam,
 // 26 with the frame's 16; 4096: 13).
 inline uint32_t BeamWarpsPerBlock(uint32_t n, uint32_t slots) {
-  return WarpsThatFit(SIZE_MAX, WarpBeamBytes(n, slots), kBeamBlockThreads / 32);
+  return WarpsThatFit(SIZE_MAX, WarpBeamBytes(n, slots), kBeamBlockThreads / 32,
+                      kBeamBlockStaticBytes);
 }
 
 // Blocks to launch for `beams` beams at `warps` warps a block: as many as the GPU holds at once
-// (or fewer where the beams are fewer), each warp taking beam after beam (BeamRounds,
-// BeamOfRound). Where a warp's block retired with its beam, the SM waited for the block's
+// (or fewer where the beams are fewer), each warp taking beam after beam (BeamChunks). Where a warp's block retired with its beam, the SM waited for the block's
 // slowest warp before starting the next block: persistent warps measured 188 / 128 / 61 M
 // beams/s at 1024 / 2048 / 4096 samples against 173 / 122 / 57 a block of beams, the OS0-128
 // city frame 2.07 against 2.08 ms, on the same H100 in one call (bench/RESULTS.md, eighth
@@ -101,16 +104,46 @@ inline uint32_t BeamBlocks(Kernel kernel, uint32_t beams, uint32_t warps, size_t
   const uint32_t resident = static_cast<uint32_t>(sms) * static_cast<uint32_t>(per_sm);
   return needed < resident ? needed : resident;
 }
-// The rounds of the grid's warps over `beams` beams, the same for every warp (so that all meet
-// at the block's barrier, BlockWaveformBeams), and the calling warp's beam in round r (`beams`
-// or more: none this round).
-__device__ inline uint32_t BeamRounds(uint32_t beams) {
-  const uint32_t warps = gridDim.x * (blockDim.x / 32);
-  return (beams + warps - 1) / warps;
-}
-__device__ inline uint32_t BeamOfRound(uint32_t r) {
-  return (r * gridDim.x + blockIdx.x) * (blockDim.x / 32) + threadIdx.x / 32;
-}
+// The block's beams, a chunk of one beam a warp at a time: chunk k is beams k W .. k W + W - 1
+// (W the block's warps). Block b starts with chunk b and, each round, takes the next chunk not
+// yet taken from a counter in device memory (zero at the launch), so that blocks whose beams
+// ran faster take more of them and the grid's SMs finish together, where a fixed share of
+// rounds each left the kernel waiting for the SM whose beams had been slowest. Thread 0 takes
+// the next chunk before the round's barrier (BlockWaveformBeams) and every warp reads it after:
+// the same rounds for all the block's warps. Two slots in shared memory, alternating: a slot is
+// written again only two rounds on, after a barrier every warp has passed. Which block runs a
+// beam changes nothing in it (its draws are keyed by the beam). Measured on one H100 in one
+// call against the fixed share: 190.1 / 134.7 M beams/s at 1024 / 2048 samples against
+// 187.8 / 130.3, the OS0-128 city frame 1.88-1.90 ms against 1.92 (1 M triangles) and 1.94
+// against 1.96-1.99 (10 M); spreading only the last, partial round over all the blocks gave
+// 189.5 / 130.1 and 1.90 / 1.96 (bench/RESULTS.md, ninth step).
+class BeamChunks {
+ public:
+  // `taken`: the launch's counter; `slots`: two words of the block's shared memory.
+  __device__ BeamChunks(uint32_t* taken, uint32_t* slots)
+      : taken_(taken), slots_(slots), chunk_(blockIdx.x) {}
+  // Whether the block's current chunk holds beams (the same on every thread of the block).
+  __device__ bool More(uint32_t beams) const {
+    return uint64_t{chunk_} * (blockDim.x / 32) < beams;
+  }
+  // The calling warp's beam in the current chunk (`beams` or more: none).
+  __device__ uint32_t Beam() const {
+    return chunk_ * (blockDim.x / 32) + threadIdx.x / 32;
+  }
+  // Round r's request for the next chunk, before the round's barrier.
+  __device__ void Take(uint32_t r) {
+    if (threadIdx.x == 0) slots_[r & 1] = gridDim.x + atomicAdd(taken_, 1u);
+  }
+  // Round r's next chunk, after the round's barrier.
+  __device__ void Next(uint32_t r) {
+    chunk_ = slots_[r & 1];
+  }
+
+ private:
+  uint32_t* taken_;
+  uint32_t* slots_;
+  uint32_t chunk_;
+};
 
 // The bins with photons of the calling lane's block of L = N / 32 bins (L a multiple of 32:
 // whole words of WarpPhotons' photon mask), in order: visit(j), j the bin's index in the block.

@@ -146,15 +146,17 @@ constexpr int kPairBlocksPerSm = 2;
 
 // Warps a block runs: `most`, or as many as the shared memory a block may have on the current
 // device (cudaDevAttrMaxSharedMemoryPerBlockOptin: 227 KiB on an H100, 163 on an A100, 99 on
-// Ada), at most `cap`, holds at `warp_bytes` a warp; 0 when not even one fits (the launch
-// then fails with cudaErrorInvalidConfiguration).
-inline uint32_t WarpsThatFit(size_t cap, size_t warp_bytes, uint32_t most) {
+// Ada), at most `cap`, holds at `warp_bytes` a warp beside the kernel's own `reserved` bytes
+// (its static shared memory); 0 when not even one fits (the launch then fails with
+// cudaErrorInvalidConfiguration).
+inline uint32_t WarpsThatFit(size_t cap, size_t warp_bytes, uint32_t most, size_t reserved = 0) {
   int device = 0, optin = 48 << 10;
   if (cudaGetDevice(&device) != cudaSuccess ||
       cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device) !=
           cudaSuccess)
     optin = 48 << 10;
-  const size_t bytes = static_cast<size_t>(optin) < cap ? static_cast<size_t>(optin) : cap;
+  size_t bytes = static_cast<size_t>(optin) < cap ? static_cast<size_t>(optin) : cap;
+  bytes = bytes > reserved ? bytes - reserved : 0;
   const size_t fit = bytes / warp_bytes;
   return static_cast<uint32_t>(fit >= most ? most : fit);
 }
