@@ -86,11 +86,11 @@ inline uint32_t BeamWarpsPerBlock(uint32_t n, uint32_t slots) {
 }
 
 // Blocks to launch for `beams` beams at `warps` warps a block: as many as the GPU holds at once
-// (or fewer where the beams are fewer), each warp taking beam after beam (BeamChunks). Where a warp's block retired with its beam, the SM waited for the block's
-// slowest warp before starting the next block: persistent warps measured 188 / 128 / 61 M
-// beams/s at 1024 / 2048 / 4096 samples against 173 / 122 / 57 a block of beams, the OS0-128
-// city frame 2.07 against 2.08 ms, on the same H100 in one call (bench/RESULTS.md, eighth
-// step).
+// (or fewer where the beams are fewer), each warp taking beam after beam (BeamChunks). Where a
+// warp's block retired with its beam, the SM waited for the block's slowest warp before starting
+// the next block: persistent warps measured 188 / 128 / 61 M beams/s at 1024 / 2048 / 4096
+// samples against 173 / 122 / 57 a block of beams, the OS0-128 city frame 2.07 against 2.08 ms,
+// on the same H100 in one call (bench/RESULTS.md, eighth step).
 template <typename Kernel>
 inline uint32_t BeamBlocks(Kernel kernel, uint32_t beams, uint32_t warps, size_t shared) {
   const uint32_t needed = (beams + warps - 1) / warps;
