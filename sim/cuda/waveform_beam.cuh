@@ -74,8 +74,9 @@ inline bool UsesSmallBeamBlocks(uint32_t warps) {
   return warps * 32 <= static_cast<uint32_t>(kSmallBeamBlockThreads);
 }
 
-// The beam kernels' static shared memory: BeamChunks' two slots (declared in each kernel).
-constexpr size_t kBeamBlockStaticBytes = 2 * sizeof(uint32_t);
+// The beam kernels' static shared memory: BeamChunks' two slots (declared in each kernel), 16
+// bytes as ptxas -v reports it (the dynamic shared memory after it starts 16-byte aligned).
+constexpr size_t kBeamBlockStaticBytes = 16;
 
 // Warps (beams) a block runs: 32, or as many as fit in the device's shared memory a block (the
 // H100's 227 KiB: 2048 samples, 8.6 KiB a warp, 27 warps with one contribution slot a beam,
