@@ -616,8 +616,8 @@ Status CudaSimulator::Impl::TraceRaster(FrameContext& context, const physics::Po
 Expected<uint32_t> CudaSimulator::Impl::CopyReturns(uint32_t slots) {
   const auto guess = static_cast<uint32_t>(
       std::min<uint64_t>(slots, uint64_t{returns_expected} + returns_expected / 32));
-  LT_CUDA_TRY(cudaMemcpyAsync(host_count, return_count.get(), sizeof(uint32_t),
-                              cudaMemcpyDeviceToHost));
+  LT_CUDA_TRY(
+      cudaMemcpyAsync(host_count, return_count.get(), sizeof(uint32_t), cudaMemcpyDeviceToHost));
   if (guess > 0) {
     LT_CUDA_TRY(cudaMemcpyAsync(host_records, returns.get(), size_t{guess} * sizeof(CompactRecord),
                                 cudaMemcpyDeviceToHost));
