@@ -191,7 +191,7 @@ Expected<JoinResult> JoinExport(const fs::path& folder, const std::vector<FreshS
   std::vector<Expected<CheckedShard>> results(shards, Error{""});
   if (cores == 0) cores = UsableCores();
   const uint32_t threads = std::max(1u, std::min(shards, cores));
-  const unsigned hash_threads = std::max(1u, std::min(16u, cores / threads));
+  const unsigned hash_threads = std::max(1u, cores / threads);
   ForEachIndexOnThreads(shards, threads, [&](size_t i) {
     results[i] = CheckShard(folder, static_cast<uint32_t>(i), shards, frames, *identity, fresh,
                             hash_threads);

@@ -107,7 +107,7 @@ Expected<FreshShardHash> WriteShardRecord(const fs::path& file, const ExportJob&
                                           const fs::path& h5, const std::string& identity) {
   auto stamp = StampFile(h5);  // before hashing: a write during it changes the time
   if (!stamp.ok()) return stamp.error();
-  auto hashes = HashFilePieces(h5, kHashPieceBytes, std::min(16u, JobCores(job)));
+  auto hashes = HashFilePieces(h5, kHashPieceBytes, JobCores(job));
   if (!hashes.ok()) return hashes.error();
   stamp->hashes = std::move(hashes.value());
   ShardRecord r;

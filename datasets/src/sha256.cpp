@@ -97,8 +97,8 @@ Expected<FilePieceHashes> HashFilePieces(const std::filesystem::path& file, uint
     } catch (const std::exception&) {
     }
   };
-  const unsigned cores = std::min(16u, UsableCores());
-  ForEachIndexOnThreads(pieces, threads == 0 ? cores : threads, hash_piece);
+  ForEachIndexOnThreads(pieces, std::min(kMostHashThreads, threads == 0 ? UsableCores() : threads),
+                        hash_piece);
   for (uint64_t i = 0; i < pieces; ++i) {
     if (!errors[i].empty()) return Error{errors[i]};
     if (out.sha256[i].empty()) return Error{file.string() + ": no memory to hash it"};

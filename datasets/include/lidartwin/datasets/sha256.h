@@ -51,7 +51,10 @@ struct FilePieceHashes {
   uint64_t bytes = 0;               // the file's size when hashed
   std::vector<std::string> sha256;  // one a piece, in order
 };
-// `threads` 0: one a core, at most 16. Errors name the file and the offset that failed.
+// Threads hashing one file's pieces at most, whatever the cores.
+inline constexpr unsigned kMostHashThreads = 16;
+// On `threads` threads (0: one a core the process may use), at most kMostHashThreads. Errors
+// name the file and the offset that failed.
 Expected<FilePieceHashes> HashFilePieces(const std::filesystem::path& file,
                                          uint64_t piece_bytes = kHashPieceBytes,
                                          unsigned threads = 0);
