@@ -1,7 +1,9 @@
 // Running the built lidartwin binary from a test, as a user would (LT_CLI is its path).
 #pragma once
 
+#include <sys/resource.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <array>
 #include <cstdio>
@@ -30,6 +32,24 @@ inline CliRun RunShell(const std::string& command) {
   const int status = pclose(pipe);
   r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
   return r;
+}
+
+// Runs a shell command line (output discarded) and returns its peak resident memory in bytes
+// (the largest of the processes it waited for, getrusage's ru_maxrss), with its exit code in
+// *code; -1 when it could not run.
+inline long PeakRssOfShell(const std::string& command, int* code) {
+  const pid_t pid = fork();
+  if (pid < 0) return -1;
+  if (pid == 0) {
+    const std::string quiet = "exec " + command + " >/dev/null 2>&1";
+    execl("/bin/sh", "sh", "-c", quiet.c_str(), static_cast<char*>(nullptr));
+    _exit(127);
+  }
+  int status = 0;
+  struct rusage usage {};
+  if (wait4(pid, &status, 0, &usage) != pid) return -1;
+  *code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return usage.ru_maxrss * 1024L;  // Linux reports KiB
 }
 
 inline CliRun Cli(const std::string& args) {

@@ -69,16 +69,12 @@ int CompareCommand(const std::vector<std::string>& argv) {
   // simulation) must not be recorded as the one compared.
   compare::CompareInputs stamped = *inputs;
   compare::StampInputs(stamped);
-  auto loaded = compare::LoadComparison(*inputs, BuiltInMeshLoader());
-  if (!loaded.ok()) return fail("error: " + loaded.message(), 1);
-  for (const Recording* r : {&loaded->real, &loaded->sim}) {
-    for (const std::string& note : r->notes)  // skipped or dropped packets, warnings
-      fmt::print(stderr, "lidartwin compare: {}\n", note);
-  }
-  compare::CompareOptions options = std::move(loaded->options);
+  auto stream = compare::ComparisonStream::Open(*inputs, BuiltInMeshLoader());
+  if (!stream.ok()) return fail("error: " + stream.message(), 1);
+  compare::CompareOptions& options = stream->options;
   options.distance_edges_m = *bins;
   options.beams_per_frame = *beams;
-  if (const uint64_t profile_beams = loaded->sim_profile_beams_per_frame; profile_beams > 0) {
+  if (const uint64_t profile_beams = stream->sim_profile_beams_per_frame; profile_beams > 0) {
     if (!args->Has("--beams-per-frame")) {
       options.beams_per_frame = profile_beams;
     } else if (options.beams_per_frame != profile_beams) {
@@ -95,14 +91,19 @@ int CompareCommand(const std::vector<std::string>& argv) {
     pairs.emplace(std::move(*writer));
   }
 
-  Progress progress("compare", loaded->real.frames.size());
-  auto metrics = compare::Compare(
-      loaded->real.frames, loaded->sim.frames, options,
-      [&](size_t done, size_t) { progress.Step(done, "frame pairs"); },
+  Progress progress("compare", 0);
+  auto metrics = stream->Run(
+      [&](size_t done, size_t) {
+        progress.Status(stream->Fraction(), fmt::format("{} frame pairs", done));
+      },
       [&](size_t k, const compare::FramePairing& p) {
         return pairs ? pairs->Add(k, *inputs, p) : Status{};
       });
   progress.Finish();
+  for (const Recording* r : {&stream->real_header(), &stream->sim_header()}) {
+    for (const std::string& note : r->notes)  // skipped or dropped packets, warnings
+      fmt::print(stderr, "lidartwin compare: {}\n", note);
+  }
   if (!metrics.ok()) return fail("error: " + metrics.message(), 1);
   if (metrics->real_points == 0 && metrics->sim_points == 0) {  // agreement of nothing
     return fail(fmt::format("error: nothing to compare: no real or simulated point is left "
@@ -135,6 +136,13 @@ int CompareCommand(const std::vector<std::string>& argv) {
       fmt::print(stderr,
                  "lidartwin compare: warning: {}: {} point(s) with a non-finite x, y, z, range or "
                  "intensity left out (counted in {} as non_finite_points)\n",
+                 file, count, out);
+  for (const auto& [count, file] : {std::pair{metrics->real_no_return, real_file},
+                                    std::pair{metrics->sim_no_return, sim_file}})
+    if (count > 0)
+      fmt::print(stderr,
+                 "lidartwin compare: {}: {} point(s) at (0, 0, 0), how organised clouds store "
+                 "\"no return\", left out (counted in {} as no_return_points)\n",
                  file, count, out);
   const auto summary = compare::Summarize({*metrics});
   fmt::print("compared {} frame(s): {} real and {} simulated points, {} pairs by {}\n",

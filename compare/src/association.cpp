@@ -85,33 +85,42 @@ double MedianDirectionDifferenceDeg(const Frame& real, const Frame& sim,
 }
 
 // One-to-one pairing from nearest-neighbour candidates in both directions: candidates sorted
-// by distance, each accepted when neither end is taken yet (greedy; ties broken by index so
-// the result is deterministic).
+// by distance, each accepted while neither end is used up (greedy; ties broken by index so
+// the result is deterministic). Coincident points are one candidate end holding several
+// points, paired lowest index first: N copies of a point against N copies pair fully in
+// O(N log N), where a candidate per copy was O(N^2) (issue 36).
 using Points = std::vector<Vec3>;
 std::vector<std::pair<uint32_t, uint32_t>> PairNearest(const Points& real, const Points& sim,
                                                        const std::vector<uint32_t>& real_ids,
                                                        const std::vector<uint32_t>& sim_ids,
                                                        double gate) {
-  std::vector<std::tuple<double, uint32_t, uint32_t>> candidates;
-  const NearestNeighbourIndex sim_index(sim), real_index(real);
+  const auto sim_index = NearestNeighbourIndex::OfGroups(GroupCoincident(sim));
+  const auto real_index = NearestNeighbourIndex::OfGroups(GroupCoincident(real));
+  const CoincidentGroups& rg = real_index.groups();
+  const CoincidentGroups& sg = sim_index.groups();
+  std::vector<std::tuple<double, uint32_t, uint32_t>> candidates;  // (d2, real group, sim group)
   const double gate2 = gate * gate;
-  for (size_t i = 0; i < real.size(); ++i) {
+  for (uint32_t g = 0; g < rg.size(); ++g) {
     double d2 = 0;
-    const int j = sim_index.Nearest(real[i], &d2);
-    if (j >= 0 && d2 <= gate2) candidates.emplace_back(d2, i, j);
+    const int h = sim_index.NearestGroup(rg.positions[g], &d2);
+    if (h >= 0 && d2 <= gate2) candidates.emplace_back(d2, g, h);
   }
-  for (size_t j = 0; j < sim.size(); ++j) {
+  for (uint32_t h = 0; h < sg.size(); ++h) {
     double d2 = 0;
-    const int i = real_index.Nearest(sim[j], &d2);
-    if (i >= 0 && d2 <= gate2) candidates.emplace_back(d2, i, j);
+    const int g = real_index.NearestGroup(sg.positions[h], &d2);
+    if (g >= 0 && d2 <= gate2) candidates.emplace_back(d2, g, h);
   }
   std::sort(candidates.begin(), candidates.end());
-  std::vector<bool> real_taken(real.size()), sim_taken(sim.size());
+  // Members of each group already paired (they are taken in ascending order).
+  std::vector<uint32_t> real_used(rg.size()), sim_used(sg.size());
   std::vector<std::pair<uint32_t, uint32_t>> pairs;
-  for (auto [d2, i, j] : candidates) {
-    if (real_taken[i] || sim_taken[j]) continue;
-    real_taken[i] = sim_taken[j] = true;
-    pairs.emplace_back(real_ids[i], sim_ids[j]);
+  for (auto [d2, g, h] : candidates) {
+    const uint32_t n = std::min(rg.Count(g) - real_used[g], sg.Count(h) - sim_used[h]);
+    for (uint32_t k = 0; k < n; ++k)
+      pairs.emplace_back(real_ids[rg.members[rg.begin[g] + real_used[g] + k]],
+                         sim_ids[sg.members[sg.begin[h] + sim_used[h] + k]]);
+    real_used[g] += n;
+    sim_used[h] += n;
   }
   return pairs;
 }

@@ -22,10 +22,20 @@ Status CheckFrame(const Frame& f, const char* which) {
   return {};
 }
 
-// The frame without points nearer than min_range_m and without non-finite points (echo pulse
-// widths are not compared); the kept points' indices go to *kept.
+bool IsNoReturn(const Frame& f, size_t i) {
+  return f.x_m[i] == 0 && f.y_m[i] == 0 && f.z_m[i] == 0;
+}
+
+struct LeftOut {
+  uint64_t* non_finite;
+  uint64_t* no_return;
+  uint64_t* too_near;
+};
+
+// The frame without "no return" points, points nearer than min_range_m and non-finite points
+// (echo pulse widths are not compared); the kept points' indices go to *kept.
 Frame UsablePoints(const Frame& f, double min_range_m, std::vector<uint32_t>* kept,
-                   uint64_t* non_finite, uint64_t* too_near) {
+                   const LeftOut& left_out) {
   Frame out;
   out.index = f.index;
   out.Reserve(f.size());
@@ -35,11 +45,15 @@ Frame UsablePoints(const Frame& f, double min_range_m, std::vector<uint32_t>* ke
   };
   for (size_t i = 0; i < f.size(); ++i) {
     if (!IsFinitePoint(f, i)) {
-      ++*non_finite;
+      ++*left_out.non_finite;
+      continue;
+    }
+    if (IsNoReturn(f, i)) {
+      ++*left_out.no_return;
       continue;
     }
     if (f.range_m[i] < min_range_m) {
-      ++*too_near;
+      ++*left_out.too_near;
       continue;
     }
     kept->push_back(static_cast<uint32_t>(i));
@@ -58,10 +72,10 @@ Expected<FramePairing> PairFrame(const Frame& real, const Frame& sim,
   if (Status s = CheckFrame(real, "real"); !s.ok()) return s.error();
   if (Status s = CheckFrame(sim, "simulated"); !s.ok()) return s.error();
   FramePairing p;
-  p.real = UsablePoints(real, options.min_range_m, &p.real_in_file, &p.real_non_finite,
-                        &p.real_too_near);
-  p.sim =
-      UsablePoints(sim, options.min_range_m, &p.sim_in_file, &p.sim_non_finite, &p.sim_too_near);
+  p.real = UsablePoints(real, options.min_range_m, &p.real_in_file,
+                        {&p.real_non_finite, &p.real_no_return, &p.real_too_near});
+  p.sim = UsablePoints(sim, options.min_range_m, &p.sim_in_file,
+                       {&p.sim_non_finite, &p.sim_no_return, &p.sim_too_near});
   auto association = Associate(p.real, p.sim, options.association);
   if (!association.ok()) return association.error();
   p.association = std::move(*association);

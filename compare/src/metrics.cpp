@@ -165,6 +165,100 @@ TargetMetrics MeasureTarget(const Target& t, const Frame& real, const Frame& sim
   return tm;
 }
 
+PairwiseComparison::PairwiseComparison(const CompareOptions& options)
+    : options_(options), waveforms_(options.waveform_window) {
+  const auto& edges = options_.distance_edges_m;
+  distance_bins_.resize(edges.size());
+  for (size_t b = 0; b < edges.size(); ++b) {
+    distance_bins_[b].lo_m = edges[b];
+    distance_bins_[b].hi_m = b + 1 < edges.size() ? edges[b + 1] : INFINITY;
+    distance_bins_[b].label = DistanceLabel(distance_bins_[b].lo_m, distance_bins_[b].hi_m);
+  }
+}
+
+Expected<PairwiseComparison> PairwiseComparison::Start(const CompareOptions& options) {
+  if (Status s = options.Validate(); !s.ok()) return s.error();
+  return PairwiseComparison(options);
+}
+
+Status PairwiseComparison::Add(const Frame& real, const Frame& sim,
+                               const PairingSink& on_pairing) {
+  const size_t k = m_.frames;
+  const auto& edges = options_.distance_edges_m;
+  auto pairing = PairFrame(real, sim, options_);
+  if (!pairing.ok()) return Error{fmt::format("frame {}: {}", k, pairing.message())};
+  if (on_pairing) {
+    if (Status st = on_pairing(k, *pairing); !st.ok()) return st;
+  }
+  const Frame& r = pairing->real;
+  const Frame& s = pairing->sim;
+  const Association* association = &pairing->association;
+  ComparisonMetrics& m = m_;
+  m.real_non_finite += pairing->real_non_finite;
+  m.sim_non_finite += pairing->sim_non_finite;
+  m.real_no_return += pairing->real_no_return;
+  m.sim_no_return += pairing->sim_no_return;
+  if (k == 0) {
+    m.association = AssociationMethodName(association->method);
+    m.association_reason = association->reason;
+  }
+  m.real_points += r.size();
+  m.sim_points += s.size();
+  const bool sim_has_material = sim.material_id.size() == sim.size();
+  for (auto [ri, si] : association->pairs) {
+    const double depth_error = double(s.range_m[si]) - double(r.range_m[ri]);
+    const double intensity_error = double(s.intensity[si]) - double(r.intensity[ri]);
+    m.depth_m.Add(depth_error);
+    m.depth_abs_m.Add(depth_error);
+    m.intensity.Add(intensity_error);
+    const double range = r.range_m[ri];
+    auto bin = std::upper_bound(edges.begin(), edges.end(), range) - edges.begin() - 1;
+    if (bin >= 0) {
+      distance_bins_[bin].depth_m.Add(depth_error);
+      distance_bins_[bin].intensity.Add(intensity_error);
+    }
+    if (sim_has_material) {
+      BinMetrics& mb = material_bins_[s.material_id[si]];
+      mb.depth_m.Add(depth_error);
+      mb.intensity.Add(intensity_error);
+    }
+  }
+  const uint64_t both = association->pairs.size();
+  m.returns.both += both;
+  m.returns.real_only += r.size() - both;
+  m.returns.sim_only += s.size() - both;
+  if (options_.beams_per_frame > 0) {
+    if (r.size() + s.size() - both > options_.beams_per_frame)
+      return Error{fmt::format(
+          "frame {}: {} beams returned in one frame or the other, more than the {} beams per "
+          "frame given for the drop accuracy (dual returns? a different sensor?)",
+          k, r.size() + s.size() - both, options_.beams_per_frame)};
+    m.returns.beams += options_.beams_per_frame;
+  }
+  AddChamfer(r, s, &m.chamfer.real_to_sim_m, m.chamfer.real_within);
+  AddChamfer(s, r, &m.chamfer.sim_to_real_m, m.chamfer.sim_within);
+
+  m.per_frame.push_back({static_cast<uint32_t>(k), r.size(), s.size(), both});
+  for (const Target& t : options_.targets)
+    m.targets.push_back(MeasureTarget(t, r, s, static_cast<uint32_t>(k)));
+  if (Status st = waveforms_.Add(k, real, sim); !st.ok()) return st;
+  ++m.frames;
+  return {};
+}
+
+Expected<ComparisonMetrics> PairwiseComparison::Finish() && {
+  if (m_.frames == 0) return Error{"no frames to compare"};
+  ComparisonMetrics m = std::move(m_);
+  for (BinMetrics& b : distance_bins_)
+    if (b.depth_m.n() > 0) m.by_distance.push_back(std::move(b));
+  for (auto& [id, b] : material_bins_) {
+    b.label = MaterialLabel(options_, id);
+    m.by_material.push_back(std::move(b));
+  }
+  m.waveforms = waveforms_.Finish();
+  return m;
+}
+
 Expected<ComparisonMetrics> Compare(const std::vector<Frame>& real, const std::vector<Frame>& sim,
                                     const CompareOptions& options, const CompareProgress& on_frame,
                                     const PairingSink& on_pairing) {
@@ -174,85 +268,13 @@ Expected<ComparisonMetrics> Compare(const std::vector<Frame>& real, const std::v
                     "needs one simulated frame per real frame",
                     real.size(), sim.size())};
   if (real.empty()) return Error{"no frames to compare"};
-  if (Status s = options.Validate(); !s.ok()) return s.error();
-  const auto& edges = options.distance_edges_m;
-
-  ComparisonMetrics m;
-  m.frames = static_cast<uint32_t>(real.size());
-  std::vector<BinMetrics> distance_bins(edges.size());
-  for (size_t b = 0; b < edges.size(); ++b) {
-    distance_bins[b].lo_m = edges[b];
-    distance_bins[b].hi_m = b + 1 < edges.size() ? edges[b + 1] : INFINITY;
-    distance_bins[b].label = DistanceLabel(distance_bins[b].lo_m, distance_bins[b].hi_m);
-  }
-  std::map<uint16_t, BinMetrics> material_bins;
-
+  auto comparison = PairwiseComparison::Start(options);
+  if (!comparison.ok()) return comparison.error();
   for (size_t k = 0; k < real.size(); ++k) {
-    auto pairing = PairFrame(real[k], sim[k], options);
-    if (!pairing.ok()) return Error{fmt::format("frame {}: {}", k, pairing.message())};
-    if (on_pairing) {
-      if (Status st = on_pairing(k, *pairing); !st.ok()) return st.error();
-    }
-    const Frame& r = pairing->real;
-    const Frame& s = pairing->sim;
-    const Association* association = &pairing->association;
-    m.real_non_finite += pairing->real_non_finite;
-    m.sim_non_finite += pairing->sim_non_finite;
-    if (k == 0) {
-      m.association = AssociationMethodName(association->method);
-      m.association_reason = association->reason;
-    }
-    m.real_points += r.size();
-    m.sim_points += s.size();
-    const bool sim_has_material = sim[k].material_id.size() == sim[k].size();
-    for (auto [ri, si] : association->pairs) {
-      const double depth_error = double(s.range_m[si]) - double(r.range_m[ri]);
-      const double intensity_error = double(s.intensity[si]) - double(r.intensity[ri]);
-      m.depth_m.Add(depth_error);
-      m.depth_abs_m.Add(depth_error);
-      m.intensity.Add(intensity_error);
-      const double range = r.range_m[ri];
-      auto bin = std::upper_bound(edges.begin(), edges.end(), range) - edges.begin() - 1;
-      if (bin >= 0) {
-        distance_bins[bin].depth_m.Add(depth_error);
-        distance_bins[bin].intensity.Add(intensity_error);
-      }
-      if (sim_has_material) {
-        BinMetrics& mb = material_bins[s.material_id[si]];
-        mb.depth_m.Add(depth_error);
-        mb.intensity.Add(intensity_error);
-      }
-    }
-    const uint64_t both = association->pairs.size();
-    m.returns.both += both;
-    m.returns.real_only += r.size() - both;
-    m.returns.sim_only += s.size() - both;
-    if (options.beams_per_frame > 0) {
-      if (r.size() + s.size() - both > options.beams_per_frame)
-        return Error{fmt::format(
-            "frame {}: {} beams returned in one frame or the other, more than the {} beams per "
-            "frame given for the drop accuracy (dual returns? a different sensor?)",
-            k, r.size() + s.size() - both, options.beams_per_frame)};
-      m.returns.beams += options.beams_per_frame;
-    }
-    AddChamfer(r, s, &m.chamfer.real_to_sim_m, m.chamfer.real_within);
-    AddChamfer(s, r, &m.chamfer.sim_to_real_m, m.chamfer.sim_within);
-
-    m.per_frame.push_back({static_cast<uint32_t>(k), r.size(), s.size(), both});
-    for (const Target& t : options.targets)
-      m.targets.push_back(MeasureTarget(t, r, s, static_cast<uint32_t>(k)));
+    if (Status s = comparison->Add(real[k], sim[k], on_pairing); !s.ok()) return s.error();
     if (on_frame) on_frame(k + 1, real.size());
   }
-  for (BinMetrics& b : distance_bins)
-    if (b.depth_m.n() > 0) m.by_distance.push_back(std::move(b));
-  for (auto& [id, b] : material_bins) {
-    b.label = MaterialLabel(options, id);
-    m.by_material.push_back(std::move(b));
-  }
-  auto waveforms = CompareWaveforms(real, sim, options.waveform_window);
-  if (!waveforms.ok()) return waveforms.error();
-  m.waveforms = *waveforms;
-  return m;
+  return std::move(*comparison).Finish();
 }
 
 std::vector<std::string> TargetNotes(const ComparisonMetrics& m, size_t max_lines) {

@@ -234,6 +234,7 @@ std::string MetricsToJson(const ComparisonMetrics& m) {
   j["real_points"] = m.real_points;
   j["sim_points"] = m.sim_points;
   j["non_finite_points"] = {{"real", m.real_non_finite}, {"sim", m.sim_non_finite}};
+  j["no_return_points"] = {{"real", m.real_no_return}, {"sim", m.sim_no_return}};
   j["depth_m"] = ErrorJson(m.depth_m);
   // The |range error| histogram as [bin, count] pairs (MagnitudeQuantiles), so reports that
   // pool several files get exact quantiles of the pooled pairs.
@@ -319,6 +320,12 @@ Expected<ComparisonMetrics> MetricsFromJson(const std::string& text, const std::
     if (const json* d = rd.At(j, "non_finite_points", "")) {
       m.real_non_finite = rd.Count(*d, "real", "non_finite_points.");
       m.sim_non_finite = rd.Count(*d, "sim", "non_finite_points.");
+    }
+  }
+  if (j.contains("no_return_points")) {  // absent from files of before issue 36
+    if (const json* d = rd.At(j, "no_return_points", "")) {
+      m.real_no_return = rd.Count(*d, "real", "no_return_points.");
+      m.sim_no_return = rd.Count(*d, "sim", "no_return_points.");
     }
   }
   m.depth_m = rd.Errors(j, "depth_m", "");

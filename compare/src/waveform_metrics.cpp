@@ -33,46 +33,51 @@ double PeakAmplitude(const float* v, uint32_t n, const WaveformWindow& w) {
 
 }  // namespace
 
+Status WaveformComparison::Add(size_t pair, const Frame& r, const Frame& s) {
+  if (window_.baseline_samples == 0) return {};
+  for (size_t i = 0; i < s.waveform_beams.size(); ++i) {
+    const auto at =
+        std::lower_bound(r.waveform_beams.begin(), r.waveform_beams.end(), s.waveform_beams[i]);
+    if (at == r.waveform_beams.end() || *at != s.waveform_beams[i]) continue;
+    if (r.waveform_samples != s.waveform_samples) {
+      return Error{"waveform records of frame pair " + std::to_string(pair) + ", beam " +
+                   std::to_string(s.waveform_beams[i]) + ": " +
+                   std::to_string(s.waveform_samples) + " simulated samples against " +
+                   std::to_string(r.waveform_samples) + " real"};
+    }
+    const uint32_t n = s.waveform_samples;
+    const float* vs = &s.waveform_volts[i * n];
+    const float* vr = &r.waveform_volts[static_cast<size_t>(at - r.waveform_beams.begin()) * n];
+    for (uint32_t j = 0; j < n; ++j) {
+      const double dv = double(vs[j]) - vr[j];  // eq. 11
+      sum2_ += dv * dv;
+      m_.dv_max_abs_v = std::max(m_.dv_max_abs_v, std::abs(dv));
+    }
+    samples_ += n;
+    y_.push_back(PeakAmplitude(vs, n, window_));
+    x_.push_back(PeakAmplitude(vr, n, window_));
+    ++m_.records;
+  }
+  return {};
+}
+
+WaveformMetrics WaveformComparison::Finish() const {
+  WaveformMetrics m = m_;
+  if (window_.baseline_samples == 0) return m;
+  size_t skipped = 0;
+  m.amplitude_mape = y_.empty() ? NAN : Mape(y_, x_, &skipped);
+  m.skipped = skipped;
+  m.dv_rms_v = samples_ ? std::sqrt(sum2_ / samples_) : 0.0;
+  return m;
+}
+
 Expected<WaveformMetrics> CompareWaveforms(const std::vector<Frame>& real,
                                            const std::vector<Frame>& sim,
                                            const WaveformWindow& window) {
-  WaveformMetrics m;
-  if (window.baseline_samples == 0) return m;
-  std::vector<double> y, x;
-  double sum2 = 0;
-  uint64_t samples = 0;
-  for (size_t k = 0; k < std::min(real.size(), sim.size()); ++k) {
-    const Frame& r = real[k];
-    const Frame& s = sim[k];
-    for (size_t i = 0; i < s.waveform_beams.size(); ++i) {
-      const auto at =
-          std::lower_bound(r.waveform_beams.begin(), r.waveform_beams.end(), s.waveform_beams[i]);
-      if (at == r.waveform_beams.end() || *at != s.waveform_beams[i]) continue;
-      if (r.waveform_samples != s.waveform_samples) {
-        return Error{"waveform records of frame pair " + std::to_string(k) + ", beam " +
-                     std::to_string(s.waveform_beams[i]) + ": " +
-                     std::to_string(s.waveform_samples) + " simulated samples against " +
-                     std::to_string(r.waveform_samples) + " real"};
-      }
-      const uint32_t n = s.waveform_samples;
-      const float* vs = &s.waveform_volts[i * n];
-      const float* vr = &r.waveform_volts[static_cast<size_t>(at - r.waveform_beams.begin()) * n];
-      for (uint32_t j = 0; j < n; ++j) {
-        const double dv = double(vs[j]) - vr[j];  // eq. 11
-        sum2 += dv * dv;
-        m.dv_max_abs_v = std::max(m.dv_max_abs_v, std::abs(dv));
-      }
-      samples += n;
-      y.push_back(PeakAmplitude(vs, n, window));
-      x.push_back(PeakAmplitude(vr, n, window));
-      ++m.records;
-    }
-  }
-  size_t skipped = 0;
-  m.amplitude_mape = y.empty() ? NAN : Mape(y, x, &skipped);
-  m.skipped = skipped;
-  m.dv_rms_v = samples ? std::sqrt(sum2 / samples) : 0.0;
-  return m;
+  WaveformComparison c(window);
+  for (size_t k = 0; k < std::min(real.size(), sim.size()); ++k)
+    if (Status s = c.Add(k, real[k], sim[k]); !s.ok()) return s.error();
+  return c.Finish();
 }
 
 }  // namespace lt::compare

@@ -202,6 +202,10 @@ bool NextNumber(std::string_view body, size_t* pos, double* v) {
 // LZF decompression (the PCD binary_compressed payload; liblzf's format: literal runs of
 // ctrl+1 bytes when ctrl < 32, else back references of length (ctrl >> 5) + 2, extended by a
 // byte when 7, at offset ((ctrl & 31) << 8 | next) + 1).
+// The most an LZF stream expands: a back reference of 3 bytes (ctrl, length byte, offset)
+// stands for at most 7 + 255 + 2 = 264 bytes, 88 a byte; a literal run expands none.
+constexpr uint64_t kLzfMostExpansion = 88;
+
 bool LzfDecompress(std::string_view in, std::string* out, size_t expected) {
   out->clear();
   out->reserve(expected);
@@ -317,13 +321,13 @@ Expected<Frame> ParsePcd(std::string_view bytes, const std::string& name) {
   const size_t body_offset = std::min(pos, bytes.size());
   std::string_view body = bytes.substr(body_offset);
   // Bound the point count by what the body can hold before allocating anything: binary
-  // records, at least two characters per ascii value, LZF's at most ~132x expansion.
+  // records, at least two characters per ascii value, LZF's at most 88x expansion.
   size_t values = 0;
   for (const Column& c : columns)
     values += c.count;
   const size_t capacity = data == "binary"  ? body.size() / std::max<size_t>(record, 1)
                           : data == "ascii" ? (body.size() + 1) / (2 * values)
-                                            : 140 * body.size() / std::max<size_t>(record, 1);
+                                            : kLzfMostExpansion * body.size() / std::max<size_t>(record, 1);
   if (points > capacity)
     return Error{fmt::format("{}: byte {}: {} points do not fit in the {} bytes of {} data", name,
                              body_offset, points, body.size(), data)};
@@ -367,6 +371,13 @@ Expected<Frame> ParsePcd(std::string_view bytes, const std::string& name) {
   if (uncompressed != points * record)
     return Error{fmt::format("{}: byte {}: uncompressed size {} but {} points x {} bytes = {}",
                              name, body_offset + 4, uncompressed, points, record, points * record)};
+  // Refused before anything is allocated: LZF cannot expand its input further than this, so a
+  // larger size is a corrupt (or hostile) header, as the HDF5 reader judges declared sizes.
+  if (static_cast<uint64_t>(uncompressed) > kLzfMostExpansion * static_cast<uint64_t>(compressed))
+    return Error{fmt::format(
+        "{}: byte {}: uncompressed size {} from {} compressed bytes is more than LZF's most "
+        "expansion ({}x) allows (corrupt file)",
+        name, body_offset + 4, uncompressed, compressed, kLzfMostExpansion)};
   std::string raw;
   if (!LzfDecompress(body.substr(8, compressed), &raw, uncompressed))
     return Error{fmt::format("{}: byte {}: corrupt LZF data", name, body_offset + 8)};

@@ -12,6 +12,7 @@
 
 #include "lidartwin/datasets/ouster.h"
 #include "lidartwin/datasets/velodyne.h"
+#include "lidartwin/sim/message_text.h"
 #include "lidartwin/sim/sensor_profile.h"
 
 namespace lt {
@@ -176,9 +177,13 @@ Expected<std::vector<std::vector<double>>> ReadCsv(const std::filesystem::path& 
     for (std::string cell; std::getline(ss, cell, ',');) {
       char* end = nullptr;
       const double v = std::strtod(cell.c_str(), &end);
-      if (cell.empty() || end == cell.c_str() || !std::isfinite(v))
-        return Error{
-            fmt::format("{}: line {}: '{}' is not a number", file.string(), line_no, cell)};
+      // The whole cell, blanks around it aside: "14.8 37607" or "1abc" is not 14.8 or 1.
+      const bool whole = end != cell.c_str() &&
+                         cell.find_first_not_of(" \t", static_cast<size_t>(end - cell.c_str())) ==
+                             std::string::npos;
+      if (!whole || !std::isfinite(v))
+        return Error{fmt::format("{}: line {}: '{}' is not a number", file.string(), line_no,
+                                 ShortenedForMessage(cell))};
       row.push_back(v);
     }
     if (row.size() != columns)

@@ -67,6 +67,28 @@ TEST(PairFrame, LeavesOutNonFiniteAndNearPointsAndKeepsTheirFileIndices) {
   EXPECT_EQ(pairs, (std::vector<std::pair<uint32_t, uint32_t>>{{1, 0}, {2, 1}}));
 }
 
+TEST(PairFrame, NoReturnPointsAtTheOriginAreLeftOutAndCounted) {
+  // Organised clouds keep a slot per beam and store "no return" as (0, 0, 0) (issue 36).
+  auto [real, sim] = TwoFrames();
+  FramePoint none;  // x = y = z = range = 0
+  for (int i = 0; i < 3; ++i)
+    real.Append(none);
+  sim.Append(none);
+  auto p = PairFrame(real, sim, BeamOptions());
+  ASSERT_TRUE(p.ok()) << p.message();
+  EXPECT_EQ(p->real_no_return, 3u);
+  EXPECT_EQ(p->sim_no_return, 1u);
+  EXPECT_EQ(p->real_too_near, 1u);  // the 0.2 m point is near, not "no return"
+  EXPECT_EQ(p->real_in_file, (std::vector<uint32_t>{0, 1, 3, 5}));
+  CompareOptions angular;
+  angular.association.method = AssociationMethod::kNearest3d;
+  auto m = Compare({real}, {sim}, angular);
+  ASSERT_TRUE(m.ok()) << m.message();
+  EXPECT_EQ(m->real_no_return, 3u);
+  EXPECT_EQ(m->sim_no_return, 1u);
+  EXPECT_EQ(m->real_points, 5u);  // 6 points less the NaN one; the origin ones are not points
+}
+
 TEST(PairFrame, CompareCountsWhatThePairingPairs) {
   auto [real, sim] = TwoFrames();
   const CompareOptions options = BeamOptions();

@@ -151,6 +151,26 @@ TEST(Association, AngularGateAndOneToOne) {
   EXPECT_TRUE(Associate(real, sim, o)->pairs.empty());
 }
 
+TEST(Association, CoincidentPointsPairOneToOneInIndexOrder) {
+  // Three copies of a point against two: two pairs, lowest indices first, in both methods; the
+  // third copy stays real-only (issue 36: the copies used to pair once, in N^2 time).
+  Frame real, sim;
+  for (int i = 0; i < 3; ++i)
+    real.Append(PolarPoint(5, 1, 2));
+  real.Append(PolarPoint(5, 30, 2));
+  sim.Append(PolarPoint(5, 30.01, 2));
+  for (int i = 0; i < 2; ++i)
+    sim.Append(PolarPoint(5.001, 1, 2));
+  for (AssociationMethod method : {AssociationMethod::kAngular, AssociationMethod::kNearest3d}) {
+    AssociationOptions o;
+    o.method = method;
+    auto a = Associate(real, sim, o);
+    ASSERT_TRUE(a.ok());
+    EXPECT_EQ(a->pairs, (std::vector<std::pair<uint32_t, uint32_t>>{{0, 1}, {1, 2}, {3, 0}}))
+        << AssociationMethodName(method);
+  }
+}
+
 TEST(Association, Nearest3dUsesTheDistanceGate) {
   Frame real, sim;
   real.Append(PolarPoint(5, 0, 0));

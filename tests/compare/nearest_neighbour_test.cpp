@@ -47,5 +47,34 @@ TEST(NearestNeighbour, AgreesWithBruteForce) {
   EXPECT_EQ(NearestNeighbourIndex({}).Nearest({0, 0, 0}, nullptr), -1);
 }
 
+TEST(NearestNeighbour, CoincidentPointsFormOneGroupInOrderOfTheirLowestIndex) {
+  const std::vector<P> pts = {{1, 0, 0}, {2, 0, 0}, {1, 0, 0}, {NAN, 0, 0}, {2, 0, 0}, {0, 0, 0}};
+  const CoincidentGroups g = GroupCoincident(pts);
+  ASSERT_EQ(g.size(), 3u);
+  EXPECT_EQ(g.positions[0], (P{1, 0, 0}));
+  EXPECT_EQ(g.positions[1], (P{2, 0, 0}));
+  EXPECT_EQ(g.positions[2], (P{0, 0, 0}));
+  EXPECT_EQ(g.members, (std::vector<uint32_t>{0, 2, 1, 4, 5}));  // the NaN point in none
+  EXPECT_EQ(g.Count(0), 2u);
+  EXPECT_EQ(g.Lowest(1), 1u);
+}
+
+TEST(NearestNeighbour, AMillionCopiesOfAPointAreOneLeaf) {
+  // Issue 36: a tree over N copies kept them in one leaf that every query scanned (N^2 in all).
+  // Grouped, a query visits one point however many copies there are: 10^6 queries over 10^6
+  // copies would take hours scanned, and take well under a second here.
+  const std::vector<P> pts(1000000, P{3, 4, 5});
+  const NearestNeighbourIndex index(pts);
+  EXPECT_EQ(index.groups().size(), 1u);
+  EXPECT_EQ(index.size(), pts.size());
+  uint64_t sum = 0;
+  for (size_t i = 0; i < pts.size(); ++i) {
+    double d2 = 1;
+    sum += static_cast<uint64_t>(index.Nearest({3, 4, 5.5}, &d2));
+    ASSERT_DOUBLE_EQ(d2, 0.25);
+  }
+  EXPECT_EQ(sum, 0u);  // the lowest index, every time
+}
+
 }  // namespace
 }  // namespace lt::compare

@@ -172,6 +172,12 @@ TEST(PointCloudReaders, MalformedFilesNameTheFileAndPlace) {
            Bad{head + "POINTS 1\nDATA binary_compressed\n" +
                    std::string("\x04\0\0\0\x0c\0\0\0\x20\x01\x02\x03", 12),
                "corrupt LZF data"},
+           // Issue 36: a size LZF cannot reach from the bytes given is refused before any
+           // allocation (4 compressed bytes expand to at most 352), whatever follows them.
+           Bad{head + "POINTS 1000\nDATA binary_compressed\n" +
+                   std::string("\x04\0\0\0\xe0\x2e\0\0\x20\x01\x02\x03", 12) +
+                   std::string(4000, '\0'),
+               "more than LZF's most expansion (88x) allows"},
        }) {
     auto f = ParsePcd(b.text, "bad.pcd");
     ASSERT_FALSE(f.ok()) << b.expect;

@@ -121,5 +121,24 @@ TEST(SensorImport, BadFilesAreClearErrors) {
       << missing.message();
 }
 
+TEST(SensorImport, CsvCellsAreNumbersWholeAndQuotedShort) {
+  // Issue 36: cells were read by their prefix ("14.8 37607" as 14.8, "1abc" as 1), and a long
+  // cell was echoed whole into the message.
+  test::TempDir dir;
+  for (const auto& [cell, quoted] :
+       {std::pair<std::string, std::string>{"14.8 37607", "'14.8 37607'"}, {"1abc", "'1abc'"},
+        {std::string(200000, '7') + "x", "... (200001 characters)'"}}) {
+    auto r = ImportSensorProfile(
+        dir.Write("h.csv", "Channel,Elevation,Azimuth\n1," + cell + ",0.5\n"), {});
+    ASSERT_FALSE(r.ok()) << cell.substr(0, 20);
+    EXPECT_NE(r.message().find("h.csv: line 2: "), std::string::npos) << r.message();
+    EXPECT_NE(r.message().find(quoted), std::string::npos) << r.message().substr(0, 200);
+    EXPECT_LT(r.message().size(), 300u);
+  }
+  // Blanks around a number are still a number.
+  auto spaced = ImportSensorProfile(dir.Write("s.csv", "Channel,Elevation,Azimuth\n1, 2.5 ,0\n"), {});
+  EXPECT_TRUE(spaced.ok()) << spaced.message();
+}
+
 }  // namespace
 }  // namespace lt

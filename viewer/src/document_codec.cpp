@@ -316,8 +316,8 @@ Expected<std::string> EncodeViewerDocument(const ViewerDocument& doc) {
                   {"real_index", f.real_index},
                   {"sim_index", f.sim_index},
                   {"left_out",
-                   {{"real", p.real_non_finite + p.real_too_near},
-                    {"sim", p.sim_non_finite + p.sim_too_near}}},
+                   {{"real", p.real_non_finite + p.real_no_return + p.real_too_near},
+                    {"sim", p.sim_non_finite + p.sim_no_return + p.sim_too_near}}},
                   {"rois", json::array()}};
     for (const compare::TargetMetrics& m : f.rois)
       frame["rois"].push_back(RoiJson(m));

@@ -4,6 +4,7 @@
 // the same frames the same way.
 #pragma once
 
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -40,5 +41,37 @@ Status CheckInputsUnchanged(const CompareInputs& in);
 // frames ("frame 7 does not exist (x.pcap has 3 frame(s))"), a frame listed twice, frame
 // counts that differ once chosen, a bad targets file or scene.
 Expected<LoadedComparison> LoadComparison(const CompareInputs& in, const MeshLoader& meshes);
+
+// The same comparison streamed pair by pair: both recordings are read in step, a frame of
+// each in memory, so that compare's memory follows a frame pair, not the recordings' length
+// (issue 36). Frames chosen out of file order are held, as many as are listed.
+class ComparisonStream {
+ public:
+  // Opens both recordings (headers, metadata) and reads the targets and scene; the errors of
+  // LoadComparison that need no frame.
+  static Expected<ComparisonStream> Open(const CompareInputs& in, const MeshLoader& meshes);
+  ComparisonStream(ComparisonStream&&) noexcept;
+  ~ComparisonStream();
+
+  // As LoadedComparison's: the caller may set the bins and beams before Run.
+  CompareOptions options;
+  uint64_t sim_profile_beams_per_frame = 0;
+
+  // Compares every pair; on_frame gets (pairs done, frames known of the real side or 0). The
+  // errors of LoadComparison about frames (missing, counts that differ) come from here.
+  Expected<ComparisonMetrics> Run(const CompareProgress& on_frame = {},
+                                  const PairingSink& on_pairing = {});
+  // Each recording's header; its notes are complete once Run has returned.
+  const Recording& real_header() const;
+  const Recording& sim_header() const;
+  // Fraction of the real recording read (0..1), for progress.
+  double Fraction() const;
+
+ private:
+  class Side;
+  ComparisonStream();
+  CompareInputs in_;
+  std::unique_ptr<Side> real_, sim_;
+};
 
 }  // namespace lt::compare

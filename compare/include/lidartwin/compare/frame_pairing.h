@@ -21,6 +21,9 @@ struct FramePairing {
   std::vector<uint32_t> real_in_file, sim_in_file;
   // Points left out because x, y, z, range or intensity is not finite.
   uint64_t real_non_finite = 0, sim_non_finite = 0;
+  // Points at exactly (0, 0, 0): how organised clouds (PCD, PLY, KITTI-style arrays) store a
+  // beam without a return. Left out, as no point can lie at the sensor's own origin.
+  uint64_t real_no_return = 0, sim_no_return = 0;
   // Points left out because they lie nearer than CompareOptions::min_range_m.
   uint64_t real_too_near = 0, sim_too_near = 0;
   Association association;  // indices into real and sim (not into the files' frames)

@@ -112,6 +112,8 @@ struct ComparisonMetrics {
   // Points dropped before association because x, y, z, range or intensity is not finite
   // (NaN, infinity): they would make every mean they enter NaN.
   uint64_t real_non_finite = 0, sim_non_finite = 0;
+  // Points at (0, 0, 0), organised clouds' "no return", dropped before association.
+  uint64_t real_no_return = 0, sim_no_return = 0;
   ErrorStats depth_m, intensity;
   MagnitudeQuantiles depth_abs_m;  // |range error| over pairs, for the median, p90 and p95
   std::vector<BinMetrics> by_distance;
@@ -132,6 +134,27 @@ using CompareProgress = std::function<void(size_t done, size_t total)>;
 // Called with each frame pair's pairing (pair k, from 0), for tables of the pairs themselves.
 // An error it returns ends Compare with that error.
 using PairingSink = std::function<Status(size_t k, const FramePairing& pairing)>;
+
+// Compare, one frame pair at a time: memory follows one frame pair and the metrics' bins, not
+// the recording's length (issue 36: 500 OS0-128 pairs held whole took 2.49 GB).
+class PairwiseComparison {
+ public:
+  // Validates the options.
+  static Expected<PairwiseComparison> Start(const CompareOptions& options);
+  // The next pair (pair k = the pairs added before it); errors name the pair.
+  Status Add(const Frame& real, const Frame& sim, const PairingSink& on_pairing = {});
+  size_t pairs() const { return m_.frames; }
+  // The metrics of the pairs added; an error when none was.
+  Expected<ComparisonMetrics> Finish() &&;
+
+ private:
+  explicit PairwiseComparison(const CompareOptions& options);
+  CompareOptions options_;
+  ComparisonMetrics m_;
+  std::vector<BinMetrics> distance_bins_;
+  std::map<uint16_t, BinMetrics> material_bins_;
+  WaveformComparison waveforms_;
+};
 
 // Compares real frames with simulated frames pairwise (frame i with frame i); the counts must
 // match. Points with a non-finite x, y, z, range or intensity are dropped and counted

@@ -31,6 +31,23 @@ struct WaveformMetrics {
   double dv_max_abs_v = 0;
 };
 
+// The comparison one frame pair at a time, so that a recording is compared in the memory of a
+// frame pair. Records pair up by beam within a pair.
+class WaveformComparison {
+ public:
+  explicit WaveformComparison(const WaveformWindow& window) : window_(window) {}
+  // Records of unequal length are an error naming the frame pair (`pair`) and beam.
+  Status Add(size_t pair, const Frame& real, const Frame& sim);
+  WaveformMetrics Finish() const;
+
+ private:
+  WaveformWindow window_;
+  WaveformMetrics m_;
+  std::vector<double> y_, x_;  // simulated and real peak amplitudes, one per record
+  double sum2_ = 0;
+  uint64_t samples_ = 0;
+};
+
 // Frames pair up by position; records by beam within a pair. Records of unequal length are an
 // error naming the frame and beam.
 Expected<WaveformMetrics> CompareWaveforms(const std::vector<Frame>& real,
