@@ -61,6 +61,13 @@ Status LoadLaserConfig(const std::filesystem::path& path, uint32_t horizontal_sa
       j["azimuthResolution"].get<int64_t>() < 1) {
     return Error{file + ": key 'azimuthResolution' must be a whole number >= 1"};
   }
+  // A column count: beyond the beams a frame may hold it is a typo, and beyond 2^32 it would
+  // wrap in the cast below (issue 36).
+  if (j["azimuthResolution"].get<int64_t>() > static_cast<int64_t>(kMaxBeamsPerFrame)) {
+    return Error{file + ": key 'azimuthResolution' is " +
+                 std::to_string(j["azimuthResolution"].get<int64_t>()) + ", more than the " +
+                 std::to_string(kMaxBeamsPerFrame) + " beams a frame may hold"};
+  }
   const auto resolution = static_cast<uint32_t>(j["azimuthResolution"].get<int64_t>());
   auto elevation = NumberArray(j, "elevationOffsets", file);
   if (!elevation.ok()) return elevation.error();

@@ -13,15 +13,26 @@ namespace lt {
 
 using physics::kDegToRad;
 
+namespace {
+
+// A whole count held as a double, written whole (not as 4.2e+10).
+std::string CountText(double count) {
+  if (count < 9.2e18) return std::to_string(static_cast<uint64_t>(count));
+  return NumberText(count);
+}
+
+}  // namespace
+
 uint32_t SensorProfile::BeamCount() const {
-  return physics::ScanBeamCount(Pattern());
+  // Validate() caps the count at kMaxBeamsPerFrame, so it fits.
+  return static_cast<uint32_t>(physics::ScanBeamCount(Pattern()));
 }
 
 uint64_t SensorProfile::RaysPerFrame() const {
   // Random selection traces one sub-ray; the average mode and the return-signal detectors all.
   const bool all =
       footprint.mode == physics::DivergenceMode::kAverage || detector.ReadsReturnSignal();
-  return uint64_t{BeamCount()} * (all ? footprint.sub_rays : 1);
+  return physics::ScanBeamCount(Pattern()) * (all ? footprint.sub_rays : 1);
 }
 
 double SensorProfile::FramePeriodS() const {
@@ -329,7 +340,15 @@ void ReadScan(ConfigMap& scan, SensorProfile& p, const std::filesystem::path& pr
     if (!(p.frame_rate_hz > 0)) scan.Fail("frame_rate_hz", "must be positive");
     if (!(l.pulse_rate_hz > 0)) scan.Fail("pulse_rate_hz", "must be positive");
     if (p.frame_rate_hz > 0 && l.pulse_rate_hz >= p.frame_rate_hz) {
-      l.pulses = static_cast<uint32_t>(std::floor(l.pulse_rate_hz / p.frame_rate_hz));
+      // Judged as a double before any cast: a count beyond 2^32 would wrap (issue 36).
+      const double pulses = std::floor(l.pulse_rate_hz / p.frame_rate_hz);
+      if (pulses > static_cast<double>(kMaxBeamsPerFrame))
+        scan.Fail("pulse_rate_hz", "gives " + CountText(pulses) +
+                                       " pulses per frame, more than " +
+                                       std::to_string(kMaxBeamsPerFrame) +
+                                       " (lower the pulse rate or raise frame_rate_hz)");
+      else
+        l.pulses = static_cast<uint32_t>(pulses);
     } else if (p.frame_rate_hz > 0 && l.pulse_rate_hz > 0) {
       scan.Fail("pulse_rate_hz", "gives less than one pulse per frame");
     }
@@ -351,7 +370,15 @@ void ReadScan(ConfigMap& scan, SensorProfile& p, const std::filesystem::path& pr
     l.horizontal_amplitude_rad = fov_h / 2 * kDegToRad;
     l.vertical_amplitude_rad = fov_v / 2 * kDegToRad;
     l.horizontal_step_rad = step * kDegToRad;
-    if (step > 0) l.points_per_line = static_cast<uint32_t>(std::floor(fov_h / step + 1e-9));
+    if (step > 0) {
+      const double points = std::floor(fov_h / step + 1e-9);
+      if (points > static_cast<double>(kMaxBeamsPerFrame))
+        scan.Fail("horizontal_step_deg", "gives " + CountText(points) +
+                                             " points per line, more than " +
+                                             std::to_string(kMaxBeamsPerFrame));
+      else
+        l.points_per_line = static_cast<uint32_t>(points);
+    }
     if (l.horizontal_frequency_hz > 0 && p.frame_rate_hz > 0 &&
         l.lines / (2 * l.horizontal_frequency_hz) > 1.0 / p.frame_rate_hz * (1 + 1e-12)) {
       scan.Fail("mirror_frequency_hz",

@@ -414,13 +414,15 @@ void SensorProfile::Check(ConfigCheck& check) const {
   if (!check.ok()) return;  // the counts below need a valid pattern
   // Beams per frame, counted in 64 bits where the scan multiplies two counts.
   const uint64_t beams = scan == ScanKind::kSpinning ? uint64_t{columns} * elevation_rad.size()
-                                                     : uint64_t{BeamCount()};
+                                                     : physics::ScanBeamCount(Pattern());
   if (beams == 0) {
     check.Fail("scan", "the scan pattern has no beams");
   } else if (beams > kMaxBeamsPerFrame) {
     check.Fail("scan", "the scan gives " + std::to_string(beams) + " beams per frame, more than " +
                            std::to_string(kMaxBeamsPerFrame) +
-                           " (lower the pulse rate or raise the frame rate)");
+                           (scan == ScanKind::kLineScan
+                                ? " (fewer scan_lines or a larger horizontal_step_deg)"
+                                : " (lower the pulse rate or raise the frame rate)"));
   } else if (beams * EchoesPerBeam() > kMaxRecordsPerFrame) {
     check.Fail("detector.max_echoes",
                std::to_string(beams) + " beams x " + std::to_string(EchoesPerBeam()) +

@@ -93,11 +93,19 @@ TEST(AbsurdSizes, ScanAndPositionLimitsAreNamed) {
   };
   const auto airborne = ConfigDir() / "sensors/airborne_elliptical.yaml";
   const auto cube = ConfigDir() / "sensors/blickfeld_cube1.yaml";
+  const auto mems = ConfigDir() / "sensors/mems_lissajous_example.yaml";
   const std::vector<Case> cases = {
       {kOs0, "columns_per_revolution: 1024", "columns_per_revolution: 1e6", "more than 16777216"},
       {airborne, "pulse_rate_hz: 10000\n", "pulse_rate_hz: 1e10\n", "more than 16777216"},
       {airborne, "frame_rate_hz: 10\n", "frame_rate_hz: 1e-6\n", "more than 10^9"},
       {cube, "scan_lines: 80\n", "scan_lines: 1e9\n", "more than 16777216"},
+      // Issue 36: counts whose 32-bit product wraps to a few beams (2^32 + 29 gave 29 rays,
+      // rc 0); the message shows the true count.
+      {cube, "scan_lines: 80\n", "scan_lines: 57266231\n", "4294967325 beams per frame"},
+      {mems, "pulse_rate_hz: 200000\n", "pulse_rate_hz: 42949673290\n",
+       "4294967329 pulses per frame"},
+      {cube, "horizontal_step_deg: 0.4\n", "horizontal_step_deg: 1e-300\n",
+       "points per line, more than 16777216"},
   };
   for (const auto& c : cases) {
     std::string text = ReadAll(c.base);

@@ -236,6 +236,12 @@ TEST(ScanBeam, DispatchesTheAirbornePatterns) {
   EXPECT_EQ(ScanBeamCount(Airborne(ScanKind::kParallel)), 6000u);
   EXPECT_EQ(ScanBeamCount(Airborne(ScanKind::kZigzag)), 6000u);
   EXPECT_EQ(ScanBeamCount(Airborne(ScanKind::kElliptical)), 1000u);
+  // Counted in 64 bits: 57,266,231 lines of 75 points are 2^32 + 29 beams, not 29 (issue 36).
+  ScanPattern<double> lines{};
+  lines.kind = ScanKind::kLineScan;
+  lines.line_scan.lines = 57266231;
+  lines.line_scan.points_per_line = 75;
+  EXPECT_EQ(ScanBeamCount(lines), 4294967325u);
   for (uint32_t i : {0u, 601u, 5999u}) {
     EXPECT_EQ(ScanBeam(Airborne(ScanKind::kParallel), i).time_s, ParallelBeam(kSwath, i).time_s);
     EXPECT_EQ(ScanBeam(Airborne(ScanKind::kZigzag), i).column, ZigzagBeam(kSwath, i).column);

@@ -262,20 +262,23 @@ struct ScanPattern {
   EllipticalScan<T> elliptical;
 };
 
+// Beams per frame, multiplied in 64 bits: two 32-bit counts from a config can give more than
+// 2^32 beams, which a 32-bit product would wrap to a few (issue 36: 57,266,231 lines of 75
+// points gave 29 beams). The profile's check caps the count far below 2^32.
 template <typename T>
-LT_HD uint32_t ScanBeamCount(const ScanPattern<T>& s) {
+LT_HD uint64_t ScanBeamCount(const ScanPattern<T>& s) {
   switch (s.kind) {
     case ScanKind::kSpinning:
-      return s.spinning.channels * s.spinning.columns;
+      return uint64_t{s.spinning.channels} * s.spinning.columns;
     case ScanKind::kLissajous:
       return s.lissajous.pulses;
     case ScanKind::kLineScan:
-      return s.line_scan.lines * s.line_scan.points_per_line;
+      return uint64_t{s.line_scan.lines} * s.line_scan.points_per_line;
     case ScanKind::kParallel:
     case ScanKind::kZigzag:
-      return s.swath.lines * s.swath.pulses_per_line;
+      return uint64_t{s.swath.lines} * s.swath.pulses_per_line;
     case ScanKind::kElliptical:
-      return s.elliptical.revolutions * s.elliptical.pulses_per_revolution;
+      return uint64_t{s.elliptical.revolutions} * s.elliptical.pulses_per_revolution;
   }
   return 0;
 }
