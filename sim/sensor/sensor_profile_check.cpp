@@ -85,6 +85,9 @@ void CheckSpinning(const SensorProfile& p, ConfigCheck& scan) {
   if (!Finite(p.start_azimuth_rad)) scan.Fail("start_azimuth_deg", "must be finite");
 }
 
+// The fastest mirror a scan key may name [Hz].
+constexpr double kMostMirrorFrequencyHz = 1e6;
+
 void CheckLissajous(const SensorProfile& p, ConfigCheck& scan) {
   const auto& l = p.lissajous;
   for (const auto& [key, v] :
@@ -95,6 +98,27 @@ void CheckLissajous(const SensorProfile& p, ConfigCheck& scan) {
         {"horizontal_phase_deg", l.horizontal_phase_rad},
         {"vertical_phase_deg", l.vertical_phase_rad}}) {
     if (!Finite(v)) scan.Fail(key, "must be finite");
+  }
+  // Resonant MEMS mirrors run at up to tens of kHz; beyond 1 MHz the figure's phase loses all
+  // precision in a frame and the ray caster is handed directions it asserts on (issue 36:
+  // 1e308 aborted the run).
+  for (const auto& [key, v] :
+       {std::pair<const char*, double>{"horizontal_frequency_hz", l.horizontal_frequency_hz},
+        {"vertical_frequency_hz", l.vertical_frequency_hz}}) {
+    if (Finite(v) && !(std::fabs(v) <= kMostMirrorFrequencyHz))
+      scan.Fail(key, "must be within +-1e6 Hz, got " + NumberText(v));
+  }
+  for (const auto& [key, v] :
+       {std::pair<const char*, double>{"horizontal_amplitude_deg", l.horizontal_amplitude_rad},
+        {"vertical_amplitude_deg", l.vertical_amplitude_rad}}) {
+    if (Finite(v) && !(std::fabs(v) <= 90 * kDegToRad))
+      scan.Fail(key, "must be within +-90 deg, got " + Deg(v));
+  }
+  for (const auto& [key, v] :
+       {std::pair<const char*, double>{"horizontal_phase_deg", l.horizontal_phase_rad},
+        {"vertical_phase_deg", l.vertical_phase_rad}}) {
+    if (Finite(v) && !(std::fabs(v) <= 360 * kDegToRad))
+      scan.Fail(key, "must be within +-360 deg, got " + Deg(v));
   }
   if (!(p.frame_rate_hz > 0 && Finite(p.frame_rate_hz)))
     scan.Fail("frame_rate_hz", "must be positive, got " + NumberText(p.frame_rate_hz));

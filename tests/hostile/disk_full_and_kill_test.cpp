@@ -106,6 +106,13 @@ TEST(AbsurdSizes, ScanAndPositionLimitsAreNamed) {
        "4294967329 pulses per frame"},
       {cube, "horizontal_step_deg: 0.4\n", "horizontal_step_deg: 1e-300\n",
        "points per line, more than 16777216"},
+      // Extreme values that aborted the run (rc 134, a stranded .h5.tmp): an Embree assertion,
+      // an internal check.
+      {mems, "horizontal_frequency_hz: 250\n", "horizontal_frequency_hz: 1e308\n",
+       "scan.horizontal_frequency_hz': must be within +-1e6 Hz"},
+      {mems, "vertical_frequency_hz: 251\n", "vertical_frequency_hz: -1e308\n",
+       "scan.vertical_frequency_hz': must be within +-1e6 Hz"},
+      {cube, "sipm_pulse_ns: 1\n", "sipm_pulse_ns: 1e-308\n", "sipm_pulse_ns"},
   };
   for (const auto& c : cases) {
     std::string text = ReadAll(c.base);
