@@ -3,6 +3,7 @@
 // the batch reconstruction writes its scene.
 #include <fmt/core.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <set>
@@ -113,6 +114,49 @@ int ReconstructIncrementally(const Args& args, const ReconstructOptions& o, uint
   fmt::print("{} file(s) in {:.2f} s (reading, meshing and writing)\n", summary->written.size(),
              seconds);
   return 0;
+}
+
+int ChooseBatchOrStream(const Args& args, const ReconstructOptions& o, uint32_t columns,
+                        double pose_fraction, const std::vector<double>& frames) {
+  const std::string file = args.positionals()[0];
+  RecordingOptions options;
+  options.format = args.Get("--format");
+  auto size = MeasureRecording(file, args.Get("--metadata", args.Get("--calibration")), options);
+  if (!size.ok()) return -1;  // the batch path reads it again and says what is wrong
+  uint64_t points = 0;
+  size_t chosen = 0;
+  const auto& per_frame = size->points_per_frame;
+  for (size_t k = 0; k < per_frame.size(); ++k) {
+    const bool wanted = frames.empty() || std::find(frames.begin(), frames.end(),
+                                                    static_cast<double>(k)) != frames.end();
+    if (!wanted) continue;
+    points += per_frame[k];
+    ++chosen;
+  }
+  const uint64_t estimate = kBatchBaseBytes + points * kBatchBytesPerPoint;
+  if (estimate <= kBatchBudgetBytes) return -1;
+  const auto gib = [](uint64_t bytes) { return static_cast<double>(bytes) / (1 << 30); };
+  const bool meshes_range_images = o.method == "range-image" || o.method == "surfels";
+  const bool poses_known =
+      args.Has("--static") || args.Has("--poses") || size->reader == "hdf5";
+  if (meshes_range_images && poses_known) {
+    fmt::print(stderr,
+               "lidartwin reconstruct: {}: {} frame(s) of {} points in all would take about {:.1f} "
+               "GiB as one batch (more than {:.2f}); streaming them one at a time instead, as "
+               "--incremental does (no consensus between frames)\n",
+               file, chosen, points, gib(estimate), gib(kBatchBudgetBytes));
+    return ReconstructIncrementally(args, o, columns, pose_fraction, frames);
+  }
+  fmt::print(stderr,
+             "lidartwin reconstruct: error: {}: {} frame(s) of {} points in all would take about "
+             "{:.1f} GiB as one batch, more than the {:.2f} GiB it may plan; {}\n",
+             file, chosen, points, gib(estimate), gib(kBatchBudgetBytes),
+             meshes_range_images
+                 ? "give the poses (--poses KITTI.txt, or --static) so that the frames can be "
+                   "streamed, or choose fewer --frames (ICP poses need every frame in memory)"
+                 : "mesh range images (--method range-image or surfels) with poses to stream "
+                   "the frames, or choose fewer --frames");
+  return 1;
 }
 
 }  // namespace lt::cli

@@ -198,51 +198,61 @@ const RingPoint* NearestInRing(const std::vector<RingPoint>& ring, double azimut
 
 // Moves every vertex along its ray (from vertex_origin) to the mean range of the surfaces the
 // frames' meshes put within consensus_window_m of it there, its own frame's included; the
-// other frames are cast against one caster per frame. Updates vertex_range and the vertices.
+// other frames are cast against one caster per frame, built and dropped one frame at a time
+// with only the vertices its triangles use (every frame's caster over every vertex at once
+// grew with the square of the frames, issue 36). Sums run over the frames in order, as before.
+// Updates vertex_range and the vertices.
 void FuseAlongRays(const RangeImageMeshOptions& o, const std::vector<uint32_t>& vertex_frame,
                    const std::vector<Vec3<double>>& vertex_origin,
                    std::vector<double>& vertex_range,
                    const std::vector<std::vector<std::array<uint32_t, 3>>>& frame_triangles,
                    ReconstructedSurface& surface) {
   const size_t frames = frame_triangles.size();
-  std::vector<Scene> scenes(frames);
-  std::vector<std::unique_ptr<RayCaster>> casters(frames);
-  for (size_t k = 0; k < frames; ++k) {
-    if (frame_triangles[k].empty()) continue;
-    SceneObject& object = scenes[k].objects.emplace_back();
-    object.type = "mesh";
-    object.mesh.vertices = surface.vertices;
-    object.mesh.triangles = frame_triangles[k];
-    casters[k] = RayCaster::Create(scenes[k]);  // nullptr (out of memory): that frame is left out
-  }
   const double cos_max = std::cos(o.max_incidence_deg * kPi / 180);
   const size_t n = vertex_range.size();
-  std::vector<double> fused(n);
-  ParallelFor(n, [&](size_t v) {
-    const Vec3<double> origin = vertex_origin[v];
-    const auto& p = surface.vertices[v];
-    const double r = vertex_range[v];
-    const Vec3<double> dir = (1.0 / r) * (Vec3<double>{p[0], p[1], p[2]} - origin);
-    double sum = r;
-    int count = 1;
-    for (size_t k = 0; k < frames; ++k) {
-      if (k == vertex_frame[v] || !casters[k]) continue;
-      const RayHit hit = casters[k]->Closest(origin, dir, std::max(0.0, r - o.consensus_window_m),
-                                             r + o.consensus_window_m);
-      if (hit.hit && std::fabs(Dot(hit.normal, dir)) >= cos_max) {
-        sum += hit.distance_m;
-        ++count;
+  std::vector<double> sum(vertex_range.begin(), vertex_range.end());
+  std::vector<int> count(n, 1);
+  for (size_t k = 0; k < frames; ++k) {
+    const auto& triangles = frame_triangles[k];
+    if (triangles.empty()) continue;
+    uint32_t lo = UINT32_MAX, hi = 0;
+    for (const auto& t : triangles)
+      for (uint32_t v : t) {
+        lo = std::min(lo, v);
+        hi = std::max(hi, v);
       }
-    }
-    fused[v] = sum / count;
-  });
+    Scene scene;
+    SceneObject& object = scene.objects.emplace_back();
+    object.type = "mesh";
+    object.mesh.vertices.assign(surface.vertices.begin() + lo, surface.vertices.begin() + hi + 1);
+    object.mesh.triangles = triangles;
+    for (auto& t : object.mesh.triangles)
+      for (uint32_t& v : t)
+        v -= lo;
+    const auto caster = RayCaster::Create(scene);  // nullptr (out of memory): frame left out
+    if (!caster) continue;
+    ParallelFor(n, [&](size_t v) {
+      if (k == vertex_frame[v]) return;
+      const Vec3<double> origin = vertex_origin[v];
+      const auto& p = surface.vertices[v];
+      const double r = vertex_range[v];
+      const Vec3<double> dir = (1.0 / r) * (Vec3<double>{p[0], p[1], p[2]} - origin);
+      const RayHit hit = caster->Closest(origin, dir, std::max(0.0, r - o.consensus_window_m),
+                                         r + o.consensus_window_m);
+      if (hit.hit && std::fabs(Dot(hit.normal, dir)) >= cos_max) {
+        sum[v] += hit.distance_m;
+        ++count[v];
+      }
+    });
+  }
   for (size_t v = 0; v < n; ++v) {
+    const double fused = sum[v] / count[v];
     const auto& p = surface.vertices[v];
     const Vec3<double> origin = vertex_origin[v];
     const Vec3<double> q =
-        origin + (fused[v] / vertex_range[v]) * (Vec3<double>{p[0], p[1], p[2]} - origin);
+        origin + (fused / vertex_range[v]) * (Vec3<double>{p[0], p[1], p[2]} - origin);
     surface.vertices[v] = {q.x, q.y, q.z};
-    vertex_range[v] = fused[v];
+    vertex_range[v] = fused;
   }
 }
 

@@ -168,6 +168,19 @@ Expected<Recording> ForEachRecordingFrame(const std::filesystem::path& file,
   return source->header();
 }
 
+Expected<RecordingSize> MeasureRecording(const std::filesystem::path& file,
+                                         const std::filesystem::path& sidecar,
+                                         const RecordingOptions& options) {
+  RecordingSize size;
+  auto r = ForEachRecordingFrame(file, sidecar, options, [&](Frame&& f) -> Status {
+    size.points_per_frame.push_back(f.size());
+    return {};
+  });
+  if (!r.ok()) return r.error();
+  size.reader = r->reader;
+  return size;
+}
+
 Expected<Recording> ReadRecording(const std::filesystem::path& file,
                                   const std::filesystem::path& sidecar,
                                   const RecordingOptions& options) {

@@ -108,7 +108,19 @@ Expected<VisibilityCarvingSummary> CarveSeenThrough(ReconstructedSurface& surfac
              std::any_of(f.channel.begin(), f.channel.end(),
                          [&](uint16_t c) { return c != f.channel.front(); });
   if (!ranged) return CarveByReturnRays(surface, frames, o);
-  std::vector<FrameView> views;
+  // One frame's view at a time: every frame's mesh and caster at once grew with the capture
+  // (issue 36). The votes are counts, so the order in which frames cast does not matter.
+  const double cos_max = std::cos(o.max_incidence_deg * std::numbers::pi / 180);
+  std::vector<uint16_t> votes(surface.triangles.size(), 0);
+  std::vector<Vec3<double>> centroids(surface.triangles.size());
+  for (size_t t = 0; t < surface.triangles.size(); ++t) {
+    Vec3<double> c{0, 0, 0};
+    for (uint32_t v : surface.triangles[t])
+      c = c + Vec3<double>{surface.vertices[v][0], surface.vertices[v][1], surface.vertices[v][2]};
+    centroids[t] = (1.0 / 3.0) * c;
+  }
+  std::atomic<size_t> crossings{0};
+  size_t views = 0;
   for (size_t k = 0; k < frames.frames.size(); ++k) {
     auto view = ViewOf(frames, k, o);
     if (!view.ok()) {
@@ -116,35 +128,26 @@ Expected<VisibilityCarvingSummary> CarveSeenThrough(ReconstructedSurface& surfac
       if (view.message().find("no two neighbouring returns") != std::string::npos) continue;
       return Error{"visibility carving: " + view.message()};
     }
-    views.push_back(std::move(*view));
-  }
-  const double cos_max = std::cos(o.max_incidence_deg * std::numbers::pi / 180);
-  std::vector<uint16_t> votes(surface.triangles.size(), 0);
-  std::atomic<size_t> crossings{0};
-  ParallelFor(surface.triangles.size(), [&](size_t t) {
-    const auto& tri = surface.triangles[t];
-    Vec3<double> c{0, 0, 0};
-    for (uint32_t v : tri)
-      c = c + Vec3<double>{surface.vertices[v][0], surface.vertices[v][1], surface.vertices[v][2]};
-    c = (1.0 / 3.0) * c;
-    for (const FrameView& view : views) {
-      const Vec3<double> origin = view.OriginLookingAt(c);
+    ++views;
+    ParallelFor(surface.triangles.size(), [&](size_t t) {
+      const Vec3<double> c = centroids[t];
+      const Vec3<double> origin = view->OriginLookingAt(c);
       Vec3<double> dir = c - origin;
       const double d = std::sqrt(Dot(dir, dir));
-      if (!(d >= o.min_range_m && d <= o.max_range_m)) continue;
+      if (!(d >= o.min_range_m && d <= o.max_range_m)) return;
       dir = (1.0 / d) * dir;
       const double margin = o.margin_m + o.margin_fraction * d;
       // The first surface this frame saw along the ray: in front of the triangle (it hid it)
       // or at it (it saw it) says nothing against it; beyond it, the frame saw through it.
-      const RayHit hit = view.caster->Closest(origin, dir, o.min_range_m, o.max_range_m);
+      const RayHit hit = view->caster->Closest(origin, dir, o.min_range_m, o.max_range_m);
       if (hit.hit && hit.distance_m > d + margin && std::fabs(Dot(hit.normal, dir)) >= cos_max &&
           votes[t] < UINT16_MAX) {
         ++votes[t];
         ++crossings;
       }
-    }
-  });
-  summary.rays = surface.triangles.size() * views.size();
+    });
+  }
+  summary.rays = surface.triangles.size() * views;
   summary.crossings = crossings;
   summary.triangles_removed = RemoveVoted(surface, votes, o.min_votes);
   return summary;

@@ -72,6 +72,16 @@ Expected<Recording> ForEachRecordingFrame(const std::filesystem::path& file,
                                           const std::filesystem::path& sidecar,
                                           const RecordingOptions& options, const FrameSink& sink);
 
+// A recording's size without holding it: the points of each frame, read through once (for a
+// command to judge before it holds the frames whether they fit in memory).
+struct RecordingSize {
+  std::string reader;  // as Recording::reader
+  std::vector<uint64_t> points_per_frame;
+};
+Expected<RecordingSize> MeasureRecording(const std::filesystem::path& file,
+                                         const std::filesystem::path& sidecar,
+                                         const RecordingOptions& options = {});
+
 // The whole recording in memory (ForEachRecordingFrame into Recording::frames).
 Expected<Recording> ReadRecording(const std::filesystem::path& file,
                                   const std::filesystem::path& sidecar,
