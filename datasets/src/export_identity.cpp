@@ -13,6 +13,8 @@
 
 #include "json_fields.h"
 #include "lidartwin/datasets/atomic_file.h"
+#include "lidartwin/sim/file_read_log.h"
+#include "lidartwin/sim/material_library.h"
 #include "lidartwin/sim/scene.h"
 #include "lidartwin/sim/sensor_profile.h"
 #include "lidartwin/sim/text_file.h"
@@ -64,15 +66,29 @@ Expected<std::string> ExportIdentity(const SimulationJob& job, uint32_t shards) 
     referenced[key] = *sha;
     return {};
   };
+  // Every file the loaders read (kernel tables, laser configs, the material library and the
+  // spectra it names, ...) as they read it, so that a key added to a loader cannot be missed
+  // here; the meshes, which Open3D reads, by the scene's list.
+  FileReadLog read;
   auto profile = LoadSensorProfile(job.sensor);
   if (!profile.ok()) return profile.error();
-  for (const std::string* f :
-       {&profile->kernel_file, &profile->kernel_h_file, &profile->kernel_v_file}) {
-    if (Status s = add_file(*f); !s.ok()) return s.error();
-  }
   auto scene = LoadSceneDescription(job.scene);
   if (!scene.ok()) return scene.error();
-  if (Status s = add_file(scene->materials); !s.ok()) return s.error();
+  if (!scene->materials.empty()) {
+    auto library = LoadMaterialLibrary(scene->materials);
+    if (!library.ok()) return library.error();
+  }
+  const auto hashed_above = [&](const std::filesystem::path& f) {
+    for (const std::optional<std::filesystem::path>& p :
+         {std::optional<std::filesystem::path>(job.sensor),
+          std::optional<std::filesystem::path>(job.scene), job.trajectory})
+      if (p && std::filesystem::absolute(*p).lexically_normal() == f) return true;
+    return false;
+  };
+  for (const std::filesystem::path& f : read.files()) {
+    if (hashed_above(f)) continue;
+    if (Status s = add_file(f.string()); !s.ok()) return s.error();
+  }
   for (const auto& object : scene->objects) {
     if (Status s = add_file(object.file); !s.ok()) return s.error();
   }

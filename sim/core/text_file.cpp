@@ -1,4 +1,5 @@
 #include "lidartwin/sim/text_file.h"
+#include "lidartwin/sim/file_read_log.h"
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -6,6 +7,7 @@
 
 #include <cctype>
 #include <cerrno>
+#include <algorithm>
 #include <cstring>
 
 #include <filesystem>
@@ -66,7 +68,25 @@ Expected<std::string> ReadTextFile(const std::filesystem::path& file, const std:
   if (!ec && !in.read(out.data(), static_cast<std::streamsize>(size))) {
     return Error{file.string() + ": cannot read" + what};
   }
+  FileReadLog::Note(file);
   return out;
+}
+
+namespace {
+thread_local FileReadLog* innermost_log = nullptr;
+}  // namespace
+
+FileReadLog::FileReadLog() : outer_(innermost_log) { innermost_log = this; }
+
+FileReadLog::~FileReadLog() { innermost_log = outer_; }
+
+void FileReadLog::Note(const std::filesystem::path& file) {
+  std::error_code ec;
+  std::filesystem::path absolute = std::filesystem::absolute(file, ec).lexically_normal();
+  if (ec) absolute = file;
+  for (FileReadLog* log = innermost_log; log; log = log->outer_)
+    if (std::find(log->files_.begin(), log->files_.end(), absolute) == log->files_.end())
+      log->files_.push_back(absolute);
 }
 
 Status CheckYamlCharacters(const std::string& text, const std::string& file) {

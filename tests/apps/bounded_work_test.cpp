@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli_support.h"
+#include "lidartwin/bench/memory_bench.h"
 #include "lidartwin/datasets/hdf5_frames.h"
 #include "lidartwin/datasets/point_cloud_writers.h"
 #include "test_support.h"
@@ -148,6 +149,43 @@ TEST(BoundedCompare, FrameCountsThatDifferAreStillNamedWhenStreamed) {
   ASSERT_EQ(reversed.code, 0) << reversed.output;
   EXPECT_EQ(ReadJson(dir / "m.json")["frames"], 2);
 }
+
+#ifdef LT_WITH_OPEN3D
+TEST(BoundedReconstruct, A241FrameCaptureStaysUnderOneGigabyte) {
+  // The shared HDL-32E capture repeated 40 times is 241 frames (46 MB): read with --static it
+  // was killed by the kernel at 24.3 GB. Now the batch path measures it first and streams it.
+  LT_REQUIRE_REAL_DATA();
+  const test::TempDir tmp;
+  const fs::path& dir = tmp.path();
+  const fs::path capture = test::RealDataDir() / "rust-lidar-utils/hdl32_example.pcap";
+  const fs::path calibration = test::RealDataDir() / "ros-velodyne/32db.yaml";
+  ASSERT_TRUE(bench::WriteRepeatedCapture(capture, dir / "long.pcap", 40).ok());
+  int code = -1;
+  const long peak = test::PeakRssOfShell(std::string(LT_CLI) + " reconstruct " +
+                                             Q(dir / "long.pcap") + " --calibration " +
+                                             Q(calibration) + " --static --out " + Q(dir / "out"),
+                                         &code);
+  ASSERT_EQ(code, 0);
+  EXPECT_LT(peak, 1L << 30) << peak << " bytes";
+  EXPECT_TRUE(fs::exists(dir / "out/scene.yaml"));
+}
+
+TEST(BoundedReconstruct, FramesThatNeedIcpAndDoNotFitAreRefusedWithTheEstimate) {
+  LT_REQUIRE_REAL_DATA();
+  const test::TempDir tmp;
+  const fs::path& dir = tmp.path();
+  const fs::path capture = test::RealDataDir() / "rust-lidar-utils/hdl32_example.pcap";
+  const fs::path calibration = test::RealDataDir() / "ros-velodyne/32db.yaml";
+  ASSERT_TRUE(bench::WriteRepeatedCapture(capture, dir / "long.pcap", 20).ok());
+  const auto r = Cli("reconstruct " + Q(dir / "long.pcap") + " --calibration " + Q(calibration) +
+                     " --out " + Q(dir / "out"));
+  EXPECT_EQ(r.code, 1) << r.output;
+  EXPECT_NE(r.output.find("121 frame(s) of"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("GiB as one batch"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("--static"), std::string::npos) << r.output;
+  EXPECT_FALSE(fs::exists(dir / "out"));
+}
+#endif
 
 }  // namespace
 }  // namespace lt

@@ -281,6 +281,38 @@ TEST(ExportCli, ChangedConfigurationOnResumeIsRefusedAndNamed) {
   EXPECT_FALSE(std::filesystem::exists(dir / "e/shard-00001-of-00002.journal"));
 }
 
+TEST(ExportCli, AChangedSpectrumFileOnResumeIsRefusedAndNamed) {
+  // Issue 36: a material's spectrum_file was not in the run's identity; changed between a kill
+  // and the resume, the joined dataset mixed reflectance 0.918 and 0.275 with rc 0. Every file
+  // the loaders read is in it now.
+  test::TempDir dir;
+  const auto spectrum = [](double percent) {
+    return "Name: panel\nX Units: Wavelength (micrometers)\nY Units: Reflectance (percent)\n"
+           "0.85 " + std::to_string(percent) + "\n0.905 " + std::to_string(percent) +
+           "\n1.55 " + std::to_string(percent) + "\n";
+  };
+  dir.Write("panel.txt", spectrum(91.8));
+  dir.Write("library.yaml",
+            "materials:\n  - {name: panel, spectrum_file: panel.txt, source: test}\n");
+  const auto scene = dir.Write("scene.yaml",
+                               "materials: library.yaml\nobjects:\n  - {name: g, type: plane, "
+                               "size_m: [200, 200], position_m: [0, 0, -1.5], material: panel}\n");
+  const std::string run = "export --sensor " + Config("sensors/velodyne_vlp16.yaml") +
+                          " --scene " + Q(scene) + " --frames 4 --out " + Q(dir / "e");
+  auto first = Cli(run + " --shard 0/2");
+  ASSERT_EQ(first.code, 0) << first.output;
+  dir.Write("panel.txt", spectrum(27.5));
+  auto resumed = Cli(run + " --shard 1/2");
+  EXPECT_NE(resumed.code, 0) << resumed.output;
+  EXPECT_NE(resumed.output.find("holds another export run"), std::string::npos)
+      << resumed.output;
+  EXPECT_NE(resumed.output.find("panel.txt"), std::string::npos) << resumed.output;
+  // Put back, the run goes on.
+  dir.Write("panel.txt", spectrum(91.8));
+  auto again = Cli(run + " --shard 1/2");
+  EXPECT_EQ(again.code, 0) << again.output;
+}
+
 TEST(ExportCli, JoinNamesEveryMissingUnfinishedOrDamagedShard) {
   test::TempDir dir;
   const auto e = dir / "e";
