@@ -498,6 +498,25 @@ Expected<Frame> ParsePly(std::string_view bytes, const std::string& name) {
     return Error{fmt::format("{}: byte {}: {} vertices of {} bytes do not fit in the {} bytes left",
                              name, body_offset + skip, n, record,
                              body.size() - std::min(skip, body.size()))};
+  // A binary body whose elements all have a fixed size must be exactly as long as the header
+  // says: a deleted property line, or a smaller count, would otherwise read other bytes as
+  // these values (issue 36: values up to 2.7e38 and NaN, or a silent subset).
+  if (format != "ascii") {
+    size_t declared = 0;
+    bool fixed = true;
+    for (const Element& e : elements) {
+      size_t bytes_each = 0;
+      for (const Column& c : e.columns)
+        bytes_each += c.type.bytes;
+      fixed = fixed && !e.has_list;
+      declared += bytes_each * e.count;
+    }
+    if (fixed && declared != body.size())
+      return Error{fmt::format(
+          "{}: byte {}: the header declares {} bytes of data and the file holds {} after it (a "
+          "header that does not describe its body)",
+          name, body_offset, declared, body.size())};
+  }
   FrameBuilder out(columns, n);
   if (format == "ascii") {
     size_t p = 0;
