@@ -137,8 +137,8 @@ int CompareCommand(const std::vector<std::string>& argv) {
                  "lidartwin compare: warning: {}: {} point(s) with a non-finite x, y, z, range or "
                  "intensity left out (counted in {} as non_finite_points)\n",
                  file, count, out);
-  for (const auto& [count, file] : {std::pair{metrics->real_no_return, real_file},
-                                    std::pair{metrics->sim_no_return, sim_file}})
+  for (const auto& [count, file] :
+       {std::pair{metrics->real_no_return, real_file}, std::pair{metrics->sim_no_return, sim_file}})
     if (count > 0)
       fmt::print(stderr,
                  "lidartwin compare: {}: {} point(s) at (0, 0, 0), how organised clouds store "

@@ -137,8 +137,8 @@ int ReconstructCommand(const std::vector<std::string>& argv) {
   }
   // The batch path holds every frame chosen and meshes them together: judge its memory before
   // reading them (a 241-frame capture took 24 GB and was killed, issue 36).
-  if (int code = ChooseBatchOrStream(*args, o, static_cast<uint32_t>(*columns), *pose_fraction,
-                                     *frames);
+  if (int code =
+          ChooseBatchOrStream(*args, o, static_cast<uint32_t>(*columns), *pose_fraction, *frames);
       code >= 0)
     return code;
   const auto start = std::chrono::steady_clock::now();

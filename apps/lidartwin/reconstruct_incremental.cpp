@@ -137,8 +137,7 @@ int ChooseBatchOrStream(const Args& args, const ReconstructOptions& o, uint32_t 
   if (estimate <= kBatchBudgetBytes) return -1;
   const auto gib = [](uint64_t bytes) { return static_cast<double>(bytes) / (1 << 30); };
   const bool meshes_range_images = o.method == "range-image" || o.method == "surfels";
-  const bool poses_known =
-      args.Has("--static") || args.Has("--poses") || size->reader == "hdf5";
+  const bool poses_known = args.Has("--static") || args.Has("--poses") || size->reader == "hdf5";
   if (meshes_range_images && poses_known) {
     fmt::print(stderr,
                "lidartwin reconstruct: {}: {} frame(s) of {} points in all would take about {:.1f} "

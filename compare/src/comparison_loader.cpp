@@ -235,8 +235,8 @@ class ComparisonStream::Side {
       if (!f.ok()) return f.error();
       if (!*f) {
         if (!chosen_.empty())
-          return Error{fmt::format("frame {} does not exist ({} has {} frame(s))",
-                                   chosen_[given_], file_, position_)};
+          return Error{fmt::format("frame {} does not exist ({} has {} frame(s))", chosen_[given_],
+                                   file_, position_)};
         return std::optional<Frame>{};
       }
       const uint64_t at = position_++;
@@ -292,10 +292,16 @@ Expected<ComparisonStream> ComparisonStream::Open(const CompareInputs& in,
   return out;
 }
 
-const Recording& ComparisonStream::real_header() const { return real_->header(); }
-const Recording& ComparisonStream::sim_header() const { return sim_->header(); }
+const Recording& ComparisonStream::real_header() const {
+  return real_->header();
+}
+const Recording& ComparisonStream::sim_header() const {
+  return sim_->header();
+}
 
-double ComparisonStream::Fraction() const { return real_->Fraction(); }
+double ComparisonStream::Fraction() const {
+  return real_->Fraction();
+}
 
 Expected<ComparisonMetrics> ComparisonStream::Run(const CompareProgress& on_frame,
                                                   const PairingSink& on_pairing) {

@@ -181,8 +181,7 @@ Expected<PairwiseComparison> PairwiseComparison::Start(const CompareOptions& opt
   return PairwiseComparison(options);
 }
 
-Status PairwiseComparison::Add(const Frame& real, const Frame& sim,
-                               const PairingSink& on_pairing) {
+Status PairwiseComparison::Add(const Frame& real, const Frame& sim, const PairingSink& on_pairing) {
   const size_t k = m_.frames;
   const auto& edges = options_.distance_edges_m;
   auto pairing = PairFrame(real, sim, options_);

@@ -41,9 +41,8 @@ Status WaveformComparison::Add(size_t pair, const Frame& r, const Frame& s) {
     if (at == r.waveform_beams.end() || *at != s.waveform_beams[i]) continue;
     if (r.waveform_samples != s.waveform_samples) {
       return Error{"waveform records of frame pair " + std::to_string(pair) + ", beam " +
-                   std::to_string(s.waveform_beams[i]) + ": " +
-                   std::to_string(s.waveform_samples) + " simulated samples against " +
-                   std::to_string(r.waveform_samples) + " real"};
+                   std::to_string(s.waveform_beams[i]) + ": " + std::to_string(s.waveform_samples) +
+                   " simulated samples against " + std::to_string(r.waveform_samples) + " real"};
     }
     const uint32_t n = s.waveform_samples;
     const float* vs = &s.waveform_volts[i * n];

@@ -325,9 +325,10 @@ Expected<Frame> ParsePcd(std::string_view bytes, const std::string& name) {
   size_t values = 0;
   for (const Column& c : columns)
     values += c.count;
-  const size_t capacity = data == "binary"  ? body.size() / std::max<size_t>(record, 1)
-                          : data == "ascii" ? (body.size() + 1) / (2 * values)
-                                            : kLzfMostExpansion * body.size() / std::max<size_t>(record, 1);
+  const size_t capacity = data == "binary" ? body.size() / std::max<size_t>(record, 1)
+                          : data == "ascii"
+                              ? (body.size() + 1) / (2 * values)
+                              : kLzfMostExpansion * body.size() / std::max<size_t>(record, 1);
   if (points > capacity)
     return Error{fmt::format("{}: byte {}: {} points do not fit in the {} bytes of {} data", name,
                              body_offset, points, body.size(), data)};

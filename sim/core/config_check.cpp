@@ -33,8 +33,7 @@ Status ConfigCheck::ToStatus(const std::string& what) const {
 
 std::string ShortenedForMessage(std::string_view text, size_t most) {
   if (text.size() <= most) return std::string(text);
-  return std::string(text.substr(0, most)) + "... (" + std::to_string(text.size()) +
-         " characters)";
+  return std::string(text.substr(0, most)) + "... (" + std::to_string(text.size()) + " characters)";
 }
 
 std::string NumberText(double v) {

@@ -5,9 +5,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cctype>
 #include <cerrno>
-#include <algorithm>
 #include <cstring>
 
 #include <filesystem>
@@ -76,9 +76,13 @@ namespace {
 thread_local FileReadLog* innermost_log = nullptr;
 }  // namespace
 
-FileReadLog::FileReadLog() : outer_(innermost_log) { innermost_log = this; }
+FileReadLog::FileReadLog() : outer_(innermost_log) {
+  innermost_log = this;
+}
 
-FileReadLog::~FileReadLog() { innermost_log = outer_; }
+FileReadLog::~FileReadLog() {
+  innermost_log = outer_;
+}
 
 void FileReadLog::Note(const std::filesystem::path& file) {
   std::error_code ec;

@@ -343,8 +343,7 @@ void ReadScan(ConfigMap& scan, SensorProfile& p, const std::filesystem::path& pr
       // Judged as a double before any cast: a count beyond 2^32 would wrap (issue 36).
       const double pulses = std::floor(l.pulse_rate_hz / p.frame_rate_hz);
       if (pulses > static_cast<double>(kMaxBeamsPerFrame))
-        scan.Fail("pulse_rate_hz", "gives " + CountText(pulses) +
-                                       " pulses per frame, more than " +
+        scan.Fail("pulse_rate_hz", "gives " + CountText(pulses) + " pulses per frame, more than " +
                                        std::to_string(kMaxBeamsPerFrame) +
                                        " (lower the pulse rate or raise frame_rate_hz)");
       else

@@ -228,7 +228,8 @@ void CheckWaveformKeys(const WaveformConfig& w, ConfigCheck& d) {
   InRange(d, "sipm_gain", w.sipm_gain, 1, 1e9, "");
   // 0: no SiPM pulse pole. A pulse shorter than a picosecond puts the pole beyond any
   // sampling rate (1e-308 ns made an internal check abort the run, issue 36).
-  if (w.sipm_pulse_ns != 0) InRange(d, "sipm_pulse_ns", w.sipm_pulse_ns, 1e-3, 1e4, " ns (or 0: none)");
+  if (w.sipm_pulse_ns != 0)
+    InRange(d, "sipm_pulse_ns", w.sipm_pulse_ns, 1e-3, 1e4, " ns (or 0: none)");
   if (!w.circuit_response.frequency_mhz.empty()) {
     CheckResponseRows(d, w.circuit_response);
   } else {

@@ -31,7 +31,9 @@ FramePoint PointAt(float x, float y, float z, float intensity) {
   return p;
 }
 
-nlohmann::json ReadJson(const fs::path& p) { return nlohmann::json::parse(test::ReadAll(p)); }
+nlohmann::json ReadJson(const fs::path& p) {
+  return nlohmann::json::parse(test::ReadAll(p));
+}
 
 TEST(BoundedCompare, CoincidentPointsPairInNearLinearTime) {
   // 262,144 copies of one point on both sides: the old k-d tree kept them in one leaf that
@@ -101,10 +103,10 @@ void WriteFrames(const fs::path& path, int frames, int points, float dx) {
 }
 
 long PeakRssOfCompare(const fs::path& dir, const std::string& name, int* code) {
-  return test::PeakRssOfShell(std::string(LT_CLI) + " compare --real " + Q(dir / (name + "-real.h5")) +
-                                  " --sim " + Q(dir / (name + "-sim.h5")) + " --out " +
-                                  Q(dir / (name + ".json")),
-                              code);
+  return test::PeakRssOfShell(
+      std::string(LT_CLI) + " compare --real " + Q(dir / (name + "-real.h5")) + " --sim " +
+          Q(dir / (name + "-sim.h5")) + " --out " + Q(dir / (name + ".json")),
+      code);
 }
 
 TEST(BoundedCompare, MemoryFollowsAFramePairNotTheRecording) {
@@ -138,14 +140,14 @@ TEST(BoundedCompare, FrameCountsThatDifferAreStillNamedWhenStreamed) {
   EXPECT_NE(r.output.find("gives 3"), std::string::npos) << r.output;
   EXPECT_FALSE(fs::exists(dir / "m.json"));
   // Chosen frames beyond the file, and out of file order (held rather than streamed).
-  const auto beyond = Cli("compare --real " + Q(dir / "a-real.h5") + " --sim " +
-                          Q(dir / "a-sim.h5") + " --real-frames 1,7 --sim-frames 0,1 --out " +
-                          Q(dir / "m.json"));
+  const auto beyond =
+      Cli("compare --real " + Q(dir / "a-real.h5") + " --sim " + Q(dir / "a-sim.h5") +
+          " --real-frames 1,7 --sim-frames 0,1 --out " + Q(dir / "m.json"));
   EXPECT_EQ(beyond.code, 1);
   EXPECT_NE(beyond.output.find("frame 7 does not exist"), std::string::npos) << beyond.output;
-  const auto reversed = Cli("compare --real " + Q(dir / "a-real.h5") + " --sim " +
-                            Q(dir / "a-sim.h5") + " --real-frames 4,0 --sim-frames 2,1 --out " +
-                            Q(dir / "m.json"));
+  const auto reversed =
+      Cli("compare --real " + Q(dir / "a-real.h5") + " --sim " + Q(dir / "a-sim.h5") +
+          " --real-frames 4,0 --sim-frames 2,1 --out " + Q(dir / "m.json"));
   ASSERT_EQ(reversed.code, 0) << reversed.output;
   EXPECT_EQ(ReadJson(dir / "m.json")["frames"], 2);
 }

@@ -288,8 +288,9 @@ TEST(ExportCli, AChangedSpectrumFileOnResumeIsRefusedAndNamed) {
   test::TempDir dir;
   const auto spectrum = [](double percent) {
     return "Name: panel\nX Units: Wavelength (micrometers)\nY Units: Reflectance (percent)\n"
-           "0.85 " + std::to_string(percent) + "\n0.905 " + std::to_string(percent) +
-           "\n1.55 " + std::to_string(percent) + "\n";
+           "0.85 " +
+           std::to_string(percent) + "\n0.905 " + std::to_string(percent) + "\n1.55 " +
+           std::to_string(percent) + "\n";
   };
   dir.Write("panel.txt", spectrum(91.8));
   dir.Write("library.yaml",
@@ -297,15 +298,14 @@ TEST(ExportCli, AChangedSpectrumFileOnResumeIsRefusedAndNamed) {
   const auto scene = dir.Write("scene.yaml",
                                "materials: library.yaml\nobjects:\n  - {name: g, type: plane, "
                                "size_m: [200, 200], position_m: [0, 0, -1.5], material: panel}\n");
-  const std::string run = "export --sensor " + Config("sensors/velodyne_vlp16.yaml") +
-                          " --scene " + Q(scene) + " --frames 4 --out " + Q(dir / "e");
+  const std::string run = "export --sensor " + Config("sensors/velodyne_vlp16.yaml") + " --scene " +
+                          Q(scene) + " --frames 4 --out " + Q(dir / "e");
   auto first = Cli(run + " --shard 0/2");
   ASSERT_EQ(first.code, 0) << first.output;
   dir.Write("panel.txt", spectrum(27.5));
   auto resumed = Cli(run + " --shard 1/2");
   EXPECT_NE(resumed.code, 0) << resumed.output;
-  EXPECT_NE(resumed.output.find("holds another export run"), std::string::npos)
-      << resumed.output;
+  EXPECT_NE(resumed.output.find("holds another export run"), std::string::npos) << resumed.output;
   EXPECT_NE(resumed.output.find("panel.txt"), std::string::npos) << resumed.output;
   // Put back, the run goes on.
   dir.Write("panel.txt", spectrum(91.8));

@@ -190,10 +190,11 @@ TEST(PointCloudReaders, MalformedFilesNameTheFileAndPlace) {
       "end_header\n";
   // Issue 36: a body longer than its header declares (a deleted property line, a smaller
   // count) is refused, not reinterpreted or read in part.
-  const std::string two_points = ply_head.substr(0, ply_head.find("5\n")) + "2\n" +
-                                 ply_head.substr(ply_head.find("5\n") + 2);
-  const std::string no_z = "ply\nformat binary_little_endian 1.0\nelement vertex 5\n"
-                           "property float x\nproperty float y\nend_header\n";
+  const std::string two_points =
+      ply_head.substr(0, ply_head.find("5\n")) + "2\n" + ply_head.substr(ply_head.find("5\n") + 2);
+  const std::string no_z =
+      "ply\nformat binary_little_endian 1.0\nelement vertex 5\n"
+      "property float x\nproperty float y\nend_header\n";
   for (const Bad& b : {Bad{two_points + std::string(60, '\0'), "declares 24 bytes of data"},
                        Bad{no_z + std::string(60, '\0'), "declares 40 bytes of data"}}) {
     auto f = ParsePly(b.text, "bad.ply");

@@ -126,7 +126,8 @@ TEST(SensorImport, CsvCellsAreNumbersWholeAndQuotedShort) {
   // cell was echoed whole into the message.
   test::TempDir dir;
   for (const auto& [cell, quoted] :
-       {std::pair<std::string, std::string>{"14.8 37607", "'14.8 37607'"}, {"1abc", "'1abc'"},
+       {std::pair<std::string, std::string>{"14.8 37607", "'14.8 37607'"},
+        {"1abc", "'1abc'"},
         {std::string(200000, '7') + "x", "... (200001 characters)'"}}) {
     auto r = ImportSensorProfile(
         dir.Write("h.csv", "Channel,Elevation,Azimuth\n1," + cell + ",0.5\n"), {});
@@ -136,7 +137,8 @@ TEST(SensorImport, CsvCellsAreNumbersWholeAndQuotedShort) {
     EXPECT_LT(r.message().size(), 300u);
   }
   // Blanks around a number are still a number.
-  auto spaced = ImportSensorProfile(dir.Write("s.csv", "Channel,Elevation,Azimuth\n1, 2.5 ,0\n"), {});
+  auto spaced =
+      ImportSensorProfile(dir.Write("s.csv", "Channel,Elevation,Azimuth\n1, 2.5 ,0\n"), {});
   EXPECT_TRUE(spaced.ok()) << spaced.message();
 }
 
