@@ -1,6 +1,9 @@
 // viewer/: the page around the bundle (issue 13): base64 against RFC 4648 sec. 10, placeholders
 // filled, the bundle inlined so that it cannot end its <script> element early.
 #include <gtest/gtest.h>
+#include <httplib.h>
+
+#include <thread>
 
 #include "lidartwin/viewer/report_viewers.h"
 #include "lidartwin/viewer/viewer_page.h"
@@ -67,6 +70,37 @@ TEST(ViewerServer, APortInUseIsRefused) {
   auto again = second.Bind("127.0.0.1", *port);
   ASSERT_FALSE(again.ok());
   EXPECT_NE(again.message().find("in use"), std::string::npos) << again.message();
+}
+
+// Issue 36: the server answered any Host (a DNS-rebinding page could read the recordings) and
+// answered unsatisfiable ranges with a wrapped Content-Length.
+TEST(ViewerServer, AnswersOnlyLocalNamesAndRefusesUnsatisfiableRanges) {
+  ViewerServer server(
+      "t", [] { return Expected<std::string>(std::string(1000, 'd')); }, [] { return false; });
+  auto port = server.Bind("127.0.0.1", 0);
+  ASSERT_TRUE(port.ok()) << port.message();
+  std::thread serving([&] { (void)server.Run(); });
+  httplib::Client client("127.0.0.1", *port);
+  const auto get = [&](const std::string& path, httplib::Headers headers) {
+    auto r = client.Get(path.c_str(), headers);
+    return r ? r->status : -1;
+  };
+  for (int tries = 0; tries < 200 && get("/", {}) != 200; ++tries)
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  EXPECT_EQ(get("/document.bin", {{"Host", "localhost:" + std::to_string(*port)}}), 200);
+  EXPECT_EQ(get("/document.bin", {{"Host", "127.0.0.1"}}), 200);
+  EXPECT_EQ(get("/document.bin", {{"Host", "[::1]:80"}}), 200);
+  EXPECT_EQ(get("/document.bin", {{"Host", "attacker.example:" + std::to_string(*port)}}), 421);
+  EXPECT_EQ(get("/", {{"Host", "rebound.example"}}), 421);
+  EXPECT_EQ(get("/document.bin", {{"Range", "bytes=0-9"}}), 206);
+  auto beyond = client.Get("/document.bin", {{"Range", "bytes=1000000000-"}});
+  ASSERT_TRUE(beyond);
+  EXPECT_EQ(beyond->status, 416);
+  EXPECT_EQ(beyond->get_header_value("Content-Range"), "bytes */1000");
+  EXPECT_EQ(get("/document.bin", {{"Range", "bytes=9-3"}}), 416);
+  EXPECT_EQ(get("/", {{"Range", "bytes=99999999-"}}), 416);
+  server.Stop();
+  serving.join();
 }
 
 }  // namespace

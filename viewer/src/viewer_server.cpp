@@ -3,6 +3,7 @@
 #include <fmt/core.h>
 #include <httplib.h>
 
+#include <arpa/inet.h>
 #include <sys/socket.h>
 
 #include <algorithm>
@@ -13,6 +14,44 @@
 #include "lidartwin/viewer/viewer_page.h"
 
 namespace lt::viewer {
+
+namespace {
+
+// The host a request names, without its port ("localhost:8080" -> "localhost", "[::1]:80" ->
+// "::1").
+std::string HostOf(const std::string& header) {
+  if (!header.empty() && header.front() == '[') {
+    const size_t close = header.find(']');
+    return close == std::string::npos ? header : header.substr(1, close - 1);
+  }
+  return header.substr(0, header.find(':'));
+}
+
+bool IsLocalOrAddress(const std::string& host) {
+  if (host == "localhost") return true;
+  unsigned char address[sizeof(in6_addr)];
+  return inet_pton(AF_INET, host.c_str(), address) == 1 ||
+         inet_pton(AF_INET6, host.c_str(), address) == 1;
+}
+
+// True when a request's Range cannot be served from `size` bytes: a start at or beyond the end,
+// an end before its start, an empty suffix. httplib 0.11 answered those with a wrapped
+// Content-Length (18446744072710315967); RFC 9110 sec. 15.5.17 says 416.
+bool RangeUnsatisfiable(const httplib::Request& req, size_t size) {
+  for (const auto& [first, last] : req.ranges) {
+    if (first < 0 && last <= 0) return true;  // "bytes=-0" or nothing
+    if (first >= 0 && static_cast<size_t>(first) >= size) return true;
+    if (first >= 0 && last >= 0 && last < first) return true;
+  }
+  return false;
+}
+
+void RefuseRange(httplib::Response& res, size_t size) {
+  res.status = 416;
+  res.set_header("Content-Range", "bytes */" + std::to_string(size));
+}
+
+}  // namespace
 
 struct ViewerServer::Impl {
   std::string title;
@@ -50,11 +89,25 @@ ViewerServer::ViewerServer(std::string title, Builder build, Stale stale)
     int yes = 1;
     setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof yes);
   });
-  impl->server.Get("/", [impl](const httplib::Request&, httplib::Response& res) {
-    res.set_header("Cache-Control", "no-store");
-    res.set_content(ServedPage(impl->title, "document.bin"), "text/html; charset=utf-8");
+  // Only requests that name this machine as localhost or by an address: a page elsewhere
+  // whose own name was rebound to 127.0.0.1 (DNS rebinding) sends that name as Host and must
+  // not read the recordings. An address cannot be rebound, so any literal address passes (a
+  // viewer served on 0.0.0.0 is reached by the machine's address).
+  impl->server.set_pre_routing_handler([](const httplib::Request& req, httplib::Response& res) {
+    if (!req.has_header("Host") || IsLocalOrAddress(HostOf(req.get_header_value("Host"))))
+      return httplib::Server::HandlerResponse::Unhandled;
+    res.status = 421;  // Misdirected Request
+    res.set_content("this viewer answers only requests for localhost or an address\n",
+                    "text/plain");
+    return httplib::Server::HandlerResponse::Handled;
   });
-  impl->server.Get("/document.bin", [impl](const httplib::Request&, httplib::Response& res) {
+  impl->server.Get("/", [impl](const httplib::Request& req, httplib::Response& res) {
+    res.set_header("Cache-Control", "no-store");
+    std::string page = ServedPage(impl->title, "document.bin");
+    if (RangeUnsatisfiable(req, page.size())) return RefuseRange(res, page.size());
+    res.set_content(std::move(page), "text/html; charset=utf-8");
+  });
+  impl->server.Get("/document.bin", [impl](const httplib::Request& req, httplib::Response& res) {
     res.set_header("Cache-Control", "no-store");
     auto document = impl->Document();
     if (!document.ok()) {
@@ -63,6 +116,7 @@ ViewerServer::ViewerServer(std::string title, Builder build, Stale stale)
       return;
     }
     std::shared_ptr<const std::string> bytes = *document;
+    if (RangeUnsatisfiable(req, bytes->size())) return RefuseRange(res, bytes->size());
     res.set_content_provider(bytes->size(), "application/octet-stream",
                              [bytes](size_t offset, size_t length, httplib::DataSink& sink) {
                                return sink.write(bytes->data() + offset,
