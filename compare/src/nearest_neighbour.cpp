@@ -53,13 +53,13 @@ CoincidentGroups GroupCoincident(const std::vector<Vec3>& points) {
 }
 
 NearestNeighbourIndex::NearestNeighbourIndex(const std::vector<Vec3>& points)
-    : NearestNeighbourIndex(GroupCoincident(points)) {}
+    : NearestNeighbourIndex(GroupsTag{}, GroupCoincident(points)) {}
 
 NearestNeighbourIndex NearestNeighbourIndex::OfGroups(CoincidentGroups groups) {
-  return NearestNeighbourIndex(std::move(groups));
+  return NearestNeighbourIndex(GroupsTag{}, std::move(groups));
 }
 
-NearestNeighbourIndex::NearestNeighbourIndex(CoincidentGroups groups)
+NearestNeighbourIndex::NearestNeighbourIndex(GroupsTag, CoincidentGroups groups)
     : groups_(std::move(groups)), order_(groups_.size()) {
   std::iota(order_.begin(), order_.end(), 0u);
   if (!order_.empty()) {

@@ -51,7 +51,8 @@ class NearestNeighbourIndex {
     uint8_t axis = 0;
     bool leaf() const { return left < 0; }
   };
-  explicit NearestNeighbourIndex(CoincidentGroups groups);
+  struct GroupsTag {};  // (a tag, so that NearestNeighbourIndex({}) stays the empty point list)
+  NearestNeighbourIndex(GroupsTag, CoincidentGroups groups);
   int32_t Build(uint32_t begin, uint32_t end);
 
   CoincidentGroups groups_;
