@@ -35,23 +35,16 @@ Expected<double> PoseFractionOf(const std::string& word);
 // The pose at frame time t (pose k at t = k), linear in position and slerp in rotation
 // between the neighbouring poses, extrapolated beyond the first and the last.
 physics::Pose<double> PoseAtFrameTime(const std::vector<physics::Pose<double>>& poses, double t);
-// Streams the recording into IncrementalReconstruction (reconstruct --incremental) and writes
-// the scene; returns the exit code. Poses: the file's, the .h5's own, or --static.
-// The most memory reconstruct's batch path may plan to take [bytes], and what it takes: a base
-// (libraries, the output's classes) and, per point of the frames chosen, the frames held twice
-// (read, then picked), the meshing's working arrays and triangles, and the fusion's and
-// carving's per-frame casters (measured: bench/RESULTS.md, issue 36).
-inline constexpr uint64_t kBatchBudgetBytes = uint64_t{768} << 20;
-inline constexpr uint64_t kBatchBaseBytes = uint64_t{96} << 20;
-inline constexpr uint64_t kBatchBytesPerPoint = 400;
 
-// Before the batch path reads a recording: -1 when its frames fit kBatchBudgetBytes (go on);
-// else the exit code of streaming them (ReconstructIncrementally, where the poses are known
-// without ICP: --static, --poses or a .h5's own) or of the refusal, with the estimate and the
-// options that fit.
+// Before the batch path reads a recording: -1 when its frames fit
+// kBatchReconstructionBudgetBytes (go on); else the exit code of streaming them
+// (ReconstructIncrementally, where the poses are known without ICP: --static, --poses or a
+// .h5's own) or of the refusal, with the estimate and the options that fit.
 int ChooseBatchOrStream(const Args& args, const ReconstructOptions& o, uint32_t columns,
                         double pose_fraction, const std::vector<double>& frames);
 
+// Streams the recording into IncrementalReconstruction (reconstruct --incremental) and writes
+// the scene; returns the exit code. Poses: the file's, the .h5's own, or --static.
 int ReconstructIncrementally(const Args& args, const ReconstructOptions& o, uint32_t columns,
                              double pose_fraction, const std::vector<double>& frames);
 

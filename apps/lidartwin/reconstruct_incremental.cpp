@@ -133,8 +133,8 @@ int ChooseBatchOrStream(const Args& args, const ReconstructOptions& o, uint32_t 
     points += per_frame[k];
     ++chosen;
   }
-  const uint64_t estimate = kBatchBaseBytes + points * kBatchBytesPerPoint;
-  if (estimate <= kBatchBudgetBytes) return -1;
+  const uint64_t estimate = BatchReconstructionBytes(points);
+  if (estimate <= kBatchReconstructionBudgetBytes) return -1;
   const auto gib = [](uint64_t bytes) { return static_cast<double>(bytes) / (1 << 30); };
   const bool meshes_range_images = o.method == "range-image" || o.method == "surfels";
   const bool poses_known = args.Has("--static") || args.Has("--poses") || size->reader == "hdf5";
@@ -143,13 +143,13 @@ int ChooseBatchOrStream(const Args& args, const ReconstructOptions& o, uint32_t 
                "lidartwin reconstruct: {}: {} frame(s) of {} points in all would take about {:.1f} "
                "GiB as one batch (more than {:.2f}); streaming them one at a time instead, as "
                "--incremental does (no consensus between frames)\n",
-               file, chosen, points, gib(estimate), gib(kBatchBudgetBytes));
+               file, chosen, points, gib(estimate), gib(kBatchReconstructionBudgetBytes));
     return ReconstructIncrementally(args, o, columns, pose_fraction, frames);
   }
   fmt::print(stderr,
              "lidartwin reconstruct: error: {}: {} frame(s) of {} points in all would take about "
              "{:.1f} GiB as one batch, more than the {:.2f} GiB it may plan; {}\n",
-             file, chosen, points, gib(estimate), gib(kBatchBudgetBytes),
+             file, chosen, points, gib(estimate), gib(kBatchReconstructionBudgetBytes),
              meshes_range_images
                  ? "give the poses (--poses KITTI.txt, or --static) so that the frames can be "
                    "streamed, or choose fewer --frames (ICP poses need every frame in memory)"

@@ -15,6 +15,13 @@
 namespace lt::compare {
 namespace {
 
+Status CheckListedOnce(const std::vector<uint32_t>& chosen, const std::string& file) {
+  for (size_t i = 0; i < chosen.size(); ++i)
+    if (std::find(chosen.begin(), chosen.begin() + i, chosen[i]) != chosen.begin() + i)
+      return Error{fmt::format("frame {} of {} is listed twice", chosen[i], file)};
+  return {};
+}
+
 // The recording with the frames at `chosen` (positions in the file, in that order), or all of
 // them when `chosen` is empty. Frames are streamed and only the chosen ones kept, so memory
 // follows the frames chosen, not the capture's length.
@@ -22,9 +29,7 @@ Expected<Recording> ReadChosenFrames(const std::string& file, const std::string&
                                      const RecordingOptions& options,
                                      const std::vector<uint32_t>& chosen) {
   if (chosen.empty()) return ReadRecording(file, sidecar, options);
-  for (size_t i = 0; i < chosen.size(); ++i)
-    if (std::find(chosen.begin(), chosen.begin() + i, chosen[i]) != chosen.begin() + i)
-      return Error{fmt::format("frame {} of {} is listed twice", chosen[i], file)};
+  if (Status s = CheckListedOnce(chosen, file); !s.ok()) return s.error();
   std::vector<Frame> kept(chosen.size());
   uint64_t position = 0;
   auto header = ForEachRecordingFrame(file, sidecar, options, [&](Frame&& f) {
@@ -139,6 +144,13 @@ Expected<CompareOptions> OptionsOf(const CompareInputs& in, const MeshLoader& me
   return options;
 }
 
+Error FrameCountsDiffer(const CompareInputs& in, uint64_t real_frames, uint64_t sim_frames) {
+  return Error{fmt::format(
+      "{} gives {} frame(s) and {} gives {}: frames are compared pairwise, so choose as many "
+      "of each (--real-frames, --sim-frames)",
+      in.real_file, real_frames, in.sim_file, sim_frames)};
+}
+
 Status SimSideError(const std::string& message) {
   if (message.find("--metadata") != std::string::npos ||
       message.find("--calibration") != std::string::npos)
@@ -159,13 +171,6 @@ void ReadSimProfile(const Recording& sim, const std::string& sim_file, CompareOp
   options.waveform_window = WaveformWindowOf(*profile);
 }
 
-Status CheckListedOnce(const std::vector<uint32_t>& chosen, const std::string& file) {
-  for (size_t i = 0; i < chosen.size(); ++i)
-    if (std::find(chosen.begin(), chosen.begin() + i, chosen[i]) != chosen.begin() + i)
-      return Error{fmt::format("frame {} of {} is listed twice", chosen[i], file)};
-  return {};
-}
-
 }  // namespace
 
 Expected<LoadedComparison> LoadComparison(const CompareInputs& in, const MeshLoader& meshes) {
@@ -183,10 +188,7 @@ Expected<LoadedComparison> LoadComparison(const CompareInputs& in, const MeshLoa
   out.real = std::move(*real);
   out.sim = std::move(*sim);
   if (out.real.frames.size() != out.sim.frames.size())
-    return Error{fmt::format(
-        "{} gives {} frame(s) and {} gives {}: frames are compared pairwise, so choose as many "
-        "of each (--real-frames, --sim-frames)",
-        in.real_file, out.real.frames.size(), in.sim_file, out.sim.frames.size())};
+    return FrameCountsDiffer(in, out.real.frames.size(), out.sim.frames.size());
   if (out.real.frames.empty()) return Error{fmt::format("{} holds no frame", in.real_file)};
   ReadSimProfile(out.sim, in.sim_file, out.options, &out.sim_profile_beams_per_frame);
   return out;
@@ -200,9 +202,9 @@ class ComparisonStream::Side {
   static Expected<std::unique_ptr<Side>> Open(const std::string& file, const std::string& sidecar,
                                               const RecordingOptions& options,
                                               const std::vector<uint32_t>& chosen) {
-    if (Status s = CheckListedOnce(chosen, file); !s.ok()) return s.error();
     auto side = std::unique_ptr<Side>(new Side(file, chosen));
     if (std::is_sorted(chosen.begin(), chosen.end())) {
+      if (Status s = CheckListedOnce(chosen, file); !s.ok()) return s.error();
       auto source = OpenRecording(file, sidecar, options);
       if (!source.ok()) return source.error();
       side->pulled_ = std::make_unique<PulledRecording>(std::move(*source));
@@ -319,10 +321,7 @@ Expected<ComparisonMetrics> ComparisonStream::Run(const CompareProgress& on_fram
       auto sim_count = *s ? sim_->CountAll() : Expected<uint64_t>(done);
       for (const auto* c : {&real_count, &sim_count})
         if (!c->ok()) return c->error();
-      return Error{fmt::format(
-          "{} gives {} frame(s) and {} gives {}: frames are compared pairwise, so choose as "
-          "many of each (--real-frames, --sim-frames)",
-          in_.real_file, *real_count, in_.sim_file, *sim_count)};
+      return FrameCountsDiffer(in_, *real_count, *sim_count);
     }
     if (Status st = comparison->Add(**r, **s, on_pairing); !st.ok()) return st.error();
     if (on_frame) on_frame(comparison->pairs(), real_->header().frames_known);

@@ -411,6 +411,13 @@ Expected<Frame> ParsePly(std::string_view bytes, const std::string& name) {
     size_t count = 0;
     std::vector<Column> columns;
     bool has_list = false;
+    // Bytes of one record, list properties aside.
+    size_t RecordBytes() const {
+      size_t bytes = 0;
+      for (const Column& c : columns)
+        bytes += c.type.bytes;
+      return bytes;
+    }
   };
   std::vector<Element> elements;
   while (true) {
@@ -476,19 +483,14 @@ Expected<Frame> ParsePly(std::string_view bytes, const std::string& name) {
     if (e.has_list || format == "ascii")
       return Error{fmt::format("{}: element '{}' comes before 'vertex' and cannot be skipped", name,
                                e.name)};
-    size_t record = 0;
-    for (const Column& c : e.columns)
-      record += c.type.bytes;
-    skip += record * e.count;
+    skip += e.RecordBytes() * e.count;
   }
   if (!vertex) return Error{fmt::format("{}: no 'vertex' element", name)};
   if (vertex->has_list)
     return Error{fmt::format("{}: list properties on 'vertex' are not supported", name)};
   const auto& columns = vertex->columns;
   const size_t n = vertex->count;
-  size_t record = 0;
-  for (const Column& c : columns)
-    record += c.type.bytes;
+  const size_t record = vertex->RecordBytes();
   if (columns.empty()) return Error{fmt::format("{}: 'vertex' has no properties", name)};
   // Bound the count by what the body can hold before allocating (ascii: two characters a
   // value at least).
@@ -506,11 +508,11 @@ Expected<Frame> ParsePly(std::string_view bytes, const std::string& name) {
     size_t declared = 0;
     bool fixed = true;
     for (const Element& e : elements) {
-      size_t bytes_each = 0;
-      for (const Column& c : e.columns)
-        bytes_each += c.type.bytes;
       fixed = fixed && !e.has_list;
-      declared += bytes_each * e.count;
+      size_t bytes = 0;  // a count too large for size_t is no body's: SIZE_MAX never matches
+      if (__builtin_mul_overflow(e.RecordBytes(), e.count, &bytes) ||
+          __builtin_add_overflow(declared, bytes, &declared))
+        declared = SIZE_MAX;
     }
     if (fixed && declared != body.size())
       return Error{fmt::format(

@@ -1,5 +1,4 @@
 #include "lidartwin/sim/config_check.h"
-#include "lidartwin/sim/message_text.h"
 
 #include <algorithm>
 #include <cmath>
@@ -29,11 +28,6 @@ Status ConfigCheck::ToStatus(const std::string& what) const {
   if (ok()) return {};
   const ConfigProblem& p = **first_;
   return Error{what + ": key '" + p.key_path + "': " + p.problem};
-}
-
-std::string ShortenedForMessage(std::string_view text, size_t most) {
-  if (text.size() <= most) return std::string(text);
-  return std::string(text.substr(0, most)) + "... (" + std::to_string(text.size()) + " characters)";
 }
 
 std::string NumberText(double v) {

@@ -12,6 +12,7 @@
 // scene the simulator loads. docs/validation.md compares the methods on real recordings.
 #pragma once
 
+#include <cstdint>
 #include <filesystem>
 #include <functional>
 #include <string>
@@ -35,6 +36,16 @@ constexpr double kMaxVoxelsPerAxis = 1 << 20;
 // Fewer points than this (after filtering, and after thinning) make no mesh worth the name;
 // Poisson and ball pivoting misbehave on a handful of points.
 constexpr size_t kMinReconstructionPoints = 100;
+
+// The most memory a batch reconstruction (Reconstruct, every frame held) may plan [bytes], and
+// what it takes for `points` points of the frames chosen: a base (libraries, the output's
+// classes) and, a point, the frames held twice (read, then picked), the meshing's working
+// arrays and triangles, and the fusion's and carving's one-frame casters. 315 bytes a point
+// were measured at 25 HDL-32E frames (bench/RESULTS.md, issue 36); 400 leaves a margin.
+inline constexpr uint64_t kBatchReconstructionBudgetBytes = uint64_t{768} << 20;
+constexpr uint64_t BatchReconstructionBytes(uint64_t points) {
+  return (uint64_t{96} << 20) + 400 * points;
+}
 
 // The methods ReconstructOptions::method accepts, the default first.
 inline constexpr const char* kReconstructMethods[] = {"range-image", "surfels", "poisson",
