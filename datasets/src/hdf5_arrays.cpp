@@ -8,6 +8,7 @@
 #include "lidartwin/sim/text_file.h"
 
 #include "hdf5_id.h"
+#include "hdf5_own_objects.h"
 #include "lidartwin/datasets/atomic_file.h"
 
 namespace lt {
@@ -35,8 +36,17 @@ Expected<std::map<std::string, Hdf5Array>> ReadHdf5Arrays(const std::filesystem:
   for (const auto& [name, rank] : ranks) {
     const std::string where = file.string() + ": dataset '" + name + "'";
     if (H5Lexists(f.get(), name.c_str(), H5P_DEFAULT) <= 0) return Error{where + " is missing"};
+    // The lab's SHA-256 covers this file's bytes only: its data must be in them.
+    if (Status s = RequireHardLink(f.get(), name.c_str(), file.string() + ": ", "lab files");
+        !s.ok())
+      return s.error();
     Hdf5Id d(H5Dopen2(f.get(), name.c_str(), H5P_DEFAULT), H5Dclose);
     if (!d.ok()) return Error{where + " cannot be opened"};
+    Hdf5Id dcpl(H5Dget_create_plist(d.get()), H5Pclose);
+    if (!dcpl.ok() || KeepsDataElsewhere(dcpl.get()))
+      return Error{where +
+                   " stores its data in other files (a virtual dataset or external "
+                   "storage); lab files hold their own data"};
     Hdf5Id space(H5Dget_space(d.get()), H5Sclose);
     const int r = H5Sget_simple_extent_ndims(space.get());
     if (r != rank) {

@@ -19,6 +19,7 @@
 
 #include "frame_tables.h"
 #include "hdf5_attributes.h"
+#include "hdf5_own_objects.h"
 #include "hdf5_rows.h"
 #include "isolated_call.h"
 #include "lidartwin/datasets/hdf5_frames.h"
@@ -76,27 +77,14 @@ struct Hdf5FrameReader::Impl {
 
 namespace {
 
-// Soft and external links point elsewhere (another file, a FIFO): frames files use none.
-Status RequireHardLink(hid_t parent, const char* name, const std::string& where) {
-  H5L_info_t info;
-  if (H5Lget_info(parent, name, &info, H5P_DEFAULT) < 0) {
-    return Error{where + "/" + name + ": unreadable link (corrupt file)"};
-  }
-  if (info.type != H5L_TYPE_HARD) {
-    return Error{where + "/" + name + ": is a " +
-                 (info.type == H5L_TYPE_EXTERNAL ? "link to another file" : "soft link") +
-                 "; frames files hold their own objects"};
-  }
-  return {};
-}
-
-// "/points/x": both steps hard links.
+// "/points/x": both steps hard links (soft and external links point elsewhere, another file or
+// a FIFO: frames files use none).
 Status RequireHardPath(hid_t file, const std::string& group, const std::string& name,
                        const std::string& where) {
-  if (Status s = RequireHardLink(file, group.c_str(), where); !s.ok()) return s;
+  if (Status s = RequireHardLink(file, group.c_str(), where, "frames files"); !s.ok()) return s;
   Hdf5Id g(H5Gopen2(file, group.c_str(), H5P_DEFAULT), H5Gclose);
   if (!g.ok()) return Error{where + "/" + group + ": cannot open group (corrupt file?)"};
-  return RequireHardLink(g.get(), name.c_str(), where + "/" + group);
+  return RequireHardLink(g.get(), name.c_str(), where + "/" + group, "frames files");
 }
 
 struct Shape {
@@ -175,7 +163,7 @@ Expected<Shape> CheckStoredDataset(hid_t ds, const std::string& at, uint64_t fil
   const H5D_layout_t layout = H5Pget_layout(dcpl.get());
   // Data kept in other files (external storage, virtual datasets other than a joined file's
   // columns) could be anything, a FIFO included: a frames file holds its own data.
-  if (layout == H5D_VIRTUAL || H5Pget_external_count(dcpl.get()) != 0) {
+  if (KeepsDataElsewhere(dcpl.get())) {
     return Error{at +
                  ": stores its data in other files (a virtual dataset or external storage); "
                  "frames files hold their own data (only a joined file's columns map its "

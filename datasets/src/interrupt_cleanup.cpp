@@ -35,14 +35,20 @@ std::map<std::filesystem::path, std::filesystem::path>& Backups() {
   return backups;
 }
 
+}  // namespace
+
 sigset_t InterruptSignals() {
   sigset_t set;
   sigemptyset(&set);
-  sigaddset(&set, SIGINT);
-  sigaddset(&set, SIGTERM);
-  sigaddset(&set, SIGHUP);
+  // Every signal sent to the process whose default action ends it (issue 36: SIGUSR1 and
+  // SIGALRM left a .tmp). Not SIGPIPE or SIGXFSZ: the kernel sends those to the thread whose
+  // write failed, and the watcher's sigwait in another thread would never see them.
+  for (int sig : {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGALRM, SIGVTALRM, SIGPROF})
+    sigaddset(&set, sig);
   return set;
 }
+
+namespace {
 
 // Waits for a signal with ordinary code (not a handler): removing folders recursively is not
 // async-signal-safe. Holds the registry lock to the end, so no new temporary appears while the

@@ -8,6 +8,8 @@
 #include <cerrno>
 #include <cstring>
 
+#include "lidartwin/datasets/interrupt_cleanup.h"
+
 namespace lt {
 
 namespace {
@@ -22,10 +24,7 @@ Status RunIsolated(const std::string& what, const std::function<bool()>& probe, 
   if (pid == 0) {
     // The parent blocks SIGINT and friends for its cleanup thread (interrupt_cleanup.h), which
     // the child does not have: here they take their default action again.
-    sigset_t interrupts;
-    sigemptyset(&interrupts);
-    for (int sig : {SIGINT, SIGTERM, SIGHUP, SIGALRM})
-      sigaddset(&interrupts, sig);
+    const sigset_t interrupts = InterruptSignals();
     pthread_sigmask(SIG_UNBLOCK, &interrupts, nullptr);
     ::alarm(seconds);  // a read that never ends is killed by SIGALRM
     const bool ok = probe();

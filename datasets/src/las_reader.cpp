@@ -168,10 +168,15 @@ Expected<Frame> ParseLas(std::string_view b, const std::string& name) {
   f.semantic_class.resize(n);
   const char* p = b.data() + point_offset;
   float* xyz[3] = {f.x_m.data(), f.y_m.data(), f.z_m.data()};
+  // With our frame record the points are in the sensor's frame, the offset included (ours write
+  // 0; a tool that rewrote the file with another offset moved the integers by it, issue 36).
+  // Without it the offset went into the pose above.
+  double in_points[3] = {0, 0, 0};
+  if (has_frame_record) std::copy(offset, offset + 3, in_points);
   for (size_t i = 0; i < n; ++i, p += record) {
     const std::string_view r(p, record);
     for (int a = 0; a < 3; ++a) {
-      const double v = Get<int32_t>(r, 4 * a) * scale[a];
+      const double v = Get<int32_t>(r, 4 * a) * scale[a] + in_points[a];
       if (!(std::abs(v) <= las::kMostCoordinate_m)) {
         return at(point_offset + i * record + 4 * a,
                   "point " + std::to_string(i) + " lies " + std::to_string(v) +

@@ -208,6 +208,16 @@ Expected<VelodyneCalibration> LoadVelodyneCalibration(const std::filesystem::pat
       }
     }
   }
+  // Lasers at one elevation scan one cone, not a sensor's fan: a table whose every
+  // vert_correction is the same (all 0: a template never filled in) is no calibration.
+  if (c.lasers.size() > 1 &&
+      std::all_of(c.lasers.begin(), c.lasers.end(), [&](const VelodyneLaser& l) {
+        return l.vert_correction_rad == c.lasers.front().vert_correction_rad;
+      })) {
+    return Error{file.string() + ": every one of the " + std::to_string(c.lasers.size()) +
+                 " lasers has vert_correction " + NumberText(c.lasers.front().vert_correction_rad) +
+                 " rad; a calibration gives each laser its own elevation"};
+  }
   try {
     if (root["num_lasers"] && root["num_lasers"].as<size_t>() != c.lasers.size()) {
       return Error{file.string() + ": key 'num_lasers' disagrees with the " +

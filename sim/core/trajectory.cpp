@@ -17,6 +17,10 @@ Trajectory Trajectory::Static() {
   return {};
 }
 
+namespace {
+constexpr double kMostStartTimeS = 1e10;
+}  // namespace
+
 void Trajectory::Check(ConfigCheck& check) const {
   if (time_s.size() != poses.size()) {
     check.Fail("poses", std::to_string(time_s.size()) + " times for " +
@@ -42,7 +46,12 @@ void Trajectory::Check(ConfigCheck& check) const {
                 "is not a rotation (a quaternion of norm " + NumberText(norm) + ", not 1)");
     }
   }
-  if (!std::isfinite(start_time_s)) check.Fail("start_time_s", "must be finite");
+  // Within 1e10 s (the year 2286 as Unix time) a double still tells 2 us apart; at 1e20 s every
+  // frame had the same time (issue 36).
+  if (!std::isfinite(start_time_s))
+    check.Fail("start_time_s", "must be finite");
+  else if (!(std::abs(start_time_s) <= kMostStartTimeS))
+    check.Fail("start_time_s", "must be within +-1e10 s, got " + NumberText(start_time_s));
 }
 
 Status Trajectory::Validate() const {

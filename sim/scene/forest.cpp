@@ -243,14 +243,17 @@ void ForestDescription::Check(ConfigCheck& check) const {
                                  " m, too small for stems up to " + NumberText(stem_m) +
                                  " m across (trunk_radius_m, size_variation)");
   }
-  const double triangles = static_cast<double>(p.tree_count) *
-                           (static_cast<double>(p.leaves_per_tree) + kForestTrunkTriangles);
-  // 2 x 10^7 triangles take about 6 GB with the ray caster's copy (about 300 bytes each).
-  if (triangles > 2e7) {
+  const double triangles = ForestTriangles(p);
+  if (triangles > kMostForestTriangles) {
     check.Fail("leaves_per_tree",
                "tree_count x (leaves_per_tree + " + std::to_string(kForestTrunkTriangles) +
                    ") = " + NumberText(triangles) + " triangles, more than 2 x 10^7");
   }
+}
+
+double ForestTriangles(const ForestParams& p) {
+  return static_cast<double>(p.tree_count) *
+         (static_cast<double>(p.leaves_per_tree) + kForestTrunkTriangles);
 }
 
 std::vector<SceneObject> MakeForest(const ForestDescription& f, const std::string& name,

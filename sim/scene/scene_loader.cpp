@@ -220,6 +220,13 @@ Expected<Scene> Build(const SceneDescription& d, const std::filesystem::path& di
 
 // ---- validation ----
 
+namespace {
+// An object's sizes reach at most across the positions it may have (kMaxPositionM either side);
+// a mesh scale beyond 1e6 turns a metre into 1,000 km. 1e308 was accepted (issue 36).
+constexpr double kMostObjectSizeM = 2 * kMaxPositionM;
+constexpr double kMostMeshScale = 1e6;
+}  // namespace
+
 void SceneObjectDescription::Check(ConfigCheck& check) const {
   if (name.empty()) check.Fail("name", "must not be empty");
   if (!KnownObjectType(type)) {
@@ -249,10 +256,16 @@ void SceneObjectDescription::Check(ConfigCheck& check) const {
         check.Fail("size_m", "sizes must be positive, got " + NumberText(s));
         break;
       }
+      if (s > kMostObjectSizeM) {
+        check.Fail("size_m", "sizes must be at most 2e7 m, got " + NumberText(s));
+        break;
+      }
     }
   } else if (type == "disc") {
     if (!(radius_m > 0 && std::isfinite(radius_m)))
       check.Fail("radius_m", "must be positive, got " + NumberText(radius_m));
+    else if (radius_m > kMostObjectSizeM)
+      check.Fail("radius_m", "must be at most 2e7 m, got " + NumberText(radius_m));
     if (segments < 3 || segments > 1000000) {
       check.Fail("segments",
                  "must be a whole number in 3..1000000, got " + std::to_string(segments));
@@ -261,6 +274,8 @@ void SceneObjectDescription::Check(ConfigCheck& check) const {
     if (file.empty()) check.Fail("file", "must name a mesh file");
     if (!(scale > 0 && std::isfinite(scale)))
       check.Fail("scale", "must be positive, got " + NumberText(scale));
+    else if (scale > kMostMeshScale)
+      check.Fail("scale", "must be at most 1e6, got " + NumberText(scale));
   }
 }
 
@@ -271,9 +286,17 @@ void SceneDescription::Check(ConfigCheck& check) const {
     check.Fail("sunlight", "must be a fraction of the ASTM G173 spectrum in [0, 2], got " +
                                NumberText(sunlight));
   }
+  double forest_triangles = 0;
   for (size_t i = 0; i < objects.size(); ++i) {
     ConfigCheck entry = check.Sub("objects", i);
     objects[i].Check(entry);
+    if (objects[i].type == "forest") forest_triangles += ForestTriangles(objects[i].forest.params);
+  }
+  // The cap is the scene's, not each forest's: three forests within it each took 6.9 GB
+  // together (issue 36).
+  if (forest_triangles > kMostForestTriangles) {
+    check.Fail("objects", "the scene's forests make " + NumberText(forest_triangles) +
+                              " triangles together, more than 2 x 10^7");
   }
 }
 

@@ -10,6 +10,7 @@
 
 #include <cmath>
 #include <filesystem>
+#include <fstream>
 #include <map>
 
 #include "calib/coverage.h"
@@ -85,6 +86,28 @@ TEST(VirtualLab, WrittenAndReadBackTheSameWithAStableChecksum) {
   for ([[maybe_unused]] const auto& e : fs::directory_iterator(dir.parent_path()))
     ++entries;
   EXPECT_EQ(entries, 1u);
+}
+
+// Issue 36: a range of 1e308 m in a lab table was read as a measurement.
+TEST(VirtualLab, RangesNoBenchCanHaveAreRefusedNamingTheRow) {
+  auto lab = SimulateLab(TrueUnit(), {3});
+  ASSERT_TRUE(lab.ok()) << lab.message();
+  lt::test::TempDir tmp;
+  const fs::path dir = tmp / "lab";
+  ASSERT_TRUE(WriteLabFolder(*lab, dir).ok());
+  const fs::path csv = dir / lab->threshold_sweeps[0].file;
+  std::string text;
+  {
+    std::ifstream in(csv, std::ios::binary);
+    text.assign(std::istreambuf_iterator<char>(in), {});
+  }
+  const size_t row = text.find('\n') + 1;  // the first row after the header
+  text.replace(row, text.find(',', row) - row, "1e308");
+  std::ofstream(csv, std::ios::binary) << text;
+  auto back = ReadLabFolder(dir);
+  ASSERT_FALSE(back.ok());
+  EXPECT_NE(back.message().find("range must be in (0, 1e5] m"), std::string::npos)
+      << back.message();
 }
 
 void ExpectCoverage(const SensorProfile& base, const char* what, double peak_power_w = 0) {

@@ -15,6 +15,7 @@
 #include "../../datasets/src/frame_tables.h"
 #include "../../datasets/src/isolated_call.h"
 #include "frame_bytes.h"
+#include "lidartwin/datasets/hdf5_arrays.h"
 #include "test_support.h"
 
 namespace lt {
@@ -591,6 +592,41 @@ TEST(Hdf5Frames, FieldsThatAreLinksAreRefused) {
   ASSERT_FALSE(external.ok());
   EXPECT_NE(external.message().find("/points/x: is a link to another file"), std::string::npos)
       << external.message();
+}
+
+// Issue 36: the lab folder's arrays (calibrate) followed soft and external links and external
+// storage, so the fitted data could come from any file while the lab's SHA-256 stayed the same.
+TEST(Hdf5Arrays, LinksAndDataInOtherFilesAreRefused) {
+  test::TempDir dir;
+  const auto file = dir / "lab.h5";
+  ASSERT_TRUE(WriteHdf5Arrays(file, {{"a", Hdf5Array{{3}, {1, 2, 3}}}}).ok());
+  std::ofstream(dir / "raw.bin", std::ios::binary) << std::string(12, '\0');
+  {
+    const hid_t f = H5Fopen(file.c_str(), H5F_ACC_RDWR, H5P_DEFAULT);
+    ASSERT_GE(f, 0);
+    H5Lcreate_soft("/a", f, "/soft", H5P_DEFAULT, H5P_DEFAULT);
+    H5Lcreate_external("other.h5", "/a", f, "/external", H5P_DEFAULT, H5P_DEFAULT);
+    const hsize_t n = 3;
+    const hid_t space = H5Screate_simple(1, &n, nullptr);
+    const hid_t dcpl = H5Pcreate(H5P_DATASET_CREATE);
+    H5Pset_external(dcpl, (dir / "raw.bin").c_str(), 0, 12);
+    const hid_t d =
+        H5Dcreate2(f, "stored", H5T_NATIVE_FLOAT, space, H5P_DEFAULT, dcpl, H5P_DEFAULT);
+    ASSERT_GE(d, 0);
+    H5Dclose(d);
+    H5Pclose(dcpl);
+    H5Sclose(space);
+    H5Fclose(f);
+  }
+  ASSERT_TRUE(ReadHdf5Arrays(file, {{"a", 1}}).ok());
+  for (const auto& [name, expect] :
+       {std::pair<std::string, std::string>{"soft", "/soft: is a soft link; lab files hold"},
+        {"external", "/external: is a link to another file"},
+        {"stored", "'stored' stores its data in other files"}}) {
+    auto r = ReadHdf5Arrays(file, {{name, 1}});
+    ASSERT_FALSE(r.ok()) << name;
+    EXPECT_NE(r.message().find(expect), std::string::npos) << r.message();
+  }
 }
 
 // Issue 11 review: two frames with one index, and non-finite times, were read as they came.

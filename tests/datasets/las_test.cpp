@@ -157,6 +157,26 @@ TEST(Las, AFrameReadsBackTheSame) {
   EXPECT_EQ(e->size(), 0u);
 }
 
+// Issue 36: with our frame record the header's X/Y/Z offset was ignored, so a file another tool
+// re-offset (its integers moved by the offset) read back shifted.
+TEST(Las, TheHeaderOffsetAppliesToOurFrames) {
+  test::TempDir dir;
+  const Frame a = FourPoints();
+  ASSERT_TRUE(WriteLas(a, dir / "f.las").ok());
+  std::string bytes = ReadAll(dir / "f.las");
+  const double offset[3] = {2.5, -1.25, 0.5};
+  std::memcpy(bytes.data() + 155, offset, sizeof offset);  // the header's X, Y, Z offsets
+  std::ofstream(dir / "offset.las", std::ios::binary) << bytes;
+  auto b = ReadLas(dir / "offset.las");
+  ASSERT_TRUE(b.ok()) << b.message();
+  ASSERT_EQ(b->size(), a.size());
+  for (size_t i = 0; i < a.size(); ++i) {
+    EXPECT_NEAR(b->x_m[i], a.x_m[i] + 2.5, 0.5e-4 + 1e-5);
+    EXPECT_NEAR(b->y_m[i], a.y_m[i] - 1.25, 0.5e-4 + 1e-5);
+    EXPECT_NEAR(b->z_m[i], a.z_m[i] + 0.5, 0.5e-4 + 1e-5);
+  }
+}
+
 TEST(Las, FramesGoToOneFileEach) {
   test::TempDir dir;
   auto out = FrameOutput::Open(dir / "scan.las", DatasetInfo{});

@@ -73,6 +73,10 @@ TEST(VelodyneCalibration, DuplicateKeysAbsurdCorrectionsAndBadNumbersAreNamed) {
        "key 'laser_id': 1e+300 is out of range"},
       {"- {laser_id: 0.5, rot_correction: 0.0, vert_correction: 0.1}\n",
        "key 'laser_id': 0.5 is out of range"},
+      // Issue 36: a table whose lasers share one elevation (all 0) was taken as a calibration.
+      {"- {laser_id: 0, rot_correction: 0.0, vert_correction: 0}\n"
+       "- {laser_id: 1, rot_correction: 0.1, vert_correction: 0}\n",
+       "every one of the 2 lasers has vert_correction 0 rad"},
   };
   for (const auto& [tail, expected] : cases) {
     auto c = LoadVelodyneCalibration(dir.Write("cal.yaml", "lasers:\n" + tail));

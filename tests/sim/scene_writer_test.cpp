@@ -193,19 +193,26 @@ TEST(SceneValidate, EachObjectRuleNamesItsKey) {
                {"velocity_m_s", [](auto& o) { o.velocity_m_s[0] = NAN; }, "must be finite"},
                {"yaw_rate_deg_s", [](auto& o) { o.yaw_rate_deg_s = NAN; }, "must be finite"},
                {"size_m", [](auto& o) { o.size_m.pop_back(); }, "expected 3 numbers, got 2"},
-               {"size_m", [](auto& o) { o.size_m[1] = 0; }, "sizes must be positive, got 0"}});
+               {"size_m", [](auto& o) { o.size_m[1] = 0; }, "sizes must be positive, got 0"},
+               // Issue 36: sizes, radii and scales of 1e308 were accepted.
+               {"size_m", [](auto& o) { o.size_m[2] = 1e308; },
+                "sizes must be at most 2e7 m, got 1e+308"}});
   const SceneObjectDescription plate{
       .name = "p", .type = "plate", .material = "grey", .size_m = {1, 2}};
   ExpectRules(plate,
               {{"size_m", [](auto& o) { o.size_m.push_back(1); }, "expected 2 numbers, got 3"}});
   const SceneObjectDescription disc{.name = "d", .type = "disc", .material = "grey", .radius_m = 1};
-  ExpectRules(disc, {{"radius_m", [](auto& o) { o.radius_m = -1; }, "must be positive, got -1"},
-                     {"segments", [](auto& o) { o.segments = 2; },
-                      "must be a whole number in 3..1000000, got 2"}});
+  ExpectRules(
+      disc, {{"radius_m", [](auto& o) { o.radius_m = -1; }, "must be positive, got -1"},
+             {"radius_m", [](auto& o) { o.radius_m = 1e308; }, "must be at most 2e7 m, got 1e+308"},
+             {"segments", [](auto& o) { o.segments = 2; },
+              "must be a whole number in 3..1000000, got 2"}});
   const SceneObjectDescription mesh{
       .name = "m", .type = "mesh", .material = "grey", .file = "m.ply"};
-  ExpectRules(mesh, {{"file", [](auto& o) { o.file.clear(); }, "must name a mesh file"},
-                     {"scale", [](auto& o) { o.scale = 0; }, "must be positive, got 0"}});
+  ExpectRules(mesh,
+              {{"file", [](auto& o) { o.file.clear(); }, "must name a mesh file"},
+               {"scale", [](auto& o) { o.scale = 0; }, "must be positive, got 0"},
+               {"scale", [](auto& o) { o.scale = 1e308; }, "must be at most 1e6, got 1e+308"}});
 }
 
 TEST(SceneValidate, EachForestRuleNamesItsKey) {
@@ -243,6 +250,28 @@ TEST(SceneValidate, EachForestRuleNamesItsKey) {
           o.forest.params.leaves_per_tree = 1000000;
         },
         "triangles, more than 2 x 10^7"}});
+}
+
+// Issue 36: the triangle cap held per forest, so three forests within it loaded 6.9 GB.
+TEST(SceneValidate, TheForestTriangleCapIsTheScenes) {
+  SceneObjectDescription forest{.name = "f", .type = "forest"};
+  // 90 trees of 80,000 leaves: 7.2 million triangles, within the cap alone and two together.
+  forest.forest.params = {
+      .area_x_m = 200, .area_y_m = 200, .tree_count = 90, .leaves_per_tree = 80000};
+  forest.forest.trunk_material = "wood";
+  forest.forest.foliage_material = "deciduous";
+  SceneDescription d;
+  d.materials = "lib.yaml";
+  d.objects = {forest, forest};
+  EXPECT_TRUE(d.Validate().ok()) << d.Validate().message();
+  d.objects.push_back(forest);
+  const Status three = d.Validate();
+  ASSERT_FALSE(three.ok());
+  EXPECT_NE(three.message().find("scene: key 'objects': the scene's forests make"),
+            std::string::npos)
+      << three.message();
+  EXPECT_NE(three.message().find("triangles together, more than 2 x 10^7"), std::string::npos)
+      << three.message();
 }
 
 TEST(SceneValidate, TheSceneNeedsALibraryAndObjects) {

@@ -96,6 +96,9 @@ TEST(TrajectoryValidate, EachRuleNamesItsKey) {
       {"poses[0].rotation_deg", [](Trajectory& t) { t.poses[0].rotation.w = 2; },
        "is not a rotation (a quaternion of norm 2, not 1)"},
       {"start_time_s", [](Trajectory& t) { t.start_time_s = NAN; }, "must be finite"},
+      // Issue 36: at 1e20 s a double cannot tell the frames' times apart.
+      {"start_time_s", [](Trajectory& t) { t.start_time_s = 1e20; },
+       "must be within +-1e10 s, got 1e+20"},
   };
   for (const auto& rule : rules) {
     Trajectory t = valid;

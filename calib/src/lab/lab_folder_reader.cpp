@@ -68,6 +68,10 @@ double Condition(ConfigMap& c, const std::string& key, double lo, double hi,
   return v;
 }
 
+// Ranges a lab table may hold [m], as its conditions' distance_m: no bench is 100 km long, and
+// 1e308 m was read as a measurement (issue 36).
+constexpr double kMostLabRangeM = 1e5;
+
 Status Reject(const fs::path& file, const LabTable& t, size_t row, const std::string& problem) {
   return Error{file.string() + ":" + std::to_string(t.line[row]) + ": " + problem};
 }
@@ -124,7 +128,8 @@ Status ReadRangeIntensity(ConfigMap& m, ConfigMap& cond, const fs::path& file,
     const double sigma = t->Has("sigma") ? (*t)["sigma"][r] : 0;
     const double spread = t->Has("spread") ? (*t)["spread"][r] : 0;
     const double pulses = t->Has("pulses") ? (*t)["pulses"][r] : 0;
-    if (!(range > 0)) return Reject(file, *t, r, "range must be positive");
+    if (!(range > 0 && range <= kMostLabRangeM))
+      return Reject(file, *t, r, "range must be in (0, 1e5] m");
     if (sigma < 0) return Reject(file, *t, r, "sigma must be >= 0");
     if (!((*t)["signal"][r] > 0)) return Reject(file, *t, r, "signal must be positive");
     if (spread < 0) return Reject(file, *t, r, "spread must be >= 0");
@@ -160,7 +165,8 @@ Status ReadThreshold(ConfigMap& m, ConfigMap& cond, const fs::path& file, const 
     const double range = t->Has("range") ? (*t)["range"][r] : distance;
     const double att = t->Has("attenuation") ? (*t)["attenuation"][r] : 0;
     const double n = (*t)["trials"][r], k = (*t)["detections"][r];
-    if (!(range > 0)) return Reject(file, *t, r, "range must be positive");
+    if (!(range > 0 && range <= kMostLabRangeM))
+      return Reject(file, *t, r, "range must be in (0, 1e5] m");
     if (!(att >= 0 && att < 200)) return Reject(file, *t, r, "attenuation must be in [0, 200) dB");
     if (!(n >= 1 && n <= 4e9 && n == std::floor(n))) {
       return Reject(file, *t, r, "trials must be a whole number >= 1");
@@ -190,7 +196,8 @@ Status ReadCapability(ConfigMap& m, const fs::path& file, const std::string& byt
     const double rho = (*t)["reflectance"][r];
     const double sigma = t->Has("sigma") ? (*t)["sigma"][r] : 0;
     if (!(rho > 0 && rho <= 1)) return Reject(file, *t, r, "reflectance must be in (0, 1]");
-    if (!((*t)["max_range"][r] > 0)) return Reject(file, *t, r, "max_range must be positive");
+    if (!((*t)["max_range"][r] > 0 && (*t)["max_range"][r] <= kMostLabRangeM))
+      return Reject(file, *t, r, "max_range must be in (0, 1e5] m");
     if (sigma < 0) return Reject(file, *t, r, "sigma must be >= 0");
     c.samples.push_back({rho, (*t)["max_range"][r], sigma});
   }

@@ -1,7 +1,10 @@
 // What an interrupted run leaves behind: nothing. Temporary files and folders are registered
-// while they exist; on SIGINT, SIGTERM or SIGHUP a watcher thread removes every registered path
-// and the process then dies of the signal as it would have (exit status 128 + signal).
+// while they exist; on SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGALRM, SIGVTALRM or
+// SIGPROF a watcher thread removes every registered path and the process then dies of the
+// signal as it would have (exit status 128 + signal).
 #pragma once
+
+#include <signal.h>
 
 #include <filesystem>
 #include <string>
@@ -11,8 +14,12 @@
 
 namespace lt {
 
-// Once, first thing in main(), before any other thread starts: blocks the three signals in
-// every thread and starts the watcher that waits for them.
+// The signals the watcher takes (blocked in every thread once it is installed): for a forked
+// child to unblock, so that they end it as by default.
+sigset_t InterruptSignals();
+
+// Once, first thing in main(), before any other thread starts: blocks those signals in every
+// thread and starts the watcher that waits for them.
 void InstallInterruptCleanup();
 
 // A file or folder (removed recursively) to delete if the process is interrupted. Safe to call
