@@ -5,6 +5,7 @@
 
 #include <cerrno>
 #include <cstdlib>
+#include <cstring>
 #include <fstream>
 #include <system_error>
 
@@ -85,7 +86,9 @@ Status CheckOutputTarget(const std::filesystem::path& path) {
 Status WriteText(const AtomicOutput& output, const std::string& text) {
   const std::string where = output.target().string();
   std::ofstream out(output.temp_path(), std::ios::binary);
-  if (!out) return Error{where + ": cannot open for writing"};
+  // The reason, as the system gives it (issue 36: "cannot open for writing" alone left the user
+  // guessing between a read-only folder, a full disk and a name too long).
+  if (!out) return Error{where + ": cannot open for writing: " + std::strerror(errno)};
   out << text;
   out.flush();
   if (!out) return Error{where + ": write failed (disk full?)"};

@@ -4,6 +4,7 @@
 // counted.
 #include <gtest/gtest.h>
 
+#include <cctype>
 #include <chrono>
 #include <filesystem>
 #include <nlohmann/json.hpp>
@@ -80,6 +81,25 @@ TEST(BoundedCompare, NoReturnPointsAreDroppedAndCounted) {
   EXPECT_EQ(m["no_return_points"]["sim"], 0);
   EXPECT_EQ(m["real_points"], 2000);
   EXPECT_EQ(m["returns"]["both"], 2000);
+}
+
+TEST(BoundedCompare, AnOutputThatCannotBeOpenedSaysWhy) {
+  // Issue 36: "cannot open for writing" came without the system's reason.
+  const test::TempDir tmp;
+  const fs::path& dir = tmp.path();
+  Frame f;
+  for (int i = 0; i < 10; ++i)
+    f.Append(PointAt(5, 0.1f * static_cast<float>(i), 0, 20));
+  ASSERT_TRUE(WritePcd(f, dir / "a.pcd").ok());
+  // No file can be made in /proc, even by root (whom permissions do not stop).
+  const auto r = Cli("compare --real " + Q(dir / "a.pcd") + " --sim " + Q(dir / "a.pcd") +
+                     " --out /proc/lidartwin-test.json");
+  EXPECT_EQ(r.code, 1) << r.output;
+  const std::string said = "/proc/lidartwin-test.json: cannot open for writing: ";
+  const size_t at = r.output.find(said);
+  ASSERT_NE(at, std::string::npos) << r.output;
+  EXPECT_TRUE(std::isalpha(static_cast<unsigned char>(r.output[at + said.size()])))
+      << r.output;  // the reason ("No such file or directory")
 }
 
 // `frames` frames of `points` points each, a wall 8 m ahead shifted a little per frame.

@@ -3,6 +3,12 @@
 #include <gtest/gtest.h>
 #include <httplib.h>
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <atomic>
 #include <thread>
 
 #include "lidartwin/viewer/report_viewers.h"
@@ -99,6 +105,55 @@ TEST(ViewerServer, AnswersOnlyLocalNamesAndRefusesUnsatisfiableRanges) {
   EXPECT_EQ(beyond->get_header_value("Content-Range"), "bytes */1000");
   EXPECT_EQ(get("/document.bin", {{"Range", "bytes=9-3"}}), 416);
   EXPECT_EQ(get("/", {{"Range", "bytes=99999999-"}}), 416);
+  server.Stop();
+  serving.join();
+}
+
+// Issue 36: seven connections sending a header line every 2 s made the server unresponsive.
+TEST(ViewerServer, SlowClientsDoNotStopTheOthers) {
+  ViewerServer server(
+      "t", [] { return Expected<std::string>(std::string(100, 'd')); }, [] { return false; });
+  auto port = server.Bind("127.0.0.1", 0);
+  ASSERT_TRUE(port.ok()) << port.message();
+  std::thread serving([&] { (void)server.Run(); });
+  httplib::Client probe("127.0.0.1", *port);
+  for (int tries = 0; tries < 200 && !probe.Get("/"); ++tries)
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  std::vector<int> slow;
+  for (int k = 0; k < 12; ++k) {
+    const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+    sockaddr_in at{};
+    at.sin_family = AF_INET;
+    at.sin_port = htons(static_cast<uint16_t>(*port));
+    at.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    ASSERT_EQ(::connect(fd, reinterpret_cast<sockaddr*>(&at), sizeof at), 0);
+    const std::string start = "GET / HTTP/1.1\r\nHost: localhost\r\n";
+    ASSERT_GT(::send(fd, start.data(), start.size(), MSG_NOSIGNAL), 0);
+    slow.push_back(fd);
+  }
+  std::atomic<bool> done{false};
+  std::thread dribble([&] {  // a header line every 2 s on each slow connection
+    for (int round = 0; round < 3 && !done; ++round) {
+      for (int t = 0; t < 20 && !done; ++t)
+        std::this_thread::sleep_for(std::chrono::milliseconds(100));
+      for (int fd : slow)
+        (void)::send(fd, "X-Slow: 1\r\n", 11, MSG_NOSIGNAL);
+    }
+  });
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  httplib::Client client("127.0.0.1", *port);
+  client.set_read_timeout(3, 0);
+  const auto start = std::chrono::steady_clock::now();
+  auto r = client.Get("/document.bin");
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  done = true;
+  dribble.join();
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->status, 200);
+  EXPECT_LT(seconds, 1.5);
+  for (int fd : slow)
+    ::close(fd);
   server.Stop();
   serving.join();
 }

@@ -46,6 +46,9 @@ bool RangeUnsatisfiable(const httplib::Request& req, size_t size) {
   return false;
 }
 
+// Connections served at once (each a thread of httplib's pool).
+constexpr size_t kWorkers = 32;
+
 void RefuseRange(httplib::Response& res, size_t size) {
   res.status = 416;
   res.set_header("Content-Range", "bytes */" + std::to_string(size));
@@ -85,6 +88,13 @@ ViewerServer::ViewerServer(std::string title, Builder build, Stale stale)
   // httplib's default sets SO_REUSEPORT, which lets a second view bind the same port and
   // answer half the requests with its own document. SO_REUSEADDR only: a port in use is an
   // error, a port in TIME_WAIT after a restart is not.
+  // Slow clients (issue 36: seven connections sending a header line every 2 s held every
+  // worker, and the page stopped answering): each read must progress within a second (a
+  // browser sends its request at once), an idle kept-alive connection goes after 2 s, and the
+  // pool has room for more than a handful of them.
+  impl->server.set_read_timeout(1, 0);
+  impl->server.set_keep_alive_timeout(2);
+  impl->server.new_task_queue = [] { return new httplib::ThreadPool(kWorkers); };
   impl->server.set_socket_options([](socket_t sock) {
     int yes = 1;
     setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof yes);
