@@ -8,7 +8,6 @@
 
 #include <chrono>
 #include <ctime>
-#include <fstream>
 
 #include "args.h"
 #include "commands.h"
@@ -66,11 +65,7 @@ class OutputSet {
  public:
   Status Add(const std::filesystem::path& target, const std::string& text) {
     outputs_.emplace_back(target);
-    std::ofstream out(outputs_.back().temp_path(), std::ios::binary);
-    out << text;
-    out.flush();
-    if (!out) return Error{target.string() + ": write failed (disk full?)"};
-    return {};
+    return WriteText(outputs_.back(), text);
   }
   const std::filesystem::path& TempPath(size_t i) const { return outputs_[i].temp_path(); }
   Status CommitAll() {

@@ -243,8 +243,12 @@ int ExportCommand(const std::vector<std::string>& argv) {
     check.shard = shard;
     check.shards = shards;
     // One process refuses a folder of another run here, before any worker starts.
+    // Its errors are the inputs' and the folder's, not usage: exit 1 (docs/robustness.md).
     auto prepared = PrepareExportFolder(check);
-    if (!prepared.ok()) return fail(prepared.message());
+    if (!prepared.ok()) {
+      fmt::print(stderr, "lidartwin export: error: {}\n", prepared.message());
+      return 1;
+    }
   }
   if (args->Has("--prepare")) {
     fmt::print("{}: ready for {} shard(s) of {} frames\n", folder.string(), shards, sim.frames);

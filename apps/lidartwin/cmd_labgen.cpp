@@ -36,10 +36,15 @@ int LabgenCommand(const std::vector<std::string>& argv) {
     fmt::print(stderr, "lidartwin labgen: error: {}\n", m);
     return 1;
   };
+  // Option values out of their range are usage errors (exit 2), as in every command.
+  auto usage = [&](const std::string& m) {
+    fmt::print(stderr, "lidartwin labgen: {}\n{}", m, kUsage);
+    return 2;
+  };
   auto seed = args->GetDouble("--seed", 1);
-  if (!seed.ok()) return fail(seed.message());
+  if (!seed.ok()) return usage(seed.message());
   if (!(*seed >= 0 && *seed < 1e15 && *seed == static_cast<double>(static_cast<uint64_t>(*seed)))) {
-    return fail("--seed must be a whole number >= 0");
+    return usage("--seed must be a whole number >= 0");
   }
   const std::string backend_name = args->Get("--backend", "auto");
   Expected<Backend> backend = Backend::kCpu;
@@ -47,7 +52,7 @@ int LabgenCommand(const std::vector<std::string>& argv) {
     backend = BackendAvailable(Backend::kCuda).ok() ? Backend::kCuda : Backend::kCpu;
   } else {
     backend = ParseBackend(backend_name);
-    if (!backend.ok()) return fail("--backend " + backend_name + ": expected auto, cpu or cuda");
+    if (!backend.ok()) return usage("--backend " + backend_name + ": expected auto, cpu or cuda");
     if (auto s = BackendAvailable(*backend); !s.ok()) return fail(s.message());
   }
   auto truth = LoadSensorProfile(args->Get("--profile"));

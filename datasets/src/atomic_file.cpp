@@ -91,7 +91,7 @@ Status WriteText(const AtomicOutput& output, const std::string& text) {
   if (!out) return Error{where + ": cannot open for writing: " + std::strerror(errno)};
   out << text;
   out.flush();
-  if (!out) return Error{where + ": write failed (disk full?)"};
+  if (!out) return Error{where + ": write failed: " + std::strerror(errno)};
   return {};
 }
 

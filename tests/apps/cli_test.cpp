@@ -641,6 +641,17 @@ TEST(CliCalibrate, LabgenThenCalibrateWritesAProfileThatSimulatesAndAReport) {
   EXPECT_EQ(sim.code, 0) << sim.output;
 }
 
+// Issue 36: labgen's bad option values exited 1 where every other command's exit 2.
+TEST(CliCalibrate, LabgenOptionValuesOutOfRangeAreUsageErrors) {
+  test::TempDir tmp;
+  const auto truth = WriteTrueUnit(tmp);
+  for (const char* bad : {" --seed nan", " --seed -1", " --seed 1.5", " --backend gpu"}) {
+    const CliRun r = Cli("labgen --profile " + Q(truth) + " --out " + Q(tmp / "lab") + bad);
+    EXPECT_EQ(r.code, 2) << bad << "\n" << r.output;
+    EXPECT_FALSE(std::filesystem::exists(tmp / "lab")) << bad;
+  }
+}
+
 // Each bad lab folder: exit 1, the message names the file (and line or key), nothing written.
 TEST(CliCalibrate, BadLabFoldersAreRefusedWithNothingWritten) {
   test::TempDir tmp;

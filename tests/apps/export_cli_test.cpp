@@ -560,6 +560,9 @@ TEST(ExportCli, BadArgumentsAreRefused) {
     EXPECT_NE(r.output.find(c.message), std::string::npos) << c.args << "\n" << r.output;
   }
   EXPECT_FALSE(std::filesystem::exists(dir / "e"));  // no refused run created anything
+  // Issue 36: a folder that cannot be used is an error of the output (1), not of usage (2).
+  const auto not_a_folder = Cli(SmallRun(4) + " --out " + Q(dir.Write("plain", "x")));
+  EXPECT_EQ(not_a_folder.code, 1) << not_a_folder.output;
 }
 
 }  // namespace

@@ -43,6 +43,24 @@ TEST(DiskFull, SimulateAndConvertToHdf5SayWhyAndLeaveNothing) {
   EXPECT_EQ(ReadAll(out), earlier);
 }
 
+// Issue 36: text outputs (metrics.json here; calibrate's profile and report the same way) said
+// "write failed (disk full?)" whatever the reason; now the system's.
+TEST(DiskFull, TextOutputsNameTheSystemsReason) {
+  TempDir dir;
+  const auto sim = dir / "sim.h5";
+  ASSERT_EQ(Cli("simulate --sensor " + Q(kVlp16) + " --scene " + Q(kLab) + " --out " + Q(sim)).code,
+            0);
+  const auto out = dir / "metrics.json";
+  const std::string earlier = Earlier(out);
+  const CliRun r =
+      CliWithFileSizeLimit("compare --real " + Q(sim) + " --sim " + Q(sim) + " --out " + Q(out), 1);
+  EXPECT_EQ(r.code, 1) << r.output;
+  EXPECT_NE(r.output.find("metrics.json: write failed: File too large"), std::string::npos)
+      << r.output;
+  ExpectNoCrashAndNoLeftovers(r, dir.path(), "compare's metrics on a full disk");
+  EXPECT_EQ(ReadAll(out), earlier);
+}
+
 TEST(DiskFull, PerFrameOutputsAreAllOrNothing) {
   TempDir dir;
   const auto out = dir / "scan.ply";
