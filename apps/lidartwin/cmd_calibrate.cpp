@@ -15,6 +15,7 @@
 #include "lidartwin/calib/calibration_report.h"
 #include "lidartwin/calib/lab_folder.h"
 #include "lidartwin/datasets/atomic_file.h"
+#include "lidartwin/datasets/output_set.h"
 #include "lidartwin/sim/beam_kernel.h"
 #include "lidartwin/sim/sensor_profile.h"
 
@@ -58,9 +59,8 @@ Status CheckOutputs(const std::filesystem::path& lab, const std::filesystem::pat
   return {};
 }
 
-// Outputs are written to temporary files first and moved into place together at the end.
-// A file already at a target is moved aside first and put back if a later move fails, so a
-// failed run leaves what was there before.
+// Outputs are written to temporary files first and moved into place together at the end, as
+// one set (CommitOutputSet: the earlier files stay if anything fails or the run is killed).
 class OutputSet {
  public:
   Status Add(const std::filesystem::path& target, const std::string& text) {
@@ -69,41 +69,14 @@ class OutputSet {
   }
   const std::filesystem::path& TempPath(size_t i) const { return outputs_[i].temp_path(); }
   Status CommitAll() {
-    namespace fs = std::filesystem;
-    std::error_code ec;
-    std::vector<std::pair<fs::path, fs::path>> aside;  // target, where its old file went
-    auto undo = [&]() {
-      for (const auto& done : committed_)
-        fs::remove(done, ec);
-      for (const auto& [target, old] : aside)
-        fs::rename(old, target, ec);
-    };
-    for (auto& o : outputs_) {
-      if (fs::exists(o.target(), ec)) {
-        fs::path old = o.target();
-        old += ".previous-" + std::to_string(::getpid());
-        fs::rename(o.target(), old, ec);
-        if (ec) {
-          undo();
-          return Error{o.target().string() +
-                       ": cannot move the previous file aside: " + ec.message()};
-        }
-        aside.emplace_back(o.target(), old);
-      }
-      if (auto s = o.Commit(); !s.ok()) {
-        undo();
-        return s;
-      }
-      committed_.push_back(o.target());
-    }
-    for (const auto& [target, old] : aside)
-      fs::remove(old, ec);
-    return {};
+    std::vector<std::pair<std::filesystem::path, std::filesystem::path>> moves;
+    for (const auto& o : outputs_)
+      moves.emplace_back(o.temp_path(), o.target());
+    return CommitOutputSet(moves);
   }
 
  private:
   std::vector<AtomicOutput> outputs_;
-  std::vector<std::filesystem::path> committed_;
 };
 
 }  // namespace

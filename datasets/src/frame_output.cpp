@@ -91,6 +91,8 @@ Expected<FrameOutput> FrameOutput::Open(const std::filesystem::path& out, const 
   // ".NAME.frames.tmp-PID" (NAME shortened where the whole would pass 255 bytes); folders of
   // killed runs (their process gone) are removed first.
   const std::string prefix = "." + out.filename().string().substr(0, 200) + ".frames.tmp-";
+  // A killed run's commit is finished first: its journal may name files in its staging folder.
+  RecoverInterruptedCommits(DirectoryOf(out));
   RemoveLeftoversOfDeadProcesses(DirectoryOf(out), prefix);
   auto dir = DirectoryOf(out) / (prefix + std::to_string(::getpid()));
   std::error_code ec;

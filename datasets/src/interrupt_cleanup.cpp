@@ -87,7 +87,7 @@ namespace {
 
 // A process that is gone, or a zombie nobody reaped (a container whose first process does not
 // reap orphans keeps a killed run's PID as a zombie), is not alive.
-static bool ProcessAlive(long pid) {
+bool ProcessIsAlive(long pid) {
   if (::kill(static_cast<pid_t>(pid), 0) != 0 && errno == ESRCH) return false;
   std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
   std::string line;
@@ -107,7 +107,7 @@ void RemoveLeftoversOfDeadProcesses(const std::filesystem::path& dir, const std:
       continue;
     }
     const long pid = std::strtol(digits.c_str(), nullptr, 10);
-    if (pid > 0 && pid != ::getpid() && !ProcessAlive(pid)) {
+    if (pid > 0 && pid != ::getpid() && !ProcessIsAlive(pid)) {
       std::error_code ignored;
       std::filesystem::remove_all(it->path(), ignored);
     }

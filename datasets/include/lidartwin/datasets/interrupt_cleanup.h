@@ -41,6 +41,9 @@ void UnregisterBackup(const std::filesystem::path& backup);
 void ForgetTogether(const std::vector<std::filesystem::path>& temporaries,
                     const std::vector<std::filesystem::path>& backups);
 
+// Whether process `pid` still runs (a zombie nobody reaped does not).
+bool ProcessIsAlive(long pid);
+
 // What killed runs (SIGKILL, power loss: nothing could clean up) left in `dir`: entries named
 // PREFIX + PID whose process no longer exists, removed (recursively).
 void RemoveLeftoversOfDeadProcesses(const std::filesystem::path& dir, const std::string& prefix);

@@ -1,9 +1,14 @@
-// Several outputs replaced as one set (issues 11 and 12): a run writes everything into a
-// staging folder, then moves it onto the targets here. The earlier outputs at those targets
-// are set aside first and put back if a move fails or the run is interrupted, so the targets
-// hold the earlier set or the new one, never a mix of two runs.
+// Several outputs replaced as one set (issues 11, 12 and 36): a run writes everything into a
+// staging folder or temporary files, then moves them onto the targets here. The targets hold
+// the earlier set or the new one, never a mix of two runs, whatever stops the run:
+//  - a failed move or a caught signal puts the earlier outputs back at once;
+//  - a kill that nothing can catch (SIGKILL, power loss) leaves an intent journal beside the
+//    first target, and the next commit into that folder finishes the dead run's work: the
+//    earlier set restored before the commit point, the new one kept after it
+//    (src/commit_journal.h).
 #pragma once
 
+#include <cstddef>
 #include <filesystem>
 #include <utility>
 #include <vector>
@@ -17,5 +22,9 @@ namespace lt {
 // written (CheckOutputTarget for files).
 Status CommitOutputSet(
     const std::vector<std::pair<std::filesystem::path, std::filesystem::path>>& staged_to_target);
+
+// Finishes the commits in `dir` whose process is gone (run by CommitOutputSet for its targets'
+// folders, and by writers before they stage anything). Returns how many it finished.
+size_t RecoverInterruptedCommits(const std::filesystem::path& dir);
 
 }  // namespace lt

@@ -1,0 +1,260 @@
+#include "commit_journal.h"
+
+#include <fcntl.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <mutex>
+#include <sstream>
+#include <system_error>
+
+#include "lidartwin/datasets/interrupt_cleanup.h"
+#include "lidartwin/datasets/output_set.h"
+
+namespace lt {
+
+namespace {
+
+constexpr const char* kHeader = "lidartwin commit journal 1\n";
+constexpr const char* kEnd = "end\n";
+constexpr const char* kPendingPrefix = ".lidartwin-commit-";
+constexpr const char* kCommittedPrefix = ".lidartwin-committed-";
+
+// A path as "LENGTH:BYTES\n": any byte may appear in a file name but a slash or NUL, newlines
+// included.
+void PutPath(std::string* out, const std::filesystem::path& p) {
+  const std::string s = p.string();
+  *out += std::to_string(s.size()) + ":" + s + "\n";
+}
+
+bool GetPath(const std::string& text, size_t* at, std::filesystem::path* p) {
+  const size_t colon = text.find(':', *at);
+  if (colon == std::string::npos || colon == *at || colon - *at > 5) return false;
+  const std::string digits = text.substr(*at, colon - *at);
+  if (digits.find_first_not_of("0123456789") != std::string::npos) return false;
+  const size_t n = std::stoul(digits);
+  if (colon + 1 + n + 1 > text.size() || text[colon + 1 + n] != '\n') return false;
+  *p = text.substr(colon + 1, n);
+  *at = colon + 1 + n + 1;
+  return true;
+}
+
+bool GetLine(const std::string& text, size_t* at, std::string* line) {
+  const size_t nl = text.find('\n', *at);
+  if (nl == std::string::npos) return false;
+  *line = text.substr(*at, nl - *at);
+  *at = nl + 1;
+  return true;
+}
+
+Status WriteAll(int fd, const std::string& text, const std::filesystem::path& path) {
+  size_t done = 0;
+  while (done < text.size()) {
+    const ssize_t n = ::write(fd, text.data() + done, text.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0)
+      return Error{path.string() + ": cannot write the commit journal: " + std::strerror(errno)};
+    done += static_cast<size_t>(n);
+  }
+  return {};
+}
+
+// Makes the names created or renamed in `dir` durable (power loss; a kill needs no flush).
+void SyncDirectory(const std::filesystem::path& dir) {
+  const int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0) return;
+  ::fsync(fd);
+  ::close(fd);
+}
+
+std::mutex& CommitMutex() {  // one journal name per process: commits in it take turns
+  static std::mutex m;
+  return m;
+}
+
+}  // namespace
+
+std::string JournalText(const std::vector<JournalEntry>& entries) {
+  std::string out = kHeader;
+  out += "entries " + std::to_string(entries.size()) + "\n";
+  for (const auto& e : entries) {
+    PutPath(&out, e.staged);
+    PutPath(&out, e.target);
+    PutPath(&out, e.backup);
+    out += std::to_string(e.staged_device) + " " + std::to_string(e.staged_inode) + "\n";
+  }
+  return out + kEnd;
+}
+
+JournalRead ParseJournal(const std::string& text, std::vector<JournalEntry>* entries) {
+  entries->clear();
+  const bool complete = text.size() >= std::strlen(kEnd) &&
+                        text.compare(text.size() - std::strlen(kEnd), std::string::npos, kEnd) == 0;
+  if (text.rfind(kHeader, 0) != 0)
+    return complete ? JournalRead::kUnreadable : JournalRead::kIncomplete;
+  if (!complete) return JournalRead::kIncomplete;
+  size_t at = std::strlen(kHeader);
+  std::string line;
+  unsigned long n = 0;
+  if (!GetLine(text, &at, &line) || std::sscanf(line.c_str(), "entries %lu", &n) != 1 ||
+      n > text.size()) {
+    return JournalRead::kUnreadable;
+  }
+  for (unsigned long k = 0; k < n; ++k) {
+    JournalEntry e;
+    unsigned long long dev = 0, ino = 0;
+    if (!GetPath(text, &at, &e.staged) || !GetPath(text, &at, &e.target) ||
+        !GetPath(text, &at, &e.backup) || !GetLine(text, &at, &line) ||
+        std::sscanf(line.c_str(), "%llu %llu", &dev, &ino) != 2) {
+      entries->clear();
+      return JournalRead::kUnreadable;
+    }
+    e.staged_device = dev;
+    e.staged_inode = ino;
+    entries->push_back(std::move(e));
+  }
+  if (text.compare(at, std::string::npos, kEnd) != 0) {
+    entries->clear();
+    return JournalRead::kUnreadable;
+  }
+  return JournalRead::kComplete;
+}
+
+Expected<CommitJournal> CommitJournal::Begin(const std::filesystem::path& dir,
+                                             const std::vector<JournalEntry>& entries) {
+  CommitMutex().lock();  // released by the destructor
+  const auto path = dir / (kPendingPrefix + std::to_string(::getpid()));
+  std::error_code ec;
+  std::filesystem::remove(path, ec);  // our own, from a commit that could not remove it
+  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+  if (fd < 0) {
+    const std::string why = std::strerror(errno);
+    CommitMutex().unlock();
+    return Error{path.string() + ": cannot create the commit journal: " + why};
+  }
+  CommitJournal journal(path, fd);
+  ::flock(fd, LOCK_EX);
+  if (Status s = WriteAll(fd, JournalText(entries), path); !s.ok()) return s.error();
+  if (::fsync(fd) != 0) {
+    return Error{path.string() + ": cannot flush the commit journal: " + std::strerror(errno)};
+  }
+  SyncDirectory(dir);
+  return journal;
+}
+
+CommitJournal::CommitJournal(CommitJournal&& other) noexcept
+    : path_(std::move(other.path_)), fd_(other.fd_) {
+  other.fd_ = -1;
+}
+
+Status CommitJournal::MarkCommitted() {
+  auto committed = path_;
+  committed.replace_filename(kCommittedPrefix + std::to_string(::getpid()));
+  std::error_code ec;
+  std::filesystem::rename(path_, committed, ec);
+  if (ec) return Error{path_.string() + ": cannot mark the commit done: " + ec.message()};
+  path_ = committed;
+  SyncDirectory(path_.parent_path());
+  return {};
+}
+
+CommitJournal::~CommitJournal() {
+  if (fd_ < 0) return;
+  std::error_code ec;
+  std::filesystem::remove(path_, ec);
+  ::close(fd_);  // releases the lock
+  CommitMutex().unlock();
+}
+
+namespace {
+
+// The journal's writer is gone: its PID is not a live process and nobody holds its lock.
+bool WriterGone(const std::filesystem::path& journal, long pid) {
+  if (pid == ::getpid() || ProcessIsAlive(pid)) return false;
+  const int fd = ::open(journal.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return false;
+  const bool free = ::flock(fd, LOCK_EX | LOCK_NB) == 0;
+  ::close(fd);
+  return free;
+}
+
+bool SameFile(const std::filesystem::path& p, uint64_t device, uint64_t inode) {
+  struct stat st {};
+  return ::lstat(p.c_str(), &st) == 0 && static_cast<uint64_t>(st.st_dev) == device &&
+         static_cast<uint64_t>(st.st_ino) == inode;
+}
+
+// Before the commit point: every target back to its earlier output, or gone if it had none.
+void RollBack(const std::vector<JournalEntry>& entries) {
+  for (const auto& e : entries) {
+    std::error_code ec;
+    const bool ours_in_place = SameFile(e.target, e.staged_device, e.staged_inode);
+    if (!e.backup.empty() &&
+        std::filesystem::exists(std::filesystem::symlink_status(e.backup, ec))) {
+      // A folder cannot be renamed over a full folder: ours goes first.
+      if (ours_in_place &&
+          std::filesystem::is_directory(std::filesystem::symlink_status(e.target, ec)))
+        std::filesystem::remove_all(e.target, ec);
+      std::filesystem::rename(e.backup, e.target, ec);
+      // A file's backup is a second link to it: where the target was never replaced the
+      // rename leaves both names (same file), and the spare one goes.
+      std::filesystem::remove(e.backup, ec);
+    } else if (e.backup.empty() && ours_in_place) {
+      std::filesystem::remove_all(e.target, ec);
+    }
+  }
+}
+
+void RollForward(const std::vector<JournalEntry>& entries) {
+  for (const auto& e : entries) {
+    std::error_code ec;
+    if (!e.backup.empty()) std::filesystem::remove_all(e.backup, ec);
+  }
+}
+
+long PidAfter(const std::string& name, const std::string& prefix) {
+  if (name.rfind(prefix, 0) != 0) return -1;
+  const std::string digits = name.substr(prefix.size());
+  if (digits.empty() || digits.size() > 9 ||
+      digits.find_first_not_of("0123456789") != std::string::npos)
+    return -1;
+  return std::strtol(digits.c_str(), nullptr, 10);
+}
+
+}  // namespace
+
+size_t RecoverInterruptedCommits(const std::filesystem::path& dir) {
+  size_t recovered = 0;
+  std::vector<std::pair<std::filesystem::path, bool>> journals;  // path, committed
+  std::error_code ec;
+  for (std::filesystem::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+    const std::string name = it->path().filename().string();
+    for (const bool committed : {false, true}) {
+      const long pid = PidAfter(name, committed ? kCommittedPrefix : kPendingPrefix);
+      if (pid > 0 && WriterGone(it->path(), pid)) journals.emplace_back(it->path(), committed);
+    }
+  }
+  for (const auto& [path, committed] : journals) {
+    std::ifstream in(path, std::ios::binary);
+    std::stringstream text;
+    text << in.rdbuf();
+    std::vector<JournalEntry> entries;
+    const JournalRead read = ParseJournal(text.str(), &entries);
+    if (read == JournalRead::kUnreadable) continue;  // not ours to act on: left as it is
+    if (committed)
+      RollForward(entries);
+    else
+      RollBack(entries);
+    std::error_code ignored;
+    std::filesystem::remove(path, ignored);
+    ++recovered;
+  }
+  if (recovered > 0) SyncDirectory(dir);
+  return recovered;
+}
+
+}  // namespace lt
