@@ -49,6 +49,26 @@ uint32_t Swap32(uint32_t v) {
   return (v >> 24) | ((v >> 8) & 0xff00) | ((v << 8) & 0xff0000) | (v << 24);
 }
 
+// A Velodyne data packet's own timestamp (u32 microseconds past the hour at payload byte 1200;
+// VLP-16 manual sec. 9) moved `advance_us` on, so a repeated copy reads as later packets, not
+// as the capture repeating itself (which the reader drops as late). Other records are left.
+void AdvanceVelodyneTimestamp(std::string& record, uint64_t advance_us) {
+  constexpr size_t kRecordHeader = 16, kEthernet = 14, kUdp = 8, kPayload = 1206;
+  if (record.size() < kRecordHeader + kEthernet + 20 + kUdp + kPayload) return;
+  const auto* b = reinterpret_cast<const uint8_t*>(record.data()) + kRecordHeader;
+  if (b[12] != 0x08 || b[13] != 0x00 || (b[14] >> 4) != 4 || b[14 + 9] != 17) return;
+  const size_t udp = kEthernet + 4 * (b[14] & 0x0f);
+  if (kRecordHeader + udp + kUdp + kPayload > record.size()) return;
+  const unsigned port = b[udp + 2] << 8 | b[udp + 3];
+  const unsigned length = b[udp + 4] << 8 | b[udp + 5];
+  if (port != 2368 || length != kUdp + kPayload) return;
+  char* stamp = record.data() + kRecordHeader + udp + kUdp + 1200;
+  uint32_t us;
+  std::memcpy(&us, stamp, 4);
+  us = static_cast<uint32_t>((us + advance_us) % 3600000000ull);
+  std::memcpy(stamp, &us, 4);
+}
+
 }  // namespace
 
 Status WriteRepeatedCapture(const std::filesystem::path& in, const std::filesystem::path& out,
@@ -92,6 +112,7 @@ Status WriteRepeatedCapture(const std::filesystem::path& in, const std::filesyst
         const uint32_t t = records[k].second + r * span_s;  // past the previous copy's end
         const uint32_t stored = swap ? Swap32(t) : t;
         std::memcpy(record.data(), &stored, 4);
+        AdvanceVelodyneTimestamp(record, uint64_t{r} * span_s * 1000000);
         o.write(record.data(), static_cast<std::streamsize>(record.size()));
       }
     }

@@ -387,6 +387,170 @@ TEST(VelodyneField, CaptureAndCalibrationMustBelongTogether) {
   EXPECT_TRUE(Has(d.message(), "does not decode")) << d.message();
 }
 
+// Issue 36 item 7: a capture whose product id lies (a real VLP-16 whose factory byte says
+// HDL-32E: 1,327 us a packet, two 16-laser firings a block) is decoded by what its timing and
+// calibration agree on, and refused, naming all three and the override, where they do not.
+Capture Relabelled(const std::filesystem::path& pcap, char product) {
+  Capture c = Capture::Parse(ReadBytes(pcap));
+  for (Bytes& r : c.records) {
+    if (r.size() == kPayloadAt + 1206) r[kPayloadAt + 1205] = product;
+  }
+  return c;
+}
+
+void ExpectSamePoints(const std::vector<Frame>& a, const std::vector<Frame>& b) {
+  ASSERT_EQ(a.size(), b.size());
+  for (size_t f = 0; f < a.size(); ++f) {
+    ASSERT_EQ(a[f].size(), b[f].size()) << "frame " << f;
+    for (size_t k = 0; k < a[f].size(); ++k) {
+      ASSERT_EQ(a[f].x_m[k], b[f].x_m[k]) << "frame " << f << " point " << k;
+      ASSERT_EQ(a[f].z_m[k], b[f].z_m[k]) << "frame " << f << " point " << k;
+      ASSERT_EQ(a[f].timestamp_s[k], b[f].timestamp_s[k]) << "frame " << f << " point " << k;
+    }
+  }
+}
+
+std::string AllWarnings(const CaptureStats& stats) {
+  std::string all;
+  for (const auto& w : stats.warnings)
+    all += w + "\n";
+  return all;
+}
+
+TEST(VelodyneField, TheModelIsJudgedByPacketTimingAsWellAsTheFactoryByte) {
+  LT_REQUIRE_REAL_DATA();
+  test::TempDir dir;
+  const auto vlp16_pcap = Real("rust-lidar-utils/velodyne_example_vlp16.pcap");
+  const auto lying = dir.Write("says_hdl32e.pcap", Relabelled(vlp16_pcap, '\x21').Join());
+  auto vlp16 = LoadVelodyneCalibration(Real("ros-velodyne/VLP16db.yaml"));
+  auto hdl32 = LoadVelodyneCalibration(Real("ros-velodyne/32db.yaml"));
+  ASSERT_TRUE(vlp16.ok() && hdl32.ok());
+  // The timing and the VLP-16 calibration outvote the byte: the points of the honest capture.
+  auto honest = ReadVelodynePcap(vlp16_pcap, *vlp16);
+  CaptureStats stats;
+  auto judged = ReadVelodynePcap(lying, *vlp16, &stats);
+  ASSERT_TRUE(honest.ok() && judged.ok()) << judged.message();
+  ExpectSamePoints(*honest, *judged);
+  EXPECT_TRUE(Has(AllWarnings(stats), "the product id says HDL-32E (0x21)")) << AllWarnings(stats);
+  EXPECT_TRUE(Has(AllWarnings(stats), "110.6 us a firing block")) << AllWarnings(stats);
+  EXPECT_TRUE(Has(AllWarnings(stats), "decoded as a VLP-16")) << AllWarnings(stats);
+  // With the HDL-32E calibration the byte and the calibration agree against the timing: an
+  // error (before: rc 0 and HDL-32E geometry), naming the three and the override.
+  auto refused = ReadVelodynePcap(lying, *hdl32);
+  ASSERT_FALSE(refused.ok());
+  for (const char* part :
+       {"says_hdl32e.pcap: byte", "the product id says HDL-32E (0x21)",
+        "two 16-laser firings a block, as a VLP-16's do", "32db.yaml has 32", "key 'model'"})
+    EXPECT_TRUE(Has(refused.message(), part)) << part << "\n" << refused.message();
+  // The other way round: HDL-32E packets labelled VLP-16, with the HDL-32E calibration.
+  const auto hdl_pcap = Real("rust-lidar-utils/hdl32_example.pcap");
+  auto hdl_honest = ReadVelodynePcap(hdl_pcap, *hdl32);
+  auto hdl_judged =
+      ReadVelodynePcap(dir.Write("says_vlp16.pcap", Relabelled(hdl_pcap, '\x22').Join()), *hdl32);
+  ASSERT_TRUE(hdl_honest.ok() && hdl_judged.ok()) << hdl_judged.message();
+  ExpectSamePoints(*hdl_honest, *hdl_judged);
+}
+
+TEST(VelodyneField, TheCalibrationsKeyModelOverridesByteAndTiming) {
+  LT_REQUIRE_REAL_DATA();
+  test::TempDir dir;
+  const std::string vlp16_table = ReadBytes(Real("ros-velodyne/VLP16db.yaml"));
+  const auto lying =
+      dir.Write("says_hdl32e.pcap",
+                Relabelled(Real("rust-lidar-utils/velodyne_example_vlp16.pcap"), '\x21').Join());
+  auto named = LoadVelodyneCalibration(dir.Write("named.yaml", vlp16_table + "\nmodel: VLP-16\n"));
+  ASSERT_TRUE(named.ok()) << named.message();
+  EXPECT_EQ(named->model, "VLP-16");
+  CaptureStats stats;
+  auto r = ReadVelodynePcap(lying, *named, &stats);
+  ASSERT_TRUE(r.ok()) << r.message();
+  EXPECT_TRUE(Has(AllWarnings(stats), "decoded as a VLP-16 as")) << AllWarnings(stats);
+  EXPECT_TRUE(Has(AllWarnings(stats), "(key 'model')")) << AllWarnings(stats);
+  // A model of another laser count, and one that is not a model, are named.
+  auto wrong_count =
+      LoadVelodyneCalibration(dir.Write("hdl.yaml", vlp16_table + "\nmodel: HDL-32E\n"));
+  ASSERT_TRUE(wrong_count.ok());
+  auto w = ReadVelodynePcap(lying, *wrong_count);
+  ASSERT_FALSE(w.ok());
+  EXPECT_TRUE(Has(w.message(), "hdl.yaml: key 'model': a HDL-32E has 32 lasers")) << w.message();
+  auto unknown = LoadVelodyneCalibration(dir.Write("x.yaml", vlp16_table + "\nmodel: VLP-99\n"));
+  ASSERT_FALSE(unknown.ok());
+  EXPECT_TRUE(Has(unknown.message(), "x.yaml: key 'model' (line")) << unknown.message();
+  EXPECT_TRUE(Has(unknown.message(), "one of HDL-32E, VLP-16")) << unknown.message();
+}
+
+// Issue 36 item 11: packets a little out of order are put back in order (two swapped packets
+// made an extra frame); a capture that repeats itself with the same timestamps is not read
+// twice (it gave 5x the points) but dropped as late, with a warning; the hour wrap of the
+// timestamp is followed.
+uint32_t StampOf(const Bytes& r) {
+  uint32_t us;
+  std::memcpy(&us, r.data() + kPayloadAt + 1200, 4);
+  return us;
+}
+void SetStamp(Bytes& r, uint32_t us) {
+  std::memcpy(r.data() + kPayloadAt + 1200, &us, 4);
+}
+bool IsData(const Bytes& r) {
+  return r.size() == kPayloadAt + 1206;
+}
+
+TEST(VelodyneField, SmallReorderingsAreSortedAndARepeatedCaptureIsDroppedAsLate) {
+  LT_REQUIRE_REAL_DATA();
+  test::TempDir dir;
+  const auto pcap = Real("rust-lidar-utils/hdl32_example.pcap");
+  auto cal = LoadVelodyneCalibration(Real("ros-velodyne/32db.yaml"));
+  auto honest = ReadVelodynePcap(pcap, *cal);
+  ASSERT_TRUE(honest.ok());
+  const Capture original = Capture::Parse(ReadBytes(pcap));
+  // Adjacent data packets swapped all through the capture, and one moved 10 places later.
+  Capture swapped = original;
+  std::vector<size_t> data;
+  for (size_t k = 0; k < swapped.records.size(); ++k)
+    if (IsData(swapped.records[k])) data.push_back(k);
+  for (size_t k = 5; k + 1 < data.size(); k += 37)
+    std::swap(swapped.records[data[k]], swapped.records[data[k + 1]]);
+  std::rotate(swapped.records.begin() + data[300], swapped.records.begin() + data[300] + 1,
+              swapped.records.begin() + data[310] + 1);
+  CaptureStats swapped_stats;
+  auto sorted = ReadVelodynePcap(dir.Write("swapped.pcap", swapped.Join()), *cal, &swapped_stats);
+  ASSERT_TRUE(sorted.ok()) << sorted.message();
+  ExpectSamePoints(*honest, *sorted);
+  EXPECT_EQ(swapped_stats.late_packets, 0u);
+  // The capture twice over, the copy's packets with the same timestamps.
+  Capture twice = original;
+  twice.records.insert(twice.records.end(), original.records.begin(), original.records.end());
+  CaptureStats twice_stats;
+  auto once = ReadVelodynePcap(dir.Write("twice.pcap", twice.Join()), *cal, &twice_stats);
+  ASSERT_TRUE(once.ok()) << once.message();
+  ExpectSamePoints(*honest, *once);
+  EXPECT_EQ(twice_stats.late_packets + twice_stats.duplicates, data.size());
+  EXPECT_TRUE(Has(AllWarnings(twice_stats), "or the capture repeats itself"))
+      << AllWarnings(twice_stats);
+  bool noted = false;
+  for (const auto& n : twice_stats.Notes())
+    noted = noted || Has(n, "late lidar packet");
+  EXPECT_TRUE(noted);
+  // Timestamps that pass the top of the hour in the middle of the capture.
+  Capture wrapped = original;
+  const uint32_t first = StampOf(wrapped.records[data[0]]);
+  const uint32_t middle = StampOf(wrapped.records[data[data.size() / 2]]);
+  for (size_t k : data) {
+    const uint64_t shifted =
+        uint64_t{StampOf(wrapped.records[k])} - first + 3600000000ull - (middle - first);
+    SetStamp(wrapped.records[k], static_cast<uint32_t>(shifted % 3600000000ull));
+  }
+  auto across = ReadVelodynePcap(dir.Write("wrapped.pcap", wrapped.Join()), *cal);
+  ASSERT_TRUE(across.ok()) << across.message();
+  ASSERT_EQ(across->size(), honest->size());
+  for (size_t f = 0; f < across->size(); ++f) {
+    EXPECT_EQ((*across)[f].size(), (*honest)[f].size()) << f;
+    EXPECT_NEAR((*across)[f].end_time_s - (*across)[f].start_time_s,
+                (*honest)[f].end_time_s - (*honest)[f].start_time_s, 1e-6)
+        << f;
+  }
+}
+
 TEST(VelodyneField, WrongFamilyNamesWhatTheCaptureHolds) {
   LT_REQUIRE_REAL_DATA();
   auto cal = LoadVelodyneCalibration(Real("ros-velodyne/VLP16db.yaml"));

@@ -24,8 +24,9 @@ struct ChildRun {
 Status RunChild(const std::filesystem::path& program, ChildRun& run);
 
 // A capture `repeats` times as long: the records of `in` written `repeats` times, each copy's
-// capture times shifted past the previous copy's end (the lidar's own packet timestamps repeat,
-// as after a power cycle). Written atomically to `out`.
+// capture times shifted past the previous copy's end, and so are Velodyne data packets' own
+// timestamps (a capture whose packet times repeat is read as repeating itself: its late copies
+// are dropped). Written atomically to `out`.
 Status WriteRepeatedCapture(const std::filesystem::path& in, const std::filesystem::path& out,
                             uint32_t repeats);
 

@@ -26,6 +26,10 @@ struct VelodyneCalibration {
   std::filesystem::path file;         // where it was read from, for messages
   std::vector<VelodyneLaser> lasers;  // by laser_id (firing order)
   double distance_resolution_m = 0.002;
+  // The model to decode packets as, whatever their product id and timing say: the optional
+  // key 'model' ("VLP-16", "Puck Hi-Res", "HDL-32E"), for a unit whose factory byte and clock
+  // both mislead. Empty: judged from the packets (ForEachVelodyneFrame).
+  std::string model;
 };
 
 // Keys per laser: laser_id, rot_correction, vert_correction (required), dist_correction,
@@ -47,7 +51,14 @@ Expected<VelodyneCalibration> LoadVelodyneCalibration(const std::filesystem::pat
 // The capture and the calibration must belong together: the product id byte of the first data
 // packet (VLP-16 manual, "Factory bytes") names the model, which must have as many lasers as
 // the calibration and, where the calibration's elevations identify a model (VLP-16 +-15 deg,
-// Puck Hi-Res +-10 deg, HDL-32E -30.67..10.67 deg, VLP-32C -25..15 deg), be that model.
+// Puck Hi-Res +-10 deg, HDL-32E -30.67..10.67 deg, VLP-32C -25..15 deg), be that model. The
+// first packets' timing is judged too (1,327 us a packet for a VLP-16, 553 us for an HDL-32E
+// in single return): where it contradicts the product id, the model the timing and the
+// calibration agree on is decoded, with a warning; where they do not agree, an error names
+// all three and the calibration's key 'model' that settles it.
+// Packets are put in time order within a window of 16 (a capture's small reorderings); a
+// packet older than one already decoded (reordered further, or a capture that repeats
+// itself) is dropped and counted as late. The timestamp's hour wrap is followed.
 // Field captures: position (GPS) packets on port 8308 and other traffic are skipped and
 // counted; a data packet with a bad field (size, block flag, azimuth, return mode, a product
 // id other than the capture's) is skipped, counted and (the first few) named with its byte

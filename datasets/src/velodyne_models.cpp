@@ -1,0 +1,141 @@
+#include "velodyne_models.h"
+
+#include <cmath>
+#include <cstdio>
+
+namespace lt {
+
+namespace {
+
+// VLP-16 and Puck Hi-Res: 16 lasers every 2.304 us, sequences every 55.296 us, two per block.
+// HDL-32E: 32 lasers every 1.152 us, one 46.080 us sequence per block.
+constexpr VelodyneTiming kVlp16Timing{"two 16-laser firings a block", 16, 2, 55.296e-6, 2.304e-6};
+constexpr VelodyneTiming kHdl32eTiming{"one 32-laser firing a block", 32, 1, 46.080e-6, 1.152e-6};
+
+constexpr VelodyneModel kModels[] = {
+    {0x21, "HDL-32E", 32, &kHdl32eTiming},    {0x22, "VLP-16", 16, &kVlp16Timing},
+    {0x24, "Puck Hi-Res", 16, &kVlp16Timing}, {0x28, "VLP-32C", 32, nullptr},
+    {0xA1, "VLS-128", 128, nullptr},
+};
+
+std::string Hex(unsigned v) {
+  char buf[16];
+  std::snprintf(buf, sizeof buf, "0x%02X", v);
+  return buf;
+}
+
+std::string Us(double s) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.1f us", s * 1e6);
+  return buf;
+}
+
+// The timing whose block period the packets show, within 15 % (a packet lost now and then
+// leaves the median alone; the two layouts' periods differ by a factor 2.4).
+const VelodyneTiming* TimingOfBlockPeriod(double block_s) {
+  for (const VelodyneTiming* t : {&kVlp16Timing, &kHdl32eTiming}) {
+    if (block_s > 0 && std::abs(block_s / t->BlockSeconds() - 1) < 0.15) return t;
+  }
+  return nullptr;
+}
+
+const VelodyneModel* FirstModelWith(const VelodyneTiming* t) {
+  for (const VelodyneModel& m : kModels)
+    if (m.timing == t) return &m;
+  return nullptr;
+}
+
+// The checks that held before timing was judged: lasers, elevations, a decodable model.
+Status CheckModelAgainstCalibration(const VelodyneModel& m, const VelodyneCalibration& cal,
+                                    const std::string& where, const std::string& cal_name) {
+  if (static_cast<size_t>(m.lasers) != cal.lasers.size()) {
+    return Error{where + ": the capture is from a " + m.name + " but the calibration has " +
+                 std::to_string(cal.lasers.size()) + " lasers (product id " + Hex(m.product_id) +
+                 "; a " + m.name + " has " + std::to_string(m.lasers) + "; " + cal_name + ")"};
+  }
+  const uint8_t cal_product = VelodyneCalibrationProduct(cal);
+  if (cal_product && cal_product != m.product_id) {
+    return Error{where + ": the capture is from a " + m.name + " (product id " + Hex(m.product_id) +
+                 ") but " + cal_name + " is a " + VelodyneModelOf(cal_product)->name +
+                 "'s calibration (by its laser elevations)"};
+  }
+  if (!m.timing) {
+    return Error{where + ": the capture is from a " + m.name + " (product id " + Hex(m.product_id) +
+                 "), whose firing order this reader does not decode (it reads VLP-16, "
+                 "Puck Hi-Res and HDL-32E)"};
+  }
+  return {};
+}
+
+}  // namespace
+
+const VelodyneModel* VelodyneModelOf(uint8_t product_id) {
+  for (const VelodyneModel& m : kModels)
+    if (m.product_id == product_id) return &m;
+  return nullptr;
+}
+
+const VelodyneModel* VelodyneModelNamed(const std::string& name) {
+  for (const VelodyneModel& m : kModels)
+    if (name == m.name) return &m;
+  return nullptr;
+}
+
+std::string VelodyneModelNames() {
+  std::string names;
+  for (const VelodyneModel& m : kModels)
+    names += (names.empty() ? "" : ", ") + std::string(m.name);
+  return names;
+}
+
+Expected<const VelodyneModel*> JudgeVelodyneModel(const VelodynePacketEvidence& e,
+                                                  const VelodyneCalibration& cal,
+                                                  const std::string& capture, std::string* note) {
+  const std::string cal_name = cal.file.empty() ? "the calibration" : cal.file.string();
+  const std::string where = capture + ": byte " + std::to_string(e.byte_offset);
+  const VelodyneModel& byte = *e.by_byte;
+  const VelodyneTiming* seen = TimingOfBlockPeriod(e.block_s);
+  const std::string timing_text =
+      "its data packets come " + Us(e.block_s) + " a firing block apart";
+  if (!cal.model.empty()) {  // the user's word wins; checked against the laser count
+    const VelodyneModel* m = VelodyneModelNamed(cal.model);
+    if (static_cast<size_t>(m->lasers) != cal.lasers.size() || !m->timing) {
+      return Error{cal_name + ": key 'model': a " + m->name + " has " + std::to_string(m->lasers) +
+                   " lasers" +
+                   (m->timing ? "" : " and a firing order this reader does not decode") +
+                   "; the calibration lists " + std::to_string(cal.lasers.size())};
+    }
+    if ((seen && seen != m->timing) || m != &byte) {
+      *note = capture + ": decoded as a " + m->name + " as " + cal_name +
+              " says (key 'model'), though the product id says " + byte.name +
+              (seen ? " and " + timing_text + " (" + seen->layout + ")" : std::string());
+    }
+    return m;
+  }
+  // A model this reader does not decode is refused as such, whatever its timing.
+  if (!seen || seen == byte.timing || !byte.timing) {
+    if (Status s = CheckModelAgainstCalibration(byte, cal, where, cal_name); !s.ok())
+      return s.error();
+    return &byte;
+  }
+  // The product id and the timing disagree: the calibration has the casting vote.
+  const VelodyneModel* cal_model = VelodyneModelOf(VelodyneCalibrationProduct(cal));
+  const bool fits = cal.lasers.size() == static_cast<size_t>(seen->lasers) &&
+                    (!cal_model || cal_model->timing == seen);
+  if (fits) {
+    const VelodyneModel* m = cal_model ? cal_model : FirstModelWith(seen);
+    *note = where + ": the product id says " + byte.name + " (" + Hex(byte.product_id) + ") but " +
+            timing_text + " (" + seen->layout + "), as a " + m->name + "'s do and as " + cal_name +
+            " (" + std::to_string(cal.lasers.size()) + " lasers) fits: decoded as a " + m->name;
+    return m;
+  }
+  return Error{where + ": the product id says " + byte.name + " (" + Hex(byte.product_id) +
+               ") but " + timing_text + " (" + seen->layout + ", as a " +
+               FirstModelWith(seen)->name + "'s do), and " + cal_name + " has " +
+               std::to_string(cal.lasers.size()) + " lasers" +
+               (cal_model ? std::string(" (a ") + cal_model->name + "'s)" : std::string()) +
+               ": give the unit's own calibration, or name the model in it (key 'model', one of " +
+               VelodyneModelNames() + ") to decode the packets as that model"};
+}
+
+}  // namespace lt

@@ -1,0 +1,360 @@
+// Velodyne data packets (VLP-16 manual sec. 9, HDL-32E manual appendix E): 12 blocks of
+// [0xFFEE flag, azimuth u16 in 0.01 deg, 32 x (distance u16 in 2 mm, reflectivity u8)],
+// then a u32 timestamp (us past the hour), the return mode and the product id.
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <deque>
+#include <memory>
+
+#include "lidartwin/datasets/pcap.h"
+#include "lidartwin/datasets/velodyne.h"
+#include "lidartwin/physics/units.h"
+#include "velodyne_models.h"
+
+namespace lt {
+
+namespace {
+
+constexpr size_t kPacketBytes = 1206, kBlockBytes = 100, kBlocks = 12;
+constexpr uint16_t kDataPort = 2368, kPositionPort = 8308;
+// Factory bytes: return mode (0x37 strongest, 0x38 last, 0x39 dual) and product id.
+constexpr uint8_t kStrongestReturn = 0x37, kDualReturn = 0x39;
+// Packets whose timing judges the model, and how many wait to be put in time order: a
+// capture's own reorderings are of a packet or two (issue 36 item 11: two swapped packets
+// split a frame); 16 packets are 8.8 ms of an HDL-32E, 21 ms of a VLP-16.
+constexpr size_t kJudgedPackets = 24, kReorderWindow = 16;
+constexpr double kHourS = 3600;
+
+std::string Hex(unsigned v) {
+  char buf[16];
+  std::snprintf(buf, sizeof buf, "%02X", v);
+  return buf;
+}
+
+template <typename T>
+T Le(const uint8_t* p) {
+  T v;
+  std::memcpy(&v, p, sizeof(T));
+  return v;
+}
+
+struct DataPacket {
+  std::array<uint8_t, kPacketBytes> bytes;
+  uint64_t offset = 0;  // of the payload in the capture
+  double time_s = 0;    // the packet's timestamp, hours unwrapped
+  bool dual() const { return bytes[1204] == kDualReturn; }
+};
+
+// What is wrong with a data packet's fields, or empty; `bad_at` is the field's offset.
+std::string ProblemOf(const uint8_t* p, size_t* bad_at) {
+  const uint8_t product = p[1205];
+  *bad_at = 1205;
+  if (!VelodyneModelOf(product))
+    return "product id 0x" + Hex(product) + " is not a Velodyne model this reader knows";
+  const uint8_t mode = p[1204];
+  *bad_at = 1204;
+  if (mode < kStrongestReturn || mode > kDualReturn)
+    return "return mode 0x" + Hex(mode) + " is not 0x37, 0x38 or 0x39";
+  for (size_t b = 0; b < kBlocks; ++b) {
+    const uint8_t* blk = p + b * kBlockBytes;
+    *bad_at = b * kBlockBytes;
+    if (Le<uint16_t>(blk) != 0xEEFF)
+      return "block flag 0x" + Hex(Le<uint16_t>(blk)) + " is not 0xEEFF";
+    *bad_at += 2;
+    if (Le<uint16_t>(blk + 2) >= 36000)
+      return "azimuth " + std::to_string(Le<uint16_t>(blk + 2) * 0.01) + " deg is not below 360";
+  }
+  return "";
+}
+
+// Median time per firing block between consecutive packets (12 firing blocks a packet in
+// single return, 6 in dual); 0 where fewer than four gaps were seen.
+double BlockSeconds(const std::deque<DataPacket>& packets) {
+  std::vector<double> per_block;
+  for (size_t k = 1; k < packets.size(); ++k) {
+    const double gap = packets[k].time_s - packets[k - 1].time_s;
+    if (gap > 0) per_block.push_back(gap / (packets[k].dual() ? kBlocks / 2 : kBlocks));
+  }
+  if (per_block.size() < 4) return 0;
+  std::nth_element(per_block.begin(), per_block.begin() + per_block.size() / 2, per_block.end());
+  return per_block[per_block.size() / 2];
+}
+
+// Time-ordered packets into frames, split where the azimuth wraps.
+class FrameAssembler {
+ public:
+  FrameAssembler(const VelodyneCalibration& cal, const VelodyneTiming& timing,
+                 const FrameSink& sink)
+      : cal_(cal), timing_(timing), sink_(sink) {}
+
+  Status Add(const DataPacket& packet);
+  Status Finish() { return Emit(); }
+
+ private:
+  Status Emit() {
+    if (!open_) return {};
+    ++emitted_;
+    open_ = false;
+    return sink_(std::move(frame_));
+  }
+  void AddBlock(const uint8_t* blk, double azimuth, double gap, double block_time, uint8_t ret);
+
+  const VelodyneCalibration& cal_;
+  const VelodyneTiming& timing_;
+  const FrameSink& sink_;
+  Frame frame_;
+  bool open_ = false;
+  uint32_t emitted_ = 0;
+  double last_azimuth_ = -1;
+  uint32_t sequence_in_frame_ = 0;
+};
+
+Status FrameAssembler::Add(const DataPacket& packet) {
+  const uint8_t* p = packet.bytes.data();
+  const bool dual = packet.dual();
+  const double block_s = timing_.BlockSeconds();
+  for (size_t b = 0; b < kBlocks; ++b) {
+    const uint8_t* blk = p + b * kBlockBytes;
+    const double azimuth = Le<uint16_t>(blk + 2) * 0.01;  // deg
+    // Dual return: blocks come in pairs (last, strongest) fired at the same time.
+    const size_t firing_block = dual ? b / 2 : b;
+    const uint8_t ret = dual ? static_cast<uint8_t>(b % 2) : 0;
+    // Azimuth advance over one block: to the next distinct block (or the previous one).
+    const size_t step = dual ? 2 : 1;
+    double gap;
+    if (b + step < kBlocks) {
+      gap = Le<uint16_t>(p + (b + step) * kBlockBytes + 2) * 0.01 - azimuth;
+    } else {
+      gap = azimuth - Le<uint16_t>(p + (b - step) * kBlockBytes + 2) * 0.01;
+    }
+    if (gap < 0) gap += 360;
+    const double block_time = packet.time_s + firing_block * block_s;
+    if (ret == 0) {
+      if (!open_ || azimuth < last_azimuth_) {
+        if (Status s = Emit(); !s.ok()) return s;
+        frame_ = Frame();
+        frame_.index = emitted_;
+        frame_.start_time_s = block_time;
+        open_ = true;
+        sequence_in_frame_ = 0;
+      }
+      last_azimuth_ = azimuth;
+    }
+    AddBlock(blk, azimuth, gap, block_time, ret);
+    if (!dual || ret == 1) sequence_in_frame_ += timing_.sequences;
+    frame_.end_time_s = block_time + block_s;
+  }
+  return {};
+}
+
+void FrameAssembler::AddBlock(const uint8_t* blk, double azimuth, double gap, double block_time,
+                              uint8_t ret) {
+  const double block_s = timing_.BlockSeconds();
+  for (int s = 0; s < timing_.sequences; ++s) {
+    for (int k = 0; k < timing_.lasers; ++k) {
+      const uint8_t* m = blk + 4 + 3 * (s * timing_.lasers + k);
+      const uint16_t raw = Le<uint16_t>(m);
+      if (raw == 0) continue;  // no return
+      const double dt = s * timing_.sequence_s + k * timing_.laser_s;
+      const double az = (azimuth + gap * dt / block_s) * physics::kDegToRad;
+      const VelodyneLaser& l = cal_.lasers[k];
+      const double dist = raw * cal_.distance_resolution_m + l.dist_correction_m;
+      const double rot = az - l.rot_correction_rad;
+      const double cv = std::cos(l.vert_correction_rad);
+      const double sv = std::sin(l.vert_correction_rad);
+      const double xy = dist * cv - l.vert_offset_m * sv;
+      // Velodyne's frame (azimuth clockwise from +y) turned to ROS (x forward, y left).
+      const double vx = xy * std::sin(rot) - l.horiz_offset_m * std::cos(rot);
+      const double vy = xy * std::cos(rot) + l.horiz_offset_m * std::sin(rot);
+      FramePoint pt;
+      pt.x_m = static_cast<float>(vy);
+      pt.y_m = static_cast<float>(-vx);
+      pt.z_m = static_cast<float>(dist * sv + l.vert_offset_m * cv);
+      pt.range_m = static_cast<float>(dist);
+      pt.intensity = m[2];
+      pt.channel = static_cast<uint16_t>(k);
+      pt.column = sequence_in_frame_ + s;
+      pt.timestamp_s = block_time + dt;
+      pt.return_index = ret;
+      pt.beam_id = (sequence_in_frame_ + s) * timing_.lasers + k;
+      frame_.Append(pt);
+    }
+  }
+}
+
+// The data packets of a capture, checked, unwrapped in time, judged for their model, put in
+// time order and handed to the assembler.
+class PacketStream {
+ public:
+  PacketStream(const std::filesystem::path& pcap, const VelodyneCalibration& cal,
+               const FrameSink& sink, CaptureStats& stats)
+      : pcap_(pcap), cal_(cal), sink_(sink), stats_(stats) {
+    recent_.fill(~uint64_t{0});
+  }
+  Status Take(const UdpDatagram& d);
+  Status Finish();
+
+ private:
+  Status Judge();
+  Status Release(bool all);
+
+  const std::filesystem::path& pcap_;
+  const VelodyneCalibration& cal_;
+  const FrameSink& sink_;
+  CaptureStats& stats_;
+  VelodynePacketEvidence evidence_;
+  const VelodyneModel* model_ = nullptr;  // judged; null until kJudgedPackets were seen
+  std::unique_ptr<FrameAssembler> assembler_;
+  std::deque<DataPacket> waiting_;  // in time order
+  double hours_ = 0, last_arrival_s_ = -1, last_released_s_ = -1;
+  // (timestamp, first azimuth) of recent packets: a repeat is a duplicated packet.
+  std::array<uint64_t, 32> recent_;
+  size_t recent_next_ = 0;
+};
+
+Status PacketStream::Take(const UdpDatagram& d) {
+  stats_.SawUdp(d.dst_port, d.payload.size());
+  if (d.dst_port == kPositionPort) {
+    ++stats_.position_packets;
+    return {};
+  }
+  if (d.dst_port != kDataPort) {
+    ++stats_.other_udp;
+    return {};
+  }
+  if (d.payload.size() != kPacketBytes) {
+    stats_.BadPacket(pcap_, d.file_offset,
+                     "data packet of " + std::to_string(d.payload.size()) + " bytes (" +
+                         std::to_string(kPacketBytes) + " expected)");
+    return {};
+  }
+  const uint8_t* p = d.payload.data();
+  size_t bad_at = 0;
+  if (const std::string problem = ProblemOf(p, &bad_at); !problem.empty()) {
+    stats_.BadPacket(pcap_, d.file_offset + bad_at, problem);
+    return {};
+  }
+  const VelodyneModel* byte = VelodyneModelOf(p[1205]);
+  if (!evidence_.by_byte) {
+    evidence_.by_byte = byte;
+    evidence_.byte_offset = d.file_offset + 1205;
+  } else if (byte != evidence_.by_byte) {
+    stats_.BadPacket(pcap_, d.file_offset + 1205,
+                     "product id 0x" + Hex(p[1205]) + " (" + byte->name + ") in a capture of a " +
+                         evidence_.by_byte->name);
+    return {};
+  }
+  DataPacket packet;
+  std::copy(p, p + kPacketBytes, packet.bytes.begin());
+  packet.offset = d.file_offset;
+  // Microseconds past the hour: a step back by more than half an hour is the next hour.
+  double t = Le<uint32_t>(p + 1200) * 1e-6 + hours_ * kHourS;
+  if (t < last_arrival_s_ - kHourS / 2) {
+    hours_ += 1;
+    t += kHourS;
+  }
+  last_arrival_s_ = std::max(last_arrival_s_, t);
+  packet.time_s = t;
+  if (t < last_released_s_) {  // older than what is decoded: reordered too far, or a repeat
+    ++stats_.late_packets;
+    if (stats_.late_packets == 1) {
+      stats_.Warn(pcap_.string() + ": byte " + std::to_string(d.file_offset + 1200) +
+                  ": a data packet older than those already decoded (reordered by more than " +
+                  std::to_string(kReorderWindow) + " packets, or the capture repeats itself)");
+    }
+    return {};
+  }
+  // Checked after lateness: the ring then holds the last packets taken, the window's among them.
+  const uint64_t key = uint64_t{Le<uint32_t>(p + 1200)} << 16 | Le<uint16_t>(p + 2);
+  if (std::find(recent_.begin(), recent_.end(), key) != recent_.end()) {
+    ++stats_.duplicates;
+    return {};
+  }
+  recent_[recent_next_++ % recent_.size()] = key;
+  const auto later =
+      std::upper_bound(waiting_.begin(), waiting_.end(), t,
+                       [](double time, const DataPacket& q) { return time < q.time_s; });
+  waiting_.insert(later, std::move(packet));
+  ++stats_.lidar_packets;
+  if (!model_ && waiting_.size() >= kJudgedPackets) {
+    if (Status s = Judge(); !s.ok()) return s;
+  }
+  return model_ ? Release(false) : Status{};
+}
+
+Status PacketStream::Judge() {
+  evidence_.block_s = BlockSeconds(waiting_);
+  std::string note;
+  auto model = JudgeVelodyneModel(evidence_, cal_, pcap_.string(), &note);
+  if (!model.ok()) return model.error();
+  if (!note.empty()) stats_.Warn(note);
+  model_ = *model;
+  assembler_ = std::make_unique<FrameAssembler>(cal_, *model_->timing, sink_);
+  return {};
+}
+
+Status PacketStream::Release(bool all) {
+  while (!waiting_.empty() && (all || waiting_.size() > kReorderWindow)) {
+    last_released_s_ = waiting_.front().time_s;
+    if (Status s = assembler_->Add(waiting_.front()); !s.ok()) return s;
+    waiting_.pop_front();
+  }
+  return {};
+}
+
+Status PacketStream::Finish() {
+  if (stats_.lidar_packets == 0) return {};
+  if (!model_) {
+    if (Status s = Judge(); !s.ok()) return s;
+  }
+  if (Status s = Release(true); !s.ok()) return s;
+  return assembler_->Finish();
+}
+
+Status NoPacketError(const std::filesystem::path& pcap, const VelodyneCalibration& cal,
+                     const CaptureStats& stats) {
+  std::string hint;
+  for (const CaptureStats::Seen& s : stats.seen) {
+    if (s.port == 7502 || s.port == 7503) {
+      hint =
+          ": this looks like an Ouster capture (port 7502); give its metadata (--metadata "
+          "OUSTER.json) instead";
+    }
+  }
+  const std::string cal_name = cal.file.empty() ? "the calibration" : cal.file.string();
+  return Error{pcap.string() + ": no Velodyne data packet (UDP port 2368, 1206 bytes) " +
+               (stats.bad_packets ? "could be decoded" : "in the capture") + " for " + cal_name +
+               " (seen " + stats.SeenSummary() +
+               (stats.warnings.empty() ? std::string() : "; first problem: " + stats.warnings[0]) +
+               ")" + hint};
+}
+
+}  // namespace
+
+Status ForEachVelodyneFrame(const std::filesystem::path& pcap, const VelodyneCalibration& cal,
+                            const FrameSink& sink, CaptureStats* stats_out) {
+  CaptureStats local;
+  CaptureStats& stats = stats_out ? *stats_out : local;
+  PacketStream stream(pcap, cal, sink, stats);
+  Status read = ForEachUdpDatagram(
+      pcap, [&](const UdpDatagram& d) { return stream.Take(d); }, &stats);
+  if (!read.ok()) return read;
+  if (stats.lidar_packets == 0) return NoPacketError(pcap, cal, stats);
+  if (stats.bad_packets * 9 > stats.lidar_packets) {
+    return Error{pcap.string() + ": " + std::to_string(stats.bad_packets) + " of " +
+                 std::to_string(stats.bad_packets + stats.lidar_packets) +
+                 " data packets cannot be decoded (first: " + stats.warnings.front() + ")"};
+  }
+  return stream.Finish();
+}
+
+Expected<std::vector<Frame>> ReadVelodynePcap(const std::filesystem::path& pcap,
+                                              const VelodyneCalibration& cal, CaptureStats* stats) {
+  return CollectFrames(
+      [&](const FrameSink& sink) { return ForEachVelodyneFrame(pcap, cal, sink, stats); });
+}
+
+}  // namespace lt
