@@ -17,6 +17,7 @@
 #include "lidartwin/bench/memory_bench.h"
 #include "lidartwin/datasets/encoding_figures.h"
 #include "lidartwin/datasets/simulation_run.h"
+#include "lidartwin/sim/json_text.h"
 #include "lidartwin/sim/text_file.h"
 
 namespace lt::cli {
@@ -74,7 +75,9 @@ Status RunExport(const fs::path& program, const std::vector<std::string>& run_ar
   }
   auto text = ReadTextFile(out / "manifest.json");
   if (!text.ok()) return text.error();
-  const auto manifest = nlohmann::json::parse(*text);
+  auto parsed = ParseJsonText(*text, (out / "manifest.json").string());
+  if (!parsed.ok()) return parsed.error();
+  const nlohmann::json& manifest = *parsed;
   figure.points = manifest["points"];
   for (const auto& shard : manifest["shards"])
     figure.bytes += shard["bytes"].get<uint64_t>();

@@ -42,13 +42,18 @@ const std::string kStagePrefix = ".reproduce.tmp-";
 // The staging folder, created registered for removal on an interrupt
 // (CreateRegisteredDirectory); removed when the run ends (after its contents moved into place,
 // or not).
+// An --out folder this run made goes with it when nothing was moved into it (issue 36: a failed
+// run left an empty folder); remove() leaves a folder that holds anything.
 struct StagingFolder {
   std::filesystem::path dir;
-  explicit StagingFolder(std::filesystem::path d) : dir(std::move(d)) {}
+  std::filesystem::path made_out;  // empty: --out was there before
+  StagingFolder(std::filesystem::path d, std::filesystem::path m)
+      : dir(std::move(d)), made_out(std::move(m)) {}
   ~StagingFolder() {
     std::error_code ec;
     std::filesystem::remove_all(dir, ec);
     UnregisterTemporaryPath(dir);
+    if (!made_out.empty()) std::filesystem::remove(made_out, ec);
   }
 };
 
@@ -223,6 +228,7 @@ int ReproduceCommand(const std::vector<std::string>& argv) {
   // Everything is written into a staging folder inside --out and moved into place as one set
   // at the end: a failure or an interruption leaves the earlier run's outputs, whole.
   std::error_code ec;
+  const bool out_existed = std::filesystem::exists(out, ec);
   std::filesystem::create_directories(out, ec);
   if (ec) return Fail(fmt::format("error: cannot create {}: {}", out.string(), ec.message()), 1);
   for (const char* file : kOutputFiles)
@@ -234,7 +240,7 @@ int ReproduceCommand(const std::vector<std::string>& argv) {
   const std::filesystem::path stage = out / (kStagePrefix + std::to_string(::getpid()));
   std::filesystem::remove_all(stage, ec);
   if (Status s = CreateRegisteredDirectory(stage); !s.ok()) return Fail("error: " + s.message(), 1);
-  const StagingFolder staging(stage);
+  const StagingFolder staging(stage, out_existed ? std::filesystem::path() : out);
 
   // 2. The sensor, from the unit's own intrinsics.
   SensorImportOptions import;

@@ -1,4 +1,5 @@
 #include "lidartwin/compare/metrics_json.h"
+#include "lidartwin/sim/json_text.h"
 #include "lidartwin/sim/text_file.h"
 
 #include <fmt/core.h>
@@ -295,8 +296,10 @@ std::string MetricsToJson(const ComparisonMetrics& m) {
 }
 
 Expected<ComparisonMetrics> MetricsFromJson(const std::string& text, const std::string& file) {
-  json j = json::parse(text, nullptr, false);
-  if (j.is_discarded() || !j.is_object()) return Error{fmt::format("{}: not a JSON object", file)};
+  auto parsed = ParseJsonText(text, file);
+  if (!parsed.ok()) return parsed.error();
+  json j = std::move(parsed.value());
+  if (!j.is_object()) return Error{fmt::format("{}: not a JSON object", file)};
   Reader rd{file, {}};
   if (rd.Str(j, "schema", "") != kMetricsSchemaName && rd.error.empty())
     return Error{fmt::format("{}: schema: expected '{}'", file, kMetricsSchemaName)};

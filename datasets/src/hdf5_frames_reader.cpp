@@ -718,6 +718,7 @@ const Hdf5Summary& Hdf5FrameReader::summary() const {
 }
 
 Expected<Frame> Hdf5FrameReader::ReadFrame(size_t k) const {
+  SilenceHdf5Errors();  // this thread may be new to libhdf5 (its error printing is per thread)
   if (k >= impl_->rows.size()) {
     return Error{impl_->path.string() + ": no frame entry " + std::to_string(k) + " (it holds " +
                  std::to_string(impl_->rows.size()) + ")"};

@@ -154,10 +154,12 @@ Status Hdf5FrameWriter::Append(const Frame& frame) {
 }
 
 Status Hdf5FrameWriter::AppendEncoded(const EncodedFrame& encoded) {
+  SilenceHdf5Errors();  // this thread may be new to libhdf5 (its error printing is per thread)
   return impl_->Write(encoded);
 }
 
 Status Hdf5FrameWriter::Close() {
+  SilenceHdf5Errors();
   Impl& w = *impl_;
   if (Status s = w.Write(EncodePlan(w.planner.Finish(), w.planner.columns())); !s.ok()) return s;
   if (w.points.empty()) {  // no frame had points

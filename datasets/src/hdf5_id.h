@@ -40,7 +40,10 @@ class Hdf5Id {
   herr_t (*close_)(hid_t) = nullptr;
 };
 
-// Called before any other HDF5 call. Errors come back as return codes, never printed. And no
+// Called before any other HDF5 call, on every thread that makes them: Debian's libhdf5 is
+// built thread-safe, and there the error printing is switched off per thread (issue 36: the
+// export's writer thread printed the library's whole error stack on a full disk). Errors come
+// back as return codes, never printed. And no
 // library cleanup at exit: libhdf5 1.10 crashes there closing a file whose close already failed
 // (disk full), and the files it would close are temporary ones we remove anyway.
 inline void SilenceHdf5Errors() {

@@ -42,13 +42,34 @@ sigset_t InterruptSignals() {
   sigemptyset(&set);
   // Every signal sent to the process whose default action ends it (issue 36: SIGUSR1 and
   // SIGALRM left a .tmp). Not SIGPIPE or SIGXFSZ: the kernel sends those to the thread whose
-  // write failed, and the watcher's sigwait in another thread would never see them.
+  // write failed, and the watcher's sigwait in another thread would never see them (SIGPIPE is
+  // handed over by a handler, below; SIGXFSZ is a write error like a full disk).
   for (int sig : {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGALRM, SIGVTALRM, SIGPROF})
     sigaddset(&set, sig);
   return set;
 }
 
 namespace {
+
+// SIGPIPE (a reader of our stdout that went away: `simulate | head`) comes to the thread that
+// wrote, where the watcher's sigwait cannot see it. Its handler hands it over: it notes the
+// signal and sends the process a SIGTERM, which the watcher takes, cleans up after and then
+// ends the process by SIGPIPE as it would have. The writing thread waits in the handler
+// meanwhile (pause is async-signal-safe), so it never goes on past a failed write.
+volatile sig_atomic_t g_broken_pipe = 0;
+pid_t g_watched_process = 0;  // where the watcher runs (not a child forked from it)
+
+void OnBrokenPipe(int) {
+  if (::getpid() != g_watched_process) {  // no watcher here: die of it as by default
+    ::signal(SIGPIPE, SIG_DFL);
+    ::raise(SIGPIPE);  // delivered when the handler returns
+    return;
+  }
+  g_broken_pipe = 1;
+  ::kill(::getpid(), SIGTERM);
+  for (;;)
+    ::pause();
+}
 
 // Waits for a signal with ordinary code (not a handler): removing folders recursively is not
 // async-signal-safe. Holds the registry lock to the end, so no new temporary appears while the
@@ -73,6 +94,7 @@ namespace {
     std::error_code ec;
     std::filesystem::rename(backup, original, ec);
   }
+  if (sig == SIGTERM && g_broken_pipe) sig = SIGPIPE;
   signal(sig, SIG_DFL);
   sigset_t one;
   sigemptyset(&one);
@@ -117,6 +139,11 @@ void RemoveLeftoversOfDeadProcesses(const std::filesystem::path& dir, const std:
 void InstallInterruptCleanup() {
   const sigset_t set = InterruptSignals();
   pthread_sigmask(SIG_BLOCK, &set, nullptr);
+  g_watched_process = ::getpid();
+  struct sigaction pipe_action {};
+  pipe_action.sa_handler = OnBrokenPipe;
+  sigemptyset(&pipe_action.sa_mask);
+  sigaction(SIGPIPE, &pipe_action, nullptr);
   std::thread(Watch).detach();
 }
 

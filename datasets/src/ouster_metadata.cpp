@@ -8,6 +8,7 @@
 
 #include "lidartwin/datasets/ouster.h"
 #include "lidartwin/sim/config_check.h"
+#include "lidartwin/sim/json_text.h"
 #include "lidartwin/sim/text_file.h"
 
 namespace lt {
@@ -145,14 +146,9 @@ bool OusterMetadata::Dual() const {
 Expected<OusterMetadata> LoadOusterMetadata(const std::filesystem::path& file) {
   auto text = ReadTextFile(file);
   if (!text.ok()) return text.error();
-  json root;
-  try {
-    root = json::parse(*text);
-  } catch (const json::parse_error& e) {
-    return Error{file.string() + ": byte " + std::to_string(e.byte) + ": not valid JSON"};
-  } catch (const json::exception& e) {  // a number beyond double range (1e400), and the like
-    return Error{file.string() + ": not readable JSON: " + e.what()};
-  }
+  auto parsed = ParseJsonText(*text, file.string());
+  if (!parsed.ok()) return parsed.error();
+  json root = std::move(parsed.value());
   if (!root.is_object()) return Error{file.string() + ": the metadata is not a JSON object"};
   std::string error;
   JsonReader r(file, &error);

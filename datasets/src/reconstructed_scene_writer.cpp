@@ -1,22 +1,75 @@
 // The reconstructed scene on disk (issues 4 and 12): the surface split into reflectance
 // classes, one PLY mesh and one material per class, and the scene YAML, written all or nothing.
 #include <open3d/geometry/TriangleMesh.h>
-#include <open3d/io/TriangleMeshIO.h>
-#include <open3d/utility/Logging.h>
+
+#include <Eigen/Core>
 
 #include <algorithm>
+#include <cerrno>
 #include <cmath>
+#include <cstring>
 #include <deque>
 #include <fstream>
 
 #include "lidartwin/datasets/atomic_file.h"
-#include "lidartwin/datasets/interrupt_cleanup.h"
 #include "lidartwin/datasets/order_statistics.h"
+#include "lidartwin/datasets/output_set.h"
 #include "lidartwin/sim/material_library.h"
 #include "lidartwin/sim/scene.h"
 #include "reconstruction_steps.h"
 
 namespace lt::reconstruction {
+
+namespace {
+
+// One reflectance class's mesh as binary little-endian PLY (vertices as doubles, faces as
+// uchar-counted int lists), holding only the vertices its triangles use. Written here rather
+// than by Open3D, whose RPly printed a line per failed value on a full disk (issue 36: 140 KB)
+// and reported success after a short write.
+Status WriteMeshPly(const std::filesystem::path& temp, const std::filesystem::path& target,
+                    const std::vector<Eigen::Vector3d>& vertices,
+                    const std::vector<Eigen::Vector3i>& triangles) {
+  std::vector<int32_t> renumbered(vertices.size(), -1);
+  std::vector<uint32_t> kept;
+  for (const auto& t : triangles) {
+    for (int c = 0; c < 3; ++c) {
+      if (renumbered[t[c]] < 0) {
+        renumbered[t[c]] = static_cast<int32_t>(kept.size());
+        kept.push_back(static_cast<uint32_t>(t[c]));
+      }
+    }
+  }
+  std::ofstream out(temp, std::ios::binary);
+  if (!out) return Error{target.string() + ": cannot open for writing: " + std::strerror(errno)};
+  out << "ply\nformat binary_little_endian 1.0\ncomment lidartwin reconstruct\nelement vertex "
+      << kept.size() << "\nproperty double x\nproperty double y\nproperty double z\n"
+      << "element face " << triangles.size()
+      << "\nproperty list uchar int vertex_indices\nend_header\n";
+  std::string buffer;
+  const auto flush = [&](bool last) {
+    if (buffer.size() < (1u << 20) && !last) return;
+    out.write(buffer.data(), static_cast<std::streamsize>(buffer.size()));
+    buffer.clear();
+  };
+  const auto put = [&](const void* p, size_t n) { buffer.append(static_cast<const char*>(p), n); };
+  for (uint32_t v : kept) {
+    put(vertices[v].data(), 3 * sizeof(double));
+    flush(false);
+  }
+  for (const auto& t : triangles) {
+    const uint8_t three = 3;
+    const int32_t ids[3] = {renumbered[t[0]], renumbered[t[1]], renumbered[t[2]]};
+    put(&three, 1);
+    put(ids, sizeof ids);
+    flush(false);
+  }
+  flush(true);
+  out.flush();
+  if (!out) return Error{target.string() + ": cannot write the mesh: " + std::strerror(errno)};
+  return {};
+}
+
+}  // namespace
 
 Status WriteReconstructedScene(const ReconstructedSurface& surface, const ReconstructOptions& o,
                                const std::filesystem::path& out_dir,
@@ -49,8 +102,19 @@ Status WriteReconstructedScene(const ReconstructedSurface& surface, const Recons
 
   // Write one mesh per class, the materials and the scene.
   std::error_code ec;
+  const bool existed = std::filesystem::exists(out_dir, ec);
   std::filesystem::create_directories(out_dir, ec);
   if (ec) return Error{fmt::format("{}: cannot create: {}", out_dir.string(), ec.message())};
+  // A folder made for this run goes again if the run fails (issue 36: an empty --out folder was
+  // left); remove() leaves it if anything else is in it.
+  struct RemoveIfFailed {
+    const std::filesystem::path& dir;
+    bool armed;
+    ~RemoveIfFailed() {
+      std::error_code ignored;
+      if (armed) std::filesystem::remove(dir, ignored);
+    }
+  } made{out_dir, !existed};
   MaterialLibrary materials;
   SceneDescription scene;
   scene.materials = "materials.yaml";  // beside the scene, as are the meshes
@@ -64,48 +128,8 @@ Status WriteReconstructedScene(const ReconstructedSurface& surface, const Recons
     const auto ply = out_dir / (name + ".ply");
     if (Status s = CheckOutputTarget(ply); !s.ok()) return s;
     AtomicOutput& out = pending.emplace_back(ply);
-    auto tmp = out.temp_path();
-    tmp += ".ply";  // Open3D picks the writer by extension
-    RegisterTemporaryPath(tmp);
-    bool written = false;
-    size_t vertices = 0;
-    // Open3D's complaints about a short file stay quiet: the error below says it (RPly writes
-    // its own lines to stderr regardless).
-    open3d::utility::VerbosityContextManager quiet(open3d::utility::VerbosityLevel::Error);
-    quiet.Enter();
-    const Status wrote = Open3dStep("writing a mesh", [&] {
-      open3d::geometry::TriangleMesh part;
-      part.vertices_ = vertices_of;
-      part.triangles_ = by_class[b];
-      part.RemoveUnreferencedVertices();
-      vertices = part.vertices_.size();
-      written = open3d::io::WriteTriangleMesh(tmp.string(), part,
-                                              /*write_ascii=*/false);
-      // Open3D reports success after its PLY writer failed to write
-      // (a full disk): read the file back and count.
-      open3d::geometry::TriangleMesh back;
-      written = written && open3d::io::ReadTriangleMesh(tmp.string(), back) &&
-                back.vertices_.size() == vertices && back.triangles_.size() == by_class[b].size();
-    });
-    quiet.Exit();
-    if (!wrote.ok() || !written) {
-      // Open3D gives no reason; a full file system (seen while the partial file still fills
-      // it) is the one a user can act on.
-      const auto space = std::filesystem::space(out_dir, ec);
-      const std::string why = !wrote.ok()                   ? wrote.message()
-                              : !ec && space.available == 0 ? "No space left on device"
-                                                            : "the PLY writer failed";
-      std::filesystem::remove(tmp, ec);
-      UnregisterTemporaryPath(tmp);
-      return Error{fmt::format("{}: cannot write the mesh: {}", ply.string(), why)};
-    }
-    std::filesystem::rename(tmp, out.temp_path(), ec);
-    UnregisterTemporaryPath(tmp);
-    if (ec) {
-      const std::string why = ec.message();
-      std::filesystem::remove(tmp, ec);
-      return Error{fmt::format("{}: cannot move into place: {}", ply.string(), why)};
-    }
+    if (Status st = WriteMeshPly(out.temp_path(), ply, vertices_of, by_class[b]); !st.ok())
+      return st;
     summary.written.push_back(ply);
     Material material;
     material.name = name;
@@ -135,15 +159,15 @@ Status WriteReconstructedScene(const ReconstructedSurface& surface, const Recons
                                    std::pair{out_dir / "scene.yaml", &scene_text}}) {
     if (Status s = CheckOutputTarget(file); !s.ok()) return s;
     AtomicOutput& out = pending.emplace_back(file);
-    std::ofstream stream(out.temp_path(), std::ios::binary);
-    stream << *text;
-    stream.close();
-    if (!stream) return Error{file.string() + ": write failed (disk full?)"};
+    if (Status s = WriteText(out, *text); !s.ok()) return s;
     summary.written.push_back(file);
   }
-  for (AtomicOutput& out : pending) {
-    if (Status s = out.Commit(); !s.ok()) return s;
-  }
+  // All files in place as one set (CommitOutputSet): the earlier reconstruction or this one.
+  std::vector<std::pair<std::filesystem::path, std::filesystem::path>> moves;
+  for (const AtomicOutput& out : pending)
+    moves.emplace_back(out.temp_path(), out.target());
+  if (Status s = CommitOutputSet(moves); !s.ok()) return s;
+  made.armed = false;
   summary.triangles = surface.triangles.size();
   return {};
 }

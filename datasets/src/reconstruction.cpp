@@ -1,5 +1,6 @@
 #include "lidartwin/datasets/reconstruction.h"
 #include "lidartwin/sim/config_check.h"
+#include "lidartwin/sim/message_text.h"
 #include "lidartwin/sim/text_file.h"
 
 #include <fmt/core.h>
@@ -55,10 +56,10 @@ Expected<std::vector<Pose<double>>> LoadKittiPoses(const std::filesystem::path& 
       const double v = std::strtod(word.c_str(), &end);
       if (end == word.c_str() || *end != '\0')
         return Error{fmt::format("{}: line {}: value {} '{}' is not a number", file.string(),
-                                 line_no, n + 1, word)};
+                                 line_no, n + 1, ShortenedForMessage(word))};
       if (!std::isfinite(v))
         return Error{fmt::format("{}: line {}: value {} ('{}') is not finite", file.string(),
-                                 line_no, n + 1, word)};
+                                 line_no, n + 1, ShortenedForMessage(word))};
       if (n < 12) m[n] = v;
     }
     if (n != 12)

@@ -1,4 +1,5 @@
 #include "lidartwin/reports/regression_gate.h"
+#include "lidartwin/sim/json_text.h"
 #include "lidartwin/sim/text_file.h"
 
 #include <fmt/core.h>
@@ -69,9 +70,10 @@ Expected<std::vector<Tolerance>> LoadTolerances(const std::filesystem::path& fil
 Expected<std::map<std::string, double>> LoadBaselineSummary(const std::filesystem::path& file) {
   auto text = ReadTextFile(file);
   if (!text.ok()) return text.error();
-  const auto j = nlohmann::json::parse(*text, nullptr, false);
-  if (j.is_discarded() || !j.is_object())
-    return Error{fmt::format("{}: not a JSON object", file.string())};
+  auto parsed = ParseJsonText(*text, file.string());
+  if (!parsed.ok()) return parsed.error();
+  const nlohmann::json& j = *parsed;
+  if (!j.is_object()) return Error{fmt::format("{}: not a JSON object", file.string())};
   if (!j.contains("summary") || !j["summary"].is_object())
     return Error{fmt::format("{}: summary: missing (expected a metrics.json or report.json)",
                              file.string())};

@@ -19,6 +19,8 @@ struct ConfigMap::Shared {
     std::string path;
     std::vector<std::pair<std::string, int>> keys;  // key, line (1-based)
     std::set<std::string> used;
+    // Keys the reader asked about (Has) without reading: known here, for the hint only.
+    std::set<std::string> asked;
   };
   std::vector<MapKeys> maps;
 
@@ -171,6 +173,7 @@ YAML::Node ConfigMap::Find(const std::string& key) {
 }
 
 bool ConfigMap::Has(const std::string& key) const {
+  shared_->maps[index_].asked.insert(key);
   const YAML::Node n = Lookup(*node_, key);
   return n.IsDefined() && !n.IsNull();
 }
@@ -314,8 +317,10 @@ Status ConfigMap::Finish() const {
   for (const auto& m : shared_->maps) {
     for (const auto& [k, line] : m.keys) {
       if (!m.used.count(k)) {
+        std::set<std::string> names = m.used;  // sorted, each once
+        names.insert(m.asked.begin(), m.asked.end());
         std::string known;
-        for (const auto& u : m.used)
+        for (const auto& u : names)
           known += (known.empty() ? "" : ", ") + u;
         const std::string where = m.path.empty() ? k : m.path + "." + k;
         return Error{shared_->file.string() + ": unknown key '" + where + "' (line " +

@@ -425,6 +425,20 @@ TEST(MetricsJson, RoundTripsAndNamesTheBadKey) {
   ASSERT_FALSE(bad.ok());
   EXPECT_EQ(bad.message(), "m.json: returns.real_only: missing");
   EXPECT_FALSE(MetricsFromJson("[1,2", "x.json").ok());
+  // Issue 36: a truncated file (a copy cut short) is named with the byte where it ends.
+  const size_t comma = text.find(",\n", 100) + 1;
+  auto cut = MetricsFromJson(text.substr(0, comma), "cut.json");
+  ASSERT_FALSE(cut.ok());
+  EXPECT_NE(cut.message().find("cut.json: byte " + std::to_string(comma) +
+                               " (the end: the file is cut short?): not valid JSON ("),
+            std::string::npos)
+      << cut.message();
+  EXPECT_NE(cut.message().find("unexpected end of input"), std::string::npos) << cut.message();
+  // Where the text goes wrong inside, that byte (from 0) is named.
+  auto wrong = MetricsFromJson("{\"a\": 1,, }", "w.json");
+  ASSERT_FALSE(wrong.ok());
+  EXPECT_NE(wrong.message().find("w.json: byte 8: not valid JSON"), std::string::npos)
+      << wrong.message();
   auto other = MetricsFromJson(R"({"schema":"other"})", "o.json");
   ASSERT_FALSE(other.ok());
   EXPECT_NE(other.message().find("schema"), std::string::npos);

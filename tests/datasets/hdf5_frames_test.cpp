@@ -1,8 +1,12 @@
 #include "lidartwin/datasets/hdf5_frames.h"
 
+#include <fcntl.h>
 #include <gtest/gtest.h>
 #include <hdf5.h>
 #include <signal.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
 #include <zlib.h>
 
 #include <chrono>
@@ -315,6 +319,45 @@ TEST(Hdf5Frames, NothingAppearsUntilClose) {
   }  // abandoned without Close(): no file, no temporary left behind
   EXPECT_FALSE(std::filesystem::exists(path));
   EXPECT_TRUE(std::filesystem::is_empty(dir.path()));
+}
+
+// Issue 36: on a full disk the export printed libhdf5's whole error stack: its writer thread
+// appends frames, and a thread-safe libhdf5 switches the printing off per thread. A child
+// process with a 64 KiB file-size limit appends on a new thread; nothing but our error reaches
+// its stderr.
+TEST(Hdf5Frames, AFailedWriteOnAnotherThreadPrintsNothing) {
+  test::TempDir dir;
+  const auto log = dir / "stderr.txt";
+  const pid_t child = ::fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    const int fd = ::open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    ::dup2(fd, 2);
+    ::signal(SIGXFSZ, SIG_IGN);  // the write fails with EFBIG instead
+    struct rlimit limit {
+      64 * 1024, 64 * 1024
+    };
+    ::setrlimit(RLIMIT_FSIZE, &limit);
+    auto w = Hdf5FrameWriter::Create(dir / "full.h5", Info());
+    if (!w.ok()) ::_exit(3);
+    Frame f = SampleFrame(0, 50000);
+    std::mt19937 rng(7);
+    for (float& x : f.x_m)
+      x = std::uniform_real_distribution<float>(-50, 50)(rng);  // incompressible
+    Status failed;
+    std::thread([&] {
+      for (int k = 0; k < 20 && failed.ok(); ++k)
+        failed = (*w)->Append(f);
+      if (failed.ok()) failed = (*w)->Close();
+    }).join();
+    ::_exit(failed.ok() ? 4 : 0);
+  }
+  int status = 0;
+  ::waitpid(child, &status, 0);
+  ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << status;
+  std::ifstream in(log);
+  const std::string printed((std::istreambuf_iterator<char>(in)), {});
+  EXPECT_EQ(printed, "");
 }
 
 TEST(Hdf5Frames, RejectsNonHdf5TruncatedAndForeignFiles) {

@@ -42,6 +42,13 @@ TEST(KittiPoses, RejectsMalformedLines) {
     ASSERT_FALSE(p.ok()) << text;
     EXPECT_NE(p.message().find("d.txt: " + expected), std::string::npos) << p.message();
   }
+  // Issue 36: a 200 KB value was echoed whole; now its start and its length.
+  for (const std::string& huge : {std::string(200000, '7') + "x", std::string(200000, '9')}) {
+    auto p = LoadKittiPoses(dir.Write("e.txt", "1 0 0 " + huge + " 0 1 0 0 0 0 1 0\n"));
+    ASSERT_FALSE(p.ok());
+    EXPECT_LT(p.message().size(), 300u) << p.message().substr(0, 300);
+    EXPECT_NE(p.message().find("e.txt: line 1: value 4"), std::string::npos) << p.message();
+  }
 }
 
 }  // namespace

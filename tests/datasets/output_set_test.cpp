@@ -15,6 +15,7 @@
 #include <gtest/gtest.h>
 
 #include "commit_journal.h"
+#include "lidartwin/datasets/interrupt_cleanup.h"
 #include "lidartwin/datasets/output_set.h"
 #include "test_support.h"
 
@@ -190,6 +191,35 @@ TEST(OutputSetCommit, ACommitReplacesTheSetAndLeavesNothingBeside) {
   ASSERT_TRUE(CommitOutputSet(moves).ok());
   std::filesystem::remove(dir / "staging");  // empty now
   EXPECT_EQ(SetState(dir, 5, "staging"), "new");
+}
+
+// Issue 36 messages: a reader of our output that goes away (`lidartwin ... 2>&1 | head`) ends
+// the run by SIGPIPE, which comes to the writing thread rather than to the cleanup's watcher:
+// its temporaries stayed. Now the run still dies of SIGPIPE, and they are gone.
+TEST(InterruptCleanup, ABrokenPipeEndsTheRunWithoutLeavingTemporaries) {
+  test::TempDir dir;
+  const auto temp = dir / "out.h5.tmp-1";
+  int fds[2];
+  ASSERT_EQ(::pipe(fds), 0);
+  ::close(fds[0]);  // nobody reads
+  const pid_t child = ::fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    InstallInterruptCleanup();
+    RegisterTemporaryPath(temp);
+    std::ofstream(temp) << "partial";
+    std::thread([&] {
+      const char line[] = "progress\n";
+      for (int k = 0; k < 1000; ++k)
+        if (::write(fds[1], line, sizeof line - 1) < 0) break;
+    }).join();
+    ::_exit(3);  // not reached: the pipe ends the process
+  }
+  ::close(fds[1]);
+  int status = 0;
+  ::waitpid(child, &status, 0);
+  EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGPIPE) << status;
+  EXPECT_FALSE(std::filesystem::exists(temp));
 }
 
 }  // namespace

@@ -155,6 +155,30 @@ TEST(AbsurdSizes, ScanAndPositionLimitsAreNamed) {
   ExpectNoCrashAndNoLeftovers(far, dir.path(), "a trajectory 1e19 m away");
 }
 
+// Issue 36 messages: on a full disk reconstruct printed RPly's line per failed value (140 KB);
+// now nothing but our error. And a failed reconstruct or reproduce removes the --out folder it
+// made.
+TEST(DiskFull, ReconstructPrintsOnlyItsErrorAndAFolderMadeForTheRunGoes) {
+  // (libhdf5's own printing: Hdf5Frames.AFailedWriteOnAnotherThreadPrintsNothing.)
+  LT_REQUIRE_REAL_DATA();
+  TempDir dir;
+  const std::string capture = Q(RealDataDir() / "rust-lidar-utils/hdl32_example.pcap") +
+                              " --calibration " + Q(RealDataDir() / "ros-velodyne/32db.yaml") +
+                              " --static";
+  const CliRun rec =
+      CliWithFileSizeLimit("reconstruct " + capture + " --out " + Q(dir / "rec"), 500);
+  EXPECT_EQ(rec.code, 1) << rec.output;
+  EXPECT_NE(rec.output.find("cannot write the mesh: File too large"), std::string::npos)
+      << rec.output;
+  EXPECT_EQ(rec.output.find("RPly"), std::string::npos) << rec.output.substr(0, 2000);
+  EXPECT_LT(rec.output.size(), 600u) << rec.output.substr(0, 2000);
+  EXPECT_FALSE(std::filesystem::exists(dir / "rec"));
+  const CliRun rep = CliWithFileSizeLimit(
+      "reproduce --recording " + capture + " --simulate-frame 3 --out " + Q(dir / "rep"), 500);
+  EXPECT_EQ(rep.code, 1) << rep.output;
+  EXPECT_FALSE(std::filesystem::exists(dir / "rep")) << rep.output;
+}
+
 // Finding 9: SIGINT and SIGTERM during a long run: the process dies of the signal (exit status
 // 128 + signal for a shell), its temporaries are removed and the earlier outputs are intact.
 TEST(Interrupted, HdfAndPerFrameRunsLeaveNothingBehind) {

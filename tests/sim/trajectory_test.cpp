@@ -47,6 +47,10 @@ TEST(Trajectory, RejectsUnknownKeys) {
   auto t = LoadTrajectory(file);
   ASSERT_FALSE(t.ok());
   EXPECT_NE(t.message().find("unknown key 'poses[0].speed'"), std::string::npos) << t.message();
+  // Issue 36: the hint names the optional keys too, not only those this pose gave.
+  EXPECT_NE(t.message().find("known keys here: position_m, rotation_deg, time_s"),
+            std::string::npos)
+      << t.message();
 }
 
 TEST(TrajectoryWriter, ReadsBackTheSame) {
