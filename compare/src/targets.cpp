@@ -40,11 +40,14 @@ std::optional<double> Target::GroundTruthDistance() const {
 void Target::Check(ConfigCheck& check) const {
   if (name.empty()) check.Fail("name", "must not be empty");
   const auto& c = box_to_sensor.translation;
-  if (!(std::isfinite(c.x) && std::isfinite(c.y) && std::isfinite(c.z)))
-    check.Fail("centre_m", "must be finite");
+  // Within the scene's position limit, as objects are (issue 36: 1e308 made the ground-truth
+  // distance infinite, written as null).
+  if (const std::string problem = PositionLimitProblem(c.x, c.y, c.z); !problem.empty())
+    check.Fail("centre_m", problem);
   for (double h : half_size_m) {
-    if (!(h > 0 && std::isfinite(h))) {
-      check.Fail("size_m", "every extent must be positive, got " + NumberText(2 * h));
+    if (!(h > 0 && h <= kMaxPositionM)) {
+      check.Fail("size_m", "every extent must be in (0, " + NumberText(2 * kMaxPositionM) +
+                               "] m, got " + NumberText(2 * h));
       break;
     }
   }
@@ -55,8 +58,9 @@ void Target::Check(ConfigCheck& check) const {
                "is not a rotation (a quaternion of norm " + NumberText(norm) + ", not 1)");
   }
   if (ground_truth_centre_m) {
-    for (double x : *ground_truth_centre_m)
-      if (!std::isfinite(x)) check.Fail("ground_truth_centre_m", "must be finite");
+    const auto& g = *ground_truth_centre_m;
+    if (const std::string problem = PositionLimitProblem(g[0], g[1], g[2]); !problem.empty())
+      check.Fail("ground_truth_centre_m", problem);
   }
 }
 
@@ -91,6 +95,8 @@ Expected<std::vector<Target>> LoadTargets(const std::filesystem::path& file) {
     const auto centre = *Triple(t, "centre_m", true);
     const auto size = *Triple(t, "size_m", true);
     const auto rpy = Triple(t, "rotation_deg", false).value_or(std::array<double, 3>{0, 0, 0});
+    if (const std::string problem = AngleLimitProblem(rpy[0], rpy[1], rpy[2]); !problem.empty())
+      t.Fail("rotation_deg", problem);
     target.half_size_m = {0.5 * size[0], 0.5 * size[1], 0.5 * size[2]};
     target.box_to_sensor.translation = {centre[0], centre[1], centre[2]};
     target.box_to_sensor.rotation = physics::QuatFromRollPitchYaw(

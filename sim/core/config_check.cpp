@@ -44,4 +44,16 @@ std::string PositionLimitProblem(double x, double y, double z) {
          " m (10,000 km) any position may lie";
 }
 
+std::string AngleLimitProblem(double roll_deg, double pitch_deg, double yaw_deg) {
+  const double rpy_deg[3] = {roll_deg, pitch_deg, yaw_deg};
+  for (double a : rpy_deg) {
+    if (!(std::abs(a) <= kMostAngleDeg)) {
+      return "angles must be within +-" + NumberText(kMostAngleDeg) + " deg, got [" +
+             NumberText(rpy_deg[0]) + ", " + NumberText(rpy_deg[1]) + ", " +
+             NumberText(rpy_deg[2]) + "]";
+    }
+  }
+  return "";
+}
+
 }  // namespace lt

@@ -30,8 +30,8 @@ void Trajectory::Check(ConfigCheck& check) const {
   for (size_t i = 0; i < poses.size(); ++i) {
     ConfigCheck pose = check.Sub("poses", i);
     const double t = time_s[i];
-    if (!std::isfinite(t)) {
-      pose.Fail("time_s", "must be finite");
+    if (!(std::abs(t) <= kMostStartTimeS)) {
+      pose.Fail("time_s", "must be within +-1e10 s, got " + NumberText(t));
     } else if (i > 0 && !(t > time_s[i - 1])) {
       pose.Fail("time_s", "times must increase strictly (" + NumberText(t) + " after " +
                               NumberText(time_s[i - 1]) + ")");
@@ -74,6 +74,10 @@ Expected<Trajectory> ParseTrajectory(const std::string& yaml_text,
         p.Has("rotation_deg") ? p.Numbers("rotation_deg") : std::vector<double>{0, 0, 0};
     if (pos.size() != 3) p.Fail("position_m", "expected 3 numbers");
     if (rpy.size() != 3) p.Fail("rotation_deg", "expected 3 numbers (roll, pitch, yaw)");
+    if (rpy.size() == 3) {
+      if (const std::string problem = AngleLimitProblem(rpy[0], rpy[1], rpy[2]); !problem.empty())
+        p.Fail("rotation_deg", problem);
+    }
     if (pos.size() == 3 && rpy.size() == 3) {
       traj.time_s.push_back(t);
       traj.poses.push_back(

@@ -192,12 +192,19 @@ ForestDescription ReadForest(ConfigMap& o) {
   return f;
 }
 
+namespace {
+constexpr double kLeastTreeLengthM = 1e-4, kMostTreeLengthM = 1e3;
+}  // namespace
+
 void ForestDescription::Check(ConfigCheck& check) const {
   const ForestParams& p = params;
-  if (!(p.area_x_m > 0 && p.area_y_m > 0 && std::isfinite(p.area_x_m) &&
-        std::isfinite(p.area_y_m))) {
-    check.Fail("area_m", "sizes must be positive, got [" + NumberText(p.area_x_m) + ", " +
-                             NumberText(p.area_y_m) + "]");
+  // Trees stand within the scene's position limit (a forest twice kMaxPositionM across) and are
+  // at most 1 km tall or wide, leaves at least 0.1 mm: beyond, the trees' triangles degenerate
+  // in float and the forest vanished with a warning about triangles (issue 36).
+  if (!(p.area_x_m > 0 && p.area_y_m > 0 && p.area_x_m <= 2 * kMaxPositionM &&
+        p.area_y_m <= 2 * kMaxPositionM)) {
+    check.Fail("area_m", "sizes must be in (0, " + NumberText(2 * kMaxPositionM) + "] m, got [" +
+                             NumberText(p.area_x_m) + ", " + NumberText(p.area_y_m) + "]");
   }
   if (!(p.tree_count >= 1 && p.tree_count <= 1000000))
     check.Fail("tree_count", "must be in 1..1000000, got " + std::to_string(p.tree_count));
@@ -207,8 +214,8 @@ void ForestDescription::Check(ConfigCheck& check) const {
                                {"trunk_radius_m", p.trunk_radius_m},
                                {"crown_radius_m", p.crown_radius_m},
                                {"leaf_size_m", p.leaf_size_m}}) {
-    if (!(v > 0 && std::isfinite(v)))
-      check.Fail(key, "must be a positive length, got " + NumberText(v));
+    if (!(v >= kLeastTreeLengthM && v <= kMostTreeLengthM))
+      check.Fail(key, "must be in 0.0001..1000 m, got " + NumberText(v));
   }
   if (!(p.leaves_per_tree >= 1 && p.leaves_per_tree <= 1000000)) {
     check.Fail("leaves_per_tree",

@@ -153,9 +153,9 @@ void Material::Check(ConfigCheck& check) const {
   }
   for (size_t i = 0; i < n && reflectance.size() == n; ++i) {
     const double w = wavelength_nm[i], r = reflectance[i];
-    if (!(w > 0 && std::isfinite(w))) {
+    if (!(w > 0 && w <= 1e6)) {  // ultraviolet to the 1 mm end of the far infrared
       check.Fail(SpectrumKey(*this, "wavelength_nm"),
-                 "wavelength " + NumberText(w) + " nm is not positive" + of);
+                 "wavelength " + NumberText(w) + " nm is not in (0, 1e6] nm" + of);
     } else if (i > 0 && !(w > wavelength_nm[i - 1])) {
       check.Fail(SpectrumKey(*this, "wavelength_nm"),
                  "wavelengths must increase strictly (" + NumberText(w) + " nm after " +

@@ -31,10 +31,6 @@ std::string ObjectTypeChoices() {
   return out;
 }
 
-bool Finite(const std::array<double, 3>& v) {
-  return std::isfinite(v[0]) && std::isfinite(v[1]) && std::isfinite(v[2]);
-}
-
 std::filesystem::path Resolve(const std::filesystem::path& directory, const std::string& path) {
   const std::filesystem::path p(path);
   return p.is_absolute() ? p : directory / p;
@@ -237,14 +233,24 @@ void SceneObjectDescription::Check(ConfigCheck& check) const {
       !problem.empty()) {
     check.Fail("position_m", problem);
   }
-  if (!Finite(rotation_deg)) check.Fail("rotation_deg", "must be finite");
+  if (const std::string problem =
+          AngleLimitProblem(rotation_deg[0], rotation_deg[1], rotation_deg[2]);
+      !problem.empty()) {
+    check.Fail("rotation_deg", problem);
+  }
   if (type == "forest") {
     forest.Check(check);  // its keys sit in the entry itself
     return;
   }
   if (material.empty()) check.Fail("material", "must name a material of the library");
-  if (!Finite(velocity_m_s)) check.Fail("velocity_m_s", "must be finite");
-  if (!std::isfinite(yaw_rate_deg_s)) check.Fail("yaw_rate_deg_s", "must be finite");
+  for (double v : velocity_m_s) {
+    if (!(std::abs(v) <= kMostSpeedMS)) {
+      check.Fail("velocity_m_s", "each component must be within +-1e4 m/s, got " + NumberText(v));
+      break;
+    }
+  }
+  if (!(std::abs(yaw_rate_deg_s) <= kMostYawRateDegS))
+    check.Fail("yaw_rate_deg_s", "must be within +-1e6 deg/s, got " + NumberText(yaw_rate_deg_s));
   if (type == "plate" || type == "plane" || type == "box") {
     const size_t count = type == "box" ? 3 : 2;
     if (size_m.size() != count) {

@@ -16,6 +16,9 @@ namespace {
 using physics::kDegToRad;
 
 constexpr double kRadToDeg = 1 / kDegToRad;
+// Ranges a lidar reports lie within 1000 km (spaceborne altimeters: a few hundred km); past
+// that, times of flight and the ray caster's far plane lose meaning.
+constexpr double kMostRangeM = 1e6;
 
 std::string Deg(double rad) {
   return NumberText(rad * kRadToDeg);
@@ -23,6 +26,14 @@ std::string Deg(double rad) {
 
 bool Finite(double v) {
   return std::isfinite(v);
+}
+
+// A rate within [lo, hi] Hz, or the failure naming the key and the range.
+void CheckRate(ConfigCheck& scan, const char* key, double hz, double lo, double hi) {
+  if (!(hz >= lo && hz <= hi)) {
+    scan.Fail(
+        key, "must be in " + NumberText(lo) + ".." + NumberText(hi) + " Hz, got " + NumberText(hz));
+  }
 }
 
 // A count of periods per frame that must come out whole (swath lines, revolutions): the
@@ -61,7 +72,8 @@ void CheckSpinning(const SensorProfile& p, ConfigCheck& scan) {
                                         " channels");
   }
   for (double a : p.azimuth_offset_rad)
-    if (!Finite(a)) scan.Fail("azimuth_offset_deg", "must be finite");
+    if (!(std::fabs(a) <= 360 * kDegToRad))
+      scan.Fail("azimuth_offset_deg", "must be within +-360 deg, got " + Deg(a));
   if (p.firing_offset_s.size() != n) {
     scan.Fail("firing_offset_us", "has " + std::to_string(p.firing_offset_s.size()) +
                                       " entries but there are " + std::to_string(n) + " channels");
@@ -82,7 +94,8 @@ void CheckSpinning(const SensorProfile& p, ConfigCheck& scan) {
       }
     }
   }
-  if (!Finite(p.start_azimuth_rad)) scan.Fail("start_azimuth_deg", "must be finite");
+  if (!(std::fabs(p.start_azimuth_rad) <= 360 * kDegToRad))
+    scan.Fail("start_azimuth_deg", "must be within +-360 deg, got " + Deg(p.start_azimuth_rad));
 }
 
 // The fastest mirror a scan key may name [Hz].
@@ -120,10 +133,8 @@ void CheckLissajous(const SensorProfile& p, ConfigCheck& scan) {
     if (Finite(v) && !(std::fabs(v) <= 360 * kDegToRad))
       scan.Fail(key, "must be within +-360 deg, got " + Deg(v));
   }
-  if (!(p.frame_rate_hz > 0 && Finite(p.frame_rate_hz)))
-    scan.Fail("frame_rate_hz", "must be positive, got " + NumberText(p.frame_rate_hz));
-  if (!(l.pulse_rate_hz > 0 && Finite(l.pulse_rate_hz)))
-    scan.Fail("pulse_rate_hz", "must be positive, got " + NumberText(l.pulse_rate_hz));
+  CheckRate(scan, "frame_rate_hz", p.frame_rate_hz, kMinFrameRateHz, kMaxFrameRateHz);
+  CheckRate(scan, "pulse_rate_hz", l.pulse_rate_hz, kMinPulseRateHz, kMaxPulseRateHz);
   if (l.pulses < 1) scan.Fail("pulse_rate_hz", "gives less than one pulse per frame");
 }
 
@@ -138,11 +149,12 @@ void CheckLineScan(const SensorProfile& p, ConfigCheck& scan) {
     scan.Fail("horizontal_step_deg", "must be in (0, fov], got " + Deg(l.horizontal_step_rad));
   if (l.lines < 1) scan.Fail("scan_lines", "must be a whole number >= 1, got 0");
   if (l.points_per_line < 1) scan.Fail("horizontal_step_deg", "gives less than one point per line");
-  if (!(p.frame_rate_hz > 0 && Finite(p.frame_rate_hz))) {
-    scan.Fail("frame_rate_hz", "must be positive, got " + NumberText(p.frame_rate_hz));
-  } else if (!(l.horizontal_frequency_hz > 0 && Finite(l.horizontal_frequency_hz))) {
+  if (!(p.frame_rate_hz >= kMinFrameRateHz && p.frame_rate_hz <= kMaxFrameRateHz)) {
+    CheckRate(scan, "frame_rate_hz", p.frame_rate_hz, kMinFrameRateHz, kMaxFrameRateHz);
+  } else if (!(l.horizontal_frequency_hz > 0 &&
+               l.horizontal_frequency_hz <= kMostMirrorFrequencyHz)) {
     scan.Fail("mirror_frequency_hz",
-              "must be positive, got " + NumberText(l.horizontal_frequency_hz));
+              "must be in (0, 1e6] Hz, got " + NumberText(l.horizontal_frequency_hz));
   } else if (l.lines / (2 * l.horizontal_frequency_hz) > 1.0 / p.frame_rate_hz * (1 + 1e-12)) {
     scan.Fail("mirror_frequency_hz",
               "too low: " + std::to_string(l.lines) + " lines do not fit in one frame");
@@ -160,12 +172,12 @@ void CheckSwath(const SensorProfile& p, ConfigCheck& scan) {
               "must be positive (line period " + NumberText(s.line_period_s) + " s)");
     return;
   }
+  CheckRate(scan, "line_rate_hz", 1 / s.line_period_s, kMinLineRateHz, kMaxLineRateHz);
   if (!(s.active_period_s > 0 && s.active_period_s <= s.line_period_s * (1 + 1e-12))) {
     scan.Fail("scan_efficiency",
               "must be in (0, 1], got " + NumberText(s.active_period_s / s.line_period_s));
   }
-  if (!(p.frame_rate_hz > 0 && Finite(p.frame_rate_hz)))
-    scan.Fail("frame_rate_hz", "must be positive, got " + NumberText(p.frame_rate_hz));
+  CheckRate(scan, "frame_rate_hz", p.frame_rate_hz, kMinFrameRateHz, kMaxFrameRateHz);
   CheckPeriodsPerFrame(scan, "line_rate_hz", s.line_period_s, s.lines, p.frame_rate_hz, "lines",
                        p.scan == ScanKind::kZigzag ? 2 : 1);
   if (s.pulses_per_line < 1) scan.Fail("pulse_rate_hz", "gives fewer than one pulse per line");
@@ -180,8 +192,8 @@ void CheckElliptical(const SensorProfile& p, ConfigCheck& scan) {
               "must be positive (revolution period " + NumberText(s.revolution_period_s) + " s)");
     return;
   }
-  if (!(p.frame_rate_hz > 0 && Finite(p.frame_rate_hz)))
-    scan.Fail("frame_rate_hz", "must be positive, got " + NumberText(p.frame_rate_hz));
+  CheckRate(scan, "rotation_rate_hz", 1 / s.revolution_period_s, kMinLineRateHz, kMaxLineRateHz);
+  CheckRate(scan, "frame_rate_hz", p.frame_rate_hz, kMinFrameRateHz, kMaxFrameRateHz);
   CheckPeriodsPerFrame(scan, "rotation_rate_hz", s.revolution_period_s, s.revolutions,
                        p.frame_rate_hz, "revolutions", 1);
   if (s.pulses_per_revolution < 1)
@@ -386,8 +398,8 @@ void DetectorConfig::Check(ConfigCheck& check) const {
     case DetectorKind::kIdeal:
       break;
     case DetectorKind::kCapability:
-      if (!(max_range_m > 0 && Finite(max_range_m)))
-        check.Fail("max_range_m", "must be positive, got " + NumberText(max_range_m));
+      if (!(max_range_m > 0 && max_range_m <= kMostRangeM))
+        check.Fail("max_range_m", "must be in (0, 1e6] m, got " + NumberText(max_range_m));
       if (reflectance_at_max_range > 1 && reflectance_at_max_range <= 100) {
         check.Fail("reflectance_at_max_range", "is a fraction in (0, 1], got " +
                                                    NumberText(reflectance_at_max_range) +
@@ -396,8 +408,11 @@ void DetectorConfig::Check(ConfigCheck& check) const {
         check.Fail("reflectance_at_max_range",
                    "must be in (0, 1], got " + NumberText(reflectance_at_max_range));
       }
-      if (!(range_noise_sigma_m >= 0 && Finite(range_noise_sigma_m)))
-        check.Fail("range_noise_sigma_m", "must be >= 0, got " + NumberText(range_noise_sigma_m));
+      // As for the threshold detector: a sigma of 100 m already scatters every return off
+      // its surface (issue 36: 1e30 made every point vanish without a word).
+      if (!(range_noise_sigma_m >= 0 && range_noise_sigma_m < 100))
+        check.Fail("range_noise_sigma_m",
+                   "must be in [0, 100), got " + NumberText(range_noise_sigma_m));
       break;
     case DetectorKind::kThreshold:
       CheckThreshold(*this, check);
@@ -429,10 +444,11 @@ void SensorProfile::Check(ConfigCheck& check) const {
                                       NumberText(beam_origin_m[0]) + ", " +
                                       NumberText(beam_origin_m[1]) + ", " +
                                       NumberText(beam_origin_m[2]) + "]");
-  if (!(min_range_m >= 0 && Finite(min_range_m)))
-    check.Fail("min_range_m", "must be >= 0, got " + NumberText(min_range_m));
-  if (!(max_range_m > min_range_m && Finite(max_range_m)))
-    check.Fail("max_range_m", "must exceed min_range_m, got " + NumberText(max_range_m));
+  if (!(min_range_m >= 0 && min_range_m < kMostRangeM))
+    check.Fail("min_range_m", "must be in [0, 1e6) m, got " + NumberText(min_range_m));
+  if (!(max_range_m > min_range_m && max_range_m <= kMostRangeM))
+    check.Fail("max_range_m",
+               "must exceed min_range_m and be at most 1e6 m, got " + NumberText(max_range_m));
   ConfigCheck scan_check = check.Sub("scan");
   CheckScan(*this, scan_check);
   if (!check.ok()) return;  // the counts below need a valid pattern

@@ -110,6 +110,32 @@ TEST(VirtualLab, RangesNoBenchCanHaveAreRefusedNamingTheRow) {
       << back.message();
 }
 
+// Issue 36: a sigma of 0 in a lab table weighed its row infinitely, and any 0 made the fit
+// drop every row's sigma silently; the row is named instead.
+TEST(VirtualLab, ASigmaOfZeroIsRefusedNamingTheRow) {
+  auto lab = SimulateLab(TrueUnit(), {3});
+  ASSERT_TRUE(lab.ok()) << lab.message();
+  ASSERT_FALSE(lab->reflectance_curves.empty());
+  lt::test::TempDir tmp;
+  const fs::path dir = tmp / "lab";
+  ASSERT_TRUE(WriteLabFolder(*lab, dir).ok());
+  const fs::path csv = dir / lab->reflectance_curves[0].file;
+  std::string text;
+  {
+    std::ifstream in(csv, std::ios::binary);
+    text.assign(std::istreambuf_iterator<char>(in), {});
+  }
+  const size_t row_end = text.find('\n', text.find('\n') + 1);  // the first data row's end
+  const size_t last = text.rfind(',', row_end) + 1;
+  text.replace(last, row_end - last, "0");
+  std::ofstream(csv, std::ios::binary) << text;
+  auto back = ReadLabFolder(dir);
+  ASSERT_FALSE(back.ok());
+  EXPECT_NE(back.message().find(csv.filename().string() + ":2: sigma must be positive, got 0"),
+            std::string::npos)
+      << back.message();
+}
+
 void ExpectCoverage(const SensorProfile& base, const char* what, double peak_power_w = 0) {
   const SensorProfile truth = TrueUnit();
   auto expected = Truth(truth);

@@ -68,8 +68,17 @@ TEST(TargetValidate, EachRuleNamesItsKey) {
   valid.box_to_sensor.translation = {10, 0, 0};
   ExpectRules<Target>(
       valid, "target 'plate'",
-      {{"size_m", [](auto& t) { t.half_size_m[2] = 0; }, "every extent must be positive, got 0"},
+      {{"size_m", [](auto& t) { t.half_size_m[2] = 0; },
+        "every extent must be in (0, 20000000] m, got 0"},
        {"centre_m", [](auto& t) { t.box_to_sensor.translation.y = INFINITY; }, "must be finite"},
+       {"centre_m", [](auto& t) { t.box_to_sensor.translation.x = 1e308; },
+        "lies 1e+308 m from the origin"},
+       // Issue 36: 1e308 gave a ground-truth distance of inf, written as null.
+       {"ground_truth_centre_m",
+        [](auto& t) {
+          t.ground_truth_centre_m = std::array<double, 3>{1e308, 0, 0};
+        },
+        "lies 1e+308 m from the origin"},
        {"rotation_deg", [](auto& t) { t.box_to_sensor.rotation.w = 0.5; },
         "is not a rotation (a quaternion of norm 0.5, not 1)"},
        {"ground_truth_centre_m",
@@ -94,7 +103,7 @@ TEST(TargetValidate, TheLoaderGivesTheLine) {
                                  "    size_m: [0.1, 0, 1]\n"));
   ASSERT_FALSE(t.ok());
   EXPECT_NE(t.message().find("t.yaml: key 'targets[0].size_m' (line 4): every extent must be "
-                             "positive, got 0"),
+                             "in (0, 20000000] m, got 0"),
             std::string::npos)
       << t.message();
   auto empty = LoadTargets(dir.Write("e.yaml", "targets: []\n"));

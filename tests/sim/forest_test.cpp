@@ -340,7 +340,7 @@ TEST(ForestErrors, ImpossibleGeometry) {
                     {"'objects[0].tree_count'", "4 trees in 20 x 20 m leave cells of 10 x 10 m",
                      "too small for stems up to 12 m across"});
   ExpectForestError(ForestYaml("    leaf_size_m: -0.1\n"),
-                    {"'objects[0].leaf_size_m'", "must be a positive length, got -0.1"});
+                    {"'objects[0].leaf_size_m'", "must be in 0.0001..1000 m, got -0.1"});
   ExpectForestError(ForestYaml("    size_variation: 1\n"),
                     {"'objects[0].size_variation'", "must be in [0, 1), got 1"});
   std::string leaves = ForestYaml("");

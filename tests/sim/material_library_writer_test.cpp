@@ -102,7 +102,7 @@ TEST(MaterialValidate, EachRuleNamesItsKey) {
       {"spectrum", [](Material& m) { m.reflectance.pop_back(); },
        "wavelength_nm has 2 entries, reflectance 1"},
       {"spectrum.wavelength_nm", [](Material& m) { m.wavelength_nm[0] = -5; },
-       "wavelength -5 nm is not positive"},
+       "wavelength -5 nm is not in (0, 1e6] nm"},
       {"spectrum.wavelength_nm", [](Material& m) { m.wavelength_nm[1] = 850; },
        "wavelengths must increase strictly (850 nm after 850 nm)"},
       {"spectrum.reflectance", [](Material& m) { m.reflectance[1] = 1.5; },
@@ -118,7 +118,7 @@ TEST(MaterialValidate, EachRuleNamesItsKey) {
          m.spectrum_file = "/x.txt";
          m.wavelength_nm[0] = 0;
        },
-       "wavelength 0 nm is not positive"},
+       "wavelength 0 nm is not in (0, 1e6] nm"},
       {"specular_albedo", [](Material& m) { m.specular_albedo = 1.2; },
        "must be a fraction in [0, 1], got 1.2"},
       {"specular_exponent", [](Material& m) { m.specular_exponent = 2e5; },

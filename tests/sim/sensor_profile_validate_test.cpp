@@ -59,7 +59,28 @@ TEST(SensorProfileValidate, EachRuleNamesItsKeyAndUnit) {
        "must be in nanometres (200..20000), got 0.85 (micrometres?)"},
       {spin, "wavelength_nm", [](auto& p) { p.wavelength_nm = 50000; },
        "must be in 200..20000 nm, got 50000"},
-      {spin, "min_range_m", [](auto& p) { p.min_range_m = -1; }, "must be >= 0, got -1"},
+      {spin, "min_range_m", [](auto& p) { p.min_range_m = -1; }, "must be in [0, 1e6) m, got -1"},
+      // Issue 36: ranges, rates and mirror frequencies of 1e308 and 1e-308 were taken (some
+      // aborted in the ray caster, others made frames of 1e308 s).
+      {spin, "max_range_m", [](auto& p) { p.max_range_m = 1e308; },
+       "must exceed min_range_m and be at most 1e6 m, got 1e+308"},
+      {spin, "scan.start_azimuth_deg", [](auto& p) { p.start_azimuth_rad = 1e308; },
+       "must be within +-360 deg"},
+      {spin, "scan.azimuth_offset_deg", [](auto& p) { p.azimuth_offset_rad[2] = 7; },
+       "must be within +-360 deg, got 401.07"},
+      {mems, "scan.frame_rate_hz", [](auto& p) { p.frame_rate_hz = 1e-308; },
+       "must be in 0.001..10000 Hz, got 1e-308"},
+      {mems, "scan.pulse_rate_hz", [](auto& p) { p.lissajous.pulse_rate_hz = 1e-303; },
+       "must be in 1..1e+10 Hz, got 1e-303"},
+      {cube, "scan.mirror_frequency_hz",
+       [](auto& p) { p.line_scan.horizontal_frequency_hz = 1e308; },
+       "must be in (0, 1e6] Hz, got 1e+308"},
+      {cube, "scan.frame_rate_hz", [](auto& p) { p.frame_rate_hz = 1e-308; },
+       "must be in 0.001..10000 Hz, got 1e-308"},
+      {zigzag, "scan.line_rate_hz", [](auto& p) { p.swath.line_period_s = 1e306; },
+       "must be in 0.001..1000000 Hz, got 1e-306"},
+      {ellipse, "scan.rotation_rate_hz", [](auto& p) { p.elliptical.revolution_period_s = 1e307; },
+       "must be in 0.001..1000000 Hz, got 1e-307"},
       {spin, "max_range_m", [](auto& p) { p.max_range_m = p.min_range_m; },
        "must exceed min_range_m"},
       // Spinning scan.
@@ -93,7 +114,7 @@ TEST(SensorProfileValidate, EachRuleNamesItsKeyAndUnit) {
        },
        "16777216 beams x 8 echoes is more than 67108864 echo records per frame"},
       // MEMS and airborne scans.
-      {mems, "scan.frame_rate_hz", [](auto& p) { p.frame_rate_hz = 0; }, "must be positive"},
+      {mems, "scan.frame_rate_hz", [](auto& p) { p.frame_rate_hz = 0; }, "must be in 0.001..10000 Hz, got 0"},
       {mems, "scan.pulse_rate_hz", [](auto& p) { p.lissajous.pulses = 0; },
        "gives less than one pulse per frame"},
       {cube, "scan.horizontal_fov_deg", [](auto& p) { p.line_scan.horizontal_amplitude_rad = 0; },
@@ -165,13 +186,16 @@ TEST(SensorProfileValidate, EachRuleNamesItsKeyAndUnit) {
        "beam.sub_rays (64) x detector.max_surfaces_per_sub_ray (4) exceeds the 128 contributions"},
       // Capability detector.
       {spin, "detector.max_range_m", [](auto& p) { p.detector.max_range_m = 0; },
-       "must be positive, got 0"},
+       "must be in (0, 1e6] m, got 0"},
       {spin, "detector.reflectance_at_max_range",
        [](auto& p) { p.detector.reflectance_at_max_range = 80; }, "(a percentage?)"},
       {spin, "detector.reflectance_at_max_range",
        [](auto& p) { p.detector.reflectance_at_max_range = 0; }, "must be in (0, 1], got 0"},
       {spin, "detector.range_noise_sigma_m", [](auto& p) { p.detector.range_noise_sigma_m = -1; },
-       "must be >= 0, got -1"},
+       "must be in [0, 100), got -1"},
+      // Issue 36: 1e30 made every point vanish without a word.
+      {spin, "detector.range_noise_sigma_m",
+       [](auto& p) { p.detector.range_noise_sigma_m = 1e30; }, "must be in [0, 100), got 1e+30"},
       // Threshold detector, in the keys' units.
       {thr, "detector.peak_power_w", [](auto& p) { p.detector.link.peak_power_w = 0; },
        "must be positive and below 1000000, got 0"},
@@ -312,7 +336,7 @@ TEST(SensorProfileValidate, TheDetectorAloneToo) {
   DetectorConfig d;
   EXPECT_TRUE(d.Validate().ok());  // ideal
   d.kind = DetectorKind::kCapability;
-  EXPECT_EQ(d.Validate().message(), "detector: key 'max_range_m': must be positive, got 0");
+  EXPECT_EQ(d.Validate().message(), "detector: key 'max_range_m': must be in (0, 1e6] m, got 0");
 }
 
 // Rules that span several keys are the loader's too, at the line of the key they name.

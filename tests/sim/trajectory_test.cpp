@@ -94,7 +94,10 @@ TEST(TrajectoryValidate, EachRuleNamesItsKey) {
       {"poses", [](Trajectory& t) { t.time_s.pop_back(); }, "1 times for 2 poses"},
       {"poses[1].time_s", [](Trajectory& t) { t.time_s[1] = 0; },
        "times must increase strictly (0 after 0)"},
-      {"poses[0].time_s", [](Trajectory& t) { t.time_s[0] = NAN; }, "must be finite"},
+      {"poses[0].time_s", [](Trajectory& t) { t.time_s[0] = NAN; }, "must be within +-1e10 s"},
+      // Issue 36: a first pose at 1e300 s was named as start_time_s.
+      {"poses[0].time_s", [](Trajectory& t) { t.time_s[0] = -1e300; },
+       "must be within +-1e10 s, got -1e+300"},
       {"poses[1].position_m", [](Trajectory& t) { t.poses[1].translation.y = INFINITY; },
        "must be finite"},
       {"poses[0].rotation_deg", [](Trajectory& t) { t.poses[0].rotation.w = 2; },

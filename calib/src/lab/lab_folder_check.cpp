@@ -55,7 +55,8 @@ Status LabFolder::Validate() const {
     if (!(k.dark_counts >= 0)) b.Fail("dark_counts", "must be >= 0");
     if (!(k.saturation_counts > k.dark_counts))
       b.Fail("saturation_counts", "must exceed dark_counts");
-    if (!(k.read_noise_counts > 0)) b.Fail("read_noise_counts", "must be positive");
+    if (!(k.read_noise_counts > 0 && k.read_noise_counts < 1e9))
+      b.Fail("read_noise_counts", "must be in (0, 1e9)");
     if (k.model != "gaussian" && k.model != "super_gaussian")
       b.Fail("fit.model", "gaussian or super_gaussian");
     if (k.spots < 1 || k.spots > 4 || (k.model == "super_gaussian" && k.spots != 1)) {

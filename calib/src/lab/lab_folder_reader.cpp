@@ -76,6 +76,16 @@ Status Reject(const fs::path& file, const LabTable& t, size_t row, const std::st
   return Error{file.string() + ":" + std::to_string(t.line[row]) + ": " + problem};
 }
 
+// A sigma column gives every row's standard deviation: a positive number. 0 would weigh the
+// row infinitely, and the fits read a table with any 0 as one without sigmas, dropping the
+// others silently (issue 36); a table without uncertainties leaves the column out.
+Status CheckSigma(const fs::path& file, const LabTable& t, size_t row, double sigma) {
+  if (!t.Has("sigma") || (sigma > 0 && std::isfinite(sigma))) return {};
+  return Reject(file, t, row,
+                "sigma must be positive, got " + NumberText(sigma) +
+                    " (leave the sigma column out where the uncertainty is not known)");
+}
+
 Status ReadReflectance(ConfigMap& m, ConfigMap& cond, const fs::path& file,
                        const std::string& bytes, LabFolder& lab) {
   ReflectanceCurve c;
@@ -104,7 +114,7 @@ Status ReadReflectance(ConfigMap& m, ConfigMap& cond, const fs::path& file,
     const double th = (*t)["incidence"][r];
     if (!(th >= 0 && th < 90)) return Reject(file, *t, r, "incidence must be in [0, 90) deg");
     const double sigma = t->Has("sigma") ? (*t)["sigma"][r] : 0;
-    if (sigma < 0) return Reject(file, *t, r, "sigma must be >= 0");
+    if (Status bad = CheckSigma(file, *t, r, sigma); !bad.ok()) return bad;
     if ((*t)["intensity"][r] < 0) return Reject(file, *t, r, "intensity must be >= 0");
     c.samples.push_back({th, (*t)["intensity"][r], sigma});
   }
@@ -130,7 +140,7 @@ Status ReadRangeIntensity(ConfigMap& m, ConfigMap& cond, const fs::path& file,
     const double pulses = t->Has("pulses") ? (*t)["pulses"][r] : 0;
     if (!(range > 0 && range <= kMostLabRangeM))
       return Reject(file, *t, r, "range must be in (0, 1e5] m");
-    if (sigma < 0) return Reject(file, *t, r, "sigma must be >= 0");
+    if (Status bad = CheckSigma(file, *t, r, sigma); !bad.ok()) return bad;
     if (!((*t)["signal"][r] > 0)) return Reject(file, *t, r, "signal must be positive");
     if (spread < 0) return Reject(file, *t, r, "spread must be >= 0");
     if (t->Has("spread") != t->Has("pulses")) {
@@ -198,7 +208,7 @@ Status ReadCapability(ConfigMap& m, const fs::path& file, const std::string& byt
     if (!(rho > 0 && rho <= 1)) return Reject(file, *t, r, "reflectance must be in (0, 1]");
     if (!((*t)["max_range"][r] > 0 && (*t)["max_range"][r] <= kMostLabRangeM))
       return Reject(file, *t, r, "max_range must be in (0, 1e5] m");
-    if (sigma < 0) return Reject(file, *t, r, "sigma must be >= 0");
+    if (Status bad = CheckSigma(file, *t, r, sigma); !bad.ok()) return bad;
     c.samples.push_back({rho, (*t)["max_range"][r], sigma});
   }
   c.file = m.String("file");
@@ -261,7 +271,8 @@ Status ReadBeamKernel(ConfigMap& m, const fs::path& file, LabFolder& lab) {
   if (!(k.saturation_counts > k.dark_counts && k.saturation_counts < 1e9)) {
     m.Fail("saturation_counts", "must exceed dark_counts (and be below 1e9)");
   }
-  if (!(k.read_noise_counts > 0)) m.Fail("read_noise_counts", "must be positive");
+  if (!(k.read_noise_counts > 0 && k.read_noise_counts < 1e9))
+    m.Fail("read_noise_counts", "must be positive (and below 1e9)");
   if (k.exposure_us.empty() || k.exposure_us.size() > 16) {
     m.Fail("exposure_us", "must list 1..16 exposures, one per image");
   }
@@ -456,7 +467,9 @@ Expected<LabFolder> ReadLabFolder(const std::filesystem::path& dir) {
       ConfigMap cond = m.Map("conditions");
       if (auto e = m.FirstError(); !e.ok()) return e.error();
       // Recorded, not used by the fits: the ambient light and the unit's serial per file.
-      cond.Number("ambient_klux", 0);
+      const double klux = cond.Number("ambient_klux", 0);
+      if (!(klux >= 0 && klux <= 1000))  // direct sunlight: about 100 klux
+        cond.Fail("ambient_klux", "must be in 0..1000 klux, got " + NumberText(klux));
       if (kind == "reflectance") s = ReadReflectance(m, cond, file, *bytes, lab);
       if (kind == "range_intensity") s = ReadRangeIntensity(m, cond, file, *bytes, lab);
       if (kind == "detection_threshold") s = ReadThreshold(m, cond, file, *bytes, lab);

@@ -51,5 +51,13 @@ std::string NumberText(double v);
 inline constexpr double kMaxPositionM = 1e7;
 // The message for a position beyond kMaxPositionM, or empty when it is within.
 std::string PositionLimitProblem(double x, double y, double z);
+// Rotations in degrees (objects, poses, regions) within +-1e6 deg: the unwrapped yaw of a long
+// drive stays far inside, and a double still holds the degree's 1e-9 there (1e308 was taken).
+inline constexpr double kMostAngleDeg = 1e6;
+// The message for a roll, pitch, yaw beyond kMostAngleDeg (or not finite), or empty.
+std::string AngleLimitProblem(double roll_deg, double pitch_deg, double yaw_deg);
+// Objects move at most 10 km/s (faster than any vehicle a lidar watches) and turn at most
+// 1e6 deg/s: over a frame they stay near the positions checked above.
+inline constexpr double kMostSpeedMS = 1e4, kMostYawRateDegS = 1e6;
 
 }  // namespace lt

@@ -100,6 +100,14 @@ inline constexpr uint64_t kMaxBeamsPerFrame = uint64_t{1} << 24;
 // hours, a faster one firing periods below a nanosecond.
 inline constexpr double kMinRotationRateHz = 0.1;
 inline constexpr double kMaxRotationRateHz = 1000;
+// Frames of the other patterns last 0.1 ms..1000 s (an airborne swath frame of minutes; a
+// flash at 10 kHz); pulses come at 1 Hz..10 GHz; airborne scan lines and mirror rotations at
+// 1 mHz..1 MHz. Beyond these, times of a frame lose their precision or run past the range a
+// double tells apart (issue 36: a frame rate of 1e-308 Hz gave frame times of 1e308 s and
+// directions of NaN).
+inline constexpr double kMinFrameRateHz = 1e-3, kMaxFrameRateHz = 1e4;
+inline constexpr double kMinPulseRateHz = 1, kMaxPulseRateHz = 1e10;
+inline constexpr double kMinLineRateHz = 1e-3, kMaxLineRateHz = 1e6;
 inline constexpr uint64_t kMaxRecordsPerFrame = uint64_t{1} << 26;
 // A lidar's beams leave within a metre of its reference point (Ouster: 36 mm).
 inline constexpr double kMaxBeamOriginM = 1.0;
