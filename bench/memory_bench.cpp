@@ -119,7 +119,7 @@ Status WriteRepeatedCapture(const std::filesystem::path& in, const std::filesyst
     o.flush();
     if (!o) {
       std::filesystem::remove(temp);
-      return Error{out.string() + ": write failed (disk full?)"};
+      return Error{out.string() + ": write failed: " + std::strerror(errno)};
     }
   }
   std::error_code ec;

@@ -1,6 +1,8 @@
 #include "lidartwin/compare/pairs_table.h"
 
 #include <fmt/core.h>
+#include <cerrno>
+#include <cstring>
 
 namespace lt::compare {
 
@@ -38,14 +40,16 @@ Status PairsTableWriter::Add(size_t pair, const CompareInputs& in, const FramePa
       rows += fmt::format("{},{},{},,{},,\n", pair, real_frame, sim_frame, p.sim_in_file[i]);
   *stream_ << rows;
   if (!*stream_)
-    return Error{fmt::format("{}: write failed (disk full?)", output_.target().string())};
+    return Error{
+        fmt::format("{}: write failed: {}", output_.target().string(), std::strerror(errno))};
   return {};
 }
 
 Status PairsTableWriter::Commit() {
   stream_->close();
   if (!*stream_)
-    return Error{fmt::format("{}: write failed (disk full?)", output_.target().string())};
+    return Error{
+        fmt::format("{}: write failed: {}", output_.target().string(), std::strerror(errno))};
   return output_.Commit();
 }
 

@@ -106,16 +106,22 @@ Expected<FrameOutput> FrameOutput::Open(const std::filesystem::path& out, const 
 
 Status FrameOutput::Write(const Frame& frame) {
   const uint32_t k = frames_++;
+  Status s;
   switch (format_) {
     case Format::kHdf5:
       return writer_->Append(frame);
     case Format::kPly:
-      return WritePly(frame, staging_->FramePath(k));
+      s = WritePly(frame, staging_->FramePath(k));
+      break;
     case Format::kPcd:
-      return WritePcd(frame, staging_->FramePath(k));
+      s = WritePcd(frame, staging_->FramePath(k));
+      break;
     case Format::kLas:
-      return WriteLas(frame, staging_->FramePath(k));
+      s = WriteLas(frame, staging_->FramePath(k));
+      break;
   }
+  // The staged file's name means nothing to the user: the output and the frame go first.
+  if (!s.ok()) return Error{out_.string() + ": frame " + std::to_string(k) + ": " + s.message()};
   return {};
 }
 

@@ -1,5 +1,9 @@
 #include "lidartwin/datasets/hdf5_arrays.h"
 
+#include <cerrno>
+
+#include "hdf5_attributes.h"
+
 #include <unistd.h>
 
 #include <algorithm>
@@ -102,14 +106,18 @@ Status WriteHdf5Arrays(const std::filesystem::path& file,
     Hdf5Id d(H5Dcreate2(f.get(), name.c_str(), H5T_IEEE_F32LE, space.get(), H5P_DEFAULT, dcpl.get(),
                         H5P_DEFAULT),
              H5Dclose);
+    errno = 0;
     if (!d.ok() ||
         H5Dwrite(d.get(), H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, a.values.data()) < 0) {
-      return Error{file.string() + ": cannot write dataset '" + name + "' (disk full?)"};
+      return Error{file.string() + ": cannot write dataset '" + name + "'" +
+                   hdf5::WriteFailureReason()};
     }
   }
   // Closed once whatever it returns (a second close after a failed one crashes libhdf5 1.10),
   // and a failed close is a failed write: the file is not moved into place.
-  if (H5Fclose(f.Release()) < 0) return Error{file.string() + ": cannot finish (disk full?)"};
+  errno = 0;
+  if (H5Fclose(f.Release()) < 0)
+    return Error{file.string() + ": cannot finish the file" + hdf5::WriteFailureReason()};
   return output.Commit();
 }
 

@@ -2,6 +2,7 @@
 // data records of format 6 with the frame's other fields appended. Offsets and sizes follow
 // the ASPRS LAS Specification 1.4 R15, tables 3 (header), 24 (extra bytes) and 7 (format 6).
 #include <algorithm>
+#include <cerrno>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
@@ -201,11 +202,11 @@ Status WriteLas(const Frame& f, const std::filesystem::path& path) {
   }
   AtomicOutput output(path);
   std::ofstream out(output.temp_path(), std::ios::binary);
-  if (!out) return Error{path.string() + ": cannot create file"};
+  if (!out) return Error{path.string() + ": cannot create file: " + std::strerror(errno)};
   out.write(header.data(), static_cast<std::streamsize>(header.size()));
   out.write(points.data(), static_cast<std::streamsize>(points.size()));
   out.close();
-  if (!out) return Error{path.string() + ": write failed (disk full?)"};
+  if (!out) return Error{path.string() + ": write failed: " + std::strerror(errno)};
   return output.Commit();
 }
 

@@ -1,5 +1,6 @@
 #include "lidartwin/datasets/point_cloud_writers.h"
 
+#include <cerrno>
 #include <cstring>
 #include <fstream>
 #include <string>
@@ -62,7 +63,7 @@ void WriteRecords(std::ofstream& out, const Frame& f, const std::vector<FieldVie
 
 Status Finish(std::ofstream& out, AtomicOutput& output) {
   out.close();
-  if (!out) return Error{output.target().string() + ": write failed (disk full?)"};
+  if (!out) return Error{output.target().string() + ": write failed: " + std::strerror(errno)};
   return output.Commit();
 }
 
@@ -71,7 +72,7 @@ Status Finish(std::ofstream& out, AtomicOutput& output) {
 Status WritePly(const Frame& frame, const std::filesystem::path& path) {
   AtomicOutput output(path);
   std::ofstream out(output.temp_path(), std::ios::binary);
-  if (!out) return Error{path.string() + ": cannot create file"};
+  if (!out) return Error{path.string() + ": cannot create file: " + std::strerror(errno)};
   const auto fields = PresentFields(frame);
   out << "ply\nformat binary_little_endian 1.0\ncomment lidartwin frame " << frame.index << "\n"
       << "element vertex " << frame.size() << "\n";
@@ -85,7 +86,7 @@ Status WritePly(const Frame& frame, const std::filesystem::path& path) {
 Status WritePcd(const Frame& frame, const std::filesystem::path& path) {
   AtomicOutput output(path);
   std::ofstream out(output.temp_path(), std::ios::binary);
-  if (!out) return Error{path.string() + ": cannot create file"};
+  if (!out) return Error{path.string() + ": cannot create file: " + std::strerror(errno)};
   const auto fields = PresentFields(frame);
   out << "# .PCD v0.7 - lidartwin frame " << frame.index << "\nVERSION 0.7\nFIELDS";
   for (const auto& v : fields)
