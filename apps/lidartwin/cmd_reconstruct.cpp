@@ -10,7 +10,7 @@
 
 #include "args.h"
 #include "commands.h"
-#include "lidartwin/datasets/reconstruction.h"
+#include "lidartwin/reconstruct/reconstruction.h"
 #include "lidartwin/datasets/recording.h"
 #include "posed_recording.h"
 #include "progress.h"

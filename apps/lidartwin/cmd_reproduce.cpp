@@ -24,7 +24,7 @@
 #include "lidartwin/datasets/atomic_file.h"
 #include "lidartwin/datasets/interrupt_cleanup.h"
 #include "lidartwin/datasets/output_set.h"
-#include "lidartwin/datasets/recording_sensor_fit.h"
+#include "lidartwin/reconstruct/recording_sensor_fit.h"
 #include "lidartwin/datasets/sensor_import.h"
 #include "lidartwin/reports/report.h"
 #include "lidartwin/sim/trajectory.h"

@@ -7,8 +7,8 @@
 #include <numbers>
 
 #include "args.h"
-#include "lidartwin/datasets/frame_registration.h"
-#include "lidartwin/datasets/order_statistics.h"
+#include "lidartwin/reconstruct/frame_registration.h"
+#include "lidartwin/reconstruct/order_statistics.h"
 #include "lidartwin/datasets/recording.h"
 #include "posed_recording.h"
 

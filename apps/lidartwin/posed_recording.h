@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "args.h"
-#include "lidartwin/datasets/reconstruction.h"
+#include "lidartwin/reconstruct/reconstruction.h"
 #include "lidartwin/sim/status.h"
 
 namespace lt::cli {

@@ -8,7 +8,7 @@
 #include <cmath>
 #include <set>
 
-#include "lidartwin/datasets/incremental_reconstruction.h"
+#include "lidartwin/reconstruct/incremental_reconstruction.h"
 #include "lidartwin/datasets/recording.h"
 #include "posed_recording.h"
 #include "progress.h"

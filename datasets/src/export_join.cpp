@@ -21,7 +21,7 @@
 #include "lidartwin/datasets/hdf5_frames.h"
 #include "lidartwin/datasets/output_set.h"
 #include "lidartwin/sim/text_file.h"
-#include "parallel_for.h"
+#include "lidartwin/sim/parallel_for.h"
 #include "shard_record.h"
 
 namespace lt {

@@ -10,7 +10,7 @@
 #include <cstring>
 
 #include "lidartwin/sim/text_file.h"
-#include "parallel_for.h"
+#include "lidartwin/sim/parallel_for.h"
 
 namespace lt {
 

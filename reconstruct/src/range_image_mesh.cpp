@@ -1,4 +1,4 @@
-#include "lidartwin/datasets/range_image_mesh.h"
+#include "lidartwin/reconstruct/range_image_mesh.h"
 
 #include <fmt/core.h>
 
@@ -9,9 +9,9 @@
 #include <numbers>
 #include <thread>
 
-#include "lidartwin/datasets/order_statistics.h"
+#include "lidartwin/reconstruct/order_statistics.h"
 #include "lidartwin/sim/ray_caster.h"
-#include "parallel_for.h"
+#include "lidartwin/sim/parallel_for.h"
 
 namespace lt {
 namespace {

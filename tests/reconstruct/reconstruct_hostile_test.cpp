@@ -7,7 +7,7 @@
 #include <cmath>
 #include <limits>
 
-#include "lidartwin/datasets/reconstruction.h"
+#include "lidartwin/reconstruct/reconstruction.h"
 #include "test_support.h"
 
 namespace lt {

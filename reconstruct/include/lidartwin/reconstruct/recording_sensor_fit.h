@@ -12,7 +12,7 @@
 
 #include <vector>
 
-#include "lidartwin/datasets/reconstructed_surface.h"
+#include "lidartwin/reconstruct/reconstructed_surface.h"
 #include "lidartwin/sim/status.h"
 
 namespace lt {

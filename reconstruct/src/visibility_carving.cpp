@@ -1,4 +1,4 @@
-#include "lidartwin/datasets/visibility_carving.h"
+#include "lidartwin/reconstruct/visibility_carving.h"
 
 #include <fmt/core.h>
 
@@ -8,9 +8,9 @@
 #include <numbers>
 #include <thread>
 
-#include "lidartwin/datasets/range_image_mesh.h"
+#include "lidartwin/reconstruct/range_image_mesh.h"
 #include "lidartwin/sim/ray_caster.h"
-#include "parallel_for.h"
+#include "lidartwin/sim/parallel_for.h"
 
 namespace lt {
 

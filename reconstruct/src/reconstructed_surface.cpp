@@ -1,4 +1,4 @@
-#include "lidartwin/datasets/reconstructed_surface.h"
+#include "lidartwin/reconstruct/reconstructed_surface.h"
 
 #include <algorithm>
 #include <cmath>

@@ -2,7 +2,7 @@
 // recovered, from rigid frames and from rolling-shutter sweeps (deskewed by timestamps or
 // columns), frames that do not overlap, too few frames or points, the options' checks, and the
 // shared HDL-32E drive.
-#include "lidartwin/datasets/frame_registration.h"
+#include "lidartwin/reconstruct/frame_registration.h"
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-#include "lidartwin/datasets/reconstruction.h"
+#include "lidartwin/reconstruct/reconstruction.h"
 #include "lidartwin/sim/config_check.h"
 #include "lidartwin/sim/message_text.h"
 #include "lidartwin/sim/text_file.h"
@@ -12,8 +12,8 @@
 #include <sstream>
 #include <vector>
 
-#include "lidartwin/datasets/range_image_mesh.h"
-#include "lidartwin/datasets/visibility_carving.h"
+#include "lidartwin/reconstruct/range_image_mesh.h"
+#include "lidartwin/reconstruct/visibility_carving.h"
 #include "reconstruction_steps.h"
 
 namespace lt {

@@ -1,13 +1,13 @@
 // Range-image meshing, surfels and the consensus step (issue 12) on frames simulated from
 // planes, where every surface a test expects is known exactly.
-#include "lidartwin/datasets/range_image_mesh.h"
+#include "lidartwin/reconstruct/range_image_mesh.h"
 
 #include <gtest/gtest.h>
 
 #include <cmath>
 
-#include "datasets/reconstruction_test_frames.h"
 #include "lidartwin/sim/ray_caster.h"
+#include "reconstruct/reconstruction_test_frames.h"
 
 namespace lt {
 namespace {

@@ -1,4 +1,4 @@
-#include "lidartwin/datasets/frame_registration.h"
+#include "lidartwin/reconstruct/frame_registration.h"
 
 #include <fmt/core.h>
 #include <omp.h>
@@ -14,7 +14,7 @@
 #include <memory>
 #include <string>
 
-#include "lidartwin/datasets/reconstruction.h"
+#include "lidartwin/reconstruct/reconstruction.h"
 
 namespace lt {
 namespace {

@@ -1,11 +1,11 @@
 // Reconstruction in bounded memory (issue 12): frames added one at a time leave a surface
 // bounded by the scene (max_layers triangles per voxel), whatever the number of frames, and
 // a later frame carves what an earlier one saw that has gone.
-#include "lidartwin/datasets/incremental_reconstruction.h"
+#include "lidartwin/reconstruct/incremental_reconstruction.h"
 
 #include <gtest/gtest.h>
 
-#include "datasets/reconstruction_test_frames.h"
+#include "reconstruct/reconstruction_test_frames.h"
 
 namespace lt {
 namespace {

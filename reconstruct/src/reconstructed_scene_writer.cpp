@@ -12,7 +12,7 @@
 #include <fstream>
 
 #include "lidartwin/datasets/atomic_file.h"
-#include "lidartwin/datasets/order_statistics.h"
+#include "lidartwin/reconstruct/order_statistics.h"
 #include "lidartwin/datasets/output_set.h"
 #include "lidartwin/sim/material_library.h"
 #include "lidartwin/sim/scene.h"

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "lidartwin/datasets/reconstructed_surface.h"
+#include "lidartwin/reconstruct/reconstructed_surface.h"
 #include "lidartwin/sim/simulator.h"
 #include "sim/sim_test_scenes.h"
 

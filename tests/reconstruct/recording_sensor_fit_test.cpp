@@ -1,7 +1,7 @@
 // What reproduce learns from the reconstruction frames (issue 12): the range gain of a raw
 // intensity and the capability detector's bound, against the values the returns were made
 // with and against a direct computation.
-#include "lidartwin/datasets/recording_sensor_fit.h"
+#include "lidartwin/reconstruct/recording_sensor_fit.h"
 
 #include <gtest/gtest.h>
 

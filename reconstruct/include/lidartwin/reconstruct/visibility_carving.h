@@ -14,7 +14,7 @@
 
 #include <cstddef>
 
-#include "lidartwin/datasets/reconstructed_surface.h"
+#include "lidartwin/reconstruct/reconstructed_surface.h"
 #include "lidartwin/sim/status.h"
 
 namespace lt {

@@ -5,7 +5,7 @@
 // invented and none is smoothed away, unlike Poisson.
 #pragma once
 
-#include "lidartwin/datasets/reconstructed_surface.h"
+#include "lidartwin/reconstruct/reconstructed_surface.h"
 #include "lidartwin/sim/status.h"
 
 namespace lt {

@@ -6,10 +6,10 @@
 
 #include <cmath>
 
-#include "datasets/reconstruction_test_frames.h"
 #include "lidartwin/datasets/open3d_mesh_loader.h"
-#include "lidartwin/datasets/reconstruction.h"
+#include "lidartwin/reconstruct/reconstruction.h"
 #include "lidartwin/sim/ray_caster.h"
+#include "reconstruct/reconstruction_test_frames.h"
 #include "reconstruction_steps.h"
 #include "test_support.h"
 

@@ -10,7 +10,7 @@
 #include <filesystem>
 #include <functional>
 
-#include "lidartwin/datasets/reconstruction.h"
+#include "lidartwin/reconstruct/reconstruction.h"
 
 namespace open3d::geometry {
 class PointCloud;

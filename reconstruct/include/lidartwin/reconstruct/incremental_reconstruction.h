@@ -10,9 +10,9 @@
 #include <cstdint>
 #include <unordered_map>
 
-#include "lidartwin/datasets/range_image_mesh.h"
-#include "lidartwin/datasets/reconstructed_surface.h"
-#include "lidartwin/datasets/visibility_carving.h"
+#include "lidartwin/reconstruct/range_image_mesh.h"
+#include "lidartwin/reconstruct/reconstructed_surface.h"
+#include "lidartwin/reconstruct/visibility_carving.h"
 #include "lidartwin/sim/status.h"
 
 namespace lt {

@@ -1,11 +1,11 @@
-#include "lidartwin/datasets/recording_sensor_fit.h"
+#include "lidartwin/reconstruct/recording_sensor_fit.h"
 
 #include <fmt/core.h>
 
 #include <algorithm>
 #include <cmath>
 
-#include "lidartwin/datasets/order_statistics.h"
+#include "lidartwin/reconstruct/order_statistics.h"
 #include "lidartwin/sim/config_check.h"
 
 namespace lt {

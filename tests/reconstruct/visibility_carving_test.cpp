@@ -1,11 +1,11 @@
 // Visibility carving (issue 12): a plate one frame saw (a car that drove away) is removed
 // because another frame's rays reached the wall through where it stood; the wall stays.
-#include "lidartwin/datasets/visibility_carving.h"
+#include "lidartwin/reconstruct/visibility_carving.h"
 
 #include <gtest/gtest.h>
 
-#include "datasets/reconstruction_test_frames.h"
-#include "lidartwin/datasets/range_image_mesh.h"
+#include "lidartwin/reconstruct/range_image_mesh.h"
+#include "reconstruct/reconstruction_test_frames.h"
 
 namespace lt {
 namespace {

@@ -18,7 +18,7 @@
 #include <string>
 #include <vector>
 
-#include "lidartwin/datasets/reconstructed_surface.h"
+#include "lidartwin/reconstruct/reconstructed_surface.h"
 #include "lidartwin/physics/pose.h"
 #include "lidartwin/sim/config_check.h"
 #include "lidartwin/sim/frame.h"

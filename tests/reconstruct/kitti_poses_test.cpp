@@ -1,7 +1,7 @@
 // KITTI odometry poses: the OS-1-128 capture's file and malformed lines.
 #include <gtest/gtest.h>
 
-#include "lidartwin/datasets/reconstruction.h"
+#include "lidartwin/reconstruct/reconstruction.h"
 #include "test_support.h"
 
 namespace lt {

@@ -1,4 +1,4 @@
-#include "lidartwin/datasets/incremental_reconstruction.h"
+#include "lidartwin/reconstruct/incremental_reconstruction.h"
 
 #include <algorithm>
 #include <cmath>
