@@ -5,10 +5,13 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 #include <fstream>
 #include <mutex>
+#include <random>
 #include <sstream>
 #include <system_error>
 
@@ -124,20 +127,30 @@ JournalRead ParseJournal(const std::string& text, std::vector<JournalEntry>* ent
   return JournalRead::kComplete;
 }
 
+std::string UniqueCommitToken() {
+  static std::atomic<uint64_t> count{0};
+  static const uint32_t random = std::random_device{}();
+  char token[64];
+  std::snprintf(token, sizeof token, "%ld-%llu-%08x", static_cast<long>(::getpid()),
+                static_cast<unsigned long long>(count++), random);
+  return token;
+}
+
 Expected<CommitJournal> CommitJournal::Begin(const std::filesystem::path& dir,
+                                             const std::string& token,
                                              const std::vector<JournalEntry>& entries) {
   CommitMutex().lock();  // released by the destructor
-  const auto path = dir / (kPendingPrefix + std::to_string(::getpid()));
-  std::error_code ec;
-  std::filesystem::remove(path, ec);  // our own, from a commit that could not remove it
+  const auto path = dir / (kPendingPrefix + token);
   const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
   if (fd < 0) {
     const std::string why = std::strerror(errno);
     CommitMutex().unlock();
     return Error{path.string() + ": cannot create the commit journal: " + why};
   }
-  CommitJournal journal(path, fd);
-  ::flock(fd, LOCK_EX);
+  CommitJournal journal(path, token, fd);
+  if (::flock(fd, LOCK_EX) != 0) {
+    return Error{path.string() + ": cannot lock the commit journal: " + std::strerror(errno)};
+  }
   if (Status s = WriteAll(fd, JournalText(entries), path); !s.ok()) return s.error();
   if (::fsync(fd) != 0) {
     return Error{path.string() + ": cannot flush the commit journal: " + std::strerror(errno)};
@@ -147,13 +160,13 @@ Expected<CommitJournal> CommitJournal::Begin(const std::filesystem::path& dir,
 }
 
 CommitJournal::CommitJournal(CommitJournal&& other) noexcept
-    : path_(std::move(other.path_)), fd_(other.fd_) {
+    : path_(std::move(other.path_)), token_(std::move(other.token_)), fd_(other.fd_) {
   other.fd_ = -1;
 }
 
 Status CommitJournal::MarkCommitted() {
   auto committed = path_;
-  committed.replace_filename(kCommittedPrefix + std::to_string(::getpid()));
+  committed.replace_filename(kCommittedPrefix + token_);
   std::error_code ec;
   std::filesystem::rename(path_, committed, ec);
   if (ec) return Error{path_.string() + ": cannot mark the commit done: " + ec.message()};
@@ -172,9 +185,9 @@ CommitJournal::~CommitJournal() {
 
 namespace {
 
-// The journal's writer is gone: its PID is not a live process and nobody holds its lock.
-bool WriterGone(const std::filesystem::path& journal, long pid) {
-  if (pid == ::getpid() || ProcessIsAlive(pid)) return false;
+// Nobody holds the journal's lock: its writer is gone (or, for a journal not yet whole, may be
+// between creating and locking it: `complete` says which).
+bool LockIsFree(const std::filesystem::path& journal) {
   const int fd = ::open(journal.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) return false;
   const bool free = ::flock(fd, LOCK_EX | LOCK_NB) == 0;
@@ -182,28 +195,37 @@ bool WriterGone(const std::filesystem::path& journal, long pid) {
   return free;
 }
 
-bool SameFile(const std::filesystem::path& p, uint64_t device, uint64_t inode) {
+struct FileId {
+  uint64_t device = 0, inode = 0;
+  bool exists = false;
+};
+
+FileId IdOf(const std::filesystem::path& p) {
   struct stat st {};
-  return ::lstat(p.c_str(), &st) == 0 && static_cast<uint64_t>(st.st_dev) == device &&
-         static_cast<uint64_t>(st.st_ino) == inode;
+  if (::lstat(p.c_str(), &st) != 0) return {};
+  return {static_cast<uint64_t>(st.st_dev), static_cast<uint64_t>(st.st_ino), true};
 }
 
 // Before the commit point: every target back to its earlier output, or gone if it had none.
+// Only what is ours is touched: the new output (the staged file's identity, its staged name
+// gone) or nothing; a file put at a target since the crash stays, and so does the backup then.
 void RollBack(const std::vector<JournalEntry>& entries) {
   for (const auto& e : entries) {
     std::error_code ec;
-    const bool ours_in_place = SameFile(e.target, e.staged_device, e.staged_inode);
-    if (!e.backup.empty() &&
-        std::filesystem::exists(std::filesystem::symlink_status(e.backup, ec))) {
-      // A folder cannot be renamed over a full folder: ours goes first.
-      if (ours_in_place &&
-          std::filesystem::is_directory(std::filesystem::symlink_status(e.target, ec)))
-        std::filesystem::remove_all(e.target, ec);
+    const FileId at = IdOf(e.target);
+    const bool ours = !e.staged.empty() && at.exists && at.device == e.staged_device &&
+                      at.inode == e.staged_inode && !IdOf(e.staged).exists;
+    const FileId backup = e.backup.empty() ? FileId{} : IdOf(e.backup);
+    if (backup.exists) {
+      if (at.exists && at.device == backup.device && at.inode == backup.inode) {
+        std::filesystem::remove(e.backup, ec);  // never replaced: both names are one file
+        continue;
+      }
+      if (at.exists && !ours) continue;  // not ours: left, and the backup beside it
+      if (ours && std::filesystem::is_directory(std::filesystem::symlink_status(e.target, ec)))
+        std::filesystem::remove_all(e.target, ec);  // a folder cannot be renamed over a full one
       std::filesystem::rename(e.backup, e.target, ec);
-      // A file's backup is a second link to it: where the target was never replaced the
-      // rename leaves both names (same file), and the spare one goes.
-      std::filesystem::remove(e.backup, ec);
-    } else if (e.backup.empty() && ours_in_place) {
+    } else if (e.backup.empty() && ours) {
       std::filesystem::remove_all(e.target, ec);
     }
   }
@@ -216,9 +238,11 @@ void RollForward(const std::vector<JournalEntry>& entries) {
   }
 }
 
+// The PID in ".lidartwin-commit-PID-COUNT-RANDOM", or -1 for a name that is not a journal's.
 long PidAfter(const std::string& name, const std::string& prefix) {
   if (name.rfind(prefix, 0) != 0) return -1;
-  const std::string digits = name.substr(prefix.size());
+  const std::string rest = name.substr(prefix.size());
+  const std::string digits = rest.substr(0, rest.find('-'));
   if (digits.empty() || digits.size() > 9 ||
       digits.find_first_not_of("0123456789") != std::string::npos)
     return -1;
@@ -228,16 +252,17 @@ long PidAfter(const std::string& name, const std::string& prefix) {
 }  // namespace
 
 size_t RecoverInterruptedCommits(const std::filesystem::path& dir) {
-  size_t recovered = 0;
   std::vector<std::pair<std::filesystem::path, bool>> journals;  // path, committed
   std::error_code ec;
   for (std::filesystem::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
     const std::string name = it->path().filename().string();
     for (const bool committed : {false, true}) {
-      const long pid = PidAfter(name, committed ? kCommittedPrefix : kPendingPrefix);
-      if (pid > 0 && WriterGone(it->path(), pid)) journals.emplace_back(it->path(), committed);
+      if (PidAfter(name, committed ? kCommittedPrefix : kPendingPrefix) > 0 &&
+          LockIsFree(it->path()))
+        journals.emplace_back(it->path(), committed);
     }
   }
+  size_t recovered = 0;
   for (const auto& [path, committed] : journals) {
     std::ifstream in(path, std::ios::binary);
     std::stringstream text;
@@ -245,13 +270,17 @@ size_t RecoverInterruptedCommits(const std::filesystem::path& dir) {
     std::vector<JournalEntry> entries;
     const JournalRead read = ParseJournal(text.str(), &entries);
     if (read == JournalRead::kUnreadable) continue;  // not ours to act on: left as it is
+    // A journal cut short was written by a process that moved nothing yet, unless its writer
+    // is between creating and locking it: then its process still runs.
+    if (read == JournalRead::kIncomplete &&
+        ProcessIsAlive(PidAfter(path.filename().string(), kPendingPrefix)))
+      continue;
     if (committed)
       RollForward(entries);
     else
       RollBack(entries);
-    std::error_code ignored;
-    std::filesystem::remove(path, ignored);
-    ++recovered;
+    std::error_code removed;
+    if (std::filesystem::remove(path, removed) && !removed) ++recovered;
   }
   if (recovered > 0) SyncDirectory(dir);
   return recovered;

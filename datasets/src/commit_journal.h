@@ -23,19 +23,25 @@
 
 namespace lt {
 
+// Paths are absolute (a recovery may run from another working directory).
 struct JournalEntry {
-  std::filesystem::path staged;
+  std::filesystem::path staged;  // empty: the target is removed by the commit (a set's extra)
   std::filesystem::path target;
   std::filesystem::path backup;  // empty: there was no earlier output at the target
   uint64_t staged_device = 0;
   uint64_t staged_inode = 0;
 };
 
+// A name part no other commit shares, in this process or another (containers reuse PIDs):
+// "PID-COUNT-RANDOM".
+std::string UniqueCommitToken();
+
 // The journal file of one commit, open and locked while the commit runs.
 class CommitJournal {
  public:
-  // Writes the whole journal into `dir` and flushes it to disk before returning.
-  static Expected<CommitJournal> Begin(const std::filesystem::path& dir,
+  // Writes the whole journal into `dir` as ".lidartwin-commit-TOKEN" and flushes it to disk
+  // before returning.
+  static Expected<CommitJournal> Begin(const std::filesystem::path& dir, const std::string& token,
                                        const std::vector<JournalEntry>& entries);
   CommitJournal(CommitJournal&& other) noexcept;
   CommitJournal& operator=(CommitJournal&&) = delete;
@@ -46,8 +52,10 @@ class CommitJournal {
   Status MarkCommitted();
 
  private:
-  CommitJournal(std::filesystem::path path, int fd) : path_(std::move(path)), fd_(fd) {}
+  CommitJournal(std::filesystem::path path, std::string token, int fd)
+      : path_(std::move(path)), token_(std::move(token)), fd_(fd) {}
   std::filesystem::path path_;
+  std::string token_;
   int fd_ = -1;
 };
 

@@ -147,25 +147,25 @@ Status FrameOutput::ClosePerFrame() {
   std::vector<std::pair<std::filesystem::path, std::filesystem::path>> moves;
   for (uint32_t k = 0; k < frames_; ++k)
     moves.emplace_back(staging_->FramePath(k), targets[k]);
-  const Status status = CommitOutputSet(moves);
-  staging_.reset();
-  if (!status.ok()) return status;
-  // The rest of an earlier, longer run's set: out_NNNNNN.ext not written now.
+  // The rest of an earlier, longer run's set (out_NNNNNN.ext not written now) goes in the same
+  // commit: a kill between the two never leaves new frames beside old ones.
   std::set<std::string> now;
   for (const auto& t : targets)
     now.insert(t.filename().string());
   const std::regex numbered(
       std::regex_replace(out_.stem().string(), std::regex(R"([.^$|()\[\]{}*+?\\])"), R"(\$&)") +
       "_[0-9]{6}" + std::regex_replace(out_.extension().string(), std::regex(R"(\.)"), R"(\.)"));
+  std::vector<std::filesystem::path> extras;
   std::error_code ec;
   for (std::filesystem::directory_iterator it(DirectoryOf(out_), ec), end; !ec && it != end;
        it.increment(ec)) {
     const auto name = it->path().filename().string();
-    if (std::regex_match(name, numbered) && !now.count(name) && it->is_regular_file()) {
-      std::error_code ignored;
-      std::filesystem::remove(it->path(), ignored);
-    }
+    if (std::regex_match(name, numbered) && !now.count(name) && it->is_regular_file())
+      extras.push_back(it->path());
   }
+  const Status status = CommitOutputSet(moves, extras);
+  staging_.reset();
+  if (!status.ok()) return status;
   written_ = std::move(targets);
   return {};
 }

@@ -7,6 +7,7 @@
 #include <cerrno>
 #include <cstdlib>
 #include <fstream>
+#include <functional>
 
 #include <map>
 #include <mutex>
@@ -93,6 +94,9 @@ void OnBrokenPipe(int) {
   for (const auto& [backup, original] : Backups()) {
     std::error_code ec;
     std::filesystem::rename(backup, original, ec);
+    // A file's backup is a second link to it: where the original was never replaced, the
+    // rename leaves both names (one file), and the spare one goes.
+    if (!ec) std::filesystem::remove(backup, ec);
   }
   if (sig == SIGTERM && g_broken_pipe) sig = SIGPIPE;
   signal(sig, SIG_DFL);
@@ -172,15 +176,31 @@ void UnregisterBackup(const std::filesystem::path& backup) {
   Backups().erase(backup);
 }
 
-void ForgetTogether(const std::vector<std::filesystem::path>& temporaries,
-                    const std::vector<std::filesystem::path>& backups) {
-  std::lock_guard<std::mutex> lock(RegistryMutex());
+namespace {
+void ForgetLocked(const std::vector<std::filesystem::path>& temporaries,
+                  const std::vector<std::filesystem::path>& backups) {
   for (const auto& t : temporaries) {
     auto it = Registry().find(t);
     if (it != Registry().end()) Registry().erase(it);
   }
   for (const auto& b : backups)
     Backups().erase(b);
+}
+}  // namespace
+
+void ForgetTogether(const std::vector<std::filesystem::path>& temporaries,
+                    const std::vector<std::filesystem::path>& backups) {
+  std::lock_guard<std::mutex> lock(RegistryMutex());
+  ForgetLocked(temporaries, backups);
+}
+
+Status CommitWithCleanupHeld(const std::function<Status()>& step,
+                             const std::vector<std::filesystem::path>& temporaries,
+                             const std::vector<std::filesystem::path>& backups) {
+  std::lock_guard<std::mutex> lock(RegistryMutex());
+  Status s = step();
+  if (s.ok()) ForgetLocked(temporaries, backups);
+  return s;
 }
 
 Status CreateRegisteredDirectory(const std::filesystem::path& dir) {

@@ -3,7 +3,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <optional>
 #include <set>
 #include <string>
 
@@ -18,25 +17,29 @@ std::filesystem::path FolderOf(const std::filesystem::path& p) {
   return p.has_parent_path() ? p.parent_path() : std::filesystem::path(".");
 }
 
-// Where the earlier output at `target` is kept while the new one moves in.
-std::filesystem::path BackupPath(const std::filesystem::path& target) {
+// Where the earlier output at `target` is kept while the new one moves in: ".NAME.old-TOKEN",
+// the token this commit's alone.
+std::filesystem::path BackupPath(const std::filesystem::path& target, const std::string& token) {
   std::string name = "." + target.filename().string();
-  const std::string suffix = ".old-" + std::to_string(::getpid());
+  const std::string suffix = ".old-" + token;
   if (name.size() + suffix.size() > 255) name.resize(255 - suffix.size());
   return target.parent_path() / (name + suffix);
 }
 
 // A file's earlier version is kept as a second link to it, so its name never stops naming a
-// whole file (the new one then replaces it in one rename); a folder, which cannot be linked,
-// is moved aside.
-Status SetAside(const std::filesystem::path& target, const std::filesystem::path& backup) {
+// whole file (the new one then replaces it in one rename). A folder, which cannot be linked,
+// a file where links are refused (fs.protected_hardlinks on another user's file; vfat, some
+// network mounts), and a target the set removes are moved aside instead.
+Status SetAside(const std::filesystem::path& target, const std::filesystem::path& backup,
+                bool removed_by_the_set) {
   std::error_code ec;
-  std::filesystem::remove_all(backup, ec);  // our own, from a commit that could not remove it
-  if (std::filesystem::is_directory(std::filesystem::symlink_status(target, ec))) {
-    std::filesystem::rename(target, backup, ec);
-  } else {
+  if (!removed_by_the_set &&
+      !std::filesystem::is_directory(std::filesystem::symlink_status(target, ec))) {
     std::filesystem::create_hard_link(target, backup, ec);
+    if (!ec) return {};
   }
+  ec.clear();
+  std::filesystem::rename(target, backup, ec);
   if (ec) return Error{target.string() + ": cannot set the earlier output aside: " + ec.message()};
   return {};
 }
@@ -57,9 +60,10 @@ void Undo(const std::vector<JournalEntry>& entries, size_t aside, size_t moved) 
     const auto& e = entries[k];
     std::error_code ec;
     UnregisterTemporaryPath(e.target);
-    if (k < moved && e.backup.empty()) std::filesystem::remove_all(e.target, ec);  // only ours
+    const bool filled = k < moved && !e.staged.empty();
+    if (filled && e.backup.empty()) std::filesystem::remove_all(e.target, ec);  // only ours
     if (k >= aside || e.backup.empty()) continue;
-    if (k < moved && std::filesystem::is_directory(std::filesystem::symlink_status(e.target, ec)))
+    if (filled && std::filesystem::is_directory(std::filesystem::symlink_status(e.target, ec)))
       std::filesystem::remove_all(e.target, ec);
     std::filesystem::rename(e.backup, e.target, ec);
     std::filesystem::remove(e.backup, ec);  // a file never replaced: both names are one file
@@ -70,25 +74,44 @@ void Undo(const std::vector<JournalEntry>& entries, size_t aside, size_t moved) 
 }  // namespace
 
 Status CommitOutputSet(
-    const std::vector<std::pair<std::filesystem::path, std::filesystem::path>>& moves) {
-  if (moves.empty()) return {};
+    const std::vector<std::pair<std::filesystem::path, std::filesystem::path>>& moves,
+    const std::vector<std::filesystem::path>& removals) {
+  if (moves.empty() && removals.empty()) return {};
   std::set<std::filesystem::path> folders;
   for (const auto& m : moves)
     folders.insert(FolderOf(m.second));
+  for (const auto& r : removals)
+    folders.insert(FolderOf(r));
   for (const auto& f : folders)
     RecoverInterruptedCommits(f);
+  const std::string token = UniqueCommitToken();
   std::vector<JournalEntry> entries;
-  for (const auto& [staged, target] : moves) {
-    JournalEntry e{staged, target, {}, 0, 0};
-    std::error_code ec;
+  std::error_code ec;
+  const auto add = [&](const std::filesystem::path& staged,
+                       const std::filesystem::path& target) -> Status {
+    // Absolute: a recovery may run from another working directory.
+    JournalEntry e{staged.empty() ? staged : std::filesystem::absolute(staged, ec),
+                   std::filesystem::absolute(target, ec),
+                   {},
+                   0,
+                   0};
     if (std::filesystem::exists(std::filesystem::symlink_status(target, ec)))
-      e.backup = BackupPath(target);
-    if (Status s = Identify(&e); !s.ok()) return s;
+      e.backup = BackupPath(e.target, token);
+    if (!staged.empty()) {
+      if (Status s = Identify(&e); !s.ok()) return s;
+    }
     entries.push_back(std::move(e));
+    return {};
+  };
+  for (const auto& [staged, target] : moves) {
+    if (Status s = add(staged, target); !s.ok()) return s;
+  }
+  for (const auto& r : removals) {
+    if (Status s = add({}, r); !s.ok()) return s;
   }
   // Written before anything moves: a run killed from here on is finished by the next commit
   // into this folder (RecoverInterruptedCommits).
-  auto journal = CommitJournal::Begin(FolderOf(moves.front().second), entries);
+  auto journal = CommitJournal::Begin(FolderOf(entries.front().target), token, entries);
   if (!journal.ok()) return journal.status();
   // Catchable signals are handled in this process (interrupt_cleanup.h): the new outputs at
   // the targets count as temporaries and the backups go back.
@@ -99,39 +122,40 @@ Status CommitOutputSet(
     const auto& e = entries[aside];
     if (e.backup.empty()) continue;
     RegisterBackup(e.backup, e.target);
-    status = SetAside(e.target, e.backup);
+    status = SetAside(e.target, e.backup, e.staged.empty());
     if (!status.ok()) UnregisterBackup(e.backup);
   }
   if (!status.ok()) --aside;
+  std::vector<std::filesystem::path> targets, backups;
+  for (const auto& e : entries) {
+    if (!e.staged.empty()) targets.push_back(e.target);
+    if (!e.backup.empty()) backups.push_back(e.backup);
+  }
   size_t moved = 0;
   if (status.ok()) {
-    for (const auto& e : entries)
-      RegisterTemporaryPath(e.target);
-    for (; moved < n; ++moved) {
-      std::error_code ec;
-      std::filesystem::rename(entries[moved].staged, entries[moved].target, ec);
-      if (ec) {
-        status =
-            Error{entries[moved].target.string() + ": cannot move into place: " + ec.message()};
-        break;
-      }
-    }
+    for (const auto& t : targets)
+      RegisterTemporaryPath(t);
+    // The moves and the commit point while no signal's cleanup can run between them.
+    status = CommitWithCleanupHeld(
+        [&]() -> Status {
+          for (; moved < n; ++moved) {
+            const auto& e = entries[moved];
+            if (e.staged.empty()) continue;
+            std::error_code move_error;
+            std::filesystem::rename(e.staged, e.target, move_error);
+            if (move_error)
+              return Error{e.target.string() + ": cannot move into place: " + move_error.message()};
+          }
+          return journal->MarkCommitted();
+        },
+        targets, backups);
   }
-  if (status.ok()) status = journal->MarkCommitted();  // the commit point
   if (!status.ok()) {
     Undo(entries, aside, moved);
     return status;
   }
-  std::vector<std::filesystem::path> targets, backups;
-  for (const auto& e : entries) {
-    targets.push_back(e.target);
-    if (!e.backup.empty()) backups.push_back(e.backup);
-  }
-  ForgetTogether(targets, backups);
-  for (const auto& b : backups) {
-    std::error_code ec;
+  for (const auto& b : backups)
     std::filesystem::remove_all(b, ec);
-  }
   return status;  // the journal's destructor removes it
 }
 

@@ -7,6 +7,7 @@
 #include <signal.h>
 
 #include <filesystem>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -40,6 +41,13 @@ void UnregisterBackup(const std::filesystem::path& backup);
 // Unregisters temporaries and backups in one step: the moment a replacement is complete.
 void ForgetTogether(const std::vector<std::filesystem::path>& temporaries,
                     const std::vector<std::filesystem::path>& backups);
+
+// Runs `step` (the moves of a commit and its commit point) while the cleanup cannot run, and
+// if it succeeds unregisters the temporaries and backups in the same step: a signal meanwhile
+// waits, so the cleanup never removes a target that a move then fills (a mix of two runs).
+Status CommitWithCleanupHeld(const std::function<Status()>& step,
+                             const std::vector<std::filesystem::path>& temporaries,
+                             const std::vector<std::filesystem::path>& backups);
 
 // Whether process `pid` still runs (a zombie nobody reaped does not).
 bool ProcessIsAlive(long pid);

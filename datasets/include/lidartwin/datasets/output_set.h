@@ -5,7 +5,8 @@
 //  - a kill that nothing can catch (SIGKILL, power loss) leaves an intent journal beside the
 //    first target, and the next commit into that folder finishes the dead run's work: the
 //    earlier set restored before the commit point, the new one kept after it
-//    (src/commit_journal.h).
+//    (src/commit_journal.h). A set spread over folders (calibrate's profile and report) is
+//    finished by the next commit into the first target's folder.
 #pragma once
 
 #include <cstddef>
@@ -18,10 +19,12 @@
 namespace lt {
 
 // staged -> target pairs; a staged path may be a file or a folder (a folder replaces the
-// earlier folder at its target whole). The caller checks beforehand that the targets may be
-// written (CheckOutputTarget for files).
+// earlier folder at its target whole). `removals`: earlier outputs that are not part of the new
+// set (an earlier, longer run's extra frames), removed as part of the same commit. The caller
+// checks beforehand that the targets may be written (CheckOutputTarget for files).
 Status CommitOutputSet(
-    const std::vector<std::pair<std::filesystem::path, std::filesystem::path>>& staged_to_target);
+    const std::vector<std::pair<std::filesystem::path, std::filesystem::path>>& staged_to_target,
+    const std::vector<std::filesystem::path>& removals = {});
 
 // Finishes the commits in `dir` whose process is gone (run by CommitOutputSet for its targets'
 // folders, and by writers before they stage anything). Returns how many it finished.
