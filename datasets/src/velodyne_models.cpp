@@ -99,6 +99,10 @@ Expected<const VelodyneModel*> JudgeVelodyneModel(const VelodynePacketEvidence& 
       "its data packets come " + Us(e.block_s) + " a firing block apart";
   if (!cal.model.empty()) {  // the user's word wins; checked against the laser count
     const VelodyneModel* m = VelodyneModelNamed(cal.model);
+    if (!m) {  // the loader checks the key; a struct built in code may not have been
+      return Error{cal_name + ": key 'model': '" + cal.model + "' is not one of " +
+                   VelodyneModelNames()};
+    }
     if (static_cast<size_t>(m->lasers) != cal.lasers.size() || !m->timing) {
       return Error{cal_name + ": key 'model': a " + m->name + " has " + std::to_string(m->lasers) +
                    " lasers" +

@@ -27,6 +27,9 @@ constexpr uint8_t kStrongestReturn = 0x37, kDualReturn = 0x39;
 // split a frame); 16 packets are 8.8 ms of an HDL-32E, 21 ms of a VLP-16.
 constexpr size_t kJudgedPackets = 24, kReorderWindow = 16;
 constexpr double kHourS = 3600;
+// A packet older by more than this than one already decoded is no reordering but the clock
+// stepping back (a GPS lock taken mid-capture, a power cycle) or the capture repeating itself.
+constexpr double kClockStepS = 1;
 
 std::string Hex(unsigned v) {
   char buf[16];
@@ -58,6 +61,9 @@ std::string ProblemOf(const uint8_t* p, size_t* bad_at) {
   *bad_at = 1204;
   if (mode < kStrongestReturn || mode > kDualReturn)
     return "return mode 0x" + Hex(mode) + " is not 0x37, 0x38 or 0x39";
+  *bad_at = 1200;
+  if (Le<uint32_t>(p + 1200) >= 3600000000u)
+    return "timestamp " + std::to_string(Le<uint32_t>(p + 1200)) + " us is not within the hour";
   for (size_t b = 0; b < kBlocks; ++b) {
     const uint8_t* blk = p + b * kBlockBytes;
     *bad_at = b * kBlockBytes;
@@ -200,6 +206,10 @@ class PacketStream {
  private:
   Status Judge();
   Status Release(bool all);
+  double Unwrapped(uint32_t us);
+  // A packet older than what is decoded: dropped as late, or (the clock stepped back) the
+  // start of a new stretch. Returns whether the packet is dropped.
+  Expected<bool> Older(double t, uint64_t key, uint64_t offset);
 
   const std::filesystem::path& pcap_;
   const VelodyneCalibration& cal_;
@@ -210,6 +220,8 @@ class PacketStream {
   std::unique_ptr<FrameAssembler> assembler_;
   std::deque<DataPacket> waiting_;  // in time order
   double hours_ = 0, last_arrival_s_ = -1, last_released_s_ = -1;
+  uint64_t first_key_ = ~uint64_t{0};  // the capture's first packet: a repeat starts with it
+  bool repeating_ = false;
   // (timestamp, first azimuth) of recent packets: a repeat is a duplicated packet.
   std::array<uint64_t, 32> recent_;
   size_t recent_next_ = 0;
@@ -250,25 +262,18 @@ Status PacketStream::Take(const UdpDatagram& d) {
   DataPacket packet;
   std::copy(p, p + kPacketBytes, packet.bytes.begin());
   packet.offset = d.file_offset;
-  // Microseconds past the hour: a step back by more than half an hour is the next hour.
-  double t = Le<uint32_t>(p + 1200) * 1e-6 + hours_ * kHourS;
-  if (t < last_arrival_s_ - kHourS / 2) {
-    hours_ += 1;
-    t += kHourS;
-  }
-  last_arrival_s_ = std::max(last_arrival_s_, t);
-  packet.time_s = t;
-  if (t < last_released_s_) {  // older than what is decoded: reordered too far, or a repeat
-    ++stats_.late_packets;
-    if (stats_.late_packets == 1) {
-      stats_.Warn(pcap_.string() + ": byte " + std::to_string(d.file_offset + 1200) +
-                  ": a data packet older than those already decoded (reordered by more than " +
-                  std::to_string(kReorderWindow) + " packets, or the capture repeats itself)");
-    }
-    return {};
-  }
-  // Checked after lateness: the ring then holds the last packets taken, the window's among them.
+  packet.time_s = Unwrapped(Le<uint32_t>(p + 1200));
   const uint64_t key = uint64_t{Le<uint32_t>(p + 1200)} << 16 | Le<uint16_t>(p + 2);
+  if (first_key_ == ~uint64_t{0}) first_key_ = key;
+  if (packet.time_s < last_released_s_) {
+    auto dropped = Older(packet.time_s, key, d.file_offset + 1200);
+    if (!dropped.ok()) return dropped.error();
+    if (*dropped) return {};
+  } else {
+    repeating_ = false;
+  }
+  const double t = packet.time_s;
+  // Checked after lateness: the ring then holds the last packets taken, the window's among them.
   if (std::find(recent_.begin(), recent_.end(), key) != recent_.end()) {
     ++stats_.duplicates;
     return {};
@@ -283,6 +288,53 @@ Status PacketStream::Take(const UdpDatagram& d) {
     if (Status s = Judge(); !s.ok()) return s;
   }
   return model_ ? Release(false) : Status{};
+}
+
+// Microseconds past the hour, unwrapped: the time of t - 1 h, t, t + 1 h nearest the last
+// packet's. Only a step into the next hour moves the hour on; a straggler from before the hour
+// arriving after it keeps its own hour.
+double PacketStream::Unwrapped(uint32_t us) {
+  double t = us * 1e-6 + hours_ * kHourS;
+  if (last_arrival_s_ >= 0) {
+    if (std::abs(t + kHourS - last_arrival_s_) < std::abs(t - last_arrival_s_)) {
+      t += kHourS;
+      hours_ += 1;
+    } else if (std::abs(t - kHourS - last_arrival_s_) < std::abs(t - last_arrival_s_)) {
+      t -= kHourS;
+    }
+  }
+  last_arrival_s_ = t;
+  return t;
+}
+
+Expected<bool> PacketStream::Older(double t, uint64_t key, uint64_t offset) {
+  const std::string where = pcap_.string() + ": byte " + std::to_string(offset);
+  if (repeating_ || key == first_key_) {  // the capture again, from its first packet
+    if (!repeating_)
+      stats_.Warn(where +
+                  ": the capture repeats itself from here (its first packet again): the "
+                  "repeat is dropped");
+    repeating_ = true;
+    ++stats_.late_packets;
+    return true;
+  }
+  if (t >= last_released_s_ - kClockStepS) {  // a packet reordered too far
+    if (++stats_.late_packets == 1)
+      stats_.Warn(where +
+                  ": a data packet older than those already decoded (reordered by more "
+                  "than " +
+                  std::to_string(kReorderWindow) + " packets)");
+    return true;
+  }
+  // The clock stepped back: what is decoded so far is finished, and decoding goes on from here.
+  stats_.Warn(where + ": the packet clock steps back by " + std::to_string(last_released_s_ - t) +
+              " s (a clock reset or a GPS lock taken mid-capture): a new frame starts here");
+  if (Status s = Release(true); !s.ok()) return s.error();
+  if (assembler_) {
+    if (Status s = assembler_->Finish(); !s.ok()) return s.error();
+  }
+  last_released_s_ = -1;
+  return false;
 }
 
 Status PacketStream::Judge() {
@@ -320,8 +372,8 @@ Status NoPacketError(const std::filesystem::path& pcap, const VelodyneCalibratio
   for (const CaptureStats::Seen& s : stats.seen) {
     if (s.port == 7502 || s.port == 7503) {
       hint =
-          ": this looks like an Ouster capture (port 7502); give its metadata (--metadata "
-          "OUSTER.json) instead";
+          ": this looks like an Ouster capture (port 7502); read it with its Ouster metadata "
+          "(.json) instead";
     }
   }
   const std::string cal_name = cal.file.empty() ? "the calibration" : cal.file.string();

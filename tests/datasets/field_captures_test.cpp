@@ -525,7 +525,7 @@ TEST(VelodyneField, SmallReorderingsAreSortedAndARepeatedCaptureIsDroppedAsLate)
   ASSERT_TRUE(once.ok()) << once.message();
   ExpectSamePoints(*honest, *once);
   EXPECT_EQ(twice_stats.late_packets + twice_stats.duplicates, data.size());
-  EXPECT_TRUE(Has(AllWarnings(twice_stats), "or the capture repeats itself"))
+  EXPECT_TRUE(Has(AllWarnings(twice_stats), "the capture repeats itself from here"))
       << AllWarnings(twice_stats);
   bool noted = false;
   for (const auto& n : twice_stats.Notes())
@@ -549,6 +549,41 @@ TEST(VelodyneField, SmallReorderingsAreSortedAndARepeatedCaptureIsDroppedAsLate)
                 (*honest)[f].end_time_s - (*honest)[f].start_time_s, 1e-6)
         << f;
   }
+}
+
+// Review of issue 36: a packet clock that steps back (a GPS lock taken mid-capture) is no
+// reordering: the packets after it are decoded, with a warning and a new frame, not dropped as
+// late. A timestamp of an hour or more is a bad field.
+TEST(VelodyneField, AClockSteppingBackStartsANewFrameAndDropsNothing) {
+  LT_REQUIRE_REAL_DATA();
+  test::TempDir dir;
+  const auto pcap = Real("rust-lidar-utils/hdl32_example.pcap");
+  auto cal = LoadVelodyneCalibration(Real("ros-velodyne/32db.yaml"));
+  auto honest = ReadVelodynePcap(pcap, *cal);
+  ASSERT_TRUE(honest.ok());
+  size_t honest_points = 0;
+  for (const Frame& f : *honest)
+    honest_points += f.size();
+  Capture stepped = Capture::Parse(ReadBytes(pcap));
+  std::vector<size_t> data;
+  for (size_t k = 0; k < stepped.records.size(); ++k)
+    if (IsData(stepped.records[k])) data.push_back(k);
+  for (size_t k = data.size() / 2; k < data.size(); ++k)
+    SetStamp(stepped.records[data[k]], StampOf(stepped.records[data[k]]) - 10000000);  // 10 s
+  SetStamp(stepped.records[data[7]], 3600000000u);  // past the hour: a bad field
+  CaptureStats stats;
+  auto r = ReadVelodynePcap(dir.Write("stepped.pcap", stepped.Join()), *cal, &stats);
+  ASSERT_TRUE(r.ok()) << r.message();
+  size_t points = 0;
+  for (const Frame& f : *r)
+    points += f.size();
+  EXPECT_EQ(stats.late_packets, 0u);
+  EXPECT_EQ(stats.bad_packets, 1u);
+  EXPECT_GT(points, honest_points * 99 / 100);  // all but the one bad packet's
+  EXPECT_LT(points, honest_points);
+  EXPECT_TRUE(Has(AllWarnings(stats), "the packet clock steps back by 9.9")) << AllWarnings(stats);
+  EXPECT_TRUE(Has(AllWarnings(stats), "a new frame starts here")) << AllWarnings(stats);
+  EXPECT_TRUE(Has(AllWarnings(stats), "is not within the hour")) << AllWarnings(stats);
 }
 
 TEST(VelodyneField, WrongFamilyNamesWhatTheCaptureHolds) {
