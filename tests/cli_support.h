@@ -52,6 +52,24 @@ inline long PeakRssOfShell(const std::string& command, int* code) {
   return usage.ru_maxrss * 1024L;  // Linux reports KiB
 }
 
+// CPU seconds (user + system) a shell command's process used: a cost that other work on the
+// machine (ctest -j2, a build beside it) does not inflate as it does wall time.
+inline double CpuSecondsOfShell(const std::string& command, int* code) {
+  const pid_t pid = fork();
+  if (pid < 0) return -1;
+  if (pid == 0) {
+    const std::string quiet = "exec " + command + " >/dev/null 2>&1";
+    execl("/bin/sh", "sh", "-c", quiet.c_str(), static_cast<char*>(nullptr));
+    _exit(127);
+  }
+  int status = 0;
+  struct rusage usage {};
+  if (wait4(pid, &status, 0, &usage) != pid) return -1;
+  *code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  const auto seconds = [](const timeval& t) { return t.tv_sec + 1e-6 * t.tv_usec; };
+  return seconds(usage.ru_utime) + seconds(usage.ru_stime);
+}
+
 inline CliRun Cli(const std::string& args) {
   return RunShell(std::string(LT_CLI) + " " + args);
 }

@@ -152,7 +152,10 @@ void CheckLineScan(const SensorProfile& p, ConfigCheck& scan) {
   if (!(p.frame_rate_hz >= kMinFrameRateHz && p.frame_rate_hz <= kMaxFrameRateHz)) {
     CheckRate(scan, "frame_rate_hz", p.frame_rate_hz, kMinFrameRateHz, kMaxFrameRateHz);
   } else if (!(l.horizontal_frequency_hz > 0 &&
-               l.horizontal_frequency_hz <= kMostMirrorFrequencyHz)) {
+               (l.horizontal_frequency_hz <= kMostMirrorFrequencyHz ||
+                // Too many lines: the beam count's error says so (the mirror frequency's
+                // default grows with them, and would name a key the file may not hold).
+                uint64_t{l.lines} * l.points_per_line > kMaxBeamsPerFrame))) {
     scan.Fail("mirror_frequency_hz",
               "must be in (0, 1e6] Hz, got " + NumberText(l.horizontal_frequency_hz));
   } else if (l.lines / (2 * l.horizontal_frequency_hz) > 1.0 / p.frame_rate_hz * (1 + 1e-12)) {

@@ -1,5 +1,5 @@
 // Validate() of ReconstructOptions (moved from tests/datasets/options_validate_test.cpp with
-// the reconstruction, ADR 0027): each rule fails with its key and problem, and Reconstruct()
+// the reconstruction, ADR 0022): each rule fails with its key and problem, and Reconstruct()
 // refuses an invalid struct before it writes anything.
 #include <gtest/gtest.h>
 
