@@ -10,8 +10,8 @@
 
 #include "args.h"
 #include "commands.h"
-#include "lidartwin/reconstruct/reconstruction.h"
 #include "lidartwin/datasets/recording.h"
+#include "lidartwin/reconstruct/reconstruction.h"
 #include "posed_recording.h"
 #include "progress.h"
 

@@ -7,9 +7,9 @@
 #include <numbers>
 
 #include "args.h"
+#include "lidartwin/datasets/recording.h"
 #include "lidartwin/reconstruct/frame_registration.h"
 #include "lidartwin/reconstruct/order_statistics.h"
-#include "lidartwin/datasets/recording.h"
 #include "posed_recording.h"
 
 namespace lt::cli {

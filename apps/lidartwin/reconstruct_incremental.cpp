@@ -8,8 +8,8 @@
 #include <cmath>
 #include <set>
 
-#include "lidartwin/reconstruct/incremental_reconstruction.h"
 #include "lidartwin/datasets/recording.h"
+#include "lidartwin/reconstruct/incremental_reconstruction.h"
 #include "posed_recording.h"
 #include "progress.h"
 

@@ -96,7 +96,7 @@ Expected<Shots> Fire(const SensorProfile& stage, const Scene& scene, double rang
       if (b >= kStageBeams || seen[b]) continue;  // one echo per pulse: the target's
       seen[b] = true;
       s.intensity.push_back(frame->intensity[i]);
-      s.signal_w.push_back(frame->intensity[i] / 100.0 * white);
+      s.signal_w.push_back(physics::ReflectanceEquivalent<double>(frame->intensity[i]) * white);
     }
   }
   return s;

@@ -20,8 +20,8 @@
 #include "lidartwin/datasets/frame_journal.h"
 #include "lidartwin/datasets/hdf5_frames.h"
 #include "lidartwin/datasets/output_set.h"
-#include "lidartwin/sim/text_file.h"
 #include "lidartwin/sim/parallel_for.h"
+#include "lidartwin/sim/text_file.h"
 #include "shard_record.h"
 
 namespace lt {

@@ -5,6 +5,7 @@
 #include <cstring>
 #include <string>
 
+#include "lidartwin/physics/link_budget.h"
 #include "lidartwin/sim/text_file.h"
 
 namespace lt {
@@ -68,7 +69,7 @@ Expected<Frame> ReadFloatRecords(const std::filesystem::path& file, Fill fill) {
 Expected<Frame> ReadKittiBin(const std::filesystem::path& file) {
   return ReadFloatRecords<4>(file, [](const float* v, FramePoint& p) {
     p.reflectance = v[3];
-    p.intensity = 100 * v[3];
+    p.intensity = physics::ReportedIntensity(v[3]);  // KITTI stores reflectance 0..1
     return std::string();
   });
 }

@@ -16,6 +16,7 @@
 #include "las_layout.h"
 #include "lidartwin/datasets/atomic_file.h"
 #include "lidartwin/datasets/las.h"
+#include "lidartwin/physics/units.h"
 
 namespace lt {
 
@@ -126,8 +127,7 @@ Status WriteLas(const Frame& f, const std::filesystem::path& path) {
     Put(points, uint8_t{0});  // user data
     // Scan angle as the specification defines it with x along track: 0 straight down (-z),
     // rotating about x, in 0.006 degree steps, +-90 degrees level.
-    const double angle_deg =
-        std::atan2(-double(f.y_m[i]), -double(f.z_m[i])) * 180 / 3.14159265358979323846;
+    const double angle_deg = std::atan2(-double(f.y_m[i]), -double(f.z_m[i])) / physics::kDegToRad;
     Put(points, static_cast<int16_t>(std::clamp(std::lround(angle_deg / 0.006), -30000L, 30000L)));
     Put(points, static_cast<uint16_t>(f.index & 0xffffu));
     Put(points, f.timestamp_s.size() == n ? f.timestamp_s[i] : 0.0);

@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "lidartwin/datasets/ouster.h"
+#include "lidartwin/physics/units.h"
 #include "lidartwin/sim/config_check.h"
 #include "lidartwin/sim/json_text.h"
 #include "lidartwin/sim/text_file.h"
@@ -283,7 +284,7 @@ std::array<double, 3> OusterPointXyz(const OusterMetadata& m, uint32_t row, uint
                                      double range_mm) {
   // Manual, "Lidar range to XYZ": encoder angle theta_e = 2 pi (1 - column / W), beam azimuth
   // theta_a = -2 pi azimuth / 360, altitude phi; the beam starts n mm off the lidar axis.
-  constexpr double kPi = 3.14159265358979323846;
+  using physics::kPi;
   const double theta_e = 2 * kPi * (1.0 - static_cast<double>(column) / m.columns_per_frame);
   const double theta_a = -2 * kPi * m.azimuth_deg[row] / 360.0;
   const double phi = 2 * kPi * m.altitude_deg[row] / 360.0;

@@ -9,8 +9,8 @@
 #include <cerrno>
 #include <cstring>
 
-#include "lidartwin/sim/text_file.h"
 #include "lidartwin/sim/parallel_for.h"
+#include "lidartwin/sim/text_file.h"
 
 namespace lt {
 

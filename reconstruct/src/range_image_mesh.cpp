@@ -6,18 +6,18 @@
 #include <cmath>
 #include <map>
 #include <memory>
-#include <numbers>
 #include <thread>
 
+#include "lidartwin/physics/units.h"
 #include "lidartwin/reconstruct/order_statistics.h"
-#include "lidartwin/sim/ray_caster.h"
 #include "lidartwin/sim/parallel_for.h"
+#include "lidartwin/sim/ray_caster.h"
 
 namespace lt {
 namespace {
 
+using physics::kPi;
 using physics::Vec3;
-constexpr double kPi = std::numbers::pi;
 
 struct RingPoint {
   double azimuth;   // [rad], in the sensor frame at the point's firing time

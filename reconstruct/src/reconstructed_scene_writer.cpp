@@ -12,8 +12,8 @@
 #include <fstream>
 
 #include "lidartwin/datasets/atomic_file.h"
-#include "lidartwin/reconstruct/order_statistics.h"
 #include "lidartwin/datasets/output_set.h"
+#include "lidartwin/reconstruct/order_statistics.h"
 #include "lidartwin/sim/material_library.h"
 #include "lidartwin/sim/scene.h"
 #include "reconstruction_steps.h"

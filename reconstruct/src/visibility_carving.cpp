@@ -9,8 +9,8 @@
 #include <thread>
 
 #include "lidartwin/reconstruct/range_image_mesh.h"
-#include "lidartwin/sim/ray_caster.h"
 #include "lidartwin/sim/parallel_for.h"
+#include "lidartwin/sim/ray_caster.h"
 
 namespace lt {
 

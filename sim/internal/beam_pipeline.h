@@ -233,7 +233,7 @@ LT_HD BeamRecord SimulateBeamSingleHit(const FrameContext& c, uint32_t beam,
     point = physics::ReportedPoint(range, central, pose, c.pose_end, c.trajectory.motion_correction,
                                    c.beam_origin);
   }
-  return PointRecord(beam, b, t, point, range, 100.0 * reflectance, *dominant);
+  return PointRecord(beam, b, t, point, range, physics::ReportedIntensity(reflectance), *dominant);
 }
 
 // Stage 1: sub-ray k of the beam's footprint, its direction in the sensor frame and its share
@@ -460,10 +460,11 @@ LT_HD inline void WriteEchoes(const FrameContext& c, uint32_t beam,
     // Calibrated reflectivity: the echo's peak power over a white Lambertian target's at the
     // same range, in percent (link_budget.h).
     BeamRecord& r = out[slot++];
-    r = PointRecord(beam, b, t, p, range,
-                    100.0 * (e.peak_power_w + noise_w) /
-                        physics::WhiteTargetPower(c.signal.link, e.peak_range_m),
-                    o);
+    r = PointRecord(
+        beam, b, t, p, range,
+        physics::ReportedIntensity(e.peak_power_w + noise_w,
+                                   physics::WhiteTargetPower(c.signal.link, e.peak_range_m)),
+        o);
     r.echo_pulse_width_ns =
         static_cast<float>(physics::RangeIntervalTime(e.end_m - e.start_m) * 1e9);
     r.return_index = e.index;

@@ -98,6 +98,20 @@ TEST(PulseEnergyFactor, IsOnePlusJitterTimesDrawClampedAtZero) {
   EXPECT_EQ(PulseEnergyFactor(0.25, -5.0), 0.0);
 }
 
+// Seed 000 eq. 4: a diffuse target of R0 at incidence theta reads 100 R0 cos theta; the
+// threshold detector's echo of a white target's power reads 100 at any range, twice it 200.
+TEST(ReportedIntensity, IsAHundredTimesTheReflectanceEquivalent) {
+  EXPECT_DOUBLE_EQ(ReportedIntensity(0.5 * std::cos(0.3)), 50 * std::cos(0.3));
+  EXPECT_FLOAT_EQ(ReportedIntensity(0.18f), 18.0f);
+  EXPECT_DOUBLE_EQ(ReflectanceEquivalent(ReportedIntensity(0.37)), 0.37);
+  const LinkBudget l{20, 0.02, 0.9, 1e-4};
+  for (double range : {1.0, 17.0, 120.0}) {
+    const double white = WhiteTargetPower(l, range);
+    EXPECT_NEAR(ReportedIntensity(white, white), 100, 1e-12) << range;
+    EXPECT_NEAR(ReportedIntensity(2 * white, white), 200, 1e-12) << range;
+  }
+}
+
 TEST(OverlapShare, IsOneWithoutAnOverlapFunctionAndTheOverlapWithOne) {
   EXPECT_EQ(OverlapShare(Overlap{0, 2}, 0.5), 1.0);
   EXPECT_NEAR(OverlapShare(Overlap{2, 3}, 1.0), 1 - std::exp(-0.125), 1e-15);

@@ -3,6 +3,7 @@
 #include <string>
 
 #include "lidartwin/calib/ouster_samples.h"
+#include "lidartwin/physics/link_budget.h"
 
 namespace lt::calib {
 
@@ -45,7 +46,7 @@ Expected<RangeImage> BuildRangeImage(const Frame& frame,
     const size_t i = img.Index(frame.channel[k], column_of(frame.channel[k], frame.column[k]));
     img.range_m[i] = frame.range_m[k];
     img.signal[i] = has_signal ? frame.intensity[k] : 0.0f;
-    img.reflectivity_pct[i] = 100 * frame.reflectance[k];
+    img.reflectivity_pct[i] = physics::ReportedIntensity(frame.reflectance[k]);
     img.x_m[i] = frame.x_m[k];
     img.y_m[i] = frame.y_m[k];
     img.z_m[i] = frame.z_m[k];

@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "lidartwin/calib/spectralon.h"
+#include "lidartwin/physics/link_budget.h"
 #include "lidartwin/physics/units.h"
 
 namespace lt::calib {
@@ -14,7 +15,8 @@ std::vector<ReflectanceSample> SpectralonMonostaticResponse(
   for (size_t i = 0; i < incidence_deg.size() && i < a_at_wavelength.size(); ++i) {
     // I = 100 BRF cos(theta), BRF = rho f / A with the shape f at its Lambertian base 1.
     const double cos_theta = std::cos(incidence_deg[i] * physics::kDegToRad);
-    out.push_back({incidence_deg[i], 100 * reflectance * cos_theta / a_at_wavelength[i], 0.0});
+    out.push_back({incidence_deg[i],
+                   physics::ReportedIntensity(reflectance) * cos_theta / a_at_wavelength[i], 0.0});
   }
   return out;
 }

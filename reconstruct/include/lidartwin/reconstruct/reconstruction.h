@@ -18,8 +18,8 @@
 #include <string>
 #include <vector>
 
-#include "lidartwin/reconstruct/reconstructed_surface.h"
 #include "lidartwin/physics/pose.h"
+#include "lidartwin/reconstruct/reconstructed_surface.h"
 #include "lidartwin/sim/config_check.h"
 #include "lidartwin/sim/frame.h"
 #include "lidartwin/sim/status.h"

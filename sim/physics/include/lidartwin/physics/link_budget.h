@@ -47,6 +47,27 @@ LT_HD T WhiteTargetPower(const LinkBudget& l, T range_m) {
   return ReceivedPower(l, static_cast<T>(1 / kPi), T(1), range_m);
 }
 
+// The reported intensity of every detector but the waveform one: a calibrated reflectivity,
+// 100 times the reflectance a white Lambertian target would need to return the same power
+// (seed 000 eq. 4: I = 100 R0 cos theta for a diffuse target; above 100 for retroreflectors).
+// `reflectance_equivalent` is R0 cos theta for the ideal and capability detectors, the echo's
+// power over WhiteTargetPower for the threshold detector. The one place the factor 100 lives.
+template <typename T>
+LT_HD T ReportedIntensity(T reflectance_equivalent) {
+  return T(100) * reflectance_equivalent;
+}
+// The threshold detector's form: an echo's power over a white target's, in the order the
+// product was always taken (100 P, then over P_white).
+template <typename T>
+LT_HD T ReportedIntensity(T power_w, T white_target_power_w) {
+  return T(100) * power_w / white_target_power_w;
+}
+// Back: the reflectance equivalent of a reported intensity (KITTI stores it as 0..1).
+template <typename T>
+LT_HD T ReflectanceEquivalent(T reported_intensity) {
+  return reported_intensity / T(100);
+}
+
 // Near-field overlap of a biaxial or obscured receiver: the share of the returned light the
 // detector sees at range R, O(R) = 1 - exp(-(R / R_o)^k), rising from 0 to 1 around the overlap
 // range R_o (k sets how sharply). A common empirical form for LiDAR overlap functions
