@@ -7,6 +7,7 @@
 
 #include <atomic>
 #include <cerrno>
+#include <chrono>
 #include <cstdio>
 #include <cstring>
 #include <fstream>
@@ -25,6 +26,9 @@ namespace {
 constexpr const char* kHeader = "lidartwin commit journal 1\n";
 constexpr const char* kEnd = "end\n";
 constexpr const char* kPendingPrefix = ".lidartwin-commit-";
+// Where a journal is written and locked before it gets its name: a recovery never sees a
+// journal whose writer has not locked it yet.
+constexpr const char* kUnpublishedPrefix = ".lidartwin-journal-tmp-";
 constexpr const char* kCommittedPrefix = ".lidartwin-committed-";
 
 // A path as "LENGTH:BYTES\n": any byte may appear in a file name but a slash or NUL, newlines
@@ -79,6 +83,20 @@ std::mutex& CommitMutex() {  // one journal name per process: commits in it take
   return m;
 }
 
+}  // namespace
+
+namespace {
+// Entries are written relative to the journal's folder (the folder may be mounted elsewhere
+// when the recovery runs, or the recovering process work from another directory) and read
+// back absolute.
+std::filesystem::path RelativeTo(const std::filesystem::path& dir, const std::filesystem::path& p) {
+  if (p.empty() || !p.is_absolute()) return p;
+  const auto rel = p.lexically_relative(dir);
+  return rel.empty() ? p : rel;
+}
+std::filesystem::path Resolved(const std::filesystem::path& dir, const std::filesystem::path& p) {
+  return p.empty() || p.is_absolute() ? p : (dir / p).lexically_normal();
+}
 }  // namespace
 
 std::string JournalText(const std::vector<JournalEntry>& entries) {
@@ -141,20 +159,32 @@ Expected<CommitJournal> CommitJournal::Begin(const std::filesystem::path& dir,
                                              const std::vector<JournalEntry>& entries) {
   CommitMutex().lock();  // released by the destructor
   const auto path = dir / (kPendingPrefix + token);
-  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+  const auto unpublished = dir / (kUnpublishedPrefix + token);
+  const int fd = ::open(unpublished.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
   if (fd < 0) {
     const std::string why = std::strerror(errno);
     CommitMutex().unlock();
     return Error{path.string() + ": cannot create the commit journal: " + why};
   }
-  CommitJournal journal(path, token, fd);
+  CommitJournal journal(unpublished, token, fd);
   if (::flock(fd, LOCK_EX) != 0) {
     return Error{path.string() + ": cannot lock the commit journal: " + std::strerror(errno)};
   }
-  if (Status s = WriteAll(fd, JournalText(entries), path); !s.ok()) return s.error();
+  std::vector<JournalEntry> relative = entries;
+  for (auto& e : relative) {
+    e.staged = RelativeTo(dir, e.staged);
+    e.target = RelativeTo(dir, e.target);
+    e.backup = RelativeTo(dir, e.backup);
+  }
+  if (Status s = WriteAll(fd, JournalText(relative), path); !s.ok()) return s.error();
   if (::fsync(fd) != 0) {
     return Error{path.string() + ": cannot flush the commit journal: " + std::strerror(errno)};
   }
+  // Published whole and locked: from here a recovery may read it, and finds it held.
+  std::error_code ec;
+  std::filesystem::rename(unpublished, path, ec);
+  if (ec) return Error{path.string() + ": cannot publish the commit journal: " + ec.message()};
+  journal.path_ = path;
   SyncDirectory(dir);
   return journal;
 }
@@ -185,14 +215,17 @@ CommitJournal::~CommitJournal() {
 
 namespace {
 
-// Nobody holds the journal's lock: its writer is gone (or, for a journal not yet whole, may be
-// between creating and locking it: `complete` says which).
-bool LockIsFree(const std::filesystem::path& journal) {
+// The journal's lock, taken without waiting: held while the journal is acted on (two
+// recoveries never act on one journal at once); -1 where its writer, or another recovery,
+// holds it.
+int TakeLock(const std::filesystem::path& journal) {
   const int fd = ::open(journal.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return false;
-  const bool free = ::flock(fd, LOCK_EX | LOCK_NB) == 0;
-  ::close(fd);
-  return free;
+  if (fd < 0) return -1;
+  if (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
+    ::close(fd);
+    return -1;
+  }
+  return fd;
 }
 
 struct FileId {
@@ -257,30 +290,44 @@ size_t RecoverInterruptedCommits(const std::filesystem::path& dir) {
   for (std::filesystem::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
     const std::string name = it->path().filename().string();
     for (const bool committed : {false, true}) {
-      if (PidAfter(name, committed ? kCommittedPrefix : kPendingPrefix) > 0 &&
-          LockIsFree(it->path()))
+      if (PidAfter(name, committed ? kCommittedPrefix : kPendingPrefix) > 0)
         journals.emplace_back(it->path(), committed);
+    }
+    // A journal never published: its writer moved nothing. Removed once it is a minute old
+    // and unlocked (younger, its writer may be between creating and locking it).
+    if (PidAfter(name, kUnpublishedPrefix) > 0) {
+      std::error_code age_error;
+      const auto age = std::filesystem::file_time_type::clock::now() -
+                       std::filesystem::last_write_time(it->path(), age_error);
+      const int fd = age_error || age < std::chrono::minutes(1) ? -1 : TakeLock(it->path());
+      if (fd >= 0) {
+        std::filesystem::remove(it->path(), age_error);
+        ::close(fd);
+      }
     }
   }
   size_t recovered = 0;
   for (const auto& [path, committed] : journals) {
+    const int lock = TakeLock(path);  // a published journal is locked while its writer lives
+    if (lock < 0) continue;
     std::ifstream in(path, std::ios::binary);
     std::stringstream text;
     text << in.rdbuf();
     std::vector<JournalEntry> entries;
-    const JournalRead read = ParseJournal(text.str(), &entries);
-    if (read == JournalRead::kUnreadable) continue;  // not ours to act on: left as it is
-    // A journal cut short was written by a process that moved nothing yet, unless its writer
-    // is between creating and locking it: then its process still runs.
-    if (read == JournalRead::kIncomplete &&
-        ProcessIsAlive(PidAfter(path.filename().string(), kPendingPrefix)))
-      continue;
-    if (committed)
-      RollForward(entries);
-    else
-      RollBack(entries);
-    std::error_code removed;
-    if (std::filesystem::remove(path, removed) && !removed) ++recovered;
+    if (ParseJournal(text.str(), &entries) == JournalRead::kComplete) {
+      for (auto& e : entries) {
+        e.staged = Resolved(dir, e.staged);
+        e.target = Resolved(dir, e.target);
+        e.backup = Resolved(dir, e.backup);
+      }
+      if (committed)
+        RollForward(entries);
+      else
+        RollBack(entries);
+      std::error_code removed;
+      if (std::filesystem::remove(path, removed) && !removed) ++recovered;
+    }  // else not ours to act on (published journals are whole): left as it is
+    ::close(lock);
   }
   if (recovered > 0) SyncDirectory(dir);
   return recovered;

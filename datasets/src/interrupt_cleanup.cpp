@@ -194,6 +194,15 @@ void ForgetTogether(const std::vector<std::filesystem::path>& temporaries,
   ForgetLocked(temporaries, backups);
 }
 
+Status SetAsideRegistered(const std::function<Status()>& set_aside,
+                          const std::filesystem::path& backup,
+                          const std::filesystem::path& original) {
+  std::lock_guard<std::mutex> lock(RegistryMutex());
+  Status s = set_aside();
+  if (s.ok()) Backups()[backup] = original;
+  return s;
+}
+
 Status CommitWithCleanupHeld(const std::function<Status()>& step,
                              const std::vector<std::filesystem::path>& temporaries,
                              const std::vector<std::filesystem::path>& backups) {

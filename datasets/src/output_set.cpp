@@ -3,6 +3,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cstdio>
+#include <cstring>
+#include <functional>
 #include <set>
 #include <string>
 
@@ -22,7 +25,14 @@ std::filesystem::path FolderOf(const std::filesystem::path& p) {
 std::filesystem::path BackupPath(const std::filesystem::path& target, const std::string& token) {
   std::string name = "." + target.filename().string();
   const std::string suffix = ".old-" + token;
-  if (name.size() + suffix.size() > 255) name.resize(255 - suffix.size());
+  if (name.size() + suffix.size() > 255) {
+    // Cut to fit, with the whole name's hash so that long names sharing a start (every frame
+    // of a long stem) keep backups of their own.
+    char hash[24];
+    std::snprintf(hash, sizeof hash, "-%016zx", std::hash<std::string>{}(name));
+    name.resize(255 - suffix.size() - std::strlen(hash));
+    name += hash;
+  }
   return target.parent_path() / (name + suffix);
 }
 
@@ -37,6 +47,9 @@ Status SetAside(const std::filesystem::path& target, const std::filesystem::path
       !std::filesystem::is_directory(std::filesystem::symlink_status(target, ec))) {
     std::filesystem::create_hard_link(target, backup, ec);
     if (!ec) return {};
+    // Only where links are refused; a backup name that exists is an error, never replaced.
+    if (ec == std::errc::file_exists)
+      return Error{backup.string() + ": exists: cannot set the earlier output aside"};
   }
   ec.clear();
   std::filesystem::rename(target, backup, ec);
@@ -66,7 +79,9 @@ void Undo(const std::vector<JournalEntry>& entries, size_t aside, size_t moved) 
     if (filled && std::filesystem::is_directory(std::filesystem::symlink_status(e.target, ec)))
       std::filesystem::remove_all(e.target, ec);
     std::filesystem::rename(e.backup, e.target, ec);
-    std::filesystem::remove(e.backup, ec);  // a file never replaced: both names are one file
+    // A file never replaced: the rename kept both names (one file) and the spare one goes.
+    // Where the rename failed the backup is the only copy: it stays.
+    if (!ec) std::filesystem::remove(e.backup, ec);
     UnregisterBackup(e.backup);
   }
 }
@@ -121,9 +136,8 @@ Status CommitOutputSet(
   for (; aside < n && status.ok(); ++aside) {
     const auto& e = entries[aside];
     if (e.backup.empty()) continue;
-    RegisterBackup(e.backup, e.target);
-    status = SetAside(e.target, e.backup, e.staged.empty());
-    if (!status.ok()) UnregisterBackup(e.backup);
+    status = SetAsideRegistered([&] { return SetAside(e.target, e.backup, e.staged.empty()); },
+                                e.backup, e.target);
   }
   if (!status.ok()) --aside;
   std::vector<std::filesystem::path> targets, backups;

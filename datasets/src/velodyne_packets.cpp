@@ -207,9 +207,9 @@ class PacketStream {
   Status Judge();
   Status Release(bool all);
   double Unwrapped(uint32_t us);
-  // A packet older than what is decoded: dropped as late, or (the clock stepped back) the
-  // start of a new stretch. Returns whether the packet is dropped.
-  Expected<bool> Older(double t, uint64_t key, uint64_t offset);
+  // A packet older than what is decoded (not a repeat: Take drops those): dropped as late, or
+  // (the clock stepped back) the start of a new stretch. Returns whether the packet is dropped.
+  Expected<bool> Older(double t, uint64_t offset);
 
   const std::filesystem::path& pcap_;
   const VelodyneCalibration& cal_;
@@ -219,9 +219,12 @@ class PacketStream {
   const VelodyneModel* model_ = nullptr;  // judged; null until kJudgedPackets were seen
   std::unique_ptr<FrameAssembler> assembler_;
   std::deque<DataPacket> waiting_;  // in time order
-  double hours_ = 0, last_arrival_s_ = -1, last_released_s_ = -1;
+  double hours_ = 0, last_arrival_s_ = 0, last_released_s_ = -1;
+  bool any_arrived_ = false;           // last_arrival_s_ holds a packet's time
   uint64_t first_key_ = ~uint64_t{0};  // the capture's first packet: a repeat starts with it
+  // Dropping a repeat of the capture, until a packet comes later than any decoded.
   bool repeating_ = false;
+  double latest_released_s_ = -1;
   // (timestamp, first azimuth) of recent packets: a repeat is a duplicated packet.
   std::array<uint64_t, 32> recent_;
   size_t recent_next_ = 0;
@@ -264,13 +267,23 @@ Status PacketStream::Take(const UdpDatagram& d) {
   packet.offset = d.file_offset;
   packet.time_s = Unwrapped(Le<uint32_t>(p + 1200));
   const uint64_t key = uint64_t{Le<uint32_t>(p + 1200)} << 16 | Le<uint16_t>(p + 2);
-  if (first_key_ == ~uint64_t{0}) first_key_ = key;
+  if (first_key_ == ~uint64_t{0}) {
+    first_key_ = key;
+  } else if (key == first_key_ && !repeating_) {  // the capture again, from its first packet
+    stats_.Warn(pcap_.string() + ": byte " + std::to_string(d.file_offset + 1200) +
+                ": the capture repeats itself from here (its first packet again): the repeat "
+                "is dropped");
+    repeating_ = true;
+  }
+  if (repeating_ && packet.time_s <= latest_released_s_) {
+    ++stats_.late_packets;
+    return {};
+  }
+  repeating_ = false;
   if (packet.time_s < last_released_s_) {
-    auto dropped = Older(packet.time_s, key, d.file_offset + 1200);
+    auto dropped = Older(packet.time_s, d.file_offset + 1200);
     if (!dropped.ok()) return dropped.error();
     if (*dropped) return {};
-  } else {
-    repeating_ = false;
   }
   const double t = packet.time_s;
   // Checked after lateness: the ring then holds the last packets taken, the window's among them.
@@ -295,7 +308,7 @@ Status PacketStream::Take(const UdpDatagram& d) {
 // arriving after it keeps its own hour.
 double PacketStream::Unwrapped(uint32_t us) {
   double t = us * 1e-6 + hours_ * kHourS;
-  if (last_arrival_s_ >= 0) {
+  if (any_arrived_) {
     if (std::abs(t + kHourS - last_arrival_s_) < std::abs(t - last_arrival_s_)) {
       t += kHourS;
       hours_ += 1;
@@ -304,20 +317,12 @@ double PacketStream::Unwrapped(uint32_t us) {
     }
   }
   last_arrival_s_ = t;
+  any_arrived_ = true;
   return t;
 }
 
-Expected<bool> PacketStream::Older(double t, uint64_t key, uint64_t offset) {
+Expected<bool> PacketStream::Older(double t, uint64_t offset) {
   const std::string where = pcap_.string() + ": byte " + std::to_string(offset);
-  if (repeating_ || key == first_key_) {  // the capture again, from its first packet
-    if (!repeating_)
-      stats_.Warn(where +
-                  ": the capture repeats itself from here (its first packet again): the "
-                  "repeat is dropped");
-    repeating_ = true;
-    ++stats_.late_packets;
-    return true;
-  }
   if (t >= last_released_s_ - kClockStepS) {  // a packet reordered too far
     if (++stats_.late_packets == 1)
       stats_.Warn(where +
@@ -351,6 +356,7 @@ Status PacketStream::Judge() {
 Status PacketStream::Release(bool all) {
   while (!waiting_.empty() && (all || waiting_.size() > kReorderWindow)) {
     last_released_s_ = waiting_.front().time_s;
+    latest_released_s_ = std::max(latest_released_s_, last_released_s_);
     if (Status s = assembler_->Add(waiting_.front()); !s.ok()) return s;
     waiting_.pop_front();
   }

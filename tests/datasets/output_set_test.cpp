@@ -255,6 +255,27 @@ TEST(OutputSetCommit, ACommitReplacesTheSetAndLeavesNothingBeside) {
   EXPECT_EQ(SetState(dir, 5, "staging"), "new");
 }
 
+// Review of issue 36: names so long that the backup's must be cut shared one backup name, and
+// the second file's set-aside replaced the first's backup. The cut names now carry a hash.
+TEST(OutputSetCommit, LongNamesSharingTheirStartKeepBackupsOfTheirOwn) {
+  test::TempDir dir;
+  std::filesystem::create_directories(dir / "s");
+  Moves moves;
+  for (int k = 0; k < 3; ++k) {
+    const std::string name = std::string(240, 'n') + "_" + std::to_string(k) + ".pcd";
+    std::ofstream(dir / name) << "old " << k;
+    std::ofstream(dir / "s" / std::to_string(k)) << "new " << k;
+    moves.emplace_back(dir / "s" / std::to_string(k), dir / name);
+  }
+  ASSERT_TRUE(CommitOutputSet(moves).ok());
+  for (int k = 0; k < 3; ++k)
+    EXPECT_EQ(Read(moves[k].second), "new " + std::to_string(k));
+  size_t entries = 0;
+  for ([[maybe_unused]] const auto& e : std::filesystem::directory_iterator(dir.path()))
+    ++entries;
+  EXPECT_EQ(entries, 4u);  // the three outputs and the (empty) staging folder
+}
+
 // Issue 36 messages: a reader of our output that goes away (`lidartwin ... 2>&1 | head`) ends
 // the run by SIGPIPE, which comes to the writing thread rather than to the cleanup's watcher:
 // its temporaries stayed. Now the run still dies of SIGPIPE, and they are gone.

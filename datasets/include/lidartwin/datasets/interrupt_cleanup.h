@@ -42,6 +42,13 @@ void UnregisterBackup(const std::filesystem::path& backup);
 void ForgetTogether(const std::vector<std::filesystem::path>& temporaries,
                     const std::vector<std::filesystem::path>& backups);
 
+// Sets an earlier output aside (`set_aside` moves or links `original` to `backup`) and
+// registers the backup in one step the cleanup cannot interleave with: a signal never finds
+// the original moved and its backup unknown.
+Status SetAsideRegistered(const std::function<Status()>& set_aside,
+                          const std::filesystem::path& backup,
+                          const std::filesystem::path& original);
+
 // Runs `step` (the moves of a commit and its commit point) while the cleanup cannot run, and
 // if it succeeds unregisters the temporaries and backups in the same step: a signal meanwhile
 // waits, so the cleanup never removes a target that a move then fills (a mix of two runs).
