@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <cstring>
 #include <deque>
+#include <limits>
 #include <memory>
 
 #include "lidartwin/datasets/pcap.h"
@@ -219,12 +220,16 @@ class PacketStream {
   const VelodyneModel* model_ = nullptr;  // judged; null until kJudgedPackets were seen
   std::unique_ptr<FrameAssembler> assembler_;
   std::deque<DataPacket> waiting_;  // in time order
-  double hours_ = 0, last_arrival_s_ = 0, last_released_s_ = -1;
+  double hours_ = 0, last_arrival_s_ = 0, last_released_s_ = 0;
+  // last_released_s_ holds a decoded packet's time (times may be negative: a straggler from
+  // before the hour at the start of a capture), so it is never a sentinel (found by
+  // fuzz_recording_files: a packet older than -1 s reached the clock-step path undecoded).
+  bool released_any_ = false;
   bool any_arrived_ = false;           // last_arrival_s_ holds a packet's time
   uint64_t first_key_ = ~uint64_t{0};  // the capture's first packet: a repeat starts with it
   // Dropping a repeat of the capture, until a packet comes later than any decoded.
   bool repeating_ = false;
-  double latest_released_s_ = -1;
+  double latest_released_s_ = -std::numeric_limits<double>::infinity();
   // (timestamp, first azimuth) of recent packets: a repeat is a duplicated packet.
   std::array<uint64_t, 32> recent_;
   size_t recent_next_ = 0;
@@ -280,7 +285,7 @@ Status PacketStream::Take(const UdpDatagram& d) {
     return {};
   }
   repeating_ = false;
-  if (packet.time_s < last_released_s_) {
+  if (released_any_ && packet.time_s < last_released_s_) {
     auto dropped = Older(packet.time_s, d.file_offset + 1200);
     if (!dropped.ok()) return dropped.error();
     if (*dropped) return {};
@@ -338,7 +343,7 @@ Expected<bool> PacketStream::Older(double t, uint64_t offset) {
   if (assembler_) {
     if (Status s = assembler_->Finish(); !s.ok()) return s.error();
   }
-  last_released_s_ = -1;
+  released_any_ = false;
   return false;
 }
 
@@ -357,6 +362,7 @@ Status PacketStream::Release(bool all) {
   while (!waiting_.empty() && (all || waiting_.size() > kReorderWindow)) {
     last_released_s_ = waiting_.front().time_s;
     latest_released_s_ = std::max(latest_released_s_, last_released_s_);
+    released_any_ = true;
     if (Status s = assembler_->Add(waiting_.front()); !s.ok()) return s;
     waiting_.pop_front();
   }

@@ -586,6 +586,28 @@ TEST(VelodyneField, AClockSteppingBackStartsANewFrameAndDropsNothing) {
   EXPECT_TRUE(Has(AllWarnings(stats), "is not within the hour")) << AllWarnings(stats);
 }
 
+// Found by fuzz_recording_files: a capture that starts just after the hour with stragglers
+// from before it gives times below -1 s, which the stream took for packets older than its
+// "nothing decoded yet" mark and sent down the clock-step path before any model was judged
+// (a call on a null decoder). Now it decodes.
+TEST(VelodyneField, StragglersFromBeforeTheHourAtTheStartAreDecoded) {
+  LT_REQUIRE_REAL_DATA();
+  test::TempDir dir;
+  auto cal = LoadVelodyneCalibration(Real("ros-velodyne/32db.yaml"));
+  Capture c = Capture::Parse(ReadBytes(Real("rust-lidar-utils/hdl32_example.pcap")));
+  std::vector<size_t> data;
+  for (size_t k = 0; k < c.records.size(); ++k)
+    if (IsData(c.records[k])) data.push_back(k);
+  const uint32_t first = StampOf(c.records[data[1]]);
+  SetStamp(c.records[data[0]], 500000);     // 0.5 s past the hour
+  for (size_t k = 1; k < data.size(); ++k)  // then 3 s before it, onwards
+    SetStamp(c.records[data[k]], 3597000000u + (StampOf(c.records[data[k]]) - first));
+  CaptureStats stats;
+  auto r = ReadVelodynePcap(dir.Write("straggle.pcap", c.Join()), *cal, &stats);
+  ASSERT_TRUE(r.ok()) << r.message();
+  EXPECT_FALSE(r->empty());
+}
+
 TEST(VelodyneField, WrongFamilyNamesWhatTheCaptureHolds) {
   LT_REQUIRE_REAL_DATA();
   auto cal = LoadVelodyneCalibration(Real("ros-velodyne/VLP16db.yaml"));
