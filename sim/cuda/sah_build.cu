@@ -17,6 +17,8 @@
 // cursors): bins hold float min/max and counts, which are the same in any order, and the
 // positional split used when no binned split exists changes only the tree, not which
 // triangle a ray hits (ties go to the smaller triangle index).
+// Over 700 lines (issue 37): a benchmark-only builder (the simulator builds its trees with
+// lbvh_build.cu); it moves to bench/ with its peers, ADR 0022 step 4.
 #include <cub/block/block_reduce.cuh>
 #include <cub/block/block_scan.cuh>
 

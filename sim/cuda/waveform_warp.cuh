@@ -19,6 +19,9 @@
 // (float and double sums), and the thermal normals by the hardware's log and sine (2.5e-4 of
 // the noise's rms at most, physics/waveform.h): CudaWaveform.* holds the records to 1e-5 of
 // their peak.
+// Over 700 lines: one header because every stage is a __device__ function the fused kernel
+// inlines (separate translation units would need relocatable device code and lose the
+// inlining).
 #pragma once
 
 #include <cstdint>

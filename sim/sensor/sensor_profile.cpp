@@ -1,3 +1,6 @@
+// Over 700 lines: the one loader of the sensor profile schema (house rule 13: one struct, one
+// loader, one writer), a function per scan pattern and detector; the waveform keys already
+// live in waveform_profile.cpp.
 #include "lidartwin/sim/sensor_profile.h"
 #include "lidartwin/sim/text_file.h"
 
