@@ -34,12 +34,20 @@ inline CliRun RunShell(const std::string& command) {
   return r;
 }
 
-// Runs a shell command line (output discarded) and returns its peak resident memory in bytes
-// (the largest of the processes it waited for, getrusage's ru_maxrss), with its exit code in
-// *code; -1 when it could not run.
-inline long PeakRssOfShell(const std::string& command, int* code) {
+// What a shell command line (output discarded) used: its exit code (-1 when it could not run),
+// its peak resident memory in bytes (the largest of the processes it waited for, getrusage's
+// ru_maxrss) and its CPU seconds, user + system (a cost that other work on the machine, ctest
+// -j2 or a build beside it, does not inflate as it does wall time).
+struct ShellUsage {
+  int code = -1;
+  long peak_rss_bytes = -1;
+  double cpu_seconds = -1;
+};
+
+inline ShellUsage UsageOfShell(const std::string& command) {
+  ShellUsage u;
   const pid_t pid = fork();
-  if (pid < 0) return -1;
+  if (pid < 0) return u;
   if (pid == 0) {
     const std::string quiet = "exec " + command + " >/dev/null 2>&1";
     execl("/bin/sh", "sh", "-c", quiet.c_str(), static_cast<char*>(nullptr));
@@ -47,27 +55,18 @@ inline long PeakRssOfShell(const std::string& command, int* code) {
   }
   int status = 0;
   struct rusage usage {};
-  if (wait4(pid, &status, 0, &usage) != pid) return -1;
-  *code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return usage.ru_maxrss * 1024L;  // Linux reports KiB
+  if (wait4(pid, &status, 0, &usage) != pid) return u;
+  u.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  u.peak_rss_bytes = usage.ru_maxrss * 1024L;  // Linux reports KiB
+  const auto seconds = [](const timeval& t) { return t.tv_sec + 1e-6 * t.tv_usec; };
+  u.cpu_seconds = seconds(usage.ru_utime) + seconds(usage.ru_stime);
+  return u;
 }
 
-// CPU seconds (user + system) a shell command's process used: a cost that other work on the
-// machine (ctest -j2, a build beside it) does not inflate as it does wall time.
-inline double CpuSecondsOfShell(const std::string& command, int* code) {
-  const pid_t pid = fork();
-  if (pid < 0) return -1;
-  if (pid == 0) {
-    const std::string quiet = "exec " + command + " >/dev/null 2>&1";
-    execl("/bin/sh", "sh", "-c", quiet.c_str(), static_cast<char*>(nullptr));
-    _exit(127);
-  }
-  int status = 0;
-  struct rusage usage {};
-  if (wait4(pid, &status, 0, &usage) != pid) return -1;
-  *code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  const auto seconds = [](const timeval& t) { return t.tv_sec + 1e-6 * t.tv_usec; };
-  return seconds(usage.ru_utime) + seconds(usage.ru_stime);
+inline long PeakRssOfShell(const std::string& command, int* code) {
+  const ShellUsage u = UsageOfShell(command);
+  *code = u.code;
+  return u.peak_rss_bytes;
 }
 
 inline CliRun Cli(const std::string& args) {

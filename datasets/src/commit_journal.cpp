@@ -11,7 +11,6 @@
 #include <cstdio>
 #include <cstring>
 #include <fstream>
-#include <mutex>
 #include <random>
 #include <sstream>
 #include <system_error>
@@ -76,11 +75,6 @@ void SyncDirectory(const std::filesystem::path& dir) {
   if (fd < 0) return;
   ::fsync(fd);
   ::close(fd);
-}
-
-std::mutex& CommitMutex() {  // one journal name per process: commits in it take turns
-  static std::mutex m;
-  return m;
 }
 
 }  // namespace
@@ -157,13 +151,11 @@ std::string UniqueCommitToken() {
 Expected<CommitJournal> CommitJournal::Begin(const std::filesystem::path& dir,
                                              const std::string& token,
                                              const std::vector<JournalEntry>& entries) {
-  CommitMutex().lock();  // released by the destructor
   const auto path = dir / (kPendingPrefix + token);
   const auto unpublished = dir / (kUnpublishedPrefix + token);
   const int fd = ::open(unpublished.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
   if (fd < 0) {
     const std::string why = std::strerror(errno);
-    CommitMutex().unlock();
     return Error{path.string() + ": cannot create the commit journal: " + why};
   }
   CommitJournal journal(unpublished, token, fd);
@@ -210,7 +202,6 @@ CommitJournal::~CommitJournal() {
   std::error_code ec;
   std::filesystem::remove(path_, ec);
   ::close(fd_);  // releases the lock
-  CommitMutex().unlock();
 }
 
 namespace {

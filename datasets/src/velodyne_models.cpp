@@ -18,12 +18,6 @@ constexpr VelodyneModel kModels[] = {
     {0xA1, "VLS-128", 128, nullptr},
 };
 
-std::string Hex(unsigned v) {
-  char buf[16];
-  std::snprintf(buf, sizeof buf, "0x%02X", v);
-  return buf;
-}
-
 std::string Us(double s) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "%.1f us", s * 1e6);
@@ -50,17 +44,19 @@ Status CheckModelAgainstCalibration(const VelodyneModel& m, const VelodyneCalibr
                                     const std::string& where, const std::string& cal_name) {
   if (static_cast<size_t>(m.lasers) != cal.lasers.size()) {
     return Error{where + ": the capture is from a " + m.name + " but the calibration has " +
-                 std::to_string(cal.lasers.size()) + " lasers (product id " + Hex(m.product_id) +
-                 "; a " + m.name + " has " + std::to_string(m.lasers) + "; " + cal_name + ")"};
+                 std::to_string(cal.lasers.size()) + " lasers (product id " +
+                 HexText(m.product_id) + "; a " + m.name + " has " + std::to_string(m.lasers) +
+                 "; " + cal_name + ")"};
   }
   const uint8_t cal_product = VelodyneCalibrationProduct(cal);
   if (cal_product && cal_product != m.product_id) {
-    return Error{where + ": the capture is from a " + m.name + " (product id " + Hex(m.product_id) +
-                 ") but " + cal_name + " is a " + VelodyneModelOf(cal_product)->name +
-                 "'s calibration (by its laser elevations)"};
+    return Error{where + ": the capture is from a " + m.name + " (product id " +
+                 HexText(m.product_id) + ") but " + cal_name + " is a " +
+                 VelodyneModelOf(cal_product)->name + "'s calibration (by its laser elevations)"};
   }
   if (!m.timing) {
-    return Error{where + ": the capture is from a " + m.name + " (product id " + Hex(m.product_id) +
+    return Error{where + ": the capture is from a " + m.name + " (product id " +
+                 HexText(m.product_id) +
                  "), whose firing order this reader does not decode (it reads VLP-16, "
                  "Puck Hi-Res and HDL-32E)"};
   }
@@ -68,6 +64,12 @@ Status CheckModelAgainstCalibration(const VelodyneModel& m, const VelodyneCalibr
 }
 
 }  // namespace
+
+std::string HexText(unsigned v) {
+  char buf[16];
+  std::snprintf(buf, sizeof buf, "0x%02X", v);
+  return buf;
+}
 
 const VelodyneModel* VelodyneModelOf(uint8_t product_id) {
   for (const VelodyneModel& m : kModels)
@@ -128,12 +130,13 @@ Expected<const VelodyneModel*> JudgeVelodyneModel(const VelodynePacketEvidence& 
                     (!cal_model || cal_model->timing == seen);
   if (fits) {
     const VelodyneModel* m = cal_model ? cal_model : FirstModelWith(seen);
-    *note = where + ": the product id says " + byte.name + " (" + Hex(byte.product_id) + ") but " +
-            timing_text + " (" + seen->layout + "), as a " + m->name + "'s do and as " + cal_name +
-            " (" + std::to_string(cal.lasers.size()) + " lasers) fits: decoded as a " + m->name;
+    *note = where + ": the product id says " + byte.name + " (" + HexText(byte.product_id) +
+            ") but " + timing_text + " (" + seen->layout + "), as a " + m->name + "'s do and as " +
+            cal_name + " (" + std::to_string(cal.lasers.size()) + " lasers) fits: decoded as a " +
+            m->name;
     return m;
   }
-  return Error{where + ": the product id says " + byte.name + " (" + Hex(byte.product_id) +
+  return Error{where + ": the product id says " + byte.name + " (" + HexText(byte.product_id) +
                ") but " + timing_text + " (" + seen->layout + ", as a " +
                FirstModelWith(seen)->name + "'s do), and " + cal_name + " has " +
                std::to_string(cal.lasers.size()) + " lasers" +

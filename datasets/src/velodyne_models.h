@@ -30,6 +30,9 @@ struct VelodyneModel {
   const VelodyneTiming* timing;  // null where this reader does not decode the firing order
 };
 
+// "0x21", "0xEEFF": a factory byte or packet field as the manuals write it.
+std::string HexText(unsigned v);
+
 const VelodyneModel* VelodyneModelOf(uint8_t product_id);
 // By name as the calibration's key 'model' gives it ("VLP-16", "Puck Hi-Res", "HDL-32E", ...).
 const VelodyneModel* VelodyneModelNamed(const std::string& name);

@@ -32,12 +32,6 @@ constexpr double kHourS = 3600;
 // stepping back (a GPS lock taken mid-capture, a power cycle) or the capture repeating itself.
 constexpr double kClockStepS = 1;
 
-std::string Hex(unsigned v) {
-  char buf[16];
-  std::snprintf(buf, sizeof buf, "%02X", v);
-  return buf;
-}
-
 template <typename T>
 T Le(const uint8_t* p) {
   T v;
@@ -57,11 +51,11 @@ std::string ProblemOf(const uint8_t* p, size_t* bad_at) {
   const uint8_t product = p[1205];
   *bad_at = 1205;
   if (!VelodyneModelOf(product))
-    return "product id 0x" + Hex(product) + " is not a Velodyne model this reader knows";
+    return "product id " + HexText(product) + " is not a Velodyne model this reader knows";
   const uint8_t mode = p[1204];
   *bad_at = 1204;
   if (mode < kStrongestReturn || mode > kDualReturn)
-    return "return mode 0x" + Hex(mode) + " is not 0x37, 0x38 or 0x39";
+    return "return mode " + HexText(mode) + " is not 0x37, 0x38 or 0x39";
   *bad_at = 1200;
   if (Le<uint32_t>(p + 1200) >= 3600000000u)
     return "timestamp " + std::to_string(Le<uint32_t>(p + 1200)) + " us is not within the hour";
@@ -69,7 +63,7 @@ std::string ProblemOf(const uint8_t* p, size_t* bad_at) {
     const uint8_t* blk = p + b * kBlockBytes;
     *bad_at = b * kBlockBytes;
     if (Le<uint16_t>(blk) != 0xEEFF)
-      return "block flag 0x" + Hex(Le<uint16_t>(blk)) + " is not 0xEEFF";
+      return "block flag " + HexText(Le<uint16_t>(blk)) + " is not 0xEEFF";
     *bad_at += 2;
     if (Le<uint16_t>(blk + 2) >= 36000)
       return "azimuth " + std::to_string(Le<uint16_t>(blk + 2) * 0.01) + " deg is not below 360";
@@ -263,7 +257,7 @@ Status PacketStream::Take(const UdpDatagram& d) {
     evidence_.byte_offset = d.file_offset + 1205;
   } else if (byte != evidence_.by_byte) {
     stats_.BadPacket(pcap_, d.file_offset + 1205,
-                     "product id 0x" + Hex(p[1205]) + " (" + byte->name + ") in a capture of a " +
+                     "product id " + HexText(p[1205]) + " (" + byte->name + ") in a capture of a " +
                          evidence_.by_byte->name);
     return {};
   }

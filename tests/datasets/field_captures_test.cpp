@@ -494,6 +494,13 @@ void SetStamp(Bytes& r, uint32_t us) {
 bool IsData(const Bytes& r) {
   return r.size() == kPayloadAt + 1206;
 }
+// The positions of a capture's Velodyne data records among its records.
+std::vector<size_t> DataRecords(const Capture& c) {
+  std::vector<size_t> data;
+  for (size_t k = 0; k < c.records.size(); ++k)
+    if (IsData(c.records[k])) data.push_back(k);
+  return data;
+}
 
 TEST(VelodyneField, SmallReorderingsAreSortedAndARepeatedCaptureIsDroppedAsLate) {
   LT_REQUIRE_REAL_DATA();
@@ -505,9 +512,7 @@ TEST(VelodyneField, SmallReorderingsAreSortedAndARepeatedCaptureIsDroppedAsLate)
   const Capture original = Capture::Parse(ReadBytes(pcap));
   // Adjacent data packets swapped all through the capture, and one moved 10 places later.
   Capture swapped = original;
-  std::vector<size_t> data;
-  for (size_t k = 0; k < swapped.records.size(); ++k)
-    if (IsData(swapped.records[k])) data.push_back(k);
+  const std::vector<size_t> data = DataRecords(swapped);
   for (size_t k = 5; k + 1 < data.size(); k += 37)
     std::swap(swapped.records[data[k]], swapped.records[data[k + 1]]);
   std::rotate(swapped.records.begin() + data[300], swapped.records.begin() + data[300] + 1,
@@ -565,9 +570,7 @@ TEST(VelodyneField, AClockSteppingBackStartsANewFrameAndDropsNothing) {
   for (const Frame& f : *honest)
     honest_points += f.size();
   Capture stepped = Capture::Parse(ReadBytes(pcap));
-  std::vector<size_t> data;
-  for (size_t k = 0; k < stepped.records.size(); ++k)
-    if (IsData(stepped.records[k])) data.push_back(k);
+  const std::vector<size_t> data = DataRecords(stepped);
   for (size_t k = data.size() / 2; k < data.size(); ++k)
     SetStamp(stepped.records[data[k]], StampOf(stepped.records[data[k]]) - 10000000);  // 10 s
   SetStamp(stepped.records[data[7]], 3600000000u);  // past the hour: a bad field
@@ -595,9 +598,7 @@ TEST(VelodyneField, StragglersFromBeforeTheHourAtTheStartAreDecoded) {
   test::TempDir dir;
   auto cal = LoadVelodyneCalibration(Real("ros-velodyne/32db.yaml"));
   Capture c = Capture::Parse(ReadBytes(Real("rust-lidar-utils/hdl32_example.pcap")));
-  std::vector<size_t> data;
-  for (size_t k = 0; k < c.records.size(); ++k)
-    if (IsData(c.records[k])) data.push_back(k);
+  const std::vector<size_t> data = DataRecords(c);
   const uint32_t first = StampOf(c.records[data[1]]);
   SetStamp(c.records[data[0]], 500000);     // 0.5 s past the hour
   for (size_t k = 1; k < data.size(); ++k)  // then 3 s before it, onwards
