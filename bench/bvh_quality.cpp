@@ -6,7 +6,7 @@
 #include <limits>
 #include <numeric>
 
-#include "lidartwin/sim/status.h"
+#include "lidartwin/base/status.h"
 
 namespace lt::bench {
 namespace {

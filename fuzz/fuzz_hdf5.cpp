@@ -3,7 +3,7 @@
 // state that LeakSanitizer reports at exit (56 bytes inside libhdf5_serial, not ours).
 // libhdf5 1.10.8 (Debian 12) itself overflows its buffers under H5Aexists on some corrupted
 // object headers, before any check of ours sees them; the reader walks the structure in a
-// forked child first (datasets/src/isolated_call.h), so such a crash ends the child and this
+// forked child first (datasets/hdf5/isolated_call.h), so such a crash ends the child and this
 // process gets an error. In `make test` (scripts/fuzz-smoke.sh).
 #include <unistd.h>
 

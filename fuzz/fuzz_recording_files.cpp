@@ -11,7 +11,7 @@
 #include <fstream>
 #include <string>
 
-#include "../datasets/src/shard_record.h"
+#include "../datasets/export/shard_record.h"
 #include "lidartwin/compare/metrics_json.h"
 #include "lidartwin/datasets/kitti_bin.h"
 #include "lidartwin/datasets/ouster.h"

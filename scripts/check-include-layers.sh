@@ -11,15 +11,17 @@ if [[ $# -eq 0 ]]; then cd "$(dirname "$0")/.."; fi
 # module -> the lidartwin/<module>/ headers it may include (its own included).
 declare -A allowed=(
   [physics]="physics"
-  [sim]="physics sim"
-  [datasets]="physics sim datasets"
-  [reconstruct]="physics sim datasets reconstruct"
-  [compare]="physics sim datasets compare"
-  [reports]="physics sim datasets compare reports"
-  [calib]="physics sim datasets compare reports calib"
-  [viewer]="physics sim datasets compare reports viewer"
-  [bench]="physics sim datasets bench"
-  [fuzz]="physics sim datasets reconstruct compare fuzz"
+  [base]="physics base"
+  [sim]="physics base sim"
+  [datasets]="physics base sim datasets"
+  [reconstruct]="physics base sim datasets reconstruct"
+  [compare]="physics base sim datasets compare"
+  [reports]="physics base sim datasets compare reports"
+  [calib]="physics base sim datasets compare reports calib"
+  [viewer]="physics base sim datasets compare reports viewer"
+  [bench]="physics base sim datasets bench"
+  [jobs]="physics base sim datasets reconstruct compare reports calib viewer bench jobs"
+  [fuzz]="physics base sim datasets reconstruct compare fuzz"
 )
 
 # The module a source file belongs to (apps and tests may include every library).
@@ -27,7 +29,7 @@ module_of() {
   case "$1" in
     sim/physics/*) echo physics ;;
     sim/*) echo sim ;;
-    datasets/* | reconstruct/* | compare/* | reports/* | calib/* | viewer/* | bench/* | fuzz/*)
+    base/* | datasets/* | reconstruct/* | compare/* | reports/* | calib/* | viewer/* | bench/* | jobs/* | fuzz/*)
       echo "${1%%/*}" ;;
     *) echo "" ;;
   esac

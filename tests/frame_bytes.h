@@ -5,7 +5,7 @@
 #include <cstring>
 #include <string>
 
-#include "lidartwin/sim/frame.h"
+#include "lidartwin/base/frame.h"
 
 namespace lt::test {
 

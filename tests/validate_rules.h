@@ -1,5 +1,5 @@
 // Table tests of Validate(): each rule breaks a copy of a valid struct, and Validate() must
-// name "<what>: key '<key>': <problem>" (sim/include/lidartwin/sim/config_check.h).
+// name "<what>: key '<key>': <problem>" (base/include/lidartwin/base/config_check.h).
 #pragma once
 
 #include <gtest/gtest.h>
@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "lidartwin/sim/status.h"
+#include "lidartwin/base/status.h"
 
 namespace lt::test {
 

@@ -108,24 +108,6 @@ bool ParseFinite(const std::string& s, double* v) {
 
 }  // namespace
 
-Expected<std::vector<size_t>> FrameIndices(const std::vector<double>& list, size_t frame_count,
-                                           const std::string& source) {
-  std::vector<size_t> out;
-  for (double v : list) {
-    if (v < 0 || v != std::floor(v) || v >= static_cast<double>(frame_count)) {
-      char value[32];
-      std::snprintf(value, sizeof value, "%g", v);
-      return Error{"frame " + std::string(value) + " does not exist (" + source + " has " +
-                   std::to_string(frame_count) + " frame(s))"};
-    }
-    if (std::find(out.begin(), out.end(), static_cast<size_t>(v)) != out.end()) {
-      return Error{"frame " + std::to_string(static_cast<size_t>(v)) + " is listed twice"};
-    }
-    out.push_back(static_cast<size_t>(v));
-  }
-  return out;
-}
-
 Expected<double> Args::GetDouble(const std::string& flag, double fallback) const {
   const auto it = values_.find(flag);
   if (it == values_.end()) return fallback;

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "lidartwin/sim/status.h"
+#include "lidartwin/base/status.h"
 
 namespace lt::cli {
 
@@ -20,11 +20,6 @@ struct ArgSpec {
   std::set<std::string> switches;  // flags without a value, e.g. "--json"
   size_t max_positionals = 0;
 };
-
-// Frame indices from a list of numbers (as GetDoubleList gives them): each a whole number below
-// frame_count; the error reads "frame V does not exist (SOURCE has N frame(s))".
-Expected<std::vector<size_t>> FrameIndices(const std::vector<double>& list, size_t frame_count,
-                                           const std::string& source);
 
 // Beam indices from "0,17,3000-3010": numbers and inclusive ranges, comma-separated, sorted
 // and each kept once; more than `max_beams` beams, a range that falls, or text that is not a

@@ -8,10 +8,10 @@
 #include "args.h"
 #include "built_in.h"
 #include "commands.h"
-#include "export_progress.h"
-#include "export_workers.h"
+#include "lidartwin/base/host_cores.h"
 #include "lidartwin/datasets/export_run.h"
-#include "lidartwin/sim/host_cores.h"
+#include "lidartwin/jobs/export_here.h"
+#include "lidartwin/jobs/export_workers.h"
 #include "simulation_args.h"
 
 namespace lt::cli {
@@ -72,83 +72,38 @@ Expected<std::vector<std::string>> ParseDevices(const std::string& text) {
   return out;
 }
 
+// Joins the folder and says so; the exit status.
 int Join(const std::filesystem::path& folder, const std::vector<FreshShardHash>& fresh = {},
          uint32_t host_cores = 0) {
-  auto joined = JoinExport(folder, fresh, host_cores);
+  auto joined = jobs::JoinExportFolder(folder, fresh, host_cores);
   if (!joined.ok()) {
     fmt::print(stderr, "lidartwin export: error: {}\n", joined.message());
     return 1;
   }
-  fmt::print(
-      "joined {} frames ({} points) into {} in {:.2f} s ({} shard(s), {} hashed again); "
-      "manifest {}\n",
-      joined->frames, joined->points, joined->dataset.string(), joined->seconds, joined->shards,
-      joined->hashed_here, joined->manifest.string());
+  fmt::print("{}", *joined);
   return 0;
 }
 
-// Runs shards [first, last] of `shards` here, one after another, their threads on `host_cores`
-// cores (0: those the process may use); `hashed` gets the hashes they took (for a join in this
-// process).
+// Runs shards [first, last] of `shards` here (jobs::RunShardsHere); the exit status.
 int RunShardsHere(const SimulationJob& sim, const std::filesystem::path& folder, uint32_t first,
                   uint32_t last, uint32_t shards, bool report_progress, uint32_t host_cores,
                   std::vector<FreshShardHash>* hashed = nullptr) {
-  ExportProgressDisplay display(sim.frames);
-  for (uint32_t i = first; i <= last; ++i) {
-    ExportJob job;
-    job.simulation = sim;
-    job.folder = folder;
-    job.shard = i;
-    job.shards = shards;
-    job.host_cores = host_cores;
-    job.on_frame = [&](const ExportProgress& p) {
-      if (report_progress) {
-        std::fputs(ProgressLine(p.shard, p.done, p.total, p.resumed).c_str(), stdout);
-        std::fflush(stdout);
-      } else {
-        display.Update(p.shard, p.done, p.total, p.resumed);
-        display.Draw();
-      }
+  jobs::ShardsHereOptions o;
+  o.simulation = sim;
+  o.folder = folder;
+  o.first = first;
+  o.last = last;
+  o.shards = shards;
+  o.host_cores = host_cores;
+  if (report_progress)
+    o.worker_lines = [](const std::string& line) {
+      std::fputs(line.c_str(), stdout);
+      std::fflush(stdout);
     };
-    const auto t0 = std::chrono::steady_clock::now();
-    auto result = RunExportShard(job);
-    const double wall =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    if (!result.ok()) {
-      display.Finish();
-      fmt::print(stderr, "lidartwin export: error: {}\n", result.message());
-      return 1;
-    }
-    if (hashed && !result->hash.hashes.sha256.empty()) hashed->push_back(result->hash);
-    if (report_progress) {  // the parent prints, and joins with the hash taken here
-      if (!result->hash.hashes.sha256.empty()) {
-        std::fputs(HashedLine(i, result->hash).c_str(), stdout);
-        std::fflush(stdout);
-      }
-      continue;
-    }
-    display.Finish();
-    const std::string what =
-        result->already_complete ? "already complete"
-        : result->resumed > 0
-            ? fmt::format("{} frames resumed from the journal, {} simulated", result->resumed,
-                          result->frames.size() - result->resumed)
-            : fmt::format("{} frames", result->frames.size());
-    const uint32_t simulated = result->frames.size() - result->resumed;
-    fmt::print(
-        stderr, "{}: {} ({} points) in {:.2f} s{}\n", result->file.string(), what, result->points,
-        wall,
-        result->seconds > 0
-            ? fmt::format("; {:.2f} s loading, {:.2f} s for the frames ({:.1f} frames/s; "
-                          "{} simulator(s) at {:.1f} frames/s each, {:.2f} ms/frame "
-                          "encoding summed over {} threads, {:.2f} ms/frame writing), {:.2f} s "
-                          "finishing ({:.2f} s closing the file, {:.2f} s hashing it)",
-                          result->load_seconds, result->loop_seconds,
-                          simulated / result->loop_seconds, result->simulators,
-                          simulated / result->seconds, 1e3 * result->encode_seconds / simulated,
-                          result->encoders, 1e3 * result->write_seconds / simulated,
-                          result->finish_seconds, result->close_seconds, result->hash_seconds)
-            : "");
+  o.log.note = [](const std::string& line) { fmt::print(stderr, "{}\n", line); };
+  if (Status s = jobs::RunShardsHere(o, hashed); !s.ok()) {
+    fmt::print(stderr, "lidartwin export: error: {}\n", s.message());
+    return 1;
   }
   return 0;
 }
@@ -266,7 +221,8 @@ int ExportCommand(const std::vector<std::string>& argv) {
     }
     return Join(folder, hashed, host_cores);
   }
-  WorkerPlan plan;
+  jobs::WorkerPlan plan;
+  plan.executable = "/proc/self/exe";
   plan.shards = shards;
   plan.frames = sim.frames;
   plan.devices = devices;
@@ -287,7 +243,7 @@ int ExportCommand(const std::vector<std::string>& argv) {
   plan.shard_args.push_back(std::to_string(CoresPerWorker(
       host_cores > 0 ? host_cores : UsableCores(), static_cast<uint32_t>(devices.size()))));
   std::vector<FreshShardHash> hashed;
-  const auto failures = RunShardWorkers(plan, &hashed);
+  const auto failures = jobs::RunShardWorkers(plan, &hashed);
   if (!failures.empty()) {
     std::string text;
     for (const auto& f : failures)

@@ -4,7 +4,7 @@
 
 #include "args.h"
 #include "commands.h"
-#include "lidartwin/datasets/atomic_file.h"
+#include "lidartwin/base/atomic_file.h"
 #include "lidartwin/datasets/sensor_import.h"
 #include "lidartwin/sim/sensor_profile.h"
 

@@ -10,9 +10,10 @@
 
 #include "args.h"
 #include "commands.h"
-#include "lidartwin/datasets/recording.h"
+#include "lidartwin/jobs/reconstruct_recording.h"
+#include "lidartwin/reconstruct/posed_recording.h"
 #include "lidartwin/reconstruct/reconstruction.h"
-#include "posed_recording.h"
+#include "option_flags.h"
 #include "progress.h"
 
 namespace lt::cli {
@@ -109,7 +110,8 @@ int ReconstructCommand(const std::vector<std::string>& argv) {
   if (args->Has("--static") && args->Has("--poses"))
     return usage_error("give --poses or --static, not both");
   auto pose_fraction = PoseFractionOf(args->Get("--pose-at", "start"));
-  if (!pose_fraction.ok()) return usage_error(pose_fraction.message());
+  if (!pose_fraction.ok())
+    return usage_error(WithFlagNames(pose_fraction.message(), {{"pose_at", "--pose-at"}}));
   if (args->Has("--pose-at") && !args->Has("--poses"))
     return usage_error("--pose-at says when the poses of --poses hold; give it with --poses");
   // The output folder must be writable before the recording is read and meshed.
@@ -129,77 +131,49 @@ int ReconstructCommand(const std::vector<std::string>& argv) {
       return 1;
     }
   }
-  if (args->Has("--incremental")) {
-    if (o.method != "range-image" && o.method != "surfels")
-      return usage_error("--incremental meshes range images: --method range-image or surfels");
-    return ReconstructIncrementally(*args, o, static_cast<uint32_t>(*columns), *pose_fraction,
-                                    *frames);
-  }
-  // The batch path holds every frame chosen and meshes them together: judge its memory before
-  // reading them (a 241-frame capture took 24 GB and was killed, issue 36).
-  if (int code =
-          ChooseBatchOrStream(*args, o, static_cast<uint32_t>(*columns), *pose_fraction, *frames);
-      code >= 0)
-    return code;
-  const auto start = std::chrono::steady_clock::now();
-  auto rec = LoadPosedRecording(args->positionals()[0],
-                                args->Get("--metadata", args->Get("--calibration")),
-                                args->Get("--poses"), args->Get("--format"), *pose_fraction);
-  if (!rec.ok()) {
-    fmt::print(stderr, "lidartwin reconstruct: error: {}\n", rec.message());
-    return 1;
-  }
-  std::vector<double> list = *frames;
-  if (list.empty())
-    for (size_t k = 0; k < rec->frames.size(); ++k)
-      list.push_back(static_cast<double>(k));
-  if (!args->Has("--poses") && !args->Has("--static") && !rec->poses_from_recording &&
-      list.size() >= 2) {
-    auto indices = FrameIndices(list, rec->frames.size(), "the recording");
-    if (!indices.ok()) {
-      fmt::print(stderr, "lidartwin reconstruct: error: {}\n", indices.message());
-      return 1;
-    }
-    const auto [lo, hi] = std::minmax_element(indices->begin(), indices->end());
-    auto report = EstimateRecordingPoses(*rec, *lo, *hi);
-    if (!report.ok()) {
-      fmt::print(stderr, "lidartwin reconstruct: error: {}\n", report.message());
-      return 1;
-    }
-    fmt::print("{}", *report);
-  }
-  auto input = PickFrames(*rec, list, static_cast<uint32_t>(*columns));
-  if (!input.ok()) {
-    fmt::print(stderr, "lidartwin reconstruct: error: {}\n", input.message());
-    return 1;
-  }
+  if (args->Has("--incremental") && o.method != "range-image" && o.method != "surfels")
+    return usage_error("--incremental meshes range images: --method range-image or surfels");
+  jobs::ReconstructRecordingOptions job;
+  job.recording = args->positionals()[0];
+  job.sidecar = args->Get("--metadata", args->Get("--calibration"));
+  job.format = args->Get("--format");
+  job.frames = *frames;
+  job.poses = args->Get("--poses");
+  job.pose_fraction = *pose_fraction;
+  job.static_sensor = args->Has("--static");
+  job.incremental = args->Has("--incremental");
+  job.columns = static_cast<uint32_t>(*columns);
+  job.reconstruct = o;
+  job.out = args->Get("--out");
+  job.names.names = {{"incremental", "--incremental"},
+                     {"poses", "--poses KITTI.txt"},
+                     {"static_sensor", "--static"},
+                     {"frames", "--frames"},
+                     {"method", "--method"}};
+  job.log.info = [](const std::string& line) { fmt::print("{}", line); };
+  job.log.note = [](const std::string& line) {
+    fmt::print(stderr, "lidartwin reconstruct: {}\n", line);
+  };
+  job.log.warning = [](const std::string& message) { fmt::print(stderr, "{}\n", message); };
   Progress progress("reconstruct", 0);
   int steps = 0;
-  auto summary = Reconstruct(*input, o, args->Get("--out"),
-                             [&progress, &steps](int step, int count, const char* what) {
-                               steps = count;
-                               progress.SetTotal(static_cast<uint64_t>(count));
-                               progress.Step(static_cast<uint64_t>(step), what);
-                             });
-  progress.Step(static_cast<uint64_t>(steps), "done");
-  progress.Finish();
-  if (!summary.ok()) {
-    fmt::print(stderr, "lidartwin reconstruct: error: {}{}\n", summary.message(),
-               summary.message().find("voxel_m") != std::string::npos ? " (option --voxel-m)" : "");
-    return 1;
-  }
-  const double seconds =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  fmt::print(
-      "reconstructed {} frame(s): {} points ({} after thinning) -> {} vertices, {} "
-      "triangles in {} reflectance classes ({} triangles carved: seen through by a frame)\n",
-      input->frames.size(), summary->input_points, summary->used_points, summary->vertices,
-      summary->triangles, summary->reflectance_classes.size(), summary->carved_triangles);
-  for (const auto& file : summary->written)
-    fmt::print("wrote {}\n", file.string());
-  fmt::print("{} file(s) in {:.2f} s (reading, meshing and writing)\n", summary->written.size(),
-             seconds);
-  return 0;
+  job.on_step = [&progress, &steps](int step, int count, const char* what) {
+    steps = count;
+    progress.SetTotal(static_cast<uint64_t>(count));
+    progress.Step(static_cast<uint64_t>(step), what);
+  };
+  job.on_frame = [&progress](const std::string& text) { progress.Status(0, text); };
+  job.on_finish = [&progress, &steps] {
+    if (steps > 0) progress.Step(static_cast<uint64_t>(steps), "done");
+    progress.Finish();
+  };
+  const Status s = jobs::ReconstructRecording(job);
+  if (s.ok()) return 0;
+  const OptionFlags flags = {{"frames", "--frames"}, {"incremental", "--incremental"}};
+  if (NamesAnOption(s.message(), flags)) return usage_error(WithFlagNames(s.message(), flags));
+  fmt::print(stderr, "lidartwin reconstruct: error: {}{}\n", s.message(),
+             s.message().find("voxel_m") != std::string::npos ? " (option --voxel-m)" : "");
+  return 1;
 }
 
 }  // namespace lt::cli

@@ -6,7 +6,7 @@
 #include "built_in.h"
 #include "commands.h"
 #include "compare_flags.h"
-#include "lidartwin/datasets/atomic_file.h"
+#include "lidartwin/base/atomic_file.h"
 #include "lidartwin/viewer/document_codec.h"
 #include "lidartwin/viewer/viewer_document.h"
 #include "lidartwin/viewer/viewer_page.h"

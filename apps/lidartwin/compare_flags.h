@@ -8,8 +8,8 @@
 #include <vector>
 
 #include "args.h"
+#include "lidartwin/base/status.h"
 #include "lidartwin/compare/compare_inputs.h"
-#include "lidartwin/sim/status.h"
 
 namespace lt::cli {
 

@@ -5,7 +5,7 @@
 #include <vector>
 
 #include "commands.h"
-#include "lidartwin/datasets/interrupt_cleanup.h"
+#include "lidartwin/base/interrupt_cleanup.h"
 #include "terminal_text.h"
 
 namespace {

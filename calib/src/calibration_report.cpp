@@ -3,7 +3,7 @@
 #include <cmath>
 #include <cstdio>
 
-#include "lidartwin/datasets/atomic_file.h"
+#include "lidartwin/base/atomic_file.h"
 #include "lidartwin/reports/svg_plot.h"
 
 namespace lt::calib {

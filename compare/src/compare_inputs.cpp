@@ -1,6 +1,6 @@
 #include "lidartwin/compare/compare_inputs.h"
 
-#include "lidartwin/sim/status.h"
+#include "lidartwin/base/status.h"
 
 namespace lt::compare {
 

@@ -1,6 +1,6 @@
 #include "lidartwin/compare/metrics_json.h"
-#include "lidartwin/sim/json_text.h"
-#include "lidartwin/sim/text_file.h"
+#include "lidartwin/base/json_text.h"
+#include "lidartwin/base/text_file.h"
 
 #include <fmt/core.h>
 

@@ -5,8 +5,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "lidartwin/base/config_reader.h"
 #include "lidartwin/physics/scan_pattern.h"
-#include "lidartwin/sim/config_reader.h"
 
 namespace lt::compare {
 namespace {

@@ -9,7 +9,7 @@
 #include <cmath>
 #include <tuple>
 
-#include "lidartwin/sim/text_file.h"
+#include "lidartwin/base/text_file.h"
 #include "reconstruction_steps.h"
 
 namespace lt::reconstruction {

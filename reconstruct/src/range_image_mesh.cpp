@@ -8,9 +8,9 @@
 #include <memory>
 #include <thread>
 
+#include "lidartwin/base/parallel_for.h"
 #include "lidartwin/physics/units.h"
 #include "lidartwin/reconstruct/order_statistics.h"
-#include "lidartwin/sim/parallel_for.h"
 #include "lidartwin/sim/ray_caster.h"
 
 namespace lt {

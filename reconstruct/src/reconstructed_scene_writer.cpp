@@ -11,8 +11,8 @@
 #include <deque>
 #include <fstream>
 
-#include "lidartwin/datasets/atomic_file.h"
-#include "lidartwin/datasets/output_set.h"
+#include "lidartwin/base/atomic_file.h"
+#include "lidartwin/base/output_set.h"
 #include "lidartwin/reconstruct/order_statistics.h"
 #include "lidartwin/sim/material_library.h"
 #include "lidartwin/sim/scene.h"

@@ -1,7 +1,7 @@
 #include "lidartwin/reconstruct/reconstruction.h"
-#include "lidartwin/sim/config_check.h"
-#include "lidartwin/sim/message_text.h"
-#include "lidartwin/sim/text_file.h"
+#include "lidartwin/base/config_check.h"
+#include "lidartwin/base/message_text.h"
+#include "lidartwin/base/text_file.h"
 
 #include <fmt/core.h>
 

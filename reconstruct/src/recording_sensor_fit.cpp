@@ -5,8 +5,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "lidartwin/base/config_check.h"
 #include "lidartwin/reconstruct/order_statistics.h"
-#include "lidartwin/sim/config_check.h"
 
 namespace lt {
 namespace {

@@ -24,7 +24,7 @@
 #include <numbers>
 #include <unordered_set>
 
-#include "lidartwin/sim/text_file.h"
+#include "lidartwin/base/text_file.h"
 #include "reconstruction_steps.h"
 
 namespace lt::reconstruction {

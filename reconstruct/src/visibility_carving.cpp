@@ -8,8 +8,8 @@
 #include <numbers>
 #include <thread>
 
+#include "lidartwin/base/parallel_for.h"
 #include "lidartwin/reconstruct/range_image_mesh.h"
-#include "lidartwin/sim/parallel_for.h"
 #include "lidartwin/sim/ray_caster.h"
 
 namespace lt {

@@ -1,14 +1,14 @@
 #include "lidartwin/reports/regression_gate.h"
-#include "lidartwin/sim/json_text.h"
-#include "lidartwin/sim/text_file.h"
+#include "lidartwin/base/json_text.h"
+#include "lidartwin/base/text_file.h"
 
 #include <fmt/core.h>
 
 #include <cmath>
 #include <nlohmann/json.hpp>
 
+#include "lidartwin/base/config_reader.h"
 #include "lidartwin/compare/metrics.h"
-#include "lidartwin/sim/config_reader.h"
 
 namespace lt::reports {
 

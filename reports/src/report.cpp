@@ -5,8 +5,8 @@
 #include <cmath>
 #include <nlohmann/json.hpp>
 
+#include "lidartwin/base/atomic_file.h"
 #include "lidartwin/compare/metrics_json.h"
-#include "lidartwin/datasets/atomic_file.h"
 
 namespace lt::reports {
 

@@ -3,9 +3,9 @@
 #include <algorithm>
 #include <cmath>
 
+#include "lidartwin/base/config_reader.h"
+#include "lidartwin/base/text_file.h"
 #include "lidartwin/physics/scan_pattern.h"
-#include "lidartwin/sim/config_reader.h"
-#include "lidartwin/sim/text_file.h"
 
 namespace lt {
 

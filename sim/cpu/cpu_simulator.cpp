@@ -8,7 +8,7 @@
 #include "cpu/cpu_simulator.h"
 #include "cpu/prefetched_hits.h"
 #include "internal/frame_setup.h"
-#include "lidartwin/sim/host_cores.h"
+#include "lidartwin/base/host_cores.h"
 
 namespace lt {
 

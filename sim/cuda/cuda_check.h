@@ -6,7 +6,7 @@
 
 #include <string>
 
-#include "lidartwin/sim/status.h"
+#include "lidartwin/base/status.h"
 
 namespace lt::cuda {
 

@@ -6,9 +6,9 @@
 #include <cstdint>
 #include <vector>
 
+#include "lidartwin/base/frame.h"
 #include "lidartwin/physics/hd.h"
 #include "lidartwin/physics/scan_pattern.h"
-#include "lidartwin/sim/frame.h"
 
 namespace lt {
 

@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "internal/beam_pipeline.h"
-#include "lidartwin/sim/frame.h"
+#include "lidartwin/base/frame.h"
 #include "lidartwin/sim/scene.h"
 #include "lidartwin/sim/sensor_profile.h"
 #include "lidartwin/sim/trajectory.h"

@@ -7,7 +7,7 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "lidartwin/sim/status.h"
+#include "lidartwin/base/status.h"
 
 namespace lt {
 

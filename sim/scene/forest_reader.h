@@ -4,8 +4,8 @@
 #include <string>
 #include <vector>
 
+#include "lidartwin/base/config_reader.h"
 #include "lidartwin/physics/pose.h"
-#include "lidartwin/sim/config_reader.h"
 #include "lidartwin/sim/scene.h"
 
 namespace lt {

@@ -6,9 +6,9 @@
 #include <numeric>
 #include <sstream>
 
+#include "lidartwin/base/config_reader.h"
+#include "lidartwin/base/text_file.h"
 #include "lidartwin/physics/hermite.h"
-#include "lidartwin/sim/config_reader.h"
-#include "lidartwin/sim/text_file.h"
 
 namespace lt {
 

@@ -5,11 +5,11 @@
 #include <algorithm>
 #include <cmath>
 
+#include "lidartwin/base/config_reader.h"
+#include "lidartwin/base/text_file.h"
 #include "lidartwin/physics/pose.h"
 #include "lidartwin/physics/scan_pattern.h"
-#include "lidartwin/sim/config_reader.h"
 #include "lidartwin/sim/scene.h"
-#include "lidartwin/sim/text_file.h"
 
 #include "forest_reader.h"
 

@@ -5,7 +5,7 @@
 #include <sstream>
 #include <string>
 
-#include "lidartwin/sim/text_file.h"
+#include "lidartwin/base/text_file.h"
 
 namespace lt {
 

@@ -7,9 +7,9 @@
 
 #include <cmath>
 
+#include "lidartwin/base/text_file.h"
 #include "lidartwin/physics/scan_pattern.h"
 #include "lidartwin/sim/sensor_profile.h"
-#include "lidartwin/sim/text_file.h"
 
 namespace lt {
 

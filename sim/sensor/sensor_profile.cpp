@@ -2,13 +2,13 @@
 // loader, one writer), a function per scan pattern and detector; the waveform keys already
 // live in waveform_profile.cpp.
 #include "lidartwin/sim/sensor_profile.h"
-#include "lidartwin/sim/text_file.h"
+#include "lidartwin/base/text_file.h"
 
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
 
-#include "lidartwin/sim/config_reader.h"
+#include "lidartwin/base/config_reader.h"
 #include "sensor/profile_keys.h"
 #include "sensor/waveform_profile.h"
 

@@ -5,8 +5,8 @@
 
 #include <yaml-cpp/yaml.h>
 
-#include "lidartwin/sim/config_check.h"
-#include "lidartwin/sim/config_reader.h"
+#include "lidartwin/base/config_check.h"
+#include "lidartwin/base/config_reader.h"
 #include "lidartwin/sim/sensor_profile.h"
 
 namespace lt {

@@ -17,7 +17,7 @@
 #include <random>
 #include <thread>
 
-#include "../../datasets/src/export_record.h"
+#include "../../datasets/export/export_record.h"
 #include "cli_support.h"
 #include "frame_bytes.h"
 #include "lidartwin/datasets/export_identity.h"

@@ -3,9 +3,9 @@
 // is ignored (the join then hashes the file itself).
 #include <gtest/gtest.h>
 
-#include "../../apps/lidartwin/export_workers.h"
+#include "lidartwin/jobs/export_workers.h"
 
-namespace lt::cli {
+namespace lt::jobs {
 namespace {
 
 FreshShardHash SomeHash(uint64_t bytes, size_t pieces) {
@@ -79,4 +79,4 @@ TEST(ExportWorkerLines, ProgressLineRoundTrips) {
 }
 
 }  // namespace
-}  // namespace lt::cli
+}  // namespace lt::jobs

@@ -1,7 +1,7 @@
-// DEFLATE blocks written directly (datasets/src/deflate_blocks.h) against zlib's inflate, an
+// DEFLATE blocks written directly (datasets/hdf5/deflate_blocks.h) against zlib's inflate, an
 // independent decoder: any mix of stored blocks, runs, alignment and another encoder's blocks
 // inflates to the bytes given, in order.
-#include "../../datasets/src/deflate_blocks.h"
+#include "../../datasets/hdf5/deflate_blocks.h"
 
 #include <gtest/gtest.h>
 #include <libdeflate.h>

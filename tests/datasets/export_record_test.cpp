@@ -9,9 +9,9 @@
 #include <random>
 #include <thread>
 
-#include "../../datasets/src/export_record.h"
-#include "../../datasets/src/frame_producers.h"
-#include "../../datasets/src/frame_tables.h"
+#include "../../datasets/export/export_record.h"
+#include "../../datasets/export/frame_producers.h"
+#include "../../datasets/hdf5/frame_tables.h"
 
 namespace lt {
 namespace {

@@ -15,9 +15,9 @@
 #include <random>
 #include <thread>
 
-#include "../../datasets/src/chunk_codec.h"
-#include "../../datasets/src/frame_tables.h"
-#include "../../datasets/src/isolated_call.h"
+#include "../../datasets/hdf5/chunk_codec.h"
+#include "../../datasets/hdf5/frame_tables.h"
+#include "../../datasets/hdf5/isolated_call.h"
 #include "frame_bytes.h"
 #include "lidartwin/datasets/hdf5_arrays.h"
 #include "test_support.h"

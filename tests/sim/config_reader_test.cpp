@@ -1,5 +1,5 @@
-#include "lidartwin/sim/config_reader.h"
-#include "lidartwin/sim/text_file.h"
+#include "lidartwin/base/config_reader.h"
+#include "lidartwin/base/text_file.h"
 
 #include <gtest/gtest.h>
 

@@ -12,7 +12,7 @@
 #include <utility>
 #include <vector>
 
-#include "lidartwin/sim/frame.h"
+#include "lidartwin/base/frame.h"
 
 namespace lt::test {
 

@@ -1,5 +1,5 @@
 // The cores a process may use: its CPU affinity, not the machine's CPU count.
-#include "lidartwin/sim/host_cores.h"
+#include "lidartwin/base/host_cores.h"
 
 #include <gtest/gtest.h>
 #include <pthread.h>

@@ -30,7 +30,7 @@ std::string InputsSignature(const compare::CompareInputs& in) {
 std::string IntensityUnitOf(const std::string& reader) {
   // As the readers store it: Ouster the signal photon count (reflectivity where the profile has
   // no signal field), Velodyne its calibrated reflectivity 0..255, KITTI the remission 0..1
-  // times 100 (datasets/src/kitti_bin.cpp), nuScenes its intensity 0..255. A lidartwin .h5 of
+  // times 100 (datasets/kitti/kitti_bin.cpp), nuScenes its intensity 0..255. A lidartwin .h5 of
   // a capability or ideal detector holds R(theta) in percent (sim/frame.h), of a raw detector
   // the sensor's unit: not known from the reader alone.
   if (reader == "ouster-pcap") return "photon counts";

@@ -5,8 +5,8 @@
 #include <filesystem>
 #include <set>
 
+#include "lidartwin/base/config_check.h"
 #include "lidartwin/calib/lab_folder.h"
-#include "lidartwin/sim/config_check.h"
 
 namespace lt::calib {
 

@@ -6,11 +6,11 @@
 
 #include "lab/lab_manifest_keys.h"
 #include "lab/lab_table.h"
+#include "lidartwin/base/config_reader.h"
+#include "lidartwin/base/text_file.h"
 #include "lidartwin/calib/lab_folder.h"
 #include "lidartwin/datasets/hdf5_arrays.h"
 #include "lidartwin/datasets/sha256.h"
-#include "lidartwin/sim/config_reader.h"
-#include "lidartwin/sim/text_file.h"
 
 namespace lt::calib {
 

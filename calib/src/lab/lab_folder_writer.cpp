@@ -8,10 +8,10 @@
 #include <cstdlib>
 
 #include "lab/lab_table.h"
+#include "lidartwin/base/atomic_file.h"
+#include "lidartwin/base/interrupt_cleanup.h"
 #include "lidartwin/calib/lab_folder.h"
-#include "lidartwin/datasets/atomic_file.h"
 #include "lidartwin/datasets/hdf5_arrays.h"
-#include "lidartwin/datasets/interrupt_cleanup.h"
 
 namespace lt::calib {
 

@@ -6,7 +6,7 @@
 #include <cmath>
 #include <sstream>
 
-#include "lidartwin/sim/text_file.h"
+#include "lidartwin/base/text_file.h"
 
 namespace lt::calib {
 

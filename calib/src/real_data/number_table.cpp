@@ -4,7 +4,7 @@
 #include <cmath>
 #include <cstdlib>
 
-#include "lidartwin/sim/text_file.h"
+#include "lidartwin/base/text_file.h"
 
 namespace lt::calib {
 

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "lidartwin/sim/status.h"
+#include "lidartwin/base/status.h"
 
 namespace lt::calib {
 

@@ -3,9 +3,9 @@
 #include <cmath>
 #include <limits>
 
+#include "lidartwin/base/config_check.h"
 #include "lidartwin/calib/ouster_samples.h"
 #include "lidartwin/physics/units.h"
-#include "lidartwin/sim/config_check.h"
 
 namespace lt::calib {
 

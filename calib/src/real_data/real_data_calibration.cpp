@@ -1,7 +1,7 @@
 // The real-data folder: which files are read, and the two parts run over them
 // (real_data_calibration.h).
 #include "lidartwin/calib/real_data_calibration.h"
-#include "lidartwin/sim/config_check.h"
+#include "lidartwin/base/config_check.h"
 
 #include <fmt/core.h>
 

@@ -5,8 +5,8 @@
 #include <cmath>
 #include <string>
 
+#include "lidartwin/base/atomic_file.h"
 #include "lidartwin/calib/real_data_calibration.h"
-#include "lidartwin/datasets/atomic_file.h"
 #include "report_figures.h"
 
 namespace lt::calib {

@@ -7,11 +7,11 @@
 #include <cstdint>
 #include <vector>
 
+#include "lidartwin/base/status.h"
 #include "lidartwin/bench/gpu_bench.h"
 #include "lidartwin/physics/vec3.h"
 #include "lidartwin/sim/ray_caster.h"
 #include "lidartwin/sim/sensor_profile.h"
-#include "lidartwin/sim/status.h"
 
 namespace lt::bench {
 

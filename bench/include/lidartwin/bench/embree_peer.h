@@ -8,7 +8,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "lidartwin/sim/status.h"
+#include "lidartwin/base/status.h"
 
 namespace lt::bench {
 

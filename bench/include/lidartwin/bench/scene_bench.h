@@ -8,11 +8,11 @@
 #include <filesystem>
 #include <string>
 
+#include "lidartwin/base/status.h"
 #include "lidartwin/bench/gpu_bench.h"
 #include "lidartwin/physics/vec3.h"
 #include "lidartwin/sim/scene.h"
 #include "lidartwin/sim/sensor_profile.h"
-#include "lidartwin/sim/status.h"
 
 namespace lt::bench {
 

@@ -12,11 +12,11 @@
 #include <string>
 #include <vector>
 
+#include "lidartwin/base/status.h"
 #include "lidartwin/calib/fit_result.h"
 #include "lidartwin/calib/lab_folder.h"
 #include "lidartwin/physics/beam_footprint.h"
 #include "lidartwin/sim/beam_kernel.h"
-#include "lidartwin/sim/status.h"
 
 namespace lt::calib {
 

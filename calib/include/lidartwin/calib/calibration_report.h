@@ -7,9 +7,9 @@
 #include <filesystem>
 #include <string>
 
+#include "lidartwin/base/status.h"
 #include "lidartwin/calib/calibration.h"
 #include "lidartwin/calib/lab_folder.h"
-#include "lidartwin/sim/status.h"
 
 namespace lt::calib {
 

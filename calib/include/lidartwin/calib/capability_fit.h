@@ -6,8 +6,8 @@
 
 #include <vector>
 
+#include "lidartwin/base/status.h"
 #include "lidartwin/calib/fit_result.h"
-#include "lidartwin/sim/status.h"
 
 namespace lt::calib {
 

@@ -10,12 +10,12 @@
 #include <string>
 #include <vector>
 
+#include "lidartwin/base/status.h"
 #include "lidartwin/calib/capability_fit.h"
 #include "lidartwin/calib/range_intensity_fit.h"
 #include "lidartwin/calib/reflectance_fit.h"
 #include "lidartwin/calib/threshold_fit.h"
 #include "lidartwin/calib/waveform_fit.h"
-#include "lidartwin/sim/status.h"
 
 namespace lt::calib {
 

@@ -16,10 +16,10 @@
 #include <string>
 #include <vector>
 
+#include "lidartwin/base/frame.h"
+#include "lidartwin/base/status.h"
 #include "lidartwin/calib/range_intensity_fit.h"
 #include "lidartwin/calib/threshold_fit.h"
-#include "lidartwin/sim/frame.h"
-#include "lidartwin/sim/status.h"
 
 namespace lt::calib {
 

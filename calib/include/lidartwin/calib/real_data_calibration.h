@@ -10,12 +10,12 @@
 #include <string>
 #include <vector>
 
+#include "lidartwin/base/status.h"
 #include "lidartwin/calib/fit_result.h"
 #include "lidartwin/calib/model_comparison.h"
 #include "lidartwin/calib/ouster_samples.h"
 #include "lidartwin/calib/reflectance_fit.h"
 #include "lidartwin/calib/spectralon.h"
-#include "lidartwin/sim/status.h"
 
 namespace lt::calib {
 

@@ -15,8 +15,8 @@
 #include <string>
 #include <vector>
 
+#include "lidartwin/base/status.h"
 #include "lidartwin/calib/fit_result.h"
-#include "lidartwin/sim/status.h"
 
 namespace lt::calib {
 

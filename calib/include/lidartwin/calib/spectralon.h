@@ -33,8 +33,8 @@
 #include <string>
 #include <vector>
 
+#include "lidartwin/base/status.h"
 #include "lidartwin/calib/reflectance_fit.h"
-#include "lidartwin/sim/status.h"
 
 namespace lt::calib {
 

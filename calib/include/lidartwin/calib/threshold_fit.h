@@ -9,8 +9,8 @@
 #include <cstdint>
 #include <vector>
 
+#include "lidartwin/base/status.h"
 #include "lidartwin/calib/fit_result.h"
-#include "lidartwin/sim/status.h"
 
 namespace lt::calib {
 

@@ -27,9 +27,9 @@
 #include <string>
 #include <vector>
 
+#include "lidartwin/base/status.h"
 #include "lidartwin/calib/fit_result.h"
 #include "lidartwin/sim/sensor_profile.h"
-#include "lidartwin/sim/status.h"
 
 namespace lt::calib {
 

@@ -8,9 +8,9 @@
 #include <utility>
 #include <vector>
 
-#include "lidartwin/sim/config_check.h"
-#include "lidartwin/sim/frame.h"
-#include "lidartwin/sim/status.h"
+#include "lidartwin/base/config_check.h"
+#include "lidartwin/base/frame.h"
+#include "lidartwin/base/status.h"
 
 namespace lt::compare {
 

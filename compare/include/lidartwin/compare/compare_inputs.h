@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "lidartwin/base/config_check.h"
 #include "lidartwin/compare/association.h"
-#include "lidartwin/sim/config_check.h"
 
 namespace lt::compare {
 

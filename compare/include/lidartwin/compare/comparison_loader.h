@@ -8,11 +8,11 @@
 #include <string>
 #include <vector>
 
+#include "lidartwin/base/status.h"
 #include "lidartwin/compare/compare_inputs.h"
 #include "lidartwin/compare/metrics.h"
 #include "lidartwin/datasets/recording.h"
 #include "lidartwin/sim/scene.h"
-#include "lidartwin/sim/status.h"
 
 namespace lt::compare {
 

@@ -5,7 +5,7 @@
 
 #include <cstdint>
 
-#include "lidartwin/sim/frame.h"
+#include "lidartwin/base/frame.h"
 #include "lidartwin/sim/scene.h"
 
 namespace lt {

@@ -7,9 +7,9 @@
 #include <cstdint>
 #include <vector>
 
+#include "lidartwin/base/frame.h"
+#include "lidartwin/base/status.h"
 #include "lidartwin/compare/association.h"
-#include "lidartwin/sim/frame.h"
-#include "lidartwin/sim/status.h"
 
 namespace lt::compare {
 

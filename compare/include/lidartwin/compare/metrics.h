@@ -11,13 +11,13 @@
 #include <string>
 #include <vector>
 
+#include "lidartwin/base/frame.h"
 #include "lidartwin/compare/association.h"
 #include "lidartwin/compare/compare_inputs.h"
 #include "lidartwin/compare/error_stats.h"
 #include "lidartwin/compare/frame_pairing.h"
 #include "lidartwin/compare/targets.h"
 #include "lidartwin/compare/waveform_metrics.h"
-#include "lidartwin/sim/frame.h"
 
 namespace lt::compare {
 

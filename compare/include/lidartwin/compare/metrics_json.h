@@ -5,8 +5,8 @@
 #include <filesystem>
 #include <string>
 
+#include "lidartwin/base/status.h"
 #include "lidartwin/compare/metrics.h"
-#include "lidartwin/sim/status.h"
 
 namespace lt::compare {
 

@@ -7,10 +7,10 @@
 #include <fstream>
 #include <memory>
 
+#include "lidartwin/base/atomic_file.h"
+#include "lidartwin/base/status.h"
 #include "lidartwin/compare/compare_inputs.h"
 #include "lidartwin/compare/frame_pairing.h"
-#include "lidartwin/datasets/atomic_file.h"
-#include "lidartwin/sim/status.h"
 
 namespace lt::compare {
 

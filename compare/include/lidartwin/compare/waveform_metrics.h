@@ -8,9 +8,9 @@
 #include <cstdint>
 #include <vector>
 
-#include "lidartwin/sim/frame.h"
+#include "lidartwin/base/frame.h"
+#include "lidartwin/base/status.h"
 #include "lidartwin/sim/sensor_profile.h"
-#include "lidartwin/sim/status.h"
 
 namespace lt::compare {
 

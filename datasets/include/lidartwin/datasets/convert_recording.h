@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "lidartwin/base/status.h"
 #include "lidartwin/datasets/recording.h"
-#include "lidartwin/sim/status.h"
 
 namespace lt {
 

@@ -6,8 +6,8 @@
 #include <cstdint>
 #include <vector>
 
-#include "lidartwin/sim/frame.h"
-#include "lidartwin/sim/status.h"
+#include "lidartwin/base/frame.h"
+#include "lidartwin/base/status.h"
 
 namespace lt {
 

@@ -9,9 +9,9 @@
 #include <filesystem>
 #include <string>
 
+#include "lidartwin/base/status.h"
 #include "lidartwin/datasets/sha256.h"
 #include "lidartwin/datasets/simulation_run.h"
-#include "lidartwin/sim/status.h"
 
 namespace lt {
 

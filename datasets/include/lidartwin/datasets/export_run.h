@@ -19,9 +19,9 @@
 #include <string>
 #include <vector>
 
+#include "lidartwin/base/status.h"
 #include "lidartwin/datasets/sha256.h"
 #include "lidartwin/datasets/simulation_run.h"
-#include "lidartwin/sim/status.h"
 
 namespace lt {
 

@@ -11,9 +11,9 @@
 #include <string>
 #include <vector>
 
+#include "lidartwin/base/frame.h"
+#include "lidartwin/base/status.h"
 #include "lidartwin/datasets/hdf5_frames.h"
-#include "lidartwin/sim/frame.h"
-#include "lidartwin/sim/status.h"
 
 namespace lt {
 

@@ -4,8 +4,8 @@
 #include <functional>
 #include <vector>
 
-#include "lidartwin/sim/frame.h"
-#include "lidartwin/sim/status.h"
+#include "lidartwin/base/frame.h"
+#include "lidartwin/base/status.h"
 
 namespace lt {
 

@@ -10,8 +10,8 @@
 #include <string>
 #include <vector>
 
-#include "lidartwin/sim/frame.h"
-#include "lidartwin/sim/status.h"
+#include "lidartwin/base/frame.h"
+#include "lidartwin/base/status.h"
 
 namespace lt {
 

@@ -7,8 +7,8 @@
 #include <filesystem>
 #include <string>
 
-#include "lidartwin/sim/config_check.h"
-#include "lidartwin/sim/status.h"
+#include "lidartwin/base/config_check.h"
+#include "lidartwin/base/status.h"
 
 namespace lt {
 

@@ -8,10 +8,10 @@
 #include <string>
 #include <vector>
 
+#include "lidartwin/base/frame.h"
+#include "lidartwin/base/status.h"
 #include "lidartwin/datasets/frame_sink.h"
 #include "lidartwin/datasets/pcap.h"
-#include "lidartwin/sim/frame.h"
-#include "lidartwin/sim/status.h"
 
 namespace lt {
 

@@ -20,10 +20,10 @@
 #include <cstddef>
 #include <vector>
 
+#include "lidartwin/base/config_check.h"
+#include "lidartwin/base/frame.h"
+#include "lidartwin/base/status.h"
 #include "lidartwin/physics/pose.h"
-#include "lidartwin/sim/config_check.h"
-#include "lidartwin/sim/frame.h"
-#include "lidartwin/sim/status.h"
 
 namespace lt {
 

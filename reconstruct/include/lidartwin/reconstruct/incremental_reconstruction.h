@@ -10,10 +10,10 @@
 #include <cstdint>
 #include <unordered_map>
 
+#include "lidartwin/base/status.h"
 #include "lidartwin/reconstruct/range_image_mesh.h"
 #include "lidartwin/reconstruct/reconstructed_surface.h"
 #include "lidartwin/reconstruct/visibility_carving.h"
-#include "lidartwin/sim/status.h"
 
 namespace lt {
 

@@ -5,8 +5,8 @@
 // invented and none is smoothed away, unlike Poisson.
 #pragma once
 
+#include "lidartwin/base/status.h"
 #include "lidartwin/reconstruct/reconstructed_surface.h"
-#include "lidartwin/sim/status.h"
 
 namespace lt {
 

@@ -7,8 +7,8 @@
 #include <cstdint>
 #include <vector>
 
+#include "lidartwin/base/frame.h"
 #include "lidartwin/physics/pose.h"
-#include "lidartwin/sim/frame.h"
 
 namespace lt {
 

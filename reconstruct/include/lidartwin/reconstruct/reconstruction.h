@@ -18,11 +18,11 @@
 #include <string>
 #include <vector>
 
+#include "lidartwin/base/config_check.h"
+#include "lidartwin/base/frame.h"
+#include "lidartwin/base/status.h"
 #include "lidartwin/physics/pose.h"
 #include "lidartwin/reconstruct/reconstructed_surface.h"
-#include "lidartwin/sim/config_check.h"
-#include "lidartwin/sim/frame.h"
-#include "lidartwin/sim/status.h"
 
 namespace lt {
 

@@ -12,8 +12,8 @@
 
 #include <vector>
 
+#include "lidartwin/base/status.h"
 #include "lidartwin/reconstruct/reconstructed_surface.h"
-#include "lidartwin/sim/status.h"
 
 namespace lt {
 

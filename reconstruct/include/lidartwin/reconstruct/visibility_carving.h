@@ -14,8 +14,8 @@
 
 #include <cstddef>
 
+#include "lidartwin/base/status.h"
 #include "lidartwin/reconstruct/reconstructed_surface.h"
-#include "lidartwin/sim/status.h"
 
 namespace lt {
 

@@ -9,9 +9,9 @@
 #include <string>
 #include <vector>
 
+#include "lidartwin/base/status.h"
 #include "lidartwin/compare/metrics.h"
 #include "lidartwin/reports/regression_gate.h"
-#include "lidartwin/sim/status.h"
 
 namespace lt::reports {
 

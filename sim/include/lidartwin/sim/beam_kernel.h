@@ -5,7 +5,7 @@
 #include <filesystem>
 #include <vector>
 
-#include "lidartwin/sim/status.h"
+#include "lidartwin/base/status.h"
 
 namespace lt {
 

@@ -11,11 +11,11 @@
 #include <memory>
 #include <vector>
 
-#include "lidartwin/sim/frame.h"
+#include "lidartwin/base/frame.h"
+#include "lidartwin/base/status.h"
 #include "lidartwin/sim/scene.h"
 #include "lidartwin/sim/sensor_profile.h"
 #include "lidartwin/sim/simulator.h"
-#include "lidartwin/sim/status.h"
 #include "lidartwin/sim/trajectory.h"
 
 namespace lt {

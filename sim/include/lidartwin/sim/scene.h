@@ -8,10 +8,10 @@
 #include <string>
 #include <vector>
 
+#include "lidartwin/base/config_check.h"
+#include "lidartwin/base/status.h"
 #include "lidartwin/physics/pose.h"
-#include "lidartwin/sim/config_check.h"
 #include "lidartwin/sim/material_library.h"
-#include "lidartwin/sim/status.h"
 
 namespace lt {
 

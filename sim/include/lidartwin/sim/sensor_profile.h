@@ -8,14 +8,14 @@
 #include <string>
 #include <vector>
 
+#include "lidartwin/base/config_check.h"
+#include "lidartwin/base/status.h"
 #include "lidartwin/physics/beam_footprint.h"
 #include "lidartwin/physics/beam_response.h"
 #include "lidartwin/physics/link_budget.h"
 #include "lidartwin/physics/return_signal.h"
 #include "lidartwin/physics/scan_pattern.h"
 #include "lidartwin/sim/beam_kernel.h"
-#include "lidartwin/sim/config_check.h"
-#include "lidartwin/sim/status.h"
 
 namespace lt {
 

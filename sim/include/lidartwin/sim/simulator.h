@@ -7,11 +7,11 @@
 #include <memory>
 #include <string>
 
-#include "lidartwin/sim/config_check.h"
-#include "lidartwin/sim/frame.h"
+#include "lidartwin/base/config_check.h"
+#include "lidartwin/base/frame.h"
+#include "lidartwin/base/status.h"
 #include "lidartwin/sim/scene.h"
 #include "lidartwin/sim/sensor_profile.h"
-#include "lidartwin/sim/status.h"
 #include "lidartwin/sim/trajectory.h"
 
 namespace lt {

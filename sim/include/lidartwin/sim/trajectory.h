@@ -6,9 +6,9 @@
 
 #include <string>
 
+#include "lidartwin/base/config_check.h"
+#include "lidartwin/base/status.h"
 #include "lidartwin/physics/pose.h"
-#include "lidartwin/sim/config_check.h"
-#include "lidartwin/sim/status.h"
 
 namespace lt {
 

@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "lidartwin/sim/status.h"
+#include "lidartwin/base/status.h"
 #include "lidartwin/viewer/viewer_document.h"
 
 namespace lt::viewer {

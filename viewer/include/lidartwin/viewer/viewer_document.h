@@ -7,11 +7,11 @@
 #include <string>
 #include <vector>
 
+#include "lidartwin/base/status.h"
 #include "lidartwin/compare/comparison_loader.h"
 #include "lidartwin/compare/frame_pairing.h"
 #include "lidartwin/compare/metrics.h"
 #include "lidartwin/compare/targets.h"
-#include "lidartwin/sim/status.h"
 
 namespace lt::viewer {
 

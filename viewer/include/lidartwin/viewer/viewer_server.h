@@ -8,7 +8,7 @@
 #include <memory>
 #include <string>
 
-#include "lidartwin/sim/status.h"
+#include "lidartwin/base/status.h"
 
 namespace lt::viewer {
 

@@ -1,0 +1,197 @@
+#include "lidartwin/datasets/recording.h"
+
+#include <algorithm>
+#include <memory>
+
+#include "lidartwin/base/text_file.h"
+#include "lidartwin/datasets/hdf5_frames.h"
+#include "lidartwin/datasets/kitti_bin.h"
+#include "lidartwin/datasets/las.h"
+#include "lidartwin/datasets/ouster.h"
+#include "lidartwin/datasets/point_cloud_readers.h"
+#include "lidartwin/datasets/velodyne.h"
+
+namespace lt {
+
+RecordingSource::RecordingSource(Recording header, Reader reader)
+    : header_(std::move(header)),
+      reader_(std::move(reader)),
+      stats_(std::make_shared<CaptureStats>()) {}
+
+Status RecordingSource::ForEachFrame(const FrameSink& sink) {
+  std::vector<std::string> notes;
+  Status s = reader_(
+      [&](Frame&& f) -> Status {
+        ++frames_done_;
+        return sink(std::move(f));
+      },
+      *stats_, notes);
+  for (std::string& n : stats_->Notes())
+    notes.push_back(std::move(n));
+  header_.notes.insert(header_.notes.end(), notes.begin(), notes.end());
+  return s;
+}
+
+double RecordingSource::Fraction() const {
+  if (stats_->bytes_total) return static_cast<double>(stats_->bytes_read) / stats_->bytes_total;
+  if (header_.frames_known) {
+    return std::min(1.0, static_cast<double>(frames_done_) / header_.frames_known);
+  }
+  return 0;
+}
+
+namespace {
+
+// A reader of a single-frame file.
+RecordingSource::Reader OneFrame(std::function<Expected<Frame>()> read) {
+  return [read = std::move(read)](const FrameSink& sink, CaptureStats&,
+                                  std::vector<std::string>&) -> Status {
+    auto f = read();
+    if (!f.ok()) return f.error();
+    return sink(std::move(f.value()));
+  };
+}
+
+}  // namespace
+
+Expected<RecordingSource> OpenRecording(const std::filesystem::path& file,
+                                        const std::filesystem::path& sidecar,
+                                        const RecordingOptions& options) {
+  std::error_code ec;
+  if (Status s = CheckReadableFile(file); !s.ok()) return s.error();
+  const std::string ext = file.extension().string();
+  const std::string side_ext = sidecar.extension().string();
+  if (!options.format.empty() && ext != ".bin") {
+    return Error{"--format " + options.format + ": only .bin point files take a format (" +
+                 file.string() + " is known by its extension)"};
+  }
+  Recording r;
+  if (ext == ".pcap") {
+    if (sidecar.empty()) {
+      return Error{file.string() +
+                   ": a pcap needs its sensor's metadata (Ouster .json) or calibration "
+                   "(Velodyne .yaml)"};
+    }
+    if (side_ext == ".json") {
+      auto m = LoadOusterMetadata(sidecar);
+      if (!m.ok()) return m.error();
+      r.reader = "ouster-pcap";
+      r.wavelength_nm = 865;
+      r.sensor = m->product.empty() ? "ouster" : m->product;
+      return RecordingSource(
+          std::move(r), [file, m = std::move(m.value())](const FrameSink& sink, CaptureStats& stats,
+                                                         std::vector<std::string>&) {
+            return ForEachOusterFrame(file, m, sink, &stats);
+          });
+    }
+    if (side_ext == ".yaml" || side_ext == ".yml") {
+      auto c = LoadVelodyneCalibration(sidecar);
+      if (!c.ok()) return c.error();
+      r.reader = "velodyne-pcap";
+      r.wavelength_nm = 903;
+      r.sensor = sidecar.stem().string();
+      return RecordingSource(
+          std::move(r), [file, c = std::move(c.value())](const FrameSink& sink, CaptureStats& stats,
+                                                         std::vector<std::string>&) {
+            return ForEachVelodyneFrame(file, c, sink, &stats);
+          });
+    }
+    return Error{sidecar.string() + ": expected an Ouster .json or a Velodyne .yaml"};
+  }
+  if (!sidecar.empty()) {
+    return Error{sidecar.string() + ": only pcap recordings take metadata or calibration"};
+  }
+  r.frames_known = 1;
+  if (ext == ".bin") {
+    std::string note;
+    auto layout = ChooseBinLayout(file, options.format, &note);
+    if (!layout.ok()) return layout.error();
+    if (!note.empty()) r.notes.push_back("note: " + note);
+    if (*layout == BinLayout::kNuscenes) {
+      r.reader = "nuscenes-bin";
+      r.wavelength_nm = 903;
+      r.sensor = "HDL-32E (nuScenes LIDAR_TOP)";
+      return RecordingSource(std::move(r), OneFrame([file] { return ReadNuscenesBin(file); }));
+    }
+    r.reader = "kitti-bin";
+    r.wavelength_nm = 905;
+    r.sensor = "HDL-64E (KITTI)";
+    return RecordingSource(std::move(r), OneFrame([file] { return ReadKittiBin(file); }));
+  }
+  if (ext == ".h5" || ext == ".hdf5") {
+    auto opened = Hdf5FrameReader::Open(file);
+    if (!opened.ok()) return opened.error();
+    auto reader = std::make_shared<Hdf5FrameReader>(std::move(opened.value()));
+    const Hdf5Summary& summary = reader->summary();
+    r.reader = "hdf5";
+    r.wavelength_nm = summary.info.wavelength_nm;
+    r.sensor = summary.info.sensor_name;
+    r.source = summary.info;
+    r.has_source = true;
+    r.frames_known = static_cast<uint32_t>(summary.frames.size());
+    for (const auto& w : summary.warnings)
+      r.notes.push_back("warning: " + w);
+    // One frame in memory at a time.
+    return RecordingSource(
+        std::move(r),
+        [reader](const FrameSink& sink, CaptureStats&, std::vector<std::string>&) -> Status {
+          for (size_t k = 0; k < reader->summary().frames.size(); ++k) {
+            auto frame = reader->ReadFrame(k);
+            if (!frame.ok()) return frame.error();
+            if (Status s = sink(std::move(frame.value())); !s.ok()) return s;
+          }
+          return {};
+        });
+  }
+  if (ext == ".pcd" || ext == ".ply" || ext == ".las") {
+    r.reader = ext.substr(1);
+    return RecordingSource(
+        std::move(r), OneFrame([file, ext] {
+          return ext == ".pcd" ? ReadPcd(file) : ext == ".ply" ? ReadPly(file) : ReadLas(file);
+        }));
+  }
+  if (ext == ".laz") {
+    return Error{file.string() +
+                 ": LAZ (compressed LAS) is not read; decompress it to .las "
+                 "first (laszip)"};
+  }
+  return Error{file.string() + ": unknown recording type '" + ext +
+               "' (expected .pcap, .bin, .h5, .pcd, .ply, .las)"};
+}
+
+Expected<Recording> ForEachRecordingFrame(const std::filesystem::path& file,
+                                          const std::filesystem::path& sidecar,
+                                          const RecordingOptions& options, const FrameSink& sink) {
+  auto source = OpenRecording(file, sidecar, options);
+  if (!source.ok()) return source.error();
+  if (Status s = source->ForEachFrame(sink); !s.ok()) return s.error();
+  return source->header();
+}
+
+Expected<RecordingSize> MeasureRecording(const std::filesystem::path& file,
+                                         const std::filesystem::path& sidecar,
+                                         const RecordingOptions& options) {
+  RecordingSize size;
+  auto r = ForEachRecordingFrame(file, sidecar, options, [&](Frame&& f) -> Status {
+    size.points_per_frame.push_back(f.size());
+    return {};
+  });
+  if (!r.ok()) return r.error();
+  size.reader = r->reader;
+  return size;
+}
+
+Expected<Recording> ReadRecording(const std::filesystem::path& file,
+                                  const std::filesystem::path& sidecar,
+                                  const RecordingOptions& options) {
+  std::vector<Frame> frames;
+  auto r = ForEachRecordingFrame(file, sidecar, options, [&](Frame&& f) -> Status {
+    frames.push_back(std::move(f));
+    return {};
+  });
+  if (!r.ok()) return r.error();
+  r->frames = std::move(frames);
+  return r;
+}
+
+}  // namespace lt

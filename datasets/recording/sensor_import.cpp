@@ -1,0 +1,295 @@
+#include "lidartwin/datasets/sensor_import.h"
+#include "lidartwin/base/text_file.h"
+
+#include <fmt/core.h>
+
+#include <algorithm>
+#include <cmath>
+#include <fstream>
+#include <numbers>
+#include <sstream>
+#include <vector>
+
+#include "lidartwin/base/message_text.h"
+#include "lidartwin/datasets/ouster.h"
+#include "lidartwin/datasets/velodyne.h"
+#include "lidartwin/sim/sensor_profile.h"
+
+namespace lt {
+namespace {
+
+constexpr double kRadToDeg = 180.0 / std::numbers::pi;
+
+// The common part of every imported profile: a spinning head with per-channel tables.
+struct SpinningTables {
+  std::string name, source, notes;
+  double wavelength_nm = 0, min_range_m = 0, max_range_m = 0;
+  std::vector<double> elevation_deg, azimuth_offset_deg, firing_offset_us;
+  uint32_t columns = 0;
+  double rotation_rate_hz = 10, start_azimuth_deg = 0;
+  std::array<double, 3> beam_origin_m{0, 0, 0};
+};
+
+// The profile through the schema's one writer (SaveSensorProfile, beside the loader), with
+// comments naming the source.
+Expected<std::string> Render(const SpinningTables& t, const SensorImportOptions& o) {
+  SensorProfile p;
+  p.name = t.name;
+  p.wavelength_nm = t.wavelength_nm;
+  p.min_range_m = t.min_range_m;
+  p.max_range_m = o.max_range_m > 0 ? o.max_range_m : t.max_range_m;
+  p.scan = ScanKind::kSpinning;
+  for (size_t k = 0; k < t.elevation_deg.size(); ++k) {
+    p.elevation_rad.push_back(t.elevation_deg[k] / kRadToDeg);
+    p.azimuth_offset_rad.push_back(t.azimuth_offset_deg[k] / kRadToDeg);
+    p.firing_offset_s.push_back(t.firing_offset_us[k] * 1e-6);
+  }
+  p.columns = t.columns;
+  p.rotation_rate_hz = t.rotation_rate_hz;
+  p.start_azimuth_rad = t.start_azimuth_deg / kRadToDeg;
+  p.beam_origin_m = t.beam_origin_m;
+  p.clockwise = true;
+  if (o.detector == "capability") {
+    // Capability model (seed 000 eq. 5): the data-sheet range on an 80 % target.
+    p.detector.kind = DetectorKind::kCapability;
+    p.detector.max_range_m = p.max_range_m;
+    p.detector.reflectance_at_max_range = 0.8;
+    p.detector.range_noise_sigma_m = 0.01;
+  }
+  return SaveSensorProfile(
+      p, fmt::format("Imported by `lidartwin import-sensor` from {}.\n{}", t.source, t.notes));
+}
+
+// Data-sheet maximum ranges (80 % target where the sheet gives one; rounded).
+double DataSheetRange(const std::string& product) {
+  if (product.find("OS-0") != std::string::npos || product.find("OS0") != std::string::npos)
+    return 50;
+  if (product.find("OS-1") != std::string::npos || product.find("OS1") != std::string::npos)
+    return 120;
+  if (product.find("OS-2") != std::string::npos || product.find("OS2") != std::string::npos)
+    return 240;
+  return 100;
+}
+
+std::string SanitisedName(std::string s) {
+  for (char& c : s)
+    if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
+  return s;
+}
+
+Expected<SpinningTables> FromOuster(const std::filesystem::path& file, double rate) {
+  auto m = LoadOusterMetadata(file);
+  if (!m.ok()) return m.error();
+  SpinningTables t;
+  t.name = SanitisedName("ouster_" + m->product + (m->serial.empty() ? "" : "_" + m->serial));
+  t.wavelength_nm = 865;  // Ouster data sheets: 865 nm
+  t.min_range_m = 0.3;
+  t.max_range_m = DataSheetRange(m->product);
+  t.columns = m->columns_per_frame;
+  t.rotation_rate_hz = rate > 0 ? rate : m->rotation_rate_hz;
+  // Ouster's beam model: azimuth = encoder angle - beam_azimuth_angle, the encoder angle
+  // 2 pi (1 - column / W) turning clockwise; so the offset is minus the metadata's azimuth.
+  t.elevation_deg = m->altitude_deg;
+  for (double a : m->azimuth_deg)
+    t.azimuth_offset_deg.push_back(-a);
+  t.firing_offset_us.assign(m->altitude_deg.size(), 0.0);  // a column fires at once
+  // lidar_to_sensor_transform turns the lidar frame about z (180 deg on every unit so far):
+  // the same turn of the head's start angle puts the simulated points in the sensor frame.
+  const auto& r = m->lidar_to_sensor;
+  t.start_azimuth_deg = std::atan2(r[4], r[0]) * kRadToDeg;
+  // Its translation (mm) is where the lidar frame's origin, and so the beams, sit in the sensor
+  // frame (Ouster's xyz: x = r cos .. + t_x, z = r sin phi + t_z; ouster_metadata.cpp).
+  t.beam_origin_m = {r[3] * 1e-3, r[7] * 1e-3, r[11] * 1e-3};
+  t.source = file.filename().string();
+  t.notes = fmt::format(
+      "{} {}: {} beams, {} columns at {} Hz; the beams leave from the lidar frame's origin\n"
+      "# ({:.1f} mm above the sensor frame's), the {:.2f} mm offset of each beam's origin from it\n"
+      "# along the beam (range is measured from there) is not modelled.",
+      m->product, m->serial, m->altitude_deg.size(), m->columns_per_frame, m->rotation_rate_hz,
+      r[11], m->lidar_origin_to_beam_origin_mm);
+  return t;
+}
+
+Expected<SpinningTables> FromVelodyne(const std::filesystem::path& file, double rate) {
+  auto c = LoadVelodyneCalibration(file);
+  if (!c.ok()) return c.error();
+  const size_t n = c->lasers.size();
+  SpinningTables t;
+  t.wavelength_nm = 903;
+  t.min_range_m = 0.5;
+  t.max_range_m = 100;
+  t.rotation_rate_hz = rate > 0 ? rate : 10;
+  // Firing sequences (user manuals): VLP-16 one laser every 2.304 us, 55.296 us a sequence;
+  // HDL-32E one every 1.152 us, 46.08 us a sequence. Other heads: all lasers at once.
+  double step_us = 0, sequence_us = 0;
+  if (n == 16) {
+    t.name = "velodyne_vlp16_" + SanitisedName(file.stem().string());
+    step_us = 2.304;
+    sequence_us = 55.296;
+  } else if (n == 32 && VelodyneCalibrationProduct(*c) == 0x28) {
+    return Error{file.string() +
+                 ": 32 lasers at -25..+15 deg: a VLP-32C, whose firing sequence import-sensor "
+                 "does not know (it knows the VLP-16's and the HDL-32E's)"};
+  } else if (n == 32) {
+    t.name = "velodyne_hdl32e_" + SanitisedName(file.stem().string());
+    step_us = 1.152;
+    sequence_us = 46.08;
+  } else {
+    return Error{
+        fmt::format("{}: {} lasers; import-sensor knows the firing sequences of the "
+                    "16-laser VLP-16 and the 32-laser HDL-32E",
+                    file.string(), n)};
+  }
+  t.columns = static_cast<uint32_t>(std::lround(1e6 / (t.rotation_rate_hz * sequence_us)));
+  for (size_t k = 0; k < n; ++k) {
+    const VelodyneLaser& l = c->lasers[k];
+    t.elevation_deg.push_back(l.vert_correction_rad * kRadToDeg);
+    // The driver's ROS frame: azimuth (counter-clockwise from x) = rot_correction - raw
+    // azimuth, the raw azimuth growing clockwise with time.
+    t.azimuth_offset_deg.push_back(l.rot_correction_rad * kRadToDeg);
+    t.firing_offset_us.push_back(static_cast<double>(k) * step_us);
+  }
+  t.source = file.filename().string();
+  t.notes = fmt::format(
+      "{} lasers by laser_id; {} columns (a firing sequence of {} us each) at {} Hz; distance\n"
+      "# and offset corrections are not modelled.",
+      n, t.columns, sequence_us, t.rotation_rate_hz);
+  return t;
+}
+
+// Rows of "number,number[,number]" after a header line; errors name the line.
+Expected<std::vector<std::vector<double>>> ReadCsv(const std::filesystem::path& file,
+                                                   size_t columns) {
+  auto text = ReadTextFile(file);
+  if (!text.ok()) return text.error();
+  std::istringstream in(*text);
+  std::vector<std::vector<double>> rows;
+  std::string line;
+  size_t line_no = 0;
+  while (std::getline(in, line)) {
+    ++line_no;
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    if (line.empty()) continue;
+    if (line_no == 1 && !std::isdigit(static_cast<unsigned char>(line[0])) && line[0] != '-')
+      continue;  // header
+    std::vector<double> row;
+    std::stringstream ss(line);
+    for (std::string cell; std::getline(ss, cell, ',');) {
+      char* end = nullptr;
+      const double v = std::strtod(cell.c_str(), &end);
+      // The whole cell, blanks around it aside: "14.8 37607" or "1abc" is not 14.8 or 1.
+      const bool whole = end != cell.c_str() &&
+                         cell.find_first_not_of(" \t", static_cast<size_t>(end - cell.c_str())) ==
+                             std::string::npos;
+      if (!whole || !std::isfinite(v))
+        return Error{fmt::format("{}: line {}: '{}' is not a number", file.string(), line_no,
+                                 ShortenedForMessage(cell))};
+      row.push_back(v);
+    }
+    if (row.size() != columns)
+      return Error{fmt::format("{}: line {}: expected {} values, got {}", file.string(), line_no,
+                               columns, row.size())};
+    rows.push_back(std::move(row));
+  }
+  if (rows.empty()) return Error{fmt::format("{}: no rows", file.string())};
+  return rows;
+}
+
+Expected<SpinningTables> FromHesai(const std::filesystem::path& file,
+                                   const SensorImportOptions& o) {
+  auto angles = ReadCsv(file, 3);
+  if (!angles.ok()) return angles.error();
+  const size_t n = angles->size();
+  for (size_t k = 0; k < n; ++k)
+    if ((*angles)[k][0] != static_cast<double>(k + 1))
+      return Error{fmt::format("{}: row {}: channel {} (expected {}: channels in order from 1)",
+                               file.string(), k + 2, (*angles)[k][0], k + 1)};
+  SpinningTables t;
+  t.name = "hesai_" + SanitisedName(file.stem().string());
+  t.wavelength_nm = 905;
+  t.min_range_m = 0.3;
+  t.max_range_m = 200;
+  t.rotation_rate_hz = o.rotation_rate_hz > 0 ? o.rotation_rate_hz : 10;
+  t.columns = static_cast<uint32_t>(std::lround(360.0 / (0.2 * t.rotation_rate_hz / 10)));
+  for (const auto& row : *angles) {
+    t.elevation_deg.push_back(row[1]);
+    // Hesai's azimuth corrections are clockwise-positive; ours count counter-clockwise.
+    t.azimuth_offset_deg.push_back(-row[2]);
+  }
+  t.firing_offset_us.assign(n, 0.0);
+  std::string fire_note = "no fire-time file: all channels of a column fire together";
+  if (!o.firetimes.empty()) {
+    auto fire = ReadCsv(o.firetimes, 2);
+    if (!fire.ok()) return fire.error();
+    std::vector<bool> seen(n, false);
+    std::vector<double> us(n, 0.0);
+    for (const auto& row : *fire) {
+      const double ch = row[0];
+      if (ch < 1 || ch > static_cast<double>(n) || ch != std::floor(ch) ||
+          seen[static_cast<size_t>(ch) - 1])
+        return Error{
+            fmt::format("{}: channel {} is out of 1..{} or repeated", o.firetimes.string(), ch, n)};
+      seen[static_cast<size_t>(ch) - 1] = true;
+      us[static_cast<size_t>(ch) - 1] = row[1];
+    }
+    if (std::count(seen.begin(), seen.end(), false) > 0)
+      return Error{fmt::format("{}: {} of {} channels have no fire time", o.firetimes.string(),
+                               std::count(seen.begin(), seen.end(), false), n)};
+    // The file gives each channel's time relative to the block; only differences matter.
+    const double first = *std::min_element(us.begin(), us.end());
+    for (size_t k = 0; k < n; ++k)
+      t.firing_offset_us[k] = us[k] - first;
+    fire_note = "fire times from " + o.firetimes.filename().string() + ", shifted to start at 0";
+  }
+  t.source = file.filename().string();
+  t.notes = fmt::format("{} channels, {} columns (0.2 deg at 10 Hz) at {} Hz; {}.", n, t.columns,
+                        t.rotation_rate_hz, fire_note);
+  return t;
+}
+
+}  // namespace
+
+void SensorImportOptions::Check(ConfigCheck& check) const {
+  if (detector != "ideal" && detector != "capability")
+    check.Fail("detector", "'" + detector + "': expected ideal or capability");
+  if (!(rotation_rate_hz >= 0 && std::isfinite(rotation_rate_hz))) {
+    check.Fail("rotation_rate_hz",
+               "must be positive (or 0: from the metadata), got " + NumberText(rotation_rate_hz));
+  }
+  if (!(max_range_m >= 0 && std::isfinite(max_range_m))) {
+    check.Fail("max_range_m",
+               "must be positive (or 0: the data-sheet range), got " + NumberText(max_range_m));
+  }
+}
+
+Status SensorImportOptions::Validate() const {
+  ConfigCheck check;
+  Check(check);
+  return check.ToStatus("import-sensor options");
+}
+
+Expected<std::string> ImportSensorProfile(const std::filesystem::path& metadata,
+                                          const SensorImportOptions& options) {
+  if (Status s = options.Validate(); !s.ok()) return s.error();
+  std::string ext = metadata.extension().string();
+  std::transform(ext.begin(), ext.end(), ext.begin(), ::tolower);
+  Expected<SpinningTables> t = Error{""};
+  if (ext == ".json") {
+    t = FromOuster(metadata, options.rotation_rate_hz);
+  } else if (ext == ".yaml" || ext == ".yml") {
+    t = FromVelodyne(metadata, options.rotation_rate_hz);
+  } else if (ext == ".csv") {
+    t = FromHesai(metadata, options);
+  } else {
+    return Error{
+        fmt::format("{}: unknown metadata type '{}' (expected Ouster .json, Velodyne "
+                    ".yaml or Hesai .csv)",
+                    metadata.string(), ext)};
+  }
+  if (!t.ok()) return t.error();
+  if (!options.firetimes.empty() && ext != ".csv")
+    return Error{"--firetimes is for Hesai angle-correction CSVs only"};
+  return Render(*t, options);
+}
+
+}  // namespace lt

@@ -1,0 +1,50 @@
+// Export with workers and devices: one child process per worker (per GPU), each running
+// shards as `lidartwin export ARGS --shard i/N` (the same code path as a Slurm array task), and the
+// progress of all of them on one line of stderr.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "lidartwin/datasets/export_run.h"
+
+namespace lt::jobs {
+
+struct WorkerPlan {
+  std::vector<std::string> shard_args;  // export's arguments, without the worker options
+  uint32_t shards = 1;
+  uint32_t frames = 1;
+  // One entry per worker: the CUDA_VISIBLE_DEVICES it gets ("" leaves the environment alone).
+  std::vector<std::string> devices;
+  std::filesystem::path folder;  // the export folder, as the workers get it
+  // The lidartwin executable the workers run (`export ARGS --shard i/N --report-progress`);
+  // the CLI gives its own, /proc/self/exe.
+  std::filesystem::path executable;
+};
+
+// Runs every shard in the workers (a worker takes the next shard when it finishes one) and
+// returns the shard failures, one line each ("shard 3: exit status 1"); empty when all passed.
+// `hashed` gets the hashes the workers took of the shards they finished (HashedLine), for the
+// join to use while the files are unchanged rather than read them again.
+std::vector<std::string> RunShardWorkers(const WorkerPlan& plan,
+                                         std::vector<FreshShardHash>* hashed = nullptr);
+
+// The line a shard process run with --report-progress writes to stdout after each frame, and
+// its parser: "lidartwin-progress SHARD DONE TOTAL RESUMED".
+std::string ProgressLine(uint32_t shard, uint32_t done, uint32_t total, uint32_t resumed);
+bool ParseProgressLine(const std::string& line, uint32_t& shard, uint32_t& done, uint32_t& total,
+                       uint32_t& resumed);
+
+// The line a shard process run with --report-progress writes to stdout once its shard is hashed:
+// "lidartwin-hashed SHARD BYTES INODE DEVICE MTIME_NS PIECE_BYTES SHA256...", and its parser,
+// which gives the hash of `folder`'s shard `shard` of `shards` (the one the worker was given),
+// or nothing for any other line (a malformed one only costs the join a reading of the file).
+std::string HashedLine(uint32_t shard, const FreshShardHash& hash);
+std::optional<FreshShardHash> ParseHashedLine(const std::string& line,
+                                              const std::filesystem::path& folder, uint32_t shard,
+                                              uint32_t shards);
+
+}  // namespace lt::jobs

@@ -1,0 +1,65 @@
+// The real-vs-sim loop on one recording (issue 12; `lidartwin reproduce`): import the sensor
+// from its metadata; learn its intensity reading and detection bound from the reconstruction
+// frames; reconstruct the scene from those frames; simulate the held-out frame from its poses;
+// compare it with the recorded frame, and the recorded frame with its real neighbour (the floor
+// a simulation can reach); report. Everything is written into a staging folder inside `out` and
+// moved into place as one set (CommitOutputSet): a failure or an interruption leaves the
+// earlier run's outputs, whole.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "lidartwin/base/status.h"
+#include "lidartwin/datasets/simulation_run.h"
+#include "lidartwin/jobs/job_log.h"
+#include "lidartwin/reconstruct/reconstruction.h"
+
+namespace lt::jobs {
+
+// What a run writes into `out`, replaced as one set.
+inline constexpr const char* kReproduceFiles[] = {"sensor.yaml", "trajectory.yaml", "sim.h5",
+                                                  "metrics.json", "floor_metrics.json"};
+inline constexpr const char* kReproduceFolders[] = {"scene", "report"};
+
+struct ReproduceOptions {
+  std::string recording;  // a recording file (recording.h)
+  std::string sidecar;    // its sensor's metadata JSON or calibration YAML
+  uint32_t simulate_frame = 0;
+  std::vector<double> reconstruct_frames;  // frame indices; empty: every other frame
+  std::string poses;                       // KITTI poses file; empty: the .h5's own, or ICP
+  double pose_fraction = 0;                // when within its frame a pose holds (PoseFractionOf)
+  bool static_sensor = false;              // no poses file, no ICP: the sensor did not move
+  // 0: the metadata's, or measured from a Velodyne capture; else in kMinRotationRateHz..
+  // kMaxRotationRateHz.
+  double rotation_rate_hz = 0;
+  std::string detector = "recording";  // recording, capability or ideal
+  std::string intensity = "auto";      // auto, reflectivity or raw
+  ReconstructOptions reconstruct;
+  uint64_t seed = 0;
+  std::filesystem::path out;
+  MeshLoader mesh_loader;  // for the reconstructed scene's meshes and the report's viewer
+  // Runs the simulation (RunSimulation when empty; the CLI adds its progress display).
+  std::function<Expected<SimulationResult>(SimulationJob)> simulate;
+  JobLog log;
+
+  // Every value by its key (detector, intensity, rotation_rate_hz, pose_fraction, the
+  // reconstruction's keys), and poses and static_sensor not both; what the recording decides
+  // (its frame count) is checked by Reproduce.
+  Status Validate() const;
+};
+
+// Runs the loop. An error about an option begins with its key ("simulate_frame 3: the
+// recording has 3 frames (0..2)"), so a caller can tell a bad argument from a failed run.
+Status Reproduce(const ReproduceOptions& options);
+
+// The option keys Reproduce's errors may begin with.
+inline constexpr const char* kReproduceKeys[] = {
+    "recording", "sidecar",       "simulate_frame", "reconstruct_frames",
+    "poses",     "pose_fraction", "static_sensor",  "rotation_rate_hz",
+    "detector",  "intensity",     "seed",           "out"};
+
+}  // namespace lt::jobs

@@ -1,0 +1,88 @@
+// Export shards run in this process, and the join; see export_here.h.
+#include "lidartwin/jobs/export_here.h"
+
+#include <fmt/core.h>
+
+#include <chrono>
+
+#include "lidartwin/jobs/export_progress.h"
+#include "lidartwin/jobs/export_workers.h"
+
+namespace lt::jobs {
+namespace {
+
+// What a finished shard took: its frames and points, and where the time went.
+std::string ShardSummary(const ShardResult& result, double wall) {
+  const std::string what = result.already_complete ? "already complete"
+                           : result.resumed > 0
+                               ? fmt::format("{} frames resumed from the journal, {} simulated",
+                                             result.resumed, result.frames.size() - result.resumed)
+                               : fmt::format("{} frames", result.frames.size());
+  const uint32_t simulated = result.frames.size() - result.resumed;
+  return fmt::format(
+      "{}: {} ({} points) in {:.2f} s{}", result.file.string(), what, result.points, wall,
+      result.seconds > 0
+          ? fmt::format("; {:.2f} s loading, {:.2f} s for the frames ({:.1f} frames/s; "
+                        "{} simulator(s) at {:.1f} frames/s each, {:.2f} ms/frame "
+                        "encoding summed over {} threads, {:.2f} ms/frame writing), {:.2f} s "
+                        "finishing ({:.2f} s closing the file, {:.2f} s hashing it)",
+                        result.load_seconds, result.loop_seconds, simulated / result.loop_seconds,
+                        result.simulators, simulated / result.seconds,
+                        1e3 * result.encode_seconds / simulated, result.encoders,
+                        1e3 * result.write_seconds / simulated, result.finish_seconds,
+                        result.close_seconds, result.hash_seconds)
+          : "");
+}
+
+}  // namespace
+
+Expected<std::string> JoinExportFolder(const std::filesystem::path& folder,
+                                       const std::vector<FreshShardHash>& fresh,
+                                       uint32_t host_cores) {
+  auto joined = JoinExport(folder, fresh, host_cores);
+  if (!joined.ok()) return joined.error();
+  return fmt::format(
+      "joined {} frames ({} points) into {} in {:.2f} s ({} shard(s), {} hashed again); "
+      "manifest {}\n",
+      joined->frames, joined->points, joined->dataset.string(), joined->seconds, joined->shards,
+      joined->hashed_here, joined->manifest.string());
+}
+
+Status RunShardsHere(const ShardsHereOptions& o, std::vector<FreshShardHash>* hashed) {
+  const bool worker = static_cast<bool>(o.worker_lines);
+  ExportProgressDisplay display(o.simulation.frames);
+  for (uint32_t i = o.first; i <= o.last; ++i) {
+    ExportJob job;
+    job.simulation = o.simulation;
+    job.folder = o.folder;
+    job.shard = i;
+    job.shards = o.shards;
+    job.host_cores = o.host_cores;
+    job.on_frame = [&](const ExportProgress& p) {
+      if (worker) {
+        o.worker_lines(ProgressLine(p.shard, p.done, p.total, p.resumed));
+      } else {
+        display.Update(p.shard, p.done, p.total, p.resumed);
+        display.Draw();
+      }
+    };
+    const auto t0 = std::chrono::steady_clock::now();
+    auto result = RunExportShard(job);
+    const double wall =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    if (!result.ok()) {
+      display.Finish();
+      return result.error();
+    }
+    if (hashed && !result->hash.hashes.sha256.empty()) hashed->push_back(result->hash);
+    if (worker) {  // the parent prints, and joins with the hash taken here
+      if (!result->hash.hashes.sha256.empty()) o.worker_lines(HashedLine(i, result->hash));
+      continue;
+    }
+    display.Finish();
+    o.log.Note(ShardSummary(*result, wall));
+  }
+  return {};
+}
+
+}  // namespace lt::jobs

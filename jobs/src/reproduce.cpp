@@ -1,0 +1,413 @@
+// The real-vs-sim loop on one recording (issue 12); see reproduce.h.
+#include "lidartwin/jobs/reproduce.h"
+
+#include <fmt/core.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+
+#include "lidartwin/base/atomic_file.h"
+#include "lidartwin/base/config_check.h"
+#include "lidartwin/base/interrupt_cleanup.h"
+#include "lidartwin/base/output_set.h"
+#include "lidartwin/compare/comparison_loader.h"
+#include "lidartwin/compare/metrics.h"
+#include "lidartwin/compare/metrics_json.h"
+#include "lidartwin/datasets/frame_output.h"
+#include "lidartwin/datasets/hdf5_frames.h"
+#include "lidartwin/datasets/sensor_import.h"
+#include "lidartwin/reconstruct/posed_recording.h"
+#include "lidartwin/reconstruct/recording_sensor_fit.h"
+#include "lidartwin/reports/report.h"
+#include "lidartwin/sim/trajectory.h"
+#if LT_WITH_VIEWER
+#include "lidartwin/viewer/report_viewers.h"
+#endif
+
+namespace lt::jobs {
+namespace {
+
+const std::string kStagePrefix = ".reproduce.tmp-";
+
+// The staging folder, created registered for removal on an interrupt
+// (CreateRegisteredDirectory); removed when the run ends (after its contents moved into place,
+// or not). An `out` folder this run made goes with it when nothing was moved into it (issue 36:
+// a failed run left an empty folder); remove() leaves a folder that holds anything.
+struct StagingFolder {
+  std::filesystem::path dir;
+  std::filesystem::path made_out;  // empty: `out` was there before
+  StagingFolder(std::filesystem::path d, std::filesystem::path m)
+      : dir(std::move(d)), made_out(std::move(m)) {}
+  ~StagingFolder() {
+    std::error_code ec;
+    std::filesystem::remove_all(dir, ec);
+    UnregisterTemporaryPath(dir);
+    if (!made_out.empty()) std::filesystem::remove(made_out, ec);
+  }
+};
+
+// Compare, with the drop accuracy where the beams can be counted: a frame whose columns do not
+// number the same azimuths as the sensor's (a partial revolution starting mid-turn) returns
+// more beams than it has, and then the comparison goes on without it, saying so.
+Expected<compare::ComparisonMetrics> CompareWithDropAccuracy(const std::vector<Frame>& real,
+                                                             const std::vector<Frame>& sim,
+                                                             compare::CompareOptions co,
+                                                             const std::string& what,
+                                                             const JobLog& log) {
+  auto m = compare::Compare(real, sim, co);
+  if (m.ok() || co.beams_per_frame == 0 ||
+      m.message().find("beams per frame given for the drop accuracy") == std::string::npos)
+    return m;
+  log.Warn((what.empty() ? "" : what + ": ") + "no drop accuracy: " + m.message());
+  co.beams_per_frame = 0;
+  return compare::Compare(real, sim, co);
+}
+
+// Replaces an .h5 file's frames, keeping its description (frame_output.h: atomically).
+Status RewriteFrames(const std::filesystem::path& file, const std::vector<Frame>& frames) {
+  auto summary = ReadHdf5Summary(file);
+  if (!summary.ok()) return summary.error();
+  auto output = FrameOutput::Open(file, summary->info);
+  if (!output.ok()) return output.error();
+  for (const Frame& f : frames)
+    if (Status s = output->Write(f); !s.ok()) return s;
+  return output->Close();
+}
+
+// The recording reports raw intensity (Velodyne, a legacy Ouster without calibrated
+// reflectivity: values above 255, docs/calibration.md) rather than reflectivity in percent.
+bool ReportsRawIntensity(const PosedRecording& rec, const std::vector<Frame>& frames) {
+  if (rec.reader != "ouster-pcap") return true;
+  for (const Frame& f : frames)
+    for (float i : f.intensity)
+      if (i > 255) return true;
+  return false;
+}
+
+// The headline numbers of the simulation and of the real-vs-real floor side by side.
+std::string SideBySide(const compare::ComparisonMetrics& sim,
+                       const compare::ComparisonMetrics& floor, const std::string& floor_label) {
+  const auto a = compare::Summarize({sim});
+  const auto b = compare::Summarize({floor});
+  std::string text = fmt::format("  {:<20} {:>12} {:>14}\n", "metric", "simulated", floor_label);
+  for (const char* k : {"return_agreement", "drop_accuracy", "depth_abs_median_m",
+                        "depth_abs_p90_m", "depth_abs_mean_m", "depth_bias_m", "chamfer_m",
+                        "fscore_5cm", "fscore_10cm", "intensity_abs_mean"}) {
+    const auto x = a.find(k), y = b.find(k);
+    if (x == a.end()) continue;
+    text += fmt::format("  {:<20} {:>12.4g} {:>14}\n", k, x->second,
+                        y == b.end() ? "" : fmt::format("{:.4g}", y->second));
+  }
+  return text;
+}
+
+// The reconstruction frames: the listed ones, else every frame but the simulated one.
+Expected<std::vector<double>> ReconstructionFrames(const ReproduceOptions& o, size_t frame_count) {
+  std::vector<double> list = o.reconstruct_frames;
+  if (list.empty())
+    for (size_t k = 0; k < frame_count; ++k)
+      if (k != o.simulate_frame) list.push_back(static_cast<double>(k));
+  for (double v : list)
+    if (v == static_cast<double>(o.simulate_frame))
+      return Error{
+          "reconstruct_frames: the simulated frame must not be among the reconstruction frames"};
+  return list;
+}
+
+// The reconstruction frame nearest the held-out one (the later on a tie): the floor's
+// neighbour, so a partial revolution at the capture's end is not it unless it was chosen.
+size_t FloorNeighbour(const std::vector<double>& list, size_t held_out) {
+  size_t neighbour = static_cast<size_t>(list.front());
+  const auto gap = [&](size_t j) { return j > held_out ? j - held_out : held_out - j; };
+  for (double v : list) {
+    const auto k = static_cast<size_t>(v);
+    if (gap(k) < gap(neighbour) || (gap(k) == gap(neighbour) && k > neighbour)) neighbour = k;
+  }
+  return neighbour;
+}
+
+// `out` made ready for the staged set: created, its targets checked, an earlier run's dead
+// staging folders removed; the staging folder made and registered.
+Expected<std::filesystem::path> PrepareStage(const std::filesystem::path& out) {
+  std::error_code ec;
+  std::filesystem::create_directories(out, ec);
+  if (ec) return Error{fmt::format("cannot create {}: {}", out.string(), ec.message())};
+  for (const char* file : kReproduceFiles)
+    if (Status s = CheckOutputTarget(out / file); !s.ok()) return s.error();
+  for (const char* folder : kReproduceFolders)
+    if (std::filesystem::exists(out / folder) && !std::filesystem::is_directory(out / folder))
+      return Error{fmt::format("{}: exists and is not a folder", (out / folder).string())};
+  RemoveLeftoversOfDeadProcesses(out, kStagePrefix);
+  const std::filesystem::path stage = out / (kStagePrefix + std::to_string(::getpid()));
+  std::filesystem::remove_all(stage, ec);
+  if (Status s = CreateRegisteredDirectory(stage); !s.ok()) return s.error();
+  return stage;
+}
+
+// The run's state between its steps.
+struct Run {
+  const ReproduceOptions& o;
+  std::filesystem::path stage;
+  PosedRecording rec;
+  std::vector<double> list;  // the reconstruction frames
+  ReconstructOptions ro;
+  SensorProfile profile;
+  bool raw = false;  // intensities in the sensor's raw units (a fitted range gain)
+};
+
+// 2-3. The sensor from the unit's own intrinsics, with what the reconstruction frames say about
+// it: its intensity reading and, for the recording detector, the weakest return it kept.
+Expected<PosedFrames> ImportSensor(Run& run) {
+  const ReproduceOptions& o = run.o;
+  SensorImportOptions import;
+  import.rotation_rate_hz = o.rotation_rate_hz;
+  if (o.rotation_rate_hz == 0 && run.rec.reader == "velodyne-pcap") {
+    const double measured = MeasuredRotationRateHz(run.rec.frames);
+    if (measured >= kMinRotationRateHz && measured <= kMaxRotationRateHz) {
+      import.rotation_rate_hz = measured;
+      o.log.Info(fmt::format(
+          "rotation rate: {:.3f} Hz, from the capture's frame durations (a rotation rate given "
+          "overrides it)\n",
+          measured));
+    }
+  }
+  import.detector = o.detector == "ideal" ? "ideal" : "capability";
+  auto yaml = ImportSensorProfile(o.sidecar, import);
+  if (!yaml.ok()) return yaml.error();
+  auto profile = ParseSensorProfile(*yaml, run.stage / "sensor.yaml");
+  if (!profile.ok()) return profile.error();
+  run.profile = std::move(*profile);
+  auto input = PickFrames(run.rec, run.list, run.profile.SpinningView().columns);
+  if (!input.ok()) return Error{"reconstruct_frames: " + input.message()};
+
+  RecordingFitOptions fit;
+  fit.min_range_m = run.ro.min_range_m;
+  fit.max_range_m = run.ro.max_range_m;
+  run.raw = o.intensity == "raw" ||
+            (o.intensity == "auto" && ReportsRawIntensity(run.rec, input->frames));
+  if (run.raw) {
+    auto reading = FitRawIntensityReading(input->frames, fit);
+    if (!reading.ok()) return reading.error();
+    run.ro.reading = *reading;
+    const auto& r = run.ro.reading;
+    o.log.Info(fmt::format(
+        "intensity: raw, range gain fitted on the reconstruction frames ({} bins, {:.4g} "
+        "at {:.3g} m to {:.4g} at {:.3g} m)\n",
+        r.gain.size(), r.gain.front(), r.gain_range_m.front(), r.gain.back(),
+        r.gain_range_m.back()));
+  } else {
+    o.log.Info("intensity: calibrated reflectivity in percent (R0 cos theta)\n");
+  }
+  std::string note = "Imported by `lidartwin reproduce` from " + o.sidecar + ".";
+  if (o.detector == "recording") {
+    auto envelope = FitDetectionEnvelope(input->frames, run.ro.reading, fit);
+    if (!envelope.ok()) return envelope.error();
+    const double d_max = run.profile.detector.max_range_m;
+    run.profile.detector.reflectance_at_max_range = std::min(1.0, *envelope * d_max);
+    note += fmt::format(
+        "\nDetector bound from the reconstruction frames: R / d >= {:.4g} /m (the {:g} "
+        "quantile of the returns' apparent reflectance over range).",
+        *envelope, fit.envelope_quantile);
+    o.log.Info(
+        fmt::format("detector: capability, R_L,max {:.4g} at {:g} m from the weakest "
+                    "returns\n",
+                    run.profile.detector.reflectance_at_max_range, d_max));
+  }
+  if (Status s = run.profile.Validate(); !s.ok()) return s.error();
+  if (Status s =
+          WriteTextFileAtomically(run.stage / "sensor.yaml", SaveSensorProfile(run.profile, note));
+      !s.ok())
+    return s.error();
+  return input;
+}
+
+// 5. The held-out frame simulated from its start and end poses, in the sensor's units.
+Expected<SimulationResult> SimulateHeldOut(const Run& run) {
+  const ReproduceOptions& o = run.o;
+  Trajectory trajectory;
+  trajectory.time_s = {0, run.profile.FramePeriodS()};
+  trajectory.poses = {run.rec.start_poses[o.simulate_frame], run.rec.end_poses[o.simulate_frame]};
+  const std::string header =
+      fmt::format("Frame {} of the recording: its start and end poses.", o.simulate_frame);
+  if (Status s = WriteTextFileAtomically(run.stage / "trajectory.yaml",
+                                         SaveTrajectory(trajectory, header));
+      !s.ok())
+    return s.error();
+  SimulationJob job;
+  job.sensor = run.stage / "sensor.yaml";
+  job.scene = run.stage / "scene/scene.yaml";
+  job.trajectory = run.stage / "trajectory.yaml";
+  job.seed = o.seed;
+  job.out = run.stage / "sim.h5";
+  job.mesh_loader = o.mesh_loader;
+  auto sim = o.simulate ? o.simulate(job) : RunSimulation(job);
+  if (!sim.ok() || !run.raw) return sim;
+  // A raw-intensity sensor: the simulated intensity (100 R0 cos theta) in its units,
+  // I = G(R) R0 cos theta, through the gain fitted above.
+  for (Frame& f : sim->frames)
+    for (size_t i = 0; i < f.size(); ++i)
+      f.intensity[i] =
+          static_cast<float>(run.ro.reading.GainAt(f.range_m[i]) * f.intensity[i] / 100.0);
+  // sim.h5 holds what is compared (the viewer and report read it again): rewritten in the
+  // sensor's units.
+  if (Status s = RewriteFrames(job.out, sim->frames); !s.ok()) return s.error();
+  return sim;
+}
+
+// 6. The simulated frame against the recorded one, and the recorded one against its real
+// neighbour (the floor); the metrics, the report, and the set moved into `out`.
+Status CompareAndReport(Run& run, const std::vector<Frame>& simulated,
+                        std::chrono::steady_clock::time_point start) {
+  const ReproduceOptions& o = run.o;
+  const size_t held_out = o.simulate_frame;
+  compare::CompareOptions co;
+  co.min_range_m = run.ro.min_range_m;  // the reconstruction ignores what is nearer
+  co.beams_per_frame = run.profile.BeamCount();
+  auto scene = LoadScene(run.stage / "scene/scene.yaml", o.mesh_loader);
+  if (!scene.ok()) return scene.error();
+  for (const auto& m : scene->materials.materials)
+    co.material_names.push_back(m.name);
+  auto metrics = CompareWithDropAccuracy({run.rec.frames[held_out]}, simulated, co, "", o.log);
+  if (!metrics.ok()) return metrics.error();
+  const std::string name = std::filesystem::path(o.recording).filename().string();
+  metrics->label = fmt::format("{} frame {}", name, held_out);
+  metrics->real_file = name;
+  metrics->sim_file = "sim.h5";
+  // What report needs to read the frames again for its viewer (issue 13): stamped on the
+  // staged files, which move into `out` unchanged.
+  compare::CompareInputs inputs;
+  inputs.real_file = o.recording;
+  inputs.real_sidecar = o.sidecar;
+  inputs.real_frames = {static_cast<uint32_t>(held_out)};
+  inputs.sim_file = (run.stage / "sim.h5").string();
+  inputs.scene_file = (run.stage / "scene/scene.yaml").string();
+  inputs.min_range_m = co.min_range_m;
+  inputs.scene_targets = false;  // the scene names the materials; reproduce compares no targets
+  compare::StampInputs(inputs);
+  metrics->inputs = inputs;
+  for (const char* file : {"sim.h5", "scene/scene.yaml"})
+    metrics->inputs->Relocate(compare::AbsolutePath((run.stage / file).string()),
+                              compare::AbsolutePath((o.out / file).string()));
+  const size_t neighbour = FloorNeighbour(run.list, held_out);
+  co.material_names.clear();
+  auto floor = CompareWithDropAccuracy({run.rec.frames[held_out]}, {run.rec.frames[neighbour]}, co,
+                                       "the floor", o.log);
+  if (!floor.ok()) return Error{"the real-vs-real floor: " + floor.message()};
+  floor->label = fmt::format("{} frame {} against real frame {}", name, held_out, neighbour);
+  floor->real_file = floor->sim_file = name;
+  Status s = WriteTextFileAtomically(run.stage / "metrics.json", compare::MetricsToJson(*metrics));
+  if (s.ok())
+    s = WriteTextFileAtomically(run.stage / "floor_metrics.json", compare::MetricsToJson(*floor));
+  if (s.ok()) {
+    reports::Report report = reports::BuildReport({*metrics});
+#if LT_WITH_VIEWER
+    // The viewer reads the staged files; metrics.json names where they will be.
+    report.runs[0].inputs = inputs;
+    viewer::AttachViewers(report, 1, o.mesh_loader);
+    if (!report.run_viewer_notes[0].empty())
+      o.log.Warn("no viewer in the report: " + report.run_viewer_notes[0]);
+#endif
+    s = reports::WriteReport(report, run.stage / "report");
+  }
+  if (s.ok()) {
+    std::vector<std::pair<std::filesystem::path, std::filesystem::path>> moves;
+    for (const char* file : kReproduceFiles)
+      moves.emplace_back(run.stage / file, o.out / file);
+    for (const char* folder : kReproduceFolders)
+      moves.emplace_back(run.stage / folder, o.out / folder);
+    s = CommitOutputSet(moves);
+  }
+  if (!s.ok()) return s;
+  o.log.Info(fmt::format("frame {}: {} real and {} simulated points, {} pairs by {}\n", held_out,
+                         metrics->real_points, metrics->sim_points, metrics->returns.both,
+                         metrics->association));
+  o.log.Info(SideBySide(*metrics, *floor, fmt::format("real frame {}", neighbour)));
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  o.log.Info(fmt::format("wrote {}, {} and {} in {:.1f} s\n", (o.out / "metrics.json").string(),
+                         (o.out / "floor_metrics.json").string(), (o.out / "report").string(),
+                         seconds));
+  return {};
+}
+
+}  // namespace
+
+Status ReproduceOptions::Validate() const {
+  if (detector != "recording" && detector != "capability" && detector != "ideal")
+    return Error{"detector: '" + detector + "' (expected recording, capability or ideal)"};
+  if (intensity != "auto" && intensity != "reflectivity" && intensity != "raw")
+    return Error{"intensity: '" + intensity + "' (expected auto, reflectivity or raw)"};
+  ConfigCheck check;
+  reconstruct.Check(check);
+  if (!check.ok()) return Error{check.problem()->key_path + ": " + check.problem()->problem};
+  if (!(pose_fraction >= 0 && pose_fraction <= 1))
+    return Error{fmt::format("pose_fraction: must be in 0..1, got {}", pose_fraction)};
+  if (static_sensor && !poses.empty())
+    return Error{"static_sensor: a static sensor takes no poses file"};
+  if (rotation_rate_hz != 0 &&
+      !(rotation_rate_hz >= kMinRotationRateHz && rotation_rate_hz <= kMaxRotationRateHz))
+    return Error{fmt::format(
+        "rotation_rate_hz: must be 0 (the metadata's, or measured from a Velodyne capture) or "
+        "in {:g}..{:g} Hz, got {}",
+        kMinRotationRateHz, kMaxRotationRateHz, NumberText(rotation_rate_hz))};
+  if (recording.empty()) return Error{"recording: no recording given"};
+  if (sidecar.empty()) return Error{"sidecar: no metadata or calibration given"};
+  if (out.empty()) return Error{"out: no output folder given"};
+  return {};
+}
+
+Status Reproduce(const ReproduceOptions& o) {
+  if (Status s = o.Validate(); !s.ok()) return s;
+  const auto start = std::chrono::steady_clock::now();
+
+  // 1. The recording with its poses, the held-out frame and the reconstruction frames.
+  auto rec = LoadPosedRecording(o.recording, o.sidecar, o.poses, "", o.pose_fraction);
+  if (!rec.ok()) return rec.error();
+  for (const std::string& note : rec->notes)  // skipped or dropped packets
+    o.log.Warn(o.recording + ": " + note);
+  if (rec->frames.size() < 2)
+    return Error{
+        fmt::format("{} has {} frame(s); reproducing one needs at least one other to "
+                    "reconstruct the scene from",
+                    o.recording, rec->frames.size())};
+  if (o.simulate_frame >= rec->frames.size())
+    return Error{fmt::format("simulate_frame {}: the recording has {} frames (0..{})",
+                             o.simulate_frame, rec->frames.size(), rec->frames.size() - 1)};
+  auto list = ReconstructionFrames(o, rec->frames.size());
+  if (!list.ok()) return list.error();
+  if (o.poses.empty() && !o.static_sensor && !rec->poses_from_recording) {
+    const auto [lo, hi] = std::minmax_element(list->begin(), list->end());
+    if (*hi >= static_cast<double>(rec->frames.size()) || *lo < 0)
+      return Error{fmt::format("reconstruct_frames: the recording has frames 0..{}",
+                               rec->frames.size() - 1)};
+    const size_t first = static_cast<size_t>(std::min<double>(*lo, o.simulate_frame));
+    const size_t last = static_cast<size_t>(std::max<double>(*hi, o.simulate_frame));
+    auto report = EstimateRecordingPoses(*rec, first, last);
+    if (!report.ok()) return report.error();
+    o.log.Info(*report);
+  }
+  std::error_code ec;
+  const bool out_existed = std::filesystem::exists(o.out, ec);
+  auto stage = PrepareStage(o.out);
+  if (!stage.ok()) return stage.error();
+  const StagingFolder staging(*stage, out_existed ? std::filesystem::path() : o.out);
+  Run run{o, *stage, std::move(*rec), std::move(*list), o.reconstruct, {}, false};
+
+  auto input = ImportSensor(run);
+  if (!input.ok()) return input.error();
+  // 4. The scene from the other frames.
+  auto built = Reconstruct(*input, run.ro, run.stage / "scene");
+  if (!built.ok()) return built.error();
+  o.log.Info(
+      fmt::format("reconstructed from {} frame(s) by {}: {} triangles ({} carved), {} reflectance "
+                  "classes\n",
+                  run.list.size(), run.ro.method, built->triangles, built->carved_triangles,
+                  built->reflectance_classes.size()));
+  auto sim = SimulateHeldOut(run);
+  if (!sim.ok()) return sim.error();
+  return CompareAndReport(run, sim->frames, start);
+}
+
+}  // namespace lt::jobs
