@@ -7,8 +7,8 @@
 #include "commands.h"
 #include "compare_flags.h"
 #include "lidartwin/compare/metrics.h"
-#include "lidartwin/sim/sensor_profile.h"
 #include "lidartwin/jobs/compare_recordings.h"
+#include "lidartwin/sim/sensor_profile.h"
 #include "option_flags.h"
 #include "progress.h"
 

@@ -11,10 +11,10 @@
 #include <vector>
 
 #include "hdf5/hdf5_attributes.h"
-#include "hdf5_join.h"
 #include "hdf5/hdf5_rows.h"
-#include "lidartwin/base/atomic_file.h"
 #include "hdf5/table_columns.h"
+#include "hdf5_join.h"
+#include "lidartwin/base/atomic_file.h"
 
 namespace lt {
 
