@@ -12,18 +12,13 @@
 namespace lt::cli {
 namespace {
 
-int Fail(const std::string& message, int code) {
-  fmt::print(stderr, "lidartwin bench: {}\n", message);
-  return code;
-}
-
 // Prints the table and writes its JSON where --json says; the exit status.
 int Report(const Args& args, const Expected<jobs::BenchTable>& table) {
-  if (!table.ok()) return Fail("error: " + table.message(), 1);
+  if (!table.ok()) return Fail("bench", "error: " + table.message(), 1);
   fmt::print("{}", table->text);
   if (args.Has("--json")) {
     if (Status s = WriteTextFileAtomically(args.Get("--json"), table->json.dump(2) + "\n"); !s.ok())
-      return Fail("error: " + s.message(), 1);
+      return Fail("bench", "error: " + s.message(), 1);
   }
   return 0;
 }
@@ -41,6 +36,7 @@ int BenchMemory(const Args& args) {
   };
   if (!frames.ok() || !repeats.ok() || !counts_ok(*frames, 1000000) || !counts_ok(*repeats, 1000))
     return Fail(
+        "bench",
         "--memory-frames takes two whole counts short,long in 1..1000000 and --capture-repeats "
         "two in 1..1000, the short below the long",
         2);
@@ -70,7 +66,7 @@ int BenchExport(const Args& args) {
   o.scene = args.Get("--scene", (root / "configs/scenes/street_crossing.yaml").string());
   o.backend = args.Get("--backend", "cpu");
   auto frames = args.GetUIntIn("--export-frames", 1000, 10, 1000000);
-  if (!frames.ok()) return Fail(frames.message(), 2);
+  if (!frames.ok()) return Fail("bench", frames.message(), 2);
   o.frames = static_cast<uint32_t>(*frames);
   if (args.Has("--devices")) {
     const std::string list = args.Get("--devices");

@@ -15,6 +15,77 @@
 #include "lidartwin/bench/gpu_bench.h"
 
 namespace lt::cli {
+namespace {
+
+constexpr const char* kUsage =
+    "usage: lidartwin bench [--json FILE] [--repeats N] [--threads N]\n"
+    "         [--gpu-triangles 1000000,10000000] [--no-gpu] [--no-embree]\n"
+    "  CPU backend on the demo scene; with a GPU, BVH builds (PLOC, LBVH), rays/s and\n"
+    "  OS0-128 frame times on procedural cities, with Embree on the same rays as the peer\n"
+    "usage: lidartwin bench --scene scene.yaml|mesh.ply [--sensor-position x,y,z]\n"
+    "         [--json FILE] [--repeats N] [--threads N] [--no-embree]\n"
+    "  the GPU bench's rays on your scene: OS0-128 beams x 8 sub-rays from the sensor\n"
+    "  position (default 0,0,0 m) and 2^20 random rays in its bounding box, traced by the\n"
+    "  GPU (LBVH and PLOC trees, when there is one), Embree at its best (high-quality\n"
+    "  build, 8-wide packets) and Embree as the CPU backend calls it\n"
+    "usage: lidartwin bench --memory [--memory-frames 10,1000] [--capture-repeats 4,40]\n"
+    "         [--capture PCAP --calibration VELO.yaml] [--json FILE]\n"
+    "  peak memory (max RSS) of simulate (OS0-128 frames) and convert (a Velodyne capture\n"
+    "  repeated) for a short and a long job: frames stream, so the long stays close\n"
+    "usage: lidartwin bench --export [--export-frames 1000] [--backend cpu|cuda]\n"
+    "         [--devices 0,1] [--sensor S.yaml] [--scene C.yaml] [--json FILE]\n"
+    "  frames/s of lidartwin export end to end (OS0-128 in the street by default) against\n"
+    "  the simulator alone, with one process per GPU of --devices, and peak memory\n";
+
+// "1000000,10000000": triangle counts of the procedural cities, each whole and >= 14.
+Expected<std::vector<uint64_t>> GpuTriangles(const Args& args) {
+  std::vector<uint64_t> counts;
+  const std::string list = args.Get("--gpu-triangles", "1000000,10000000");
+  for (size_t start = 0; start <= list.size();) {
+    const size_t comma = std::min(list.find(',', start), list.size());
+    const std::string item = list.substr(start, comma - start);
+    char* end = nullptr;
+    const unsigned long long v = std::strtoull(item.c_str(), &end, 10);
+    if (item.empty() || *end != '\0' || v < 14)
+      return Error{"--gpu-triangles: '" + item + "' is not a count >= 14"};
+    counts.push_back(v);
+    start = comma + 1;
+  }
+  return counts;
+}
+
+// The CPU backend on the demo scene, then the GPU bench on procedural cities (or why not).
+int BenchDemoScene(const Args& args, const std::vector<uint64_t>& gpu_triangles, uint32_t repeats,
+                   unsigned threads) {
+  const std::filesystem::path root = ConfigRoot();
+  const auto scene_path = root / "configs/scenes/lab_plates.yaml";
+  auto profile = LoadSensorProfile(root / "configs/sensors/ouster_os0_128.yaml");
+  if (!profile.ok()) return Fail("bench", "error: " + profile.message(), 1);
+  auto scene = LoadScene(scene_path, BuiltInMeshLoader());
+  if (!scene.ok()) return Fail("bench", "error: " + scene.message(), 1);
+  const auto machine = bench::ReadMachineInfo();
+  const auto r = bench::RunCpuBench(*scene, *profile, threads, repeats);
+  const std::string scene_file = scene_path.filename().string();
+  fmt::print("{}",
+             bench::CpuBenchTable(machine, scene_file, scene->TriangleCount(), profile->name, r));
+  bench::GpuBenchReport gpu;
+  if (args.Has("--no-gpu")) {
+    gpu.why_no_gpu = "--no-gpu";
+  } else {
+    gpu = bench::RunGpuBench(gpu_triangles, static_cast<int>(repeats), threads,
+                             !args.Has("--no-embree"));
+  }
+  fmt::print("{}", bench::GpuBenchTables(gpu));
+  if (args.Has("--json")) {
+    const auto j =
+        bench::BenchJson(machine, scene_file, scene->TriangleCount(), profile->name, r, gpu);
+    if (Status s = WriteTextFileAtomically(args.Get("--json"), j.dump(2) + "\n"); !s.ok())
+      return Fail("bench", "error: " + s.message(), 1);
+  }
+  return 0;
+}
+
+}  // namespace
 
 int BenchCommand(const std::vector<std::string>& argv) {
   auto args = Args::Parse(
@@ -23,118 +94,33 @@ int BenchCommand(const std::vector<std::string>& argv) {
               "--backend", "--export-frames", "--devices", "--out"},
              {"--help", "--no-gpu", "--no-embree", "--memory", "--export"},
              0});
-  if (!args.ok()) {
-    fmt::print(stderr, "lidartwin bench: {}\n", args.message());
-    return 2;
-  }
+  if (!args.ok()) return Fail("bench", args.message(), 2);
   if (args->Has("--help")) {
-    fmt::print(
-        "usage: lidartwin bench [--json FILE] [--repeats N] [--threads N]\n"
-        "         [--gpu-triangles 1000000,10000000] [--no-gpu] [--no-embree]\n"
-        "  CPU backend on the demo scene; with a GPU, BVH builds (PLOC, LBVH), rays/s and\n"
-        "  OS0-128 frame times on procedural cities, with Embree on the same rays as the peer\n"
-        "usage: lidartwin bench --scene scene.yaml|mesh.ply [--sensor-position x,y,z]\n"
-        "         [--json FILE] [--repeats N] [--threads N] [--no-embree]\n"
-        "  the GPU bench's rays on your scene: OS0-128 beams x 8 sub-rays from the sensor\n"
-        "  position (default 0,0,0 m) and 2^20 random rays in its bounding box, traced by the\n"
-        "  GPU (LBVH and PLOC trees, when there is one), Embree at its best (high-quality\n"
-        "  build, 8-wide packets) and Embree as the CPU backend calls it\n"
-        "usage: lidartwin bench --memory [--memory-frames 10,1000] [--capture-repeats 4,40]\n"
-        "         [--capture PCAP --calibration VELO.yaml] [--json FILE]\n"
-        "  peak memory (max RSS) of simulate (OS0-128 frames) and convert (a Velodyne capture\n"
-        "  repeated) for a short and a long job: frames stream, so the long stays close\n"
-        "usage: lidartwin bench --export [--export-frames 1000] [--backend cpu|cuda]\n"
-        "         [--devices 0,1] [--sensor S.yaml] [--scene C.yaml] [--json FILE]\n"
-        "  frames/s of lidartwin export end to end (OS0-128 in the street by default) against\n"
-        "  the simulator alone, with one process per GPU of --devices, and peak memory\n");
+    fmt::print("{}", kUsage);
     return 0;
   }
   if (args->Has("--memory")) return BenchMemory(*args);
   if (args->Has("--export")) return BenchExport(*args);
-  for (const char* flag : {"--sensor", "--backend", "--export-frames", "--devices", "--out"}) {
-    if (args->Has(flag)) {
-      fmt::print(stderr, "lidartwin bench: {} is an option of bench --export\n", flag);
-      return 2;
-    }
-  }
-  for (const char* flag : {"--memory-frames", "--capture", "--calibration", "--capture-repeats"}) {
-    if (args->Has(flag)) {
-      fmt::print(stderr, "lidartwin bench: {} is an option of bench --memory\n", flag);
-      return 2;
-    }
-  }
+  for (const char* flag : {"--sensor", "--backend", "--export-frames", "--devices", "--out"})
+    if (args->Has(flag))
+      return Fail("bench", std::string(flag) + " is an option of bench --export", 2);
+  for (const char* flag : {"--memory-frames", "--capture", "--calibration", "--capture-repeats"})
+    if (args->Has(flag))
+      return Fail("bench", std::string(flag) + " is an option of bench --memory", 2);
   auto repeats = args->GetUIntIn("--repeats", 9, 1, 1000);
   auto threads = args->GetUIntIn("--threads", 0, 0, kMaxThreads);
-  for (const auto* v : {&repeats, &threads}) {
-    if (!v->ok()) {
-      fmt::print(stderr, "lidartwin bench: {}\n", v->message());
-      return 2;
-    }
-  }
-  const std::filesystem::path root = ConfigRoot();
-  const auto sensor_path = root / "configs/sensors/ouster_os0_128.yaml";
-  const unsigned scene_threads =
-      threads.value() ? static_cast<unsigned>(threads.value()) : UsableCores();
+  for (const auto* v : {&repeats, &threads})
+    if (!v->ok()) return Fail("bench", v->message(), 2);
+  const unsigned n_threads = *threads ? static_cast<unsigned>(*threads) : UsableCores();
   if (args->Has("--scene"))
-    return BenchScene(*args, sensor_path, scene_threads, static_cast<int>(repeats.value()));
-  if (args->Has("--sensor-position")) {
-    fmt::print(stderr, "lidartwin bench: --sensor-position is an option of bench --scene\n");
-    return 2;
-  }
-  const auto scene_path = root / "configs/scenes/lab_plates.yaml";
-  auto profile = LoadSensorProfile(sensor_path);
-  if (!profile.ok()) {
-    fmt::print(stderr, "lidartwin bench: error: {}\n", profile.message());
-    return 1;
-  }
-  auto scene = LoadScene(scene_path, BuiltInMeshLoader());
-  if (!scene.ok()) {
-    fmt::print(stderr, "lidartwin bench: error: {}\n", scene.message());
-    return 1;
-  }
-  const unsigned n_threads =
-      threads.value() ? static_cast<unsigned>(threads.value()) : UsableCores();
-  const auto machine = bench::ReadMachineInfo();
-  const auto r = bench::RunCpuBench(scene.value(), profile.value(), n_threads,
-                                    static_cast<uint32_t>(repeats.value()));
-  const std::string scene_file = scene_path.filename().string();
-  fmt::print("{}",
-             bench::CpuBenchTable(machine, scene_file, scene->TriangleCount(), profile->name, r));
-  std::vector<uint64_t> gpu_triangles = {1000000, 10000000};
-  if (args->Has("--gpu-triangles")) {
-    gpu_triangles.clear();
-    std::string list = args->Get("--gpu-triangles");
-    size_t start = 0;
-    while (start <= list.size()) {
-      const size_t comma = std::min(list.find(',', start), list.size());
-      const std::string item = list.substr(start, comma - start);
-      char* end = nullptr;
-      const unsigned long long v = std::strtoull(item.c_str(), &end, 10);
-      if (item.empty() || *end != '\0' || v < 14) {
-        fmt::print(stderr, "lidartwin bench: --gpu-triangles: '{}' is not a count >= 14\n", item);
-        return 2;
-      }
-      gpu_triangles.push_back(v);
-      start = comma + 1;
-    }
-  }
-  bench::GpuBenchReport gpu;
-  if (args->Has("--no-gpu")) {
-    gpu.why_no_gpu = "--no-gpu";
-  } else {
-    gpu = bench::RunGpuBench(gpu_triangles, static_cast<int>(repeats.value()), n_threads,
-                             !args->Has("--no-embree"));
-  }
-  fmt::print("{}", bench::GpuBenchTables(gpu));
-  if (args->Has("--json")) {
-    const auto j =
-        bench::BenchJson(machine, scene_file, scene->TriangleCount(), profile->name, r, gpu);
-    if (Status s = WriteTextFileAtomically(args->Get("--json"), j.dump(2) + "\n"); !s.ok()) {
-      fmt::print(stderr, "lidartwin bench: error: {}\n", s.message());
-      return 1;
-    }
-  }
-  return 0;
+    return BenchScene(*args,
+                      std::filesystem::path(ConfigRoot()) / "configs/sensors/ouster_os0_128.yaml",
+                      n_threads, static_cast<int>(*repeats));
+  if (args->Has("--sensor-position"))
+    return Fail("bench", "--sensor-position is an option of bench --scene", 2);
+  auto gpu_triangles = GpuTriangles(*args);
+  if (!gpu_triangles.ok()) return Fail("bench", gpu_triangles.message(), 2);
+  return BenchDemoScene(*args, *gpu_triangles, static_cast<uint32_t>(*repeats), n_threads);
 }
 
 }  // namespace lt::cli

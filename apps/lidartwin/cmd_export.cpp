@@ -84,28 +84,95 @@ int Join(const std::filesystem::path& folder, const std::vector<FreshShardHash>&
   return 0;
 }
 
-// Runs shards [first, last] of `shards` here (jobs::RunShardsHere); the exit status.
-int RunShardsHere(const SimulationJob& sim, const std::filesystem::path& folder, uint32_t first,
-                  uint32_t last, uint32_t shards, bool report_progress, uint32_t host_cores,
-                  std::vector<FreshShardHash>* hashed = nullptr) {
-  jobs::ShardsHereOptions o;
-  o.simulation = sim;
-  o.folder = folder;
-  o.first = first;
-  o.last = last;
-  o.shards = shards;
-  o.host_cores = host_cores;
-  if (report_progress)
-    o.worker_lines = [](const std::string& line) {
-      std::fputs(line.c_str(), stdout);
-      std::fflush(stdout);
-    };
-  o.log.note = [](const std::string& line) { fmt::print(stderr, "{}\n", line); };
-  if (Status s = jobs::RunShardsHere(o, hashed); !s.ok()) {
-    fmt::print(stderr, "lidartwin export: error: {}\n", s.message());
-    return 1;
+// A worker's arguments: the run's own, without the options that split it, and its share of
+// the host's cores (two processes of 16 encoders on 32 cores, beside their simulator threads,
+// would leave the simulators waiting).
+std::vector<std::string> WorkerArgs(const std::vector<std::string>& argv, uint32_t host_cores,
+                                    uint32_t workers) {
+  std::vector<std::string> out;
+  for (size_t i = 0; i < argv.size(); ++i) {
+    const std::string& a = argv[i];
+    const std::string name = a.substr(0, a.find('='));  // "--workers 2" or "--workers=2"
+    if (name == "--workers" || name == "--devices" || name == "--shards" ||
+        name == "--host-cores") {
+      if (name == a) ++i;
+      continue;
+    }
+    out.push_back(a);
   }
-  return 0;
+  out.push_back("--host-cores");
+  out.push_back(
+      std::to_string(CoresPerWorker(host_cores > 0 ? host_cores : UsableCores(), workers)));
+  return out;
+}
+
+// The run's options from the command line: which shards, run where (usage errors).
+Expected<jobs::ExportOptions> ExportOptionsFromArgs(const Args& args,
+                                                    const std::vector<std::string>& argv) {
+  const std::filesystem::path folder = args.Get("--out");
+  const int modes =
+      args.Has("--shard") + args.Has("--shards") + args.Has("--workers") + args.Has("--devices");
+  auto parsed = SimulationJobFromArgs(args);
+  if (!parsed.ok()) return parsed.error();
+  SimulationJob sim = std::move(parsed.value());
+  sim.mesh_loader = BuiltInMeshLoader();
+  sim.software_version = LT_VERSION;
+
+  // Which shards, run where.
+  if (args.Has("--shard") && modes > 1) {
+    return Error{
+        "conflicting shard arguments: --shard I/N runs one shard of a run split elsewhere; "
+        "--shards, --workers and --devices split and run all of them here"};
+  }
+  if (args.Has("--workers") && args.Has("--devices")) {
+    return Error{"conflicting arguments: --devices already gives one worker per GPU"};
+  }
+  uint32_t shard = 0, shards = 1;
+  if (args.Has("--shard")) {
+    if (!ParseShard(args.Get("--shard"), shard, shards) || shards == 0 || shard >= shards) {
+      return Error{"--shard: '" + args.Get("--shard") +
+                   "' is not I/N with 0 <= I < N (e.g. --shard 3/8)"};
+    }
+  }
+  // Cores for the shards' encoding and hashing threads: given, or those the process may use;
+  // workers on one host share them.
+  uint32_t host_cores = 0;
+  if (args.Has("--host-cores")) {
+    auto c = args.GetUIntIn("--host-cores", 0, 1, 4096);
+    if (!c.ok()) return c.error();
+    host_cores = static_cast<uint32_t>(*c);
+    // A CPU simulator without --threads takes the same cores (its threads change no frame).
+    if (!args.Has("--threads")) sim.threads = host_cores;
+  }
+  std::vector<std::string> devices;
+  if (args.Has("--devices")) {
+    auto d = ParseDevices(args.Get("--devices"));
+    if (!d.ok()) return d.error();
+    devices = std::move(d.value());
+    if (sim.backend != "cuda") return Error{"--devices needs --backend cuda"};
+  } else if (args.Has("--workers")) {
+    auto w = args.GetUIntIn("--workers", 1, 1, 256);
+    if (!w.ok()) return w.error();
+    devices.assign(*w, "");
+  }
+  if (args.Has("--shards")) {
+    auto n = args.GetUIntIn("--shards", 1, 1, 99999);
+    if (!n.ok()) return n.error();
+    shards = static_cast<uint32_t>(*n);
+  } else if (!devices.empty()) {
+    shards = static_cast<uint32_t>(devices.size());
+  }
+  jobs::ExportOptions o;
+  o.simulation = std::move(sim);
+  o.folder = folder;
+  o.shards = shards;
+  if (args.Has("--shard")) o.only_shard = shard;
+  o.prepare_only = args.Has("--prepare");
+  o.host_cores = host_cores;
+  o.devices = devices;
+  o.executable = "/proc/self/exe";
+  o.worker_args = WorkerArgs(argv, host_cores, static_cast<uint32_t>(devices.size()));
+  return o;
 }
 
 }  // namespace
@@ -141,120 +208,21 @@ int ExportCommand(const std::vector<std::string>& argv) {
     }
     return Join(folder);
   }
-  auto parsed = SimulationJobFromArgs(*args);
-  if (!parsed.ok()) return fail(parsed.message());
-  SimulationJob sim = std::move(parsed.value());
-  sim.mesh_loader = BuiltInMeshLoader();
-  sim.software_version = LT_VERSION;
-
-  // Which shards, run where.
-  if (args->Has("--shard") && modes > 1) {
-    return fail(
-        "conflicting shard arguments: --shard I/N runs one shard of a run split elsewhere; "
-        "--shards, --workers and --devices split and run all of them here");
-  }
-  if (args->Has("--workers") && args->Has("--devices")) {
-    return fail("conflicting arguments: --devices already gives one worker per GPU");
-  }
-  uint32_t shard = 0, shards = 1;
-  if (args->Has("--shard")) {
-    if (!ParseShard(args->Get("--shard"), shard, shards) || shards == 0 || shard >= shards) {
-      return fail("--shard: '" + args->Get("--shard") +
-                  "' is not I/N with 0 <= I < N (e.g. --shard 3/8)");
-    }
-  }
-  // Cores for the shards' encoding and hashing threads: given, or those the process may use;
-  // workers on one host share them.
-  uint32_t host_cores = 0;
-  if (args->Has("--host-cores")) {
-    auto c = args->GetUIntIn("--host-cores", 0, 1, 4096);
-    if (!c.ok()) return fail(c.message());
-    host_cores = static_cast<uint32_t>(*c);
-    // A CPU simulator without --threads takes the same cores (its threads change no frame).
-    if (!args->Has("--threads")) sim.threads = host_cores;
-  }
-  std::vector<std::string> devices;
-  if (args->Has("--devices")) {
-    auto d = ParseDevices(args->Get("--devices"));
-    if (!d.ok()) return fail(d.message());
-    devices = std::move(d.value());
-    if (sim.backend != "cuda") return fail("--devices needs --backend cuda");
-  } else if (args->Has("--workers")) {
-    auto w = args->GetUIntIn("--workers", 1, 1, 256);
-    if (!w.ok()) return fail(w.message());
-    devices.assign(*w, "");
-  }
-  if (args->Has("--shards")) {
-    auto n = args->GetUIntIn("--shards", 1, 1, 99999);
-    if (!n.ok()) return fail(n.message());
-    shards = static_cast<uint32_t>(*n);
-  } else if (!devices.empty()) {
-    shards = static_cast<uint32_t>(devices.size());
-  }
-  {  // every argument checked before any process starts or any file is written
-    ExportJob check;
-    check.simulation = sim;
-    check.folder = folder;
-    check.shard = shard;
-    check.shards = shards;
-    // One process refuses a folder of another run here, before any worker starts.
-    // Its errors are the inputs' and the folder's, not usage: exit 1 (docs/robustness.md).
-    auto prepared = PrepareExportFolder(check);
-    if (!prepared.ok()) {
-      fmt::print(stderr, "lidartwin export: error: {}\n", prepared.message());
-      return 1;
-    }
-  }
-  if (args->Has("--prepare")) {
-    fmt::print("{}: ready for {} shard(s) of {} frames\n", folder.string(), shards, sim.frames);
-    return 0;
-  }
-  if (args->Has("--shard")) {
-    return RunShardsHere(sim, folder, shard, shard, shards, args->Has("--report-progress"),
-                         host_cores);
-  }
-  if (devices.empty()) {
-    std::vector<FreshShardHash> hashed;
-    if (int rc = RunShardsHere(sim, folder, 0, shards - 1, shards, false, host_cores, &hashed);
-        rc != 0) {
-      return rc;
-    }
-    return Join(folder, hashed, host_cores);
-  }
-  jobs::WorkerPlan plan;
-  plan.executable = "/proc/self/exe";
-  plan.shards = shards;
-  plan.frames = sim.frames;
-  plan.devices = devices;
-  plan.folder = folder;
-  for (size_t i = 0; i < argv.size(); ++i) {  // the run's own options, passed on
-    const std::string& a = argv[i];
-    const std::string name = a.substr(0, a.find('='));  // "--workers 2" or "--workers=2"
-    if (name == "--workers" || name == "--devices" || name == "--shards" ||
-        name == "--host-cores") {
-      if (name == a) ++i;
-      continue;
-    }
-    plan.shard_args.push_back(a);
-  }
-  // Each worker sizes its threads by its share of the host (two processes of 16 encoders on
-  // 32 cores, beside their simulator threads, would leave the simulators waiting).
-  plan.shard_args.push_back("--host-cores");
-  plan.shard_args.push_back(std::to_string(CoresPerWorker(
-      host_cores > 0 ? host_cores : UsableCores(), static_cast<uint32_t>(devices.size()))));
-  std::vector<FreshShardHash> hashed;
-  const auto failures = jobs::RunShardWorkers(plan, &hashed);
-  if (!failures.empty()) {
-    std::string text;
-    for (const auto& f : failures)
-      text += "\n  " + f;
-    fmt::print(stderr,
-               "lidartwin export: error: {} shard(s) failed:{}\n(run the same command again to "
-               "continue: finished frames are kept)\n",
-               failures.size(), text);
+  auto o = ExportOptionsFromArgs(*args, argv);
+  if (!o.ok()) return fail(o.message());
+  if (args->Has("--report-progress"))
+    o->worker_lines = [](const std::string& line) {
+      std::fputs(line.c_str(), stdout);
+      std::fflush(stdout);
+    };
+  o->log.info = [](const std::string& line) { fmt::print("{}", line); };
+  o->log.note = [](const std::string& line) { fmt::print(stderr, "{}\n", line); };
+  // The folder's and the inputs' errors are not usage: exit 1 (docs/robustness.md).
+  if (Status s = jobs::RunExport(*o); !s.ok()) {
+    fmt::print(stderr, "lidartwin export: error: {}\n", s.message());
     return 1;
   }
-  return Join(folder, hashed, host_cores);
+  return 0;
 }
 
 }  // namespace lt::cli

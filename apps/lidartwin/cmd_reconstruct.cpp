@@ -1,12 +1,7 @@
 // lidartwin reconstruct: recorded frames (+ poses) to a scene the simulator loads.
 #include <fmt/core.h>
 
-#include <unistd.h>
-
 #include <algorithm>
-#include <cerrno>
-#include <chrono>
-#include <cstring>
 
 #include "args.h"
 #include "commands.h"
@@ -20,45 +15,72 @@ namespace lt::cli {
 
 namespace {
 
-// The command-line flag of a ReconstructOptions key, for messages that name what was typed.
-std::string FlagOfKey(const std::string& key) {
-  if (key == "method") return "--method";
-  if (key == "poisson_depth") return "--depth";
-  if (key == "voxel_m") return "--voxel-m";
-  if (key == "max_range_m") return "--max-range-m";
-  return key;  // not settable from the command line
-}
+// The flags of the job's option keys: an error about one of them is a usage error.
+const OptionFlags kFlags = {{"method", "--method"},           {"poisson_depth", "--depth"},
+                            {"voxel_m", "--voxel-m"},         {"max_range_m", "--max-range-m"},
+                            {"columns", "--columns"},         {"frames", "--frames"},
+                            {"incremental", "--incremental"}, {"pose_at", "--pose-at"}};
 
-// Columns per frame: a spinning lidar has at most a few thousand; more is a typo.
-constexpr uint64_t kMaxColumns = 1 << 20;
+constexpr const char* kUsage =
+    "usage: lidartwin reconstruct REC [--metadata M.json | --calibration C.yaml]\n"
+    "         [--format kitti|nuscenes]\n"
+    "         [--poses KITTI.txt [--pose-at start|middle|end] | --static] [--incremental]\n"
+    "         [--frames I,J,..]\n"
+    "         [--method range-image|surfels|poisson|ball-pivoting|tsdf] [--no-carve]\n"
+    "         [--depth 10] [--voxel-m 0.05] [--max-range-m 80] [--columns W] --out DIR\n"
+    "  --method: range-image (default) joins each frame's neighbouring returns (needs the\n"
+    "  channel field); poisson and ball-pivoting mesh the merged points; tsdf fuses the\n"
+    "  frames' depth in a signed distance volume of --voxel-m voxels (at most 2^26 of them).\n"
+    "  --no-carve keeps what another frame saw through (visibility carving is on by\n"
+    "  default).\n"
+    "  --voxel-m: the thinning voxel of poisson and ball-pivoting, tsdf's voxel; --depth:\n"
+    "  poisson's octree; range-image and surfels use neither (the scan's own spacing).\n"
+    "  --columns: columns per frame, so each point gets the pose of its firing time\n"
+    "  --pose-at: the instant of its frame each pose holds (default start; SLAM poses of\n"
+    "  deskewed scans hold the instant the scan was deskewed to). Without --poses: a\n"
+    "  lidartwin .h5's own frame poses, else poses estimated by ICP over the frames (all\n"
+    "  held in memory); --static: the sensor did not move.\n"
+    "  --incremental: frames streamed one at a time into a surface bounded by the scene,\n"
+    "  not by the capture's length (range-image and surfels; needs poses; no consensus)\n"
+    "  ranges: --depth 4..14, --voxel-m [0.001, 100] m and below the cloud's extent (at\n"
+    "  most 1048576 voxels along it), --max-range-m (1, 10000] m, --columns 0..1048576\n"
+    "  writes DIR/scene.yaml (simulate --scene), DIR/materials.yaml and the meshes.\n";
+
+// Runs the job with its lines printed and its progress on stderr; the exit status.
+int Run(jobs::ReconstructRecordingOptions& job) {
+  auto usage_error = [](const std::string& message) {
+    fmt::print(stderr, "lidartwin reconstruct: {}\n", message);
+    return 2;
+  };
+  job.log.info = [](const std::string& line) { fmt::print("{}", line); };
+  job.log.note = [](const std::string& line) {
+    fmt::print(stderr, "lidartwin reconstruct: {}\n", line);
+  };
+  job.log.warning = [](const std::string& message) { fmt::print(stderr, "{}\n", message); };
+  Progress progress("reconstruct", 0);
+  int steps = 0;
+  job.on_step = [&progress, &steps](int step, int count, const char* what) {
+    steps = count;
+    progress.SetTotal(static_cast<uint64_t>(count));
+    progress.Step(static_cast<uint64_t>(step), what);
+  };
+  job.on_frame = [&progress](const std::string& text) { progress.Status(0, text); };
+  job.on_finish = [&progress, &steps] {
+    if (steps > 0) progress.Step(static_cast<uint64_t>(steps), "done");
+    progress.Finish();
+  };
+  const Status s = jobs::ReconstructRecording(job);
+  if (s.ok()) return 0;
+  if (NamesAnOption(s.message(), kFlags)) return usage_error(WithFlagNames(s.message(), kFlags));
+  fmt::print(stderr, "lidartwin reconstruct: error: {}{}\n",
+             WithFlagNames(s.message(), {{"out", "--out"}}),
+             s.message().find("voxel_m") != std::string::npos ? " (option --voxel-m)" : "");
+  return 1;
+}
 
 }  // namespace
 
 int ReconstructCommand(const std::vector<std::string>& argv) {
-  constexpr const char* kUsage =
-      "usage: lidartwin reconstruct REC [--metadata M.json | --calibration C.yaml]\n"
-      "         [--format kitti|nuscenes]\n"
-      "         [--poses KITTI.txt [--pose-at start|middle|end] | --static] [--incremental]\n"
-      "         [--frames I,J,..]\n"
-      "         [--method range-image|surfels|poisson|ball-pivoting|tsdf] [--no-carve]\n"
-      "         [--depth 10] [--voxel-m 0.05] [--max-range-m 80] [--columns W] --out DIR\n"
-      "  --method: range-image (default) joins each frame's neighbouring returns (needs the\n"
-      "  channel field); poisson and ball-pivoting mesh the merged points; tsdf fuses the\n"
-      "  frames' depth in a signed distance volume of --voxel-m voxels (at most 2^26 of them).\n"
-      "  --no-carve keeps what another frame saw through (visibility carving is on by\n"
-      "  default).\n"
-      "  --voxel-m: the thinning voxel of poisson and ball-pivoting, tsdf's voxel; --depth:\n"
-      "  poisson's octree; range-image and surfels use neither (the scan's own spacing).\n"
-      "  --columns: columns per frame, so each point gets the pose of its firing time\n"
-      "  --pose-at: the instant of its frame each pose holds (default start; SLAM poses of\n"
-      "  deskewed scans hold the instant the scan was deskewed to). Without --poses: a\n"
-      "  lidartwin .h5's own frame poses, else poses estimated by ICP over the frames (all\n"
-      "  held in memory); --static: the sensor did not move.\n"
-      "  --incremental: frames streamed one at a time into a surface bounded by the scene,\n"
-      "  not by the capture's length (range-image and surfels; needs poses; no consensus)\n"
-      "  ranges: --depth 4..14, --voxel-m [0.001, 100] m and below the cloud's extent (at\n"
-      "  most 1048576 voxels along it), --max-range-m (1, 10000] m, --columns 0..1048576\n"
-      "  writes DIR/scene.yaml (simulate --scene), DIR/materials.yaml and the meshes.\n";
   auto args = Args::Parse(
       argv, {{"--metadata", "--calibration", "--format", "--poses", "--pose-at", "--frames",
               "--method", "--depth", "--voxel-m", "--max-range-m", "--columns", "--out"},
@@ -96,43 +118,17 @@ int ReconstructCommand(const std::vector<std::string>& argv) {
   o.voxel_m = *voxel;
   o.max_range_m = *range;
   // Every option against its documented range before the recording is read, named by flag.
-  ConfigCheck check;
-  o.Check(check);
-  if (!check.ok())
-    return usage_error(fmt::format("option {}: {}", FlagOfKey(check.problem()->key_path),
-                                   check.problem()->problem));
-  if (*columns > kMaxColumns)
-    return usage_error(
-        fmt::format("option --columns: must be in 0..{} (0: every point at its "
-                    "frame's start pose), got {}",
-                    kMaxColumns, *columns));
-
+  if (*columns > jobs::kMaxColumns)  // as typed: the job's field is 32 bits
+    return usage_error(WithFlagNames(
+        fmt::format("columns: must be in 0..{} (0: every point at its frame's start pose), got {}",
+                    jobs::kMaxColumns, *columns),
+        kFlags));
   if (args->Has("--static") && args->Has("--poses"))
     return usage_error("give --poses or --static, not both");
   auto pose_fraction = PoseFractionOf(args->Get("--pose-at", "start"));
-  if (!pose_fraction.ok())
-    return usage_error(WithFlagNames(pose_fraction.message(), {{"pose_at", "--pose-at"}}));
+  if (!pose_fraction.ok()) return usage_error(WithFlagNames(pose_fraction.message(), kFlags));
   if (args->Has("--pose-at") && !args->Has("--poses"))
     return usage_error("--pose-at says when the poses of --poses hold; give it with --poses");
-  // The output folder must be writable before the recording is read and meshed.
-  // (Nothing is created yet: a failure later leaves no empty folder.)
-  {
-    std::filesystem::path at = std::filesystem::absolute(args->Get("--out"));
-    std::error_code ec;
-    while (!std::filesystem::exists(at, ec) && at.has_parent_path() && at != at.parent_path())
-      at = at.parent_path();
-    std::string problem;
-    if (!std::filesystem::is_directory(at, ec))
-      problem = at.string() + ": not a folder";
-    else if (::access(at.c_str(), W_OK) != 0)
-      problem = at.string() + ": cannot write there: " + std::strerror(errno);
-    if (!problem.empty()) {
-      fmt::print(stderr, "lidartwin reconstruct: error: option --out: {}\n", problem);
-      return 1;
-    }
-  }
-  if (args->Has("--incremental") && o.method != "range-image" && o.method != "surfels")
-    return usage_error("--incremental meshes range images: --method range-image or surfels");
   jobs::ReconstructRecordingOptions job;
   job.recording = args->positionals()[0];
   job.sidecar = args->Get("--metadata", args->Get("--calibration"));
@@ -150,30 +146,8 @@ int ReconstructCommand(const std::vector<std::string>& argv) {
                      {"static_sensor", "--static"},
                      {"frames", "--frames"},
                      {"method", "--method"}};
-  job.log.info = [](const std::string& line) { fmt::print("{}", line); };
-  job.log.note = [](const std::string& line) {
-    fmt::print(stderr, "lidartwin reconstruct: {}\n", line);
-  };
-  job.log.warning = [](const std::string& message) { fmt::print(stderr, "{}\n", message); };
-  Progress progress("reconstruct", 0);
-  int steps = 0;
-  job.on_step = [&progress, &steps](int step, int count, const char* what) {
-    steps = count;
-    progress.SetTotal(static_cast<uint64_t>(count));
-    progress.Step(static_cast<uint64_t>(step), what);
-  };
-  job.on_frame = [&progress](const std::string& text) { progress.Status(0, text); };
-  job.on_finish = [&progress, &steps] {
-    if (steps > 0) progress.Step(static_cast<uint64_t>(steps), "done");
-    progress.Finish();
-  };
-  const Status s = jobs::ReconstructRecording(job);
-  if (s.ok()) return 0;
-  const OptionFlags flags = {{"frames", "--frames"}, {"incremental", "--incremental"}};
-  if (NamesAnOption(s.message(), flags)) return usage_error(WithFlagNames(s.message(), flags));
-  fmt::print(stderr, "lidartwin reconstruct: error: {}{}\n", s.message(),
-             s.message().find("voxel_m") != std::string::npos ? " (option --voxel-m)" : "");
-  return 1;
+  if (Status s = job.Validate(); !s.ok()) return usage_error(WithFlagNames(s.message(), kFlags));
+  return Run(job);
 }
 
 }  // namespace lt::cli

@@ -29,56 +29,53 @@ const OptionFlags kReproduceFlags = {{"recording", "--recording"},
                                      {"seed", "--seed"},
                                      {"out", "--out"}};
 
-int Fail(const std::string& message, int code) {
-  fmt::print(stderr, "lidartwin reproduce: {}\n", message);
-  return code;
-}
+constexpr const char* kUsage =
+    "usage: lidartwin reproduce --recording REC (--metadata M.json | --calibration C.yaml)\n"
+    "         --simulate-frame K [--reconstruct-frames I,J,..]\n"
+    "         [--poses KITTI.txt [--pose-at start|middle|end] | --static]\n"
+    "         [--rotation-rate-hz R] [--detector recording|capability|ideal]\n"
+    "         [--intensity auto|reflectivity|raw] [--method range-image|surfels|poisson|\n"
+    "         ball-pivoting|tsdf] [--depth 10] [--voxel-m 0.05] [--max-range-m 80] [--seed S]\n"
+    "         --out DIR\n"
+    "  writes DIR/sensor.yaml, DIR/scene/, DIR/trajectory.yaml, DIR/sim.h5,\n"
+    "  DIR/metrics.json, DIR/floor_metrics.json and DIR/report/\n"
+    "  (default: reconstruct from every other frame)\n"
+    "  --detector recording (default): the capability detector with the weakest return\n"
+    "  of the reconstruction frames as its bound; capability: the data sheet's range.\n"
+    "  --intensity: how intensities become reflectance; auto: reflectivity for an Ouster\n"
+    "  reporting calibrated reflectivity, raw (a range gain fitted on the reconstruction\n"
+    "  frames, the simulated intensity put in the sensor's units) otherwise.\n"
+    "  Without --poses the poses are estimated by ICP over the frames used (--static: the\n"
+    "  sensor did not move).\n"
+    "  The floor: the held-out frame against its real neighbouring frame, by beam.\n";
 
 // A failed run: an error in an argument (its key leads the message) exits 2, naming the flag.
 int FailRun(const Status& s) {
   if (NamesAnOption(s.message(), kReproduceFlags))
-    return Fail(WithFlagNames(s.message(), kReproduceFlags), 2);
-  return Fail("error: " + s.message(), 1);
+    return Fail("reproduce", WithFlagNames(s.message(), kReproduceFlags), 2);
+  return Fail("reproduce", "error: " + s.message(), 1);
 }
 
 }  // namespace
 
 int ReproduceCommand(const std::vector<std::string>& argv) {
-  constexpr const char* kUsage =
-      "usage: lidartwin reproduce --recording REC (--metadata M.json | --calibration C.yaml)\n"
-      "         --simulate-frame K [--reconstruct-frames I,J,..]\n"
-      "         [--poses KITTI.txt [--pose-at start|middle|end] | --static]\n"
-      "         [--rotation-rate-hz R] [--detector recording|capability|ideal]\n"
-      "         [--intensity auto|reflectivity|raw] [--method range-image|surfels|poisson|\n"
-      "         ball-pivoting|tsdf] [--depth 10] [--voxel-m 0.05] [--max-range-m 80] [--seed S]\n"
-      "         --out DIR\n"
-      "  writes DIR/sensor.yaml, DIR/scene/, DIR/trajectory.yaml, DIR/sim.h5,\n"
-      "  DIR/metrics.json, DIR/floor_metrics.json and DIR/report/\n"
-      "  (default: reconstruct from every other frame)\n"
-      "  --detector recording (default): the capability detector with the weakest return\n"
-      "  of the reconstruction frames as its bound; capability: the data sheet's range.\n"
-      "  --intensity: how intensities become reflectance; auto: reflectivity for an Ouster\n"
-      "  reporting calibrated reflectivity, raw (a range gain fitted on the reconstruction\n"
-      "  frames, the simulated intensity put in the sensor's units) otherwise.\n"
-      "  Without --poses the poses are estimated by ICP over the frames used (--static: the\n"
-      "  sensor did not move).\n"
-      "  The floor: the held-out frame against its real neighbouring frame, by beam.\n";
   auto args = Args::Parse(argv, {{"--recording", "--metadata", "--calibration", "--simulate-frame",
                                   "--reconstruct-frames", "--poses", "--pose-at",
                                   "--rotation-rate-hz", "--detector", "--intensity", "--method",
                                   "--depth", "--voxel-m", "--max-range-m", "--seed", "--out"},
                                  {"--help", "--static"},
                                  0});
-  if (!args.ok()) return Fail(args.message() + "\n" + kUsage, 2);
+  if (!args.ok()) return Fail("reproduce", args.message() + "\n" + kUsage, 2);
   if (args->Has("--static") && args->Has("--poses"))
-    return Fail("give --poses or --static, not both", 2);
+    return Fail("reproduce", "give --poses or --static, not both", 2);
   if (args->Has("--help")) {
     fmt::print("{}", kUsage);
     return 0;
   }
   if (!args->Has("--recording") || !args->Has("--simulate-frame") || !args->Has("--out") ||
       args->Has("--metadata") == args->Has("--calibration"))
-    return Fail(std::string("--recording, one of --metadata/--calibration, --simulate-frame "
+    return Fail("reproduce",
+                std::string("--recording, one of --metadata/--calibration, --simulate-frame "
                             "and --out are required\n") +
                     kUsage,
                 2);
@@ -91,9 +88,9 @@ int ReproduceCommand(const std::vector<std::string>& argv) {
   auto rebuild = args->GetDoubleList("--reconstruct-frames", {});
   for (const Status& s : {held_out.status(), rate.status(), depth.status(), voxel.status(),
                           range.status(), seed.status(), rebuild.status()})
-    if (!s.ok()) return Fail(s.message(), 2);
+    if (!s.ok()) return Fail("reproduce", s.message(), 2);
   if (*held_out > UINT32_MAX)
-    return Fail(fmt::format("--simulate-frame {}: not a frame index", *held_out), 2);
+    return Fail("reproduce", fmt::format("--simulate-frame {}: not a frame index", *held_out), 2);
   jobs::ReproduceOptions o;
   o.recording = args->Get("--recording");
   o.sidecar = args->Get("--metadata", args->Get("--calibration"));
@@ -115,7 +112,8 @@ int ReproduceCommand(const std::vector<std::string>& argv) {
   o.pose_fraction = *pose_fraction;
   if (Status s = o.Validate(); !s.ok()) return FailRun(s);
   if (args->Has("--pose-at") && !args->Has("--poses"))
-    return Fail("--pose-at says when the poses of --poses hold; give it with --poses", 2);
+    return Fail("reproduce", "--pose-at says when the poses of --poses hold; give it with --poses",
+                2);
   o.mesh_loader = BuiltInMeshLoader();
   o.simulate = RunSimulationJob;
   o.log.info = [](const std::string& line) { fmt::print("{}", line); };

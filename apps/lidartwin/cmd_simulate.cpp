@@ -10,9 +10,15 @@
 #include "commands.h"
 #include "lidartwin/datasets/frame_output.h"
 #include "lidartwin/sim/simulator.h"
+#include "option_flags.h"
 #include "simulation_args.h"
 
 namespace lt::cli {
+
+int Fail(const char* command, const std::string& message, int code) {
+  fmt::print(stderr, "lidartwin {}: {}\n", command, message);
+  return code;
+}
 
 std::string ConfigRoot() {
   if (const char* home = std::getenv("LIDARTWIN_HOME")) return home;
@@ -59,7 +65,8 @@ int SimulateCommand(const std::vector<std::string>& argv) {
   const auto start = std::chrono::steady_clock::now();
   auto result = RunSimulationJob(job);
   if (!result.ok()) {
-    fmt::print(stderr, "lidartwin simulate: error: {}\n", result.message());
+    fmt::print(stderr, "lidartwin simulate: error: {}\n",
+               WithFlagNames(result.message(), {{"backend", "--backend"}}));
     return 1;
   }
   const double total =

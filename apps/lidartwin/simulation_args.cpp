@@ -19,6 +19,8 @@ Expected<SimulationJob> SimulationJobFromArgs(const Args& args) {
   job.scene = args.Get("--scene");
   if (args.Has("--trajectory")) job.trajectory = args.Get("--trajectory");
   job.backend = args.Get("--backend", "cpu");
+  if (job.backend != "cpu" && job.backend != "cuda")
+    return Error{"--backend " + job.backend + ": unknown backend (expected cpu or cuda)"};
   auto frames = args.GetUIntIn("--frames", 1, 1, 1000000);
   auto seed = args.GetUInt("--seed", 0);
   auto threads = args.GetUIntIn("--threads", 0, 0, kMaxThreads);

@@ -46,27 +46,6 @@ Expected<Recording> ReadChosenFrames(const std::string& file, const std::string&
   return header;
 }
 
-// The readers suggest convert's flags (--metadata, --calibration, --format); compare and view
-// name them for the real side.
-std::string RealSideFlags(std::string message) {
-  for (const auto& [from, to] :
-       {std::pair{"--metadata", "--real-metadata"},
-        std::pair{"--calibration", "--real-calibration"}, std::pair{"--format", "--real-format"}}) {
-    const std::string f = from;
-    for (size_t at = message.find(f); at != std::string::npos; at = message.find(f, at + 1)) {
-      // whole flags only: "--format" must not match inside "--real-format"
-      const bool whole = (at == 0 || message[at - 1] == ' ' || message[at - 1] == '(') &&
-                         (at + f.size() == message.size() ||
-                          (!std::isalnum(static_cast<unsigned char>(message[at + f.size()])) &&
-                           message[at + f.size()] != '-'));
-      if (!whole) continue;
-      message.replace(at, f.size(), to);
-      at += std::string(to).size() - 1;
-    }
-  }
-  return message;
-}
-
 struct FileStamp {
   uint64_t bytes = 0;
   int64_t mtime_ns = 0;
@@ -147,13 +126,14 @@ Expected<CompareOptions> OptionsOf(const CompareInputs& in, const MeshLoader& me
 Error FrameCountsDiffer(const CompareInputs& in, uint64_t real_frames, uint64_t sim_frames) {
   return Error{fmt::format(
       "{} gives {} frame(s) and {} gives {}: frames are compared pairwise, so choose as many "
-      "of each (--real-frames, --sim-frames)",
+      "of each (real_frames, sim_frames)",
       in.real_file, real_frames, in.sim_file, sim_frames)};
 }
 
+// A recording that needs a sidecar (recording.h: a pcap) cannot be the simulated side, which
+// takes none: the hint says to convert it first.
 Status SimSideError(const std::string& message) {
-  if (message.find("--metadata") != std::string::npos ||
-      message.find("--calibration") != std::string::npos)
+  if (message.find("a pcap needs its sensor's metadata") != std::string::npos)
     return Error{message +
                  " (the simulated side takes no sidecar: convert it to .h5 first with "
                  "lidartwin convert)"};
@@ -182,7 +162,7 @@ Expected<LoadedComparison> LoadComparison(const CompareInputs& in, const MeshLoa
   RecordingOptions real_options;
   real_options.format = in.real_format;
   auto real = ReadChosenFrames(in.real_file, in.real_sidecar, real_options, in.real_frames);
-  if (!real.ok()) return Error{RealSideFlags(real.message())};
+  if (!real.ok()) return real.error();
   auto sim = ReadChosenFrames(in.sim_file, "", {}, in.sim_frames);
   if (!sim.ok()) return SimSideError(sim.message()).error();
   out.real = std::move(*real);
@@ -285,7 +265,7 @@ Expected<ComparisonStream> ComparisonStream::Open(const CompareInputs& in,
   RecordingOptions real_options;
   real_options.format = in.real_format;
   auto real = Side::Open(in.real_file, in.real_sidecar, real_options, in.real_frames);
-  if (!real.ok()) return Error{RealSideFlags(real.message())};
+  if (!real.ok()) return real.error();
   auto sim = Side::Open(in.sim_file, "", {}, in.sim_frames);
   if (!sim.ok()) return SimSideError(sim.message()).error();
   out.real_ = std::move(*real);
@@ -311,7 +291,7 @@ Expected<ComparisonMetrics> ComparisonStream::Run(const CompareProgress& on_fram
   if (!comparison.ok()) return comparison.error();
   for (;;) {
     auto r = real_->Next();
-    if (!r.ok()) return Error{RealSideFlags(r.message())};
+    if (!r.ok()) return r.error();
     auto s = sim_->Next();
     if (!s.ok()) return SimSideError(s.message()).error();
     if (!*r && !*s) break;

@@ -91,7 +91,7 @@ Expected<BinLayout> ChooseBinLayout(const std::filesystem::path& file, const std
   if (format == "kitti") return BinLayout::kKitti;
   if (format == "nuscenes") return BinLayout::kNuscenes;
   if (!format.empty()) {
-    return Error{"--format " + format + ": unknown point file layout (kitti or nuscenes)"};
+    return Error{"format " + format + ": unknown point file layout (kitti or nuscenes)"};
   }
   const std::string name = file.filename().string();
   if (EndsWith(name, ".pcd.bin")) return BinLayout::kNuscenes;
@@ -107,7 +107,7 @@ Expected<BinLayout> ChooseBinLayout(const std::filesystem::path& file, const std
   const bool kitti = size % kKittiBytes == 0, nuscenes = size % kNuscenesBytes == 0;
   const std::string rule =
       " (a nuScenes file is named *.pcd.bin, a KITTI scan lies in a velodyne/ folder; "
-      "otherwise give --format kitti or --format nuscenes)";
+      "otherwise give the format: kitti or nuscenes)";
   if (kitti && nuscenes) {
     return Error{file.string() + ": " + std::to_string(size) +
                  " bytes fit both KITTI's 16-byte points (x, y, z, reflectance) and nuScenes' "

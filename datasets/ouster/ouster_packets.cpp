@@ -86,8 +86,8 @@ constexpr size_t kMaxUdpPayload = 65535 - 8;
 std::string FamilyHint(const CaptureStats& stats, uint16_t lidar_port) {
   for (const CaptureStats::Seen& s : stats.seen) {
     if ((s.port == 2368 && s.bytes == 1206) || s.port == 8308) {
-      return ": this looks like a Velodyne capture (port 2368, 1206-byte data packets); give "
-             "its calibration (--calibration VELO.yaml) instead";
+      return ": this looks like a Velodyne capture (port 2368, 1206-byte data packets); read "
+             "it with its Velodyne calibration (.yaml) instead";
     }
   }
   for (const CaptureStats::Seen& s : stats.seen) {

@@ -79,9 +79,9 @@ Expected<FrameOutput> FrameOutput::Open(const std::filesystem::path& out, const 
   } else if (ext == ".las") {
     o.format_ = Format::kLas;
   } else {
-    return Error{"--out " + out.string() + ": " + UnknownOutputExtension(out)};
+    return Error{out.string() + ": " + UnknownOutputExtension(out)};
   }
-  if (Status s = CheckOutputTarget(out); !s.ok()) return Error{"--out " + s.message()};
+  if (Status s = CheckOutputTarget(out); !s.ok()) return s.error();
   if (o.format_ == Format::kHdf5) {
     auto w = Hdf5FrameWriter::Create(out, info);
     if (!w.ok()) return w.error();
@@ -98,7 +98,7 @@ Expected<FrameOutput> FrameOutput::Open(const std::filesystem::path& out, const 
   std::error_code ec;
   std::filesystem::remove_all(dir, ec);
   if (Status s = CreateRegisteredDirectory(dir); !s.ok()) {
-    return Error{"--out " + out.string() + ": staging folder " + s.message()};
+    return Error{out.string() + ": staging folder " + s.message()};
   }
   o.staging_ = std::make_unique<Staging>(std::move(dir));
   return o;
@@ -135,7 +135,7 @@ Status FrameOutput::Close() {
 }
 
 Status FrameOutput::ClosePerFrame() {
-  if (frames_ == 0) return Error{"--out " + out_.string() + ": no frames to write"};
+  if (frames_ == 0) return Error{out_.string() + ": no frames to write"};
   std::vector<std::filesystem::path> targets;
   for (uint32_t k = 0; k < frames_; ++k)
     targets.push_back(PerFramePath(out_, k, frames_));

@@ -62,7 +62,7 @@ Expected<RecordingSource> OpenRecording(const std::filesystem::path& file,
   const std::string ext = file.extension().string();
   const std::string side_ext = sidecar.extension().string();
   if (!options.format.empty() && ext != ".bin") {
-    return Error{"--format " + options.format + ": only .bin point files take a format (" +
+    return Error{"format " + options.format + ": only .bin point files take a format (" +
                  file.string() + " is known by its extension)"};
   }
   Recording r;

@@ -288,7 +288,7 @@ Expected<std::string> ImportSensorProfile(const std::filesystem::path& metadata,
   }
   if (!t.ok()) return t.error();
   if (!options.firetimes.empty() && ext != ".csv")
-    return Error{"--firetimes is for Hesai angle-correction CSVs only"};
+    return Error{"firetimes: a fire-time file is for Hesai angle-correction CSVs only"};
   return Render(*t, options);
 }
 

@@ -81,7 +81,7 @@ Expected<BenchTable> BenchMemory(const MemoryBenchOptions& o) {
     p.small.args = small;
     p.large.args = large;
     for (bench::ChildRun* r : {&p.small, &p.large}) {
-      o.log.Note(fmt::format("bench --memory: {} ...", fmt::join(r->args, " ")));
+      o.log.Note(fmt::format("running lidartwin {} ...", fmt::join(r->args, " ")));
       if (Status s = bench::RunChild(program, *r); !s.ok() || r->exit_code != 0)
         return Error{
             fmt::format("{} failed (exit {}) {}", p.job, r->exit_code, s.ok() ? "" : s.message())};

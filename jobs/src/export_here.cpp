@@ -85,4 +85,60 @@ Status RunShardsHere(const ShardsHereOptions& o, std::vector<FreshShardHash>* ha
   return {};
 }
 
+Status RunExport(const ExportOptions& o) {
+  {  // one process refuses a folder of another run here, before any worker starts
+    ExportJob check;
+    check.simulation = o.simulation;
+    check.folder = o.folder;
+    check.shard = o.only_shard.value_or(0);
+    check.shards = o.shards;
+    auto prepared = PrepareExportFolder(check);
+    if (!prepared.ok()) return prepared.error();
+  }
+  if (o.prepare_only) {
+    o.log.Info(fmt::format("{}: ready for {} shard(s) of {} frames\n", o.folder.string(), o.shards,
+                           o.simulation.frames));
+    return {};
+  }
+  ShardsHereOptions here;
+  here.simulation = o.simulation;
+  here.folder = o.folder;
+  here.shards = o.shards;
+  here.host_cores = o.host_cores;
+  here.log = o.log;
+  if (o.only_shard) {
+    here.first = here.last = *o.only_shard;
+    here.worker_lines = o.worker_lines;
+    return RunShardsHere(here);
+  }
+  std::vector<FreshShardHash> hashed;
+  if (o.devices.empty()) {
+    here.first = 0;
+    here.last = o.shards - 1;
+    if (Status s = RunShardsHere(here, &hashed); !s.ok()) return s;
+  } else {
+    WorkerPlan plan;
+    plan.executable = o.executable;
+    plan.shards = o.shards;
+    plan.frames = o.simulation.frames;
+    plan.devices = o.devices;
+    plan.folder = o.folder;
+    plan.shard_args = o.worker_args;
+    const auto failures = RunShardWorkers(plan, &hashed);
+    if (!failures.empty()) {
+      std::string text;
+      for (const auto& f : failures)
+        text += "\n  " + f;
+      return Error{fmt::format(
+          "{} shard(s) failed:{}\n(run the same command again to continue: finished frames are "
+          "kept)",
+          failures.size(), text)};
+    }
+  }
+  auto joined = JoinExportFolder(o.folder, hashed, o.host_cores);
+  if (!joined.ok()) return joined.error();
+  o.log.Info(*joined);
+  return {};
+}
+
 }  // namespace lt::jobs

@@ -2,16 +2,19 @@
 #include "lidartwin/jobs/reconstruct_recording.h"
 
 #include <fmt/core.h>
+#include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
 #include <cmath>
+#include <cstring>
 #include <set>
 
-#include "lidartwin/base/config_check.h"
 #include "lidartwin/datasets/recording.h"
 #include "lidartwin/reconstruct/incremental_reconstruction.h"
 #include "lidartwin/reconstruct/posed_recording.h"
+#include "recording_checks.h"
 
 namespace lt::jobs {
 namespace {
@@ -201,18 +204,32 @@ Status ReconstructBatch(const ReconstructRecordingOptions& o) {
   return {};
 }
 
+// The output folder must be writable before the recording is read and meshed; nothing is
+// created yet, so a failure later leaves no empty folder.
+Status CheckWritableFolder(const std::filesystem::path& out) {
+  std::filesystem::path at = std::filesystem::absolute(out);
+  std::error_code ec;
+  while (!std::filesystem::exists(at, ec) && at.has_parent_path() && at != at.parent_path())
+    at = at.parent_path();
+  if (!std::filesystem::is_directory(at, ec))
+    return Error{"out: " + at.string() + ": not a folder"};
+  if (::access(at.c_str(), W_OK) != 0)
+    return Error{"out: " + at.string() + ": cannot write there: " + std::strerror(errno)};
+  return {};
+}
+
 }  // namespace
 
 Status ReconstructRecordingOptions::Validate() const {
-  ConfigCheck check;
-  reconstruct.Check(check);
-  if (!check.ok()) return Error{check.problem()->key_path + ": " + check.problem()->problem};
-  if (!(pose_fraction >= 0 && pose_fraction <= 1))
-    return Error{fmt::format("pose_fraction: must be in 0..1, got {}", pose_fraction)};
-  if (static_sensor && !poses.empty())
-    return Error{"static_sensor: a static sensor takes no poses file"};
+  if (Status s = CheckReconstructionAndPoses(reconstruct, pose_fraction, static_sensor, poses);
+      !s.ok())
+    return s;
   if (incremental && reconstruct.method != "range-image" && reconstruct.method != "surfels")
-    return Error{"incremental: streaming meshes range images (method range-image or surfels)"};
+    return Error{"incremental meshes range images: method range-image or surfels"};
+  if (columns > kMaxColumns)
+    return Error{
+        fmt::format("columns: must be in 0..{} (0: every point at its frame's start pose), got {}",
+                    kMaxColumns, columns)};
   if (recording.empty()) return Error{"recording: no recording given"};
   if (out.empty()) return Error{"out: no output folder given"};
   return {};
@@ -220,6 +237,7 @@ Status ReconstructRecordingOptions::Validate() const {
 
 Status ReconstructRecording(const ReconstructRecordingOptions& o) {
   if (Status s = o.Validate(); !s.ok()) return s;
+  if (Status s = CheckWritableFolder(o.out); !s.ok()) return s;
   if (o.incremental) return ReconstructIncrementally(o);
   // The batch path holds every frame chosen and meshes them together: judge its memory before
   // reading them (a 241-frame capture took 24 GB and was killed, issue 36).

@@ -9,7 +9,6 @@
 #include <cmath>
 
 #include "lidartwin/base/atomic_file.h"
-#include "lidartwin/base/config_check.h"
 #include "lidartwin/base/interrupt_cleanup.h"
 #include "lidartwin/base/output_set.h"
 #include "lidartwin/compare/comparison_loader.h"
@@ -22,6 +21,7 @@
 #include "lidartwin/reconstruct/recording_sensor_fit.h"
 #include "lidartwin/reports/report.h"
 #include "lidartwin/sim/trajectory.h"
+#include "recording_checks.h"
 #if LT_WITH_VIEWER
 #include "lidartwin/viewer/report_viewers.h"
 #endif
@@ -339,13 +339,9 @@ Status ReproduceOptions::Validate() const {
     return Error{"detector: '" + detector + "' (expected recording, capability or ideal)"};
   if (intensity != "auto" && intensity != "reflectivity" && intensity != "raw")
     return Error{"intensity: '" + intensity + "' (expected auto, reflectivity or raw)"};
-  ConfigCheck check;
-  reconstruct.Check(check);
-  if (!check.ok()) return Error{check.problem()->key_path + ": " + check.problem()->problem};
-  if (!(pose_fraction >= 0 && pose_fraction <= 1))
-    return Error{fmt::format("pose_fraction: must be in 0..1, got {}", pose_fraction)};
-  if (static_sensor && !poses.empty())
-    return Error{"static_sensor: a static sensor takes no poses file"};
+  if (Status s = CheckReconstructionAndPoses(reconstruct, pose_fraction, static_sensor, poses);
+      !s.ok())
+    return s;
   if (rotation_rate_hz != 0 &&
       !(rotation_rate_hz >= kMinRotationRateHz && rotation_rate_hz <= kMaxRotationRateHz))
     return Error{fmt::format(

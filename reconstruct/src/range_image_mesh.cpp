@@ -276,7 +276,7 @@ Expected<ReconstructedSurface> MeshRangeImages(const PosedFrames& input,
       return Error{fmt::format(
           "range-image meshing: frame {} has no channel field (the laser of each return), so "
           "its returns cannot be joined ring to ring; a point cloud without one needs method "
-          "poisson, ball-pivoting or tsdf (--method)",
+          "poisson, ball-pivoting or tsdf",
           k)};
     // 1. Valid first returns, grouped by channel.
     FrameGeometry g;
@@ -458,7 +458,7 @@ Expected<ReconstructedSurface> MeshRangeImages(const PosedFrames& input,
     return Error{
         "range-image meshing: every frame's returns carry one channel (laser), so they cannot "
         "be joined ring to ring (a KITTI or nuScenes .bin, a cloud without the laser of each "
-        "return); use method poisson, ball-pivoting or tsdf (--method)"};
+        "return); use method poisson, ball-pivoting or tsdf"};
   if (surface.triangles.empty() && wanted.empty())
     return Error{
         "range-image meshing: no two neighbouring returns lie on one surface in any frame "

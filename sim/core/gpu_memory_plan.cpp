@@ -31,7 +31,7 @@ Expected<GpuMemoryPlan> PlanGpuMemory(size_t free_bytes, uint64_t triangles, uin
   if (minimum > usable) {
     return Error{"the scene's " + std::to_string(triangles) + " triangles need at least " +
                  MiB(minimum) + " of GPU memory and " + MiB(usable) +
-                 " are usable; simulate it with --backend cpu or split the scene"};
+                 " are usable; simulate it on the CPU backend (backend cpu) or split the scene"};
   }
   double left = usable - resident;
   GpuMemoryPlan plan;

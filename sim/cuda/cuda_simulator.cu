@@ -1,8 +1,8 @@
 // CUDA backend: the shared beam pipeline (beam_pipeline.h) in one thread per beam, closest
 // hits on the GPU-built BVHs in float, refined in double on the hit triangle's plane exactly
 // as the CPU backend refines Embree's hits (ADR 0002), so both report the same ranges.
-// Over 700 lines (issue 37): scene upload and the kernels of three detectors in one file; to be
-// split by stage and detector, ADR 0022 step 4.
+// The kernels are in trace_kernels.cuh, threshold_kernels.cuh and waveform_kernels.cuh; here
+// the scene's upload, the frame's stages and their launches.
 #include <thrust/iterator/transform_output_iterator.h>
 #include <algorithm>
 #include <cub/device/device_radix_sort.cuh>
@@ -19,423 +19,25 @@
 #include "lbvh.h"
 #include "lidartwin/physics/ray_triangle.h"
 #include "lidartwin/sim/cuda_backend.h"
-#include "waveform_beam.cuh"
-#include "waveform_warp.cuh"
+#include "threshold_kernels.cuh"
+#include "trace_kernels.cuh"
+#include "waveform_kernels.cuh"
 
 namespace lt {
 
 namespace {
 
+using cuda::BeamEchoKernel;
+using cuda::BeamWorkKernel;
+using cuda::BvhChunk;
 using cuda::DeviceBuffer;
+using cuda::GpuClosestHit;
+using cuda::LaunchWaveformWarps;
+using cuda::SimulateFrameKernel;
+using cuda::SubRaySignalKernel;
+using cuda::TraceRasterKernel;
+using cuda::TrianglePlane;
 using physics::Vec3;
-
-// A triangle's plane in double, in input order: a vertex and the unit normal.
-struct TrianglePlane {
-  double a[3];
-  double n[3];
-};
-
-// One BVH over triangles [first, first + count) of the scene soup (a scene too large to build
-// at once is split into several, gpu_memory_plan.h).
-struct BvhChunk {
-  physics::WideBvhView view;  // its leaves give triangle indices within the chunk
-  uint32_t first;
-};
-
-// Closest hits on the GPU-built BVHs in float, refined in double on the hit triangle's plane
-// exactly as the CPU backend refines Embree's hits (ADR 0002).
-struct GpuClosestHit {
-  const BvhChunk* chunks;
-  uint32_t chunk_count;
-  const TrianglePlane* planes;
-  const uint32_t* tri_object;
-  __device__ SurfaceHit operator()(const Vec3<double>& o, const Vec3<double>& d, double t_min,
-                                   double t_max) const {
-    const float of[3] = {static_cast<float>(o.x), static_cast<float>(o.y), static_cast<float>(o.z)};
-    const float df[3] = {static_cast<float>(d.x), static_cast<float>(d.y), static_cast<float>(d.z)};
-    // The nearest float hit over all chunks; each later chunk only searches nearer than it.
-    float t_best = static_cast<float>(t_max);
-    int64_t tri = -1;
-    for (uint32_t k = 0; k < chunk_count; ++k) {
-      float t = 0;
-      const int64_t j =
-          physics::WideClosestHit(chunks[k].view, of, df, static_cast<float>(t_min), t_best, t);
-      if (j >= 0 && (tri < 0 || t < t_best)) {
-        t_best = t;
-        tri = chunks[k].first + j;
-      }
-    }
-    if (tri < 0) return {false, 0, {0, 0, 0}, 0};
-    const TrianglePlane& p = planes[tri];
-    const Vec3<double> n{p.n[0], p.n[1], p.n[2]};
-    const double td = physics::RayPlaneDistance(o, d, Vec3<double>{p.a[0], p.a[1], p.a[2]}, n);
-    if (!(td >= t_min && td <= t_max)) return {false, 0, {0, 0, 0}, 0};
-    return {true, td, n, tri_object[tri]};
-  }
-};
-
-__global__ void SimulateFrameKernel(FrameContext c, GpuClosestHit closest, BeamRecord* out,
-                                    uint32_t beam_begin, uint32_t beams) {
-  const uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i >= beams) return;
-  SimulateBeam(c, beam_begin + i, closest, out + size_t{i} * c.echoes_per_beam);
-}
-
-// Threshold detector, stages 2-3: one thread per sub-ray (beam i = t / n, sub-ray k = t % n),
-// so a frame has beams x sub-rays threads in flight rather than one per beam. Sub-ray k of
-// beam i writes its contributions to its own slots (i n + k) S .. + S, S = max_surfaces, and
-// their number to counts[i n + k].
-__global__ void SubRaySignalKernel(FrameContext c, GpuClosestHit closest,
-                                   physics::SignalContribution* contributions, uint8_t* counts,
-                                   uint32_t beam_begin, uint32_t beams) {
-  const uint32_t n = c.footprint.sub_rays > 1 ? c.footprint.sub_rays : 1;
-  const uint64_t t = uint64_t{blockIdx.x} * blockDim.x + threadIdx.x;
-  if (t >= uint64_t{beams} * n) return;
-  const auto i = static_cast<uint32_t>(t / n);
-  const auto k = static_cast<uint32_t>(t % n);
-  const uint32_t beam = beam_begin + i;
-  const BeamSetup s = SetUpBeam(c, beam);
-  physics::SignalContribution* out = contributions + t * c.signal.max_surfaces;
-  counts[t] =
-      static_cast<uint8_t>(c.signal.raster_gather ? RasterSubRaySignal(c, beam, k, s, out)
-                                                  : TraceSubRaySignal(c, beam, k, s, closest, out,
-                                                                      c.signal.max_surfaces));
-}
-
-// Batch beam i's contributions, its sub-rays' filled slots one after another, copied to out[0 ..
-// most); returns how many.
-__device__ inline uint32_t GatherContributions(const FrameContext& c,
-                                               const physics::SignalContribution* contributions,
-                                               const uint8_t* counts, uint32_t i, uint32_t most,
-                                               physics::SignalContribution* out) {
-  const uint32_t n = c.footprint.sub_rays > 1 ? c.footprint.sub_rays : 1;
-  const uint32_t slots = c.signal.max_surfaces;
-  const physics::SignalContribution* seg = contributions + uint64_t{i} * n * slots;
-  uint32_t w = 0;
-  for (uint32_t k = 0; k < n; ++k) {
-    const uint32_t m = counts[uint64_t{i} * n + k];
-    for (uint32_t s = 0; s < m && w < most; ++s)
-      out[w++] = seg[k * slots + s];
-  }
-  return w;
-}
-
-// GatherContributions by the calling warp: each lane copies one sub-ray's filled slots, at the
-// offset the counts' prefix sum across the lanes gives (the same order and cut; lane 0 alone
-// spent 270 warp instructions a beam on it in the OS0-128 city frame, `ncu`). All lanes get the
-// count.
-__device__ inline uint32_t WarpGatherContributions(const FrameContext& c,
-                                                   const physics::SignalContribution* contributions,
-                                                   const uint8_t* counts, uint32_t i, uint32_t most,
-                                                   physics::SignalContribution* out) {
-  const uint32_t lane = threadIdx.x & 31u;
-  const uint32_t n = c.footprint.sub_rays > 1 ? c.footprint.sub_rays : 1;
-  const uint32_t slots = c.signal.max_surfaces;
-  const physics::SignalContribution* seg = contributions + uint64_t{i} * n * slots;
-  uint32_t w = 0;  // slots filled before this round of 32 sub-rays
-  for (uint32_t base = 0; base < n; base += 32) {
-    const uint32_t k = base + lane;
-    const uint32_t m = k < n ? counts[uint64_t{i} * n + k] : 0;
-    const uint32_t end = cuda::WarpInclusiveSum(m);  // of the round's counts
-    for (uint32_t s = 0; s < m && w + end - m + s < most; ++s)
-      out[w + end - m + s] = seg[k * slots + s];
-    w += __shfl_sync(cuda::kFullMask, end, 31);
-  }
-  return w < most ? w : most;
-}
-
-// Threshold detector, stages 4-5: one thread per beam compacts its sub-rays' slots, in
-// (sub-ray, surface) order and cut at kMaxContributions exactly as GatherBeamSignal does on the
-// CPU, then detects and writes its K echo records.
-// Only beams that have a signal run it (active[0 .. *active_count), sorted by their work): a
-// warp of beams with like work diverges far less than one where most beams see the sky (the
-// records of the others stay cleared). Each beam writes only its own records, so the order of
-// the work does not change the frame.
-__global__ void BeamEchoKernel(FrameContext c, const physics::SignalContribution* contributions,
-                               const uint8_t* counts, const uint32_t* active,
-                               const uint32_t* active_count, BeamRecord* out, uint32_t beam_begin) {
-  const uint32_t a = blockIdx.x * blockDim.x + threadIdx.x;
-  if (a >= *active_count) return;
-  const uint32_t i = active[a];
-  // The beam's contributions, compacted into this thread's local memory: the detector reads
-  // them many times over, and local memory is interleaved across a warp's threads, so those
-  // reads coalesce, where reads of each beam's global slots would not (ncu: the kernel waited
-  // on scattered global loads).
-  physics::SignalContribution local[kMaxContributions];
-  const uint32_t w = GatherContributions(c, contributions, counts, i, kMaxContributions, local);
-  BeamRecord* r = out + size_t{i} * c.echoes_per_beam;
-  for (uint32_t e = 0; e < c.echoes_per_beam; ++e)
-    r[e] = BeamRecord{};
-  const BeamPlace s = PlaceBeam(c, beam_begin + i);
-  WriteEchoes(c, beam_begin + i, s.b, s.t, s.pose, local, w, r);
-}
-
-// EchoSource for each of the m chosen echoes (echoes and chosen read on lane 0) by the calling
-// warp: each lane weighs contributions lane, lane + 32, ... in order, then the warp keeps the
-// strongest, the lowest index on ties: EchoSource's choice, where lane 0 alone spent about 150
-// warp instructions an echo on the OS0-128 city frame's 16 contributions. Every lane gets
-// sources[0 .. m).
-__device__ inline void WarpEchoSources(const FrameContext& c, const physics::Echo* echoes,
-                                       const uint32_t* chosen, uint32_t m,
-                                       const physics::SignalContribution* contributions, uint32_t n,
-                                       int64_t* sources) {
-  const uint32_t lane = threadIdx.x & 31u;
-  const double half_inv_var = EchoHalfInverseVariance(c);
-  for (uint32_t e = 0; e < m; ++e) {
-    const double peak =
-        __shfl_sync(cuda::kFullMask, lane == 0 ? echoes[chosen[e]].peak_range_m : 0.0, 0);
-    double best = 0;
-    int64_t source = -1;
-    for (uint32_t k = lane; k < n; k += 32)
-      if (EchoSourceBetter(contributions[k], peak, half_inv_var, best)) source = k;
-    for (uint32_t d = 16; d > 0; d >>= 1) {
-      const double other_best = __shfl_xor_sync(cuda::kFullMask, best, d);
-      const int64_t other = __shfl_xor_sync(cuda::kFullMask, source, d);
-      if (other >= 0 &&
-          (source < 0 || other_best > best || (other_best == best && other < source))) {
-        best = other_best;
-        source = other;
-      }
-    }
-    sources[e] = source;
-  }
-}
-
-// RecordWaveformEchoes by the calling warp (echoes and count read on lane 0): the sources
-// across the lanes (WarpEchoSources), the unused record slots cleared by the lanes, the records
-// written by lane 0.
-__device__ inline void WarpRecordWaveformEchoes(const FrameContext& c, uint32_t beam,
-                                                const physics::SignalContribution* contributions,
-                                                uint32_t n, const physics::Echo* echoes,
-                                                uint32_t count, BeamRecord* out) {
-  const uint32_t lane = threadIdx.x & 31u;
-  uint32_t chosen[physics::kMaxEchoesDetected];
-  uint32_t m = 0;
-  if (lane == 0) m = ChosenEchoes(c, echoes, count, chosen);
-  m = __shfl_sync(cuda::kFullMask, m, 0);
-  int64_t sources[physics::kMaxEchoesDetected];
-  WarpEchoSources(c, echoes, chosen, m, contributions, n, sources);
-  for (uint32_t e = m + lane; e < c.echoes_per_beam; e += 32)
-    out[e] = BeamRecord{};
-  if (lane == 0) {
-    const BeamPlace s = PlaceBeam(c, beam);
-    WriteChosenEchoes(c, beam, s.b, s.t, s.pose, contributions, echoes, chosen, sources, m, out);
-  }
-  __syncwarp();
-}
-
-// Waveform detector, stages 4-5: one warp per two beams of the batch (every beam: noise alone
-// can cross the threshold), their records in shared memory and registers (waveform_warp.cuh)
-// with layout R (RegisterValues). Lanes 0 and 1 compact the two beams' sub-ray slots as
-// BeamEchoKernel does, and the warp writes each beam's echo records
-// (WarpRecordWaveformEchoes); the selected beams' records (`kept`, sorted) go to
-// kept_volts[slot N ..].
-template <uint32_t R>
-__global__ void __launch_bounds__(cuda::kPairBlockThreads, cuda::kPairBlocksPerSm)
-    WaveformWarpKernel(FrameContext c, const physics::SignalContribution* contributions,
-                       const uint8_t* counts, BeamRecord* out, uint32_t beam_begin, uint32_t beams,
-                       uint32_t slots_per_beam, const physics::ComplexF* step, const uint32_t* kept,
-                       uint32_t kept_count, float* kept_volts) {
-  extern __shared__ unsigned char shared[];
-  const uint32_t warp = threadIdx.x / 32, lane = threadIdx.x & 31u;
-  const uint32_t first = 2 * (blockIdx.x * (blockDim.x / 32) + warp);
-  const bool active = first < beams;
-  const uint32_t N = c.waveform.samples;
-  const cuda::WarpPair p = cuda::WarpPairAt(shared, warp, N, slots_per_beam);
-  uint32_t w = 0;
-  if (lane < 2 && first + lane < beams) {
-    w = GatherContributions(c, contributions, counts, first + lane, slots_per_beam,
-                            p.contributions[lane]);
-  }
-  const uint32_t n[2] = {__shfl_sync(cuda::kFullMask, w, 0), __shfl_sync(cuda::kFullMask, w, 1)};
-  __syncwarp();
-  cuda::BlockWaveformPairs<R>(c.waveform, p,
-                              {p.contributions[0],
-                               n[0],
-                               BeamSunlight(p.contributions[0], n[0]),
-                               {c.seed, c.frame, beam_begin + first, 0, 0}},
-                              {p.contributions[1],
-                               n[1],
-                               BeamSunlight(p.contributions[1], n[1]),
-                               {c.seed, c.frame, beam_begin + first + 1, 0, 0}},
-                              step, active);
-  if (!active) return;  // after the block's last barrier
-  for (uint32_t k = 0; k < 2 && first + k < beams; ++k) {
-    const uint32_t beam = beam_begin + first + k;
-    const auto x = cuda::PairSamples<R>(p, N, k);
-    const int64_t slot = cuda::KeptSlot(kept, kept_count, beam);
-    if (slot >= 0)
-      for (uint32_t s = lane; s < N; s += 32)
-        kept_volts[static_cast<uint64_t>(slot) * N + s] = x[s];
-    physics::Echo echoes[physics::kMaxEchoesDetected];
-    const uint32_t count = cuda::WarpRanging(c.waveform, x, p.above[k], c.detector.min_range_m,
-                                             c.detector.max_range_m, echoes);
-    WarpRecordWaveformEchoes(c, beam, p.contributions[k], n[k], echoes, count,
-                             out + size_t{first + k} * c.echoes_per_beam);
-  }
-}
-
-// The same with the circuit as recursions (waveform_beam.cuh): one warp a beam, beam after beam
-// (BeamBlocks), the block's warps meeting once a beam; the warp gathers its sub-rays' slots
-// (WarpGatherContributions) and writes its echo records (WarpRecordWaveformEchoes).
-template <int kThreads>
-__global__ void __launch_bounds__(kThreads, cuda::kBeamBlocksPerSm)
-    WaveformBeamWarpKernel(FrameContext c, const physics::SignalContribution* contributions,
-                           const uint8_t* counts, BeamRecord* out, uint32_t beam_begin,
-                           uint32_t beams, uint32_t slots_per_beam, const uint32_t* kept,
-                           uint32_t kept_count, float* kept_volts, uint32_t* chunks_taken) {
-  extern __shared__ unsigned char shared[];
-  __shared__ uint32_t chunk_slots[2];
-  const uint32_t warp = threadIdx.x / 32, lane = threadIdx.x & 31u;
-  const uint32_t N = c.waveform.samples;
-  const cuda::WarpBeam b = cuda::WarpBeamAt(shared, warp, N, slots_per_beam);
-  cuda::BeamChunks chunks(chunks_taken, chunk_slots);
-  for (uint32_t r = 0; chunks.More(beams); ++r) {
-    const uint32_t i = chunks.Beam();
-    const bool active = i < beams;
-    chunks.Take(r);
-    const uint32_t w = active ? WarpGatherContributions(c, contributions, counts, i, slots_per_beam,
-                                                        b.contributions)
-                              : 0;
-    __syncwarp();
-    const uint32_t beam = beam_begin + i;
-    float highest;
-    (void)cuda::BlockWaveformBeams(
-        c.waveform, b,
-        {b.contributions, w, BeamSunlight(b.contributions, w), {c.seed, c.frame, beam, 0, 0}},
-        active, highest);
-    chunks.Next(r);
-    if (!active) continue;  // to the block's next barrier
-    const int64_t slot = cuda::KeptSlot(kept, kept_count, beam);
-    if (slot >= 0)
-      for (uint32_t s = lane; s < N; s += 32)
-        kept_volts[static_cast<uint64_t>(slot) * N + s] = b.record[s];
-    physics::Echo echoes[physics::kMaxEchoesDetected];
-    const uint32_t count = cuda::WarpRanging(c.waveform, b.record, b.above, c.detector.min_range_m,
-                                             c.detector.max_range_m, echoes, highest);
-    WarpRecordWaveformEchoes(c, beam, b.contributions, w, echoes, count,
-                             out + size_t{i} * c.echoes_per_beam);
-  }
-}
-
-// Launches WaveformWarpKernel<R> for the batch's n beams.
-template <uint32_t R>
-cudaError_t LaunchWaveformWarpsOf(const FrameContext& c,
-                                  const physics::SignalContribution* contributions,
-                                  const uint8_t* counts, BeamRecord* out, uint32_t beam_begin,
-                                  uint32_t n, uint32_t slots, const physics::ComplexF* step,
-                                  const uint32_t* kept, uint32_t kept_count, float* kept_volts) {
-  const uint32_t samples = c.waveform.samples;
-  const uint32_t warps = cuda::WarpsPerBlock(samples, slots);
-  size_t shared = 0;  // none where a warp's records exceed the GPU's
-  if (cudaError_t e = cuda::AllowWarpsSharedMemory(WaveformWarpKernel<R>, warps,
-                                                   cuda::WarpPairBytes(samples, slots), shared);
-      e != cudaSuccess)
-    return e;
-  const uint32_t pairs = (n + 1) / 2;
-  WaveformWarpKernel<R><<<(pairs + warps - 1) / warps, warps * 32, shared>>>(
-      c, contributions, counts, out, beam_begin, n, slots, step, kept, kept_count, kept_volts);
-  return cudaGetLastError();
-}
-
-// Launches WaveformBeamWarpKernel<kThreads> for the batch's n beams, `warps` a block.
-template <int kThreads>
-cudaError_t LaunchWaveformBeamWarps(const FrameContext& c,
-                                    const physics::SignalContribution* contributions,
-                                    const uint8_t* counts, BeamRecord* out, uint32_t beam_begin,
-                                    uint32_t n, uint32_t slots, uint32_t warps,
-                                    const uint32_t* kept, uint32_t kept_count, float* kept_volts,
-                                    uint32_t* chunks_taken) {
-  size_t shared = 0;  // none where a beam's record exceeds the GPU's
-  if (cudaError_t e =
-          cuda::AllowWarpsSharedMemory(WaveformBeamWarpKernel<kThreads>, warps,
-                                       cuda::WarpBeamBytes(c.waveform.samples, slots), shared);
-      e != cudaSuccess)
-    return e;
-  if (cudaError_t e = cudaMemsetAsync(chunks_taken, 0, sizeof(uint32_t)); e != cudaSuccess)
-    return e;
-  WaveformBeamWarpKernel<kThreads>
-      <<<cuda::BeamBlocks(WaveformBeamWarpKernel<kThreads>, n, warps, shared), warps * 32,
-         shared>>>(c, contributions, counts, out, beam_begin, n, slots, kept, kept_count,
-                   kept_volts, chunks_taken);
-  return cudaGetLastError();
-}
-
-// ... one beam a warp where the circuit runs as sections, else two a warp with the record
-// layout of the chain's length.
-cudaError_t LaunchWaveformWarps(const FrameContext& c,
-                                const physics::SignalContribution* contributions,
-                                const uint8_t* counts, BeamRecord* out, uint32_t beam_begin,
-                                uint32_t n, uint32_t slots, const physics::ComplexF* step,
-                                const uint32_t* kept, uint32_t kept_count, float* kept_volts,
-                                uint32_t* chunks_taken) {
-  const uint32_t samples = c.waveform.samples;
-  if (c.waveform.sections.count > 0) {
-    const uint32_t warps = cuda::BeamWarpsPerBlock(samples, slots);
-    return cuda::UsesSmallBeamBlocks(warps)
-               ? LaunchWaveformBeamWarps<cuda::kSmallBeamBlockThreads>(
-                     c, contributions, counts, out, beam_begin, n, slots, warps, kept, kept_count,
-                     kept_volts, chunks_taken)
-               : LaunchWaveformBeamWarps<cuda::kBeamBlockThreads>(
-                     c, contributions, counts, out, beam_begin, n, slots, warps, kept, kept_count,
-                     kept_volts, chunks_taken);
-  }
-  switch (cuda::RegisterValues(samples)) {
-    case 32:
-      return LaunchWaveformWarpsOf<32>(c, contributions, counts, out, beam_begin, n, slots, step,
-                                       kept, kept_count, kept_volts);
-    case 64:
-      return LaunchWaveformWarpsOf<64>(c, contributions, counts, out, beam_begin, n, slots, step,
-                                       kept, kept_count, kept_volts);
-    default:
-      return LaunchWaveformWarpsOf<0>(c, contributions, counts, out, beam_begin, n, slots, step,
-                                      kept, kept_count, kept_volts);
-  }
-}
-
-// How much detecting beam i will cost, as a sort key: the grid steps DetectEchoes will march
-// (the range spread of its contributions plus the two windows, in steps of sigma_r / 4); beams
-// without a signal get the largest key and are counted out. Sorting the beams by it puts beams
-// of like work in one warp.
-__global__ void BeamWorkKernel(FrameContext c, const physics::SignalContribution* contributions,
-                               const uint8_t* counts, uint32_t beams, uint32_t* keys, uint32_t* ids,
-                               uint32_t* active_count) {
-  const uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i >= beams) return;
-  const uint32_t n = c.footprint.sub_rays > 1 ? c.footprint.sub_rays : 1;
-  const uint32_t slots = c.signal.max_surfaces;
-  float lo = 3.4e38f, hi = -3.4e38f;
-  double total = 0;
-  for (uint32_t k = 0; k < n; ++k) {
-    const uint32_t m = counts[uint64_t{i} * n + k];
-    const physics::SignalContribution* s = contributions + (uint64_t{i} * n + k) * slots;
-    for (uint32_t j = 0; j < m; ++j) {
-      lo = fminf(lo, s[j].range_m);
-      hi = fmaxf(hi, s[j].range_m);
-      total += s[j].power_w;
-    }
-  }
-  ids[i] = i;
-  if (total == 0) {
-    keys[i] = 0xffffffffu;
-    return;
-  }
-  atomicAdd(active_count, 1u);
-  const double sigma = c.signal.threshold.pulse_sigma_m;
-  const double ratio = total / c.signal.threshold.threshold_w;
-  const double window = ratio > 1 ? 2 * sigma * sqrt(2 * log(ratio)) : 0.0;
-  keys[i] = static_cast<uint32_t>(fmin(1e6, (hi - lo + window) / (sigma / 4)));
-}
-
-// One thread per pixel of the frame's angular raster (raster gathering, seed 004 Alg. 1).
-__global__ void TraceRasterKernel(FrameContext c, GpuClosestHit closest, physics::Pose<double> pose,
-                                  RasterPixel* pixels) {
-  const uint64_t k = uint64_t{blockIdx.x} * blockDim.x + threadIdx.x;
-  if (k >= uint64_t{c.raster.naz} * c.raster.nel) return;
-  const auto i = static_cast<uint32_t>(k % c.raster.naz);
-  const auto j = static_cast<uint32_t>(k / c.raster.naz);
-  pixels[k] = TraceRasterPixel(c, i, j, pose, closest);
-}
 
 // Float vertices (9 per triangle) and double planes of an object's triangles at `vertices`.
 void AppendTriangles(const SceneObject& obj, const std::vector<std::array<double, 3>>& vertices,
@@ -716,7 +318,7 @@ Expected<std::unique_ptr<CudaSimulator>> CudaSimulator::Create(const Scene& scen
                                                                const SensorProfile& profile,
                                                                const Trajectory& trajectory,
                                                                SimulationOptions options) {
-  if (Status s = CudaAvailable(); !s.ok()) return Error{"--backend cuda: " + s.message()};
+  if (Status s = CudaAvailable(); !s.ok()) return Error{"backend cuda: " + s.message()};
   auto impl = std::make_unique<Impl>();
   Impl& m = *impl;
   m.scene = &scene;
@@ -747,7 +349,7 @@ Expected<std::unique_ptr<CudaSimulator>> CudaSimulator::Create(const Scene& scen
                                 sub_ray_slots * sizeof(physics::SignalContribution) +
                                 (signal ? profile.footprint.sub_rays : 0) + (threshold ? 32 : 0),
                             options.max_triangles_per_bvh, options.max_beams_per_batch);
-  if (!plan.ok()) return Error{"--backend cuda: " + plan.message()};
+  if (!plan.ok()) return Error{"backend cuda: " + plan.message()};
   m.plan = plan.value();
   // Scene as one triangle soup; planes and owners in the same (input) order.
   std::vector<float> soup;
@@ -761,7 +363,7 @@ Expected<std::unique_ptr<CudaSimulator>> CudaSimulator::Create(const Scene& scen
     owner.resize(planes.size(), o);
   }
   if (Status s = cuda::CheckBvhCoordinates(soup); !s.ok()) {
-    return Error{"--backend cuda: the scene's " + s.message()};
+    return Error{"backend cuda: the scene's " + s.message()};
   }
   const std::vector<ObjectInfo> objects = ObjectInfos(scene, profile.wavelength_nm);
   m.waveform_tables = MakeWaveformTables(profile);

@@ -11,7 +11,7 @@ namespace lt {
 Expected<Backend> ParseBackend(const std::string& name) {
   if (name == "cpu") return Backend::kCpu;
   if (name == "cuda") return Backend::kCuda;
-  return Error{"--backend " + name + ": unknown backend (expected cpu or cuda)"};
+  return Error{"unknown backend '" + name + "' (expected cpu or cuda)"};
 }
 
 void SimulationOptions::Check(ConfigCheck& check) const {
@@ -38,11 +38,11 @@ namespace {
 Status CheckWaveformBeams(const SimulationOptions& o, const SensorProfile& p) {
   if (o.waveform_beams.empty()) return {};
   if (p.detector.kind != DetectorKind::kWaveform) {
-    return Error{"waveform records (--waveforms) need the waveform detector; " + p.name +
+    return Error{"waveform records (waveform_beams) need the waveform detector; " + p.name +
                  "'s is not (detector.type: waveform)"};
   }
   if (o.waveform_beams.back() >= p.BeamCount()) {
-    return Error{"waveform records (--waveforms): beam " + std::to_string(o.waveform_beams.back()) +
+    return Error{"waveform records (waveform_beams): beam " + std::to_string(o.waveform_beams.back()) +
                  " is beyond " + p.name + "'s " + std::to_string(p.BeamCount()) + " beams (0.." +
                  std::to_string(p.BeamCount() - 1) + ")"};
   }
@@ -89,7 +89,7 @@ Expected<std::unique_ptr<Simulator>> CreateSimulator(Backend backend, const Scen
   if (!gpu.ok()) return gpu.error();
   return std::unique_ptr<Simulator>(std::move(gpu.value()));
 #else
-  return Error{"--backend cuda: " + BackendAvailable(backend).message()};
+  return Error{"backend cuda: " + BackendAvailable(backend).message()};
 #endif
 }
 

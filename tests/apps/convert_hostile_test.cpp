@@ -185,7 +185,7 @@ TEST(ConvertHostile, BinLayoutNeedsFormatWhereAmbiguous) {
   const CliRun amb = Cli("convert " + Q(dir / "in_scan.bin") + " --out " + Q(dir / "x.pcd"));
   EXPECT_EQ(amb.code, 1) << amb.output;
   EXPECT_TRUE(Has(amb.output, "in_scan.bin: 80 bytes fit both")) << amb.output;
-  EXPECT_TRUE(Has(amb.output, "--format")) << amb.output;
+  EXPECT_TRUE(Has(amb.output, "give the format: kitti or nuscenes")) << amb.output;
   ExpectNothingWritten(dir, "ambiguous");
   const CliRun n =
       Cli("convert " + Q(dir / "in_scan.bin") + " --format nuscenes --out " + Q(dir / "n.pcd"));

@@ -770,7 +770,7 @@ TEST(PointBin, LayoutIsNeverGuessedSilently) {
   auto both = ChooseBinLayout(amb, "");
   ASSERT_FALSE(both.ok());
   EXPECT_TRUE(Has(both.message(), "scan.bin: 80 bytes fit both")) << both.message();
-  EXPECT_TRUE(Has(both.message(), "--format")) << both.message();
+  EXPECT_TRUE(Has(both.message(), "give the format: kitti or nuscenes")) << both.message();
   // Neither: the size is named.
   auto neither = ChooseBinLayout(dir.Write("odd.bin", Bytes(50, '\0')), "");
   ASSERT_FALSE(neither.ok());
@@ -784,7 +784,7 @@ TEST(PointBin, LayoutIsNeverGuessedSilently) {
   EXPECT_TRUE(Has(note, "read as nuScenes")) << note;
   auto unknown = ChooseBinLayout(amb, "pcd");
   ASSERT_FALSE(unknown.ok());
-  EXPECT_TRUE(Has(unknown.message(), "--format pcd")) << unknown.message();
+  EXPECT_TRUE(Has(unknown.message(), "format pcd: unknown point file layout")) << unknown.message();
 }
 
 TEST(PointBin, RecordingReadsNuscenesAndRefusesFormatElsewhere) {
@@ -793,7 +793,7 @@ TEST(PointBin, RecordingReadsNuscenesAndRefusesFormatElsewhere) {
                                             1, 1, 1, 1,  1, 2,  2, 2, 2,   2}));  // 80 bytes
   auto amb = ReadRecording(p, "");
   ASSERT_FALSE(amb.ok());
-  EXPECT_TRUE(Has(amb.message(), "--format")) << amb.message();
+  EXPECT_TRUE(Has(amb.message(), "give the format: kitti or nuscenes")) << amb.message();
   auto n = ReadRecording(p, "", RecordingOptions{"nuscenes"});
   ASSERT_TRUE(n.ok()) << n.message();
   EXPECT_EQ(n->reader, "nuscenes-bin");

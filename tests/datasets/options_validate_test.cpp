@@ -43,7 +43,7 @@ TEST(OptionsValidate, SimulationJob) {
        {"frames", [](auto& j) { j.frames = 2000000; }, "must be in 1..1000000, got 2000000"},
        {"motion_slices", [](auto& j) { j.motion_slices = 200000; }, "must be in 1..100000"},
        {"backend", [](auto& j) { j.backend = "quantum"; },
-        "--backend quantum: unknown backend (expected cpu or cuda)"},
+        "unknown backend 'quantum' (expected cpu or cuda)"},
        {"out", [](auto& j) { j.out = "x.txt"; },
         "x.txt: unknown extension '.txt' (expected .h5, .hdf5, .ply, .pcd or .las)"}});
 }

@@ -55,7 +55,7 @@ TEST(GpuMemoryPlan, ASceneLargerThanTheGpuIsAClearError) {
   auto p = PlanGpuMemory(1 * kGiB, 50'000'000, 131072, kBeamBytes, 0, 0);
   ASSERT_FALSE(p.ok());
   EXPECT_NE(p.message().find("50000000 triangles"), std::string::npos) << p.message();
-  EXPECT_NE(p.message().find("--backend cpu"), std::string::npos) << p.message();
+  EXPECT_NE(p.message().find("CPU backend (backend cpu)"), std::string::npos) << p.message();
 }
 
 }  // namespace

@@ -39,7 +39,7 @@ Expected<std::string> RunViewer(const compare::ComparisonMetrics& m, size_t inde
   if (*points_so_far + points > kMaxViewerPoints)
     return Error{
         fmt::format("the report's viewers already hold {} points; this run's {} would "
-                    "pass the limit of {} (fewer --viewer-frames, or fewer runs)",
+                    "pass the limit of {} (fewer frames per run, or fewer runs)",
                     *points_so_far, points, kMaxViewerPoints)};
   *points_so_far += points;
   auto encoded = EncodeViewerDocument(*doc);

@@ -85,7 +85,7 @@ Expected<ViewerDocument> BuildViewerDocument(const compare::LoadedComparison& lo
   if (points > kMaxViewerPoints)
     return Error{fmt::format(
         "the {} frame pair(s) chosen hold {} points, more than the viewer's {} at once; choose "
-        "fewer frames (--real-frames, --sim-frames)",
+        "fewer frames (real_frames, sim_frames)",
         chosen.size(), points, kMaxViewerPoints)};
 
   for (size_t k : chosen) {

@@ -144,8 +144,8 @@ Expected<int> ViewerServer::Bind(const std::string& host, int port) {
                               : (impl_->server.bind_to_port(host, port) ? port : -1);
   if (bound < 0)
     return Error{
-        fmt::format("cannot listen on {}:{} (in use? choose another with --port, or "
-                    "--port 0 for any free one)",
+        fmt::format("cannot listen on {}:{} (in use? choose another port, or port 0 for "
+                    "any free one)",
                     host, port)};
   return bound;
 }

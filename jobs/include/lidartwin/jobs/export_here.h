@@ -1,11 +1,12 @@
-// Export shards run in this process (`lidartwin export` without workers, and each worker's
-// `--shard I/N`), and the join that ends a run: the dataset export's steps (export_run.h) with
-// their progress and their summary lines.
+// A labelled dataset exported (`lidartwin export`): the folder claimed for the run, its shards
+// run in this process or in worker processes (one per GPU), and the join that ends it; the
+// dataset export's steps (export_run.h) with their progress and their summary lines.
 #pragma once
 
 #include <cstdint>
 #include <filesystem>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -35,5 +36,26 @@ Status RunShardsHere(const ShardsHereOptions& options,
 Expected<std::string> JoinExportFolder(const std::filesystem::path& folder,
                                        const std::vector<FreshShardHash>& fresh = {},
                                        uint32_t host_cores = 0);
+
+struct ExportOptions {
+  SimulationJob simulation;  // `out` unused
+  std::filesystem::path folder;
+  uint32_t shards = 1;
+  std::optional<uint32_t> only_shard;  // run this shard of `shards` only, without the join
+  bool prepare_only = false;           // claim the folder for the run, simulate nothing
+  uint32_t host_cores = 0;             // 0: the cores the process may use
+  // Workers: one process per entry, with CUDA_VISIBLE_DEVICES set to it ("" leaves it alone);
+  // none: the shards run here, one after another.
+  std::vector<std::string> devices;
+  std::filesystem::path executable;      // the lidartwin program the workers run
+  std::vector<std::string> worker_args;  // `lidartwin export` arguments a worker runs with
+  // With only_shard: a worker's lines for its parent instead of the progress and summary.
+  std::function<void(const std::string&)> worker_lines;
+  JobLog log;  // info: ready, joined; note: each shard's summary
+};
+
+// Every argument and the folder are checked before any process starts or any file is written
+// (a folder of another run is refused with the difference named).
+Status RunExport(const ExportOptions& options);
 
 }  // namespace lt::jobs

@@ -17,6 +17,9 @@
 
 namespace lt::jobs {
 
+// Columns per frame: a spinning lidar has at most a few thousand; more is a typo.
+inline constexpr uint32_t kMaxColumns = 1 << 20;
+
 struct ReconstructRecordingOptions {
   std::string recording;       // a recording file (recording.h)
   std::string sidecar;         // its metadata or calibration, where it needs one
@@ -36,12 +39,13 @@ struct ReconstructRecordingOptions {
   std::function<void(const std::string& text)> on_frame;
   std::function<void()> on_finish;
 
-  // Every value by its key (the reconstruction's, pose_fraction, frames, columns), poses and
+  // Every value by its key (the reconstruction's, pose_fraction, columns), poses and
   // static_sensor not both, and incremental only with range-image or surfels.
   Status Validate() const;
 };
 
-// Reconstructs and writes the scene. An error about an option begins with its key.
+// Reconstructs and writes the scene. An error about an option begins with its key (out: a
+// folder that cannot be written, found before anything is read).
 Status ReconstructRecording(const ReconstructRecordingOptions& options);
 
 }  // namespace lt::jobs

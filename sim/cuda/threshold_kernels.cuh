@@ -1,0 +1,137 @@
+// The threshold detector's kernels (ADR 0022 step 4: split out of cuda_simulator.cu, its only
+// includer): the sub-rays' signal, one thread a sub-ray; the work each beam's detection will
+// take, to sort beams of like work into one warp; the echoes of each beam with a signal.
+#pragma once
+
+#include <cstdint>
+
+#include "internal/beam_pipeline.h"
+#include "trace_kernels.cuh"
+#include "waveform_warp.cuh"
+
+namespace lt::cuda {
+
+// Threshold detector, stages 2-3: one thread per sub-ray (beam i = t / n, sub-ray k = t % n),
+// so a frame has beams x sub-rays threads in flight rather than one per beam. Sub-ray k of
+// beam i writes its contributions to its own slots (i n + k) S .. + S, S = max_surfaces, and
+// their number to counts[i n + k].
+__global__ void SubRaySignalKernel(FrameContext c, GpuClosestHit closest,
+                                   physics::SignalContribution* contributions, uint8_t* counts,
+                                   uint32_t beam_begin, uint32_t beams) {
+  const uint32_t n = c.footprint.sub_rays > 1 ? c.footprint.sub_rays : 1;
+  const uint64_t t = uint64_t{blockIdx.x} * blockDim.x + threadIdx.x;
+  if (t >= uint64_t{beams} * n) return;
+  const auto i = static_cast<uint32_t>(t / n);
+  const auto k = static_cast<uint32_t>(t % n);
+  const uint32_t beam = beam_begin + i;
+  const BeamSetup s = SetUpBeam(c, beam);
+  physics::SignalContribution* out = contributions + t * c.signal.max_surfaces;
+  counts[t] =
+      static_cast<uint8_t>(c.signal.raster_gather ? RasterSubRaySignal(c, beam, k, s, out)
+                                                  : TraceSubRaySignal(c, beam, k, s, closest, out,
+                                                                      c.signal.max_surfaces));
+}
+
+// Batch beam i's contributions, its sub-rays' filled slots one after another, copied to out[0 ..
+// most); returns how many.
+__device__ inline uint32_t GatherContributions(const FrameContext& c,
+                                               const physics::SignalContribution* contributions,
+                                               const uint8_t* counts, uint32_t i, uint32_t most,
+                                               physics::SignalContribution* out) {
+  const uint32_t n = c.footprint.sub_rays > 1 ? c.footprint.sub_rays : 1;
+  const uint32_t slots = c.signal.max_surfaces;
+  const physics::SignalContribution* seg = contributions + uint64_t{i} * n * slots;
+  uint32_t w = 0;
+  for (uint32_t k = 0; k < n; ++k) {
+    const uint32_t m = counts[uint64_t{i} * n + k];
+    for (uint32_t s = 0; s < m && w < most; ++s)
+      out[w++] = seg[k * slots + s];
+  }
+  return w;
+}
+
+// GatherContributions by the calling warp: each lane copies one sub-ray's filled slots, at the
+// offset the counts' prefix sum across the lanes gives (the same order and cut; lane 0 alone
+// spent 270 warp instructions a beam on it in the OS0-128 city frame, `ncu`). All lanes get the
+// count.
+__device__ inline uint32_t WarpGatherContributions(const FrameContext& c,
+                                                   const physics::SignalContribution* contributions,
+                                                   const uint8_t* counts, uint32_t i, uint32_t most,
+                                                   physics::SignalContribution* out) {
+  const uint32_t lane = threadIdx.x & 31u;
+  const uint32_t n = c.footprint.sub_rays > 1 ? c.footprint.sub_rays : 1;
+  const uint32_t slots = c.signal.max_surfaces;
+  const physics::SignalContribution* seg = contributions + uint64_t{i} * n * slots;
+  uint32_t w = 0;  // slots filled before this round of 32 sub-rays
+  for (uint32_t base = 0; base < n; base += 32) {
+    const uint32_t k = base + lane;
+    const uint32_t m = k < n ? counts[uint64_t{i} * n + k] : 0;
+    const uint32_t end = cuda::WarpInclusiveSum(m);  // of the round's counts
+    for (uint32_t s = 0; s < m && w + end - m + s < most; ++s)
+      out[w + end - m + s] = seg[k * slots + s];
+    w += __shfl_sync(cuda::kFullMask, end, 31);
+  }
+  return w < most ? w : most;
+}
+
+// Threshold detector, stages 4-5: one thread per beam compacts its sub-rays' slots, in
+// (sub-ray, surface) order and cut at kMaxContributions exactly as GatherBeamSignal does on the
+// CPU, then detects and writes its K echo records.
+// Only beams that have a signal run it (active[0 .. *active_count), sorted by their work): a
+// warp of beams with like work diverges far less than one where most beams see the sky (the
+// records of the others stay cleared). Each beam writes only its own records, so the order of
+// the work does not change the frame.
+__global__ void BeamEchoKernel(FrameContext c, const physics::SignalContribution* contributions,
+                               const uint8_t* counts, const uint32_t* active,
+                               const uint32_t* active_count, BeamRecord* out, uint32_t beam_begin) {
+  const uint32_t a = blockIdx.x * blockDim.x + threadIdx.x;
+  if (a >= *active_count) return;
+  const uint32_t i = active[a];
+  // The beam's contributions, compacted into this thread's local memory: the detector reads
+  // them many times over, and local memory is interleaved across a warp's threads, so those
+  // reads coalesce, where reads of each beam's global slots would not (ncu: the kernel waited
+  // on scattered global loads).
+  physics::SignalContribution local[kMaxContributions];
+  const uint32_t w = GatherContributions(c, contributions, counts, i, kMaxContributions, local);
+  BeamRecord* r = out + size_t{i} * c.echoes_per_beam;
+  for (uint32_t e = 0; e < c.echoes_per_beam; ++e)
+    r[e] = BeamRecord{};
+  const BeamPlace s = PlaceBeam(c, beam_begin + i);
+  WriteEchoes(c, beam_begin + i, s.b, s.t, s.pose, local, w, r);
+}
+
+// How much detecting beam i will cost, as a sort key: the grid steps DetectEchoes will march
+// (the range spread of its contributions plus the two windows, in steps of sigma_r / 4); beams
+// without a signal get the largest key and are counted out. Sorting the beams by it puts beams
+// of like work in one warp.
+__global__ void BeamWorkKernel(FrameContext c, const physics::SignalContribution* contributions,
+                               const uint8_t* counts, uint32_t beams, uint32_t* keys, uint32_t* ids,
+                               uint32_t* active_count) {
+  const uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= beams) return;
+  const uint32_t n = c.footprint.sub_rays > 1 ? c.footprint.sub_rays : 1;
+  const uint32_t slots = c.signal.max_surfaces;
+  float lo = 3.4e38f, hi = -3.4e38f;
+  double total = 0;
+  for (uint32_t k = 0; k < n; ++k) {
+    const uint32_t m = counts[uint64_t{i} * n + k];
+    const physics::SignalContribution* s = contributions + (uint64_t{i} * n + k) * slots;
+    for (uint32_t j = 0; j < m; ++j) {
+      lo = fminf(lo, s[j].range_m);
+      hi = fmaxf(hi, s[j].range_m);
+      total += s[j].power_w;
+    }
+  }
+  ids[i] = i;
+  if (total == 0) {
+    keys[i] = 0xffffffffu;
+    return;
+  }
+  atomicAdd(active_count, 1u);
+  const double sigma = c.signal.threshold.pulse_sigma_m;
+  // The widest an echo of all the beam's power can be above the threshold (return_signal.h).
+  const double window = physics::GaussianEchoWidth(sigma, total, c.signal.threshold.threshold_w);
+  keys[i] = static_cast<uint32_t>(fmin(1e6, (hi - lo + window) / (sigma / 4)));
+}
+
+}  // namespace lt::cuda

@@ -1,0 +1,79 @@
+// The CUDA backend's closest hits and the kernels that only trace (ADR 0022 step 4: split out
+// of cuda_simulator.cu, its only includer): closest hits on the GPU-built BVHs in float,
+// refined in double on the hit triangle's plane exactly as the CPU backend refines Embree's hits
+// (ADR 0002); the single-hit detectors' beams, one thread a beam; the angular raster's pixels.
+#pragma once
+
+#include <cstdint>
+
+#include "internal/beam_pipeline.h"
+#include "lbvh.h"
+#include "lidartwin/physics/ray_triangle.h"
+
+namespace lt::cuda {
+
+using physics::Vec3;
+
+// A triangle's plane in double, in input order: a vertex and the unit normal.
+struct TrianglePlane {
+  double a[3];
+  double n[3];
+};
+
+// One BVH over triangles [first, first + count) of the scene soup (a scene too large to build
+// at once is split into several, gpu_memory_plan.h).
+struct BvhChunk {
+  physics::WideBvhView view;  // its leaves give triangle indices within the chunk
+  uint32_t first;
+};
+
+// Closest hits on the GPU-built BVHs in float, refined in double on the hit triangle's plane
+// exactly as the CPU backend refines Embree's hits (ADR 0002).
+struct GpuClosestHit {
+  const BvhChunk* chunks;
+  uint32_t chunk_count;
+  const TrianglePlane* planes;
+  const uint32_t* tri_object;
+  __device__ SurfaceHit operator()(const Vec3<double>& o, const Vec3<double>& d, double t_min,
+                                   double t_max) const {
+    const float of[3] = {static_cast<float>(o.x), static_cast<float>(o.y), static_cast<float>(o.z)};
+    const float df[3] = {static_cast<float>(d.x), static_cast<float>(d.y), static_cast<float>(d.z)};
+    // The nearest float hit over all chunks; each later chunk only searches nearer than it.
+    float t_best = static_cast<float>(t_max);
+    int64_t tri = -1;
+    for (uint32_t k = 0; k < chunk_count; ++k) {
+      float t = 0;
+      const int64_t j =
+          physics::WideClosestHit(chunks[k].view, of, df, static_cast<float>(t_min), t_best, t);
+      if (j >= 0 && (tri < 0 || t < t_best)) {
+        t_best = t;
+        tri = chunks[k].first + j;
+      }
+    }
+    if (tri < 0) return {false, 0, {0, 0, 0}, 0};
+    const TrianglePlane& p = planes[tri];
+    const Vec3<double> n{p.n[0], p.n[1], p.n[2]};
+    const double td = physics::RayPlaneDistance(o, d, Vec3<double>{p.a[0], p.a[1], p.a[2]}, n);
+    if (!(td >= t_min && td <= t_max)) return {false, 0, {0, 0, 0}, 0};
+    return {true, td, n, tri_object[tri]};
+  }
+};
+
+__global__ void SimulateFrameKernel(FrameContext c, GpuClosestHit closest, BeamRecord* out,
+                                    uint32_t beam_begin, uint32_t beams) {
+  const uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= beams) return;
+  SimulateBeam(c, beam_begin + i, closest, out + size_t{i} * c.echoes_per_beam);
+}
+
+// One thread per pixel of the frame's angular raster (raster gathering, seed 004 Alg. 1).
+__global__ void TraceRasterKernel(FrameContext c, GpuClosestHit closest, physics::Pose<double> pose,
+                                  RasterPixel* pixels) {
+  const uint64_t k = uint64_t{blockIdx.x} * blockDim.x + threadIdx.x;
+  if (k >= uint64_t{c.raster.naz} * c.raster.nel) return;
+  const auto i = static_cast<uint32_t>(k % c.raster.naz);
+  const auto j = static_cast<uint32_t>(k / c.raster.naz);
+  pixels[k] = TraceRasterPixel(c, i, j, pose, closest);
+}
+
+}  // namespace lt::cuda
