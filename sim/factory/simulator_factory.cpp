@@ -42,9 +42,10 @@ Status CheckWaveformBeams(const SimulationOptions& o, const SensorProfile& p) {
                  "'s is not (detector.type: waveform)"};
   }
   if (o.waveform_beams.back() >= p.BeamCount()) {
-    return Error{"waveform records (waveform_beams): beam " + std::to_string(o.waveform_beams.back()) +
-                 " is beyond " + p.name + "'s " + std::to_string(p.BeamCount()) + " beams (0.." +
-                 std::to_string(p.BeamCount() - 1) + ")"};
+    return Error{"waveform records (waveform_beams): beam " +
+                 std::to_string(o.waveform_beams.back()) + " is beyond " + p.name + "'s " +
+                 std::to_string(p.BeamCount()) + " beams (0.." + std::to_string(p.BeamCount() - 1) +
+                 ")"};
   }
   return {};
 }
