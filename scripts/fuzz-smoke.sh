@@ -56,7 +56,7 @@ EOF
   echo "fuzz-smoke: no LAS seed (build/bin/lidartwin missing?); LAS is fuzzed from nothing" >&2
 cd "$build"
 # fuzz_hdf5: libhdf5 1.10.8 itself overflows its buffers on some corrupted object headers (under
-# H5Aexists); our reader walks the structure in a forked child first (datasets/src/
+# H5Aexists); our reader walks the structure in a forked child first (datasets/hdf5/
 # isolated_call.h), so such a crash must end the child only. Forking costs: fewer inputs.
 targets="fuzz_point_clouds:clouds fuzz_recording_files:files fuzz_hdf5:hdf5"
 for target in $targets; do

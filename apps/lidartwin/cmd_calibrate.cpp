@@ -41,7 +41,7 @@ int CalibrateCommand(const std::vector<std::string>& argv) {
   if (Status s = jobs::CalibrateLab(o); !s.ok()) {
     // Refused outputs name their flag; they exit 1 like every other failure here.
     fmt::print(stderr, "lidartwin calibrate: error: {}\n",
-               WithFlagNames(s.message(), {{"out", "--out"}, {"report", "--report"}}));
+               FlagMessage(s.error(), {{"out", "--out"}, {"report", "--report"}}));
     return 1;
   }
   return 0;

@@ -64,7 +64,7 @@ int CompareCommand(const std::vector<std::string>& argv) {
   const OptionFlags flags = {{"distance_edges_m", "--distance-bins"},
                              {"beams_per_frame", "--beams-per-frame"},
                              {"min_range_m", "--min-range-m"}};
-  if (Status s = o.Validate(); !s.ok()) return fail(WithFlagNames(s.message(), flags), 2);
+  if (Status s = o.Validate(); !s.ok()) return fail(FlagMessage(s.error(), flags), 2);
   for (const auto& [key, flag] : flags)
     o.names.names[key] = flag;
   o.log.info = [](const std::string& text) { fmt::print("{}", text); };

@@ -18,6 +18,13 @@ int DemoCommand(const std::vector<std::string>& argv) {
     fmt::print("usage: lidartwin demo [--out DIR] [--seed K]\n");
     return 0;
   }
+  const std::filesystem::path out_dir = args->Get("--out", "lidartwin-demo");
+  std::error_code ec;
+  std::filesystem::create_directories(out_dir, ec);
+  if (ec) {
+    fmt::print(stderr, "lidartwin demo: cannot create {}: {}\n", out_dir.string(), ec.message());
+    return 1;
+  }
   auto seed = args->GetUInt("--seed", 0);
   if (!seed.ok()) {
     fmt::print(stderr, "lidartwin demo: {}\n", seed.message());
@@ -25,7 +32,7 @@ int DemoCommand(const std::vector<std::string>& argv) {
   }
   jobs::DemoOptions o;
   o.root = ConfigRoot();
-  o.out_dir = args->Get("--out", "lidartwin-demo");
+  o.out_dir = out_dir;
   o.seed = *seed;
   o.mesh_loader = BuiltInMeshLoader();
   o.simulate = RunSimulationJob;

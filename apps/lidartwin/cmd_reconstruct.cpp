@@ -71,9 +71,9 @@ int Run(jobs::ReconstructRecordingOptions& job) {
   };
   const Status s = jobs::ReconstructRecording(job);
   if (s.ok()) return 0;
-  if (NamesAnOption(s.message(), kFlags)) return usage_error(WithFlagNames(s.message(), kFlags));
+  if (IsAboutOption(s.error(), kFlags)) return usage_error(FlagMessage(s.error(), kFlags));
   fmt::print(stderr, "lidartwin reconstruct: error: {}{}\n",
-             WithFlagNames(s.message(), {{"out", "--out"}}),
+             FlagMessage(s.error(), {{"out", "--out"}}),
              s.message().find("voxel_m") != std::string::npos ? " (option --voxel-m)" : "");
   return 1;
 }
@@ -118,15 +118,19 @@ int ReconstructCommand(const std::vector<std::string>& argv) {
   o.voxel_m = *voxel;
   o.max_range_m = *range;
   // Every option against its documented range before the recording is read, named by flag.
+  ConfigCheck check;
+  o.Check(check);
+  if (const auto& p = check.problem())
+    return usage_error(
+        FlagMessage(OptionError(p->key_path, p->key_path + ": " + p->problem), kFlags));
   if (*columns > jobs::kMaxColumns)  // as typed: the job's field is 32 bits
-    return usage_error(WithFlagNames(
-        fmt::format("columns: must be in 0..{} (0: every point at its frame's start pose), got {}",
-                    jobs::kMaxColumns, *columns),
-        kFlags));
+    return usage_error(fmt::format(
+        "option --columns: must be in 0..{} (0: every point at its frame's start pose), got {}",
+        jobs::kMaxColumns, *columns));
   if (args->Has("--static") && args->Has("--poses"))
     return usage_error("give --poses or --static, not both");
   auto pose_fraction = PoseFractionOf(args->Get("--pose-at", "start"));
-  if (!pose_fraction.ok()) return usage_error(WithFlagNames(pose_fraction.message(), kFlags));
+  if (!pose_fraction.ok()) return usage_error(FlagMessage(pose_fraction.error(), kFlags));
   if (args->Has("--pose-at") && !args->Has("--poses"))
     return usage_error("--pose-at says when the poses of --poses hold; give it with --poses");
   jobs::ReconstructRecordingOptions job;
@@ -146,7 +150,6 @@ int ReconstructCommand(const std::vector<std::string>& argv) {
                      {"static_sensor", "--static"},
                      {"frames", "--frames"},
                      {"method", "--method"}};
-  if (Status s = job.Validate(); !s.ok()) return usage_error(WithFlagNames(s.message(), kFlags));
   return Run(job);
 }
 

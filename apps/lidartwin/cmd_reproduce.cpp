@@ -51,8 +51,8 @@ constexpr const char* kUsage =
 
 // A failed run: an error in an argument (its key leads the message) exits 2, naming the flag.
 int FailRun(const Status& s) {
-  if (NamesAnOption(s.message(), kReproduceFlags))
-    return Fail("reproduce", WithFlagNames(s.message(), kReproduceFlags), 2);
+  if (IsAboutOption(s.error(), kReproduceFlags))
+    return Fail("reproduce", FlagMessage(s.error(), kReproduceFlags), 2);
   return Fail("reproduce", "error: " + s.message(), 1);
 }
 
@@ -116,7 +116,9 @@ int ReproduceCommand(const std::vector<std::string>& argv) {
                 2);
   o.mesh_loader = BuiltInMeshLoader();
   o.simulate = RunSimulationJob;
+  o.names.names = {{"rotation_rate_hz", "--rotation-rate-hz"}};
   o.log.info = [](const std::string& line) { fmt::print("{}", line); };
+  o.log.note = [](const std::string& line) { fmt::print(stderr, "{}\n", line); };
   o.log.warning = [](const std::string& message) {
     fmt::print(stderr, "lidartwin reproduce: warning: {}\n", message);
   };

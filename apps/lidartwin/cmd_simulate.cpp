@@ -66,7 +66,7 @@ int SimulateCommand(const std::vector<std::string>& argv) {
   auto result = RunSimulationJob(job);
   if (!result.ok()) {
     fmt::print(stderr, "lidartwin simulate: error: {}\n",
-               WithFlagNames(result.message(), {{"backend", "--backend"}}));
+               FlagMessage(result.error(), {{"backend", "--backend"}}));
     return 1;
   }
   const double total =

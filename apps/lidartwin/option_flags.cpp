@@ -3,29 +3,29 @@
 namespace lt::cli {
 namespace {
 
-// The entry whose key begins the message as a word (followed by ':' or ' '), or null.
-const std::pair<std::string, std::string>* LeadingKey(const std::string& message,
-                                                      const OptionFlags& flags) {
-  for (const auto& entry : flags) {
-    const std::string& key = entry.first;
-    if (message.size() > key.size() && message.compare(0, key.size(), key) == 0 &&
-        (message[key.size()] == ':' || message[key.size()] == ' '))
-      return &entry;
-  }
+// The flag of the error's option, or null.
+const std::string* FlagOf(const Error& error, const OptionFlags& flags) {
+  if (error.option.empty()) return nullptr;
+  for (const auto& [key, flag] : flags)
+    if (key == error.option) return &flag;
   return nullptr;
 }
 
 }  // namespace
 
-std::string WithFlagNames(const std::string& message, const OptionFlags& flags) {
-  const auto* entry = LeadingKey(message, flags);
-  if (entry == nullptr) return message;
-  const std::string rest = message.substr(entry->first.size());
-  return rest[0] == ':' ? "option " + entry->second + rest : entry->second + rest;
+std::string FlagMessage(const Error& error, const OptionFlags& flags) {
+  const std::string* flag = FlagOf(error, flags);
+  const std::string& m = error.message;
+  const size_t n = error.option.size();
+  if (flag == nullptr || m.size() <= n || m.compare(0, n, error.option) != 0 ||
+      (m[n] != ':' && m[n] != ' '))
+    return m;
+  const std::string rest = m.substr(n);
+  return rest[0] == ':' ? "option " + *flag + rest : *flag + rest;
 }
 
-bool NamesAnOption(const std::string& message, const OptionFlags& flags) {
-  return LeadingKey(message, flags) != nullptr;
+bool IsAboutOption(const Error& error, const OptionFlags& flags) {
+  return FlagOf(error, flags) != nullptr;
 }
 
 }  // namespace lt::cli

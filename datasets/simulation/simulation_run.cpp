@@ -50,7 +50,7 @@ Expected<std::unique_ptr<LoadedSimulation>> LoadSimulation(const SimulationJob& 
   auto backend = ParseBackend(job.backend);
   if (!backend.ok()) return backend.error();
   if (Status s = BackendAvailable(*backend); !s.ok()) {
-    return Error{"backend " + job.backend + ": " + s.message()};
+    return OptionError("backend", "backend " + job.backend + ": " + s.message());
   }
   auto profile = LoadSensorProfile(job.sensor);
   if (!profile.ok()) return profile.error();

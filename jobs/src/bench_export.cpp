@@ -83,10 +83,10 @@ Status RunExport(const fs::path& program, const std::vector<std::string>& run_ar
 
 Status ExportBenchOptions::Validate() const {
   if (frames < 10 || frames > 1000000)
-    return Error{fmt::format("frames: must be in 10..1000000, got {}", frames)};
+    return OptionError("frames", fmt::format("frames: must be in 10..1000000, got {}", frames));
   if (backend != "cpu" && backend != "cuda")
-    return Error{"backend: '" + backend + "' (expected cpu or cuda)"};
-  if (work.empty()) return Error{"work: no scratch folder given"};
+    return OptionError("backend", "backend: '" + backend + "' (expected cpu or cuda)");
+  if (work.empty()) return OptionError("work", "work: no scratch folder given");
   return {};
 }
 
@@ -128,9 +128,9 @@ Expected<BenchTable> BenchExport(const ExportBenchOptions& o) {
       list += (i ? "," : "") + o.devices[i];
     s = add(fmt::format("{} GPU(s) ({})", g, list), {"--devices", list}, n);
   }
+  if (!s.ok()) return s.error();  // the work folder is left as it is, to be looked at
   std::error_code ec;
   fs::remove_all(o.work, ec);
-  if (!s.ok()) return s.error();
 
   BenchTable out;
   out.text =

@@ -55,15 +55,19 @@ struct Scratch {
 
 Status MemoryBenchOptions::Validate() const {
   if (!(frames_short >= 1 && frames_short < frames_long && frames_long <= 1000000))
-    return Error{fmt::format(
-        "frames_short: {} and {} are not two counts short,long in 1..1000000, the short below "
-        "the long",
-        frames_short, frames_long)};
+    return OptionError(
+        "frames_short",
+        fmt::format(
+            "frames_short: {} and {} are not two counts short,long in 1..1000000, the short below "
+            "the long",
+            frames_short, frames_long));
   if (!(repeats_short >= 1 && repeats_short < repeats_long && repeats_long <= 1000))
-    return Error{fmt::format(
-        "repeats_short: {} and {} are not two counts short,long in 1..1000, the short below "
-        "the long",
-        repeats_short, repeats_long)};
+    return OptionError(
+        "repeats_short",
+        fmt::format(
+            "repeats_short: {} and {} are not two counts short,long in 1..1000, the short below "
+            "the long",
+            repeats_short, repeats_long));
   return {};
 }
 

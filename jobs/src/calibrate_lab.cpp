@@ -33,23 +33,23 @@ std::string NowUtc() {
 
 Status CalibrateLabOptions::Validate() const {
   namespace fs = std::filesystem;
-  if (auto s = CheckOutputTarget(out); !s.ok()) return Error{"out " + s.message()};
+  if (auto s = CheckOutputTarget(out); !s.ok()) return OptionError("out", "out " + s.message());
   std::error_code ec;
   if (fs::exists(out, ec) && fs::equivalent(out, base, ec)) {
-    return Error{"out " + out.string() +
-                 " is the base profile; write the calibrated one "
-                 "elsewhere"};
+    return OptionError(
+        "out", "out " + out.string() + " is the base profile; write the calibrated one elsewhere");
   }
-  if (report.empty()) return Error{"report needs a folder name"};
+  if (report.empty()) return OptionError("report", "report needs a folder name");
   if (fs::exists(report, ec) && !fs::is_directory(report, ec)) {
-    return Error{"report " + report.string() + " exists and is not a folder"};
+    return OptionError("report", "report " + report.string() + " exists and is not a folder");
   }
   const fs::path lab_real = fs::weakly_canonical(lab, ec);
   for (const auto& [key, path] : {std::pair{"out", out}, std::pair{"report", report}}) {
     const auto rel = fs::weakly_canonical(path, ec).lexically_relative(lab_real);
     if (!rel.empty() && *rel.begin() != "..") {
-      return Error{std::string(key) + " " + path.string() +
-                   " is inside the lab folder; the measurements are never written to"};
+      return OptionError(key,
+                         std::string(key) + " " + path.string() +
+                             " is inside the lab folder; the measurements are never written to");
     }
   }
   return {};

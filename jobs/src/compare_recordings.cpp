@@ -69,8 +69,9 @@ Status CompareRecordingsOptions::Validate() const {
   if (!distance_edges_m.empty()) check_edges.distance_edges_m = distance_edges_m;
   ConfigCheck check;
   check_edges.Check(check);
-  if (!check.ok()) return Error{"distance_edges_m: " + check.problem()->problem};
-  if (out.empty()) return Error{"out: no metrics file given"};
+  if (!check.ok())
+    return OptionError("distance_edges_m", "distance_edges_m: " + check.problem()->problem);
+  if (out.empty()) return OptionError("out", "out: no metrics file given");
   return {};
 }
 

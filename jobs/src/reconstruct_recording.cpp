@@ -39,9 +39,10 @@ Expected<std::set<size_t>> WantedFrames(const std::vector<double>& frames) {
   std::set<size_t> wanted;
   for (double v : frames) {
     if (!(v >= 0 && v == std::floor(v) && v < 1e9))
-      return Error{fmt::format("frames: {} is not a frame index", v)};
+      return OptionError("frames", fmt::format("frames: {} is not a frame index", v));
     if (!wanted.insert(static_cast<size_t>(v)).second)
-      return Error{fmt::format("frames: frame {} is listed twice", static_cast<size_t>(v))};
+      return OptionError("frames",
+                         fmt::format("frames: frame {} is listed twice", static_cast<size_t>(v)));
   }
   return wanted;
 }
@@ -65,11 +66,12 @@ Status ReconstructIncrementally(const ReconstructRecordingOptions& o) {
     auto source = OpenRecording(o.recording, o.sidecar, options);
     if (!source.ok()) return source.error();
     if (source->header().reader != "hdf5")
-      return Error{fmt::format(
-          "incremental needs {} or {}: {} is a {} recording, which holds no poses (for ICP poses "
-          "run without {})",
-          o.names("poses"), o.names("static_sensor"), o.recording, source->header().reader,
-          o.names("incremental"))};
+      return OptionError("incremental",
+                         fmt::format("incremental needs {} or {}: {} is a {} recording, which "
+                                     "holds no poses (for ICP poses "
+                                     "run without {})",
+                                     o.names("poses"), o.names("static_sensor"), o.recording,
+                                     source->header().reader, o.names("incremental")));
   }
   auto wanted = WantedFrames(o.frames);
   if (!wanted.ok()) return wanted.error();
@@ -109,8 +111,8 @@ Status ReconstructIncrementally(const ReconstructRecordingOptions& o) {
     return Error{
         fmt::format("{}: {} poses for {} frames in {}", o.poses, poses.size(), index, o.recording)};
   if (!wanted->empty() && *wanted->rbegin() >= index)
-    return Error{fmt::format("the frames chosen: frame {} is beyond the recording's {} frames",
-                             *wanted->rbegin(), index)};
+    return OptionError("frames", fmt::format("frames: frame {} is beyond the recording's {} frames",
+                                             *wanted->rbegin(), index));
   auto summary = WriteReconstruction(rebuild.surface(), ro, o.out);
   if (!summary.ok()) return summary.error();
   o.log.Info(fmt::format(
@@ -212,9 +214,10 @@ Status CheckWritableFolder(const std::filesystem::path& out) {
   while (!std::filesystem::exists(at, ec) && at.has_parent_path() && at != at.parent_path())
     at = at.parent_path();
   if (!std::filesystem::is_directory(at, ec))
-    return Error{"out: " + at.string() + ": not a folder"};
+    return OptionError("out", "out: " + at.string() + ": not a folder");
   if (::access(at.c_str(), W_OK) != 0)
-    return Error{"out: " + at.string() + ": cannot write there: " + std::strerror(errno)};
+    return OptionError("out",
+                       "out: " + at.string() + ": cannot write there: " + std::strerror(errno));
   return {};
 }
 
@@ -225,19 +228,21 @@ Status ReconstructRecordingOptions::Validate() const {
       !s.ok())
     return s;
   if (incremental && reconstruct.method != "range-image" && reconstruct.method != "surfels")
-    return Error{"incremental meshes range images: method range-image or surfels"};
+    return OptionError("incremental", "incremental meshes range images: " + names("method") +
+                                          " range-image or surfels");
   if (columns > kMaxColumns)
     return Error{
         fmt::format("columns: must be in 0..{} (0: every point at its frame's start pose), got {}",
                     kMaxColumns, columns)};
-  if (recording.empty()) return Error{"recording: no recording given"};
-  if (out.empty()) return Error{"out: no output folder given"};
+  if (recording.empty()) return OptionError("recording", "recording: no recording given");
+  if (out.empty()) return OptionError("out", "out: no output folder given");
   return {};
 }
 
 Status ReconstructRecording(const ReconstructRecordingOptions& o) {
-  if (Status s = o.Validate(); !s.ok()) return s;
+  // The output folder first: as the CLI always checked it, before the options' combinations.
   if (Status s = CheckWritableFolder(o.out); !s.ok()) return s;
+  if (Status s = o.Validate(); !s.ok()) return s;
   if (o.incremental) return ReconstructIncrementally(o);
   // The batch path holds every frame chosen and meshes them together: judge its memory before
   // reading them (a 241-frame capture took 24 GB and was killed, issue 36).

@@ -17,11 +17,14 @@ inline Status CheckReconstructionAndPoses(const ReconstructOptions& reconstruct,
                                           const std::string& poses) {
   ConfigCheck check;
   reconstruct.Check(check);
-  if (!check.ok()) return Error{check.problem()->key_path + ": " + check.problem()->problem};
+  if (!check.ok())
+    return OptionError(check.problem()->key_path,
+                       check.problem()->key_path + ": " + check.problem()->problem);
   if (!(pose_fraction >= 0 && pose_fraction <= 1))
-    return Error{fmt::format("pose_fraction: must be in 0..1, got {}", pose_fraction)};
+    return OptionError("pose_fraction",
+                       fmt::format("pose_fraction: must be in 0..1, got {}", pose_fraction));
   if (static_sensor && !poses.empty())
-    return Error{"static_sensor: a static sensor takes no poses file"};
+    return OptionError("static_sensor", "static_sensor: a static sensor takes no poses file");
   return {};
 }
 

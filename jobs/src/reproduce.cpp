@@ -111,8 +111,9 @@ Expected<std::vector<double>> ReconstructionFrames(const ReproduceOptions& o, si
       if (k != o.simulate_frame) list.push_back(static_cast<double>(k));
   for (double v : list)
     if (v == static_cast<double>(o.simulate_frame))
-      return Error{
-          "reconstruct_frames: the simulated frame must not be among the reconstruction frames"};
+      return OptionError(
+          "reconstruct_frames",
+          "reconstruct_frames: the simulated frame must not be among the reconstruction frames");
   return list;
 }
 
@@ -167,10 +168,9 @@ Expected<PosedFrames> ImportSensor(Run& run) {
     const double measured = MeasuredRotationRateHz(run.rec.frames);
     if (measured >= kMinRotationRateHz && measured <= kMaxRotationRateHz) {
       import.rotation_rate_hz = measured;
-      o.log.Info(fmt::format(
-          "rotation rate: {:.3f} Hz, from the capture's frame durations (a rotation rate given "
-          "overrides it)\n",
-          measured));
+      o.log.Info(
+          fmt::format("rotation rate: {:.3f} Hz, from the capture's frame durations ({} sets it)\n",
+                      measured, o.names("rotation_rate_hz")));
     }
   }
   import.detector = o.detector == "ideal" ? "ideal" : "capability";
@@ -180,7 +180,8 @@ Expected<PosedFrames> ImportSensor(Run& run) {
   if (!profile.ok()) return profile.error();
   run.profile = std::move(*profile);
   auto input = PickFrames(run.rec, run.list, run.profile.SpinningView().columns);
-  if (!input.ok()) return Error{"reconstruct_frames: " + input.message()};
+  if (!input.ok())
+    return OptionError("reconstruct_frames", "reconstruct_frames: " + input.message());
 
   RecordingFitOptions fit;
   fit.min_range_m = run.ro.min_range_m;
@@ -336,21 +337,25 @@ Status CompareAndReport(Run& run, const std::vector<Frame>& simulated,
 
 Status ReproduceOptions::Validate() const {
   if (detector != "recording" && detector != "capability" && detector != "ideal")
-    return Error{"detector: '" + detector + "' (expected recording, capability or ideal)"};
+    return OptionError("detector",
+                       "detector: '" + detector + "' (expected recording, capability or ideal)");
   if (intensity != "auto" && intensity != "reflectivity" && intensity != "raw")
-    return Error{"intensity: '" + intensity + "' (expected auto, reflectivity or raw)"};
+    return OptionError("intensity",
+                       "intensity: '" + intensity + "' (expected auto, reflectivity or raw)");
   if (Status s = CheckReconstructionAndPoses(reconstruct, pose_fraction, static_sensor, poses);
       !s.ok())
     return s;
   if (rotation_rate_hz != 0 &&
       !(rotation_rate_hz >= kMinRotationRateHz && rotation_rate_hz <= kMaxRotationRateHz))
-    return Error{fmt::format(
-        "rotation_rate_hz: must be 0 (the metadata's, or measured from a Velodyne capture) or "
-        "in {:g}..{:g} Hz, got {}",
-        kMinRotationRateHz, kMaxRotationRateHz, NumberText(rotation_rate_hz))};
-  if (recording.empty()) return Error{"recording: no recording given"};
-  if (sidecar.empty()) return Error{"sidecar: no metadata or calibration given"};
-  if (out.empty()) return Error{"out: no output folder given"};
+    return OptionError(
+        "rotation_rate_hz",
+        fmt::format(
+            "rotation_rate_hz: must be 0 (the metadata's, or measured from a Velodyne capture) or "
+            "in {:g}..{:g} Hz, got {}",
+            kMinRotationRateHz, kMaxRotationRateHz, NumberText(rotation_rate_hz)));
+  if (recording.empty()) return OptionError("recording", "recording: no recording given");
+  if (sidecar.empty()) return OptionError("sidecar", "sidecar: no metadata or calibration given");
+  if (out.empty()) return OptionError("out", "out: no output folder given");
   return {};
 }
 
@@ -362,22 +367,24 @@ Status Reproduce(const ReproduceOptions& o) {
   auto rec = LoadPosedRecording(o.recording, o.sidecar, o.poses, "", o.pose_fraction);
   if (!rec.ok()) return rec.error();
   for (const std::string& note : rec->notes)  // skipped or dropped packets
-    o.log.Warn(o.recording + ": " + note);
+    o.log.Note(o.recording + ": " + note);
   if (rec->frames.size() < 2)
     return Error{
         fmt::format("{} has {} frame(s); reproducing one needs at least one other to "
                     "reconstruct the scene from",
                     o.recording, rec->frames.size())};
   if (o.simulate_frame >= rec->frames.size())
-    return Error{fmt::format("simulate_frame {}: the recording has {} frames (0..{})",
-                             o.simulate_frame, rec->frames.size(), rec->frames.size() - 1)};
+    return OptionError("simulate_frame",
+                       fmt::format("simulate_frame {}: the recording has {} frames (0..{})",
+                                   o.simulate_frame, rec->frames.size(), rec->frames.size() - 1));
   auto list = ReconstructionFrames(o, rec->frames.size());
   if (!list.ok()) return list.error();
   if (o.poses.empty() && !o.static_sensor && !rec->poses_from_recording) {
     const auto [lo, hi] = std::minmax_element(list->begin(), list->end());
     if (*hi >= static_cast<double>(rec->frames.size()) || *lo < 0)
-      return Error{fmt::format("reconstruct_frames: the recording has frames 0..{}",
-                               rec->frames.size() - 1)};
+      return OptionError("reconstruct_frames",
+                         fmt::format("reconstruct_frames: the recording has frames 0..{}",
+                                     rec->frames.size() - 1));
     const size_t first = static_cast<size_t>(std::min<double>(*lo, o.simulate_frame));
     const size_t last = static_cast<size_t>(std::max<double>(*hi, o.simulate_frame));
     auto report = EstimateRecordingPoses(*rec, first, last);

@@ -18,7 +18,7 @@ Expected<double> PoseFractionOf(const std::string& word) {
   if (word == "start") return 0.0;
   if (word == "middle") return 0.5;
   if (word == "end") return 1.0;
-  return Error{"pose_at: '" + word + "' (expected start, middle or end)"};
+  return OptionError("pose_at", "pose_at: '" + word + "' (expected start, middle or end)");
 }
 
 physics::Pose<double> PoseAtFrameTime(const std::vector<physics::Pose<double>>& poses, double t) {

@@ -142,7 +142,7 @@ Expected<Frame> CpuSimulator::Simulate(uint32_t frame_index) {
             context, i,
             [&](const physics::Vec3<double>& o, const physics::Vec3<double>& d, double t_min,
                 double t_max) { return ToSurfaceHit(ahead.Closest(i, o, d, t_min, t_max)); },
-            &records[size_t{i} * k], scratch.data());
+            &records[size_t{i} * k], scratch.data(), ahead.Setup(i));
         const auto at = std::lower_bound(kept.begin(), kept.end(), i);
         if (at != kept.end() && *at == i) {
           float* dst = &kept_volts[static_cast<size_t>(at - kept.begin()) * samples];

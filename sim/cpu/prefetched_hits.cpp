@@ -25,11 +25,15 @@ void PrefetchedHits::Prefetch(const FrameContext& c, uint32_t begin, uint32_t en
   first_.resize(beams);
   count_.resize(beams);
   next_.assign(beams, 0);
+  setups_.resize(beams);
+  has_setup_.assign(beams, 0);
   packed_.clear();
   for (uint32_t i = 0; i < beams; ++i) {
     const size_t at = packed_.size();
     packed_.resize(at + per_beam_);
-    count_[i] = FirstQueries(c, begin + i, &packed_[at]);
+    bool has_setup = false;
+    count_[i] = FirstQueries(c, begin + i, &packed_[at], &setups_[i], &has_setup);
+    has_setup_[i] = has_setup;
     packed_.resize(at + count_[i]);
     first_[i] = static_cast<uint32_t>(at);
   }

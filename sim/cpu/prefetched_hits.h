@@ -30,6 +30,12 @@ class PrefetchedHits {
   // beam's first queries, else traced now.
   RayHit Closest(uint32_t beam, const physics::Vec3<double>& origin,
                  const physics::Vec3<double>& unit_direction, double t_min, double t_max);
+  // The beam's setup as FirstQueries computed it for the prefetch (so the pipeline does not
+  // compute it again), or null when it has none (outside the block, a raster-gathered beam).
+  const BeamSetup* Setup(uint32_t beam) const {
+    return beam >= begin_ && beam < end_ && has_setup_[beam - begin_] ? &setups_[beam - begin_]
+                                                                      : nullptr;
+  }
   // Queries answered from the prefetch, and traced on their own.
   uint64_t answered_ahead() const { return ahead_; }
   uint64_t traced_alone() const { return alone_; }
@@ -41,6 +47,8 @@ class PrefetchedHits {
   std::vector<RayQuery> packed_;                // the beams' first queries, one after another
   std::vector<RayHit> hits_;                    // for packed_
   std::vector<uint32_t> first_, count_, next_;  // per beam: into packed_, how many, cursor
+  std::vector<BeamSetup> setups_;               // per beam, where has_setup_
+  std::vector<uint8_t> has_setup_;
   uint64_t ahead_ = 0, alone_ = 0;
 };
 

@@ -318,7 +318,8 @@ Expected<std::unique_ptr<CudaSimulator>> CudaSimulator::Create(const Scene& scen
                                                                const SensorProfile& profile,
                                                                const Trajectory& trajectory,
                                                                SimulationOptions options) {
-  if (Status s = CudaAvailable(); !s.ok()) return Error{"backend cuda: " + s.message()};
+  if (Status s = CudaAvailable(); !s.ok())
+    return OptionError("backend", "backend cuda: " + s.message());
   auto impl = std::make_unique<Impl>();
   Impl& m = *impl;
   m.scene = &scene;
@@ -349,7 +350,7 @@ Expected<std::unique_ptr<CudaSimulator>> CudaSimulator::Create(const Scene& scen
                                 sub_ray_slots * sizeof(physics::SignalContribution) +
                                 (signal ? profile.footprint.sub_rays : 0) + (threshold ? 32 : 0),
                             options.max_triangles_per_bvh, options.max_beams_per_batch);
-  if (!plan.ok()) return Error{"backend cuda: " + plan.message()};
+  if (!plan.ok()) return OptionError("backend", "backend cuda: " + plan.message());
   m.plan = plan.value();
   // Scene as one triangle soup; planes and owners in the same (input) order.
   std::vector<float> soup;
@@ -363,7 +364,7 @@ Expected<std::unique_ptr<CudaSimulator>> CudaSimulator::Create(const Scene& scen
     owner.resize(planes.size(), o);
   }
   if (Status s = cuda::CheckBvhCoordinates(soup); !s.ok()) {
-    return Error{"backend cuda: the scene's " + s.message()};
+    return OptionError("backend", "backend cuda: the scene's " + s.message());
   }
   const std::vector<ObjectInfo> objects = ObjectInfos(scene, profile.wavelength_nm);
   m.waveform_tables = MakeWaveformTables(profile);

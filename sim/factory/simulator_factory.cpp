@@ -90,7 +90,7 @@ Expected<std::unique_ptr<Simulator>> CreateSimulator(Backend backend, const Scen
   if (!gpu.ok()) return gpu.error();
   return std::unique_ptr<Simulator>(std::move(gpu.value()));
 #else
-  return Error{"backend cuda: " + BackendAvailable(backend).message()};
+  return OptionError("backend", "backend cuda: " + BackendAvailable(backend).message());
 #endif
 }
 

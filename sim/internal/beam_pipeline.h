@@ -184,15 +184,33 @@ LT_HD inline uint32_t SelectedSubRay(const FrameContext& c, uint32_t beam, uint3
   return w.v[0] % n;
 }
 
+// Where and when a beam fires: its scan sample, firing time and pose, which its echo records
+// need.
+struct BeamPlace {
+  physics::BeamSample<double> b;
+  double t;
+  physics::Pose<double> pose;
+};
+LT_HD inline BeamPlace PlaceBeam(const FrameContext& c, uint32_t beam) {
+  BeamPlace s;
+  s.b = physics::ScanBeam(c.scan, beam);
+  s.t = c.frame_start_s + s.b.time_s;
+  s.pose = EmitterPoseAt(c, s.t);
+  return s;
+}
+
 // Ideal and capability detectors: one point per beam from the nearest hit of one sub-ray
 // (random selection) or the average of all sub-rays (seed 003 "Beam Divergence").
+// `known`: the beam's place when the caller has it (PlaceBeam's, from the CPU's trace-ahead),
+// else computed here.
 template <typename ClosestHit>
 LT_HD BeamRecord SimulateBeamSingleHit(const FrameContext& c, uint32_t beam,
-                                       ClosestHit& closest_hit) {
+                                       ClosestHit& closest_hit, const BeamPlace* known = nullptr) {
   BeamRecord r{};
-  const physics::BeamSample<double> b = physics::ScanBeam(c.scan, beam);
-  const double t = c.frame_start_s + b.time_s;
-  const physics::Pose<double> pose = EmitterPoseAt(c, t);
+  const BeamPlace place = known ? *known : PlaceBeam(c, beam);
+  const physics::BeamSample<double>& b = place.b;
+  const double t = place.t;
+  const physics::Pose<double>& pose = place.pose;
   const physics::Vec3<double> central = physics::BeamDirection(b.azimuth_rad, b.elevation_rad);
   const uint32_t n = c.footprint.sub_rays > 1 ? c.footprint.sub_rays : 1;
   double range = 0, reflectance = 0;
@@ -260,21 +278,6 @@ LT_HD inline SubRay FootprintSubRay(const FrameContext& c, uint32_t beam, uint32
 // How far sub-rays are followed: past the reporting window by the pulse's tail.
 LT_HD inline double SubRayReach(const FrameContext& c) {
   return c.detector.max_range_m + 8 * c.signal.threshold.pulse_sigma_m;
-}
-
-// Where and when a beam fires: its scan sample, firing time and pose, which its echo records
-// need.
-struct BeamPlace {
-  physics::BeamSample<double> b;
-  double t;
-  physics::Pose<double> pose;
-};
-LT_HD inline BeamPlace PlaceBeam(const FrameContext& c, uint32_t beam) {
-  BeamPlace s;
-  s.b = physics::ScanBeam(c.scan, beam);
-  s.t = c.frame_start_s + s.b.time_s;
-  s.pose = EmitterPoseAt(c, s.t);
-  return s;
 }
 
 // The beam's per-frame constants every sub-ray needs: its place and the word that rotates its
@@ -474,13 +477,22 @@ LT_HD inline void WriteEchoes(const FrameContext& c, uint32_t beam,
 // The first query of each sub-ray SimulateBeam traces for `beam`, in the order it issues
 // them: what a caller can trace ahead, in packets (the CPU backend). A threshold sub-ray may
 // follow with more queries, past the surfaces it meets; the raster gather issues none. Writes
-// at most max(1, sub_rays) queries; returns how many.
-LT_HD inline uint32_t FirstQueries(const FrameContext& c, uint32_t beam, RayQuery* out) {
+// at most max(1, sub_rays) queries; returns how many. With `setup` and `has_setup`, also the
+// beam's setup it computed on the way (the place alone for the single-hit detectors; none for
+// the raster gather), for SimulateBeam to take rather than compute again.
+LT_HD inline uint32_t FirstQueries(const FrameContext& c, uint32_t beam, RayQuery* out,
+                                   BeamSetup* setup = nullptr, bool* has_setup = nullptr) {
   const uint32_t n = c.footprint.sub_rays > 1 ? c.footprint.sub_rays : 1;
+  if (has_setup) *has_setup = false;
   if (!physics::ReadsReturnSignal(c.detector.model)) {
-    const physics::BeamSample<double> b = physics::ScanBeam(c.scan, beam);
-    const physics::Pose<double> pose = EmitterPoseAt(c, c.frame_start_s + b.time_s);
-    const physics::Vec3<double> central = physics::BeamDirection(b.azimuth_rad, b.elevation_rad);
+    const BeamPlace place = PlaceBeam(c, beam);
+    if (setup && has_setup) {  // the place only: the single-hit detectors draw no strata shift
+      static_cast<BeamPlace&>(*setup) = place;
+      *has_setup = true;
+    }
+    const physics::Pose<double>& pose = place.pose;
+    const physics::Vec3<double> central =
+        physics::BeamDirection(place.b.azimuth_rad, place.b.elevation_rad);
     if (n == 1 || c.footprint.mode == physics::DivergenceMode::kRandomSelection) {
       const uint32_t k = SelectedSubRay(c, beam, n);
       out[0] = SubRayQuery(c, pose, SubRayDirection(c, beam, k, central));
@@ -492,6 +504,10 @@ LT_HD inline uint32_t FirstQueries(const FrameContext& c, uint32_t beam, RayQuer
   }
   if (c.signal.raster_gather) return 0;
   const BeamSetup s = SetUpBeam(c, beam);
+  if (setup && has_setup) {
+    *setup = s;
+    *has_setup = true;
+  }
   for (uint32_t k = 0; k < n; ++k)
     out[k] = SignalFirstQuery(c, s, FootprintSubRay(c, beam, k, n, s.b, s.shift));
   return n;
@@ -609,16 +625,20 @@ LT_HD void WriteWaveformEchoes(const FrameContext& c, uint32_t beam,
 // One beam: writes c.echoes_per_beam record slots starting at `out`; unused slots are invalid.
 // `scratch`: the waveform detector's record, c.waveform.samples complex values (unused by the
 // other detectors).
+// `known`: the beam's setup when the caller computed it already (FirstQueries, for the CPU's
+// trace-ahead; the single-hit detectors read only its place), else computed here: the same
+// values either way.
 template <typename ClosestHit>
 LT_HD void SimulateBeam(const FrameContext& c, uint32_t beam, ClosestHit&& closest_hit,
-                        BeamRecord* out, physics::ComplexF* scratch = nullptr) {
+                        BeamRecord* out, physics::ComplexF* scratch = nullptr,
+                        const BeamSetup* known = nullptr) {
   for (uint32_t k = 0; k < c.echoes_per_beam; ++k)
     out[k] = BeamRecord{};
   if (!physics::ReadsReturnSignal(c.detector.model)) {
-    out[0] = SimulateBeamSingleHit(c, beam, closest_hit);
+    out[0] = SimulateBeamSingleHit(c, beam, closest_hit, known);
     return;
   }
-  const BeamSetup s = SetUpBeam(c, beam);
+  const BeamSetup s = known ? *known : SetUpBeam(c, beam);
   physics::SignalContribution contributions[kMaxContributions];
   const uint32_t n = GatherBeamSignal(c, beam, s, closest_hit, contributions);
   if (c.detector.model == physics::DetectorModel::kWaveform) {

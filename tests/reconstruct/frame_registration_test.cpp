@@ -1,4 +1,4 @@
-// Frame-to-frame ICP (datasets/src/frame_registration.cpp): the motions of a synthetic drive
+// Frame-to-frame ICP (reconstruct/src/frame_registration.cpp): the motions of a synthetic drive
 // recovered, from rigid frames and from rolling-shutter sweeps (deskewed by timestamps or
 // columns), frames that do not overlap, too few frames or points, the options' checks, and the
 // shared HDL-32E drive.

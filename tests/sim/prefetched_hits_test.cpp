@@ -1,6 +1,7 @@
 // The CPU backend's trace-ahead (cpu/prefetched_hits.h): beams simulated with the prefetched
-// packet hits are bit for bit the beams simulated one ray at a time, and the prefetch answers
-// the queries it should (all of a single-hit beam's, a threshold sub-ray's first surface).
+// packet hits and the setup the prefetch computed are bit for bit the beams simulated one ray
+// at a time from scratch, and the prefetch answers the queries it should (all of a single-hit
+// beam's, a threshold sub-ray's first surface).
 #include "cpu/prefetched_hits.h"
 
 #include <gtest/gtest.h>
@@ -47,11 +48,14 @@ Counts ExpectSameBeams(const Scene& scene, const SensorProfile& profile, uint32_
             return ToSurfaceHit(caster->Closest(o, d, t0, t1));
           },
           direct.data());
+      // With the setup the prefetch computed (the CPU backend's way), not computed again.
+      const BeamSetup* setup = ahead.Setup(i);
+      EXPECT_TRUE(setup != nullptr || c.signal.raster_gather) << "beam " << i;
       SimulateBeam(
           c, i,
           [&](const physics::Vec3<double>& o, const physics::Vec3<double>& d, double t0,
               double t1) { return ToSurfaceHit(ahead.Closest(i, o, d, t0, t1)); },
-          prefetched.data());
+          prefetched.data(), nullptr, setup);
       EXPECT_EQ(std::memcmp(direct.data(), prefetched.data(), k * sizeof(BeamRecord)), 0)
           << "beam " << i;
     }

@@ -21,7 +21,16 @@ namespace lt {
 
 struct Error {
   std::string message;
+  // The option the error is about, by its key, where a workflow refuses a value it was given
+  // (the message begins with the key; the CLI names its flag instead and exits 2); empty for
+  // every other failure. Set by OptionError.
+  std::string option = {};
 };
+
+// An error about option `key` (an Options struct's field name); `message` begins with the key.
+inline Error OptionError(std::string key, std::string message) {
+  return Error{std::move(message), std::move(key)};
+}
 
 // Success, or an Error with a message for a person.
 class [[nodiscard]] Status {

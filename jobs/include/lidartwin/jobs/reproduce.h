@@ -16,6 +16,7 @@
 #include "lidartwin/base/status.h"
 #include "lidartwin/datasets/simulation_run.h"
 #include "lidartwin/jobs/job_log.h"
+#include "lidartwin/jobs/option_names.h"
 #include "lidartwin/reconstruct/reconstruction.h"
 
 namespace lt::jobs {
@@ -44,7 +45,8 @@ struct ReproduceOptions {
   MeshLoader mesh_loader;  // for the reconstructed scene's meshes and the report's viewer
   // Runs the simulation (RunSimulation when empty; the CLI adds its progress display).
   std::function<Expected<SimulationResult>(SimulationJob)> simulate;
-  JobLog log;
+  OptionNames names;  // how messages name the options
+  JobLog log;         // info: each step's result; note: the reader's notes; warning
 
   // Every value by its key (detector, intensity, rotation_rate_hz, pose_fraction, the
   // reconstruction's keys), and poses and static_sensor not both; what the recording decides
