@@ -8,6 +8,7 @@
 #include "lidartwin/bench/embree_peer.h"
 #include "lidartwin/physics/scan_pattern.h"
 #if LT_WITH_CUDA
+#include "lidartwin/bench/gpu_binned_sah.h"
 #include "lidartwin/sim/cuda_backend.h"
 #endif
 
@@ -121,7 +122,7 @@ Status MeasureRays(const std::vector<float>& soup, const Rays& rays, const RayCa
     if (lbvh_rays_per_s) *lbvh_rays_per_s = rays.size() / (l->trace_ms * 1e-3);
     if (sah_rays_per_s) {
       auto b = CudaClosestHits(soup, rays.origins, rays.directions, 1e-4f, 1e30f, repeats,
-                               GpuBvhBuilder::kBinnedSah);
+                               GpuBinnedSahBuild());
       if (!b.ok()) return b.error();
       for (size_t i = 0; i < gpu_triangle.size(); ++i)
         figures.gpu_trees_differ += b->triangle[i] != gpu_triangle[i];

@@ -16,6 +16,7 @@
 #include "lidartwin/sim/sensor_profile.h"
 #include "lidartwin/sim/simulator.h"
 #if LT_WITH_CUDA
+#include "lidartwin/bench/gpu_binned_sah.h"
 #include "lidartwin/sim/cuda_backend.h"
 #endif
 
@@ -272,7 +273,7 @@ GpuBenchReport RunGpuBench(const std::vector<uint64_t>& triangle_counts, int rep
       return report;
     }
     fig.ploc_build_ms = ploc.value();
-    auto sah = CudaBvhBuildMs(soup, repeats, GpuBvhBuilder::kBinnedSah);
+    auto sah = CudaBvhBuildMs(soup, repeats, GpuBinnedSahBuild());
     if (!sah.ok()) {
       report.why_no_gpu = sah.message();
       return report;
@@ -282,9 +283,9 @@ GpuBenchReport RunGpuBench(const std::vector<uint64_t>& triangle_counts, int rep
     // are counted below, once the rays exist.
     physics::WideBvhTree lbvh_wide, ploc_wide, sah_wide, binned_wide;
     for (auto [builder, wide, quality] :
-         {std::tuple{GpuBvhBuilder::kLbvh, &lbvh_wide, &fig.lbvh_tree},
-          std::tuple{GpuBvhBuilder::kPloc, &ploc_wide, &fig.ploc_tree},
-          std::tuple{GpuBvhBuilder::kBinnedSah, &sah_wide, &fig.sah_tree}}) {
+         {std::tuple{GpuBvhChoice(GpuBvhBuilder::kLbvh), &lbvh_wide, &fig.lbvh_tree},
+          std::tuple{GpuBvhChoice(GpuBvhBuilder::kPloc), &ploc_wide, &fig.ploc_tree},
+          std::tuple{GpuBvhChoice(GpuBinnedSahBuild()), &sah_wide, &fig.sah_tree}}) {
       auto tree = CudaBvhTree(soup, builder);
       if (!tree.ok()) {
         report.why_no_gpu = tree.message();

@@ -10,7 +10,7 @@
 #include "lidartwin/base/json_text.h"
 #include "lidartwin/base/text_file.h"
 #include "lidartwin/datasets/ouster.h"
-#include "lidartwin/physics/units.h"
+#include "lidartwin/physics/ouster_beam.h"
 
 namespace lt {
 
@@ -282,22 +282,14 @@ Expected<OusterMetadata> LoadOusterMetadata(const std::filesystem::path& file) {
 
 std::array<double, 3> OusterPointXyz(const OusterMetadata& m, uint32_t row, uint32_t column,
                                      double range_mm) {
-  // Manual, "Lidar range to XYZ": encoder angle theta_e = 2 pi (1 - column / W), beam azimuth
-  // theta_a = -2 pi azimuth / 360, altitude phi; the beam starts n mm off the lidar axis.
-  using physics::kPi;
-  const double theta_e = 2 * kPi * (1.0 - static_cast<double>(column) / m.columns_per_frame);
-  const double theta_a = -2 * kPi * m.azimuth_deg[row] / 360.0;
-  const double phi = 2 * kPi * m.altitude_deg[row] / 360.0;
-  const double r = range_mm - m.lidar_origin_to_beam_origin_mm;
-  const double x =
-      r * std::cos(theta_e + theta_a) * std::cos(phi) + m.beam_origin_x_mm * std::cos(theta_e);
-  const double y =
-      r * std::sin(theta_e + theta_a) * std::cos(phi) + m.beam_origin_x_mm * std::sin(theta_e);
-  const double z = r * std::sin(phi) + m.beam_origin_z_mm;
+  const physics::Vec3<double> p = physics::OusterLidarPoint(
+      range_mm, physics::OusterEncoderAngle(column, m.columns_per_frame), m.azimuth_deg[row],
+      m.altitude_deg[row],
+      {m.beam_origin_x_mm, m.beam_origin_z_mm, m.lidar_origin_to_beam_origin_mm});
   const auto& t = m.lidar_to_sensor;  // row-major 4x4, translation in mm
-  return {(t[0] * x + t[1] * y + t[2] * z + t[3]) * 1e-3,
-          (t[4] * x + t[5] * y + t[6] * z + t[7]) * 1e-3,
-          (t[8] * x + t[9] * y + t[10] * z + t[11]) * 1e-3};
+  return {(t[0] * p.x + t[1] * p.y + t[2] * p.z + t[3]) * 1e-3,
+          (t[4] * p.x + t[5] * p.y + t[6] * p.z + t[7]) * 1e-3,
+          (t[8] * p.x + t[9] * p.y + t[10] * p.z + t[11]) * 1e-3};
 }
 
 const char* OusterProfileName(OusterProfile p) {

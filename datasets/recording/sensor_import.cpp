@@ -98,7 +98,7 @@ Expected<SpinningTables> FromOuster(const std::filesystem::path& file, double ra
   const auto& r = m->lidar_to_sensor;
   t.start_azimuth_deg = std::atan2(r[4], r[0]) * kRadToDeg;
   // Its translation (mm) is where the lidar frame's origin, and so the beams, sit in the sensor
-  // frame (Ouster's xyz: x = r cos .. + t_x, z = r sin phi + t_z; ouster_metadata.cpp).
+  // frame (Ouster's xyz: x = r cos .. + t_x, z = r sin phi + t_z; physics/ouster_beam.h).
   t.beam_origin_m = {r[3] * 1e-3, r[7] * 1e-3, r[11] * 1e-3};
   t.source = file.filename().string();
   t.notes = fmt::format(

@@ -60,25 +60,20 @@ struct Events {
 }  // namespace
 
 namespace {
-cuda::BvhBuilder Builder(GpuBvhBuilder b) {
-  switch (b) {
-    case GpuBvhBuilder::kPloc:
-      return cuda::BvhBuilder::kPloc;
-    case GpuBvhBuilder::kBinnedSah:
-      return cuda::BvhBuilder::kBinnedSah;
-    case GpuBvhBuilder::kLbvh:
-      break;
-  }
-  return cuda::BvhBuilder::kLbvh;
+// Builds the BVH of `n` device triangles with the chosen builder.
+Status Build(cuda::DeviceBvh& bvh, const float* triangles, uint32_t n, const GpuBvhChoice& b) {
+  if (b.external) return bvh.BuildWith(triangles, n, nullptr, b.external);
+  return bvh.Build(
+      triangles, n, nullptr,
+      b.builder == GpuBvhBuilder::kPloc ? cuda::BvhBuilder::kPloc : cuda::BvhBuilder::kLbvh);
 }
 
 // Uploads a triangle soup (9 floats per triangle) and builds its BVH.
-Status UploadAndBuild(const std::vector<float>& triangles, GpuBvhBuilder builder,
+Status UploadAndBuild(const std::vector<float>& triangles, const GpuBvhChoice& builder,
                       DeviceBuffer<float>& device_triangles, cuda::DeviceBvh& bvh) {
   if (Status s = cuda::CheckBvhCoordinates(triangles); !s.ok()) return s;
   if (Status s = device_triangles.Upload(triangles); !s.ok()) return s;
-  return bvh.Build(device_triangles.get(), static_cast<uint32_t>(triangles.size() / 9), nullptr,
-                   Builder(builder));
+  return Build(bvh, device_triangles.get(), static_cast<uint32_t>(triangles.size() / 9), builder);
 }
 
 // Median CUDA-event time of `repeats` runs of op (a Status-returning launch sequence).
@@ -102,7 +97,7 @@ Expected<double> MedianMs(int repeats, Op&& op) {
 Expected<std::vector<uint8_t>> CudaAnyHits(const std::vector<float>& triangles,
                                            const std::vector<float>& origins,
                                            const std::vector<float>& directions, float t_min,
-                                           float t_max, GpuBvhBuilder builder) {
+                                           float t_max, const GpuBvhChoice& builder) {
   if (Status s = CudaAvailable(); !s.ok()) return s.error();
   if (origins.size() != directions.size() || origins.size() % 3 != 0) {
     return Error{"CudaAnyHits: origins and directions must be 3 floats per ray"};
@@ -123,7 +118,7 @@ Expected<std::vector<uint8_t>> CudaAnyHits(const std::vector<float>& triangles,
   return out;
 }
 
-Expected<GpuBvhTree> CudaBvhTree(const std::vector<float>& triangles, GpuBvhBuilder builder) {
+Expected<GpuBvhTree> CudaBvhTree(const std::vector<float>& triangles, const GpuBvhChoice& builder) {
   if (Status s = CudaAvailable(); !s.ok()) return s.error();
   if (triangles.size() % 9 != 0 || triangles.size() < 18)
     return Error{"CudaBvhTree: at least two triangles of 9 floats each"};
@@ -150,7 +145,7 @@ Expected<GpuBvhTree> CudaBvhTree(const std::vector<float>& triangles, GpuBvhBuil
 }
 
 Expected<double> CudaBvhBuildMs(const std::vector<float>& triangles, int repeats,
-                                GpuBvhBuilder builder) {
+                                const GpuBvhChoice& builder) {
   if (Status s = CudaAvailable(); !s.ok()) return s.error();
   DeviceBuffer<float> tri;
   cuda::DeviceBvh bvh;
@@ -158,12 +153,12 @@ Expected<double> CudaBvhBuildMs(const std::vector<float>& triangles, int repeats
   if (Status s = UploadAndBuild(triangles, builder, tri, bvh); !s.ok()) return s.error();
   const auto n = static_cast<uint32_t>(triangles.size() / 9);
   LT_CUDA_TRY(cudaDeviceSynchronize());
-  return MedianMs(repeats, [&](int) { return bvh.Build(tri.get(), n, nullptr, Builder(builder)); });
+  return MedianMs(repeats, [&](int) { return Build(bvh, tri.get(), n, builder); });
 }
 
 Expected<double> CudaBvhRefitMs(const std::vector<float>& triangles,
                                 const std::vector<float>& moved, int repeats,
-                                GpuBvhBuilder builder) {
+                                const GpuBvhChoice& builder) {
   if (Status s = CudaAvailable(); !s.ok()) return s.error();
   if (moved.size() != triangles.size()) {
     return Error{"CudaBvhRefitMs: moved must hold the same number of triangles"};
@@ -183,7 +178,7 @@ Expected<double> CudaBvhRefitMs(const std::vector<float>& triangles,
 Expected<GpuRayResult> CudaClosestHits(const std::vector<float>& triangles,
                                        const std::vector<float>& origins,
                                        const std::vector<float>& directions, float t_min,
-                                       float t_max, int repeats, GpuBvhBuilder builder,
+                                       float t_max, int repeats, const GpuBvhChoice& builder,
                                        const std::vector<float>* refit_to) {
   if (Status s = CudaAvailable(); !s.ok()) return s.error();
   if (origins.size() != directions.size() || origins.size() % 3 != 0) {
@@ -201,7 +196,7 @@ Expected<GpuRayResult> CudaClosestHits(const std::vector<float>& triangles,
   cuda::DeviceBvh bvh;
   Events ev;
   LT_CUDA_TRY(cudaEventRecord(ev.a));
-  if (Status s = bvh.Build(tri.get(), n_tri, nullptr, Builder(builder)); !s.ok()) {
+  if (Status s = Build(bvh, tri.get(), n_tri, builder); !s.ok()) {
     return s.error();
   }
   LT_CUDA_TRY(cudaEventRecord(ev.b));

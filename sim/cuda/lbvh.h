@@ -13,7 +13,7 @@
 #include "lidartwin/physics/bvh.h"
 #include "lidartwin/physics/bvh_collapse.h"
 #include "lidartwin/physics/wide_bvh.h"
-#include "sah_work.h"
+#include "lidartwin/sim/cuda_backend.h"
 
 namespace lt::cuda {
 
@@ -37,9 +37,8 @@ inline Status CheckBvhCoordinates(const std::vector<float>& soup) {
 }
 
 enum class BvhBuilder {
-  kLbvh,       // Karras 2012: one pass over the sorted codes
-  kPloc,       // Meister & Bittner 2018: greedy nearest-neighbour merging of the sorted leaves
-  kBinnedSah,  // Wald 2007, top-down: 16 bins an axis (sah_build.cu), the SAH-quality tree
+  kLbvh,  // Karras 2012: one pass over the sorted codes
+  kPloc,  // Meister & Bittner 2018: greedy nearest-neighbour merging of the sorted leaves
 };
 
 class DeviceBvh {
@@ -49,6 +48,10 @@ class DeviceBvh {
   // trip, the collapse reads its item count back once per batch of eight levels.
   Status Build(const float* triangles, uint32_t count, cudaStream_t stream = nullptr,
                BvhBuilder builder = BvhBuilder::kLbvh);
+  // The same from a binary tree built outside (bench/'s binned SAH, lidartwin/sim/cuda_backend.h),
+  // then gathered, parented and collapsed as the Morton builders' trees; Refit works on it too.
+  Status BuildWith(const float* triangles, uint32_t count, cudaStream_t stream,
+                   const ExternalGpuBvhBuild& build);
   // Refit for moved geometry: the same triangles (same count and order) at new positions;
   // the binary tree keeps its topology, its boxes are recomputed bottom-up and it is
   // collapsed again. Fast, but the tree degrades as the geometry drifts from where it was
@@ -92,18 +95,9 @@ class DeviceBvh {
   DeviceBuffer<uint8_t> leaf_;
   DeviceBuffer<physics::CollapseItem> items_[2];
   DeviceBuffer<uint32_t> counters_;
-  // The binned-SAH builder's work: primitive ids (boxes in cluster_boxes_), double-buffered;
-  // large tasks, their tiles and bins by level parity; splits; subtree tasks; the device
-  // addresses of both buffers; counters.
-  DeviceBuffer<uint32_t> sah_ids_[2];
-  DeviceBuffer<SahTask> sah_large_[2], sah_subtrees_;
-  DeviceBuffer<uint2> sah_tiles_[2];
-  DeviceBuffer<SahBins> sah_bins_[2];
-  DeviceBuffer<SahSplit> sah_splits_;
-  DeviceBuffer<void*> sah_buffers_;
-  DeviceBuffer<uint32_t> sah_counters_;
   Status BuildPloc(uint32_t n, cudaStream_t stream);
-  Status BuildBinnedSah(const float* triangles, uint32_t n, cudaStream_t stream);
+  // The build's start: the size checked, the tree emptied, the sorted triangles' room.
+  Status Start(uint32_t count);
   // sorted_[i] = triangle index[i] and order_[i] = index[i] (index may be order_ itself).
   Status GatherInOrder(const float* triangles, const uint32_t* index, cudaStream_t stream);
   // Parents of the binary tree's nodes and leaves, from its child links.

@@ -397,16 +397,6 @@ void DeviceBvh::ReleaseBuildMemory() {
   leaf_.Release();
   for (auto& items : items_)
     items.Release();
-  for (int k = 0; k < 2; ++k) {
-    sah_ids_[k].Release();
-    sah_large_[k].Release();
-    sah_tiles_[k].Release();
-    sah_bins_[k].Release();
-  }
-  sah_subtrees_.Release();
-  sah_splits_.Release();
-  sah_buffers_.Release();
-  sah_counters_.Release();
 }
 
 Status DeviceBvh::Parents(cudaStream_t stream) {
@@ -501,8 +491,7 @@ Status DeviceBvh::BuildPloc(uint32_t n, cudaStream_t stream) {
   return {};
 }
 
-Status DeviceBvh::Build(const float* triangles, uint32_t n, cudaStream_t stream,
-                        BvhBuilder builder) {
+Status DeviceBvh::Start(uint32_t n) {
   if (n >= physics::kWideMaxTriangles) {
     return Error{"BVH of " + std::to_string(n) + " triangles: a wide tree holds fewer than " +
                  std::to_string(physics::kWideMaxTriangles) +
@@ -513,10 +502,25 @@ Status DeviceBvh::Build(const float* triangles, uint32_t n, cudaStream_t stream,
   wide_depth_ = 0;
   if (n == 0) return {};
   if (Status s = sorted_.Reserve(n); !s.ok()) return s;
-  if (Status s = order_.Reserve(n); !s.ok()) return s;
-  // The binned-SAH builder orders the triangles itself (no Morton codes); one triangle is
-  // the Morton path's single-triangle tree.
-  if (builder == BvhBuilder::kBinnedSah && n > 1) return BuildBinnedSah(triangles, n, stream);
+  return order_.Reserve(n);
+}
+
+Status DeviceBvh::BuildWith(const float* triangles, uint32_t n, cudaStream_t stream,
+                            const ExternalGpuBvhBuild& build) {
+  // One triangle (or none) is the Morton path's single-leaf tree; the outside builder takes
+  // two or more.
+  if (n <= 1) return Build(triangles, n, stream);
+  if (Status s = Start(n); !s.ok()) return s;
+  if (Status s = nodes_.Reserve(n - 1); !s.ok()) return s;
+  if (Status s = build(triangles, n, nodes_.get(), order_.get(), stream); !s.ok()) return s;
+  if (Status s = GatherInOrder(triangles, order_.get(), stream); !s.ok()) return s;
+  if (Status s = Parents(stream); !s.ok()) return s;
+  return Collapse(stream);
+}
+
+Status DeviceBvh::Build(const float* triangles, uint32_t n, cudaStream_t stream,
+                        BvhBuilder builder) {
+  if (Status s = Start(n); !s.ok() || n == 0) return s;
   if (Status s = codes_.Reserve(n); !s.ok()) return s;
   if (Status s = codes_sorted_.Reserve(n); !s.ok()) return s;
   if (Status s = index_.Reserve(2 * static_cast<size_t>(n)); !s.ok()) return s;

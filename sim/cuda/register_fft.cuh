@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "lidartwin/physics/fft.h"
+#include "lidartwin/physics/units.h"
 #include "lidartwin/physics/waveform.h"
 
 namespace lt::cuda {
@@ -52,7 +53,7 @@ constexpr double TaylorSin(double x) {
 constexpr UnitRoots64 MakeUnitRoots64() {
   UnitRoots64 r{};
   for (int e = 0; e < 32; ++e) {
-    const double a = -2 * 3.14159265358979323846 * e / 64;
+    const double a = -2 * physics::kPi * e / 64;
     r.re[e] = static_cast<float>(TaylorCos(a));
     r.im[e] = static_cast<float>(TaylorSin(a));
   }
@@ -132,7 +133,7 @@ inline std::vector<physics::ComplexF> StepTwiddles(uint32_t n) {
   std::vector<physics::ComplexF> t(n);
   for (uint32_t k1 = 0; k1 < n / 32; ++k1) {
     for (uint32_t l = 0; l < 32; ++l) {
-      const double a = -2 * 3.14159265358979323846 * ((uint64_t{l} * k1) % n) / n;
+      const double a = -2 * physics::kPi * ((uint64_t{l} * k1) % n) / n;
       t[k1 * 32 + l] = {static_cast<float>(std::cos(a)), static_cast<float>(std::sin(a))};
     }
   }

@@ -26,7 +26,7 @@ namespace lt::calib {
 // One frame's first returns on the sensor's grid, destaggered: the pixel of measurement
 // column m in beam row r sits at column u = (m + round(az_r W / 360)) mod W (az_r the beam's
 // azimuth offset [deg], W columns per frame), so that one column looks in one direction (the
-// beam model of OusterPointXyz: azimuth 2 pi (1 - m / W) - 2 pi az_r / 360).
+// beam model of lidartwin/physics/ouster_beam.h: azimuth 2 pi (1 - m / W) - 2 pi az_r / 360).
 struct RangeImage {
   uint32_t rows = 0, columns = 0;
   // Row-major [row][column]; range 0 where the pixel gave no return.

@@ -8,6 +8,7 @@
 #include "lidartwin/physics/return_signal.h"
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <vector>
 
@@ -54,9 +55,27 @@ class CudaSimulator final : public Simulator {
   std::unique_ptr<Impl> impl_;
 };
 
-// Which GPU BVH builder: LBVH (Karras 2012, fastest build), PLOC (Meister & Bittner 2018,
-// greedy surface-area merging) or binned SAH (Wald 2007, top-down, the SAH-quality tree).
-enum class GpuBvhBuilder { kLbvh, kPloc, kBinnedSah };
+// Which of the simulator's GPU BVH builders: LBVH (Karras 2012, fastest build) or PLOC
+// (Meister & Bittner 2018, greedy surface-area merging).
+enum class GpuBvhBuilder { kLbvh, kPloc };
+
+// A binary BVH builder from outside the simulator: bench/'s GPU binned SAH (Wald 2007), the
+// quality reference the simulator's builders are measured against. Given n > 1 triangles in
+// device memory (9 floats each) it writes, on `stream` (a cudaStream_t), the binary tree's
+// n - 1 nodes (root at 0; a child is a node index or ~sorted position) and `order` (sorted
+// position -> input triangle), both device memory; the simulator then gathers, parents and
+// collapses that tree as it does its own builders'.
+using ExternalGpuBvhBuild = std::function<Status(
+    const float* triangles, uint32_t n, physics::BvhNode* nodes, uint32_t* order, void* stream)>;
+
+// A GPU BVH builder of the simulator's, or one from outside (when `external` is set).
+struct GpuBvhChoice {
+  GpuBvhChoice(GpuBvhBuilder b) : builder(b) {}  // NOLINT(google-explicit-constructor)
+  GpuBvhChoice(ExternalGpuBvhBuild e)            // NOLINT(google-explicit-constructor)
+      : external(std::move(e)) {}
+  GpuBvhBuilder builder = GpuBvhBuilder::kLbvh;
+  ExternalGpuBvhBuild external;
+};
 
 // Closest hits of rays against a triangle soup (9 floats per triangle), BVH built on the GPU.
 // Ray i: origin (3 floats), unit direction (3 floats). Result: triangle index or -1.
@@ -71,7 +90,7 @@ Expected<GpuRayResult> CudaClosestHits(const std::vector<float>& triangles,
                                        const std::vector<float>& origins,
                                        const std::vector<float>& directions, float t_min,
                                        float t_max, int repeats = 1,
-                                       GpuBvhBuilder builder = GpuBvhBuilder::kLbvh,
+                                       const GpuBvhChoice& builder = GpuBvhBuilder::kLbvh,
                                        const std::vector<float>* refit_to = nullptr);
 // refit_to: the same triangles moved; the tree is built on `triangles`, refitted to these
 // positions, and traced there (a moving-object update without a rebuild).
@@ -81,13 +100,13 @@ Expected<std::vector<uint8_t>> CudaAnyHits(const std::vector<float>& triangles,
                                            const std::vector<float>& origins,
                                            const std::vector<float>& directions, float t_min,
                                            float t_max,
-                                           GpuBvhBuilder builder = GpuBvhBuilder::kLbvh);
+                                           const GpuBvhChoice& builder = GpuBvhBuilder::kLbvh);
 
 // Refit time (median of `repeats` after one warm-up, CUDA events) of a tree built on
 // `triangles` to the moved positions `moved` (same count and order).
 Expected<double> CudaBvhRefitMs(const std::vector<float>& triangles,
                                 const std::vector<float>& moved, int repeats,
-                                GpuBvhBuilder builder = GpuBvhBuilder::kPloc);
+                                const GpuBvhChoice& builder = GpuBvhBuilder::kPloc);
 
 // The trees a GPU builder makes for a triangle soup, copied to the host (issue 14: the binary
 // tree's SAH cost against a binned-SAH reference, the wide tree's traversal costs): the binary
@@ -99,11 +118,11 @@ struct GpuBvhTree {
   physics::WideBvhTree wide;
 };
 Expected<GpuBvhTree> CudaBvhTree(const std::vector<float>& triangles,
-                                 GpuBvhBuilder builder = GpuBvhBuilder::kPloc);
+                                 const GpuBvhChoice& builder = GpuBvhBuilder::kPloc);
 
 // BVH build time (median of `repeats` after one warm-up, CUDA events) for a triangle soup.
 Expected<double> CudaBvhBuildMs(const std::vector<float>& triangles, int repeats,
-                                GpuBvhBuilder builder = GpuBvhBuilder::kLbvh);
+                                const GpuBvhChoice& builder = GpuBvhBuilder::kLbvh);
 
 // The waveform detector's chain (seed 002 sec. 5) for tests and benchmarks, as the simulator
 // runs it: `beams` records of the profile's detector, every beam with the same contributions

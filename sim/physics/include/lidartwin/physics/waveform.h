@@ -190,7 +190,7 @@ __device__ inline void ThermalPolarPair(uint32_t w1, uint32_t w2, float& r, floa
   asm("sqrt.approx.ftz.f32 %0, %1;" : "=f"(r) : "f"(x));
   r = -r;
   // 2 pi (w2 + 1/2) 2^-32 - pi.
-  const float a = fmaf(__uint2float_rn(w2), 1.4629180792671596e-09f, -3.1415926528f);
+  const float a = fmaf(__uint2float_rn(w2), 1.4629180792671596e-09f, -static_cast<float>(kPi));
   asm("sin.approx.ftz.f32 %0, %1;" : "=f"(s) : "f"(a));
   asm("cos.approx.ftz.f32 %0, %1;" : "=f"(c) : "f"(a));
 }

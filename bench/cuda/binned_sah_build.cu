@@ -17,20 +17,28 @@
 // cursors): bins hold float min/max and counts, which are the same in any order, and the
 // positional split used when no binned split exists changes only the tree, not which
 // triangle a ray hits (ties go to the smaller triangle index).
-// Over 700 lines (issue 37): a benchmark-only builder (the simulator builds its trees with
-// lbvh_build.cu); it moves to bench/ with its peers, ADR 0022 step 4.
+// A benchmark-only builder: the simulator builds its trees with sim/cuda/lbvh_build.cu and
+// takes this one's binary tree through DeviceBvh::BuildWith (lidartwin/sim/cuda_backend.h).
+// Over 700 lines: the two phases' kernels share this file's device helpers, which separate
+// translation units could not inline without relocatable device code.
 #include <cub/block/block_reduce.cuh>
 #include <cub/block/block_scan.cuh>
 
 #include <algorithm>
+#include <memory>
 #include <string>
 
-#include "lbvh.h"
+#include "lbvh.h"  // sim/cuda: DeviceBuffer, BuildBlocks
+#include "lidartwin/bench/gpu_binned_sah.h"
+#include "sah_work.h"
 
-namespace lt::cuda {
+namespace lt::bench {
 
 namespace {
 
+using cuda::BuildBlocks;
+using cuda::DeviceBuffer;
+using cuda::kBuildBlock;
 using physics::BvhBox;
 using physics::BvhNode;
 using physics::BvhTriangle;
@@ -857,9 +865,23 @@ __global__ void __launch_bounds__(32 * kSubtreeWarps)
   }
 }
 
-}  // namespace
+// The builder's work: the primitives' boxes and ids, double-buffered; large tasks, their tiles
+// and bins by level parity; splits; subtree tasks; the device addresses of both buffers;
+// counters; the root's bounds. Kept between builds, as the simulator keeps its builders'.
+struct SahBuffers {
+  DeviceBuffer<BvhBox> boxes[2];
+  DeviceBuffer<uint32_t> ids[2];
+  DeviceBuffer<SahTask> large[2], subtrees;
+  DeviceBuffer<uint2> tiles[2];
+  DeviceBuffer<SahBins> bins[2];
+  DeviceBuffer<SahSplit> splits;
+  DeviceBuffer<void*> addresses;
+  DeviceBuffer<uint32_t> counters;
+  DeviceBuffer<uint32_t> bounds;  // lo[3], hi[3] as ordered integers
+};
 
-Status DeviceBvh::BuildBinnedSah(const float* triangles, uint32_t n, cudaStream_t stream) {
+Status BuildBinnedSah(SahBuffers& b, const float* triangles, uint32_t n, BvhNode* nodes,
+                      uint32_t* order, cudaStream_t stream) {
   // Capacities: large tasks have more than kSahWarpMax primitives, so fewer than
   // n / kSahWarpMax of them at a level; their tiles fewer than n / kSahTile + that; subtrees
   // two primitives or more.
@@ -867,34 +889,32 @@ Status DeviceBvh::BuildBinnedSah(const float* triangles, uint32_t n, cudaStream_
   const uint32_t tile_max = n / kSahTile + large_max + 1;
   const uint32_t subtree_max = n / 2 + 1;
   for (int k = 0; k < 2; ++k) {
-    for (Status s :
-         {cluster_boxes_[k].Reserve(n), sah_ids_[k].Reserve(n), sah_large_[k].Reserve(large_max),
-          sah_tiles_[k].Reserve(tile_max), sah_bins_[k].Reserve(large_max)}) {
+    for (Status s : {b.boxes[k].Reserve(n), b.ids[k].Reserve(n), b.large[k].Reserve(large_max),
+                     b.tiles[k].Reserve(tile_max), b.bins[k].Reserve(large_max)}) {
       if (!s.ok()) return s;
     }
   }
-  for (Status s : {sah_splits_.Reserve(large_max), sah_subtrees_.Reserve(subtree_max),
-                   sah_counters_.Reserve(kCounterCount), bounds_.Reserve(6), nodes_.Reserve(n - 1),
-                   sah_buffers_.Reserve(4)}) {
+  for (Status s :
+       {b.splits.Reserve(large_max), b.subtrees.Reserve(subtree_max),
+        b.counters.Reserve(kCounterCount), b.bounds.Reserve(6), b.addresses.Reserve(4)}) {
     if (!s.ok()) return s;
   }
-  auto* counters = sah_counters_.get();
-  auto* root_bounds = reinterpret_cast<uint32_t*>(bounds_.get());
+  auto* counters = b.counters.get();
+  auto* root_bounds = b.bounds.get();
   const uint32_t start_bounds[6] = {0xffffffffu, 0xffffffffu, 0xffffffffu, 0, 0, 0};
   LT_CUDA_TRY(cudaMemcpyAsync(root_bounds, start_bounds, sizeof(start_bounds),
                               cudaMemcpyHostToDevice, stream));
   LT_CUDA_TRY(cudaMemsetAsync(counters, 0, kCounterCount * sizeof(uint32_t), stream));
   // Both buffers' addresses on the device, for the phases whose tasks say which to read.
-  void* buffers[4] = {cluster_boxes_[0].get(), cluster_boxes_[1].get(), sah_ids_[0].get(),
-                      sah_ids_[1].get()};
-  LT_CUDA_TRY(cudaMemcpyAsync(sah_buffers_.get(), buffers, sizeof(buffers), cudaMemcpyHostToDevice,
-                              stream));
-  auto* const* boxes = reinterpret_cast<BvhBox* const*>(sah_buffers_.get());
-  auto* const* ids = reinterpret_cast<uint32_t* const*>(sah_buffers_.get() + 2);
-  SahPrimitivesKernel<<<BuildBlocks(n), kBuildBlock, 0, stream>>>(
-      triangles, n, cluster_boxes_[0].get(), sah_ids_[0].get(), root_bounds);
-  SahRootKernel<<<1, 256, 0, stream>>>(n, root_bounds, sah_large_[0].get(), sah_tiles_[0].get(),
-                                       sah_bins_[0].get(), sah_subtrees_.get(), counters);
+  void* buffers[4] = {b.boxes[0].get(), b.boxes[1].get(), b.ids[0].get(), b.ids[1].get()};
+  LT_CUDA_TRY(
+      cudaMemcpyAsync(b.addresses.get(), buffers, sizeof(buffers), cudaMemcpyHostToDevice, stream));
+  auto* const* boxes = reinterpret_cast<BvhBox* const*>(b.addresses.get());
+  auto* const* ids = reinterpret_cast<uint32_t* const*>(b.addresses.get() + 2);
+  SahPrimitivesKernel<<<BuildBlocks(n), kBuildBlock, 0, stream>>>(triangles, n, b.boxes[0].get(),
+                                                                  b.ids[0].get(), root_bounds);
+  SahRootKernel<<<1, 256, 0, stream>>>(n, root_bounds, b.large[0].get(), b.tiles[0].get(),
+                                       b.bins[0].get(), b.subtrees.get(), counters);
   LT_CUDA_TRY(cudaGetLastError());
   auto read_counter = [&](int at, uint32_t& value) -> Status {
     LT_CUDA_TRY(
@@ -904,7 +924,7 @@ Status DeviceBvh::BuildBinnedSah(const float* triangles, uint32_t n, cudaStream_
   };
   if (n > kSahWarpMax) {
     SahBinRootKernel<<<(n + kSahTile - 1) / kSahTile, kSahTileThreads, 0, stream>>>(
-        cluster_boxes_[0].get(), n, sah_large_[0].get(), sah_bins_[0].get());
+        b.boxes[0].get(), n, b.large[0].get(), b.bins[0].get());
     LT_CUDA_TRY(cudaGetLastError());
     int level = 0;
     for (;;) {
@@ -913,14 +933,12 @@ Status DeviceBvh::BuildBinnedSah(const float* triangles, uint32_t n, cudaStream_
         const uint32_t tasks = level < 31 ? std::min(large_max, 1u << level) : large_max;
         const uint32_t tiles = std::min(tile_max, n / kSahTile + tasks + 1);
         SahSplitKernel<<<(tasks * 32 + kBuildBlock - 1) / kBuildBlock, kBuildBlock, 0, stream>>>(
-            sah_large_[p].get(), sah_bins_[p].get(), level, sah_splits_.get(),
-            sah_large_[1 - p].get(), sah_tiles_[1 - p].get(), sah_bins_[1 - p].get(),
-            sah_subtrees_.get(), counters, nodes_.get());
+            b.large[p].get(), b.bins[p].get(), level, b.splits.get(), b.large[1 - p].get(),
+            b.tiles[1 - p].get(), b.bins[1 - p].get(), b.subtrees.get(), counters, nodes);
         SahPartitionKernel<<<tiles, kSahTileThreads, 0, stream>>>(
-            sah_large_[p].get(), sah_tiles_[p].get(), level, sah_splits_.get(),
-            sah_large_[1 - p].get(), sah_bins_[1 - p].get(), cluster_boxes_[p].get(),
-            sah_ids_[p].get(), cluster_boxes_[1 - p].get(), sah_ids_[1 - p].get(), counters,
-            order_.get());
+            b.large[p].get(), b.tiles[p].get(), level, b.splits.get(), b.large[1 - p].get(),
+            b.bins[1 - p].get(), b.boxes[p].get(), b.ids[p].get(), b.boxes[1 - p].get(),
+            b.ids[1 - p].get(), counters, order);
         LT_CUDA_TRY(cudaGetLastError());
       }
       uint32_t remaining = 0;
@@ -934,12 +952,19 @@ Status DeviceBvh::BuildBinnedSah(const float* triangles, uint32_t n, cudaStream_
   uint32_t subtrees = 0;
   if (Status s = read_counter(kSubtreeCount, subtrees); !s.ok()) return s;
   SahSubtreeKernel<<<(subtrees + kSubtreeWarps - 1) / kSubtreeWarps, 32 * kSubtreeWarps, 0,
-                     stream>>>(sah_subtrees_.get(), boxes, ids, counters, nodes_.get(),
-                               order_.get());
+                     stream>>>(b.subtrees.get(), boxes, ids, counters, nodes, order);
   LT_CUDA_TRY(cudaGetLastError());
-  if (Status s = GatherInOrder(triangles, order_.get(), stream); !s.ok()) return s;
-  if (Status s = Parents(stream); !s.ok()) return s;
-  return Collapse(stream);
+  return {};
 }
 
-}  // namespace lt::cuda
+}  // namespace
+
+ExternalGpuBvhBuild GpuBinnedSahBuild() {
+  auto buffers = std::make_shared<SahBuffers>();
+  return [buffers](const float* triangles, uint32_t n, BvhNode* nodes, uint32_t* order,
+                   void* stream) {
+    return BuildBinnedSah(*buffers, triangles, n, nodes, order, static_cast<cudaStream_t>(stream));
+  };
+}
+
+}  // namespace lt::bench

@@ -1,12 +1,12 @@
-// Work items of the GPU's binned-SAH builder (sah_build.cu), here so that DeviceBvh can own
-// their buffers.
+// Work items of the GPU's binned-SAH builder (binned_sah_build.cu): what its kernels hand each
+// other through device memory.
 #pragma once
 
 #include <cstdint>
 
 #include "lidartwin/physics/bvh.h"
 
-namespace lt::cuda {
+namespace lt::bench {
 
 inline constexpr int kSahBins = 16;  // bins an axis (Wald 2007 uses 16 too)
 
@@ -19,7 +19,7 @@ struct SahBins {
 };
 
 // A node still to split: its primitives are [begin, begin + count) of one of two buffers. Its
-// node index is known once it splits (sah_build.cu, NodeIndex), and it writes it into its
+// node index is known once it splits (binned_sah_build.cu, NodeIndex), and it writes it into its
 // parent's child slot then.
 struct SahTask {
   int32_t parent;  // the parent's node index, -1 for the root
@@ -39,4 +39,4 @@ struct SahSplit {
   uint32_t cursor[2];     // primitives placed on each side so far
 };
 
-}  // namespace lt::cuda
+}  // namespace lt::bench

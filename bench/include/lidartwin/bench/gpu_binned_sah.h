@@ -1,0 +1,16 @@
+// The GPU's binned-SAH BVH builder (Wald 2007; bench/cuda/binned_sah_build.cu): the SAH-quality
+// reference the simulator's GPU builders (LBVH, PLOC) are measured against, by build time and
+// by the tree's SAH cost. It lives in the bench because the simulator never builds with it.
+// Built when LT_WITH_CUDA is on.
+#pragma once
+
+#include "lidartwin/sim/cuda_backend.h"
+
+namespace lt::bench {
+
+// The builder, for the ray queries of lidartwin/sim/cuda_backend.h (a GpuBvhChoice). Its work
+// buffers live as long as the returned function and its copies, so timed repeats reuse them as
+// the simulator's builders reuse theirs.
+ExternalGpuBvhBuild GpuBinnedSahBuild();
+
+}  // namespace lt::bench

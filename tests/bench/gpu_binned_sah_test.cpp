@@ -1,0 +1,100 @@
+// The bench's GPU binned-SAH builder (bench/cuda/binned_sah_build.cu), the quality reference of
+// the simulator's GPU builders: the same hit and tree checks as theirs (tests/sim/
+// gpu_bvh_checks.h), its phases and degenerate inputs, and its SAH cost against the host's
+// binned-SAH reference. Label gpu: CI has no GPU and excludes it; each test also skips without
+// one.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdio>
+#include <random>
+
+#include "lidartwin/bench/bvh_quality.h"
+#include "lidartwin/bench/city_scene.h"
+#include "lidartwin/bench/gpu_binned_sah.h"
+#include "sim/gpu_bvh_checks.h"
+#include "sim/require_gpu.h"
+
+namespace lt::bench {
+namespace {
+
+TEST(GpuBinnedSah, ClosestHitsEqualBruteForce) {
+  LT_REQUIRE_GPU();
+  std::mt19937_64 rng(2024);
+  const auto soup = test::RandomSoup(rng, 20000);
+  std::vector<float> o, d;
+  test::RandomRays(rng, 20000, o, d);
+  test::ExpectBvhMatchesBruteForce(soup, o, d, "random rays, binned-SAH tree", GpuBinnedSahBuild());
+}
+
+TEST(GpuBinnedSah, TreeOnTheHostIsWhole) {
+  LT_REQUIRE_GPU();
+  const GpuBvhChoice sah = GpuBinnedSahBuild();
+  std::mt19937_64 rng(7);
+  // The binned-SAH builder's phases: a lane's node (<= 8), a warp's (<= 256), and the tiles of
+  // large nodes over one and several levels.
+  for (const int count : {2, 8, 9, 256, 257, 5000, 300000})
+    test::ExpectWholeTree(test::RandomSoup(rng, count), sah, "random soup");
+  // Degenerate inputs where binned splits tie or fail, in each phase: point triangles on a
+  // geometric sequence (every split costs 0; the lowest bin would peel one a level, deeper than
+  // the wide tree's stack), identical triangles (one bin on every axis: positional splits), and
+  // triangles on a line.
+  for (const int count : {8, 200, 256, 3000, 20000}) {
+    std::vector<float> points, same, line;
+    for (int k = 0; k < count; ++k) {
+      const auto x = static_cast<float>(-std::pow(0.9, k % 200) - 0.001 * (k / 200));
+      points.insert(points.end(), {x, 0, 0, x, 0, 0, x, 0, 0});
+      same.insert(same.end(), {0, 0, 0, 1, 0, 0, 0, 1, 0});
+      const auto u = static_cast<float>(k);
+      line.insert(line.end(), {u, 0, 0, u + 0.5f, 0, 0, u, 0.5f, 0});
+    }
+    test::ExpectWholeTree(points, sah, "points");
+    test::ExpectWholeTree(same, sah, "identical triangles");
+    test::ExpectWholeTree(line, sah, "triangles on a line");
+  }
+}
+
+// Issue 14: the GPU's binned-SAH tree is at SAH quality: within 5 % of the host's binned-SAH
+// reference (bench/bvh_quality.cpp, 32 bins against the GPU's 16) on the benchmark city,
+// where PLOC is 19-21 % above it.
+TEST(GpuBinnedSah, TreeIsAtTheReferenceQuality) {
+  LT_REQUIRE_GPU();
+  const std::vector<float> soup = TriangleSoup(MakeCityScene(200000, 42));
+  auto tree = CudaBvhTree(soup, GpuBinnedSahBuild());
+  ASSERT_TRUE(tree.ok()) << tree.message();
+  const double gpu = SahCost(tree->nodes);
+  const double reference = SahCost(BuildBinnedSahBvh(soup));
+  std::printf(
+      "[bvh] city of %zu triangles: SAH cost %.2f on the GPU's binned-SAH tree, %.2f on "
+      "the host reference\n",
+      soup.size() / 9, gpu, reference);
+  EXPECT_LT(gpu, 1.05 * reference);
+}
+
+TEST(GpuBinnedSah, WideTreeEqualsTheHostCollapseOfItsBinaryTree) {
+  LT_REQUIRE_GPU();
+  test::ExpectWideTreeEqualsTheHostCollapse(GpuBinnedSahBuild());
+}
+
+TEST(GpuBinnedSah, IdenticalTrianglesBuildAndTheSmallestIndexWins) {
+  LT_REQUIRE_GPU();
+  test::ExpectIdenticalTrianglesToHitTheSmallestIndex(GpuBinnedSahBuild());
+}
+
+TEST(GpuBinnedSah, AnyHitsEqualBruteForce) {
+  LT_REQUIRE_GPU();
+  test::ExpectAnyHitsEqualBruteForce(GpuBinnedSahBuild());
+}
+
+TEST(GpuBinnedSah, RefitAfterMotionMatchesBruteForce) {
+  LT_REQUIRE_GPU();
+  test::ExpectRefitAfterMotionMatchesBruteForce(GpuBinnedSahBuild());
+}
+
+TEST(GpuBinnedSah, SingleAndTwoTriangleScenes) {
+  LT_REQUIRE_GPU();
+  test::ExpectSingleAndTwoTriangleScenes(GpuBinnedSahBuild());
+}
+
+}  // namespace
+}  // namespace lt::bench
