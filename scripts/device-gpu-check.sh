@@ -10,8 +10,13 @@ source scripts/devpkg-env.sh
 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader
 missing=$(ldd .devpkg/bin/lidartwin | grep "not found")
 [ -n "$missing" ] && echo "missing libraries: $missing"
-for t in $(.devpkg/bin/sim_cuda_tests --gtest_list_tests | awk '/^[^ ]/{suite=$1} /^  /{print suite $1}'); do
-  timeout 300 .devpkg/bin/sim_cuda_tests --gtest_filter="$t" > "$out/test_$t.log" 2>&1
+# The simulator's CUDA tests, then the bench's binned-SAH builder's (bench_cuda_tests).
+for binary in sim_cuda_tests bench_cuda_tests; do
+  for t in $(.devpkg/bin/$binary --gtest_list_tests | awk '/^[^ ]/{suite=$1} /^  /{print suite $1}'); do
+    echo "$binary $t"
+  done
+done | while read -r binary t; do
+  timeout 300 .devpkg/bin/$binary --gtest_filter="$t" > "$out/test_$t.log" 2>&1
   rc=$?
   echo "$t rc=$rc"
   grep -E "^\[(parity|bvh|mismatch|batches)\]" "$out/test_$t.log" | grep -v simulating | head -20
@@ -22,6 +27,11 @@ if [ "${SANITIZE:-1}" = 1 ]; then
     --gtest_filter='CudaBackend.SameSeedSameFrame:CudaBvh.SingleAndTwoTriangleScenes:CudaBackend.BatchedFramesAndSplitScenesGiveTheSameFrames:CudaBvh.TreeOnTheHostIsWhole:CudaWaveform.RecordsMatchTheCpuSampleBySample:CudaWaveform.PhotonDrawsAreIdenticalToTheCpu:CudaWaveform.RangingOfGivenRecordsMatchesTheCpu' \
     > "$out/sanitizer.log" 2>&1
   echo "compute-sanitizer rc=$?"; grep -E "ERROR SUMMARY|LEAK SUMMARY" "$out/sanitizer.log"
+  compute-sanitizer --leak-check full --error-exitcode 9 .devpkg/bin/bench_cuda_tests \
+    --gtest_filter='GpuBinnedSah.TreeOnTheHostIsWhole:GpuBinnedSah.SingleAndTwoTriangleScenes' \
+    > "$out/sanitizer_binned_sah.log" 2>&1
+  echo "compute-sanitizer (binned SAH) rc=$?"
+  grep -E "ERROR SUMMARY|LEAK SUMMARY" "$out/sanitizer_binned_sah.log"
 fi
 # The CLI end to end on the GPU backend.
 .devpkg/bin/lidartwin simulate --sensor configs/sensors/ouster_os0_128.yaml \
