@@ -52,6 +52,66 @@ Expected<Args> Args::Parse(const std::vector<std::string>& argv, const ArgSpec& 
   return a;
 }
 
+Error FlagError(const std::string& flag, std::string message) {
+  return Error{std::move(message), flag};
+}
+
+Status FirstError(std::initializer_list<Status> statuses) {
+  for (const Status& s : statuses)
+    if (!s.ok()) return s;
+  return {};
+}
+
+Status Args::Into(const std::string& flag, std::string& field) const {
+  if (Has(flag)) field = Get(flag);
+  return {};
+}
+
+Status Args::Into(const std::string& flag, std::filesystem::path& field) const {
+  if (Has(flag)) field = Get(flag);
+  return {};
+}
+
+Status Args::Into(const std::string& flag, double& field) const {
+  auto v = GetDouble(flag, field);
+  if (!v.ok()) return v.error();
+  field = *v;
+  return {};
+}
+
+Status Args::Into(const std::string& flag, std::vector<double>& field) const {
+  auto v = GetDoubleList(flag, field);
+  if (!v.ok()) return v.error();
+  field = std::move(*v);
+  return {};
+}
+
+Status Args::Into(const std::string& flag, uint64_t& field) const {
+  auto v = GetUInt(flag, field);
+  if (!v.ok()) return v.error();
+  field = *v;
+  return {};
+}
+
+Status Args::Into(const std::string& flag, uint32_t& field) const {
+  auto v = GetUIntIn(flag, field, 0, UINT32_MAX);
+  if (!v.ok()) return v.error();
+  field = static_cast<uint32_t>(*v);
+  return {};
+}
+
+Status Args::Into(const std::string& flag, int& field) const {
+  auto v = GetUIntIn(flag, field < 0 ? 0 : static_cast<uint64_t>(field), 0, INT32_MAX);
+  if (!v.ok()) return v.error();
+  field = static_cast<int>(*v);
+  return {};
+}
+
+Status Args::IntoSwitch(const std::string& flag, bool& field) const {
+  if (Has(flag)) field = true;
+  return {};
+}
+
 std::string MissingArguments(const Args& args, const char* positional,
                              std::initializer_list<const char*> required) {
   if (positional && args.positionals().empty()) return std::string("missing ") + positional;
@@ -77,10 +137,12 @@ Expected<uint64_t> Args::GetUInt(const std::string& flag, uint64_t fallback) con
   const std::string& s = it->second;
   const auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
   if (ec == std::errc::result_out_of_range) {
-    return Error{"option " + flag + ": " + s + " is too large (at most 18446744073709551615)"};
+    return FlagError(flag,
+                     "option " + flag + ": " + s + " is too large (at most 18446744073709551615)");
   }
   if (ec != std::errc() || ptr != s.data() + s.size()) {
-    return Error{"option " + flag + ": expected a non-negative whole number, got '" + s + "'"};
+    return FlagError(flag,
+                     "option " + flag + ": expected a non-negative whole number, got '" + s + "'");
   }
   return v;
 }
@@ -90,8 +152,8 @@ Expected<uint64_t> Args::GetUIntIn(const std::string& flag, uint64_t fallback, u
   auto v = GetUInt(flag, fallback);
   if (!v.ok()) return v;
   if (*v < lo || *v > hi) {
-    return Error{"option " + flag + ": must be in " + std::to_string(lo) + ".." +
-                 std::to_string(hi) + ", got " + Get(flag)};
+    return FlagError(flag, "option " + flag + ": must be in " + std::to_string(lo) + ".." +
+                               std::to_string(hi) + ", got " + Get(flag));
   }
   return v;
 }
@@ -113,7 +175,8 @@ Expected<double> Args::GetDouble(const std::string& flag, double fallback) const
   if (it == values_.end()) return fallback;
   double v = 0;
   if (!ParseFinite(it->second, &v))
-    return Error{"option " + flag + ": expected a finite number, got '" + it->second + "'"};
+    return FlagError(flag,
+                     "option " + flag + ": expected a finite number, got '" + it->second + "'");
   return v;
 }
 
@@ -129,7 +192,8 @@ Expected<std::vector<double>> Args::GetDoubleList(const std::string& flag,
     double v = 0;
     const std::string item = s.substr(start, comma - start);
     if (!ParseFinite(item, &v))
-      return Error{"option " + flag + ": expected comma-separated numbers, got '" + item + "'"};
+      return FlagError(flag,
+                       "option " + flag + ": expected comma-separated numbers, got '" + item + "'");
     out.push_back(v);
     start = comma + 1;
   }

@@ -2,6 +2,8 @@
 // flags are errors that name the flag.
 #pragma once
 
+#include <cstdint>
+#include <filesystem>
 #include <initializer_list>
 #include <map>
 #include <set>
@@ -44,11 +46,29 @@ class Args {
                                               const std::vector<double>& fallback) const;
   const std::vector<std::string>& positionals() const { return positionals_; }
 
+  // Each sets `field` from the flag's value where the line gives one and leaves it otherwise:
+  // text as it is, numbers parsed (an error names the flag, FlagError; a whole number must fit
+  // the field's type, the job's Validate says its range); a switch sets true.
+  Status Into(const std::string& flag, std::string& field) const;
+  Status Into(const std::string& flag, std::filesystem::path& field) const;
+  Status Into(const std::string& flag, double& field) const;
+  Status Into(const std::string& flag, std::vector<double>& field) const;
+  Status Into(const std::string& flag, uint64_t& field) const;
+  Status Into(const std::string& flag, uint32_t& field) const;
+  Status Into(const std::string& flag, int& field) const;
+  Status IntoSwitch(const std::string& flag, bool& field) const;
+
  private:
   std::map<std::string, std::string> values_;
   std::set<std::string> switches_;
   std::vector<std::string> positionals_;
 };
+
+// An error about the value of `flag` (Error::option is the flag): a usage error, exit 2.
+Error FlagError(const std::string& flag, std::string message);
+
+// The first error of several, or success.
+Status FirstError(std::initializer_list<Status> statuses);
 
 // What a command line lacks, for a usage error: "missing RECORDING" (no positional argument
 // where `positional` names one) or "missing required option --out"; empty when complete.

@@ -3,9 +3,9 @@
 
 #include <cstdlib>
 
-#include "args.h"
 #include "bench_modes.h"
 #include "built_in.h"
+#include "command.h"
 #include "commands.h"
 #include "lidartwin/base/atomic_file.h"
 #include "lidartwin/base/host_cores.h"
@@ -88,39 +88,39 @@ int BenchDemoScene(const Args& args, const std::vector<uint64_t>& gpu_triangles,
 }  // namespace
 
 int BenchCommand(const std::vector<std::string>& argv) {
-  auto args = Args::Parse(
-      argv, {{"--json", "--repeats", "--threads", "--gpu-triangles", "--memory-frames", "--capture",
-              "--calibration", "--capture-repeats", "--scene", "--sensor-position", "--sensor",
-              "--backend", "--export-frames", "--devices", "--out"},
-             {"--help", "--no-gpu", "--no-embree", "--memory", "--export"},
-             0});
-  if (!args.ok()) return Fail("bench", args.message(), 2);
-  if (args->Has("--help")) {
-    fmt::print("{}", kUsage);
-    return 0;
-  }
-  if (args->Has("--memory")) return BenchMemory(*args);
-  if (args->Has("--export")) return BenchExport(*args);
-  for (const char* flag : {"--sensor", "--backend", "--export-frames", "--devices", "--out"})
-    if (args->Has(flag))
-      return Fail("bench", std::string(flag) + " is an option of bench --export", 2);
-  for (const char* flag : {"--memory-frames", "--capture", "--calibration", "--capture-repeats"})
-    if (args->Has(flag))
-      return Fail("bench", std::string(flag) + " is an option of bench --memory", 2);
-  auto repeats = args->GetUIntIn("--repeats", 9, 1, 1000);
-  auto threads = args->GetUIntIn("--threads", 0, 0, kMaxThreads);
-  for (const auto* v : {&repeats, &threads})
-    if (!v->ok()) return Fail("bench", v->message(), 2);
-  const unsigned n_threads = *threads ? static_cast<unsigned>(*threads) : UsableCores();
-  if (args->Has("--scene"))
-    return BenchScene(*args,
-                      std::filesystem::path(ConfigRoot()) / "configs/sensors/ouster_os0_128.yaml",
-                      n_threads, static_cast<int>(*repeats));
-  if (args->Has("--sensor-position"))
-    return Fail("bench", "--sensor-position is an option of bench --scene", 2);
-  auto gpu_triangles = GpuTriangles(*args);
-  if (!gpu_triangles.ok()) return Fail("bench", gpu_triangles.message(), 2);
-  return BenchDemoScene(*args, *gpu_triangles, static_cast<uint32_t>(*repeats), n_threads);
+  const Command bench{
+      "bench",
+      kUsage,
+      {{"--json", "--repeats", "--threads", "--gpu-triangles", "--memory-frames", "--capture",
+        "--calibration", "--capture-repeats", "--scene", "--sensor-position", "--sensor",
+        "--backend", "--export-frames", "--devices", "--out"},
+       {"--no-gpu", "--no-embree", "--memory", "--export"},
+       0},
+      {}};
+  return RunCommand(bench, argv, [](const Args& args) -> Expected<int> {
+    if (args.Has("--memory")) return BenchMemory(args);
+    if (args.Has("--export")) return BenchExport(args);
+    for (const char* flag : {"--sensor", "--backend", "--export-frames", "--devices", "--out"})
+      if (args.Has(flag))
+        return FlagError(flag, std::string(flag) + " is an option of bench --export");
+    for (const char* flag : {"--memory-frames", "--capture", "--calibration", "--capture-repeats"})
+      if (args.Has(flag))
+        return FlagError(flag, std::string(flag) + " is an option of bench --memory");
+    uint64_t repeats = 9, threads = 0;
+    auto r = args.GetUIntIn("--repeats", repeats, 1, 1000);
+    auto t = args.GetUIntIn("--threads", threads, 0, kMaxThreads);
+    if (Status s = FirstError({r.status(), t.status()}); !s.ok()) return s.error();
+    const unsigned n_threads = *t ? static_cast<unsigned>(*t) : UsableCores();
+    if (args.Has("--scene"))
+      return BenchScene(args,
+                        std::filesystem::path(ConfigRoot()) / "configs/sensors/ouster_os0_128.yaml",
+                        n_threads, static_cast<int>(*r));
+    if (args.Has("--sensor-position"))
+      return FlagError("--sensor-position", "--sensor-position is an option of bench --scene");
+    auto gpu_triangles = GpuTriangles(args);
+    if (!gpu_triangles.ok()) return FlagError("--gpu-triangles", gpu_triangles.message());
+    return BenchDemoScene(args, *gpu_triangles, static_cast<uint32_t>(*r), n_threads);
+  });
 }
 
 }  // namespace lt::cli

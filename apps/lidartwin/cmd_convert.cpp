@@ -5,7 +5,7 @@
 
 #include <chrono>
 
-#include "args.h"
+#include "command.h"
 #include "commands.h"
 #include "lidartwin/datasets/convert_recording.h"
 #include "lidartwin/datasets/frame_output.h"
@@ -14,62 +14,44 @@
 namespace lt::cli {
 
 int ConvertCommand(const std::vector<std::string>& argv) {
-  const ArgSpec spec{{"--metadata", "--calibration", "--out", "--format"}, {"--help"}, 1};
-  auto args = Args::Parse(argv, spec);
-  if (!args.ok()) {
-    fmt::print(stderr, "lidartwin convert: {}\n", args.message());
-    return 2;
-  }
-  const char* usage =
+  const Command convert{
+      "convert",
       "usage: lidartwin convert RECORDING [--metadata OUSTER.json | --calibration VELO.yaml]\n"
       "         [--format kitti|nuscenes] --out out.{h5,ply,pcd,las}\n"
       "  RECORDING: Ouster or Velodyne .pcap (with its metadata or calibration), KITTI or\n"
       "  nuScenes .bin, .pcd, .ply, .las, or lidartwin .h5. --format names the layout of a .bin\n"
-      "  (needed where neither its name nor its size tells; datasets/README.md).\n";
-  if (args->Has("--help")) {
-    fmt::print("{}", usage);
+      "  (needed where neither its name nor its size tells; datasets/README.md).\n",
+      {{"--metadata", "--calibration", "--out", "--format"}, {}, 1},
+      {}};
+  return RunCommand(convert, argv, [](const Args& args) -> Expected<int> {
+    if (Status s = Require(args, "RECORDING", {"--out"}); !s.ok()) return s.error();
+    if (args.Has("--metadata") && args.Has("--calibration"))
+      return FlagError("--metadata", "give --metadata or --calibration, not both");
+    const std::string format = args.Get("--format");
+    if (!format.empty() && format != "kitti" && format != "nuscenes")
+      return FlagError("--format", "--format " + format + ": expected kitti or nuscenes");
+    const auto start = std::chrono::steady_clock::now();
+    ConvertOptions o;
+    o.recording = args.positionals()[0];
+    o.sidecar = args.Get("--metadata", args.Get("--calibration"));
+    o.out = args.Get("--out");
+    o.read.format = format;
+    o.software_version = LT_VERSION;
+    Progress progress("convert", 100);
+    o.on_frame = [&progress](uint32_t frames, uint64_t points, double fraction) {
+      progress.Status(fraction, fmt::format("{} frame(s), {} points", frames, points));
+    };
+    auto result = ConvertRecording(o);
+    progress.Finish();
+    if (!result.ok()) return result.error();
+    for (const std::string& note : result->source.notes)
+      fmt::print(stderr, "lidartwin convert: {}\n", note);
+    fmt::print("read {} ({}, {}): {} frame(s), {} points -> {} in {:.2f} s\n", o.recording.string(),
+               result->source.reader, result->source.sensor, result->frames, result->points,
+               WrittenFilesText(result->written),
+               std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
     return 0;
-  }
-  if (const std::string missing = MissingArguments(*args, "RECORDING", {"--out"});
-      !missing.empty()) {
-    fmt::print(stderr, "lidartwin convert: {}\n{}", missing, usage);
-    return 2;
-  }
-  if (args->Has("--metadata") && args->Has("--calibration")) {
-    fmt::print(stderr, "lidartwin convert: give --metadata or --calibration, not both\n");
-    return 2;
-  }
-  const std::string format = args->Get("--format");
-  if (!format.empty() && format != "kitti" && format != "nuscenes") {
-    fmt::print(stderr, "lidartwin convert: --format {}: expected kitti or nuscenes\n", format);
-    return 2;
-  }
-  const auto start = std::chrono::steady_clock::now();
-  ConvertOptions options;
-  options.recording = args->positionals()[0];
-  options.sidecar = args->Get("--metadata", args->Get("--calibration"));
-  options.out = args->Get("--out");
-  options.read.format = format;
-  options.software_version = LT_VERSION;
-  Progress progress("convert", 100);
-  options.on_frame = [&progress](uint32_t frames, uint64_t points, double fraction) {
-    progress.Status(fraction, fmt::format("{} frame(s), {} points", frames, points));
-  };
-  auto result = ConvertRecording(options);
-  progress.Finish();
-  if (!result.ok()) {
-    fmt::print(stderr, "lidartwin convert: error: {}\n", result.message());
-    return 1;
-  }
-  for (const std::string& note : result->source.notes)
-    fmt::print(stderr, "lidartwin convert: {}\n", note);
-  const double seconds =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  const std::string written = WrittenFilesText(result->written);
-  fmt::print("read {} ({}, {}): {} frame(s), {} points -> {} in {:.2f} s\n",
-             options.recording.string(), result->source.reader, result->source.sensor,
-             result->frames, result->points, written, seconds);
-  return 0;
+  });
 }
 
 }  // namespace lt::cli

@@ -5,8 +5,8 @@
 #include <charconv>
 #include <cstdlib>
 
-#include "args.h"
 #include "built_in.h"
+#include "command.h"
 #include "commands.h"
 #include "lidartwin/base/host_cores.h"
 #include "lidartwin/datasets/export_run.h"
@@ -61,10 +61,11 @@ Expected<std::vector<std::string>> ParseDevices(const std::string& text) {
     const size_t comma = std::min(text.find(',', start), text.size());
     const std::string d = text.substr(start, comma - start);
     if (d.empty() || d.find_first_not_of("0123456789") != std::string::npos || d.size() > 3) {
-      return Error{"--devices: '" + d + "' is not a GPU number (expected e.g. 0,1)"};
+      return FlagError("--devices",
+                       "--devices: '" + d + "' is not a GPU number (expected e.g. 0,1)");
     }
     if (std::find(out.begin(), out.end(), d) != out.end()) {
-      return Error{"--devices: GPU " + d + " is listed twice"};
+      return FlagError("--devices", "--devices: GPU " + d + " is listed twice");
     }
     out.push_back(d);
     start = comma + 1;
@@ -72,16 +73,12 @@ Expected<std::vector<std::string>> ParseDevices(const std::string& text) {
   return out;
 }
 
-// Joins the folder and says so; the exit status.
-int Join(const std::filesystem::path& folder, const std::vector<FreshShardHash>& fresh = {},
-         uint32_t host_cores = 0) {
-  auto joined = jobs::JoinExportFolder(folder, fresh, host_cores);
-  if (!joined.ok()) {
-    fmt::print(stderr, "lidartwin export: error: {}\n", joined.message());
-    return 1;
-  }
+// Joins the folder and says so.
+Status Join(const std::filesystem::path& folder) {
+  auto joined = jobs::JoinExportFolder(folder, {}, 0);
+  if (!joined.ok()) return joined.error();
   fmt::print("{}", *joined);
-  return 0;
+  return {};
 }
 
 // A worker's arguments: the run's own, without the options that split it, and its share of
@@ -120,18 +117,18 @@ Expected<jobs::ExportOptions> ExportOptionsFromArgs(const Args& args,
 
   // Which shards, run where.
   if (args.Has("--shard") && modes > 1) {
-    return Error{
+    return Usage(
         "conflicting shard arguments: --shard I/N runs one shard of a run split elsewhere; "
-        "--shards, --workers and --devices split and run all of them here"};
+        "--shards, --workers and --devices split and run all of them here");
   }
   if (args.Has("--workers") && args.Has("--devices")) {
-    return Error{"conflicting arguments: --devices already gives one worker per GPU"};
+    return Usage("conflicting arguments: --devices already gives one worker per GPU");
   }
   uint32_t shard = 0, shards = 1;
   if (args.Has("--shard")) {
     if (!ParseShard(args.Get("--shard"), shard, shards) || shards == 0 || shard >= shards) {
-      return Error{"--shard: '" + args.Get("--shard") +
-                   "' is not I/N with 0 <= I < N (e.g. --shard 3/8)"};
+      return FlagError("--shard", "--shard: '" + args.Get("--shard") +
+                                      "' is not I/N with 0 <= I < N (e.g. --shard 3/8)");
     }
   }
   // Cores for the shards' encoding and hashing threads: given, or those the process may use;
@@ -149,7 +146,7 @@ Expected<jobs::ExportOptions> ExportOptionsFromArgs(const Args& args,
     auto d = ParseDevices(args.Get("--devices"));
     if (!d.ok()) return d.error();
     devices = std::move(d.value());
-    if (sim.backend != "cuda") return Error{"--devices needs --backend cuda"};
+    if (sim.backend != "cuda") return Usage("--devices needs --backend cuda");
   } else if (args.Has("--workers")) {
     auto w = args.GetUIntIn("--workers", 1, 1, 256);
     if (!w.ok()) return w.error();
@@ -178,51 +175,38 @@ Expected<jobs::ExportOptions> ExportOptionsFromArgs(const Args& args,
 }  // namespace
 
 int ExportCommand(const std::vector<std::string>& argv) {
-  ArgSpec spec{{"--out", "--shard", "--shards", "--workers", "--devices", "--host-cores"},
-               {"--help", "--join", "--prepare", "--report-progress"},
-               0};
+  Command command{"export",
+                  kUsage,
+                  {{"--out", "--shard", "--shards", "--workers", "--devices", "--host-cores"},
+                   {"--join", "--prepare", "--report-progress"},
+                   0},
+                  {}};
   for (const auto& name : SimulationOptionNames())
-    spec.valued.insert(name);
-  auto args = Args::Parse(argv, spec);
-  if (!args.ok()) {
-    fmt::print(stderr, "lidartwin export: {}\n{}", args.message(), kUsage);
-    return 2;
-  }
-  if (args->Has("--help")) {
-    fmt::print("{}", kUsage);
-    return 0;
-  }
-  auto fail = [](const std::string& message) {
-    fmt::print(stderr, "lidartwin export: {}\n", message);
-    return 2;
-  };
-  if (!args->Has("--out")) return fail("missing required option --out (the export folder)");
-  const std::filesystem::path folder = args->Get("--out");
-  const int modes = args->Has("--shard") + args->Has("--shards") + args->Has("--workers") +
-                    args->Has("--devices");
-  if (args->Has("--join")) {
-    for (const auto& name : SimulationOptionNames())
-      if (args->Has(name)) return fail("--join takes only --out; " + name + " belongs to a run");
-    if (modes > 0 || args->Has("--host-cores")) {
-      return fail("--join takes only --out (it joins every shard of the folder)");
+    command.args.valued.insert(name);
+  return RunCommand(command, argv, [&argv](const Args& args) -> Expected<int> {
+    if (!args.Has("--out")) return Usage("missing required option --out (the export folder)");
+    if (args.Has("--join")) {
+      for (const auto& name : SimulationOptionNames())
+        if (args.Has(name)) return Usage("--join takes only --out; " + name + " belongs to a run");
+      for (const char* flag : {"--shard", "--shards", "--workers", "--devices", "--host-cores"})
+        if (args.Has(flag))
+          return Usage("--join takes only --out (it joins every shard of the folder)");
+      if (Status s = Join(args.Get("--out")); !s.ok()) return s.error();
+      return 0;
     }
-    return Join(folder);
-  }
-  auto o = ExportOptionsFromArgs(*args, argv);
-  if (!o.ok()) return fail(o.message());
-  if (args->Has("--report-progress"))
-    o->worker_lines = [](const std::string& line) {
-      std::fputs(line.c_str(), stdout);
-      std::fflush(stdout);
-    };
-  o->log.info = [](const std::string& line) { fmt::print("{}", line); };
-  o->log.note = [](const std::string& line) { fmt::print(stderr, "{}\n", line); };
-  // The folder's and the inputs' errors are not usage: exit 1 (docs/robustness.md).
-  if (Status s = jobs::RunExport(*o); !s.ok()) {
-    fmt::print(stderr, "lidartwin export: error: {}\n", s.message());
-    return 1;
-  }
-  return 0;
+    auto o = ExportOptionsFromArgs(args, argv);
+    if (!o.ok()) return o.error();
+    if (args.Has("--report-progress"))
+      o->worker_lines = [](const std::string& line) {
+        std::fputs(line.c_str(), stdout);
+        std::fflush(stdout);
+      };
+    o->log.info = [](const std::string& line) { fmt::print("{}", line); };
+    o->log.note = [](const std::string& line) { fmt::print(stderr, "{}\n", line); };
+    // The folder's and the inputs' errors are not usage: exit 1 (docs/robustness.md).
+    if (Status s = jobs::RunExport(*o); !s.ok()) return Error{s.message()};
+    return 0;
+  });
 }
 
 }  // namespace lt::cli

@@ -1,86 +1,54 @@
 // lidartwin import-sensor: a sensor profile from vendor intrinsics (Ouster metadata JSON,
-// Velodyne calibration YAML, Hesai angle-correction CSV), checked by loading it back.
+// Velodyne calibration YAML, Hesai angle-correction CSV), checked by loading it back
+// (datasets/sensor_import.h).
 #include <fmt/core.h>
 
-#include "args.h"
+#include "command.h"
 #include "commands.h"
-#include "lidartwin/base/atomic_file.h"
 #include "lidartwin/datasets/sensor_import.h"
 #include "lidartwin/sim/sensor_profile.h"
 
 namespace lt::cli {
+namespace {
+
+// Given on the command line, a rate or range must be one (0 in the options means "not given":
+// the metadata's or the data sheet's).
+Status CheckGiven(const Args& args, const char* flag, double value, double lo, double hi,
+                  const char* unit) {
+  if (!args.Has(flag) || (value >= lo && value <= hi)) return {};
+  return FlagError(
+      flag, fmt::format("{} must be in {:g}..{:g} {}, got {}", flag, lo, hi, unit, args.Get(flag)));
+}
+
+}  // namespace
 
 int ImportSensorCommand(const std::vector<std::string>& argv) {
-  constexpr const char* kUsage =
+  const Command import_sensor{
+      "import-sensor",
       "usage: lidartwin import-sensor METADATA --out profile.yaml [--firetimes F.csv]\n"
       "         [--rotation-rate-hz R] [--detector ideal|capability] [--max-range-m M]\n"
       "  METADATA: Ouster metadata .json, Velodyne calibration .yaml (VLP-16, HDL-32E) or\n"
-      "  Hesai angle-correction .csv (with --firetimes: its fire-time .csv)\n";
-  auto args = Args::Parse(
-      argv, {{"--out", "--firetimes", "--rotation-rate-hz", "--detector", "--max-range-m"},
-             {"--help"},
-             1});
-  if (!args.ok()) {
-    fmt::print(stderr, "lidartwin import-sensor: {}\n{}", args.message(), kUsage);
-    return 2;
-  }
-  if (args->Has("--help")) {
-    fmt::print("{}", kUsage);
+      "  Hesai angle-correction .csv (with --firetimes: its fire-time .csv)\n",
+      {{"--out", "--firetimes", "--rotation-rate-hz", "--detector", "--max-range-m"}, {}, 1},
+      {}};
+  return RunCommand(import_sensor, argv, [](const Args& args) -> Expected<int> {
+    SensorImportOptions o;
+    if (Status s =
+            FirstError({Require(args, "METADATA", {"--out"}), args.Into("--firetimes", o.firetimes),
+                        args.Into("--detector", o.detector),
+                        args.Into("--rotation-rate-hz", o.rotation_rate_hz),
+                        args.Into("--max-range-m", o.max_range_m),
+                        CheckGiven(args, "--rotation-rate-hz", o.rotation_rate_hz,
+                                   kMinRotationRateHz, kMaxRotationRateHz, "Hz"),
+                        CheckGiven(args, "--max-range-m", o.max_range_m, 0.1, 100000, "m")});
+        !s.ok())
+      return s.error();
+    const std::string out = args.Get("--out");
+    auto imported = ImportSensorProfileTo(args.positionals()[0], o, out);
+    if (!imported.ok()) return imported.error();
+    fmt::print("wrote {}: {} ({} beams per frame)\n", out, imported->name, imported->beams);
     return 0;
-  }
-  if (const std::string missing = MissingArguments(*args, "METADATA", {"--out"});
-      !missing.empty()) {
-    fmt::print(stderr, "lidartwin import-sensor: {}\n{}", missing, kUsage);
-    return 2;
-  }
-  SensorImportOptions o;
-  o.firetimes = args->Get("--firetimes");
-  o.detector = args->Get("--detector", "ideal");
-  auto rate = args->GetDouble("--rotation-rate-hz", 0);
-  auto range = args->GetDouble("--max-range-m", 0);
-  for (const Status& s : {rate.status(), range.status()})
-    if (!s.ok()) {
-      fmt::print(stderr, "lidartwin import-sensor: {}\n", s.message());
-      return 2;
-    }
-  // Given on the command line, a rate or range must be one (0 in the options means "not given":
-  // the metadata's or the data sheet's).
-  struct Bounded {
-    const char* flag;
-    double value, lo, hi;
-    const char* unit;
-  };
-  for (const Bounded& b :
-       {Bounded{"--rotation-rate-hz", *rate, kMinRotationRateHz, kMaxRotationRateHz, "Hz"},
-        Bounded{"--max-range-m", *range, 0.1, 100000, "m"}}) {
-    if (args->Has(b.flag) && !(b.value >= b.lo && b.value <= b.hi)) {
-      fmt::print(stderr, "lidartwin import-sensor: {} must be in {:g}..{:g} {}, got {}\n", b.flag,
-                 b.lo, b.hi, b.unit, args->Get(b.flag));
-      return 2;
-    }
-  }
-  o.rotation_rate_hz = *rate;
-  o.max_range_m = *range;
-  const std::filesystem::path out = args->Get("--out");
-  auto yaml = ImportSensorProfile(args->positionals()[0], o);
-  if (!yaml.ok()) {
-    fmt::print(stderr, "lidartwin import-sensor: error: {}\n", yaml.message());
-    return 1;
-  }
-  // The profile must load as written, or nothing is written.
-  auto profile = ParseSensorProfile(*yaml, out);
-  if (!profile.ok()) {
-    fmt::print(stderr, "lidartwin import-sensor: error: the imported profile does not load: {}\n",
-               profile.message());
-    return 1;
-  }
-  if (Status s = WriteTextFileAtomically(out, *yaml); !s.ok()) {
-    fmt::print(stderr, "lidartwin import-sensor: error: {}\n", s.message());
-    return 1;
-  }
-  fmt::print("wrote {}: {} ({} beams per frame)\n", out.string(), profile->name,
-             profile->BeamCount());
-  return 0;
+  });
 }
 
 }  // namespace lt::cli

@@ -3,7 +3,7 @@
 
 #include <algorithm>
 
-#include "args.h"
+#include "command.h"
 #include "commands.h"
 #include "lidartwin/jobs/reconstruct_recording.h"
 #include "lidartwin/reconstruct/posed_recording.h"
@@ -46,16 +46,10 @@ constexpr const char* kUsage =
     "  most 1048576 voxels along it), --max-range-m (1, 10000] m, --columns 0..1048576\n"
     "  writes DIR/scene.yaml (simulate --scene), DIR/materials.yaml and the meshes.\n";
 
-// Runs the job with its lines printed and its progress on stderr; the exit status.
-int Run(jobs::ReconstructRecordingOptions& job) {
-  auto usage_error = [](const std::string& message) {
-    fmt::print(stderr, "lidartwin reconstruct: {}\n", message);
-    return 2;
-  };
-  job.log.info = [](const std::string& line) { fmt::print("{}", line); };
-  job.log.note = [](const std::string& line) {
-    fmt::print(stderr, "lidartwin reconstruct: {}\n", line);
-  };
+// Runs the job with its lines printed and its progress on stderr. The run's errors exit 1,
+// naming --out, and --voxel-m where a voxel count was what failed.
+Status Run(jobs::ReconstructRecordingOptions& job) {
+  job.log = PrintingLog("reconstruct");
   job.log.warning = [](const std::string& message) { fmt::print(stderr, "{}\n", message); };
   Progress progress("reconstruct", 0);
   int steps = 0;
@@ -70,87 +64,76 @@ int Run(jobs::ReconstructRecordingOptions& job) {
     progress.Finish();
   };
   const Status s = jobs::ReconstructRecording(job);
-  if (s.ok()) return 0;
-  if (IsAboutOption(s.error(), kFlags)) return usage_error(FlagMessage(s.error(), kFlags));
-  fmt::print(stderr, "lidartwin reconstruct: error: {}{}\n",
-             FlagMessage(s.error(), {{"out", "--out"}}),
-             s.message().find("voxel_m") != std::string::npos ? " (option --voxel-m)" : "");
-  return 1;
+  if (s.ok() || IsAboutOption(s.error(), kFlags)) return s;
+  return Error{FlagMessage(s.error(), {{"out", "--out"}}) +
+               (s.message().find("voxel_m") != std::string::npos ? " (option --voxel-m)" : "")};
+}
+
+// The reconstruction's options, each against its documented range before the recording is
+// read, named by flag.
+Status ReadReconstructOptions(const Args& args, ReconstructOptions& o) {
+  o.carve = !args.Has("--no-carve");
+  auto depth = args.GetUInt("--depth", 10);
+  if (Status s = FirstError({depth.status(), args.Into("--method", o.method),
+                             args.Into("--voxel-m", o.voxel_m),
+                             args.Into("--max-range-m", o.max_range_m)});
+      !s.ok())
+    return s;
+  // Clamped before the narrowing cast so that 2^40 reads as too deep, not as 0.
+  o.poisson_depth = static_cast<int>(std::min<uint64_t>(*depth, 1000));
+  ConfigCheck check;
+  o.Check(check);
+  if (const auto& p = check.problem())
+    return OptionError(p->key_path, p->key_path + ": " + p->problem);
+  return {};
 }
 
 }  // namespace
 
 int ReconstructCommand(const std::vector<std::string>& argv) {
-  auto args = Args::Parse(
-      argv, {{"--metadata", "--calibration", "--format", "--poses", "--pose-at", "--frames",
-              "--method", "--depth", "--voxel-m", "--max-range-m", "--columns", "--out"},
-             {"--help", "--no-carve", "--static", "--incremental"},
-             1});
-  if (!args.ok()) {
-    fmt::print(stderr, "lidartwin reconstruct: {}\n{}", args.message(), kUsage);
-    return 2;
-  }
-  if (args->Has("--help")) {
-    fmt::print("{}", kUsage);
+  const Command reconstruct{
+      "reconstruct",
+      kUsage,
+      {{"--metadata", "--calibration", "--format", "--poses", "--pose-at", "--frames", "--method",
+        "--depth", "--voxel-m", "--max-range-m", "--columns", "--out"},
+       {"--no-carve", "--static", "--incremental"},
+       1},
+      kFlags};
+  return RunCommand(reconstruct, argv, [](const Args& args) -> Expected<int> {
+    if (Status s = Require(args, "REC", {"--out"}); !s.ok()) return s.error();
+    jobs::ReconstructRecordingOptions job;
+    uint64_t columns = 0;
+    if (Status s = FirstError({ReadReconstructOptions(args, job.reconstruct),
+                               args.Into("--columns", columns), args.Into("--frames", job.frames)});
+        !s.ok())
+      return s.error();
+    if (columns > jobs::kMaxColumns)  // as typed: the job's field is 32 bits
+      return FlagError("--columns", fmt::format("option --columns: must be in 0..{} (0: every "
+                                                "point at its frame's start pose), got {}",
+                                                jobs::kMaxColumns, columns));
+    if (args.Has("--static") && args.Has("--poses"))
+      return ArgumentError("give --poses or --static, not both");
+    auto pose_fraction = PoseFractionOf(args.Get("--pose-at", "start"));
+    if (!pose_fraction.ok()) return pose_fraction.error();
+    if (args.Has("--pose-at") && !args.Has("--poses"))
+      return ArgumentError("--pose-at says when the poses of --poses hold; give it with --poses");
+    job.recording = args.positionals()[0];
+    job.sidecar = args.Get("--metadata", args.Get("--calibration"));
+    job.format = args.Get("--format");
+    job.poses = args.Get("--poses");
+    job.pose_fraction = *pose_fraction;
+    job.static_sensor = args.Has("--static");
+    job.incremental = args.Has("--incremental");
+    job.columns = static_cast<uint32_t>(columns);
+    job.out = args.Get("--out");
+    job.names.names = {{"incremental", "--incremental"},
+                       {"poses", "--poses KITTI.txt"},
+                       {"static_sensor", "--static"},
+                       {"frames", "--frames"},
+                       {"method", "--method"}};
+    if (Status s = Run(job); !s.ok()) return s.error();
     return 0;
-  }
-  if (const std::string missing = MissingArguments(*args, "REC", {"--out"}); !missing.empty()) {
-    fmt::print(stderr, "lidartwin reconstruct: {}\n{}", missing, kUsage);
-    return 2;
-  }
-  auto usage_error = [](const std::string& message) {
-    fmt::print(stderr, "lidartwin reconstruct: {}\n", message);
-    return 2;
-  };
-  ReconstructOptions o;
-  o.method = args->Get("--method", o.method);
-  o.carve = !args->Has("--no-carve");
-  auto depth = args->GetUInt("--depth", 10);
-  auto voxel = args->GetDouble("--voxel-m", o.voxel_m);
-  auto range = args->GetDouble("--max-range-m", o.max_range_m);
-  auto columns = args->GetUInt("--columns", 0);
-  auto frames = args->GetDoubleList("--frames", {});
-  for (const Status& s :
-       {depth.status(), voxel.status(), range.status(), columns.status(), frames.status()})
-    if (!s.ok()) return usage_error(s.message());
-  // Clamped before the narrowing cast so that 2^40 reads as too deep, not as 0.
-  o.poisson_depth = static_cast<int>(std::min<uint64_t>(*depth, 1000));
-  o.voxel_m = *voxel;
-  o.max_range_m = *range;
-  // Every option against its documented range before the recording is read, named by flag.
-  ConfigCheck check;
-  o.Check(check);
-  if (const auto& p = check.problem())
-    return usage_error(
-        FlagMessage(OptionError(p->key_path, p->key_path + ": " + p->problem), kFlags));
-  if (*columns > jobs::kMaxColumns)  // as typed: the job's field is 32 bits
-    return usage_error(fmt::format(
-        "option --columns: must be in 0..{} (0: every point at its frame's start pose), got {}",
-        jobs::kMaxColumns, *columns));
-  if (args->Has("--static") && args->Has("--poses"))
-    return usage_error("give --poses or --static, not both");
-  auto pose_fraction = PoseFractionOf(args->Get("--pose-at", "start"));
-  if (!pose_fraction.ok()) return usage_error(FlagMessage(pose_fraction.error(), kFlags));
-  if (args->Has("--pose-at") && !args->Has("--poses"))
-    return usage_error("--pose-at says when the poses of --poses hold; give it with --poses");
-  jobs::ReconstructRecordingOptions job;
-  job.recording = args->positionals()[0];
-  job.sidecar = args->Get("--metadata", args->Get("--calibration"));
-  job.format = args->Get("--format");
-  job.frames = *frames;
-  job.poses = args->Get("--poses");
-  job.pose_fraction = *pose_fraction;
-  job.static_sensor = args->Has("--static");
-  job.incremental = args->Has("--incremental");
-  job.columns = static_cast<uint32_t>(*columns);
-  job.reconstruct = o;
-  job.out = args->Get("--out");
-  job.names.names = {{"incremental", "--incremental"},
-                     {"poses", "--poses KITTI.txt"},
-                     {"static_sensor", "--static"},
-                     {"frames", "--frames"},
-                     {"method", "--method"}};
-  return Run(job);
+  });
 }
 
 }  // namespace lt::cli

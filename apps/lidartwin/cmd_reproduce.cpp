@@ -2,12 +2,11 @@
 // jobs::ReproduceOptions, the run in jobs/ (reproduce.h), its lines printed.
 #include <fmt/core.h>
 
-#include "args.h"
 #include "built_in.h"
+#include "command.h"
 #include "commands.h"
 #include "lidartwin/jobs/reproduce.h"
 #include "lidartwin/reconstruct/posed_recording.h"
-#include "option_flags.h"
 
 namespace lt::cli {
 namespace {
@@ -49,81 +48,56 @@ constexpr const char* kUsage =
     "  sensor did not move).\n"
     "  The floor: the held-out frame against its real neighbouring frame, by beam.\n";
 
-// A failed run: an error in an argument (its key leads the message) exits 2, naming the flag.
-int FailRun(const Status& s) {
-  if (IsAboutOption(s.error(), kReproduceFlags))
-    return Fail("reproduce", FlagMessage(s.error(), kReproduceFlags), 2);
-  return Fail("reproduce", "error: " + s.message(), 1);
-}
-
 }  // namespace
 
 int ReproduceCommand(const std::vector<std::string>& argv) {
-  auto args = Args::Parse(argv, {{"--recording", "--metadata", "--calibration", "--simulate-frame",
-                                  "--reconstruct-frames", "--poses", "--pose-at",
-                                  "--rotation-rate-hz", "--detector", "--intensity", "--method",
-                                  "--depth", "--voxel-m", "--max-range-m", "--seed", "--out"},
-                                 {"--help", "--static"},
-                                 0});
-  if (!args.ok()) return Fail("reproduce", args.message() + "\n" + kUsage, 2);
-  if (args->Has("--static") && args->Has("--poses"))
-    return Fail("reproduce", "give --poses or --static, not both", 2);
-  if (args->Has("--help")) {
-    fmt::print("{}", kUsage);
+  const Command reproduce{
+      "reproduce",
+      kUsage,
+      {{"--recording", "--metadata", "--calibration", "--simulate-frame", "--reconstruct-frames",
+        "--poses", "--pose-at", "--rotation-rate-hz", "--detector", "--intensity", "--method",
+        "--depth", "--voxel-m", "--max-range-m", "--seed", "--out"},
+       {"--static"},
+       0},
+      kReproduceFlags};
+  return RunCommand(reproduce, argv, [](const Args& args) -> Expected<int> {
+    if (args.Has("--static") && args.Has("--poses"))
+      return ArgumentError("give --poses or --static, not both");
+    if (!args.Has("--recording") || !args.Has("--simulate-frame") || !args.Has("--out") ||
+        args.Has("--metadata") == args.Has("--calibration"))
+      return Usage(
+          "--recording, one of --metadata/--calibration, --simulate-frame and --out are "
+          "required");
+    jobs::ReproduceOptions o;
+    auto depth = args.GetUInt("--depth", 10);
+    if (Status s = FirstError(
+            {depth.status(), args.Into("--simulate-frame", o.simulate_frame),
+             args.Into("--rotation-rate-hz", o.rotation_rate_hz),
+             args.Into("--voxel-m", o.reconstruct.voxel_m),
+             args.Into("--max-range-m", o.reconstruct.max_range_m), args.Into("--seed", o.seed),
+             args.Into("--reconstruct-frames", o.reconstruct_frames),
+             args.Into("--recording", o.recording), args.Into("--poses", o.poses),
+             args.Into("--detector", o.detector), args.Into("--intensity", o.intensity),
+             args.Into("--method", o.reconstruct.method), args.Into("--out", o.out)});
+        !s.ok())
+      return s.error();
+    o.sidecar = args.Get("--metadata", args.Get("--calibration"));
+    o.static_sensor = args.Has("--static");
+    o.reconstruct.poisson_depth = static_cast<int>(std::min<uint64_t>(*depth, 1000));
+    auto pose_fraction = PoseFractionOf(args.Get("--pose-at", "start"));
+    if (!pose_fraction.ok()) return pose_fraction.error();
+    o.pose_fraction = *pose_fraction;
+    if (Status s = o.Validate(); !s.ok()) return s.error();
+    if (args.Has("--pose-at") && !args.Has("--poses"))
+      return ArgumentError("--pose-at says when the poses of --poses hold; give it with --poses");
+    o.mesh_loader = BuiltInMeshLoader();
+    o.simulate = RunSimulationJob;
+    o.names.names = {{"rotation_rate_hz", "--rotation-rate-hz"}};
+    o.log = PrintingLog("reproduce");
+    o.log.note = [](const std::string& line) { fmt::print(stderr, "{}\n", line); };
+    if (Status s = jobs::Reproduce(o); !s.ok()) return s.error();
     return 0;
-  }
-  if (!args->Has("--recording") || !args->Has("--simulate-frame") || !args->Has("--out") ||
-      args->Has("--metadata") == args->Has("--calibration"))
-    return Fail("reproduce",
-                std::string("--recording, one of --metadata/--calibration, --simulate-frame "
-                            "and --out are required\n") +
-                    kUsage,
-                2);
-  auto held_out = args->GetUInt("--simulate-frame", 0);
-  auto rate = args->GetDouble("--rotation-rate-hz", 0);
-  auto depth = args->GetUInt("--depth", 10);
-  auto voxel = args->GetDouble("--voxel-m", 0.05);
-  auto range = args->GetDouble("--max-range-m", 80);
-  auto seed = args->GetUInt("--seed", 0);
-  auto rebuild = args->GetDoubleList("--reconstruct-frames", {});
-  for (const Status& s : {held_out.status(), rate.status(), depth.status(), voxel.status(),
-                          range.status(), seed.status(), rebuild.status()})
-    if (!s.ok()) return Fail("reproduce", s.message(), 2);
-  if (*held_out > UINT32_MAX)
-    return Fail("reproduce", fmt::format("--simulate-frame {}: not a frame index", *held_out), 2);
-  jobs::ReproduceOptions o;
-  o.recording = args->Get("--recording");
-  o.sidecar = args->Get("--metadata", args->Get("--calibration"));
-  o.simulate_frame = static_cast<uint32_t>(*held_out);
-  o.reconstruct_frames = *rebuild;
-  o.poses = args->Get("--poses");
-  o.static_sensor = args->Has("--static");
-  o.rotation_rate_hz = *rate;
-  o.detector = args->Get("--detector", "recording");
-  o.intensity = args->Get("--intensity", "auto");
-  o.reconstruct.method = args->Get("--method", o.reconstruct.method);
-  o.reconstruct.poisson_depth = static_cast<int>(std::min<uint64_t>(*depth, 1000));
-  o.reconstruct.voxel_m = *voxel;
-  o.reconstruct.max_range_m = *range;
-  o.seed = *seed;
-  o.out = args->Get("--out");
-  auto pose_fraction = PoseFractionOf(args->Get("--pose-at", "start"));
-  if (!pose_fraction.ok()) return FailRun(pose_fraction.status());
-  o.pose_fraction = *pose_fraction;
-  if (Status s = o.Validate(); !s.ok()) return FailRun(s);
-  if (args->Has("--pose-at") && !args->Has("--poses"))
-    return Fail("reproduce", "--pose-at says when the poses of --poses hold; give it with --poses",
-                2);
-  o.mesh_loader = BuiltInMeshLoader();
-  o.simulate = RunSimulationJob;
-  o.names.names = {{"rotation_rate_hz", "--rotation-rate-hz"}};
-  o.log.info = [](const std::string& line) { fmt::print("{}", line); };
-  o.log.note = [](const std::string& line) { fmt::print(stderr, "{}\n", line); };
-  o.log.warning = [](const std::string& message) {
-    fmt::print(stderr, "lidartwin reproduce: warning: {}\n", message);
-  };
-  if (Status s = jobs::Reproduce(o); !s.ok()) return FailRun(s);
-  return 0;
+  });
 }
 
 }  // namespace lt::cli

@@ -1,16 +1,14 @@
+// lidartwin simulate: frames of a sensor in a scene to HDF5 or to point-cloud files
+// (datasets/simulation_run.h).
 #include <fmt/core.h>
 
-#include <algorithm>
 #include <chrono>
-#include <cstdint>
 #include <cstdlib>
 
-#include "args.h"
 #include "built_in.h"
+#include "command.h"
 #include "commands.h"
 #include "lidartwin/datasets/frame_output.h"
-#include "lidartwin/sim/simulator.h"
-#include "option_flags.h"
 #include "simulation_args.h"
 
 namespace lt::cli {
@@ -26,57 +24,41 @@ std::string ConfigRoot() {
 }
 
 int SimulateCommand(const std::vector<std::string>& argv) {
-  ArgSpec spec{{"--out"}, {"--help"}, 0};
+  Command simulate{
+      "simulate",
+      "usage: lidartwin simulate --sensor S.yaml --scene C.yaml [--trajectory T.yaml]\n"
+      "         [--frames N] [--seed K] [--backend cpu|cuda] [--threads N]\n"
+      "         [--motion-slices N] [--waveforms BEAMS] --out out.h5\n"
+      "  --motion-slices: moving objects are placed N times per frame (default 16)\n"
+      "  --waveforms: waveform detector: also write the voltage records of these beams\n"
+      "               each frame (e.g. 0,17,3000-3010; at most 4096 beams)\n"
+      "  --out ending in .ply, .pcd or .las (LAS 1.4) writes one file per frame "
+      "(name_000000.ply, ...)\n",
+      {{"--out"}, {}, 0},
+      {},
+      {{"backend", "--backend"}}};  // an unusable backend is the run's error (exit 1)
   for (const auto& name : SimulationOptionNames())
-    spec.valued.insert(name);
-  auto args = Args::Parse(argv, spec);
-  if (!args.ok()) {
-    fmt::print(stderr, "lidartwin simulate: {}\n", args.message());
-    return 2;
-  }
-  if (args->Has("--help")) {
+    simulate.args.valued.insert(name);
+  return RunCommand(simulate, argv, [](const Args& args) -> Expected<int> {
+    auto job = SimulationJobFromArgs(args);
+    if (!job.ok()) return job.error();
+    if (!args.Has("--out")) return Usage("missing required option --out");
+    job->out = args.Get("--out");
+    // Its options out of range are usage errors, whatever key they name.
+    if (Status s = job->Validate(); !s.ok()) return ArgumentError(s.message());
+    job->keep_frames = false;  // frames stream to the writer
+    const auto start = std::chrono::steady_clock::now();
+    auto result = RunSimulationJob(*job);
+    if (!result.ok()) return result.error();
+    const double total =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     fmt::print(
-        "usage: lidartwin simulate --sensor S.yaml --scene C.yaml [--trajectory T.yaml]\n"
-        "         [--frames N] [--seed K] [--backend cpu|cuda] [--threads N]\n"
-        "         [--motion-slices N] [--waveforms BEAMS] --out out.h5\n"
-        "  --motion-slices: moving objects are placed N times per frame (default 16)\n"
-        "  --waveforms: waveform detector: also write the voltage records of these beams\n"
-        "               each frame (e.g. 0,17,3000-3010; at most 4096 beams)\n"
-        "  --out ending in .ply, .pcd or .las (LAS 1.4) writes one file per frame "
-        "(name_000000.ply, ...)\n");
+        "wrote {}: {} frame(s), {} points, {} rays; {:.3f} s in all ({:.3f} s tracing, "
+        "{:.2f} Mrays/s)\n",
+        WrittenFilesText(result->written), result->frames_written, result->points, result->rays,
+        total, result->seconds, result->seconds > 0 ? result->rays / result->seconds / 1e6 : 0.0);
     return 0;
-  }
-  auto parsed = SimulationJobFromArgs(*args);
-  if (!parsed.ok()) {
-    fmt::print(stderr, "lidartwin simulate: {}\n", parsed.message());
-    return 2;
-  }
-  if (!args->Has("--out")) {
-    fmt::print(stderr, "lidartwin simulate: missing required option --out\n");
-    return 2;
-  }
-  SimulationJob job = std::move(parsed.value());
-  job.out = args->Get("--out");
-  if (Status s = job.Validate(); !s.ok()) {
-    fmt::print(stderr, "lidartwin simulate: {}\n", s.message());
-    return 2;
-  }
-  job.keep_frames = false;  // frames stream to the writer
-  const auto start = std::chrono::steady_clock::now();
-  auto result = RunSimulationJob(job);
-  if (!result.ok()) {
-    fmt::print(stderr, "lidartwin simulate: error: {}\n",
-               FlagMessage(result.error(), {{"backend", "--backend"}}));
-    return 1;
-  }
-  const double total =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  fmt::print(
-      "wrote {}: {} frame(s), {} points, {} rays; {:.3f} s in all ({:.3f} s tracing, "
-      "{:.2f} Mrays/s)\n",
-      WrittenFilesText(result->written), result->frames_written, result->points, result->rays,
-      total, result->seconds, result->seconds > 0 ? result->rays / result->seconds / 1e6 : 0.0);
-  return 0;
+  });
 }
 
 }  // namespace lt::cli

@@ -2,8 +2,8 @@
 // served on localhost or exported as one self-contained HTML file.
 #include <fmt/core.h>
 
-#include "args.h"
 #include "built_in.h"
+#include "command.h"
 #include "commands.h"
 #include "compare_flags.h"
 #include "lidartwin/base/atomic_file.h"
@@ -15,15 +15,6 @@
 namespace lt::cli {
 namespace {
 
-constexpr const char* kUsage =
-    "usage: lidartwin view --real REC --sim REC [options] [--port P | --export viewer.html]\n"
-    "  serves the viewer on http://127.0.0.1:P/ (default 8080; 0: any free port) until\n"
-    "  interrupted, reading the files again when the page is reloaded after they changed;\n"
-    "  --export writes one HTML file with the data inlined that opens with no server.\n";
-
-// Port numbers: 0 (any free one) up to 65535.
-constexpr uint64_t kMaxPort = 65535;
-
 // The encoded document, its notes printed.
 Expected<viewer::EncodedComparison> Encode(const compare::CompareInputs& in) {
   auto encoded = viewer::EncodeComparison(in, BuiltInMeshLoader());
@@ -33,53 +24,24 @@ Expected<viewer::EncodedComparison> Encode(const compare::CompareInputs& in) {
   return encoded;
 }
 
-}  // namespace
+// One HTML file with the data inlined.
+Status Export(const compare::CompareInputs& in, const std::string& title, const std::string& out) {
+  if (Status s = CheckOutputTarget(out); !s.ok()) return s;
+  auto encoded = Encode(in);
+  if (!encoded.ok()) return encoded.error();
+  const std::string page = viewer::ExportedPage(title, encoded->bytes);
+  if (Status s = WriteTextFileAtomically(out, page); !s.ok()) return s;
+  fmt::print("wrote {} ({:.2f} MB): {}\n", out, page.size() / 1e6, encoded->summary);
+  return {};
+}
 
-int ViewCommand(const std::vector<std::string>& argv) {
-  ArgSpec spec{CompareInputFlags(), {"--help"}, 0};
-  spec.valued.insert({"--port", "--export"});
-  auto args = Args::Parse(argv, spec);
-  if (!args.ok()) {
-    fmt::print(stderr, "lidartwin view: {}\n{}{}", args.message(), kUsage, kCompareInputUsage);
-    return 2;
-  }
-  if (args->Has("--help")) {
-    fmt::print("{}{}", kUsage, kCompareInputUsage);
-    return 0;
-  }
-  auto fail = [](const std::string& message, int code) {
-    fmt::print(stderr, "lidartwin view: {}\n", message);
-    return code;
-  };
-  auto inputs = ParseCompareInputs(*args);
-  if (!inputs.ok()) return fail(inputs.message() + "\n" + kUsage + kCompareInputUsage, 2);
-  auto port = args->GetUIntIn("--port", 8080, 0, kMaxPort);
-  if (!port.ok()) return fail(port.message(), 2);
-  if (args->Has("--export") && args->Has("--port"))
-    return fail("give --export or --port, not both", 2);
-
-  if (args->Has("--export")) {
-    const std::string out = args->Get("--export");
-    if (Status s = CheckOutputsApart(*args, {{"--export", out}}); !s.ok())
-      return fail(s.message(), 2);
-    if (Status s = CheckOutputTarget(out); !s.ok()) return fail("error: " + s.message(), 1);
-    auto encoded = Encode(*inputs);
-    if (!encoded.ok()) return fail("error: " + encoded.message(), 1);
-    const std::string page = viewer::ExportedPage(
-        fmt::format("lidartwin view: {} vs {}", inputs->real_file, inputs->sim_file),
-        encoded->bytes);
-    if (Status s = WriteTextFileAtomically(out, page); !s.ok())
-      return fail("error: " + s.message(), 1);
-    fmt::print("wrote {} ({:.2f} MB): {}\n", out, page.size() / 1e6, encoded->summary);
-    return 0;
-  }
-
-  // Serving: a document that cannot be built is reported here and on the page, which asks
-  // again (reading the files again) when reloaded.
+// Serving: a document that cannot be built is reported here and on the page, which asks
+// again (reading the files again) when reloaded after they changed.
+Status Serve(const compare::CompareInputs& in, const std::string& title, int port) {
   std::string signature;
   auto build = [&]() -> Expected<std::string> {
-    signature = viewer::InputsSignature(*inputs);
-    auto encoded = Encode(*inputs);
+    signature = viewer::InputsSignature(in);
+    auto encoded = Encode(in);
     if (!encoded.ok()) {
       fmt::print(stderr, "lidartwin view: error: {}\n", encoded.message());
       return encoded.error();
@@ -87,16 +49,49 @@ int ViewCommand(const std::vector<std::string>& argv) {
     fmt::print(stderr, "lidartwin view: loaded {}\n", encoded->summary);
     return std::move(encoded->bytes);
   };
-  auto stale = [&] { return viewer::InputsSignature(*inputs) != signature; };
-  viewer::ViewerServer server(
-      fmt::format("lidartwin view: {} vs {}", inputs->real_file, inputs->sim_file), build, stale);
-  auto bound = server.Bind("127.0.0.1", static_cast<int>(*port));
-  if (!bound.ok()) return fail("error: " + bound.message(), 1);
+  auto stale = [&] { return viewer::InputsSignature(in) != signature; };
+  viewer::ViewerServer server(title, build, stale);
+  auto bound = server.Bind("127.0.0.1", port);
+  if (!bound.ok()) return bound.error();
   server.Prepare();
   fmt::print("lidartwin view: serving http://127.0.0.1:{}/ (Ctrl-C to stop)\n", *bound);
   std::fflush(stdout);
-  if (Status s = server.Run(); !s.ok()) return fail("error: " + s.message(), 1);
-  return 0;
+  return server.Run();
+}
+
+}  // namespace
+
+int ViewCommand(const std::vector<std::string>& argv) {
+  Command view{
+      "view",
+      std::string(
+          "usage: lidartwin view --real REC --sim REC [options] [--port P | --export "
+          "viewer.html]\n"
+          "  serves the viewer on http://127.0.0.1:P/ (default 8080; 0: any free port) until\n"
+          "  interrupted, reading the files again when the page is reloaded after they changed;\n"
+          "  --export writes one HTML file with the data inlined that opens with no server.\n") +
+          kCompareInputUsage,
+      {CompareInputFlags(), {}, 0},
+      {}};
+  view.args.valued.insert({"--port", "--export"});
+  return RunCommand(view, argv, [](const Args& args) -> Expected<int> {
+    auto inputs = ParseCompareInputs(args);
+    if (!inputs.ok()) return inputs.error();
+    auto port = args.GetUIntIn("--port", 8080, 0, 65535);  // 0: any free port
+    if (!port.ok()) return port.error();
+    if (args.Has("--export") && args.Has("--port"))
+      return Usage("give --export or --port, not both");
+    const std::string title =
+        fmt::format("lidartwin view: {} vs {}", inputs->real_file, inputs->sim_file);
+    if (args.Has("--export")) {
+      const std::string out = args.Get("--export");
+      if (Status s = CheckOutputsApart(args, {{"--export", out}}); !s.ok()) return s.error();
+      if (Status s = Export(*inputs, title, out); !s.ok()) return s.error();
+      return 0;
+    }
+    if (Status s = Serve(*inputs, title, static_cast<int>(*port)); !s.ok()) return s.error();
+    return 0;
+  });
 }
 
 }  // namespace lt::cli

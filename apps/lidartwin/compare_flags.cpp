@@ -6,6 +6,7 @@
 #include <cmath>
 #include <filesystem>
 
+#include "command.h"
 #include "lidartwin/compare/metrics.h"
 #include "lidartwin/compare/targets.h"
 
@@ -28,10 +29,11 @@ Expected<std::vector<uint32_t>> FrameList(const Args& args, const std::string& f
   std::vector<uint32_t> out;
   for (double v : *list) {
     if (!(v >= 0 && v <= UINT32_MAX && v == std::floor(v)))
-      return Error{fmt::format(
-          "option {}: {:.15g} is not a frame number (a whole number below 2^32)", flag, v)};
+      return FlagError(
+          flag, fmt::format("option {}: {:.15g} is not a frame number (a whole number below 2^32)",
+                            flag, v));
     if (std::find(out.begin(), out.end(), static_cast<uint32_t>(v)) != out.end())
-      return Error{fmt::format("option {}: frame {:.15g} is listed twice", flag, v)};
+      return FlagError(flag, fmt::format("option {}: frame {:.15g} is listed twice", flag, v));
     out.push_back(static_cast<uint32_t>(v));
   }
   return out;
@@ -62,9 +64,9 @@ const char* const kCompareInputUsage =
     "  its position as d_GT).\n";
 
 Expected<compare::CompareInputs> ParseCompareInputs(const Args& args) {
-  if (!args.Has("--real") || !args.Has("--sim")) return Error{"--real and --sim are required"};
+  if (!args.Has("--real") || !args.Has("--sim")) return Usage("--real and --sim are required");
   if (args.Has("--real-metadata") && args.Has("--real-calibration"))
-    return Error{"give --real-metadata or --real-calibration, not both"};
+    return Usage("give --real-metadata or --real-calibration, not both");
   compare::CompareInputs in;
   in.real_file = args.Get("--real");
   in.sim_file = args.Get("--sim");
@@ -73,7 +75,7 @@ Expected<compare::CompareInputs> ParseCompareInputs(const Args& args) {
   in.rois_file = args.Get("--rois");
   in.scene_file = args.Get("--scene");
   auto method = compare::ParseAssociationMethod(args.Get("--associate", "auto"));
-  if (!method.ok()) return Error{"option --associate: " + method.message()};
+  if (!method.ok()) return FlagError("--associate", "option --associate: " + method.message());
   in.association.method = *method;
   auto angle = args.GetDouble("--max-angle-deg", in.association.max_angle_deg);
   auto distance = args.GetDouble("--max-distance-m", in.association.max_distance_m);
@@ -93,15 +95,16 @@ Expected<compare::CompareInputs> ParseCompareInputs(const Args& args) {
   // Every number against its documented range before any file is read, named by its flag
   // (the rules are the options' own Check()).
   if (Status s = compare::CheckRoiMargin(in.roi_margin_m); !s.ok())
-    return Error{"option --roi-margin-m: " + s.message()};
+    return FlagError("--roi-margin-m", "option --roi-margin-m: " + s.message());
   compare::CompareOptions options;
   options.association = in.association;
   options.min_range_m = in.min_range_m;
   ConfigCheck check;
   options.Check(check);
-  if (!check.ok())
-    return Error{fmt::format("option {}: {}", FlagOfKey(check.problem()->key_path),
-                             check.problem()->problem)};
+  if (!check.ok()) {
+    const std::string flag = FlagOfKey(check.problem()->key_path);
+    return FlagError(flag, fmt::format("option {}: {}", flag, check.problem()->problem));
+  }
   return in;
 }
 
@@ -120,12 +123,14 @@ Status CheckOutputsApart(const Args& args,
   for (size_t i = 0; i < outputs.size(); ++i) {
     for (const auto& [flag, path] : named)
       if (same(outputs[i].second, path))
-        return Error{fmt::format("option {}: {} is the {} file; it would be overwritten",
-                                 outputs[i].first, outputs[i].second, flag)};
+        return FlagError(outputs[i].first,
+                         fmt::format("option {}: {} is the {} file; it would be overwritten",
+                                     outputs[i].first, outputs[i].second, flag));
     for (size_t j = 0; j < i; ++j)
       if (same(outputs[i].second, outputs[j].second))
-        return Error{fmt::format("options {} and {} name the same file ({})", outputs[j].first,
-                                 outputs[i].first, outputs[i].second)};
+        return FlagError(outputs[i].first,
+                         fmt::format("options {} and {} name the same file ({})", outputs[j].first,
+                                     outputs[i].first, outputs[i].second));
   }
   return {};
 }

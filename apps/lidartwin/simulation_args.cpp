@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cstdint>
 
+#include "command.h"
+
 namespace lt::cli {
 
 std::vector<std::string> SimulationOptionNames() {
@@ -12,7 +14,7 @@ std::vector<std::string> SimulationOptionNames() {
 
 Expected<SimulationJob> SimulationJobFromArgs(const Args& args) {
   for (const char* required : {"--sensor", "--scene"}) {
-    if (!args.Has(required)) return Error{std::string("missing required option ") + required};
+    if (!args.Has(required)) return Usage(std::string("missing required option ") + required);
   }
   SimulationJob job;
   job.sensor = args.Get("--sensor");
@@ -20,7 +22,8 @@ Expected<SimulationJob> SimulationJobFromArgs(const Args& args) {
   if (args.Has("--trajectory")) job.trajectory = args.Get("--trajectory");
   job.backend = args.Get("--backend", "cpu");
   if (job.backend != "cpu" && job.backend != "cuda")
-    return Error{"--backend " + job.backend + ": unknown backend (expected cpu or cuda)"};
+    return FlagError("--backend",
+                     "--backend " + job.backend + ": unknown backend (expected cpu or cuda)");
   auto frames = args.GetUIntIn("--frames", 1, 1, 1000000);
   auto seed = args.GetUInt("--seed", 0);
   auto threads = args.GetUIntIn("--threads", 0, 0, kMaxThreads);
@@ -35,7 +38,7 @@ Expected<SimulationJob> SimulationJobFromArgs(const Args& args) {
   job.threads = static_cast<unsigned>(threads.value());
   if (args.Has("--waveforms")) {
     auto beams = ParseBeamList(args.Get("--waveforms"), SimulationOptions::kMaxWaveformBeams);
-    if (!beams.ok()) return Error{"--waveforms: " + beams.message()};
+    if (!beams.ok()) return FlagError("--waveforms", "--waveforms: " + beams.message());
     job.waveform_beams = std::move(beams.value());
   }
   return job;

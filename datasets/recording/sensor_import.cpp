@@ -10,6 +10,7 @@
 #include <sstream>
 #include <vector>
 
+#include "lidartwin/base/atomic_file.h"
 #include "lidartwin/base/message_text.h"
 #include "lidartwin/datasets/ouster.h"
 #include "lidartwin/datasets/velodyne.h"
@@ -290,6 +291,17 @@ Expected<std::string> ImportSensorProfile(const std::filesystem::path& metadata,
   if (!options.firetimes.empty() && ext != ".csv")
     return Error{"firetimes: a fire-time file is for Hesai angle-correction CSVs only"};
   return Render(*t, options);
+}
+
+Expected<ImportedSensor> ImportSensorProfileTo(const std::filesystem::path& metadata,
+                                               const SensorImportOptions& options,
+                                               const std::filesystem::path& out) {
+  auto yaml = ImportSensorProfile(metadata, options);
+  if (!yaml.ok()) return yaml.error();
+  auto profile = ParseSensorProfile(*yaml, out);
+  if (!profile.ok()) return Error{"the imported profile does not load: " + profile.message()};
+  if (Status s = WriteTextFileAtomically(out, *yaml); !s.ok()) return s.error();
+  return ImportedSensor{profile->name, profile->BeamCount()};
 }
 
 }  // namespace lt

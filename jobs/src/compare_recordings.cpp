@@ -12,6 +12,7 @@
 #include "lidartwin/compare/metrics_json.h"
 #include "lidartwin/compare/pairs_table.h"
 #include "lidartwin/datasets/recording.h"
+#include "lidartwin/sim/sensor_profile.h"
 
 namespace lt::jobs {
 namespace {
@@ -72,6 +73,10 @@ Status CompareRecordingsOptions::Validate() const {
   if (!check.ok())
     return OptionError("distance_edges_m", "distance_edges_m: " + check.problem()->problem);
   if (out.empty()) return OptionError("out", "out: no metrics file given");
+  if (beams_per_frame && *beams_per_frame > kMaxBeamsPerFrame)
+    return OptionError("beams_per_frame", "beams_per_frame: must be in 0.." +
+                                              std::to_string(kMaxBeamsPerFrame) + ", got " +
+                                              std::to_string(*beams_per_frame));
   return {};
 }
 

@@ -207,4 +207,22 @@ Status WriteRealDataReport(const RealDataCalibration& result, const std::filesys
   return WriteTextFileAtomically(dir / "real_data_report.md", md);
 }
 
+std::string RealDataSummaryText(const RealDataCalibration& result) {
+  std::string out;
+  for (const auto& w : result.spectralon.wavelengths) {
+    out += fmt::format(
+        "Spectralon {:g} nm: lambert r0 {:.4f} (RMS {:.2f}), lambert_specular RMS {:.2f}, "
+        "{} preferred\n",
+        w.wavelength_nm, w.lambert.Find("r0")->value, w.lambert.residual_rms,
+        w.lambert_specular.residual_rms,
+        w.comparison.full_preferred() ? "lambert_specular" : "lambert");
+  }
+  for (const auto& u : result.ouster) {
+    out += fmt::format(
+        "{}: range-intensity {}, detection {}\n", u.label, u.chosen ? "fitted" : "not fitted",
+        u.detection_photons.outcome.fit || u.detection_link.outcome.fit ? "fitted" : "refused");
+  }
+  return out;
+}
+
 }  // namespace lt::calib

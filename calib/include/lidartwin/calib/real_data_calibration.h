@@ -118,5 +118,8 @@ Expected<std::vector<std::pair<std::filesystem::path, std::filesystem::path>>> P
 // DIR/real_data_report.md with the tables, and one SVG per plot beside it. Errors name the
 // file that could not be written.
 Status WriteRealDataReport(const RealDataCalibration& result, const std::filesystem::path& dir);
+// One line per Spectralon wavelength (the Lambertian R0 and both models' RMS) and per Ouster
+// capture (which fits were made): what `lidartwin calibrate-real` prints.
+std::string RealDataSummaryText(const RealDataCalibration& result);
 
 }  // namespace lt::calib

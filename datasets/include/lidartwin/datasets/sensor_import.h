@@ -28,4 +28,14 @@ struct SensorImportOptions {
 Expected<std::string> ImportSensorProfile(const std::filesystem::path& metadata,
                                           const SensorImportOptions& options);
 
+// The imported profile written to `out` (atomically), once it loads as written: its name and
+// beams per frame, or the error (nothing written).
+struct ImportedSensor {
+  std::string name;
+  uint64_t beams = 0;
+};
+Expected<ImportedSensor> ImportSensorProfileTo(const std::filesystem::path& metadata,
+                                               const SensorImportOptions& options,
+                                               const std::filesystem::path& out);
+
 }  // namespace lt

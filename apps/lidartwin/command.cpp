@@ -1,0 +1,71 @@
+#include "command.h"
+
+#include <fmt/core.h>
+
+namespace lt::cli {
+namespace {
+
+// Error::option of a usage error (a flag's own begins with "--" too).
+constexpr const char* kUsageOption = "--";
+
+bool IsFlag(const std::string& option) {
+  return option.size() >= 2 && option.compare(0, 2, "--") == 0;
+}
+
+}  // namespace
+
+Error Usage(std::string message) {
+  return Error{std::move(message), kUsageOption};
+}
+
+Error ArgumentError(std::string message) {
+  return Error{std::move(message), "--*"};
+}
+
+Status Require(const Args& args, const char* positional, std::initializer_list<const char*> flags) {
+  const std::string missing = MissingArguments(args, positional, flags);
+  if (missing.empty()) return {};
+  return Usage(missing);
+}
+
+int RunCommand(const Command& command, const std::vector<std::string>& argv,
+               const CommandBody& body) {
+  ArgSpec spec = command.args;
+  spec.switches.insert("--help");
+  auto args = Args::Parse(argv, spec);
+  if (!args.ok()) {
+    fmt::print(stderr, "lidartwin {}: {}\n{}", command.name, args.message(), command.usage);
+    return 2;
+  }
+  if (args->Has("--help")) {
+    fmt::print("{}", command.usage);
+    return 0;
+  }
+  auto exit_status = body(*args);
+  if (exit_status.ok()) return *exit_status;
+  const Error& e = exit_status.error();
+  if (e.option == kUsageOption) {
+    fmt::print(stderr, "lidartwin {}: {}\n{}", command.name, e.message, command.usage);
+    return 2;
+  }
+  if (IsFlag(e.option) || IsAboutOption(e, command.flags)) {
+    fmt::print(stderr, "lidartwin {}: {}\n", command.name, FlagMessage(e, command.flags));
+    return 2;
+  }
+  fmt::print(stderr, "lidartwin {}: error: {}\n", command.name, FlagMessage(e, command.names));
+  return 1;
+}
+
+jobs::JobLog PrintingLog(const char* command) {
+  jobs::JobLog log;
+  log.info = [](const std::string& line) { fmt::print("{}", line); };
+  log.note = [command](const std::string& line) {
+    fmt::print(stderr, "lidartwin {}: {}\n", command, line);
+  };
+  log.warning = [command](const std::string& message) {
+    fmt::print(stderr, "lidartwin {}: warning: {}\n", command, message);
+  };
+  return log;
+}
+
+}  // namespace lt::cli
