@@ -200,35 +200,4 @@ Expected<std::vector<double>> Args::GetDoubleList(const std::string& flag,
   return out;
 }
 
-Expected<std::vector<uint32_t>> ParseBeamList(const std::string& text, size_t max_beams) {
-  auto number = [](const std::string& t, uint32_t& out) {
-    if (t.empty() || t.size() > 10 || t.find_first_not_of("0123456789") != std::string::npos)
-      return false;
-    const uint64_t v = std::stoull(t);
-    if (v > UINT32_MAX) return false;
-    out = static_cast<uint32_t>(v);
-    return true;
-  };
-  std::set<uint32_t> beams;
-  size_t start = 0;
-  while (start <= text.size()) {
-    const size_t comma = std::min(text.find(',', start), text.size());
-    const std::string item = text.substr(start, comma - start);
-    const size_t dash = item.find('-');
-    uint32_t lo = 0, hi = 0;
-    const bool ok = dash == std::string::npos
-                        ? number(item, lo) && number(item, hi)
-                        : number(item.substr(0, dash), lo) && number(item.substr(dash + 1), hi);
-    if (!ok) return Error{"'" + item + "' is not a beam number or a range A-B"};
-    if (hi < lo) return Error{"the range '" + item + "' falls"};
-    if (uint64_t{hi} - lo + beams.size() >= max_beams) {
-      return Error{"more than " + std::to_string(max_beams) + " beams"};
-    }
-    for (uint64_t b = lo; b <= hi; ++b)
-      beams.insert(static_cast<uint32_t>(b));
-    start = comma + 1;
-  }
-  return std::vector<uint32_t>(beams.begin(), beams.end());
-}
-
 }  // namespace lt::cli

@@ -23,11 +23,6 @@ struct ArgSpec {
   size_t max_positionals = 0;
 };
 
-// Beam indices from "0,17,3000-3010": numbers and inclusive ranges, comma-separated, sorted
-// and each kept once; more than `max_beams` beams, a range that falls, or text that is not a
-// whole number is an error that names it.
-Expected<std::vector<uint32_t>> ParseBeamList(const std::string& text, size_t max_beams);
-
 class Args {
  public:
   static Expected<Args> Parse(const std::vector<std::string>& argv, const ArgSpec& spec);

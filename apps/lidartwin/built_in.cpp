@@ -1,6 +1,6 @@
 #include "built_in.h"
 
-#include "progress.h"
+#include "lidartwin/base/terminal_progress.h"
 #if LT_WITH_OPEN3D
 #include "lidartwin/datasets/open3d_mesh_loader.h"
 #endif

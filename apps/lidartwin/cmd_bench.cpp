@@ -7,6 +7,7 @@
 #include "built_in.h"
 #include "command.h"
 #include "commands.h"
+#include "help_text.h"
 #include "lidartwin/base/atomic_file.h"
 #include "lidartwin/base/host_cores.h"
 #include "lidartwin/bench/bench_tables.h"
@@ -16,26 +17,6 @@
 
 namespace lt::cli {
 namespace {
-
-constexpr const char* kUsage =
-    "usage: lidartwin bench [--json FILE] [--repeats N] [--threads N]\n"
-    "         [--gpu-triangles 1000000,10000000] [--no-gpu] [--no-embree]\n"
-    "  CPU backend on the demo scene; with a GPU, BVH builds (PLOC, LBVH), rays/s and\n"
-    "  OS0-128 frame times on procedural cities, with Embree on the same rays as the peer\n"
-    "usage: lidartwin bench --scene scene.yaml|mesh.ply [--sensor-position x,y,z]\n"
-    "         [--json FILE] [--repeats N] [--threads N] [--no-embree]\n"
-    "  the GPU bench's rays on your scene: OS0-128 beams x 8 sub-rays from the sensor\n"
-    "  position (default 0,0,0 m) and 2^20 random rays in its bounding box, traced by the\n"
-    "  GPU (LBVH and PLOC trees, when there is one), Embree at its best (high-quality\n"
-    "  build, 8-wide packets) and Embree as the CPU backend calls it\n"
-    "usage: lidartwin bench --memory [--memory-frames 10,1000] [--capture-repeats 4,40]\n"
-    "         [--capture PCAP --calibration VELO.yaml] [--json FILE]\n"
-    "  peak memory (max RSS) of simulate (OS0-128 frames) and convert (a Velodyne capture\n"
-    "  repeated) for a short and a long job: frames stream, so the long stays close\n"
-    "usage: lidartwin bench --export [--export-frames 1000] [--backend cpu|cuda]\n"
-    "         [--devices 0,1] [--sensor S.yaml] [--scene C.yaml] [--json FILE]\n"
-    "  frames/s of lidartwin export end to end (OS0-128 in the street by default) against\n"
-    "  the simulator alone, with one process per GPU of --devices, and peak memory\n";
 
 // "1000000,10000000": triangle counts of the procedural cities, each whole and >= 14.
 Expected<std::vector<uint64_t>> GpuTriangles(const Args& args) {
@@ -90,7 +71,7 @@ int BenchDemoScene(const Args& args, const std::vector<uint64_t>& gpu_triangles,
 int BenchCommand(const std::vector<std::string>& argv) {
   const Command bench{
       "bench",
-      kUsage,
+      HelpText("bench"),
       {{"--json", "--repeats", "--threads", "--gpu-triangles", "--memory-frames", "--capture",
         "--calibration", "--capture-repeats", "--scene", "--sensor-position", "--sensor",
         "--backend", "--export-frames", "--devices", "--out"},

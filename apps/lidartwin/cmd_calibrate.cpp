@@ -2,6 +2,7 @@
 // Any failure exits 1 and writes nothing.
 #include "command.h"
 #include "commands.h"
+#include "help_text.h"
 #include "lidartwin/jobs/calibrate_lab.h"
 
 namespace lt::cli {
@@ -9,8 +10,7 @@ namespace lt::cli {
 int CalibrateCommand(const std::vector<std::string>& argv) {
   const Command calibrate{
       "calibrate",
-      "usage: lidartwin calibrate LAB_DIR --base PROFILE.yaml --out NEW.yaml --report DIR\n"
-      "  LAB_DIR: a lab folder (manifest.yaml and its measurement files, docs/calibration.md)\n",
+      HelpText("calibrate"),
       {{"--base", "--out", "--report"}, {}, 1},
       {},
       {{"out", "--out"}, {"report", "--report"}}};  // refused outputs exit 1 like the rest

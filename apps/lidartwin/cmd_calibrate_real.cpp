@@ -5,20 +5,16 @@
 
 #include "command.h"
 #include "commands.h"
+#include "help_text.h"
 #include "lidartwin/calib/real_data_calibration.h"
 
 namespace lt::cli {
 
 int CalibrateRealCommand(const std::vector<std::string>& argv) {
-  const Command calibrate_real{
-      "calibrate-real",
-      "usage: lidartwin calibrate-real REAL_DATA_DIR --report DIR [--wavelengths 850,905,...]\n"
-      "         [--max-gap-columns N]\n"
-      "  REAL_DATA_DIR holds spectralon-grit-lab/ and ouster-sdk/ (../shared/real-data).\n"
-      "  Writes DIR/real_data_report.md and its SVG plots; a missing or malformed file is an\n"
-      "  error naming it (exit 1, nothing written).\n",
-      {{"--report", "--wavelengths", "--max-gap-columns"}, {}, 1},
-      {}};
+  const Command calibrate_real{"calibrate-real",
+                               HelpText("calibrate-real"),
+                               {{"--report", "--wavelengths", "--max-gap-columns"}, {}, 1},
+                               {}};
   return RunCommand(calibrate_real, argv, [](const Args& args) -> Expected<int> {
     calib::RealDataOptions o;
     if (Status s = FirstError({Require(args, "REAL_DATA_DIR", {"--report"}),

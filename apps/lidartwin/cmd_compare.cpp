@@ -4,31 +4,21 @@
 #include "command.h"
 #include "commands.h"
 #include "compare_flags.h"
+#include "help_text.h"
+#include "lidartwin/base/terminal_progress.h"
 #include "lidartwin/compare/metrics.h"
 #include "lidartwin/jobs/compare_recordings.h"
 #include "lidartwin/sim/sensor_profile.h"
-#include "progress.h"
 
 namespace lt::cli {
 
 int CompareCommand(const std::vector<std::string>& argv) {
-  Command compare{
-      "compare",
-      std::string(
-          "usage: lidartwin compare --real REC --sim REC --out metrics.json [options]\n"
-          "  [--distance-bins 0,2.5,5,..]  edges of the per-distance table (strictly increasing, "
-          ">= 0)\n"
-          "  [--beams-per-frame N]  beams each frame fired (channels x columns), for the drop\n"
-          "  accuracy (beams where both or neither returned); by default the simulated file's\n"
-          "  sensor profile's when it is a lidartwin .h5 that holds one, else none; 0: none.\n"
-          "  [--pairs pairs.csv]  every pair and every point without a partner, by frame and "
-          "point\n"
-          "  index in the files [--label NAME]\n") +
-          kCompareInputUsage,
-      {CompareInputFlags(), {}, 0},
-      {{"distance_edges_m", "--distance-bins"},
-       {"beams_per_frame", "--beams-per-frame"},
-       {"min_range_m", "--min-range-m"}}};
+  Command compare{"compare",
+                  HelpText("compare") + HelpText("compare-inputs"),
+                  {CompareInputFlags(), {}, 0},
+                  {{"distance_edges_m", "--distance-bins"},
+                   {"beams_per_frame", "--beams-per-frame"},
+                   {"min_range_m", "--min-range-m"}}};
   compare.args.valued.insert(
       {"--out", "--distance-bins", "--label", "--beams-per-frame", "--pairs"});
   return RunCommand(compare, argv, [&compare](const Args& args) -> Expected<int> {

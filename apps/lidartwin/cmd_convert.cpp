@@ -7,22 +7,18 @@
 
 #include "command.h"
 #include "commands.h"
+#include "help_text.h"
+#include "lidartwin/base/terminal_progress.h"
 #include "lidartwin/datasets/convert_recording.h"
 #include "lidartwin/datasets/frame_output.h"
-#include "progress.h"
 
 namespace lt::cli {
 
 int ConvertCommand(const std::vector<std::string>& argv) {
-  const Command convert{
-      "convert",
-      "usage: lidartwin convert RECORDING [--metadata OUSTER.json | --calibration VELO.yaml]\n"
-      "         [--format kitti|nuscenes] --out out.{h5,ply,pcd,las}\n"
-      "  RECORDING: Ouster or Velodyne .pcap (with its metadata or calibration), KITTI or\n"
-      "  nuScenes .bin, .pcd, .ply, .las, or lidartwin .h5. --format names the layout of a .bin\n"
-      "  (needed where neither its name nor its size tells; datasets/README.md).\n",
-      {{"--metadata", "--calibration", "--out", "--format"}, {}, 1},
-      {}};
+  const Command convert{"convert",
+                        HelpText("convert"),
+                        {{"--metadata", "--calibration", "--out", "--format"}, {}, 1},
+                        {}};
   return RunCommand(convert, argv, [](const Args& args) -> Expected<int> {
     if (Status s = Require(args, "RECORDING", {"--out"}); !s.ok()) return s.error();
     if (args.Has("--metadata") && args.Has("--calibration"))

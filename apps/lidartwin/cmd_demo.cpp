@@ -4,13 +4,13 @@
 #include "built_in.h"
 #include "command.h"
 #include "commands.h"
+#include "help_text.h"
 #include "lidartwin/jobs/demo.h"
 
 namespace lt::cli {
 
 int DemoCommand(const std::vector<std::string>& argv) {
-  const Command demo{
-      "demo", "usage: lidartwin demo [--out DIR] [--seed K]\n", {{"--out", "--seed"}, {}, 0}, {}};
+  const Command demo{"demo", HelpText("demo"), {{"--out", "--seed"}, {}, 0}, {}};
   return RunCommand(demo, argv, [](const Args& args) -> Expected<int> {
     jobs::DemoOptions o;
     o.out_dir = "lidartwin-demo";

@@ -8,6 +8,7 @@
 #include "built_in.h"
 #include "command.h"
 #include "commands.h"
+#include "help_text.h"
 #include "lidartwin/base/host_cores.h"
 #include "lidartwin/datasets/export_run.h"
 #include "lidartwin/jobs/export_here.h"
@@ -17,30 +18,6 @@
 namespace lt::cli {
 
 namespace {
-
-constexpr const char* kUsage =
-    "usage: lidartwin export --sensor S.yaml --scene C.yaml [--trajectory T.yaml] --frames N\n"
-    "         [--seed K] [--backend cpu|cuda] [--threads N] [--motion-slices N]\n"
-    "         [--waveforms BEAMS] --out FOLDER\n"
-    "         [--shards N | --workers N | --devices 0,1 | --shard I/N]\n"
-    "       lidartwin export --join --out FOLDER\n"
-    "       lidartwin export ... --shards N --out FOLDER --prepare\n"
-    "  Writes FOLDER/shard-IIIII-of-NNNNN.h5 (HDF5 schema v2) for every shard, then\n"
-    "  FOLDER/dataset.h5 (one file over all shards: HDF5 virtual datasets) and\n"
-    "  FOLDER/manifest.json (sizes and SHA-256 of every file).\n"
-    "  --shards N   split the frames into N shards, run here one after another (default 1)\n"
-    "  --workers N  run the shards in N processes at once (shards default to N)\n"
-    "  --devices L  one process per GPU of the list (CUDA_VISIBLE_DEVICES of each; --backend\n"
-    "               cuda); shards default to the number of GPUs\n"
-    "  --shard I/N  run shard I of N only, without joining (one Slurm array task; see\n"
-    "               scripts/slurm/export-array.sh); --join afterwards joins the folder\n"
-    "  --host-cores N  cores for the run's threads: encoding, hashing, the join, and a CPU\n"
-    "               simulator without --threads (default: those the process may run on;\n"
-    "               --workers and --devices give each worker its share)\n"
-    "  --prepare    check the arguments and claim the folder for this run, simulate nothing\n"
-    "               (what a launcher does before it submits shards)\n"
-    "  A run that was killed continues where it stopped when started again with the same\n"
-    "  arguments; a folder holding another run is refused with the difference named.\n";
 
 // "3/8" -> shard 3 of 8.
 bool ParseShard(const std::string& text, uint32_t& shard, uint32_t& shards) {
@@ -176,7 +153,7 @@ Expected<jobs::ExportOptions> ExportOptionsFromArgs(const Args& args,
 
 int ExportCommand(const std::vector<std::string>& argv) {
   Command command{"export",
-                  kUsage,
+                  HelpText("export"),
                   {{"--out", "--shard", "--shards", "--workers", "--devices", "--host-cores"},
                    {"--join", "--prepare", "--report-progress"},
                    0},

@@ -5,6 +5,7 @@
 
 #include "command.h"
 #include "commands.h"
+#include "help_text.h"
 #include "lidartwin/datasets/sensor_import.h"
 #include "lidartwin/sim/sensor_profile.h"
 
@@ -25,10 +26,7 @@ Status CheckGiven(const Args& args, const char* flag, double value, double lo, d
 int ImportSensorCommand(const std::vector<std::string>& argv) {
   const Command import_sensor{
       "import-sensor",
-      "usage: lidartwin import-sensor METADATA --out profile.yaml [--firetimes F.csv]\n"
-      "         [--rotation-rate-hz R] [--detector ideal|capability] [--max-range-m M]\n"
-      "  METADATA: Ouster metadata .json, Velodyne calibration .yaml (VLP-16, HDL-32E) or\n"
-      "  Hesai angle-correction .csv (with --firetimes: its fire-time .csv)\n",
+      HelpText("import-sensor"),
       {{"--out", "--firetimes", "--rotation-rate-hz", "--detector", "--max-range-m"}, {}, 1},
       {}};
   return RunCommand(import_sensor, argv, [](const Args& args) -> Expected<int> {

@@ -2,19 +2,16 @@
 // (jobs/labgen.h).
 #include "command.h"
 #include "commands.h"
+#include "help_text.h"
 #include "lidartwin/jobs/labgen.h"
 
 namespace lt::cli {
 
 int LabgenCommand(const std::vector<std::string>& argv) {
-  const Command labgen{
-      "labgen",
-      "usage: lidartwin labgen --profile TRUE.yaml --out LAB_DIR [--seed K]\n"
-      "         [--backend auto|cpu|cuda] [--serial S]\n"
-      "  --backend auto (the default): the GPU when one is present; the backends agree within\n"
-      "  their parity tolerances (docs/cuda.md)\n",
-      {{"--profile", "--out", "--seed", "--backend", "--serial"}, {}, 0},
-      {{"backend", "--backend"}}};
+  const Command labgen{"labgen",
+                       HelpText("labgen"),
+                       {{"--profile", "--out", "--seed", "--backend", "--serial"}, {}, 0},
+                       {{"backend", "--backend"}}};
   return RunCommand(labgen, argv, [](const Args& args) -> Expected<int> {
     jobs::LabgenOptions o;
     if (Status s = FirstError({Require(args, nullptr, {"--profile", "--out"}),

@@ -5,11 +5,12 @@
 
 #include "command.h"
 #include "commands.h"
+#include "help_text.h"
+#include "lidartwin/base/terminal_progress.h"
 #include "lidartwin/jobs/reconstruct_recording.h"
 #include "lidartwin/reconstruct/posed_recording.h"
 #include "lidartwin/reconstruct/reconstruction.h"
 #include "option_flags.h"
-#include "progress.h"
 
 namespace lt::cli {
 
@@ -20,31 +21,6 @@ const OptionFlags kFlags = {{"method", "--method"},           {"poisson_depth", 
                             {"voxel_m", "--voxel-m"},         {"max_range_m", "--max-range-m"},
                             {"columns", "--columns"},         {"frames", "--frames"},
                             {"incremental", "--incremental"}, {"pose_at", "--pose-at"}};
-
-constexpr const char* kUsage =
-    "usage: lidartwin reconstruct REC [--metadata M.json | --calibration C.yaml]\n"
-    "         [--format kitti|nuscenes]\n"
-    "         [--poses KITTI.txt [--pose-at start|middle|end] | --static] [--incremental]\n"
-    "         [--frames I,J,..]\n"
-    "         [--method range-image|surfels|poisson|ball-pivoting|tsdf] [--no-carve]\n"
-    "         [--depth 10] [--voxel-m 0.05] [--max-range-m 80] [--columns W] --out DIR\n"
-    "  --method: range-image (default) joins each frame's neighbouring returns (needs the\n"
-    "  channel field); poisson and ball-pivoting mesh the merged points; tsdf fuses the\n"
-    "  frames' depth in a signed distance volume of --voxel-m voxels (at most 2^26 of them).\n"
-    "  --no-carve keeps what another frame saw through (visibility carving is on by\n"
-    "  default).\n"
-    "  --voxel-m: the thinning voxel of poisson and ball-pivoting, tsdf's voxel; --depth:\n"
-    "  poisson's octree; range-image and surfels use neither (the scan's own spacing).\n"
-    "  --columns: columns per frame, so each point gets the pose of its firing time\n"
-    "  --pose-at: the instant of its frame each pose holds (default start; SLAM poses of\n"
-    "  deskewed scans hold the instant the scan was deskewed to). Without --poses: a\n"
-    "  lidartwin .h5's own frame poses, else poses estimated by ICP over the frames (all\n"
-    "  held in memory); --static: the sensor did not move.\n"
-    "  --incremental: frames streamed one at a time into a surface bounded by the scene,\n"
-    "  not by the capture's length (range-image and surfels; needs poses; no consensus)\n"
-    "  ranges: --depth 4..14, --voxel-m [0.001, 100] m and below the cloud's extent (at\n"
-    "  most 1048576 voxels along it), --max-range-m (1, 10000] m, --columns 0..1048576\n"
-    "  writes DIR/scene.yaml (simulate --scene), DIR/materials.yaml and the meshes.\n";
 
 // Runs the job with its lines printed and its progress on stderr. The run's errors exit 1,
 // naming --out, and --voxel-m where a voxel count was what failed.
@@ -93,7 +69,7 @@ Status ReadReconstructOptions(const Args& args, ReconstructOptions& o) {
 int ReconstructCommand(const std::vector<std::string>& argv) {
   const Command reconstruct{
       "reconstruct",
-      kUsage,
+      HelpText("reconstruct"),
       {{"--metadata", "--calibration", "--format", "--poses", "--pose-at", "--frames", "--method",
         "--depth", "--voxel-m", "--max-range-m", "--columns", "--out"},
        {"--no-carve", "--static", "--incremental"},

@@ -4,22 +4,16 @@
 #include "built_in.h"
 #include "command.h"
 #include "commands.h"
+#include "help_text.h"
 #include "lidartwin/jobs/make_report.h"
 
 namespace lt::cli {
 
 int ReportCommand(const std::vector<std::string>& argv) {
-  const Command report{
-      "report",
-      "usage: lidartwin report METRICS.json... --out DIR\n"
-      "         [--baseline BASELINE.json --tolerances TOLERANCES.yaml] [--viewer-frames N]\n"
-      "  writes DIR/report.json, DIR/report.md and DIR/report.html. With a baseline (a\n"
-      "  metrics.json or report.json) it lists what got worse and exits with 3 when a\n"
-      "  tolerance is exceeded (1: error, 2: usage). report.html embeds the viewer with each\n"
-      "  run's N worst frame pairs by return agreement (default 2; 0: none), reading the\n"
-      "  recordings its metrics.json names again.\n",
-      {{"--out", "--baseline", "--tolerances", "--viewer-frames"}, {}, 1000},
-      {{"viewer_frames", "--viewer-frames"}}};
+  const Command report{"report",
+                       HelpText("report"),
+                       {{"--out", "--baseline", "--tolerances", "--viewer-frames"}, {}, 1000},
+                       {{"viewer_frames", "--viewer-frames"}}};
   return RunCommand(report, argv, [](const Args& args) -> Expected<int> {
     if (Status s = Require(args, "METRICS.json", {"--out"}); !s.ok()) return s.error();
     if (args.Has("--baseline") != args.Has("--tolerances"))

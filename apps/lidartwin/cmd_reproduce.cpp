@@ -5,6 +5,7 @@
 #include "built_in.h"
 #include "command.h"
 #include "commands.h"
+#include "help_text.h"
 #include "lidartwin/jobs/reproduce.h"
 #include "lidartwin/reconstruct/posed_recording.h"
 
@@ -28,32 +29,12 @@ const OptionFlags kReproduceFlags = {{"recording", "--recording"},
                                      {"seed", "--seed"},
                                      {"out", "--out"}};
 
-constexpr const char* kUsage =
-    "usage: lidartwin reproduce --recording REC (--metadata M.json | --calibration C.yaml)\n"
-    "         --simulate-frame K [--reconstruct-frames I,J,..]\n"
-    "         [--poses KITTI.txt [--pose-at start|middle|end] | --static]\n"
-    "         [--rotation-rate-hz R] [--detector recording|capability|ideal]\n"
-    "         [--intensity auto|reflectivity|raw] [--method range-image|surfels|poisson|\n"
-    "         ball-pivoting|tsdf] [--depth 10] [--voxel-m 0.05] [--max-range-m 80] [--seed S]\n"
-    "         --out DIR\n"
-    "  writes DIR/sensor.yaml, DIR/scene/, DIR/trajectory.yaml, DIR/sim.h5,\n"
-    "  DIR/metrics.json, DIR/floor_metrics.json and DIR/report/\n"
-    "  (default: reconstruct from every other frame)\n"
-    "  --detector recording (default): the capability detector with the weakest return\n"
-    "  of the reconstruction frames as its bound; capability: the data sheet's range.\n"
-    "  --intensity: how intensities become reflectance; auto: reflectivity for an Ouster\n"
-    "  reporting calibrated reflectivity, raw (a range gain fitted on the reconstruction\n"
-    "  frames, the simulated intensity put in the sensor's units) otherwise.\n"
-    "  Without --poses the poses are estimated by ICP over the frames used (--static: the\n"
-    "  sensor did not move).\n"
-    "  The floor: the held-out frame against its real neighbouring frame, by beam.\n";
-
 }  // namespace
 
 int ReproduceCommand(const std::vector<std::string>& argv) {
   const Command reproduce{
       "reproduce",
-      kUsage,
+      HelpText("reproduce"),
       {{"--recording", "--metadata", "--calibration", "--simulate-frame", "--reconstruct-frames",
         "--poses", "--pose-at", "--rotation-rate-hz", "--detector", "--intensity", "--method",
         "--depth", "--voxel-m", "--max-range-m", "--seed", "--out"},

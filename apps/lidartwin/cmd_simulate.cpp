@@ -8,6 +8,7 @@
 #include "built_in.h"
 #include "command.h"
 #include "commands.h"
+#include "help_text.h"
 #include "lidartwin/datasets/frame_output.h"
 #include "simulation_args.h"
 
@@ -24,19 +25,11 @@ std::string ConfigRoot() {
 }
 
 int SimulateCommand(const std::vector<std::string>& argv) {
-  Command simulate{
-      "simulate",
-      "usage: lidartwin simulate --sensor S.yaml --scene C.yaml [--trajectory T.yaml]\n"
-      "         [--frames N] [--seed K] [--backend cpu|cuda] [--threads N]\n"
-      "         [--motion-slices N] [--waveforms BEAMS] --out out.h5\n"
-      "  --motion-slices: moving objects are placed N times per frame (default 16)\n"
-      "  --waveforms: waveform detector: also write the voltage records of these beams\n"
-      "               each frame (e.g. 0,17,3000-3010; at most 4096 beams)\n"
-      "  --out ending in .ply, .pcd or .las (LAS 1.4) writes one file per frame "
-      "(name_000000.ply, ...)\n",
-      {{"--out"}, {}, 0},
-      {},
-      {{"backend", "--backend"}}};  // an unusable backend is the run's error (exit 1)
+  Command simulate{"simulate",
+                   HelpText("simulate"),
+                   {{"--out"}, {}, 0},
+                   {},
+                   {{"backend", "--backend"}}};  // an unusable backend is the run's error (exit 1)
   for (const auto& name : SimulationOptionNames())
     simulate.args.valued.insert(name);
   return RunCommand(simulate, argv, [](const Args& args) -> Expected<int> {

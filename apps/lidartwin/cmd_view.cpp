@@ -6,6 +6,7 @@
 #include "command.h"
 #include "commands.h"
 #include "compare_flags.h"
+#include "help_text.h"
 #include "lidartwin/base/atomic_file.h"
 #include "lidartwin/viewer/document_codec.h"
 #include "lidartwin/viewer/viewer_document.h"
@@ -63,16 +64,7 @@ Status Serve(const compare::CompareInputs& in, const std::string& title, int por
 
 int ViewCommand(const std::vector<std::string>& argv) {
   Command view{
-      "view",
-      std::string(
-          "usage: lidartwin view --real REC --sim REC [options] [--port P | --export "
-          "viewer.html]\n"
-          "  serves the viewer on http://127.0.0.1:P/ (default 8080; 0: any free port) until\n"
-          "  interrupted, reading the files again when the page is reloaded after they changed;\n"
-          "  --export writes one HTML file with the data inlined that opens with no server.\n") +
-          kCompareInputUsage,
-      {CompareInputFlags(), {}, 0},
-      {}};
+      "view", HelpText("view") + HelpText("compare-inputs"), {CompareInputFlags(), {}, 0}, {}};
   view.args.valued.insert({"--port", "--export"});
   return RunCommand(view, argv, [](const Args& args) -> Expected<int> {
     auto inputs = ParseCompareInputs(args);

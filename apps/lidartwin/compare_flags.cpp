@@ -50,19 +50,6 @@ const std::set<std::string>& CompareInputFlags() {
   return kFlags;
 }
 
-const char* const kCompareInputUsage =
-    "  --real REC --sim REC  the recordings (any format compare reads)\n"
-    "  [--real-metadata M.json | --real-calibration C.yaml]  sidecar of a real pcap\n"
-    "  [--real-format kitti|nuscenes]  layout of a headerless .bin (where ambiguous)\n"
-    "  [--real-frames I,J,..] [--sim-frames I,J,..]  frames to pair, in order\n"
-    "  [--rois targets.yaml] [--scene scene.yaml [--roi-margin-m 0.05]]\n"
-    "  [--associate auto|beam|angular|nearest3d] [--max-angle-deg 0.7]\n"
-    "  [--max-distance-m 0.5] [--min-range-m 0]\n"
-    "  ranges: --max-angle-deg (0, 180], --max-distance-m > 0, --min-range-m >= 0,\n"
-    "  --roi-margin-m [0, 10]. --scene names the simulated materials and, without --rois,\n"
-    "  makes one target per object with an instance id (its box grown by --roi-margin-m,\n"
-    "  its position as d_GT).\n";
-
 Expected<compare::CompareInputs> ParseCompareInputs(const Args& args) {
   if (!args.Has("--real") || !args.Has("--sim")) return Usage("--real and --sim are required");
   if (args.Has("--real-metadata") && args.Has("--real-calibration"))

@@ -16,9 +16,6 @@ namespace lt::cli {
 // The valued flags of compare_inputs (for ArgSpec).
 const std::set<std::string>& CompareInputFlags();
 
-// Their usage lines.
-extern const char* const kCompareInputUsage;
-
 // --real, --sim and the rest into CompareInputs; every number checked against its documented
 // range and named by its flag. Usage errors (the caller exits with 2).
 Expected<compare::CompareInputs> ParseCompareInputs(const Args& args);

@@ -81,4 +81,9 @@ Expected<std::unique_ptr<Simulator>> CreateSimulatorLike(const LoadedSimulation&
 // Checks everything before writing anything; on error no output file exists.
 Expected<SimulationResult> RunSimulation(const SimulationJob& job);
 
+// Beam indices from "0,17,3000-3010": numbers and inclusive ranges, comma-separated, sorted
+// and each kept once; more than `max_beams` beams, a range that falls, or text that is not a
+// whole number is an error that names it.
+Expected<std::vector<uint32_t>> ParseBeamList(const std::string& text, size_t max_beams);
+
 }  // namespace lt

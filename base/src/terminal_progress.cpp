@@ -1,11 +1,11 @@
-#include "progress.h"
+#include "lidartwin/base/terminal_progress.h"
 
 #include <unistd.h>
 
 #include <algorithm>
 #include <cstdio>
 
-namespace lt::cli {
+namespace lt {
 
 Progress::Progress(std::string what, uint64_t total)
     : what_(std::move(what)),
@@ -53,4 +53,4 @@ void Progress::Finish() {
   if (enabled_) std::fprintf(stderr, "\n");
 }
 
-}  // namespace lt::cli
+}  // namespace lt

@@ -5,7 +5,7 @@
 
 #include <string>
 
-namespace lt::cli {
+namespace lt {
 
 // s with control bytes written as \xNN: C0 (other than tab and newline), DEL, C1, bidirectional
 // formatting characters, bytes that
@@ -16,4 +16,4 @@ std::string EscapeControlBytes(const std::string& s);
 // Routes stderr, and stdout when it is a terminal, through EscapeControlBytes. Once, in main().
 void EscapeControlBytesOnOutput();
 
-}  // namespace lt::cli
+}  // namespace lt

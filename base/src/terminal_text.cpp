@@ -1,11 +1,11 @@
-#include "terminal_text.h"
+#include "lidartwin/base/terminal_text.h"
 
 #include <unistd.h>
 
 #include <cstdint>
 #include <cstdio>
 
-namespace lt::cli {
+namespace lt {
 
 namespace {
 
@@ -90,4 +90,4 @@ void EscapeControlBytesOnOutput() {
   }
 }
 
-}  // namespace lt::cli
+}  // namespace lt

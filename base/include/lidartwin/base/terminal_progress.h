@@ -6,7 +6,7 @@
 #include <cstdint>
 #include <string>
 
-namespace lt::cli {
+namespace lt {
 
 class Progress {
  public:
@@ -27,4 +27,4 @@ class Progress {
   std::chrono::steady_clock::time_point start_;
 };
 
-}  // namespace lt::cli
+}  // namespace lt
