@@ -1,5 +1,7 @@
 #include "args.h"
 
+#include <fmt/core.h>
+
 #include <algorithm>
 #include <charconv>
 #include <cmath>
@@ -62,54 +64,57 @@ Status FirstError(std::initializer_list<Status> statuses) {
   return {};
 }
 
-Status Args::Into(const std::string& flag, std::string& field) const {
-  if (Has(flag)) field = Get(flag);
+namespace {
+
+// The value read, or its error.
+template <typename T, typename Field>
+Status Assign(Expected<T> value, Field& field) {
+  if (!value.ok()) return value.error();
+  field = static_cast<Field>(std::move(*value));
   return {};
+}
+
+}  // namespace
+
+Status Args::Into(const std::string& flag, std::string& field) const {
+  return Assign(Expected<std::string>(Get(flag, field)), field);
 }
 
 Status Args::Into(const std::string& flag, std::filesystem::path& field) const {
-  if (Has(flag)) field = Get(flag);
-  return {};
+  return Assign(Expected<std::string>(Get(flag, field.string())), field);
 }
 
 Status Args::Into(const std::string& flag, double& field) const {
-  auto v = GetDouble(flag, field);
-  if (!v.ok()) return v.error();
-  field = *v;
-  return {};
+  return Assign(GetDouble(flag, field), field);
 }
 
 Status Args::Into(const std::string& flag, std::vector<double>& field) const {
-  auto v = GetDoubleList(flag, field);
-  if (!v.ok()) return v.error();
-  field = std::move(*v);
+  return Assign(GetDoubleList(flag, field), field);
+}
+
+Status Args::Into(const std::string& flag, std::vector<uint32_t>& field) const {
+  auto list = GetDoubleList(flag, {});
+  if (!list.ok() || !Has(flag)) return list.status();
+  field.clear();
+  for (double v : *list) {
+    if (!(v >= 0 && v <= UINT32_MAX && v == std::floor(v)))
+      return FlagError(flag, "option " + flag + ": " + fmt::format("{:.15g}", v) +
+                                 " is not a frame number (a whole number below 2^32)");
+    field.push_back(static_cast<uint32_t>(v));
+  }
   return {};
 }
 
 Status Args::Into(const std::string& flag, uint64_t& field) const {
-  auto v = GetUInt(flag, field);
-  if (!v.ok()) return v.error();
-  field = *v;
-  return {};
+  return Assign(GetUInt(flag, field), field);
 }
 
 Status Args::Into(const std::string& flag, uint32_t& field) const {
-  auto v = GetUIntIn(flag, field, 0, UINT32_MAX);
-  if (!v.ok()) return v.error();
-  field = static_cast<uint32_t>(*v);
-  return {};
+  return Assign(GetUIntIn(flag, field, 0, UINT32_MAX), field);
 }
 
 Status Args::Into(const std::string& flag, int& field) const {
-  auto v = GetUIntIn(flag, field < 0 ? 0 : static_cast<uint64_t>(field), 0, INT32_MAX);
-  if (!v.ok()) return v.error();
-  field = static_cast<int>(*v);
-  return {};
-}
-
-Status Args::IntoSwitch(const std::string& flag, bool& field) const {
-  if (Has(flag)) field = true;
-  return {};
+  return Assign(GetUIntIn(flag, field < 0 ? 0 : static_cast<uint64_t>(field), 0, INT32_MAX), field);
 }
 
 std::string MissingArguments(const Args& args, const char* positional,

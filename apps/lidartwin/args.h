@@ -43,15 +43,15 @@ class Args {
 
   // Each sets `field` from the flag's value where the line gives one and leaves it otherwise:
   // text as it is, numbers parsed (an error names the flag, FlagError; a whole number must fit
-  // the field's type, the job's Validate says its range); a switch sets true.
+  // the field's type, the job's Validate says its range).
   Status Into(const std::string& flag, std::string& field) const;
   Status Into(const std::string& flag, std::filesystem::path& field) const;
   Status Into(const std::string& flag, double& field) const;
   Status Into(const std::string& flag, std::vector<double>& field) const;
+  Status Into(const std::string& flag, std::vector<uint32_t>& field) const;  // frame numbers
   Status Into(const std::string& flag, uint64_t& field) const;
   Status Into(const std::string& flag, uint32_t& field) const;
   Status Into(const std::string& flag, int& field) const;
-  Status IntoSwitch(const std::string& flag, bool& field) const;
 
  private:
   std::map<std::string, std::string> values_;

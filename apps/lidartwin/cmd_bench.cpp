@@ -1,69 +1,116 @@
-// `lidartwin bench`: CPU backend throughput on the demo scene and sensor.
+// `lidartwin bench`: the benches of jobs/bench_runs.h, by mode: the CPU backend on the demo
+// scene and the GPU on procedural cities (the default), a user's scene (--scene), peak memory
+// (--memory) and the export end to end (--export); each table printed, its JSON written.
 #include <fmt/core.h>
+#include <unistd.h>
 
-#include <cstdlib>
-
-#include "bench_modes.h"
 #include "built_in.h"
 #include "command.h"
 #include "commands.h"
 #include "help_text.h"
 #include "lidartwin/base/atomic_file.h"
-#include "lidartwin/base/host_cores.h"
-#include "lidartwin/bench/bench_tables.h"
-#include "lidartwin/bench/bvh_quality.h"
-#include "lidartwin/bench/cpu_bench.h"
-#include "lidartwin/bench/gpu_bench.h"
+#include "lidartwin/jobs/bench_runs.h"
 
 namespace lt::cli {
 namespace {
 
-// "1000000,10000000": triangle counts of the procedural cities, each whole and >= 14.
-Expected<std::vector<uint64_t>> GpuTriangles(const Args& args) {
-  std::vector<uint64_t> counts;
-  const std::string list = args.Get("--gpu-triangles", "1000000,10000000");
-  for (size_t start = 0; start <= list.size();) {
-    const size_t comma = std::min(list.find(',', start), list.size());
-    const std::string item = list.substr(start, comma - start);
-    char* end = nullptr;
-    const unsigned long long v = std::strtoull(item.c_str(), &end, 10);
-    if (item.empty() || *end != '\0' || v < 14)
-      return Error{"--gpu-triangles: '" + item + "' is not a count >= 14"};
-    counts.push_back(v);
-    start = comma + 1;
-  }
-  return counts;
+// The flags of each mode but the default, for "X is an option of bench --mode".
+const std::vector<std::pair<const char*, std::vector<const char*>>> kModeFlags = {
+    {"--export", {"--sensor", "--backend", "--export-frames", "--devices", "--out"}},
+    {"--memory", {"--memory-frames", "--capture", "--calibration", "--capture-repeats"}},
+    {"--scene", {"--sensor-position"}}};
+
+// A flag of another mode than the one asked for, as a usage error.
+Status CheckModeFlags(const Args& args, const char* mode) {
+  for (const auto& [owner, flags] : kModeFlags)
+    for (const char* flag : flags)
+      if (std::string(owner) != mode && args.Has(flag))
+        return FlagError(flag, std::string(flag) + " is an option of bench " + owner);
+  return {};
 }
 
-// The CPU backend on the demo scene, then the GPU bench on procedural cities (or why not).
-int BenchDemoScene(const Args& args, const std::vector<uint64_t>& gpu_triangles, uint32_t repeats,
-                   unsigned threads) {
+// Two whole counts short,long in 1..hi, the short below the long.
+bool ShortAndLong(const std::vector<double>& v, double hi) {
+  return v.size() == 2 && v[0] >= 1 && v[1] <= hi && v[0] < v[1] &&
+         v[0] == static_cast<uint64_t>(v[0]) && v[1] == static_cast<uint64_t>(v[1]);
+}
+
+Expected<jobs::BenchTable> BenchMemory(const Args& args) {
+  std::vector<double> frames = {10, 1000}, repeats = {4, 40};
+  // Frames as simulate takes them, repeats of a capture of about 1 MB up to about 1 GB.
+  if (!args.Into("--memory-frames", frames).ok() || !args.Into("--capture-repeats", repeats).ok() ||
+      !ShortAndLong(frames, 1000000) || !ShortAndLong(repeats, 1000))
+    return FlagError("--memory-frames",
+                     "--memory-frames takes two whole counts short,long in 1..1000000 and "
+                     "--capture-repeats two in 1..1000, the short below the long");
+  jobs::MemoryBenchOptions o;
+  o.executable = "/proc/self/exe";
+  o.root = ConfigRoot();
+  o.frames_short = static_cast<uint32_t>(frames[0]);
+  o.frames_long = static_cast<uint32_t>(frames[1]);
+  o.repeats_short = static_cast<uint32_t>(repeats[0]);
+  o.repeats_long = static_cast<uint32_t>(repeats[1]);
+  o.capture =
+      args.Get("--capture", (o.root / "../shared/real-data/rust-lidar-utils/hdl32_example.pcap"));
+  o.calibration =
+      args.Get("--calibration", (o.root / "../shared/real-data/ros-velodyne/32db.yaml"));
+  o.log.note = [](const std::string& line) { fmt::print(stderr, "{}\n", line); };
+  o.log.warning = [](const std::string& message) {
+    fmt::print(stderr, "lidartwin bench: {} (--capture)\n", message);
+  };
+  return jobs::BenchMemory(o);
+}
+
+Expected<jobs::BenchTable> BenchExport(const Args& args) {
   const std::filesystem::path root = ConfigRoot();
-  const auto scene_path = root / "configs/scenes/lab_plates.yaml";
-  auto profile = LoadSensorProfile(root / "configs/sensors/ouster_os0_128.yaml");
-  if (!profile.ok()) return Fail("bench", "error: " + profile.message(), 1);
-  auto scene = LoadScene(scene_path, BuiltInMeshLoader());
-  if (!scene.ok()) return Fail("bench", "error: " + scene.message(), 1);
-  const auto machine = bench::ReadMachineInfo();
-  const auto r = bench::RunCpuBench(*scene, *profile, threads, repeats);
-  const std::string scene_file = scene_path.filename().string();
-  fmt::print("{}",
-             bench::CpuBenchTable(machine, scene_file, scene->TriangleCount(), profile->name, r));
-  bench::GpuBenchReport gpu;
-  if (args.Has("--no-gpu")) {
-    gpu.why_no_gpu = "--no-gpu";
-  } else {
-    gpu = bench::RunGpuBench(gpu_triangles, static_cast<int>(repeats), threads,
-                             !args.Has("--no-embree"));
+  jobs::ExportBenchOptions o;
+  o.executable = "/proc/self/exe";
+  o.sensor = args.Get("--sensor", (root / "configs/sensors/ouster_os0_128.yaml").string());
+  o.scene = args.Get("--scene", (root / "configs/scenes/street_crossing.yaml").string());
+  o.backend = args.Get("--backend", "cpu");
+  auto frames = args.GetUIntIn("--export-frames", 1000, 10, 1000000);
+  if (!frames.ok()) return frames.error();
+  o.frames = static_cast<uint32_t>(*frames);
+  const std::string list = args.Get("--devices");
+  for (size_t start = 0; !list.empty() && start <= list.size();) {
+    const size_t comma = std::min(list.find(',', start), list.size());
+    o.devices.push_back(list.substr(start, comma - start));
+    start = comma + 1;
   }
-  fmt::print("{}", bench::GpuBenchTables(gpu));
-  if (args.Has("--json")) {
-    const auto j =
-        bench::BenchJson(machine, scene_file, scene->TriangleCount(), profile->name, r, gpu);
-    if (Status s = WriteTextFileAtomically(args.Get("--json"), j.dump(2) + "\n"); !s.ok())
-      return Fail("bench", "error: " + s.message(), 1);
+  o.work = args.Get("--out", (std::filesystem::temp_directory_path() /
+                              ("lidartwin-bench-export-" + std::to_string(::getpid())))
+                                 .string());
+  o.mesh_loader = BuiltInMeshLoader();
+  return jobs::BenchExport(o);
+}
+
+// The demo scene and the GPU's cities, or a user's scene.
+Expected<jobs::BenchTable> BenchTrace(const Args& args) {
+  jobs::TraceBenchOptions o;
+  o.root = ConfigRoot();
+  uint64_t threads = 0;
+  std::string triangles = args.Get("--gpu-triangles", "1000000,10000000");
+  if (Status s = FirstError({args.Into("--repeats", o.repeats),
+                             args.GetUIntIn("--threads", 0, 0, kMaxThreads).status(),
+                             args.Into("--threads", threads), args.Into("--scene", o.scene),
+                             args.Into("--sensor-position", o.sensor_position_m)});
+      !s.ok())
+    return s.error();
+  o.threads = static_cast<unsigned>(threads);
+  o.gpu = !args.Has("--no-gpu");
+  o.embree_peer = !args.Has("--no-embree");
+  o.gpu_triangles.clear();
+  for (size_t start = 0; start <= triangles.size();) {
+    const size_t comma = std::min(triangles.find(',', start), triangles.size());
+    const std::string item = triangles.substr(start, comma - start);
+    char* end = nullptr;
+    o.gpu_triangles.push_back(std::strtoull(item.c_str(), &end, 10));
+    if (item.empty() || *end != '\0' || o.gpu_triangles.back() < 14)
+      return FlagError("--gpu-triangles", "--gpu-triangles: '" + item + "' is not a count >= 14");
+    start = comma + 1;
   }
-  return 0;
+  o.mesh_loader = BuiltInMeshLoader();
+  return jobs::BenchTrace(o);
 }
 
 }  // namespace
@@ -77,30 +124,27 @@ int BenchCommand(const std::vector<std::string>& argv) {
         "--backend", "--export-frames", "--devices", "--out"},
        {"--no-gpu", "--no-embree", "--memory", "--export"},
        0},
-      {}};
+      {{"repeats", "--repeats"},
+       {"sensor_position_m", "--sensor-position"},
+       {"frames", "--export-frames"},
+       {"backend", "--backend"}}};
   return RunCommand(bench, argv, [](const Args& args) -> Expected<int> {
-    if (args.Has("--memory")) return BenchMemory(args);
-    if (args.Has("--export")) return BenchExport(args);
-    for (const char* flag : {"--sensor", "--backend", "--export-frames", "--devices", "--out"})
-      if (args.Has(flag))
-        return FlagError(flag, std::string(flag) + " is an option of bench --export");
-    for (const char* flag : {"--memory-frames", "--capture", "--calibration", "--capture-repeats"})
-      if (args.Has(flag))
-        return FlagError(flag, std::string(flag) + " is an option of bench --memory");
-    uint64_t repeats = 9, threads = 0;
-    auto r = args.GetUIntIn("--repeats", repeats, 1, 1000);
-    auto t = args.GetUIntIn("--threads", threads, 0, kMaxThreads);
-    if (Status s = FirstError({r.status(), t.status()}); !s.ok()) return s.error();
-    const unsigned n_threads = *t ? static_cast<unsigned>(*t) : UsableCores();
-    if (args.Has("--scene"))
-      return BenchScene(args,
-                        std::filesystem::path(ConfigRoot()) / "configs/sensors/ouster_os0_128.yaml",
-                        n_threads, static_cast<int>(*r));
-    if (args.Has("--sensor-position"))
-      return FlagError("--sensor-position", "--sensor-position is an option of bench --scene");
-    auto gpu_triangles = GpuTriangles(args);
-    if (!gpu_triangles.ok()) return FlagError("--gpu-triangles", gpu_triangles.message());
-    return BenchDemoScene(args, *gpu_triangles, static_cast<uint32_t>(*r), n_threads);
+    const char* mode = args.Has("--memory")   ? "--memory"
+                       : args.Has("--export") ? "--export"
+                       : args.Has("--scene")  ? "--scene"
+                                              : "";
+    if (Status s = CheckModeFlags(args, mode); !s.ok()) return s.error();
+    auto table = std::string(mode) == "--memory"   ? BenchMemory(args)
+                 : std::string(mode) == "--export" ? BenchExport(args)
+                                                   : BenchTrace(args);
+    if (!table.ok()) return table.error();
+    fmt::print("{}", table->text);
+    if (args.Has("--json")) {
+      if (Status s = WriteTextFileAtomically(args.Get("--json"), table->json.dump(2) + "\n");
+          !s.ok())
+        return s.error();
+    }
+    return 0;
   });
 }
 

@@ -16,9 +16,9 @@ int CompareCommand(const std::vector<std::string>& argv) {
   Command compare{"compare",
                   HelpText("compare") + HelpText("compare-inputs"),
                   {CompareInputFlags(), {}, 0},
-                  {{"distance_edges_m", "--distance-bins"},
-                   {"beams_per_frame", "--beams-per-frame"},
-                   {"min_range_m", "--min-range-m"}}};
+                  kCompareInputKeys};
+  compare.flags.insert(compare.flags.end(), {{"distance_edges_m", "--distance-bins"},
+                                             {"beams_per_frame", "--beams-per-frame"}});
   compare.args.valued.insert(
       {"--out", "--distance-bins", "--label", "--beams-per-frame", "--pairs"});
   return RunCommand(compare, argv, [&compare](const Args& args) -> Expected<int> {

@@ -30,34 +30,6 @@ bool ParseShard(const std::string& text, uint32_t& shard, uint32_t& shards) {
          c.ptr == b + text.size();
 }
 
-// "0,1,3" -> {"0", "1", "3"}; each a whole number, each once.
-Expected<std::vector<std::string>> ParseDevices(const std::string& text) {
-  std::vector<std::string> out;
-  size_t start = 0;
-  while (start <= text.size()) {
-    const size_t comma = std::min(text.find(',', start), text.size());
-    const std::string d = text.substr(start, comma - start);
-    if (d.empty() || d.find_first_not_of("0123456789") != std::string::npos || d.size() > 3) {
-      return FlagError("--devices",
-                       "--devices: '" + d + "' is not a GPU number (expected e.g. 0,1)");
-    }
-    if (std::find(out.begin(), out.end(), d) != out.end()) {
-      return FlagError("--devices", "--devices: GPU " + d + " is listed twice");
-    }
-    out.push_back(d);
-    start = comma + 1;
-  }
-  return out;
-}
-
-// Joins the folder and says so.
-Status Join(const std::filesystem::path& folder) {
-  auto joined = jobs::JoinExportFolder(folder, {}, 0);
-  if (!joined.ok()) return joined.error();
-  fmt::print("{}", *joined);
-  return {};
-}
-
 // A worker's arguments: the run's own, without the options that split it, and its share of
 // the host's cores (two processes of 16 encoders on 32 cores, beside their simulator threads,
 // would leave the simulators waiting).
@@ -120,7 +92,7 @@ Expected<jobs::ExportOptions> ExportOptionsFromArgs(const Args& args,
   }
   std::vector<std::string> devices;
   if (args.Has("--devices")) {
-    auto d = ParseDevices(args.Get("--devices"));
+    auto d = jobs::ParseGpuList(args.Get("--devices"));
     if (!d.ok()) return d.error();
     devices = std::move(d.value());
     if (sim.backend != "cuda") return Usage("--devices needs --backend cuda");
@@ -157,7 +129,7 @@ int ExportCommand(const std::vector<std::string>& argv) {
                   {{"--out", "--shard", "--shards", "--workers", "--devices", "--host-cores"},
                    {"--join", "--prepare", "--report-progress"},
                    0},
-                  {}};
+                  {{"devices", "--devices"}}};
   for (const auto& name : SimulationOptionNames())
     command.args.valued.insert(name);
   return RunCommand(command, argv, [&argv](const Args& args) -> Expected<int> {
@@ -168,7 +140,9 @@ int ExportCommand(const std::vector<std::string>& argv) {
       for (const char* flag : {"--shard", "--shards", "--workers", "--devices", "--host-cores"})
         if (args.Has(flag))
           return Usage("--join takes only --out (it joins every shard of the folder)");
-      if (Status s = Join(args.Get("--out")); !s.ok()) return s.error();
+      auto joined = jobs::JoinExportFolder(args.Get("--out"));
+      if (!joined.ok()) return joined.error();
+      fmt::print("{}", *joined);
       return 0;
     }
     auto o = ExportOptionsFromArgs(args, argv);

@@ -10,7 +10,6 @@
 #include "lidartwin/jobs/reconstruct_recording.h"
 #include "lidartwin/reconstruct/posed_recording.h"
 #include "lidartwin/reconstruct/reconstruction.h"
-#include "option_flags.h"
 
 namespace lt::cli {
 
@@ -22,8 +21,7 @@ const OptionFlags kFlags = {{"method", "--method"},           {"poisson_depth", 
                             {"columns", "--columns"},         {"frames", "--frames"},
                             {"incremental", "--incremental"}, {"pose_at", "--pose-at"}};
 
-// Runs the job with its lines printed and its progress on stderr. The run's errors exit 1,
-// naming --out, and --voxel-m where a voxel count was what failed.
+// Runs the job with its lines printed and its progress on stderr.
 Status Run(jobs::ReconstructRecordingOptions& job) {
   job.log = PrintingLog("reconstruct");
   job.log.warning = [](const std::string& message) { fmt::print(stderr, "{}\n", message); };
@@ -40,9 +38,12 @@ Status Run(jobs::ReconstructRecordingOptions& job) {
     progress.Finish();
   };
   const Status s = jobs::ReconstructRecording(job);
-  if (s.ok() || IsAboutOption(s.error(), kFlags)) return s;
-  return Error{FlagMessage(s.error(), {{"out", "--out"}}) +
-               (s.message().find("voxel_m") != std::string::npos ? " (option --voxel-m)" : "")};
+  if (s.ok() || IsAboutOption(s.error(), kFlags) ||
+      s.message().find("voxel_m") == std::string::npos)
+    return s;
+  Error e = s.error();  // a voxel count that failed: say which option sets the voxel
+  e.message += " (option --voxel-m)";
+  return e;
 }
 
 // The reconstruction's options, each against its documented range before the recording is
@@ -74,7 +75,8 @@ int ReconstructCommand(const std::vector<std::string>& argv) {
         "--depth", "--voxel-m", "--max-range-m", "--columns", "--out"},
        {"--no-carve", "--static", "--incremental"},
        1},
-      kFlags};
+      kFlags,
+      {{"out", "--out"}}};
   return RunCommand(reconstruct, argv, [](const Args& args) -> Expected<int> {
     if (Status s = Require(args, "REC", {"--out"}); !s.ok()) return s.error();
     jobs::ReconstructRecordingOptions job;

@@ -63,8 +63,10 @@ Status Serve(const compare::CompareInputs& in, const std::string& title, int por
 }  // namespace
 
 int ViewCommand(const std::vector<std::string>& argv) {
-  Command view{
-      "view", HelpText("view") + HelpText("compare-inputs"), {CompareInputFlags(), {}, 0}, {}};
+  Command view{"view",
+               HelpText("view") + HelpText("compare-inputs"),
+               {CompareInputFlags(), {}, 0},
+               kCompareInputKeys};
   view.args.valued.insert({"--port", "--export"});
   return RunCommand(view, argv, [](const Args& args) -> Expected<int> {
     auto inputs = ParseCompareInputs(args);

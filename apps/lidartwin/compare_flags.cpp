@@ -7,39 +7,15 @@
 #include <filesystem>
 
 #include "command.h"
-#include "lidartwin/compare/metrics.h"
-#include "lidartwin/compare/targets.h"
 
 namespace lt::cli {
-namespace {
 
-// The command-line flag of a CompareOptions key, for messages that name what the user typed.
-std::string FlagOfKey(const std::string& key) {
-  if (key == "association.max_angle_deg") return "--max-angle-deg";
-  if (key == "association.max_distance_m") return "--max-distance-m";
-  if (key == "min_range_m") return "--min-range-m";
-  return key;  // not settable from the command line
-}
-
-// Whole, non-negative frame positions, none twice (whether each exists is the loader's to say,
-// once the file's frames are known).
-Expected<std::vector<uint32_t>> FrameList(const Args& args, const std::string& flag) {
-  auto list = args.GetDoubleList(flag, {});
-  if (!list.ok()) return list.error();
-  std::vector<uint32_t> out;
-  for (double v : *list) {
-    if (!(v >= 0 && v <= UINT32_MAX && v == std::floor(v)))
-      return FlagError(
-          flag, fmt::format("option {}: {:.15g} is not a frame number (a whole number below 2^32)",
-                            flag, v));
-    if (std::find(out.begin(), out.end(), static_cast<uint32_t>(v)) != out.end())
-      return FlagError(flag, fmt::format("option {}: frame {:.15g} is listed twice", flag, v));
-    out.push_back(static_cast<uint32_t>(v));
-  }
-  return out;
-}
-
-}  // namespace
+const OptionFlags kCompareInputKeys = {{"real_frames", "--real-frames"},
+                                       {"sim_frames", "--sim-frames"},
+                                       {"roi_margin_m", "--roi-margin-m"},
+                                       {"association.max_angle_deg", "--max-angle-deg"},
+                                       {"association.max_distance_m", "--max-distance-m"},
+                                       {"min_range_m", "--min-range-m"}};
 
 const std::set<std::string>& CompareInputFlags() {
   static const std::set<std::string> kFlags = {
@@ -55,43 +31,23 @@ Expected<compare::CompareInputs> ParseCompareInputs(const Args& args) {
   if (args.Has("--real-metadata") && args.Has("--real-calibration"))
     return Usage("give --real-metadata or --real-calibration, not both");
   compare::CompareInputs in;
-  in.real_file = args.Get("--real");
-  in.sim_file = args.Get("--sim");
   in.real_sidecar = args.Get("--real-metadata", args.Get("--real-calibration"));
-  in.real_format = args.Get("--real-format");
-  in.rois_file = args.Get("--rois");
-  in.scene_file = args.Get("--scene");
   auto method = compare::ParseAssociationMethod(args.Get("--associate", "auto"));
   if (!method.ok()) return FlagError("--associate", "option --associate: " + method.message());
   in.association.method = *method;
-  auto angle = args.GetDouble("--max-angle-deg", in.association.max_angle_deg);
-  auto distance = args.GetDouble("--max-distance-m", in.association.max_distance_m);
-  auto min_range = args.GetDouble("--min-range-m", 0);
-  auto margin = args.GetDouble("--roi-margin-m", in.roi_margin_m);
-  auto real_frames = FrameList(args, "--real-frames");
-  auto sim_frames = FrameList(args, "--sim-frames");
-  for (const Status& s : {angle.status(), distance.status(), min_range.status(), margin.status(),
-                          real_frames.status(), sim_frames.status()})
-    if (!s.ok()) return s.error();
-  in.association.max_angle_deg = *angle;
-  in.association.max_distance_m = *distance;
-  in.min_range_m = *min_range;
-  in.roi_margin_m = *margin;
-  in.real_frames = std::move(*real_frames);
-  in.sim_frames = std::move(*sim_frames);
-  // Every number against its documented range before any file is read, named by its flag
-  // (the rules are the options' own Check()).
-  if (Status s = compare::CheckRoiMargin(in.roi_margin_m); !s.ok())
-    return FlagError("--roi-margin-m", "option --roi-margin-m: " + s.message());
-  compare::CompareOptions options;
-  options.association = in.association;
-  options.min_range_m = in.min_range_m;
-  ConfigCheck check;
-  options.Check(check);
-  if (!check.ok()) {
-    const std::string flag = FlagOfKey(check.problem()->key_path);
-    return FlagError(flag, fmt::format("option {}: {}", flag, check.problem()->problem));
-  }
+  // Every number against its documented range before any file is read (the inputs' own
+  // Validate, its keys named by flag).
+  if (Status s = FirstError({args.Into("--real", in.real_file), args.Into("--sim", in.sim_file),
+                             args.Into("--real-format", in.real_format),
+                             args.Into("--rois", in.rois_file), args.Into("--scene", in.scene_file),
+                             args.Into("--max-angle-deg", in.association.max_angle_deg),
+                             args.Into("--max-distance-m", in.association.max_distance_m),
+                             args.Into("--min-range-m", in.min_range_m),
+                             args.Into("--roi-margin-m", in.roi_margin_m),
+                             args.Into("--real-frames", in.real_frames),
+                             args.Into("--sim-frames", in.sim_frames), in.Validate()});
+      !s.ok())
+    return s.error();
   return in;
 }
 

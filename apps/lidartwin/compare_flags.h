@@ -8,16 +8,20 @@
 #include <vector>
 
 #include "args.h"
+#include "command.h"
 #include "lidartwin/base/status.h"
 #include "lidartwin/compare/compare_inputs.h"
 
 namespace lt::cli {
 
+// The inputs' keys and the flags that set them (CompareInputs::Validate's errors).
+extern const OptionFlags kCompareInputKeys;
+
 // The valued flags of compare_inputs (for ArgSpec).
 const std::set<std::string>& CompareInputFlags();
 
 // --real, --sim and the rest into CompareInputs; every number checked against its documented
-// range and named by its flag. Usage errors (the caller exits with 2).
+// range (an error names its flag, or its key of kCompareInputKeys).
 Expected<compare::CompareInputs> ParseCompareInputs(const Args& args);
 
 // Outputs (flag, path) that are the same file as each other or as an input (--real, --sim,

@@ -1,6 +1,13 @@
 #include "lidartwin/compare/compare_inputs.h"
 
+#include <algorithm>
+#include <string>
+#include <utility>
+
+#include "lidartwin/base/config_check.h"
 #include "lidartwin/base/status.h"
+#include "lidartwin/compare/metrics.h"
+#include "lidartwin/compare/targets.h"
 
 namespace lt::compare {
 
@@ -19,6 +26,26 @@ void CompareInputs::Relocate(const std::string& from, const std::string& to) {
     if (*path == from) *path = to;
   for (Stamp& s : stamps)
     if (s.file == from) s.file = to;
+}
+
+Status CompareInputs::Validate() const {
+  for (const auto& [key, frames] :
+       {std::pair{"real_frames", &real_frames}, std::pair{"sim_frames", &sim_frames}}) {
+    for (size_t i = 0; i < frames->size(); ++i)
+      if (std::find(frames->begin(), frames->begin() + i, (*frames)[i]) != frames->begin() + i)
+        return OptionError(
+            key, std::string(key) + ": frame " + std::to_string((*frames)[i]) + " is listed twice");
+  }
+  if (Status s = CheckRoiMargin(roi_margin_m); !s.ok())
+    return OptionError("roi_margin_m", "roi_margin_m: " + s.message());
+  CompareOptions options;
+  options.association = association;
+  options.min_range_m = min_range_m;
+  ConfigCheck check;
+  options.Check(check);
+  if (const auto& p = check.problem())
+    return OptionError(p->key_path, p->key_path + ": " + p->problem);
+  return {};
 }
 
 }  // namespace lt::compare

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include <fmt/core.h>
+#include <algorithm>
 #include <cerrno>
 #include <charconv>
 #include <cstring>
@@ -239,6 +240,21 @@ std::vector<std::string> RunShardWorkers(const WorkerPlan& plan,
                display.simulated() / display.seconds());
   }
   return failures;
+}
+
+Expected<std::vector<std::string>> ParseGpuList(const std::string& text) {
+  std::vector<std::string> out;
+  for (size_t start = 0; start <= text.size();) {
+    const size_t comma = std::min(text.find(',', start), text.size());
+    const std::string d = text.substr(start, comma - start);
+    if (d.empty() || d.find_first_not_of("0123456789") != std::string::npos || d.size() > 3)
+      return OptionError("devices", "devices: '" + d + "' is not a GPU number (expected e.g. 0,1)");
+    if (std::find(out.begin(), out.end(), d) != out.end())
+      return OptionError("devices", "devices: GPU " + d + " is listed twice");
+    out.push_back(d);
+    start = comma + 1;
+  }
+  return out;
 }
 
 }  // namespace lt::jobs

@@ -44,6 +44,11 @@ struct CompareInputs {
   // k must be below the lists' size where they are given (metrics.json is checked for it).
   uint32_t RealFrameOfPair(size_t k) const;
   uint32_t SimFrameOfPair(size_t k) const;
+
+  // No frame listed twice (real_frames, sim_frames), roi_margin_m within [0, kMaxRoiMarginM],
+  // the association's gates and min_range_m as CompareOptions::Check has them; an error
+  // begins with its key.
+  Status Validate() const;
 };
 
 }  // namespace lt::compare

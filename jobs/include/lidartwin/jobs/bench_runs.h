@@ -50,4 +50,25 @@ struct ExportBenchOptions {
 
 Expected<BenchTable> BenchExport(const ExportBenchOptions& options);
 
+// The benches in this process (issue 14): the CPU backend on the demo scene, then the GPU's
+// builds and rays on procedural cities (or why there is no GPU figure); or the GPU bench's rays
+// on a user's scene.
+struct TraceBenchOptions {
+  std::filesystem::path root;  // the folder holding configs/ (the OS0-128, the lab)
+  uint32_t repeats = 9;        // in 1..1000
+  unsigned threads = 0;        // CPU threads; 0: those the process may use
+  bool embree_peer = true;     // Embree at its best on the same rays
+  // The demo scene's GPU part: the cities' triangle counts (each >= 14); skipped with the
+  // reason when not `gpu`.
+  std::vector<uint64_t> gpu_triangles = {1000000, 10000000};
+  bool gpu = true;
+  std::filesystem::path scene;  // a user's scene or mesh instead of the demo's
+  std::vector<double> sensor_position_m = {0, 0, 0};  // in that scene's frame
+  MeshLoader mesh_loader;
+
+  Status Validate() const;  // each in its range (named by key)
+};
+
+Expected<BenchTable> BenchTrace(const TraceBenchOptions& options);
+
 }  // namespace lt::jobs

@@ -25,6 +25,10 @@ struct WorkerPlan {
   std::filesystem::path executable;
 };
 
+// GPUs by number, "0,1,3" -> {"0", "1", "3"}: each a whole number of at most 3 digits, each
+// once (an error begins with the key, devices).
+Expected<std::vector<std::string>> ParseGpuList(const std::string& text);
+
 // Runs every shard in the workers (a worker takes the next shard when it finishes one) and
 // returns the shard failures, one line each ("shard 3: exit status 1"); empty when all passed.
 // `hashed` gets the hashes the workers took of the shards they finished (HashedLine), for the
