@@ -7,7 +7,6 @@
 #include "built_in.h"
 #include "command.h"
 #include "commands.h"
-#include "help_text.h"
 #include "lidartwin/base/atomic_file.h"
 #include "lidartwin/jobs/bench_runs.h"
 
@@ -118,7 +117,7 @@ Expected<jobs::BenchTable> BenchTrace(const Args& args) {
 int BenchCommand(const std::vector<std::string>& argv) {
   const Command bench{
       "bench",
-      HelpText("bench"),
+      "",
       {{"--json", "--repeats", "--threads", "--gpu-triangles", "--memory-frames", "--capture",
         "--calibration", "--capture-repeats", "--scene", "--sensor-position", "--sensor",
         "--backend", "--export-frames", "--devices", "--out"},

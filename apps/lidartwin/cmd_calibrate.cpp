@@ -2,7 +2,6 @@
 // Any failure exits 1 and writes nothing.
 #include "command.h"
 #include "commands.h"
-#include "help_text.h"
 #include "lidartwin/jobs/calibrate_lab.h"
 
 namespace lt::cli {
@@ -10,7 +9,7 @@ namespace lt::cli {
 int CalibrateCommand(const std::vector<std::string>& argv) {
   const Command calibrate{
       "calibrate",
-      HelpText("calibrate"),
+      "",
       {{"--base", "--out", "--report"}, {}, 1},
       {},
       {{"out", "--out"}, {"report", "--report"}}};  // refused outputs exit 1 like the rest

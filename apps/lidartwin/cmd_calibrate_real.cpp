@@ -5,16 +5,13 @@
 
 #include "command.h"
 #include "commands.h"
-#include "help_text.h"
 #include "lidartwin/calib/real_data_calibration.h"
 
 namespace lt::cli {
 
 int CalibrateRealCommand(const std::vector<std::string>& argv) {
-  const Command calibrate_real{"calibrate-real",
-                               HelpText("calibrate-real"),
-                               {{"--report", "--wavelengths", "--max-gap-columns"}, {}, 1},
-                               {}};
+  const Command calibrate_real{
+      "calibrate-real", "", {{"--report", "--wavelengths", "--max-gap-columns"}, {}, 1}, {}};
   return RunCommand(calibrate_real, argv, [](const Args& args) -> Expected<int> {
     calib::RealDataOptions o;
     if (Status s = FirstError({Require(args, "REAL_DATA_DIR", {"--report"}),

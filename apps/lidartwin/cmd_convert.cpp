@@ -7,7 +7,6 @@
 
 #include "command.h"
 #include "commands.h"
-#include "help_text.h"
 #include "lidartwin/base/terminal_progress.h"
 #include "lidartwin/datasets/convert_recording.h"
 #include "lidartwin/datasets/frame_output.h"
@@ -15,10 +14,8 @@
 namespace lt::cli {
 
 int ConvertCommand(const std::vector<std::string>& argv) {
-  const Command convert{"convert",
-                        HelpText("convert"),
-                        {{"--metadata", "--calibration", "--out", "--format"}, {}, 1},
-                        {}};
+  const Command convert{
+      "convert", "", {{"--metadata", "--calibration", "--out", "--format"}, {}, 1}, {}};
   return RunCommand(convert, argv, [](const Args& args) -> Expected<int> {
     if (Status s = Require(args, "RECORDING", {"--out"}); !s.ok()) return s.error();
     if (args.Has("--metadata") && args.Has("--calibration"))

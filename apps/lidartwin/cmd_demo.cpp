@@ -4,13 +4,12 @@
 #include "built_in.h"
 #include "command.h"
 #include "commands.h"
-#include "help_text.h"
 #include "lidartwin/jobs/demo.h"
 
 namespace lt::cli {
 
 int DemoCommand(const std::vector<std::string>& argv) {
-  const Command demo{"demo", HelpText("demo"), {{"--out", "--seed"}, {}, 0}, {}};
+  const Command demo{"demo", "", {{"--out", "--seed"}, {}, 0}, {}};
   return RunCommand(demo, argv, [](const Args& args) -> Expected<int> {
     jobs::DemoOptions o;
     o.out_dir = "lidartwin-demo";

@@ -8,7 +8,6 @@
 #include "built_in.h"
 #include "command.h"
 #include "commands.h"
-#include "help_text.h"
 #include "lidartwin/base/host_cores.h"
 #include "lidartwin/datasets/export_run.h"
 #include "lidartwin/jobs/export_here.h"
@@ -125,7 +124,7 @@ Expected<jobs::ExportOptions> ExportOptionsFromArgs(const Args& args,
 
 int ExportCommand(const std::vector<std::string>& argv) {
   Command command{"export",
-                  HelpText("export"),
+                  "",
                   {{"--out", "--shard", "--shards", "--workers", "--devices", "--host-cores"},
                    {"--join", "--prepare", "--report-progress"},
                    0},

@@ -5,7 +5,6 @@
 
 #include "command.h"
 #include "commands.h"
-#include "help_text.h"
 #include "lidartwin/datasets/sensor_import.h"
 #include "lidartwin/sim/sensor_profile.h"
 
@@ -26,7 +25,7 @@ Status CheckGiven(const Args& args, const char* flag, double value, double lo, d
 int ImportSensorCommand(const std::vector<std::string>& argv) {
   const Command import_sensor{
       "import-sensor",
-      HelpText("import-sensor"),
+      "",
       {{"--out", "--firetimes", "--rotation-rate-hz", "--detector", "--max-range-m"}, {}, 1},
       {}};
   return RunCommand(import_sensor, argv, [](const Args& args) -> Expected<int> {

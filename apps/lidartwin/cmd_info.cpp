@@ -3,13 +3,12 @@
 
 #include "command.h"
 #include "commands.h"
-#include "help_text.h"
 #include "lidartwin/datasets/hdf5_summary_text.h"
 
 namespace lt::cli {
 
 int InfoCommand(const std::vector<std::string>& argv) {
-  const Command info{"info", HelpText("info"), {{}, {"--json"}, 1}, {}};
+  const Command info{"info", "", {{}, {"--json"}, 1}, {}};
   return RunCommand(info, argv, [](const Args& args) -> Expected<int> {
     if (Status s = Require(args, "FILE.h5", {}); !s.ok()) return s.error();
     const std::string path = args.positionals()[0];

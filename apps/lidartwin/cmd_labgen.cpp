@@ -2,14 +2,13 @@
 // (jobs/labgen.h).
 #include "command.h"
 #include "commands.h"
-#include "help_text.h"
 #include "lidartwin/jobs/labgen.h"
 
 namespace lt::cli {
 
 int LabgenCommand(const std::vector<std::string>& argv) {
   const Command labgen{"labgen",
-                       HelpText("labgen"),
+                       "",
                        {{"--profile", "--out", "--seed", "--backend", "--serial"}, {}, 0},
                        {{"backend", "--backend"}}};
   return RunCommand(labgen, argv, [](const Args& args) -> Expected<int> {

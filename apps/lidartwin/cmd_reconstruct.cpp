@@ -5,7 +5,6 @@
 
 #include "command.h"
 #include "commands.h"
-#include "help_text.h"
 #include "lidartwin/base/terminal_progress.h"
 #include "lidartwin/jobs/reconstruct_recording.h"
 #include "lidartwin/reconstruct/posed_recording.h"
@@ -70,7 +69,7 @@ Status ReadReconstructOptions(const Args& args, ReconstructOptions& o) {
 int ReconstructCommand(const std::vector<std::string>& argv) {
   const Command reconstruct{
       "reconstruct",
-      HelpText("reconstruct"),
+      "",
       {{"--metadata", "--calibration", "--format", "--poses", "--pose-at", "--frames", "--method",
         "--depth", "--voxel-m", "--max-range-m", "--columns", "--out"},
        {"--no-carve", "--static", "--incremental"},

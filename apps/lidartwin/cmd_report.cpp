@@ -4,14 +4,13 @@
 #include "built_in.h"
 #include "command.h"
 #include "commands.h"
-#include "help_text.h"
 #include "lidartwin/jobs/make_report.h"
 
 namespace lt::cli {
 
 int ReportCommand(const std::vector<std::string>& argv) {
   const Command report{"report",
-                       HelpText("report"),
+                       "",
                        {{"--out", "--baseline", "--tolerances", "--viewer-frames"}, {}, 1000},
                        {{"viewer_frames", "--viewer-frames"}}};
   return RunCommand(report, argv, [](const Args& args) -> Expected<int> {

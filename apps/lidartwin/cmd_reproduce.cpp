@@ -5,7 +5,6 @@
 #include "built_in.h"
 #include "command.h"
 #include "commands.h"
-#include "help_text.h"
 #include "lidartwin/jobs/reproduce.h"
 #include "lidartwin/reconstruct/posed_recording.h"
 
@@ -34,7 +33,7 @@ const OptionFlags kReproduceFlags = {{"recording", "--recording"},
 int ReproduceCommand(const std::vector<std::string>& argv) {
   const Command reproduce{
       "reproduce",
-      HelpText("reproduce"),
+      "",
       {{"--recording", "--metadata", "--calibration", "--simulate-frame", "--reconstruct-frames",
         "--poses", "--pose-at", "--rotation-rate-hz", "--detector", "--intensity", "--method",
         "--depth", "--voxel-m", "--max-range-m", "--seed", "--out"},

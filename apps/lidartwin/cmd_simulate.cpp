@@ -3,30 +3,18 @@
 #include <fmt/core.h>
 
 #include <chrono>
-#include <cstdlib>
 
 #include "built_in.h"
 #include "command.h"
 #include "commands.h"
-#include "help_text.h"
 #include "lidartwin/datasets/frame_output.h"
 #include "simulation_args.h"
 
 namespace lt::cli {
 
-int Fail(const char* command, const std::string& message, int code) {
-  fmt::print(stderr, "lidartwin {}: {}\n", command, message);
-  return code;
-}
-
-std::string ConfigRoot() {
-  if (const char* home = std::getenv("LIDARTWIN_HOME")) return home;
-  return LT_SOURCE_DIR;
-}
-
 int SimulateCommand(const std::vector<std::string>& argv) {
   Command simulate{"simulate",
-                   HelpText("simulate"),
+                   "",
                    {{"--out"}, {}, 0},
                    {},
                    {{"backend", "--backend"}}};  // an unusable backend is the run's error (exit 1)

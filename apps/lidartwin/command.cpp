@@ -2,6 +2,10 @@
 
 #include <fmt/core.h>
 
+#include <cstdlib>
+
+#include "help_text.h"
+
 namespace lt::cli {
 namespace {
 
@@ -53,22 +57,23 @@ Status Require(const Args& args, const char* positional, std::initializer_list<c
 
 int RunCommand(const Command& command, const std::vector<std::string>& argv,
                const CommandBody& body) {
+  const std::string usage = command.usage.empty() ? HelpText(command.name) : command.usage;
   ArgSpec spec = command.args;
   spec.switches.insert("--help");
   auto args = Args::Parse(argv, spec);
   if (!args.ok()) {
-    fmt::print(stderr, "lidartwin {}: {}\n{}", command.name, args.message(), command.usage);
+    fmt::print(stderr, "lidartwin {}: {}\n{}", command.name, args.message(), usage);
     return 2;
   }
   if (args->Has("--help")) {
-    fmt::print("{}", command.usage);
+    fmt::print("{}", usage);
     return 0;
   }
   auto exit_status = body(*args);
   if (exit_status.ok()) return *exit_status;
   const Error& e = exit_status.error();
   if (e.option == kUsageOption) {
-    fmt::print(stderr, "lidartwin {}: {}\n{}", command.name, e.message, command.usage);
+    fmt::print(stderr, "lidartwin {}: {}\n{}", command.name, e.message, usage);
     return 2;
   }
   if (IsFlag(e.option) || IsAboutOption(e, command.flags)) {
@@ -77,6 +82,11 @@ int RunCommand(const Command& command, const std::vector<std::string>& argv,
   }
   fmt::print(stderr, "lidartwin {}: error: {}\n", command.name, FlagMessage(e, command.names));
   return 1;
+}
+
+std::string ConfigRoot() {
+  if (const char* home = std::getenv("LIDARTWIN_HOME")) return home;
+  return LT_SOURCE_DIR;
 }
 
 jobs::JobLog PrintingLog(const char* command) {

@@ -37,8 +37,9 @@ std::string FlagMessage(const Error& error, const OptionFlags& flags);
 bool IsAboutOption(const Error& error, const OptionFlags& flags);
 
 struct Command {
-  const char* name;        // "reconstruct"
-  std::string usage;       // printed by --help and after a refused command line
+  const char* name;  // "reconstruct"
+  // Printed by --help and after a refused command line; empty: docs/cli/NAME.txt.
+  std::string usage;
   ArgSpec args;            // --help is added
   OptionFlags flags;       // job key -> flag, e.g. {"voxel_m", "--voxel-m"}: exit 2
   OptionFlags names = {};  // keys named by their flag in errors that exit 1 (an output refused)

@@ -22,9 +22,6 @@ int CalibrateCommand(const std::vector<std::string>& args);
 int LabgenCommand(const std::vector<std::string>& args);
 int CalibrateRealCommand(const std::vector<std::string>& args);
 
-// Prints "lidartwin COMMAND: MESSAGE" on stderr and returns `code` (the exit status).
-int Fail(const char* command, const std::string& message, int code);
-
 // The directory holding configs/ (the source tree this binary was built from, or
 // $LIDARTWIN_HOME).
 std::string ConfigRoot();
