@@ -229,4 +229,10 @@ void UnregisterTemporaryPath(const std::filesystem::path& path) {
   if (it != Registry().end()) Registry().erase(it);
 }
 
+RegisteredFolderRemover::~RegisteredFolderRemover() {
+  std::error_code ec;
+  std::filesystem::remove_all(dir, ec);
+  UnregisterTemporaryPath(dir);
+}
+
 }  // namespace lt

@@ -151,4 +151,8 @@ Expected<std::vector<uint32_t>> ParseBeamList(const std::string& text, size_t ma
   return std::vector<uint32_t>(beams.begin(), beams.end());
 }
 
+Expected<SimulationResult> RunSimulationWith(const SimulationRunner& runner, SimulationJob job) {
+  return runner ? runner(std::move(job)) : RunSimulation(job);
+}
+
 }  // namespace lt

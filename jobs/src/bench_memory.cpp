@@ -40,17 +40,6 @@ nlohmann::json ToJson(const Pair& p) {
           {"growth", p.Growth()}};
 }
 
-// A scratch folder, created registered (removed if the bench is interrupted) and removed when
-// the bench ends.
-struct Scratch {
-  std::filesystem::path dir;
-  ~Scratch() {
-    std::error_code ec;
-    std::filesystem::remove_all(dir, ec);
-    UnregisterTemporaryPath(dir);
-  }
-};
-
 }  // namespace
 
 Status MemoryBenchOptions::Validate() const {
@@ -74,8 +63,8 @@ Status MemoryBenchOptions::Validate() const {
 Expected<BenchTable> BenchMemory(const MemoryBenchOptions& o) {
   if (Status s = o.Validate(); !s.ok()) return s.error();
   const std::filesystem::path program = std::filesystem::read_symlink(o.executable);
-  Scratch scratch{std::filesystem::temp_directory_path() /
-                  ("lidartwin-bench-memory-" + std::to_string(::getpid()))};
+  const RegisteredFolderRemover scratch{std::filesystem::temp_directory_path() /
+                                        ("lidartwin-bench-memory-" + std::to_string(::getpid()))};
   std::error_code stale;
   std::filesystem::remove_all(scratch.dir, stale);  // a killed bench's, whose PID came round again
   if (Status s = CreateRegisteredDirectory(scratch.dir); !s.ok()) return s.error();

@@ -24,7 +24,7 @@ namespace lt::jobs {
 
 Expected<SimulationResult> Simulate(const DemoOptions& o, SimulationJob job) {
   job.mesh_loader = o.mesh_loader;
-  return o.simulate ? o.simulate(std::move(job)) : RunSimulation(job);
+  return RunSimulationWith(o.simulate, std::move(job));
 }
 
 namespace {

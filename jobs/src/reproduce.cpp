@@ -36,16 +36,15 @@ const std::string kStagePrefix = ".reproduce.tmp-";
 // or not). An `out` folder this run made goes with it when nothing was moved into it (issue 36:
 // a failed run left an empty folder); remove() leaves a folder that holds anything.
 struct StagingFolder {
-  std::filesystem::path dir;
-  std::filesystem::path made_out;  // empty: `out` was there before
-  StagingFolder(std::filesystem::path d, std::filesystem::path m)
-      : dir(std::move(d)), made_out(std::move(m)) {}
-  ~StagingFolder() {
-    std::error_code ec;
-    std::filesystem::remove_all(dir, ec);
-    UnregisterTemporaryPath(dir);
-    if (!made_out.empty()) std::filesystem::remove(made_out, ec);
-  }
+  // Declared first, so removed last: after the staging folder, which may be inside it.
+  struct RemovedIfEmpty {
+    std::filesystem::path dir;  // empty: `out` was there before
+    ~RemovedIfEmpty() {
+      std::error_code ec;
+      if (!dir.empty()) std::filesystem::remove(dir, ec);
+    }
+  } made_out;
+  RegisteredFolderRemover stage;
 };
 
 // Compare, with the drop accuracy where the beams can be counted: a frame whose columns do not
@@ -243,7 +242,7 @@ Expected<SimulationResult> SimulateHeldOut(const Run& run) {
   job.seed = o.seed;
   job.out = run.stage / "sim.h5";
   job.mesh_loader = o.mesh_loader;
-  auto sim = o.simulate ? o.simulate(job) : RunSimulation(job);
+  auto sim = RunSimulationWith(o.simulate, job);
   if (!sim.ok() || !run.raw) return sim;
   // A raw-intensity sensor: the simulated intensity (100 R0 cos theta) in its units,
   // I = G(R) R0 cos theta, through the gain fitted above.
@@ -395,7 +394,7 @@ Status Reproduce(const ReproduceOptions& o) {
   const bool out_existed = std::filesystem::exists(o.out, ec);
   auto stage = PrepareStage(o.out);
   if (!stage.ok()) return stage.error();
-  const StagingFolder staging(*stage, out_existed ? std::filesystem::path() : o.out);
+  const StagingFolder staging{{out_existed ? std::filesystem::path() : o.out}, {*stage}};
   Run run{o, *stage, std::move(*rec), std::move(*list), o.reconstruct, {}, false};
 
   auto input = ImportSensor(run);

@@ -34,6 +34,13 @@ void UnregisterTemporaryPath(const std::filesystem::path& path);
 // An existing folder or any other failure is an error naming the folder.
 Status CreateRegisteredDirectory(const std::filesystem::path& dir);
 
+// A registered folder (CreateRegisteredDirectory) removed, with what it holds, and unregistered
+// when the scope that owns it ends: a job's scratch or staging folder.
+struct RegisteredFolderRemover {
+  std::filesystem::path dir;
+  ~RegisteredFolderRemover();
+};
+
 // An earlier output moved aside to `backup` while its replacement moves in: an interruption
 // (after removing the temporaries, the replacement among them) renames it back to `original`.
 void RegisterBackup(const std::filesystem::path& backup, const std::filesystem::path& original);

@@ -81,6 +81,11 @@ Expected<std::unique_ptr<Simulator>> CreateSimulatorLike(const LoadedSimulation&
 // Checks everything before writing anything; on error no output file exists.
 Expected<SimulationResult> RunSimulation(const SimulationJob& job);
 
+// How a workflow runs a simulation: RunSimulation, or the caller's wrapper around it (the CLI's
+// adds a progress display). RunSimulationWith calls it, or RunSimulation when it is empty.
+using SimulationRunner = std::function<Expected<SimulationResult>(SimulationJob)>;
+Expected<SimulationResult> RunSimulationWith(const SimulationRunner& runner, SimulationJob job);
+
 // Beam indices from "0,17,3000-3010": numbers and inclusive ranges, comma-separated, sorted
 // and each kept once; more than `max_beams` beams, a range that falls, or text that is not a
 // whole number is an error that names it.

@@ -20,7 +20,7 @@ struct DemoOptions {
   uint64_t seed = 0;
   MeshLoader mesh_loader;
   // Runs each simulation (RunSimulation when empty; the CLI adds its progress display).
-  std::function<Expected<SimulationResult>(SimulationJob)> simulate;
+  SimulationRunner simulate;
   JobLog log;  // info: the demo's tables
 };
 

@@ -44,7 +44,7 @@ struct ReproduceOptions {
   std::filesystem::path out;
   MeshLoader mesh_loader;  // for the reconstructed scene's meshes and the report's viewer
   // Runs the simulation (RunSimulation when empty; the CLI adds its progress display).
-  std::function<Expected<SimulationResult>(SimulationJob)> simulate;
+  SimulationRunner simulate;
   OptionNames names;  // how messages name the options
   JobLog log;         // info: each step's result; note: the reader's notes; warning
 
