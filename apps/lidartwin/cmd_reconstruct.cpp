@@ -7,8 +7,7 @@
 #include "commands.h"
 #include "lidartwin/base/terminal_progress.h"
 #include "lidartwin/jobs/reconstruct_recording.h"
-#include "lidartwin/reconstruct/posed_recording.h"
-#include "lidartwin/reconstruct/reconstruction.h"
+#include "reconstruct_args.h"
 
 namespace lt::cli {
 
@@ -45,25 +44,6 @@ Status Run(jobs::ReconstructRecordingOptions& job) {
   return e;
 }
 
-// The reconstruction's options, each against its documented range before the recording is
-// read, named by flag.
-Status ReadReconstructOptions(const Args& args, ReconstructOptions& o) {
-  o.carve = !args.Has("--no-carve");
-  auto depth = args.GetUInt("--depth", 10);
-  if (Status s = FirstError({depth.status(), args.Into("--method", o.method),
-                             args.Into("--voxel-m", o.voxel_m),
-                             args.Into("--max-range-m", o.max_range_m)});
-      !s.ok())
-    return s;
-  // Clamped before the narrowing cast so that 2^40 reads as too deep, not as 0.
-  o.poisson_depth = static_cast<int>(std::min<uint64_t>(*depth, 1000));
-  ConfigCheck check;
-  o.Check(check);
-  if (const auto& p = check.problem())
-    return OptionError(p->key_path, p->key_path + ": " + p->problem);
-  return {};
-}
-
 }  // namespace
 
 int ReconstructCommand(const std::vector<std::string>& argv) {
@@ -80,26 +60,19 @@ int ReconstructCommand(const std::vector<std::string>& argv) {
     if (Status s = Require(args, "REC", {"--out"}); !s.ok()) return s.error();
     jobs::ReconstructRecordingOptions job;
     uint64_t columns = 0;
-    if (Status s = FirstError({ReadReconstructOptions(args, job.reconstruct),
-                               args.Into("--columns", columns), args.Into("--frames", job.frames)});
+    if (Status s =
+            FirstError({ReadReconstructOptions(args, job.reconstruct),
+                        args.Into("--columns", columns), args.Into("--frames", job.frames),
+                        ReadPoseOptions(args, job.poses, job.pose_fraction, job.static_sensor)});
         !s.ok())
       return s.error();
     if (columns > jobs::kMaxColumns)  // as typed: the job's field is 32 bits
       return FlagError("--columns", fmt::format("option --columns: must be in 0..{} (0: every "
                                                 "point at its frame's start pose), got {}",
                                                 jobs::kMaxColumns, columns));
-    if (args.Has("--static") && args.Has("--poses"))
-      return ArgumentError("give --poses or --static, not both");
-    auto pose_fraction = PoseFractionOf(args.Get("--pose-at", "start"));
-    if (!pose_fraction.ok()) return pose_fraction.error();
-    if (args.Has("--pose-at") && !args.Has("--poses"))
-      return ArgumentError("--pose-at says when the poses of --poses hold; give it with --poses");
     job.recording = args.positionals()[0];
     job.sidecar = args.Get("--metadata", args.Get("--calibration"));
     job.format = args.Get("--format");
-    job.poses = args.Get("--poses");
-    job.pose_fraction = *pose_fraction;
-    job.static_sensor = args.Has("--static");
     job.incremental = args.Has("--incremental");
     job.columns = static_cast<uint32_t>(columns);
     job.out = args.Get("--out");

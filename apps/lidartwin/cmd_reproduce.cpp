@@ -6,7 +6,7 @@
 #include "command.h"
 #include "commands.h"
 #include "lidartwin/jobs/reproduce.h"
-#include "lidartwin/reconstruct/posed_recording.h"
+#include "reconstruct_args.h"
 
 namespace lt::cli {
 namespace {
@@ -41,35 +41,24 @@ int ReproduceCommand(const std::vector<std::string>& argv) {
        0},
       kReproduceFlags};
   return RunCommand(reproduce, argv, [](const Args& args) -> Expected<int> {
-    if (args.Has("--static") && args.Has("--poses"))
-      return ArgumentError("give --poses or --static, not both");
     if (!args.Has("--recording") || !args.Has("--simulate-frame") || !args.Has("--out") ||
         args.Has("--metadata") == args.Has("--calibration"))
       return Usage(
           "--recording, one of --metadata/--calibration, --simulate-frame and --out are "
           "required");
     jobs::ReproduceOptions o;
-    auto depth = args.GetUInt("--depth", 10);
     if (Status s = FirstError(
-            {depth.status(), args.Into("--simulate-frame", o.simulate_frame),
-             args.Into("--rotation-rate-hz", o.rotation_rate_hz),
-             args.Into("--voxel-m", o.reconstruct.voxel_m),
-             args.Into("--max-range-m", o.reconstruct.max_range_m), args.Into("--seed", o.seed),
+            {args.Into("--recording", o.recording), args.Into("--simulate-frame", o.simulate_frame),
              args.Into("--reconstruct-frames", o.reconstruct_frames),
-             args.Into("--recording", o.recording), args.Into("--poses", o.poses),
+             ReadPoseOptions(args, o.poses, o.pose_fraction, o.static_sensor),
+             args.Into("--rotation-rate-hz", o.rotation_rate_hz),
              args.Into("--detector", o.detector), args.Into("--intensity", o.intensity),
-             args.Into("--method", o.reconstruct.method), args.Into("--out", o.out)});
+             ReadReconstructOptions(args, o.reconstruct), args.Into("--seed", o.seed),
+             args.Into("--out", o.out)});
         !s.ok())
       return s.error();
     o.sidecar = args.Get("--metadata", args.Get("--calibration"));
-    o.static_sensor = args.Has("--static");
-    o.reconstruct.poisson_depth = static_cast<int>(std::min<uint64_t>(*depth, 1000));
-    auto pose_fraction = PoseFractionOf(args.Get("--pose-at", "start"));
-    if (!pose_fraction.ok()) return pose_fraction.error();
-    o.pose_fraction = *pose_fraction;
     if (Status s = o.Validate(); !s.ok()) return s.error();
-    if (args.Has("--pose-at") && !args.Has("--poses"))
-      return ArgumentError("--pose-at says when the poses of --poses hold; give it with --poses");
     o.mesh_loader = BuiltInMeshLoader();
     o.simulate = RunSimulationJob;
     o.names.names = {{"rotation_rate_hz", "--rotation-rate-hz"}};
