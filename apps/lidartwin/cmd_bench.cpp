@@ -4,6 +4,9 @@
 #include <fmt/core.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <cstdlib>
+
 #include "built_in.h"
 #include "command.h"
 #include "commands.h"
@@ -87,16 +90,16 @@ Expected<jobs::BenchTable> BenchExport(const Args& args) {
 Expected<jobs::BenchTable> BenchTrace(const Args& args) {
   jobs::TraceBenchOptions o;
   o.root = ConfigRoot();
-  uint64_t threads = 0;
-  std::string triangles = args.Get("--gpu-triangles", "1000000,10000000");
-  if (Status s = FirstError({args.Into("--repeats", o.repeats),
-                             args.GetUIntIn("--threads", 0, 0, kMaxThreads).status(),
-                             args.Into("--threads", threads), args.Into("--scene", o.scene),
+  const std::string triangles = args.Get("--gpu-triangles", "1000000,10000000");
+  auto repeats = args.GetUIntIn("--repeats", o.repeats, 1, 1000);
+  auto threads = args.GetUIntIn("--threads", 0, 0, kMaxThreads);
+  if (Status s = FirstError({repeats.status(), threads.status(), args.Into("--scene", o.scene),
                              args.Into("--sensor-position", o.sensor_position_m)});
       !s.ok())
     return s.error();
-  o.threads = static_cast<unsigned>(threads);
-  o.gpu = !args.Has("--no-gpu");
+  o.repeats = static_cast<uint32_t>(*repeats);
+  o.threads = static_cast<unsigned>(*threads);
+  if (args.Has("--no-gpu")) o.no_gpu_because = "--no-gpu";
   o.embree_peer = !args.Has("--no-embree");
   o.gpu_triangles.clear();
   for (size_t start = 0; start <= triangles.size();) {
@@ -125,8 +128,8 @@ int BenchCommand(const std::vector<std::string>& argv) {
        0},
       {{"repeats", "--repeats"},
        {"sensor_position_m", "--sensor-position"},
-       {"frames", "--export-frames"},
-       {"backend", "--backend"}}};
+       {"frames", "--export-frames"}},
+      {{"backend", "--backend"}}};  // an unusable backend is the run's error (exit 1)
   return RunCommand(bench, argv, [](const Args& args) -> Expected<int> {
     const char* mode = args.Has("--memory")   ? "--memory"
                        : args.Has("--export") ? "--export"

@@ -19,13 +19,12 @@ int ReportCommand(const std::vector<std::string>& argv) {
       return Usage("--baseline and --tolerances go together");
     jobs::MakeReportOptions o;
     o.metrics.assign(args.positionals().begin(), args.positionals().end());
-    uint32_t frames = 2;
+    auto frames = args.GetUIntIn("--viewer-frames", 2, 0, jobs::kMaxViewerFrames);
     if (Status s = FirstError({args.Into("--out", o.out), args.Into("--baseline", o.baseline),
-                               args.Into("--tolerances", o.tolerances),
-                               args.Into("--viewer-frames", frames)});
+                               args.Into("--tolerances", o.tolerances), frames.status()});
         !s.ok())
       return s.error();
-    if (args.Has("--viewer-frames")) o.viewer_frames = frames;
+    if (args.Has("--viewer-frames")) o.viewer_frames = static_cast<uint32_t>(*frames);
     o.mesh_loader = BuiltInMeshLoader();
     o.log = PrintingLog("report");
     auto regressed = jobs::MakeReport(o);

@@ -29,9 +29,9 @@ int ViewCommand(const std::vector<std::string>& argv) {
     o.mesh_loader = BuiltInMeshLoader();
     o.export_file = args.Get("--export");
     o.port = static_cast<int>(*port);
-    if (Status s = CheckOutputsApart(args, {{"--export", args.Get("--export")}});
-        args.Has("--export") && !s.ok())
-      return s.error();
+    if (args.Has("--export"))
+      if (Status s = CheckOutputsApart(args, {{"--export", args.Get("--export")}}); !s.ok())
+        return s.error();
     o.log = PrintingLog("view");
     o.log.info = [](const std::string& line) {
       fmt::print("{}", line);

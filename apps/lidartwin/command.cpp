@@ -4,6 +4,7 @@
 
 #include <cstdlib>
 
+#include "commands.h"
 #include "help_text.h"
 
 namespace lt::cli {

@@ -1,5 +1,6 @@
 #include "lidartwin/datasets/simulation_run.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <set>

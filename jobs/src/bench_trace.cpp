@@ -24,10 +24,10 @@ Expected<BenchTable> BenchDemoScene(const TraceBenchOptions& o, unsigned threads
   const auto cpu = bench::RunCpuBench(*scene, *profile, threads, o.repeats);
   const std::string scene_file = scene_path.filename().string();
   bench::GpuBenchReport gpu;
-  if (o.gpu)
+  if (o.no_gpu_because.empty())
     gpu = bench::RunGpuBench(o.gpu_triangles, static_cast<int>(o.repeats), threads, o.embree_peer);
   else
-    gpu.why_no_gpu = "not asked for";
+    gpu.why_no_gpu = o.no_gpu_because;
   BenchTable out;
   out.text = bench::CpuBenchTable(machine, scene_file, scene->TriangleCount(), profile->name, cpu) +
              bench::GpuBenchTables(gpu);

@@ -65,8 +65,8 @@ Expected<bool> MakeReport(const MakeReportOptions& o) {
 #else
   if (o.viewer_frames.value_or(0) > 0)
     o.log.Warn(
-        "this build has no viewer (built without Node.js and npm); viewer_frames is "
-        "ignored");
+        "this build has no viewer (built without Node.js and npm): the report shows no "
+        "frames");
 #endif
   if (Status s = reports::WriteReport(report, o.out); !s.ok()) return s.error();
   o.log.Info(fmt::format("wrote {}, {} and {}\n", (o.out / "report.json").string(),

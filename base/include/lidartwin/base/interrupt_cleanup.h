@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <functional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "lidartwin/base/status.h"
@@ -37,8 +38,11 @@ Status CreateRegisteredDirectory(const std::filesystem::path& dir);
 // A registered folder (CreateRegisteredDirectory) removed, with what it holds, and unregistered
 // when the scope that owns it ends: a job's scratch or staging folder.
 struct RegisteredFolderRemover {
-  std::filesystem::path dir;
+  RegisteredFolderRemover(std::filesystem::path folder) : dir(std::move(folder)) {}  // NOLINT
+  RegisteredFolderRemover(const RegisteredFolderRemover&) = delete;                  // removed once
+  RegisteredFolderRemover& operator=(const RegisteredFolderRemover&) = delete;
   ~RegisteredFolderRemover();
+  const std::filesystem::path dir;
 };
 
 // An earlier output moved aside to `backup` while its replacement moves in: an interruption

@@ -10,7 +10,8 @@ namespace lt::bench {
 
 // The builder, for the ray queries of lidartwin/sim/cuda_backend.h (a GpuBvhChoice). Its work
 // buffers live as long as the returned function and its copies, so timed repeats reuse them as
-// the simulator's builders reuse theirs.
+// the simulator's builders reuse theirs; for the same reason one builder and its copies build
+// one tree at a time (never on two streams or threads at once).
 ExternalGpuBvhBuild GpuBinnedSahBuild();
 
 }  // namespace lt::bench

@@ -4,6 +4,7 @@
 // LoadSensorProfile accepts (configs/README.md), with comments naming the source.
 #pragma once
 
+#include <cstdint>
 #include <filesystem>
 #include <string>
 

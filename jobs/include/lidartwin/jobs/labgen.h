@@ -3,6 +3,7 @@
 // the tests, the demo and trying `calibrate`.
 #pragma once
 
+#include <cstdint>
 #include <filesystem>
 #include <string>
 

@@ -4,6 +4,7 @@
 // page.
 #pragma once
 
+#include <cstdint>
 #include <filesystem>
 #include <optional>
 #include <string>
