@@ -8,6 +8,8 @@
 #include <cstdio>
 #include <cstdlib>
 
+#include "lidartwin/base/comma_list.h"
+
 namespace lt::cli {
 
 Expected<Args> Args::Parse(const std::vector<std::string>& argv, const ArgSpec& spec) {
@@ -190,17 +192,12 @@ Expected<std::vector<double>> Args::GetDoubleList(const std::string& flag,
   const auto it = values_.find(flag);
   if (it == values_.end()) return fallback;
   std::vector<double> out;
-  size_t start = 0;
-  const std::string& s = it->second;
-  while (start <= s.size()) {
-    const size_t comma = std::min(s.find(',', start), s.size());
+  for (const std::string& item : CommaSeparated(it->second)) {
     double v = 0;
-    const std::string item = s.substr(start, comma - start);
     if (!ParseFinite(item, &v))
       return FlagError(flag,
                        "option " + flag + ": expected comma-separated numbers, got '" + item + "'");
     out.push_back(v);
-    start = comma + 1;
   }
   return out;
 }

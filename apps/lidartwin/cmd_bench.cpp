@@ -11,6 +11,7 @@
 #include "command.h"
 #include "commands.h"
 #include "lidartwin/base/atomic_file.h"
+#include "lidartwin/base/comma_list.h"
 #include "lidartwin/jobs/bench_runs.h"
 
 namespace lt::cli {
@@ -73,12 +74,7 @@ Expected<jobs::BenchTable> BenchExport(const Args& args) {
   auto frames = args.GetUIntIn("--export-frames", 1000, 10, 1000000);
   if (!frames.ok()) return frames.error();
   o.frames = static_cast<uint32_t>(*frames);
-  const std::string list = args.Get("--devices");
-  for (size_t start = 0; !list.empty() && start <= list.size();) {
-    const size_t comma = std::min(list.find(',', start), list.size());
-    o.devices.push_back(list.substr(start, comma - start));
-    start = comma + 1;
-  }
+  if (args.Has("--devices")) o.devices = CommaSeparated(args.Get("--devices"));
   o.work = args.Get("--out", (std::filesystem::temp_directory_path() /
                               ("lidartwin-bench-export-" + std::to_string(::getpid())))
                                  .string());
@@ -90,7 +86,6 @@ Expected<jobs::BenchTable> BenchExport(const Args& args) {
 Expected<jobs::BenchTable> BenchTrace(const Args& args) {
   jobs::TraceBenchOptions o;
   o.root = ConfigRoot();
-  const std::string triangles = args.Get("--gpu-triangles", "1000000,10000000");
   auto repeats = args.GetUIntIn("--repeats", o.repeats, 1, 1000);
   auto threads = args.GetUIntIn("--threads", 0, 0, kMaxThreads);
   if (Status s = FirstError({repeats.status(), threads.status(), args.Into("--scene", o.scene),
@@ -102,14 +97,11 @@ Expected<jobs::BenchTable> BenchTrace(const Args& args) {
   if (args.Has("--no-gpu")) o.no_gpu_because = "--no-gpu";
   o.embree_peer = !args.Has("--no-embree");
   o.gpu_triangles.clear();
-  for (size_t start = 0; start <= triangles.size();) {
-    const size_t comma = std::min(triangles.find(',', start), triangles.size());
-    const std::string item = triangles.substr(start, comma - start);
+  for (const std::string& item : CommaSeparated(args.Get("--gpu-triangles", "1000000,10000000"))) {
     char* end = nullptr;
     o.gpu_triangles.push_back(std::strtoull(item.c_str(), &end, 10));
     if (item.empty() || *end != '\0' || o.gpu_triangles.back() < 14)
       return FlagError("--gpu-triangles", "--gpu-triangles: '" + item + "' is not a count >= 14");
-    start = comma + 1;
   }
   o.mesh_loader = BuiltInMeshLoader();
   return jobs::BenchTrace(o);

@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <set>
 
+#include "lidartwin/base/comma_list.h"
 #include "lidartwin/base/text_file.h"
 #include "lidartwin/datasets/frame_output.h"
 #include "lidartwin/datasets/hdf5_frames.h"
@@ -131,10 +132,7 @@ Expected<std::vector<uint32_t>> ParseBeamList(const std::string& text, size_t ma
     return true;
   };
   std::set<uint32_t> beams;
-  size_t start = 0;
-  while (start <= text.size()) {
-    const size_t comma = std::min(text.find(',', start), text.size());
-    const std::string item = text.substr(start, comma - start);
+  for (const std::string& item : CommaSeparated(text)) {
     const size_t dash = item.find('-');
     uint32_t lo = 0, hi = 0;
     const bool ok = dash == std::string::npos
@@ -147,7 +145,6 @@ Expected<std::vector<uint32_t>> ParseBeamList(const std::string& text, size_t ma
     }
     for (uint64_t b = lo; b <= hi; ++b)
       beams.insert(static_cast<uint32_t>(b));
-    start = comma + 1;
   }
   return std::vector<uint32_t>(beams.begin(), beams.end());
 }

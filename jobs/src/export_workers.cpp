@@ -15,6 +15,7 @@
 #include <map>
 #include <sstream>
 
+#include "lidartwin/base/comma_list.h"
 #include "lidartwin/jobs/export_progress.h"
 
 extern char** environ;
@@ -244,15 +245,12 @@ std::vector<std::string> RunShardWorkers(const WorkerPlan& plan,
 
 Expected<std::vector<std::string>> ParseGpuList(const std::string& text) {
   std::vector<std::string> out;
-  for (size_t start = 0; start <= text.size();) {
-    const size_t comma = std::min(text.find(',', start), text.size());
-    const std::string d = text.substr(start, comma - start);
+  for (const std::string& d : CommaSeparated(text)) {
     if (d.empty() || d.find_first_not_of("0123456789") != std::string::npos || d.size() > 3)
       return OptionError("devices", "devices: '" + d + "' is not a GPU number (expected e.g. 0,1)");
     if (std::find(out.begin(), out.end(), d) != out.end())
       return OptionError("devices", "devices: GPU " + d + " is listed twice");
     out.push_back(d);
-    start = comma + 1;
   }
   return out;
 }
