@@ -119,15 +119,6 @@ Status Args::Into(const std::string& flag, int& field) const {
   return Assign(GetUIntIn(flag, field < 0 ? 0 : static_cast<uint64_t>(field), 0, INT32_MAX), field);
 }
 
-std::string MissingArguments(const Args& args, const char* positional,
-                             std::initializer_list<const char*> required) {
-  if (positional && args.positionals().empty()) return std::string("missing ") + positional;
-  for (const char* flag : required) {
-    if (!args.Has(flag)) return std::string("missing required option ") + flag;
-  }
-  return "";
-}
-
 bool Args::Has(const std::string& flag) const {
   return values_.count(flag) || switches_.count(flag);
 }

@@ -65,9 +65,4 @@ Error FlagError(const std::string& flag, std::string message);
 // The first error of several, or success.
 Status FirstError(std::initializer_list<Status> statuses);
 
-// What a command line lacks, for a usage error: "missing RECORDING" (no positional argument
-// where `positional` names one) or "missing required option --out"; empty when complete.
-std::string MissingArguments(const Args& args, const char* positional,
-                             std::initializer_list<const char*> required);
-
 }  // namespace lt::cli

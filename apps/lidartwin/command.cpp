@@ -51,9 +51,10 @@ Error ArgumentError(std::string message) {
 }
 
 Status Require(const Args& args, const char* positional, std::initializer_list<const char*> flags) {
-  const std::string missing = MissingArguments(args, positional, flags);
-  if (missing.empty()) return {};
-  return Usage(missing);
+  if (positional && args.positionals().empty()) return Usage(std::string("missing ") + positional);
+  for (const char* flag : flags)
+    if (!args.Has(flag)) return Usage(std::string("missing required option ") + flag);
+  return {};
 }
 
 int RunCommand(const Command& command, const std::vector<std::string>& argv,

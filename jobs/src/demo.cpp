@@ -15,6 +15,7 @@
 #include "lidartwin/compare/metrics.h"
 #include "lidartwin/compare/metrics_json.h"
 #include "lidartwin/physics/units.h"
+#include "lidartwin/physics/vec3.h"
 #include "lidartwin/reports/report.h"
 #if LT_WITH_VIEWER
 #include "lidartwin/viewer/report_viewers.h"
@@ -182,7 +183,7 @@ Status RunDemo(const DemoOptions& o) {
     if (object.instance_id == 0) continue;  // background (ground)
     const auto& m = scene.materials.materials[object.material_id];
     const auto& c = object.pose.translation;
-    const double d_gt = std::sqrt(c.x * c.x + c.y * c.y + c.z * c.z);  // seed 002 eq. (14)
+    const double d_gt = physics::Norm(c);  // seed 002 eq. (14)
     const Stats s = by_instance[object.instance_id];
     const double r0 = 100 * m.ReflectanceAt(result->profile.wavelength_nm);
     if (s.n == 0) {
