@@ -7,7 +7,6 @@
 #include <utility>
 #include <vector>
 
-#include "args.h"
 #include "command.h"
 #include "lidartwin/base/status.h"
 #include "lidartwin/compare/compare_inputs.h"

@@ -4,7 +4,7 @@
 
 #include <string>
 
-#include "args.h"
+#include "command.h"
 #include "lidartwin/reconstruct/reconstruction.h"
 
 namespace lt::cli {

@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "args.h"
+#include "command.h"
 #include "lidartwin/datasets/simulation_run.h"
 
 namespace lt::cli {
