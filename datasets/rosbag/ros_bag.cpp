@@ -1,0 +1,72 @@
+#include "lidartwin/datasets/ros_bag.h"
+
+#include <algorithm>
+
+#include "lidartwin/base/config_reader.h"
+#include "rosbag/rosbag2_sqlite.h"
+
+namespace lt {
+namespace {
+
+std::string Lower(std::string s) {
+  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::tolower(c); });
+  return s;
+}
+
+// The files of a rosbag2 folder, from its metadata.yaml (rosbag2_storage's
+// BagMetadata: version, storage_identifier, compression_format, files[].path since version
+// 5, relative_file_paths before), or the folder's .db3 files by name when it has none.
+Expected<std::unique_ptr<RosBag>> OpenBagFolder(const std::filesystem::path& folder) {
+  const auto yaml = folder / "metadata.yaml";
+  auto config = ConfigMap::FromFile(yaml);
+  if (!config.ok()) return config.error();
+  ConfigMap info = config->Map("rosbag2_bagfile_information");
+  const std::string storage = info.String("storage_identifier", "sqlite3");
+  const std::string compression = info.String("compression_format", "");
+  std::vector<std::filesystem::path> files;
+  if (info.Has("files")) {
+    for (ConfigMap& f : info.MapList("files"))
+      files.push_back(folder / f.String("path"));
+  }
+  if (Status s = config->FirstError(); !s.ok()) return s.error();
+  if (!compression.empty())
+    return Error{yaml.string() + ": compression_format '" + compression +
+                 "': compressed rosbag2 files are not read; decompress the bag first "
+                 "(ros2 bag convert)"};
+  if (storage != "sqlite3")
+    return Error{yaml.string() + ": storage_identifier '" + storage +
+                 "': this build reads the sqlite3 storage"};
+  if (files.empty()) {  // metadata older than version 5: the folder's .db3 files by name
+    std::error_code ec;
+    for (const auto& entry : std::filesystem::directory_iterator(folder, ec))
+      if (Lower(entry.path().extension().string()) == ".db3") files.push_back(entry.path());
+    std::sort(files.begin(), files.end());
+  }
+  if (files.empty()) return Error{yaml.string() + ": the bag names no .db3 file"};
+  return ros::OpenSqliteBag(folder, files);
+}
+
+}  // namespace
+
+bool LooksLikeRosBag(const std::filesystem::path& path) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec))
+    return std::filesystem::exists(path / "metadata.yaml", ec);
+  return Lower(path.extension().string()) == ".db3";
+}
+
+Expected<std::unique_ptr<RosBag>> OpenRosBag(const std::filesystem::path& path) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) {
+    if (!std::filesystem::exists(path / "metadata.yaml", ec))
+      return Error{path.string() + ": a folder without metadata.yaml is not a rosbag2 bag"};
+    return OpenBagFolder(path);
+  }
+  if (!std::filesystem::exists(path, ec)) return Error{path.string() + ": no such file"};
+  if (Lower(path.extension().string()) == ".db3") return ros::OpenSqliteBag(path, {path});
+  return Error{path.string() +
+               ": not a ROS bag this build reads (expected a .db3 file or a "
+               "rosbag2 folder with metadata.yaml)"};
+}
+
+}  // namespace lt

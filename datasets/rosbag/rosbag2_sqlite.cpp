@@ -1,0 +1,197 @@
+#include "rosbag/rosbag2_sqlite.h"
+
+#include <sqlite3.h>
+
+#include <algorithm>
+#include <cstring>
+#include <fstream>
+#include <map>
+
+namespace lt::ros {
+namespace {
+
+// SQLite's file header (sqlite.org/fileformat.html, sec. 1.3).
+constexpr char kSqliteMagic[16] = "SQLite format 3";
+
+struct CloseDb {
+  void operator()(sqlite3* db) const { sqlite3_close(db); }
+};
+struct Finalize {
+  void operator()(sqlite3_stmt* s) const { sqlite3_finalize(s); }
+};
+using Db = std::unique_ptr<sqlite3, CloseDb>;
+using Statement = std::unique_ptr<sqlite3_stmt, Finalize>;
+
+// A file URI for sqlite3_open_v2, its reserved characters escaped (sqlite.org/uri.html).
+std::string FileUri(const std::filesystem::path& file) {
+  std::string uri = "file:";
+  for (char c : std::filesystem::absolute(file).string()) {
+    if (c == '%' || c == '?' || c == '#') {
+      const char* hex = "0123456789ABCDEF";
+      uri += {'%', hex[(c >> 4) & 15], hex[c & 15]};
+    } else {
+      uri += c;
+    }
+  }
+  // immutable: read without locks or a journal, so a bag on a read-only medium opens too.
+  return uri + "?mode=ro&immutable=1";
+}
+
+Expected<Db> OpenDatabase(const std::filesystem::path& file) {
+  std::ifstream in(file, std::ios::binary);
+  char magic[16] = {};
+  if (!in.read(magic, sizeof magic) || std::memcmp(magic, kSqliteMagic, sizeof magic) != 0)
+    return Error{file.string() + ": not a rosbag2 sqlite3 file (no SQLite header)"};
+  sqlite3* raw = nullptr;
+  const int rc =
+      sqlite3_open_v2(FileUri(file).c_str(), &raw, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, nullptr);
+  Db db(raw);
+  if (rc != SQLITE_OK)
+    return Error{file.string() +
+                 ": cannot open as SQLite: " + (raw ? sqlite3_errmsg(raw) : sqlite3_errstr(rc))};
+  return db;
+}
+
+Expected<Statement> Prepare(sqlite3* db, const std::filesystem::path& file, const char* sql) {
+  sqlite3_stmt* raw = nullptr;
+  if (sqlite3_prepare_v2(db, sql, -1, &raw, nullptr) != SQLITE_OK) {
+    Statement s(raw);
+    const std::string why = sqlite3_errmsg(db);
+    if (why.find("no such table") != std::string::npos ||
+        why.find("no such column") != std::string::npos)
+      return Error{file.string() + ": not a rosbag2 sqlite3 file (" + why + ")"};
+    return Error{file.string() + ": " + why};
+  }
+  return Statement(raw);
+}
+
+std::string Text(sqlite3_stmt* s, int column) {
+  const unsigned char* t = sqlite3_column_text(s, column);
+  return t ? reinterpret_cast<const char*>(t) : "";
+}
+
+class SqliteBag : public RosBag {
+ public:
+  struct File {
+    std::filesystem::path path;
+    Db db;
+    std::map<int64_t, size_t> topic_of;  // the file's topic id -> index in topics_
+  };
+
+  static Expected<std::unique_ptr<RosBag>> Open(const std::filesystem::path& path,
+                                                const std::vector<std::filesystem::path>& files) {
+    auto bag = std::make_unique<SqliteBag>();
+    bag->path_ = path;
+    bag->storage_ = "rosbag2-sqlite3";
+    for (const auto& f : files) {
+      std::error_code ec;
+      const auto bytes = std::filesystem::file_size(f, ec);
+      if (ec) return Error{f.string() + ": " + ec.message()};
+      bag->bytes_total_ += bytes;
+      auto db = OpenDatabase(f);
+      if (!db.ok()) return db.error();
+      File file{f, std::move(*db), {}};
+      if (Status s = bag->ReadTopics(file); !s.ok()) return s.error();
+      bag->files_.push_back(std::move(file));
+    }
+    return std::unique_ptr<RosBag>(std::move(bag));
+  }
+
+  uint64_t bytes_read() const override { return bytes_read_; }
+
+  Status ForEachMessage(const std::vector<std::string>& names,
+                        const BagMessageSink& sink) override {
+    uint64_t index = 0;
+    for (File& file : files_) {
+      // Only the chosen topics' rows are read (a camera topic's images are never loaded).
+      std::string chosen;
+      for (const auto& [id, at] : file.topic_of)
+        if (names.empty() || std::find(names.begin(), names.end(), topics_[at].name) != names.end())
+          chosen += (chosen.empty() ? "" : ",") + std::to_string(id);
+      if (chosen.empty()) continue;
+      const std::string sql =
+          "SELECT id, topic_id, timestamp, length(data), "
+          "CASE WHEN length(data) <= ?1 THEN data END FROM messages WHERE topic_id IN (" +
+          chosen + ") ORDER BY timestamp, id";
+      auto statement = Prepare(file.db.get(), file.path, sql.c_str());
+      if (!statement.ok()) return statement.error();
+      sqlite3_stmt* s = statement->get();
+      sqlite3_bind_int64(s, 1, static_cast<sqlite3_int64>(kMaxMessageBytes));
+      std::map<int64_t, uint64_t> seen;  // per topic id, for "message N of TOPIC"
+      int rc = SQLITE_ROW;
+      while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+        const int64_t row = sqlite3_column_int64(s, 0);
+        const auto topic = file.topic_of.find(sqlite3_column_int64(s, 1));
+        const uint64_t bytes = static_cast<uint64_t>(sqlite3_column_int64(s, 3));
+        bytes_read_ += bytes;
+        if (topic == file.topic_of.end()) {
+          return Error{file.path.string() + ": message row " + std::to_string(row) +
+                       " names topic id " + std::to_string(sqlite3_column_int64(s, 1)) +
+                       ", which the topics table does not list"};
+        }
+        const BagTopic& t = topics_[topic->second];
+        const uint64_t nth = seen[topic->first]++;
+        BagMessage m;
+        m.topic = &t;
+        m.time_ns = sqlite3_column_int64(s, 2);
+        m.index = index++;
+        m.where = file.path.string() + ": message " + std::to_string(nth) + " of " + t.name +
+                  " (row " + std::to_string(row) + ")";
+        if (bytes > kMaxMessageBytes)
+          return Error{m.where + ": " + std::to_string(bytes) + " bytes, more than the " +
+                       std::to_string(kMaxMessageBytes) + " a message may have"};
+        const void* blob = sqlite3_column_blob(s, 4);
+        m.data = {static_cast<const uint8_t*>(blob), blob ? bytes : 0};
+        if (Status st = sink(m); !st.ok()) return st;
+      }
+      if (rc != SQLITE_DONE)
+        return Error{file.path.string() +
+                     ": reading the messages: " + sqlite3_errmsg(file.db.get())};
+    }
+    return {};
+  }
+
+ private:
+  Status ReadTopics(File& file) {
+    auto statement =
+        Prepare(file.db.get(), file.path,
+                "SELECT t.id, t.name, t.type, t.serialization_format, "
+                "(SELECT COUNT(*) FROM messages m WHERE m.topic_id = t.id) FROM topics t "
+                "ORDER BY t.id");
+    if (!statement.ok()) return statement.error();
+    sqlite3_stmt* s = statement->get();
+    int rc = SQLITE_ROW;
+    while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+      BagTopic t{Text(s, 1), Text(s, 2), Text(s, 3),
+                 static_cast<uint64_t>(sqlite3_column_int64(s, 4))};
+      // The same topic in several files of one bag is one topic.
+      size_t at = 0;
+      while (at < topics_.size() && topics_[at].name != t.name)
+        ++at;
+      if (at == topics_.size()) {
+        topics_.push_back(t);
+      } else if (topics_[at].type != t.type) {
+        return Error{file.path.string() + ": topic " + t.name + " has type " + t.type +
+                     " here and " + topics_[at].type + " in an earlier file of the bag"};
+      } else {
+        topics_[at].messages += t.messages;
+      }
+      file.topic_of[sqlite3_column_int64(s, 0)] = at;
+    }
+    if (rc != SQLITE_DONE)
+      return Error{file.path.string() + ": reading the topics: " + sqlite3_errmsg(file.db.get())};
+    return {};
+  }
+
+  std::vector<File> files_;
+  uint64_t bytes_read_ = 0;
+};
+
+}  // namespace
+
+Expected<std::unique_ptr<RosBag>> OpenSqliteBag(const std::filesystem::path& path,
+                                                const std::vector<std::filesystem::path>& files) {
+  return SqliteBag::Open(path, files);
+}
+
+}  // namespace lt::ros
