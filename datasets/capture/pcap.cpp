@@ -50,6 +50,22 @@ void CaptureStats::BadPacket(const std::filesystem::path& file, uint64_t at,
   Warn(file.string() + ": byte " + std::to_string(at) + ": " + what + "; packet skipped");
 }
 
+void CaptureStats::BadPacket(const std::string& place, const std::string& what) {
+  ++bad_packets;
+  Warn(place + ": " + what + "; packet skipped");
+}
+
+std::string PacketPlace(const std::filesystem::path& file, const UdpDatagram& d, uint64_t at) {
+  if (d.place.empty()) return file.string() + ": byte " + std::to_string(d.file_offset + at);
+  return d.place + ", byte " + std::to_string(at);
+}
+
+PacketSource PcapPackets(const std::filesystem::path& pcap) {
+  return {pcap, [pcap](const UdpSink& sink, CaptureStats& stats) {
+            return ForEachUdpDatagram(pcap, sink, &stats);
+          }};
+}
+
 void CaptureStats::Warn(std::string message) {
   if (warnings.size() < kMaxWarnings) {
     warnings.push_back(std::move(message));

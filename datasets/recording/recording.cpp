@@ -9,7 +9,9 @@
 #include "lidartwin/datasets/las.h"
 #include "lidartwin/datasets/ouster.h"
 #include "lidartwin/datasets/point_cloud_readers.h"
+#include "lidartwin/datasets/ros_bag.h"
 #include "lidartwin/datasets/velodyne.h"
+#include "rosbag/bag_recording.h"
 
 namespace lt {
 
@@ -58,6 +60,10 @@ Expected<RecordingSource> OpenRecording(const std::filesystem::path& file,
                                         const std::filesystem::path& sidecar,
                                         const RecordingOptions& options) {
   std::error_code ec;
+  if (LooksLikeRosBag(file)) return ros::OpenBagRecording(file, sidecar, options);
+  if (!options.topic.empty())
+    return OptionError("topic", "topic " + options.topic + ": only ROS bags have topics (" +
+                                    file.string() + " is not one)");
   if (Status s = CheckReadableFile(file); !s.ok()) return s.error();
   const std::string ext = file.extension().string();
   const std::string side_ext = sidecar.extension().string();
@@ -156,7 +162,8 @@ Expected<RecordingSource> OpenRecording(const std::filesystem::path& file,
                  "first (laszip)"};
   }
   return Error{file.string() + ": unknown recording type '" + ext +
-               "' (expected .pcap, .bin, .h5, .pcd, .ply, .las)"};
+               "' (expected .pcap, .bin, .h5, .pcd, .ply, .las, or a ROS bag: .db3 or its "
+               "folder)"};
 }
 
 Expected<Recording> ForEachRecordingFrame(const std::filesystem::path& file,

@@ -94,7 +94,7 @@ Expected<const VelodyneModel*> JudgeVelodyneModel(const VelodynePacketEvidence& 
                                                   const VelodyneCalibration& cal,
                                                   const std::string& capture, std::string* note) {
   const std::string cal_name = cal.file.empty() ? "the calibration" : cal.file.string();
-  const std::string where = capture + ": byte " + std::to_string(e.byte_offset);
+  const std::string& where = e.where;
   const VelodyneModel& byte = *e.by_byte;
   const VelodyneTiming* seen = TimingOfBlockPeriod(e.block_s);
   const std::string timing_text =

@@ -42,7 +42,7 @@ std::string VelodyneModelNames();
 // What the first data packets of a capture say about its model.
 struct VelodynePacketEvidence {
   const VelodyneModel* by_byte = nullptr;  // the product id of the first data packet
-  uint64_t byte_offset = 0;                // of that product id in the capture
+  std::string where;                       // of that product id: "FILE: byte N"
   double block_s = 0;  // median time per firing block between packets; 0: too few to tell
 };
 

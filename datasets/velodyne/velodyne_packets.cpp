@@ -204,7 +204,7 @@ class PacketStream {
   double Unwrapped(uint32_t us);
   // A packet older than what is decoded (not a repeat: Take drops those): dropped as late, or
   // (the clock stepped back) the start of a new stretch. Returns whether the packet is dropped.
-  Expected<bool> Older(double t, uint64_t offset);
+  Expected<bool> Older(double t, const std::string& where);
 
   const std::filesystem::path& pcap_;
   const VelodyneCalibration& cal_;
@@ -240,25 +240,25 @@ Status PacketStream::Take(const UdpDatagram& d) {
     return {};
   }
   if (d.payload.size() != kPacketBytes) {
-    stats_.BadPacket(pcap_, d.file_offset,
-                     "data packet of " + std::to_string(d.payload.size()) + " bytes (" +
-                         std::to_string(kPacketBytes) + " expected)");
+    stats_.BadPacket(PacketPlace(pcap_, d, 0), "data packet of " +
+                                                   std::to_string(d.payload.size()) + " bytes (" +
+                                                   std::to_string(kPacketBytes) + " expected)");
     return {};
   }
   const uint8_t* p = d.payload.data();
   size_t bad_at = 0;
   if (const std::string problem = ProblemOf(p, &bad_at); !problem.empty()) {
-    stats_.BadPacket(pcap_, d.file_offset + bad_at, problem);
+    stats_.BadPacket(PacketPlace(pcap_, d, bad_at), problem);
     return {};
   }
   const VelodyneModel* byte = VelodyneModelOf(p[1205]);
   if (!evidence_.by_byte) {
     evidence_.by_byte = byte;
-    evidence_.byte_offset = d.file_offset + 1205;
+    evidence_.where = PacketPlace(pcap_, d, 1205);
   } else if (byte != evidence_.by_byte) {
-    stats_.BadPacket(pcap_, d.file_offset + 1205,
-                     "product id " + HexText(p[1205]) + " (" + byte->name + ") in a capture of a " +
-                         evidence_.by_byte->name);
+    stats_.BadPacket(PacketPlace(pcap_, d, 1205), "product id " + HexText(p[1205]) + " (" +
+                                                      byte->name + ") in a capture of a " +
+                                                      evidence_.by_byte->name);
     return {};
   }
   DataPacket packet;
@@ -269,7 +269,7 @@ Status PacketStream::Take(const UdpDatagram& d) {
   if (first_key_ == ~uint64_t{0}) {
     first_key_ = key;
   } else if (key == first_key_ && !repeating_) {  // the capture again, from its first packet
-    stats_.Warn(pcap_.string() + ": byte " + std::to_string(d.file_offset + 1200) +
+    stats_.Warn(PacketPlace(pcap_, d, 1200) +
                 ": the capture repeats itself from here (its first packet again): the repeat "
                 "is dropped");
     repeating_ = true;
@@ -280,7 +280,7 @@ Status PacketStream::Take(const UdpDatagram& d) {
   }
   repeating_ = false;
   if (released_any_ && packet.time_s < last_released_s_) {
-    auto dropped = Older(packet.time_s, d.file_offset + 1200);
+    auto dropped = Older(packet.time_s, PacketPlace(pcap_, d, 1200));
     if (!dropped.ok()) return dropped.error();
     if (*dropped) return {};
   }
@@ -320,8 +320,7 @@ double PacketStream::Unwrapped(uint32_t us) {
   return t;
 }
 
-Expected<bool> PacketStream::Older(double t, uint64_t offset) {
-  const std::string where = pcap_.string() + ": byte " + std::to_string(offset);
+Expected<bool> PacketStream::Older(double t, const std::string& where) {
   if (t >= last_released_s_ - kClockStepS) {  // a packet reordered too far
     if (++stats_.late_packets == 1)
       stats_.Warn(where +
@@ -393,12 +392,17 @@ Status NoPacketError(const std::filesystem::path& pcap, const VelodyneCalibratio
 }  // namespace
 
 Status ForEachVelodyneFrame(const std::filesystem::path& pcap, const VelodyneCalibration& cal,
+                            const FrameSink& sink, CaptureStats* stats) {
+  return ForEachVelodyneFrame(PcapPackets(pcap), cal, sink, stats);
+}
+
+Status ForEachVelodyneFrame(const PacketSource& packets, const VelodyneCalibration& cal,
                             const FrameSink& sink, CaptureStats* stats_out) {
   CaptureStats local;
   CaptureStats& stats = stats_out ? *stats_out : local;
+  const std::filesystem::path& pcap = packets.file;
   PacketStream stream(pcap, cal, sink, stats);
-  Status read = ForEachUdpDatagram(
-      pcap, [&](const UdpDatagram& d) { return stream.Take(d); }, &stats);
+  Status read = packets.read([&](const UdpDatagram& d) { return stream.Take(d); }, stats);
   if (!read.ok()) return read;
   if (stats.lidar_packets == 0) return NoPacketError(pcap, cal, stats);
   if (stats.bad_packets * 9 > stats.lidar_packets) {

@@ -16,9 +16,16 @@ struct UdpDatagram {
   double capture_time_s = 0;  // pcap record time (host clock)
   uint16_t src_port = 0;
   uint16_t dst_port = 0;
-  uint64_t file_offset = 0;  // of the UDP payload, for error messages
+  uint64_t file_offset = 0;  // of the UDP payload in a capture; 0 for a bag's packet
   std::vector<uint8_t> payload;
+  // Where a bag's packet came from ("FILE: message 3 of /pandar_packets (row 4), packet 17");
+  // empty for a capture's datagram, which its file_offset places.
+  std::string place;
 };
+
+// "FILE: byte N" of a capture's datagram, "PLACE, byte K" of a bag's packet: where the
+// payload's byte `at` is, to begin a message about it.
+std::string PacketPlace(const std::filesystem::path& file, const UdpDatagram& d, uint64_t at);
 
 // What a capture reader passed over or could not use, for the notes a command prints and for
 // the error that says why no lidar packet matched. The pcap layer fills the record counts;
@@ -53,6 +60,8 @@ struct CaptureStats {
   void Warn(std::string message);
   // A lidar packet that cannot be decoded: counted, and named by file and byte.
   void BadPacket(const std::filesystem::path& file, uint64_t at, const std::string& what);
+  // The same, named by PacketPlace.
+  void BadPacket(const std::string& place, const std::string& what);
   void SawUdp(uint16_t port, size_t bytes);
   // "412 UDP datagrams: 400 to port 2368 of 1206 bytes, 12 to port 8308 of 512 bytes".
   std::string SeenSummary() const;
@@ -74,6 +83,18 @@ using UdpSink = std::function<Status(const UdpDatagram&)>;
 // record can have (the rest of the file cannot be framed).
 Status ForEachUdpDatagram(const std::filesystem::path& file, const UdpSink& sink,
                           CaptureStats* stats = nullptr);
+
+// Where a packet decoder's packets come from (ADR 0023): the UDP datagrams of a capture, or
+// the packets of a bag's packet messages, handed over as datagrams to the vendor's data port.
+// `file` names the source in messages; `read` streams the datagrams and counts what it passes
+// over in the stats (bytes_total and bytes_read too, for progress).
+struct PacketSource {
+  std::filesystem::path file;
+  std::function<Status(const UdpSink&, CaptureStats&)> read;
+};
+
+// The datagrams of a pcap capture (ForEachUdpDatagram).
+PacketSource PcapPackets(const std::filesystem::path& pcap);
 
 // All UDP datagrams in file order (ForEachUdpDatagram into a vector; for tests and tools).
 Expected<std::vector<UdpDatagram>> ReadPcapUdp(const std::filesystem::path& file,

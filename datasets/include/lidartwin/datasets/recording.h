@@ -1,5 +1,6 @@
 // Any recording the toolkit reads, by file type: Ouster pcap + metadata JSON, Velodyne pcap +
-// calibration YAML, KITTI or nuScenes .bin, PCD, PLY, our HDF5 frames. Streamed frame by frame
+// calibration YAML, a ROS bag of lidar packets + its calibration (ros_bag.h), KITTI or nuScenes
+// .bin, PCD, PLY, our HDF5 frames. Streamed frame by frame
 // (OpenRecording, ForEachRecordingFrame) or read whole (ReadRecording).
 #pragma once
 
@@ -22,10 +23,13 @@ struct RecordingOptions {
   // Layout of a headerless .bin: "" (by name, else by size; see ChooseBinLayout), "kitti" or
   // "nuscenes". Only .bin files take it.
   std::string format;
+  // A ROS bag's topic to read; empty: the bag's one lidar topic. Only bags take it.
+  std::string topic;
 };
 
 struct Recording {
-  // "ouster-pcap", "velodyne-pcap", "kitti-bin", "nuscenes-bin", "pcd", "ply", "las", "hdf5"
+  // "ouster-pcap", "velodyne-pcap", "velodyne-bag", "kitti-bin", "nuscenes-bin", "pcd", "ply",
+  // "las", "hdf5"
   std::string reader;
   std::string sensor;        // product line or calibration file name
   double wavelength_nm = 0;  // data sheets: Ouster 865, Velodyne 903, HDL-64E 905

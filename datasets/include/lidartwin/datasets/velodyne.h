@@ -70,6 +70,10 @@ Status ForEachVelodyneFrame(const std::filesystem::path& pcap,
                             const VelodyneCalibration& calibration, const FrameSink& sink,
                             CaptureStats* stats = nullptr);
 
+// The same for packets from any source (a bag's VelodyneScan messages: PacketSource).
+Status ForEachVelodyneFrame(const PacketSource& packets, const VelodyneCalibration& calibration,
+                            const FrameSink& sink, CaptureStats* stats = nullptr);
+
 // All frames of a capture (ForEachVelodyneFrame into a vector).
 Expected<std::vector<Frame>> ReadVelodynePcap(const std::filesystem::path& pcap,
                                               const VelodyneCalibration& calibration,

@@ -1,0 +1,42 @@
+#include "rosbag/bag_recording.h"
+
+#include "lidartwin/datasets/velodyne.h"
+#include "rosbag/bag_packets.h"
+
+namespace lt::ros {
+
+Expected<RecordingSource> OpenBagRecording(const std::filesystem::path& bag_path,
+                                           const std::filesystem::path& sidecar,
+                                           const RecordingOptions& options) {
+  auto opened = OpenRosBag(bag_path);
+  if (!opened.ok()) return opened.error();
+  std::shared_ptr<RosBag> bag = std::move(opened.value());
+  auto topic = ChooseLidarTopic(*bag, options.topic);
+  if (!topic.ok()) return topic.error();
+  const PacketVendor vendor = PacketVendorOfType((*topic)->type);
+  const PacketSource packets = BagPackets(bag, **topic);
+  const std::string side_ext = sidecar.extension().string();
+  Recording r;
+  r.notes.push_back("note: reading topic " + (*topic)->name + " (" + (*topic)->type + ", " +
+                    std::to_string((*topic)->messages) + " messages)");
+  if (vendor == PacketVendor::kVelodyne) {
+    if (sidecar.empty() || (side_ext != ".yaml" && side_ext != ".yml"))
+      return Error{bag_path.string() + ": topic " + (*topic)->name +
+                   " holds Velodyne packets, which need the unit's calibration (.yaml)"};
+    auto c = LoadVelodyneCalibration(sidecar);
+    if (!c.ok()) return c.error();
+    r.reader = "velodyne-bag";
+    r.wavelength_nm = 903;
+    r.sensor = sidecar.stem().string();
+    return RecordingSource(
+        std::move(r), [packets, c = std::move(c.value())](
+                          const FrameSink& sink, CaptureStats& stats, std::vector<std::string>&) {
+          return ForEachVelodyneFrame(packets, c, sink, &stats);
+        });
+  }
+  return Error{bag_path.string() + ": topic " + (*topic)->name + " holds " +
+               PacketVendorName(vendor) + " packets (" + (*topic)->type +
+               "), which this build does not decode yet"};
+}
+
+}  // namespace lt::ros

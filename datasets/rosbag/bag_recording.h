@@ -1,0 +1,15 @@
+// A ROS bag as a recording (OpenRecording): its lidar topic chosen and handed to the vendor's
+// packet decoder with the calibration the sidecar names.
+#pragma once
+
+#include <filesystem>
+
+#include "lidartwin/datasets/recording.h"
+
+namespace lt::ros {
+
+Expected<RecordingSource> OpenBagRecording(const std::filesystem::path& bag_path,
+                                           const std::filesystem::path& sidecar,
+                                           const RecordingOptions& options);
+
+}  // namespace lt::ros
