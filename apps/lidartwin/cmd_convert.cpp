@@ -14,8 +14,10 @@
 namespace lt::cli {
 
 int ConvertCommand(const std::vector<std::string>& argv) {
-  const Command convert{
-      "convert", "", {{"--metadata", "--calibration", "--out", "--format"}, {}, 1}, {}};
+  const Command convert{"convert",
+                        "",
+                        {{"--metadata", "--calibration", "--out", "--format", "--topic"}, {}, 1},
+                        {{"topic", "--topic"}}};
   return RunCommand(convert, argv, [](const Args& args) -> Expected<int> {
     if (Status s = Require(args, "RECORDING", {"--out"}); !s.ok()) return s.error();
     if (args.Has("--metadata") && args.Has("--calibration"))
@@ -29,6 +31,7 @@ int ConvertCommand(const std::vector<std::string>& argv) {
     o.sidecar = args.Get("--metadata", args.Get("--calibration"));
     o.out = args.Get("--out");
     o.read.format = format;
+    o.read.topic = args.Get("--topic");
     o.software_version = LT_VERSION;
     Progress progress("convert", 100);
     o.on_frame = [&progress](uint32_t frames, uint64_t points, double fraction) {

@@ -164,6 +164,8 @@ class SqliteBag : public RosBag {
     while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
       BagTopic t{Text(s, 1), Text(s, 2), Text(s, 3),
                  static_cast<uint64_t>(sqlite3_column_int64(s, 4))};
+      // Some recorders leave the format empty; rosbag2 has only ever written CDR (rmw's).
+      if (t.serialization.empty()) t.serialization = "cdr";
       // The same topic in several files of one bag is one topic.
       size_t at = 0;
       while (at < topics_.size() && topics_[at].name != t.name)

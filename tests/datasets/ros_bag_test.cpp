@@ -8,6 +8,7 @@
 
 #include <map>
 
+#include "lidartwin/datasets/ros_bag_summary.h"
 #include "rosbag/packet_messages.h"
 #include "test_support.h"
 
@@ -199,6 +200,30 @@ TEST(RosBag, OnlyTheChosenTopicsAreRead) {
                                    })
                   .ok());
   EXPECT_EQ(seen, 2);
+}
+
+}  // namespace
+}  // namespace lt
+
+namespace lt {
+namespace {
+
+TEST(RosBagSummary, NamesEachLidarTopicsSensorFromItsFirstPacket) {
+  LT_REQUIRE_REAL_DATA();
+  auto vlp16 = SummarizeRosBag(Nebula("velodyne-vlp16"));
+  ASSERT_TRUE(vlp16.ok()) << vlp16.message();
+  ASSERT_EQ(vlp16->topics.size(), 1u);
+  EXPECT_EQ(vlp16->topics[0].sensor, "Velodyne VLP-16, 1206-byte packets, dual return");
+  EXPECT_EQ(vlp16->messages, 4u);
+  // The VLS-128 bag's topic has an empty serialization format: read as rosbag2's CDR.
+  auto vls128 = SummarizeRosBag(Nebula("velodyne-vls128"));
+  ASSERT_TRUE(vls128.ok()) << vls128.message();
+  EXPECT_EQ(vls128->topics[0].sensor, "Velodyne VLS-128, 1206-byte packets, strongest return");
+  const std::string text = RosBagSummaryText("b", *vlp16);
+  EXPECT_NE(text.find("/velodyne_packets  velodyne_msgs/msg/VelodyneScan         4  Velodyne"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(RosBagSummaryJson("b", *vlp16).find("\"lidar\": \"Velodyne VLP-16"), std::string::npos);
 }
 
 }  // namespace
