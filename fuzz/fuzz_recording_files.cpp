@@ -1,8 +1,10 @@
 // libFuzzer target: the file readers (classic pcap, Ouster metadata JSON, Velodyne calibration
-// YAML, KITTI and nuScenes .bin, metrics.json, an export's shard record) on arbitrary bytes
-// written to a temporary file (the last two read from memory).
+// YAML, KITTI and nuScenes .bin, metrics.json, an export's shard record, a rosbag2 .db3 bag and
+// its packet messages) on arbitrary bytes written to a temporary file (metrics.json, the shard
+// record and the packet messages read from memory).
 // The first byte picks the reader; with LT_FUZZ_REAL_DATA set to ../shared/real-data the pcap
-// bytes are also decoded as Ouster and Velodyne packets with real metadata.
+// bytes are also decoded as Ouster, Velodyne and Hesai packets with real metadata, and a bag's as
+// Velodyne and Hesai packets.
 #include <unistd.h>
 
 #include <cstdint>
@@ -12,13 +14,31 @@
 #include <string>
 
 #include "../datasets/export/shard_record.h"
+#include "../datasets/rosbag/packet_messages.h"
 #include "lidartwin/compare/metrics_json.h"
+#include "lidartwin/datasets/hesai.h"
 #include "lidartwin/datasets/kitti_bin.h"
 #include "lidartwin/datasets/ouster.h"
 #include "lidartwin/datasets/pcap.h"
+#include "lidartwin/datasets/recording.h"
+#include "lidartwin/datasets/ros_bag.h"
 #include "lidartwin/datasets/velodyne.h"
 
 namespace {
+
+// A bag's messages and their packets read to the end (what convert does before decoding).
+void ReadBag(const std::filesystem::path& p) {
+  auto bag = lt::OpenRosBag(p);
+  if (!bag.ok()) return;
+  std::vector<lt::ros::MessagePacket> packets;
+  (void)(*bag)
+      ->ForEachMessage({},
+                       [&](const lt::BagMessage& m) -> lt::Status {
+                         (void)lt::ros::ReadMessagePackets(m, packets).ok();
+                         return {};
+                       })
+      .ok();
+}
 
 std::filesystem::path Write(const uint8_t* data, size_t size, const char* ext) {
   const auto p = std::filesystem::temp_directory_path() /
@@ -32,7 +52,7 @@ std::filesystem::path Write(const uint8_t* data, size_t size, const char* ext) {
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (size == 0) return 0;
-  const uint8_t which = data[0] % 6;
+  const uint8_t which = data[0] % 8;
   ++data, --size;
   static const char* real = std::getenv("LT_FUZZ_REAL_DATA");
   switch (which) {
@@ -46,6 +66,12 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
             lt::LoadVelodyneCalibration(std::string(real) + "/ros-velodyne/32db.yaml");
         if (ouster.ok()) (void)lt::ReadOusterPcap(p, *ouster).ok();
         if (velodyne.ok()) (void)lt::ReadVelodynePcap(p, *velodyne).ok();
+        static auto hesai =
+            lt::LoadHesaiCalibration(std::string(real) + "/nebula/hesai-pandar64/Pandar64.csv");
+        if (hesai.ok())
+          (void)lt::ForEachHesaiFrame(lt::PcapPackets(p), *hesai, [](lt::Frame&&) -> lt::Status {
+            return {};
+          }).ok();
       }
       std::filesystem::remove(p);
       break;
@@ -68,6 +94,33 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       (void)lt::ReadNuscenesBin(p).ok();
       (void)lt::ChooseBinLayout(p, "").ok();
       std::filesystem::remove(p);
+      break;
+    }
+    case 6: {  // a rosbag2 sqlite3 bag, and with real data its packets through the decoder
+      const auto p = Write(data, size, ".db3");
+      ReadBag(p);
+      if (real) {
+        static auto velodyne =
+            lt::LoadVelodyneCalibration(std::string(real) + "/nebula/velodyne-vlp16/VLP16.yaml");
+        if (velodyne.ok()) (void)lt::ReadRecording(p, velodyne->file).ok();
+        (void)lt::ReadRecording(p, std::string(real) + "/nebula/hesai-pandar64/Pandar64.csv").ok();
+      }
+      std::filesystem::remove(p);
+      break;
+    }
+    case 7: {  // one CDR message of each packet type, from memory
+      static const char* kTypes[] = {"velodyne_msgs/msg/VelodyneScan", "pandar_msgs/msg/PandarScan",
+                                     "robosense_msgs/msg/RobosenseScan",
+                                     "nebula_msgs/msg/NebulaPackets", "ouster_ros/msg/PacketMsg"};
+      std::vector<lt::ros::MessagePacket> packets;
+      for (const char* type : kTypes) {
+        const lt::BagTopic topic{"/fuzz", type, "cdr", 1};
+        lt::BagMessage m;
+        m.topic = &topic;
+        m.data = {data, size};
+        m.where = "fuzz";
+        (void)lt::ros::ReadMessagePackets(m, packets).ok();
+      }
       break;
     }
     case 5:  // an export's shard record (shard_record.h), as the join and a resumed run read it

@@ -34,6 +34,12 @@ if [ -d "$real" ]; then
   (printf '\x01'; cat "$real/ouster-sdk/OS-1-32-G_v2.1.1_1024x10.json") >"$corpus/files/json"
   (printf '\x02'; cat "$real/ros-velodyne/32db.yaml") >"$corpus/files/yaml"
   (printf '\x03'; head -c 4000 "$real/kitti-object-vis/velodyne/000000.bin") >"$corpus/files/kitti"
+  # Bags and CDR messages of 40 VLP-16 and 40 Pandar64 packets, cut from nebula's bags (first
+  # bytes 6, 7).
+  python3 "$src/scripts/make-bag-seed.py" \
+    "$real/nebula/velodyne-vlp16/1673400471837873222_0.db3" 40 "$corpus/files/bag-velodyne"
+  python3 "$src/scripts/make-bag-seed.py" \
+    "$real/nebula/hesai-pandar64/1673403880599376836_0.db3" 40 "$corpus/files/bag-hesai"
 else
   echo "fuzz-smoke: ../shared/real-data not found; seeding from built-in inputs only" >&2
 fi

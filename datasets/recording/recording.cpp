@@ -5,6 +5,7 @@
 
 #include "lidartwin/base/text_file.h"
 #include "lidartwin/datasets/hdf5_frames.h"
+#include "lidartwin/datasets/hesai.h"
 #include "lidartwin/datasets/kitti_bin.h"
 #include "lidartwin/datasets/las.h"
 #include "lidartwin/datasets/ouster.h"
@@ -76,7 +77,7 @@ Expected<RecordingSource> OpenRecording(const std::filesystem::path& file,
     if (sidecar.empty()) {
       return Error{file.string() +
                    ": a pcap needs its sensor's metadata (Ouster .json) or calibration "
-                   "(Velodyne .yaml)"};
+                   "(Velodyne .yaml, Hesai .csv)"};
     }
     if (side_ext == ".json") {
       auto m = LoadOusterMetadata(sidecar);
@@ -102,7 +103,20 @@ Expected<RecordingSource> OpenRecording(const std::filesystem::path& file,
             return ForEachVelodyneFrame(file, c, sink, &stats);
           });
     }
-    return Error{sidecar.string() + ": expected an Ouster .json or a Velodyne .yaml"};
+    if (side_ext == ".csv") {
+      auto c = LoadHesaiCalibration(sidecar);
+      if (!c.ok()) return c.error();
+      r.reader = "hesai-pcap";
+      r.wavelength_nm = 905;
+      r.sensor = sidecar.stem().string();
+      return RecordingSource(
+          std::move(r), [file, c = std::move(c.value())](const FrameSink& sink, CaptureStats& stats,
+                                                         std::vector<std::string>&) {
+            return ForEachHesaiFrame(PcapPackets(file), c, sink, &stats);
+          });
+    }
+    return Error{sidecar.string() +
+                 ": expected an Ouster .json, a Velodyne .yaml or a Hesai angle-correction .csv"};
   }
   if (!sidecar.empty()) {
     return Error{sidecar.string() + ": only pcap recordings take metadata or calibration"};

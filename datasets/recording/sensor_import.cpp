@@ -10,8 +10,10 @@
 #include <sstream>
 #include <vector>
 
+#include "hesai/hesai_csv.h"
 #include "lidartwin/base/atomic_file.h"
 #include "lidartwin/base/message_text.h"
+#include "lidartwin/datasets/hesai.h"
 #include "lidartwin/datasets/ouster.h"
 #include "lidartwin/datasets/velodyne.h"
 #include "lidartwin/sim/sensor_profile.h"
@@ -158,53 +160,11 @@ Expected<SpinningTables> FromVelodyne(const std::filesystem::path& file, double 
   return t;
 }
 
-// Rows of "number,number[,number]" after a header line; errors name the line.
-Expected<std::vector<std::vector<double>>> ReadCsv(const std::filesystem::path& file,
-                                                   size_t columns) {
-  auto text = ReadTextFile(file);
-  if (!text.ok()) return text.error();
-  std::istringstream in(*text);
-  std::vector<std::vector<double>> rows;
-  std::string line;
-  size_t line_no = 0;
-  while (std::getline(in, line)) {
-    ++line_no;
-    if (!line.empty() && line.back() == '\r') line.pop_back();
-    if (line.empty()) continue;
-    if (line_no == 1 && !std::isdigit(static_cast<unsigned char>(line[0])) && line[0] != '-')
-      continue;  // header
-    std::vector<double> row;
-    std::stringstream ss(line);
-    for (std::string cell; std::getline(ss, cell, ',');) {
-      char* end = nullptr;
-      const double v = std::strtod(cell.c_str(), &end);
-      // The whole cell, blanks around it aside: "14.8 37607" or "1abc" is not 14.8 or 1.
-      const bool whole = end != cell.c_str() &&
-                         cell.find_first_not_of(" \t", static_cast<size_t>(end - cell.c_str())) ==
-                             std::string::npos;
-      if (!whole || !std::isfinite(v))
-        return Error{fmt::format("{}: line {}: '{}' is not a number", file.string(), line_no,
-                                 ShortenedForMessage(cell))};
-      row.push_back(v);
-    }
-    if (row.size() != columns)
-      return Error{fmt::format("{}: line {}: expected {} values, got {}", file.string(), line_no,
-                               columns, row.size())};
-    rows.push_back(std::move(row));
-  }
-  if (rows.empty()) return Error{fmt::format("{}: no rows", file.string())};
-  return rows;
-}
-
 Expected<SpinningTables> FromHesai(const std::filesystem::path& file,
                                    const SensorImportOptions& o) {
-  auto angles = ReadCsv(file, 3);
+  auto angles = LoadHesaiCalibration(file);
   if (!angles.ok()) return angles.error();
-  const size_t n = angles->size();
-  for (size_t k = 0; k < n; ++k)
-    if ((*angles)[k][0] != static_cast<double>(k + 1))
-      return Error{fmt::format("{}: row {}: channel {} (expected {}: channels in order from 1)",
-                               file.string(), k + 2, (*angles)[k][0], k + 1)};
+  const size_t n = angles->elevation_deg.size();
   SpinningTables t;
   t.name = "hesai_" + SanitisedName(file.stem().string());
   t.wavelength_nm = 905;
@@ -212,15 +172,14 @@ Expected<SpinningTables> FromHesai(const std::filesystem::path& file,
   t.max_range_m = 200;
   t.rotation_rate_hz = o.rotation_rate_hz > 0 ? o.rotation_rate_hz : 10;
   t.columns = static_cast<uint32_t>(std::lround(360.0 / (0.2 * t.rotation_rate_hz / 10)));
-  for (const auto& row : *angles) {
-    t.elevation_deg.push_back(row[1]);
-    // Hesai's azimuth corrections are clockwise-positive; ours count counter-clockwise.
-    t.azimuth_offset_deg.push_back(-row[2]);
-  }
+  t.elevation_deg = angles->elevation_deg;
+  // Hesai's azimuth corrections are clockwise-positive; ours count counter-clockwise.
+  for (double a : angles->azimuth_offset_deg)
+    t.azimuth_offset_deg.push_back(-a);
   t.firing_offset_us.assign(n, 0.0);
   std::string fire_note = "no fire-time file: all channels of a column fire together";
   if (!o.firetimes.empty()) {
-    auto fire = ReadCsv(o.firetimes, 2);
+    auto fire = ReadNumberRows(o.firetimes, 2);
     if (!fire.ok()) return fire.error();
     std::vector<bool> seen(n, false);
     std::vector<double> us(n, 0.0);

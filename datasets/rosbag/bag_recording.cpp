@@ -1,5 +1,6 @@
 #include "rosbag/bag_recording.h"
 
+#include "lidartwin/datasets/hesai.h"
 #include "lidartwin/datasets/velodyne.h"
 #include "rosbag/bag_packets.h"
 
@@ -32,6 +33,21 @@ Expected<RecordingSource> OpenBagRecording(const std::filesystem::path& bag_path
         std::move(r), [packets, c = std::move(c.value())](
                           const FrameSink& sink, CaptureStats& stats, std::vector<std::string>&) {
           return ForEachVelodyneFrame(packets, c, sink, &stats);
+        });
+  }
+  if (vendor == PacketVendor::kHesai) {
+    if (sidecar.empty() || side_ext != ".csv")
+      return Error{bag_path.string() + ": topic " + (*topic)->name +
+                   " holds Hesai packets, which need the unit's angle-correction file (.csv)"};
+    auto c = LoadHesaiCalibration(sidecar);
+    if (!c.ok()) return c.error();
+    r.reader = "hesai-bag";
+    r.wavelength_nm = 905;
+    r.sensor = sidecar.stem().string();
+    return RecordingSource(
+        std::move(r), [packets, c = std::move(c.value())](
+                          const FrameSink& sink, CaptureStats& stats, std::vector<std::string>&) {
+          return ForEachHesaiFrame(packets, c, sink, &stats);
         });
   }
   return Error{bag_path.string() + ": topic " + (*topic)->name + " holds " +

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "lidartwin/base/config_reader.h"
+#include "rosbag/mcap_bag.h"
 #include "rosbag/rosbag2_sqlite.h"
 
 namespace lt {
@@ -33,16 +34,18 @@ Expected<std::unique_ptr<RosBag>> OpenBagFolder(const std::filesystem::path& fol
     return Error{yaml.string() + ": compression_format '" + compression +
                  "': compressed rosbag2 files are not read; decompress the bag first "
                  "(ros2 bag convert)"};
-  if (storage != "sqlite3")
+  if (storage != "sqlite3" && storage != "mcap")
     return Error{yaml.string() + ": storage_identifier '" + storage +
-                 "': this build reads the sqlite3 storage"};
-  if (files.empty()) {  // metadata older than version 5: the folder's .db3 files by name
+                 "' (expected sqlite3 or mcap)"};
+  const std::string ext = storage == "mcap" ? ".mcap" : ".db3";
+  if (files.empty()) {  // metadata older than version 5: the folder's files by name
     std::error_code ec;
     for (const auto& entry : std::filesystem::directory_iterator(folder, ec))
-      if (Lower(entry.path().extension().string()) == ".db3") files.push_back(entry.path());
+      if (Lower(entry.path().extension().string()) == ext) files.push_back(entry.path());
     std::sort(files.begin(), files.end());
   }
-  if (files.empty()) return Error{yaml.string() + ": the bag names no .db3 file"};
+  if (files.empty()) return Error{yaml.string() + ": the bag names no " + ext + " file"};
+  if (storage == "mcap") return ros::OpenMcapBag(folder, files);
   return ros::OpenSqliteBag(folder, files);
 }
 
@@ -52,7 +55,8 @@ bool LooksLikeRosBag(const std::filesystem::path& path) {
   std::error_code ec;
   if (std::filesystem::is_directory(path, ec))
     return std::filesystem::exists(path / "metadata.yaml", ec);
-  return Lower(path.extension().string()) == ".db3";
+  const std::string ext = Lower(path.extension().string());
+  return ext == ".db3" || ext == ".mcap";
 }
 
 Expected<std::unique_ptr<RosBag>> OpenRosBag(const std::filesystem::path& path) {

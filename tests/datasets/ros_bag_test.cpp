@@ -132,10 +132,18 @@ TEST(RosBag, WhatIsNotABagIsNamed) {
       << wrong.message();
   // A folder without metadata.yaml, one whose metadata names another storage, no file.
   EXPECT_NE(OpenRosBag(dir.path()).message().find("without metadata.yaml"), std::string::npos);
-  std::filesystem::create_directories(dir / "mcap");
-  dir.Write("mcap/metadata.yaml",
+  std::filesystem::create_directories(dir / "other");
+  dir.Write("other/metadata.yaml",
+            "rosbag2_bagfile_information:\n  version: 5\n  storage_identifier: leveldb\n");
+  EXPECT_NE(OpenRosBag(dir / "other")
+                .message()
+                .find("storage_identifier 'leveldb' (expected "
+                      "sqlite3 or mcap)"),
+            std::string::npos);
+  std::filesystem::create_directories(dir / "empty");
+  dir.Write("empty/metadata.yaml",
             "rosbag2_bagfile_information:\n  version: 5\n  storage_identifier: mcap\n");
-  EXPECT_NE(OpenRosBag(dir / "mcap").message().find("storage_identifier 'mcap'"),
+  EXPECT_NE(OpenRosBag(dir / "empty").message().find("the bag names no .mcap file"),
             std::string::npos);
   EXPECT_NE(OpenRosBag(dir / "absent.db3").message().find("absent.db3: no such file"),
             std::string::npos);

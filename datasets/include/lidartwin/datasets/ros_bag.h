@@ -1,5 +1,6 @@
-// ROS bags as containers of messages: rosbag2 with the sqlite3 storage (a `.db3` file, or the
-// bag's folder with its metadata.yaml). Messages are handed out one at a time in time order,
+// ROS bags as containers of messages: rosbag2 with the sqlite3 storage (a `.db3` file) or the
+// mcap storage (an `.mcap` file, any MCAP of ROS 2 messages), or the bag's folder with its
+// metadata.yaml. Messages are handed out one at a time in time order,
 // their bytes as stored (CDR for rosbag2), with the topic and where they came from for messages
 // (ADR 0023). What the messages mean is for the readers of each message type
 // (lidar_packets_in_bags.h, point_cloud_messages.h).
@@ -42,7 +43,7 @@ class RosBag {
   virtual ~RosBag() = default;
   // The path given to OpenRosBag, for messages.
   const std::filesystem::path& path() const { return path_; }
-  // "rosbag2-sqlite3"
+  // "rosbag2-sqlite3", "mcap"
   const std::string& storage() const { return storage_; }
   const std::vector<BagTopic>& topics() const { return topics_; }
   // Bytes of the bag's files in all, and read so far (for progress).
@@ -63,7 +64,7 @@ class RosBag {
   uint64_t bytes_total_ = 0;
 };
 
-// Whether `path` looks like a bag by its name: a `.db3` file, or a folder holding a
+// Whether `path` looks like a bag by its name: a `.db3` or `.mcap` file, or a folder holding a
 // metadata.yaml.
 bool LooksLikeRosBag(const std::filesystem::path& path);
 

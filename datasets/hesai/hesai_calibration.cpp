@@ -1,0 +1,72 @@
+#include "lidartwin/datasets/hesai.h"
+
+#include <fmt/core.h>
+
+#include <cctype>
+#include <cmath>
+#include <sstream>
+
+#include "hesai/hesai_csv.h"
+#include "lidartwin/base/message_text.h"
+#include "lidartwin/base/text_file.h"
+
+namespace lt {
+
+// Rows of "number,number[,number]" after a header line; errors name the line.
+Expected<std::vector<std::vector<double>>> ReadNumberRows(const std::filesystem::path& file,
+                                                          size_t columns) {
+  auto text = ReadTextFile(file);
+  if (!text.ok()) return text.error();
+  std::istringstream in(*text);
+  std::vector<std::vector<double>> rows;
+  std::string line;
+  size_t line_no = 0;
+  while (std::getline(in, line)) {
+    ++line_no;
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    if (line.empty()) continue;
+    if (line_no == 1 && !std::isdigit(static_cast<unsigned char>(line[0])) && line[0] != '-')
+      continue;  // header
+    std::vector<double> row;
+    std::stringstream ss(line);
+    for (std::string cell; std::getline(ss, cell, ',');) {
+      char* end = nullptr;
+      const double v = std::strtod(cell.c_str(), &end);
+      // The whole cell, blanks around it aside: "14.8 37607" or "1abc" is not 14.8 or 1.
+      const bool whole = end != cell.c_str() &&
+                         cell.find_first_not_of(" \t", static_cast<size_t>(end - cell.c_str())) ==
+                             std::string::npos;
+      if (!whole || !std::isfinite(v))
+        return Error{fmt::format("{}: line {}: '{}' is not a number", file.string(), line_no,
+                                 ShortenedForMessage(cell))};
+      row.push_back(v);
+    }
+    if (row.size() != columns)
+      return Error{fmt::format("{}: line {}: expected {} values, got {}", file.string(), line_no,
+                               columns, row.size())};
+    rows.push_back(std::move(row));
+  }
+  if (rows.empty()) return Error{fmt::format("{}: no rows", file.string())};
+  return rows;
+}
+
+Expected<HesaiCalibration> LoadHesaiCalibration(const std::filesystem::path& file) {
+  auto rows = ReadNumberRows(file, 3);
+  if (!rows.ok()) return rows.error();
+  HesaiCalibration c;
+  c.file = file;
+  for (size_t k = 0; k < rows->size(); ++k) {
+    const auto& row = (*rows)[k];
+    if (row[0] != static_cast<double>(k + 1))
+      return Error{fmt::format("{}: row {}: channel {} (expected {}: channels in order from 1)",
+                               file.string(), k + 2, row[0], k + 1)};
+    if (std::abs(row[1]) > 90 || std::abs(row[2]) > 180)
+      return Error{fmt::format("{}: row {}: elevation {} or azimuth {} deg out of range",
+                               file.string(), k + 2, row[1], row[2])};
+    c.elevation_deg.push_back(row[1]);
+    c.azimuth_offset_deg.push_back(row[2]);
+  }
+  return c;
+}
+
+}  // namespace lt

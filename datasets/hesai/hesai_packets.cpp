@@ -1,0 +1,371 @@
+// Hesai data packets to frames. Layouts, formulas and the families' tells are in
+// docs/formats/hesai-answer-keys.md (from the Hesai manuals and SDK's protocol headers, checked
+// against nebula's decodes of the shared bags).
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <ctime>
+#include <numbers>
+
+#include "lidartwin/datasets/hesai.h"
+
+namespace lt {
+namespace {
+
+constexpr uint16_t kDataPort = 2368;
+constexpr size_t kSequenceBytes = 4;  // the optional UDP sequence number after the tail
+
+template <typename T>
+T Le(const uint8_t* p) {
+  T v = 0;
+  for (size_t i = 0; i < sizeof(T); ++i)
+    v |= static_cast<T>(T{p[i]} << (8 * i));
+  return v;
+}
+
+std::string Hex2(uint8_t a, uint8_t b) {
+  const char* d = "0123456789abcdef";
+  return {'0', 'x', d[a >> 4], d[a & 15], d[b >> 4], d[b & 15]};
+}
+
+// Where a family keeps what the decoder reads, as offsets into the packet.
+struct Layout {
+  std::string name;  // "Pandar40P", "PandarXT16"
+  int lasers = 0, blocks = 0;
+  size_t body_at = 0;  // first block
+  size_t block_bytes = 0;
+  size_t azimuth_at = 0;  // within a block
+  size_t unit_bytes = 3;  // distance u16, reflectivity u8 (+ a confidence byte)
+  uint32_t unit_mm = 4;
+  size_t return_mode_at = 0, date_at = 0, micros_at = 0;
+  size_t bytes = 0;            // without the optional UDP sequence number
+  float min_m = 0, max_m = 0;  // the unit's own range limits (data sheets)
+
+  bool operator==(const Layout& o) const {
+    return name == o.name && bytes == o.bytes && unit_mm == o.unit_mm;
+  }
+};
+
+// The family a packet's bytes name, or why it names none.
+Expected<Layout> LayoutOf(const std::vector<uint8_t>& p) {
+  const size_t n = p.size();
+  if (n < 12) return Error{"packet of " + std::to_string(n) + " bytes, too short for Hesai"};
+  Layout l;
+  if (p[0] == 0xFF && p[1] == 0xEE) {  // Pandar40P: no header, block 0's start bytes
+    l = {"Pandar40P", 40, 10, 0, 124, 2, 3, 4, 1254, 1256, 1250, 1262, 0.3f, 200.f};
+  } else if (p[0] == 0xEE && p[1] == 0xFF && p[2] == 64 && p[3] == 6) {  // Pandar64's 8 bytes
+    if (p[5] == 0) return Error{"Pandar64 header: distance unit 0 mm"};
+    l = {"Pandar64", 64, 6, 8, 194, 0, 3, p[5], 1186, 1188, 1182, 1194, 0.3f, 200.f};
+  } else if (p[0] == 0xEE && p[1] == 0xFF) {  // the 12-byte header of protocols 1.4 to 6.1
+    const int major = p[2], minor = p[3], lasers = p[6], blocks = p[7];
+    const std::string version = std::to_string(major) + "." + std::to_string(minor);
+    if (lasers == 0 || blocks == 0 || p[9] == 0)
+      return Error{"Hesai protocol " + version + " header: " + std::to_string(lasers) +
+                   " lasers, " + std::to_string(blocks) + " blocks, distance unit " +
+                   std::to_string(p[9]) + " mm"};
+    const size_t block = 2 + size_t{4} * lasers;
+    const size_t tail = 12 + block * blocks;
+    if (major == 3 && minor == 1) {  // PandarQT64
+      l = {"PandarQT" + std::to_string(lasers),
+           lasers,
+           blocks,
+           12,
+           block,
+           0,
+           4,
+           p[9],
+           tail + 16,
+           tail + 18,
+           tail + 12,
+           tail + 24,
+           0.1f,
+           60.f};
+    } else if (major == 6 && minor == 1) {  // PandarXT16, XT32
+      l = {"PandarXT" + std::to_string(lasers),
+           lasers,
+           blocks,
+           12,
+           block,
+           0,
+           4,
+           p[9],
+           tail + 10,
+           tail + 13,
+           tail + 19,
+           tail + 24,
+           0.05f,
+           120.f};
+    } else {
+      const char* family = major == 1   ? "Pandar128E3X/OT128"
+                           : major == 3 ? "PandarQT128"
+                           : major == 4 ? "AT128"
+                                        : "an unknown family";
+      return Error{"Hesai protocol " + version + " (" + family +
+                   ") is not decoded by this build (it decodes the Pandar40P, Pandar64, "
+                   "protocol 3.1 (QT64) and 6.1 (XT16/XT32))"};
+    }
+  } else {
+    return Error{"starts " + Hex2(p[0], p[1]) + ", not a Hesai data packet (FF EE or EE FF)"};
+  }
+  if (n != l.bytes && n != l.bytes + kSequenceBytes)
+    return Error{l.name + " packet of " + std::to_string(n) + " bytes (expected " +
+                 std::to_string(l.bytes) + " or " + std::to_string(l.bytes + kSequenceBytes) + ")"};
+  return l;
+}
+
+// Returns per firing of a return mode byte (docs/formats/hesai-answer-keys.md), 0 if unknown.
+int ReturnsOf(uint8_t mode) {
+  switch (mode) {
+    case 0x33:
+    case 0x34:
+    case 0x37:
+    case 0x38:
+      return 1;
+    case 0x39:
+    case 0x3a:
+    case 0x3b:
+    case 0x3c:
+    case 0x3e:
+      return 2;
+    case 0x3d:
+      return 3;
+  }
+  return 0;
+}
+
+// The packet's UTC date (year byte: 2000 + y below 100, else 1900 + y, as the Hesai SDK reads
+// it) and microseconds, in seconds.
+double PacketTime(const std::vector<uint8_t>& p, const Layout& l) {
+  const uint8_t* d = &p[l.date_at];
+  std::tm t{};
+  t.tm_year = (d[0] < 100 ? 2000 + d[0] : 1900 + d[0]) - 1900;
+  t.tm_mon = d[1] - 1;
+  t.tm_mday = d[2];
+  t.tm_hour = d[3];
+  t.tm_min = d[4];
+  t.tm_sec = d[5];
+  return static_cast<double>(timegm(&t)) + Le<uint32_t>(&p[l.micros_at]) * 1e-6;
+}
+
+class HesaiStream {
+ public:
+  HesaiStream(const PacketSource& source, const HesaiCalibration& cal, const FrameSink& sink,
+              CaptureStats& stats)
+      : source_(source), cal_(cal), sink_(sink), stats_(stats) {
+    const size_t n = cal.elevation_deg.size();
+    // nebula's float arithmetic (the keys are bit-exact with it): the angles in float, sin and
+    // cos of floats.
+    const float deg = static_cast<float>(std::numbers::pi / 180);
+    for (size_t c = 0; c < n; ++c) {
+      const float e = static_cast<float>(cal.elevation_deg[c]) * deg;
+      cos_e_.push_back(std::cos(e));
+      sin_e_.push_back(std::sin(e));
+      offset_rad_.push_back(static_cast<float>(cal.azimuth_offset_deg[c]) * deg);
+      if (cal.azimuth_offset_deg[c] < cal.azimuth_offset_deg[last_channel_]) last_channel_ = c;
+    }
+    last_u_.assign(n, -1);
+    crossed_.assign(n, 0);
+    recent_.fill(~uint64_t{0});
+  }
+
+  Status Take(const UdpDatagram& d);
+  // The frame in hand and the start of the next (both partial revolutions), if any.
+  Status Finish() {
+    if (cur_.size() > 0)
+      if (Status s = Emit(cur_); !s.ok()) return s;
+    if (next_.size() > 0) return Emit(next_);
+    return {};
+  }
+
+ private:
+  Status Decode(const std::vector<uint8_t>& p, const UdpDatagram& d);
+  Status Emit(Frame& f) {
+    f.index = frames_++;
+    if (!f.timestamp_s.empty()) {
+      f.start_time_s = f.timestamp_s.front();
+      f.end_time_s = f.timestamp_s.back();
+    }
+    Frame out = std::move(f);
+    f = Frame{};
+    return sink_(std::move(out));
+  }
+
+  const PacketSource& source_;
+  const HesaiCalibration& cal_;
+  const FrameSink& sink_;
+  CaptureStats& stats_;
+  bool have_layout_ = false;
+  Layout layout_;
+  std::vector<float> cos_e_, sin_e_, offset_rad_;
+  size_t last_channel_ = 0;       // the channel of the smallest offset: the last to cross 0 deg
+  std::vector<double> last_u_;    // each channel's last corrected azimuth, (0, 360] deg
+  std::vector<uint8_t> crossed_;  // crossed 0 deg since the frame in hand began
+  Frame cur_, next_;
+  uint32_t cur_firings_ = 0, next_firings_ = 0, frames_ = 0;
+  std::array<uint64_t, 32> recent_;  // (time, first azimuth) of recent packets
+  size_t recent_next_ = 0;
+};
+
+Status HesaiStream::Take(const UdpDatagram& d) {
+  stats_.SawUdp(d.dst_port, d.payload.size());
+  if (d.dst_port != kDataPort) {
+    ++stats_.other_udp;
+    return {};
+  }
+  auto layout = LayoutOf(d.payload);
+  if (!layout.ok()) {
+    stats_.BadPacket(PacketPlace(source_.file, d, 0), layout.message());
+    return {};
+  }
+  if (!have_layout_) {
+    if (static_cast<size_t>(layout->lasers) != cal_.elevation_deg.size())
+      return Error{PacketPlace(source_.file, d, 0) + ": the packets are from a " + layout->name +
+                   " (" + std::to_string(layout->lasers) + " lasers) but " + cal_.file.string() +
+                   " has " + std::to_string(cal_.elevation_deg.size()) + " channels"};
+    layout_ = *layout;
+    have_layout_ = true;
+  } else if (!(*layout == layout_)) {
+    stats_.BadPacket(PacketPlace(source_.file, d, 0),
+                     "a " + layout->name + " packet in a stream of " + layout_.name);
+    return {};
+  }
+  return Decode(d.payload, d);
+}
+
+Status HesaiStream::Decode(const std::vector<uint8_t>& p, const UdpDatagram& d) {
+  const Layout& l = layout_;
+  const int n = ReturnsOf(p[l.return_mode_at]);
+  if (n == 0 || l.blocks % n != 0) {
+    stats_.BadPacket(PacketPlace(source_.file, d, l.return_mode_at),
+                     "return mode 0x" + Hex2(0, p[l.return_mode_at]).substr(4) + " (" +
+                         std::to_string(n) + " returns per firing in " + std::to_string(l.blocks) +
+                         " blocks)");
+    return {};
+  }
+  for (int b = 0; b < l.blocks; ++b) {
+    const size_t at = l.body_at + b * l.block_bytes;
+    if (l.azimuth_at == 2 && (p[at] != 0xFF || p[at + 1] != 0xEE)) {
+      stats_.BadPacket(
+          PacketPlace(source_.file, d, at),
+          "block " + std::to_string(b) + " starts " + Hex2(p[at], p[at + 1]) + ", not FF EE");
+      return {};
+    }
+    if (Le<uint16_t>(&p[at + l.azimuth_at]) >= 36000) {
+      stats_.BadPacket(PacketPlace(source_.file, d, at + l.azimuth_at),
+                       "block " + std::to_string(b) + " azimuth " +
+                           std::to_string(Le<uint16_t>(&p[at + l.azimuth_at])) +
+                           " (0.01 deg) is not below 36000");
+      return {};
+    }
+  }
+  const uint64_t key =
+      uint64_t{Le<uint32_t>(&p[l.micros_at])} << 16 | Le<uint16_t>(&p[l.body_at + l.azimuth_at]);
+  if (std::find(recent_.begin(), recent_.end(), key) != recent_.end()) {
+    ++stats_.duplicates;
+    return {};
+  }
+  recent_[recent_next_++ % recent_.size()] = key;
+  ++stats_.lidar_packets;
+  const double time = PacketTime(p, l);
+  const size_t lasers = static_cast<size_t>(l.lasers);
+  for (int g = 0; g < l.blocks / n; ++g) {
+    const size_t first_block = l.body_at + static_cast<size_t>(g * n) * l.block_bytes;
+    const uint16_t azimuth = Le<uint16_t>(&p[first_block + l.azimuth_at]);
+    // A frame ends where the channel of the smallest offset crosses 0 deg; the channels that
+    // crossed before it already fill the next frame.
+    auto corrected = [&](size_t c) {
+      double u = std::fmod(azimuth / 100.0 + cal_.azimuth_offset_deg[c], 360.0);
+      return u <= 0 ? u + 360.0 : u;  // (0, 360]: a point exactly at 0 deg ends its frame
+    };
+    bool emitted = false;
+    const double u_last = corrected(last_channel_);
+    if (last_u_[last_channel_] >= 0 && u_last < last_u_[last_channel_]) {
+      if (Status s = Emit(cur_); !s.ok()) return s;
+      std::swap(cur_, next_);
+      cur_firings_ = next_firings_;
+      next_firings_ = 0;
+      std::fill(crossed_.begin(), crossed_.end(), 0);
+      emitted = true;
+    }
+    const uint32_t cur_column = cur_firings_++;
+    bool any_crossed = false;
+    const float block_rad = static_cast<float>(azimuth / 100.0 * (std::numbers::pi / 180));
+    for (size_t c = 0; c < lasers; ++c) {
+      const double u = corrected(c);
+      if (!emitted && last_u_[c] >= 0 && u < last_u_[c]) crossed_[c] = 1;
+      last_u_[c] = u;
+      any_crossed |= crossed_[c] != 0;
+    }
+    const uint32_t next_column = any_crossed ? next_firings_++ : 0;
+    for (size_t c = 0; c < lasers; ++c) {
+      Frame& target = crossed_[c] ? next_ : cur_;
+      const uint32_t column = crossed_[c] ? next_column : cur_column;
+      // The returns of this firing and channel: distance (float, as nebula), reflectivity.
+      std::array<float, 3> dist{};
+      std::array<uint16_t, 3> raw{};
+      std::array<uint8_t, 3> refl{};
+      for (int r = 0; r < n; ++r) {
+        const uint8_t* u = &p[first_block + static_cast<size_t>(r) * l.block_bytes + l.azimuth_at +
+                              2 + c * l.unit_bytes];
+        raw[r] = Le<uint16_t>(u);
+        refl[r] = u[2];
+        dist[r] = static_cast<float>(raw[r] * static_cast<double>(l.unit_mm) / 1000.0);
+      }
+      const float a = block_rad + offset_rad_[c];
+      const float sin_a = std::sin(a), cos_a = std::cos(a);
+      for (int r = 0; r < n; ++r) {
+        if (raw[r] == 0 || dist[r] < l.min_m || dist[r] > l.max_m) continue;
+        // A return that repeats another of its firing (the same echo reported twice, as dual
+        // modes do when there is one): only the last is kept.
+        bool repeat = false;
+        for (int k = r + 1; k < n && !repeat; ++k)
+          repeat = raw[k] != 0 && std::abs(dist[r] - dist[k]) < 0.1f;
+        if (repeat) continue;
+        const float xy = dist[r] * cos_e_[c];
+        FramePoint pt;
+        pt.x_m = xy * cos_a;     // Hesai's +Y (0 deg) is ROS's x
+        pt.y_m = -(xy * sin_a);  // Hesai's +X (clockwise, right) is ROS's -y
+        pt.z_m = dist[r] * sin_e_[c];
+        pt.range_m = dist[r];
+        pt.intensity = refl[r];
+        pt.channel = static_cast<uint16_t>(c);
+        pt.column = column;
+        pt.timestamp_s = time;
+        pt.return_index = static_cast<uint8_t>(r);
+        pt.beam_id = column * static_cast<uint32_t>(lasers) + static_cast<uint32_t>(c);
+        target.Append(pt);
+      }
+    }
+  }
+  return {};
+}
+
+}  // namespace
+
+bool LooksLikeHesaiPacket(const std::vector<uint8_t>& payload) {
+  return payload.size() >= 12 &&
+         ((payload[0] == 0xFF && payload[1] == 0xEE) || (payload[0] == 0xEE && payload[1] == 0xFF));
+}
+
+Status ForEachHesaiFrame(const PacketSource& packets, const HesaiCalibration& cal,
+                         const FrameSink& sink, CaptureStats* stats_out) {
+  CaptureStats local;
+  CaptureStats& stats = stats_out ? *stats_out : local;
+  if (cal.elevation_deg.empty()) return Error{cal.file.string() + ": no channels"};
+  HesaiStream stream(packets, cal, sink, stats);
+  Status read = packets.read([&](const UdpDatagram& d) { return stream.Take(d); }, stats);
+  if (!read.ok()) return read;
+  if (stats.lidar_packets == 0)
+    return Error{
+        packets.file.string() + ": no Hesai data packet (UDP port 2368) " +
+        (stats.bad_packets ? "could be decoded" : "in the capture") + " (seen " +
+        stats.SeenSummary() +
+        (stats.warnings.empty() ? std::string() : "; first problem: " + stats.warnings[0]) + ")"};
+  if (stats.bad_packets * 9 > stats.lidar_packets)
+    return Error{packets.file.string() + ": " + std::to_string(stats.bad_packets) + " of " +
+                 std::to_string(stats.bad_packets + stats.lidar_packets) +
+                 " data packets cannot be decoded (first: " + stats.warnings.front() + ")"};
+  return stream.Finish();
+}
+
+}  // namespace lt

@@ -1,0 +1,48 @@
+// Hesai mechanical lidars: the angle-correction CSV and the UDP data packets of the Pandar40P,
+// Pandar64, PandarQT64 (protocol 3.1) and PandarXT16/XT32 (protocol 6.1), from a pcap or a
+// bag (PacketSource). The family is told by the packet's own bytes (its header's protocol
+// version, laser and block counts), never by a file name; docs/formats/hesai-answer-keys.md has
+// the layouts and their sources.
+#pragma once
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "lidartwin/base/status.h"
+#include "lidartwin/datasets/frame_sink.h"
+#include "lidartwin/datasets/pcap.h"
+
+namespace lt {
+
+struct HesaiCalibration {
+  std::filesystem::path file;  // for messages
+  // By channel (the CSV's rows in order, channel 1 first): degrees, azimuth clockwise-positive
+  // as Hesai gives it.
+  std::vector<double> elevation_deg, azimuth_offset_deg;
+};
+
+// "Channel,Elevation,Azimuth" (or "Laser id,...") rows, channels 1..N in order. Errors name the
+// file and line.
+Expected<HesaiCalibration> LoadHesaiCalibration(const std::filesystem::path& file);
+
+// Whether a packet's bytes start as a Hesai data packet does (FF EE, or EE FF and a header).
+bool LooksLikeHesaiPacket(const std::vector<uint8_t>& payload);
+
+// Frames of Hesai data packets (UDP port 2368; other ports skipped and counted), streamed to
+// `sink` as each completes. A frame is one revolution from 0 deg: each point belongs to the
+// frame its own corrected azimuth (block azimuth + the channel's offset) falls in, so the
+// frames are cut exactly at 0 deg for every channel (the first and last frames are partial).
+// Single, dual and triple return modes: the returns of a firing are kept with their return
+// index, but a return that repeats another of its firing (within 0.1 m; the last return is
+// kept) is dropped. Ranges outside the unit's own limits (data sheets: 40P and 64 0.3-200 m,
+// QT64 0.1-60 m, XT 0.05-120 m) are dropped. XYZ in the ROS convention (x forward = Hesai's 0
+// deg, y left, z up); intensity = reflectivity byte (0-255); channel = the CSV's row (0-based);
+// column = the firing's sequence in the frame; timestamp = the packet's UTC date and
+// microseconds.
+// Packets of a size, header or family other than the stream's first are skipped, counted and
+// (the first few) named by file and byte; the calibration must have the packets' laser count.
+Status ForEachHesaiFrame(const PacketSource& packets, const HesaiCalibration& calibration,
+                         const FrameSink& sink, CaptureStats* stats = nullptr);
+
+}  // namespace lt

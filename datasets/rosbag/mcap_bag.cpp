@@ -1,0 +1,319 @@
+#include "rosbag/mcap_bag.h"
+
+#include <libdeflate.h>
+#include <lz4frame.h>
+#include <zstd.h>
+
+#include <algorithm>
+#include <cstring>
+#include <fstream>
+#include <map>
+
+namespace lt::ros {
+namespace {
+
+// mcap.dev/spec: "Magic", and the record opcodes of "Records".
+constexpr uint8_t kMagic[8] = {0x89, 'M', 'C', 'A', 'P', '0', '\r', '\n'};
+enum Op : uint8_t {
+  kHeader = 0x01,
+  kFooter = 0x02,
+  kSchema = 0x03,
+  kChannel = 0x04,
+  kMessage = 0x05,
+  kChunk = 0x06,
+  kStatistics = 0x0B,
+  kDataEnd = 0x0F,
+};
+// A chunk decompresses into memory whole; larger ones are refused (writers use about 1-8 MB).
+constexpr uint64_t kMaxChunkBytes = uint64_t{1} << 30;
+
+// Little-endian fields of one record's content, bounds-checked; the first failure sticks.
+class Fields {
+ public:
+  explicit Fields(std::span<const uint8_t> b) : b_(b) {}
+  bool ok() const { return ok_; }
+  uint16_t U16() { return static_cast<uint16_t>(Uint(2)); }
+  uint32_t U32() { return static_cast<uint32_t>(Uint(4)); }
+  uint64_t U64() { return Uint(8); }
+  std::span<const uint8_t> Bytes(uint64_t n) {
+    if (!ok_ || n > b_.size() - at_) {
+      ok_ = false;
+      return {};
+    }
+    auto out = b_.subspan(at_, n);
+    at_ += n;
+    return out;
+  }
+  std::string String() {
+    const auto s = Bytes(U32());
+    return {reinterpret_cast<const char*>(s.data()), s.size()};
+  }
+  std::span<const uint8_t> Rest() { return Bytes(b_.size() - at_); }
+
+ private:
+  uint64_t Uint(size_t n) {
+    const auto s = Bytes(n);
+    uint64_t v = 0;
+    for (size_t i = 0; i < s.size(); ++i)
+      v |= uint64_t{s[i]} << (8 * i);
+    return v;
+  }
+  std::span<const uint8_t> b_;
+  uint64_t at_ = 0;
+  bool ok_ = true;
+};
+
+Expected<std::vector<uint8_t>> Decompress(const std::string& compression,
+                                          std::span<const uint8_t> in, uint64_t size,
+                                          const std::string& where) {
+  if (size > kMaxChunkBytes)
+    return Error{where + ": a chunk of " + std::to_string(size) +
+                 " bytes uncompressed, more than " + "the " + std::to_string(kMaxChunkBytes) +
+                 " a chunk may have"};
+  std::vector<uint8_t> out;
+  if (compression.empty()) {
+    if (in.size() != size)
+      return Error{where + ": an uncompressed chunk of " + std::to_string(in.size()) +
+                   " bytes that says it has " + std::to_string(size)};
+    out.assign(in.begin(), in.end());
+    return out;
+  }
+  out.resize(size);
+  if (compression == "zstd") {
+    // The frame's own content size must agree, and the output never grows past `size`.
+    const size_t n = ZSTD_decompress(out.data(), out.size(), in.data(), in.size());
+    if (ZSTD_isError(n) || n != size)
+      return Error{where + ": zstd chunk does not decompress to its " + std::to_string(size) +
+                   " bytes (" + (ZSTD_isError(n) ? ZSTD_getErrorName(n) : std::to_string(n)) + ")"};
+    return out;
+  }
+  if (compression == "lz4") {
+    LZ4F_dctx* ctx = nullptr;
+    if (LZ4F_isError(LZ4F_createDecompressionContext(&ctx, LZ4F_VERSION)))
+      return Error{where + ": lz4 context"};
+    size_t produced = 0, consumed = 0, hint = 1;
+    while (hint != 0 && consumed < in.size()) {
+      size_t dst = out.size() - produced, src = in.size() - consumed;
+      hint = LZ4F_decompress(ctx, out.data() + produced, &dst, in.data() + consumed, &src, nullptr);
+      if (LZ4F_isError(hint)) break;
+      produced += dst;
+      consumed += src;
+      if (dst == 0 && src == 0) break;  // no progress: the output is full or the input bad
+    }
+    LZ4F_freeDecompressionContext(ctx);
+    if (LZ4F_isError(hint) || hint != 0 || produced != size)
+      return Error{
+          where + ": lz4 chunk does not decompress to its " + std::to_string(size) + " bytes" +
+          (LZ4F_isError(hint) ? std::string(" (") + LZ4F_getErrorName(hint) + ")" : std::string())};
+    return out;
+  }
+  return Error{where + ": chunk compression '" + compression + "' (expected none, zstd or lz4)"};
+}
+
+class McapBag : public RosBag {
+ public:
+  static Expected<std::unique_ptr<RosBag>> Open(const std::filesystem::path& path,
+                                                const std::vector<std::filesystem::path>& files) {
+    auto bag = std::make_unique<McapBag>();
+    bag->path_ = path;
+    bag->storage_ = "mcap";
+    for (const auto& f : files) {
+      std::error_code ec;
+      const uint64_t bytes = std::filesystem::file_size(f, ec);
+      if (ec) return Error{f.string() + ": " + ec.message()};
+      bag->bytes_total_ += bytes;
+      bag->files_.push_back(f);
+    }
+    // The topics and counts: one pass without a sink (the summary section would save it; a
+    // pass also proves every record frames before any frame is decoded).
+    if (Status s = bag->Pass(nullptr, {}); !s.ok()) return s.error();
+    return std::unique_ptr<RosBag>(std::move(bag));
+  }
+
+  uint64_t bytes_read() const override { return bytes_read_; }
+
+  Status ForEachMessage(const std::vector<std::string>& names,
+                        const BagMessageSink& sink) override {
+    return Pass(&sink, names);
+  }
+
+ private:
+  struct ChannelInfo {
+    size_t topic = 0;  // index in topics_
+    uint64_t seen = 0;
+  };
+  struct State {                                                      // per file pass
+    std::map<uint16_t, std::pair<std::string, std::string>> schemas;  // id -> name, encoding
+    std::map<uint16_t, ChannelInfo> channels;
+    uint64_t index = 0;
+  };
+
+  // Reads every file; with a sink, streams the chosen topics' messages to it, else counts.
+  Status Pass(const BagMessageSink* sink, const std::vector<std::string>& names) {
+    bytes_read_ = 0;
+    uint64_t index = 0;
+    for (const auto& file : files_) {
+      if (Status s = PassFile(file, sink, names, index); !s.ok()) return s;
+    }
+    return {};
+  }
+
+  Status PassFile(const std::filesystem::path& file, const BagMessageSink* sink,
+                  const std::vector<std::string>& names, uint64_t& index) {
+    std::ifstream in(file, std::ios::binary);
+    if (!in) return Error{file.string() + ": cannot open"};
+    std::error_code ec;
+    const uint64_t size = std::filesystem::file_size(file, ec);
+    uint8_t magic[8] = {};
+    if (!in.read(reinterpret_cast<char*>(magic), 8) || std::memcmp(magic, kMagic, 8) != 0)
+      return Error{file.string() + ": not an MCAP file (no MCAP magic at byte 0)"};
+    State state;
+    uint64_t at = 8;
+    std::vector<uint8_t> content;
+    bool data_ended = false;
+    while (!data_ended) {
+      uint8_t head[9];
+      if (!in.read(reinterpret_cast<char*>(head), 9))
+        return Error{file.string() + ": byte " + std::to_string(at) +
+                     ": the file ends inside a record header (a recording cut short: no "
+                     "DataEnd or Footer record)"};
+      uint64_t length = 0;
+      for (int i = 0; i < 8; ++i)
+        length |= uint64_t{head[1 + i]} << (8 * i);
+      const std::string where = file.string() + ": record at byte " + std::to_string(at);
+      if (length > size - at - 9)
+        return Error{where + " (opcode 0x" + Hex(head[0]) + ") claims " + std::to_string(length) +
+                     " bytes; the file has " + std::to_string(size - at - 9) + " left"};
+      content.resize(length);
+      if (!in.read(reinterpret_cast<char*>(content.data()), static_cast<std::streamsize>(length)))
+        return Error{where + ": cannot read its " + std::to_string(length) + " bytes"};
+      at += 9 + length;
+      bytes_read_ += 9 + length;
+      switch (head[0]) {
+        case kChunk: {
+          Fields f(content);
+          f.U64(), f.U64();
+          const uint64_t uncompressed = f.U64();
+          const uint32_t crc = f.U32();
+          const std::string compression = f.String();
+          const auto records = f.Bytes(f.U64());
+          if (!f.ok()) return Error{where + ": a Chunk record cut short"};
+          auto plain = Decompress(compression, records, uncompressed, where);
+          if (!plain.ok()) return plain.error();
+          if (crc != 0 && libdeflate_crc32(0, plain->data(), plain->size()) != crc)
+            return Error{where + ": the chunk's CRC-32 does not match its records (damaged)"};
+          if (Status s = ChunkRecords(*plain, where + " (chunk)", state, sink, names, index);
+              !s.ok())
+            return s;
+          break;
+        }
+        case kDataEnd:
+          data_ended = true;
+          break;
+        case kFooter:
+          data_ended = true;
+          break;
+        default:
+          if (Status s = Record(head[0], content, where, state, sink, names, index); !s.ok())
+            return s;
+      }
+    }
+    return {};
+  }
+
+  // The records of a chunk (decompressed); `where` names the chunk.
+  Status ChunkRecords(std::span<const uint8_t> bytes, const std::string& where, State& state,
+                      const BagMessageSink* sink, const std::vector<std::string>& names,
+                      uint64_t& index) {
+    uint64_t at = 0;
+    while (at < bytes.size()) {
+      const std::string here = where + ", its byte " + std::to_string(at);
+      if (bytes.size() - at < 9) return Error{here + ": a record header cut short"};
+      Fields head(bytes.subspan(at + 1, 8));
+      const uint8_t op = bytes[at];
+      const uint64_t length = head.U64();
+      if (length > bytes.size() - at - 9)
+        return Error{here + " (opcode 0x" + Hex(op) + ") claims " + std::to_string(length) +
+                     " bytes; " + std::to_string(bytes.size() - at - 9) + " are left"};
+      if (Status s = Record(op, bytes.subspan(at + 9, length), here, state, sink, names, index);
+          !s.ok())
+        return s;
+      at += 9 + length;
+    }
+    return {};
+  }
+
+  // One record: a schema and a channel remembered, a message counted or handed on; the rest
+  // (indexes, attachments, metadata, statistics) carry nothing read here.
+  Status Record(uint8_t op, std::span<const uint8_t> content, const std::string& where,
+                State& state, const BagMessageSink* sink, const std::vector<std::string>& names,
+                uint64_t& index) {
+    Fields f(content);
+    if (op == kSchema) {
+      const uint16_t id = f.U16();
+      std::string name = f.String(), encoding = f.String();
+      if (!f.ok()) return Error{where + ": a Schema record cut short"};
+      state.schemas[id] = {name, encoding};
+    } else if (op == kChannel) {
+      const uint16_t id = f.U16(), schema = f.U16();
+      std::string topic = f.String(), encoding = f.String();
+      if (!f.ok()) return Error{where + ": a Channel record cut short"};
+      const auto s = state.schemas.find(schema);
+      if (schema != 0 && s == state.schemas.end())
+        return Error{where + ": channel " + topic + " names schema " + std::to_string(schema) +
+                     ", which no earlier Schema record defines"};
+      // rosbag2 writes message encoding "cdr"; the topic's serialization is that encoding.
+      BagTopic t{topic, s == state.schemas.end() ? "" : s->second.first, encoding, 0};
+      size_t k = 0;
+      while (k < topics_.size() && topics_[k].name != topic)
+        ++k;
+      if (k == topics_.size()) topics_.push_back(t);
+      state.channels[id] = {k, 0};
+    } else if (op == kMessage) {
+      const uint16_t channel = f.U16();
+      f.U32();  // sequence
+      const uint64_t log_time = f.U64();
+      f.U64();  // publish time
+      const auto data = f.Rest();
+      if (!f.ok()) return Error{where + ": a Message record cut short"};
+      const auto c = state.channels.find(channel);
+      if (c == state.channels.end())
+        return Error{where + ": a message on channel " + std::to_string(channel) +
+                     ", which no earlier Channel record defines"};
+      BagTopic& t = topics_[c->second.topic];
+      const uint64_t nth = c->second.seen++;
+      if (!sink) {
+        ++t.messages;
+        return {};
+      }
+      if (!names.empty() && std::find(names.begin(), names.end(), t.name) == names.end()) return {};
+      if (data.size() > kMaxMessageBytes)
+        return Error{where + ": a message of " + std::to_string(data.size()) + " bytes"};
+      BagMessage m;
+      m.topic = &t;
+      m.time_ns = static_cast<int64_t>(log_time);
+      m.index = index++;
+      m.data = data;
+      m.where = where + ": message " + std::to_string(nth) + " of " + t.name;
+      return (*sink)(m);
+    }
+    return {};
+  }
+
+  static std::string Hex(uint8_t b) {
+    const char* d = "0123456789abcdef";
+    return {d[b >> 4], d[b & 15]};
+  }
+
+  std::vector<std::filesystem::path> files_;
+  uint64_t bytes_read_ = 0;
+};
+
+}  // namespace
+
+Expected<std::unique_ptr<RosBag>> OpenMcapBag(const std::filesystem::path& path,
+                                              const std::vector<std::filesystem::path>& files) {
+  return McapBag::Open(path, files);
+}
+
+}  // namespace lt::ros

@@ -1,0 +1,20 @@
+// MCAP files (mcap.dev/spec, format version 0): rosbag2's mcap storage (the default from ROS 2
+// Iron) and any MCAP of ROS 2 messages (profile "ros2", message encoding "cdr"). Records are
+// read in file order; chunks uncompressed, zstd or lz4 (frame format), each checked against
+// its uncompressed size and CRC-32. The topics and their counts come from the summary section
+// where the file has one, else from one pass over the data (ADR 0023).
+#pragma once
+
+#include <filesystem>
+#include <memory>
+#include <vector>
+
+#include "lidartwin/datasets/ros_bag.h"
+
+namespace lt::ros {
+
+// `files`: the bag's .mcap files in order; `path` names the bag in messages.
+Expected<std::unique_ptr<RosBag>> OpenMcapBag(const std::filesystem::path& path,
+                                              const std::vector<std::filesystem::path>& files);
+
+}  // namespace lt::ros

@@ -1,0 +1,213 @@
+// Hesai packets (datasets/hesai.h) against nebula's own decodes of the shared bags, point for
+// point, and packets a real unit never sends. What the answer keys are, and why the key of
+// stamp T is the frame completed while message T is read: docs/formats/hesai-answer-keys.md.
+#include "lidartwin/datasets/hesai.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "lidartwin/datasets/point_cloud_readers.h"
+#include "lidartwin/datasets/recording.h"
+#include "rosbag/bag_packets.h"
+#include "test_support.h"
+
+namespace lt {
+namespace {
+
+struct Case {
+  const char* folder;
+  const char* calibration;
+  int64_t key_stamp_ns;  // the answer key's name: the stamp of the message it was decoded in
+  size_t key_points;
+};
+
+const Case kCases[] = {
+    {"hesai-pandar40p", "Pandar40P.csv", 1673400149711850138, 56762},
+    {"hesai-pandar64", "Pandar64.csv", 1673403880898440686, 93591},
+    {"hesai-qt64", "PandarQT64.csv", 1673401196087570870, 34158},
+    {"hesai-xt16", "PandarXT16.csv", 1732848128093928016, 26287},
+};
+
+// The frame nebula published while it decoded message `stamp`: the bag's packets up to that
+// message through one decoder, and the last frame it completed before the packets ran out (not
+// the partial ones the end of the input flushes).
+Expected<Frame> FrameCompletedIn(const std::filesystem::path& folder, const HesaiCalibration& cal,
+                                 int64_t stamp_ns) {
+  auto opened = OpenRosBag(folder);
+  if (!opened.ok()) return opened.error();
+  std::shared_ptr<RosBag> bag = std::move(opened.value());
+  auto topic = ros::ChooseLidarTopic(*bag, "");
+  if (!topic.ok()) return topic.error();
+  const PacketSource all = ros::BagPackets(bag, **topic);
+  // A message's packets are stamped before it is: those of later messages after `stamp`.
+  const double last_s = static_cast<double>(stamp_ns) * 1e-9;
+  const std::string kEnough = "(past the key's message)";
+  std::vector<Frame> frames;
+  size_t completed = 0;
+  PacketSource upto{all.file, [&](const UdpSink& sink, CaptureStats& stats) -> Status {
+                      Status s = all.read(
+                          [&](const UdpDatagram& d) -> Status {
+                            if (d.capture_time_s > last_s) return Error{kEnough};
+                            return sink(d);
+                          },
+                          stats);
+                      completed = frames.size();
+                      if (!s.ok() && s.message() == kEnough) return {};
+                      return s;
+                    }};
+  Status s = ForEachHesaiFrame(upto, cal, [&](Frame&& f) -> Status {
+    frames.push_back(std::move(f));
+    return {};
+  });
+  if (!s.ok()) return s.error();
+  if (completed == 0) return Error{"no frame completed up to the key's message"};
+  return std::move(frames[completed - 1]);
+}
+
+TEST(HesaiPackets, EveryNebulaCaseDecodesToItsAnswerKeyPointForPoint) {
+  LT_REQUIRE_REAL_DATA();
+  for (const Case& c : kCases) {
+    SCOPED_TRACE(c.folder);
+    const auto folder = test::RealDataDir() / "nebula" / c.folder;
+    auto cal = LoadHesaiCalibration(folder / c.calibration);
+    ASSERT_TRUE(cal.ok()) << cal.message();
+    auto ours = FrameCompletedIn(folder, *cal, c.key_stamp_ns);
+    ASSERT_TRUE(ours.ok()) << ours.message();
+    auto key = ReadPcd(folder / (std::to_string(c.key_stamp_ns) + ".pcd"));
+    ASSERT_TRUE(key.ok()) << key.message();
+    ASSERT_EQ(key->size(), c.key_points);
+    // The same points in the same order (packet, firing, channel, return). nebula writes
+    // Hesai's own frame (+Y at 0 deg, +X to the right); ours is ROS's: x = Y, y = -X.
+    ASSERT_EQ(ours->size(), key->size());
+    double worst_m = 0;
+    for (size_t i = 0; i < key->size(); ++i) {
+      worst_m = std::max({worst_m, std::abs(double{ours->x_m[i]} - key->y_m[i]),
+                          std::abs(double{ours->y_m[i]} + key->x_m[i]),
+                          std::abs(double{ours->z_m[i]} - key->z_m[i])});
+    }
+    EXPECT_LE(worst_m, 1e-3) << "largest coordinate difference, m";
+    // Fields the key lacks but a frame has: ranges from the packets, channels of the CSV.
+    for (size_t i = 0; i < ours->size(); ++i) {
+      ASSERT_LT(ours->channel[i], cal->elevation_deg.size());
+      ASSERT_GT(ours->range_m[i], 0.04f);
+    }
+  }
+}
+
+TEST(HesaiPackets, TheCalibrationMustHaveThePacketsLaserCount) {
+  LT_REQUIRE_REAL_DATA();
+  const auto nebula = test::RealDataDir() / "nebula";
+  auto r = ReadRecording(nebula / "hesai-pandar64", nebula / "hesai-pandar40p" / "Pandar40P.csv");
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.message().find("packet 0, byte 0: the packets are from a Pandar64 (64 lasers) but"),
+            std::string::npos)
+      << r.message();
+  EXPECT_NE(r.message().find("Pandar40P.csv has 40 channels"), std::string::npos) << r.message();
+}
+
+// A PacketSource of hand-made datagrams.
+PacketSource Datagrams(std::vector<std::vector<uint8_t>> payloads) {
+  return {"made.pcap", [payloads](const UdpSink& sink, CaptureStats&) -> Status {
+            for (size_t i = 0; i < payloads.size(); ++i) {
+              UdpDatagram d;
+              d.dst_port = 2368;
+              d.payload = payloads[i];
+              d.file_offset = 1000 * i;
+              if (Status s = sink(d); !s.ok()) return s;
+            }
+            return {};
+          }};
+}
+
+// An XT16 (protocol 6.1) packet: 16 lasers, 8 blocks, 4 mm, single return (0x37).
+std::vector<uint8_t> Xt16Packet(uint16_t azimuth, uint16_t raw_distance) {
+  std::vector<uint8_t> p(568, 0);
+  p[0] = 0xEE, p[1] = 0xFF, p[2] = 6, p[3] = 1, p[6] = 16, p[7] = 8, p[9] = 4, p[10] = 1;
+  for (int b = 0; b < 8; ++b) {
+    const size_t at = 12 + b * 66;
+    const uint16_t az = static_cast<uint16_t>((azimuth + 18 * b) % 36000);
+    p[at] = az & 0xff, p[at + 1] = az >> 8;
+    for (int c = 0; c < 16; ++c) {
+      p[at + 2 + 4 * c] = raw_distance & 0xff, p[at + 3 + 4 * c] = raw_distance >> 8;
+      p[at + 4 + 4 * c] = 50;
+    }
+  }
+  p[540 + 10] = 0x37;
+  p[540 + 13] = 124, p[540 + 14] = 11, p[540 + 15] = 29;  // 2024-11-29
+  return p;
+}
+
+HesaiCalibration Xt16Calibration() {
+  HesaiCalibration c;
+  c.file = "xt16.csv";
+  for (int k = 0; k < 16; ++k) {
+    c.elevation_deg.push_back(15 - 2 * k);
+    c.azimuth_offset_deg.push_back(0);
+  }
+  return c;
+}
+
+TEST(HesaiPackets, APointIsWhereItsRangeElevationAndAzimuthPutIt) {
+  // 10 m at azimuth 90 deg (clockwise: to the right, ROS -y) for channel 7 (elevation +1 deg).
+  std::vector<Frame> frames;
+  ASSERT_TRUE(ForEachHesaiFrame(Datagrams({Xt16Packet(9000, 2500)}), Xt16Calibration(),
+                                [&](Frame&& f) -> Status {
+                                  frames.push_back(std::move(f));
+                                  return {};
+                                })
+                  .ok());
+  ASSERT_EQ(frames.size(), 1u);
+  const Frame& f = frames[0];
+  ASSERT_EQ(f.size(), 8u * 16u);
+  const size_t i = 7;  // block 0, channel 7
+  EXPECT_EQ(f.channel[i], 7);
+  const double e = 1.0 * M_PI / 180;
+  EXPECT_NEAR(f.x_m[i], 0.0, 1e-5);
+  EXPECT_NEAR(f.y_m[i], -10.0 * std::cos(e), 1e-5);
+  EXPECT_NEAR(f.z_m[i], 10.0 * std::sin(e), 1e-5);
+  EXPECT_EQ(f.intensity[i], 50);
+  EXPECT_NEAR(f.timestamp_s[i], 1732838400.0, 1.0);  // 2024-11-29 00:00:00 UTC
+}
+
+TEST(HesaiPackets, OddPacketsAreSkippedCountedAndNamed) {
+  auto at128 = Xt16Packet(0, 2500);
+  at128[2] = 4, at128[3] = 3;  // protocol 4.3: AT128
+  auto cut = Xt16Packet(100, 2500);
+  cut.resize(500);
+  auto wrong_azimuth = Xt16Packet(200, 2500);
+  wrong_azimuth[12] = 0xff, wrong_azimuth[13] = 0xff;
+  std::vector<std::vector<uint8_t>> packets;
+  for (int k = 0; k < 40; ++k)
+    packets.push_back(Xt16Packet(static_cast<uint16_t>(300 + 150 * k), 2500));
+  packets.push_back(at128);
+  packets.push_back(cut);
+  packets.push_back(wrong_azimuth);
+  CaptureStats stats;
+  ASSERT_TRUE(
+      ForEachHesaiFrame(
+          Datagrams(packets), Xt16Calibration(), [](Frame&&) -> Status { return {}; }, &stats)
+          .ok());
+  EXPECT_EQ(stats.lidar_packets, 40u);
+  EXPECT_EQ(stats.bad_packets, 3u);
+  ASSERT_EQ(stats.warnings.size(), 3u);
+  EXPECT_NE(stats.warnings[0].find("made.pcap: byte 40000: Hesai protocol 4.3 (AT128) is not "
+                                   "decoded by this build"),
+            std::string::npos)
+      << stats.warnings[0];
+  EXPECT_NE(stats.warnings[1].find("PandarXT16 packet of 500 bytes (expected 564 or 568)"),
+            std::string::npos)
+      << stats.warnings[1];
+  EXPECT_NE(stats.warnings[2].find("byte 42012: block 0 azimuth 65535"), std::string::npos)
+      << stats.warnings[2];
+  // Nothing decodable at all: an error saying what was seen.
+  Status none = ForEachHesaiFrame(Datagrams({at128, cut}), Xt16Calibration(),
+                                  [](Frame&&) -> Status { return {}; });
+  ASSERT_FALSE(none.ok());
+  EXPECT_NE(none.message().find("no Hesai data packet (UDP port 2368) could be decoded"),
+            std::string::npos)
+      << none.message();
+}
+
+}  // namespace
+}  // namespace lt
