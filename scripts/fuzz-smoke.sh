@@ -55,6 +55,12 @@ EOF
   "$build/../build/bin/lidartwin" simulate --sensor "$src/configs/sensors/velodyne_vlp16.yaml" \
     --scene "$corpus/plate.yaml" --out "$corpus/hdf5/plate.h5" >/dev/null ||
   printf 'not hdf5' >"$corpus/hdf5/none"
+# The same plate as a ROS 2 bag (MCAP: PointCloud2, /tf, /tf_static), the files target's ninth
+# reader (first byte 8).
+"$build/../build/bin/lidartwin" simulate --sensor "$src/configs/sensors/velodyne_vlp16.yaml" \
+  --scene "$corpus/plate.yaml" --out "$corpus/plate.mcap" >/dev/null &&
+  (printf '\x08'; cat "$corpus/plate.mcap") >"$corpus/files/mcap" ||
+  echo "fuzz-smoke: no MCAP seed (build/bin/lidartwin missing?)" >&2
 # The same plate as a LAS 1.4 file, the point-cloud target's third parser (first byte 2).
 "$build/../build/bin/lidartwin" simulate --sensor "$src/configs/sensors/velodyne_vlp16.yaml" \
   --scene "$corpus/plate.yaml" --out "$corpus/plate.las" >/dev/null &&

@@ -12,6 +12,7 @@ packages=(
   libsqlite3-dev libzstd-dev liblz4-dev  # ROS 2 bags: sqlite3, MCAP chunks (ADR 0023)
   nodejs chromium                # the viewer's bundle (npm) and its browser tests
   python3-h5py python3-numpy     # the export's Python loader example and its test (issue 16)
+  python3-zstandard              # the independent MCAP check of our bags (issue 38)
   slurmctld slurmd slurm-client munge  # the export's Slurm test: a cluster on localhost
 )
 missing=()

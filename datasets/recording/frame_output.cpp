@@ -17,6 +17,7 @@
 #include "lidartwin/base/output_set.h"
 #include "lidartwin/datasets/las.h"
 #include "lidartwin/datasets/point_cloud_writers.h"
+#include "rosbag/point_cloud_bag_writer.h"
 
 namespace lt {
 
@@ -61,9 +62,9 @@ FrameOutput::~FrameOutput() = default;
 
 std::string UnknownOutputExtension(const std::filesystem::path& out) {
   const std::string ext = out.extension().string();
-  for (const char* known : {".h5", ".hdf5", ".ply", ".pcd", ".las"})
+  for (const char* known : {".h5", ".hdf5", ".ply", ".pcd", ".las", ".mcap"})
     if (ext == known) return {};
-  return "unknown extension '" + ext + "' (expected .h5, .hdf5, .ply, .pcd or .las)";
+  return "unknown extension '" + ext + "' (expected .h5, .hdf5, .ply, .pcd, .las or .mcap)";
 }
 
 Expected<FrameOutput> FrameOutput::Open(const std::filesystem::path& out, const DatasetInfo& info) {
@@ -78,6 +79,8 @@ Expected<FrameOutput> FrameOutput::Open(const std::filesystem::path& out, const 
     o.format_ = Format::kPcd;
   } else if (ext == ".las") {
     o.format_ = Format::kLas;
+  } else if (ext == ".mcap") {
+    o.format_ = Format::kMcap;
   } else {
     return Error{out.string() + ": " + UnknownOutputExtension(out)};
   }
@@ -86,6 +89,12 @@ Expected<FrameOutput> FrameOutput::Open(const std::filesystem::path& out, const 
     auto w = Hdf5FrameWriter::Create(out, info);
     if (!w.ok()) return w.error();
     o.writer_ = std::move(w.value());
+    return o;
+  }
+  if (o.format_ == Format::kMcap) {
+    auto w = ros::PointCloudBagWriter::Create(out);
+    if (!w.ok()) return w.error();
+    o.bag_ = std::move(w.value());
     return o;
   }
   // ".NAME.frames.tmp-PID" (NAME shortened where the whole would pass 255 bytes); folders of
@@ -110,6 +119,8 @@ Status FrameOutput::Write(const Frame& frame) {
   switch (format_) {
     case Format::kHdf5:
       return writer_->Append(frame);
+    case Format::kMcap:
+      return bag_->Append(frame);
     case Format::kPly:
       s = WritePly(frame, staging_->FramePath(k));
       break;
@@ -128,6 +139,12 @@ Status FrameOutput::Write(const Frame& frame) {
 Status FrameOutput::Close() {
   if (writer_) {
     if (Status s = writer_->Close(); !s.ok()) return s;
+    written_ = {out_};
+    return {};
+  }
+  if (bag_) {
+    if (frames_ == 0) return Error{out_.string() + ": no frames to write"};
+    if (Status s = bag_->Close(); !s.ok()) return s;
     written_ = {out_};
     return {};
   }

@@ -1,5 +1,7 @@
 #include "rosbag/bag_packets.h"
 
+#include "rosbag/point_cloud_messages.h"
+
 namespace lt::ros {
 
 uint16_t DataPort(PacketVendor vendor) {
@@ -51,9 +53,9 @@ Expected<const BagTopic*> ChooseLidarTopic(const RosBag& bag, const std::string&
   if (!wanted.empty()) {
     for (const BagTopic& t : bag.topics()) {
       if (t.name != wanted) continue;
-      if (PacketVendorOfType(t.type) == PacketVendor::kNone)
+      if (PacketVendorOfType(t.type) == PacketVendor::kNone && !IsPointCloudType(t.type))
         return Error{bag.path().string() + ": topic " + t.name + " is a " + t.type +
-                     ", not a lidar packet type this build reads"};
+                     ", neither lidar packets nor a point cloud"};
       return &t;
     }
     return Error{bag.path().string() + ": no topic " + wanted + " (the bag holds " +
@@ -61,10 +63,11 @@ Expected<const BagTopic*> ChooseLidarTopic(const RosBag& bag, const std::string&
   }
   std::vector<const BagTopic*> lidar;
   for (const BagTopic& t : bag.topics())
-    if (PacketVendorOfType(t.type) != PacketVendor::kNone) lidar.push_back(&t);
+    if (PacketVendorOfType(t.type) != PacketVendor::kNone || IsPointCloudType(t.type))
+      lidar.push_back(&t);
   if (lidar.size() == 1) return lidar[0];
   if (lidar.empty())
-    return Error{bag.path().string() + ": no lidar packet topic (the bag holds " +
+    return Error{bag.path().string() + ": no lidar packet or point cloud topic (the bag holds " +
                  (listing.empty() ? std::string("no topic") : listing) + ")"};
   std::string names;
   for (const BagTopic* t : lidar)

@@ -24,8 +24,8 @@ inline constexpr uint16_t kRobosenseDifopPort = 7788;
 PacketSource BagPackets(std::shared_ptr<RosBag> bag, const BagTopic& topic);
 
 // The topic to read lidar data from: `wanted` when given (it must exist), else the one topic
-// of a packet type; an error lists the candidates when there are several and what the bag
-// holds when there are none.
+// of a packet type or sensor_msgs/PointCloud2; an error lists the candidates when there are several
+// and what the bag holds when there are none.
 Expected<const BagTopic*> ChooseLidarTopic(const RosBag& bag, const std::string& wanted);
 
 }  // namespace lt::ros

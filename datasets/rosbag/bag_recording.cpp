@@ -3,6 +3,7 @@
 #include "lidartwin/datasets/hesai.h"
 #include "lidartwin/datasets/velodyne.h"
 #include "rosbag/bag_packets.h"
+#include "rosbag/point_cloud_messages.h"
 
 namespace lt::ros {
 
@@ -14,6 +15,37 @@ Expected<RecordingSource> OpenBagRecording(const std::filesystem::path& bag_path
   std::shared_ptr<RosBag> bag = std::move(opened.value());
   auto topic = ChooseLidarTopic(*bag, options.topic);
   if (!topic.ok()) return topic.error();
+  if (IsPointCloudType((*topic)->type)) {
+    if (!sidecar.empty())
+      return Error{sidecar.string() + ": a bag of point clouds takes no metadata or calibration"};
+    Recording r;
+    r.reader = "pointcloud2-bag";
+    r.sensor = (*topic)->name;
+    r.frames_known = static_cast<uint32_t>((*topic)->messages);
+    const std::string name = (*topic)->name;
+    return RecordingSource(
+        std::move(r),
+        [bag, name](const FrameSink& sink, CaptureStats& stats,
+                    std::vector<std::string>& notes) -> Status {
+          stats.bytes_total = bag->bytes_total();
+          std::vector<std::string> absent;
+          uint32_t index = 0;
+          Status s = bag->ForEachMessage({name}, [&](const BagMessage& m) -> Status {
+            stats.bytes_read = bag->bytes_read();
+            auto frame = DecodePointCloud2(m, &absent);
+            if (!frame.ok()) return frame.error();
+            frame->index = index++;
+            return sink(std::move(frame.value()));
+          });
+          if (!absent.empty()) {
+            std::string list;
+            for (const auto& a : absent)
+              list += (list.empty() ? "" : ", ") + a;
+            notes.push_back("note: the point clouds have no " + list + " field (read as 0)");
+          }
+          return s;
+        });
+  }
   const PacketVendor vendor = PacketVendorOfType((*topic)->type);
   const PacketSource packets = BagPackets(bag, **topic);
   const std::string side_ext = sidecar.extension().string();

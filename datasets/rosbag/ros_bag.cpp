@@ -67,10 +67,12 @@ Expected<std::unique_ptr<RosBag>> OpenRosBag(const std::filesystem::path& path) 
     return OpenBagFolder(path);
   }
   if (!std::filesystem::exists(path, ec)) return Error{path.string() + ": no such file"};
-  if (Lower(path.extension().string()) == ".db3") return ros::OpenSqliteBag(path, {path});
+  const std::string ext = Lower(path.extension().string());
+  if (ext == ".db3") return ros::OpenSqliteBag(path, {path});
+  if (ext == ".mcap") return ros::OpenMcapBag(path, {path});
   return Error{path.string() +
-               ": not a ROS bag this build reads (expected a .db3 file or a "
-               "rosbag2 folder with metadata.yaml)"};
+               ": not a ROS bag this build reads (expected a .db3 or .mcap file or a rosbag2 "
+               "folder with metadata.yaml)"};
 }
 
 }  // namespace lt

@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "rosbag/packet_messages.h"
+#include "rosbag/point_cloud_messages.h"
 #include "velodyne/velodyne_models.h"
 
 namespace lt {
@@ -52,6 +53,10 @@ Expected<RosBagSummary> SummarizeRosBag(const std::filesystem::path& path) {
   }
   std::vector<ros::MessagePacket> packets;
   for (BagTopicSummary& t : s.topics) {
+    if (ros::IsPointCloudType(t.topic.type)) {
+      t.sensor = "point clouds";
+      continue;
+    }
     const ros::PacketVendor vendor = ros::PacketVendorOfType(t.topic.type);
     if (vendor == ros::PacketVendor::kNone) continue;
     // The first message only: the sink's "error" ends the reading there.

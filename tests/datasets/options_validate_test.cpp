@@ -45,7 +45,7 @@ TEST(OptionsValidate, SimulationJob) {
        {"backend", [](auto& j) { j.backend = "quantum"; },
         "unknown backend 'quantum' (expected cpu or cuda)"},
        {"out", [](auto& j) { j.out = "x.txt"; },
-        "x.txt: unknown extension '.txt' (expected .h5, .hdf5, .ply, .pcd or .las)"}});
+        "x.txt: unknown extension '.txt' (expected .h5, .hdf5, .ply, .pcd, .las or .mcap)"}});
 }
 
 TEST(OptionsValidate, RunSimulationRefusesAnInvalidJobBeforeWriting) {

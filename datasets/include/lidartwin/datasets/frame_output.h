@@ -1,8 +1,9 @@
-// Where a command's frames go: one HDF5 file, or one PLY/PCD/LAS file per frame (out.ply for a
-// single frame, out_000000.ply, out_000001.ply, ... for several), chosen by the extension of
-// --out. Either way the output is complete or absent: frames are staged beside the target
-// (out.h5.tmp-PID, or a folder .out.ply.frames.tmp-PID) and moved into place by Close(); a run
-// that fails or is interrupted leaves the existing outputs as they were and no temporaries.
+// Where a command's frames go: one HDF5 file, one ROS 2 bag (.mcap: a PointCloud2 a frame with
+// /tf and /tf_static, rosbag/point_cloud_bag_writer.h), or one PLY/PCD/LAS file per frame
+// (out.ply for a single frame, out_000000.ply, out_000001.ply, ... for several), chosen by the
+// extension of --out. Either way the output is complete or absent: frames are staged beside the
+// target (out.h5.tmp-PID, or a folder .out.ply.frames.tmp-PID) and moved into place by Close(); a
+// run that fails or is interrupted leaves the existing outputs as they were and no temporaries.
 #pragma once
 
 #include <cstdint>
@@ -16,6 +17,10 @@
 #include "lidartwin/datasets/hdf5_frames.h"
 
 namespace lt {
+
+namespace ros {
+class PointCloudBagWriter;
+}
 
 class FrameOutput {
  public:
@@ -36,7 +41,7 @@ class FrameOutput {
   uint32_t frames_written() const { return frames_; }
 
  private:
-  enum class Format { kHdf5, kPly, kPcd, kLas };
+  enum class Format { kHdf5, kMcap, kPly, kPcd, kLas };
   struct Staging;
   FrameOutput() = default;
   Status ClosePerFrame();
@@ -45,6 +50,7 @@ class FrameOutput {
   Format format_ = Format::kHdf5;
   uint32_t frames_ = 0;
   std::unique_ptr<Hdf5FrameWriter> writer_;
+  std::unique_ptr<ros::PointCloudBagWriter> bag_;
   std::unique_ptr<Staging> staging_;
   std::vector<std::filesystem::path> written_;
 };

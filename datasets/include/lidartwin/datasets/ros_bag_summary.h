@@ -14,8 +14,8 @@ namespace lt {
 
 struct BagTopicSummary {
   BagTopic topic;
-  // For a lidar packet topic: "Velodyne VLP-16, 1206-byte packets, dual return"; empty for
-  // other topics.
+  // For a lidar packet topic: "Velodyne VLP-16, 1206-byte packets, dual return"; for a
+  // PointCloud2 topic "point clouds"; empty for other topics.
   std::string sensor;
 };
 

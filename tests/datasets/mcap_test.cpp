@@ -1,0 +1,168 @@
+// MCAP (datasets/rosbag/mcap_bag.h, mcap_writer.h) and PointCloud2: frames written as a ROS 2 bag
+// read back field for field, and damaged files refused by the byte. An independent reader
+// checks the same files in tests/python/bag_output_test.sh.
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <random>
+
+#include "lidartwin/datasets/recording.h"
+#include "lidartwin/datasets/ros_bag.h"
+#include "rosbag/point_cloud_bag_writer.h"
+#include "rosbag/point_cloud_messages.h"
+#include "test_support.h"
+
+namespace lt {
+namespace {
+
+Frame RandomFrame(uint32_t seed, size_t points, double start_s) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> u(-50, 50);
+  Frame f;
+  f.start_time_s = start_s;
+  f.pose_start.translation = {1.0 * seed, 2, 3};
+  for (size_t i = 0; i < points; ++i) {
+    FramePoint p;
+    p.x_m = u(rng), p.y_m = u(rng), p.z_m = u(rng);
+    p.range_m = std::abs(u(rng));
+    p.intensity = std::abs(u(rng)) * 4;
+    p.reflectance = std::abs(u(rng)) / 50;
+    p.channel = static_cast<uint16_t>(rng() % 128);
+    p.column = static_cast<uint32_t>(rng() % 2048);
+    p.timestamp_s = start_s + (rng() % 100000) * 1e-6;
+    p.return_index = static_cast<uint8_t>(rng() % 2);
+    p.material_id = static_cast<uint16_t>(rng() % 20);
+    p.instance_id = static_cast<uint32_t>(rng());
+    p.semantic_class = static_cast<uint16_t>(rng() % 300);
+    p.beam_id = static_cast<uint32_t>(rng());
+    f.Append(p);
+  }
+  return f;
+}
+
+std::filesystem::path WriteBag(const test::TempDir& dir, const std::vector<Frame>& frames) {
+  const auto path = dir / "frames.mcap";
+  auto w = ros::PointCloudBagWriter::Create(path);
+  EXPECT_TRUE(w.ok()) << w.message();
+  for (const Frame& f : frames)
+    EXPECT_TRUE((*w)->Append(f).ok());
+  EXPECT_TRUE((*w)->Close().ok());
+  return path;
+}
+
+TEST(McapBag, FramesWrittenAsPointCloudsReadBackFieldForField) {
+  test::TempDir dir;
+  // Enough points for several 1 MiB chunks.
+  std::vector<Frame> frames = {RandomFrame(1, 30000, 10.0), RandomFrame(2, 25000, 10.1),
+                               RandomFrame(3, 1, 10.2)};
+  const auto path = WriteBag(dir, frames);
+  auto bag = OpenRosBag(path);
+  ASSERT_TRUE(bag.ok()) << bag.message();
+  EXPECT_EQ((*bag)->storage(), "mcap");
+  ASSERT_EQ((*bag)->topics().size(), 3u);
+  EXPECT_EQ((*bag)->topics()[0].name, "/lidar/points");
+  EXPECT_EQ((*bag)->topics()[0].type, "sensor_msgs/msg/PointCloud2");
+  EXPECT_EQ((*bag)->topics()[0].messages, 3u);
+  EXPECT_EQ((*bag)->topics()[2].name, "/tf_static");
+  EXPECT_EQ((*bag)->topics()[2].messages, 1u);
+  size_t k = 0;
+  Status s = (*bag)->ForEachMessage({"/lidar/points"}, [&](const BagMessage& m) -> Status {
+    std::vector<std::string> absent;
+    auto got = ros::DecodePointCloud2(m, &absent);
+    if (!got.ok()) return got.error();
+    EXPECT_TRUE(absent.empty());
+    const Frame& want = frames[k++];
+    EXPECT_EQ(m.time_ns, static_cast<int64_t>(std::llround(want.start_time_s * 1e9)));
+    EXPECT_EQ(got->x_m, want.x_m);
+    EXPECT_EQ(got->y_m, want.y_m);
+    EXPECT_EQ(got->z_m, want.z_m);
+    EXPECT_EQ(got->range_m, want.range_m);
+    EXPECT_EQ(got->intensity, want.intensity);
+    EXPECT_EQ(got->reflectance, want.reflectance);
+    EXPECT_EQ(got->channel, want.channel);
+    EXPECT_EQ(got->column, want.column);
+    EXPECT_EQ(got->return_index, want.return_index);
+    EXPECT_EQ(got->material_id, want.material_id);
+    EXPECT_EQ(got->instance_id, want.instance_id);
+    EXPECT_EQ(got->semantic_class, want.semantic_class);
+    EXPECT_EQ(got->beam_id, want.beam_id);
+    // Time goes as float32 seconds after the stamp: within a microsecond of 0.1 s.
+    for (size_t i = 0; i < want.size(); ++i)
+      EXPECT_NEAR(got->timestamp_s[i], want.timestamp_s[i], 1e-6);
+    return {};
+  });
+  ASSERT_TRUE(s.ok()) << s.message();
+  EXPECT_EQ(k, 3u);
+  // And as a recording, what convert and compare read.
+  auto rec = ReadRecording(path, "");
+  ASSERT_TRUE(rec.ok()) << rec.message();
+  EXPECT_EQ(rec->reader, "pointcloud2-bag");
+  ASSERT_EQ(rec->frames.size(), 3u);
+  EXPECT_EQ(rec->frames[1].size(), 25000u);
+}
+
+std::vector<uint8_t> Bytes(const std::filesystem::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  return {std::istreambuf_iterator<char>(in), {}};
+}
+
+std::filesystem::path Put(const test::TempDir& dir, const std::string& name,
+                          const std::vector<uint8_t>& b) {
+  const auto p = dir / name;
+  std::ofstream(p, std::ios::binary)
+      .write(reinterpret_cast<const char*>(b.data()), static_cast<std::streamsize>(b.size()));
+  return p;
+}
+
+// Every message of every topic read, as convert would.
+Status ReadAll(const std::filesystem::path& p) {
+  auto bag = OpenRosBag(p);
+  if (!bag.ok()) return bag.error();
+  return (*bag)->ForEachMessage({}, [](const BagMessage&) -> Status { return {}; });
+}
+
+TEST(McapBag, DamagedFilesAreRefusedByTheByte) {
+  test::TempDir dir;
+  const auto good = Bytes(WriteBag(dir, {RandomFrame(4, 20000, 1.0)}));
+  // Not MCAP.
+  std::vector<uint8_t> text(good.begin(), good.end());
+  text[1] = 'X';
+  EXPECT_NE(ReadAll(Put(dir, "a.mcap", text)).message().find("a.mcap: not an MCAP file"),
+            std::string::npos);
+  // Cut short inside a record: the record's claimed length is larger than what is left.
+  std::vector<uint8_t> cut(good.begin(), good.begin() + static_cast<long>(good.size() / 2));
+  const std::string cut_error = ReadAll(Put(dir, "b.mcap", cut)).message();
+  EXPECT_NE(cut_error.find("b.mcap: record at byte"), std::string::npos) << cut_error;
+  EXPECT_NE(cut_error.find("bytes; the file has"), std::string::npos) << cut_error;
+  // A flipped bit in a chunk's compressed records: zstd or the chunk's CRC says so.
+  std::vector<uint8_t> flipped = good;
+  flipped[good.size() / 3] ^= 0x10;
+  const std::string flip_error = ReadAll(Put(dir, "c.mcap", flipped)).message();
+  EXPECT_TRUE(flip_error.find("CRC-32 does not match") != std::string::npos ||
+              flip_error.find("zstd chunk does not decompress") != std::string::npos)
+      << flip_error;
+  // Every truncation of the first 4 kB fails with a message, never a crash.
+  for (size_t n = 0; n < 4096; n += 7) {
+    std::vector<uint8_t> head(good.begin(), good.begin() + static_cast<long>(n));
+    EXPECT_FALSE(ReadAll(Put(dir, "d.mcap", head)).ok()) << n;
+  }
+}
+
+TEST(McapBag, AChunkThatClaimsAHugeSizeIsRefusedBeforeAllocating) {
+  test::TempDir dir;
+  // Magic, then a Chunk record whose uncompressed_size claims 2^40 bytes.
+  std::vector<uint8_t> b = {0x89, 'M', 'C', 'A', 'P', '0', '\r', '\n'};
+  std::vector<uint8_t> chunk(8 + 8 + 8 + 4 + 4 + 8, 0);
+  chunk[16 + 5] = 0x01;  // uncompressed_size = 2^40
+  b.push_back(0x06);
+  for (int i = 0; i < 8; ++i)
+    b.push_back(i == 0 ? static_cast<uint8_t>(chunk.size()) : 0);
+  b.insert(b.end(), chunk.begin(), chunk.end());
+  const std::string e = ReadAll(Put(dir, "e.mcap", b)).message();
+  EXPECT_NE(e.find("a chunk of 1099511627776 bytes uncompressed, more than the 1073741824"),
+            std::string::npos)
+      << e;
+}
+
+}  // namespace
+}  // namespace lt
