@@ -103,7 +103,8 @@ std::string CaptureStats::SeenSummary() const {
 
 std::vector<std::string> CaptureStats::Notes() const {
   std::vector<std::string> notes;
-  const uint64_t skipped = position_packets + imu_packets + other_udp + non_ipv4 + non_udp;
+  const uint64_t skipped =
+      position_packets + imu_packets + device_packets + other_udp + non_ipv4 + non_udp;
   if (skipped) {
     std::string s = "skipped " + std::to_string(skipped) + " non-lidar packet(s) (";
     std::string sep;
@@ -114,6 +115,7 @@ std::vector<std::string> CaptureStats::Notes() const {
     };
     part(position_packets, "Velodyne position packet(s) on port 8308");
     part(imu_packets, "Ouster IMU packet(s)");
+    part(device_packets, "RoboSense DIFOP packet(s), read for the return mode and spin rate");
     part(other_udp, "UDP on other ports");
     part(non_udp, "non-UDP IPv4");
     part(non_ipv4, "non-IPv4 (ARP, IPv6, ...)");
@@ -122,6 +124,10 @@ std::vector<std::string> CaptureStats::Notes() const {
   if (malformed) {
     notes.push_back("skipped " + std::to_string(malformed) +
                     " record(s) with malformed Ethernet/IPv4/UDP headers");
+  }
+  if (malformed_messages) {
+    notes.push_back("skipped " + std::to_string(malformed_messages) +
+                    " bag message(s) that could not be read (the first named among the warnings)");
   }
   if (stale_fragments) {
     notes.push_back("dropped " + std::to_string(stale_fragments) +

@@ -10,6 +10,7 @@
 #include "lidartwin/datasets/las.h"
 #include "lidartwin/datasets/ouster.h"
 #include "lidartwin/datasets/point_cloud_readers.h"
+#include "lidartwin/datasets/robosense.h"
 #include "lidartwin/datasets/ros_bag.h"
 #include "lidartwin/datasets/velodyne.h"
 #include "rosbag/bag_recording.h"
@@ -77,7 +78,7 @@ Expected<RecordingSource> OpenRecording(const std::filesystem::path& file,
     if (sidecar.empty()) {
       return Error{file.string() +
                    ": a pcap needs its sensor's metadata (Ouster .json) or calibration "
-                   "(Velodyne .yaml, Hesai .csv)"};
+                   "(Velodyne .yaml, Hesai or RoboSense .csv)"};
     }
     if (side_ext == ".json") {
       auto m = LoadOusterMetadata(sidecar);
@@ -104,8 +105,22 @@ Expected<RecordingSource> OpenRecording(const std::filesystem::path& file,
           });
     }
     if (side_ext == ".csv") {
+      // Hesai's angle CSV has three columns, RoboSense's two.
       auto c = LoadHesaiCalibration(sidecar);
-      if (!c.ok()) return c.error();
+      if (!c.ok()) {
+        auto rs = LoadRobosenseCalibration(sidecar);
+        if (!rs.ok())
+          return Error{c.message() + " (as a Hesai angle file); " + rs.message() +
+                       " (as a RoboSense one)"};
+        r.reader = "robosense-pcap";
+        r.wavelength_nm = 905;
+        r.sensor = sidecar.stem().string();
+        return RecordingSource(std::move(r), [file, rs = std::move(rs.value())](
+                                                 const FrameSink& sink, CaptureStats& stats,
+                                                 std::vector<std::string>&) {
+          return ForEachRobosenseFrame(PcapPackets(file), rs, sink, &stats);
+        });
+      }
       r.reader = "hesai-pcap";
       r.wavelength_nm = 905;
       r.sensor = sidecar.stem().string();

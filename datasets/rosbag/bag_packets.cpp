@@ -25,7 +25,7 @@ PacketSource BagPackets(std::shared_ptr<RosBag> bag, const BagTopic& topic) {
               ++stats.records;
               stats.bytes_read = bag->bytes_read();
               if (Status s = ReadMessagePackets(m, packets); !s.ok()) {
-                ++stats.malformed;
+                ++stats.malformed_messages;
                 stats.Warn(s.message() + "; message skipped");
                 return {};
               }

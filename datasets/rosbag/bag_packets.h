@@ -19,7 +19,7 @@ inline constexpr uint16_t kRobosenseDifopPort = 7788;
 
 // The packets of `topic`'s messages, each a datagram to its vendor's data port with the
 // packet's stamp as its capture time and `place` naming the message and packet. A message that
-// cannot be read (its CDR cut short or lying) is skipped, counted as malformed and named in
+// cannot be read (its CDR cut short or lying) is skipped, counted (malformed_messages) and named in
 // the stats' warnings; the decoder's own checks then judge the packets.
 PacketSource BagPackets(std::shared_ptr<RosBag> bag, const BagTopic& topic);
 

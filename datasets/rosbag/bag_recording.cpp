@@ -1,6 +1,7 @@
 #include "rosbag/bag_recording.h"
 
 #include "lidartwin/datasets/hesai.h"
+#include "lidartwin/datasets/robosense.h"
 #include "lidartwin/datasets/velodyne.h"
 #include "rosbag/bag_packets.h"
 #include "rosbag/point_cloud_messages.h"
@@ -80,6 +81,21 @@ Expected<RecordingSource> OpenBagRecording(const std::filesystem::path& bag_path
         std::move(r), [packets, c = std::move(c.value())](
                           const FrameSink& sink, CaptureStats& stats, std::vector<std::string>&) {
           return ForEachHesaiFrame(packets, c, sink, &stats);
+        });
+  }
+  if (vendor == PacketVendor::kRobosense) {
+    if (sidecar.empty() || side_ext != ".csv")
+      return Error{bag_path.string() + ": topic " + (*topic)->name +
+                   " holds RoboSense packets, which need the unit's angle file (.csv)"};
+    auto c = LoadRobosenseCalibration(sidecar);
+    if (!c.ok()) return c.error();
+    r.reader = "robosense-bag";
+    r.wavelength_nm = 905;
+    r.sensor = sidecar.stem().string();
+    return RecordingSource(
+        std::move(r), [packets, c = std::move(c.value())](
+                          const FrameSink& sink, CaptureStats& stats, std::vector<std::string>&) {
+          return ForEachRobosenseFrame(packets, c, sink, &stats);
         });
   }
   return Error{bag_path.string() + ": topic " + (*topic)->name + " holds " +

@@ -7,9 +7,9 @@
 
 #include <cmath>
 
+#include "answer_key.h"
 #include "lidartwin/datasets/point_cloud_readers.h"
 #include "lidartwin/datasets/recording.h"
-#include "rosbag/bag_packets.h"
 #include "test_support.h"
 
 namespace lt {
@@ -29,42 +29,6 @@ const Case kCases[] = {
     {"hesai-xt16", "PandarXT16.csv", 1732848128093928016, 26287},
 };
 
-// The frame nebula published while it decoded message `stamp`: the bag's packets up to that
-// message through one decoder, and the last frame it completed before the packets ran out (not
-// the partial ones the end of the input flushes).
-Expected<Frame> FrameCompletedIn(const std::filesystem::path& folder, const HesaiCalibration& cal,
-                                 int64_t stamp_ns) {
-  auto opened = OpenRosBag(folder);
-  if (!opened.ok()) return opened.error();
-  std::shared_ptr<RosBag> bag = std::move(opened.value());
-  auto topic = ros::ChooseLidarTopic(*bag, "");
-  if (!topic.ok()) return topic.error();
-  const PacketSource all = ros::BagPackets(bag, **topic);
-  // A message's packets are stamped before it is: those of later messages after `stamp`.
-  const double last_s = static_cast<double>(stamp_ns) * 1e-9;
-  const std::string kEnough = "(past the key's message)";
-  std::vector<Frame> frames;
-  size_t completed = 0;
-  PacketSource upto{all.file, [&](const UdpSink& sink, CaptureStats& stats) -> Status {
-                      Status s = all.read(
-                          [&](const UdpDatagram& d) -> Status {
-                            if (d.capture_time_s > last_s) return Error{kEnough};
-                            return sink(d);
-                          },
-                          stats);
-                      completed = frames.size();
-                      if (!s.ok() && s.message() == kEnough) return {};
-                      return s;
-                    }};
-  Status s = ForEachHesaiFrame(upto, cal, [&](Frame&& f) -> Status {
-    frames.push_back(std::move(f));
-    return {};
-  });
-  if (!s.ok()) return s.error();
-  if (completed == 0) return Error{"no frame completed up to the key's message"};
-  return std::move(frames[completed - 1]);
-}
-
 TEST(HesaiPackets, EveryNebulaCaseDecodesToItsAnswerKeyPointForPoint) {
   LT_REQUIRE_REAL_DATA();
   for (const Case& c : kCases) {
@@ -72,7 +36,10 @@ TEST(HesaiPackets, EveryNebulaCaseDecodesToItsAnswerKeyPointForPoint) {
     const auto folder = test::RealDataDir() / "nebula" / c.folder;
     auto cal = LoadHesaiCalibration(folder / c.calibration);
     ASSERT_TRUE(cal.ok()) << cal.message();
-    auto ours = FrameCompletedIn(folder, *cal, c.key_stamp_ns);
+    auto ours = test::FrameCompletedIn(folder, c.key_stamp_ns,
+                                       [&](const PacketSource& packets, const FrameSink& sink) {
+                                         return ForEachHesaiFrame(packets, *cal, sink);
+                                       });
     ASSERT_TRUE(ours.ok()) << ours.message();
     auto key = ReadPcd(folder / (std::to_string(c.key_stamp_ns) + ".pcd"));
     ASSERT_TRUE(key.ok()) << key.message();

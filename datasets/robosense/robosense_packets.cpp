@@ -1,0 +1,247 @@
+// RoboSense Helios-16P MSOP and DIFOP packets to frames, as nebula (tier4, c60082d5; derived
+// from RoboSense's rs_driver) decodes them; docs/formats/velodyne-robosense-answer-keys.md has the
+// layouts, the firing table and what each rule was checked against.
+#include <fmt/core.h>
+
+#include <array>
+#include <cmath>
+#include <numbers>
+#include <sstream>
+
+#include "lidartwin/base/text_file.h"
+#include "lidartwin/datasets/robosense.h"
+
+namespace lt {
+namespace {
+
+constexpr uint16_t kMsopPort = 6699, kDifopPort = 7788;
+constexpr size_t kPacketBytes = 1248;
+constexpr uint8_t kMsopId[4] = {0x55, 0xAA, 0x05, 0x5A};
+constexpr uint8_t kDifopId[8] = {0xA5, 0xFF, 0x00, 0x5A, 0x11, 0x11, 0x55, 0x55};
+constexpr int kBlocks = 12, kChannels = 32, kLasers = 16;
+constexpr size_t kFirstBlock = 42, kBlockBytes = 100;
+// Block period and firing offsets within a block (us), two firings of the 16 lasers.
+constexpr float kBlockUs = 55.56f;
+constexpr std::array<float, kChannels> kFiringUs = {
+    0.00f,  3.15f,  6.30f,  9.45f,  13.26f, 17.08f, 20.56f, 23.71f, 26.53f, 27.77f, 31.49f,
+    32.73f, 36.46f, 38.94f, 41.42f, 43.91f, 55.56f, 58.70f, 61.85f, 65.00f, 68.82f, 72.64f,
+    76.12f, 79.27f, 82.08f, 83.32f, 87.05f, 88.29f, 92.01f, 94.50f, 96.98f, 99.46f};
+constexpr float kLensOffsetM = 0.03498f;  // the receiver's distance from the spin axis
+constexpr float kMinM = 0.2f, kMaxM = 200.f;
+
+uint64_t Be(const uint8_t* p, int n) {
+  uint64_t v = 0;
+  for (int i = 0; i < n; ++i)
+    v = v << 8 | p[i];
+  return v;
+}
+
+// float sin and cos of 0.01 deg steps over [-90, 450) deg, as the driver tabulates them.
+class Trig {
+ public:
+  Trig() {
+    for (int i = kMin; i < kMax; ++i) {
+      const double rad = i * 0.01 * std::numbers::pi / 180;
+      sin_[i - kMin] = static_cast<float>(std::sin(rad));
+      cos_[i - kMin] = static_cast<float>(std::cos(rad));
+    }
+  }
+  float Sin(int cdeg) const { return sin_[Index(cdeg)]; }
+  float Cos(int cdeg) const { return cos_[Index(cdeg)]; }
+
+ private:
+  static constexpr int kMin = -9000, kMax = 45000;
+  static size_t Index(int a) { return static_cast<size_t>((a < kMin || a >= kMax ? 0 : a) - kMin); }
+  std::array<float, kMax - kMin> sin_{}, cos_{};
+};
+
+class RobosenseStream {
+ public:
+  RobosenseStream(const PacketSource& source, const RobosenseCalibration& cal,
+                  const FrameSink& sink, CaptureStats& stats)
+      : source_(source), cal_(cal), sink_(sink), stats_(stats) {}
+
+  Status Take(const UdpDatagram& d) {
+    stats_.SawUdp(d.dst_port, d.payload.size());
+    if (d.dst_port == kDifopPort) return Difop(d);
+    if (d.dst_port != kMsopPort) {
+      ++stats_.other_udp;
+      return {};
+    }
+    const auto& p = d.payload;
+    if (p.size() != kPacketBytes) {
+      stats_.BadPacket(PacketPlace(source_.file, d, 0),
+                       "MSOP packet of " + std::to_string(p.size()) + " bytes (1248 expected)");
+      return {};
+    }
+    if (!std::equal(kMsopId, kMsopId + 4, p.begin())) {
+      stats_.BadPacket(PacketPlace(source_.file, d, 0), "MSOP packet without its 55 AA 05 5A id");
+      return {};
+    }
+    ++stats_.lidar_packets;
+    return Msop(p);
+  }
+
+  Status Finish() { return cur_.size() > 0 ? Emit() : Status{}; }
+
+ private:
+  // DIFOP: the return mode (byte 300: 0x00 dual) and the spin rate (bytes 8-9, rpm).
+  Status Difop(const UdpDatagram& d) {
+    const auto& p = d.payload;
+    if (p.size() != kPacketBytes || !std::equal(kDifopId, kDifopId + 8, p.begin())) {
+      stats_.BadPacket(
+          PacketPlace(source_.file, d, 0),
+          "DIFOP packet of " + std::to_string(p.size()) + " bytes without its A5 FF 00 5A id");
+      return {};
+    }
+    ++stats_.device_packets;
+    dual_ = p[300] == 0x00;
+    const uint64_t rpm = Be(&p[8], 2);
+    if (rpm >= 60) {
+      const double rps = static_cast<double>(rpm / 60);
+      const double block_s = static_cast<double>(kBlockUs / 1e6f);
+      default_az_diff_ = static_cast<int>(std::lround(36000 * rps * block_s));
+    }
+    return {};
+  }
+
+  Status Msop(const std::vector<uint8_t>& p) {
+    const double packet_s = static_cast<double>(Be(&p[20], 6)) + Be(&p[26], 4) * 1e-6;
+    std::array<int, kBlocks> az{};
+    for (int b = 0; b < kBlocks; ++b)
+      az[b] = static_cast<int>(Be(&p[kFirstBlock + kBlockBytes * b + 2], 2));
+    // Each block's azimuth step to the next (the firings' azimuths are interpolated over it) and
+    // its time: a step over 1 deg is a gap (a field-of-view window), taken as the usual step.
+    const int stride = dual_ ? 2 : 1;
+    std::array<int, kBlocks> step{};
+    std::array<double, kBlocks> block_t{};
+    double t = 0;
+    const double block_s = static_cast<double>(kBlockUs / 1e6f);
+    for (int b = 0; b < kBlocks; b += stride) {
+      int dd = default_az_diff_;
+      double dt = block_s;
+      if (b + stride < kBlocks) {
+        dd = az[b + stride] - az[b];
+        if (dd < 0) dd += 36000;
+        if (dd > 100) dd = default_az_diff_, dt = 0;
+      }
+      for (int k = 0; k < stride; ++k)
+        step[b + k] = dd, block_t[b + k] = t;
+      t += dt;
+    }
+    for (int b = 0; b < kBlocks; ++b) {
+      const size_t at = kFirstBlock + kBlockBytes * b;
+      if (p[at] != 0xFF || p[at + 1] != 0xEE) break;  // the rest of the packet holds no block
+      if (az[b] >= 36000) break;
+      // A frame ends at the block whose azimuth passes 0 deg.
+      if (az[b] < last_az_ && last_az_ >= 0) {
+        if (Status s = Emit(); !s.ok()) return s;
+      }
+      last_az_ = az[b];
+      for (int c = 0; c < kChannels; ++c) {
+        const int laser = c % kLasers;
+        const uint8_t* u = &p[at + 4 + 3 * c];
+        const float d = static_cast<float>(Be(u, 2)) * 0.0025f;
+        if (!(d >= kMinM && d <= kMaxM)) continue;
+        // Dual mode: channels 16-31 are the second return of the same firing.
+        const float fire_us = kFiringUs[dual_ ? laser : c];
+        const float share = dual_ ? fire_us / kBlockUs : fire_us / (kBlockUs * 2);
+        const int theta = az[b] + static_cast<int>(std::trunc(static_cast<float>(step[b]) * share));
+        const int theta_f = theta + cal_.horizontal_cdeg[laser];
+        const int v = cal_.vertical_cdeg[laser];
+        FramePoint pt;
+        pt.x_m = d * trig_.Cos(v) * trig_.Cos(theta_f) + kLensOffsetM * trig_.Cos(theta);
+        pt.y_m = -d * trig_.Cos(v) * trig_.Sin(theta_f) - kLensOffsetM * trig_.Sin(theta);
+        pt.z_m = d * trig_.Sin(v);
+        pt.range_m = d;
+        pt.intensity = u[2];
+        pt.channel = static_cast<uint16_t>(laser);
+        pt.column = columns_;
+        pt.timestamp_s = packet_s + block_t[b] + static_cast<double>(fire_us) * 1e-6;
+        pt.return_index = static_cast<uint8_t>(dual_ && c >= kLasers ? 1 : 0);
+        pt.beam_id = columns_ * kChannels + static_cast<uint32_t>(c);
+        cur_.Append(pt);
+      }
+      ++columns_;
+    }
+    return {};
+  }
+
+  Status Emit() {
+    Frame f = std::move(cur_);
+    cur_ = Frame{};
+    f.index = frames_++;
+    if (!f.timestamp_s.empty()) {
+      f.start_time_s = f.timestamp_s.front();
+      f.end_time_s = f.timestamp_s.back();
+    }
+    columns_ = 0;
+    if (f.size() == 0) return {};
+    return sink_(std::move(f));
+  }
+
+  const PacketSource& source_;
+  const RobosenseCalibration& cal_;
+  const FrameSink& sink_;
+  CaptureStats& stats_;
+  Trig trig_;
+  bool dual_ = false;         // single return until a DIFOP says otherwise
+  int default_az_diff_ = 20;  // 0.2 deg a block at 600 rpm
+  int last_az_ = -1;
+  uint32_t columns_ = 0, frames_ = 0;
+  Frame cur_;
+};
+
+}  // namespace
+
+Expected<RobosenseCalibration> LoadRobosenseCalibration(const std::filesystem::path& file) {
+  auto text = ReadTextFile(file);
+  if (!text.ok()) return text.error();
+  RobosenseCalibration c;
+  c.file = file;
+  std::istringstream in(*text);
+  std::string line;
+  for (int line_no = 1; std::getline(in, line); ++line_no) {
+    while (!line.empty() && (line.back() == '\r' || line.back() == '\t' || line.back() == ' '))
+      line.pop_back();
+    if (line.empty()) continue;
+    float vertical = 0, horizontal = 0;
+    char comma = 0, extra = 0;
+    std::istringstream fields(line);
+    if (!(fields >> vertical >> comma >> horizontal) || comma != ',' || (fields >> extra) ||
+        std::abs(vertical) > 90 || std::abs(horizontal) > 180)
+      return Error{fmt::format("{}: line {}: expected 'vertical,horizontal' in degrees",
+                               file.string(), line_no)};
+    // The driver's 0.01 deg integers: the float value x 100, truncated (8.90 -> 889).
+    c.vertical_cdeg.push_back(static_cast<int32_t>(vertical * 100.f));
+    c.horizontal_cdeg.push_back(static_cast<int32_t>(horizontal * 100.f));
+  }
+  if (c.vertical_cdeg.size() != kLasers)
+    return Error{fmt::format("{}: {} lasers; this build decodes the Helios-16P's 16", file.string(),
+                             c.vertical_cdeg.size())};
+  return c;
+}
+
+Status ForEachRobosenseFrame(const PacketSource& packets, const RobosenseCalibration& cal,
+                             const FrameSink& sink, CaptureStats* stats_out) {
+  CaptureStats local;
+  CaptureStats& stats = stats_out ? *stats_out : local;
+  if (cal.vertical_cdeg.size() != kLasers)
+    return Error{cal.file.string() + ": not a 16-laser calibration"};
+  RobosenseStream stream(packets, cal, sink, stats);
+  Status read = packets.read([&](const UdpDatagram& d) { return stream.Take(d); }, stats);
+  if (!read.ok()) return read;
+  if (stats.lidar_packets == 0)
+    return Error{
+        packets.file.string() + ": no RoboSense MSOP packet (UDP port 6699, 1248 bytes) " +
+        (stats.bad_packets ? "could be decoded" : "in the capture") + " (seen " +
+        stats.SeenSummary() +
+        (stats.warnings.empty() ? std::string() : "; first problem: " + stats.warnings[0]) + ")"};
+  if (stats.bad_packets * 9 > stats.lidar_packets)
+    return Error{packets.file.string() + ": " + std::to_string(stats.bad_packets) + " of " +
+                 std::to_string(stats.bad_packets + stats.lidar_packets) +
+                 " packets cannot be decoded (first: " + stats.warnings.front() + ")"};
+  return stream.Finish();
+}
+
+}  // namespace lt

@@ -1,0 +1,168 @@
+// RoboSense Helios-16P packets (datasets/robosense.h) against nebula's decode of the shared bag,
+// point for point and field for field (docs/formats/velodyne-robosense-answer-keys.md), and
+// packets a real unit never sends.
+#include "lidartwin/datasets/robosense.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "answer_key.h"
+#include "lidartwin/datasets/point_cloud_readers.h"
+#include "lidartwin/datasets/recording.h"
+#include "test_support.h"
+
+namespace lt {
+namespace {
+
+constexpr int64_t kKeyStamp = 1691031766880833506;
+
+TEST(RobosensePackets, TheHelios16PBagDecodesToItsAnswerKeyFieldForField) {
+  LT_REQUIRE_REAL_DATA();
+  const auto folder = test::RealDataDir() / "nebula" / "robosense-helios16p";
+  auto cal = LoadRobosenseCalibration(folder / "RobosenseHelios16P.csv");
+  ASSERT_TRUE(cal.ok()) << cal.message();
+  // The driver's 0.01 deg integers: 8.90 deg is 889 (float 8.9 x 100 truncated).
+  EXPECT_EQ(cal->vertical_cdeg[3], 889);
+  auto ours = test::FrameCompletedIn(folder, kKeyStamp,
+                                     [&](const PacketSource& packets, const FrameSink& sink) {
+                                       return ForEachRobosenseFrame(packets, *cal, sink);
+                                     });
+  ASSERT_TRUE(ours.ok()) << ours.message();
+  auto key = ReadPcd(folder / (std::to_string(kKeyStamp) + ".pcd"));
+  ASSERT_TRUE(key.ok()) << key.message();
+  ASSERT_EQ(key->size(), 15795u);
+  ASSERT_EQ(ours->size(), key->size());
+  // nebula's channel is the laser's rank by elevation; ours the CSV line.
+  std::vector<int32_t> sorted = cal->vertical_cdeg;
+  std::sort(sorted.begin(), sorted.end());
+  double worst_m = 0;
+  for (size_t i = 0; i < key->size(); ++i) {
+    // The key is ASCII with 8 significant digits: 0.01 mm at 150 m.
+    worst_m = std::max({worst_m, std::abs(double{ours->x_m[i]} - key->x_m[i]),
+                        std::abs(double{ours->y_m[i]} - key->y_m[i]),
+                        std::abs(double{ours->z_m[i]} - key->z_m[i])});
+    ASSERT_EQ(ours->intensity[i], key->intensity[i]) << i;
+    const auto rank =
+        std::lower_bound(sorted.begin(), sorted.end(), cal->vertical_cdeg[ours->channel[i]]) -
+        sorted.begin();
+    ASSERT_EQ(rank, key->channel[i]) << i;
+  }
+  EXPECT_LE(worst_m, 1e-3) << "largest coordinate difference, m";
+}
+
+// A Helios-16P MSOP packet: 12 blocks 0.2 deg apart from `azimuth`, every return at `raw` x
+// 2.5 mm.
+std::vector<uint8_t> Msop(int azimuth, uint16_t raw) {
+  std::vector<uint8_t> p(1248, 0);
+  p[0] = 0x55, p[1] = 0xAA, p[2] = 0x05, p[3] = 0x5A;
+  for (int b = 0; b < 12; ++b) {
+    const size_t at = 42 + 100 * b;
+    const int az = (azimuth + 20 * b) % 36000;
+    p[at] = 0xFF, p[at + 1] = 0xEE, p[at + 2] = static_cast<uint8_t>(az >> 8),
+    p[at + 3] = static_cast<uint8_t>(az);
+    for (int c = 0; c < 32; ++c) {
+      p[at + 4 + 3 * c] = static_cast<uint8_t>(raw >> 8);
+      p[at + 5 + 3 * c] = static_cast<uint8_t>(raw);
+      p[at + 6 + 3 * c] = 77;
+    }
+  }
+  return p;
+}
+
+PacketSource Datagrams(std::vector<std::pair<uint16_t, std::vector<uint8_t>>> packets) {
+  return {"made.pcap", [packets](const UdpSink& sink, CaptureStats&) -> Status {
+            for (size_t i = 0; i < packets.size(); ++i) {
+              UdpDatagram d;
+              d.dst_port = packets[i].first;
+              d.payload = packets[i].second;
+              d.file_offset = 2000 * i;
+              if (Status s = sink(d); !s.ok()) return s;
+            }
+            return {};
+          }};
+}
+
+RobosenseCalibration Flat() {
+  RobosenseCalibration c;
+  c.file = "flat.csv";
+  c.vertical_cdeg.assign(16, 0);
+  c.horizontal_cdeg.assign(16, 0);
+  return c;
+}
+
+TEST(RobosensePackets, APointIsWhereItsRangeAndAzimuthPutIt) {
+  // 10 m (4000 x 2.5 mm) at block azimuth 90 deg, channel 0 (fires first): ROS -y, plus the
+  // receiver's 34.98 mm from the axis.
+  std::vector<Frame> frames;
+  ASSERT_TRUE(ForEachRobosenseFrame(Datagrams({{6699, Msop(9000, 4000)}}), Flat(),
+                                    [&](Frame&& f) -> Status {
+                                      frames.push_back(std::move(f));
+                                      return {};
+                                    })
+                  .ok());
+  ASSERT_EQ(frames.size(), 1u);
+  EXPECT_EQ(frames[0].size(), 12u * 32u);
+  EXPECT_NEAR(frames[0].x_m[0], 0.0, 1e-5);
+  EXPECT_NEAR(frames[0].y_m[0], -10.03498, 1e-5);
+  EXPECT_NEAR(frames[0].z_m[0], 0.0, 1e-6);
+  EXPECT_EQ(frames[0].intensity[0], 77);
+}
+
+TEST(RobosensePackets, AFrameEndsWhereTheAzimuthPassesZero) {
+  std::vector<std::pair<uint16_t, std::vector<uint8_t>>> packets;
+  for (int az = 35000; az < 36000 + 1000; az += 240)
+    packets.push_back({6699, Msop(az % 36000, 4000)});
+  std::vector<Frame> frames;
+  ASSERT_TRUE(ForEachRobosenseFrame(Datagrams(packets), Flat(), [&](Frame&& f) -> Status {
+                frames.push_back(std::move(f));
+                return {};
+              }).ok());
+  ASSERT_EQ(frames.size(), 2u);
+  // Blocks at 350.0 .. 359.8 deg in the first: 50 blocks.
+  EXPECT_EQ(frames[0].size(), 50u * 32u);
+}
+
+TEST(RobosensePackets, OddPacketsAreSkippedCountedAndNamed) {
+  auto wrong_id = Msop(0, 4000);
+  wrong_id[0] = 0;
+  auto short_one = Msop(100, 4000);
+  short_one.resize(1000);
+  std::vector<std::pair<uint16_t, std::vector<uint8_t>>> packets;
+  for (int k = 0; k < 30; ++k)
+    packets.push_back({6699, Msop(240 * k, 4000)});
+  packets.push_back({6699, wrong_id});
+  packets.push_back({6699, short_one});
+  packets.push_back({7788, std::vector<uint8_t>(1248, 0)});  // a DIFOP without its id
+  packets.push_back({2368, Msop(0, 1)});                     // another port
+  CaptureStats stats;
+  ASSERT_TRUE(ForEachRobosenseFrame(
+                  Datagrams(packets), Flat(), [](Frame&&) -> Status { return {}; }, &stats)
+                  .ok());
+  EXPECT_EQ(stats.lidar_packets, 30u);
+  EXPECT_EQ(stats.bad_packets, 3u);
+  EXPECT_EQ(stats.other_udp, 1u);
+  ASSERT_GE(stats.warnings.size(), 2u);
+  EXPECT_NE(stats.warnings[0].find("made.pcap: byte 60000: MSOP packet without its 55 AA 05 5A id"),
+            std::string::npos)
+      << stats.warnings[0];
+  EXPECT_NE(stats.warnings[1].find("MSOP packet of 1000 bytes (1248 expected)"), std::string::npos);
+  // A calibration of another unit.
+  test::TempDir dir;
+  std::string rs32;
+  for (int k = 0; k < 32; ++k)
+    rs32 += "1.0,2.0\n";
+  auto c = LoadRobosenseCalibration(dir.Write("rs32.csv", rs32));
+  ASSERT_FALSE(c.ok());
+  EXPECT_NE(c.message().find("32 lasers; this build decodes the Helios-16P's 16"),
+            std::string::npos);
+  auto bad = LoadRobosenseCalibration(dir.Write("bad.csv", "14.94,-4.05\nhello\n"));
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.message().find("bad.csv: line 2: expected 'vertical,horizontal'"),
+            std::string::npos)
+      << bad.message();
+}
+
+}  // namespace
+}  // namespace lt
