@@ -16,6 +16,9 @@ constexpr char kSqliteMagic[16] = "SQLite format 3";
 struct CloseDb {
   void operator()(sqlite3* db) const { sqlite3_close(db); }
 };
+struct CloseBlob {
+  void operator()(sqlite3_blob* b) const { sqlite3_blob_close(b); }
+};
 struct Finalize {
   void operator()(sqlite3_stmt* s) const { sqlite3_finalize(s); }
 };
@@ -109,21 +112,22 @@ class SqliteBag : public RosBag {
         if (names.empty() || std::find(names.begin(), names.end(), topics_[at].name) != names.end())
           chosen += (chosen.empty() ? "" : ",") + std::to_string(id);
       if (chosen.empty()) continue;
+      // The rows in time order by their small columns only (the timestamp index serves the
+      // order; without it the sort holds these keys, never the messages), and each message's
+      // bytes read afterwards into one reused buffer: memory stays at the largest message.
       const std::string sql =
-          "SELECT id, topic_id, timestamp, length(data), "
-          "CASE WHEN length(data) <= ?1 THEN data END FROM messages WHERE topic_id IN (" +
+          "SELECT id, topic_id, timestamp, typeof(data), length(data) FROM messages "
+          "WHERE topic_id IN (" +
           chosen + ") ORDER BY timestamp, id";
       auto statement = Prepare(file.db.get(), file.path, sql.c_str());
       if (!statement.ok()) return statement.error();
       sqlite3_stmt* s = statement->get();
-      sqlite3_bind_int64(s, 1, static_cast<sqlite3_int64>(kMaxMessageBytes));
+      std::unique_ptr<sqlite3_blob, CloseBlob> blob;
       std::map<int64_t, uint64_t> seen;  // per topic id, for "message N of TOPIC"
       int rc = SQLITE_ROW;
       while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
         const int64_t row = sqlite3_column_int64(s, 0);
         const auto topic = file.topic_of.find(sqlite3_column_int64(s, 1));
-        const uint64_t bytes = static_cast<uint64_t>(sqlite3_column_int64(s, 3));
-        bytes_read_ += bytes;
         if (topic == file.topic_of.end()) {
           return Error{file.path.string() + ": message row " + std::to_string(row) +
                        " names topic id " + std::to_string(sqlite3_column_int64(s, 1)) +
@@ -137,11 +141,25 @@ class SqliteBag : public RosBag {
         m.index = index++;
         m.where = file.path.string() + ": message " + std::to_string(nth) + " of " + t.name +
                   " (row " + std::to_string(row) + ")";
-        if (bytes > kMaxMessageBytes)
+        const std::string type = Text(s, 3);
+        if (type != "blob")
+          return Error{m.where + ": its data is " + type + ", not the serialized message's bytes"};
+        const int64_t bytes = sqlite3_column_int64(s, 4);
+        if (bytes < 0 || static_cast<uint64_t>(bytes) > kMaxMessageBytes)
           return Error{m.where + ": " + std::to_string(bytes) + " bytes, more than the " +
                        std::to_string(kMaxMessageBytes) + " a message may have"};
-        const void* blob = sqlite3_column_blob(s, 4);
-        m.data = {static_cast<const uint8_t*>(blob), blob ? bytes : 0};
+        bytes_read_ += static_cast<uint64_t>(bytes);
+        sqlite3_blob* raw = blob.get();
+        const int opened =
+            raw ? sqlite3_blob_reopen(raw, row)
+                : sqlite3_blob_open(file.db.get(), "main", "messages", "data", row, 0, &raw);
+        if (!blob) blob.reset(raw);
+        buffer_.resize(static_cast<size_t>(bytes));
+        if (opened != SQLITE_OK ||
+            sqlite3_blob_read(raw, buffer_.data(), static_cast<int>(bytes), 0) != SQLITE_OK)
+          return Error{m.where + ": reading its " + std::to_string(bytes) +
+                       " bytes: " + sqlite3_errmsg(file.db.get())};
+        m.data = {buffer_.data(), buffer_.size()};
         if (Status st = sink(m); !st.ok()) return st;
       }
       if (rc != SQLITE_DONE)
@@ -187,6 +205,7 @@ class SqliteBag : public RosBag {
 
   std::vector<File> files_;
   uint64_t bytes_read_ = 0;
+  std::vector<uint8_t> buffer_;  // the message in hand
 };
 
 }  // namespace
