@@ -31,6 +31,8 @@ if [ -d "$real" ]; then
   export LT_FUZZ_REAL_DATA=$real
   (printf '\x00'; head -c 12000 "$real/rust-lidar-utils/hdl32_example.pcap") >"$corpus/files/pcap-velodyne"
   (printf '\x00'; head -c 40000 "$real/ouster-sdk/OS-1-128_v2.3.0_1024x10_lb_n3.pcap") >"$corpus/files/pcap-ouster"
+  python3 "$src/scripts/make-pcapng-seed.py" "$real/rust-lidar-utils/hdl32_example.pcap" 12000 \
+    "$corpus/files/pcapng-velodyne"
   (printf '\x01'; cat "$real/ouster-sdk/OS-1-32-G_v2.1.1_1024x10.json") >"$corpus/files/json"
   (printf '\x02'; cat "$real/ros-velodyne/32db.yaml") >"$corpus/files/yaml"
   (printf '\x03'; head -c 4000 "$real/kitti-object-vis/velodyne/000000.bin") >"$corpus/files/kitti"

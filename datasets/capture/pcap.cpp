@@ -1,6 +1,8 @@
 // pcap format: https://wiki.wireshark.org/Development/LibpcapFileFormat (24-byte global header,
 // 16-byte record headers); Ethernet II, IPv4 (RFC 791) and UDP (RFC 768) headers.
 #include "lidartwin/datasets/pcap.h"
+#include "capture/ethernet_to_udp.h"
+#include "capture/pcapng.h"
 #include "lidartwin/base/text_file.h"
 
 #include <cstring>
@@ -17,30 +19,11 @@ constexpr uint32_t kMagicMicro = 0xa1b2c3d4, kMagicNano = 0xa1b23c4d;
 constexpr uint32_t kLinkEthernet = 1;
 // libpcap's MAXIMUM_SNAPLEN: no record of a real capture is longer.
 constexpr uint32_t kMaxRecordBytes = 262144;
-// Incomplete IPv4 datagrams kept for reassembly: at most this many, each for at most this
-// many records after its latest fragment; older ones are dropped and counted (a lost
-// fragment must not hold memory for the rest of a long capture).
-constexpr size_t kMaxPendingDatagrams = 64;
-constexpr uint64_t kFragmentLifetimeRecords = 1000;
-constexpr size_t kMaxIpv4Datagram = 65535;
 constexpr size_t kMaxWarnings = 8;
 
 uint32_t Swap32(uint32_t v) {
   return (v >> 24) | ((v >> 8) & 0xff00) | ((v << 8) & 0xff0000) | (v << 24);
 }
-uint16_t Be16(const uint8_t* p) {
-  return static_cast<uint16_t>(p[0] << 8 | p[1]);
-}
-
-struct Fragments {
-  std::map<uint32_t, std::vector<uint8_t>> pieces;  // by byte offset
-  uint32_t total = 0;                               // known once the last piece arrived
-  double time_s = 0;
-  uint64_t offset = 0;
-  uint64_t last_record = 0;  // record number of the latest piece
-};
-
-using FragmentKey = std::tuple<uint32_t, uint32_t, uint16_t>;  // source, destination, id
 
 }  // namespace
 
@@ -220,7 +203,8 @@ Status ForEachUdpDatagram(const std::filesystem::path& file, const UdpSink& sink
   const bool swap = magic == Swap32(kMagicMicro) || magic == Swap32(kMagicNano);
   if (swap) magic = Swap32(magic);
   if (magic != kMagicMicro && magic != kMagicNano) {
-    return fail(0, "not a classic pcap file (magic number not recognised; pcapng is not read)");
+    if (magic == kPcapngSectionHeader) return ForEachPcapngDatagram(file, in, size, sink, stats);
+    return fail(0, "not a pcap or pcapng file (magic number not recognised)");
   }
   const double sub_unit = magic == kMagicNano ? 1e-9 : 1e-6;
   const auto u32 = [&](const uint8_t* p) {
@@ -232,33 +216,7 @@ Status ForEachUdpDatagram(const std::filesystem::path& file, const UdpSink& sink
     return fail(20, "link type " + std::to_string(u32(global + 20)) + " is not Ethernet (1)");
   }
 
-  UdpDatagram d;  // reused: its payload keeps its capacity
-  std::map<FragmentKey, Fragments> partial;
-  // A malformed record is skipped, counted and (the first few) named.
-  const auto skip = [&](uint64_t at, const std::string& what) {
-    ++stats.malformed;
-    stats.Warn(file.string() + ": byte " + std::to_string(at) + ": " + what + "; record skipped");
-  };
-  const auto emit_udp = [&](const uint8_t* udp, size_t n, double t, uint64_t at) -> Status {
-    if (n < 8) {
-      skip(at, "truncated UDP header");
-      return {};
-    }
-    const uint16_t len = Be16(udp + 4);
-    if (len < 8 || len > n) {
-      skip(at, "UDP length " + std::to_string(len) + " does not fit the " + std::to_string(n) +
-                   "-byte datagram");
-      return {};
-    }
-    d.capture_time_s = t;
-    d.src_port = Be16(udp);
-    d.dst_port = Be16(udp + 2);
-    d.file_offset = at + 8;
-    d.payload.assign(udp + 8, udp + len);
-    ++stats.udp_datagrams;
-    return sink(d);
-  };
-
+  EthernetToUdp link(file, sink, stats);
   std::vector<uint8_t> record;
   uint64_t at = 24;
   uint32_t last_second = 0;  // of the last good record, to recognise the next one after damage
@@ -315,95 +273,12 @@ Status ForEachUdpDatagram(const std::filesystem::path& file, const UdpSink& sink
     record.resize(incl);
     if (incl && !read(record.data(), incl)) return fail(at + 16, "cannot read the record");
     ++stats.records;
-    const uint8_t* p = record.data();
     const uint64_t frame_at = at + 16;
     at += 16 + incl;
-    size_t eth = 14;
-    if (incl < eth) {
-      skip(frame_at, "truncated Ethernet header");
-      continue;
-    }
-    uint16_t type = Be16(p + 12);
-    while (type == 0x8100 && incl >= eth + 4) {  // 802.1Q VLAN tags
-      type = Be16(p + eth + 2);
-      eth += 4;
-    }
-    if (type != 0x0800) {  // not IPv4
-      ++stats.non_ipv4;
-      continue;
-    }
-    if (incl < eth + 20) {
-      skip(frame_at + eth, "truncated IPv4 header");
-      continue;
-    }
-    const uint8_t* ip = p + eth;
-    const size_t ihl = (ip[0] & 0x0f) * 4u;
-    const size_t ip_len = Be16(ip + 2);
-    if ((ip[0] >> 4) != 4 || ihl < 20 || ip_len < ihl || eth + ip_len > incl) {
-      skip(frame_at + eth, "malformed or truncated IPv4 header");
-      continue;
-    }
-    if (ip[9] != 17) {  // not UDP
-      ++stats.non_udp;
-      continue;
-    }
-    const uint16_t flags = Be16(ip + 6);
-    const bool more = flags & 0x2000;
-    const uint32_t frag_at = (flags & 0x1fff) * 8u;
-    const uint8_t* data = ip + ihl;
-    const size_t n = ip_len - ihl;
-    if (!more && frag_at == 0) {
-      if (Status s = emit_udp(data, n, t, frame_at + eth + ihl); !s.ok()) return s;
-      continue;
-    }
-    // A fragment: keep it until the datagram is whole (RFC 791 reassembly by source,
-    // destination and identification), within the bounds above.
-    for (auto it = partial.begin(); it != partial.end();) {
-      if (stats.records - it->second.last_record > kFragmentLifetimeRecords) {
-        ++stats.stale_fragments;
-        it = partial.erase(it);
-      } else {
-        ++it;
-      }
-    }
-    if (frag_at + n > kMaxIpv4Datagram) {
-      skip(frame_at + eth, "IPv4 fragment beyond the 65535 bytes of a datagram");
-      continue;
-    }
-    uint32_t src, dst;
-    std::memcpy(&src, ip + 12, 4);
-    std::memcpy(&dst, ip + 16, 4);
-    const FragmentKey key{src, dst, Be16(ip + 4)};
-    if (!partial.count(key) && partial.size() >= kMaxPendingDatagrams) {
-      auto oldest = partial.begin();
-      for (auto it = partial.begin(); it != partial.end(); ++it) {
-        if (it->second.last_record < oldest->second.last_record) oldest = it;
-      }
-      ++stats.stale_fragments;
-      partial.erase(oldest);
-    }
-    Fragments& f = partial[key];
-    f.last_record = stats.records;
-    if (frag_at == 0) {
-      f.time_s = t;
-      f.offset = frame_at + eth + ihl;
-    }
-    f.pieces[frag_at].assign(data, data + n);
-    if (!more) f.total = frag_at + static_cast<uint32_t>(n);
-    if (f.total == 0) continue;
-    std::vector<uint8_t> whole;
-    for (const auto& [off, piece] : f.pieces) {
-      if (off != whole.size()) break;
-      whole.insert(whole.end(), piece.begin(), piece.end());
-    }
-    if (whole.size() != f.total) continue;
-    const double time_s = f.time_s;
-    const uint64_t offset = f.offset;
-    partial.erase(key);
-    if (Status s = emit_udp(whole.data(), whole.size(), time_s, offset); !s.ok()) return s;
+    if (Status s = link.Take(record.data(), incl, t, frame_at); !s.ok()) return s;
   }
   stats.bytes_read = size;
-  stats.stale_fragments += partial.size();
+  link.Finish();
   if (stats.records == 0) {
     return Error{
         file.string() + ": contains no packets" +

@@ -74,7 +74,7 @@ Expected<RecordingSource> OpenRecording(const std::filesystem::path& file,
                  file.string() + " is known by its extension)"};
   }
   Recording r;
-  if (ext == ".pcap") {
+  if (ext == ".pcap" || ext == ".pcapng") {
     if (sidecar.empty()) {
       return Error{file.string() +
                    ": a pcap needs its sensor's metadata (Ouster .json) or calibration "
@@ -191,8 +191,8 @@ Expected<RecordingSource> OpenRecording(const std::filesystem::path& file,
                  "first (laszip)"};
   }
   return Error{file.string() + ": unknown recording type '" + ext +
-               "' (expected .pcap, .bin, .h5, .pcd, .ply, .las, or a ROS bag: .db3 or its "
-               "folder)"};
+               "' (expected .pcap, .pcapng, .bin, .h5, .pcd, .ply, .las, or a ROS bag: .db3, "
+               ".mcap or its folder)"};
 }
 
 Expected<Recording> ForEachRecordingFrame(const std::filesystem::path& file,

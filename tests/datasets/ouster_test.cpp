@@ -232,7 +232,7 @@ TEST(OusterPcap, TruncatedCaptureAndWrongMetadataNameTheByteOffset) {
   // Not a pcap at all.
   auto junk = ReadPcapUdp(dir.Write("junk.pcap", std::string(100, 'x')));
   ASSERT_FALSE(junk.ok());
-  EXPECT_NE(junk.message().find("byte 0: not a classic pcap"), std::string::npos);
+  EXPECT_NE(junk.message().find("byte 0: not a pcap or pcapng file"), std::string::npos);
 }
 
 }  // namespace

@@ -1,5 +1,6 @@
-// Classic libpcap capture files (not pcapng): the UDP datagrams of Ethernet/IPv4 frames, with
-// their capture time. What LiDAR vendors' tools record (Ouster Studio, VeloView, tcpdump).
+// Capture files, classic libpcap and pcapng (told apart by their first bytes): the UDP datagrams
+// of Ethernet/IPv4 frames, with their capture time. What LiDAR vendors' tools record (Ouster
+// Studio, VeloView, tcpdump, Wireshark).
 #pragma once
 
 #include <cstdint>
@@ -74,7 +75,8 @@ struct CaptureStats {
 // Called once per UDP datagram, in file order; an error stops the reading and is returned.
 using UdpSink = std::function<Status(const UdpDatagram&)>;
 
-// Streams the UDP datagrams of a capture to `sink`, reading the file record by record (memory
+// Streams the UDP datagrams of a capture (pcap, or pcapng: capture/pcapng.h) to `sink`, reading
+// the file record by record (memory
 // bounded by the largest record and a bounded set of incomplete IPv4 fragments, whatever the
 // capture's length). Microsecond and nanosecond pcaps of either byte order; Ethernet link type
 // with optional 802.1Q VLAN tags; IPv4 fragments are reassembled. Non-IPv4 frames, non-UDP
