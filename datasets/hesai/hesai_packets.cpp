@@ -313,6 +313,7 @@ Status HesaiStream::Decode(const std::vector<uint8_t>& p, const UdpDatagram& d) 
       }
       const float a = block_rad + offset_rad_[c];
       const float sin_a = std::sin(a), cos_a = std::cos(a);
+      uint8_t kept = 0;  // the firing's returns kept so far: a point's return index
       for (int r = 0; r < n; ++r) {
         if (raw[r] == 0 || dist[r] < l.min_m || dist[r] > l.max_m) continue;
         // A return that repeats another of its firing (the same echo reported twice, as dual
@@ -331,7 +332,7 @@ Status HesaiStream::Decode(const std::vector<uint8_t>& p, const UdpDatagram& d) 
         pt.channel = static_cast<uint16_t>(c);
         pt.column = column;
         pt.timestamp_s = time;
-        pt.return_index = static_cast<uint8_t>(r);
+        pt.return_index = kept++;
         pt.beam_id = column * static_cast<uint32_t>(lasers) + static_cast<uint32_t>(c);
         target.Append(pt);
       }

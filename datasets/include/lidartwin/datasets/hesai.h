@@ -33,9 +33,10 @@ bool LooksLikeHesaiPacket(const std::vector<uint8_t>& payload);
 // `sink` as each completes. A frame is one revolution from 0 deg: each point belongs to the
 // frame its own corrected azimuth (block azimuth + the channel's offset) falls in, so the
 // frames are cut exactly at 0 deg for every channel (the first and last frames are partial).
-// Single, dual and triple return modes: the returns of a firing are kept with their return
-// index, but a return that repeats another of its firing (within 0.1 m; the last return is
-// kept) is dropped. Ranges outside the unit's own limits (data sheets: 40P and 64 0.3-200 m,
+// Single, dual and triple return modes: a return that repeats another of its firing (within
+// 0.1 m; the last in the packet's order is kept, as nebula keeps it) is dropped, and the kept
+// returns are numbered 0, 1, .. in the packet's order (return_index 0: the firing's first
+// distinct return, which every single-return consumer takes). Ranges outside the unit's own limits (data sheets: 40P and 64 0.3-200 m,
 // QT64 0.1-60 m, XT 0.05-120 m) are dropped. XYZ in the ROS convention (x forward = Hesai's 0
 // deg, y left, z up); intensity = reflectivity byte (0-255); channel = the CSV's row (0-based);
 // column = the firing's sequence in the frame; timestamp = the packet's UTC date and
