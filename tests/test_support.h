@@ -8,6 +8,7 @@
 #include <fstream>
 #include <random>
 #include <string>
+#include <vector>
 
 namespace lt::test {
 
@@ -59,5 +60,11 @@ class TempDir {
  private:
   std::filesystem::path path_;
 };
+
+// Writes bytes as a file in `dir` and returns its path.
+inline std::filesystem::path WriteBytes(const TempDir& dir, const std::string& name,
+                                        const std::vector<uint8_t>& bytes) {
+  return dir.Write(name, std::string(bytes.begin(), bytes.end()));
+}
 
 }  // namespace lt::test

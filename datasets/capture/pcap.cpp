@@ -43,6 +43,21 @@ std::string PacketPlace(const std::filesystem::path& file, const UdpDatagram& d,
   return d.place + ", byte " + std::to_string(at);
 }
 
+Status CheckDecodedPackets(const std::filesystem::path& file, const CaptureStats& stats,
+                           const std::string& expected) {
+  if (stats.lidar_packets == 0)
+    return Error{
+        file.string() + ": no " + expected + " " +
+        (stats.bad_packets ? "could be decoded" : "in the capture") + " (seen " +
+        stats.SeenSummary() +
+        (stats.warnings.empty() ? std::string() : "; first problem: " + stats.warnings[0]) + ")"};
+  if (stats.bad_packets * 9 > stats.lidar_packets)
+    return Error{file.string() + ": " + std::to_string(stats.bad_packets) + " of " +
+                 std::to_string(stats.bad_packets + stats.lidar_packets) +
+                 " data packets cannot be decoded (first: " + stats.warnings.front() + ")"};
+  return {};
+}
+
 PacketSource PcapPackets(const std::filesystem::path& pcap) {
   return {pcap, [pcap](const UdpSink& sink, CaptureStats& stats) {
             return ForEachUdpDatagram(pcap, sink, &stats);

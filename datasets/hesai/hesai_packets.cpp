@@ -356,16 +356,9 @@ Status ForEachHesaiFrame(const PacketSource& packets, const HesaiCalibration& ca
   HesaiStream stream(packets, cal, sink, stats);
   Status read = packets.read([&](const UdpDatagram& d) { return stream.Take(d); }, stats);
   if (!read.ok()) return read;
-  if (stats.lidar_packets == 0)
-    return Error{
-        packets.file.string() + ": no Hesai data packet (UDP port 2368) " +
-        (stats.bad_packets ? "could be decoded" : "in the capture") + " (seen " +
-        stats.SeenSummary() +
-        (stats.warnings.empty() ? std::string() : "; first problem: " + stats.warnings[0]) + ")"};
-  if (stats.bad_packets * 9 > stats.lidar_packets)
-    return Error{packets.file.string() + ": " + std::to_string(stats.bad_packets) + " of " +
-                 std::to_string(stats.bad_packets + stats.lidar_packets) +
-                 " data packets cannot be decoded (first: " + stats.warnings.front() + ")"};
+  if (Status s = CheckDecodedPackets(packets.file, stats, "Hesai data packet (UDP port 2368)");
+      !s.ok())
+    return s;
   return stream.Finish();
 }
 

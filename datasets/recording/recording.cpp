@@ -5,14 +5,12 @@
 
 #include "lidartwin/base/text_file.h"
 #include "lidartwin/datasets/hdf5_frames.h"
-#include "lidartwin/datasets/hesai.h"
 #include "lidartwin/datasets/kitti_bin.h"
 #include "lidartwin/datasets/las.h"
 #include "lidartwin/datasets/ouster.h"
 #include "lidartwin/datasets/point_cloud_readers.h"
-#include "lidartwin/datasets/robosense.h"
 #include "lidartwin/datasets/ros_bag.h"
-#include "lidartwin/datasets/velodyne.h"
+#include "recording/packet_recording.h"
 #include "rosbag/bag_recording.h"
 
 namespace lt {
@@ -92,46 +90,9 @@ Expected<RecordingSource> OpenRecording(const std::filesystem::path& file,
             return ForEachOusterFrame(file, m, sink, &stats);
           });
     }
-    if (side_ext == ".yaml" || side_ext == ".yml") {
-      auto c = LoadVelodyneCalibration(sidecar);
-      if (!c.ok()) return c.error();
-      r.reader = "velodyne-pcap";
-      r.wavelength_nm = 903;
-      r.sensor = sidecar.stem().string();
-      return RecordingSource(
-          std::move(r), [file, c = std::move(c.value())](const FrameSink& sink, CaptureStats& stats,
-                                                         std::vector<std::string>&) {
-            return ForEachVelodyneFrame(file, c, sink, &stats);
-          });
-    }
-    if (side_ext == ".csv") {
-      // Hesai's angle CSV has three columns, RoboSense's two.
-      auto c = LoadHesaiCalibration(sidecar);
-      if (!c.ok()) {
-        auto rs = LoadRobosenseCalibration(sidecar);
-        if (!rs.ok())
-          return Error{c.message() + " (as a Hesai angle file); " + rs.message() +
-                       " (as a RoboSense one)"};
-        r.reader = "robosense-pcap";
-        r.wavelength_nm = 905;
-        r.sensor = sidecar.stem().string();
-        return RecordingSource(std::move(r), [file, rs = std::move(rs.value())](
-                                                 const FrameSink& sink, CaptureStats& stats,
-                                                 std::vector<std::string>&) {
-          return ForEachRobosenseFrame(PcapPackets(file), rs, sink, &stats);
-        });
-      }
-      r.reader = "hesai-pcap";
-      r.wavelength_nm = 905;
-      r.sensor = sidecar.stem().string();
-      return RecordingSource(
-          std::move(r), [file, c = std::move(c.value())](const FrameSink& sink, CaptureStats& stats,
-                                                         std::vector<std::string>&) {
-            return ForEachHesaiFrame(PcapPackets(file), c, sink, &stats);
-          });
-    }
-    return Error{sidecar.string() +
-                 ": expected an Ouster .json, a Velodyne .yaml or a Hesai angle-correction .csv"};
+    auto family = PacketFamilyOfSidecar(sidecar);
+    if (!family.ok()) return family.error();
+    return OpenPacketRecording(*family, PcapPackets(file), sidecar, "pcap", std::move(r));
   }
   if (!sidecar.empty()) {
     return Error{sidecar.string() + ": only pcap recordings take metadata or calibration"};

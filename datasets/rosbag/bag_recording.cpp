@@ -1,8 +1,6 @@
 #include "rosbag/bag_recording.h"
 
-#include "lidartwin/datasets/hesai.h"
-#include "lidartwin/datasets/robosense.h"
-#include "lidartwin/datasets/velodyne.h"
+#include "recording/packet_recording.h"
 #include "rosbag/bag_packets.h"
 #include "rosbag/point_cloud_messages.h"
 
@@ -49,54 +47,26 @@ Expected<RecordingSource> OpenBagRecording(const std::filesystem::path& bag_path
   }
   const PacketVendor vendor = PacketVendorOfType((*topic)->type);
   const PacketSource packets = BagPackets(bag, **topic);
-  const std::string side_ext = sidecar.extension().string();
   Recording r;
   r.notes.push_back("note: reading topic " + (*topic)->name + " (" + (*topic)->type + ", " +
                     std::to_string((*topic)->messages) + " messages)");
-  if (vendor == PacketVendor::kVelodyne) {
-    if (sidecar.empty() || (side_ext != ".yaml" && side_ext != ".yml"))
-      return Error{bag_path.string() + ": topic " + (*topic)->name +
-                   " holds Velodyne packets, which need the unit's calibration (.yaml)"};
-    auto c = LoadVelodyneCalibration(sidecar);
-    if (!c.ok()) return c.error();
-    r.reader = "velodyne-bag";
-    r.wavelength_nm = 903;
-    r.sensor = sidecar.stem().string();
-    return RecordingSource(
-        std::move(r), [packets, c = std::move(c.value())](
-                          const FrameSink& sink, CaptureStats& stats, std::vector<std::string>&) {
-          return ForEachVelodyneFrame(packets, c, sink, &stats);
-        });
-  }
-  if (vendor == PacketVendor::kHesai) {
-    if (sidecar.empty() || side_ext != ".csv")
-      return Error{bag_path.string() + ": topic " + (*topic)->name +
-                   " holds Hesai packets, which need the unit's angle-correction file (.csv)"};
-    auto c = LoadHesaiCalibration(sidecar);
-    if (!c.ok()) return c.error();
-    r.reader = "hesai-bag";
-    r.wavelength_nm = 905;
-    r.sensor = sidecar.stem().string();
-    return RecordingSource(
-        std::move(r), [packets, c = std::move(c.value())](
-                          const FrameSink& sink, CaptureStats& stats, std::vector<std::string>&) {
-          return ForEachHesaiFrame(packets, c, sink, &stats);
-        });
-  }
-  if (vendor == PacketVendor::kRobosense) {
-    if (sidecar.empty() || side_ext != ".csv")
-      return Error{bag_path.string() + ": topic " + (*topic)->name +
-                   " holds RoboSense packets, which need the unit's angle file (.csv)"};
-    auto c = LoadRobosenseCalibration(sidecar);
-    if (!c.ok()) return c.error();
-    r.reader = "robosense-bag";
-    r.wavelength_nm = 905;
-    r.sensor = sidecar.stem().string();
-    return RecordingSource(
-        std::move(r), [packets, c = std::move(c.value())](
-                          const FrameSink& sink, CaptureStats& stats, std::vector<std::string>&) {
-          return ForEachRobosenseFrame(packets, c, sink, &stats);
-        });
+  // The sidecar must be the calibration of the vendor the topic's type names.
+  const std::pair<PacketVendor, PacketFamily> kFamilies[] = {
+      {PacketVendor::kVelodyne, PacketFamily::kVelodyne},
+      {PacketVendor::kHesai, PacketFamily::kHesai},
+      {PacketVendor::kRobosense, PacketFamily::kRobosense}};
+  for (const auto& [v, family] : kFamilies) {
+    if (v != vendor) continue;
+    auto given = sidecar.empty() ? Expected<PacketFamily>(Error{"no calibration given"})
+                                 : PacketFamilyOfSidecar(sidecar);
+    if (!given.ok() || *given != family)
+      return Error{bag_path.string() + ": topic " + (*topic)->name + " holds " +
+                   PacketVendorName(vendor) + " packets, which need the unit's " +
+                   (family == PacketFamily::kVelodyne ? "calibration (.yaml)"
+                                                      : "angle-correction file (.csv)") +
+                   (given.ok() ? "; " + sidecar.string() + " is another vendor's"
+                               : " (" + given.message() + ")")};
+    return OpenPacketRecording(family, packets, sidecar, "bag", std::move(r));
   }
   return Error{bag_path.string() + ": topic " + (*topic)->name + " holds " +
                PacketVendorName(vendor) + " packets (" + (*topic)->type +

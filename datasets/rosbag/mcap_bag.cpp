@@ -1,5 +1,7 @@
 #include "rosbag/mcap_bag.h"
 
+#include "rosbag/mcap_records.h"
+
 #include <libdeflate.h>
 #include <lz4frame.h>
 #include <zstd.h>
@@ -12,18 +14,8 @@
 namespace lt::ros {
 namespace {
 
-// mcap.dev/spec: "Magic", and the record opcodes of "Records".
-constexpr uint8_t kMagic[8] = {0x89, 'M', 'C', 'A', 'P', '0', '\r', '\n'};
-enum Op : uint8_t {
-  kHeader = 0x01,
-  kFooter = 0x02,
-  kSchema = 0x03,
-  kChannel = 0x04,
-  kMessage = 0x05,
-  kChunk = 0x06,
-  kStatistics = 0x0B,
-  kDataEnd = 0x0F,
-};
+using namespace mcap;  // NOLINT: the format's own names
+
 // A chunk decompresses into memory whole; larger ones are refused (writers use about 1-8 MB).
 constexpr uint64_t kMaxChunkBytes = uint64_t{1} << 30;
 

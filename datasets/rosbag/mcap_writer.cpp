@@ -1,5 +1,7 @@
 #include "rosbag/mcap_writer.h"
 
+#include "rosbag/mcap_records.h"
+
 #include <libdeflate.h>
 #include <zstd.h>
 
@@ -11,21 +13,7 @@
 namespace lt::ros {
 namespace {
 
-constexpr uint8_t kMagic[8] = {0x89, 'M', 'C', 'A', 'P', '0', '\r', '\n'};
-// mcap.dev/spec record opcodes.
-enum Op : uint8_t {
-  kHeader = 0x01,
-  kFooter = 0x02,
-  kSchema = 0x03,
-  kChannel = 0x04,
-  kMessage = 0x05,
-  kChunk = 0x06,
-  kMessageIndex = 0x07,
-  kChunkIndex = 0x08,
-  kStatistics = 0x0B,
-  kSummaryOffset = 0x0E,
-  kDataEnd = 0x0F
-};
+using namespace mcap;  // NOLINT: the format's own names
 // rosbag2's mcap storage writes chunks of about 1 MiB (its default chunk_size 786432 rounded).
 constexpr size_t kChunkBytes = size_t{1} << 20;
 // zstd level 1: a lidar frame's floats compress little, so the fastest level loses least.

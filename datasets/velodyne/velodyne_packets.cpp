@@ -405,11 +405,7 @@ Status ForEachVelodyneFrame(const PacketSource& packets, const VelodyneCalibrati
   Status read = packets.read([&](const UdpDatagram& d) { return stream.Take(d); }, stats);
   if (!read.ok()) return read;
   if (stats.lidar_packets == 0) return NoPacketError(pcap, cal, stats);
-  if (stats.bad_packets * 9 > stats.lidar_packets) {
-    return Error{pcap.string() + ": " + std::to_string(stats.bad_packets) + " of " +
-                 std::to_string(stats.bad_packets + stats.lidar_packets) +
-                 " data packets cannot be decoded (first: " + stats.warnings.front() + ")"};
-  }
+  if (Status s = CheckDecodedPackets(pcap, stats, "Velodyne data packet"); !s.ok()) return s;
   return stream.Finish();
 }
 

@@ -106,14 +106,6 @@ std::vector<uint8_t> Bytes(const std::filesystem::path& p) {
   return {std::istreambuf_iterator<char>(in), {}};
 }
 
-std::filesystem::path Put(const test::TempDir& dir, const std::string& name,
-                          const std::vector<uint8_t>& b) {
-  const auto p = dir / name;
-  std::ofstream(p, std::ios::binary)
-      .write(reinterpret_cast<const char*>(b.data()), static_cast<std::streamsize>(b.size()));
-  return p;
-}
-
 // Every message of every topic read, as convert would.
 Status ReadAll(const std::filesystem::path& p) {
   auto bag = OpenRosBag(p);
@@ -127,24 +119,25 @@ TEST(McapBag, DamagedFilesAreRefusedByTheByte) {
   // Not MCAP.
   std::vector<uint8_t> text(good.begin(), good.end());
   text[1] = 'X';
-  EXPECT_NE(ReadAll(Put(dir, "a.mcap", text)).message().find("a.mcap: not an MCAP file"),
-            std::string::npos);
+  EXPECT_NE(
+      ReadAll(test::WriteBytes(dir, "a.mcap", text)).message().find("a.mcap: not an MCAP file"),
+      std::string::npos);
   // Cut short inside a record: the record's claimed length is larger than what is left.
   std::vector<uint8_t> cut(good.begin(), good.begin() + static_cast<long>(good.size() / 2));
-  const std::string cut_error = ReadAll(Put(dir, "b.mcap", cut)).message();
+  const std::string cut_error = ReadAll(test::WriteBytes(dir, "b.mcap", cut)).message();
   EXPECT_NE(cut_error.find("b.mcap: record at byte"), std::string::npos) << cut_error;
   EXPECT_NE(cut_error.find("bytes; the file has"), std::string::npos) << cut_error;
   // A flipped bit in a chunk's compressed records: zstd or the chunk's CRC says so.
   std::vector<uint8_t> flipped = good;
   flipped[good.size() / 3] ^= 0x10;
-  const std::string flip_error = ReadAll(Put(dir, "c.mcap", flipped)).message();
+  const std::string flip_error = ReadAll(test::WriteBytes(dir, "c.mcap", flipped)).message();
   EXPECT_TRUE(flip_error.find("CRC-32 does not match") != std::string::npos ||
               flip_error.find("zstd chunk does not decompress") != std::string::npos)
       << flip_error;
   // Every truncation of the first 4 kB fails with a message, never a crash.
   for (size_t n = 0; n < 4096; n += 7) {
     std::vector<uint8_t> head(good.begin(), good.begin() + static_cast<long>(n));
-    EXPECT_FALSE(ReadAll(Put(dir, "d.mcap", head)).ok()) << n;
+    EXPECT_FALSE(ReadAll(test::WriteBytes(dir, "d.mcap", head)).ok()) << n;
   }
 }
 
@@ -158,7 +151,7 @@ TEST(McapBag, AChunkThatClaimsAHugeSizeIsRefusedBeforeAllocating) {
   for (int i = 0; i < 8; ++i)
     b.push_back(i == 0 ? static_cast<uint8_t>(chunk.size()) : 0);
   b.insert(b.end(), chunk.begin(), chunk.end());
-  const std::string e = ReadAll(Put(dir, "e.mcap", b)).message();
+  const std::string e = ReadAll(test::WriteBytes(dir, "e.mcap", b)).message();
   EXPECT_NE(e.find("a chunk of 1099511627776 bytes uncompressed, more than the 1073741824"),
             std::string::npos)
       << e;

@@ -87,14 +87,6 @@ std::vector<uint8_t> Pcapng(const std::vector<UdpDatagram>& datagrams, bool big,
   return w.out;
 }
 
-std::filesystem::path Put(const test::TempDir& dir, const std::string& name,
-                          const std::vector<uint8_t>& b) {
-  const auto p = dir / name;
-  std::ofstream(p, std::ios::binary)
-      .write(reinterpret_cast<const char*>(b.data()), static_cast<std::streamsize>(b.size()));
-  return p;
-}
-
 TEST(Pcapng, ARealCaptureRewrittenAsPcapngGivesTheSameDatagrams) {
   LT_REQUIRE_REAL_DATA();
   const auto pcap = test::RealDataDir() / "rust-lidar-utils" / "hdl32_example.pcap";
@@ -105,7 +97,7 @@ TEST(Pcapng, ARealCaptureRewrittenAsPcapngGivesTheSameDatagrams) {
   for (const bool big : {false, true}) {
     for (const bool nanos : {false, true}) {
       SCOPED_TRACE(std::string(big ? "big-endian" : "little-endian") + (nanos ? ", ns" : ", us"));
-      const auto path = Put(dir, "c.pcapng", Pcapng(*classic, big, nanos));
+      const auto path = test::WriteBytes(dir, "c.pcapng", Pcapng(*classic, big, nanos));
       auto ng = ReadPcapUdp(path);
       ASSERT_TRUE(ng.ok()) << ng.message();
       ASSERT_EQ(ng->size(), classic->size());
@@ -117,7 +109,7 @@ TEST(Pcapng, ARealCaptureRewrittenAsPcapngGivesTheSameDatagrams) {
     }
   }
   // And as a recording, decoded like the classic capture.
-  const auto path = Put(dir, "d.pcapng", Pcapng(*classic, false, false));
+  const auto path = test::WriteBytes(dir, "d.pcapng", Pcapng(*classic, false, false));
   const auto cal = test::RealDataDir() / "ros-velodyne" / "32db.yaml";
   auto a = ReadRecording(pcap, cal), b = ReadRecording(path, cal);
   ASSERT_TRUE(a.ok() && b.ok()) << a.message() << b.message();
@@ -132,29 +124,29 @@ TEST(Pcapng, DamagedBlocksAreRefusedByTheByte) {
   d.capture_time_s = 5;
   const auto good = Pcapng({d, d}, false, false);
   test::TempDir dir;
-  EXPECT_TRUE(ReadPcapUdp(Put(dir, "ok.pcapng", good)).ok());
+  EXPECT_TRUE(ReadPcapUdp(test::WriteBytes(dir, "ok.pcapng", good)).ok());
   // A block length that is not a multiple of 4.
   auto odd = good;
   odd[28 + 4] = 0x21;  // the interface block's length
-  auto e = ReadPcapUdp(Put(dir, "a.pcapng", odd));
+  auto e = ReadPcapUdp(test::WriteBytes(dir, "a.pcapng", odd));
   ASSERT_FALSE(e.ok());
   EXPECT_NE(e.message().find("a.pcapng: byte 32: block length"), std::string::npos) << e.message();
   // Trailing length differs from the leading one.
   auto trail = good;
   trail[28 + 24 - 4] ^= 0x04;  // the section is 28 bytes, the interface block 24
-  e = ReadPcapUdp(Put(dir, "b.pcapng", trail));
+  e = ReadPcapUdp(test::WriteBytes(dir, "b.pcapng", trail));
   ASSERT_FALSE(e.ok());
   EXPECT_NE(e.message().find("trailing length differs"), std::string::npos) << e.message();
   // A packet of an interface never described.
   auto iface = good;
   iface[28 + 24 + 8] = 3;
-  e = ReadPcapUdp(Put(dir, "c.pcapng", iface));
+  e = ReadPcapUdp(test::WriteBytes(dir, "c.pcapng", iface));
   ASSERT_FALSE(e.ok());
   EXPECT_NE(e.message().find("packet of interface 3"), std::string::npos) << e.message();
   // Cut in the last block: the earlier packets are read, the cut one is named.
   std::vector<uint8_t> cut(good.begin(), good.end() - 20);
   CaptureStats stats;
-  auto some = ReadPcapUdp(Put(dir, "d.pcapng", cut), &stats);
+  auto some = ReadPcapUdp(test::WriteBytes(dir, "d.pcapng", cut), &stats);
   ASSERT_TRUE(some.ok()) << some.message();
   EXPECT_EQ(some->size(), 1u);
   ASSERT_FALSE(stats.warnings.empty());
@@ -162,7 +154,7 @@ TEST(Pcapng, DamagedBlocksAreRefusedByTheByte) {
   // Every truncation is an error or a shorter read, never a crash.
   for (size_t n = 0; n < good.size(); ++n) {
     std::vector<uint8_t> head(good.begin(), good.begin() + static_cast<long>(n));
-    (void)ReadPcapUdp(Put(dir, "e.pcapng", head)).ok();
+    (void)ReadPcapUdp(test::WriteBytes(dir, "e.pcapng", head)).ok();
   }
 }
 

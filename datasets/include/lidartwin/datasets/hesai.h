@@ -36,13 +36,13 @@ bool LooksLikeHesaiPacket(const std::vector<uint8_t>& payload);
 // Single, dual and triple return modes: a return that repeats another of its firing (within
 // 0.1 m; the last in the packet's order is kept, as nebula keeps it) is dropped, and the kept
 // returns are numbered 0, 1, .. in the packet's order (return_index 0: the firing's first
-// distinct return, which every single-return consumer takes). Ranges outside the unit's own limits (data sheets: 40P and 64 0.3-200 m,
-// QT64 0.1-60 m, XT 0.05-120 m) are dropped. XYZ in the ROS convention (x forward = Hesai's 0
-// deg, y left, z up); intensity = reflectivity byte (0-255); channel = the CSV's row (0-based);
-// column = the firing's sequence in the frame; timestamp = the packet's UTC date and
-// microseconds.
-// Packets of a size, header or family other than the stream's first are skipped, counted and
-// (the first few) named by file and byte; the calibration must have the packets' laser count.
+// distinct return, which every single-return consumer takes). Ranges outside the unit's own limits
+// (data sheets: 40P and 64 0.3-200 m, QT64 0.1-60 m, XT 0.05-120 m) are dropped. XYZ in the ROS
+// convention (x forward = Hesai's 0 deg, y left, z up); intensity = reflectivity byte (0-255);
+// channel = the CSV's row (0-based); column = the firing's sequence in the frame; timestamp = the
+// packet's UTC date and microseconds. Packets of a size, header or family other than the stream's
+// first are skipped, counted and (the first few) named by file and byte; the calibration must have
+// the packets' laser count.
 Status ForEachHesaiFrame(const PacketSource& packets, const HesaiCalibration& calibration,
                          const FrameSink& sink, CaptureStats* stats = nullptr);
 

@@ -97,6 +97,12 @@ struct PacketSource {
   std::function<Status(const UdpSink&, CaptureStats&)> read;
 };
 
+// After a packet decoder has read its source: an error naming `file` when no packet of the kind
+// `expected` names ("Hesai data packet (UDP port 2368)") was decoded, saying what the capture
+// held instead, or when more than one in ten could not be decoded; success otherwise.
+Status CheckDecodedPackets(const std::filesystem::path& file, const CaptureStats& stats,
+                           const std::string& expected);
+
 // The datagrams of a pcap capture (ForEachUdpDatagram).
 PacketSource PcapPackets(const std::filesystem::path& pcap);
 

@@ -1,0 +1,71 @@
+#include "recording/packet_recording.h"
+
+#include "lidartwin/datasets/hesai.h"
+#include "lidartwin/datasets/robosense.h"
+#include "lidartwin/datasets/velodyne.h"
+
+namespace lt {
+namespace {
+
+// The recording of a calibration and the decoder that takes it.
+template <typename Calibration, typename Decode>
+Expected<RecordingSource> Decoded(Expected<Calibration> calibration, Decode decode,
+                                  PacketSource packets, const char* family, double wavelength_nm,
+                                  const std::filesystem::path& sidecar,
+                                  const std::string& container, Recording r) {
+  if (!calibration.ok()) return calibration.error();
+  r.reader = std::string(family) + "-" + container;
+  r.wavelength_nm = wavelength_nm;
+  r.sensor = sidecar.stem().string();
+  return RecordingSource(
+      std::move(r), [packets = std::move(packets), c = std::move(calibration.value()), decode](
+                        const FrameSink& sink, CaptureStats& stats, std::vector<std::string>&) {
+        return decode(packets, c, sink, &stats);
+      });
+}
+
+}  // namespace
+
+Expected<PacketFamily> PacketFamilyOfSidecar(const std::filesystem::path& sidecar) {
+  const std::string ext = sidecar.extension().string();
+  if (ext == ".yaml" || ext == ".yml") return PacketFamily::kVelodyne;
+  if (ext == ".csv") {
+    // Hesai's angle CSV has three columns, RoboSense's two.
+    auto hesai = LoadHesaiCalibration(sidecar);
+    if (hesai.ok()) return PacketFamily::kHesai;
+    auto robosense = LoadRobosenseCalibration(sidecar);
+    if (robosense.ok()) return PacketFamily::kRobosense;
+    return Error{hesai.message() + " (as a Hesai angle file); " + robosense.message() +
+                 " (as a RoboSense one)"};
+  }
+  return Error{sidecar.string() +
+               ": expected a Velodyne .yaml or a Hesai or RoboSense angle-correction .csv"};
+}
+
+Expected<RecordingSource> OpenPacketRecording(PacketFamily family, PacketSource packets,
+                                              const std::filesystem::path& sidecar,
+                                              const std::string& container, Recording r) {
+  switch (family) {
+    case PacketFamily::kVelodyne:
+      return Decoded(
+          LoadVelodyneCalibration(sidecar),
+          [](const PacketSource& p, const VelodyneCalibration& c, const FrameSink& s,
+             CaptureStats* st) { return ForEachVelodyneFrame(p, c, s, st); },
+          std::move(packets), "velodyne", 903, sidecar, container, std::move(r));
+    case PacketFamily::kHesai:
+      return Decoded(
+          LoadHesaiCalibration(sidecar),
+          [](const PacketSource& p, const HesaiCalibration& c, const FrameSink& s,
+             CaptureStats* st) { return ForEachHesaiFrame(p, c, s, st); },
+          std::move(packets), "hesai", 905, sidecar, container, std::move(r));
+    case PacketFamily::kRobosense:
+      return Decoded(
+          LoadRobosenseCalibration(sidecar),
+          [](const PacketSource& p, const RobosenseCalibration& c, const FrameSink& s,
+             CaptureStats* st) { return ForEachRobosenseFrame(p, c, s, st); },
+          std::move(packets), "robosense", 905, sidecar, container, std::move(r));
+  }
+  return Error{"unknown packet family"};
+}
+
+}  // namespace lt
