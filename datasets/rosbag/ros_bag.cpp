@@ -26,8 +26,15 @@ Expected<std::unique_ptr<RosBag>> OpenBagFolder(const std::filesystem::path& fol
   const std::string compression = info.String("compression_format", "");
   std::vector<std::filesystem::path> files;
   if (info.Has("files")) {
-    for (ConfigMap& f : info.MapList("files"))
-      files.push_back(folder / f.String("path"));
+    for (ConfigMap& f : info.MapList("files")) {
+      // A bag's files are in its folder: no absolute path, no "..", none twice.
+      const std::filesystem::path rel = f.String("path");
+      if (rel.is_absolute() || rel.lexically_normal().string().rfind("..", 0) == 0)
+        f.Fail("path", "'" + rel.string() + "' is not a file in the bag's folder");
+      else if (std::find(files.begin(), files.end(), folder / rel) != files.end())
+        f.Fail("path", "'" + rel.string() + "' is listed twice");
+      files.push_back(folder / rel);
+    }
   }
   if (Status s = config->FirstError(); !s.ok()) return s.error();
   if (!compression.empty())

@@ -25,10 +25,13 @@ struct Finalize {
 using Db = std::unique_ptr<sqlite3, CloseDb>;
 using Statement = std::unique_ptr<sqlite3_stmt, Finalize>;
 
-// A file URI for sqlite3_open_v2, its reserved characters escaped (sqlite.org/uri.html).
-std::string FileUri(const std::filesystem::path& file) {
+// A file URI for sqlite3_open_v2, its reserved characters escaped (sqlite.org/uri.html); the
+// path made absolute and normal (SQLite refuses a ".." that climbs past the root).
+std::string FileUri(const std::filesystem::path& file, bool immutable) {
   std::string uri = "file:";
-  for (char c : std::filesystem::absolute(file).string()) {
+  std::error_code ec;
+  const auto canonical = std::filesystem::weakly_canonical(std::filesystem::absolute(file), ec);
+  for (char c : (ec ? std::filesystem::absolute(file).lexically_normal() : canonical).string()) {
     if (c == '%' || c == '?' || c == '#') {
       const char* hex = "0123456789ABCDEF";
       uri += {'%', hex[(c >> 4) & 15], hex[c & 15]};
@@ -37,7 +40,16 @@ std::string FileUri(const std::filesystem::path& file) {
     }
   }
   // immutable: read without locks or a journal, so a bag on a read-only medium opens too.
-  return uri + "?mode=ro&immutable=1";
+  return uri + (immutable ? "?mode=ro&immutable=1" : "?mode=ro");
+}
+
+// Every statement's work is bounded (a crafted view or trigger could run forever): SQLite calls
+// this every kProgressSteps virtual-machine steps and stops the statement once it returns
+// non-zero, after kMaxProgressCalls calls (10^11 steps: hours of real work on a real bag).
+constexpr int kProgressSteps = 100000;
+constexpr uint64_t kMaxProgressCalls = 1000000;
+int Progress(void* calls) {
+  return ++*static_cast<uint64_t*>(calls) > kMaxProgressCalls ? 1 : 0;
 }
 
 Expected<Db> OpenDatabase(const std::filesystem::path& file) {
@@ -45,13 +57,23 @@ Expected<Db> OpenDatabase(const std::filesystem::path& file) {
   char magic[16] = {};
   if (!in.read(magic, sizeof magic) || std::memcmp(magic, kSqliteMagic, sizeof magic) != 0)
     return Error{file.string() + ": not a rosbag2 sqlite3 file (no SQLite header)"};
+  // A write-ahead log beside the file (rosbag2's resilient preset, a recorder that was killed)
+  // holds messages not yet in the file: it is read, which an immutable open would not do.
+  std::error_code ec;
+  const bool wal = std::filesystem::file_size(file.string() + "-wal", ec) > 0 && !ec;
   sqlite3* raw = nullptr;
-  const int rc =
-      sqlite3_open_v2(FileUri(file).c_str(), &raw, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, nullptr);
+  const int rc = sqlite3_open_v2(FileUri(file, !wal).c_str(), &raw,
+                                 SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, nullptr);
   Db db(raw);
   if (rc != SQLITE_OK)
     return Error{file.string() +
-                 ": cannot open as SQLite: " + (raw ? sqlite3_errmsg(raw) : sqlite3_errstr(rc))};
+                 ": cannot open as SQLite: " + (raw ? sqlite3_errmsg(raw) : sqlite3_errstr(rc)) +
+                 (wal ? " (with its write-ahead log " + file.string() +
+                            "-wal, which needs its folder writable to be read)"
+                      : "")};
+  // A bag's schema is data, not code: no triggers or functions run from it.
+  sqlite3_db_config(raw, SQLITE_DBCONFIG_DEFENSIVE, 1, nullptr);
+  sqlite3_db_config(raw, SQLITE_DBCONFIG_TRUSTED_SCHEMA, 0, nullptr);
   return db;
 }
 
@@ -116,9 +138,9 @@ class SqliteBag : public RosBag {
       // order; without it the sort holds these keys, never the messages), and each message's
       // bytes read afterwards into one reused buffer: memory stays at the largest message.
       const std::string sql =
-          "SELECT id, topic_id, timestamp, typeof(data), length(data) FROM messages "
+          "SELECT rowid, topic_id, timestamp, typeof(data), length(data) FROM messages "
           "WHERE topic_id IN (" +
-          chosen + ") ORDER BY timestamp, id";
+          chosen + ") ORDER BY timestamp, rowid";
       auto statement = Prepare(file.db.get(), file.path, sql.c_str());
       if (!statement.ok()) return statement.error();
       sqlite3_stmt* s = statement->get();
@@ -155,7 +177,7 @@ class SqliteBag : public RosBag {
                 : sqlite3_blob_open(file.db.get(), "main", "messages", "data", row, 0, &raw);
         if (!blob) blob.reset(raw);
         buffer_.resize(static_cast<size_t>(bytes));
-        if (opened != SQLITE_OK ||
+        if (opened != SQLITE_OK || sqlite3_blob_bytes(raw) != bytes ||
             sqlite3_blob_read(raw, buffer_.data(), static_cast<int>(bytes), 0) != SQLITE_OK)
           return Error{m.where + ": reading its " + std::to_string(bytes) +
                        " bytes: " + sqlite3_errmsg(file.db.get())};
@@ -170,18 +192,57 @@ class SqliteBag : public RosBag {
   }
 
  private:
+  // rosbag2's two tables must be tables (a view could compute anything, forever).
+  Status CheckTables(File& file) {
+    auto statement = Prepare(file.db.get(), file.path,
+                             "SELECT name, type FROM sqlite_master WHERE name IN "
+                             "('topics', 'messages')");
+    if (!statement.ok()) return statement.error();
+    int tables = 0;
+    while (sqlite3_step(statement->get()) == SQLITE_ROW) {
+      if (Text(statement->get(), 1) != "table")
+        return Error{file.path.string() + ": not a rosbag2 sqlite3 file ('" +
+                     Text(statement->get(), 0) + "' is a " + Text(statement->get(), 1) +
+                     ", not a table)"};
+      ++tables;
+    }
+    if (tables != 2)
+      return Error{file.path.string() +
+                   ": not a rosbag2 sqlite3 file (no 'topics' and 'messages' tables)"};
+    return {};
+  }
+
   Status ReadTopics(File& file) {
-    auto statement =
-        Prepare(file.db.get(), file.path,
-                "SELECT t.id, t.name, t.type, t.serialization_format, "
-                "(SELECT COUNT(*) FROM messages m WHERE m.topic_id = t.id) FROM topics t "
-                "ORDER BY t.id");
+    sqlite3_progress_handler(file.db.get(), kProgressSteps, Progress, &progress_calls_);
+    if (Status s = CheckTables(file); !s.ok()) return s;
+    // Every message must name a listed topic (one pass; a missing one is an error, not a loss).
+    auto orphan = Prepare(file.db.get(), file.path,
+                          "SELECT rowid, topic_id FROM messages WHERE topic_id NOT IN "
+                          "(SELECT id FROM topics) LIMIT 1");
+    if (!orphan.ok()) return orphan.error();
+    if (sqlite3_step(orphan->get()) == SQLITE_ROW)
+      return Error{file.path.string() + ": message row " +
+                   std::to_string(sqlite3_column_int64(orphan->get(), 0)) + " names topic id " +
+                   Text(orphan->get(), 1) + ", which the topics table does not list"};
+    std::map<int64_t, uint64_t> counts;  // one pass over the messages, not one per topic
+    auto count = Prepare(file.db.get(), file.path,
+                         "SELECT topic_id, COUNT(*) FROM messages GROUP BY topic_id");
+    if (!count.ok()) return count.error();
+    while (sqlite3_step(count->get()) == SQLITE_ROW)
+      counts[sqlite3_column_int64(count->get(), 0)] =
+          static_cast<uint64_t>(sqlite3_column_int64(count->get(), 1));
+    auto statement = Prepare(file.db.get(), file.path,
+                             "SELECT id, name, type, serialization_format FROM topics ORDER BY id");
     if (!statement.ok()) return statement.error();
     sqlite3_stmt* s = statement->get();
+    std::map<std::string, size_t> in_this_file;
     int rc = SQLITE_ROW;
     while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-      BagTopic t{Text(s, 1), Text(s, 2), Text(s, 3),
-                 static_cast<uint64_t>(sqlite3_column_int64(s, 4))};
+      BagTopic t{Text(s, 1), Text(s, 2), Text(s, 3), counts[sqlite3_column_int64(s, 0)]};
+      if (in_this_file.count(t.name))
+        return Error{file.path.string() + ": topic " + t.name +
+                     " is listed twice in the topics table"};
+      in_this_file[t.name] = 0;
       // Some recorders leave the format empty; rosbag2 has only ever written CDR (rmw's).
       if (t.serialization.empty()) t.serialization = "cdr";
       // The same topic in several files of one bag is one topic.
@@ -206,6 +267,7 @@ class SqliteBag : public RosBag {
   std::vector<File> files_;
   uint64_t bytes_read_ = 0;
   std::vector<uint8_t> buffer_;  // the message in hand
+  uint64_t progress_calls_ = 0;
 };
 
 }  // namespace

@@ -127,7 +127,8 @@ TEST(RosBag, WhatIsNotABagIsNamed) {
   sqlite3_close(db);
   auto wrong = OpenRosBag(other);
   ASSERT_FALSE(wrong.ok());
-  EXPECT_NE(wrong.message().find("other.db3: not a rosbag2 sqlite3 file (no such table"),
+  EXPECT_NE(wrong.message().find("other.db3: not a rosbag2 sqlite3 file (no 'topics' and "
+                                 "'messages' tables)"),
             std::string::npos)
       << wrong.message();
   // A folder without metadata.yaml, one whose metadata names another storage, no file.
@@ -184,6 +185,44 @@ TEST(RosBag, AScanWhosePacketCountLiesIsAnErrorNamingTheMessageAndByte) {
   EXPECT_NE(s2.message().find("packet size 1756 is larger than its 1500-byte array"),
             std::string::npos)
       << s2.message();
+}
+
+TEST(RosBag, CraftedDatabasesAreRefusedNotRun) {
+  test::TempDir dir;
+  // 'messages' as a view over an endless recursive query: refused before any query runs it.
+  const auto view = dir / "view.db3";
+  sqlite3* db = nullptr;
+  sqlite3_open(view.c_str(), &db);
+  sqlite3_exec(db,
+               "CREATE TABLE topics(id INTEGER PRIMARY KEY, name TEXT, type TEXT, "
+               "serialization_format TEXT, offered_qos_profiles TEXT);"
+               "CREATE VIEW messages AS WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 "
+               "FROM n) SELECT i AS id, 1 AS topic_id, i AS timestamp, x'00' AS data FROM n;",
+               nullptr, nullptr, nullptr);
+  sqlite3_close(db);
+  auto v = OpenRosBag(view);
+  ASSERT_FALSE(v.ok());
+  EXPECT_NE(v.message().find("'messages' is a view, not a table"), std::string::npos)
+      << v.message();
+  // A message whose topic the topics table does not list: named, not dropped.
+  const auto orphan = MakeBag(dir, "std_msgs/msg/String", {{0, 1, 0, 0}}, "orphan.db3");
+  sqlite3_open(orphan.c_str(), &db);
+  sqlite3_exec(db, "INSERT INTO messages(topic_id, timestamp, data) VALUES (7, 5, x'00010000')",
+               nullptr, nullptr, nullptr);
+  sqlite3_close(db);
+  auto o = OpenRosBag(orphan);
+  ASSERT_FALSE(o.ok());
+  EXPECT_NE(o.message().find("message row 2 names topic id 7"), std::string::npos) << o.message();
+  // A metadata.yaml naming a file outside the bag's folder.
+  std::filesystem::create_directories(dir / "escape");
+  dir.Write("escape/metadata.yaml",
+            "rosbag2_bagfile_information:\n  version: 5\n  storage_identifier: sqlite3\n"
+            "  files:\n    - path: ../orphan.db3\n");
+  auto e = OpenRosBag(dir / "escape");
+  ASSERT_FALSE(e.ok());
+  EXPECT_NE(e.message().find("'../orphan.db3' is not a file in the bag's folder"),
+            std::string::npos)
+      << e.message();
 }
 
 TEST(RosBag, OnlyTheChosenTopicsAreRead) {
