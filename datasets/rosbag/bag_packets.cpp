@@ -21,7 +21,7 @@ PacketSource BagPackets(std::shared_ptr<RosBag> bag, const BagTopic& topic) {
             stats.bytes_total = bag->bytes_total();
             std::vector<MessagePacket> packets;
             UdpDatagram d;
-            return bag->ForEachMessage({name}, [&](const BagMessage& m) -> Status {
+            Status read = bag->ForEachMessage({name}, [&](const BagMessage& m) -> Status {
               ++stats.records;
               stats.bytes_read = bag->bytes_read();
               if (Status s = ReadMessagePackets(m, packets); !s.ok()) {
@@ -43,6 +43,9 @@ PacketSource BagPackets(std::shared_ptr<RosBag> bag, const BagTopic& topic) {
               }
               return {};
             });
+            for (const std::string& w : bag->warnings())
+              stats.Warn(w);
+            return read;
           }};
 }
 

@@ -6,15 +6,35 @@
 #include <lz4frame.h>
 #include <zstd.h>
 
+#include "lidartwin/base/message_text.h"
+
 #include <algorithm>
 #include <cstring>
 #include <fstream>
 #include <map>
+#include <memory>
 
 namespace lt::ros {
 namespace {
 
 using namespace mcap;  // NOLINT: the format's own names
+
+// Memory for a chunk's records, grown as needed and never zero-filled (a chunk's stated size is
+// checked before it is taken).
+class ChunkBuffer {
+ public:
+  uint8_t* Reserve(uint64_t n) {
+    if (n > capacity_) {
+      data_ = std::make_unique_for_overwrite<uint8_t[]>(n);
+      capacity_ = n;
+    }
+    return data_.get();
+  }
+
+ private:
+  std::unique_ptr<uint8_t[]> data_;
+  uint64_t capacity_ = 0;
+};
 
 // A chunk decompresses into memory whole; larger ones are refused (writers use about 1-8 MB).
 constexpr uint64_t kMaxChunkBytes = uint64_t{1} << 30;
@@ -55,38 +75,56 @@ class Fields {
   bool ok_ = true;
 };
 
-Expected<std::vector<uint8_t>> Decompress(const std::string& compression,
-                                          std::span<const uint8_t> in, uint64_t size,
-                                          const std::string& where) {
+// LZ4's output is at most 255 times its input (a match of 255-byte lengths per byte), so a chunk
+// that claims more is a lie; a zstd frame states its content size, which must agree before any
+// memory is taken for it (frames without one, or several, are held to 1024 times their input).
+constexpr uint64_t kLz4MaxRatio = 255, kZstdUnstatedMaxRatio = 1024;
+
+// A chunk's records, decompressed into `out` (reused; never zero-filled). The output never
+// grows past the size the chunk states, and that size is checked against what the compressed
+// bytes can hold first.
+Expected<std::span<const uint8_t>> Decompress(const std::string& compression,
+                                              std::span<const uint8_t> in, uint64_t size,
+                                              const std::string& where, ChunkBuffer& out) {
+  const std::string claim =
+      where + ": a chunk that says it holds " + std::to_string(size) + " bytes uncompressed";
   if (size > kMaxChunkBytes)
-    return Error{where + ": a chunk of " + std::to_string(size) +
-                 " bytes uncompressed, more than " + "the " + std::to_string(kMaxChunkBytes) +
-                 " a chunk may have"};
-  std::vector<uint8_t> out;
+    return Error{claim + ", more than the " + std::to_string(kMaxChunkBytes) + " a chunk may"};
   if (compression.empty()) {
-    if (in.size() != size)
-      return Error{where + ": an uncompressed chunk of " + std::to_string(in.size()) +
-                   " bytes that says it has " + std::to_string(size)};
-    out.assign(in.begin(), in.end());
-    return out;
+    if (in.size() != size) return Error{claim + " in " + std::to_string(in.size())};
+    return in;
   }
-  out.resize(size);
   if (compression == "zstd") {
-    // The frame's own content size must agree, and the output never grows past `size`.
-    const size_t n = ZSTD_decompress(out.data(), out.size(), in.data(), in.size());
+    // The first frame's stated size (a chunk is one frame as writers make it; several frames,
+    // or one that states nothing, are held to the ratio above).
+    const unsigned long long stated = ZSTD_getFrameContentSize(in.data(), in.size());
+    if (stated == ZSTD_CONTENTSIZE_ERROR) return Error{claim + ": its zstd frame is damaged"};
+    const bool known = stated != ZSTD_CONTENTSIZE_UNKNOWN;
+    if ((known && stated > size) ||
+        ((!known || stated < size) && size > kZstdUnstatedMaxRatio * in.size() + 4096))
+      return Error{claim + " in " + std::to_string(in.size()) + " zstd bytes" +
+                   (known ? " whose frame states " + std::to_string(stated) : std::string())};
+    uint8_t* to = out.Reserve(size);
+    const size_t n = ZSTD_decompress(to, size, in.data(), in.size());
     if (ZSTD_isError(n) || n != size)
-      return Error{where + ": zstd chunk does not decompress to its " + std::to_string(size) +
-                   " bytes (" + (ZSTD_isError(n) ? ZSTD_getErrorName(n) : std::to_string(n)) + ")"};
-    return out;
+      return Error{claim + "; zstd gives " +
+                   (ZSTD_isError(n) ? std::string(ZSTD_getErrorName(n)) : std::to_string(n))};
+    return std::span<const uint8_t>(to, size);
   }
   if (compression == "lz4") {
+    if (size > kLz4MaxRatio * in.size() + 4096)
+      return Error{claim + " in " + std::to_string(in.size()) + " lz4 bytes (LZ4 gives at most " +
+                   std::to_string(kLz4MaxRatio) + " times its input)"};
+    uint8_t* to = out.Reserve(size);
     LZ4F_dctx* ctx = nullptr;
     if (LZ4F_isError(LZ4F_createDecompressionContext(&ctx, LZ4F_VERSION)))
       return Error{where + ": lz4 context"};
-    size_t produced = 0, consumed = 0, hint = 1;
-    while (hint != 0 && consumed < in.size()) {
-      size_t dst = out.size() - produced, src = in.size() - consumed;
-      hint = LZ4F_decompress(ctx, out.data() + produced, &dst, in.data() + consumed, &src, nullptr);
+    // One frame or several after one another (a frame's end leaves the context ready for the
+    // next).
+    size_t produced = 0, consumed = 0, hint = 0;
+    while (consumed < in.size()) {
+      size_t dst = size - produced, src = in.size() - consumed;
+      hint = LZ4F_decompress(ctx, to + produced, &dst, in.data() + consumed, &src, nullptr);
       if (LZ4F_isError(hint)) break;
       produced += dst;
       consumed += src;
@@ -95,11 +133,12 @@ Expected<std::vector<uint8_t>> Decompress(const std::string& compression,
     LZ4F_freeDecompressionContext(ctx);
     if (LZ4F_isError(hint) || hint != 0 || produced != size)
       return Error{
-          where + ": lz4 chunk does not decompress to its " + std::to_string(size) + " bytes" +
+          claim + "; lz4 gives " + std::to_string(produced) +
           (LZ4F_isError(hint) ? std::string(" (") + LZ4F_getErrorName(hint) + ")" : std::string())};
-    return out;
+    return std::span<const uint8_t>(to, size);
   }
-  return Error{where + ": chunk compression '" + compression + "' (expected none, zstd or lz4)"};
+  return Error{where + ": chunk compression '" + ShortenedForMessage(compression) +
+               "' (expected none, zstd or lz4)"};
 }
 
 class McapBag : public RosBag {
@@ -143,6 +182,7 @@ class McapBag : public RosBag {
   // Reads every file; with a sink, streams the chosen topics' messages to it, else counts.
   Status Pass(const BagMessageSink* sink, const std::vector<std::string>& names) {
     bytes_read_ = 0;
+    warnings_.clear();
     uint64_t index = 0;
     for (const auto& file : files_) {
       if (Status s = PassFile(file, sink, names, index); !s.ok()) return s;
@@ -164,18 +204,42 @@ class McapBag : public RosBag {
     std::vector<uint8_t> content;
     bool data_ended = false;
     while (!data_ended) {
+      // A file cut short (a recorder killed) keeps what came before, with a warning.
+      if (size - at < 9) {
+        warnings_.push_back(file.string() + ": byte " + std::to_string(at) + ": the file ends " +
+                            (size == at ? std::string("without its DataEnd and Footer records")
+                                        : "inside a record header") +
+                            " (a recording cut short); the messages before it are read");
+        break;
+      }
       uint8_t head[9];
       if (!in.read(reinterpret_cast<char*>(head), 9))
-        return Error{file.string() + ": byte " + std::to_string(at) +
-                     ": the file ends inside a record header (a recording cut short: no "
-                     "DataEnd or Footer record)"};
+        return Error{file.string() + ": byte " + std::to_string(at) + ": cannot read"};
       uint64_t length = 0;
       for (int i = 0; i < 8; ++i)
         length |= uint64_t{head[1 + i]} << (8 * i);
       const std::string where = file.string() + ": record at byte " + std::to_string(at);
-      if (length > size - at - 9)
-        return Error{where + " (opcode 0x" + Hex(head[0]) + ") claims " + std::to_string(length) +
-                     " bytes; the file has " + std::to_string(size - at - 9) + " left"};
+      if (length > size - at - 9) {
+        warnings_.push_back(where + " (opcode 0x" + Hex(head[0]) + ") claims " +
+                            std::to_string(length) + " bytes; the file has " +
+                            std::to_string(size - at - 9) +
+                            " left (a recording cut short); the messages before it are read");
+        break;
+      }
+      const uint8_t op = head[0];
+      if (op != kChunk && op != kSchema && op != kChannel && op != kMessage) {
+        // Indexes, attachments, metadata, statistics: passed over without reading them.
+        data_ended = op == kDataEnd || op == kFooter;
+        in.seekg(static_cast<std::streamoff>(length), std::ios::cur);
+        at += 9 + length;
+        bytes_read_ += 9 + length;
+        continue;
+      }
+      // A message or chunk larger than any this reader takes is refused before it is read.
+      const uint64_t limit = op == kChunk ? kMaxChunkBytes + 4096 : kMaxMessageBytes + 4096;
+      if (length > limit)
+        return Error{where + " (opcode 0x" + Hex(op) + "): " + std::to_string(length) +
+                     " bytes, more than the " + std::to_string(limit) + " such a record may have"};
       content.resize(length);
       if (!in.read(reinterpret_cast<char*>(content.data()), static_cast<std::streamsize>(length)))
         return Error{where + ": cannot read its " + std::to_string(length) + " bytes"};
@@ -190,7 +254,7 @@ class McapBag : public RosBag {
           const std::string compression = f.String();
           const auto records = f.Bytes(f.U64());
           if (!f.ok()) return Error{where + ": a Chunk record cut short"};
-          auto plain = Decompress(compression, records, uncompressed, where);
+          auto plain = Decompress(compression, records, uncompressed, where, chunk_buffer_);
           if (!plain.ok()) return plain.error();
           if (crc != 0 && libdeflate_crc32(0, plain->data(), plain->size()) != crc)
             return Error{where + ": the chunk's CRC-32 does not match its records (damaged)"};
@@ -256,11 +320,20 @@ class McapBag : public RosBag {
                      ", which no earlier Schema record defines"};
       // rosbag2 writes message encoding "cdr"; the topic's serialization is that encoding.
       BagTopic t{topic, s == state.schemas.end() ? "" : s->second.first, encoding, 0};
-      size_t k = 0;
-      while (k < topics_.size() && topics_[k].name != topic)
-        ++k;
-      if (k == topics_.size()) topics_.push_back(t);
-      state.channels[id] = {k, 0};
+      const auto [known, added] = topic_index_.emplace(topic, topics_.size());
+      if (added) {
+        topics_.push_back(t);
+      } else if (topics_[known->second].type != t.type) {
+        return Error{where + ": channel " + std::to_string(id) + " puts type " +
+                     ShortenedForMessage(t.type) + " on topic " + ShortenedForMessage(topic) +
+                     ", which another channel gives type " + topics_[known->second].type};
+      }
+      if (const auto c = state.channels.find(id);
+          c != state.channels.end() && c->second.topic != known->second)
+        return Error{where + ": channel " + std::to_string(id) +
+                     " is defined again for another "
+                     "topic"};
+      state.channels[id] = {known->second, 0};
     } else if (op == kMessage) {
       const uint16_t channel = f.U16();
       f.U32();  // sequence
@@ -299,6 +372,8 @@ class McapBag : public RosBag {
 
   std::vector<std::filesystem::path> files_;
   uint64_t bytes_read_ = 0;
+  ChunkBuffer chunk_buffer_;
+  std::map<std::string, size_t> topic_index_;  // name -> index in topics_
 };
 
 }  // namespace

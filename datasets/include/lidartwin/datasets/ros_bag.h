@@ -46,6 +46,8 @@ class RosBag {
   // "rosbag2-sqlite3", "mcap"
   const std::string& storage() const { return storage_; }
   const std::vector<BagTopic>& topics() const { return topics_; }
+  // What the last reading passed over with a warning (a file cut short), for the notes.
+  const std::vector<std::string>& warnings() const { return warnings_; }
   // Bytes of the bag's files in all, and read so far (for progress).
   uint64_t bytes_total() const { return bytes_total_; }
   virtual uint64_t bytes_read() const = 0;
@@ -62,6 +64,7 @@ class RosBag {
   std::string storage_;
   std::vector<BagTopic> topics_;
   uint64_t bytes_total_ = 0;
+  std::vector<std::string> warnings_;
 };
 
 // Whether `path` looks like a bag by its name: a `.db3` or `.mcap` file, or a folder holding a
