@@ -17,7 +17,7 @@ int ConvertCommand(const std::vector<std::string>& argv) {
   const Command convert{"convert",
                         "",
                         {{"--metadata", "--calibration", "--out", "--format", "--topic"}, {}, 1},
-                        {{"topic", "--topic"}}};
+                        {{"topic", "--topic"}, {"out", "--out"}, {"format", "--format"}}};
   return RunCommand(convert, argv, [](const Args& args) -> Expected<int> {
     if (Status s = Require(args, "RECORDING", {"--out"}); !s.ok()) return s.error();
     if (args.Has("--metadata") && args.Has("--calibration"))

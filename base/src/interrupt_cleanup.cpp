@@ -148,6 +148,10 @@ void InstallInterruptCleanup() {
   pipe_action.sa_handler = OnBrokenPipe;
   sigemptyset(&pipe_action.sa_mask);
   sigaction(SIGPIPE, &pipe_action, nullptr);
+  // A file grown past the process's size limit (ulimit -f) is a write error like a full disk:
+  // the write fails with EFBIG and the writer removes its temporary file, instead of the
+  // process dying with it left behind.
+  ::signal(SIGXFSZ, SIG_IGN);
   std::thread(Watch).detach();
 }
 

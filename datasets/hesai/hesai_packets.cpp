@@ -133,6 +133,12 @@ int ReturnsOf(uint8_t mode) {
   return 0;
 }
 
+// Whether a channel's azimuth went from `before` to `now` across 0 deg: a step back of more than
+// half a turn (a small step back is a packet out of order, not a new revolution).
+bool Wrapped(double before_deg, double now_deg) {
+  return now_deg + 180 < before_deg;
+}
+
 // The packet's UTC date (year byte: 2000 + y below 100, else 1900 + y, as the Hesai SDK reads
 // it) and microseconds, in seconds.
 double PacketTime(const std::vector<uint8_t>& p, const Layout& l) {
@@ -179,14 +185,14 @@ class HesaiStream {
 
  private:
   Status Decode(const std::vector<uint8_t>& p, const UdpDatagram& d);
+  // A frame handed on (an empty one is dropped, so frames are numbered without gaps).
   Status Emit(Frame& f) {
-    f.index = frames_++;
-    if (!f.timestamp_s.empty()) {
-      f.start_time_s = f.timestamp_s.front();
-      f.end_time_s = f.timestamp_s.back();
-    }
     Frame out = std::move(f);
     f = Frame{};
+    if (out.size() == 0) return {};
+    out.index = frames_++;
+    out.start_time_s = out.timestamp_s.front();
+    out.end_time_s = out.timestamp_s.back();
     return sink_(std::move(out));
   }
 
@@ -279,7 +285,7 @@ Status HesaiStream::Decode(const std::vector<uint8_t>& p, const UdpDatagram& d) 
     };
     bool emitted = false;
     const double u_last = corrected(last_channel_);
-    if (last_u_[last_channel_] >= 0 && u_last < last_u_[last_channel_]) {
+    if (last_u_[last_channel_] >= 0 && Wrapped(last_u_[last_channel_], u_last)) {
       if (Status s = Emit(cur_); !s.ok()) return s;
       std::swap(cur_, next_);
       cur_firings_ = next_firings_;
@@ -292,7 +298,7 @@ Status HesaiStream::Decode(const std::vector<uint8_t>& p, const UdpDatagram& d) 
     const float block_rad = static_cast<float>(azimuth / 100.0 * (std::numbers::pi / 180));
     for (size_t c = 0; c < lasers; ++c) {
       const double u = corrected(c);
-      if (!emitted && last_u_[c] >= 0 && u < last_u_[c]) crossed_[c] = 1;
+      if (!emitted && last_u_[c] >= 0 && Wrapped(last_u_[c], u)) crossed_[c] = 1;
       last_u_[c] = u;
       any_crossed |= crossed_[c] != 0;
     }

@@ -60,7 +60,14 @@ Expected<RecordingSource> OpenRecording(const std::filesystem::path& file,
                                         const std::filesystem::path& sidecar,
                                         const RecordingOptions& options) {
   std::error_code ec;
-  if (LooksLikeRosBag(file)) return ros::OpenBagRecording(file, sidecar, options);
+  if (LooksLikeRosBag(file)) {
+    if (!options.format.empty())
+      return OptionError("format", "format " + options.format +
+                                       ": only .bin point files take a "
+                                       "format (" +
+                                       file.string() + " is a ROS bag)");
+    return ros::OpenBagRecording(file, sidecar, options);
+  }
   if (!options.topic.empty())
     return OptionError("topic", "topic " + options.topic + ": only ROS bags have topics (" +
                                     file.string() + " is not one)");

@@ -3,6 +3,7 @@
 // layouts, the firing table and what each rule was checked against.
 #include <fmt/core.h>
 
+#include <algorithm>
 #include <array>
 #include <cmath>
 #include <numbers>
@@ -78,6 +79,13 @@ class RobosenseStream {
       stats_.BadPacket(PacketPlace(source_.file, d, 0), "MSOP packet without its 55 AA 05 5A id");
       return {};
     }
+    // A packet seen again (its time and first azimuth those of a recent one) is dropped.
+    const uint64_t key = Be(&p[20], 6) << 20 ^ Be(&p[26], 4) << 16 ^ Be(&p[kFirstBlock + 2], 2);
+    if (std::find(recent_.begin(), recent_.end(), key) != recent_.end()) {
+      ++stats_.duplicates;
+      return {};
+    }
+    recent_[recent_next_++ % recent_.size()] = key;
     ++stats_.lidar_packets;
     return Msop(p);
   }
@@ -133,8 +141,9 @@ class RobosenseStream {
       const size_t at = kFirstBlock + kBlockBytes * b;
       if (p[at] != 0xFF || p[at + 1] != 0xEE) break;  // the rest of the packet holds no block
       if (az[b] >= 36000) break;
-      // A frame ends at the block whose azimuth passes 0 deg.
-      if (az[b] < last_az_ && last_az_ >= 0) {
+      // A frame ends at the block whose azimuth passes 0 deg: a step back of more than half a
+      // turn (a small one is a packet out of order).
+      if (last_az_ >= 0 && az[b] + 18000 < last_az_) {
         if (Status s = Emit(); !s.ok()) return s;
       }
       last_az_ = az[b];
@@ -170,13 +179,11 @@ class RobosenseStream {
   Status Emit() {
     Frame f = std::move(cur_);
     cur_ = Frame{};
-    f.index = frames_++;
-    if (!f.timestamp_s.empty()) {
-      f.start_time_s = f.timestamp_s.front();
-      f.end_time_s = f.timestamp_s.back();
-    }
     columns_ = 0;
     if (f.size() == 0) return {};
+    f.index = frames_++;
+    f.start_time_s = f.timestamp_s.front();
+    f.end_time_s = f.timestamp_s.back();
     return sink_(std::move(f));
   }
 
@@ -190,6 +197,12 @@ class RobosenseStream {
   int last_az_ = -1;
   uint32_t columns_ = 0, frames_ = 0;
   Frame cur_;
+  std::array<uint64_t, 32> recent_ = [] {
+    std::array<uint64_t, 32> a;
+    a.fill(~uint64_t{0});
+    return a;
+  }();
+  size_t recent_next_ = 0;
 };
 
 }  // namespace

@@ -1,5 +1,6 @@
 #include "rosbag/bag_packets.h"
 
+#include "lidartwin/base/message_text.h"
 #include "rosbag/point_cloud_messages.h"
 
 namespace lt::ros {
@@ -50,19 +51,27 @@ PacketSource BagPackets(std::shared_ptr<RosBag> bag, const BagTopic& topic) {
 }
 
 Expected<const BagTopic*> ChooseLidarTopic(const RosBag& bag, const std::string& wanted) {
+  constexpr size_t kListed = 8;
+  // The bag's topics for a message: the first few, the rest counted.
   std::string listing;
-  for (const BagTopic& t : bag.topics())
-    listing += (listing.empty() ? "" : ", ") + t.name + " (" + t.type + ")";
+  for (size_t k = 0; k < bag.topics().size() && k < kListed; ++k)
+    listing += (listing.empty() ? "" : ", ") + ShortenedForMessage(bag.topics()[k].name) + " (" +
+               ShortenedForMessage(bag.topics()[k].type) + ")";
+  if (bag.topics().size() > kListed)
+    listing += " and " + std::to_string(bag.topics().size() - kListed) + " more";
   if (!wanted.empty()) {
     for (const BagTopic& t : bag.topics()) {
       if (t.name != wanted) continue;
       if (PacketVendorOfType(t.type) == PacketVendor::kNone && !IsPointCloudType(t.type))
-        return Error{bag.path().string() + ": topic " + t.name + " is a " + t.type +
-                     ", neither lidar packets nor a point cloud"};
+        return OptionError("topic", "topic " + ShortenedForMessage(t.name) + ": " +
+                                        bag.path().string() + " holds " +
+                                        ShortenedForMessage(t.type) +
+                                        " there, neither lidar packets nor a point cloud");
       return &t;
     }
-    return Error{bag.path().string() + ": no topic " + wanted + " (the bag holds " +
-                 (listing.empty() ? std::string("no topic") : listing) + ")"};
+    return OptionError("topic", "topic " + ShortenedForMessage(wanted) + ": " +
+                                    bag.path().string() + " has no such topic (it holds " +
+                                    (listing.empty() ? std::string("no topic") : listing) + ")");
   }
   std::vector<const BagTopic*> lidar;
   for (const BagTopic& t : bag.topics())
@@ -73,8 +82,9 @@ Expected<const BagTopic*> ChooseLidarTopic(const RosBag& bag, const std::string&
     return Error{bag.path().string() + ": no lidar packet or point cloud topic (the bag holds " +
                  (listing.empty() ? std::string("no topic") : listing) + ")"};
   std::string names;
-  for (const BagTopic* t : lidar)
-    names += (names.empty() ? "" : ", ") + t->name;
+  for (size_t k = 0; k < lidar.size() && k < kListed; ++k)
+    names += (names.empty() ? "" : ", ") + ShortenedForMessage(lidar[k]->name);
+  if (lidar.size() > kListed) names += " and " + std::to_string(lidar.size() - kListed) + " more";
   return OptionError(
       "topic", "topic: the bag has several lidar topics (" + names + "); name the one to read");
 }

@@ -32,10 +32,22 @@ Expected<RecordingSource> OpenBagRecording(const std::filesystem::path& bag_path
           Status s = bag->ForEachMessage({name}, [&](const BagMessage& m) -> Status {
             stats.bytes_read = bag->bytes_read();
             auto frame = DecodePointCloud2(m, &absent);
-            if (!frame.ok()) return frame.error();
+            if (!frame.ok()) {  // skipped and counted, as a bag's unreadable packet message is
+              ++stats.malformed_messages;
+              stats.Warn(frame.message() + "; message skipped");
+              return {};
+            }
+            ++stats.lidar_packets;
             frame->index = index++;
             return sink(std::move(frame.value()));
           });
+          for (const std::string& w : bag->warnings())
+            stats.Warn(w);
+          if (s.ok() && stats.lidar_packets == 0)
+            return Error{bag->path().string() + ": topic " + name +
+                         ": no point cloud could be read" +
+                         (stats.warnings.empty() ? std::string()
+                                                 : " (first problem: " + stats.warnings[0] + ")")};
           if (!absent.empty()) {
             std::string list;
             for (const auto& a : absent)

@@ -1,5 +1,6 @@
 #include "rosbag/point_cloud_bag_writer.h"
 
+#include <algorithm>
 #include <cmath>
 
 #include "rosbag/point_cloud_messages.h"
@@ -7,9 +8,11 @@
 namespace lt::ros {
 namespace {
 
-// Trajectory seconds as a ROS stamp (nanoseconds, not below 0).
+// Trajectory seconds as a ROS stamp: nanoseconds, within 0 .. 2^31 s (builtin_interfaces/Time's
+// int32 seconds; a NaN is 0).
 int64_t StampNs(double seconds) {
-  return seconds > 0 ? static_cast<int64_t>(std::llround(seconds * 1e9)) : 0;
+  if (!(seconds > 0)) return 0;
+  return static_cast<int64_t>(std::llround(std::min(seconds, 2147483647.0) * 1e9));
 }
 
 }  // namespace

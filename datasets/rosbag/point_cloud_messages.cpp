@@ -64,27 +64,29 @@ struct OutField {
 };
 
 const std::vector<OutField>& OutFields() {
+  // Largest types first, so every field sits at a multiple of its size (a PointCloud2Iterator
+  // reads them in place) and the 47 bytes of fields pad to a 48-byte point.
   static const std::vector<OutField> kFields = {
       {"x", kFloat32, [](const Frame& f, size_t i, double) { return double{f.x_m[i]}; }},
       {"y", kFloat32, [](const Frame& f, size_t i, double) { return double{f.y_m[i]}; }},
       {"z", kFloat32, [](const Frame& f, size_t i, double) { return double{f.z_m[i]}; }},
       {"intensity", kFloat32,
        [](const Frame& f, size_t i, double) { return double{f.intensity[i]}; }},
-      {"ring", kUint16, [](const Frame& f, size_t i, double) { return double{f.channel[i]}; }},
       {"time", kFloat32, [](const Frame& f, size_t i, double t0) { return f.timestamp_s[i] - t0; }},
-      {"return_type", kUint8,
-       [](const Frame& f, size_t i, double) { return double{f.return_index[i]}; }},
       {"range", kFloat32, [](const Frame& f, size_t i, double) { return double{f.range_m[i]}; }},
       {"reflectance", kFloat32,
        [](const Frame& f, size_t i, double) { return double{f.reflectance[i]}; }},
       {"column", kUint32, [](const Frame& f, size_t i, double) { return double{f.column[i]}; }},
       {"beam_id", kUint32, [](const Frame& f, size_t i, double) { return double{f.beam_id[i]}; }},
-      {"material_id", kUint16,
-       [](const Frame& f, size_t i, double) { return double{f.material_id[i]}; }},
       {"instance_id", kUint32,
        [](const Frame& f, size_t i, double) { return double{f.instance_id[i]}; }},
+      {"ring", kUint16, [](const Frame& f, size_t i, double) { return double{f.channel[i]}; }},
+      {"material_id", kUint16,
+       [](const Frame& f, size_t i, double) { return double{f.material_id[i]}; }},
       {"semantic_class", kUint16,
        [](const Frame& f, size_t i, double) { return double{f.semantic_class[i]}; }},
+      {"return_type", kUint8,
+       [](const Frame& f, size_t i, double) { return double{f.return_index[i]}; }},
   };
   return kFields;
 }
@@ -185,6 +187,7 @@ std::vector<uint8_t> EncodePointCloud2(const Frame& frame, int64_t stamp_ns,
     offsets.push_back(step);
     step += static_cast<uint32_t>(DatatypeBytes(f.type));
   }
+  step = (step + 3) / 4 * 4;  // the point padded to its largest field's alignment
   const size_t n = frame.size();
   CdrWriter w;
   WriteHeader(w, stamp_ns, frame_id);
@@ -270,6 +273,9 @@ Expected<Frame> DecodePointCloud2(const BagMessage& message, std::vector<std::st
   const std::string where = message.where + " (" + message.topic->type + ")";
   if (!r.ok()) return Error{where + ": " + r.error()};
   const uint64_t points = uint64_t{height} * width;
+  if (points > kMaxCloudPoints)
+    return Error{where + ": " + std::to_string(width) + " x " + std::to_string(height) +
+                 " points, more than the " + std::to_string(kMaxCloudPoints) + " a frame may hold"};
   if (points > 0 &&
       (step == 0 || uint64_t{row_step} * height > data.size() || uint64_t{step} * width > row_step))
     return Error{where + ": " + std::to_string(width) + " x " + std::to_string(height) +

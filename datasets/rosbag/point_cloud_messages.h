@@ -11,6 +11,7 @@
 
 #include "lidartwin/base/frame.h"
 #include "lidartwin/base/status.h"
+#include "lidartwin/datasets/hdf5_frames.h"
 #include "lidartwin/datasets/ros_bag.h"
 
 namespace lt::ros {
@@ -23,6 +24,9 @@ const std::string& PointCloud2Schema();
 // Whether a topic's type is sensor_msgs/PointCloud2 (ROS 2's or ROS 1's spelling).
 bool IsPointCloudType(const std::string& type);
 const std::string& TfMessageSchema();
+
+// The most points a cloud may have to be read: a frames file's (hdf5_frames.h).
+inline constexpr uint64_t kMaxCloudPoints = kMaxHdf5PointsPerFrame;
 
 // A frame as one PointCloud2 (height 1, width = points, dense): x, y, z, intensity (float32),
 // ring (uint16: the channel), time (float32, seconds after the stamp), return_type (uint8: the

@@ -4,6 +4,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "lidartwin/base/terminal_text.h"
 #include "rosbag/packet_messages.h"
 #include "rosbag/point_cloud_messages.h"
 #include "velodyne/velodyne_models.h"
@@ -51,27 +52,33 @@ Expected<RosBagSummary> SummarizeRosBag(const std::filesystem::path& path) {
     s.topics.push_back({t, ""});
     s.messages += t.messages;
   }
-  std::vector<ros::MessagePacket> packets;
+  // Each lidar topic's first message, all in one pass that ends once every one is seen.
+  std::vector<std::string> lidar;
   for (BagTopicSummary& t : s.topics) {
-    if (ros::IsPointCloudType(t.topic.type)) {
+    if (ros::IsPointCloudType(t.topic.type))
       t.sensor = "point clouds";
-      continue;
-    }
-    const ros::PacketVendor vendor = ros::PacketVendorOfType(t.topic.type);
-    if (vendor == ros::PacketVendor::kNone) continue;
-    // The first message only: the sink's "error" ends the reading there.
-    const std::string kEnough = "(the first message is enough)";
-    Status st = bag.ForEachMessage({t.topic.name}, [&](const BagMessage& m) -> Status {
-      if (Status r = ros::ReadMessagePackets(m, packets); !r.ok()) {
-        t.sensor = std::string(ros::PacketVendorName(vendor)) + ", first message unreadable (" +
-                   r.message() + ")";
-      } else {
-        t.sensor = SensorOfPackets(vendor, packets);
-      }
-      return Error{kEnough};
-    });
-    if (!st.ok() && st.message() != kEnough) return st.error();
+    else if (ros::PacketVendorOfType(t.topic.type) != ros::PacketVendor::kNone)
+      lidar.push_back(t.topic.name);
   }
+  std::vector<ros::MessagePacket> packets;
+  size_t left = lidar.size();
+  const std::string kEnough = "(every lidar topic's first message seen)";
+  Status st =
+      lidar.empty() ? Status{} : bag.ForEachMessage(lidar, [&](const BagMessage& m) -> Status {
+        for (BagTopicSummary& t : s.topics) {
+          if (t.topic.name != m.topic->name || !t.sensor.empty()) continue;
+          const ros::PacketVendor vendor = ros::PacketVendorOfType(t.topic.type);
+          if (Status r = ros::ReadMessagePackets(m, packets); !r.ok())
+            t.sensor = std::string(ros::PacketVendorName(vendor)) + ", first message unreadable (" +
+                       r.message() + ")";
+          else
+            t.sensor = SensorOfPackets(vendor, packets);
+          --left;
+        }
+        return left == 0 ? Status{Error{kEnough}} : Status{};
+      });
+  if (!st.ok() && st.message() != kEnough) return st.error();
+  s.warnings = bag.warnings();
   return s;
 }
 
@@ -85,9 +92,13 @@ std::string RosBagSummaryText(const std::string& file, const RosBagSummary& s) {
   }
   out += fmt::format("  {:<{}}  {:<{}}  {:>8}  {}\n", "topic", name_width, "type", type_width,
                      "messages", "lidar");
+  // Names come from the file: their control bytes are shown escaped, never sent to a terminal.
   for (const auto& t : s.topics)
-    out += fmt::format("  {:<{}}  {:<{}}  {:>8}  {}\n", t.topic.name, name_width, t.topic.type,
-                       type_width, t.topic.messages, t.sensor.empty() ? "-" : t.sensor);
+    out += fmt::format("  {:<{}}  {:<{}}  {:>8}  {}\n", EscapeControlBytes(t.topic.name),
+                       name_width, EscapeControlBytes(t.topic.type), type_width, t.topic.messages,
+                       t.sensor.empty() ? "-" : EscapeControlBytes(t.sensor));
+  for (const auto& w : s.warnings)
+    out += "warning: " + EscapeControlBytes(w) + "\n";
   return out;
 }
 
@@ -98,6 +109,7 @@ std::string RosBagSummaryJson(const std::string& file, const RosBagSummary& s) {
   j["storage"] = s.storage;
   j["bytes"] = s.bytes;
   j["messages"] = s.messages;
+  j["warnings"] = s.warnings;
   j["topics"] = nlohmann::json::array();
   for (const auto& t : s.topics) {
     nlohmann::json topic = {{"name", t.topic.name},
@@ -107,7 +119,8 @@ std::string RosBagSummaryJson(const std::string& file, const RosBagSummary& s) {
     if (!t.sensor.empty()) topic["lidar"] = t.sensor;
     j["topics"].push_back(topic);
   }
-  return j.dump(2);
+  // Names from the file may not be UTF-8: invalid bytes become U+FFFD rather than an exception.
+  return j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
 }  // namespace lt

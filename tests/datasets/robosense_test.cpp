@@ -166,3 +166,35 @@ TEST(RobosensePackets, OddPacketsAreSkippedCountedAndNamed) {
 
 }  // namespace
 }  // namespace lt
+
+namespace lt {
+namespace {
+
+TEST(RobosensePackets, RepeatedAndReorderedPacketsNeitherDuplicateNorCut) {
+  // 30 packets over 72 deg; two sent twice, one pair swapped: one frame of 30 packets' points.
+  std::vector<std::pair<uint16_t, std::vector<uint8_t>>> packets;
+  for (int k = 0; k < 30; ++k) {
+    auto p = Msop(240 * k, 4000);
+    p[29] = static_cast<uint8_t>(k);  // microseconds: each packet its own time
+    packets.push_back({6699, p});
+  }
+  packets.insert(packets.begin() + 10, packets[9]);
+  packets.insert(packets.begin() + 20, packets[19]);
+  std::swap(packets[5], packets[6]);
+  CaptureStats stats;
+  std::vector<Frame> frames;
+  ASSERT_TRUE(ForEachRobosenseFrame(
+                  Datagrams(packets), Flat(),
+                  [&](Frame&& f) -> Status {
+                    frames.push_back(std::move(f));
+                    return {};
+                  },
+                  &stats)
+                  .ok());
+  EXPECT_EQ(stats.duplicates, 2u);
+  ASSERT_EQ(frames.size(), 1u);
+  EXPECT_EQ(frames[0].size(), 30u * 12u * 32u);
+}
+
+}  // namespace
+}  // namespace lt

@@ -1,9 +1,10 @@
 // ROS bags as containers of messages: rosbag2 with the sqlite3 storage (a `.db3` file) or the
 // mcap storage (an `.mcap` file, any MCAP of ROS 2 messages), or the bag's folder with its
-// metadata.yaml. Messages are handed out one at a time in time order,
+// metadata.yaml. Messages are handed out one at a time (rosbag2's sqlite3 storage in time
+// order, MCAP in the file's order, which recorders keep in time),
 // their bytes as stored (CDR for rosbag2), with the topic and where they came from for messages
 // (ADR 0023). What the messages mean is for the readers of each message type
-// (lidar_packets_in_bags.h, point_cloud_messages.h).
+// (rosbag/packet_messages.h, rosbag/point_cloud_messages.h).
 #pragma once
 
 #include <cstdint>
@@ -35,7 +36,7 @@ struct BagMessage {
   std::string where;
 };
 
-// Called once per message, in time order; an error stops the reading and is returned.
+// Called once per message, in the bag's order; an error stops the reading and is returned.
 using BagMessageSink = std::function<Status(const BagMessage&)>;
 
 class RosBag {

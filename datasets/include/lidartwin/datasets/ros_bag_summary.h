@@ -24,9 +24,10 @@ struct RosBagSummary {
   uint64_t bytes = 0;
   uint64_t messages = 0;
   std::vector<BagTopicSummary> topics;
+  std::vector<std::string> warnings;  // what the reading passed over (a file cut short)
 };
 
-// Reads the topics and each lidar topic's first message.
+// Reads the topics and each lidar topic's first message (one pass, ended once each is seen).
 Expected<RosBagSummary> SummarizeRosBag(const std::filesystem::path& bag);
 
 // As a person reads it; lines end in "\n".
