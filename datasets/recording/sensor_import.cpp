@@ -15,6 +15,7 @@
 #include "lidartwin/base/message_text.h"
 #include "lidartwin/datasets/hesai.h"
 #include "lidartwin/datasets/ouster.h"
+#include "lidartwin/datasets/robosense.h"
 #include "lidartwin/datasets/velodyne.h"
 #include "lidartwin/sim/sensor_profile.h"
 
@@ -207,6 +208,34 @@ Expected<SpinningTables> FromHesai(const std::filesystem::path& file,
   return t;
 }
 
+// RoboSense Helios-16P: the angle CSV ("vertical,horizontal" a laser, 0.01 deg as the driver
+// keeps them) and the driver's firing table.
+Expected<SpinningTables> FromRobosense(const std::filesystem::path& file, double rate) {
+  auto c = LoadRobosenseCalibration(file);
+  if (!c.ok()) return c.error();
+  SpinningTables t;
+  t.name = "robosense_" + SanitisedName(file.stem().string());
+  t.wavelength_nm = 905;
+  t.min_range_m = 0.2;  // the driver's limits (datasets/robosense.h)
+  t.max_range_m = 200;
+  t.rotation_rate_hz = rate > 0 ? rate : 10;
+  // A block of 0.2 deg at 600 rpm (the unit's azimuth step), one column a block.
+  t.columns = static_cast<uint32_t>(std::lround(360.0 / (0.2 * t.rotation_rate_hz / 10)));
+  for (size_t k = 0; k < c->vertical_cdeg.size(); ++k) {
+    t.elevation_deg.push_back(c->vertical_cdeg[k] / 100.0);
+    // The horizontal correction turns clockwise, as the block azimuth does; ours count
+    // counter-clockwise.
+    t.azimuth_offset_deg.push_back(-c->horizontal_cdeg[k] / 100.0);
+  }
+  t.firing_offset_us = RobosenseHelios16PFiringUs();
+  t.source = file.filename().string();
+  t.notes = fmt::format(
+      "{} lasers, {} columns at {} Hz; the receiver's 34.98 mm offset from the axis is not "
+      "modelled.",
+      c->vertical_cdeg.size(), t.columns, t.rotation_rate_hz);
+  return t;
+}
+
 }  // namespace
 
 void SensorImportOptions::Check(ConfigCheck& check) const {
@@ -239,11 +268,16 @@ Expected<std::string> ImportSensorProfile(const std::filesystem::path& metadata,
   } else if (ext == ".yaml" || ext == ".yml") {
     t = FromVelodyne(metadata, options.rotation_rate_hz);
   } else if (ext == ".csv") {
+    // Hesai's angle CSV has three columns, RoboSense's two.
     t = FromHesai(metadata, options);
+    if (!t.ok() && options.firetimes.empty()) {
+      auto robosense = FromRobosense(metadata, options.rotation_rate_hz);
+      if (robosense.ok()) t = std::move(robosense);
+    }
   } else {
     return Error{
         fmt::format("{}: unknown metadata type '{}' (expected Ouster .json, Velodyne "
-                    ".yaml or Hesai .csv)",
+                    ".yaml, Hesai or RoboSense .csv)",
                     metadata.string(), ext)};
   }
   if (!t.ok()) return t.error();

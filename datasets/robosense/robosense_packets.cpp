@@ -207,6 +207,10 @@ class RobosenseStream {
 
 }  // namespace
 
+std::vector<double> RobosenseHelios16PFiringUs() {
+  return std::vector<double>(kFiringUs.begin(), kFiringUs.begin() + kLasers);
+}
+
 Expected<RobosenseCalibration> LoadRobosenseCalibration(const std::filesystem::path& file) {
   auto text = ReadTextFile(file);
   if (!text.ok()) return text.error();

@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "lidartwin/datasets/ouster.h"
+#include "lidartwin/datasets/robosense.h"
 #include "lidartwin/datasets/sensor_import.h"
 #include "lidartwin/datasets/velodyne.h"
 #include "lidartwin/sim/sensor_profile.h"
@@ -140,6 +141,59 @@ TEST(SensorImport, CsvCellsAreNumbersWholeAndQuotedShort) {
   auto spaced =
       ImportSensorProfile(dir.Write("s.csv", "Channel,Elevation,Azimuth\n1, 2.5 ,0\n"), {});
   EXPECT_TRUE(spaced.ok()) << spaced.message();
+}
+
+}  // namespace
+}  // namespace lt
+
+namespace lt {
+namespace {
+
+// The imported Helios-16P profile points each laser where the decoder puts its returns: a
+// packet at block azimuth 0 with every return at 100 m (where the receiver's 35 mm off the axis
+// turns a point by 0.02 deg) has each laser's point at the profile's elevation and azimuth.
+TEST(SensorImport, RobosenseBeamsPointWhereTheDecoderPutsTheirReturns) {
+  LT_REQUIRE_REAL_DATA();
+  const auto csv =
+      test::RealDataDir() / "nebula" / "robosense-helios16p" / "RobosenseHelios16P.csv";
+  auto p = Import(csv);
+  ASSERT_TRUE(p.ok()) << p.message();
+  const auto scan = p->SpinningView();
+  ASSERT_EQ(scan.channels, 16u);
+  EXPECT_EQ(scan.columns, 1800u);
+  auto cal = LoadRobosenseCalibration(csv);
+  ASSERT_TRUE(cal.ok());
+  std::vector<uint8_t> msop(1248, 0);
+  msop[0] = 0x55, msop[1] = 0xAA, msop[2] = 0x05, msop[3] = 0x5A;
+  for (int b = 0; b < 12; ++b) {
+    const size_t at = 42 + 100 * b;
+    msop[at] = 0xFF, msop[at + 1] = 0xEE;
+    const int az = 20 * b;
+    msop[at + 2] = static_cast<uint8_t>(az >> 8), msop[at + 3] = static_cast<uint8_t>(az);
+    for (int c = 0; c < 32; ++c)
+      msop[at + 4 + 3 * c] = 0x9C, msop[at + 5 + 3 * c] = 0x40;  // 100 m
+  }
+  PacketSource one{"made.pcap", [&](const UdpSink& sink, CaptureStats&) {
+                     UdpDatagram d;
+                     d.dst_port = 6699;
+                     d.payload = msop;
+                     return sink(d);
+                   }};
+  Frame f;
+  ASSERT_TRUE(ForEachRobosenseFrame(one, *cal, [&](Frame&& fr) -> Status {
+                f = std::move(fr);
+                return {};
+              }).ok());
+  ASSERT_GE(f.size(), 16u);
+  for (size_t i = 0; i < 16; ++i) {  // block 0, channels 0-15: lasers 0-15 at block azimuth 0
+    const uint16_t k = f.channel[i];
+    const double azimuth = std::atan2(f.y_m[i], f.x_m[i]);
+    const double elevation = std::atan2(f.z_m[i], std::hypot(f.x_m[i], f.y_m[i]));
+    // The firing's own azimuth step within the block: at most 0.2 deg x 43.91 / 111.12.
+    EXPECT_NEAR(azimuth, scan.azimuth_offset_rad[k], (0.02 + 0.08) * M_PI / 180) << k;
+    // The 35 mm off the axis lengthens the horizontal leg by 0.035 %: 0.005 deg at 15 deg.
+    EXPECT_NEAR(elevation, scan.elevation_rad[k], 0.01 * M_PI / 180) << k;
+  }
 }
 
 }  // namespace

@@ -19,6 +19,9 @@ struct RobosenseCalibration {
   std::vector<int32_t> vertical_cdeg, horizontal_cdeg;
 };
 
+// The Helios-16P's 16 lasers' firing times within a firing sequence (us), the driver's table.
+std::vector<double> RobosenseHelios16PFiringUs();
+
 // Lines "vertical,horizontal" in degrees, one per laser (no header). Errors name the file and
 // line.
 Expected<RobosenseCalibration> LoadRobosenseCalibration(const std::filesystem::path& file);
