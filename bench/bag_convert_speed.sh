@@ -57,7 +57,8 @@ best() {
   for _ in $(seq "$runs"); do
     local t0 t1
     t0=$(date +%s.%N)
-    "$cli" convert "$@" --calibration "$case/Pandar64.csv" --out "$work/out.h5" > /dev/null 2>&1
+    "$cli" convert "$@" --calibration "$case/Pandar64.csv" --out "$work/out.h5" > /dev/null 2>&1 ||
+      { echo "bag_convert_speed: convert $* failed" >&2; exit 1; }
     t1=$(date +%s.%N)
     best_s=$(echo "$t1 - $t0" | bc -l | awk -v b="$best_s" '{print ($1 < b ? $1 : b)}')
   done
@@ -68,8 +69,8 @@ peak() {
   /usr/bin/time -f %M "$cli" convert "$1" --calibration "$case/Pandar64.csv" \
     --out "$work/out.h5" 2>&1 > /dev/null | tail -1
 }
-bag_s=$(best "$work/big.db3")
-pcap_s=$(best "$work/big.pcap")
+bag_s=$(best "$work/big.db3") || exit 1
+pcap_s=$(best "$work/big.pcap") || exit 1
 echo "packets: $(( repeat * 4 )) revolutions of a Pandar64; bag $(du -b "$work/big.db3" | cut -f1) bytes, pcap $(du -b "$work/big.pcap" | cut -f1) bytes"
 echo "peak memory: bag $(peak "$work/big.db3") KiB, pcap $(peak "$work/big.pcap") KiB"
 echo "convert to .h5, best of $runs: bag ${bag_s} s, pcap ${pcap_s} s; the bag at $(echo "100 * $pcap_s / $bag_s" | bc -l | xargs printf '%.0f') % of the pcap's speed"

@@ -160,3 +160,55 @@ TEST(Pcapng, DamagedBlocksAreRefusedByTheByte) {
 
 }  // namespace
 }  // namespace lt
+
+namespace lt {
+namespace {
+
+TEST(Pcapng, SimpleAndObsoleteBlocksOtherLinksAndBinaryResolutions) {
+  UdpDatagram d;
+  d.dst_port = 2368;
+  d.payload.assign(64, 9);
+  const auto frame = EthernetFrame(d);
+  Writer w;
+  w.Block(0x0A0D0D0A, w.Body([](Writer& b) {
+    b.U32(0x1A2B3C4D), b.U16(1), b.U16(0), b.U32(0xffffffff), b.U32(0xffffffff);
+  }));
+  // Interface 0: Ethernet, ticks of 2^-10 s; interface 1: Linux cooked capture (113).
+  w.Block(1, w.Body([](Writer& b) {
+    b.U16(1), b.U16(0), b.U32(0);
+    b.U16(9), b.U16(1), b.out.push_back(0x80 | 10), b.out.insert(b.out.end(), {0, 0, 0});
+    b.U16(0), b.U16(0);
+  }));
+  w.Block(1, w.Body([](Writer& b) { b.U16(113), b.U16(0), b.U32(0); }));
+  w.Block(3, w.Body([&](Writer& b) {  // simple: no time, interface 0
+    b.U32(static_cast<uint32_t>(frame.size()));
+    b.out.insert(b.out.end(), frame.begin(), frame.end());
+  }));
+  w.Block(2, w.Body([&](Writer& b) {  // obsolete packet block, interface 0, at 2048 ticks
+    b.U16(0), b.U16(0), b.U32(0), b.U32(2048);
+    b.U32(static_cast<uint32_t>(frame.size())), b.U32(static_cast<uint32_t>(frame.size()));
+    b.out.insert(b.out.end(), frame.begin(), frame.end());
+  }));
+  w.Block(6, w.Body([&](Writer& b) {  // on the cooked interface: skipped and named
+    b.U32(1), b.U32(0), b.U32(0);
+    b.U32(static_cast<uint32_t>(frame.size())), b.U32(static_cast<uint32_t>(frame.size()));
+    b.out.insert(b.out.end(), frame.begin(), frame.end());
+  }));
+  w.Block(0x0BAD, w.Body([](Writer& b) { b.U32(7); }));  // a block type not read: passed over
+  test::TempDir dir;
+  CaptureStats stats;
+  auto got = ReadPcapUdp(test::WriteBytes(dir, "mixed.pcapng", w.out), &stats);
+  ASSERT_TRUE(got.ok()) << got.message();
+  ASSERT_EQ(got->size(), 2u);
+  EXPECT_EQ((*got)[0].payload, d.payload);
+  EXPECT_EQ((*got)[1].capture_time_s, 2.0);  // 2048 x 2^-10 s
+  EXPECT_EQ(stats.records, 3u);
+  EXPECT_EQ(stats.non_ipv4, 1u);
+  ASSERT_EQ(stats.warnings.size(), 1u);
+  EXPECT_NE(stats.warnings[0].find("interface 1 has link type 113, not Ethernet (1)"),
+            std::string::npos)
+      << stats.warnings[0];
+}
+
+}  // namespace
+}  // namespace lt

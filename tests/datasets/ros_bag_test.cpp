@@ -9,6 +9,7 @@
 #include <map>
 
 #include "lidartwin/datasets/ros_bag_summary.h"
+#include "rosbag/bag_packets.h"
 #include "rosbag/packet_messages.h"
 #include "test_support.h"
 
@@ -271,6 +272,69 @@ TEST(RosBagSummary, NamesEachLidarTopicsSensorFromItsFirstPacket) {
             std::string::npos)
       << text;
   EXPECT_NE(RosBagSummaryJson("b", *vlp16).find("\"lidar\": \"Velodyne VLP-16"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace lt
+
+namespace lt {
+namespace {
+
+std::vector<uint8_t> EmptyScan() {  // a PandarScan of no packets: header, frame "l", count 0
+  return {0, 1, 0, 0, 1, 0, 0, 0, 2, 0, 0, 0, 2, 0, 0, 0, 'l', 0, 0, 0, 0, 0, 0, 0};
+}
+
+TEST(LidarTopic, ChosenByTypeOrByNameAndTheChoiceExplained) {
+  test::TempDir dir;
+  const auto path = dir / "two.db3";
+  sqlite3* db = nullptr;
+  sqlite3_open(path.c_str(), &db);
+  sqlite3_exec(
+      db,
+      "CREATE TABLE topics(id INTEGER PRIMARY KEY, name TEXT NOT NULL, type TEXT NOT "
+      "NULL, serialization_format TEXT NOT NULL, offered_qos_profiles TEXT NOT NULL);"
+      "CREATE TABLE messages(id INTEGER PRIMARY KEY, topic_id INTEGER NOT NULL, "
+      "timestamp INTEGER NOT NULL, data BLOB NOT NULL);"
+      "INSERT INTO topics VALUES (1, '/front', 'pandar_msgs/msg/PandarScan', 'cdr', '');"
+      "INSERT INTO topics VALUES (2, '/rear', 'velodyne_msgs/msg/VelodyneScan', 'cdr', '');"
+      "INSERT INTO topics VALUES (3, '/imu', 'sensor_msgs/msg/Imu', 'cdr', '');",
+      nullptr, nullptr, nullptr);
+  sqlite3_close(db);
+  auto bag = OpenRosBag(path);
+  ASSERT_TRUE(bag.ok()) << bag.message();
+  auto several = ros::ChooseLidarTopic(**bag, "");
+  ASSERT_FALSE(several.ok());
+  EXPECT_EQ(several.error().option, "topic");
+  EXPECT_NE(several.message().find("several lidar topics (/front, /rear)"), std::string::npos);
+  auto rear = ros::ChooseLidarTopic(**bag, "/rear");
+  ASSERT_TRUE(rear.ok());
+  EXPECT_EQ((*rear)->type, "velodyne_msgs/msg/VelodyneScan");
+  auto imu = ros::ChooseLidarTopic(**bag, "/imu");
+  ASSERT_FALSE(imu.ok());
+  EXPECT_NE(imu.message().find("topic /imu: "), std::string::npos) << imu.message();
+  EXPECT_NE(imu.message().find("neither lidar packets nor a point cloud"), std::string::npos);
+  auto none = ros::ChooseLidarTopic(**bag, "/side");
+  ASSERT_FALSE(none.ok());
+  EXPECT_NE(none.message().find("has no such topic (it holds /front"), std::string::npos);
+}
+
+TEST(LidarTopic, AnUnreadableMessageIsSkippedCountedAndNamed) {
+  test::TempDir dir;
+  std::vector<uint8_t> cut = EmptyScan();
+  cut.resize(10);  // the header's frame_id cut short
+  const auto path = MakeBag(dir, "pandar_msgs/msg/PandarScan", {EmptyScan(), cut, EmptyScan()});
+  auto opened = OpenRosBag(path);
+  ASSERT_TRUE(opened.ok());
+  std::shared_ptr<RosBag> bag = std::move(opened.value());
+  const PacketSource packets = ros::BagPackets(bag, bag->topics()[0]);
+  CaptureStats stats;
+  ASSERT_TRUE(packets.read([](const UdpDatagram&) -> Status { return {}; }, stats).ok());
+  EXPECT_EQ(stats.records, 3u);
+  EXPECT_EQ(stats.malformed_messages, 1u);
+  ASSERT_EQ(stats.warnings.size(), 1u);
+  EXPECT_NE(stats.warnings[0].find("crafted.db3: message 1 of /points (row 2)"), std::string::npos)
+      << stats.warnings[0];
+  EXPECT_NE(stats.warnings[0].find("; message skipped"), std::string::npos);
 }
 
 }  // namespace

@@ -48,6 +48,8 @@ for k, cloud in enumerate(clouds):
         assert values[ours] == pcd[theirs], (k, ours)
     # time: seconds after the stamp, as float32
     assert values["time"] == [f32(t - stamp) for t in pcd["timestamp"]], k
+report = mcap_check.check_file(work + "/sim.mcap")
+assert report["warnings"] == [], report["warnings"]  # nothing the spec only tolerates
 tf = mcap_check.read_tf_messages(work + "/sim.mcap")
 static = [t for t in tf if t["topic"] == "/tf_static"]
 assert len(static) == 1 and static[0]["transforms"][0]["child_frame_id"] == "lidar", static
