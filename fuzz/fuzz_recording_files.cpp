@@ -1,10 +1,10 @@
 // libFuzzer target: the file readers (classic pcap, Ouster metadata JSON, Velodyne calibration
 // YAML, KITTI and nuScenes .bin, metrics.json, an export's shard record, a rosbag2 .db3 bag and
-// its packet messages, an MCAP file and its point clouds) on arbitrary bytes written to a temporary
-// file (metrics.json, the shard record and the packet messages read from memory). The first byte
-// picks the reader; with LT_FUZZ_REAL_DATA set to ../shared/real-data the pcap bytes are also
-// decoded as Ouster, Velodyne and Hesai packets with real metadata, and a bag's as Velodyne and
-// Hesai packets.
+// its packet messages, an MCAP file and its point clouds, a ROS 1 bag) on arbitrary bytes written
+// to a temporary file (metrics.json, the shard record and the packet messages read from memory).
+// The first byte picks the reader; with LT_FUZZ_REAL_DATA set to ../shared/real-data the pcap bytes
+// are also decoded as Ouster, Velodyne and Hesai packets with real metadata, and a bag's as
+// Velodyne and Hesai packets.
 #include <unistd.h>
 
 #include <cstdint>
@@ -52,7 +52,7 @@ std::filesystem::path Write(const uint8_t* data, size_t size, const char* ext) {
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (size == 0) return 0;
-  const uint8_t which = data[0] % 9;
+  const uint8_t which = data[0] % 10;
   ++data, --size;
   static const char* real = std::getenv("LT_FUZZ_REAL_DATA");
   switch (which) {
@@ -125,6 +125,13 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     }
     case 8: {  // an MCAP file (a ROS 2 bag), its point clouds read as frames
       const auto p = Write(data, size, ".mcap");
+      ReadBag(p);
+      (void)lt::ReadRecording(p, "").ok();
+      std::filesystem::remove(p);
+      break;
+    }
+    case 9: {  // a ROS 1 bag, its Ouster packets with the metadata from its own topic
+      const auto p = Write(data, size, ".bag");
       ReadBag(p);
       (void)lt::ReadRecording(p, "").ok();
       std::filesystem::remove(p);

@@ -42,6 +42,8 @@ if [ -d "$real" ]; then
     "$real/nebula/velodyne-vlp16/1673400471837873222_0.db3" 40 "$corpus/files/bag-velodyne"
   python3 "$src/scripts/make-bag-seed.py" \
     "$real/nebula/hesai-pandar64/1673403880599376836_0.db3" 40 "$corpus/files/bag-hesai"
+  # The ouster-ros ROS 1 bag's start: its header, and its chunk cut short (first byte 9).
+  (printf '\x09'; head -c 60000 "$real/ouster-sdk/bags/512x10_raw.bag") >"$corpus/files/ros1-bag"
 else
   echo "fuzz-smoke: ../shared/real-data not found; seeding from built-in inputs only" >&2
 fi

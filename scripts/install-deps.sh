@@ -9,7 +9,7 @@ packages=(
   libembree-dev libopen3d-dev libceres-dev libssl-dev
   zlib1g-dev libcpp-httplib-dev  # the viewer's document and server (issue 13)
   libdeflate-dev                 # the export's deflate streams (ADR 0021)
-  libsqlite3-dev libzstd-dev liblz4-dev  # ROS 2 bags: sqlite3, MCAP chunks (ADR 0023)
+  libsqlite3-dev libzstd-dev liblz4-dev libbz2-dev  # ROS bags: sqlite3, MCAP and ROS 1 chunks
   nodejs chromium                # the viewer's bundle (npm) and its browser tests
   python3-h5py python3-numpy     # the export's Python loader example and its test (issue 16)
   python3-zstandard              # the independent MCAP check of our bags (issue 38)

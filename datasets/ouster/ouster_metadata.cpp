@@ -147,7 +147,12 @@ bool OusterMetadata::Dual() const {
 Expected<OusterMetadata> LoadOusterMetadata(const std::filesystem::path& file) {
   auto text = ReadTextFile(file);
   if (!text.ok()) return text.error();
-  auto parsed = ParseJsonText(*text, file.string());
+  return ParseOusterMetadata(*text, file);
+}
+
+Expected<OusterMetadata> ParseOusterMetadata(const std::string& text,
+                                             const std::filesystem::path& file) {
+  auto parsed = ParseJsonText(text, file.string());
   if (!parsed.ok()) return parsed.error();
   json root = std::move(parsed.value());
   if (!root.is_object()) return Error{file.string() + ": the metadata is not a JSON object"};

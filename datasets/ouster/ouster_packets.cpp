@@ -102,7 +102,13 @@ std::string FamilyHint(const CaptureStats& stats, uint16_t lidar_port) {
 }  // namespace
 
 Status ForEachOusterFrame(const std::filesystem::path& pcap, const OusterMetadata& m,
+                          const FrameSink& sink, CaptureStats* stats) {
+  return ForEachOusterFrame(PcapPackets(pcap), m, sink, stats);
+}
+
+Status ForEachOusterFrame(const PacketSource& packets, const OusterMetadata& m,
                           const FrameSink& sink, CaptureStats* stats_out) {
+  const std::filesystem::path& pcap = packets.file;
   CaptureStats local;
   CaptureStats& stats = stats_out ? *stats_out : local;
   const bool legacy = m.profile == OusterProfile::kLegacy;
@@ -147,10 +153,11 @@ Status ForEachOusterFrame(const std::filesystem::path& pcap, const OusterMetadat
     open = false;
     return sink(std::move(f));
   };
-  const auto bad = [&](uint64_t at, const std::string& what) { stats.BadPacket(pcap, at, what); };
-  Status read = ForEachUdpDatagram(
-      pcap,
+  Status read = packets.read(
       [&](const UdpDatagram& d) -> Status {
+        const auto bad = [&](uint64_t at, const std::string& what) {
+          stats.BadPacket(PacketPlace(pcap, d, at), what);
+        };
         stats.SawUdp(d.dst_port, d.payload.size());
         if (d.dst_port != m.lidar_port) {
           // IMU packets: 48 bytes on udp_port_imu (7502 + 1 by default).
@@ -162,9 +169,8 @@ Status ForEachOusterFrame(const std::filesystem::path& pcap, const OusterMetadat
           return {};
         }
         if (d.payload.size() != packet_bytes) {
-          bad(d.file_offset, "lidar packet of " + std::to_string(d.payload.size()) +
-                                 " bytes, the metadata's format needs " +
-                                 std::to_string(packet_bytes));
+          bad(0, "lidar packet of " + std::to_string(d.payload.size()) +
+                     " bytes, the metadata's format needs " + std::to_string(packet_bytes));
           // Nothing fits: stop early rather than read a long capture of the wrong sensor.
           if (stats.lidar_packets == 0 && stats.bad_packets >= 1000) {
             return Error{pcap.string() + ": the first " + std::to_string(stats.bad_packets) +
@@ -182,11 +188,10 @@ Status ForEachOusterFrame(const std::filesystem::path& pcap, const OusterMetadat
           for (int k = 4; k >= 0; --k)
             serial = serial << 8 | p[7 + k];
           if (serial != *expected_serial) {
-            return Error{pcap.string() + ": byte " + std::to_string(d.file_offset + 7) +
-                         ": the packets come from the sensor with serial number " +
-                         std::to_string(serial) + ", but " + metadata_name +
-                         " is the metadata of serial " + m.serial +
-                         ": the capture and its metadata do not belong together"};
+            return Error{
+                PacketPlace(pcap, d, 7) + ": the packets come from the sensor with serial number " +
+                std::to_string(serial) + ", but " + metadata_name + " is the metadata of serial " +
+                m.serial + ": the capture and its metadata do not belong together"};
           }
         }
         int64_t frame_id;
@@ -206,7 +211,7 @@ Status ForEachOusterFrame(const std::filesystem::path& pcap, const OusterMetadat
               legacy ? (Le<uint32_t>(col + column_bytes - 4) & 1u) : (Le<uint16_t>(col + 10) & 1u);
           if (!valid[c]) continue;
           if (measurements[c] >= m.columns_per_frame) {
-            bad(d.file_offset + header + c * column_bytes + 8,
+            bad(header + c * column_bytes + 8,
                 "measurement id " + std::to_string(measurements[c]) + " outside the " +
                     std::to_string(m.columns_per_frame) + " columns of a frame");
             return {};
@@ -259,7 +264,7 @@ Status ForEachOusterFrame(const std::filesystem::path& pcap, const OusterMetadat
         }
         return {};
       },
-      &stats);
+      stats);
   if (!read.ok()) return read;
   if (stats.lidar_packets == 0) {
     return Error{pcap.string() + ": no lidar packet matches " + metadata_name + " (expected " +

@@ -16,9 +16,9 @@ uint16_t DataPort(PacketVendor vendor) {
   }
 }
 
-PacketSource BagPackets(std::shared_ptr<RosBag> bag, const BagTopic& topic) {
+PacketSource BagPackets(std::shared_ptr<RosBag> bag, const BagTopic& topic, uint16_t port) {
   const std::string name = topic.name;
-  return {bag->path(), [bag, name](const UdpSink& sink, CaptureStats& stats) -> Status {
+  return {bag->path(), [bag, name, port](const UdpSink& sink, CaptureStats& stats) -> Status {
             stats.bytes_total = bag->bytes_total();
             std::vector<MessagePacket> packets;
             UdpDatagram d;
@@ -34,7 +34,7 @@ PacketSource BagPackets(std::shared_ptr<RosBag> bag, const BagTopic& topic) {
               for (size_t i = 0; i < packets.size(); ++i) {
                 const MessagePacket& p = packets[i];
                 d.capture_time_s = static_cast<double>(p.stamp_ns) * 1e-9;
-                d.dst_port = p.difop ? kRobosenseDifopPort : DataPort(vendor);
+                d.dst_port = p.difop ? kRobosenseDifopPort : port ? port : DataPort(vendor);
                 d.src_port = d.dst_port;
                 d.file_offset = 0;
                 d.payload.assign(p.payload.begin(), p.payload.end());
@@ -77,6 +77,13 @@ Expected<const BagTopic*> ChooseLidarTopic(const RosBag& bag, const std::string&
   for (const BagTopic& t : bag.topics())
     if (PacketVendorOfType(t.type) != PacketVendor::kNone || IsPointCloudType(t.type))
       lidar.push_back(&t);
+  // ouster-ros publishes its IMU packets with the lidar packets' type, on .../imu_packets.
+  if (lidar.size() > 1) {
+    std::vector<const BagTopic*> not_imu;
+    for (const BagTopic* t : lidar)
+      if (t->name.find("imu_packets") == std::string::npos) not_imu.push_back(t);
+    if (!not_imu.empty()) lidar = not_imu;
+  }
   if (lidar.size() == 1) return lidar[0];
   if (lidar.empty())
     return Error{bag.path().string() + ": no lidar packet or point cloud topic (the bag holds " +

@@ -1,10 +1,39 @@
 #include "rosbag/bag_recording.h"
 
+#include "lidartwin/datasets/ouster.h"
 #include "recording/packet_recording.h"
 #include "rosbag/bag_packets.h"
 #include "rosbag/point_cloud_messages.h"
 
 namespace lt::ros {
+namespace {
+
+// The first message of the bag's one std_msgs/String topic named ".../metadata": its topic and
+// text.
+Expected<std::pair<std::string, std::string>> MetadataTopicText(RosBag& bag) {
+  const BagTopic* found = nullptr;
+  for (const BagTopic& t : bag.topics()) {
+    const bool named = t.name.size() >= 8 && t.name.compare(t.name.size() - 8, 8, "metadata") == 0;
+    if (named && (t.type == "std_msgs/String" || t.type == "std_msgs/msg/String")) found = &t;
+  }
+  if (!found)
+    return Error{bag.path().string() +
+                 ": Ouster packets need the sensor's metadata: give its .json, or record its "
+                 "metadata topic (std_msgs/String on .../metadata) in the bag"};
+  std::string text;
+  const std::string kEnough = "(the metadata is read)";
+  Status s = bag.ForEachMessage({found->name}, [&](const BagMessage& m) -> Status {
+    auto t = ReadStringMessage(m);
+    if (!t.ok()) return t.error();
+    text = std::move(t.value());
+    return Error{kEnough};
+  });
+  if (!s.ok() && s.message() != kEnough) return s.error();
+  if (text.empty()) return Error{bag.path().string() + ": topic " + found->name + " is empty"};
+  return std::make_pair(found->name, std::move(text));
+}
+
+}  // namespace
 
 Expected<RecordingSource> OpenBagRecording(const std::filesystem::path& bag_path,
                                            const std::filesystem::path& sidecar,
@@ -79,6 +108,31 @@ Expected<RecordingSource> OpenBagRecording(const std::filesystem::path& bag_path
                    (given.ok() ? "; " + sidecar.string() + " is another vendor's"
                                : " (" + given.message() + ")")};
     return OpenPacketRecording(family, packets, sidecar, "bag", std::move(r));
+  }
+  if (vendor == PacketVendor::kOuster) {
+    // The sensor's metadata: the sidecar, or the bag's own metadata topic (ouster-ros records
+    // the metadata JSON as std_msgs/String on <namespace>/metadata).
+    Expected<OusterMetadata> m = Error{""};
+    if (!sidecar.empty()) {
+      m = LoadOusterMetadata(sidecar);
+    } else {
+      auto text = MetadataTopicText(*bag);
+      if (!text.ok()) return text.error();
+      m = ParseOusterMetadata(text->second, bag_path.string() + " (topic " + text->first + ")");
+    }
+    if (!m.ok()) return m.error();
+    r.reader = "ouster-bag";
+    r.wavelength_nm = 865;
+    r.sensor = m->product.empty() ? "ouster" : m->product;
+    return RecordingSource(
+        std::move(r), [bag, name = (*topic)->name, m = std::move(m.value())](
+                          const FrameSink& sink, CaptureStats& stats, std::vector<std::string>&) {
+          // The packets reach the decoder on the lidar port its metadata names.
+          const BagTopic* t = nullptr;
+          for (const BagTopic& each : bag->topics())
+            if (each.name == name) t = &each;
+          return ForEachOusterFrame(BagPackets(bag, *t, m.lidar_port), m, sink, &stats);
+        });
   }
   return Error{bag_path.string() + ": topic " + (*topic)->name + " holds " +
                PacketVendorName(vendor) + " packets (" + (*topic)->type +

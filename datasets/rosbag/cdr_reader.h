@@ -6,7 +6,8 @@
 // terminating NUL, the bytes and the NUL; sequences a uint32 count and the elements; fixed
 // arrays the elements alone.
 //
-// The first failure sticks (the reads after it return zeros): a message is read field by field
+// ROS 1's encoding is read by the same class (CdrReader::Ros1). The first failure sticks (the
+// reads after it return zeros): a message is read field by field
 // and checked once, and the error names the byte where the message stopped making sense.
 #pragma once
 
@@ -22,6 +23,13 @@ namespace lt::ros {
 
 class CdrReader {
  public:
+  // ROS 1's serialization (wiki.ros.org/msg "Serialization"): little-endian, no header, no
+  // alignment, strings without their NUL.
+  static CdrReader Ros1(std::span<const uint8_t> message) {
+    CdrReader r(message, true);
+    return r;
+  }
+
   explicit CdrReader(std::span<const uint8_t> message) : data_(message) {
     if (data_.size() < 4) {
       Fail(0, "shorter than the 4-byte CDR encapsulation header");
@@ -54,6 +62,10 @@ class CdrReader {
     const size_t at = at_;
     const uint32_t n = U32();
     if (!ok()) return {};
+    if (ros1_) {
+      const auto b = Bytes(n);
+      return {reinterpret_cast<const char*>(b.data()), b.size()};
+    }
     if (n == 0) return {};  // some writers send 0 for the empty string
     if (n > remaining()) {
       Fail(at, "string of " + std::to_string(n) + " bytes, only " + std::to_string(remaining()) +
@@ -94,7 +106,7 @@ class CdrReader {
   }
 
   void Align(size_t size) {
-    if (!ok()) return;
+    if (!ok() || ros1_) return;
     const size_t body = at_ - 4;
     const size_t padded = (body + size - 1) / size * size + 4;
     if (padded > data_.size()) {
@@ -135,9 +147,12 @@ class CdrReader {
     return {digits[b >> 4], digits[b & 15]};
   }
 
+  CdrReader(std::span<const uint8_t> message, bool ros1) : data_(message), ros1_(ros1) {}
+
   std::span<const uint8_t> data_;
   size_t at_ = 0;
   bool little_ = true;
+  bool ros1_ = false;
   std::string error_;
 };
 

@@ -68,10 +68,14 @@ const char* PacketVendorName(PacketVendor vendor) {
 Status ReadMessagePackets(const BagMessage& message, std::vector<MessagePacket>& out) {
   out.clear();
   const PacketVendor vendor = PacketVendorOfType(message.topic->type);
-  if (message.topic->serialization != "cdr")
+  const bool ros1 = message.topic->serialization == "ros1";
+  if (!ros1 && message.topic->serialization != "cdr")
     return Error{message.where + ": serialization '" + message.topic->serialization +
-                 "' (only ROS 2's cdr is read here)"};
-  CdrReader r(message.data);
+                 "' (expected ROS 2's cdr or ROS 1's)"};
+  if (ros1 && vendor != PacketVendor::kOuster)
+    return Error{message.where + ": " + message.topic->type +
+                 " in a ROS 1 bag is not read yet (ouster_ros/PacketMsg is)"};
+  CdrReader r = ros1 ? CdrReader::Ros1(message.data) : CdrReader(message.data);
   if (vendor == PacketVendor::kOuster) {  // one packet: uint8[] buf
     const uint32_t n = r.Count(1);
     MessagePacket p;
@@ -111,6 +115,14 @@ Status ReadMessagePackets(const BagMessage& message, std::vector<MessagePacket>&
   }
   if (!r.ok()) return Error{message.where + " (" + message.topic->type + "): " + r.error()};
   return {};
+}
+
+Expected<std::string> ReadStringMessage(const BagMessage& message) {
+  const bool ros1 = message.topic->serialization == "ros1";
+  CdrReader r = ros1 ? CdrReader::Ros1(message.data) : CdrReader(message.data);
+  std::string text = r.String();
+  if (!r.ok()) return Error{message.where + " (" + message.topic->type + "): " + r.error()};
+  return text;
 }
 
 }  // namespace lt::ros

@@ -9,8 +9,8 @@
 //                                uint8[1500] data; uint32 size}
 //   nebula_msgs/NebulaPackets    Header; NebulaPacket[] {Time stamp; uint8[] data}
 //   ouster_ros/PacketMsg         uint8[] buf (one packet)
-// ROS 1 bags name the types without "/msg/" and serialize them without CDR's alignment; only
-// the CDR (ROS 2) encoding is read here.
+// ROS 1 bags name the types without "/msg/" and serialize them without CDR's alignment or the
+// strings' NUL: ouster_ros/PacketMsg is read from them so far.
 #pragma once
 
 #include <cstdint>
@@ -42,5 +42,8 @@ struct MessagePacket {
 // The packets of one message of a packet type (PacketVendorOfType != kNone), into `out`
 // (cleared first). Errors begin with the message's `where` and name the byte of the message.
 Status ReadMessagePackets(const BagMessage& message, std::vector<MessagePacket>& out);
+
+// The text of a std_msgs/String message (a driver's metadata topic).
+Expected<std::string> ReadStringMessage(const BagMessage& message);
 
 }  // namespace lt::ros

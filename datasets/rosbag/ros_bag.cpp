@@ -4,6 +4,7 @@
 
 #include "lidartwin/base/config_reader.h"
 #include "rosbag/mcap_bag.h"
+#include "rosbag/ros1_bag.h"
 #include "rosbag/rosbag2_sqlite.h"
 
 namespace lt {
@@ -63,7 +64,7 @@ bool LooksLikeRosBag(const std::filesystem::path& path) {
   if (std::filesystem::is_directory(path, ec))
     return std::filesystem::exists(path / "metadata.yaml", ec);
   const std::string ext = Lower(path.extension().string());
-  return ext == ".db3" || ext == ".mcap";
+  return ext == ".db3" || ext == ".mcap" || ext == ".bag";
 }
 
 Expected<std::unique_ptr<RosBag>> OpenRosBag(const std::filesystem::path& path) {
@@ -77,9 +78,10 @@ Expected<std::unique_ptr<RosBag>> OpenRosBag(const std::filesystem::path& path) 
   const std::string ext = Lower(path.extension().string());
   if (ext == ".db3") return ros::OpenSqliteBag(path, {path});
   if (ext == ".mcap") return ros::OpenMcapBag(path, {path});
+  if (ext == ".bag") return ros::OpenRos1Bag(path);
   return Error{path.string() +
-               ": not a ROS bag this build reads (expected a .db3 or .mcap file or a rosbag2 "
-               "folder with metadata.yaml)"};
+               ": not a ROS bag this build reads (expected a ROS 2 .db3 or .mcap file or "
+               "rosbag2 folder with metadata.yaml, or a ROS 1 .bag)"};
 }
 
 }  // namespace lt

@@ -6,6 +6,7 @@
 #include <cstring>
 #include <fstream>
 
+#include "capture_files.h"
 #include "lidartwin/datasets/pcap.h"
 #include "lidartwin/datasets/recording.h"
 #include "test_support.h"
@@ -43,20 +44,6 @@ struct Writer {
   }
 };
 
-// A frame of Ethernet, IPv4 and UDP around a datagram.
-std::vector<uint8_t> EthernetFrame(const UdpDatagram& d) {
-  std::vector<uint8_t> f(14 + 20 + 8);
-  f[12] = 0x08, f[13] = 0x00;
-  const size_t ip_len = 20 + 8 + d.payload.size(), udp_len = 8 + d.payload.size();
-  f[14] = 0x45, f[16] = static_cast<uint8_t>(ip_len >> 8), f[17] = static_cast<uint8_t>(ip_len);
-  f[22] = 64, f[23] = 17;
-  f[34] = static_cast<uint8_t>(d.src_port >> 8), f[35] = static_cast<uint8_t>(d.src_port);
-  f[36] = static_cast<uint8_t>(d.dst_port >> 8), f[37] = static_cast<uint8_t>(d.dst_port);
-  f[38] = static_cast<uint8_t>(udp_len >> 8), f[39] = static_cast<uint8_t>(udp_len);
-  f.insert(f.end(), d.payload.begin(), d.payload.end());
-  return f;
-}
-
 // The datagrams as a pcapng: a section, an Ethernet interface (nanoseconds when asked) and an
 // Enhanced Packet Block each.
 std::vector<uint8_t> Pcapng(const std::vector<UdpDatagram>& datagrams, bool big, bool nanos) {
@@ -75,7 +62,7 @@ std::vector<uint8_t> Pcapng(const std::vector<UdpDatagram>& datagrams, bool big,
     b.U16(0), b.U16(0);
   }));
   for (const UdpDatagram& d : datagrams) {
-    const auto frame = EthernetFrame(d);
+    const auto frame = test::EthernetFrame(d);
     const uint64_t ticks =
         static_cast<uint64_t>(std::llround(d.capture_time_s * (nanos ? 1e9 : 1e6)));
     w.Block(6, w.Body([&](Writer& b) {
@@ -168,7 +155,7 @@ TEST(Pcapng, SimpleAndObsoleteBlocksOtherLinksAndBinaryResolutions) {
   UdpDatagram d;
   d.dst_port = 2368;
   d.payload.assign(64, 9);
-  const auto frame = EthernetFrame(d);
+  const auto frame = test::EthernetFrame(d);
   Writer w;
   w.Block(0x0A0D0D0A, w.Body([](Writer& b) {
     b.U32(0x1A2B3C4D), b.U16(1), b.U16(0), b.U32(0xffffffff), b.U32(0xffffffff);

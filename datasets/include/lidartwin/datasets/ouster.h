@@ -52,6 +52,10 @@ struct OusterMetadata {
 // Reads and checks a metadata file: missing or inconsistent keys are errors naming the file
 // and the key (JSON path); unused keys are ignored (they vary with firmware).
 Expected<OusterMetadata> LoadOusterMetadata(const std::filesystem::path& file);
+// The same from the metadata's text (a bag's metadata topic); `name` stands for the file in
+// messages.
+Expected<OusterMetadata> ParseOusterMetadata(const std::string& text,
+                                             const std::filesystem::path& name);
 
 // Sensor-frame XYZ [m] of a return at `range_mm` in beam `row` of measurement `column`:
 // the beam model of the manual, then lidar_to_sensor_transform.
@@ -74,6 +78,10 @@ Status ForEachOusterFrame(const std::filesystem::path& pcap, const OusterMetadat
                           const FrameSink& sink, CaptureStats* stats = nullptr);
 
 // All frames of a capture (ForEachOusterFrame into a vector).
+// The same for packets from any source (a bag's packet topic: PacketSource).
+Status ForEachOusterFrame(const PacketSource& packets, const OusterMetadata& metadata,
+                          const FrameSink& sink, CaptureStats* stats = nullptr);
+
 Expected<std::vector<Frame>> ReadOusterPcap(const std::filesystem::path& pcap,
                                             const OusterMetadata& metadata,
                                             CaptureStats* stats = nullptr);
