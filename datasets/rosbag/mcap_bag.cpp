@@ -1,9 +1,9 @@
 #include "rosbag/mcap_bag.h"
 
+#include "rosbag/lz4_frames.h"
 #include "rosbag/mcap_records.h"
 
 #include <libdeflate.h>
-#include <lz4frame.h>
 #include <zstd.h>
 
 #include "lidartwin/base/message_text.h"
@@ -116,25 +116,11 @@ Expected<std::span<const uint8_t>> Decompress(const std::string& compression,
       return Error{claim + " in " + std::to_string(in.size()) + " lz4 bytes (LZ4 gives at most " +
                    std::to_string(kLz4MaxRatio) + " times its input)"};
     uint8_t* to = out.Reserve(size);
-    LZ4F_dctx* ctx = nullptr;
-    if (LZ4F_isError(LZ4F_createDecompressionContext(&ctx, LZ4F_VERSION)))
-      return Error{where + ": lz4 context"};
-    // One frame or several after one another (a frame's end leaves the context ready for the
-    // next).
-    size_t produced = 0, consumed = 0, hint = 0;
-    while (consumed < in.size()) {
-      size_t dst = size - produced, src = in.size() - consumed;
-      hint = LZ4F_decompress(ctx, to + produced, &dst, in.data() + consumed, &src, nullptr);
-      if (LZ4F_isError(hint)) break;
-      produced += dst;
-      consumed += src;
-      if (dst == 0 && src == 0) break;  // no progress: the output is full or the input bad
-    }
-    LZ4F_freeDecompressionContext(ctx);
-    if (LZ4F_isError(hint) || hint != 0 || produced != size)
-      return Error{
-          claim + "; lz4 gives " + std::to_string(produced) +
-          (LZ4F_isError(hint) ? std::string(" (") + LZ4F_getErrorName(hint) + ")" : std::string())};
+    std::string why;
+    const size_t produced = DecompressLz4Frames(in, to, size, &why);
+    if (!why.empty() || produced != size)
+      return Error{claim + "; lz4 gives " + std::to_string(produced) +
+                   (why.empty() ? std::string() : " (" + why + ")")};
     return std::span<const uint8_t>(to, size);
   }
   return Error{where + ": chunk compression '" + ShortenedForMessage(compression) +

@@ -1,13 +1,13 @@
 #include "rosbag/ros1_bag.h"
 
 #include <bzlib.h>
-#include <lz4frame.h>
 
 #include <cstring>
 #include <fstream>
 #include <map>
 
 #include "lidartwin/base/message_text.h"
+#include "rosbag/lz4_frames.h"
 
 namespace lt::ros {
 namespace {
@@ -83,22 +83,11 @@ Status Decompress(const std::string& compression, std::span<const uint8_t> in, u
     return {};
   }
   if (compression == "lz4") {
-    LZ4F_dctx* ctx = nullptr;
-    if (LZ4F_isError(LZ4F_createDecompressionContext(&ctx, LZ4F_VERSION)))
-      return Error{where + ": lz4 context"};
-    size_t produced = 0, consumed = 0, hint = 0;
-    while (consumed < in.size()) {
-      size_t dst = size - produced, src = in.size() - consumed;
-      hint = LZ4F_decompress(ctx, out.data() + produced, &dst, in.data() + consumed, &src, nullptr);
-      if (LZ4F_isError(hint)) break;
-      produced += dst;
-      consumed += src;
-      if (dst == 0 && src == 0) break;
-    }
-    LZ4F_freeDecompressionContext(ctx);
-    if (LZ4F_isError(hint) || produced != size)
+    std::string why;
+    const size_t produced = DecompressLz4Frames(in, out.data(), size, &why);
+    if (!why.empty() || produced != size)
       return Error{where + ": lz4 chunk does not decompress to its " + std::to_string(size) +
-                   " bytes"};
+                   " bytes" + (why.empty() ? std::string() : " (" + why + ")")};
     return {};
   }
   return Error{where + ": chunk compression '" + ShortenedForMessage(compression) +
