@@ -2,6 +2,7 @@
 
 #include "rosbag/lz4_frames.h"
 #include "rosbag/mcap_records.h"
+#include "rosbag/pass_bag.h"
 
 #include <libdeflate.h>
 #include <zstd.h>
@@ -127,7 +128,7 @@ Expected<std::span<const uint8_t>> Decompress(const std::string& compression,
                "' (expected none, zstd or lz4)"};
 }
 
-class McapBag : public RosBag {
+class McapBag : public PassBag {
  public:
   static Expected<std::unique_ptr<RosBag>> Open(const std::filesystem::path& path,
                                                 const std::vector<std::filesystem::path>& files) {
@@ -147,13 +148,6 @@ class McapBag : public RosBag {
     return std::unique_ptr<RosBag>(std::move(bag));
   }
 
-  uint64_t bytes_read() const override { return bytes_read_; }
-
-  Status ForEachMessage(const std::vector<std::string>& names,
-                        const BagMessageSink& sink) override {
-    return Pass(&sink, names);
-  }
-
  private:
   struct ChannelInfo {
     size_t topic = 0;  // index in topics_
@@ -166,7 +160,7 @@ class McapBag : public RosBag {
   };
 
   // Reads every file; with a sink, streams the chosen topics' messages to it, else counts.
-  Status Pass(const BagMessageSink* sink, const std::vector<std::string>& names) {
+  Status Pass(const BagMessageSink* sink, const std::vector<std::string>& names) override {
     bytes_read_ = 0;
     warnings_.clear();
     uint64_t index = 0;
@@ -305,21 +299,14 @@ class McapBag : public RosBag {
         return Error{where + ": channel " + topic + " names schema " + std::to_string(schema) +
                      ", which no earlier Schema record defines"};
       // rosbag2 writes message encoding "cdr"; the topic's serialization is that encoding.
-      BagTopic t{topic, s == state.schemas.end() ? "" : s->second.first, encoding, 0};
-      const auto [known, added] = topic_index_.emplace(topic, topics_.size());
-      if (added) {
-        topics_.push_back(t);
-      } else if (topics_[known->second].type != t.type) {
-        return Error{where + ": channel " + std::to_string(id) + " puts type " +
-                     ShortenedForMessage(t.type) + " on topic " + ShortenedForMessage(topic) +
-                     ", which another channel gives type " + topics_[known->second].type};
-      }
+      auto known = TopicOf(topic, s == state.schemas.end() ? "" : s->second.first, encoding, where);
+      if (!known.ok()) return known.error();
       if (const auto c = state.channels.find(id);
-          c != state.channels.end() && c->second.topic != known->second)
+          c != state.channels.end() && c->second.topic != *known)
         return Error{where + ": channel " + std::to_string(id) +
                      " is defined again for another "
                      "topic"};
-      state.channels[id] = {known->second, 0};
+      state.channels[id] = {*known, 0};
     } else if (op == kMessage) {
       const uint16_t channel = f.U16();
       f.U32();  // sequence
@@ -331,22 +318,8 @@ class McapBag : public RosBag {
       if (c == state.channels.end())
         return Error{where + ": a message on channel " + std::to_string(channel) +
                      ", which no earlier Channel record defines"};
-      BagTopic& t = topics_[c->second.topic];
-      const uint64_t nth = c->second.seen++;
-      if (!sink) {
-        ++t.messages;
-        return {};
-      }
-      if (!names.empty() && std::find(names.begin(), names.end(), t.name) == names.end()) return {};
-      if (data.size() > kMaxMessageBytes)
-        return Error{where + ": a message of " + std::to_string(data.size()) + " bytes"};
-      BagMessage m;
-      m.topic = &t;
-      m.time_ns = static_cast<int64_t>(log_time);
-      m.index = index++;
-      m.data = data;
-      m.where = where + ": message " + std::to_string(nth) + " of " + t.name;
-      return (*sink)(m);
+      return Deliver(c->second.topic, c->second.seen++, static_cast<int64_t>(log_time), data, where,
+                     sink, names, index);
     }
     return {};
   }
@@ -357,9 +330,7 @@ class McapBag : public RosBag {
   }
 
   std::vector<std::filesystem::path> files_;
-  uint64_t bytes_read_ = 0;
   ChunkBuffer chunk_buffer_;
-  std::map<std::string, size_t> topic_index_;  // name -> index in topics_
 };
 
 }  // namespace

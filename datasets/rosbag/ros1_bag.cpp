@@ -8,6 +8,7 @@
 
 #include "lidartwin/base/message_text.h"
 #include "rosbag/lz4_frames.h"
+#include "rosbag/pass_bag.h"
 
 namespace lt::ros {
 namespace {
@@ -94,7 +95,7 @@ Status Decompress(const std::string& compression, std::span<const uint8_t> in, u
                "' (expected none, bz2 or lz4)"};
 }
 
-class Ros1Bag : public RosBag {
+class Ros1Bag : public PassBag {
  public:
   static Expected<std::unique_ptr<RosBag>> Open(const std::filesystem::path& path) {
     auto bag = std::make_unique<Ros1Bag>();
@@ -107,19 +108,13 @@ class Ros1Bag : public RosBag {
     return std::unique_ptr<RosBag>(std::move(bag));
   }
 
-  uint64_t bytes_read() const override { return bytes_read_; }
-  Status ForEachMessage(const std::vector<std::string>& names,
-                        const BagMessageSink& sink) override {
-    return Pass(&sink, names);
-  }
-
  private:
   struct Connection {
     size_t topic = 0;
     uint64_t seen = 0;
   };
 
-  Status Pass(const BagMessageSink* sink, const std::vector<std::string>& names) {
+  Status Pass(const BagMessageSink* sink, const std::vector<std::string>& names) override {
     bytes_read_ = 0;
     warnings_.clear();
     connections_.clear();
@@ -193,17 +188,9 @@ class Ros1Bag : public RosBag {
     const auto type = info->find("type");
     if (topic == fields.end() || type == info->end())
       return Error{where + ": connection " + std::to_string(id) + " without its topic or type"};
-    const auto [known, added] = topic_index_.emplace(topic->second, topics_.size());
-    if (added) {
-      topics_.push_back({topic->second, type->second, "ros1", 0});
-    } else if (topics_[known->second].type != type->second) {
-      return Error{where + ": topic " + ShortenedForMessage(topic->second) +
-                   " has connections of "
-                   "types " +
-                   ShortenedForMessage(topics_[known->second].type) + " and " +
-                   ShortenedForMessage(type->second)};
-    }
-    if (!connections_.count(id)) connections_[id] = {known->second, 0};
+    auto known = TopicOf(topic->second, type->second, "ros1", where);
+    if (!known.ok()) return known.error();
+    if (!connections_.count(id)) connections_[id] = {*known, 0};
     return {};
   }
 
@@ -240,31 +227,19 @@ class Ros1Bag : public RosBag {
         if (c == connections_.end())
           return Error{here + ": a message on connection " + std::to_string(conn) +
                        ", which no earlier connection record defines"};
-        BagTopic& t = topics_[c->second.topic];
-        const uint64_t nth = c->second.seen++;
-        if (!sink) {
-          ++t.messages;
-          continue;
-        }
-        if (!names.empty() && std::find(names.begin(), names.end(), t.name) == names.end())
-          continue;
-        BagMessage m;
-        m.topic = &t;
         // ROS 1's time: u32 seconds, then u32 nanoseconds.
-        m.time_ns =
+        const int64_t time_ns =
             static_cast<int64_t>(time & 0xffffffff) * 1000000000 + static_cast<int64_t>(time >> 32);
-        m.index = index++;
-        m.data = data;
-        m.where = here + ": message " + std::to_string(nth) + " of " + t.name;
-        if (Status s = (*sink)(m); !s.ok()) return s;
+        if (Status s =
+                Deliver(c->second.topic, c->second.seen++, time_ns, data, here, sink, names, index);
+            !s.ok())
+          return s;
       }
     }
     return {};
   }
 
-  uint64_t bytes_read_ = 0;
   std::map<uint32_t, Connection> connections_;
-  std::map<std::string, size_t> topic_index_;
 };
 
 }  // namespace
