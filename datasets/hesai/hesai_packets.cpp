@@ -133,11 +133,16 @@ int ReturnsOf(uint8_t mode) {
   return 0;
 }
 
-// Whether a channel's azimuth went from `before` to `now` across 0 deg: a step back of more than
-// half a turn (a small step back is a packet out of order, not a new revolution).
+// Whether a channel's azimuth went from `before` to `now` into a new revolution: a step back of
+// more than a quarter turn, across 0 deg or back to the start of a field-of-view window the unit
+// sends part of each revolution of (a small step back is a packet out of order).
 bool Wrapped(double before_deg, double now_deg) {
-  return now_deg + 180 < before_deg;
+  return now_deg + 90 < before_deg;
 }
+
+// A frame longer than this is cut whatever the azimuths say (a motor spinning up or stopped):
+// the slowest units turn at 5 Hz.
+constexpr double kMaxFrameSeconds = 1.0;
 
 // The packet's UTC date (year byte: 2000 + y below 100, else 1900 + y, as the Hesai SDK reads
 // it) and microseconds, in seconds.
@@ -273,6 +278,11 @@ Status HesaiStream::Decode(const std::vector<uint8_t>& p, const UdpDatagram& d) 
   recent_[recent_next_++ % recent_.size()] = key;
   ++stats_.lidar_packets;
   const double time = PacketTime(p, l);
+  if (cur_.size() > 0 && time - cur_.timestamp_s.front() > kMaxFrameSeconds) {
+    if (Status s = Finish(); !s.ok()) return s;
+    cur_firings_ = next_firings_ = 0;
+    std::fill(crossed_.begin(), crossed_.end(), 0);
+  }
   const size_t lasers = static_cast<size_t>(l.lasers);
   for (int g = 0; g < l.blocks / n; ++g) {
     const size_t first_block = l.body_at + static_cast<size_t>(g * n) * l.block_bytes;

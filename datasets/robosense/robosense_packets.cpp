@@ -141,9 +141,11 @@ class RobosenseStream {
       const size_t at = kFirstBlock + kBlockBytes * b;
       if (p[at] != 0xFF || p[at + 1] != 0xEE) break;  // the rest of the packet holds no block
       if (az[b] >= 36000) break;
-      // A frame ends at the block whose azimuth passes 0 deg: a step back of more than half a
-      // turn (a small one is a packet out of order).
-      if (last_az_ >= 0 && az[b] + 18000 < last_az_) {
+      // A frame ends at the block whose azimuth passes 0 deg, or returns to the start of the
+      // field-of-view window the unit sends: a step back of more than a quarter turn (a small
+      // one is a packet out of order); or when it has lasted a second (a motor stopped).
+      if ((last_az_ >= 0 && az[b] + 9000 < last_az_) ||
+          (cur_.size() > 0 && packet_s - cur_.timestamp_s.front() > 1.0)) {
         if (Status s = Emit(); !s.ok()) return s;
       }
       last_az_ = az[b];

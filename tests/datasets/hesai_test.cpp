@@ -178,3 +178,33 @@ TEST(HesaiPackets, OddPacketsAreSkippedCountedAndNamed) {
 
 }  // namespace
 }  // namespace lt
+
+namespace lt {
+namespace {
+
+TEST(HesaiPackets, AFieldOfViewWindowGivesAFrameAWindow) {
+  // Three revolutions of which the unit sends 90..270 deg: 125 packets a window, each its own
+  // microsecond time.
+  std::vector<std::vector<uint8_t>> packets;
+  uint32_t us = 0;
+  for (int rev = 0; rev < 3; ++rev) {
+    for (int k = 0; k < 125; ++k) {
+      auto p = Xt16Packet(static_cast<uint16_t>(9000 + 144 * k), 2500);
+      us += 500;
+      for (int i = 0; i < 4; ++i)
+        p[540 + 19 + i] = static_cast<uint8_t>(us >> (8 * i));
+      packets.push_back(p);
+    }
+  }
+  std::vector<Frame> frames;
+  ASSERT_TRUE(ForEachHesaiFrame(Datagrams(packets), Xt16Calibration(), [&](Frame&& f) -> Status {
+                frames.push_back(std::move(f));
+                return {};
+              }).ok());
+  ASSERT_EQ(frames.size(), 3u);
+  for (const Frame& f : frames)
+    EXPECT_EQ(f.size(), 125u * 8u * 16u);
+}
+
+}  // namespace
+}  // namespace lt

@@ -198,3 +198,32 @@ TEST(RobosensePackets, RepeatedAndReorderedPacketsNeitherDuplicateNorCut) {
 
 }  // namespace
 }  // namespace lt
+
+namespace lt {
+namespace {
+
+TEST(RobosensePackets, AFieldOfViewWindowGivesAFrameAWindow) {
+  // Three revolutions of which the unit sends 90..270 deg (2.4 deg a packet).
+  std::vector<std::pair<uint16_t, std::vector<uint8_t>>> packets;
+  uint32_t us = 0;
+  for (int rev = 0; rev < 3; ++rev) {
+    for (int az = 9000; az < 27000; az += 240) {
+      auto p = Msop(az, 4000);
+      us += 700;
+      for (int i = 0; i < 4; ++i)
+        p[29 - i] = static_cast<uint8_t>(us >> (8 * i));
+      packets.push_back({6699, p});
+    }
+  }
+  std::vector<Frame> frames;
+  ASSERT_TRUE(ForEachRobosenseFrame(Datagrams(packets), Flat(), [&](Frame&& f) -> Status {
+                frames.push_back(std::move(f));
+                return {};
+              }).ok());
+  ASSERT_EQ(frames.size(), 3u);
+  for (const Frame& f : frames)
+    EXPECT_EQ(f.size(), 75u * 12u * 32u);
+}
+
+}  // namespace
+}  // namespace lt

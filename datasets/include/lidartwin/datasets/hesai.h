@@ -32,7 +32,9 @@ bool LooksLikeHesaiPacket(const std::vector<uint8_t>& payload);
 // Frames of Hesai data packets (UDP port 2368; other ports skipped and counted), streamed to
 // `sink` as each completes. A frame is one revolution from 0 deg: each point belongs to the
 // frame its own corrected azimuth (block azimuth + the channel's offset) falls in, so the
-// frames are cut exactly at 0 deg for every channel (the first and last frames are partial).
+// frames are cut exactly at 0 deg for every channel (the first and last frames are partial). A
+// unit that sends a field-of-view window of each revolution has a frame a window; a frame is
+// cut after a second whatever its azimuths (a motor stopped).
 // Single, dual and triple return modes: a return that repeats another of its firing (within
 // 0.1 m; the last in the packet's order is kept, as nebula keeps it) is dropped, and the kept
 // returns are numbered 0, 1, .. in the packet's order (return_index 0: the firing's first

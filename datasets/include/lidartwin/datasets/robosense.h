@@ -28,7 +28,8 @@ Expected<RobosenseCalibration> LoadRobosenseCalibration(const std::filesystem::p
 
 // Frames of Helios-16P MSOP packets (UDP port 6699; DIFOP on 7788 sets the return mode and the
 // spin rate; other ports skipped and counted), streamed to `sink` as each completes; a frame
-// ends where a block's azimuth wraps past 0 deg. Each block fires the 16 lasers twice (channels
+// ends where a block's azimuth wraps past 0 deg, or back to the start of a field-of-view window,
+// or after a second (a motor stopped). Each block fires the 16 lasers twice (channels
 // 0-15, 16-31), or once with two returns in dual mode (DIFOP 0x00). Points outside 0.2-200 m
 // are dropped. XYZ in the ROS convention; the receiver's 34.98 mm offset from the axis (the
 // driver's lens offset) included. channel = the laser (CSV line, 0-based); intensity = the byte
