@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # The export figures of issue 16 on a GPU machine (bench/RESULTS.md, "Labelled export"), from a
 # package made by scripts/make-device-package.sh: `lidartwin bench --export` on the lab plates
-# (2000 and 10,000 frames) and the street (2000), one process and one process per GPU of
+# and the street (2000 and 10,000 frames each), one process and one process per GPU of
 # DEVICES (default 0; 0,1 on a two-GPU machine), and one `lidartwin export` whose summary line
 # splits a shard's time (loading, frames, finishing). Logs and JSON go to $OUT (or ./device-out).
-#   FRAMES_LONG=N  frames of the long lab run (default 10000; 0 leaves it out)
+#   FRAMES_LONG=N  frames of the long runs (default 10000; 0 leaves them out)
 set -uo pipefail
 cd "$(dirname "$0")/.."
 out=${OUT:-device-out}
@@ -22,7 +22,10 @@ bench() {  # scene frames
 }
 bench lab_plates 2000
 bench street_crossing 2000
-[ "${FRAMES_LONG:-10000}" != 0 ] && bench lab_plates "${FRAMES_LONG:-10000}"
+if [ "${FRAMES_LONG:-10000}" != 0 ]; then
+  bench lab_plates "${FRAMES_LONG:-10000}"
+  bench street_crossing "${FRAMES_LONG:-10000}"
+fi
 work=$(mktemp -d)
 "$bin" export --backend cuda --sensor configs/sensors/ouster_os0_128.yaml \
   --scene configs/scenes/lab_plates.yaml --frames 2000 --out "$work/e" > "$out/export-split.log" 2>&1

@@ -171,6 +171,8 @@ Expected<ShardResult> RunShard(const ExportJob& job) {
   if (!loaded.ok()) return loaded.error();
 
   ShardResult result;
+  result.first_simulator_seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - t_load).count();
   result.frames = ShardFrames(job.simulation.frames, job.shard, job.shards);
   const std::string stem = ShardStem(job.shard, job.shards);
   result.file = job.folder / (stem + ".h5");
@@ -330,7 +332,9 @@ Expected<ShardResult> RunShard(const ExportJob& job) {
   try {
     simulators.push_back(&simulator);
     if (simulator.backend() == Backend::kCuda && result.frames.size() - result.resumed > 1) {
+      const auto t_second = std::chrono::steady_clock::now();
       auto another = CreateSimulatorLike(**loaded, job.simulation);
+      result.second_simulator_seconds = since(t_second);
       if (another.ok()) {
         second = std::move(another.value());
         simulators.push_back(second.get());

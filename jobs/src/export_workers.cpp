@@ -14,6 +14,7 @@
 #include <cstring>
 #include <map>
 #include <sstream>
+#include <string_view>
 
 #include "lidartwin/base/comma_list.h"
 #include "lidartwin/jobs/export_progress.h"
@@ -75,6 +76,18 @@ std::optional<FreshShardHash> ParseHashedLine(const std::string& line,
   h.hashes.bytes = h.bytes;
   h.file = folder / (ShardStem(shard, shards) + ".h5");
   return h;
+}
+
+std::string SummaryLine(const std::string& summary) {
+  std::string line = "lidartwin-summary " + summary;
+  std::replace(line.begin(), line.end(), '\n', ' ');
+  return line + "\n";
+}
+
+std::optional<std::string> ParseSummaryLine(const std::string& line) {
+  constexpr std::string_view kTag = "lidartwin-summary ";
+  if (line.compare(0, kTag.size(), kTag) != 0) return std::nullopt;
+  return line.substr(kTag.size());
 }
 
 namespace {
@@ -154,6 +167,7 @@ std::string ExitText(int status) {
 std::vector<std::string> RunShardWorkers(const WorkerPlan& plan,
                                          std::vector<FreshShardHash>* hashed) {
   std::vector<std::string> failures;
+  std::vector<std::string> summaries;  // the workers' shard summaries, printed at the end
   ExportProgressDisplay display(plan.frames);
   std::vector<Child> running;
   uint32_t next = 0;
@@ -209,6 +223,8 @@ std::vector<std::string> RunShardWorkers(const WorkerPlan& plan,
           display.Update(shard, done, total, resumed);
         } else if (auto h = ParseHashedLine(line, plan.folder, c.shard, plan.shards); h && hashed) {
           hashed->push_back(std::move(*h));
+        } else if (auto summary = ParseSummaryLine(line)) {
+          summaries.push_back(std::move(*summary));
         }
         c.pending.erase(0, eol + 1);
       }
@@ -235,6 +251,9 @@ std::vector<std::string> RunShardWorkers(const WorkerPlan& plan,
     display.Draw();
   }
   display.Finish();
+  std::sort(summaries.begin(), summaries.end());  // each begins with its shard's file: in order
+  for (const std::string& summary : summaries)
+    fmt::print(stderr, "{}\n", summary);
   if (failures.empty() && display.seconds() > 0) {
     fmt::print(stderr, "export: {} frames simulated in {:.2f} s by {} workers ({:.1f} frames/s)\n",
                display.simulated(), display.seconds(), plan.devices.size(),

@@ -1,6 +1,6 @@
-// The lines an export worker writes to its parent: progress, and the hash of its finished shard,
-// which the parent's join takes instead of reading the file again. A malformed or foreign line
-// is ignored (the join then hashes the file itself).
+// The lines an export worker writes to its parent: progress, its shard's summary, and the hash of
+// its finished shard, which the parent's join takes instead of reading the file again. A
+// malformed or foreign line is ignored (the join then hashes the file itself).
 #include <gtest/gtest.h>
 
 #include "lidartwin/jobs/export_workers.h"
@@ -76,6 +76,17 @@ TEST(ExportWorkerLines, ProgressLineRoundTrips) {
   EXPECT_EQ(total, 250u);
   EXPECT_EQ(resumed, 3u);
   EXPECT_FALSE(ParseProgressLine(HashedLine(4, SomeHash(0, 1)), shard, done, total, resumed));
+}
+
+TEST(ExportWorkerLines, SummaryLineRoundTripsOnOneLine) {
+  const std::string summary = "out/shard-00002-of-00005.h5: 40 frames (1626000 points) in 0.50 s";
+  const std::string line = SummaryLine(summary);
+  ASSERT_EQ(line.back(), '\n');
+  EXPECT_EQ(ParseSummaryLine(line.substr(0, line.size() - 1)), summary);
+  // A summary never breaks the one-line protocol, and other lines are not summaries.
+  EXPECT_EQ(SummaryLine("a\nb"), "lidartwin-summary a b\n");
+  EXPECT_FALSE(ParseSummaryLine(ProgressLine(4, 17, 250, 3)).has_value());
+  EXPECT_FALSE(ParseSummaryLine("lidartwin-summary").has_value());
 }
 
 }  // namespace

@@ -95,18 +95,20 @@ struct ShardResult {
   uint32_t resumed = 0;           // frames taken over from a killed run's journal
   bool already_complete = false;  // an earlier run had finished the shard
   uint64_t points = 0;
-  std::filesystem::path file;  // the shard's HDF5 file
-  double seconds = 0;          // simulating, summed over the simulators
-  uint32_t simulators = 1;     // simulators on their own threads (two on a GPU)
-  uint32_t encoders = 0;       // encoding threads
-  double encode_seconds = 0;   // compressing and journal records, summed over threads
-  double write_seconds = 0;    // the writer thread's journal and HDF5 writes
-  double finish_seconds = 0;   // closing the file, its SHA-256 and record
-  double close_seconds = 0;    // of which closing the HDF5 file (its last chunks and index)
-  double hash_seconds = 0;     // and hashing it
-  double load_seconds = 0;     // loading the scene and building the simulator
-  double loop_seconds = 0;     // from the first frame to the last frame written
-  FreshShardHash hash;         // empty when an earlier run had finished the shard
+  std::filesystem::path file;          // the shard's HDF5 file
+  double seconds = 0;                  // simulating, summed over the simulators
+  uint32_t simulators = 1;             // simulators on their own threads (two on a GPU)
+  uint32_t encoders = 0;               // encoding threads
+  double encode_seconds = 0;           // compressing and journal records, summed over threads
+  double write_seconds = 0;            // the writer thread's journal and HDF5 writes
+  double finish_seconds = 0;           // closing the file, its SHA-256 and record
+  double close_seconds = 0;            // of which closing the HDF5 file (its last chunks and index)
+  double hash_seconds = 0;             // and hashing it
+  double load_seconds = 0;             // loading the scene and building the simulator
+  double first_simulator_seconds = 0;  // of which the backend's start, the scene and a simulator
+  double second_simulator_seconds = 0;  // and a second simulator (two on a GPU)
+  double loop_seconds = 0;              // from the first frame to the last frame written
+  FreshShardHash hash;                  // empty when an earlier run had finished the shard
   uint64_t rays = 0;
 };
 

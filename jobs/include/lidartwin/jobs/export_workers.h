@@ -51,4 +51,10 @@ std::optional<FreshShardHash> ParseHashedLine(const std::string& line,
                                               const std::filesystem::path& folder, uint32_t shard,
                                               uint32_t shards);
 
+// The line a shard process run with --report-progress writes to stdout with its shard's summary
+// (where the time went), "lidartwin-summary TEXT", and its parser (the text, or nothing for any
+// other line): the parent prints the workers' summaries once its progress display is done.
+std::string SummaryLine(const std::string& summary);
+std::optional<std::string> ParseSummaryLine(const std::string& line);
+
 }  // namespace lt::jobs
