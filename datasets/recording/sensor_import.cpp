@@ -4,6 +4,7 @@
 #include <fmt/core.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <fstream>
 #include <numbers>
@@ -18,6 +19,7 @@
 #include "lidartwin/datasets/robosense.h"
 #include "lidartwin/datasets/velodyne.h"
 #include "lidartwin/sim/sensor_profile.h"
+#include "velodyne/velodyne_models.h"
 
 namespace lt {
 namespace {
@@ -123,27 +125,24 @@ Expected<SpinningTables> FromVelodyne(const std::filesystem::path& file, double 
   t.min_range_m = 0.5;
   t.max_range_m = 100;
   t.rotation_rate_hz = rate > 0 ? rate : 10;
-  // Firing sequences (user manuals): VLP-16 one laser every 2.304 us, 55.296 us a sequence;
-  // HDL-32E one every 1.152 us, 46.08 us a sequence. Other heads: all lasers at once.
-  double step_us = 0, sequence_us = 0;
-  if (n == 16) {
-    t.name = "velodyne_vlp16_" + SanitisedName(file.stem().string());
-    step_us = 2.304;
-    sequence_us = 55.296;
-  } else if (n == 32 && VelodyneCalibrationProduct(*c) == 0x28) {
-    return Error{file.string() +
-                 ": 32 lasers at -25..+15 deg: a VLP-32C, whose firing sequence import-sensor "
-                 "does not know (it knows the VLP-16's and the HDL-32E's)"};
-  } else if (n == 32) {
-    t.name = "velodyne_hdl32e_" + SanitisedName(file.stem().string());
-    step_us = 1.152;
-    sequence_us = 46.08;
-  } else {
-    return Error{
-        fmt::format("{}: {} lasers; import-sensor knows the firing sequences of the "
-                    "16-laser VLP-16 and the 32-laser HDL-32E",
-                    file.string(), n)};
+  // The model by the table (VelodyneCalibrationProduct: elevations, or 128 lasers), else by
+  // the laser count (16: VLP-16, 32: HDL-32E), and its firing sequence (the user manuals,
+  // velodyne_models.cpp): when each laser fires after its sequence starts.
+  uint8_t product = VelodyneCalibrationProduct(*c);
+  if (product == 0 && n == 16) product = 0x22;
+  if (product == 0 && n == 32) product = 0x21;
+  const VelodyneModel* model = VelodyneModelOf(product);
+  if (!model || !model->timing) {
+    return Error{fmt::format("{}: {} lasers; import-sensor knows the firing sequences of {}",
+                             file.string(), n, VelodyneModelNames())};
   }
+  const VelodyneTiming& timing = *model->timing;
+  std::string short_name;
+  for (const char ch : std::string(n == 16 ? "VLP-16" : model->name))
+    if (std::isalnum(static_cast<unsigned char>(ch)))
+      short_name += static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+  t.name = "velodyne_" + short_name + "_" + SanitisedName(file.stem().string());
+  const double sequence_us = timing.sequence_s * 1e6;
   t.columns = static_cast<uint32_t>(std::lround(1e6 / (t.rotation_rate_hz * sequence_us)));
   for (size_t k = 0; k < n; ++k) {
     const VelodyneLaser& l = c->lasers[k];
@@ -151,11 +150,11 @@ Expected<SpinningTables> FromVelodyne(const std::filesystem::path& file, double 
     // The driver's ROS frame: azimuth (counter-clockwise from x) = rot_correction - raw
     // azimuth, the raw azimuth growing clockwise with time.
     t.azimuth_offset_deg.push_back(l.rot_correction_rad * kRadToDeg);
-    t.firing_offset_us.push_back(static_cast<double>(k) * step_us);
+    t.firing_offset_us.push_back(timing.FiringOffset(static_cast<int>(k)) * 1e6);
   }
   t.source = file.filename().string();
   t.notes = fmt::format(
-      "{} lasers by laser_id; {} columns (a firing sequence of {} us each) at {} Hz; distance\n"
+      "{} lasers by laser_id; {} columns (a firing sequence of {:g} us each) at {} Hz; distance\n"
       "# and offset corrections are not modelled.",
       n, t.columns, sequence_us, t.rotation_rate_hz);
   return t;

@@ -38,6 +38,7 @@ uint8_t VelodyneCalibrationProduct(const VelodyneCalibration& c) {
   if (c.lasers.size() == 16 && near(lo, -10) && near(hi, 10)) return 0x24;
   if (c.lasers.size() == 32 && near(lo, -30.67) && near(hi, 10.67)) return 0x21;
   if (c.lasers.size() == 32 && near(lo, -25) && near(hi, 15)) return 0x28;
+  if (c.lasers.size() == 128) return 0xA1;  // the only 128-laser model
   return 0;
 }
 

@@ -9,13 +9,25 @@ namespace {
 
 // VLP-16 and Puck Hi-Res: 16 lasers every 2.304 us, sequences every 55.296 us, two per block.
 // HDL-32E: 32 lasers every 1.152 us, one 46.080 us sequence per block.
-constexpr VelodyneTiming kVlp16Timing{"two 16-laser firings a block", 16, 2, 55.296e-6, 2.304e-6};
-constexpr VelodyneTiming kHdl32eTiming{"one 32-laser firing a block", 32, 1, 46.080e-6, 1.152e-6};
+// VLP-32C (its manual, "Firing timing"): 32 lasers in 16 pairs fired every 2.304 us, one
+// 55.296 us sequence per block.
+// VLS-128 (its manual, "Firing timing"): 128 lasers in 16 groups of 8 fired every 2.665 us, a
+// group's time idle after the eighth (maintenance), one sequence per four blocks (the banks of
+// 32 lasers, told apart by their flags). The sequences come 55.3 us apart: the shared bag's
+// packets of three are 166 us apart, 0.20 deg each at 10 Hz (53.3 us is the firing alone).
+constexpr VelodyneTiming kVlp16Timing{
+    "two 16-laser firings a block", 16, 2, 1, 55.296e-6, 2.304e-6};
+constexpr VelodyneTiming kHdl32eTiming{
+    "one 32-laser firing a block", 32, 1, 1, 46.080e-6, 1.152e-6};
+constexpr VelodyneTiming kVlp32cTiming{
+    "one 32-laser firing in pairs a block", 32, 1, 1, 55.296e-6, 2.304e-6, 2};
+constexpr VelodyneTiming kVls128Timing{
+    "a 128-laser firing over four blocks", 128, 1, 4, 55.3e-6, 2.665e-6, 8, 8};
 
 constexpr VelodyneModel kModels[] = {
-    {0x21, "HDL-32E", 32, &kHdl32eTiming},    {0x22, "VLP-16", 16, &kVlp16Timing},
-    {0x24, "Puck Hi-Res", 16, &kVlp16Timing}, {0x28, "VLP-32C", 32, nullptr},
-    {0xA1, "VLS-128", 128, nullptr},
+    {0x21, "HDL-32E", 32, &kHdl32eTiming},         {0x22, "VLP-16", 16, &kVlp16Timing},
+    {0x24, "Puck Hi-Res", 16, &kVlp16Timing},      {0x28, "VLP-32C", 32, &kVlp32cTiming},
+    {0xA1, "VLS-128", 128, &kVls128Timing, 0.004},
 };
 
 std::string Us(double s) {
@@ -25,9 +37,9 @@ std::string Us(double s) {
 }
 
 // The timing whose block period the packets show, within 15 % (a packet lost now and then
-// leaves the median alone; the two layouts' periods differ by a factor 2.4).
+// leaves the median alone; the layouts' periods differ by 20 % at least).
 const VelodyneTiming* TimingOfBlockPeriod(double block_s) {
-  for (const VelodyneTiming* t : {&kVlp16Timing, &kHdl32eTiming}) {
+  for (const VelodyneTiming* t : {&kVlp16Timing, &kHdl32eTiming, &kVlp32cTiming, &kVls128Timing}) {
     if (block_s > 0 && std::abs(block_s / t->BlockSeconds() - 1) < 0.15) return t;
   }
   return nullptr;
@@ -57,13 +69,20 @@ Status CheckModelAgainstCalibration(const VelodyneModel& m, const VelodyneCalibr
   if (!m.timing) {
     return Error{where + ": the capture is from a " + m.name + " (product id " +
                  HexText(m.product_id) +
-                 "), whose firing order this reader does not decode (it reads VLP-16, "
-                 "Puck Hi-Res and HDL-32E)"};
+                 "), whose firing order this reader does not decode (it reads " +
+                 VelodyneModelNames() + ")"};
   }
   return {};
 }
 
 }  // namespace
+
+int VelodyneBankOfFlag(uint16_t flag) {
+  constexpr uint16_t kFlags[] = {0xEEFF, 0xDDFF, 0xCCFF, 0xBBFF};
+  for (int bank = 0; bank < 4; ++bank)
+    if (flag == kFlags[bank]) return bank;
+  return -1;
+}
 
 std::string HexText(unsigned v) {
   char buf[16];

@@ -15,12 +15,20 @@
 namespace lt {
 
 struct VelodyneTiming {
-  const char* layout;  // for messages
-  int lasers;          // per firing sequence
-  int sequences;       // firing sequences per block
-  double sequence_s;   // duration of one sequence
-  double laser_s;      // between lasers within a sequence
-  double BlockSeconds() const { return sequences * sequence_s; }
+  const char* layout;   // for messages
+  int lasers;           // per firing sequence
+  int sequences;        // firing sequences per block (a VLP-16's two)
+  int blocks;           // blocks per firing sequence (a VLS-128's four banks of 32 lasers)
+  double sequence_s;    // duration of one sequence
+  double laser_s;       // between firing groups within a sequence
+  int group = 1;        // lasers that fire together (a VLP-32C's pairs, a VLS-128's eights)
+  int pause_every = 0;  // groups after which one group's time passes idle (a VLS-128's 8)
+  double BlockSeconds() const { return sequences * sequence_s / blocks; }
+  // When laser `laser` (of the sequence) fires after the sequence starts.
+  double FiringOffset(int laser) const {
+    const int g = laser / group;
+    return (g + (pause_every > 0 ? g / pause_every : 0)) * laser_s;
+  }
 };
 
 struct VelodyneModel {
@@ -28,7 +36,14 @@ struct VelodyneModel {
   const char* name;
   int lasers;
   const VelodyneTiming* timing;  // null where this reader does not decode the firing order
+  // The distance unit where the model fixes it (the VLS-128's 4 mm, whatever its calibration's
+  // distance_resolution says); 0: the calibration's.
+  double distance_unit_m = 0;
 };
+
+// The block flags of the banks of a firing sequence (VLS-128 manual, "Data packet format":
+// 0xFFEE, 0xFFDD, 0xFFCC, 0xFFBB as the bytes come, lasers 0-31, 32-63, 64-95, 96-127), or -1.
+int VelodyneBankOfFlag(uint16_t little_endian_flag);
 
 // "0x21", "0xEEFF": a factory byte or packet field as the manuals write it.
 std::string HexText(unsigned v);

@@ -1,6 +1,8 @@
-// Velodyne data packets (VLP-16 manual sec. 9, HDL-32E manual appendix E): 12 blocks of
-// [0xFFEE flag, azimuth u16 in 0.01 deg, 32 x (distance u16 in 2 mm, reflectivity u8)],
-// then a u32 timestamp (us past the hour), the return mode and the product id.
+// Velodyne data packets (VLP-16 manual sec. 9, HDL-32E manual appendix E, VLP-32C and VLS-128
+// manuals "Data packet format"): 12 blocks of [flag, azimuth u16 in 0.01 deg, 32 x (distance
+// u16, reflectivity u8)], then a u32 timestamp (us past the hour), the return mode and the
+// product id. The flag is 0xFFEE, or on a VLS-128 the bank of 32 lasers the block holds
+// (0xFFEE, 0xFFDD, 0xFFCC, 0xFFBB: four blocks make one firing of its 128 lasers).
 #include <algorithm>
 #include <array>
 #include <cmath>
@@ -46,6 +48,18 @@ struct DataPacket {
   bool dual() const { return bytes[1204] == kDualReturn; }
 };
 
+// Blocks a packet fills: all 12, but where a dual-return firing spans several blocks (a
+// VLS-128's four banks twice over: 8; the manual's blocks 8-11 then carry no firing).
+size_t UsedBlocks(bool dual, int banks) {
+  const size_t firing_blocks = dual ? kBlocks / 2 : kBlocks;
+  return firing_blocks / banks * banks * (dual ? 2 : 1);
+}
+
+// The bank block b holds: blocks go bank by bank, each bank's two returns together in dual.
+int BankOfBlock(size_t b, bool dual, int banks) {
+  return static_cast<int>((dual ? b / 2 : b) % banks);
+}
+
 // What is wrong with a data packet's fields, or empty; `bad_at` is the field's offset.
 std::string ProblemOf(const uint8_t* p, size_t* bad_at) {
   const uint8_t product = p[1205];
@@ -59,11 +73,19 @@ std::string ProblemOf(const uint8_t* p, size_t* bad_at) {
   *bad_at = 1200;
   if (Le<uint32_t>(p + 1200) >= 3600000000u)
     return "timestamp " + std::to_string(Le<uint32_t>(p + 1200)) + " us is not within the hour";
-  for (size_t b = 0; b < kBlocks; ++b) {
+  const VelodyneModel* model = VelodyneModelOf(product);
+  const int banks = model->timing ? model->timing->blocks : 1;
+  const bool dual = mode == kDualReturn;
+  for (size_t b = 0; b < UsedBlocks(dual, banks); ++b) {
     const uint8_t* blk = p + b * kBlockBytes;
     *bad_at = b * kBlockBytes;
-    if (Le<uint16_t>(blk) != 0xEEFF)
-      return "block flag " + HexText(Le<uint16_t>(blk)) + " is not 0xEEFF";
+    const int bank = VelodyneBankOfFlag(Le<uint16_t>(blk));
+    if (bank != BankOfBlock(b, dual, banks)) {
+      return "block flag " + HexText(Le<uint16_t>(blk)) + " where a " + model->name + "'s block " +
+             std::to_string(b) + " has " +
+             HexText(std::array<unsigned, 4>{0xEEFF, 0xDDFF, 0xCCFF,
+                                             0xBBFF}[BankOfBlock(b, dual, banks)]);
+    }
     *bad_at += 2;
     if (Le<uint16_t>(blk + 2) >= 36000)
       return "azimuth " + std::to_string(Le<uint16_t>(blk + 2) * 0.01) + " deg is not below 360";
@@ -72,12 +94,15 @@ std::string ProblemOf(const uint8_t* p, size_t* bad_at) {
 }
 
 // Median time per firing block between consecutive packets (12 firing blocks a packet in
-// single return, 6 in dual); 0 where fewer than four gaps were seen.
-double BlockSeconds(const std::deque<DataPacket>& packets) {
+// single return, 6 in dual, 4 of a VLS-128's in dual: UsedBlocks); 0 where fewer than four gaps
+// were seen. `banks`: blocks a firing takes, by the packets' product id.
+double BlockSeconds(const std::deque<DataPacket>& packets, int banks) {
   std::vector<double> per_block;
   for (size_t k = 1; k < packets.size(); ++k) {
     const double gap = packets[k].time_s - packets[k - 1].time_s;
-    if (gap > 0) per_block.push_back(gap / (packets[k].dual() ? kBlocks / 2 : kBlocks));
+    const bool dual = packets[k].dual();
+    const double firing_blocks = static_cast<double>(UsedBlocks(dual, banks)) / (dual ? 2 : 1);
+    if (gap > 0) per_block.push_back(gap / firing_blocks);
   }
   if (per_block.size() < 4) return 0;
   std::nth_element(per_block.begin(), per_block.begin() + per_block.size() / 2, per_block.end());
@@ -87,9 +112,12 @@ double BlockSeconds(const std::deque<DataPacket>& packets) {
 // Time-ordered packets into frames, split where the azimuth wraps.
 class FrameAssembler {
  public:
-  FrameAssembler(const VelodyneCalibration& cal, const VelodyneTiming& timing,
-                 const FrameSink& sink)
-      : cal_(cal), timing_(timing), sink_(sink) {}
+  FrameAssembler(const VelodyneCalibration& cal, const VelodyneModel& model, const FrameSink& sink)
+      : cal_(cal),
+        timing_(*model.timing),
+        sink_(sink),
+        distance_unit_m_(model.distance_unit_m > 0 ? model.distance_unit_m
+                                                   : cal.distance_resolution_m) {}
 
   Status Add(const DataPacket& packet);
   Status Finish() { return Emit(); }
@@ -101,11 +129,13 @@ class FrameAssembler {
     open_ = false;
     return sink_(std::move(frame_));
   }
-  void AddBlock(const uint8_t* blk, double azimuth, double gap, double block_time, uint8_t ret);
+  void AddBlock(const uint8_t* blk, int bank, double azimuth, double gap, double block_time,
+                uint8_t ret);
 
   const VelodyneCalibration& cal_;
   const VelodyneTiming& timing_;
   const FrameSink& sink_;
+  const double distance_unit_m_;
   Frame frame_;
   bool open_ = false;
   uint32_t emitted_ = 0;
@@ -116,53 +146,57 @@ class FrameAssembler {
 Status FrameAssembler::Add(const DataPacket& packet) {
   const uint8_t* p = packet.bytes.data();
   const bool dual = packet.dual();
-  const double block_s = timing_.BlockSeconds();
-  for (size_t b = 0; b < kBlocks; ++b) {
-    const uint8_t* blk = p + b * kBlockBytes;
-    const double azimuth = Le<uint16_t>(blk + 2) * 0.01;  // deg
-    // Dual return: blocks come in pairs (last, strongest) fired at the same time.
-    const size_t firing_block = dual ? b / 2 : b;
-    const uint8_t ret = dual ? static_cast<uint8_t>(b % 2) : 0;
-    // Azimuth advance over one block: to the next distinct block (or the previous one).
-    const size_t step = dual ? 2 : 1;
-    double gap;
-    if (b + step < kBlocks) {
-      gap = Le<uint16_t>(p + (b + step) * kBlockBytes + 2) * 0.01 - azimuth;
-    } else {
-      gap = azimuth - Le<uint16_t>(p + (b - step) * kBlockBytes + 2) * 0.01;
-    }
+  const int banks = timing_.blocks;
+  // A firing: `banks` blocks (twice that in dual return: each bank's last, then strongest
+  // return, fired at the same time) at the azimuth of its first block.
+  const size_t per_firing = static_cast<size_t>(banks) * (dual ? 2 : 1);
+  const size_t firings = UsedBlocks(dual, banks) / per_firing;
+  auto azimuth_of = [&](size_t firing) {  // deg
+    return Le<uint16_t>(p + firing * per_firing * kBlockBytes + 2) * 0.01;
+  };
+  for (size_t f = 0; f < firings; ++f) {
+    const double azimuth = azimuth_of(f);
+    // Azimuth advance over one firing block: to the next firing (or from the previous one).
+    double gap = f + 1 < firings ? azimuth_of(f + 1) - azimuth
+                 : f > 0         ? azimuth - azimuth_of(f - 1)
+                                 : 0;
     if (gap < 0) gap += 360;
-    const double block_time = packet.time_s + firing_block * block_s;
-    if (ret == 0) {
-      if (!open_ || azimuth < last_azimuth_) {
-        if (Status s = Emit(); !s.ok()) return s;
-        frame_ = Frame();
-        frame_.index = emitted_;
-        frame_.start_time_s = block_time;
-        open_ = true;
-        sequence_in_frame_ = 0;
-      }
-      last_azimuth_ = azimuth;
+    const double block_time = packet.time_s + f * timing_.sequences * timing_.sequence_s;
+    if (!open_ || azimuth < last_azimuth_) {
+      if (Status s = Emit(); !s.ok()) return s;
+      frame_ = Frame();
+      frame_.index = emitted_;
+      frame_.start_time_s = block_time;
+      open_ = true;
+      sequence_in_frame_ = 0;
     }
-    AddBlock(blk, azimuth, gap, block_time, ret);
-    if (!dual || ret == 1) sequence_in_frame_ += timing_.sequences;
-    frame_.end_time_s = block_time + block_s;
+    last_azimuth_ = azimuth;
+    for (size_t k = 0; k < per_firing; ++k) {
+      const size_t b = f * per_firing + k;
+      const uint8_t* blk = p + b * kBlockBytes;
+      const uint8_t ret = dual ? static_cast<uint8_t>(b % 2) : 0;
+      AddBlock(blk, BankOfBlock(b, dual, banks), azimuth, gap, block_time, ret);
+    }
+    sequence_in_frame_ += timing_.sequences;
+    frame_.end_time_s = block_time + timing_.sequences * timing_.sequence_s;
   }
   return {};
 }
 
-void FrameAssembler::AddBlock(const uint8_t* blk, double azimuth, double gap, double block_time,
-                              uint8_t ret) {
-  const double block_s = timing_.BlockSeconds();
+void FrameAssembler::AddBlock(const uint8_t* blk, int bank, double azimuth, double gap,
+                              double block_time, uint8_t ret) {
+  const double firing_s = timing_.sequences * timing_.sequence_s;  // the gap's time
+  const int block_lasers = timing_.lasers / timing_.blocks;        // per sequence, in this block
   for (int s = 0; s < timing_.sequences; ++s) {
-    for (int k = 0; k < timing_.lasers; ++k) {
-      const uint8_t* m = blk + 4 + 3 * (s * timing_.lasers + k);
+    for (int k = 0; k < block_lasers; ++k) {
+      const uint8_t* m = blk + 4 + 3 * (s * block_lasers + k);
       const uint16_t raw = Le<uint16_t>(m);
       if (raw == 0) continue;  // no return
-      const double dt = s * timing_.sequence_s + k * timing_.laser_s;
-      const double az = (azimuth + gap * dt / block_s) * physics::kDegToRad;
-      const VelodyneLaser& l = cal_.lasers[k];
-      const double dist = raw * cal_.distance_resolution_m + l.dist_correction_m;
+      const int laser = bank * block_lasers + k;
+      const double dt = s * timing_.sequence_s + timing_.FiringOffset(laser);
+      const double az = (azimuth + gap * dt / firing_s) * physics::kDegToRad;
+      const VelodyneLaser& l = cal_.lasers[laser];
+      const double dist = raw * distance_unit_m_ + l.dist_correction_m;
       const double rot = az - l.rot_correction_rad;
       const double cv = std::cos(l.vert_correction_rad);
       const double sv = std::sin(l.vert_correction_rad);
@@ -176,11 +210,11 @@ void FrameAssembler::AddBlock(const uint8_t* blk, double azimuth, double gap, do
       pt.z_m = static_cast<float>(dist * sv + l.vert_offset_m * cv);
       pt.range_m = static_cast<float>(dist);
       pt.intensity = m[2];
-      pt.channel = static_cast<uint16_t>(k);
+      pt.channel = static_cast<uint16_t>(laser);
       pt.column = sequence_in_frame_ + s;
       pt.timestamp_s = block_time + dt;
       pt.return_index = ret;
-      pt.beam_id = (sequence_in_frame_ + s) * timing_.lasers + k;
+      pt.beam_id = (sequence_in_frame_ + s) * timing_.lasers + laser;
       frame_.Append(pt);
     }
   }
@@ -341,13 +375,14 @@ Expected<bool> PacketStream::Older(double t, const std::string& where) {
 }
 
 Status PacketStream::Judge() {
-  evidence_.block_s = BlockSeconds(waiting_);
+  const VelodyneTiming* byte_timing = evidence_.by_byte->timing;
+  evidence_.block_s = BlockSeconds(waiting_, byte_timing ? byte_timing->blocks : 1);
   std::string note;
   auto model = JudgeVelodyneModel(evidence_, cal_, pcap_.string(), &note);
   if (!model.ok()) return model.error();
   if (!note.empty()) stats_.Warn(note);
   model_ = *model;
-  assembler_ = std::make_unique<FrameAssembler>(cal_, *model_->timing, sink_);
+  assembler_ = std::make_unique<FrameAssembler>(cal_, *model_, sink_);
   return {};
 }
 

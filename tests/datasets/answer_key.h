@@ -8,6 +8,8 @@
 #include <memory>
 #include <string>
 
+#include "lidartwin/base/frame.h"
+#include "lidartwin/datasets/frame_sink.h"
 #include "lidartwin/datasets/pcap.h"
 #include "lidartwin/datasets/ros_bag.h"
 #include "rosbag/bag_packets.h"

@@ -1,15 +1,39 @@
-// Capture files made in tests: a datagram framed as Ethernet II, IPv4 and UDP, and a classic
-// pcap of such frames.
+// Captures made in tests: hand-made datagrams as a packet source, a datagram framed as Ethernet
+// II, IPv4 and UDP, and a classic pcap of such frames.
 #pragma once
 
 #include <cstdint>
 #include <filesystem>
 #include <fstream>
+#include <utility>
 #include <vector>
 
 #include "lidartwin/datasets/pcap.h"
 
 namespace lt::test {
+
+// Hand-made datagrams as a PacketSource named "made.pcap", each to its port, 2000 bytes apart
+// in the "file" (the offsets messages name).
+inline PacketSource Datagrams(std::vector<std::pair<uint16_t, std::vector<uint8_t>>> packets) {
+  return {"made.pcap", [packets](const UdpSink& sink, CaptureStats&) -> Status {
+            for (size_t i = 0; i < packets.size(); ++i) {
+              UdpDatagram d;
+              d.dst_port = packets[i].first;
+              d.payload = packets[i].second;
+              d.file_offset = 2000 * i;
+              if (Status s = sink(d); !s.ok()) return s;
+            }
+            return {};
+          }};
+}
+
+// The same, all to one port.
+inline PacketSource Datagrams(uint16_t port, const std::vector<std::vector<uint8_t>>& payloads) {
+  std::vector<std::pair<uint16_t, std::vector<uint8_t>>> packets;
+  for (const auto& p : payloads)
+    packets.emplace_back(port, p);
+  return Datagrams(std::move(packets));
+}
 
 // A frame of Ethernet, IPv4 and UDP around a datagram.
 inline std::vector<uint8_t> EthernetFrame(const UdpDatagram& d) {

@@ -8,6 +8,7 @@
 #include <cmath>
 
 #include "answer_key.h"
+#include "capture_files.h"
 #include "lidartwin/datasets/point_cloud_readers.h"
 #include "lidartwin/datasets/recording.h"
 #include "test_support.h"
@@ -73,20 +74,6 @@ TEST(HesaiPackets, TheCalibrationMustHaveThePacketsLaserCount) {
   EXPECT_NE(r.message().find("Pandar40P.csv has 40 channels"), std::string::npos) << r.message();
 }
 
-// A PacketSource of hand-made datagrams.
-PacketSource Datagrams(std::vector<std::vector<uint8_t>> payloads) {
-  return {"made.pcap", [payloads](const UdpSink& sink, CaptureStats&) -> Status {
-            for (size_t i = 0; i < payloads.size(); ++i) {
-              UdpDatagram d;
-              d.dst_port = 2368;
-              d.payload = payloads[i];
-              d.file_offset = 1000 * i;
-              if (Status s = sink(d); !s.ok()) return s;
-            }
-            return {};
-          }};
-}
-
 // An XT16 (protocol 6.1) packet: 16 lasers, 8 blocks, 4 mm, single return (0x37).
 std::vector<uint8_t> Xt16Packet(uint16_t azimuth, uint16_t raw_distance) {
   std::vector<uint8_t> p(568, 0);
@@ -118,7 +105,7 @@ HesaiCalibration Xt16Calibration() {
 TEST(HesaiPackets, APointIsWhereItsRangeElevationAndAzimuthPutIt) {
   // 10 m at azimuth 90 deg (clockwise: to the right, ROS -y) for channel 7 (elevation +1 deg).
   std::vector<Frame> frames;
-  ASSERT_TRUE(ForEachHesaiFrame(Datagrams({Xt16Packet(9000, 2500)}), Xt16Calibration(),
+  ASSERT_TRUE(ForEachHesaiFrame(test::Datagrams(2368, {Xt16Packet(9000, 2500)}), Xt16Calibration(),
                                 [&](Frame&& f) -> Status {
                                   frames.push_back(std::move(f));
                                   return {};
@@ -151,24 +138,24 @@ TEST(HesaiPackets, OddPacketsAreSkippedCountedAndNamed) {
   packets.push_back(cut);
   packets.push_back(wrong_azimuth);
   CaptureStats stats;
-  ASSERT_TRUE(
-      ForEachHesaiFrame(
-          Datagrams(packets), Xt16Calibration(), [](Frame&&) -> Status { return {}; }, &stats)
-          .ok());
+  ASSERT_TRUE(ForEachHesaiFrame(
+                  test::Datagrams(2368, packets), Xt16Calibration(),
+                  [](Frame&&) -> Status { return {}; }, &stats)
+                  .ok());
   EXPECT_EQ(stats.lidar_packets, 40u);
   EXPECT_EQ(stats.bad_packets, 3u);
   ASSERT_EQ(stats.warnings.size(), 3u);
-  EXPECT_NE(stats.warnings[0].find("made.pcap: byte 40000: Hesai protocol 4.3 (AT128) is not "
+  EXPECT_NE(stats.warnings[0].find("made.pcap: byte 80000: Hesai protocol 4.3 (AT128) is not "
                                    "decoded by this build"),
             std::string::npos)
       << stats.warnings[0];
   EXPECT_NE(stats.warnings[1].find("PandarXT16 packet of 500 bytes (expected 564 or 568)"),
             std::string::npos)
       << stats.warnings[1];
-  EXPECT_NE(stats.warnings[2].find("byte 42012: block 0 azimuth 65535"), std::string::npos)
+  EXPECT_NE(stats.warnings[2].find("byte 84012: block 0 azimuth 65535"), std::string::npos)
       << stats.warnings[2];
   // Nothing decodable at all: an error saying what was seen.
-  Status none = ForEachHesaiFrame(Datagrams({at128, cut}), Xt16Calibration(),
+  Status none = ForEachHesaiFrame(test::Datagrams(2368, {at128, cut}), Xt16Calibration(),
                                   [](Frame&&) -> Status { return {}; });
   ASSERT_FALSE(none.ok());
   EXPECT_NE(none.message().find("no Hesai data packet (UDP port 2368) could be decoded"),
@@ -197,10 +184,12 @@ TEST(HesaiPackets, AFieldOfViewWindowGivesAFrameAWindow) {
     }
   }
   std::vector<Frame> frames;
-  ASSERT_TRUE(ForEachHesaiFrame(Datagrams(packets), Xt16Calibration(), [&](Frame&& f) -> Status {
-                frames.push_back(std::move(f));
-                return {};
-              }).ok());
+  ASSERT_TRUE(ForEachHesaiFrame(test::Datagrams(2368, packets), Xt16Calibration(),
+                                [&](Frame&& f) -> Status {
+                                  frames.push_back(std::move(f));
+                                  return {};
+                                })
+                  .ok());
   ASSERT_EQ(frames.size(), 3u);
   for (const Frame& f : frames)
     EXPECT_EQ(f.size(), 125u * 8u * 16u);

@@ -9,6 +9,7 @@
 #include <cmath>
 
 #include "answer_key.h"
+#include "capture_files.h"
 #include "lidartwin/datasets/point_cloud_readers.h"
 #include "lidartwin/datasets/recording.h"
 #include "test_support.h"
@@ -71,19 +72,6 @@ std::vector<uint8_t> Msop(int azimuth, uint16_t raw) {
   return p;
 }
 
-PacketSource Datagrams(std::vector<std::pair<uint16_t, std::vector<uint8_t>>> packets) {
-  return {"made.pcap", [packets](const UdpSink& sink, CaptureStats&) -> Status {
-            for (size_t i = 0; i < packets.size(); ++i) {
-              UdpDatagram d;
-              d.dst_port = packets[i].first;
-              d.payload = packets[i].second;
-              d.file_offset = 2000 * i;
-              if (Status s = sink(d); !s.ok()) return s;
-            }
-            return {};
-          }};
-}
-
 RobosenseCalibration Flat() {
   RobosenseCalibration c;
   c.file = "flat.csv";
@@ -96,7 +84,7 @@ TEST(RobosensePackets, APointIsWhereItsRangeAndAzimuthPutIt) {
   // 10 m (4000 x 2.5 mm) at block azimuth 90 deg, channel 0 (fires first): ROS -y, plus the
   // receiver's 34.98 mm from the axis.
   std::vector<Frame> frames;
-  ASSERT_TRUE(ForEachRobosenseFrame(Datagrams({{6699, Msop(9000, 4000)}}), Flat(),
+  ASSERT_TRUE(ForEachRobosenseFrame(test::Datagrams({{6699, Msop(9000, 4000)}}), Flat(),
                                     [&](Frame&& f) -> Status {
                                       frames.push_back(std::move(f));
                                       return {};
@@ -115,7 +103,7 @@ TEST(RobosensePackets, AFrameEndsWhereTheAzimuthPassesZero) {
   for (int az = 35000; az < 36000 + 1000; az += 240)
     packets.push_back({6699, Msop(az % 36000, 4000)});
   std::vector<Frame> frames;
-  ASSERT_TRUE(ForEachRobosenseFrame(Datagrams(packets), Flat(), [&](Frame&& f) -> Status {
+  ASSERT_TRUE(ForEachRobosenseFrame(test::Datagrams(packets), Flat(), [&](Frame&& f) -> Status {
                 frames.push_back(std::move(f));
                 return {};
               }).ok());
@@ -138,7 +126,7 @@ TEST(RobosensePackets, OddPacketsAreSkippedCountedAndNamed) {
   packets.push_back({2368, Msop(0, 1)});                     // another port
   CaptureStats stats;
   ASSERT_TRUE(ForEachRobosenseFrame(
-                  Datagrams(packets), Flat(), [](Frame&&) -> Status { return {}; }, &stats)
+                  test::Datagrams(packets), Flat(), [](Frame&&) -> Status { return {}; }, &stats)
                   .ok());
   EXPECT_EQ(stats.lidar_packets, 30u);
   EXPECT_EQ(stats.bad_packets, 3u);
@@ -184,7 +172,7 @@ TEST(RobosensePackets, RepeatedAndReorderedPacketsNeitherDuplicateNorCut) {
   CaptureStats stats;
   std::vector<Frame> frames;
   ASSERT_TRUE(ForEachRobosenseFrame(
-                  Datagrams(packets), Flat(),
+                  test::Datagrams(packets), Flat(),
                   [&](Frame&& f) -> Status {
                     frames.push_back(std::move(f));
                     return {};
@@ -216,7 +204,7 @@ TEST(RobosensePackets, AFieldOfViewWindowGivesAFrameAWindow) {
     }
   }
   std::vector<Frame> frames;
-  ASSERT_TRUE(ForEachRobosenseFrame(Datagrams(packets), Flat(), [&](Frame&& f) -> Status {
+  ASSERT_TRUE(ForEachRobosenseFrame(test::Datagrams(packets), Flat(), [&](Frame&& f) -> Status {
                 frames.push_back(std::move(f));
                 return {};
               }).ok());

@@ -71,12 +71,24 @@ TEST(SensorImport, VelodyneTablesAndFiringSequences) {
   auto e64 = ImportSensorProfile(dir / "64e_utexas.yaml", {});
   ASSERT_FALSE(e64.ok());
   EXPECT_NE(e64.message().find("64 lasers"), std::string::npos);
-  // Issue 11 review: a VLP-32C table was imported with the HDL-32E's firing sequence.
-  auto vlp32c = ImportSensorProfile(dir / "VeloView-VLP-32C.yaml", {});
-  ASSERT_FALSE(vlp32c.ok());
-  EXPECT_NE(vlp32c.message().find("a VLP-32C, whose firing sequence import-sensor does not know"),
-            std::string::npos)
-      << vlp32c.message();
+  // Issue 11 review: a VLP-32C table was imported with the HDL-32E's firing sequence. Its own
+  // (VLP-32C manual): pairs every 2.304 us, 55.296 us a sequence.
+  auto vlp32c = Import(dir / "VeloView-VLP-32C.yaml", {});
+  ASSERT_TRUE(vlp32c.ok()) << vlp32c.message();
+  EXPECT_EQ(vlp32c->name, "velodyne_vlp32c_VeloView_VLP_32C");
+  scan = vlp32c->SpinningView();
+  EXPECT_EQ(scan.columns, 1808u);
+  EXPECT_NEAR(scan.firing_offset_s[30], 15 * 2.304e-6, 1e-12);
+  EXPECT_NEAR(scan.firing_offset_s[31], 15 * 2.304e-6, 1e-12);
+  // VLS-128 (its manual): groups of 8 every 2.665 us, a group's time idle after the eighth.
+  auto vls = Import(dir / "VLS128.yaml", {});
+  ASSERT_TRUE(vls.ok()) << vls.message();
+  scan = vls->SpinningView();
+  ASSERT_EQ(scan.channels, 128u);
+  EXPECT_NEAR(scan.firing_offset_s[7], 0, 1e-12);
+  EXPECT_NEAR(scan.firing_offset_s[63], 7 * 2.665e-6, 1e-12);
+  EXPECT_NEAR(scan.firing_offset_s[64], 9 * 2.665e-6, 1e-12);
+  EXPECT_NEAR(scan.firing_offset_s[127], 16 * 2.665e-6, 1e-12);
 }
 
 TEST(SensorImport, HesaiAnglesAndFireTimes) {
