@@ -6,12 +6,15 @@
 // are also decoded as Ouster, Velodyne and Hesai packets with real metadata, and a bag's as
 // Velodyne and Hesai packets.
 #include <unistd.h>
+#include <zlib.h>
 
 #include <cstdint>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <vector>
 
 #include "../datasets/export/shard_record.h"
 #include "../datasets/rosbag/packet_messages.h"
@@ -40,6 +43,18 @@ void ReadBag(const std::filesystem::path& p) {
       .ok();
 }
 
+// OSF's blocks, one after another from byte 0: [u32 size][size bytes][u32 CRC-32 of both].
+void ResealOsfBlocks(std::vector<uint8_t>& d) {
+  for (size_t at = 0; at + 8 <= d.size();) {
+    uint32_t size = 0;
+    std::memcpy(&size, d.data() + at, 4);
+    if (size > d.size() - at - 8) return;
+    const auto crc = static_cast<uint32_t>(crc32(0, d.data() + at, 4 + size));
+    std::memcpy(d.data() + at + 4 + size, &crc, 4);
+    at += 8 + size_t{size};
+  }
+}
+
 std::filesystem::path Write(const uint8_t* data, size_t size, const char* ext) {
   const auto p = std::filesystem::temp_directory_path() /
                  ("lidartwin-fuzz-" + std::to_string(::getpid()) + ext);
@@ -52,7 +67,7 @@ std::filesystem::path Write(const uint8_t* data, size_t size, const char* ext) {
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (size == 0) return 0;
-  const uint8_t which = data[0] % 10;
+  const uint8_t which = data[0] % 11;
   ++data, --size;
   static const char* real = std::getenv("LT_FUZZ_REAL_DATA");
   switch (which) {
@@ -133,6 +148,15 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     case 9: {  // a ROS 1 bag, its Ouster packets with the metadata from its own topic
       const auto p = Write(data, size, ".bag");
       ReadBag(p);
+      (void)lt::ReadRecording(p, "").ok();
+      std::filesystem::remove(p);
+      break;
+    }
+    case 10: {  // an Ouster OSF file, each block's CRC made right first so that mutations
+                // reach the flatbuffers and the field images, not only the CRC check
+      std::vector<uint8_t> bytes(data, data + size);
+      ResealOsfBlocks(bytes);
+      const auto p = Write(bytes.data(), bytes.size(), ".osf");
       (void)lt::ReadRecording(p, "").ok();
       std::filesystem::remove(p);
       break;

@@ -44,6 +44,9 @@ if [ -d "$real" ]; then
     "$real/nebula/hesai-pandar64/1673403880599376836_0.db3" 40 "$corpus/files/bag-hesai"
   # The ouster-ros ROS 1 bag's start: its header, and its chunk cut short (first byte 9).
   (printf '\x09'; head -c 60000 "$real/ouster-sdk/bags/512x10_raw.bag") >"$corpus/files/ros1-bag"
+  # The OSF recording cut to its first scan (first byte 10).
+  python3 "$src/scripts/make-osf-seed.py" \
+    "$real/ouster-sdk/osf/OS-0-128_v3.0.1_1024x10_20241017_141645.osf" "$corpus/files/osf"
 else
   echo "fuzz-smoke: ../shared/real-data not found; seeding from built-in inputs only" >&2
 fi

@@ -10,6 +10,7 @@ packages=(
   zlib1g-dev libcpp-httplib-dev  # the viewer's document and server (issue 13)
   libdeflate-dev                 # the export's deflate streams (ADR 0021)
   libsqlite3-dev libzstd-dev liblz4-dev libbz2-dev  # ROS bags: sqlite3, MCAP and ROS 1 chunks
+  libflatbuffers-dev flatbuffers-compiler libpng-dev  # Ouster OSF files (ADR 0024)
   nodejs chromium                # the viewer's bundle (npm) and its browser tests
   python3-h5py python3-numpy     # the export's Python loader example and its test (issue 16)
   python3-zstandard              # the independent MCAP check of our bags (issue 38)

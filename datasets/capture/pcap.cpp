@@ -123,6 +123,10 @@ std::vector<std::string> CaptureStats::Notes() const {
     notes.push_back("skipped " + std::to_string(malformed) +
                     " record(s) with malformed Ethernet/IPv4/UDP headers");
   }
+  if (other_streams) {
+    notes.push_back("skipped " + std::to_string(other_streams) +
+                    " message(s) of other streams (IMU, other sensors)");
+  }
   if (malformed_messages) {
     notes.push_back("skipped " + std::to_string(malformed_messages) +
                     " bag message(s) that could not be read (the first named among the warnings)");

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "lidartwin/datasets/ouster.h"
+#include "ouster/ouster_points.h"
 
 namespace lt {
 
@@ -60,24 +61,6 @@ T Le(const uint8_t* p) {
   T v;
   std::memcpy(&v, p, sizeof(T));
   return v;
-}
-
-void AddPoint(const OusterMetadata& m, Frame& f, uint32_t row, uint32_t column, double t,
-              uint32_t range_mm, uint32_t reflectivity, double intensity, uint8_t ret) {
-  const auto xyz = OusterPointXyz(m, row, column, range_mm);
-  FramePoint p;
-  p.x_m = static_cast<float>(xyz[0]);
-  p.y_m = static_cast<float>(xyz[1]);
-  p.z_m = static_cast<float>(xyz[2]);
-  p.range_m = static_cast<float>(range_mm * 1e-3);
-  p.intensity = static_cast<float>(intensity);
-  p.reflectance = static_cast<float>(reflectivity / 100.0);
-  p.channel = static_cast<uint16_t>(row);
-  p.column = column;
-  p.timestamp_s = t;
-  p.return_index = ret;
-  p.beam_id = column * m.pixels_per_column + row;
-  f.Append(p);
 }
 
 constexpr size_t kMaxUdpPayload = 65535 - 8;
@@ -251,13 +234,15 @@ Status ForEachOusterFrame(const PacketSource& packets, const OusterMetadata& m,
             const auto r1 = static_cast<uint32_t>(Get(px, layout.range));
             if (r1 > 0) {
               const auto refl = static_cast<uint32_t>(Get(px, layout.reflectivity));
-              AddPoint(m, f, row, measurement, t, r1, refl, intensity(layout.signal, refl), 0);
+              AddOusterPoint(m, f, row, measurement, t, r1, refl, intensity(layout.signal, refl),
+                             0);
             }
             if (layout.range2.bits) {
               const auto r2 = static_cast<uint32_t>(Get(px, layout.range2));
               if (r2 > 0) {
                 const auto refl = static_cast<uint32_t>(Get(px, layout.reflectivity2));
-                AddPoint(m, f, row, measurement, t, r2, refl, intensity(layout.signal2, refl), 1);
+                AddOusterPoint(m, f, row, measurement, t, r2, refl, intensity(layout.signal2, refl),
+                               1);
               }
             }
           }

@@ -7,6 +7,7 @@
 #include "lidartwin/datasets/hdf5_frames.h"
 #include "lidartwin/datasets/kitti_bin.h"
 #include "lidartwin/datasets/las.h"
+#include "lidartwin/datasets/osf.h"
 #include "lidartwin/datasets/ouster.h"
 #include "lidartwin/datasets/point_cloud_readers.h"
 #include "lidartwin/datasets/ros_bag.h"
@@ -54,6 +55,35 @@ RecordingSource::Reader OneFrame(std::function<Expected<Frame>()> read) {
   };
 }
 
+// An OSF file: its sensor's metadata is inside; `topic` picks a lidar stream where it has
+// several (ChooseOsfStream).
+Expected<RecordingSource> OpenOsfRecording(const std::filesystem::path& file,
+                                           const std::filesystem::path& sidecar,
+                                           const RecordingOptions& options) {
+  if (!sidecar.empty()) {
+    return Error{sidecar.string() + ": an OSF file carries its sensor's metadata; give " +
+                 file.string() + " alone"};
+  }
+  if (!options.format.empty())
+    return OptionError("format", "format " + options.format +
+                                     ": only .bin point files take a format (" + file.string() +
+                                     " is an OSF file)");
+  auto osf = OpenOsf(file);
+  if (!osf.ok()) return osf.error();
+  auto stream = ChooseOsfStream(*osf, options.topic);
+  if (!stream.ok()) return OptionError("topic", "topic " + options.topic + ": " + stream.message());
+  Recording r;
+  r.reader = "ouster-osf";
+  r.wavelength_nm = 865;
+  r.sensor = (*stream)->sensor.product.empty() ? "ouster" : (*stream)->sensor.product;
+  const size_t index = static_cast<size_t>(*stream - osf->streams.data());
+  return RecordingSource(
+      std::move(r), [osf = std::move(osf.value()), index](
+                        const FrameSink& sink, CaptureStats& stats, std::vector<std::string>&) {
+        return ForEachOsfFrame(osf, osf.streams[index], sink, &stats);
+      });
+}
+
 }  // namespace
 
 Expected<RecordingSource> OpenRecording(const std::filesystem::path& file,
@@ -68,11 +98,14 @@ Expected<RecordingSource> OpenRecording(const std::filesystem::path& file,
                                        file.string() + " is a ROS bag)");
     return ros::OpenBagRecording(file, sidecar, options);
   }
-  if (!options.topic.empty())
-    return OptionError("topic", "topic " + options.topic + ": only ROS bags have topics (" +
-                                    file.string() + " is not one)");
-  if (Status s = CheckReadableFile(file); !s.ok()) return s.error();
   const std::string ext = file.extension().string();
+  if (ext == ".osf") return OpenOsfRecording(file, sidecar, options);
+  if (!options.topic.empty())
+    return OptionError("topic", "topic " + options.topic +
+                                    ": only ROS bags and OSF files have "
+                                    "topics (" +
+                                    file.string() + " is neither)");
+  if (Status s = CheckReadableFile(file); !s.ok()) return s.error();
   const std::string side_ext = sidecar.extension().string();
   if (!options.format.empty() && ext != ".bin") {
     return Error{"format " + options.format + ": only .bin point files take a format (" +
@@ -159,7 +192,7 @@ Expected<RecordingSource> OpenRecording(const std::filesystem::path& file,
                  "first (laszip)"};
   }
   return Error{file.string() + ": unknown recording type '" + ext +
-               "' (expected .pcap, .pcapng, .bin, .h5, .pcd, .ply, .las, or a ROS bag: .db3, "
+               "' (expected .pcap, .pcapng, .osf, .bin, .h5, .pcd, .ply, .las, or a ROS bag: .db3, "
                ".mcap or its folder)"};
 }
 

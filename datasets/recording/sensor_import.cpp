@@ -15,6 +15,7 @@
 #include "lidartwin/base/atomic_file.h"
 #include "lidartwin/base/message_text.h"
 #include "lidartwin/datasets/hesai.h"
+#include "lidartwin/datasets/osf.h"
 #include "lidartwin/datasets/ouster.h"
 #include "lidartwin/datasets/robosense.h"
 #include "lidartwin/datasets/velodyne.h"
@@ -83,8 +84,17 @@ std::string SanitisedName(std::string s) {
   return s;
 }
 
+// An OSF file's embedded sensor metadata (its only lidar stream's).
+Expected<OusterMetadata> OsfSensorMetadata(const std::filesystem::path& file) {
+  auto osf = OpenOsf(file);
+  if (!osf.ok()) return osf.error();
+  auto stream = ChooseOsfStream(*osf, "");
+  if (!stream.ok()) return stream.error();
+  return (*stream)->sensor;
+}
+
 Expected<SpinningTables> FromOuster(const std::filesystem::path& file, double rate) {
-  auto m = LoadOusterMetadata(file);
+  auto m = file.extension() == ".osf" ? OsfSensorMetadata(file) : LoadOusterMetadata(file);
   if (!m.ok()) return m.error();
   SpinningTables t;
   t.name = SanitisedName("ouster_" + m->product + (m->serial.empty() ? "" : "_" + m->serial));
@@ -262,7 +272,7 @@ Expected<std::string> ImportSensorProfile(const std::filesystem::path& metadata,
   std::string ext = metadata.extension().string();
   std::transform(ext.begin(), ext.end(), ext.begin(), ::tolower);
   Expected<SpinningTables> t = Error{""};
-  if (ext == ".json") {
+  if (ext == ".json" || ext == ".osf") {
     t = FromOuster(metadata, options.rotation_rate_hz);
   } else if (ext == ".yaml" || ext == ".yml") {
     t = FromVelodyne(metadata, options.rotation_rate_hz);
@@ -275,7 +285,7 @@ Expected<std::string> ImportSensorProfile(const std::filesystem::path& metadata,
     }
   } else {
     return Error{
-        fmt::format("{}: unknown metadata type '{}' (expected Ouster .json, Velodyne "
+        fmt::format("{}: unknown metadata type '{}' (expected Ouster .json or .osf, Velodyne "
                     ".yaml, Hesai or RoboSense .csv)",
                     metadata.string(), ext)};
   }

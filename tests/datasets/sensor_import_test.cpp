@@ -4,6 +4,7 @@
 
 #include <cmath>
 
+#include "lidartwin/datasets/osf.h"
 #include "lidartwin/datasets/ouster.h"
 #include "lidartwin/datasets/robosense.h"
 #include "lidartwin/datasets/sensor_import.h"
@@ -89,6 +90,26 @@ TEST(SensorImport, VelodyneTablesAndFiringSequences) {
   EXPECT_NEAR(scan.firing_offset_s[63], 7 * 2.665e-6, 1e-12);
   EXPECT_NEAR(scan.firing_offset_s[64], 9 * 2.665e-6, 1e-12);
   EXPECT_NEAR(scan.firing_offset_s[127], 16 * 2.665e-6, 1e-12);
+}
+
+// An OSF recording carries its sensor's metadata: the profile is that sensor's.
+TEST(SensorImport, AnOsfRecordingGivesItsEmbeddedSensor) {
+  LT_REQUIRE_REAL_DATA();
+  const auto file =
+      test::RealDataDir() / "ouster-sdk" / "osf" / "OS-0-128_v3.0.1_1024x10_20241017_141645.osf";
+  auto osf = OpenOsf(file);
+  ASSERT_TRUE(osf.ok()) << osf.message();
+  const OusterMetadata& m = osf->streams[0].sensor;
+  auto p = Import(file);
+  ASSERT_TRUE(p.ok()) << p.message();
+  EXPECT_EQ(p->name, "ouster_OS_0_128_122247000785");
+  const auto scan = p->SpinningView();
+  ASSERT_EQ(scan.channels, 128u);
+  EXPECT_EQ(scan.columns, 1024u);
+  for (uint32_t k = 0; k < 128; ++k) {
+    EXPECT_NEAR(scan.elevation_rad[k], m.altitude_deg[k] * M_PI / 180, 1e-12);
+    EXPECT_NEAR(scan.azimuth_offset_rad[k], -m.azimuth_deg[k] * M_PI / 180, 1e-12);
+  }
 }
 
 TEST(SensorImport, HesaiAnglesAndFireTimes) {

@@ -44,6 +44,7 @@ struct CaptureStats {
   uint64_t imu_packets = 0;           // Ouster IMU packets, port 7503
   uint64_t device_packets = 0;        // RoboSense DIFOP (device information), port 7788
   uint64_t malformed_messages = 0;    // bag messages whose packets could not be read
+  uint64_t other_streams = 0;         // OSF messages of streams other than the one read
   uint64_t other_udp = 0;             // UDP on other ports
   uint64_t bad_packets = 0;           // on the lidar port but unusable (size, a header field)
   uint64_t duplicates = 0;            // exact repeats of a packet already decoded, dropped

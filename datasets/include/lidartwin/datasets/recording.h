@@ -1,5 +1,5 @@
-// Any recording the toolkit reads, by file type: Ouster pcap + metadata JSON, Velodyne pcap +
-// calibration YAML, a ROS bag of lidar packets + its calibration (ros_bag.h), KITTI or nuScenes
+// Any recording the toolkit reads, by file type: Ouster pcap + metadata JSON or OSF, Velodyne pcap
+// + calibration YAML, a ROS bag of lidar packets + its calibration (ros_bag.h), KITTI or nuScenes
 // .bin, PCD, PLY, our HDF5 frames. Streamed frame by frame
 // (OpenRecording, ForEachRecordingFrame) or read whole (ReadRecording).
 #pragma once
@@ -28,8 +28,8 @@ struct RecordingOptions {
 };
 
 struct Recording {
-  // "ouster-pcap", "velodyne-pcap", "velodyne-bag", "kitti-bin", "nuscenes-bin", "pcd", "ply",
-  // "las", "hdf5"
+  // "ouster-pcap", "ouster-osf", "velodyne-pcap", "velodyne-bag", "kitti-bin", "nuscenes-bin",
+  // "pcd", "ply", "las", "hdf5"
   std::string reader;
   std::string sensor;        // product line or calibration file name
   double wavelength_nm = 0;  // data sheets: Ouster 865, Velodyne 903, HDL-64E 905
