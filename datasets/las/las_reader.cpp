@@ -1,6 +1,8 @@
-// LAS 1.4 reader (las.h): formats 6 and 7 and the Extra Bytes VLR's fields by name. Every
-// offset and count is checked against the file's size before it is used, and errors name the
-// file and the byte offset of the field at fault.
+// LAS reader (las.h): versions 1.0 to 1.4, point data record formats 0 to 10 (ASPRS LAS
+// Specifications 1.0-1.4 R15, "Point Data Records"), and the Extra Bytes VLR's fields by name.
+// Waveform packets (formats 4, 5, 9, 10) are referenced by their records but not decoded.
+// Every offset and count is checked against the file's size before it is used, and errors
+// name the file and the byte offset of the field at fault.
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -34,50 +36,83 @@ struct ExtraField {
   size_t offset;  // within the point record
 };
 
+// Where a point data record format keeps what a frame takes (LAS 1.4 R15 tables 7-17).
+struct RecordLayout {
+  size_t bytes;     // the format's own record, before extra bytes
+  bool legacy;      // formats 0-5: 3-bit return number, the class in byte 15's low 5 bits
+  int gps_time_at;  // -1: the format has no GPS time
+  size_t point_source_at;
+};
+
+const RecordLayout* LayoutOf(uint8_t format) {
+  static constexpr RecordLayout kLayouts[11] = {
+      {20, true, -1, 18},  {28, true, 20, 18},  {26, true, -1, 18},  {34, true, 20, 18},
+      {57, true, 20, 18},  {63, true, 20, 18},  {30, false, 22, 20}, {36, false, 22, 20},
+      {38, false, 22, 20}, {59, false, 22, 20}, {67, false, 22, 20}};
+  return format <= 10 ? &kLayouts[format] : nullptr;
+}
+
+// The public header block's least size by version (1.0-1.2: 227 bytes; 1.3 adds the waveform
+// data's start, 235; 1.4 the extended VLRs and 64-bit counts, 375).
+size_t HeaderBytesOf(int minor) {
+  return minor <= 2 ? 227 : minor == 3 ? 235 : las::kHeaderBytes;
+}
+
 }  // namespace
 
 Expected<Frame> ParseLas(std::string_view b, const std::string& name) {
   auto at = [&](size_t offset, const std::string& what) {
     return Error{name + ": byte " + std::to_string(offset) + ": " + what};
   };
-  if (b.size() < las::kHeaderBytes) {
+  if (b.size() < 227) {
     return Error{name + ": " + std::to_string(b.size()) +
-                 " bytes, shorter than a LAS 1.4 header (375)"};
+                 " bytes, shorter than a LAS header (227 bytes at least)"};
   }
   if (b.substr(0, 4) != "LASF") return at(0, "not a LAS file (no \"LASF\" signature)");
   const int major = static_cast<uint8_t>(b[24]), minor = static_cast<uint8_t>(b[25]);
-  if (major != 1 || minor != 4) {
+  if (major != 1 || minor > 4) {
     return at(24, "LAS version " + std::to_string(major) + "." + std::to_string(minor) +
-                      "; this reader takes LAS 1.4 (point formats 6 and 7)");
+                      "; this reader takes LAS 1.0 to 1.4");
+  }
+  const size_t least_header = HeaderBytesOf(minor);
+  if (b.size() < least_header) {
+    return Error{name + ": " + std::to_string(b.size()) + " bytes, shorter than a LAS 1." +
+                 std::to_string(minor) + " header (" + std::to_string(least_header) + ")"};
   }
   const uint16_t header_size = Get<uint16_t>(b, 94);
   const uint32_t point_offset = Get<uint32_t>(b, 96);
   const uint32_t vlrs = Get<uint32_t>(b, 100);
   const uint8_t format = Get<uint8_t>(b, 104);
   const uint16_t record = Get<uint16_t>(b, 105);
-  const uint64_t count = Get<uint64_t>(b, 247);
-  if (header_size < las::kHeaderBytes || header_size > point_offset) {
-    return at(94, "header size " + std::to_string(header_size) + " (at least 375, and before " +
-                      "the point data at byte " + std::to_string(point_offset) + ")");
+  // LAS 1.4 counts points in 64 bits (its 32-bit legacy count may be 0); earlier versions in
+  // 32 bits at byte 107.
+  const uint64_t count64 = minor == 4 ? Get<uint64_t>(b, 247) : 0;
+  const uint64_t count = count64 > 0 ? count64 : Get<uint32_t>(b, 107);
+  const size_t count_at = count64 > 0 ? 247 : 107;
+  if (header_size < least_header || header_size > point_offset) {
+    return at(94, "header size " + std::to_string(header_size) + " (at least " +
+                      std::to_string(least_header) + " in LAS 1." + std::to_string(minor) +
+                      ", and before the point data at byte " + std::to_string(point_offset) + ")");
   }
   if (point_offset > b.size()) {
     return at(96, "point data at byte " + std::to_string(point_offset) + ", past the file's " +
                       std::to_string(b.size()) + " bytes");
   }
   if (format & 0xc0u) return at(104, "compressed point data (LAZ): not read; decompress it first");
-  if (format != 6 && format != 7) {
+  const RecordLayout* layout = LayoutOf(format);
+  if (!layout) {
     return at(104, "point data record format " + std::to_string(format) +
-                       "; this reader takes formats 6 and 7");
+                       "; LAS defines formats 0 to 10");
   }
-  const size_t base = format == 6 ? las::kFormat6Bytes : las::kFormat7Bytes;
+  const size_t base = layout->bytes;
   if (record < base) {
     return at(105, "point records of " + std::to_string(record) + " bytes, format " +
                        std::to_string(format) + " needs " + std::to_string(base));
   }
   if (count > (b.size() - point_offset) / record) {
-    return at(247, std::to_string(count) + " points of " + std::to_string(record) +
-                       " bytes do not fit in the " + std::to_string(b.size() - point_offset) +
-                       " bytes after byte " + std::to_string(point_offset));
+    return at(count_at, std::to_string(count) + " points of " + std::to_string(record) +
+                            " bytes do not fit in the " + std::to_string(b.size() - point_offset) +
+                            " bytes after byte " + std::to_string(point_offset));
   }
   double scale[3], offset[3];
   for (int a = 0; a < 3; ++a) {
@@ -151,10 +186,19 @@ Expected<Frame> ParseLas(std::string_view b, const std::string& name) {
     pos = data + length;
   }
 
-  // Points relative to the file's offset; a foreign file's offset (a georeferenced origin, far
-  // beyond a float's precision) goes into the frame's pose instead.
+  // Points relative to an origin near them; a foreign file's origin (georeferenced, far beyond
+  // a float's precision) goes into the frame's pose instead. That origin is the file's offset,
+  // or where the offset is far from the points (PDAL's test files: offset 0, points 4,602 km
+  // out, which a float holds to 0.25 m), the whole metres of the first point (the header's
+  // bounds are not always filled in).
+  double origin[3] = {offset[0], offset[1], offset[2]};
   if (!has_frame_record) {
-    f.pose_start.translation = {offset[0], offset[1], offset[2]};
+    for (int a = 0; a < 3; ++a) {
+      const double first = count > 0 ? Get<int32_t>(b, point_offset + 4 * a) * scale[a] : 0;
+      if (std::abs(first) > 1e4 && std::abs(first) < las::kMostCoordinate_m * 1e3)
+        origin[a] = offset[a] + std::round(first);
+    }
+    f.pose_start.translation = {origin[0], origin[1], origin[2]};
     f.pose_end = f.pose_start;
     f.motion_corrected = true;
   }
@@ -172,7 +216,8 @@ Expected<Frame> ParseLas(std::string_view b, const std::string& name) {
   // 0; a tool that rewrote the file with another offset moved the integers by it, issue 36).
   // Without it the offset went into the pose above.
   double in_points[3] = {0, 0, 0};
-  if (has_frame_record) std::copy(offset, offset + 3, in_points);
+  for (int a = 0; a < 3; ++a)
+    in_points[a] = has_frame_record ? offset[a] : offset[a] - origin[a];
   for (size_t i = 0; i < n; ++i, p += record) {
     const std::string_view r(p, record);
     for (int a = 0; a < 3; ++a) {
@@ -180,15 +225,18 @@ Expected<Frame> ParseLas(std::string_view b, const std::string& name) {
       if (!(std::abs(v) <= las::kMostCoordinate_m)) {
         return at(point_offset + i * record + 4 * a,
                   "point " + std::to_string(i) + " lies " + std::to_string(v) +
-                      " m from the file's offset, beyond 10,000 km");
+                      " m from the file's origin, beyond 10,000 km");
       }
       xyz[a][i] = static_cast<float>(v);
     }
     f.intensity[i] = Get<uint16_t>(r, 12);
-    f.return_index[i] = static_cast<uint8_t>(std::max(1, Get<uint8_t>(r, 14) & 0x0f) - 1);
-    f.semantic_class[i] = Get<uint8_t>(r, 16);
-    f.timestamp_s[i] = Get<double>(r, 22);
-    if (i == 0 && !has_frame_record) f.index = Get<uint16_t>(r, 20);
+    // Return numbers count from 1 (0 in some writers' single returns): 3 bits in formats 0-5,
+    // 4 bits in 6-10.
+    const int return_number = Get<uint8_t>(r, 14) & (layout->legacy ? 0x07 : 0x0f);
+    f.return_index[i] = static_cast<uint8_t>(std::max(1, return_number) - 1);
+    f.semantic_class[i] = layout->legacy ? Get<uint8_t>(r, 15) & 0x1f : Get<uint8_t>(r, 16);
+    f.timestamp_s[i] = layout->gps_time_at >= 0 ? Get<double>(r, layout->gps_time_at) : 0.0;
+    if (i == 0 && !has_frame_record) f.index = Get<uint16_t>(r, layout->point_source_at);
   }
   // Extra fields named as ours ("lt_" + the frame's field): read into the frame when the type
   // matches our writer's. The exact intensity and class replace the record's only where they

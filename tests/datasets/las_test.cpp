@@ -5,6 +5,8 @@
 
 #include <gtest/gtest.h>
 
+#include <optional>
+
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
@@ -256,6 +258,54 @@ TEST(Las, FrameMetadataForeignEditsAndReproducibleBytes) {
   EXPECT_NEAR(d->x_m[0], 1.23456, 1e-4);  // relative to the offset, at full precision
 }
 
+// LAS 1.0-1.2 in point formats 0-3 (PDAL's permutation set: one point written in each) and
+// 1.1 / 1.4 pairs of laspy's (the same points in two versions and formats): each read as the
+// specification lays its records out (LAS 1.4 R15 tables 7-17; 1.0-1.3 headers of 227 and 235
+// bytes, 32-bit counts), and the same points whichever version and format carry them.
+TEST(Las, EveryVersionAndLegacyFormatReadsTheSamePoints) {
+  LT_REQUIRE_REAL_DATA();
+  const auto pdal = test::RealDataDir() / "las" / "pdal";
+  std::optional<double> gps;
+  for (const char* name :
+       {"1.0_0", "1.0_1", "1.1_0", "1.1_1", "1.2_0", "1.2_1", "1.2_2", "1.2_3"}) {
+    auto f = ReadLas(pdal / (std::string(name) + ".las"));
+    ASSERT_TRUE(f.ok()) << f.message();
+    ASSERT_EQ(f->size(), 1u) << name;
+    // Relative to the file's offset, which went into the pose (a georeferenced origin).
+    EXPECT_NEAR(f->x_m[0] + f->pose_start.translation.x, 470692.44, 1e-3) << name;
+    EXPECT_NEAR(f->y_m[0] + f->pose_start.translation.y, 4602888.9, 1e-3) << name;
+    EXPECT_NEAR(f->z_m[0] + f->pose_start.translation.z, 16.0, 1e-3) << name;
+    EXPECT_EQ(f->semantic_class[0], 2) << name;  // ground, byte 15's low 5 bits
+    EXPECT_EQ(f->return_index[0], 1) << name;    // return number 2, byte 14's low 3 bits
+    const char format = name[4];
+    if (format == '1' || format == '3') {  // GPS time at byte 20
+      if (!gps) gps = f->timestamp_s[0];
+      EXPECT_EQ(f->timestamp_s[0], *gps) << name;
+      EXPECT_GT(*gps, 0);
+    } else {
+      EXPECT_EQ(f->timestamp_s[0], 0) << name;  // formats 0 and 2 have no time
+    }
+  }
+  const auto laspy = test::RealDataDir() / "las" / "laspy";
+  for (const auto& [a_name, b_name] :
+       {std::pair{"simple1_1.las", "extrabytes.las"}, std::pair{"test1_4.las", "1_4_w_evlr.las"}}) {
+    auto a = ReadLas(laspy / a_name);  // 1.1 format 1 / 1.4 format 6
+    auto b = ReadLas(laspy / b_name);  // 1.4 format 3 with extra bytes / 1.4 with EVLRs
+    ASSERT_TRUE(a.ok()) << a.message();
+    ASSERT_TRUE(b.ok()) << b.message();
+    ASSERT_EQ(a->size(), b->size()) << a_name;
+    ASSERT_GT(a->size(), 999u);
+    for (size_t i = 0; i < a->size(); ++i) {
+      ASSERT_EQ(a->x_m[i], b->x_m[i]) << a_name << " " << i;
+      ASSERT_EQ(a->z_m[i], b->z_m[i]);
+      ASSERT_EQ(a->intensity[i], b->intensity[i]);
+      ASSERT_EQ(a->semantic_class[i], b->semantic_class[i]);
+      ASSERT_EQ(a->return_index[i], b->return_index[i]);
+      ASSERT_EQ(a->timestamp_s[i], b->timestamp_s[i]);
+    }
+  }
+}
+
 // Damaged and foreign files: each refused with the file and the byte offset at fault.
 TEST(Las, DamagedFilesAreRefusedByOffset) {
   test::TempDir dir;
@@ -267,16 +317,20 @@ TEST(Las, DamagedFilesAreRefusedByOffset) {
     EXPECT_NE(r.message().find("d.las"), std::string::npos) << r.message();
     EXPECT_NE(r.message().find(what), std::string::npos) << r.message();
   };
-  expect(good.substr(0, 100), "shorter than a LAS 1.4 header");
+  expect(good.substr(0, 100), "shorter than a LAS header (227 bytes at least)");
+  expect(good.substr(0, 300), "shorter than a LAS 1.4 header (375)");
   std::string b = good;
   b[0] = 'X';
   expect(b, "byte 0: not a LAS file");
   b = good;
-  b[25] = 2;
-  expect(b, "byte 24: LAS version 1.2");
+  b[25] = 5;
+  expect(b, "byte 24: LAS version 1.5; this reader takes LAS 1.0 to 1.4");
   b = good;
-  b[104] = 3;
-  expect(b, "byte 104: point data record format 3");
+  b[104] = 11;
+  expect(b, "byte 104: point data record format 11; LAS defines formats 0 to 10");
+  b = good;
+  b[104] = 10;  // 67 bytes a record, more than ours hold
+  expect(b, "byte 105: point records of 60 bytes, format 10 needs 67");
   b = good;
   b[104] = static_cast<char>(6 | 0x80);
   expect(b, "compressed point data (LAZ)");

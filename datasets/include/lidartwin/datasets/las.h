@@ -26,13 +26,15 @@
 //   - creation date: SOURCE_DATE_EPOCH's day when set, so that two runs give the same bytes;
 //     else today's, the one field that differs between runs.
 //
-// Read: formats 6 and 7 (7's colour is skipped), at most 1 GiB. Our extra fields read back
-// where their type is ours; the exact class and intensity only where they still agree with
-// the record's (a tool that reclassified the points wins); fields with a scale or offset are
-// skipped. A file without our frame record gets its header offset as the frame's pose (the
-// points relative to it, so a georeferenced origin keeps float precision). Errors name the
-// file and the byte offset of the field at fault: formats other than 6 and 7, LAZ, versions
-// before 1.4, sizes and offsets beyond the file, points beyond 10,000 km.
+// Read: LAS 1.0 to 1.4, point formats 0 to 10 (colour, near-infrared and waveform packets
+// skipped: formats 4, 5, 9 and 10 reference waveforms that are not decoded), at most 1 GiB.
+// Our extra fields read back where their type is ours; the exact class and intensity only
+// where they still agree with the record's (a tool that reclassified the points wins); fields
+// with a scale or offset are skipped. A file without our frame record gets an origin near its
+// points as the frame's pose (its offset, or the first point's whole metres where the offset
+// is far from the points), the points relative to it, so a georeferenced origin keeps float
+// precision. Errors name the file and the byte offset of the field at fault: formats beyond
+// 10, LAZ, versions beyond 1.4, sizes and offsets beyond the file, points beyond 10,000 km.
 #pragma once
 
 #include <filesystem>
