@@ -61,6 +61,7 @@ struct OutField {
   const char* name;
   uint8_t type;
   double (*value)(const Frame&, size_t, double t0);
+  size_t (*count)(const Frame&);  // the frame's values of it: absent where not frame.size()
 };
 
 const std::vector<OutField>& OutFields() {
@@ -68,32 +69,46 @@ const std::vector<OutField>& OutFields() {
   // reads them in place) and the 47 bytes of fields pad to a 48-byte point.
   static const std::vector<OutField> kFields = {
       {"x", kFloat32,
-       [](const Frame& f, size_t i, double) { return static_cast<double>(f.x_m[i]); }},
+       [](const Frame& f, size_t i, double) { return static_cast<double>(f.x_m[i]); },
+       [](const Frame& f) { return f.x_m.size(); }},
       {"y", kFloat32,
-       [](const Frame& f, size_t i, double) { return static_cast<double>(f.y_m[i]); }},
+       [](const Frame& f, size_t i, double) { return static_cast<double>(f.y_m[i]); },
+       [](const Frame& f) { return f.y_m.size(); }},
       {"z", kFloat32,
-       [](const Frame& f, size_t i, double) { return static_cast<double>(f.z_m[i]); }},
+       [](const Frame& f, size_t i, double) { return static_cast<double>(f.z_m[i]); },
+       [](const Frame& f) { return f.z_m.size(); }},
       {"intensity", kFloat32,
-       [](const Frame& f, size_t i, double) { return static_cast<double>(f.intensity[i]); }},
-      {"time", kFloat32, [](const Frame& f, size_t i, double t0) { return f.timestamp_s[i] - t0; }},
+       [](const Frame& f, size_t i, double) { return static_cast<double>(f.intensity[i]); },
+       [](const Frame& f) { return f.intensity.size(); }},
+      {"time", kFloat32, [](const Frame& f, size_t i, double t0) { return f.timestamp_s[i] - t0; },
+       [](const Frame& f) { return f.timestamp_s.size(); }},
       {"range", kFloat32,
-       [](const Frame& f, size_t i, double) { return static_cast<double>(f.range_m[i]); }},
+       [](const Frame& f, size_t i, double) { return static_cast<double>(f.range_m[i]); },
+       [](const Frame& f) { return f.range_m.size(); }},
       {"reflectance", kFloat32,
-       [](const Frame& f, size_t i, double) { return static_cast<double>(f.reflectance[i]); }},
+       [](const Frame& f, size_t i, double) { return static_cast<double>(f.reflectance[i]); },
+       [](const Frame& f) { return f.reflectance.size(); }},
       {"column", kUint32,
-       [](const Frame& f, size_t i, double) { return static_cast<double>(f.column[i]); }},
+       [](const Frame& f, size_t i, double) { return static_cast<double>(f.column[i]); },
+       [](const Frame& f) { return f.column.size(); }},
       {"beam_id", kUint32,
-       [](const Frame& f, size_t i, double) { return static_cast<double>(f.beam_id[i]); }},
+       [](const Frame& f, size_t i, double) { return static_cast<double>(f.beam_id[i]); },
+       [](const Frame& f) { return f.beam_id.size(); }},
       {"instance_id", kUint32,
-       [](const Frame& f, size_t i, double) { return static_cast<double>(f.instance_id[i]); }},
+       [](const Frame& f, size_t i, double) { return static_cast<double>(f.instance_id[i]); },
+       [](const Frame& f) { return f.instance_id.size(); }},
       {"ring", kUint16,
-       [](const Frame& f, size_t i, double) { return static_cast<double>(f.channel[i]); }},
+       [](const Frame& f, size_t i, double) { return static_cast<double>(f.channel[i]); },
+       [](const Frame& f) { return f.channel.size(); }},
       {"material_id", kUint16,
-       [](const Frame& f, size_t i, double) { return static_cast<double>(f.material_id[i]); }},
+       [](const Frame& f, size_t i, double) { return static_cast<double>(f.material_id[i]); },
+       [](const Frame& f) { return f.material_id.size(); }},
       {"semantic_class", kUint16,
-       [](const Frame& f, size_t i, double) { return static_cast<double>(f.semantic_class[i]); }},
+       [](const Frame& f, size_t i, double) { return static_cast<double>(f.semantic_class[i]); },
+       [](const Frame& f) { return f.semantic_class.size(); }},
       {"return_type", kUint8,
-       [](const Frame& f, size_t i, double) { return static_cast<double>(f.return_index[i]); }},
+       [](const Frame& f, size_t i, double) { return static_cast<double>(f.return_index[i]); },
+       [](const Frame& f) { return f.return_index.size(); }},
   };
   return kFields;
 }
@@ -187,7 +202,10 @@ const std::string& TfMessageSchema() {
 
 std::vector<uint8_t> EncodePointCloud2(const Frame& frame, int64_t stamp_ns,
                                        const std::string& frame_id) {
-  const auto& fields = OutFields();
+  // The fields the frame has (a PCD's or a bag's cloud may lack some): largest first still.
+  std::vector<OutField> fields;
+  for (const OutField& f : OutFields())
+    if (f.count(frame) == frame.size()) fields.push_back(f);
   std::vector<uint32_t> offsets;
   uint32_t step = 0;
   for (const OutField& f : fields) {
@@ -351,6 +369,17 @@ Expected<Frame> DecodePointCloud2(const BagMessage& message, std::vector<std::st
       frame.Append(pt);
     }
   }
+  // What the message does not carry is absent from the frame, not zero (as a PCD's or PLY's
+  // missing fields): its writers then leave it out.
+  if (!intensity) frame.intensity.clear();
+  if (!reflectance) frame.reflectance.clear();
+  if (!ring) frame.channel.clear();
+  if (!time) frame.timestamp_s.clear();
+  if (!ret) frame.return_index.clear();
+  if (!beam) frame.beam_id.clear();
+  if (!material) frame.material_id.clear();
+  if (!instance) frame.instance_id.clear();
+  if (!semantic) frame.semantic_class.clear();
   return frame;
 }
 

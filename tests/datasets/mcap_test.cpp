@@ -101,6 +101,38 @@ TEST(McapBag, FramesWrittenAsPointCloudsReadBackFieldForField) {
   EXPECT_EQ(rec->frames[1].size(), 25000u);
 }
 
+// A frame without some fields (a PCD of x, y, z): the message carries only those it has, and
+// they read back absent, not zero.
+TEST(McapBag, FieldsAFrameLacksStayAbsentThroughABag) {
+  test::TempDir dir;
+  Frame sparse = RandomFrame(5, 100, 3.0);
+  for (auto* v : {&sparse.intensity, &sparse.reflectance})
+    v->clear();
+  sparse.channel.clear();
+  sparse.timestamp_s.clear();
+  sparse.return_index.clear();
+  sparse.beam_id.clear();
+  auto bag = OpenRosBag(WriteBag(dir, {sparse}));
+  ASSERT_TRUE(bag.ok()) << bag.message();
+  Status s = (*bag)->ForEachMessage({"/lidar/points"}, [&](const BagMessage& m) -> Status {
+    std::vector<std::string> absent;
+    auto got = ros::DecodePointCloud2(m, &absent);
+    if (!got.ok()) return got.error();
+    EXPECT_EQ(absent, (std::vector<std::string>{"intensity", "ring", "time"}));
+    EXPECT_TRUE(got->intensity.empty());
+    EXPECT_TRUE(got->reflectance.empty());
+    EXPECT_TRUE(got->channel.empty());
+    EXPECT_TRUE(got->timestamp_s.empty());
+    EXPECT_TRUE(got->return_index.empty());
+    EXPECT_TRUE(got->beam_id.empty());
+    EXPECT_EQ(got->x_m, sparse.x_m);
+    EXPECT_EQ(got->range_m, sparse.range_m);
+    EXPECT_EQ(got->semantic_class, sparse.semantic_class);
+    return {};
+  });
+  ASSERT_TRUE(s.ok()) << s.message();
+}
+
 std::vector<uint8_t> Bytes(const std::filesystem::path& p) {
   std::ifstream in(p, std::ios::binary);
   return {std::istreambuf_iterator<char>(in), {}};
