@@ -81,7 +81,8 @@ Expected<RecordingSource> OpenBagRecording(const std::filesystem::path& bag_path
             std::string list;
             for (const auto& a : absent)
               list += (list.empty() ? "" : ", ") + a;
-            notes.push_back("note: the point clouds have no " + list + " field (absent from the frames)");
+            notes.push_back("note: the point clouds have no " + list +
+                            " field (absent from the frames)");
           }
           return s;
         });
