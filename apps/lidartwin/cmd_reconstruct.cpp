@@ -14,10 +14,10 @@ namespace lt::cli {
 namespace {
 
 // The flags of the job's option keys: an error about one of them is a usage error.
-const OptionFlags kFlags = {{"method", "--method"},           {"poisson_depth", "--depth"},
-                            {"voxel_m", "--voxel-m"},         {"max_range_m", "--max-range-m"},
-                            {"columns", "--columns"},         {"frames", "--frames"},
-                            {"incremental", "--incremental"}, {"pose_at", "--pose-at"}};
+const OptionFlags kFlags = {
+    {"method", "--method"},           {"poisson_depth", "--depth"}, {"voxel_m", "--voxel-m"},
+    {"max_range_m", "--max-range-m"}, {"columns", "--columns"},     {"frames", "--frames"},
+    {"incremental", "--incremental"}, {"pose_at", "--pose-at"},     {"topic", "--topic"}};
 
 // Runs the job with its lines printed and its progress on stderr.
 Status Run(jobs::ReconstructRecordingOptions& job) {
@@ -50,8 +50,8 @@ int ReconstructCommand(const std::vector<std::string>& argv) {
   const Command reconstruct{
       "reconstruct",
       "",
-      {{"--metadata", "--calibration", "--format", "--poses", "--pose-at", "--frames", "--method",
-        "--depth", "--voxel-m", "--max-range-m", "--columns", "--out"},
+      {{"--metadata", "--calibration", "--format", "--topic", "--poses", "--pose-at", "--frames",
+        "--method", "--depth", "--voxel-m", "--max-range-m", "--columns", "--out"},
        {"--no-carve", "--static", "--incremental"},
        1},
       kFlags,
@@ -73,6 +73,7 @@ int ReconstructCommand(const std::vector<std::string>& argv) {
     job.recording = args.positionals()[0];
     job.sidecar = args.Get("--metadata", args.Get("--calibration"));
     job.format = args.Get("--format");
+    job.topic = args.Get("--topic");
     job.incremental = args.Has("--incremental");
     job.columns = static_cast<uint32_t>(columns);
     job.out = args.Get("--out");

@@ -2,6 +2,8 @@
 // jobs::ReproduceOptions, the run in jobs/ (reproduce.h), its lines printed.
 #include <fmt/core.h>
 
+#include <filesystem>
+
 #include "built_in.h"
 #include "command.h"
 #include "commands.h"
@@ -13,6 +15,7 @@ namespace {
 
 const OptionFlags kReproduceFlags = {{"recording", "--recording"},
                                      {"sidecar", "--metadata"},
+                                     {"topic", "--topic"},
                                      {"simulate_frame", "--simulate-frame"},
                                      {"reconstruct_frames", "--reconstruct-frames"},
                                      {"poses", "--poses"},
@@ -34,18 +37,20 @@ int ReproduceCommand(const std::vector<std::string>& argv) {
   const Command reproduce{
       "reproduce",
       "",
-      {{"--recording", "--metadata", "--calibration", "--simulate-frame", "--reconstruct-frames",
-        "--poses", "--pose-at", "--rotation-rate-hz", "--detector", "--intensity", "--method",
-        "--depth", "--voxel-m", "--max-range-m", "--seed", "--out"},
+      {{"--recording", "--metadata", "--calibration", "--topic", "--simulate-frame",
+        "--reconstruct-frames", "--poses", "--pose-at", "--rotation-rate-hz", "--detector",
+        "--intensity", "--method", "--depth", "--voxel-m", "--max-range-m", "--seed", "--out"},
        {"--static"},
        0},
       kReproduceFlags};
   return RunCommand(reproduce, argv, [](const Args& args) -> Expected<int> {
+    const bool osf = std::filesystem::path(args.Get("--recording")).extension() == ".osf";
+    const int sidecars = args.Has("--metadata") + args.Has("--calibration");
     if (!args.Has("--recording") || !args.Has("--simulate-frame") || !args.Has("--out") ||
-        args.Has("--metadata") == args.Has("--calibration"))
+        sidecars > 1 || (sidecars == 0 && !osf))
       return Usage(
-          "--recording, one of --metadata/--calibration, --simulate-frame and --out are "
-          "required");
+          "--recording, one of --metadata/--calibration (an .osf recording holds its own), "
+          "--simulate-frame and --out are required");
     jobs::ReproduceOptions o;
     if (Status s = FirstError(
             {args.Into("--recording", o.recording), args.Into("--simulate-frame", o.simulate_frame),
@@ -58,6 +63,7 @@ int ReproduceCommand(const std::vector<std::string>& argv) {
         !s.ok())
       return s.error();
     o.sidecar = args.Get("--metadata", args.Get("--calibration"));
+    o.topic = args.Get("--topic");
     if (Status s = o.Validate(); !s.ok()) return s.error();
     o.mesh_loader = BuiltInMeshLoader();
     o.simulate = RunSimulationJob;

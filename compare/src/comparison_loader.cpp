@@ -161,6 +161,7 @@ Expected<LoadedComparison> LoadComparison(const CompareInputs& in, const MeshLoa
 
   RecordingOptions real_options;
   real_options.format = in.real_format;
+  real_options.topic = in.real_topic;
   auto real = ReadChosenFrames(in.real_file, in.real_sidecar, real_options, in.real_frames);
   if (!real.ok()) return real.error();
   auto sim = ReadChosenFrames(in.sim_file, "", {}, in.sim_frames);
@@ -264,6 +265,7 @@ Expected<ComparisonStream> ComparisonStream::Open(const CompareInputs& in,
   out.options = std::move(*options);
   RecordingOptions real_options;
   real_options.format = in.real_format;
+  real_options.topic = in.real_topic;
   auto real = Side::Open(in.real_file, in.real_sidecar, real_options, in.real_frames);
   if (!real.ok()) return real.error();
   auto sim = Side::Open(in.sim_file, "", {}, in.sim_frames);

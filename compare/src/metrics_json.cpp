@@ -44,6 +44,7 @@ json InputsJson(const CompareInputs& in) {
           {"sim_file", in.sim_file},
           {"real_sidecar", in.real_sidecar},
           {"real_format", in.real_format},
+          {"real_topic", in.real_topic},
           {"real_frames", in.real_frames},
           {"sim_frames", in.sim_frames},
           {"rois_file", in.rois_file},
@@ -180,6 +181,7 @@ struct Reader {
     in.sim_file = Str(j, "sim_file", path);
     in.real_sidecar = Str(j, "real_sidecar", path);
     in.real_format = Str(j, "real_format", path);
+    if (j.contains("real_topic")) in.real_topic = Str(j, "real_topic", path);  // since issue 38
     in.real_frames = Indices(j, "real_frames", path);
     in.sim_frames = Indices(j, "sim_frames", path);
     in.rois_file = Str(j, "rois_file", path);

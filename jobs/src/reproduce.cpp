@@ -29,6 +29,15 @@
 namespace lt::jobs {
 namespace {
 
+bool IsOsf(const std::string& recording) {
+  return std::filesystem::path(recording).extension() == ".osf";
+}
+
+// Where the sensor's intrinsics come from: the sidecar, or an OSF file's own metadata.
+std::string ProfileSource(const ReproduceOptions& o) {
+  return o.sidecar.empty() ? o.recording : o.sidecar;
+}
+
 const std::string kStagePrefix = ".reproduce.tmp-";
 
 // The staging folder, created registered for removal on an interrupt
@@ -173,7 +182,7 @@ Expected<PosedFrames> ImportSensor(Run& run) {
     }
   }
   import.detector = o.detector == "ideal" ? "ideal" : "capability";
-  auto yaml = ImportSensorProfile(o.sidecar, import);
+  auto yaml = ImportSensorProfile(ProfileSource(o), import);
   if (!yaml.ok()) return yaml.error();
   auto profile = ParseSensorProfile(*yaml, run.stage / "sensor.yaml");
   if (!profile.ok()) return profile.error();
@@ -200,7 +209,7 @@ Expected<PosedFrames> ImportSensor(Run& run) {
   } else {
     o.log.Info("intensity: calibrated reflectivity in percent (R0 cos theta)\n");
   }
-  std::string note = "Imported by `lidartwin reproduce` from " + o.sidecar + ".";
+  std::string note = "Imported by `lidartwin reproduce` from " + ProfileSource(o) + ".";
   if (o.detector == "recording") {
     auto envelope = FitDetectionEnvelope(input->frames, run.ro.reading, fit);
     if (!envelope.ok()) return envelope.error();
@@ -280,6 +289,7 @@ Status CompareAndReport(Run& run, const std::vector<Frame>& simulated,
   compare::CompareInputs inputs;
   inputs.real_file = o.recording;
   inputs.real_sidecar = o.sidecar;
+  inputs.real_topic = o.topic;
   inputs.real_frames = {static_cast<uint32_t>(held_out)};
   inputs.sim_file = (run.stage / "sim.h5").string();
   inputs.scene_file = (run.stage / "scene/scene.yaml").string();
@@ -353,7 +363,8 @@ Status ReproduceOptions::Validate() const {
             "in {:g}..{:g} Hz, got {}",
             kMinRotationRateHz, kMaxRotationRateHz, NumberText(rotation_rate_hz)));
   if (recording.empty()) return OptionError("recording", "recording: no recording given");
-  if (sidecar.empty()) return OptionError("sidecar", "sidecar: no metadata or calibration given");
+  if (sidecar.empty() && !IsOsf(recording))
+    return OptionError("sidecar", "sidecar: no metadata or calibration given");
   if (out.empty()) return OptionError("out", "out: no output folder given");
   return {};
 }
@@ -363,7 +374,7 @@ Status Reproduce(const ReproduceOptions& o) {
   const auto start = std::chrono::steady_clock::now();
 
   // 1. The recording with its poses, the held-out frame and the reconstruction frames.
-  auto rec = LoadPosedRecording(o.recording, o.sidecar, o.poses, "", o.pose_fraction);
+  auto rec = LoadPosedRecording(o.recording, o.sidecar, o.poses, {"", o.topic}, o.pose_fraction);
   if (!rec.ok()) return rec.error();
   for (const std::string& note : rec->notes)  // skipped or dropped packets
     o.log.Note(o.recording + ": " + note);

@@ -31,10 +31,8 @@ physics::Pose<double> PoseAtFrameTime(const std::vector<physics::Pose<double>>& 
 Expected<PosedRecording> LoadPosedRecording(const std::string& recording,
                                             const std::string& sidecar,
                                             const std::string& poses_file,
-                                            const std::string& format, double pose_fraction) {
-  RecordingOptions options;
-  options.format = format;
-  auto rec = ReadRecording(recording, sidecar, options);
+                                            const RecordingOptions& read, double pose_fraction) {
+  auto rec = ReadRecording(recording, sidecar, read);
   if (!rec.ok()) return rec.error();
   const size_t n = rec->frames.size();
   PosedRecording out;

@@ -28,7 +28,9 @@ inline constexpr const char* kReproduceFolders[] = {"scene", "report"};
 
 struct ReproduceOptions {
   std::string recording;  // a recording file (recording.h)
-  std::string sidecar;    // its sensor's metadata JSON or calibration YAML
+  // Its sensor's metadata JSON or calibration YAML; empty for an OSF file, which holds it.
+  std::string sidecar;
+  std::string topic;  // a bag's or OSF file's lidar topic; empty: its only one
   uint32_t simulate_frame = 0;
   std::vector<double> reconstruct_frames;  // frame indices; empty: every other frame
   std::string poses;                       // KITTI poses file; empty: the .h5's own, or ICP
@@ -59,9 +61,18 @@ struct ReproduceOptions {
 Status Reproduce(const ReproduceOptions& options);
 
 // The option keys Reproduce's errors may begin with.
-inline constexpr const char* kReproduceKeys[] = {
-    "recording", "sidecar",       "simulate_frame", "reconstruct_frames",
-    "poses",     "pose_fraction", "static_sensor",  "rotation_rate_hz",
-    "detector",  "intensity",     "seed",           "out"};
+inline constexpr const char* kReproduceKeys[] = {"recording",
+                                                 "sidecar",
+                                                 "topic",
+                                                 "simulate_frame",
+                                                 "reconstruct_frames",
+                                                 "poses",
+                                                 "pose_fraction",
+                                                 "static_sensor",
+                                                 "rotation_rate_hz",
+                                                 "detector",
+                                                 "intensity",
+                                                 "seed",
+                                                 "out"};
 
 }  // namespace lt::jobs

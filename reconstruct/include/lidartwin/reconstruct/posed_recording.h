@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "lidartwin/base/status.h"
+#include "lidartwin/datasets/recording.h"
 #include "lidartwin/reconstruct/reconstruction.h"
 
 namespace lt {
@@ -23,10 +24,11 @@ struct PosedRecording {
 // own; other recordings get the identity (a static sensor) until EstimateRecordingPoses.
 // pose_fraction: when within its frame each pose of the file holds (0 the frame's start, 0.5
 // its middle: SLAM that deskews to mid-scan, as KISS-ICP does, 1 its end).
+// `read`: how to read the recording (a .bin's layout, a bag's or OSF file's topic).
 Expected<PosedRecording> LoadPosedRecording(const std::string& recording,
                                             const std::string& sidecar,
                                             const std::string& poses_file,
-                                            const std::string& format = "",
+                                            const RecordingOptions& read = {},
                                             double pose_fraction = 0);
 // start, middle or end as the pose_fraction LoadPosedRecording takes; an error names the key
 // pose_at.
