@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <new>
 
 #include "lidartwin/base/comma_list.h"
 
@@ -256,7 +257,15 @@ int RunCommandLine(const CommandLine& command, const std::vector<std::string>& a
     fmt::print("{}", usage);
     return 0;
   }
-  auto exit_status = body(*args);
+  // Out of memory (a file that claims more than the machine holds and got past the readers'
+  // bounds) ends the command with a message, not an abort.
+  Expected<int> exit_status = Error{""};
+  try {
+    exit_status = body(*args);
+  } catch (const std::bad_alloc&) {
+    fmt::print(stderr, "{} {}: error: out of memory\n", command.program, command.name);
+    return 1;
+  }
   if (exit_status.ok()) return *exit_status;
   const Error& e = exit_status.error();
   if (e.option == kUsageOption) {

@@ -19,7 +19,8 @@ Expected<Block> ReadBlock(std::ifstream& in, const std::filesystem::path& file, 
                           bool* crc_failed) {
   const std::string where = file.string() + ": " + what + " at byte " + std::to_string(offset);
   if (offset > end || end - offset < 12)
-    return Error{where + ": the file ends before the block (at byte " + std::to_string(end) + ")"};
+    return Error{where + ": its section ends at byte " + std::to_string(end) +
+                 ", too soon for a block"};
   uint32_t size = 0;
   in.clear();
   in.seekg(static_cast<std::streamoff>(offset));
@@ -61,6 +62,8 @@ namespace {
 
 constexpr uint64_t kMaxHeaderBytes = 1 << 10;       // 52 in OSF 2.x
 constexpr uint64_t kMaxMetadataBytes = 1ull << 28;  // sensor JSONs of ~10 KB, a stream index
+// A sensor's metadata JSON is about 10 KB; parsing costs tens of times its size in memory.
+constexpr size_t kMaxSensorJsonBytes = 4u << 20;
 constexpr char kLidarSensor[] = "ouster/v1/os_sensor/LidarSensor";
 constexpr char kLidarScanStream[] = "ouster/v1/os_sensor/LidarScanStream";
 
@@ -141,6 +144,10 @@ Expected<OsfFile> OpenOsf(const std::filesystem::path& path) {
   if (!meta_block.ok()) return meta_block.error();
   const std::string meta_where =
       path.string() + ": the metadata at byte " + std::to_string(osf.chunks_end);
+  if (meta_block->next != size) {
+    return Error{meta_where + ": it ends at byte " + std::to_string(meta_block->next) +
+                 " but the file goes on to " + std::to_string(size)};
+  }
   if (Status s = osf::VerifySizePrefixed<osf::Metadata>(
           meta_block->bytes.data(), meta_block->bytes.size(), "OSF#", meta_where);
       !s.ok()) {
@@ -162,6 +169,11 @@ Expected<OsfFile> OpenOsf(const std::filesystem::path& path) {
         auto sensor = NestedTable<osf::LidarSensor>(entry->buffer(), nullptr, where);
         if (!sensor.ok()) return sensor.error();
         if (!(*sensor)->metadata()) return Error{where + ": no sensor metadata JSON"};
+        if ((*sensor)->metadata()->size() > kMaxSensorJsonBytes) {
+          return Error{where + ": a sensor metadata JSON of " +
+                       std::to_string((*sensor)->metadata()->size()) + " bytes (at most " +
+                       std::to_string(kMaxSensorJsonBytes) + ")"};
+        }
         auto m = ParseOusterMetadata((*sensor)->metadata()->str(),
                                      path.string() + " (entry " + std::to_string(entry->id()) +
                                          ", the sensor's metadata JSON)");
@@ -176,8 +188,16 @@ Expected<OsfFile> OpenOsf(const std::filesystem::path& path) {
       }
     }
   }
+  for (size_t k = 0; k < sensors.size(); ++k)
+    for (size_t j = 0; j < k; ++j)
+      if (sensors[j].id == sensors[k].id)
+        return Error{meta_where + ": two sensor entries have id " + std::to_string(sensors[k].id)};
   for (const auto& stream : streams) {
     const uint32_t id = stream.first, sensor_id = stream.second;
+    if (std::count_if(streams.begin(), streams.end(),
+                      [&](const auto& other) { return other.first == id; }) > 1) {
+      return Error{meta_where + ": two lidar stream entries have id " + std::to_string(id)};
+    }
     const auto sensor = std::find_if(sensors.begin(), sensors.end(),
                                      [&](const Sensor& s) { return s.id == sensor_id; });
     if (sensor == sensors.end()) {
@@ -200,19 +220,21 @@ Expected<OsfFile> OpenOsf(const std::filesystem::path& path) {
 
 Expected<const OsfScanStream*> ChooseOsfStream(const OsfFile& osf, const std::string& stream) {
   std::string listed;
+  std::vector<const OsfScanStream*> matches;
   for (const OsfScanStream& s : osf.streams) {
     listed += (listed.empty() ? "" : ", ") + std::to_string(s.id) + " (" + s.sensor.product + " " +
               s.sensor.serial + ")";
-    if (stream.empty() ? osf.streams.size() == 1
-                       : stream == std::to_string(s.id) || stream == s.sensor.serial ||
-                             stream == s.sensor.product) {
-      return &s;
+    if (stream.empty() || stream == std::to_string(s.id) || stream == s.sensor.serial ||
+        stream == s.sensor.product) {
+      matches.push_back(&s);
     }
   }
-  return Error{
-      osf.file.string() + ": " +
-      (stream.empty() ? std::string("several lidar streams") : "no lidar stream '" + stream + "'") +
-      "; name one by its id, the sensor's serial number or product line: " + listed};
+  if (matches.size() == 1) return matches[0];
+  const std::string what = matches.empty()  ? "no lidar stream '" + stream + "'"
+                           : stream.empty() ? std::string("several lidar streams")
+                                            : "several lidar streams match '" + stream + "'";
+  return Error{osf.file.string() + ": " + what +
+               "; name one by its id, the sensor's serial number or product line: " + listed};
 }
 
 }  // namespace lt

@@ -60,8 +60,9 @@ bool ReadRows(MemoryInput& input, uint32_t columns, uint32_t rows, int channels,
     return false;
   }
   png_set_read_fn(png, &input, ReadFromMemory);
-  // Images are at most columns x rows; anything larger is refused before it is inflated.
-  png_set_user_limits(png, columns, rows);
+  // A bound on what libpng accepts at all; the sensor's own size is checked below, with our
+  // message, before anything is inflated.
+  png_set_user_limits(png, 1u << 16, 1u << 16);
   png_read_info(png, info);
   const png_uint_32 w = png_get_image_width(png, info), h = png_get_image_height(png, info);
   const int depth = png_get_bit_depth(png, info), type = png_get_color_type(png, info);
@@ -89,7 +90,8 @@ bool ReadRows(MemoryInput& input, uint32_t columns, uint32_t rows, int channels,
   for (uint32_t r = 0; r < rows; ++r)
     row_pointers[r] = pixels.data() + r * row_bytes;
   png_read_image(png, row_pointers.data());
-  png_read_end(png, nullptr);
+  // Not png_read_end: what follows the image (trailing IDAT bytes, text chunks) is not read,
+  // so a stream that inflates to far more than the image costs nothing.
   png_destroy_read_struct(&png, &info, nullptr);
   return true;
 }

@@ -1,5 +1,7 @@
 // The scans of an OSF lidar stream as frames (lidartwin/datasets/osf.h).
 #include <algorithm>
+#include <cstdint>
+#include <cstring>
 #include <fstream>
 #include <numeric>
 #include <optional>
@@ -149,6 +151,20 @@ Expected<Frame> ScanFrame(const osf::LidarScanMsg& scan, const OusterMetadata& m
   return f;
 }
 
+// Whether two of the chunk's messages share bytes: a writer gives each its own, a crafted chunk
+// could list one scan a million times (its flatbuffer verifies) to be decoded a million times.
+bool MessagesShareBytes(const flatbuffers::Vector<flatbuffers::Offset<osf::StampedMessage>>& ms) {
+  std::vector<std::pair<const uint8_t*, const uint8_t*>> spans;
+  for (const osf::StampedMessage* m : ms) {
+    if (m->buffer())
+      spans.emplace_back(m->buffer()->data(), m->buffer()->data() + m->buffer()->size());
+  }
+  std::sort(spans.begin(), spans.end());
+  for (size_t k = 1; k < spans.size(); ++k)
+    if (spans[k].first < spans[k - 1].second) return true;
+  return false;
+}
+
 }  // namespace
 
 Status ForEachOsfFrame(const OsfFile& osf, const OsfScanStream& stream, const FrameSink& sink,
@@ -160,6 +176,14 @@ Status ForEachOsfFrame(const OsfFile& osf, const OsfScanStream& stream, const Fr
   if (!in) return Error{path.string() + ": cannot open it"};
   stats.bytes_total = osf.chunks_end;
   uint32_t emitted = 0;
+  // A chunk or scan that cannot be read: skipped, counted, the first few named.
+  const auto skip = [&](const std::string& where, const std::string& what) {
+    ++stats.bad_packets;
+    stats.Warn(where + ": " + what);
+  };
+  // A scan's buffer is only 4-byte aligned within its chunk; its 8-byte fields are read from
+  // an aligned copy where it is not 8-byte aligned in memory.
+  std::vector<uint64_t> aligned;
   for (uint64_t at = osf.chunks_begin; at < osf.chunks_end;) {
     bool crc_failed = false;
     auto block = osf::ReadBlock(in, path, at, osf.chunks_end, kMaxChunkBytes, "chunk", &crc_failed);
@@ -168,17 +192,21 @@ Status ForEachOsfFrame(const OsfFile& osf, const OsfScanStream& stream, const Fr
     at = block->next;
     stats.bytes_read = at;
     if (crc_failed) {
-      stats.BadPacket(where, "its CRC-32 does not match (corrupt): its scans are skipped");
+      skip(where, "its CRC-32 does not match (corrupt): its scans are skipped");
       continue;
     }
     if (Status s = osf::VerifySizePrefixed<osf::Chunk>(block->bytes.data(), block->bytes.size(),
                                                        "OSF!", where);
         !s.ok()) {
-      stats.BadPacket(where, "its flatbuffer does not verify: its scans are skipped");
+      skip(where, "its flatbuffer does not verify: its scans are skipped");
       continue;
     }
     const auto* chunk = flatbuffers::GetSizePrefixedRoot<osf::Chunk>(block->bytes.data());
     if (!chunk->messages()) continue;
+    if (MessagesShareBytes(*chunk->messages())) {
+      skip(where, "two of its messages share bytes (not a writer's chunk): its scans are skipped");
+      continue;
+    }
     // A chunk's messages need not be in time order.
     const auto* messages = chunk->messages();
     std::vector<flatbuffers::uoffset_t> order(messages->size());
@@ -194,17 +222,26 @@ Status ForEachOsfFrame(const OsfFile& osf, const OsfScanStream& stream, const Fr
       }
       const std::string scan_where = where + ", message " + std::to_string(k);
       const auto* buffer = message->buffer();
-      if (!buffer || !osf::VerifySizePrefixed<osf::LidarScanMsg>(buffer->data(), buffer->size(),
-                                                                 nullptr, scan_where)
-                          .ok()) {
-        stats.BadPacket(scan_where, "its scan's flatbuffer does not verify: skipped");
+      if (!buffer) {
+        skip(scan_where, "a message without a scan: skipped");
         continue;
       }
-      const auto* scan = flatbuffers::GetSizePrefixedRoot<osf::LidarScanMsg>(buffer->data());
+      const uint8_t* data = buffer->data();
+      if (reinterpret_cast<uintptr_t>(data) % 8 != 0) {
+        aligned.assign((buffer->size() + 7) / 8, 0);
+        std::memcpy(aligned.data(), data, buffer->size());
+        data = reinterpret_cast<const uint8_t*>(aligned.data());
+      }
+      if (!osf::VerifySizePrefixed<osf::LidarScanMsg>(data, buffer->size(), nullptr, scan_where)
+               .ok()) {
+        skip(scan_where, "its scan's flatbuffer does not verify: skipped");
+        continue;
+      }
+      const auto* scan = flatbuffers::GetSizePrefixedRoot<osf::LidarScanMsg>(data);
       auto frame = ScanFrame(*scan, stream.sensor, emitted);
       if (!frame.ok()) {
-        stats.BadPacket(scan_where, "scan of frame id " + std::to_string(scan->frame_id()) + ": " +
-                                        frame.message() + "; skipped");
+        skip(scan_where, "the scan of frame id " + std::to_string(scan->frame_id()) + ": " +
+                             frame.message() + "; skipped");
         continue;
       }
       ++stats.lidar_packets;
@@ -212,14 +249,17 @@ Status ForEachOsfFrame(const OsfFile& osf, const OsfScanStream& stream, const Fr
       if (Status s = sink(std::move(frame.value())); !s.ok()) return s;
     }
   }
+  // The warnings name the file, the chunk's byte and the message.
   if (stats.lidar_packets == 0) {
-    return Error{path.string() + ": no scan of lidar stream " + std::to_string(stream.id) +
-                 (stats.bad_packets ? " could be read (first problem: " + stats.warnings[0] + ")"
-                                    : " in the file")};
+    return Error{stats.bad_packets ? "no scan of lidar stream " + std::to_string(stream.id) +
+                                         " could be read; first problem: " + stats.warnings[0]
+                                   : path.string() + ": no scan of lidar stream " +
+                                         std::to_string(stream.id) + " in the file"};
   }
   if (stats.bad_packets * 9 > stats.lidar_packets) {
-    return Error{path.string() + ": " + std::to_string(stats.bad_packets) +
-                 " of its chunks and scans cannot be read (first: " + stats.warnings.front() + ")"};
+    return Error{std::to_string(stats.bad_packets) + " chunks or scans of " + path.string() +
+                 " cannot be read (" + std::to_string(stats.lidar_packets) +
+                 " could); first: " + stats.warnings.front()};
   }
   return {};
 }

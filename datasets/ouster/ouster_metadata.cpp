@@ -21,6 +21,11 @@ using nlohmann::json;
 // Reads keys of one JSON object, remembering the first problem with its path.
 // Offsets inside a sensor are millimetres to centimetres; 10 m is beyond any.
 constexpr double kMaxOffsetMm = 10000;
+// Ouster's largest formats: 128 beams, 4096 columns (4096x5), 16 columns a packet; twice
+// each is allowed, more is not a sensor's and would size buffers from a file's claim.
+constexpr double kMostBeams = 256, kMostColumns = 8192, kMostColumnsPerPacket = 64;
+// lidar_mode's rate: 5, 10 or 20 Hz on every model.
+constexpr double kLeastRateHz = 1, kMostRateHz = 100;
 
 class JsonReader {
  public:
@@ -91,6 +96,15 @@ class JsonReader {
     if (error_->empty()) *error_ = file_.string() + ": key '" + key + "' " + what;
   }
   bool ok() const { return error_->empty(); }
+  // A whole number in lo..hi (a count, an index, a shift), else a failure naming the key.
+  double Whole(double v, const std::string& key, double lo, double hi) {
+    if (ok() && !(v >= lo && v <= hi && v == std::floor(v))) {
+      Fail(key, "must be a whole number in " + std::to_string(static_cast<int64_t>(lo)) + ".." +
+                    std::to_string(static_cast<int64_t>(hi)));
+      return lo;
+    }
+    return v;
+  }
 
  private:
   std::filesystem::path file_;
@@ -221,8 +235,15 @@ Expected<OusterMetadata> ParseOusterMetadata(const std::string& text,
   if (r.ok()) {
     const auto x = mode.find('x');
     try {
-      mode_columns = static_cast<uint32_t>(std::stoul(mode.substr(0, x)));
+      const double columns = std::stod(mode.substr(0, x));
       m.rotation_rate_hz = std::stod(mode.substr(x + 1));
+      if (!(columns >= 1 && columns <= kMostColumns && columns == std::floor(columns)) ||
+          !(m.rotation_rate_hz >= kLeastRateHz && m.rotation_rate_hz <= kMostRateHz)) {
+        r.Fail(config_path + "lidar_mode",
+               "'" + mode + "': columns in 1..8192 and a rate in 1..100 Hz expected");
+      } else {
+        mode_columns = static_cast<uint32_t>(columns);
+      }
     } catch (...) {
       r.Fail(config_path + "lidar_mode", "'" + mode + "' is not of the form 1024x10");
     }
@@ -233,23 +254,31 @@ Expected<OusterMetadata> ParseOusterMetadata(const std::string& text,
   }
   std::string profile = "LEGACY";
   if (format) {
-    const uint32_t n = static_cast<uint32_t>(r.Number(*format, format_path, "pixels_per_column"));
+    const auto n =
+        static_cast<uint32_t>(r.Whole(r.Number(*format, format_path, "pixels_per_column"),
+                                      format_path + "pixels_per_column", 1, kMostBeams));
     m.pixels_per_column = n;
     m.columns_per_frame =
-        static_cast<uint32_t>(r.Number(*format, format_path, "columns_per_frame"));
-    m.columns_per_packet =
-        static_cast<uint32_t>(r.Number(*format, format_path, "columns_per_packet"));
+        static_cast<uint32_t>(r.Whole(r.Number(*format, format_path, "columns_per_frame"),
+                                      format_path + "columns_per_frame", 1, kMostColumns));
+    m.columns_per_packet = static_cast<uint32_t>(
+        r.Whole(r.Number(*format, format_path, "columns_per_packet"),
+                format_path + "columns_per_packet", 1, kMostColumnsPerPacket));
     m.column_last = m.columns_per_frame ? m.columns_per_frame - 1 : 0;
     if (r.Find(*format, format_path, "column_window", false)) {  // absent before fw 2.0
       const auto window = r.Numbers(*format, format_path, "column_window", 2);
       if (window.size() == 2) {
-        m.column_first = static_cast<uint32_t>(window[0]);
-        m.column_last = static_cast<uint32_t>(window[1]);
+        m.column_first = static_cast<uint32_t>(
+            r.Whole(window[0], format_path + "column_window", 0, kMostColumns));
+        m.column_last = static_cast<uint32_t>(
+            r.Whole(window[1], format_path + "column_window", 0, kMostColumns));
       }
     }
     if (r.Find(*format, format_path, "pixel_shift_by_row", !m.legacy_layout)) {
-      for (double s : r.Numbers(*format, format_path, "pixel_shift_by_row", n))
-        m.pixel_shift_by_row.push_back(static_cast<int>(s));
+      for (double s : r.Numbers(*format, format_path, "pixel_shift_by_row", n)) {
+        m.pixel_shift_by_row.push_back(static_cast<int>(
+            r.Whole(s, format_path + "pixel_shift_by_row", -kMostColumns, kMostColumns)));
+      }
     }
     if (r.Find(*format, format_path, "udp_profile_lidar", false)) {
       profile = r.String(*format, format_path, "udp_profile_lidar", true);

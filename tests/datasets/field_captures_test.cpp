@@ -710,17 +710,25 @@ TEST(OusterField, MetadataOfAnotherModeOrFamilyIsAnErrorSayingWhy) {
   ASSERT_FALSE(r.ok());
   EXPECT_TRUE(Has(r.message(), "cannot be decoded with")) << r.message();
   EXPECT_TRUE(Has(r.message(), "another lidar mode or sensor")) << r.message();
-  // Metadata declaring packets no UDP datagram can carry: an error before anything is sized
-  // from it (a 10^8-column packet was a multi-gigabyte allocation).
+  // Metadata declaring packets no sensor sends: an error before anything is sized from it (a
+  // 10^8-column packet was a multi-gigabyte allocation).
   std::string big = ReadBytes(Real("ouster-sdk/OS-1-128_v2.3.0_1024x10.json"));
   const std::string key = "\"columns_per_packet\": 16";
   ASSERT_NE(big.find(key), std::string::npos);
-  big.replace(big.find(key), key.size(), "\"columns_per_packet\": 100000000");
+  std::string absurd = big;
+  absurd.replace(absurd.find(key), key.size(), "\"columns_per_packet\": 100000000");
+  auto meta_absurd = LoadOusterMetadata(dir.Write("absurd.json", absurd));
+  ASSERT_FALSE(meta_absurd.ok());  // no Ouster packet holds more than 16 columns
+  EXPECT_TRUE(Has(meta_absurd.message(),
+                  "'data_format.columns_per_packet' must be a whole number in 1..64"))
+      << meta_absurd.message();
+  // 64 columns a packet: a count the loader accepts, packets this capture does not have.
+  big.replace(big.find(key), key.size(), "\"columns_per_packet\": 64");
   auto meta_big = LoadOusterMetadata(dir.Write("big.json", big));
   ASSERT_TRUE(meta_big.ok()) << meta_big.message();
   auto b = ReadOusterPcap(pcap, *meta_big);
   ASSERT_FALSE(b.ok());
-  EXPECT_TRUE(Has(b.message(), "more than a UDP datagram holds")) << b.message();
+  EXPECT_TRUE(Has(b.message(), "33600-byte packets (64 columns x 128 pixels")) << b.message();
   // A Velodyne capture with Ouster metadata.
   auto meta = LoadOusterMetadata(Real("ouster-sdk/OS-1-128_v2.3.0_1024x10.json"));
   auto v = ReadOusterPcap(Real("rust-lidar-utils/hdl32_example.pcap"), *meta);

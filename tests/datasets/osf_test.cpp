@@ -174,12 +174,17 @@ std::vector<uint8_t> SharedBytes() {
   return std::vector<uint8_t>(text->begin(), text->end());
 }
 
-// The header block's CRC made right again after its bytes were changed.
-void ResealHeader(std::vector<uint8_t>& bytes) {
-  uint32_t size = 0;
-  std::memcpy(&size, bytes.data(), 4);
-  const auto crc = static_cast<uint32_t>(crc32(0, bytes.data(), 4 + size));
-  std::memcpy(bytes.data() + 4 + size, &crc, 4);
+// Every block's CRC made right again after its bytes were changed (blocks one after another
+// from byte 0: size, flatbuffer, CRC).
+void Reseal(std::vector<uint8_t>& bytes) {
+  for (size_t at = 0; at + 8 <= bytes.size();) {
+    uint32_t size = 0;
+    std::memcpy(&size, bytes.data() + at, 4);
+    if (size > bytes.size() - at - 8) return;
+    const auto crc = static_cast<uint32_t>(crc32(0, bytes.data() + at, 4 + size));
+    std::memcpy(bytes.data() + at + 4 + size, &crc, 4);
+    at += 8 + size_t{size};
+  }
 }
 
 std::string OpenError(const test::TempDir& dir, const std::vector<uint8_t>& bytes) {
@@ -206,13 +211,13 @@ TEST(Osf, DamagedFilesAreRefusedWithTheBlockAndTheProblem) {
   // A recording its writer never closed: status 1, no metadata.
   auto unfinished = good;
   unfinished[31] = 1;  // Header.status (docs/formats/ouster-osf.md)
-  ResealHeader(unfinished);
+  Reseal(unfinished);
   EXPECT_TRUE(Has(OpenError(dir, unfinished), "status 1 (invalid: its writer never closed it"))
       << OpenError(dir, unfinished);
   // An OSF v1 version number.
   auto v1 = good;
   v1[32] = 10;  // Header.version
-  ResealHeader(v1);
+  Reseal(v1);
   EXPECT_TRUE(Has(OpenError(dir, v1), "OSF version 1.0 (OSF v1, an older format)"))
       << OpenError(dir, v1);
   // A bit flipped in the metadata: its CRC.
@@ -232,8 +237,29 @@ TEST(Osf, DamagedFilesAreRefusedWithTheBlockAndTheProblem) {
   ASSERT_TRUE(osf.ok()) << osf.message();
   Status s = ForEachOsfFrame(*osf, osf->streams[0], [](Frame&&) -> Status { return {}; });
   ASSERT_FALSE(s.ok());
-  EXPECT_TRUE(Has(s.message(), "no scan of lidar stream 2 could be read (first problem: "));
+  EXPECT_TRUE(Has(s.message(), "no scan of lidar stream 2 could be read; first problem: "));
   EXPECT_TRUE(Has(s.message(), "chunk at byte 60: its CRC-32 does not match")) << s.message();
+  // One scan listed twice (the chunk's messages vector, docs/formats/ouster-osf.md: its slots
+  // at bytes 96 and 100 point at the first and second message): refused, not decoded twice.
+  auto twice = good;
+  uint32_t first = 0;
+  std::memcpy(&first, &twice[96], 4);
+  const uint32_t again = first + 96 - 100;  // the second slot pointing where the first does
+  std::memcpy(&twice[100], &again, 4);
+  Reseal(twice);
+  osf = OpenOsf(test::WriteBytes(dir, "twice.osf", twice));
+  ASSERT_TRUE(osf.ok()) << osf.message();
+  s = ForEachOsfFrame(*osf, osf->streams[0], [](Frame&&) -> Status { return {}; });
+  ASSERT_FALSE(s.ok());
+  EXPECT_TRUE(Has(s.message(), "two of its messages share bytes")) << s.message();
+  // Bytes after the metadata: not a file its writer closed.
+  auto trailing = good;
+  trailing.push_back(0);
+  uint64_t length = trailing.size();
+  std::memcpy(&trailing[48], &length, 8);  // Header.file_length
+  Reseal(trailing);
+  EXPECT_TRUE(Has(OpenError(dir, trailing), "it ends at byte 1081148 but the file goes on"))
+      << OpenError(dir, trailing);
   // A chunk size that runs past the metadata: the walk cannot go on.
   auto size_lies = good;
   size_lies[62] = 0x7F;  // chunk 0's size, bytes 60..63

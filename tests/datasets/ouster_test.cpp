@@ -191,6 +191,33 @@ TEST(OusterMetadata, AbsurdValuesAndHugeNumbersAreNamed) {
   EXPECT_NE(h.message().find("huge.json: not readable JSON"), std::string::npos) << h.message();
 }
 
+// Sizes a sensor cannot have are refused before anything is sized from them (an OSF file's
+// embedded metadata sized its field images: 262,144 beams took 4 GB).
+TEST(OusterMetadata, SizesAndRatesNoSensorHasAreNamed) {
+  LT_REQUIRE_REAL_DATA();
+  const std::string good = test::ReadAll(Ouster("OS-0-128_v3.0.1_1024x10.json"));
+  const std::pair<std::string, std::string> edits[] = {
+      {"\"pixels_per_column\": 128",
+       "key 'lidar_data_format.pixels_per_column' must be a whole "
+       "number in 1..256"},
+      {"\"columns_per_frame\": 1024",
+       "key 'lidar_data_format.columns_per_frame' must be a whole "
+       "number in 1..8192"},
+      {"\"lidar_mode\": \"1024x10\"", "columns in 1..8192 and a rate in 1..100 Hz expected"},
+  };
+  const std::string replacement[] = {"\"pixels_per_column\": 262144", "\"columns_per_frame\": -1",
+                                     "\"lidar_mode\": \"1024x1e-300\""};
+  for (size_t k = 0; k < 3; ++k) {
+    std::string text = good;
+    const size_t at = text.find(edits[k].first);
+    ASSERT_NE(at, std::string::npos) << edits[k].first;
+    text.replace(at, edits[k].first.size(), replacement[k]);
+    auto m = ParseOusterMetadata(text, "m.json");
+    ASSERT_FALSE(m.ok()) << replacement[k];
+    EXPECT_NE(m.message().find(edits[k].second), std::string::npos) << m.message();
+  }
+}
+
 // Issue 11 review: an OS-0 capture read with an OS-1's metadata of the same data format decoded
 // to plausible points with the wrong angles; the packet header's serial number tells.
 TEST(OusterPcap, ACaptureWithAnotherUnitsMetadataIsRefused) {
