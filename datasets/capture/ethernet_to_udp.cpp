@@ -1,9 +1,12 @@
 #include "capture/ethernet_to_udp.h"
+#include "capture/bytes.h"
 
 #include <cstring>
 
 namespace lt {
 namespace {
+
+using bytes::Be16;
 
 // Incomplete IPv4 datagrams kept for reassembly: at most this many, each for at most this
 // many records after its latest fragment; older ones are dropped and counted (a lost
@@ -11,10 +14,6 @@ namespace {
 constexpr size_t kMaxPendingDatagrams = 64;
 constexpr uint64_t kFragmentLifetimeRecords = 1000;
 constexpr size_t kMaxIpv4Datagram = 65535;
-
-uint16_t Be16(const uint8_t* p) {
-  return static_cast<uint16_t>(p[0] << 8 | p[1]);
-}
 
 }  // namespace
 

@@ -1,6 +1,7 @@
 // pcap format: https://wiki.wireshark.org/Development/LibpcapFileFormat (24-byte global header,
 // 16-byte record headers); Ethernet II, IPv4 (RFC 791) and UDP (RFC 768) headers.
 #include "lidartwin/datasets/pcap.h"
+#include "capture/bytes.h"
 #include "capture/ethernet_to_udp.h"
 #include "capture/pcapng.h"
 #include "lidartwin/base/text_file.h"
@@ -15,15 +16,13 @@ namespace lt {
 
 namespace {
 
+using bytes::Swap32;
+
 constexpr uint32_t kMagicMicro = 0xa1b2c3d4, kMagicNano = 0xa1b23c4d;
 constexpr uint32_t kLinkEthernet = 1;
 // libpcap's MAXIMUM_SNAPLEN: no record of a real capture is longer.
 constexpr uint32_t kMaxRecordBytes = 262144;
 constexpr size_t kMaxWarnings = 8;
-
-uint32_t Swap32(uint32_t v) {
-  return (v >> 24) | ((v >> 8) & 0xff00) | ((v << 8) & 0xff0000) | (v << 24);
-}
 
 }  // namespace
 

@@ -4,10 +4,13 @@
 #include <cstring>
 #include <vector>
 
+#include "capture/bytes.h"
 #include "capture/ethernet_to_udp.h"
 
 namespace lt {
 namespace {
+
+using bytes::Swap32;
 
 constexpr uint32_t kByteOrderMagic = 0x1A2B3C4D;
 enum BlockType : uint32_t {
@@ -19,10 +22,6 @@ enum BlockType : uint32_t {
 constexpr uint16_t kLinkEthernet = 1;
 // A block holds at most a frame of libpcap's largest snapshot and its headers and options.
 constexpr uint32_t kMaxBlockBytes = 262144 + 4096;
-
-uint32_t Swap32(uint32_t v) {
-  return (v >> 24) | ((v >> 8) & 0xff00) | ((v << 8) & 0xff0000) | (v << 24);
-}
 
 struct Interface {
   uint16_t link = 0;

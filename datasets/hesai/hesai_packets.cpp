@@ -7,25 +7,19 @@
 #include <ctime>
 #include <numbers>
 
+#include "capture/bytes.h"
 #include "lidartwin/datasets/hesai.h"
 
 namespace lt {
 namespace {
 
+using bytes::Le;
+
 constexpr uint16_t kDataPort = 2368;
 constexpr size_t kSequenceBytes = 4;  // the optional UDP sequence number after the tail
 
-template <typename T>
-T Le(const uint8_t* p) {
-  T v = 0;
-  for (size_t i = 0; i < sizeof(T); ++i)
-    v |= static_cast<T>(T{p[i]} << (8 * i));
-  return v;
-}
-
 std::string Hex2(uint8_t a, uint8_t b) {
-  const char* d = "0123456789abcdef";
-  return {'0', 'x', d[a >> 4], d[a & 15], d[b >> 4], d[b & 15]};
+  return "0x" + bytes::HexByte(a) + bytes::HexByte(b);
 }
 
 // Where a family keeps what the decoder reads, as offsets into the packet.

@@ -10,12 +10,15 @@
 #include <string>
 #include <vector>
 
+#include "capture/bytes.h"
 #include "lidartwin/datasets/ouster.h"
 #include "ouster/ouster_points.h"
 
 namespace lt {
 
 namespace {
+
+using bytes::Le;
 
 struct BitField {
   int offset, bits, shift;
@@ -54,13 +57,6 @@ uint64_t Get(const uint8_t* p, BitField f) {
   v >>= f.offset % 8;
   v &= (f.bits == 64 ? ~uint64_t{0} : (uint64_t{1} << f.bits) - 1);
   return v << f.shift;
-}
-
-template <typename T>
-T Le(const uint8_t* p) {
-  T v;
-  std::memcpy(&v, p, sizeof(T));
-  return v;
 }
 
 constexpr size_t kMaxUdpPayload = 65535 - 8;

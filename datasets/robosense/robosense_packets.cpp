@@ -9,11 +9,14 @@
 #include <numbers>
 #include <sstream>
 
+#include "capture/bytes.h"
 #include "lidartwin/base/text_file.h"
 #include "lidartwin/datasets/robosense.h"
 
 namespace lt {
 namespace {
+
+using bytes::Be;
 
 constexpr uint16_t kMsopPort = 6699, kDifopPort = 7788;
 constexpr size_t kPacketBytes = 1248;
@@ -29,13 +32,6 @@ constexpr std::array<float, kChannels> kFiringUs = {
     76.12f, 79.27f, 82.08f, 83.32f, 87.05f, 88.29f, 92.01f, 94.50f, 96.98f, 99.46f};
 constexpr float kLensOffsetM = 0.03498f;  // the receiver's distance from the spin axis
 constexpr float kMinM = 0.2f, kMaxM = 200.f;
-
-uint64_t Be(const uint8_t* p, int n) {
-  uint64_t v = 0;
-  for (int i = 0; i < n; ++i)
-    v = v << 8 | p[i];
-  return v;
-}
 
 // float sin and cos of 0.01 deg steps over [-90, 450) deg, as the driver tabulates them.
 class Trig {

@@ -17,6 +17,7 @@
 #include <span>
 #include <string>
 
+#include "capture/bytes.h"
 #include "lidartwin/base/status.h"
 
 namespace lt::ros {
@@ -34,7 +35,7 @@ class CdrReader {
     if (data_.size() < 4) {
       Fail(0, "shorter than the 4-byte CDR encapsulation header");
     } else if (data_[0] != 0 || data_[1] > 1) {
-      Fail(0, "encapsulation kind 0x" + Hex(data_[0]) + Hex(data_[1]) +
+      Fail(0, "encapsulation kind 0x" + bytes::HexByte(data_[0]) + bytes::HexByte(data_[1]) +
                   " is not plain CDR (0x0000 big-endian, 0x0001 little-endian)");
     } else {
       little_ = data_[1] == 1;
@@ -140,11 +141,6 @@ class CdrReader {
     T v;
     std::memcpy(&v, bytes, sizeof(T));
     return v;
-  }
-
-  static std::string Hex(uint8_t b) {
-    const char* digits = "0123456789abcdef";
-    return {digits[b >> 4], digits[b & 15]};
   }
 
   CdrReader(std::span<const uint8_t> message, bool ros1) : data_(message), ros1_(ros1) {}

@@ -1,5 +1,6 @@
 #include "rosbag/mcap_bag.h"
 
+#include "capture/bytes.h"
 #include "rosbag/lz4_frames.h"
 #include "rosbag/mcap_records.h"
 #include "rosbag/pass_bag.h"
@@ -200,7 +201,7 @@ class McapBag : public PassBag {
         length |= uint64_t{head[1 + i]} << (8 * i);
       const std::string where = file.string() + ": record at byte " + std::to_string(at);
       if (length > size - at - 9) {
-        warnings_.push_back(where + " (opcode 0x" + Hex(head[0]) + ") claims " +
+        warnings_.push_back(where + " (opcode 0x" + bytes::HexByte(head[0]) + ") claims " +
                             std::to_string(length) + " bytes; the file has " +
                             std::to_string(size - at - 9) +
                             " left (a recording cut short); the messages before it are read");
@@ -218,7 +219,7 @@ class McapBag : public PassBag {
       // A message or chunk larger than any this reader takes is refused before it is read.
       const uint64_t limit = op == kChunk ? kMaxChunkBytes + 4096 : kMaxMessageBytes + 4096;
       if (length > limit)
-        return Error{where + " (opcode 0x" + Hex(op) + "): " + std::to_string(length) +
+        return Error{where + " (opcode 0x" + bytes::HexByte(op) + "): " + std::to_string(length) +
                      " bytes, more than the " + std::to_string(limit) + " such a record may have"};
       content.resize(length);
       if (!in.read(reinterpret_cast<char*>(content.data()), static_cast<std::streamsize>(length)))
@@ -269,8 +270,9 @@ class McapBag : public PassBag {
       const uint8_t op = bytes[at];
       const uint64_t length = head.U64();
       if (length > bytes.size() - at - 9)
-        return Error{here + " (opcode 0x" + Hex(op) + ") claims " + std::to_string(length) +
-                     " bytes; " + std::to_string(bytes.size() - at - 9) + " are left"};
+        return Error{here + " (opcode 0x" + bytes::HexByte(op) + ") claims " +
+                     std::to_string(length) + " bytes; " + std::to_string(bytes.size() - at - 9) +
+                     " are left"};
       if (Status s = Record(op, bytes.subspan(at + 9, length), here, state, sink, names, index);
           !s.ok())
         return s;
@@ -322,11 +324,6 @@ class McapBag : public PassBag {
                      sink, names, index);
     }
     return {};
-  }
-
-  static std::string Hex(uint8_t b) {
-    const char* d = "0123456789abcdef";
-    return {d[b >> 4], d[b & 15]};
   }
 
   std::vector<std::filesystem::path> files_;

@@ -12,6 +12,7 @@
 #include <limits>
 #include <memory>
 
+#include "capture/bytes.h"
 #include "lidartwin/datasets/pcap.h"
 #include "lidartwin/datasets/velodyne.h"
 #include "lidartwin/physics/units.h"
@@ -20,6 +21,8 @@
 namespace lt {
 
 namespace {
+
+using bytes::Le;
 
 constexpr size_t kPacketBytes = 1206, kBlockBytes = 100, kBlocks = 12;
 constexpr uint16_t kDataPort = 2368, kPositionPort = 8308;
@@ -33,13 +36,6 @@ constexpr double kHourS = 3600;
 // A packet older by more than this than one already decoded is no reordering but the clock
 // stepping back (a GPS lock taken mid-capture, a power cycle) or the capture repeating itself.
 constexpr double kClockStepS = 1;
-
-template <typename T>
-T Le(const uint8_t* p) {
-  T v;
-  std::memcpy(&v, p, sizeof(T));
-  return v;
-}
 
 struct DataPacket {
   std::array<uint8_t, kPacketBytes> bytes;
