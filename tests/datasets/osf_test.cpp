@@ -22,17 +22,11 @@ std::filesystem::path SharedOsf() {
   return test::RealDataDir() / "ouster-sdk" / "osf" / "OS-0-128_v3.0.1_1024x10_20241017_141645.osf";
 }
 
-std::vector<Frame> Frames(const OsfFile& osf, CaptureStats* stats = nullptr) {
-  std::vector<Frame> frames;
-  Status s = ForEachOsfFrame(
-      osf, osf.streams.at(0),
-      [&](Frame&& f) -> Status {
-        frames.push_back(std::move(f));
-        return {};
-      },
-      stats);
-  EXPECT_TRUE(s.ok()) << s.message();
-  return frames;
+std::vector<Frame> Frames(const OsfFile& osf) {
+  auto frames = CollectFrames(
+      [&](const FrameSink& sink) { return ForEachOsfFrame(osf, osf.streams.at(0), sink); });
+  EXPECT_TRUE(frames.ok()) << frames.message();
+  return frames.ok() ? std::move(frames.value()) : std::vector<Frame>{};
 }
 
 TEST(Osf, TheSharedRecordingDecodesAsAnIndependentDecoderDoes) {

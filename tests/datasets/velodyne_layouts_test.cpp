@@ -167,16 +167,11 @@ VelodyneCalibration Flat(size_t lasers) {
 // Frames of packets (the first completed and the flushed rest).
 std::vector<Frame> Decode(const std::vector<std::vector<uint8_t>>& packets,
                           const VelodyneCalibration& cal, CaptureStats* stats) {
-  std::vector<Frame> frames;
-  Status s = ForEachVelodyneFrame(
-      test::Datagrams(2368, packets), cal,
-      [&](Frame&& f) -> Status {
-        frames.push_back(std::move(f));
-        return {};
-      },
-      stats);
-  EXPECT_TRUE(s.ok()) << s.message();
-  return frames;
+  auto frames = CollectFrames([&](const FrameSink& sink) {
+    return ForEachVelodyneFrame(test::Datagrams(2368, packets), cal, sink, stats);
+  });
+  EXPECT_TRUE(frames.ok()) << frames.message();
+  return frames.ok() ? std::move(frames.value()) : std::vector<Frame>{};
 }
 
 // VLP-32C manual, "Firing timing": 32 lasers fire in pairs every 2.304 us, one 55.296 us
