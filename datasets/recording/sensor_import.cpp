@@ -18,8 +18,10 @@
 #include "lidartwin/datasets/osf.h"
 #include "lidartwin/datasets/ouster.h"
 #include "lidartwin/datasets/robosense.h"
+#include "lidartwin/datasets/ros_bag.h"
 #include "lidartwin/datasets/velodyne.h"
 #include "lidartwin/sim/sensor_profile.h"
+#include "rosbag/bag_recording.h"
 #include "velodyne/velodyne_models.h"
 
 namespace lt {
@@ -94,7 +96,9 @@ Expected<OusterMetadata> OsfSensorMetadata(const std::filesystem::path& file) {
 }
 
 Expected<SpinningTables> FromOuster(const std::filesystem::path& file, double rate) {
-  auto m = file.extension() == ".osf" ? OsfSensorMetadata(file) : LoadOusterMetadata(file);
+  auto m = file.extension() == ".osf" ? OsfSensorMetadata(file)
+           : LooksLikeRosBag(file)    ? ros::BagOusterMetadata(file)
+                                      : LoadOusterMetadata(file);
   if (!m.ok()) return m.error();
   SpinningTables t;
   t.name = SanitisedName("ouster_" + m->product + (m->serial.empty() ? "" : "_" + m->serial));
@@ -272,7 +276,7 @@ Expected<std::string> ImportSensorProfile(const std::filesystem::path& metadata,
   std::string ext = metadata.extension().string();
   std::transform(ext.begin(), ext.end(), ext.begin(), ::tolower);
   Expected<SpinningTables> t = Error{""};
-  if (ext == ".json" || ext == ".osf") {
+  if (ext == ".json" || ext == ".osf" || LooksLikeRosBag(metadata)) {
     t = FromOuster(metadata, options.rotation_rate_hz);
   } else if (ext == ".yaml" || ext == ".yml") {
     t = FromVelodyne(metadata, options.rotation_rate_hz);
@@ -285,8 +289,8 @@ Expected<std::string> ImportSensorProfile(const std::filesystem::path& metadata,
     }
   } else {
     return Error{
-        fmt::format("{}: unknown metadata type '{}' (expected Ouster .json or .osf, Velodyne "
-                    ".yaml, Hesai or RoboSense .csv)",
+        fmt::format("{}: unknown metadata type '{}' (expected Ouster .json, .osf or a bag with "
+                    "its metadata topic, Velodyne .yaml, Hesai or RoboSense .csv)",
                     metadata.string(), ext)};
   }
   if (!t.ok()) return t.error();

@@ -35,6 +35,14 @@ Expected<std::pair<std::string, std::string>> MetadataTopicText(RosBag& bag) {
 
 }  // namespace
 
+Expected<OusterMetadata> BagOusterMetadata(const std::filesystem::path& bag_path) {
+  auto opened = OpenRosBag(bag_path);
+  if (!opened.ok()) return opened.error();
+  auto text = MetadataTopicText(**opened);
+  if (!text.ok()) return text.error();
+  return ParseOusterMetadata(text->second, bag_path.string() + " (topic " + text->first + ")");
+}
+
 Expected<RecordingSource> OpenBagRecording(const std::filesystem::path& bag_path,
                                            const std::filesystem::path& sidecar,
                                            const RecordingOptions& options) {

@@ -4,6 +4,7 @@
 
 #include <filesystem>
 
+#include "lidartwin/datasets/ouster.h"
 #include "lidartwin/datasets/recording.h"
 
 namespace lt::ros {
@@ -11,5 +12,9 @@ namespace lt::ros {
 Expected<RecordingSource> OpenBagRecording(const std::filesystem::path& bag_path,
                                            const std::filesystem::path& sidecar,
                                            const RecordingOptions& options);
+
+// The Ouster metadata a bag records on its metadata topic (ouster-ros: std_msgs/String on
+// <namespace>/metadata), for import-sensor; an error where it has none.
+Expected<OusterMetadata> BagOusterMetadata(const std::filesystem::path& bag_path);
 
 }  // namespace lt::ros

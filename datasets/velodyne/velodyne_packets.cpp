@@ -36,6 +36,10 @@ constexpr double kHourS = 3600;
 // A packet older by more than this than one already decoded is no reordering but the clock
 // stepping back (a GPS lock taken mid-capture, a power cycle) or the capture repeating itself.
 constexpr double kClockStepS = 1;
+// A frame is cut after this long whatever the azimuths say (a motor stopped or spinning
+// slower than 1 Hz would otherwise grow one frame without bound); every model spins at 5 Hz
+// or faster.
+constexpr double kLongestFrameS = 1;
 
 struct DataPacket {
   std::array<uint8_t, kPacketBytes> bytes;
@@ -158,7 +162,7 @@ Status FrameAssembler::Add(const DataPacket& packet) {
                                  : 0;
     if (gap < 0) gap += 360;
     const double block_time = packet.time_s + f * timing_.sequences * timing_.sequence_s;
-    if (!open_ || azimuth < last_azimuth_) {
+    if (!open_ || azimuth < last_azimuth_ || block_time - frame_.start_time_s > kLongestFrameS) {
       if (Status s = Emit(); !s.ok()) return s;
       frame_ = Frame();
       frame_.index = emitted_;

@@ -112,6 +112,17 @@ TEST(SensorImport, AnOsfRecordingGivesItsEmbeddedSensor) {
   }
 }
 
+// ouster-ros records the sensor's metadata on a topic: a bag of its packets is enough.
+TEST(SensorImport, AnOusterBagGivesTheSensorOnItsMetadataTopic) {
+  LT_REQUIRE_REAL_DATA();
+  auto p = Import(test::RealDataDir() / "ouster-sdk" / "bags" / "512x10_raw.bag");
+  ASSERT_TRUE(p.ok()) << p.message();
+  EXPECT_EQ(p->name, "ouster_OS_0_128_992108000265");
+  const auto scan = p->SpinningView();
+  EXPECT_EQ(scan.channels, 128u);
+  EXPECT_EQ(scan.columns, 512u);
+}
+
 TEST(SensorImport, HesaiAnglesAndFireTimes) {
   LT_REQUIRE_REAL_DATA();
   const auto dir = test::RealDataDir() / "hesai-sdk";

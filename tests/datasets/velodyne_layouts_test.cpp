@@ -203,6 +203,21 @@ TEST(VelodyneLayouts, AVlp32cFiresItsLasersInPairs) {
   }
 }
 
+// A motor that stopped (every packet at one azimuth): frames are cut after a second rather than
+// growing without bound.
+TEST(VelodyneLayouts, AStoppedMotorsPacketsAreCutIntoFramesOfASecond) {
+  std::vector<std::vector<uint8_t>> packets;
+  for (uint32_t n = 0; n < 4000; ++n)  // 2.65 s at 663.552 us a packet, azimuth 12.34 deg
+    packets.push_back(Packet(0x28, 0x37, std::vector<uint16_t>(12, 0xEEFF),
+                             std::vector<uint16_t>(12, 1234), 2500,
+                             1'000'000 + static_cast<uint32_t>(std::lround(663.552 * n))));
+  CaptureStats stats;
+  auto frames = Decode(packets, Flat(32), &stats);
+  ASSERT_EQ(frames.size(), 3u);
+  for (const Frame& f : frames)
+    EXPECT_LE(f.end_time_s - f.start_time_s, 1.001);
+}
+
 // VLS-128 manual, "Data packet format": in dual return a packet holds one firing, its four
 // banks' last then strongest blocks (0xFFEE twice, 0xFFDD twice, ...), and blocks 8-11 carry
 // none; distances are in 4 mm whatever the table says.
