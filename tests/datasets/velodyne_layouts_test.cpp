@@ -5,12 +5,17 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <map>
+#include <tuple>
 
 #include "answer_key.h"
 #include "capture_files.h"
+#include "lidartwin/base/text_file.h"
 #include "lidartwin/datasets/point_cloud_readers.h"
+#include "lidartwin/datasets/ros_bag.h"
 #include "lidartwin/datasets/velodyne.h"
+#include "rosbag/bag_packets.h"
 #include "test_support.h"
 
 namespace lt {
@@ -131,6 +136,155 @@ TEST(VelodyneLayouts, TheVls128BagDecodesToItsAnswerKeyPointForPoint) {
   EXPECT_LE(worst_z, 1e-3) << "m";
   EXPECT_LE(worst_radius, 1e-3) << "m";
   EXPECT_GT(worst_azimuth, 0.1) << "deg: ours interpolates where nebula does not";
+}
+
+// The VLP-16 bag is dual return. nebula (docs/formats/velodyne-robosense-answer-keys.md):
+// - drops a strongest return equal in range to its firing's last return, and marks the last
+//   return "identical" (return type 6);
+// - keeps ranges in (0.3, 300) m and azimuths up to 359 deg (its cloud_max_angle);
+// - gives a strongest return the azimuth of the next firing block, and both returns of a
+//   packet's last block their block's azimuth, none interpolated (its loop quirk), where ours
+//   interpolates each laser by its firing time: those azimuths differ by up to one block's
+//   advance (0.4 deg at 10 Hz) either way, the others by its 0.01 deg rounding.
+// So: away from the window's ends, the same points at the same range within 1 mm, the same
+// intensity and laser, as many identical pairs as the key marks, azimuths within those bounds.
+TEST(VelodyneLayouts, TheVlp16DualBagDecodesToItsAnswerKeyPointForPoint) {
+  LT_REQUIRE_REAL_DATA();
+  const auto folder = test::RealDataDir() / "nebula" / "velodyne-vlp16";
+  auto cal = LoadVelodyneCalibration(folder / "VLP16.yaml");
+  ASSERT_TRUE(cal.ok()) << cal.message();
+  auto bag = OpenRosBag(folder);
+  ASSERT_TRUE(bag.ok()) << bag.message();
+  std::shared_ptr<RosBag> shared = std::move(bag.value());
+  auto topic = ros::ChooseLidarTopic(*shared, "");
+  ASSERT_TRUE(topic.ok()) << topic.message();
+  auto frames = CollectFrames([&](const FrameSink& sink) {
+    return ForEachVelodyneFrame(ros::BagPackets(shared, **topic), *cal, sink);
+  });
+  ASSERT_TRUE(frames.ok()) << frames.message();
+  // The key's message is the bag's last; its revolution ends with the last packet, whose few
+  // returns past the wrap make a partial frame of their own.
+  ASSERT_GE(frames->size(), 2u);
+  ASSERT_LT(frames->back().size(), 200u);
+  const Frame& ours = (*frames)[frames->size() - 2];
+  // The key: x y z intensity(u8) return_type(u8) channel(u16) azimuth elevation distance
+  // time_stamp(u32), 32 bytes a point after "DATA binary".
+  auto text = ReadTextFile(folder / "1673400472138016708.pcd", "");
+  ASSERT_TRUE(text.ok()) << text.message();
+  const std::string& pcd = *text;
+  const size_t data = pcd.find("DATA binary\n") + 12;
+  const size_t n = (pcd.size() - data) / 32;
+  ASSERT_EQ(n, 14831u);
+  // nebula's channel: the laser's rank by elevation.
+  std::vector<int> rank(cal->lasers.size());
+  for (size_t k = 0; k < rank.size(); ++k)
+    for (const VelodyneLaser& other : cal->lasers)
+      rank[k] += other.vert_correction_rad < cal->lasers[k].vert_correction_rad;
+  struct KeyPoint {
+    Polar p;
+    int channel;
+    uint8_t intensity;
+  };
+  std::vector<KeyPoint> key;
+  std::map<int, std::multimap<double, size_t>> key_by_channel;  // azimuth -> index in key
+  size_t identical = 0;
+  constexpr double kEdgeDeg = 1;
+  auto inside = [](double az, double margin) {
+    return az >= kEdgeDeg + margin && az <= 359 - kEdgeDeg - margin;
+  };
+  for (size_t i = 0; i < n; ++i) {
+    const char* r = pcd.data() + data + 32 * i;
+    float xyz[3];
+    std::memcpy(xyz, r, 12);
+    uint16_t channel;
+    std::memcpy(&channel, r + 14, 2);
+    identical += r[13] == 6;
+    key.push_back({PolarOf(xyz[0], xyz[1], xyz[2]), channel, static_cast<uint8_t>(r[12])});
+    key_by_channel[channel].emplace(key.back().p.azimuth, i);
+  }
+  EXPECT_EQ(identical, 14455u);
+  // Our strongest returns equal to their firing's last return, as nebula drops them.
+  std::map<std::pair<uint32_t, uint16_t>, float> last_range;
+  for (size_t i = 0; i < ours.size(); ++i)
+    if (ours.return_index[i] == 0) last_range[{ours.column[i], ours.channel[i]}] = ours.range_m[i];
+  size_t ours_identical = 0;
+  std::vector<size_t> ours_kept;
+  std::vector<Polar> ours_polar(ours.size());
+  // Candidate pairs: the same laser, range within 1 mm, the same intensity, and nebula's
+  // azimuth one of those its rules give for our point: a last return's ours (interpolated) or
+  // its firing block's (a packet's last block), a strongest return's the next block's or its
+  // own block's (a packet's last block); a block is 0.4 deg on, our laser fired (s x 55.296 +
+  // laser x 2.304) us into its 110.592 us block (VLP-16 manual, "Firing timing"). Assigned one
+  // to one, by the usual rule first, nearest first.
+  struct Pair {
+    int rule;  // 0 the usual one, 1 a packet's last block's (a sixth of the blocks)
+    double azimuth_apart;
+    size_t ours, key;
+  };
+  std::vector<Pair> pairs;
+  for (size_t i = 0; i < ours.size(); ++i) {
+    const auto last = last_range.find({ours.column[i], ours.channel[i]});
+    if (ours.return_index[i] == 1 && last != last_range.end() && last->second == ours.range_m[i]) {
+      ++ours_identical;
+      continue;
+    }
+    const Polar p = ours_polar[i] = PolarOf(ours.x_m[i], ours.y_m[i], ours.z_m[i]);
+    if (ours.range_m[i] <= 0.3 || ours.range_m[i] >= 300 || !inside(p.azimuth, 0)) continue;
+    ours_kept.push_back(i);
+    auto& candidates = key_by_channel[rank[ours.channel[i]]];
+    constexpr double kBlockDeg = 0.4;
+    const double into_block =
+        ((ours.column[i] % 2) * 55.296 + ours.channel[i] * 2.304) / 110.592 * kBlockDeg;
+    const double block = p.azimuth - into_block;
+    const bool strongest = ours.return_index[i] == 1;
+    const double rules[2] = {strongest ? block + kBlockDeg : p.azimuth, block};
+    for (auto c = candidates.lower_bound(p.azimuth - 0.5);
+         c != candidates.end() && c->first <= p.azimuth + 0.5; ++c) {
+      const KeyPoint& k = key[c->second];
+      if (std::abs(k.p.range - p.range) > 1e-3 || k.intensity != ours.intensity[i]) continue;
+      for (int rule = 0; rule < 2; ++rule) {
+        const double apart = std::abs(c->first - rules[rule]);
+        if (apart <= 0.03) pairs.push_back({rule, apart, i, c->second});
+      }
+    }
+  }
+  // The usual rule first: a packet's last block's rule could otherwise take a neighbour's
+  // point where three firings in a row have the same range.
+  std::sort(pairs.begin(), pairs.end(), [](const Pair& a, const Pair& b) {
+    return std::tie(a.rule, a.azimuth_apart) < std::tie(b.rule, b.azimuth_apart);
+  });
+  std::map<size_t, size_t> ours_to_key;
+  std::vector<bool> key_taken(key.size(), false);
+  for (const Pair& pair : pairs) {
+    if (ours_to_key.count(pair.ours) || key_taken[pair.key]) continue;
+    ours_to_key[pair.ours] = pair.key;
+    key_taken[pair.key] = true;
+  }
+  double worst_range = 0, worst_z = 0, worst_rule = 0;
+  for (size_t i : ours_kept) {
+    const auto found = ours_to_key.find(i);
+    ASSERT_TRUE(found != ours_to_key.end())
+        << "our point " << i << " (laser " << ours.channel[i] << ", return "
+        << int{ours.return_index[i]} << ", " << ours_polar[i].azimuth << " deg, "
+        << ours_polar[i].range << " m) has no point of nebula's";
+    const Polar& k = key[found->second].p;
+    worst_range = std::max(worst_range, std::abs(ours_polar[i].range - k.range));
+    worst_z = std::max(worst_z, std::abs(ours_polar[i].z - k.z));
+    (void)k;
+  }
+  // Every key point well inside the window was taken.
+  for (size_t j = 0; j < key.size(); ++j)
+    if (inside(key[j].p.azimuth, 0.5) && key[j].p.range > 0.3)
+      ASSERT_TRUE(key_taken[j]) << "nebula's point " << j << " at " << key[j].p.azimuth
+                                << " deg has none of ours";
+  EXPECT_GT(ours_kept.size(), 14000u);
+  EXPECT_NEAR(static_cast<double>(ours_identical), 14455, 14455 * 0.01);
+  EXPECT_LE(worst_range, 1e-3) << "m";
+  EXPECT_LE(worst_z, 1e-3) << "m";
+  for (const Pair& pair : pairs)
+    if (ours_to_key.count(pair.ours) && ours_to_key[pair.ours] == pair.key)
+      worst_rule = std::max(worst_rule, pair.azimuth_apart);
+  EXPECT_LE(worst_rule, 0.03) << "deg from nebula's rule";
 }
 
 // A data packet of `model` (product id) and `mode` (0x37 strongest, 0x39 dual): block b's flag
