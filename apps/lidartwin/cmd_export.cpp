@@ -113,6 +113,7 @@ Expected<jobs::ExportOptions> ExportOptionsFromArgs(const Args& args,
   o.shards = shards;
   if (args.Has("--shard")) o.only_shard = shard;
   o.prepare_only = args.Has("--prepare");
+  o.bag = args.Has("--bag");
   o.host_cores = host_cores;
   o.devices = devices;
   o.executable = "/proc/self/exe";
@@ -126,7 +127,7 @@ int ExportCommand(const std::vector<std::string>& argv) {
   Command command{"export",
                   "",
                   {{"--out", "--shard", "--shards", "--workers", "--devices", "--host-cores"},
-                   {"--join", "--prepare", "--report-progress"},
+                   {"--join", "--prepare", "--report-progress", "--bag"},
                    0},
                   {{"devices", "--devices"}}};
   for (const auto& name : SimulationOptionNames())
@@ -142,6 +143,11 @@ int ExportCommand(const std::vector<std::string>& argv) {
       auto joined = jobs::JoinExportFolder(args.Get("--out"));
       if (!joined.ok()) return joined.error();
       fmt::print("{}", *joined);
+      if (args.Has("--bag")) {
+        auto bag = jobs::WriteExportBag(args.Get("--out"));
+        if (!bag.ok()) return Error{bag.message()};
+        fmt::print("{}", *bag);
+      }
       return 0;
     }
     auto o = ExportOptionsFromArgs(args, argv);

@@ -5,6 +5,7 @@
 
 #include <chrono>
 
+#include "lidartwin/datasets/convert_recording.h"
 #include "lidartwin/jobs/export_progress.h"
 #include "lidartwin/jobs/export_workers.h"
 
@@ -37,6 +38,18 @@ std::string ShardSummary(const ShardResult& result, double wall) {
 }
 
 }  // namespace
+
+Expected<std::string> WriteExportBag(const std::filesystem::path& folder) {
+  ConvertOptions c;
+  c.recording = folder / "dataset.h5";
+  c.out = folder / "dataset.mcap";
+  const auto t0 = std::chrono::steady_clock::now();
+  auto written = ConvertRecording(c);
+  if (!written.ok()) return written.error();
+  return fmt::format("wrote {} frames ({} points) into {} in {:.2f} s\n", written->frames,
+                     written->points, c.out.string(),
+                     std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+}
 
 Expected<std::string> JoinExportFolder(const std::filesystem::path& folder,
                                        const std::vector<FreshShardHash>& fresh,
@@ -141,6 +154,11 @@ Status RunExport(const ExportOptions& o) {
   auto joined = JoinExportFolder(o.folder, hashed, o.host_cores);
   if (!joined.ok()) return joined.error();
   o.log.Info(*joined);
+  if (o.bag) {
+    auto bag = WriteExportBag(o.folder);
+    if (!bag.ok()) return bag.error();
+    o.log.Info(*bag);
+  }
   return {};
 }
 

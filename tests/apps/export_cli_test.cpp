@@ -24,6 +24,7 @@
 #include "lidartwin/datasets/export_run.h"
 #include "lidartwin/datasets/frame_journal.h"
 #include "lidartwin/datasets/hdf5_frames.h"
+#include "lidartwin/datasets/recording.h"
 #include "test_support.h"
 
 extern char** environ;
@@ -159,6 +160,30 @@ TEST(ExportCli, ShardsAndWorkersGiveOneRunsFrames) {
 // Found by a hostile-input pass: a finished shard whose file was damaged since was taken as
 // complete on the next run, and a journal planted as a symbolic link had the run write the
 // file it points to.
+// --bag: the joined dataset also as a ROS 2 bag, frame for frame (issue 38).
+TEST(ExportCli, ABagOfTheDatasetHoldsItsFrames) {
+  test::TempDir dir;
+  auto run = Cli(SmallRun(3) + " --shards 2 --bag --out " + Q(dir / "e"));
+  ASSERT_EQ(run.code, 0) << run.output;
+  EXPECT_NE(run.output.find("wrote 3 frames"), std::string::npos) << run.output;
+  auto h5 = ReadRecording(dir / "e" / "dataset.h5", "");
+  auto bag = ReadRecording(dir / "e" / "dataset.mcap", "");
+  ASSERT_TRUE(h5.ok()) << h5.message();
+  ASSERT_TRUE(bag.ok()) << bag.message();
+  EXPECT_EQ(bag->reader, "pointcloud2-bag");
+  ASSERT_EQ(bag->frames.size(), 3u);
+  for (size_t k = 0; k < 3; ++k) {
+    EXPECT_EQ(bag->frames[k].x_m, h5->frames[k].x_m) << k;
+    EXPECT_EQ(bag->frames[k].semantic_class, h5->frames[k].semantic_class) << k;
+    EXPECT_EQ(bag->frames[k].instance_id, h5->frames[k].instance_id) << k;
+  }
+  // The join on its own writes it too (a cluster's shards, joined afterwards).
+  std::filesystem::remove(dir / "e" / "dataset.mcap");
+  auto joined = Cli("export --join --bag --out " + Q(dir / "e"));
+  ASSERT_EQ(joined.code, 0) << joined.output;
+  EXPECT_TRUE(std::filesystem::exists(dir / "e" / "dataset.mcap"));
+}
+
 TEST(ExportCli, ResumeNamesADamagedShardAndRefusesALinkedJournal) {
   test::TempDir dir;
   const auto e = dir / "e";

@@ -51,8 +51,15 @@ struct ExportOptions {
   std::vector<std::string> worker_args;  // `lidartwin export` arguments a worker runs with
   // With only_shard: a worker's lines for its parent instead of the progress and summary.
   std::function<void(const std::string&)> worker_lines;
+  // After the join, the dataset also as a ROS 2 bag, dataset.mcap (ros_bag.h: PointCloud2 with
+  // every label, /tf and /tf_static), for a perception stack to replay; not in the manifest.
+  bool bag = false;
   JobLog log;  // info: ready, joined; note: each shard's summary
 };
+
+// The joined dataset.h5 of `folder` streamed, a frame at a time, into dataset.mcap beside it
+// (ExportOptions::bag); returns the line to print.
+Expected<std::string> WriteExportBag(const std::filesystem::path& folder);
 
 // Every argument and the folder are checked before any process starts or any file is written
 // (a folder of another run is refused with the difference named).
