@@ -62,9 +62,10 @@ FrameOutput::~FrameOutput() = default;
 
 std::string UnknownOutputExtension(const std::filesystem::path& out) {
   const std::string ext = out.extension().string();
-  for (const char* known : {".h5", ".hdf5", ".ply", ".pcd", ".las", ".mcap"})
+  for (const char* known : {".h5", ".hdf5", ".ply", ".pcd", ".las", ".mcap", ".db3"})
     if (ext == known) return {};
-  return "unknown extension '" + ext + "' (expected .h5, .hdf5, .ply, .pcd, .las or .mcap)";
+  return "unknown extension '" + ext +
+         "' (expected .h5, .hdf5, .ply, .pcd, .las, or a ROS 2 bag: .mcap, .db3)";
 }
 
 Expected<FrameOutput> FrameOutput::Open(const std::filesystem::path& out, const DatasetInfo& info) {
@@ -79,8 +80,8 @@ Expected<FrameOutput> FrameOutput::Open(const std::filesystem::path& out, const 
     o.format_ = Format::kPcd;
   } else if (ext == ".las") {
     o.format_ = Format::kLas;
-  } else if (ext == ".mcap") {
-    o.format_ = Format::kMcap;
+  } else if (ext == ".mcap" || ext == ".db3") {
+    o.format_ = Format::kMcap;  // a ROS 2 bag in either storage
   } else {
     return Error{out.string() + ": " + UnknownOutputExtension(out)};
   }

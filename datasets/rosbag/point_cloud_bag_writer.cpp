@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "rosbag/mcap_writer.h"
 #include "rosbag/point_cloud_messages.h"
 
 namespace lt::ros {
@@ -19,15 +20,15 @@ int64_t StampNs(double seconds) {
 
 Expected<std::unique_ptr<PointCloudBagWriter>> PointCloudBagWriter::Create(
     const std::filesystem::path& out) {
-  auto mcap = McapWriter::Create(out);
-  if (!mcap.ok()) return mcap.error();
+  auto bag = CreateBagWriter(out);
+  if (!bag.ok()) return bag.error();
   auto w = std::make_unique<PointCloudBagWriter>();
-  w->mcap_ = std::move(mcap.value());
-  const uint16_t cloud = w->mcap_->AddSchema(kPointCloud2Type, PointCloud2Schema());
-  const uint16_t tf = w->mcap_->AddSchema(kTfMessageType, TfMessageSchema());
-  w->points_ = w->mcap_->AddChannel(cloud, kPointsTopic, QosProfiles(false));
-  w->tf_ = w->mcap_->AddChannel(tf, "/tf", QosProfiles(false));
-  w->tf_static_ = w->mcap_->AddChannel(tf, "/tf_static", QosProfiles(true));
+  w->bag_ = std::move(bag.value());
+  w->points_ =
+      w->bag_->AddTopic(kPointsTopic, kPointCloud2Type, PointCloud2Schema(), QosProfiles(false));
+  w->tf_ = w->bag_->AddTopic("/tf", kTfMessageType, TfMessageSchema(), QosProfiles(false));
+  w->tf_static_ =
+      w->bag_->AddTopic("/tf_static", kTfMessageType, TfMessageSchema(), QosProfiles(true));
   return w;
 }
 
@@ -35,16 +36,16 @@ Status PointCloudBagWriter::Append(const Frame& frame) {
   const int64_t stamp = StampNs(frame.start_time_s);
   if (!mount_written_) {
     const auto mount = EncodeTfMessage({{stamp, "base_link", kLidarFrameId, {}}});
-    if (Status s = mcap_->Write(tf_static_, stamp, mount); !s.ok()) return s;
+    if (Status s = bag_->Write(tf_static_, stamp, mount); !s.ok()) return s;
     mount_written_ = true;
   }
   const auto pose = EncodeTfMessage({{stamp, "map", "base_link", frame.pose_start}});
-  if (Status s = mcap_->Write(tf_, stamp, pose); !s.ok()) return s;
-  return mcap_->Write(points_, stamp, EncodePointCloud2(frame, stamp, kLidarFrameId));
+  if (Status s = bag_->Write(tf_, stamp, pose); !s.ok()) return s;
+  return bag_->Write(points_, stamp, EncodePointCloud2(frame, stamp, kLidarFrameId));
 }
 
 Status PointCloudBagWriter::Close() {
-  return mcap_->Close();
+  return bag_->Close();
 }
 
 }  // namespace lt::ros

@@ -1,4 +1,4 @@
-// Frames as a ROS 2 bag a perception stack replays (`ros2 bag play out.mcap`): one
+// Frames as a ROS 2 bag a perception stack replays (`ros2 bag play out.mcap`; .db3 too): one
 // sensor_msgs/PointCloud2 a frame on /lidar/points (frame_id "lidar", stamped at the frame's
 // start), the frame's start pose as map -> base_link on /tf, and the sensor mount base_link ->
 // lidar (identity: the trajectory is the sensor's own) once on /tf_static (transient local).
@@ -9,7 +9,7 @@
 
 #include "lidartwin/base/frame.h"
 #include "lidartwin/base/status.h"
-#include "rosbag/mcap_writer.h"
+#include "rosbag/bag_writer.h"
 
 namespace lt::ros {
 
@@ -23,7 +23,7 @@ class PointCloudBagWriter {
   Status Close();
 
  private:
-  std::unique_ptr<McapWriter> mcap_;
+  std::unique_ptr<BagWriter> bag_;
   uint16_t points_ = 0, tf_ = 0, tf_static_ = 0;
   bool mount_written_ = false;
 };

@@ -101,6 +101,33 @@ TEST(McapBag, FramesWrittenAsPointCloudsReadBackFieldForField) {
   EXPECT_EQ(rec->frames[1].size(), 25000u);
 }
 
+// rosbag2's sqlite3 storage: the same frames back through our reader.
+TEST(McapBag, FramesWrittenAsADb3ReadBackFieldForField) {
+  test::TempDir dir;
+  const std::vector<Frame> frames = {RandomFrame(7, 3000, 5.0), RandomFrame(8, 2000, 5.1)};
+  const auto path = dir / "frames.db3";
+  {
+    auto w = ros::PointCloudBagWriter::Create(path);
+    ASSERT_TRUE(w.ok()) << w.message();
+    for (const Frame& f : frames)
+      ASSERT_TRUE((*w)->Append(f).ok());
+    ASSERT_TRUE((*w)->Close().ok());
+  }
+  // Only the bag is left: no temporary file beside it.
+  EXPECT_EQ(std::distance(std::filesystem::directory_iterator(dir.path()), {}), 1);
+  auto bag = OpenRosBag(path);
+  ASSERT_TRUE(bag.ok()) << bag.message();
+  EXPECT_EQ((*bag)->storage(), "rosbag2-sqlite3");
+  auto rec = ReadRecording(path, "");
+  ASSERT_TRUE(rec.ok()) << rec.message();
+  ASSERT_EQ(rec->frames.size(), 2u);
+  for (size_t k = 0; k < 2; ++k) {
+    EXPECT_EQ(rec->frames[k].x_m, frames[k].x_m);
+    EXPECT_EQ(rec->frames[k].intensity, frames[k].intensity);
+    EXPECT_EQ(rec->frames[k].semantic_class, frames[k].semantic_class);
+  }
+}
+
 // A frame without some fields (a PCD of x, y, z): the message carries only those it has, and
 // they read back absent, not zero.
 TEST(McapBag, FieldsAFrameLacksStayAbsentThroughABag) {

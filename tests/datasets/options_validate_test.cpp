@@ -45,7 +45,9 @@ TEST(OptionsValidate, SimulationJob) {
        {"backend", [](auto& j) { j.backend = "quantum"; },
         "unknown backend 'quantum' (expected cpu or cuda)"},
        {"out", [](auto& j) { j.out = "x.txt"; },
-        "x.txt: unknown extension '.txt' (expected .h5, .hdf5, .ply, .pcd, .las or .mcap)"}});
+        "x.txt: unknown extension '.txt' (expected .h5, .hdf5, .ply, .pcd, .las, or a ROS 2 bag: "
+        ".mcap, "
+        ".db3)"}});
 }
 
 TEST(OptionsValidate, RunSimulationRefusesAnInvalidJobBeforeWriting) {

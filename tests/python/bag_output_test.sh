@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # A simulation written as a ROS 2 bag (.mcap) is read by an independent reader written from the
 # MCAP and CDR specifications (tests/python/mcap_check.py: framing, chunk and summary CRCs,
-# indexes, statistics), and its clouds hold, field for field, what the same run writes as PCD.
+# indexes, statistics), and its clouds hold, field for field, what the same run writes as PCD;
+# written in rosbag2's sqlite3 storage (.db3), Python's sqlite3 reads the same messages.
 # Debian's python3 with python3-zstandard (scripts/install-deps.sh).
 set -euo pipefail
 cli="$1"
@@ -12,6 +13,7 @@ run=(--sensor "$src/configs/sensors/velodyne_vlp16.yaml"
      --scene "$src/configs/scenes/street_crossing.yaml" --frames 3 --seed 5)
 "$cli" simulate "${run[@]}" --out "$work/sim.mcap" > /dev/null
 "$cli" simulate "${run[@]}" --out "$work/sim.pcd" > /dev/null
+"$cli" simulate "${run[@]}" --out "$work/sim.db3" > /dev/null
 /usr/bin/python3 "$src/tests/python/mcap_check.py" "$work/sim.mcap"
 /usr/bin/python3 - "$src/tests/python" "$work" << 'PY'
 import struct, sys
@@ -53,5 +55,19 @@ assert report["warnings"] == [], report["warnings"]  # nothing the spec only tol
 tf = mcap_check.read_tf_messages(work + "/sim.mcap")
 static = [t for t in tf if t["topic"] == "/tf_static"]
 assert len(static) == 1 and static[0]["transforms"][0]["child_frame_id"] == "lidar", static
-print("3 clouds field for field as the PCD; /tf_static base_link -> lidar")
+# The same run in rosbag2's sqlite3 storage: its tables as rosbag2 reads them, the same messages.
+import sqlite3
+db = sqlite3.connect("file:%s/sim.db3?mode=ro" % work, uri=True)
+topics = {row[0]: row[1:] for row in db.execute(
+    "SELECT id, name, type, serialization_format, offered_qos_profiles FROM topics")}
+names = {v[0]: (k, v[1], v[2]) for k, v in topics.items()}
+assert names["/lidar/points"][1:] == ("sensor_msgs/msg/PointCloud2", "cdr"), names
+assert names["/tf_static"][1] == "tf2_msgs/msg/TFMessage", names
+rows = db.execute("SELECT data FROM messages WHERE topic_id = ? ORDER BY timestamp",
+                  (names["/lidar/points"][0],)).fetchall()
+assert len(rows) == 3, len(rows)
+for k, (payload,) in enumerate(rows):
+    cloud = mcap_check.decode_point_cloud2(bytes(payload))
+    assert mcap_check.point_cloud_field_values(cloud) == clouds[k]["values"], k
+print("3 clouds field for field as the PCD, in .mcap and .db3; /tf_static base_link -> lidar")
 PY

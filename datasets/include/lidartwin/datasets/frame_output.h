@@ -41,7 +41,7 @@ class FrameOutput {
   uint32_t frames_written() const { return frames_; }
 
  private:
-  enum class Format { kHdf5, kMcap, kPly, kPcd, kLas };
+  enum class Format { kHdf5, kMcap, kPly, kPcd, kLas };  // kMcap: a ROS 2 bag, .mcap or .db3
   struct Staging;
   FrameOutput() = default;
   Status ClosePerFrame();
