@@ -124,8 +124,13 @@ Expected<VisibilityCarvingSummary> CarveSeenThrough(ReconstructedSurface& surfac
   for (size_t k = 0; k < frames.frames.size(); ++k) {
     auto view = ViewOf(frames, k, o);
     if (!view.ok()) {
-      // A frame whose returns join into no surface shows nothing to carve with.
-      if (view.message().find("no two neighbouring returns") != std::string::npos) continue;
+      // A frame whose returns join into no surface shows nothing to carve with: one whose
+      // returns are too few, or all of one laser (a capture's last, partial frame: the few
+      // returns of its last packet past the wrap).
+      if (view.message().find("no two neighbouring returns") != std::string::npos ||
+          view.message().find("carry one channel") != std::string::npos) {
+        continue;
+      }
       return Error{"visibility carving: " + view.message()};
     }
     ++views;

@@ -64,5 +64,32 @@ TEST(VisibilityCarving, FramesThatAgreeLoseNothing) {
       << carved->triangles_removed << " of " << before;
 }
 
+// A capture's last, partial frame (a packet's few returns past the wrap) whose first returns
+// are all of one laser shows no surface to carve with: it is passed over, not an error (the
+// nebula XT16 bag's last frame; its second returns were of another laser).
+TEST(VisibilityCarving, AFrameWhoseFirstReturnsAreOfOneLaserIsPassedOver) {
+  const test::PlateThatLeaves scenes;
+  const SensorProfile sensor = test::SpinningSensor(32, 15, -15, 720, 10);
+  Frame one_laser = test::SimulatedFrame(scenes.wall_only, sensor, {0, 0.3, 0});
+  Frame kept;
+  const uint16_t first = one_laser.channel[0];
+  for (size_t i = 0; i < one_laser.size(); ++i) {
+    FramePoint p;
+    p.x_m = one_laser.x_m[i], p.y_m = one_laser.y_m[i], p.z_m = one_laser.z_m[i];
+    p.range_m = one_laser.range_m[i];
+    p.channel = one_laser.channel[i];
+    p.column = one_laser.column[i];
+    p.return_index = one_laser.channel[i] == first ? 0 : 1;  // the others as second returns
+    kept.Append(p);
+  }
+  ASSERT_GT(kept.size(), 10u);
+  const PosedFrames in = test::Posed(
+      {test::SimulatedFrame(scenes.with_plate, sensor, {0, 0, 0}), kept}, {{0, 0, 0}, {0, 0.3, 0}});
+  auto surface = MeshRangeImages(in, {});
+  ASSERT_TRUE(surface.ok()) << surface.message();
+  auto carved = CarveSeenThrough(*surface, in, {});
+  ASSERT_TRUE(carved.ok()) << carved.message();
+}
+
 }  // namespace
 }  // namespace lt
