@@ -18,6 +18,7 @@
 
 #include "../datasets/export/shard_record.h"
 #include "../datasets/rosbag/packet_messages.h"
+#include "../datasets/rosbag/point_cloud_messages.h"
 #include "lidartwin/compare/metrics_json.h"
 #include "lidartwin/datasets/hesai.h"
 #include "lidartwin/datasets/kitti_bin.h"
@@ -123,18 +124,30 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       std::filesystem::remove(p);
       break;
     }
-    case 7: {  // one CDR message of each packet type, from memory
-      static const char* kTypes[] = {"velodyne_msgs/msg/VelodyneScan", "pandar_msgs/msg/PandarScan",
-                                     "robosense_msgs/msg/RobosenseScan",
-                                     "nebula_msgs/msg/NebulaPackets", "ouster_ros/msg/PacketMsg"};
+    case 7: {  // one message of each packet type and a point cloud, from memory, in CDR and
+               // in ROS 1's serialization
+      static const char* kTypes[] = {
+          "velodyne_msgs/msg/VelodyneScan", "pandar_msgs/msg/PandarScan",
+          "hesai_lidar/msg/PandarScan",     "robosense_msgs/msg/RobosenseScan",
+          "rslidar_msgs/msg/rslidarScan",   "rslidar_msgs/msg/rslidarPacket",
+          "rslidar_msg/msg/RslidarPacket",  "nebula_msgs/msg/NebulaPackets",
+          "ouster_ros/msg/PacketMsg"};
       std::vector<lt::ros::MessagePacket> packets;
-      for (const char* type : kTypes) {
-        const lt::BagTopic topic{"/fuzz", type, "cdr", 1};
+      for (const char* serialization : {"cdr", "ros1"}) {
+        for (const char* type : kTypes) {
+          const lt::BagTopic topic{"/fuzz", type, serialization, 1};
+          lt::BagMessage m;
+          m.topic = &topic;
+          m.data = {data, size};
+          m.where = "fuzz";
+          (void)lt::ros::ReadMessagePackets(m, packets).ok();
+        }
+        const lt::BagTopic cloud{"/fuzz", "sensor_msgs/msg/PointCloud2", serialization, 1};
         lt::BagMessage m;
-        m.topic = &topic;
+        m.topic = &cloud;
         m.data = {data, size};
         m.where = "fuzz";
-        (void)lt::ros::ReadMessagePackets(m, packets).ok();
+        (void)lt::ros::DecodePointCloud2(m, nullptr).ok();
       }
       break;
     }
@@ -145,10 +158,13 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       std::filesystem::remove(p);
       break;
     }
-    case 9: {  // a ROS 1 bag, its Ouster packets with the metadata from its own topic
+    case 9: {  // a ROS 1 bag, its Ouster packets with the metadata from its own topic (and with
+               // real data, any Velodyne scans in it with a VLP-16's calibration)
       const auto p = Write(data, size, ".bag");
       ReadBag(p);
       (void)lt::ReadRecording(p, "").ok();
+      if (real)
+        (void)lt::ReadRecording(p, std::string(real) + "/nebula/velodyne-vlp16/VLP16.yaml").ok();
       std::filesystem::remove(p);
       break;
     }

@@ -36,8 +36,8 @@ if [ -d "$real" ]; then
   (printf '\x01'; cat "$real/ouster-sdk/OS-1-32-G_v2.1.1_1024x10.json") >"$corpus/files/json"
   (printf '\x02'; cat "$real/ros-velodyne/32db.yaml") >"$corpus/files/yaml"
   (printf '\x03'; head -c 4000 "$real/kitti-object-vis/velodyne/000000.bin") >"$corpus/files/kitti"
-  # Bags and CDR messages of 40 VLP-16 and 40 Pandar64 packets, cut from nebula's bags (first
-  # bytes 6, 7).
+  # Bags and CDR messages of 40 VLP-16 and 40 Pandar64 packets, cut from nebula's bags: rosbag2
+  # .db3 (first byte 6), the CDR message (7) and the same as a ROS 1 bag (9).
   python3 "$src/scripts/make-bag-seed.py" \
     "$real/nebula/velodyne-vlp16/1673400471837873222_0.db3" 40 "$corpus/files/bag-velodyne"
   python3 "$src/scripts/make-bag-seed.py" \

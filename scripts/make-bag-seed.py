@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """Writes small rosbag2 seeds for the fuzzer (scripts/fuzz-smoke.sh) from a shared nebula bag:
 its first packet-scan message (VelodyneScan or PandarScan) cut to its first few packets, as one
-CDR message (OUT.cdr) and as a one-message .db3 bag (OUT.db3), each prefixed with the fuzz
-target's selector byte.
+CDR message (OUT.cdr), as a one-message .db3 bag (OUT.db3) and as a one-message ROS 1 bag of the
+same message in ROS 1's serialization (OUT.bag, wiki.ros.org/Bags/Format/2.0: one uncompressed
+chunk of a connection and the message), each prefixed with the fuzz target's selector byte.
 Usage: make-bag-seed.py NEBULA.db3 PACKETS OUT"""
 import sqlite3
 import struct
@@ -41,3 +42,36 @@ with open(db_path, "rb") as f, open(out + ".db3", "wb") as g:
     g.write(b"\x06" + f.read())
 import os
 os.remove(db_path)
+
+# ROS 1: Header {uint32 seq, time stamp, string frame_id without its NUL}, then the packets
+# without CDR's padding (a VelodynePacket is 1214 bytes, a PandarPacket 1512).
+packet_bytes = {1216: 1214, 1512: 1512}[stride]
+frame_id = data[16:16 + frame_id_len - 1]
+ros1 = struct.pack("<I", 0) + data[4:12] + struct.pack("<I", len(frame_id)) + frame_id
+ros1 += struct.pack("<I", packets)
+for k in range(packets):
+    ros1 += data[first + k * stride:first + k * stride + packet_bytes]
+ros1_type = {"velodyne_msgs/msg/VelodyneScan": "velodyne_msgs/VelodyneScan",
+             "pandar_msgs/msg/PandarScan": "hesai_lidar/PandarScan"}[type_]
+
+
+def fields(**kv):
+    out = b""
+    for k, v in kv.items():
+        field = k.encode() + b"=" + v
+        out += struct.pack("<I", len(field)) + field
+    return out
+
+
+def record(header, body):
+    return struct.pack("<I", len(header)) + header + struct.pack("<I", len(body)) + body
+
+
+conn = struct.pack("<I", 0)
+chunk = record(fields(op=b"\x07", conn=conn, topic=name.encode()),
+               fields(topic=name.encode(), type=ros1_type.encode()))
+chunk += record(fields(op=b"\x02", conn=conn, time=struct.pack("<II", 1, 0)), ros1)
+bag_bytes = b"#ROSBAG V2.0\n" + record(
+    fields(op=b"\x05", compression=b"none", size=struct.pack("<I", len(chunk))), chunk)
+with open(out + ".bag", "wb") as f:
+    f.write(b"\x09" + bag_bytes)

@@ -16,13 +16,36 @@ uint16_t DataPort(PacketVendor vendor) {
   }
 }
 
+namespace {
+
+// A topic a driver publishes beside its lidar data with a lidar packet type: ouster-ros's IMU
+// packets (.../imu_packets) and ros_rslidar's DIFOP packets (.../rslidar_packets_difop).
+bool IsCompanionTopic(const BagTopic& t) {
+  return t.name.find("imu_packets") != std::string::npos ||
+         t.name.find("difop") != std::string::npos;
+}
+
+// The topics to read for `topic`'s packets: it, and for RoboSense packets the bag's DIFOP
+// topics (ros_rslidar publishes the device packets apart; the decoder needs their return mode).
+std::vector<std::string> TopicsToRead(const RosBag& bag, const BagTopic& topic) {
+  std::vector<std::string> names{topic.name};
+  if (PacketVendorOfType(topic.type) != PacketVendor::kRobosense) return names;
+  for (const BagTopic& t : bag.topics())
+    if (&t != &topic && t.name.find("difop") != std::string::npos &&
+        PacketVendorOfType(t.type) == PacketVendor::kRobosense)
+      names.push_back(t.name);
+  return names;
+}
+
+}  // namespace
+
 PacketSource BagPackets(std::shared_ptr<RosBag> bag, const BagTopic& topic, uint16_t port) {
-  const std::string name = topic.name;
-  return {bag->path(), [bag, name, port](const UdpSink& sink, CaptureStats& stats) -> Status {
+  const std::vector<std::string> names = TopicsToRead(*bag, topic);
+  return {bag->path(), [bag, names, port](const UdpSink& sink, CaptureStats& stats) -> Status {
             stats.bytes_total = bag->bytes_total();
             std::vector<MessagePacket> packets;
             UdpDatagram d;
-            Status read = bag->ForEachMessage({name}, [&](const BagMessage& m) -> Status {
+            Status read = bag->ForEachMessage(names, [&](const BagMessage& m) -> Status {
               ++stats.records;
               stats.bytes_read = bag->bytes_read();
               if (Status s = ReadMessagePackets(m, packets); !s.ok()) {
@@ -77,12 +100,11 @@ Expected<const BagTopic*> ChooseLidarTopic(const RosBag& bag, const std::string&
   for (const BagTopic& t : bag.topics())
     if (PacketVendorOfType(t.type) != PacketVendor::kNone || IsPointCloudType(t.type))
       lidar.push_back(&t);
-  // ouster-ros publishes its IMU packets with the lidar packets' type, on .../imu_packets.
   if (lidar.size() > 1) {
-    std::vector<const BagTopic*> not_imu;
+    std::vector<const BagTopic*> data;
     for (const BagTopic* t : lidar)
-      if (t->name.find("imu_packets") == std::string::npos) not_imu.push_back(t);
-    if (!not_imu.empty()) lidar = not_imu;
+      if (!IsCompanionTopic(*t)) data.push_back(t);
+    if (!data.empty()) lidar = data;
   }
   if (lidar.size() == 1) return lidar[0];
   if (lidar.empty())

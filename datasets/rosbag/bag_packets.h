@@ -18,17 +18,18 @@ uint16_t DataPort(PacketVendor vendor);
 inline constexpr uint16_t kRobosenseDifopPort = 7788;
 
 // The packets of `topic`'s messages, each a datagram to its vendor's data port with the
-// packet's stamp as its capture time and `place` naming the message and packet. A message that
-// cannot be read (its CDR cut short or lying) is skipped, counted (malformed_messages) and named in
-// the stats' warnings; the decoder's own checks then judge the packets.
-// `port`: the port the datagrams go to (0: the vendor's data port), for a decoder that takes
-// its port from the sensor's metadata.
+// packet's stamp as its capture time and `place` naming the message and packet. For RoboSense
+// packets the bag's DIFOP topics (a name with "difop") are read with `topic`, in the bag's order. A
+// message that cannot be read (its CDR cut short or lying) is skipped, counted (malformed_messages)
+// and named in the stats' warnings; the decoder's own checks then judge the packets. `port`: the
+// port the datagrams go to (0: the vendor's data port), for a decoder that takes its port from the
+// sensor's metadata.
 PacketSource BagPackets(std::shared_ptr<RosBag> bag, const BagTopic& topic, uint16_t port = 0);
 
 // The topic to read lidar data from: `wanted` when given (it must exist), else the one topic
-// of a packet type or sensor_msgs/PointCloud2 (ouster-ros's .../imu_packets, of the lidar
-// packets' type, aside); an error lists the candidates when there are several
-// and what the bag holds when there are none.
+// of a packet type or sensor_msgs/PointCloud2 (ouster-ros's .../imu_packets and ros_rslidar's
+// .../rslidar_packets_difop, of lidar packet types, aside); an error lists the candidates when
+// there are several and what the bag holds when there are none.
 Expected<const BagTopic*> ChooseLidarTopic(const RosBag& bag, const std::string& wanted);
 
 }  // namespace lt::ros

@@ -17,7 +17,9 @@ int64_t StampNs(CdrReader& r) {  // builtin_interfaces/Time: int32 sec, uint32 n
   return int64_t{sec} * 1000000000 + nsec;
 }
 
-void SkipHeader(CdrReader& r) {  // std_msgs/Header: Time stamp, string frame_id
+// std_msgs/Header: ROS 1's begins with a uint32 seq; then Time stamp, string frame_id.
+void SkipHeader(CdrReader& r, bool ros1) {
+  if (ros1) r.U32();
   StampNs(r);
   r.String();
 }
@@ -34,13 +36,22 @@ void ReadSizedPayload(CdrReader& r, size_t capacity, MessagePacket& p) {
   if (r.ok()) p.payload = data.first(size);
 }
 
+constexpr size_t kRobosensePacketBytes = 1248;
+
+// A RoboSense DIFOP packet by its first bytes (A5 FF 00 5A; MSOP packets begin 55 AA).
+bool IsRobosenseDifop(std::span<const uint8_t> p) {
+  return p.size() >= 4 && p[0] == 0xA5 && p[1] == 0xFF && p[2] == 0x00 && p[3] == 0x5A;
+}
+
 }  // namespace
 
 PacketVendor PacketVendorOfType(const std::string& type) {
   const std::string t = BareType(type);
   if (t == "velodyne_msgs/VelodyneScan") return PacketVendor::kVelodyne;
-  if (t == "pandar_msgs/PandarScan") return PacketVendor::kHesai;
-  if (t == "robosense_msgs/RobosenseScan") return PacketVendor::kRobosense;
+  if (t == "pandar_msgs/PandarScan" || t == "hesai_lidar/PandarScan") return PacketVendor::kHesai;
+  if (t == "robosense_msgs/RobosenseScan" || t == "rslidar_msgs/rslidarScan" ||
+      t == "rslidar_msgs/rslidarPacket" || t == "rslidar_msg/RslidarPacket")
+    return PacketVendor::kRobosense;
   if (t == "ouster_ros/PacketMsg" || t == "ouster_sensor_msgs/PacketMsg")
     return PacketVendor::kOuster;
   if (t == "nebula_msgs/NebulaPackets") return PacketVendor::kUnknownVendor;
@@ -72,18 +83,32 @@ Status ReadMessagePackets(const BagMessage& message, std::vector<MessagePacket>&
   if (!ros1 && message.topic->serialization != "cdr")
     return Error{message.where + ": serialization '" + message.topic->serialization +
                  "' (expected ROS 2's cdr or ROS 1's)"};
-  if (ros1 && vendor != PacketVendor::kOuster)
-    return Error{message.where + ": " + message.topic->type +
-                 " in a ROS 1 bag is not read yet (ouster_ros/PacketMsg is)"};
   CdrReader r = ros1 ? CdrReader::Ros1(message.data) : CdrReader(message.data);
+  const std::string type = BareType(message.topic->type);
   if (vendor == PacketVendor::kOuster) {  // one packet: uint8[] buf
     const uint32_t n = r.Count(1);
     MessagePacket p;
     p.offset = r.offset();
     p.payload = r.Bytes(n);
     if (r.ok()) out.push_back(p);
+  } else if (type == "rslidar_msgs/rslidarPacket") {  // one packet: Time stamp, uint8[1248]
+    MessagePacket p;
+    p.stamp_ns = StampNs(r);
+    p.offset = r.offset();
+    p.payload = r.Bytes(kRobosensePacketBytes);
+    p.difop = IsRobosenseDifop(p.payload);
+    if (r.ok()) out.push_back(p);
+  } else if (type == "rslidar_msg/RslidarPacket") {  // Header, is_difop, is_frame_begin, uint8[]
+    SkipHeader(r, ros1);
+    MessagePacket p;
+    p.difop = r.U8() != 0;
+    r.U8();
+    const uint32_t n = r.Count(1);
+    p.offset = r.offset();
+    p.payload = r.Bytes(n);
+    if (r.ok()) out.push_back(p);
   } else if (vendor != PacketVendor::kNone) {
-    SkipHeader(r);
+    SkipHeader(r, ros1);
     // Each packet is at least its stamp (8 bytes) and a count or its array.
     const uint32_t packets = r.Count(12);
     out.reserve(packets);
@@ -99,8 +124,14 @@ Status ReadMessagePackets(const BagMessage& message, std::vector<MessagePacket>&
           ReadSizedPayload(r, 1500, p);
           break;
         case PacketVendor::kRobosense:
-          p.difop = r.U8() != 0;
-          ReadSizedPayload(r, 1500, p);
+          if (type == "rslidar_msgs/rslidarScan") {  // Time stamp, uint8[1248] data
+            p.offset = r.offset();
+            p.payload = r.Bytes(kRobosensePacketBytes);
+            p.difop = IsRobosenseDifop(p.payload);
+          } else {
+            p.difop = r.U8() != 0;
+            ReadSizedPayload(r, 1500, p);
+          }
           break;
         default: {  // nebula_msgs/NebulaPacket: uint8[] data
           const uint32_t n = r.Count(1);

@@ -4,13 +4,19 @@
 // interpreted here (the vendor's packet decoder does that).
 //   velodyne_msgs/VelodyneScan   Header; VelodynePacket[] {Time stamp; uint8[1206] data}
 //   pandar_msgs/PandarScan       Header; PandarPacket[] {Time stamp; uint8[1500] data;
-//                                uint32 size}
+//    (hesai_lidar/PandarScan      uint32 size}
+//     in ROS 1)
 //   robosense_msgs/RobosenseScan Header; RobosensePacket[] {Time stamp; uint8 is_difop;
 //                                uint8[1500] data; uint32 size}
+//   rslidar_msgs/rslidarScan     Header; rslidarPacket[] {Time stamp; uint8[1248] data}
+//   rslidar_msgs/rslidarPacket   Time stamp; uint8[1248] data (one packet: ros_rslidar's DIFOP
+//                                topic; MSOP or DIFOP told by the packet's first bytes)
+//   rslidar_msg/RslidarPacket    Header; uint8 is_difop; uint8 is_frame_begin; uint8[] data
+//                                (one packet: rslidar_sdk)
 //   nebula_msgs/NebulaPackets    Header; NebulaPacket[] {Time stamp; uint8[] data}
 //   ouster_ros/PacketMsg         uint8[] buf (one packet)
 // ROS 1 bags name the types without "/msg/" and serialize them without CDR's alignment or the
-// strings' NUL: ouster_ros/PacketMsg is read from them so far.
+// strings' NUL, and their Header begins with a uint32 seq; otherwise the layouts are the same.
 #pragma once
 
 #include <cstdint>

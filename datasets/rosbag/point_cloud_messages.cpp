@@ -275,7 +275,9 @@ std::vector<uint8_t> EncodeTfMessage(const std::vector<StampedTransform>& transf
 }
 
 Expected<Frame> DecodePointCloud2(const BagMessage& message, std::vector<std::string>* absent) {
-  CdrReader r(message.data);
+  const bool ros1 = message.topic->serialization == "ros1";
+  CdrReader r = ros1 ? CdrReader::Ros1(message.data) : CdrReader(message.data);
+  if (ros1) r.U32();  // ROS 1's Header begins with a uint32 seq
   const int32_t sec = r.I32();
   const uint32_t nanosec = r.U32();
   r.String();

@@ -48,7 +48,7 @@ std::vector<uint8_t> EncodeTfMessage(const std::vector<StampedTransform>& transf
 // absolute), return_type (or "return_index") and our own fields by name where present. Points
 // with a non-finite coordinate are dropped (an organised cloud's holes). Fields the cloud does
 // not carry are absent from the frame (empty), not zero; `absent` names the usual ones among
-// them. Errors begin with the message's `where`.
+// them. ROS 1's serialization (the topic's) is read too. Errors begin with the message's `where`.
 Expected<Frame> DecodePointCloud2(const BagMessage& message, std::vector<std::string>* absent);
 
 }  // namespace lt::ros

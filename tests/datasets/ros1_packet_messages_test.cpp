@@ -1,0 +1,192 @@
+// ROS 1 bags of the vendor drivers' packet messages and of sensor_msgs/PointCloud2
+// (datasets/rosbag/packet_messages.h): nebula's ROS 2 bags' packets, written again as ROS 1's
+// velodyne_msgs/VelodyneScan, hesai_lidar/PandarScan and ros_rslidar's rslidarScan (its DIFOP
+// packets on their own topic), decode to the frames the ROS 2 bags give; a ROS 1 cloud reads
+// field for field.
+#include <gtest/gtest.h>
+
+#include "lidartwin/datasets/recording.h"
+#include "lidartwin/datasets/ros_bag.h"
+#include "ros1_bag_files.h"
+#include "rosbag/packet_messages.h"
+#include "test_support.h"
+
+namespace lt {
+namespace {
+
+void ExpectSameFrames(const std::vector<Frame>& a, const std::vector<Frame>& b) {
+  ASSERT_EQ(a.size(), b.size());
+  for (size_t f = 0; f < a.size(); ++f) {
+    SCOPED_TRACE("frame " + std::to_string(f));
+    ASSERT_GT(a[f].size(), 0u);
+    EXPECT_EQ(a[f].x_m, b[f].x_m);
+    EXPECT_EQ(a[f].y_m, b[f].y_m);
+    EXPECT_EQ(a[f].z_m, b[f].z_m);
+    EXPECT_EQ(a[f].intensity, b[f].intensity);
+    EXPECT_EQ(a[f].channel, b[f].channel);
+    EXPECT_EQ(a[f].return_index, b[f].return_index);
+    EXPECT_EQ(a[f].timestamp_s, b[f].timestamp_s);
+  }
+}
+
+// Which ROS 1 message a vendor's packets go into.
+enum class Ros1Layout { kVelodyneScan, kHesaiPandarScan, kRslidarScan };
+
+// One ROS 2 message's packets as the ROS 1 message of `layout`.
+std::vector<uint8_t> Ros1ScanMessage(Ros1Layout layout, uint32_t seq, int64_t stamp_ns,
+                                     const std::vector<ros::MessagePacket>& packets) {
+  test::Ros1Bytes m;
+  m.Header(seq, stamp_ns, "lidar").U32(static_cast<uint32_t>(packets.size()));
+  for (const ros::MessagePacket& p : packets) {
+    m.Time(p.stamp_ns).Raw(p.payload.data(), p.payload.size());
+    if (layout == Ros1Layout::kHesaiPandarScan) {  // uint8[1500] data, uint32 size
+      const std::vector<uint8_t> pad(1500 - p.payload.size(), 0);
+      m.Raw(pad.data(), pad.size()).U32(static_cast<uint32_t>(p.payload.size()));
+    }
+  }
+  return m.bytes;
+}
+
+// The bag's packet messages again as a ROS 1 bag of `type` (RoboSense's DIFOP packets apart, as
+// rslidar_msgs/rslidarPacket on /rslidar_packets_difop).
+std::filesystem::path AsRos1Bag(const std::filesystem::path& ros2_bag, Ros1Layout layout,
+                                const std::string& type, const test::TempDir& dir) {
+  auto bag = OpenRosBag(ros2_bag);
+  EXPECT_TRUE(bag.ok()) << bag.message();
+  std::vector<test::Ros1Message> messages;
+  std::vector<ros::MessagePacket> packets;
+  uint32_t seq = 0;
+  EXPECT_TRUE(
+      (*bag)
+          ->ForEachMessage(
+              {},
+              [&](const BagMessage& m) -> Status {
+                if (Status s = ros::ReadMessagePackets(m, packets); !s.ok()) return s;
+                std::vector<ros::MessagePacket> data;
+                for (const ros::MessagePacket& p : packets) {
+                  if (!p.difop) {
+                    data.push_back(p);
+                    continue;
+                  }
+                  test::Ros1Bytes difop;
+                  difop.Time(p.stamp_ns).Raw(p.payload.data(), p.payload.size());
+                  messages.push_back({1, m.time_ns, difop.bytes});
+                }
+                messages.push_back({0, m.time_ns, Ros1ScanMessage(layout, seq++, m.time_ns, data)});
+                return {};
+              })
+          .ok());
+  std::vector<test::Ros1Connection> connections{{"/lidar_packets", type}};
+  if (layout == Ros1Layout::kRslidarScan)
+    connections.push_back({"/rslidar_packets_difop", "rslidar_msgs/rslidarPacket"});
+  return test::WriteBytes(dir, "same.bag", test::Ros1BagBytes(connections, messages));
+}
+
+struct Case {
+  std::string folder, bag, calibration, type;
+  Ros1Layout layout;
+};
+
+TEST(Ros1PacketMessages, VendorScansDecodeToTheFramesOfTheSamePacketsInARos2Bag) {
+  LT_REQUIRE_REAL_DATA();
+  const std::vector<Case> cases = {
+      {"velodyne-vlp16", "1673400471837873222_0.db3", "VLP16.yaml", "velodyne_msgs/VelodyneScan",
+       Ros1Layout::kVelodyneScan},
+      {"hesai-pandar40p", "1673400149412331409_0.db3", "Pandar40P.csv", "hesai_lidar/PandarScan",
+       Ros1Layout::kHesaiPandarScan},
+      {"robosense-helios16p", "rosbag2_2023_08_03-11_02_46_0.db3", "RobosenseHelios16P.csv",
+       "rslidar_msgs/rslidarScan", Ros1Layout::kRslidarScan},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.folder);
+    const auto folder = test::RealDataDir() / "nebula" / c.folder;
+    test::TempDir dir;
+    const auto ros1 = AsRos1Bag(folder / c.bag, c.layout, c.type, dir);
+    auto want = ReadRecording(folder / c.bag, folder / c.calibration);
+    ASSERT_TRUE(want.ok()) << want.message();
+    auto got = ReadRecording(ros1, folder / c.calibration);
+    ASSERT_TRUE(got.ok()) << got.message();
+    EXPECT_EQ(got->reader, want->reader);
+    ExpectSameFrames(got->frames, want->frames);
+  }
+}
+
+TEST(Ros1PacketMessages, RobosenseDifopTopicIsReadWithTheDataNotChosenAsIt) {
+  LT_REQUIRE_REAL_DATA();
+  const auto folder = test::RealDataDir() / "nebula" / "robosense-helios16p";
+  test::TempDir dir;
+  const auto ros1 = AsRos1Bag(folder / "rosbag2_2023_08_03-11_02_46_0.db3",
+                              Ros1Layout::kRslidarScan, "rslidar_msgs/rslidarScan", dir);
+  auto summary = ReadRecording(ros1, folder / "RobosenseHelios16P.csv");
+  ASSERT_TRUE(summary.ok()) << summary.message();
+  // The DIFOP packets reached the decoder: it counts them as device packets.
+  bool counted = false;
+  for (const std::string& n : summary->notes)
+    counted |= n.find("DIFOP packet(s), read for the return mode") != std::string::npos;
+  EXPECT_TRUE(counted) << "no note of the DIFOP packets";
+}
+
+// A ROS 1 sensor_msgs/PointCloud2 of three points: x, y, z, intensity (float32) and ring
+// (uint16) in 20-byte points.
+std::vector<uint8_t> Ros1Cloud() {
+  test::Ros1Bytes m;
+  m.Header(7, 1700000000123456789, "lidar").U32(1).U32(3);
+  m.U32(5);
+  const std::pair<const char*, std::pair<uint32_t, uint8_t>> fields[] = {
+      {"x", {0, 7}}, {"y", {4, 7}}, {"z", {8, 7}}, {"intensity", {12, 7}}, {"ring", {16, 4}}};
+  for (const auto& [name, at] : fields)
+    m.String(name).U32(at.first).U8(at.second).U32(1);
+  m.U8(0).U32(20).U32(60).U32(60);
+  for (int i = 0; i < 3; ++i) {
+    const float xyzi[4] = {1.5f * i, -2.f, 0.25f, 10.f + i};
+    const uint16_t ring = static_cast<uint16_t>(i + 4);
+    const uint16_t pad = 0;
+    m.Raw(xyzi, 16).Raw(&ring, 2).Raw(&pad, 2);
+  }
+  m.U8(1);
+  return m.bytes;
+}
+
+TEST(Ros1PacketMessages, APointCloud2ReadsFieldForField) {
+  test::TempDir dir;
+  const auto bag = test::WriteBytes(dir, "cloud.bag",
+                                    test::Ros1BagBytes({{"/points", "sensor_msgs/PointCloud2"}},
+                                                       {{0, 1700000000200000000, Ros1Cloud()},
+                                                        {0, 1700000000300000000, Ros1Cloud()}}));
+  auto rec = ReadRecording(bag, "");
+  ASSERT_TRUE(rec.ok()) << rec.message();
+  ASSERT_EQ(rec->frames.size(), 2u);
+  const Frame& f = rec->frames[0];
+  ASSERT_EQ(f.size(), 3u);
+  EXPECT_EQ(f.x_m, (std::vector<float>{0.f, 1.5f, 3.f}));
+  EXPECT_EQ(f.y_m, (std::vector<float>{-2.f, -2.f, -2.f}));
+  EXPECT_EQ(f.z_m, (std::vector<float>{0.25f, 0.25f, 0.25f}));
+  EXPECT_EQ(f.intensity, (std::vector<float>{10.f, 11.f, 12.f}));
+  EXPECT_EQ(f.channel, (std::vector<uint16_t>{4, 5, 6}));
+  EXPECT_TRUE(f.timestamp_s.empty() || f.timestamp_s[0] == 1700000000.123456789);
+}
+
+TEST(Ros1PacketMessages, AScanCutShortIsNamedByTheByte) {
+  test::Ros1Bytes m;
+  m.Header(0, 1, "lidar").U32(3);  // three packets promised, none there
+  test::TempDir dir;
+  const auto path = test::WriteBytes(
+      dir, "short.bag",
+      test::Ros1BagBytes({{"/velodyne_packets", "velodyne_msgs/VelodyneScan"}}, {{0, 5, m.bytes}}));
+  auto bag = OpenRosBag(path);
+  ASSERT_TRUE(bag.ok()) << bag.message();
+  std::vector<ros::MessagePacket> packets;
+  std::string error;
+  ASSERT_TRUE((*bag)
+                  ->ForEachMessage({},
+                                   [&](const BagMessage& message) -> Status {
+                                     error = ros::ReadMessagePackets(message, packets).message();
+                                     return {};
+                                   })
+                  .ok());
+  EXPECT_NE(error.find("short.bag"), std::string::npos) << error;
+  EXPECT_NE(error.find("byte 21"), std::string::npos) << error;
+}
+
+}  // namespace
+}  // namespace lt
