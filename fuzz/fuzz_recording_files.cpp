@@ -8,6 +8,7 @@
 #include <unistd.h>
 #include <zlib.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
@@ -25,6 +26,7 @@
 #include "lidartwin/datasets/ouster.h"
 #include "lidartwin/datasets/pcap.h"
 #include "lidartwin/datasets/recording.h"
+#include "lidartwin/datasets/robosense.h"
 #include "lidartwin/datasets/ros_bag.h"
 #include "lidartwin/datasets/velodyne.h"
 
@@ -68,7 +70,7 @@ std::filesystem::path Write(const uint8_t* data, size_t size, const char* ext) {
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (size == 0) return 0;
-  const uint8_t which = data[0] % 11;
+  const uint8_t which = data[0] % 12;
   ++data, --size;
   static const char* real = std::getenv("LT_FUZZ_REAL_DATA");
   switch (which) {
@@ -102,6 +104,16 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       const auto p = Write(data, size, ".yaml");
       (void)lt::LoadVelodyneCalibration(p).ok();
       std::filesystem::remove(p);
+      const auto xml = Write(data, size, ".xml");  // Velodyne's db.xml
+      (void)lt::LoadVelodyneCalibration(xml).ok();
+      std::filesystem::remove(xml);
+      const auto dat = Write(data, size, ".dat");  // a Hesai AT128's angle correction
+      (void)lt::LoadHesaiCalibration(dat).ok();
+      std::filesystem::remove(dat);
+      const auto csv = Write(data, size, ".csv");  // Hesai's and RoboSense's angle files
+      (void)lt::LoadHesaiCalibration(csv).ok();
+      (void)lt::LoadRobosenseCalibration(csv).ok();
+      std::filesystem::remove(csv);
       break;
     }
     case 3: {
@@ -175,6 +187,70 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       const auto p = Write(bytes.data(), bytes.size(), ".osf");
       (void)lt::ReadRecording(p, "").ok();
       std::filesystem::remove(p);
+      break;
+    }
+    case 11: {  // datagrams, each a u16 length and its bytes, through the RoboSense decoder
+                // (DIFOP by its id, else MSOP; a 16- and a 32-line angle file) and the Hesai
+                // decoder (a 128-channel angle file, and an AT128's mirror correction)
+      std::vector<std::pair<uint16_t, std::vector<uint8_t>>> robosense, hesai;
+      for (size_t at = 0; at + 2 <= size;) {
+        const size_t n = std::min<size_t>(data[at] | data[at + 1] << 8, size - at - 2);
+        std::vector<uint8_t> p(data + at + 2, data + at + 2 + n);
+        at += 2 + n;
+        const bool difop = p.size() >= 2 && p[0] == 0xA5 && p[1] == 0xFF;
+        robosense.emplace_back(difop ? 7788 : 6699, p);
+        hesai.emplace_back(2368, std::move(p));
+      }
+      const auto source = [](const std::vector<std::pair<uint16_t, std::vector<uint8_t>>>& packets) {
+        return lt::PacketSource{
+            "fuzz.pcap", [&packets](const lt::UdpSink& sink, lt::CaptureStats&) -> lt::Status {
+              for (size_t i = 0; i < packets.size(); ++i) {
+                lt::UdpDatagram d;
+                d.dst_port = packets[i].first;
+                d.payload = packets[i].second;
+                d.file_offset = 2000 * i;
+                if (lt::Status s = sink(d); !s.ok()) return s;
+              }
+              return {};
+            }};
+      };
+      const auto drop = [](lt::Frame&&) -> lt::Status { return {}; };
+      for (size_t lasers : {16, 32}) {
+        lt::RobosenseCalibration cal;
+        cal.file = "fuzz.csv";
+        for (size_t k = 0; k < lasers; ++k) {
+          cal.vertical_cdeg.push_back(static_cast<int32_t>(100 * k) - 1500);
+          cal.horizontal_cdeg.push_back(k % 2 ? 400 : -400);
+        }
+        (void)lt::ForEachRobosenseFrame(source(robosense), cal, drop).ok();
+      }
+      static const lt::HesaiCalibration kHesai128 = [] {
+        lt::HesaiCalibration c;
+        c.file = "fuzz.csv";
+        for (int k = 0; k < 128; ++k) {
+          c.elevation_deg.push_back(15 - 0.3 * k);
+          c.azimuth_offset_deg.push_back(k % 2 ? 1.5 : -1.5);
+        }
+        return c;
+      }();
+      static const lt::HesaiCalibration kAt128 = [] {
+        lt::HesaiCalibration c = kHesai128;
+        lt::HesaiMirrorCorrection m;
+        for (int64_t deg : {30, 150, 270}) {
+          m.face_start.push_back(deg * 25600);
+          m.face_end.push_back((deg + 60) * 25600);
+        }
+        for (int k = 0; k < 128; ++k) {
+          m.azimuth.push_back(k % 2 ? 25600 : -25600);
+          m.elevation.push_back((13 - k / 5) * 25600);
+        }
+        m.azimuth_adjust.assign(128 * lt::HesaiMirrorCorrection::kAdjustSteps, 7);
+        m.elevation_adjust.assign(128 * lt::HesaiMirrorCorrection::kAdjustSteps, -3);
+        c.mirror.push_back(std::move(m));
+        return c;
+      }();
+      (void)lt::ForEachHesaiFrame(source(hesai), kHesai128, drop).ok();
+      (void)lt::ForEachHesaiFrame(source(hesai), kAt128, drop).ok();
       break;
     }
     case 5:  // an export's shard record (shard_record.h), as the join and a resumed run read it

@@ -35,6 +35,8 @@ if [ -d "$real" ]; then
     "$corpus/files/pcapng-velodyne"
   (printf '\x01'; cat "$real/ouster-sdk/OS-1-32-G_v2.1.1_1024x10.json") >"$corpus/files/json"
   (printf '\x02'; cat "$real/ros-velodyne/32db.yaml") >"$corpus/files/yaml"
+  # A two-laser db.xml (Velodyne's calibration format), read by the same selector.
+  printf '\x02<boost_serialization><DB><distLSB_>0.2</distLSB_><enabled_><count>2</count><item>1</item><item>1</item></enabled_><points_><count>2</count><item><px><id_>0</id_><rotCorrection_>-5.3</rotCorrection_><vertCorrection_>-7.2</vertCorrection_><distCorrection_>111</distCorrection_><distCorrectionX_>118</distCorrectionX_><distCorrectionY_>113</distCorrectionY_><vertOffsetCorrection_>19.7</vertOffsetCorrection_><horizOffsetCorrection_>2.6</horizOffsetCorrection_><focalDistance_>1400</focalDistance_><focalSlope_>1</focalSlope_></px></item><item><px><id_>1</id_><rotCorrection_>-2.1</rotCorrection_><vertCorrection_>-6.9</vertCorrection_></px></item></points_></DB></boost_serialization>\n' >"$corpus/files/xml"
   (printf '\x03'; head -c 4000 "$real/kitti-object-vis/velodyne/000000.bin") >"$corpus/files/kitti"
   # Bags and CDR messages of 40 VLP-16 and 40 Pandar64 packets, cut from nebula's bags: rosbag2
   # .db3 (first byte 6), the CDR message (7) and the same as a ROS 1 bag (9).
@@ -44,12 +46,19 @@ if [ -d "$real" ]; then
     "$real/nebula/hesai-pandar64/1673403880599376836_0.db3" 40 "$corpus/files/bag-hesai"
   # The ouster-ros ROS 1 bag's start: its header, and its chunk cut short (first byte 9).
   (printf '\x09'; head -c 60000 "$real/ouster-sdk/bags/512x10_raw.bag") >"$corpus/files/ros1-bag"
+  # RoboSense packets: the Helios bag's DIFOP and first MSOP packets, and RS-LiDAR-16 and -32
+  # headers on some of them (first byte 11).
+  python3 "$src/scripts/make-robosense-seed.py" \
+    "$real/nebula/robosense-helios16p/rosbag2_2023_08_03-11_02_46_0.db3" 8 "$corpus/files/robosense"
   # The OSF recording cut to its first scan (first byte 10).
   python3 "$src/scripts/make-osf-seed.py" \
     "$real/ouster-sdk/osf/OS-0-128_v3.0.1_1024x10_20241017_141645.osf" "$corpus/files/osf"
 else
   echo "fuzz-smoke: ../shared/real-data not found; seeding from built-in inputs only" >&2
 fi
+# Hesai protocol 1.4, 3.2 and 4.3 packets (first byte 11) and an AT128 angle correction (2),
+# made from the layouts.
+python3 "$src/scripts/make-hesai128-seed.py" "$corpus/files/hesai128"
 # A small frames file of our own (the writer under test's counterpart), HDF5 target's seed: one
 # plate seen by a VLP-16, 45 kB, so each input is quick to read.
 cat >"$corpus/plate.yaml" <<EOF

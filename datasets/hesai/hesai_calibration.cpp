@@ -12,7 +12,9 @@
 
 namespace lt {
 
-// Rows of "number,number[,number]" after a header line; errors name the line.
+// Rows of "number,number[,number]" after header lines (newer Hesai files have two: "EEFF,1,4"
+// and the column names), up to a final line of 64 hex digits (a SHA-256 some files end with; not
+// checked: what it covers is not published); errors name the line.
 Expected<std::vector<std::vector<double>>> ReadNumberRows(const std::filesystem::path& file,
                                                           size_t columns) {
   auto text = ReadTextFile(file);
@@ -25,8 +27,17 @@ Expected<std::vector<std::vector<double>>> ReadNumberRows(const std::filesystem:
     ++line_no;
     if (!line.empty() && line.back() == '\r') line.pop_back();
     if (line.empty()) continue;
-    if (line_no == 1 && !std::isdigit(static_cast<unsigned char>(line[0])) && line[0] != '-')
-      continue;  // header
+    const bool numeric = std::isdigit(static_cast<unsigned char>(line[0])) || line[0] == '-';
+    if (rows.empty() && line_no <= 3 && !numeric) continue;  // a header line
+    if (!rows.empty() && line.size() == 64 &&
+        line.find_first_not_of("0123456789abcdefABCDEF") == std::string::npos) {
+      std::string rest;
+      while (std::getline(in, rest))
+        if (rest.find_first_not_of(" \t\r") != std::string::npos)
+          return Error{fmt::format("{}: line {}: rows after the file's SHA-256 line", file.string(),
+                                   line_no + 1)};
+      break;
+    }
     std::vector<double> row;
     std::stringstream ss(line);
     for (std::string cell; std::getline(ss, cell, ',');) {
@@ -51,6 +62,7 @@ Expected<std::vector<std::vector<double>>> ReadNumberRows(const std::filesystem:
 }
 
 Expected<HesaiCalibration> LoadHesaiCalibration(const std::filesystem::path& file) {
+  if (file.extension() == ".dat") return LoadHesaiAt128Correction(file);
   auto rows = ReadNumberRows(file, 3);
   if (!rows.ok()) return rows.error();
   HesaiCalibration c;

@@ -29,16 +29,96 @@ struct Layout {
   size_t body_at = 0;  // first block
   size_t block_bytes = 0;
   size_t azimuth_at = 0;  // within a block
+  size_t units_at = 0;    // the first unit, within a block (after the azimuth, an AT128's fine
+                          // azimuth byte too)
   size_t unit_bytes = 3;  // distance u16, reflectivity u8 (+ a confidence byte)
   uint32_t unit_mm = 4;
   size_t return_mode_at = 0, date_at = 0, micros_at = 0;
   size_t bytes = 0;            // without the optional UDP sequence number
   float min_m = 0, max_m = 0;  // the unit's own range limits (data sheets)
+  // The header's flags fix the size, the UDP sequence number included (protocols 1.4, 3.2, 4.3).
+  bool exact_size = false;
+  bool mirror = false;  // an AT128: angles from its mirror correction, azimuth in 1/25600 deg
 
   bool operator==(const Layout& o) const {
     return name == o.name && bytes == o.bytes && unit_mm == o.unit_mm;
   }
 };
+
+// Protocols 1.4 (Pandar128E3X; OT128 where pre-header byte 4 is above 127) and 3.2 (QT128C2X):
+// 128 channels in 2 blocks of a u16 azimuth and units of distance u16, reflectivity u8 and
+// (header flag bits 4-6 on 1.4) one byte more each; the body's CRC; 17 bytes of functional
+// safety (flag bit 2); a 26-byte tail (return mode at 12, date at 15, microseconds at 21); the UDP
+// sequence number (bit 0), 1.4's 22-byte IMU block (bit 1), the tail's CRC, a 32-byte signature
+// (bit 3). The QT128's unit is 4 bytes in its manual and nebula, 3 + bit 4 in the SDK: the one
+// the packet's length fits is taken. docs/formats/hesai-answer-keys.md, "Protocols 1.4 and 3.2".
+Expected<Layout> FlaggedLayout(const std::vector<uint8_t>& p, bool v14) {
+  const int lasers = p[6], blocks = p[7];
+  const uint8_t flags = p[11];
+  const auto bit = [&](int b) { return static_cast<size_t>((flags >> b) & 1); };
+  const auto size_with = [&](size_t unit) {
+    const size_t block = 2 + unit * static_cast<size_t>(lasers);
+    return 12 + block * static_cast<size_t>(blocks) + 4 + 17 * bit(2) + 26 + 4 * bit(0) +
+           (v14 ? 22 * bit(1) : 0) + 4 + 32 * bit(3);
+  };
+  std::vector<size_t> units;
+  if (v14) {
+    units = {3 + bit(4) + bit(5) + bit(6)};
+  } else {
+    units = {4, 3 + bit(4)};
+  }
+  size_t unit = units[0];
+  for (size_t u : units)
+    if (size_with(u) == p.size()) unit = u;
+  Layout l;
+  l.name = v14 ? (p[4] > 127 ? "OT128" : "Pandar128E3X") : "PandarQT128";
+  l.lasers = lasers;
+  l.blocks = blocks;
+  l.body_at = 12;
+  l.block_bytes = 2 + unit * static_cast<size_t>(lasers);
+  l.azimuth_at = 0;
+  l.units_at = 2;
+  l.unit_bytes = unit;
+  l.unit_mm = p[9];
+  const size_t tail = 12 + l.block_bytes * static_cast<size_t>(blocks) + 4 + 17 * bit(2);
+  l.return_mode_at = tail + 12;
+  l.date_at = tail + 15;
+  l.micros_at = tail + 21;
+  l.bytes = size_with(unit);
+  // nebula's limits (the data sheets give 0.3-200 m at 10 % and 0.05-50 m).
+  l.min_m = v14 ? 0.1f : 0.05f;
+  l.max_m = v14 ? 230.f : 50.f;
+  l.exact_size = true;
+  return l;
+}
+
+// Protocol 4.3 (AT128E2X): 128 channels in 2 blocks of a u16 azimuth in 0.01 deg, a fine
+// azimuth byte (1/256 of that) and 4-byte units; the body's CRC; a 32-byte tail (microseconds at
+// 20, return mode at 24, date at 26); the UDP sequence number (flag bit 0), the tail's CRC, a
+// 32-byte signature (bit 3). docs/formats/hesai-answer-keys.md, "AT128".
+Layout At128Layout(const std::vector<uint8_t>& p) {
+  const uint8_t flags = p[11];
+  Layout l;
+  l.name = "AT128";
+  l.lasers = p[6];
+  l.blocks = p[7];
+  l.body_at = 12;
+  l.block_bytes = 3 + 4 * static_cast<size_t>(l.lasers);
+  l.azimuth_at = 0;
+  l.units_at = 3;
+  l.unit_bytes = 4;
+  l.unit_mm = p[9];
+  const size_t tail = 12 + l.block_bytes * static_cast<size_t>(l.blocks) + 4;
+  l.micros_at = tail + 20;
+  l.return_mode_at = tail + 24;
+  l.date_at = tail + 26;
+  l.bytes = tail + 32 + 4 * (flags & 1) + 4 + 32 * ((flags >> 3) & 1);
+  l.min_m = 1.f;  // nebula's limits
+  l.max_m = 180.f;
+  l.exact_size = true;
+  l.mirror = true;
+  return l;
+}
 
 // The family a packet's bytes name, or why it names none.
 Expected<Layout> LayoutOf(const std::vector<uint8_t>& p) {
@@ -46,10 +126,10 @@ Expected<Layout> LayoutOf(const std::vector<uint8_t>& p) {
   if (n < 12) return Error{"packet of " + std::to_string(n) + " bytes, too short for Hesai"};
   Layout l;
   if (p[0] == 0xFF && p[1] == 0xEE) {  // Pandar40P: no header, block 0's start bytes
-    l = {"Pandar40P", 40, 10, 0, 124, 2, 3, 4, 1254, 1256, 1250, 1262, 0.3f, 200.f};
+    l = {"Pandar40P", 40, 10, 0, 124, 2, 4, 3, 4, 1254, 1256, 1250, 1262, 0.3f, 200.f};
   } else if (p[0] == 0xEE && p[1] == 0xFF && p[2] == 64 && p[3] == 6) {  // Pandar64's 8 bytes
     if (p[5] == 0) return Error{"Pandar64 header: distance unit 0 mm"};
-    l = {"Pandar64", 64, 6, 8, 194, 0, 3, p[5], 1186, 1188, 1182, 1194, 0.3f, 200.f};
+    l = {"Pandar64", 64, 6, 8, 194, 0, 2, 3, p[5], 1186, 1188, 1182, 1194, 0.3f, 200.f};
   } else if (p[0] == 0xEE && p[1] == 0xFF) {  // the 12-byte header of protocols 1.4 to 6.1
     const int major = p[2], minor = p[3], lasers = p[6], blocks = p[7];
     const std::string version = std::to_string(major) + "." + std::to_string(minor);
@@ -66,6 +146,7 @@ Expected<Layout> LayoutOf(const std::vector<uint8_t>& p) {
            12,
            block,
            0,
+           2,
            4,
            p[9],
            tail + 16,
@@ -81,6 +162,7 @@ Expected<Layout> LayoutOf(const std::vector<uint8_t>& p) {
            12,
            block,
            0,
+           2,
            4,
            p[9],
            tail + 10,
@@ -89,19 +171,28 @@ Expected<Layout> LayoutOf(const std::vector<uint8_t>& p) {
            tail + 24,
            0.05f,
            120.f};
+    } else if (major == 4 && minor == 3) {
+      l = At128Layout(p);
+    } else if ((major == 1 && minor == 4) || (major == 3 && minor == 2)) {
+      auto flagged = FlaggedLayout(p, major == 1);
+      if (!flagged.ok())
+        return Error{"Hesai protocol " + version + " header: " + flagged.message()};
+      l = *flagged;
     } else {
-      const char* family = major == 1   ? "Pandar128E3X/OT128"
-                           : major == 3 ? "PandarQT128"
-                           : major == 4 ? "AT128"
+      const char* family = major == 1   ? "the Pandar128/OT128 family"
+                           : major == 3 ? "the PandarQT family"
+                           : major == 4 ? "the AT family"
+                           : major == 7 ? "the FT family"
                                         : "an unknown family";
       return Error{"Hesai protocol " + version + " (" + family +
                    ") is not decoded by this build (it decodes the Pandar40P, Pandar64, "
-                   "protocol 3.1 (QT64) and 6.1 (XT16/XT32))"};
+                   "protocols 1.4 (Pandar128E3X, OT128), 3.1 (QT64), 3.2 (QT128), 4.3 (AT128) "
+                   "and 6.1 (XT16/XT32))"};
     }
   } else {
     return Error{"starts " + Hex2(p[0], p[1]) + ", not a Hesai data packet (FF EE or EE FF)"};
   }
-  if (n != l.bytes && n != l.bytes + kSequenceBytes)
+  if (n != l.bytes && (l.exact_size || n != l.bytes + kSequenceBytes))
     return Error{l.name + " packet of " + std::to_string(n) + " bytes (expected " +
                  std::to_string(l.bytes) + " or " + std::to_string(l.bytes + kSequenceBytes) + ")"};
   return l;
@@ -139,9 +230,15 @@ bool Wrapped(double before_deg, double now_deg) {
 constexpr double kMaxFrameSeconds = 1.0;
 
 // The packet's UTC date (year byte: 2000 + y below 100, else 1900 + y, as the Hesai SDK reads
-// it) and microseconds, in seconds.
+// it; a first byte 0: Unix seconds in bytes 1-5) and microseconds, in seconds.
 double PacketTime(const std::vector<uint8_t>& p, const Layout& l) {
   const uint8_t* d = &p[l.date_at];
+  if (d[0] == 0) {  // the "epoch" form some firmware sends (nebula's AT128): bytes 1-5 are Unix
+                    // seconds, big-endian
+    const uint64_t s = uint64_t{d[1]} << 32 | uint64_t{d[2]} << 24 | uint64_t{d[3]} << 16 |
+                       uint64_t{d[4]} << 8 | d[5];
+    return static_cast<double>(s) + Le<uint32_t>(&p[l.micros_at]) * 1e-6;
+  }
   std::tm t{};
   t.tm_year = (d[0] < 100 ? 2000 + d[0] : 1900 + d[0]) - 1900;
   t.tm_mon = d[1] - 1;
@@ -184,6 +281,7 @@ class HesaiStream {
 
  private:
   Status Decode(const std::vector<uint8_t>& p, const UdpDatagram& d);
+  bool MirrorAngles(const HesaiMirrorCorrection& m, int64_t encoder);
   // A frame handed on (an empty one is dropped, so frames are numbered without gaps).
   Status Emit(Frame& f) {
     Frame out = std::move(f);
@@ -202,6 +300,9 @@ class HesaiStream {
   bool have_layout_ = false;
   Layout layout_;
   std::vector<float> cos_e_, sin_e_, offset_rad_;
+  // An AT128's angles of the firing in hand (MirrorAngles).
+  std::vector<double> mirror_az_deg_;
+  std::vector<float> mirror_cos_e_, mirror_sin_e_;
   size_t last_channel_ = 0;       // the channel of the smallest offset: the last to cross 0 deg
   std::vector<double> last_u_;    // each channel's last corrected azimuth, (0, 360] deg
   std::vector<uint8_t> crossed_;  // crossed 0 deg since the frame in hand began
@@ -210,6 +311,45 @@ class HesaiStream {
   std::array<uint64_t, 32> recent_;  // (time, first azimuth) of recent packets
   size_t recent_next_ = 0;
 };
+
+// An AT128's channel angles at encoder angle `encoder` (1/25600 deg), as Hesai's SDK 2.0
+// (udp4_3_parser.cc) and nebula (angle_corrector_correction_based.hpp) compute them: the face
+// whose [start, end] holds the encoder angle (none: false); the adjustments interpolated between
+// their 2-deg steps (the last step's neighbour is the first: the table goes round); the azimuth
+// twice the angle into the face (a mirror doubles it) less the channel's azimuth plus the
+// adjustment, the elevation the channel's plus its adjustment.
+bool HesaiStream::MirrorAngles(const HesaiMirrorCorrection& m, int64_t encoder) {
+  constexpr int64_t kTurn = int64_t{360} * 25600, kStep = 200 * 256;
+  constexpr int kSteps = HesaiMirrorCorrection::kAdjustSteps;
+  const auto mod = [](int64_t v) { return ((v % kTurn) + kTurn) % kTurn; };
+  size_t face = m.face_start.size();
+  for (size_t f = 0; f < m.face_start.size() && face == m.face_start.size(); ++f)
+    if (mod(encoder - m.face_start[f]) + mod(m.face_end[f] - encoder) ==
+        mod(m.face_end[f] - m.face_start[f]))
+      face = f;
+  if (face == m.face_start.size()) return false;
+  const int64_t step = encoder / kStep;
+  const double t = static_cast<double>(encoder - step * kStep) / kStep;
+  const size_t k0 = static_cast<size_t>(step % kSteps),
+               k1 = static_cast<size_t>((step + 1) % kSteps);
+  const size_t n = m.azimuth.size();
+  mirror_az_deg_.resize(n);
+  mirror_cos_e_.resize(n);
+  mirror_sin_e_.resize(n);
+  for (size_t c = 0; c < n; ++c) {
+    const int32_t* az_adj = &m.azimuth_adjust[c * kSteps];
+    const int32_t* el_adj = &m.elevation_adjust[c * kSteps];
+    const int64_t adj_az = std::llround((1 - t) * az_adj[k0] + t * az_adj[k1]);
+    const int64_t adj_el = std::llround((1 - t) * el_adj[k0] + t * el_adj[k1]);
+    const int64_t az = mod((encoder - m.face_start[face]) * 2 - m.azimuth[c] + adj_az * 256);
+    const int64_t el = m.elevation[c] + adj_el * 256;
+    mirror_az_deg_[c] = static_cast<double>(az) / 25600;
+    const float e = static_cast<float>(static_cast<double>(el) / 25600 * (std::numbers::pi / 180));
+    mirror_cos_e_[c] = std::cos(e);
+    mirror_sin_e_[c] = std::sin(e);
+  }
+  return true;
+}
 
 Status HesaiStream::Take(const UdpDatagram& d) {
   stats_.SawUdp(d.dst_port, d.payload.size());
@@ -227,6 +367,11 @@ Status HesaiStream::Take(const UdpDatagram& d) {
       return Error{PacketPlace(source_.file, d, 0) + ": the packets are from a " + layout->name +
                    " (" + std::to_string(layout->lasers) + " lasers) but " + cal_.file.string() +
                    " has " + std::to_string(cal_.elevation_deg.size()) + " channels"};
+    if (layout->mirror != !cal_.mirror.empty())
+      return Error{PacketPlace(source_.file, d, 0) + ": the packets are from a " + layout->name +
+                   (layout->mirror ? ", whose angles come from its angle-correction .dat, not "
+                                   : ", whose angles come from an angle-correction .csv, not ") +
+                   cal_.file.string()};
     layout_ = *layout;
     have_layout_ = true;
   } else if (!(*layout == layout_)) {
@@ -281,10 +426,17 @@ Status HesaiStream::Decode(const std::vector<uint8_t>& p, const UdpDatagram& d) 
   for (int g = 0; g < l.blocks / n; ++g) {
     const size_t first_block = l.body_at + static_cast<size_t>(g * n) * l.block_bytes;
     const uint16_t azimuth = Le<uint16_t>(&p[first_block + l.azimuth_at]);
-    // A frame ends where the channel of the smallest offset crosses 0 deg; the channels that
-    // crossed before it already fill the next frame.
+    // An AT128's angles: from the encoder angle (with its fine byte) and the mirror face; a
+    // firing between faces is none of the field of view.
+    if (l.mirror && !MirrorAngles(cal_.mirror.front(),
+                                  int64_t{azimuth} * 256 + p[first_block + l.azimuth_at + 2]))
+      continue;
+    // A frame ends where the channel of the smallest offset crosses 0 deg (an AT128's, where
+    // its field of view starts again on the next face); the channels that crossed before it
+    // already fill the next frame.
     auto corrected = [&](size_t c) {
-      double u = std::fmod(azimuth / 100.0 + cal_.azimuth_offset_deg[c], 360.0);
+      double u = l.mirror ? mirror_az_deg_[c]
+                          : std::fmod(azimuth / 100.0 + cal_.azimuth_offset_deg[c], 360.0);
       return u <= 0 ? u + 360.0 : u;  // (0, 360]: a point exactly at 0 deg ends its frame
     };
     bool emitted = false;
@@ -315,14 +467,17 @@ Status HesaiStream::Decode(const std::vector<uint8_t>& p, const UdpDatagram& d) 
       std::array<uint16_t, 3> raw{};
       std::array<uint8_t, 3> refl{};
       for (int r = 0; r < n; ++r) {
-        const uint8_t* u = &p[first_block + static_cast<size_t>(r) * l.block_bytes + l.azimuth_at +
-                              2 + c * l.unit_bytes];
+        const uint8_t* u = &p[first_block + static_cast<size_t>(r) * l.block_bytes + l.units_at +
+                              c * l.unit_bytes];
         raw[r] = Le<uint16_t>(u);
         refl[r] = u[2];
         dist[r] = static_cast<float>(raw[r] * static_cast<double>(l.unit_mm) / 1000.0);
       }
-      const float a = block_rad + offset_rad_[c];
+      const float a = l.mirror ? static_cast<float>(mirror_az_deg_[c] * (std::numbers::pi / 180))
+                               : block_rad + offset_rad_[c];
       const float sin_a = std::sin(a), cos_a = std::cos(a);
+      const float cos_e = l.mirror ? mirror_cos_e_[c] : cos_e_[c];
+      const float sin_e = l.mirror ? mirror_sin_e_[c] : sin_e_[c];
       uint8_t kept = 0;  // the firing's returns kept so far: a point's return index
       for (int r = 0; r < n; ++r) {
         if (raw[r] == 0 || dist[r] < l.min_m || dist[r] > l.max_m) continue;
@@ -332,11 +487,11 @@ Status HesaiStream::Decode(const std::vector<uint8_t>& p, const UdpDatagram& d) 
         for (int k = r + 1; k < n && !repeat; ++k)
           repeat = raw[k] != 0 && std::abs(dist[r] - dist[k]) < 0.1f;
         if (repeat) continue;
-        const float xy = dist[r] * cos_e_[c];
+        const float xy = dist[r] * cos_e;
         FramePoint pt;
         pt.x_m = xy * cos_a;     // Hesai's +Y (0 deg) is ROS's x
         pt.y_m = -(xy * sin_a);  // Hesai's +X (clockwise, right) is ROS's -y
-        pt.z_m = dist[r] * sin_e_[c];
+        pt.z_m = dist[r] * sin_e;
         pt.range_m = dist[r];
         pt.intensity = refl[r];
         pt.channel = static_cast<uint16_t>(c);

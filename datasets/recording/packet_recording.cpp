@@ -28,7 +28,8 @@ Expected<RecordingSource> Decoded(Expected<Calibration> calibration, Decode deco
 
 Expected<PacketFamily> PacketFamilyOfSidecar(const std::filesystem::path& sidecar) {
   const std::string ext = sidecar.extension().string();
-  if (ext == ".yaml" || ext == ".yml") return PacketFamily::kVelodyne;
+  if (ext == ".yaml" || ext == ".yml" || ext == ".xml") return PacketFamily::kVelodyne;
+  if (ext == ".dat") return PacketFamily::kHesai;  // an AT128's angle correction
   if (ext == ".csv") {
     // Hesai's angle CSV has three columns, RoboSense's two.
     auto hesai = LoadHesaiCalibration(sidecar);
@@ -38,8 +39,9 @@ Expected<PacketFamily> PacketFamilyOfSidecar(const std::filesystem::path& sideca
     return Error{hesai.message() + " (as a Hesai angle file); " + robosense.message() +
                  " (as a RoboSense one)"};
   }
-  return Error{sidecar.string() +
-               ": expected a Velodyne .yaml or a Hesai or RoboSense angle-correction .csv"};
+  return Error{
+      sidecar.string() +
+      ": expected a Velodyne .yaml or db.xml, a Hesai AT128's .dat, or a Hesai or RoboSense angle-correction .csv"};
 }
 
 Expected<RecordingSource> OpenPacketRecording(PacketFamily family, PacketSource packets,

@@ -140,12 +140,13 @@ Expected<SpinningTables> FromVelodyne(const std::filesystem::path& file, double 
   t.max_range_m = 100;
   t.rotation_rate_hz = rate > 0 ? rate : 10;
   // The model by the table (VelodyneCalibrationProduct: elevations, or 128 lasers), else by
-  // the laser count (16: VLP-16, 32: HDL-32E), and its firing sequence (the user manuals,
-  // velodyne_models.cpp): when each laser fires after its sequence starts.
+  // the laser count (16: VLP-16, 32: HDL-32E, 64: HDL-64E), and its firing sequence (the user
+  // manuals, velodyne_models.cpp): when each laser fires after its sequence starts.
   uint8_t product = VelodyneCalibrationProduct(*c);
   if (product == 0 && n == 16) product = 0x22;
   if (product == 0 && n == 32) product = 0x21;
-  const VelodyneModel* model = VelodyneModelOf(product);
+  const VelodyneModel* model =
+      n == 64 && product == 0 ? &VelodyneHdl64e() : VelodyneModelOf(product);
   if (!model || !model->timing) {
     return Error{fmt::format("{}: {} lasers; import-sensor knows the firing sequences of {}",
                              file.string(), n, VelodyneModelNames())};
@@ -164,7 +165,7 @@ Expected<SpinningTables> FromVelodyne(const std::filesystem::path& file, double 
     // The driver's ROS frame: azimuth (counter-clockwise from x) = rot_correction - raw
     // azimuth, the raw azimuth growing clockwise with time.
     t.azimuth_offset_deg.push_back(l.rot_correction_rad * kRadToDeg);
-    t.firing_offset_us.push_back(timing.FiringOffset(static_cast<int>(k)) * 1e6);
+    t.firing_offset_us.push_back(timing.FiringOffset(static_cast<int>(k), false) * 1e6);
   }
   t.source = file.filename().string();
   t.notes = fmt::format(
@@ -221,8 +222,9 @@ Expected<SpinningTables> FromHesai(const std::filesystem::path& file,
   return t;
 }
 
-// RoboSense Helios-16P: the angle CSV ("vertical,horizontal" a laser, 0.01 deg as the driver
-// keeps them) and the driver's firing table.
+// RoboSense: the angle CSV ("vertical,horizontal" a laser, 0.01 deg as the driver keeps them)
+// and the firing table of a Helios-16P (16 lines) or a Helios (32; an RS-LiDAR-32's pairs fire
+// within the same 55.5 us, in another order: its notes say so).
 Expected<SpinningTables> FromRobosense(const std::filesystem::path& file, double rate) {
   auto c = LoadRobosenseCalibration(file);
   if (!c.ok()) return c.error();
@@ -240,12 +242,13 @@ Expected<SpinningTables> FromRobosense(const std::filesystem::path& file, double
     // counter-clockwise.
     t.azimuth_offset_deg.push_back(-c->horizontal_cdeg[k] / 100.0);
   }
-  t.firing_offset_us = RobosenseHelios16PFiringUs();
+  t.firing_offset_us = RobosenseFiringUs(c->vertical_cdeg.size());
   t.source = file.filename().string();
   t.notes = fmt::format(
-      "{} lasers, {} columns at {} Hz; the receiver's 34.98 mm offset from the axis is not "
-      "modelled.",
-      c->vertical_cdeg.size(), t.columns, t.rotation_rate_hz);
+      "{} lasers ({}'s firing table), {} columns at {} Hz; the receiver's 35-40 mm offset from "
+      "the axis is not modelled.",
+      c->vertical_cdeg.size(), c->vertical_cdeg.size() == 32 ? "a Helios" : "a Helios-16P",
+      t.columns, t.rotation_rate_hz);
   return t;
 }
 
@@ -278,8 +281,12 @@ Expected<std::string> ImportSensorProfile(const std::filesystem::path& metadata,
   Expected<SpinningTables> t = Error{""};
   if (ext == ".json" || ext == ".osf" || LooksLikeRosBag(metadata)) {
     t = FromOuster(metadata, options.rotation_rate_hz);
-  } else if (ext == ".yaml" || ext == ".yml") {
+  } else if (ext == ".yaml" || ext == ".yml" || ext == ".xml") {
     t = FromVelodyne(metadata, options.rotation_rate_hz);
+  } else if (ext == ".dat") {
+    return Error{metadata.string() +
+                 ": a Hesai AT128's angle correction: the AT128 sweeps a mirror, not a spinning "
+                 "fan of lasers, and sensor profiles describe spinning units only"};
   } else if (ext == ".csv") {
     // Hesai's angle CSV has three columns, RoboSense's two.
     t = FromHesai(metadata, options);
@@ -290,7 +297,7 @@ Expected<std::string> ImportSensorProfile(const std::filesystem::path& metadata,
   } else {
     return Error{
         fmt::format("{}: unknown metadata type '{}' (expected Ouster .json, .osf or a bag with "
-                    "its metadata topic, Velodyne .yaml, Hesai or RoboSense .csv)",
+                    "its metadata topic, Velodyne .yaml or db.xml, Hesai or RoboSense .csv)",
                     metadata.string(), ext)};
   }
   if (!t.ok()) return t.error();

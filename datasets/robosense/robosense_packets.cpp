@@ -1,6 +1,7 @@
-// RoboSense Helios-16P MSOP and DIFOP packets to frames, as nebula (tier4, c60082d5; derived
-// from RoboSense's rs_driver) decodes them; docs/formats/velodyne-robosense-answer-keys.md has the
-// layouts, the firing table and what each rule was checked against.
+// RoboSense MSOP and DIFOP packets to frames: the RS-LiDAR-16 and -32 and the Helios (32) from
+// RoboSense's manuals and rs_driver, the Helios-16P as nebula (tier4, c60082d5; derived from
+// rs_driver) decodes it. docs/formats/velodyne-robosense-answer-keys.md has the Helios-16P's
+// layouts and what each rule was checked against, docs/formats/robosense-models.md the others.
 #include <fmt/core.h>
 
 #include <algorithm>
@@ -12,6 +13,7 @@
 #include "capture/bytes.h"
 #include "lidartwin/base/text_file.h"
 #include "lidartwin/datasets/robosense.h"
+#include "robosense_models.h"
 
 namespace lt {
 namespace {
@@ -20,18 +22,9 @@ using bytes::Be;
 
 constexpr uint16_t kMsopPort = 6699, kDifopPort = 7788;
 constexpr size_t kPacketBytes = 1248;
-constexpr uint8_t kMsopId[4] = {0x55, 0xAA, 0x05, 0x5A};
 constexpr uint8_t kDifopId[8] = {0xA5, 0xFF, 0x00, 0x5A, 0x11, 0x11, 0x55, 0x55};
-constexpr int kBlocks = 12, kChannels = 32, kLasers = 16;
+constexpr int kBlocks = 12, kChannels = 32;
 constexpr size_t kFirstBlock = 42, kBlockBytes = 100;
-// Block period and firing offsets within a block (us), two firings of the 16 lasers.
-constexpr float kBlockUs = 55.56f;
-constexpr std::array<float, kChannels> kFiringUs = {
-    0.00f,  3.15f,  6.30f,  9.45f,  13.26f, 17.08f, 20.56f, 23.71f, 26.53f, 27.77f, 31.49f,
-    32.73f, 36.46f, 38.94f, 41.42f, 43.91f, 55.56f, 58.70f, 61.85f, 65.00f, 68.82f, 72.64f,
-    76.12f, 79.27f, 82.08f, 83.32f, 87.05f, 88.29f, 92.01f, 94.50f, 96.98f, 99.46f};
-constexpr float kLensOffsetM = 0.03498f;  // the receiver's distance from the spin axis
-constexpr float kMinM = 0.2f, kMaxM = 200.f;
 
 // float sin and cos of 0.01 deg steps over [-90, 450) deg, as the driver tabulates them.
 class Trig {
@@ -71,10 +64,29 @@ class RobosenseStream {
                        "MSOP packet of " + std::to_string(p.size()) + " bytes (1248 expected)");
       return {};
     }
-    if (!std::equal(kMsopId, kMsopId + 4, p.begin())) {
-      stats_.BadPacket(PacketPlace(source_.file, d, 0), "MSOP packet without its 55 AA 05 5A id");
+    if (!HasRobosenseMsopId(p)) {
+      stats_.BadPacket(PacketPlace(source_.file, d, 0),
+                       "MSOP packet without its id (55 AA 05 0A 5A A5 50 A0 or 55 AA 05 5A)");
       return {};
     }
+    size_t model_at = 0;
+    auto model = RobosenseModelOf(p, cal_.vertical_cdeg.size(), &model_at);
+    if (!model.ok()) {
+      // The first packet's model decides: a capture and an angle file that do not belong
+      // together end the reading, a later odd packet is skipped.
+      if (!model_)
+        return Error{PacketPlace(source_.file, d, model_at) + ": " + model.message() + " (" +
+                     cal_.file.string() + ")"};
+      stats_.BadPacket(PacketPlace(source_.file, d, model_at), model.message());
+      return {};
+    }
+    if (model_ && *model != model_) {
+      stats_.BadPacket(
+          PacketPlace(source_.file, d, 30),
+          std::string("an ") + (*model)->name + " packet in a capture of an " + model_->name);
+      return {};
+    }
+    model_ = *model;
     // A packet seen again (its time and first azimuth those of a recent one) is dropped.
     const uint64_t key = Be(&p[20], 6) << 20 ^ Be(&p[26], 4) << 16 ^ Be(&p[kFirstBlock + 2], 2);
     if (std::find(recent_.begin(), recent_.end(), key) != recent_.end()) {
@@ -89,7 +101,8 @@ class RobosenseStream {
   Status Finish() { return cur_.size() > 0 ? Emit() : Status{}; }
 
  private:
-  // DIFOP: the return mode (byte 300: 0x00 dual) and the spin rate (bytes 8-9, rpm).
+  // DIFOP: the return mode (byte 300: 0x00 dual in every model; the others name strongest, last
+  // or first) and the spin rate (bytes 8-9, rpm).
   Status Difop(const UdpDatagram& d) {
     const auto& p = d.payload;
     if (p.size() != kPacketBytes || !std::equal(kDifopId, kDifopId + 8, p.begin())) {
@@ -101,33 +114,34 @@ class RobosenseStream {
     ++stats_.device_packets;
     dual_ = p[300] == 0x00;
     const uint64_t rpm = Be(&p[8], 2);
-    if (rpm >= 60) {
-      const double rps = static_cast<double>(rpm / 60);
-      const double block_s = static_cast<double>(kBlockUs / 1e6f);
-      default_az_diff_ = static_cast<int>(std::lround(36000 * rps * block_s));
-    }
+    if (rpm >= 60) rps_ = static_cast<double>(rpm / 60);
     return {};
   }
 
   Status Msop(const std::vector<uint8_t>& p) {
-    const double packet_s = static_cast<double>(Be(&p[20], 6)) + Be(&p[26], 4) * 1e-6;
+    const RobosenseModel& m = *model_;
+    const double packet_s = RobosensePacketSeconds(m, p);
+    const float unit_m = RobosenseDistanceUnit(m, p);
     std::array<int, kBlocks> az{};
     for (int b = 0; b < kBlocks; ++b)
       az[b] = static_cast<int>(Be(&p[kFirstBlock + kBlockBytes * b + 2], 2));
     // Each block's azimuth step to the next (the firings' azimuths are interpolated over it) and
-    // its time: a step over 1 deg is a gap (a field-of-view window), taken as the usual step.
-    const int stride = dual_ ? 2 : 1;
+    // its time: a step over 1 deg is a gap (a field-of-view window), taken as the usual step
+    // (the spin rate's over one step's time). In dual return a block pair is one firing where
+    // the model pairs its blocks.
+    const int stride = dual_ && m.dual_block_pairs ? 2 : 1;
     std::array<int, kBlocks> step{};
     std::array<double, kBlocks> block_t{};
     double t = 0;
-    const double block_s = static_cast<double>(kBlockUs / 1e6f);
+    const double block_s = static_cast<double>((dual_ ? m.firing_us : m.single_block_us) / 1e6f);
+    const int default_az_diff = static_cast<int>(std::lround(36000 * rps_ * block_s));
     for (int b = 0; b < kBlocks; b += stride) {
-      int dd = default_az_diff_;
+      int dd = default_az_diff;
       double dt = block_s;
       if (b + stride < kBlocks) {
         dd = az[b + stride] - az[b];
         if (dd < 0) dd += 36000;
-        if (dd > 100) dd = default_az_diff_, dt = 0;
+        if (dd > 100) dd = default_az_diff, dt = 0;
       }
       for (int k = 0; k < stride; ++k)
         step[b + k] = dd, block_t[b + k] = t;
@@ -146,26 +160,31 @@ class RobosenseStream {
       }
       last_az_ = az[b];
       for (int c = 0; c < kChannels; ++c) {
-        const int laser = c % kLasers;
+        const int laser = c % m.lasers;
         const uint8_t* u = &p[at + 4 + 3 * c];
-        const float d = static_cast<float>(Be(u, 2)) * 0.0025f;
-        if (!(d >= kMinM && d <= kMaxM)) continue;
-        // Dual mode: channels 16-31 are the second return of the same firing.
-        const float fire_us = kFiringUs[dual_ ? laser : c];
-        const float share = dual_ ? fire_us / kBlockUs : fire_us / (kBlockUs * 2);
+        const float d = static_cast<float>(Be(u, 2)) * unit_m;
+        if (!(d >= m.min_m && d <= m.max_m)) continue;
+        // Single return: the block's firings in turn. Dual: one firing, its second return in
+        // channels 16-31 or in the pair's second block.
+        const float fire_us = m.channel_us[dual_ ? laser : c];
+        const float share = dual_
+                                ? fire_us / m.firing_us
+                                : fire_us / (m.firing_us * static_cast<float>(m.firings_per_block));
         const int theta = az[b] + static_cast<int>(std::trunc(static_cast<float>(step[b]) * share));
         const int theta_f = theta + cal_.horizontal_cdeg[laser];
         const int v = cal_.vertical_cdeg[laser];
         FramePoint pt;
-        pt.x_m = d * trig_.Cos(v) * trig_.Cos(theta_f) + kLensOffsetM * trig_.Cos(theta);
-        pt.y_m = -d * trig_.Cos(v) * trig_.Sin(theta_f) - kLensOffsetM * trig_.Sin(theta);
+        pt.x_m = d * trig_.Cos(v) * trig_.Cos(theta_f) + m.lens_offset_m * trig_.Cos(theta);
+        pt.y_m = -d * trig_.Cos(v) * trig_.Sin(theta_f) - m.lens_offset_m * trig_.Sin(theta);
         pt.z_m = d * trig_.Sin(v);
         pt.range_m = d;
         pt.intensity = u[2];
         pt.channel = static_cast<uint16_t>(laser);
         pt.column = columns_;
         pt.timestamp_s = packet_s + block_t[b] + static_cast<double>(fire_us) * 1e-6;
-        pt.return_index = static_cast<uint8_t>(dual_ && c >= kLasers ? 1 : 0);
+        pt.return_index = static_cast<uint8_t>(!dual_                  ? 0
+                                               : m.dual_channel_halves ? (c >= m.lasers ? 1 : 0)
+                                                                       : b % 2);
         pt.beam_id = columns_ * kChannels + static_cast<uint32_t>(c);
         cur_.Append(pt);
       }
@@ -190,8 +209,9 @@ class RobosenseStream {
   const FrameSink& sink_;
   CaptureStats& stats_;
   Trig trig_;
-  bool dual_ = false;         // single return until a DIFOP says otherwise
-  int default_az_diff_ = 20;  // 0.2 deg a block at 600 rpm
+  const RobosenseModel* model_ = nullptr;  // the first MSOP packet's
+  bool dual_ = false;                      // single return until a DIFOP says otherwise
+  double rps_ = 10;                        // the spin rate until a DIFOP says otherwise
   int last_az_ = -1;
   uint32_t columns_ = 0, frames_ = 0;
   Frame cur_;
@@ -205,8 +225,9 @@ class RobosenseStream {
 
 }  // namespace
 
-std::vector<double> RobosenseHelios16PFiringUs() {
-  return std::vector<double>(kFiringUs.begin(), kFiringUs.begin() + kLasers);
+std::vector<double> RobosenseFiringUs(size_t lasers) {
+  const RobosenseModel& m = lasers == 32 ? RobosenseHelios() : RobosenseHelios16P();
+  return std::vector<double>(m.channel_us.begin(), m.channel_us.begin() + m.lasers);
 }
 
 Expected<RobosenseCalibration> LoadRobosenseCalibration(const std::filesystem::path& file) {
@@ -223,17 +244,19 @@ Expected<RobosenseCalibration> LoadRobosenseCalibration(const std::filesystem::p
     float vertical = 0, horizontal = 0;
     char comma = 0, extra = 0;
     std::istringstream fields(line);
-    if (!(fields >> vertical >> comma >> horizontal) || comma != ',' || (fields >> extra) ||
-        std::abs(vertical) > 90 || std::abs(horizontal) > 180)
+    // "vertical,horizontal", or a vertical angle alone (ros_rslidar's RS-LiDAR-16 angle.csv).
+    const bool read = static_cast<bool>(fields >> vertical) &&
+                      (!(fields >> comma) || (comma == ',' && (fields >> horizontal)));
+    if (!read || (fields >> extra) || std::abs(vertical) > 90 || std::abs(horizontal) > 180)
       return Error{fmt::format("{}: line {}: expected 'vertical,horizontal' in degrees",
                                file.string(), line_no)};
     // The driver's 0.01 deg integers: the float value x 100, truncated (8.90 -> 889).
     c.vertical_cdeg.push_back(static_cast<int32_t>(vertical * 100.f));
     c.horizontal_cdeg.push_back(static_cast<int32_t>(horizontal * 100.f));
   }
-  if (c.vertical_cdeg.size() != kLasers)
-    return Error{fmt::format("{}: {} lasers; this build decodes the Helios-16P's 16", file.string(),
-                             c.vertical_cdeg.size())};
+  if (c.vertical_cdeg.size() != 16 && c.vertical_cdeg.size() != 32)
+    return Error{fmt::format("{}: {} lasers; RoboSense's angle files have 16 or 32 lines",
+                             file.string(), c.vertical_cdeg.size())};
   return c;
 }
 
@@ -241,8 +264,8 @@ Status ForEachRobosenseFrame(const PacketSource& packets, const RobosenseCalibra
                              const FrameSink& sink, CaptureStats* stats_out) {
   CaptureStats local;
   CaptureStats& stats = stats_out ? *stats_out : local;
-  if (cal.vertical_cdeg.size() != kLasers)
-    return Error{cal.file.string() + ": not a 16-laser calibration"};
+  if (cal.vertical_cdeg.size() != 16 && cal.vertical_cdeg.size() != 32)
+    return Error{cal.file.string() + ": not a 16- or 32-laser calibration"};
   RobosenseStream stream(packets, cal, sink, stats);
   Status read = packets.read([&](const UdpDatagram& d) { return stream.Take(d); }, stats);
   if (!read.ok()) return read;

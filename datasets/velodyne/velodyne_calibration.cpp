@@ -1,5 +1,5 @@
-// Velodyne calibration tables (the ros-drivers/velodyne YAML format) and the model a table is
-// for.
+// Velodyne calibration tables (the ros-drivers/velodyne YAML format, or Velodyne's db.xml through
+// velodyne_xml.h) and the model a table is for.
 #include "lidartwin/base/config_check.h"
 #include "lidartwin/base/text_file.h"
 #include "lidartwin/datasets/velodyne.h"
@@ -15,6 +15,7 @@
 
 #include "lidartwin/physics/units.h"
 #include "velodyne_models.h"
+#include "velodyne_xml.h"
 
 namespace lt {
 
@@ -75,11 +76,68 @@ std::string DuplicateKey(const YAML::Node& node, size_t& budget) {
   return "";
 }
 
+// A laser's values within what a real calibration holds; errors begin with `where`.
+Status CheckLaser(const VelodyneLaser& v, const std::string& where) {
+  if (!(std::abs(v.vert_correction_rad) <= kPi / 2) ||
+      !(std::abs(v.rot_correction_rad) <= 2 * kPi)) {
+    return Error{where + ": angles must be in radians (|vert| <= pi/2, |rot| <= 2 pi)"};
+  }
+  // Corrections of a few centimetres to tens of centimetres in real calibrations; 10 m
+  // would move points by more than the sensor's own size allows.
+  for (const auto& [key, value] : {std::pair{"dist_correction", v.dist_correction_m},
+                                   std::pair{"vert_offset_correction", v.vert_offset_m},
+                                   std::pair{"horiz_offset_correction", v.horiz_offset_m},
+                                   std::pair{"dist_correction_x", v.dist_correction_x_m},
+                                   std::pair{"dist_correction_y", v.dist_correction_y_m}}) {
+    if (!(std::abs(value) <= kMaxCorrectionM)) {
+      return Error{where + ": key '" + key + "': " + NumberText(value) +
+                   " m is beyond the 10 m a calibration correction may be"};
+    }
+  }
+  if (!(v.focal_distance_m >= 0 && v.focal_distance_m <= 1000) || !(std::abs(v.focal_slope) <= 100))
+    return Error{where + ": keys 'focal_distance', 'focal_slope': " +
+                 NumberText(v.focal_distance_m) + " m and " + NumberText(v.focal_slope) +
+                 " are beyond a focal distance of 0-1000 m and a slope of +-100"};
+  if (!(v.min_intensity >= 0 && v.min_intensity <= v.max_intensity && v.max_intensity <= 255))
+    return Error{where + ": keys 'min_intensity', 'max_intensity': " + NumberText(v.min_intensity) +
+                 " and " + NumberText(v.max_intensity) +
+                 " are not 0 <= min <= max <= 255 intensity counts"};
+  return {};
+}
+
+// The table as a whole: each laser its own elevation, a distance unit in range.
+Expected<VelodyneCalibration> CheckTable(VelodyneCalibration c) {
+  const std::string file = c.file.string();
+  // Lasers at one elevation scan one cone, not a sensor's fan: a table whose every
+  // vert_correction is the same (all 0: a template never filled in) is no calibration.
+  if (c.lasers.size() > 1 &&
+      std::all_of(c.lasers.begin(), c.lasers.end(), [&](const VelodyneLaser& l) {
+        return l.vert_correction_rad == c.lasers.front().vert_correction_rad;
+      })) {
+    return Error{file + ": every one of the " + std::to_string(c.lasers.size()) +
+                 " lasers has vert_correction " + NumberText(c.lasers.front().vert_correction_rad) +
+                 " rad; a calibration gives each laser its own elevation"};
+  }
+  if (!(c.distance_resolution_m > 0 && c.distance_resolution_m <= 1))
+    return Error{file + ": key 'distance_resolution' must be in (0, 1] m, got " +
+                 NumberText(c.distance_resolution_m)};
+  return c;
+}
+
 }  // namespace
 
 Expected<VelodyneCalibration> LoadVelodyneCalibration(const std::filesystem::path& file) {
   auto text = ReadTextFile(file, " Velodyne calibration");
   if (!text.ok()) return text.error();
+  if (file.extension() == ".xml" || file.extension() == ".XML") {
+    auto xml = ParseVelodyneXml(*text, file);
+    if (!xml.ok()) return xml.error();
+    for (size_t i = 0; i < xml->lasers.size(); ++i)
+      if (Status s = CheckLaser(xml->lasers[i], file.string() + ": laser " + std::to_string(i));
+          !s.ok())
+        return s.error();
+    return CheckTable(std::move(*xml));
+  }
   if (Status s = CheckYamlCharacters(*text, file.string()); !s.ok()) return s.error();
   YAML::Node root;
   try {
@@ -144,31 +202,22 @@ Expected<VelodyneCalibration> LoadVelodyneCalibration(const std::filesystem::pat
     v.dist_correction_m = number("dist_correction", 0);
     v.vert_offset_m = number("vert_offset_correction", 0);
     v.horiz_offset_m = number("horiz_offset_correction", 0);
+    v.dist_correction_x_m = number("dist_correction_x", v.dist_correction_m);
+    v.dist_correction_y_m = number("dist_correction_y", v.dist_correction_m);
+    v.focal_distance_m = number("focal_distance", 0);
+    v.focal_slope = number("focal_slope", 0);
+    v.min_intensity = number("min_intensity", 0);
+    v.max_intensity = number("max_intensity", 255);
     if (!problem.empty()) return Error{problem};
-    if (!(std::abs(v.vert_correction_rad) <= kPi / 2) ||
-        !(std::abs(v.rot_correction_rad) <= 2 * kPi)) {
-      return Error{where + ": angles must be in radians (|vert| <= pi/2, |rot| <= 2 pi)"};
-    }
-    // Corrections of a few centimetres to tens of centimetres in real calibrations; 10 m
-    // would move points by more than the sensor's own size allows.
-    for (const auto& [key, value] : {std::pair{"dist_correction", v.dist_correction_m},
-                                     std::pair{"vert_offset_correction", v.vert_offset_m},
-                                     std::pair{"horiz_offset_correction", v.horiz_offset_m}}) {
-      if (!(std::abs(value) <= kMaxCorrectionM)) {
-        return Error{where + ": key '" + key + "': " + NumberText(value) +
-                     " m is beyond the 10 m a calibration correction may be"};
+    if (const YAML::Node two = l["two_pt_correction_available"]) {
+      try {
+        v.two_point = two.as<bool>();
+      } catch (const YAML::Exception&) {
+        return Error{where + ": key 'two_pt_correction_available' (line " +
+                     std::to_string(two.Mark().line + 1) + "): expected true or false"};
       }
     }
-  }
-  // Lasers at one elevation scan one cone, not a sensor's fan: a table whose every
-  // vert_correction is the same (all 0: a template never filled in) is no calibration.
-  if (c.lasers.size() > 1 &&
-      std::all_of(c.lasers.begin(), c.lasers.end(), [&](const VelodyneLaser& l) {
-        return l.vert_correction_rad == c.lasers.front().vert_correction_rad;
-      })) {
-    return Error{file.string() + ": every one of the " + std::to_string(c.lasers.size()) +
-                 " lasers has vert_correction " + NumberText(c.lasers.front().vert_correction_rad) +
-                 " rad; a calibration gives each laser its own elevation"};
+    if (Status s = CheckLaser(v, where); !s.ok()) return s.error();
   }
   if (const YAML::Node model = root["model"]) {  // lidartwin's own key (issue 36 item 7)
     const VelodyneModel* m = model.IsScalar() ? VelodyneModelNamed(model.Scalar()) : nullptr;
@@ -188,10 +237,7 @@ Expected<VelodyneCalibration> LoadVelodyneCalibration(const std::filesystem::pat
   } catch (const YAML::Exception& e) {
     return Error{file.string() + ": line " + std::to_string(e.mark.line + 1) + ": " + e.msg};
   }
-  if (!(c.distance_resolution_m > 0 && c.distance_resolution_m <= 1))
-    return Error{file.string() + ": key 'distance_resolution' must be in (0, 1] m, got " +
-                 NumberText(c.distance_resolution_m)};
-  return c;
+  return CheckTable(std::move(c));
 }
 
 }  // namespace lt

@@ -23,11 +23,27 @@ constexpr VelodyneTiming kVlp32cTiming{
     "one 32-laser firing in pairs a block", 32, 1, 1, 55.296e-6, 2.304e-6, 2};
 constexpr VelodyneTiming kVls128Timing{
     "a 128-laser firing over four blocks", 128, 1, 4, 55.3e-6, 2.665e-6, 8, 8};
+// HDL-64E S2/S3 (/tmp notes: the S3 manual's "Firing timing" and appendix G; VeloView's and
+// velodyne_decoder's tables agree): an upper and a lower block fired together, 32 lasers each in
+// 8 groups of 4 every 6.0 us, a firing every 48 us (3472 packets/s, the 1.33 M points/s of the
+// data sheets), 57.6 us in dual return (5787 packets/s, 2.2 M points/s). Within a group the
+// lasers fire 0, 1.26, 2.46 and 3.66 us apart; taken as one instant here (an azimuth error
+// under 0.002 deg at 10 Hz).
+constexpr VelodyneTiming kHdl64eTiming{"a 64-laser firing over an upper and a lower block",
+                                       64,
+                                       1,
+                                       2,
+                                       48e-6,
+                                       6.0e-6,
+                                       4,
+                                       0,
+                                       57.6e-6,
+                                       true};
 
 constexpr VelodyneModel kModels[] = {
     {0x21, "HDL-32E", 32, &kHdl32eTiming},         {0x22, "VLP-16", 16, &kVlp16Timing},
     {0x24, "Puck Hi-Res", 16, &kVlp16Timing},      {0x28, "VLP-32C", 32, &kVlp32cTiming},
-    {0xA1, "VLS-128", 128, &kVls128Timing, 0.004},
+    {0xA1, "VLS-128", 128, &kVls128Timing, 0.004}, {0x00, "HDL-64E", 64, &kHdl64eTiming, 0, true},
 };
 
 std::string Us(double s) {
@@ -39,7 +55,8 @@ std::string Us(double s) {
 // The timing whose block period the packets show, within 15 % (a packet lost now and then
 // leaves the median alone; the layouts' periods differ by 20 % at least).
 const VelodyneTiming* TimingOfBlockPeriod(double block_s) {
-  for (const VelodyneTiming* t : {&kVlp16Timing, &kHdl32eTiming, &kVlp32cTiming, &kVls128Timing}) {
+  for (const VelodyneTiming* t :
+       {&kVlp16Timing, &kHdl32eTiming, &kVlp32cTiming, &kVls128Timing, &kHdl64eTiming}) {
     if (block_s > 0 && std::abs(block_s / t->BlockSeconds() - 1) < 0.15) return t;
   }
   return nullptr;
@@ -56,19 +73,17 @@ Status CheckModelAgainstCalibration(const VelodyneModel& m, const VelodyneCalibr
                                     const std::string& where, const std::string& cal_name) {
   if (static_cast<size_t>(m.lasers) != cal.lasers.size()) {
     return Error{where + ": the capture is from a " + m.name + " but the calibration has " +
-                 std::to_string(cal.lasers.size()) + " lasers (product id " +
-                 HexText(m.product_id) + "; a " + m.name + " has " + std::to_string(m.lasers) +
-                 "; " + cal_name + ")"};
+                 std::to_string(cal.lasers.size()) + " lasers (" + ModelIdText(m) + "; a " +
+                 m.name + " has " + std::to_string(m.lasers) + "; " + cal_name + ")"};
   }
   const uint8_t cal_product = VelodyneCalibrationProduct(cal);
   if (cal_product && cal_product != m.product_id) {
-    return Error{where + ": the capture is from a " + m.name + " (product id " +
-                 HexText(m.product_id) + ") but " + cal_name + " is a " +
-                 VelodyneModelOf(cal_product)->name + "'s calibration (by its laser elevations)"};
+    return Error{where + ": the capture is from a " + m.name + " (" + ModelIdText(m) + ") but " +
+                 cal_name + " is a " + VelodyneModelOf(cal_product)->name +
+                 "'s calibration (by its laser elevations)"};
   }
   if (!m.timing) {
-    return Error{where + ": the capture is from a " + m.name + " (product id " +
-                 HexText(m.product_id) +
+    return Error{where + ": the capture is from a " + m.name + " (" + ModelIdText(m) +
                  "), whose firing order this reader does not decode (it reads " +
                  VelodyneModelNames() + ")"};
   }
@@ -92,8 +107,34 @@ std::string HexText(unsigned v) {
 
 const VelodyneModel* VelodyneModelOf(uint8_t product_id) {
   for (const VelodyneModel& m : kModels)
-    if (m.product_id == product_id) return &m;
+    if (m.product_id != 0 && m.product_id == product_id) return &m;
   return nullptr;
+}
+
+const VelodyneModel& VelodyneHdl64e() {
+  return kModels[std::size(kModels) - 1];
+}
+
+bool HasHdl64eFlags(const uint8_t* p) {
+  const auto flag = [&](int b) { return p[b * 100] | p[b * 100 + 1] << 8; };
+  return flag(0) == 0xEEFF && flag(1) == 0xDDFF && flag(2) == 0xEEFF;
+}
+
+bool IsHdl64ePacket(const uint8_t* p) {
+  // A damaged packet of another model can show these flags too: one whose factory bytes name a
+  // return mode and a model is that model's.
+  const bool factory_bytes = p[1204] >= 0x37 && p[1204] <= 0x39 && VelodyneModelOf(p[1205]);
+  return HasHdl64eFlags(p) && !factory_bytes;
+}
+
+std::string ModelSays(const VelodyneModel& m) {
+  return m.product_id
+             ? "the product id says " + std::string(m.name) + " (" + HexText(m.product_id) + ")"
+             : "the block flags say " + std::string(m.name);
+}
+
+std::string ModelIdText(const VelodyneModel& m) {
+  return m.product_id ? "product id " + HexText(m.product_id) : std::string("block flags");
 }
 
 const VelodyneModel* VelodyneModelNamed(const std::string& name) {
@@ -132,7 +173,7 @@ Expected<const VelodyneModel*> JudgeVelodyneModel(const VelodynePacketEvidence& 
     }
     if ((seen && seen != m->timing) || m != &byte) {
       *note = capture + ": decoded as a " + m->name + " as " + cal_name +
-              " says (key 'model'), though the product id says " + byte.name +
+              " says (key 'model'), though " + ModelSays(byte) +
               (seen ? " and " + timing_text + " (" + seen->layout + ")" : std::string());
     }
     return m;
@@ -149,15 +190,13 @@ Expected<const VelodyneModel*> JudgeVelodyneModel(const VelodynePacketEvidence& 
                     (!cal_model || cal_model->timing == seen);
   if (fits) {
     const VelodyneModel* m = cal_model ? cal_model : FirstModelWith(seen);
-    *note = where + ": the product id says " + byte.name + " (" + HexText(byte.product_id) +
-            ") but " + timing_text + " (" + seen->layout + "), as a " + m->name + "'s do and as " +
-            cal_name + " (" + std::to_string(cal.lasers.size()) + " lasers) fits: decoded as a " +
-            m->name;
+    *note = where + ": " + ModelSays(byte) + " but " + timing_text + " (" + seen->layout +
+            "), as a " + m->name + "'s do and as " + cal_name + " (" +
+            std::to_string(cal.lasers.size()) + " lasers) fits: decoded as a " + m->name;
     return m;
   }
-  return Error{where + ": the product id says " + byte.name + " (" + HexText(byte.product_id) +
-               ") but " + timing_text + " (" + seen->layout + ", as a " +
-               FirstModelWith(seen)->name + "'s do), and " + cal_name + " has " +
+  return Error{where + ": " + ModelSays(byte) + " but " + timing_text + " (" + seen->layout +
+               ", as a " + FirstModelWith(seen)->name + "'s do), and " + cal_name + " has " +
                std::to_string(cal.lasers.size()) + " lasers" +
                (cal_model ? std::string(" (a ") + cal_model->name + "'s)" : std::string()) +
                ": give the unit's own calibration, or name the model in it (key 'model', one of " +

@@ -2,7 +2,11 @@
 // manuals "Data packet format"): 12 blocks of [flag, azimuth u16 in 0.01 deg, 32 x (distance
 // u16, reflectivity u8)], then a u32 timestamp (us past the hour), the return mode and the
 // product id. The flag is 0xFFEE, or on a VLS-128 the bank of 32 lasers the block holds
-// (0xFFEE, 0xFFDD, 0xFFCC, 0xFFBB: four blocks make one firing of its 128 lasers).
+// (0xFFEE, 0xFFDD, 0xFFCC, 0xFFBB: four blocks make one firing of its 128 lasers), or on an
+// HDL-64E S2/S3 its upper (0xFFEE, lasers 0-31) or lower (0xFFDD, 32-63) bank, fired together;
+// an HDL-64E's last two bytes are a status message's, not a return mode and product id (S3
+// manual, "Data packet format", "Status bytes"): its dual return is told by blocks 0 and 2
+// sharing an azimuth.
 #include <algorithm>
 #include <array>
 #include <cmath>
@@ -45,8 +49,15 @@ struct DataPacket {
   std::array<uint8_t, kPacketBytes> bytes;
   uint64_t offset = 0;  // of the payload in the capture
   double time_s = 0;    // the packet's timestamp, hours unwrapped
-  bool dual() const { return bytes[1204] == kDualReturn; }
+  bool dual = false;    // DualReturn's
 };
+
+// Whether a data packet holds two returns a firing: its return mode byte, or on an HDL-64E (no
+// such byte) the second pair of blocks at the first pair's azimuth.
+bool DualReturn(const uint8_t* p, bool hdl64e) {
+  return hdl64e ? Le<uint16_t>(p + 2) == Le<uint16_t>(p + 2 * kBlockBytes + 2)
+                : p[1204] == kDualReturn;
+}
 
 // Blocks a packet fills: all 12, but where a dual-return firing spans several blocks (a
 // VLS-128's four banks twice over: 8; the manual's blocks 8-11 then carry no firing).
@@ -55,13 +66,38 @@ size_t UsedBlocks(bool dual, int banks) {
   return firing_blocks / banks * banks * (dual ? 2 : 1);
 }
 
-// The bank block b holds: blocks go bank by bank, each bank's two returns together in dual.
-int BankOfBlock(size_t b, bool dual, int banks) {
-  return static_cast<int>((dual ? b / 2 : b) % banks);
+// Whether a data packet is an HDL-64E's, in a capture judged so far to be of `capture` (null:
+// not yet known).
+bool Hdl64ePacketIn(const uint8_t* p, const VelodyneModel* capture) {
+  return capture == &VelodyneHdl64e() ? HasHdl64eFlags(p) : IsHdl64ePacket(p);
+}
+
+// The model a data packet's bytes name: an HDL-64E's block flags, else the product id.
+const VelodyneModel* ModelOfPacket(const uint8_t* p, const VelodyneModel* capture) {
+  return Hdl64ePacketIn(p, capture) ? &VelodyneHdl64e() : VelodyneModelOf(p[1205]);
 }
 
 // What is wrong with a data packet's fields, or empty; `bad_at` is the field's offset.
-std::string ProblemOf(const uint8_t* p, size_t* bad_at) {
+std::string ProblemOf(const uint8_t* p, const VelodyneModel* capture, size_t* bad_at) {
+  if (Hdl64ePacketIn(p, capture)) {
+    const VelodyneModel& model = VelodyneHdl64e();
+    *bad_at = 1200;
+    if (Le<uint32_t>(p + 1200) >= 3600000000u)
+      return "timestamp " + std::to_string(Le<uint32_t>(p + 1200)) + " us is not within the hour";
+    const bool dual = DualReturn(p, true);
+    for (size_t b = 0; b < kBlocks; ++b) {
+      const uint8_t* blk = p + b * kBlockBytes;
+      *bad_at = b * kBlockBytes;
+      const int bank = model.timing->BankOfBlock(b, dual);
+      if (VelodyneBankOfFlag(Le<uint16_t>(blk)) != bank)
+        return "block flag " + HexText(Le<uint16_t>(blk)) + " where an HDL-64E's block " +
+               std::to_string(b) + " has " + HexText(bank == 0 ? 0xEEFF : 0xDDFF);
+      *bad_at += 2;
+      if (Le<uint16_t>(blk + 2) >= 36000)
+        return "azimuth " + std::to_string(Le<uint16_t>(blk + 2) * 0.01) + " deg is not below 360";
+    }
+    return "";
+  }
   const uint8_t product = p[1205];
   *bad_at = 1205;
   if (!VelodyneModelOf(product))
@@ -80,11 +116,11 @@ std::string ProblemOf(const uint8_t* p, size_t* bad_at) {
     const uint8_t* blk = p + b * kBlockBytes;
     *bad_at = b * kBlockBytes;
     const int bank = VelodyneBankOfFlag(Le<uint16_t>(blk));
-    if (bank != BankOfBlock(b, dual, banks)) {
+    const int expected = model->timing ? model->timing->BankOfBlock(b, dual) : 0;
+    if (bank != expected) {
       return "block flag " + HexText(Le<uint16_t>(blk)) + " where a " + model->name + "'s block " +
              std::to_string(b) + " has " +
-             HexText(std::array<unsigned, 4>{0xEEFF, 0xDDFF, 0xCCFF,
-                                             0xBBFF}[BankOfBlock(b, dual, banks)]);
+             HexText(std::array<unsigned, 4>{0xEEFF, 0xDDFF, 0xCCFF, 0xBBFF}[expected]);
     }
     *bad_at += 2;
     if (Le<uint16_t>(blk + 2) >= 36000)
@@ -100,7 +136,7 @@ double BlockSeconds(const std::deque<DataPacket>& packets, int banks) {
   std::vector<double> per_block;
   for (size_t k = 1; k < packets.size(); ++k) {
     const double gap = packets[k].time_s - packets[k - 1].time_s;
-    const bool dual = packets[k].dual();
+    const bool dual = packets[k].dual;
     const double firing_blocks = static_cast<double>(UsedBlocks(dual, banks)) / (dual ? 2 : 1);
     if (gap > 0) per_block.push_back(gap / firing_blocks);
   }
@@ -109,12 +145,43 @@ double BlockSeconds(const std::deque<DataPacket>& packets, int banks) {
   return per_block[per_block.size() / 2];
 }
 
+// The HDL-64E's near-range correction (S2/S3 manuals, appendix F, in the ros-drivers' form
+// with the vertical offset): the far correction was measured at 25.04 m, the near ones in x at
+// 2.40 m and in y at 1.93 m; each axis's distance is corrected by the line through them at the
+// point's |x| or |y| in Velodyne's frame, and z takes y's. `v*` come in uncorrected.
+void TwoPointCorrection(const VelodyneLaser& l, double dist, double cv, double sv, double rot,
+                        double& vx, double& vy, double& vz) {
+  const double cx =
+      (l.dist_correction_m - l.dist_correction_x_m) * (std::abs(vx) - 2.40) / (25.04 - 2.40) +
+      l.dist_correction_x_m - l.dist_correction_m;
+  const double cy =
+      (l.dist_correction_m - l.dist_correction_y_m) * (std::abs(vy) - 1.93) / (25.04 - 1.93) +
+      l.dist_correction_y_m - l.dist_correction_m;
+  const double dx = dist + cx, dy = dist + cy;
+  vx = (dx * cv - l.vert_offset_m * sv) * std::sin(rot) - l.horiz_offset_m * std::cos(rot);
+  vy = (dy * cv - l.vert_offset_m * sv) * std::cos(rot) + l.horiz_offset_m * std::sin(rot);
+  vz = dy * sv + l.vert_offset_m * cv;
+}
+
+// The HDL-64E's intensity correction (appendix F): raw + slope x |g(focal) - g(distance)|,
+// g(q) = 256 (1 - q)^2 with the focal distance in cm over 13100 and the raw distance count over
+// 65535 (each a range over the longest, 131 m), clamped to the laser's min and max. The
+// ros-drivers divide the focal distance in metres by 13100 (their issue 499, open): that is
+// not followed here.
+float CorrectedIntensity(const VelodyneLaser& l, uint16_t raw, uint8_t intensity) {
+  const auto g = [](double q) { return 256 * (1 - q) * (1 - q); };
+  const double focal = l.focal_distance_m * 100 / 13100;
+  const double i = intensity + l.focal_slope * std::abs(g(focal) - g(raw / 65535.0));
+  return static_cast<float>(std::clamp(i, l.min_intensity, l.max_intensity));
+}
+
 // Time-ordered packets into frames, split where the azimuth wraps.
 class FrameAssembler {
  public:
   FrameAssembler(const VelodyneCalibration& cal, const VelodyneModel& model, const FrameSink& sink)
       : cal_(cal),
         timing_(*model.timing),
+        corrects_intensity_(model.corrects_intensity),
         sink_(sink),
         distance_unit_m_(model.distance_unit_m > 0 ? model.distance_unit_m
                                                    : cal.distance_resolution_m) {}
@@ -130,10 +197,11 @@ class FrameAssembler {
     return sink_(std::move(frame_));
   }
   void AddBlock(const uint8_t* blk, int bank, double azimuth, double gap, double block_time,
-                uint8_t ret);
+                uint8_t ret, bool dual);
 
   const VelodyneCalibration& cal_;
   const VelodyneTiming& timing_;
+  const bool corrects_intensity_;
   const FrameSink& sink_;
   const double distance_unit_m_;
   Frame frame_;
@@ -145,10 +213,12 @@ class FrameAssembler {
 
 Status FrameAssembler::Add(const DataPacket& packet) {
   const uint8_t* p = packet.bytes.data();
-  const bool dual = packet.dual();
+  const bool dual = packet.dual;
   const int banks = timing_.blocks;
+  const double sequence_s = timing_.SequenceSeconds(dual);
   // A firing: `banks` blocks (twice that in dual return: each bank's last, then strongest
-  // return, fired at the same time) at the azimuth of its first block.
+  // return, fired at the same time; an HDL-64E's banks' first returns, then their second) at
+  // the azimuth of its first block.
   const size_t per_firing = static_cast<size_t>(banks) * (dual ? 2 : 1);
   const size_t firings = UsedBlocks(dual, banks) / per_firing;
   auto azimuth_of = [&](size_t firing) {  // deg
@@ -161,7 +231,7 @@ Status FrameAssembler::Add(const DataPacket& packet) {
                  : f > 0         ? azimuth - azimuth_of(f - 1)
                                  : 0;
     if (gap < 0) gap += 360;
-    const double block_time = packet.time_s + f * timing_.sequences * timing_.sequence_s;
+    const double block_time = packet.time_s + f * timing_.sequences * sequence_s;
     if (!open_ || azimuth < last_azimuth_ || block_time - frame_.start_time_s > kLongestFrameS) {
       if (Status s = Emit(); !s.ok()) return s;
       frame_ = Frame();
@@ -174,26 +244,27 @@ Status FrameAssembler::Add(const DataPacket& packet) {
     for (size_t k = 0; k < per_firing; ++k) {
       const size_t b = f * per_firing + k;
       const uint8_t* blk = p + b * kBlockBytes;
-      const uint8_t ret = dual ? static_cast<uint8_t>(b % 2) : 0;
-      AddBlock(blk, BankOfBlock(b, dual, banks), azimuth, gap, block_time, ret);
+      AddBlock(blk, timing_.BankOfBlock(b, dual), azimuth, gap, block_time,
+               timing_.ReturnOfBlock(b, dual), dual);
     }
     sequence_in_frame_ += timing_.sequences;
-    frame_.end_time_s = block_time + timing_.sequences * timing_.sequence_s;
+    frame_.end_time_s = block_time + timing_.sequences * sequence_s;
   }
   return {};
 }
 
 void FrameAssembler::AddBlock(const uint8_t* blk, int bank, double azimuth, double gap,
-                              double block_time, uint8_t ret) {
-  const double firing_s = timing_.sequences * timing_.sequence_s;  // the gap's time
-  const int block_lasers = timing_.lasers / timing_.blocks;        // per sequence, in this block
+                              double block_time, uint8_t ret, bool dual) {
+  const double sequence_s = timing_.SequenceSeconds(dual);
+  const double firing_s = timing_.sequences * sequence_s;    // the gap's time
+  const int block_lasers = timing_.lasers / timing_.blocks;  // per sequence, in this block
   for (int s = 0; s < timing_.sequences; ++s) {
     for (int k = 0; k < block_lasers; ++k) {
       const uint8_t* m = blk + 4 + 3 * (s * block_lasers + k);
       const uint16_t raw = Le<uint16_t>(m);
       if (raw == 0) continue;  // no return
       const int laser = bank * block_lasers + k;
-      const double dt = s * timing_.sequence_s + timing_.FiringOffset(laser);
+      const double dt = s * sequence_s + timing_.FiringOffset(laser, dual);
       const double az = (azimuth + gap * dt / firing_s) * physics::kDegToRad;
       const VelodyneLaser& l = cal_.lasers[laser];
       const double dist = raw * distance_unit_m_ + l.dist_correction_m;
@@ -202,14 +273,16 @@ void FrameAssembler::AddBlock(const uint8_t* blk, int bank, double azimuth, doub
       const double sv = std::sin(l.vert_correction_rad);
       const double xy = dist * cv - l.vert_offset_m * sv;
       // Velodyne's frame (azimuth clockwise from +y) turned to ROS (x forward, y left).
-      const double vx = xy * std::sin(rot) - l.horiz_offset_m * std::cos(rot);
-      const double vy = xy * std::cos(rot) + l.horiz_offset_m * std::sin(rot);
+      double vx = xy * std::sin(rot) - l.horiz_offset_m * std::cos(rot);
+      double vy = xy * std::cos(rot) + l.horiz_offset_m * std::sin(rot);
+      double vz = dist * sv + l.vert_offset_m * cv;
+      if (l.two_point) TwoPointCorrection(l, dist, cv, sv, rot, vx, vy, vz);
       FramePoint pt;
       pt.x_m = static_cast<float>(vy);
       pt.y_m = static_cast<float>(-vx);
-      pt.z_m = static_cast<float>(dist * sv + l.vert_offset_m * cv);
+      pt.z_m = static_cast<float>(vz);
       pt.range_m = static_cast<float>(dist);
-      pt.intensity = m[2];
+      pt.intensity = corrects_intensity_ ? CorrectedIntensity(l, raw, m[2]) : m[2];
       pt.channel = static_cast<uint16_t>(laser);
       pt.column = sequence_in_frame_ + s;
       pt.timestamp_s = block_time + dt;
@@ -281,24 +354,25 @@ Status PacketStream::Take(const UdpDatagram& d) {
   }
   const uint8_t* p = d.payload.data();
   size_t bad_at = 0;
-  if (const std::string problem = ProblemOf(p, &bad_at); !problem.empty()) {
+  if (const std::string problem = ProblemOf(p, evidence_.by_byte, &bad_at); !problem.empty()) {
     stats_.BadPacket(PacketPlace(pcap_, d, bad_at), problem);
     return {};
   }
-  const VelodyneModel* byte = VelodyneModelOf(p[1205]);
+  const VelodyneModel* byte = ModelOfPacket(p, evidence_.by_byte);
   if (!evidence_.by_byte) {
     evidence_.by_byte = byte;
-    evidence_.where = PacketPlace(pcap_, d, 1205);
+    evidence_.where = PacketPlace(pcap_, d, byte->product_id ? 1205 : 0);
   } else if (byte != evidence_.by_byte) {
-    stats_.BadPacket(PacketPlace(pcap_, d, 1205), "product id " + HexText(p[1205]) + " (" +
-                                                      byte->name + ") in a capture of a " +
-                                                      evidence_.by_byte->name);
+    stats_.BadPacket(
+        PacketPlace(pcap_, d, 1205),
+        ModelIdText(*byte) + " (" + byte->name + ") in a capture of a " + evidence_.by_byte->name);
     return {};
   }
   DataPacket packet;
   std::copy(p, p + kPacketBytes, packet.bytes.begin());
   packet.offset = d.file_offset;
   packet.time_s = Unwrapped(Le<uint32_t>(p + 1200));
+  packet.dual = DualReturn(p, byte == &VelodyneHdl64e());
   const uint64_t key = uint64_t{Le<uint32_t>(p + 1200)} << 16 | Le<uint16_t>(p + 2);
   if (first_key_ == ~uint64_t{0}) {
     first_key_ = key;

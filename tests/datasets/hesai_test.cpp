@@ -125,8 +125,8 @@ TEST(HesaiPackets, APointIsWhereItsRangeElevationAndAzimuthPutIt) {
 }
 
 TEST(HesaiPackets, OddPacketsAreSkippedCountedAndNamed) {
-  auto at128 = Xt16Packet(0, 2500);
-  at128[2] = 4, at128[3] = 3;  // protocol 4.3: AT128
+  auto ft120 = Xt16Packet(0, 2500);
+  ft120[2] = 7, ft120[3] = 1;  // protocol 7.1: an FT120, not decoded
   auto cut = Xt16Packet(100, 2500);
   cut.resize(500);
   auto wrong_azimuth = Xt16Packet(200, 2500);
@@ -134,7 +134,7 @@ TEST(HesaiPackets, OddPacketsAreSkippedCountedAndNamed) {
   std::vector<std::vector<uint8_t>> packets;
   for (int k = 0; k < 40; ++k)
     packets.push_back(Xt16Packet(static_cast<uint16_t>(300 + 150 * k), 2500));
-  packets.push_back(at128);
+  packets.push_back(ft120);
   packets.push_back(cut);
   packets.push_back(wrong_azimuth);
   CaptureStats stats;
@@ -145,7 +145,7 @@ TEST(HesaiPackets, OddPacketsAreSkippedCountedAndNamed) {
   EXPECT_EQ(stats.lidar_packets, 40u);
   EXPECT_EQ(stats.bad_packets, 3u);
   ASSERT_EQ(stats.warnings.size(), 3u);
-  EXPECT_NE(stats.warnings[0].find("made.pcap: byte 80000: Hesai protocol 4.3 (AT128) is not "
+  EXPECT_NE(stats.warnings[0].find("made.pcap: byte 80000: Hesai protocol 7.1 (the FT family) is not "
                                    "decoded by this build"),
             std::string::npos)
       << stats.warnings[0];
@@ -155,7 +155,7 @@ TEST(HesaiPackets, OddPacketsAreSkippedCountedAndNamed) {
   EXPECT_NE(stats.warnings[2].find("byte 84012: block 0 azimuth 65535"), std::string::npos)
       << stats.warnings[2];
   // Nothing decodable at all: an error saying what was seen.
-  Status none = ForEachHesaiFrame(test::Datagrams(2368, {at128, cut}), Xt16Calibration(),
+  Status none = ForEachHesaiFrame(test::Datagrams(2368, {ft120, cut}), Xt16Calibration(),
                                   [](Frame&&) -> Status { return {}; });
   ASSERT_FALSE(none.ok());
   EXPECT_NE(none.message().find("no Hesai data packet (UDP port 2368) could be decoded"),

@@ -54,10 +54,11 @@ TEST(RobosensePackets, TheHelios16PBagDecodesToItsAnswerKeyFieldForField) {
 }
 
 // A Helios-16P MSOP packet: 12 blocks 0.2 deg apart from `azimuth`, every return at `raw` x
-// 2.5 mm.
+// 2.5 mm (header byte 17 = 1, as the shared bag's unit sends).
 std::vector<uint8_t> Msop(int azimuth, uint16_t raw) {
   std::vector<uint8_t> p(1248, 0);
   p[0] = 0x55, p[1] = 0xAA, p[2] = 0x05, p[3] = 0x5A;
+  p[17] = 1;
   for (int b = 0; b < 12; ++b) {
     const size_t at = 42 + 100 * b;
     const int az = (azimuth + 20 * b) % 36000;
@@ -96,6 +97,17 @@ TEST(RobosensePackets, APointIsWhereItsRangeAndAzimuthPutIt) {
   EXPECT_NEAR(frames[0].y_m[0], -10.03498, 1e-5);
   EXPECT_NEAR(frames[0].z_m[0], 0.0, 1e-6);
   EXPECT_EQ(frames[0].intensity[0], 77);
+  // Header byte 17 = 0: the 5 mm unit.
+  auto coarse = Msop(9000, 4000);
+  coarse[17] = 0;
+  frames.clear();
+  ASSERT_TRUE(
+      ForEachRobosenseFrame(test::Datagrams({{6699, coarse}}), Flat(), [&](Frame&& f) -> Status {
+        frames.push_back(std::move(f));
+        return {};
+      }).ok());
+  ASSERT_EQ(frames.size(), 1u);
+  EXPECT_NEAR(frames[0].y_m[0], -20.03498, 1e-5);
 }
 
 TEST(RobosensePackets, AFrameEndsWhereTheAzimuthPassesZero) {
@@ -132,18 +144,18 @@ TEST(RobosensePackets, OddPacketsAreSkippedCountedAndNamed) {
   EXPECT_EQ(stats.bad_packets, 3u);
   EXPECT_EQ(stats.other_udp, 1u);
   ASSERT_GE(stats.warnings.size(), 2u);
-  EXPECT_NE(stats.warnings[0].find("made.pcap: byte 60000: MSOP packet without its 55 AA 05 5A id"),
+  EXPECT_NE(stats.warnings[0].find("made.pcap: byte 60000: MSOP packet without its id"),
             std::string::npos)
       << stats.warnings[0];
   EXPECT_NE(stats.warnings[1].find("MSOP packet of 1000 bytes (1248 expected)"), std::string::npos);
   // A calibration of another unit.
   test::TempDir dir;
-  std::string rs32;
-  for (int k = 0; k < 32; ++k)
-    rs32 += "1.0,2.0\n";
-  auto c = LoadRobosenseCalibration(dir.Write("rs32.csv", rs32));
+  std::string lines33;
+  for (int k = 0; k < 33; ++k)
+    lines33 += "1.0,2.0\n";
+  auto c = LoadRobosenseCalibration(dir.Write("odd.csv", lines33));
   ASSERT_FALSE(c.ok());
-  EXPECT_NE(c.message().find("32 lasers; this build decodes the Helios-16P's 16"),
+  EXPECT_NE(c.message().find("33 lasers; RoboSense's angle files have 16 or 32 lines"),
             std::string::npos);
   auto bad = LoadRobosenseCalibration(dir.Write("bad.csv", "14.94,-4.05\nhello\n"));
   ASSERT_FALSE(bad.ok());

@@ -1,8 +1,8 @@
-// Hesai mechanical lidars: the angle-correction CSV and the UDP data packets of the Pandar40P,
-// Pandar64, PandarQT64 (protocol 3.1) and PandarXT16/XT32 (protocol 6.1), from a pcap or a
-// bag (PacketSource). The family is told by the packet's own bytes (its header's protocol
-// version, laser and block counts), never by a file name; docs/formats/hesai-answer-keys.md has
-// the layouts and their sources.
+// Hesai lidars: the angle-correction CSV (or an AT128's .dat) and the UDP data packets of the
+// Pandar40P, Pandar64, PandarQT64 (protocol 3.1), PandarXT16/XT32 (6.1), Pandar128E3X and OT128
+// (1.4), QT128C2X (3.2) and AT128E2X (4.3), from a pcap or a bag (PacketSource). The family is told
+// by the packet's own bytes (its header's protocol version, laser and block counts), never by a
+// file name; docs/formats/hesai-answer-keys.md has the layouts and their sources.
 #pragma once
 
 #include <filesystem>
@@ -15,15 +15,30 @@
 
 namespace lt {
 
+// An AT128's angle correction (its binary "Angle Correction File.dat", version 1.5): the
+// mirror's faces as encoder-angle intervals, each channel's azimuth and elevation, and their
+// adjustments every 2 deg of encoder angle. Angles in 1/25600 deg (the file's values times its
+// resolution byte); adjustments in 0.01 deg (times the resolution).
+struct HesaiMirrorCorrection {
+  std::vector<int64_t> face_start, face_end;              // per face
+  std::vector<int64_t> azimuth, elevation;                // per channel
+  static constexpr int kAdjustSteps = 180;                // one every 2 deg of encoder angle
+  std::vector<int32_t> azimuth_adjust, elevation_adjust;  // channel x kAdjustSteps
+};
+
 struct HesaiCalibration {
   std::filesystem::path file;  // for messages
   // By channel (the CSV's rows in order, channel 1 first): degrees, azimuth clockwise-positive
-  // as Hesai gives it.
+  // as Hesai gives it. An AT128's: its correction's channel angles, unadjusted.
   std::vector<double> elevation_deg, azimuth_offset_deg;
+  // An AT128's correction (a .dat); empty for the rotating units' CSVs.
+  std::vector<HesaiMirrorCorrection> mirror;
 };
 
-// "Channel,Elevation,Azimuth" (or "Laser id,...") rows, channels 1..N in order. Errors name the
-// file and line.
+// "Channel,Elevation,Azimuth" (or "Laser id,...") rows, channels 1..N in order (newer files'
+// "EEFF,1,4" first line and SHA-256 last line passed over), or an AT128's binary .dat (by its
+// extension; its trailing SHA-256 is not checked either). Errors name the file and the line or
+// byte.
 Expected<HesaiCalibration> LoadHesaiCalibration(const std::filesystem::path& file);
 
 // Whether a packet's bytes start as a Hesai data packet does (FF EE, or EE FF and a header).

@@ -1,6 +1,7 @@
-// RoboSense Helios-16P: the angle CSV and the MSOP data and DIFOP device packets (big-endian,
-// 1248 bytes each), from a pcap or a bag (PacketSource). Layouts, nebula's decode and how its
-// answer key was reproduced: docs/formats/velodyne-robosense-answer-keys.md.
+// RoboSense RS-LiDAR-16, RS-LiDAR-32, Helios and Helios-16P: the angle CSV and the MSOP data and
+// DIFOP device packets (big-endian, 1248 bytes each), from a pcap or a bag (PacketSource).
+// Layouts: docs/formats/robosense-models.md; the Helios-16P's nebula decode and how its answer
+// key was reproduced: docs/formats/velodyne-robosense-answer-keys.md.
 #pragma once
 
 #include <filesystem>
@@ -19,21 +20,32 @@ struct RobosenseCalibration {
   std::vector<int32_t> vertical_cdeg, horizontal_cdeg;
 };
 
-// The Helios-16P's 16 lasers' firing times within a firing sequence (us), the driver's table.
-std::vector<double> RobosenseHelios16PFiringUs();
+// The lasers' firing times within a firing sequence (us): a Helios-16P's (16 lasers) or a
+// Helios's (32).
+std::vector<double> RobosenseFiringUs(size_t lasers);
 
-// Lines "vertical,horizontal" in degrees, one per laser (no header). Errors name the file and
-// line.
+// Lines "vertical,horizontal" in degrees, or the vertical angle alone, one per laser (no
+// header): 16 or 32 of them. Errors name the file and line.
 Expected<RobosenseCalibration> LoadRobosenseCalibration(const std::filesystem::path& file);
 
-// Frames of Helios-16P MSOP packets (UDP port 6699; DIFOP on 7788 sets the return mode and the
-// spin rate; other ports skipped and counted), streamed to `sink` as each completes; a frame
-// ends where a block's azimuth wraps past 0 deg, or back to the start of a field-of-view window,
-// or after a second (a motor stopped). Each block fires the 16 lasers twice (channels
-// 0-15, 16-31), or once with two returns in dual mode (DIFOP 0x00). Points outside 0.2-200 m
-// are dropped. XYZ in the ROS convention; the receiver's 34.98 mm offset from the axis (the
-// driver's lens offset) included. channel = the laser (CSV line, 0-based); intensity = the byte
-// (0-255); timestamp = the packet's UTC time + the block's and firing's offsets.
+// Frames of MSOP packets (UDP port 6699; DIFOP on 7788 sets the return mode and the spin rate;
+// other ports skipped and counted), streamed to `sink` as each completes; a frame ends where a
+// block's azimuth wraps past 0 deg, or back to the start of a field-of-view window, or after a
+// second (a motor stopped). The model is the first MSOP packet's: an RS-LiDAR-16 or -32 by its
+// model byte (the angle file must have its 16 or 32 lines), a Helios-16P or a Helios by the
+// angle file's 16 or 32 lines; a later packet of another model is skipped and counted.
+//   RS-LiDAR-16: two firings of the 16 lasers a block (channels 0-15, 16-31); dual return
+//     (DIFOP 0x00): one firing a block, channels 16-31 its second returns.
+//   RS-LiDAR-32, Helios: one firing of 32 lasers a block; dual: block pairs 2k, 2k+1 the same
+//     firing's two returns (return_index 0 and 1).
+//   Helios-16P (as nebula decodes it): two firings a block; dual: block pairs, channels 16-31
+//     the second returns.
+// Points outside the drivers' range limits are dropped (RS-LiDAR 0.4-230 m, Helios 0.1-180 m,
+// Helios-16P 0.2-200 m). XYZ in the ROS convention; the receiver's offset from the axis (the
+// driver's lens offset: 38.25, 39.97, 34.98 mm) included. channel = the laser (CSV line,
+// 0-based); intensity = the byte (0-255); timestamp = the packet's UTC time + the block's and
+// firing's offsets. Distances in 5 mm (RS-LiDAR), or in a Helios's 2.5 or 5 mm (header byte
+// 17).
 Status ForEachRobosenseFrame(const PacketSource& packets, const RobosenseCalibration& calibration,
                              const FrameSink& sink, CaptureStats* stats = nullptr);
 

@@ -1,0 +1,207 @@
+// RoboSense RS-LiDAR-16, RS-LiDAR-32 and Helios (32) packets (datasets/robosense.h): packets made
+// from the layouts in RoboSense's manuals (docs/formats/robosense-models.md) decode to the points,
+// times and returns the manuals' timing and rs_driver's geometry give, worked by hand below.
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "capture_files.h"
+#include "lidartwin/datasets/robosense.h"
+#include "test_support.h"
+
+namespace lt {
+namespace {
+
+// An RS-LiDAR MSOP packet (model byte 1: RS-LiDAR-16, 2: RS-LiDAR-32) at 2023-08-03 11:02:46
+// UTC + 123 ms 456 us, block b at `azimuth` + b `step` (0.01 deg), every distance 0.
+std::vector<uint8_t> RsLidarMsop(uint8_t model, int azimuth, int step) {
+  std::vector<uint8_t> p(1248, 0);
+  const uint8_t id[8] = {0x55, 0xAA, 0x05, 0x0A, 0x5A, 0xA5, 0x50, 0xA0};
+  std::copy(id, id + 8, p.begin());
+  p[20] = 23, p[21] = 8, p[22] = 3, p[23] = 11, p[24] = 2, p[25] = 46;
+  p[26] = 0, p[27] = 123, p[28] = 0x01, p[29] = 0xC8;  // 123 ms, 456 us
+  p[30] = model;
+  for (int b = 0; b < 12; ++b) {
+    const size_t at = 42 + 100 * b;
+    const int az = (azimuth + step * b) % 36000;
+    p[at] = 0xFF, p[at + 1] = 0xEE;
+    p[at + 2] = static_cast<uint8_t>(az >> 8), p[at + 3] = static_cast<uint8_t>(az);
+  }
+  return p;
+}
+
+// A Helios MSOP packet: t = 1691060566.5 s, 2.5 mm unit, block b at `azimuth` + b `step`.
+std::vector<uint8_t> HeliosMsop(int azimuth, int step) {
+  std::vector<uint8_t> p(1248, 0);
+  p[0] = 0x55, p[1] = 0xAA, p[2] = 0x05, p[3] = 0x5A;
+  p[17] = 1;
+  const uint64_t s = 1691060566;
+  for (int k = 0; k < 6; ++k)
+    p[20 + k] = static_cast<uint8_t>(s >> (8 * (5 - k)));
+  const uint32_t us = 500000;
+  for (int k = 0; k < 4; ++k)
+    p[26 + k] = static_cast<uint8_t>(us >> (8 * (3 - k)));
+  for (int b = 0; b < 12; ++b) {
+    const size_t at = 42 + 100 * b;
+    const int az = (azimuth + step * b) % 36000;
+    p[at] = 0xFF, p[at + 1] = 0xEE;
+    p[at + 2] = static_cast<uint8_t>(az >> 8), p[at + 3] = static_cast<uint8_t>(az);
+  }
+  return p;
+}
+
+void SetReturn(std::vector<uint8_t>& p, int block, int channel, uint16_t raw, uint8_t intensity) {
+  uint8_t* u = &p[42 + 100 * block + 4 + 3 * channel];
+  u[0] = static_cast<uint8_t>(raw >> 8), u[1] = static_cast<uint8_t>(raw), u[2] = intensity;
+}
+
+// A DIFOP packet at 600 rpm: dual return (byte 300 = 0x00) or strongest (`mode`).
+std::vector<uint8_t> Difop(uint8_t mode) {
+  std::vector<uint8_t> p(1248, 0);
+  const uint8_t id[8] = {0xA5, 0xFF, 0x00, 0x5A, 0x11, 0x11, 0x55, 0x55};
+  std::copy(id, id + 8, p.begin());
+  p[8] = 600 >> 8, p[9] = 600 & 0xFF;
+  p[300] = mode;
+  return p;
+}
+
+// An angle file of `lasers` lasers: laser k at elevation `first` + k deg, no horizontal offset.
+RobosenseCalibration Angles(size_t lasers, double first) {
+  RobosenseCalibration c;
+  c.file = "angles.csv";
+  for (size_t k = 0; k < lasers; ++k) {
+    c.vertical_cdeg.push_back(static_cast<int32_t>(std::lround((first + k) * 100)));
+    c.horizontal_cdeg.push_back(0);
+  }
+  return c;
+}
+
+Expected<std::vector<Frame>> Decode(std::vector<std::pair<uint16_t, std::vector<uint8_t>>> packets,
+                                    const RobosenseCalibration& cal,
+                                    CaptureStats* stats = nullptr) {
+  return CollectFrames([&](const FrameSink& sink) {
+    return ForEachRobosenseFrame(test::Datagrams(std::move(packets)), cal, sink, stats);
+  });
+}
+
+constexpr double kDeg = 3.14159265358979323846 / 180;
+
+TEST(RobosenseModels, AnRsLidar16FiresTwiceABlockInUtcDateTime) {
+  auto p = RsLidarMsop(1, 9000, 40);  // 0.4 deg a block: 600 rpm, 111 us a block
+  SetReturn(p, 0, 0, 2000, 9);        // laser 0, first firing: 10 m at 5 mm
+  SetReturn(p, 0, 17, 2000, 9);       // laser 1, second firing
+  auto frames = Decode({{6699, p}}, Angles(16, -15));
+  ASSERT_TRUE(frames.ok()) << frames.message();
+  ASSERT_EQ(frames->size(), 1u);
+  const Frame& f = (*frames)[0];
+  ASSERT_EQ(f.size(), 2u);
+  const double t0 = 1691060566 + 0.123 + 0.000456;
+  EXPECT_NEAR(f.timestamp_s[0], t0, 1e-7);
+  // Laser 1 of the second sequence: 55.5 + 2.8 us; its azimuth 90 deg + trunc(40 x 58.3/111)
+  // = 90.21 deg.
+  EXPECT_NEAR(f.timestamp_s[1], t0 + 58.3e-6, 1e-7);
+  EXPECT_EQ(f.channel, (std::vector<uint16_t>{0, 1}));
+  // Laser 0 at -15 deg, azimuth 90 deg: ROS -y; the receiver 38.25 mm off the axis.
+  EXPECT_NEAR(f.x_m[0], 0, 1e-5);
+  EXPECT_NEAR(f.y_m[0], -(10 * std::cos(15 * kDeg) + 0.03825), 1e-5);
+  EXPECT_NEAR(f.z_m[0], -10 * std::sin(15 * kDeg), 1e-5);
+  const double a = 90.21 * kDeg, e = -14 * kDeg;
+  EXPECT_NEAR(f.x_m[1], 10 * std::cos(e) * std::cos(a) + 0.03825 * std::cos(a), 1e-5);
+  EXPECT_NEAR(f.y_m[1], -(10 * std::cos(e) * std::sin(a) + 0.03825 * std::sin(a)), 1e-5);
+}
+
+TEST(RobosenseModels, AnRsLidar16InDualReturnHoldsOneFiringABlock) {
+  auto p = RsLidarMsop(1, 9000, 20);
+  SetReturn(p, 1, 3, 2000, 9);   // block 1, laser 3, first return
+  SetReturn(p, 1, 19, 2100, 9);  // block 1, laser 3, second return
+  auto frames = Decode({{7788, Difop(0x00)}, {6699, p}}, Angles(16, -15));
+  ASSERT_TRUE(frames.ok()) << frames.message();
+  const Frame& f = (*frames)[0];
+  ASSERT_EQ(f.size(), 2u);
+  EXPECT_EQ(f.channel, (std::vector<uint16_t>{3, 3}));
+  EXPECT_EQ(f.return_index, (std::vector<uint8_t>{0, 1}));
+  // Block 1 starts one 55.5 us firing in; laser 3 fires 8.4 us into it.
+  const double t0 = 1691060566 + 0.123 + 0.000456;
+  for (double t : f.timestamp_s)
+    EXPECT_NEAR(t, t0 + 55.5e-6 + 8.4e-6, 1e-7);
+}
+
+TEST(RobosenseModels, AnRsLidar32FiresItsLasersInPairsAndPairsBlocksInDual) {
+  auto p = RsLidarMsop(2, 0, 20);
+  SetReturn(p, 0, 15, 2000, 5);  // fires at 44.64 us (2.88 x 14 + 1.44)
+  SetReturn(p, 0, 31, 2000, 5);  // 46.08 us
+  auto single = Decode({{6699, p}}, Angles(32, -25));
+  ASSERT_TRUE(single.ok()) << single.message();
+  const double t0 = 1691060566 + 0.123 + 0.000456;
+  ASSERT_EQ((*single)[0].size(), 2u);
+  EXPECT_NEAR((*single)[0].timestamp_s[0], t0 + 44.64e-6, 1e-7);
+  EXPECT_NEAR((*single)[0].timestamp_s[1], t0 + 46.08e-6, 1e-7);
+  EXPECT_EQ((*single)[0].channel, (std::vector<uint16_t>{15, 31}));
+  // Dual: blocks 2k and 2k+1 at one azimuth are one firing's two returns.
+  auto dual = RsLidarMsop(2, 0, 0);
+  for (int b = 0; b < 12; ++b) {
+    const int az = 20 * (b / 2);
+    dual[42 + 100 * b + 2] = static_cast<uint8_t>(az >> 8);
+    dual[42 + 100 * b + 3] = static_cast<uint8_t>(az);
+  }
+  SetReturn(dual, 2, 4, 2000, 5);
+  SetReturn(dual, 3, 4, 2200, 5);
+  auto d = Decode({{7788, Difop(0x00)}, {6699, dual}}, Angles(32, -25));
+  ASSERT_TRUE(d.ok()) << d.message();
+  const Frame& f = (*d)[0];
+  ASSERT_EQ(f.size(), 2u);
+  EXPECT_EQ(f.return_index, (std::vector<uint8_t>{0, 1}));
+  EXPECT_EQ(f.channel, (std::vector<uint16_t>{4, 4}));
+  // The second pair: one 55.52 us firing in, channel 4 at 11.52 us.
+  for (double t : f.timestamp_s)
+    EXPECT_NEAR(t, t0 + 55.52e-6 + 11.52e-6, 1e-7);
+  EXPECT_NEAR(f.range_m[1], 2200 * 0.005, 1e-6);
+}
+
+TEST(RobosenseModels, AHeliosOf32LasersTakesEachChannelAsItsOwnLaser) {
+  auto p = HeliosMsop(18000, 20);
+  SetReturn(p, 0, 20, 4000, 11);  // laser 20: 10 m at 2.5 mm, fires at 34.6 us
+  auto frames = Decode({{6699, p}}, Angles(32, -20));
+  ASSERT_TRUE(frames.ok()) << frames.message();
+  const Frame& f = (*frames)[0];
+  ASSERT_EQ(f.size(), 1u);
+  EXPECT_EQ(f.channel[0], 20);
+  EXPECT_NEAR(f.timestamp_s[0], 1691060566.5 + 34.6e-6, 1e-7);
+  // Elevation -20 + 20 = 0 deg; azimuth 180 deg + trunc(20 x 34.6 / 55.56) = 180.12 deg.
+  const double a = 180.12 * kDeg;
+  EXPECT_NEAR(f.x_m[0], 10 * std::cos(a) + 0.03498 * std::cos(a), 1e-5);
+  EXPECT_NEAR(f.y_m[0], -(10 * std::sin(a) + 0.03498 * std::sin(a)), 1e-5);
+  EXPECT_NEAR(f.z_m[0], 0, 1e-6);
+}
+
+TEST(RobosenseModels, PacketsAndAnAngleFileOfAnotherModelDoNotPair) {
+  auto p = RsLidarMsop(1, 0, 40);
+  SetReturn(p, 0, 0, 2000, 9);
+  auto frames = Decode({{6699, p}}, Angles(32, -25));
+  ASSERT_FALSE(frames.ok());
+  EXPECT_NE(frames.message().find("made.pcap: byte 30: the packets are an RS-LiDAR-16's "
+                                  "(16 lasers) but the angle file has 32 lines (angles.csv)"),
+            std::string::npos)
+      << frames.message();
+  auto unknown = RsLidarMsop(7, 0, 40);
+  auto e = Decode({{6699, unknown}}, Angles(16, -15));
+  ASSERT_FALSE(e.ok());
+  EXPECT_NE(e.message().find("model byte 0x07"), std::string::npos) << e.message();
+  // A later packet of another model is skipped and counted.
+  std::vector<std::pair<uint16_t, std::vector<uint8_t>>> packets;
+  for (int k = 0; k < 12; ++k)
+    packets.push_back({6699, RsLidarMsop(1, 480 * k, 40)});
+  packets.insert(packets.begin() + 5, {6699, RsLidarMsop(2, 2000, 40)});
+  CaptureStats stats;
+  auto mixed = Decode(packets, Angles(16, -15), &stats);
+  ASSERT_TRUE(mixed.ok()) << mixed.message();
+  EXPECT_EQ(stats.lidar_packets, 12u);
+  EXPECT_EQ(stats.bad_packets, 1u);
+  ASSERT_FALSE(stats.warnings.empty());
+  EXPECT_NE(stats.warnings[0].find("byte 10030: the packets are an RS-LiDAR-32's"),
+            std::string::npos)
+      << stats.warnings[0];
+}
+
+}  // namespace
+}  // namespace lt
