@@ -201,19 +201,20 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         robosense.emplace_back(difop ? 7788 : 6699, p);
         hesai.emplace_back(2368, std::move(p));
       }
-      const auto source = [](const std::vector<std::pair<uint16_t, std::vector<uint8_t>>>& packets) {
-        return lt::PacketSource{
-            "fuzz.pcap", [&packets](const lt::UdpSink& sink, lt::CaptureStats&) -> lt::Status {
-              for (size_t i = 0; i < packets.size(); ++i) {
-                lt::UdpDatagram d;
-                d.dst_port = packets[i].first;
-                d.payload = packets[i].second;
-                d.file_offset = 2000 * i;
-                if (lt::Status s = sink(d); !s.ok()) return s;
-              }
-              return {};
-            }};
-      };
+      const auto source =
+          [](const std::vector<std::pair<uint16_t, std::vector<uint8_t>>>& packets) {
+            return lt::PacketSource{
+                "fuzz.pcap", [&packets](const lt::UdpSink& sink, lt::CaptureStats&) -> lt::Status {
+                  for (size_t i = 0; i < packets.size(); ++i) {
+                    lt::UdpDatagram d;
+                    d.dst_port = packets[i].first;
+                    d.payload = packets[i].second;
+                    d.file_offset = 2000 * i;
+                    if (lt::Status s = sink(d); !s.ok()) return s;
+                  }
+                  return {};
+                }};
+          };
       const auto drop = [](lt::Frame&&) -> lt::Status { return {}; };
       for (size_t lasers : {16, 32}) {
         lt::RobosenseCalibration cal;

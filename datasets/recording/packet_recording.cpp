@@ -39,9 +39,9 @@ Expected<PacketFamily> PacketFamilyOfSidecar(const std::filesystem::path& sideca
     return Error{hesai.message() + " (as a Hesai angle file); " + robosense.message() +
                  " (as a RoboSense one)"};
   }
-  return Error{
-      sidecar.string() +
-      ": expected a Velodyne .yaml or db.xml, a Hesai AT128's .dat, or a Hesai or RoboSense angle-correction .csv"};
+  return Error{sidecar.string() +
+               ": expected a Velodyne .yaml or db.xml, a Hesai AT128's .dat, or a Hesai or "
+               "RoboSense angle-correction .csv"};
 }
 
 Expected<RecordingSource> OpenPacketRecording(PacketFamily family, PacketSource packets,

@@ -145,9 +145,10 @@ TEST(HesaiPackets, OddPacketsAreSkippedCountedAndNamed) {
   EXPECT_EQ(stats.lidar_packets, 40u);
   EXPECT_EQ(stats.bad_packets, 3u);
   ASSERT_EQ(stats.warnings.size(), 3u);
-  EXPECT_NE(stats.warnings[0].find("made.pcap: byte 80000: Hesai protocol 7.1 (the FT family) is not "
-                                   "decoded by this build"),
-            std::string::npos)
+  EXPECT_NE(
+      stats.warnings[0].find("made.pcap: byte 80000: Hesai protocol 7.1 (the FT family) is not "
+                             "decoded by this build"),
+      std::string::npos)
       << stats.warnings[0];
   EXPECT_NE(stats.warnings[1].find("PandarXT16 packet of 500 bytes (expected 564 or 568)"),
             std::string::npos)
