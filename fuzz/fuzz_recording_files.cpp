@@ -84,6 +84,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
             lt::LoadVelodyneCalibration(std::string(real) + "/ros-velodyne/32db.yaml");
         if (ouster.ok()) (void)lt::ReadOusterPcap(p, *ouster).ok();
         if (velodyne.ok()) (void)lt::ReadVelodynePcap(p, *velodyne).ok();
+        static auto hdl64e =  // its two-point and intensity corrections on
+            lt::LoadVelodyneCalibration(std::string(real) + "/ros-velodyne/64e_s2.1-sztaki.yaml");
+        if (hdl64e.ok()) (void)lt::ReadVelodynePcap(p, *hdl64e).ok();
         static auto hesai =
             lt::LoadHesaiCalibration(std::string(real) + "/nebula/hesai-pandar64/Pandar64.csv");
         if (hesai.ok())

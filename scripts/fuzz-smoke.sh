@@ -57,8 +57,9 @@ else
   echo "fuzz-smoke: ../shared/real-data not found; seeding from built-in inputs only" >&2
 fi
 # Hesai protocol 1.4, 3.2 and 4.3 packets (first byte 11) and an AT128 angle correction (2),
-# made from the layouts.
+# and a pcap of HDL-64E packets (0), made from the layouts.
 python3 "$src/scripts/make-hesai128-seed.py" "$corpus/files/hesai128"
+python3 "$src/scripts/make-hdl64e-seed.py" "$corpus/files/pcap-hdl64e"
 # A small frames file of our own (the writer under test's counterpart), HDF5 target's seed: one
 # plate seen by a VLP-16, 45 kB, so each input is quick to read.
 cat >"$corpus/plate.yaml" <<EOF

@@ -9,9 +9,11 @@
 // docs/formats/hesai-answer-keys.md, "AT128".
 #include <fmt/core.h>
 
+#include <cmath>
 #include <cstring>
+#include <numbers>
 
-#include "hesai/hesai_csv.h"
+#include "hesai/hesai_at128.h"
 #include "lidartwin/base/text_file.h"
 #include "lidartwin/datasets/hesai.h"
 
@@ -80,6 +82,39 @@ Expected<HesaiCalibration> LoadHesaiAt128Correction(const std::filesystem::path&
   }
   c.mirror.push_back(std::move(m));
   return c;
+}
+
+bool At128FiringAngles(const HesaiMirrorCorrection& m, int64_t encoder, At128Firing& out) {
+  constexpr int64_t kTurn = int64_t{360} * 25600, kStep = 200 * 256;
+  constexpr int kSteps = HesaiMirrorCorrection::kAdjustSteps;
+  const auto mod = [](int64_t v) { return ((v % kTurn) + kTurn) % kTurn; };
+  size_t face = m.face_start.size();
+  for (size_t f = 0; f < m.face_start.size() && face == m.face_start.size(); ++f)
+    if (mod(encoder - m.face_start[f]) + mod(m.face_end[f] - encoder) ==
+        mod(m.face_end[f] - m.face_start[f]))
+      face = f;
+  if (face == m.face_start.size()) return false;
+  const int64_t step = encoder / kStep;
+  const double t = static_cast<double>(encoder - step * kStep) / kStep;
+  const size_t k0 = static_cast<size_t>(step % kSteps),
+               k1 = static_cast<size_t>((step + 1) % kSteps);
+  const size_t n = m.azimuth.size();
+  out.azimuth_deg.resize(n);
+  out.cos_e.resize(n);
+  out.sin_e.resize(n);
+  for (size_t c = 0; c < n; ++c) {
+    const int32_t* az_adj = &m.azimuth_adjust[c * kSteps];
+    const int32_t* el_adj = &m.elevation_adjust[c * kSteps];
+    const int64_t adj_az = std::llround((1 - t) * az_adj[k0] + t * az_adj[k1]);
+    const int64_t adj_el = std::llround((1 - t) * el_adj[k0] + t * el_adj[k1]);
+    const int64_t az = mod((encoder - m.face_start[face]) * 2 - m.azimuth[c] + adj_az * 256);
+    const int64_t el = m.elevation[c] + adj_el * 256;
+    out.azimuth_deg[c] = static_cast<double>(az) / 25600;
+    const float e = static_cast<float>(static_cast<double>(el) / 25600 * (std::numbers::pi / 180));
+    out.cos_e[c] = std::cos(e);
+    out.sin_e[c] = std::sin(e);
+  }
+  return true;
 }
 
 }  // namespace lt

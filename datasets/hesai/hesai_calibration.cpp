@@ -2,10 +2,12 @@
 
 #include <fmt/core.h>
 
+#include <algorithm>
 #include <cctype>
 #include <cmath>
 #include <sstream>
 
+#include "hesai/hesai_at128.h"
 #include "hesai/hesai_csv.h"
 #include "lidartwin/base/message_text.h"
 #include "lidartwin/base/text_file.h"
@@ -62,7 +64,9 @@ Expected<std::vector<std::vector<double>>> ReadNumberRows(const std::filesystem:
 }
 
 Expected<HesaiCalibration> LoadHesaiCalibration(const std::filesystem::path& file) {
-  if (file.extension() == ".dat") return LoadHesaiAt128Correction(file);
+  std::string ext = file.extension().string();
+  std::transform(ext.begin(), ext.end(), ext.begin(), ::tolower);
+  if (ext == ".dat") return LoadHesaiAt128Correction(file);
   auto rows = ReadNumberRows(file, 3);
   if (!rows.ok()) return rows.error();
   HesaiCalibration c;
@@ -70,14 +74,24 @@ Expected<HesaiCalibration> LoadHesaiCalibration(const std::filesystem::path& fil
   for (size_t k = 0; k < rows->size(); ++k) {
     const auto& row = (*rows)[k];
     if (row[0] != static_cast<double>(k + 1))
-      return Error{fmt::format("{}: row {}: channel {} (expected {}: channels in order from 1)",
-                               file.string(), k + 2, row[0], k + 1)};
+      return Error{
+          fmt::format("{}: data row {}: channel {} (expected {}: channels in order from 1)",
+                      file.string(), k + 1, row[0], k + 1)};
     if (std::abs(row[1]) > 90 || std::abs(row[2]) > 180)
-      return Error{fmt::format("{}: row {}: elevation {} or azimuth {} deg out of range",
-                               file.string(), k + 2, row[1], row[2])};
+      return Error{fmt::format("{}: channel {}: elevation {} or azimuth {} deg out of range",
+                               file.string(), k + 1, row[1], row[2])};
     c.elevation_deg.push_back(row[1]);
     c.azimuth_offset_deg.push_back(row[2]);
   }
+  // Channels at one elevation scan one cone: a table of one elevation (all 0: a template never
+  // filled in) is no calibration.
+  if (c.elevation_deg.size() > 1 &&
+      std::all_of(c.elevation_deg.begin(), c.elevation_deg.end(),
+                  [&](double e) { return e == c.elevation_deg.front(); }))
+    return Error{
+        fmt::format("{}: every one of the {} channels has elevation {} deg; a "
+                    "calibration gives each its own",
+                    file.string(), c.elevation_deg.size(), c.elevation_deg.front())};
   return c;
 }
 

@@ -14,8 +14,4 @@ namespace lt {
 Expected<std::vector<std::vector<double>>> ReadNumberRows(const std::filesystem::path& file,
                                                           size_t columns);
 
-struct HesaiCalibration;
-// An AT128's binary angle correction (.dat, version 1.5; hesai_at128.cpp).
-Expected<HesaiCalibration> LoadHesaiAt128Correction(const std::filesystem::path& file);
-
 }  // namespace lt

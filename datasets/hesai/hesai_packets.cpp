@@ -8,6 +8,7 @@
 #include <numbers>
 
 #include "capture/bytes.h"
+#include "hesai/hesai_at128.h"
 #include "lidartwin/datasets/hesai.h"
 
 namespace lt {
@@ -20,6 +21,11 @@ constexpr size_t kSequenceBytes = 4;  // the optional UDP sequence number after 
 
 std::string Hex2(uint8_t a, uint8_t b) {
   return "0x" + bytes::HexByte(a) + bytes::HexByte(b);
+}
+
+// "an " before a name said with a vowel (AT128, OT128), else "a ".
+std::string Article(const std::string& name) {
+  return !name.empty() && (name[0] == 'A' || name[0] == 'O') ? "an " : "a ";
 }
 
 // Where a family keeps what the decoder reads, as offsets into the packet.
@@ -41,7 +47,8 @@ struct Layout {
   bool mirror = false;  // an AT128: angles from its mirror correction, azimuth in 1/25600 deg
 
   bool operator==(const Layout& o) const {
-    return name == o.name && bytes == o.bytes && unit_mm == o.unit_mm;
+    return name == o.name && bytes == o.bytes && unit_mm == o.unit_mm && lasers == o.lasers &&
+           blocks == o.blocks && unit_bytes == o.unit_bytes;
   }
 };
 
@@ -52,7 +59,7 @@ struct Layout {
 // sequence number (bit 0), 1.4's 22-byte IMU block (bit 1), the tail's CRC, a 32-byte signature
 // (bit 3). The QT128's unit is 4 bytes in its manual and nebula, 3 + bit 4 in the SDK: the one
 // the packet's length fits is taken. docs/formats/hesai-answer-keys.md, "Protocols 1.4 and 3.2".
-Expected<Layout> FlaggedLayout(const std::vector<uint8_t>& p, bool v14) {
+Layout FlaggedLayout(const std::vector<uint8_t>& p, bool v14) {
   const int lasers = p[6], blocks = p[7];
   const uint8_t flags = p[11];
   const auto bit = [&](int b) { return static_cast<size_t>((flags >> b) & 1); };
@@ -174,10 +181,7 @@ Expected<Layout> LayoutOf(const std::vector<uint8_t>& p) {
     } else if (major == 4 && minor == 3) {
       l = At128Layout(p);
     } else if ((major == 1 && minor == 4) || (major == 3 && minor == 2)) {
-      auto flagged = FlaggedLayout(p, major == 1);
-      if (!flagged.ok())
-        return Error{"Hesai protocol " + version + " header: " + flagged.message()};
-      l = *flagged;
+      l = FlaggedLayout(p, major == 1);
     } else {
       const char* family = major == 1   ? "the Pandar128/OT128 family"
                            : major == 3 ? "the PandarQT family"
@@ -194,7 +198,10 @@ Expected<Layout> LayoutOf(const std::vector<uint8_t>& p) {
   }
   if (n != l.bytes && (l.exact_size || n != l.bytes + kSequenceBytes))
     return Error{l.name + " packet of " + std::to_string(n) + " bytes (expected " +
-                 std::to_string(l.bytes) + " or " + std::to_string(l.bytes + kSequenceBytes) + ")"};
+                 std::to_string(l.bytes) +
+                 (l.exact_size ? std::string(", as its header's flags give")
+                               : " or " + std::to_string(l.bytes + kSequenceBytes)) +
+                 ")"};
   return l;
 }
 
@@ -233,8 +240,10 @@ constexpr double kMaxFrameSeconds = 1.0;
 // it; a first byte 0: Unix seconds in bytes 1-5) and microseconds, in seconds.
 double PacketTime(const std::vector<uint8_t>& p, const Layout& l) {
   const uint8_t* d = &p[l.date_at];
-  if (d[0] == 0) {  // the "epoch" form some firmware sends (nebula's AT128): bytes 1-5 are Unix
-                    // seconds, big-endian
+  // The "epoch" form some firmware sends (nebula's AT128): bytes 1-5 are Unix seconds,
+  // big-endian, whose top byte is 0 until 2106; the date form's month is never 0 (its year byte
+  // 0 is 2000, a unit that never got a time).
+  if (d[0] == 0 && d[1] == 0) {
     const uint64_t s = uint64_t{d[1]} << 32 | uint64_t{d[2]} << 24 | uint64_t{d[3]} << 16 |
                        uint64_t{d[4]} << 8 | d[5];
     return static_cast<double>(s) + Le<uint32_t>(&p[l.micros_at]) * 1e-6;
@@ -281,7 +290,6 @@ class HesaiStream {
 
  private:
   Status Decode(const std::vector<uint8_t>& p, const UdpDatagram& d);
-  bool MirrorAngles(const HesaiMirrorCorrection& m, int64_t encoder);
   // A frame handed on (an empty one is dropped, so frames are numbered without gaps).
   Status Emit(Frame& f) {
     Frame out = std::move(f);
@@ -300,9 +308,8 @@ class HesaiStream {
   bool have_layout_ = false;
   Layout layout_;
   std::vector<float> cos_e_, sin_e_, offset_rad_;
-  // An AT128's angles of the firing in hand (MirrorAngles).
-  std::vector<double> mirror_az_deg_;
-  std::vector<float> mirror_cos_e_, mirror_sin_e_;
+  At128Firing mirror_;            // an AT128's angles of the firing in hand
+  uint64_t outside_faces_ = 0;    // an AT128's firings between its mirror's faces
   size_t last_channel_ = 0;       // the channel of the smallest offset: the last to cross 0 deg
   std::vector<double> last_u_;    // each channel's last corrected azimuth, (0, 360] deg
   std::vector<uint8_t> crossed_;  // crossed 0 deg since the frame in hand began
@@ -311,45 +318,6 @@ class HesaiStream {
   std::array<uint64_t, 32> recent_;  // (time, first azimuth) of recent packets
   size_t recent_next_ = 0;
 };
-
-// An AT128's channel angles at encoder angle `encoder` (1/25600 deg), as Hesai's SDK 2.0
-// (udp4_3_parser.cc) and nebula (angle_corrector_correction_based.hpp) compute them: the face
-// whose [start, end] holds the encoder angle (none: false); the adjustments interpolated between
-// their 2-deg steps (the last step's neighbour is the first: the table goes round); the azimuth
-// twice the angle into the face (a mirror doubles it) less the channel's azimuth plus the
-// adjustment, the elevation the channel's plus its adjustment.
-bool HesaiStream::MirrorAngles(const HesaiMirrorCorrection& m, int64_t encoder) {
-  constexpr int64_t kTurn = int64_t{360} * 25600, kStep = 200 * 256;
-  constexpr int kSteps = HesaiMirrorCorrection::kAdjustSteps;
-  const auto mod = [](int64_t v) { return ((v % kTurn) + kTurn) % kTurn; };
-  size_t face = m.face_start.size();
-  for (size_t f = 0; f < m.face_start.size() && face == m.face_start.size(); ++f)
-    if (mod(encoder - m.face_start[f]) + mod(m.face_end[f] - encoder) ==
-        mod(m.face_end[f] - m.face_start[f]))
-      face = f;
-  if (face == m.face_start.size()) return false;
-  const int64_t step = encoder / kStep;
-  const double t = static_cast<double>(encoder - step * kStep) / kStep;
-  const size_t k0 = static_cast<size_t>(step % kSteps),
-               k1 = static_cast<size_t>((step + 1) % kSteps);
-  const size_t n = m.azimuth.size();
-  mirror_az_deg_.resize(n);
-  mirror_cos_e_.resize(n);
-  mirror_sin_e_.resize(n);
-  for (size_t c = 0; c < n; ++c) {
-    const int32_t* az_adj = &m.azimuth_adjust[c * kSteps];
-    const int32_t* el_adj = &m.elevation_adjust[c * kSteps];
-    const int64_t adj_az = std::llround((1 - t) * az_adj[k0] + t * az_adj[k1]);
-    const int64_t adj_el = std::llround((1 - t) * el_adj[k0] + t * el_adj[k1]);
-    const int64_t az = mod((encoder - m.face_start[face]) * 2 - m.azimuth[c] + adj_az * 256);
-    const int64_t el = m.elevation[c] + adj_el * 256;
-    mirror_az_deg_[c] = static_cast<double>(az) / 25600;
-    const float e = static_cast<float>(static_cast<double>(el) / 25600 * (std::numbers::pi / 180));
-    mirror_cos_e_[c] = std::cos(e);
-    mirror_sin_e_[c] = std::sin(e);
-  }
-  return true;
-}
 
 Status HesaiStream::Take(const UdpDatagram& d) {
   stats_.SawUdp(d.dst_port, d.payload.size());
@@ -364,11 +332,13 @@ Status HesaiStream::Take(const UdpDatagram& d) {
   }
   if (!have_layout_) {
     if (static_cast<size_t>(layout->lasers) != cal_.elevation_deg.size())
-      return Error{PacketPlace(source_.file, d, 0) + ": the packets are from a " + layout->name +
-                   " (" + std::to_string(layout->lasers) + " lasers) but " + cal_.file.string() +
-                   " has " + std::to_string(cal_.elevation_deg.size()) + " channels"};
+      return Error{PacketPlace(source_.file, d, 0) + ": the packets are from " +
+                   Article(layout->name) + layout->name + " (" + std::to_string(layout->lasers) +
+                   " lasers) but " + cal_.file.string() + " has " +
+                   std::to_string(cal_.elevation_deg.size()) + " channels"};
     if (layout->mirror != !cal_.mirror.empty())
-      return Error{PacketPlace(source_.file, d, 0) + ": the packets are from a " + layout->name +
+      return Error{PacketPlace(source_.file, d, 0) + ": the packets are from " +
+                   Article(layout->name) + layout->name +
                    (layout->mirror ? ", whose angles come from its angle-correction .dat, not "
                                    : ", whose angles come from an angle-correction .csv, not ") +
                    cal_.file.string()};
@@ -428,14 +398,21 @@ Status HesaiStream::Decode(const std::vector<uint8_t>& p, const UdpDatagram& d) 
     const uint16_t azimuth = Le<uint16_t>(&p[first_block + l.azimuth_at]);
     // An AT128's angles: from the encoder angle (with its fine byte) and the mirror face; a
     // firing between faces is none of the field of view.
-    if (l.mirror && !MirrorAngles(cal_.mirror.front(),
-                                  int64_t{azimuth} * 256 + p[first_block + l.azimuth_at + 2]))
+    if (l.mirror &&
+        !At128FiringAngles(cal_.mirror.front(),
+                           int64_t{azimuth} * 256 + p[first_block + l.azimuth_at + 2], mirror_)) {
+      if (outside_faces_++ == 0)
+        stats_.Warn(PacketPlace(source_.file, d, first_block) +
+                    ": a firing at an encoder angle outside every face of the mirror correction "
+                    "(" +
+                    cal_.file.string() + "): such firings give no points");
       continue;
+    }
     // A frame ends where the channel of the smallest offset crosses 0 deg (an AT128's, where
     // its field of view starts again on the next face); the channels that crossed before it
     // already fill the next frame.
     auto corrected = [&](size_t c) {
-      double u = l.mirror ? mirror_az_deg_[c]
+      double u = l.mirror ? mirror_.azimuth_deg[c]
                           : std::fmod(azimuth / 100.0 + cal_.azimuth_offset_deg[c], 360.0);
       return u <= 0 ? u + 360.0 : u;  // (0, 360]: a point exactly at 0 deg ends its frame
     };
@@ -473,11 +450,12 @@ Status HesaiStream::Decode(const std::vector<uint8_t>& p, const UdpDatagram& d) 
         refl[r] = u[2];
         dist[r] = static_cast<float>(raw[r] * static_cast<double>(l.unit_mm) / 1000.0);
       }
-      const float a = l.mirror ? static_cast<float>(mirror_az_deg_[c] * (std::numbers::pi / 180))
-                               : block_rad + offset_rad_[c];
+      const float a = l.mirror
+                          ? static_cast<float>(mirror_.azimuth_deg[c] * (std::numbers::pi / 180))
+                          : block_rad + offset_rad_[c];
       const float sin_a = std::sin(a), cos_a = std::cos(a);
-      const float cos_e = l.mirror ? mirror_cos_e_[c] : cos_e_[c];
-      const float sin_e = l.mirror ? mirror_sin_e_[c] : sin_e_[c];
+      const float cos_e = l.mirror ? mirror_.cos_e[c] : cos_e_[c];
+      const float sin_e = l.mirror ? mirror_.sin_e[c] : sin_e_[c];
       uint8_t kept = 0;  // the firing's returns kept so far: a point's return index
       for (int r = 0; r < n; ++r) {
         if (raw[r] == 0 || dist[r] < l.min_m || dist[r] > l.max_m) continue;

@@ -84,14 +84,16 @@ bool HasRobosenseMsopId(const std::vector<uint8_t>& p) {
 }
 
 Expected<const RobosenseModel*> RobosenseModelOf(const std::vector<uint8_t>& p, size_t lasers,
-                                                 size_t* at) {
+                                                 size_t* at, bool* pairing) {
+  *pairing = false;
   *at = Begins(p, kRsLidarId, 8) ? 30 : Begins(p, kHeliosId, 4) ? 42 : 0;
   if (Begins(p, kRsLidarId, 8)) {
     const RobosenseModel* m = p[30] == 1 ? &kRs16 : p[30] == 2 ? &kRs32 : nullptr;
     if (!m)
       return Error{"model byte 0x" + bytes::HexByte(p[30]) +
                    " is neither an RS-LiDAR-16's (0x01) nor an RS-LiDAR-32's (0x02)"};
-    if (static_cast<size_t>(m->lasers) != lasers)
+    *pairing = static_cast<size_t>(m->lasers) != lasers;
+    if (*pairing)
       return Error{"the packets are an " + std::string(m->name) + "'s (" +
                    std::to_string(m->lasers) + " lasers) but the angle file has " +
                    std::to_string(lasers) + " lines"};
@@ -105,6 +107,7 @@ Expected<const RobosenseModel*> RobosenseModelOf(const std::vector<uint8_t>& p, 
     if (lasers == 16) return &kHelios16P;
     if (lasers == 32) return &kHelios;
     *at = 0;
+    *pairing = true;
     return Error{"a Helios's angle file has 16 (Helios-16P) or 32 (Helios) lines, not " +
                  std::to_string(lasers)};
   }

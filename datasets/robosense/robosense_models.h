@@ -44,9 +44,10 @@ const RobosenseModel& RobosenseHelios16P();
 // The model of an MSOP packet (1248 bytes, its id checked) with an angle file of `lasers` lines:
 // the RS-LiDAR generation by its model byte 30 (1: RS-LiDAR-16, 2: RS-LiDAR-32), which must
 // have that many lasers; a Helios by the angle file (16 lines: Helios-16P, 32: Helios). An error
-// says what the packet is and why it does not fit; `at` is the byte it is about.
+// says what the packet is and why it does not fit; `at` is the byte it is about, `pairing`
+// whether it is the angle file that does not fit (else the packet is damaged or of another line).
 Expected<const RobosenseModel*> RobosenseModelOf(const std::vector<uint8_t>& msop, size_t lasers,
-                                                 size_t* at);
+                                                 size_t* at, bool* pairing);
 
 // Whether the bytes begin as an MSOP packet of either generation.
 bool HasRobosenseMsopId(const std::vector<uint8_t>& packet);

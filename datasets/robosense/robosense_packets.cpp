@@ -41,7 +41,11 @@ class Trig {
 
  private:
   static constexpr int kMin = -9000, kMax = 45000;
-  static size_t Index(int a) { return static_cast<size_t>((a < kMin || a >= kMax ? 0 : a) - kMin); }
+  // An angle beyond the table (a horizontal offset past -90 deg) is taken a turn round.
+  static size_t Index(int a) {
+    if (a < kMin || a >= kMax) a = (a % 36000 + 36000) % 36000;
+    return static_cast<size_t>(a - kMin);
+  }
   std::array<float, kMax - kMin> sin_{}, cos_{};
 };
 
@@ -70,11 +74,13 @@ class RobosenseStream {
       return {};
     }
     size_t model_at = 0;
-    auto model = RobosenseModelOf(p, cal_.vertical_cdeg.size(), &model_at);
+    bool pairing = false;
+    auto model = RobosenseModelOf(p, cal_.vertical_cdeg.size(), &model_at, &pairing);
     if (!model.ok()) {
-      // The first packet's model decides: a capture and an angle file that do not belong
-      // together end the reading, a later odd packet is skipped.
-      if (!model_)
+      // The first well-formed packet's model decides: a capture and an angle file that do not
+      // belong together end the reading; a damaged packet, or a later one of another model, is
+      // skipped.
+      if (!model_ && pairing)
         return Error{PacketPlace(source_.file, d, model_at) + ": " + model.message() + " (" +
                      cal_.file.string() + ")"};
       stats_.BadPacket(PacketPlace(source_.file, d, model_at), model.message());
@@ -188,7 +194,8 @@ class RobosenseStream {
         pt.beam_id = columns_ * kChannels + static_cast<uint32_t>(c);
         cur_.Append(pt);
       }
-      ++columns_;
+      // A block pair of one firing's two returns is one column (both returns of a beam).
+      if (!(dual_ && m.dual_block_pairs && b % 2 == 0)) ++columns_;
     }
     return {};
   }

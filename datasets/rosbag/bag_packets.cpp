@@ -25,15 +25,33 @@ bool IsCompanionTopic(const BagTopic& t) {
          t.name.find("difop") != std::string::npos;
 }
 
-// The topics to read for `topic`'s packets: it, and for RoboSense packets the bag's DIFOP
-// topics (ros_rslidar publishes the device packets apart; the decoder needs their return mode).
+// A topic's namespace: "/front/rslidar_packets" -> "/front/".
+std::string NamespaceOf(const std::string& topic) {
+  return topic.substr(0, topic.rfind('/') + 1);
+}
+
+// The topics to read for `topic`'s packets: it, and for RoboSense packets its DIFOP topic
+// (ros_rslidar publishes the device packets apart; the decoder needs their return mode): the
+// DIFOP topic in the same namespace, else, in a bag of one unit's packets, the bag's only one (a
+// bag of two units must not mix one's DIFOP into the other's packets).
 std::vector<std::string> TopicsToRead(const RosBag& bag, const BagTopic& topic) {
   std::vector<std::string> names{topic.name};
   if (PacketVendorOfType(topic.type) != PacketVendor::kRobosense) return names;
-  for (const BagTopic& t : bag.topics())
-    if (&t != &topic && t.name.find("difop") != std::string::npos &&
-        PacketVendorOfType(t.type) == PacketVendor::kRobosense)
-      names.push_back(t.name);
+  std::vector<const BagTopic*> difop, beside;
+  size_t units = 0;
+  for (const BagTopic& t : bag.topics()) {
+    if (PacketVendorOfType(t.type) != PacketVendor::kRobosense) continue;
+    if (t.name.find("difop") == std::string::npos) {
+      ++units;
+    } else if (&t != &topic) {
+      difop.push_back(&t);
+      if (NamespaceOf(t.name) == NamespaceOf(topic.name)) beside.push_back(&t);
+    }
+  }
+  if (beside.size() == 1)
+    names.push_back(beside[0]->name);
+  else if (beside.empty() && difop.size() == 1 && units == 1)
+    names.push_back(difop[0]->name);
   return names;
 }
 

@@ -19,7 +19,8 @@ inline constexpr uint16_t kRobosenseDifopPort = 7788;
 
 // The packets of `topic`'s messages, each a datagram to its vendor's data port with the
 // packet's stamp as its capture time and `place` naming the message and packet. For RoboSense
-// packets the bag's DIFOP topics (a name with "difop") are read with `topic`, in the bag's order. A
+// packets the DIFOP topic (a name with "difop") in `topic`'s namespace, else the bag's only one,
+// is read with `topic`, in the bag's order. A
 // message that cannot be read (its CDR cut short or lying) is skipped, counted (malformed_messages)
 // and named in the stats' warnings; the decoder's own checks then judge the packets. `port`: the
 // port the datagrams go to (0: the vendor's data port), for a decoder that takes its port from the

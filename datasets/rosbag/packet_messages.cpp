@@ -1,5 +1,7 @@
 #include "rosbag/packet_messages.h"
 
+#include <sstream>
+
 #include "rosbag/cdr_reader.h"
 
 namespace lt::ros {
@@ -22,6 +24,27 @@ void SkipHeader(CdrReader& r, bool ros1) {
   if (ros1) r.U32();
   StampNs(r);
   r.String();
+}
+
+// Whether a message definition (its text and its dependencies') declares a field `type name`
+// (comments and spacing aside).
+bool DeclaresField(const std::string& definition, const std::string& type,
+                   const std::string& name) {
+  std::istringstream lines(definition);
+  for (std::string line; std::getline(lines, line);) {
+    line = line.substr(0, line.find('#'));
+    std::istringstream words(line);
+    std::string t, n;
+    if (words >> t >> n && t == type && n == name) return true;
+  }
+  return false;
+}
+
+// A payload array of `n` bytes, its count read first (`uint8[] data`).
+void ReadCountedPayload(CdrReader& r, MessagePacket& p) {
+  const uint32_t n = r.Count(1);
+  p.offset = r.offset();
+  p.payload = r.Bytes(n);
 }
 
 // A fixed array of `capacity` bytes of which the trailing uint32 `size` are the payload.
@@ -86,10 +109,8 @@ Status ReadMessagePackets(const BagMessage& message, std::vector<MessagePacket>&
   CdrReader r = ros1 ? CdrReader::Ros1(message.data) : CdrReader(message.data);
   const std::string type = BareType(message.topic->type);
   if (vendor == PacketVendor::kOuster) {  // one packet: uint8[] buf
-    const uint32_t n = r.Count(1);
     MessagePacket p;
-    p.offset = r.offset();
-    p.payload = r.Bytes(n);
+    ReadCountedPayload(r, p);
     if (r.ok()) out.push_back(p);
   } else if (type == "rslidar_msgs/rslidarPacket") {  // one packet: Time stamp, uint8[1248]
     MessagePacket p;
@@ -98,14 +119,27 @@ Status ReadMessagePackets(const BagMessage& message, std::vector<MessagePacket>&
     p.payload = r.Bytes(kRobosensePacketBytes);
     p.difop = IsRobosenseDifop(p.payload);
     if (r.ok()) out.push_back(p);
-  } else if (type == "rslidar_msg/RslidarPacket") {  // Header, is_difop, is_frame_begin, uint8[]
-    SkipHeader(r, ros1);
+  } else if (type == "rslidar_msg/RslidarPacket") {
     MessagePacket p;
-    p.difop = r.U8() != 0;
-    r.U8();
-    const uint32_t n = r.Count(1);
-    p.offset = r.offset();
-    p.payload = r.Bytes(n);
+    // rslidar_sdk's: Header, is_difop, is_frame_begin, uint8[] data; its older ROS 2 builds':
+    // Time stamp, uint8[1248] data (told by the definition where the bag keeps it, else by
+    // the size: 4 + 8 + 1248 bytes in CDR).
+    const bool fixed =
+        DeclaresField(message.topic->definition, "uint8[1248]", "data") ||
+        (message.topic->definition.empty() && !ros1 && message.data.size() == 4 + 8 + 1248);
+    if (fixed) {
+      p.stamp_ns = StampNs(r);
+      p.offset = r.offset();
+      p.payload = r.Bytes(kRobosensePacketBytes);
+      p.difop = IsRobosenseDifop(p.payload);
+    } else {
+      if (ros1) r.U32();  // the Header's seq
+      p.stamp_ns = StampNs(r);
+      r.String();
+      p.difop = r.U8() != 0;
+      r.U8();
+      ReadCountedPayload(r, p);
+    }
     if (r.ok()) out.push_back(p);
   } else if (vendor != PacketVendor::kNone) {
     SkipHeader(r, ros1);
@@ -121,7 +155,14 @@ Status ReadMessagePackets(const BagMessage& message, std::vector<MessagePacket>&
           p.payload = r.Bytes(1206);
           break;
         case PacketVendor::kHesai:
-          ReadSizedPayload(r, 1500, p);
+          // HesaiLidar_General_ROS's PandarPacket has been `uint8[] data; uint32 size` since
+          // 2020, nebula's and the older driver's `uint8[1500] data; uint32 size`.
+          if (DeclaresField(message.topic->definition, "uint8[]", "data")) {
+            ReadCountedPayload(r, p);
+            r.U32();
+          } else {
+            ReadSizedPayload(r, 1500, p);
+          }
           break;
         case PacketVendor::kRobosense:
           if (type == "rslidar_msgs/rslidarScan") {  // Time stamp, uint8[1248] data
@@ -133,11 +174,8 @@ Status ReadMessagePackets(const BagMessage& message, std::vector<MessagePacket>&
             ReadSizedPayload(r, 1500, p);
           }
           break;
-        default: {  // nebula_msgs/NebulaPacket: uint8[] data
-          const uint32_t n = r.Count(1);
-          p.offset = r.offset();
-          p.payload = r.Bytes(n);
-        }
+        default:  // nebula_msgs/NebulaPacket: uint8[] data
+          ReadCountedPayload(r, p);
       }
       if (r.ok()) out.push_back(p);
     }

@@ -4,19 +4,22 @@
 // interpreted here (the vendor's packet decoder does that).
 //   velodyne_msgs/VelodyneScan   Header; VelodynePacket[] {Time stamp; uint8[1206] data}
 //   pandar_msgs/PandarScan       Header; PandarPacket[] {Time stamp; uint8[1500] data;
-//    (hesai_lidar/PandarScan      uint32 size}
-//     in ROS 1)
+//                                uint32 size}
+//   hesai_lidar/PandarScan       (ROS 1, HesaiLidar_General_ROS) the same, or since 2020 with
+//                                uint8[] data: told by the bag's message definition
 //   robosense_msgs/RobosenseScan Header; RobosensePacket[] {Time stamp; uint8 is_difop;
 //                                uint8[1500] data; uint32 size}
 //   rslidar_msgs/rslidarScan     Header; rslidarPacket[] {Time stamp; uint8[1248] data}
 //   rslidar_msgs/rslidarPacket   Time stamp; uint8[1248] data (one packet: ros_rslidar's DIFOP
 //                                topic; MSOP or DIFOP told by the packet's first bytes)
 //   rslidar_msg/RslidarPacket    Header; uint8 is_difop; uint8 is_frame_begin; uint8[] data
-//                                (one packet: rslidar_sdk)
+//                                (one packet: rslidar_sdk), or in its older ROS 2 builds
+//                                Time stamp; uint8[1248] data (the definition, else the size)
 //   nebula_msgs/NebulaPackets    Header; NebulaPacket[] {Time stamp; uint8[] data}
 //   ouster_ros/PacketMsg         uint8[] buf (one packet)
 // ROS 1 bags name the types without "/msg/" and serialize them without CDR's alignment or the
-// strings' NUL, and their Header begins with a uint32 seq; otherwise the layouts are the same.
+// strings' NUL, and their Header begins with a uint32 seq; where a driver changed a type's
+// layout, the bag's stored message definition says which it holds.
 #pragma once
 
 #include <cstdint>

@@ -2,6 +2,7 @@
 
 #include <bzlib.h>
 
+#include <algorithm>
 #include <cstring>
 #include <fstream>
 #include <map>
@@ -53,6 +54,37 @@ bool FieldValue(const Fields& f, const char* name, T* v) {
   return true;
 }
 
+// A bz2 chunk into `out`, which grows only as the stream gives bytes (a small chunk that says it
+// holds a gigabyte takes no gigabyte before its bytes say otherwise).
+Status DecompressBz2(std::span<const uint8_t> in, uint32_t size, const std::string& where,
+                     std::vector<uint8_t>& out) {
+  bz_stream z{};
+  if (BZ2_bzDecompressInit(&z, 0, 0) != BZ_OK)
+    return Error{where + ": cannot start a bzip2 decompressor"};
+  z.next_in = const_cast<char*>(reinterpret_cast<const char*>(in.data()));
+  z.avail_in = static_cast<unsigned int>(in.size());
+  out.resize(std::min<size_t>(size, in.size() * size_t{8} + 4096));
+  int rc = BZ_OK;
+  size_t produced = 0;
+  while (rc == BZ_OK) {
+    if (produced == out.size()) {
+      if (out.size() == size) break;  // full, and the stream not at its end: too long
+      out.resize(std::min<size_t>(size, out.size() * 2));
+    }
+    z.next_out = reinterpret_cast<char*>(out.data() + produced);
+    z.avail_out = static_cast<unsigned int>(out.size() - produced);
+    rc = BZ2_bzDecompress(&z);
+    produced = out.size() - z.avail_out;
+    if (rc == BZ_OK && z.avail_in == 0 && z.avail_out > 0) break;  // input ended early
+  }
+  BZ2_bzDecompressEnd(&z);
+  if (rc != BZ_STREAM_END || produced != size)
+    return Error{where + ": bz2 chunk does not decompress to its " + std::to_string(size) +
+                 " bytes (" + std::to_string(produced) + " came, bzip2 status " +
+                 std::to_string(rc) + ")"};
+  return {};
+}
+
 // A chunk's records, decompressed into `out` (none, bz2, lz4 frames).
 Status Decompress(const std::string& compression, std::span<const uint8_t> in, uint32_t size,
                   const std::string& where, std::vector<uint8_t>& out) {
@@ -71,18 +103,8 @@ Status Decompress(const std::string& compression, std::span<const uint8_t> in, u
   if (size > ratio * in.size() + 4096)
     return Error{where + ": a " + compression + " chunk of " + std::to_string(in.size()) +
                  " bytes cannot hold the " + std::to_string(size) + " it says it does"};
+  if (compression == "bz2") return DecompressBz2(in, size, where, out);
   out.resize(size);
-  if (compression == "bz2") {
-    unsigned int n = size;
-    const int rc =
-        BZ2_bzBuffToBuffDecompress(reinterpret_cast<char*>(out.data()), &n,
-                                   const_cast<char*>(reinterpret_cast<const char*>(in.data())),
-                                   static_cast<unsigned int>(in.size()), 0, 0);
-    if (rc != BZ_OK || n != size)
-      return Error{where + ": bz2 chunk does not decompress to its " + std::to_string(size) +
-                   " bytes (bzip2 error " + std::to_string(rc) + ")"};
-    return {};
-  }
   if (compression == "lz4") {
     std::string why;
     const size_t produced = DecompressLz4Frames(in, out.data(), size, &why);
@@ -190,6 +212,8 @@ class Ros1Bag : public PassBag {
       return Error{where + ": connection " + std::to_string(id) + " without its topic or type"};
     auto known = TopicOf(topic->second, type->second, "ros1", where);
     if (!known.ok()) return known.error();
+    if (const auto def = info->find("message_definition"); def != info->end())
+      topics_[*known].definition = def->second;
     if (!connections_.count(id)) connections_[id] = {*known, 0};
     return {};
   }

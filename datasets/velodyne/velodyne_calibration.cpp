@@ -80,7 +80,9 @@ std::string DuplicateKey(const YAML::Node& node, size_t& budget) {
 Status CheckLaser(const VelodyneLaser& v, const std::string& where) {
   if (!(std::abs(v.vert_correction_rad) <= kPi / 2) ||
       !(std::abs(v.rot_correction_rad) <= 2 * kPi)) {
-    return Error{where + ": angles must be in radians (|vert| <= pi/2, |rot| <= 2 pi)"};
+    return Error{where + ": vert_correction " + NumberText(v.vert_correction_rad * 180 / kPi) +
+                 " deg or rot_correction " + NumberText(v.rot_correction_rad * 180 / kPi) +
+                 " deg is beyond +-90 and +-360 deg (a YAML's are in radians)"};
   }
   // Corrections of a few centimetres to tens of centimetres in real calibrations; 10 m
   // would move points by more than the sensor's own size allows.
@@ -127,13 +129,18 @@ Expected<VelodyneCalibration> CheckTable(VelodyneCalibration c) {
 }  // namespace
 
 Expected<VelodyneCalibration> LoadVelodyneCalibration(const std::filesystem::path& file) {
-  auto text = ReadTextFile(file, " Velodyne calibration");
+  const bool xml_file = file.extension() == ".xml" || file.extension() == ".XML";
+  // A real db.xml is under 100 kB; 4 MB bounds a hostile one's reading.
+  auto text =
+      ReadTextFile(file, " Velodyne calibration", xml_file ? uint64_t{4} << 20 : uint64_t{1} << 30);
   if (!text.ok()) return text.error();
-  if (file.extension() == ".xml" || file.extension() == ".XML") {
+  if (xml_file) {
     auto xml = ParseVelodyneXml(*text, file);
     if (!xml.ok()) return xml.error();
     for (size_t i = 0; i < xml->lasers.size(); ++i)
-      if (Status s = CheckLaser(xml->lasers[i], file.string() + ": laser " + std::to_string(i));
+      if (Status s = CheckLaser(xml->lasers[i],
+                                file.string() + ": laser " + std::to_string(i) +
+                                    " (its <px>, in the ros-drivers' keys and units: metres)");
           !s.ok())
         return s.error();
     return CheckTable(std::move(*xml));

@@ -23,12 +23,12 @@ constexpr VelodyneTiming kVlp32cTiming{
     "one 32-laser firing in pairs a block", 32, 1, 1, 55.296e-6, 2.304e-6, 2};
 constexpr VelodyneTiming kVls128Timing{
     "a 128-laser firing over four blocks", 128, 1, 4, 55.3e-6, 2.665e-6, 8, 8};
-// HDL-64E S2/S3 (/tmp notes: the S3 manual's "Firing timing" and appendix G; VeloView's and
-// velodyne_decoder's tables agree): an upper and a lower block fired together, 32 lasers each in
-// 8 groups of 4 every 6.0 us, a firing every 48 us (3472 packets/s, the 1.33 M points/s of the
-// data sheets), 57.6 us in dual return (5787 packets/s, 2.2 M points/s). Within a group the
-// lasers fire 0, 1.26, 2.46 and 3.66 us apart; taken as one instant here (an azimuth error
-// under 0.002 deg at 10 Hz).
+// HDL-64E S2/S3 (the S3 manual, 63-HDL64ES3 rev. K, "Firing timing" and appendix G; VeloView's
+// and velodyne_decoder's tables agree; docs/formats/velodyne-hdl64e.md): an upper and a lower block
+// fired together, 32 lasers each in 8 groups of 4 every 6.0 us, a firing every 48 us (3472
+// packets/s, the 1.33 M points/s of the data sheets), 57.6 us in dual return (5787 packets/s, 2.2 M
+// points/s). Within a group the lasers fire 0, 1.26, 2.46 and 3.66 us apart; taken as one instant
+// here (an azimuth error under 0.002 deg at 10 Hz).
 constexpr VelodyneTiming kHdl64eTiming{"a 64-laser firing over an upper and a lower block",
                                        64,
                                        1,

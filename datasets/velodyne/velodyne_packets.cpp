@@ -20,6 +20,7 @@
 #include "lidartwin/datasets/pcap.h"
 #include "lidartwin/datasets/velodyne.h"
 #include "lidartwin/physics/units.h"
+#include "velodyne_hdl64e.h"
 #include "velodyne_models.h"
 
 namespace lt {
@@ -69,7 +70,9 @@ size_t UsedBlocks(bool dual, int banks) {
 // Whether a data packet is an HDL-64E's, in a capture judged so far to be of `capture` (null:
 // not yet known).
 bool Hdl64ePacketIn(const uint8_t* p, const VelodyneModel* capture) {
-  return capture == &VelodyneHdl64e() ? HasHdl64eFlags(p) : IsHdl64ePacket(p);
+  // Within an HDL-64E capture every packet is judged as one (a damaged flag is named as such,
+  // not as a product id).
+  return capture == &VelodyneHdl64e() || IsHdl64ePacket(p);
 }
 
 // The model a data packet's bytes name: an HDL-64E's block flags, else the product id.
@@ -143,36 +146,6 @@ double BlockSeconds(const std::deque<DataPacket>& packets, int banks) {
   if (per_block.size() < 4) return 0;
   std::nth_element(per_block.begin(), per_block.begin() + per_block.size() / 2, per_block.end());
   return per_block[per_block.size() / 2];
-}
-
-// The HDL-64E's near-range correction (S2/S3 manuals, appendix F, in the ros-drivers' form
-// with the vertical offset): the far correction was measured at 25.04 m, the near ones in x at
-// 2.40 m and in y at 1.93 m; each axis's distance is corrected by the line through them at the
-// point's |x| or |y| in Velodyne's frame, and z takes y's. `v*` come in uncorrected.
-void TwoPointCorrection(const VelodyneLaser& l, double dist, double cv, double sv, double rot,
-                        double& vx, double& vy, double& vz) {
-  const double cx =
-      (l.dist_correction_m - l.dist_correction_x_m) * (std::abs(vx) - 2.40) / (25.04 - 2.40) +
-      l.dist_correction_x_m - l.dist_correction_m;
-  const double cy =
-      (l.dist_correction_m - l.dist_correction_y_m) * (std::abs(vy) - 1.93) / (25.04 - 1.93) +
-      l.dist_correction_y_m - l.dist_correction_m;
-  const double dx = dist + cx, dy = dist + cy;
-  vx = (dx * cv - l.vert_offset_m * sv) * std::sin(rot) - l.horiz_offset_m * std::cos(rot);
-  vy = (dy * cv - l.vert_offset_m * sv) * std::cos(rot) + l.horiz_offset_m * std::sin(rot);
-  vz = dy * sv + l.vert_offset_m * cv;
-}
-
-// The HDL-64E's intensity correction (appendix F): raw + slope x |g(focal) - g(distance)|,
-// g(q) = 256 (1 - q)^2 with the focal distance in cm over 13100 and the raw distance count over
-// 65535 (each a range over the longest, 131 m), clamped to the laser's min and max. The
-// ros-drivers divide the focal distance in metres by 13100 (their issue 499, open): that is
-// not followed here.
-float CorrectedIntensity(const VelodyneLaser& l, uint16_t raw, uint8_t intensity) {
-  const auto g = [](double q) { return 256 * (1 - q) * (1 - q); };
-  const double focal = l.focal_distance_m * 100 / 13100;
-  const double i = intensity + l.focal_slope * std::abs(g(focal) - g(raw / 65535.0));
-  return static_cast<float>(std::clamp(i, l.min_intensity, l.max_intensity));
 }
 
 // Time-ordered packets into frames, split where the azimuth wraps.
@@ -276,13 +249,13 @@ void FrameAssembler::AddBlock(const uint8_t* blk, int bank, double azimuth, doub
       double vx = xy * std::sin(rot) - l.horiz_offset_m * std::cos(rot);
       double vy = xy * std::cos(rot) + l.horiz_offset_m * std::sin(rot);
       double vz = dist * sv + l.vert_offset_m * cv;
-      if (l.two_point) TwoPointCorrection(l, dist, cv, sv, rot, vx, vy, vz);
+      if (l.two_point) Hdl64eTwoPointCorrection(l, dist, cv, sv, rot, vx, vy, vz);
       FramePoint pt;
       pt.x_m = static_cast<float>(vy);
       pt.y_m = static_cast<float>(-vx);
       pt.z_m = static_cast<float>(vz);
       pt.range_m = static_cast<float>(dist);
-      pt.intensity = corrects_intensity_ ? CorrectedIntensity(l, raw, m[2]) : m[2];
+      pt.intensity = corrects_intensity_ ? Hdl64eCorrectedIntensity(l, raw, m[2]) : m[2];
       pt.channel = static_cast<uint16_t>(laser);
       pt.column = sequence_in_frame_ + s;
       pt.timestamp_s = block_time + dt;
@@ -364,7 +337,7 @@ Status PacketStream::Take(const UdpDatagram& d) {
     evidence_.where = PacketPlace(pcap_, d, byte->product_id ? 1205 : 0);
   } else if (byte != evidence_.by_byte) {
     stats_.BadPacket(
-        PacketPlace(pcap_, d, 1205),
+        PacketPlace(pcap_, d, byte->product_id ? 1205 : 0),
         ModelIdText(*byte) + " (" + byte->name + ") in a capture of a " + evidence_.by_byte->name);
     return {};
   }

@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <map>
 #include <optional>
+#include <string_view>
 
 #include "lidartwin/base/config_check.h"
 #include "lidartwin/base/message_text.h"
@@ -25,12 +26,15 @@ class XmlText {
  public:
   XmlText(const std::string& text, const std::filesystem::path& file) : t_(text), file_(file) {}
 
-  // The content of the first element `tag` within `in` at or after `from`, or nullopt.
+  // The content of the first element `tag` within `in` at or after `from`, or nullopt. Every
+  // search stays within `in` (a search to the file's end for each laser's absent tag made a
+  // hostile file's reading quadratic).
   std::optional<Span> Element(const std::string& tag, Span in, size_t* after = nullptr) const {
+    const std::string_view text = std::string_view(t_).substr(0, in.end);
     size_t at = in.begin;
     while (true) {
-      at = t_.find("<" + tag, at);
-      if (at == std::string::npos || at >= in.end) return std::nullopt;
+      at = text.find("<" + tag, at);
+      if (at == std::string::npos) return std::nullopt;
       const size_t name_end = at + 1 + tag.size();
       if (name_end < t_.size() &&
           (t_[name_end] == '>' || t_[name_end] == ' ' || t_[name_end] == '\t' ||
@@ -38,10 +42,9 @@ class XmlText {
         break;
       at = name_end;
     }
-    const size_t open_end = t_.find('>', at);
-    const size_t close = t_.find("</" + tag + ">", at);
-    if (open_end == std::string::npos || close == std::string::npos || close > in.end ||
-        open_end > close)
+    const size_t open_end = text.find('>', at);
+    const size_t close = text.find("</" + tag + ">", at);
+    if (open_end == std::string::npos || close == std::string::npos || open_end > close)
       return std::nullopt;
     if (after) *after = close + tag.size() + 3;
     return Span{open_end + 1, close};
@@ -62,14 +65,25 @@ class XmlText {
   Expected<double> Number(const std::string& tag, Span in) const {
     const auto e = Element(tag, in);
     if (!e) return Error{Where(in.begin) + ": no <" + tag + "> element"};
-    std::string s = t_.substr(e->begin, e->end - e->begin);
+    auto v = Decimal(*e);
+    if (!v) {
+      const std::string s = t_.substr(e->begin, std::min<size_t>(e->end - e->begin, 40));
+      return Error{Where(e->begin) + ": <" + tag + "> holds '" + ShortenedForMessage(s) +
+                   "', not a decimal number"};
+    }
+    return *v;
+  }
+
+  // The decimal number an element holds (blanks around it aside; no hex, inf or nan).
+  std::optional<double> Decimal(Span e) const {
+    std::string s = t_.substr(e.begin, e.end - e.begin);
     s.erase(0, s.find_first_not_of(" \t\r\n"));
     s.erase(s.find_last_not_of(" \t\r\n") + 1);
+    if (s.empty() || s.find_first_not_of("0123456789+-.eE") != std::string::npos)
+      return std::nullopt;
     char* end = nullptr;
     const double v = std::strtod(s.c_str(), &end);
-    if (s.empty() || end != s.c_str() + s.size() || !std::isfinite(v))
-      return Error{Where(e->begin) + ": <" + tag + "> holds '" + ShortenedForMessage(s) +
-                   "', not a number"};
+    if (end != s.c_str() + s.size() || !std::isfinite(v)) return std::nullopt;
     return v;
   }
 
@@ -79,12 +93,9 @@ class XmlText {
     const auto e = Element(tag, in);
     if (!e) return out;
     for (const Span& item : Elements("item", *e)) {
-      std::string s = t_.substr(item.begin, item.end - item.begin);
-      char* end = nullptr;
-      const double v = std::strtod(s.c_str(), &end);
-      if (end == s.c_str() || !std::isfinite(v))
-        return Error{Where(item.begin) + ": an <item> of <" + tag + "> is not a number"};
-      out.push_back(v);
+      const auto v = Decimal(item);
+      if (!v) return Error{Where(item.begin) + ": an <item> of <" + tag + "> is not a number"};
+      out.push_back(*v);
     }
     return out;
   }
@@ -109,7 +120,12 @@ Expected<VelodyneCalibration> ParseVelodyneXml(const std::string& text,
                                                const std::filesystem::path& file) {
   const XmlText xml(text, file);
   const auto db = xml.Element("DB", xml.All());
-  if (!db) return Error{file.string() + ": no <DB> element (not a Velodyne db.xml calibration)"};
+  if (!db) {
+    const size_t open = text.find("<DB");
+    if (open != std::string::npos)
+      return Error{xml.Where(open) + ": <DB> is never closed (a file cut short?)"};
+    return Error{file.string() + ": no <DB> element (not a Velodyne db.xml calibration)"};
+  }
   VelodyneCalibration c;
   c.file = file;
   // distLSB_ in cm (0.2 on an HDL-64E); absent: the calibration's default 2 mm.
@@ -137,6 +153,9 @@ Expected<VelodyneCalibration> ParseVelodyneXml(const std::string& text,
     if (!(*id >= 0 && *id < static_cast<double>(kMaxLasers) && *id == std::floor(*id)))
       return Error{xml.Where(p.begin) + ": <id_> " + NumberText(*id) + " is not a laser number"};
     const size_t n = static_cast<size_t>(*id);
+    if (n < enabled->size() && (*enabled)[n] != 0 && (*enabled)[n] != 1)
+      return Error{xml.Where(p.begin) + ": laser " + std::to_string(n) + "'s <enabled_> item is " +
+                   NumberText((*enabled)[n]) + " (0 or 1 expected)"};
     if (n < enabled->size() && (*enabled)[n] == 0) continue;
     VelodyneLaser l;
     // Degrees and centimetres as the manual gives them.

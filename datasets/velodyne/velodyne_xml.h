@@ -17,7 +17,9 @@ namespace lt {
 
 // The enabled lasers, which must be ids 0..n-1. A laser's two-point correction is taken as
 // available where its distCorrectionX_ or distCorrectionY_ is not zero (VeloView's tables of
-// units without it hold zeros). Errors name the file, the line and the element.
+// units without it hold zeros), as the manual applies it; gen_calibration.py writes no such
+// flag, so a YAML made from the same file decodes without it unless the flag is added. Errors
+// name the file, the line and the element.
 Expected<VelodyneCalibration> ParseVelodyneXml(const std::string& text,
                                                const std::filesystem::path& file);
 

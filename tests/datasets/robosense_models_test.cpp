@@ -203,5 +203,45 @@ TEST(RobosenseModels, PacketsAndAnAngleFileOfAnotherModelDoNotPair) {
       << stats.warnings[0];
 }
 
+TEST(RobosenseModels, ADamagedFirstPacketIsSkippedAndAnOffsetPastNinetyDegreesKeepsItsAngle) {
+  auto damaged = HeliosMsop(0, 20);
+  damaged[42] = 0x00;  // its first block's flag
+  auto p = HeliosMsop(9000, 20);
+  SetReturn(p, 0, 0, 4000, 11);
+  RobosenseCalibration cal = Angles(32, 0);
+  cal.vertical_cdeg[0] = 0;
+  cal.horizontal_cdeg[0] = -17000;  // -170 deg: the point at 90 - 170 = -80 deg
+  std::vector<std::pair<uint16_t, std::vector<uint8_t>>> packets{{6699, damaged}};
+  for (int k = 0; k < 10; ++k)
+    packets.push_back({6699, k == 0 ? p : HeliosMsop(9240 + 240 * k, 20)});
+  CaptureStats stats;
+  auto frames = Decode(packets, cal, &stats);
+  ASSERT_TRUE(frames.ok()) << frames.message();
+  EXPECT_EQ(stats.bad_packets, 1u);
+  ASSERT_EQ((*frames)[0].size(), 1u);
+  const double a = -80 * kDeg;  // the receiver's offset along the uncorrected 90 deg
+  EXPECT_NEAR((*frames)[0].x_m[0], 10 * std::cos(a) + 0.03498 * std::cos(90 * kDeg), 1e-4);
+  EXPECT_NEAR((*frames)[0].y_m[0], -(10 * std::sin(a) + 0.03498 * std::sin(90 * kDeg)), 1e-4);
+}
+
+TEST(RobosenseModels, BothReturnsOfAFiringShareItsColumnAndBeam) {
+  auto dual = RsLidarMsop(2, 0, 0);
+  for (int b = 0; b < 12; ++b) {
+    const int az = 20 * (b / 2);
+    dual[42 + 100 * b + 2] = static_cast<uint8_t>(az >> 8);
+    dual[42 + 100 * b + 3] = static_cast<uint8_t>(az);
+  }
+  SetReturn(dual, 4, 7, 2000, 5);
+  SetReturn(dual, 5, 7, 2300, 5);
+  SetReturn(dual, 6, 7, 2000, 5);
+  auto d = Decode({{7788, Difop(0x00)}, {6699, dual}}, Angles(32, -25));
+  ASSERT_TRUE(d.ok()) << d.message();
+  const Frame& f = (*d)[0];
+  ASSERT_EQ(f.size(), 3u);
+  EXPECT_EQ(f.column[0], f.column[1]);
+  EXPECT_EQ(f.beam_id[0], f.beam_id[1]);
+  EXPECT_EQ(f.column[2], f.column[0] + 1);
+}
+
 }  // namespace
 }  // namespace lt

@@ -13,6 +13,7 @@ namespace lt::test {
 
 struct Ros1Connection {
   std::string topic, type;
+  std::string definition;  // the connection's message_definition (none when empty)
 };
 
 struct Ros1Message {
@@ -60,8 +61,18 @@ inline void Ros1Record(Ros1Bytes& out, const Ros1Bytes& header, const std::vecto
   out.U32(static_cast<uint32_t>(data.size())).Raw(data.data(), data.size());
 }
 
+// The chunk's records as stored: `compress` turns them into a compressed chunk's bytes (none:
+// stored as they are) under the name `compression`, and `stated_size` (0: the records' own)
+// is the size the chunk's header gives.
+struct Ros1Chunking {
+  std::string compression = "none";
+  std::vector<uint8_t> (*compress)(const std::vector<uint8_t>&) = nullptr;
+  uint32_t stated_size = 0;
+};
+
 inline std::vector<uint8_t> Ros1BagBytes(const std::vector<Ros1Connection>& connections,
-                                         const std::vector<Ros1Message>& messages) {
+                                         const std::vector<Ros1Message>& messages,
+                                         const Ros1Chunking& chunking = {}) {
   Ros1Bytes chunk;
   for (uint32_t c = 0; c < connections.size(); ++c) {
     const uint8_t op = 0x07;
@@ -70,6 +81,9 @@ inline std::vector<uint8_t> Ros1BagBytes(const std::vector<Ros1Connection>& conn
     header.Field("topic", connections[c].topic.data(), connections[c].topic.size());
     info.Field("topic", connections[c].topic.data(), connections[c].topic.size());
     info.Field("type", connections[c].type.data(), connections[c].type.size());
+    if (!connections[c].definition.empty())
+      info.Field("message_definition", connections[c].definition.data(),
+                 connections[c].definition.size());
     Ros1Record(chunk, header, info.bytes);
   }
   for (const Ros1Message& m : messages) {
@@ -84,11 +98,13 @@ inline std::vector<uint8_t> Ros1BagBytes(const std::vector<Ros1Connection>& conn
   const std::string magic = "#ROSBAG V2.0\n";
   bag.Raw(magic.data(), magic.size());
   const uint8_t op = 0x05;
-  const uint32_t size = static_cast<uint32_t>(chunk.bytes.size());
-  const std::string none = "none";
+  const uint32_t size =
+      chunking.stated_size ? chunking.stated_size : static_cast<uint32_t>(chunk.bytes.size());
   Ros1Bytes header;
-  header.Field("op", &op, 1).Field("compression", none.data(), none.size()).Field("size", &size, 4);
-  Ros1Record(bag, header, chunk.bytes);
+  header.Field("op", &op, 1)
+      .Field("compression", chunking.compression.data(), chunking.compression.size())
+      .Field("size", &size, 4);
+  Ros1Record(bag, header, chunking.compress ? chunking.compress(chunk.bytes) : chunk.bytes);
   return bag.bytes;
 }
 

@@ -3,6 +3,7 @@
 // velodyne_msgs/VelodyneScan, hesai_lidar/PandarScan and ros_rslidar's rslidarScan (its DIFOP
 // packets on their own topic), decode to the frames the ROS 2 bags give; a ROS 1 cloud reads
 // field for field.
+#include <bzlib.h>
 #include <gtest/gtest.h>
 
 #include "lidartwin/datasets/recording.h"
@@ -29,8 +30,18 @@ void ExpectSameFrames(const std::vector<Frame>& a, const std::vector<Frame>& b) 
   }
 }
 
-// Which ROS 1 message a vendor's packets go into.
-enum class Ros1Layout { kVelodyneScan, kHesaiPandarScan, kRslidarScan };
+// Which ROS 1 message a vendor's packets go into: HesaiLidar_General_ROS's PandarScan of
+// uint8[1500] packets (before 2020) or of uint8[] packets (its message definition since).
+enum class Ros1Layout { kVelodyneScan, kHesaiPandarScan, kHesaiCountedScan, kRslidarScan };
+
+// hesai_lidar/PandarScan's definition since 2020, as a bag stores it (the type's text, then each
+// dependency after a line of '=' and "MSG: ").
+const char* kCountedPandarDefinition =
+    "Header header\nPandarPacket[] packets\n\n"
+    "================================================================================\n"
+    "MSG: std_msgs/Header\nuint32 seq\ntime stamp\nstring frame_id\n\n"
+    "================================================================================\n"
+    "MSG: hesai_lidar/PandarPacket\n# a packet\ntime stamp\nuint8[] data\nuint32 size\n";
 
 // One ROS 2 message's packets as the ROS 1 message of `layout`.
 std::vector<uint8_t> Ros1ScanMessage(Ros1Layout layout, uint32_t seq, int64_t stamp_ns,
@@ -44,7 +55,16 @@ std::vector<uint8_t> Ros1ScanMessage(Ros1Layout layout, uint32_t seq, int64_t st
       m.Raw(pad.data(), pad.size()).U32(static_cast<uint32_t>(p.payload.size()));
     }
   }
-  return m.bytes;
+  if (layout != Ros1Layout::kHesaiCountedScan) return m.bytes;
+  // uint8[] data, uint32 size: the count before the bytes.
+  test::Ros1Bytes counted;
+  counted.Header(seq, stamp_ns, "lidar").U32(static_cast<uint32_t>(packets.size()));
+  for (const ros::MessagePacket& p : packets)
+    counted.Time(p.stamp_ns)
+        .U32(static_cast<uint32_t>(p.payload.size()))
+        .Raw(p.payload.data(), p.payload.size())
+        .U32(static_cast<uint32_t>(p.payload.size()));
+  return counted.bytes;
 }
 
 // The bag's packet messages again as a ROS 1 bag of `type` (RoboSense's DIFOP packets apart, as
@@ -76,7 +96,9 @@ std::filesystem::path AsRos1Bag(const std::filesystem::path& ros2_bag, Ros1Layou
                 return {};
               })
           .ok());
-  std::vector<test::Ros1Connection> connections{{"/lidar_packets", type}};
+  std::vector<test::Ros1Connection> connections{
+      {"/lidar_packets", type,
+       layout == Ros1Layout::kHesaiCountedScan ? kCountedPandarDefinition : ""}};
   if (layout == Ros1Layout::kRslidarScan)
     connections.push_back({"/rslidar_packets_difop", "rslidar_msgs/rslidarPacket"});
   return test::WriteBytes(dir, "same.bag", test::Ros1BagBytes(connections, messages));
@@ -94,6 +116,8 @@ TEST(Ros1PacketMessages, VendorScansDecodeToTheFramesOfTheSamePacketsInARos2Bag)
        Ros1Layout::kVelodyneScan},
       {"hesai-pandar40p", "1673400149412331409_0.db3", "Pandar40P.csv", "hesai_lidar/PandarScan",
        Ros1Layout::kHesaiPandarScan},
+      {"hesai-pandar64", "1673403880599376836_0.db3", "Pandar64.csv", "hesai_lidar/PandarScan",
+       Ros1Layout::kHesaiCountedScan},
       {"robosense-helios16p", "rosbag2_2023_08_03-11_02_46_0.db3", "RobosenseHelios16P.csv",
        "rslidar_msgs/rslidarScan", Ros1Layout::kRslidarScan},
   };
@@ -124,6 +148,70 @@ TEST(Ros1PacketMessages, RobosenseDifopTopicIsReadWithTheDataNotChosenAsIt) {
   for (const std::string& n : summary->notes)
     counted |= n.find("DIFOP packet(s), read for the return mode") != std::string::npos;
   EXPECT_TRUE(counted) << "no note of the DIFOP packets";
+}
+
+// The Helios bag's packets one a message as rslidar_sdk's rslidar_msg/RslidarPacket (Header,
+// is_difop, is_frame_begin, uint8[] data; MSOP and DIFOP on one topic), and ros_rslidar's
+// scans with a second unit's DIFOP topic beside them (in dual return: read with the first
+// unit's packets it would change their decode).
+TEST(Ros1PacketMessages, RslidarSdkPacketsAndTheirOwnDifopTopicDecodeAsTheRos2Bag) {
+  LT_REQUIRE_REAL_DATA();
+  const auto folder = test::RealDataDir() / "nebula" / "robosense-helios16p";
+  const auto ros2 = folder / "rosbag2_2023_08_03-11_02_46_0.db3";
+  const auto angles = folder / "RobosenseHelios16P.csv";
+  auto want = ReadRecording(ros2, angles);
+  ASSERT_TRUE(want.ok()) << want.message();
+  auto bag = OpenRosBag(ros2);
+  ASSERT_TRUE(bag.ok()) << bag.message();
+  std::vector<test::Ros1Message> sdk, scans;
+  std::vector<ros::MessagePacket> packets;
+  uint32_t seq = 0;
+  ASSERT_TRUE((*bag)
+                  ->ForEachMessage(
+                      {},
+                      [&](const BagMessage& m) -> Status {
+                        if (Status s = ros::ReadMessagePackets(m, packets); !s.ok()) return s;
+                        std::vector<ros::MessagePacket> data;
+                        for (const ros::MessagePacket& p : packets) {
+                          test::Ros1Bytes one;
+                          one.Header(seq++, p.stamp_ns, "rslidar").U8(p.difop ? 1 : 0).U8(0);
+                          one.U32(static_cast<uint32_t>(p.payload.size()))
+                              .Raw(p.payload.data(), p.payload.size());
+                          sdk.push_back({0, p.stamp_ns, one.bytes});
+                          if (!p.difop) data.push_back(p);
+                        }
+                        scans.push_back(
+                            {0, m.time_ns,
+                             Ros1ScanMessage(Ros1Layout::kRslidarScan, seq++, m.time_ns, data)});
+                        return {};
+                      })
+                  .ok());
+  test::TempDir dir;
+  auto from_sdk = ReadRecording(
+      test::WriteBytes(
+          dir, "sdk.bag",
+          test::Ros1BagBytes({{"/rslidar_packets", "rslidar_msg/RslidarPacket"}}, sdk)),
+      angles);
+  ASSERT_TRUE(from_sdk.ok()) << from_sdk.message();
+  ExpectSameFrames(from_sdk->frames, want->frames);
+  // Unit b's DIFOP says dual return at 1200 rpm; unit a's scans have no DIFOP of their own.
+  std::vector<uint8_t> dual(1248, 0);
+  const uint8_t id[8] = {0xA5, 0xFF, 0x00, 0x5A, 0x11, 0x11, 0x55, 0x55};
+  std::copy(id, id + 8, dual.begin());
+  dual[8] = 1200 >> 8, dual[9] = 1200 & 0xFF, dual[300] = 0x00;
+  test::Ros1Bytes b_difop;
+  b_difop.Time(scans.front().time_ns).Raw(dual.data(), dual.size());
+  scans.insert(scans.begin(), {2, scans.front().time_ns, b_difop.bytes});
+  auto two_units = ReadRecording(
+      test::WriteBytes(
+          dir, "two.bag",
+          test::Ros1BagBytes({{"/a/rslidar_packets", "rslidar_msgs/rslidarScan"},
+                              {"/b/rslidar_packets", "rslidar_msgs/rslidarScan"},
+                              {"/b/rslidar_packets_difop", "rslidar_msgs/rslidarPacket"}},
+                             scans)),
+      angles, {"", "/a/rslidar_packets"});
+  ASSERT_TRUE(two_units.ok()) << two_units.message();
+  ExpectSameFrames(two_units->frames, want->frames);
 }
 
 // A ROS 1 sensor_msgs/PointCloud2 of three points: x, y, z, intensity (float32) and ring
@@ -163,7 +251,52 @@ TEST(Ros1PacketMessages, APointCloud2ReadsFieldForField) {
   EXPECT_EQ(f.z_m, (std::vector<float>{0.25f, 0.25f, 0.25f}));
   EXPECT_EQ(f.intensity, (std::vector<float>{10.f, 11.f, 12.f}));
   EXPECT_EQ(f.channel, (std::vector<uint16_t>{4, 5, 6}));
-  EXPECT_TRUE(f.timestamp_s.empty() || f.timestamp_s[0] == 1700000000.123456789);
+  EXPECT_NEAR(f.start_time_s, 1700000000.123456789, 1e-6);  // the Header's stamp, after its seq
+}
+
+std::vector<uint8_t> Bzip2(const std::vector<uint8_t>& in) {
+  std::vector<uint8_t> out(in.size() + in.size() / 100 + 600);
+  unsigned int n = static_cast<unsigned int>(out.size());
+  EXPECT_EQ(BZ2_bzBuffToBuffCompress(reinterpret_cast<char*>(out.data()), &n,
+                                     const_cast<char*>(reinterpret_cast<const char*>(in.data())),
+                                     static_cast<unsigned int>(in.size()), 9, 0, 0),
+            BZ_OK);
+  out.resize(n);
+  return out;
+}
+
+// Not bz2 at all: what a chunk that lies about its size holds.
+std::vector<uint8_t> Noise(const std::vector<uint8_t>& in) {
+  std::vector<uint8_t> out(in.size());
+  uint32_t x = 12345;
+  for (uint8_t& b : out)
+    b = static_cast<uint8_t>((x = x * 1103515245u + 12345u) >> 24);
+  return out;
+}
+
+TEST(Ros1PacketMessages, Bz2ChunksReadAndOneThatLiesAboutItsSizeIsNamed) {
+  const std::vector<test::Ros1Message> clouds = {{0, 1700000000200000000, Ros1Cloud()}};
+  test::TempDir dir;
+  test::Ros1Chunking bz2{"bz2", &Bzip2, 0};
+  auto rec = ReadRecording(
+      test::WriteBytes(dir, "bz2.bag",
+                       test::Ros1BagBytes({{"/points", "sensor_msgs/PointCloud2"}}, clouds, bz2)),
+      "");
+  ASSERT_TRUE(rec.ok()) << rec.message();
+  ASSERT_EQ(rec->frames.size(), 1u);
+  EXPECT_EQ(rec->frames[0].size(), 3u);
+  // 24 kB of noise that says it holds a gigabyte: refused, and named, without the gigabyte.
+  std::vector<test::Ros1Message> many(120, clouds[0]);  // 28 kB: past the ratio check
+  test::Ros1Chunking bomb{"bz2", &Noise, 1u << 30};
+  auto e = ReadRecording(
+      test::WriteBytes(dir, "bomb.bag",
+                       test::Ros1BagBytes({{"/points", "sensor_msgs/PointCloud2"}}, many, bomb)),
+      "");
+  ASSERT_FALSE(e.ok());
+  EXPECT_NE(e.message().find("bomb.bag: record at byte 13: bz2 chunk does not decompress to its "
+                             "1073741824 bytes (0 came"),
+            std::string::npos)
+      << e.message();
 }
 
 TEST(Ros1PacketMessages, AScanCutShortIsNamedByTheByte) {

@@ -112,12 +112,23 @@ TEST(VelodyneHdl64e, UpperAndLowerBanksFireTogetherAndDualReturnsAreToldByAzimut
     EXPECT_NEAR(t, 2.0 + 48e-6 + 6.0e-6, 1e-9);
   EXPECT_EQ((*s)[0].return_index, (std::vector<uint8_t>{0, 0}));
   // Dual: blocks 4k..4k+3 are one firing's upper and lower first returns, then second returns,
-  // 57.6 us a firing; lasers 7.2 us a group apart.
-  auto dual = Hdl64Packet(1000, 20, true, 3000000);
-  SetReturn(dual, 4, 4, 4000, 10);  // second firing, upper, first return
-  SetReturn(dual, 7, 4, 4100, 10);  // second firing, lower, second return
-  auto d = Decode({dual}, *cal);
+  // 57.6 us a firing; lasers 7.2 us a group apart. Thirty packets 172.8 us apart, as an S3 in
+  // dual return sends them, so that the packets' timing is judged too.
+  std::vector<std::vector<uint8_t>> packets;
+  for (int k = 0; k < 30; ++k) {
+    auto dual = Hdl64Packet(1000 + 60 * k, 20, true, static_cast<uint32_t>(3000000 + 172.8 * k));
+    if (k == 0) {
+      SetReturn(dual, 4, 4, 4000, 10);  // second firing, upper, first return
+      SetReturn(dual, 7, 4, 4100, 10);  // second firing, lower, second return
+    }
+    packets.push_back(dual);
+  }
+  CaptureStats stats;
+  auto d = CollectFrames([&](const FrameSink& sink) {
+    return ForEachVelodyneFrame(test::Datagrams(2368, packets), *cal, sink, &stats);
+  });
   ASSERT_TRUE(d.ok()) << d.message();
+  EXPECT_TRUE(stats.warnings.empty()) << stats.warnings.front();
   ASSERT_EQ((*d)[0].size(), 2u);
   EXPECT_EQ((*d)[0].channel, (std::vector<uint16_t>{4, 36}));
   EXPECT_EQ((*d)[0].return_index, (std::vector<uint8_t>{0, 1}));
@@ -184,7 +195,10 @@ std::string SztakiAsXml(const VelodyneCalibration& cal, size_t enabled) {
   x += "\t</enabled_>\n\t<minIntensity_>\n\t\t<count>64</count>\n";
   for (size_t k = 0; k < 64; ++k)
     x += "\t\t<item>" + std::to_string(static_cast<int>(cal.lasers[k].min_intensity)) + "</item>\n";
-  x += "\t</minIntensity_>\n\t<points_ class_id=\"6\">\n\t\t<count>64</count>\n";
+  x += "\t</minIntensity_>\n\t<maxIntensity_>\n\t\t<count>64</count>\n";
+  for (size_t k = 0; k < 64; ++k)
+    x += "\t\t<item>" + std::to_string(static_cast<int>(cal.lasers[k].max_intensity)) + "</item>\n";
+  x += "\t</maxIntensity_>\n\t<points_ class_id=\"6\">\n\t\t<count>64</count>\n";
   char buf[512];
   for (size_t k = 0; k < 64; ++k) {
     const VelodyneLaser& l = cal.lasers[k];
@@ -231,6 +245,7 @@ TEST(VelodyneHdl64e, DbXmlReadsAsTheSameCalibration) {
     EXPECT_NEAR(a.focal_distance_m, b.focal_distance_m, 1e-12) << k;
     EXPECT_EQ(a.focal_slope, b.focal_slope) << k;
     EXPECT_EQ(a.min_intensity, b.min_intensity) << k;
+    EXPECT_EQ(a.max_intensity, b.max_intensity) << k;
     EXPECT_TRUE(b.two_point) << k;
   }
   // VeloView's tables have 64 slots, the unit's lasers enabled: a VLP-16-sized table.

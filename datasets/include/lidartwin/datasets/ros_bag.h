@@ -24,6 +24,9 @@ struct BagTopic {
   std::string type;           // "pandar_msgs/msg/PandarScan" (ROS 2) or "pandar_msgs/PandarScan"
   std::string serialization;  // "cdr" for ROS 2, "ros1" for a ROS 1 bag
   uint64_t messages = 0;
+  // The type's message definition where the bag stores it (a ROS 1 connection's
+  // message_definition), for the readers of types whose drivers changed their layout.
+  std::string definition;
 };
 
 struct BagMessage {

@@ -64,7 +64,8 @@ Expected<VelodyneCalibration> LoadVelodyneCalibration(const std::filesystem::pat
 // blocks 0 and 2 sharing an azimuth (each firing's upper and lower first returns, then its
 // second: return_index 0 and 1 in that order), and where the calibration gives them its
 // near-range two-point correction and its intensity correction (focal distance and slope) are
-// applied (docs/formats/velodyne-hdl64e.md). Distances in the calibration's
+// applied (docs/formats/velodyne-hdl64e.md; range_m stays the far-corrected distance, as the
+// ros-drivers keep it). Distances in the calibration's
 // distance_resolution, a VLS-128's in 4 mm. XYZ in the ROS
 // convention (x forward, y left, z up). channel = laser id, column = firing sequence within the
 // frame, intensity = the calibrated reflectivity byte (0-255). The capture and the calibration must
