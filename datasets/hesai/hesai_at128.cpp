@@ -31,11 +31,16 @@ Expected<HesaiCalibration> LoadHesaiAt128Correction(const std::filesystem::path&
   if (b[2] != 1 || b[3] != 5)
     return Error{fmt::format("{}: byte 2: version {}.{} (this build reads 1.5, the AT128E2X's)",
                              name, b[2], b[3])};
-  const size_t channels = b[4], faces = b[6];
+  const size_t channels = b[4], mirrors = b[5], faces = b[6];
   const int resolution = b[15];
   if (channels == 0 || faces == 0 || resolution == 0)
     return Error{fmt::format("{}: byte 4: {} channels, {} faces, resolution {}", name, channels,
                              faces, resolution)};
+  // The SDK reads the faces' table by the face count, nebula by the mirror count: a file where
+  // they differ would be read two ways.
+  if (mirrors != faces)
+    return Error{fmt::format("{}: byte 5: {} mirrors but {} faces (an AT128's are equal)", name,
+                             mirrors, faces)};
   constexpr size_t kSteps = HesaiMirrorCorrection::kAdjustSteps;
   const size_t need = 16 + 8 * faces + 8 * channels + 2 * kSteps * channels + 32;
   if (n != need)

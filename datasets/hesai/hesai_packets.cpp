@@ -258,6 +258,23 @@ double PacketTime(const std::vector<uint8_t>& p, const Layout& l) {
   return static_cast<double>(timegm(&t)) + Le<uint32_t>(&p[l.micros_at]) * 1e-6;
 }
 
+// What is wrong with a packet's date and microseconds (a month 13, a 25th hour: a damaged
+// packet, not a time to normalise), or empty; `at` is the field's offset.
+std::string DateProblem(const std::vector<uint8_t>& p, const Layout& l, size_t* at) {
+  const uint8_t* d = &p[l.date_at];
+  *at = l.micros_at;
+  if (Le<uint32_t>(&p[l.micros_at]) >= 1000000)
+    return "microseconds " + std::to_string(Le<uint32_t>(&p[l.micros_at])) +
+           " are a second or more";
+  *at = l.date_at;
+  if (d[0] == 0 && d[1] == 0) return "";  // the epoch form
+  if (d[1] < 1 || d[1] > 12 || d[2] < 1 || d[2] > 31 || d[3] > 23 || d[4] > 59 || d[5] > 60)
+    return "date " + std::to_string(d[0]) + "-" + std::to_string(d[1]) + "-" +
+           std::to_string(d[2]) + " " + std::to_string(d[3]) + ":" + std::to_string(d[4]) + ":" +
+           std::to_string(d[5]) + " is no date (year byte, month, day, hour, minute, second)";
+  return "";
+}
+
 class HesaiStream {
  public:
   HesaiStream(const PacketSource& source, const HesaiCalibration& cal, const FrameSink& sink,
@@ -345,8 +362,9 @@ Status HesaiStream::Take(const UdpDatagram& d) {
     layout_ = *layout;
     have_layout_ = true;
   } else if (!(*layout == layout_)) {
-    stats_.BadPacket(PacketPlace(source_.file, d, 0),
-                     "a " + layout->name + " packet in a stream of " + layout_.name);
+    stats_.BadPacket(PacketPlace(source_.file, d, 0), Article(layout->name) + layout->name +
+                                                          " packet in a stream of " + layout_.name +
+                                                          " packets");
     return {};
   }
   return Decode(d.payload, d);
@@ -360,6 +378,11 @@ Status HesaiStream::Decode(const std::vector<uint8_t>& p, const UdpDatagram& d) 
                      "return mode 0x" + Hex2(0, p[l.return_mode_at]).substr(4) + " (" +
                          std::to_string(n) + " returns per firing in " + std::to_string(l.blocks) +
                          " blocks)");
+    return {};
+  }
+  size_t date_at = 0;
+  if (const std::string problem = DateProblem(p, l, &date_at); !problem.empty()) {
+    stats_.BadPacket(PacketPlace(source_.file, d, date_at), problem);
     return {};
   }
   for (int b = 0; b < l.blocks; ++b) {

@@ -127,7 +127,9 @@ Expected<const BagTopic*> ChooseLidarTopic(const RosBag& bag, const std::string&
   if (lidar.size() == 1) return lidar[0];
   if (lidar.empty())
     return Error{bag.path().string() + ": no lidar packet or point cloud topic (the bag holds " +
-                 (listing.empty() ? std::string("no topic") : listing) + ")"};
+                 (listing.empty() ? std::string("no topic") : listing) + ")" +
+                 // A bag cut short before its first connection: say so, not only "no topic".
+                 (bag.warnings().empty() ? std::string() : "; " + bag.warnings().front())};
   std::string names;
   for (size_t k = 0; k < lidar.size() && k < kListed; ++k)
     names += (names.empty() ? "" : ", ") + ShortenedForMessage(lidar[k]->name);

@@ -310,7 +310,10 @@ Expected<Frame> DecodePointCloud2(const BagMessage& message, std::vector<std::st
                  std::to_string(row_step) + " do not fit its " + std::to_string(data.size()) +
                  " bytes of data"};
   for (const auto& [name, f] : fields)
-    if (DatatypeBytes(f.type) == 0 || f.offset + DatatypeBytes(f.type) > step)
+    if (DatatypeBytes(f.type) == 0)
+      return Error{where + ": field " + name + " has datatype " + std::to_string(f.type) +
+                   ", none of PointField's 1-8"};
+    else if (f.offset + DatatypeBytes(f.type) > step)
       return Error{where + ": field " + name + " (datatype " + std::to_string(f.type) +
                    " at byte " + std::to_string(f.offset) + ") lies outside its " +
                    std::to_string(step) + "-byte point"};

@@ -33,7 +33,8 @@ std::string SensorOfPackets(ros::PacketVendor vendor, const std::vector<ros::Mes
   const auto& first = p.front().payload;
   if (vendor == ros::PacketVendor::kVelodyne && first.size() == 1206) {
     if (IsHdl64ePacket(first.data())) {  // no factory bytes: dual if blocks 0 and 2 match
-      const bool dual = first[2] == first[202] && first[3] == first[203];
+      const bool dual = first[2] == first[202] && first[3] == first[203] &&
+                        (first[2] != first[402] || first[3] != first[403]);
       return text + " HDL-64E, 1206-byte packets, " + (dual ? "dual return" : "single return");
     }
     const VelodyneModel* m = VelodyneModelOf(first[1205]);

@@ -54,10 +54,11 @@ struct DataPacket {
 };
 
 // Whether a data packet holds two returns a firing: its return mode byte, or on an HDL-64E (no
-// such byte) the second pair of blocks at the first pair's azimuth.
+// such byte) the second pair of blocks at the first pair's azimuth and the third pair on (a
+// motor that stopped puts every block at one azimuth: single return).
 bool DualReturn(const uint8_t* p, bool hdl64e) {
-  return hdl64e ? Le<uint16_t>(p + 2) == Le<uint16_t>(p + 2 * kBlockBytes + 2)
-                : p[1204] == kDualReturn;
+  const auto azimuth = [&](size_t b) { return Le<uint16_t>(p + b * kBlockBytes + 2); };
+  return hdl64e ? azimuth(0) == azimuth(2) && azimuth(4) != azimuth(0) : p[1204] == kDualReturn;
 }
 
 // Blocks a packet fills: all 12, but where a dual-return firing spans several blocks (a
