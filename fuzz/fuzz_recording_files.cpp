@@ -147,17 +147,28 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
           "rslidar_msgs/msg/rslidarScan",   "rslidar_msgs/msg/rslidarPacket",
           "rslidar_msg/msg/RslidarPacket",  "nebula_msgs/msg/NebulaPackets",
           "ouster_ros/msg/PacketMsg"};
+      // The layouts a stored message definition chooses (HesaiLidar_General_ROS's uint8[]
+      // packets, rslidar_sdk's older RslidarPacket).
+      static const std::pair<const char*, const char*> kDefined[] = {
+          {"hesai_lidar/msg/PandarScan",
+           "Header header\nPandarPacket[] packets\nMSG: hesai_lidar/PandarPacket\ntime stamp\n"
+           "uint8[] data\nuint32 size\n"},
+          {"rslidar_msg/msg/RslidarPacket", "time stamp\nuint8[1248] data\n"}};
       std::vector<lt::ros::MessagePacket> packets;
       for (const char* serialization : {"cdr", "ros1"}) {
-        for (const char* type : kTypes) {
-          const lt::BagTopic topic{"/fuzz", type, serialization, 1};
+        std::vector<lt::BagTopic> topics;
+        for (const char* type : kTypes)
+          topics.push_back({"/fuzz", type, serialization, 1, ""});
+        for (const auto& [type, definition] : kDefined)
+          topics.push_back({"/fuzz", type, serialization, 1, definition});
+        for (const lt::BagTopic& topic : topics) {
           lt::BagMessage m;
           m.topic = &topic;
           m.data = {data, size};
           m.where = "fuzz";
           (void)lt::ros::ReadMessagePackets(m, packets).ok();
         }
-        const lt::BagTopic cloud{"/fuzz", "sensor_msgs/msg/PointCloud2", serialization, 1};
+        const lt::BagTopic cloud{"/fuzz", "sensor_msgs/msg/PointCloud2", serialization, 1, ""};
         lt::BagMessage m;
         m.topic = &cloud;
         m.data = {data, size};
