@@ -30,6 +30,17 @@ std::vector<uint8_t> RsLidarMsop(uint8_t model, int azimuth, int step) {
   return p;
 }
 
+// An RS-LiDAR-32 MSOP packet in dual return: block pairs 2k, 2k+1 at 0.2 k deg.
+std::vector<uint8_t> Rs32DualMsop() {
+  auto p = RsLidarMsop(2, 0, 0);
+  for (int b = 0; b < 12; ++b) {
+    const int az = 20 * (b / 2);
+    p[42 + 100 * b + 2] = static_cast<uint8_t>(az >> 8);
+    p[42 + 100 * b + 3] = static_cast<uint8_t>(az);
+  }
+  return p;
+}
+
 // A Helios MSOP packet: t = 1691060566.5 s, 2.5 mm unit, block b at `azimuth` + b `step`.
 std::vector<uint8_t> HeliosMsop(int azimuth, int step) {
   std::vector<uint8_t> p(1248, 0);
@@ -138,12 +149,7 @@ TEST(RobosenseModels, AnRsLidar32FiresItsLasersInPairsAndPairsBlocksInDual) {
   EXPECT_NEAR((*single)[0].timestamp_s[1], t0 + 46.08e-6, 1e-7);
   EXPECT_EQ((*single)[0].channel, (std::vector<uint16_t>{15, 31}));
   // Dual: blocks 2k and 2k+1 at one azimuth are one firing's two returns.
-  auto dual = RsLidarMsop(2, 0, 0);
-  for (int b = 0; b < 12; ++b) {
-    const int az = 20 * (b / 2);
-    dual[42 + 100 * b + 2] = static_cast<uint8_t>(az >> 8);
-    dual[42 + 100 * b + 3] = static_cast<uint8_t>(az);
-  }
+  auto dual = Rs32DualMsop();
   SetReturn(dual, 2, 4, 2000, 5);
   SetReturn(dual, 3, 4, 2200, 5);
   auto d = Decode({{7788, Difop(0x00)}, {6699, dual}}, Angles(32, -25));
@@ -225,12 +231,7 @@ TEST(RobosenseModels, ADamagedFirstPacketIsSkippedAndAnOffsetPastNinetyDegreesKe
 }
 
 TEST(RobosenseModels, BothReturnsOfAFiringShareItsColumnAndBeam) {
-  auto dual = RsLidarMsop(2, 0, 0);
-  for (int b = 0; b < 12; ++b) {
-    const int az = 20 * (b / 2);
-    dual[42 + 100 * b + 2] = static_cast<uint8_t>(az >> 8);
-    dual[42 + 100 * b + 3] = static_cast<uint8_t>(az);
-  }
+  auto dual = Rs32DualMsop();
   SetReturn(dual, 4, 7, 2000, 5);
   SetReturn(dual, 5, 7, 2300, 5);
   SetReturn(dual, 6, 7, 2000, 5);
