@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Issue 38's speed target: `convert` of a ROS 2 bag against `convert` of a pcap holding the same
-# packets (the bag's cost is the container and CDR; the decoding is shared). Builds both from
-# the shared Pandar64 bag (its 4 revolutions repeated to REPEAT x 4), then times each convert
+# packets (the bag's cost is the container and CDR; the decoding is shared), and of a ROS 1 bag
+# of them too (hesai_lidar/PandarScan in ROS 1's serialization, uncompressed chunks of about
+# 1 MB). Builds all three from the shared Pandar64 bag (its 4 revolutions repeated to REPEAT x
+# 4), then times each convert
 # to .h5, best of RUNS, and prints the ratio and each one's peak memory. Usage: bench/bag_convert_speed.sh LIDARTWIN
 # [REPEAT] [RUNS]. Needs ../shared/real-data and Debian's python3.
 set -euo pipefail
@@ -28,10 +30,43 @@ db.executescript(
 db.execute("INSERT INTO topics VALUES (1, ?, ?, 'cdr', '')", topic)
 pcap = open(work + "/big.pcap", "wb")
 pcap.write(struct.pack("<IHHiIII", 0xA1B2C3D4, 2, 4, 0, 0, 65535, 1))
+
+
+def fields(**kv):
+    out = b""
+    for key, v in kv.items():
+        f = key.encode() + b"=" + v
+        out += struct.pack("<I", len(f)) + f
+    return out
+
+
+def record(header, body):
+    return struct.pack("<I", len(header)) + header + struct.pack("<I", len(body)) + body
+
+
+ros1 = open(work + "/big.bag", "wb")
+ros1.write(b"#ROSBAG V2.0\n")
+conn = struct.pack("<I", 0)
+chunk = record(fields(op=b"\x07", conn=conn, topic=topic[0].encode()),
+               fields(topic=topic[0].encode(), type=b"hesai_lidar/PandarScan"))
+seq = 0
 for k in range(repeat):
     for stamp, data in rows:
         t = stamp + k * span
         db.execute("INSERT INTO messages(topic_id, timestamp, data) VALUES (1, ?, ?)", (t, data))
+        # ROS 1: Header {seq, stamp, frame_id without its NUL}, then the same packets (a CDR
+        # PandarPacket has no padding).
+        fid = struct.unpack_from("<I", data, 12)[0]
+        first = 16 + fid + (-(16 + fid - 4)) % 4
+        msg = struct.pack("<I", seq) + data[4:12] + struct.pack("<I", fid - 1) + data[16:16 + fid - 1]
+        msg += data[first:]
+        seq += 1
+        chunk += record(fields(op=b"\x02", conn=conn,
+                               time=struct.pack("<II", t // 1_000_000_000, t % 1_000_000_000)), msg)
+        if len(chunk) > 1_000_000:
+            ros1.write(record(fields(op=b"\x05", compression=b"none",
+                                     size=struct.pack("<I", len(chunk))), chunk))
+            chunk = b""
         # The scan's packets (PandarScan: 8-byte stamp, uint8[1500], uint32 size; 1512 each).
         frame_id = struct.unpack_from("<I", data, 12)[0]
         at = 16 + frame_id
@@ -50,6 +85,10 @@ for k in range(repeat):
             t_us = sec * 1_000_000 + nsec // 1000 + k * span // 1000
             pcap.write(struct.pack("<IIII", t_us // 1_000_000, t_us % 1_000_000, len(eth), len(eth)))
             pcap.write(eth)
+if chunk:
+    ros1.write(record(fields(op=b"\x05", compression=b"none", size=struct.pack("<I", len(chunk))),
+                      chunk))
+ros1.close()
 db.commit()
 PY
 best() {
@@ -70,7 +109,9 @@ peak() {
     --out "$work/out.h5" 2>&1 > /dev/null | tail -1
 }
 bag_s=$(best "$work/big.db3") || exit 1
+ros1_s=$(best "$work/big.bag") || exit 1
 pcap_s=$(best "$work/big.pcap") || exit 1
 echo "packets: $(( repeat * 4 )) revolutions of a Pandar64; bag $(du -b "$work/big.db3" | cut -f1) bytes, pcap $(du -b "$work/big.pcap" | cut -f1) bytes"
-echo "peak memory: bag $(peak "$work/big.db3") KiB, pcap $(peak "$work/big.pcap") KiB"
+echo "peak memory: bag $(peak "$work/big.db3") KiB, ROS 1 bag $(peak "$work/big.bag") KiB, pcap $(peak "$work/big.pcap") KiB"
 echo "convert to .h5, best of $runs: bag ${bag_s} s, pcap ${pcap_s} s; the bag at $(echo "100 * $pcap_s / $bag_s" | bc -l | xargs printf '%.0f') % of the pcap's speed"
+echo "ROS 1 bag (.bag) ${ros1_s} s: at $(echo "100 * $pcap_s / $ros1_s" | bc -l | xargs printf '%.0f') % of the pcap's speed"
