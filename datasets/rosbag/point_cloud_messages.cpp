@@ -6,6 +6,7 @@
 #include <map>
 #include <optional>
 
+#include "lidartwin/base/message_text.h"
 #include "rosbag/cdr_reader.h"
 #include "rosbag/cdr_writer.h"
 
@@ -291,7 +292,9 @@ Expected<Frame> DecodePointCloud2(const BagMessage& message, std::vector<std::st
     f.offset = r.U32();
     f.type = r.U8();
     r.U32();
-    fields[name] = f;
+    if (r.ok() && !fields.emplace(name, f).second)
+      return Error{message.where + " (" + message.topic->type + "): field " +
+                   ShortenedForMessage(name) + " is declared twice"};
   }
   const bool big = r.Bool();
   const uint32_t step = r.U32(), row_step = r.U32();

@@ -140,6 +140,7 @@ class Ros1Bag : public PassBag {
     bytes_read_ = 0;
     warnings_.clear();
     connections_.clear();
+    unknown_connection_messages_ = 0;
     const std::string file = path_.string();
     std::ifstream in(path_, std::ios::binary);
     char magic[kMagicBytes] = {};
@@ -248,9 +249,14 @@ class Ros1Bag : public PassBag {
         if (!FieldValue(*fields, "conn", &conn) || !FieldValue(*fields, "time", &time))
           return Error{here + ": a message without its connection or time"};
         const auto c = connections_.find(conn);
-        if (c == connections_.end())
-          return Error{here + ": a message on connection " + std::to_string(conn) +
-                       ", which no earlier connection record defines"};
+        if (c == connections_.end()) {
+          // A damaged id (one flipped bit) loses this message, not the bag: skipped, and the
+          // first few named.
+          if (unknown_connection_messages_++ < kNamedSkips)
+            warnings_.push_back(here + ": a message on connection " + std::to_string(conn) +
+                                ", which no earlier connection record defines: skipped");
+          continue;
+        }
         // ROS 1's time: u32 seconds, then u32 nanoseconds.
         const int64_t time_ns =
             static_cast<int64_t>(time & 0xffffffff) * 1000000000 + static_cast<int64_t>(time >> 32);
@@ -264,6 +270,8 @@ class Ros1Bag : public PassBag {
   }
 
   std::map<uint32_t, Connection> connections_;
+  static constexpr uint64_t kNamedSkips = 3;
+  uint64_t unknown_connection_messages_ = 0;
 };
 
 }  // namespace

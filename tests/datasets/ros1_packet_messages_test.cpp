@@ -299,6 +299,37 @@ TEST(Ros1PacketMessages, Bz2ChunksReadAndOneThatLiesAboutItsSizeIsNamed) {
       << e.message();
 }
 
+TEST(Ros1PacketMessages, AMessageOnAnUnknownConnectionIsSkippedAndATwiceDeclaredFieldRefused) {
+  test::TempDir dir;
+  auto rec =
+      ReadRecording(test::WriteBytes(dir, "flip.bag",
+                                     test::Ros1BagBytes({{"/points", "sensor_msgs/PointCloud2"}},
+                                                        {{0, 1700000000200000000, Ros1Cloud()},
+                                                         {4, 1700000000300000000, Ros1Cloud()},
+                                                         {0, 1700000000400000000, Ros1Cloud()}})),
+                    "");
+  ASSERT_TRUE(rec.ok()) << rec.message();
+  EXPECT_EQ(rec->frames.size(), 2u);
+  bool named = false;
+  for (const std::string& n : rec->notes)
+    named |= n.find("a message on connection 4, which no earlier connection record defines") !=
+             std::string::npos;
+  EXPECT_TRUE(named);
+  // x declared twice: which one is x?
+  auto cloud = Ros1Cloud();
+  const size_t y_name = 4 + 8 + 4 + 5 + 4 + 4 + 4 + 1 + 9 + 4 + 4;  // the "y" of field 1
+  ASSERT_EQ(cloud[y_name], 'y');
+  cloud[y_name] = 'x';
+  auto twice =
+      ReadRecording(test::WriteBytes(dir, "twice.bag",
+                                     test::Ros1BagBytes({{"/points", "sensor_msgs/PointCloud2"}},
+                                                        {{0, 1700000000200000000, cloud}})),
+                    "");
+  ASSERT_FALSE(twice.ok());
+  EXPECT_NE(twice.message().find("field x is declared twice"), std::string::npos)
+      << twice.message();
+}
+
 TEST(Ros1PacketMessages, AScanCutShortIsNamedByTheByte) {
   test::Ros1Bytes m;
   m.Header(0, 1, "lidar").U32(3);  // three packets promised, none there
