@@ -14,6 +14,7 @@
 #include "json_fields.h"
 #include "lidartwin/base/atomic_file.h"
 #include "lidartwin/base/file_read_log.h"
+#include "lidartwin/base/interrupt_cleanup.h"
 #include "lidartwin/base/text_file.h"
 #include "lidartwin/sim/material_library.h"
 #include "lidartwin/sim/scene.h"
@@ -137,15 +138,50 @@ std::string IdentityDifference(const std::string& theirs, const std::string& our
   return out;
 }
 
+namespace {
+
+// `text` written and synced to `path` (created anew); the caller removes it.
+Status WriteWholeFile(const std::filesystem::path& path, const std::string& text) {
+  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0) return Error{path.string() + ": cannot create: " + std::strerror(errno)};
+  size_t done = 0;
+  while (done < text.size()) {
+    const ssize_t n = ::write(fd, text.data() + done, text.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      const int e = errno;
+      ::close(fd);
+      return Error{path.string() + ": cannot write: " + std::strerror(e)};
+    }
+    done += static_cast<size_t>(n);
+  }
+  const bool synced = ::fsync(fd) == 0;
+  const int e = errno;
+  if (::close(fd) != 0 || !synced)
+    return Error{path.string() + ": cannot write: " + std::strerror(synced ? errno : e)};
+  return {};
+}
+
+}  // namespace
+
 Status ClaimExportFolder(const std::filesystem::path& folder, const std::string& identity) {
   const std::filesystem::path target = folder / "export.json";
-  // Written to a temporary name and linked into place: link(2) fails if export.json exists,
-  // so of several shards starting at once exactly one writes it and the others compare.
+  // Written whole to a temporary name and linked into place: link(2) fails if export.json
+  // exists, so of several shards starting at once exactly one writes it and the others compare.
+  // The temporary is written directly (an atomic write of it would make a temporary of the
+  // temporary, which a kill left behind under a name nothing removed: found by
+  // ExportCli.KilledRunsResumeToTheSameBytes), registered for an interrupt's cleanup, and those
+  // of runs killed outright are removed here.
+  RemoveLeftoversOfDeadProcesses(folder, ".export.json.tmp-");
   const std::filesystem::path temp = folder / (".export.json.tmp-" + std::to_string(::getpid()));
-  if (Status s = WriteTextFileAtomically(temp, identity); !s.ok()) return s;
-  const int linked = ::link(temp.c_str(), target.c_str());
+  RegisterTemporaryPath(temp);
+  Status written = WriteWholeFile(temp, identity);
+  const int linked = written.ok() ? ::link(temp.c_str(), target.c_str()) : -1;
   const int link_errno = errno;
-  std::filesystem::remove(temp);
+  std::error_code ignored;
+  std::filesystem::remove(temp, ignored);
+  UnregisterTemporaryPath(temp);
+  if (!written.ok()) return written;
   if (linked == 0) return {};
   if (link_errno != EEXIST) {
     return Error{target.string() + ": cannot create: " + std::strerror(link_errno)};
