@@ -14,9 +14,11 @@ src="$(cd "$(dirname "$0")/.." && pwd)"
 case="$src/../shared/real-data/nebula/hesai-pandar64"
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
-/usr/bin/python3 - "$case/1673403880599376836_0.db3" "$repeat" "$work" << 'PY'
+/usr/bin/python3 - "$case/1673403880599376836_0.db3" "$repeat" "$work" "$src/scripts" << 'PY'
 import sqlite3, struct, sys
 bag, repeat, work = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+sys.path.insert(0, sys.argv[4])
+import rosbag_bytes
 src = sqlite3.connect(f"file:{bag}?mode=ro&immutable=1", uri=True)
 topic = src.execute("SELECT name, type FROM topics").fetchone()
 rows = src.execute("SELECT timestamp, data FROM messages ORDER BY timestamp").fetchall()
@@ -30,47 +32,22 @@ db.executescript(
 db.execute("INSERT INTO topics VALUES (1, ?, ?, 'cdr', '')", topic)
 pcap = open(work + "/big.pcap", "wb")
 pcap.write(struct.pack("<IHHiIII", 0xA1B2C3D4, 2, 4, 0, 0, 65535, 1))
-
-
-def fields(**kv):
-    out = b""
-    for key, v in kv.items():
-        f = key.encode() + b"=" + v
-        out += struct.pack("<I", len(f)) + f
-    return out
-
-
-def record(header, body):
-    return struct.pack("<I", len(header)) + header + struct.pack("<I", len(body)) + body
-
-
 ros1 = open(work + "/big.bag", "wb")
-ros1.write(b"#ROSBAG V2.0\n")
-conn = struct.pack("<I", 0)
-chunk = record(fields(op=b"\x07", conn=conn, topic=topic[0].encode()),
-               fields(topic=topic[0].encode(), type=b"hesai_lidar/PandarScan"))
+ros1.write(rosbag_bytes.MAGIC)
+chunk = rosbag_bytes.connection(0, topic[0], "hesai_lidar/PandarScan")
 seq = 0
 for k in range(repeat):
     for stamp, data in rows:
         t = stamp + k * span
         db.execute("INSERT INTO messages(topic_id, timestamp, data) VALUES (1, ?, ?)", (t, data))
-        # ROS 1: Header {seq, stamp, frame_id without its NUL}, then the same packets (a CDR
-        # PandarPacket has no padding).
-        fid = struct.unpack_from("<I", data, 12)[0]
-        first = 16 + fid + (-(16 + fid - 4)) % 4
-        msg = struct.pack("<I", seq) + data[4:12] + struct.pack("<I", fid - 1) + data[16:16 + fid - 1]
-        msg += data[first:]
+        # ROS 1: the Header, then the same count and packets (a CDR PandarPacket has no padding).
+        at = rosbag_bytes.cdr_count_at(data)
+        chunk += rosbag_bytes.message(0, t, rosbag_bytes.ros1_header(data, seq) + data[at:])
         seq += 1
-        chunk += record(fields(op=b"\x02", conn=conn,
-                               time=struct.pack("<II", t // 1_000_000_000, t % 1_000_000_000)), msg)
         if len(chunk) > 1_000_000:
-            ros1.write(record(fields(op=b"\x05", compression=b"none",
-                                     size=struct.pack("<I", len(chunk))), chunk))
+            ros1.write(rosbag_bytes.chunk(chunk))
             chunk = b""
         # The scan's packets (PandarScan: 8-byte stamp, uint8[1500], uint32 size; 1512 each).
-        frame_id = struct.unpack_from("<I", data, 12)[0]
-        at = 16 + frame_id
-        at += (-(at - 4)) % 4
         count = struct.unpack_from("<I", data, at)[0]
         at += 4
         for i in range(count):
@@ -86,8 +63,7 @@ for k in range(repeat):
             pcap.write(struct.pack("<IIII", t_us // 1_000_000, t_us % 1_000_000, len(eth), len(eth)))
             pcap.write(eth)
 if chunk:
-    ros1.write(record(fields(op=b"\x05", compression=b"none", size=struct.pack("<I", len(chunk))),
-                      chunk))
+    ros1.write(rosbag_bytes.chunk(chunk))
 ros1.close()
 db.commit()
 PY

@@ -6,7 +6,6 @@
 // are also decoded as Ouster, Velodyne and Hesai packets with real metadata, and a bag's as
 // Velodyne and Hesai packets.
 #include <unistd.h>
-#include <zlib.h>
 
 #include <algorithm>
 #include <cstdint>
@@ -20,6 +19,7 @@
 #include "../datasets/export/shard_record.h"
 #include "../datasets/rosbag/packet_messages.h"
 #include "../datasets/rosbag/point_cloud_messages.h"
+#include "../tests/datasets/osf_reseal.h"
 #include "lidartwin/compare/metrics_json.h"
 #include "lidartwin/datasets/hesai.h"
 #include "lidartwin/datasets/kitti_bin.h"
@@ -44,18 +44,6 @@ void ReadBag(const std::filesystem::path& p) {
                          return {};
                        })
       .ok();
-}
-
-// OSF's blocks, one after another from byte 0: [u32 size][size bytes][u32 CRC-32 of both].
-void ResealOsfBlocks(std::vector<uint8_t>& d) {
-  for (size_t at = 0; at + 8 <= d.size();) {
-    uint32_t size = 0;
-    std::memcpy(&size, d.data() + at, 4);
-    if (size > d.size() - at - 8) return;
-    const auto crc = static_cast<uint32_t>(crc32(0, d.data() + at, 4 + size));
-    std::memcpy(d.data() + at + 4 + size, &crc, 4);
-    at += 8 + size_t{size};
-  }
 }
 
 std::filesystem::path Write(const uint8_t* data, size_t size, const char* ext) {
@@ -197,7 +185,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     case 10: {  // an Ouster OSF file, each block's CRC made right first so that mutations
                 // reach the flatbuffers and the field images, not only the CRC check
       std::vector<uint8_t> bytes(data, data + size);
-      ResealOsfBlocks(bytes);
+      lt::test::ResealOsfBlocks(bytes);
       const auto p = Write(bytes.data(), bytes.size(), ".osf");
       (void)lt::ReadRecording(p, "").ok();
       std::filesystem::remove(p);

@@ -9,6 +9,8 @@ import sqlite3
 import struct
 import sys
 
+import rosbag_bytes
+
 bag, packets, out = sys.argv[1], int(sys.argv[2]), sys.argv[3]
 src = sqlite3.connect(f"file:{bag}?mode=ro&immutable=1", uri=True)
 topic, data = src.execute("SELECT t.name || ' ' || t.type, m.data FROM messages m "
@@ -19,9 +21,7 @@ name, type_ = topic.split(" ")
 # 1216 (the next stamp aligns to 4); PandarPacket {Time stamp, uint8[1500] data, uint32 size} =
 # 1512.
 stride = {"velodyne_msgs/msg/VelodyneScan": 1216, "pandar_msgs/msg/PandarScan": 1512}[type_]
-frame_id_len = struct.unpack_from("<I", data, 12)[0]
-count_at = 16 + frame_id_len
-count_at += (-(count_at - 4)) % 4
+count_at = rosbag_bytes.cdr_count_at(data)
 cut = bytearray(data[:count_at]) + struct.pack("<I", packets)
 first = count_at + 4
 cut += data[first:first + packets * stride]
@@ -46,32 +46,13 @@ os.remove(db_path)
 # ROS 1: Header {uint32 seq, time stamp, string frame_id without its NUL}, then the packets
 # without CDR's padding (a VelodynePacket is 1214 bytes, a PandarPacket 1512).
 packet_bytes = {1216: 1214, 1512: 1512}[stride]
-frame_id = data[16:16 + frame_id_len - 1]
-ros1 = struct.pack("<I", 0) + data[4:12] + struct.pack("<I", len(frame_id)) + frame_id
-ros1 += struct.pack("<I", packets)
+ros1 = rosbag_bytes.ros1_header(data, 0) + struct.pack("<I", packets)
 for k in range(packets):
     ros1 += data[first + k * stride:first + k * stride + packet_bytes]
 ros1_type = {"velodyne_msgs/msg/VelodyneScan": "velodyne_msgs/VelodyneScan",
              "pandar_msgs/msg/PandarScan": "hesai_lidar/PandarScan"}[type_]
 
-
-def fields(**kv):
-    out = b""
-    for k, v in kv.items():
-        field = k.encode() + b"=" + v
-        out += struct.pack("<I", len(field)) + field
-    return out
-
-
-def record(header, body):
-    return struct.pack("<I", len(header)) + header + struct.pack("<I", len(body)) + body
-
-
-conn = struct.pack("<I", 0)
-chunk = record(fields(op=b"\x07", conn=conn, topic=name.encode()),
-               fields(topic=name.encode(), type=ros1_type.encode()))
-chunk += record(fields(op=b"\x02", conn=conn, time=struct.pack("<II", 1, 0)), ros1)
-bag_bytes = b"#ROSBAG V2.0\n" + record(
-    fields(op=b"\x05", compression=b"none", size=struct.pack("<I", len(chunk))), chunk)
+bag_bytes = rosbag_bytes.MAGIC + rosbag_bytes.chunk(
+    rosbag_bytes.connection(0, name, ros1_type) + rosbag_bytes.message(0, 1_000_000_000, ros1))
 with open(out + ".bag", "wb") as f:
     f.write(b"\x09" + bag_bytes)

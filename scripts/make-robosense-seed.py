@@ -9,6 +9,8 @@ import sqlite3
 import struct
 import sys
 
+import rosbag_bytes
+
 bag, count, out = sys.argv[1], int(sys.argv[2]), sys.argv[3]
 db = sqlite3.connect(f"file:{bag}?mode=ro&immutable=1", uri=True)
 msop, difop = [], []
@@ -17,9 +19,7 @@ msop, difop = [], []
 # uint8[1500] data, uint32 size at the next multiple of 4}: 1516 bytes a packet. The bag's
 # DIFOP packet is in a later message than its first MSOP packets.
 for (data,) in db.execute("SELECT data FROM messages ORDER BY timestamp"):
-    frame_id_len = struct.unpack_from("<I", data, 12)[0]
-    at = 16 + frame_id_len
-    at += (-(at - 4)) % 4
+    at = rosbag_bytes.cdr_count_at(data)
     n = struct.unpack_from("<I", data, at)[0]
     at += 4
     for k in range(n):

@@ -31,7 +31,7 @@ class PassBag : public RosBag {
                            const std::string& serialization, const std::string& where) {
     const auto [known, added] = topic_index_.emplace(name, topics_.size());
     if (added) {
-      topics_.push_back({name, type, serialization, 0});
+      topics_.push_back({name, type, serialization, 0, ""});
     } else if (topics_[known->second].type != type) {
       return Error{where + ": topic " + ShortenedForMessage(name) + " has channels of types " +
                    ShortenedForMessage(topics_[known->second].type) + " and " +

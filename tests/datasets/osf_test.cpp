@@ -5,7 +5,6 @@
 #include "lidartwin/datasets/osf.h"
 
 #include <gtest/gtest.h>
-#include <zlib.h>
 
 #include <cmath>
 #include <cstring>
@@ -13,6 +12,7 @@
 #include "capture_files.h"
 #include "lidartwin/base/text_file.h"
 #include "lidartwin/datasets/recording.h"
+#include "osf_reseal.h"
 #include "test_support.h"
 
 namespace lt {
@@ -168,19 +168,6 @@ std::vector<uint8_t> SharedBytes() {
   return std::vector<uint8_t>(text->begin(), text->end());
 }
 
-// Every block's CRC made right again after its bytes were changed (blocks one after another
-// from byte 0: size, flatbuffer, CRC).
-void Reseal(std::vector<uint8_t>& bytes) {
-  for (size_t at = 0; at + 8 <= bytes.size();) {
-    uint32_t size = 0;
-    std::memcpy(&size, bytes.data() + at, 4);
-    if (size > bytes.size() - at - 8) return;
-    const auto crc = static_cast<uint32_t>(crc32(0, bytes.data() + at, 4 + size));
-    std::memcpy(bytes.data() + at + 4 + size, &crc, 4);
-    at += 8 + size_t{size};
-  }
-}
-
 std::string OpenError(const test::TempDir& dir, const std::vector<uint8_t>& bytes) {
   auto opened = OpenOsf(test::WriteBytes(dir, "bad.osf", bytes));
   return opened.ok() ? std::string("(opened)") : opened.message();
@@ -205,13 +192,13 @@ TEST(Osf, DamagedFilesAreRefusedWithTheBlockAndTheProblem) {
   // A recording its writer never closed: status 1, no metadata.
   auto unfinished = good;
   unfinished[31] = 1;  // Header.status (docs/formats/ouster-osf.md)
-  Reseal(unfinished);
+  test::ResealOsfBlocks(unfinished);
   EXPECT_TRUE(Has(OpenError(dir, unfinished), "status 1 (invalid: its writer never closed it"))
       << OpenError(dir, unfinished);
   // An OSF v1 version number.
   auto v1 = good;
   v1[32] = 10;  // Header.version
-  Reseal(v1);
+  test::ResealOsfBlocks(v1);
   EXPECT_TRUE(Has(OpenError(dir, v1), "OSF version 1.0 (OSF v1, an older format)"))
       << OpenError(dir, v1);
   // A bit flipped in the metadata: its CRC.
@@ -240,7 +227,7 @@ TEST(Osf, DamagedFilesAreRefusedWithTheBlockAndTheProblem) {
   std::memcpy(&first, &twice[96], 4);
   const uint32_t again = first + 96 - 100;  // the second slot pointing where the first does
   std::memcpy(&twice[100], &again, 4);
-  Reseal(twice);
+  test::ResealOsfBlocks(twice);
   osf = OpenOsf(test::WriteBytes(dir, "twice.osf", twice));
   ASSERT_TRUE(osf.ok()) << osf.message();
   s = ForEachOsfFrame(*osf, osf->streams[0], [](Frame&&) -> Status { return {}; });
@@ -251,7 +238,7 @@ TEST(Osf, DamagedFilesAreRefusedWithTheBlockAndTheProblem) {
   trailing.push_back(0);
   uint64_t length = trailing.size();
   std::memcpy(&trailing[48], &length, 8);  // Header.file_length
-  Reseal(trailing);
+  test::ResealOsfBlocks(trailing);
   EXPECT_TRUE(Has(OpenError(dir, trailing), "it ends at byte 1081148 but the file goes on"))
       << OpenError(dir, trailing);
   // A chunk size that runs past the metadata: the walk cannot go on.

@@ -12,6 +12,17 @@
 namespace lt {
 namespace {
 
+// Every block of an MSOP packet flagged FF EE at azimuth `azimuth_of(b)` (0.01 deg, big-endian).
+template <typename AzimuthOf>
+void SetBlocks(std::vector<uint8_t>& p, AzimuthOf azimuth_of) {
+  for (int b = 0; b < 12; ++b) {
+    const size_t at = 42 + 100 * b;
+    const int az = azimuth_of(b);
+    p[at] = 0xFF, p[at + 1] = 0xEE;
+    p[at + 2] = static_cast<uint8_t>(az >> 8), p[at + 3] = static_cast<uint8_t>(az);
+  }
+}
+
 // An RS-LiDAR MSOP packet (model byte 1: RS-LiDAR-16, 2: RS-LiDAR-32) at 2023-08-03 11:02:46
 // UTC + 123 ms 456 us, block b at `azimuth` + b `step` (0.01 deg), every distance 0.
 std::vector<uint8_t> RsLidarMsop(uint8_t model, int azimuth, int step) {
@@ -21,23 +32,14 @@ std::vector<uint8_t> RsLidarMsop(uint8_t model, int azimuth, int step) {
   p[20] = 23, p[21] = 8, p[22] = 3, p[23] = 11, p[24] = 2, p[25] = 46;
   p[26] = 0, p[27] = 123, p[28] = 0x01, p[29] = 0xC8;  // 123 ms, 456 us
   p[30] = model;
-  for (int b = 0; b < 12; ++b) {
-    const size_t at = 42 + 100 * b;
-    const int az = (azimuth + step * b) % 36000;
-    p[at] = 0xFF, p[at + 1] = 0xEE;
-    p[at + 2] = static_cast<uint8_t>(az >> 8), p[at + 3] = static_cast<uint8_t>(az);
-  }
+  SetBlocks(p, [&](int b) { return (azimuth + step * b) % 36000; });
   return p;
 }
 
 // An RS-LiDAR-32 MSOP packet in dual return: block pairs 2k, 2k+1 at 0.2 k deg.
 std::vector<uint8_t> Rs32DualMsop() {
   auto p = RsLidarMsop(2, 0, 0);
-  for (int b = 0; b < 12; ++b) {
-    const int az = 20 * (b / 2);
-    p[42 + 100 * b + 2] = static_cast<uint8_t>(az >> 8);
-    p[42 + 100 * b + 3] = static_cast<uint8_t>(az);
-  }
+  SetBlocks(p, [](int b) { return 20 * (b / 2); });
   return p;
 }
 
@@ -52,12 +54,7 @@ std::vector<uint8_t> HeliosMsop(int azimuth, int step) {
   const uint32_t us = 500000;
   for (int k = 0; k < 4; ++k)
     p[26 + k] = static_cast<uint8_t>(us >> (8 * (3 - k)));
-  for (int b = 0; b < 12; ++b) {
-    const size_t at = 42 + 100 * b;
-    const int az = (azimuth + step * b) % 36000;
-    p[at] = 0xFF, p[at + 1] = 0xEE;
-    p[at + 2] = static_cast<uint8_t>(az >> 8), p[at + 3] = static_cast<uint8_t>(az);
-  }
+  SetBlocks(p, [&](int b) { return (azimuth + step * b) % 36000; });
   return p;
 }
 
