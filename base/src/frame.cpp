@@ -53,6 +53,7 @@ void Frame::Append(const FramePoint& p) {
   instance_id.push_back(p.instance_id);
   semantic_class.push_back(p.semantic_class);
   beam_id.push_back(p.beam_id);
+  if (p.return_type) return_type.push_back(physics::Code(*p.return_type));
 }
 
 namespace {
@@ -97,6 +98,8 @@ void ForEachField(FrameT& f, Fn&& fn) {
   fn("instance_id", "id", f.instance_id);
   fn("semantic_class", "class", f.semantic_class);
   fn("beam_id", "index", f.beam_id);
+  // Last: the frames file's export records name columns by their place in this list.
+  fn("return_type", "code", f.return_type);
 }
 }  // namespace
 
@@ -107,6 +110,10 @@ std::vector<FieldView> FrameFields(const Frame& f) {
     out.push_back({name, unit, TypeOf<T>(), v.data(), v.size()});
   });
   return out;
+}
+
+bool IsOptionalFrameField(const char* name) {
+  return std::strcmp(name, "echo_pulse_width") == 0 || std::strcmp(name, "return_type") == 0;
 }
 
 void* ResizeFrameField(Frame& f, const std::string& name, size_t n, FieldType* type_out) {

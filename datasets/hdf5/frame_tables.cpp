@@ -144,7 +144,7 @@ PointColumns TablePlanner::DefaultColumns() {
   PointColumns columns;
   const auto fields = FrameFields(Frame{});
   for (size_t i = 0; i < fields.size(); ++i) {
-    if (std::strcmp(fields[i].name, "echo_pulse_width") != 0) columns.push_back(i);
+    if (!IsOptionalFrameField(fields[i].name)) columns.push_back(i);
   }
   return columns;
 }

@@ -149,7 +149,7 @@ class TablePlanner {
   // them, simulated again and checked against their rows), and the point columns the records
   // carried (fixed when any frame had points).
   Status Restore(const PendingRows& pending, const PointColumns& columns, const FrameSource& again);
-  // The point columns (every field but echo_pulse_width until a frame with points says).
+  // The point columns (every field but the optional ones until a frame with points says).
   const PointColumns& columns() const { return columns_; }
 
  private:

@@ -225,6 +225,42 @@ int ReturnsOf(uint8_t mode) {
   return 0;
 }
 
+// The kind of return r of a firing's n in return mode `mode` (the mode's returns in the order its
+// name gives them, as nebula reads the user manuals' "Return mode" tables): a dual mode's
+// strongest by reflectivity among the firing's returns (ties: both). Repeats are the caller's.
+physics::ReturnType HesaiReturnType(uint8_t mode, int r, int n, const uint16_t* raw,
+                                    const uint8_t* refl) {
+  using T = physics::ReturnType;
+  bool strongest = true;
+  for (int k = 0; k < n; ++k)
+    if (k != r && raw[k] != 0 && refl[k] > refl[r]) strongest = false;
+  switch (mode) {
+    case 0x33:
+      return T::kFirst;
+    case 0x34:
+      return T::kSecond;
+    case 0x37:
+      return T::kStrongest;
+    case 0x38:
+      return T::kLast;
+    case 0x39:  // last, strongest
+      return r == 0 ? (strongest ? T::kLastStrongest : T::kLast)
+                    : (strongest ? T::kStrongest : T::kSecondStrongest);
+    case 0x3a:  // first, second
+      return r == 0 ? T::kFirst : T::kSecond;
+    case 0x3b:  // first, last
+      return r == 0 ? T::kFirst : T::kLast;
+    case 0x3c:  // first, strongest
+      return r == 0 ? (strongest ? T::kFirstStrongest : T::kFirst)
+                    : (strongest ? T::kStrongest : T::kSecondStrongest);
+    case 0x3d:  // first, last, strongest
+      return r == 0 ? T::kFirst : r == 1 ? T::kLast : T::kStrongest;
+    case 0x3e:  // strongest, second strongest
+      return r == 0 ? T::kStrongest : T::kSecondStrongest;
+  }
+  return T::kUnknown;
+}
+
 // Whether a channel's azimuth went from `before` to `now` into a new revolution: a step back of
 // more than a quarter turn, across 0 deg or back to the start of a field-of-view window the unit
 // sends part of each revolution of (a small step back is a packet out of order).
@@ -372,7 +408,8 @@ Status HesaiStream::Take(const UdpDatagram& d) {
 
 Status HesaiStream::Decode(const std::vector<uint8_t>& p, const UdpDatagram& d) {
   const Layout& l = layout_;
-  const int n = ReturnsOf(p[l.return_mode_at]);
+  const uint8_t mode = p[l.return_mode_at];
+  const int n = ReturnsOf(mode);
   if (n == 0 || l.blocks % n != 0) {
     stats_.BadPacket(PacketPlace(source_.file, d, l.return_mode_at),
                      "return mode 0x" + Hex2(0, p[l.return_mode_at]).substr(4) + " (" +
@@ -484,10 +521,12 @@ Status HesaiStream::Decode(const std::vector<uint8_t>& p, const UdpDatagram& d) 
         if (raw[r] == 0 || dist[r] < l.min_m || dist[r] > l.max_m) continue;
         // A return that repeats another of its firing (the same echo reported twice, as dual
         // modes do when there is one): only the last is kept.
-        bool repeat = false;
+        bool repeat = false, repeated = false;
         for (int k = r + 1; k < n && !repeat; ++k)
           repeat = raw[k] != 0 && std::abs(dist[r] - dist[k]) < 0.1f;
         if (repeat) continue;
+        for (int k = 0; k < r && !repeated; ++k)
+          repeated = raw[k] != 0 && std::abs(dist[r] - dist[k]) < 0.1f;
         const float xy = dist[r] * cos_e;
         FramePoint pt;
         pt.x_m = xy * cos_a;     // Hesai's +Y (0 deg) is ROS's x
@@ -499,6 +538,8 @@ Status HesaiStream::Decode(const std::vector<uint8_t>& p, const UdpDatagram& d) 
         pt.column = column;
         pt.timestamp_s = time;
         pt.return_index = kept++;
+        pt.return_type = repeated ? physics::ReturnType::kIdentical
+                                  : HesaiReturnType(mode, r, n, raw.data(), refl.data());
         pt.beam_id = column * static_cast<uint32_t>(lasers) + static_cast<uint32_t>(c);
         target.Append(pt);
       }

@@ -11,7 +11,9 @@ namespace lt {
 // XYZ by the beam model (OusterPointXyz), range, intensity (signal photons, or reflectivity
 // where the profile has no signal), reflectance (reflectivity / 100: Ouster's calibrated
 // reflectivity is the Lambertian percentage up to 100), channel = row, column = measurement
-// id, the column's time, the return (0 first, 1 second).
+// id, the column's time, the return (0 first, 1 second) and its kind: Ouster's firmware
+// reports the strongest return, and in its dual-return profiles the second strongest as the
+// second (firmware user manual, "Dual Returns").
 inline void AddOusterPoint(const OusterMetadata& m, Frame& f, uint32_t row, uint32_t column,
                            double t, uint32_t range_mm, uint32_t reflectivity, double intensity,
                            uint8_t ret) {
@@ -27,6 +29,8 @@ inline void AddOusterPoint(const OusterMetadata& m, Frame& f, uint32_t row, uint
   p.column = column;
   p.timestamp_s = t;
   p.return_index = ret;
+  p.return_type =
+      ret == 0 ? physics::ReturnType::kStrongest : physics::ReturnType::kSecondStrongest;
   p.beam_id = column * m.pixels_per_column + row;
   f.Append(p);
 }

@@ -26,6 +26,24 @@ constexpr uint8_t kDifopId[8] = {0xA5, 0xFF, 0x00, 0x5A, 0x11, 0x11, 0x55, 0x55}
 constexpr int kBlocks = 12, kChannels = 32;
 constexpr size_t kFirstBlock = 42, kBlockBytes = 100;
 
+// A single-return mode's kind from DIFOP byte 300 (RS-LiDAR: 1 strongest, 2 last; Helios: 4
+// strongest, 5 last, 6 first; docs/formats/robosense-models.md). In dual return (0) the first
+// of a pair is the strongest and the second the last (nebula's reading of the manuals), or both
+// identical where they are one echo.
+physics::ReturnType SingleReturnType(uint8_t mode) {
+  switch (mode) {
+    case 1:
+    case 4:
+      return physics::ReturnType::kStrongest;
+    case 2:
+    case 5:
+      return physics::ReturnType::kLast;
+    case 6:
+      return physics::ReturnType::kFirst;
+  }
+  return physics::ReturnType::kUnknown;
+}
+
 // float sin and cos of 0.01 deg steps over [-90, 450) deg, as the driver tabulates them.
 class Trig {
  public:
@@ -119,6 +137,7 @@ class RobosenseStream {
     }
     ++stats_.device_packets;
     dual_ = p[300] == 0x00;
+    single_type_ = SingleReturnType(p[300]);
     const uint64_t rpm = Be(&p[8], 2);
     if (rpm >= 60) rps_ = static_cast<double>(rpm / 60);
     return {};
@@ -188,9 +207,21 @@ class RobosenseStream {
         pt.channel = static_cast<uint16_t>(laser);
         pt.column = columns_;
         pt.timestamp_s = packet_s + block_t[b] + static_cast<double>(fire_us) * 1e-6;
-        pt.return_index = static_cast<uint8_t>(!dual_                  ? 0
-                                               : m.dual_channel_halves ? (c >= m.lasers ? 1 : 0)
-                                                                       : b % 2);
+        const int ret = !dual_ ? 0 : m.dual_channel_halves ? (c >= m.lasers ? 1 : 0) : b % 2;
+        pt.return_index = static_cast<uint8_t>(ret);
+        if (!dual_) {
+          pt.return_type = single_type_;
+        } else {
+          // The same laser's other return: the other channel half, or the pair's other block.
+          const size_t other =
+              m.dual_channel_halves
+                  ? at + 4 + 3 * static_cast<size_t>(ret ? c - m.lasers : c + m.lasers)
+                  : kFirstBlock + kBlockBytes * static_cast<size_t>(b ^ 1) + 4 +
+                        3 * static_cast<size_t>(c);
+          pt.return_type = Be(u, 2) == Be(&p[other], 2) ? physics::ReturnType::kIdentical
+                           : ret == 0                   ? physics::ReturnType::kStrongest
+                                                        : physics::ReturnType::kLast;
+        }
         pt.beam_id = columns_ * kChannels + static_cast<uint32_t>(c);
         cur_.Append(pt);
       }
@@ -218,7 +249,9 @@ class RobosenseStream {
   Trig trig_;
   const RobosenseModel* model_ = nullptr;  // the first MSOP packet's
   bool dual_ = false;                      // single return until a DIFOP says otherwise
-  double rps_ = 10;                        // the spin rate until a DIFOP says otherwise
+  // A single return's kind: the DIFOP's, unknown until one is seen.
+  physics::ReturnType single_type_ = physics::ReturnType::kUnknown;
+  double rps_ = 10;  // the spin rate until a DIFOP says otherwise
   int last_az_ = -1;
   uint32_t columns_ = 0, frames_ = 0;
   Frame cur_;

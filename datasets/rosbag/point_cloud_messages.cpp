@@ -107,9 +107,12 @@ const std::vector<OutField>& OutFields() {
       {"semantic_class", kUint16,
        [](const Frame& f, size_t i, double) { return static_cast<double>(f.semantic_class[i]); },
        [](const Frame& f) { return f.semantic_class.size(); }},
-      {"return_type", kUint8,
+      {"return_index", kUint8,
        [](const Frame& f, size_t i, double) { return static_cast<double>(f.return_index[i]); },
        [](const Frame& f) { return f.return_index.size(); }},
+      {"return_type", kUint8,
+       [](const Frame& f, size_t i, double) { return static_cast<double>(f.return_type[i]); },
+       [](const Frame& f) { return f.return_type.size(); }},
   };
   return kFields;
 }
@@ -330,12 +333,14 @@ Expected<Frame> DecodePointCloud2(const BagMessage& message, std::vector<std::st
   const auto intensity = find({"intensity", "reflectivity", "signal"});
   const auto ring = find({"ring", "channel"});
   const auto time = find({"time", "t", "timestamp", "time_stamp"});
-  const auto ret = find({"return_type", "return_index"});
+  const auto ret = find({"return_index"});
+  const auto type = find({"return_type"});
   if (absent) {
     absent->clear();
     if (!intensity) absent->push_back("intensity");
     if (!ring) absent->push_back("ring");
     if (!time) absent->push_back("time");
+    if (!type) absent->push_back("return_type");
   }
   const auto range = find({"range"}), reflectance = find({"reflectance"}),
              column = find({"column"}), beam = find({"beam_id"}), material = find({"material_id"}),
@@ -370,6 +375,8 @@ Expected<Frame> DecodePointCloud2(const BagMessage& message, std::vector<std::st
         pt.timestamp_s = stamp;
       }
       pt.return_index = Whole<uint8_t>(get(ret));
+      // nebula's codes are ours (physics/return_type.h); a code past them is kept as it is.
+      if (type) pt.return_type = physics::ReturnType{Whole<uint8_t>(get(type))};
       pt.beam_id = Whole<uint32_t>(get(beam));
       pt.material_id = Whole<uint16_t>(get(material));
       pt.instance_id = Whole<uint32_t>(get(instance));

@@ -29,9 +29,10 @@ const std::string& TfMessageSchema();
 inline constexpr uint64_t kMaxCloudPoints = kMaxHdf5PointsPerFrame;
 
 // A frame as one PointCloud2 (height 1, width = points, dense): x, y, z, intensity (float32),
-// ring (uint16: the channel), time (float32, seconds after the stamp), return_type (uint8: the
-// return index), and our own fields range, reflectance (float32), column, beam_id, instance_id
-// (uint32), material_id, semantic_class (uint16); those the frame has (x, y, z always).
+// ring (uint16: the channel), time (float32, seconds after the stamp), return_type (uint8:
+// nebula's codes, physics/return_type.h), and our own fields range, reflectance (float32),
+// column, beam_id, instance_id (uint32), material_id, semantic_class (uint16), return_index
+// (uint8); those the frame has (x, y, z always).
 std::vector<uint8_t> EncodePointCloud2(const Frame& frame, int64_t stamp_ns,
                                        const std::string& frame_id);
 
@@ -45,10 +46,11 @@ std::vector<uint8_t> EncodeTfMessage(const std::vector<StampedTransform>& transf
 // A PointCloud2 message as a frame: x, y, z required (any numeric type); intensity (or
 // "reflectivity", "signal"), ring (or "channel"), time ("time"/"t"/"timestamp"/"time_stamp": a
 // float in seconds, an integer in nanoseconds; relative to the stamp when below a day, else
-// absolute), return_type (or "return_index") and our own fields by name where present. Points
-// with a non-finite coordinate are dropped (an organised cloud's holes). Fields the cloud does
-// not carry are absent from the frame (empty), not zero; `absent` names the usual ones among
-// them. ROS 1's serialization (the topic's) is read too. Errors begin with the message's `where`.
+// absolute), return_type (nebula's codes) and our own fields (return_index ..) by name where
+// present. Points with a non-finite coordinate are dropped (an organised cloud's holes). Fields the
+// cloud does not carry are absent from the frame (empty), not zero; `absent` names the usual ones
+// among them. ROS 1's serialization (the topic's) is read too. Errors begin with the message's
+// `where`.
 Expected<Frame> DecodePointCloud2(const BagMessage& message, std::vector<std::string>* absent);
 
 }  // namespace lt::ros

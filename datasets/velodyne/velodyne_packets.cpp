@@ -32,7 +32,7 @@ using bytes::Le;
 constexpr size_t kPacketBytes = 1206, kBlockBytes = 100, kBlocks = 12;
 constexpr uint16_t kDataPort = 2368, kPositionPort = 8308;
 // Factory bytes: return mode (0x37 strongest, 0x38 last, 0x39 dual) and product id.
-constexpr uint8_t kStrongestReturn = 0x37, kDualReturn = 0x39;
+constexpr uint8_t kStrongestReturn = 0x37, kLastReturn = 0x38, kDualReturn = 0x39;
 // Packets whose timing judges the model, and how many wait to be put in time order: a
 // capture's own reorderings are of a packet or two (issue 36 item 11: two swapped packets
 // split a frame); 16 packets are 8.8 ms of an HDL-32E, 21 ms of a VLP-16.
@@ -51,6 +51,7 @@ struct DataPacket {
   uint64_t offset = 0;  // of the payload in the capture
   double time_s = 0;    // the packet's timestamp, hours unwrapped
   bool dual = false;    // DualReturn's
+  uint8_t mode = 0;     // the return mode byte; 0 on an HDL-64E (its data packets have none)
 };
 
 // Whether a data packet holds two returns a firing: its return mode byte, or on an HDL-64E (no
@@ -59,6 +60,28 @@ struct DataPacket {
 bool DualReturn(const uint8_t* p, bool hdl64e) {
   const auto azimuth = [&](size_t b) { return Le<uint16_t>(p + b * kBlockBytes + 2); };
   return hdl64e ? azimuth(0) == azimuth(2) && azimuth(4) != azimuth(0) : p[1204] == kDualReturn;
+}
+
+// The kind of the return measured at `m` (distance u16, reflectivity u8) in return mode `mode`;
+// `other` is the same laser's measure of the firing's other return (dual only). A dual pair is
+// labelled with nebula's codes: nearer/farther and stronger/weaker (equal reflectivities: the
+// farther the stronger); one echo reported twice, or alone (the other block empty), identical.
+// An HDL-64E's (mode 0) is unknown: its return mode is in the status cycle, and which of its
+// dual blocks is which no manual we read says.
+physics::ReturnType ReturnTypeOf(uint8_t mode, const uint8_t* m, const uint8_t* other) {
+  using physics::ReturnType;
+  if (mode == kStrongestReturn) return ReturnType::kStrongest;
+  if (mode == kLastReturn) return ReturnType::kLast;
+  if (mode != kDualReturn) return ReturnType::kUnknown;
+  const uint16_t raw = Le<uint16_t>(m), other_raw = Le<uint16_t>(other);
+  if (other_raw == 0) return ReturnType::kIdentical;
+  ReturnType near = ReturnType::kUnknown, far = ReturnType::kUnknown;
+  if (raw <= other_raw) {
+    physics::NearFarTypes(raw, other_raw, m[2], other[2], &near, &far);
+    return near;
+  }
+  physics::NearFarTypes(other_raw, raw, other[2], m[2], &near, &far);
+  return far;
 }
 
 // Blocks a packet fills: all 12, but where a dual-return firing spans several blocks (a
@@ -171,7 +194,7 @@ class FrameAssembler {
     return sink_(std::move(frame_));
   }
   void AddBlock(const uint8_t* blk, int bank, double azimuth, double gap, double block_time,
-                uint8_t ret, bool dual);
+                uint8_t ret, bool dual, uint8_t mode, const uint8_t* partner);
 
   const VelodyneCalibration& cal_;
   const VelodyneTiming& timing_;
@@ -218,8 +241,13 @@ Status FrameAssembler::Add(const DataPacket& packet) {
     for (size_t k = 0; k < per_firing; ++k) {
       const size_t b = f * per_firing + k;
       const uint8_t* blk = p + b * kBlockBytes;
-      AddBlock(blk, timing_.BankOfBlock(b, dual), azimuth, gap, block_time,
-               timing_.ReturnOfBlock(b, dual), dual);
+      // In dual return, the block of the same bank's other return.
+      const uint8_t ret = timing_.ReturnOfBlock(b, dual);
+      const size_t partner = !dual                    ? b
+                             : timing_.banks_together ? (ret == 0 ? b + banks : b - banks)
+                                                      : b ^ 1;
+      AddBlock(blk, timing_.BankOfBlock(b, dual), azimuth, gap, block_time, ret, dual, packet.mode,
+               p + partner * kBlockBytes);
     }
     sequence_in_frame_ += timing_.sequences;
     frame_.end_time_s = block_time + timing_.sequences * sequence_s;
@@ -228,7 +256,8 @@ Status FrameAssembler::Add(const DataPacket& packet) {
 }
 
 void FrameAssembler::AddBlock(const uint8_t* blk, int bank, double azimuth, double gap,
-                              double block_time, uint8_t ret, bool dual) {
+                              double block_time, uint8_t ret, bool dual, uint8_t mode,
+                              const uint8_t* partner) {
   const double sequence_s = timing_.SequenceSeconds(dual);
   const double firing_s = timing_.sequences * sequence_s;    // the gap's time
   const int block_lasers = timing_.lasers / timing_.blocks;  // per sequence, in this block
@@ -261,6 +290,7 @@ void FrameAssembler::AddBlock(const uint8_t* blk, int bank, double azimuth, doub
       pt.column = sequence_in_frame_ + s;
       pt.timestamp_s = block_time + dt;
       pt.return_index = ret;
+      pt.return_type = ReturnTypeOf(mode, m, partner + 4 + 3 * (s * block_lasers + k));
       pt.beam_id = (sequence_in_frame_ + s) * timing_.lasers + laser;
       frame_.Append(pt);
     }
@@ -347,6 +377,7 @@ Status PacketStream::Take(const UdpDatagram& d) {
   packet.offset = d.file_offset;
   packet.time_s = Unwrapped(Le<uint32_t>(p + 1200));
   packet.dual = DualReturn(p, byte == &VelodyneHdl64e());
+  packet.mode = byte == &VelodyneHdl64e() ? 0 : p[1204];
   const uint64_t key = uint64_t{Le<uint32_t>(p + 1200)} << 16 | Le<uint16_t>(p + 2);
   if (first_key_ == ~uint64_t{0}) {
     first_key_ = key;

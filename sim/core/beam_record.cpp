@@ -19,6 +19,7 @@ void PutRecordFields(const Record& r, size_t k, bool with_pulse_width, Frame& f)
   f.instance_id[k] = r.instance;
   f.semantic_class[k] = static_cast<uint16_t>(r.semantic);
   f.beam_id[k] = r.beam;
+  f.return_type[k] = r.return_type;
   if (with_pulse_width) f.echo_pulse_width_ns[k] = r.echo_pulse_width_ns;
 }
 
@@ -31,6 +32,7 @@ void AppendRecords(const BeamRecord* records, uint32_t count, bool with_pulse_wi
   // Sized once and written by index, as AppendCompactRecords.
   size_t k = f.size();
   f.Resize(k + n);
+  f.return_type.resize(k + n);  // every tier says what kind of return it reports
   if (with_pulse_width) f.echo_pulse_width_ns.resize(k + n);
   for (uint32_t i = 0; i < count; ++i) {
     const BeamRecord& r = records[i];
@@ -52,6 +54,7 @@ void AppendCompactRecords(const physics::ScanPattern<double>& scan, double frame
   // CUDA simulator's host thread does this for every frame.
   const size_t base = f.size();
   f.Resize(base + count);
+  f.return_type.resize(base + count);
   if (with_pulse_width) f.echo_pulse_width_ns.resize(base + count);
   for (uint32_t i = 0; i < count; ++i) {
     PutRecordFields(records[i], base + i, with_pulse_width, f);

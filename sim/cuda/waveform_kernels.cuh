@@ -63,7 +63,8 @@ __device__ inline void WarpRecordWaveformEchoes(const FrameContext& c, uint32_t 
     out[e] = BeamRecord{};
   if (lane == 0) {
     const BeamPlace s = PlaceBeam(c, beam);
-    WriteChosenEchoes(c, beam, s.b, s.t, s.pose, contributions, echoes, chosen, sources, m, out);
+    WriteChosenEchoes(c, beam, s.b, s.t, s.pose, contributions, echoes, count, chosen, sources, m,
+                      out);
   }
   __syncwarp();
 }

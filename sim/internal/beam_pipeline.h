@@ -251,7 +251,10 @@ LT_HD BeamRecord SimulateBeamSingleHit(const FrameContext& c, uint32_t beam,
     point = physics::ReportedPoint(range, central, pose, c.pose_end, c.trajectory.motion_correction,
                                    c.beam_origin);
   }
-  return PointRecord(beam, b, t, point, range, physics::ReportedIntensity(reflectance), *dominant);
+  BeamRecord out =
+      PointRecord(beam, b, t, point, range, physics::ReportedIntensity(reflectance), *dominant);
+  out.return_type = physics::Code(physics::LoneEchoType(c.signal.threshold.mode));
+  return out;
 }
 
 // Stage 1: sub-ray k of the beam's footprint, its direction in the sensor frame and its share
@@ -436,6 +439,8 @@ LT_HD inline void WriteEchoes(const FrameContext& c, uint32_t beam,
   uint32_t chosen[physics::kMaxEchoesDetected];
   const uint32_t m = physics::SelectEchoes(c.signal.threshold.mode, c.signal.threshold.max_echoes,
                                            echoes, count, chosen);
+  physics::ReturnType types[physics::kMaxEchoesDetected];
+  physics::SelectedEchoTypes(c.signal.threshold.mode, echoes, count, chosen, m, types);
   const physics::Vec3<double> central = physics::BeamDirection(b.azimuth_rad, b.elevation_rad);
   uint32_t slot = 0;
   for (uint32_t i = 0; i < m; ++i) {
@@ -470,7 +475,8 @@ LT_HD inline void WriteEchoes(const FrameContext& c, uint32_t beam,
         o);
     r.echo_pulse_width_ns =
         static_cast<float>(physics::RangeIntervalTime(e.end_m - e.start_m) * 1e9);
-    r.return_index = e.index;
+    r.return_index = static_cast<uint16_t>(e.index);
+    r.return_type = physics::Code(types[i]);
   }
 }
 
@@ -565,9 +571,12 @@ LT_HD inline void WriteChosenEchoes(const FrameContext& c, uint32_t beam,
                                     const physics::BeamSample<double>& b, double t,
                                     const physics::Pose<double>& pose,
                                     const physics::SignalContribution* contributions,
-                                    const physics::Echo* echoes, const uint32_t* chosen,
-                                    const int64_t* sources, uint32_t m, BeamRecord* out) {
+                                    const physics::Echo* echoes, uint32_t count,
+                                    const uint32_t* chosen, const int64_t* sources, uint32_t m,
+                                    BeamRecord* out) {
   const physics::Vec3<double> central = CentralDirection(c, beam, b);
+  physics::ReturnType types[physics::kMaxEchoesDetected];
+  physics::SelectedEchoTypes(c.signal.threshold.mode, echoes, count, chosen, m, types);
   ObjectInfo none{};
   none.material = none.instance = none.semantic = kNoLabel;
   for (uint32_t i = 0; i < m; ++i) {
@@ -580,7 +589,8 @@ LT_HD inline void WriteChosenEchoes(const FrameContext& c, uint32_t beam,
                     physics::WaveformIntensity(c.waveform, e.peak_power_w), o);
     r.echo_pulse_width_ns =
         static_cast<float>(physics::RangeIntervalTime(e.end_m - e.start_m) * 1e9);
-    r.return_index = e.index;
+    r.return_index = static_cast<uint16_t>(e.index);
+    r.return_type = physics::Code(types[i]);
   }
 }
 
@@ -599,7 +609,7 @@ LT_HD inline void RecordWaveformEchoes(const FrameContext& c, uint32_t beam,
   const uint32_t m = ChosenEchoes(c, echoes, count, chosen);
   for (uint32_t i = 0; i < m; ++i)
     sources[i] = EchoSource(c, echoes[chosen[i]], contributions, n);
-  WriteChosenEchoes(c, beam, b, t, pose, contributions, echoes, chosen, sources, m, out);
+  WriteChosenEchoes(c, beam, b, t, pose, contributions, echoes, count, chosen, sources, m, out);
 }
 
 // Stages 4-5 for the waveform detector (seed 002 sec. 5): the beam's voltage record from its

@@ -26,7 +26,9 @@ struct BeamRecord {
   uint32_t semantic;
   double time_s;
   float echo_pulse_width_ns;  // threshold detector only
-  uint32_t return_index;      // the echo's place in range order among the beam's echoes
+  uint16_t return_index;      // the echo's place in range order among the beam's echoes
+  uint8_t return_type;        // physics::ReturnType: its kind in the profile's return mode
+  uint8_t pad;
 };
 
 // A valid record as it travels from the GPU to the host: 44 bytes instead of 72. The channel,
@@ -43,7 +45,8 @@ struct CompactRecord {
   uint16_t material;
   uint16_t semantic;
   uint8_t return_index;
-  uint8_t pad[3];
+  uint8_t return_type;
+  uint8_t pad[2];
 };
 static_assert(sizeof(CompactRecord) == 44);
 
@@ -60,7 +63,8 @@ LT_HD inline CompactRecord Compact(const BeamRecord& r) {
           static_cast<uint16_t>(r.material),
           static_cast<uint16_t>(r.semantic),
           static_cast<uint8_t>(r.return_index),
-          {0, 0, 0}};
+          r.return_type,
+          {0, 0}};
 }
 
 // Compact records as a frame's points, channel, column and time from `scan` (host tables) and

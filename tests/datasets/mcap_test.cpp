@@ -35,6 +35,7 @@ Frame RandomFrame(uint32_t seed, size_t points, double start_s) {
     p.instance_id = static_cast<uint32_t>(rng());
     p.semantic_class = static_cast<uint16_t>(rng() % 300);
     p.beam_id = static_cast<uint32_t>(rng());
+    p.return_type = physics::ReturnType{static_cast<uint8_t>(rng() % physics::kReturnTypeCount)};
     f.Append(p);
   }
   return f;
@@ -82,6 +83,7 @@ TEST(McapBag, FramesWrittenAsPointCloudsReadBackFieldForField) {
     EXPECT_EQ(got->channel, want.channel);
     EXPECT_EQ(got->column, want.column);
     EXPECT_EQ(got->return_index, want.return_index);
+    EXPECT_EQ(got->return_type, want.return_type);
     EXPECT_EQ(got->material_id, want.material_id);
     EXPECT_EQ(got->instance_id, want.instance_id);
     EXPECT_EQ(got->semantic_class, want.semantic_class);
@@ -138,6 +140,7 @@ TEST(McapBag, FieldsAFrameLacksStayAbsentThroughABag) {
   sparse.channel.clear();
   sparse.timestamp_s.clear();
   sparse.return_index.clear();
+  sparse.return_type.clear();
   sparse.beam_id.clear();
   auto bag = OpenRosBag(WriteBag(dir, {sparse}));
   ASSERT_TRUE(bag.ok()) << bag.message();
@@ -145,12 +148,13 @@ TEST(McapBag, FieldsAFrameLacksStayAbsentThroughABag) {
     std::vector<std::string> absent;
     auto got = ros::DecodePointCloud2(m, &absent);
     if (!got.ok()) return got.error();
-    EXPECT_EQ(absent, (std::vector<std::string>{"intensity", "ring", "time"}));
+    EXPECT_EQ(absent, (std::vector<std::string>{"intensity", "ring", "time", "return_type"}));
     EXPECT_TRUE(got->intensity.empty());
     EXPECT_TRUE(got->reflectance.empty());
     EXPECT_TRUE(got->channel.empty());
     EXPECT_TRUE(got->timestamp_s.empty());
     EXPECT_TRUE(got->return_index.empty());
+    EXPECT_TRUE(got->return_type.empty());
     EXPECT_TRUE(got->beam_id.empty());
     EXPECT_EQ(got->x_m, sparse.x_m);
     EXPECT_EQ(got->range_m, sparse.range_m);

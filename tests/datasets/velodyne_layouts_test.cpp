@@ -184,6 +184,7 @@ TEST(VelodyneLayouts, TheVlp16DualBagDecodesToItsAnswerKeyPointForPoint) {
     Polar p;
     int channel;
     uint8_t intensity;
+    uint8_t return_type;
   };
   std::vector<KeyPoint> key;
   std::map<int, std::multimap<double, size_t>> key_by_channel;  // azimuth -> index in key
@@ -199,14 +200,39 @@ TEST(VelodyneLayouts, TheVlp16DualBagDecodesToItsAnswerKeyPointForPoint) {
     uint16_t channel;
     std::memcpy(&channel, r + 14, 2);
     identical += r[13] == 6;
-    key.push_back({PolarOf(xyz[0], xyz[1], xyz[2]), channel, static_cast<uint8_t>(r[12])});
+    key.push_back({PolarOf(xyz[0], xyz[1], xyz[2]), channel, static_cast<uint8_t>(r[12]),
+                   static_cast<uint8_t>(r[13])});
     key_by_channel[channel].emplace(key.back().p.azimuth, i);
   }
   EXPECT_EQ(identical, 14455u);
   // Our strongest returns equal to their firing's last return, as nebula drops them.
   std::map<std::pair<uint32_t, uint16_t>, float> last_range;
-  for (size_t i = 0; i < ours.size(); ++i)
+  // Both returns' intensities of a firing: whether a pair ties in strength.
+  std::map<std::pair<uint32_t, uint16_t>, std::vector<float>> pair_intensity;
+  for (size_t i = 0; i < ours.size(); ++i) {
     if (ours.return_index[i] == 0) last_range[{ours.column[i], ours.channel[i]}] = ours.range_m[i];
+    pair_intensity[{ours.column[i], ours.channel[i]}].push_back(ours.intensity[i]);
+  }
+  // nebula's kind in our terms. Its VLP-16 decoder (at the key's version) takes the farther of
+  // two returns for the "first" (`first = current > other`; its VLP-32 decoder's TODO notes the
+  // two decoders disagree), so its first and last are swapped against ours, and where the two
+  // reflectivities tie its rule "the strongest is the one not first" swaps stronger and weaker
+  // too. Identical (one echo twice, or alone) is the same.
+  using T = physics::ReturnType;
+  auto ours_for_key = [](uint8_t key_code, bool tie) {
+    switch (T{key_code}) {
+      case T::kFirstStrongest:
+        return tie ? T::kLastWeak : T::kLastStrongest;
+      case T::kLastStrongest:
+        return tie ? T::kFirstWeak : T::kFirstStrongest;
+      case T::kFirstWeak:
+        return tie ? T::kLastStrongest : T::kLastWeak;
+      case T::kLastWeak:
+        return tie ? T::kFirstStrongest : T::kFirstWeak;
+      default:
+        return T{key_code};
+    }
+  };
   size_t ours_identical = 0;
   std::vector<size_t> ours_kept;
   std::vector<Polar> ours_polar(ours.size());
@@ -261,6 +287,8 @@ TEST(VelodyneLayouts, TheVlp16DualBagDecodesToItsAnswerKeyPointForPoint) {
     key_taken[pair.key] = true;
   }
   double worst_range = 0, worst_z = 0, worst_rule = 0;
+  ASSERT_EQ(ours.return_type.size(), ours.size());
+  std::map<int, int> types;  // nebula's code -> points of ours with it
   for (size_t i : ours_kept) {
     const auto found = ours_to_key.find(i);
     ASSERT_TRUE(found != ours_to_key.end())
@@ -268,6 +296,14 @@ TEST(VelodyneLayouts, TheVlp16DualBagDecodesToItsAnswerKeyPointForPoint) {
         << int{ours.return_index[i]} << ", " << ours_polar[i].azimuth << " deg, "
         << ours_polar[i].range << " m) has no point of nebula's";
     const Polar& k = key[found->second].p;
+    // The same kind as nebula's (identical, or nearer/farther and stronger/weaker).
+    const auto& strengths = pair_intensity[{ours.column[i], ours.channel[i]}];
+    const bool tie = strengths.size() == 2 && strengths[0] == strengths[1];
+    ASSERT_EQ(T{ours.return_type[i]}, ours_for_key(key[found->second].return_type, tie))
+        << "our point " << i << " (laser " << ours.channel[i] << ", return "
+        << int{ours.return_index[i]} << ", nebula's code " << int{key[found->second].return_type}
+        << ")";
+    ++types[ours.return_type[i]];
     worst_range = std::max(worst_range, std::abs(ours_polar[i].range - k.range));
     worst_z = std::max(worst_z, std::abs(ours_polar[i].z - k.z));
     (void)k;
@@ -278,6 +314,10 @@ TEST(VelodyneLayouts, TheVlp16DualBagDecodesToItsAnswerKeyPointForPoint) {
       ASSERT_TRUE(key_taken[j]) << "nebula's point " << j << " at " << key[j].p.azimuth
                                 << " deg has none of ours";
   EXPECT_GT(ours_kept.size(), 14000u);
+  // Every kind of a dual pair occurs: mostly one echo reported twice.
+  EXPECT_GT(types[6], 14000);
+  for (int code : {4, 5, 9, 10})
+    EXPECT_GT(types[code], 50) << code;
   EXPECT_NEAR(static_cast<double>(ours_identical), 14455, 14455 * 0.01);
   EXPECT_LE(worst_range, 1e-3) << "m";
   EXPECT_LE(worst_z, 1e-3) << "m";

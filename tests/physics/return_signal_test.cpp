@@ -138,6 +138,74 @@ TEST(ReturnSignal, ReturnModesPickTheirEchoesInRangeOrder) {
   EXPECT_EQ(e[chosen[1]].source, 2u);
 }
 
+// The kinds a sensor in each return mode gives what it reports (nebula's codes), worked by hand
+// from the four echoes of strengths 2, 9, 5, 3 at 10, 20, 30, 40 m.
+TEST(ReturnSignal, ReturnModesLabelWhatTheyReport) {
+  std::vector<SignalContribution> c = {{40, 3, 3}, {10, 2, 0}, {30, 5, 2}, {20, 9, 1}};
+  Echo e[kMaxEchoesDetected];
+  uint32_t detected = 0;
+  const uint32_t n = DetectEchoes(Detector(), c.data(), 4, e, &detected);
+  ASSERT_EQ(n, 4u);
+  using T = ReturnType;
+  auto kinds = [&](ReturnMode mode, uint32_t k, const Echo* echoes, uint32_t count) {
+    uint32_t chosen[kMaxEchoesDetected];
+    ReturnType types[kMaxEchoesDetected];
+    const uint32_t m = SelectEchoes(mode, k, echoes, count, chosen);
+    SelectedEchoTypes(mode, echoes, count, chosen, m, types);
+    return std::vector<ReturnType>(types, types + m);
+  };
+  EXPECT_EQ(kinds(ReturnMode::kFirst, 3, e, n),
+            (std::vector<T>{T::kFirst, T::kSecond, T::kUnknown}));
+  EXPECT_EQ(kinds(ReturnMode::kLast, 2, e, n), (std::vector<T>{T::kUnknown, T::kLast}));
+  // The two strongest, in range order: 9 at 20 m, then 5 at 30 m.
+  EXPECT_EQ(kinds(ReturnMode::kStrongest, 2, e, n),
+            (std::vector<T>{T::kStrongest, T::kSecondStrongest}));
+  EXPECT_EQ(kinds(ReturnMode::kStrongest, 3, e, n),
+            (std::vector<T>{T::kStrongest, T::kSecondStrongest, T::kUnknown}));
+  // Dual: the strongest (20 m, 9) nearer and stronger than the last (40 m, 3).
+  EXPECT_EQ(kinds(ReturnMode::kDual, 2, e, n), (std::vector<T>{T::kFirstStrongest, T::kLastWeak}));
+  // A third by strength (5 at 30 m) is reported but has no name in the pair.
+  EXPECT_EQ(kinds(ReturnMode::kDual, 3, e, n),
+            (std::vector<T>{T::kFirstStrongest, T::kUnknown, T::kLastWeak}));
+  // Dual when the last is the strongest: the second strongest beside it is the weaker.
+  std::vector<SignalContribution> c2 = {{10, 2, 0}, {20, 5, 1}, {30, 9, 2}};
+  Echo e2[kMaxEchoesDetected];
+  const uint32_t n2 = DetectEchoes(Detector(), c2.data(), 3, e2, &detected);
+  EXPECT_EQ(kinds(ReturnMode::kDual, 2, e2, n2),
+            (std::vector<T>{T::kFirstWeak, T::kLastStrongest}));
+  // One echo: its mode's kind; a dual-return sensor reports it twice (identical).
+  std::vector<SignalContribution> c3 = {{25, 4, 0}};
+  Echo e3[kMaxEchoesDetected];
+  const uint32_t n3 = DetectEchoes(Detector(), c3.data(), 1, e3, &detected);
+  for (ReturnMode mode :
+       {ReturnMode::kFirst, ReturnMode::kLast, ReturnMode::kStrongest, ReturnMode::kDual}) {
+    EXPECT_EQ(kinds(mode, 2, e3, n3), (std::vector<T>{LoneEchoType(mode)}));
+  }
+  EXPECT_EQ(LoneEchoType(ReturnMode::kDual), T::kIdentical);
+  EXPECT_EQ(LoneEchoType(ReturnMode::kLast), T::kLast);
+}
+
+// nebula's labels for a pair: nearer/farther by range, stronger/weaker by intensity, a tie in
+// intensity to the farther, equal ranges one echo.
+TEST(ReturnSignal, NearFarTypesFollowRangeAndStrength) {
+  using T = ReturnType;
+  T near = T::kUnknown, far = T::kUnknown;
+  NearFarTypes(10, 20, 50, 10, &near, &far);
+  EXPECT_EQ(near, T::kFirstStrongest);
+  EXPECT_EQ(far, T::kLastWeak);
+  NearFarTypes(10, 20, 10, 50, &near, &far);
+  EXPECT_EQ(near, T::kFirstWeak);
+  EXPECT_EQ(far, T::kLastStrongest);
+  NearFarTypes(10, 20, 30, 30, &near, &far);
+  EXPECT_EQ(near, T::kFirstWeak);
+  EXPECT_EQ(far, T::kLastStrongest);
+  NearFarTypes(15, 15, 30, 10, &near, &far);
+  EXPECT_EQ(near, T::kIdentical);
+  EXPECT_EQ(far, T::kIdentical);
+  EXPECT_STREQ(ReturnTypeName(Code(T::kLastStrongest)), "LastStrongest");
+  EXPECT_STREQ(ReturnTypeName(kReturnTypeCount), "");
+}
+
 TEST(ReturnSignal, MoreEchoesThanTheArrayKeepsTheLastOnes) {
   std::vector<SignalContribution> c;
   for (int k = 0; k < 20; ++k)

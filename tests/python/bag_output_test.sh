@@ -38,7 +38,8 @@ def f32(v):
 clouds = [c for c in mcap_check.read_point_clouds(work + "/sim.mcap") if c["topic"] == "/lidar/points"]
 assert len(clouds) == 3, len(clouds)
 pairs = {"x": "x", "y": "y", "z": "z", "intensity": "intensity", "ring": "channel",
-         "return_type": "return_index", "range": "range", "reflectance": "reflectance",
+         "return_type": "return_type", "return_index": "return_index", "range": "range",
+         "reflectance": "reflectance",
          "column": "column", "beam_id": "beam_id", "material_id": "material_id",
          "instance_id": "instance_id", "semantic_class": "semantic_class"}
 for k, cloud in enumerate(clouds):
@@ -48,6 +49,8 @@ for k, cloud in enumerate(clouds):
     assert cloud["width"] == len(pcd["x"]) and cloud["height"] == 1
     for ours, theirs in pairs.items():
         assert values[ours] == pcd[theirs], (k, ours)
+    # The VLP-16 profile reports the strongest return (nebula's code 3).
+    assert set(values["return_type"]) == {3}, set(values["return_type"])
     # time: seconds after the stamp, as float32
     assert values["time"] == [f32(t - stamp) for t in pcd["timestamp"]], k
 report = mcap_check.check_file(work + "/sim.mcap")

@@ -149,6 +149,7 @@ void ExpectThresholdParity(const Scene& scene, const SensorProfile& profile, uin
   for (const auto& [k, g] : echo_pairs.pairs) {
     second_echoes += a.return_index[k] > 0;
     EXPECT_EQ(a.return_index[k], b->return_index[g]);
+    EXPECT_EQ(a.return_type[k], b->return_type[g]);
     EXPECT_EQ(a.instance_id[k], b->instance_id[g]);
     max_range = std::max(max_range, double(std::abs(a.range_m[k] - b->range_m[g])));
     max_intensity_rel = std::max(

@@ -177,6 +177,41 @@ TEST(ThresholdDetector, CanopyGivesSeveralEchoesAndTheLastReachesTheGround) {
   EXPECT_EQ(f.semantic_class[2], 2u);
 }
 
+// The canopy's three echoes (10, 14 and 20 m; received power falling with each) labelled as each
+// return mode's sensor labels them (physics::SelectedEchoTypes), in the frame's return_type.
+TEST(ThresholdDetector, FramesSayWhatKindOfReturnEachPointIs) {
+  Scene s;
+  s.materials = test::ConstantMaterials({0.45, 0.3});
+  s.materials.materials[0] = WithResponse(s.materials.materials[0], 0, 0.4);
+  s.objects.push_back(test::Placed("crown", MakePlate(5, 5), {0, 0, -10}, 0, 90, 0, 0, 1, 5));
+  s.objects.push_back(test::Placed("under", MakePlate(5, 5), {0, 0, -14}, 0, 90, 0, 0, 2, 5));
+  s.objects.push_back(test::Placed("ground", MakePlate(50, 50), {0, 0, -20}, 0, 90, 0, 1, 3, 2));
+  SensorProfile p = test::SpinningSensor(1, -90, -90, 1, 10);
+  p.detector = ThresholdSensor().detector;
+  GaussianFootprint(p, 0.5e-3, 8);
+  using T = physics::ReturnType;
+  auto kinds = [&](physics::ReturnMode mode, uint32_t k) {
+    p.detector.return_mode = mode;
+    p.detector.max_echoes = k;
+    const Frame f = SimulateOnce(s, p);
+    EXPECT_EQ(f.return_type.size(), f.size());
+    std::vector<T> out;
+    for (size_t i = 0; i < f.size(); ++i)
+      out.push_back(T{f.return_type[i]});
+    return out;
+  };
+  EXPECT_EQ(kinds(physics::ReturnMode::kFirst, 3),
+            (std::vector<T>{T::kFirst, T::kSecond, T::kUnknown}));
+  EXPECT_EQ(kinds(physics::ReturnMode::kLast, 1), (std::vector<T>{T::kLast}));
+  EXPECT_EQ(kinds(physics::ReturnMode::kStrongest, 2),
+            (std::vector<T>{T::kStrongest, T::kSecondStrongest}));
+  EXPECT_EQ(kinds(physics::ReturnMode::kDual, 2),
+            (std::vector<T>{T::kFirstStrongest, T::kLastWeak}));
+  // The ideal tier reports one return a beam (the nearest surface): its mode's kind.
+  p.detector.kind = DetectorKind::kIdeal;
+  EXPECT_EQ(kinds(physics::ReturnMode::kLast, 1), (std::vector<T>{T::kLast}));
+}
+
 TEST(ThresholdDetector, EchoPulseWidthFollowsTheAmplitudeAndGrowsWithIncidence) {
   SensorProfile p = ThresholdSensor();
   const double sigma_r = PulseSigma(p);

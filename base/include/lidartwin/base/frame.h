@@ -5,15 +5,18 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "lidartwin/physics/pose.h"
+#include "lidartwin/physics/return_type.h"
 
 namespace lt {
 
 // Every per-point field of a Frame for one point (echo_pulse_width_ns aside: only detectors
-// that model it fill that one).
+// that model it fill that one). return_type is optional: Append adds it only when set, so the
+// points of one frame either all carry it or none does.
 struct FramePoint {
   float x_m = 0, y_m = 0, z_m = 0;
   float range_m = 0;
@@ -27,6 +30,7 @@ struct FramePoint {
   uint32_t instance_id = 0;
   uint16_t semantic_class = 0;
   uint32_t beam_id = 0;
+  std::optional<physics::ReturnType> return_type;
 };
 
 struct Frame {
@@ -53,6 +57,9 @@ struct Frame {
   std::vector<uint32_t> instance_id;
   std::vector<uint16_t> semantic_class;
   std::vector<uint32_t> beam_id;  // index of the beam within the frame
+  // The echo's kind (physics::ReturnType codes: strongest, last, ..); empty when the source
+  // does not say. return_index is its place among its firing's reported returns.
+  std::vector<uint8_t> return_type;
 
   // Time-domain records of selected beams (waveform detector, `simulate --waveforms`): record
   // k holds waveform_samples voltages [V] of beam waveform_beams[k], sampled every
@@ -64,8 +71,8 @@ struct Frame {
 
   size_t size() const { return x_m.size(); }
   void Reserve(size_t n);
-  // Every per-point field (echo_pulse_width_ns aside) to n values, new ones zero: for writers
-  // that fill points by index.
+  // Every per-point field (echo_pulse_width_ns and return_type aside) to n values, new ones
+  // zero: for writers that fill points by index.
   void Resize(size_t n);
   void Append(const FramePoint& p);
 };
@@ -102,6 +109,10 @@ struct FieldView {
 
 // All fields of a frame that have one value per point, in a fixed order.
 std::vector<FieldView> FrameFields(const Frame& f);
+
+// Whether a field of FrameFields may be absent from a frame with points (echo_pulse_width,
+// return_type) rather than always carried.
+bool IsOptionalFrameField(const char* name);
 
 // Mutable access for readers: resizes the named field to n and returns its storage, or
 // nullptr for an unknown name.

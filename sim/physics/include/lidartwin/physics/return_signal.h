@@ -20,6 +20,7 @@
 #include <cstdint>
 
 #include "lidartwin/physics/hd.h"
+#include "lidartwin/physics/return_type.h"
 #include "lidartwin/physics/units.h"
 
 namespace lt::physics {
@@ -440,6 +441,62 @@ LT_HD inline uint32_t SelectEchoes(ReturnMode mode, uint32_t k_max, const Echo* 
     chosen[j] = x;
   }
   return m;
+}
+
+// The kind of a beam's only echo in a return mode: what SelectedEchoTypes gives one echo of
+// one (the tiers that report one return a beam).
+LT_HD constexpr ReturnType LoneEchoType(ReturnMode mode) {
+  return mode == ReturnMode::kFirst       ? ReturnType::kFirst
+         : mode == ReturnMode::kLast      ? ReturnType::kLast
+         : mode == ReturnMode::kStrongest ? ReturnType::kStrongest
+                                          : ReturnType::kIdentical;
+}
+
+// The kind (return_type.h) of each of the m echoes SelectEchoes chose, in its order, among the
+// `count` detected: what a sensor in that return mode calls the return it reports.
+//   first: the nearest kFirst, the next kSecond; last: the farthest kLast;
+//   strongest: the strongest kStrongest, the next kSecondStrongest;
+//   dual: its two as nearer/farther and stronger/weaker (NearFarTypes, nebula's Velodyne
+//   labels); a lone echo kIdentical (a dual-return sensor reports it twice).
+// A single echo in a single-return mode is its mode's kind; further echoes are kUnknown.
+LT_HD inline void SelectedEchoTypes(ReturnMode mode, const Echo* echoes, uint32_t count,
+                                    const uint32_t* chosen, uint32_t m, ReturnType* types) {
+  // Rank by strength among all detected echoes: how many are stronger (ties: the farther).
+  auto stronger_than = [&](uint32_t i) {
+    uint32_t n = 0;
+    for (uint32_t j = 0; j < count; ++j)
+      n += echoes[j].peak_power_w > echoes[i].peak_power_w ||
+           (echoes[j].peak_power_w == echoes[i].peak_power_w && j > i);
+    return n;
+  };
+  for (uint32_t k = 0; k < m; ++k) {
+    const uint32_t i = chosen[k];
+    ReturnType t = ReturnType::kUnknown;
+    if (mode == ReturnMode::kFirst) {
+      t = i == 0 ? ReturnType::kFirst : i == 1 ? ReturnType::kSecond : ReturnType::kUnknown;
+    } else if (mode == ReturnMode::kLast) {
+      t = i + 1 == count ? ReturnType::kLast : ReturnType::kUnknown;
+    } else if (mode == ReturnMode::kStrongest) {
+      const uint32_t rank = stronger_than(i);
+      t = rank == 0   ? ReturnType::kStrongest
+          : rank == 1 ? ReturnType::kSecondStrongest
+                      : ReturnType::kUnknown;
+    } else if (m == 1) {
+      t = ReturnType::kIdentical;
+    }
+    types[k] = t;
+  }
+  if (mode == ReturnMode::kDual && m >= 2) {
+    // SelectEchoes's dual pair: the last echo (in range order, the last chosen) and the
+    // strongest of the others; further ones by strength stay kUnknown.
+    const uint32_t far = m - 1;
+    uint32_t near = 0;
+    for (uint32_t k = 1; k < far; ++k)
+      if (stronger_than(chosen[k]) < stronger_than(chosen[near])) near = k;
+    NearFarTypes(echoes[chosen[near]].range_m, echoes[chosen[far]].range_m,
+                 echoes[chosen[near]].peak_power_w, echoes[chosen[far]].peak_power_w, &types[near],
+                 &types[far]);
+  }
 }
 
 }  // namespace lt::physics
