@@ -124,6 +124,66 @@ TEST(HesaiPackets, APointIsWhereItsRangeElevationAndAzimuthPutIt) {
   EXPECT_NEAR(f.timestamp_s[i], 1732838400.0, 1.0);  // 2024-11-29 00:00:00 UTC
 }
 
+// Each return mode's kinds (nebula's codes; the mode's returns in the order its name gives):
+// channel 0 of the first firing has two echoes (10 m, then 12 m at another reflectivity); every
+// other channel one echo in both blocks, which is kept once, identical.
+TEST(HesaiPackets, TheReturnModeNamesEachReturnsKind) {
+  using T = physics::ReturnType;
+  struct Case {
+    uint8_t mode, refl0, refl1;
+    std::vector<T> kinds;  // channel 0's two returns
+  };
+  const std::vector<Case> cases = {
+      {0x39, 50, 80, {T::kLast, T::kStrongest}},
+      {0x39, 90, 80, {T::kLastStrongest, T::kSecondStrongest}},
+      {0x3a, 50, 80, {T::kFirst, T::kSecond}},
+      {0x3b, 50, 80, {T::kFirst, T::kLast}},
+      {0x3c, 50, 80, {T::kFirst, T::kStrongest}},
+      {0x3c, 90, 80, {T::kFirstStrongest, T::kSecondStrongest}},
+      {0x3e, 90, 80, {T::kStrongest, T::kSecondStrongest}},
+  };
+  for (const Case& c : cases) {
+    auto p = Xt16Packet(9000, 2500);
+    p[540 + 10] = c.mode;
+    p[12 + 2] = 2500 & 0xff, p[12 + 3] = 2500 >> 8, p[12 + 4] = c.refl0;
+    p[12 + 66 + 2] = 3000 & 0xff, p[12 + 66 + 3] = 3000 >> 8, p[12 + 66 + 4] = c.refl1;
+    std::vector<Frame> frames;
+    ASSERT_TRUE(
+        ForEachHesaiFrame(test::Datagrams(2368, {p}), Xt16Calibration(), [&](Frame&& f) -> Status {
+          frames.push_back(std::move(f));
+          return {};
+        }).ok());
+    ASSERT_EQ(frames.size(), 1u);
+    const Frame& f = frames[0];
+    // 4 firings of 16 channels, one point each but channel 0 of the first: two.
+    ASSERT_EQ(f.size(), 4u * 16u + 1u) << int{c.mode};
+    ASSERT_EQ(f.return_type.size(), f.size());
+    EXPECT_EQ(T{f.return_type[0]}, c.kinds[0]) << int{c.mode};
+    EXPECT_EQ(T{f.return_type[1]}, c.kinds[1]) << int{c.mode};
+    EXPECT_NEAR(f.range_m[1], 12.0, 1e-6);
+    for (size_t i = 2; i < f.size(); ++i)
+      ASSERT_EQ(T{f.return_type[i]}, T::kIdentical) << int{c.mode} << " point " << i;
+  }
+  // Single return: the mode's kind for every point.
+  for (auto [mode, kind] : {std::pair{uint8_t{0x33}, T::kFirst},
+                            {uint8_t{0x34}, T::kSecond},
+                            {uint8_t{0x37}, T::kStrongest},
+                            {uint8_t{0x38}, T::kLast}}) {
+    auto p = Xt16Packet(9000, 2500);
+    p[540 + 10] = mode;
+    std::vector<Frame> frames;
+    ASSERT_TRUE(
+        ForEachHesaiFrame(test::Datagrams(2368, {p}), Xt16Calibration(), [&](Frame&& f) -> Status {
+          frames.push_back(std::move(f));
+          return {};
+        }).ok());
+    ASSERT_EQ(frames.size(), 1u);
+    ASSERT_EQ(frames[0].return_type.size(), 8u * 16u);
+    for (uint8_t code : frames[0].return_type)
+      ASSERT_EQ(T{code}, kind) << int{mode};
+  }
+}
+
 TEST(HesaiPackets, OddPacketsAreSkippedCountedAndNamed) {
   auto ft120 = Xt16Packet(0, 2500);
   ft120[2] = 7, ft120[3] = 1;  // protocol 7.1: an FT120, not decoded

@@ -241,5 +241,55 @@ TEST(RobosenseModels, BothReturnsOfAFiringShareItsColumnAndBeam) {
   EXPECT_EQ(f.column[2], f.column[0] + 1);
 }
 
+// The DIFOP's return mode names each point's kind (nebula's codes): a single mode's for every
+// point; in dual return the pair's first the strongest, its second the last, one echo twice
+// identical; none before a DIFOP says.
+TEST(RobosenseModels, TheDifopsReturnModeNamesEachPointsKind) {
+  using T = physics::ReturnType;
+  auto kinds = [](const Frame& f) {
+    std::vector<T> out;
+    for (uint8_t code : f.return_type)
+      out.push_back(T{code});
+    return out;
+  };
+  auto single = RsLidarMsop(2, 0, 20);
+  SetReturn(single, 0, 3, 2000, 5);
+  for (auto [mode, kind] :
+       {std::pair{uint8_t{1}, T::kStrongest}, {uint8_t{2}, T::kLast}, {uint8_t{3}, T::kUnknown}}) {
+    auto d = Decode({{7788, Difop(mode)}, {6699, single}}, Angles(32, -25));
+    ASSERT_TRUE(d.ok()) << d.message();
+    EXPECT_EQ(kinds((*d)[0]), std::vector<T>{kind}) << int{mode};
+  }
+  auto no_difop = Decode({{6699, single}}, Angles(32, -25));
+  ASSERT_TRUE(no_difop.ok()) << no_difop.message();
+  EXPECT_EQ(kinds((*no_difop)[0]), std::vector<T>{T::kUnknown});
+  // Helios modes: 4 strongest, 5 last, 6 first.
+  auto helios = HeliosMsop(18000, 20);
+  SetReturn(helios, 0, 0, 4000, 9);
+  for (auto [mode, kind] :
+       {std::pair{uint8_t{4}, T::kStrongest}, {uint8_t{5}, T::kLast}, {uint8_t{6}, T::kFirst}}) {
+    auto d = Decode({{7788, Difop(mode)}, {6699, helios}}, Angles(32, -25));
+    ASSERT_TRUE(d.ok()) << d.message();
+    EXPECT_EQ(kinds((*d)[0]), std::vector<T>{kind}) << int{mode};
+  }
+  // Dual, block pairs: a pair of two echoes, then one echo reported twice.
+  auto dual = Rs32DualMsop();
+  SetReturn(dual, 0, 7, 2000, 5);
+  SetReturn(dual, 1, 7, 2300, 9);
+  SetReturn(dual, 2, 7, 2100, 5);
+  SetReturn(dual, 3, 7, 2100, 5);
+  auto d = Decode({{7788, Difop(0x00)}, {6699, dual}}, Angles(32, -25));
+  ASSERT_TRUE(d.ok()) << d.message();
+  EXPECT_EQ(kinds((*d)[0]),
+            (std::vector<T>{T::kStrongest, T::kLast, T::kIdentical, T::kIdentical}));
+  // Dual, channel halves (an RS-LiDAR-16): channel c + 16 is laser c's second return.
+  auto rs16 = RsLidarMsop(1, 9000, 20);
+  SetReturn(rs16, 1, 3, 2000, 9);
+  SetReturn(rs16, 1, 19, 2100, 9);
+  auto h = Decode({{7788, Difop(0x00)}, {6699, rs16}}, Angles(16, -15));
+  ASSERT_TRUE(h.ok()) << h.message();
+  EXPECT_EQ(kinds((*h)[0]), (std::vector<T>{T::kStrongest, T::kLast}));
+}
+
 }  // namespace
 }  // namespace lt

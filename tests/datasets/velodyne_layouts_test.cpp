@@ -408,8 +408,12 @@ TEST(VelodyneLayouts, AStoppedMotorsPacketsAreCutIntoFramesOfASecond) {
   CaptureStats stats;
   auto frames = Decode(packets, Flat(32), &stats);
   ASSERT_EQ(frames.size(), 3u);
-  for (const Frame& f : frames)
+  for (const Frame& f : frames) {
     EXPECT_LE(f.end_time_s - f.start_time_s, 1.001);
+    // Mode 0x37: every return the strongest.
+    ASSERT_EQ(f.return_type.size(), f.size());
+    EXPECT_EQ(std::count(f.return_type.begin(), f.return_type.end(), 3), f.size());
+  }
 }
 
 // VLS-128 manual, "Data packet format": in dual return a packet holds one firing, its four
@@ -436,6 +440,8 @@ TEST(VelodyneLayouts, AVls128DualPacketIsOneFiringOfFourBanksTwice) {
     const size_t block = i / 32;
     EXPECT_EQ(f.channel[i], (block / 2) * 32 + i % 32) << i;
     EXPECT_EQ(f.return_index[i], block % 2) << i;
+    // Both returns at one range: one echo reported twice.
+    EXPECT_EQ(physics::ReturnType{f.return_type[i]}, physics::ReturnType::kIdentical) << i;
     EXPECT_EQ(f.intensity[i], block + 1) << i;
     EXPECT_NEAR(f.range_m[i], 4.0, 1e-6) << i;  // 1000 x 4 mm
     // Group g of 8 lasers fires (g + g / 8) x 2.665 us into the firing.
