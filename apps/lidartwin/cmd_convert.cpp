@@ -14,10 +14,14 @@
 namespace lt::cli {
 
 int ConvertCommand(const std::vector<std::string>& argv) {
-  const Command convert{"convert",
-                        "",
-                        {{"--metadata", "--calibration", "--out", "--format", "--topic"}, {}, 1},
-                        {{"topic", "--topic"}, {"out", "--out"}, {"format", "--format"}}};
+  const Command convert{
+      "convert",
+      "",
+      {{"--metadata", "--calibration", "--firetimes", "--out", "--format", "--topic"}, {}, 1},
+      {{"topic", "--topic"},
+       {"out", "--out"},
+       {"format", "--format"},
+       {"firetimes", "--firetimes"}}};
   return RunCommand(convert, argv, [](const Args& args) -> Expected<int> {
     if (Status s = Require(args, "RECORDING", {"--out"}); !s.ok()) return s.error();
     if (args.Has("--metadata") && args.Has("--calibration"))
@@ -32,6 +36,7 @@ int ConvertCommand(const std::vector<std::string>& argv) {
     o.out = args.Get("--out");
     o.read.format = format;
     o.read.topic = args.Get("--topic");
+    o.read.firetimes = args.Get("--firetimes");
     o.software_version = LT_VERSION;
     Progress progress("convert", 100);
     o.on_frame = [&progress](uint32_t frames, uint64_t points, double fraction) {

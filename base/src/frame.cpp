@@ -19,6 +19,7 @@ void Frame::Reserve(size_t n) {
   instance_id.reserve(n);
   semantic_class.reserve(n);
   beam_id.reserve(n);
+  return_type.reserve(n);
 }
 
 void Frame::Resize(size_t n) {

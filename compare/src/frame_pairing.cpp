@@ -61,7 +61,7 @@ Frame UsablePoints(const Frame& f, double min_range_m, std::vector<uint32_t>* ke
                 at(f.reflectance, i), at(f.channel, i), at(f.column, i), at(f.timestamp_s, i),
                 at(f.return_index, i), at(f.material_id, i), at(f.instance_id, i),
                 at(f.semantic_class, i), at(f.beam_id, i),
-                f.return_type.size() > i
+                f.return_type.size() == f.size()
                     ? std::optional<physics::ReturnType>(physics::ReturnType{f.return_type[i]})
                     : std::nullopt});
   }

@@ -95,4 +95,31 @@ Expected<HesaiCalibration> LoadHesaiCalibration(const std::filesystem::path& fil
   return c;
 }
 
+Expected<std::vector<double>> LoadHesaiFiretimes(const std::filesystem::path& file) {
+  auto rows = ReadNumberRows(file, 2);
+  if (!rows.ok()) return rows.error();
+  // The most channels a Hesai unit has (the 128-channel ones), with room to spare.
+  constexpr double kMaxChannels = 512;
+  constexpr double kMaxFiretimeUs = 1000;  // a firing lasts tens of us; blocks about 50
+  std::vector<double> by_channel(rows->size(), std::nan(""));
+  for (size_t k = 0; k < rows->size(); ++k) {
+    const double channel = (*rows)[k][0], us = (*rows)[k][1];
+    if (channel != std::floor(channel) || channel < 1 || channel > kMaxChannels)
+      return Error{fmt::format("{}: data row {}: channel {} is not a channel number 1..{}",
+                               file.string(), k + 1, channel, kMaxChannels)};
+    const size_t c = static_cast<size_t>(channel) - 1;
+    if (c >= by_channel.size())
+      return Error{fmt::format("{}: data row {}: channel {} in a file of {} rows (channels 1..{})",
+                               file.string(), k + 1, channel, rows->size(), rows->size())};
+    if (!std::isnan(by_channel[c]))
+      return Error{
+          fmt::format("{}: data row {}: channel {} given twice", file.string(), k + 1, channel)};
+    if (std::abs(us) > kMaxFiretimeUs)
+      return Error{fmt::format("{}: channel {}: fire time {} us is not within {} us of its block",
+                               file.string(), channel, us, kMaxFiretimeUs)};
+    by_channel[c] = us;
+  }
+  return by_channel;
+}
+
 }  // namespace lt

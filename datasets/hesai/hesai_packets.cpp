@@ -294,6 +294,29 @@ double PacketTime(const std::vector<uint8_t>& p, const Layout& l) {
   return static_cast<double>(timegm(&t)) + Le<uint32_t>(&p[l.micros_at]) * 1e-6;
 }
 
+// Whether this decoder times a family's blocks (BlockOffsetUs): the Pandar40P, Pandar64,
+// PandarQT64 and PandarXT16/32, whose blocks fire at fixed steps. The 1.4, 3.2 and 4.3 families'
+// timing depends on their operating state (hesai-answer-keys.md): their points keep the packet's.
+bool BlockTimed(const Layout& l) {
+  return l.name == "Pandar40P" || l.name == "Pandar64" || l.name == "PandarQT64" ||
+         l.name.rfind("PandarXT", 0) == 0;
+}
+
+// When the firing of blocks `first_block`.. starts, in us from the packet's timestamp, with `n`
+// returns a firing (a dual firing's blocks share its time). Hesai's SDK 2.0 parsers and nebula
+// agree (docs/formats/hesai-answer-keys.md, "Point time"): the Pandar40P's and Pandar64's
+// timestamp marks the end of the packet, 55.56 us a block back from its last (28.58 and 42.58
+// us more); the QT64's its start, 25.71 us then 166.67 us a block on; the XT's its last block,
+// 50 us a block back (the XT fire-time files hold the rest, 5.632 us + the channel's firing).
+double BlockOffsetUs(const Layout& l, int first_block, int n) {
+  const int from_last = (l.blocks - 1 - first_block) / n;
+  if (l.name == "Pandar40P") return -(28.58 + 55.56 * from_last);
+  if (l.name == "Pandar64") return -(42.58 + 55.56 * from_last);
+  if (l.name == "PandarQT64") return 25.71 + 500.0 / 3 * (first_block / n);
+  if (l.name.rfind("PandarXT", 0) == 0) return -50.0 * from_last;
+  return 0;
+}
+
 // What is wrong with a packet's date and microseconds (a month 13, a 25th hour: a damaged
 // packet, not a time to normalise), or empty; `at` is the field's offset.
 std::string DateProblem(const std::vector<uint8_t>& p, const Layout& l, size_t* at) {
@@ -395,6 +418,15 @@ Status HesaiStream::Take(const UdpDatagram& d) {
                    (layout->mirror ? ", whose angles come from its angle-correction .dat, not "
                                    : ", whose angles come from an angle-correction .csv, not ") +
                    cal_.file.string()};
+    if (!cal_.firetime_us.empty() && cal_.firetime_us.size() != static_cast<size_t>(layout->lasers))
+      return Error{PacketPlace(source_.file, d, 0) + ": the packets are from " +
+                   Article(layout->name) + layout->name + " (" + std::to_string(layout->lasers) +
+                   " lasers) but the fire-time file has " +
+                   std::to_string(cal_.firetime_us.size()) + " channels"};
+    if (!cal_.firetime_us.empty() && !BlockTimed(*layout))
+      return Error{PacketPlace(source_.file, d, 0) + ": " + Article(layout->name) + layout->name +
+                   "'s fire times depend on its operating state; a fire-time file is not applied "
+                   "to it"};
     layout_ = *layout;
     have_layout_ = true;
   } else if (!(*layout == layout_)) {
@@ -455,6 +487,7 @@ Status HesaiStream::Decode(const std::vector<uint8_t>& p, const UdpDatagram& d) 
   const size_t lasers = static_cast<size_t>(l.lasers);
   for (int g = 0; g < l.blocks / n; ++g) {
     const size_t first_block = l.body_at + static_cast<size_t>(g * n) * l.block_bytes;
+    const double block_us = BlockOffsetUs(l, g * n, n);
     const uint16_t azimuth = Le<uint16_t>(&p[first_block + l.azimuth_at]);
     // An AT128's angles: from the encoder angle (with its fine byte) and the mirror face; a
     // firing between faces is none of the field of view.
@@ -536,7 +569,8 @@ Status HesaiStream::Decode(const std::vector<uint8_t>& p, const UdpDatagram& d) 
         pt.intensity = refl[r];
         pt.channel = static_cast<uint16_t>(c);
         pt.column = column;
-        pt.timestamp_s = time;
+        pt.timestamp_s =
+            time + (block_us + (cal_.firetime_us.empty() ? 0 : cal_.firetime_us[c])) * 1e-6;
         pt.return_index = kept++;
         pt.return_type = repeated ? physics::ReturnType::kIdentical
                                   : HesaiReturnType(mode, r, n, raw.data(), refl.data());

@@ -24,6 +24,17 @@ Expected<RecordingSource> Decoded(Expected<Calibration> calibration, Decode deco
       });
 }
 
+// A Hesai unit's angles and, where given, its fire times.
+Expected<HesaiCalibration> HesaiCalibrationWith(const std::filesystem::path& angles,
+                                                const std::filesystem::path& firetime) {
+  auto cal = LoadHesaiCalibration(angles);
+  if (!cal.ok() || firetime.empty()) return cal;
+  auto fire = LoadHesaiFiretimes(firetime);
+  if (!fire.ok()) return fire.error();
+  cal->firetime_us = std::move(fire.value());
+  return cal;
+}
+
 }  // namespace
 
 Expected<PacketFamily> PacketFamilyOfSidecar(const std::filesystem::path& sidecar) {
@@ -46,6 +57,7 @@ Expected<PacketFamily> PacketFamilyOfSidecar(const std::filesystem::path& sideca
 
 Expected<RecordingSource> OpenPacketRecording(PacketFamily family, PacketSource packets,
                                               const std::filesystem::path& sidecar,
+                                              const std::filesystem::path& firetime,
                                               const std::string& container, Recording r) {
   switch (family) {
     case PacketFamily::kVelodyne:
@@ -56,7 +68,7 @@ Expected<RecordingSource> OpenPacketRecording(PacketFamily family, PacketSource 
           std::move(packets), "velodyne", 903, sidecar, container, std::move(r));
     case PacketFamily::kHesai:
       return Decoded(
-          LoadHesaiCalibration(sidecar),
+          HesaiCalibrationWith(sidecar, firetime),
           [](const PacketSource& p, const HesaiCalibration& c, const FrameSink& s,
              CaptureStats* st) { return ForEachHesaiFrame(p, c, s, st); },
           std::move(packets), "hesai", 905, sidecar, container, std::move(r));

@@ -13,9 +13,10 @@ enum class PacketFamily { kVelodyne, kHesai, kRobosense };
 
 // `container` names the source in the reader's name ("pcap", "bag": "hesai-bag"). The sidecar
 // must be the family's calibration (Velodyne .yaml, Hesai or RoboSense angle .csv); its errors
-// name the file.
+// name the file. `firetime` (empty: none) is a Hesai unit's fire-time file.
 Expected<RecordingSource> OpenPacketRecording(PacketFamily family, PacketSource packets,
                                               const std::filesystem::path& sidecar,
+                                              const std::filesystem::path& firetime,
                                               const std::string& container, Recording header);
 
 // The family a sidecar's extension and content name (.yaml Velodyne; .csv Hesai's three columns

@@ -84,11 +84,29 @@ Expected<RecordingSource> OpenOsfRecording(const std::filesystem::path& file,
       });
 }
 
+Expected<RecordingSource> OpenAnyRecording(const std::filesystem::path& file,
+                                           const std::filesystem::path& sidecar,
+                                           const RecordingOptions& options);
+
 }  // namespace
 
 Expected<RecordingSource> OpenRecording(const std::filesystem::path& file,
                                         const std::filesystem::path& sidecar,
                                         const RecordingOptions& options) {
+  auto source = OpenAnyRecording(file, sidecar, options);
+  if (source.ok() && !options.firetimes.empty() && source->header().reader.rfind("hesai-", 0) != 0)
+    return OptionError("firetimes", options.firetimes.string() +
+                                        ": only Hesai recordings take a fire-time file (" +
+                                        file.string() + " is read as " + source->header().reader +
+                                        ")");
+  return source;
+}
+
+namespace {
+
+Expected<RecordingSource> OpenAnyRecording(const std::filesystem::path& file,
+                                           const std::filesystem::path& sidecar,
+                                           const RecordingOptions& options) {
   std::error_code ec;
   if (LooksLikeRosBag(file)) {
     if (!options.format.empty())
@@ -132,7 +150,8 @@ Expected<RecordingSource> OpenRecording(const std::filesystem::path& file,
     }
     auto family = PacketFamilyOfSidecar(sidecar);
     if (!family.ok()) return family.error();
-    return OpenPacketRecording(*family, PcapPackets(file), sidecar, "pcap", std::move(r));
+    return OpenPacketRecording(*family, PcapPackets(file), sidecar, options.firetimes, "pcap",
+                               std::move(r));
   }
   if (!sidecar.empty()) {
     return Error{sidecar.string() + ": only pcap recordings take metadata or calibration"};
@@ -195,6 +214,8 @@ Expected<RecordingSource> OpenRecording(const std::filesystem::path& file,
                "' (expected .pcap, .pcapng, .osf, .bin, .h5, .pcd, .ply, .las, or a ROS bag: .db3, "
                ".mcap or its folder)"};
 }
+
+}  // namespace
 
 Expected<Recording> ForEachRecordingFrame(const std::filesystem::path& file,
                                           const std::filesystem::path& sidecar,

@@ -194,22 +194,12 @@ Expected<SpinningTables> FromHesai(const std::filesystem::path& file,
   t.firing_offset_us.assign(n, 0.0);
   std::string fire_note = "no fire-time file: all channels of a column fire together";
   if (!o.firetimes.empty()) {
-    auto fire = ReadNumberRows(o.firetimes, 2);
+    auto fire = LoadHesaiFiretimes(o.firetimes);
     if (!fire.ok()) return fire.error();
-    std::vector<bool> seen(n, false);
-    std::vector<double> us(n, 0.0);
-    for (const auto& row : *fire) {
-      const double ch = row[0];
-      if (ch < 1 || ch > static_cast<double>(n) || ch != std::floor(ch) ||
-          seen[static_cast<size_t>(ch) - 1])
-        return Error{
-            fmt::format("{}: channel {} is out of 1..{} or repeated", o.firetimes.string(), ch, n)};
-      seen[static_cast<size_t>(ch) - 1] = true;
-      us[static_cast<size_t>(ch) - 1] = row[1];
-    }
-    if (std::count(seen.begin(), seen.end(), false) > 0)
-      return Error{fmt::format("{}: {} of {} channels have no fire time", o.firetimes.string(),
-                               std::count(seen.begin(), seen.end(), false), n)};
+    const std::vector<double>& us = *fire;
+    if (us.size() != n)
+      return Error{fmt::format("{}: fire times for {} channels, the angles have {}",
+                               o.firetimes.string(), us.size(), n)};
     // The file gives each channel's time relative to the block; only differences matter.
     const double first = *std::min_element(us.begin(), us.end());
     for (size_t k = 0; k < n; ++k)

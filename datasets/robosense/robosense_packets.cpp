@@ -218,9 +218,10 @@ class RobosenseStream {
                   ? at + 4 + 3 * static_cast<size_t>(ret ? c - m.lasers : c + m.lasers)
                   : kFirstBlock + kBlockBytes * static_cast<size_t>(b ^ 1) + 4 +
                         3 * static_cast<size_t>(c);
-          pt.return_type = Be(u, 2) == Be(&p[other], 2) ? physics::ReturnType::kIdentical
-                           : ret == 0                   ? physics::ReturnType::kStrongest
-                                                        : physics::ReturnType::kLast;
+          const uint64_t other_raw = Be(&p[other], 2);
+          pt.return_type = other_raw == 0 || Be(u, 2) == other_raw ? physics::ReturnType::kIdentical
+                           : ret == 0                              ? physics::ReturnType::kStrongest
+                                                                   : physics::ReturnType::kLast;
         }
         pt.beam_id = columns_ * kChannels + static_cast<uint32_t>(c);
         cur_.Append(pt);

@@ -116,7 +116,7 @@ Expected<RecordingSource> OpenBagRecording(const std::filesystem::path& bag_path
                                                       : "angle-correction file (.csv)") +
                    (given.ok() ? "; " + sidecar.string() + " is another vendor's"
                                : " (" + given.message() + ")")};
-    return OpenPacketRecording(family, packets, sidecar, "bag", std::move(r));
+    return OpenPacketRecording(family, packets, sidecar, options.firetimes, "bag", std::move(r));
   }
   if (vendor == PacketVendor::kOuster) {
     // The sensor's metadata: the sidecar, or the bag's own metadata topic (ouster-ros records

@@ -67,7 +67,7 @@ struct OutField {
 
 const std::vector<OutField>& OutFields() {
   // Largest types first, so every field sits at a multiple of its size (a PointCloud2Iterator
-  // reads them in place) and the 47 bytes of fields pad to a 48-byte point.
+  // reads them in place) and the 48 bytes of fields make a 48-byte point.
   static const std::vector<OutField> kFields = {
       {"x", kFloat32,
        [](const Frame& f, size_t i, double) { return static_cast<double>(f.x_m[i]); },
@@ -333,8 +333,12 @@ Expected<Frame> DecodePointCloud2(const BagMessage& message, std::vector<std::st
   const auto intensity = find({"intensity", "reflectivity", "signal"});
   const auto ring = find({"ring", "channel"});
   const auto time = find({"time", "t", "timestamp", "time_stamp"});
-  const auto ret = find({"return_index"});
-  const auto type = find({"return_type"});
+  auto ret = find({"return_index"});
+  auto type = find({"return_type"});
+  // Our bags before return types were kept wrote the return index as "return_type", beside our
+  // own beam_id and column and without a return_index (which every frame of ours that carries
+  // those has since): read it as what it was.
+  if (!ret && type && find({"beam_id"}) && find({"column"})) std::swap(ret, type);
   if (absent) {
     absent->clear();
     if (!intensity) absent->push_back("intensity");

@@ -184,6 +184,118 @@ TEST(HesaiPackets, TheReturnModeNamesEachReturnsKind) {
   }
 }
 
+// Hesai's Pandar64 fire-time file (shared data, from the Hesai SDK): 64 channels in firing order,
+// each before its block's time.
+TEST(HesaiFiretimes, ThePandar64FileGivesEveryChannelItsFiringTime) {
+  LT_REQUIRE_REAL_DATA();
+  auto fire = LoadHesaiFiretimes(test::RealDataDir() / "hesai-sdk" /
+                                 "Pandar64_Firetime_Correction_File.csv");
+  ASSERT_TRUE(fire.ok()) << fire.message();
+  ASSERT_EQ(fire->size(), 64u);
+  EXPECT_DOUBLE_EQ((*fire)[50], -3.62);  // its first row: "51,-3.62"
+  EXPECT_DOUBLE_EQ((*fire)[60], -3.62);
+  EXPECT_DOUBLE_EQ((*fire)[44], -4.924);
+  for (double us : *fire) {
+    EXPECT_LE(us, -3.62);
+    EXPECT_GE(us, -54.67);
+  }
+}
+
+TEST(HesaiFiretimes, BadFilesAreRefusedByLine) {
+  test::TempDir dir;
+  auto refused = [&](const std::string& text) {
+    const auto path = dir.Write("fire.csv", text);
+    auto r = LoadHesaiFiretimes(path);
+    EXPECT_FALSE(r.ok()) << text;
+    return r.ok() ? std::string() : r.message();
+  };
+  EXPECT_NE(refused("Channel,fire time(us)\n1,-3.6\n1,-4\n").find("channel 1 given twice"),
+            std::string::npos);
+  EXPECT_NE(refused("Channel,fire time(us)\n0,-3.6\n").find("channel 0 is not a channel"),
+            std::string::npos);
+  EXPECT_NE(refused("Channel,fire time(us)\n1,-3.6\n3,-4\n").find("channel 3 in a file of 2"),
+            std::string::npos);
+  EXPECT_NE(refused("Channel,fire time(us)\n1,5000\n").find("5000 us"), std::string::npos);
+  EXPECT_NE(refused("Channel,fire time(us)\n1,abc\n").find("line 2: 'abc' is not a number"),
+            std::string::npos);
+  EXPECT_NE(refused("Channel,fire time(us)\n").find("no rows"), std::string::npos);
+}
+
+// An XT16's blocks 50 us apart, its timestamp the last block's (the Hesai SDK's and nebula's
+// reading of the XT manual); a fire-time file adds each channel's firing time to its block's.
+TEST(HesaiFiretimes, AnXt16sPointIsTimedByItsBlockAndChannel) {
+  auto decode = [](const HesaiCalibration& cal) {
+    std::vector<Frame> frames;
+    EXPECT_TRUE(ForEachHesaiFrame(test::Datagrams(2368, {Xt16Packet(9000, 2500)}), cal,
+                                  [&](Frame&& f) -> Status {
+                                    frames.push_back(std::move(f));
+                                    return {};
+                                  })
+                    .ok());
+    return frames.at(0);
+  };
+  const double packet_s = 1732838400.0;  // 2024-11-29 00:00:00 UTC, 0 us
+  const Frame plain = decode(Xt16Calibration());
+  ASSERT_EQ(plain.size(), 8u * 16u);
+  for (size_t i = 0; i < plain.size(); ++i) {
+    const int block = static_cast<int>(i / 16);
+    EXPECT_NEAR(plain.timestamp_s[i], packet_s - 50e-6 * (7 - block), 1e-7) << i;
+  }
+  HesaiCalibration timed = Xt16Calibration();
+  for (int c = 0; c < 16; ++c)
+    timed.firetime_us.push_back(6 + 3.024 * c);  // the SDK's XT16 file: 6 + 3.024 (n - 1) us
+  const Frame f = decode(timed);
+  for (size_t i = 0; i < f.size(); ++i) {
+    const int block = static_cast<int>(i / 16), c = static_cast<int>(i % 16);
+    EXPECT_NEAR(f.timestamp_s[i], packet_s + (-50.0 * (7 - block) + 6 + 3.024 * c) * 1e-6, 1e-7)
+        << i;
+  }
+  // A file of another channel count is refused by name.
+  timed.firetime_us.resize(32, 0);
+  auto wrong = CollectFrames([&](const FrameSink& sink) {
+    return ForEachHesaiFrame(test::Datagrams(2368, {Xt16Packet(9000, 2500)}), timed, sink);
+  });
+  ASSERT_FALSE(wrong.ok());
+  EXPECT_NE(wrong.message().find("the fire-time file has 32 channels"), std::string::npos)
+      << wrong.message();
+}
+
+// The shared Pandar64 bag with the SDK's Pandar64 file: every point later by exactly its
+// channel's firing time than without it, through the recording reader as convert reads it; a
+// recording of another family refuses the file by its option.
+TEST(HesaiFiretimes, AFiretimeFileTimesTheRecordingsPoints) {
+  LT_REQUIRE_REAL_DATA();
+  const auto folder = test::RealDataDir() / "nebula" / "hesai-pandar64";
+  const auto fire_file =
+      test::RealDataDir() / "hesai-sdk" / "Pandar64_Firetime_Correction_File.csv";
+  RecordingOptions plain_options, timed_options;
+  timed_options.firetimes = fire_file;
+  auto plain = ReadRecording(folder, folder / "Pandar64.csv", plain_options);
+  auto timed = ReadRecording(folder, folder / "Pandar64.csv", timed_options);
+  ASSERT_TRUE(plain.ok()) << plain.message();
+  ASSERT_TRUE(timed.ok()) << timed.message();
+  auto fire = LoadHesaiFiretimes(fire_file);
+  ASSERT_TRUE(fire.ok());
+  ASSERT_EQ(plain->frames.size(), timed->frames.size());
+  size_t points = 0;
+  for (size_t k = 0; k < plain->frames.size(); ++k) {
+    const Frame &a = plain->frames[k], &b = timed->frames[k];
+    ASSERT_EQ(a.size(), b.size());
+    for (size_t i = 0; i < a.size(); ++i, ++points)
+      ASSERT_NEAR(b.timestamp_s[i] - a.timestamp_s[i], (*fire)[a.channel[i]] * 1e-6, 3e-7)
+          << i;  // a double's step at 1.7e9 s is 0.24 us
+  }
+  EXPECT_GT(points, 100000u);
+  auto velodyne = ReadRecording(test::RealDataDir() / "nebula" / "velodyne-vlp16",
+                                test::RealDataDir() / "nebula" / "velodyne-vlp16" / "VLP16.yaml",
+                                timed_options);
+  ASSERT_FALSE(velodyne.ok());
+  EXPECT_EQ(velodyne.error().option, "firetimes");
+  EXPECT_NE(velodyne.message().find("only Hesai recordings take a fire-time file"),
+            std::string::npos)
+      << velodyne.message();
+}
+
 TEST(HesaiPackets, OddPacketsAreSkippedCountedAndNamed) {
   auto ft120 = Xt16Packet(0, 2500);
   ft120[2] = 7, ft120[3] = 1;  // protocol 7.1: an FT120, not decoded

@@ -164,6 +164,26 @@ TEST(McapBag, FieldsAFrameLacksStayAbsentThroughABag) {
   ASSERT_TRUE(s.ok()) << s.message();
 }
 
+// A bag of ours from before return types were kept: the return index went out as
+// "return_type" (beside beam_id and column, with no return_index); it reads back as the index.
+TEST(McapBag, OurEarlierBagsReturnIndexReadsBackAsTheIndex) {
+  test::TempDir dir;
+  Frame legacy = RandomFrame(9, 50, 2.0);
+  legacy.return_type.assign(legacy.return_index.begin(), legacy.return_index.end());
+  const std::vector<uint8_t> indices = legacy.return_index;
+  legacy.return_index.clear();
+  auto bag = OpenRosBag(WriteBag(dir, {legacy}));
+  ASSERT_TRUE(bag.ok()) << bag.message();
+  Status s = (*bag)->ForEachMessage({"/lidar/points"}, [&](const BagMessage& m) -> Status {
+    auto got = ros::DecodePointCloud2(m, nullptr);
+    if (!got.ok()) return got.error();
+    EXPECT_EQ(got->return_index, indices);
+    EXPECT_TRUE(got->return_type.empty());
+    return {};
+  });
+  ASSERT_TRUE(s.ok()) << s.message();
+}
+
 std::vector<uint8_t> Bytes(const std::filesystem::path& p) {
   std::ifstream in(p, std::ios::binary);
   return {std::istreambuf_iterator<char>(in), {}};

@@ -169,7 +169,8 @@ TEST(SensorImport, BadFilesAreClearErrors) {
   auto missing =
       ImportSensorProfile(dir.Write("c.csv", "Channel,Elevation,Azimuth\n1,1,1\n2,0,1\n"), o);
   ASSERT_FALSE(missing.ok());
-  EXPECT_NE(missing.message().find("1 of 2 channels have no fire time"), std::string::npos)
+  EXPECT_NE(missing.message().find("f.csv: fire times for 1 channels, the angles have 2"),
+            std::string::npos)
       << missing.message();
 }
 

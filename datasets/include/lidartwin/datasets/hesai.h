@@ -33,6 +33,10 @@ struct HesaiCalibration {
   std::vector<double> elevation_deg, azimuth_offset_deg;
   // An AT128's correction (a .dat); empty for the rotating units' CSVs.
   std::vector<HesaiMirrorCorrection> mirror;
+  // By channel: when the channel fires, in us, relative to its block's time (the unit's
+  // "Firetime Correction File"; LoadHesaiFiretimes). Empty: not given, and a point's time is
+  // its block's.
+  std::vector<double> firetime_us;
 };
 
 // "Channel,Elevation,Azimuth" (or "Laser id,...") rows, channels 1..N in order (newer files'
@@ -40,6 +44,11 @@ struct HesaiCalibration {
 // extension; its trailing SHA-256 is not checked either). Errors name the file and the line or
 // byte.
 Expected<HesaiCalibration> LoadHesaiCalibration(const std::filesystem::path& file);
+
+// A "Firetime Correction File": a header line ("Channel,fire time(us)"), then "channel,us" rows
+// for channels 1..N in any order (Hesai lists them in firing order), each once; values within
+// 1 ms. By channel (0-based). Errors name the file and the line.
+Expected<std::vector<double>> LoadHesaiFiretimes(const std::filesystem::path& file);
 
 // Whether a packet's bytes start as a Hesai data packet does (FF EE, or EE FF and a header).
 bool LooksLikeHesaiPacket(const std::vector<uint8_t>& payload);
@@ -57,9 +66,10 @@ bool LooksLikeHesaiPacket(const std::vector<uint8_t>& payload);
 // (data sheets: 40P and 64 0.3-200 m, QT64 0.1-60 m, XT 0.05-120 m) are dropped. XYZ in the ROS
 // convention (x forward = Hesai's 0 deg, y left, z up); intensity = reflectivity byte (0-255);
 // channel = the CSV's row (0-based); column = the firing's sequence in the frame; timestamp = the
-// packet's UTC date and microseconds. Packets of a size, header or family other than the stream's
-// first are skipped, counted and (the first few) named by file and byte; the calibration must have
-// the packets' laser count.
+// packet's UTC date and microseconds, plus (40P, 64, QT64, XT) the block's offset and the
+// calibration's fire time for the channel where it has them (hesai-answer-keys.md, "Point time").
+// Packets of a size, header or family other than the stream's first are skipped, counted and (the
+// first few) named by file and byte; the calibration must have the packets' laser count.
 Status ForEachHesaiFrame(const PacketSource& packets, const HesaiCalibration& calibration,
                          const FrameSink& sink, CaptureStats* stats = nullptr);
 

@@ -5,9 +5,9 @@
 // number and count, classification, scan angle, point source, GPS time), every other
 // per-point field of the frame as extra bytes named "lt_" + its name with its own type (range,
 // intensity as float, reflectance, channel, column, material_id, instance_id, semantic_class,
-// beam_id, echo_pulse_width), and three VLRs: the coordinate system as OGC WKT (LAS 1.4 asks
-// it of formats 6-10; a LOCAL_CS, the sensor's frame), the Extra Bytes descriptors, and the
-// frame's index, start and end times, poses and motion correction (user "lidartwin", record
+// beam_id, echo_pulse_width, return_type), and three VLRs: the coordinate system as OGC WKT
+// (LAS 1.4 asks it of formats 6-10; a LOCAL_CS, the sensor's frame), the Extra Bytes descriptors,
+// and the frame's index, start and end times, poses and motion correction (user "lidartwin", record
 // 1). So a file reads back to the same frame, x y z to 0.1 mm; waveform records are not
 // carried. The mapping:
 //   - X Y Z: sensor-frame metres at a scale of 0.1 mm (kLasScale_m), offset 0; points without

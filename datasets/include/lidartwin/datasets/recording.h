@@ -25,6 +25,9 @@ struct RecordingOptions {
   std::string format;
   // A ROS bag's topic to read; empty: the bag's one lidar topic. Only bags take it.
   std::string topic;
+  // A Hesai unit's fire-time correction file (LoadHesaiFiretimes): each point then carries its
+  // channel's firing time. Only Hesai packet recordings take it.
+  std::filesystem::path firetimes;
 };
 
 struct Recording {

@@ -461,21 +461,24 @@ LT_HD constexpr ReturnType LoneEchoType(ReturnMode mode) {
 // A single echo in a single-return mode is its mode's kind; further echoes are kUnknown.
 LT_HD inline void SelectedEchoTypes(ReturnMode mode, const Echo* echoes, uint32_t count,
                                     const uint32_t* chosen, uint32_t m, ReturnType* types) {
-  // Rank by strength among all detected echoes: how many are stronger (ties: the farther).
+  // Rank by strength among all detected echoes: how many are stronger (a tie to the nearer, as
+  // SelectEchoes breaks it).
   auto stronger_than = [&](uint32_t i) {
     uint32_t n = 0;
     for (uint32_t j = 0; j < count; ++j)
       n += echoes[j].peak_power_w > echoes[i].peak_power_w ||
-           (echoes[j].peak_power_w == echoes[i].peak_power_w && j > i);
+           (echoes[j].peak_power_w == echoes[i].peak_power_w && j < i);
     return n;
   };
   for (uint32_t k = 0; k < m; ++k) {
     const uint32_t i = chosen[k];
     ReturnType t = ReturnType::kUnknown;
     if (mode == ReturnMode::kFirst) {
-      t = i == 0 ? ReturnType::kFirst : i == 1 ? ReturnType::kSecond : ReturnType::kUnknown;
+      // By the echo's place among all detected (more than the array holds drop the nearest).
+      const uint32_t seen = echoes[i].index;
+      t = seen == 0 ? ReturnType::kFirst : seen == 1 ? ReturnType::kSecond : ReturnType::kUnknown;
     } else if (mode == ReturnMode::kLast) {
-      t = i + 1 == count ? ReturnType::kLast : ReturnType::kUnknown;
+      t = i + 1 == count ? ReturnType::kLast : ReturnType::kUnknown;  // the farthest is kept
     } else if (mode == ReturnMode::kStrongest) {
       const uint32_t rank = stronger_than(i);
       t = rank == 0   ? ReturnType::kStrongest
