@@ -94,6 +94,7 @@ TEST(Hdf5Frames, RoundTripsEveryFieldAndTheMetadata) {
     EXPECT_EQ(a.semantic_class, b.semantic_class);
     EXPECT_EQ(a.beam_id, b.beam_id);
     EXPECT_TRUE(b.echo_pulse_width_ns.empty());  // not written: not modelled
+    EXPECT_TRUE(b.return_type.empty());          // absent: the source did not say
     EXPECT_EQ(a.motion_corrected, b.motion_corrected);
     EXPECT_DOUBLE_EQ(a.pose_end.rotation.w, b.pose_end.rotation.w);
     EXPECT_DOUBLE_EQ(a.pose_end.translation.z, b.pose_end.translation.z);
@@ -181,6 +182,21 @@ TEST(TableCutter, ChunksTileTheValuesInOrder) {
   EXPECT_EQ(total, cutter.values());
   EXPECT_EQ(total, 65535u + 1 + 1 + 200000 + 7 + 65536);
   EXPECT_FALSE(cutter.Finish().has_value());
+}
+
+// Return types (an optional column, nebula's codes) go out and back where the frames carry them.
+TEST(Hdf5Frames, ReturnTypesReadBackWhereFramesCarryThem) {
+  test::TempDir dir;
+  std::vector<Frame> frames = {SampleFrame(0, 300), SampleFrame(1, 0), SampleFrame(2, 5000)};
+  for (Frame& f : frames)
+    for (size_t i = 0; i < f.size(); ++i)
+      f.return_type.push_back(static_cast<uint8_t>(i % physics::kReturnTypeCount));
+  ASSERT_TRUE(WriteFrames(dir / "types.h5", frames).ok());
+  auto back = ReadHdf5Frames(dir / "types.h5");
+  ASSERT_TRUE(back.ok()) << back.message();
+  ASSERT_EQ(back->size(), 3u);
+  for (size_t k = 0; k < 3; ++k)
+    EXPECT_EQ((*back)[k].return_type, frames[k].return_type) << k;
 }
 
 // A field a frame carries that earlier frames did not (or the reverse) would leave the columns

@@ -130,7 +130,8 @@ TEST(Las, HeaderAndRecordsFollowTheSpecification) {
 
 TEST(Las, AFrameReadsBackTheSame) {
   test::TempDir dir;
-  const Frame a = FourPoints();
+  Frame a = FourPoints();
+  a.return_type = {3, 8, 3, 6};  // strongest, second strongest, strongest, identical
   ASSERT_TRUE(WriteLas(a, dir / "f.las").ok());
   auto b = ReadLas(dir / "f.las");
   ASSERT_TRUE(b.ok()) << b.message();
@@ -148,6 +149,7 @@ TEST(Las, AFrameReadsBackTheSame) {
   EXPECT_EQ(b->column, a.column);
   EXPECT_EQ(b->timestamp_s, a.timestamp_s);
   EXPECT_EQ(b->return_index, a.return_index);
+  EXPECT_EQ(b->return_type, a.return_type);  // an extra field, lt_return_type
   EXPECT_EQ(b->material_id, a.material_id);
   EXPECT_EQ(b->instance_id, a.instance_id);
   EXPECT_EQ(b->semantic_class, a.semantic_class);  // 65535 and 300 kept in the extra field

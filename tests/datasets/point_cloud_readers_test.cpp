@@ -22,7 +22,8 @@ Frame SampleFrame() {
   for (uint32_t i = 0; i < 50; ++i)
     f.Append({0.5f * i, -1.0f * i, 0.25f, 1.1456f * i, 3.0f * i, 0.01f * i,
               static_cast<uint16_t>(i % 16), i, 0.001 * i, static_cast<uint8_t>(i % 2),
-              static_cast<uint16_t>(i % 3), i / 4, 64, i});
+              static_cast<uint16_t>(i % 3), i / 4, 64, i,
+              physics::ReturnType{static_cast<uint8_t>(i % physics::kReturnTypeCount)}});
   return f;
 }
 
@@ -42,6 +43,7 @@ TEST(PointCloudReaders, RoundTripOurPlyAndPcdExactly) {
     EXPECT_EQ(g.channel, f.channel) << name;
     EXPECT_EQ(g.timestamp_s, f.timestamp_s) << name;
     EXPECT_EQ(g.return_index, f.return_index) << name;
+    EXPECT_EQ(g.return_type, f.return_type) << name;
     EXPECT_EQ(g.instance_id, f.instance_id) << name;
     EXPECT_EQ(g.beam_id, f.beam_id) << name;
   }

@@ -44,7 +44,8 @@ TEST(CompactRecord, AppendsTheSamePointsAsTheFullRecord) {
       r.semantic = 6;
       r.time_s = frame_start + b.time_s;
       r.echo_pulse_width_ns = 3.25f;
-      r.return_index = beam % 3;
+      r.return_index = static_cast<uint16_t>(beam % 3);
+      r.return_type = static_cast<uint8_t>(beam % physics::kReturnTypeCount);
       full.push_back(r);
     }
     std::vector<CompactRecord> compact;
@@ -69,6 +70,7 @@ TEST(CompactRecord, AppendsTheSamePointsAsTheFullRecord) {
         EXPECT_EQ(a.column[k], r.column);
         EXPECT_EQ(a.timestamp_s[k], r.time_s);
         EXPECT_EQ(a.return_index[k], r.return_index);
+        EXPECT_EQ(a.return_type[k], r.return_type);
         EXPECT_EQ(a.beam_id[k], r.beam);
       }
       EXPECT_EQ(b.echo_pulse_width_ns.size(), pulse_width ? b.size() : 0u);

@@ -415,7 +415,8 @@ void ExpectWaveformParity(const Scene& scene, const SensorProfile& profile, uint
       }
     }
     labels += a.instance_id[k] != b->instance_id[g];
-    order += a.return_index[k] != b->return_index[g];
+    // A return's kind follows its place and strength: it differs where the order does.
+    order += a.return_index[k] != b->return_index[g] || a.return_type[k] != b->return_type[g];
     refit += dr > 1e-4;
     max_range = std::max(max_range, dr);
     max_intensity = std::max(max_intensity, double(std::abs(a.intensity[k] - b->intensity[g])));
