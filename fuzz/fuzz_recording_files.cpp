@@ -104,6 +104,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       const auto csv = Write(data, size, ".csv");  // Hesai's and RoboSense's angle files
       (void)lt::LoadHesaiCalibration(csv).ok();
       (void)lt::LoadRobosenseCalibration(csv).ok();
+      (void)lt::LoadHesaiFiretimes(csv).ok();  // and Hesai's fire-time files
       std::filesystem::remove(csv);
       break;
     }

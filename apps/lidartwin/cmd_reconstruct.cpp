@@ -17,7 +17,8 @@ namespace {
 const OptionFlags kFlags = {
     {"method", "--method"},           {"poisson_depth", "--depth"}, {"voxel_m", "--voxel-m"},
     {"max_range_m", "--max-range-m"}, {"columns", "--columns"},     {"frames", "--frames"},
-    {"incremental", "--incremental"}, {"pose_at", "--pose-at"},     {"topic", "--topic"}};
+    {"incremental", "--incremental"}, {"pose_at", "--pose-at"},     {"topic", "--topic"},
+    {"firetimes", "--firetimes"}};
 
 // Runs the job with its lines printed and its progress on stderr.
 Status Run(jobs::ReconstructRecordingOptions& job) {
@@ -50,8 +51,8 @@ int ReconstructCommand(const std::vector<std::string>& argv) {
   const Command reconstruct{
       "reconstruct",
       "",
-      {{"--metadata", "--calibration", "--format", "--topic", "--poses", "--pose-at", "--frames",
-        "--method", "--depth", "--voxel-m", "--max-range-m", "--columns", "--out"},
+      {{"--metadata", "--calibration", "--firetimes", "--format", "--topic", "--poses", "--pose-at",
+        "--frames", "--method", "--depth", "--voxel-m", "--max-range-m", "--columns", "--out"},
        {"--no-carve", "--static", "--incremental"},
        1},
       kFlags,
@@ -74,6 +75,7 @@ int ReconstructCommand(const std::vector<std::string>& argv) {
     job.sidecar = args.Get("--metadata", args.Get("--calibration"));
     job.format = args.Get("--format");
     job.topic = args.Get("--topic");
+    job.firetimes = args.Get("--firetimes");
     job.incremental = args.Has("--incremental");
     job.columns = static_cast<uint32_t>(columns);
     job.out = args.Get("--out");

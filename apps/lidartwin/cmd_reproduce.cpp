@@ -16,6 +16,7 @@ namespace {
 const OptionFlags kReproduceFlags = {{"recording", "--recording"},
                                      {"sidecar", "--metadata"},
                                      {"topic", "--topic"},
+                                     {"firetimes", "--firetimes"},
                                      {"simulate_frame", "--simulate-frame"},
                                      {"reconstruct_frames", "--reconstruct-frames"},
                                      {"poses", "--poses"},
@@ -37,7 +38,7 @@ int ReproduceCommand(const std::vector<std::string>& argv) {
   const Command reproduce{
       "reproduce",
       "",
-      {{"--recording", "--metadata", "--calibration", "--topic", "--simulate-frame",
+      {{"--recording", "--metadata", "--calibration", "--topic", "--firetimes", "--simulate-frame",
         "--reconstruct-frames", "--poses", "--pose-at", "--rotation-rate-hz", "--detector",
         "--intensity", "--method", "--depth", "--voxel-m", "--max-range-m", "--seed", "--out"},
        {"--static"},
@@ -64,6 +65,7 @@ int ReproduceCommand(const std::vector<std::string>& argv) {
       return s.error();
     o.sidecar = args.Get("--metadata", args.Get("--calibration"));
     o.topic = args.Get("--topic");
+    o.firetimes = args.Get("--firetimes");
     if (Status s = o.Validate(); !s.ok()) return s.error();
     o.mesh_loader = BuiltInMeshLoader();
     o.simulate = RunSimulationJob;

@@ -12,6 +12,7 @@ namespace lt::cli {
 
 const OptionFlags kCompareInputKeys = {{"real_frames", "--real-frames"},
                                        {"topic", "--real-topic"},
+                                       {"firetimes", "--real-firetimes"},
                                        {"sim_frames", "--sim-frames"},
                                        {"roi_margin_m", "--roi-margin-m"},
                                        {"association.max_angle_deg", "--max-angle-deg"},
@@ -19,14 +20,11 @@ const OptionFlags kCompareInputKeys = {{"real_frames", "--real-frames"},
                                        {"min_range_m", "--min-range-m"}};
 
 const std::set<std::string>& CompareInputFlags() {
-  static const std::set<std::string> kFlags = {"--real",          "--sim",
-                                               "--real-metadata", "--real-calibration",
-                                               "--real-format",   "--real-topic",
-                                               "--real-frames",   "--sim-frames",
-                                               "--rois",          "--scene",
-                                               "--roi-margin-m",  "--associate",
-                                               "--max-angle-deg", "--max-distance-m",
-                                               "--min-range-m"};
+  static const std::set<std::string> kFlags = {
+      "--real",        "--sim",           "--real-metadata",  "--real-calibration",
+      "--real-format", "--real-topic",    "--real-firetimes", "--real-frames",
+      "--sim-frames",  "--rois",          "--scene",          "--roi-margin-m",
+      "--associate",   "--max-angle-deg", "--max-distance-m", "--min-range-m"};
   return kFlags;
 }
 
@@ -44,7 +42,8 @@ Expected<compare::CompareInputs> ParseCompareInputs(const Args& args) {
   if (Status s = FirstError(
           {args.Into("--real", in.real_file), args.Into("--sim", in.sim_file),
            args.Into("--real-format", in.real_format), args.Into("--real-topic", in.real_topic),
-           args.Into("--rois", in.rois_file), args.Into("--scene", in.scene_file),
+           args.Into("--real-firetimes", in.real_firetimes), args.Into("--rois", in.rois_file),
+           args.Into("--scene", in.scene_file),
            args.Into("--max-angle-deg", in.association.max_angle_deg),
            args.Into("--max-distance-m", in.association.max_distance_m),
            args.Into("--min-range-m", in.min_range_m), args.Into("--roi-margin-m", in.roi_margin_m),

@@ -22,7 +22,8 @@ uint32_t CompareInputs::SimFrameOfPair(size_t k) const {
 }
 
 void CompareInputs::Relocate(const std::string& from, const std::string& to) {
-  for (std::string* path : {&real_file, &real_sidecar, &sim_file, &rois_file, &scene_file})
+  for (std::string* path :
+       {&real_file, &real_sidecar, &real_firetimes, &sim_file, &rois_file, &scene_file})
     if (*path == from) *path = to;
   for (Stamp& s : stamps)
     if (s.file == from) s.file = to;

@@ -76,8 +76,8 @@ std::string AbsolutePath(const std::string& path) {
 
 void StampInputs(CompareInputs& in) {
   in.stamps.clear();
-  for (std::string* path :
-       {&in.real_file, &in.real_sidecar, &in.sim_file, &in.rois_file, &in.scene_file}) {
+  for (std::string* path : {&in.real_file, &in.real_sidecar, &in.real_firetimes, &in.sim_file,
+                            &in.rois_file, &in.scene_file}) {
     *path = AbsolutePath(*path);
     if (path->empty()) continue;
     if (const FileStamp s = StampOf(*path); s.ok) in.stamps.push_back({*path, s.bytes, s.mtime_ns});
@@ -162,6 +162,7 @@ Expected<LoadedComparison> LoadComparison(const CompareInputs& in, const MeshLoa
   RecordingOptions real_options;
   real_options.format = in.real_format;
   real_options.topic = in.real_topic;
+  real_options.firetimes = in.real_firetimes;
   auto real = ReadChosenFrames(in.real_file, in.real_sidecar, real_options, in.real_frames);
   if (!real.ok()) return real.error();
   auto sim = ReadChosenFrames(in.sim_file, "", {}, in.sim_frames);
@@ -266,6 +267,7 @@ Expected<ComparisonStream> ComparisonStream::Open(const CompareInputs& in,
   RecordingOptions real_options;
   real_options.format = in.real_format;
   real_options.topic = in.real_topic;
+  real_options.firetimes = in.real_firetimes;
   auto real = Side::Open(in.real_file, in.real_sidecar, real_options, in.real_frames);
   if (!real.ok()) return real.error();
   auto sim = Side::Open(in.sim_file, "", {}, in.sim_frames);

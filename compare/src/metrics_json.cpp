@@ -45,6 +45,7 @@ json InputsJson(const CompareInputs& in) {
           {"real_sidecar", in.real_sidecar},
           {"real_format", in.real_format},
           {"real_topic", in.real_topic},
+          {"real_firetimes", in.real_firetimes},
           {"real_frames", in.real_frames},
           {"sim_frames", in.sim_frames},
           {"rois_file", in.rois_file},
@@ -182,6 +183,7 @@ struct Reader {
     in.real_sidecar = Str(j, "real_sidecar", path);
     in.real_format = Str(j, "real_format", path);
     if (j.contains("real_topic")) in.real_topic = Str(j, "real_topic", path);  // since issue 38
+    if (j.contains("real_firetimes")) in.real_firetimes = Str(j, "real_firetimes", path);
     in.real_frames = Indices(j, "real_frames", path);
     in.sim_frames = Indices(j, "sim_frames", path);
     in.rois_file = Str(j, "rois_file", path);

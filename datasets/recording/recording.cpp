@@ -95,7 +95,7 @@ Expected<RecordingSource> OpenRecording(const std::filesystem::path& file,
                                         const RecordingOptions& options) {
   auto source = OpenAnyRecording(file, sidecar, options);
   if (source.ok() && !options.firetimes.empty() && source->header().reader.rfind("hesai-", 0) != 0)
-    return OptionError("firetimes", options.firetimes.string() +
+    return OptionError("firetimes", "firetimes " + options.firetimes.string() +
                                         ": only Hesai recordings take a fire-time file (" +
                                         file.string() + " is read as " + source->header().reader +
                                         ")");

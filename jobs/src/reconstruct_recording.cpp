@@ -61,6 +61,7 @@ Status ReconstructIncrementally(const ReconstructRecordingOptions& o) {
   RecordingOptions options;
   options.format = o.format;
   options.topic = o.topic;
+  options.firetimes = o.firetimes;
   // Only a lidartwin .h5 carries its own frame poses; ICP needs every frame in memory, which
   // streaming exists to avoid. Without either, every frame would sit at the origin.
   if (o.poses.empty() && !o.static_sensor) {
@@ -134,6 +135,7 @@ Status StreamWhenTooLarge(const ReconstructRecordingOptions& o, bool& done) {
   RecordingOptions options;
   options.format = o.format;
   options.topic = o.topic;
+  options.firetimes = o.firetimes;
   auto size = MeasureRecording(o.recording, o.sidecar, options);
   if (!size.ok()) return {};  // the batch path reads it again and says what is wrong
   uint64_t points = 0;
@@ -178,8 +180,8 @@ Status StreamWhenTooLarge(const ReconstructRecordingOptions& o, bool& done) {
 // The frames read whole, their poses estimated by ICP where none are given, meshed together.
 Status ReconstructBatch(const ReconstructRecordingOptions& o) {
   const auto start = Clock::now();
-  auto rec =
-      LoadPosedRecording(o.recording, o.sidecar, o.poses, {o.format, o.topic}, o.pose_fraction);
+  auto rec = LoadPosedRecording(o.recording, o.sidecar, o.poses, {o.format, o.topic, o.firetimes},
+                                o.pose_fraction);
   if (!rec.ok()) return rec.error();
   for (const std::string& note : rec->notes)  // skipped or dropped packets, warnings
     o.log.Warn(o.recording + ": " + note);

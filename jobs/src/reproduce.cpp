@@ -290,6 +290,7 @@ Status CompareAndReport(Run& run, const std::vector<Frame>& simulated,
   inputs.real_file = o.recording;
   inputs.real_sidecar = o.sidecar;
   inputs.real_topic = o.topic;
+  inputs.real_firetimes = o.firetimes;
   inputs.real_frames = {static_cast<uint32_t>(held_out)};
   inputs.sim_file = (run.stage / "sim.h5").string();
   inputs.scene_file = (run.stage / "scene/scene.yaml").string();
@@ -374,7 +375,8 @@ Status Reproduce(const ReproduceOptions& o) {
   const auto start = std::chrono::steady_clock::now();
 
   // 1. The recording with its poses, the held-out frame and the reconstruction frames.
-  auto rec = LoadPosedRecording(o.recording, o.sidecar, o.poses, {"", o.topic}, o.pose_fraction);
+  auto rec = LoadPosedRecording(o.recording, o.sidecar, o.poses, {"", o.topic, o.firetimes},
+                                o.pose_fraction);
   if (!rec.ok()) return rec.error();
   for (const std::string& note : rec->notes)  // skipped or dropped packets
     o.log.Note(o.recording + ": " + note);

@@ -61,6 +61,36 @@ TEST(ConvertHostile, WrongSensorFamilyIsAnErrorNotZeroFrames) {
   }
 }
 
+// A Hesai bag with its unit's fire-time file converts, each point timed by its channel; the same
+// file for a Velodyne recording, or a file that is no fire-time file, is refused naming it, the
+// first as a usage error (exit 2) naming its flag.
+TEST(ConvertHostile, AFiretimeFileIsForHesaiRecordings) {
+  LT_REQUIRE_REAL_DATA();
+  const auto real = test::RealDataDir();
+  test::TempDir dir;
+  const std::string fire = Q(real / "hesai-sdk/Pandar64_Firetime_Correction_File.csv");
+  const CliRun ok = Cli("convert " + Q(real / "nebula/hesai-pandar64") + " --calibration " +
+                        Q(real / "nebula/hesai-pandar64/Pandar64.csv") + " --firetimes " + fire +
+                        " --out " + Q(dir / "p64.h5"));
+  EXPECT_EQ(ok.code, 0) << ok.output;
+  EXPECT_TRUE(std::filesystem::exists(dir / "p64.h5"));
+  const CliRun velodyne = Cli("convert " + Q(real / "nebula/velodyne-vlp16") + " --calibration " +
+                              Q(real / "nebula/velodyne-vlp16/VLP16.yaml") + " --firetimes " +
+                              fire + " --out " + Q(dir / "v.h5"));
+  EXPECT_EQ(velodyne.code, 2) << velodyne.output;
+  EXPECT_TRUE(Has(velodyne.output, "--firetimes")) << velodyne.output;
+  EXPECT_TRUE(Has(velodyne.output, "only Hesai recordings take a fire-time file"))
+      << velodyne.output;
+  EXPECT_FALSE(std::filesystem::exists(dir / "v.h5"));
+  const CliRun angles = Cli("convert " + Q(real / "nebula/hesai-pandar64") + " --calibration " +
+                            Q(real / "nebula/hesai-pandar64/Pandar64.csv") + " --firetimes " +
+                            Q(real / "nebula/hesai-pandar64/Pandar64.csv") + " --out " +
+                            Q(dir / "bad.h5"));
+  EXPECT_EQ(angles.code, 1) << angles.output;
+  EXPECT_TRUE(Has(angles.output, "Pandar64.csv: line")) << angles.output;
+  EXPECT_FALSE(std::filesystem::exists(dir / "bad.h5"));
+}
+
 TEST(ConvertHostile, HeaderOnlyCaptureIsAnError) {
   LT_REQUIRE_REAL_DATA();
   const auto real = test::RealDataDir();

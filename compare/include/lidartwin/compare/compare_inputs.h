@@ -15,9 +15,10 @@ namespace lt::compare {
 
 struct CompareInputs {
   std::string real_file, sim_file;
-  std::string real_sidecar;  // Ouster metadata (.json) or Velodyne calibration (.yaml) of a pcap
-  std::string real_format;   // "", "kitti" or "nuscenes" (headerless .bin)
-  std::string real_topic;    // a bag's or OSF file's lidar topic; empty: its only one
+  std::string real_sidecar;    // Ouster metadata (.json) or Velodyne calibration (.yaml) of a pcap
+  std::string real_format;     // "", "kitti" or "nuscenes" (headerless .bin)
+  std::string real_topic;      // a bag's or OSF file's lidar topic; empty: its only one
+  std::string real_firetimes;  // a Hesai unit's fire-time file; empty: none
   // Frames chosen, by position in the file; empty: every frame.
   std::vector<uint32_t> real_frames, sim_frames;
   std::string rois_file;   // targets YAML; empty: none (or the scene's objects)

@@ -25,6 +25,7 @@ struct ReconstructRecordingOptions {
   std::string sidecar;         // its metadata or calibration, where it needs one
   std::string format;          // a .bin's layout (kitti, nuscenes); empty: from its name
   std::string topic;           // a bag's or OSF file's lidar topic; empty: its only one
+  std::string firetimes;       // a Hesai unit's fire-time file; empty: none
   std::vector<double> frames;  // frame indices; empty: every frame
   std::string poses;           // KITTI poses file; empty: the .h5's own, or ICP (batch only)
   double pose_fraction = 0;    // when within its frame a pose holds (PoseFractionOf)

@@ -30,7 +30,8 @@ struct ReproduceOptions {
   std::string recording;  // a recording file (recording.h)
   // Its sensor's metadata JSON or calibration YAML; empty for an OSF file, which holds it.
   std::string sidecar;
-  std::string topic;  // a bag's or OSF file's lidar topic; empty: its only one
+  std::string topic;      // a bag's or OSF file's lidar topic; empty: its only one
+  std::string firetimes;  // a Hesai unit's fire-time file; empty: none
   uint32_t simulate_frame = 0;
   std::vector<double> reconstruct_frames;  // frame indices; empty: every other frame
   std::string poses;                       // KITTI poses file; empty: the .h5's own, or ICP
@@ -61,18 +62,12 @@ struct ReproduceOptions {
 Status Reproduce(const ReproduceOptions& options);
 
 // The option keys Reproduce's errors may begin with.
-inline constexpr const char* kReproduceKeys[] = {"recording",
-                                                 "sidecar",
-                                                 "topic",
-                                                 "simulate_frame",
-                                                 "reconstruct_frames",
-                                                 "poses",
-                                                 "pose_fraction",
-                                                 "static_sensor",
-                                                 "rotation_rate_hz",
-                                                 "detector",
-                                                 "intensity",
-                                                 "seed",
-                                                 "out"};
+inline constexpr const char* kReproduceKeys[] = {"recording",      "sidecar",
+                                                 "topic",          "firetimes",
+                                                 "simulate_frame", "reconstruct_frames",
+                                                 "poses",          "pose_fraction",
+                                                 "static_sensor",  "rotation_rate_hz",
+                                                 "detector",       "intensity",
+                                                 "seed",           "out"};
 
 }  // namespace lt::jobs
