@@ -82,10 +82,10 @@ TEST(ConvertHostile, AFiretimeFileIsForHesaiRecordings) {
   EXPECT_TRUE(Has(velodyne.output, "only Hesai recordings take a fire-time file"))
       << velodyne.output;
   EXPECT_FALSE(std::filesystem::exists(dir / "v.h5"));
-  const CliRun angles = Cli("convert " + Q(real / "nebula/hesai-pandar64") + " --calibration " +
-                            Q(real / "nebula/hesai-pandar64/Pandar64.csv") + " --firetimes " +
-                            Q(real / "nebula/hesai-pandar64/Pandar64.csv") + " --out " +
-                            Q(dir / "bad.h5"));
+  const CliRun angles =
+      Cli("convert " + Q(real / "nebula/hesai-pandar64") + " --calibration " +
+          Q(real / "nebula/hesai-pandar64/Pandar64.csv") + " --firetimes " +
+          Q(real / "nebula/hesai-pandar64/Pandar64.csv") + " --out " + Q(dir / "bad.h5"));
   EXPECT_EQ(angles.code, 1) << angles.output;
   EXPECT_TRUE(Has(angles.output, "Pandar64.csv: line")) << angles.output;
   EXPECT_FALSE(std::filesystem::exists(dir / "bad.h5"));

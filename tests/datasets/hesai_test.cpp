@@ -102,6 +102,14 @@ HesaiCalibration Xt16Calibration() {
   return c;
 }
 
+// One XT16 packet's frames.
+Expected<std::vector<Frame>> DecodeXt16(const std::vector<uint8_t>& packet,
+                                        const HesaiCalibration& cal) {
+  return CollectFrames([&](const FrameSink& sink) {
+    return ForEachHesaiFrame(test::Datagrams(2368, {packet}), cal, sink);
+  });
+}
+
 TEST(HesaiPackets, APointIsWhereItsRangeElevationAndAzimuthPutIt) {
   // 10 m at azimuth 90 deg (clockwise: to the right, ROS -y) for channel 7 (elevation +1 deg).
   std::vector<Frame> frames;
@@ -147,12 +155,9 @@ TEST(HesaiPackets, TheReturnModeNamesEachReturnsKind) {
     p[540 + 10] = c.mode;
     p[12 + 2] = 2500 & 0xff, p[12 + 3] = 2500 >> 8, p[12 + 4] = c.refl0;
     p[12 + 66 + 2] = 3000 & 0xff, p[12 + 66 + 3] = 3000 >> 8, p[12 + 66 + 4] = c.refl1;
-    std::vector<Frame> frames;
-    ASSERT_TRUE(
-        ForEachHesaiFrame(test::Datagrams(2368, {p}), Xt16Calibration(), [&](Frame&& f) -> Status {
-          frames.push_back(std::move(f));
-          return {};
-        }).ok());
+    auto decoded = DecodeXt16(p, Xt16Calibration());
+    ASSERT_TRUE(decoded.ok()) << decoded.message();
+    const std::vector<Frame>& frames = *decoded;
     ASSERT_EQ(frames.size(), 1u);
     const Frame& f = frames[0];
     // 4 firings of 16 channels, one point each but channel 0 of the first: two.
@@ -171,12 +176,9 @@ TEST(HesaiPackets, TheReturnModeNamesEachReturnsKind) {
                             {uint8_t{0x38}, T::kLast}}) {
     auto p = Xt16Packet(9000, 2500);
     p[540 + 10] = mode;
-    std::vector<Frame> frames;
-    ASSERT_TRUE(
-        ForEachHesaiFrame(test::Datagrams(2368, {p}), Xt16Calibration(), [&](Frame&& f) -> Status {
-          frames.push_back(std::move(f));
-          return {};
-        }).ok());
+    auto decoded = DecodeXt16(p, Xt16Calibration());
+    ASSERT_TRUE(decoded.ok()) << decoded.message();
+    const std::vector<Frame>& frames = *decoded;
     ASSERT_EQ(frames.size(), 1u);
     ASSERT_EQ(frames[0].return_type.size(), 8u * 16u);
     for (uint8_t code : frames[0].return_type)
@@ -225,14 +227,9 @@ TEST(HesaiFiretimes, BadFilesAreRefusedByLine) {
 // reading of the XT manual); a fire-time file adds each channel's firing time to its block's.
 TEST(HesaiFiretimes, AnXt16sPointIsTimedByItsBlockAndChannel) {
   auto decode = [](const HesaiCalibration& cal) {
-    std::vector<Frame> frames;
-    EXPECT_TRUE(ForEachHesaiFrame(test::Datagrams(2368, {Xt16Packet(9000, 2500)}), cal,
-                                  [&](Frame&& f) -> Status {
-                                    frames.push_back(std::move(f));
-                                    return {};
-                                  })
-                    .ok());
-    return frames.at(0);
+    auto frames = DecodeXt16(Xt16Packet(9000, 2500), cal);
+    EXPECT_TRUE(frames.ok()) << frames.message();
+    return frames.ok() ? frames->at(0) : Frame{};
   };
   const double packet_s = 1732838400.0;  // 2024-11-29 00:00:00 UTC, 0 us
   const Frame plain = decode(Xt16Calibration());
@@ -252,9 +249,7 @@ TEST(HesaiFiretimes, AnXt16sPointIsTimedByItsBlockAndChannel) {
   }
   // A file of another channel count is refused by name.
   timed.firetime_us.resize(32, 0);
-  auto wrong = CollectFrames([&](const FrameSink& sink) {
-    return ForEachHesaiFrame(test::Datagrams(2368, {Xt16Packet(9000, 2500)}), timed, sink);
-  });
+  auto wrong = DecodeXt16(Xt16Packet(9000, 2500), timed);
   ASSERT_FALSE(wrong.ok());
   EXPECT_NE(wrong.message().find("the fire-time file has 32 channels"), std::string::npos)
       << wrong.message();

@@ -152,14 +152,21 @@ TEST(ThresholdDetector, GlassGivesAWeakFirstEchoAndTheObjectBehindASecond) {
   EXPECT_EQ(SimulateOnce(s, p).size(), 1u);
 }
 
-TEST(ThresholdDetector, CanopyGivesSeveralEchoesAndTheLastReachesTheGround) {
-  // Two leaf layers intercepting 40 % of the footprint each, above ground (looking down).
+// Two leaf layers 10 and 14 m below the sensor intercepting 40 % of the footprint each, above
+// ground at 20 m.
+Scene Canopy() {
   Scene s;
   s.materials = test::ConstantMaterials({0.45, 0.3});
   s.materials.materials[0] = WithResponse(s.materials.materials[0], 0, 0.4);
   s.objects.push_back(test::Placed("crown", MakePlate(5, 5), {0, 0, -10}, 0, 90, 0, 0, 1, 5));
   s.objects.push_back(test::Placed("under", MakePlate(5, 5), {0, 0, -14}, 0, 90, 0, 0, 2, 5));
   s.objects.push_back(test::Placed("ground", MakePlate(50, 50), {0, 0, -20}, 0, 90, 0, 1, 3, 2));
+  return s;
+}
+
+TEST(ThresholdDetector, CanopyGivesSeveralEchoesAndTheLastReachesTheGround) {
+  // Two leaf layers intercepting 40 % of the footprint each, above ground (looking down).
+  const Scene s = Canopy();
   SensorProfile p = test::SpinningSensor(1, -90, -90, 1, 10);
   const SensorProfile t = ThresholdSensor();
   p.detector = t.detector;
@@ -180,12 +187,7 @@ TEST(ThresholdDetector, CanopyGivesSeveralEchoesAndTheLastReachesTheGround) {
 // The canopy's three echoes (10, 14 and 20 m; received power falling with each) labelled as each
 // return mode's sensor labels them (physics::SelectedEchoTypes), in the frame's return_type.
 TEST(ThresholdDetector, FramesSayWhatKindOfReturnEachPointIs) {
-  Scene s;
-  s.materials = test::ConstantMaterials({0.45, 0.3});
-  s.materials.materials[0] = WithResponse(s.materials.materials[0], 0, 0.4);
-  s.objects.push_back(test::Placed("crown", MakePlate(5, 5), {0, 0, -10}, 0, 90, 0, 0, 1, 5));
-  s.objects.push_back(test::Placed("under", MakePlate(5, 5), {0, 0, -14}, 0, 90, 0, 0, 2, 5));
-  s.objects.push_back(test::Placed("ground", MakePlate(50, 50), {0, 0, -20}, 0, 90, 0, 1, 3, 2));
+  const Scene s = Canopy();
   SensorProfile p = test::SpinningSensor(1, -90, -90, 1, 10);
   p.detector = ThresholdSensor().detector;
   GaussianFootprint(p, 0.5e-3, 8);
