@@ -63,8 +63,8 @@ Status CheckOutputsApart(const Args& args,
     return !ec1 && !ec2 && ca == cb;
   };
   std::vector<std::pair<std::string, std::string>> named;
-  for (const char* flag :
-       {"--real", "--sim", "--real-metadata", "--real-calibration", "--rois", "--scene"})
+  for (const char* flag : {"--real", "--sim", "--real-metadata", "--real-calibration",
+                           "--real-firetimes", "--rois", "--scene"})
     if (args.Has(flag)) named.emplace_back(flag, args.Get(flag));
   for (size_t i = 0; i < outputs.size(); ++i) {
     for (const auto& [flag, path] : named)

@@ -19,7 +19,10 @@ namespace lt {
 // checked: what it covers is not published); errors name the line.
 Expected<std::vector<std::vector<double>>> ReadNumberRows(const std::filesystem::path& file,
                                                           size_t columns) {
-  auto text = ReadTextFile(file);
+  // A unit has at most a few hundred channels, a few dozen bytes a row: 1 MiB is far more than
+  // any real file, and a huge one is refused before it is read.
+  constexpr uint64_t kMaxCsvBytes = uint64_t{1} << 20;
+  auto text = ReadTextFile(file, "", kMaxCsvBytes);
   if (!text.ok()) return text.error();
   std::istringstream in(*text);
   std::vector<std::vector<double>> rows;

@@ -294,6 +294,11 @@ double PacketTime(const std::vector<uint8_t>& p, const Layout& l) {
   return static_cast<double>(timegm(&t)) + Le<uint32_t>(&p[l.micros_at]) * 1e-6;
 }
 
+// The fire-time file for messages: its path where known.
+std::string FiretimeFileName(const HesaiCalibration& cal) {
+  return cal.firetime_file.empty() ? std::string("the fire-time file") : cal.firetime_file.string();
+}
+
 // Whether this decoder times a family's blocks (BlockOffsetUs): the Pandar40P, Pandar64,
 // PandarQT64 and PandarXT16/32, whose blocks fire at fixed steps. The 1.4, 3.2 and 4.3 families'
 // timing depends on their operating state (hesai-answer-keys.md): their points keep the packet's.
@@ -418,15 +423,15 @@ Status HesaiStream::Take(const UdpDatagram& d) {
                    (layout->mirror ? ", whose angles come from its angle-correction .dat, not "
                                    : ", whose angles come from an angle-correction .csv, not ") +
                    cal_.file.string()};
+    if (!cal_.firetime_us.empty() && !BlockTimed(*layout))
+      return Error{PacketPlace(source_.file, d, 0) + ": " + Article(layout->name) + layout->name +
+                   "'s fire times depend on its operating state; " + FiretimeFileName(cal_) +
+                   " is not applied to it"};
     if (!cal_.firetime_us.empty() && cal_.firetime_us.size() != static_cast<size_t>(layout->lasers))
       return Error{PacketPlace(source_.file, d, 0) + ": the packets are from " +
                    Article(layout->name) + layout->name + " (" + std::to_string(layout->lasers) +
-                   " lasers) but the fire-time file has " +
+                   " lasers) but " + FiretimeFileName(cal_) + " has " +
                    std::to_string(cal_.firetime_us.size()) + " channels"};
-    if (!cal_.firetime_us.empty() && !BlockTimed(*layout))
-      return Error{PacketPlace(source_.file, d, 0) + ": " + Article(layout->name) + layout->name +
-                   "'s fire times depend on its operating state; a fire-time file is not applied "
-                   "to it"};
     layout_ = *layout;
     have_layout_ = true;
   } else if (!(*layout == layout_)) {

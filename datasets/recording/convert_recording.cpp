@@ -5,15 +5,18 @@
 namespace lt {
 
 Expected<ConvertResult> ConvertRecording(const ConvertOptions& o) {
-  // The output must not be the input (or its sidecar): it would be replaced while it is read.
-  std::error_code ec1, ec2, ec3;
-  const auto out_path = std::filesystem::weakly_canonical(o.out, ec1);
-  if (!ec1 && ((out_path == std::filesystem::weakly_canonical(o.recording, ec2) && !ec2) ||
-               (!o.sidecar.empty() &&
-                out_path == std::filesystem::weakly_canonical(o.sidecar, ec3) && !ec3)))
-    return OptionError("out", "out " + o.out.string() +
-                                  ": is the recording or its sidecar; it "
-                                  "would be overwritten");
+  // The output must not be an input (the recording, its sidecar or fire-time file): it would be
+  // replaced while it is read.
+  std::error_code ec;
+  const auto out_path = std::filesystem::weakly_canonical(o.out, ec);
+  for (const std::filesystem::path& input : {o.recording, o.sidecar, o.read.firetimes}) {
+    std::error_code ec_in;
+    if (!ec && !input.empty() && out_path == std::filesystem::weakly_canonical(input, ec_in) &&
+        !ec_in)
+      return OptionError("out", "out " + o.out.string() +
+                                    ": is the recording, its sidecar or its fire-time file; it "
+                                    "would be overwritten");
+  }
   auto source = OpenRecording(o.recording, o.sidecar, o.read);
   if (!source.ok()) return source.error();
   const Recording& header = source->header();

@@ -32,6 +32,7 @@ Expected<HesaiCalibration> HesaiCalibrationWith(const std::filesystem::path& ang
   auto fire = LoadHesaiFiretimes(firetime);
   if (!fire.ok()) return fire.error();
   cal->firetime_us = std::move(fire.value());
+  cal->firetime_file = firetime;
   return cal;
 }
 

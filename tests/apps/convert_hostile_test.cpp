@@ -89,6 +89,16 @@ TEST(ConvertHostile, AFiretimeFileIsForHesaiRecordings) {
   EXPECT_EQ(angles.code, 1) << angles.output;
   EXPECT_TRUE(Has(angles.output, "Pandar64.csv: line")) << angles.output;
   EXPECT_FALSE(std::filesystem::exists(dir / "bad.h5"));
+  // The output may not be the fire-time file (named as one an output could have).
+  std::filesystem::copy_file(real / "hesai-sdk/Pandar64_Firetime_Correction_File.csv",
+                             dir / "fire.h5");
+  const auto before = std::filesystem::file_size(dir / "fire.h5");
+  const CliRun over = Cli("convert " + Q(real / "nebula/hesai-pandar64") + " --calibration " +
+                          Q(real / "nebula/hesai-pandar64/Pandar64.csv") + " --firetimes " +
+                          Q(dir / "fire.h5") + " --out " + Q(dir / "fire.h5"));
+  EXPECT_EQ(over.code, 2) << over.output;
+  EXPECT_TRUE(Has(over.output, "would be overwritten")) << over.output;
+  EXPECT_EQ(std::filesystem::file_size(dir / "fire.h5"), before);
 }
 
 TEST(ConvertHostile, HeaderOnlyCaptureIsAnError) {

@@ -221,6 +221,11 @@ TEST(HesaiFiretimes, BadFilesAreRefusedByLine) {
   EXPECT_NE(refused("Channel,fire time(us)\n1,abc\n").find("line 2: 'abc' is not a number"),
             std::string::npos);
   EXPECT_NE(refused("Channel,fire time(us)\n").find("no rows"), std::string::npos);
+  // A file far larger than any unit's is refused before it is read (1 MiB at most).
+  std::string huge = "Channel,fire time(us)\n";
+  while (huge.size() <= (1u << 20))
+    huge += "1,-3.62\n";
+  EXPECT_NE(refused(huge).find("more than the 1048576 a file may have"), std::string::npos);
 }
 
 // An XT16's blocks 50 us apart, its timestamp the last block's (the Hesai SDK's and nebula's

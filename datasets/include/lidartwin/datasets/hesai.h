@@ -37,6 +37,7 @@ struct HesaiCalibration {
   // "Firetime Correction File"; LoadHesaiFiretimes). Empty: not given, and a point's time is
   // its block's.
   std::vector<double> firetime_us;
+  std::filesystem::path firetime_file;  // for messages
 };
 
 // "Channel,Elevation,Azimuth" (or "Laser id,...") rows, channels 1..N in order (newer files'
