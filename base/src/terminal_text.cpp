@@ -9,16 +9,26 @@ namespace lt {
 
 namespace {
 
-// Length of the well-formed UTF-8 sequence at s[i] (2..4), or 0. Sequences of the C1 controls
-// (U+0080..U+009F; U+009B is a CSI to some terminals) count as malformed.
+// Length of the well-formed UTF-8 sequence at s[i] (2..4), or 0 (Unicode 15, table 3-7: lead
+// bytes C2..F4, no overlong forms, no surrogates, nothing past U+10FFFF; a lead byte F5..FF was
+// taken for a 3-byte one, and a surrogate or a code point past U+10FFFF reached the terminal
+// raw). Sequences of the C1 controls (U+0080..U+009F; U+009B is a CSI to some terminals) count
+// as malformed.
 size_t Utf8Length(const std::string& s, size_t i) {
   const auto c = static_cast<unsigned char>(s[i]);
-  const size_t n = c >= 0xf0 && c <= 0xf4 ? 4 : c >= 0xe0 ? 3 : c >= 0xc2 && c < 0xe0 ? 2 : 0;
+  const size_t n = c >= 0xc2 && c <= 0xdf   ? 2
+                   : c >= 0xe0 && c <= 0xef ? 3
+                   : c >= 0xf0 && c <= 0xf4 ? 4
+                                            : 0;
   if (n == 0 || i + n > s.size()) return 0;
   for (size_t k = 1; k < n; ++k) {
     if ((static_cast<unsigned char>(s[i + k]) & 0xc0) != 0x80) return 0;
   }
-  if (c == 0xc2 && static_cast<unsigned char>(s[i + 1]) < 0xa0) return 0;  // C1 controls
+  const auto second = static_cast<unsigned char>(s[i + 1]);
+  if ((c == 0xe0 && second < 0xa0) || (c == 0xf0 && second < 0x90)) return 0;  // overlong
+  if (c == 0xed && second >= 0xa0) return 0;                                   // surrogates
+  if (c == 0xf4 && second >= 0x90) return 0;                                   // > U+10FFFF
+  if (c == 0xc2 && second < 0xa0) return 0;                                    // C1 controls
   // Bidirectional formatting (U+061C, U+200E/F, U+202A..E, U+2066..9) reorders what follows on
   // screen, so a name could show as something else: escaped too.
   uint32_t cp = n == 2 ? c & 0x1f : n == 3 ? c & 0x0f : c & 0x07;
