@@ -558,13 +558,13 @@ Status HesaiStream::Decode(const std::vector<uint8_t>& p, const UdpDatagram& d) 
       for (int r = 0; r < n; ++r) {
         if (raw[r] == 0 || dist[r] < l.min_m || dist[r] > l.max_m) continue;
         // A return that repeats another of its firing (the same echo reported twice, as dual
-        // modes do when there is one): only the last is kept.
+        // modes do when there is one): only the last is kept, and it is then identical.
         bool repeat = false, repeated = false;
-        for (int k = r + 1; k < n && !repeat; ++k)
-          repeat = raw[k] != 0 && std::abs(dist[r] - dist[k]) < 0.1f;
+        for (int k = 0; k < n; ++k) {
+          if (k == r || raw[k] == 0 || std::abs(dist[r] - dist[k]) >= 0.1f) continue;
+          (k > r ? repeat : repeated) = true;
+        }
         if (repeat) continue;
-        for (int k = 0; k < r && !repeated; ++k)
-          repeated = raw[k] != 0 && std::abs(dist[r] - dist[k]) < 0.1f;
         const float xy = dist[r] * cos_e;
         FramePoint pt;
         pt.x_m = xy * cos_a;     // Hesai's +Y (0 deg) is ROS's x

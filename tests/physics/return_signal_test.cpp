@@ -108,13 +108,19 @@ TEST(ReturnSignal, RangeModesLeadingEdgeWithTimeWalkAndCentre) {
   EXPECT_NEAR(exact[0].range_m, 40.0, 1e-6);
 }
 
-TEST(ReturnSignal, ReturnModesPickTheirEchoesInRangeOrder) {
-  // Four echoes: strengths 2, 9, 5, 3 at 10, 20, 30, 40 m.
+// Four echoes into e: strengths 2, 9, 5, 3 at 10, 20, 30, 40 m (given out of order); returns
+// how many were detected (all four).
+uint32_t DetectFourEchoes(Echo* e) {
   std::vector<SignalContribution> c = {{40, 3, 3}, {10, 2, 0}, {30, 5, 2}, {20, 9, 1}};
-  Echo e[kMaxEchoesDetected];
   uint32_t detected = 0;
-  const uint32_t n = DetectEchoes(Detector(), c.data(), 4, e, &detected);
+  return DetectEchoes(Detector(), c.data(), 4, e, &detected);
+}
+
+TEST(ReturnSignal, ReturnModesPickTheirEchoesInRangeOrder) {
+  Echo e[kMaxEchoesDetected];
+  const uint32_t n = DetectFourEchoes(e);
   ASSERT_EQ(n, 4u);
+  uint32_t detected = 0;
   uint32_t chosen[kMaxEchoesDetected];
   auto pick = [&](ReturnMode mode, uint32_t k) {
     const uint32_t m = SelectEchoes(mode, k, e, n, chosen);
@@ -141,11 +147,10 @@ TEST(ReturnSignal, ReturnModesPickTheirEchoesInRangeOrder) {
 // The kinds a sensor in each return mode gives what it reports (nebula's codes), worked by hand
 // from the four echoes of strengths 2, 9, 5, 3 at 10, 20, 30, 40 m.
 TEST(ReturnSignal, ReturnModesLabelWhatTheyReport) {
-  std::vector<SignalContribution> c = {{40, 3, 3}, {10, 2, 0}, {30, 5, 2}, {20, 9, 1}};
   Echo e[kMaxEchoesDetected];
-  uint32_t detected = 0;
-  const uint32_t n = DetectEchoes(Detector(), c.data(), 4, e, &detected);
+  const uint32_t n = DetectFourEchoes(e);
   ASSERT_EQ(n, 4u);
+  uint32_t detected = 0;
   using T = ReturnType;
   auto kinds = [&](ReturnMode mode, uint32_t k, const Echo* echoes, uint32_t count) {
     uint32_t chosen[kMaxEchoesDetected];
