@@ -19,6 +19,7 @@
 #include "frame_producers.h"
 #include "hdf5/frame_tables.h"
 #include "lidartwin/base/atomic_file.h"
+#include "lidartwin/base/cancellation.h"
 #include "lidartwin/base/host_cores.h"
 #include "lidartwin/base/text_file.h"
 #include "lidartwin/datasets/export_identity.h"
@@ -346,6 +347,10 @@ Expected<ShardResult> RunShard(const ExportJob& job) {
     producers.emplace(simulators, result.frames.begin + result.resumed, result.frames.end);
     for (uint32_t k = result.frames.begin + result.resumed; producers && k < result.frames.end;
          ++k) {
+      if (Status stop = CheckCancelled(); !stop.ok()) {
+        simulate_error = stop.error();  // the journal keeps the frames written so far
+        break;
+      }
       double seconds = 0;
       auto frame = producers->Next(&seconds);
       if (!frame.ok()) {

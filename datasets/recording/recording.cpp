@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <memory>
 
+#include "lidartwin/base/cancellation.h"
 #include "lidartwin/base/text_file.h"
 #include "lidartwin/datasets/hdf5_frames.h"
 #include "lidartwin/datasets/kitti_bin.h"
@@ -26,6 +27,7 @@ Status RecordingSource::ForEachFrame(const FrameSink& sink) {
   Status s = reader_(
       [&](Frame&& f) -> Status {
         ++frames_done_;
+        if (Status stop = CheckCancelled(); !stop.ok()) return stop;
         return sink(std::move(f));
       },
       *stats_, notes);

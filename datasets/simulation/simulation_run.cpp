@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <set>
 
+#include "lidartwin/base/cancellation.h"
 #include "lidartwin/base/comma_list.h"
 #include "lidartwin/base/text_file.h"
 #include "lidartwin/datasets/frame_output.h"
@@ -101,6 +102,7 @@ Expected<SimulationResult> RunSimulation(const SimulationJob& job) {
   auto output = FrameOutput::Open(job.out, (*loaded)->info);
   if (!output.ok()) return output.error();
   for (uint32_t k = 0; k < job.frames; ++k) {
+    if (Status s = CheckCancelled(); !s.ok()) return s.error();
     const auto t0 = std::chrono::steady_clock::now();
     auto simulated = simulator.Simulate(k);
     if (!simulated.ok()) return simulated.error();

@@ -1,0 +1,44 @@
+// What the binding files share: each registers its part of the module, and every C++ failure
+// reaches Python the same way (errors.cpp).
+#pragma once
+
+#include <pybind11/pybind11.h>
+
+#include <memory>
+#include <utility>
+
+#include "lidartwin/base/frame.h"
+#include "lidartwin/base/status.h"
+#include "lidartwin/physics/pose.h"
+
+namespace lt::python {
+
+namespace py = pybind11;
+
+void BindErrors(py::module_& m);
+void BindFrames(py::module_& m);
+void BindSimulation(py::module_& m);
+void BindRecordings(py::module_& m);
+void BindJobs(py::module_& m);
+
+// Raises the Python exception for `error`: lidartwin.OptionError (a ValueError) when it names
+// an option, KeyboardInterrupt when the call was interrupted, else lidartwin.Error. The message
+// is ours, unchanged.
+[[noreturn]] void Raise(const Error& error);
+
+inline void ThrowIfError(const Status& status) {
+  if (!status.ok()) Raise(status.error());
+}
+template <typename T>
+T Unwrap(Expected<T>&& value) {
+  if (!value.ok()) Raise(value.error());
+  return std::move(value.value());
+}
+
+// A frame as Python holds it: shared, so that the numpy arrays viewing its fields keep it alive.
+using SharedFrame = std::shared_ptr<Frame>;
+py::object FrameToPython(Frame&& frame);
+// A 4x4 (or 3x4) sensor -> world matrix [R t] as a pose; anything else is a ValueError.
+physics::Pose<double> PoseFromMatrix(const py::handle& matrix);
+
+}  // namespace lt::python

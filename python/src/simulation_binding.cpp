@@ -1,0 +1,185 @@
+// lidartwin.SensorProfile, Scene, Trajectory and Simulator: the configs loaded as the CLI loads
+// them, and a simulator made once and asked for frames (numpy arrays) as often as wanted.
+#include <pybind11/numpy.h>
+#include <pybind11/stl.h>
+#include <pybind11/stl/filesystem.h>
+
+#include <filesystem>
+#include <optional>
+#include <vector>
+
+#include "bindings.h"
+#include "interruptible.h"
+#include "lidartwin/base/cancellation.h"
+#include "lidartwin/sim/scene.h"
+#include "lidartwin/sim/sensor_profile.h"
+#include "lidartwin/sim/simulator.h"
+#include "lidartwin/sim/trajectory.h"
+#if LT_WITH_OPEN3D
+#include "lidartwin/datasets/open3d_mesh_loader.h"
+#endif
+
+namespace lt::python {
+namespace {
+
+MeshLoader BuiltInMeshLoader() {
+#if LT_WITH_OPEN3D
+  return LoadMeshWithOpen3d;
+#else
+  return {};
+#endif
+}
+
+Backend ChooseBackend(const std::string& name) {
+  if (name == "auto") return BackendAvailable(Backend::kCuda).ok() ? Backend::kCuda : Backend::kCpu;
+  auto backend = ParseBackend(name);
+  if (!backend.ok())
+    Raise(OptionError("backend", "backend " + name +
+                                     ": unknown (expected auto, "
+                                     "cpu or cuda)"));
+  return *backend;
+}
+
+Trajectory StaticAt(const physics::Pose<double>& pose) {
+  Trajectory t;
+  t.time_s = {0.0};
+  t.poses = {pose};
+  return t;
+}
+
+// The simulator of a profile and a scene; the trajectory it was made with decides where the
+// sensor is. A call with another pose or trajectory makes a new one (the scene's acceleration
+// structure is built again: reuse one trajectory for many frames where you can).
+class PySimulator {
+ public:
+  PySimulator(std::shared_ptr<SensorProfile> profile, std::shared_ptr<Scene> scene,
+              const std::string& backend, uint64_t seed, unsigned threads, uint32_t motion_slices,
+              std::optional<Trajectory> trajectory)
+      : profile_(std::move(profile)), scene_(std::move(scene)), backend_(ChooseBackend(backend)) {
+    options_.seed = seed;
+    options_.threads = threads;
+    options_.motion_slices = motion_slices;
+    ThrowIfError(options_.Validate());
+    Make(trajectory ? *trajectory : Trajectory::Static());
+  }
+
+  py::list Simulate(const py::object& pose, const std::optional<Trajectory>& trajectory,
+                    uint32_t frames, uint32_t first) {
+    if (frames == 0) Raise(OptionError("frames", "frames 0: at least one"));
+    if (!pose.is_none() && trajectory)
+      Raise(OptionError("pose", "pose: give a pose or a trajectory, not both"));
+    if (!pose.is_none()) Make(StaticAt(PoseFromMatrix(pose)));
+    if (trajectory) Make(*trajectory);
+    auto simulated = RunInterruptibly([&]() -> Expected<std::vector<Frame>> {
+      std::vector<Frame> out;
+      for (uint32_t k = 0; k < frames; ++k) {
+        if (Status s = CheckCancelled(); !s.ok()) return s.error();
+        auto frame = simulator_->Simulate(first + k);
+        if (!frame.ok()) return frame.error();
+        out.push_back(std::move(frame.value()));
+      }
+      return out;
+    });
+    py::list result;
+    for (Frame& f : Unwrap(std::move(simulated)))
+      result.append(FrameToPython(std::move(f)));
+    return result;
+  }
+
+  std::string backend() const { return BackendName(simulator_->backend()); }
+  uint64_t rays_per_frame() const { return simulator_->RaysPerFrame(); }
+
+ private:
+  void Make(const Trajectory& trajectory) {
+    ThrowIfError(trajectory.Validate());
+    auto made = RunInterruptibly(
+        [&] { return CreateSimulator(backend_, *scene_, *profile_, trajectory, options_); });
+    simulator_.reset();  // the old one first: a GPU holds one scene at a time comfortably
+    simulator_ = Unwrap(std::move(made));
+  }
+
+  std::shared_ptr<SensorProfile> profile_;
+  std::shared_ptr<Scene> scene_;
+  Backend backend_;
+  SimulationOptions options_;
+  std::unique_ptr<Simulator> simulator_;
+};
+
+}  // namespace
+
+void BindSimulation(py::module_& m) {
+  py::class_<SensorProfile, std::shared_ptr<SensorProfile>> profile(
+      m, "SensorProfile", "A sensor profile (configs/README.md, \"Sensor profiles\").");
+  profile.def_static(
+      "load",
+      [](const std::filesystem::path& path) {
+        return std::make_shared<SensorProfile>(Unwrap(LoadSensorProfile(path)));
+      },
+      py::arg("path"), "Loads a profile YAML; errors name the file, the key and its line.");
+  profile.def_readonly("name", &SensorProfile::name);
+  profile.def_readonly("wavelength_nm", &SensorProfile::wavelength_nm);
+  profile.def_readonly("min_range_m", &SensorProfile::min_range_m);
+  profile.def_readonly("max_range_m", &SensorProfile::max_range_m);
+  profile.def_readonly("columns", &SensorProfile::columns);
+  profile.def_property_readonly("beam_count", &SensorProfile::BeamCount);
+  profile.def_property_readonly("rays_per_frame", &SensorProfile::RaysPerFrame);
+  profile.def_property_readonly("frame_period_s", &SensorProfile::FramePeriodS);
+  profile.def("__repr__", [](const SensorProfile& p) {
+    return "<lidartwin.SensorProfile " + p.name + ": " + std::to_string(p.BeamCount()) + " beams>";
+  });
+
+  py::class_<Scene, std::shared_ptr<Scene>> scene(
+      m, "Scene", "A scene (configs/README.md, \"Scenes\"): objects, materials, meshes.");
+  scene.def_static(
+      "load",
+      [](const std::filesystem::path& path) {
+        auto loaded = RunInterruptibly([&] { return LoadScene(path, BuiltInMeshLoader()); });
+        return std::make_shared<Scene>(Unwrap(std::move(loaded)));
+      },
+      py::arg("path"), "Loads a scene YAML and the meshes it names.");
+  scene.def_property_readonly("triangle_count", &Scene::TriangleCount);
+  scene.def_property_readonly("has_moving_objects", &Scene::HasMovingObjects);
+
+  py::class_<Trajectory> trajectory(m, "Trajectory",
+                                    "Timed sensor -> world poses, interpolated at each firing.");
+  trajectory.def(py::init([](const std::vector<double>& times_s, const py::list& poses,
+                             bool motion_correction, double start_time_s) {
+                   Trajectory t;
+                   t.time_s = times_s;
+                   for (const auto& p : poses)
+                     t.poses.push_back(PoseFromMatrix(p));
+                   t.motion_correction = motion_correction;
+                   t.start_time_s = start_time_s;
+                   ThrowIfError(t.Validate());
+                   return t;
+                 }),
+                 py::arg("times_s"), py::arg("poses"), py::arg("motion_correction") = false,
+                 py::arg("start_time_s") = 0.0,
+                 "Poses (4x4 matrices) at strictly increasing times [s].");
+  trajectory.def_static(
+      "load", [](const std::filesystem::path& path) { return Unwrap(LoadTrajectory(path)); },
+      py::arg("path"), "Loads a trajectory YAML.");
+  trajectory.def_readonly("times_s", &Trajectory::time_s);
+  trajectory.def_readonly("start_time_s", &Trajectory::start_time_s);
+  trajectory.def_readonly("motion_correction", &Trajectory::motion_correction);
+
+  py::class_<PySimulator>(m, "Simulator", R"doc(
+A simulator of a sensor in a scene. backend: "auto" (the GPU when one is usable), "cpu" or
+"cuda"; the same seed gives the same frames on either.)doc")
+      .def(py::init<std::shared_ptr<SensorProfile>, std::shared_ptr<Scene>, const std::string&,
+                    uint64_t, unsigned, uint32_t, std::optional<Trajectory>>(),
+           py::arg("profile").none(false), py::arg("scene").none(false), py::kw_only(),
+           py::arg("backend") = "auto", py::arg("seed") = 0, py::arg("threads") = 0,
+           py::arg("motion_slices") = 16, py::arg("trajectory") = py::none())
+      .def("simulate", &PySimulator::Simulate, py::arg("pose") = py::none(), py::kw_only(),
+           py::arg("trajectory") = py::none(), py::arg("frames") = 1, py::arg("first") = 0,
+           R"doc(
+Simulates `frames` frames from frame `first` (frame k covers [start + k T, start + (k+1) T), T the
+profile's frame period) and returns them as a list of Frame. pose (a 4x4 matrix) places a still
+sensor there; trajectory moves it; with neither, the simulator's own trajectory. Ctrl-C stops it
+between frames (KeyboardInterrupt).)doc")
+      .def_property_readonly("backend", &PySimulator::backend)
+      .def_property_readonly("rays_per_frame", &PySimulator::rays_per_frame);
+}
+
+}  // namespace lt::python
