@@ -324,9 +324,8 @@ py::dict Calibrate(const Path& lab, const Path& base, const Path& out, const Pat
 
 void BindJobs(py::module_& m) {
   using py::arg;
-  const Path none;
-  m.def("_convert", &Convert, arg("recording"), arg("out"), py::kw_only(), arg("sidecar") = none,
-        arg("format") = "", arg("topic") = "", arg("firetimes") = none);
+  m.def("_convert", &Convert, arg("recording"), arg("out"), py::kw_only(), arg("sidecar") = "",
+        arg("format") = "", arg("topic") = "", arg("firetimes") = "");
   const compare::AssociationOptions association;
   m.def("_compare", &Compare, arg("real"), arg("sim"), arg("out"), py::kw_only(),
         arg("real_sidecar") = "", arg("real_format") = "", arg("real_topic") = "",
@@ -335,7 +334,7 @@ void BindJobs(py::module_& m) {
         arg("roi_margin_m") = compare::CompareInputs{}.roi_margin_m, arg("associate") = "auto",
         arg("max_angle_deg") = py::none(), arg("max_distance_m") = py::none(),
         arg("min_range_m") = 0.0, arg("distance_bins") = py::none(),
-        arg("beams_per_frame") = py::none(), arg("pairs") = none, arg("label") = "");
+        arg("beams_per_frame") = py::none(), arg("pairs") = "", arg("label") = "");
   m.def("_simulate", &Simulate, arg("sensor"), arg("scene"), arg("out"), py::kw_only(),
         arg("trajectory") = py::none(), arg("frames") = 1, arg("seed") = 0, arg("backend") = "cpu",
         arg("threads") = 0, arg("motion_slices") = 16);
