@@ -1,4 +1,5 @@
 #include "lidartwin/bench/gpu_bench.h"
+#include "lidartwin/base/config_root.h"
 
 #include <algorithm>
 #include <chrono>
@@ -180,14 +181,13 @@ GpuBenchReport RunGpuBench(const std::vector<uint64_t>& triangle_counts, int rep
     return report;
   }
   report.device = CudaDeviceName();
-  auto os0 = LoadSensorProfile(std::filesystem::path(LT_SOURCE_DIR) /
-                               "configs/sensors/ouster_os0_128.yaml");
+  auto os0 = LoadSensorProfile(ConfigRoot() / "configs/sensors/ouster_os0_128.yaml");
   if (!os0.ok()) {
     report.why_no_gpu = os0.message();
     return report;
   }
   {
-    const std::filesystem::path root(LT_SOURCE_DIR);
+    const std::filesystem::path root = ConfigRoot();
     auto lab = LoadScene(root / "configs/scenes/lab_plates.yaml", {});
     auto p = LoadSensorProfile(root / "configs/sensors/ouster_os0_128_threshold.yaml");
     if (!lab.ok() || !p.ok()) {
@@ -355,8 +355,7 @@ GpuBenchReport RunGpuBench(const std::vector<uint64_t>& triangle_counts, int rep
     os0_raster.raster_resolution_rad = 1e-3;
     bloom_raster.raster_resolution_rad = 1.5e-3;
     Scene signed_scene = WithRetroreflectiveSigns(scene, sensor);
-    auto cube = LoadSensorProfile(std::filesystem::path(LT_SOURCE_DIR) /
-                                  "configs/sensors/blickfeld_cube1.yaml");
+    auto cube = LoadSensorProfile(ConfigRoot() / "configs/sensors/blickfeld_cube1.yaml");
     if (!cube.ok()) {
       report.why_no_gpu = cube.message();
       return report;

@@ -2,8 +2,6 @@
 
 #include <fmt/core.h>
 
-#include <cstdlib>
-
 #include "commands.h"
 #include "help_text.h"
 
@@ -14,11 +12,6 @@ int RunCommand(const Command& command, const std::vector<std::string>& argv,
   const std::string usage = command.usage.empty() ? HelpText(command.name) : command.usage;
   return RunCommandLine(
       {"lidartwin", command.name, usage, command.args, command.flags, command.names}, argv, body);
-}
-
-std::string ConfigRoot() {
-  if (const char* home = std::getenv("LIDARTWIN_HOME")) return home;
-  return LT_SOURCE_DIR;
 }
 
 jobs::JobLog PrintingLog(const char* command) {

@@ -4,6 +4,8 @@
 #include <string>
 #include <vector>
 
+#include "lidartwin/base/config_root.h"
+
 namespace lt::cli {
 
 int SimulateCommand(const std::vector<std::string>& args);
@@ -22,8 +24,9 @@ int CalibrateCommand(const std::vector<std::string>& args);
 int LabgenCommand(const std::vector<std::string>& args);
 int CalibrateRealCommand(const std::vector<std::string>& args);
 
-// The directory holding configs/ (the source tree this binary was built from, or
-// $LIDARTWIN_HOME).
-std::string ConfigRoot();
+// The directory holding configs/ (lidartwin/base/config_root.h).
+inline std::string ConfigRoot() {
+  return lt::ConfigRoot().string();
+}
 
 }  // namespace lt::cli

@@ -6,6 +6,7 @@
 
 #include "commands.h"
 #include "help_text.h"
+#include "lidartwin/base/config_root.h"
 #include "lidartwin/base/interrupt_cleanup.h"
 #include "lidartwin/base/terminal_text.h"
 
@@ -27,7 +28,7 @@ int main(int argc, char** argv) {
     return argc < 2 ? 2 : 0;
   }
   if (!std::strcmp(argv[1], "--version")) {
-    std::printf("lidartwin %s\n", LT_VERSION);
+    std::printf("lidartwin %s\nconfigs: %s/configs\n", LT_VERSION, lt::ConfigRoot().c_str());
     return 0;
   }
   const std::string command = argv[1];

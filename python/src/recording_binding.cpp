@@ -71,9 +71,8 @@ sidecar), ROS 1 and ROS 2 bags, Ouster OSF, KITTI/nuScenes .bin, PCD, PLY, LAS a
 notes says what was skipped (complete once the iteration has ended).)doc")
       .def(py::init<const std::filesystem::path&, const std::filesystem::path&, const std::string&,
                     const std::string&, const std::filesystem::path&>(),
-           py::arg("path"), py::arg("sidecar") = "", py::kw_only(),
-           py::arg("format") = "", py::arg("topic") = "",
-           py::arg("firetimes") = "")
+           py::arg("path"), py::arg("sidecar") = "", py::kw_only(), py::arg("format") = "",
+           py::arg("topic") = "", py::arg("firetimes") = "")
       .def("__iter__", [](py::object self) { return self; })
       .def("__next__", &PyRecording::Next)
       .def_property_readonly("reader", [](const PyRecording& r) { return r.header().reader; })
