@@ -14,6 +14,8 @@ packages=(
   nodejs chromium                # the viewer's bundle (npm) and its browser tests
   python3-h5py python3-numpy     # the export's Python loader example and its test (issue 16)
   python3-zstandard              # the independent MCAP check of our bags (issue 38)
+  python3-pybind11 python3-setuptools python3-venv  # the Python module and pip install (issue 39)
+  python3-pytest python3-matplotlib                  # its tests and examples
   slurmctld slurmd slurm-client munge  # the export's Slurm test: a cluster on localhost
 )
 missing=()
