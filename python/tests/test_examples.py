@@ -4,16 +4,19 @@ import os
 import subprocess
 import sys
 
-import pytest
+from pathlib import Path
 
+import lidartwin
 from conftest import SOURCE_DIR
 
 EXAMPLES = SOURCE_DIR / "examples" / "python"
+# The examples import the lidartwin this suite tests, wherever it was imported from.
+PACKAGE_ROOT = str(Path(lidartwin.__file__).resolve().parent.parent)
 
 
 def run_example(name, *args, cwd):
     done = subprocess.run([sys.executable, str(EXAMPLES / name), *map(str, args)], cwd=cwd,
-                          capture_output=True, text=True, env={**os.environ, "MPLBACKEND": "Agg"})
+                          capture_output=True, text=True, env={**os.environ, "MPLBACKEND": "Agg", "PYTHONPATH": PACKAGE_ROOT})
     assert done.returncode == 0, done.stderr
     return done.stdout
 
