@@ -4,6 +4,7 @@
 #include <pybind11/stl.h>
 #include <pybind11/stl/filesystem.h>
 
+#include <chrono>
 #include <filesystem>
 #include <optional>
 #include <vector>
@@ -84,6 +85,20 @@ class PySimulator {
     for (Frame& f : Unwrap(std::move(simulated)))
       result.append(FrameToPython(std::move(f)));
     return result;
+  }
+
+  // Seconds that `frames` frames take through the C++ API alone (Simulator::Simulate, the frames
+  // dropped), for bench/python_overhead.py to set beside simulate() on the same simulator.
+  double TimeCppFrames(uint32_t frames, uint32_t first) {
+    auto seconds = RunInterruptibly([&]() -> Expected<double> {
+      const auto start = std::chrono::steady_clock::now();
+      for (uint32_t k = 0; k < frames; ++k) {
+        auto frame = simulator_->Simulate(first + k);
+        if (!frame.ok()) return frame.error();
+      }
+      return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    });
+    return Unwrap(std::move(seconds));
   }
 
   std::string backend() const { return BackendName(simulator_->backend()); }
@@ -178,6 +193,8 @@ Simulates `frames` frames from frame `first` (frame k covers [start + k T, start
 profile's frame period) and returns them as a list of Frame. pose (a 4x4 matrix) places a still
 sensor there; trajectory moves it; with neither, the simulator's own trajectory. Ctrl-C stops it
 between frames (KeyboardInterrupt).)doc")
+      .def("_time_cpp_frames", &PySimulator::TimeCppFrames, py::arg("frames") = 1,
+           py::arg("first") = 0)
       .def_property_readonly("backend", &PySimulator::backend)
       .def_property_readonly("rays_per_frame", &PySimulator::rays_per_frame);
 }
