@@ -1,6 +1,7 @@
 #include "lidartwin/datasets/point_cloud_writers.h"
 
 #include <cerrno>
+#include <cstdint>
 #include <cstring>
 #include <fstream>
 #include <string>
@@ -11,7 +12,27 @@ namespace lt {
 
 namespace {
 
+// How a field is stored in a file: as it is, or widened to a type the common readers load.
+enum class Stored { kAsIs, kInt32, kFloat64 };
+
+// PLY property types that Open3D's attribute reader loads (0.16: uchar, int, float, double; it
+// skips ushort and uint, which dropped every label column: issue 39). uint16 widens to int,
+// exactly; uint32 to double, exactly (an int would not hold values from 2^31 up).
+Stored PlyStored(FieldType t) {
+  if (t == FieldType::kUInt16) return Stored::kInt32;
+  if (t == FieldType::kUInt32) return Stored::kFloat64;
+  return Stored::kAsIs;
+}
+
 const char* PlyType(FieldType t) {
+  switch (PlyStored(t)) {
+    case Stored::kInt32:
+      return "int";
+    case Stored::kFloat64:
+      return "double";
+    case Stored::kAsIs:
+      break;
+  }
   switch (t) {
     case FieldType::kFloat32:
       return "float";
@@ -19,14 +40,28 @@ const char* PlyType(FieldType t) {
       return "double";
     case FieldType::kUInt8:
       return "uchar";
-    case FieldType::kUInt16:
-      return "ushort";
-    case FieldType::kUInt32:
-      return "uint";
-    case FieldType::kUInt64:  // no PLY type; frames carry none
+    default:  // kUInt64: no PLY type; frames carry none
       break;
   }
   return "float";
+}
+
+size_t StoredBytes(FieldType t, Stored stored) {
+  return stored == Stored::kInt32 ? 4 : stored == Stored::kFloat64 ? 8 : FieldTypeBytes(t);
+}
+
+// One value of field v widened as `stored` says, into dst.
+void StoreValue(const FieldView& v, size_t i, Stored stored, char* dst) {
+  uint32_t u = 0;
+  if (v.type == FieldType::kUInt16) u = static_cast<const uint16_t*>(v.data)[i];
+  if (v.type == FieldType::kUInt32) u = static_cast<const uint32_t*>(v.data)[i];
+  if (stored == Stored::kInt32) {
+    const int32_t value = static_cast<int32_t>(u);  // a uint16: always fits
+    std::memcpy(dst, &value, 4);
+  } else {
+    const double value = u;
+    std::memcpy(dst, &value, 8);
+  }
 }
 
 char PcdType(FieldType t) {
@@ -43,22 +78,32 @@ std::vector<FieldView> PresentFields(const Frame& f) {
 }
 
 // Interleaves the fields point by point (x86-64 and aarch64 are little-endian, as both
-// formats' binary variants here are declared).
-void WriteRecords(std::ofstream& out, const Frame& f, const std::vector<FieldView>& fields) {
+// formats' binary variants here are declared); `widen` says how each field is stored.
+void WriteRecords(std::ofstream& out, const Frame& f, const std::vector<FieldView>& fields,
+                  Stored (*widen)(FieldType)) {
   size_t record = 0;
   for (const auto& v : fields)
-    record += FieldTypeBytes(v.type);
+    record += StoredBytes(v.type, widen(v.type));
   std::string buf(record * f.size(), '\0');
   size_t offset = 0;
   for (const auto& v : fields) {
+    const Stored stored = widen(v.type);
     const size_t b = FieldTypeBytes(v.type);
     const auto* src = static_cast<const char*>(v.data);
     for (size_t i = 0; i < f.size(); ++i) {
-      std::memcpy(&buf[i * record + offset], src + i * b, b);
+      if (stored == Stored::kAsIs) {
+        std::memcpy(&buf[i * record + offset], src + i * b, b);
+      } else {
+        StoreValue(v, i, stored, &buf[i * record + offset]);
+      }
     }
-    offset += b;
+    offset += StoredBytes(v.type, stored);
   }
   out.write(buf.data(), static_cast<std::streamsize>(buf.size()));
+}
+
+Stored AsIs(FieldType) {
+  return Stored::kAsIs;
 }
 
 Status Finish(std::ofstream& out, AtomicOutput& output) {
@@ -79,7 +124,7 @@ Status WritePly(const Frame& frame, const std::filesystem::path& path) {
   for (const auto& v : fields)
     out << "property " << PlyType(v.type) << " " << v.name << "\n";
   out << "end_header\n";
-  WriteRecords(out, frame, fields);
+  WriteRecords(out, frame, fields, PlyStored);
   return Finish(out, output);
 }
 
@@ -102,7 +147,7 @@ Status WritePcd(const Frame& frame, const std::filesystem::path& path) {
     out << " 1";
   out << "\nWIDTH " << frame.size() << "\nHEIGHT 1\nVIEWPOINT 0 0 0 1 0 0 0\nPOINTS "
       << frame.size() << "\nDATA binary\n";
-  WriteRecords(out, frame, fields);
+  WriteRecords(out, frame, fields, AsIs);
   return Finish(out, output);
 }
 

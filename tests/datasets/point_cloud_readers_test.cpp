@@ -12,6 +12,7 @@
 
 #if LT_WITH_OPEN3D
 #include <open3d/io/PointCloudIO.h>
+#include <open3d/t/io/PointCloudIO.h>
 #endif
 
 namespace lt {
@@ -216,6 +217,68 @@ TEST(PointCloudReaders, MalformedFilesNameTheFileAndPlace) {
     EXPECT_NE(f.message().find(b.expect), std::string::npos) << f.message();
   }
 }
+
+#if LT_WITH_OPEN3D
+// Our PLY files read by Open3D's attribute reader (issue 39: it dropped every label column, as
+// it does unsigned short and unsigned int properties): every field comes back, with its values.
+TEST(PointCloudReaders, Open3dReadsEveryFieldOfOurPly) {
+  test::TempDir dir;
+  Frame f;
+  for (int i = 0; i < 4; ++i) {
+    FramePoint p;
+    p.x_m = 1.0f + i;
+    p.intensity = 12.5f * i;
+    p.channel = static_cast<uint16_t>(100 + i);
+    p.column = 70000u + i;
+    p.timestamp_s = 0.25 * i;
+    p.return_index = static_cast<uint8_t>(i % 2);
+    p.material_id = static_cast<uint16_t>(3 + i);
+    p.instance_id = 400000u + i;
+    p.semantic_class = static_cast<uint16_t>(64 + i);
+    p.beam_id = 1000u + i;
+    p.return_type = physics::ReturnType::kStrongest;
+    f.Append(p);
+  }
+  ASSERT_TRUE(WritePly(f, dir / "f.ply").ok());
+  open3d::t::geometry::PointCloud cloud;
+  ASSERT_TRUE(open3d::t::io::ReadPointCloud((dir / "f.ply").string(), cloud));
+  for (const FieldView& v : FrameFields(f)) {
+    if (v.size == 0) continue;
+    const std::string name = v.name;
+    if (name == "x" || name == "y" || name == "z") continue;  // Open3D's "positions"
+    ASSERT_TRUE(cloud.HasPointAttr(name)) << name << " dropped by Open3D";
+    const auto values = cloud.GetPointAttr(name).To(open3d::core::Float64).Contiguous();
+    ASSERT_EQ(values.GetLength(), 4) << name;
+    const double* got = values.GetDataPtr<double>();
+    for (size_t i = 0; i < 4; ++i) {
+      double want = 0;
+      switch (v.type) {
+        case FieldType::kFloat32:
+          want = static_cast<const float*>(v.data)[i];
+          break;
+        case FieldType::kFloat64:
+          want = static_cast<const double*>(v.data)[i];
+          break;
+        case FieldType::kUInt8:
+          want = static_cast<const uint8_t*>(v.data)[i];
+          break;
+        case FieldType::kUInt16:
+          want = static_cast<const uint16_t*>(v.data)[i];
+          break;
+        case FieldType::kUInt32:
+          want = static_cast<const uint32_t*>(v.data)[i];
+          break;
+        case FieldType::kUInt64:
+          want = static_cast<double>(static_cast<const uint64_t*>(v.data)[i]);
+          break;
+      }
+      EXPECT_EQ(got[i], want) << name << " point " << i;
+    }
+  }
+  const auto positions = cloud.GetPointPositions().To(open3d::core::Float64).Contiguous();
+  EXPECT_EQ(positions.GetDataPtr<double>()[3 * 3], 4.0);  // the fourth point's x
+}
+#endif
 
 }  // namespace
 }  // namespace lt

@@ -36,10 +36,13 @@ std::string ReadAll(const std::filesystem::path& p) {
   return std::string((std::istreambuf_iterator<char>(in)), {});
 }
 
-// Record layout of both files: 4x float (x y z range) 2x float (intensity reflectance),
+// Record layout of a PCD: 4x float (x y z range) 2x float (intensity reflectance),
 // u16 channel, u32 column, f64 timestamp, u8 return, u16 material, u32 instance,
 // u16 class, u32 beam = 24 + 2 + 4 + 8 + 1 + 2 + 4 + 2 + 4 = 51 bytes.
 constexpr size_t kRecord = 51;
+// A PLY widens the unsigned 16-bit fields to int and the 32-bit ones to double, types Open3D
+// loads: 24 + 4 + 8 + 8 + 1 + 4 + 8 + 4 + 8 = 69 bytes.
+constexpr size_t kPlyRecord = 69;
 
 TEST(PointCloudWriters, PlyHasAHeaderAndBinaryRecords) {
   test::TempDir dir;
@@ -51,13 +54,14 @@ TEST(PointCloudWriters, PlyHasAHeaderAndBinaryRecords) {
   EXPECT_NE(s.find("element vertex 3\n"), std::string::npos);
   EXPECT_NE(s.find("property double timestamp\n"), std::string::npos);
   const size_t data = end + std::strlen("end_header\n");
-  ASSERT_EQ(s.size() - data, 3 * kRecord);
+  EXPECT_NE(s.find("property int channel\nproperty double column\n"), std::string::npos);
+  ASSERT_EQ(s.size() - data, 3 * kPlyRecord);
   float x = 0;
-  std::memcpy(&x, &s[data + kRecord], 4);  // second point's x
+  std::memcpy(&x, &s[data + kPlyRecord], 4);  // second point's x
   EXPECT_FLOAT_EQ(x, 1.5f);
-  uint32_t beam = 0;
-  std::memcpy(&beam, &s[data + 3 * kRecord - 4], 4);  // last point's beam id
-  EXPECT_EQ(beam, 102u);
+  double beam = 0;
+  std::memcpy(&beam, &s[data + 3 * kPlyRecord - 8], 8);  // last point's beam id
+  EXPECT_EQ(beam, 102.0);
 }
 
 TEST(PointCloudWriters, PcdDeclaresFieldsSizesAndTypes) {
