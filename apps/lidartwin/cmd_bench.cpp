@@ -127,11 +127,20 @@ int BenchCommand(const std::vector<std::string>& argv) {
                        : args.Has("--export") ? "--export"
                        : args.Has("--scene")  ? "--scene"
                                               : "";
-    if (Status s = CheckModeFlags(args, mode); !s.ok()) return s.error();
+    if (Status s = FirstError(
+            {CheckModeFlags(args, mode), RefuseStandardOutput(args, {{"--out", "a folder"}})});
+        !s.ok())
+      return s.error();
     auto table = std::string(mode) == "--memory"   ? BenchMemory(args)
                  : std::string(mode) == "--export" ? BenchExport(args)
                                                    : BenchTrace(args);
     if (!table.ok()) return table.error();
+    // --json -: the JSON on stdout, and the table on stderr.
+    if (IsStandardOutput(args, "--json")) {
+      fmt::print(stderr, "{}", table->text);
+      fmt::print("{}", table->json.dump(2) + "\n");
+      return 0;
+    }
     fmt::print("{}", table->text);
     if (args.Has("--json")) {
       if (Status s = WriteTextFileAtomically(args.Get("--json"), table->json.dump(2) + "\n");

@@ -14,7 +14,10 @@ int CalibrateCommand(const std::vector<std::string>& argv) {
       {},
       {{"out", "--out"}, {"report", "--report"}}};  // refused outputs exit 1 like the rest
   return RunCommand(calibrate, argv, [](const Args& args) -> Expected<int> {
-    if (Status s = Require(args, "LAB_DIR", {"--base", "--out", "--report"}); !s.ok())
+    if (Status s = FirstError({Require(args, "LAB_DIR", {"--base", "--out", "--report"}),
+                               RefuseStandardOutput(args, {{"--out", "a file (NEW.yaml)"},
+                                                           {"--report", "a folder"}})});
+        !s.ok())
       return s.error();
     jobs::CalibrateLabOptions o;
     o.lab = args.positionals()[0];

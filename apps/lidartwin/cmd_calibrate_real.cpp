@@ -15,6 +15,7 @@ int CalibrateRealCommand(const std::vector<std::string>& argv) {
   return RunCommand(calibrate_real, argv, [](const Args& args) -> Expected<int> {
     calib::RealDataOptions o;
     if (Status s = FirstError({Require(args, "REAL_DATA_DIR", {"--report"}),
+                               RefuseStandardOutput(args, {{"--report", "a folder"}}),
                                args.Into("--wavelengths", o.wavelengths_nm),
                                args.Into("--max-gap-columns", o.samples.max_gap_columns)});
         !s.ok())

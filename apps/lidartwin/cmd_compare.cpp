@@ -1,5 +1,11 @@
 // lidartwin compare: associate a real and a simulated recording, compute the fidelity metrics
 // (compare/metrics.h) and write metrics.json (jobs/compare_recordings.h).
+#include <fmt/core.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+
 #include "built_in.h"
 #include "command.h"
 #include "commands.h"
@@ -24,9 +30,14 @@ int CompareCommand(const std::vector<std::string>& argv) {
   return RunCommand(compare, argv, [&compare](const Args& args) -> Expected<int> {
     if (!args.Has("--real") || !args.Has("--sim") || !args.Has("--out"))
       return Usage("--real, --sim and --out are required");
+    if (Status s = RefuseStandardOutput(args, {{"--pairs", "a file (pairs.csv)"}}); !s.ok())
+      return s.error();
     auto inputs = ParseCompareInputs(args);
     if (!inputs.ok()) return inputs.error();
-    std::vector<std::pair<std::string, std::string>> outputs{{"--out", args.Get("--out")}};
+    // --out -: the metrics JSON on stdout, and nothing else there (the summary goes to stderr).
+    const bool to_stdout = IsStandardOutput(args, "--out");
+    std::vector<std::pair<std::string, std::string>> outputs;
+    if (!to_stdout) outputs.emplace_back("--out", args.Get("--out"));
     if (args.Has("--pairs")) outputs.emplace_back("--pairs", args.Get("--pairs"));
     jobs::CompareRecordingsOptions o;
     o.inputs = *inputs;
@@ -44,6 +55,16 @@ int CompareCommand(const std::vector<std::string>& argv) {
     for (const auto& [key, flag] : compare.flags)
       o.names.names[key] = flag;
     o.log = PrintingLog("compare");
+    if (to_stdout) {
+      o.out = "standard output";
+      o.write_metrics = [](const std::string& json) -> Status {
+        if (std::fwrite(json.data(), 1, json.size(), stdout) != json.size() ||
+            std::fflush(stdout) != 0)
+          return Error{std::string("standard output: ") + std::strerror(errno)};
+        return {};
+      };
+      o.log.info = [](const std::string& line) { fmt::print(stderr, "{}", line); };
+    }
     Progress progress("compare", 0);
     o.on_progress = [&progress](double fraction, const std::string& text) {
       progress.Status(fraction, text);

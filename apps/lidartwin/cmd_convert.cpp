@@ -23,7 +23,10 @@ int ConvertCommand(const std::vector<std::string>& argv) {
        {"format", "--format"},
        {"firetimes", "--firetimes"}}};
   return RunCommand(convert, argv, [](const Args& args) -> Expected<int> {
-    if (Status s = Require(args, "RECORDING", {"--out"}); !s.ok()) return s.error();
+    if (Status s = FirstError({Require(args, "RECORDING", {"--out"}),
+                               RefuseStandardOutput(args, {{"--out", kFramesOutput}})});
+        !s.ok())
+      return s.error();
     if (args.Has("--metadata") && args.Has("--calibration"))
       return FlagError("--metadata", "give --metadata or --calibration, not both");
     const std::string format = args.Get("--format");

@@ -13,7 +13,8 @@ int DemoCommand(const std::vector<std::string>& argv) {
   return RunCommand(demo, argv, [](const Args& args) -> Expected<int> {
     jobs::DemoOptions o;
     o.out_dir = "lidartwin-demo";
-    if (Status s = FirstError({args.Into("--out", o.out_dir), args.Into("--seed", o.seed)});
+    if (Status s = FirstError({RefuseStandardOutput(args, {{"--out", "a folder"}}),
+                               args.Into("--out", o.out_dir), args.Into("--seed", o.seed)});
         !s.ok())
       return s.error();
     o.root = ConfigRoot();

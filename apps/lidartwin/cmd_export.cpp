@@ -134,6 +134,7 @@ int ExportCommand(const std::vector<std::string>& argv) {
     command.args.valued.insert(name);
   return RunCommand(command, argv, [&argv](const Args& args) -> Expected<int> {
     if (!args.Has("--out")) return Usage("missing required option --out (the export folder)");
+    if (Status s = RefuseStandardOutput(args, {{"--out", "a folder"}}); !s.ok()) return s.error();
     if (args.Has("--join")) {
       for (const auto& name : SimulationOptionNames())
         if (args.Has(name)) return Usage("--join takes only --out; " + name + " belongs to a run");

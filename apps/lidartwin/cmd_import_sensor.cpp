@@ -31,8 +31,9 @@ int ImportSensorCommand(const std::vector<std::string>& argv) {
   return RunCommand(import_sensor, argv, [](const Args& args) -> Expected<int> {
     SensorImportOptions o;
     if (Status s =
-            FirstError({Require(args, "METADATA", {"--out"}), args.Into("--firetimes", o.firetimes),
-                        args.Into("--detector", o.detector),
+            FirstError({Require(args, "METADATA", {"--out"}),
+                        RefuseStandardOutput(args, {{"--out", "a file (profile.yaml)"}}),
+                        args.Into("--firetimes", o.firetimes), args.Into("--detector", o.detector),
                         args.Into("--rotation-rate-hz", o.rotation_rate_hz),
                         args.Into("--max-range-m", o.max_range_m),
                         CheckGiven(args, "--rotation-rate-hz", o.rotation_rate_hz,

@@ -14,6 +14,7 @@ int LabgenCommand(const std::vector<std::string>& argv) {
   return RunCommand(labgen, argv, [](const Args& args) -> Expected<int> {
     jobs::LabgenOptions o;
     if (Status s = FirstError({Require(args, nullptr, {"--profile", "--out"}),
+                               RefuseStandardOutput(args, {{"--out", "a folder"}}),
                                args.Into("--profile", o.profile), args.Into("--out", o.out),
                                args.Into("--seed", o.seed), args.Into("--backend", o.backend),
                                args.Into("--serial", o.serial), o.Validate()});

@@ -58,7 +58,10 @@ int ReconstructCommand(const std::vector<std::string>& argv) {
       kFlags,
       {{"out", "--out"}}};
   return RunCommand(reconstruct, argv, [](const Args& args) -> Expected<int> {
-    if (Status s = Require(args, "REC", {"--out"}); !s.ok()) return s.error();
+    if (Status s = FirstError(
+            {Require(args, "REC", {"--out"}), RefuseStandardOutput(args, {{"--out", "a folder"}})});
+        !s.ok())
+      return s.error();
     jobs::ReconstructRecordingOptions job;
     uint64_t columns = 0;
     if (Status s =

@@ -14,7 +14,10 @@ int ReportCommand(const std::vector<std::string>& argv) {
                        {{"--out", "--baseline", "--tolerances", "--viewer-frames"}, {}, 1000},
                        {{"viewer_frames", "--viewer-frames"}}};
   return RunCommand(report, argv, [](const Args& args) -> Expected<int> {
-    if (Status s = Require(args, "METRICS.json", {"--out"}); !s.ok()) return s.error();
+    if (Status s = FirstError({Require(args, "METRICS.json", {"--out"}),
+                               RefuseStandardOutput(args, {{"--out", "a folder"}})});
+        !s.ok())
+      return s.error();
     if (args.Has("--baseline") != args.Has("--tolerances"))
       return Usage("--baseline and --tolerances go together");
     jobs::MakeReportOptions o;

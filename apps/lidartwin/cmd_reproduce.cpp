@@ -52,6 +52,7 @@ int ReproduceCommand(const std::vector<std::string>& argv) {
       return Usage(
           "--recording, one of --metadata/--calibration (an .osf recording holds its own), "
           "--simulate-frame and --out are required");
+    if (Status s = RefuseStandardOutput(args, {{"--out", "a folder"}}); !s.ok()) return s.error();
     jobs::ReproduceOptions o;
     if (Status s = FirstError(
             {args.Into("--recording", o.recording), args.Into("--simulate-frame", o.simulate_frame),

@@ -24,6 +24,8 @@ int SimulateCommand(const std::vector<std::string>& argv) {
     auto job = SimulationJobFromArgs(args);
     if (!job.ok()) return job.error();
     if (!args.Has("--out")) return Usage("missing required option --out");
+    if (Status s = RefuseStandardOutput(args, {{"--out", kFramesOutput}}); !s.ok())
+      return s.error();
     job->out = args.Get("--out");
     // Its options out of range are usage errors, whatever key they name.
     if (Status s = job->Validate(); !s.ok()) return ArgumentError(s.message());

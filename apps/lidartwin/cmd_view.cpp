@@ -24,6 +24,8 @@ int ViewCommand(const std::vector<std::string>& argv) {
     if (!port.ok()) return port.error();
     if (args.Has("--export") && args.Has("--port"))
       return Usage("give --export or --port, not both");
+    if (Status s = RefuseStandardOutput(args, {{"--export", "a file (viewer.html)"}}); !s.ok())
+      return s.error();
     jobs::ViewComparisonOptions o;
     o.inputs = std::move(*inputs);
     o.mesh_loader = BuiltInMeshLoader();

@@ -2,6 +2,8 @@
 
 #include <cstring>
 
+#include "lidartwin/base/status.h"
+
 namespace lt {
 
 void Frame::Reserve(size_t n) {
@@ -115,6 +117,28 @@ std::vector<FieldView> FrameFields(const Frame& f) {
 
 bool IsOptionalFrameField(const char* name) {
   return std::strcmp(name, "echo_pulse_width") == 0 || std::strcmp(name, "return_type") == 0;
+}
+
+std::vector<std::string> AbsentFields(const Frame& f) {
+  std::vector<std::string> out;
+  if (f.size() == 0) return out;
+  for (const FieldView& v : FrameFields(f)) {
+    if (v.size != f.size()) out.push_back(v.name);
+  }
+  return out;
+}
+
+void DropFields(Frame& f, std::initializer_list<const char*> names) {
+  for (const char* name : names) {
+    bool known = false;
+    ForEachField(f, [&](const char* field_name, const char*, auto& v) {
+      if (std::strcmp(name, field_name) != 0) return;
+      known = true;
+      v.clear();
+      v.shrink_to_fit();
+    });
+    LT_CHECK(known);
+  }
 }
 
 void* ResizeFrameField(Frame& f, const std::string& name, size_t n, FieldType* type_out) {

@@ -4,6 +4,9 @@
 #include <cmath>
 #include <map>
 #include <random>
+#include <vector>
+
+#include "lidartwin/base/config_check.h"
 
 #include "lidartwin/physics/beam_profile.h"
 #include "lidartwin/physics/detection_probability.h"
@@ -123,18 +126,183 @@ double ExpectedSignal(const SensorProfile& p, double rho, double range) {
          physics::OverlapShare(p.detector.overlap, range);
 }
 
+// The range-intensity target and the lab's ranges for it [m].
+constexpr double kRangeIntensityReflectance = 0.5;
+constexpr double kRangeIntensityRanges[] = {0.3, 0.4, 0.5,  0.7,  1.0,  1.4,  2.0,  3.0, 4.0,
+                                            6.0, 8.0, 12.0, 16.0, 24.0, 32.0, 48.0, 64.0};
+constexpr size_t kMinRangeIntensityRanges = 4;
+// The threshold sweep's dark target.
+constexpr double kSweepReflectance = 0.05;
+// The capability rail: its reflectances, its step and the farthest of its random starts [m].
+constexpr double kCapabilityReflectances[] = {0.05, 0.1, 0.2, 0.3, 0.5, 0.7, 0.9, 1.0};
+constexpr double kCapabilityStepM = 0.5;
+constexpr double kCapabilityLastStartM = 1 + kCapabilityStepM;
+// The range-intensity fit tells the link constant from the overlap only when the nearest
+// range sees at most 85 % of the light and the farthest at least 99 % (the OS0-128 unit: an
+// overlap of 0.2 m, k 2, leaves 0.895 at 0.3 m and is rank-deficient; 0.22 m, 0.844, fits).
+constexpr double kMostNearOverlap = 0.85, kLeastFarOverlap = 0.99;
+
+// The ranges of the range-intensity curve where every pulse should be detected (a 50 % target
+// returning twice T + 4 sigma) within the stage's reach: a mean of the detected ones alone
+// would be biased upward near the threshold.
+std::vector<double> AlwaysDetectedRanges(const SensorProfile& stage) {
+  std::vector<double> out;
+  const double t = stage.detector.threshold_w + 4 * stage.detector.signal_noise_w;
+  for (double range : kRangeIntensityRanges) {
+    if (range > 0.9 * stage.max_range_m || range < stage.min_range_m) continue;
+    if (ExpectedSignal(stage, kRangeIntensityReflectance, range) < 2 * t) continue;
+    out.push_back(range);
+  }
+  return out;
+}
+
+// The threshold sweep's distance: where the dark target returns 10 T unattenuated, but not
+// nearer than 3 overlap ranges (where the overlap is within 1e-4 of 1 for k >= 2) nor beyond
+// 0.8 x max_range_m. Needs 3 R_o <= 0.8 max_range_m (CheckVirtualLabProfile).
+double SweepRange(const SensorProfile& stage) {
+  const DetectorConfig& d = stage.detector;
+  const double range =
+      std::sqrt(ExpectedSignal(stage, kSweepReflectance, 1.0) / (10 * d.threshold_w));
+  return std::clamp(range, 3 * d.overlap.range_m, 0.8 * stage.max_range_m);
+}
+
+// Problems of a threshold-detector profile, each as a key and what to add or change.
+void CheckThresholdLab(const SensorProfile& stage, std::vector<ConfigProblem>& problems) {
+  const DetectorConfig& d = stage.detector;
+  const double t_nw = d.threshold_w * 1e9, sigma_nw = d.signal_noise_w * 1e9;
+  if (!(d.signal_noise_w > 0)) {
+    problems.push_back(
+        {"detector.signal_noise_nw",
+         "is 0: the detection-threshold sweep measures the receiver noise that blurs the "
+         "threshold, and a noiseless detector has no detection curve; add "
+         "detector.signal_noise_nw in (0, " +
+             NumberText(t_nw / 3) + "] nW (threshold_nw / 3), e.g. " + NumberText(t_nw / 8)});
+  }
+  const std::vector<double> ranges = AlwaysDetectedRanges(stage);
+  if (ranges.size() < kMinRangeIntensityRanges) {
+    problems.push_back(
+        {"detector.threshold_nw",
+         "threshold_nw + 4 x signal_noise_nw = " + NumberText(t_nw + 4 * sigma_nw) + " nW leaves " +
+             std::to_string(ranges.size()) +
+             " of the lab's ranges (0.3..64 m, within min_range_m..0.9 x max_range_m) where a "
+             "50 % target returns twice that; " +
+             std::to_string(kMinRangeIntensityRanges) +
+             " are needed: lower threshold_nw or raise detector.peak_power_w"});
+    return;  // the checks below read those ranges
+  }
+  const physics::Overlap& ov = d.overlap;
+  if (!(ov.range_m > 0)) {
+    // What the example unit has, when it suits this profile's ranges.
+    SensorProfile example = stage;
+    example.detector.overlap = {0.8, ov.sharpness};
+    const std::vector<double> r = AlwaysDetectedRanges(example);
+    const bool fits =
+        r.size() >= kMinRangeIntensityRanges &&
+        physics::OverlapShare(example.detector.overlap, r.front()) <= kMostNearOverlap &&
+        physics::OverlapShare(example.detector.overlap, r.back()) >= kLeastFarOverlap &&
+        3 * 0.8 <= 0.8 * stage.max_range_m;
+    problems.push_back(
+        {"detector.overlap_range_m",
+         "is 0 (full overlap at every range): the range-intensity fit tells the link constant "
+         "from the near-field overlap only with lab ranges inside the overlap and beyond it; "
+         "add detector.overlap_range_m (and overlap_sharpness, default 2)" +
+             std::string(fits ? ", e.g. 0.8," : "") + " such that the nearest lab range " +
+             NumberText(ranges.front()) + " m sees at most " + NumberText(kMostNearOverlap) +
+             " of the light and the farthest " + NumberText(ranges.back()) + " m at least " +
+             NumberText(kLeastFarOverlap)});
+    return;
+  }
+  const double near = physics::OverlapShare(ov, ranges.front());
+  const double far = physics::OverlapShare(ov, ranges.back());
+  if (near > kMostNearOverlap) {
+    problems.push_back(
+        {"detector.overlap_range_m",
+         NumberText(ov.range_m) + " m (overlap_sharpness " + NumberText(ov.sharpness) +
+             ") lets the nearest lab range " + NumberText(ranges.front()) + " m see " +
+             NumberText(near) + " of the light, above " + NumberText(kMostNearOverlap) +
+             ": the range-intensity fit cannot see the overlap; raise it to at least " +
+             NumberText(ranges.front() /
+                        std::pow(-std::log(1 - kMostNearOverlap), 1 / ov.sharpness)) +
+             " m"});
+  } else if (far < kLeastFarOverlap) {
+    problems.push_back(
+        {"detector.overlap_range_m",
+         NumberText(ov.range_m) + " m (overlap_sharpness " + NumberText(ov.sharpness) +
+             ") lets the farthest always-detected lab range " + NumberText(ranges.back()) +
+             " m see only " + NumberText(far) + " of the light, below " +
+             NumberText(kLeastFarOverlap) +
+             ": ranges beyond the overlap are needed; lower it or raise detector.peak_power_w"});
+  }
+  if (3 * ov.range_m > 0.8 * stage.max_range_m) {
+    problems.push_back({"detector.overlap_range_m",
+                        NumberText(ov.range_m) +
+                            " m leaves no distance for the threshold sweep (3 x overlap_range_m) "
+                            "below 0.8 x max_range_m; lower it or raise max_range_m"});
+    return;
+  }
+  const double s0_nw = ExpectedSignal(stage, kSweepReflectance, SweepRange(stage)) * 1e9;
+  if (s0_nw < t_nw + 2 * sigma_nw) {
+    problems.push_back({"detector.threshold_nw",
+                        "a 5 % target returns at most " + NumberText(s0_nw) +
+                            " nW at the threshold sweep's distances (3 x overlap_range_m .. 0.8 x "
+                            "max_range_m), below threshold_nw + 2 x signal_noise_nw = " +
+                            NumberText(t_nw + 2 * sigma_nw) +
+                            " nW: the sweep would not cross the threshold; lower threshold_nw or "
+                            "detector.overlap_range_m, or raise detector.peak_power_w"});
+  }
+}
+
+// Problems of a capability-detector profile.
+void CheckCapabilityLab(const SensorProfile& truth, std::vector<ConfigProblem>& problems) {
+  const DetectorConfig& d = truth.detector;
+  if (d.max_range_m > truth.max_range_m) {
+    problems.push_back(
+        {"detector.max_range_m",
+         NumberText(d.max_range_m) + " m lies beyond max_range_m " + NumberText(truth.max_range_m) +
+             " m, where the rays and the lab's rail end: every target that reaches d_max would "
+             "read " +
+             NumberText(truth.max_range_m) +
+             " m and the fit would be biased; set "
+             "max_range_m to at least " +
+             NumberText(d.max_range_m)});
+  }
+  bool short_target = false;
+  for (double rho : kCapabilityReflectances) {
+    const double reach = std::min(d.max_range_m, truth.max_range_m);
+    if (rho < d.reflectance_at_max_range &&
+        d.max_range_m * rho / d.reflectance_at_max_range >=
+            kCapabilityLastStartM + kCapabilityStepM &&
+        d.max_range_m * rho / d.reflectance_at_max_range < reach)
+      short_target = true;
+  }
+  if (!short_target) {
+    problems.push_back(
+        {"detector.reflectance_at_max_range",
+         NumberText(d.reflectance_at_max_range) + " with max_range_m " + NumberText(d.max_range_m) +
+             " m: none of the lab's targets (5..100 %) stops between 2 m and d_max, and the "
+             "capability fit needs some that do; reflectance_at_max_range must exceed 0.05 "
+             "and max_range_m x 0.05 / reflectance_at_max_range must reach 2 m"});
+  }
+}
+
+const char* FootprintName(physics::FootprintKind k) {
+  switch (k) {
+    case physics::FootprintKind::kCone:
+      return "cone";
+    case physics::FootprintKind::kGaussian:
+      return "gaussian";
+    case physics::FootprintKind::kTable:
+      return "table";
+  }
+  return "?";
+}
+
 Status RangeIntensity(const SensorProfile& stage, const VirtualLabOptions& o, LabFolder& lab,
                       uint32_t& setting) {
   RangeIntensityCurve c;
   c.file = "range_intensity.csv";
-  const double rho = 0.5;
-  const double t = stage.detector.threshold_w + 4 * stage.detector.signal_noise_w;
-  for (double range : {0.3, 0.4, 0.5, 0.7, 1.0, 1.4, 2.0, 3.0, 4.0, 6.0, 8.0, 12.0, 16.0, 24.0,
-                       32.0, 48.0, 64.0}) {
-    if (range > 0.9 * stage.max_range_m || range < stage.min_range_m) continue;
-    // Only ranges where every pulse is detected: a mean of the detected ones alone would be
-    // biased upward near the threshold.
-    if (ExpectedSignal(stage, rho, range) < 2 * t) continue;
+  const double rho = kRangeIntensityReflectance;
+  for (double range : AlwaysDetectedRanges(stage)) {
     auto shots =
         Fire(stage, TargetScene(range, 0, Diffuse("lab_white_50", rho)), range, o, setting++);
     if (!shots.ok()) return shots.error();
@@ -145,9 +313,11 @@ Status RangeIntensity(const SensorProfile& stage, const VirtualLabOptions& o, La
                          std::max(sigma, 1e-12 * Mean(shots->signal_w)) * 1e9,
                          sigma * std::sqrt(n) * 1e9, shots->fired});
   }
-  if (c.samples.size() < 4) {
+  // CheckVirtualLabProfile counted the ranges from the expected signal; the pulses' noise
+  // can still miss one.
+  if (c.samples.size() < kMinRangeIntensityRanges) {
     return Error{
-        "labgen: fewer than 4 ranges where a 50 % target is always detected; the "
+        "virtual lab: fewer than 4 ranges where a 50 % target is always detected; the "
         "profile's threshold is too high for a lab at 0.3..64 m"};
   }
   lab.range_intensity_curves.push_back(std::move(c));
@@ -183,23 +353,13 @@ Status Reflectance(const SensorProfile& stage, const VirtualLabOptions& o, LabFo
 
 Status Threshold(const SensorProfile& stage, const VirtualLabOptions& o, LabFolder& lab,
                  uint32_t& setting) {
+  // CheckVirtualLabProfile has seen signal_noise_nw > 0 and room for the sweep's distance.
   const DetectorConfig& d = stage.detector;
-  if (!(d.signal_noise_w > 0)) {
-    return Error{
-        "labgen: the profile's detector.signal_noise_nw is 0: a noiseless detector has "
-        "no detection curve to measure"};
-  }
   ThresholdSweep c;
   c.file = "detection_threshold.csv";
-  c.target_reflectance = 0.05;
-  // The dark target at a distance where it returns 10 T unattenuated, but not nearer than
-  // 3 overlap ranges (where the overlap is within 1e-4 of 1 for k >= 2)...
-  double range = std::sqrt(ExpectedSignal(stage, c.target_reflectance, 1.0) / (10 * d.threshold_w));
-  if (3 * d.overlap.range_m > 0.8 * stage.max_range_m) {
-    return Error{"labgen: the overlap range " + std::to_string(d.overlap.range_m) +
-                 " m leaves no distance for the threshold sweep below 0.8 x max_range_m"};
-  }
-  range = std::clamp(range, 3 * d.overlap.range_m, 0.8 * stage.max_range_m);
+  c.target_reflectance = kSweepReflectance;
+  // The dark target at SweepRange...
+  const double range = SweepRange(stage);
   const double s0 = ExpectedSignal(stage, c.target_reflectance, range);
   // ...and filters that step the signal across T - 3 sigma .. T + 3 sigma.
   for (double z = -3; z <= 3.0001; z += 0.5) {
@@ -225,12 +385,12 @@ Status Capability(const SensorProfile& stage, const VirtualLabOptions& o, LabFol
                   uint32_t& setting) {
   // The stage moves in 0.5 m steps from a random start; the range reported is the midpoint of
   // the last step detected and the first missed (uniform error, sigma = step / sqrt 12).
-  const double step = 0.5;
+  const double step = kCapabilityStepM;
   std::mt19937_64 rng(o.seed ^ 0xcafef00dull);
   std::uniform_real_distribution<double> u(0, step);
   CapabilityCurve c;
   c.file = "capability.csv";
-  for (double rho : {0.05, 0.1, 0.2, 0.3, 0.5, 0.7, 0.9, 1.0}) {
+  for (double rho : kCapabilityReflectances) {
     const double start = 1 + u(rng);
     auto detected = [&](double range) -> Expected<bool> {
       auto shots = Fire(stage, TargetScene(range, 0, Diffuse("lab_target", rho)), range,
@@ -356,6 +516,46 @@ Status BeamKernel(const SensorProfile& truth, const VirtualLabOptions& o, LabFol
 
 }  // namespace
 
+Status CheckVirtualLabProfile(const SensorProfile& truth) {
+  std::vector<ConfigProblem> problems;
+  const bool kernel = truth.footprint.kind == physics::FootprintKind::kGaussian;
+  switch (truth.detector.kind) {
+    case DetectorKind::kIdeal:
+      if (!kernel) {
+        problems.push_back(
+            {"detector.type",
+             std::string("is ideal (it reports the true range: no signal to measure) and "
+                         "beam.footprint is ") +
+                 FootprintName(truth.footprint.kind) +
+                 " (the lab images Gaussian beams only), so the lab would hold no measurement; "
+                 "add one of: detector.type threshold with peak_power_w, aperture_diameter_mm, "
+                 "optics_transmission, pulse_width_ns, threshold_nw, signal_noise_nw > 0 and "
+                 "overlap_range_m > 0 (range-intensity, detection threshold, reflectance); "
+                 "detector.type capability with max_range_m and reflectance_at_max_range "
+                 "(farthest range per reflectance); detector.type waveform with its chain "
+                 "(single-target records); beam.footprint gaussian with divergence_h_fwhm_mrad "
+                 "and divergence_v_fwhm_mrad (beam kernel, collector slices). "
+                 "configs/sensors/ouster_os0_128_threshold_lab_example.yaml has every "
+                 "measurement"});
+      }
+      break;
+    case DetectorKind::kThreshold:
+      CheckThresholdLab(StageSensor(truth), problems);
+      break;
+    case DetectorKind::kCapability:
+      CheckCapabilityLab(truth, problems);
+      break;
+    case DetectorKind::kWaveform:
+      break;
+  }
+  if (problems.empty()) return {};
+  std::string m = "virtual lab of sensor profile '" + truth.name + "'";
+  if (!truth.source_file.empty()) m += " (" + truth.source_file + ")";
+  for (size_t i = 0; i < problems.size(); ++i)
+    m += (i ? "; key '" : ": key '") + problems[i].key_path + "': " + problems[i].problem;
+  return Error{m};
+}
+
 SensorProfile ExampleUnitAsBuilt(SensorProfile p) {
   p.name += "_unit_sn0042";
   p.detector.link.peak_power_w = 16;
@@ -392,6 +592,7 @@ Status Waveforms(const SensorProfile& truth, const VirtualLabOptions& o, LabFold
 }
 
 Expected<LabFolder> SimulateLab(const SensorProfile& truth, const VirtualLabOptions& options) {
+  if (Status s = CheckVirtualLabProfile(truth); !s.ok()) return s.error();
   LabFolder lab;
   lab.name =
       "virtual lab of " + truth.name + " (labgen, seed " + std::to_string(options.seed) + ")";

@@ -144,6 +144,10 @@ Status SimSideError(const std::string& message) {
 // one): its beams per frame and its waveform window.
 void ReadSimProfile(const Recording& sim, const std::string& sim_file, CompareOptions& options,
                     uint64_t* beams_per_frame) {
+  // Without --scene, the simulation's own material names (simulate records them), so that
+  // the by-material bins read "asphalt", not "id 3".
+  if (options.material_names.empty() && sim.has_source)
+    options.material_names = sim.source.material_names;
   if (!sim.has_source || sim.source.sensor_profile_yaml.empty()) return;
   auto profile = ParseSensorProfile(sim.source.sensor_profile_yaml, sim_file + " (its profile)");
   if (!profile.ok()) return;

@@ -234,6 +234,7 @@ std::string MetricsToJson(const ComparisonMetrics& m) {
   j["label"] = m.label;
   j["real_file"] = m.real_file;
   j["sim_file"] = m.sim_file;
+  j["intensity_unit"] = {{"real", m.real_intensity_unit}, {"sim", m.sim_intensity_unit}};
   j["association"] = {{"method", m.association}, {"reason", m.association_reason}};
   j["frames"] = m.frames;
   j["real_points"] = m.real_points;
@@ -315,6 +316,13 @@ Expected<ComparisonMetrics> MetricsFromJson(const std::string& text, const std::
   m.label = rd.Str(j, "label", "");
   m.real_file = rd.Str(j, "real_file", "");
   m.sim_file = rd.Str(j, "sim_file", "");
+  // Optional: files written before units were carried have none.
+  if (j.contains("intensity_unit")) {
+    if (const json* u = rd.At(j, "intensity_unit", "")) {
+      m.real_intensity_unit = rd.Str(*u, "real", "intensity_unit.");
+      m.sim_intensity_unit = rd.Str(*u, "sim", "intensity_unit.");
+    }
+  }
   if (const json* a = rd.At(j, "association", "")) {
     m.association = rd.Str(*a, "method", "association.");
     m.association_reason = rd.Str(*a, "reason", "association.");

@@ -366,6 +366,11 @@ Status ReadColumnLayout(hid_t f, const std::filesystem::path& file, uint64_t fil
   return {};
 }
 
+// A backend that is a recording's reader (convert writes it), not a simulation's.
+bool IsRealReader(const std::string& backend) {
+  return backend != "cpu" && backend != "cuda" && backend != "python" && !backend.empty();
+}
+
 void Warn(Hdf5Summary& s, const std::string& where, const char* name, AttrRead r) {
   if (r == AttrRead::kUnreadable) {
     s.warnings.push_back(where + ": attribute '" + name +
@@ -404,6 +409,13 @@ Status ReadFileAttributes(hid_t f, const std::string& where, Hdf5Summary& s) {
   Warn(s, where, "backend", ReadStringAttr(f, "backend", info.backend));
   Warn(s, where, "seed", ReadU64Attr(f, "seed", info.seed));
   Warn(s, where, "wavelength_nm", ReadDoublesAttr(f, "wavelength_nm", &info.wavelength_nm, 1));
+  std::string names;
+  Warn(s, where, "material_names", ReadStringAttr(f, "material_names", names));
+  for (size_t at = 0; !names.empty() && at <= names.size();) {
+    const size_t end = std::min(names.find('\n', at), names.size());
+    info.material_names.push_back(names.substr(at, end - at));
+    at = end + 1;
+  }
   return {};
 }
 
@@ -590,6 +602,10 @@ Expected<std::unique_ptr<Hdf5FrameReader::Impl>> OpenInProcess(const std::filesy
     std::string unit;
     Warn(s, where + ": " + layout.path, "unit", ReadStringAttr(ds.get(), "unit", unit));
     s.fields.emplace_back(field.name, unit);
+    // Files written before units were carried say "percent" whatever their source: a real
+    // recording's (backend names its reader) is then not known.
+    if (std::string_view(field.name) == "intensity")
+      s.info.intensity_unit = unit == "percent" && IsRealReader(s.info.backend) ? "unknown" : unit;
     impl->points.push_back(std::move(layout));
   }
   // Waveform records: both columns or neither, as long as the rows say.

@@ -8,6 +8,7 @@
 
 #include "frame_tables.h"
 #include "hdf5_attributes.h"
+#include "hdf5_id.h"
 #include "lidartwin/base/atomic_file.h"
 #include "lidartwin/datasets/hdf5_frames.h"
 #include "table_columns.h"
@@ -28,17 +29,32 @@ struct Hdf5FrameWriter::Impl {
   std::optional<RowTableWriter> rows;
   std::vector<FrameRow> pending_rows;  // written kRowsPerChunk at a time
   uint64_t point_values = 0, beam_values = 0, volt_values = 0;
+  std::string intensity_unit;  // DatasetInfo::intensity_unit
   explicit Impl(const std::filesystem::path& p) : output(p), where(p.string()) {}
 
   Status CreatePointColumns(const PointColumns& columns) {
     const auto fields = FrameFields(Frame{});
     point_columns = columns;
     for (size_t c : columns) {
+      // The intensity in the recording's own unit, every other field in its fixed one.
+      const bool intensity = std::string_view(fields[c].name) == "intensity";
+      const char* unit =
+          intensity && !intensity_unit.empty() ? intensity_unit.c_str() : fields[c].unit;
       auto column = CreateColumn(file.get(), std::string("/points/") + fields[c].name,
-                                 fields[c].type, fields[c].unit, kTableChunkValues, 1, where);
+                                 fields[c].type, unit, kTableChunkValues, 1, where);
       if (!column.ok()) return column.error();
       points.push_back(std::move(column.value()));
     }
+    // The fields the frames lack (a recording's labels, a KITTI scan's channel), named on
+    // /points: their columns are not there, and a reader need not guess why.
+    std::string absent;
+    for (size_t c = 0; c < fields.size(); ++c) {
+      if (std::find(columns.begin(), columns.end(), c) == columns.end())
+        absent += (absent.empty() ? "" : ",") + std::string(fields[c].name);
+    }
+    Hdf5Id group(H5Gopen2(file.get(), "/points", H5P_DEFAULT), H5Gclose);
+    if (group.get() < 0 || !WriteStringAttr(group.get(), "absent_fields", absent))
+      return Error{where + ": cannot write /points attribute absent_fields" + WriteFailureReason()};
     return {};
   }
 
@@ -91,6 +107,7 @@ Expected<std::unique_ptr<Hdf5FrameWriter>> Hdf5FrameWriter::Create(
     const std::filesystem::path& path, const DatasetInfo& info) {
   SilenceHdf5Errors();
   auto impl = std::make_unique<Impl>(path);
+  impl->intensity_unit = info.intensity_unit;
   // No modification times in object headers: the same frames give the same bytes.
   Hdf5Id fcpl(H5Pcreate(H5P_FILE_CREATE), H5Pclose);
   H5Pset_obj_track_times(fcpl.get(), false);
@@ -116,6 +133,12 @@ Expected<std::unique_ptr<Hdf5FrameWriter>> Hdf5FrameWriter::Create(
             WriteStringAttr(f, "scene", info.scene_yaml) &&
             WriteStringAttr(f, "backend", info.backend) && WriteU64Attr(f, "seed", info.seed) &&
             WriteDoublesAttr(f, "wavelength_nm", &info.wavelength_nm, 1);
+  if (!info.material_names.empty()) {
+    std::string names;
+    for (const std::string& n : info.material_names)
+      names += (names.empty() ? "" : "\n") + n;
+    ok = ok && WriteStringAttr(f, "material_names", names);
+  }
   for (const char* group : {"/frames", "/points", "/waveforms"}) {
     Hdf5Id g(H5Gcreate2(f, group, H5P_DEFAULT, UntimedGroupProperties().get(), H5P_DEFAULT),
              H5Gclose);

@@ -4,6 +4,10 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
+#include <string>
+#include <vector>
+
 namespace lt {
 namespace {
 
@@ -12,6 +16,17 @@ uint64_t TotalPoints(const Hdf5Summary& s) {
   for (const auto& f : s.frames)
     total += f.points;
   return total;
+}
+
+// The frame fields the file has no column for (FrameFields order).
+std::vector<std::string> AbsentColumns(const Hdf5Summary& s) {
+  std::vector<std::string> out;
+  for (const FieldView& field : FrameFields(Frame{})) {
+    const bool there = std::any_of(s.fields.begin(), s.fields.end(),
+                                   [&](const auto& f) { return f.first == field.name; });
+    if (!there) out.push_back(field.name);
+  }
+  return out;
 }
 
 }  // namespace
@@ -30,7 +45,15 @@ std::string Hdf5SummaryText(const std::string& file, const Hdf5Summary& s) {
   out += "fields:  ";
   for (const auto& [name, unit] : s.fields)
     out += fmt::format(" {} [{}]", name, unit);
-  return out + "\n";
+  out += "\n";
+  const auto absent = AbsentColumns(s);
+  if (!absent.empty()) {
+    out += "absent:  ";
+    for (const std::string& name : absent)
+      out += " " + name;
+    out += " (the frames do not have them: no column, never zeros)\n";
+  }
+  return out;
 }
 
 std::string Hdf5SummaryJson(const std::string& file, const Hdf5Summary& s) {
@@ -50,6 +73,7 @@ std::string Hdf5SummaryJson(const std::string& file, const Hdf5Summary& s) {
   }
   for (const auto& [name, unit] : s.fields)
     j["fields"].push_back({{"name", name}, {"unit", unit}});
+  j["absent_fields"] = AbsentColumns(s);
   return j.dump(2);
 }
 

@@ -64,18 +64,29 @@ Expected<Frame> ReadFloatRecords(const std::filesystem::path& file, Fill fill) {
   return f;
 }
 
+// A .bin holds x, y, z and one value a point (and a ring for nuScenes): no firing time, column,
+// return or beam number (the point's index is not one), and no labels.
+void DropWhatBinsLack(Frame& f) {
+  DropFields(f, {"column", "timestamp", "return_index", "beam_id"});
+  DropFields(f, kLabelFields);
+}
+
 }  // namespace
 
 Expected<Frame> ReadKittiBin(const std::filesystem::path& file) {
-  return ReadFloatRecords<4>(file, [](const float* v, FramePoint& p) {
+  auto f = ReadFloatRecords<4>(file, [](const float* v, FramePoint& p) {
     p.reflectance = v[3];
     p.intensity = physics::ReportedIntensity(v[3]);  // KITTI stores reflectance 0..1
     return std::string();
   });
+  if (!f.ok()) return f;
+  DropWhatBinsLack(*f);
+  DropFields(*f, {"channel"});
+  return f;
 }
 
 Expected<Frame> ReadNuscenesBin(const std::filesystem::path& file) {
-  return ReadFloatRecords<5>(file, [](const float* v, FramePoint& p) {
+  auto f = ReadFloatRecords<5>(file, [](const float* v, FramePoint& p) {
     if (!(v[4] >= 0 && v[4] <= kMaxRing && v[4] == std::floor(v[4]))) {
       return "has ring index " + std::to_string(v[4]) +
              ", not a laser number (is this a nuScenes .pcd.bin?)";
@@ -84,6 +95,10 @@ Expected<Frame> ReadNuscenesBin(const std::filesystem::path& file) {
     p.channel = static_cast<uint16_t>(v[4]);
     return std::string();
   });
+  if (!f.ok()) return f;
+  DropWhatBinsLack(*f);
+  DropFields(*f, {"reflectance"});  // nuScenes' 0..255 intensity is not a calibrated one
+  return f;
 }
 
 Expected<BinLayout> ChooseBinLayout(const std::filesystem::path& file, const std::string& format,

@@ -274,6 +274,7 @@ Expected<Frame> ParseLas(std::string_view b, const std::string& name) {
       std::memcpy(static_cast<char*>(dst) + i * bytes, src + i * record, bytes);
     has_range = has_range || field == "range";
   }
+  if (layout->gps_time_at < 0) DropFields(f, {"timestamp"});  // formats 0 and 2: no time
   if (!has_range) {
     f.range_m.resize(n);
     for (size_t i = 0; i < n; ++i)

@@ -246,6 +246,7 @@ Status ForEachOsfFrame(const OsfFile& osf, const OsfScanStream& stream, const Fr
       }
       ++stats.lidar_packets;
       ++emitted;
+      DropFields(frame.value(), kLabelFields);  // a recording has no labels
       if (Status s = sink(std::move(frame.value())); !s.ok()) return s;
     }
   }

@@ -9,6 +9,7 @@
 #include "lidartwin/base/config_check.h"
 #include "lidartwin/base/json_text.h"
 #include "lidartwin/base/text_file.h"
+#include "lidartwin/datasets/intensity_unit.h"
 #include "lidartwin/datasets/ouster.h"
 #include "lidartwin/physics/ouster_beam.h"
 
@@ -324,6 +325,12 @@ std::array<double, 3> OusterPointXyz(const OusterMetadata& m, uint32_t row, uint
   return {(t[0] * p.x + t[1] * p.y + t[2] * p.z + t[3]) * 1e-3,
           (t[4] * p.x + t[5] * p.y + t[6] * p.z + t[7]) * 1e-3,
           (t[8] * p.x + t[9] * p.y + t[10] * p.z + t[11]) * 1e-3};
+}
+
+const char* OusterIntensityUnit(OusterProfile p) {
+  return p == OusterProfile::kRng15Rfl8Nir8 || p == OusterProfile::kRng15Rfl8Nir8Dual
+             ? kIntensityOusterReflectivity
+             : kIntensityOusterSignal;
 }
 
 const char* OusterProfileName(OusterProfile p) {

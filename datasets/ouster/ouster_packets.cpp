@@ -130,6 +130,7 @@ Status ForEachOusterFrame(const PacketSource& packets, const OusterMetadata& m,
     completed_ids[emitted % completed_ids.size()] = current_id;
     ++emitted;
     open = false;
+    DropFields(f, kLabelFields);  // an Ouster measures reflectivity, never labels
     return sink(std::move(f));
   };
   Status read = packets.read(

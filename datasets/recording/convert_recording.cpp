@@ -28,6 +28,7 @@ Expected<ConvertResult> ConvertRecording(const ConvertOptions& o) {
     info.sensor_name = header.sensor;
     info.backend = header.reader;
     info.wavelength_nm = header.wavelength_nm;
+    info.intensity_unit = header.intensity_unit;
   }
   // Names are decided when the output closes, from the number of frames written.
   auto out = FrameOutput::Open(o.out, info);

@@ -181,6 +181,10 @@ Status FrameOutput::ClosePerFrame() {
     if (std::regex_match(name, numbered) && !now.count(name) && it->is_regular_file())
       extras.push_back(it->path());
   }
+  // Numbered frames replace an earlier single-frame run's out.ply too (the same set, named as
+  // one frame is): otherwise out.ply would stay beside out_000000.ply as if it were part of it.
+  if (frames_ > 1 && std::filesystem::is_regular_file(std::filesystem::symlink_status(out_, ec)))
+    extras.push_back(out_);
   const Status status = CommitOutputSet(moves, extras);
   staging_.reset();
   if (!status.ok()) return status;

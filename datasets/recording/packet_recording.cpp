@@ -15,12 +15,23 @@ Expected<RecordingSource> Decoded(Expected<Calibration> calibration, Decode deco
                                   const std::string& container, Recording r) {
   if (!calibration.ok()) return calibration.error();
   r.reader = std::string(family) + "-" + container;
+  const std::string_view f = family;
+  r.intensity_unit = f == "velodyne"    ? kIntensityVelodyne
+                     : f == "hesai"     ? kIntensityHesai
+                     : f == "robosense" ? kIntensityRobosense
+                                        : kIntensityUnknown;
   r.wavelength_nm = wavelength_nm;
   r.sensor = sidecar.stem().string();
   return RecordingSource(
       std::move(r), [packets = std::move(packets), c = std::move(calibration.value()), decode](
                         const FrameSink& sink, CaptureStats& stats, std::vector<std::string>&) {
-        return decode(packets, c, sink, &stats);
+        // A Velodyne, Hesai or RoboSense unit reports no calibrated reflectance and no labels.
+        const FrameSink measured = [&sink](Frame&& f) {
+          DropFields(f, kLabelFields);
+          DropFields(f, {"reflectance"});
+          return sink(std::move(f));
+        };
+        return decode(packets, c, measured, &stats);
       });
 }
 

@@ -77,6 +77,7 @@ Expected<RecordingSource> OpenOsfRecording(const std::filesystem::path& file,
   Recording r;
   r.reader = "ouster-osf";
   r.wavelength_nm = 865;
+  r.intensity_unit = OusterIntensityUnit((*stream)->sensor.profile);
   r.sensor = (*stream)->sensor.product.empty() ? "ouster" : (*stream)->sensor.product;
   const size_t index = static_cast<size_t>(*stream - osf->streams.data());
   return RecordingSource(
@@ -143,6 +144,7 @@ Expected<RecordingSource> OpenAnyRecording(const std::filesystem::path& file,
       if (!m.ok()) return m.error();
       r.reader = "ouster-pcap";
       r.wavelength_nm = 865;
+      r.intensity_unit = OusterIntensityUnit(m->profile);
       r.sensor = m->product.empty() ? "ouster" : m->product;
       return RecordingSource(
           std::move(r), [file, m = std::move(m.value())](const FrameSink& sink, CaptureStats& stats,
@@ -166,11 +168,13 @@ Expected<RecordingSource> OpenAnyRecording(const std::filesystem::path& file,
     if (!note.empty()) r.notes.push_back("note: " + note);
     if (*layout == BinLayout::kNuscenes) {
       r.reader = "nuscenes-bin";
+      r.intensity_unit = kIntensityNuscenes;
       r.wavelength_nm = 903;
       r.sensor = "HDL-32E (nuScenes LIDAR_TOP)";
       return RecordingSource(std::move(r), OneFrame([file] { return ReadNuscenesBin(file); }));
     }
     r.reader = "kitti-bin";
+    r.intensity_unit = kIntensityPercent;  // remission 0..1 x 100 (kitti_bin.h)
     r.wavelength_nm = 905;
     r.sensor = "HDL-64E (KITTI)";
     return RecordingSource(std::move(r), OneFrame([file] { return ReadKittiBin(file); }));
@@ -185,6 +189,8 @@ Expected<RecordingSource> OpenAnyRecording(const std::filesystem::path& file,
     r.sensor = summary.info.sensor_name;
     r.source = summary.info;
     r.has_source = true;
+    r.intensity_unit =
+        summary.info.intensity_unit.empty() ? kIntensityUnknown : summary.info.intensity_unit;
     r.frames_known = static_cast<uint32_t>(summary.frames.size());
     for (const auto& w : summary.warnings)
       r.notes.push_back("warning: " + w);
@@ -201,7 +207,7 @@ Expected<RecordingSource> OpenAnyRecording(const std::filesystem::path& file,
         });
   }
   if (ext == ".pcd" || ext == ".ply" || ext == ".las") {
-    r.reader = ext.substr(1);
+    r.reader = ext.substr(1);  // intensity_unit: "unknown", as the file has it
     return RecordingSource(
         std::move(r), OneFrame([file, ext] {
           return ext == ".pcd" ? ReadPcd(file) : ext == ".ply" ? ReadPly(file) : ReadLas(file);

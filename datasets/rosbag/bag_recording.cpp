@@ -56,6 +56,9 @@ Expected<RecordingSource> OpenBagRecording(const std::filesystem::path& bag_path
       return Error{sidecar.string() + ": a bag of point clouds takes no metadata or calibration"};
     Recording r;
     r.reader = "pointcloud2-bag";
+    // The cloud's own field ('intensity', else 'reflectivity' or 'signal'), whose unit the
+    // message does not say.
+    r.intensity_unit = kIntensityUnknown;
     r.sensor = (*topic)->name;
     r.frames_known = static_cast<uint32_t>((*topic)->messages);
     const std::string name = (*topic)->name;
@@ -132,6 +135,7 @@ Expected<RecordingSource> OpenBagRecording(const std::filesystem::path& bag_path
     if (!m.ok()) return m.error();
     r.reader = "ouster-bag";
     r.wavelength_nm = 865;
+    r.intensity_unit = OusterIntensityUnit(m->profile);
     r.sensor = m->product.empty() ? "ouster" : m->product;
     return RecordingSource(
         std::move(r), [bag, name = (*topic)->name, m = std::move(m.value())](

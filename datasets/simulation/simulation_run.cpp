@@ -10,6 +10,7 @@
 #include "lidartwin/base/text_file.h"
 #include "lidartwin/datasets/frame_output.h"
 #include "lidartwin/datasets/hdf5_frames.h"
+#include "lidartwin/datasets/intensity_unit.h"
 #include "lidartwin/sim/simulator.h"
 
 namespace lt {
@@ -89,6 +90,12 @@ Expected<std::unique_ptr<LoadedSimulation>> LoadSimulation(const SimulationJob& 
   info.backend = job.backend;
   info.seed = job.seed;
   info.wavelength_nm = loaded.profile.wavelength_nm;
+  const DetectorConfig& detector = loaded.profile.detector;
+  info.intensity_unit = detector.kind == DetectorKind::kWaveform
+                            ? WaveformIntensityUnit(detector.waveform.intensity_max)
+                            : kIntensityPercent;
+  for (const auto& m : loaded.scene.materials.materials)
+    info.material_names.push_back(m.name);
   return owned;
 }
 

@@ -17,10 +17,14 @@
 namespace lt::jobs {
 namespace {
 
+// Where the metrics went, for messages: "metrics.json", or "the metrics (standard output)".
+std::string MetricsName(const CompareRecordingsOptions& o) {
+  return o.write_metrics ? "the metrics (" + o.out.string() + ")" : o.out.string();
+}
+
 // What a person reads after the run: the pairs, the headline metrics, the targets' notes and
 // the time domain.
-std::string Summary(const compare::ComparisonMetrics& m, const std::filesystem::path& out,
-                    double seconds) {
+std::string Summary(const compare::ComparisonMetrics& m, const std::string& out, double seconds) {
   std::string text =
       fmt::format("compared {} frame(s): {} real and {} simulated points, {} pairs by {}\n",
                   m.frames, m.real_points, m.sim_points, m.returns.both, m.association);
@@ -38,8 +42,8 @@ std::string Summary(const compare::ComparisonMetrics& m, const std::filesystem::
         "MAPE {:.2f} %, dv rms {:.3g} mV, max |dv| {:.3g} mV\n",
         w.records, 100 * w.amplitude_mape, 1e3 * w.dv_rms_v, 1e3 * w.dv_max_abs_v);
   }
-  return text + fmt::format("wrote {} in {:.2f} s (reading, comparing and writing)\n", out.string(),
-                            seconds);
+  return text +
+         fmt::format("wrote {} in {:.2f} s (reading, comparing and writing)\n", out, seconds);
 }
 
 // Points left out of either side: non-finite ones (a warning: the user must learn of them)
@@ -53,14 +57,14 @@ void SayLeftOut(const compare::ComparisonMetrics& m, const CompareRecordingsOpti
       o.log.Warn(fmt::format(
           "{}: {} point(s) with a non-finite x, y, z, range or intensity left out (counted in "
           "{} as non_finite_points)",
-          file, count, o.out.string()));
+          file, count, MetricsName(o)));
   for (const auto& [count, file] :
        {std::pair{m.real_no_return, real}, std::pair{m.sim_no_return, sim}})
     if (count > 0)
       o.log.Note(fmt::format(
           "{}: {} point(s) at (0, 0, 0), how organised clouds store \"no return\", left out "
           "(counted in {} as no_return_points)",
-          file, count, o.out.string()));
+          file, count, MetricsName(o)));
 }
 
 }  // namespace
@@ -127,6 +131,16 @@ Status CompareRecordings(const CompareRecordingsOptions& o) {
         o.names("min_range_m"), options.min_range_m)};
   metrics->real_file = o.inputs.real_file;
   metrics->sim_file = o.inputs.sim_file;
+  metrics->real_intensity_unit = stream->real_header().intensity_unit;
+  metrics->sim_intensity_unit = stream->sim_header().intensity_unit;
+  if (metrics->real_intensity_unit != metrics->sim_intensity_unit &&
+      !(IsReflectivityPercent(metrics->real_intensity_unit) &&
+        IsReflectivityPercent(metrics->sim_intensity_unit)))
+    o.log.Warn(
+        fmt::format("intensity: {} is in {}, {} in {}: the intensity errors subtract "
+                    "two different units",
+                    o.inputs.real_file, metrics->real_intensity_unit, o.inputs.sim_file,
+                    metrics->sim_intensity_unit));
   if (Status s = compare::CheckInputsUnchanged(stamped); !s.ok())
     return Error{s.message() + " (it changed while being compared); nothing written"};
   metrics->inputs = stamped;
@@ -136,12 +150,14 @@ Status CompareRecordings(const CompareRecordingsOptions& o) {
   if (pairs) {
     if (Status s = pairs->Commit(); !s.ok()) return s;
   }
-  if (Status s = WriteTextFileAtomically(o.out, compare::MetricsToJson(*metrics)); !s.ok())
+  const std::string json = compare::MetricsToJson(*metrics);
+  if (Status s = o.write_metrics ? o.write_metrics(json) : WriteTextFileAtomically(o.out, json);
+      !s.ok())
     return s;
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   SayLeftOut(*metrics, o);
-  o.log.Info(Summary(*metrics, o.out, seconds));
+  o.log.Info(Summary(*metrics, MetricsName(o), seconds));
   return {};
 }
 

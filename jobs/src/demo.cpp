@@ -113,6 +113,7 @@ Status ReportAgainstReference(const DemoOptions& o, const SimulationJob& job,
   metrics->label = fmt::format("lab_plates seed {} vs seed {}", job.seed, reference_job.seed);
   metrics->real_file = reference_job.out.filename().string();
   metrics->sim_file = job.out.filename().string();
+  metrics->real_intensity_unit = metrics->sim_intensity_unit = kIntensityPercent;
   // What was compared, so that report (and this one) can show the frames in the viewer.
   compare::CompareInputs inputs;
   inputs.real_file = reference_job.out.string();

@@ -8,6 +8,7 @@
 #include "lidartwin/datasets/convert_recording.h"
 #include "lidartwin/jobs/export_progress.h"
 #include "lidartwin/jobs/export_workers.h"
+#include "lidartwin/sim/simulator.h"
 
 namespace lt::jobs {
 namespace {
@@ -102,6 +103,14 @@ Status RunShardsHere(const ShardsHereOptions& o, std::vector<FreshShardHash>* ha
 }
 
 Status RunExport(const ExportOptions& o) {
+  // A backend this machine cannot run is refused before the folder is claimed for the run:
+  // else the claim (export.json, backend cuda) refuses the same folder to a rerun on the CPU.
+  // Not for --prepare, which a launcher without a GPU runs.
+  if (!o.prepare_only) {
+    if (auto backend = ParseBackend(o.simulation.backend); backend.ok())
+      if (Status s = BackendAvailable(*backend); !s.ok())
+        return Error{"backend " + o.simulation.backend + ": " + s.message()};
+  }
   {  // one process refuses a folder of another run here, before any worker starts
     ExportJob check;
     check.simulation = o.simulation;

@@ -202,11 +202,17 @@ Status ReconstructBatch(const ReconstructRecordingOptions& o) {
   auto summary = Reconstruct(*input, o.reconstruct, o.out, o.on_step);
   if (o.on_finish) o.on_finish();
   if (!summary.ok()) return summary.error();
+  // Only poisson and ball-pivoting thin the points; the others mesh every point in range.
+  const bool thinned = o.reconstruct.method == "poisson" || o.reconstruct.method == "ball-pivoting";
   o.log.Info(fmt::format(
-      "reconstructed {} frame(s): {} points ({} after thinning) -> {} vertices, {} "
-      "triangles in {} reflectance classes ({} triangles carved: seen through by a frame)\n",
-      input->frames.size(), summary->input_points, summary->used_points, summary->vertices,
-      summary->triangles, summary->reflectance_classes.size(), summary->carved_triangles));
+      "reconstructed {} frame(s): {} points, {} in range{} -> {} vertices, {} triangles in {} "
+      "reflectance classes ({} triangles carved: seen through by a frame)\n",
+      input->frames.size(), summary->input_points, summary->in_range_points,
+      thinned ? fmt::format(", {} after thinning to {} m voxels", summary->used_points,
+                            o.reconstruct.voxel_m)
+              : "",
+      summary->vertices, summary->triangles, summary->reflectance_classes.size(),
+      summary->carved_triangles));
   o.log.Info(WrittenLines(summary->written, SecondsSince(start)));
   return {};
 }

@@ -73,10 +73,13 @@ Expected<compare::ComparisonMetrics> CompareWithDropAccuracy(const std::vector<F
   return compare::Compare(real, sim, co);
 }
 
-// Replaces an .h5 file's frames, keeping its description (frame_output.h: atomically).
-Status RewriteFrames(const std::filesystem::path& file, const std::vector<Frame>& frames) {
+// Replaces an .h5 file's frames, keeping its description (frame_output.h: atomically) but for
+// the intensity's unit, now `intensity_unit`.
+Status RewriteFrames(const std::filesystem::path& file, const std::vector<Frame>& frames,
+                     const std::string& intensity_unit) {
   auto summary = ReadHdf5Summary(file);
   if (!summary.ok()) return summary.error();
+  summary->info.intensity_unit = intensity_unit;
   auto output = FrameOutput::Open(file, summary->info);
   if (!output.ok()) return output.error();
   for (const Frame& f : frames)
@@ -84,14 +87,12 @@ Status RewriteFrames(const std::filesystem::path& file, const std::vector<Frame>
   return output->Close();
 }
 
-// The recording reports raw intensity (Velodyne, a legacy Ouster without calibrated
-// reflectivity: values above 255, docs/calibration.md) rather than reflectivity in percent.
-bool ReportsRawIntensity(const PosedRecording& rec, const std::vector<Frame>& frames) {
-  if (rec.reader != "ouster-pcap") return true;
-  for (const Frame& f : frames)
-    for (float i : f.intensity)
-      if (i > 255) return true;
-  return false;
+// The recording reports raw intensity (Ouster's signal photons, Velodyne, every other source)
+// rather than Ouster's calibrated reflectivity in percent: its reader says which
+// (intensity_unit.h), no longer guessed from values above 255 (the signal photons of a dim
+// scene stay below, docs/calibration.md).
+bool ReportsRawIntensity(const PosedRecording& rec) {
+  return rec.intensity_unit != kIntensityOusterReflectivity;
 }
 
 // The headline numbers of the simulation and of the real-vs-real floor side by side.
@@ -194,8 +195,7 @@ Expected<PosedFrames> ImportSensor(Run& run) {
   RecordingFitOptions fit;
   fit.min_range_m = run.ro.min_range_m;
   fit.max_range_m = run.ro.max_range_m;
-  run.raw = o.intensity == "raw" ||
-            (o.intensity == "auto" && ReportsRawIntensity(run.rec, input->frames));
+  run.raw = o.intensity == "raw" || (o.intensity == "auto" && ReportsRawIntensity(run.rec));
   if (run.raw) {
     auto reading = FitRawIntensityReading(input->frames, fit);
     if (!reading.ok()) return reading.error();
@@ -261,7 +261,8 @@ Expected<SimulationResult> SimulateHeldOut(const Run& run) {
           static_cast<float>(run.ro.reading.GainAt(f.range_m[i]) * f.intensity[i] / 100.0);
   // sim.h5 holds what is compared (the viewer and report read it again): rewritten in the
   // sensor's units.
-  if (Status s = RewriteFrames(job.out, sim->frames); !s.ok()) return s.error();
+  if (Status s = RewriteFrames(job.out, sim->frames, run.rec.intensity_unit); !s.ok())
+    return s.error();
   return sim;
 }
 
@@ -284,6 +285,9 @@ Status CompareAndReport(Run& run, const std::vector<Frame>& simulated,
   metrics->label = fmt::format("{} frame {}", name, held_out);
   metrics->real_file = name;
   metrics->sim_file = "sim.h5";
+  metrics->real_intensity_unit = run.rec.intensity_unit;
+  // In the sensor's units where its raw intensity was fitted (SimulateFrame), else percent.
+  metrics->sim_intensity_unit = run.raw ? run.rec.intensity_unit : kIntensityPercent;
   // What report needs to read the frames again for its viewer (issue 13): stamped on the
   // staged files, which move into `out` unchanged.
   compare::CompareInputs inputs;
@@ -308,6 +312,7 @@ Status CompareAndReport(Run& run, const std::vector<Frame>& simulated,
   if (!floor.ok()) return Error{"the real-vs-real floor: " + floor.message()};
   floor->label = fmt::format("{} frame {} against real frame {}", name, held_out, neighbour);
   floor->real_file = floor->sim_file = name;
+  floor->real_intensity_unit = floor->sim_intensity_unit = run.rec.intensity_unit;
   Status s = WriteTextFileAtomically(run.stage / "metrics.json", compare::MetricsToJson(*metrics));
   if (s.ok())
     s = WriteTextFileAtomically(run.stage / "floor_metrics.json", compare::MetricsToJson(*floor));

@@ -38,10 +38,10 @@ py::array FieldArray(const FieldView& field, py::handle owner) {
   return py::none();
 }
 
-// Whether a field is carried: an optional one (return_type, echo_pulse_width) only when it has
-// a value per point.
+// Whether a field is carried: a value per point. A field the source lacks (a recording's
+// labels, an optional field the source does not give) is absent: None in Python.
 bool Carried(const Frame& f, const FieldView& field) {
-  return !IsOptionalFrameField(field.name) || (field.size == f.size() && f.size() > 0);
+  return field.size == f.size() && (f.size() > 0 || !IsOptionalFrameField(field.name));
 }
 
 // A sensor -> world pose as the 4x4 matrix [R t; 0 0 0 1].
@@ -191,6 +191,8 @@ frame's own memory (no copy); each keeps the frame alive. A field the source doe
         return out;
       },
       "The fields it carries, name -> array (views, in the order of the frames file).");
+  frame.def_property_readonly("absent_fields", &AbsentFields,
+                              "The fields this frame lacks (its source never had them).");
   frame.def_static(
       "units",
       [] {

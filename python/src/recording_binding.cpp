@@ -45,13 +45,14 @@ class PyRecording {
 
 std::vector<std::filesystem::path> WriteFrames(const std::filesystem::path& path,
                                                const py::iterable& frames,
-                                               const std::string& sensor_name,
-                                               double wavelength_nm) {
+                                               const std::string& sensor_name, double wavelength_nm,
+                                               const std::string& intensity_unit) {
   DatasetInfo info;
   info.software_version = LT_VERSION;
   info.sensor_name = sensor_name;
   info.backend = "python";
   info.wavelength_nm = wavelength_nm;
+  info.intensity_unit = intensity_unit;
   auto output = Unwrap(FrameOutput::Open(path, info));
   for (const auto& item : frames) {
     const Frame& frame = item.cast<const Frame&>();
@@ -77,6 +78,8 @@ notes says what was skipped (complete once the iteration has ended).)doc")
       .def("__next__", &PyRecording::Next)
       .def_property_readonly("reader", [](const PyRecording& r) { return r.header().reader; })
       .def_property_readonly("sensor", [](const PyRecording& r) { return r.header().sensor; })
+      .def_property_readonly("intensity_unit",
+                             [](const PyRecording& r) { return r.header().intensity_unit; })
       .def_property_readonly("wavelength_nm",
                              [](const PyRecording& r) { return r.header().wavelength_nm; })
       .def_property_readonly("frames_known",
@@ -85,10 +88,13 @@ notes says what was skipped (complete once the iteration has ended).)doc")
       .def_property_readonly("fraction_read", &PyRecording::fraction);
 
   m.def("write_frames", &WriteFrames, py::arg("path"), py::arg("frames"), py::kw_only(),
-        py::arg("sensor_name") = "", py::arg("wavelength_nm") = 0.0, R"doc(
+        py::arg("sensor_name") = "", py::arg("wavelength_nm") = 0.0,
+        py::arg("intensity_unit") = kIntensityUnknown, R"doc(
 Writes frames where the extension says: .h5 (one file), .mcap or .db3 (a ROS 2 bag of
 PointCloud2), or .ply, .pcd, .las (one file a frame: out.ply for one frame, out_000000.ply, ...
-for several). Nothing appears until every frame is written. Returns the files written.)doc");
+for several). Nothing appears until every frame is written. intensity_unit says what the
+intensity field holds ("percent", "ouster reflectivity 0-255", ...: datasets/schema/frames_v2.md).
+Returns the files written.)doc");
 }
 
 }  // namespace lt::python

@@ -76,3 +76,20 @@ def test_bad_frames_and_files(tmp_path):
         list(lt.read_recording(junk))
     with pytest.raises(lt.Error, match="extension"):
         lt.write_frames(tmp_path / "out.txt", [])
+
+
+def test_fields_a_recording_lacks_are_none(real_data):
+    frame = next(iter(lt.read_recording(real_data / "kitti-odometry-patchworkpp/000000.bin")))
+    assert frame.channel is None and frame.semantic_class is None and frame.timestamp is None
+    assert "channel" in frame.absent_fields and "channel" not in frame.fields()
+    assert frame.reflectance is not None and len(frame.reflectance) == len(frame)
+
+
+def test_intensity_unit_is_the_recordings(real_data, tmp_path):
+    os0 = real_data / "ouster-sdk"
+    rec = lt.read_recording(os0 / "OS-0-128-U1_v2.3.0_1024x10.pcap",
+                            os0 / "OS-0-128-U1_v2.3.0_1024x10.json")
+    frames = list(rec)
+    assert rec.intensity_unit == "ouster reflectivity 0-255"
+    lt.write_frames(tmp_path / "os0.h5", frames, intensity_unit=rec.intensity_unit)
+    assert lt.read_recording(tmp_path / "os0.h5").intensity_unit == rec.intensity_unit

@@ -64,6 +64,7 @@ Expected<ReconstructedSurface> MeshMergedCloud(const PosedFrames& input,
       intensity.push_back(f.intensity.size() == f.size() ? f.intensity[i] : 0.0);
     }
   }
+  summary.in_range_points = cloud.points_.size();
   if (cloud.points_.size() < kMinReconstructionPoints)
     return Error{fmt::format(
         "reconstruct: only {} usable points of {} (finite, range in [{}, {}] m); at least {} "

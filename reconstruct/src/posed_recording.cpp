@@ -68,6 +68,7 @@ Expected<PosedRecording> LoadPosedRecording(const std::string& recording,
   out.frames = std::move(rec->frames);
   out.sensor = rec->sensor;
   out.reader = rec->reader;
+  out.intensity_unit = rec->intensity_unit;
   out.notes = std::move(rec->notes);
   return out;
 }

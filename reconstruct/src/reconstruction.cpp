@@ -159,11 +159,17 @@ Expected<ReconstructionSummary> ReconstructUnguarded(const PosedFrames& input,
     mo.max_range_m = o.max_range_m;
     mo.reading = o.reading;
     mo.reflectance_max_incidence_deg = o.max_incidence_deg;
-    for (const Frame& f : input.frames)
+    for (const Frame& f : input.frames) {
       summary.input_points += f.size();
+      for (size_t i = 0; i < f.size(); ++i)
+        summary.in_range_points += f.range_m[i] >= o.min_range_m && f.range_m[i] <= o.max_range_m &&
+                                   std::isfinite(f.x_m[i]) && std::isfinite(f.y_m[i]) &&
+                                   std::isfinite(f.z_m[i]);
+    }
     surface = MeshRangeImages(input, mo);
     if (!surface.ok()) return Error{"reconstruct: " + surface.message()};
-    summary.used_points = surface->vertices.size();
+    // Not the surface's vertices: surfels and ground discs add several per point.
+    summary.used_points = summary.in_range_points;
   } else if (o.method == "tsdf") {
     surface = reconstruction::MeshByTsdf(input, o, begin_step, summary);
     if (!surface.ok()) return surface.error();

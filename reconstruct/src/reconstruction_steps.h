@@ -38,7 +38,8 @@ inline constexpr const char* kCloudSteps[] = {"merging frames", "estimating norm
                                               "thinning to voxels", "meshing", "trimming the mesh"};
 
 // Poisson or ball pivoting over the merged points of every frame; each triangle's reflectance
-// from the nearest thinned point that has one. Sets summary.input_points and used_points.
+// from the nearest thinned point that has one. Sets summary.input_points, in_range_points and
+// used_points.
 Expected<ReconstructedSurface> MeshMergedCloud(const PosedFrames& input,
                                                const ReconstructOptions& o,
                                                const BeginStep& begin_step,
@@ -58,7 +59,7 @@ inline constexpr const char* kTsdfSteps[] = {"placing returns in the world", "es
 // cubes gives
 // the surface, each triangle's reflectance the mean over the returns nearest it. Refuses a
 // voxel_m whose volume would exceed 2^26 voxels (3 GiB), naming the voxel_m that fits. Sets
-// summary.input_points and used_points.
+// summary.input_points, in_range_points and used_points.
 Expected<ReconstructedSurface> MeshByTsdf(const PosedFrames& input, const ReconstructOptions& o,
                                           const BeginStep& begin_step,
                                           ReconstructionSummary& summary);

@@ -279,7 +279,7 @@ Expected<ReconstructedSurface> MeshByTsdf(const PosedFrames& input, const Recons
     for (const Eigen::Vector3d& s : fr.points)
       spacing_m.push_back(static_cast<float>(fr.angular_step_rad * s.norm()));
   }
-  summary.used_points = cloud.points_.size();
+  summary.in_range_points = summary.used_points = cloud.points_.size();  // nothing thinned
   if (cloud.points_.size() < kMinReconstructionPoints)
     return Error{fmt::format(
         "reconstruct: only {} usable points of {} (finite, range in [{}, {}] m); at least {} "

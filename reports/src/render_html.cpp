@@ -13,15 +13,23 @@ namespace {
 
 std::string Html(const Table& t) {
   if (t.rows.empty()) return "";
+  // Text columns left-aligned, numbers right-aligned (the page's default).
+  const std::vector<bool> text = TextColumns(t);
+  const auto left = [&](size_t i, bool bad) -> std::string {
+    const bool l = i < text.size() && text[i];
+    if (!l && !bad) return "";
+    return fmt::format(" class=\"{}\"", l && bad ? "text bad" : l ? "text" : "bad");
+  };
   std::string out = fmt::format("<h3>{}</h3>\n<table>\n<tr>", EscapeXml(t.title));
-  for (const auto& h : t.header)
-    out += "<th>" + EscapeXml(h) + "</th>";
+  for (size_t i = 0; i < t.header.size(); ++i)
+    out += fmt::format("<th{}>{}</th>", left(i, false), EscapeXml(t.header[i]));
   out += "</tr>\n";
   for (const auto& row : t.rows) {
     out += "<tr>";
-    for (const auto& c : row) {
-      const char* cls = c == "REGRESSION" || c == "MISSING" ? " class=\"bad\"" : "";
-      out += fmt::format("<td{}>{}</td>", cls, EscapeXml(c));
+    for (size_t i = 0; i < row.size(); ++i) {
+      const std::string& c = row[i];
+      out +=
+          fmt::format("<td{}>{}</td>", left(i, c == "REGRESSION" || c == "MISSING"), EscapeXml(c));
     }
     out += "</tr>\n";
   }
@@ -34,9 +42,10 @@ double BinX(const compare::BinMetrics& b) {
 }
 
 // One unit per quantity in every table and plot (report_tables.h): distances and depth errors
-// in metres, intensity in the recordings' own unit (a.u.), counts in points or pairs.
+// in metres, intensity in the recordings' own unit (IntensityUnit), counts in points or pairs.
 std::string ErrorVsDistance(const compare::ComparisonMetrics& m, bool depth) {
-  Series abs{.name = "|error| mean +- std"};
+  // |error| is never negative: its bars stop at 0 where the std exceeds the mean.
+  Series abs{.name = "|error| mean +- std", .err_floor = 0};
   Series bias{.name = "bias (signed mean)"};
   for (const auto& b : m.by_distance) {
     const auto& e = depth ? b.depth_m : b.intensity;
@@ -52,14 +61,16 @@ std::string ErrorVsDistance(const compare::ComparisonMetrics& m, bool depth) {
   PlotSpec spec{.title = depth ? "Depth error vs distance" : "Intensity error vs distance",
                 .x_label = "real range [" + std::string(kDistanceUnit) + "]",
                 .y_label = depth ? "sim - real range [" + std::string(kDepthUnit) + "]"
-                                 : "sim - real intensity [" + std::string(kIntensityUnit) + "]"};
+                                 : "sim - real intensity [" + IntensityUnit(m) + "]"};
   return LinePlotSvg(spec, {abs, bias});
 }
 
 std::string ErrorByMaterial(const compare::ComparisonMetrics& m, bool depth) {
   std::vector<std::string> names;
-  Series abs{.name = "|error| mean +- std"};
+  Series abs{.name = "|error| mean +- std", .err_floor = 0};
+  bool unnamed = false;  // compare had no scene to name the ids (compare --scene)
   for (const auto& b : m.by_material) {
+    unnamed |= b.label.rfind("id ", 0) == 0;
     const auto& e = depth ? b.depth_m : b.intensity;
     names.push_back(b.label);
     abs.y.push_back(e.abs_error.mean);
@@ -67,9 +78,10 @@ std::string ErrorByMaterial(const compare::ComparisonMetrics& m, bool depth) {
     abs.count.push_back(static_cast<double>(e.n()));
   }
   PlotSpec spec{.title = depth ? "Depth error by material" : "Intensity error by material",
-                .x_label = "simulated material (n = pairs)",
+                .x_label = unnamed ? "simulated material, by id where no scene named it (n = pairs)"
+                                   : "simulated material (n = pairs)",
                 .y_label = depth ? "|sim - real range| [" + std::string(kDepthUnit) + "]"
-                                 : "|sim - real intensity| [" + std::string(kIntensityUnit) + "]"};
+                                 : "|sim - real intensity| [" + IntensityUnit(m) + "]"};
   return BarPlotSvg(spec, names, {abs});
 }
 
@@ -97,7 +109,7 @@ std::string TargetKpi(const compare::ComparisonMetrics& m, bool n_points) {
   PlotSpec spec{.title = n_points ? "N_points per target" : "I_mean per target",
                 .x_label = "target distance [" + std::string(kDistanceUnit) + "]",
                 .y_label = n_points ? "points on the target [points]"
-                                    : "mean intensity [" + std::string(kIntensityUnit) + "]"};
+                                    : "mean intensity [" + IntensityUnit(m) + "]"};
   spec.count_name = "points";
   spec.count_row = false;  // targets at one distance would overwrite each other's counts
   if (no_real + no_sim > 0)
@@ -110,7 +122,7 @@ const char* kStyle =
     "body{font-family:sans-serif;margin:24px;max-width:1400px;color:#222}"
     "table{border-collapse:collapse;margin:8px 0 20px;font-size:13px}"
     "th,td{border:1px solid #ccc;padding:3px 8px;text-align:right}"
-    "th{background:#f2f2f2}td:first-child,th:first-child{text-align:left}"
+    "th{background:#f2f2f2}.text{text-align:left}"
     ".bad{background:#fdd;font-weight:bold}.verdict{font-size:16px;font-weight:bold}"
     ".plots{display:flex;flex-wrap:wrap;gap:12px}";
 

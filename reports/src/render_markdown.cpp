@@ -20,8 +20,9 @@ std::string Markdown(const Table& t, int level) {
   for (const auto& h : t.header)
     out += " " + Cell(h) + " |";
   out += "\n|";
+  const std::vector<bool> text = TextColumns(t);
   for (size_t i = 0; i < t.header.size(); ++i)
-    out += i == 0 ? " --- |" : " ---: |";
+    out += text[i] ? " --- |" : " ---: |";
   out += "\n";
   for (const auto& row : t.rows) {
     out += "|";

@@ -3,6 +3,7 @@
 #include <fmt/core.h>
 
 #include <cmath>
+#include <cstdlib>
 
 namespace lt::reports {
 namespace {
@@ -27,25 +28,36 @@ std::string WithUnit(const std::string& name, const char* unit) {
   return name + " [" + unit + "]";
 }
 
-const std::vector<std::string> kErrorHeader = {"pairs",
-                                               WithUnit("depth |err| mean", kDepthUnit),
-                                               WithUnit("depth |err| std", kDepthUnit),
-                                               WithUnit("depth bias", kDepthUnit),
-                                               WithUnit("int. |err| mean", kIntensityUnit),
-                                               WithUnit("int. |err| std", kIntensityUnit),
-                                               WithUnit("int. bias", kIntensityUnit)};
+std::vector<std::string> ErrorHeader(const std::string& intensity_unit) {
+  const char* i = intensity_unit.c_str();
+  return {"pairs",
+          WithUnit("depth |err| mean", kDepthUnit),
+          WithUnit("depth |err| std", kDepthUnit),
+          WithUnit("depth bias", kDepthUnit),
+          WithUnit("int. |err| mean", i),
+          WithUnit("int. |err| std", i),
+          WithUnit("int. bias", i)};
+}
 
 }  // namespace
 
+std::string IntensityUnit(const compare::ComparisonMetrics& m) {
+  const std::string& real = m.real_intensity_unit;
+  const std::string& sim = m.sim_intensity_unit;
+  if (real.empty() && sim.empty()) return "a.u.";
+  if (real == sim) return real;
+  return fmt::format("real {} / sim {}", real.empty() ? "?" : real, sim.empty() ? "?" : sim);
+}
+
 Table RunsTable(const Report& r) {
   Table t{"Comparisons",
-          {"label", "real", "simulated", "frames", "association", "real points", "sim points",
-           "pairs", "non-finite dropped (real / sim)"},
+          {"label", "real", "simulated", "intensity unit", "frames", "association", "real points",
+           "sim points", "pairs", "non-finite dropped (real / sim)"},
           {}};
   for (const auto& m : r.runs)
-    t.rows.push_back({m.label, m.real_file, m.sim_file, fmt::format("{}", m.frames), m.association,
-                      fmt::format("{}", m.real_points), fmt::format("{}", m.sim_points),
-                      fmt::format("{}", m.returns.both),
+    t.rows.push_back({m.label, m.real_file, m.sim_file, IntensityUnit(m),
+                      fmt::format("{}", m.frames), m.association, fmt::format("{}", m.real_points),
+                      fmt::format("{}", m.sim_points), fmt::format("{}", m.returns.both),
                       fmt::format("{} / {}", m.real_non_finite, m.sim_non_finite)});
   return t;
 }
@@ -82,9 +94,11 @@ Table SummaryTable(const Report& r) {
 
 // One row per bin: the label, then the error columns.
 static Table ErrorTable(std::string title, const char* first,
-                        const std::vector<compare::BinMetrics>& bins) {
+                        const std::vector<compare::BinMetrics>& bins,
+                        const std::string& intensity_unit) {
   Table t{std::move(title), {first}, {}};
-  t.header.insert(t.header.end(), kErrorHeader.begin(), kErrorHeader.end());
+  const auto header = ErrorHeader(intensity_unit);
+  t.header.insert(t.header.end(), header.begin(), header.end());
   for (const auto& b : bins) {
     std::vector<std::string> row{b.label};
     auto cells = ErrorCells(b);
@@ -96,18 +110,21 @@ static Table ErrorTable(std::string title, const char* first,
 
 Table DistanceTable(const compare::ComparisonMetrics& m) {
   return ErrorTable("Error by distance (real range), cf. seed 000 Table I", "distance",
-                    m.by_distance);
+                    m.by_distance, IntensityUnit(m));
 }
 
 Table MaterialTable(const compare::ComparisonMetrics& m) {
   return ErrorTable("Error by material (simulated surface), cf. seed 000 Table II", "material",
-                    m.by_material);
+                    m.by_material, IntensityUnit(m));
 }
 
 Table TargetTable(const compare::ComparisonMetrics& m) {
   Table t{"Targets: N_points, I_mean, d_error = d_GT - d_mean (seed 002 eq. 13-14)",
           {"target", "material", "frame", WithUnit("d_GT", kDistanceUnit), "N real", "N sim",
-           WithUnit("I_mean real", kIntensityUnit), WithUnit("I_mean sim", kIntensityUnit),
+           WithUnit("I_mean real",
+                    (m.real_intensity_unit.empty() ? "a.u." : m.real_intensity_unit).c_str()),
+           WithUnit("I_mean sim",
+                    (m.sim_intensity_unit.empty() ? "a.u." : m.sim_intensity_unit).c_str()),
            WithUnit("d_error real", kDepthUnit), WithUnit("d_error sim", kDepthUnit), "points"},
           {}};
   for (const auto& x : m.targets) {
@@ -127,6 +144,35 @@ Table TargetTable(const compare::ComparisonMetrics& m) {
                       x.PointsStatus()});
   }
   return t;
+}
+
+namespace {
+
+// A number as the tables write them: 0.01, -3, +1.2e-05, 12 / 3; or a placeholder.
+bool NumericCell(const std::string& c) {
+  if (c == "-" || c == "no points" || c.empty()) return true;
+  size_t at = 0;
+  for (;;) {
+    const char* begin = c.c_str() + at;
+    char* end = nullptr;
+    std::strtod(begin, &end);
+    if (end == begin) return false;
+    at += static_cast<size_t>(end - begin);
+    if (at == c.size()) return true;
+    if (c.compare(at, 3, " / ") != 0) return false;
+    at += 3;
+  }
+}
+
+}  // namespace
+
+std::vector<bool> TextColumns(const Table& t) {
+  std::vector<bool> text(t.header.size(), false);
+  if (!text.empty()) text[0] = true;
+  for (const auto& row : t.rows)
+    for (size_t i = 0; i < row.size() && i < text.size(); ++i)
+      if (!NumericCell(row[i])) text[i] = true;
+  return text;
 }
 
 std::string GateVerdict(const Report& r) {

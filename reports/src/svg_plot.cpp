@@ -214,6 +214,77 @@ bool FewAt(const Series& s, size_t i) {
   return !s.count.empty() && !(i < s.count.size() && s.count[i] >= kFewCount);
 }
 
+// The bottom end of value i's error bar: y - err, but not below the series' floor.
+double BarBottom(const Series& s, size_t i) {
+  return std::max(s.y[i] - ErrAt(s, i), s.err_floor);
+}
+
+// The values a plot shows (not their error bars), which set its value axis.
+std::vector<double> PlottedValues(const std::vector<Series>& series, bool need_x) {
+  std::vector<double> out;
+  for (const Series& s : series)
+    for (size_t i = 0; i < s.y.size(); ++i)
+      if ((!need_x || (i < s.x.size() && std::isfinite(s.x[i]))) && std::isfinite(s.y[i]))
+        out.push_back(s.y[i]);
+  return out;
+}
+
+// The axis' data range: the values' range, widened for the error bars of the values inside
+// it by at most kBarReach of its span each side (a bar reaching further is cut at the frame:
+// a heavy-tailed |error| has a std many times its mean, which would flatten the means again).
+constexpr double kBarReach = 0.25;
+BulkRange WithErrorBars(const BulkRange& r, const std::vector<Series>& series) {
+  const double reach = kBarReach * (r.hi - r.lo);
+  BulkRange out = r;
+  for (const Series& s : series)
+    for (size_t i = 0; i < s.y.size(); ++i) {
+      if (!std::isfinite(s.y[i]) || !r.Holds(s.y[i]) || ErrAt(s, i) <= 0) continue;
+      out.lo = std::min(out.lo, std::max(BarBottom(s, i), r.lo - reach));
+      out.hi = std::max(out.hi, std::min(s.y[i] + ErrAt(s, i), r.hi + reach));
+    }
+  return out;
+}
+
+// How many values (not error-bar ends) lie outside the range.
+size_t CountBeyond(const std::vector<Series>& series, const BulkRange& r, bool need_x) {
+  size_t n = 0;
+  for (const Series& s : series)
+    for (size_t i = 0; i < s.y.size(); ++i)
+      if ((!need_x || (i < s.x.size() && std::isfinite(s.x[i]))) && std::isfinite(s.y[i]) &&
+          !r.Holds(s.y[i]))
+        ++n;
+  return n;
+}
+
+// The note line, with the count of values beyond the axis added.
+PlotSpec WithBeyondNote(PlotSpec spec, size_t beyond) {
+  if (beyond == 0) return spec;
+  const std::string counted = fmt::format("{} value{} beyond the axis (at its edge, value written)",
+                                          beyond, beyond == 1 ? "" : "s");
+  spec.note = spec.note.empty() ? counted : spec.note + "; " + counted;
+  return spec;
+}
+
+// A value written at the frame's edge for a point or bar beyond the axis: an arrow pointing
+// off the plot and the value, `row` lines in from the edge (series k of several).
+std::string BeyondLabel(double x, bool above, const Frame2d& f, size_t row, double value) {
+  const double edge = above ? f.top : f.h - f.bottom;
+  const double y = above ? edge + 14 + 11.0 * static_cast<double>(row)
+                         : edge - 6 - 11.0 * static_cast<double>(row);
+  return fmt::format(
+      "<text class=\"beyond\" x=\"{}\" y=\"{}\" text-anchor=\"middle\" font-size=\"10\" "
+      "fill=\"#333\">{} {}</text>\n",
+      Num(x), Num(y), above ? "\u2191" : "\u2193", TickLabel(value));
+}
+
+// Type 7 quantile (linear between order statistics) of sorted values.
+double Quantile(const std::vector<double>& sorted, double q) {
+  const double h = q * static_cast<double>(sorted.size() - 1);
+  const auto i = static_cast<size_t>(std::floor(h));
+  if (i + 1 >= sorted.size()) return sorted.back();
+  return sorted[i] + (h - static_cast<double>(i)) * (sorted[i + 1] - sorted[i]);
+}
+
 }  // namespace
 
 std::string EscapeXml(const std::string& text) {
@@ -280,7 +351,49 @@ Axis ValueAxis(double lo, double hi, int min_ticks) {
   return a;
 }
 
-std::string LinePlotSvg(const PlotSpec& spec, const std::vector<Series>& series) {
+bool BulkRange::Holds(double v) const {
+  v = std::clamp(v, -kMaxMagnitude, kMaxMagnitude);
+  return v >= lo && v <= hi;
+}
+
+BulkRange RobustRange(std::vector<double> values, double must) {
+  std::erase_if(values, [](double v) { return !std::isfinite(v); });
+  for (double& v : values)
+    v = std::clamp(v, -kMaxMagnitude, kMaxMagnitude);
+  values.push_back(std::clamp(must, -kMaxMagnitude, kMaxMagnitude));
+  std::sort(values.begin(), values.end());
+  BulkRange r{Quantile(values, 0.25), Quantile(values, 0.75)};
+  r.lo = std::min(r.lo, must);
+  r.hi = std::max(r.hi, must);
+  // Values below the range are [begin, below), above it [above, end).
+  auto below = std::lower_bound(values.begin(), values.end(), r.lo);
+  auto above = std::upper_bound(values.begin(), values.end(), r.hi);
+  bool down = below != values.begin(), up = above != values.end();
+  while (down || up) {
+    // The side whose next value widens the range least goes first.
+    const double span_down = down ? r.hi - *(below - 1) : INFINITY;
+    const double span_up = up ? *above - r.lo : INFINITY;
+    const bool take_up = span_up <= span_down;
+    const double span = r.hi - r.lo;
+    if (span > 0 && (take_up ? span_up : span_down) > kMaxStretch * span) {
+      (take_up ? up : down) = false;  // it, and all beyond it, stay outside
+      continue;
+    }
+    if (take_up) {
+      r.hi = *above++;
+      up = above != values.end();
+    } else {
+      r.lo = *--below;
+      down = below != values.begin();
+    }
+  }
+  return r;
+}
+
+std::string LinePlotSvg(const PlotSpec& plot_spec, const std::vector<Series>& series) {
+  // Errors and counts read best against zero.
+  const BulkRange range = RobustRange(PlottedValues(series, true), 0.0);
+  const PlotSpec spec = WithBeyondNote(plot_spec, CountBeyond(series, range, true));
   Frame2d f{INFINITY, -INFINITY, INFINITY, -INFINITY};
   f.w = spec.width_px;
   f.h = spec.height_px;
@@ -289,19 +402,16 @@ std::string LinePlotSvg(const PlotSpec& spec, const std::vector<Series>& series)
   for (const Series& s : series)
     if (!s.count.empty() && !counted && spec.count_row) counted = &s;
   if (counted) f.bottom = 92;  // tick labels, then a strip of vertical count labels
-  double ylo = INFINITY, yhi = -INFINITY;
   for (const Series& s : series)
-    for (size_t i = 0; i < s.x.size() && i < s.y.size(); ++i) {
-      if (!std::isfinite(s.x[i]) || !std::isfinite(s.y[i])) continue;
-      Range(s.x[i], &f.x0, &f.x1);
-      Range(s.y[i] - ErrAt(s, i), &ylo, &yhi);
-      Range(s.y[i] + ErrAt(s, i), &ylo, &yhi);
-    }
+    for (size_t i = 0; i < s.x.size() && i < s.y.size(); ++i)
+      if (std::isfinite(s.x[i]) && std::isfinite(s.y[i])) Range(s.x[i], &f.x0, &f.x1);
   PadX(&f.x0, &f.x1);
-  Range(0.0, &ylo, &yhi);  // errors and counts read best against zero
-  const Axis axis = ValueAxis(ylo, yhi);
+  const BulkRange shown = WithErrorBars(range, series);
+  const Axis axis = ValueAxis(shown.lo, shown.hi);
   f.y0 = axis.lo;
   f.y1 = axis.hi;
+  // A value's place: on the frame's edge where it lies beyond the axis.
+  const auto at = [&](double y) { return f.Y(std::clamp(y, f.y0, f.y1)); };
   std::string out = Open(spec) + Axes(spec, f, axis.ticks, true);
   const double max_count = MaxCount(series);
   for (size_t k = 0; k < series.size(); ++k) {
@@ -315,7 +425,7 @@ std::string LinePlotSvg(const PlotSpec& spec, const std::vector<Series>& series)
                      [&](size_t a, size_t b) { return s.x[a] < s.x[b]; });
     std::string path;
     for (size_t i : order)
-      path += fmt::format("{}{},{} ", path.empty() ? "M" : "L", Num(f.X(s.x[i])), Num(f.Y(s.y[i])));
+      path += fmt::format("{}{},{} ", path.empty() ? "M" : "L", Num(f.X(s.x[i])), Num(at(s.y[i])));
     if (!path.empty() && s.lines)
       out += fmt::format(
           "<path d=\"{}\" fill=\"none\" stroke=\"{}\" stroke-width=\"1.5\" opacity=\"0.6\"/>\n",
@@ -328,16 +438,20 @@ std::string LinePlotSvg(const PlotSpec& spec, const std::vector<Series>& series)
     for (size_t i : order) {
       const double x = f.X(s.x[i]) + dodge, e = ErrAt(s, i), w = WeightAt(s, i, max_count);
       const double opacity = 0.25 + 0.75 * w;
-      if (e > 0)
+      const bool inside = range.Holds(s.y[i]);
+      if (e > 0 && inside)  // cut at the frame where it reaches beyond the axis
         out += fmt::format(
             "<line x1=\"{0}\" x2=\"{0}\" y1=\"{1}\" y2=\"{2}\" stroke=\"{3}\" "
             "opacity=\"{4:.2f}\"/>\n",
-            Num(x), Num(f.Y(s.y[i] - e)), Num(f.Y(s.y[i] + e)), c, opacity);
+            Num(x), Num(at(BarBottom(s, i))), Num(at(s.y[i] + e)), c, opacity);
       std::string title = fmt::format("{}: {:.4g}, {:.4g}", s.name, s.x[i], s.y[i]);
+      if (e > 0) title += fmt::format(" +- {:.4g}", e);
       if (!s.count.empty())
         title +=
             fmt::format(" ({:.0f} {})", i < s.count.size() ? s.count[i] : 0.0, spec.count_name);
-      out += Marker(k, x, f.Y(s.y[i]), 2 + 2.5 * w, opacity, FewAt(s, i), title) + "\n";
+      if (!inside) title += " (beyond the axis)";
+      out += Marker(k, x, at(s.y[i]), 2 + 2.5 * w, opacity, FewAt(s, i) || !inside, title) + "\n";
+      if (!inside) out += BeyondLabel(x, s.y[i] > range.hi, f, k, s.y[i]);
     }
   }
   if (counted) {
@@ -358,25 +472,23 @@ std::string LinePlotSvg(const PlotSpec& spec, const std::vector<Series>& series)
   return out + Legend(spec, f, series, false) + "</svg>\n";
 }
 
-std::string BarPlotSvg(const PlotSpec& spec, const std::vector<std::string>& categories,
+std::string BarPlotSvg(const PlotSpec& plot_spec, const std::vector<std::string>& categories,
                        const std::vector<Series>& series) {
+  const BulkRange range = RobustRange(PlottedValues(series, false), 0.0);
+  const PlotSpec spec = WithBeyondNote(plot_spec, CountBeyond(series, range, false));
   Frame2d f{0, std::max<double>(1.0, static_cast<double>(categories.size())), INFINITY, -INFINITY};
   f.w = spec.width_px;
   f.h = spec.height_px;
   f.bottom = 100;  // rotated category labels
   if (!spec.note.empty()) f.top = kTopWithNote;
-  double ylo = INFINITY, yhi = -INFINITY;
-  for (const Series& s : series)
-    for (size_t i = 0; i < s.y.size(); ++i) {
-      Range(s.y[i] + ErrAt(s, i), &ylo, &yhi);
-      Range(s.y[i] - ErrAt(s, i), &ylo, &yhi);
-    }
-  Range(0.0, &ylo, &yhi);
   // Room above the tallest bar for its count label.
-  if (MaxCount(series) > 0 && yhi > ylo) yhi += 0.1 * (yhi - ylo);
-  const Axis axis = ValueAxis(ylo, yhi);
+  const BulkRange shown = WithErrorBars(range, series);
+  double top = shown.hi;
+  if (MaxCount(series) > 0 && shown.hi > shown.lo) top += 0.1 * (shown.hi - shown.lo);
+  const Axis axis = ValueAxis(shown.lo, top);
   f.y0 = axis.lo;
   f.y1 = axis.hi;
+  const auto at = [&](double y) { return f.Y(std::clamp(y, f.y0, f.y1)); };
   std::string out = Open(spec) + Axes(spec, f, axis.ticks, false);
   const double group = f.X(1) - f.X(0);
   const double bar = 0.8 * group / static_cast<double>(std::max<size_t>(1, series.size()));
@@ -388,24 +500,43 @@ std::string BarPlotSvg(const PlotSpec& spec, const std::vector<std::string>& cat
       if (c >= s.y.size() || !std::isfinite(s.y[c])) continue;
       const char* col = ColourOf(k);
       const double x = gx + static_cast<double>(k) * bar;
-      const double y = f.Y(std::max(0.0, s.y[c])), y0 = f.Y(std::min(0.0, s.y[c]));
+      const bool inside = range.Holds(s.y[c]);
+      const double y = at(std::max(0.0, s.y[c])), y0 = at(std::min(0.0, s.y[c]));
       const double w = WeightAt(s, c, max_count);
       std::string title = fmt::format("{} {}: {:.4g}", categories[c], s.name, s.y[c]);
+      if (ErrAt(s, c) > 0) title += fmt::format(" +- {:.4g}", ErrAt(s, c));
       if (!s.count.empty())
         title +=
             fmt::format(" ({:.0f} {})", c < s.count.size() ? s.count[c] : 0.0, spec.count_name);
+      if (!inside) title += " (beyond the axis)";
       // Few pairs: a pale bar with a dashed outline.
       out += fmt::format(
           "<rect class=\"bar s{}\" x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"{}\" "
           "fill-opacity=\"{:.2f}\" stroke=\"{}\"{}><title>{}</title></rect>\n",
           k, Num(x), Num(y), Num(bar * 0.9), Num(y0 - y), col, 0.2 + 0.8 * w, col,
           FewAt(s, c) ? " stroke-dasharray=\"3 2\"" : "", EscapeXml(title));
-      const double e = ErrAt(s, c);
+      const double e = inside ? ErrAt(s, c) : 0.0;
       if (e > 0)
         out += fmt::format("<line x1=\"{0}\" x2=\"{0}\" y1=\"{1}\" y2=\"{2}\" stroke=\"#222\"/>\n",
-                           Num(x + bar * 0.45), Num(f.Y(s.y[c] - e)), Num(f.Y(s.y[c] + e)));
+                           Num(x + bar * 0.45), Num(at(BarBottom(s, c))), Num(at(s.y[c] + e)));
+      if (!inside) {
+        // A bar cut at the frame: a white break across it near the edge, and its value.
+        const bool above = s.y[c] > range.hi;
+        const double by = above ? f.top + 8 : f.h - f.bottom - 8;
+        out += fmt::format(
+            "<path class=\"break\" d=\"M{},{} l{},-4 M{},{} l{},-4\" stroke=\"white\" "
+            "stroke-width=\"2\"/>\n",
+            Num(x - 1), Num(by + 2), Num(bar * 0.9 + 2), Num(x - 1), Num(by + 6),
+            Num(bar * 0.9 + 2));
+        out += BeyondLabel(x + bar * 0.45, above, f, 1, s.y[c]);
+      }
       if (c < s.count.size() && std::isfinite(s.count[c])) {
-        const double tx = x + bar * 0.45, ty = std::min(f.Y(s.y[c] + e), y) - 4;
+        // Above the bar (inside the frame where its error bar is cut at the top), or under the
+        // value written at the edge where the bar itself is cut.
+        const double tx = x + bar * 0.45,
+                     ty = inside || s.y[c] < 0
+                              ? std::max(std::min(at(s.y[c] + e), y) - 4, f.top + 12)
+                              : f.top + 40;
         // Vertical where the bar is too narrow for the number.
         const std::string rotate =
             bar < 30 ? fmt::format(" transform=\"rotate(-90 {} {})\"", Num(tx + 3), Num(ty))

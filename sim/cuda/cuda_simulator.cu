@@ -5,6 +5,7 @@
 // the scene's upload, the frame's stages and their launches.
 #include <thrust/iterator/transform_output_iterator.h>
 #include <algorithm>
+#include <cstdlib>
 #include <cub/device/device_radix_sort.cuh>
 #include <cub/device/device_select.cuh>
 #include <memory>
@@ -71,13 +72,40 @@ inline auto CompactOutput(CompactRecord* out) {
 
 }  // namespace
 
+namespace {
+
+// "12.4" from CUDA's 12040.
+std::string CudaVersionText(int v) {
+  return std::to_string(v / 1000) + "." + std::to_string(v % 1000 / 10);
+}
+
+// Why the GPUs may be hidden: CUDA_VISIBLE_DEVICES, where it is set.
+std::string VisibleDevicesNote() {
+  const char* visible = std::getenv("CUDA_VISIBLE_DEVICES");
+  return visible ? std::string(" (CUDA_VISIBLE_DEVICES='") + visible + "' may hide them)" : "";
+}
+
+}  // namespace
+
 Status CudaAvailable() {
   int n = 0;
   const cudaError_t e = cudaGetDeviceCount(&n);
-  if (e != cudaSuccess) {
-    return Error{std::string("no usable CUDA device: ") + cudaGetErrorString(e)};
-  }
-  if (n == 0) return Error{"no CUDA device found"};
+  // The runtime answers "driver version is insufficient" when there is no driver at all: the
+  // driver's version (0 when no libcuda is installed) tells the two apart.
+  int driver = 0;
+  if (e == cudaErrorInsufficientDriver && cudaDriverGetVersion(&driver) == cudaSuccess &&
+      driver == 0)
+    return Error{"no GPU found: this machine has no NVIDIA driver; the cpu backend needs none"};
+  if (e == cudaErrorInsufficientDriver)
+    return Error{"the NVIDIA driver (CUDA " + CudaVersionText(driver) +
+                 ") is older than the CUDA runtime this build uses (" +
+                 CudaVersionText(CUDART_VERSION) + "): update the driver, or use the cpu backend"};
+  if (e == cudaErrorNoDevice || (e == cudaSuccess && n == 0))
+    return Error{"no GPU found: the NVIDIA driver sees no CUDA device" + VisibleDevicesNote() +
+                 "; the cpu backend needs none"};
+  if (e != cudaSuccess)
+    return Error{std::string("no usable GPU: CUDA: ") + cudaGetErrorString(e) + " (" +
+                 cudaGetErrorName(e) + ")"};
   return {};
 }
 

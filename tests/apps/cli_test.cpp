@@ -70,6 +70,53 @@ TEST(Cli, WritesOnePlyOrPcdPerFrame) {
   EXPECT_TRUE(std::filesystem::exists(dir / "scan_000001.ply"));
   EXPECT_TRUE(std::filesystem::exists(dir / "scan_000001.pcd"));
   EXPECT_EQ(ReadAll(dir / "scan_000000.ply").rfind("ply\n", 0), 0u);
+  // One frame is written under the name given, as the help says; a run of several into the
+  // same name then replaces it too, and a run of one the numbered set: never a mix.
+  const std::string one = "simulate --sensor " + Q(kOs0) + " --scene " + Q(kLab);
+  ASSERT_EQ(Cli(one + " --out " + Q(dir / "single.ply")).code, 0);
+  EXPECT_TRUE(std::filesystem::exists(dir / "single.ply"));
+  EXPECT_FALSE(std::filesystem::exists(dir / "single_000000.ply"));
+  ASSERT_EQ(Cli(common + " --out " + Q(dir / "single.ply")).code, 0);
+  EXPECT_FALSE(std::filesystem::exists(dir / "single.ply"));
+  EXPECT_TRUE(std::filesystem::exists(dir / "single_000001.ply"));
+  ASSERT_EQ(Cli(one + " --out " + Q(dir / "single.ply")).code, 0);
+  EXPECT_TRUE(std::filesystem::exists(dir / "single.ply"));
+  EXPECT_FALSE(std::filesystem::exists(dir / "single_000000.ply"));
+}
+
+// "--out -": refused as a usage error naming the flag, before anything is read or created,
+// wherever the output is a file set or a folder; compare prints its metrics JSON there.
+TEST(CliErrors, StandardOutputIsRefusedWhereTheOutputCannotStream) {
+  test::TempDir dir;
+  const std::string sim = "simulate --sensor " + Q(kOs0) + " --scene " + Q(kLab);
+  const std::string cli = "cd " + Q(dir.path()) + " && " + std::string(LT_CLI) + " ";
+  const std::vector<std::string> lines = {
+      sim + " --out -",
+      "convert x.bin --out -",
+      "export --sensor " + Q(kOs0) + " --scene " + Q(kLab) + " --frames 1 --out -",
+      "export --join --out -",
+      "report m.json --out -",
+      "import-sensor m.json --out -",
+      "demo --out -",
+      "compare --real a.h5 --sim b.h5 --out m.json --pairs -",
+      "bench --export --out -"};
+  for (const std::string& line : lines) {
+    const CliRun r = RunShell(cli + line);
+    EXPECT_EQ(r.code, 2) << line << "\n" << r.output;
+    EXPECT_NE(r.output.find("'-' (standard output) cannot take what this command writes"),
+              std::string::npos)
+        << line << "\n"
+        << r.output;
+    EXPECT_FALSE(std::filesystem::exists(dir / "-")) << line;
+  }
+  ASSERT_EQ(Cli(sim + " --seed 1 --out " + Q(dir / "s1.h5")).code, 0);
+  ASSERT_EQ(Cli(sim + " --seed 2 --out " + Q(dir / "s2.h5")).code, 0);
+  // Only the JSON on stdout (stderr dropped): it parses whole.
+  const CliRun cmp = RunShell("(" + std::string(LT_CLI) + " compare --real " + Q(dir / "s1.h5") +
+                              " --sim " + Q(dir / "s2.h5") + " --out - 2>/dev/null)");
+  ASSERT_EQ(cmp.code, 0) << cmp.output;
+  EXPECT_EQ(nlohmann::json::parse(cmp.output)["schema"], "lidartwin.metrics") << cmp.output;
+  EXPECT_FALSE(std::filesystem::exists(dir / "-"));
 }
 
 TEST(Cli, MovingSensorWithATrajectory) {
@@ -402,6 +449,8 @@ TEST(CliErrors, CudaBackendWithoutAGpuIsAClearError) {
     EXPECT_TRUE(std::filesystem::exists(out));
   } else {
     EXPECT_NE(r.output.find("--backend cuda"), std::string::npos) << r.output;
+    // Said for a person (no GPU, no driver, an old driver), not as the CUDA runtime's text.
+    EXPECT_EQ(r.output.find("CUDA driver version is insufficient"), std::string::npos) << r.output;
     EXPECT_FALSE(std::filesystem::exists(out));
   }
 }
@@ -501,6 +550,9 @@ TEST(Cli, ReconstructRecoversGeometryAndReflectance) {
             0);
   const CliRun rec = Cli("reconstruct " + Q(dir / "lab.h5") + " --depth 9 --out " + Q(dir / "rec"));
   ASSERT_EQ(rec.code, 0) << rec.output;
+  // range-image thins nothing: the points in range, never its surfels' vertices as "thinned".
+  EXPECT_NE(rec.output.find(" in range -> "), std::string::npos) << rec.output;
+  EXPECT_EQ(rec.output.find("after thinning"), std::string::npos) << rec.output;
   // The largest reflectance class is the ground.
   const std::string materials = ReadAll(dir / "rec/materials.yaml");
   double best_r = -1;
@@ -639,6 +691,37 @@ TEST(CliCalibrate, LabgenThenCalibrateWritesAProfileThatSimulatesAndAReport) {
   const CliRun sim = Cli("simulate --sensor " + Q(tmp / "new.yaml") + " --scene " + Q(kLab) +
                          " --frames 1 --out " + Q(tmp / "sim.h5"));
   EXPECT_EQ(sim.code, 0) << sim.output;
+}
+
+// The docs' example: labgen and calibrate run on the shipped unit, from its data sheet.
+TEST(CliCalibrate, LabgenAndCalibrateRunOnTheShippedLabExample) {
+  test::TempDir tmp;
+  const auto unit = test::ConfigDir() / "sensors/ouster_os0_128_threshold_lab_example.yaml";
+  const CliRun gen =
+      Cli("labgen --profile " + Q(unit) + " --out " + Q(tmp / "lab") + " --seed 5 --backend cpu");
+  ASSERT_EQ(gen.code, 0) << gen.output;
+  const CliRun cal = Cli("calibrate " + Q(tmp / "lab") + " --base " + Q(kOs0Threshold) + " --out " +
+                         Q(tmp / "unit.yaml") + " --report " + Q(tmp / "report"));
+  ASSERT_EQ(cal.code, 0) << cal.output;
+  EXPECT_NE(cal.output.find("detector.signal_noise_nw"), std::string::npos) << cal.output;
+}
+
+// A profile the lab cannot measure exits 1 before anything is written, naming the keys to add
+// (the VLP-16 wrote an empty lab; the threshold data sheet was refused one key at a time).
+TEST(CliCalibrate, LabgenRefusesAProfileItCannotMeasureWithNothingWritten) {
+  test::TempDir tmp;
+  const CliRun vlp =
+      Cli("labgen --profile " + Q(test::ConfigDir() / "sensors/velodyne_vlp16.yaml") + " --out " +
+          Q(tmp / "lab") + " --backend cpu");
+  EXPECT_EQ(vlp.code, 1) << vlp.output;
+  EXPECT_NE(vlp.output.find("key 'detector.type': is ideal"), std::string::npos) << vlp.output;
+  EXPECT_FALSE(std::filesystem::exists(tmp / "lab"));
+  const CliRun sheet =
+      Cli("labgen --profile " + Q(kOs0Threshold) + " --out " + Q(tmp / "lab") + " --backend cpu");
+  EXPECT_EQ(sheet.code, 1) << sheet.output;
+  EXPECT_NE(sheet.output.find("detector.signal_noise_nw"), std::string::npos) << sheet.output;
+  EXPECT_NE(sheet.output.find("detector.overlap_range_m"), std::string::npos) << sheet.output;
+  EXPECT_FALSE(std::filesystem::exists(tmp / "lab"));
 }
 
 // Issue 36: labgen's bad option values exited 1 where every other command's exit 2.

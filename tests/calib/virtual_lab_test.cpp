@@ -204,6 +204,104 @@ TEST(VirtualLab, CalibrationCoversTheTruthFromAPerturbedBase) {
 namespace lt::calib {
 namespace {
 
+// Every shipped profile is either measured (a lab with at least one measurement) or refused
+// before anything is simulated, naming the profile keys to add; the refusal names no CLI
+// flag. (labgen wrote an empty lab for the VLP-16, and refused the threshold profiles one
+// missing key at a time.)
+TEST(VirtualLab, EveryShippedProfileIsMeasuredOrRefusedNamingTheKeysToAdd) {
+  size_t accepted = 0, refused = 0;
+  for (const auto& e : fs::directory_iterator(lt::test::ConfigDir() / "sensors")) {
+    if (e.path().extension() != ".yaml") continue;
+    auto p = LoadSensorProfile(e.path());
+    ASSERT_TRUE(p.ok()) << p.message();
+    const Status check = CheckVirtualLabProfile(*p);
+    auto lab = SimulateLab(*p, {1, Backend::kCpu, 4});
+    if (!check.ok()) {
+      ++refused;
+      ASSERT_FALSE(lab.ok()) << e.path();
+      EXPECT_EQ(lab.message(), check.message());
+      EXPECT_NE(check.message().find("key 'detector."), std::string::npos) << check.message();
+      EXPECT_NE(check.message().find(e.path().string()), std::string::npos) << check.message();
+      EXPECT_EQ(check.message().find("--"), std::string::npos) << check.message();
+      continue;
+    }
+    ++accepted;
+    ASSERT_TRUE(lab.ok()) << e.path() << ": " << lab.message();
+    EXPECT_GT(lab->beam_kernels.size() + lab->threshold_sweeps.size() +
+                  lab->range_intensity_curves.size() + lab->reflectance_curves.size() +
+                  lab->capability_curves.size() + lab->waveform_sets.size(),
+              0u)
+        << e.path();
+  }
+  // The Cube 1 (waveform; ideal with Gaussian spots), the OS0-128 (capability) and the lab
+  // example; the airborne scanners, the VLP-16, the MEMS example and the threshold data sheets.
+  EXPECT_GE(accepted, 4u);
+  EXPECT_GE(refused, 1u);
+}
+
+TEST(VirtualLab, AnIdealDetectorWithAConeBeamIsRefusedNamingWhatToAdd) {
+  auto vlp = LoadSensorProfile(lt::test::ConfigDir() / "sensors/velodyne_vlp16.yaml");
+  ASSERT_TRUE(vlp.ok()) << vlp.message();
+  const Status s = CheckVirtualLabProfile(*vlp);
+  ASSERT_FALSE(s.ok());
+  for (const char* want :
+       {"key 'detector.type': is ideal", "beam.footprint is cone", "detector.type threshold",
+        "signal_noise_nw > 0", "detector.type capability", "beam.footprint gaussian"})
+    EXPECT_NE(s.message().find(want), std::string::npos) << want << "\n" << s.message();
+}
+
+// The data sheet lacks both keys the threshold lab needs: one message names both.
+TEST(VirtualLab, ANoiselessThresholdDetectorWithoutOverlapIsRefusedNamingBothKeys) {
+  const Status s = CheckVirtualLabProfile(DataSheet());
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.message().find("key 'detector.signal_noise_nw': is 0"), std::string::npos)
+      << s.message();
+  EXPECT_NE(s.message().find("e.g. 72"), std::string::npos) << s.message();
+  EXPECT_NE(s.message().find("key 'detector.overlap_range_m': is 0"), std::string::npos)
+      << s.message();
+  SensorProfile fixed = DataSheet();
+  fixed.detector.signal_noise_w = 72e-9;
+  fixed.detector.overlap = {0.8, 2};
+  EXPECT_TRUE(CheckVirtualLabProfile(fixed).ok()) << CheckVirtualLabProfile(fixed).message();
+  fixed.detector.overlap = {0.2, 2};  // 0.895 of the light at 0.3 m: rank-deficient
+  EXPECT_NE(CheckVirtualLabProfile(fixed).message().find("raise it to at least"),
+            std::string::npos);
+}
+
+// A capability detector whose d_max lies beyond the rays' reach read max_range_m for every
+// bright target and calibrated to the reach (80 m came back as 50 m and R_L 0.8 as 0.50).
+TEST(VirtualLab, ACapabilityReachBeyondMaxRangeIsRefused) {
+  auto sheet = LoadSensorProfile(lt::test::ConfigDir() / "sensors/ouster_os0_128.yaml");
+  ASSERT_TRUE(sheet.ok()) << sheet.message();
+  SensorProfile far = *sheet;
+  far.detector.max_range_m = 80;
+  EXPECT_NE(CheckVirtualLabProfile(far).message().find("key 'detector.max_range_m'"),
+            std::string::npos);
+  SensorProfile dark = *sheet;
+  dark.detector.reflectance_at_max_range = 0.05;
+  EXPECT_NE(CheckVirtualLabProfile(dark).message().find("key 'detector.reflectance_at_max_range'"),
+            std::string::npos);
+}
+
+// The shipped example of docs/calibration.md is the unit the demo and these tests calibrate.
+TEST(VirtualLab, TheShippedLabExampleIsTheExampleUnitAsBuilt) {
+  auto file = LoadSensorProfile(lt::test::ConfigDir() /
+                                "sensors/ouster_os0_128_threshold_lab_example.yaml");
+  ASSERT_TRUE(file.ok()) << file.message();
+  const SensorProfile unit = ExampleUnitAsBuilt(DataSheet());
+  const DetectorConfig &f = file->detector, &u = unit.detector;
+  EXPECT_DOUBLE_EQ(f.link.peak_power_w, u.link.peak_power_w);
+  EXPECT_NEAR(f.threshold_w, u.threshold_w, 1e-15);
+  EXPECT_NEAR(f.signal_noise_w, u.signal_noise_w, 1e-15);
+  EXPECT_NEAR(f.walk_reference_power_w, u.walk_reference_power_w, 1e-13);
+  EXPECT_DOUBLE_EQ(f.pulse_energy_jitter, u.pulse_energy_jitter);
+  EXPECT_DOUBLE_EQ(f.overlap.range_m, u.overlap.range_m);
+  EXPECT_DOUBLE_EQ(f.overlap.sharpness, u.overlap.sharpness);
+  EXPECT_NEAR(file->footprint.spots[0].sigma_h_rad, unit.footprint.spots[0].sigma_h_rad, 1e-12);
+  EXPECT_NEAR(file->footprint.spots[0].sigma_v_rad, unit.footprint.spots[0].sigma_v_rad, 1e-12);
+  EXPECT_TRUE(CheckVirtualLabProfile(*file).ok()) << CheckVirtualLabProfile(*file).message();
+}
+
 // A capability-detector unit (seed 000 sec. II-D) whose d_max and R_L,max differ from the
 // data sheet's: labgen measures the farthest range per reflectance on a 0.5 m rail, calibrate
 // fits eq. (5). 60 seeds, the two detector keys: 120 values.

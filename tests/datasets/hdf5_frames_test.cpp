@@ -14,6 +14,7 @@
 #include <fstream>
 #include <random>
 #include <thread>
+#include <tuple>
 
 #include "../../datasets/hdf5/chunk_codec.h"
 #include "../../datasets/hdf5/frame_tables.h"
@@ -423,6 +424,59 @@ TEST(Hdf5Frames, MetadataLargerThan64KiBRoundTrips) {
   EXPECT_EQ(back->info.scene_yaml, info.scene_yaml);
   EXPECT_EQ(back->info.sensor_profile_yaml, info.sensor_profile_yaml);
   EXPECT_TRUE(back->warnings.empty());
+}
+
+// A simulation records its scene's material names, so that compare can name the by-material
+// bins without --scene; a file without them (a recording) has no attribute and reads none.
+TEST(Hdf5Frames, MaterialNamesRoundTripAndAreOptional) {
+  test::TempDir dir;
+  DatasetInfo info = Info();
+  info.material_names = {"asphalt", "", "white paint"};
+  for (const auto& [file, names] :
+       {std::pair{std::string("named.h5"), info.material_names},
+        std::pair{std::string("plain.h5"), std::vector<std::string>{}}}) {
+    info.material_names = names;
+    auto w = Hdf5FrameWriter::Create(dir / file, info);
+    ASSERT_TRUE(w.ok()) << w.message();
+    ASSERT_TRUE((*w)->Append(SampleFrame(0, 10)).ok());
+    ASSERT_TRUE((*w)->Close().ok());
+    auto back = ReadHdf5Summary(dir / file);
+    ASSERT_TRUE(back.ok()) << back.message();
+    EXPECT_EQ(back->info.material_names, names) << file;
+    EXPECT_TRUE(back->warnings.empty());
+  }
+}
+
+// The intensity column's unit is the recording's own (DatasetInfo::intensity_unit), "percent"
+// where none is given; a converted recording written before units were carried reads
+// "unknown".
+TEST(Hdf5Frames, IntensityUnitIsTheRecordingsOwn) {
+  test::TempDir dir;
+  const auto unit_of = [](const Hdf5Summary& s) {
+    for (const auto& [name, unit] : s.fields)
+      if (name == "intensity") return unit;
+    return std::string("(none)");
+  };
+  for (const auto& [backend, given, column, read] :
+       std::vector<std::tuple<std::string, std::string, std::string, std::string>>{
+           {"ouster-pcap", "ouster signal photons", "ouster signal photons",
+            "ouster signal photons"},
+           {"cpu", "counts 0-4096", "counts 0-4096", "counts 0-4096"},
+           {"cpu", "", "percent", "percent"},
+           {"ouster-pcap", "", "percent", "unknown"}}) {
+    DatasetInfo info = Info();
+    info.backend = backend;
+    info.intensity_unit = given;
+    const auto path = dir / (backend + given + ".h5");
+    auto w = Hdf5FrameWriter::Create(path, info);
+    ASSERT_TRUE(w.ok()) << w.message();
+    ASSERT_TRUE((*w)->Append(SampleFrame(0, 10)).ok());
+    ASSERT_TRUE((*w)->Close().ok());
+    auto back = ReadHdf5Summary(path);
+    ASSERT_TRUE(back.ok()) << back.message();
+    EXPECT_EQ(unit_of(*back), column) << backend << " " << given;
+    EXPECT_EQ(back->info.intensity_unit, read) << backend << " " << given;
+  }
 }
 
 // A frames file written with the raw HDF5 API, to declare what our writer never would: its

@@ -166,6 +166,92 @@ TEST(SvgPlot, BarPlotShowsCountsAndDeEmphasisesFewPairs) {
   EXPECT_NE(bars[1].find("stroke-dasharray"), std::string::npos);
 }
 
+// The value axis follows the bulk of the values: a lone bin of one pair at 230 m error is drawn
+// on the frame's edge with its value written, not allowed to flatten the others; a trend that
+// grows bin by bin (errors rising with range) stays whole.
+TEST(SvgPlot, RobustRangeLeavesALoneFarValueOutside) {
+  const BulkRange lone = RobustRange({0.01, 0.02, 0.015, 0.03, 0.012, 230});
+  EXPECT_DOUBLE_EQ(lone.lo, 0);  // zero is always inside
+  EXPECT_DOUBLE_EQ(lone.hi, 0.03);
+  EXPECT_FALSE(lone.Holds(230));
+  const BulkRange trend = RobustRange({0.02, 0.1, 0.3, 0.8, 2.5, 7});
+  EXPECT_DOUBLE_EQ(trend.hi, 7);
+  // Both sides: a bias of -146 m beside biases of centimetres.
+  const BulkRange both = RobustRange({0.01, -0.02, 0.03, -146, 0.02});
+  EXPECT_DOUBLE_EQ(both.lo, -0.02);
+  // A degenerate middle (all zero) takes its first neighbour, whatever it is.
+  EXPECT_DOUBLE_EQ(RobustRange({0, 0, 0, 0, 0.01, 230}).hi, 0.01);
+  const BulkRange none = RobustRange({NAN, INFINITY});
+  EXPECT_DOUBLE_EQ(none.lo, 0);
+  EXPECT_DOUBLE_EQ(none.hi, 0);
+}
+
+TEST(SvgPlot, AValueBeyondTheAxisIsDrawnAtTheEdgeAndCounted) {
+  const PlotSpec spec{.title = "Depth error vs distance",
+                      .x_label = "real range [m]",
+                      .y_label = "sim - real range [m]"};
+  Series abs = Bins("|error|", {0.01, 0.012, 0.02, 0.03, 230}, {40000, 900, 500, 200, 1});
+  abs.err_floor = 0;
+  const std::string svg = LinePlotSvg(spec, {abs});
+  // The ticks are those of centimetres, not of hundreds of metres.
+  for (const std::string& t : Texts(svg, "ytick"))
+    EXPECT_LT(std::stod(t), 1.0) << t;
+  const auto beyond = Texts(svg, "beyond");
+  ASSERT_EQ(beyond.size(), 1u);
+  EXPECT_NE(beyond[0].find("230"), std::string::npos);
+  ASSERT_EQ(Texts(svg, "note").size(), 1u);
+  EXPECT_NE(Texts(svg, "note")[0].find("1 value beyond the axis"), std::string::npos);
+  // Its marker sits on the frame's top edge, hollow, its tooltip with the value.
+  const auto m = Markers(svg, 0);
+  ASSERT_EQ(m.size(), 5u);
+  EXPECT_NEAR(Attribute(m[4].second, "cy"), 68, 0.5);  // kTopWithNote
+  EXPECT_EQ(StringAttribute(m[4].second, "fill"), "white");
+  EXPECT_NE(svg.find("|error|: 11.25, 230 (1 pairs) (beyond the axis)"), std::string::npos);
+}
+
+// |error| is never negative: its error bars stop at zero when the std exceeds the mean.
+TEST(SvgPlot, AbsoluteErrorBarsStopAtZero) {
+  Series abs = Bins("|error|", {0.05, 0.06}, {1000, 1000});
+  abs.err = {0.2, 0.01};
+  abs.err_floor = 0;
+  const std::string svg =
+      LinePlotSvg({.title = "t", .x_label = "x [m]", .y_label = "y [m]"}, {abs});
+  // The zero gridline's y: the tick labelled 0.
+  std::smatch zero;
+  ASSERT_TRUE(
+      std::regex_search(svg, zero,
+                        std::regex("y1=\"([-0-9.]+)\" y2=\"[-0-9.]+\" stroke=\"#ddd\"/><text "
+                                   "class=\"ytick\"[^>]*>0</text>")));
+  const double y0 = std::stod(zero[1]);
+  // Vertical lines in the series' colour (the legend's sample is horizontal).
+  const std::regex bar(
+      "<line x1=\"([-0-9.]+)\" x2=\"\\1\" y1=\"([-0-9.]+)\" y2=\"([-0-9.]+)\" stroke=\"#0072B2\"");
+  size_t bars = 0;
+  for (auto it = std::sregex_iterator(svg.begin(), svg.end(), bar); it != std::sregex_iterator();
+       ++it) {
+    ++bars;
+    EXPECT_LE(std::stod((*it)[2]), y0 + 0.05);  // the bottom end: not below zero
+  }
+  EXPECT_EQ(bars, 2u);
+  // No axis below zero for it either.
+  for (const std::string& t : Texts(svg, "ytick"))
+    EXPECT_GE(std::stod(t), 0.0) << t;
+}
+
+TEST(SvgPlot, ABarBeyondTheAxisIsCutAndItsValueWritten) {
+  Series s{.name = "|error| mean +- std", .y = {0.01, 0.02, 0.015, 230}, .err = {}, .err_floor = 0};
+  s.count = {5000, 4000, 3000, 1};
+  const std::string svg = BarPlotSvg({.title = "Depth error by material",
+                                      .x_label = "simulated material (n = pairs)",
+                                      .y_label = "|sim - real range| [m]"},
+                                     {"asphalt", "glass", "wood", "paint"}, {s});
+  for (const std::string& t : Texts(svg, "ytick"))
+    EXPECT_LT(std::stod(t), 1.0) << t;
+  ASSERT_EQ(Texts(svg, "beyond").size(), 1u);
+  EXPECT_NE(svg.find("class=\"break\""), std::string::npos);
+  EXPECT_EQ(Texts(svg, "count").size(), 4u);
+}
+
 compare::ComparisonMetrics SampleRun() {
   compare::ComparisonMetrics m;
   m.label = "lab";
@@ -213,6 +299,9 @@ TEST(SvgPlot, EveryReportPlotHasTicksUnitsAndALegend) {
     EXPECT_NE(svg.find("<g class=\"legend\">"), std::string::npos);
   }
   EXPECT_EQ(plots, 6u);
+  // Material names where compare had them; the x label says when it had only ids.
+  EXPECT_NE(html.find(">asphalt</text>"), std::string::npos);
+  EXPECT_EQ(html.find("by id where no scene named it"), std::string::npos);
   // The target plots: real and simulated differ in shape and in colour.
   const size_t kpi = html.find("N_points per target");
   ASSERT_NE(kpi, std::string::npos);
@@ -249,6 +338,46 @@ TEST(SvgPlot, OneUnitPerQuantityInTablesAndPlots) {
                     "points | no points |"),
             std::string::npos)
       << md;
+}
+
+// Text columns (file names, association, meaning, status) read from the left, numbers from
+// the right: in the HTML (class "text") and in the Markdown's alignment row.
+TEST(SvgPlot, TextColumnsAreLeftAlignedAndNumbersRight) {
+  compare::ComparisonMetrics m = SampleRun();
+  m.real_file = "real.pcap";
+  m.sim_file = "sim.h5";
+  const Report r = BuildReport({m});
+  const std::string html = RenderHtml(r);
+  EXPECT_NE(html.find("<td class=\"text\">real.pcap</td><td class=\"text\">sim.h5</td><td "
+                      "class=\"text\">a.u.</td><td>1</td>"),
+            std::string::npos)
+      << html;
+  EXPECT_NE(html.find("<td class=\"text\">plate</td><td class=\"text\">wood</td><td>0</td>"),
+            std::string::npos);
+  EXPECT_NE(html.find(".text{text-align:left}"), std::string::npos);
+  const std::string md = RenderMarkdown(r);
+  // label, real, simulated, intensity unit, association: text; frames, points, pairs,
+  // dropped: numbers.
+  EXPECT_NE(md.find("| --- | --- | --- | --- | ---: | --- | ---: | ---: | ---: | ---: |"),
+            std::string::npos)
+      << md;
+}
+
+// Intensity in each recording's own unit, as compare recorded it: one unit where the sides
+// agree, both named where they do not, a.u. for metrics files of before.
+TEST(SvgPlot, IntensityInTheRecordingsOwnUnit) {
+  compare::ComparisonMetrics m = SampleRun();
+  m.real_intensity_unit = m.sim_intensity_unit = "percent";
+  std::string html = RenderHtml(BuildReport({m}));
+  EXPECT_NE(html.find("sim - real intensity [percent]"), std::string::npos);
+  EXPECT_NE(html.find("int. |err| mean [percent]"), std::string::npos);
+  EXPECT_EQ(html.find("a.u."), std::string::npos);
+  m.real_intensity_unit = "ouster signal photons";
+  html = RenderHtml(BuildReport({m}));
+  EXPECT_NE(html.find("sim - real intensity [real ouster signal photons / sim percent]"),
+            std::string::npos);
+  EXPECT_NE(html.find("I_mean real [ouster signal photons]"), std::string::npos);
+  EXPECT_NE(html.find("I_mean sim [percent]"), std::string::npos);
 }
 
 }  // namespace

@@ -27,17 +27,10 @@ std::string InputsSignature(const compare::CompareInputs& in) {
   return signature;
 }
 
-std::string IntensityUnitOf(const std::string& reader) {
-  // As the readers store it: Ouster the signal photon count (reflectivity where the profile has
-  // no signal field), Velodyne its calibrated reflectivity 0..255, KITTI the remission 0..1
-  // times 100 (datasets/kitti/kitti_bin.cpp), nuScenes its intensity 0..255. A lidartwin .h5 of
-  // a capability or ideal detector holds R(theta) in percent (sim/frame.h), of a raw detector
-  // the sensor's unit: not known from the reader alone.
-  if (reader == "ouster-pcap") return "photon counts";
-  if (reader == "velodyne-pcap") return "reflectivity 0-255";
-  if (reader == "kitti-bin") return "percent (remission x 100)";
-  if (reader == "nuscenes-bin") return "0-255";
-  return "";
+std::string IntensityUnitOf(const Recording& r) {
+  // As the reader recorded it (intensity_unit.h): Ouster's signal photons or reflectivity by
+  // profile, Velodyne's reflectivity byte, a simulation's percent or counts, ...
+  return r.intensity_unit == kIntensityUnknown ? "" : r.intensity_unit;
 }
 
 PresentFields PresentFieldsOf(const Frame& f) {
@@ -60,7 +53,7 @@ Expected<ViewerDocument> BuildViewerDocument(const compare::LoadedComparison& lo
                                              const std::vector<size_t>& pairs) {
   ViewerDocument doc;
   auto source = [](const Recording& r, const std::string& file) {
-    return ViewerSource{file, r.reader, r.sensor, IntensityUnitOf(r.reader)};
+    return ViewerSource{file, r.reader, r.sensor, IntensityUnitOf(r)};
   };
   doc.real = source(loaded.real, in.real_file);
   doc.sim = source(loaded.sim, in.sim_file);

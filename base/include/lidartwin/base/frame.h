@@ -5,6 +5,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <initializer_list>
 #include <optional>
 #include <string>
 #include <vector>
@@ -113,6 +114,19 @@ std::vector<FieldView> FrameFields(const Frame& f);
 // Whether a field of FrameFields may be absent from a frame with points (echo_pulse_width,
 // return_type) rather than always carried.
 bool IsOptionalFrameField(const char* name);
+
+// The fields a frame lacks: per-point fields without a value per point (the source never had
+// them: a real recording's labels, a KITTI scan's channel), which writers leave out rather than
+// write as zeros. Empty for a frame without points.
+std::vector<std::string> AbsentFields(const Frame& f);
+
+// Empties the named per-point fields: what a reader's source does not have is absent from the
+// frame, never zero (an unknown name is a bug).
+void DropFields(Frame& f, std::initializer_list<const char*> names);
+
+// What only a simulation knows about a point: its surface's labels. No sensor reports them.
+inline constexpr std::initializer_list<const char*> kLabelFields = {"material_id", "instance_id",
+                                                                    "semantic_class"};
 
 // Mutable access for readers: resizes the named field to n and returns its storage, or
 // nullptr for an unknown name.

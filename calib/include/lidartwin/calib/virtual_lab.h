@@ -37,6 +37,26 @@ inline constexpr LabMaterial kLabMaterials[] = {{"lambertian_50", 0.5, 0.0, 0.0}
 // widest spot on each axis, centred on the beam.
 inline constexpr double kLabCollectorWidthFactor = 3.0;
 
+// OK when SimulateLab can make a lab from `truth` that `Calibrate` fits: at least one
+// measurement, and none that is bound to come out empty or unfittable. Otherwise an error
+// "virtual lab of sensor profile '<name>' (<file>): key '<key path>': <problem>; add or set
+// <keys and values>" naming the profile keys to add or change (configs/README.md spelling).
+// What each profile gives (docs/calibration.md, "The virtual lab"):
+// - beam.footprint gaussian: a beam kernel and two collector slices;
+// - detector.type threshold: range-intensity, a detection-threshold sweep and two reflectance
+//   curves; it needs detector.signal_noise_nw > 0 (the sweep measures the noise), a near-field
+//   overlap the lab's 0.3..64 m ranges see into and out of (detector.overlap_range_m > 0), at
+//   least 4 of those ranges where a 50 % target is always detected, and a distance where a 5 %
+//   target returns more than T + 2 sigma;
+// - detector.type capability: the farthest range per reflectance (5..100 %); detector.max_range_m
+//   within max_range_m (the rays end there) and reflectance_at_max_range above 0.05 (a target
+//   must stop short of d_max);
+// - detector.type waveform: records of six single targets.
+// An ideal detector with a cone or table footprint gives nothing and is refused. The scan
+// pattern plays no part: the lab fires the beam model from a 16-beam stage.
+Status CheckVirtualLabProfile(const SensorProfile& truth);
+
+// Calls CheckVirtualLabProfile first: a profile it refuses simulates nothing.
 Expected<LabFolder> SimulateLab(const SensorProfile& truth, const VirtualLabOptions& options);
 
 // The example unit the demo and the tests calibrate: a threshold-detector data sheet with a

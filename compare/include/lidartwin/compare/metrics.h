@@ -105,6 +105,10 @@ struct ChamferMetrics {
 struct ComparisonMetrics {
   std::string label;
   std::string real_file, sim_file;
+  // What each side's intensity holds (Recording::intensity_unit); empty in metrics files
+  // written before units were carried. Intensity errors subtract the two: meaningful only
+  // where they agree (or both are reflectivity in percent, IsReflectivityPercent).
+  std::string real_intensity_unit, sim_intensity_unit;
   std::string association;  // method used (if the frames differ: the first frame's)
   std::string association_reason;
   uint32_t frames = 0;

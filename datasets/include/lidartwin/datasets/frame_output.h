@@ -33,8 +33,9 @@ class FrameOutput {
   // Frames in order, as they are produced (nothing is kept in memory).
   Status Write(const Frame& frame);
   // Moves everything into place. Per-frame outputs replace the whole earlier set: files
-  // out_NNNNNN.ext (six digits) that this run did not write are removed, so a shorter run never
-  // mixes with a longer one.
+  // out_NNNNNN.ext (six digits) that this run did not write are removed, and so is out.ext
+  // itself when this run wrote several frames, so a run never mixes with an earlier one of
+  // another length.
   Status Close();
   // After Close(): the files written, in frame order.
   const std::vector<std::filesystem::path>& written() const { return written_; }
@@ -55,8 +56,8 @@ class FrameOutput {
   std::vector<std::filesystem::path> written_;
 };
 
-// Null when `out`'s extension names a format FrameOutput writes; else the error text
-// "unknown extension '.txt' (expected .h5, .hdf5, .ply, .pcd or .las)".
+// Empty when `out`'s extension names a format FrameOutput writes; else the error text
+// "unknown extension '.txt' (expected .h5, .hdf5, .ply, .pcd, .las, or a ROS 2 bag: ...)".
 std::string UnknownOutputExtension(const std::filesystem::path& out);
 
 // For summary lines: "out.h5", or "out_000000.ply .. out_000009.ply (10 files)".

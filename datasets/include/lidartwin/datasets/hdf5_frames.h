@@ -32,6 +32,14 @@ struct DatasetInfo {
   std::string backend;  // "cpu", "cuda", or the reader for real recordings
   uint64_t seed = 0;
   double wavelength_nm = 0;
+  // What /points/intensity holds (intensity_unit.h): written as that column's unit attribute
+  // and read back from it. Empty when writing: "percent" (what simulations of every detector
+  // but the waveform one report).
+  std::string intensity_unit;
+  // The scene's material names by material_id (simulations; empty elsewhere): compare names its
+  // by-material bins with them when no --scene is given. Attribute "material_names", one name
+  // a line, written only when there are names.
+  std::vector<std::string> material_names;
 };
 
 class Hdf5FrameWriter {

@@ -25,6 +25,9 @@ enum class OusterProfile {
 
 // The profile's name as the metadata spells it ("RNG19_RFL8_SIG16_NIR16"), for messages.
 const char* OusterProfileName(OusterProfile p);
+// What a frame's intensity holds in a profile: the signal photons where it has a signal
+// field, else the reflectivity byte (ouster_points.h; intensity_unit.h).
+const char* OusterIntensityUnit(OusterProfile p);
 
 struct OusterMetadata {
   std::filesystem::path file;  // where it was read from, for messages

@@ -15,6 +15,7 @@
 #include "lidartwin/base/status.h"
 #include "lidartwin/datasets/frame_sink.h"
 #include "lidartwin/datasets/hdf5_frames.h"
+#include "lidartwin/datasets/intensity_unit.h"
 #include "lidartwin/datasets/pcap.h"
 
 namespace lt {
@@ -36,6 +37,8 @@ struct Recording {
   std::string reader;
   std::string sensor;        // product line or calibration file name
   double wavelength_nm = 0;  // data sheets: Ouster 865, Velodyne 903, HDL-64E 905
+  // What Frame::intensity holds (intensity_unit.h): "ouster signal photons", "percent", ...
+  std::string intensity_unit = "unknown";
   // .h5: the file's own description (sensor profile and scene YAML, software version, seed,
   // backend), for a converter to carry over; empty for the other types.
   DatasetInfo source;

@@ -24,7 +24,9 @@ struct CompareRecordingsOptions {
   // Beams each frame fired, for the drop accuracy; none: the simulated file's sensor profile's
   // when it holds one, else none (0: none).
   std::optional<uint64_t> beams_per_frame;
-  std::filesystem::path out;    // metrics.json
+  std::filesystem::path out;  // metrics.json; with write_metrics, only its name in messages
+  // Set: the metrics JSON is handed to it (standard output, say) instead of written to `out`.
+  std::function<Status(const std::string& json)> write_metrics;
   std::filesystem::path pairs;  // every pair as CSV; empty: none
   std::string label;            // empty: the simulated file's stem
   MeshLoader mesh_loader;       // for a scene with meshes

@@ -14,6 +14,7 @@ namespace lt {
 struct PosedRecording {
   std::string reader;  // Recording::reader: ouster-pcap, velodyne-pcap, ...
   std::string sensor;
+  std::string intensity_unit;  // Recording::intensity_unit
   std::vector<Frame> frames;
   std::vector<physics::Pose<double>> start_poses, end_poses;
   bool poses_from_recording = false;  // a lidartwin .h5's own frame poses

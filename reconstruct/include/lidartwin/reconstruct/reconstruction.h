@@ -77,7 +77,12 @@ struct ReconstructOptions {
 };
 
 struct ReconstructionSummary {
-  size_t input_points = 0, used_points = 0, vertices = 0, triangles = 0;
+  size_t input_points = 0;     // every point of the frames
+  size_t in_range_points = 0;  // of those, finite and within [min_range_m, max_range_m]
+  // What the mesher took: one point per voxel_m voxel (poisson, ball-pivoting; the only
+  // methods that thin), else the points in range.
+  size_t used_points = 0;
+  size_t vertices = 0, triangles = 0;                          // the surface written
   size_t carved_triangles = 0;                                 // removed by visibility carving
   std::vector<std::pair<double, size_t>> reflectance_classes;  // reflectance, triangles
   std::vector<std::filesystem::path> written;  // every file written, in order (scene.yaml last)

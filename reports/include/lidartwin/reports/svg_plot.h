@@ -2,6 +2,7 @@
 // and grouped bar charts. Output is a standalone <svg> element (inline in the page).
 #pragma once
 
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -21,6 +22,9 @@ struct Series {
   // (opacity and size grow with log(1 + count) up to the plot's largest count; below
   // kFewCount the marker is hollow).
   std::vector<double> count{};
+  // Error bars end here at the bottom: 0 for magnitudes (|error|), whose mean - std may be
+  // negative although no value is.
+  double err_floor = -std::numeric_limits<double>::infinity();
 };
 
 // Below this many pairs a bin's mean is mostly noise: its marker is drawn hollow.
@@ -40,9 +44,13 @@ struct PlotSpec {
   std::string note{};  // optional line under the plot area ("2 targets without points")
 };
 
-// Points joined by lines (sorted by x), with error bars where given.
+// Points joined by lines (sorted by x), with error bars where given. The value axis spans
+// RobustRange of the values, widened for their error bars by at most a quarter of that span
+// each side: a value outside it is drawn on the frame's edge (its marker, an arrow and the
+// value written; the note line counts them), an error bar reaching further is cut at the edge.
 std::string LinePlotSvg(const PlotSpec& spec, const std::vector<Series>& series);
-// One group per category, one bar per series, error bars where given.
+// One group per category, one bar per series, error bars where given; the value axis as
+// LinePlotSvg's, a bar beyond it cut at the edge with a break mark and its value written.
 std::string BarPlotSvg(const PlotSpec& spec, const std::vector<std::string>& categories,
                        const std::vector<Series>& series);
 
@@ -55,6 +63,20 @@ struct Axis {
   std::vector<double> ticks;
 };
 Axis ValueAxis(double lo, double hi, int min_ticks = 4);
+
+// The span of `values` a plot's value axis shows, robust against a lone far-off value (a bin
+// of one pair at 230 m error must not flatten the others): the quartiles of the values (and
+// `must`, 0 for errors and counts), then grown outward one value at a time, the nearest
+// first, while the next value at most kMaxStretch-folds the span so far (a degenerate span
+// takes its first neighbour whatever it is). A value that would stretch it further, and every
+// value beyond it, is left outside: plots draw those at the edge of the frame, write their
+// value and count them in the legend. Non-finite values are ignored.
+inline constexpr double kMaxStretch = 10;
+struct BulkRange {
+  double lo = 0, hi = 0;
+  bool Holds(double v) const;  // v within [lo, hi] (as RobustRange clamps extreme values)
+};
+BulkRange RobustRange(std::vector<double> values, double must = 0);
 std::string EscapeXml(const std::string& text);
 
 }  // namespace lt::reports

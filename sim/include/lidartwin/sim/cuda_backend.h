@@ -21,7 +21,8 @@
 
 namespace lt {
 
-// OK when a CUDA device can be used; otherwise why not ("no CUDA device", driver errors).
+// OK when a CUDA device can be used; otherwise why not, for a person: "no GPU found: ..." (no
+// NVIDIA driver, or no device it sees), a driver older than the runtime, or CUDA's own error.
 Status CudaAvailable();
 // Name and memory of device 0, for reports.
 std::string CudaDeviceName();

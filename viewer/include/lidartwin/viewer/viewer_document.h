@@ -65,7 +65,7 @@ Expected<ViewerDocument> LoadViewerDocument(const compare::CompareInputs& in,
 // document again when this changes (a new simulation written over the old one).
 std::string InputsSignature(const compare::CompareInputs& in);
 
-// The unit of a recording's intensity field, by its reader ("" where unknown).
-std::string IntensityUnitOf(const std::string& reader);
+// The unit of a recording's intensity field, as its reader recorded it ("" where unknown).
+std::string IntensityUnitOf(const Recording& r);
 
 }  // namespace lt::viewer
