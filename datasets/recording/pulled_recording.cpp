@@ -1,11 +1,21 @@
 #include "lidartwin/datasets/pulled_recording.h"
 
+#include <unistd.h>
+
+#include <string>
+
 namespace lt {
 
 PulledRecording::PulledRecording(RecordingSource source) : source_(std::move(source)) {}
 
 PulledRecording::~PulledRecording() {
   if (!started_) return;
+  if (getpid() != reader_pid_) {
+    // A forked copy (a Python worker pool, say): the reader thread stayed in the parent, and
+    // joining or detaching it here is undefined. Its handle is left unreleased on purpose.
+    new std::thread(std::move(reader_));
+    return;
+  }
   {
     std::lock_guard lock(mutex_);
     if (!finished_) {
@@ -38,6 +48,10 @@ void PulledRecording::Read() {
 }
 
 Expected<std::optional<Frame>> PulledRecording::Next() {
+  if (started_ && getpid() != reader_pid_) {
+    return Error{"this recording was opened and read in process " + std::to_string(reader_pid_) +
+                 "; a forked process has no reader of it: open it again there"};
+  }
   std::unique_lock lock(mutex_);
   if (finished_) {
     if (!result_.ok() && !error_given_) {
@@ -49,6 +63,7 @@ Expected<std::optional<Frame>> PulledRecording::Next() {
   turn_ = Turn::kReader;
   if (!started_) {
     started_ = true;
+    reader_pid_ = getpid();
     reader_ = std::thread([this] { Read(); });
   }
   changed_.notify_all();

@@ -40,6 +40,9 @@ Status CalibrateLabOptions::Validate() const {
         "out", "out " + out.string() + " is the base profile; write the calibrated one elsewhere");
   }
   if (report.empty()) return OptionError("report", "report needs a folder name");
+  if (fs::weakly_canonical(report, ec) == fs::weakly_canonical(out, ec))
+    return OptionError("report", "report " + report.string() +
+                                     " is the calibrated profile's name too; give each its own");
   if (fs::exists(report, ec) && !fs::is_directory(report, ec)) {
     return OptionError("report", "report " + report.string() + " exists and is not a folder");
   }

@@ -4,6 +4,8 @@
 #include <fmt/core.h>
 
 #include <chrono>
+#include <filesystem>
+#include <utility>
 
 #include "lidartwin/base/atomic_file.h"
 #include "lidartwin/base/config_check.h"
@@ -77,6 +79,29 @@ Status CompareRecordingsOptions::Validate() const {
   if (!check.ok())
     return OptionError("distance_edges_m", "distance_edges_m: " + check.problem()->problem);
   if (out.empty()) return OptionError("out", "out: no metrics file given");
+  // An output that is an input would overwrite what is being compared; two outputs one file
+  // would lose one.
+  const auto same = [](const std::string& a, const std::string& b) {
+    if (a.empty() || b.empty()) return false;
+    std::error_code ec1, ec2;
+    const auto ca = std::filesystem::weakly_canonical(a, ec1);
+    const auto cb = std::filesystem::weakly_canonical(b, ec2);
+    return !ec1 && !ec2 && ca == cb;
+  };
+  const compare::CompareInputs& in = inputs;
+  const std::pair<const char*, std::string> read[] = {
+      {"real_file", in.real_file},       {"sim_file", in.sim_file},
+      {"real_sidecar", in.real_sidecar}, {"real_firetimes", in.real_firetimes},
+      {"rois_file", in.rois_file},       {"scene_file", in.scene_file}};
+  for (const auto& [key, written] : {std::pair{"out", out.string()}, {"pairs", pairs.string()}}) {
+    for (const auto& [input, path] : read) {
+      if (same(written, path))
+        return OptionError(key, std::string(key) + " " + written + " is the " + input +
+                                    "; it would be overwritten");
+    }
+  }
+  if (!pairs.empty() && same(out.string(), pairs.string()))
+    return OptionError("pairs", "pairs " + pairs.string() + " is the metrics file (out) too");
   if (beams_per_frame && *beams_per_frame > kMaxBeamsPerFrame)
     return OptionError("beams_per_frame", "beams_per_frame: must be in 0.." +
                                               std::to_string(kMaxBeamsPerFrame) + ", got " +

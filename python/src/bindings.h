@@ -4,6 +4,7 @@
 
 #include <pybind11/pybind11.h>
 
+#include <initializer_list>
 #include <memory>
 #include <utility>
 
@@ -29,6 +30,13 @@ void BindJobs(py::module_& m);
 inline void ThrowIfError(const Status& status) {
   if (!status.ok()) Raise(status.error());
 }
+
+// An Options struct's Validate() failing: an argument refused, raised as OptionError naming its
+// key ("simulation options: key 'motion_slices': ..." names motion_slices). `keywords` maps a
+// library key to the keyword the Python function takes where they differ
+// ({"association.max_angle_deg", "max_angle_deg"}); the message then says the keyword too.
+void ThrowIfInvalid(const Status& status,
+                    std::initializer_list<std::pair<const char*, const char*>> keywords = {});
 template <typename T>
 T Unwrap(Expected<T>&& value) {
   if (!value.ok()) Raise(value.error());

@@ -87,6 +87,21 @@ physics::Pose<double> PoseFromMatrix(const py::handle& matrix) {
   for (py::ssize_t i = 0; i < m.size(); ++i) {
     if (!std::isfinite(d[i])) throw py::value_error("a pose has a value that is not finite");
   }
+  // A rotation: orthonormal rows (R R^T = I within 1e-6, what a float-printed matrix keeps) and
+  // a determinant of +1 (not a reflection); a 4x4's last row [0 0 0 1].
+  for (int a = 0; a < 3; ++a) {
+    for (int b = 0; b < 3; ++b) {
+      const double dot =
+          d[4 * a] * d[4 * b] + d[4 * a + 1] * d[4 * b + 1] + d[4 * a + 2] * d[4 * b + 2];
+      if (std::abs(dot - (a == b ? 1.0 : 0.0)) > 1e-6)
+        throw py::value_error("a pose's 3x3 part is not a rotation (its rows are not orthonormal)");
+    }
+  }
+  const double det = d[0] * (d[5] * d[10] - d[6] * d[9]) - d[1] * (d[4] * d[10] - d[6] * d[8]) +
+                     d[2] * (d[4] * d[9] - d[5] * d[8]);
+  if (det < 0) throw py::value_error("a pose's 3x3 part is a reflection (determinant -1)");
+  if (m.shape(0) == 4 && (d[12] != 0 || d[13] != 0 || d[14] != 0 || d[15] != 1))
+    throw py::value_error("a 4x4 pose's last row must be [0, 0, 0, 1]");
   return {physics::QuatFromRotationMatrix(d, 4), {d[3], d[7], d[11]}};
 }
 

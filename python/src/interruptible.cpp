@@ -1,7 +1,5 @@
 #include "interruptible.h"
 
-#include <pthread.h>
-
 #include "lidartwin/base/cancellation.h"
 
 namespace lt::python {
@@ -11,27 +9,37 @@ extern "C" void OnInterrupt(int) {
   RequestCancel();
 }
 
-bool OnMainThread() {
-  // Python delivers signals to its main thread only; a call from another thread keeps the
-  // handler as it is (and cannot be interrupted, as Python code on that thread cannot).
-  return PyGILState_Check() && _PyOS_IsMainThread();
+// Whether Ctrl-C is Python's default here: the main thread (the only one Python delivers
+// signals to) with signal.default_int_handler in place.
+bool PythonDefaultInterrupt() {
+  if (!_PyOS_IsMainThread()) return false;
+  PyObject* signal = PyImport_ImportModule("signal");
+  if (!signal) {
+    PyErr_Clear();
+    return false;
+  }
+  PyObject* current = PyObject_CallMethod(signal, "getsignal", "i", SIGINT);
+  PyObject* fallback = PyObject_GetAttrString(signal, "default_int_handler");
+  const bool is_default = current && fallback && current == fallback;
+  Py_XDECREF(current);
+  Py_XDECREF(fallback);
+  Py_DECREF(signal);
+  PyErr_Clear();
+  return is_default;
 }
 
 }  // namespace
 
-Interruptible::Interruptible() {
-  ClearCancel();
-  if (OnMainThread()) {
-    struct sigaction ours {};
-    ours.sa_handler = OnInterrupt;
-    sigemptyset(&ours.sa_mask);
-    installed_ = sigaction(SIGINT, &ours, &previous_) == 0;
-  }
-  release_.emplace();
+SigintTakeover::SigintTakeover() {
+  if (!PythonDefaultInterrupt()) return;
+  ClearCancel();  // a request left from an earlier call is not this one's
+  struct sigaction ours {};
+  ours.sa_handler = OnInterrupt;
+  sigemptyset(&ours.sa_mask);
+  installed_ = sigaction(SIGINT, &ours, &previous_) == 0;
 }
 
-Interruptible::~Interruptible() {
-  release_.reset();  // the GIL back first: the caller goes on in Python
+SigintTakeover::~SigintTakeover() {
   if (installed_) sigaction(SIGINT, &previous_, nullptr);
 }
 

@@ -34,6 +34,14 @@ namespace {
 
 using Path = std::filesystem::path;
 
+// Where a library key and the Python keyword differ (the CLI's flags differ the same way).
+constexpr std::initializer_list<std::pair<const char*, const char*>> kCompareKeywords = {
+    {"association.max_angle_deg", "max_angle_deg"},
+    {"association.max_distance_m", "max_distance_m"},
+    {"distance_edges_m", "distance_bins"}};
+constexpr std::initializer_list<std::pair<const char*, const char*>> kReconstructKeywords = {
+    {"poisson_depth", "depth"}};
+
 MeshLoader BuiltInMeshLoader() {
 #if LT_WITH_OPEN3D
   return LoadMeshWithOpen3d;
@@ -126,7 +134,7 @@ py::dict Compare(const std::string& real, const std::string& sim, const Path& ou
   if (max_angle_deg) in.association.max_angle_deg = *max_angle_deg;
   if (max_distance_m) in.association.max_distance_m = *max_distance_m;
   in.min_range_m = min_range_m;
-  ThrowIfError(in.Validate());
+  ThrowIfInvalid(in.Validate(), kCompareKeywords);
   o.distance_edges_m = distance_bins ? *distance_bins : compare::CompareOptions{}.distance_edges_m;
   o.beams_per_frame = beams_per_frame;
   o.out = out;
@@ -135,7 +143,7 @@ py::dict Compare(const std::string& real, const std::string& sim, const Path& ou
   o.mesh_loader = BuiltInMeshLoader();
   CollectedLog log;
   o.log = log.Log();
-  ThrowIfError(o.Validate());
+  ThrowIfInvalid(o.Validate(), kCompareKeywords);
   ThrowIfError(RunInterruptibly([&] { return jobs::CompareRecordings(o); }));
   py::dict d = log.Result();
   d["out"] = out.string();
@@ -147,12 +155,14 @@ SimulationJob SimulationJobOf(const Path& sensor, const Path& scene,
                               const std::string& backend, unsigned threads,
                               uint32_t motion_slices) {
   SimulationJob job;
+  // "auto", as Simulator and labgen take it: the GPU when one is usable.
+  job.backend =
+      backend == "auto" ? (BackendAvailable(Backend::kCuda).ok() ? "cuda" : "cpu") : backend;
   job.sensor = sensor;
   job.scene = scene;
   job.trajectory = trajectory;
   job.frames = frames;
   job.seed = seed;
-  job.backend = backend;
   job.threads = threads;
   job.motion_slices = motion_slices;
   job.mesh_loader = BuiltInMeshLoader();
@@ -167,7 +177,7 @@ py::dict Simulate(const Path& sensor, const Path& scene, const Path& out,
       SimulationJobOf(sensor, scene, trajectory, frames, seed, backend, threads, motion_slices);
   job.out = out;
   job.keep_frames = false;
-  ThrowIfError(job.Validate());
+  ThrowIfInvalid(job.Validate());
   auto result = Unwrap(RunInterruptibly([&] { return RunSimulation(job); }));
   py::dict d;
   d["frames"] = result.frames_written;
@@ -188,6 +198,13 @@ py::dict Export(const Path& sensor, const Path& scene, const Path& out,
   o.folder = out;
   o.shards = shards;
   o.bag = bag;
+  if (shards == 0) Raise(OptionError("shards", "shards 0: at least one"));
+  // The simulation's own keys (its out is the folder's business): as simulate checks them.
+  SimulationJob checked = o.simulation;
+  checked.out = "dataset.h5";
+  ThrowIfInvalid(checked.Validate());
+  if (Status s = BackendAvailable(*ParseBackend(o.simulation.backend)); !s.ok())
+    Raise(OptionError("backend", "backend " + o.simulation.backend + ": " + s.message()));
   CollectedLog log;
   o.log = log.Log();
   ThrowIfError(RunInterruptibly([&] { return jobs::RunExport(o); }));
@@ -207,14 +224,13 @@ ReconstructOptions ReconstructOptionsOf(const std::string& method, int depth, do
   r.carve = carve;
   ConfigCheck check;
   r.Check(check);
-  if (const auto& p = check.problem())
-    Raise(OptionError(p->key_path, p->key_path + ": " + p->problem));
+  ThrowIfInvalid(check.ToStatus("reconstruction"), kReconstructKeywords);
   return r;
 }
 
 double PoseFraction(const std::string& pose_at) {
   auto fraction = PoseFractionOf(pose_at);
-  if (!fraction.ok()) Raise(OptionError("pose_at", "pose_at: " + fraction.message()));
+  if (!fraction.ok()) Raise(OptionError("pose_at", fraction.message()));
   return *fraction;
 }
 
@@ -240,7 +256,7 @@ py::dict Reconstruct(const std::string& recording, const Path& out, const std::s
   o.out = out;
   CollectedLog log;
   o.log = log.Log();
-  ThrowIfError(o.Validate());
+  ThrowIfInvalid(o.Validate(), kReconstructKeywords);
   ThrowIfError(RunInterruptibly([&] { return jobs::ReconstructRecording(o); }));
   py::dict d = log.Result();
   d["out"] = out.string();
@@ -277,7 +293,7 @@ py::dict Reproduce(const std::string& recording, const Path& out, uint32_t simul
   };
   CollectedLog log;
   o.log = log.Log();
-  ThrowIfError(o.Validate());
+  ThrowIfInvalid(o.Validate(), kReconstructKeywords);
   ThrowIfError(RunInterruptibly([&] { return jobs::Reproduce(o); }));
   py::dict d = log.Result();
   d["out"] = out.string();
@@ -296,7 +312,7 @@ py::dict Labgen(const Path& profile, const Path& out, uint64_t seed, const std::
   o.serial = serial;
   CollectedLog log;
   o.log = log.Log();
-  ThrowIfError(o.Validate());
+  ThrowIfInvalid(o.Validate());
   ThrowIfError(RunInterruptibly([&] { return jobs::Labgen(o); }));
   py::dict d = log.Result();
   d["out"] = out.string();
@@ -311,7 +327,7 @@ py::dict Calibrate(const Path& lab, const Path& base, const Path& out, const Pat
   o.report = report;
   CollectedLog log;
   o.log = log.Log();
-  ThrowIfError(o.Validate());
+  ThrowIfInvalid(o.Validate());
   ThrowIfError(RunInterruptibly([&] { return jobs::CalibrateLab(o); }));
   py::dict d = log.Result();
   d["out"] = out.string();
@@ -336,10 +352,10 @@ void BindJobs(py::module_& m) {
         arg("min_range_m") = 0.0, arg("distance_bins") = py::none(),
         arg("beams_per_frame") = py::none(), arg("pairs") = "", arg("label") = "");
   m.def("_simulate", &Simulate, arg("sensor"), arg("scene"), arg("out"), py::kw_only(),
-        arg("trajectory") = py::none(), arg("frames") = 1, arg("seed") = 0, arg("backend") = "cpu",
+        arg("trajectory") = py::none(), arg("frames") = 1, arg("seed") = 0, arg("backend") = "auto",
         arg("threads") = 0, arg("motion_slices") = 16);
   m.def("_export", &Export, arg("sensor"), arg("scene"), arg("out"), py::kw_only(),
-        arg("trajectory") = py::none(), arg("frames") = 1, arg("seed") = 0, arg("backend") = "cpu",
+        arg("trajectory") = py::none(), arg("frames") = 1, arg("seed") = 0, arg("backend") = "auto",
         arg("threads") = 0, arg("motion_slices") = 16, arg("shards") = 1, arg("bag") = false);
 #if LT_WITH_OPEN3D
   const ReconstructOptions r;

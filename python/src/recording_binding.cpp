@@ -5,6 +5,7 @@
 #include <pybind11/stl/filesystem.h>
 
 #include <filesystem>
+#include <map>
 #include <optional>
 
 #include "bindings.h"
@@ -53,11 +54,26 @@ std::vector<std::filesystem::path> WriteFrames(const std::filesystem::path& path
   info.backend = "python";
   info.wavelength_nm = wavelength_nm;
   info.intensity_unit = intensity_unit;
-  auto output = Unwrap(FrameOutput::Open(path, info));
+  // Every item a Frame with its own index (a frames file keeps one row an index), checked
+  // before anything is opened.
+  std::vector<SharedFrame> list;
+  std::map<uint32_t, size_t> seen;
   for (const auto& item : frames) {
-    const Frame& frame = item.cast<const Frame&>();
-    ThrowIfError(RunInterruptibly([&] { return output.Write(frame); }));
+    if (!py::isinstance<Frame>(item))
+      throw py::type_error("frames[" + std::to_string(list.size()) + "] is a " +
+                           std::string(py::str(item.get_type().attr("__name__"))) +
+                           ", not a lidartwin.Frame");
+    list.push_back(item.cast<SharedFrame>());
+    const auto [at, fresh] = seen.emplace(list.back()->index, list.size() - 1);
+    if (!fresh)
+      throw py::value_error("frames[" + std::to_string(list.size() - 1) + "] has index " +
+                            std::to_string(list.back()->index) + ", as frames[" +
+                            std::to_string(at->second) +
+                            "] has: give each frame its own Frame.index");
   }
+  auto output = Unwrap(FrameOutput::Open(path, info));
+  for (const SharedFrame& frame : list)
+    ThrowIfError(RunInterruptibly([&] { return output.Write(*frame); }));
   ThrowIfError(RunInterruptibly([&] { return output.Close(); }));
   return output.written();
 }

@@ -60,17 +60,31 @@ class PySimulator {
     options_.seed = seed;
     options_.threads = threads;
     options_.motion_slices = motion_slices;
-    ThrowIfError(options_.Validate());
-    Make(trajectory ? *trajectory : Trajectory::Static());
+    ThrowIfInvalid(options_.Validate());
+    own_ = trajectory ? *trajectory : Trajectory::Static();
+    Make(own_);
+    at_own_ = true;
   }
 
   py::list Simulate(const py::object& pose, const std::optional<Trajectory>& trajectory,
                     uint32_t frames, uint32_t first) {
     if (frames == 0) Raise(OptionError("frames", "frames 0: at least one"));
+    // Frame indices are 32-bit: the last one asked for must be one.
+    if (uint64_t{first} + frames - 1 > UINT32_MAX)
+      Raise(OptionError("frames", "first " + std::to_string(first) + " + frames " +
+                                      std::to_string(frames) + " runs past frame 4294967295"));
     if (!pose.is_none() && trajectory)
       Raise(OptionError("pose", "pose: give a pose or a trajectory, not both"));
-    if (!pose.is_none()) Make(StaticAt(PoseFromMatrix(pose)));
-    if (trajectory) Make(*trajectory);
+    if (!pose.is_none()) {
+      Make(StaticAt(PoseFromMatrix(pose)));
+      at_own_ = false;
+    } else if (trajectory) {
+      Make(*trajectory);
+      at_own_ = false;
+    } else if (!at_own_) {  // back to the trajectory it was made with
+      Make(own_);
+      at_own_ = true;
+    }
     auto simulated = RunInterruptibly([&]() -> Expected<std::vector<Frame>> {
       std::vector<Frame> out;
       for (uint32_t k = 0; k < frames; ++k) {
@@ -106,7 +120,7 @@ class PySimulator {
 
  private:
   void Make(const Trajectory& trajectory) {
-    ThrowIfError(trajectory.Validate());
+    ThrowIfInvalid(trajectory.Validate());
     auto made = RunInterruptibly(
         [&] { return CreateSimulator(backend_, *scene_, *profile_, trajectory, options_); });
     simulator_.reset();  // the old one first: a GPU holds one scene at a time comfortably
@@ -115,6 +129,8 @@ class PySimulator {
 
   std::shared_ptr<SensorProfile> profile_;
   std::shared_ptr<Scene> scene_;
+  Trajectory own_;      // the trajectory the simulator was made with
+  bool at_own_ = true;  // whether simulator_ follows it (not a pose or trajectory of a call)
   Backend backend_;
   SimulationOptions options_;
   std::unique_ptr<Simulator> simulator_;
@@ -165,7 +181,7 @@ void BindSimulation(py::module_& m) {
                      t.poses.push_back(PoseFromMatrix(p));
                    t.motion_correction = motion_correction;
                    t.start_time_s = start_time_s;
-                   ThrowIfError(t.Validate());
+                   ThrowIfInvalid(t.Validate());
                    return t;
                  }),
                  py::arg("times_s"), py::arg("poses"), py::arg("motion_correction") = false,

@@ -42,6 +42,7 @@ class PulledRecording {
   bool started_ = false, finished_ = false, stop_ = false, error_given_ = false;
   Status result_;
   std::thread reader_;
+  long reader_pid_ = 0;  // the process the reader thread runs in (a fork has none)
 };
 
 }  // namespace lt
