@@ -11,6 +11,7 @@
 #include "lidartwin/base/frame.h"
 #include "lidartwin/base/status.h"
 #include "lidartwin/physics/pose.h"
+#include "lidartwin/sim/scene.h"
 
 namespace lt::python {
 
@@ -46,6 +47,9 @@ T Unwrap(Expected<T>&& value) {
 // A frame as Python holds it: shared, so that the numpy arrays viewing its fields keep it alive.
 using SharedFrame = std::shared_ptr<Frame>;
 py::object FrameToPython(Frame&& frame);
+// The mesh loader of this build: Open3D's, or none (scenes with mesh files then fail to load).
+MeshLoader BuiltInMeshLoader();
+
 // A 4x4 (or 3x4) sensor -> world matrix [R t] as a pose; anything else is a ValueError.
 physics::Pose<double> PoseFromMatrix(const py::handle& matrix);
 

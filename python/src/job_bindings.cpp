@@ -19,7 +19,6 @@
 #include "lidartwin/jobs/export_here.h"
 #include "lidartwin/jobs/job_log.h"
 #if LT_WITH_OPEN3D
-#include "lidartwin/datasets/open3d_mesh_loader.h"
 #include "lidartwin/jobs/reconstruct_recording.h"
 #include "lidartwin/jobs/reproduce.h"
 #include "lidartwin/reconstruct/posed_recording.h"
@@ -41,14 +40,6 @@ constexpr std::initializer_list<std::pair<const char*, const char*>> kCompareKey
     {"distance_edges_m", "distance_bins"}};
 constexpr std::initializer_list<std::pair<const char*, const char*>> kReconstructKeywords = {
     {"poisson_depth", "depth"}};
-
-MeshLoader BuiltInMeshLoader() {
-#if LT_WITH_OPEN3D
-  return LoadMeshWithOpen3d;
-#else
-  return {};
-#endif
-}
 
 // A job's lines, kept while it runs (on any of its threads) and handed back with its result.
 class CollectedLog {

@@ -21,8 +21,8 @@
 #endif
 
 namespace lt::python {
-namespace {
 
+// Open3D's mesh loader where the build has it (scenes with PLY/OBJ meshes).
 MeshLoader BuiltInMeshLoader() {
 #if LT_WITH_OPEN3D
   return LoadMeshWithOpen3d;
@@ -30,6 +30,8 @@ MeshLoader BuiltInMeshLoader() {
   return {};
 #endif
 }
+
+namespace {
 
 Backend ChooseBackend(const std::string& name) {
   if (name == "auto") return BackendAvailable(Backend::kCuda).ok() ? Backend::kCuda : Backend::kCpu;

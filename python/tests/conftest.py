@@ -6,6 +6,7 @@ import os
 import subprocess
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 SOURCE_DIR = Path(os.environ.get("LT_SOURCE_DIR", Path(__file__).resolve().parents[2]))
@@ -38,3 +39,13 @@ def real_data():
     if not REAL_DATA.is_dir():
         pytest.skip(f"{REAL_DATA} is absent: the real-data tests need ../shared/real-data")
     return REAL_DATA
+
+
+def assert_same_frames(a, b):
+    """Two lists of frames with the same fields and, field for field, the same values."""
+    assert len(a) == len(b)
+    for fa, fb in zip(a, b):
+        da, db = fa.fields(), fb.fields()
+        assert da.keys() == db.keys()
+        for name in da:
+            np.testing.assert_array_equal(da[name], db[name], err_msg=name)

@@ -4,15 +4,7 @@ import numpy as np
 import pytest
 
 import lidartwin as lt
-
-
-def assert_same(a, b):
-    assert len(a) == len(b)
-    for fa, fb in zip(a, b):
-        da, db = fa.fields(), fb.fields()
-        assert da.keys() == db.keys()
-        for name in da:
-            np.testing.assert_array_equal(da[name], db[name], err_msg=name)
+from conftest import assert_same_frames
 
 
 def test_kitti_bins_read_as_convert_writes_them(cli, real_data, tmp_path):
@@ -21,7 +13,7 @@ def test_kitti_bins_read_as_convert_writes_them(cli, real_data, tmp_path):
     cli("convert", scan, "--out", out)
     frames = list(lt.read_recording(scan))
     assert len(frames) == 1 and len(frames[0]) > 100000
-    assert_same(frames, list(lt.read_recording(out)))
+    assert_same_frames(frames, list(lt.read_recording(out)))
 
 
 def test_ouster_capture_reads_as_convert_writes_it(cli, real_data, tmp_path):
@@ -33,11 +25,11 @@ def test_ouster_capture_reads_as_convert_writes_it(cli, real_data, tmp_path):
     assert recording.reader == "ouster-pcap"
     frames = list(recording)
     assert len(frames) >= 1
-    assert_same(frames, list(lt.read_recording(out)))
+    assert_same_frames(frames, list(lt.read_recording(out)))
     # And convert through Python writes what the CLI wrote.
     result = lt.convert(pcap, tmp_path / "py.h5", sidecar=meta)
     assert result["frames"] == len(frames)
-    assert_same(frames, list(lt.read_recording(tmp_path / "py.h5")))
+    assert_same_frames(frames, list(lt.read_recording(tmp_path / "py.h5")))
 
 
 def test_frames_written_read_back(tmp_path):

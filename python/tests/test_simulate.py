@@ -7,19 +7,11 @@ import numpy as np
 import pytest
 
 import lidartwin as lt
+from conftest import assert_same_frames
 
 
 def frames_of(path):
     return list(lt.read_recording(path))
-
-
-def assert_same_frames(a, b):
-    assert len(a) == len(b)
-    for fa, fb in zip(a, b):
-        da, db = fa.fields(), fb.fields()
-        assert da.keys() == db.keys()
-        for name in da:
-            np.testing.assert_array_equal(da[name], db[name], err_msg=name)
 
 
 def test_frames_equal_the_clis(cli, configs, tmp_path):
