@@ -1,7 +1,7 @@
 # `cmake --install` (issue 39): the CLI, one shared library with every module, the public headers,
 # the built-in configs, a CMake package (find_package(lidartwin CONFIG)) and a pkg-config file.
 #
-# Why one shared library and not the module archives (docs/adr/0025-install-one-shared-library.md):
+# Why one shared library and not the module archives (docs/adr/0025-python-module-and-install.md):
 # the archives link Open3D, Ceres, HDF5, CUDA and ten smaller libraries privately, and an exported
 # archive drags every one of them into each consumer's link and find_package. liblidartwin.so
 # resolves them once; a consumer needs only what the public headers include (nlohmann_json, Embree

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "lidartwin/base/cancellation.h"
 #include "lidartwin/calib/beam_kernel_fit.h"
 #include "lidartwin/calib/jitter_fit.h"
 #include "lidartwin/calib/model_comparison.h"
@@ -549,6 +550,7 @@ Expected<Calibration> Calibrate(const LabFolder& lab, const SensorProfile& base,
     return Error{lab.dir.string() + "/manifest.yaml: no measurements to fit"};
   }
   if (auto s = FitBeam(lab, c); !s.ok()) return s.error();
+  if (auto s = CheckCancelled(); !s.ok()) return s.error();
   if (!lab.threshold_sweeps.empty() && lab.range_intensity_curves.empty()) {
     return Error{lab.dir.string() +
                  ": the detection_threshold sweep needs a range_intensity "
@@ -564,8 +566,11 @@ Expected<Calibration> Calibrate(const LabFolder& lab, const SensorProfile& base,
       if (auto s = FitThresholdSweeps(lab, *link, *jitter, c); !s.ok()) return s.error();
     }
   }
+  // Between the fits, a caller's request to stop (base/cancellation.h) is heeded.
+  if (auto s = CheckCancelled(); !s.ok()) return s.error();
   if (auto s = FitReflectanceCurves(lab, c); !s.ok()) return s.error();
   if (auto s = FitCapabilityCurves(lab, c); !s.ok()) return s.error();
+  if (auto s = CheckCancelled(); !s.ok()) return s.error();
   if (auto s = FitWaveformSets(lab, c); !s.ok()) return s.error();
   CalibrationRecord& rec = c.profile.calibration;
   rec = {};

@@ -6,6 +6,7 @@
 #include <random>
 #include <vector>
 
+#include "lidartwin/base/cancellation.h"
 #include "lidartwin/base/config_check.h"
 
 #include "lidartwin/physics/beam_profile.h"
@@ -83,6 +84,7 @@ struct Shots {
 
 Expected<Shots> Fire(const SensorProfile& stage, const Scene& scene, double range,
                      const VirtualLabOptions& o, uint32_t setting) {
+  if (Status s = CheckCancelled(); !s.ok()) return s.error();  // a caller asked to stop
   // Each setting its own seed: the noise of one setting does not repeat in the next.
   auto sim = CreateSimulator(o.backend, scene, stage, Trajectory::Static(),
                              {o.seed * 1000003ull + setting, 1, 16, 0, 0});

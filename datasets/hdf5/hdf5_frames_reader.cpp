@@ -582,6 +582,14 @@ Expected<std::unique_ptr<Hdf5FrameReader::Impl>> OpenInProcess(const std::filesy
     return st.error();
   }
   if (H5Lexists(f, "/points", H5P_DEFAULT) <= 0) return Error{where + ": group /points missing"};
+  // Written since units were carried: /points names the absent fields (possibly none).
+  bool carries_units = false;
+  {
+    Hdf5Id group(H5Gopen2(f, "/points", H5P_DEFAULT), H5Gclose);
+    std::string absent;
+    carries_units =
+        group.get() >= 0 && ReadStringAttr(group.get(), "absent_fields", absent) == AttrRead::kOk;
+  }
   for (const FieldView& field : FrameFields(Frame{})) {
     const bool required =
         std::any_of(std::begin(kRequiredFields), std::end(kRequiredFields),
@@ -603,9 +611,10 @@ Expected<std::unique_ptr<Hdf5FrameReader::Impl>> OpenInProcess(const std::filesy
     Warn(s, where + ": " + layout.path, "unit", ReadStringAttr(ds.get(), "unit", unit));
     s.fields.emplace_back(field.name, unit);
     // Files written before units were carried say "percent" whatever their source: a real
-    // recording's (backend names its reader) is then not known.
+    // recording's (backend names its reader) is then not known. A file written since says.
     if (std::string_view(field.name) == "intensity")
-      s.info.intensity_unit = unit == "percent" && IsRealReader(s.info.backend) ? "unknown" : unit;
+      s.info.intensity_unit =
+          !carries_units && unit == "percent" && IsRealReader(s.info.backend) ? "unknown" : unit;
     impl->points.push_back(std::move(layout));
   }
   // Waveform records: both columns or neither, as long as the rows say.

@@ -50,13 +50,14 @@ _PathLike = "str | os.PathLike[str]"
 def config_path(relative: str = "") -> Path:
     """A file of the built-in configs (``sensors/ouster_os0_128.yaml``), or their folder.
 
-    Looked for beside the installed package (``lidartwin/configs``, put there by pip), then in
-    ``$LIDARTWIN_HOME/configs``, then in the source tree this module was built from.
+    Looked for in ``$LIDARTWIN_HOME/configs``, then beside the installed package
+    (``lidartwin/configs``, put there by pip), then in the source tree this module was built from.
     """
     here = Path(__file__).resolve().parent
-    candidates = [here / "configs"]
-    if os.environ.get("LIDARTWIN_HOME"):
+    candidates = []
+    if os.environ.get("LIDARTWIN_HOME"):  # first, as the CLI looks (base/config_root.h)
         candidates.append(Path(os.environ["LIDARTWIN_HOME"]) / "configs")
+    candidates.append(here / "configs")
     # build/python/lidartwin -> the source tree's configs/
     candidates.append(here.parent.parent.parent / "configs")
     for root in candidates:

@@ -109,13 +109,12 @@ py::object FrameToPython(Frame&& frame) {
   return py::cast(std::make_shared<Frame>(std::move(frame)));
 }
 
-// A frame from per-point arrays (write_frames, tests): x, y and z required, every other field
-// optional (zero where not given, as the readers of files without it fill it).
+// A frame from per-point arrays (write_frames, tests): x, y and z required, range computed from
+// them when not given, every other field absent unless given (never zeros: base/frame.h).
 SharedFrame FrameFromArrays(const py::dict& fields) {
   auto f = std::make_shared<Frame>();
   if (!fields.contains("x")) throw py::value_error("a frame needs the field x (and y, z)");
   const size_t n = static_cast<size_t>(py::len(fields["x"]));
-  f->Resize(n);
   for (const auto& [key, values] : fields) {
     const std::string name = py::str(key);
     bool known = false;
@@ -155,6 +154,12 @@ SharedFrame FrameFromArrays(const py::dict& fields) {
     if (!fields.contains(axis))
       throw py::value_error(std::string("a frame needs the field ") + axis);
   }
+  if (!fields.contains("range")) {
+    f->range_m.resize(n);
+    for (size_t i = 0; i < n; ++i)
+      f->range_m[i] =
+          std::sqrt(f->x_m[i] * f->x_m[i] + f->y_m[i] * f->y_m[i] + f->z_m[i] * f->z_m[i]);
+  }
   return f;
 }
 
@@ -164,8 +169,8 @@ One frame of a recording or a simulation. Its per-point fields are numpy arrays 
 frame's own memory (no copy); each keeps the frame alive. A field the source does not carry
 (return_type, echo_pulse_width) is None.)doc");
   frame.def(py::init(&FrameFromArrays), py::arg("fields"),
-            "A frame from a dict of per-point arrays (x, y, z required; the others zero when "
-            "not given).");
+            "A frame from a dict of per-point arrays: x, y, z required, range computed from them "
+            "when not given, the fields not given absent (None).");
   frame.def("__len__", &Frame::size);
   frame.def_readwrite("index", &Frame::index, "The frame's index in its run or recording.");
   frame.def_readwrite("start_time_s", &Frame::start_time_s,
@@ -216,7 +221,8 @@ frame's own memory (no copy); each keeps the frame alive. A field the source doe
           out[v.name] = v.unit;
         return out;
       },
-      "Each field's unit, as the frames file records it.");
+      "Each field's unit, as the frames file records it; intensity's is each recording's own "
+      "(Recording.intensity_unit).");
   frame.def("__repr__", [](const Frame& f) {
     return "<lidartwin.Frame " + std::to_string(f.index) + ": " + std::to_string(f.size()) +
            " points>";

@@ -44,7 +44,7 @@ void FinishInterruptible(bool took_over, bool succeeded);
 // back ends a daemon thread by unwinding its stack, which must not cross a noexcept frame.
 template <typename Work>
 auto RunInterruptibly(Work&& work) {
-  SigintTakeover takeover;
+  std::optional<SigintTakeover> takeover(std::in_place);
   std::optional<decltype(work())> result;
   std::exception_ptr failure;
   PyThreadState* state = PyEval_SaveThread();
@@ -54,8 +54,10 @@ auto RunInterruptibly(Work&& work) {
     failure = std::current_exception();  // no memory, say: rethrown with the GIL held
   }
   PyEval_RestoreThread(state);
+  const bool took_over = takeover->installed();
+  takeover.reset();  // Python's handler back before the request is read: none is lost between
+  FinishInterruptible(took_over, !failure && result->ok());
   if (failure) std::rethrow_exception(failure);
-  FinishInterruptible(takeover.installed(), result->ok());
   return std::move(*result);
 }
 

@@ -6,6 +6,7 @@
 
 #include <chrono>
 #include <filesystem>
+#include <mutex>
 #include <optional>
 #include <vector>
 
@@ -50,9 +51,25 @@ Trajectory StaticAt(const physics::Pose<double>& pose) {
   return t;
 }
 
+bool SameTrajectory(const Trajectory& a, const Trajectory& b) {
+  if (a.time_s != b.time_s || a.poses.size() != b.poses.size() ||
+      a.motion_correction != b.motion_correction || a.start_time_s != b.start_time_s)
+    return false;
+  for (size_t i = 0; i < a.poses.size(); ++i) {
+    const auto &p = a.poses[i], &q = b.poses[i];
+    if (p.rotation.w != q.rotation.w || p.rotation.x != q.rotation.x ||
+        p.rotation.y != q.rotation.y || p.rotation.z != q.rotation.z ||
+        p.translation.x != q.translation.x || p.translation.y != q.translation.y ||
+        p.translation.z != q.translation.z)
+      return false;
+  }
+  return true;
+}
+
 // The simulator of a profile and a scene; the trajectory it was made with decides where the
-// sensor is. A call with another pose or trajectory makes a new one (the scene's acceleration
-// structure is built again: reuse one trajectory for many frames where you can).
+// sensor is. A call with another pose or trajectory than the one in use makes a new simulator
+// (the scene's acceleration structure is built again: reuse one trajectory for many frames
+// where you can). One call at a time runs on it: calls from several Python threads take turns.
 class PySimulator {
  public:
   PySimulator(std::shared_ptr<SensorProfile> profile, std::shared_ptr<Scene> scene,
@@ -64,8 +81,9 @@ class PySimulator {
     options_.motion_slices = motion_slices;
     ThrowIfInvalid(options_.Validate());
     own_ = trajectory ? *trajectory : Trajectory::Static();
-    Make(own_);
-    at_own_ = true;
+    ThrowIfInvalid(own_.Validate());
+    ThrowIfError(RunInterruptibly([&] { return Follow(own_); }));
+    rays_per_frame_ = simulator_->RaysPerFrame();
   }
 
   py::list Simulate(const py::object& pose, const std::optional<Trajectory>& trajectory,
@@ -77,17 +95,14 @@ class PySimulator {
                                       std::to_string(frames) + " runs past frame 4294967295"));
     if (!pose.is_none() && trajectory)
       Raise(OptionError("pose", "pose: give a pose or a trajectory, not both"));
-    if (!pose.is_none()) {
-      Make(StaticAt(PoseFromMatrix(pose)));
-      at_own_ = false;
-    } else if (trajectory) {
-      Make(*trajectory);
-      at_own_ = false;
-    } else if (!at_own_) {  // back to the trajectory it was made with
-      Make(own_);
-      at_own_ = true;
-    }
+    // With neither: the trajectory the simulator was made with.
+    const Trajectory wanted = !pose.is_none() ? StaticAt(PoseFromMatrix(pose))
+                              : trajectory    ? *trajectory
+                                              : own_;
+    ThrowIfInvalid(wanted.Validate());
     auto simulated = RunInterruptibly([&]() -> Expected<std::vector<Frame>> {
+      std::lock_guard lock(mutex_);
+      if (Status s = Follow(wanted); !s.ok()) return s.error();
       std::vector<Frame> out;
       for (uint32_t k = 0; k < frames; ++k) {
         if (Status s = CheckCancelled(); !s.ok()) return s.error();
@@ -107,6 +122,8 @@ class PySimulator {
   // dropped), for bench/python_overhead.py to set beside simulate() on the same simulator.
   double TimeCppFrames(uint32_t frames, uint32_t first) {
     auto seconds = RunInterruptibly([&]() -> Expected<double> {
+      std::lock_guard lock(mutex_);
+      if (Status s = Follow(own_); !s.ok()) return s.error();
       const auto start = std::chrono::steady_clock::now();
       for (uint32_t k = 0; k < frames; ++k) {
         auto frame = simulator_->Simulate(first + k);
@@ -117,24 +134,31 @@ class PySimulator {
     return Unwrap(std::move(seconds));
   }
 
-  std::string backend() const { return BackendName(simulator_->backend()); }
-  uint64_t rays_per_frame() const { return simulator_->RaysPerFrame(); }
+  std::string backend() const { return BackendName(backend_); }
+  uint64_t rays_per_frame() const { return rays_per_frame_; }
 
  private:
-  void Make(const Trajectory& trajectory) {
-    ThrowIfInvalid(trajectory.Validate());
-    auto made = RunInterruptibly(
-        [&] { return CreateSimulator(backend_, *scene_, *profile_, trajectory, options_); });
-    simulator_.reset();  // the old one first: a GPU holds one scene at a time comfortably
-    simulator_ = Unwrap(std::move(made));
+  // The simulator following `trajectory`: the one in use, or a new one. Called with mutex_ held
+  // (or from the constructor) and the GIL released. A failure leaves none, and the next call
+  // tries again.
+  Status Follow(const Trajectory& trajectory) {
+    if (simulator_ && SameTrajectory(current_, trajectory)) return {};
+    simulator_.reset();  // the old one first: a GPU holds one scene's structures at a time
+    auto made = CreateSimulator(backend_, *scene_, *profile_, trajectory, options_);
+    if (!made.ok()) return made.error();
+    simulator_ = std::move(made.value());
+    current_ = trajectory;
+    return {};
   }
 
   std::shared_ptr<SensorProfile> profile_;
   std::shared_ptr<Scene> scene_;
   Trajectory own_;      // the trajectory the simulator was made with
-  bool at_own_ = true;  // whether simulator_ follows it (not a pose or trajectory of a call)
+  Trajectory current_;  // the one simulator_ follows
   Backend backend_;
   SimulationOptions options_;
+  uint64_t rays_per_frame_ = 0;
+  std::mutex mutex_;  // simulator_ and current_: one call at a time
   std::unique_ptr<Simulator> simulator_;
 };
 
@@ -175,7 +199,7 @@ void BindSimulation(py::module_& m) {
 
   py::class_<Trajectory> trajectory(m, "Trajectory",
                                     "Timed sensor -> world poses, interpolated at each firing.");
-  trajectory.def(py::init([](const std::vector<double>& times_s, const py::list& poses,
+  trajectory.def(py::init([](const std::vector<double>& times_s, const py::sequence& poses,
                              bool motion_correction, double start_time_s) {
                    Trajectory t;
                    t.time_s = times_s;

@@ -152,3 +152,41 @@ def test_a_forked_child_is_told_to_open_the_recording_again(real_data):
     said = os.read(read, 1000).decode()
     assert "open it again" in said
     assert len(list(rec)) == 2  # the parent reads on
+
+
+def test_one_simulator_shared_by_threads_takes_turns(lab):
+    sim = lt.Simulator(*lab, backend="cpu")
+    poses = [np.eye(4) for _ in range(4)]
+    for k, p in enumerate(poses):
+        p[0, 3] = 0.5 * k
+    errors = []
+
+    def work(k):
+        try:
+            for _ in range(5):
+                frame = sim.simulate(poses[k])[0]
+                assert frame.pose_start[0, 3] == poses[k][0, 3]
+                sim.simulate(frames=1)
+                _ = sim.backend, sim.rays_per_frame
+        except Exception as e:  # noqa: BLE001 (reported below)
+            errors.append(e)
+
+    threads = [threading.Thread(target=work, args=(k,)) for k in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert errors == []
+
+
+def test_a_frame_made_in_python_lacks_what_it_was_not_given():
+    f = lt.Frame({"x": np.ones(3), "y": np.zeros(3), "z": np.zeros(3)})
+    assert f.semantic_class is None and f.channel is None
+    assert "semantic_class" in f.absent_fields
+    np.testing.assert_allclose(f.range, 1.0)  # from x, y, z
+
+
+def test_trajectory_takes_any_sequence_of_poses():
+    poses = np.stack([np.eye(4), np.eye(4)])
+    poses[1, 0, 3] = 1.0
+    assert lt.Trajectory((0.0, 1.0), poses).times_s == [0.0, 1.0]

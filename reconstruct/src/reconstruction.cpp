@@ -1,4 +1,6 @@
 #include "lidartwin/reconstruct/reconstruction.h"
+
+#include "lidartwin/base/cancellation.h"
 #include "lidartwin/base/config_check.h"
 #include "lidartwin/base/message_text.h"
 #include "lidartwin/base/text_file.h"
@@ -147,6 +149,8 @@ Expected<ReconstructionSummary> ReconstructUnguarded(const PosedFrames& input,
     if (on_step) on_step(step, static_cast<int>(steps.size()), what);
     ++step;
   };
+  // A caller's request to stop (base/cancellation.h), heeded between the steps: a step itself
+  // (Open3D's meshing) runs to its end.
 
   ReconstructionSummary summary;
   Expected<ReconstructedSurface> surface = Error{""};
@@ -177,6 +181,7 @@ Expected<ReconstructionSummary> ReconstructUnguarded(const PosedFrames& input,
     surface = reconstruction::MeshMergedCloud(input, o, begin_step, summary);
     if (!surface.ok()) return surface.error();
   }
+  if (Status s = CheckCancelled(); !s.ok()) return s.error();
   if (o.carve) {
     begin_step("carving what the frames saw through");
     VisibilityCarvingOptions co;
@@ -191,6 +196,7 @@ Expected<ReconstructionSummary> ReconstructUnguarded(const PosedFrames& input,
           "through by another frame (frames that do not overlap, or wrong poses?)",
           carved->triangles_removed)};
   }
+  if (Status s = CheckCancelled(); !s.ok()) return s.error();
   begin_step("writing the scene");
   if (Status s = reconstruction::WriteReconstructedScene(*surface, o, out_dir, summary); !s.ok())
     return s.error();

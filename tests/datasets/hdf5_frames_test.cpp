@@ -448,8 +448,9 @@ TEST(Hdf5Frames, MaterialNamesRoundTripAndAreOptional) {
 }
 
 // The intensity column's unit is the recording's own (DatasetInfo::intensity_unit), "percent"
-// where none is given; a converted recording written before units were carried reads
-// "unknown".
+// where none is given; a converted recording written before units were carried (no
+// absent_fields on /points) reads "unknown", one written since keeps what it says (KITTI's
+// percent).
 TEST(Hdf5Frames, IntensityUnitIsTheRecordingsOwn) {
   test::TempDir dir;
   const auto unit_of = [](const Hdf5Summary& s) {
@@ -457,21 +458,29 @@ TEST(Hdf5Frames, IntensityUnitIsTheRecordingsOwn) {
       if (name == "intensity") return unit;
     return std::string("(none)");
   };
-  for (const auto& [backend, given, column, read] :
-       std::vector<std::tuple<std::string, std::string, std::string, std::string>>{
-           {"ouster-pcap", "ouster signal photons", "ouster signal photons",
+  for (const auto& [backend, given, old, column, read] :
+       std::vector<std::tuple<std::string, std::string, bool, std::string, std::string>>{
+           {"ouster-pcap", "ouster signal photons", false, "ouster signal photons",
             "ouster signal photons"},
-           {"cpu", "counts 0-4096", "counts 0-4096", "counts 0-4096"},
-           {"cpu", "", "percent", "percent"},
-           {"ouster-pcap", "", "percent", "unknown"}}) {
+           {"cpu", "counts 0-4096", false, "counts 0-4096", "counts 0-4096"},
+           {"cpu", "", false, "percent", "percent"},
+           {"kitti-bin", "percent", false, "percent", "percent"},
+           {"ouster-pcap", "", true, "percent", "unknown"}}) {
     DatasetInfo info = Info();
     info.backend = backend;
     info.intensity_unit = given;
-    const auto path = dir / (backend + given + ".h5");
+    const auto path = dir / (backend + given + (old ? "old" : "") + ".h5");
     auto w = Hdf5FrameWriter::Create(path, info);
     ASSERT_TRUE(w.ok()) << w.message();
     ASSERT_TRUE((*w)->Append(SampleFrame(0, 10)).ok());
     ASSERT_TRUE((*w)->Close().ok());
+    if (old) {  // as written before /points named its absent fields
+      const hid_t f = H5Fopen(path.c_str(), H5F_ACC_RDWR, H5P_DEFAULT);
+      const hid_t g = H5Gopen2(f, "/points", H5P_DEFAULT);
+      ASSERT_GE(H5Adelete(g, "absent_fields"), 0);
+      H5Gclose(g);
+      H5Fclose(f);
+    }
     auto back = ReadHdf5Summary(path);
     ASSERT_TRUE(back.ok()) << back.message();
     EXPECT_EQ(unit_of(*back), column) << backend << " " << given;

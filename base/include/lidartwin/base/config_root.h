@@ -6,9 +6,9 @@
 
 namespace lt {
 
-// $LIDARTWIN_HOME when set; else, for a program installed by `cmake --install` (the running
-// executable in <prefix>/bin), <prefix>/share/lidartwin; else the source tree it was built from.
-// The first of these that holds a configs/ folder wins; the source tree when none does.
+// $LIDARTWIN_HOME when set (taken as it is: a user who sets it means it); else, for a program
+// installed by `cmake --install` (the running executable in <prefix>/bin) whose
+// <prefix>/share/lidartwin holds a configs/ folder, that; else the source tree it was built from.
 std::filesystem::path ConfigRoot();
 
 // The data folder of an installed program, <prefix>/share/lidartwin for an executable in
