@@ -40,29 +40,25 @@ void Spectralon(const SpectralonResult& s, std::string& md) {
   md +=
       "Response: I(theta) = 100 rho cos(theta) / A(theta, lambda), the monostatic reflectance "
       "factor of the normalised shape at its Lambertian base (spectralon.h). The table is a model "
-      "output without noise: sigmas are estimated from the residuals, so the standard deviations "
-      "and the criteria below measure the models' misfit, not noise.\n\n";
+      "output without noise, not a measurement: the fits estimate their sigmas from the "
+      "residuals, so the ± below measure each shape's misfit, not an uncertainty, and no test "
+      "applies (the residuals are the models' smooth misfit, not independent errors). The last "
+      "column says which shape reproduces the response more closely.\n\n";
   md +=
       "| λ [nm] | rho (Labsphere) | rho (sphere) | points | lambert r0 | lambert RMS | "
-      "lambert_specular r0 | specular_albedo | specular_exponent | lambert_specular RMS | F "
-      "(p) | ΔAIC | ΔBIC | data support |\n";
-  md += "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n";
+      "lambert_specular r0 | specular_albedo | specular_exponent | lambert_specular RMS | "
+      "closer to the response |\n";
+  md += "|---|---|---|---|---|---|---|---|---|---|---|\n";
   for (const auto& w : s.wavelengths) {
-    const NestedComparison& c = w.comparison;
     md += fmt::format(
-        "| {:g} | {:.4f} ± {:.4f} | {:.4f} | {} | {} | {:.3f} | {} | {} | {} | {:.3f} | {:.1f} "
-        "({:.2g}) | {:.1f} | {:.1f} | {} |\n",
+        "| {:g} | {:.4f} ± {:.4f} | {:.4f} | {} | {} | {:.3f} | {} | {} | {} | {:.3f} | {} |\n",
         w.wavelength_nm, w.reflectance, w.reflectance_uncertainty, w.reflectance_sphere,
         w.lambert.points_used, ValueSd(w.lambert, "r0"), w.lambert.residual_rms,
         ValueSd(w.lambert_specular, "r0"), ValueSd(w.lambert_specular, "specular_albedo"),
         ValueSd(w.lambert_specular, "specular_exponent"), w.lambert_specular.residual_rms,
-        c.f_statistic, c.p_value, c.aic_full - c.aic_simple, c.bic_full - c.bic_simple,
-        c.full_preferred() ? "lambert_specular" : "lambert");
+        w.CloserShape());
   }
-  md +=
-      "\nRMS in percent of a white Lambertian target; ΔAIC and ΔBIC are lambert_specular "
-      "minus lambert (negative: lambert_specular preferred); F is the extra-sum-of-squares "
-      "test with 2 and N − 3 degrees of freedom.\n\n";
+  md += "\nRMS in percent of a white Lambertian target.\n\n";
 }
 
 void FitRow(const std::string& label, const std::string& reading, const FitOutcome& o, double chi2,
@@ -211,11 +207,10 @@ std::string RealDataSummaryText(const RealDataCalibration& result) {
   std::string out;
   for (const auto& w : result.spectralon.wavelengths) {
     out += fmt::format(
-        "Spectralon {:g} nm: lambert r0 {:.4f} (RMS {:.2f}), lambert_specular RMS {:.2f}, "
-        "{} preferred\n",
+        "Spectralon {:g} nm: lambert r0 {:.4f} (RMS {:.2f}), lambert_specular RMS {:.2f}: {} "
+        "closer to the response (a model output: misfit, no test)\n",
         w.wavelength_nm, w.lambert.Find("r0")->value, w.lambert.residual_rms,
-        w.lambert_specular.residual_rms,
-        w.comparison.full_preferred() ? "lambert_specular" : "lambert");
+        w.lambert_specular.residual_rms, w.CloserShape());
   }
   for (const auto& u : result.ouster) {
     out += fmt::format(

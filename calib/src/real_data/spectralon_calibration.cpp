@@ -46,7 +46,6 @@ Expected<SpectralonResult> CalibrateSpectralon(const std::filesystem::path& fold
     if (!lobe.ok()) return Error{where + lobe.message()};
     w.lambert = std::move(*lambert);
     w.lambert_specular = std::move(*lobe);
-    w.comparison = CompareNestedFits(w.lambert, w.lambert_specular);
     out.wavelengths.push_back(std::move(w));
   }
   return out;

@@ -12,7 +12,6 @@
 
 #include "lidartwin/base/status.h"
 #include "lidartwin/calib/fit_result.h"
-#include "lidartwin/calib/model_comparison.h"
 #include "lidartwin/calib/ouster_samples.h"
 #include "lidartwin/calib/reflectance_fit.h"
 #include "lidartwin/calib/spectralon.h"
@@ -34,8 +33,14 @@ struct SpectralonAtWavelength {
   double reflectance_uncertainty = 0;       // as that calibration states it
   double reflectance_sphere = 0;            // the 2023 integrating-sphere measurement
   std::vector<ReflectanceSample> response;  // I(theta) = 100 rho cos(theta) / A(theta)
+  // Both shapes fitted to the response, which is a model's output without noise (issue 40): their
+  // residuals are misfit, not noise, so no test or information criterion compares them; the
+  // residual RMS says which shape reproduces the response more closely.
   FitResult lambert, lambert_specular;
-  NestedComparison comparison;
+  // The shape with the lower residual RMS.
+  const char* CloserShape() const {
+    return lambert_specular.residual_rms < lambert.residual_rms ? "lambert_specular" : "lambert";
+  }
 };
 
 struct SpectralonResult {
