@@ -16,6 +16,7 @@ namespace {
 const OptionFlags kReproduceFlags = {{"recording", "--recording"},
                                      {"sidecar", "--metadata"},
                                      {"topic", "--topic"},
+                                     {"sensor", "--sensor"},
                                      {"firetimes", "--firetimes"},
                                      {"simulate_frame", "--simulate-frame"},
                                      {"reconstruct_frames", "--reconstruct-frames"},
@@ -35,15 +36,15 @@ const OptionFlags kReproduceFlags = {{"recording", "--recording"},
 }  // namespace
 
 int ReproduceCommand(const std::vector<std::string>& argv) {
-  const Command reproduce{
-      "reproduce",
-      "",
-      {{"--recording", "--metadata", "--calibration", "--topic", "--firetimes", "--simulate-frame",
-        "--reconstruct-frames", "--poses", "--pose-at", "--rotation-rate-hz", "--detector",
-        "--intensity", "--method", "--depth", "--voxel-m", "--max-range-m", "--seed", "--out"},
-       {"--static"},
-       0},
-      kReproduceFlags};
+  const Command reproduce{"reproduce",
+                          "",
+                          {{"--recording", "--metadata", "--calibration", "--topic", "--sensor",
+                            "--firetimes", "--simulate-frame", "--reconstruct-frames", "--poses",
+                            "--pose-at", "--rotation-rate-hz", "--detector", "--intensity",
+                            "--method", "--depth", "--voxel-m", "--max-range-m", "--seed", "--out"},
+                           {"--static"},
+                           0},
+                          kReproduceFlags};
   return RunCommand(reproduce, argv, [](const Args& args) -> Expected<int> {
     const bool osf = std::filesystem::path(args.Get("--recording")).extension() == ".osf";
     const int sidecars = args.Has("--metadata") + args.Has("--calibration");
@@ -66,6 +67,7 @@ int ReproduceCommand(const std::vector<std::string>& argv) {
       return s.error();
     o.sidecar = args.Get("--metadata", args.Get("--calibration"));
     o.topic = args.Get("--topic");
+    o.sensor = args.Get("--sensor");
     o.firetimes = args.Get("--firetimes");
     if (Status s = o.Validate(); !s.ok()) return s.error();
     o.mesh_loader = BuiltInMeshLoader();

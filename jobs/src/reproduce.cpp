@@ -38,6 +38,26 @@ std::string ProfileSource(const ReproduceOptions& o) {
   return o.sidecar.empty() ? o.recording : o.sidecar;
 }
 
+// A given profile simulates the recording's sensor: a spinning scan with at least as many
+// channels as the recording numbers (its columns may differ: a Velodyne's firings a revolution
+// follow its rotation rate).
+Status FitsTheRecording(const SensorProfile& p, const PosedRecording& rec,
+                        const std::string& file) {
+  if (p.scan != ScanKind::kSpinning)
+    return OptionError("sensor", "sensor " + file + ": not a spinning scan; the recording is");
+  uint32_t channels = 0;
+  for (const Frame& f : rec.frames) {
+    for (uint16_t c : f.channel)
+      channels = std::max<uint32_t>(channels, c + 1u);
+  }
+  const uint32_t has = static_cast<uint32_t>(p.elevation_rad.size());
+  if (channels > has)
+    return OptionError("sensor", "sensor " + file + ": " + std::to_string(has) +
+                                     " channels, the recording numbers " +
+                                     std::to_string(channels));
+  return {};
+}
+
 const std::string kStagePrefix = ".reproduce.tmp-";
 
 // The staging folder, created registered for removal on an interrupt
@@ -183,11 +203,18 @@ Expected<PosedFrames> ImportSensor(Run& run) {
     }
   }
   import.detector = o.detector == "ideal" ? "ideal" : "capability";
-  auto yaml = ImportSensorProfile(ProfileSource(o), import);
-  if (!yaml.ok()) return yaml.error();
-  auto profile = ParseSensorProfile(*yaml, run.stage / "sensor.yaml");
-  if (!profile.ok()) return profile.error();
-  run.profile = std::move(*profile);
+  if (o.sensor.empty()) {
+    auto yaml = ImportSensorProfile(ProfileSource(o), import);
+    if (!yaml.ok()) return yaml.error();
+    auto profile = ParseSensorProfile(*yaml, run.stage / "sensor.yaml");
+    if (!profile.ok()) return profile.error();
+    run.profile = std::move(*profile);
+  } else {
+    auto profile = LoadSensorProfile(o.sensor);
+    if (!profile.ok()) return profile.error();
+    if (Status s = FitsTheRecording(*profile, run.rec, o.sensor); !s.ok()) return s.error();
+    run.profile = std::move(*profile);
+  }
   auto input = PickFrames(run.rec, run.list, run.profile.SpinningView().columns);
   if (!input.ok())
     return OptionError("reconstruct_frames", "reconstruct_frames: " + input.message());
@@ -209,8 +236,13 @@ Expected<PosedFrames> ImportSensor(Run& run) {
   } else {
     o.log.Info("intensity: calibrated reflectivity in percent (R0 cos theta)\n");
   }
-  std::string note = "Imported by `lidartwin reproduce` from " + ProfileSource(o) + ".";
-  if (o.detector == "recording") {
+  std::string note = o.sensor.empty()
+                         ? "Imported by `lidartwin reproduce` from " + ProfileSource(o) + "."
+                         : "The profile given to `lidartwin reproduce`: " + o.sensor + ".";
+  if (!o.sensor.empty()) {
+    o.log.Info(fmt::format("sensor: {} as given (its detector, {} beams)\n", o.sensor,
+                           run.profile.BeamCount()));
+  } else if (o.detector == "recording") {
     auto envelope = FitDetectionEnvelope(input->frames, run.ro.reading, fit);
     if (!envelope.ok()) return envelope.error();
     const double d_max = run.profile.detector.max_range_m;

@@ -154,7 +154,7 @@ reproduce = _job("reproduce")
 reproduce.__doc__ = """``lidartwin reproduce``: reconstruct a recording, simulate a held-out
 frame and compare it (metrics.json, report/ in ``out``).
 
-reproduce(recording, out, simulate_frame, *, sidecar, topic, firetimes, reconstruct_frames,
+reproduce(recording, out, simulate_frame, *, sidecar, topic, sensor, firetimes, reconstruct_frames,
 poses, pose_at, static_sensor, rotation_rate_hz, detector, intensity, method, depth, voxel_m,
 max_range_m, seed)"""
 labgen = _job("labgen")

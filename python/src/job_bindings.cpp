@@ -255,7 +255,7 @@ py::dict Reconstruct(const std::string& recording, const Path& out, const std::s
 }
 
 py::dict Reproduce(const std::string& recording, const Path& out, uint32_t simulate_frame,
-                   const std::string& sidecar, const std::string& topic,
+                   const std::string& sidecar, const std::string& topic, const std::string& sensor,
                    const std::string& firetimes, const std::vector<double>& reconstruct_frames,
                    const std::string& poses, const std::string& pose_at, bool static_sensor,
                    double rotation_rate_hz, const std::string& detector,
@@ -265,6 +265,7 @@ py::dict Reproduce(const std::string& recording, const Path& out, uint32_t simul
   o.recording = recording;
   o.sidecar = sidecar;
   o.topic = topic;
+  o.sensor = sensor;
   o.firetimes = firetimes;
   o.simulate_frame = simulate_frame;
   o.reconstruct_frames = reconstruct_frames;
@@ -358,8 +359,8 @@ void BindJobs(py::module_& m) {
         arg("max_range_m") = r.max_range_m, arg("carve") = r.carve);
   const jobs::ReproduceOptions p;
   m.def("_reproduce", &Reproduce, arg("recording"), arg("out"), arg("simulate_frame"),
-        py::kw_only(), arg("sidecar") = "", arg("topic") = "", arg("firetimes") = "",
-        arg("reconstruct_frames") = std::vector<double>{}, arg("poses") = "",
+        py::kw_only(), arg("sidecar") = "", arg("topic") = "", arg("sensor") = "",
+        arg("firetimes") = "", arg("reconstruct_frames") = std::vector<double>{}, arg("poses") = "",
         arg("pose_at") = "start", arg("static_sensor") = false, arg("rotation_rate_hz") = 0.0,
         arg("detector") = p.detector, arg("intensity") = p.intensity, arg("method") = r.method,
         arg("depth") = r.poisson_depth, arg("voxel_m") = r.voxel_m,

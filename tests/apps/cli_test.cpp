@@ -620,6 +620,32 @@ TEST(Cli, ReproduceOnTheRealOs1Capture) {
                          " --simulate-frame 2 --reconstruct-frames 1,2 --out " + Q(dir / "bad"));
   EXPECT_EQ(bad.code, 2);
   EXPECT_NE(bad.output.find("must not be among"), std::string::npos) << bad.output;
+
+  // A given profile (issue 40: calibration -> profile -> fidelity as one command): the run's own
+  // sensor.yaml given back simulates the same frame, so the metrics are the same to the bit.
+  const std::string common = "reproduce --recording " +
+                             Q(os1 / "OS-1-128_v2.3.0_1024x10_lb_n3.pcap") + " --metadata " +
+                             Q(os1 / "OS-1-128_v2.3.0_1024x10.json") + " --poses " +
+                             Q(os1 / "OS-1-128_v2.3.0_1024x10_lb_n3_poses_kitti.txt") +
+                             " --pose-at end --simulate-frame 2";
+  std::filesystem::copy_file(dir / "rep/sensor.yaml", dir / "unit.yaml");
+  const CliRun given =
+      Cli(common + " --sensor " + Q(dir / "unit.yaml") + " --out " + Q(dir / "given"));
+  ASSERT_EQ(given.code, 0) << given.output;
+  EXPECT_NE(given.output.find("as given"), std::string::npos) << given.output;
+  const auto again = nlohmann::json::parse(ReadAll(dir / "given/metrics.json"));
+  EXPECT_EQ(again["summary"], m["summary"]);
+  EXPECT_EQ(again["sim_points"], m["sim_points"]);
+  // A profile with fewer channels than the recording numbers is refused before anything runs.
+  const CliRun narrow =
+      Cli(common + " --sensor " +
+          Q(std::filesystem::path(LT_SOURCE_DIR) / "configs/sensors/velodyne_vlp16.yaml") +
+          " --out " + Q(dir / "narrow"));
+  EXPECT_EQ(narrow.code, 2) << narrow.output;
+  EXPECT_NE(narrow.output.find("--sensor"), std::string::npos) << narrow.output;
+  EXPECT_NE(narrow.output.find("16 channels, the recording numbers 128"), std::string::npos)
+      << narrow.output;
+  EXPECT_FALSE(std::filesystem::exists(dir / "narrow/metrics.json"));
 }
 #endif
 

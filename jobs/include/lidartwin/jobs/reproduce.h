@@ -30,7 +30,11 @@ struct ReproduceOptions {
   std::string recording;  // a recording file (recording.h)
   // Its sensor's metadata JSON or calibration YAML; empty for an OSF file, which holds it.
   std::string sidecar;
-  std::string topic;      // a bag's or OSF file's lidar topic; empty: its only one
+  std::string topic;  // a bag's or OSF file's lidar topic; empty: its only one
+  // A sensor profile to simulate with (a lab or field calibration's, issue 40) instead of the
+  // one imported from the metadata and fitted on the reconstruction frames; empty: import.
+  // Its scan must have the recording's channels; detector is then not used.
+  std::string sensor;
   std::string firetimes;  // a Hesai unit's fire-time file; empty: none
   uint32_t simulate_frame = 0;
   std::vector<double> reconstruct_frames;  // frame indices; empty: every other frame
@@ -62,12 +66,20 @@ struct ReproduceOptions {
 Status Reproduce(const ReproduceOptions& options);
 
 // The option keys Reproduce's errors may begin with.
-inline constexpr const char* kReproduceKeys[] = {"recording",      "sidecar",
-                                                 "topic",          "firetimes",
-                                                 "simulate_frame", "reconstruct_frames",
-                                                 "poses",          "pose_fraction",
-                                                 "static_sensor",  "rotation_rate_hz",
-                                                 "detector",       "intensity",
-                                                 "seed",           "out"};
+inline constexpr const char* kReproduceKeys[] = {"recording",
+                                                 "sidecar",
+                                                 "sensor",
+                                                 "topic",
+                                                 "firetimes",
+                                                 "simulate_frame",
+                                                 "reconstruct_frames",
+                                                 "poses",
+                                                 "pose_fraction",
+                                                 "static_sensor",
+                                                 "rotation_rate_hz",
+                                                 "detector",
+                                                 "intensity",
+                                                 "seed",
+                                                 "out"};
 
 }  // namespace lt::jobs
