@@ -140,8 +140,7 @@ def _job(name: str):
         args = tuple(os.fspath(a) if isinstance(a, os.PathLike) else a for a in args)
         return _passed_on(native(*args, **_fspaths(options)))
 
-    run.__name__ = name
-    run.__doc__ = (native.__doc__ if native is not None else "") or ""
+    run.__name__ = name  # its docstring is set below, beside the name
     return run
 
 

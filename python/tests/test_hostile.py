@@ -147,8 +147,14 @@ def test_a_forked_child_is_told_to_open_the_recording_again(real_data):
             os.write(write, str(e).encode()[:500])
         os._exit(0)
     os.close(write)
+    # A child that hangs (what this test guards against) is killed and fails the test.
     deadline = time.monotonic() + 20
-    _, status = os.waitpid(child, 0) if time.monotonic() < deadline else (0, 0)
+    while os.waitpid(child, os.WNOHANG) == (0, 0):
+        if time.monotonic() > deadline:
+            os.kill(child, signal.SIGKILL)
+            os.waitpid(child, 0)
+            pytest.fail("the forked child hung reading the parent's recording")
+        time.sleep(0.05)
     said = os.read(read, 1000).decode()
     assert "open it again" in said
     assert len(list(rec)) == 2  # the parent reads on
