@@ -1,4 +1,5 @@
-// lidartwin calibrate LAB_DIR --base P.yaml --out NEW.yaml --report DIR (jobs/calibrate_lab.h).
+// lidartwin calibrate LAB_DIR --base P.yaml --out NEW.yaml --report DIR [--accept-poor-fits]
+// (jobs/calibrate_lab.h).
 // Any failure exits 1 and writes nothing.
 #include "command.h"
 #include "commands.h"
@@ -10,7 +11,7 @@ int CalibrateCommand(const std::vector<std::string>& argv) {
   const Command calibrate{
       "calibrate",
       "",
-      {{"--base", "--out", "--report"}, {}, 1},
+      {{"--base", "--out", "--report"}, {"--accept-poor-fits"}, 1},
       {},
       {{"out", "--out"}, {"report", "--report"}}};  // refused outputs exit 1 like the rest
   return RunCommand(calibrate, argv, [](const Args& args) -> Expected<int> {
@@ -24,6 +25,7 @@ int CalibrateCommand(const std::vector<std::string>& argv) {
     o.base = args.Get("--base");
     o.out = args.Get("--out");
     o.report = args.Get("--report");
+    o.accept_poor_fits = args.Has("--accept-poor-fits");
     o.log = PrintingLog("calibrate");
     if (Status s = jobs::CalibrateLab(o); !s.ok()) return s.error();
     return 0;

@@ -4,8 +4,10 @@
 
 #include <algorithm>
 #include <cmath>
+#include <random>
 
 #include "least_squares.h"
+#include "lidartwin/base/config_check.h"
 #include "lidartwin/physics/beam_profile.h"
 #include "lidartwin/physics/units.h"
 
@@ -116,6 +118,81 @@ bool SolveEmitter(const StitchedKernel& data, const std::vector<bool>& keep, dou
   return SolveFit(problem, result, 500);
 }
 
+// SolveEmitter from a start far from the data's minimum, where Ceres would log the overflowing
+// residuals of its first steps through glog: silenced, a failed start is only skipped.
+bool SolveQuietly(const StitchedKernel& data, const std::vector<bool>& keep, double speckle,
+                  uint32_t spots, int super, std::vector<double>& state, FitResult& result) {
+  const int log_level = FLAGS_minloglevel;
+  FLAGS_minloglevel = google::GLOG_FATAL;
+  const bool ok = SolveEmitter(data, keep, speckle, spots, super, state, result);
+  FLAGS_minloglevel = log_level;
+  return ok;
+}
+
+// The weighted sum of squared log residuals over the kept pixels (no Huber loss): the chi^2 by
+// which two decompositions of one image are compared.
+double EmitterChi2(const StitchedKernel& data, const std::vector<bool>& keep, double speckle,
+                   uint32_t spots, int super, const std::vector<double>& state) {
+  double chi2 = 0;
+  for (size_t i = 0; i < data.pixels.size(); ++i) {
+    if (!keep[i]) continue;
+    const KernelPixel& p = data.pixels[i];
+    const double r = LogEmitter(state.data(), spots, super, p.h_mrad, p.v_mrad) - std::log(p.value);
+    chi2 += r * r / (p.sigma_ln * p.sigma_ln + speckle * speckle);
+  }
+  return chi2;
+}
+
+// Starts besides the greedy one for blended Gaussian spots (issue 40, item 3: from the greedy
+// start alone, 15 of 43 Cube 1 labs ended in one wrong decomposition, a central spot 4.6 mrad
+// wide carrying 0.45 of the power). From the greedy solution's places: every spot as wide as
+// their mean and of equal power; each spot in turn wider than the others; and eight draws
+// about the solution (a fixed seed: the fit is deterministic).
+std::vector<std::vector<double>> AlternativeStarts(const std::vector<double>& s, uint32_t spots) {
+  double lh = 0, lv = 0, total = 0;
+  for (uint32_t k = 0; k < spots; ++k) {
+    const double* p = &s[k * kSpotState];
+    lh += p[3] / spots;
+    lv += p[4] / spots;
+    total += std::exp(p[0] + p[3] + p[4]);
+  }
+  // A spot of power `share` x total with ln widths (a, b): its ln peak.
+  auto with = [&](std::vector<double> x, uint32_t k, double a, double b, double share) {
+    x[k * kSpotState + 3] = a;
+    x[k * kSpotState + 4] = b;
+    x[k * kSpotState] = std::log(share * total) - a - b;
+    return x;
+  };
+  std::vector<std::vector<double>> out;
+  std::vector<double> equal = s;
+  for (uint32_t k = 0; k < spots; ++k)
+    equal = with(equal, k, lh, lv, 1.0 / spots);
+  out.push_back(equal);
+  for (uint32_t wide = 0; wide < spots; ++wide) {
+    std::vector<double> x = s;
+    for (uint32_t k = 0; k < spots; ++k) {
+      const double d = k == wide ? std::log(1.6) : -std::log(1.3);
+      x = with(x, k, lh + d, lv + d, 1.0 / spots);
+    }
+    out.push_back(x);
+  }
+  std::mt19937_64 rng(20261130);
+  std::normal_distribution<double> z;
+  for (int draw = 0; draw < 8; ++draw) {
+    std::vector<double> x = s;
+    for (uint32_t k = 0; k < spots; ++k) {
+      double* p = &x[k * kSpotState];
+      p[0] += 0.4 * z(rng);
+      p[1] += 0.4 * std::exp(lh) * z(rng);
+      p[2] += 0.4 * std::exp(lv) * z(rng);
+      p[3] += 0.3 * z(rng);
+      p[4] += 0.3 * z(rng);
+    }
+    out.push_back(x);
+  }
+  return out;
+}
+
 }  // namespace
 
 StitchedKernel StitchExposures(const BeamKernelImages& images) {
@@ -208,46 +285,74 @@ Expected<EmitterFit> FitEmitter(const BeamKernelImages& images) {
   // Speckle: the extra log-variance s^2 that brings chi^2 per degree of freedom to 1 over the
   // pixels within 5 sigma (hot pixels and other outliers out), found by bisection.
   double speckle = 0;
-  std::vector<double> r(fit.data.pixels.size());
-  for (int round = 0; round < 3; ++round) {
-    for (size_t i = 0; i < r.size(); ++i) {
-      const KernelPixel& p = fit.data.pixels[i];
-      r[i] = LogEmitter(fit.state.data(), fit.spots, super, p.h_mrad, p.v_mrad) - std::log(p.value);
-    }
-    if (round == 0) {  // a first, robust guess: 1.4826 x the median absolute residual
-      std::vector<double> a(r.size());
-      for (size_t i = 0; i < r.size(); ++i)
-        a[i] = std::abs(r[i]);
-      speckle = 1.4826 * Median(a);
-    }
-    size_t kept = 0;
-    for (size_t i = 0; i < r.size(); ++i) {
-      const double s2 =
-          fit.data.pixels[i].sigma_ln * fit.data.pixels[i].sigma_ln + speckle * speckle;
-      keep[i] = r[i] * r[i] < 25 * s2;
-      kept += keep[i];
-    }
-    auto chi2 = [&](double s2) {
-      double c = 0;
-      for (size_t i = 0; i < r.size(); ++i)
-        if (keep[i])
-          c += r[i] * r[i] / (fit.data.pixels[i].sigma_ln * fit.data.pixels[i].sigma_ln + s2);
-      return c;
-    };
-    const double dof = static_cast<double>(kept) - static_cast<double>(n_state);
-    double lo = 0, hi = 1;
-    if (chi2(0) <= dof) {
-      speckle = 0;
-    } else {
-      for (int it = 0; it < 100; ++it) {
-        const double mid = 0.5 * (lo + hi);
-        (chi2(mid) > dof ? lo : hi) = mid;
+  auto refine = [&](std::vector<double>& state) -> Status {
+    std::vector<double> r(fit.data.pixels.size());
+    for (int round = 0; round < 3; ++round) {
+      for (size_t i = 0; i < r.size(); ++i) {
+        const KernelPixel& p = fit.data.pixels[i];
+        r[i] = LogEmitter(state.data(), fit.spots, super, p.h_mrad, p.v_mrad) - std::log(p.value);
       }
-      speckle = std::sqrt(0.5 * (lo + hi));
+      if (round == 0) {  // a first, robust guess: 1.4826 x the median absolute residual
+        std::vector<double> a(r.size());
+        for (size_t i = 0; i < r.size(); ++i)
+          a[i] = std::abs(r[i]);
+        speckle = 1.4826 * Median(a);
+      }
+      size_t kept = 0;
+      for (size_t i = 0; i < r.size(); ++i) {
+        const double s2 =
+            fit.data.pixels[i].sigma_ln * fit.data.pixels[i].sigma_ln + speckle * speckle;
+        keep[i] = r[i] * r[i] < 25 * s2;
+        kept += keep[i];
+      }
+      auto chi2 = [&](double s2) {
+        double c = 0;
+        for (size_t i = 0; i < r.size(); ++i)
+          if (keep[i])
+            c += r[i] * r[i] / (fit.data.pixels[i].sigma_ln * fit.data.pixels[i].sigma_ln + s2);
+        return c;
+      };
+      const double dof = static_cast<double>(kept) - static_cast<double>(n_state);
+      double lo = 0, hi = 1;
+      if (chi2(0) <= dof) {
+        speckle = 0;
+      } else {
+        for (int it = 0; it < 100; ++it) {
+          const double mid = 0.5 * (lo + hi);
+          (chi2(mid) > dof ? lo : hi) = mid;
+        }
+        speckle = std::sqrt(0.5 * (lo + hi));
+      }
+      if (!SolveEmitter(fit.data, keep, speckle, fit.spots, super, state, result)) {
+        return Error{images.file + ": beam kernel fit did not converge (" + result.solver_report +
+                     ")"};
+      }
     }
-    if (!SolveEmitter(fit.data, keep, speckle, fit.spots, super, fit.state, result)) {
-      return Error{images.file + ": beam kernel fit did not converge (" + result.solver_report +
-                   ")"};
+    return {};
+  };
+  if (Status s = refine(fit.state); !s.ok()) return s.error();
+  // Blended spots have more than one local minimum: the least chi^2 of several starts, at the
+  // weights (speckle, outliers) the greedy solution gave, refined again if another start wins;
+  // every other minimum is kept for the ambiguity check below.
+  std::vector<std::vector<double>> minima;
+  if (super < 0 && fit.spots > 1) {
+    double best = EmitterChi2(fit.data, keep, speckle, fit.spots, super, fit.state);
+    bool moved = false;
+    for (std::vector<double>& start : AlternativeStarts(fit.state, fit.spots)) {
+      FitResult r;
+      if (!SolveQuietly(fit.data, keep, speckle, fit.spots, super, start, r)) continue;
+      const double chi2 = EmitterChi2(fit.data, keep, speckle, fit.spots, super, start);
+      if (chi2 < best - 1e-6 * best) {
+        minima.push_back(fit.state);
+        fit.state = start;
+        best = chi2;
+        moved = true;
+      } else {
+        minima.push_back(start);
+      }
+    }
+    if (moved) {
+      if (Status s = refine(fit.state); !s.ok()) return s.error();
     }
   }
   {
@@ -304,6 +409,50 @@ Expected<EmitterFit> FitEmitter(const BeamKernelImages& images) {
   const std::vector<double> values = reported(fit.state);
   SetParameters(result, names, values,
                 PropagateCovariance(reported, fit.state, fit.state_covariance, values.size()));
+  // Ambiguity: another minimum within Delta chi^2 < 9 of the best (what one parameter 3 sigma
+  // off costs) whose spots, matched in the order that suits them best, differ from the best's
+  // by more than 3 sigma in some parameter: the image does not tell the two apart, and either
+  // written with its small uncertainties would be confidently wrong.
+  const double best_chi2 = EmitterChi2(fit.data, keep, speckle, fit.spots, super, fit.state);
+  for (std::vector<double>& m : minima) {
+    if (EmitterChi2(fit.data, keep, speckle, fit.spots, super, m) - best_chi2 > 100) continue;
+    FitResult r;
+    if (!SolveQuietly(fit.data, keep, speckle, fit.spots, super, m, r)) continue;
+    const double delta = EmitterChi2(fit.data, keep, speckle, fit.spots, super, m) - best_chi2;
+    if (delta >= 9) continue;
+    const std::vector<double> other = reported(m);
+    std::vector<uint32_t> order(fit.spots);
+    for (uint32_t k = 0; k < fit.spots; ++k)
+      order[k] = k;
+    double closest = 1e300;  // over the orders, the largest |difference| / sigma
+    do {
+      double worst = 0;
+      for (uint32_t k = 0; k < fit.spots; ++k)
+        for (int i = 0; i < kSpotState; ++i) {
+          const FitParameter& p = result.parameters[k * kSpotState + i];
+          const double d = std::abs(other[order[k] * kSpotState + i] - p.value);
+          worst = std::max(worst, p.stddev > 0 ? d / p.stddev : (d > 0 ? 1e300 : 0));
+        }
+      closest = std::min(closest, worst);
+    } while (std::next_permutation(order.begin(), order.end()));
+    if (closest <= 3) continue;  // the same decomposition
+    auto describe = [&](const std::vector<double>& v) {
+      std::string d;
+      for (uint32_t k = 0; k < fit.spots; ++k) {
+        const double* p = &v[k * kSpotState];
+        d += std::string(k ? "; " : "") + "spot at (" + NumberText(p[0]) + ", " + NumberText(p[1]) +
+             ") mrad, " + NumberText(p[2]) + " x " + NumberText(p[3]) + " mrad FWHM, power " +
+             NumberText(p[4]);
+      }
+      return d;
+    };
+    return Error{images.file + ": beam kernel: two decompositions into " +
+                 std::to_string(fit.spots) + " spots fit the image alike (chi^2 " +
+                 NumberText(best_chi2) + " and " + NumberText(best_chi2 + delta) +
+                 "): " + describe(values) + " | " + describe(other) +
+                 "; image the beam with finer angular steps or more exposures, or fit fewer "
+                 "spots"};
+  }
   return fit;
 }
 

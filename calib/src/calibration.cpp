@@ -5,6 +5,7 @@
 
 #include "lidartwin/base/cancellation.h"
 #include "lidartwin/calib/beam_kernel_fit.h"
+#include "lidartwin/calib/goodness_of_fit.h"
 #include "lidartwin/calib/jitter_fit.h"
 #include "lidartwin/calib/model_comparison.h"
 #include "lidartwin/physics/capability.h"
@@ -28,6 +29,31 @@ const FitParameter& Param(const FitResult& r, const std::string& name) {
 void Update(Calibration& c, const std::string& key, double before, const FitParameter& p,
             const std::string& fit, double scale = 1) {
   c.updates.push_back({key, before, p.value * scale, p.stddev * scale, fit});
+}
+
+// A fit judged against its measurements' sigmas (goodness_of_fit.h): a poor one fails the run,
+// or, accepted, keeps its values with standard deviations scaled by the Birge ratio
+// sqrt(chi^2 / dof) and a warning. `where`: the measurement file(s).
+Status Judge(FitResult& fit, const std::string& what, const std::string& where,
+             const CalibrationOptions& o, Calibration& c) {
+  if (!IsPoorFit(fit.goodness)) return {};
+  const double birge = BirgeRatio(fit.goodness);
+  if (!o.accept_poor_fits) {
+    return Error{where + ": the " + what +
+                 " fit does not describe the measurements within their sigmas: " +
+                 GoodnessText(fit.goodness) +
+                 ". Check that point (a glint, a moved target, a sigma too small) and measure "
+                 "again; accepted as a poor fit, its uncertainties would be scaled by " +
+                 NumberText(birge)};
+  }
+  for (auto& p : fit.parameters)
+    p.stddev *= birge;
+  for (double& v : fit.covariance)
+    v *= birge * birge;
+  c.warnings.push_back(where + ": the " + what + " fit is poor (" + GoodnessText(fit.goodness) +
+                       "); kept as accepted, its standard deviations scaled by " +
+                       NumberText(birge));
+  return {};
 }
 
 std::vector<double> Spaced(double lo, double hi, int n, bool log) {
@@ -172,15 +198,20 @@ Status NeedThreshold(const SensorProfile& base, const std::string& what) {
                " fit sets threshold-detector keys"};
 }
 
-Expected<FitResult> FitRangeIntensityCurves(const LabFolder& lab, Calibration& c) {
+Expected<FitResult> FitRangeIntensityCurves(const LabFolder& lab, const CalibrationOptions& o,
+                                            Calibration& c) {
   std::vector<RangeIntensitySample> all;
   std::string files;
   for (const auto& r : lab.range_intensity_curves) {
     all.insert(all.end(), r.samples.begin(), r.samples.end());
     files += (files.empty() ? "" : ", ") + r.file;
   }
-  auto fit = FitRangeIntensity(all);
+  // The reader has seen that every curve declares the same overlap.
+  const OverlapFit overlap = lab.range_intensity_curves[0].overlap;
+  auto fit = FitRangeIntensity(all, overlap);
   if (!fit.ok()) return Error{lab.dir.string() + "/" + files + ": " + fit.message()};
+  if (auto s = Judge(*fit, "range-intensity", lab.dir.string() + "/" + files, o, c); !s.ok())
+    return s.error();
   FitRecord rec{"range_intensity", files, *fit, {}};
   FitPlot plot{"Range-intensity: signal R^2 / (rho cos theta) against range",
                "range [m]",
@@ -221,6 +252,13 @@ Expected<FitResult> FitRangeIntensityCurves(const LabFolder& lab, Calibration& c
          "range-intensity", 1 / per_watt);
   link.peak_power_w = Param(*fit, "link_constant").value / per_watt;
   DetectorConfig& d = c.profile.detector;
+  if (overlap == OverlapFit::kNone) {
+    // Declared, not fitted: full overlap at every range.
+    Update(c, "detector.overlap_range_m", d.overlap.range_m, Param(*fit, "overlap_range_m"),
+           "declared (fit: {overlap: none})");
+    d.overlap = {0, d.overlap.sharpness};
+    return fit;
+  }
   Update(c, "detector.overlap_range_m", d.overlap.range_m, Param(*fit, "overlap_range_m"),
          "range-intensity");
   Update(c, "detector.overlap_sharpness", d.overlap.sharpness, Param(*fit, "overlap_sharpness"),
@@ -229,10 +267,20 @@ Expected<FitResult> FitRangeIntensityCurves(const LabFolder& lab, Calibration& c
   return fit;
 }
 
+// The noise the simulator's own sampling adds to a beam's power on a flat target with the
+// profile's footprint: a tabulated kernel's importance weights (SampledPowerStatistics);
+// Gaussian spots and cones sample with equal weights and add none.
+SampledPowerNoise SamplingNoise(const SensorProfile& p) {
+  if (p.footprint.kind != physics::FootprintKind::kTable) return {};
+  return SampledPowerStatistics(p.kernel, std::max<uint32_t>(p.footprint.sub_rays, 1));
+}
+
 // The pulse-energy jitter from the range-intensity rows' spreads, when they were measured;
-// otherwise the base profile's jitter, kept in the profile and assumed by the threshold fit
-// (the simulator will use it).
-Expected<double> FitJitter(const LabFolder& lab, Calibration& c) {
+// otherwise the base profile's jitter, kept in the profile. Returns the relative spread of the
+// signal the threshold fit must assume: the jitter with the simulator's sampling spread of the
+// calibrated kernel, which a virtual lab's pulses carry and a real lab's measured total is
+// matched by (issue 40, item 2: fitted as jitter, that spread was counted twice).
+Expected<double> FitJitter(const LabFolder& lab, const CalibrationOptions& o, Calibration& c) {
   std::vector<SignalSpreadSample> all;
   std::string files;
   for (const auto& r : lab.range_intensity_curves) {
@@ -240,9 +288,15 @@ Expected<double> FitJitter(const LabFolder& lab, Calibration& c) {
       if (s.pulses >= 2 && s.spread > 0) all.push_back({s.signal, s.spread, s.pulses});
     files += (files.empty() ? "" : ", ") + r.file;
   }
-  if (all.empty()) return c.profile.detector.pulse_energy_jitter;
-  auto fit = FitPulseEnergyJitter(all);
+  const SampledPowerNoise sampling = SamplingNoise(c.profile);
+  const double m = sampling.relative_spread;
+  if (all.empty()) return std::hypot(c.profile.detector.pulse_energy_jitter, m);
+  auto fit = FitPulseEnergyJitter(all, m, sampling.excess_kurtosis);
   if (!fit.ok()) return Error{lab.dir.string() + "/" + files + ": " + fit.message()};
+  if (auto s =
+          Judge(*fit, "pulse-energy jitter", lab.dir.string() + "/" + files + " (spread)", o, c);
+      !s.ok())
+    return s.error();
   FitRecord rec{"range_intensity", files + " (spread)", *fit, {}};
   FitPlot plot{"Pulse-to-pulse spread of the signal",
                "mean signal [nW]",
@@ -260,13 +314,13 @@ Expected<double> FitJitter(const LabFolder& lab, Calibration& c) {
     plot.x.push_back(s.signal);
     plot.y.push_back(s.spread);
     plot.err.push_back(s.spread / std::sqrt(2.0 * (s.pulses - 1)));
-    plot.residual.push_back(s.spread - physics::SignalSpread(sigma, j, s.signal));
+    plot.residual.push_back(s.spread - physics::SignalSpread(sigma, std::hypot(j, m), s.signal));
     lo = std::min(lo, s.signal);
     hi = std::max(hi, s.signal);
   }
   for (double x : Spaced(lo, hi, 200, true)) {
     plot.model_x.push_back(x);
-    plot.model_y.push_back(physics::SignalSpread(sigma, j, x));
+    plot.model_y.push_back(physics::SignalSpread(sigma, std::hypot(j, m), x));
   }
   rec.plots.push_back(std::move(plot));
   c.fits.push_back(std::move(rec));
@@ -275,12 +329,16 @@ Expected<double> FitJitter(const LabFolder& lab, Calibration& c) {
   // The spreads' own estimate of the receiver noise, beside the threshold fit's in the report.
   c.materials.push_back({"check.signal_noise_nw_from_spread", 0, sigma,
                          Param(*fit, "noise_sigma").stddev, "signal spread"});
+  if (m > 0) {
+    c.materials.push_back({"check.kernel_sampling_spread", 0, m, 0,
+                           "the simulator's sampling of the kernel, taken out of the spreads"});
+  }
   c.profile.detector.pulse_energy_jitter = j;
-  return j;
+  return std::hypot(j, m);
 }
 
 Status FitThresholdSweeps(const LabFolder& lab, const FitResult& link_fit, double jitter,
-                          Calibration& c) {
+                          const CalibrationOptions& o, Calibration& c) {
   std::vector<DetectionSample> all;
   std::string files;
   for (const auto& t : lab.threshold_sweeps) {
@@ -293,6 +351,8 @@ Status FitThresholdSweeps(const LabFolder& lab, const FitResult& link_fit, doubl
   }
   auto fit = FitDetectionThreshold(all, jitter);
   if (!fit.ok()) return Error{lab.dir.string() + "/" + files + ": " + fit.message()};
+  if (auto s = Judge(*fit, "detection-threshold", lab.dir.string() + "/" + files, o, c); !s.ok())
+    return s;
   // The expected signals carry the link constant's relative error; T and sigma scale with it.
   const FitParameter& k = Param(link_fit, "link_constant");
   const double rel = k.stddev / k.value;
@@ -348,7 +408,7 @@ Status FitThresholdSweeps(const LabFolder& lab, const FitResult& link_fit, doubl
 // Lambert plus a lobe, or a retroreflective cone, only where the data support it: the model of
 // least Akaike criterion, chi^2 + 2 p with the measurement sigmas (or the residuals' when none
 // are given), among those that fit.
-Status FitReflectanceCurves(const LabFolder& lab, Calibration& c) {
+Status FitReflectanceCurves(const LabFolder& lab, const CalibrationOptions& o, Calibration& c) {
   for (const auto& r : lab.reflectance_curves) {
     const std::string where = lab.dir.string() + "/" + r.file;
     Expected<FitResult> fit = Error{""};
@@ -387,6 +447,7 @@ Status FitReflectanceCurves(const LabFolder& lab, Calibration& c) {
       fit = FitReflectance(r.samples, *ParseAngularModel(r.model));
       if (!fit.ok()) return Error{where + ": " + fit.message()};
     }
+    if (auto s = Judge(*fit, "reflectance (" + fit->model + ")", where, o, c); !s.ok()) return s;
     FitRecord rec{"reflectance", r.file, *fit, {}};
     FitPlot plot{
         "Reflectance of " + r.material + " at " + std::to_string(r.range_m).substr(0, 5) + " m",
@@ -417,7 +478,7 @@ Status FitReflectanceCurves(const LabFolder& lab, Calibration& c) {
   return {};
 }
 
-Status FitCapabilityCurves(const LabFolder& lab, Calibration& c) {
+Status FitCapabilityCurves(const LabFolder& lab, const CalibrationOptions& o, Calibration& c) {
   if (lab.capability_curves.empty()) return {};
   if (c.profile.detector.kind != DetectorKind::kCapability) {
     return Error{c.profile.source_file +
@@ -432,6 +493,7 @@ Status FitCapabilityCurves(const LabFolder& lab, Calibration& c) {
   }
   auto fit = FitCapability(all);
   if (!fit.ok()) return Error{lab.dir.string() + "/" + files + ": " + fit.message()};
+  if (auto s = Judge(*fit, "capability", lab.dir.string() + "/" + files, o, c); !s.ok()) return s;
   const double dmax = Param(*fit, "max_range_m").value;
   const double rl = Param(*fit, "reflectance_at_max_range").value;
   FitRecord rec{"capability", files, *fit, {}};
@@ -467,7 +529,7 @@ Status FitCapabilityCurves(const LabFolder& lab, Calibration& c) {
 
 // The waveform records (seed 002 sec. 6.1): SiPM recovery, circuit poles and gain, thermal
 // noise; the fitted model against each target's mean record about its peak, for the report.
-Status FitWaveformSets(const LabFolder& lab, Calibration& c) {
+Status FitWaveformSets(const LabFolder& lab, const CalibrationOptions& o, Calibration& c) {
   if (lab.waveform_sets.empty()) return {};
   if (c.profile.detector.kind != DetectorKind::kWaveform) {
     return Error{c.profile.source_file +
@@ -479,6 +541,8 @@ Status FitWaveformSets(const LabFolder& lab, Calibration& c) {
   std::string files;
   for (const auto& s : lab.waveform_sets)
     files += (files.empty() ? "" : ", ") + s.file;
+  if (auto s = Judge(*fit, "waveform", lab.dir.string() + " (" + files + ")", o, c); !s.ok())
+    return s;
   FitRecord rec{"waveforms", files, *fit, {}};
   const SensorProfile fitted = WithWaveformFit(c.profile, *fit);
   const WaveformConfig& w = fitted.detector.waveform;
@@ -535,7 +599,8 @@ Status FitWaveformSets(const LabFolder& lab, Calibration& c) {
 }  // namespace
 
 Expected<Calibration> Calibrate(const LabFolder& lab, const SensorProfile& base,
-                                const std::string& lab_label, const std::string& date_utc) {
+                                const std::string& lab_label, const std::string& date_utc,
+                                const CalibrationOptions& options) {
   if (auto s = lab.Validate(); !s.ok()) return s.error();
   Calibration c;
   c.profile = base;
@@ -556,22 +621,31 @@ Expected<Calibration> Calibrate(const LabFolder& lab, const SensorProfile& base,
                  ": the detection_threshold sweep needs a range_intensity "
                  "measurement (its link constant gives the expected signals)"};
   }
+  if (!lab.range_intensity_curves.empty() && lab.threshold_sweeps.empty()) {
+    // The fitted link sets the peak power; the data sheet's threshold was stated for the data
+    // sheet's power, and kept beside another it would move every detection range.
+    return Error{lab.dir.string() +
+                 ": the range_intensity measurement sets the peak power, but the lab has no "
+                 "detection_threshold sweep to set the threshold beside it (the base profile's " +
+                 NumberText(base.detector.threshold_w * 1e9) +
+                 " nW belongs to its own peak power); add a detection_threshold sweep: a dark "
+                 "target at one range, attenuated in steps through the transition from always "
+                 "missed to always detected, the trials and detections counted at each step"};
+  }
   if (!lab.range_intensity_curves.empty()) {
     if (auto s = NeedThreshold(base, "range-intensity"); !s.ok()) return s.error();
-    auto link = FitRangeIntensityCurves(lab, c);
+    auto link = FitRangeIntensityCurves(lab, options, c);
     if (!link.ok()) return link.error();
-    auto jitter = FitJitter(lab, c);
+    auto jitter = FitJitter(lab, options, c);
     if (!jitter.ok()) return jitter.error();
-    if (!lab.threshold_sweeps.empty()) {
-      if (auto s = FitThresholdSweeps(lab, *link, *jitter, c); !s.ok()) return s.error();
-    }
+    if (auto s = FitThresholdSweeps(lab, *link, *jitter, options, c); !s.ok()) return s.error();
   }
   // Between the fits, a caller's request to stop (base/cancellation.h) is heeded.
   if (auto s = CheckCancelled(); !s.ok()) return s.error();
-  if (auto s = FitReflectanceCurves(lab, c); !s.ok()) return s.error();
-  if (auto s = FitCapabilityCurves(lab, c); !s.ok()) return s.error();
+  if (auto s = FitReflectanceCurves(lab, options, c); !s.ok()) return s.error();
+  if (auto s = FitCapabilityCurves(lab, options, c); !s.ok()) return s.error();
   if (auto s = CheckCancelled(); !s.ok()) return s.error();
-  if (auto s = FitWaveformSets(lab, c); !s.ok()) return s.error();
+  if (auto s = FitWaveformSets(lab, options, c); !s.ok()) return s.error();
   CalibrationRecord& rec = c.profile.calibration;
   rec = {};
   rec.lab = lab_label;

@@ -4,6 +4,7 @@
 #include <cstdio>
 
 #include "lidartwin/base/atomic_file.h"
+#include "lidartwin/calib/goodness_of_fit.h"
 #include "lidartwin/reports/svg_plot.h"
 
 namespace lt::calib {
@@ -85,6 +86,11 @@ CalibrationReport RenderCalibrationReport(const Calibration& c, const LabFolder&
               (lab.sensor_serial.empty() ? "(no serial)" : lab.sensor_serial) + "; base profile " +
               base_profile + "; calibrated profile " + out_profile + "; " +
               c.profile.calibration.date_utc + ".");
+  if (!c.warnings.empty()) {
+    p.Heading(2, "Warnings: poor fits kept as accepted");
+    for (const auto& w : c.warnings)
+      p.Paragraph("WARNING: " + w);
+  }
   p.Heading(2, "Profile keys changed");
   std::vector<std::vector<std::string>> rows;
   for (const auto& u : c.updates)
@@ -105,6 +111,11 @@ CalibrationReport RenderCalibrationReport(const Calibration& c, const LabFolder&
                 std::to_string(r.points_used) + " points used, " +
                 std::to_string(r.points_rejected) + " rejected; residual RMS " +
                 Num(r.residual_rms) + (r.solver_report.empty() ? "" : "; " + r.solver_report));
+    // Against the measurements' sigmas (goodness_of_fit.h).
+    p.Paragraph("Goodness of fit: " + GoodnessText(r.goodness) +
+                (IsPoorFit(r.goodness)
+                     ? " (POOR: uncertainties scaled by " + Num(BirgeRatio(r.goodness)) + ")"
+                     : ""));
     rows.clear();
     for (const auto& q : r.parameters)
       rows.push_back({q.name, Num(q.value), Num(q.stddev)});

@@ -7,6 +7,9 @@
 
 #include "least_squares.h"
 
+#include "lidartwin/base/config_check.h"
+#include "lidartwin/calib/goodness_of_fit.h"
+
 #include "lidartwin/physics/capability.h"
 
 namespace lt::calib {
@@ -87,6 +90,15 @@ Expected<FitResult> FitCapability(const std::vector<CapabilitySample>& samples) 
                  " in the fit, so d_max and R_L,max cannot both be found"};
   }
   out.residual_rms = std::sqrt(rss / used.size());
+  if (sigma_known) {
+    std::vector<double> z;
+    for (const auto& s : used)
+      z.push_back((s.max_range_m - physics::CapabilityMaxRange(s.reflectance, p[1], p[0])) /
+                  s.sigma_m);
+    SetGoodnessOfFit(out, z, 2, [&](size_t i) {
+      return "the target of reflectance " + NumberText(used[i].reflectance);
+    });
+  }
   const double scale = sigma_known ? 1.0 : rss / (used.size() - 2.0);
   double cov[4] = {};
   if (!BlockCovariance(problem, p, cov)) {

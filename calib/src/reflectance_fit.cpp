@@ -6,6 +6,9 @@
 
 #include "least_squares.h"
 
+#include "lidartwin/base/config_check.h"
+#include "lidartwin/calib/goodness_of_fit.h"
+
 #include "lidartwin/physics/link_budget.h"
 #include "lidartwin/physics/surface_response.h"
 #include "lidartwin/physics/units.h"
@@ -149,6 +152,16 @@ Expected<FitResult> FitReflectance(const std::vector<ReflectanceSample>& samples
   }
   const double dof = static_cast<double>(used.size() - p_count);
   out.residual_rms = std::sqrt(rss / used.size());
+  if (sigma_known) {
+    std::vector<double> z;
+    for (const auto& s : used)
+      z.push_back(
+          (s.intensity - Intensity(model, p, std::cos(s.incidence_deg * physics::kDegToRad))) /
+          s.sigma);
+    SetGoodnessOfFit(out, z, p_count, [&](size_t i) {
+      return "the row at incidence " + NumberText(used[i].incidence_deg) + " deg";
+    });
+  }
   const double scale = sigma_known ? 1.0 : rss / dof;
 
   double cov[kMaxParameters * kMaxParameters] = {};

@@ -7,6 +7,9 @@
 
 #include "least_squares.h"
 
+#include "lidartwin/base/config_check.h"
+#include "lidartwin/calib/goodness_of_fit.h"
+
 #include "lidartwin/physics/detection_probability.h"
 
 namespace lt::calib {
@@ -110,6 +113,22 @@ Expected<FitResult> FitDetectionThreshold(const std::vector<DetectionSample>& sa
     rss += r * r;
   }
   out.residual_rms = std::sqrt(rss / used.size());  // in detection rate
+  // Deviance residuals of the binomial counts (McCullagh & Nelder 1989, sec. 4.4.3): their
+  // squares sum to the deviance, chi-square with N - 2 degrees of freedom for a model that
+  // fits (counts of at least a few per level).
+  std::vector<double> z;
+  for (const auto& s : used) {
+    const double n = s.trials, k = s.detections;
+    const double q = std::clamp(Probability(p, s.expected_signal, jitter), 1e-300, 1 - 1e-16);
+    const double hit = k > 0 ? k * std::log(k / (n * q)) : 0;
+    const double miss = k < n ? (n - k) * std::log((n - k) / (n * (1 - q))) : 0;
+    z.push_back(std::copysign(std::sqrt(std::max(0.0, 2 * (hit + miss))), k - n * q));
+  }
+  SetGoodnessOfFit(out, z, 2, [&](size_t i) {
+    return "the level at expected signal " + NumberText(used[i].expected_signal) + " (" +
+           std::to_string(used[i].detections) + " of " + std::to_string(used[i].trials) +
+           " detected)";
+  });
   double cov[4] = {};
   if (!BlockCovariance(*problem, p, cov)) {
     return Error{

@@ -90,7 +90,10 @@ Expected<Shots> Fire(const SensorProfile& stage, const Scene& scene, double rang
                              {o.seed * 1000003ull + setting, 1, 16, 0, 0});
   if (!sim.ok()) return sim.error();
   Shots s;
-  const double white = physics::WhiteTargetPower(stage.detector.link, range);
+  // The calibrated intensity is referred to the white target through the overlap
+  // (link_budget.h): the signal is that again.
+  const double white =
+      physics::CalibratedWhiteTargetPower(stage.detector.link, stage.detector.overlap, range);
   for (uint32_t f = 0; f < o.frames_per_setting; ++f) {
     auto frame = (*sim)->Simulate(f);
     if (!frame.ok()) return frame.error();
@@ -139,10 +142,11 @@ constexpr double kSweepReflectance = 0.05;
 constexpr double kCapabilityReflectances[] = {0.05, 0.1, 0.2, 0.3, 0.5, 0.7, 0.9, 1.0};
 constexpr double kCapabilityStepM = 0.5;
 constexpr double kCapabilityLastStartM = 1 + kCapabilityStepM;
-// The range-intensity fit tells the link constant from the overlap only when the nearest
-// range sees at most 85 % of the light and the farthest at least 99 % (the OS0-128 unit: an
-// overlap of 0.2 m, k 2, leaves 0.895 at 0.3 m and is rank-deficient; 0.22 m, 0.844, fits).
-constexpr double kMostNearOverlap = 0.85, kLeastFarOverlap = 0.99;
+// The range-intensity fit tells the overlap only from two rows or more that it dims (the
+// OS0-128 unit: an overlap of 0.2 m, k 2, leaves 0.895 at 0.3 m and is rank-deficient).
+// The share of the light below which a row shows the overlap (as the range-intensity fit
+// counts them), and the least the farthest row must see.
+constexpr double kOverlapVisible = 0.9, kLeastFarOverlap = 0.99;
 
 // The ranges of the range-intensity curve where every pulse should be detected (a 50 % target
 // returning twice T + 4 sigma) within the stage's reach: a mean of the detected ones alone
@@ -192,40 +196,24 @@ void CheckThresholdLab(const SensorProfile& stage, std::vector<ConfigProblem>& p
              " are needed: lower threshold_nw or raise detector.peak_power_w"});
     return;  // the checks below read those ranges
   }
+  // A sensor without a near-field overlap has its range-intensity rows fitted with the overlap
+  // declared complete (fit: {overlap: none}); one with an overlap needs rows inside it and
+  // beyond it.
   const physics::Overlap& ov = d.overlap;
-  if (!(ov.range_m > 0)) {
-    // What the example unit has, when it suits this profile's ranges.
-    SensorProfile example = stage;
-    example.detector.overlap = {0.8, ov.sharpness};
-    const std::vector<double> r = AlwaysDetectedRanges(example);
-    const bool fits =
-        r.size() >= kMinRangeIntensityRanges &&
-        physics::OverlapShare(example.detector.overlap, r.front()) <= kMostNearOverlap &&
-        physics::OverlapShare(example.detector.overlap, r.back()) >= kLeastFarOverlap &&
-        3 * 0.8 <= 0.8 * stage.max_range_m;
-    problems.push_back(
-        {"detector.overlap_range_m",
-         "is 0 (full overlap at every range): the range-intensity fit tells the link constant "
-         "from the near-field overlap only with lab ranges inside the overlap and beyond it; "
-         "add detector.overlap_range_m (and overlap_sharpness, default 2)" +
-             std::string(fits ? ", e.g. 0.8," : "") + " such that the nearest lab range " +
-             NumberText(ranges.front()) + " m sees at most " + NumberText(kMostNearOverlap) +
-             " of the light and the farthest " + NumberText(ranges.back()) + " m at least " +
-             NumberText(kLeastFarOverlap)});
-    return;
-  }
-  const double near = physics::OverlapShare(ov, ranges.front());
   const double far = physics::OverlapShare(ov, ranges.back());
-  if (near > kMostNearOverlap) {
+  if (!(ov.range_m > 0)) {
+    // Nothing to see in the rows: the overlap is declared.
+  } else if (ranges.size() < 2 || physics::OverlapShare(ov, ranges[1]) >= kOverlapVisible) {
+    // The fit needs two rows dimmed by the overlap (range_intensity_fit.h).
     problems.push_back(
         {"detector.overlap_range_m",
          NumberText(ov.range_m) + " m (overlap_sharpness " + NumberText(ov.sharpness) +
-             ") lets the nearest lab range " + NumberText(ranges.front()) + " m see " +
-             NumberText(near) + " of the light, above " + NumberText(kMostNearOverlap) +
-             ": the range-intensity fit cannot see the overlap; raise it to at least " +
-             NumberText(ranges.front() /
-                        std::pow(-std::log(1 - kMostNearOverlap), 1 / ov.sharpness)) +
-             " m"});
+             ") lets the second-nearest lab range " + NumberText(ranges[1]) + " m see " +
+             NumberText(physics::OverlapShare(ov, ranges[1])) + " of the light, not below " +
+             NumberText(kOverlapVisible) +
+             ": the range-intensity fit needs two rows inside the overlap; raise it to at least " +
+             NumberText(ranges[1] / std::pow(-std::log(1 - kOverlapVisible), 1 / ov.sharpness)) +
+             " m, or set it to 0 (no near-field overlap)"});
   } else if (far < kLeastFarOverlap) {
     problems.push_back(
         {"detector.overlap_range_m",
@@ -303,6 +291,7 @@ Status RangeIntensity(const SensorProfile& stage, const VirtualLabOptions& o, La
                       uint32_t& setting) {
   RangeIntensityCurve c;
   c.file = "range_intensity.csv";
+  c.overlap = stage.detector.overlap.range_m > 0 ? OverlapFit::kFitted : OverlapFit::kNone;
   const double rho = kRangeIntensityReflectance;
   for (double range : AlwaysDetectedRanges(stage)) {
     auto shots =

@@ -7,6 +7,7 @@
 #include <cmath>
 
 #include "least_squares.h"
+#include "lidartwin/calib/goodness_of_fit.h"
 
 #include "lidartwin/physics/link_budget.h"
 #include "lidartwin/physics/photon_counting.h"
@@ -309,12 +310,20 @@ Expected<FitResult> FitWaveforms(const SensorProfile& base, const std::vector<Wa
         "needed for its recovery time; several distances for the poles)"};
   }
   double chi2 = 0;
+  std::vector<double> z;
   for (const PreparedSet& s : prepared) {
     double r[3];
     const double* block = q.data();
     FeatureResidual{&base, &s}(&block, r);
     chi2 += r[0] * r[0] + r[1] * r[1] + r[2] * r[2];
+    z.insert(z.end(), r, r + 3);
   }
+  // Whitened residuals: each a standard normal where the chain fits (the features' covariance
+  // from the records' spread).
+  SetGoodnessOfFit(out, z, q.size(), [&](size_t i) {
+    static const char* kFeature[3] = {"peak core", "area", "internal reflection"};
+    return prepared[i / 3].set->file + "'s " + kFeature[i % 3] + " (whitened)";
+  });
   out.residual_rms = std::sqrt(chi2 / out.points_used);
   // The features' residuals are in standard errors: a chain that fits leaves about 1. Far
   // beyond, the records are not what the manifest says (range, reflectance) or not this

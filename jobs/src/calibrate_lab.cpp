@@ -92,7 +92,9 @@ Status CalibrateLab(const CalibrateLabOptions& o) {
   if (!lab.ok()) return fail(lab.message());
   auto base = LoadSensorProfile(o.base);
   if (!base.ok()) return fail(base.message());
-  auto c = calib::Calibrate(*lab, *base, lab_dir, NowUtc());
+  calib::CalibrationOptions options;
+  options.accept_poor_fits = o.accept_poor_fits;
+  auto c = calib::Calibrate(*lab, *base, lab_dir, NowUtc(), options);
   if (!c.ok()) return fail(c.message());
   const std::string header = "Calibrated by lidartwin calibrate from " + lab_dir + " (SHA-256 " +
                              lab->checksum + ")\nbase profile: " + o.base.string();
@@ -136,6 +138,8 @@ Status CalibrateLab(const CalibrateLabOptions& o) {
                            u.after, u.stddev, u.fit));
   for (const auto& u : c->materials)
     o.log.Info(fmt::format("{:<40} {:>12.6g} +- {:.3g}  ({})\n", u.key, u.after, u.stddev, u.fit));
+  for (const auto& w : c->warnings)
+    o.log.Warn(w);
   o.log.Info(fmt::format("wrote {} and {}\n", out.string(), (report / "report.html").string()));
   return {};
 }

@@ -161,7 +161,9 @@ labgen.__doc__ = """``lidartwin labgen``: a virtual lab folder simulated from a 
 profile. labgen(profile, out, *, seed=1, backend="auto", serial="")"""
 calibrate = _job("calibrate")
 calibrate.__doc__ = """``lidartwin calibrate``: a lab folder fitted into a calibrated profile and
-a report. calibrate(lab, base, out, report)"""
+a report. calibrate(lab, base, out, report, *, accept_poor_fits=False): a fit that does not
+describe its measurements within their sigmas raises lidartwin.Error naming its worst point,
+unless accepted (then kept with scaled uncertainties; the result's "warnings" say so)."""
 export = _job("export")
 export.__doc__ = """``lidartwin export``: a labelled dataset in a folder of shards, run here.
 export(sensor, scene, out, *, trajectory, frames, seed, backend, threads, motion_slices, shards,

@@ -311,12 +311,14 @@ py::dict Labgen(const Path& profile, const Path& out, uint64_t seed, const std::
   return d;
 }
 
-py::dict Calibrate(const Path& lab, const Path& base, const Path& out, const Path& report) {
+py::dict Calibrate(const Path& lab, const Path& base, const Path& out, const Path& report,
+                   bool accept_poor_fits) {
   jobs::CalibrateLabOptions o;
   o.lab = lab;
   o.base = base;
   o.out = out;
   o.report = report;
+  o.accept_poor_fits = accept_poor_fits;
   CollectedLog log;
   o.log = log.Log();
   ThrowIfInvalid(o.Validate());
@@ -369,7 +371,8 @@ void BindJobs(py::module_& m) {
 #if LT_WITH_CERES
   m.def("_labgen", &Labgen, arg("profile"), arg("out"), py::kw_only(), arg("seed") = 1,
         arg("backend") = "auto", arg("serial") = "");
-  m.def("_calibrate", &Calibrate, arg("lab"), arg("base"), arg("out"), arg("report"));
+  m.def("_calibrate", &Calibrate, arg("lab"), arg("base"), arg("out"), arg("report"), py::kw_only(),
+        arg("accept_poor_fits") = false);
 #endif
 }
 

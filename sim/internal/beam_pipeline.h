@@ -466,12 +466,13 @@ LT_HD inline void WriteEchoes(const FrameContext& c, uint32_t beam,
     const physics::Vec3<double> p = physics::ReportedPoint(
         range, central, pose, c.pose_end, c.trajectory.motion_correction, c.beam_origin);
     // Calibrated reflectivity: the echo's peak power over a white Lambertian target's at the
-    // same range, in percent (link_budget.h).
+    // same range, through the same near-field overlap, in percent (link_budget.h).
     BeamRecord& r = out[slot++];
     r = PointRecord(
         beam, b, t, p, range,
-        physics::ReportedIntensity(e.peak_power_w + noise_w,
-                                   physics::WhiteTargetPower(c.signal.link, e.peak_range_m)),
+        physics::ReportedIntensity(
+            e.peak_power_w + noise_w,
+            physics::CalibratedWhiteTargetPower(c.signal.link, c.signal.overlap, e.peak_range_m)),
         o);
     r.echo_pulse_width_ns =
         static_cast<float>(physics::RangeIntervalTime(e.end_m - e.start_m) * 1e9);

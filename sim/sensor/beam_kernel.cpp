@@ -250,4 +250,41 @@ KernelSampling PrepareKernelSampling(const KernelTable& t, double tail_exponent)
   return s;
 }
 
+SampledPowerNoise SampledPowerStatistics(const KernelSampling& s, uint32_t sub_rays) {
+  const size_t cells = s.cdf.size();
+  if (cells == 0 || sub_rays == 0) return {};
+  const double n = sub_rays;
+  double mean = 0, k2 = 0, k4 = 0;
+  size_t c = 0;      // the first cell that reaches into the stratum
+  double below = 0;  // cdf of the cells before c
+  for (uint32_t k = 0; k < sub_rays; ++k) {
+    const double lo = k / n, hi = (k + 1) / n;
+    while (c < cells && s.cdf[c] <= lo)
+      below = s.cdf[c++];
+    // The stratum's value x = w / n over u uniform in it: each cell by its share of it.
+    std::vector<std::pair<double, double>> values;  // (x, probability)
+    double from = below, m1 = 0;
+    for (size_t d = c; d < cells && from < hi; ++d) {
+      const double to = std::min<double>(s.cdf[d], hi);
+      const double share = (to - std::max(from, lo)) * n;
+      if (share > 0) {
+        values.emplace_back(s.weight[d] / n, share);
+        m1 += share * s.weight[d] / n;
+      }
+      from = s.cdf[d];
+    }
+    double mu2 = 0, mu4 = 0;
+    for (const auto& [x, q] : values) {
+      const double d2 = (x - m1) * (x - m1);
+      mu2 += q * d2;
+      mu4 += q * d2 * d2;
+    }
+    mean += m1;
+    k2 += mu2;
+    k4 += mu4 - 3 * mu2 * mu2;
+  }
+  if (!(mean > 0) || !(k2 > 0)) return {};
+  return {std::sqrt(k2) / mean, k4 / (k2 * k2)};
+}
+
 }  // namespace lt

@@ -117,5 +117,22 @@ TEST(OverlapShare, IsOneWithoutAnOverlapFunctionAndTheOverlapWithOne) {
   EXPECT_NEAR(OverlapShare(Overlap{2, 3}, 1.0), 1 - std::exp(-0.125), 1e-15);
 }
 
+// The calibrated intensity's reference: the white target's power through the overlap, written
+// out here (rho = 1, normal incidence: P_tx d^2 T_opt / (4 R^2), seed 002 eq. 2), held at
+// 1e-6 of it where the overlap vanishes; without an overlap, the white target's power itself.
+TEST(CalibratedWhiteTargetPower, IsTheWhiteTargetThroughTheOverlap) {
+  const LinkBudget l{16, 0.02, 0.9, 0.0};
+  for (double r : {0.3, 1.0, 2.0, 3.0, 10.0}) {
+    const double white = 16 * 0.02 * 0.02 * 0.9 / (4 * r * r);
+    EXPECT_NEAR(CalibratedWhiteTargetPower(l, Overlap{3, 2}, r) /
+                    (white * (1 - std::exp(-(r / 3) * (r / 3)))),
+                1.0, 1e-12)
+        << r;
+    EXPECT_NEAR(CalibratedWhiteTargetPower(l, Overlap{0, 2}, r) / white, 1.0, 1e-12) << r;
+  }
+  EXPECT_NEAR(CalibratedWhiteTargetPower(l, Overlap{3, 2}, 1e-6) / WhiteTargetPower(l, 1e-6),
+              kLeastCalibratedOverlap, 1e-18);
+}
+
 }  // namespace
 }  // namespace lt::physics

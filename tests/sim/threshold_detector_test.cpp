@@ -533,16 +533,26 @@ TEST(ThresholdDetector, ReceiverNoiseDetectsAtTheProbitRateAndAddsToThePeak) {
   EXPECT_GT(std::abs(sum / detected - s), 0.05 * sigma);  // the noise is really there
 }
 
-TEST(ThresholdDetector, NearFieldOverlapScalesTheEchoPower) {
+// The overlap scales the echo's power (what the detector sees: a threshold just above the
+// dimmed power loses the echo, one just below keeps it), while the calibrated intensity is
+// referred to the white target through the same overlap and reads the target's own (issue 40,
+// item 1: a sensor's reflectivity is calibrated at its own ranges).
+TEST(ThresholdDetector, NearFieldOverlapScalesTheEchoPowerNotTheCalibratedIntensity) {
   SensorProfile p = ThresholdSensor();
   p.detector.threshold_w = 1e-12;
   const Frame full = SimulateOnce(WallAt(3), p);
+  ASSERT_EQ(full.size(), 1u);
+  const double share = 1 - std::exp(-std::pow(3.0 / 4.0, 2.0));  // independent of NearFieldOverlap
+  // The echo's power without the overlap, from its calibrated intensity.
+  const double power = full.intensity[0] / 100 * physics::WhiteTargetPower(p.detector.link, 3.0);
   p.detector.overlap = {4.0, 2.0};
   const Frame partial = SimulateOnce(WallAt(3), p);
-  ASSERT_EQ(full.size(), 1u);
   ASSERT_EQ(partial.size(), 1u);
-  const double share = 1 - std::exp(-std::pow(3.0 / 4.0, 2.0));  // independent of NearFieldOverlap
-  EXPECT_NEAR(partial.intensity[0] / full.intensity[0], share, 1e-6);
+  EXPECT_NEAR(partial.intensity[0] / full.intensity[0], 1.0, 1e-6);
+  p.detector.threshold_w = 1.02 * share * power;
+  EXPECT_EQ(SimulateOnce(WallAt(3), p).size(), 0u);
+  p.detector.threshold_w = 0.98 * share * power;
+  EXPECT_EQ(SimulateOnce(WallAt(3), p).size(), 1u);
 }
 
 }  // namespace

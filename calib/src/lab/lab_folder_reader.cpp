@@ -127,12 +127,27 @@ Status ReadRangeIntensity(ConfigMap& m, ConfigMap& cond, const fs::path& file,
                           const std::string& bytes, LabFolder& lab) {
   const double rho = Condition(cond, "target_reflectance", 1e-4, 1);
   const double theta = Condition(cond, "incidence_deg", 0, 89.9, 0);
+  RangeIntensityCurve c;
+  if (m.Has("fit")) {
+    ConfigMap f = m.Map("fit");
+    const std::string overlap = f.String("overlap", "fitted");
+    if (overlap == "none") {
+      c.overlap = OverlapFit::kNone;
+    } else if (overlap != "fitted") {
+      f.Fail("overlap", "must be fitted or none, got '" + overlap + "'");
+    }
+  }
+  for (const auto& other : lab.range_intensity_curves) {
+    if (other.overlap != c.overlap) {
+      m.Fail("fit", "overlap must be the same for every range_intensity measurement (" +
+                        other.file + " says otherwise)");
+    }
+  }
   if (auto s = m.FirstError(); !s.ok()) return s;
   const auto units = Units(m, kRangeIntensityColumns);
   if (auto e = m.FirstError(); !e.ok()) return e;
   auto t = ParseLabTable(bytes, file, kRangeIntensityColumns, units);
   if (!t.ok()) return t.error();
-  RangeIntensityCurve c;
   for (size_t r = 0; r < t->rows(); ++r) {
     const double range = (*t)["range"][r];
     const double sigma = t->Has("sigma") ? (*t)["sigma"][r] : 0;

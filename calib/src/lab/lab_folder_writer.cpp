@@ -164,6 +164,10 @@ Status WriteLabFolder(const LabFolder& lab, const std::filesystem::path& dir_giv
     e << YAML::BeginMap << YAML::Key << "kind" << YAML::Value << "range_intensity";
     e << YAML::Key << "file" << YAML::Value << r.file;
     Conditions(e, {{"target_reflectance", rho}, {"incidence_deg", th}});
+    if (r.overlap == OverlapFit::kNone) {
+      e << YAML::Key << "fit" << YAML::Value << YAML::Flow << YAML::BeginMap << YAML::Key
+        << "overlap" << YAML::Value << "none" << YAML::EndMap;
+    }
     e << YAML::EndMap;
   }
   for (const auto& c : lab.capability_curves) {

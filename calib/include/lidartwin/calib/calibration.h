@@ -49,10 +49,22 @@ struct Calibration {
   // A beam kernel that is not Gaussian: the effective kernel's table, to be written beside the
   // calibrated profile and named in its beam.kernel_file (the profile's footprint is a table).
   std::optional<KernelTable> kernel_table;
+  // What the run accepted but a reader must know: poor fits kept on request, with the factor
+  // their uncertainties were scaled by. Printed by the CLI and at the top of the report.
+  std::vector<std::string> warnings;
+};
+
+struct CalibrationOptions {
+  // A fit whose measurements' sigmas were given and that does not describe them (chi^2
+  // p-value below kPoorFitPValue, goodness_of_fit.h) fails the run, naming the file and its
+  // worst point. Accepted, it is kept with its standard deviations scaled by sqrt(chi^2 / dof)
+  // and a warning.
+  bool accept_poor_fits = false;
 };
 
 // lab_label: how the lab folder is named in the provenance; date_utc: ISO 8601.
 Expected<Calibration> Calibrate(const LabFolder& lab, const SensorProfile& base,
-                                const std::string& lab_label, const std::string& date_utc);
+                                const std::string& lab_label, const std::string& date_utc,
+                                const CalibrationOptions& options = {});
 
 }  // namespace lt::calib

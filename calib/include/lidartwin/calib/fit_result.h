@@ -15,6 +15,17 @@ struct FitParameter {
   double stddev = 0;  // 1 sigma, from ceres::Covariance
 };
 
+// Whether the model describes the measurements within their sigmas, where the sigmas were
+// given (or are known, as a spread's sampling error or a binomial count's): chi^2 against its
+// distribution with N - p degrees of freedom (goodness_of_fit.h).
+struct GoodnessOfFit {
+  bool judged = false;  // false: no sigmas, nothing to judge against
+  double chi2 = 0;      // sum of squared normalised residuals (deviance for counts)
+  double dof = 0;       // points less parameters
+  double p_value = 1;   // P(chi^2_dof >= chi2) if the model and the sigmas are right
+  std::string worst;    // the point of largest |residual| / sigma, in the fit's own words
+};
+
 struct FitResult {
   std::string model;
   std::vector<FitParameter> parameters;
@@ -26,6 +37,7 @@ struct FitResult {
   // Covariance of the parameters above, row-major (parameters.size()^2), where the fit
   // propagates it; empty otherwise.
   std::vector<double> covariance;
+  GoodnessOfFit goodness;
 
   const FitParameter* Find(const std::string& name) const {
     for (const auto& p : parameters)

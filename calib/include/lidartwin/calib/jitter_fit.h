@@ -22,6 +22,14 @@ struct SignalSpreadSample {
 // Parameters: pulse_energy_jitter (fraction), noise_sigma (the signal's unit). Both are
 // identifiable only when the spreads cover signals where each term dominates; otherwise the
 // covariance is rank-deficient and the fit says so.
-Expected<FitResult> FitPulseEnergyJitter(const std::vector<SignalSpreadSample>& samples);
+// sampling_spread m: a relative spread of the signal known to come from elsewhere, independent
+// of the pulse energy (the simulator's sampling of a tabulated beam kernel,
+// SampledPowerStatistics): the model is then sqrt(sigma^2 + (j^2 + m^2) S^2) and j is what is
+// left. sampling_kurtosis gamma: that spread's excess kurtosis, which widens each spread's
+// sampling error: Var(ln s) = (2 / (N - 1) + g / N) / 4, g = gamma (m S)^4 / spread(S)^4 the
+// signal's own excess kurtosis (weights from a first pass, then refitted). An error when the
+// spreads are within the sampling's own (no jitter left to fit).
+Expected<FitResult> FitPulseEnergyJitter(const std::vector<SignalSpreadSample>& samples,
+                                         double sampling_spread = 0, double sampling_kurtosis = 0);
 
 }  // namespace lt::calib

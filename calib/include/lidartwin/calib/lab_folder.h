@@ -71,6 +71,9 @@ struct ReflectanceCurve {
 struct RangeIntensityCurve {
   std::string file;
   std::vector<RangeIntensitySample> samples;
+  // The manifest's fit: {overlap: fitted | none}; none for a sensor without a near-field
+  // overlap, whose link constant is then fitted alone.
+  OverlapFit overlap = OverlapFit::kFitted;
 };
 
 // Farthest detected range against target reflectance (seed 000 sec. II-D). CSV.

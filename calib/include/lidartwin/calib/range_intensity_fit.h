@@ -25,8 +25,16 @@ struct RangeIntensitySample {
   uint32_t pulses = 0;
 };
 
-// Parameters: link_constant (K), overlap_range_m (R_o), overlap_sharpness (k).
-Expected<FitResult> FitRangeIntensity(const std::vector<RangeIntensitySample>& samples);
+// The near-field overlap: fitted, or declared complete at every range (a coaxial sensor, or one
+// whose overlap ends before its minimum range): then only K is fitted.
+enum class OverlapFit { kFitted, kNone };
+
+// Parameters: link_constant (K), overlap_range_m (R_o), overlap_sharpness (k); with
+// OverlapFit::kNone, R_o = 0 and k = 2 as declared, with no uncertainty. Errors, besides too
+// few points and no convergence: a fitted overlap that the rows do not determine (fewer than
+// two rows where O(R) < 0.9, or R_o uncertain by more than half), naming what to measure.
+Expected<FitResult> FitRangeIntensity(const std::vector<RangeIntensitySample>& samples,
+                                      OverlapFit overlap = OverlapFit::kFitted);
 
 // The fitted model's signal for one target (the fit's own expression), for plots, residuals
 // and predictions; NaN when `fit` lacks a parameter.

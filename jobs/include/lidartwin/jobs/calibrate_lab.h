@@ -17,7 +17,10 @@ struct CalibrateLabOptions {
   std::filesystem::path base;    // the profile the fits start from
   std::filesystem::path out;     // the calibrated profile
   std::filesystem::path report;  // the report's folder
-  JobLog log;                    // info: each fitted value, and what was written
+  // A fit that does not describe its measurements within their sigmas fails the run unless
+  // accepted: then it is kept with scaled uncertainties and a warning (calib/calibration.h).
+  bool accept_poor_fits = false;
+  JobLog log;  // info: each fitted value, and what was written; warning: each poor fit kept
 
   // Where the outputs may go: `out` a file that may be written (never a folder, link or
   // device) and not the base profile, `report` a folder, neither inside the lab folder. An

@@ -53,4 +53,19 @@ struct KernelSampling {
 };
 KernelSampling PrepareKernelSampling(const KernelTable& table, double tail_exponent);
 
+// The pulse-to-pulse noise of a beam's sampled power on a uniform target that fills the
+// footprint, with `sub_rays` stratified samples (physics::SampleFootprint: sub-ray k draws u
+// in [k / n, (k + 1) / n) and carries weight[cell(u)] / n). The strata are independent, so the
+// sum's cumulants are the strata's summed: its variance sum_k Var_k(w) / n^2 and its fourth
+// cumulant sum_k (mu4_k - 3 mu2_k^2), each stratum's moments from the cells it overlaps, exact
+// from the tables. It is noise of the simulation, not of the sensor: the pulse-energy jitter
+// fit takes it out of the measured spreads (issue 40, item 2), and weighs each spread by the
+// sampling error its kurtosis gives. Both 0 where every sampled cell has the same weight
+// (tail_exponent 1).
+struct SampledPowerNoise {
+  double relative_spread = 0;  // standard deviation over the mean
+  double excess_kurtosis = 0;  // fourth cumulant over the variance squared
+};
+SampledPowerNoise SampledPowerStatistics(const KernelSampling& sampling, uint32_t sub_rays);
+
 }  // namespace lt
