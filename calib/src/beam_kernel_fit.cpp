@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <random>
 
 #include "least_squares.h"
@@ -111,22 +112,28 @@ void AddEmitterResiduals(ceres::Problem& problem, const StitchedKernel& data,
   }
 }
 
+// Ceres logs the overflowing residuals of a start far from the data's minimum through glog:
+// silenced, a failed solve is only reported in `result`.
 bool SolveEmitter(const StitchedKernel& data, const std::vector<bool>& keep, double speckle,
                   uint32_t spots, int super, std::vector<double>& state, FitResult& result) {
   ceres::Problem problem;
   AddEmitterResiduals(problem, data, keep, speckle, spots, super, state);
-  return SolveFit(problem, result, 500);
-}
-
-// SolveEmitter from a start far from the data's minimum, where Ceres would log the overflowing
-// residuals of its first steps through glog: silenced, a failed start is only skipped.
-bool SolveQuietly(const StitchedKernel& data, const std::vector<bool>& keep, double speckle,
-                  uint32_t spots, int super, std::vector<double>& state, FitResult& result) {
   const int log_level = FLAGS_minloglevel;
   FLAGS_minloglevel = google::GLOG_FATAL;
-  const bool ok = SolveEmitter(data, keep, speckle, spots, super, state, result);
+  const bool ok = SolveFit(problem, result, 500);
   FLAGS_minloglevel = log_level;
   return ok;
+}
+
+// Whether the image determines every parameter of `state` (a covariance of full rank): a
+// minimum where a spot has faded away or two coincide is a fit with fewer spots, not a
+// decomposition into these.
+bool Determined(const StitchedKernel& data, const std::vector<bool>& keep, double speckle,
+                uint32_t spots, int super, std::vector<double>& state) {
+  ceres::Problem problem;
+  AddEmitterResiduals(problem, data, keep, speckle, spots, super, state);
+  std::vector<double> cov(state.size() * state.size());
+  return BlockCovariance(problem, state.data(), cov.data());
 }
 
 // The weighted sum of squared log residuals over the kept pixels (no Huber loss): the chi^2 by
@@ -143,12 +150,59 @@ double EmitterChi2(const StitchedKernel& data, const std::vector<bool>& keep, do
   return chi2;
 }
 
+// Starts from the image alone, which a greedy solution that lost a spot cannot mislead: the
+// spots evenly spaced along the image's principal axis (its intensity-weighted covariance)
+// about its centroid, three spacings, each spot as wide as the image's minor axis and of equal
+// power.
+std::vector<std::vector<double>> MomentStarts(const StitchedKernel& k, uint32_t spots) {
+  double w = 0, h = 0, v = 0;
+  for (const auto& p : k.pixels) {
+    w += p.value;
+    h += p.value * p.h_mrad;
+    v += p.value * p.v_mrad;
+  }
+  if (!(w > 0)) return {};
+  h /= w;
+  v /= w;
+  double chh = 0, cvv = 0, chv = 0, step = 1e300;
+  for (const auto& p : k.pixels) {
+    chh += p.value * (p.h_mrad - h) * (p.h_mrad - h) / w;
+    cvv += p.value * (p.v_mrad - v) * (p.v_mrad - v) / w;
+    chv += p.value * (p.h_mrad - h) * (p.v_mrad - v) / w;
+    const double d = std::abs(p.h_mrad - k.pixels[0].h_mrad);
+    if (d > 1e-12) step = std::min(step, d);
+  }
+  // Eigenvalues and the major axis of the 2 x 2 covariance.
+  const double mean = 0.5 * (chh + cvv), diff = 0.5 * (chh - cvv);
+  const double root = std::sqrt(diff * diff + chv * chv);
+  const double major = std::sqrt(std::max(mean + root, 1e-12));
+  const double minor = std::sqrt(std::max(mean - root, 1e-12));
+  const double angle = 0.5 * std::atan2(2 * chv, chh - cvv);
+  const double uh = std::cos(angle), uv = std::sin(angle);
+  // Each spot's share of the flux (value x pixel area) as a Gaussian's peak.
+  const double flux = w * (step < 1e300 ? step * step : 1.0);
+  const double ln_peak = std::log(flux / spots / (2 * physics::kPi * minor * minor));
+  std::vector<std::vector<double>> out;
+  for (double spread : {1.0, 1.4, 1.8}) {
+    const double gap = spread * 2 * major / spots;
+    std::vector<double> x;
+    for (uint32_t n = 0; n < spots; ++n) {
+      const double t = (n - 0.5 * (spots - 1)) * gap;
+      for (double y : {ln_peak, h + t * uh, v + t * uv, std::log(minor), std::log(minor)})
+        x.push_back(y);
+    }
+    out.push_back(x);
+  }
+  return out;
+}
+
 // Starts besides the greedy one for blended Gaussian spots (issue 40, item 3: from the greedy
 // start alone, 15 of 43 Cube 1 labs ended in one wrong decomposition, a central spot 4.6 mrad
 // wide carrying 0.45 of the power). From the greedy solution's places: every spot as wide as
-// their mean and of equal power; each spot in turn wider than the others; and eight draws
-// about the solution (a fixed seed: the fit is deterministic).
-std::vector<std::vector<double>> AlternativeStarts(const std::vector<double>& s, uint32_t spots) {
+// their mean and of equal power; each spot in turn wider than the others; and four draws
+// about the solution (a fixed seed: the fit is deterministic); and MomentStarts.
+std::vector<std::vector<double>> AlternativeStarts(const StitchedKernel& k,
+                                                   const std::vector<double>& s, uint32_t spots) {
   double lh = 0, lv = 0, total = 0;
   for (uint32_t k = 0; k < spots; ++k) {
     const double* p = &s[k * kSpotState];
@@ -178,7 +232,7 @@ std::vector<std::vector<double>> AlternativeStarts(const std::vector<double>& s,
   }
   std::mt19937_64 rng(20261130);
   std::normal_distribution<double> z;
-  for (int draw = 0; draw < 8; ++draw) {
+  for (int draw = 0; draw < 4; ++draw) {
     std::vector<double> x = s;
     for (uint32_t k = 0; k < spots; ++k) {
       double* p = &x[k * kSpotState];
@@ -190,6 +244,8 @@ std::vector<std::vector<double>> AlternativeStarts(const std::vector<double>& s,
     }
     out.push_back(x);
   }
+  for (auto& x : MomentStarts(k, spots))
+    out.push_back(std::move(x));
   return out;
 }
 
@@ -257,6 +313,7 @@ Expected<EmitterFit> FitEmitter(const BeamKernelImages& images) {
                  (fit.spots > 1 ? ", " + std::to_string(fit.spots) + " spots" : "");
   std::vector<bool> keep(fit.data.pixels.size(), true);
   fit.state = StartingState(fit.data, 1, super >= 0);
+  bool greedy_solved = true;
   for (uint32_t k = 1; k <= fit.spots; ++k) {
     if (k > 1) {
       const KernelPixel* best = nullptr;
@@ -278,6 +335,11 @@ Expected<EmitterFit> FitEmitter(const BeamKernelImages& images) {
         fit.state.push_back(x);
     }
     if (!SolveEmitter(fit.data, keep, 0.0, k, super, fit.state, result)) {
+      // Blended spots start over from the image's moments below.
+      if (super < 0 && fit.spots > 1) {
+        greedy_solved = false;
+        break;
+      }
       return Error{images.file + ": beam kernel fit did not converge (" + result.solver_report +
                    ")"};
     }
@@ -330,29 +392,53 @@ Expected<EmitterFit> FitEmitter(const BeamKernelImages& images) {
     }
     return {};
   };
-  if (Status s = refine(fit.state); !s.ok()) return s.error();
+  if (greedy_solved) {
+    if (Status s = refine(fit.state); !s.ok()) return s.error();
+  }
   // Blended spots have more than one local minimum: the least chi^2 of several starts, at the
-  // weights (speckle, outliers) the greedy solution gave, refined again if another start wins;
-  // every other minimum is kept for the ambiguity check below.
+  // weights (speckle, outliers) of the solution so far; when another start wins, it is refined
+  // and the minima compared again at its weights (a greedy solution that lost a spot estimates
+  // a speckle that hides the spots). Every other minimum is kept for the ambiguity check below.
   std::vector<std::vector<double>> minima;
   if (super < 0 && fit.spots > 1) {
-    double best = EmitterChi2(fit.data, keep, speckle, fit.spots, super, fit.state);
-    bool moved = false;
-    for (std::vector<double>& start : AlternativeStarts(fit.state, fit.spots)) {
-      FitResult r;
-      if (!SolveQuietly(fit.data, keep, speckle, fit.spots, super, start, r)) continue;
-      const double chi2 = EmitterChi2(fit.data, keep, speckle, fit.spots, super, start);
-      if (chi2 < best - 1e-6 * best) {
-        minima.push_back(fit.state);
-        fit.state = start;
-        best = chi2;
-        moved = true;
-      } else {
-        minima.push_back(start);
+    std::vector<std::vector<double>> candidates =
+        greedy_solved ? AlternativeStarts(fit.data, fit.state, fit.spots)
+                      : MomentStarts(fit.data, fit.spots);
+    if (!greedy_solved && !candidates.empty()) fit.state = candidates[0];
+    for (int round = 0; round < 3; ++round) {
+      // A solution the image does not determine (or none yet) gives way to any start that is.
+      double best = (round > 0 || greedy_solved) &&
+                            Determined(fit.data, keep, speckle, fit.spots, super, fit.state)
+                        ? EmitterChi2(fit.data, keep, speckle, fit.spots, super, fit.state)
+                        : std::numeric_limits<double>::infinity();
+      bool moved = false;
+      minima.clear();
+      for (std::vector<double>& start : candidates) {
+        FitResult r;
+        if (!SolveEmitter(fit.data, keep, speckle, fit.spots, super, start, r)) continue;
+        const double chi2 = EmitterChi2(fit.data, keep, speckle, fit.spots, super, start);
+        if (chi2 < best * (1 - 1e-6) &&  // best may be infinite
+            !Determined(fit.data, keep, speckle, fit.spots, super, start)) {
+          continue;
+        }
+        if (chi2 < best * (1 - 1e-6)) {
+          if (std::isfinite(best)) minima.push_back(fit.state);
+          fit.state = start;
+          best = chi2;
+          moved = true;
+        } else {
+          minima.push_back(start);
+        }
       }
-    }
-    if (moved) {
+      if (!moved) {
+        if (!greedy_solved && round == 0) {
+          return Error{images.file + ": beam kernel fit did not converge from any start (" +
+                       result.solver_report + ")"};
+        }
+        break;
+      }
       if (Status s = refine(fit.state); !s.ok()) return s.error();
+      candidates = minima;
     }
   }
   {
@@ -417,7 +503,7 @@ Expected<EmitterFit> FitEmitter(const BeamKernelImages& images) {
   for (std::vector<double>& m : minima) {
     if (EmitterChi2(fit.data, keep, speckle, fit.spots, super, m) - best_chi2 > 100) continue;
     FitResult r;
-    if (!SolveQuietly(fit.data, keep, speckle, fit.spots, super, m, r)) continue;
+    if (!SolveEmitter(fit.data, keep, speckle, fit.spots, super, m, r)) continue;
     const double delta = EmitterChi2(fit.data, keep, speckle, fit.spots, super, m) - best_chi2;
     if (delta >= 9) continue;
     const std::vector<double> other = reported(m);

@@ -170,8 +170,21 @@ Status FitBeam(const LabFolder& lab, Calibration& c) {
   f = kernel->footprint;
   f.sub_rays = sub_rays;
   f.mode = before.mode;
+  // The spots in the profile ordered by their vertical, then horizontal offset, whatever order
+  // the fit found them in: a unit calibrated twice lists its spots alike.
+  std::vector<uint32_t> order(f.spot_count);
+  for (uint32_t k = 0; k < f.spot_count; ++k)
+    order[k] = k;
+  std::sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) {
+    const auto& x = kernel->footprint.spots[a];
+    const auto& y = kernel->footprint.spots[b];
+    return x.v_offset_rad != y.v_offset_rad ? x.v_offset_rad < y.v_offset_rad
+                                            : x.h_offset_rad < y.h_offset_rad;
+  });
+  for (uint32_t k = 0; k < f.spot_count; ++k)
+    f.spots[k] = kernel->footprint.spots[order[k]];
   for (uint32_t k = 0; k < f.spot_count; ++k) {
-    const std::string prefix = "spot" + std::to_string(k + 1) + ".";
+    const std::string prefix = "spot" + std::to_string(order[k] + 1) + ".";
     const std::string key = "beam.spots[" + std::to_string(k) + "].";
     const bool had = before.kind == physics::FootprintKind::kGaussian && k < before.spot_count;
     const physics::GaussianSpot old = had ? before.spots[k] : physics::GaussianSpot{0, 0, 0, 0, 0};

@@ -520,8 +520,8 @@ Status CheckVirtualLabProfile(const SensorProfile& truth) {
                  FootprintName(truth.footprint.kind) +
                  " (the lab images Gaussian beams only), so the lab would hold no measurement; "
                  "add one of: detector.type threshold with peak_power_w, aperture_diameter_mm, "
-                 "optics_transmission, pulse_width_ns, threshold_nw, signal_noise_nw > 0 and "
-                 "overlap_range_m > 0 (range-intensity, detection threshold, reflectance); "
+                 "optics_transmission, pulse_width_ns and threshold_nw, signal_noise_nw > 0 "
+                 "(range-intensity, detection threshold, reflectance); "
                  "detector.type capability with max_range_m and reflectance_at_max_range "
                  "(farthest range per reflectance); detector.type waveform with its chain "
                  "(single-target records); beam.footprint gaussian with divergence_h_fwhm_mrad "

@@ -746,7 +746,8 @@ TEST(CliCalibrate, LabgenRefusesAProfileItCannotMeasureWithNothingWritten) {
       Cli("labgen --profile " + Q(kOs0Threshold) + " --out " + Q(tmp / "lab") + " --backend cpu");
   EXPECT_EQ(sheet.code, 1) << sheet.output;
   EXPECT_NE(sheet.output.find("detector.signal_noise_nw"), std::string::npos) << sheet.output;
-  EXPECT_NE(sheet.output.find("detector.overlap_range_m"), std::string::npos) << sheet.output;
+  // Its full overlap is declared in the lab (fit: {overlap: none}), no longer refused.
+  EXPECT_EQ(sheet.output.find("detector.overlap_range_m"), std::string::npos) << sheet.output;
   EXPECT_FALSE(std::filesystem::exists(tmp / "lab"));
 }
 

@@ -4,11 +4,13 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <array>
 #include <cmath>
 #include <cstdio>
 #include <map>
 #include <string>
+#include <vector>
 
 #include "lidartwin/calib/fit_result.h"
 
@@ -27,6 +29,7 @@ class Coverage {
   // Counts one value with its standard deviation against its truth.
   void Add(const std::string& name, double value, double stddev, double truth) {
     ASSERT_GT(stddev, 0) << name;
+    signed_z_[name].push_back((value - truth) / stddev);
     const double z = std::abs(value - truth) / stddev;
     if (z > 3)
       std::printf("[coverage] %s: %g +- %g, truth %g (%.1f sigma)\n", name.c_str(), value, stddev,
@@ -46,6 +49,32 @@ class Coverage {
                   k[2], k[1]);
   }
   int count() const { return total_; }
+  // Issue 40's targets, per parameter: within 1 sigma 68 % +- 7 %, within 2 sigma 95 % +- 4 %,
+  // the mean of (value - truth) / sigma within +-0.5; each band widened to 3 binomial standard
+  // errors where the draws are too few for it (at 50 draws a perfect estimator misses the
+  // issue's 1-sigma band a third of the time; at 400 the bands are the issue's). Prints a
+  // Markdown row per parameter (the tables in docs/calibration.md) with those standard errors.
+  // mean_z_band: the mean z's band where a study knowingly misses the issue's 0.5 (the reason
+  // at the call).
+  void ExpectPerParameter(const std::string& label, double mean_z_band = 0.5) const {
+    std::printf(
+        "[coverage] %s\n| parameter | draws | within 1 sigma | within 2 sigma | mean z |\n"
+        "| --- | --- | --- | --- | --- |\n",
+        label.c_str());
+    for (const auto& [name, k] : by_name_) {
+      const double n = k[2], c1 = k[0] / n, c2 = k[1] / n;
+      double mean_z = 0;
+      for (double z : signed_z_.at(name))
+        mean_z += z / n;
+      std::printf("| %s | %d | %.2f +- %.2f | %.2f +- %.2f | %+.2f |\n", name.c_str(), k[2], c1,
+                  std::sqrt(0.68 * 0.32 / n), c2, std::sqrt(0.95 * 0.05 / n), mean_z);
+      EXPECT_NEAR(c1, 0.68, std::max(0.07, 3 * std::sqrt(0.68 * 0.32 / n)))
+          << label << ": " << name;
+      EXPECT_NEAR(c2, 0.95, std::max(0.04, 3 * std::sqrt(0.95 * 0.05 / n)))
+          << label << ": " << name;
+      EXPECT_LE(std::abs(mean_z), std::max(mean_z_band, 3 / std::sqrt(n))) << label << ": " << name;
+    }
+  }
   void Expect(const std::string& label) const {
     const double c1 = double(within1_) / total_, c2 = double(within2_) / total_;
     std::printf("[coverage] %s: %.2f within 1 sigma, %.2f within 2 sigma (%d)\n", label.c_str(), c1,
@@ -62,6 +91,7 @@ class Coverage {
  private:
   int within1_ = 0, within2_ = 0, total_ = 0;
   std::map<std::string, std::array<int, 3>> by_name_;
+  std::map<std::string, std::vector<double>> signed_z_;
 };
 
 }  // namespace lt::calib::test

@@ -45,9 +45,10 @@ inline constexpr double kLabCollectorWidthFactor = 3.0;
 // - beam.footprint gaussian: a beam kernel and two collector slices;
 // - detector.type threshold: range-intensity, a detection-threshold sweep and two reflectance
 //   curves; it needs detector.signal_noise_nw > 0 (the sweep measures the noise), a near-field
-//   overlap the lab's 0.3..64 m ranges see into and out of (detector.overlap_range_m > 0), at
-//   least 4 of those ranges where a 50 % target is always detected, and a distance where a 5 %
-//   target returns more than T + 2 sigma;
+//   overlap that dims the two nearest of the lab's 0.3..64 m ranges below 90 % and leaves the
+//   farthest at 99 % or more, or none (detector.overlap_range_m 0: the lab declares it,
+//   fit: {overlap: none}), at least 4 of those ranges where a 50 % target is always detected,
+//   and a distance where a 5 % target returns more than T + 2 sigma;
 // - detector.type capability: the farthest range per reflectance (5..100 %); detector.max_range_m
 //   within max_range_m (the rays end there) and reflectance_at_max_range above 0.05 (a target
 //   must stop short of d_max);
