@@ -1,0 +1,377 @@
+#include "lidartwin/reconstruct/beam_intensity_fit.h"
+
+#include <fmt/core.h>
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <cstdint>
+#include <unordered_map>
+
+#include "lidartwin/base/config_check.h"
+#include "lidartwin/reconstruct/order_statistics.h"
+
+namespace lt {
+namespace {
+
+constexpr double kDegToRad = 3.14159265358979323846 / 180;
+
+// Eigenvalues (ascending) and the eigenvector of the smallest of a symmetric 3 x 3 matrix, by
+// cyclic Jacobi rotations (Golub & Van Loan, "Matrix Computations", 4th ed., sec. 8.5.2).
+void SymmetricEigen3(std::array<std::array<double, 3>, 3> a, std::array<double, 3>& values,
+                     std::array<double, 3>& smallest_vector) {
+  std::array<std::array<double, 3>, 3> v{{{1, 0, 0}, {0, 1, 0}, {0, 0, 1}}};
+  for (int sweep = 0; sweep < 20; ++sweep) {
+    const double off = a[0][1] * a[0][1] + a[0][2] * a[0][2] + a[1][2] * a[1][2];
+    if (off < 1e-30 * (a[0][0] * a[0][0] + a[1][1] * a[1][1] + a[2][2] * a[2][2]) + 1e-300) break;
+    for (int p = 0; p < 2; ++p)
+      for (int q = p + 1; q < 3; ++q) {
+        if (a[p][q] == 0) continue;
+        const double theta = (a[q][q] - a[p][p]) / (2 * a[p][q]);
+        const double t = (theta >= 0 ? 1 : -1) / (std::fabs(theta) + std::sqrt(theta * theta + 1));
+        const double c = 1 / std::sqrt(t * t + 1), s = t * c;
+        for (int k = 0; k < 3; ++k) {  // A <- A J
+          const double akp = a[k][p], akq = a[k][q];
+          a[k][p] = c * akp - s * akq;
+          a[k][q] = s * akp + c * akq;
+        }
+        for (int k = 0; k < 3; ++k) {  // A <- J^T A
+          const double apk = a[p][k], aqk = a[q][k];
+          a[p][k] = c * apk - s * aqk;
+          a[q][k] = s * apk + c * aqk;
+        }
+        for (int k = 0; k < 3; ++k) {  // V <- V J
+          const double vkp = v[k][p], vkq = v[k][q];
+          v[k][p] = c * vkp - s * vkq;
+          v[k][q] = s * vkp + c * vkq;
+        }
+      }
+  }
+  std::array<int, 3> order{0, 1, 2};
+  std::sort(order.begin(), order.end(), [&](int x, int y) { return a[x][x] < a[y][y]; });
+  for (int k = 0; k < 3; ++k)
+    values[k] = a[order[k]][order[k]];
+  for (int k = 0; k < 3; ++k)
+    smallest_vector[k] = v[k][order[0]];
+}
+
+// One return on a shared planar cell: its cell, its laser and
+// y = ln I - ln G(R) - ln cos(theta).
+struct SharedReturn {
+  size_t cell;
+  uint16_t beam;
+  double y;
+  double range_m;
+};
+
+struct SharedSurfaces {
+  std::vector<SharedReturn> returns;
+  size_t cells = 0;
+  uint16_t beams = 0;  // 1 + the largest channel seen
+};
+
+// The key of the cell holding (x, y, z) in frame `frame` on grid `grid` (0, or 1: the grid
+// shifted by half a cell along every axis). 15 bits of frame, the grid bit, 16 bits per axis.
+uint64_t CellKey(size_t frame, int grid, double x, double y, double z, double cell) {
+  const double shift = grid ? 0.5 * cell : 0.0;
+  auto q = [&](double v) {
+    return static_cast<uint64_t>(std::clamp<int64_t>(
+               static_cast<int64_t>(std::floor((v + shift) / cell)) + 32768, 0, 65535)) &
+           0xffff;
+  };
+  return (static_cast<uint64_t>(frame & 0x7fff) << 49) | (static_cast<uint64_t>(grid) << 48) |
+         (q(x) << 32) | (q(y) << 16) | q(z);
+}
+
+Expected<SharedSurfaces> FindSharedSurfaces(const std::vector<Frame>& frames,
+                                            const IntensityReading& reading,
+                                            const BeamIntensityFitOptions& o) {
+  std::unordered_map<uint64_t, std::vector<std::pair<size_t, size_t>>> cells;  // (frame, point)
+  bool channels = false;
+  for (size_t f = 0; f < frames.size(); ++f) {
+    const Frame& fr = frames[f];
+    if (fr.channel.size() != fr.size() || fr.intensity.size() != fr.size()) continue;
+    channels = true;
+    for (size_t i = 0; i < fr.size(); ++i) {
+      const double r = fr.range_m[i];
+      if (!(r >= o.min_range_m && r <= o.max_range_m) || !(fr.intensity[i] > 0) ||
+          !std::isfinite(fr.intensity[i]) || (!fr.return_index.empty() && fr.return_index[i] != 0))
+        continue;
+      // Two grids, the second shifted by half a cell: a surface that one grid's cell edges part
+      // between lasers (lasers symmetric about the horizon on a wall, z = 0 an edge) is whole
+      // in the other's, so every laser meets its neighbours.
+      for (int grid = 0; grid < 2; ++grid)
+        cells[CellKey(f, grid, fr.x_m[i], fr.y_m[i], fr.z_m[i], o.cell_m)].push_back({f, i});
+    }
+  }
+  if (!channels) {
+    return Error{
+        "per-laser intensity calibration: the frames carry no channel (laser) per return, so "
+        "their lasers cannot be told apart"};
+  }
+  SharedSurfaces out;
+  const double min_cos = std::cos(o.max_incidence_deg * kDegToRad);
+  // Visit the cells in key order: the fit does not depend on the hash map's order.
+  std::vector<uint64_t> keys;
+  keys.reserve(cells.size());
+  for (const auto& [key, points] : cells)
+    if (points.size() >= o.min_cell_points) keys.push_back(key);
+  std::sort(keys.begin(), keys.end());
+  for (uint64_t key : keys) {
+    const auto& points = cells[key];
+    uint16_t first_beam = 0;
+    bool several = false;
+    for (size_t k = 0; k < points.size(); ++k) {
+      const Frame& fr = frames[points[k].first];
+      const size_t i = points[k].second;
+      if (k == 0) first_beam = fr.channel[i];
+      several = several || fr.channel[i] != first_beam;
+    }
+    if (!several) continue;  // one laser alone tells nothing about the others
+    // The cell's plane: the points' covariance, then again over the points within the
+    // tolerance of it (a corner holds a second surface whose returns would tilt the first pass,
+    // and their incidence is not the plane's); a cell whose inliers are not planar is left out.
+    std::vector<std::pair<size_t, size_t>> inliers = points;
+    std::array<double, 3> values{}, normal{};
+    bool planar = false;
+    for (int pass = 0; pass < 2; ++pass) {
+      if (inliers.size() < o.min_cell_points) break;
+      double c0[3] = {0, 0, 0};
+      for (const auto& [f, i] : inliers) {
+        c0[0] += frames[f].x_m[i] / inliers.size();
+        c0[1] += frames[f].y_m[i] / inliers.size();
+        c0[2] += frames[f].z_m[i] / inliers.size();
+      }
+      std::array<std::array<double, 3>, 3> cov{};
+      for (const auto& [f, i] : inliers) {
+        const double d[3] = {frames[f].x_m[i] - c0[0], frames[f].y_m[i] - c0[1],
+                             frames[f].z_m[i] - c0[2]};
+        for (int a = 0; a < 3; ++a)
+          for (int b = 0; b < 3; ++b)
+            cov[a][b] += d[a] * d[b] / inliers.size();
+      }
+      SymmetricEigen3(cov, values, normal);
+      std::vector<std::pair<size_t, size_t>> next;
+      for (const auto& [f, i] : points) {
+        const double distance = (frames[f].x_m[i] - c0[0]) * normal[0] +
+                                (frames[f].y_m[i] - c0[1]) * normal[1] +
+                                (frames[f].z_m[i] - c0[2]) * normal[2];
+        if (std::fabs(distance) <= o.plane_tolerance_m) next.push_back({f, i});
+      }
+      inliers = std::move(next);
+      // Thin as well as flat: a narrow corner (a wall's foot and a strip of floor) also fits a
+      // tilted plane whose smallest eigenvalue is small beside the others.
+      planar = values[0] <= o.max_planar_ratio * values[1] &&
+               std::sqrt(std::max(values[0], 0.0)) <= o.max_plane_rms_m;
+    }
+    if (!planar || inliers.size() < o.min_cell_points) continue;
+    const size_t cell = out.cells++;
+    for (const auto& [f, i] : inliers) {
+      const Frame& fr = frames[f];
+      const double r = std::sqrt(double(fr.x_m[i]) * fr.x_m[i] + double(fr.y_m[i]) * fr.y_m[i] +
+                                 double(fr.z_m[i]) * fr.z_m[i]);
+      if (!(r > 0)) continue;
+      const double c =
+          std::fabs(fr.x_m[i] * normal[0] + fr.y_m[i] * normal[1] + fr.z_m[i] * normal[2]) / r;
+      if (c < min_cos) continue;
+      const double g = reading.GainAt(fr.range_m[i]);
+      if (!(g > 0)) continue;
+      out.returns.push_back(
+          {cell, fr.channel[i], std::log(fr.intensity[i] / g / c), double(fr.range_m[i])});
+      out.beams = std::max<uint16_t>(out.beams, fr.channel[i] + 1);
+    }
+  }
+  if (out.cells == 0) {
+    return Error{fmt::format(
+        "per-laser intensity calibration: no planar {} m cell is seen by two lasers or more "
+        "(walls, cars and the ground near the sensor usually are; is the cloud in the sensor's "
+        "frame, in metres?)",
+        NumberText(o.cell_m))};
+  }
+  return out;
+}
+
+// Median of v, or 0 when empty.
+double MedianOr0(const std::vector<double>& v) {
+  return v.empty() ? 0.0 : Median(v);
+}
+
+// Mean of v, or 0 when empty.
+double MeanOr0(const std::vector<double>& v) {
+  double s = 0;
+  for (double x : v)
+    s += x;
+  return v.empty() ? 0.0 : s / static_cast<double>(v.size());
+}
+
+}  // namespace
+
+double BeamIntensityGains::GainAt(size_t laser, double r) const {
+  if (laser >= gain.size() || range_m.empty()) return 1.0;
+  const std::vector<double>& g = gain[laser];
+  if (r <= range_m.front()) return g.front();
+  if (r >= range_m.back()) return g.back();
+  // Linear in ln R and ln g between the bins' centres.
+  const size_t k =
+      static_cast<size_t>(std::upper_bound(range_m.begin(), range_m.end(), r) - range_m.begin());
+  const double t = std::log(r / range_m[k - 1]) / std::log(range_m[k] / range_m[k - 1]);
+  return std::exp((1 - t) * std::log(g[k - 1]) + t * std::log(g[k]));
+}
+
+Expected<BeamIntensityGains> FitBeamIntensityGains(const std::vector<Frame>& frames,
+                                                   const IntensityReading& reading,
+                                                   const BeamIntensityFitOptions& o) {
+  auto shared = FindSharedSurfaces(frames, reading, o);
+  if (!shared.ok()) return shared.error();
+  const auto& rs = shared->returns;
+  // The bins: logarithmic in range over the options' span (Steder et al.'s remission depends
+  // on the range; a laser's near-field response is its own).
+  const size_t bins = static_cast<size_t>(std::max(1, o.range_bins));
+  const double log_lo = std::log(o.min_range_m), log_hi = std::log(o.max_range_m);
+  auto bin_of = [&](const SharedReturn& r) {
+    const double t = (std::log(r.range_m) - log_lo) / (log_hi - log_lo);
+    return static_cast<size_t>(std::clamp(static_cast<int>(t * bins), 0, int(bins) - 1));
+  };
+  // beta[b][k]: ln of laser b's gain in range bin k; one unknown per (laser, bin).
+  const size_t beams = shared->beams;
+  std::vector<std::vector<double>> beta(beams, std::vector<double>(bins, 0.0));
+  std::vector<std::vector<size_t>> count(beams, std::vector<size_t>(bins, 0));
+  std::vector<size_t> bin(rs.size());
+  for (size_t i = 0; i < rs.size(); ++i) {
+    bin[i] = bin_of(rs[i]);
+    ++count[rs[i].beam][bin[i]];
+  }
+  std::vector<double> alpha(shared->cells, 0.0);
+  // Alternating least squares (the cells' and the lasers' effects in turn; each step lowers
+  // the sum of squares, so it settles), then the same with medians from there, which edges and
+  // mixed returns do not pull.
+  std::vector<std::vector<double>> by_cell(shared->cells);
+  std::vector<std::vector<double>> by_beam_bin(beams * bins);
+  auto step = [&](bool median) {
+    for (auto& v : by_cell)
+      v.clear();
+    for (size_t i = 0; i < rs.size(); ++i)
+      by_cell[rs[i].cell].push_back(rs[i].y - beta[rs[i].beam][bin[i]]);
+    for (size_t c = 0; c < alpha.size(); ++c)
+      alpha[c] = median ? MedianOr0(by_cell[c]) : MeanOr0(by_cell[c]);
+    for (auto& v : by_beam_bin)
+      v.clear();
+    for (size_t i = 0; i < rs.size(); ++i)
+      by_beam_bin[rs[i].beam * bins + bin[i]].push_back(rs[i].y - alpha[rs[i].cell]);
+    double change = 0;
+    for (size_t k = 0; k < bins; ++k) {
+      std::vector<double> determined;
+      for (size_t b = 0; b < beams; ++b) {
+        if (count[b][k] < o.min_bin_points) continue;  // filled in below
+        const auto& v = by_beam_bin[b * bins + k];
+        const double next = median ? MedianOr0(v) : MeanOr0(v);
+        change = std::max(change, std::fabs(next - beta[b][k]));
+        beta[b][k] = next;
+        determined.push_back(next);
+      }
+      // The gauge of each bin: its median determined laser has gain 1 (a range trend common to
+      // every laser cannot be told from the cells' reflectances).
+      const double centre = MedianOr0(determined);
+      for (size_t b = 0; b < beams; ++b)
+        if (count[b][k] >= o.min_bin_points) beta[b][k] -= centre;
+    }
+    return change;
+  };
+  for (int it = 0; it < o.iterations; ++it)
+    if (step(false) < 1e-7) break;
+  for (int it = 0; it < o.iterations; ++it)
+    if (step(true) < 1e-7) break;
+  BeamIntensityGains out;
+  out.cells = shared->cells;
+  for (size_t k = 0; k < bins; ++k)
+    out.range_m.push_back(std::exp(log_lo + (k + 0.5) * (log_hi - log_lo) / bins));
+  out.points.assign(beams, 0);
+  out.gain.assign(beams, std::vector<double>(bins, 1.0));
+  out.gain_sd.assign(beams, std::vector<double>(bins, 0.0));
+  for (size_t b = 0; b < beams; ++b) {
+    std::vector<size_t> known;
+    for (size_t k = 0; k < bins; ++k) {
+      out.points[b] += count[b][k];
+      if (count[b][k] < o.min_bin_points) continue;
+      known.push_back(k);
+      out.gain[b][k] = std::exp(beta[b][k]);
+      // Robust standard error: 1.4826 x the median absolute residual over sqrt(n), in ln; each
+      // return sits in a cell of both grids, so n is half the residuals.
+      std::vector<double> dev;
+      for (double y : by_beam_bin[b * bins + k])
+        dev.push_back(std::fabs(y - beta[b][k]));
+      out.gain_sd[b][k] = out.gain[b][k] * 1.4826 * MedianOr0(dev) /
+                          std::sqrt(std::max(1.0, 0.5 * double(dev.size())));
+    }
+    // A bin the laser barely saw takes the nearest determined bin's gain (its sd stays 0).
+    for (size_t k = 0; k < bins && !known.empty(); ++k) {
+      if (count[b][k] >= o.min_bin_points) continue;
+      size_t nearest = known[0];
+      for (size_t j : known)
+        if (std::abs(int(j) - int(k)) < std::abs(int(nearest) - int(k))) nearest = j;
+      out.gain[b][k] = out.gain[b][nearest];
+    }
+  }
+  return out;
+}
+
+Expected<CrossLaserSpread> MeasureCrossLaserSpread(const std::vector<Frame>& frames,
+                                                   const IntensityReading& reading,
+                                                   const BeamIntensityGains* gains,
+                                                   const BeamIntensityFitOptions& o) {
+  auto shared = FindSharedSurfaces(frames, reading, o);
+  if (!shared.ok()) return shared.error();
+  // Per (cell, laser): the sum, the sum of squares and the count of y - ln g_b(R).
+  struct Sums {
+    double sum = 0, sum2 = 0;
+    size_t n = 0;
+  };
+  std::unordered_map<uint64_t, Sums> sums;
+  for (const auto& r : shared->returns) {
+    const double y = r.y - std::log(gains ? gains->GainAt(r.beam, r.range_m) : 1.0);
+    Sums& s = sums[(static_cast<uint64_t>(r.cell) << 16) | r.beam];
+    s.sum += y;
+    s.sum2 += y * y;
+    ++s.n;
+  }
+  // Per cell, each laser's mean and the variance of that mean (its returns' scatter over n).
+  std::vector<std::vector<std::pair<double, double>>> means(shared->cells);
+  std::vector<uint64_t> keys;
+  for (const auto& [key, s] : sums)
+    keys.push_back(key);
+  std::sort(keys.begin(), keys.end());
+  for (uint64_t key : keys) {
+    const Sums& s = sums[key];
+    if (s.n < 2) continue;
+    const double mean = s.sum / s.n;
+    const double var = std::max(0.0, (s.sum2 - s.n * mean * mean) / (s.n - 1));
+    means[key >> 16].push_back({mean, var / s.n});
+  }
+  // The lasers' spread is what is left of the variance of their means once the returns' own
+  // scatter is taken out (one-way analysis of variance, the between-group component): the
+  // intensity's noise, 8-bit rounding among it, is no laser's difference.
+  double sum_var = 0, sum_raw = 0;
+  CrossLaserSpread out;
+  for (const auto& m : means) {
+    if (m.size() < 2) continue;
+    double mu = 0, noise = 0;
+    for (const auto& [x, v] : m) {
+      mu += x / m.size();
+      noise += v / m.size();
+    }
+    double var = 0;
+    for (const auto& [x, v] : m)
+      var += (x - mu) * (x - mu) / (m.size() - 1);
+    sum_raw += var;
+    sum_var += var - noise;
+    ++out.cells;
+  }
+  if (out.cells == 0) {
+    return Error{"cross-laser spread: no cell is seen by two lasers with two returns each"};
+  }
+  out.raw_rms_ln = std::sqrt(sum_raw / out.cells);
+  out.rms_ln = std::sqrt(std::max(0.0, sum_var) / out.cells);
+  return out;
+}
+
+}  // namespace lt
