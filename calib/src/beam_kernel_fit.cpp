@@ -452,6 +452,10 @@ Expected<EmitterFit> FitEmitter(const BeamKernelImages& images) {
     }
     fit.state_covariance = cov;
   }
+  // The pixels' scatter beyond the camera's (the speckle) is estimated so that chi^2 per degree
+  // of freedom is 1: there is no chi^2 left to judge the fit by.
+  result.goodness.not_judged_because =
+      "the speckle is estimated from the residuals, so chi^2 / dof is 1 by construction";
   fit.speckle_sigma_ln = speckle;
   size_t used = 0;
   double rss = 0;
@@ -504,6 +508,9 @@ Expected<EmitterFit> FitEmitter(const BeamKernelImages& images) {
     if (EmitterChi2(fit.data, keep, speckle, fit.spots, super, m) - best_chi2 > 100) continue;
     FitResult r;
     if (!SolveEmitter(fit.data, keep, speckle, fit.spots, super, m, r)) continue;
+    // A minimum with a spot faded or two coinciding is a fit with fewer spots, not another
+    // decomposition into these.
+    if (!Determined(fit.data, keep, speckle, fit.spots, super, m)) continue;
     const double delta = EmitterChi2(fit.data, keep, speckle, fit.spots, super, m) - best_chi2;
     if (delta >= 9) continue;
     const std::vector<double> other = reported(m);

@@ -38,7 +38,8 @@ Status Judge(FitResult& fit, const std::string& what, const std::string& where,
              const CalibrationOptions& o, Calibration& c) {
   if (!IsPoorFit(fit.goodness)) return {};
   const double birge = BirgeRatio(fit.goodness);
-  if (!o.accept_poor_fits) {
+  // An infinite chi^2 (a point the model cannot reach) has no scale to accept.
+  if (!o.accept_poor_fits || !std::isfinite(birge)) {
     return Error{where + ": the " + what +
                  " fit does not describe the measurements within their sigmas: " +
                  GoodnessText(fit.goodness) +
@@ -46,8 +47,10 @@ Status Judge(FitResult& fit, const std::string& what, const std::string& where,
                  "again; accepted as a poor fit, its uncertainties would be scaled by " +
                  NumberText(birge)};
   }
-  for (auto& p : fit.parameters)
-    p.stddev *= birge;
+  // The parameters the chi^2 covers (values the fit derives otherwise, as a waveform's thermal
+  // noise from the pretrigger, keep their own uncertainty).
+  for (size_t i = 0; i < fit.parameters.size() && i < fit.goodness.parameters; ++i)
+    fit.parameters[i].stddev *= birge;
   for (double& v : fit.covariance)
     v *= birge * birge;
   c.warnings.push_back(where + ": the " + what + " fit is poor (" + GoodnessText(fit.goodness) +
@@ -170,16 +173,35 @@ Status FitBeam(const LabFolder& lab, Calibration& c) {
   f = kernel->footprint;
   f.sub_rays = sub_rays;
   f.mode = before.mode;
-  // The spots in the profile ordered by their vertical, then horizontal offset, whatever order
-  // the fit found them in: a unit calibrated twice lists its spots alike.
+  // The spots in the profile ordered along the line they lie on (the principal axis of their
+  // offsets, pointing up, or right when level), whatever order the fit found them in: a unit
+  // calibrated twice lists its spots alike, side by side or one above the other.
   std::vector<uint32_t> order(f.spot_count);
   for (uint32_t k = 0; k < f.spot_count; ++k)
     order[k] = k;
-  std::sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) {
+  double mh = 0, mv = 0;
+  for (uint32_t k = 0; k < f.spot_count; ++k) {
+    mh += kernel->footprint.spots[k].h_offset_rad / f.spot_count;
+    mv += kernel->footprint.spots[k].v_offset_rad / f.spot_count;
+  }
+  double chh = 0, cvv = 0, chv = 0;
+  for (uint32_t k = 0; k < f.spot_count; ++k) {
+    const double dh = kernel->footprint.spots[k].h_offset_rad - mh;
+    const double dv = kernel->footprint.spots[k].v_offset_rad - mv;
+    chh += dh * dh;
+    cvv += dv * dv;
+    chv += dh * dv;
+  }
+  const double angle = 0.5 * std::atan2(2 * chv, chh - cvv);
+  double ah = std::cos(angle), av = std::sin(angle);
+  if (av < 0 || (av == 0 && ah < 0)) {
+    ah = -ah;
+    av = -av;
+  }
+  std::stable_sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) {
     const auto& x = kernel->footprint.spots[a];
     const auto& y = kernel->footprint.spots[b];
-    return x.v_offset_rad != y.v_offset_rad ? x.v_offset_rad < y.v_offset_rad
-                                            : x.h_offset_rad < y.h_offset_rad;
+    return x.h_offset_rad * ah + x.v_offset_rad * av < y.h_offset_rad * ah + y.v_offset_rad * av;
   });
   for (uint32_t k = 0; k < f.spot_count; ++k)
     f.spots[k] = kernel->footprint.spots[order[k]];
@@ -285,7 +307,7 @@ Expected<FitResult> FitRangeIntensityCurves(const LabFolder& lab, const Calibrat
 // Gaussian spots and cones sample with equal weights and add none.
 SampledPowerNoise SamplingNoise(const SensorProfile& p) {
   if (p.footprint.kind != physics::FootprintKind::kTable) return {};
-  return SampledPowerStatistics(p.kernel, std::max<uint32_t>(p.footprint.sub_rays, 1));
+  return SampledPowerStatistics(p.kernel, p.footprint.sub_rays);
 }
 
 // The pulse-energy jitter from the range-intensity rows' spreads, when they were measured;
@@ -634,6 +656,9 @@ Expected<Calibration> Calibrate(const LabFolder& lab, const SensorProfile& base,
                  ": the detection_threshold sweep needs a range_intensity "
                  "measurement (its link constant gives the expected signals)"};
   }
+  if (!lab.range_intensity_curves.empty()) {
+    if (auto s = NeedThreshold(base, "range-intensity"); !s.ok()) return s.error();
+  }
   if (!lab.range_intensity_curves.empty() && lab.threshold_sweeps.empty()) {
     // The fitted link sets the peak power; the data sheet's threshold was stated for the data
     // sheet's power, and kept beside another it would move every detection range.
@@ -646,7 +671,6 @@ Expected<Calibration> Calibrate(const LabFolder& lab, const SensorProfile& base,
                  "missed to always detected, the trials and detections counted at each step"};
   }
   if (!lab.range_intensity_curves.empty()) {
-    if (auto s = NeedThreshold(base, "range-intensity"); !s.ok()) return s.error();
     auto link = FitRangeIntensityCurves(lab, options, c);
     if (!link.ok()) return link.error();
     auto jitter = FitJitter(lab, options, c);

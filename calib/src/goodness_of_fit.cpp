@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <limits>
 
 #include "lidartwin/base/config_check.h"
 
@@ -59,13 +60,22 @@ void SetGoodnessOfFit(FitResult& fit, const std::vector<double>& z, size_t param
                       const std::function<std::string(size_t)>& describe) {
   GoodnessOfFit& g = fit.goodness;
   g = {};
+  g.not_judged_because = "fewer points than parameters and one";
   if (z.size() <= parameters) return;  // no degree of freedom left to judge by
+  // A residual that is not finite (a point the model cannot reach) makes chi^2 infinite and
+  // is the worst point.
   size_t worst = 0;
   for (size_t i = 0; i < z.size(); ++i) {
+    if (!std::isfinite(z[i])) {
+      g.chi2 = std::numeric_limits<double>::infinity();
+      worst = i;
+      break;
+    }
     g.chi2 += z[i] * z[i];
     if (std::fabs(z[i]) > std::fabs(z[worst])) worst = i;
   }
   g.judged = true;
+  g.parameters = parameters;
   g.dof = static_cast<double>(z.size() - parameters);
   g.p_value = ChiSquareUpperTail(g.chi2, g.dof);
   char sigma[32];
@@ -74,7 +84,7 @@ void SetGoodnessOfFit(FitResult& fit, const std::vector<double>& z, size_t param
 }
 
 std::string GoodnessText(const GoodnessOfFit& g) {
-  if (!g.judged) return "not judged (no measurement sigmas)";
+  if (!g.judged) return "not judged (" + g.not_judged_because + ")";
   char p[32];
   if (g.p_value < 1e-300) {
     std::snprintf(p, sizeof p, "p < 1e-300");

@@ -63,13 +63,11 @@ Expected<FitResult> FitPulseEnergyJitter(const std::vector<SignalSpreadSample>& 
   const auto hi = std::max_element(
       used.begin(), used.end(), [](const auto& a, const auto& b) { return a.signal < b.signal; });
   const double total = hi->spread / hi->signal;
-  if (!(total > m)) {
-    return Error{"pulse-energy jitter fit: the largest signal's relative spread " +
-                 NumberText(total) + " is within the simulator's sampling spread " + NumberText(m) +
-                 " of the beam kernel: no jitter is left to fit; sample the kernel with more "
-                 "sub-rays (beam.sub_rays) or keep the jitter of the base profile"};
-  }
-  const double j0_sq = total * total - m * m, s0_sq = lo->spread * lo->spread;
+  // The start's scale of j^2: what the largest signal's spread leaves above m, held to a
+  // hundredth of its square where the sampling takes nearly all (j^2 / J0^2 is the parameter:
+  // its scale must not be 0).
+  const double j0_sq = std::max(total * total - m * m, 0.01 * total * total),
+               s0_sq = lo->spread * lo->spread;
   // 1 / sd(ln s) of each spread: the Gaussian 1 / sqrt(2 (N - 1)) in the first pass; then with
   // the sampling's kurtosis at the first pass's variances.
   std::vector<double> weight;

@@ -144,9 +144,10 @@ constexpr double kCapabilityStepM = 0.5;
 constexpr double kCapabilityLastStartM = 1 + kCapabilityStepM;
 // The range-intensity fit tells the overlap only from two rows or more that it dims (the
 // OS0-128 unit: an overlap of 0.2 m, k 2, leaves 0.895 at 0.3 m and is rank-deficient).
-// The share of the light below which a row shows the overlap (as the range-intensity fit
-// counts them), and the least the farthest row must see.
-constexpr double kOverlapVisible = 0.9, kLeastFarOverlap = 0.99;
+// The share of the light the two nearest rows may see at most: the range-intensity fit needs
+// two rows where its fitted overlap is below 0.9, and a margin keeps a lab just inside that from
+// being refused by the noise; and the least the farthest row must see.
+constexpr double kOverlapVisibleInLab = 0.8, kLeastFarOverlap = 0.99;
 
 // The ranges of the range-intensity curve where every pulse should be detected (a 50 % target
 // returning twice T + 4 sigma) within the stage's reach: a mean of the detected ones alone
@@ -203,16 +204,17 @@ void CheckThresholdLab(const SensorProfile& stage, std::vector<ConfigProblem>& p
   const double far = physics::OverlapShare(ov, ranges.back());
   if (!(ov.range_m > 0)) {
     // Nothing to see in the rows: the overlap is declared.
-  } else if (ranges.size() < 2 || physics::OverlapShare(ov, ranges[1]) >= kOverlapVisible) {
+  } else if (ranges.size() < 2 || physics::OverlapShare(ov, ranges[1]) >= kOverlapVisibleInLab) {
     // The fit needs two rows dimmed by the overlap (range_intensity_fit.h).
     problems.push_back(
         {"detector.overlap_range_m",
          NumberText(ov.range_m) + " m (overlap_sharpness " + NumberText(ov.sharpness) +
              ") lets the second-nearest lab range " + NumberText(ranges[1]) + " m see " +
              NumberText(physics::OverlapShare(ov, ranges[1])) + " of the light, not below " +
-             NumberText(kOverlapVisible) +
+             NumberText(kOverlapVisibleInLab) +
              ": the range-intensity fit needs two rows inside the overlap; raise it to at least " +
-             NumberText(ranges[1] / std::pow(-std::log(1 - kOverlapVisible), 1 / ov.sharpness)) +
+             NumberText(ranges[1] /
+                        std::pow(-std::log(1 - kOverlapVisibleInLab), 1 / ov.sharpness)) +
              " m, or set it to 0 (no near-field overlap)"});
   } else if (far < kLeastFarOverlap) {
     problems.push_back(

@@ -252,7 +252,8 @@ KernelSampling PrepareKernelSampling(const KernelTable& t, double tail_exponent)
 
 SampledPowerNoise SampledPowerStatistics(const KernelSampling& s, uint32_t sub_rays) {
   const size_t cells = s.cdf.size();
-  if (cells == 0 || sub_rays == 0) return {};
+  // One sub-ray is the central ray at weight 1 (FootprintSubRay): nothing is sampled.
+  if (cells == 0 || sub_rays <= 1) return {};
   const double n = sub_rays;
   double mean = 0, k2 = 0, k4 = 0;
   size_t c = 0;      // the first cell that reaches into the stratum
@@ -283,7 +284,8 @@ SampledPowerNoise SampledPowerStatistics(const KernelSampling& s, uint32_t sub_r
     k2 += mu2;
     k4 += mu4 - 3 * mu2 * mu2;
   }
-  if (!(mean > 0) || !(k2 > 0)) return {};
+  // Below 1e-6 the spread is the float weights' rounding (tail exponent 1), not sampling.
+  if (!(mean > 0) || !(k2 > 0) || std::sqrt(k2) / mean < 1e-6) return {};
   return {std::sqrt(k2) / mean, k4 / (k2 * k2)};
 }
 

@@ -117,6 +117,10 @@ Status LabFolder::Validate() const {
   }
   for (const auto& rc : range_intensity_curves) {
     CheckFile(c, rc.file, files);
+    // One model of the overlap for the link: every curve declares the same.
+    if (rc.overlap != range_intensity_curves[0].overlap) {
+      c.Sub(rc.file).Fail("fit", "overlap must be the same for every range_intensity measurement");
+    }
     // One target per file: the manifest records its reflectance and incidence once.
     if (rc.samples.empty()) c.Sub(rc.file).Fail("rows", "the curve has no rows");
     for (const auto& s : rc.samples) {

@@ -19,11 +19,13 @@ struct FitParameter {
 // given (or are known, as a spread's sampling error or a binomial count's): chi^2 against its
 // distribution with N - p degrees of freedom (goodness_of_fit.h).
 struct GoodnessOfFit {
-  bool judged = false;  // false: no sigmas, nothing to judge against
-  double chi2 = 0;      // sum of squared normalised residuals (deviance for counts)
-  double dof = 0;       // points less parameters
-  double p_value = 1;   // P(chi^2_dof >= chi2) if the model and the sigmas are right
-  std::string worst;    // the point of largest |residual| / sigma, in the fit's own words
+  bool judged = false;    // false: no sigmas, nothing to judge against
+  double chi2 = 0;        // sum of squared normalised residuals (deviance for counts)
+  double dof = 0;         // points less parameters
+  double p_value = 1;     // P(chi^2_dof >= chi2) if the model and the sigmas are right
+  std::string worst;      // the point of largest |residual| / sigma, in the fit's own words
+  size_t parameters = 0;  // the fitted parameters the chi^2 covers (the first ones listed)
+  std::string not_judged_because = "no measurement sigmas";
 };
 
 struct FitResult {

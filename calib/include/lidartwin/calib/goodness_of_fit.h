@@ -31,13 +31,14 @@ void SetGoodnessOfFit(FitResult& fit, const std::vector<double>& z, size_t param
 // The p-value below which a fit is called poor: one good fit in a thousand is refused.
 inline constexpr double kPoorFitPValue = 1e-3;
 
-// One line: "chi^2 = 1,302 for 14 degrees of freedom (p < 1e-300); worst: range 4 m, +35.1
-// sigma".
+// One line: "chi^2 = 1302 for 14 degrees of freedom (p < 1e-300); largest residual: the row at
+// range 4 m, +35.1 sigma".
 std::string GoodnessText(const GoodnessOfFit& g);
 
 // Whether the fit is poor (judged and p below kPoorFitPValue).
+// (A NaN p-value is poor too.)
 inline bool IsPoorFit(const GoodnessOfFit& g) {
-  return g.judged && g.p_value < kPoorFitPValue;
+  return g.judged && !(g.p_value >= kPoorFitPValue);
 }
 
 // sqrt(chi^2 / dof): the factor that scales a poor fit's standard deviations (Birge ratio),

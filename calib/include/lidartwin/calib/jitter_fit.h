@@ -27,8 +27,8 @@ struct SignalSpreadSample {
 // SampledPowerStatistics): the model is then sqrt(sigma^2 + (j^2 + m^2) S^2) and j is what is
 // left. sampling_kurtosis gamma: that spread's excess kurtosis, which widens each spread's
 // sampling error: Var(ln s) = (2 / (N - 1) + g / N) / 4, g = gamma (m S)^4 / spread(S)^4 the
-// signal's own excess kurtosis (weights from a first pass, then refitted). An error when the
-// spreads are within the sampling's own (no jitter left to fit).
+// signal's own excess kurtosis (weights from a first pass, then refitted). Spreads within the
+// sampling's own give a jitter near 0 with its upper bound, and the chi^2 judges the rest.
 Expected<FitResult> FitPulseEnergyJitter(const std::vector<SignalSpreadSample>& samples,
                                          double sampling_spread = 0, double sampling_kurtosis = 0);
 

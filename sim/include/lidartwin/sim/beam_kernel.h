@@ -61,7 +61,8 @@ KernelSampling PrepareKernelSampling(const KernelTable& table, double tail_expon
 // from the tables. It is noise of the simulation, not of the sensor: the pulse-energy jitter
 // fit takes it out of the measured spreads (issue 40, item 2), and weighs each spread by the
 // sampling error its kurtosis gives. Both 0 where every sampled cell has the same weight
-// (tail_exponent 1).
+// (tail_exponent 1, to float rounding: below 1e-6) and for one sub-ray (the central ray alone,
+// at weight 1).
 struct SampledPowerNoise {
   double relative_spread = 0;  // standard deviation over the mean
   double excess_kurtosis = 0;  // fourth cumulant over the variance squared
