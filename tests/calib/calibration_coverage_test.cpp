@@ -4,7 +4,7 @@
 // within +-0.5 (test::Coverage::ExpectPerParameter). 50 seeds in `make test`, the bands widened
 // to what 50 draws can tell; scripts/calibration-coverage.sh runs 400 (LT_COVERAGE_SEEDS), where
 // the bands are the issue's, for the tables in docs/calibration.md "Coverage". Every lab must
-// calibrate: a refusal of a good lab fails too.
+// calibrate, but for one poor-fit refusal a study (the p-value's own false alarms).
 #include <gtest/gtest.h>
 
 #include <cstdlib>
@@ -41,6 +41,7 @@ void Study(const SensorProfile& unit, const SensorProfile& sheet,
            uint32_t frames_per_setting = 25, bool beam = true, double mean_z_band = 0.5) {
   test::Coverage coverage;
   const uint64_t seeds = Seeds();
+  int chance_refusals = 0;
   for (uint64_t seed = 1; seed <= seeds; ++seed) {
     auto lab = SimulateLab(unit, {seed, Backend::kCpu, frames_per_setting});
     ASSERT_TRUE(lab.ok()) << lab.message();
@@ -49,6 +50,15 @@ void Study(const SensorProfile& unit, const SensorProfile& sheet,
       lab->collector_slices.clear();
     }
     auto c = Calibrate(*lab, sheet, "virtual", "2026-11-30T00:00:00Z");
+    // A good lab's fit falls below the poor-fit p-value by chance, one in 1e4 (about six fits a
+    // lab): one such refusal is allowed in a study, and printed; any other error fails.
+    if (!c.ok() && c.message().find("does not describe the measurements") != std::string::npos &&
+        chance_refusals == 0) {
+      ++chance_refusals;
+      std::printf("[coverage] %s seed %d refused by chance: %s\n", label.c_str(),
+                  static_cast<int>(seed), c.message().c_str());
+      continue;
+    }
     ASSERT_TRUE(c.ok()) << label << " seed " << seed << ": " << c.message();
     size_t found = 0;
     for (const auto& e : c->profile.calibration.parameters) {
