@@ -27,7 +27,13 @@ int CalibrateCommand(const std::vector<std::string>& argv) {
     o.report = args.Get("--report");
     o.accept_poor_fits = args.Has("--accept-poor-fits");
     o.log = PrintingLog("calibrate");
-    if (Status s = jobs::CalibrateLab(o); !s.ok()) return s.error();
+    if (Status s = jobs::CalibrateLab(o); !s.ok()) {
+      // A poor fit refused: the flag that keeps it, named here (the library names none).
+      if (!o.accept_poor_fits &&
+          s.message().find("does not describe the measurements") != std::string::npos)
+        return Error{s.message() + " (--accept-poor-fits keeps it)"};
+      return s.error();
+    }
     return 0;
   });
 }

@@ -43,8 +43,9 @@ Status Judge(FitResult& fit, const std::string& what, const std::string& where,
     return Error{where + ": the " + what +
                  " fit does not describe the measurements within their sigmas: " +
                  GoodnessText(fit.goodness) +
-                 ". Check that point (a glint, a moved target, a sigma too small) and measure "
-                 "again; accepted as a poor fit, its uncertainties would be scaled by " +
+                 ". Check that point (a glint, a moved target, a sigma too small) and the fit's "
+                 "declared settings (its model, a declared overlap), and measure again; accepted "
+                 "as a poor fit, its uncertainties would be scaled by " +
                  NumberText(birge)};
   }
   // The parameters the chi^2 covers (values the fit derives otherwise, as a waveform's thermal

@@ -25,7 +25,12 @@ inline bool SolveFit(ceres::Problem& problem, FitResult& out, int max_iterations
   options.parameter_tolerance = 1e-14;
   options.logging_type = ceres::SILENT;
   ceres::Solver::Summary summary;
+  // Ceres logs its solver's complaints (invalid steps of an overflowing cost) through glog; the
+  // caller reports a failure in its own words.
+  const int log_level = FLAGS_minloglevel;
+  FLAGS_minloglevel = google::GLOG_FATAL;
   ceres::Solve(options, &problem, &summary);
+  FLAGS_minloglevel = log_level;
   out.solver_report = summary.BriefReport();
   // A cost that is not finite (a zero or absurdly small measurement sigma) is no solution.
   out.converged = summary.termination_type == ceres::CONVERGENCE &&

@@ -107,9 +107,13 @@ Expected<FitResult> FitRangeIntensity(const std::vector<RangeIntensitySample>& s
   const double scale = sigma_known ? 1.0 : rss / (used.size() - p_count);
   double cov[9] = {};
   if (!BlockCovariance(problem, p, cov)) {
-    return Error{
-        "range-intensity fit: the covariance is rank-deficient (ranges inside the "
-        "overlap region and beyond it are both needed)"};
+    return Error{overlap ? "range-intensity fit: the rows do not determine the link and the "
+                           "near-field overlap together (a rank-deficient covariance): measure "
+                           "the target both where its signal falls below the inverse-square law "
+                           "and beyond, or declare the overlap complete (fit: {overlap: none}) "
+                           "for a sensor without one"
+                         : "range-intensity fit: the rows do not determine the link constant "
+                           "(a rank-deficient covariance)"};
   }
   if (!overlap) {
     const double k = std::exp(p[0]);

@@ -1,5 +1,6 @@
 // ReadLabFolder: manifest.yaml and the files it names (docs/calibration.md, "The lab folder").
 
+#include <algorithm>
 #include <cmath>
 #include <map>
 #include <set>
@@ -76,6 +77,32 @@ Status Reject(const fs::path& file, const LabTable& t, size_t row, const std::st
   return Error{file.string() + ":" + std::to_string(t.line[row]) + ": " + problem};
 }
 
+// A sigma far below the others' relative to its value (a typing slip, 1e-3 for 80.9) would give
+// one row the weight of all the rest: the fit runs through it with a tiny uncertainty and its
+// chi^2 passes. Refused when the row's sigma / |value| is under a thousandth of the table's
+// median (issue 40's hostile pass: peak power 15.98 +- 2e-7 W written for a true 16).
+Status CheckSigmaScale(const fs::path& file, const LabTable& t, const char* value_column) {
+  if (!t.Has("sigma") || t.rows() < 3) return {};
+  std::vector<double> rel;
+  for (size_t r = 0; r < t.rows(); ++r)
+    rel.push_back(t["sigma"][r] / std::max(std::fabs(t[value_column][r]), 1e-300));
+  std::vector<double> sorted = rel;
+  std::nth_element(sorted.begin(), sorted.begin() + sorted.size() / 2, sorted.end());
+  const double median = sorted[sorted.size() / 2];
+  for (size_t r = 0; r < t.rows(); ++r) {
+    if (rel[r] < 1e-3 * median) {
+      return Reject(file, t, r,
+                    "sigma " + NumberText(t["sigma"][r]) +
+                        " is under a thousandth of the other "
+                        "rows' (relative to the " +
+                        value_column +
+                        "): this row would outweigh all "
+                        "the others; give its real uncertainty");
+    }
+  }
+  return {};
+}
+
 // A sigma column gives every row's standard deviation: a positive number. 0 would weigh the
 // row infinitely, and the fits read a table with any 0 as one without sigmas, dropping the
 // others silently (issue 36); a table without uncertainties leaves the column out.
@@ -115,9 +142,11 @@ Status ReadReflectance(ConfigMap& m, ConfigMap& cond, const fs::path& file,
     if (!(th >= 0 && th < 90)) return Reject(file, *t, r, "incidence must be in [0, 90) deg");
     const double sigma = t->Has("sigma") ? (*t)["sigma"][r] : 0;
     if (Status bad = CheckSigma(file, *t, r, sigma); !bad.ok()) return bad;
-    if ((*t)["intensity"][r] < 0) return Reject(file, *t, r, "intensity must be >= 0");
+    if (!((*t)["intensity"][r] >= 0 && (*t)["intensity"][r] <= 1e6))
+      return Reject(file, *t, r, "intensity must be in [0, 1e6] percent");
     c.samples.push_back({th, (*t)["intensity"][r], sigma});
   }
+  if (Status s = CheckSigmaScale(file, *t, "intensity"); !s.ok()) return s;
   c.file = m.String("file");
   lab.reflectance_curves.push_back(std::move(c));
   return {};
@@ -156,7 +185,9 @@ Status ReadRangeIntensity(ConfigMap& m, ConfigMap& cond, const fs::path& file,
     if (!(range > 0 && range <= kMostLabRangeM))
       return Reject(file, *t, r, "range must be in (0, 1e5] m");
     if (Status bad = CheckSigma(file, *t, r, sigma); !bad.ok()) return bad;
-    if (!((*t)["signal"][r] > 0)) return Reject(file, *t, r, "signal must be positive");
+    // 1e12 nW is a kilowatt received: no lab measures that (1e300 overflowed the fit).
+    if (!((*t)["signal"][r] > 0 && (*t)["signal"][r] <= 1e12))
+      return Reject(file, *t, r, "signal must be in (0, 1e12] nW");
     if (spread < 0) return Reject(file, *t, r, "spread must be >= 0");
     if (t->Has("spread") != t->Has("pulses")) {
       return Reject(file, *t, r, "spread and pulses go together (the jitter fit needs both)");
@@ -167,6 +198,7 @@ Status ReadRangeIntensity(ConfigMap& m, ConfigMap& cond, const fs::path& file,
     c.samples.push_back(
         {range, rho, theta, (*t)["signal"][r], sigma, spread, static_cast<uint32_t>(pulses)});
   }
+  if (Status s = CheckSigmaScale(file, *t, "signal"); !s.ok()) return s;
   c.file = m.String("file");
   lab.range_intensity_curves.push_back(std::move(c));
   return {};
