@@ -840,7 +840,7 @@ TEST(CliCalibrate, BadLabFoldersAreRefusedWithNothingWritten) {
          std::ofstream(d / "reflectance_lambertian_50.csv", std::ios::trunc)
              << "incidence_deg,intensity_percent\n0,50\n10,-49\n20,47\n";
        },
-       "reflectance_lambertian_50.csv:3: intensity must be >= 0"},
+       "reflectance_lambertian_50.csv:3: intensity must be in [0, 1e6] percent"},
       {"a threshold sweep that is a bare step",
        [&](const auto& d) {
          std::ofstream(d / "detection_threshold.csv", std::ios::trunc)
