@@ -150,37 +150,62 @@ double EmitterChi2(const StitchedKernel& data, const std::vector<bool>& keep, do
   return chi2;
 }
 
+// The weighted centroid of points in (h, v), the standard deviations along the principal axes
+// of their covariance and the unit vector of the major axis (pointing up, or right when level),
+// from the 2 x 2 eigenproblem in closed form.
+struct WeightedPoint {
+  double h, v, w;
+};
+struct PrincipalAxes {
+  double weight = 0, h = 0, v = 0, major = 0, minor = 0, uh = 1, uv = 0;
+};
+PrincipalAxes PrincipalAxesOf(const std::vector<WeightedPoint>& points) {
+  PrincipalAxes a;
+  for (const auto& p : points) {
+    a.weight += p.w;
+    a.h += p.w * p.h;
+    a.v += p.w * p.v;
+  }
+  if (!(a.weight > 0)) return a;
+  a.h /= a.weight;
+  a.v /= a.weight;
+  double chh = 0, cvv = 0, chv = 0;
+  for (const auto& p : points) {
+    chh += p.w * (p.h - a.h) * (p.h - a.h) / a.weight;
+    cvv += p.w * (p.v - a.v) * (p.v - a.v) / a.weight;
+    chv += p.w * (p.h - a.h) * (p.v - a.v) / a.weight;
+  }
+  const double mean = 0.5 * (chh + cvv), diff = 0.5 * (chh - cvv);
+  const double root = std::sqrt(diff * diff + chv * chv);
+  a.major = std::sqrt(std::max(mean + root, 0.0));
+  a.minor = std::sqrt(std::max(mean - root, 0.0));
+  const double angle = 0.5 * std::atan2(2 * chv, chh - cvv);
+  a.uh = std::cos(angle);
+  a.uv = std::sin(angle);
+  if (a.uv < 0 || (a.uv == 0 && a.uh < 0)) {
+    a.uh = -a.uh;
+    a.uv = -a.uv;
+  }
+  return a;
+}
+
 // Starts from the image alone, which a greedy solution that lost a spot cannot mislead: the
 // spots evenly spaced along the image's principal axis (its intensity-weighted covariance)
 // about its centroid, three spacings, each spot as wide as the image's minor axis and of equal
 // power.
 std::vector<std::vector<double>> MomentStarts(const StitchedKernel& k, uint32_t spots) {
-  double w = 0, h = 0, v = 0;
+  std::vector<WeightedPoint> points;
+  double step = 1e300;
   for (const auto& p : k.pixels) {
-    w += p.value;
-    h += p.value * p.h_mrad;
-    v += p.value * p.v_mrad;
-  }
-  if (!(w > 0)) return {};
-  h /= w;
-  v /= w;
-  double chh = 0, cvv = 0, chv = 0, step = 1e300;
-  for (const auto& p : k.pixels) {
-    chh += p.value * (p.h_mrad - h) * (p.h_mrad - h) / w;
-    cvv += p.value * (p.v_mrad - v) * (p.v_mrad - v) / w;
-    chv += p.value * (p.h_mrad - h) * (p.v_mrad - v) / w;
+    points.push_back({p.h_mrad, p.v_mrad, p.value});
     const double d = std::abs(p.h_mrad - k.pixels[0].h_mrad);
     if (d > 1e-12) step = std::min(step, d);
   }
-  // Eigenvalues and the major axis of the 2 x 2 covariance.
-  const double mean = 0.5 * (chh + cvv), diff = 0.5 * (chh - cvv);
-  const double root = std::sqrt(diff * diff + chv * chv);
-  const double major = std::sqrt(std::max(mean + root, 1e-12));
-  const double minor = std::sqrt(std::max(mean - root, 1e-12));
-  const double angle = 0.5 * std::atan2(2 * chv, chh - cvv);
-  const double uh = std::cos(angle), uv = std::sin(angle);
+  const PrincipalAxes axes = PrincipalAxesOf(points);
+  if (!(axes.weight > 0)) return {};
+  const double major = std::max(axes.major, 1e-6), minor = std::max(axes.minor, 1e-6);
   // Each spot's share of the flux (value x pixel area) as a Gaussian's peak.
-  const double flux = w * (step < 1e300 ? step * step : 1.0);
+  const double flux = axes.weight * (step < 1e300 ? step * step : 1.0);
   const double ln_peak = std::log(flux / spots / (2 * physics::kPi * minor * minor));
   std::vector<std::vector<double>> out;
   for (double spread : {1.0, 1.4, 1.8}) {
@@ -188,7 +213,8 @@ std::vector<std::vector<double>> MomentStarts(const StitchedKernel& k, uint32_t 
     std::vector<double> x;
     for (uint32_t n = 0; n < spots; ++n) {
       const double t = (n - 0.5 * (spots - 1)) * gap;
-      for (double y : {ln_peak, h + t * uh, v + t * uv, std::log(minor), std::log(minor)})
+      for (double y :
+           {ln_peak, axes.h + t * axes.uh, axes.v + t * axes.uv, std::log(minor), std::log(minor)})
         x.push_back(y);
     }
     out.push_back(x);
@@ -279,6 +305,20 @@ StitchedKernel StitchExposures(const BeamKernelImages& images) {
     }
   }
   return out;
+}
+
+std::vector<uint32_t> SpotsAlongTheirLine(const physics::BeamFootprint& f) {
+  std::vector<WeightedPoint> points;
+  for (uint32_t k = 0; k < f.spot_count; ++k)
+    points.push_back({f.spots[k].h_offset_rad, f.spots[k].v_offset_rad, 1.0});
+  const PrincipalAxes axes = PrincipalAxesOf(points);
+  std::vector<uint32_t> order(f.spot_count);
+  for (uint32_t k = 0; k < f.spot_count; ++k)
+    order[k] = k;
+  auto along = [&](uint32_t k) { return points[k].h * axes.uh + points[k].v * axes.uv; };
+  std::stable_sort(order.begin(), order.end(),
+                   [&](uint32_t a, uint32_t b) { return along(a) < along(b); });
+  return order;
 }
 
 double EmitterFit::Evaluate(double h_mrad, double v_mrad) const {

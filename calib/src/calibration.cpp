@@ -174,36 +174,7 @@ Status FitBeam(const LabFolder& lab, Calibration& c) {
   f = kernel->footprint;
   f.sub_rays = sub_rays;
   f.mode = before.mode;
-  // The spots in the profile ordered along the line they lie on (the principal axis of their
-  // offsets, pointing up, or right when level), whatever order the fit found them in: a unit
-  // calibrated twice lists its spots alike, side by side or one above the other.
-  std::vector<uint32_t> order(f.spot_count);
-  for (uint32_t k = 0; k < f.spot_count; ++k)
-    order[k] = k;
-  double mh = 0, mv = 0;
-  for (uint32_t k = 0; k < f.spot_count; ++k) {
-    mh += kernel->footprint.spots[k].h_offset_rad / f.spot_count;
-    mv += kernel->footprint.spots[k].v_offset_rad / f.spot_count;
-  }
-  double chh = 0, cvv = 0, chv = 0;
-  for (uint32_t k = 0; k < f.spot_count; ++k) {
-    const double dh = kernel->footprint.spots[k].h_offset_rad - mh;
-    const double dv = kernel->footprint.spots[k].v_offset_rad - mv;
-    chh += dh * dh;
-    cvv += dv * dv;
-    chv += dh * dv;
-  }
-  const double angle = 0.5 * std::atan2(2 * chv, chh - cvv);
-  double ah = std::cos(angle), av = std::sin(angle);
-  if (av < 0 || (av == 0 && ah < 0)) {
-    ah = -ah;
-    av = -av;
-  }
-  std::stable_sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) {
-    const auto& x = kernel->footprint.spots[a];
-    const auto& y = kernel->footprint.spots[b];
-    return x.h_offset_rad * ah + x.v_offset_rad * av < y.h_offset_rad * ah + y.v_offset_rad * av;
-  });
+  const std::vector<uint32_t> order = SpotsAlongTheirLine(kernel->footprint);
   for (uint32_t k = 0; k < f.spot_count; ++k)
     f.spots[k] = kernel->footprint.spots[order[k]];
   for (uint32_t k = 0; k < f.spot_count; ++k) {

@@ -3,57 +3,18 @@
 #include <fmt/core.h>
 
 #include <algorithm>
-#include <array>
 #include <cmath>
 #include <cstdint>
 #include <unordered_map>
 
+#include <Eigen/Eigenvalues>
+
 #include "lidartwin/base/config_check.h"
+#include "lidartwin/physics/units.h"
 #include "lidartwin/reconstruct/order_statistics.h"
 
 namespace lt {
 namespace {
-
-constexpr double kDegToRad = 3.14159265358979323846 / 180;
-
-// Eigenvalues (ascending) and the eigenvector of the smallest of a symmetric 3 x 3 matrix, by
-// cyclic Jacobi rotations (Golub & Van Loan, "Matrix Computations", 4th ed., sec. 8.5.2).
-void SymmetricEigen3(std::array<std::array<double, 3>, 3> a, std::array<double, 3>& values,
-                     std::array<double, 3>& smallest_vector) {
-  std::array<std::array<double, 3>, 3> v{{{1, 0, 0}, {0, 1, 0}, {0, 0, 1}}};
-  for (int sweep = 0; sweep < 20; ++sweep) {
-    const double off = a[0][1] * a[0][1] + a[0][2] * a[0][2] + a[1][2] * a[1][2];
-    if (off < 1e-30 * (a[0][0] * a[0][0] + a[1][1] * a[1][1] + a[2][2] * a[2][2]) + 1e-300) break;
-    for (int p = 0; p < 2; ++p)
-      for (int q = p + 1; q < 3; ++q) {
-        if (a[p][q] == 0) continue;
-        const double theta = (a[q][q] - a[p][p]) / (2 * a[p][q]);
-        const double t = (theta >= 0 ? 1 : -1) / (std::fabs(theta) + std::sqrt(theta * theta + 1));
-        const double c = 1 / std::sqrt(t * t + 1), s = t * c;
-        for (int k = 0; k < 3; ++k) {  // A <- A J
-          const double akp = a[k][p], akq = a[k][q];
-          a[k][p] = c * akp - s * akq;
-          a[k][q] = s * akp + c * akq;
-        }
-        for (int k = 0; k < 3; ++k) {  // A <- J^T A
-          const double apk = a[p][k], aqk = a[q][k];
-          a[p][k] = c * apk - s * aqk;
-          a[q][k] = s * apk + c * aqk;
-        }
-        for (int k = 0; k < 3; ++k) {  // V <- V J
-          const double vkp = v[k][p], vkq = v[k][q];
-          v[k][p] = c * vkp - s * vkq;
-          v[k][q] = s * vkp + c * vkq;
-        }
-      }
-  }
-  std::array<int, 3> order{0, 1, 2};
-  std::sort(order.begin(), order.end(), [&](int x, int y) { return a[x][x] < a[y][y]; });
-  for (int k = 0; k < 3; ++k)
-    values[k] = a[order[k]][order[k]];
-  for (int k = 0; k < 3; ++k)
-    smallest_vector[k] = v[k][order[0]];
-}
 
 // One return on a shared planar cell: its cell, its laser and
 // y = ln I - ln G(R) - ln cos(theta).
@@ -110,7 +71,7 @@ Expected<SharedSurfaces> FindSharedSurfaces(const std::vector<Frame>& frames,
         "their lasers cannot be told apart"};
   }
   SharedSurfaces out;
-  const double min_cos = std::cos(o.max_incidence_deg * kDegToRad);
+  const double min_cos = std::cos(o.max_incidence_deg * physics::kDegToRad);
   // Visit the cells in key order: the fit does not depend on the hash map's order.
   std::vector<uint64_t> keys;
   keys.reserve(cells.size());
@@ -132,7 +93,7 @@ Expected<SharedSurfaces> FindSharedSurfaces(const std::vector<Frame>& frames,
     // tolerance of it (a corner holds a second surface whose returns would tilt the first pass,
     // and their incidence is not the plane's); a cell whose inliers are not planar is left out.
     std::vector<std::pair<size_t, size_t>> inliers = points;
-    std::array<double, 3> values{}, normal{};
+    Eigen::Vector3d values = Eigen::Vector3d::Zero(), normal = Eigen::Vector3d::UnitZ();
     bool planar = false;
     for (int pass = 0; pass < 2; ++pass) {
       if (inliers.size() < o.min_cell_points) break;
@@ -142,15 +103,16 @@ Expected<SharedSurfaces> FindSharedSurfaces(const std::vector<Frame>& frames,
         c0[1] += frames[f].y_m[i] / inliers.size();
         c0[2] += frames[f].z_m[i] / inliers.size();
       }
-      std::array<std::array<double, 3>, 3> cov{};
+      Eigen::Matrix3d cov = Eigen::Matrix3d::Zero();
       for (const auto& [f, i] : inliers) {
-        const double d[3] = {frames[f].x_m[i] - c0[0], frames[f].y_m[i] - c0[1],
-                             frames[f].z_m[i] - c0[2]};
-        for (int a = 0; a < 3; ++a)
-          for (int b = 0; b < 3; ++b)
-            cov[a][b] += d[a] * d[b] / inliers.size();
+        const Eigen::Vector3d d(frames[f].x_m[i] - c0[0], frames[f].y_m[i] - c0[1],
+                                frames[f].z_m[i] - c0[2]);
+        cov += d * d.transpose() / double(inliers.size());
       }
-      SymmetricEigen3(cov, values, normal);
+      // The normal: the eigenvector of the least eigenvalue (as frame_registration.cpp's).
+      const Eigen::SelfAdjointEigenSolver<Eigen::Matrix3d> eigen(cov);
+      values = eigen.eigenvalues();  // ascending
+      normal = eigen.eigenvectors().col(0);
       std::vector<std::pair<size_t, size_t>> next;
       for (const auto& [f, i] : points) {
         const double distance = (frames[f].x_m[i] - c0[0]) * normal[0] +

@@ -3,11 +3,8 @@
 // uncertainties or is refused naming the file, the point and what to measure.
 #include <gtest/gtest.h>
 
-#include <cctype>
 #include <cmath>
 #include <cstdio>
-#include <fstream>
-#include <iterator>
 #include <map>
 
 #include "lidartwin/calib/calibration.h"
@@ -138,46 +135,24 @@ TEST(LabRefusals, ASigmaFarBelowTheOthersAndAnAbsurdSignalAreRefusedNamingTheLin
   auto lab = SimulateLab(Unit(), {6});
   ASSERT_TRUE(lab.ok()) << lab.message();
   lt::test::TempDir tmp;
-  ASSERT_TRUE(WriteLabFolder(*lab, tmp / "lab").ok());
-  const auto csv = tmp / "lab" / "range_intensity.csv";
-  std::ifstream in(csv, std::ios::binary);
-  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  // Field `field` (0-based) of the `row`-th data row (after the header) replaced by `value`.
-  auto with = [&](size_t row, size_t field, const std::string& value) {
-    std::vector<std::string> lines;
-    size_t start = 0;
-    while (start < text.size()) {
-      const size_t end = text.find('\n', start);
-      lines.push_back(text.substr(start, end - start));
-      start = end == std::string::npos ? text.size() : end + 1;
-    }
-    size_t data = 0;
-    for (auto& line : lines) {
-      if (line.empty() || line[0] == '#' || !std::isdigit(static_cast<unsigned char>(line[0])))
-        continue;
-      if (data++ != row) continue;
-      std::vector<std::string> cells;
-      size_t a = 0;
-      for (size_t b; (b = line.find(',', a)) != std::string::npos; a = b + 1)
-        cells.push_back(line.substr(a, b - a));
-      cells.push_back(line.substr(a));
-      cells[field] = value;
-      line.clear();
-      for (size_t k = 0; k < cells.size(); ++k)
-        line += (k ? "," : "") + cells[k];
-    }
-    std::string out;
-    for (const auto& line : lines)
-      out += line + "\n";
-    return out;
+  // The row at 4 m (the ninth) edited, written by the lab writer and read back.
+  int folders = 0;
+  auto read_back = [&](double sigma, double signal) {
+    LabFolder edited = *lab;
+    RangeIntensitySample& row = edited.range_intensity_curves[0].samples.at(8);
+    row.sigma = sigma;
+    row.signal = signal;
+    const auto dir = tmp / ("lab" + std::to_string(folders++));
+    const Status written = WriteLabFolder(edited, dir);
+    EXPECT_TRUE(written.ok()) << written.message();
+    return ReadLabFolder(dir);
   };
-  std::ofstream(csv, std::ios::binary) << with(8, 2, "0.001");
-  auto tiny = ReadLabFolder(tmp / "lab");
+  const RangeIntensitySample& row = lab->range_intensity_curves[0].samples.at(8);
+  auto tiny = read_back(1e-3, row.signal);
   ASSERT_FALSE(tiny.ok());
   EXPECT_TRUE(Has(tiny.message(), "range_intensity.csv:")) << tiny.message();
   EXPECT_TRUE(Has(tiny.message(), "under a thousandth of the other rows'")) << tiny.message();
-  std::ofstream(csv, std::ios::binary) << with(8, 1, "1e300");
-  auto huge = ReadLabFolder(tmp / "lab");
+  auto huge = read_back(row.sigma, 1e300);
   ASSERT_FALSE(huge.ok());
   EXPECT_TRUE(Has(huge.message(), "signal must be in (0, 1e12] nW")) << huge.message();
 }

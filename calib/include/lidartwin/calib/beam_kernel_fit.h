@@ -53,6 +53,11 @@ struct EmitterFit {
 
 Expected<EmitterFit> FitEmitter(const BeamKernelImages& images);
 
+// The order of a footprint's Gaussian spots along the line they lie on (the principal axis of
+// their offsets, pointing up, or right when level): a unit calibrated twice lists its spots
+// alike, side by side or one above the other, whatever order its fit found them in.
+std::vector<uint32_t> SpotsAlongTheirLine(const physics::BeamFootprint& footprint);
+
 // One collector slice: gaussian (sensitivity A exp(-(a - a0)^2 / (2 s^2))) or super_gaussian
 // (order p). Parameters: offset_mrad, fwhm_mrad (gaussian) or sigma_mrad and order.
 struct CollectorFit {
