@@ -17,6 +17,7 @@
 #include "lidartwin/datasets/frame_output.h"
 #include "lidartwin/datasets/hdf5_frames.h"
 #include "lidartwin/datasets/sensor_import.h"
+#include "lidartwin/reconstruct/beam_intensity_fit.h"
 #include "lidartwin/reconstruct/posed_recording.h"
 #include "lidartwin/reconstruct/recording_sensor_fit.h"
 #include "lidartwin/reports/report.h"
@@ -187,6 +188,34 @@ struct Run {
   bool raw = false;  // intensities in the sensor's raw units (a fitted range gain)
 };
 
+// A raw sensor's per-laser gains (beam_intensity_fit.h): the given profile's, else fitted on the
+// reconstruction frames. Divided out of those frames, so that the surfaces read one reflectance
+// whichever laser saw them; the profile's simulator puts them back on the simulated frame.
+// Without shared surfaces the run goes on without them, saying so.
+void TakeBeamGains(Run& run, std::vector<Frame>& frames) {
+  const ReproduceOptions& o = run.o;
+  ChannelIntensityGains& gains = run.profile.intensity_gains;
+  if (gains.empty()) {
+    auto fitted = FitBeamIntensityGains(frames, run.ro.reading, {});
+    if (!fitted.ok()) {
+      o.log.Warn("no per-laser intensity gains: " + fitted.message());
+      return;
+    }
+    gains = ProfileGains(*fitted, run.profile.elevation_rad.size(),
+                         fmt::format("fitted by `lidartwin reproduce` on {} reconstruction "
+                                     "frame(s): {} surfaces seen by two lasers or more",
+                                     frames.size(), fitted->cells));
+    o.log.Info(
+        fmt::format("intensity: per-laser gains fitted on {} shared surfaces\n", fitted->cells));
+  } else {
+    o.log.Info("intensity: the profile's per-laser gains\n");
+  }
+  for (Frame& f : frames)
+    if (f.channel.size() == f.size())
+      for (size_t i = 0; i < f.size(); ++i)
+        f.intensity[i] = static_cast<float>(f.intensity[i] / gains.At(f.channel[i], f.range_m[i]));
+}
+
 // 2-3. The sensor from the unit's own intrinsics, with what the reconstruction frames say about
 // it: its intensity reading and, for the recording detector, the weakest return it kept.
 Expected<PosedFrames> ImportSensor(Run& run) {
@@ -236,6 +265,7 @@ Expected<PosedFrames> ImportSensor(Run& run) {
   } else {
     o.log.Info("intensity: calibrated reflectivity in percent (R0 cos theta)\n");
   }
+  if (run.raw || !run.profile.intensity_gains.empty()) TakeBeamGains(run, input->frames);
   std::string note = o.sensor.empty()
                          ? "Imported by `lidartwin reproduce` from " + ProfileSource(o) + "."
                          : "The profile given to `lidartwin reproduce`: " + o.sensor + ".";

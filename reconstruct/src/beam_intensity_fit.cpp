@@ -169,15 +169,19 @@ double MeanOr0(const std::vector<double>& v) {
 }  // namespace
 
 double BeamIntensityGains::GainAt(size_t laser, double r) const {
-  if (laser >= gain.size() || range_m.empty()) return 1.0;
-  const std::vector<double>& g = gain[laser];
-  if (r <= range_m.front()) return g.front();
-  if (r >= range_m.back()) return g.back();
-  // Linear in ln R and ln g between the bins' centres.
-  const size_t k =
-      static_cast<size_t>(std::upper_bound(range_m.begin(), range_m.end(), r) - range_m.begin());
-  const double t = std::log(r / range_m[k - 1]) / std::log(range_m[k] / range_m[k - 1]);
-  return std::exp((1 - t) * std::log(g[k - 1]) + t * std::log(g[k]));
+  return laser < gain.size() ? InterpolateChannelGain(range_m, gain[laser], r) : 1.0;
+}
+
+ChannelIntensityGains ProfileGains(const BeamIntensityGains& gains, size_t channels,
+                                   std::string source) {
+  ChannelIntensityGains out;
+  out.range_m = gains.range_m;
+  out.gain.assign(channels, std::vector<double>(gains.range_m.size(), 1.0));
+  for (size_t b = 0; b < std::min(channels, gains.gain.size()); ++b)
+    for (size_t k = 0; k < gains.gain[b].size(); ++k)  // within the profile's bounds
+      out.gain[b][k] = std::clamp(gains.gain[b][k], 1e-3, 1e3);
+  out.source = std::move(source);
+  return out;
 }
 
 Expected<BeamIntensityGains> FitBeamIntensityGains(const std::vector<Frame>& frames,

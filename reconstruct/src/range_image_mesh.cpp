@@ -7,6 +7,7 @@
 #include <map>
 #include <memory>
 #include <thread>
+#include <unordered_map>
 
 #include "lidartwin/base/parallel_for.h"
 #include "lidartwin/physics/units.h"
@@ -253,6 +254,47 @@ void FuseAlongRays(const RangeImageMeshOptions& o, const std::vector<uint32_t>& 
         origin + (fused / vertex_range[v]) * (Vec3<double>{p[0], p[1], p[2]} - origin);
     surface.vertices[v] = {q.x, q.y, q.z};
     vertex_range[v] = fused;
+  }
+}
+
+// Each measured triangle split at its edges' midpoints into four: the three corner triangles
+// take their corner's own R0, the middle one the triangle's mean. The reflectance then follows
+// the returns themselves rather than their three-vertex means: neighbouring lasers of one
+// column meet a surface centimetres apart (a Pandar64's lasers up to 3 deg apart in azimuth)
+// and read it differently, and averaging them tripled the intensity error of a static capture
+// (docs/validation.md). A ray through a return's place meets its own corner. Midpoints are
+// shared along an edge, so the mesh stays as closed as it was. Triangles with a fixed R0
+// (surfels, ground discs) are kept whole.
+template <typename CornerReflectance>
+void SplitAtVertices(const std::vector<float>& fixed_reflectance,
+                     CornerReflectance&& corner_reflectance, ReconstructedSurface& surface) {
+  std::unordered_map<uint64_t, uint32_t> midpoint;
+  const auto mid = [&](uint32_t a, uint32_t b) {
+    const uint64_t key = (uint64_t{std::min(a, b)} << 32) | std::max(a, b);
+    const auto [it, added] = midpoint.try_emplace(key, uint32_t(surface.vertices.size()));
+    if (added) {
+      const auto p = surface.vertices[a], q = surface.vertices[b];
+      surface.vertices.push_back({0.5 * (p[0] + q[0]), 0.5 * (p[1] + q[1]), 0.5 * (p[2] + q[2])});
+    }
+    return it->second;
+  };
+  const size_t n = surface.triangles.size();
+  for (size_t k = 0; k < n; ++k) {
+    const auto t = surface.triangles[k];
+    const float mean = surface.triangle_reflectance[k];
+    if (std::isfinite(fixed_reflectance[k]) || !std::isfinite(mean)) continue;
+    const uint32_t ab = mid(t[0], t[1]), bc = mid(t[1], t[2]), ca = mid(t[2], t[0]);
+    const auto corner = [&](uint32_t v) {
+      const double r = corner_reflectance(v, t);
+      return std::isfinite(r) ? static_cast<float>(r) : mean;
+    };
+    surface.triangles[k] = {ab, bc, ca};  // the middle keeps the mean
+    surface.triangles.push_back({t[0], ab, ca});
+    surface.triangle_reflectance.push_back(corner(t[0]));
+    surface.triangles.push_back({ab, t[1], bc});
+    surface.triangle_reflectance.push_back(corner(t[1]));
+    surface.triangles.push_back({ca, bc, t[2]});
+    surface.triangle_reflectance.push_back(corner(t[2]));
   }
 }
 
@@ -556,6 +598,19 @@ Expected<ReconstructedSurface> MeshRangeImages(const PosedFrames& input,
       if (std::isfinite(r0[v])) sum += r0[v], ++n;
     surface.triangle_reflectance.push_back(n ? static_cast<float>(sum / n) : NAN);
   }
+  // A corner's R0 is read through its triangle's own normal, the one the simulator's ray will
+  // meet: a ray from where the return was seen then reads back its intensity, however noisy
+  // the triangle's normal (two returns 7 mm apart with 2 cm of range noise each).
+  const auto corner_reflectance = [&](uint32_t v, const std::array<uint32_t, 3>& t) {
+    const Vec3<double> n = Cross(at(t[1]) - at(t[0]), at(t[2]) - at(t[0]));
+    const Vec3<double> to_sensor = vertex_origin[v] - at(v);
+    const double len = std::sqrt(Dot(n, n) * Dot(to_sensor, to_sensor));
+    if (!(len > 0)) return double(NAN);
+    return o.reading.Reflectance(vertex_intensity[v], vertex_range[v],
+                                 std::fabs(Dot(n, to_sensor)) / len,
+                                 o.reflectance_max_incidence_deg);
+  };
+  if (o.reflectance_at_vertices) SplitAtVertices(fixed_reflectance, corner_reflectance, surface);
   return surface;
 }
 

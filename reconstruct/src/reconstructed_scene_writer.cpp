@@ -74,7 +74,10 @@ Status WriteMeshPly(const std::filesystem::path& temp, const std::filesystem::pa
 Status WriteReconstructedScene(const ReconstructedSurface& surface, const ReconstructOptions& o,
                                const std::filesystem::path& out_dir,
                                ReconstructionSummary& summary) {
-  // Classes: R0 in bins of 1 / reflectance_bins; a triangle no return measured gets the median.
+  // Classes: R0 in bins of equal ratio between kMinReadReflectance and 1 (a surface's intensity
+  // error is relative: linear bins of 0.1 put every surface darker than 10 % in one class, the
+  // dark majority of a raw sensor's scene at up to twice its reading); a triangle no return
+  // measured gets the median.
   std::vector<float> known;
   for (float r : surface.triangle_reflectance)
     if (std::isfinite(r)) known.push_back(r);
@@ -85,7 +88,10 @@ Status WriteReconstructedScene(const ReconstructedSurface& surface, const Recons
   for (size_t t = 0; t < surface.triangles.size(); ++t) {
     const float r_t = surface.triangle_reflectance[t];
     const double r = std::isfinite(r_t) ? std::clamp<double>(r_t, 0, 1) : median_r0;
-    const int bin = std::clamp(static_cast<int>(r * o.reflectance_bins), 0, o.reflectance_bins - 1);
+    const double place = std::log(std::max(r, kMinReadReflectance) / kMinReadReflectance) /
+                         std::log(1 / kMinReadReflectance);
+    const int bin =
+        std::clamp(static_cast<int>(place * o.reflectance_bins), 0, o.reflectance_bins - 1);
     const auto& tri = surface.triangles[t];
     by_class[bin].emplace_back(tri[0], tri[1], tri[2]);
     class_sum[bin] += r;

@@ -31,9 +31,7 @@ double IntensityReading::Reflectance(double intensity, double range_m, double co
   if (!(cos_incidence >= cos_max) || !std::isfinite(intensity)) return NAN;
   const double g = GainAt(range_m);
   if (!(g > 0)) return NAN;
-  // 0.005: a surface darker than half a percent returns nothing a lidar can use; 1: the
-  // material library holds diffuse reflectances (a retroreflector reads above 100 %).
-  return std::clamp(intensity / (g * cos_incidence), 0.005, 1.0);
+  return std::clamp(intensity / (g * cos_incidence), kMinReadReflectance, 1.0);
 }
 
 }  // namespace lt

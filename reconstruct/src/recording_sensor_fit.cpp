@@ -54,8 +54,14 @@ Expected<IntensityReading> FitRawIntensityReading(const std::vector<Frame>& fram
       if (Usable(f, i, o)) ratio.push_back(f.intensity[i] / reading.GainAt(f.range_m[i]));
   const double median_ratio = QuantileAt(ratio, 0.5);
   if (!(median_ratio > 0)) return Error{"fitting the range-intensity gain: median intensity is 0"};
+  // The bright tail kept inside the material library's diffuse range (Reflectance clamps R0 at
+  // 1): a scene's paint, plates and signs read up to 10-20 times its median return (the HDL-32E
+  // and Pandar64 captures), and clamped they were simulated at a fifth of what they read.
+  const double tail_ratio = QuantileAt(ratio, o.tail_quantile);
+  const double scale =
+      std::max(median_ratio / o.nominal_reflectance, tail_ratio / o.tail_reflectance);
   for (double& g : reading.gain)
-    g *= median_ratio / o.nominal_reflectance;
+    g *= scale;
   return reading;
 }
 

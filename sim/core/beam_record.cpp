@@ -1,5 +1,7 @@
 #include "internal/beam_record.h"
 
+#include "lidartwin/sim/sensor_profile.h"
+
 namespace lt {
 
 namespace {
@@ -83,6 +85,12 @@ void AppendCompactRecords(const physics::ScanPattern<double>& scan, double frame
       f.timestamp_s[k] = frame_start_s + b.time_s;
     }
   }
+}
+
+void ApplyIntensityGains(const ChannelIntensityGains& gains, size_t first, Frame& f) {
+  if (gains.empty()) return;
+  for (size_t k = first; k < f.size(); ++k)
+    f.intensity[k] = static_cast<float>(f.intensity[k] * gains.At(f.channel[k], f.range_m[k]));
 }
 
 }  // namespace lt

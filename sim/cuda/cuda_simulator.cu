@@ -333,8 +333,10 @@ Status CudaSimulator::Impl::SimulateBeams(const FrameContext& context, uint32_t 
       LT_CUDA_TRY(cudaEventElapsedTime(&s_ms, start, signal_done));
       signal_ms += s_ms;
     }
+    const size_t first = f.size();
     AppendCompactRecords(profile->Pattern(), context.frame_start_s, host_records, *count,
                          profile->detector.ReadsReturnSignal(), f);
+    ApplyIntensityGains(profile->intensity_gains, first, f);
   }
   return {};
 }

@@ -77,4 +77,11 @@ void AppendCompactRecords(const physics::ScanPattern<double>& scan, double frame
 // with_pulse_width: the detector models the echo pulse width, so the frame carries it.
 void AppendRecords(const BeamRecord* records, uint32_t count, bool with_pulse_width, Frame& frame);
 
+struct ChannelIntensityGains;  // sensor_profile.h (not included: the kernels include this file)
+
+// The profile's per-laser readout gains on the reported intensity of points first.. of the
+// frame (sensor_profile.h, ChannelIntensityGains): both backends call it on the host after
+// their records are appended, so their frames agree exactly. Nothing when there are none.
+void ApplyIntensityGains(const ChannelIntensityGains& gains, size_t first, Frame& frame);
+
 }  // namespace lt

@@ -8,6 +8,8 @@
 #include <cmath>
 #include <cstdio>
 
+#include <fmt/core.h>
+
 #include "lidartwin/base/config_reader.h"
 #include "sensor/profile_keys.h"
 #include "sensor/waveform_profile.h"
@@ -25,6 +27,21 @@ std::string CountText(double count) {
 }
 
 }  // namespace
+
+double InterpolateChannelGain(const std::vector<double>& nodes_m, const std::vector<double>& row,
+                              double range_m) {
+  if (row.empty() || nodes_m.size() != row.size()) return 1.0;
+  if (!(range_m > nodes_m.front())) return row.front();
+  if (range_m >= nodes_m.back()) return row.back();
+  const size_t k = static_cast<size_t>(std::upper_bound(nodes_m.begin(), nodes_m.end(), range_m) -
+                                       nodes_m.begin());
+  const double t = std::log(range_m / nodes_m[k - 1]) / std::log(nodes_m[k] / nodes_m[k - 1]);
+  return std::exp((1 - t) * std::log(row[k - 1]) + t * std::log(row[k]));
+}
+
+double ChannelIntensityGains::At(size_t channel, double r) const {
+  return channel < gain.size() ? InterpolateChannelGain(range_m, gain[channel], r) : 1.0;
+}
 
 uint32_t SensorProfile::BeamCount() const {
   // Validate() caps the count at kMaxBeamsPerFrame, so it fits.
@@ -651,6 +668,27 @@ void ReadCalibrationRecord(ConfigMap& c, CalibrationRecord& r) {
   }
 }
 
+// `intensity_gains:` (configs/README.md): nodes, and one row of gains per channel, row-major.
+void ReadIntensityGains(ConfigMap& c, ChannelIntensityGains& g) {
+  g.source = c.String("source", "");
+  g.range_m = c.Numbers("range_m");
+  const std::vector<double> flat = c.Numbers("gain");
+  const size_t nodes = g.range_m.size();
+  if (nodes == 0) {
+    c.Fail("range_m", "must hold at least one range");
+    return;
+  }
+  if (flat.empty() || flat.size() % nodes != 0) {
+    c.Fail("gain", fmt::format("must hold one row of {} gains (one per range_m) per channel, got "
+                               "{} number(s)",
+                               nodes, flat.size()));
+    return;
+  }
+  for (size_t k = 0; k < flat.size(); k += nodes)
+    g.gain.emplace_back(flat.begin() + static_cast<ptrdiff_t>(k),
+                        flat.begin() + static_cast<ptrdiff_t>(k + nodes));
+}
+
 void ReadDetector(ConfigMap& d, SensorProfile& p) {
   const std::string type = d.String("type");
   if (type == "ideal") {
@@ -723,6 +761,10 @@ Expected<SensorProfile> ParseSensorProfile(const std::string& yaml_text,
   if (root.Has("calibration")) {
     ConfigMap c = root.Map("calibration");
     ReadCalibrationRecord(c, p.calibration);
+  }
+  if (root.Has("intensity_gains")) {
+    ConfigMap g = root.Map("intensity_gains");
+    ReadIntensityGains(g, p.intensity_gains);
   }
   if (Status s = root.Finish(); !s.ok()) return s.error();
   // Validate(): a second line of defence behind the checks above, and the only check of the

@@ -4,6 +4,8 @@
 // (sensor_profile.cpp) checks the same ranges as it reads, with the line of each key, and
 // calls Check() after parsing as a second line of defence and for the rules that span several
 // keys (beams per frame, raster gathering, contributions per beam).
+#include <fmt/core.h>
+
 #include <cmath>
 
 #include "lidartwin/sim/sensor_profile.h"
@@ -394,6 +396,32 @@ void CheckCalibration(const CalibrationRecord& r, ConfigCheck& c) {
   }
 }
 
+// The optional `intensity_gains:` map: a row per channel of a per-channel scan, over increasing
+// positive ranges, every gain positive and within a factor 1000 of the median laser's.
+void CheckIntensityGains(const ChannelIntensityGains& g, const SensorProfile& p, ConfigCheck& c) {
+  if (g.empty()) return;
+  if (p.scan != ScanKind::kSpinning) {
+    c.Fail("gain", "per-channel gains need a scan with channels (spinning or laserconfig)");
+    return;
+  }
+  for (size_t k = 0; k < g.range_m.size(); ++k)
+    if (!(g.range_m[k] > 0 && std::isfinite(g.range_m[k])) ||
+        (k > 0 && !(g.range_m[k] > g.range_m[k - 1])))
+      return c.Fail("range_m", "must be positive, finite and increasing [m]");
+  if (g.gain.size() != p.elevation_rad.size())
+    return c.Fail("gain", fmt::format("has {} rows of {} gains; the scan has {} channels",
+                                      g.gain.size(), g.range_m.size(), p.elevation_rad.size()));
+  for (size_t ch = 0; ch < g.gain.size(); ++ch) {
+    if (g.gain[ch].size() != g.range_m.size())
+      return c.Fail("gain", fmt::format("channel {}: {} gains for {} ranges", ch, g.gain[ch].size(),
+                                        g.range_m.size()));
+    for (double v : g.gain[ch])
+      if (!(v >= 1e-3 && v <= 1e3))
+        return c.Fail("gain", fmt::format("channel {}: a gain of {} (must be in [0.001, 1000])", ch,
+                                          NumberText(v)));
+  }
+}
+
 }  // namespace
 
 void DetectorConfig::Check(ConfigCheck& check) const {
@@ -480,6 +508,8 @@ void SensorProfile::Check(ConfigCheck& check) const {
     CheckWaveformRecord(*this, detector_check);
   ConfigCheck calibration_check = check.Sub("calibration");
   CheckCalibration(calibration, calibration_check);
+  ConfigCheck gains_check = check.Sub("intensity_gains");
+  CheckIntensityGains(intensity_gains, *this, gains_check);
 }
 
 Status SensorProfile::Validate() const {

@@ -210,6 +210,19 @@ void WriteCalibrationRecord(YAML::Emitter& e, const CalibrationRecord& r) {
   e << YAML::EndSeq << YAML::EndMap;
 }
 
+void WriteIntensityGains(YAML::Emitter& e, const ChannelIntensityGains& g) {
+  if (g.empty()) return;
+  e << YAML::Key << "intensity_gains" << YAML::Value << YAML::BeginMap;
+  if (!g.source.empty()) e << YAML::Key << "source" << YAML::Value << g.source;
+  e << YAML::Key << "range_m" << YAML::Value << YAML::Flow << g.range_m;
+  // One row per channel, row-major (ReadIntensityGains).
+  e << YAML::Key << "gain" << YAML::Value << YAML::Flow << YAML::BeginSeq;
+  for (const auto& row : g.gain)
+    for (double v : row)
+      e << v;
+  e << YAML::EndSeq << YAML::EndMap;
+}
+
 }  // namespace
 
 std::string SaveSensorProfile(const SensorProfile& p, const std::string& header) {
@@ -230,6 +243,7 @@ std::string SaveSensorProfile(const SensorProfile& p, const std::string& header)
   WriteBeam(e, p);
   WriteDetector(e, p);
   WriteCalibrationRecord(e, p.calibration);
+  WriteIntensityGains(e, p.intensity_gains);
   e << YAML::EndMap;
   std::string out;
   std::istringstream lines(header);

@@ -235,5 +235,39 @@ TEST(RangeImageMesh, ReflectanceIsReadBackFromTheIntensities) {
     ASSERT_NEAR(r, 0.5, 1e-3);
 }
 
+// Neighbouring lasers reading one wall differently (every odd channel twice as bright): each
+// return's corner of the split triangles carries its own R0, so a ray from the sensor through a
+// return meets a triangle that reads that return back, not the mean of two lasers.
+TEST(RangeImageMesh, EachReturnsCornerReadsItsOwnReflectance) {
+  const Scene scene = SceneOf({test::Wall(10)}, {0.3});
+  Frame f = test::SimulatedFrame(scene, test::SpinningSensor(16, 15, -15, 720, 10), {});
+  for (size_t i = 0; i < f.size(); ++i)
+    if (f.channel[i] % 2) f.intensity[i] *= 2;
+  RangeImageMeshOptions whole = MeshOnly();
+  whole.reflectance_at_vertices = false;
+  auto mean = MeshRangeImages(test::Posed({f}, {{0, 0, 0}}), whole);
+  auto split = MeshRangeImages(test::Posed({f}, {{0, 0, 0}}), MeshOnly());
+  ASSERT_TRUE(mean.ok() && split.ok());
+  EXPECT_EQ(split->triangles.size(), 4 * mean->triangles.size());
+  SurfaceCaster mesh(*split);
+  ASSERT_TRUE(mesh.caster);
+  size_t checked = 0;
+  for (size_t i = 0; i < f.size(); ++i) {
+    const Vec3<double> p{f.x_m[i], f.y_m[i], f.z_m[i]};
+    const double r = std::sqrt(Dot(p, p));
+    const RayHit hit = mesh.caster->Closest({0, 0, 0}, (1 / r) * p, 0, 100);
+    if (!hit.hit) continue;  // a return at the mesh's border
+    const double want = f.channel[i] % 2 ? 0.6 : 0.3;
+    ASSERT_NEAR(split->triangle_reflectance[hit.triangle], want, 2e-3) << "return " << i;
+    ++checked;
+  }
+  EXPECT_GT(checked, 1000u);
+  // Unsplit, a triangle spans two lasers and reads between them.
+  size_t between = 0;
+  for (float r0 : mean->triangle_reflectance)
+    between += r0 > 0.35 && r0 < 0.55;
+  EXPECT_GT(between, mean->triangles.size() / 2);
+}
+
 }  // namespace
 }  // namespace lt

@@ -48,6 +48,27 @@ TEST(RecordingSensorFit, TheRangeGainFollowsTheIntensitysRangeDependence) {
   EXPECT_NEAR(r0[r0.size() / 2], o.nominal_reflectance, 0.01);
 }
 
+// A bright tail (one return in fifty a plate or a sign reading 15 times the median surface):
+// the scale keeps it inside the diffuse range, the tail's quantile reading tail_reflectance, and
+// the ratios between returns stay those of the intensities.
+TEST(RecordingSensorFit, TheBrightTailIsKeptBelowTheClampAndTheRatiosKept) {
+  Frame f = RawFrame();
+  for (size_t i = 4; i < f.size(); i += 50)  // R0 0.5 returns made 15 times brighter
+    f.intensity[i] *= 15;
+  RecordingFitOptions o;
+  auto reading = FitRawIntensityReading({f}, o);
+  ASSERT_TRUE(reading.ok()) << reading.message();
+  std::vector<double> r0;
+  for (size_t i = 0; i < f.size(); ++i)
+    r0.push_back(f.intensity[i] / reading->GainAt(f.range_m[i]));
+  std::sort(r0.begin(), r0.end());
+  const double tail = r0[static_cast<size_t>(o.tail_quantile * (r0.size() - 1))];
+  EXPECT_NEAR(tail, o.tail_reflectance, 0.02);
+  EXPECT_LT(r0[r0.size() / 2], o.nominal_reflectance);  // the median reads darker than nominal
+  // Without the tail the nominal scale stands (the test above): the tail only rescales.
+  EXPECT_GT(r0[r0.size() / 2], 0.02);
+}
+
 TEST(RecordingSensorFit, TheDetectionEnvelopeIsTheQuantileOfReflectanceOverRange) {
   const Frame f = RawFrame();
   IntensityReading percent;  // calibrated reading: R = I / 100

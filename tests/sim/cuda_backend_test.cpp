@@ -322,6 +322,51 @@ TEST(CudaBackend, SameSeedSameFrame) {
   EXPECT_EQ(fa.beam_id, fb.beam_id);
 }
 
+// Per-laser intensity gains (sensor_profile.h): both backends apply them on the host to the
+// same points, so each beam's gained-to-plain intensity ratio is its channel's gain at its range
+// on both, to one float rounding (2e-7 relative).
+TEST(CudaBackend, AppliesTheProfilesPerLaserGainsAsTheCpuDoes) {
+  LT_REQUIRE_GPU();
+  auto scene = LoadScene(test::ConfigDir() / "scenes/lab_plates.yaml", {});
+  auto plain = LoadSensorProfile(test::ConfigDir() / "sensors/ouster_os0_128.yaml");
+  ASSERT_TRUE(scene.ok() && plain.ok());
+  SensorProfile gained = *plain;
+  gained.intensity_gains.range_m = {1.5, 4.0, 12.0};
+  for (size_t c = 0; c < plain->elevation_rad.size(); ++c)
+    gained.intensity_gains.gain.push_back({0.5 + 0.01 * c, 1.3 - 0.004 * c, 0.9});
+  const Trajectory traj = Trajectory::Static();
+  std::map<uint32_t, double> ratio[2];  // beam -> gained / plain, CPU then GPU
+  auto cpu_plain = CpuSimulator(*scene, *plain, traj, {4, 0}).Simulate(0).value();
+  auto cpu_gained = CpuSimulator(*scene, gained, traj, {4, 0}).Simulate(0).value();
+  auto gpu_plain = CudaSimulator::Create(*scene, *plain, traj, {4, 0});
+  auto gpu_gained = CudaSimulator::Create(*scene, gained, traj, {4, 0});
+  ASSERT_TRUE(gpu_plain.ok() && gpu_gained.ok());
+  const Frame gp = (*gpu_plain)->Simulate(0).value(), gg = (*gpu_gained)->Simulate(0).value();
+  const Frame* pairs[2][2] = {{&cpu_plain, &cpu_gained}, {&gp, &gg}};
+  for (int side = 0; side < 2; ++side) {
+    const Frame& a = *pairs[side][0];
+    const Frame& b = *pairs[side][1];
+    ASSERT_EQ(a.size(), b.size());
+    for (size_t k = 0; k < a.size(); ++k) {
+      ASSERT_EQ(a.beam_id[k], b.beam_id[k]);
+      const double want = gained.intensity_gains.At(a.channel[k], a.range_m[k]);
+      if (a.intensity[k] > 1e-3) {
+        EXPECT_NEAR(b.intensity[k] / a.intensity[k], want, 2e-7 * want + 1e-6);
+        ratio[side][a.beam_id[k]] = b.intensity[k] / a.intensity[k];
+      }
+    }
+  }
+  size_t shared = 0;
+  for (const auto& [beam, r] : ratio[0]) {
+    const auto it = ratio[1].find(beam);
+    if (it == ratio[1].end()) continue;
+    ++shared;
+    EXPECT_NEAR(it->second, r, 4e-7 * r + 1e-6) << "beam " << beam;
+  }
+  EXPECT_GT(shared, 10000u);
+  std::printf("[gains] %zu beams gained alike on the CPU and the GPU\n", shared);
+}
+
 constexpr GpuBvhBuilder kSimulatorBuilders[] = {GpuBvhBuilder::kLbvh, GpuBvhBuilder::kPloc};
 
 TEST(CudaBvh, ClosestHitsEqualBruteForceOnRandomRays) {

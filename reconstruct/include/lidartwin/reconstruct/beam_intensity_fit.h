@@ -16,11 +16,13 @@
 #pragma once
 
 #include <cstddef>
+#include <string>
 #include <vector>
 
 #include "lidartwin/base/frame.h"
 #include "lidartwin/base/status.h"
 #include "lidartwin/reconstruct/reconstructed_surface.h"
+#include "lidartwin/sim/sensor_profile.h"
 
 namespace lt {
 
@@ -50,6 +52,11 @@ struct BeamIntensityGains {
   size_t cells = 0;                                   // planar cells seen by two lasers or more
   double GainAt(size_t laser, double range_m) const;  // 1 for a laser not in the table
 };
+
+// The gains as a profile's `intensity_gains` (sensor_profile.h) for a sensor of `channels`
+// lasers: a laser the fit did not see reads 1.
+ChannelIntensityGains ProfileGains(const BeamIntensityGains& gains, size_t channels,
+                                   std::string source);
 
 // Errors: frames without channels (their lasers cannot be told apart), or no cell seen by two
 // lasers.

@@ -60,6 +60,10 @@ struct RangeImageMeshOptions {
   // The reflectance reading for each vertex (its normal from the triangles around it).
   IntensityReading reading;
   double reflectance_max_incidence_deg = 75;
+  // Each triangle split into four at its edges' midpoints, its corners reading their own
+  // return's R0 (range_image_mesh.cpp, SplitAtVertices); false: one R0 per triangle, the mean
+  // of its corners'.
+  bool reflectance_at_vertices = true;
 };
 
 // Meshes every frame and concatenates the surfaces. Rings are the frame's channels ordered by

@@ -29,6 +29,11 @@ physics::Pose<double> PoseOfPoint(const PosedFrames& input, size_t k, size_t i);
 // sensor reports as R0 cos(theta) (docs/calibration.md, "Ouster captures"; seed 000 eq. 4):
 // R0 = I / (100 cos theta). A raw-intensity sensor passes the range-intensity curve it was
 // calibrated with (issue 12): I = gain(R) R0 cos(theta), so R0 = I / (gain(R) cos theta).
+// The reflectances a reading gives lie in [kMinReadReflectance, 1]: a surface darker than half a
+// percent returns nothing a lidar can use, and the material library holds diffuse reflectances
+// (a retroreflector reads above 100 %).
+inline constexpr double kMinReadReflectance = 0.005;
+
 struct IntensityReading {
   // gain at range R [intensity unit per unit R0 cos theta]; empty: 100 at every range.
   std::vector<double> gain_range_m, gain;  // piecewise linear in R, held flat beyond the ends

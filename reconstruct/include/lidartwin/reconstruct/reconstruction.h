@@ -65,7 +65,8 @@ struct ReconstructOptions {
   IntensityReading reading;
   double max_incidence_deg = 75;
   bool carve = true;          // visibility carving (visibility_carving.h) after meshing
-  int reflectance_bins = 10;  // surfaces are split into this many reflectance classes
+  int reflectance_bins = 40;  // surfaces are split into this many reflectance classes, of
+                              // equal ratio (40: 14 % wide, a class's mean within 7 %)
 
   // Keys by field: method one of kReconstructMethods, poisson_depth 4..14, density_quantile in
   // [0, 1), voxel_m in [kMinVoxelM, kMaxVoxelM], max_gap_m finite >= 0, 0 <= min_range_m <

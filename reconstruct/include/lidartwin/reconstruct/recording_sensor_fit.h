@@ -21,7 +21,9 @@ struct RecordingFitOptions {
   double min_range_m = 1.0, max_range_m = 80.0;
   int range_bins = 16;               // logarithmic bins between min_range_m and max_range_m
   size_t min_returns_per_bin = 200;  // fewer: the bin is left out of G
-  double nominal_reflectance = 0.2;  // the median return's R0 under G (fixes G's scale)
+  double nominal_reflectance = 0.2;  // the median return's R0 under G (fixes G's scale) ...
+  double tail_quantile = 0.999;      // ... unless the returns' tail at this quantile would
+  double tail_reflectance = 0.95;    // read above this: then the tail reads this
   double envelope_quantile = 0.001;  // of R / d over the returns, for the detection bound
 };
 

@@ -128,6 +128,25 @@ struct CalibrationRecord {
   std::vector<Entry> parameters;
 };
 
+// Per-laser gains of the reported intensity (issue 40): each channel's readout relative to the
+// median laser's, over range, as the field calibration fits them without targets
+// (reconstruct/beam_intensity_fit.h, after Levinson & Thrun 2010 and Steder et al. 2015). The
+// simulator multiplies every return's reported intensity by its channel's gain at its range,
+// linear in (ln R, ln g) between the nodes and held beyond them. A readout gain: detection is
+// unchanged. Empty: every gain 1.
+struct ChannelIntensityGains {
+  std::vector<double> range_m;            // the nodes [m], increasing
+  std::vector<std::vector<double>> gain;  // [channel][node], positive
+  std::string source;                     // what they were fitted from
+  bool empty() const { return gain.empty(); }
+  double At(size_t channel, double range_m) const;  // 1 for a channel not in the table
+};
+
+// The (ln R, ln g) interpolation of one channel's row at `range_m` (ChannelIntensityGains::At,
+// and the field fit's own gains).
+double InterpolateChannelGain(const std::vector<double>& nodes_m, const std::vector<double>& row,
+                              double range_m);
+
 struct SensorProfile {
   std::string name;
   double wavelength_nm = 0;
@@ -167,9 +186,10 @@ struct SensorProfile {
   // (seed 004 Alg. 1) instead of tracing every sub-ray.
   bool raster_gather = false;
   double raster_resolution_rad = 1e-3;
-  CalibrationRecord calibration;  // optional `calibration:` map
-  std::string source_text;        // the profile as read, stored with simulated data
-  std::string source_file;        // where it was read from, for messages
+  CalibrationRecord calibration;          // optional `calibration:` map
+  ChannelIntensityGains intensity_gains;  // optional `intensity_gains:` map
+  std::string source_text;                // the profile as read, stored with simulated data
+  std::string source_file;                // where it was read from, for messages
 
   uint32_t BeamCount() const;
   // Rays traced per frame: one per beam, or one per sub-ray in the average mode.
