@@ -9,7 +9,9 @@
 #     estimated by ICP instead;
 #   HDL-32E (7 frames, no poses: estimated by ICP; frames 0 and 6 are partial revolutions, so
 #     frames 1-5, each from the other four);
-#   VLP-16 (2 frames, frame 0 a third of a revolution: frame 1 from frame 0, static sensor).
+#   VLP-16 (2 frames, frame 0 a third of a revolution: frame 1 from frame 0, static sensor);
+#   the nebula bags (Hesai, Velodyne, RoboSense ROS 2 bags of raw packets), each full
+#   revolution from the others.
 # With METHODS=1 it also compares the reconstruction methods on the OS-1-128 folds.
 #
 #   scripts/validation-real-data.sh BUILD_DIR OUT_DIR
@@ -59,6 +61,29 @@ vlp=(--recording "$real/rust-lidar-utils/velodyne_example_vlp16.pcap"
      --calibration "$real/ros-velodyne/VLP16db.yaml" --static)
 reproduce vlp16 1 "${vlp[@]}"
 report vlp16
+
+# The nebula bags (ROS 2, raw packets; issue 40's intensity target): every full revolution
+# from the other full ones (the first and last messages' partial revolutions left out, as the
+# HDL-32E's are). Each line: NAME FULL-FRAMES.
+nebula=$real/nebula
+while read -r name frames; do
+  bag=$(ls "$nebula/$name"/*.db3)
+  cal=$(ls "$nebula/$name"/*.csv "$nebula/$name"/*.yaml 2>/dev/null | grep -v metadata.yaml | head -1)
+  for k in ${frames//,/ }; do
+    others=$(echo "$frames" | tr , '\n' | grep -vx "$k" | paste -sd,)
+    reproduce "nebula-$name" "$k" --recording "$bag" --calibration "$cal" \
+      --reconstruct-frames "$others"
+  done
+  report "nebula-$name"
+done <<'LIST'
+hesai-pandar64 1,2,3,4
+hesai-pandar40p 1,2,3,4
+hesai-qt64 1,2,3,4
+hesai-xt16 1,2,3
+velodyne-vlp16 0,1,2,3
+velodyne-vls128 1,2,3
+robosense-helios16p 0,1,2,3,4
+LIST
 
 if [ "${METHODS:-0}" = 1 ]; then
   for method in ${METHOD_LIST:-range-image surfels poisson ball-pivoting tsdf}; do
