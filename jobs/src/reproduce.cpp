@@ -17,7 +17,9 @@
 #include "lidartwin/datasets/frame_output.h"
 #include "lidartwin/datasets/hdf5_frames.h"
 #include "lidartwin/datasets/sensor_import.h"
+#include "lidartwin/physics/units.h"
 #include "lidartwin/reconstruct/beam_intensity_fit.h"
+#include "lidartwin/reconstruct/order_statistics.h"
 #include "lidartwin/reconstruct/posed_recording.h"
 #include "lidartwin/reconstruct/recording_sensor_fit.h"
 #include "lidartwin/reports/report.h"
@@ -216,6 +218,59 @@ void TakeBeamGains(Run& run, std::vector<Frame>& frames) {
         f.intensity[i] = static_cast<float>(f.intensity[i] / gains.At(f.channel[i], f.range_m[i]));
 }
 
+// A Hesai or RoboSense angle file does not hold its model's horizontal resolution (the import
+// assumes 0.2 deg at 10 Hz): the columns a revolution holds measured from the capture instead,
+// where they differ by more than 1 % (a PandarQT64's 600, an XT16's 2000).
+void TakeMeasuredColumns(Run& run) {
+  const std::string& reader = run.rec.reader;
+  if (reader.rfind("hesai", 0) != 0 && reader.rfind("robosense", 0) != 0) return;
+  const uint32_t measured = MeasuredColumnsPerRevolution(run.rec.frames);
+  const uint32_t imported = run.profile.columns;
+  if (measured == 0 || std::abs(double(measured) - imported) <= 0.01 * imported) return;
+  run.profile.columns = measured;
+  run.o.log.Info(fmt::format(
+      "columns: {} a revolution, measured from the capture's azimuth steps (the angle file's "
+      "import assumed {})\n",
+      measured, imported));
+}
+
+// The recording's columns are an Ouster's encoder counts: the same column looks the same way in
+// every frame.
+bool OusterColumns(const PosedRecording& rec) {
+  return rec.reader.rfind("ouster", 0) == 0;
+}
+
+// Where the held-out revolution's columns point: a packet capture's frame starts wherever its
+// message or file cut the rotation, not at the profile's start azimuth, so its column j and the
+// simulated column j would look in different directions and the comparison, which pairs beams
+// by channel and column, would pair different surfaces. The profile's start azimuth moved by
+// the median offset between each return's azimuth and its beam's (the frame's timing, as its
+// poses are; none of its ranges or intensities). Ouster columns are encoder counts: skipped.
+void AlignColumnPhase(Run& run, const Frame& held_out) {
+  if (OusterColumns(run.rec) || held_out.column.size() != held_out.size() ||
+      held_out.channel.size() != held_out.size())
+    return;
+  const SensorProfile& p = run.profile;
+  const size_t channels = p.elevation_rad.size();
+  std::vector<double> offsets;
+  for (size_t i = 0; i < held_out.size(); ++i) {
+    if ((!held_out.return_index.empty() && held_out.return_index[i] != 0) ||
+        held_out.channel[i] >= channels || held_out.column[i] >= p.columns)
+      continue;
+    const uint32_t beam =
+        held_out.column[i] * static_cast<uint32_t>(channels) + held_out.channel[i];
+    offsets.push_back(std::remainder(
+        std::atan2(held_out.y_m[i], held_out.x_m[i]) - p.Beam(beam).azimuth_rad, 2 * physics::kPi));
+  }
+  if (offsets.size() < 100) return;
+  const double offset = Median(offsets);
+  run.profile.start_azimuth_rad = std::remainder(p.start_azimuth_rad + offset, 2 * physics::kPi);
+  run.o.log.Info(
+      fmt::format("columns: the held-out frame's column 0 looks {:.3f} deg from the "
+                  "profile's; its start azimuth moved to match\n",
+                  offset / physics::kDegToRad));
+}
+
 // 2-3. The sensor from the unit's own intrinsics, with what the reconstruction frames say about
 // it: its intensity reading and, for the recording detector, the weakest return it kept.
 Expected<PosedFrames> ImportSensor(Run& run) {
@@ -238,6 +293,8 @@ Expected<PosedFrames> ImportSensor(Run& run) {
     auto profile = ParseSensorProfile(*yaml, run.stage / "sensor.yaml");
     if (!profile.ok()) return profile.error();
     run.profile = std::move(*profile);
+    TakeMeasuredColumns(run);
+    AlignColumnPhase(run, run.rec.frames[o.simulate_frame]);
   } else {
     auto profile = LoadSensorProfile(o.sensor);
     if (!profile.ok()) return profile.error();
@@ -337,6 +394,11 @@ Status CompareAndReport(Run& run, const std::vector<Frame>& simulated,
   compare::CompareOptions co;
   co.min_range_m = run.ro.min_range_m;  // the reconstruction ignores what is nearer
   co.beams_per_frame = run.profile.BeamCount();
+  // A packet capture's frames begin wherever the capture or its messages cut the rotation, and a
+  // dual-return frame's columns do not step evenly: the same channel and column name different
+  // directions in two frames, so beams pair by the nearest direction (the floor alike). Ouster
+  // columns are encoder counts and pair by beam.
+  if (!OusterColumns(run.rec)) co.association.method = compare::AssociationMethod::kAngular;
   auto scene = LoadScene(run.stage / "scene/scene.yaml", o.mesh_loader);
   if (!scene.ok()) return scene.error();
   for (const auto& m : scene->materials.materials)
