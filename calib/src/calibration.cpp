@@ -205,8 +205,62 @@ Status NeedThreshold(const SensorProfile& base, const std::string& what) {
                " fit sets threshold-detector keys"};
 }
 
+// The range-intensity fit's link constant in nW per unit link, for the base profile's peak
+// power, aperture and optics (ReceivedPower, link_budget.h; the extinction left out, as in the
+// fit): K = peak power x per_watt.
+double LinkConstantPerWatt(const physics::LinkBudget& link) {
+  const physics::LinkBudget one_watt{1.0, link.aperture_diameter_m, link.optics_transmission, 0.0};
+  const physics::LinkBudget unit{1.0, 1.0, 1.0, 0.0};
+  return 1e9 * physics::ReceivedPower(one_watt, 1 / kPi, 1.0, 1.0) /
+         physics::ReceivedPower(unit, 1 / kPi, 1.0, 1.0);
+}
+
+// Every range-intensity table is in the sensor's counts with the conversion to be fitted.
+bool CountConversionFitted(const LabFolder& lab) {
+  return !lab.range_intensity_curves.empty() &&
+         lab.range_intensity_curves[0].signal_unit == SignalUnit::kCounts &&
+         lab.range_intensity_curves[0].nw_per_count == 0;
+}
+
+// Counts with a fitted conversion (docs/calibration.md "Signals in the sensor's units"): power
+// and counts are one scale, so the base profile's peak power anchors it. The link constant
+// fitted in counts against the base's in nW gives the nW a count; the lab's range-intensity
+// tables come back in nW (`converted`, its other measurements left out), for the fits after.
+Status FitCountConversion(const LabFolder& lab, const CalibrationOptions& o, LabFolder& converted,
+                          Calibration& c) {
+  std::vector<RangeIntensitySample> all;
+  std::string files;
+  for (const auto& r : lab.range_intensity_curves) {
+    all.insert(all.end(), r.samples.begin(), r.samples.end());
+    files += (files.empty() ? "" : ", ") + r.file;
+  }
+  auto fit = FitRangeIntensity(all, lab.range_intensity_curves[0].overlap);
+  if (!fit.ok()) return Error{lab.dir.string() + "/" + files + ": " + fit.message()};
+  if (auto s = Judge(*fit, "range-intensity (in counts)", lab.dir.string() + "/" + files, o, c);
+      !s.ok())
+    return s;
+  const physics::LinkBudget& link = c.profile.detector.link;
+  const FitParameter k = Param(*fit, "link_constant");
+  const double base_k = link.peak_power_w * LinkConstantPerWatt(link);
+  const double nw_per_count = base_k / k.value;
+  c.materials.push_back({"signal.nw_per_count", 0, nw_per_count, nw_per_count * k.stddev / k.value,
+                         "range-intensity in counts against the base profile's peak power"});
+  converted.dir = lab.dir;
+  converted.threshold_sweeps = lab.threshold_sweeps;
+  converted.range_intensity_curves = lab.range_intensity_curves;
+  for (auto& r : converted.range_intensity_curves) {
+    r.nw_per_count = nw_per_count;
+    for (auto& s : r.samples) {
+      s.signal *= nw_per_count;
+      s.sigma *= nw_per_count;
+      s.spread *= nw_per_count;
+    }
+  }
+  return {};
+}
+
 Expected<FitResult> FitRangeIntensityCurves(const LabFolder& lab, const CalibrationOptions& o,
-                                            Calibration& c) {
+                                            bool peak_power_held, Calibration& c) {
   std::vector<RangeIntensitySample> all;
   std::string files;
   for (const auto& r : lab.range_intensity_curves) {
@@ -251,13 +305,12 @@ Expected<FitResult> FitRangeIntensityCurves(const LabFolder& lab, const Calibrat
   // (ReceivedPower, link_budget.h): the peak power follows, aperture and optics kept from the
   // base profile. The extinction is left out, as in the fit.
   physics::LinkBudget& link = c.profile.detector.link;
-  const physics::LinkBudget one_watt{1.0, link.aperture_diameter_m, link.optics_transmission, 0.0};
-  const physics::LinkBudget unit{1.0, 1.0, 1.0, 0.0};
-  const double per_watt = 1e9 * physics::ReceivedPower(one_watt, 1 / kPi, 1.0, 1.0) /
-                          physics::ReceivedPower(unit, 1 / kPi, 1.0, 1.0);
-  Update(c, "detector.peak_power_w", link.peak_power_w, Param(*fit, "link_constant"),
-         "range-intensity", 1 / per_watt);
-  link.peak_power_w = Param(*fit, "link_constant").value / per_watt;
+  const double per_watt = LinkConstantPerWatt(link);
+  if (!peak_power_held) {  // else the base's, which anchors the fitted count conversion
+    Update(c, "detector.peak_power_w", link.peak_power_w, Param(*fit, "link_constant"),
+           "range-intensity", 1 / per_watt);
+    link.peak_power_w = Param(*fit, "link_constant").value / per_watt;
+  }
   DetectorConfig& d = c.profile.detector;
   if (overlap == OverlapFit::kNone) {
     // Declared, not fitted: full overlap at every range.
@@ -643,11 +696,16 @@ Expected<Calibration> Calibrate(const LabFolder& lab, const SensorProfile& base,
                  "missed to always detected, the trials and detections counted at each step"};
   }
   if (!lab.range_intensity_curves.empty()) {
-    auto link = FitRangeIntensityCurves(lab, options, c);
+    const bool fitted_counts = CountConversionFitted(lab);
+    LabFolder in_nw;
+    if (fitted_counts)
+      if (auto s = FitCountConversion(lab, options, in_nw, c); !s.ok()) return s.error();
+    const LabFolder& powers = fitted_counts ? in_nw : lab;
+    auto link = FitRangeIntensityCurves(powers, options, fitted_counts, c);
     if (!link.ok()) return link.error();
-    auto jitter = FitJitter(lab, options, c);
+    auto jitter = FitJitter(powers, options, c);
     if (!jitter.ok()) return jitter.error();
-    if (auto s = FitThresholdSweeps(lab, *link, *jitter, options, c); !s.ok()) return s.error();
+    if (auto s = FitThresholdSweeps(powers, *link, *jitter, options, c); !s.ok()) return s.error();
   }
   // Between the fits, a caller's request to stop (base/cancellation.h) is heeded.
   if (auto s = CheckCancelled(); !s.ok()) return s.error();

@@ -12,6 +12,7 @@
 #include "lidartwin/calib/lab_folder.h"
 #include "lidartwin/datasets/hdf5_arrays.h"
 #include "lidartwin/datasets/sha256.h"
+#include "lidartwin/physics/units.h"
 
 namespace lt::calib {
 
@@ -152,6 +153,51 @@ Status ReadReflectance(ConfigMap& m, ConfigMap& cond, const fs::path& file,
   return {};
 }
 
+// The manifest's `signal:` map of a range_intensity measurement: {unit: power} (the default),
+// {unit: photons, window_ns: T} or {unit: counts, nw_per_count: X | fitted}.
+void ReadSignalUnit(ConfigMap& m, RangeIntensityCurve& c) {
+  if (!m.Has("signal")) return;
+  ConfigMap s = m.Map("signal");
+  const std::string unit = s.String("unit", "power");
+  if (unit == "power") return;
+  if (unit == "photons") {
+    c.signal_unit = SignalUnit::kPhotons;
+    c.window_ns = s.Number("window_ns");
+    if (!(c.window_ns > 0 && c.window_ns <= 1e6)) {
+      s.Fail("window_ns",
+             "must be the integration window the photons were counted over, in (0, 1e6] ns");
+      c.window_ns = 1;
+    }
+  } else if (unit == "counts") {
+    c.signal_unit = SignalUnit::kCounts;
+    if (s.Has("nw_per_count") && s.String("nw_per_count", "") == "fitted") return;
+    c.nw_per_count = s.Number("nw_per_count");
+    if (!(c.nw_per_count > 0 && c.nw_per_count <= 1e9)) {
+      s.Fail("nw_per_count", "must be the received power of one count in (0, 1e9] nW, or fitted");
+      c.nw_per_count = 1;
+    }
+  } else {
+    s.Fail("unit", "must be power, photons or counts, got '" + unit + "'");
+  }
+}
+
+}  // namespace
+
+double NanowattsPerSignalUnit(const RangeIntensityCurve& c, double wavelength_nm) {
+  switch (c.signal_unit) {
+    case SignalUnit::kPower:
+      return 1;
+    case SignalUnit::kPhotons:  // one photon's energy h c / lambda over the window, in nW
+      return physics::kPlanck_J_s * physics::kSpeedOfLight_m_s / (wavelength_nm * 1e-9) /
+             (c.window_ns * 1e-9) * 1e9;
+    case SignalUnit::kCounts:
+      return c.nw_per_count > 0 ? c.nw_per_count : 1;
+  }
+  return 1;
+}
+
+namespace {
+
 Status ReadRangeIntensity(ConfigMap& m, ConfigMap& cond, const fs::path& file,
                           const std::string& bytes, LabFolder& lab) {
   const double rho = Condition(cond, "target_reflectance", 1e-4, 1);
@@ -172,11 +218,32 @@ Status ReadRangeIntensity(ConfigMap& m, ConfigMap& cond, const fs::path& file,
                         other.file + " says otherwise)");
     }
   }
+  ReadSignalUnit(m, c);
+  const double nw_per_unit = NanowattsPerSignalUnit(c, lab.wavelength_nm);
+  for (const auto& other : lab.range_intensity_curves) {
+    if ((other.signal_unit == SignalUnit::kCounts && other.nw_per_count == 0) !=
+        (c.signal_unit == SignalUnit::kCounts && c.nw_per_count == 0)) {
+      m.Fail("signal", "a fitted count conversion must be every range_intensity measurement's (" +
+                           other.file + " says otherwise): one link constant is fitted in counts");
+    }
+  }
   if (auto s = m.FirstError(); !s.ok()) return s;
-  const auto units = Units(m, kRangeIntensityColumns);
+  // The signal, its sigma and spread in the sensor's unit when it is one: the header then
+  // carries that unit (signal_photons, signal_counts), converted below.
+  std::vector<QuantitySpec> spec = kRangeIntensityColumns;
+  const char* sensor_unit = c.signal_unit == SignalUnit::kPhotons  ? "photons"
+                            : c.signal_unit == SignalUnit::kCounts ? "counts"
+                                                                   : nullptr;
+  if (sensor_unit)
+    for (QuantitySpec& q : spec)
+      if (std::string(q.canonical_unit) == "nw") q.canonical_unit = sensor_unit;
+  const auto units = Units(m, spec);
   if (auto e = m.FirstError(); !e.ok()) return e;
-  auto t = ParseLabTable(bytes, file, kRangeIntensityColumns, units);
+  auto t = ParseLabTable(bytes, file, spec, units);
   if (!t.ok()) return t.error();
+  for (const char* q : {"signal", "sigma", "spread"})
+    for (double& v : t->columns[q])
+      v *= nw_per_unit;
   for (size_t r = 0; r < t->rows(); ++r) {
     const double range = (*t)["range"][r];
     const double sigma = t->Has("sigma") ? (*t)["sigma"][r] : 0;
@@ -187,7 +254,10 @@ Status ReadRangeIntensity(ConfigMap& m, ConfigMap& cond, const fs::path& file,
     if (Status bad = CheckSigma(file, *t, r, sigma); !bad.ok()) return bad;
     // 1e12 nW is a kilowatt received: no lab measures that (1e300 overflowed the fit).
     if (!((*t)["signal"][r] > 0 && (*t)["signal"][r] <= 1e12))
-      return Reject(file, *t, r, "signal must be in (0, 1e12] nW");
+      return Reject(file, *t, r,
+                    nw_per_unit == 1 && c.signal_unit == SignalUnit::kCounts
+                        ? "signal must be in (0, 1e12] counts"
+                        : "signal must be in (0, 1e12] nW (after its unit's conversion)");
     if (spread < 0) return Reject(file, *t, r, "spread must be >= 0");
     if (t->Has("spread") != t->Has("pulses")) {
       return Reject(file, *t, r, "spread and pulses go together (the jitter fit needs both)");

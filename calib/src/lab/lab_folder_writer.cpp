@@ -147,16 +147,22 @@ Status WriteLabFolder(const LabFolder& lab, const std::filesystem::path& dir_giv
     e << YAML::EndMap;
   }
   for (const auto& r : lab.range_intensity_curves) {
+    // In the unit the curve was measured in (ReadSignalUnit): its samples hold nW, or counts.
+    const double per_unit = NanowattsPerSignalUnit(r, lab.wavelength_nm);
+    const std::string unit = r.signal_unit == SignalUnit::kPhotons  ? "photons"
+                             : r.signal_unit == SignalUnit::kCounts ? "counts"
+                                                                    : "nw";
     std::vector<double> range, signal, sigma, spread, pulses;
     for (const auto& s : r.samples) {
       range.push_back(s.range_m);
-      signal.push_back(s.signal);
-      sigma.push_back(s.sigma);
-      spread.push_back(s.spread);
+      signal.push_back(s.signal / per_unit);
+      sigma.push_back(s.sigma / per_unit);
+      spread.push_back(s.spread / per_unit);
       pulses.push_back(s.pulses);
     }
-    if (auto s = write_csv(r.file, {"range_m", "signal_nw", "sigma_nw", "spread_nw", "pulses"},
-                           {range, signal, sigma, spread, pulses});
+    if (auto s = write_csv(
+            r.file, {"range_m", "signal_" + unit, "sigma_" + unit, "spread_" + unit, "pulses"},
+            {range, signal, sigma, spread, pulses});
         !s.ok())
       return s;
     const double rho = r.samples.empty() ? 0 : r.samples[0].reflectance;
@@ -167,6 +173,17 @@ Status WriteLabFolder(const LabFolder& lab, const std::filesystem::path& dir_giv
     if (r.overlap == OverlapFit::kNone) {
       e << YAML::Key << "fit" << YAML::Value << YAML::Flow << YAML::BeginMap << YAML::Key
         << "overlap" << YAML::Value << "none" << YAML::EndMap;
+    }
+    if (r.signal_unit != SignalUnit::kPower) {
+      e << YAML::Key << "signal" << YAML::Value << YAML::Flow << YAML::BeginMap;
+      e << YAML::Key << "unit" << YAML::Value << unit;
+      if (r.signal_unit == SignalUnit::kPhotons)
+        e << YAML::Key << "window_ns" << YAML::Value << r.window_ns;
+      else if (r.nw_per_count > 0)
+        e << YAML::Key << "nw_per_count" << YAML::Value << r.nw_per_count;
+      else
+        e << YAML::Key << "nw_per_count" << YAML::Value << "fitted";
+      e << YAML::EndMap;
     }
     e << YAML::EndMap;
   }

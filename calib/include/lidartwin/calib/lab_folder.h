@@ -68,15 +68,31 @@ struct ReflectanceCurve {
 };
 
 // Raw signal of a Lambertian target against distance. CSV.
+// The unit a range-intensity table's signal is in, and how it becomes received power (the
+// manifest's `signal:` map, docs/calibration.md "Signals in the sensor's units").
+enum class SignalUnit {
+  kPower,    // W, mW, uW, nW or pW in the header
+  kPhotons,  // photons a pulse, over the sensor's integration window: P = N h c / (lambda t)
+  kCounts,   // the sensor's own intensity counts: declared nW a count, or fitted
+};
+
 struct RangeIntensityCurve {
   std::string file;
-  std::vector<RangeIntensitySample> samples;
+  std::vector<RangeIntensitySample> samples;  // signals in nW, or in counts when fitted
+  SignalUnit signal_unit = SignalUnit::kPower;
+  double window_ns = 0;     // photons: the integration window
+  double nw_per_count = 0;  // counts: declared; 0: fitted (the base profile's peak power held)
   // The manifest's fit: {overlap: fitted | none}; none for a sensor without a near-field
   // overlap, whose link constant is then fitted alone.
   OverlapFit overlap = OverlapFit::kFitted;
 };
 
 // Farthest detected range against target reflectance (seed 000 sec. II-D). CSV.
+// The nW one unit of the curve's signal is: 1 for power (converted from its header's unit when
+// read) and for fitted counts (which stay counts), nw_per_count for declared counts, and for
+// photons a photon's energy h c / lambda over the window.
+double NanowattsPerSignalUnit(const RangeIntensityCurve& c, double wavelength_nm);
+
 struct CapabilityCurve {
   std::string file;
   std::vector<CapabilitySample> samples;
