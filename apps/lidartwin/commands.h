@@ -22,6 +22,7 @@ int ReconstructCommand(const std::vector<std::string>& args);
 int ReproduceCommand(const std::vector<std::string>& args);
 int CalibrateCommand(const std::vector<std::string>& args);
 int LabgenCommand(const std::vector<std::string>& args);
+int LabCommand(const std::vector<std::string>& args);
 int CalibrateRealCommand(const std::vector<std::string>& args);
 
 // The directory holding configs/ (lidartwin/base/config_root.h).

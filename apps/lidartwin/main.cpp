@@ -48,6 +48,7 @@ int main(int argc, char** argv) {
 #if LT_WITH_CERES
   if (command == "calibrate") return lt::cli::CalibrateCommand(args);
   if (command == "labgen") return lt::cli::LabgenCommand(args);
+  if (command == "lab") return lt::cli::LabCommand(args);
   if (command == "calibrate-real") return lt::cli::CalibrateRealCommand(args);
 #endif
 #if LT_WITH_OPEN3D

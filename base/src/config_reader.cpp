@@ -268,6 +268,40 @@ std::vector<double> ConfigMap::Numbers(const std::string& key) {
   return out;
 }
 
+std::vector<double> ConfigMap::NumberRows(const std::string& key, size_t width) {
+  const YAML::Node found = Find(key);
+  if (!found.IsDefined() || found.IsNull()) {
+    shared_->Record("missing required key '" + KeyPath(key) + "'" + LineOf(*node_));
+    return {};
+  }
+  const std::string shape = "expected a list of [" + std::to_string(width) + " numbers] lists";
+  if (!found.IsSequence()) {
+    shared_->Record("key '" + KeyPath(key) + "'" + LineOf(found) + ": " + shape);
+    return {};
+  }
+  std::vector<double> out;
+  for (size_t r = 0; r < found.size(); ++r) {
+    const YAML::Node row = found[r];
+    if (!row.IsSequence() || row.size() != width) {
+      shared_->Record("key '" + KeyPath(key) + "'" + LineOf(row) + ": element " +
+                      std::to_string(r) + " is not a list of " + std::to_string(width) +
+                      " numbers (" + shape + ")");
+      return {};
+    }
+    for (size_t i = 0; i < width; ++i) {
+      double v = 0;
+      if (!Convert(row[i], v) || !std::isfinite(v)) {
+        shared_->Record("key '" + KeyPath(key) + "'" + LineOf(row[i]) + ": element " +
+                        std::to_string(r) + "[" + std::to_string(i) +
+                        "] is not a finite number");
+        return {};
+      }
+      out.push_back(v);
+    }
+  }
+  return out;
+}
+
 ConfigMap ConfigMap::Map(const std::string& key) {
   const YAML::Node found = Find(key);
   const YAML::Node* n = found.IsDefined() ? &found : nullptr;

@@ -52,6 +52,44 @@ TEST(Cli, SimulateWritesHdf5AndInfoDescribesIt) {
   EXPECT_NEAR(j["frames"][0]["points"].get<double>(), j["frames"][1]["points"].get<double>(), 100);
 }
 
+// `lab extract` on a simulated recording of the lab scene: the 50 % plate 5 m away, given by
+// its corners, becomes a reflectance row reading 50 % head-on and, through the .h5's own beam
+// table, a detection row of the beams that cross it.
+TEST(Cli, LabExtractMakesALabFolderFromARecordingOfATarget) {
+  test::TempDir dir;
+  const auto rec = dir / "plates.h5";
+  ASSERT_EQ(Cli("simulate --sensor " + Q(kOs0) + " --scene " + Q(kLab) +
+                " --frames 2 --seed 3 --out " + Q(rec))
+                .code,
+            0);
+  const auto targets =
+      dir.Write("targets.yaml",
+                "name: the lab scene's 50 % plate\nwavelength_nm: 850\ntargets:\n"
+                "  - name: plate_r50_d05\n    material: lambertian_50\n    reflectance: 0.5\n"
+                "    corners: [[-4.715068, -1.682447, -0.25], [-4.523728, -2.144387, -0.25],\n"
+                "              [-4.523728, -2.144387, 0.25], [-4.715068, -1.682447, 0.25]]\n");
+  const CliRun r =
+      Cli("lab extract " + Q(rec) + " --targets " + Q(targets) + " --out " + Q(dir / "lab"));
+  ASSERT_EQ(r.code, 0) << r.output;
+  EXPECT_NE(r.output.find("plate_r50_d05 frame 1: 5.000 m, 0.0 deg"), std::string::npos)
+      << r.output;
+  EXPECT_NE(r.output.find("1 reflectance, 1 detection table(s)"), std::string::npos) << r.output;
+  const std::string table = ReadAll(dir / "lab/reflectance_lambertian_50.csv");
+  double incidence = -1, percent = -1, sigma = -1;
+  ASSERT_EQ(std::sscanf(table.substr(table.find('\n') + 1).c_str(), "%lf,%lf,%lf", &incidence,
+                        &percent, &sigma),
+            3)
+      << table;
+  EXPECT_NEAR(percent, 50, 2.5);
+  EXPECT_TRUE(std::filesystem::is_regular_file(dir / "lab/detection_r0.500_i00.csv"));
+  EXPECT_TRUE(std::filesystem::is_regular_file(dir / "lab/manifest.yaml"));
+  // Its mistakes: no targets file, and a subcommand it does not have.
+  const CliRun no_targets = Cli("lab extract " + Q(rec) + " --out " + Q(dir / "lab2"));
+  EXPECT_EQ(no_targets.code, 2) << no_targets.output;
+  EXPECT_NE(no_targets.output.find("--targets"), std::string::npos) << no_targets.output;
+  EXPECT_EQ(Cli("lab fit").code, 2);
+}
+
 TEST(Cli, SameSeedGivesByteIdenticalOutput) {
   test::TempDir dir;
   const std::string common = "simulate --sensor " + Q(kOs0) + " --scene " + Q(kLab);

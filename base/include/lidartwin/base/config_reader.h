@@ -34,6 +34,8 @@ class ConfigMap {
   std::string String(const std::string& key);
   bool Bool(const std::string& key);
   std::vector<double> Numbers(const std::string& key);
+  // A list of `width`-number lists ([[x, y, z], ...]), flattened row by row.
+  std::vector<double> NumberRows(const std::string& key, size_t width);
   // Optional values.
   double Number(const std::string& key, double fallback);
   std::string String(const std::string& key, const std::string& fallback);

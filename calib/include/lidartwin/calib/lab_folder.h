@@ -67,7 +67,6 @@ struct ReflectanceCurve {
   std::vector<ReflectanceSample> samples;
 };
 
-// Raw signal of a Lambertian target against distance. CSV.
 // The unit a range-intensity table's signal is in, and how it becomes received power (the
 // manifest's `signal:` map, docs/calibration.md "Signals in the sensor's units").
 enum class SignalUnit {
@@ -76,6 +75,7 @@ enum class SignalUnit {
   kCounts,   // the sensor's own intensity counts: declared nW a count, or fitted
 };
 
+// Raw signal of a Lambertian target against distance. CSV.
 struct RangeIntensityCurve {
   std::string file;
   std::vector<RangeIntensitySample> samples;  // signals in nW, or in counts when fitted
