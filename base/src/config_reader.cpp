@@ -292,8 +292,7 @@ std::vector<double> ConfigMap::NumberRows(const std::string& key, size_t width) 
       double v = 0;
       if (!Convert(row[i], v) || !std::isfinite(v)) {
         shared_->Record("key '" + KeyPath(key) + "'" + LineOf(row[i]) + ": element " +
-                        std::to_string(r) + "[" + std::to_string(i) +
-                        "] is not a finite number");
+                        std::to_string(r) + "[" + std::to_string(i) + "] is not a finite number");
         return {};
       }
       out.push_back(v);

@@ -230,9 +230,8 @@ Expected<ExtractedLab> ExtractLab(const std::vector<Frame>& frames, const LabTar
         const double to_table =
             std::cos(table_deg * physics::kDegToRad) / std::cos(incidence * physics::kDegToRad);
         if (obs.mean_intensity > 0)
-          c.samples.push_back(
-              {range, target.reflectance, table_deg, obs.mean_intensity * to_table,
-               std::max(standard_error, 1e-9 * obs.mean_intensity) * to_table});
+          c.samples.push_back({range, target.reflectance, table_deg, obs.mean_intensity * to_table,
+                               std::max(standard_error, 1e-9 * obs.mean_intensity) * to_table});
       }
       if (beams) {
         // The frame's own columns (a partial revolution counts only what it swept).
