@@ -11,6 +11,7 @@
 #include "lidartwin/base/config_reader.h"
 #include "lidartwin/base/text_file.h"
 #include "lidartwin/physics/units.h"
+#include "sample_statistics.h"
 
 namespace lt::calib {
 namespace {
@@ -66,21 +67,6 @@ struct TargetGeometry {
     return true;
   }
 };
-
-double Mean(const std::vector<double>& v) {
-  double s = 0;
-  for (double x : v)
-    s += x;
-  return s / static_cast<double>(v.size());
-}
-
-double SampleSd(const std::vector<double>& v, double mean) {
-  if (v.size() < 2) return 0;
-  double s = 0;
-  for (double x : v)
-    s += (x - mean) * (x - mean);
-  return std::sqrt(s / static_cast<double>(v.size() - 1));
-}
 
 std::string FileSafe(std::string s) {
   for (char& c : s)
@@ -210,7 +196,7 @@ Expected<ExtractedLab> ExtractLab(const std::vector<Frame>& frames, const LabTar
       if (intensity.size() < targets.min_returns) continue;
       TargetObservation obs{target.name, fi, range, incidence, intensity.size(), 0, 0, 0, 0};
       obs.mean_intensity = Mean(intensity);
-      obs.intensity_sd = SampleSd(intensity, obs.mean_intensity);
+      obs.intensity_sd = SampleSd(intensity);
       const double standard_error =
           obs.intensity_sd / std::sqrt(static_cast<double>(intensity.size()));
       const std::string group = GroupName(target.reflectance, incidence);

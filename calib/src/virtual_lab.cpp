@@ -13,6 +13,7 @@
 #include "lidartwin/physics/detection_probability.h"
 #include "lidartwin/physics/link_budget.h"
 #include "lidartwin/physics/units.h"
+#include "sample_statistics.h"
 
 namespace lt::calib {
 
@@ -108,21 +109,6 @@ Expected<Shots> Fire(const SensorProfile& stage, const Scene& scene, double rang
     }
   }
   return s;
-}
-
-double Mean(const std::vector<double>& v) {
-  double s = 0;
-  for (double x : v)
-    s += x;
-  return s / static_cast<double>(v.size());
-}
-
-double StandardError(const std::vector<double>& v) {
-  const double m = Mean(v);
-  double s = 0;
-  for (double x : v)
-    s += (x - m) * (x - m);
-  return std::sqrt(s / static_cast<double>(v.size() - 1) / static_cast<double>(v.size()));
 }
 
 // Expected signal [W] of a diffuse target of reflectance rho at normal incidence.

@@ -687,17 +687,25 @@ TEST(Cli, ReproduceOnTheRealOs1Capture) {
   EXPECT_FALSE(std::filesystem::exists(dir / "narrow/metrics.json"));
 }
 
+// `reproduce` of a nebula bag (its folder's BAG, with the calibration file beside it), into
+// dir/rep.
+CliRun ReproduceNebulaBag(const test::TempDir& dir, const std::string& bag,
+                          const std::string& calibration, const std::string& frames) {
+  const auto path = test::RealDataDir() / "nebula" / bag;
+  return Cli("reproduce --recording " + Q(path) + " --calibration " +
+             Q(path.parent_path() / calibration) + " " + frames + " --out " + Q(dir / "rep"));
+}
+
 // A raw-intensity sensor's loop on a ROS 2 bag of Hesai packets (issue 40): the Pandar40P's
 // frame 3 from its other full revolutions. Its intensity lies within 1.5 times the real-vs-real
-// floor (docs/validation.md, 2026-11-30: 3.19 against 2.34), and the per-laser gains reproduce
+// floor (docs/validation.md, 2026-11-30: 3.31 against 2.34), and the per-laser gains reproduce
 // fitted are in the profile it wrote, for the simulator to apply.
 TEST(Cli, ReproduceARawIntensityBagWithinItsIntensityFloor) {
   LT_REQUIRE_REAL_DATA();
   test::TempDir dir;
-  const auto bag = test::RealDataDir() / "nebula/hesai-pandar40p";
-  const CliRun r = Cli("reproduce --recording " + Q(bag / "1673400149412331409_0.db3") +
-                       " --calibration " + Q(bag / "Pandar40P.csv") +
-                       " --simulate-frame 3 --reconstruct-frames 1,2,4 --out " + Q(dir / "rep"));
+  const CliRun r =
+      ReproduceNebulaBag(dir, "hesai-pandar40p/1673400149412331409_0.db3", "Pandar40P.csv",
+                         "--simulate-frame 3 --reconstruct-frames 1,2,4");
   ASSERT_EQ(r.code, 0) << r.output;
   EXPECT_NE(r.output.find("per-laser gains fitted on"), std::string::npos) << r.output;
   const double sim =
@@ -719,10 +727,8 @@ TEST(Cli, ReproduceARawIntensityBagWithinItsIntensityFloor) {
 TEST(Cli, ReproduceMeasuresTheColumnsAHesaiAngleFileDoesNotHold) {
   LT_REQUIRE_REAL_DATA();
   test::TempDir dir;
-  const auto bag = test::RealDataDir() / "nebula/hesai-xt16";
-  const CliRun r = Cli("reproduce --recording " + Q(bag / "1732848127890747768_0.db3") +
-                       " --calibration " + Q(bag / "PandarXT16.csv") +
-                       " --simulate-frame 2 --reconstruct-frames 1,3 --out " + Q(dir / "rep"));
+  const CliRun r = ReproduceNebulaBag(dir, "hesai-xt16/1732848127890747768_0.db3", "PandarXT16.csv",
+                                      "--simulate-frame 2 --reconstruct-frames 1,3");
   ASSERT_EQ(r.code, 0) << r.output;
   EXPECT_NE(r.output.find("columns: 2000 a revolution, measured"), std::string::npos) << r.output;
   EXPECT_NE(r.output.find("its start azimuth moved to match"), std::string::npos) << r.output;
