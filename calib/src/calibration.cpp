@@ -243,8 +243,10 @@ Status FitCountConversion(const LabFolder& lab, const CalibrationOptions& o, Lab
   const FitParameter k = Param(*fit, "link_constant");
   const double base_k = link.peak_power_w * LinkConstantPerWatt(link);
   const double nw_per_count = base_k / k.value;
-  c.materials.push_back({"signal.nw_per_count", 0, nw_per_count, nw_per_count * k.stddev / k.value,
-                         "range-intensity in counts against the base profile's peak power"});
+  c.materials.push_back(
+      {"signal.nw_per_count", 0, nw_per_count, nw_per_count * k.stddev / k.value,
+       "range-intensity in counts against the base profile's peak power (the sigma is the "
+       "fit's: that power is taken as exact)"});
   converted.dir = lab.dir;
   converted.threshold_sweeps = lab.threshold_sweeps;
   converted.range_intensity_curves = lab.range_intensity_curves;

@@ -107,6 +107,11 @@ Expected<LabTargets> ReadLabTargets(const std::filesystem::path& file) {
     LabTarget target;
     target.name = m.String("name");
     target.material = m.String("material", target.name);
+    if (target.name.empty() || target.material.empty())
+      m.Fail(target.name.empty() ? "name" : "material", "must not be empty");
+    for (const LabTarget& other : t.targets)
+      if (other.name == target.name && !target.name.empty())
+        m.Fail("name", "'" + target.name + "' names another target too");
     target.reflectance = m.Number("reflectance");
     if (!(target.reflectance > 0 && target.reflectance <= 1))
       m.Fail("reflectance", "must be a fraction in (0, 1] (a percentage?)");
@@ -128,8 +133,21 @@ Expected<LabTargets> ReadLabTargets(const std::filesystem::path& file) {
         edge = std::min(edge, Norm(Sub(target.corners[(k + 1) % 4], target.corners[k])));
         off_plane = std::max(off_plane, std::fabs(Dot(Sub(target.corners[k], g.centre), g.normal)));
       }
-      if (!(edge > 2 * t.edge_margin_m) || !std::isfinite(g.normal[0]))
-        m.Fail("corners", "make no quadrilateral wider than twice edge_margin_m");
+      // In order around a convex board: every turn from one edge to the next the same way.
+      bool convex = std::isfinite(g.normal[0]);
+      for (int k = 0; k < 4 && convex; ++k) {
+        const V3 e1 = Sub(target.corners[(k + 1) % 4], target.corners[k]);
+        const V3 e2 = Sub(target.corners[(k + 2) % 4], target.corners[(k + 1) % 4]);
+        convex = Dot(Cross(e1, e2), g.normal) > 0;
+      }
+      if (!convex)
+        m.Fail("corners",
+               "must go around a convex board in order (these cross, fold or turn "
+               "back)");
+      else if (!(edge > 2 * t.edge_margin_m))
+        m.Fail("corners",
+               "make a board no wider than twice edge_margin_m: no return would be "
+               "inside its margin");
       else if (off_plane > t.plane_tolerance_m)
         m.Fail("corners", fmt::format("do not lie in one plane: a corner is {:.3g} m off it "
                                       "(plane_tolerance_m {:g})",
@@ -152,121 +170,176 @@ Expected<LabTargets> ReadLabTargets(const std::filesystem::path& file) {
   return t;
 }
 
-Expected<ExtractedLab> ExtractLab(const std::vector<Frame>& frames, const LabTargets& targets,
-                                  const SensorProfile* profile, bool calibrated) {
-  ExtractedLab out;
-  out.lab.name = targets.name;
-  out.lab.sensor_serial = targets.sensor_serial;
-  out.lab.wavelength_nm = targets.wavelength_nm;
-  const V3 origin = profile ? profile->beam_origin_m : V3{0, 0, 0};
-  std::map<std::string, RangeIntensityCurve> ranges;
-  std::map<std::string, ReflectanceCurve> reflectances;
-  std::map<std::string, ThresholdSweep> detections;
-  std::vector<size_t> best(targets.targets.size(), 0);
-  for (size_t ti = 0; ti < targets.targets.size(); ++ti) {
-    const LabTarget& target = targets.targets[ti];
-    const TargetGeometry g(target);
-    const V3 to_centre = Sub(g.centre, origin);
+struct LabExtractor::Target {
+  const LabTarget* spec;
+  TargetGeometry geometry;
+  double range_m, incidence_deg;
+  size_t best = 0;  // most returns on it in one frame
+};
+
+LabExtractor::LabExtractor(const LabTargets& targets, const SensorProfile* profile, bool calibrated)
+    : targets_(targets), profile_(profile), calibrated_(calibrated) {
+  out_.lab.name = targets.name;
+  out_.lab.sensor_serial = targets.sensor_serial;
+  out_.lab.wavelength_nm = targets.wavelength_nm;
+  origin_ = profile ? profile->beam_origin_m : V3{0, 0, 0};
+  for (const LabTarget& t : targets.targets) {
+    const TargetGeometry g(t);
+    const V3 to_centre = Sub(g.centre, origin_);
     const double range = Norm(to_centre);
     const double incidence =
         std::acos(std::min(1.0, std::fabs(Dot(to_centre, g.normal)) / range)) / physics::kDegToRad;
-    for (uint32_t fi = 0; fi < frames.size(); ++fi) {
-      if (!target.frames.empty() &&
-          std::find(target.frames.begin(), target.frames.end(), fi) == target.frames.end())
-        continue;
-      const Frame& f = frames[fi];
-      const bool beams = profile && f.channel.size() == f.size() && f.column.size() == f.size();
-      if (profile && !beams)
-        return Error{
-            fmt::format("frame {}: its returns carry no channel and column, so the "
-                        "beams a target should have returned cannot be counted",
-                        fi)};
-      std::vector<double> intensity;
-      std::unordered_set<uint64_t> hit;  // (channel, column) of the returns on the target
-      for (size_t i = 0; i < f.size(); ++i) {
-        if (!f.return_index.empty() && f.return_index[i] != 0) continue;
-        if (!std::isfinite(f.intensity[i])) continue;
-        if (!g.Holds({f.x_m[i], f.y_m[i], f.z_m[i]}, targets.plane_tolerance_m,
-                     targets.edge_margin_m))
-          continue;
-        intensity.push_back(f.intensity[i]);
-        if (beams) hit.insert((uint64_t{f.channel[i]} << 32) | f.column[i]);
-      }
-      best[ti] = std::max(best[ti], intensity.size());
-      if (intensity.size() < targets.min_returns) continue;
-      TargetObservation obs{target.name, fi, range, incidence, intensity.size(), 0, 0, 0, 0};
-      obs.mean_intensity = Mean(intensity);
-      obs.intensity_sd = SampleSd(intensity);
-      const double standard_error =
-          obs.intensity_sd / std::sqrt(static_cast<double>(intensity.size()));
-      const std::string group = GroupName(target.reflectance, incidence);
-      if (calibrated) {
-        ReflectanceCurve& c = reflectances[target.material];
-        c.file = "reflectance_" + FileSafe(target.material) + ".csv";
-        c.material = target.material;
-        c.range_m = range;  // the last; a material's targets stand at one distance
-        c.samples.push_back({incidence, obs.mean_intensity, std::max(standard_error, 1e-6)});
-      } else {
-        RangeIntensityCurve& c = ranges[group];
-        c.file = "range_intensity_" + group + ".csv";
-        c.signal_unit = SignalUnit::kCounts;  // the conversion fitted
-        // A table holds one incidence: the row referred to its table's (to 1 deg) through the
-        // range-intensity model's own cos(theta) (range_intensity_fit.h), a change under 3 %.
-        const double table_deg = std::round(incidence);
-        const double to_table =
-            std::cos(table_deg * physics::kDegToRad) / std::cos(incidence * physics::kDegToRad);
-        if (obs.mean_intensity > 0)
-          c.samples.push_back({range, target.reflectance, table_deg, obs.mean_intensity * to_table,
-                               std::max(standard_error, 1e-9 * obs.mean_intensity) * to_table});
-      }
-      if (beams) {
-        // The frame's own columns (a partial revolution counts only what it swept).
-        const auto [lo, hi] = std::minmax_element(f.column.begin(), f.column.end());
-        for (uint32_t b = 0; b < profile->BeamCount(); ++b) {
-          const auto beam = profile->Beam(b);
-          if (beam.column < *lo || beam.column > *hi) continue;
-          const double ce = std::cos(beam.elevation_rad);
-          const V3 d{ce * std::cos(beam.azimuth_rad), ce * std::sin(beam.azimuth_rad),
-                     std::sin(beam.elevation_rad)};
-          const double dn = Dot(d, g.normal);
-          if (std::fabs(dn) < 1e-9) continue;
-          const double t = Dot(to_centre, g.normal) / dn;
-          if (!(t > 0)) continue;
-          const V3 p{origin[0] + t * d[0], origin[1] + t * d[1], origin[2] + t * d[2]};
-          if (!g.Holds(p, targets.plane_tolerance_m, targets.edge_margin_m)) continue;
-          ++obs.beams;
-          obs.detected += hit.count((uint64_t{beam.channel} << 32) | beam.column) ? 1 : 0;
-        }
-        if (obs.beams > 0) {
-          ThresholdSweep& s = detections[group];
-          s.file = "detection_" + group + ".csv";
-          s.target_reflectance = target.reflectance;
-          s.incidence_deg = std::round(incidence);
-          s.range_m.push_back(range);
-          s.attenuation_db.push_back(0);
-          s.trials.push_back(obs.beams);
-          s.detections.push_back(std::min(obs.detected, obs.beams));
-        }
-      }
-      out.observations.push_back(obs);
-    }
+    state_.push_back({&t, g, range, incidence, 0});
   }
-  if (out.observations.empty()) {
+}
+
+LabExtractor::~LabExtractor() = default;
+
+Status LabExtractor::Add(const Frame& f) {
+  const uint32_t fi = frames_++;
+  if (f.size() > 0 && f.intensity.size() != f.size())
+    return Error{fmt::format("frame {}: its returns carry no intensity", fi)};
+  const bool beams = profile_ != nullptr;
+  if (beams && f.size() > 0 && f.channel.size() != f.size())
+    return Error{
+        fmt::format("frame {}: its returns carry no channel (laser), so the beams a "
+                    "target should have returned cannot be counted",
+                    fi)};
+  // The azimuths the frame swept, in 1 deg bins (a partial revolution counts only those).
+  std::vector<bool> swept(360, false);
+  const auto bin = [](double azimuth) {
+    return static_cast<size_t>(std::clamp<long>(
+        std::lround(std::floor((azimuth + physics::kPi) / physics::kDegToRad)), 0, 359));
+  };
+  if (beams)
+    for (size_t i = 0; i < f.size(); ++i)
+      swept[bin(std::atan2(f.y_m[i] - origin_[1], f.x_m[i] - origin_[0]))] = true;
+  for (Target& target : state_) {
+    const LabTarget& spec = *target.spec;
+    if (!spec.frames.empty() &&
+        std::find(spec.frames.begin(), spec.frames.end(), fi) == spec.frames.end())
+      continue;
+    const TargetGeometry& g = target.geometry;
+    std::vector<double> intensity;
+    std::map<uint16_t, std::vector<double>> on_target;  // channel -> azimuths of its returns
+    for (size_t i = 0; i < f.size(); ++i) {
+      if (!f.return_index.empty() && f.return_index[i] != 0) continue;
+      if (!std::isfinite(f.intensity[i])) continue;
+      if (!g.Holds({f.x_m[i], f.y_m[i], f.z_m[i]}, targets_.plane_tolerance_m,
+                   targets_.edge_margin_m))
+        continue;
+      intensity.push_back(f.intensity[i]);
+      if (beams)
+        on_target[f.channel[i]].push_back(std::atan2(f.y_m[i] - origin_[1], f.x_m[i] - origin_[0]));
+    }
+    target.best = std::max(target.best, intensity.size());
+    if (intensity.size() < targets_.min_returns) continue;
+    TargetObservation obs{
+        spec.name, fi, target.range_m, target.incidence_deg, intensity.size(), 0, 0, 0, 0};
+    obs.mean_intensity = Mean(intensity);
+    obs.intensity_sd = SampleSd(intensity);
+    // Readings that all agree (an integer intensity on a uniform board) have no spread to give
+    // an uncertainty: the rounding of one reading to a whole count, 1 / sqrt(12), is the least.
+    const double standard_error =
+        std::max(obs.intensity_sd, 1 / std::sqrt(12.0)) / std::sqrt(double(intensity.size()));
+    const double incidence = target.incidence_deg;
+    const std::string group = GroupName(spec.reflectance, incidence);
+    if (calibrated_) {
+      // One table per material and distance (to 0.1 m): a reflectance curve holds one range.
+      const std::string key = fmt::format("{}_d{:.1f}", FileSafe(spec.material), target.range_m);
+      ReflectanceCurve& c = reflectances_[key];
+      c.file = "reflectance_" + key + ".csv";
+      c.material = spec.material;
+      c.range_m = target.range_m;
+      c.samples.push_back({incidence, obs.mean_intensity, standard_error});
+    } else if (obs.mean_intensity > 0) {
+      RangeIntensityCurve& c = ranges_[group];
+      c.file = "range_intensity_" + group + ".csv";
+      c.signal_unit = SignalUnit::kCounts;  // the conversion fitted
+      // A table holds one incidence: the row referred to its table's (to 1 deg) through the
+      // range-intensity model's own cos(theta) (range_intensity_fit.h), a change under 3 %.
+      const double table_deg = std::round(incidence);
+      const double to_table =
+          std::cos(table_deg * physics::kDegToRad) / std::cos(incidence * physics::kDegToRad);
+      c.samples.push_back({target.range_m, spec.reflectance, table_deg,
+                           obs.mean_intensity * to_table, standard_error * to_table});
+    }
+    if (beams) {
+      for (auto& [channel, azimuths] : on_target)
+        std::sort(azimuths.begin(), azimuths.end());
+      // A beam that crosses the board is detected when its laser returned from the board within
+      // half a column of its direction: packet captures number their columns from wherever a
+      // frame began, so channel and column alone do not name a direction.
+      const double half_column = physics::kPi / std::max<uint32_t>(1, profile_->columns);
+      const V3 to_centre = Sub(g.centre, origin_);
+      for (uint32_t b = 0; b < profile_->BeamCount(); ++b) {
+        const auto beam = profile_->Beam(b);
+        const double ce = std::cos(beam.elevation_rad);
+        const V3 d{ce * std::cos(beam.azimuth_rad), ce * std::sin(beam.azimuth_rad),
+                   std::sin(beam.elevation_rad)};
+        const double dn = Dot(d, g.normal);
+        if (std::fabs(dn) < 1e-9) continue;
+        const double t = Dot(to_centre, g.normal) / dn;
+        if (!(t > 0)) continue;
+        const V3 p{origin_[0] + t * d[0], origin_[1] + t * d[1], origin_[2] + t * d[2]};
+        if (!g.Holds(p, targets_.plane_tolerance_m, targets_.edge_margin_m)) continue;
+        const double azimuth = std::atan2(d[1], d[0]);
+        if (!swept[bin(azimuth)]) continue;
+        ++obs.beams;
+        const auto it = on_target.find(static_cast<uint16_t>(beam.channel));
+        if (it == on_target.end()) continue;
+        for (double a : it->second)
+          if (std::fabs(std::remainder(a - azimuth, 2 * physics::kPi)) <= half_column) {
+            ++obs.detected;
+            break;
+          }
+      }
+      if (obs.beams > 0) {
+        ThresholdSweep& sweep = detections_[group];
+        sweep.file = "detection_" + group + ".csv";
+        sweep.target_reflectance = spec.reflectance;
+        sweep.incidence_deg = std::round(incidence);
+        sweep.range_m.push_back(target.range_m);
+        sweep.attenuation_db.push_back(0);
+        sweep.trials.push_back(obs.beams);
+        sweep.detections.push_back(std::min(obs.detected, obs.beams));
+      }
+    }
+    out_.observations.push_back(obs);
+  }
+  return {};
+}
+
+Expected<ExtractedLab> LabExtractor::Finish() {
+  for (const Target& t : state_)
+    for (uint32_t f : t.spec->frames)
+      if (f >= frames_)
+        return Error{fmt::format("target '{}': frame {} is listed, the recording has {} (0..{})",
+                                 t.spec->name, f, frames_, frames_ ? frames_ - 1 : 0)};
+  if (out_.observations.empty()) {
     std::string seen;
-    for (size_t ti = 0; ti < targets.targets.size(); ++ti)
-      seen += fmt::format("{}{} {}", seen.empty() ? "" : ", ", targets.targets[ti].name, best[ti]);
+    for (const Target& t : state_)
+      seen += fmt::format("{}{} {}", seen.empty() ? "" : ", ", t.spec->name, t.best);
     return Error{fmt::format(
         "no target holds {} returns in any frame (most returns on each: {}); are the corners in "
         "the sensor's frame, in metres, and the frames the ones that show the targets?",
-        targets.min_returns, seen)};
+        targets_.min_returns, seen)};
   }
-  for (auto& [k, c] : ranges)
-    if (!c.samples.empty()) out.lab.range_intensity_curves.push_back(std::move(c));
-  for (auto& [k, c] : reflectances)
-    out.lab.reflectance_curves.push_back(std::move(c));
-  for (auto& [k, s] : detections)
-    out.lab.threshold_sweeps.push_back(std::move(s));
-  return out;
+  for (auto& [k, c] : ranges_)
+    out_.lab.range_intensity_curves.push_back(std::move(c));
+  for (auto& [k, c] : reflectances_)
+    out_.lab.reflectance_curves.push_back(std::move(c));
+  for (auto& [k, sweep] : detections_)
+    out_.lab.threshold_sweeps.push_back(std::move(sweep));
+  return std::move(out_);
+}
+
+Expected<ExtractedLab> ExtractLab(const std::vector<Frame>& frames, const LabTargets& targets,
+                                  const SensorProfile* profile, bool calibrated) {
+  LabExtractor extractor(targets, profile, calibrated);
+  for (const Frame& f : frames)
+    if (Status s = extractor.Add(f); !s.ok()) return s.error();
+  return extractor.Finish();
 }
 
 }  // namespace lt::calib

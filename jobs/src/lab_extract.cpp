@@ -41,21 +41,32 @@ Status LabExtract(const LabExtractOptions& o) {
   if (Status s = o.Validate(); !s.ok()) return s;
   auto targets = calib::ReadLabTargets(o.targets);
   if (!targets.ok()) return targets.error();
+  // A lab folder is written new: refused before the recording is read, not after.
+  std::error_code ec;
+  if (std::filesystem::exists(o.out, ec))
+    return Error{o.out.string() + ": already exists (a lab folder is written new)"};
   RecordingOptions ro;
   ro.topic = o.topic;
-  auto rec = ReadRecording(o.recording, o.sidecar, ro);
-  if (!rec.ok()) return rec.error();
-  for (const std::string& note : rec->notes)
-    o.log.Note(o.recording.string() + ": " + note);
-  auto beams = BeamTable(o, *rec);
+  auto source = OpenRecording(o.recording, o.sidecar, ro);
+  if (!source.ok()) return source.error();
+  const Recording& header = source->header();
+  if (header.has_source && header.source.wavelength_nm > 0 &&
+      std::abs(header.source.wavelength_nm - targets->wavelength_nm) > 1)
+    return Error{fmt::format("{}: wavelength_nm {:g} is not the recording's {:g} nm ({})",
+                             o.targets.string(), targets->wavelength_nm,
+                             header.source.wavelength_nm, o.recording.string())};
+  auto beams = BeamTable(o, header);
   if (!beams.ok()) return beams.error();
-  const bool calibrated = rec->intensity_unit == kIntensityPercent ||
-                          rec->intensity_unit == kIntensityOusterReflectivity;
-  auto lab =
-      calib::ExtractLab(rec->frames, *targets, beams->has_value() ? &**beams : nullptr, calibrated);
+  const bool calibrated = header.intensity_unit == kIntensityPercent ||
+                          header.intensity_unit == kIntensityOusterReflectivity;
+  calib::LabExtractor extractor(*targets, beams->has_value() ? &**beams : nullptr, calibrated);
+  if (Status s = source->ForEachFrame([&](Frame&& f) { return extractor.Add(f); }); !s.ok())
+    return Error{o.recording.string() + ": " + s.message()};
+  for (const std::string& note : source->header().notes)
+    o.log.Note(o.recording.string() + ": " + note);
+  auto lab = extractor.Finish();
   if (!lab.ok()) return Error{o.recording.string() + ": " + lab.message()};
-  o.log.Info(fmt::format("{}: {} frame(s), intensity in {} ({})\n", o.recording.string(),
-                         rec->frames.size(), rec->intensity_unit,
+  o.log.Info(fmt::format("{}: intensity in {} ({})\n", o.recording.string(), header.intensity_unit,
                          calibrated ? "calibrated: reflectance tables"
                                     : "raw: range-intensity tables in counts, conversion fitted"));
   for (const auto& obs : lab->observations)

@@ -74,7 +74,7 @@ TEST(Cli, LabExtractMakesALabFolderFromARecordingOfATarget) {
   EXPECT_NE(r.output.find("plate_r50_d05 frame 1: 5.000 m, 0.0 deg"), std::string::npos)
       << r.output;
   EXPECT_NE(r.output.find("1 reflectance, 1 detection table(s)"), std::string::npos) << r.output;
-  const std::string table = ReadAll(dir / "lab/reflectance_lambertian_50.csv");
+  const std::string table = ReadAll(dir / "lab/reflectance_lambertian_50_d5.0.csv");
   double incidence = -1, percent = -1, sigma = -1;
   ASSERT_EQ(std::sscanf(table.substr(table.find('\n') + 1).c_str(), "%lf,%lf,%lf", &incidence,
                         &percent, &sigma),

@@ -133,15 +133,17 @@ TEST(LabExtraction, RawIntensityGivesRangeIntensityRowsInCountsThatFollowTheLink
             lab->lab.range_intensity_curves[0].samples.size());
 }
 
-// Calibrated reflectivity (the simulator's percent): reflectance rows of each material at its
-// incidence, reading its reflectance.
+// Calibrated reflectivity (the simulator's percent): reflectance rows of each material and
+// distance at its incidence, reading its reflectance.
 TEST(LabExtraction, CalibratedIntensityGivesReflectanceRowsOfEachMaterial) {
   const Recorded& rec = Recording();
   auto lab = ExtractLab(rec.frames, Plates(rec.scene), nullptr, true);
   ASSERT_TRUE(lab.ok()) << lab.message();
   EXPECT_TRUE(lab->lab.range_intensity_curves.empty());
   EXPECT_TRUE(lab->lab.threshold_sweeps.empty());  // no beam table given
-  ASSERT_EQ(lab->lab.reflectance_curves.size(), 3u);
+  // One table per material and distance (a reflectance curve holds one range): the plates
+  // near enough to hold 10 returns.
+  ASSERT_GE(lab->lab.reflectance_curves.size(), 6u);
   for (const auto& c : lab->lab.reflectance_curves) {
     const double percent = std::stoi(c.material.substr(7, 2));
     for (const auto& s : c.samples) {
@@ -150,6 +152,50 @@ TEST(LabExtraction, CalibratedIntensityGivesReflectanceRowsOfEachMaterial) {
       EXPECT_GT(s.sigma, 0);
     }
   }
+}
+
+// Packet captures number their columns from wherever a frame began: the detections, matched by
+// direction, do not move when every column number does; a frame without intensity, and a
+// target's frame beyond the recording, are errors; readings that all agree still have an
+// uncertainty (a whole count's rounding).
+TEST(LabExtraction, DetectionsFollowDirectionsNotColumnNumbersAndBadFramesAreErrors) {
+  const Recorded& rec = Recording();
+  const LabTargets targets = Plates(rec.scene);
+  auto plain = ExtractLab(rec.frames, targets, &rec.unit, true);
+  ASSERT_TRUE(plain.ok()) << plain.message();
+  std::vector<Frame> renumbered = rec.frames;
+  for (Frame& f : renumbered)
+    for (uint32_t& c : f.column)
+      c = (c + 377) % rec.unit.columns;
+  auto shifted = ExtractLab(renumbered, targets, &rec.unit, true);
+  ASSERT_TRUE(shifted.ok()) << shifted.message();
+  ASSERT_EQ(plain->observations.size(), shifted->observations.size());
+  for (size_t k = 0; k < plain->observations.size(); ++k) {
+    EXPECT_EQ(plain->observations[k].detected, shifted->observations[k].detected);
+    EXPECT_EQ(plain->observations[k].beams, shifted->observations[k].beams);
+  }
+  std::vector<Frame> dark = rec.frames;
+  dark[1].intensity.clear();
+  auto no_intensity = ExtractLab(dark, targets, nullptr, true);
+  ASSERT_FALSE(no_intensity.ok());
+  EXPECT_NE(no_intensity.message().find("frame 1: its returns carry no intensity"),
+            std::string::npos)
+      << no_intensity.message();
+  LabTargets late = targets;
+  late.targets[0].frames = {0, 5};
+  auto beyond = ExtractLab(rec.frames, late, nullptr, true);
+  ASSERT_FALSE(beyond.ok());
+  EXPECT_NE(beyond.message().find("frame 5 is listed, the recording has 2 (0..1)"),
+            std::string::npos)
+      << beyond.message();
+  std::vector<Frame> flat = rec.frames;
+  for (Frame& f : flat)
+    std::fill(f.intensity.begin(), f.intensity.end(), 40.0f);
+  auto uniform = ExtractLab(flat, targets, nullptr, false);
+  ASSERT_TRUE(uniform.ok()) << uniform.message();
+  for (const auto& c : uniform->lab.range_intensity_curves)
+    for (const auto& row : c.samples)
+      EXPECT_GT(row.sigma, 0.01);
 }
 
 TEST(LabExtraction, TargetsThatNoReturnMeetsAreAnErrorNamingEach) {
@@ -186,6 +232,14 @@ TEST(LabExtraction, TheTargetsFilesMistakesAreRefusedWithTheirKey) {
       {"wavelength_nm: 865\ntargets: [{name: a, reflectance: 0.5, corners: " + good_corners +
            ", frames: [1.5]}]",
        "must list whole frame numbers"},
+      {"wavelength_nm: 865\ntargets: [{name: a, reflectance: 0.5, corners: [[5, -0.25, -0.25], "
+       "[5, 0.25, 0.25], [5, 0.25, -0.25], [5, -0.25, 0.25]]}]",
+       "must go around a convex board in order"},
+      {"wavelength_nm: 865\ntargets: [{name: a, reflectance: 0.5, corners: " + good_corners +
+           "}, {name: a, reflectance: 0.2, corners: " + good_corners + "}]",
+       "'a' names another target too"},
+      {"wavelength_nm: 865\ntargets: [{name: '', reflectance: 0.5, corners: " + good_corners + "}]",
+       "must not be empty"},
       {"wavelength_nm: 865\ncolour: red\ntargets: [{name: a, reflectance: 0.5, corners: " +
            good_corners + "}]",
        "colour"},

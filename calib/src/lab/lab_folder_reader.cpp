@@ -172,8 +172,9 @@ void ReadSignalUnit(ConfigMap& m, RangeIntensityCurve& c) {
     c.signal_unit = SignalUnit::kCounts;
     if (s.Has("nw_per_count") && s.String("nw_per_count", "") == "fitted") return;
     c.nw_per_count = s.Number("nw_per_count");
-    if (!(c.nw_per_count > 0 && c.nw_per_count <= 1e9)) {
-      s.Fail("nw_per_count", "must be the received power of one count in (0, 1e9] nW, or fitted");
+    if (!(c.nw_per_count >= 1e-9 && c.nw_per_count <= 1e9)) {
+      s.Fail("nw_per_count",
+             "must be the received power of one count in [1e-9, 1e9] nW, or fitted");
       c.nw_per_count = 1;
     }
   } else {

@@ -52,7 +52,7 @@ Status WriteLabFolder(const LabFolder& lab, const std::filesystem::path& dir_giv
   if (dir.empty() || dir == ".")
     return Error{"'" + dir_given.string() + "': the lab folder needs a name"};
   if (fs::exists(dir, ec))
-    return Error{dir.string() + ": already exists (labgen writes a new lab folder)"};
+    return Error{dir.string() + ": already exists (a lab folder is written new)"};
   const fs::path parent = dir.has_parent_path() ? dir.parent_path() : fs::path(".");
   if (!fs::is_directory(parent, ec)) return Error{parent.string() + ": no such directory"};
   // ".NAME.tmp-PID" folders of killed runs, so that kills do not pile them up.

@@ -20,6 +20,7 @@
 
 #include <array>
 #include <filesystem>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -66,10 +67,35 @@ struct ExtractedLab {
   std::vector<TargetObservation> observations;
 };
 
-// `profile`: the sensor's beam table for the detection rows (nullptr: none). `calibrated`: the
-// recording's intensity is calibrated reflectivity in percent (reflectance rows), else raw
-// (range-intensity rows in counts). Errors: no target seen by min_returns returns in any frame
-// (naming each target's best count), frames without channel and column where a profile is given.
+// Frame by frame (a recording streamed: memory bounded by a frame and the rows). `profile`: the
+// sensor's beam table for the detection rows (nullptr: none), which outlives the extractor as
+// `targets` does. `calibrated`: the recording's intensity is calibrated reflectivity in percent
+// (reflectance rows), else raw (range-intensity rows in counts). Add's errors: a frame without
+// intensity, or without channels where a profile is given. Finish's: a target's listed frame
+// beyond the recording, no target seen by min_returns returns in any frame (naming each
+// target's best count).
+class LabExtractor {
+ public:
+  LabExtractor(const LabTargets& targets, const SensorProfile* profile, bool calibrated);
+  ~LabExtractor();
+  Status Add(const Frame& frame);  // the recording's next frame
+  Expected<ExtractedLab> Finish();
+
+ private:
+  struct Target;
+  const LabTargets& targets_;
+  const SensorProfile* profile_;
+  bool calibrated_;
+  std::array<double, 3> origin_{};
+  uint32_t frames_ = 0;
+  std::vector<Target> state_;
+  std::map<std::string, RangeIntensityCurve> ranges_;
+  std::map<std::string, ReflectanceCurve> reflectances_;
+  std::map<std::string, ThresholdSweep> detections_;
+  ExtractedLab out_;
+};
+
+// The same over frames in memory.
 Expected<ExtractedLab> ExtractLab(const std::vector<Frame>& frames, const LabTargets& targets,
                                   const SensorProfile* profile, bool calibrated);
 
