@@ -2,6 +2,7 @@
 // --out LAB_DIR: a lab folder from recordings of flat targets (jobs/lab_extract.h).
 #include "command.h"
 #include "commands.h"
+#include "help_text.h"
 #include "lidartwin/jobs/lab_extract.h"
 
 namespace lt::cli {
@@ -14,8 +15,9 @@ int LabCommand(const std::vector<std::string>& argv) {
     return 2;
   }
   const std::vector<std::string> rest(argv.begin() + 1, argv.end());
-  const Command extract{"lab-extract",
-                        "",
+  // Named as typed ("lab extract"), its help from docs/cli/lab-extract.txt.
+  const Command extract{"lab extract",
+                        HelpText("lab-extract"),
                         {{"--metadata", "--calibration", "--topic", "--targets", "--out"}, {}, 1},
                         {{"recording", "REC"}, {"targets", "--targets"}, {"out", "--out"}}};
   return RunCommand(extract, rest, [](const Args& args) -> Expected<int> {

@@ -245,11 +245,13 @@ Status LabExtractor::Add(const Frame& f) {
     const double incidence = target.incidence_deg;
     const std::string group = GroupName(spec.reflectance, incidence);
     if (calibrated_) {
-      // One table per material and distance (to 0.1 m): a reflectance curve holds one range.
-      const std::string key = fmt::format("{}_d{:.1f}", FileSafe(spec.material), target.range_m);
-      ReflectanceCurve& c = reflectances_[key];
-      c.file = "reflectance_" + key + ".csv";
-      c.material = spec.material;
+      // One table per material and distance (to 0.1 m): a reflectance curve holds one range,
+      // and a lab names each curve's material once, so a material at two distances is two
+      // (`<material>_d<range>`), fitted apart.
+      const std::string at = fmt::format("_d{:.1f}", target.range_m);
+      ReflectanceCurve& c = reflectances_[spec.material + at];
+      c.file = "reflectance_" + FileSafe(spec.material) + at + ".csv";
+      c.material = spec.material + at;
       c.range_m = target.range_m;
       c.samples.push_back({incidence, obs.mean_intensity, standard_error});
     } else if (obs.mean_intensity > 0) {
@@ -327,8 +329,14 @@ Expected<ExtractedLab> LabExtractor::Finish() {
   }
   for (auto& [k, c] : ranges_)
     out_.lab.range_intensity_curves.push_back(std::move(c));
-  for (auto& [k, c] : reflectances_)
+  // Materials whose names differ only in characters a file name cannot carry ("paint a",
+  // "paint_a") would share a file: the later ones numbered.
+  std::map<std::string, int> taken;
+  for (auto& [k, c] : reflectances_) {
+    if (const int n = taken[c.file]++; n > 0)
+      c.file = c.file.substr(0, c.file.size() - 4) + "_" + std::to_string(n + 1) + ".csv";
     out_.lab.reflectance_curves.push_back(std::move(c));
+  }
   for (auto& [k, sweep] : detections_)
     out_.lab.threshold_sweeps.push_back(std::move(sweep));
   return std::move(out_);

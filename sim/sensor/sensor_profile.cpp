@@ -672,12 +672,13 @@ void ReadCalibrationRecord(ConfigMap& c, CalibrationRecord& r) {
 void ReadIntensityGains(ConfigMap& c, ChannelIntensityGains& g) {
   g.source = c.String("source", "");
   g.range_m = c.Numbers("range_m");
-  const std::vector<double> flat = c.Numbers("gain");
   const size_t nodes = g.range_m.size();
-  if (nodes == 0) {
-    c.Fail("range_m", "must hold at least one range");
+  if (nodes == 0 || nodes > kMaxIntensityGainNodes) {
+    c.Fail("range_m",
+           fmt::format("must hold 1 to {} ranges, got {}", kMaxIntensityGainNodes, nodes));
     return;
   }
+  const std::vector<double> flat = c.Numbers("gain");
   if (flat.empty() || flat.size() % nodes != 0) {
     c.Fail("gain", fmt::format("must hold one row of {} gains (one per range_m) per channel, got "
                                "{} number(s)",

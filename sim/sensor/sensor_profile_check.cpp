@@ -404,6 +404,9 @@ void CheckIntensityGains(const ChannelIntensityGains& g, const SensorProfile& p,
     c.Fail("gain", "per-channel gains need a scan with channels (spinning or laserconfig)");
     return;
   }
+  if (g.range_m.size() > kMaxIntensityGainNodes)
+    return c.Fail("range_m", fmt::format("{} nodes; at most {} (a curve over range needs few)",
+                                         g.range_m.size(), kMaxIntensityGainNodes));
   for (size_t k = 0; k < g.range_m.size(); ++k)
     if (!(g.range_m[k] > 0 && std::isfinite(g.range_m[k])) ||
         (k > 0 && !(g.range_m[k] > g.range_m[k - 1])))

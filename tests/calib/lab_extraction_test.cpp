@@ -145,7 +145,7 @@ TEST(LabExtraction, CalibratedIntensityGivesReflectanceRowsOfEachMaterial) {
   // near enough to hold 10 returns.
   ASSERT_GE(lab->lab.reflectance_curves.size(), 6u);
   for (const auto& c : lab->lab.reflectance_curves) {
-    const double percent = std::stoi(c.material.substr(7, 2));
+    const double percent = std::stoi(c.material.substr(7, 2));  // plate_rNN_d<range>
     for (const auto& s : c.samples) {
       EXPECT_NEAR(s.incidence_deg, 0, 0.5);
       EXPECT_NEAR(s.intensity, percent, 0.05 * percent) << c.material;
@@ -188,6 +188,15 @@ TEST(LabExtraction, DetectionsFollowDirectionsNotColumnNumbersAndBadFramesAreErr
   EXPECT_NE(beyond.message().find("frame 5 is listed, the recording has 2 (0..1)"),
             std::string::npos)
       << beyond.message();
+  LabTargets alike = targets;  // two materials one file name apart
+  alike.targets[1].material = "paint a";
+  alike.targets[2].material = "paint_a";
+  alike.targets[2].corners = alike.targets[1].corners;
+  auto named = ExtractLab(rec.frames, alike, nullptr, true);
+  ASSERT_TRUE(named.ok()) << named.message();
+  lt::test::TempDir dir;
+  const Status written = WriteLabFolder(named->lab, dir / "lab");
+  EXPECT_TRUE(written.ok()) << written.message();
   std::vector<Frame> flat = rec.frames;
   for (Frame& f : flat)
     std::fill(f.intensity.begin(), f.intensity.end(), 40.0f);

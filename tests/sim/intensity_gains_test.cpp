@@ -61,6 +61,14 @@ TEST(IntensityGains, ReadBackFromTheWriterAndRefuseWhatDoesNotFitTheScan) {
   zero.intensity_gains.gain[7][1] = 0;
   EXPECT_NE(zero.Validate().message().find("channel 7: a gain of 0"), std::string::npos)
       << zero.Validate().message();
+  SensorProfile many = p;
+  many.intensity_gains.range_m.clear();
+  for (size_t k = 0; k < kMaxIntensityGainNodes + 1; ++k)
+    many.intensity_gains.range_m.push_back(1.0 + k);
+  for (auto& row : many.intensity_gains.gain)
+    row.assign(many.intensity_gains.range_m.size(), 1.0);
+  EXPECT_NE(many.Validate().message().find("65 nodes; at most 64"), std::string::npos)
+      << many.Validate().message();
   // A flat list that is not whole rows is refused at its line.
   std::string text = SaveSensorProfile(p, "test");
   const size_t at = text.find("gain: [");

@@ -134,6 +134,8 @@ struct CalibrationRecord {
 // simulator multiplies every return's reported intensity by its channel's gain at its range,
 // linear in (ln R, ln g) between the nodes and held beyond them. A readout gain: detection is
 // unchanged. Empty: every gain 1.
+inline constexpr size_t kMaxIntensityGainNodes = 64;
+
 struct ChannelIntensityGains {
   std::vector<double> range_m;            // the nodes [m], increasing
   std::vector<std::vector<double>> gain;  // [channel][node], positive
