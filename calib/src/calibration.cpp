@@ -690,8 +690,12 @@ Expected<Calibration> Calibrate(const LabFolder& lab, const SensorProfile& base,
     // The fitted link sets the peak power; the data sheet's threshold was stated for the data
     // sheet's power, and kept beside another it would move every detection range.
     return Error{lab.dir.string() +
-                 ": the range_intensity measurement sets the peak power, but the lab has no "
-                 "detection_threshold sweep to set the threshold beside it (the base profile's " +
+                 (CountConversionFitted(lab)
+                      ? ": the range_intensity measurement in counts sets the signal's scale, "
+                        "but the lab has no detection_threshold sweep"
+                      : ": the range_intensity measurement sets the peak power, but the lab has "
+                        "no detection_threshold sweep") +
+                 " to set the threshold beside it (the base profile's " +
                  NumberText(base.detector.threshold_w * 1e9) +
                  " nW belongs to its own peak power); add a detection_threshold sweep: a dark "
                  "target at one range, attenuated in steps through the transition from always "

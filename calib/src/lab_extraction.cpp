@@ -76,7 +76,9 @@ std::string FileSafe(std::string s) {
 
 // The table a row goes to: one per target reflectance and incidence to 1 deg.
 std::string GroupName(double reflectance, double incidence_deg) {
-  return fmt::format("r{:.3f}_i{:02d}", reflectance, static_cast<int>(std::lround(incidence_deg)));
+  // The reflectance as given (shortest exact form): two boards of 0.5001 and 0.5004 are two
+  // tables, as a table holds one reflectance.
+  return fmt::format("r{}_i{:02d}", reflectance, static_cast<int>(std::lround(incidence_deg)));
 }
 
 }  // namespace
@@ -199,7 +201,9 @@ Status LabExtractor::Add(const Frame& f) {
   const uint32_t fi = frames_++;
   if (f.size() > 0 && f.intensity.size() != f.size())
     return Error{fmt::format("frame {}: its returns carry no intensity", fi)};
-  const bool beams = profile_ != nullptr;
+  // Detection rows go with range-intensity rows: `calibrate` fits a detection sweep against the
+  // link constant those give, so a calibrated recording's lab holds reflectance rows alone.
+  const bool beams = profile_ != nullptr && !calibrated_;
   if (beams && f.size() > 0 && f.channel.size() != f.size())
     return Error{
         fmt::format("frame {}: its returns carry no channel (laser), so the beams a "

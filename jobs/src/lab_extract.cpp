@@ -6,6 +6,7 @@
 #include "lidartwin/calib/lab_extraction.h"
 #include "lidartwin/datasets/intensity_unit.h"
 #include "lidartwin/datasets/recording.h"
+#include "lidartwin/datasets/scan_measures.h"
 #include "lidartwin/datasets/sensor_import.h"
 
 namespace lt::jobs {
@@ -57,6 +58,28 @@ Status LabExtract(const LabExtractOptions& o) {
                              header.source.wavelength_nm, o.recording.string())};
   auto beams = BeamTable(o, header);
   if (!beams.ok()) return beams.error();
+  // A packet capture's columns a revolution, measured from its first frames where its angle file
+  // does not hold them (a PandarQT64's 600 against the import's 1800), as reproduce does: a
+  // first pass over up to three frames.
+  if (beams->has_value() && !header.has_source) {
+    auto first = OpenRecording(o.recording, o.sidecar, ro);
+    if (!first.ok()) return first.error();
+    std::vector<Frame> sample;
+    (void)first->ForEachFrame([&](Frame&& f) -> Status {
+      sample.push_back(std::move(f));
+      if (sample.size() >= 3) return Error{"enough"};  // stops the pass
+      return {};
+    });
+    const uint32_t measured = MeasuredColumnsPerRevolution(sample);
+    SensorProfile& p = **beams;
+    if (measured > 0 && std::abs(double(measured) - p.columns) > 0.01 * p.columns) {
+      o.log.Info(
+          fmt::format("columns: {} a revolution, measured from the recording (the "
+                      "calibration's import assumed {})\n",
+                      measured, p.columns));
+      p.columns = measured;
+    }
+  }
   const bool calibrated = header.intensity_unit == kIntensityPercent ||
                           header.intensity_unit == kIntensityOusterReflectivity;
   calib::LabExtractor extractor(*targets, beams->has_value() ? &**beams : nullptr, calibrated);

@@ -213,7 +213,7 @@ void TakeBeamGains(Run& run, std::vector<Frame>& frames) {
     o.log.Info("intensity: the profile's per-laser gains\n");
   }
   for (Frame& f : frames)
-    if (f.channel.size() == f.size())
+    if (f.channel.size() == f.size() && f.intensity.size() == f.size())
       for (size_t i = 0; i < f.size(); ++i)
         f.intensity[i] = static_cast<float>(f.intensity[i] / gains.At(f.channel[i], f.range_m[i]));
 }
@@ -263,7 +263,15 @@ void AlignColumnPhase(Run& run, const Frame& held_out) {
         std::atan2(held_out.y_m[i], held_out.x_m[i]) - p.Beam(beam).azimuth_rad, 2 * physics::kPi));
   }
   if (offsets.size() < 100) return;
-  const double offset = Median(offsets);
+  // Around their circular mean first: offsets near +-pi would otherwise split into two clusters
+  // whose median lies between them.
+  double sx = 0, sy = 0;
+  for (double a : offsets)
+    sx += std::cos(a), sy += std::sin(a);
+  const double centre = std::atan2(sy, sx);
+  for (double& a : offsets)
+    a = std::remainder(a - centre, 2 * physics::kPi);
+  const double offset = centre + Median(offsets);
   run.profile.start_azimuth_rad = std::remainder(p.start_azimuth_rad + offset, 2 * physics::kPi);
   run.o.log.Info(
       fmt::format("columns: the held-out frame's column 0 looks {:.3f} deg from the "

@@ -106,38 +106,6 @@ Expected<std::string> EstimateRecordingPoses(PosedRecording& rec, size_t first, 
   return report;
 }
 
-double MeasuredRotationRateHz(const std::vector<Frame>& frames) {
-  std::vector<double> periods;
-  const size_t first = frames.size() >= 3 ? 1 : 0;
-  const size_t last = frames.size() >= 3 ? frames.size() - 1 : frames.size();
-  for (size_t k = first; k < last; ++k) {
-    const double period = frames[k].end_time_s - frames[k].start_time_s;
-    if (period > 0 && std::isfinite(period)) periods.push_back(period);
-  }
-  if (periods.empty()) return 0;
-  return 1 / Median(periods);
-}
-
-uint32_t MeasuredColumnsPerRevolution(const std::vector<Frame>& frames) {
-  std::vector<double> steps;
-  for (const Frame& f : frames) {
-    if (f.channel.size() != f.size() || f.column.size() != f.size()) continue;
-    std::unordered_map<uint64_t, double> azimuth;  // (channel, column) -> azimuth [rad]
-    for (size_t i = 0; i < f.size(); ++i)
-      if (f.return_index.empty() || f.return_index[i] == 0)
-        azimuth.emplace((uint64_t{f.channel[i]} << 32) | f.column[i],
-                        std::atan2(f.y_m[i], f.x_m[i]));
-    for (const auto& [key, a] : azimuth) {
-      const auto next = azimuth.find(key + 1);
-      if (next == azimuth.end()) continue;
-      const double step = std::fabs(std::remainder(next->second - a, 2 * std::numbers::pi));
-      if (step > 0 && step < 5 * std::numbers::pi / 180) steps.push_back(step);
-    }
-  }
-  if (steps.empty()) return 0;
-  return static_cast<uint32_t>(std::lround(2 * std::numbers::pi / Median(steps)));
-}
-
 Expected<std::vector<size_t>> FrameIndices(const std::vector<double>& list, size_t frame_count,
                                            const std::string& source) {
   std::vector<size_t> out;

@@ -282,10 +282,12 @@ void SplitAtVertices(const std::vector<float>& fixed_reflectance,
   for (size_t k = 0; k < n; ++k) {
     const auto t = surface.triangles[k];
     const float mean = surface.triangle_reflectance[k];
-    if (std::isfinite(fixed_reflectance[k]) || !std::isfinite(mean)) continue;
+    // Every measured triangle, those without a reading too (beyond the incidence limit: their
+    // parts stay without one), so that no split edge meets an unsplit one.
+    if (std::isfinite(fixed_reflectance[k])) continue;
     const uint32_t ab = mid(t[0], t[1]), bc = mid(t[1], t[2]), ca = mid(t[2], t[0]);
     const auto corner = [&](uint32_t v) {
-      const double r = corner_reflectance(v, t);
+      const double r = std::isfinite(mean) ? corner_reflectance(v, t) : NAN;
       return std::isfinite(r) ? static_cast<float>(r) : mean;
     };
     surface.triangles[k] = {ab, bc, ca};  // the middle keeps the mean

@@ -137,10 +137,12 @@ TEST(LabExtraction, RawIntensityGivesRangeIntensityRowsInCountsThatFollowTheLink
 // distance at its incidence, reading its reflectance.
 TEST(LabExtraction, CalibratedIntensityGivesReflectanceRowsOfEachMaterial) {
   const Recorded& rec = Recording();
-  auto lab = ExtractLab(rec.frames, Plates(rec.scene), nullptr, true);
+  // With the beam table too: detection rows go with range-intensity rows only (calibrate fits
+  // a sweep against their link constant).
+  auto lab = ExtractLab(rec.frames, Plates(rec.scene), &rec.unit, true);
   ASSERT_TRUE(lab.ok()) << lab.message();
   EXPECT_TRUE(lab->lab.range_intensity_curves.empty());
-  EXPECT_TRUE(lab->lab.threshold_sweeps.empty());  // no beam table given
+  EXPECT_TRUE(lab->lab.threshold_sweeps.empty());
   // One table per material and distance (a reflectance curve holds one range): the plates
   // near enough to hold 10 returns.
   ASSERT_GE(lab->lab.reflectance_curves.size(), 6u);
@@ -161,15 +163,16 @@ TEST(LabExtraction, CalibratedIntensityGivesReflectanceRowsOfEachMaterial) {
 TEST(LabExtraction, DetectionsFollowDirectionsNotColumnNumbersAndBadFramesAreErrors) {
   const Recorded& rec = Recording();
   const LabTargets targets = Plates(rec.scene);
-  auto plain = ExtractLab(rec.frames, targets, &rec.unit, true);
+  auto plain = ExtractLab(rec.frames, targets, &rec.unit, false);
   ASSERT_TRUE(plain.ok()) << plain.message();
   std::vector<Frame> renumbered = rec.frames;
   for (Frame& f : renumbered)
     for (uint32_t& c : f.column)
       c = (c + 377) % rec.unit.columns;
-  auto shifted = ExtractLab(renumbered, targets, &rec.unit, true);
+  auto shifted = ExtractLab(renumbered, targets, &rec.unit, false);
   ASSERT_TRUE(shifted.ok()) << shifted.message();
   ASSERT_EQ(plain->observations.size(), shifted->observations.size());
+  ASSERT_FALSE(plain->lab.threshold_sweeps.empty());
   for (size_t k = 0; k < plain->observations.size(); ++k) {
     EXPECT_EQ(plain->observations[k].detected, shifted->observations[k].detected);
     EXPECT_EQ(plain->observations[k].beams, shifted->observations[k].beams);

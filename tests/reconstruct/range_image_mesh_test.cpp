@@ -205,9 +205,10 @@ TEST(RangeImageMesh, TheGroundUnderTheSensorIsFilled) {
     ASSERT_TRUE(hit.hit);
     EXPECT_NEAR(hit.distance_m, 1.8 / -dir.z, 1e-4);
     EXPECT_FALSE(without.caster->Closest(at, dir, 0, 100).hit);
+    // The disc's reflectance, under the sensor: the ground's R0 = 0.5 read from its
+    // intensities.
+    EXPECT_NEAR(filled->triangle_reflectance[hit.triangle], 0.5, 0.01);
   }
-  // The disc's reflectance: the ground's R0 = 0.5 read from its intensities.
-  EXPECT_NEAR(filled->triangle_reflectance.back(), 0.5, 0.01);
 }
 
 TEST(RangeImageMesh, AFrameWithoutChannelsNamesTheMethodsThatNeedNone) {

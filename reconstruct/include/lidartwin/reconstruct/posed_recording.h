@@ -7,6 +7,7 @@
 
 #include "lidartwin/base/status.h"
 #include "lidartwin/datasets/recording.h"
+#include "lidartwin/datasets/scan_measures.h"
 #include "lidartwin/reconstruct/reconstruction.h"
 
 namespace lt {
@@ -44,17 +45,6 @@ physics::Pose<double> PoseAtFrameTime(const std::vector<physics::Pose<double>>& 
 // report each pair's motion, fitness and residual. An error when ICP fails or a pair does not
 // overlap.
 Expected<std::string> EstimateRecordingPoses(PosedRecording& rec, size_t first, size_t last);
-
-// The head's rotation rate from the frames' durations (the median over the frames between the
-// first and the last, which may be partial revolutions; over all of them when there are fewer
-// than three); 0 when the frames carry no times. Velodyne calibrations do not hold the rate.
-double MeasuredRotationRateHz(const std::vector<Frame>& frames);
-
-// The columns a revolution holds, from the azimuth step between one channel's first returns in
-// consecutive columns (the median over every frame and channel, steps under 5 deg): 2 pi over
-// it, rounded. 0 when the frames hold no two such returns. A Hesai or RoboSense angle file does
-// not say its model's horizontal resolution (a PandarQT64's 0.6 deg, an XT16's 0.18).
-uint32_t MeasuredColumnsPerRevolution(const std::vector<Frame>& frames);
 
 // Frame indices from a list of numbers (as GetDoubleList gives them): each a whole number below
 // frame_count; the error reads "frame V does not exist (SOURCE has N frame(s))".

@@ -1,7 +1,7 @@
-// What reproduce measures of a capture's scan from its frames alone (posed_recording.h): the
-// head's rotation rate from the frames' durations and the columns a revolution holds from the
-// azimuth steps, against frames built with known values.
-#include "lidartwin/reconstruct/posed_recording.h"
+// What reproduce and lab extract measure of a capture's scan from its frames alone
+// (scan_measures.h): the head's rotation rate from the frames' durations and the columns a
+// revolution holds from the azimuth steps, against frames built with known values.
+#include "lidartwin/datasets/scan_measures.h"
 
 #include <gtest/gtest.h>
 
@@ -38,7 +38,7 @@ Frame Revolution(uint32_t channels, uint32_t columns, double start_deg, double t
   return f;
 }
 
-TEST(PosedRecording, TheColumnsARevolutionHoldsAreMeasuredFromTheAzimuthSteps) {
+TEST(ScanMeasures, TheColumnsARevolutionHoldsAreMeasuredFromTheAzimuthSteps) {
   for (uint32_t columns : {600u, 1800u, 2000u}) {
     const std::vector<Frame> frames = {Revolution(16, columns, 37, 0, 10),
                                        Revolution(16, columns, 212, 0.1, 10)};
@@ -49,7 +49,7 @@ TEST(PosedRecording, TheColumnsARevolutionHoldsAreMeasuredFromTheAzimuthSteps) {
   EXPECT_EQ(MeasuredColumnsPerRevolution({no_channels}), 0u);
 }
 
-TEST(PosedRecording, TheRotationRateIsMeasuredFromTheFullFramesDurations) {
+TEST(ScanMeasures, TheRotationRateIsMeasuredFromTheFullFramesDurations) {
   // The first and last frames partial (shorter): the median of the middle ones.
   std::vector<Frame> frames;
   for (int k = 0; k < 5; ++k)

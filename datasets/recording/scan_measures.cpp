@@ -1,0 +1,52 @@
+#include "lidartwin/datasets/scan_measures.h"
+
+#include <algorithm>
+#include <cmath>
+#include <numbers>
+#include <unordered_map>
+
+namespace lt {
+namespace {
+
+double MedianOf(std::vector<double> v) {
+  const auto mid = v.begin() + static_cast<std::ptrdiff_t>(v.size() / 2);
+  std::nth_element(v.begin(), mid, v.end());
+  if (v.size() % 2) return *mid;
+  return 0.5 * (*mid + *std::max_element(v.begin(), mid));
+}
+
+}  // namespace
+
+double MeasuredRotationRateHz(const std::vector<Frame>& frames) {
+  std::vector<double> periods;
+  const size_t first = frames.size() >= 3 ? 1 : 0;
+  const size_t last = frames.size() >= 3 ? frames.size() - 1 : frames.size();
+  for (size_t k = first; k < last; ++k) {
+    const double period = frames[k].end_time_s - frames[k].start_time_s;
+    if (period > 0 && std::isfinite(period)) periods.push_back(period);
+  }
+  if (periods.empty()) return 0;
+  return 1 / MedianOf(std::move(periods));
+}
+
+uint32_t MeasuredColumnsPerRevolution(const std::vector<Frame>& frames) {
+  std::vector<double> steps;
+  for (const Frame& f : frames) {
+    if (f.channel.size() != f.size() || f.column.size() != f.size()) continue;
+    std::unordered_map<uint64_t, double> azimuth;  // (channel, column) -> azimuth [rad]
+    for (size_t i = 0; i < f.size(); ++i)
+      if (f.return_index.empty() || f.return_index[i] == 0)
+        azimuth.emplace((uint64_t{f.channel[i]} << 32) | f.column[i],
+                        std::atan2(f.y_m[i], f.x_m[i]));
+    for (const auto& [key, a] : azimuth) {
+      const auto next = azimuth.find(key + 1);
+      if (next == azimuth.end()) continue;
+      const double step = std::fabs(std::remainder(next->second - a, 2 * std::numbers::pi));
+      if (step > 0 && step < 5 * std::numbers::pi / 180) steps.push_back(step);
+    }
+  }
+  if (steps.empty()) return 0;
+  return static_cast<uint32_t>(std::lround(2 * std::numbers::pi / MedianOf(std::move(steps))));
+}
+
+}  // namespace lt
