@@ -11,59 +11,47 @@
 #include "lidartwin/base/config_reader.h"
 #include "lidartwin/base/text_file.h"
 #include "lidartwin/physics/units.h"
+#include "lidartwin/physics/vec3.h"
 #include "sample_statistics.h"
 
 namespace lt::calib {
 namespace {
 
-using V3 = std::array<double, 3>;
+using Vec = physics::Vec3<double>;
 
-V3 Sub(const V3& a, const V3& b) {
-  return {a[0] - b[0], a[1] - b[1], a[2] - b[2]};
-}
-double Dot(const V3& a, const V3& b) {
-  return a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
-}
-V3 Cross(const V3& a, const V3& b) {
-  return {a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]};
-}
-V3 Scaled(const V3& a, double s) {
-  return {a[0] * s, a[1] * s, a[2] * s};
-}
-double Norm(const V3& a) {
-  return std::sqrt(Dot(a, a));
+Vec At(const std::array<double, 3>& a) {
+  return {a[0], a[1], a[2]};
 }
 
 // A target's plane and edges: a point is on it within the tolerance of the plane and at least
 // the margin inside every edge.
 struct TargetGeometry {
-  V3 centre{}, normal{};
-  std::array<V3, 4> corner{}, inward{};  // inward: unit, in the plane, across each edge
+  Vec centre{0, 0, 0}, normal{0, 0, 0};
+  std::array<Vec, 4> corner{}, inward{};  // inward: unit, in the plane, across each edge
 
   explicit TargetGeometry(const LabTarget& t) {
-    for (const V3& c : t.corners)
-      for (int k = 0; k < 3; ++k)
-        centre[k] += 0.25 * c[k];
+    for (int k = 0; k < 4; ++k)
+      corner[k] = At(t.corners[k]);
+    for (const Vec& c : corner)
+      centre = centre + 0.25 * c;
     // Newell's normal of the quadrilateral (robust to a slightly skewed one).
     for (int k = 0; k < 4; ++k) {
-      const V3& a = t.corners[k];
-      const V3& b = t.corners[(k + 1) % 4];
-      normal = {normal[0] + (a[1] - b[1]) * (a[2] + b[2]),
-                normal[1] + (a[2] - b[2]) * (a[0] + b[0]),
-                normal[2] + (a[0] - b[0]) * (a[1] + b[1])};
+      const Vec& a = corner[k];
+      const Vec& b = corner[(k + 1) % 4];
+      normal = normal +
+               Vec{(a.y - b.y) * (a.z + b.z), (a.z - b.z) * (a.x + b.x), (a.x - b.x) * (a.y + b.y)};
     }
-    normal = Scaled(normal, 1 / Norm(normal));
+    normal = Normalized(normal);
     for (int k = 0; k < 4; ++k) {
-      corner[k] = t.corners[k];
-      V3 m = Cross(normal, Sub(t.corners[(k + 1) % 4], t.corners[k]));
-      if (Dot(m, Sub(centre, t.corners[k])) < 0) m = Scaled(m, -1);
-      inward[k] = Scaled(m, 1 / Norm(m));
+      Vec m = Cross(normal, corner[(k + 1) % 4] - corner[k]);
+      if (Dot(m, centre - corner[k]) < 0) m = -1.0 * m;
+      inward[k] = Normalized(m);
     }
   }
-  bool Holds(const V3& p, double tolerance, double margin) const {
-    if (std::fabs(Dot(Sub(p, centre), normal)) > tolerance) return false;
+  bool Holds(const Vec& p, double tolerance, double margin) const {
+    if (std::fabs(Dot(p - centre, normal)) > tolerance) return false;
     for (int k = 0; k < 4; ++k)
-      if (Dot(Sub(p, corner[k]), inward[k]) < margin) return false;
+      if (Dot(p - corner[k], inward[k]) < margin) return false;
     return true;
   }
 };
@@ -132,14 +120,14 @@ Expected<LabTargets> ReadLabTargets(const std::filesystem::path& file) {
       const TargetGeometry g(target);
       double edge = 1e300, off_plane = 0;
       for (int k = 0; k < 4; ++k) {
-        edge = std::min(edge, Norm(Sub(target.corners[(k + 1) % 4], target.corners[k])));
-        off_plane = std::max(off_plane, std::fabs(Dot(Sub(target.corners[k], g.centre), g.normal)));
+        edge = std::min(edge, Norm(g.corner[(k + 1) % 4] - g.corner[k]));
+        off_plane = std::max(off_plane, std::fabs(Dot(g.corner[k] - g.centre, g.normal)));
       }
       // In order around a convex board: every turn from one edge to the next the same way.
-      bool convex = std::isfinite(g.normal[0]);
+      bool convex = std::isfinite(g.normal.x);
       for (int k = 0; k < 4 && convex; ++k) {
-        const V3 e1 = Sub(target.corners[(k + 1) % 4], target.corners[k]);
-        const V3 e2 = Sub(target.corners[(k + 2) % 4], target.corners[(k + 1) % 4]);
+        const Vec e1 = g.corner[(k + 1) % 4] - g.corner[k];
+        const Vec e2 = g.corner[(k + 2) % 4] - g.corner[(k + 1) % 4];
         convex = Dot(Cross(e1, e2), g.normal) > 0;
       }
       if (!convex)
@@ -184,10 +172,10 @@ LabExtractor::LabExtractor(const LabTargets& targets, const SensorProfile* profi
   out_.lab.name = targets.name;
   out_.lab.sensor_serial = targets.sensor_serial;
   out_.lab.wavelength_nm = targets.wavelength_nm;
-  origin_ = profile ? profile->beam_origin_m : V3{0, 0, 0};
+  origin_ = profile ? profile->beam_origin_m : std::array<double, 3>{0, 0, 0};
   for (const LabTarget& t : targets.targets) {
     const TargetGeometry g(t);
-    const V3 to_centre = Sub(g.centre, origin_);
+    const Vec to_centre = g.centre - At(origin_);
     const double range = Norm(to_centre);
     const double incidence =
         std::acos(std::min(1.0, std::fabs(Dot(to_centre, g.normal)) / range)) / physics::kDegToRad;
@@ -277,19 +265,20 @@ Status LabExtractor::Add(const Frame& f) {
       // half a column of its direction: packet captures number their columns from wherever a
       // frame began, so channel and column alone do not name a direction.
       const double half_column = physics::kPi / std::max<uint32_t>(1, profile_->columns);
-      const V3 to_centre = Sub(g.centre, origin_);
+      const Vec origin = At(origin_);
+      const Vec to_centre = g.centre - origin;
       for (uint32_t b = 0; b < profile_->BeamCount(); ++b) {
         const auto beam = profile_->Beam(b);
         const double ce = std::cos(beam.elevation_rad);
-        const V3 d{ce * std::cos(beam.azimuth_rad), ce * std::sin(beam.azimuth_rad),
-                   std::sin(beam.elevation_rad)};
+        const Vec d{ce * std::cos(beam.azimuth_rad), ce * std::sin(beam.azimuth_rad),
+                    std::sin(beam.elevation_rad)};
         const double dn = Dot(d, g.normal);
         if (std::fabs(dn) < 1e-9) continue;
         const double t = Dot(to_centre, g.normal) / dn;
         if (!(t > 0)) continue;
-        const V3 p{origin_[0] + t * d[0], origin_[1] + t * d[1], origin_[2] + t * d[2]};
+        const Vec p = origin + t * d;
         if (!g.Holds(p, targets_.plane_tolerance_m, targets_.edge_margin_m)) continue;
-        const double azimuth = std::atan2(d[1], d[0]);
+        const double azimuth = std::atan2(d.y, d.x);
         if (!swept[bin(azimuth)]) continue;
         ++obs.beams;
         const auto it = on_target.find(static_cast<uint16_t>(beam.channel));
