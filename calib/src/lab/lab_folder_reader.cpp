@@ -12,7 +12,7 @@
 #include "lidartwin/calib/lab_folder.h"
 #include "lidartwin/datasets/hdf5_arrays.h"
 #include "lidartwin/datasets/sha256.h"
-#include "lidartwin/physics/units.h"
+#include "lidartwin/physics/photon_counting.h"
 
 namespace lt::calib {
 
@@ -188,9 +188,8 @@ double NanowattsPerSignalUnit(const RangeIntensityCurve& c, double wavelength_nm
   switch (c.signal_unit) {
     case SignalUnit::kPower:
       return 1;
-    case SignalUnit::kPhotons:  // one photon's energy h c / lambda over the window, in nW
-      return physics::kPlanck_J_s * physics::kSpeedOfLight_m_s / (wavelength_nm * 1e-9) /
-             (c.window_ns * 1e-9) * 1e9;
+    case SignalUnit::kPhotons:  // one photon's energy over the window, in nW
+      return physics::PhotonEnergy(wavelength_nm * 1e-9) / (c.window_ns * 1e-9) * 1e9;
     case SignalUnit::kCounts:
       return c.nw_per_count > 0 ? c.nw_per_count : 1;
   }
