@@ -14,11 +14,12 @@ namespace lt::cli {
 namespace {
 
 // The flags of the job's option keys: an error about one of them is a usage error.
-const OptionFlags kFlags = {
-    {"method", "--method"},           {"poisson_depth", "--depth"}, {"voxel_m", "--voxel-m"},
-    {"max_range_m", "--max-range-m"}, {"columns", "--columns"},     {"frames", "--frames"},
-    {"incremental", "--incremental"}, {"pose_at", "--pose-at"},     {"topic", "--topic"},
-    {"firetimes", "--firetimes"}};
+const OptionFlags kFlags = {{"method", "--method"},           {"poisson_depth", "--depth"},
+                            {"voxel_m", "--voxel-m"},         {"min_range_m", "--min-range-m"},
+                            {"max_range_m", "--max-range-m"}, {"columns", "--columns"},
+                            {"frames", "--frames"},           {"incremental", "--incremental"},
+                            {"pose_at", "--pose-at"},         {"topic", "--topic"},
+                            {"firetimes", "--firetimes"}};
 
 // Runs the job with its lines printed and its progress on stderr.
 Status Run(jobs::ReconstructRecordingOptions& job) {
@@ -48,15 +49,15 @@ Status Run(jobs::ReconstructRecordingOptions& job) {
 }  // namespace
 
 int ReconstructCommand(const std::vector<std::string>& argv) {
-  const Command reconstruct{
-      "reconstruct",
-      "",
-      {{"--metadata", "--calibration", "--firetimes", "--format", "--topic", "--poses", "--pose-at",
-        "--frames", "--method", "--depth", "--voxel-m", "--max-range-m", "--columns", "--out"},
-       {"--no-carve", "--static", "--incremental"},
-       1},
-      kFlags,
-      {{"out", "--out"}}};
+  const Command reconstruct{"reconstruct",
+                            "",
+                            {{"--metadata", "--calibration", "--firetimes", "--format", "--topic",
+                              "--poses", "--pose-at", "--frames", "--method", "--depth",
+                              "--voxel-m", "--min-range-m", "--max-range-m", "--columns", "--out"},
+                             {"--no-carve", "--static", "--incremental"},
+                             1},
+                            kFlags,
+                            {{"out", "--out"}}};
   return RunCommand(reconstruct, argv, [](const Args& args) -> Expected<int> {
     if (Status s = FirstError(
             {Require(args, "REC", {"--out"}), RefuseStandardOutput(args, {{"--out", "a folder"}})});

@@ -29,6 +29,7 @@ const OptionFlags kReproduceFlags = {{"recording", "--recording"},
                                      {"method", "--method"},
                                      {"poisson_depth", "--depth"},
                                      {"voxel_m", "--voxel-m"},
+                                     {"min_range_m", "--min-range-m"},
                                      {"max_range_m", "--max-range-m"},
                                      {"seed", "--seed"},
                                      {"out", "--out"}};
@@ -36,15 +37,16 @@ const OptionFlags kReproduceFlags = {{"recording", "--recording"},
 }  // namespace
 
 int ReproduceCommand(const std::vector<std::string>& argv) {
-  const Command reproduce{"reproduce",
-                          "",
-                          {{"--recording", "--metadata", "--calibration", "--topic", "--sensor",
-                            "--firetimes", "--simulate-frame", "--reconstruct-frames", "--poses",
-                            "--pose-at", "--rotation-rate-hz", "--detector", "--intensity",
-                            "--method", "--depth", "--voxel-m", "--max-range-m", "--seed", "--out"},
-                           {"--static"},
-                           0},
-                          kReproduceFlags};
+  const Command reproduce{
+      "reproduce",
+      "",
+      {{"--recording",        "--metadata",       "--calibration",        "--topic",  "--sensor",
+        "--firetimes",        "--simulate-frame", "--reconstruct-frames", "--poses",  "--pose-at",
+        "--rotation-rate-hz", "--detector",       "--intensity",          "--method", "--depth",
+        "--voxel-m",          "--min-range-m",    "--max-range-m",        "--seed",   "--out"},
+       {"--static"},
+       0},
+      kReproduceFlags};
   return RunCommand(reproduce, argv, [](const Args& args) -> Expected<int> {
     const bool osf = std::filesystem::path(args.Get("--recording")).extension() == ".osf";
     const int sidecars = args.Has("--metadata") + args.Has("--calibration");

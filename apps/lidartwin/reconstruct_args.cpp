@@ -10,9 +10,9 @@ namespace lt::cli {
 Status ReadReconstructOptions(const Args& args, ReconstructOptions& o) {
   o.carve = !args.Has("--no-carve");
   auto depth = args.GetUInt("--depth", 10);
-  if (Status s = FirstError({depth.status(), args.Into("--method", o.method),
-                             args.Into("--voxel-m", o.voxel_m),
-                             args.Into("--max-range-m", o.max_range_m)});
+  if (Status s = FirstError(
+          {depth.status(), args.Into("--method", o.method), args.Into("--voxel-m", o.voxel_m),
+           args.Into("--min-range-m", o.min_range_m), args.Into("--max-range-m", o.max_range_m)});
       !s.ok())
     return s;
   // Clamped before the narrowing cast so that 2^40 reads as too deep, not as 0.

@@ -266,6 +266,11 @@ void FrameAssembler::AddBlock(const uint8_t* blk, int bank, double azimuth, doub
       const uint8_t* m = blk + 4 + 3 * (s * block_lasers + k);
       const uint16_t raw = Le<uint16_t>(m);
       if (raw == 0) continue;  // no return
+      // One echo reported twice in dual return (the strongest is also the last): the last
+      // return alone stands for it, marked identical, as nebula and our Hesai and RoboSense
+      // decoders do; kept twice, it would count as two returns in every comparison.
+      const uint8_t* other = partner + 4 + 3 * (s * block_lasers + k);
+      if (dual && ret == 1 && Le<uint16_t>(other) == raw) continue;
       const int laser = bank * block_lasers + k;
       const double dt = s * sequence_s + timing_.FiringOffset(laser, dual);
       const double az = (azimuth + gap * dt / firing_s) * physics::kDegToRad;
@@ -290,7 +295,7 @@ void FrameAssembler::AddBlock(const uint8_t* blk, int bank, double azimuth, doub
       pt.column = sequence_in_frame_ + s;
       pt.timestamp_s = block_time + dt;
       pt.return_index = ret;
-      pt.return_type = ReturnTypeOf(mode, m, partner + 4 + 3 * (s * block_lasers + k));
+      pt.return_type = ReturnTypeOf(mode, m, other);
       pt.beam_id = (sequence_in_frame_ + s) * timing_.lasers + laser;
       frame_.Append(pt);
     }

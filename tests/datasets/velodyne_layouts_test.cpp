@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstring>
 #include <map>
+#include <set>
 #include <tuple>
 
 #include "answer_key.h"
@@ -140,7 +141,7 @@ TEST(VelodyneLayouts, TheVls128BagDecodesToItsAnswerKeyPointForPoint) {
 
 // The VLP-16 bag is dual return. nebula (docs/formats/velodyne-robosense-answer-keys.md):
 // - drops a strongest return equal in range to its firing's last return, and marks the last
-//   return "identical" (return type 6);
+//   return "identical" (return type 6), as ours does;
 // - keeps ranges in (0.3, 300) m and azimuths up to 359 deg (its cloud_max_angle);
 // - gives a strongest return the azimuth of the next firing block, and both returns of a
 //   packet's last block their block's azimuth, none interpolated (its loop quirk), where ours
@@ -205,12 +206,9 @@ TEST(VelodyneLayouts, TheVlp16DualBagDecodesToItsAnswerKeyPointForPoint) {
     key_by_channel[channel].emplace(key.back().p.azimuth, i);
   }
   EXPECT_EQ(identical, 14455u);
-  // Our strongest returns equal to their firing's last return, as nebula drops them.
-  std::map<std::pair<uint32_t, uint16_t>, float> last_range;
   // Both returns' intensities of a firing: whether a pair ties in strength.
   std::map<std::pair<uint32_t, uint16_t>, std::vector<float>> pair_intensity;
   for (size_t i = 0; i < ours.size(); ++i) {
-    if (ours.return_index[i] == 0) last_range[{ours.column[i], ours.channel[i]}] = ours.range_m[i];
     pair_intensity[{ours.column[i], ours.channel[i]}].push_back(ours.intensity[i]);
   }
   // nebula's kind in our terms. Its VLP-16 decoder (at the key's version) takes the farther of
@@ -234,6 +232,7 @@ TEST(VelodyneLayouts, TheVlp16DualBagDecodesToItsAnswerKeyPointForPoint) {
     }
   };
   size_t ours_identical = 0;
+  std::set<std::tuple<uint32_t, uint16_t, float>> seen;  // column, laser, range
   std::vector<size_t> ours_kept;
   std::vector<Polar> ours_polar(ours.size());
   // Candidate pairs: the same laser, range within 1 mm, the same intensity, and nebula's
@@ -249,11 +248,10 @@ TEST(VelodyneLayouts, TheVlp16DualBagDecodesToItsAnswerKeyPointForPoint) {
   };
   std::vector<Pair> pairs;
   for (size_t i = 0; i < ours.size(); ++i) {
-    const auto last = last_range.find({ours.column[i], ours.channel[i]});
-    if (ours.return_index[i] == 1 && last != last_range.end() && last->second == ours.range_m[i]) {
-      ++ours_identical;
-      continue;
-    }
+    // A strongest return equal to its firing's last is dropped, as nebula drops it.
+    ASSERT_TRUE(seen.insert({ours.column[i], ours.channel[i], ours.range_m[i]}).second)
+        << "our point " << i << " repeats its firing's other return";
+    ours_identical += T{ours.return_type[i]} == T::kIdentical;
     const Polar p = ours_polar[i] = PolarOf(ours.x_m[i], ours.y_m[i], ours.z_m[i]);
     if (ours.range_m[i] <= 0.3 || ours.range_m[i] >= 300 || !inside(p.azimuth, 0)) continue;
     ours_kept.push_back(i);
@@ -435,12 +433,13 @@ TEST(VelodyneLayouts, AVls128DualPacketIsOneFiringOfFourBanksTwice) {
   EXPECT_EQ(stats.bad_packets, 0u);
   ASSERT_EQ(frames.size(), 1u);
   const Frame& f = frames[0];
-  ASSERT_EQ(f.size(), 30u * 8 * 32);
-  for (size_t i = 0; i < 256; ++i) {  // the first packet: blocks 0-7
-    const size_t block = i / 32;
+  // Both returns at one range: one echo reported twice, so each firing's strongest-return
+  // blocks (1, 3, 5, 7) repeat its last-return blocks (0, 2, 4, 6) and are dropped.
+  ASSERT_EQ(f.size(), 30u * 4 * 32);
+  for (size_t i = 0; i < 128; ++i) {  // the first packet: blocks 0, 2, 4, 6
+    const size_t block = 2 * (i / 32);
     EXPECT_EQ(f.channel[i], (block / 2) * 32 + i % 32) << i;
-    EXPECT_EQ(f.return_index[i], block % 2) << i;
-    // Both returns at one range: one echo reported twice.
+    EXPECT_EQ(f.return_index[i], 0) << i;
     EXPECT_EQ(physics::ReturnType{f.return_type[i]}, physics::ReturnType::kIdentical) << i;
     EXPECT_EQ(f.intensity[i], block + 1) << i;
     EXPECT_NEAR(f.range_m[i], 4.0, 1e-6) << i;  // 1000 x 4 mm
