@@ -279,6 +279,24 @@ void AlignColumnPhase(Run& run, const Frame& held_out) {
                   offset / physics::kDegToRad));
 }
 
+// An imported profile's minimum range is the data sheet's family default (sensor_import.cpp);
+// a unit reporting returns nearer than that (a Hesai QT64 down to 0.1 m) gets its range
+// lowered to the nearest return of the reconstruction frames, 1 in 10,000 of them so that a
+// stray return does not decide it.
+void TakeNearestReturn(Run& run, const std::vector<Frame>& frames) {
+  std::vector<double> ranges;
+  for (const Frame& f : frames)
+    for (float r : f.range_m)
+      if (r > 0 && std::isfinite(r)) ranges.push_back(r);
+  const double nearest = std::floor(QuantileAt(ranges, 1e-4) * 100) / 100;  // cm below
+  if (!(nearest > 0 && nearest < run.profile.min_range_m)) return;          // NaN: no returns
+  run.o.log.Info(
+      fmt::format("minimum range: {:g} m, the nearest returns of the reconstruction "
+                  "frames (the import assumed {:g} m)\n",
+                  nearest, run.profile.min_range_m));
+  run.profile.min_range_m = nearest;
+}
+
 // 2-3. The sensor from the unit's own intrinsics, with what the reconstruction frames say about
 // it: its intensity reading and, for the recording detector, the weakest return it kept.
 Expected<PosedFrames> ImportSensor(Run& run) {
@@ -312,6 +330,7 @@ Expected<PosedFrames> ImportSensor(Run& run) {
   auto input = PickFrames(run.rec, run.list, run.profile.SpinningView().columns);
   if (!input.ok())
     return OptionError("reconstruct_frames", "reconstruct_frames: " + input.message());
+  if (o.sensor.empty()) TakeNearestReturn(run, input->frames);
 
   RecordingFitOptions fit;
   fit.min_range_m = run.ro.min_range_m;

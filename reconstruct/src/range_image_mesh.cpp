@@ -300,6 +300,26 @@ void SplitAtVertices(const std::vector<float>& fixed_reflectance,
   }
 }
 
+// Whether each of `vertices` returns lies on the mesh's edge: on a triangle side that no other
+// triangle shares. The mesh joins returns at their beams' centres, so there it covers half the
+// return's pixel or less (the top ring, a wall's end, the rim of a hole) and a beam a little
+// off the recorded one passes by.
+std::vector<bool> OnMeshEdge(const std::vector<std::array<uint32_t, 3>>& triangles,
+                             size_t vertices) {
+  std::unordered_map<uint64_t, int> sides;
+  auto side = [](uint32_t a, uint32_t b) {
+    return (uint64_t{std::min(a, b)} << 32) | std::max(a, b);
+  };
+  for (const auto& t : triangles)
+    for (int e = 0; e < 3; ++e)
+      ++sides[side(t[e], t[(e + 1) % 3])];
+  std::vector<bool> on_edge(vertices, false);
+  for (const auto& t : triangles)
+    for (int e = 0; e < 3; ++e)
+      if (sides[side(t[e], t[(e + 1) % 3])] == 1) on_edge[t[e]] = on_edge[t[(e + 1) % 3]] = true;
+  return on_edge;
+}
+
 }  // namespace
 
 Expected<ReconstructedSurface> MeshRangeImages(const PosedFrames& input,
@@ -424,7 +444,9 @@ Expected<ReconstructedSurface> MeshRangeImages(const PosedFrames& input,
     if (o.surfels == RangeImageMeshOptions::Surfels::kNone) continue;
     // Surfels wanted for the returns no triangle covers: a ring's height is half the elevation
     // gaps to its neighbours above and below. Made after the consensus has moved the points.
-    auto covered = [&](uint32_t v) { return fan[v] >= o.min_fan_triangles; };
+    const std::vector<bool> on_edge = o.surfels_at_mesh_edges ? OnMeshEdge(local, g.range.size())
+                                                              : std::vector<bool>(g.range.size());
+    auto covered = [&](uint32_t v) { return fan[v] >= o.min_fan_triangles && !on_edge[v]; };
     const Vec3<double> up =
         physics::Rotate(input.start_poses[k].rotation, Vec3<double>{0, 0, 1});  // spin axis
     for (size_t r = 0; r < order.size(); ++r) {

@@ -89,6 +89,53 @@ TEST(RangeImageMesh, NoTriangleBridgesADepthDiscontinuity) {
   EXPECT_GT(on_wall, 1000u);
 }
 
+// A plate 5 m ahead whose top edge lies half-way between two of 16 rings 2 deg apart (at 12
+// deg): its highest returns (at 11 deg) are the mesh's edge, which joins returns at their beams'
+// centres and so stops there. A beam a third of a ring step above such a return, still inside
+// its pixel and on the plate, passes by the mesh alone; with a surfel at each return on the
+// mesh's edge it meets the plate's surface (issue 41: a simulated beam a little off the
+// recorded one, on a sparse sensor most of the scan). A return inside the mesh gets none.
+TEST(RangeImageMesh, ReturnsOnTheMeshsEdgeFillTheirPixel) {
+  const double top_deg = 12;
+  const Scene scene = SceneOf({test::Placed(
+      "plate", MakePlate(4, 2 * 5 * std::tan(top_deg * M_PI / 180)), {5, 0, 0}, 0, 0, 0, 0, 1, 1)});
+  const Frame f = test::SimulatedFrame(scene, test::SpinningSensor(16, 15, -15, 720, 10), {});
+  RangeImageMeshOptions with;
+  with.consensus_window_m = 0;
+  with.fill_ground = false;
+  RangeImageMeshOptions without = with;
+  without.surfels_at_mesh_edges = false;
+  auto edged = MeshRangeImages(test::Posed({f}, {{0, 0, 0}}), with);
+  auto plain = MeshRangeImages(test::Posed({f}, {{0, 0, 0}}), without);
+  ASSERT_TRUE(edged.ok()) << edged.message();
+  ASSERT_TRUE(plain.ok()) << plain.message();
+  // Each surfel is two triangles: the edge's returns (two rings' and two columns' worth)
+  // have them, the returns inside do not.
+  const size_t returns = f.size();
+  const size_t extra = edged->triangles.size() - plain->triangles.size();
+  EXPECT_GT(extra, 2u * 2 * 30) << "the top and bottom rings' returns";
+  EXPECT_LT(extra, returns) << "not every return";
+  SurfaceCaster with_edges(*edged), mesh_alone(*plain);
+  ASSERT_TRUE(with_edges.caster && mesh_alone.caster);
+  int beams = 0, met_with = 0, met_alone = 0;
+  for (size_t i = 0; i < f.size(); ++i) {
+    const double el = std::asin(f.z_m[i] / f.range_m[i]) * 180 / M_PI;
+    const double az = std::atan2(f.y_m[i], f.x_m[i]);
+    if (std::fabs(el - 11) > 0.05 || std::fabs(az) > 0.3) continue;  // the top ring, inside
+    const double up = (11 + 2.0 / 3) * M_PI / 180;
+    const Vec3<double> d{std::cos(up) * std::cos(az), std::cos(up) * std::sin(az), std::sin(up)};
+    const double truth = 5 / d.x;  // the plate at x = 5 m
+    ++beams;
+    const RayHit a = with_edges.caster->Closest({0, 0, 0}, d, 0, 100);
+    const RayHit b = mesh_alone.caster->Closest({0, 0, 0}, d, 0, 100);
+    if (a.hit && std::fabs(a.distance_m - truth) < 0.05) ++met_with;
+    met_alone += b.hit;
+  }
+  ASSERT_GT(beams, 30);
+  EXPECT_EQ(met_with, beams);
+  EXPECT_EQ(met_alone, 0);
+}
+
 // Ground 2 m below, seen at 81-87.5 deg incidence through OS-1-128-like 0.35 deg rings: beyond
 // the mesh's incidence limit, so the returns become surfels; their neighbours run on smoothly,
 // so the surfels lie on the ground (the edge rings too, from their one neighbour ring).
