@@ -1,5 +1,6 @@
 // The flags reconstruct and reproduce share: the reconstruction's options (--method, --depth,
-// --voxel-m, --min-range-m, --max-range-m, --no-carve) and the poses (--poses, --pose-at, --static).
+// --voxel-m, --min-range-m, --max-range-m, --no-carve) and the poses (--poses, --pose-at,
+// --static).
 #pragma once
 
 #include <string>
