@@ -184,6 +184,9 @@ TEST(ReconstructCliHostile, EveryNumericOptionOutsideItsRangeIsRefused) {
       {"--depth 1099511627776", "option --depth: must be in 4..14, got 1000"},
       {"--max-range-m 1e6", "option --max-range-m: must be at most 10000 m, got 1000000"},
       {"--max-range-m 0.5", "option --max-range-m: must exceed min_range_m, got 0.5"},
+      {"--min-range-m -1", "option --min-range-m: must be >= 0, got -1"},
+      {"--min-range-m nan", "--min-range-m"},
+      {"--min-range-m 90", "option --max-range-m: must exceed min_range_m, got 80"},
       {"--columns 5000000", "option --columns: must be in 0..1048576"},
       {"--method marching-cubes",
        "option --method: 'marching-cubes' (expected range-image, surfels, poisson, "
