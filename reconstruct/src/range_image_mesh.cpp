@@ -257,13 +257,17 @@ void FuseAlongRays(const RangeImageMeshOptions& o, const std::vector<uint32_t>& 
   }
 }
 
-// Each measured triangle split at its edges' midpoints into four: the three corner triangles
-// take their corner's own R0, the middle one the triangle's mean. The reflectance then follows
-// the returns themselves rather than their three-vertex means: neighbouring lasers of one
+// Each measured triangle split into the three regions nearest its corners, each corner's
+// region (the corner, its two edges' midpoints and the centroid: two triangles) taking its
+// corner's own R0. The reflectance then follows the returns themselves rather than their
+// three-vertex means: neighbouring lasers of one
 // column meet a surface centimetres apart (a Pandar64's lasers up to 3 deg apart in azimuth)
 // and read it differently, and averaging them tripled the intensity error of a static capture
-// (docs/validation.md). A ray through a return's place meets its own corner. Midpoints are
-// shared along an edge, so the mesh stays as closed as it was. Triangles with a fixed R0
+// (docs/validation.md). A ray through a return's place meets its own corner. The earlier split
+// into four at the midpoints left a middle quarter at the mean, which pulled the simulated
+// intensities towards their neighbours' (the XT16 bag's frame 2: 3.01 -> 2.87 with these
+// regions, 100 classes both). Midpoints are shared along an edge, so the mesh stays as closed
+// as it was. Triangles with a fixed R0
 // (surfels, ground discs) are kept whole.
 template <typename CornerReflectance>
 void SplitAtVertices(const std::vector<float>& fixed_reflectance,
@@ -290,13 +294,27 @@ void SplitAtVertices(const std::vector<float>& fixed_reflectance,
       const double r = std::isfinite(mean) ? corner_reflectance(v, t) : NAN;
       return std::isfinite(r) ? static_cast<float>(r) : mean;
     };
-    surface.triangles[k] = {ab, bc, ca};  // the middle keeps the mean
-    surface.triangles.push_back({t[0], ab, ca});
-    surface.triangle_reflectance.push_back(corner(t[0]));
-    surface.triangles.push_back({ab, t[1], bc});
-    surface.triangle_reflectance.push_back(corner(t[1]));
-    surface.triangles.push_back({ca, bc, t[2]});
-    surface.triangle_reflectance.push_back(corner(t[2]));
+    const uint32_t centre = static_cast<uint32_t>(surface.vertices.size());
+    const auto p = surface.vertices[t[0]], q = surface.vertices[t[1]], s = surface.vertices[t[2]];
+    surface.vertices.push_back(
+        {(p[0] + q[0] + s[0]) / 3, (p[1] + q[1] + s[1]) / 3, (p[2] + q[2] + s[2]) / 3});
+    // Corner c's region, c -> the midpoint after it -> centre -> the midpoint before it, in
+    // the triangle's own winding.
+    const std::array<std::array<uint32_t, 3>, 3> regions = {
+        {{t[0], ab, ca}, {t[1], bc, ab}, {t[2], ca, bc}}};
+    for (int c = 0; c < 3; ++c) {
+      const auto& [v, after, before] = regions[c];
+      const float r = corner(v);
+      if (c == 0) {
+        surface.triangles[k] = {v, after, centre};
+        surface.triangle_reflectance[k] = r;
+      } else {
+        surface.triangles.push_back({v, after, centre});
+        surface.triangle_reflectance.push_back(r);
+      }
+      surface.triangles.push_back({v, centre, before});
+      surface.triangle_reflectance.push_back(r);
+    }
   }
 }
 

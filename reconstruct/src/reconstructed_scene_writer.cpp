@@ -130,7 +130,7 @@ Status WriteReconstructedScene(const ReconstructedSurface& surface, const Recons
   for (int b = 0; b < o.reflectance_bins; ++b) {
     if (by_class[b].empty()) continue;
     const double mean = class_sum[b] / static_cast<double>(by_class[b].size());
-    const std::string name = fmt::format("surface_r{:02d}", b);
+    const std::string name = fmt::format("surface_r{:03d}", b);
     const auto ply = out_dir / (name + ".ply");
     if (Status s = CheckOutputTarget(ply); !s.ok()) return s;
     AtomicOutput& out = pending.emplace_back(ply);

@@ -103,9 +103,9 @@ void ReconstructOptions::Check(ConfigCheck& check) const {
                fmt::format("must be at most {:g} m, got {}", kMaxRangeM, NumberText(max_range_m)));
   if (!(max_incidence_deg > 0 && max_incidence_deg < 90))
     check.Fail("max_incidence_deg", "must be in (0, 90), got " + NumberText(max_incidence_deg));
-  // Material names carry the class as two digits (surface_r07).
-  if (reflectance_bins < 1 || reflectance_bins > 100)
-    check.Fail("reflectance_bins", "must be in 1..100, got " + std::to_string(reflectance_bins));
+  // Material names carry the class as three digits (surface_r007).
+  if (reflectance_bins < 1 || reflectance_bins > 1000)
+    check.Fail("reflectance_bins", "must be in 1..1000, got " + std::to_string(reflectance_bins));
 }
 
 Status ReconstructOptions::Validate() const {

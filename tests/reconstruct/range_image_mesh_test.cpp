@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <map>
 
 #include "lidartwin/sim/ray_caster.h"
 #include "reconstruct/reconstruction_test_frames.h"
@@ -296,7 +297,7 @@ TEST(RangeImageMesh, EachReturnsCornerReadsItsOwnReflectance) {
   auto mean = MeshRangeImages(test::Posed({f}, {{0, 0, 0}}), whole);
   auto split = MeshRangeImages(test::Posed({f}, {{0, 0, 0}}), MeshOnly());
   ASSERT_TRUE(mean.ok() && split.ok());
-  EXPECT_EQ(split->triangles.size(), 4 * mean->triangles.size());
+  EXPECT_EQ(split->triangles.size(), 6 * mean->triangles.size());  // two a corner
   SurfaceCaster mesh(*split);
   ASSERT_TRUE(mesh.caster);
   size_t checked = 0;
@@ -310,6 +311,30 @@ TEST(RangeImageMesh, EachReturnsCornerReadsItsOwnReflectance) {
     ++checked;
   }
   EXPECT_GT(checked, 1000u);
+  // Anywhere in a triangle, the nearest corner's reading: a ray at barycentric (0.45, 0.3,
+  // 0.25), inside the middle quarter that a split at the midpoints alone kept at the mean,
+  // reads its first corner's laser.
+  std::map<std::array<long, 3>, bool> odd;  // a return's place (0.1 mm) -> odd laser
+  const auto place = [](const std::array<double, 3>& v) {
+    return std::array<long, 3>{std::lround(v[0] * 1e4), std::lround(v[1] * 1e4),
+                               std::lround(v[2] * 1e4)};
+  };
+  for (size_t i = 0; i < f.size(); ++i)
+    odd[place({f.x_m[i], f.y_m[i], f.z_m[i]})] = f.channel[i] % 2;
+  size_t inside = 0;
+  for (const auto& t : mean->triangles) {
+    const auto &a = mean->vertices[t[0]], &b = mean->vertices[t[1]], &c = mean->vertices[t[2]];
+    const auto found = odd.find(place(a));
+    ASSERT_NE(found, odd.end());
+    Vec3<double> p{0.45 * a[0] + 0.3 * b[0] + 0.25 * c[0], 0.45 * a[1] + 0.3 * b[1] + 0.25 * c[1],
+                   0.45 * a[2] + 0.3 * b[2] + 0.25 * c[2]};
+    const double r = std::sqrt(Dot(p, p));
+    const RayHit hit = mesh.caster->Closest({0, 0, 0}, (1 / r) * p, 0, 100);
+    ASSERT_TRUE(hit.hit);
+    ASSERT_NEAR(split->triangle_reflectance[hit.triangle], found->second ? 0.6 : 0.3, 2e-3);
+    ++inside;
+  }
+  EXPECT_GT(inside, 1000u);
   // Unsplit, a triangle spans two lasers and reads between them.
   size_t between = 0;
   for (float r0 : mean->triangle_reflectance)

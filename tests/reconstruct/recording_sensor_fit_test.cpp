@@ -48,6 +48,25 @@ TEST(RecordingSensorFit, TheRangeGainFollowsTheIntensitysRangeDependence) {
   EXPECT_NEAR(r0[r0.size() / 2], o.nominal_reflectance, 0.01);
 }
 
+// A sensor that reads 0 on four returns in five nearer than 4 m, the fifth at its usual gain
+// (a Pandar64 nearer than 1.5 m): those bins' median is 0, so they take their mean, G there
+// falls to a fifth of what the returns beyond would give, and those returns are simulated near
+// 0 as they read; bridged at the neighbours' level, they were simulated at full gain.
+TEST(RecordingSensorFit, BinsThatMostlyReadZeroTakeTheirMean) {
+  Frame f = RawFrame();
+  for (size_t i = 0; i < f.size(); ++i)
+    if (f.range_m[i] < 4 && i % 5 != 0) f.intensity[i] = 0;
+  auto reading = FitRawIntensityReading({f}, {});
+  auto clean = FitRawIntensityReading({RawFrame()}, {});
+  ASSERT_TRUE(reading.ok() && clean.ok());
+  ASSERT_LT(reading->gain_range_m.front(), 3.0) << "the near bins are kept";
+  // Near: the mean of a fifth of the returns at R0 0.05 (i % 5 == 0) against the clean median
+  // (R0 0.2): 0.05 / 5 / 0.2 of it. Far: the same shape as the clean fit.
+  const double near_ratio = reading->GainAt(2.5) / clean->GainAt(2.5);
+  const double far_ratio = reading->GainAt(30) / clean->GainAt(30);
+  EXPECT_NEAR(near_ratio / far_ratio, 0.05 / 5 / 0.2, 0.01);
+}
+
 // A bright tail (one return in fifty a plate or a sign reading 15 times the median surface):
 // the scale keeps it inside the diffuse range, the tail's quantile reading tail_reflectance, and
 // the ratios between returns stay those of the intensities.
