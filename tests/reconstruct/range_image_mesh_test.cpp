@@ -342,5 +342,34 @@ TEST(RangeImageMesh, EachReturnsCornerReadsItsOwnReflectance) {
   EXPECT_GT(between, mean->triangles.size() / 2);
 }
 
+// Ground 2 m below seen at 70-79 deg incidence, odd lasers reading twice the even ones: a
+// corner's R0 is read through its own face, which the simulator's ray meets again, so it holds
+// beyond reflectance_max_incidence_deg (75) too, where a reading through the vertex's shared
+// normal is refused and the corner would fall back to its triangle's mean.
+TEST(RangeImageMesh, ACornerReadsItsOwnReflectanceBeyondTheSharedNormalsLimit) {
+  const Scene scene =
+      SceneOf({test::Placed("ground", MakePlane(200, 200), {0, 0, -2}, 0, 0, 0, 0, 1, 1)}, {0.3});
+  Frame f = test::SimulatedFrame(scene, test::SpinningSensor(16, -11, -20, 720, 10), {});
+  for (size_t i = 0; i < f.size(); ++i)
+    if (f.channel[i] % 2) f.intensity[i] *= 2;
+  RangeImageMeshOptions o = MeshOnly();
+  o.fill_ground = false;  // its disc would lie in the ground's own plane, under the nearest rings
+  auto split = MeshRangeImages(test::Posed({f}, {{0, 0, 0}}), o);
+  ASSERT_TRUE(split.ok()) << split.message();
+  SurfaceCaster mesh(*split);
+  ASSERT_TRUE(mesh.caster);
+  size_t beyond = 0;
+  for (size_t i = 0; i < f.size(); ++i) {
+    const Vec3<double> p{f.x_m[i], f.y_m[i], f.z_m[i]};
+    const double r = std::sqrt(Dot(p, p));
+    const RayHit hit = mesh.caster->Closest({0, 0, 0}, (1 / r) * p, 0, 100);
+    if (!hit.hit) continue;  // a return at the mesh's border
+    ASSERT_NEAR(split->triangle_reflectance[hit.triangle], f.channel[i] % 2 ? 0.6 : 0.3, 2e-3)
+        << "return " << i << " at " << std::acos(2 / r) * 180 / M_PI << " deg";
+    beyond += std::acos(2 / r) > 75.5 * M_PI / 180;
+  }
+  EXPECT_GT(beyond, 1000u) << "returns beyond 75 deg";
+}
+
 }  // namespace
 }  // namespace lt

@@ -29,10 +29,11 @@ physics::Pose<double> PoseOfPoint(const PosedFrames& input, size_t k, size_t i);
 // sensor reports as R0 cos(theta) (docs/calibration.md, "Ouster captures"; seed 000 eq. 4):
 // R0 = I / (100 cos theta). A raw-intensity sensor passes the range-intensity curve it was
 // calibrated with (issue 12): I = gain(R) R0 cos(theta), so R0 = I / (gain(R) cos theta).
-// The reflectances a reading gives lie in [kMinReadReflectance, 1]: a surface darker than half a
-// percent returns nothing a lidar can use, and the material library holds diffuse reflectances
+// The reflectances a reading gives lie in [kMinReadReflectance, 1]: a surface darker than 0.05 %
+// returns nothing a lidar can use (at 0.5 %, a raw sensor's returns reading 0-5 counts were
+// simulated 1-2 counts brighter), and the material library holds diffuse reflectances
 // (a retroreflector reads above 100 %).
-inline constexpr double kMinReadReflectance = 0.005;
+inline constexpr double kMinReadReflectance = 0.0005;
 
 struct IntensityReading {
   // gain at range R [intensity unit per unit R0 cos theta]; empty: 100 at every range.
