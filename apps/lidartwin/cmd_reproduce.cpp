@@ -74,7 +74,7 @@ int ReproduceCommand(const std::vector<std::string>& argv) {
     if (Status s = o.Validate(); !s.ok()) return s.error();
     o.mesh_loader = BuiltInMeshLoader();
     o.simulate = RunSimulationJob;
-    o.names.names = {{"rotation_rate_hz", "--rotation-rate-hz"}};
+    o.names.names = {{"rotation_rate_hz", "--rotation-rate-hz"}, {"static_sensor", "--static"}};
     o.log = PrintingLog("reproduce");
     o.log.note = [](const std::string& line) { fmt::print(stderr, "{}\n", line); };
     if (Status s = jobs::Reproduce(o); !s.ok()) return s.error();

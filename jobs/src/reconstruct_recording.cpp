@@ -82,6 +82,7 @@ Status ReconstructIncrementally(const ReconstructRecordingOptions& o) {
   io.mesh.max_range_m = io.carving.max_range_m = ro.max_range_m;
   io.mesh.reading = ro.reading;
   io.mesh.reflectance_max_incidence_deg = ro.max_incidence_deg;
+  io.mesh.own_face_max_incidence_deg = ro.own_face_max_incidence_deg;
   io.mesh.surfels = ro.method == "surfels" ? RangeImageMeshOptions::Surfels::kOnly
                                            : RangeImageMeshOptions::Surfels::kForUnmeshed;
   io.carve = ro.carve;

@@ -318,15 +318,6 @@ void SplitAtVertices(const std::vector<float>& fixed_reflectance,
   }
 }
 
-// A return read through the face the simulator's ray will meet (a corner's region, a surfel):
-// R0 = I / (G cos theta) there is put back as G R0 cos theta by the same cos theta, so the
-// reading holds at any incidence short of grazing, where a shared normal's limit
-// (reflectance_max_incidence_deg) guards readings averaged over other faces. At 75 deg, the
-// XT16 bag's frame 1 reproduced from itself alone erred by 1.45 counts (every face beyond it
-// fell back to its neighbours' mean, grazing ground surfels to the scene's median); at 89 deg
-// by 0.84, and its frame 3 from frames 1 and 2 by 3.74 against 4.19.
-constexpr double kOwnFaceMaxIncidenceDeg = 89;
-
 // Whether each of `vertices` returns lies on the mesh's edge: on a triangle side that no other
 // triangle shares. The mesh joins returns at their beams' centres, so there it covers half the
 // return's pixel or less (the top ring, a wall's end, the rim of a hole) and a beam a little
@@ -579,7 +570,7 @@ Expected<ReconstructedSurface> MeshRangeImages(const PosedFrames& input,
                    0.5 * range * w.ring_step_rad, surface.vertices, surface.triangles);
     }
     const float r0 = static_cast<float>(o.reading.Reflectance(
-        vertex_intensity[w.vertex], range, cos_incidence, kOwnFaceMaxIncidenceDeg));
+        vertex_intensity[w.vertex], range, cos_incidence, o.own_face_max_incidence_deg));
     for (size_t t = before; t < surface.triangles.size(); ++t)
       fixed_reflectance.push_back(r0);
     for (int corner = 0; corner < 4; ++corner) {  // keep the per-vertex arrays aligned
@@ -658,7 +649,7 @@ Expected<ReconstructedSurface> MeshRangeImages(const PosedFrames& input,
     const double len = std::sqrt(Dot(n, n) * Dot(to_sensor, to_sensor));
     if (!(len > 0)) return double(NAN);
     return o.reading.Reflectance(vertex_intensity[v], vertex_range[v],
-                                 std::fabs(Dot(n, to_sensor)) / len, kOwnFaceMaxIncidenceDeg);
+                                 std::fabs(Dot(n, to_sensor)) / len, o.own_face_max_incidence_deg);
   };
   if (o.reflectance_at_vertices) SplitAtVertices(fixed_reflectance, corner_reflectance, surface);
   return surface;

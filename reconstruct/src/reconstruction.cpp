@@ -103,6 +103,9 @@ void ReconstructOptions::Check(ConfigCheck& check) const {
                fmt::format("must be at most {:g} m, got {}", kMaxRangeM, NumberText(max_range_m)));
   if (!(max_incidence_deg > 0 && max_incidence_deg < 90))
     check.Fail("max_incidence_deg", "must be in (0, 90), got " + NumberText(max_incidence_deg));
+  if (!(own_face_max_incidence_deg > 0 && own_face_max_incidence_deg < 90))
+    check.Fail("own_face_max_incidence_deg",
+               "must be in (0, 90), got " + NumberText(own_face_max_incidence_deg));
   // Material names carry the class as three digits (surface_r007).
   if (reflectance_bins < 1 || reflectance_bins > 1000)
     check.Fail("reflectance_bins", "must be in 1..1000, got " + std::to_string(reflectance_bins));
@@ -163,6 +166,7 @@ Expected<ReconstructionSummary> ReconstructUnguarded(const PosedFrames& input,
     mo.max_range_m = o.max_range_m;
     mo.reading = o.reading;
     mo.reflectance_max_incidence_deg = o.max_incidence_deg;
+    mo.own_face_max_incidence_deg = o.own_face_max_incidence_deg;
     for (const Frame& f : input.frames) {
       summary.input_points += f.size();
       for (size_t i = 0; i < f.size(); ++i)

@@ -342,10 +342,11 @@ TEST(RangeImageMesh, EachReturnsCornerReadsItsOwnReflectance) {
   EXPECT_GT(between, mean->triangles.size() / 2);
 }
 
-// Ground 2 m below seen at 70-79 deg incidence, odd lasers reading twice the even ones: a
-// corner's R0 is read through its own face, which the simulator's ray meets again, so it holds
-// beyond reflectance_max_incidence_deg (75) too, where a reading through the vertex's shared
-// normal is refused and the corner would fall back to its triangle's mean.
+// Ground 2 m below seen at 70-79 deg incidence, odd lasers reading twice the even ones: with
+// own_face_max_incidence_deg 89 (a sensor that stood still), a corner's R0 is read through its
+// own face, which the simulator's ray meets again, beyond reflectance_max_incidence_deg (75)
+// too, where a reading through the vertex's shared normal is refused and the corner would fall
+// back to its triangle's mean.
 TEST(RangeImageMesh, ACornerReadsItsOwnReflectanceBeyondTheSharedNormalsLimit) {
   const Scene scene =
       SceneOf({test::Placed("ground", MakePlane(200, 200), {0, 0, -2}, 0, 0, 0, 0, 1, 1)}, {0.3});
@@ -354,6 +355,7 @@ TEST(RangeImageMesh, ACornerReadsItsOwnReflectanceBeyondTheSharedNormalsLimit) {
     if (f.channel[i] % 2) f.intensity[i] *= 2;
   RangeImageMeshOptions o = MeshOnly();
   o.fill_ground = false;  // its disc would lie in the ground's own plane, under the nearest rings
+  o.own_face_max_incidence_deg = kStillOwnFaceMaxIncidenceDeg;
   auto split = MeshRangeImages(test::Posed({f}, {{0, 0, 0}}), o);
   ASSERT_TRUE(split.ok()) << split.message();
   SurfaceCaster mesh(*split);
@@ -369,6 +371,22 @@ TEST(RangeImageMesh, ACornerReadsItsOwnReflectanceBeyondTheSharedNormalsLimit) {
     beyond += std::acos(2 / r) > 75.5 * M_PI / 180;
   }
   EXPECT_GT(beyond, 1000u) << "returns beyond 75 deg";
+  // At the shared limit (a sensor that moved), those corners take their triangle's mean, or
+  // none (NaN: the scene's median) where its vertices' readings are refused too.
+  o.own_face_max_incidence_deg = o.reflectance_max_incidence_deg;
+  auto limited = MeshRangeImages(test::Posed({f}, {{0, 0, 0}}), o);
+  ASSERT_TRUE(limited.ok()) << limited.message();
+  SurfaceCaster limited_mesh(*limited);
+  size_t mixed = 0;
+  for (size_t i = 0; i < f.size(); ++i) {
+    const Vec3<double> p{f.x_m[i], f.y_m[i], f.z_m[i]};
+    const double r = std::sqrt(Dot(p, p));
+    const RayHit hit = limited_mesh.caster->Closest({0, 0, 0}, (1 / r) * p, 0, 100);
+    if (hit.hit)
+      mixed += !(std::fabs(limited->triangle_reflectance[hit.triangle] -
+                           (f.channel[i] % 2 ? 0.6 : 0.3)) <= 0.05);
+  }
+  EXPECT_GT(mixed, beyond / 2);
 }
 
 }  // namespace

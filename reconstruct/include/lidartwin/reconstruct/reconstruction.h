@@ -64,6 +64,9 @@ struct ReconstructOptions {
   // max_incidence_deg is not used.
   IntensityReading reading;
   double max_incidence_deg = 75;
+  // Through a return's own face (range_image_mesh.h): up to 89 deg where every simulated
+  // viewpoint is one the frames were seen from (a sensor that stood still), else as above.
+  double own_face_max_incidence_deg = 75;
   bool carve = true;  // visibility carving (visibility_carving.h) after meshing
   // Surfaces are split into this many reflectance classes of equal ratio between
   // kMinReadReflectance and 1, a material each: 300 are 1.8 % wide, a class's mean within 0.9 %
