@@ -10,7 +10,7 @@
 
 namespace lt {
 
-// RangeImageMeshOptions::own_face_max_incidence_deg for a sensor that stood still.
+// RangeImageMeshOptions::own_face_max_incidence_deg for a sensor that barely moved.
 inline constexpr double kStillOwnFaceMaxIncidenceDeg = 89;
 
 struct RangeImageMeshOptions {
@@ -72,10 +72,10 @@ struct RangeImageMeshOptions {
   double reflectance_max_incidence_deg = 75;
   // A return read through the face the simulator's ray will meet (a corner's region, a
   // surfel): R0 = I / (G cos theta) comes back as G R0 cos theta through the same cos theta for
-  // a beam from where the return was seen, so for a sensor that stood still the reading holds
+  // a beam from where the return was seen, so for a sensor that barely moved the reading holds
   // at any incidence short of grazing (89); the limit above guards readings through a shared
-  // normal. A sensor that moved sees grazing faces at other angles, where a reading through a
-  // noisy normal goes astray: there, the same limit (75). On the XT16 bag (still), frame 1
+  // normal. A sensor that moved far sees grazing faces at other angles, where a reading through
+  // a noisy normal goes astray: there, the same limit (75). On the XT16 bag (still), frame 1
   // reproduced from itself alone erred by 1.45 counts at 75 (every face beyond it fell back to
   // its neighbours' mean, grazing ground surfels to the scene's median) and by 0.84 at 89; on
   // the HDL-32E capture (driving), its frame 1 by 12.4 at 75 and 13.2 at 89.

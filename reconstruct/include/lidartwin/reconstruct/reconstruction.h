@@ -65,7 +65,7 @@ struct ReconstructOptions {
   IntensityReading reading;
   double max_incidence_deg = 75;
   // Through a return's own face (range_image_mesh.h): up to 89 deg where every simulated
-  // viewpoint is one the frames were seen from (a sensor that stood still), else as above.
+  // viewpoint is near one the frames were seen from (a sensor that barely moved), else as above.
   double own_face_max_incidence_deg = 75;
   bool carve = true;  // visibility carving (visibility_carving.h) after meshing
   // Surfaces are split into this many reflectance classes of equal ratio between
