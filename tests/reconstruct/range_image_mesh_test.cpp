@@ -42,6 +42,12 @@ struct SurfaceCaster {
   }
 };
 
+// The surface's first hit along return i's ray from the sensor at the origin.
+RayHit HitThroughReturn(const SurfaceCaster& mesh, const Frame& f, size_t i) {
+  const Vec3<double> p{f.x_m[i], f.y_m[i], f.z_m[i]};
+  return mesh.caster->Closest({0, 0, 0}, (1 / std::sqrt(Dot(p, p))) * p, 0, 100);
+}
+
 // A wall 10 m ahead seen by one frame: the mesh's vertices are the returns, so they lie on the
 // wall (to the float storage of the frame), and a ray from another viewpoint into the seen part
 // meets the mesh where it meets the wall.
@@ -302,9 +308,7 @@ TEST(RangeImageMesh, EachReturnsCornerReadsItsOwnReflectance) {
   ASSERT_TRUE(mesh.caster);
   size_t checked = 0;
   for (size_t i = 0; i < f.size(); ++i) {
-    const Vec3<double> p{f.x_m[i], f.y_m[i], f.z_m[i]};
-    const double r = std::sqrt(Dot(p, p));
-    const RayHit hit = mesh.caster->Closest({0, 0, 0}, (1 / r) * p, 0, 100);
+    const RayHit hit = HitThroughReturn(mesh, f, i);
     if (!hit.hit) continue;  // a return at the mesh's border
     const double want = f.channel[i] % 2 ? 0.6 : 0.3;
     ASSERT_NEAR(split->triangle_reflectance[hit.triangle], want, 2e-3) << "return " << i;
@@ -362,9 +366,8 @@ TEST(RangeImageMesh, ACornerReadsItsOwnReflectanceBeyondTheSharedNormalsLimit) {
   ASSERT_TRUE(mesh.caster);
   size_t beyond = 0;
   for (size_t i = 0; i < f.size(); ++i) {
-    const Vec3<double> p{f.x_m[i], f.y_m[i], f.z_m[i]};
-    const double r = std::sqrt(Dot(p, p));
-    const RayHit hit = mesh.caster->Closest({0, 0, 0}, (1 / r) * p, 0, 100);
+    const double r = f.range_m[i];
+    const RayHit hit = HitThroughReturn(mesh, f, i);
     if (!hit.hit) continue;  // a return at the mesh's border
     ASSERT_NEAR(split->triangle_reflectance[hit.triangle], f.channel[i] % 2 ? 0.6 : 0.3, 2e-3)
         << "return " << i << " at " << std::acos(2 / r) * 180 / M_PI << " deg";
@@ -379,9 +382,7 @@ TEST(RangeImageMesh, ACornerReadsItsOwnReflectanceBeyondTheSharedNormalsLimit) {
   SurfaceCaster limited_mesh(*limited);
   size_t mixed = 0;
   for (size_t i = 0; i < f.size(); ++i) {
-    const Vec3<double> p{f.x_m[i], f.y_m[i], f.z_m[i]};
-    const double r = std::sqrt(Dot(p, p));
-    const RayHit hit = limited_mesh.caster->Closest({0, 0, 0}, (1 / r) * p, 0, 100);
+    const RayHit hit = HitThroughReturn(limited_mesh, f, i);
     if (hit.hit)
       mixed += !(std::fabs(limited->triangle_reflectance[hit.triangle] -
                            (f.channel[i] % 2 ? 0.6 : 0.3)) <= 0.05);
