@@ -74,7 +74,8 @@ Status WriteMeshPly(const std::filesystem::path& temp, const std::filesystem::pa
 Status WriteReconstructedScene(const ReconstructedSurface& surface, const ReconstructOptions& o,
                                const std::filesystem::path& out_dir,
                                ReconstructionSummary& summary) {
-  // Classes: R0 in bins of equal ratio between kMinReadReflectance and 1 (a surface's intensity
+  // Classes: R0 in bins of equal ratio between kMinReadReflectance and the reading's largest
+  // (1, or an apparent R0 above it: IntensityReading::max_reflectance) (a surface's intensity
   // error is relative: linear bins of 0.1 put every surface darker than 10 % in one class, the
   // dark majority of a raw sensor's scene at up to twice its reading); a triangle no return
   // measured gets the median.
@@ -83,13 +84,14 @@ Status WriteReconstructedScene(const ReconstructedSurface& surface, const Recons
     if (std::isfinite(r)) known.push_back(r);
   if (known.empty()) return Error{"reconstruct: no point has a usable incidence angle"};
   const double median_r0 = Median(known);
+  const double r_max = std::max(1.0, o.reading.max_reflectance);
   std::vector<std::vector<Eigen::Vector3i>> by_class(o.reflectance_bins);
   std::vector<double> class_sum(o.reflectance_bins, 0.0);
   for (size_t t = 0; t < surface.triangles.size(); ++t) {
     const float r_t = surface.triangle_reflectance[t];
-    const double r = std::isfinite(r_t) ? std::clamp<double>(r_t, 0, 1) : median_r0;
+    const double r = std::isfinite(r_t) ? std::clamp<double>(r_t, 0, r_max) : median_r0;
     const double place = std::log(std::max(r, kMinReadReflectance) / kMinReadReflectance) /
-                         std::log(1 / kMinReadReflectance);
+                         std::log(r_max / kMinReadReflectance);
     const int bin =
         std::clamp(static_cast<int>(place * o.reflectance_bins), 0, o.reflectance_bins - 1);
     const auto& tri = surface.triangles[t];
@@ -141,6 +143,7 @@ Status WriteReconstructedScene(const ReconstructedSurface& surface, const Recons
     material.name = name;
     material.wavelength_nm = {kFlatSpectrumWavelengthNm};
     material.reflectance = {mean};
+    material.apparent = mean > 1;
     material.source = fmt::format("estimated from {} triangles", by_class[b].size());
     materials.materials.push_back(std::move(material));
     SceneObjectDescription object;

@@ -31,7 +31,8 @@ double IntensityReading::Reflectance(double intensity, double range_m, double co
   if (!(cos_incidence >= cos_max) || !std::isfinite(intensity)) return NAN;
   const double g = GainAt(range_m);
   if (!(g > 0)) return NAN;
-  return std::clamp(intensity / (g * cos_incidence), kMinReadReflectance, 1.0);
+  return std::clamp(intensity / (g * cos_incidence), kMinReadReflectance,
+                    std::max(1.0, max_reflectance));
 }
 
 }  // namespace lt

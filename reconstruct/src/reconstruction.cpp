@@ -4,6 +4,7 @@
 #include "lidartwin/base/config_check.h"
 #include "lidartwin/base/message_text.h"
 #include "lidartwin/base/text_file.h"
+#include "lidartwin/sim/material_library.h"
 
 #include <fmt/core.h>
 
@@ -109,6 +110,9 @@ void ReconstructOptions::Check(ConfigCheck& check) const {
   // Material names carry the class as three digits (surface_r007).
   if (reflectance_bins < 1 || reflectance_bins > 1000)
     check.Fail("reflectance_bins", "must be in 1..1000, got " + std::to_string(reflectance_bins));
+  if (!(reading.max_reflectance >= 1 && reading.max_reflectance <= kMaxApparentReflectance))
+    check.Fail("reading.max_reflectance", "must be in [1, " + NumberText(kMaxApparentReflectance) +
+                                              "], got " + NumberText(reading.max_reflectance));
 }
 
 Status ReconstructOptions::Validate() const {

@@ -129,6 +129,7 @@ void ReadSurfaceResponse(ConfigMap& entry, Material& m) {
       entry.Number("retroreflective_max_entrance_deg", m.retroreflective_peak_sr > 0 ? 60 : 0);
   m.transmittance = entry.Number("transmittance", 0);
   m.coverage = entry.Number("coverage", 1);
+  m.apparent = entry.Bool("apparent", false);
 }
 
 // The key whose values make up the spectrum, for messages.
@@ -162,11 +163,13 @@ void Material::Check(ConfigCheck& check) const {
                      NumberText(wavelength_nm[i - 1]) + " nm)" + of);
     }
     // Reflectances from files may carry rounding just above 1.
-    if (!(r >= 0 && r <= 1.0 + 1e-9)) {
+    const double r_max = apparent ? kMaxApparentReflectance : 1.0;
+    const std::string range = apparent ? "[0, " + NumberText(r_max) + "] (apparent)" : "[0, 1]";
+    if (!(r >= 0 && r <= r_max + 1e-9)) {
       check.Fail(SpectrumKey(*this, "reflectance"),
-                 n == 1 ? "must be a fraction in [0, 1], got " + NumberText(r) + of
+                 n == 1 ? "must be a fraction in " + range + ", got " + NumberText(r) + of
                         : "reflectance " + NumberText(r) + " at " + NumberText(w) +
-                              " nm is outside [0, 1]" + of);
+                              " nm is outside " + range + of);
     }
   }
   const auto fraction = [&](const char* key, double v, bool zero_ok) {

@@ -7,8 +7,11 @@
 #include <cmath>
 #include <map>
 
+#include "lidartwin/reconstruct/reconstruction.h"
+#include "lidartwin/sim/material_library.h"
 #include "lidartwin/sim/ray_caster.h"
 #include "reconstruct/reconstruction_test_frames.h"
+#include "test_support.h"
 
 namespace lt {
 namespace {
@@ -288,6 +291,37 @@ TEST(RangeImageMesh, ReflectanceIsReadBackFromTheIntensities) {
   ASSERT_TRUE(s.ok()) << s.message();
   for (float r : s->triangle_reflectance)
     ASSERT_NEAR(r, 0.5, 1e-3);
+}
+
+// A wall reading 2.5 times a white target (paint, a sign): a diffuse reading stops at R0 = 1,
+// an apparent one (IntensityReading::max_reflectance, reproduce of a sensor that barely moved)
+// keeps 2.5, and the scene written from it marks that class's material apparent.
+TEST(RangeImageMesh, AnApparentReadingKeepsWhatReadsBrighterThanWhite) {
+  Frame f = test::SimulatedFrame(SceneOf({test::Wall(10)}, {0.5}),
+                                 test::SpinningSensor(16, 15, -15, 720, 10), {});
+  for (float& i : f.intensity)
+    i *= 5;
+  RangeImageMeshOptions o = MeshOnly();
+  for (const double max_reflectance : {1.0, 4.0}) {
+    o.reading.max_reflectance = max_reflectance;
+    auto s = MeshRangeImages(test::Posed({f}, {{0, 0, 0}}), o);
+    ASSERT_TRUE(s.ok()) << s.message();
+    for (float r : s->triangle_reflectance)
+      ASSERT_NEAR(r, std::min(2.5, max_reflectance), 3e-3);
+  }
+  ReconstructOptions ro;
+  ro.reading.max_reflectance = 4;
+  test::TempDir dir;
+  auto built = Reconstruct(test::Posed({f}, {{0, 0, 0}}), ro, dir / "scene");
+  ASSERT_TRUE(built.ok()) << built.message();
+  auto materials = LoadMaterialLibrary(dir / "scene/materials.yaml");
+  ASSERT_TRUE(materials.ok()) << materials.message();
+  size_t apparent = 0;
+  for (const Material& m : materials->materials) {
+    EXPECT_EQ(m.apparent, m.reflectance[0] > 1) << m.name;
+    apparent += m.apparent;
+  }
+  EXPECT_GE(apparent, 1u);
 }
 
 // Neighbouring lasers reading one wall differently (every odd channel twice as bright): each

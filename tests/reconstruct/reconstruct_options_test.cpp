@@ -27,7 +27,11 @@ TEST(OptionsValidate, ReconstructOptions) {
        {"max_range_m", [](auto& o) { o.max_range_m = 0.5; }, "must exceed min_range_m, got 0.5"},
        {"max_incidence_deg", [](auto& o) { o.max_incidence_deg = 90; },
         "must be in (0, 90), got 90"},
-       {"reflectance_bins", [](auto& o) { o.reflectance_bins = 0; }, "must be in 1..1000, got 0"}});
+       {"own_face_max_incidence_deg", [](auto& o) { o.own_face_max_incidence_deg = 0; },
+        "must be in (0, 90), got 0"},
+       {"reflectance_bins", [](auto& o) { o.reflectance_bins = 0; }, "must be in 1..1000, got 0"},
+       {"reading.max_reflectance", [](auto& o) { o.reading.max_reflectance = 0.5; },
+        "must be in [1, 100], got 0.5"}});
   test::TempDir dir;
   ReconstructOptions bad;
   bad.voxel_m = 0;

@@ -71,7 +71,12 @@ TEST(MaterialLibraryWriter, EveryFormAndKeyReadsBackTheSame) {
   Material leaves = *from_file;
   leaves.name = "leaves";
   leaves.coverage = 0.4;
-  lib.materials = {flat, glossy, sign, glass, leaves};
+  Material glint{.name = "glint",
+                 .wavelength_nm = {kFlatSpectrumWavelengthNm},
+                 .reflectance = {2.5},
+                 .source = "read by reproduce"};
+  glint.apparent = true;
+  lib.materials = {flat, glossy, sign, glass, leaves, glint};
   ASSERT_TRUE(lib.Validate().ok()) << lib.Validate().message();
   ExpectRoundTrip(lib, dir / "elsewhere/library.yaml");
   const std::string text = SaveMaterialLibrary(lib);
@@ -135,6 +140,20 @@ TEST(MaterialValidate, EachRuleNamesItsKey) {
       {"transmittance", [](Material& m) { m.transmittance = 0.8; },
        "plus the reflectance (0.3) exceeds 1, got 0.8"},
       {"coverage", [](Material& m) { m.coverage = 0; }, "must be a fraction in (0, 1], got 0"},
+      // An apparent reflectance (a sensor's reading) may exceed 1, up to 100; a physical one not.
+      {"reflectance",
+       [](Material& m) {
+         m.wavelength_nm = {kFlatSpectrumWavelengthNm};
+         m.reflectance = {2.5};
+       },
+       "must be a fraction in [0, 1], got 2.5"},
+      {"reflectance",
+       [](Material& m) {
+         m.wavelength_nm = {kFlatSpectrumWavelengthNm};
+         m.reflectance = {150};
+         m.apparent = true;
+       },
+       "must be a fraction in [0, 100] (apparent), got 150"},
   };
   for (const MaterialRule& rule : rules) {
     Material m = valid;

@@ -29,15 +29,20 @@ physics::Pose<double> PoseOfPoint(const PosedFrames& input, size_t k, size_t i);
 // sensor reports as R0 cos(theta) (docs/calibration.md, "Ouster captures"; seed 000 eq. 4):
 // R0 = I / (100 cos theta). A raw-intensity sensor passes the range-intensity curve it was
 // calibrated with (issue 12): I = gain(R) R0 cos(theta), so R0 = I / (gain(R) cos theta).
-// The reflectances a reading gives lie in [kMinReadReflectance, 1]: a surface darker than 0.05 %
-// returns nothing a lidar can use (at 0.5 %, a raw sensor's returns reading 0-5 counts were
-// simulated 1-2 counts brighter), and the material library holds diffuse reflectances
-// (a retroreflector reads above 100 %).
+// The reflectances a reading gives lie in [kMinReadReflectance, max_reflectance]: a surface darker
+// than 0.05 % returns nothing a lidar can use (at 0.5 %, a raw sensor's returns reading 0-5 counts
+// were simulated 1-2 counts brighter), and the material library holds diffuse reflectances (a
+// retroreflector reads above 100 %).
 inline constexpr double kMinReadReflectance = 0.0005;
 
 struct IntensityReading {
   // gain at range R [intensity unit per unit R0 cos theta]; empty: 100 at every range.
   std::vector<double> gain_range_m, gain;  // piecewise linear in R, held flat beyond the ends
+  // The largest R0 a reading gives. 1: a diffuse reflectance, for a scene seen from anywhere.
+  // Above 1 the reading is apparent (Material::apparent): what a face read from where it was
+  // seen, glints, retroreflective paint and grazing faces brighter than a white Lambertian
+  // target, which holds for viewpoints near that one (reproduce, a sensor that barely moved).
+  double max_reflectance = 1;
   double GainAt(double range_m) const;
   // R0 from one return; NaN when the incidence is beyond max_incidence_deg or I is not finite.
   double Reflectance(double intensity, double range_m, double cos_incidence,

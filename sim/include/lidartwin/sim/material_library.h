@@ -15,6 +15,10 @@ namespace lt {
 // this wavelength; interpolation clamps at the ends, so it holds at every wavelength.
 inline constexpr double kFlatSpectrumWavelengthNm = 1.0;
 
+// The largest reflectance an apparent material may hold (Material::apparent): a hundred times
+// a white Lambertian target, past any paint or sign a lidar reads (Hesai's 255 is 2.55 times).
+inline constexpr double kMaxApparentReflectance = 100;
+
 struct Material {
   std::string name;
   std::vector<double> wavelength_nm;  // strictly increasing
@@ -31,6 +35,10 @@ struct Material {
   double retroreflective_max_entrance_deg = 0;  // theta_max [deg]
   double transmittance = 0;                     // one-way [fraction]
   double coverage = 1;                          // [fraction] of the footprint intercepted
+  // The reflectance is apparent: R0 as a sensor read it, I / (G cos theta) on a reconstructed
+  // surface (reconstruct/), which glints, retroreflective paint and grazing faces put above 1.
+  // Such a material may hold up to kMaxApparentReflectance; a physical one stays within [0, 1].
+  bool apparent = false;
 
   // R0 at the wavelength, Hermite-interpolated and clamped at the ends.
   double ReflectanceAt(double wavelength_nm) const;
