@@ -339,25 +339,30 @@ void SuggestStaticWhereIcpBarelyMoved(const ReproduceOptions& o, const PosedReco
 // readings may hold what holds only from there: a return read through its own face at any
 // incidence short of grazing (range_image_mesh.h, own_face_max_incidence_deg), and an apparent
 // R0 above 1 (IntensityReading::max_reflectance: glints, paint, grazing faces read brighter than
-// a white target). Only the sensor's position changes the incidence on a face, and its steps
-// must stay short against the ranges. Measured: still sensors (the nebula bags) and the
-// OS-1-128's 0.25 m steps read better so (its intensity error 4.29 -> 3.98 with the first, ->
-// 3.77 with both; the XT16 bag's 2.00 -> 1.55 with the second), the HDL-32E's 1.3 m steps worse
-// (9.33 -> 9.77 over its folds with both).
-constexpr double kOwnFaceMaxStepM = 0.5;
+// a white target). Only the sensor's position changes the incidence on a face, so every
+// reconstruction frame must have been seen from near the simulated one. Measured: still
+// sensors (the nebula bags) and the OS-1-128 (its frames 0.25-0.5 m from the simulated one)
+// read better so (its intensity error 4.29 -> 3.98 with the first, -> 3.77 with both; the XT16
+// bag's 2.00 -> 1.55 with the second), the HDL-32E (1.3-4 m) worse (9.33 -> 9.77 over its
+// folds with both).
+constexpr double kOwnFaceMaxDistanceM = 1.0;
 constexpr double kApparentMaxReflectance = 4;  // 2 to 30 read alike on the XT16 bag
 void ReadOwnFacesWhereTheSensorBarelyMoved(Run& run) {
-  const auto [lo, hi] = std::minmax_element(run.list.begin(), run.list.end());
-  const size_t first = static_cast<size_t>(std::min<double>(*lo, run.o.simulate_frame));
-  const size_t last = static_cast<size_t>(std::max<double>(*hi, run.o.simulate_frame));
-  const double step_m = LargestStep(run.rec, first, last).first;
-  if (!(step_m < kOwnFaceMaxStepM)) return;
+  const physics::Vec3<double> at = run.rec.start_poses[run.o.simulate_frame].translation;
+  double farthest_m = 0;
+  for (double k : run.list) {
+    const physics::Vec3<double> d = run.rec.start_poses[static_cast<size_t>(k)].translation - at;
+    farthest_m = std::max(farthest_m, std::sqrt(Dot(d, d)));
+    if (!std::isfinite(farthest_m)) return;
+  }
+  if (!(farthest_m <= kOwnFaceMaxDistanceM)) return;
   run.ro.own_face_max_incidence_deg = kStillOwnFaceMaxIncidenceDeg;
   run.ro.reading.max_reflectance = kApparentMaxReflectance;
   run.o.log.Info(fmt::format(
-      "intensity: the sensor moved at most {:.2f} m between frames, so each return is read "
-      "through its own face up to {:g} deg, to an apparent R0 of up to {:g}\n",
-      step_m, kStillOwnFaceMaxIncidenceDeg, kApparentMaxReflectance));
+      "intensity: every reconstruction frame was seen within {:.2f} m of the simulated one, so "
+      "each return is read through its own face up to {:g} deg, to an apparent R0 of up to "
+      "{:g}\n",
+      farthest_m, kStillOwnFaceMaxIncidenceDeg, kApparentMaxReflectance));
 }
 
 // 2-3. The sensor from the unit's own intrinsics, with what the reconstruction frames say about

@@ -49,6 +49,7 @@ Expected<IntensityReading> FitRawIntensityReading(const std::vector<Frame>& fram
     // intensity error 5.06 -> 4.72).
     double median = QuantileAt(bins[b], 0.5);
     if (!(median > 0)) median = Mean(bins[b]);
+    if (!(median > 0)) continue;  // every return 0: no gain to read R0 through
     // The node at the bin's median range, where its returns are (not its centre).
     reading.gain_range_m.push_back(QuantileAt(bin_ranges[b], 0.5));
     reading.gain.push_back(median);  // scaled below

@@ -65,6 +65,15 @@ TEST(RecordingSensorFit, BinsThatMostlyReadZeroTakeTheirMean) {
   const double near_ratio = reading->GainAt(2.5) / clean->GainAt(2.5);
   const double far_ratio = reading->GainAt(30) / clean->GainAt(30);
   EXPECT_NEAR(near_ratio / far_ratio, 0.05 / 5 / 0.2, 0.01);
+  // A bin where every return reads 0 has no gain node at all (a 0 there would read every
+  // return in it as NaN or as the brightest): the nodes left are positive.
+  for (size_t i = 0; i < f.size(); ++i)
+    if (f.range_m[i] < 4) f.intensity[i] = 0;
+  auto dark = FitRawIntensityReading({f}, {});
+  ASSERT_TRUE(dark.ok()) << dark.message();
+  EXPECT_GT(dark->gain_range_m.front(), 3.5);
+  for (double g : dark->gain)
+    EXPECT_GT(g, 0);
 }
 
 // A bright tail (one return in fifty a plate or a sign reading 15 times the median surface):
