@@ -35,12 +35,20 @@ int64_t IncrementalReconstruction::VoxelOf(
   return key;
 }
 
+bool IncrementalReconstruction::Admit(int64_t cell, uint32_t frame) {
+  Cell& c = layers_[cell];
+  if (c.last_frame != frame) {
+    c.last_frame = frame;
+    c.last_admitted = c.frames < o_.max_layers;
+    if (c.last_admitted) ++c.frames;
+  }
+  return c.last_admitted;
+}
+
 void IncrementalReconstruction::Recount() {
   layers_.clear();
-  for (const auto& t : surface_.triangles) {
-    uint8_t& n = layers_[VoxelOf(t, surface_.vertices)];
-    if (n < UINT8_MAX) ++n;
-  }
+  for (size_t t = 0; t < surface_.triangles.size(); ++t)
+    Admit(VoxelOf(surface_.triangles[t], surface_.vertices), triangle_frame_[t]);
 }
 
 void IncrementalReconstruction::DropUnusedVertices() {
@@ -75,20 +83,27 @@ Status IncrementalReconstruction::AddFrame(const Frame& frame, const physics::Po
   }
   // What this frame saw through goes first; then its own triangles, voxel by voxel.
   if (o_.carve && !surface_.triangles.empty()) {
+    const std::vector<std::array<uint32_t, 3>> before = surface_.triangles;
     auto carved = CarveSeenThrough(surface_, one, o_.carving);
     if (!carved.ok()) return carved.error();
     carved_ += carved->triangles_removed;
-    if (carved->triangles_removed > 0) Recount();
+    if (carved->triangles_removed > 0) {
+      // Carving keeps the survivors in order: their frames follow them.
+      size_t kept = 0;
+      for (size_t t = 0; t < before.size() && kept < surface_.triangles.size(); ++t)
+        if (before[t] == surface_.triangles[kept]) triangle_frame_[kept++] = triangle_frame_[t];
+      triangle_frame_.resize(kept);
+      Recount();
+    }
   }
+  const auto frame_index = static_cast<uint32_t>(frames_);
   std::vector<uint32_t> map(mesh->vertices.size(), UINT32_MAX);
   for (size_t t = 0; t < mesh->triangles.size(); ++t) {
     const auto& tri = mesh->triangles[t];
-    uint8_t& n = layers_[VoxelOf(tri, mesh->vertices)];
-    if (n >= o_.max_layers) {
+    if (!Admit(VoxelOf(tri, mesh->vertices), frame_index)) {
       ++left_out_;
       continue;
     }
-    ++n;
     std::array<uint32_t, 3> added;
     for (int k = 0; k < 3; ++k) {
       uint32_t& m = map[tri[k]];
@@ -100,6 +115,7 @@ Status IncrementalReconstruction::AddFrame(const Frame& frame, const physics::Po
     }
     surface_.triangles.push_back(added);
     surface_.triangle_reflectance.push_back(mesh->triangle_reflectance[t]);
+    triangle_frame_.push_back(frame_index);
   }
   DropUnusedVertices();
   return {};

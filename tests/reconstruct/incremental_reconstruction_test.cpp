@@ -23,14 +23,25 @@ TEST(IncrementalReconstruction, TheSurfaceIsBoundedByTheSceneNotTheFrames) {
     // The sensor wanders over a metre and back: every frame sees the same scene anew.
     const physics::Vec3<double> at{0.1 * (k % 6), 0.05 * (k % 4), 0};
     const physics::Pose<double> pose{{1, 0, 0, 0}, at};
-    ASSERT_TRUE(rebuild.AddFrame(test::SimulatedFrame(scene, sensor, at), pose, pose, 0).ok());
+    const Frame f = test::SimulatedFrame(scene, sensor, at);
+    ASSERT_TRUE(rebuild.AddFrame(f, pose, pose, 0).ok());
     triangles.push_back(rebuild.surface().triangles.size());
+    if (k == 0) {
+      // A frame's own triangles count as one layer: the first frame is kept whole, as the
+      // batch meshing makes it (a cap on triangles had kept 14 % of a VLP-16 frame's).
+      EXPECT_EQ(rebuild.triangles_left_out(), 0u);
+      auto alone = MeshRangeImages(test::Posed({f}, {at}), o.mesh);
+      ASSERT_TRUE(alone.ok()) << alone.message();
+      EXPECT_EQ(triangles[0], alone->triangles.size());
+    }
   }
-  // Each voxel holds at most max_layers triangles: from the third frame on, nearly everything
-  // a frame adds is left out, and the surface stops growing.
+  // Each voxel holds the triangles of at most max_layers frames: from the third frame on,
+  // nearly everything a frame adds is left out, and the surface stops growing. Cells follow
+  // each triangle's size, which a frame from elsewhere changes, so some cells fill anew: the
+  // surface settles within three frames' worth (181k, 362k, 419k, 470k, 481k, ... 499k).
   EXPECT_GT(triangles[1], triangles[0]);
-  EXPECT_LT(triangles.back(), 2 * triangles[0] * 11 / 10);
-  EXPECT_LT(triangles.back() - triangles[5], triangles[0] / 20);
+  EXPECT_LT(triangles.back(), 3 * triangles[0]);
+  EXPECT_LT(triangles.back() - triangles[5], triangles[0] / 10);
   EXPECT_GT(rebuild.triangles_left_out(), 5 * triangles[0]);
   EXPECT_EQ(rebuild.frames_added(), 12u);
   // Every vertex is used by a triangle (the rest were dropped as the surface changed).

@@ -1,8 +1,8 @@
 // Reconstruction in bounded memory (issue 12): frames arrive one at a time (a capture of any
 // length, streamed), each is meshed from its range image (range_image_mesh.h), carves what
 // came before it (visibility_carving.h: what it saw through goes), and adds its triangles
-// where the surface does not already hold max_layers of them per voxel. Memory is bounded by
-// the scene's surface (voxels x layers), not by the number of frames. Compared with the batch
+// where the surface does not already hold max_layers frames' triangles per voxel. Memory is bounded
+// by the scene's surface (voxels x layers), not by the number of frames. Compared with the batch
 // Reconstruct it has no consensus step (that needs every frame at once), and a frame is carved
 // only by the frames after it.
 #pragma once
@@ -24,7 +24,9 @@ struct IncrementalReconstructionOptions {
   // The grid that bounds the surface: a triangle counts in the cell of its centroid, the cell
   // voxel_m times the power of two that reaches its longest edge (levels up to 2^15).
   double voxel_m = 0.1;
-  int max_layers = 2;  // triangles per cell kept from different frames
+  // Frames whose triangles a cell keeps: a frame's own triangles in a cell (a surface seen at
+  // its resolution, split at its corners) count as one layer, all kept or all left out.
+  int max_layers = 2;
 };
 
 class IncrementalReconstruction {
@@ -45,12 +47,21 @@ class IncrementalReconstruction {
  private:
   int64_t VoxelOf(const std::array<uint32_t, 3>& triangle,
                   const std::vector<std::array<double, 3>>& vertices) const;
-  void Recount();  // the voxel counts from the surface, after carving removed triangles
+  void Recount();  // the cells' frame counts from the surface, after carving removed triangles
+  // Whether a triangle of `frame` (frames arrive in order) goes into `cell`: the first of a
+  // frame's triangles in a cell decides for all of them.
+  bool Admit(int64_t cell, uint32_t frame);
   void DropUnusedVertices();
 
   IncrementalReconstructionOptions o_;
   ReconstructedSurface surface_;
-  std::unordered_map<int64_t, uint8_t> layers_;  // voxel -> triangles whose centroid is in it
+  struct Cell {
+    uint32_t last_frame = UINT32_MAX;  // the latest frame with a triangle here
+    uint8_t frames = 0;                // frames with triangles here
+    bool last_admitted = false;        // whether last_frame's triangles went in
+  };
+  std::unordered_map<int64_t, Cell> layers_;  // voxel -> the frames whose triangles it holds
+  std::vector<uint32_t> triangle_frame_;      // each triangle's frame, aligned with surface_
   size_t frames_ = 0, empty_frames_ = 0, carved_ = 0, left_out_ = 0;
 };
 
