@@ -722,11 +722,16 @@ TEST(Cli, ReproduceARawIntensityBagWithinItsIntensityFloor) {
 // PandarXT16's 2000 columns a revolution from the capture (the import assumes 1800) and aligns
 // the held-out frame's column phase, so the simulated beams land on the real ones (return
 // agreement 0.70-0.74 with 1800 columns, 0.82 now; docs/validation.md, 2026-11-30).
+// The XT16 bag's frame 2 from its frames 1 and 3, `pose_flags` added.
+CliRun ReproduceXt16Frame2(const test::TempDir& dir, const std::string& pose_flags) {
+  return ReproduceNebulaBag(dir, "hesai-xt16/1732848127890747768_0.db3", "PandarXT16.csv",
+                            "--simulate-frame 2 --reconstruct-frames 1,3 " + pose_flags);
+}
+
 TEST(Cli, ReproduceMeasuresTheColumnsAHesaiAngleFileDoesNotHold) {
   LT_REQUIRE_REAL_DATA();
   test::TempDir dir;
-  const CliRun r = ReproduceNebulaBag(dir, "hesai-xt16/1732848127890747768_0.db3", "PandarXT16.csv",
-                                      "--simulate-frame 2 --reconstruct-frames 1,3");
+  const CliRun r = ReproduceXt16Frame2(dir, "");
   ASSERT_EQ(r.code, 0) << r.output;
   EXPECT_NE(r.output.find("columns: 2000 a revolution, measured"), std::string::npos) << r.output;
   EXPECT_NE(r.output.find("its start azimuth moved to match"), std::string::npos) << r.output;
@@ -748,8 +753,7 @@ TEST(Cli, ReproduceMeasuresTheColumnsAHesaiAngleFileDoesNotHold) {
 TEST(Cli, ReproduceAStillRawIntensityBagWithinItsIntensityFloor) {
   LT_REQUIRE_REAL_DATA();
   test::TempDir dir;
-  const CliRun r = ReproduceNebulaBag(dir, "hesai-xt16/1732848127890747768_0.db3", "PandarXT16.csv",
-                                      "--simulate-frame 2 --reconstruct-frames 1,3 --static");
+  const CliRun r = ReproduceXt16Frame2(dir, "--static");
   ASSERT_EQ(r.code, 0) << r.output;
   const auto metric = [&](const char* file) {
     return nlohmann::json::parse(ReadAll(dir / "rep" / file))["summary"]["intensity_abs_mean"]
