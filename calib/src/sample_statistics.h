@@ -5,14 +5,9 @@
 #include <cmath>
 #include <vector>
 
-namespace lt::calib {
+#include "lidartwin/base/order_statistics.h"
 
-inline double Mean(const std::vector<double>& v) {
-  double s = 0;
-  for (double x : v)
-    s += x;
-  return s / static_cast<double>(v.size());
-}
+namespace lt::calib {
 
 // The sample standard deviation (n - 1); 0 for fewer than two readings.
 inline double SampleSd(const std::vector<double>& v) {

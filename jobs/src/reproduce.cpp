@@ -10,6 +10,7 @@
 
 #include "lidartwin/base/atomic_file.h"
 #include "lidartwin/base/interrupt_cleanup.h"
+#include "lidartwin/base/order_statistics.h"
 #include "lidartwin/base/output_set.h"
 #include "lidartwin/compare/comparison_loader.h"
 #include "lidartwin/compare/metrics.h"
@@ -19,7 +20,6 @@
 #include "lidartwin/datasets/sensor_import.h"
 #include "lidartwin/physics/units.h"
 #include "lidartwin/reconstruct/beam_intensity_fit.h"
-#include "lidartwin/reconstruct/order_statistics.h"
 #include "lidartwin/reconstruct/posed_recording.h"
 #include "lidartwin/reconstruct/range_image_mesh.h"
 #include "lidartwin/reconstruct/recording_sensor_fit.h"
@@ -306,10 +306,8 @@ std::pair<double, double> LargestStep(const PosedRecording& rec, size_t first, s
     const auto& a = rec.start_poses[k];
     const auto& b = rec.start_poses[k + 1];
     const physics::Vec3<double> d = b.translation - a.translation;
-    const double dot = std::fabs(a.rotation.w * b.rotation.w + a.rotation.x * b.rotation.x +
-                                 a.rotation.y * b.rotation.y + a.rotation.z * b.rotation.z);
     moved_m = std::max(moved_m, std::sqrt(Dot(d, d)));
-    turned_deg = std::max(turned_deg, 2 * std::acos(std::min(1.0, dot)) / physics::kDegToRad);
+    turned_deg = std::max(turned_deg, TurnedDeg(a.rotation, b.rotation));
   }
   return {moved_m, turned_deg};
 }

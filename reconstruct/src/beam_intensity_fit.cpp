@@ -10,8 +10,8 @@
 #include <Eigen/Eigenvalues>
 
 #include "lidartwin/base/config_check.h"
+#include "lidartwin/base/order_statistics.h"
 #include "lidartwin/physics/units.h"
-#include "lidartwin/reconstruct/order_statistics.h"
 
 namespace lt {
 namespace {

@@ -8,9 +8,9 @@
 #include <cmath>
 #include <numbers>
 
+#include "lidartwin/base/order_statistics.h"
 #include "lidartwin/datasets/recording.h"
 #include "lidartwin/reconstruct/frame_registration.h"
-#include "lidartwin/reconstruct/order_statistics.h"
 
 namespace lt {
 
@@ -94,8 +94,7 @@ Expected<std::string> EstimateRecordingPoses(PosedRecording& rec, size_t first, 
   report += fmt::format(" m; deskewed by {} over {} rounds):\n", FiringClockName(estimate->clock),
                         estimate->rounds);
   for (const PairRegistration& p : estimate->pairs) {
-    const auto& q = p.motion.rotation;
-    const double turned = 2 * std::acos(std::min(1.0, std::fabs(q.w))) * 180 / std::numbers::pi;
+    const double turned = TurnedDeg({1, 0, 0, 0}, p.motion.rotation);
     const auto& t = p.motion.translation;
     report += fmt::format(
         "  frame {} -> {}: moved {:.3f} m, turned {:.3f} deg; fitness {:.3f}, inlier RMSE "
@@ -104,6 +103,11 @@ Expected<std::string> EstimateRecordingPoses(PosedRecording& rec, size_t first, 
         p.fitness < 0.5 ? "  (warning: under half the points overlap)" : "");
   }
   return report;
+}
+
+double TurnedDeg(const physics::Quat<double>& from, const physics::Quat<double>& to) {
+  const double dot = from.w * to.w + from.x * to.x + from.y * to.y + from.z * to.z;
+  return 2 * std::acos(std::min(1.0, std::fabs(dot))) * 180 / std::numbers::pi;
 }
 
 Expected<std::vector<size_t>> FrameIndices(const std::vector<double>& list, size_t frame_count,

@@ -9,9 +9,9 @@
 #include <thread>
 #include <unordered_map>
 
+#include "lidartwin/base/order_statistics.h"
 #include "lidartwin/base/parallel_for.h"
 #include "lidartwin/physics/units.h"
-#include "lidartwin/reconstruct/order_statistics.h"
 #include "lidartwin/sim/ray_caster.h"
 
 namespace lt {

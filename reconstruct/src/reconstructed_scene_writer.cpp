@@ -12,8 +12,8 @@
 #include <fstream>
 
 #include "lidartwin/base/atomic_file.h"
+#include "lidartwin/base/order_statistics.h"
 #include "lidartwin/base/output_set.h"
-#include "lidartwin/reconstruct/order_statistics.h"
 #include "lidartwin/sim/material_library.h"
 #include "lidartwin/sim/scene.h"
 #include "reconstruction_steps.h"

@@ -6,7 +6,7 @@
 #include <cmath>
 
 #include "lidartwin/base/config_check.h"
-#include "lidartwin/reconstruct/order_statistics.h"
+#include "lidartwin/base/order_statistics.h"
 
 namespace lt {
 namespace {
@@ -16,13 +16,6 @@ bool Usable(const Frame& f, size_t i, const RecordingFitOptions& o) {
   return r >= o.min_range_m && r <= o.max_range_m && f.intensity.size() == f.size() &&
          std::isfinite(f.intensity[i]) && f.intensity[i] >= 0 &&
          (f.return_index.empty() || f.return_index[i] == 0);
-}
-
-double Mean(const std::vector<double>& v) {
-  double sum = 0;
-  for (double x : v)
-    sum += x;
-  return v.empty() ? NAN : sum / static_cast<double>(v.size());
 }
 
 }  // namespace
@@ -47,12 +40,12 @@ Expected<IntensityReading> FitRawIntensityReading(const std::vector<Frame>& fram
     // mean, so that G follows the sensor down there instead of bridging the bin at its
     // neighbours' level (which simulated those returns at 2-4 counts: Pandar64 frame 2's
     // intensity error 5.06 -> 4.72).
-    double median = QuantileAt(bins[b], 0.5);
-    if (!(median > 0)) median = Mean(bins[b]);
-    if (!(median > 0)) continue;  // every return 0: no gain to read R0 through
+    double level = QuantileAt(bins[b], 0.5);
+    if (!(level > 0)) level = Mean(bins[b]);
+    if (!(level > 0)) continue;  // every return 0: no gain to read R0 through
     // The node at the bin's median range, where its returns are (not its centre).
     reading.gain_range_m.push_back(QuantileAt(bin_ranges[b], 0.5));
-    reading.gain.push_back(median);  // scaled below
+    reading.gain.push_back(level);  // scaled below
   }
   if (reading.gain.size() < 2)
     return Error{fmt::format(

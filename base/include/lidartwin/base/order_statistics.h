@@ -1,5 +1,6 @@
 // Order statistics of a sample by selection (std::nth_element, O(n)), for the medians and
-// quantiles the reconstruction and reproduce steps take of returns, ranges and periods. The
+// quantiles the reconstruction and reproduce steps take of returns, ranges and periods, and the
+// sample's mean. The
 // sample is taken by value, so the caller's order is kept. No interpolation between elements.
 #pragma once
 
@@ -30,6 +31,15 @@ T QuantileAt(const std::vector<T>& v, double q) {
   if (v.empty()) return std::numeric_limits<T>::quiet_NaN();
   return NthSmallest(
       v, std::min(v.size() - 1, static_cast<size_t>(q * static_cast<double>(v.size()))));
+}
+
+// The arithmetic mean; NaN for an empty sample.
+template <typename T>
+T Mean(const std::vector<T>& v) {
+  T sum = 0;
+  for (const T& x : v)
+    sum += x;
+  return v.empty() ? std::numeric_limits<T>::quiet_NaN() : sum / static_cast<T>(v.size());
 }
 
 }  // namespace lt
