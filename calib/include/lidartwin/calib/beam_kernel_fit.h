@@ -24,8 +24,11 @@ namespace lt::calib {
 // below 5 read-noise sigma, as counts per microsecond.
 struct KernelPixel {
   double h_mrad, v_mrad;
-  double value;     // (counts - dark) / exposure
-  double sigma_ln;  // camera noise of ln(value): sqrt(read^2 + counts) / counts
+  double value;        // measured x exp(sigma_ln^2 / 2): ln(value) unbiased to second order
+  double sigma_ln;     // camera noise of ln(measured): sqrt(read^2 + n) / n, n the expected net
+                       // counts (the neighbours' median, then the fitted emitter's)
+  double measured;     // (counts - dark) / exposure
+  double exposure_us;  // the exposure the pixel was taken from
 };
 
 struct StitchedKernel {
