@@ -45,7 +45,7 @@ struct Hdf5FrameWriter::Impl {
       if (!column.ok()) return column.error();
       points.push_back(std::move(column.value()));
     }
-    // The fields the frames lack (a recording's labels, a KITTI scan's channel), named on
+    // The fields the frames lack (a recording's labels, a KITTI scan's column), named on
     // /points: their columns are not there, and a reader need not guess why.
     std::string absent;
     for (size_t c = 0; c < fields.size(); ++c) {

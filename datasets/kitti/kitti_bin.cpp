@@ -1,5 +1,6 @@
 #include "lidartwin/datasets/kitti_bin.h"
 #include "lidartwin/datasets/hdf5_frames.h"
+#include "lidartwin/datasets/scan_lines.h"
 
 #include <cmath>
 #include <cstring>
@@ -13,7 +14,8 @@ namespace lt {
 namespace {
 
 constexpr size_t kKittiBytes = 16, kNuscenesBytes = 20;
-constexpr float kMaxRing = 1023;  // VLS-128 has 128; anything far beyond is not a ring index
+constexpr size_t kHdl64Lasers = 64;  // KITTI's sensor, a Velodyne HDL-64E
+constexpr float kMaxRing = 1023;     // VLS-128 has 128; anything far beyond is not a ring index
 
 bool EndsWith(const std::string& s, const std::string& tail) {
   return s.size() >= tail.size() && s.compare(s.size() - tail.size(), tail.size(), tail) == 0;
@@ -81,7 +83,7 @@ Expected<Frame> ReadKittiBin(const std::filesystem::path& file) {
   });
   if (!f.ok()) return f;
   DropWhatBinsLack(*f);
-  DropFields(*f, {"channel"});
+  if (!NumberScanLines(*f, kHdl64Lasers)) DropFields(*f, {"channel"});
   return f;
 }
 

@@ -541,7 +541,7 @@ Expected<ReconstructedSurface> MeshRangeImages(const PosedFrames& input,
   if (surface.triangles.empty() && wanted.empty() && one_ring_frames == input.frames.size())
     return Error{
         "range-image meshing: every frame's returns carry one channel (laser), so they cannot "
-        "be joined ring to ring (a KITTI or nuScenes .bin, a cloud without the laser of each "
+        "be joined ring to ring (a cloud without the laser of each "
         "return); use method poisson, ball-pivoting or tsdf"};
   if (surface.triangles.empty() && wanted.empty())
     return Error{

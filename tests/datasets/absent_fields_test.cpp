@@ -1,5 +1,5 @@
 // Fields a recording never had are absent from its frames, not zeros (issue 39): a real
-// sensor's labels, a Velodyne's reflectance, a KITTI scan's channel, column and time. The frames
+// sensor's labels, a Velodyne's reflectance, a KITTI scan's column and time. The frames
 // file leaves their columns out, names them in /points' absent_fields, and info lists them.
 #include <gtest/gtest.h>
 
@@ -34,14 +34,15 @@ TEST(AbsentFields, FrameReportsAndDropsThem) {
   EXPECT_TRUE(AbsentFields(Frame{}).empty());  // no points: nothing to lack
 }
 
-TEST(AbsentFields, KittiScanHasNoChannelColumnTimeOrLabels) {
+// Its channel is the scan line, numbered from the points' order (KittiBin.ScanLines...).
+TEST(AbsentFields, KittiScanHasNoColumnTimeOrLabels) {
   LT_REQUIRE_REAL_DATA();
   auto rec = ReadRecording(Real("kitti-odometry-patchworkpp/000000.bin"), "");
   ASSERT_TRUE(rec.ok()) << rec.message();
   const Frame& f = rec->frames.at(0);
   EXPECT_EQ(Sorted(AbsentFields(f)),
-            Sorted({"channel", "column", "timestamp", "return_index", "echo_pulse_width",
-                    "material_id", "instance_id", "semantic_class", "beam_id", "return_type"}));
+            Sorted({"column", "timestamp", "return_index", "echo_pulse_width", "material_id",
+                    "instance_id", "semantic_class", "beam_id", "return_type"}));
   EXPECT_EQ(f.reflectance.size(), f.size());  // KITTI's remission is there
 }
 
@@ -75,11 +76,11 @@ TEST(AbsentFields, FramesFileNamesThemAndInfoListsThem) {
   auto summary = ReadHdf5Summary(o.out);
   ASSERT_TRUE(summary.ok()) << summary.message();
   for (const auto& [name, unit] : summary->fields) {
-    EXPECT_NE(name, "channel");
+    EXPECT_NE(name, "column");
     EXPECT_NE(name, "semantic_class");
   }
   const std::string text = Hdf5SummaryText(o.out.string(), *summary);
-  EXPECT_NE(text.find("absent:   channel column timestamp return_index echo_pulse_width "
+  EXPECT_NE(text.find("absent:   column timestamp return_index echo_pulse_width "
                       "material_id instance_id semantic_class beam_id return_type"),
             std::string::npos)
       << text;
@@ -87,8 +88,8 @@ TEST(AbsentFields, FramesFileNamesThemAndInfoListsThem) {
   auto back = ReadRecording(o.out, "");
   ASSERT_TRUE(back.ok()) << back.message();
   EXPECT_EQ(Sorted(AbsentFields(back->frames.at(0))),
-            Sorted({"channel", "column", "timestamp", "return_index", "echo_pulse_width",
-                    "material_id", "instance_id", "semantic_class", "beam_id", "return_type"}));
+            Sorted({"column", "timestamp", "return_index", "echo_pulse_width", "material_id",
+                    "instance_id", "semantic_class", "beam_id", "return_type"}));
 }
 
 }  // namespace

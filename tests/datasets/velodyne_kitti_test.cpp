@@ -4,7 +4,9 @@
 #include <cmath>
 #include <fstream>
 
+#include "lidartwin/base/order_statistics.h"
 #include "lidartwin/datasets/kitti_bin.h"
+#include "lidartwin/datasets/scan_lines.h"
 #include "lidartwin/datasets/velodyne.h"
 #include "test_support.h"
 
@@ -208,6 +210,76 @@ TEST(KittiBin, RealFramesAndTruncation) {
   ASSERT_FALSE(cut.ok());
   EXPECT_NE(cut.message().find("cut.bin: byte 992: truncated point"), std::string::npos)
       << cut.message();
+}
+
+// KITTI stores a scan line after line: the lines are the HDL-64E's 64 lasers, top (about +2 deg)
+// to bottom (about -24 deg, the data sheet's field of view), each laser's far returns within a
+// small fraction of the 0.33-0.5 deg between lasers of its line's median elevation (near ones
+// are spread by the lasers' offsets from the sensor's origin).
+TEST(KittiBin, ScanLinesAreTheSensorsLasers) {
+  LT_REQUIRE_REAL_DATA();
+  for (const char* name :
+       {"kitti-odometry-patchworkpp/000000.bin", "kitti-odometry-patchworkpp/000005.bin",
+        "kitti-object-vis/velodyne/000000.bin", "kitti-object-vis/velodyne/000001.bin"}) {
+    auto f = ReadKittiBin(Real(name));
+    ASSERT_TRUE(f.ok()) << f.message();
+    ASSERT_EQ(f->channel.size(), f->size()) << name;
+    std::vector<std::vector<float>> elevation(64), far(64);
+    for (size_t k = 0; k < f->size(); ++k) {
+      ASSERT_LT(f->channel[k], 64) << name;
+      const float el = std::atan2(f->z_m[k], std::hypot(f->x_m[k], f->y_m[k])) * 180 / 3.14159265f;
+      elevation[f->channel[k]].push_back(el);
+      if (f->range_m[k] > 20) far[f->channel[k]].push_back(el);
+    }
+    EXPECT_NEAR(Median(elevation[0]), 2.5, 1.0) << name;
+    EXPECT_NEAR(Median(elevation[63]), -24, 1.0) << name;
+    std::vector<float> deviation;
+    for (size_t c = 0; c < 64; ++c) {
+      if (c > 0) EXPECT_LT(Median(elevation[c]), Median(elevation[c - 1])) << name << " " << c;
+      const float m = far[c].empty() ? 0 : Median(far[c]);
+      for (float e : far[c])
+        deviation.push_back(std::abs(e - m));
+    }
+    ASSERT_GT(deviation.size(), 5000u) << name;
+    EXPECT_LT(Median(deviation), 0.11f) << name;  // a third of the finest spacing
+  }
+}
+
+// Lines are told apart by the azimuth falling back more than half a turn after a line swept
+// past half a turn; a point jittering back over the start of its line does not split it. Points
+// not in line order, or another number of lines, leave the channel absent.
+TEST(KittiBin, ScanLinesNeedTheSensorsLinesInOrder) {
+  auto line_frame = [](const std::vector<double>& elevations_deg) {
+    Frame f;
+    for (size_t l = 0; l < elevations_deg.size(); ++l) {
+      const double el = elevations_deg[l] * 3.14159265 / 180;
+      for (int k = 0; k < 360; ++k) {
+        // the second point jitters back to just below a whole turn
+        const double az = k == 1 ? 2 * 3.14159265 - 0.001 : (k + 0.5) * 3.14159265 / 180;
+        FramePoint p;
+        p.x_m = static_cast<float>(10 * std::cos(el) * std::cos(az));
+        p.y_m = static_cast<float>(10 * std::cos(el) * std::sin(az));
+        p.z_m = static_cast<float>(10 * std::sin(el));
+        p.range_m = 10;
+        f.Append(p);
+      }
+    }
+    return f;
+  };
+  Frame f = line_frame({2, 0, -3});
+  ASSERT_TRUE(NumberScanLines(f, 3));
+  for (size_t k = 0; k < f.size(); ++k)
+    ASSERT_EQ(f.channel[k], k / 360) << k;
+  Frame rising = line_frame({-3, 0, 2});
+  EXPECT_TRUE(NumberScanLines(rising, 3));
+  Frame four = line_frame({2, 0, -3});
+  EXPECT_FALSE(NumberScanLines(four, 4));
+  EXPECT_FALSE(NumberScanLines(four, 2));
+  Frame unordered = line_frame({2, -3, 0});
+  EXPECT_FALSE(NumberScanLines(unordered, 3));
+  EXPECT_TRUE(unordered.channel.empty() || unordered.channel[400] == 0);  // left as it was
+  Frame none;
+  EXPECT_FALSE(NumberScanLines(none, 3));
 }
 
 }  // namespace

@@ -116,7 +116,7 @@ std::vector<FieldView> FrameFields(const Frame& f);
 bool IsOptionalFrameField(const char* name);
 
 // The fields a frame lacks: per-point fields without a value per point (the source never had
-// them: a real recording's labels, a KITTI scan's channel), which writers leave out rather than
+// them: a real recording's labels, a KITTI scan's column), which writers leave out rather than
 // write as zeros. Empty for a frame without points.
 std::vector<std::string> AbsentFields(const Frame& f);
 
