@@ -17,9 +17,11 @@ const OptionFlags kReproduceFlags = {{"recording", "--recording"},
                                      {"sidecar", "--metadata"},
                                      {"topic", "--topic"},
                                      {"sensor", "--sensor"},
+                                     {"as_sensor", "--as"},
                                      {"firetimes", "--firetimes"},
                                      {"simulate_frame", "--simulate-frame"},
                                      {"reconstruct_frames", "--reconstruct-frames"},
+                                     {"reconstruct_channel_step", "--reconstruct-channel-step"},
                                      {"poses", "--poses"},
                                      {"pose_at", "--pose-at"},
                                      {"static_sensor", "--static"},
@@ -37,16 +39,33 @@ const OptionFlags kReproduceFlags = {{"recording", "--recording"},
 }  // namespace
 
 int ReproduceCommand(const std::vector<std::string>& argv) {
-  const Command reproduce{
-      "reproduce",
-      "",
-      {{"--recording",        "--metadata",       "--calibration",        "--topic",  "--sensor",
-        "--firetimes",        "--simulate-frame", "--reconstruct-frames", "--poses",  "--pose-at",
-        "--rotation-rate-hz", "--detector",       "--intensity",          "--method", "--depth",
-        "--voxel-m",          "--min-range-m",    "--max-range-m",        "--seed",   "--out"},
-       {"--static"},
-       0},
-      kReproduceFlags};
+  const Command reproduce{"reproduce",
+                          "",
+                          {{"--recording",
+                            "--metadata",
+                            "--calibration",
+                            "--topic",
+                            "--sensor",
+                            "--as",
+                            "--firetimes",
+                            "--simulate-frame",
+                            "--reconstruct-frames",
+                            "--reconstruct-channel-step",
+                            "--poses",
+                            "--pose-at",
+                            "--rotation-rate-hz",
+                            "--detector",
+                            "--intensity",
+                            "--method",
+                            "--depth",
+                            "--voxel-m",
+                            "--min-range-m",
+                            "--max-range-m",
+                            "--seed",
+                            "--out"},
+                           {"--static"},
+                           0},
+                          kReproduceFlags};
   return RunCommand(reproduce, argv, [](const Args& args) -> Expected<int> {
     const bool osf = std::filesystem::path(args.Get("--recording")).extension() == ".osf";
     const int sidecars = args.Has("--metadata") + args.Has("--calibration");
@@ -60,6 +79,7 @@ int ReproduceCommand(const std::vector<std::string>& argv) {
     if (Status s = FirstError(
             {args.Into("--recording", o.recording), args.Into("--simulate-frame", o.simulate_frame),
              args.Into("--reconstruct-frames", o.reconstruct_frames),
+             args.Into("--reconstruct-channel-step", o.reconstruct_channel_step),
              ReadPoseOptions(args, o.poses, o.pose_fraction, o.static_sensor),
              args.Into("--rotation-rate-hz", o.rotation_rate_hz),
              args.Into("--detector", o.detector), args.Into("--intensity", o.intensity),
@@ -70,6 +90,7 @@ int ReproduceCommand(const std::vector<std::string>& argv) {
     o.sidecar = args.Get("--metadata", args.Get("--calibration"));
     o.topic = args.Get("--topic");
     o.sensor = args.Get("--sensor");
+    o.as_sensor = args.Get("--as");
     o.firetimes = args.Get("--firetimes");
     if (Status s = o.Validate(); !s.ok()) return s.error();
     o.mesh_loader = BuiltInMeshLoader();

@@ -141,6 +141,17 @@ void DropFields(Frame& f, std::initializer_list<const char*> names) {
   }
 }
 
+void KeepPoints(Frame& f, const std::vector<bool>& keep) {
+  LT_CHECK(keep.size() == f.size());
+  ForEachField(f, [&](const char*, const char*, auto& v) {
+    if (v.size() != keep.size()) return;  // an absent field stays absent
+    size_t kept = 0;
+    for (size_t i = 0; i < v.size(); ++i)
+      if (keep[i]) v[kept++] = v[i];
+    v.resize(kept);
+  });
+}
+
 void* ResizeFrameField(Frame& f, const std::string& name, size_t n, FieldType* type_out) {
   void* result = nullptr;
   ForEachField(f, [&](const char* field_name, const char*, auto& v) {

@@ -26,6 +26,7 @@
 #include "lidartwin/reports/report.h"
 #include "lidartwin/sim/trajectory.h"
 #include "recording_checks.h"
+#include "sensor_subset.h"
 #if LT_WITH_VIEWER
 #include "lidartwin/viewer/report_viewers.h"
 #endif
@@ -98,12 +99,12 @@ Expected<compare::ComparisonMetrics> CompareWithDropAccuracy(const std::vector<F
 }
 
 // Replaces an .h5 file's frames, keeping its description (frame_output.h: atomically) but for
-// the intensity's unit, now `intensity_unit`.
+// the intensity's unit, now `intensity_unit` (empty: kept).
 Status RewriteFrames(const std::filesystem::path& file, const std::vector<Frame>& frames,
                      const std::string& intensity_unit) {
   auto summary = ReadHdf5Summary(file);
   if (!summary.ok()) return summary.error();
-  summary->info.intensity_unit = intensity_unit;
+  if (!intensity_unit.empty()) summary->info.intensity_unit = intensity_unit;
   auto output = FrameOutput::Open(file, summary->info);
   if (!output.ok()) return output.error();
   for (const Frame& f : frames)
@@ -187,8 +188,10 @@ struct Run {
   PosedRecording rec;
   std::vector<double> list;  // the reconstruction frames
   ReconstructOptions ro;
-  SensorProfile profile;
-  bool raw = false;  // intensities in the sensor's raw units (a fitted range gain)
+  SensorProfile profile;  // what is simulated: the recording's sensor, or `as_sensor`
+  bool raw = false;       // intensities in the sensor's raw units (a fitted range gain)
+  // as_sensor: its channel k is the recording's as_channels[k]; empty: another sensor.
+  std::vector<uint16_t> as_channels;
 };
 
 // A raw sensor's per-laser gains (beam_intensity_fit.h): the given profile's, else fitted on the
@@ -396,6 +399,21 @@ Expected<PosedFrames> ImportSensor(Run& run) {
   auto input = PickFrames(run.rec, run.list, run.profile.SpinningView().columns);
   if (!input.ok())
     return OptionError("reconstruct_frames", "reconstruct_frames: " + input.message());
+  if (o.reconstruct_channel_step > 1) {
+    size_t kept = 0, all = 0;
+    for (Frame& f : input->frames) {
+      std::vector<bool> keep(f.size());
+      for (size_t i = 0; i < f.size(); ++i)
+        keep[i] = i < f.channel.size() && f.channel[i] % o.reconstruct_channel_step == 0;
+      all += f.size();
+      KeepPoints(f, keep);
+      kept += f.size();
+    }
+    o.log.Info(fmt::format(
+        "reconstruction frames: channels 0, {}, {}, .. only ({} of {} returns); the held-out "
+        "frame is simulated and compared on every channel\n",
+        o.reconstruct_channel_step, 2 * o.reconstruct_channel_step, kept, all));
+  }
   if (o.sensor.empty()) TakeNearestReturn(run, input->frames);
 
   RecordingFitOptions fit;
@@ -444,6 +462,54 @@ Expected<PosedFrames> ImportSensor(Run& run) {
   return input;
 }
 
+// 3b. `as_sensor`: the profile the held-out frame is simulated through, in place of the
+// recording's own (which read the reconstruction frames); sensor.yaml is what is simulated.
+Status TakeSensorToSimulateAs(Run& run) {
+  const ReproduceOptions& o = run.o;
+  auto as = LoadSensorProfile(o.as_sensor);
+  if (!as.ok()) return as.error();
+  run.as_channels = RecordedChannelsOf(*as, run.profile);
+  if (run.as_channels.empty()) {
+    // Nothing would replace an earlier run's metrics in `out`: they would read as this run's.
+    for (const char* file : {"metrics.json", "floor_metrics.json", "report"}) {
+      std::error_code ec;
+      if (std::filesystem::exists(o.out / file, ec))
+        return OptionError(
+            "out", fmt::format("out: {} holds an earlier run's {}, and a simulation as another "
+                               "sensor has no truth to measure: give another folder",
+                               o.out.string(), file));
+    }
+    o.log.Info(fmt::format(
+        "as: {} ({} beams) is not a subset of the recorded lasers: the held-out frame's pose "
+        "simulated through it, with nothing recorded to compare it with\n",
+        o.as_sensor, as->BeamCount()));
+  } else {
+    o.log.Info(fmt::format(
+        "as: {} is {} of the recording's {} lasers: their returns in the held-out frame are "
+        "its truth\n",
+        o.as_sensor, run.as_channels.size(), run.profile.elevation_rad.size()));
+  }
+  run.profile = std::move(*as);
+  return WriteTextFileAtomically(
+      run.stage / "sensor.yaml",
+      SaveSensorProfile(run.profile,
+                        "The profile given to `lidartwin reproduce` as the sensor to "
+                        "simulate: " +
+                            o.as_sensor + "."));
+}
+
+// `as_sensor` without truth: the simulation is the result.
+Status CommitSimulationOnly(const Run& run) {
+  std::vector<std::pair<std::filesystem::path, std::filesystem::path>> moves;
+  for (const char* file : {"sensor.yaml", "trajectory.yaml", "sim.h5"})
+    moves.emplace_back(run.stage / file, run.o.out / file);
+  moves.emplace_back(run.stage / "scene", run.o.out / "scene");
+  if (Status s = CommitOutputSet(moves); !s.ok()) return s;
+  run.o.log.Info(fmt::format("wrote {} (frame {} as {})\n", (run.o.out / "sim.h5").string(),
+                             run.o.simulate_frame, run.o.as_sensor));
+  return {};
+}
+
 // 5. The held-out frame simulated from its start and end poses, in the sensor's units.
 Expected<SimulationResult> SimulateHeldOut(const Run& run) {
   const ReproduceOptions& o = run.o;
@@ -464,16 +530,25 @@ Expected<SimulationResult> SimulateHeldOut(const Run& run) {
   job.out = run.stage / "sim.h5";
   job.mesh_loader = o.mesh_loader;
   auto sim = RunSimulationWith(o.simulate, job);
-  if (!sim.ok() || !run.raw) return sim;
-  // A raw-intensity sensor: the simulated intensity (100 R0 cos theta) in its units,
-  // I = G(R) R0 cos theta, through the gain fitted above.
-  for (Frame& f : sim->frames)
-    for (size_t i = 0; i < f.size(); ++i)
-      f.intensity[i] =
-          static_cast<float>(run.ro.reading.GainAt(f.range_m[i]) * f.intensity[i] / 100.0);
+  // Another sensor simulates in its own units; the recorded lasers (as_channels) in the
+  // recording's, under its numbers.
+  const bool other_sensor = !o.as_sensor.empty() && run.as_channels.empty();
+  if (!sim.ok() || other_sensor || (!run.raw && run.as_channels.empty())) return sim;
+  for (Frame& f : sim->frames) {
+    // A raw-intensity sensor: the simulated intensity (100 R0 cos theta) in its units,
+    // I = G(R) R0 cos theta, through the gain fitted above.
+    if (run.raw)
+      for (size_t i = 0; i < f.size(); ++i)
+        f.intensity[i] =
+            static_cast<float>(run.ro.reading.GainAt(f.range_m[i]) * f.intensity[i] / 100.0);
+    if (!run.as_channels.empty())
+      for (uint16_t& c : f.channel)
+        c = run.as_channels[c];
+  }
   // sim.h5 holds what is compared (the viewer and report read it again): rewritten in the
   // sensor's units.
-  if (Status s = RewriteFrames(job.out, sim->frames, run.rec.intensity_unit); !s.ok())
+  if (Status s = RewriteFrames(job.out, sim->frames, run.raw ? run.rec.intensity_unit : "");
+      !s.ok())
     return s.error();
   return sim;
 }
@@ -484,6 +559,13 @@ Status CompareAndReport(Run& run, const std::vector<Frame>& simulated,
                         std::chrono::steady_clock::time_point start) {
   const ReproduceOptions& o = run.o;
   const size_t held_out = o.simulate_frame;
+  const size_t neighbour = FloorNeighbour(run.list, held_out);
+  // The truth of a subset of the recorded lasers is their returns (the floor's alike).
+  Frame real = run.rec.frames[held_out], real_neighbour = run.rec.frames[neighbour];
+  if (!run.as_channels.empty()) {
+    KeepChannels(real, run.as_channels);
+    KeepChannels(real_neighbour, run.as_channels);
+  }
   compare::CompareOptions co;
   co.min_range_m = run.ro.min_range_m;  // the reconstruction ignores what is nearer
   co.beams_per_frame = run.profile.BeamCount();
@@ -496,7 +578,7 @@ Status CompareAndReport(Run& run, const std::vector<Frame>& simulated,
   if (!scene.ok()) return scene.error();
   for (const auto& m : scene->materials.materials)
     co.material_names.push_back(m.name);
-  auto metrics = CompareWithDropAccuracy({run.rec.frames[held_out]}, simulated, co, "", o.log);
+  auto metrics = CompareWithDropAccuracy({real}, simulated, co, "", o.log);
   if (!metrics.ok()) return metrics.error();
   const std::string name = std::filesystem::path(o.recording).filename().string();
   metrics->label = fmt::format("{} frame {}", name, held_out);
@@ -522,10 +604,8 @@ Status CompareAndReport(Run& run, const std::vector<Frame>& simulated,
   for (const char* file : {"sim.h5", "scene/scene.yaml"})
     metrics->inputs->Relocate(compare::AbsolutePath((run.stage / file).string()),
                               compare::AbsolutePath((o.out / file).string()));
-  const size_t neighbour = FloorNeighbour(run.list, held_out);
   co.material_names.clear();
-  auto floor = CompareWithDropAccuracy({run.rec.frames[held_out]}, {run.rec.frames[neighbour]}, co,
-                                       "the floor", o.log);
+  auto floor = CompareWithDropAccuracy({real}, {real_neighbour}, co, "the floor", o.log);
   if (!floor.ok()) return Error{"the real-vs-real floor: " + floor.message()};
   floor->label = fmt::format("{} frame {} against real frame {}", name, held_out, neighbour);
   floor->real_file = floor->sim_file = name;
@@ -585,6 +665,15 @@ Status ReproduceOptions::Validate() const {
             "rotation_rate_hz: must be 0 (the metadata's, or measured from a Velodyne capture) or "
             "in {:g}..{:g} Hz, got {}",
             kMinRotationRateHz, kMaxRotationRateHz, NumberText(rotation_rate_hz)));
+  if (reconstruct_channel_step < 1 || reconstruct_channel_step > kMaxChannelStep)
+    return OptionError("reconstruct_channel_step",
+                       fmt::format("reconstruct_channel_step: must be in 1..{}, got {}",
+                                   kMaxChannelStep, reconstruct_channel_step));
+  if (!sensor.empty() && !as_sensor.empty())
+    return OptionError("as_sensor",
+                       "as_sensor: not with sensor: a sensor to simulate as replaces the "
+                       "recording's in the simulation only, a calibrated profile of the "
+                       "recording's sensor in every step; give one of them");
   if (recording.empty()) return OptionError("recording", "recording: no recording given");
   if (sidecar.empty() && !IsOsf(recording))
     return OptionError("sidecar", "sidecar: no metadata or calibration given");
@@ -635,6 +724,8 @@ Status Reproduce(const ReproduceOptions& o) {
 
   auto input = ImportSensor(run);
   if (!input.ok()) return input.error();
+  if (!o.as_sensor.empty())
+    if (Status s = TakeSensorToSimulateAs(run); !s.ok()) return s;
   // 4. The scene from the other frames.
   ReadOwnFacesWhereTheSensorBarelyMoved(run);
   auto built = Reconstruct(*input, run.ro, run.stage / "scene");
@@ -646,6 +737,7 @@ Status Reproduce(const ReproduceOptions& o) {
                   built->reflectance_classes.size()));
   auto sim = SimulateHeldOut(run);
   if (!sim.ok()) return sim.error();
+  if (!o.as_sensor.empty() && run.as_channels.empty()) return CommitSimulationOnly(run);
   return CompareAndReport(run, sim->frames, start);
 }
 

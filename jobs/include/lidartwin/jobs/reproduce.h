@@ -26,6 +26,8 @@ inline constexpr const char* kReproduceFiles[] = {"sensor.yaml", "trajectory.yam
                                                   "metrics.json", "floor_metrics.json"};
 inline constexpr const char* kReproduceFolders[] = {"scene", "report"};
 
+inline constexpr uint32_t kMaxChannelStep = 64;
+
 struct ReproduceOptions {
   std::string recording;  // a recording file (recording.h)
   // Its sensor's metadata JSON or calibration YAML; empty for an OSF file, which holds it.
@@ -35,12 +37,23 @@ struct ReproduceOptions {
   // one imported from the metadata and fitted on the reconstruction frames; empty: import.
   // Its scan must have the recording's channels; detector is then not used.
   std::string sensor;
+  // `--as`: the held-out frame simulated through this profile (another sensor, or a subset of
+  // the recorded lasers) from the scene the recording's own sensor reconstructed. Where its
+  // channels are the recording's own lasers (RecordedChannelsOf), the held-out frame's returns
+  // on them are its truth and the run compares as usual; otherwise there is no truth: the run
+  // writes the simulation (sensor.yaml, scene/, trajectory.yaml, sim.h5) and no metrics.
+  // Not with `sensor`.
+  std::string as_sensor;
   std::string firetimes;  // a Hesai unit's fire-time file; empty: none
   uint32_t simulate_frame = 0;
   std::vector<double> reconstruct_frames;  // frame indices; empty: every other frame
-  std::string poses;                       // KITTI poses file; empty: the .h5's own, or ICP
-  double pose_fraction = 0;                // when within its frame a pose holds (PoseFractionOf)
-  bool static_sensor = false;              // no poses file, no ICP: the sensor did not move
+  // The scene from the reconstruction frames' channels 0, N, 2N, .. only (1: all): a sparser
+  // sensor's share of the lasers, re-simulated as the full sensor (issue 41's sparse-to-dense
+  // check: the held-out frame's every channel is the truth). In 1..kMaxChannelStep.
+  uint32_t reconstruct_channel_step = 1;
+  std::string poses;           // KITTI poses file; empty: the .h5's own, or ICP
+  double pose_fraction = 0;    // when within its frame a pose holds (PoseFractionOf)
+  bool static_sensor = false;  // no poses file, no ICP: the sensor did not move
   // 0: the metadata's, or measured from a Velodyne capture; else in kMinRotationRateHz..
   // kMaxRotationRateHz.
   double rotation_rate_hz = 0;
@@ -69,10 +82,12 @@ Status Reproduce(const ReproduceOptions& options);
 inline constexpr const char* kReproduceKeys[] = {"recording",
                                                  "sidecar",
                                                  "sensor",
+                                                 "as_sensor",
                                                  "topic",
                                                  "firetimes",
                                                  "simulate_frame",
                                                  "reconstruct_frames",
+                                                 "reconstruct_channel_step",
                                                  "poses",
                                                  "pose_fraction",
                                                  "static_sensor",
