@@ -39,33 +39,15 @@ const OptionFlags kReproduceFlags = {{"recording", "--recording"},
 }  // namespace
 
 int ReproduceCommand(const std::vector<std::string>& argv) {
-  const Command reproduce{"reproduce",
-                          "",
-                          {{"--recording",
-                            "--metadata",
-                            "--calibration",
-                            "--topic",
-                            "--sensor",
-                            "--as",
-                            "--firetimes",
-                            "--simulate-frame",
-                            "--reconstruct-frames",
-                            "--reconstruct-channel-step",
-                            "--poses",
-                            "--pose-at",
-                            "--rotation-rate-hz",
-                            "--detector",
-                            "--intensity",
-                            "--method",
-                            "--depth",
-                            "--voxel-m",
-                            "--min-range-m",
-                            "--max-range-m",
-                            "--seed",
-                            "--out"},
-                           {"--static"},
-                           0},
-                          kReproduceFlags};
+  // clang-format off
+  const Command reproduce{"reproduce", "",
+      {{"--recording", "--metadata", "--calibration", "--topic", "--sensor", "--as", "--firetimes",
+        "--simulate-frame", "--reconstruct-frames", "--reconstruct-channel-step", "--poses",
+        "--pose-at", "--rotation-rate-hz", "--detector", "--intensity", "--method", "--depth",
+        "--voxel-m", "--min-range-m", "--max-range-m", "--seed", "--out"},
+       {"--static"}, 0},
+      kReproduceFlags};
+  // clang-format on
   return RunCommand(reproduce, argv, [](const Args& args) -> Expected<int> {
     const bool osf = std::filesystem::path(args.Get("--recording")).extension() == ".osf";
     const int sidecars = args.Has("--metadata") + args.Has("--calibration");
