@@ -47,15 +47,16 @@ void ErrorStats::Merge(const ErrorStats& o) {
   abs_error.Merge(o.abs_error);
 }
 
-void MagnitudeQuantiles::Add(double magnitude) {
+void MagnitudeQuantiles::Add(double magnitude, uint64_t count) {
   const double m = std::fabs(magnitude);
   int bin = 0;
   if (m > kMinMagnitude) {
     bin = 1 + static_cast<int>(std::floor(std::log10(m / kMinMagnitude) * kBinsPerDecade));
     bin = std::min(bin, kDecades * kBinsPerDecade);
   }
-  ++counts[bin];
-  ++n;
+  if (count == 0) return;
+  counts[bin] += count;
+  n += count;
 }
 
 void MagnitudeQuantiles::Merge(const MagnitudeQuantiles& o) {

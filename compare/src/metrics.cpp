@@ -20,7 +20,8 @@ std::vector<Vec3> Positions(const Frame& f) {
   return p;
 }
 
-void AddChamfer(const Frame& from, const Frame& to, RunningStats* stats, uint64_t within[2]) {
+void AddChamfer(const Frame& from, const Frame& to, RunningStats* stats,
+                uint64_t within[kFScoreThresholds]) {
   const NearestNeighbourIndex index(Positions(to));
   if (index.size() == 0) return;
   for (size_t i = 0; i < from.size(); ++i) {
@@ -28,7 +29,7 @@ void AddChamfer(const Frame& from, const Frame& to, RunningStats* stats, uint64_
     if (index.Nearest({from.x_m[i], from.y_m[i], from.z_m[i]}, &d2) < 0) continue;
     const double d = std::sqrt(d2);
     stats->Add(d);
-    for (int k = 0; k < 2; ++k)
+    for (int k = 0; k < kFScoreThresholds; ++k)
       within[k] += d <= kFScoreThresholdsM[k] ? 1 : 0;
   }
 }
@@ -181,6 +182,48 @@ Expected<PairwiseComparison> PairwiseComparison::Start(const CompareOptions& opt
   return PairwiseComparison(options);
 }
 
+namespace {
+
+// One frame pair's beams as range-image pixels (ComparisonMetrics::range_image_abs_m): pairs,
+// the returns of one side alone (the other reads 0), and the beams neither returned (0).
+void AddRangeImagePixels(const Frame& r, const Frame& s, const Association& association,
+                         uint64_t beams, ComparisonMetrics* m) {
+  std::vector<bool> real_paired(r.size(), false), sim_paired(s.size(), false);
+  auto add = [m](double error) {
+    m->range_image_abs_m.Add(error);
+    m->range_image_sum_sq_m2 += error * error;
+  };
+  for (auto [ri, si] : association.pairs) {
+    real_paired[ri] = sim_paired[si] = true;
+    add(double(s.range_m[si]) - double(r.range_m[ri]));
+  }
+  for (size_t i = 0; i < r.size(); ++i)
+    if (!real_paired[i]) add(r.range_m[i]);
+  for (size_t i = 0; i < s.size(); ++i)
+    if (!sim_paired[i]) add(s.range_m[i]);
+  m->range_image_abs_m.Add(0, beams - (r.size() + s.size() - association.pairs.size()));
+}
+
+// The full scale of an intensity unit, for errors on the 0-1 scale of the re-simulation papers:
+// 100 for percent (a white Lambertian target, KITTI's remission x 100), N for a unit whose name
+// ends in "0-N" (the 8-bit reflectivity bytes, the waveform's counts); 0 where it has none
+// (Ouster's signal photons, unknown).
+double FullScale(const std::string& unit) {
+  if (unit == "percent") return 100;
+  const size_t dash = unit.rfind(" 0-");
+  if (dash == std::string::npos) return 0;
+  const std::string n = unit.substr(dash + 3);
+  if (n.empty() || n.find_first_not_of("0123456789") != std::string::npos) return 0;
+  return std::stod(n);
+}
+
+// The mean of the squares of a running statistic's values: population variance + mean^2.
+double MeanSquare(const RunningStats& s) {
+  return s.n == 0 ? 0 : s.m2 / static_cast<double>(s.n) + s.mean * s.mean;
+}
+
+}  // namespace
+
 Status PairwiseComparison::Add(const Frame& real, const Frame& sim, const PairingSink& on_pairing) {
   const size_t k = m_.frames;
   const auto& edges = options_.distance_edges_m;
@@ -233,6 +276,7 @@ Status PairwiseComparison::Add(const Frame& real, const Frame& sim, const Pairin
           "frame given for the drop accuracy (dual returns? a different sensor?)",
           k, r.size() + s.size() - both, options_.beams_per_frame)};
     m.returns.beams += options_.beams_per_frame;
+    AddRangeImagePixels(r, s, *association, options_.beams_per_frame, &m);
   }
   AddChamfer(r, s, &m.chamfer.real_to_sim_m, m.chamfer.real_within);
   AddChamfer(s, r, &m.chamfer.sim_to_real_m, m.chamfer.sim_within);
@@ -334,6 +378,16 @@ const std::vector<SummaryMetricInfo>& SummaryMetrics() {
       {"chamfer_m", true, "symmetric Chamfer distance [m]"},
       {"fscore_5cm", false, "F-score of the point clouds at 5 cm"},
       {"fscore_10cm", false, "F-score of the point clouds at 10 cm"},
+      {"range_image_medae_m", true,
+       "median |range error| over every beam, a drop reading 0 (range-image MedAE) [m]"},
+      {"range_image_rmse_m", true, "root mean square of the same (range-image RMSE) [m]"},
+      {"fscore_sq_0_05", false,
+       "F-score with the squared nearest distance within 0.05 m^2 (0.224 m), the "
+       "re-simulation papers'"},
+      {"chamfer_sq_m2", true,
+       "mean squared nearest distance real->sim plus sim->real (squared Chamfer) [m^2]"},
+      {"intensity_rmse_01", true,
+       "root mean square intensity error over pairs on the unit's 0-1 full scale"},
       {"n_points_mape", true, "MAPE of N_points over targets, seed 002 eq. 12"},
       {"i_mean_mape", true, "MAPE of I_mean over targets, seed 002 eq. 12"},
       {"d_error_sim_abs_mean_m", true, "mean |d_GT - d_mean,sim| over targets, eq. 13 [m]"},
@@ -357,6 +411,10 @@ std::map<std::string, double> Summarize(const std::vector<ComparisonMetrics>& ru
   ChamferMetrics chamfer;
   uint64_t real_points = 0;
   bool beams_known = true;  // pooled only where every run knows its beams
+  MagnitudeQuantiles range_image;
+  double range_image_sum_sq = 0;
+  const double scale = runs.empty() ? 0 : FullScale(runs[0].real_intensity_unit);
+  bool same_scale = true;
   std::vector<double> n_sim, n_real, i_sim, i_real;
   RunningStats d_error_sim, d_error_difference;
   double waveform_mape_sum = 0;  // weighted by the records that entered each run's MAPE
@@ -375,9 +433,12 @@ std::map<std::string, double> Summarize(const std::vector<ComparisonMetrics>& ru
     returns.sim_only += r.returns.sim_only;
     returns.beams += r.returns.beams;
     beams_known = beams_known && r.returns.beams > 0;
+    range_image.Merge(r.range_image_abs_m);
+    range_image_sum_sq += r.range_image_sum_sq_m2;
+    same_scale = same_scale && FullScale(r.real_intensity_unit) == scale;
     chamfer.real_to_sim_m.Merge(r.chamfer.real_to_sim_m);
     chamfer.sim_to_real_m.Merge(r.chamfer.sim_to_real_m);
-    for (int k = 0; k < 2; ++k) {
+    for (int k = 0; k < kFScoreThresholds; ++k) {
       chamfer.real_within[k] += r.chamfer.real_within[k];
       chamfer.sim_within[k] += r.chamfer.sim_within[k];
     }
@@ -416,11 +477,19 @@ std::map<std::string, double> Summarize(const std::vector<ComparisonMetrics>& ru
     }
     s["intensity_abs_mean"] = intensity.abs_error.mean;
     s["intensity_abs_std"] = intensity.abs_error.Std();
+    if (same_scale && scale > 0)
+      s["intensity_rmse_01"] = std::sqrt(MeanSquare(intensity.signed_error)) / scale;
+  }
+  if (beams_known && range_image.n > 0) {
+    s["range_image_medae_m"] = range_image.Quantile(0.5);
+    s["range_image_rmse_m"] = std::sqrt(range_image_sum_sq / static_cast<double>(range_image.n));
   }
   if (chamfer.real_to_sim_m.n > 0 && chamfer.sim_to_real_m.n > 0) {
     s["chamfer_m"] = chamfer.Symmetric();
+    s["chamfer_sq_m2"] = MeanSquare(chamfer.real_to_sim_m) + MeanSquare(chamfer.sim_to_real_m);
     s["fscore_5cm"] = chamfer.FScore(0);
     s["fscore_10cm"] = chamfer.FScore(1);
+    s["fscore_sq_0_05"] = chamfer.FScore(2);
   }
   if (waveform_records > 0) {
     s["waveform_amplitude_mape"] = waveform_mape_sum / static_cast<double>(waveform_records);

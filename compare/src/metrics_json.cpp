@@ -249,6 +249,14 @@ std::string MetricsToJson(const ComparisonMetrics& m) {
                               {"counts", json::array()}};
   for (const auto& [bin, count] : m.depth_abs_m.counts)
     j["depth_abs_histogram"]["counts"].push_back({bin, count});
+  if (m.range_image_abs_m.n > 0) {  // the beams were known (metrics.h)
+    j["range_image_abs_histogram"] = {{"bins_per_decade", MagnitudeQuantiles::kBinsPerDecade},
+                                      {"min_m", MagnitudeQuantiles::kMinMagnitude},
+                                      {"counts", json::array()}};
+    for (const auto& [bin, count] : m.range_image_abs_m.counts)
+      j["range_image_abs_histogram"]["counts"].push_back({bin, count});
+    j["range_image_sum_sq_m2"] = m.range_image_sum_sq_m2;
+  }
   j["intensity"] = ErrorJson(m.intensity);
   j["by_distance"] = json::array();
   for (const auto& b : m.by_distance)
@@ -285,7 +293,9 @@ std::string MetricsToJson(const ComparisonMetrics& m) {
   j["chamfer_m"] = {{"real_to_sim", StatsJson(m.chamfer.real_to_sim_m)},
                     {"sim_to_real", StatsJson(m.chamfer.sim_to_real_m)},
                     {"real_within_5cm_10cm", {m.chamfer.real_within[0], m.chamfer.real_within[1]}},
-                    {"sim_within_5cm_10cm", {m.chamfer.sim_within[0], m.chamfer.sim_within[1]}}};
+                    {"sim_within_5cm_10cm", {m.chamfer.sim_within[0], m.chamfer.sim_within[1]}},
+                    {"real_within_sq_0_05", m.chamfer.real_within[2]},
+                    {"sim_within_sq_0_05", m.chamfer.sim_within[2]}};
   if (m.waveforms.records > 0) {
     j["waveforms"] = {{"records", m.waveforms.records},
                       {"skipped", m.waveforms.skipped},
@@ -346,6 +356,12 @@ Expected<ComparisonMetrics> MetricsFromJson(const std::string& text, const std::
   m.depth_m = rd.Errors(j, "depth_m", "");
   if (j.contains("depth_abs_histogram")) {  // absent from files of before issue 12
     m.depth_abs_m = rd.Histogram(j, "depth_abs_histogram", "");
+  }
+  if (j.contains("range_image_abs_histogram")) {  // absent where the beams were not known
+    m.range_image_abs_m = rd.Histogram(j, "range_image_abs_histogram", "");
+    m.range_image_sum_sq_m2 = rd.Num(j, "range_image_sum_sq_m2", "");
+    if (!(m.range_image_sum_sq_m2 >= 0) && rd.error.empty())
+      rd.error = rd.file + ": range_image_sum_sq_m2: expected a number >= 0";
   }
   m.intensity = rd.Errors(j, "intensity", "");
   const json& dist = rd.List(j, "by_distance", "");
@@ -442,6 +458,19 @@ Expected<ComparisonMetrics> MetricsFromJson(const std::string& text, const std::
       }
       within[0] = pair[0].get<uint64_t>();
       within[1] = pair[1].get<uint64_t>();
+    }
+    // Absent from files of before issue 41 (the F-score then reads as 0).
+    for (const auto& [key, within, total] :
+         {std::tuple{"real_within_sq_0_05", m.chamfer.real_within, m.chamfer.real_to_sim_m.n},
+          std::tuple{"sim_within_sq_0_05", m.chamfer.sim_within, m.chamfer.sim_to_real_m.n}}) {
+      if (!c->contains(key)) continue;
+      const json& count = (*c)[key];
+      if (!count.is_number_unsigned() || count.get<uint64_t>() < within[1] ||
+          count.get<uint64_t>() > total)
+        return Error{fmt::format(
+            "{}: chamfer_m.{}: expected a count not below the 10 cm one nor above the {} points",
+            file, key, total)};
+      within[2] = count.get<uint64_t>();
     }
   }
   if (!rd.error.empty()) return Error{rd.error};

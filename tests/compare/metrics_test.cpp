@@ -284,6 +284,64 @@ std::vector<double> BruteForceNearest(const Frame& a, const Frame& b) {
   return out;
 }
 
+// Issue 41: the re-simulation papers' metrics, by hand. Of 8 beams, 3 pairs (|errors| 0.1,
+// 0.1, 0.3 m), a real return alone at 12 m and a simulated one alone at 20 m (each against a
+// range of 0), 3 beams with neither (0): range-image MedAE 0.1 m, RMSE
+// sqrt((0.01 + 0.01 + 0.09 + 144 + 400) / 8); intensity errors 2, -4, 6 on the unit's full
+// scale; the squared Chamfer against the brute-force nearest distances; all through
+// metrics.json unchanged.
+TEST(Compare, TheReSimulationPapersMetricsByHand) {
+  HandCase h;
+  CompareOptions o;
+  o.beams_per_frame = 8;
+  auto m = Compare({h.real}, {h.sim}, o);
+  ASSERT_TRUE(m.ok()) << m.message();
+  EXPECT_EQ(m->range_image_abs_m.n, 8u);
+  m->real_intensity_unit = m->sim_intensity_unit = "percent";
+  auto s = Summarize({*m});
+  EXPECT_NEAR(s.at("range_image_medae_m"), 0.1, 0.1 * 0.012);  // to the histogram's 1.2 %
+  EXPECT_NEAR(s.at("range_image_rmse_m"), std::sqrt((0.01 + 0.01 + 0.09 + 144 + 400) / 8), 1e-5);
+  EXPECT_NEAR(s.at("intensity_rmse_01"), std::sqrt((4.0 + 16 + 36) / 3) / 100, 1e-6);
+  auto mean_square = [](const Frame& a, const Frame& b) {
+    double sum = 0;
+    for (double d : BruteForceNearest(a, b))
+      sum += d * d;
+    return sum / a.size();
+  };
+  EXPECT_NEAR(s.at("chamfer_sq_m2"), mean_square(h.real, h.sim) + mean_square(h.sim, h.real), 1e-4);
+  auto share = [](const Frame& a, const Frame& b) {  // squared distance within 0.05
+    double near = 0;
+    for (double d : BruteForceNearest(a, b))
+      near += d * d <= 0.05 ? 1 : 0;
+    return near / a.size();
+  };
+  const double p = share(h.sim, h.real), r = share(h.real, h.sim);
+  EXPECT_NEAR(s.at("fscore_sq_0_05"), 2 * p * r / (p + r), 1e-9);
+  EXPECT_NEAR(s.at("fscore_sq_0_05"), 0.5, 1e-9);  // 0.1, 0.1 m within; 0.3 m and beyond not
+  auto back = MetricsFromJson(MetricsToJson(*m), "m.json");
+  ASSERT_TRUE(back.ok()) << back.message();
+  const auto again = Summarize({*back});
+  for (const char* name : {"range_image_medae_m", "range_image_rmse_m", "intensity_rmse_01",
+                           "chamfer_sq_m2", "fscore_sq_0_05"})
+    EXPECT_NEAR(again.at(name), s.at(name), 1e-6 * std::max(1.0, s.at(name))) << name;
+  // The full scale: an 8-bit byte's 255; none for photons; none without beams for the image.
+  m->real_intensity_unit = "hesai reflectivity 0-255";
+  EXPECT_NEAR(Summarize({*m}).at("intensity_rmse_01"), std::sqrt((4.0 + 16 + 36) / 3) / 255, 1e-6);
+  m->real_intensity_unit = "ouster signal photons";
+  EXPECT_EQ(Summarize({*m}).count("intensity_rmse_01"), 0u);
+  auto unknown = Compare({h.real}, {h.sim}, {});
+  ASSERT_TRUE(unknown.ok());
+  EXPECT_EQ(Summarize({*unknown}).count("range_image_medae_m"), 0u);
+  EXPECT_EQ(Summarize({*m, *unknown}).count("range_image_rmse_m"), 0u);
+  std::string text = MetricsToJson(*m);
+  const size_t at = text.find("\"range_image_sum_sq_m2\": ");
+  ASSERT_NE(at, std::string::npos);
+  text.insert(at + 25, "-");
+  auto bad = MetricsFromJson(text, "m.json");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.message().find("range_image_sum_sq_m2"), std::string::npos) << bad.message();
+}
+
 TEST(Compare, ChamferAgainstIndependentBruteForce) {
   HandCase h;
   auto m = Compare({h.real}, {h.sim}, {});

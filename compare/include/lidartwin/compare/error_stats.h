@@ -44,7 +44,7 @@ struct MagnitudeQuantiles {
   std::map<int, uint64_t> counts;                // bin -> values (sparse)
   uint64_t n = 0;
 
-  void Add(double magnitude);
+  void Add(double magnitude, uint64_t count = 1);
   void Merge(const MagnitudeQuantiles& o);
   // The q-quantile (0 < q < 1) at the geometric centre of its bin; 0 when empty.
   double Quantile(double q) const;
