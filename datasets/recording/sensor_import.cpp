@@ -37,6 +37,7 @@ struct SpinningTables {
   uint32_t columns = 0;
   double rotation_rate_hz = 10, start_azimuth_deg = 0;
   std::array<double, 3> beam_origin_m{0, 0, 0};
+  double beam_origin_radius_m = 0;
 };
 
 // The profile through the schema's one writer (SaveSensorProfile, beside the loader), with
@@ -57,6 +58,7 @@ Expected<std::string> Render(const SpinningTables& t, const SensorImportOptions&
   p.rotation_rate_hz = t.rotation_rate_hz;
   p.start_azimuth_rad = t.start_azimuth_deg / kRadToDeg;
   p.beam_origin_m = t.beam_origin_m;
+  p.beam_origin_radius_m = t.beam_origin_radius_m;
   p.clockwise = true;
   if (o.detector == "capability") {
     // Capability model (seed 000 eq. 5): the data-sheet range on an 80 % target.
@@ -119,14 +121,16 @@ Expected<SpinningTables> FromOuster(const std::filesystem::path& file, double ra
   t.start_azimuth_deg = std::atan2(r[4], r[0]) * kRadToDeg;
   // Its translation (mm) is where the lidar frame's origin, and so the beams, sit in the sensor
   // frame (Ouster's xyz: x = r cos .. + t_x, z = r sin phi + t_z; physics/ouster_beam.h).
-  t.beam_origin_m = {r[3] * 1e-3, r[7] * 1e-3, r[11] * 1e-3};
+  // Each beam leaves from beam_to_lidar's x translation out along the head's direction, its z
+  // translation up (0 on every unit so far), and its range counts the x (physics/ouster_beam.h).
+  t.beam_origin_m = {r[3] * 1e-3, r[7] * 1e-3, (r[11] + m->beam_origin_z_mm) * 1e-3};
+  t.beam_origin_radius_m = m->beam_origin_x_mm * 1e-3;
   t.source = file.filename().string();
   t.notes = fmt::format(
-      "{} {}: {} beams, {} columns at {} Hz; the beams leave from the lidar frame's origin\n"
-      "# ({:.1f} mm above the sensor frame's), the {:.2f} mm offset of each beam's origin from it\n"
-      "# along the beam (range is measured from there) is not modelled.",
+      "{} {}: {} beams, {} columns at {} Hz; the lidar frame's origin {:.1f} mm above the sensor\n"
+      "# frame's, each beam's origin {:.2f} mm out from it along the head's direction.",
       m->product, m->serial, m->altitude_deg.size(), m->columns_per_frame, m->rotation_rate_hz,
-      r[11], m->lidar_origin_to_beam_origin_mm);
+      r[11], m->beam_origin_x_mm);
   return t;
 }
 

@@ -45,6 +45,7 @@ FrameContext CpuFrameContext(const SensorProfile& profile, const Trajectory& tra
                  trajectory.At(t0 + period),
                  {profile.beam_origin_m[0], profile.beam_origin_m[1], profile.beam_origin_m[2]},
                  {}};
+  c.beam_origin_radius_m = profile.beam_origin_radius_m;
   if (waveform && !waveform->transfer.empty()) {
     c.waveform = MakeWaveformChain(profile, *waveform);
   }

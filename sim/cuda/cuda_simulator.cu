@@ -529,6 +529,7 @@ Expected<Frame> CudaSimulator::Simulate(uint32_t frame_index) {
       traj.At(t0 + period),
       {profile.beam_origin_m[0], profile.beam_origin_m[1], profile.beam_origin_m[2]},
       {}};
+  context.beam_origin_radius_m = profile.beam_origin_radius_m;
   if (profile.detector.kind == DetectorKind::kWaveform) {
     context.waveform = MakeWaveformChain(profile, m.transfer.get(), m.twiddles.get());
     context.waveform.gap_powers = m.gap_powers.get();

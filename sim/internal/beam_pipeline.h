@@ -90,6 +90,9 @@ struct FrameContext {
   // Each beam's central direction in the sensor frame (BeamDirection of its scan sample, made
   // on the host: the GPU's waveform echoes read it), or null: computed where needed.
   const physics::Vec3<double>* beam_directions = nullptr;
+  // SensorProfile::beam_origin_radius_m: each beam's origin lies this far out along the head's
+  // direction (spinning scans), and its reported range counts it.
+  double beam_origin_radius_m = 0;
 };
 
 // The central direction of beam i in the sensor frame: the frame's table where it has one (two
@@ -101,13 +104,27 @@ LT_HD inline physics::Vec3<double> CentralDirection(const FrameContext& c, uint3
                                       : physics::BeamDirection(b.azimuth_rad, b.elevation_rad);
 }
 
-// The pose of the beams' origin at time t: the sensor's pose moved by beam_origin. Rays start
-// at its translation and ranges are measured from it; ReportedPoint puts the points back in
-// the sensor frame.
-LT_HD inline physics::Pose<double> EmitterPoseAt(const FrameContext& c, double t) {
+// Where beam b leaves from in the sensor frame: beam_origin, and for a head whose beams leave
+// off its axis (beam_origin_radius_m, Ouster's lidar_origin_to_beam_origin; physics/
+// ouster_beam.h) that far out along the head's direction at b's column, its azimuth less its
+// own offset.
+LT_HD inline physics::Vec3<double> BeamOrigin(const FrameContext& c,
+                                              const physics::BeamSample<double>& b) {
+  if (c.beam_origin_radius_m == 0 || c.scan.kind != physics::ScanKind::kSpinning)
+    return c.beam_origin;
+  const double head = b.azimuth_rad - c.scan.spinning.azimuth_offset_rad[b.channel];
+  return {c.beam_origin.x + c.beam_origin_radius_m * cos(head),
+          c.beam_origin.y + c.beam_origin_radius_m * sin(head), c.beam_origin.z};
+}
+
+// The pose of a beam's origin at time t: the sensor's pose moved by `origin` (BeamOrigin). Rays
+// start at its translation and ranges are measured from it; ReportedPoint puts the points back
+// in the sensor frame.
+LT_HD inline physics::Pose<double> EmitterPoseAt(const FrameContext& c, double t,
+                                                 const physics::Vec3<double>& origin) {
   physics::Pose<double> pose =
       physics::PoseAtTime(c.trajectory.time_s, c.trajectory.poses, c.trajectory.count, t);
-  pose.translation = physics::TransformPoint(pose, c.beam_origin);
+  pose.translation = physics::TransformPoint(pose, origin);
   return pose;
 }
 
@@ -129,7 +146,8 @@ LT_HD inline RayQuery SubRayQuery(const FrameContext& c, const physics::Pose<dou
 template <typename ClosestHit>
 LT_HD SubRayReturn TraceSubRay(const FrameContext& c, uint32_t beam, uint32_t sub_ray,
                                const physics::Vec3<double>& dir_sensor,
-                               const physics::Pose<double>& pose, ClosestHit& closest_hit) {
+                               const physics::Pose<double>& pose,
+                               const physics::Vec3<double>& origin, ClosestHit& closest_hit) {
   const RayQuery q = SubRayQuery(c, pose, dir_sensor);
   const physics::Vec3<double>& dir_world = q.unit_direction;
   const SurfaceHit hit = closest_hit(q.origin, dir_world, q.t_min, q.t_max);
@@ -139,7 +157,7 @@ LT_HD SubRayReturn TraceSubRay(const FrameContext& c, uint32_t beam, uint32_t su
               c.detector, hit.distance_m, physics::IncidenceCosine(dir_world, hit.normal), o.r0,
               dir_sensor,
               physics::RandomKey{c.seed, c.frame, beam, sub_ray, physics::kStreamRangeNoise}, pose,
-              c.pose_end, c.trajectory.motion_correction, c.beam_origin),
+              c.pose_end, c.trajectory.motion_correction, origin),
           &o};
 }
 
@@ -154,8 +172,11 @@ LT_HD inline physics::Vec3<double> SubRayDirection(const FrameContext& c, uint32
 }
 
 // A valid record of one point: where and when it was seen, its intensity, and the labels of
-// the surface that returned it.
-LT_HD inline BeamRecord PointRecord(uint32_t beam, const physics::BeamSample<double>& b, double t,
+// the surface that returned it. `range` is along the beam from its origin; the record's counts
+// the origin's offset from the head's axis too (beam_origin_radius_m: Ouster's ranges are
+// measured from the lidar origin).
+LT_HD inline BeamRecord PointRecord(const FrameContext& c, uint32_t beam,
+                                    const physics::BeamSample<double>& b, double t,
                                     const physics::Vec3<double>& point, double range,
                                     double intensity, const ObjectInfo& o) {
   BeamRecord r{};
@@ -164,7 +185,7 @@ LT_HD inline BeamRecord PointRecord(uint32_t beam, const physics::BeamSample<dou
   r.x_m = static_cast<float>(point.x);
   r.y_m = static_cast<float>(point.y);
   r.z_m = static_cast<float>(point.z);
-  r.range_m = static_cast<float>(range);
+  r.range_m = static_cast<float>(range + c.beam_origin_radius_m);
   r.intensity = static_cast<float>(intensity);
   r.reflectance = static_cast<float>(o.r0);
   r.channel = b.channel;
@@ -189,13 +210,15 @@ LT_HD inline uint32_t SelectedSubRay(const FrameContext& c, uint32_t beam, uint3
 struct BeamPlace {
   physics::BeamSample<double> b;
   double t;
+  physics::Vec3<double> origin;  // in the sensor frame (BeamOrigin)
   physics::Pose<double> pose;
 };
 LT_HD inline BeamPlace PlaceBeam(const FrameContext& c, uint32_t beam) {
   BeamPlace s;
   s.b = physics::ScanBeam(c.scan, beam);
   s.t = c.frame_start_s + s.b.time_s;
-  s.pose = EmitterPoseAt(c, s.t);
+  s.origin = BeamOrigin(c, s.b);
+  s.pose = EmitterPoseAt(c, s.t, s.origin);
   return s;
 }
 
@@ -219,8 +242,8 @@ LT_HD BeamRecord SimulateBeamSingleHit(const FrameContext& c, uint32_t beam,
   if (n == 1 || c.footprint.mode == physics::DivergenceMode::kRandomSelection) {
     // Random selection (seed 003): only the chosen sub-ray's output counts, so only it is traced.
     const uint32_t k = SelectedSubRay(c, beam, n);
-    const SubRayReturn s =
-        TraceSubRay(c, beam, k, SubRayDirection(c, beam, k, central), pose, closest_hit);
+    const SubRayReturn s = TraceSubRay(c, beam, k, SubRayDirection(c, beam, k, central), pose,
+                                       place.origin, closest_hit);
     if (!s.ret.valid) return r;
     range = s.ret.range_m;
     reflectance = s.ret.reflectance;
@@ -234,8 +257,8 @@ LT_HD BeamRecord SimulateBeamSingleHit(const FrameContext& c, uint32_t beam,
     uint32_t returned = 0;
     double best = -1;
     for (uint32_t k = 0; k < n; ++k) {
-      const SubRayReturn s =
-          TraceSubRay(c, beam, k, SubRayDirection(c, beam, k, central), pose, closest_hit);
+      const SubRayReturn s = TraceSubRay(c, beam, k, SubRayDirection(c, beam, k, central), pose,
+                                         place.origin, closest_hit);
       if (!s.ret.valid) continue;
       ++returned;
       range += s.ret.range_m;
@@ -249,10 +272,10 @@ LT_HD BeamRecord SimulateBeamSingleHit(const FrameContext& c, uint32_t beam,
     range /= returned;
     reflectance /= n;
     point = physics::ReportedPoint(range, central, pose, c.pose_end, c.trajectory.motion_correction,
-                                   c.beam_origin);
+                                   place.origin);
   }
   BeamRecord out =
-      PointRecord(beam, b, t, point, range, physics::ReportedIntensity(reflectance), *dominant);
+      PointRecord(c, beam, b, t, point, range, physics::ReportedIntensity(reflectance), *dominant);
   out.return_type = physics::Code(physics::LoneEchoType(c.signal.threshold.mode));
   return out;
 }
@@ -464,12 +487,12 @@ LT_HD inline void WriteEchoes(const FrameContext& c, uint32_t beam,
     if (range < c.detector.min_range_m || range > c.detector.max_range_m) continue;
     const ObjectInfo& o = c.objects[e.source];
     const physics::Vec3<double> p = physics::ReportedPoint(
-        range, central, pose, c.pose_end, c.trajectory.motion_correction, c.beam_origin);
+        range, central, pose, c.pose_end, c.trajectory.motion_correction, BeamOrigin(c, b));
     // Calibrated reflectivity: the echo's peak power over a white Lambertian target's at the
     // same range, through the same near-field overlap, in percent (link_budget.h).
     BeamRecord& r = out[slot++];
     r = PointRecord(
-        beam, b, t, p, range,
+        c, beam, b, t, p, range,
         physics::ReportedIntensity(
             e.peak_power_w + noise_w,
             physics::CalibratedWhiteTargetPower(c.signal.link, c.signal.overlap, e.peak_range_m)),
@@ -584,9 +607,9 @@ LT_HD inline void WriteChosenEchoes(const FrameContext& c, uint32_t beam,
     const physics::Echo& e = echoes[chosen[i]];
     const ObjectInfo& o = sources[i] < 0 ? none : c.objects[contributions[sources[i]].source];
     const physics::Vec3<double> p = physics::ReportedPoint(
-        e.range_m, central, pose, c.pose_end, c.trajectory.motion_correction, c.beam_origin);
+        e.range_m, central, pose, c.pose_end, c.trajectory.motion_correction, BeamOrigin(c, b));
     BeamRecord& r = out[i];
-    r = PointRecord(beam, b, t, p, e.range_m,
+    r = PointRecord(c, beam, b, t, p, e.range_m,
                     physics::WaveformIntensity(c.waveform, e.peak_power_w), o);
     r.echo_pulse_width_ns =
         static_cast<float>(physics::RangeIntervalTime(e.end_m - e.start_m) * 1e9);

@@ -751,6 +751,8 @@ Expected<SensorProfile> ParseSensorProfile(const std::string& yaml_text,
     else
       std::copy(o.begin(), o.end(), p.beam_origin_m.begin());
   }
+  if (root.Has("beam_origin_radius_m"))
+    p.beam_origin_radius_m = root.Number("beam_origin_radius_m");
   ConfigMap scan = root.Map("scan");
   ReadScan(scan, p, file);
   if (root.Has("beam")) {

@@ -304,6 +304,14 @@ void CheckFootprint(const SensorProfile& p, ConfigCheck& beam) {
               "raster gathers a return signal, which only the threshold and waveform detectors "
               "read (detector.type: threshold or waveform)");
   }
+  // The raster is traced once a frame from the head's axis (TraceRasterPixel): beams that leave
+  // off it would gather from where they do not start.
+  if (p.raster_gather && p.beam_origin_radius_m > 0) {
+    beam.Fail(
+        "gather",
+        "raster traces the frame from the head's axis; sub_rays traces each beam from its own "
+        "origin, which beam_origin_radius_m puts off it");
+  }
   if (p.detector.ReadsReturnSignal() && f.sub_rays * p.detector.max_surfaces_per_sub_ray > 128) {
     beam.Fail("sub_rays", "beam.sub_rays (" + std::to_string(f.sub_rays) +
                               ") x detector.max_surfaces_per_sub_ray (" +
@@ -478,6 +486,13 @@ void SensorProfile::Check(ConfigCheck& check) const {
                                       NumberText(beam_origin_m[0]) + ", " +
                                       NumberText(beam_origin_m[1]) + ", " +
                                       NumberText(beam_origin_m[2]) + "]");
+  if (!(Finite(beam_origin_radius_m) && beam_origin_radius_m >= 0 &&
+        beam_origin_radius_m <= kMaxBeamOriginM))
+    check.Fail("beam_origin_radius_m", "must be in 0.." + NumberText(kMaxBeamOriginM) + " m, got " +
+                                           NumberText(beam_origin_radius_m));
+  else if (beam_origin_radius_m > 0 && scan != ScanKind::kSpinning)
+    check.Fail("beam_origin_radius_m",
+               "a beam origin that turns with the head needs a spinning scan");
   if (!(min_range_m >= 0 && min_range_m < kMostRangeM))
     check.Fail("min_range_m", "must be in [0, 1e6) m, got " + NumberText(min_range_m));
   if (!(max_range_m > min_range_m && max_range_m <= kMostRangeM))

@@ -239,6 +239,8 @@ std::string SaveSensorProfile(const SensorProfile& p, const std::string& header)
       e << v;
     e << YAML::EndSeq;
   }
+  if (p.beam_origin_radius_m != 0)
+    e << YAML::Key << "beam_origin_radius_m" << YAML::Value << p.beam_origin_radius_m;
   WriteScan(e, p);
   WriteBeam(e, p);
   WriteDetector(e, p);

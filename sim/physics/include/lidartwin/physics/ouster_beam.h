@@ -11,10 +11,11 @@
 //   y = (d - n) sin(theta_e + theta_a) cos(phi) + o_x sin(theta_e)
 //   z = (d - n) sin(phi) + o_z
 // The decoder (datasets/ouster) applies this and then lidar_to_sensor_transform. The simulator
-// traces the same directions from one origin (lidartwin/physics/scan_pattern.h, the profile's
-// beam_origin_m; datasets/recording/sensor_import.cpp): the head-turning beam origin's few
-// centimetres are not simulated (0.01 deg of direction at 200 m, tests/datasets/
-// sensor_import_test.cpp).
+// traces the same directions, each from its beam's own origin: the profile's beam_origin_m
+// (lidar_to_sensor's translation) plus beam_origin_radius_m (n) along the head's direction at
+// its column, and reports the range from there plus n (sim/internal/beam_pipeline.h
+// BeamOrigin, PointRecord; datasets/recording/sensor_import.cpp). Left out, the OS-0-128's
+// 27 mm put its beams at -30 deg one channel (0.7 deg) off at 1.2 m.
 #pragma once
 
 #include <cmath>
