@@ -136,6 +136,49 @@ TEST(CpuSimulator, BeamsLeaveFromTheBeamOrigin) {
   }
 }
 
+// Beams that leave off the head's axis (beam_origin_radius_m = n, Ouster's
+// lidar_origin_to_beam_origin; physics/ouster_beam.h): over the same floor, a beam of direction
+// d whose head points at h = azimuth - its own offset leaves from beam_origin + n (cos h,
+// sin h, 0), meets the floor t = 2.5 / -d_z along d, and reports the range t + n and the point
+// where it met the floor (z = -2 exactly).
+TEST(CpuSimulator, BeamsLeaveFromTheirOwnOriginOffTheHeadsAxis) {
+  Scene scene;
+  scene.materials = test::ConstantMaterials({0.5});
+  scene.objects.push_back(test::Placed("floor", MakePlane(300, 300), {0, 0, -2}, 0, 0, 0, 0, 1, 1));
+  SensorProfile profile = test::SpinningSensor(8, -10, -60, 90, 10);
+  profile.beam_origin_m = {0.3, -0.2, 0.5};
+  profile.beam_origin_radius_m = 0.4;
+  for (size_t c = 0; c < profile.azimuth_offset_rad.size(); ++c)
+    profile.azimuth_offset_rad[c] = 0.02 * static_cast<double>(c) - 0.07;
+  ASSERT_TRUE(profile.Validate().ok());
+  const Trajectory traj = Trajectory::Static();
+  const Frame f = CpuSimulator(scene, profile, traj, {}).Simulate(0).value();
+  ASSERT_EQ(f.size(), profile.BeamCount());
+  for (size_t k = 0; k < f.size(); ++k) {
+    const auto b = profile.Beam(f.beam_id[k]);
+    const auto d = BeamDirection(b.azimuth_rad, b.elevation_rad);
+    const double h = b.azimuth_rad - profile.azimuth_offset_rad[b.channel];
+    const double t = 2.5 / -d.z;
+    ASSERT_NEAR(f.range_m[k], t + 0.4, 1e-5 * t) << k;
+    EXPECT_NEAR(f.x_m[k], 0.3 + 0.4 * std::cos(h) + t * d.x, 1e-5 * t);
+    EXPECT_NEAR(f.y_m[k], -0.2 + 0.4 * std::sin(h) + t * d.y, 1e-5 * t);
+    EXPECT_NEAR(f.z_m[k], -2.0, 1e-5 * t);
+  }
+  // Only a spinning head turns its beams' origins; a raster traced from the axis cannot hold
+  // them.
+  auto threshold = LoadSensorProfile(test::ConfigDir() / "sensors/ouster_os0_128_threshold.yaml");
+  ASSERT_TRUE(threshold.ok()) << threshold.message();
+  SensorProfile raster = *threshold;
+  raster.raster_gather = true;
+  ASSERT_TRUE(raster.Validate().ok()) << raster.Validate().message();
+  raster.beam_origin_radius_m = 0.027;
+  EXPECT_NE(raster.Validate().message().find("from the head's axis"), std::string::npos)
+      << raster.Validate().message();
+  SensorProfile bad = profile;
+  bad.beam_origin_radius_m = -0.01;
+  EXPECT_NE(bad.Validate().message().find("beam_origin_radius_m"), std::string::npos);
+}
+
 // Capability model (seed 000 eq. 5) on a wall 20 m ahead, R0 = 0.4, d_max = 50 m,
 // R_L,max = 0.8: a beam at angle phi off the normal sees r = 20 / cos(phi) and
 // R = 0.4 cos(phi); it is detected iff 0.4 cos(phi) >= 0.8 / 50 * r, i.e. cos^2(phi) >= 0.8.

@@ -117,6 +117,12 @@ TEST(CudaBackend, MatchesCpuOnTheLabSceneForEveryShippedSensor) {
   // Tier 2: 8 sub-rays in a 3 mrad cone, both output modes.
   auto os0 = LoadSensorProfile(test::ConfigDir() / "sensors/ouster_os0_128.yaml");
   ASSERT_TRUE(os0.ok());
+  // Beams off the head's axis (Ouster's 27 mm lidar_origin_to_beam_origin): each beam's own
+  // origin and range on both backends, the same tolerances.
+  SensorProfile off_axis = os0.value();
+  off_axis.beam_origin_radius_m = 0.02767;
+  off_axis.name += "+beams 27.67 mm off the axis";
+  ExpectParity(scene.value(), off_axis, Trajectory::Static(), 1, 5);
   for (auto mode : {physics::DivergenceMode::kAverage, physics::DivergenceMode::kRandomSelection}) {
     SensorProfile p = os0.value();
     p.footprint.sub_rays = 8;
@@ -223,6 +229,11 @@ TEST(CudaBackend, ThresholdDetectorMatchesCpuForEveryFootprint) {
   n.detector.overlap = {3.0, 2.0};
   n.name += " (receiver noise, pulse jitter, overlap)";
   ExpectThresholdParity(scene.value(), n, 8);
+  // Beams off the head's axis: each echo from its beam's own origin, its range counting it.
+  SensorProfile a = os0.value();
+  a.beam_origin_radius_m = 0.02767;
+  a.name += " (beams 27.67 mm off the axis)";
+  ExpectThresholdParity(scene.value(), a, 9);
 }
 
 TEST(CudaBackend, MatchesCpuForAMovingMotionCorrectedSensor) {
