@@ -72,9 +72,11 @@ def test_bad_frames_and_files(tmp_path):
 
 def test_fields_a_recording_lacks_are_none(real_data):
     frame = next(iter(lt.read_recording(real_data / "kitti-odometry-patchworkpp/000000.bin")))
-    assert frame.channel is None and frame.semantic_class is None and frame.timestamp is None
-    assert "channel" in frame.absent_fields and "channel" not in frame.fields()
+    assert frame.column is None and frame.semantic_class is None and frame.timestamp is None
+    assert "column" in frame.absent_fields and "column" not in frame.fields()
     assert frame.reflectance is not None and len(frame.reflectance) == len(frame)
+    # its scan lines are its lasers (KittiBin.ScanLinesAreTheSensorsLasers)
+    assert frame.channel is not None and int(frame.channel.max()) == 63
 
 
 def test_intensity_unit_is_the_recordings(real_data, tmp_path):
