@@ -9,6 +9,7 @@
 #     estimated by ICP instead;
 #   HDL-32E (7 frames, no poses: estimated by ICP; frames 0 and 6 are partial revolutions, so
 #     frames 1-5, each from the other four);
+#   OS-0-128 OSF (3 frames, frame 0 partial: frames 1 and 2 from the other two, static);
 #   VLP-16 (2 frames, frame 0 a third of a revolution: frame 1 from frame 0, static sensor);
 #   the nebula bags (Hesai, Velodyne, RoboSense ROS 2 bags of raw packets), each full
 #   revolution from the others.
@@ -56,6 +57,13 @@ for k in 1 2 3 4 5; do
   reproduce hdl32e $k "${hdl[@]}" --reconstruct-frames "$others"
 done
 report hdl32e
+
+# The OS-0-128 OSF (raw signal photons, 3 frames, frame 0 partial): frames 1 and 2 each from
+# the other two; a desk scene where ICP has too little to hold on to, and the sensor stood
+# still.
+osf=$real/ouster-sdk/osf/OS-0-128_v3.0.1_1024x10_20241017_141645.osf
+for k in 1 2; do reproduce os0-128-osf $k --recording "$osf" --static; done
+report os0-128-osf
 
 vlp=(--recording "$real/rust-lidar-utils/velodyne_example_vlp16.pcap"
      --calibration "$real/ros-velodyne/VLP16db.yaml" --static)

@@ -37,7 +37,7 @@ struct SpinningTables {
   uint32_t columns = 0;
   double rotation_rate_hz = 10, start_azimuth_deg = 0;
   std::array<double, 3> beam_origin_m{0, 0, 0};
-  double beam_origin_radius_m = 0;
+  double beam_origin_radius_m = 0, range_offset_m = 0;
 };
 
 // The profile through the schema's one writer (SaveSensorProfile, beside the loader), with
@@ -59,6 +59,7 @@ Expected<std::string> Render(const SpinningTables& t, const SensorImportOptions&
   p.start_azimuth_rad = t.start_azimuth_deg / kRadToDeg;
   p.beam_origin_m = t.beam_origin_m;
   p.beam_origin_radius_m = t.beam_origin_radius_m;
+  p.range_offset_m = t.range_offset_m;
   p.clockwise = true;
   if (o.detector == "capability") {
     // Capability model (seed 000 eq. 5): the data-sheet range on an 80 % target.
@@ -125,6 +126,7 @@ Expected<SpinningTables> FromOuster(const std::filesystem::path& file, double ra
   // translation up (0 on every unit so far), and its range counts the x (physics/ouster_beam.h).
   t.beam_origin_m = {r[3] * 1e-3, r[7] * 1e-3, (r[11] + m->beam_origin_z_mm) * 1e-3};
   t.beam_origin_radius_m = m->beam_origin_x_mm * 1e-3;
+  t.range_offset_m = m->lidar_origin_to_beam_origin_mm * 1e-3;
   t.source = file.filename().string();
   t.notes = fmt::format(
       "{} {}: {} beams, {} columns at {} Hz; the lidar frame's origin {:.1f} mm above the sensor\n"
@@ -237,12 +239,16 @@ Expected<SpinningTables> FromRobosense(const std::filesystem::path& file, double
     t.azimuth_offset_deg.push_back(-c->horizontal_cdeg[k] / 100.0);
   }
   t.firing_offset_us = RobosenseFiringUs(c->vertical_cdeg.size());
+  // The Helios family's lens lies 34.98 mm out along the head's direction, and the range is
+  // measured from it (the driver's RX; datasets/robosense: x = d cos(v) cos(theta_f) +
+  // RX cos(theta)).
+  t.beam_origin_radius_m = kHeliosLensOffsetM;
   t.source = file.filename().string();
   t.notes = fmt::format(
-      "{} lasers ({}'s firing table), {} columns at {} Hz; the receiver's 35-40 mm offset from "
-      "the axis is not modelled.",
+      "{} lasers ({}'s firing table), {} columns at {} Hz; each beam leaves from the lens, "
+      "{:.2f} mm out along the head's direction.",
       c->vertical_cdeg.size(), c->vertical_cdeg.size() == 32 ? "a Helios" : "a Helios-16P",
-      t.columns, t.rotation_rate_hz);
+      t.columns, t.rotation_rate_hz, kHeliosLensOffsetM * 1e3);
   return t;
 }
 

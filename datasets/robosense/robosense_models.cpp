@@ -1,5 +1,7 @@
 #include "robosense_models.h"
 
+#include "lidartwin/datasets/robosense.h"
+
 #include <ctime>
 
 #include "capture/bytes.h"
@@ -55,10 +57,30 @@ constexpr RobosenseModel kRs16{"RS-LiDAR-16",   16,    true, 55.5f,    2,    111
                                Rs16ChannelUs(), false, true, 0.03825f, 0.4f, 230.f};
 constexpr RobosenseModel kRs32{"RS-LiDAR-32",   32,   true,  55.52f,   1,    55.52f,
                                Rs32ChannelUs(), true, false, 0.03997f, 0.4f, 230.f};
-constexpr RobosenseModel kHelios{"Helios",          32,   false, 55.56f,   1,    55.56f,
-                                 HeliosChannelUs(), true, false, 0.03498f, 0.1f, 180.f};
-constexpr RobosenseModel kHelios16P{"Helios-16P",        16,   false, 55.56f,   2,    55.56f,
-                                    kHelios16PChannelUs, true, true,  0.03498f, 0.2f, 200.f};
+constexpr RobosenseModel kHelios{"Helios",
+                                 32,
+                                 false,
+                                 55.56f,
+                                 1,
+                                 55.56f,
+                                 HeliosChannelUs(),
+                                 true,
+                                 false,
+                                 static_cast<float>(kHeliosLensOffsetM),
+                                 0.1f,
+                                 180.f};
+constexpr RobosenseModel kHelios16P{"Helios-16P",
+                                    16,
+                                    false,
+                                    55.56f,
+                                    2,
+                                    55.56f,
+                                    kHelios16PChannelUs,
+                                    true,
+                                    true,
+                                    static_cast<float>(kHeliosLensOffsetM),
+                                    0.2f,
+                                    200.f};
 
 bool Begins(const std::vector<uint8_t>& p, const uint8_t* id, size_t n) {
   return p.size() >= n && std::equal(id, id + n, p.begin());

@@ -46,6 +46,7 @@ FrameContext CpuFrameContext(const SensorProfile& profile, const Trajectory& tra
                  {profile.beam_origin_m[0], profile.beam_origin_m[1], profile.beam_origin_m[2]},
                  {}};
   c.beam_origin_radius_m = profile.beam_origin_radius_m;
+  c.range_offset_m = profile.range_offset_m;
   if (waveform && !waveform->transfer.empty()) {
     c.waveform = MakeWaveformChain(profile, *waveform);
   }

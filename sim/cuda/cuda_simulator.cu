@@ -530,6 +530,7 @@ Expected<Frame> CudaSimulator::Simulate(uint32_t frame_index) {
       {profile.beam_origin_m[0], profile.beam_origin_m[1], profile.beam_origin_m[2]},
       {}};
   context.beam_origin_radius_m = profile.beam_origin_radius_m;
+  context.range_offset_m = profile.range_offset_m;
   if (profile.detector.kind == DetectorKind::kWaveform) {
     context.waveform = MakeWaveformChain(profile, m.transfer.get(), m.twiddles.get());
     context.waveform.gap_powers = m.gap_powers.get();

@@ -91,8 +91,9 @@ struct FrameContext {
   // on the host: the GPU's waveform echoes read it), or null: computed where needed.
   const physics::Vec3<double>* beam_directions = nullptr;
   // SensorProfile::beam_origin_radius_m: each beam's origin lies this far out along the head's
-  // direction (spinning scans), and its reported range counts it.
+  // direction (spinning scans); SensorProfile::range_offset_m: added to every reported range.
   double beam_origin_radius_m = 0;
+  double range_offset_m = 0;
 };
 
 // The central direction of beam i in the sensor frame: the frame's table where it has one (two
@@ -172,9 +173,9 @@ LT_HD inline physics::Vec3<double> SubRayDirection(const FrameContext& c, uint32
 }
 
 // A valid record of one point: where and when it was seen, its intensity, and the labels of
-// the surface that returned it. `range` is along the beam from its origin; the record's counts
-// the origin's offset from the head's axis too (beam_origin_radius_m: Ouster's ranges are
-// measured from the lidar origin).
+// the surface that returned it. `range` is along the beam from its origin; the record's adds
+// the profile's range_offset_m (an Ouster measures from the lidar origin, n before the beam's
+// origin).
 LT_HD inline BeamRecord PointRecord(const FrameContext& c, uint32_t beam,
                                     const physics::BeamSample<double>& b, double t,
                                     const physics::Vec3<double>& point, double range,
@@ -185,7 +186,7 @@ LT_HD inline BeamRecord PointRecord(const FrameContext& c, uint32_t beam,
   r.x_m = static_cast<float>(point.x);
   r.y_m = static_cast<float>(point.y);
   r.z_m = static_cast<float>(point.z);
-  r.range_m = static_cast<float>(range + c.beam_origin_radius_m);
+  r.range_m = static_cast<float>(range + c.range_offset_m);
   r.intensity = static_cast<float>(intensity);
   r.reflectance = static_cast<float>(o.r0);
   r.channel = b.channel;

@@ -753,6 +753,7 @@ Expected<SensorProfile> ParseSensorProfile(const std::string& yaml_text,
   }
   if (root.Has("beam_origin_radius_m"))
     p.beam_origin_radius_m = root.Number("beam_origin_radius_m");
+  if (root.Has("range_offset_m")) p.range_offset_m = root.Number("range_offset_m");
   ConfigMap scan = root.Map("scan");
   ReadScan(scan, p, file);
   if (root.Has("beam")) {

@@ -493,6 +493,9 @@ void SensorProfile::Check(ConfigCheck& check) const {
   else if (beam_origin_radius_m > 0 && scan != ScanKind::kSpinning)
     check.Fail("beam_origin_radius_m",
                "a beam origin that turns with the head needs a spinning scan");
+  if (!(Finite(range_offset_m) && std::fabs(range_offset_m) <= kMaxBeamOriginM))
+    check.Fail("range_offset_m", "must be within " + NumberText(kMaxBeamOriginM) + " m, got " +
+                                     NumberText(range_offset_m));
   if (!(min_range_m >= 0 && min_range_m < kMostRangeM))
     check.Fail("min_range_m", "must be in [0, 1e6) m, got " + NumberText(min_range_m));
   if (!(max_range_m > min_range_m && max_range_m <= kMostRangeM))

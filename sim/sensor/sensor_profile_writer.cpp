@@ -241,6 +241,7 @@ std::string SaveSensorProfile(const SensorProfile& p, const std::string& header)
   }
   if (p.beam_origin_radius_m != 0)
     e << YAML::Key << "beam_origin_radius_m" << YAML::Value << p.beam_origin_radius_m;
+  if (p.range_offset_m != 0) e << YAML::Key << "range_offset_m" << YAML::Value << p.range_offset_m;
   WriteScan(e, p);
   WriteBeam(e, p);
   WriteDetector(e, p);

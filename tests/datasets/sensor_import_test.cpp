@@ -67,6 +67,7 @@ TEST(SensorImport, OusterBeamOriginsPutReturnsWhereTheReaderDoes) {
     auto profile = Import(file);
     ASSERT_TRUE(profile.ok()) << profile.message();
     EXPECT_NEAR(profile->beam_origin_radius_m * 1e3, meta->beam_origin_x_mm, 1e-9) << name;
+    EXPECT_NEAR(profile->range_offset_m * 1e3, meta->lidar_origin_to_beam_origin_mm, 1e-9);
     const auto scan = profile->SpinningView();
     const double n = profile->beam_origin_radius_m;
     double worst_mm = 0, worst_without_mm = 0;
@@ -84,7 +85,7 @@ TEST(SensorImport, OusterBeamOriginsPutReturnsWhereTheReaderDoes) {
           const auto p = OusterPointXyz(*meta, row, col, range_m * 1000);
           double e2 = 0, w2 = 0;
           for (int k = 0; k < 3; ++k) {
-            e2 += std::pow(o[k] + (range_m - n) * d[k] - p[k], 2);
+            e2 += std::pow(o[k] + (range_m - profile->range_offset_m) * d[k] - p[k], 2);
             w2 += std::pow(profile->beam_origin_m[k] + range_m * d[k] - p[k], 2);
           }
           worst_mm = std::max(worst_mm, 1e3 * std::sqrt(e2));
@@ -246,8 +247,8 @@ namespace lt {
 namespace {
 
 // The imported Helios-16P profile points each laser where the decoder puts its returns: a
-// packet at block azimuth 0 with every return at 100 m (where the receiver's 35 mm off the axis
-// turns a point by 0.02 deg) has each laser's point at the profile's elevation and azimuth.
+// packet at block azimuth 0 with every return at 200 m (where the receiver's 35 mm off the axis
+// turns a point by 0.01 deg) has each laser's point at the profile's elevation and azimuth.
 TEST(SensorImport, RobosenseBeamsPointWhereTheDecoderPutsTheirReturns) {
   LT_REQUIRE_REAL_DATA();
   const auto csv =
@@ -267,7 +268,7 @@ TEST(SensorImport, RobosenseBeamsPointWhereTheDecoderPutsTheirReturns) {
     const int az = 20 * b;
     msop[at + 2] = static_cast<uint8_t>(az >> 8), msop[at + 3] = static_cast<uint8_t>(az);
     for (int c = 0; c < 32; ++c)
-      msop[at + 4 + 3 * c] = 0x9C, msop[at + 5 + 3 * c] = 0x40;  // 100 m
+      msop[at + 4 + 3 * c] = 0x9C, msop[at + 5 + 3 * c] = 0x40;  // 200 m in 5 mm units
   }
   PacketSource one{"made.pcap", [&](const UdpSink& sink, CaptureStats&) {
                      UdpDatagram d;
@@ -289,6 +290,29 @@ TEST(SensorImport, RobosenseBeamsPointWhereTheDecoderPutsTheirReturns) {
     EXPECT_NEAR(azimuth, scan.azimuth_offset_rad[k], (0.02 + 0.08) * M_PI / 180) << k;
     // The 35 mm off the axis lengthens the horizontal leg by 0.035 %: 0.005 deg at 15 deg.
     EXPECT_NEAR(elevation, scan.elevation_rad[k], 0.01 * M_PI / 180) << k;
+  }
+  // At 1 m the lens's 34.98 mm off the axis matter (1.4 % of the horizontal leg): the profile
+  // puts the beams there (beam_origin_radius_m along the head's direction, here about x; range
+  // from the lens, range_offset_m 0), and from there each return lies at its laser's elevation.
+  EXPECT_DOUBLE_EQ(p->beam_origin_radius_m, kHeliosLensOffsetM);
+  EXPECT_EQ(p->range_offset_m, 0.0);
+  for (int b = 0; b < 12; ++b)
+    for (int c = 0; c < 32; ++c)
+      msop[42 + 100 * b + 4 + 3 * c] = 0x00, msop[42 + 100 * b + 5 + 3 * c] = 0xC8;  // 1 m
+  ASSERT_TRUE(ForEachRobosenseFrame(one, *cal, [&](Frame&& fr) -> Status {
+                f = std::move(fr);
+                return {};
+              }).ok());
+  ASSERT_GE(f.size(), 16u);
+  for (size_t i = 0; i < 16; ++i) {
+    const uint16_t k = f.channel[i];
+    ASSERT_NEAR(f.range_m[i], 1.0, 1e-6);
+    const double from_lens =
+        std::atan2(f.z_m[i], std::hypot(f.x_m[i] - p->beam_origin_radius_m, f.y_m[i]));
+    const double from_axis = std::atan2(f.z_m[i], std::hypot(f.x_m[i], f.y_m[i]));
+    EXPECT_NEAR(from_lens, scan.elevation_rad[k], 0.01 * M_PI / 180) << k;
+    if (std::abs(scan.elevation_rad[k]) > 5 * M_PI / 180)
+      EXPECT_GT(std::abs(from_axis - scan.elevation_rad[k]), 0.05 * M_PI / 180) << k;
   }
 }
 

@@ -137,10 +137,10 @@ TEST(CpuSimulator, BeamsLeaveFromTheBeamOrigin) {
 }
 
 // Beams that leave off the head's axis (beam_origin_radius_m = n, Ouster's
-// lidar_origin_to_beam_origin; physics/ouster_beam.h): over the same floor, a beam of direction
-// d whose head points at h = azimuth - its own offset leaves from beam_origin + n (cos h,
-// sin h, 0), meets the floor t = 2.5 / -d_z along d, and reports the range t + n and the point
-// where it met the floor (z = -2 exactly).
+// lidar_origin_to_beam_origin; physics/ouster_beam.h) with a range offset (range_offset_m = q):
+// over the same floor, a beam of direction d whose head points at h = azimuth - its own offset
+// leaves from beam_origin + n (cos h, sin h, 0), meets the floor t = 2.5 / -d_z along d, and
+// reports the range t + q and the point where it met the floor (z = -2 exactly).
 TEST(CpuSimulator, BeamsLeaveFromTheirOwnOriginOffTheHeadsAxis) {
   Scene scene;
   scene.materials = test::ConstantMaterials({0.5});
@@ -148,6 +148,7 @@ TEST(CpuSimulator, BeamsLeaveFromTheirOwnOriginOffTheHeadsAxis) {
   SensorProfile profile = test::SpinningSensor(8, -10, -60, 90, 10);
   profile.beam_origin_m = {0.3, -0.2, 0.5};
   profile.beam_origin_radius_m = 0.4;
+  profile.range_offset_m = 0.25;
   for (size_t c = 0; c < profile.azimuth_offset_rad.size(); ++c)
     profile.azimuth_offset_rad[c] = 0.02 * static_cast<double>(c) - 0.07;
   ASSERT_TRUE(profile.Validate().ok());
@@ -159,7 +160,7 @@ TEST(CpuSimulator, BeamsLeaveFromTheirOwnOriginOffTheHeadsAxis) {
     const auto d = BeamDirection(b.azimuth_rad, b.elevation_rad);
     const double h = b.azimuth_rad - profile.azimuth_offset_rad[b.channel];
     const double t = 2.5 / -d.z;
-    ASSERT_NEAR(f.range_m[k], t + 0.4, 1e-5 * t) << k;
+    ASSERT_NEAR(f.range_m[k], t + 0.25, 1e-5 * t) << k;
     EXPECT_NEAR(f.x_m[k], 0.3 + 0.4 * std::cos(h) + t * d.x, 1e-5 * t);
     EXPECT_NEAR(f.y_m[k], -0.2 + 0.4 * std::sin(h) + t * d.y, 1e-5 * t);
     EXPECT_NEAR(f.z_m[k], -2.0, 1e-5 * t);
@@ -177,6 +178,9 @@ TEST(CpuSimulator, BeamsLeaveFromTheirOwnOriginOffTheHeadsAxis) {
   SensorProfile bad = profile;
   bad.beam_origin_radius_m = -0.01;
   EXPECT_NE(bad.Validate().message().find("beam_origin_radius_m"), std::string::npos);
+  bad = profile;
+  bad.range_offset_m = 1.5;
+  EXPECT_NE(bad.Validate().message().find("range_offset_m"), std::string::npos);
 }
 
 // Capability model (seed 000 eq. 5) on a wall 20 m ahead, R0 = 0.4, d_max = 50 m,

@@ -121,6 +121,7 @@ TEST(CudaBackend, MatchesCpuOnTheLabSceneForEveryShippedSensor) {
   // origin and range on both backends, the same tolerances.
   SensorProfile off_axis = os0.value();
   off_axis.beam_origin_radius_m = 0.02767;
+  off_axis.range_offset_m = 0.02767;
   off_axis.name += "+beams 27.67 mm off the axis";
   ExpectParity(scene.value(), off_axis, Trajectory::Static(), 1, 5);
   for (auto mode : {physics::DivergenceMode::kAverage, physics::DivergenceMode::kRandomSelection}) {
@@ -232,6 +233,7 @@ TEST(CudaBackend, ThresholdDetectorMatchesCpuForEveryFootprint) {
   // Beams off the head's axis: each echo from its beam's own origin, its range counting it.
   SensorProfile a = os0.value();
   a.beam_origin_radius_m = 0.02767;
+  a.range_offset_m = 0.02767;
   a.name += " (beams 27.67 mm off the axis)";
   ExpectThresholdParity(scene.value(), a, 9);
 }

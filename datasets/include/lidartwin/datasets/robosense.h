@@ -46,6 +46,10 @@ Expected<RobosenseCalibration> LoadRobosenseCalibration(const std::filesystem::p
 // 0-based); intensity = the byte (0-255); timestamp = the packet's UTC time + the block's and
 // firing's offsets. Distances in 5 mm (RS-LiDAR), or in a Helios's 2.5 or 5 mm (header byte
 // 17).
+// The Helios and Helios-16P receiver's distance from the spin axis, along the head's direction
+// [m] (the drivers' RX); ranges are measured from it.
+inline constexpr double kHeliosLensOffsetM = 0.03498;
+
 Status ForEachRobosenseFrame(const PacketSource& packets, const RobosenseCalibration& calibration,
                              const FrameSink& sink, CaptureStats* stats = nullptr);
 

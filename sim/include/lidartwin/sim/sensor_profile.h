@@ -160,12 +160,16 @@ struct SensorProfile {
   // sits 36 mm above its sensor frame (lidar_to_sensor_transform). Default: the origin.
   std::array<double, 3> beam_origin_m{0, 0, 0};
   // A spinning head's beams leave from this far out of beam_origin_m along the head's direction
-  // at their column (their azimuth less their own offset), turning with it, and the range they
-  // report counts this length too: Ouster's lidar_origin_to_beam_origin_mm (physics/
-  // ouster_beam.h: x = (d - n) cos(theta_e + theta_a) cos(phi) + n cos(theta_e), ..). At 1.2 m
-  // the OS-0-128's 27 mm move a beam at -30 deg by one channel's 0.7 deg. [m], in
+  // at their column (their azimuth less their own offset), turning with it: Ouster's
+  // lidar_origin_to_beam_origin_mm (physics/ouster_beam.h: x = (d - n) cos(theta_e + theta_a)
+  // cos(phi) + n cos(theta_e), ..), a RoboSense Helios's 34.98 mm lens offset. At 1.2 m the
+  // OS-0-128's 27 mm move a beam at -30 deg by one channel's 0.7 deg. [m], in
   // 0..kMaxBeamOriginM.
   double beam_origin_radius_m = 0;
+  // Added to every reported range: an Ouster measures from the lidar origin, n before the beam's
+  // origin along it (range_offset_m = beam_origin_radius_m); a RoboSense from its lens (0).
+  // [m], within kMaxBeamOriginM.
+  double range_offset_m = 0;
 
   // Spinning and laserconfig: per-channel tables (radians, seconds).
   std::vector<double> elevation_rad;
