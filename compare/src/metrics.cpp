@@ -76,6 +76,14 @@ double ReturnAgreement::DropAccuracy() const {
   return static_cast<double>(both + neither) / static_cast<double>(beams);
 }
 
+double ReturnAgreement::DropF1() const {
+  if (beams == 0) return NAN;
+  const double neither = static_cast<double>(beams - (both + real_only + sim_only));
+  const double denominator =
+      2 * neither + static_cast<double>(real_only) + static_cast<double>(sim_only);
+  return denominator > 0 ? 2 * neither / denominator : NAN;
+}
+
 double ChamferMetrics::FScore(int k) const {
   if (real_to_sim_m.n == 0 || sim_to_real_m.n == 0) return 0;
   const double recall = static_cast<double>(real_within[k]) / static_cast<double>(real_to_sim_m.n);
@@ -366,6 +374,7 @@ const std::vector<SummaryMetricInfo>& SummaryMetrics() {
       {"associated_fraction", false, "real points with a simulated partner"},
       {"return_agreement", false, "both returned / (either returned), Jaccard"},
       {"drop_accuracy", false, "beams where both or neither returned / all beams"},
+      {"drop_f1", false, "F1 of the simulated drops as a prediction of the real ones"},
       {"depth_abs_mean_m", true, "mean |range error| over pairs [m]"},
       {"depth_abs_std_m", true, "std of |range error| over pairs [m]"},
       {"depth_bias_m", true, "|mean signed range error| [m]"},
@@ -460,7 +469,10 @@ std::map<std::string, double> Summarize(const std::vector<ComparisonMetrics>& ru
   s["associated_fraction"] =
       real_points ? static_cast<double>(returns.both) / static_cast<double>(real_points) : 0.0;
   s["return_agreement"] = returns.Agreement();
-  if (beams_known && returns.beams > 0) s["drop_accuracy"] = returns.DropAccuracy();
+  if (beams_known && returns.beams > 0) {
+    s["drop_accuracy"] = returns.DropAccuracy();
+    if (std::isfinite(returns.DropF1())) s["drop_f1"] = returns.DropF1();
+  }
   if (depth.n() > 0) {
     s["depth_abs_mean_m"] = depth.abs_error.mean;
     s["depth_abs_std_m"] = depth.abs_error.Std();

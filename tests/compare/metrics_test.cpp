@@ -247,6 +247,9 @@ TEST(Compare, DropAccuracyCountsBeamsWhereBothOrNeitherReturned) {
   EXPECT_EQ(m->returns.beams, 20u);
   EXPECT_DOUBLE_EQ(m->returns.DropAccuracy(), 0.8);
   EXPECT_DOUBLE_EQ(Summarize({*m}).at("drop_accuracy"), 0.8);
+  // Drop F1: 5 beams neither returned (TP) per frame, 1 only the real one (FP), 1 only the
+  // simulation (FN): 2 x 5 / (2 x 5 + 1 + 1).
+  EXPECT_DOUBLE_EQ(Summarize({*m}).at("drop_f1"), 10.0 / 12);
   auto back = MetricsFromJson(MetricsToJson(*m), "m.json");
   ASSERT_TRUE(back.ok()) << back.message();
   EXPECT_EQ(back->returns.beams, 20u);
@@ -256,6 +259,7 @@ TEST(Compare, DropAccuracyCountsBeamsWhereBothOrNeitherReturned) {
   EXPECT_EQ(Summarize({*m, *unknown}).count("drop_accuracy"), 0u);
   EXPECT_EQ(Summarize({*unknown}).count("drop_accuracy"), 0u);
   EXPECT_TRUE(std::isnan(unknown->returns.DropAccuracy()));
+  EXPECT_EQ(Summarize({*unknown}).count("drop_f1"), 0u);
   // More returning beams than beams: the frame is named.
   o.beams_per_frame = 4;
   auto wrong = Compare({h.real}, {h.sim}, o);

@@ -78,6 +78,11 @@ struct ReturnAgreement {
   // Drop accuracy per beam (issue 12): beams where both returned or neither did, over all
   // beams; NaN when beams is not known.
   double DropAccuracy() const;
+  // F1 of the simulated drops as a prediction of the real ones (issue 41; the re-simulation
+  // papers' ray-drop F1): 2 TP / (2 TP + FP + FN), TP the beams neither returned, FP those only
+  // the real sensor returned, FN those only the simulation returned; NaN when beams is not known
+  // or no beam dropped on either side.
+  double DropF1() const;
 };
 
 // One frame pair's share of ReturnAgreement, for finding the worst frames (report's viewer).
