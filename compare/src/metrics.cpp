@@ -3,6 +3,7 @@
 #include <fmt/core.h>
 
 #include <algorithm>
+#include <charconv>
 #include <cmath>
 
 #include "lidartwin/compare/frame_pairing.h"
@@ -221,8 +222,11 @@ double FullScale(const std::string& unit) {
   const size_t dash = unit.rfind(" 0-");
   if (dash == std::string::npos) return 0;
   const std::string n = unit.substr(dash + 3);
-  if (n.empty() || n.find_first_not_of("0123456789") != std::string::npos) return 0;
-  return std::stod(n);
+  // A unit is read from metrics files and frames files: at most 9 digits, nothing after them.
+  uint32_t scale = 0;
+  const auto [end, ec] = std::from_chars(n.data(), n.data() + n.size(), scale);
+  if (n.empty() || n.size() > 9 || ec != std::errc() || end != n.data() + n.size()) return 0;
+  return static_cast<double>(scale);
 }
 
 // The mean of the squares of a running statistic's values: population variance + mean^2.
@@ -422,6 +426,7 @@ std::map<std::string, double> Summarize(const std::vector<ComparisonMetrics>& ru
   bool beams_known = true;  // pooled only where every run knows its beams
   MagnitudeQuantiles range_image;
   double range_image_sum_sq = 0;
+  bool squared_counts = true;  // every run counted its points within sqrt(0.05) m
   const double scale = runs.empty() ? 0 : FullScale(runs[0].real_intensity_unit);
   bool same_scale = true;
   std::vector<double> n_sim, n_real, i_sim, i_real;
@@ -443,6 +448,7 @@ std::map<std::string, double> Summarize(const std::vector<ComparisonMetrics>& ru
     returns.beams += r.returns.beams;
     beams_known = beams_known && r.returns.beams > 0;
     range_image.Merge(r.range_image_abs_m);
+    squared_counts = squared_counts && r.chamfer.has_squared_counts;
     range_image_sum_sq += r.range_image_sum_sq_m2;
     same_scale = same_scale && FullScale(r.real_intensity_unit) == scale;
     chamfer.real_to_sim_m.Merge(r.chamfer.real_to_sim_m);
@@ -501,7 +507,7 @@ std::map<std::string, double> Summarize(const std::vector<ComparisonMetrics>& ru
     s["chamfer_sq_m2"] = MeanSquare(chamfer.real_to_sim_m) + MeanSquare(chamfer.sim_to_real_m);
     s["fscore_5cm"] = chamfer.FScore(0);
     s["fscore_10cm"] = chamfer.FScore(1);
-    s["fscore_sq_0_05"] = chamfer.FScore(2);
+    if (squared_counts) s["fscore_sq_0_05"] = chamfer.FScore(2);
   }
   if (waveform_records > 0) {
     s["waveform_amplitude_mape"] = waveform_mape_sum / static_cast<double>(waveform_records);

@@ -459,7 +459,9 @@ Expected<ComparisonMetrics> MetricsFromJson(const std::string& text, const std::
       within[0] = pair[0].get<uint64_t>();
       within[1] = pair[1].get<uint64_t>();
     }
-    // Absent from files of before issue 41 (the F-score then reads as 0).
+    // Absent from files of before issue 41 (their runs then give no such F-score).
+    m.chamfer.has_squared_counts =
+        c->contains("real_within_sq_0_05") && c->contains("sim_within_sq_0_05");
     for (const auto& [key, within, total] :
          {std::tuple{"real_within_sq_0_05", m.chamfer.real_within, m.chamfer.real_to_sim_m.n},
           std::tuple{"sim_within_sq_0_05", m.chamfer.sim_within, m.chamfer.sim_to_real_m.n}}) {

@@ -399,21 +399,6 @@ Expected<PosedFrames> ImportSensor(Run& run) {
   auto input = PickFrames(run.rec, run.list, run.profile.SpinningView().columns);
   if (!input.ok())
     return OptionError("reconstruct_frames", "reconstruct_frames: " + input.message());
-  if (o.reconstruct_channel_step > 1) {
-    size_t kept = 0, all = 0;
-    for (Frame& f : input->frames) {
-      std::vector<bool> keep(f.size());
-      for (size_t i = 0; i < f.size(); ++i)
-        keep[i] = i < f.channel.size() && f.channel[i] % o.reconstruct_channel_step == 0;
-      all += f.size();
-      KeepPoints(f, keep);
-      kept += f.size();
-    }
-    o.log.Info(fmt::format(
-        "reconstruction frames: channels 0, {}, {}, .. only ({} of {} returns); the held-out "
-        "frame is simulated and compared on every channel\n",
-        o.reconstruct_channel_step, 2 * o.reconstruct_channel_step, kept, all));
-  }
   if (o.sensor.empty()) TakeNearestReturn(run, input->frames);
 
   RecordingFitOptions fit;
@@ -459,6 +444,28 @@ Expected<PosedFrames> ImportSensor(Run& run) {
           WriteTextFileAtomically(run.stage / "sensor.yaml", SaveSensorProfile(run.profile, note));
       !s.ok())
     return s.error();
+  // The scene from every N-th laser only; the sensor (its range gain, gains and detector bound)
+  // stays the one fitted on all of them, as a sparser sensor's scene re-simulated as the full
+  // sensor asks.
+  if (o.reconstruct_channel_step > 1) {
+    size_t kept = 0, all = 0;
+    for (Frame& f : input->frames) {
+      if (f.channel.size() != f.size())
+        return OptionError("reconstruct_channel_step",
+                           "reconstruct_channel_step: the recording's returns carry no channel "
+                           "(laser) to keep every N-th of");
+      std::vector<bool> keep(f.size());
+      for (size_t i = 0; i < f.size(); ++i)
+        keep[i] = i < f.channel.size() && f.channel[i] % o.reconstruct_channel_step == 0;
+      all += f.size();
+      KeepPoints(f, keep);
+      kept += f.size();
+    }
+    o.log.Info(fmt::format(
+        "reconstruction frames: channels 0, {}, {}, .. only ({} of {} returns); the held-out "
+        "frame is simulated and compared on every channel\n",
+        o.reconstruct_channel_step, 2 * o.reconstruct_channel_step, kept, all));
+  }
   return input;
 }
 
@@ -488,6 +495,23 @@ Status TakeSensorToSimulateAs(Run& run) {
         "as: {} is {} of the recording's {} lasers: their returns in the held-out frame are "
         "its truth\n",
         o.as_sensor, run.as_channels.size(), run.profile.elevation_rad.size()));
+  }
+  if (!run.as_channels.empty()) {
+    // The recorded lasers keep what the reconstruction frames taught about them: the column
+    // phase (AlignColumnPhase), the nearest return's range (TakeNearestReturn) and each
+    // laser's gains (TakeBeamGains, already divided out of those frames).
+    as->start_azimuth_rad = run.profile.start_azimuth_rad;
+    as->min_range_m = run.profile.min_range_m;
+    as->intensity_gains = {};
+    if (!run.profile.intensity_gains.empty()) {
+      as->intensity_gains.range_m = run.profile.intensity_gains.range_m;
+      as->intensity_gains.source = run.profile.intensity_gains.source;
+      for (uint16_t c : run.as_channels)
+        as->intensity_gains.gain.push_back(
+            c < run.profile.intensity_gains.gain.size()
+                ? run.profile.intensity_gains.gain[c]
+                : std::vector<double>(run.profile.intensity_gains.range_m.size(), 1.0));
+    }
   }
   run.profile = std::move(*as);
   return WriteTextFileAtomically(

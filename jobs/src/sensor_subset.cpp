@@ -10,6 +10,15 @@ std::vector<uint16_t> RecordedChannelsOf(const SensorProfile& as, const SensorPr
       std::abs(as.rotation_rate_hz - recording.rotation_rate_hz) >
           1e-9 * recording.rotation_rate_hz)
     return {};
+  // Where the beams leave and what their ranges count: a millimetre is a lens's own tolerance.
+  constexpr double kSameOriginM = 1e-3;
+  for (int k = 0; k < 3; ++k)
+    if (std::abs(as.beam_origin_m[k] - recording.beam_origin_m[k]) > kSameOriginM) return {};
+  if (std::abs(as.beam_origin_radius_m - recording.beam_origin_radius_m) > kSameOriginM ||
+      std::abs(as.range_offset_m - recording.range_offset_m) > kSameOriginM)
+    return {};
+  auto at = [](const std::vector<double>& v, size_t i) { return i < v.size() ? v[i] : 0.0; };
+  std::vector<bool> taken(recording.elevation_rad.size(), false);
   std::vector<uint16_t> out;
   for (size_t i = 0; i < as.elevation_rad.size(); ++i) {
     bool found = false;
@@ -19,6 +28,10 @@ std::vector<uint16_t> RecordedChannelsOf(const SensorProfile& as, const SensorPr
       const double b =
           j < recording.azimuth_offset_rad.size() ? recording.azimuth_offset_rad[j] : 0;
       if (std::abs(a - b) > kSameLaserRad) continue;
+      // The same firing time within 0.1 us (a column is 49-98 us).
+      if (std::abs(at(as.firing_offset_s, i) - at(recording.firing_offset_s, j)) > 1e-7) continue;
+      if (taken[j]) return {};  // two of its channels the same laser
+      taken[j] = true;
       out.push_back(static_cast<uint16_t>(j));
       found = true;
     }

@@ -15,9 +15,10 @@ namespace lt::jobs {
 // hundredth of the OS-1-128's 0.35 deg spacing, far above a profile's written precision.
 inline constexpr double kSameLaserRad = 6e-5;
 
-// For each channel of `as`, the channel of `recording` that is the same laser (same elevation
-// and azimuth offset, same columns, rotation and direction of spin); empty when any is not one
-// of them or either is not a spinning scan.
+// For each channel of `as`, the channel of `recording` that is the same laser (same elevation,
+// azimuth offset and firing offset; the same columns, rotation, direction of spin, beam origins
+// and range offset); empty when any is not one of them, two are the same one, or either is not
+// a spinning scan.
 std::vector<uint16_t> RecordedChannelsOf(const SensorProfile& as, const SensorProfile& recording);
 
 // Keeps the frame's returns on the given channels (the recording's numbers).

@@ -85,7 +85,7 @@ struct FrameContext {
   uint32_t frame;
   double frame_start_s;
   physics::Pose<double> pose_end;
-  physics::Vec3<double> beam_origin;  // where rays leave, in the sensor frame [m]
+  physics::Vec3<double> beam_origin;  // the profile's beam_origin_m (BeamOrigin adds the radius)
   physics::WaveformChain waveform;    // the waveform detector's constants and tables
   // Each beam's central direction in the sensor frame (BeamDirection of its scan sample, made
   // on the host: the GPU's waveform echoes read it), or null: computed where needed.

@@ -1,5 +1,6 @@
 // compare/: statistics, association and every metric against hand-computed cases.
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <cmath>
@@ -333,6 +334,18 @@ TEST(Compare, TheReSimulationPapersMetricsByHand) {
   EXPECT_NEAR(Summarize({*m}).at("intensity_rmse_01"), std::sqrt((4.0 + 16 + 36) / 3) / 255, 1e-6);
   m->real_intensity_unit = "ouster signal photons";
   EXPECT_EQ(Summarize({*m}).count("intensity_rmse_01"), 0u);
+  m->real_intensity_unit = "made up 0-" + std::string(400, '9');  // from a hostile file
+  EXPECT_EQ(Summarize({*m}).count("intensity_rmse_01"), 0u);
+  // A metrics file of before these counts gives no such F-score, rather than 0.
+  auto json = nlohmann::json::parse(MetricsToJson(*m));
+  ASSERT_EQ(json["chamfer_m"].erase("real_within_sq_0_05"), 1u);
+  ASSERT_EQ(json["chamfer_m"].erase("sim_within_sq_0_05"), 1u);
+  const std::string old_file = json.dump();
+  auto old_run = MetricsFromJson(old_file, "old.json");
+  ASSERT_TRUE(old_run.ok()) << old_run.message() << old_file;
+  EXPECT_EQ(Summarize({*old_run}).count("fscore_sq_0_05"), 0u);
+  EXPECT_EQ(Summarize({*old_run, *m}).count("fscore_sq_0_05"), 0u);
+  EXPECT_EQ(Summarize({*old_run}).count("fscore_5cm"), 1u);
   auto unknown = Compare({h.real}, {h.sim}, {});
   ASSERT_TRUE(unknown.ok());
   EXPECT_EQ(Summarize({*unknown}).count("range_image_medae_m"), 0u);

@@ -42,6 +42,22 @@ TEST(SensorSubset, EveryOtherLaserIsFoundAndAnotherSensorIsNot) {
   SensorProfile faster = subset;
   faster.rotation_rate_hz = 20;
   EXPECT_TRUE(RecordedChannelsOf(faster, recorded).empty());
+  // Beams that leave from elsewhere, or count their range otherwise (a hand-written OS-1-64
+  // without the range offset), or fire at another time: not these lasers.
+  SensorProfile offset = subset;
+  offset.range_offset_m = 0.016;
+  EXPECT_TRUE(RecordedChannelsOf(offset, recorded).empty());
+  SensorProfile origin = subset;
+  origin.beam_origin_m[2] = 0.036;
+  EXPECT_TRUE(RecordedChannelsOf(origin, recorded).empty());
+  SensorProfile later = subset;
+  later.firing_offset_s[0] = 1e-6;
+  EXPECT_TRUE(RecordedChannelsOf(later, recorded).empty());
+  // Two channels of one laser cannot both be its truth.
+  SensorProfile twice = subset;
+  twice.elevation_rad[1] = twice.elevation_rad[0];
+  twice.azimuth_offset_rad[1] = twice.azimuth_offset_rad[0];
+  EXPECT_TRUE(RecordedChannelsOf(twice, recorded).empty());
   SensorProfile mems = subset;
   mems.scan = ScanKind::kLissajous;
   EXPECT_TRUE(RecordedChannelsOf(mems, recorded).empty());

@@ -103,6 +103,8 @@ struct ChamferMetrics {
   RunningStats sim_to_real_m;
   // Points whose nearest partner lies within kFScoreThresholdsM[k].
   uint64_t real_within[kFScoreThresholds] = {}, sim_within[kFScoreThresholds] = {};
+  // False for a metrics file of before issue 41, which has no counts for the third threshold.
+  bool has_squared_counts = true;
   // (mean real->sim + mean sim->real) / 2
   double Symmetric() const;
   // F-score at threshold k: 2 P R / (P + R), P the share of simulated points near a real one,

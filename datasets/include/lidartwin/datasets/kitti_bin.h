@@ -16,9 +16,11 @@
 namespace lt {
 
 // One frame: XYZ, range (|xyz|), reflectance, intensity = 100 x reflectance (the simulator's
-// percent scale), and channel = the scan line, 0 (top) to 63, where the points are stored line
-// by line as KITTI's are (NumberScanLines; absent when they are not). A size that is not a multiple
-// of 16 bytes, or NaN coordinates, are errors naming the file and byte offset.
+// percent scale), and channel = the scan line in storage order, where the points are stored
+// line by line as KITTI's are (NumberScanLines: KITTI's run from the top line, 0, to the bottom,
+// 63, an order of elevation, not the HDL-64E's laser numbers; absent when they are not). A size
+// that is not a multiple of 16 bytes, or NaN coordinates, are errors naming the file and byte
+// offset.
 Expected<Frame> ReadKittiBin(const std::filesystem::path& file);
 
 // One frame: XYZ, range (|xyz|), intensity = the stored 0-255 value (the HDL-32E's calibrated

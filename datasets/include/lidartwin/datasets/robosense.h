@@ -28,6 +28,10 @@ std::vector<double> RobosenseFiringUs(size_t lasers);
 // header): 16 or 32 of them. Errors name the file and line.
 Expected<RobosenseCalibration> LoadRobosenseCalibration(const std::filesystem::path& file);
 
+// The Helios and Helios-16P receiver's distance from the spin axis, along the head's direction
+// [m] (the drivers' RX); ranges are measured from it.
+inline constexpr double kHeliosLensOffsetM = 0.03498;
+
 // Frames of MSOP packets (UDP port 6699; DIFOP on 7788 sets the return mode and the spin rate;
 // other ports skipped and counted), streamed to `sink` as each completes; a frame ends where a
 // block's azimuth wraps past 0 deg, or back to the start of a field-of-view window, or after a
@@ -46,10 +50,6 @@ Expected<RobosenseCalibration> LoadRobosenseCalibration(const std::filesystem::p
 // 0-based); intensity = the byte (0-255); timestamp = the packet's UTC time + the block's and
 // firing's offsets. Distances in 5 mm (RS-LiDAR), or in a Helios's 2.5 or 5 mm (header byte
 // 17).
-// The Helios and Helios-16P receiver's distance from the spin axis, along the head's direction
-// [m] (the drivers' RX); ranges are measured from it.
-inline constexpr double kHeliosLensOffsetM = 0.03498;
-
 Status ForEachRobosenseFrame(const PacketSource& packets, const RobosenseCalibration& calibration,
                              const FrameSink& sink, CaptureStats* stats = nullptr);
 

@@ -155,8 +155,9 @@ struct SensorProfile {
   double min_range_m = 0;
   double max_range_m = 0;
   ScanKind scan = ScanKind::kSpinning;
-  // Where the beams leave the sensor, in the sensor frame [m]: rays start there and ranges are
-  // measured from there; points are reported in the sensor frame. An Ouster's lidar frame
+  // Where the beams leave the sensor, in the sensor frame [m]: rays start there (moved by
+  // beam_origin_radius_m) and ranges are measured from there (plus range_offset_m); points are
+  // reported in the sensor frame. An Ouster's lidar frame
   // sits 36 mm above its sensor frame (lidar_to_sensor_transform). Default: the origin.
   std::array<double, 3> beam_origin_m{0, 0, 0};
   // A spinning head's beams leave from this far out of beam_origin_m along the head's direction
