@@ -690,7 +690,7 @@ TEST(Cli, ReproduceOnTheRealOs1Capture) {
 // sensor) and simulated as the full 128 (the sparse-to-dense question), and reconstructed from
 // all 128 and simulated as the 64-beam subset of every other channel (`--as`), compared on its
 // 64 lasers. Measured 2026-11-30 (docs/validation.md, "Another sensor"): the same-sensor run
-// 0.941 / 2.79 cm, sparse to dense 0.928 / 3.51 cm, the 64-beam subset 0.940 / 2.85 cm. A
+// 0.941 / 2.72 cm, sparse to dense 0.928 / 3.51 cm, the 64-beam subset 0.941 / 2.72 cm. A
 // sensor that is not a subset (the VLP-16) has no truth: the simulation alone is written.
 TEST(Cli, ReproduceTheOs1AsSubsetsOfItsLasers) {
   LT_REQUIRE_REAL_DATA();
