@@ -154,8 +154,10 @@ reproduce.__doc__ = """``lidartwin reproduce``: reconstruct a recording, simulat
 frame and compare it (metrics.json, report/ in ``out``).
 
 reproduce(recording, out, simulate_frame, *, sidecar, topic, sensor, firetimes, reconstruct_frames,
-poses, pose_at, static_sensor, rotation_rate_hz, detector, intensity, method, depth, voxel_m,
-max_range_m, seed)"""
+as_sensor, reconstruct_channel_step, poses, pose_at, static_sensor, rotation_rate_hz, detector,
+intensity, method, depth, voxel_m, max_range_m, seed): ``as_sensor`` simulates the held-out frame
+through another profile (compared where its lasers are the recorded ones: the CLI's ``--as``),
+``reconstruct_channel_step`` reconstructs from every N-th channel only."""
 labgen = _job("labgen")
 labgen.__doc__ = """``lidartwin labgen``: a virtual lab folder simulated from a unit's true
 profile. labgen(profile, out, *, seed=1, backend="auto", serial="")"""

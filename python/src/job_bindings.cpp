@@ -257,6 +257,7 @@ py::dict Reconstruct(const std::string& recording, const Path& out, const std::s
 py::dict Reproduce(const std::string& recording, const Path& out, uint32_t simulate_frame,
                    const std::string& sidecar, const std::string& topic, const std::string& sensor,
                    const std::string& firetimes, const std::vector<double>& reconstruct_frames,
+                   const std::string& as_sensor, uint32_t reconstruct_channel_step,
                    const std::string& poses, const std::string& pose_at, bool static_sensor,
                    double rotation_rate_hz, const std::string& detector,
                    const std::string& intensity, const std::string& method, int depth,
@@ -269,6 +270,8 @@ py::dict Reproduce(const std::string& recording, const Path& out, uint32_t simul
   o.firetimes = firetimes;
   o.simulate_frame = simulate_frame;
   o.reconstruct_frames = reconstruct_frames;
+  o.as_sensor = as_sensor;
+  o.reconstruct_channel_step = reconstruct_channel_step;
   o.poses = poses;
   o.pose_fraction = PoseFraction(pose_at);
   o.static_sensor = static_sensor;
@@ -362,10 +365,11 @@ void BindJobs(py::module_& m) {
   const jobs::ReproduceOptions p;
   m.def("_reproduce", &Reproduce, arg("recording"), arg("out"), arg("simulate_frame"),
         py::kw_only(), arg("sidecar") = "", arg("topic") = "", arg("sensor") = "",
-        arg("firetimes") = "", arg("reconstruct_frames") = std::vector<double>{}, arg("poses") = "",
-        arg("pose_at") = "start", arg("static_sensor") = false, arg("rotation_rate_hz") = 0.0,
-        arg("detector") = p.detector, arg("intensity") = p.intensity, arg("method") = r.method,
-        arg("depth") = r.poisson_depth, arg("voxel_m") = r.voxel_m,
+        arg("firetimes") = "", arg("reconstruct_frames") = std::vector<double>{},
+        arg("as_sensor") = "", arg("reconstruct_channel_step") = p.reconstruct_channel_step,
+        arg("poses") = "", arg("pose_at") = "start", arg("static_sensor") = false,
+        arg("rotation_rate_hz") = 0.0, arg("detector") = p.detector, arg("intensity") = p.intensity,
+        arg("method") = r.method, arg("depth") = r.poisson_depth, arg("voxel_m") = r.voxel_m,
         arg("max_range_m") = r.max_range_m, arg("seed") = 0);
 #endif
 #if LT_WITH_CERES

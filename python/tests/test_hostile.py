@@ -121,6 +121,14 @@ def test_refused_arguments_name_the_keyword(tmp_path, lab):
         with pytest.raises(lt.OptionError) as refused:
             lt.reconstruct(tmp_path / "r.h5", tmp_path / "scene", depth=99)
         assert refused.value.option == "depth" and "'depth'" in str(refused.value)
+        with pytest.raises(lt.OptionError) as refused:
+            lt.reproduce(tmp_path / "r.pcap", tmp_path / "out", 1, sidecar=str(tmp_path / "m.json"),
+                         reconstruct_channel_step=0)
+        assert refused.value.option == "reconstruct_channel_step"
+        with pytest.raises(lt.OptionError) as refused:
+            lt.reproduce(tmp_path / "r.pcap", tmp_path / "out", 1, sidecar=str(tmp_path / "m.json"),
+                         sensor="a.yaml", as_sensor="b.yaml")
+        assert refused.value.option == "as_sensor"
 
 
 def test_messages_with_bytes_that_are_not_utf8_keep_their_text(tmp_path):
