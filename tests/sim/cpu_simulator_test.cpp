@@ -110,13 +110,19 @@ TEST(CpuSimulator, IntensityFollowsR0CosTheta) {
   }
 }
 
+// A 300 m x 300 m floor 2 m below the sensor frame's origin.
+Scene FloorTwoMetresDown() {
+  Scene scene;
+  scene.materials = test::ConstantMaterials({0.5});
+  scene.objects.push_back(test::Placed("floor", MakePlane(300, 300), {0, 0, -2}, 0, 0, 0, 0, 1, 1));
+  return scene;
+}
+
 // Beams leaving from beam_origin_m = (0.3, -0.2, 0.5) over a floor 2 m below the sensor frame's
 // origin: a beam of direction d meets the floor at range (2 + 0.5) / -d_z from its origin, and
 // the point is reported in the sensor frame, origin + range d (so z = -2 exactly).
 TEST(CpuSimulator, BeamsLeaveFromTheBeamOrigin) {
-  Scene scene;
-  scene.materials = test::ConstantMaterials({0.5});
-  scene.objects.push_back(test::Placed("floor", MakePlane(300, 300), {0, 0, -2}, 0, 0, 0, 0, 1, 1));
+  const Scene scene = FloorTwoMetresDown();
   SensorProfile profile = test::SpinningSensor(8, -10, -60, 90, 10);
   profile.beam_origin_m = {0.3, -0.2, 0.5};
   // A moving sensor: the origin turns with it.
@@ -142,9 +148,7 @@ TEST(CpuSimulator, BeamsLeaveFromTheBeamOrigin) {
 // leaves from beam_origin + n (cos h, sin h, 0), meets the floor t = 2.5 / -d_z along d, and
 // reports the range t + q and the point where it met the floor (z = -2 exactly).
 TEST(CpuSimulator, BeamsLeaveFromTheirOwnOriginOffTheHeadsAxis) {
-  Scene scene;
-  scene.materials = test::ConstantMaterials({0.5});
-  scene.objects.push_back(test::Placed("floor", MakePlane(300, 300), {0, 0, -2}, 0, 0, 0, 0, 1, 1));
+  const Scene scene = FloorTwoMetresDown();
   SensorProfile profile = test::SpinningSensor(8, -10, -60, 90, 10);
   profile.beam_origin_m = {0.3, -0.2, 0.5};
   profile.beam_origin_radius_m = 0.4;
