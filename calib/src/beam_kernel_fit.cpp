@@ -308,10 +308,11 @@ StitchedKernel StitchExposures(const BeamKernelImages& images) {
       bool used = false;
       for (size_t e : order) {  // longest exposure first: the best signal to noise
         if (net(e, i, j) + images.dark_counts >= ceiling) continue;
-        // The level that picks the exposure and weighs the pixel is its neighbours' median, not
-        // its own count: a faint pixel kept because its own noise lifted it over the floor, and
-        // weighed more for it, biases the tails up (the Cube 1's blended outer spots came back
-        // wider by 0.6 of their sigma); the median of eight leaves a hot neighbour out.
+        // The level that picks the exposure (and weighs the pixel until the first fit,
+        // NoiseFromTheEmitter) is its neighbours' median, not its own count: a faint pixel kept
+        // because its own noise lifted it over the floor, and weighed more for it, biases the
+        // tails up (the Cube 1's blended outer spots came back wider by 0.6 of their sigma);
+        // the median of eight leaves a hot neighbour out.
         around.clear();
         for (size_t jj = j > 0 ? j - 1 : 0; jj <= std::min(j + 1, nv - 1); ++jj)
           for (size_t ii = i > 0 ? i - 1 : 0; ii <= std::min(i + 1, nh - 1); ++ii)

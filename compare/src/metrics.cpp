@@ -483,11 +483,8 @@ std::map<std::string, double> Summarize(const std::vector<ComparisonMetrics>& ru
     s["depth_abs_mean_m"] = depth.abs_error.mean;
     s["depth_abs_std_m"] = depth.abs_error.Std();
     s["depth_bias_m"] = std::fabs(depth.signed_error.mean);
-    // Root mean square of the signed error, from its moments: variance (n-1)/n + mean^2.
-    const double n = static_cast<double>(depth.signed_error.n);
-    const double sd = depth.signed_error.Std();
-    s["depth_rmse_m"] =
-        std::sqrt(sd * sd * (n - 1) / n + depth.signed_error.mean * depth.signed_error.mean);
+    // Root mean square of the signed error, from its moments.
+    s["depth_rmse_m"] = std::sqrt(MeanSquare(depth.signed_error));
     if (depth_abs.n > 0) {
       s["depth_abs_median_m"] = depth_abs.Quantile(0.5);
       s["depth_abs_p90_m"] = depth_abs.Quantile(0.9);
