@@ -406,7 +406,8 @@ Expected<PosedFrames> ImportSensor(Run& run) {
   fit.max_range_m = run.ro.max_range_m;
   run.raw = o.intensity == "raw" || (o.intensity == "auto" && ReportsRawIntensity(run.rec));
   if (run.raw) {
-    auto reading = FitRawIntensityReading(input->frames, fit);
+    RangeGainCorrection across;
+    auto reading = FitRawIntensityReading(*input, fit, &across);
     if (!reading.ok()) return reading.error();
     run.ro.reading = *reading;
     const auto& r = run.ro.reading;
@@ -415,6 +416,11 @@ Expected<PosedFrames> ImportSensor(Run& run) {
         "at {:.3g} m to {:.4g} at {:.3g} m)\n",
         r.gain.size(), r.gain.front(), r.gain_range_m.front(), r.gain.back(),
         r.gain_range_m.back()));
+    if (across.bins_determined >= 2)
+      o.log.Info(fmt::format(
+          "intensity: its shape from {} surfaces seen from two ranges or more ({} returns, {} "
+          "range bins)\n",
+          across.cells, across.returns, across.bins_determined));
   } else {
     o.log.Info("intensity: calibrated reflectivity in percent (R0 cos theta)\n");
   }

@@ -7,11 +7,12 @@
 #include <cstdint>
 #include <unordered_map>
 
-#include <Eigen/Eigenvalues>
+#include <Eigen/Core>
 
 #include "lidartwin/base/config_check.h"
 #include "lidartwin/base/order_statistics.h"
 #include "lidartwin/physics/units.h"
+#include "planar_cell.h"
 
 namespace lt {
 namespace {
@@ -72,6 +73,8 @@ Expected<SharedSurfaces> FindSharedSurfaces(const std::vector<Frame>& frames,
   }
   SharedSurfaces out;
   const double min_cos = std::cos(o.max_incidence_deg * physics::kDegToRad);
+  const PlanarCellOptions planar{o.min_cell_points, o.max_planar_ratio, o.plane_tolerance_m,
+                                 o.max_plane_rms_m};
   // Visit the cells in key order: the fit does not depend on the hash map's order.
   std::vector<uint64_t> keys;
   keys.reserve(cells.size());
@@ -89,46 +92,18 @@ Expected<SharedSurfaces> FindSharedSurfaces(const std::vector<Frame>& frames,
       several = several || fr.channel[i] != first_beam;
     }
     if (!several) continue;  // one laser alone tells nothing about the others
-    // The cell's plane: the points' covariance, then again over the points within the
-    // tolerance of it (a corner holds a second surface whose returns would tilt the first pass,
-    // and their incidence is not the plane's); a cell whose inliers are not planar is left out.
-    std::vector<std::pair<size_t, size_t>> inliers = points;
-    Eigen::Vector3d values = Eigen::Vector3d::Zero(), normal = Eigen::Vector3d::UnitZ();
-    bool planar = false;
-    for (int pass = 0; pass < 2; ++pass) {
-      if (inliers.size() < o.min_cell_points) break;
-      double c0[3] = {0, 0, 0};
-      for (const auto& [f, i] : inliers) {
-        c0[0] += frames[f].x_m[i] / inliers.size();
-        c0[1] += frames[f].y_m[i] / inliers.size();
-        c0[2] += frames[f].z_m[i] / inliers.size();
-      }
-      Eigen::Matrix3d cov = Eigen::Matrix3d::Zero();
-      for (const auto& [f, i] : inliers) {
-        const Eigen::Vector3d d(frames[f].x_m[i] - c0[0], frames[f].y_m[i] - c0[1],
-                                frames[f].z_m[i] - c0[2]);
-        cov += d * d.transpose() / double(inliers.size());
-      }
-      // The normal: the eigenvector of the least eigenvalue (as frame_registration.cpp's).
-      const Eigen::SelfAdjointEigenSolver<Eigen::Matrix3d> eigen(cov);
-      values = eigen.eigenvalues();  // ascending
-      normal = eigen.eigenvectors().col(0);
-      std::vector<std::pair<size_t, size_t>> next;
-      for (const auto& [f, i] : points) {
-        const double distance = (frames[f].x_m[i] - c0[0]) * normal[0] +
-                                (frames[f].y_m[i] - c0[1]) * normal[1] +
-                                (frames[f].z_m[i] - c0[2]) * normal[2];
-        if (std::fabs(distance) <= o.plane_tolerance_m) next.push_back({f, i});
-      }
-      inliers = std::move(next);
-      // Thin as well as flat: a narrow corner (a wall's foot and a strip of floor) also fits a
-      // tilted plane whose smallest eigenvalue is small beside the others.
-      planar = values[0] <= o.max_planar_ratio * values[1] &&
-               std::sqrt(std::max(values[0], 0.0)) <= o.max_plane_rms_m;
+    std::vector<Eigen::Vector3d> at(points.size());
+    for (size_t k = 0; k < points.size(); ++k) {
+      const Frame& fr = frames[points[k].first];
+      const size_t i = points[k].second;
+      at[k] = Eigen::Vector3d(fr.x_m[i], fr.y_m[i], fr.z_m[i]);
     }
-    if (!planar || inliers.size() < o.min_cell_points) continue;
+    const auto plane = FitCellPlane(at, planar);
+    if (!plane) continue;
+    const Eigen::Vector3d& normal = plane->normal;
     const size_t cell = out.cells++;
-    for (const auto& [f, i] : inliers) {
+    for (size_t k : plane->inliers) {
+      const auto [f, i] = points[k];
       const Frame& fr = frames[f];
       const double r = std::sqrt(double(fr.x_m[i]) * fr.x_m[i] + double(fr.y_m[i]) * fr.y_m[i] +
                                  double(fr.z_m[i]) * fr.z_m[i]);

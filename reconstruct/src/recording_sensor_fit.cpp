@@ -7,6 +7,7 @@
 
 #include "lidartwin/base/config_check.h"
 #include "lidartwin/base/order_statistics.h"
+#include "range_gain_fit.h"
 
 namespace lt {
 namespace {
@@ -18,10 +19,9 @@ bool Usable(const Frame& f, size_t i, const RecordingFitOptions& o) {
          (f.return_index.empty() || f.return_index[i] == 0);
 }
 
-}  // namespace
-
-Expected<IntensityReading> FitRawIntensityReading(const std::vector<Frame>& frames,
-                                                  const RecordingFitOptions& o) {
+// G(R) at the bins' median ranges, the median intensity of each bin (unscaled).
+Expected<IntensityReading> BinnedRangeGain(const std::vector<Frame>& frames,
+                                           const RecordingFitOptions& o) {
   const double log_lo = std::log(o.min_range_m), log_hi = std::log(o.max_range_m);
   std::vector<std::vector<double>> bins(static_cast<size_t>(o.range_bins));
   std::vector<std::vector<double>> bin_ranges(static_cast<size_t>(o.range_bins));
@@ -52,6 +52,13 @@ Expected<IntensityReading> FitRawIntensityReading(const std::vector<Frame>& fram
         "fitting the range-intensity gain: fewer than two range bins in [{}, {}] m hold {} "
         "returns with a positive median intensity",
         NumberText(o.min_range_m), NumberText(o.max_range_m), o.min_returns_per_bin)};
+  return reading;
+}
+
+// G scaled so that the median I / G(R) over every return is the nominal reflectance.
+Expected<IntensityReading> ScaledToNominal(IntensityReading reading,
+                                           const std::vector<Frame>& frames,
+                                           const RecordingFitOptions& o) {
   // Scale: the median of I / G(R) over every return becomes the nominal reflectance.
   std::vector<double> ratio;
   for (const Frame& f : frames)
@@ -68,6 +75,27 @@ Expected<IntensityReading> FitRawIntensityReading(const std::vector<Frame>& fram
   for (double& g : reading.gain)
     g *= scale;
   return reading;
+}
+
+}  // namespace
+
+Expected<IntensityReading> FitRawIntensityReading(const std::vector<Frame>& frames,
+                                                  const RecordingFitOptions& o) {
+  auto reading = BinnedRangeGain(frames, o);
+  if (!reading.ok()) return reading.error();
+  return ScaledToNominal(std::move(*reading), frames, o);
+}
+
+Expected<IntensityReading> FitRawIntensityReading(const PosedFrames& input,
+                                                  const RecordingFitOptions& o,
+                                                  RangeGainCorrection* correction) {
+  auto reading = BinnedRangeGain(input.frames, o);
+  if (!reading.ok()) return reading.error();
+  RangeGainCorrection total = FitRangeGainAcrossViewpoints(input, *reading, o);
+  for (size_t n = 0; n < reading->gain.size(); ++n)
+    reading->gain[n] *= std::exp(total.ln_correction[n]);
+  if (correction) *correction = std::move(total);
+  return ScaledToNominal(std::move(*reading), input.frames, o);
 }
 
 Expected<double> FitDetectionEnvelope(const std::vector<Frame>& frames,

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 
 namespace lt {
 namespace {
@@ -95,6 +96,85 @@ TEST(RecordingSensorFit, TheBrightTailIsKeptBelowTheClampAndTheRatiosKept) {
   EXPECT_LT(r0[r0.size() / 2], o.nominal_reflectance);  // the median reads darker than nominal
   // Without the tail the nominal scale stands (the test above): the tail only rescales.
   EXPECT_GT(r0[r0.size() / 2], 0.02);
+}
+
+// A sensor driven 4 m a frame along x past wall patches (1.2 m squares facing it) whose
+// reflectance grows with their distance from the road (0.04 at 3 m, 0.6 at 35 m: the road
+// and kerb near a car, facades far from it), read with I = G(R) R0 cos(theta) and 10 %
+// log-normal noise, G(R) = 40 sqrt(R).
+PosedFrames DrivePastWalls(int frames, double step_m) {
+  PosedFrames input;
+  const double offsets[] = {3, 5, 8, 12, 18, 25, 35};
+  uint64_t state = 12345;
+  auto gauss = [&] {  // Box-Muller on a 64-bit LCG (Knuth's MMIX constants)
+    auto uniform = [&] {
+      state = state * 6364136223846793005ULL + 1442695040888963407ULL;
+      return ((state >> 11) + 0.5) / 9007199254740992.0;
+    };
+    return std::sqrt(-2 * std::log(uniform())) * std::cos(2 * M_PI * uniform());
+  };
+  for (int k = 0; k < frames; ++k) {
+    const double sx = step_m * k;
+    Frame f;
+    for (double d : offsets) {
+      const double r0 = 0.04 * std::pow(15.0, std::log(d / 3) / std::log(35.0 / 3));
+      for (double px = 0; px <= 40; px += 2)
+        for (int u = 0; u < 12; ++u)
+          for (int v = 0; v < 12; ++v) {
+            // The patch's point in the world, then in the sensor's frame (translated only).
+            const double wx = px + 0.1 * u + 0.05, wz = -0.6 + 0.1 * v + 0.05;
+            const double x = wx - sx, y = d, z = wz;
+            const double r = std::sqrt(x * x + y * y + z * z);
+            const double cos_theta = d / r;
+            FramePoint p;
+            p.x_m = static_cast<float>(x);
+            p.y_m = static_cast<float>(y);
+            p.z_m = static_cast<float>(z);
+            p.range_m = static_cast<float>(r);
+            p.intensity =
+                static_cast<float>(40 * std::sqrt(r) * r0 * cos_theta * std::exp(0.1 * gauss()));
+            f.Append(p);
+          }
+    }
+    input.frames.push_back(std::move(f));
+    physics::Pose<double> pose{{1, 0, 0, 0}, {sx, 0, 0}};
+    input.start_poses.push_back(pose);
+    input.end_poses.push_back(pose);
+  }
+  return input;
+}
+
+// The binned medians follow what lies at each range (near dark, far bright: their G is several
+// times too steep); surfaces seen from two ranges give the sensor's G back.
+TEST(RecordingSensorFit, SurfacesSeenFromTwoRangesGiveTheGainsShape) {
+  const PosedFrames drive = DrivePastWalls(6, 4.0);
+  RecordingFitOptions o;
+  RangeGainCorrection across;
+  auto binned = FitRawIntensityReading(drive.frames, o);
+  auto reading = FitRawIntensityReading(drive, o, &across);
+  ASSERT_TRUE(binned.ok() && reading.ok()) << reading.message();
+  EXPECT_GE(across.bins_determined, 5);
+  EXPECT_GT(across.cells, 100u);
+  // G's shape between 5 and 35 m against sqrt(R / 5 m), known up to scale. The bins hold a
+  // range of ranges each, and G is linear between their median ranges: 5 %.
+  double worst_binned = 0;
+  for (double r = 5; r <= 35; r *= 1.25) {
+    const double expected = std::sqrt(r / 5);
+    EXPECT_NEAR(reading->GainAt(r) / reading->GainAt(5), expected, 0.05 * expected) << r;
+    worst_binned = std::max(worst_binned, binned->GainAt(r) / binned->GainAt(5) / expected);
+  }
+  EXPECT_GT(worst_binned, 2.0) << "the medians alone would have passed: the scene tests nothing";
+}
+
+// A sensor that stood still sees every surface from one range: the binned G stands.
+TEST(RecordingSensorFit, AStillSensorKeepsTheBinnedGain) {
+  const PosedFrames still = DrivePastWalls(3, 0.0);
+  RangeGainCorrection across;
+  auto reading = FitRawIntensityReading(still, {}, &across);
+  auto binned = FitRawIntensityReading(still.frames, {});
+  ASSERT_TRUE(binned.ok() && reading.ok());
+  EXPECT_EQ(across.cells, 0u);
+  EXPECT_EQ(reading->gain, binned->gain);
 }
 
 TEST(RecordingSensorFit, TheDetectionEnvelopeIsTheQuantileOfReflectanceOverRange) {

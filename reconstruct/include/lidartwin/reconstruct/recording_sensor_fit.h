@@ -25,6 +25,21 @@ struct RecordingFitOptions {
   double tail_quantile = 0.999;      // ... unless the returns' tail at this quantile would
   double tail_reflectance = 0.95;    // read above this: then the tail reads this
   double envelope_quantile = 0.001;  // of R / d over the returns, for the detection bound
+  // G across viewpoints (range_gain_fit.h): world cells of this edge, seen from ranges this
+  // ratio apart at least, at most this incidence; alternations of each kind.
+  double gain_cell_m = 0.4, gain_min_range_ratio = 1.1, gain_max_incidence_deg = 75;
+  int gain_iterations = 300;
+  int gain_passes = 8;             // of the whole fit, from the last pass's G ...
+  double gain_settled_ln = 0.005;  // ... until no node moves by more than this
+};
+
+// G's correction across viewpoints: its logarithm per node of the binned G (0 where no surface
+// seen from two ranges determines it: a node takes its nearest determined bin's), and what
+// determined it.
+struct RangeGainCorrection {
+  std::vector<double> ln_correction;
+  size_t cells = 0, returns = 0;  // the surfaces seen from two ranges, their returns
+  int bins_determined = 0;
 };
 
 // G(R) at the bins' median ranges (the median intensity of each bin), scaled so that the median I /
@@ -32,6 +47,13 @@ struct RecordingFitOptions {
 // bins with enough returns.
 Expected<IntensityReading> FitRawIntensityReading(const std::vector<Frame>& frames,
                                                   const RecordingFitOptions& options);
+
+// The same from posed frames, its shape corrected where surfaces were seen from two ranges or
+// more (a moving sensor: range_gain_fit.h), then scaled. correction (may be null): what the
+// surfaces said.
+Expected<IntensityReading> FitRawIntensityReading(const PosedFrames& input,
+                                                  const RecordingFitOptions& options,
+                                                  RangeGainCorrection* correction);
 
 // R_L,max / d_max [1/m]: the envelope_quantile of (apparent reflectance / range) over the
 // returns, the apparent reflectance being reading.Reflectance(I, R, cos 0) = R0 cos(theta) as
