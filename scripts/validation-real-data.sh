@@ -78,7 +78,9 @@ report vlp16
 nebula=$real/nebula
 while read -r name frames; do
   bag=$(ls "$nebula/$name"/*.db3)
-  cal=$(ls "$nebula/$name"/*.csv "$nebula/$name"/*.yaml 2>/dev/null | grep -v metadata.yaml | head -1)
+  # The angle file (a Hesai .csv, a Velodyne or RoboSense .yaml): not the bag's metadata.yaml.
+  cal=$(find "$nebula/$name" -maxdepth 1 \( -name '*.csv' -o -name '*.yaml' \) \
+          ! -name metadata.yaml | sort | head -1)
   for k in ${frames//,/ }; do
     others=$(echo "$frames" | tr , '\n' | grep -vx "$k" | paste -sd,)
     reproduce "nebula-$name" "$k" --recording "$bag" --calibration "$cal" \

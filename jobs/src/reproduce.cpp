@@ -396,6 +396,10 @@ Expected<PosedFrames> ImportSensor(Run& run) {
     if (Status s = FitsTheRecording(*profile, run.rec, o.sensor); !s.ok()) return s.error();
     run.profile = std::move(*profile);
   }
+  // The recording's beams' origins, for the reconstruction's rays (before an `as_sensor`
+  // takes the profile's place).
+  const auto& offset = run.profile.beam_origin_m;
+  run.ro.beam_origins = {{offset[0], offset[1], offset[2]}, run.profile.beam_origin_radius_m};
   auto input = PickFrames(run.rec, run.list, run.profile.SpinningView().columns);
   if (!input.ok())
     return OptionError("reconstruct_frames", "reconstruct_frames: " + input.message());

@@ -346,7 +346,11 @@ Expected<ReconstructedSurface> MeshRangeImages(const PosedFrames& input,
   // R0 of each triangle fixed when it was made (surfels); NaN: from its vertices (step 4).
   std::vector<float> fixed_reflectance;
   std::vector<double> vertex_intensity, vertex_range;
-  std::vector<Vec3<double>> vertex_origin;  // where the sensor was when it fired
+  // The sensor's own range less vertex_range (an Ouster measures from its lidar origin, a
+  // Helios from its lens): the reading's G(R) was fitted on the reported ranges, and the
+  // simulator reports them.
+  std::vector<double> vertex_range_offset;
+  std::vector<Vec3<double>> vertex_origin;  // where the beam left from (world)
   std::vector<uint32_t> vertex_frame;
   std::vector<std::vector<std::array<uint32_t, 3>>> frame_triangles(input.frames.size());
   std::vector<SurfelWanted> wanted;
@@ -377,9 +381,12 @@ Expected<ReconstructedSurface> MeshRangeImages(const PosedFrames& input,
       if (!std::isfinite(w.x) || !std::isfinite(w.y) || !std::isfinite(w.z)) continue;
       const uint32_t v = static_cast<uint32_t>(surface.vertices.size());
       surface.vertices.push_back({w.x, w.y, w.z});
-      vertex_origin.push_back(pose.translation);
+      const Vec3<double> beam_origin = o.beam_origins.Of(p);
+      const double beam_range = std::sqrt(Dot(p - beam_origin, p - beam_origin));
+      vertex_origin.push_back(physics::TransformPoint(pose, beam_origin));
       vertex_intensity.push_back(f.intensity.size() == f.size() ? f.intensity[i] : NAN);
-      vertex_range.push_back(norm);
+      vertex_range.push_back(beam_range);
+      vertex_range_offset.push_back(std::isfinite(r) ? r - beam_range : 0.0);
       vertex_frame.push_back(static_cast<uint32_t>(k));
       g.direction.push_back((1.0 / norm) * p);
       g.range.push_back(norm);
@@ -577,6 +584,7 @@ Expected<ReconstructedSurface> MeshRangeImages(const PosedFrames& input,
       vertex_origin.push_back(vertex_origin[w.vertex]);
       vertex_intensity.push_back(NAN);
       vertex_range.push_back(NAN);
+      vertex_range_offset.push_back(0);
     }
   }
   // 5b. The ground discs: a fan of kDiscSegments triangles each.
@@ -603,6 +611,7 @@ Expected<ReconstructedSurface> MeshRangeImages(const PosedFrames& input,
       vertex_origin.push_back(d.centre);
       vertex_intensity.push_back(NAN);
       vertex_range.push_back(NAN);
+      vertex_range_offset.push_back(0);
     }
   }
 
@@ -623,7 +632,7 @@ Expected<ReconstructedSurface> MeshRangeImages(const PosedFrames& input,
     const Vec3<double> to_sensor = vertex_origin[v] - at(static_cast<uint32_t>(v));
     const double len = std::sqrt(Dot(normal[v], normal[v]) * Dot(to_sensor, to_sensor));
     if (!(len > 0)) continue;
-    r0[v] = o.reading.Reflectance(vertex_intensity[v], vertex_range[v],
+    r0[v] = o.reading.Reflectance(vertex_intensity[v], vertex_range[v] + vertex_range_offset[v],
                                   std::fabs(Dot(normal[v], to_sensor)) / len,
                                   o.reflectance_max_incidence_deg);
   }
@@ -648,7 +657,7 @@ Expected<ReconstructedSurface> MeshRangeImages(const PosedFrames& input,
     const Vec3<double> to_sensor = vertex_origin[v] - at(v);
     const double len = std::sqrt(Dot(n, n) * Dot(to_sensor, to_sensor));
     if (!(len > 0)) return double(NAN);
-    return o.reading.Reflectance(vertex_intensity[v], vertex_range[v],
+    return o.reading.Reflectance(vertex_intensity[v], vertex_range[v] + vertex_range_offset[v],
                                  std::fabs(Dot(n, to_sensor)) / len, o.own_face_max_incidence_deg);
   };
   if (o.reflectance_at_vertices) SplitAtVertices(fixed_reflectance, corner_reflectance, surface);

@@ -15,6 +15,13 @@ physics::Pose<double> PoseOfPoint(const PosedFrames& input, size_t k, size_t i) 
                                   std::min(in_frame, 1.0));
 }
 
+physics::Vec3<double> BeamOrigins::Of(const physics::Vec3<double>& p) const {
+  if (radius_m == 0) return offset_m;
+  const double head = std::atan2(p.y - offset_m.y, p.x - offset_m.x);
+  return {offset_m.x + radius_m * std::cos(head), offset_m.y + radius_m * std::sin(head),
+          offset_m.z};
+}
+
 double IntensityReading::GainAt(double range_m) const {
   if (gain.empty()) return 100.0;  // calibrated reflectivity: percent of a white target
   if (range_m <= gain_range_m.front()) return gain.front();

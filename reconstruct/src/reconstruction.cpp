@@ -171,6 +171,7 @@ Expected<ReconstructionSummary> ReconstructUnguarded(const PosedFrames& input,
     mo.reading = o.reading;
     mo.reflectance_max_incidence_deg = o.max_incidence_deg;
     mo.own_face_max_incidence_deg = o.own_face_max_incidence_deg;
+    mo.beam_origins = o.beam_origins;
     for (const Frame& f : input.frames) {
       summary.input_points += f.size();
       for (size_t i = 0; i < f.size(); ++i)

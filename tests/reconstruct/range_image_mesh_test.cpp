@@ -293,6 +293,43 @@ TEST(RangeImageMesh, ReflectanceIsReadBackFromTheIntensities) {
     ASSERT_NEAR(r, 0.5, 1e-3);
 }
 
+// A floor 1 m below a head whose beams leave 5 cm off its axis, 36 mm above the sensor frame
+// (an OS-0's lidar frame and beam origins, rounded up), its ranges reported 3 cm longer: the
+// returns' incidence is their own beams'. Read from those origins R0 comes back; read from the
+// sensor frame's origin, the grazing rings' cos(theta) is off by several percent, and so is their
+// R0.
+TEST(RangeImageMesh, ReflectanceIsReadAlongEachBeamsOwnRay) {
+  const Scene scene =
+      SceneOf({test::Placed("floor", MakePlane(20, 20), {0, 0, -1}, 0, 0, 0, 0, 1, 1)}, {0.5});
+  SensorProfile sensor = test::SpinningSensor(16, -20, -50, 720, 10);
+  sensor.beam_origin_m = {0, 0, 0.036};
+  sensor.beam_origin_radius_m = 0.05;
+  sensor.range_offset_m = 0.03;
+  Frame f = test::SimulatedFrame(scene, sensor, {});
+  // In raw units through a steep gain (10 times over 0.5-3 m, as an OS-0's signal photons
+  // fall), a function of the reported range that the reading must be given, not the distance
+  // from the beam's origin (3 cm less).
+  RangeImageMeshOptions o = MeshOnly();
+  o.reading.gain_range_m = {0.5, 3};
+  o.reading.gain = {200, 20};
+  for (size_t i = 0; i < f.size(); ++i)
+    f.intensity[i] = static_cast<float>(o.reading.GainAt(f.range_m[i]) * f.intensity[i] / 100);
+  o.reflectance_max_incidence_deg = o.own_face_max_incidence_deg = 80;
+  o.fill_ground = false;  // the disc under the sensor reads its rings' median
+  o.beam_origins = {{0, 0, 0.036}, 0.05};
+  auto own = MeshRangeImages(test::Posed({f}, {{0, 0, 0}}), o);
+  o.beam_origins = {};
+  auto centre = MeshRangeImages(test::Posed({f}, {{0, 0, 0}}), o);
+  ASSERT_TRUE(own.ok() && centre.ok()) << own.message() << centre.message();
+  ASSERT_GT(own->triangle_reflectance.size(), 1000u);
+  double worst_centre = 0;
+  for (size_t k = 0; k < own->triangle_reflectance.size(); ++k) {
+    ASSERT_NEAR(own->triangle_reflectance[k], 0.5, 0.5 * 2e-3) << k;
+    worst_centre = std::max(worst_centre, std::fabs(centre->triangle_reflectance[k] - 0.5) / 0.5);
+  }
+  EXPECT_GT(worst_centre, 0.03) << "from the axis reads alike: the case tests nothing";
+}
+
 // A wall reading 2.5 times a white target (paint, a sign): a diffuse reading stops at R0 = 1,
 // an apparent one (IntensityReading::max_reflectance, reproduce of a sensor that barely moved)
 // keeps 2.5, and the scene written from it marks that class's material apparent.

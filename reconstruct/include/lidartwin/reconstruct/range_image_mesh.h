@@ -80,6 +80,7 @@ struct RangeImageMeshOptions {
   // its neighbours' mean, grazing ground surfels to the scene's median) and by 0.84 at 89; on
   // the HDL-32E capture (driving), its frame 1 by 12.4 at 75 and 13.2 at 89.
   double own_face_max_incidence_deg = 75;
+  BeamOrigins beam_origins;  // of the recording's sensor (reconstructed_surface.h)
   // Each triangle split into four at its edges' midpoints, its corners reading their own
   // return's R0 (range_image_mesh.cpp, SplitAtVertices); false: one R0 per triangle, the mean
   // of its corners'.

@@ -21,6 +21,19 @@ struct PosedFrames {
   uint32_t columns_per_frame = 0;  // 0: every point at its frame's start pose
 };
 
+// Where a sensor's beams leave from in its frame: SensorProfile::beam_origin_m, and for a head
+// whose beams leave off its axis (an Ouster's lidar_origin_to_beam_origin, a Helios's lens)
+// radius_m out along the head's direction (ADR 0028). A reconstruction fuses along and reads
+// the incidence of the beam's own ray: at the OS-0's 1 m, 27 mm off the axis turn a grazing
+// face's incidence by 1.5 deg, its cos by 7 % at 70 deg.
+struct BeamOrigins {
+  physics::Vec3<double> offset_m{0, 0, 0};
+  double radius_m = 0;
+  // The origin of the beam that returned p (sensor frame), the head taken along p's azimuth
+  // (a beam's own azimuth offset, at most 3 deg on an Ouster, moves it by 1.4 mm).
+  physics::Vec3<double> Of(const physics::Vec3<double>& p) const;
+};
+
 // The sensor pose at point i of frame k: interpolated at its column's fraction of the frame.
 physics::Pose<double> PoseOfPoint(const PosedFrames& input, size_t k, size_t i);
 

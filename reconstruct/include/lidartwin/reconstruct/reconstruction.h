@@ -67,7 +67,8 @@ struct ReconstructOptions {
   // Through a return's own face (range_image_mesh.h): up to 89 deg where every simulated
   // viewpoint is near one the frames were seen from (a sensor that barely moved), else as above.
   double own_face_max_incidence_deg = 75;
-  bool carve = true;  // visibility carving (visibility_carving.h) after meshing
+  BeamOrigins beam_origins;  // of the recording's sensor (reconstructed_surface.h)
+  bool carve = true;         // visibility carving (visibility_carving.h) after meshing
   // Surfaces are split into this many reflectance classes of equal ratio between
   // kMinReadReflectance and 1, a material each: 300 are 1.8 % wide, a class's mean within 0.9 %
   // of its members. 40 classes (14 % wide) left the XT16 bag's frame 2 at an intensity error of
