@@ -128,19 +128,6 @@ Expected<SharedSurfaces> FindSharedSurfaces(const std::vector<Frame>& frames,
   return out;
 }
 
-// Median of v, or 0 when empty.
-double MedianOr0(const std::vector<double>& v) {
-  return v.empty() ? 0.0 : Median(v);
-}
-
-// Mean of v, or 0 when empty.
-double MeanOr0(const std::vector<double>& v) {
-  double s = 0;
-  for (double x : v)
-    s += x;
-  return v.empty() ? 0.0 : s / static_cast<double>(v.size());
-}
-
 }  // namespace
 
 double BeamIntensityGains::GainAt(size_t laser, double r) const {
@@ -194,7 +181,7 @@ Expected<BeamIntensityGains> FitBeamIntensityGains(const std::vector<Frame>& fra
     for (size_t i = 0; i < rs.size(); ++i)
       by_cell[rs[i].cell].push_back(rs[i].y - beta[rs[i].beam][bin[i]]);
     for (size_t c = 0; c < alpha.size(); ++c)
-      alpha[c] = median ? MedianOr0(by_cell[c]) : MeanOr0(by_cell[c]);
+      alpha[c] = median ? MedianOr(by_cell[c], 0.0) : MeanOr(by_cell[c], 0.0);
     for (auto& v : by_beam_bin)
       v.clear();
     for (size_t i = 0; i < rs.size(); ++i)
@@ -205,14 +192,14 @@ Expected<BeamIntensityGains> FitBeamIntensityGains(const std::vector<Frame>& fra
       for (size_t b = 0; b < beams; ++b) {
         if (count[b][k] < o.min_bin_points) continue;  // filled in below
         const auto& v = by_beam_bin[b * bins + k];
-        const double next = median ? MedianOr0(v) : MeanOr0(v);
+        const double next = median ? MedianOr(v, 0.0) : MeanOr(v, 0.0);
         change = std::max(change, std::fabs(next - beta[b][k]));
         beta[b][k] = next;
         determined.push_back(next);
       }
       // The gauge of each bin: its median determined laser has gain 1 (a range trend common to
       // every laser cannot be told from the cells' reflectances).
-      const double centre = MedianOr0(determined);
+      const double centre = MedianOr(determined, 0.0);
       for (size_t b = 0; b < beams; ++b)
         if (count[b][k] >= o.min_bin_points) beta[b][k] -= centre;
     }
@@ -241,7 +228,7 @@ Expected<BeamIntensityGains> FitBeamIntensityGains(const std::vector<Frame>& fra
       std::vector<double> dev;
       for (double y : by_beam_bin[b * bins + k])
         dev.push_back(std::fabs(y - beta[b][k]));
-      out.gain_sd[b][k] = out.gain[b][k] * 1.4826 * MedianOr0(dev) /
+      out.gain_sd[b][k] = out.gain[b][k] * 1.4826 * MedianOr(dev, 0.0) /
                           std::sqrt(std::max(1.0, 0.5 * double(dev.size())));
     }
     // A bin the laser barely saw takes the nearest determined bin's gain (its sd stays 0).

@@ -30,17 +30,6 @@ uint64_t WorldCellKey(const physics::Vec3<double>& p, double cell_m) {
   return (q(p.x) << 42) | (q(p.y) << 21) | q(p.z);
 }
 
-double MedianOr0(const std::vector<double>& v) {
-  return v.empty() ? 0.0 : Median(v);
-}
-
-double MeanOr0(const std::vector<double>& v) {
-  double s = 0;
-  for (double x : v)
-    s += x;
-  return v.empty() ? 0.0 : s / static_cast<double>(v.size());
-}
-
 // k per range bin (0 where the bin holds fewer than min_returns_per_bin returns), alternated
 // with the cells' ln rho: by means until they settle, then by medians from there (which edges,
 // mixed returns and movers do not pull); the gauge is the determined bins' median k = 0.
@@ -55,7 +44,7 @@ std::vector<double> BinCorrections(const std::vector<ViewedReturn>& rs,
     for (size_t i = 0; i < rs.size(); ++i)
       by_cell[rs[i].cell].push_back(y[i] - k[rs[i].bin]);
     for (size_t c = 0; c < rho.size(); ++c)
-      rho[c] = median ? MedianOr0(by_cell[c]) : MeanOr0(by_cell[c]);
+      rho[c] = median ? MedianOr(by_cell[c], 0.0) : MeanOr(by_cell[c], 0.0);
     for (auto& v : by_bin)
       v.clear();
     for (size_t i = 0; i < rs.size(); ++i)
@@ -64,12 +53,12 @@ std::vector<double> BinCorrections(const std::vector<ViewedReturn>& rs,
     std::vector<double> determined;
     for (size_t b = 0; b < bins; ++b) {
       if (count[b] < o.min_returns_per_bin) continue;
-      const double next = median ? MedianOr0(by_bin[b]) : MeanOr0(by_bin[b]);
+      const double next = median ? MedianOr(by_bin[b], 0.0) : MeanOr(by_bin[b], 0.0);
       change = std::max(change, std::fabs(next - k[b]));
       k[b] = next;
       determined.push_back(next);
     }
-    const double centre = MedianOr0(determined);
+    const double centre = MedianOr(determined, 0.0);
     for (size_t b = 0; b < bins; ++b)
       if (count[b] >= o.min_returns_per_bin) k[b] -= centre;
     return change;

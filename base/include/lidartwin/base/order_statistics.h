@@ -42,4 +42,15 @@ T Mean(const std::vector<T>& v) {
   return v.empty() ? std::numeric_limits<T>::quiet_NaN() : sum / static_cast<T>(v.size());
 }
 
+// The median or the mean, `fallback` for an empty sample (an alternating fit's group that
+// holds no return this round keeps its effect at 0).
+template <typename T>
+T MedianOr(const std::vector<T>& v, T fallback) {
+  return v.empty() ? fallback : Median(v);
+}
+template <typename T>
+T MeanOr(const std::vector<T>& v, T fallback) {
+  return v.empty() ? fallback : Mean(v);
+}
+
 }  // namespace lt
