@@ -22,6 +22,7 @@
 #include "lidartwin/reconstruct/beam_intensity_fit.h"
 #include "lidartwin/reconstruct/posed_recording.h"
 #include "lidartwin/reconstruct/range_image_mesh.h"
+#include "lidartwin/reconstruct/ray_drop_fit.h"
 #include "lidartwin/reconstruct/recording_sensor_fit.h"
 #include "lidartwin/reports/report.h"
 #include "lidartwin/sim/trajectory.h"
@@ -220,6 +221,41 @@ void TakeBeamGains(Run& run, std::vector<Frame>& frames) {
     if (f.channel.size() == f.size() && f.intensity.size() == f.size())
       for (size_t i = 0; i < f.size(); ++i)
         f.intensity[i] = static_cast<float>(f.intensity[i] / gains.At(f.channel[i], f.range_m[i]));
+}
+
+// The recording's ray drop (ray_drop_fit.h), fitted on the reconstruction frames (before their
+// per-laser gains are divided out: the table reads intensities as the simulator reports them),
+// kept as the most likely decision: a held-out frame is scored return by return. Skipped, saying
+// why, where it cannot be fitted (one reconstruction frame, a scan without columns).
+void TakeRayDrop(Run& run, const PosedFrames& input) {
+  const SensorProfile& p = run.profile;
+  if (p.scan != ScanKind::kSpinning || p.columns == 0) return;
+  RayDropScan scan;
+  scan.elevation_rad = p.elevation_rad;
+  scan.azimuth_offset_rad = p.azimuth_offset_rad;
+  scan.columns = p.columns;
+  scan.origins = run.ro.beam_origins;
+  RayDropFitOptions fit;
+  fit.min_range_m = run.ro.min_range_m;
+  fit.max_range_m = run.ro.max_range_m;
+  auto drop = FitRayDrop(input, run.ro.reading, scan, fit);
+  if (!drop.ok()) {
+    run.o.log.Info("ray drop: none (" + drop.message() + ")\n");
+    return;
+  }
+  run.profile.ray_drop = drop->table;
+  run.profile.ray_drop.decision = RayDropTable::Decision::kMostLikely;
+  run.profile.ray_drop.source = fmt::format(
+      "fitted by `lidartwin reproduce` on {} reconstruction frame(s): {} returns of one frame "
+      "in another's scan, {} of them dropped there",
+      input.frames.size(), drop->total, drop->dropped);
+  size_t likely = 0;
+  for (double q : drop->table.probability)
+    likely += q > 0.5;
+  run.o.log.Info(fmt::format(
+      "ray drop: {:.1f} % of {} returns of one reconstruction frame dropped in another's scan; "
+      "{} of {} (range, reflectance) cells more likely dropped than not\n",
+      100.0 * drop->dropped / drop->total, drop->total, likely, drop->table.probability.size()));
 }
 
 // A Hesai or RoboSense angle file does not hold its model's horizontal resolution (the import
@@ -428,6 +464,7 @@ Expected<PosedFrames> ImportSensor(Run& run) {
   } else {
     o.log.Info("intensity: calibrated reflectivity in percent (R0 cos theta)\n");
   }
+  if (run.profile.ray_drop.empty()) TakeRayDrop(run, *input);
   if (run.raw || !run.profile.intensity_gains.empty()) TakeBeamGains(run, input->frames);
   std::string note = o.sensor.empty()
                          ? "Imported by `lidartwin reproduce` from " + ProfileSource(o) + "."
@@ -512,6 +549,7 @@ Status TakeSensorToSimulateAs(Run& run) {
     // laser's gains (TakeBeamGains, already divided out of those frames).
     as->start_azimuth_rad = run.profile.start_azimuth_rad;
     as->min_range_m = run.profile.min_range_m;
+    as->ray_drop = run.profile.ray_drop;  // over range and reflectance: any laser's
     as->intensity_gains = {};
     if (!run.profile.intensity_gains.empty()) {
       as->intensity_gains.range_m = run.profile.intensity_gains.range_m;

@@ -1,5 +1,6 @@
 #include "internal/beam_record.h"
 
+#include "lidartwin/physics/philox.h"
 #include "lidartwin/sim/sensor_profile.h"
 
 namespace lt {
@@ -91,6 +92,27 @@ void ApplyIntensityGains(const ChannelIntensityGains& gains, size_t first, Frame
   if (gains.empty()) return;
   for (size_t k = first; k < f.size(); ++k)
     f.intensity[k] = static_cast<float>(f.intensity[k] * gains.At(f.channel[k], f.range_m[k]));
+}
+
+void ApplyRayDrop(const RayDropTable& drop, uint64_t seed, uint32_t frame_index, Frame& f) {
+  if (drop.empty() || f.size() == 0) return;
+  std::vector<bool> keep(f.size(), true);
+  size_t dropped = 0;
+  for (size_t k = 0; k < f.size(); ++k) {
+    const double p = drop.At(f.range_m[k], f.intensity[k] / 100.0);
+    bool drop_it = false;
+    if (drop.decision == RayDropTable::Decision::kMostLikely) {
+      drop_it = p > 0.5;
+    } else {
+      // One draw per return: its beam and its echo index name it, whatever else was dropped.
+      const physics::Philox4x32 w = physics::RandomWords(physics::RandomKey{
+          seed, frame_index, f.beam_id[k], f.return_index[k], physics::kStreamRayDrop});
+      drop_it = physics::UniformOpen01<double>(w.v[0]) < p;
+    }
+    keep[k] = !drop_it;
+    dropped += drop_it;
+  }
+  if (dropped) KeepPoints(f, keep);
 }
 
 }  // namespace lt

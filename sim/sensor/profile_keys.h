@@ -7,6 +7,7 @@
 
 #include "lidartwin/physics/beam_footprint.h"
 #include "lidartwin/physics/return_signal.h"
+#include "lidartwin/sim/sensor_profile.h"
 
 namespace lt::profile_keys {
 
@@ -29,6 +30,9 @@ inline constexpr Named<physics::ReturnMode> kReturnModes[] = {
 inline constexpr Named<physics::DivergenceMode> kDivergenceModes[] = {
     {"random_selection", physics::DivergenceMode::kRandomSelection},
     {"average", physics::DivergenceMode::kAverage}};
+inline constexpr Named<RayDropTable::Decision> kRayDropDecisions[] = {
+    {"sample", RayDropTable::Decision::kSample},
+    {"most_likely", RayDropTable::Decision::kMostLikely}};
 
 // The value named `word`, or nullptr.
 template <typename E, size_t N>

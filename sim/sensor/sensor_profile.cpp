@@ -43,6 +43,32 @@ double ChannelIntensityGains::At(size_t channel, double r) const {
   return channel < gain.size() ? InterpolateChannelGain(range_m, gain[channel], r) : 1.0;
 }
 
+namespace {
+
+// Where x lies among increasing nodes: the node below and the fraction towards the next in
+// ln x (0 at or below the first, the last node beyond it).
+std::pair<size_t, double> LogNodePlace(const std::vector<double>& nodes, double x) {
+  if (nodes.size() < 2 || !(x > nodes.front())) return {0, 0.0};
+  if (x >= nodes.back()) return {nodes.size() - 1, 0.0};
+  const size_t k =
+      static_cast<size_t>(std::upper_bound(nodes.begin(), nodes.end(), x) - nodes.begin()) - 1;
+  return {k, std::log(x / nodes[k]) / std::log(nodes[k + 1] / nodes[k])};
+}
+
+}  // namespace
+
+double RayDropTable::At(double r, double a) const {
+  if (empty()) return 0;
+  const auto [i, s] = LogNodePlace(range_m, r);
+  const auto [j, t] = LogNodePlace(reflectance, a);
+  const size_t n = reflectance.size();
+  auto p = [&](size_t ri, size_t aj) {
+    return probability[std::min(ri, range_m.size() - 1) * n + std::min(aj, n - 1)];
+  };
+  return (1 - s) * ((1 - t) * p(i, j) + t * p(i, j + 1)) +
+         s * ((1 - t) * p(i + 1, j) + t * p(i + 1, j + 1));
+}
+
 uint32_t SensorProfile::BeamCount() const {
   // Validate() caps the count at kMaxBeamsPerFrame, so it fits.
   return static_cast<uint32_t>(physics::ScanBeamCount(Pattern()));
@@ -690,6 +716,21 @@ void ReadIntensityGains(ConfigMap& c, ChannelIntensityGains& g) {
                         flat.begin() + static_cast<ptrdiff_t>(k + nodes));
 }
 
+// `ray_drop:` (configs/README.md): nodes, and the probabilities row-major by range.
+void ReadRayDrop(ConfigMap& c, RayDropTable& t) {
+  t.source = c.String("source", "");
+  const std::string decision = c.String("decision", "sample");
+  if (const auto* d = profile_keys::Find(profile_keys::kRayDropDecisions, decision)) {
+    t.decision = *d;
+  } else {
+    c.Fail("decision", "must be " + profile_keys::Choices(profile_keys::kRayDropDecisions) +
+                           ", got '" + decision + "'");
+  }
+  t.range_m = c.Numbers("range_m");
+  t.reflectance = c.Numbers("reflectance");
+  t.probability = c.Numbers("probability");
+}
+
 void ReadDetector(ConfigMap& d, SensorProfile& p) {
   const std::string type = d.String("type");
   if (type == "ideal") {
@@ -769,6 +810,10 @@ Expected<SensorProfile> ParseSensorProfile(const std::string& yaml_text,
   if (root.Has("intensity_gains")) {
     ConfigMap g = root.Map("intensity_gains");
     ReadIntensityGains(g, p.intensity_gains);
+  }
+  if (root.Has("ray_drop")) {
+    ConfigMap d = root.Map("ray_drop");
+    ReadRayDrop(d, p.ray_drop);
   }
   if (Status s = root.Finish(); !s.ok()) return s.error();
   // Validate(): a second line of defence behind the checks above, and the only check of the

@@ -433,6 +433,29 @@ void CheckIntensityGains(const ChannelIntensityGains& g, const SensorProfile& p,
   }
 }
 
+// The optional `ray_drop:` map: increasing positive nodes (1 to kMaxRayDropNodes each), one
+// probability in [0, 1] per (range, reflectance) node.
+void CheckRayDrop(const RayDropTable& t, ConfigCheck& c) {
+  if (t.empty() && t.range_m.empty() && t.reflectance.empty()) return;
+  for (const auto& [key, nodes] :
+       {std::pair{"range_m", &t.range_m}, std::pair{"reflectance", &t.reflectance}}) {
+    if (nodes->empty() || nodes->size() > kMaxRayDropNodes)
+      return c.Fail(
+          key, fmt::format("must hold 1 to {} nodes, got {}", kMaxRayDropNodes, nodes->size()));
+    for (size_t k = 0; k < nodes->size(); ++k)
+      if (!((*nodes)[k] > 0 && std::isfinite((*nodes)[k])) ||
+          (k > 0 && !((*nodes)[k] > (*nodes)[k - 1])))
+        return c.Fail(key, "must be positive, finite and increasing");
+  }
+  if (t.probability.size() != t.range_m.size() * t.reflectance.size())
+    return c.Fail("probability",
+                  fmt::format("must hold {} x {} probabilities (range_m by reflectance), got {}",
+                              t.range_m.size(), t.reflectance.size(), t.probability.size()));
+  for (double v : t.probability)
+    if (!(v >= 0 && v <= 1))
+      return c.Fail("probability", fmt::format("{} is not in [0, 1]", NumberText(v)));
+}
+
 }  // namespace
 
 void DetectorConfig::Check(ConfigCheck& check) const {
@@ -531,6 +554,8 @@ void SensorProfile::Check(ConfigCheck& check) const {
   CheckCalibration(calibration, calibration_check);
   ConfigCheck gains_check = check.Sub("intensity_gains");
   CheckIntensityGains(intensity_gains, *this, gains_check);
+  ConfigCheck drop_check = check.Sub("ray_drop");
+  CheckRayDrop(ray_drop, drop_check);
 }
 
 Status SensorProfile::Validate() const {

@@ -223,6 +223,18 @@ void WriteIntensityGains(YAML::Emitter& e, const ChannelIntensityGains& g) {
   e << YAML::EndSeq << YAML::EndMap;
 }
 
+void WriteRayDrop(YAML::Emitter& e, const RayDropTable& t) {
+  if (t.empty()) return;
+  e << YAML::Key << "ray_drop" << YAML::Value << YAML::BeginMap;
+  if (!t.source.empty()) e << YAML::Key << "source" << YAML::Value << t.source;
+  e << YAML::Key << "decision" << YAML::Value
+    << profile_keys::NameOf(profile_keys::kRayDropDecisions, t.decision);
+  e << YAML::Key << "range_m" << YAML::Value << YAML::Flow << t.range_m;
+  e << YAML::Key << "reflectance" << YAML::Value << YAML::Flow << t.reflectance;
+  e << YAML::Key << "probability" << YAML::Value << YAML::Flow << t.probability;
+  e << YAML::EndMap;
+}
+
 }  // namespace
 
 std::string SaveSensorProfile(const SensorProfile& p, const std::string& header) {
@@ -247,6 +259,7 @@ std::string SaveSensorProfile(const SensorProfile& p, const std::string& header)
   WriteDetector(e, p);
   WriteCalibrationRecord(e, p.calibration);
   WriteIntensityGains(e, p.intensity_gains);
+  WriteRayDrop(e, p.ray_drop);
   e << YAML::EndMap;
   std::string out;
   std::istringstream lines(header);

@@ -335,6 +335,42 @@ TEST(CudaBackend, SameSeedSameFrame) {
   EXPECT_EQ(fa.beam_id, fb.beam_id);
 }
 
+// The learned ray drop (sensor_profile.h, RayDropTable), sampled: both backends draw it on the
+// host from the same (seed, frame, beam, echo) stream on their finished frames, whose ranges
+// and intensities agree exactly (the parity tests above), so no beam may be kept on one and
+// dropped on the other: tolerance 0.
+TEST(CudaBackend, DropsTheSameRaysAsTheCpu) {
+  LT_REQUIRE_GPU();
+  auto scene = LoadScene(test::ConfigDir() / "scenes/lab_plates.yaml", {});
+  auto plain = LoadSensorProfile(test::ConfigDir() / "sensors/ouster_os0_128.yaml");
+  ASSERT_TRUE(scene.ok() && plain.ok());
+  SensorProfile with = *plain;
+  with.ray_drop.range_m = {1, 100};
+  with.ray_drop.reflectance = {0.01, 1};
+  with.ray_drop.probability = {0.1, 0.5, 0.9, 0.3};
+  const Trajectory traj = Trajectory::Static();
+  const Frame cpu = CpuSimulator(*scene, with, traj, {4, 0}).Simulate(0).value();
+  auto gpu_sim = CudaSimulator::Create(*scene, with, traj, {4, 0});
+  ASSERT_TRUE(gpu_sim.ok()) << gpu_sim.message();
+  const Frame gpu = (*gpu_sim)->Simulate(0).value();
+  const Frame cpu_plain = CpuSimulator(*scene, *plain, traj, {4, 0}).Simulate(0).value();
+  std::map<uint32_t, bool> kept[2];
+  for (uint32_t b : cpu.beam_id)
+    kept[0][b] = true;
+  for (uint32_t b : gpu.beam_id)
+    kept[1][b] = true;
+  size_t differ = 0;
+  for (size_t k = 0; k < cpu_plain.size(); ++k) {
+    const uint32_t b = cpu_plain.beam_id[k];
+    differ += kept[0].count(b) != kept[1].count(b);
+  }
+  EXPECT_LT(cpu.size(), cpu_plain.size() * 0.8);
+  EXPECT_EQ(differ, 0u);
+  EXPECT_EQ(cpu.size(), gpu.size());
+  std::printf("[ray drop] %zu of %zu returns kept on both backends, %zu beams differ\n", cpu.size(),
+              cpu_plain.size(), differ);
+}
+
 // Per-laser intensity gains (sensor_profile.h): both backends apply them on the host to the
 // same points, so each beam's gained-to-plain intensity ratio is its channel's gain at its range
 // on both, to one float rounding (2e-7 relative).

@@ -149,6 +149,26 @@ struct ChannelIntensityGains {
 double InterpolateChannelGain(const std::vector<double>& nodes_m, const std::vector<double>& row,
                               double range_m);
 
+// Ray drop learned from recordings (issue 41): the probability that a return the detector kept
+// goes unreported, over range and apparent reflectance (R0 cos theta: the reported intensity
+// over 100, before per-laser gains), as reconstruct/ray_drop_fit.h fits it on a recording's
+// frames (a return in one frame, its direction in another: dropped or not). Bilinear in
+// (ln R, ln a) between the nodes and held beyond them. What the simulator does with it:
+// kSample drops each return with that probability (a draw per return, deterministic per seed:
+// datasets whose drops look like the sensor's); kMostLikely drops those more likely dropped
+// than not (a re-simulation of one frame scored return by return). Empty: nothing dropped.
+inline constexpr size_t kMaxRayDropNodes = 64;
+
+struct RayDropTable {
+  enum class Decision { kSample, kMostLikely };
+  std::vector<double> range_m, reflectance;  // nodes, increasing, positive
+  std::vector<double> probability;           // [range node][reflectance node], in [0, 1]
+  Decision decision = Decision::kSample;
+  std::string source;  // what it was fitted from
+  bool empty() const { return probability.empty(); }
+  double At(double range_m, double apparent_reflectance) const;
+};
+
 struct SensorProfile {
   std::string name;
   double wavelength_nm = 0;
@@ -202,6 +222,7 @@ struct SensorProfile {
   double raster_resolution_rad = 1e-3;
   CalibrationRecord calibration;          // optional `calibration:` map
   ChannelIntensityGains intensity_gains;  // optional `intensity_gains:` map
+  RayDropTable ray_drop;                  // optional `ray_drop:` map
   std::string source_text;                // the profile as read, stored with simulated data
   std::string source_file;                // where it was read from, for messages
 

@@ -1,0 +1,169 @@
+#include "lidartwin/reconstruct/ray_drop_fit.h"
+
+#include <fmt/core.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "lidartwin/physics/units.h"
+
+namespace lt {
+namespace {
+
+using physics::Vec3;
+
+// The pixels of one frame's scan: which returned, and the phase of column 0.
+class ScanPixels {
+ public:
+  ScanPixels(const RayDropScan& scan, const Frame& f) : scan_(scan) {
+    const size_t channels = scan.elevation_rad.size();
+    step_ = 2 * physics::kPi / scan.columns;
+    // The phase: the circular mean of the returns' fractional columns (their columns sit at one
+    // phase, which rounding must not cut through).
+    double sx = 0, sy = 0;
+    for (size_t i = 0; i < f.size(); ++i) {
+      if (f.channel[i] >= channels) continue;
+      const double u = Column(f.channel[i], {f.x_m[i], f.y_m[i], f.z_m[i]}, 0);
+      sx += std::cos(2 * physics::kPi * u);
+      sy += std::sin(2 * physics::kPi * u);
+    }
+    phase_ = std::atan2(sy, sx) / (2 * physics::kPi);
+    returned_.assign(channels * scan.columns, false);
+    for (size_t i = 0; i < f.size(); ++i)
+      if (f.channel[i] < channels && std::isfinite(f.range_m[i]))
+        returned_[Index(f.channel[i], {f.x_m[i], f.y_m[i], f.z_m[i]})] = true;
+  }
+
+  // The pixel of the beam nearest the direction of p (sensor frame), or SIZE_MAX outside the
+  // scan's elevations (by more than half their spacing at the ends).
+  size_t PixelOf(const Vec3<double>& p) const {
+    const Vec3<double> o = scan_.origins.Of(p);
+    const Vec3<double> d = p - o;
+    const double el = std::atan2(d.z, std::hypot(d.x, d.y));
+    const auto& e = scan_.elevation_rad;
+    size_t best = 0;
+    for (size_t c = 1; c < e.size(); ++c)
+      if (std::fabs(e[c] - el) < std::fabs(e[best] - el)) best = c;
+    const double spacing = e.size() > 1 ? std::fabs(e.front() - e.back()) / (e.size() - 1) : 0.01;
+    if (std::fabs(e[best] - el) > 0.5 * spacing + 1e-9) return SIZE_MAX;
+    return Index(static_cast<uint16_t>(best), p);
+  }
+  bool Returned(size_t pixel) const { return returned_[pixel]; }
+  size_t Pixels() const { return returned_.size(); }
+
+ private:
+  // Column of channel c's beam towards p, in columns, less `phase`.
+  double Column(uint16_t c, const Vec3<double>& p, double phase) const {
+    const Vec3<double> d = p - scan_.origins.Of(p);
+    const double az = std::atan2(d.y, d.x) - scan_.azimuth_offset_rad[c];
+    return az / step_ - phase;
+  }
+  size_t Index(uint16_t c, const Vec3<double>& p) const {
+    const long k = std::lround(Column(c, p, phase_));
+    const long n = static_cast<long>(scan_.columns);
+    return static_cast<size_t>(c) * scan_.columns + static_cast<size_t>(((k % n) + n) % n);
+  }
+
+  const RayDropScan& scan_;
+  double step_ = 0, phase_ = 0;
+  std::vector<bool> returned_;
+};
+
+// The cell of a value among `bins` logarithmic bins of [lo, hi], clamped.
+size_t LogBin(double v, double lo, double hi, int bins) {
+  const double t = std::log(v / lo) / std::log(hi / lo);
+  return static_cast<size_t>(std::clamp(static_cast<int>(std::floor(t * bins)), 0, bins - 1));
+}
+
+// The centres of `bins` logarithmic bins of [lo, hi].
+std::vector<double> LogCentres(double lo, double hi, int bins) {
+  std::vector<double> c(static_cast<size_t>(bins));
+  for (int k = 0; k < bins; ++k)
+    c[static_cast<size_t>(k)] = lo * std::pow(hi / lo, (k + 0.5) / bins);
+  return c;
+}
+
+}  // namespace
+
+Expected<RayDropFit> FitRayDrop(const PosedFrames& input, const IntensityReading& reading,
+                                const RayDropScan& scan, const RayDropFitOptions& o) {
+  if (input.frames.size() < 2)
+    return Error{"ray drop: one frame tells nothing of another's drops; at least two are needed"};
+  if (scan.elevation_rad.empty() || scan.columns == 0 ||
+      scan.azimuth_offset_rad.size() != scan.elevation_rad.size())
+    return Error{"ray drop: the scan has no beams (a spinning scan's channels and columns)"};
+  for (const Frame& f : input.frames)
+    if (f.channel.size() != f.size() || f.intensity.size() != f.size())
+      return Error{"ray drop: a frame carries no channel or intensity per return"};
+  std::vector<ScanPixels> pixels;
+  for (const Frame& f : input.frames)
+    pixels.emplace_back(scan, f);
+  const size_t rb = static_cast<size_t>(o.range_bins), ab = static_cast<size_t>(o.reflectance_bins);
+  std::vector<size_t> n(rb * ab, 0), d(rb * ab, 0);
+  RayDropFit out;
+  for (size_t b = 0; b < input.frames.size(); ++b) {
+    std::vector<bool> seen(pixels[b].Pixels(), false);  // each (B, pixel) once
+    const physics::Pose<double>& to_b = input.start_poses[b];
+    for (size_t a = 0; a < input.frames.size(); ++a) {
+      if (a == b) continue;
+      const Frame& f = input.frames[a];
+      for (size_t i = 0; i < f.size(); ++i) {
+        const double r = f.range_m[i];
+        if (!(r >= o.min_range_m && r <= o.max_range_m)) continue;
+        if (!f.return_index.empty() && f.return_index[i] != 0) continue;
+        const double apparent = reading.Reflectance(f.intensity[i], r, 1.0, 89.9);
+        if (!std::isfinite(apparent)) continue;
+        const Vec3<double> world = physics::TransformPoint(
+            PoseOfPoint(input, a, i), Vec3<double>{f.x_m[i], f.y_m[i], f.z_m[i]});
+        const Vec3<double> in_b = physics::InverseTransformPoint(to_b, world);
+        const double range_b = std::sqrt(Dot(in_b, in_b));
+        if (!(range_b >= o.min_range_m && range_b <= o.max_range_m)) continue;
+        const size_t pixel = pixels[b].PixelOf(in_b);
+        if (pixel == SIZE_MAX || seen[pixel]) continue;
+        seen[pixel] = true;
+        const size_t cell = LogBin(range_b, o.min_range_m, o.max_range_m, o.range_bins) * ab +
+                            LogBin(std::clamp(apparent, o.min_reflectance, o.max_reflectance),
+                                   o.min_reflectance, o.max_reflectance, o.reflectance_bins);
+        ++n[cell];
+        const bool dropped = !pixels[b].Returned(pixel);
+        d[cell] += dropped;
+        ++out.total;
+        out.dropped += dropped;
+      }
+    }
+  }
+  if (out.total == 0)
+    return Error{
+        fmt::format("ray drop: no return of one frame lies in another's scan within [{}, {}] m",
+                    o.min_range_m, o.max_range_m)};
+  out.table.range_m = LogCentres(o.min_range_m, o.max_range_m, o.range_bins);
+  out.table.reflectance = LogCentres(o.min_reflectance, o.max_reflectance, o.reflectance_bins);
+  out.table.probability.assign(rb * ab, 0.0);
+  out.stddev.assign(rb * ab, 0.0);
+  out.observations = n;
+  std::vector<size_t> known;
+  for (size_t c = 0; c < n.size(); ++c) {
+    if (n[c] < o.min_observations) continue;
+    known.push_back(c);
+    const double p = double(d[c]) / double(n[c]);
+    out.table.probability[c] = p;
+    out.stddev[c] = std::sqrt(p * (1 - p) / double(n[c]));
+  }
+  // A cell too few observations fell in takes its nearest determined cell's probability, a
+  // reflectance bin counting half a range bin (the signal, which the rate follows, falls with
+  // range faster than across neighbouring reflectances), or the overall rate.
+  const double overall = double(out.dropped) / double(out.total);
+  for (size_t c = 0; c < n.size(); ++c) {
+    if (n[c] >= o.min_observations) continue;
+    double best = INFINITY;
+    out.table.probability[c] = overall;
+    for (size_t k : known) {
+      const double dist =
+          std::hypot(double(k / ab) - double(c / ab), 0.5 * (double(k % ab) - double(c % ab)));
+      if (dist < best) best = dist, out.table.probability[c] = out.table.probability[k];
+    }
+  }
+  return out;
+}
+
+}  // namespace lt
