@@ -29,9 +29,13 @@ class ScanPixels {
     }
     phase_ = std::atan2(sy, sx) / (2 * physics::kPi);
     returned_.assign(channels * scan.columns, false);
+    scanned_.assign(scan.columns, false);
     for (size_t i = 0; i < f.size(); ++i)
-      if (f.channel[i] < channels && std::isfinite(f.range_m[i]))
-        returned_[Index(f.channel[i], {f.x_m[i], f.y_m[i], f.z_m[i]})] = true;
+      if (f.channel[i] < channels && std::isfinite(f.range_m[i])) {
+        const size_t pixel = Index(f.channel[i], {f.x_m[i], f.y_m[i], f.z_m[i]});
+        returned_[pixel] = true;
+        scanned_[pixel % scan.columns] = true;
+      }
   }
 
   // The pixel of the beam nearest the direction of p (sensor frame), or SIZE_MAX outside the
@@ -49,6 +53,9 @@ class ScanPixels {
     return Index(static_cast<uint16_t>(best), p);
   }
   bool Returned(size_t pixel) const { return returned_[pixel]; }
+  // Whether the frame scanned the pixel's column at all: a column without a return on any
+  // channel lies outside a partial frame (a capture's first or last revolution), not dropped.
+  bool Scanned(size_t pixel) const { return scanned_[pixel % scan_.columns]; }
   size_t Pixels() const { return returned_.size(); }
 
  private:
@@ -66,7 +73,7 @@ class ScanPixels {
 
   const RayDropScan& scan_;
   double step_ = 0, phase_ = 0;
-  std::vector<bool> returned_;
+  std::vector<bool> returned_, scanned_;
 };
 
 // The cell of a value among `bins` logarithmic bins of [lo, hi], clamped.
@@ -119,7 +126,7 @@ Expected<RayDropFit> FitRayDrop(const PosedFrames& input, const IntensityReading
         const double range_b = std::sqrt(Dot(in_b, in_b));
         if (!(range_b >= o.min_range_m && range_b <= o.max_range_m)) continue;
         const size_t pixel = pixels[b].PixelOf(in_b);
-        if (pixel == SIZE_MAX || seen[pixel]) continue;
+        if (pixel == SIZE_MAX || seen[pixel] || !pixels[b].Scanned(pixel)) continue;
         seen[pixel] = true;
         const size_t cell = LogBin(range_b, o.min_range_m, o.max_range_m, o.range_bins) * ab +
                             LogBin(std::clamp(apparent, o.min_reflectance, o.max_reflectance),

@@ -114,7 +114,8 @@ TEST(RayDropFit, KnownDropRatesAreRecoveredWithCalibratedErrors) {
 
 // Frames simulated from three places along a wall (the simulator's own azimuths and phase):
 // every return of one frame finds the other frames' returns where their beams meet the wall,
-// so nearly nothing reads as dropped (the wall's ends, where one frame's beams pass it by).
+// so nearly nothing reads as dropped (the wall's ends, where one frame's beams pass it by); a
+// partial frame likewise.
 TEST(RayDropFit, FramesThatMovedFindEachOthersReturns) {
   Scene scene;
   scene.materials = test::ConstantMaterials({0.5});
@@ -133,6 +134,17 @@ TEST(RayDropFit, FramesThatMovedFindEachOthersReturns) {
   ASSERT_TRUE(fit.ok()) << fit.message();
   ASSERT_GT(fit->total, 5000u);
   EXPECT_LT(double(fit->dropped) / fit->total, 0.01) << fit->dropped << " of " << fit->total;
+  // A partial revolution (the middle frame's half left of the x axis only, as a capture's
+  // first frame): the columns it did not scan hold no observation, so none reads as dropped.
+  std::vector<bool> left(frames[1].size());
+  for (size_t i = 0; i < left.size(); ++i)
+    left[i] = frames[1].y_m[i] > 0;
+  KeepPoints(frames[1], left);
+  auto partial = FitRayDrop(test::Posed(frames, at), IntensityReading{}, scan, {});
+  ASSERT_TRUE(partial.ok()) << partial.message();
+  EXPECT_LT(partial->total, fit->total);
+  EXPECT_LT(double(partial->dropped) / partial->total, 0.01)
+      << partial->dropped << " of " << partial->total;
 }
 
 TEST(RayDropFit, WhatCannotBeFittedIsRefused) {

@@ -8,7 +8,8 @@
 // moved into B's sensor frame by the poses, then to the nearest beam of B's scan), one
 // observation: dropped or not in B, at the range from B and A's apparent reflectance
 // I / G(R) (R0 cos theta as A saw it, with the laser's gain in it, as the simulator reports
-// it). Each (B, pixel) counts once, so with independent drops a cell's count is binomial; its
+// it). A column of B's scan where no channel returned is outside B (a partial revolution) and
+// holds no observation. Each (B, pixel) counts once, so with independent drops a cell's count is binomial; its
 // standard error sqrt(p (1 - p) / n) assumes that (real drops come in patches, and are more
 // uncertain than it says).
 #pragma once
