@@ -10,6 +10,7 @@
 
 #include "lidartwin/compare/targets.h"
 #include "lidartwin/datasets/pulled_recording.h"
+#include "lidartwin/sim/material_library.h"
 #include "lidartwin/sim/sensor_profile.h"
 
 namespace lt::compare {
@@ -108,12 +109,22 @@ Expected<CompareOptions> OptionsOf(const CompareInputs& in, const MeshLoader& me
   if (!in.scene_file.empty()) {
     if (Status s = CheckRoiMargin(in.roi_margin_m); !s.ok())
       return Error{"roi margin: " + s.message()};
-    auto scene = LoadScene(in.scene_file, meshes);
-    if (!scene.ok()) return scene.error();
-    for (const auto& m : scene->materials.materials)
-      options.material_names.push_back(m.name);
-    if (in.rois_file.empty() && in.scene_targets)
+    if (in.rois_file.empty() && in.scene_targets) {
+      auto scene = LoadScene(in.scene_file, meshes);
+      if (!scene.ok()) return scene.error();
+      for (const auto& m : scene->materials.materials)
+        options.material_names.push_back(m.name);
       options.targets = TargetsFromScene(*scene, in.roi_margin_m);
+    } else {
+      // The materials' names only: a reconstructed scene's meshes (100 MB of PLY on an
+      // OS-1-128 fold) are not read for them.
+      auto description = LoadSceneDescription(in.scene_file);
+      if (!description.ok()) return description.error();
+      auto library = LoadMaterialLibrary(description->materials);
+      if (!library.ok()) return library.error();
+      for (const auto& m : library->materials)
+        options.material_names.push_back(m.name);
+    }
   }
   if (!in.rois_file.empty()) {
     auto targets = LoadTargets(in.rois_file);

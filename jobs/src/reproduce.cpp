@@ -25,6 +25,7 @@
 #include "lidartwin/reconstruct/ray_drop_fit.h"
 #include "lidartwin/reconstruct/recording_sensor_fit.h"
 #include "lidartwin/reports/report.h"
+#include "lidartwin/sim/material_library.h"
 #include "lidartwin/sim/trajectory.h"
 #include "recording_checks.h"
 #include "sensor_subset.h"
@@ -646,9 +647,11 @@ Status CompareAndReport(Run& run, const std::vector<Frame>& simulated,
   // directions in two frames, so beams pair by the nearest direction (the floor alike). Ouster
   // columns are encoder counts and pair by beam.
   if (!OusterColumns(run.rec)) co.association.method = compare::AssociationMethod::kAngular;
-  auto scene = LoadScene(run.stage / "scene/scene.yaml", o.mesh_loader);
-  if (!scene.ok()) return scene.error();
-  for (const auto& m : scene->materials.materials)
+  // The materials' names only: the meshes (100 MB of PLY on an OS-1-128 fold) are not read
+  // again for them.
+  auto materials = LoadMaterialLibrary(run.stage / "scene/materials.yaml");
+  if (!materials.ok()) return materials.error();
+  for (const auto& m : materials->materials)
     co.material_names.push_back(m.name);
   auto metrics = CompareWithDropAccuracy({real}, simulated, co, "", o.log);
   if (!metrics.ok()) return metrics.error();
