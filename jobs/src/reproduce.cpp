@@ -756,9 +756,27 @@ Status ReproduceOptions::Validate() const {
   return {};
 }
 
+// The seconds each step took, logged as it ends ("steps: ..."), so that a user sees where a
+// fold's time goes (issue 41's fold budget).
+class StepClock {
+ public:
+  explicit StepClock(const ReproduceOptions& o) : o_(o), last_(std::chrono::steady_clock::now()) {}
+  void Done(const char* step) {
+    const auto now = std::chrono::steady_clock::now();
+    o_.log.Info(fmt::format("step: {} in {:.2f} s\n", step,
+                            std::chrono::duration<double>(now - last_).count()));
+    last_ = now;
+  }
+
+ private:
+  const ReproduceOptions& o_;
+  std::chrono::steady_clock::time_point last_;
+};
+
 Status Reproduce(const ReproduceOptions& o) {
   if (Status s = o.Validate(); !s.ok()) return s;
   const auto start = std::chrono::steady_clock::now();
+  StepClock clock(o);
 
   // 1. The recording with its poses, the held-out frame and the reconstruction frames.
   auto rec = LoadPosedRecording(o.recording, o.sidecar, o.poses, {"", o.topic, o.firetimes},
@@ -790,6 +808,7 @@ Status Reproduce(const ReproduceOptions& o) {
     o.log.Info(*report);
     SuggestStaticWhereIcpBarelyMoved(o, *rec, first, last);
   }
+  clock.Done("recording and poses");
   std::error_code ec;
   const bool out_existed = std::filesystem::exists(o.out, ec);
   auto stage = PrepareStage(o.out);
@@ -801,10 +820,12 @@ Status Reproduce(const ReproduceOptions& o) {
   if (!input.ok()) return input.error();
   if (!o.as_sensor.empty())
     if (Status s = TakeSensorToSimulateAs(run); !s.ok()) return s;
+  clock.Done("sensor");
   // 4. The scene from the other frames.
   ReadOwnFacesWhereTheSensorBarelyMoved(run);
   auto built = Reconstruct(*input, run.ro, run.stage / "scene");
   if (!built.ok()) return built.error();
+  clock.Done("reconstruction");
   o.log.Info(
       fmt::format("reconstructed from {} frame(s) by {}: {} triangles ({} carved), {} reflectance "
                   "classes\n",
@@ -812,6 +833,7 @@ Status Reproduce(const ReproduceOptions& o) {
                   built->reflectance_classes.size()));
   auto sim = SimulateHeldOut(run);
   if (!sim.ok()) return sim.error();
+  clock.Done("simulation");
   if (!o.as_sensor.empty() && run.as_channels.empty()) return CommitSimulationOnly(run);
   return CompareAndReport(run, sim->frames, start);
 }
