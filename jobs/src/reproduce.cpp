@@ -15,6 +15,8 @@
 #include "lidartwin/compare/comparison_loader.h"
 #include "lidartwin/compare/metrics.h"
 #include "lidartwin/compare/metrics_json.h"
+#include "lidartwin/compare/nearest_neighbour.h"
+#include "lidartwin/compare/tail_attribution.h"
 #include "lidartwin/datasets/frame_output.h"
 #include "lidartwin/datasets/hdf5_frames.h"
 #include "lidartwin/datasets/sensor_import.h"
@@ -86,18 +88,61 @@ struct StagingFolder {
 // Compare, with the drop accuracy where the beams can be counted: a frame whose columns do not
 // number the same azimuths as the sensor's (a partial revolution starting mid-turn) returns
 // more beams than it has, and then the comparison goes on without it, saying so.
-Expected<compare::ComparisonMetrics> CompareWithDropAccuracy(const std::vector<Frame>& real,
-                                                             const std::vector<Frame>& sim,
-                                                             compare::CompareOptions co,
-                                                             const std::string& what,
-                                                             const JobLog& log) {
-  auto m = compare::Compare(real, sim, co);
+Expected<compare::ComparisonMetrics> CompareWithDropAccuracy(
+    const std::vector<Frame>& real, const std::vector<Frame>& sim, compare::CompareOptions co,
+    const std::string& what, const JobLog& log, const compare::PairingSink& pairs = {}) {
+  auto m = compare::Compare(real, sim, co, {}, pairs);
   if (m.ok() || co.beams_per_frame == 0 ||
       m.message().find("beams per frame given for the drop accuracy") == std::string::npos)
     return m;
   log.Warn((what.empty() ? "" : what + ": ") + "no drop accuracy: " + m.message());
   co.beams_per_frame = 0;
-  return compare::Compare(real, sim, co);
+  return compare::Compare(real, sim, co, {}, pairs);
+}
+
+// Whether a held-out return lies farther than kUnseenM from every return of the reconstruction
+// frames, in the world (a moving object, or what they did not see): the tail attribution's
+// "unseen" (compare/tail_attribution.h).
+constexpr double kUnseenM = 0.5;
+class SeenByTheReconstruction {
+ public:
+  explicit SeenByTheReconstruction(const PosedFrames& input) : index_(WorldPoints(input)) {}
+  // held: the held-out frame's usable returns with its poses.
+  std::function<bool(uint32_t)> Unseen(const PosedFrames& held) const {
+    return [this, &held](uint32_t i) {
+      const Frame& f = held.frames[0];
+      const auto w = physics::TransformPoint(PoseOfPoint(held, 0, i),
+                                             physics::Vec3<double>{f.x_m[i], f.y_m[i], f.z_m[i]});
+      double d2 = INFINITY;
+      return index_.Nearest({w.x, w.y, w.z}, &d2) < 0 || d2 > kUnseenM * kUnseenM;
+    };
+  }
+
+ private:
+  static std::vector<std::array<double, 3>> WorldPoints(const PosedFrames& input) {
+    std::vector<std::array<double, 3>> out;
+    for (size_t k = 0; k < input.frames.size(); ++k) {
+      const Frame& f = input.frames[k];
+      for (size_t i = 0; i < f.size(); ++i) {
+        const auto w = physics::TransformPoint(PoseOfPoint(input, k, i),
+                                               physics::Vec3<double>{f.x_m[i], f.y_m[i], f.z_m[i]});
+        if (std::isfinite(w.x) && std::isfinite(w.y) && std::isfinite(w.z))
+          out.push_back({w.x, w.y, w.z});
+      }
+    }
+    return out;
+  }
+  compare::NearestNeighbourIndex index_;
+};
+
+// The tail's causes as a line of the log.
+std::string TailLine(const compare::TailAttribution& t) {
+  std::string causes;
+  for (const auto& c : t.causes)
+    causes += fmt::format("{}{} {:.0f} % ({:.0f} % of all pairs)", causes.empty() ? "" : ", ",
+                          c.name, 100 * c.tail_share, 100 * c.all_share);
+  return fmt::format("tail: the {} pairs beyond {:.1f} cm (the p90 of {}): {}\n", t.tail,
+                     100 * t.threshold_m, t.pairs, causes);
 }
 
 // Replaces an .h5 file's frames, keeping its description (frame_output.h: atomically) but for
@@ -628,7 +673,7 @@ Expected<SimulationResult> SimulateHeldOut(const Run& run) {
 
 // 6. The simulated frame against the recorded one, and the recorded one against its real
 // neighbour (the floor); the metrics, the report, and the set moved into `out`.
-Status CompareAndReport(Run& run, const std::vector<Frame>& simulated,
+Status CompareAndReport(Run& run, const PosedFrames& input, const std::vector<Frame>& simulated,
                         std::chrono::steady_clock::time_point start) {
   const ReproduceOptions& o = run.o;
   const size_t held_out = o.simulate_frame;
@@ -653,7 +698,19 @@ Status CompareAndReport(Run& run, const std::vector<Frame>& simulated,
   if (!materials.ok()) return materials.error();
   for (const auto& m : materials->materials)
     co.material_names.push_back(m.name);
-  auto metrics = CompareWithDropAccuracy({real}, simulated, co, "", o.log);
+  // Where the range error's tail lies (compare/tail_attribution.h), from the pairing itself.
+  const SeenByTheReconstruction seen(input);
+  Expected<compare::TailAttribution> tail = Error{""};
+  const auto attribute = [&](size_t, const compare::FramePairing& pairing) -> Status {
+    PosedFrames held;
+    held.frames = {pairing.real};
+    held.start_poses = {run.rec.start_poses[held_out]};
+    held.end_poses = {run.rec.end_poses[held_out]};
+    held.columns_per_frame = input.columns_per_frame;
+    tail = compare::AttributeRangeTail(pairing, seen.Unseen(held));
+    return {};
+  };
+  auto metrics = CompareWithDropAccuracy({real}, simulated, co, "", o.log, attribute);
   if (!metrics.ok()) return metrics.error();
   const std::string name = std::filesystem::path(o.recording).filename().string();
   metrics->label = fmt::format("{} frame {}", name, held_out);
@@ -712,6 +769,7 @@ Status CompareAndReport(Run& run, const std::vector<Frame>& simulated,
                          metrics->real_points, metrics->sim_points, metrics->returns.both,
                          metrics->association));
   o.log.Info(SideBySide(*metrics, *floor, fmt::format("real frame {}", neighbour)));
+  if (tail.ok()) o.log.Info(TailLine(*tail));
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   o.log.Info(fmt::format("wrote {}, {} and {} in {:.1f} s\n", (o.out / "metrics.json").string(),
@@ -835,7 +893,7 @@ Status Reproduce(const ReproduceOptions& o) {
   if (!sim.ok()) return sim.error();
   clock.Done("simulation");
   if (!o.as_sensor.empty() && run.as_channels.empty()) return CommitSimulationOnly(run);
-  return CompareAndReport(run, sim->frames, start);
+  return CompareAndReport(run, *input, sim->frames, start);
 }
 
 }  // namespace lt::jobs
