@@ -1,5 +1,7 @@
 #include "lidartwin/datasets/recording.h"
 
+#include <fmt/core.h>
+
 #include <algorithm>
 #include <memory>
 
@@ -107,6 +109,88 @@ Expected<RecordingSource> OpenRecording(const std::filesystem::path& file,
 
 namespace {
 
+// The point-file kinds a folder of scans may hold, one frame a file.
+constexpr const char* kScanFileExtensions[] = {".bin", ".pcd", ".ply", ".las"};
+constexpr size_t kMaxScanFiles = 1000000;
+
+// A folder of scans (KITTI's velodyne/ folder, a PCD sequence): every file of one point-file
+// kind, in name order, one frame each, read as OpenAnyRecording reads the file alone. Other
+// files are left out and counted in a note.
+Expected<RecordingSource> OpenScanFolder(const std::filesystem::path& dir,
+                                         const std::filesystem::path& sidecar,
+                                         const RecordingOptions& options) {
+  if (!sidecar.empty())
+    return Error{sidecar.string() + ": only pcap recordings take metadata or calibration (" +
+                 dir.string() + " is a folder of scans)"};
+  std::vector<std::filesystem::path> files;
+  size_t others = 0;
+  std::error_code ec;
+  for (std::filesystem::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+    const std::string ext = it->path().extension().string();
+    const bool scan =
+        std::find_if(std::begin(kScanFileExtensions), std::end(kScanFileExtensions),
+                     [&](const char* e) { return ext == e; }) != std::end(kScanFileExtensions);
+    if (scan && it->is_regular_file(ec)) {
+      files.push_back(it->path());
+    } else {
+      ++others;
+    }
+    if (files.size() > kMaxScanFiles)
+      return Error{fmt::format("{}: more than {} scan files; give a folder of at most that many",
+                               dir.string(), kMaxScanFiles)};
+  }
+  if (ec) return Error{dir.string() + ": cannot list the folder: " + ec.message()};
+  if (files.empty())
+    return Error{dir.string() +
+                 ": a folder of scans holds .bin, .pcd, .ply or .las files, one frame each; "
+                 "it has none"};
+  std::sort(files.begin(), files.end());
+  for (const auto& f : files)
+    if (f.extension() != files.front().extension())
+      return Error{fmt::format("{}: holds both {} and {} files; a folder of scans holds one kind",
+                               dir.string(), files.front().extension().string(),
+                               f.extension().string())};
+  // .bin scans carry no header: a folder whose every size fits one layout only (KITTI's 16-byte
+  // points or nuScenes' 20-byte ones) is read so, though a file alone may fit both.
+  RecordingOptions per_file = options;
+  if (per_file.format.empty() && files.front().extension() == ".bin") {
+    bool kitti = true, nuscenes = true;
+    for (const auto& f : files) {
+      const auto bytes = std::filesystem::file_size(f, ec);
+      if (ec) return Error{f.string() + ": cannot read its size: " + ec.message()};
+      kitti = kitti && bytes % 16 == 0;
+      nuscenes = nuscenes && bytes % 20 == 0;
+    }
+    if (kitti != nuscenes) per_file.format = kitti ? "kitti" : "nuscenes";
+  }
+  auto first = OpenAnyRecording(files.front(), {}, per_file);
+  if (!first.ok()) return first.error();
+  Recording r = first->header();
+  r.notes.clear();
+  r.frames_known = static_cast<uint32_t>(files.size());
+  r.notes.push_back(fmt::format(
+      "note: {} scans of {}, one frame each, in name order{}", files.size(), dir.string(),
+      others ? fmt::format(" ({} other entries left out)", others) : std::string()));
+  const std::string reader = r.reader;
+  return RecordingSource(std::move(r),
+                         [files, per_file, reader](const FrameSink& sink, CaptureStats&,
+                                                   std::vector<std::string>& notes) -> Status {
+                           for (const auto& file : files) {
+                             auto one = OpenAnyRecording(file, {}, per_file);
+                             if (!one.ok()) return one.error();
+                             if (one->header().reader != reader)
+                               return Error{fmt::format(
+                                   "{}: read as {}, the folder's first scan as {}: a folder of "
+                                   "scans holds one kind",
+                                   file.string(), one->header().reader, reader)};
+                             if (Status s = one->ForEachFrame(sink); !s.ok()) return s;
+                             for (const std::string& n : one->header().notes)
+                               notes.push_back(file.filename().string() + ": " + n);
+                           }
+                           return {};
+                         });
+}
+
 Expected<RecordingSource> OpenAnyRecording(const std::filesystem::path& file,
                                            const std::filesystem::path& sidecar,
                                            const RecordingOptions& options) {
@@ -119,6 +203,7 @@ Expected<RecordingSource> OpenAnyRecording(const std::filesystem::path& file,
                                        file.string() + " is a ROS bag)");
     return ros::OpenBagRecording(file, sidecar, options);
   }
+  if (std::filesystem::is_directory(file, ec)) return OpenScanFolder(file, sidecar, options);
   const std::string ext = file.extension().string();
   if (ext == ".osf") return OpenOsfRecording(file, sidecar, options);
   if (!options.topic.empty())
