@@ -9,6 +9,8 @@
 #     estimated by ICP instead;
 #   HDL-32E (7 frames, no poses: estimated by ICP; frames 0 and 6 are partial revolutions, so
 #     frames 1-5, each from the other four);
+#   KITTI odometry scans (6 frames, a folder of .bin scans, no metadata: frames 1-4, each from
+#     the other five);
 #   OS-0-128 OSF (3 frames, frame 0 partial: frames 1 and 2 from the other two, static);
 #   VLP-16 (2 frames, frame 0 a third of a revolution: frame 1 from frame 0, static sensor);
 #   the nebula bags (Hesai, Velodyne, RoboSense ROS 2 bags of raw packets), each full
@@ -57,6 +59,16 @@ for k in 1 2 3 4 5; do
   reproduce hdl32e $k "${hdl[@]}" --reconstruct-frames "$others"
 done
 report hdl32e
+
+# The KITTI odometry scans (a folder of six .bin scans, HDL-64E, no metadata: the sensor is
+# measured from the points, the poses by ICP; the car drives 0.68 m a frame): frames 1-4, each
+# from the other five.
+kitti=$real/kitti-odometry-patchworkpp
+for k in 1 2 3 4; do
+  others=$(echo 0 1 2 3 4 5 | tr ' ' '\n' | grep -vx $k | paste -sd,)
+  reproduce kitti $k --recording "$kitti" --reconstruct-frames "$others"
+done
+report kitti
 
 # The OS-0-128 OSF (raw signal photons, 3 frames, frame 0 partial): frames 1 and 2 each from
 # the other two; a desk scene where ICP has too little to hold on to, and the sensor stood

@@ -49,13 +49,14 @@ int ReproduceCommand(const std::vector<std::string>& argv) {
       kReproduceFlags};
   // clang-format on
   return RunCommand(reproduce, argv, [](const Args& args) -> Expected<int> {
-    const bool osf = std::filesystem::path(args.Get("--recording")).extension() == ".osf";
+    // Whether the recording needs --metadata or --calibration is the job's to say (an .osf
+    // holds its own, a folder of scans is measured).
     const int sidecars = args.Has("--metadata") + args.Has("--calibration");
     if (!args.Has("--recording") || !args.Has("--simulate-frame") || !args.Has("--out") ||
-        sidecars > 1 || (sidecars == 0 && !osf))
+        sidecars > 1)
       return Usage(
-          "--recording, one of --metadata/--calibration (an .osf recording holds its own), "
-          "--simulate-frame and --out are required");
+          "--recording, at most one of --metadata/--calibration, --simulate-frame and --out are "
+          "required");
     if (Status s = RefuseStandardOutput(args, {{"--out", "a folder"}}); !s.ok()) return s.error();
     jobs::ReproduceOptions o;
     if (Status s = FirstError(

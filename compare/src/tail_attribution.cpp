@@ -80,6 +80,14 @@ Expected<TailAttribution> AttributeRangeTail(const FramePairing& pairing,
     return Error{
         "range-error tail: the recorded frame carries no channel and column per return, so it "
         "has no range image to judge edges and surfaces on"};
+  // A frame whose points carry no column (a KITTI scan) stores them all as column 0.
+  bool columns = false;
+  for (size_t i = 1; i < real.size() && !columns; ++i)
+    columns = real.column[i] != real.column[0];
+  if (!columns)
+    return Error{
+        "range-error tail: the recorded frame's returns all carry one column, so it has no "
+        "range image to judge edges and surfaces on"};
   const auto& pairs = pairing.association.pairs;
   if (pairs.empty()) return Error{"range-error tail: no pair of returns to attribute"};
   std::vector<double> error(pairs.size());

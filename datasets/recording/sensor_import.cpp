@@ -14,9 +14,11 @@
 #include "hesai/hesai_csv.h"
 #include "lidartwin/base/atomic_file.h"
 #include "lidartwin/base/message_text.h"
+#include "lidartwin/base/order_statistics.h"
 #include "lidartwin/datasets/hesai.h"
 #include "lidartwin/datasets/osf.h"
 #include "lidartwin/datasets/ouster.h"
+#include "lidartwin/datasets/recording.h"
 #include "lidartwin/datasets/robosense.h"
 #include "lidartwin/datasets/ros_bag.h"
 #include "lidartwin/datasets/velodyne.h"
@@ -87,6 +89,73 @@ std::string SanitisedName(std::string s) {
   for (char& c : s)
     if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
   return s;
+}
+
+// A sensor from its own points, for scans that come without metadata (a KITTI velodyne/
+// folder, whose reader numbers the scan lines as channels: datasets/scan_lines.h): each
+// channel's elevation the median of its returns' over the first frames, no azimuth offsets,
+// the columns of a revolution from the median azimuth step along a channel, the ranges the
+// returns span. Approximate where metadata is exact: the elevations are where the returns
+// lie (within the lines' spread, 0.1 deg on the KITTI drive), and a head whose beams leave
+// off its axis is not seen.
+constexpr size_t kScanFramesForTables = 3;
+Expected<SpinningTables> FromScans(const std::filesystem::path& folder, double rate) {
+  auto source = OpenRecording(folder, {});
+  if (!source.ok()) return source.error();
+  std::vector<std::vector<double>> elevation, step;
+  double farthest = 0;
+  size_t frames = 0;
+  bool enough = false;
+  Status read = source->ForEachFrame([&](Frame&& f) -> Status {
+    if (f.channel.size() != f.size())
+      return Error{folder.string() +
+                   ": its scans carry no channel (laser) per return, so no sensor can be made "
+                   "from them; give the sensor's metadata or a profile"};
+    std::vector<std::vector<double>> azimuths;
+    for (size_t i = 0; i < f.size(); ++i) {
+      const uint16_t c = f.channel[i];
+      if (c >= elevation.size()) elevation.resize(c + 1), step.resize(c + 1);
+      if (c >= azimuths.size()) azimuths.resize(c + 1);
+      const double ground = std::hypot(double(f.x_m[i]), double(f.y_m[i]));
+      if (!(f.range_m[i] > 0) || !std::isfinite(f.range_m[i])) continue;
+      elevation[c].push_back(std::atan2(double(f.z_m[i]), ground) * kRadToDeg);
+      azimuths[c].push_back(std::atan2(double(f.y_m[i]), double(f.x_m[i])));
+      farthest = std::max(farthest, double(f.range_m[i]));
+    }
+    for (size_t c = 0; c < azimuths.size(); ++c) {
+      auto& a = azimuths[c];
+      std::sort(a.begin(), a.end());
+      for (size_t k = 1; k < a.size(); ++k)
+        if (a[k] > a[k - 1]) step[c].push_back(a[k] - a[k - 1]);
+    }
+    // Enough frames: the read stops here (an error only the flag tells from a real one).
+    enough = ++frames >= kScanFramesForTables;
+    return enough ? Status{Error{"stopped after the frames the tables need"}} : Status{};
+  });
+  if (!read.ok() && !enough) return read.error();
+  SpinningTables t;
+  t.name = SanitisedName(source->header().sensor.empty() ? "scans" : source->header().sensor);
+  t.source = folder.string() + " (its own points)";
+  t.notes = "Elevations and columns measured from the scans' returns; no metadata.";
+  t.wavelength_nm = source->header().wavelength_nm > 0 ? source->header().wavelength_nm : 905;
+  t.min_range_m = 0.5;
+  t.max_range_m = std::ceil(farthest / 10) * 10;
+  std::vector<double> steps;
+  for (size_t c = 0; c < elevation.size(); ++c) {
+    if (elevation[c].empty())
+      return Error{
+          fmt::format("{}: channel {} has no return in its first {} scans; its "
+                      "elevation cannot be measured",
+                      folder.string(), c, frames)};
+    t.elevation_deg.push_back(Median(elevation[c]));
+    t.azimuth_offset_deg.push_back(0);
+    t.firing_offset_us.push_back(0);
+    steps.insert(steps.end(), step[c].begin(), step[c].end());
+  }
+  if (steps.empty()) return Error{folder.string() + ": no azimuth step between its returns"};
+  t.columns = static_cast<uint32_t>(std::lround(2 * std::numbers::pi / Median(steps)));
+  t.rotation_rate_hz = rate > 0 ? rate : 10;
+  return t;
 }
 
 // An OSF file's embedded sensor metadata (its only lidar stream's).
@@ -279,8 +348,11 @@ Expected<std::string> ImportSensorProfile(const std::filesystem::path& metadata,
   std::string ext = metadata.extension().string();
   std::transform(ext.begin(), ext.end(), ext.begin(), ::tolower);
   Expected<SpinningTables> t = Error{""};
+  std::error_code ec;
   if (ext == ".json" || ext == ".osf" || LooksLikeRosBag(metadata)) {
     t = FromOuster(metadata, options.rotation_rate_hz);
+  } else if (std::filesystem::is_directory(metadata, ec)) {
+    t = FromScans(metadata, options.rotation_rate_hz);
   } else if (ext == ".yaml" || ext == ".yml" || ext == ".xml") {
     t = FromVelodyne(metadata, options.rotation_rate_hz);
   } else if (ext == ".dat") {

@@ -19,6 +19,7 @@
 #include "lidartwin/compare/tail_attribution.h"
 #include "lidartwin/datasets/frame_output.h"
 #include "lidartwin/datasets/hdf5_frames.h"
+#include "lidartwin/datasets/ros_bag.h"
 #include "lidartwin/datasets/sensor_import.h"
 #include "lidartwin/physics/units.h"
 #include "lidartwin/reconstruct/beam_intensity_fit.h"
@@ -42,7 +43,15 @@ bool IsOsf(const std::string& recording) {
   return std::filesystem::path(recording).extension() == ".osf";
 }
 
-// Where the sensor's intrinsics come from: the sidecar, or an OSF file's own metadata.
+// A folder of scans (datasets/recording.h): its sensor is measured from its own points when no
+// metadata is given (sensor_import.h).
+bool IsScanFolder(const std::string& recording) {
+  std::error_code ec;
+  return std::filesystem::is_directory(recording, ec) && !LooksLikeRosBag(recording);
+}
+
+// Where the sensor's intrinsics come from: the sidecar, an OSF file's own metadata, or a folder
+// of scans' own points.
 std::string ProfileSource(const ReproduceOptions& o) {
   return o.sidecar.empty() ? o.recording : o.sidecar;
 }
@@ -808,7 +817,7 @@ Status ReproduceOptions::Validate() const {
                        "recording's in the simulation only, a calibrated profile of the "
                        "recording's sensor in every step; give one of them");
   if (recording.empty()) return OptionError("recording", "recording: no recording given");
-  if (sidecar.empty() && !IsOsf(recording))
+  if (sidecar.empty() && !IsOsf(recording) && !IsScanFolder(recording))
     return OptionError("sidecar", "sidecar: no metadata or calibration given");
   if (out.empty()) return OptionError("out", "out: no output folder given");
   return {};

@@ -79,6 +79,13 @@ TEST(TailAttribution, AFrameWithoutARangeImageIsRefused) {
   auto t = AttributeRangeTail(p, {});
   ASSERT_FALSE(t.ok());
   EXPECT_NE(t.message().find("no channel and column"), std::string::npos);
+  // Columns all 0 (how a frame without them is stored): no range image either.
+  FramePairing flat = Image();
+  for (uint32_t& k : flat.real.column)
+    k = 0;
+  auto f = AttributeRangeTail(flat, {});
+  ASSERT_FALSE(f.ok());
+  EXPECT_NE(f.message().find("all carry one column"), std::string::npos);
 }
 
 }  // namespace
