@@ -109,6 +109,12 @@ Expected<RecordingSource> OpenRecording(const std::filesystem::path& file,
 
 namespace {
 
+std::string LowerCase(std::string s) {
+  std::transform(s.begin(), s.end(), s.begin(),
+                 [](unsigned char ch) { return static_cast<char>(std::tolower(ch)); });
+  return s;
+}
+
 // The point-file kinds a folder of scans may hold, one frame a file.
 constexpr const char* kScanFileExtensions[] = {".bin", ".pcd", ".ply", ".las"};
 constexpr size_t kMaxScanFiles = 1000000;
@@ -126,10 +132,13 @@ Expected<RecordingSource> OpenScanFolder(const std::filesystem::path& dir,
   size_t others = 0;
   std::error_code ec;
   for (std::filesystem::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
-    const std::string ext = it->path().extension().string();
-    const bool scan =
-        std::find_if(std::begin(kScanFileExtensions), std::end(kScanFileExtensions),
-                     [&](const char* e) { return ext == e; }) != std::end(kScanFileExtensions);
+    const std::string ext = LowerCase(it->path().extension().string());
+    // Hidden files (macOS's ._ companions of each scan) are not scans.
+    const bool hidden = it->path().filename().string().starts_with(".");
+    const bool scan = !hidden && std::find_if(std::begin(kScanFileExtensions),
+                                              std::end(kScanFileExtensions), [&](const char* e) {
+                                                return ext == e;
+                                              }) != std::end(kScanFileExtensions);
     if (scan && it->is_regular_file(ec)) {
       files.push_back(it->path());
     } else {
@@ -146,14 +155,14 @@ Expected<RecordingSource> OpenScanFolder(const std::filesystem::path& dir,
                  "it has none"};
   std::sort(files.begin(), files.end());
   for (const auto& f : files)
-    if (f.extension() != files.front().extension())
+    if (LowerCase(f.extension().string()) != LowerCase(files.front().extension().string()))
       return Error{fmt::format("{}: holds both {} and {} files; a folder of scans holds one kind",
                                dir.string(), files.front().extension().string(),
                                f.extension().string())};
   // .bin scans carry no header: a folder whose every size fits one layout only (KITTI's 16-byte
   // points or nuScenes' 20-byte ones) is read so, though a file alone may fit both.
   RecordingOptions per_file = options;
-  if (per_file.format.empty() && files.front().extension() == ".bin") {
+  if (per_file.format.empty() && LowerCase(files.front().extension().string()) == ".bin") {
     bool kitti = true, nuscenes = true;
     for (const auto& f : files) {
       const auto bytes = std::filesystem::file_size(f, ec);
@@ -203,7 +212,13 @@ Expected<RecordingSource> OpenAnyRecording(const std::filesystem::path& file,
                                        file.string() + " is a ROS bag)");
     return ros::OpenBagRecording(file, sidecar, options);
   }
-  if (std::filesystem::is_directory(file, ec)) return OpenScanFolder(file, sidecar, options);
+  if (std::filesystem::is_directory(file, ec)) {
+    if (!options.topic.empty())
+      return OptionError("topic", "topic " + options.topic +
+                                      ": only ROS bags and OSF files have topics (" +
+                                      file.string() + " is a folder of scans)");
+    return OpenScanFolder(file, sidecar, options);
+  }
   const std::string ext = file.extension().string();
   if (ext == ".osf") return OpenOsfRecording(file, sidecar, options);
   if (!options.topic.empty())

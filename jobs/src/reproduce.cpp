@@ -284,7 +284,8 @@ void TakeBeamGains(Run& run, std::vector<Frame>& frames) {
 // why, where it cannot be fitted (one reconstruction frame, a scan without columns).
 void TakeRayDrop(Run& run, const PosedFrames& input) {
   const SensorProfile& p = run.profile;
-  if (p.scan != ScanKind::kSpinning || p.columns == 0) return;
+  if (p.scan != ScanKind::kSpinning || p.columns == 0 || p.detector.kind == DetectorKind::kWaveform)
+    return;
   RayDropScan scan;
   scan.elevation_rad = p.elevation_rad;
   scan.azimuth_offset_rad = p.azimuth_offset_rad;
@@ -604,7 +605,8 @@ Status TakeSensorToSimulateAs(Run& run) {
     // laser's gains (TakeBeamGains, already divided out of those frames).
     as->start_azimuth_rad = run.profile.start_azimuth_rad;
     as->min_range_m = run.profile.min_range_m;
-    as->ray_drop = run.profile.ray_drop;  // over range and reflectance: any laser's
+    if (!run.profile.ray_drop.empty())  // over range and reflectance: any laser's
+      as->ray_drop = run.profile.ray_drop;
     as->intensity_gains = {};
     if (!run.profile.intensity_gains.empty()) {
       as->intensity_gains.range_m = run.profile.intensity_gains.range_m;

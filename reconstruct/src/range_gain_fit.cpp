@@ -133,18 +133,47 @@ RangeGainCorrection FitRangeGainAcrossViewpoints(const PosedFrames& input,
       at[j] = seen[j].at;
     const auto plane = FitCellPlane(at, planar);
     if (!plane) continue;
-    const size_t cell = out.cells;
-    size_t kept = 0;
+    const size_t cell = out.cells, first = rs.size();
+    size_t lowest = bins, highest = 0;
     for (size_t j : plane->inliers) {
       const Seen& s = seen[j];
       const Eigen::Vector3d ray = s.at - s.from;
       const double c = std::fabs(ray.dot(plane->normal)) / ray.norm();
       if (!(c >= min_cos)) continue;
       rs.push_back({cell, bin_of(s.range_m), s.range_m, std::log(s.intensity / c)});
-      ++kept;
+      lowest = std::min(lowest, rs.back().bin);
+      highest = std::max(highest, rs.back().bin);
     }
-    if (kept > 0) ++out.cells;
+    // Only a cell whose returns lie in two range bins or more relates them; one inside a bin
+    // would absorb that bin's correction, whatever it is.
+    if (rs.size() > first && highest > lowest) {
+      ++out.cells;
+    } else {
+      rs.resize(first);
+    }
   }
+  // The bins the cells link, by union-find: only the largest linked group has one gauge; a bin
+  // outside it takes its nearest determined bin's correction, as a bin without returns does.
+  std::vector<size_t> parent(bins);
+  for (size_t b = 0; b < bins; ++b)
+    parent[b] = b;
+  const auto root = [&](size_t b) {
+    while (parent[b] != b)
+      b = parent[b] = parent[parent[b]];
+    return b;
+  };
+  for (size_t i = 1; i < rs.size(); ++i)
+    if (rs[i].cell == rs[i - 1].cell) parent[root(rs[i].bin)] = root(rs[i - 1].bin);
+  std::vector<size_t> group_returns(bins, 0);
+  for (const ViewedReturn& r : rs)
+    ++group_returns[root(r.bin)];
+  const size_t main_group = static_cast<size_t>(
+      std::max_element(group_returns.begin(), group_returns.end()) - group_returns.begin());
+  std::erase_if(rs, [&](const ViewedReturn& r) { return root(r.bin) != main_group; });
+  const size_t cell_ids = out.cells;  // ids stay as they were; the cells left are reported
+  out.cells = 0;
+  for (size_t i = 0; i < rs.size(); ++i)
+    out.cells += i == 0 || rs[i].cell != rs[i - 1].cell;
   out.returns = rs.size();
   std::vector<size_t> count(bins, 0);
   for (const ViewedReturn& r : rs)
@@ -163,7 +192,7 @@ RangeGainCorrection FitRangeGainAcrossViewpoints(const PosedFrames& input,
   for (int pass = 0; pass < o.gain_passes; ++pass) {
     for (size_t i = 0; i < rs.size(); ++i)
       y[i] = rs[i].y - std::log(g.GainAt(rs[i].range_m));
-    const std::vector<double> k = BinCorrections(rs, y, count, out.cells, bins, o);
+    const std::vector<double> k = BinCorrections(rs, y, count, cell_ids, bins, o);
     double largest = 0;
     for (size_t n = 0; n < g.gain.size(); ++n) {
       const size_t b = bin_of(g.gain_range_m[n]);

@@ -576,8 +576,9 @@ Expected<ReconstructedSurface> MeshRangeImages(const PosedFrames& input,
       AppendSurfel(centre, vertex_origin[w.vertex], w.up, 0.5 * range * w.azimuth_step_rad,
                    0.5 * range * w.ring_step_rad, surface.vertices, surface.triangles);
     }
-    const float r0 = static_cast<float>(o.reading.Reflectance(
-        vertex_intensity[w.vertex], range, cos_incidence, o.own_face_max_incidence_deg));
+    const float r0 = static_cast<float>(
+        o.reading.Reflectance(vertex_intensity[w.vertex], range + vertex_range_offset[w.vertex],
+                              cos_incidence, o.own_face_max_incidence_deg));
     for (size_t t = before; t < surface.triangles.size(); ++t)
       fixed_reflectance.push_back(r0);
     for (int corner = 0; corner < 4; ++corner) {  // keep the per-vertex arrays aligned

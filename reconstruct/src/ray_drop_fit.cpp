@@ -15,27 +15,46 @@ using physics::Vec3;
 // The pixels of one frame's scan: which returned, and the phase of column 0.
 class ScanPixels {
  public:
-  ScanPixels(const RayDropScan& scan, const Frame& f) : scan_(scan) {
+  ScanPixels(const RayDropScan& scan, const Frame& f, uint32_t columns_per_frame) : scan_(scan) {
     const size_t channels = scan.elevation_rad.size();
     step_ = 2 * physics::kPi / scan.columns;
-    // The phase: the circular mean of the returns' fractional columns (their columns sit at one
-    // phase, which rounding must not cut through).
-    double sx = 0, sy = 0;
+    const auto usable = [&](size_t i) {
+      return f.channel[i] < channels && f.range_m[i] > 0 && std::isfinite(f.range_m[i]);
+    };
+    // The phase of each channel: the circular mean of its returns' fractional columns (they sit
+    // at one phase, which rounding must not cut through; a profile's azimuth offsets measured
+    // from the points, or none, leave each channel its own).
+    std::vector<double> sx(channels, 0), sy(channels, 0);
     for (size_t i = 0; i < f.size(); ++i) {
-      if (f.channel[i] >= channels) continue;
+      if (!usable(i)) continue;
       const double u = Column(f.channel[i], {f.x_m[i], f.y_m[i], f.z_m[i]}, 0);
-      sx += std::cos(2 * physics::kPi * u);
-      sy += std::sin(2 * physics::kPi * u);
+      sx[f.channel[i]] += std::cos(2 * physics::kPi * u);
+      sy[f.channel[i]] += std::sin(2 * physics::kPi * u);
     }
-    phase_ = std::atan2(sy, sx) / (2 * physics::kPi);
+    phase_.resize(channels);
+    for (size_t c = 0; c < channels; ++c)
+      phase_[c] = std::atan2(sy[c], sx[c]) / (2 * physics::kPi);
     returned_.assign(channels * scan.columns, false);
     scanned_.assign(scan.columns, false);
-    for (size_t i = 0; i < f.size(); ++i)
-      if (f.channel[i] < channels && std::isfinite(f.range_m[i])) {
-        const size_t pixel = Index(f.channel[i], {f.x_m[i], f.y_m[i], f.z_m[i]});
-        returned_[pixel] = true;
-        scanned_[pixel % scan.columns] = true;
+    // Where in the frame each column was fired (its returns' mean fraction of the frame), for
+    // the pose a direction is looked up from.
+    std::vector<double> sum(scan.columns, 0);
+    std::vector<size_t> count(scan.columns, 0);
+    for (size_t i = 0; i < f.size(); ++i) {
+      if (!usable(i)) continue;
+      const size_t pixel = Index(f.channel[i], {f.x_m[i], f.y_m[i], f.z_m[i]});
+      returned_[pixel] = true;
+      scanned_[pixel % scan.columns] = true;
+      if (columns_per_frame && f.column.size() == f.size()) {
+        sum[pixel % scan.columns] += std::min(1.0, double(f.column[i]) / columns_per_frame);
+        ++count[pixel % scan.columns];
       }
+    }
+    fraction_.assign(scan.columns, 0.0);
+    for (size_t k = 0; k < scan.columns; ++k)
+      if (count[k]) fraction_[k] = sum[k] / count[k];
+    const auto [lo, hi] = std::minmax_element(scan.elevation_rad.begin(), scan.elevation_rad.end());
+    spacing_ = channels > 1 ? (*hi - *lo) / (channels - 1) : 0.01;
   }
 
   // The pixel of the beam nearest the direction of p (sensor frame), or SIZE_MAX outside the
@@ -48,8 +67,7 @@ class ScanPixels {
     size_t best = 0;
     for (size_t c = 1; c < e.size(); ++c)
       if (std::fabs(e[c] - el) < std::fabs(e[best] - el)) best = c;
-    const double spacing = e.size() > 1 ? std::fabs(e.front() - e.back()) / (e.size() - 1) : 0.01;
-    if (std::fabs(e[best] - el) > 0.5 * spacing + 1e-9) return SIZE_MAX;
+    if (std::fabs(e[best] - el) > 0.5 * spacing_ + 1e-9) return SIZE_MAX;
     return Index(static_cast<uint16_t>(best), p);
   }
   bool Returned(size_t pixel) const { return returned_[pixel]; }
@@ -57,6 +75,8 @@ class ScanPixels {
   // channel lies outside a partial frame (a capture's first or last revolution), not dropped.
   bool Scanned(size_t pixel) const { return scanned_[pixel % scan_.columns]; }
   size_t Pixels() const { return returned_.size(); }
+  // The fraction of the frame at which the pixel's column was fired (0 where unknown).
+  double Fraction(size_t pixel) const { return fraction_[pixel % scan_.columns]; }
 
  private:
   // Column of channel c's beam towards p, in columns, less `phase`.
@@ -66,13 +86,14 @@ class ScanPixels {
     return az / step_ - phase;
   }
   size_t Index(uint16_t c, const Vec3<double>& p) const {
-    const long k = std::lround(Column(c, p, phase_));
+    const long k = std::lround(Column(c, p, phase_[c]));
     const long n = static_cast<long>(scan_.columns);
     return static_cast<size_t>(c) * scan_.columns + static_cast<size_t>(((k % n) + n) % n);
   }
 
   const RayDropScan& scan_;
-  double step_ = 0, phase_ = 0;
+  double step_ = 0, spacing_ = 0;
+  std::vector<double> phase_, fraction_;
   std::vector<bool> returned_, scanned_;
 };
 
@@ -104,15 +125,16 @@ Expected<RayDropFit> FitRayDrop(const PosedFrames& input, const IntensityReading
       return Error{"ray drop: a frame carries no channel or intensity per return"};
   std::vector<ScanPixels> pixels;
   for (const Frame& f : input.frames)
-    pixels.emplace_back(scan, f);
+    pixels.emplace_back(scan, f, input.columns_per_frame);
   const size_t rb = static_cast<size_t>(o.range_bins), ab = static_cast<size_t>(o.reflectance_bins);
   std::vector<size_t> n(rb * ab, 0), d(rb * ab, 0);
   RayDropFit out;
   for (size_t b = 0; b < input.frames.size(); ++b) {
     std::vector<bool> seen(pixels[b].Pixels(), false);  // each (B, pixel) once
-    const physics::Pose<double>& to_b = input.start_poses[b];
     for (size_t a = 0; a < input.frames.size(); ++a) {
-      if (a == b) continue;
+      // The frames nearest in the recording: a drop is judged against what the sensor saw
+      // from about there, and the work stays linear in the frames.
+      if (a == b || std::max(a, b) - std::min(a, b) > o.frame_distance) continue;
       const Frame& f = input.frames[a];
       for (size_t i = 0; i < f.size(); ++i) {
         const double r = f.range_m[i];
@@ -122,10 +144,18 @@ Expected<RayDropFit> FitRayDrop(const PosedFrames& input, const IntensityReading
         if (!std::isfinite(apparent)) continue;
         const Vec3<double> world = physics::TransformPoint(
             PoseOfPoint(input, a, i), Vec3<double>{f.x_m[i], f.y_m[i], f.z_m[i]});
-        const Vec3<double> in_b = physics::InverseTransformPoint(to_b, world);
+        // B's pixel from its pose at the start, then from its pose when that column fired
+        // (a sensor driving 1 m a frame moves a point 10 m away by several columns).
+        Vec3<double> in_b = physics::InverseTransformPoint(input.start_poses[b], world);
+        size_t pixel = pixels[b].PixelOf(in_b);
+        for (int round = 0; round < 2 && pixel != SIZE_MAX && input.columns_per_frame; ++round) {
+          const auto pose = physics::InterpolatePose(input.start_poses[b], input.end_poses[b],
+                                                     pixels[b].Fraction(pixel));
+          in_b = physics::InverseTransformPoint(pose, world);
+          pixel = pixels[b].PixelOf(in_b);
+        }
         const double range_b = std::sqrt(Dot(in_b, in_b));
         if (!(range_b >= o.min_range_m && range_b <= o.max_range_m)) continue;
-        const size_t pixel = pixels[b].PixelOf(in_b);
         if (pixel == SIZE_MAX || seen[pixel] || !pixels[b].Scanned(pixel)) continue;
         seen[pixel] = true;
         const size_t cell = LogBin(range_b, o.min_range_m, o.max_range_m, o.range_bins) * ab +

@@ -435,8 +435,12 @@ void CheckIntensityGains(const ChannelIntensityGains& g, const SensorProfile& p,
 
 // The optional `ray_drop:` map: increasing positive nodes (1 to kMaxRayDropNodes each), one
 // probability in [0, 1] per (range, reflectance) node.
-void CheckRayDrop(const RayDropTable& t, ConfigCheck& c) {
+void CheckRayDrop(const RayDropTable& t, const SensorProfile& p, ConfigCheck& c) {
   if (t.empty() && t.range_m.empty() && t.reflectance.empty()) return;
+  if (p.detector.kind == DetectorKind::kWaveform)
+    return c.Fail("probability",
+                  "is over a percent reading (intensity / 100); the waveform detector reports "
+                  "counts");
   for (const auto& [key, nodes] :
        {std::pair{"range_m", &t.range_m}, std::pair{"reflectance", &t.reflectance}}) {
     if (nodes->empty() || nodes->size() > kMaxRayDropNodes)
@@ -555,7 +559,7 @@ void SensorProfile::Check(ConfigCheck& check) const {
   ConfigCheck gains_check = check.Sub("intensity_gains");
   CheckIntensityGains(intensity_gains, *this, gains_check);
   ConfigCheck drop_check = check.Sub("ray_drop");
-  CheckRayDrop(ray_drop, drop_check);
+  CheckRayDrop(ray_drop, *this, drop_check);
 }
 
 Status SensorProfile::Validate() const {

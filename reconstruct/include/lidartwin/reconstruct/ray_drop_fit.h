@@ -4,14 +4,15 @@
 // re-simulation needs: a simulated return stands where a neighbouring frame saw one, and the
 // recorded frame drops some of them (dark and far surfaces, glass, the edges of objects).
 //
-// For every frame B and every pixel of B's scan that another frame A returned in (A's return
-// moved into B's sensor frame by the poses, then to the nearest beam of B's scan), one
+// For every frame B and every pixel of B's scan that another frame A (at most frame_distance
+// frames away) returned in (A's return moved into B's sensor frame by the poses, B's at the
+// time that column fired, then to the nearest beam of B's scan), one
 // observation: dropped or not in B, at the range from B and A's apparent reflectance
 // I / G(R) (R0 cos theta as A saw it, with the laser's gain in it, as the simulator reports
 // it). A column of B's scan where no channel returned is outside B (a partial revolution) and
-// holds no observation. Each (B, pixel) counts once, so with independent drops a cell's count is binomial; its
-// standard error sqrt(p (1 - p) / n) assumes that (real drops come in patches, and are more
-// uncertain than it says).
+// holds no observation. Each (B, pixel) counts once, so with independent drops a cell's count is
+// binomial; its standard error sqrt(p (1 - p) / n) assumes that (real drops come in patches, and
+// are more uncertain than it says).
 #pragma once
 
 #include <cstddef>
@@ -39,6 +40,7 @@ struct RayDropFitOptions {
   double min_reflectance = 0.005, max_reflectance = 2.0;
   int reflectance_bins = 8;      // logarithmic
   size_t min_observations = 50;  // a cell with fewer takes its nearest determined cell's
+  size_t frame_distance = 2;     // frames at most this far apart in the recording are compared
 };
 
 struct RayDropFit {

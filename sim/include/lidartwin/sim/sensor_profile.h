@@ -151,7 +151,8 @@ double InterpolateChannelGain(const std::vector<double>& nodes_m, const std::vec
 
 // Ray drop learned from recordings (issue 41): the probability that a return the detector kept
 // goes unreported, over range and apparent reflectance (R0 cos theta: the reported intensity
-// over 100, before per-laser gains), as reconstruct/ray_drop_fit.h fits it on a recording's
+// over 100, with the per-laser gains; a percent reading, so not with the waveform detector's
+// counts), as reconstruct/ray_drop_fit.h fits it on a recording's
 // frames (a return in one frame, its direction in another: dropped or not). Bilinear in
 // (ln R, ln a) between the nodes and held beyond them. What the simulator does with it:
 // kSample drops each return with that probability (a draw per return, deterministic per seed:
