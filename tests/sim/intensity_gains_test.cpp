@@ -7,15 +7,14 @@
 
 #include "cpu/cpu_simulator.h"
 #include "lidartwin/sim/sensor_profile.h"
+#include "sim/sim_test_scenes.h"
 #include "test_support.h"
 
 namespace lt {
 namespace {
 
 SensorProfile Os0() {
-  auto p = LoadSensorProfile(test::ConfigDir() / "sensors/ouster_os0_128.yaml");
-  EXPECT_TRUE(p.ok()) << p.message();
-  return *p;
+  return test::ShippedSensor("ouster_os0_128.yaml");
 }
 
 // Gains unlike 1 and unlike each other: channel c at node k reads 0.5 + 0.01 c + 0.2 k.

@@ -8,15 +8,14 @@
 
 #include "cpu/cpu_simulator.h"
 #include "lidartwin/sim/sensor_profile.h"
+#include "sim/sim_test_scenes.h"
 #include "test_support.h"
 
 namespace lt {
 namespace {
 
 SensorProfile Os0() {
-  auto p = LoadSensorProfile(test::ConfigDir() / "sensors/ouster_os0_128.yaml");
-  EXPECT_TRUE(p.ok()) << p.message();
-  return *p;
+  return test::ShippedSensor("ouster_os0_128.yaml");
 }
 
 // 0.2 at 1 m and 0.8 at 100 m whatever the reflectance: p = 0.2 + 0.6 ln R / ln 100.

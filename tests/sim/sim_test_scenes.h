@@ -1,6 +1,10 @@
 // Small scenes and sensors built in code for the simulator tests.
 #pragma once
 
+#include <gtest/gtest.h>
+
+#include "test_support.h"
+
 #include <string>
 #include <utility>
 #include <vector>
@@ -40,6 +44,13 @@ inline MaterialLibrary ConstantMaterials(const std::vector<double>& reflectances
     lib.materials.push_back({"m" + std::to_string(i), {1.0}, {reflectances[i]}, "test material"});
   }
   return lib;
+}
+
+// A shipped sensor profile (configs/sensors/FILE); a test that cannot load it fails.
+inline SensorProfile ShippedSensor(const std::string& file) {
+  auto p = LoadSensorProfile(ConfigDir() / "sensors" / file);
+  EXPECT_TRUE(p.ok()) << p.message();
+  return p.ok() ? *p : SensorProfile{};
 }
 
 // A spinning sensor with evenly spaced channels, simultaneous firing, ideal detector.
