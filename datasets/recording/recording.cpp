@@ -115,6 +115,16 @@ std::string LowerCase(std::string s) {
   return s;
 }
 
+// Whether the path's name ends as a recording's or a sensor's file does (.bin, .pcap, .h5, ..).
+bool NamesARecordingFile(const std::filesystem::path& path) {
+  static constexpr const char* kFileExtensions[] = {
+      ".bin", ".pcd", ".ply", ".las",  ".laz",  ".h5",   ".hdf5", ".pcap", ".pcapng",
+      ".osf", ".bag", ".db3", ".mcap", ".json", ".yaml", ".yml",  ".xml",  ".csv"};
+  const std::string ext = LowerCase(path.filename().extension().string());
+  return std::find_if(std::begin(kFileExtensions), std::end(kFileExtensions),
+                      [&](const char* e) { return ext == e; }) != std::end(kFileExtensions);
+}
+
 // The point-file kinds a folder of scans may hold, one frame a file.
 constexpr const char* kScanFileExtensions[] = {".bin", ".pcd", ".ply", ".las"};
 constexpr size_t kMaxScanFiles = 1000000;
@@ -212,7 +222,9 @@ Expected<RecordingSource> OpenAnyRecording(const std::filesystem::path& file,
                                        file.string() + " is a ROS bag)");
     return ros::OpenBagRecording(file, sidecar, options);
   }
-  if (std::filesystem::is_directory(file, ec)) {
+  // A folder of scans, unless its name is a recording file's (scan.bin, capture.pcap: the file
+  // the user meant, refused below as a directory).
+  if (!NamesARecordingFile(file) && std::filesystem::is_directory(file, ec)) {
     if (!options.topic.empty())
       return OptionError("topic", "topic " + options.topic +
                                       ": only ROS bags and OSF files have topics (" +
