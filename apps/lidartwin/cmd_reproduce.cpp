@@ -49,8 +49,7 @@ int ReproduceCommand(const std::vector<std::string>& argv) {
       kReproduceFlags};
   // clang-format on
   return RunCommand(reproduce, argv, [](const Args& args) -> Expected<int> {
-    // Whether the recording needs --metadata or --calibration is the job's to say (an .osf
-    // holds its own, a folder of scans is measured).
+    // Whether the recording needs a sidecar is the job's to say (.osf, folders of scans).
     const int sidecars = args.Has("--metadata") + args.Has("--calibration");
     if (!args.Has("--recording") || !args.Has("--simulate-frame") || !args.Has("--out") ||
         sidecars > 1)

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <memory>
 
+#include "lidartwin/base/ascii_case.h"
 #include "lidartwin/base/cancellation.h"
 #include "lidartwin/base/text_file.h"
 #include "lidartwin/datasets/hdf5_frames.h"
@@ -109,18 +110,12 @@ Expected<RecordingSource> OpenRecording(const std::filesystem::path& file,
 
 namespace {
 
-std::string LowerCase(std::string s) {
-  std::transform(s.begin(), s.end(), s.begin(),
-                 [](unsigned char ch) { return static_cast<char>(std::tolower(ch)); });
-  return s;
-}
-
 // Whether the path's name ends as a recording's or a sensor's file does (.bin, .pcap, .h5, ..).
 bool NamesARecordingFile(const std::filesystem::path& path) {
   static constexpr const char* kFileExtensions[] = {
       ".bin", ".pcd", ".ply", ".las",  ".laz",  ".h5",   ".hdf5", ".pcap", ".pcapng",
       ".osf", ".bag", ".db3", ".mcap", ".json", ".yaml", ".yml",  ".xml",  ".csv"};
-  const std::string ext = LowerCase(path.filename().extension().string());
+  const std::string ext = AsciiLowerCase(path.filename().extension().string());
   return std::find_if(std::begin(kFileExtensions), std::end(kFileExtensions),
                       [&](const char* e) { return ext == e; }) != std::end(kFileExtensions);
 }
@@ -142,7 +137,7 @@ Expected<RecordingSource> OpenScanFolder(const std::filesystem::path& dir,
   size_t others = 0;
   std::error_code ec;
   for (std::filesystem::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
-    const std::string ext = LowerCase(it->path().extension().string());
+    const std::string ext = AsciiLowerCase(it->path().extension().string());
     // Hidden files (macOS's ._ companions of each scan) are not scans.
     const bool hidden = it->path().filename().string().starts_with(".");
     const bool scan = !hidden && std::find_if(std::begin(kScanFileExtensions),
@@ -165,14 +160,15 @@ Expected<RecordingSource> OpenScanFolder(const std::filesystem::path& dir,
                  "it has none"};
   std::sort(files.begin(), files.end());
   for (const auto& f : files)
-    if (LowerCase(f.extension().string()) != LowerCase(files.front().extension().string()))
+    if (AsciiLowerCase(f.extension().string()) !=
+        AsciiLowerCase(files.front().extension().string()))
       return Error{fmt::format("{}: holds both {} and {} files; a folder of scans holds one kind",
                                dir.string(), files.front().extension().string(),
                                f.extension().string())};
   // .bin scans carry no header: a folder whose every size fits one layout only (KITTI's 16-byte
   // points or nuScenes' 20-byte ones) is read so, though a file alone may fit both.
   RecordingOptions per_file = options;
-  if (per_file.format.empty() && LowerCase(files.front().extension().string()) == ".bin") {
+  if (per_file.format.empty() && AsciiLowerCase(files.front().extension().string()) == ".bin") {
     bool kitti = true, nuscenes = true;
     for (const auto& f : files) {
       const auto bytes = std::filesystem::file_size(f, ec);

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "lidartwin/base/ascii_case.h"
 #include "lidartwin/base/config_reader.h"
 #include "rosbag/mcap_bag.h"
 #include "rosbag/ros1_bag.h"
@@ -9,11 +10,6 @@
 
 namespace lt {
 namespace {
-
-std::string Lower(std::string s) {
-  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::tolower(c); });
-  return s;
-}
 
 // The files of a rosbag2 folder, from its metadata.yaml (rosbag2_storage's
 // BagMetadata: version, storage_identifier, compression_format, files[].path since version
@@ -49,7 +45,7 @@ Expected<std::unique_ptr<RosBag>> OpenBagFolder(const std::filesystem::path& fol
   if (files.empty()) {  // metadata older than version 5: the folder's files by name
     std::error_code ec;
     for (const auto& entry : std::filesystem::directory_iterator(folder, ec))
-      if (Lower(entry.path().extension().string()) == ext) files.push_back(entry.path());
+      if (AsciiLowerCase(entry.path().extension().string()) == ext) files.push_back(entry.path());
     std::sort(files.begin(), files.end());
   }
   if (files.empty()) return Error{yaml.string() + ": the bag names no " + ext + " file"};
@@ -63,7 +59,7 @@ bool LooksLikeRosBag(const std::filesystem::path& path) {
   std::error_code ec;
   if (std::filesystem::is_directory(path, ec))
     return std::filesystem::exists(path / "metadata.yaml", ec);
-  const std::string ext = Lower(path.extension().string());
+  const std::string ext = AsciiLowerCase(path.extension().string());
   return ext == ".db3" || ext == ".mcap" || ext == ".bag";
 }
 
@@ -75,7 +71,7 @@ Expected<std::unique_ptr<RosBag>> OpenRosBag(const std::filesystem::path& path) 
     return OpenBagFolder(path);
   }
   if (!std::filesystem::exists(path, ec)) return Error{path.string() + ": no such file"};
-  const std::string ext = Lower(path.extension().string());
+  const std::string ext = AsciiLowerCase(path.extension().string());
   if (ext == ".db3") return ros::OpenSqliteBag(path, {path});
   if (ext == ".mcap") return ros::OpenMcapBag(path, {path});
   if (ext == ".bag") return ros::OpenRos1Bag(path);
