@@ -2,7 +2,6 @@
 
 #include <fmt/core.h>
 #include <omp.h>
-#include <open3d/geometry/KDTreeFlann.h>
 #include <open3d/geometry/PointCloud.h>
 #include <open3d/pipelines/registration/Registration.h>
 #include <open3d/pipelines/registration/TransformationEstimation.h>
@@ -17,6 +16,7 @@
 
 #include "lidartwin/base/host_cores.h"
 #include "lidartwin/reconstruct/reconstruction.h"
+#include "radius_neighbours.h"
 
 namespace lt {
 namespace {
@@ -201,13 +201,13 @@ Expected<PointCloud> UsablePoints(const Frame& f, size_t k, const Timing& timing
 // < min_width_ratio * sigma1) are dropped.
 std::shared_ptr<PointCloud> PointsWithPlanes(const PointCloud& cloud, double radius,
                                              int max_neighbours, double min_width_ratio) {
-  const open3d::geometry::KDTreeFlann tree(cloud);
+  const RadiusNeighbours neighbours(cloud.points_, radius);
   auto out = std::make_shared<PointCloud>();
-  std::vector<int> indices;
-  std::vector<double> distances2;
+  std::vector<uint32_t> indices;
   const double min_ratio2 = min_width_ratio * min_width_ratio;  // on eigenvalues: variances
   for (const Eigen::Vector3d& p : cloud.points_) {
-    const int m = tree.SearchHybrid(p, radius, max_neighbours, indices, distances2);
+    neighbours.Nearest(p, static_cast<size_t>(max_neighbours), indices);
+    const int m = static_cast<int>(indices.size());
     if (m < 3) continue;
     Eigen::Vector3d mean = Eigen::Vector3d::Zero();
     for (int j = 0; j < m; ++j)
