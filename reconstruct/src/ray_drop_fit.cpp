@@ -77,6 +77,13 @@ class ScanPixels {
   size_t Pixels() const { return returned_.size(); }
   // The fraction of the frame at which the pixel's column was fired (0 where unknown).
   double Fraction(size_t pixel) const { return fraction_[pixel % scan_.columns]; }
+  // The scan azimuth of the pixel's beam (its column's centre with the channel's phase and
+  // offset) [rad].
+  double Azimuth(size_t pixel) const {
+    const size_t c = pixel / scan_.columns;
+    return (double(pixel % scan_.columns) + phase_[c]) * step_ + scan_.azimuth_offset_rad[c];
+  }
+  double Step() const { return step_; }
 
  private:
   // Column of channel c's beam towards p, in columns, less `phase`.
@@ -96,6 +103,37 @@ class ScanPixels {
   std::vector<double> phase_, fraction_;
   std::vector<bool> returned_, scanned_;
 };
+
+// An azimuth wrapped into [-pi, pi).
+double Wrapped(double a) {
+  return a - 2 * physics::kPi * std::floor((a + physics::kPi) / (2 * physics::kPi));
+}
+
+// [from, to] added to sorted, disjoint intervals in [-pi, pi), split where it crosses pi.
+void AddInterval(double from, double to, std::vector<AzimuthInterval>& out) {
+  const double a = Wrapped(from), b = a + (to - from);
+  if (b > physics::kPi) {
+    out.push_back({a, physics::kPi});
+    out.push_back({-physics::kPi, b - 2 * physics::kPi});
+  } else {
+    out.push_back({a, b});
+  }
+}
+
+// Sorted, with overlapping and touching intervals merged.
+std::vector<AzimuthInterval> Merged(std::vector<AzimuthInterval> in) {
+  std::sort(in.begin(), in.end(), [](const AzimuthInterval& x, const AzimuthInterval& y) {
+    return x.from_rad < y.from_rad;
+  });
+  std::vector<AzimuthInterval> out;
+  for (const AzimuthInterval& i : in) {
+    if (!out.empty() && i.from_rad <= out.back().to_rad + 1e-12)
+      out.back().to_rad = std::max(out.back().to_rad, i.to_rad);
+    else
+      out.push_back(i);
+  }
+  return out;
+}
 
 // The cell of a value among `bins` logarithmic bins of [lo, hi], clamped.
 size_t LogBin(double v, double lo, double hi, int bins) {
@@ -199,6 +237,57 @@ Expected<RayDropFit> FitRayDrop(const PosedFrames& input, const IntensityReading
           std::hypot(double(k / ab) - double(c / ab), 0.5 * (double(k % ab) - double(c % ab)));
       if (dist < best) best = dist, out.table.probability[c] = out.table.probability[k];
     }
+  }
+  return out;
+}
+
+Expected<BlockedDirectionsFit> FindBlockedDirections(const std::vector<Frame>& frames,
+                                                     const RayDropScan& scan) {
+  if (frames.size() < 2)
+    return Error{
+        "blocked directions: one frame cannot tell a drop from a hole; at least two "
+        "are needed"};
+  const size_t channels = scan.elevation_rad.size(), columns = scan.columns;
+  if (channels == 0 || columns == 0 || scan.azimuth_offset_rad.size() != channels)
+    return Error{
+        "blocked directions: the scan has no beams (a spinning scan's channels and "
+        "columns)"};
+  for (const Frame& f : frames)
+    if (f.channel.size() != f.size() || f.range_m.size() != f.size())
+      return Error{"blocked directions: a frame carries no channel per return"};
+  std::vector<ScanPixels> pixels;
+  for (const Frame& f : frames)
+    pixels.emplace_back(scan, f, 0);
+  // Per pixel: the frames that scanned its column, and those that returned there.
+  std::vector<uint32_t> scanned(channels * columns, 0), returned(channels * columns, 0);
+  std::vector<bool> channel_returned(channels, false);
+  for (const ScanPixels& p : pixels)
+    for (size_t i = 0; i < channels * columns; ++i) {
+      scanned[i] += p.Scanned(i);
+      returned[i] += p.Returned(i);
+      if (p.Returned(i)) channel_returned[i / columns] = true;
+    }
+  BlockedDirectionsFit out;
+  out.blocked.channel.resize(channels);
+  for (size_t c = 0; c < channels; ++c) {
+    // A channel no frame returned on (a laser left out of the recording) tells nothing.
+    if (!channel_returned[c]) continue;
+    std::vector<AzimuthInterval> intervals;
+    for (size_t k = 0; k < columns; ++k) {
+      const size_t i = c * columns + k;
+      const size_t n = scanned[i], empty = n - returned[i];
+      if (n < 2 || 2 * empty <= n) continue;
+      const ScanPixels* first = nullptr;
+      for (const ScanPixels& p : pixels)
+        if (p.Scanned(i)) {
+          first = &p;
+          break;
+        }
+      const double centre = first->Azimuth(i), half = 0.5 * first->Step();
+      AddInterval(centre - half, centre + half, intervals);
+      ++out.pixels;
+    }
+    out.blocked.channel[c] = Merged(std::move(intervals));
   }
   return out;
 }

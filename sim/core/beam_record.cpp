@@ -94,11 +94,19 @@ void ApplyIntensityGains(const ChannelIntensityGains& gains, size_t first, Frame
     f.intensity[k] = static_cast<float>(f.intensity[k] * gains.At(f.channel[k], f.range_m[k]));
 }
 
-void ApplyRayDrop(const RayDropTable& drop, uint64_t seed, uint32_t frame_index, Frame& f) {
-  if (drop.empty() || f.size() == 0) return;
+void ApplyRayDrop(const SensorProfile& profile, uint64_t seed, uint32_t frame_index, Frame& f) {
+  const RayDropTable& drop = profile.ray_drop;
+  const BlockedDirections& blocked = profile.blocked_directions;
+  if ((drop.empty() && blocked.empty()) || f.size() == 0) return;
   std::vector<bool> keep(f.size(), true);
   size_t dropped = 0;
   for (size_t k = 0; k < f.size(); ++k) {
+    if (!blocked.empty() && blocked.Blocked(f.channel[k], profile.Beam(f.beam_id[k]).azimuth_rad)) {
+      keep[k] = false;
+      ++dropped;
+      continue;
+    }
+    if (drop.empty()) continue;
     const double p = drop.At(f.range_m[k], f.intensity[k] / 100.0);
     bool drop_it = false;
     if (drop.decision == RayDropTable::Decision::kMostLikely) {

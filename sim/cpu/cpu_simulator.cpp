@@ -171,7 +171,7 @@ Expected<Frame> CpuSimulator::Simulate(uint32_t frame_index) {
   Frame f = FrameHeader(frame_index, t0, period, trajectory_);
   AppendRecords(records.data(), beams * k, profile_.detector.ReadsReturnSignal(), f);
   ApplyIntensityGains(profile_.intensity_gains, 0, f);
-  ApplyRayDrop(profile_.ray_drop, options_.seed, frame_index, f);
+  ApplyRayDrop(profile_, options_.seed, frame_index, f);
   if (!kept.empty()) {
     f.waveform_beams = kept;
     f.waveform_volts = std::move(kept_volts);

@@ -565,7 +565,7 @@ Expected<Frame> CudaSimulator::Simulate(uint32_t frame_index) {
     if (Status s = m.kept_volts.Download(f.waveform_volts.data(), f.waveform_volts.size()); !s.ok())
       return s.error();
   }
-  ApplyRayDrop(profile.ray_drop, m.options.seed, frame_index, f);
+  ApplyRayDrop(profile, m.options.seed, frame_index, f);
   return f;
 }
 

@@ -84,12 +84,14 @@ struct ChannelIntensityGains;  // sensor_profile.h (not included: the kernels in
 // their records are appended, so their frames agree exactly. Nothing when there are none.
 void ApplyIntensityGains(const ChannelIntensityGains& gains, size_t first, Frame& frame);
 
-struct RayDropTable;  // sensor_profile.h
+struct SensorProfile;  // sensor_profile.h
 
-// The profile's learned ray drop on a whole frame (sensor_profile.h, RayDropTable): each
-// return's probability from its range and reported intensity / 100 (after the per-laser gains);
-// sampled from the (seed, frame, beam, echo, kStreamRayDrop) stream or decided by p > 0.5. Both
-// backends call it on the host on the finished frame, so their frames agree exactly.
-void ApplyRayDrop(const RayDropTable& drop, uint64_t seed, uint32_t frame_index, Frame& frame);
+// The profile's learned ray drop on a whole frame (sensor_profile.h): every return of a beam in
+// its blocked directions (BlockedDirections, by the beam's channel and scan azimuth), and by the
+// RayDropTable each return's probability from its range and reported intensity / 100 (after
+// the per-laser gains), sampled from the (seed, frame, beam, echo, kStreamRayDrop) stream or
+// decided by p > 0.5. Both backends call it on the host on the finished frame, so their frames
+// agree exactly.
+void ApplyRayDrop(const SensorProfile& profile, uint64_t seed, uint32_t frame_index, Frame& frame);
 
 }  // namespace lt

@@ -69,6 +69,30 @@ double RayDropTable::At(double r, double a) const {
          s * ((1 - t) * p(i + 1, j) + t * p(i + 1, j + 1));
 }
 
+bool BlockedDirections::empty() const {
+  for (const auto& c : channel)
+    if (!c.empty()) return false;
+  return true;
+}
+
+size_t BlockedDirections::Intervals() const {
+  size_t n = 0;
+  for (const auto& c : channel)
+    n += c.size();
+  return n;
+}
+
+bool BlockedDirections::Blocked(uint32_t c, double azimuth_rad) const {
+  if (c >= channel.size() || channel[c].empty()) return false;
+  const double a = azimuth_rad -
+                   2 * physics::kPi * std::floor((azimuth_rad + physics::kPi) / (2 * physics::kPi));
+  const auto& intervals = channel[c];
+  // The last interval starting at or before a.
+  auto it = std::upper_bound(intervals.begin(), intervals.end(), a,
+                             [](double v, const AzimuthInterval& i) { return v < i.from_rad; });
+  return it != intervals.begin() && a < std::prev(it)->to_rad;
+}
+
 uint32_t SensorProfile::BeamCount() const {
   // Validate() caps the count at kMaxBeamsPerFrame, so it fits.
   return static_cast<uint32_t>(physics::ScanBeamCount(Pattern()));
@@ -731,6 +755,28 @@ void ReadRayDrop(ConfigMap& c, RayDropTable& t) {
   t.probability = c.Numbers("probability");
 }
 
+// `blocked_directions:` (configs/README.md): per channel, azimuth intervals in degrees.
+void ReadBlockedDirections(ConfigMap& c, BlockedDirections& b) {
+  b.source = c.String("source", "");
+  for (ConfigMap& entry : c.MapList("channels")) {
+    const double channel = entry.Number("channel");
+    const std::vector<double> rows = entry.NumberRows("azimuth_deg", 2);
+    if (!(channel >= 0 && channel < kMaxBlockedChannels && channel == std::floor(channel))) {
+      entry.Fail("channel", fmt::format("must be a whole number in 0..{}, got {}",
+                                        kMaxBlockedChannels - 1, NumberText(channel)));
+      continue;
+    }
+    const auto k = static_cast<size_t>(channel);
+    if (b.channel.size() <= k) b.channel.resize(k + 1);
+    if (!b.channel[k].empty()) {
+      entry.Fail("channel", fmt::format("channel {} is listed twice", k));
+      continue;
+    }
+    for (size_t n = 0; n + 1 < rows.size(); n += 2)
+      b.channel[k].push_back({rows[n] * kDegToRad, rows[n + 1] * kDegToRad});
+  }
+}
+
 void ReadDetector(ConfigMap& d, SensorProfile& p) {
   const std::string type = d.String("type");
   if (type == "ideal") {
@@ -814,6 +860,10 @@ Expected<SensorProfile> ParseSensorProfile(const std::string& yaml_text,
   if (root.Has("ray_drop")) {
     ConfigMap d = root.Map("ray_drop");
     ReadRayDrop(d, p.ray_drop);
+  }
+  if (root.Has("blocked_directions")) {
+    ConfigMap b = root.Map("blocked_directions");
+    ReadBlockedDirections(b, p.blocked_directions);
   }
   if (Status s = root.Finish(); !s.ok()) return s.error();
   // Validate(): a second line of defence behind the checks above, and the only check of the

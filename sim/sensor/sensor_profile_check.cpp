@@ -460,6 +460,38 @@ void CheckRayDrop(const RayDropTable& t, const SensorProfile& p, ConfigCheck& c)
       return c.Fail("probability", fmt::format("{} is not in [0, 1]", NumberText(v)));
 }
 
+// The optional `blocked_directions:` map: channels of the scan, intervals inside [-180, 180]
+// deg, each from < to, sorted and disjoint, kMaxBlockedIntervals at most.
+void CheckBlockedDirections(const BlockedDirections& b, const SensorProfile& p, ConfigCheck& c) {
+  if (b.empty()) return;
+  if (b.Intervals() > kMaxBlockedIntervals)
+    return c.Fail("channels", fmt::format("holds {} intervals; at most {}", b.Intervals(),
+                                          kMaxBlockedIntervals));
+  const size_t channels =
+      p.scan == ScanKind::kSpinning ? p.elevation_rad.size() : static_cast<size_t>(-1);
+  constexpr double kSlack = 1e-9;  // written in degrees and read back
+  for (size_t k = 0; k < b.channel.size(); ++k) {
+    if (b.channel[k].empty()) continue;
+    if (k >= channels)
+      return c.Fail("channels", fmt::format("channel {}: the scan has {} channels (0..{})", k,
+                                            channels, channels - 1));
+    for (size_t n = 0; n < b.channel[k].size(); ++n) {
+      const AzimuthInterval& i = b.channel[k][n];
+      if (!(i.from_rad >= -physics::kPi - kSlack && i.to_rad <= physics::kPi + kSlack &&
+            i.from_rad < i.to_rad))
+        return c.Fail(
+            "channels",
+            fmt::format("channel {}: [{}, {}] deg must lie in [-180, 180], from < to", k,
+                        NumberText(i.from_rad / kDegToRad), NumberText(i.to_rad / kDegToRad)));
+      if (n > 0 && !(i.from_rad >= b.channel[k][n - 1].to_rad))
+        return c.Fail("channels", fmt::format("channel {}: the intervals must be sorted and "
+                                              "disjoint ([{}, ..] after [.., {}] deg)",
+                                              k, NumberText(i.from_rad / kDegToRad),
+                                              NumberText(b.channel[k][n - 1].to_rad / kDegToRad)));
+    }
+  }
+}
+
 }  // namespace
 
 void DetectorConfig::Check(ConfigCheck& check) const {
@@ -560,6 +592,8 @@ void SensorProfile::Check(ConfigCheck& check) const {
   CheckIntensityGains(intensity_gains, *this, gains_check);
   ConfigCheck drop_check = check.Sub("ray_drop");
   CheckRayDrop(ray_drop, *this, drop_check);
+  ConfigCheck blocked_check = check.Sub("blocked_directions");
+  CheckBlockedDirections(blocked_directions, *this, blocked_check);
 }
 
 Status SensorProfile::Validate() const {

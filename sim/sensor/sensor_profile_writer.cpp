@@ -235,6 +235,24 @@ void WriteRayDrop(YAML::Emitter& e, const RayDropTable& t) {
   e << YAML::EndMap;
 }
 
+// Degrees, as read (ReadBlockedDirections), one flow line per channel.
+void WriteBlockedDirections(YAML::Emitter& e, const BlockedDirections& b) {
+  if (b.empty()) return;
+  e << YAML::Key << "blocked_directions" << YAML::Value << YAML::BeginMap;
+  if (!b.source.empty()) e << YAML::Key << "source" << YAML::Value << b.source;
+  e << YAML::Key << "channels" << YAML::Value << YAML::BeginSeq;
+  for (size_t k = 0; k < b.channel.size(); ++k) {
+    if (b.channel[k].empty()) continue;
+    e << YAML::Flow << YAML::BeginMap << YAML::Key << "channel" << YAML::Value << k << YAML::Key
+      << "azimuth_deg" << YAML::Value << YAML::BeginSeq;
+    for (const AzimuthInterval& i : b.channel[k])
+      e << YAML::BeginSeq << i.from_rad / physics::kDegToRad << i.to_rad / physics::kDegToRad
+        << YAML::EndSeq;
+    e << YAML::EndSeq << YAML::EndMap;
+  }
+  e << YAML::EndSeq << YAML::EndMap;
+}
+
 }  // namespace
 
 std::string SaveSensorProfile(const SensorProfile& p, const std::string& header) {
@@ -260,6 +278,7 @@ std::string SaveSensorProfile(const SensorProfile& p, const std::string& header)
   WriteCalibrationRecord(e, p.calibration);
   WriteIntensityGains(e, p.intensity_gains);
   WriteRayDrop(e, p.ray_drop);
+  WriteBlockedDirections(e, p.blocked_directions);
   e << YAML::EndMap;
   std::string out;
   std::istringstream lines(header);

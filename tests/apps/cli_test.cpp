@@ -630,6 +630,14 @@ TEST(Cli, ReproduceOnTheRealOs1Capture) {
   ASSERT_EQ(r.code, 0) << r.output;
   EXPECT_NE(r.output.find("pairs by beam"), std::string::npos) << r.output;
   EXPECT_NE(r.output.find("real frame 1"), std::string::npos) << r.output;  // the floor beside
+  // The profile simulated: the most likely range (no noise), the directions frames 0 and 1
+  // returned nothing from dropped.
+  EXPECT_NE(r.output.find("range noise off"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("blocked directions: "), std::string::npos) << r.output;
+  auto simulated = LoadSensorProfile(dir / "rep/sensor.yaml");
+  ASSERT_TRUE(simulated.ok()) << simulated.message();
+  EXPECT_EQ(simulated->detector.range_noise_sigma_m, 0);
+  EXPECT_GT(simulated->blocked_directions.Intervals(), 100u);
   const auto m = nlohmann::json::parse(ReadAll(dir / "rep/metrics.json"));
   EXPECT_EQ(m["real_points"].get<uint64_t>(), 107532u);
   const auto& s = m["summary"];
@@ -728,6 +736,10 @@ TEST(Cli, ReproduceTheOs1AsSubsetsOfItsLasers) {
       every_other.push_back((*table)[c]);
     *table = every_other;
   }
+  std::vector<std::vector<AzimuthInterval>> blocked_64;  // the kept lasers' blocked directions
+  for (size_t c = 0; c < profile->blocked_directions.channel.size(); c += 2)
+    blocked_64.push_back(profile->blocked_directions.channel[c]);
+  profile->blocked_directions.channel = blocked_64;
   const auto os1_64 = dir.Write("os1_64.yaml", SaveSensorProfile(*profile, "every other channel"));
   const CliRun as64 = Cli(common + " --as " + Q(os1_64) + " --out " + Q(dir / "as"));
   ASSERT_EQ(as64.code, 0) << as64.output;

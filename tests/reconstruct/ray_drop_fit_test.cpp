@@ -1,6 +1,6 @@
 // The ray-drop fit (issue 41): known drop probabilities recovered with calibrated standard
 // errors over many seeds, and frames that moved finding each other's returns where nothing
-// dropped.
+// dropped. The blocked directions: a mount's shadow found whole, chance drops at their rate.
 #include "lidartwin/reconstruct/ray_drop_fit.h"
 
 #include <gtest/gtest.h>
@@ -155,6 +155,96 @@ TEST(RayDropFit, WhatCannotBeFittedIsRefused) {
   auto no_scan = FitRayDrop(test::Posed({Frame{}, Frame{}}, {{0, 0, 0}, {0, 0, 0}}), {}, {}, {});
   ASSERT_FALSE(no_scan.ok());
   EXPECT_NE(no_scan.message().find("no beams"), std::string::npos);
+}
+
+// Frames of a still sensor on a surface 10 m away all round, each pixel dropped at random with
+// probability `p`, and a block no frame ever returns from (the mount under the lowest
+// channels 12-15, columns 100-139); channel 3 absent (a laser the recording lacks).
+std::vector<Frame> FramesWithABlock(uint64_t seed, size_t count, double p) {
+  Uniform u{seed * 2654435761ULL + 7};
+  const RayDropScan scan = TestScan();
+  std::vector<Frame> frames(count);
+  for (Frame& f : frames)
+    for (int c = 0; c < kChannels; ++c)
+      for (int col = 0; col < kColumns; ++col) {
+        const bool blocked = c >= 12 && col >= 100 && col < 140;
+        if (c == 3 || blocked || u() < p) continue;
+        const double az = (col + 0.3) * 2 * physics::kPi / kColumns + scan.azimuth_offset_rad[c];
+        const double el = scan.elevation_rad[c];
+        FramePoint pt;
+        pt.x_m = static_cast<float>(10 * std::cos(el) * std::cos(az));
+        pt.y_m = static_cast<float>(10 * std::cos(el) * std::sin(az));
+        pt.z_m = static_cast<float>(10 * std::sin(el));
+        pt.range_m = 10;
+        pt.intensity = 20;
+        pt.channel = static_cast<uint16_t>(c);
+        f.Append(pt);
+      }
+  return frames;
+}
+
+// The pixel centre's scan azimuth, as the simulator's beam of that pixel has it.
+double PixelAzimuth(int c, int col) {
+  return (col + 0.3) * 2 * physics::kPi / kColumns + TestScan().azimuth_offset_rad[c];
+}
+
+// The block is found whole on its channels; elsewhere a pixel is blocked only where most frames
+// dropped it by chance: with 3 frames and p = 0.1, 3 p^2 - 2 p^3 = 0.028 of them (within 5
+// binomial standard errors over 10 seeds); the absent channel holds nothing.
+TEST(BlockedDirections, AMountsShadowIsFoundWholeAndChanceDropsAtTheirRate) {
+  size_t chance = 0, pixels = 0;
+  for (uint64_t seed = 1; seed <= 10; ++seed) {
+    auto fit = FindBlockedDirections(FramesWithABlock(seed, 3, 0.1), TestScan());
+    ASSERT_TRUE(fit.ok()) << fit.message();
+    const BlockedDirections& b = fit->blocked;
+    EXPECT_TRUE(b.channel[3].empty());
+    for (int c = 0; c < kChannels; ++c) {
+      if (c == 3) continue;
+      for (int col = 0; col < kColumns; ++col) {
+        const bool in_block = c >= 12 && col >= 100 && col < 140;
+        const bool found = b.Blocked(static_cast<uint32_t>(c), PixelAzimuth(c, col));
+        if (in_block) {
+          ASSERT_TRUE(found) << "seed " << seed << " channel " << c << " column " << col;
+        } else {
+          chance += found;
+          ++pixels;
+        }
+      }
+    }
+    // The block's 40 columns are one interval on each of its channels, edges within a
+    // hundredth of a column of the block's.
+    for (int c = 12; c < kChannels; ++c) {
+      const double step = 2 * physics::kPi / kColumns;
+      bool whole = false;
+      for (const AzimuthInterval& i : b.channel[static_cast<size_t>(c)])
+        whole |= std::fabs(i.from_rad - (PixelAzimuth(c, 100) - 0.5 * step)) < 0.01 * step &&
+                 std::fabs(i.to_rad - (PixelAzimuth(c, 139) + 0.5 * step)) < 0.01 * step;
+      EXPECT_TRUE(whole) << "channel " << c;
+    }
+  }
+  const double rate = 3 * 0.01 - 2 * 0.001;
+  EXPECT_NEAR(double(chance), rate * pixels, 5 * std::sqrt(rate * (1 - rate) * pixels))
+      << chance << " of " << pixels;
+}
+
+// Two frames, one of them a partial revolution: the columns only one frame scanned are not
+// judged (two frames at least); one frame alone is refused.
+TEST(BlockedDirections, APartialFramesUnscannedColumnsAreNotJudged) {
+  std::vector<Frame> frames = FramesWithABlock(3, 2, 0.0);
+  std::vector<bool> left(frames[1].size());
+  for (size_t i = 0; i < left.size(); ++i)
+    left[i] = frames[1].y_m[i] > 0;
+  KeepPoints(frames[1], left);
+  auto fit = FindBlockedDirections(frames, TestScan());
+  ASSERT_TRUE(fit.ok()) << fit.message();
+  for (int c = 12; c < kChannels; ++c) {
+    EXPECT_TRUE(fit->blocked.Blocked(static_cast<uint32_t>(c), PixelAzimuth(c, 120)));  // y > 0
+    EXPECT_FALSE(fit->blocked.Blocked(static_cast<uint32_t>(c), PixelAzimuth(c, 270)));
+  }
+  EXPECT_EQ(fit->pixels, 4u * 40);
+  auto one = FindBlockedDirections({frames[0]}, TestScan());
+  ASSERT_FALSE(one.ok());
+  EXPECT_NE(one.message().find("at least two"), std::string::npos);
 }
 
 }  // namespace

@@ -335,7 +335,8 @@ TEST(CudaBackend, SameSeedSameFrame) {
   EXPECT_EQ(fa.beam_id, fb.beam_id);
 }
 
-// The learned ray drop (sensor_profile.h, RayDropTable), sampled: both backends draw it on the
+// The learned ray drop (sensor_profile.h, RayDropTable), sampled, and the blocked directions:
+// both backends draw it on the
 // host from the same (seed, frame, beam, echo) stream on their finished frames, whose ranges
 // and intensities agree exactly (the parity tests above), so no beam may be kept on one and
 // dropped on the other: tolerance 0.
@@ -348,6 +349,10 @@ TEST(CudaBackend, DropsTheSameRaysAsTheCpu) {
   with.ray_drop.range_m = {1, 100};
   with.ray_drop.reflectance = {0.01, 1};
   with.ray_drop.probability = {0.1, 0.5, 0.9, 0.3};
+  // And every other channel blocked over a quarter turn (BlockedDirections).
+  with.blocked_directions.channel.resize(with.elevation_rad.size());
+  for (size_t c = 0; c < with.elevation_rad.size(); c += 2)
+    with.blocked_directions.channel[c] = {{-0.6, 0.9}};
   const Trajectory traj = Trajectory::Static();
   const Frame cpu = CpuSimulator(*scene, with, traj, {4, 0}).Simulate(0).value();
   auto gpu_sim = CudaSimulator::Create(*scene, with, traj, {4, 0});

@@ -1,12 +1,14 @@
 // The learned ray drop in the sensor profile (issue 41): interpolated in (ln R, ln a), read and
 // written back, refused with the key and the problem when malformed, and applied by the
-// simulator: sampled at its rate, deterministic per seed, or decided by p > 0.5.
+// simulator: sampled at its rate, deterministic per seed, or decided by p > 0.5. The blocked
+// directions likewise: looked up, read and written back, refused when malformed, applied.
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <map>
 
 #include "cpu/cpu_simulator.h"
+#include "lidartwin/physics/units.h"
 #include "lidartwin/sim/sensor_profile.h"
 #include "sim/sim_test_scenes.h"
 #include "test_support.h"
@@ -140,6 +142,113 @@ TEST(RayDrop, TheMostLikelyDecisionDropsWhatIsMoreLikelyDroppedThanNot) {
   EXPECT_EQ(f.dropped.size(), near);
   for (size_t k = 0; k < f.dropped.size(); ++k)
     ASSERT_LT(f.dropped.range_m[k], 10.0);
+}
+
+TEST(BlockedDirections, AnAzimuthIsBlockedInsideItsChannelsIntervalsWrappedOrNot) {
+  BlockedDirections b;
+  b.channel.resize(3);
+  b.channel[1] = {{-physics::kPi, -3.0}, {-0.5, 0.25}, {3.0, physics::kPi}};  // across +-pi
+  EXPECT_TRUE(b.Blocked(1, 0.0));
+  EXPECT_TRUE(b.Blocked(1, -0.5));   // from is inside
+  EXPECT_FALSE(b.Blocked(1, 0.25));  // to is not
+  EXPECT_FALSE(b.Blocked(1, 1.0));
+  EXPECT_TRUE(b.Blocked(1, 3.1));
+  EXPECT_TRUE(b.Blocked(1, -3.1));
+  EXPECT_TRUE(b.Blocked(1, 0.1 + 2 * physics::kPi));  // any angle, wrapped
+  EXPECT_TRUE(b.Blocked(1, -0.1 - 4 * physics::kPi));
+  EXPECT_FALSE(b.Blocked(0, 0.0));  // another channel
+  EXPECT_FALSE(b.Blocked(7, 0.0));  // beyond the list
+  EXPECT_EQ(b.Intervals(), 3u);
+  EXPECT_FALSE(b.empty());
+  EXPECT_TRUE(BlockedDirections{}.empty());
+}
+
+TEST(BlockedDirections, ReadBackFromTheWriterAndRefuseWhatIsMalformed) {
+  SensorProfile p = Os0();
+  p.blocked_directions.channel.resize(5);
+  p.blocked_directions.channel[4] = {{-1.0, -0.5}, {0.1, 0.2}};
+  p.blocked_directions.channel[0] = {{3.0, physics::kPi}};
+  p.blocked_directions.source = "a test";
+  ASSERT_TRUE(p.Validate().ok()) << p.Validate().message();
+  const std::string text = SaveSensorProfile(p, "test");
+  auto back = ParseSensorProfile(text, "back.yaml");
+  ASSERT_TRUE(back.ok()) << back.message();
+  EXPECT_EQ(back->blocked_directions.source, "a test");
+  ASSERT_EQ(back->blocked_directions.channel.size(), 5u);
+  for (size_t c : {0, 4})
+    for (size_t n = 0; n < p.blocked_directions.channel[c].size(); ++n) {
+      EXPECT_NEAR(back->blocked_directions.channel[c][n].from_rad,
+                  p.blocked_directions.channel[c][n].from_rad, 1e-12);
+      EXPECT_NEAR(back->blocked_directions.channel[c][n].to_rad,
+                  p.blocked_directions.channel[c][n].to_rad, 1e-12);
+    }
+  EXPECT_TRUE(back->blocked_directions.channel[2].empty());
+
+  auto message = [&](auto change) {
+    SensorProfile q = p;
+    change(q.blocked_directions);
+    return q.Validate().message();
+  };
+  EXPECT_NE(message([](BlockedDirections& b) {
+              b.channel.resize(200);
+              b.channel[150] = {{0, 1}};
+            }).find("'blocked_directions.channels': channel 150: the scan has 128 channels"),
+            std::string::npos);
+  EXPECT_NE(message([](BlockedDirections& b) {
+              b.channel[4][0] = {0.5, 0.4};
+            })
+                .find("channel 4: [28.64788976, 22.91831181] deg must lie in [-180, 180], "
+                      "from < to"),
+            std::string::npos)
+      << message([](BlockedDirections& b) {
+           b.channel[4][0] = {0.5, 0.4};
+         });
+  EXPECT_NE(message([](BlockedDirections& b) {
+              std::swap(b.channel[4][0], b.channel[4][1]);
+            }).find("must be sorted and disjoint"),
+            std::string::npos);
+  // As text: a channel listed twice, a channel that is no whole number, rows of three.
+  const auto refused = [&](const std::string& from, const std::string& to) {
+    std::string t = text;
+    const size_t at = t.find(from);
+    EXPECT_NE(at, std::string::npos) << from;
+    t.replace(at, from.size(), to);
+    auto q = ParseSensorProfile(t, "bad.yaml");
+    EXPECT_FALSE(q.ok());
+    return q.ok() ? std::string() : q.message();
+  };
+  EXPECT_NE(refused("channel: 4", "channel: 0").find("channel 0 is listed twice"),
+            std::string::npos);
+  EXPECT_NE(refused("channel: 4", "channel: 4.5").find("must be a whole number"),
+            std::string::npos);
+  EXPECT_NE(refused("channel: 4", "channel: 1e12").find("must be a whole number"),
+            std::string::npos);
+}
+
+// The simulator drops every return of a beam whose scan azimuth lies in its channel's blocked
+// intervals, and nothing else.
+TEST(BlockedDirections, TheSimulatorDropsTheReturnsOfBlockedBeamsOnly) {
+  const SensorProfile plain = Os0();
+  SensorProfile with = plain;
+  with.blocked_directions.channel.resize(plain.elevation_rad.size());
+  for (size_t c = 0; c < plain.elevation_rad.size(); c += 2)
+    with.blocked_directions.channel[c] = {{-0.5, 0.2}};
+  auto scene = LoadScene(test::ConfigDir() / "scenes/lab_plates.yaml", {});
+  ASSERT_TRUE(scene.ok()) << scene.message();
+  const Trajectory still = Trajectory::Static();
+  const Frame a = CpuSimulator(*scene, plain, still, {7, 0}).Simulate(0).value();
+  const Frame b = CpuSimulator(*scene, with, still, {7, 0}).Simulate(0).value();
+  size_t blocked = 0;
+  for (size_t k = 0; k < a.size(); ++k) {
+    const double az = plain.Beam(a.beam_id[k]).azimuth_rad;
+    blocked += with.blocked_directions.Blocked(a.channel[k], az);
+  }
+  ASSERT_GT(blocked, 1000u);
+  ASSERT_LT(blocked, a.size() / 2);
+  EXPECT_EQ(b.size(), a.size() - blocked);
+  for (size_t k = 0; k < b.size(); ++k)
+    ASSERT_FALSE(
+        with.blocked_directions.Blocked(b.channel[k], plain.Beam(b.beam_id[k]).azimuth_rad));
 }
 
 }  // namespace

@@ -55,4 +55,22 @@ struct RayDropFit {
 Expected<RayDropFit> FitRayDrop(const PosedFrames& input, const IntensityReading& reading,
                                 const RayDropScan& scan, const RayDropFitOptions& options);
 
+// The directions the frames mostly returned nothing from (sensor_profile.h, BlockedDirections):
+// the pixels of the scan (channel, column in the sensor frame) that more than half of the frames
+// which scanned their column, and at least two, left empty. The sky is among them (where the
+// simulator returns nothing anyway); what counts is the holes in what the scan saw, which can
+// be large (the vehicle under the lowest beams). Poses play no part: what blocks the beams is fixed to the sensor (its
+// mount, the vehicle) or, for a sensor that moved little, a surface that never returns (glass,
+// black paint). A channel no frame returned on is left out (a laser the recording lacks). On
+// the OS-1-128's frames 0 and 2, 620 of the 1,155 pixels of the lowest seven channels behind the
+// sensor are empty in both, and 98 % of them in frame 1 too (docs/validation.md).
+struct BlockedDirectionsFit {
+  BlockedDirections blocked;
+  size_t pixels = 0;  // blocked
+};
+
+// Errors: fewer than two frames, frames without channels, a scan without beams.
+Expected<BlockedDirectionsFit> FindBlockedDirections(const std::vector<Frame>& frames,
+                                                     const RayDropScan& scan);
+
 }  // namespace lt

@@ -170,6 +170,31 @@ struct RayDropTable {
   double At(double range_m, double apparent_reflectance) const;
 };
 
+// Directions the sensor returned nothing from (issue 41): per channel, intervals of the beam's
+// azimuth (the scan's own azimuth of the beam, atan2(y, x) of its direction in the sensor
+// frame, radians in [-pi, pi]) in which every return is dropped, on both backends alike
+// (sim/internal/beam_record.h, ApplyRayDrop). `reproduce` finds them in the reconstruction
+// frames (reconstruct/ray_drop_fit.h, FindBlockedDirections): the mount or the vehicle under the
+// lowest beams, a window or a black surface that no frame returned from, as seen from about
+// where the sensor stood. Unlike the table above they hold for one place or one mount, not for
+// the sensor.
+inline constexpr size_t kMaxBlockedIntervals = size_t{1} << 20;
+inline constexpr size_t kMaxBlockedChannels = 65536;  // a frame's channel is 16 bits
+
+struct AzimuthInterval {
+  double from_rad = 0, to_rad = 0;  // from < to
+};
+
+struct BlockedDirections {
+  // [channel]: intervals sorted and disjoint; channels past the end have none.
+  std::vector<std::vector<AzimuthInterval>> channel;
+  std::string source;  // what they were found in
+  bool empty() const;
+  size_t Intervals() const;
+  // Whether the beam of `channel` at `azimuth_rad` (any angle: wrapped into [-pi, pi)) is blocked.
+  bool Blocked(uint32_t channel, double azimuth_rad) const;
+};
+
 struct SensorProfile {
   std::string name;
   double wavelength_nm = 0;
@@ -224,6 +249,7 @@ struct SensorProfile {
   CalibrationRecord calibration;          // optional `calibration:` map
   ChannelIntensityGains intensity_gains;  // optional `intensity_gains:` map
   RayDropTable ray_drop;                  // optional `ray_drop:` map
+  BlockedDirections blocked_directions;   // optional `blocked_directions:` map
   std::string source_text;                // the profile as read, stored with simulated data
   std::string source_file;                // where it was read from, for messages
 
