@@ -20,6 +20,7 @@ const OptionFlags kReproduceFlags = {{"recording", "--recording"},
                                      {"as_sensor", "--as"},
                                      {"firetimes", "--firetimes"},
                                      {"simulate_frame", "--simulate-frame"},
+                                     {"simulate_frames", "--frames"},
                                      {"reconstruct_frames", "--reconstruct-frames"},
                                      {"reconstruct_channel_step", "--reconstruct-channel-step"},
                                      {"poses", "--poses"},
@@ -35,6 +36,32 @@ const OptionFlags kReproduceFlags = {{"recording", "--recording"},
                                      {"max_range_m", "--max-range-m"},
                                      {"seed", "--seed"},
                                      {"out", "--out"}};
+
+// What reproduce and resimulate share: the recording, its poses, the sensor's reading and the
+// reconstruction; then the run itself.
+Expected<int> RunReproduce(const Args& args, jobs::ReproduceOptions& o) {
+  if (Status s = FirstError(
+          {args.Into("--reconstruct-frames", o.reconstruct_frames),
+           args.Into("--reconstruct-channel-step", o.reconstruct_channel_step),
+           ReadPoseOptions(args, o.poses, o.pose_fraction, o.static_sensor),
+           args.Into("--rotation-rate-hz", o.rotation_rate_hz), args.Into("--detector", o.detector),
+           args.Into("--intensity", o.intensity), ReadReconstructOptions(args, o.reconstruct),
+           args.Into("--seed", o.seed), args.Into("--out", o.out)});
+      !s.ok())
+    return s.error();
+  o.sidecar = args.Get("--metadata", args.Get("--calibration"));
+  o.topic = args.Get("--topic");
+  o.as_sensor = args.Get("--as");
+  o.firetimes = args.Get("--firetimes");
+  if (Status s = o.Validate(); !s.ok()) return s.error();
+  o.mesh_loader = BuiltInMeshLoader();
+  o.simulate = RunSimulationJob;
+  o.names.names = {{"rotation_rate_hz", "--rotation-rate-hz"}, {"static_sensor", "--static"}};
+  o.log = PrintingLog(o.resimulate ? "resimulate" : "reproduce");
+  o.log.note = [](const std::string& line) { fmt::print(stderr, "{}\n", line); };
+  if (Status s = jobs::Reproduce(o); !s.ok()) return s.error();
+  return 0;
+}
 
 }  // namespace
 
@@ -58,30 +85,43 @@ int ReproduceCommand(const std::vector<std::string>& argv) {
           "required");
     if (Status s = RefuseStandardOutput(args, {{"--out", "a folder"}}); !s.ok()) return s.error();
     jobs::ReproduceOptions o;
-    if (Status s = FirstError(
-            {args.Into("--recording", o.recording), args.Into("--simulate-frame", o.simulate_frame),
-             args.Into("--reconstruct-frames", o.reconstruct_frames),
-             args.Into("--reconstruct-channel-step", o.reconstruct_channel_step),
-             ReadPoseOptions(args, o.poses, o.pose_fraction, o.static_sensor),
-             args.Into("--rotation-rate-hz", o.rotation_rate_hz),
-             args.Into("--detector", o.detector), args.Into("--intensity", o.intensity),
-             ReadReconstructOptions(args, o.reconstruct), args.Into("--seed", o.seed),
-             args.Into("--out", o.out)});
+    if (Status s = FirstError({args.Into("--recording", o.recording),
+                               args.Into("--simulate-frame", o.simulate_frame)});
         !s.ok())
       return s.error();
-    o.sidecar = args.Get("--metadata", args.Get("--calibration"));
-    o.topic = args.Get("--topic");
     o.sensor = args.Get("--sensor");
-    o.as_sensor = args.Get("--as");
-    o.firetimes = args.Get("--firetimes");
-    if (Status s = o.Validate(); !s.ok()) return s.error();
-    o.mesh_loader = BuiltInMeshLoader();
-    o.simulate = RunSimulationJob;
-    o.names.names = {{"rotation_rate_hz", "--rotation-rate-hz"}, {"static_sensor", "--static"}};
-    o.log = PrintingLog("reproduce");
-    o.log.note = [](const std::string& line) { fmt::print(stderr, "{}\n", line); };
-    if (Status s = jobs::Reproduce(o); !s.ok()) return s.error();
-    return 0;
+    return RunReproduce(args, o);
+  });
+}
+
+int ResimulateCommand(const std::vector<std::string>& argv) {
+  OptionFlags flags = kReproduceFlags;  // the first frame simulated is --first-frame here
+  for (auto& [key, flag] : flags)
+    if (key == "simulate_frame") flag = "--first-frame";
+  // clang-format off
+  const Command resimulate{"resimulate", "",
+      {{"--metadata", "--calibration", "--topic", "--as", "--firetimes", "--first-frame",
+        "--frames", "--reconstruct-frames", "--poses", "--pose-at", "--rotation-rate-hz",
+        "--intensity", "--method", "--depth", "--voxel-m", "--min-range-m", "--max-range-m",
+        "--seed", "--out"},
+       {"--static"}, 1},
+      flags};
+  // clang-format on
+  return RunCommand(resimulate, argv, [](const Args& args) -> Expected<int> {
+    const int sidecars = args.Has("--metadata") + args.Has("--calibration");
+    if (!args.Has("--as") || !args.Has("--out") || sidecars > 1)
+      return Usage(
+          "REC, --as and --out are required, with at most one of --metadata/--calibration");
+    if (Status s = RefuseStandardOutput(args, {{"--out", "a folder"}}); !s.ok()) return s.error();
+    jobs::ReproduceOptions o;
+    o.resimulate = true;
+    o.simulate_frames = 0;  // to the recording's end
+    if (Status s = FirstError({args.Into("--first-frame", o.simulate_frame),
+                               args.Into("--frames", o.simulate_frames)});
+        !s.ok())
+      return s.error();
+    o.recording = args.positionals()[0];
+    return RunReproduce(args, o);
   });
 }
 

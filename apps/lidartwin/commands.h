@@ -20,6 +20,7 @@ int ViewCommand(const std::vector<std::string>& args);
 int ImportSensorCommand(const std::vector<std::string>& args);
 int ReconstructCommand(const std::vector<std::string>& args);
 int ReproduceCommand(const std::vector<std::string>& args);
+int ResimulateCommand(const std::vector<std::string>& args);
 int CalibrateCommand(const std::vector<std::string>& args);
 int LabgenCommand(const std::vector<std::string>& args);
 int LabCommand(const std::vector<std::string>& args);

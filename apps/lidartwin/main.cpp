@@ -54,6 +54,7 @@ int main(int argc, char** argv) {
 #if LT_WITH_OPEN3D
   if (command == "reconstruct") return lt::cli::ReconstructCommand(args);
   if (command == "reproduce") return lt::cli::ReproduceCommand(args);
+  if (command == "resimulate") return lt::cli::ResimulateCommand(args);
 #endif
   std::fprintf(stderr, "lidartwin: unknown command '%s' (try lidartwin --help)\n", command.c_str());
   return 2;

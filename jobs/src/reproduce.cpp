@@ -198,9 +198,9 @@ Expected<std::vector<double>> ReconstructionFrames(const ReproduceOptions& o, si
   std::vector<double> list = o.reconstruct_frames;
   if (list.empty())
     for (size_t k = 0; k < frame_count; ++k)
-      if (k != o.simulate_frame) list.push_back(static_cast<double>(k));
+      if (k != o.simulate_frame || o.resimulate) list.push_back(static_cast<double>(k));
   for (double v : list)
-    if (v == static_cast<double>(o.simulate_frame))
+    if (v == static_cast<double>(o.simulate_frame) && !o.resimulate)
       return OptionError(
           "reconstruct_frames",
           "reconstruct_frames: the simulated frame must not be among the reconstruction frames");
@@ -625,7 +625,7 @@ Status TakeSensorToSimulateAs(Run& run) {
   auto as = LoadSensorProfile(o.as_sensor);
   if (!as.ok()) return as.error();
   run.as_channels = RecordedChannelsOf(*as, run.profile);
-  if (run.as_channels.empty()) {
+  if (run.as_channels.empty() || o.resimulate) {
     // Nothing would replace an earlier run's metrics in `out`: they would read as this run's.
     for (const char* file : {"metrics.json", "floor_metrics.json", "report"}) {
       std::error_code ec;
@@ -635,6 +635,12 @@ Status TakeSensorToSimulateAs(Run& run) {
                                "sensor has no truth to measure: give another folder",
                                o.out.string(), file));
     }
+  }
+  if (o.resimulate) {
+    o.log.Info(fmt::format("as: {} ({} beams): frames {}..{} simulated through it\n", o.as_sensor,
+                           as->BeamCount(), o.simulate_frame,
+                           o.simulate_frame + o.simulate_frames - 1));
+  } else if (run.as_channels.empty()) {
     o.log.Info(fmt::format(
         "as: {} ({} beams) is not a subset of the recorded lasers: the held-out frame's pose "
         "simulated through it, with nothing recorded to compare it with\n",
@@ -688,19 +694,31 @@ Status CommitSimulationOnly(const Run& run) {
     moves.emplace_back(run.stage / file, run.o.out / file);
   moves.emplace_back(run.stage / "scene", run.o.out / "scene");
   if (Status s = CommitOutputSet(moves); !s.ok()) return s;
-  run.o.log.Info(fmt::format("wrote {} (frame {} as {})\n", (run.o.out / "sim.h5").string(),
-                             run.o.simulate_frame, run.o.as_sensor));
+  const uint32_t first = run.o.simulate_frame, last = first + run.o.simulate_frames - 1;
+  run.o.log.Info(fmt::format(
+      "wrote {} (frame{} {} as {})\n", (run.o.out / "sim.h5").string(), first == last ? "" : "s",
+      first == last ? fmt::format("{}", first) : fmt::format("{}..{}", first, last),
+      run.o.as_sensor));
   return {};
 }
 
-// 5. The held-out frame simulated from its start and end poses, in the sensor's units.
+// 5. The held-out frame simulated from its start and end poses, in the sensor's units; or the
+// re-simulated stretch, from each frame's start pose and the last one's end.
 Expected<SimulationResult> SimulateHeldOut(const Run& run) {
   const ReproduceOptions& o = run.o;
   Trajectory trajectory;
-  trajectory.time_s = {0, run.profile.FramePeriodS()};
-  trajectory.poses = {run.rec.start_poses[o.simulate_frame], run.rec.end_poses[o.simulate_frame]};
+  const uint32_t first = o.simulate_frame, n = o.simulate_frames;
+  for (uint32_t k = 0; k <= n; ++k) {
+    trajectory.time_s.push_back(k * run.profile.FramePeriodS());
+    trajectory.poses.push_back(k < n ? run.rec.start_poses[first + k]
+                                     : run.rec.end_poses[first + n - 1]);
+  }
   const std::string header =
-      fmt::format("Frame {} of the recording: its start and end poses.", o.simulate_frame);
+      n == 1 ? fmt::format("Frame {} of the recording: its start and end poses.", first)
+             : fmt::format(
+                   "Frames {}..{} of the recording: each one's start pose, and the "
+                   "last one's end pose.",
+                   first, first + n - 1);
   if (Status s = WriteTextFileAtomically(run.stage / "trajectory.yaml",
                                          SaveTrajectory(trajectory, header));
       !s.ok())
@@ -710,12 +728,13 @@ Expected<SimulationResult> SimulateHeldOut(const Run& run) {
   job.scene = run.stage / "scene/scene.yaml";
   job.trajectory = run.stage / "trajectory.yaml";
   job.seed = o.seed;
+  job.frames = n;
   job.out = run.stage / "sim.h5";
   job.mesh_loader = o.mesh_loader;
   auto sim = RunSimulationWith(o.simulate, job);
   // Another sensor simulates in its own units; the recorded lasers (as_channels) in the
   // recording's, under its numbers.
-  const bool other_sensor = !o.as_sensor.empty() && run.as_channels.empty();
+  const bool other_sensor = o.resimulate || (!o.as_sensor.empty() && run.as_channels.empty());
   if (!sim.ok() || other_sensor || (!run.raw && run.as_channels.empty())) return sim;
   for (Frame& f : sim->frames) {
     // A raw-intensity sensor: the simulated intensity (100 R0 cos theta) in its units,
@@ -876,6 +895,15 @@ Status ReproduceOptions::Validate() const {
   if (sidecar.empty() && !IsOsf(recording) && !IsScanFolder(recording))
     return OptionError("sidecar", "sidecar: no metadata or calibration given");
   if (out.empty()) return OptionError("out", "out: no output folder given");
+  if (resimulate && as_sensor.empty())
+    return OptionError("as_sensor", "as_sensor: a re-simulation needs the sensor to simulate");
+  if (resimulate ? simulate_frames > kMaxResimulatedFrames : simulate_frames != 1)
+    return OptionError("simulate_frames",
+                       fmt::format("simulate_frames: must be {}, got {}",
+                                   resimulate ? fmt::format("in 0..{} (0: to the recording's end)",
+                                                            kMaxResimulatedFrames)
+                                              : std::string("1 (one held-out frame)"),
+                                   simulate_frames));
   return {};
 }
 
@@ -896,8 +924,9 @@ class StepClock {
   std::chrono::steady_clock::time_point last_;
 };
 
-Status Reproduce(const ReproduceOptions& o) {
-  if (Status s = o.Validate(); !s.ok()) return s;
+Status Reproduce(const ReproduceOptions& options) {
+  if (Status s = options.Validate(); !s.ok()) return s;
+  ReproduceOptions o = options;  // a re-simulation to the recording's end learns its length
   const auto start = std::chrono::steady_clock::now();
   StepClock clock(o);
 
@@ -907,7 +936,7 @@ Status Reproduce(const ReproduceOptions& o) {
   if (!rec.ok()) return rec.error();
   for (const std::string& note : rec->notes)  // skipped or dropped packets
     o.log.Note(o.recording + ": " + note);
-  if (rec->frames.size() < 2)
+  if (rec->frames.size() < (o.resimulate ? 1u : 2u))
     return Error{
         fmt::format("{} has {} frame(s); reproducing one needs at least one other to "
                     "reconstruct the scene from",
@@ -916,6 +945,15 @@ Status Reproduce(const ReproduceOptions& o) {
     return OptionError("simulate_frame",
                        fmt::format("simulate_frame {}: the recording has {} frames (0..{})",
                                    o.simulate_frame, rec->frames.size(), rec->frames.size() - 1));
+  if (o.resimulate && o.simulate_frames == 0)
+    o.simulate_frames = static_cast<uint32_t>(rec->frames.size() - o.simulate_frame);
+  const size_t last_simulated = o.simulate_frame + o.simulate_frames - 1;
+  if (last_simulated >= rec->frames.size())
+    return OptionError("simulate_frames",
+                       fmt::format("simulate_frames {} from frame {}: the recording has {} frames "
+                                   "(0..{})",
+                                   o.simulate_frames, o.simulate_frame, rec->frames.size(),
+                                   rec->frames.size() - 1));
   auto list = ReconstructionFrames(o, rec->frames.size());
   if (!list.ok()) return list.error();
   if (o.poses.empty() && !o.static_sensor && !rec->poses_from_recording) {
@@ -925,7 +963,7 @@ Status Reproduce(const ReproduceOptions& o) {
                          fmt::format("reconstruct_frames: the recording has frames 0..{}",
                                      rec->frames.size() - 1));
     const size_t first = static_cast<size_t>(std::min<double>(*lo, o.simulate_frame));
-    const size_t last = static_cast<size_t>(std::max<double>(*hi, o.simulate_frame));
+    const size_t last = static_cast<size_t>(std::max<double>(*hi, double(last_simulated)));
     auto report = EstimateRecordingPoses(*rec, first, last);
     if (!report.ok()) return report.error();
     o.log.Info(*report);
@@ -957,7 +995,8 @@ Status Reproduce(const ReproduceOptions& o) {
   auto sim = SimulateHeldOut(run);
   if (!sim.ok()) return sim.error();
   clock.Done("simulation");
-  if (!o.as_sensor.empty() && run.as_channels.empty()) return CommitSimulationOnly(run);
+  if (o.resimulate || (!o.as_sensor.empty() && run.as_channels.empty()))
+    return CommitSimulationOnly(run);
   return CompareAndReport(run, *input, sim->frames, start);
 }
 

@@ -775,6 +775,46 @@ TEST(Cli, ReproduceTheOs1AsSubsetsOfItsLasers) {
   EXPECT_NE(both.output.find("--as"), std::string::npos) << both.output;
 }
 
+// `resimulate` (issue 41): the OS-1-128 drive as a VLP-16 would have seen it, frames 1 and 2 from
+// the scene of frames 0 and 2, at the capture's poses: two frames in the VLP-16's 16 channels,
+// nothing to compare them with. A stretch past the recording's end, or no --as, is refused.
+TEST(Cli, ResimulateTheOs1DriveAsAnotherSensor) {
+  LT_REQUIRE_REAL_DATA();
+  test::TempDir dir;
+  const auto os1 = test::RealDataDir() / "ouster-sdk";
+  const std::string common =
+      "resimulate " + Q(os1 / "OS-1-128_v2.3.0_1024x10_lb_n3.pcap") + " --metadata " +
+      Q(os1 / "OS-1-128_v2.3.0_1024x10.json") + " --poses " +
+      Q(os1 / "OS-1-128_v2.3.0_1024x10_lb_n3_poses_kitti.txt") +
+      " --pose-at end --reconstruct-frames 0,2 --as " +
+      Q(std::filesystem::path(LT_SOURCE_DIR) / "configs/sensors/velodyne_vlp16.yaml");
+  const CliRun r = Cli(common + " --first-frame 1 --out " + Q(dir / "vlp"));
+  ASSERT_EQ(r.code, 0) << r.output;
+  EXPECT_NE(r.output.find("frames 1..2 simulated through it"), std::string::npos) << r.output;
+  auto frames = ReadHdf5Frames(dir / "vlp/sim.h5");
+  ASSERT_TRUE(frames.ok()) << frames.message();
+  ASSERT_EQ(frames->size(), 2u);
+  for (const Frame& f : *frames) {
+    EXPECT_GT(f.size(), 10000u);  // a VLP-16 sees ~25,000 returns of the yard
+    EXPECT_LT(*std::max_element(f.channel.begin(), f.channel.end()), 16);
+  }
+  EXPECT_FALSE(std::filesystem::exists(dir / "vlp/metrics.json"));
+  auto trajectory = LoadTrajectory(dir / "vlp/trajectory.yaml");
+  ASSERT_TRUE(trajectory.ok()) << trajectory.message();
+  EXPECT_EQ(trajectory->poses.size(), 3u);  // two frames' starts and the last one's end
+
+  const CliRun past = Cli(common + " --first-frame 1 --frames 3 --out " + Q(dir / "past"));
+  EXPECT_EQ(past.code, 2) << past.output;
+  EXPECT_NE(past.output.find("--frames 3 from frame 1: the recording has 3 frames"),
+            std::string::npos)
+      << past.output;
+  const CliRun no_as =
+      Cli("resimulate " + Q(os1 / "OS-1-128_v2.3.0_1024x10_lb_n3.pcap") + " --metadata " +
+          Q(os1 / "OS-1-128_v2.3.0_1024x10.json") + " --out " + Q(dir / "none"));
+  EXPECT_EQ(no_as.code, 2) << no_as.output;
+  EXPECT_NE(no_as.output.find("--as"), std::string::npos) << no_as.output;
+}
+
 // `reproduce` of a nebula bag (its folder's BAG, with the calibration file beside it), into
 // dir/rep.
 CliRun ReproduceNebulaBag(const test::TempDir& dir, const std::string& bag,

@@ -27,6 +27,7 @@ inline constexpr const char* kReproduceFiles[] = {"sensor.yaml", "trajectory.yam
 inline constexpr const char* kReproduceFolders[] = {"scene", "report"};
 
 inline constexpr uint32_t kMaxChannelStep = 64;
+inline constexpr uint32_t kMaxResimulatedFrames = 1000000;
 
 struct ReproduceOptions {
   std::string recording;  // a recording file (recording.h)
@@ -46,6 +47,14 @@ struct ReproduceOptions {
   std::string as_sensor;
   std::string firetimes;  // a Hesai unit's fire-time file; empty: none
   uint32_t simulate_frame = 0;
+  // `resimulate` ("what would sensor B have seen on this drive?"): no frame is held out. The
+  // scene comes from every frame (or reconstruct_frames), and the stretch of simulate_frames
+  // frames from simulate_frame on is simulated through as_sensor (required) from the recorded
+  // poses, mounted as the recorded sensor, in its own channels and units: sim.h5 with those
+  // frames, sensor.yaml, scene/ and trajectory.yaml, no metrics. simulate_frames in
+  // 0..kMaxResimulatedFrames (0: to the recording's end); 1 for a held-out frame.
+  bool resimulate = false;
+  uint32_t simulate_frames = 1;
   std::vector<double> reconstruct_frames;  // frame indices; empty: every other frame
   // The scene from the reconstruction frames' channels 0, N, 2N, .. only (1: all): a sparser
   // sensor's share of the lasers, re-simulated as the full sensor (issue 41's sparse-to-dense
@@ -86,6 +95,7 @@ inline constexpr const char* kReproduceKeys[] = {"recording",
                                                  "topic",
                                                  "firetimes",
                                                  "simulate_frame",
+                                                 "simulate_frames",
                                                  "reconstruct_frames",
                                                  "reconstruct_channel_step",
                                                  "poses",
