@@ -8,6 +8,7 @@
 #include <chrono>
 #include <cmath>
 
+#include "compared_returns.h"
 #include "lidartwin/base/atomic_file.h"
 #include "lidartwin/base/interrupt_cleanup.h"
 #include "lidartwin/base/order_statistics.h"
@@ -325,7 +326,7 @@ void TakeBlockedDirections(Run& run, const std::vector<Frame>& frames) {
   scan.azimuth_offset_rad = p.azimuth_offset_rad;
   scan.columns = p.columns;
   scan.origins = run.ro.beam_origins;
-  auto blocked = FindBlockedDirections(frames, scan);
+  auto blocked = FindBlockedDirections(frames, scan, run.ro.min_range_m);
   if (!blocked.ok()) {
     run.o.log.Info("blocked directions: none (" + blocked.message() + ")\n");
     return;
@@ -767,6 +768,24 @@ Status CompareAndReport(Run& run, const PosedFrames& input, const std::vector<Fr
   if (!run.as_channels.empty()) {
     KeepChannels(real, run.as_channels);
     KeepChannels(real_neighbour, run.as_channels);
+  }
+  if (run.profile.scan == ScanKind::kSpinning) {
+    const size_t past = KeepFirstRevolution(real, run.profile.columns);
+    KeepFirstRevolution(real_neighbour, run.profile.columns);
+    if (past)
+      o.log.Info(fmt::format(
+          "frame {}: {} returns past its first revolution ({} columns) left out of both "
+          "comparisons: they scan its first columns' directions again\n",
+          held_out, past, run.profile.columns));
+  }
+  if (run.profile.EchoesPerBeam() == 1) {
+    const size_t others = KeepFirstReturns(real);
+    KeepFirstReturns(real_neighbour);
+    if (others)
+      o.log.Info(fmt::format(
+          "frame {}: each beam's first return compared, as the simulation reports one ({} "
+          "other returns left out of both comparisons)\n",
+          held_out, others));
   }
   compare::CompareOptions co;
   co.min_range_m = run.ro.min_range_m;  // the reconstruction ignores what is nearer

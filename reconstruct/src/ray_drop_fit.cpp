@@ -12,10 +12,13 @@ namespace {
 
 using physics::Vec3;
 
-// The pixels of one frame's scan: which returned, and the phase of column 0.
+// The pixels of one frame's scan: which returned (at min_range_m or beyond), and the phase of
+// column 0.
 class ScanPixels {
  public:
-  ScanPixels(const RayDropScan& scan, const Frame& f, uint32_t columns_per_frame) : scan_(scan) {
+  ScanPixels(const RayDropScan& scan, const Frame& f, uint32_t columns_per_frame,
+             double min_range_m = 0)
+      : scan_(scan) {
     const size_t channels = scan.elevation_rad.size();
     step_ = 2 * physics::kPi / scan.columns;
     const auto usable = [&](size_t i) {
@@ -43,7 +46,7 @@ class ScanPixels {
     for (size_t i = 0; i < f.size(); ++i) {
       if (!usable(i)) continue;
       const size_t pixel = Index(f.channel[i], {f.x_m[i], f.y_m[i], f.z_m[i]});
-      returned_[pixel] = true;
+      if (f.range_m[i] >= min_range_m) returned_[pixel] = true;
       scanned_[pixel % scan.columns] = true;
       if (columns_per_frame && f.column.size() == f.size()) {
         sum[pixel % scan.columns] += std::min(1.0, double(f.column[i]) / columns_per_frame);
@@ -242,7 +245,7 @@ Expected<RayDropFit> FitRayDrop(const PosedFrames& input, const IntensityReading
 }
 
 Expected<BlockedDirectionsFit> FindBlockedDirections(const std::vector<Frame>& frames,
-                                                     const RayDropScan& scan) {
+                                                     const RayDropScan& scan, double min_range_m) {
   if (frames.size() < 2)
     return Error{
         "blocked directions: one frame cannot tell a drop from a hole; at least two "
@@ -257,15 +260,18 @@ Expected<BlockedDirectionsFit> FindBlockedDirections(const std::vector<Frame>& f
       return Error{"blocked directions: a frame carries no channel per return"};
   std::vector<ScanPixels> pixels;
   for (const Frame& f : frames)
-    pixels.emplace_back(scan, f, 0);
+    pixels.emplace_back(scan, f, 0, min_range_m);
   // Per pixel: the frames that scanned its column, and those that returned there.
   std::vector<uint32_t> scanned(channels * columns, 0), returned(channels * columns, 0);
+  // Channels with a return at any range: a channel without is a laser the recording lacks.
   std::vector<bool> channel_returned(channels, false);
+  for (const Frame& f : frames)
+    for (size_t i = 0; i < f.size(); ++i)
+      if (f.channel[i] < channels && f.range_m[i] > 0) channel_returned[f.channel[i]] = true;
   for (const ScanPixels& p : pixels)
     for (size_t i = 0; i < channels * columns; ++i) {
       scanned[i] += p.Scanned(i);
       returned[i] += p.Returned(i);
-      if (p.Returned(i)) channel_returned[i / columns] = true;
     }
   BlockedDirectionsFit out;
   out.blocked.channel.resize(channels);

@@ -160,7 +160,10 @@ TEST(RayDropFit, WhatCannotBeFittedIsRefused) {
 // Frames of a still sensor on a surface 10 m away all round, each pixel dropped at random with
 // probability `p`, and a block no frame ever returns from (the mount under the lowest
 // channels 12-15, columns 100-139); channel 3 absent (a laser the recording lacks).
-std::vector<Frame> FramesWithABlock(uint64_t seed, size_t count, double p) {
+// With near_block the block returns at 0.5 m instead (a near wall the reconstruction leaves
+// out).
+std::vector<Frame> FramesWithABlock(uint64_t seed, size_t count, double p,
+                                    bool near_block = false) {
   Uniform u{seed * 2654435761ULL + 7};
   const RayDropScan scan = TestScan();
   std::vector<Frame> frames(count);
@@ -168,14 +171,15 @@ std::vector<Frame> FramesWithABlock(uint64_t seed, size_t count, double p) {
     for (int c = 0; c < kChannels; ++c)
       for (int col = 0; col < kColumns; ++col) {
         const bool blocked = c >= 12 && col >= 100 && col < 140;
-        if (c == 3 || blocked || u() < p) continue;
+        if (c == 3 || (blocked && !near_block) || u() < p) continue;
         const double az = (col + 0.3) * 2 * physics::kPi / kColumns + scan.azimuth_offset_rad[c];
         const double el = scan.elevation_rad[c];
+        const double r = blocked ? 0.5 : 10;
         FramePoint pt;
-        pt.x_m = static_cast<float>(10 * std::cos(el) * std::cos(az));
-        pt.y_m = static_cast<float>(10 * std::cos(el) * std::sin(az));
-        pt.z_m = static_cast<float>(10 * std::sin(el));
-        pt.range_m = 10;
+        pt.x_m = static_cast<float>(r * std::cos(el) * std::cos(az));
+        pt.y_m = static_cast<float>(r * std::cos(el) * std::sin(az));
+        pt.z_m = static_cast<float>(r * std::sin(el));
+        pt.range_m = static_cast<float>(r);
         pt.intensity = 20;
         pt.channel = static_cast<uint16_t>(c);
         f.Append(pt);
@@ -225,6 +229,18 @@ TEST(BlockedDirections, AMountsShadowIsFoundWholeAndChanceDropsAtTheirRate) {
   const double rate = 3 * 0.01 - 2 * 0.001;
   EXPECT_NEAR(double(chance), rate * pixels, 5 * std::sqrt(rate * (1 - rate) * pixels))
       << chance << " of " << pixels;
+}
+
+// Returns nearer than the reconstruction's minimum range block the beam as no return does; with
+// no minimum they are returns.
+TEST(BlockedDirections, ReturnsNearerThanTheMinimumRangeBlock) {
+  const std::vector<Frame> frames = FramesWithABlock(5, 3, 0.0, true);
+  auto from_1m = FindBlockedDirections(frames, TestScan(), 1.0);
+  auto from_0 = FindBlockedDirections(frames, TestScan(), 0.0);
+  ASSERT_TRUE(from_1m.ok() && from_0.ok());
+  EXPECT_EQ(from_1m->pixels, 4u * 40);
+  EXPECT_EQ(from_0->pixels, 0u);
+  EXPECT_TRUE(from_1m->blocked.Blocked(13, PixelAzimuth(13, 120)));
 }
 
 // Two frames, one of them a partial revolution: the columns only one frame scanned are not
