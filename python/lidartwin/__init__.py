@@ -38,7 +38,8 @@ from . import _lidartwin
 __all__ = [
     "Error", "OptionError", "Frame", "Recording", "Scene", "SensorProfile", "Simulator",
     "Trajectory", "write_frames", "read_recording", "to_structured", "config_path", "convert",
-    "simulate", "compare", "reconstruct", "reproduce", "labgen", "calibrate", "export",
+    "simulate", "compare", "reconstruct", "reproduce", "resimulate", "labgen", "calibrate",
+    "export",
     "__version__",
 ]
 
@@ -158,6 +159,15 @@ as_sensor, reconstruct_channel_step, poses, pose_at, static_sensor, rotation_rat
 intensity, method, depth, voxel_m, max_range_m, seed): ``as_sensor`` simulates the held-out frame
 through another profile (compared where its lasers are the recorded ones: the CLI's ``--as``),
 ``reconstruct_channel_step`` reconstructs from every N-th channel only."""
+resimulate = _job("resimulate")
+resimulate.__doc__ = """``lidartwin resimulate``: the drive as another sensor would have seen it
+(sim.h5, sensor.yaml, scene/, trajectory.yaml in ``out``; nothing to compare with).
+
+resimulate(recording, out, as_sensor, *, sidecar, topic, firetimes, first_frame=0, frames=0,
+reconstruct_frames, poses, pose_at, static_sensor, rotation_rate_hz, intensity, method, depth,
+voxel_m, max_range_m, seed): the scene from every frame (or ``reconstruct_frames``), ``frames``
+frames from ``first_frame`` on (0: to the recording's end) simulated through ``as_sensor`` at
+the recorded poses."""
 labgen = _job("labgen")
 labgen.__doc__ = """``lidartwin labgen``: a virtual lab folder simulated from a unit's true
 profile. labgen(profile, out, *, seed=1, backend="auto", serial="")"""

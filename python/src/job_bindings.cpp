@@ -40,6 +40,8 @@ constexpr std::initializer_list<std::pair<const char*, const char*>> kCompareKey
     {"distance_edges_m", "distance_bins"}};
 constexpr std::initializer_list<std::pair<const char*, const char*>> kReconstructKeywords = {
     {"poisson_depth", "depth"}};
+constexpr std::initializer_list<std::pair<const char*, const char*>> kResimulateKeywords = {
+    {"poisson_depth", "depth"}, {"simulate_frame", "first_frame"}, {"simulate_frames", "frames"}};
 
 // A job's lines, kept while it runs (on any of its threads) and handed back with its result.
 class CollectedLog {
@@ -254,6 +256,22 @@ py::dict Reconstruct(const std::string& recording, const Path& out, const std::s
   return d;
 }
 
+// Runs reproduce's job on filled options (reproduce and resimulate alike).
+py::dict RunReproduce(jobs::ReproduceOptions& o) {
+  o.mesh_loader = BuiltInMeshLoader();
+  o.simulate = [](SimulationJob job) {
+    job.software_version = LT_VERSION;
+    return RunSimulation(job);
+  };
+  CollectedLog log;
+  o.log = log.Log();
+  ThrowIfInvalid(o.Validate(), o.resimulate ? kResimulateKeywords : kReconstructKeywords);
+  ThrowIfError(RunInterruptibly([&] { return jobs::Reproduce(o); }));
+  py::dict d = log.Result();
+  d["out"] = o.out.string();
+  return d;
+}
+
 py::dict Reproduce(const std::string& recording, const Path& out, uint32_t simulate_frame,
                    const std::string& sidecar, const std::string& topic, const std::string& sensor,
                    const std::string& firetimes, const std::vector<double>& reconstruct_frames,
@@ -281,18 +299,35 @@ py::dict Reproduce(const std::string& recording, const Path& out, uint32_t simul
   o.reconstruct = ReconstructOptionsOf(method, depth, voxel_m, max_range_m, true);
   o.seed = seed;
   o.out = out;
-  o.mesh_loader = BuiltInMeshLoader();
-  o.simulate = [](SimulationJob job) {
-    job.software_version = LT_VERSION;
-    return RunSimulation(job);
-  };
-  CollectedLog log;
-  o.log = log.Log();
-  ThrowIfInvalid(o.Validate(), kReconstructKeywords);
-  ThrowIfError(RunInterruptibly([&] { return jobs::Reproduce(o); }));
-  py::dict d = log.Result();
-  d["out"] = out.string();
-  return d;
+  return RunReproduce(o);
+}
+
+py::dict Resimulate(const std::string& recording, const Path& out, const std::string& as_sensor,
+                    const std::string& sidecar, const std::string& topic,
+                    const std::string& firetimes, uint32_t first_frame, uint32_t frames,
+                    const std::vector<double>& reconstruct_frames, const std::string& poses,
+                    const std::string& pose_at, bool static_sensor, double rotation_rate_hz,
+                    const std::string& intensity, const std::string& method, int depth,
+                    double voxel_m, double max_range_m, uint64_t seed) {
+  jobs::ReproduceOptions o;
+  o.resimulate = true;
+  o.recording = recording;
+  o.as_sensor = as_sensor;
+  o.sidecar = sidecar;
+  o.topic = topic;
+  o.firetimes = firetimes;
+  o.simulate_frame = first_frame;
+  o.simulate_frames = frames;
+  o.reconstruct_frames = reconstruct_frames;
+  o.poses = poses;
+  o.pose_fraction = PoseFraction(pose_at);
+  o.static_sensor = static_sensor;
+  o.rotation_rate_hz = rotation_rate_hz;
+  o.intensity = intensity;
+  o.reconstruct = ReconstructOptionsOf(method, depth, voxel_m, max_range_m, true);
+  o.seed = seed;
+  o.out = out;
+  return RunReproduce(o);
 }
 #endif
 
@@ -371,6 +406,12 @@ void BindJobs(py::module_& m) {
         arg("rotation_rate_hz") = 0.0, arg("detector") = p.detector, arg("intensity") = p.intensity,
         arg("method") = r.method, arg("depth") = r.poisson_depth, arg("voxel_m") = r.voxel_m,
         arg("max_range_m") = r.max_range_m, arg("seed") = 0);
+  m.def("_resimulate", &Resimulate, arg("recording"), arg("out"), arg("as_sensor"), py::kw_only(),
+        arg("sidecar") = "", arg("topic") = "", arg("firetimes") = "", arg("first_frame") = 0,
+        arg("frames") = 0, arg("reconstruct_frames") = std::vector<double>{}, arg("poses") = "",
+        arg("pose_at") = "start", arg("static_sensor") = false, arg("rotation_rate_hz") = 0.0,
+        arg("intensity") = p.intensity, arg("method") = r.method, arg("depth") = r.poisson_depth,
+        arg("voxel_m") = r.voxel_m, arg("max_range_m") = r.max_range_m, arg("seed") = 0);
 #endif
 #if LT_WITH_CERES
   m.def("_labgen", &Labgen, arg("profile"), arg("out"), py::kw_only(), arg("seed") = 1,

@@ -48,3 +48,26 @@ def test_reconstruct_as_the_cli(cli, real_data, tmp_path):
     lt.reconstruct(args["recording"], tmp_path / "py_scene", sidecar=args["meta"],
                    poses=args["poses"], pose_at="end", frames=[0, 1])
     same_tree(tmp_path / "cli_scene", tmp_path / "py_scene")
+
+
+@pytest.mark.skipif(not hasattr(lt._lidartwin, "_resimulate"), reason="built without Open3D")
+def test_resimulate_as_the_cli(cli, real_data, configs, tmp_path):
+    os1 = real_data / "ouster-sdk"
+    recording = os1 / "OS-1-128_v2.3.0_1024x10_lb_n3.pcap"
+    meta = os1 / "OS-1-128_v2.3.0_1024x10.json"
+    poses = os1 / "OS-1-128_v2.3.0_1024x10_lb_n3_poses_kitti.txt"
+    vlp16 = configs / "sensors/velodyne_vlp16.yaml"
+    cli("resimulate", recording, "--metadata", meta, "--poses", poses, "--pose-at", "end",
+        "--reconstruct-frames", "0,2", "--as", vlp16, "--first-frame", 1, "--out",
+        tmp_path / "cli")
+    result = lt.resimulate(recording, tmp_path / "py", vlp16, sidecar=meta, poses=poses,
+                           pose_at="end", reconstruct_frames=[0, 2], first_frame=1)
+    assert result["out"].endswith("py")
+    cli_frames = list(lt.read_recording(tmp_path / "cli/sim.h5"))
+    py_frames = list(lt.read_recording(tmp_path / "py/sim.h5"))
+    assert len(cli_frames) == len(py_frames) == 2
+    for a, b in zip(cli_frames, py_frames):
+        assert (lt.to_structured(a) == lt.to_structured(b)).all()
+    with pytest.raises(lt.OptionError, match="frames"):
+        lt.resimulate(recording, tmp_path / "past", vlp16, sidecar=meta, poses=poses,
+                      first_frame=1, frames=5)
