@@ -13,7 +13,9 @@ namespace lt::jobs {
 // `columns` after its first column. A bag's message may hold more (the PandarQT64's hold 625
 // columns of a 600-column revolution, as nebula decodes them too), whose last columns scan the
 // first ones' directions again, while a simulated frame is one revolution. Frames without
-// columns are left whole. Returns the count left out.
+// columns are left whole, and so are frames spanning more than 1.1 revolutions: their columns
+// do not count the profile's revolutions (the VLP-16 pcap's second frame spans 1,384 columns of
+// a 1,008-column revolution measured from its frame durations). Returns the count left out.
 size_t KeepFirstRevolution(Frame& f, uint32_t columns);
 
 // Keeps each beam's first reported return (return 0; a Hesai's first kept block, in nebula's

@@ -626,16 +626,18 @@ TEST(Cli, ReproduceOnTheRealOs1Capture) {
   const CliRun r = Cli("reproduce --recording " + Q(os1 / "OS-1-128_v2.3.0_1024x10_lb_n3.pcap") +
                        " --metadata " + Q(os1 / "OS-1-128_v2.3.0_1024x10.json") + " --poses " +
                        Q(os1 / "OS-1-128_v2.3.0_1024x10_lb_n3_poses_kitti.txt") +
-                       " --pose-at end --simulate-frame 2 --out " + Q(dir / "rep"));
+                       " --pose-at end --simulate-frame 2 --detector recording --out " +
+                       Q(dir / "rep"));
   ASSERT_EQ(r.code, 0) << r.output;
   EXPECT_NE(r.output.find("pairs by beam"), std::string::npos) << r.output;
   EXPECT_NE(r.output.find("real frame 1"), std::string::npos) << r.output;  // the floor beside
-  // The profile simulated: the most likely range (no noise), the directions frames 0 and 1
-  // returned nothing from dropped.
+  // The profile simulated: the capability detector bounded by the weakest return, at the most
+  // likely range (no noise); the directions frames 0 and 1 returned nothing from dropped.
   EXPECT_NE(r.output.find("range noise off"), std::string::npos) << r.output;
   EXPECT_NE(r.output.find("blocked directions: "), std::string::npos) << r.output;
   auto simulated = LoadSensorProfile(dir / "rep/sensor.yaml");
   ASSERT_TRUE(simulated.ok()) << simulated.message();
+  EXPECT_EQ(simulated->detector.kind, DetectorKind::kCapability);
   EXPECT_EQ(simulated->detector.range_noise_sigma_m, 0);
   EXPECT_GT(simulated->blocked_directions.Intervals(), 100u);
   const auto m = nlohmann::json::parse(ReadAll(dir / "rep/metrics.json"));

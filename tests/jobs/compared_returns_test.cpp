@@ -38,6 +38,10 @@ TEST(ComparedReturns, AFrameLongerThanARevolutionKeepsItsFirst) {
   Frame no_columns = DualFrame(0, 700);
   no_columns.column.clear();
   EXPECT_EQ(KeepFirstRevolution(no_columns, 600), 0u);
+  Frame other_count = DualFrame(0, 661);  // over 1.1 revolutions: columns of another count
+  EXPECT_EQ(KeepFirstRevolution(other_count, 600), 0u);
+  Frame a_tenth_more = DualFrame(0, 660);
+  EXPECT_EQ(KeepFirstRevolution(a_tenth_more, 600), 60u * 2 + 30u * 2);
 }
 
 TEST(ComparedReturns, EachBeamKeepsItsFirstReturnOnly) {

@@ -66,7 +66,10 @@ struct ReproduceOptions {
   // 0: the metadata's, or measured from a Velodyne capture; else in kMinRotationRateHz..
   // kMaxRotationRateHz.
   double rotation_rate_hz = 0;
-  std::string detector = "recording";  // recording, capability or ideal
+  // ideal: every surface the reconstruction holds returns (it holds what the sensor detected;
+  // docs/adr/0029); recording: the capability detector bounded by the reconstruction frames'
+  // weakest return; capability: the data sheet's range.
+  std::string detector = "ideal";
   std::string intensity = "auto";      // auto, reflectivity or raw
   ReconstructOptions reconstruct;
   uint64_t seed = 0;
