@@ -8,7 +8,7 @@ namespace lt::jobs {
 size_t KeepFirstRevolution(Frame& f, uint32_t columns) {
   if (columns == 0 || f.column.size() != f.size() || f.size() == 0) return 0;
   const auto [lo, hi] = std::minmax_element(f.column.begin(), f.column.end());
-  const uint32_t first = *lo, span = *hi - *lo + 1;
+  const uint64_t first = *lo, span = uint64_t{*hi} - *lo + 1;
   if (span > columns + columns / 10) return 0;  // not one revolution and a little more
   std::vector<bool> keep(f.size());
   size_t past = 0;

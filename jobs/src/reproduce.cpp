@@ -249,6 +249,7 @@ struct Run {
   bool raw = false;       // intensities in the sensor's raw units (a fitted range gain)
   // as_sensor: its channel k is the recording's as_channels[k]; empty: another sensor.
   std::vector<uint16_t> as_channels;
+  double recorded_period_s = 0;  // a frame of the recording's sensor
 };
 
 // A raw sensor's per-laser gains (beam_intensity_fit.h): the given profile's, else fitted on the
@@ -709,8 +710,12 @@ Expected<SimulationResult> SimulateHeldOut(const Run& run) {
   const ReproduceOptions& o = run.o;
   Trajectory trajectory;
   const uint32_t first = o.simulate_frame, n = o.simulate_frames;
+  // A re-simulated stretch keeps the recording's time: its frames' poses a recorded frame apart,
+  // as many of the simulated sensor's frames as fit in it (a sensor spinning twice as fast sees
+  // twice as many). The held-out frame spans the simulated sensor's frame, as it always has.
+  const double period = o.resimulate ? run.recorded_period_s : run.profile.FramePeriodS();
   for (uint32_t k = 0; k <= n; ++k) {
-    trajectory.time_s.push_back(k * run.profile.FramePeriodS());
+    trajectory.time_s.push_back(k * period);
     trajectory.poses.push_back(k < n ? run.rec.start_poses[first + k]
                                      : run.rec.end_poses[first + n - 1]);
   }
@@ -730,6 +735,11 @@ Expected<SimulationResult> SimulateHeldOut(const Run& run) {
   job.trajectory = run.stage / "trajectory.yaml";
   job.seed = o.seed;
   job.frames = n;
+  if (o.resimulate) {
+    const double fit = n * period / run.profile.FramePeriodS();
+    job.frames = static_cast<uint32_t>(std::max(1.0, std::floor(fit + 1e-9)));
+    job.keep_frames = false;  // written to sim.h5 as they come; nothing reads them again
+  }
   job.out = run.stage / "sim.h5";
   job.mesh_loader = o.mesh_loader;
   auto sim = RunSimulationWith(o.simulate, job);
@@ -955,7 +965,9 @@ Status Reproduce(const ReproduceOptions& options) {
   if (!rec.ok()) return rec.error();
   for (const std::string& note : rec->notes)  // skipped or dropped packets
     o.log.Note(o.recording + ": " + note);
-  if (rec->frames.size() < (o.resimulate ? 1u : 2u))
+  if (o.resimulate && rec->frames.empty())
+    return Error{fmt::format("{} has no frame to re-simulate", o.recording)};
+  if (!o.resimulate && rec->frames.size() < 2)
     return Error{
         fmt::format("{} has {} frame(s); reproducing one needs at least one other to "
                     "reconstruct the scene from",
@@ -983,10 +995,14 @@ Status Reproduce(const ReproduceOptions& options) {
                                      rec->frames.size() - 1));
     const size_t first = static_cast<size_t>(std::min<double>(*lo, o.simulate_frame));
     const size_t last = static_cast<size_t>(std::max<double>(*hi, double(last_simulated)));
-    auto report = EstimateRecordingPoses(*rec, first, last);
-    if (!report.ok()) return report.error();
-    o.log.Info(*report);
-    SuggestStaticWhereIcpBarelyMoved(o, *rec, first, last);
+    if (first == last) {  // one frame (a re-simulation of it from itself): nothing to register
+      o.log.Info(fmt::format("poses: frame {} alone, at the origin\n", first));
+    } else {
+      auto report = EstimateRecordingPoses(*rec, first, last);
+      if (!report.ok()) return report.error();
+      o.log.Info(*report);
+      SuggestStaticWhereIcpBarelyMoved(o, *rec, first, last);
+    }
   }
   clock.Done("recording and poses");
   std::error_code ec;
@@ -998,6 +1014,7 @@ Status Reproduce(const ReproduceOptions& options) {
 
   auto input = ImportSensor(run);
   if (!input.ok()) return input.error();
+  run.recorded_period_s = run.profile.FramePeriodS();
   if (!o.as_sensor.empty())
     if (Status s = TakeSensorToSimulateAs(run); !s.ok()) return s;
   clock.Done("sensor");

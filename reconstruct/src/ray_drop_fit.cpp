@@ -12,12 +12,16 @@ namespace {
 
 using physics::Vec3;
 
-// The pixels of one frame's scan: which returned (at min_range_m or beyond), and the phase of
-// column 0.
+// The pixels of one frame's scan: which returned (the first return of a beam, at min_range_m or
+// beyond: what reproduce compares, jobs/src/compared_returns.h), which columns the frame
+// scanned, and the phase of column 0. With reference_phase (per channel, NaN for none) a
+// channel's phase is moved by whole columns to within half a column of it, so that pixel k of
+// every frame is one direction (frames whose firings drift by more than half a column from
+// revolution to revolution would otherwise number it k in one and k + 1 in another).
 class ScanPixels {
  public:
   ScanPixels(const RayDropScan& scan, const Frame& f, uint32_t columns_per_frame,
-             double min_range_m = 0)
+             double min_range_m = 0, const std::vector<double>* reference_phase = nullptr)
       : scan_(scan) {
     const size_t channels = scan.elevation_rad.size();
     step_ = 2 * physics::kPi / scan.columns;
@@ -35,10 +39,15 @@ class ScanPixels {
       sy[f.channel[i]] += std::sin(2 * physics::kPi * u);
     }
     phase_.resize(channels);
-    for (size_t c = 0; c < channels; ++c)
+    has_phase_.assign(channels, false);
+    for (size_t c = 0; c < channels; ++c) {
       phase_[c] = std::atan2(sy[c], sx[c]) / (2 * physics::kPi);
+      has_phase_[c] = sx[c] != 0 || sy[c] != 0;
+      if (reference_phase && has_phase_[c] && std::isfinite((*reference_phase)[c]))
+        phase_[c] -= std::round(phase_[c] - (*reference_phase)[c]);
+    }
     returned_.assign(channels * scan.columns, false);
-    scanned_.assign(scan.columns, false);
+    std::vector<bool> any_return(scan.columns, false);
     // Where in the frame each column was fired (its returns' mean fraction of the frame), for
     // the pose a direction is looked up from.
     std::vector<double> sum(scan.columns, 0);
@@ -46,8 +55,9 @@ class ScanPixels {
     for (size_t i = 0; i < f.size(); ++i) {
       if (!usable(i)) continue;
       const size_t pixel = Index(f.channel[i], {f.x_m[i], f.y_m[i], f.z_m[i]});
-      if (f.range_m[i] >= min_range_m) returned_[pixel] = true;
-      scanned_[pixel % scan.columns] = true;
+      const bool first = f.return_index.size() != f.size() || f.return_index[i] == 0;
+      if (first && f.range_m[i] >= min_range_m) returned_[pixel] = true;
+      any_return[pixel % scan.columns] = true;
       if (columns_per_frame && f.column.size() == f.size()) {
         sum[pixel % scan.columns] += std::min(1.0, double(f.column[i]) / columns_per_frame);
         ++count[pixel % scan.columns];
@@ -56,6 +66,7 @@ class ScanPixels {
     fraction_.assign(scan.columns, 0.0);
     for (size_t k = 0; k < scan.columns; ++k)
       if (count[k]) fraction_[k] = sum[k] / count[k];
+    scanned_ = ScannedColumns(any_return);
     const auto [lo, hi] = std::minmax_element(scan.elevation_rad.begin(), scan.elevation_rad.end());
     spacing_ = channels > 1 ? (*hi - *lo) / (channels - 1) : 0.01;
   }
@@ -87,6 +98,8 @@ class ScanPixels {
     return (double(pixel % scan_.columns) + phase_[c]) * step_ + scan_.azimuth_offset_rad[c];
   }
   double Step() const { return step_; }
+  bool HasPhase(size_t c) const { return has_phase_[c]; }
+  double Phase(size_t c) const { return phase_[c]; }
 
  private:
   // Column of channel c's beam towards p, in columns, less `phase`.
@@ -101,25 +114,60 @@ class ScanPixels {
     return static_cast<size_t>(c) * scan_.columns + static_cast<size_t>(((k % n) + n) % n);
   }
 
+  // The columns a frame scanned: all but the longest circular run of columns where no channel
+  // returned, when that run is over a quarter turn (a capture's first or last revolution, cut
+  // short). A shorter run lies inside the revolution: a mast, a window or the sky across every
+  // channel, which the frame scanned and saw nothing in.
+  static std::vector<bool> ScannedColumns(const std::vector<bool>& any_return) {
+    const size_t n = any_return.size();
+    std::vector<bool> scanned(n, true);
+    size_t best_len = 0, best_start = 0;
+    const auto first = std::find(any_return.begin(), any_return.end(), true);
+    if (first == any_return.end()) return std::vector<bool>(n, false);
+    const size_t origin = static_cast<size_t>(first - any_return.begin());
+    for (size_t k = 0; k < n;) {  // runs of empty columns, walking once round from a return
+      if (any_return[(origin + k) % n]) {
+        ++k;
+        continue;
+      }
+      size_t len = 0;
+      while (k + len < n && !any_return[(origin + k + len) % n])
+        ++len;
+      if (len > best_len) best_len = len, best_start = origin + k;
+      k += len;
+    }
+    if (4 * best_len > n)
+      for (size_t j = 0; j < best_len; ++j)
+        scanned[(best_start + j) % n] = false;
+    return scanned;
+  }
+
   const RayDropScan& scan_;
   double step_ = 0, spacing_ = 0;
   std::vector<double> phase_, fraction_;
-  std::vector<bool> returned_, scanned_;
+  std::vector<bool> has_phase_, returned_, scanned_;
 };
 
 // An azimuth wrapped into [-pi, pi).
 double Wrapped(double a) {
-  return a - 2 * physics::kPi * std::floor((a + physics::kPi) / (2 * physics::kPi));
+  const double r = std::remainder(a, 2 * physics::kPi);  // [-pi, pi]
+  return r >= physics::kPi ? r - 2 * physics::kPi : r;
 }
 
-// [from, to] added to sorted, disjoint intervals in [-pi, pi), split where it crosses pi.
+// [from, to] added to sorted, disjoint intervals in [-pi, pi), split where it crosses pi; a
+// piece narrower than 1e-9 rad (a split at a rounding's distance from pi) is left out, as
+// degrees written and read back could close it.
 void AddInterval(double from, double to, std::vector<AzimuthInterval>& out) {
+  constexpr double kSliver = 1e-9;
   const double a = Wrapped(from), b = a + (to - from);
+  const auto add = [&](double x, double y) {
+    if (y - x > kSliver) out.push_back({x, y});
+  };
   if (b > physics::kPi) {
-    out.push_back({a, physics::kPi});
-    out.push_back({-physics::kPi, b - 2 * physics::kPi});
+    add(a, physics::kPi);
+    add(-physics::kPi, b - 2 * physics::kPi);
   } else {
-    out.push_back({a, b});
+    add(a, b);
   }
 }
 
@@ -258,9 +306,16 @@ Expected<BlockedDirectionsFit> FindBlockedDirections(const std::vector<Frame>& f
   for (const Frame& f : frames)
     if (f.channel.size() != f.size() || f.range_m.size() != f.size())
       return Error{"blocked directions: a frame carries no channel per return"};
+  // Every frame's pixels on one grid: each channel's phase that of the first frame returning on
+  // it, to within half a column.
   std::vector<ScanPixels> pixels;
-  for (const Frame& f : frames)
-    pixels.emplace_back(scan, f, 0, min_range_m);
+  std::vector<double> reference(channels, NAN);
+  for (const Frame& f : frames) {
+    pixels.emplace_back(scan, f, 0, min_range_m, &reference);
+    for (size_t c = 0; c < channels; ++c)
+      if (std::isnan(reference[c]) && pixels.back().HasPhase(c))
+        reference[c] = pixels.back().Phase(c);
+  }
   // Per pixel: the frames that scanned its column, and those that returned there.
   std::vector<uint32_t> scanned(channels * columns, 0), returned(channels * columns, 0);
   // Channels with a return at any range: a channel without is a laser the recording lacks.
@@ -283,14 +338,10 @@ Expected<BlockedDirectionsFit> FindBlockedDirections(const std::vector<Frame>& f
       const size_t i = c * columns + k;
       const size_t n = scanned[i], empty = n - returned[i];
       if (n < 2 || 2 * empty <= n) continue;
-      const ScanPixels* first = nullptr;
-      for (const ScanPixels& p : pixels)
-        if (p.Scanned(i)) {
-          first = &p;
-          break;
-        }
-      const double centre = first->Azimuth(i), half = 0.5 * first->Step();
-      AddInterval(centre - half, centre + half, intervals);
+      // The pixel's centre on the common grid (a channel with returns has a reference phase).
+      const double step = pixels.front().Step();
+      const double centre = (double(k) + reference[c]) * step + scan.azimuth_offset_rad[c];
+      AddInterval(centre - 0.5 * step, centre + 0.5 * step, intervals);
       ++out.pixels;
     }
     out.blocked.channel[c] = Merged(std::move(intervals));

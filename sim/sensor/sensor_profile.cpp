@@ -84,8 +84,9 @@ size_t BlockedDirections::Intervals() const {
 
 bool BlockedDirections::Blocked(uint32_t c, double azimuth_rad) const {
   if (c >= channel.size() || channel[c].empty()) return false;
-  const double a = azimuth_rad -
-                   2 * physics::kPi * std::floor((azimuth_rad + physics::kPi) / (2 * physics::kPi));
+  // Into [-pi, pi): pi itself is -pi.
+  const double r = std::remainder(azimuth_rad, 2 * physics::kPi);
+  const double a = r >= physics::kPi ? r - 2 * physics::kPi : r;
   const auto& intervals = channel[c];
   // The last interval starting at or before a.
   auto it = std::upper_bound(intervals.begin(), intervals.end(), a,
@@ -758,6 +759,7 @@ void ReadRayDrop(ConfigMap& c, RayDropTable& t) {
 // `blocked_directions:` (configs/README.md): per channel, azimuth intervals in degrees.
 void ReadBlockedDirections(ConfigMap& c, BlockedDirections& b) {
   b.source = c.String("source", "");
+  std::vector<bool> listed;
   for (ConfigMap& entry : c.MapList("channels")) {
     const double channel = entry.Number("channel");
     const std::vector<double> rows = entry.NumberRows("azimuth_deg", 2);
@@ -767,11 +769,12 @@ void ReadBlockedDirections(ConfigMap& c, BlockedDirections& b) {
       continue;
     }
     const auto k = static_cast<size_t>(channel);
-    if (b.channel.size() <= k) b.channel.resize(k + 1);
-    if (!b.channel[k].empty()) {
+    if (b.channel.size() <= k) b.channel.resize(k + 1), listed.resize(k + 1, false);
+    if (listed[k]) {
       entry.Fail("channel", fmt::format("channel {} is listed twice", k));
       continue;
     }
+    listed[k] = true;
     for (size_t n = 0; n + 1 < rows.size(); n += 2)
       b.channel[k].push_back({rows[n] * kDegToRad, rows[n + 1] * kDegToRad});
   }

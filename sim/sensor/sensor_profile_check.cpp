@@ -473,8 +473,11 @@ void CheckBlockedDirections(const BlockedDirections& b, const SensorProfile& p, 
   for (size_t k = 0; k < b.channel.size(); ++k) {
     if (b.channel[k].empty()) continue;
     if (k >= channels)
-      return c.Fail("channels", fmt::format("channel {}: the scan has {} channels (0..{})", k,
-                                            channels, channels - 1));
+      return c.Fail("channels", channels == 0
+                                    ? fmt::format("channel {}: the scan has no channels", k)
+                                    : fmt::format("channel {}: the scan has {} channels "
+                                                  "(0..{})",
+                                                  k, channels, channels - 1));
     for (size_t n = 0; n < b.channel[k].size(); ++n) {
       const AzimuthInterval& i = b.channel[k][n];
       if (!(i.from_rad >= -physics::kPi - kSlack && i.to_rad <= physics::kPi + kSlack &&

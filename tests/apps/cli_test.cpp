@@ -717,6 +717,9 @@ TEST(Cli, ReproduceTheOs1AsSubsetsOfItsLasers) {
   const CliRun same = Cli(common + " --out " + Q(dir / "same"));
   ASSERT_EQ(same.code, 0) << same.output;
   const auto s = summary("same");
+  // The default, most likely frame (ADR 0029): measured 0.946 and 2.54 cm.
+  EXPECT_GT(s["return_agreement"].get<double>(), 0.94);
+  EXPECT_LT(s["depth_abs_median_m"].get<double>(), 0.027);
 
   const CliRun sparse = Cli(common + " --reconstruct-channel-step 4 --out " + Q(dir / "sparse"));
   ASSERT_EQ(sparse.code, 0) << sparse.output;

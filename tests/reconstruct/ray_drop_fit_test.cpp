@@ -243,6 +243,73 @@ TEST(BlockedDirections, ReturnsNearerThanTheMinimumRangeBlock) {
   EXPECT_TRUE(from_1m->blocked.Blocked(13, PixelAzimuth(13, 120)));
 }
 
+// Frames of a still sensor whose firings drift from one revolution to the next across a
+// column's boundary (phase 0.45 of a column in the first, 0.55 in the others): every frame's
+// pixel k is one direction, and the block's edges lie where its columns end.
+TEST(BlockedDirections, FramesWhoseFiringsDriftShareOneGrid) {
+  const RayDropScan scan = TestScan();
+  std::vector<Frame> frames(3);
+  for (size_t n = 0; n < frames.size(); ++n)
+    for (int c = 0; c < kChannels; ++c)
+      for (int col = 0; col < kColumns; ++col) {
+        if (c >= 12 && col >= 100 && col < 140) continue;
+        const double phase = n == 0 ? 0.45 : 0.55;
+        const double az = (col + phase) * 2 * physics::kPi / kColumns + scan.azimuth_offset_rad[c];
+        const double el = scan.elevation_rad[c];
+        FramePoint pt;
+        pt.x_m = static_cast<float>(10 * std::cos(el) * std::cos(az));
+        pt.y_m = static_cast<float>(10 * std::cos(el) * std::sin(az));
+        pt.z_m = static_cast<float>(10 * std::sin(el));
+        pt.range_m = 10;
+        pt.channel = static_cast<uint16_t>(c);
+        frames[n].Append(pt);
+      }
+  auto fit = FindBlockedDirections(frames, scan);
+  ASSERT_TRUE(fit.ok()) << fit.message();
+  EXPECT_EQ(fit->pixels, 4u * 40);
+  const double step = 2 * physics::kPi / kColumns;
+  for (int c = 12; c < kChannels; ++c) {
+    ASSERT_EQ(fit->blocked.channel[c].size(), 1u) << c;
+    const AzimuthInterval& i = fit->blocked.channel[c][0];
+    const double offset = scan.azimuth_offset_rad[c];
+    EXPECT_NEAR(i.from_rad, 100 * step - 0.05 * step + offset, 0.01 * step) << c;
+    EXPECT_NEAR(i.to_rad, 140 * step - 0.05 * step + offset, 0.01 * step) << c;
+  }
+}
+
+// A mast across every channel (columns 100-109 return nothing on any laser) is a hole in the
+// revolution, not its end; a dual-return beam stopped nearer than the minimum range (its first
+// return at 0.5 m, its second at 10 m) is blocked as the comparison sees it, by its first.
+TEST(BlockedDirections, AMastAcrossEveryChannelAndANearFirstReturnBlock) {
+  const RayDropScan scan = TestScan();
+  std::vector<Frame> frames(2);
+  for (Frame& f : frames)
+    for (int c = 0; c < kChannels; ++c)
+      for (int col = 0; col < kColumns; ++col) {
+        if (col >= 100 && col < 110) continue;  // the mast
+        const bool near_first = c == 5 && col >= 200 && col < 220;
+        for (int r = 0; r < (near_first ? 2 : 1); ++r) {
+          const double range = near_first && r == 0 ? 0.5 : 10;
+          const double az = PixelAzimuth(c, col), el = scan.elevation_rad[c];
+          FramePoint pt;
+          pt.x_m = static_cast<float>(range * std::cos(el) * std::cos(az));
+          pt.y_m = static_cast<float>(range * std::cos(el) * std::sin(az));
+          pt.z_m = static_cast<float>(range * std::sin(el));
+          pt.range_m = static_cast<float>(range);
+          pt.channel = static_cast<uint16_t>(c);
+          pt.return_index = static_cast<uint8_t>(r);
+          f.Append(pt);
+        }
+      }
+  auto fit = FindBlockedDirections(frames, scan, 1.0);
+  ASSERT_TRUE(fit.ok()) << fit.message();
+  for (int c = 0; c < kChannels; ++c)
+    EXPECT_TRUE(fit->blocked.Blocked(static_cast<uint32_t>(c), PixelAzimuth(c, 105))) << c;
+  EXPECT_TRUE(fit->blocked.Blocked(5, PixelAzimuth(5, 210)));
+  EXPECT_FALSE(fit->blocked.Blocked(6, PixelAzimuth(6, 210)));
+  EXPECT_EQ(fit->pixels, 16u * 10 + 20);
+}
+
 // Two frames, one of them a partial revolution: the columns only one frame scanned are not
 // judged (two frames at least); one frame alone is refused.
 TEST(BlockedDirections, APartialFramesUnscannedColumnsAreNotJudged) {

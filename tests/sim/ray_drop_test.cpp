@@ -249,6 +249,24 @@ TEST(BlockedDirections, TheSimulatorDropsTheReturnsOfBlockedBeamsOnly) {
   for (size_t k = 0; k < b.size(); ++k)
     ASSERT_FALSE(
         with.blocked_directions.Blocked(b.channel[k], plain.Beam(b.beam_id[k]).azimuth_rad));
+  // The convention, from the points themselves: the returns dropped lie at azimuths atan2(y, x)
+  // inside [-0.5, 0.2] rad and those kept on the blocked channels outside, but for 0.03 rad (the
+  // beams' origins 27 mm off the axis, seen from the plates a few metres away).
+  std::map<uint32_t, bool> kept;
+  for (uint32_t id : b.beam_id)
+    kept[id] = true;
+  size_t dropped = 0;
+  for (size_t k = 0; k < a.size(); ++k) {
+    if (a.channel[k] % 2) continue;
+    const double az = std::atan2(a.y_m[k], a.x_m[k]);
+    if (kept.count(a.beam_id[k])) {
+      EXPECT_FALSE(az > -0.5 + 0.03 && az < 0.2 - 0.03) << az;
+    } else {
+      EXPECT_TRUE(az > -0.5 - 0.03 && az < 0.2 + 0.03) << az;
+      ++dropped;
+    }
+  }
+  EXPECT_EQ(dropped, blocked);
 }
 
 }  // namespace
