@@ -623,11 +623,11 @@ TEST(Cli, ReproduceOnTheRealOs1Capture) {
   LT_REQUIRE_REAL_DATA();
   test::TempDir dir;
   const auto os1 = test::RealDataDir() / "ouster-sdk";
-  const CliRun r = Cli("reproduce --recording " + Q(os1 / "OS-1-128_v2.3.0_1024x10_lb_n3.pcap") +
-                       " --metadata " + Q(os1 / "OS-1-128_v2.3.0_1024x10.json") + " --poses " +
-                       Q(os1 / "OS-1-128_v2.3.0_1024x10_lb_n3_poses_kitti.txt") +
-                       " --pose-at end --simulate-frame 2 --detector recording --out " +
-                       Q(dir / "rep"));
+  const CliRun r =
+      Cli("reproduce --recording " + Q(os1 / "OS-1-128_v2.3.0_1024x10_lb_n3.pcap") +
+          " --metadata " + Q(os1 / "OS-1-128_v2.3.0_1024x10.json") + " --poses " +
+          Q(os1 / "OS-1-128_v2.3.0_1024x10_lb_n3_poses_kitti.txt") +
+          " --pose-at end --simulate-frame 2 --detector recording --out " + Q(dir / "rep"));
   ASSERT_EQ(r.code, 0) << r.output;
   EXPECT_NE(r.output.find("pairs by beam"), std::string::npos) << r.output;
   EXPECT_NE(r.output.find("real frame 1"), std::string::npos) << r.output;  // the floor beside

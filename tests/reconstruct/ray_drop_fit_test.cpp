@@ -34,6 +34,20 @@ RayDropScan TestScan() {
   return s;
 }
 
+// A return of channel c at `range` along the direction (azimuth az, the channel's elevation) of
+// the test scan, with intensity I (calibrated percent).
+FramePoint ScanPoint(int c, double az, double range, double intensity = 20) {
+  const double el = TestScan().elevation_rad[static_cast<size_t>(c)];
+  FramePoint pt;
+  pt.x_m = static_cast<float>(range * std::cos(el) * std::cos(az));
+  pt.y_m = static_cast<float>(range * std::cos(el) * std::sin(az));
+  pt.z_m = static_cast<float>(range * std::sin(el));
+  pt.range_m = static_cast<float>(range);
+  pt.intensity = static_cast<float>(intensity);
+  pt.channel = static_cast<uint16_t>(c);
+  return pt;
+}
+
 // The truth: far and dark drops most (0.05 .. 0.65 over the cells), unlike a constant.
 double TrueDrop(size_t range_bin, size_t reflectance_bin, const RayDropFitOptions& o) {
   return 0.05 + 0.6 * double(range_bin) / (o.range_bins - 1) *
@@ -66,15 +80,7 @@ PosedFrames StillFrames(uint64_t seed, const RayDropFitOptions& o) {
             o);
         if (u() < p) continue;
         const double az = (col + 0.3) * 2 * physics::kPi / kColumns + scan.azimuth_offset_rad[c];
-        const double el = scan.elevation_rad[c];
-        FramePoint pt;
-        pt.x_m = static_cast<float>(range[k] * std::cos(el) * std::cos(az));
-        pt.y_m = static_cast<float>(range[k] * std::cos(el) * std::sin(az));
-        pt.z_m = static_cast<float>(range[k] * std::sin(el));
-        pt.range_m = static_cast<float>(range[k]);
-        pt.intensity = static_cast<float>(100 * apparent[k]);
-        pt.channel = static_cast<uint16_t>(c);
-        f.Append(pt);
+        f.Append(ScanPoint(c, az, range[k], 100 * apparent[k]));
       }
   return test::Posed(std::move(frames), {{0, 0, 0}, {0, 0, 0}, {0, 0, 0}});
 }
@@ -173,16 +179,7 @@ std::vector<Frame> FramesWithABlock(uint64_t seed, size_t count, double p,
         const bool blocked = c >= 12 && col >= 100 && col < 140;
         if (c == 3 || (blocked && !near_block) || u() < p) continue;
         const double az = (col + 0.3) * 2 * physics::kPi / kColumns + scan.azimuth_offset_rad[c];
-        const double el = scan.elevation_rad[c];
-        const double r = blocked ? 0.5 : 10;
-        FramePoint pt;
-        pt.x_m = static_cast<float>(r * std::cos(el) * std::cos(az));
-        pt.y_m = static_cast<float>(r * std::cos(el) * std::sin(az));
-        pt.z_m = static_cast<float>(r * std::sin(el));
-        pt.range_m = static_cast<float>(r);
-        pt.intensity = 20;
-        pt.channel = static_cast<uint16_t>(c);
-        f.Append(pt);
+        f.Append(ScanPoint(c, az, blocked ? 0.5 : 10));
       }
   return frames;
 }
@@ -255,14 +252,7 @@ TEST(BlockedDirections, FramesWhoseFiringsDriftShareOneGrid) {
         if (c >= 12 && col >= 100 && col < 140) continue;
         const double phase = n == 0 ? 0.45 : 0.55;
         const double az = (col + phase) * 2 * physics::kPi / kColumns + scan.azimuth_offset_rad[c];
-        const double el = scan.elevation_rad[c];
-        FramePoint pt;
-        pt.x_m = static_cast<float>(10 * std::cos(el) * std::cos(az));
-        pt.y_m = static_cast<float>(10 * std::cos(el) * std::sin(az));
-        pt.z_m = static_cast<float>(10 * std::sin(el));
-        pt.range_m = 10;
-        pt.channel = static_cast<uint16_t>(c);
-        frames[n].Append(pt);
+        frames[n].Append(ScanPoint(c, az, 10));
       }
   auto fit = FindBlockedDirections(frames, scan);
   ASSERT_TRUE(fit.ok()) << fit.message();
@@ -289,14 +279,7 @@ TEST(BlockedDirections, AMastAcrossEveryChannelAndANearFirstReturnBlock) {
         if (col >= 100 && col < 110) continue;  // the mast
         const bool near_first = c == 5 && col >= 200 && col < 220;
         for (int r = 0; r < (near_first ? 2 : 1); ++r) {
-          const double range = near_first && r == 0 ? 0.5 : 10;
-          const double az = PixelAzimuth(c, col), el = scan.elevation_rad[c];
-          FramePoint pt;
-          pt.x_m = static_cast<float>(range * std::cos(el) * std::cos(az));
-          pt.y_m = static_cast<float>(range * std::cos(el) * std::sin(az));
-          pt.z_m = static_cast<float>(range * std::sin(el));
-          pt.range_m = static_cast<float>(range);
-          pt.channel = static_cast<uint16_t>(c);
+          FramePoint pt = ScanPoint(c, PixelAzimuth(c, col), near_first && r == 0 ? 0.5 : 10);
           pt.return_index = static_cast<uint8_t>(r);
           f.Append(pt);
         }

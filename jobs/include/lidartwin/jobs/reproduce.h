@@ -70,7 +70,7 @@ struct ReproduceOptions {
   // docs/adr/0029); recording: the capability detector bounded by the reconstruction frames'
   // weakest return; capability: the data sheet's range.
   std::string detector = "ideal";
-  std::string intensity = "auto";      // auto, reflectivity or raw
+  std::string intensity = "auto";  // auto, reflectivity or raw
   ReconstructOptions reconstruct;
   uint64_t seed = 0;
   std::filesystem::path out;
