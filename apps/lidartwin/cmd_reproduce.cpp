@@ -50,6 +50,7 @@ Expected<int> RunReproduce(const Args& args, jobs::ReproduceOptions& o) {
       !s.ok())
     return s.error();
   o.sidecar = args.Get("--metadata", args.Get("--calibration"));
+  o.reconstruct_to_sensor_range = !args.Has("--max-range-m");
   o.topic = args.Get("--topic");
   o.as_sensor = args.Get("--as");
   o.firetimes = args.Get("--firetimes");

@@ -158,7 +158,8 @@ reproduce(recording, out, simulate_frame, *, sidecar, topic, sensor, firetimes, 
 as_sensor, reconstruct_channel_step, poses, pose_at, static_sensor, rotation_rate_hz, detector,
 intensity, method, depth, voxel_m, max_range_m, seed): ``as_sensor`` simulates the held-out frame
 through another profile (compared where its lasers are the recorded ones: the CLI's ``--as``),
-``reconstruct_channel_step`` reconstructs from every N-th channel only."""
+``reconstruct_channel_step`` reconstructs from every N-th channel only; ``max_range_m`` 0 (the
+default) reconstructs out to the sensor's range, at least 80 m."""
 resimulate = _job("resimulate")
 resimulate.__doc__ = """``lidartwin resimulate``: the drive as another sensor would have seen it
 (sim.h5, sensor.yaml, scene/, trajectory.yaml in ``out``; nothing to compare with).

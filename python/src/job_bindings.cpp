@@ -296,7 +296,11 @@ py::dict Reproduce(const std::string& recording, const Path& out, uint32_t simul
   o.rotation_rate_hz = rotation_rate_hz;
   o.detector = detector;
   o.intensity = intensity;
-  o.reconstruct = ReconstructOptionsOf(method, depth, voxel_m, max_range_m, true);
+  // max_range_m 0: out to the sensor's range (the CLI without --max-range-m).
+  o.reconstruct_to_sensor_range = max_range_m == 0;
+  o.reconstruct =
+      ReconstructOptionsOf(method, depth, voxel_m,
+                           max_range_m == 0 ? ReconstructOptions{}.max_range_m : max_range_m, true);
   o.seed = seed;
   o.out = out;
   return RunReproduce(o);
@@ -324,7 +328,11 @@ py::dict Resimulate(const std::string& recording, const Path& out, const std::st
   o.static_sensor = static_sensor;
   o.rotation_rate_hz = rotation_rate_hz;
   o.intensity = intensity;
-  o.reconstruct = ReconstructOptionsOf(method, depth, voxel_m, max_range_m, true);
+  // max_range_m 0: out to the sensor's range (the CLI without --max-range-m).
+  o.reconstruct_to_sensor_range = max_range_m == 0;
+  o.reconstruct =
+      ReconstructOptionsOf(method, depth, voxel_m,
+                           max_range_m == 0 ? ReconstructOptions{}.max_range_m : max_range_m, true);
   o.seed = seed;
   o.out = out;
   return RunReproduce(o);
@@ -405,13 +413,13 @@ void BindJobs(py::module_& m) {
         arg("poses") = "", arg("pose_at") = "start", arg("static_sensor") = false,
         arg("rotation_rate_hz") = 0.0, arg("detector") = p.detector, arg("intensity") = p.intensity,
         arg("method") = r.method, arg("depth") = r.poisson_depth, arg("voxel_m") = r.voxel_m,
-        arg("max_range_m") = r.max_range_m, arg("seed") = 0);
+        arg("max_range_m") = 0.0, arg("seed") = 0);
   m.def("_resimulate", &Resimulate, arg("recording"), arg("out"), arg("as_sensor"), py::kw_only(),
         arg("sidecar") = "", arg("topic") = "", arg("firetimes") = "", arg("first_frame") = 0,
         arg("frames") = 0, arg("reconstruct_frames") = std::vector<double>{}, arg("poses") = "",
         arg("pose_at") = "start", arg("static_sensor") = false, arg("rotation_rate_hz") = 0.0,
         arg("intensity") = p.intensity, arg("method") = r.method, arg("depth") = r.poisson_depth,
-        arg("voxel_m") = r.voxel_m, arg("max_range_m") = r.max_range_m, arg("seed") = 0);
+        arg("voxel_m") = r.voxel_m, arg("max_range_m") = 0.0, arg("seed") = 0);
 #endif
 #if LT_WITH_CERES
   m.def("_labgen", &Labgen, arg("profile"), arg("out"), py::kw_only(), arg("seed") = 1,

@@ -72,6 +72,9 @@ struct ReproduceOptions {
   std::string detector = "ideal";
   std::string intensity = "auto";  // auto, reflectivity or raw
   ReconstructOptions reconstruct;
+  // The reconstruction reaches out to the sensor profile's max_range_m where that is beyond
+  // reconstruct.max_range_m (false: reconstruct.max_range_m as given).
+  bool reconstruct_to_sensor_range = true;
   uint64_t seed = 0;
   std::filesystem::path out;
   MeshLoader mesh_loader;  // for the reconstructed scene's meshes and the report's viewer
