@@ -485,6 +485,78 @@ Expected<PoseEstimate> EstimatePoses(const std::vector<Frame>& frames,
   }
 }
 
+namespace {
+
+// The first returns of posed frames within the options' ranges, each moved into the world by
+// the pose of its firing.
+PointCloud WorldPoints(const PosedFrames& in, const RegistrationOptions& o) {
+  PointCloud c;
+  for (size_t k = 0; k < in.frames.size(); ++k) {
+    const Frame& f = in.frames[k];
+    for (size_t i = 0; i < f.size(); ++i) {
+      if (!f.return_index.empty() && f.return_index[i] != 0) continue;
+      const physics::Vec3<double> p{f.x_m[i], f.y_m[i], f.z_m[i]};
+      const double range = f.range_m.size() == f.size() ? f.range_m[i] : std::sqrt(Dot(p, p));
+      if (!(range >= o.min_range_m && range <= o.max_range_m)) continue;
+      const physics::Vec3<double> w = physics::TransformPoint(PoseOfPoint(in, k, i), p);
+      if (std::isfinite(w.x) && std::isfinite(w.y) && std::isfinite(w.z))
+        c.points_.emplace_back(w.x, w.y, w.z);
+    }
+  }
+  return c;
+}
+
+Expected<MapRegistration> RegisterToMapUnguarded(const PosedFrames& scan, const PosedFrames& map,
+                                                 const RegistrationOptions& options) {
+  if (Status s = options.Validate(); !s.ok()) return s.error();
+  const OneOpenMpThread one_thread;
+  RegistrationOptions fine = options;
+  fine.voxel_m = {options.voxel_m.back()};
+  const PointCloud scan_points = WorldPoints(scan, fine), map_points = WorldPoints(map, fine);
+  for (const auto& [what, cloud] : {std::pair{"the frame", &scan_points}, {"the map", &map_points}})
+    if (cloud->points_.size() < kMinRegistrationPoints)
+      return Error{
+          fmt::format("register to the map: {} has {} usable points; at least {} are needed", what,
+                      cloud->points_.size(), kMinRegistrationPoints)};
+  auto source = BuildPyramid(scan_points, 0, fine);
+  if (!source.ok()) return source.error();
+  auto target = BuildPyramid(map_points, 1, fine);
+  if (!target.ok()) return target.error();
+  const double distance = fine.max_correspondence_factor * fine.voxel_m.back();
+  registration::RegistrationResult r;
+  if (Status st =
+          Open3dStep("ICP of the frame to the map",
+                     [&] {
+                       r = registration::RegistrationICP(
+                           *source->back(), *target->back(), distance, Eigen::Matrix4d::Identity(),
+                           registration::TransformationEstimationPointToPlane(),
+                           registration::ICPConvergenceCriteria(1e-6, 1e-6, fine.max_iterations));
+                     });
+      !st.ok())
+    return st.error();
+  if (!r.transformation_.allFinite())
+    return Error{"register to the map: ICP gave a non-finite transformation"};
+  if (!(r.fitness_ >= options.min_fitness))
+    return Error{fmt::format("register to the map: ICP fitness {:.3f} is below min_fitness {}",
+                             r.fitness_, NumberText(options.min_fitness))};
+  MapRegistration out;
+  out.correction = PoseOf(r.transformation_);
+  out.fitness = r.fitness_;
+  out.inlier_rmse_m = r.inlier_rmse_;
+  return out;
+}
+
+}  // namespace
+
+Expected<MapRegistration> RegisterToMap(const PosedFrames& scan, const PosedFrames& map,
+                                        const RegistrationOptions& options) {
+  try {
+    return RegisterToMapUnguarded(scan, map, options);
+  } catch (const std::exception& e) {
+    return Error{fmt::format("register to the map: {}", e.what())};
+  }
+}
+
 const char* FiringClockName(FiringClock clock) {
   switch (clock) {
     case FiringClock::kTimestamp:

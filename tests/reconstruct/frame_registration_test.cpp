@@ -14,6 +14,7 @@
 
 #include "lidartwin/datasets/recording.h"
 #include "lidartwin/physics/units.h"
+#include "lidartwin/reconstruct/reconstructed_surface.h"
 #include "test_support.h"
 
 namespace lt {
@@ -99,6 +100,41 @@ std::pair<double, double> Difference(const Pose<double>& a, const Pose<double>& 
   const Pose<double> d = physics::ComposePoses(physics::InversePose(a), b);
   const double w = std::fmin(1.0, std::fabs(d.rotation.w));
   return {physics::Norm(d.translation), 2 * std::acos(w) / physics::kDegToRad};
+}
+
+// A frame placed in a map (RegisterToMap): frames 0 and 2 of the drive at their true poses
+// make the map, frame 1 is given a pose 5 cm and 0.4 deg off; the correction puts it back within
+// 5 mm and 0.03 deg (the points carry 1 cm noise). A frame from elsewhere is refused.
+TEST(FrameRegistration, AFramePlacedInTheMapOfItsNeighbours) {
+  const std::vector<Frame> frames = Drive(3);
+  PosedFrames map;
+  for (int k : {0, 2}) {
+    map.frames.push_back(frames[static_cast<size_t>(k)]);
+    map.start_poses.push_back(SensorPose(k));
+    map.end_poses.push_back(SensorPose(k));
+  }
+  const Pose<double> off = physics::ComposePoses(
+      Pose<double>{
+          physics::QuatFromRollPitchYaw(0.1 * physics::kDegToRad, 0.0, 0.4 * physics::kDegToRad),
+          {0.04, -0.03, 0.01}},
+      SensorPose(1));
+  PosedFrames scan;
+  scan.frames = {frames[1]};
+  scan.start_poses = {off};
+  scan.end_poses = {off};
+  auto placed = RegisterToMap(scan, map, {});
+  ASSERT_TRUE(placed.ok()) << placed.message();
+  const auto [metres, degrees] =
+      Difference(physics::ComposePoses(placed->correction, off), SensorPose(1));
+  EXPECT_LT(metres, 0.005);
+  EXPECT_LT(degrees, 0.03);
+  EXPECT_GT(placed->fitness, 0.9);
+  // The same frame 40 m away matches nothing in the map.
+  const Pose<double> far = physics::ComposePoses(Pose<double>{{1, 0, 0, 0}, {40, 40, 0}}, off);
+  scan.start_poses = scan.end_poses = {far};
+  auto lost = RegisterToMap(scan, map, {});
+  ASSERT_FALSE(lost.ok());
+  EXPECT_NE(lost.message().find("fitness"), std::string::npos) << lost.message();
 }
 
 TEST(FrameRegistration, RecoversTheMotionsOfADrive) {

@@ -126,4 +126,20 @@ Expected<PoseEstimate> EstimatePoses(const std::vector<Frame>& frames,
 // "none", "timestamp_s", "column": for messages.
 const char* FiringClockName(FiringClock clock);
 
+struct PosedFrames;  // reconstructed_surface.h
+
+// A frame placed in a map, as a SLAM system places a scan: the rigid correction C (in the world)
+// such that C * start_pose and C * end_pose lay the frame of `scan` (one posed frame, each point
+// at the pose of its firing) on the points of `map` (posed frames), by point-to-plane ICP at
+// the finest of options.voxel_m from no correction. The map's planes come from its frames
+// together, where pairwise registration saw each neighbour alone. Errors: fewer than
+// kMinRegistrationPoints points or points with a plane on either side, a fitness below
+// options.min_fitness, a failure inside Open3D. Deterministic as EstimatePoses.
+struct MapRegistration {
+  physics::Pose<double> correction{{1, 0, 0, 0}, {0, 0, 0}};
+  double fitness = 0, inlier_rmse_m = 0;
+};
+Expected<MapRegistration> RegisterToMap(const PosedFrames& scan, const PosedFrames& map,
+                                        const RegistrationOptions& options);
+
 }  // namespace lt
