@@ -256,8 +256,17 @@ py::dict Reconstruct(const std::string& recording, const Path& out, const std::s
   return d;
 }
 
-// Runs reproduce's job on filled options (reproduce and resimulate alike).
-py::dict RunReproduce(jobs::ReproduceOptions& o) {
+// Runs reproduce's job on filled options (reproduce and resimulate alike), with the
+// reconstruction's options, the seed and the output folder; max_range_m 0: out to the sensor's
+// range (the CLI without --max-range-m).
+py::dict RunReproduce(jobs::ReproduceOptions& o, const std::string& method, int depth,
+                      double voxel_m, double max_range_m, uint64_t seed, const Path& out) {
+  o.reconstruct_to_sensor_range = max_range_m == 0;
+  o.reconstruct =
+      ReconstructOptionsOf(method, depth, voxel_m,
+                           max_range_m == 0 ? ReconstructOptions{}.max_range_m : max_range_m, true);
+  o.seed = seed;
+  o.out = out;
   o.mesh_loader = BuiltInMeshLoader();
   o.simulate = [](SimulationJob job) {
     job.software_version = LT_VERSION;
@@ -296,14 +305,7 @@ py::dict Reproduce(const std::string& recording, const Path& out, uint32_t simul
   o.rotation_rate_hz = rotation_rate_hz;
   o.detector = detector;
   o.intensity = intensity;
-  // max_range_m 0: out to the sensor's range (the CLI without --max-range-m).
-  o.reconstruct_to_sensor_range = max_range_m == 0;
-  o.reconstruct =
-      ReconstructOptionsOf(method, depth, voxel_m,
-                           max_range_m == 0 ? ReconstructOptions{}.max_range_m : max_range_m, true);
-  o.seed = seed;
-  o.out = out;
-  return RunReproduce(o);
+  return RunReproduce(o, method, depth, voxel_m, max_range_m, seed, out);
 }
 
 py::dict Resimulate(const std::string& recording, const Path& out, const std::string& as_sensor,
@@ -328,14 +330,7 @@ py::dict Resimulate(const std::string& recording, const Path& out, const std::st
   o.static_sensor = static_sensor;
   o.rotation_rate_hz = rotation_rate_hz;
   o.intensity = intensity;
-  // max_range_m 0: out to the sensor's range (the CLI without --max-range-m).
-  o.reconstruct_to_sensor_range = max_range_m == 0;
-  o.reconstruct =
-      ReconstructOptionsOf(method, depth, voxel_m,
-                           max_range_m == 0 ? ReconstructOptions{}.max_range_m : max_range_m, true);
-  o.seed = seed;
-  o.out = out;
-  return RunReproduce(o);
+  return RunReproduce(o, method, depth, voxel_m, max_range_m, seed, out);
 }
 #endif
 
