@@ -281,6 +281,17 @@ void TakeBeamGains(Run& run, std::vector<Frame>& frames) {
         f.intensity[i] = static_cast<float>(f.intensity[i] / gains.At(f.channel[i], f.range_m[i]));
 }
 
+// The simulated sensor's scan as the ray-drop fits see it (ray_drop_fit.h): its beams and
+// columns, from the recording's beam origins.
+RayDropScan ScanOf(const Run& run) {
+  RayDropScan scan;
+  scan.elevation_rad = run.profile.elevation_rad;
+  scan.azimuth_offset_rad = run.profile.azimuth_offset_rad;
+  scan.columns = run.profile.columns;
+  scan.origins = run.ro.beam_origins;
+  return scan;
+}
+
 // The recording's ray drop (ray_drop_fit.h), fitted on the reconstruction frames (before their
 // per-laser gains are divided out: the table reads intensities as the simulator reports them),
 // kept as the most likely decision: a held-out frame is scored return by return. Skipped, saying
@@ -289,11 +300,7 @@ void TakeRayDrop(Run& run, const PosedFrames& input) {
   const SensorProfile& p = run.profile;
   if (p.scan != ScanKind::kSpinning || p.columns == 0 || p.detector.kind == DetectorKind::kWaveform)
     return;
-  RayDropScan scan;
-  scan.elevation_rad = p.elevation_rad;
-  scan.azimuth_offset_rad = p.azimuth_offset_rad;
-  scan.columns = p.columns;
-  scan.origins = run.ro.beam_origins;
+  const RayDropScan scan = ScanOf(run);
   RayDropFitOptions fit;
   fit.min_range_m = run.ro.min_range_m;
   fit.max_range_m = run.ro.max_range_m;
@@ -323,11 +330,7 @@ void TakeRayDrop(Run& run, const PosedFrames& input) {
 void TakeBlockedDirections(Run& run, const std::vector<Frame>& frames) {
   const SensorProfile& p = run.profile;
   if (p.scan != ScanKind::kSpinning || p.columns == 0) return;
-  RayDropScan scan;
-  scan.elevation_rad = p.elevation_rad;
-  scan.azimuth_offset_rad = p.azimuth_offset_rad;
-  scan.columns = p.columns;
-  scan.origins = run.ro.beam_origins;
+  const RayDropScan scan = ScanOf(run);
   auto blocked = FindBlockedDirections(frames, scan, run.ro.min_range_m);
   if (!blocked.ok()) {
     run.o.log.Info("blocked directions: none (" + blocked.message() + ")\n");
@@ -367,8 +370,7 @@ void PlaceHeldOutFrame(Run& run, const PosedFrames& input) {
   }
   const physics::Pose<double>& c = placed->correction;
   const double moved_m = std::sqrt(Dot(c.translation, c.translation));
-  const double turned_deg =
-      2 * std::acos(std::min(1.0, std::fabs(c.rotation.w))) * 180 / physics::kPi;
+  const double turned_deg = TurnedDeg({1, 0, 0, 0}, c.rotation);
   if (!(moved_m <= kMaxPlacementM && turned_deg <= kMaxPlacementDeg)) {
     run.o.log.Info(
         fmt::format("held-out pose: as estimated (placing it in the map would move it "

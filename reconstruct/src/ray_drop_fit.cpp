@@ -32,17 +32,17 @@ class ScanPixels {
     // at one phase, which rounding must not cut through; a profile's azimuth offsets measured
     // from the points, or none, leave each channel its own).
     std::vector<double> sx(channels, 0), sy(channels, 0);
+    has_phase_.assign(channels, false);
     for (size_t i = 0; i < f.size(); ++i) {
       if (!usable(i)) continue;
       const double u = Column(f.channel[i], {f.x_m[i], f.y_m[i], f.z_m[i]}, 0);
       sx[f.channel[i]] += std::cos(2 * physics::kPi * u);
       sy[f.channel[i]] += std::sin(2 * physics::kPi * u);
+      has_phase_[f.channel[i]] = true;
     }
     phase_.resize(channels);
-    has_phase_.assign(channels, false);
     for (size_t c = 0; c < channels; ++c) {
       phase_[c] = std::atan2(sy[c], sx[c]) / (2 * physics::kPi);
-      has_phase_[c] = sx[c] != 0 || sy[c] != 0;
       if (reference_phase && has_phase_[c] && std::isfinite((*reference_phase)[c]))
         phase_[c] -= std::round(phase_[c] - (*reference_phase)[c]);
     }
@@ -91,13 +91,7 @@ class ScanPixels {
   size_t Pixels() const { return returned_.size(); }
   // The fraction of the frame at which the pixel's column was fired (0 where unknown).
   double Fraction(size_t pixel) const { return fraction_[pixel % scan_.columns]; }
-  // The scan azimuth of the pixel's beam (its column's centre with the channel's phase and
-  // offset) [rad].
-  double Azimuth(size_t pixel) const {
-    const size_t c = pixel / scan_.columns;
-    return (double(pixel % scan_.columns) + phase_[c]) * step_ + scan_.azimuth_offset_rad[c];
-  }
-  double Step() const { return step_; }
+  // Whether the channel returned in this frame (its phase is then measured).
   bool HasPhase(size_t c) const { return has_phase_[c]; }
   double Phase(size_t c) const { return phase_[c]; }
 
@@ -148,18 +142,12 @@ class ScanPixels {
   std::vector<bool> has_phase_, returned_, scanned_;
 };
 
-// An azimuth wrapped into [-pi, pi).
-double Wrapped(double a) {
-  const double r = std::remainder(a, 2 * physics::kPi);  // [-pi, pi]
-  return r >= physics::kPi ? r - 2 * physics::kPi : r;
-}
-
 // [from, to] added to sorted, disjoint intervals in [-pi, pi), split where it crosses pi; a
 // piece narrower than 1e-9 rad (a split at a rounding's distance from pi) is left out, as
 // degrees written and read back could close it.
 void AddInterval(double from, double to, std::vector<AzimuthInterval>& out) {
   constexpr double kSliver = 1e-9;
-  const double a = Wrapped(from), b = a + (to - from);
+  const double a = BlockedDirections::Wrapped(from), b = a + (to - from);
   const auto add = [&](double x, double y) {
     if (y - x > kSliver) out.push_back({x, y});
   };
@@ -318,11 +306,6 @@ Expected<BlockedDirectionsFit> FindBlockedDirections(const std::vector<Frame>& f
   }
   // Per pixel: the frames that scanned its column, and those that returned there.
   std::vector<uint32_t> scanned(channels * columns, 0), returned(channels * columns, 0);
-  // Channels with a return at any range: a channel without is a laser the recording lacks.
-  std::vector<bool> channel_returned(channels, false);
-  for (const Frame& f : frames)
-    for (size_t i = 0; i < f.size(); ++i)
-      if (f.channel[i] < channels && f.range_m[i] > 0) channel_returned[f.channel[i]] = true;
   for (const ScanPixels& p : pixels)
     for (size_t i = 0; i < channels * columns; ++i) {
       scanned[i] += p.Scanned(i);
@@ -331,15 +314,16 @@ Expected<BlockedDirectionsFit> FindBlockedDirections(const std::vector<Frame>& f
   BlockedDirectionsFit out;
   out.blocked.channel.resize(channels);
   for (size_t c = 0; c < channels; ++c) {
-    // A channel no frame returned on (a laser left out of the recording) tells nothing.
-    if (!channel_returned[c]) continue;
+    // A channel no frame returned on (a laser left out of the recording: no reference phase)
+    // tells nothing.
+    if (std::isnan(reference[c])) continue;
     std::vector<AzimuthInterval> intervals;
     for (size_t k = 0; k < columns; ++k) {
       const size_t i = c * columns + k;
       const size_t n = scanned[i], empty = n - returned[i];
       if (n < 2 || 2 * empty <= n) continue;
-      // The pixel's centre on the common grid (a channel with returns has a reference phase).
-      const double step = pixels.front().Step();
+      // The pixel's centre on the common grid.
+      const double step = 2 * physics::kPi / columns;
       const double centre = (double(k) + reference[c]) * step + scan.azimuth_offset_rad[c];
       AddInterval(centre - 0.5 * step, centre + 0.5 * step, intervals);
       ++out.pixels;

@@ -82,11 +82,14 @@ size_t BlockedDirections::Intervals() const {
   return n;
 }
 
+double BlockedDirections::Wrapped(double azimuth_rad) {
+  const double r = std::remainder(azimuth_rad, 2 * physics::kPi);  // [-pi, pi]
+  return r >= physics::kPi ? r - 2 * physics::kPi : r;
+}
+
 bool BlockedDirections::Blocked(uint32_t c, double azimuth_rad) const {
   if (c >= channel.size() || channel[c].empty()) return false;
-  // Into [-pi, pi): pi itself is -pi.
-  const double r = std::remainder(azimuth_rad, 2 * physics::kPi);
-  const double a = r >= physics::kPi ? r - 2 * physics::kPi : r;
+  const double a = Wrapped(azimuth_rad);
   const auto& intervals = channel[c];
   // The last interval starting at or before a.
   auto it = std::upper_bound(intervals.begin(), intervals.end(), a,

@@ -193,6 +193,8 @@ struct BlockedDirections {
   size_t Intervals() const;
   // Whether the beam of `channel` at `azimuth_rad` (any angle: wrapped into [-pi, pi)) is blocked.
   bool Blocked(uint32_t channel, double azimuth_rad) const;
+  // Any angle into the intervals' [-pi, pi): pi itself is -pi.
+  static double Wrapped(double azimuth_rad);
 };
 
 struct SensorProfile {
