@@ -21,7 +21,7 @@ Expected<RecordingSource> Decoded(Expected<Calibration> calibration, Decode deco
                      : f == "robosense" ? kIntensityRobosense
                                         : kIntensityUnknown;
   r.wavelength_nm = wavelength_nm;
-  r.sensor = sidecar.stem().string();
+  r.sensor = sidecar.empty() ? std::string(family) : sidecar.stem().string();
   return RecordingSource(
       std::move(r), [packets = std::move(packets), c = std::move(calibration.value()), decode](
                         const FrameSink& sink, CaptureStats& stats, std::vector<std::string>&) {
@@ -48,6 +48,14 @@ Expected<HesaiCalibration> HesaiCalibrationWith(const std::filesystem::path& ang
 }
 
 }  // namespace
+
+Error PcapWithoutSidecar(const std::filesystem::path& pcap, const std::string& why) {
+  return Error{pcap.string() +
+               ": a pcap needs its sensor's metadata (Ouster .json) or calibration (Velodyne "
+               ".yaml, Hesai or RoboSense .csv), unless a RoboSense Helios's DIFOP packets carry "
+               "its angles (" +
+               why + ")"};
+}
 
 Expected<PacketFamily> PacketFamilyOfSidecar(const std::filesystem::path& sidecar) {
   const std::string ext = sidecar.extension().string();
@@ -84,12 +92,20 @@ Expected<RecordingSource> OpenPacketRecording(PacketFamily family, PacketSource 
           [](const PacketSource& p, const HesaiCalibration& c, const FrameSink& s,
              CaptureStats* st) { return ForEachHesaiFrame(p, c, s, st); },
           std::move(packets), "hesai", 905, sidecar, container, std::move(r));
-    case PacketFamily::kRobosense:
+    case PacketFamily::kRobosense: {
+      // Without an angle file, the unit's own DIFOP angles (what rs_driver reads by default).
+      auto calibration = sidecar.empty() ? RobosenseCaptureCalibration(packets)
+                                         : LoadRobosenseCalibration(sidecar);
+      if (calibration.ok() && sidecar.empty())
+        r.notes.push_back("note: the lasers' angles (" +
+                          std::to_string(calibration->vertical_cdeg.size()) +
+                          " lasers) from the DIFOP packet at " + calibration->file.string());
       return Decoded(
-          LoadRobosenseCalibration(sidecar),
+          std::move(calibration),
           [](const PacketSource& p, const RobosenseCalibration& c, const FrameSink& s,
              CaptureStats* st) { return ForEachRobosenseFrame(p, c, s, st); },
           std::move(packets), "robosense", 905, sidecar, container, std::move(r));
+    }
   }
   return Error{"unknown packet family"};
 }

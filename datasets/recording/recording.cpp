@@ -243,9 +243,11 @@ Expected<RecordingSource> OpenAnyRecording(const std::filesystem::path& file,
   Recording r;
   if (ext == ".pcap" || ext == ".pcapng") {
     if (sidecar.empty()) {
-      return Error{file.string() +
-                   ": a pcap needs its sensor's metadata (Ouster .json) or calibration "
-                   "(Velodyne .yaml, Hesai or RoboSense .csv)"};
+      // A RoboSense Helios's DIFOP packets carry its angles; every other unit needs its file.
+      auto helios =
+          OpenPacketRecording(PacketFamily::kRobosense, PcapPackets(file), sidecar, {}, "pcap", r);
+      if (helios.ok()) return helios;
+      return PcapWithoutSidecar(file, helios.message());
     }
     if (side_ext == ".json") {
       auto m = LoadOusterMetadata(sidecar);

@@ -23,6 +23,7 @@
 #include "lidartwin/datasets/ros_bag.h"
 #include "lidartwin/datasets/velodyne.h"
 #include "lidartwin/sim/sensor_profile.h"
+#include "recording/packet_recording.h"
 #include "rosbag/bag_recording.h"
 #include "velodyne/velodyne_models.h"
 
@@ -290,9 +291,9 @@ Expected<SpinningTables> FromHesai(const std::filesystem::path& file,
 // RoboSense: the angle CSV ("vertical,horizontal" a laser, 0.01 deg as the driver keeps them)
 // and the firing table of a Helios-16P (16 lines) or a Helios (32; an RS-LiDAR-32's pairs fire
 // within the same 55.5 us, in another order: its notes say so).
-Expected<SpinningTables> FromRobosense(const std::filesystem::path& file, double rate) {
-  auto c = LoadRobosenseCalibration(file);
-  if (!c.ok()) return c.error();
+// `file` is the angle file or the recording whose DIFOP packet gave the angles.
+SpinningTables FromRobosense(const RobosenseCalibration& c, const std::filesystem::path& file,
+                             double rate) {
   SpinningTables t;
   t.name = "robosense_" + SanitisedName(file.stem().string());
   t.wavelength_nm = 905;
@@ -301,13 +302,13 @@ Expected<SpinningTables> FromRobosense(const std::filesystem::path& file, double
   t.rotation_rate_hz = rate > 0 ? rate : 10;
   // A block of 0.2 deg at 600 rpm (the unit's azimuth step), one column a block.
   t.columns = static_cast<uint32_t>(std::lround(360.0 / (0.2 * t.rotation_rate_hz / 10)));
-  for (size_t k = 0; k < c->vertical_cdeg.size(); ++k) {
-    t.elevation_deg.push_back(c->vertical_cdeg[k] / 100.0);
+  for (size_t k = 0; k < c.vertical_cdeg.size(); ++k) {
+    t.elevation_deg.push_back(c.vertical_cdeg[k] / 100.0);
     // The horizontal correction turns clockwise, as the block azimuth does; ours count
     // counter-clockwise.
-    t.azimuth_offset_deg.push_back(-c->horizontal_cdeg[k] / 100.0);
+    t.azimuth_offset_deg.push_back(-c.horizontal_cdeg[k] / 100.0);
   }
-  t.firing_offset_us = RobosenseFiringUs(c->vertical_cdeg.size());
+  t.firing_offset_us = RobosenseFiringUs(c.vertical_cdeg.size());
   // The Helios family's lens lies 34.98 mm out along the head's direction, and the range is
   // measured from it (the driver's RX; datasets/robosense: x = d cos(v) cos(theta_f) +
   // RX cos(theta)).
@@ -316,8 +317,9 @@ Expected<SpinningTables> FromRobosense(const std::filesystem::path& file, double
   t.notes = fmt::format(
       "{} lasers ({}'s firing table), {} columns at {} Hz; each beam leaves from the lens, "
       "{:.2f} mm out along the head's direction.",
-      c->vertical_cdeg.size(), c->vertical_cdeg.size() == 32 ? "a Helios" : "a Helios-16P",
-      t.columns, t.rotation_rate_hz, kHeliosLensOffsetM * 1e3);
+      c.vertical_cdeg.size(), c.vertical_cdeg.size() == 32 ? "a Helios" : "a Helios-16P", t.columns,
+      t.rotation_rate_hz, kHeliosLensOffsetM * 1e3);
+  if (c.file != file) t.notes += " The angles are the DIFOP packet's at " + c.file.string() + ".";
   return t;
 }
 
@@ -349,7 +351,19 @@ Expected<std::string> ImportSensorProfile(const std::filesystem::path& metadata,
   std::transform(ext.begin(), ext.end(), ext.begin(), ::tolower);
   Expected<SpinningTables> t = Error{""};
   std::error_code ec;
-  if (ext == ".json" || ext == ".osf" || LooksLikeRosBag(metadata)) {
+  if (LooksLikeRosBag(metadata)) {
+    // An Ouster bag's metadata topic, or a RoboSense unit's DIFOP packets.
+    auto robosense = ros::BagRobosenseCalibration(metadata);
+    if (!robosense.ok()) return robosense.error();
+    if (*robosense)
+      t = FromRobosense(**robosense, metadata, options.rotation_rate_hz);
+    else
+      t = FromOuster(metadata, options.rotation_rate_hz);
+  } else if (ext == ".pcap" || ext == ".pcapng") {
+    auto robosense = RobosenseCaptureCalibration(PcapPackets(metadata));
+    if (!robosense.ok()) return PcapWithoutSidecar(metadata, robosense.message());
+    t = FromRobosense(*robosense, metadata, options.rotation_rate_hz);
+  } else if (ext == ".json" || ext == ".osf") {
     t = FromOuster(metadata, options.rotation_rate_hz);
   } else if (std::filesystem::is_directory(metadata, ec)) {
     t = FromScans(metadata, options.rotation_rate_hz);
@@ -363,8 +377,8 @@ Expected<std::string> ImportSensorProfile(const std::filesystem::path& metadata,
     // Hesai's angle CSV has three columns, RoboSense's two.
     t = FromHesai(metadata, options);
     if (!t.ok() && options.firetimes.empty()) {
-      auto robosense = FromRobosense(metadata, options.rotation_rate_hz);
-      if (robosense.ok()) t = std::move(robosense);
+      auto robosense = LoadRobosenseCalibration(metadata);
+      if (robosense.ok()) t = FromRobosense(*robosense, metadata, options.rotation_rate_hz);
     }
   } else {
     return Error{

@@ -136,6 +136,20 @@ class RobosenseStream {
       return {};
     }
     ++stats_.device_packets;
+    // A Helios's DIFOP lists its lasers' angles: an angle file of another count decodes half the
+    // channels as other lasers (the shared Helios bag's 16-line file against its DIFOP's 32).
+    if (!warned_lasers_ && model_ && !model_->ymd_time) {
+      auto difop = RobosenseDifopCalibration(p, PacketPlace(source_.file, d, 0));
+      if (difop.ok() && difop->vertical_cdeg.size() != cal_.vertical_cdeg.size()) {
+        warned_lasers_ = true;
+        stats_.Warn(fmt::format(
+            "{}: the DIFOP's angle table lists {} lasers but {} has {}: channels are decoded as "
+            "the angle file's lasers (the recording read without an angle file takes the "
+            "DIFOP's)",
+            PacketPlace(source_.file, d, 468), difop->vertical_cdeg.size(), cal_.file.string(),
+            cal_.vertical_cdeg.size()));
+      }
+    }
     dual_ = p[300] == 0x00;
     single_type_ = SingleReturnType(p[300]);
     const uint64_t rpm = Be(&p[8], 2);
@@ -250,6 +264,7 @@ class RobosenseStream {
   Trig trig_;
   const RobosenseModel* model_ = nullptr;  // the first MSOP packet's
   bool dual_ = false;                      // single return until a DIFOP says otherwise
+  bool warned_lasers_ = false;             // a DIFOP's angle table of other lasers, said once
   // A single return's kind: the DIFOP's, unknown until one is seen.
   physics::ReturnType single_type_ = physics::ReturnType::kUnknown;
   double rps_ = 10;  // the spin rate until a DIFOP says otherwise

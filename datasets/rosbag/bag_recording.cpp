@@ -43,6 +43,20 @@ Expected<OusterMetadata> BagOusterMetadata(const std::filesystem::path& bag_path
   return ParseOusterMetadata(text->second, bag_path.string() + " (topic " + text->first + ")");
 }
 
+Expected<std::optional<RobosenseCalibration>> BagRobosenseCalibration(
+    const std::filesystem::path& bag_path) {
+  auto opened = OpenRosBag(bag_path);
+  if (!opened.ok()) return opened.error();
+  std::shared_ptr<RosBag> bag = std::move(opened.value());
+  auto topic = ChooseLidarTopic(*bag, "");
+  if (!topic.ok()) return topic.error();
+  if (PacketVendorOfType((*topic)->type) != PacketVendor::kRobosense)
+    return std::optional<RobosenseCalibration>();
+  auto c = RobosenseCaptureCalibration(BagPackets(bag, **topic));
+  if (!c.ok()) return c.error();
+  return std::optional<RobosenseCalibration>(std::move(c.value()));
+}
+
 Expected<RecordingSource> OpenBagRecording(const std::filesystem::path& bag_path,
                                            const std::filesystem::path& sidecar,
                                            const RecordingOptions& options) {
@@ -110,6 +124,9 @@ Expected<RecordingSource> OpenBagRecording(const std::filesystem::path& bag_path
       {PacketVendor::kRobosense, PacketFamily::kRobosense}};
   for (const auto& [v, family] : kFamilies) {
     if (v != vendor) continue;
+    // A RoboSense unit's DIFOP packets carry its angles.
+    if (sidecar.empty() && family == PacketFamily::kRobosense)
+      return OpenPacketRecording(family, packets, sidecar, options.firetimes, "bag", std::move(r));
     auto given = sidecar.empty() ? Expected<PacketFamily>(Error{"no calibration given"})
                                  : PacketFamilyOfSidecar(sidecar);
     if (!given.ok() || *given != family)

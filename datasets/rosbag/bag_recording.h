@@ -3,9 +3,11 @@
 #pragma once
 
 #include <filesystem>
+#include <optional>
 
 #include "lidartwin/datasets/ouster.h"
 #include "lidartwin/datasets/recording.h"
+#include "lidartwin/datasets/robosense.h"
 
 namespace lt::ros {
 
@@ -16,5 +18,11 @@ Expected<RecordingSource> OpenBagRecording(const std::filesystem::path& bag_path
 // The Ouster metadata a bag records on its metadata topic (ouster-ros: std_msgs/String on
 // <namespace>/metadata), for import-sensor; an error where it has none.
 Expected<OusterMetadata> BagOusterMetadata(const std::filesystem::path& bag_path);
+
+// The angles of a bag's RoboSense unit from its first DIFOP packet (RobosenseCaptureCalibration),
+// for import-sensor: nothing where its lidar topic holds another vendor's packets, an error
+// where it holds no DIFOP.
+Expected<std::optional<RobosenseCalibration>> BagRobosenseCalibration(
+    const std::filesystem::path& bag_path);
 
 }  // namespace lt::ros

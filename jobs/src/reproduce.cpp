@@ -41,19 +41,9 @@
 namespace lt::jobs {
 namespace {
 
-bool IsOsf(const std::string& recording) {
-  return std::filesystem::path(recording).extension() == ".osf";
-}
-
-// A folder of scans (datasets/recording.h): its sensor is measured from its own points when no
-// metadata is given (sensor_import.h).
-bool IsScanFolder(const std::string& recording) {
-  std::error_code ec;
-  return std::filesystem::is_directory(recording, ec) && !LooksLikeRosBag(recording);
-}
-
-// Where the sensor's intrinsics come from: the sidecar, an OSF file's own metadata, or a folder
-// of scans' own points.
+// Where the sensor's intrinsics come from: the sidecar, or the recording's own (an OSF file's
+// or an Ouster bag's metadata, a RoboSense Helios's DIFOP packets, a folder of scans' points);
+// the import says what a recording without them needs.
 std::string ProfileSource(const ReproduceOptions& o) {
   return o.sidecar.empty() ? o.recording : o.sidecar;
 }
@@ -972,8 +962,6 @@ Status ReproduceOptions::Validate() const {
                        "recording's in the simulation only, a calibrated profile of the "
                        "recording's sensor in every step; give one of them");
   if (recording.empty()) return OptionError("recording", "recording: no recording given");
-  if (sidecar.empty() && !IsOsf(recording) && !IsScanFolder(recording))
-    return OptionError("sidecar", "sidecar: no metadata or calibration given");
   if (out.empty()) return OptionError("out", "out: no output folder given");
   if (resimulate && as_sensor.empty())
     return OptionError("as_sensor", "as_sensor: a re-simulation needs the sensor to simulate");

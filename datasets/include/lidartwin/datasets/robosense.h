@@ -5,6 +5,7 @@
 #pragma once
 
 #include <filesystem>
+#include <string>
 #include <vector>
 
 #include "lidartwin/base/status.h"
@@ -28,12 +29,26 @@ std::vector<double> RobosenseFiringUs(size_t lasers);
 // header): 16 or 32 of them. Errors name the file and line.
 Expected<RobosenseCalibration> LoadRobosenseCalibration(const std::filesystem::path& file);
 
+// A Helios's angle table from one DIFOP packet (1248 bytes; vertical angles at byte 468,
+// horizontal at 564, 32 entries of a sign byte and a u16 in 0.01 deg): 32 lasers, or 16 where
+// the last 16 entries are all zero (a Helios-16P's). `where` names the packet in messages and
+// becomes the calibration's `file`. An entry with a sign byte other than 0 or 1, or an angle
+// past 90 deg vertical or 180 horizontal, is an error naming its byte.
+Expected<RobosenseCalibration> RobosenseDifopCalibration(const std::vector<uint8_t>& difop,
+                                                         const std::string& where);
+
+// The angle table of a capture's first DIFOP packet (UDP port 7788), for a recording given no
+// angle file, as rs_driver reads it by default. An error when its first 20,000 datagrams hold
+// none, or when its packets are an RS-LiDAR-16's or -32's (whose DIFOP layout is not read).
+Expected<RobosenseCalibration> RobosenseCaptureCalibration(const PacketSource& packets);
+
 // The Helios and Helios-16P receiver's distance from the spin axis, along the head's direction
 // [m] (the drivers' RX); ranges are measured from it.
 inline constexpr double kHeliosLensOffsetM = 0.03498;
 
-// Frames of MSOP packets (UDP port 6699; DIFOP on 7788 sets the return mode and the spin rate;
-// other ports skipped and counted), streamed to `sink` as each completes; a frame ends where a
+// Frames of MSOP packets (UDP port 6699; DIFOP on 7788 sets the return mode and the spin rate,
+// and a warning says when its angle table's lasers are not the calibration's; other ports
+// skipped and counted), streamed to `sink` as each completes; a frame ends where a
 // block's azimuth wraps past 0 deg, or back to the start of a field-of-view window, or after a
 // second (a motor stopped). The model is the first MSOP packet's: an RS-LiDAR-16 or -32 by its
 // model byte (the angle file must have its 16 or 32 lines), a Helios-16P or a Helios by the
