@@ -193,7 +193,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       break;
     }
     case 11: {  // datagrams, each a u16 length and its bytes, through the RoboSense decoder
-                // (DIFOP by its id, else MSOP; a 16- and a 32-line angle file) and the Hesai
+                // (DIFOP by its id, else MSOP; a 16- and a 32-line angle file, and the DIFOP's
+                // own angle table) and the Hesai
                 // decoder (a 128-channel angle file, and an AT128's mirror correction)
       std::vector<std::pair<uint16_t, std::vector<uint8_t>>> robosense, hesai;
       for (size_t at = 0; at + 2 <= size;) {
@@ -228,6 +229,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         }
         (void)lt::ForEachRobosenseFrame(source(robosense), cal, drop).ok();
       }
+      // A Helios's angles from its DIFOP, as a recording without an angle file reads them.
+      if (auto difop = lt::RobosenseCaptureCalibration(source(robosense)); difop.ok())
+        (void)lt::ForEachRobosenseFrame(source(robosense), *difop, drop).ok();
       static const lt::HesaiCalibration kHesai128 = [] {
         lt::HesaiCalibration c;
         c.file = "fuzz.csv";

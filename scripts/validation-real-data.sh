@@ -90,12 +90,15 @@ report vlp16
 nebula=$real/nebula
 while read -r name frames; do
   bag=$(ls "$nebula/$name"/*.db3)
-  # The angle file (a Hesai .csv, a Velodyne or RoboSense .yaml): not the bag's metadata.yaml.
-  cal=$(find "$nebula/$name" -maxdepth 1 \( -name '*.csv' -o -name '*.yaml' \) \
-          ! -name metadata.yaml | sort | head -1)
+  # The angle file (a Hesai .csv, a Velodyne .yaml): not the bag's metadata.yaml. The RoboSense
+  # unit's come from its DIFOP packet: the fixture's 16-line file is not its 32 lasers'
+  # (docs/formats/velodyne-robosense-answer-keys.md).
+  cal=(--calibration "$(find "$nebula/$name" -maxdepth 1 \( -name '*.csv' -o -name '*.yaml' \) \
+          ! -name metadata.yaml | sort | head -1)")
+  case $name in robosense-*) cal=() ;; esac
   for k in ${frames//,/ }; do
     others=$(echo "$frames" | tr , '\n' | grep -vx "$k" | paste -sd,)
-    reproduce "nebula-$name" "$k" --recording "$bag" --calibration "$cal" \
+    reproduce "nebula-$name" "$k" --recording "$bag" "${cal[@]}" \
       --reconstruct-frames "$others" --static
   done
   report "nebula-$name"

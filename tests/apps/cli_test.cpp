@@ -829,6 +829,26 @@ CliRun ReproduceNebulaBag(const test::TempDir& dir, const std::string& bag,
              Q(path.parent_path() / calibration) + " " + frames + " --out " + Q(dir / "rep"));
 }
 
+// A RoboSense Helios bag reproduced without its angle file: the sensor and the frames take the
+// DIFOP's 32 lasers (the shared unit's; its fixture's 16-line file puts half the channels on the
+// wrong lasers: frame 2's return agreement 0.836 so, 0.894 with the DIFOP's).
+TEST(Cli, ReproduceAHeliosBagWithTheAnglesOfItsDifop) {
+  LT_REQUIRE_REAL_DATA();
+  test::TempDir dir;
+  const auto bag =
+      test::RealDataDir() / "nebula" / "robosense-helios16p" / "rosbag2_2023_08_03-11_02_46_0.db3";
+  const CliRun r =
+      Cli("reproduce --recording " + Q(bag) +
+          " --simulate-frame 2 --reconstruct-frames 0,1,3,4 --static --out " + Q(dir / "rep"));
+  ASSERT_EQ(r.code, 0) << r.output;
+  EXPECT_NE(r.output.find("(32 lasers) from the DIFOP packet"), std::string::npos) << r.output;
+  const auto m = nlohmann::json::parse(ReadAll(dir / "rep/metrics.json"));
+  EXPECT_GT(m["summary"]["return_agreement"].get<double>(), 0.87);
+  auto profile = LoadSensorProfile(dir / "rep/sensor.yaml");
+  ASSERT_TRUE(profile.ok()) << profile.message();
+  EXPECT_EQ(profile->SpinningView().channels, 32u);
+}
+
 // A raw-intensity sensor's loop on a ROS 2 bag of Hesai packets (issue 40): the Pandar40P's
 // frame 3 from its other full revolutions. Its intensity lies within 1.5 times the real-vs-real
 // floor (docs/validation.md, "Intensity of raw-intensity sensors"), and the per-laser gains

@@ -3,7 +3,9 @@
 // times and returns the manuals' timing and rs_driver's geometry give, worked by hand below.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <cstdlib>
 
 #include "capture_files.h"
 #include "lidartwin/datasets/robosense.h"
@@ -289,6 +291,88 @@ TEST(RobosenseModels, TheDifopsReturnModeNamesEachPointsKind) {
   auto h = Decode({{7788, Difop(0x00)}, {6699, rs16}}, Angles(16, -15));
   ASSERT_TRUE(h.ok()) << h.message();
   EXPECT_EQ(kinds((*h)[0]), (std::vector<T>{T::kStrongest, T::kLast}));
+}
+
+// A Helios's DIFOP with its angle table: entry k's vertical angle `vertical(k)` and horizontal
+// `horizontal(k)` (0.01 deg, signed), each a sign byte (1 negative) and a big-endian u16.
+template <typename Vertical, typename Horizontal>
+std::vector<uint8_t> DifopWithAngles(Vertical vertical, Horizontal horizontal) {
+  auto p = Difop(0x04);
+  for (size_t k = 0; k < 32; ++k) {
+    for (auto [at, a] : {std::pair{size_t{468}, vertical(k)}, {size_t{564}, horizontal(k)}}) {
+      const int m = std::abs(a);
+      p[at + 3 * k] = a < 0 ? 1 : 0;
+      p[at + 3 * k + 1] = static_cast<uint8_t>(m >> 8), p[at + 3 * k + 2] = static_cast<uint8_t>(m);
+    }
+  }
+  return p;
+}
+
+// The DIFOP's angle table: signed 0.01 deg entries, 32 lasers, or 16 where the last 16 entries
+// are zero (a Helios-16P's); an entry that is not an angle is refused by its byte.
+TEST(RobosenseModels, AHeliossDifopCarriesItsLasersAngles) {
+  const auto v = [](size_t k) { return 1500 - 220 * static_cast<int>(k); };  // 15 .. -53.2 deg
+  const auto h = [](size_t k) { return k % 2 ? 361 : -405; };
+  auto c = RobosenseDifopCalibration(DifopWithAngles(v, h), "cap.pcap: byte 42");
+  ASSERT_TRUE(c.ok()) << c.message();
+  ASSERT_EQ(c->vertical_cdeg.size(), 32u);
+  for (size_t k = 0; k < 32; ++k) {
+    EXPECT_EQ(c->vertical_cdeg[k], v(k)) << k;
+    EXPECT_EQ(c->horizontal_cdeg[k], h(k)) << k;
+  }
+  EXPECT_EQ(c->file, "cap.pcap: byte 42");
+  auto sixteen =
+      RobosenseDifopCalibration(DifopWithAngles([&](size_t k) { return k < 16 ? v(k) : 0; },
+                                                [&](size_t k) { return k < 16 ? h(k) : 0; }),
+                                "x");
+  ASSERT_TRUE(sixteen.ok()) << sixteen.message();
+  EXPECT_EQ(sixteen->vertical_cdeg.size(), 16u);
+  EXPECT_EQ(sixteen->horizontal_cdeg.size(), 16u);
+  // A unit that sent no table (0xFF bytes), an angle past 90 deg, a short packet.
+  auto blank = DifopWithAngles(v, h);
+  std::fill(blank.begin() + 468 + 3 * 5, blank.begin() + 468 + 3 * 6, 0xFF);
+  auto bad = RobosenseDifopCalibration(blank, "cap.pcap: byte 42");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.message().find("cap.pcap: byte 42, byte 483: vertical angle 5"), std::string::npos)
+      << bad.message();
+  auto steep = RobosenseDifopCalibration(
+      DifopWithAngles([](size_t k) { return k == 2 ? -9100 : 0; }, h), "x");
+  ASSERT_FALSE(steep.ok());
+  EXPECT_NE(steep.message().find("byte 474"), std::string::npos) << steep.message();
+  EXPECT_FALSE(RobosenseDifopCalibration(std::vector<uint8_t>(100, 0), "x").ok());
+}
+
+// A recording without an angle file takes its first DIFOP's (after an MSOP says the generation);
+// an RS-LiDAR's DIFOP layout is not read, and a capture without one says what is needed. An
+// angle file of another laser count than the DIFOP's is decoded as given, with a warning.
+TEST(RobosenseModels, ACaptureWithoutAnAngleFileTakesItsDifops) {
+  const auto v = [](size_t k) { return 1500 - 220 * static_cast<int>(k); };
+  const auto h = [](size_t) { return 0; };
+  auto helios = HeliosMsop(18000, 20);
+  SetReturn(helios, 0, 20, 4000, 9);
+  auto found = RobosenseCaptureCalibration(
+      test::Datagrams({{6699, helios}, {7788, DifopWithAngles(v, h)}, {6699, helios}}));
+  ASSERT_TRUE(found.ok()) << found.message();
+  ASSERT_EQ(found->vertical_cdeg.size(), 32u);
+  EXPECT_EQ(found->vertical_cdeg[20], v(20));
+  auto d = Decode({{6699, helios}}, *found);
+  ASSERT_TRUE(d.ok()) << d.message();
+  // Laser 20 at -29 deg: z = 10 m x sin(-29 deg).
+  EXPECT_NEAR((*d)[0].z_m[0], 10 * std::sin(-29 * kDeg), 1e-4);
+  auto none = RobosenseCaptureCalibration(test::Datagrams({{6699, helios}}));
+  ASSERT_FALSE(none.ok());
+  EXPECT_NE(none.message().find("no RoboSense DIFOP packet"), std::string::npos) << none.message();
+  auto rs = RobosenseCaptureCalibration(
+      test::Datagrams({{7788, DifopWithAngles(v, h)}, {6699, RsLidarMsop(2, 0, 20)}}));
+  ASSERT_FALSE(rs.ok());
+  EXPECT_NE(rs.message().find("RS-LiDAR"), std::string::npos) << rs.message();
+  CaptureStats stats;
+  auto given = Decode({{6699, helios}, {7788, DifopWithAngles(v, h)}, {6699, helios}},
+                      Angles(16, -15), &stats);
+  ASSERT_TRUE(given.ok()) << given.message();
+  ASSERT_EQ(stats.warnings.size(), 1u);
+  EXPECT_NE(stats.warnings[0].find("lists 32 lasers but angles.csv has 16"), std::string::npos)
+      << stats.warnings[0];
 }
 
 }  // namespace

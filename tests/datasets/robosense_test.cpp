@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 
 #include "answer_key.h"
 #include "capture_files.h"
@@ -57,6 +58,58 @@ TEST(RobosensePackets, TheHelios16PBagDecodesToItsAnswerKeyFieldForField) {
   EXPECT_EQ(std::count(key->return_type.begin(), key->return_type.end(), 3), key->size());
   ASSERT_EQ(ours->return_type.size(), ours->size());
   EXPECT_EQ(std::count(ours->return_type.begin(), ours->return_type.end(), 0), ours->size());
+}
+
+// The shared bag's unit is a 32-laser Helios, as its DIFOP's angle table says (+14.94 to -53.70
+// deg: RoboSense's Helios-5515 field of view), not the Helios-16P its test fixture names: read
+// with the 16-line file, channels c and c + 16 would be one laser 0.1 deg apart, yet their ranges
+// differ by a median of 0.46 m while each channel's next column (0.2 deg on) differs by 5 mm.
+// Read without an angle file, it takes the DIFOP's 32 lasers.
+TEST(RobosensePackets, TheSharedHeliosBagHoldsThirtyTwoLasersAsItsDifopSays) {
+  LT_REQUIRE_REAL_DATA();
+  const auto folder = test::RealDataDir() / "nebula" / "robosense-helios16p";
+  const auto bag = folder / "rosbag2_2023_08_03-11_02_46_0.db3";
+  auto sixteen = ReadRecording(bag, folder / "RobosenseHelios16P.csv");
+  ASSERT_TRUE(sixteen.ok()) << sixteen.message();
+  ASSERT_GE(sixteen->frames.size(), 3u);
+  const Frame& f = sixteen->frames[2];
+  std::map<uint32_t, float> range;  // by beam: column x 32 + channel
+  for (size_t i = 0; i < f.size(); ++i)
+    if (f.return_index.empty() || f.return_index[i] == 0) range[f.beam_id[i]] = f.range_m[i];
+  auto median_difference = [&](uint32_t offset, bool low_half) {
+    std::vector<double> d;
+    for (auto [beam, r] : range) {
+      if ((beam % 32 < 16) != low_half) continue;
+      if (auto other = range.find(beam + offset); other != range.end())
+        d.push_back(std::abs(double{r} - other->second));
+    }
+    std::nth_element(d.begin(), d.begin() + d.size() / 2, d.end());
+    return d[d.size() / 2];
+  };
+  EXPECT_GT(median_difference(16, true), 0.2) << "channel c against c + 16, same block";
+  EXPECT_LT(median_difference(32, true), 0.02) << "channel c against the next block's";
+  bool warned = false;
+  for (const std::string& note : sixteen->notes)
+    warned |= note.find("lists 32 lasers") != std::string::npos;
+  EXPECT_TRUE(warned) << "a warning that the angle file is not the DIFOP's";
+
+  auto own = ReadRecording(bag, "");
+  ASSERT_TRUE(own.ok()) << own.message();
+  ASSERT_EQ(own->frames.size(), sixteen->frames.size());
+  uint16_t top = 0;
+  for (uint16_t c : own->frames[2].channel)
+    top = std::max(top, c);
+  EXPECT_EQ(top, 31);
+  // Channel 16 is the laser at -9.94 deg (the 16-line file had it at +14.94).
+  const Frame& g = own->frames[2];
+  size_t seen = 0;
+  for (size_t i = 0; i < g.size(); ++i) {
+    if (g.channel[i] != 16 || g.range_m[i] < 0.5) continue;  // 0.1 mm of the lens turn: 0.01 deg
+    const double horizontal = std::hypot(double{g.x_m[i]}, double{g.y_m[i]});
+    EXPECT_NEAR(std::atan2(double{g.z_m[i]}, horizontal - 0.03498) * 180 / M_PI, -9.94, 0.05) << i;
+    ++seen;
+  }
+  EXPECT_GT(seen, 100u);
 }
 
 // A Helios-16P MSOP packet: 12 blocks 0.2 deg apart from `azimuth`, every return at `raw` x

@@ -2,10 +2,12 @@
 // profile points every beam where Ouster's own beam model (the reader's) points it.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 
 #include "lidartwin/datasets/osf.h"
 #include "lidartwin/datasets/ouster.h"
+#include "lidartwin/datasets/recording.h"
 #include "lidartwin/datasets/robosense.h"
 #include "lidartwin/datasets/sensor_import.h"
 #include "lidartwin/datasets/velodyne.h"
@@ -314,6 +316,41 @@ TEST(SensorImport, RobosenseBeamsPointWhereTheDecoderPutsTheirReturns) {
     if (std::abs(scan.elevation_rad[k]) > 5 * M_PI / 180)
       EXPECT_GT(std::abs(from_axis - scan.elevation_rad[k]), 0.05 * M_PI / 180) << k;
   }
+}
+
+// A RoboSense bag imports with its DIFOP's angles (the shared unit's 32 lasers), and every laser
+// of the profile points where the decoder, reading the bag the same way, puts its returns; a pcap
+// of another vendor without its calibration says what it needs.
+TEST(SensorImport, ARobosenseBagImportsItsDifopsLasers) {
+  LT_REQUIRE_REAL_DATA();
+  const auto bag =
+      test::RealDataDir() / "nebula" / "robosense-helios16p" / "rosbag2_2023_08_03-11_02_46_0.db3";
+  auto p = Import(bag);
+  ASSERT_TRUE(p.ok()) << p.message();
+  const auto scan = p->SpinningView();
+  ASSERT_EQ(scan.channels, 32u);
+  EXPECT_EQ(scan.columns, 1800u);
+  EXPECT_NEAR(scan.elevation_rad[16] * 180 / M_PI, -9.94, 1e-9);
+  EXPECT_NEAR(scan.elevation_rad[31] * 180 / M_PI, -53.70, 1e-9);
+  auto rec = ReadRecording(bag, "");
+  ASSERT_TRUE(rec.ok()) << rec.message();
+  ASSERT_GE(rec->frames.size(), 3u);
+  const Frame& f = rec->frames[2];
+  std::vector<size_t> seen(32, 0);
+  for (size_t i = 0; i < f.size(); ++i) {
+    if (f.range_m[i] < 1) continue;  // the lens's turn within 0.01 deg
+    const uint16_t k = f.channel[i];
+    const double from_lens =
+        std::atan2(f.z_m[i], std::hypot(f.x_m[i], f.y_m[i]) - p->beam_origin_radius_m);
+    ASSERT_NEAR(from_lens, scan.elevation_rad[k], 0.02 * M_PI / 180) << k;
+    ++seen[k];
+  }
+  EXPECT_GT(std::count_if(seen.begin(), seen.end(), [](size_t n) { return n > 20; }),
+            18);  // 20 on frame 2: the upper lasers see no wall
+  auto velodyne = Import(test::RealDataDir() / "rust-lidar-utils" / "velodyne_example_vlp16.pcap");
+  ASSERT_FALSE(velodyne.ok());
+  EXPECT_NE(velodyne.message().find("a pcap needs its sensor's metadata"), std::string::npos)
+      << velodyne.message();
 }
 
 }  // namespace

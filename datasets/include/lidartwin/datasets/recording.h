@@ -70,8 +70,9 @@ class RecordingSource {
   uint32_t frames_done_ = 0;
 };
 
-// sidecar: the Ouster metadata (.json) or Velodyne calibration (.yaml) a pcap needs; ignored
-// (must be empty) for the other types. Errors name the file and what is wrong.
+// sidecar: the Ouster metadata (.json) or Velodyne calibration (.yaml) a pcap needs (a
+// RoboSense Helios's pcap or bag without one takes its DIFOP's angles); ignored (must be empty)
+// for the other types. Errors name the file and what is wrong.
 Expected<RecordingSource> OpenRecording(const std::filesystem::path& file,
                                         const std::filesystem::path& sidecar,
                                         const RecordingOptions& options = {});
