@@ -52,8 +52,9 @@ TEST(RobosensePackets, TheHelios16PBagDecodesToItsAnswerKeyFieldForField) {
     ASSERT_EQ(rank, key->channel[i]) << i;
   }
   EXPECT_LE(worst_m, 1e-3) << "largest coordinate difference, m";
-  // The key marks every point strongest (3): nebula's configured return mode, for the bag has
-  // no DIFOP packet to say it. Ours cannot tell, and says so: unknown (0) for every point.
+  // The key marks every point strongest (3): nebula's configured return mode, for the bag has no
+  // DIFOP packet before the key's message to say it. Ours cannot tell, and says so: unknown (0) for
+  // every point.
   ASSERT_EQ(key->return_type.size(), key->size());
   EXPECT_EQ(std::count(key->return_type.begin(), key->return_type.end(), 3), key->size());
   ASSERT_EQ(ours->return_type.size(), ours->size());
