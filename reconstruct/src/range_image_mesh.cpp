@@ -338,10 +338,25 @@ std::vector<bool> OnMeshEdge(const std::vector<std::array<uint32_t, 3>>& triangl
   return on_edge;
 }
 
+// How far the sensor went from where the first frame began [m]: the farthest start or end pose.
+double SensorTravel(const PosedFrames& input) {
+  double most = 0;
+  if (input.start_poses.empty()) return most;
+  const Vec3<double> from = input.start_poses.front().translation;
+  for (const auto* poses : {&input.start_poses, &input.end_poses})
+    for (const physics::Pose<double>& pose : *poses) {
+      const Vec3<double> d = pose.translation - from;
+      most = std::max(most, std::sqrt(Dot(d, d)));
+    }
+  return most;
+}
+
 }  // namespace
 
 Expected<ReconstructedSurface> MeshRangeImages(const PosedFrames& input,
                                                const RangeImageMeshOptions& o) {
+  // A sensor that stayed put sees under itself from no frame: no ground to fill in.
+  const bool fill_ground = o.fill_ground && SensorTravel(input) >= o.ground_min_travel_m;
   ReconstructedSurface surface;
   // R0 of each triangle fixed when it was made (surfels); NaN: from its vertices (step 4).
   std::vector<float> fixed_reflectance;
@@ -433,7 +448,7 @@ Expected<ReconstructedSurface> MeshRangeImages(const PosedFrames& input,
     }
     // 3a. The ground in the blind cone: the nearest returns of the three lowest rings (sensor
     // frame at the frame's start), a plane through them, a disc to just beyond them.
-    if (o.fill_ground && order.size() >= 3) {
+    if (fill_ground && order.size() >= 3) {
       std::vector<Vec3<double>> near;
       std::vector<double> horizontal, intensity;
       for (size_t r = 0; r < 3; ++r)
