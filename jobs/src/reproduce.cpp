@@ -7,8 +7,8 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
-#include <optional>
 
+#include "column_phase.h"
 #include "compared_returns.h"
 #include "lidartwin/base/atomic_file.h"
 #include "lidartwin/base/interrupt_cleanup.h"
@@ -399,66 +399,19 @@ bool OusterColumns(const PosedRecording& rec) {
   return rec.reader.rfind("ouster", 0) == 0;
 }
 
-// Where the held-out revolution's columns point: a packet capture's frame starts wherever its
-// message or file cut the rotation, not at the profile's start azimuth, so its column j and the
-// simulated column j would look in different directions and the comparison, which pairs beams
-// by channel and column, would pair different surfaces. The profile's start azimuth moved by
-// the median offset between each return's azimuth, seen from its beam's origin, and its beam's
-// (the frame's timing, as its poses are; none of its ranges or intensities). Ouster columns are
-// encoder counts: skipped.
+// Where the held-out revolution's columns point (ColumnPhaseOffset): the profile's start
+// azimuth moved to match. Ouster columns are encoder counts: the same column looks the same
+// way in every frame, skipped.
 void AlignColumnPhase(Run& run, const Frame& held_out) {
-  if (OusterColumns(run.rec) || held_out.column.size() != held_out.size() ||
-      held_out.channel.size() != held_out.size())
-    return;
-  const SensorProfile& p = run.profile;
-  const size_t channels = p.elevation_rad.size();
-  // The median offset, the heads turned by `turned` [rad] from the profile's.
-  auto median_offset = [&](double turned) -> std::optional<double> {
-    std::vector<double> offsets;
-    for (size_t i = 0; i < held_out.size(); ++i) {
-      if ((!held_out.return_index.empty() && held_out.return_index[i] != 0) ||
-          held_out.channel[i] >= channels || held_out.column[i] >= p.columns)
-        continue;
-      const physics::BeamSample<double> b =
-          p.Beam(held_out.column[i] * static_cast<uint32_t>(channels) + held_out.channel[i]);
-      // The return's azimuth as its beam left: from the beam's origin, which a head whose beams
-      // leave off its axis turns with it (a Helios's lens 35 mm out: seen from the axis, a
-      // return at 1.5 m of a laser 4 deg off the head's direction lies 0.09 deg off its beam).
-      const double head = b.azimuth_rad - p.azimuth_offset_rad[b.channel] + turned;
-      const double x =
-          held_out.x_m[i] - p.beam_origin_m[0] - p.beam_origin_radius_m * std::cos(head);
-      const double y =
-          held_out.y_m[i] - p.beam_origin_m[1] - p.beam_origin_radius_m * std::sin(head);
-      offsets.push_back(std::remainder(std::atan2(y, x) - b.azimuth_rad, 2 * physics::kPi));
-    }
-    if (offsets.size() < 100) return std::nullopt;
-    // Around their circular mean first: offsets near +-pi would otherwise split into two
-    // clusters whose median lies between them.
-    double sx = 0, sy = 0;
-    for (double a : offsets)
-      sx += std::cos(a), sy += std::sin(a);
-    const double centre = std::atan2(sy, sx);
-    for (double& a : offsets)
-      a = std::remainder(a - centre, 2 * physics::kPi);
-    return centre + Median(offsets);
-  };
-  // The beams' origins from the profile's heads, then from the heads turned as found, until the
-  // offset holds: a Helios frame cut 4.7 deg into the rotation (its lens 3 mm off) was found 0.7
-  // deg off at first, 0.1 deg at the second pass (its returns at 0.1-0.2 m are the most turned).
-  auto found = median_offset(0);
-  if (!found) return;
-  double offset = *found;
-  for (int pass = 0; pass < 8; ++pass) {
-    const double next = *median_offset(offset);
-    const bool held = std::abs(next - offset) < 1e-5;  // 0.0006 deg
-    offset = next;
-    if (held) break;
-  }
-  run.profile.start_azimuth_rad = std::remainder(p.start_azimuth_rad + offset, 2 * physics::kPi);
+  if (OusterColumns(run.rec)) return;
+  const auto offset = ColumnPhaseOffset(run.profile, held_out);
+  if (!offset) return;
+  run.profile.start_azimuth_rad =
+      std::remainder(run.profile.start_azimuth_rad + *offset, 2 * physics::kPi);
   run.o.log.Info(
       fmt::format("columns: the held-out frame's column 0 looks {:.3f} deg from the "
                   "profile's; its start azimuth moved to match\n",
-                  offset / physics::kDegToRad));
+                  *offset / physics::kDegToRad));
 }
 
 // An imported profile's minimum range is the data sheet's family default (sensor_import.cpp);

@@ -831,7 +831,8 @@ CliRun ReproduceNebulaBag(const test::TempDir& dir, const std::string& bag,
 
 // A RoboSense Helios bag reproduced without its angle file: the sensor and the frames take the
 // DIFOP's 32 lasers (the shared unit's; its fixture's 16-line file puts half the channels on the
-// wrong lasers: frame 2's return agreement 0.836 so, 0.894 with the DIFOP's).
+// wrong lasers: frame 2's return agreement 0.836 so, 0.894 with the DIFOP's; 0.920 with the
+// column phase seen from the lens and no ground disc under the still sensor, its floor 0.922).
 TEST(Cli, ReproduceAHeliosBagWithTheAnglesOfItsDifop) {
   LT_REQUIRE_REAL_DATA();
   test::TempDir dir;
@@ -843,7 +844,7 @@ TEST(Cli, ReproduceAHeliosBagWithTheAnglesOfItsDifop) {
   ASSERT_EQ(r.code, 0) << r.output;
   EXPECT_NE(r.output.find("(32 lasers) from the DIFOP packet"), std::string::npos) << r.output;
   const auto m = nlohmann::json::parse(ReadAll(dir / "rep/metrics.json"));
-  EXPECT_GT(m["summary"]["return_agreement"].get<double>(), 0.87);
+  EXPECT_GT(m["summary"]["return_agreement"].get<double>(), 0.91);
   auto profile = LoadSensorProfile(dir / "rep/sensor.yaml");
   ASSERT_TRUE(profile.ok()) << profile.message();
   EXPECT_EQ(profile->SpinningView().channels, 32u);

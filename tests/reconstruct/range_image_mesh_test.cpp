@@ -243,25 +243,30 @@ TEST(RangeImageMesh, ConsensusFusesTwoFramesOfOneSurface) {
 
 // The ground in the sensor's blind cone: filled by a disc in the plane of the lowest rings'
 // nearest returns, so a ray straight down meets the ground where it is; without the fill it
-// meets nothing.
+// meets nothing. A sensor that stayed put (two frames from one place) gets no disc: no frame
+// sees under it, and the disc would stand in front of what its lowest rings saw.
 TEST(RangeImageMesh, TheGroundUnderTheSensorIsFilled) {
   const Scene scene = SceneOf(
       {test::Wall(10), test::Placed("ground", MakePlane(60, 60), {0, 0, -1.8}, 0, 0, 0, 0, 2, 1)});
-  const physics::Vec3<double> at{1, 2, 0};
-  const Frame f = test::SimulatedFrame(scene, test::SpinningSensor(32, 15, -25, 720, 10), at);
+  const physics::Vec3<double> at{1, 2, 0}, on{1.5, 2, 0};
+  const auto sensor = test::SpinningSensor(32, 15, -25, 720, 10);
+  const Frame f = test::SimulatedFrame(scene, sensor, at);
+  const Frame g = test::SimulatedFrame(scene, sensor, on);
   RangeImageMeshOptions o;
   o.consensus_window_m = 0;
-  auto filled = MeshRangeImages(test::Posed({f}, {at}), o);
+  auto filled = MeshRangeImages(test::Posed({f, g}, {at, on}), o);
+  auto still = MeshRangeImages(test::Posed({f, f}, {at, at}), o);
   o.fill_ground = false;
-  auto open = MeshRangeImages(test::Posed({f}, {at}), o);
-  ASSERT_TRUE(filled.ok() && open.ok());
-  SurfaceCaster with(*filled), without(*open);
+  auto open = MeshRangeImages(test::Posed({f, g}, {at, on}), o);
+  ASSERT_TRUE(filled.ok() && open.ok() && still.ok());
+  SurfaceCaster with(*filled), without(*open), unmoved(*still);
   for (const auto& d : {Vec3<double>{0, 0, -1}, Vec3<double>{0.6, 0.3, -1}}) {
     const Vec3<double> dir = (1 / std::sqrt(Dot(d, d))) * d;
     const RayHit hit = with.caster->Closest(at, dir, 0, 100);
     ASSERT_TRUE(hit.hit);
     EXPECT_NEAR(hit.distance_m, 1.8 / -dir.z, 1e-4);
     EXPECT_FALSE(without.caster->Closest(at, dir, 0, 100).hit);
+    EXPECT_FALSE(unmoved.caster->Closest(at, dir, 0, 100).hit);
     // The disc's reflectance, under the sensor: the ground's R0 = 0.5 read from its
     // intensities.
     EXPECT_NEAR(filled->triangle_reflectance[hit.triangle], 0.5, 0.01);
