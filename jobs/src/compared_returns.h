@@ -15,7 +15,8 @@ namespace lt::jobs {
 // first ones' directions again, while a simulated frame is one revolution. Frames without
 // columns are left whole, and so are frames spanning more than 1.1 revolutions: their columns
 // do not count the profile's revolutions (the VLP-16 pcap's second frame spans 1,384 columns of
-// a 1,008-column revolution measured from its frame durations). Returns the count left out.
+// a 1,008-column revolution measured from its frame durations, before the rate came from its
+// firing times). Returns the count left out.
 size_t KeepFirstRevolution(Frame& f, uint32_t columns);
 
 // Keeps each beam's first reported return (return 0; a Hesai's first kept block, in nebula's

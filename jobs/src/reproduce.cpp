@@ -507,9 +507,8 @@ Expected<PosedFrames> ImportSensor(Run& run) {
     const double measured = MeasuredRotationRateHz(run.rec.frames);
     if (measured >= kMinRotationRateHz && measured <= kMaxRotationRateHz) {
       import.rotation_rate_hz = measured;
-      o.log.Info(
-          fmt::format("rotation rate: {:.3f} Hz, from the capture's frame durations ({} sets it)\n",
-                      measured, o.names("rotation_rate_hz")));
+      o.log.Info(fmt::format("rotation rate: {:.3f} Hz, measured from the capture ({} sets it)\n",
+                             measured, o.names("rotation_rate_hz")));
     }
   }
   import.detector = o.detector == "ideal" ? "ideal" : "capability";

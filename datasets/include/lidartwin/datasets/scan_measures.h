@@ -9,9 +9,12 @@
 
 namespace lt {
 
-// The head's rotation rate from the frames' durations (the median over the frames between the
-// first and the last, which may be partial revolutions; over all of them when there are fewer
-// than three); 0 when the frames carry no times. Velodyne calibrations do not hold the rate.
+// The head's rotation rate: where the frames time each return, the median of one channel's turn
+// between consecutive columns over their time apart (at least 100 such pairs), whatever part of
+// a revolution a frame holds; else from the frames' durations (the median over the frames
+// between the first and the last, which may be partial revolutions; over all of them when there
+// are fewer than three); 0 when the frames carry no times. Velodyne calibrations do not hold
+// the rate.
 double MeasuredRotationRateHz(const std::vector<Frame>& frames);
 
 // The columns a revolution holds, from the azimuth step between one channel's first returns in
