@@ -338,6 +338,21 @@ void TakeBlockedDirections(Run& run, const std::vector<Frame>& frames) {
       blocked->pixels, run.profile.blocked_directions.Intervals(), frames.size()));
 }
 
+// The returns of every `step`-th laser (channels 0, step, 2 step, ..) of a frame: what a sparser
+// sensor of those lasers would have recorded. An error where the returns carry no channel.
+Expected<Frame> EveryNthChannel(Frame f, uint32_t step) {
+  if (step <= 1) return f;
+  if (f.channel.size() != f.size())
+    return OptionError("reconstruct_channel_step",
+                       "reconstruct_channel_step: the recording's returns carry no channel "
+                       "(laser) to keep every N-th of");
+  std::vector<bool> keep(f.size());
+  for (size_t i = 0; i < f.size(); ++i)
+    keep[i] = f.channel[i] % step == 0;
+  KeepPoints(f, keep);
+  return f;
+}
+
 // The held-out frame placed in the map of the reconstruction frames (frame_registration.h,
 // RegisterToMap), its start and end poses corrected alike: pairwise registration (or a SLAM
 // trajectory) leaves it a few centimetres off the scene in places, which the range error then
@@ -348,7 +363,10 @@ constexpr double kMaxPlacementM = 0.2, kMaxPlacementDeg = 1.0;
 void PlaceHeldOutFrame(Run& run, const PosedFrames& input) {
   const size_t k = run.o.simulate_frame;
   PosedFrames scan;
-  scan.frames = {run.rec.frames[k]};
+  // After a reconstruct_channel_step, the sparser sensor's own returns of that frame.
+  auto seen = EveryNthChannel(run.rec.frames[k], run.o.reconstruct_channel_step);
+  if (!seen.ok()) return;
+  scan.frames = {std::move(*seen)};
   scan.start_poses = {run.rec.start_poses[k]};
   scan.end_poses = {run.rec.end_poses[k]};
   scan.columns_per_frame = input.columns_per_frame;
@@ -612,20 +630,16 @@ Expected<PosedFrames> ImportSensor(Run& run) {
   if (o.reconstruct_channel_step > 1) {
     size_t kept = 0, all = 0;
     for (Frame& f : input->frames) {
-      if (f.channel.size() != f.size())
-        return OptionError("reconstruct_channel_step",
-                           "reconstruct_channel_step: the recording's returns carry no channel "
-                           "(laser) to keep every N-th of");
-      std::vector<bool> keep(f.size());
-      for (size_t i = 0; i < f.size(); ++i)
-        keep[i] = i < f.channel.size() && f.channel[i] % o.reconstruct_channel_step == 0;
       all += f.size();
-      KeepPoints(f, keep);
+      auto sparse = EveryNthChannel(std::move(f), o.reconstruct_channel_step);
+      if (!sparse.ok()) return sparse.error();
+      f = std::move(*sparse);
       kept += f.size();
     }
     o.log.Info(fmt::format(
-        "reconstruction frames: channels 0, {}, {}, .. only ({} of {} returns); the held-out "
-        "frame is simulated and compared on every channel\n",
+        "reconstruction frames: channels 0, {}, {}, .. only ({} of {} returns), as ICP and the "
+        "held-out frame's placement see them too; the held-out frame is simulated and compared "
+        "on every channel\n",
         o.reconstruct_channel_step, 2 * o.reconstruct_channel_step, kept, all));
   }
   if (run.profile.blocked_directions.empty()) TakeBlockedDirections(run, input->frames);
@@ -1013,9 +1027,22 @@ Status Reproduce(const ReproduceOptions& options) {
     if (first == last) {  // one frame (a re-simulation of it from itself): nothing to register
       o.log.Info(fmt::format("poses: frame {} alone, at the origin\n", first));
     } else {
-      auto report = EstimateRecordingPoses(*rec, first, last);
+      // After a reconstruct_channel_step, the poses a sparser sensor of those lasers finds.
+      PosedRecording seen;
+      if (o.reconstruct_channel_step > 1) {
+        seen = *rec;
+        for (Frame& f : seen.frames) {
+          auto sparse = EveryNthChannel(std::move(f), o.reconstruct_channel_step);
+          if (!sparse.ok()) return sparse.error();
+          f = std::move(*sparse);
+        }
+      }
+      PosedRecording& registered = o.reconstruct_channel_step > 1 ? seen : *rec;
+      auto report = EstimateRecordingPoses(registered, first, last);
       if (!report.ok()) return report.error();
       o.log.Info(*report);
+      rec->start_poses = registered.start_poses;
+      rec->end_poses = registered.end_poses;
       SuggestStaticWhereIcpBarelyMoved(o, *rec, first, last);
     }
   }
