@@ -299,7 +299,7 @@ SpinningTables FromRobosense(const RobosenseCalibration& c, const std::filesyste
   t.wavelength_nm = 905;
   t.min_range_m = 0.2;  // the driver's limits (datasets/robosense.h)
   t.max_range_m = 200;
-  t.rotation_rate_hz = rate > 0 ? rate : 10;
+  t.rotation_rate_hz = rate > 0 ? rate : c.rotation_rate_hz > 0 ? c.rotation_rate_hz : 10;
   // A block of 0.2 deg at 600 rpm (the unit's azimuth step), one column a block.
   t.columns = static_cast<uint32_t>(std::lround(360.0 / (0.2 * t.rotation_rate_hz / 10)));
   for (size_t k = 0; k < c.vertical_cdeg.size(); ++k) {
@@ -353,7 +353,7 @@ Expected<std::string> ImportSensorProfile(const std::filesystem::path& metadata,
   std::error_code ec;
   if (LooksLikeRosBag(metadata)) {
     // An Ouster bag's metadata topic, or a RoboSense unit's DIFOP packets.
-    auto robosense = ros::BagRobosenseCalibration(metadata);
+    auto robosense = ros::BagRobosenseCalibration(metadata, options.topic);
     if (!robosense.ok()) return robosense.error();
     if (*robosense)
       t = FromRobosense(**robosense, metadata, options.rotation_rate_hz);
@@ -383,7 +383,8 @@ Expected<std::string> ImportSensorProfile(const std::filesystem::path& metadata,
   } else {
     return Error{
         fmt::format("{}: unknown metadata type '{}' (expected Ouster .json, .osf or a bag with "
-                    "its metadata topic, Velodyne .yaml or db.xml, Hesai or RoboSense .csv)",
+                    "its metadata topic, Velodyne .yaml or db.xml, Hesai or RoboSense .csv, a "
+                    "RoboSense Helios's pcap or bag)",
                     metadata.string(), ext)};
   }
   if (!t.ok()) return t.error();

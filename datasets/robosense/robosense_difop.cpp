@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <optional>
 
 #include "capture/bytes.h"
 #include "lidartwin/datasets/robosense.h"
@@ -19,6 +20,7 @@ constexpr uint16_t kMsopPort = 6699, kDifopPort = 7788;
 constexpr size_t kPacketBytes = 1248, kVerticalAt = 468, kHorizontalAt = 564, kEntries = 32;
 constexpr uint8_t kDifopId[8] = {0xA5, 0xFF, 0x00, 0x5A, 0x11, 0x11, 0x55, 0x55};
 constexpr uint8_t kRsLidarId[8] = {0x55, 0xAA, 0x05, 0x0A, 0x5A, 0xA5, 0x50, 0xA0};
+constexpr uint8_t kHeliosId[4] = {0x55, 0xAA, 0x05, 0x5A};
 // A Helios sends a DIFOP a second and 750-1500 MSOP packets in between: a capture that holds
 // none in its first 20,000 datagrams is taken to hold none.
 constexpr uint64_t kSearchedDatagrams = 20000;
@@ -43,11 +45,11 @@ Expected<RobosenseCalibration> RobosenseDifopCalibration(const std::vector<uint8
       const int32_t value = static_cast<int32_t>(bytes::Be(&difop[at + 1], 2));
       const int32_t limit = table == kVerticalAt ? 9000 : 18000;
       if (sign > 1 || value > limit)
-        return Error{fmt::format(
-            "{}, byte {}: {} angle {} of the DIFOP: sign byte {} and {} x 0.01 deg (expected sign "
-            "0 or 1 and at most {} deg): the unit sent no angle table",
-            where, at, table == kVerticalAt ? "vertical" : "horizontal", k, sign, value,
-            limit / 100)};
+        return Error{
+            fmt::format("{}: the DIFOP's {} angle {} (its byte {}): sign byte {} and {} x 0.01 deg "
+                        "(expected sign 0 or 1 and at most {} deg): the unit sent no angle table",
+                        where, table == kVerticalAt ? "vertical" : "horizontal", k, at, sign, value,
+                        limit / 100)};
       (table == kVerticalAt ? c.vertical_cdeg : c.horizontal_cdeg).push_back(sign ? -value : value);
     }
   }
@@ -59,41 +61,63 @@ Expected<RobosenseCalibration> RobosenseDifopCalibration(const std::vector<uint8
     c.vertical_cdeg.resize(16);
     c.horizontal_cdeg.resize(16);
   }
+  // The spin rate (bytes 8-9, rpm), where the unit says one.
+  const uint64_t rpm = bytes::Be(&difop[8], 2);
+  if (rpm >= 60) c.rotation_rate_hz = static_cast<double>(rpm) / 60;
   return c;
 }
 
 Expected<RobosenseCalibration> RobosenseCaptureCalibration(const PacketSource& packets) {
-  Expected<RobosenseCalibration> found = Error{""};
-  bool have = false, rs_lidar = false;
+  // The packets' generation from the first well-formed MSOP (1248 bytes, its id, a block's
+  // FF EE at byte 42): a Helios's DIFOP layout is read, an RS-LiDAR's is not. The first DIFOP
+  // whose table reads gives the angles (a damaged one is passed over, as rs_driver waits for
+  // one that loads); its error is kept for when none does.
+  std::optional<RobosenseCalibration> found;
+  std::optional<Error> first_error;
+  enum class Generation { kUnknown, kHelios, kRsLidar } generation = Generation::kUnknown;
   uint64_t seen = 0;
   CaptureStats stats;
   const std::string kEnough = "(the DIFOP is read)";
   Status read = packets.read(
       [&](const UdpDatagram& d) -> Status {
-        if (d.dst_port == kMsopPort && d.payload.size() >= 8 &&
-            std::equal(kRsLidarId, kRsLidarId + 8, d.payload.begin()))
-          rs_lidar = true;
-        if (IsDifop(d) && !have) {
-          found = RobosenseDifopCalibration(d.payload, PacketPlace(packets.file, d, 0));
-          have = true;
+        ++seen;
+        const auto& p = d.payload;
+        if (generation == Generation::kUnknown && d.dst_port == kMsopPort &&
+            p.size() == kPacketBytes && p[42] == 0xFF && p[43] == 0xEE) {
+          if (std::equal(kRsLidarId, kRsLidarId + 8, p.begin()))
+            generation = Generation::kRsLidar;
+          else if (std::equal(kHeliosId, kHeliosId + 4, p.begin()))
+            generation = Generation::kHelios;
         }
-        // The packet generation decides whose DIFOP layout this is: stop once both are known.
-        const bool msop_seen = d.dst_port == kMsopPort || rs_lidar;
-        if ((have && msop_seen) || ++seen >= kSearchedDatagrams) return Error{kEnough};
+        if (IsDifop(d) && !found) {
+          auto c = RobosenseDifopCalibration(p, PacketPlace(packets.file, d, 0));
+          if (c.ok())
+            found = std::move(c.value());
+          else if (!first_error)
+            first_error = c.error();
+        }
+        if ((found && generation != Generation::kUnknown) || seen >= kSearchedDatagrams)
+          return Error{kEnough};
         return {};
       },
       stats);
   if (!read.ok() && read.message() != kEnough) return read.error();
-  if (rs_lidar)
+  if (generation == Generation::kRsLidar)
     return Error{packets.file.string() +
                  ": an RS-LiDAR-16 or -32's packets: their DIFOP's angles are not read; the "
                  "unit's angle file (.csv) is needed"};
-  if (!have)
+  if (generation == Generation::kUnknown)
     return Error{fmt::format(
-        "{}: no RoboSense DIFOP packet (UDP port 7788, A5 FF 00 5A) in its first {} datagrams "
-        "to give the unit's angles; the unit's angle file (.csv) is needed",
-        packets.file.string(), kSearchedDatagrams)};
-  return found;
+        "{}: no Helios MSOP packet (UDP port 6699, 1248 bytes beginning 55 AA 05 5A) among its "
+        "first {} datagrams to say whose DIFOP layout to read; the unit's angle file (.csv) is "
+        "needed",
+        packets.file.string(), seen)};
+  if (found) return *std::move(found);
+  if (first_error) return *first_error;
+  return Error{fmt::format(
+      "{}: no RoboSense DIFOP packet (UDP port 7788, A5 FF 00 5A) among its first {} datagrams "
+      "to give the unit's angles; the unit's angle file (.csv) is needed",
+      packets.file.string(), seen)};
 }
 
 }  // namespace lt

@@ -8,7 +8,9 @@
 #include <array>
 #include <cmath>
 #include <numbers>
+#include <optional>
 #include <sstream>
+#include <utility>
 
 #include "capture/bytes.h"
 #include "lidartwin/base/text_file.h"
@@ -111,6 +113,7 @@ class RobosenseStream {
       return {};
     }
     model_ = *model;
+    WarnOfOtherLasers();
     // A packet seen again (its time and first azimuth those of a recent one) is dropped.
     const uint64_t key = Be(&p[20], 6) << 20 ^ Be(&p[26], 4) << 16 ^ Be(&p[kFirstBlock + 2], 2);
     if (std::find(recent_.begin(), recent_.end(), key) != recent_.end()) {
@@ -138,23 +141,29 @@ class RobosenseStream {
     ++stats_.device_packets;
     // A Helios's DIFOP lists its lasers' angles: an angle file of another count decodes half the
     // channels as other lasers (the shared Helios bag's 16-line file against its DIFOP's 32).
-    if (!warned_lasers_ && model_ && !model_->ymd_time) {
-      auto difop = RobosenseDifopCalibration(p, PacketPlace(source_.file, d, 0));
-      if (difop.ok() && difop->vertical_cdeg.size() != cal_.vertical_cdeg.size()) {
-        warned_lasers_ = true;
-        stats_.Warn(fmt::format(
-            "{}: the DIFOP's angle table lists {} lasers but {} has {}: channels are decoded as "
-            "the angle file's lasers (the recording read without an angle file takes the "
-            "DIFOP's)",
-            PacketPlace(source_.file, d, 468), difop->vertical_cdeg.size(), cal_.file.string(),
-            cal_.vertical_cdeg.size()));
-      }
+    // Judged once the packets say they are a Helios's.
+    if (!difop_lasers_) {
+      auto difop = RobosenseDifopCalibration(p, PacketPlace(source_.file, d, 468));
+      if (difop.ok()) difop_lasers_ = {difop->vertical_cdeg.size(), difop->file.string()};
+      WarnOfOtherLasers();
     }
     dual_ = p[300] == 0x00;
     single_type_ = SingleReturnType(p[300]);
     const uint64_t rpm = Be(&p[8], 2);
     if (rpm >= 60) rps_ = static_cast<double>(rpm / 60);
     return {};
+  }
+
+  // Once, where a Helios's DIFOP lists another number of lasers than the angle file.
+  void WarnOfOtherLasers() {
+    if (warned_lasers_ || !difop_lasers_ || !model_ || model_->ymd_time) return;
+    if (difop_lasers_->first == cal_.vertical_cdeg.size()) return;
+    warned_lasers_ = true;
+    stats_.Warn(fmt::format(
+        "{}: the DIFOP's angle table lists {} lasers but {} has {}: channels are decoded as "
+        "the angle file's lasers (the recording read without an angle file takes the DIFOP's)",
+        difop_lasers_->second, difop_lasers_->first, cal_.file.string(),
+        cal_.vertical_cdeg.size()));
   }
 
   Status Msop(const std::vector<uint8_t>& p) {
@@ -265,6 +274,8 @@ class RobosenseStream {
   const RobosenseModel* model_ = nullptr;  // the first MSOP packet's
   bool dual_ = false;                      // single return until a DIFOP says otherwise
   bool warned_lasers_ = false;             // a DIFOP's angle table of other lasers, said once
+  // The first readable DIFOP's laser count and where its table lies.
+  std::optional<std::pair<size_t, std::string>> difop_lasers_;
   // A single return's kind: the DIFOP's, unknown until one is seen.
   physics::ReturnType single_type_ = physics::ReturnType::kUnknown;
   double rps_ = 10;  // the spin rate until a DIFOP says otherwise

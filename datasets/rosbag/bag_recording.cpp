@@ -44,12 +44,16 @@ Expected<OusterMetadata> BagOusterMetadata(const std::filesystem::path& bag_path
 }
 
 Expected<std::optional<RobosenseCalibration>> BagRobosenseCalibration(
-    const std::filesystem::path& bag_path) {
+    const std::filesystem::path& bag_path, const std::string& wanted) {
   auto opened = OpenRosBag(bag_path);
   if (!opened.ok()) return opened.error();
   std::shared_ptr<RosBag> bag = std::move(opened.value());
-  auto topic = ChooseLidarTopic(*bag, "");
-  if (!topic.ok()) return topic.error();
+  auto topic = ChooseLidarTopic(*bag, wanted);
+  if (!topic.ok()) {
+    // Several lidar topics and none named: an Ouster bag's metadata topic may still say it all.
+    if (wanted.empty()) return std::optional<RobosenseCalibration>();
+    return topic.error();
+  }
   if (PacketVendorOfType((*topic)->type) != PacketVendor::kRobosense)
     return std::optional<RobosenseCalibration>();
   auto c = RobosenseCaptureCalibration(BagPackets(bag, **topic));

@@ -20,9 +20,10 @@ Expected<RecordingSource> OpenBagRecording(const std::filesystem::path& bag_path
 Expected<OusterMetadata> BagOusterMetadata(const std::filesystem::path& bag_path);
 
 // The angles of a bag's RoboSense unit from its first DIFOP packet (RobosenseCaptureCalibration),
-// for import-sensor: nothing where its lidar topic holds another vendor's packets, an error
-// where it holds no DIFOP.
+// for import-sensor: nothing where its lidar topic (`topic`, or the bag's one) holds another
+// vendor's packets, or where no topic is named and the bag has several; an error where it holds
+// no DIFOP that gives the angles.
 Expected<std::optional<RobosenseCalibration>> BagRobosenseCalibration(
-    const std::filesystem::path& bag_path);
+    const std::filesystem::path& bag_path, const std::string& topic);
 
 }  // namespace lt::ros

@@ -127,6 +127,7 @@ class SqliteBag : public RosBag {
   Status ForEachMessage(const std::vector<std::string>& names,
                         const BagMessageSink& sink) override {
     uint64_t index = 0;
+    bytes_read_ = 0;  // a pass of its own (an earlier one found a RoboSense unit's DIFOP)
     for (File& file : files_) {
       // Only the chosen topics' rows are read (a camera topic's images are never loaded).
       std::string chosen;

@@ -48,7 +48,7 @@ std::optional<double> ColumnPhaseOffset(const SensorProfile& profile, const Fram
   if (!offset || profile.beam_origin_radius_m == 0) return offset;
   for (int pass = 0; pass < 8; ++pass) {
     const double next = *MedianOffset(profile, frame, *offset);
-    const bool held = std::abs(next - *offset) < 1e-5;  // 0.0006 deg
+    const bool held = std::abs(std::remainder(next - *offset, 2 * physics::kPi)) < 1e-5;
     offset = next;
     if (held) break;
   }

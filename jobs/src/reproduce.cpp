@@ -42,6 +42,17 @@
 namespace lt::jobs {
 namespace {
 
+// A recording that may carry its sensor's intrinsics: an OSF file, a bag (an Ouster bag's
+// metadata topic, a RoboSense unit's DIFOP packets), a pcap (a RoboSense Helios's DIFOP), a
+// folder of scans (measured from its points). The import says what one of them lacks.
+bool DescribesItsSensor(const std::string& recording) {
+  const std::filesystem::path p(recording);
+  std::error_code ec;
+  const std::string ext = p.extension().string();
+  return ext == ".osf" || ext == ".pcap" || ext == ".pcapng" || LooksLikeRosBag(p) ||
+         std::filesystem::is_directory(p, ec);
+}
+
 // Where the sensor's intrinsics come from: the sidecar, or the recording's own (an OSF file's
 // or an Ouster bag's metadata, a RoboSense Helios's DIFOP packets, a folder of scans' points);
 // the import says what a recording without them needs.
@@ -521,6 +532,7 @@ Expected<PosedFrames> ImportSensor(Run& run) {
   const ReproduceOptions& o = run.o;
   SensorImportOptions import;
   import.rotation_rate_hz = o.rotation_rate_hz;
+  import.topic = o.topic;
   if (o.rotation_rate_hz == 0 && run.rec.reader == "velodyne-pcap") {
     const double measured = MeasuredRotationRateHz(run.rec.frames);
     if (measured >= kMinRotationRateHz && measured <= kMaxRotationRateHz) {
@@ -952,6 +964,9 @@ Status ReproduceOptions::Validate() const {
                        "recording's in the simulation only, a calibrated profile of the "
                        "recording's sensor in every step; give one of them");
   if (recording.empty()) return OptionError("recording", "recording: no recording given");
+  if (sidecar.empty() && sensor.empty() && !DescribesItsSensor(recording))
+    return OptionError("sidecar", "sidecar: no metadata or calibration given (" + recording +
+                                      " does not describe its sensor)");
   if (out.empty()) return OptionError("out", "out: no output folder given");
   if (resimulate && as_sensor.empty())
     return OptionError("as_sensor", "as_sensor: a re-simulation needs the sensor to simulate");
@@ -1028,13 +1043,16 @@ Status Reproduce(const ReproduceOptions& options) {
       o.log.Info(fmt::format("poses: frame {} alone, at the origin\n", first));
     } else {
       // After a reconstruct_channel_step, the poses a sparser sensor of those lasers finds.
+      // (The frames registered only: the others stay empty.)
       PosedRecording seen;
       if (o.reconstruct_channel_step > 1) {
-        seen = *rec;
-        for (Frame& f : seen.frames) {
-          auto sparse = EveryNthChannel(std::move(f), o.reconstruct_channel_step);
+        seen.frames.resize(rec->frames.size());
+        seen.start_poses = rec->start_poses;
+        seen.end_poses = rec->end_poses;
+        for (size_t k = first; k <= last; ++k) {
+          auto sparse = EveryNthChannel(rec->frames[k], o.reconstruct_channel_step);
           if (!sparse.ok()) return sparse.error();
-          f = std::move(*sparse);
+          seen.frames[k] = std::move(*sparse);
         }
       }
       PosedRecording& registered = o.reconstruct_channel_step > 1 ? seen : *rec;

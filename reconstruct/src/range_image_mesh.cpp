@@ -355,8 +355,10 @@ double SensorTravel(const PosedFrames& input) {
 
 Expected<ReconstructedSurface> MeshRangeImages(const PosedFrames& input,
                                                const RangeImageMeshOptions& o) {
-  // A sensor that stayed put sees under itself from no frame: no ground to fill in.
-  const bool fill_ground = o.fill_ground && SensorTravel(input) >= o.ground_min_travel_m;
+  // A sensor that stayed put sees under itself from no frame: no ground to fill in. One frame
+  // alone (meshed frame by frame: the streaming reconstruction, a carving view) keeps its disc.
+  const bool fill_ground =
+      o.fill_ground && (input.frames.size() < 2 || SensorTravel(input) >= o.ground_min_travel_m);
   ReconstructedSurface surface;
   // R0 of each triangle fixed when it was made (surfels); NaN: from its vertices (step 4).
   std::vector<float> fixed_reflectance;

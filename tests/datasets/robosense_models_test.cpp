@@ -333,7 +333,8 @@ TEST(RobosenseModels, AHeliossDifopCarriesItsLasersAngles) {
   std::fill(blank.begin() + 468 + 3 * 5, blank.begin() + 468 + 3 * 6, 0xFF);
   auto bad = RobosenseDifopCalibration(blank, "cap.pcap: byte 42");
   ASSERT_FALSE(bad.ok());
-  EXPECT_NE(bad.message().find("cap.pcap: byte 42, byte 483: vertical angle 5"), std::string::npos)
+  EXPECT_NE(bad.message().find("cap.pcap: byte 42: the DIFOP's vertical angle 5 (its byte 483)"),
+            std::string::npos)
       << bad.message();
   auto steep = RobosenseDifopCalibration(
       DifopWithAngles([](size_t k) { return k == 2 ? -9100 : 0; }, h), "x");
@@ -366,13 +367,52 @@ TEST(RobosenseModels, ACaptureWithoutAnAngleFileTakesItsDifops) {
       test::Datagrams({{7788, DifopWithAngles(v, h)}, {6699, RsLidarMsop(2, 0, 20)}}));
   ASSERT_FALSE(rs.ok());
   EXPECT_NE(rs.message().find("RS-LiDAR"), std::string::npos) << rs.message();
-  CaptureStats stats;
-  auto given = Decode({{6699, helios}, {7788, DifopWithAngles(v, h)}, {6699, helios}},
-                      Angles(16, -15), &stats);
-  ASSERT_TRUE(given.ok()) << given.message();
-  ASSERT_EQ(stats.warnings.size(), 1u);
-  EXPECT_NE(stats.warnings[0].find("lists 32 lasers but angles.csv has 16"), std::string::npos)
-      << stats.warnings[0];
+  // The angle file is followed, with a warning, whether the DIFOP comes after the first MSOP
+  // or before it.
+  for (bool difop_first : {false, true}) {
+    CaptureStats stats;
+    auto given = Decode(
+        difop_first
+            ? std::vector<std::pair<uint16_t, std::vector<uint8_t>>>{{7788, DifopWithAngles(v, h)},
+                                                                     {6699, helios}}
+            : std::vector<std::pair<uint16_t, std::vector<uint8_t>>>{{6699, helios},
+                                                                     {7788, DifopWithAngles(v, h)}},
+        Angles(16, -15), &stats);
+    ASSERT_TRUE(given.ok()) << given.message();
+    ASSERT_EQ(stats.warnings.size(), 1u) << difop_first;
+    EXPECT_NE(stats.warnings[0].find("lists 32 lasers but angles.csv has 16"), std::string::npos)
+        << stats.warnings[0];
+  }
+}
+
+// What decides the DIFOP search: a damaged datagram on the MSOP port does not name the packets'
+// generation (an RS-LiDAR's after it is still refused); a DIFOP whose table does not read is
+// passed over for a later one; a capture without a Helios MSOP, or whose every DIFOP is
+// damaged, says so. The DIFOP's spin rate comes with its table.
+TEST(RobosenseModels, TheDifopSearchWaitsForAWellFormedMsopAndAReadableTable) {
+  const auto v = [](size_t k) { return 1500 - 220 * static_cast<int>(k); };
+  const auto h = [](size_t) { return 0; };
+  const auto difop = DifopWithAngles(v, h);
+  auto rs = RobosenseCaptureCalibration(test::Datagrams(
+      {{7788, difop}, {6699, std::vector<uint8_t>(100, 0x55)}, {6699, RsLidarMsop(1, 0, 40)}}));
+  ASSERT_FALSE(rs.ok());
+  EXPECT_NE(rs.message().find("RS-LiDAR"), std::string::npos) << rs.message();
+  auto damaged = difop;
+  damaged[468] = 2;  // a sign byte that is no sign
+  auto later = RobosenseCaptureCalibration(
+      test::Datagrams({{7788, damaged}, {6699, HeliosMsop(0, 20)}, {7788, difop}}));
+  ASSERT_TRUE(later.ok()) << later.message();
+  EXPECT_EQ(later->vertical_cdeg[3], v(3));
+  EXPECT_DOUBLE_EQ(later->rotation_rate_hz, 10.0);  // Difop(): 600 rpm
+  auto only_damaged =
+      RobosenseCaptureCalibration(test::Datagrams({{7788, damaged}, {6699, HeliosMsop(0, 20)}}));
+  ASSERT_FALSE(only_damaged.ok());
+  EXPECT_NE(only_damaged.message().find("sign byte 2"), std::string::npos)
+      << only_damaged.message();
+  auto no_msop = RobosenseCaptureCalibration(test::Datagrams({{7788, difop}}));
+  ASSERT_FALSE(no_msop.ok());
+  EXPECT_NE(no_msop.message().find("no Helios MSOP packet"), std::string::npos)
+      << no_msop.message();
 }
 
 }  // namespace

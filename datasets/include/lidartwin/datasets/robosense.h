@@ -19,6 +19,7 @@ struct RobosenseCalibration {
   // By laser (the CSV's lines in order): vertical and horizontal angles in 0.01 deg, as the
   // driver keeps them (each degree value x 100, truncated).
   std::vector<int32_t> vertical_cdeg, horizontal_cdeg;
+  double rotation_rate_hz = 0;  // a DIFOP's spin rate; 0: not known (an angle file's)
 };
 
 // The lasers' firing times within a firing sequence (us): a Helios-16P's (16 lasers) or a
@@ -37,9 +38,11 @@ Expected<RobosenseCalibration> LoadRobosenseCalibration(const std::filesystem::p
 Expected<RobosenseCalibration> RobosenseDifopCalibration(const std::vector<uint8_t>& difop,
                                                          const std::string& where);
 
-// The angle table of a capture's first DIFOP packet (UDP port 7788), for a recording given no
-// angle file, as rs_driver reads it by default. An error when its first 20,000 datagrams hold
-// none, or when its packets are an RS-LiDAR-16's or -32's (whose DIFOP layout is not read).
+// The angle table of a capture's first DIFOP packet (UDP port 7788) that reads, for a recording
+// given no angle file, as rs_driver reads it by default, and its spin rate. The first
+// well-formed MSOP packet says whose layout it is: an error when its packets are an
+// RS-LiDAR-16's or -32's (whose DIFOP layout is not read), or when the first 20,000 datagrams
+// hold no Helios MSOP or no DIFOP that reads (the first damaged one's error then).
 Expected<RobosenseCalibration> RobosenseCaptureCalibration(const PacketSource& packets);
 
 // The Helios and Helios-16P receiver's distance from the spin axis, along the head's direction

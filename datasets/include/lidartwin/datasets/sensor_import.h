@@ -18,6 +18,7 @@ struct SensorImportOptions {
   double rotation_rate_hz = 0;      // 0: from the metadata (Ouster) or 10 Hz
   std::string detector = "ideal";   // ideal | capability
   double max_range_m = 0;           // 0: the product's data-sheet range (or 100 m)
+  std::string topic;                // a bag's lidar topic, where it has several
 
   // detector ideal or capability, rotation_rate_hz and max_range_m finite and >= 0 (keys by
   // field). ImportSensorProfile calls it.

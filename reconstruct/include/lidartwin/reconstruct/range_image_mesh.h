@@ -66,7 +66,8 @@ struct RangeImageMeshOptions {
   // cost 2 cm of p90, 0.3 m (the earlier default) against none 0.6 cm of p90 and 0.3 mm of
   // median for 0.0008 of return agreement (the OS-1-128's three folds, 2026-11-30). No disc
   // when the returns fit no plane (RMS over 5 cm, tilt over 15 deg, fewer than 50 of them).
-  // None when the sensor moved less than ground_min_travel_m over the frames (a desk capture):
+  // None when the sensor moved less than ground_min_travel_m over two frames or more (a desk
+  // capture; a frame meshed alone keeps its disc):
   // no frame sees under another, and the disc stood in front of what the lowest rings saw (a
   // Helios's desk at 1-1.2 m, 0.7 m below: its beams at -34 to -40 deg simulated 0.6-1.3 cm
   // short; return agreement 0.898 -> 0.920, intensity error 2.15 -> 1.49 on its frame 2).
