@@ -32,6 +32,18 @@ def test_ouster_capture_reads_as_convert_writes_it(cli, real_data, tmp_path):
     assert_same_frames(frames, list(lt.read_recording(tmp_path / "py.h5")))
 
 
+def test_a_helios_bag_reads_with_its_difops_angles_as_convert_writes_it(cli, real_data, tmp_path):
+    """No angle file: the unit's DIFOP gives its 32 lasers, in Python as in the CLI."""
+    bag = real_data / "nebula/robosense-helios16p/rosbag2_2023_08_03-11_02_46_0.db3"
+    out = tmp_path / "helios.h5"
+    cli("convert", bag, "--out", out)
+    recording = lt.read_recording(bag)
+    assert recording.reader == "robosense-bag"
+    frames = list(recording)
+    assert max(int(np.max(f.channel)) for f in frames) == 31
+    assert_same_frames(frames, list(lt.read_recording(out)))
+
+
 def test_frames_written_read_back(tmp_path):
     rng = np.random.default_rng(5)
     n = 1000
