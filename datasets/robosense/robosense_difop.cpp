@@ -16,25 +16,21 @@
 namespace lt {
 namespace {
 
-constexpr uint16_t kMsopPort = 6699, kDifopPort = 7788;
-constexpr size_t kPacketBytes = 1248, kVerticalAt = 468, kHorizontalAt = 564, kEntries = 32;
-constexpr uint8_t kDifopId[8] = {0xA5, 0xFF, 0x00, 0x5A, 0x11, 0x11, 0x55, 0x55};
-constexpr uint8_t kRsLidarId[8] = {0x55, 0xAA, 0x05, 0x0A, 0x5A, 0xA5, 0x50, 0xA0};
-constexpr uint8_t kHeliosId[4] = {0x55, 0xAA, 0x05, 0x5A};
+constexpr size_t kVerticalAt = 468, kHorizontalAt = 564, kEntries = 32;
 // A Helios sends a DIFOP a second and 750-1500 MSOP packets in between: a capture that holds
 // none in its first 20,000 datagrams is taken to hold none.
 constexpr uint64_t kSearchedDatagrams = 20000;
 
 bool IsDifop(const UdpDatagram& d) {
-  return d.dst_port == kDifopPort && d.payload.size() == kPacketBytes &&
-         std::equal(kDifopId, kDifopId + 8, d.payload.begin());
+  return d.dst_port == kRobosenseDifopPort && d.payload.size() == kRobosensePacketBytes &&
+         HasRobosenseDifopId(d.payload);
 }
 
 }  // namespace
 
 Expected<RobosenseCalibration> RobosenseDifopCalibration(const std::vector<uint8_t>& difop,
                                                          const std::string& where) {
-  if (difop.size() != kPacketBytes || !std::equal(kDifopId, kDifopId + 8, difop.begin()))
+  if (difop.size() != kRobosensePacketBytes || !HasRobosenseDifopId(difop))
     return Error{where + ": not a RoboSense DIFOP packet (1248 bytes beginning A5 FF 00 5A)"};
   RobosenseCalibration c;
   c.file = where;
@@ -82,11 +78,11 @@ Expected<RobosenseCalibration> RobosenseCaptureCalibration(const PacketSource& p
       [&](const UdpDatagram& d) -> Status {
         ++seen;
         const auto& p = d.payload;
-        if (generation == Generation::kUnknown && d.dst_port == kMsopPort &&
-            p.size() == kPacketBytes && p[42] == 0xFF && p[43] == 0xEE) {
-          if (std::equal(kRsLidarId, kRsLidarId + 8, p.begin()))
+        if (generation == Generation::kUnknown && d.dst_port == kRobosenseMsopPort &&
+            p.size() == kRobosensePacketBytes && p[42] == 0xFF && p[43] == 0xEE) {
+          if (HasRsLidarMsopId(p))
             generation = Generation::kRsLidar;
-          else if (std::equal(kHeliosId, kHeliosId + 4, p.begin()))
+          else if (HasHeliosMsopId(p))
             generation = Generation::kHelios;
         }
         if (IsDifop(d) && !found) {

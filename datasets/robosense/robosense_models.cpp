@@ -13,6 +13,7 @@ using bytes::Be;
 
 constexpr uint8_t kHeliosId[4] = {0x55, 0xAA, 0x05, 0x5A};
 constexpr uint8_t kRsLidarId[8] = {0x55, 0xAA, 0x05, 0x0A, 0x5A, 0xA5, 0x50, 0xA0};
+constexpr uint8_t kDifopId[8] = {0xA5, 0xFF, 0x00, 0x5A, 0x11, 0x11, 0x55, 0x55};
 
 // RS-LiDAR-16 (its manual, appendix A): 16 lasers 2.8 us apart, a 55.5 us sequence (10.7 us
 // of it recharging), two sequences a block.
@@ -102,7 +103,16 @@ const RobosenseModel& RobosenseHelios16P() {
 }
 
 bool HasRobosenseMsopId(const std::vector<uint8_t>& p) {
-  return Begins(p, kRsLidarId, 8) || Begins(p, kHeliosId, 4);
+  return HasRsLidarMsopId(p) || HasHeliosMsopId(p);
+}
+bool HasRsLidarMsopId(const std::vector<uint8_t>& p) {
+  return Begins(p, kRsLidarId, 8);
+}
+bool HasHeliosMsopId(const std::vector<uint8_t>& p) {
+  return Begins(p, kHeliosId, 4);
+}
+bool HasRobosenseDifopId(const std::vector<uint8_t>& p) {
+  return Begins(p, kDifopId, 8);
 }
 
 Expected<const RobosenseModel*> RobosenseModelOf(const std::vector<uint8_t>& p, size_t lasers,

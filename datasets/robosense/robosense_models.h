@@ -49,8 +49,18 @@ const RobosenseModel& RobosenseHelios16P();
 Expected<const RobosenseModel*> RobosenseModelOf(const std::vector<uint8_t>& msop, size_t lasers,
                                                  size_t* at, bool* pairing);
 
-// Whether the bytes begin as an MSOP packet of either generation.
+// The UDP ports RoboSense's drivers receive on (the manuals' defaults) and the size of every
+// model's MSOP and DIFOP packets.
+inline constexpr uint16_t kRobosenseMsopPort = 6699, kRobosenseDifopPort = 7788;
+inline constexpr size_t kRobosensePacketBytes = 1248;
+
+// Whether the bytes begin as an MSOP packet of either generation, of the RS-LiDAR generation
+// (55 AA 05 0A 5A A5 50 A0) or of a Helios (55 AA 05 5A), or as a DIFOP packet (A5 FF 00 5A 11 11
+// 55 55, every model).
 bool HasRobosenseMsopId(const std::vector<uint8_t>& packet);
+bool HasRsLidarMsopId(const std::vector<uint8_t>& packet);
+bool HasHeliosMsopId(const std::vector<uint8_t>& packet);
+bool HasRobosenseDifopId(const std::vector<uint8_t>& packet);
 
 // The packet's time (s): the RS-LiDAR generation's UTC date-time at bytes 20-29 (year - 2000,
 // month, day, hour, minute, second, u16 ms, u16 us), or a Helios's u48 seconds and u32

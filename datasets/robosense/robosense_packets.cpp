@@ -22,9 +22,6 @@ namespace {
 
 using bytes::Be;
 
-constexpr uint16_t kMsopPort = 6699, kDifopPort = 7788;
-constexpr size_t kPacketBytes = 1248;
-constexpr uint8_t kDifopId[8] = {0xA5, 0xFF, 0x00, 0x5A, 0x11, 0x11, 0x55, 0x55};
 constexpr int kBlocks = 12, kChannels = 32;
 constexpr size_t kFirstBlock = 42, kBlockBytes = 100;
 
@@ -77,13 +74,13 @@ class RobosenseStream {
 
   Status Take(const UdpDatagram& d) {
     stats_.SawUdp(d.dst_port, d.payload.size());
-    if (d.dst_port == kDifopPort) return Difop(d);
-    if (d.dst_port != kMsopPort) {
+    if (d.dst_port == kRobosenseDifopPort) return Difop(d);
+    if (d.dst_port != kRobosenseMsopPort) {
       ++stats_.other_udp;
       return {};
     }
     const auto& p = d.payload;
-    if (p.size() != kPacketBytes) {
+    if (p.size() != kRobosensePacketBytes) {
       stats_.BadPacket(PacketPlace(source_.file, d, 0),
                        "MSOP packet of " + std::to_string(p.size()) + " bytes (1248 expected)");
       return {};
@@ -132,7 +129,7 @@ class RobosenseStream {
   // or first) and the spin rate (bytes 8-9, rpm).
   Status Difop(const UdpDatagram& d) {
     const auto& p = d.payload;
-    if (p.size() != kPacketBytes || !std::equal(kDifopId, kDifopId + 8, p.begin())) {
+    if (p.size() != kRobosensePacketBytes || !HasRobosenseDifopId(p)) {
       stats_.BadPacket(
           PacketPlace(source_.file, d, 0),
           "DIFOP packet of " + std::to_string(p.size()) + " bytes without its A5 FF 00 5A id");
