@@ -29,7 +29,7 @@ int ParameterCount(AngularModel m) {
 // cancel), for the model's parameters p.
 template <typename T>
 T Intensity(AngularModel model, const T* p, T cos_theta) {
-  physics::BasicSurfaceResponse<T> s{p[0], T(0), T(0), T(0), T(0), T(0), T(1)};
+  physics::BasicSurfaceResponse<T> s{p[0], T(0), T(0), T(0), T(0), T(0), T(1), T(0)};
   using std::exp;
   if (model == AngularModel::kLambertSpecular) {
     s.specular_albedo = p[1];

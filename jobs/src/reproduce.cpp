@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <numbers>
 
 #include "column_phase.h"
 #include "compared_returns.h"
@@ -579,7 +580,8 @@ Expected<PosedFrames> ImportSensor(Run& run) {
   run.raw = o.intensity == "raw" || (o.intensity == "auto" && ReportsRawIntensity(run.rec));
   if (run.raw) {
     RangeGainCorrection across;
-    auto reading = FitRawIntensityReading(*input, fit, &across);
+    SurfaceRoughness rough;
+    auto reading = FitRawIntensityReading(*input, fit, &across, &rough);
     if (!reading.ok()) return reading.error();
     run.ro.reading = *reading;
     const auto& r = run.ro.reading;
@@ -593,6 +595,14 @@ Expected<PosedFrames> ImportSensor(Run& run) {
           "intensity: its shape from {} surfaces seen from two ranges or more ({} returns, {} "
           "range bins)\n",
           across.cells, across.returns, across.bins_determined));
+    if (rough.cells > 0)
+      o.log.Info(fmt::format(
+          "intensity: surfaces' roughness {:.1f} +- {:.1f} deg (Oren-Nayar sigma) from {} "
+          "surfaces seen at two incidences ({} returns; spread about each surface {:.3f} as "
+          "Lambertian, {:.3f} rough)\n",
+          rough.roughness_rad * 180 / std::numbers::pi,
+          rough.standard_error_rad * 180 / std::numbers::pi, rough.cells, rough.returns,
+          rough.lambertian_spread, rough.fitted_spread));
   } else {
     o.log.Info("intensity: calibrated reflectivity in percent (R0 cos theta)\n");
   }

@@ -113,8 +113,9 @@ Expected<SharedSurfaces> FindSharedSurfaces(const std::vector<Frame>& frames,
       if (c < min_cos) continue;
       const double g = reading.GainAt(fr.range_m[i]);
       if (!(g > 0)) continue;
-      out.returns.push_back(
-          {cell, fr.channel[i], std::log(fr.intensity[i] / g / c), double(fr.range_m[i])});
+      out.returns.push_back({cell, fr.channel[i],
+                             std::log(fr.intensity[i] / g / reading.Shading(c)),
+                             double(fr.range_m[i])});
       out.beams = std::max<uint16_t>(out.beams, fr.channel[i] + 1);
     }
   }

@@ -3,32 +3,22 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
-#include <unordered_map>
 
 #include <Eigen/Core>
 
 #include "lidartwin/base/order_statistics.h"
 #include "lidartwin/physics/units.h"
-#include "planar_cell.h"
+#include "viewed_cells.h"
 
 namespace lt {
 namespace {
 
 // A return on a cell seen from two ranges: its cell, its range and range bin, and
-// ln I - ln cos(theta).
+// ln I - ln cos(theta) (or the rough surface's shading in its place).
 struct ViewedReturn {
   size_t cell, bin;
   double range_m, y;
 };
-
-// The world cell holding p: 21 bits per axis (+-0.4 m x 2^20: +-420 km).
-uint64_t WorldCellKey(const physics::Vec3<double>& p, double cell_m) {
-  auto q = [&](double v) {
-    return static_cast<uint64_t>(std::clamp<int64_t>(
-        static_cast<int64_t>(std::floor(v / cell_m)) + (1 << 20), 0, (1 << 21) - 1));
-  };
-  return (q(p.x) << 42) | (q(p.y) << 21) | q(p.z);
-}
 
 // k per range bin (0 where the bin holds fewer than min_returns_per_bin returns), alternated
 // with the cells' ln rho: by means until they settle, then by medians from there (which edges,
@@ -72,36 +62,12 @@ std::vector<double> BinCorrections(const std::vector<ViewedReturn>& rs,
 
 }  // namespace
 
-RangeGainCorrection FitRangeGainAcrossViewpoints(const PosedFrames& input,
+RangeGainCorrection FitRangeGainAcrossViewpoints(const std::vector<ViewedCell>& cells,
                                                  const IntensityReading& reading,
                                                  const RecordingFitOptions& o) {
   RangeGainCorrection out;
   out.ln_correction.assign(reading.gain.size(), 0.0);
   if (reading.gain.empty()) return out;
-  // The returns by world cell: where each was, where it was seen from, its range.
-  struct Seen {
-    Eigen::Vector3d at, from;
-    double range_m, intensity;
-    size_t frame;
-  };
-  std::unordered_map<uint64_t, std::vector<Seen>> cells;
-  for (size_t k = 0; k < input.frames.size(); ++k) {
-    const Frame& f = input.frames[k];
-    if (f.intensity.size() != f.size()) continue;
-    for (size_t i = 0; i < f.size(); ++i) {
-      const double r = f.range_m[i];
-      if (!(r >= o.min_range_m && r <= o.max_range_m) || !(f.intensity[i] > 0) ||
-          !std::isfinite(f.intensity[i]) || (!f.return_index.empty() && f.return_index[i] != 0))
-        continue;
-      const auto pose = PoseOfPoint(input, k, i);
-      const auto w =
-          physics::TransformPoint(pose, physics::Vec3<double>{f.x_m[i], f.y_m[i], f.z_m[i]});
-      cells[WorldCellKey(w, o.gain_cell_m)].push_back(
-          {Eigen::Vector3d(w.x, w.y, w.z),
-           Eigen::Vector3d(pose.translation.x, pose.translation.y, pose.translation.z), r,
-           f.intensity[i], k});
-    }
-  }
   const double log_lo = std::log(o.min_range_m), log_hi = std::log(o.max_range_m);
   const size_t bins = static_cast<size_t>(std::max(1, o.range_bins));
   auto bin_of = [&](double range_m) {
@@ -109,38 +75,23 @@ RangeGainCorrection FitRangeGainAcrossViewpoints(const PosedFrames& input,
     return static_cast<size_t>(std::clamp(static_cast<int>(t * bins), 0, int(bins) - 1));
   };
   const double min_cos = std::cos(o.gain_max_incidence_deg * physics::kDegToRad);
-  const PlanarCellOptions planar;
-  std::vector<uint64_t> keys;  // in key order: the fit does not depend on the map's
-  for (const auto& [key, seen] : cells)
-    if (seen.size() >= planar.min_points) keys.push_back(key);
-  std::sort(keys.begin(), keys.end());
   std::vector<ViewedReturn> rs;
-  for (uint64_t key : keys) {
-    const auto& seen = cells[key];
+  for (const ViewedCell& viewed : cells) {
+    const auto& seen = viewed.seen;
     // Seen from two ranges: the frames' median ranges to the cell differ by a tenth at least.
-    std::unordered_map<size_t, std::vector<double>> by_frame;
-    for (const Seen& s : seen)
-      by_frame[s.frame].push_back(s.range_m);
-    double nearest = INFINITY, farthest = 0;
-    for (auto& [frame, ranges] : by_frame) {
-      const double m = Median(ranges);
-      nearest = std::min(nearest, m);
-      farthest = std::max(farthest, m);
-    }
-    if (!(farthest >= o.gain_min_range_ratio * nearest)) continue;
-    std::vector<Eigen::Vector3d> at(seen.size());
+    std::vector<double> ranges(seen.size());
     for (size_t j = 0; j < seen.size(); ++j)
-      at[j] = seen[j].at;
-    const auto plane = FitCellPlane(at, planar);
-    if (!plane) continue;
+      ranges[j] = seen[j].range_m;
+    const auto [nearest, farthest] = viewed.FrameMedianSpan(ranges);
+    if (!(farthest >= o.gain_min_range_ratio * nearest)) continue;
     const size_t cell = out.cells, first = rs.size();
     size_t lowest = bins, highest = 0;
-    for (size_t j : plane->inliers) {
-      const Seen& s = seen[j];
-      const Eigen::Vector3d ray = s.at - s.from;
-      const double c = std::fabs(ray.dot(plane->normal)) / ray.norm();
+    for (size_t j : viewed.plane.inliers) {
+      const SeenReturn& s = seen[j];
+      const double c = viewed.CosIncidence(j);
       if (!(c >= min_cos)) continue;
-      rs.push_back({cell, bin_of(s.range_m), s.range_m, std::log(s.intensity / c)});
+      rs.push_back(
+          {cell, bin_of(s.range_m), s.range_m, std::log(s.intensity / reading.Shading(c))});
       lowest = std::min(lowest, rs.back().bin);
       highest = std::max(highest, rs.back().bin);
     }

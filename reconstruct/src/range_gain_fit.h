@@ -8,23 +8,25 @@
 // reflectance read at 10 m and simulated from 4 m came out 5.5 counts too bright.
 //
 // The model, in logarithms, for return i on world cell c:
-//   ln I_i - ln G0(R_i) - ln cos(theta_i) = ln rho_c + k_{bin(R_i)} + e_i,
-// G0 the binned G, k a correction per range bin (the gain becomes G0 exp(k)). The cells: planar
-// voxels in the world frame seen from viewpoints whose ranges to them differ by a tenth at
-// least (a still sensor has none, and keeps G0). k and ln rho alternate, by means and then by
-// medians (as the per-laser fit); the gauge is the median determined bin's k = 0 (G's scale is
-// fixed afterwards, by the nominal reflectance). A node of G takes its bin's k (or its nearest
-// determined bin's), and the fit runs again from the corrected G until no node moves by more
-// than gain_settled_ln.
+//   ln I_i - ln G0(R_i) - ln S(theta_i) = ln rho_c + k_{bin(R_i)} + e_i,
+// S = cos(theta) or a rough surface's shading (roughness_fit.h), G0 the binned G, k a correction
+// per range bin (the gain becomes G0 exp(k)). The cells: planar voxels in the world frame seen from
+// viewpoints whose ranges to them differ by a tenth at least (a still sensor has none, and keeps
+// G0). k and ln rho alternate, by means and then by medians (as the per-laser fit); the gauge is
+// the median determined bin's k = 0 (G's scale is fixed afterwards, by the nominal reflectance). A
+// node of G takes its bin's k (or its nearest determined bin's), and the fit runs again from the
+// corrected G until no node moves by more than gain_settled_ln.
 #pragma once
 
 #include "lidartwin/reconstruct/reconstructed_surface.h"
 #include "lidartwin/reconstruct/recording_sensor_fit.h"
+#include "viewed_cells.h"
 
 namespace lt {
 
 // The correction per node of reading.gain (recording_sensor_fit.h).
-RangeGainCorrection FitRangeGainAcrossViewpoints(const PosedFrames& input,
+// The cells: ViewedPlanarCells(input, gain_cell_m, min_range_m, max_range_m).
+RangeGainCorrection FitRangeGainAcrossViewpoints(const std::vector<ViewedCell>& cells,
                                                  const IntensityReading& reading,
                                                  const RecordingFitOptions& options);
 

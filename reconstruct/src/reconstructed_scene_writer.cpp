@@ -10,6 +10,7 @@
 #include <cstring>
 #include <deque>
 #include <fstream>
+#include <numbers>
 
 #include "lidartwin/base/atomic_file.h"
 #include "lidartwin/base/order_statistics.h"
@@ -144,6 +145,8 @@ Status WriteReconstructedScene(const ReconstructedSurface& surface, const Recons
     material.wavelength_nm = {kFlatSpectrumWavelengthNm};
     material.reflectance = {mean};
     material.apparent = mean > 1;
+    // Read through the surfaces' roughness, rendered through it (IntensityReading::Shading).
+    material.roughness_deg = o.reading.roughness_rad * 180 / std::numbers::pi;
     material.source = fmt::format("estimated from {} triangles", by_class[b].size());
     materials.materials.push_back(std::move(material));
     SceneObjectDescription object;
@@ -161,7 +164,8 @@ Status WriteReconstructedScene(const ReconstructedSurface& surface, const Recons
   const std::string materials_text = SaveMaterialLibrary(
       materials,
       "Reflectances estimated by `lidartwin reconstruct` (R0 = I / (100 cos theta), seed 000\n"
-      "eq. 4), one material per reflectance class: the mean over the class's triangles.");
+      "eq. 4, or through the surfaces' roughness where the sensor's was measured), one material\n"
+      "per reflectance class: the mean over the class's triangles.");
   const std::string scene_text =
       SaveScene(scene, "Reconstructed by `lidartwin reconstruct` from recorded frames.");
   for (const auto& [file, text] : {std::pair{out_dir / "materials.yaml", &materials_text},

@@ -4,6 +4,8 @@
 #include <cmath>
 #include <numbers>
 
+#include "lidartwin/physics/surface_response.h"
+
 namespace lt {
 
 physics::Pose<double> PoseOfPoint(const PosedFrames& input, size_t k, size_t i) {
@@ -32,13 +34,17 @@ double IntensityReading::GainAt(double range_m) const {
   return gain[b - 1] + s * (gain[b] - gain[b - 1]);
 }
 
+double IntensityReading::Shading(double cos_incidence) const {
+  return physics::DiffuseShading(roughness_rad, cos_incidence);
+}
+
 double IntensityReading::Reflectance(double intensity, double range_m, double cos_incidence,
                                      double max_incidence_deg) const {
   const double cos_max = std::cos(max_incidence_deg * std::numbers::pi / 180);
   if (!(cos_incidence >= cos_max) || !std::isfinite(intensity)) return NAN;
   const double g = GainAt(range_m);
   if (!(g > 0)) return NAN;
-  return std::clamp(intensity / (g * cos_incidence), kMinReadReflectance,
+  return std::clamp(intensity / (g * Shading(cos_incidence)), kMinReadReflectance,
                     std::max(1.0, max_reflectance));
 }
 

@@ -8,6 +8,8 @@
 #include "lidartwin/base/config_check.h"
 #include "lidartwin/base/order_statistics.h"
 #include "range_gain_fit.h"
+#include "roughness_fit.h"
+#include "viewed_cells.h"
 
 namespace lt {
 namespace {
@@ -88,14 +90,25 @@ Expected<IntensityReading> FitRawIntensityReading(const std::vector<Frame>& fram
 
 Expected<IntensityReading> FitRawIntensityReading(const PosedFrames& input,
                                                   const RecordingFitOptions& o,
-                                                  RangeGainCorrection* correction) {
-  auto reading = BinnedRangeGain(input.frames, o);
-  if (!reading.ok()) return reading.error();
-  RangeGainCorrection total = FitRangeGainAcrossViewpoints(input, *reading, o);
-  for (size_t n = 0; n < reading->gain.size(); ++n)
-    reading->gain[n] *= std::exp(total.ln_correction[n]);
+                                                  RangeGainCorrection* correction,
+                                                  SurfaceRoughness* roughness) {
+  const auto binned = BinnedRangeGain(input.frames, o);
+  if (!binned.ok()) return binned.error();
+  const std::vector<ViewedCell> cells =
+      ViewedPlanarCells(input, o.gain_cell_m, o.min_range_m, o.max_range_m);
+  // sigma from the surfaces seen at two incidences, each sigma through the gain it gives
+  // (roughness_fit.h); then G's shape through that sigma.
+  SurfaceRoughness rough;
+  if (o.fit_roughness) rough = FitSurfaceRoughness(cells, o);
+  IntensityReading reading = *binned;
+  reading.roughness_rad = rough.roughness_rad;
+  RangeGainCorrection total = FitRangeGainAcrossViewpoints(cells, reading, o);
+  for (size_t n = 0; n < reading.gain.size(); ++n)
+    reading.gain[n] *= std::exp(total.ln_correction[n]);
+
   if (correction) *correction = std::move(total);
-  return ScaledToNominal(std::move(*reading), input.frames, o);
+  if (roughness) *roughness = rough;
+  return ScaledToNominal(std::move(reading), input.frames, o);
 }
 
 Expected<double> FitDetectionEnvelope(const std::vector<Frame>& frames,

@@ -131,7 +131,8 @@ std::vector<ObjectInfo> ObjectInfos(const Scene& scene, double wavelength_nm) {
                                             m.retroreflective_peak_sr,
                                             m.retroreflective_max_entrance_deg * physics::kDegToRad,
                                             m.transmittance,
-                                            m.coverage};
+                                            m.coverage,
+                                            m.roughness_deg * physics::kDegToRad};
     out.push_back({r0, o.material_id, o.instance_id, o.semantic_class, response});
   }
   return out;

@@ -154,9 +154,10 @@ LT_HD SubRayReturn TraceSubRay(const FrameContext& c, uint32_t beam, uint32_t su
   const SurfaceHit hit = closest_hit(q.origin, dir_world, q.t_min, q.t_max);
   if (!hit.hit) return {{false, {0, 0, 0}, 0, 0}, nullptr};
   const ObjectInfo& o = c.objects[hit.object];
+  const double shading = physics::DiffuseShading(o.response.roughness_rad,
+                                                 physics::IncidenceCosine(dir_world, hit.normal));
   return {physics::DetectReturn(
-              c.detector, hit.distance_m, physics::IncidenceCosine(dir_world, hit.normal), o.r0,
-              dir_sensor,
+              c.detector, hit.distance_m, shading, o.r0, dir_sensor,
               physics::RandomKey{c.seed, c.frame, beam, sub_ray, physics::kStreamRangeNoise}, pose,
               c.pose_end, c.trajectory.motion_correction, origin),
           &o};

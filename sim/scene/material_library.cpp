@@ -129,6 +129,7 @@ void ReadSurfaceResponse(ConfigMap& entry, Material& m) {
       entry.Number("retroreflective_max_entrance_deg", m.retroreflective_peak_sr > 0 ? 60 : 0);
   m.transmittance = entry.Number("transmittance", 0);
   m.coverage = entry.Number("coverage", 1);
+  m.roughness_deg = entry.Number("roughness_deg", 0);
   m.apparent = entry.Bool("apparent", false);
 }
 
@@ -195,6 +196,10 @@ void Material::Check(ConfigCheck& check) const {
   }
   fraction("transmittance", transmittance, true);
   fraction("coverage", coverage, false);
+  // Oren and Nayar's slopes: 0 a flat facet, 90 deg a facet standing on its edge.
+  if (!(roughness_deg >= 0 && roughness_deg < 90)) {
+    check.Fail("roughness_deg", "must be in [0, 90) deg, got " + NumberText(roughness_deg) + of);
+  }
   // Energy: what a surface reflects diffusely and what it transmits cannot exceed what falls
   // on it.
   if (!reflectance.empty() && transmittance > 0) {

@@ -38,6 +38,7 @@ void WriteMaterial(YAML::Emitter& e, const Material& m) {
   }
   if (m.transmittance != 0) Put(e, "transmittance", m.transmittance);
   if (m.coverage != 1) Put(e, "coverage", m.coverage);
+  if (m.roughness_deg != 0) Put(e, "roughness_deg", m.roughness_deg);
   if (m.apparent) e << YAML::Key << "apparent" << YAML::Value << true;
   e << YAML::EndMap;
 }

@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 
 #include "lidartwin/physics/surface_response.h"
@@ -13,7 +14,7 @@ namespace {
 const LinkBudget kLink{20.0, 0.025, 0.9, 0.0};
 
 SurfaceResponse Lambert(double r0) {
-  return {r0, 0, 0, 0, 0, 0, 1};
+  return {r0, 0, 0, 0, 0, 0, 1, 0};
 }
 
 TEST(LinkBudget, LambertianTargetIsExactlySeed002Equation2) {
@@ -35,6 +36,44 @@ TEST(LinkBudget, InverseSquareAndTwoWayExtinction) {
 TEST(SurfaceResponse, LambertIsRhoOverPiAtEveryAngle) {
   for (double c : {1.0, 0.5, 0.1})
     EXPECT_DOUBLE_EQ(MonostaticBrdf(Lambert(0.4), c), 0.4 / kPi);
+}
+
+// Oren and Nayar's qualitative model as they give it, for any pair of directions (SIGGRAPH
+// 1994, sec. 4.4): L = rho / pi E cos(theta_i) (A + B max(0, cos(phi_r - phi_i)) sin(alpha)
+// tan(beta)), written here apart from RoughDiffuseFactor's monostatic reduction.
+double OrenNayarRadiance(double rho, double sigma, double theta_i, double theta_r, double phi_i,
+                         double phi_r) {
+  const double s2 = sigma * sigma;
+  const double a = 1 - 0.5 * s2 / (s2 + 0.33), b = 0.45 * s2 / (s2 + 0.09);
+  const double alpha = std::max(theta_i, theta_r), beta = std::min(theta_i, theta_r);
+  return rho / kPi * std::cos(theta_i) *
+         (a + b * std::max(0.0, std::cos(phi_r - phi_i)) * std::sin(alpha) * std::tan(beta));
+}
+
+TEST(SurfaceResponse, ARoughSurfaceIsOrenNayarsSeenFromItsSourceScaledToItsNormalReturn) {
+  for (double sigma : {0.1, 0.5, 1.0, 1.5}) {
+    SurfaceResponse s = Lambert(0.3);
+    s.roughness_rad = sigma;
+    const double normal = OrenNayarRadiance(0.3, sigma, 0, 0, 0, 0);
+    for (double theta_deg : {0.0, 20.0, 45.0, 70.0, 85.0, 89.0}) {
+      const double t = theta_deg * kDegToRad;
+      // beta cos(theta) is the radiance per irradiance; R0 is the normal return's reflectance.
+      const double expected = OrenNayarRadiance(0.3, sigma, t, t, 0.7, 0.7) / normal * 0.3 / kPi;
+      EXPECT_NEAR(MonostaticBrdf(s, std::cos(t)) * std::cos(t), expected, 1e-12 * (1 + expected))
+          << sigma << " rad at " << theta_deg << " deg";
+    }
+  }
+  // A hand value: sigma 0.5 rad, theta 60 deg: A = 0.784483, B = 0.330882, 1 + B / A 0.75 / 0.5.
+  EXPECT_NEAR(RoughDiffuseFactor(0.5, 0.5), 1.6326761, 1e-7);
+  // Smooth: Lambert, exactly.
+  EXPECT_EQ(RoughDiffuseFactor(0.0, 0.3), 1.0);
+  EXPECT_EQ(DiffuseShading(0.0, 0.3), 0.3);
+  // At grazing incidence a Lambertian return vanishes, a rough one keeps B / A (0.6615 at 1 rad).
+  EXPECT_NEAR(DiffuseShading(1.0, 1e-9), 0.6615453, 1e-6);
+  EXPECT_TRUE(std::isfinite(DiffuseShading(1.0, 0.0)));
+  // Rougher reads brighter at every oblique angle, never at normal incidence.
+  EXPECT_EQ(DiffuseShading(1.0, 1.0), 1.0);
+  EXPECT_GT(DiffuseShading(1.0, 0.5), DiffuseShading(0.3, 0.5));
 }
 
 TEST(SurfaceResponse, SpecularLobePeaksAtNormalIncidenceAndVanishesBeyond45Degrees) {

@@ -3,7 +3,9 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <numbers>
 
 #include "sim/sim_test_scenes.h"
 #include "test_support.h"
@@ -108,6 +110,29 @@ TEST(CpuSimulator, IntensityFollowsR0CosTheta) {
     ASSERT_NEAR(f.intensity[k], 100 * 0.7 * cos_theta, 1e-4) << k;
     EXPECT_FLOAT_EQ(f.reflectance[k], 0.7f);
   }
+}
+
+// A rough floor (Oren-Nayar sigma 40 deg) reads 100 R0 (cos theta + (B / A) sin^2 theta):
+// B / A computed here from Oren and Nayar's A and B; at the shallowest beams, 10 deg below the
+// horizon, the rough floor returns over twice what a Lambertian one would.
+TEST(CpuSimulator, ARoughFloorReadsOrenNayarsShading) {
+  Scene scene;
+  scene.materials = test::ConstantMaterials({0.3, 0.7});
+  scene.materials.materials[1].roughness_deg = 40;
+  scene.objects.push_back(test::Placed("floor", MakePlane(300, 300), {0, 0, -2}, 0, 0, 0, 1, 1, 2));
+  const SensorProfile profile = test::SpinningSensor(32, -10, -80, 90, 10);
+  const Frame f = CpuSimulator(scene, profile, Trajectory::Static(), {}).Simulate(0).value();
+  ASSERT_GT(f.size(), 1000u);
+  const double s2 = std::pow(40 * std::numbers::pi / 180, 2);
+  const double b_over_a = 0.45 * s2 / (s2 + 0.09) / (1 - 0.5 * s2 / (s2 + 0.33));
+  double brightest_ratio = 0;
+  for (size_t k = 0; k < f.size(); ++k) {
+    const double c = std::abs(DirectionOf(profile, f.beam_id[k]).z);
+    const double expected = 100 * 0.7 * (c + b_over_a * (1 - c * c));
+    ASSERT_NEAR(f.intensity[k], expected, 1e-4 * expected) << k;
+    brightest_ratio = std::max(brightest_ratio, expected / (100 * 0.7 * c));
+  }
+  EXPECT_GT(brightest_ratio, 2.0);
 }
 
 // A 300 m x 300 m floor 2 m below the sensor frame's origin.

@@ -238,6 +238,40 @@ TEST(CudaBackend, ThresholdDetectorMatchesCpuForEveryFootprint) {
   ExpectThresholdParity(scene.value(), a, 9);
 }
 
+// Rough surfaces (Oren-Nayar, every lab material at sigma 35 deg): the ideal detector's
+// intensity R0 DiffuseShading and the threshold detector's power through MonostaticBrdf, the
+// same on both backends. Tolerances as above: the shading is a handful of double operations
+// on the same cosine, within an ulp on either side, and intensities are stored as floats.
+TEST(CudaBackend, RoughSurfacesReadTheSameOnBothBackends) {
+  LT_REQUIRE_GPU();
+  auto scene = LoadScene(test::ConfigDir() / "scenes/lab_plates.yaml", {});
+  ASSERT_TRUE(scene.ok()) << scene.message();
+  for (Material& m : scene->materials.materials)
+    m.roughness_deg = 35;
+  auto threshold = LoadSensorProfile(test::ConfigDir() / "sensors/ouster_os0_128_threshold.yaml");
+  ASSERT_TRUE(threshold.ok()) << threshold.message();
+  threshold->name += " (rough surfaces)";
+  ExpectThresholdParity(scene.value(), threshold.value(), 10);
+  auto ideal = LoadSensorProfile(test::ConfigDir() / "sensors/ouster_os0_128.yaml");
+  ASSERT_TRUE(ideal.ok()) << ideal.message();
+  ideal->name += " (rough surfaces)";
+  ExpectParity(scene.value(), ideal.value(), Trajectory::Static(), 1, 10);
+  const Trajectory traj = Trajectory::Static();
+  auto cpu = CreateSimulator(Backend::kCpu, scene.value(), ideal.value(), traj, {10, 0});
+  auto gpu = CreateSimulator(Backend::kCuda, scene.value(), ideal.value(), traj, {10, 0});
+  ASSERT_TRUE(cpu.ok() && gpu.ok()) << gpu.message();
+  const Frame a = (*cpu)->Simulate(0).value();
+  const Frame b = (*gpu)->Simulate(0).value();
+  const test::EchoPairs pairs = test::PairEchoes(a, b);
+  ASSERT_GT(pairs.pairs.size(), 1000u);
+  double worst = 0;
+  for (const auto& [k, g] : pairs.pairs)
+    worst = std::max(worst, double(std::abs(a.intensity[k] - b.intensity[g]) / a.intensity[k]));
+  EXPECT_LE(worst, 1e-5);
+  std::printf("[parity] rough ideal detector: %zu echoes, max relative intensity diff %.3g\n",
+              pairs.pairs.size(), worst);
+}
+
 TEST(CudaBackend, MatchesCpuForAMovingMotionCorrectedSensor) {
   LT_REQUIRE_GPU();
   auto scene = LoadScene(test::ConfigDir() / "scenes/lab_plates.yaml", {});

@@ -27,6 +27,7 @@ inline void ExpectSameMaterial(const Material& a, const Material& b, const std::
       << what << " " << a.name;
   EXPECT_EQ(a.transmittance, b.transmittance) << what << " " << a.name;
   EXPECT_EQ(a.coverage, b.coverage) << what << " " << a.name;
+  EXPECT_EQ(a.roughness_deg, b.roughness_deg) << what << " " << a.name;
   EXPECT_EQ(a.apparent, b.apparent) << what << " " << a.name;
 }
 

@@ -76,6 +76,7 @@ TEST(MaterialLibraryWriter, EveryFormAndKeyReadsBackTheSame) {
                  .reflectance = {2.5},
                  .source = "read by reproduce"};
   glint.apparent = true;
+  glint.roughness_deg = 23.5;  // a reconstructed road's (Oren-Nayar sigma)
   lib.materials = {flat, glossy, sign, glass, leaves, glint};
   ASSERT_TRUE(lib.Validate().ok()) << lib.Validate().message();
   ExpectRoundTrip(lib, dir / "elsewhere/library.yaml");
@@ -140,6 +141,10 @@ TEST(MaterialValidate, EachRuleNamesItsKey) {
       {"transmittance", [](Material& m) { m.transmittance = 0.8; },
        "plus the reflectance (0.3) exceeds 1, got 0.8"},
       {"coverage", [](Material& m) { m.coverage = 0; }, "must be a fraction in (0, 1], got 0"},
+      {"roughness_deg", [](Material& m) { m.roughness_deg = -1; },
+       "must be in [0, 90) deg, got -1"},
+      {"roughness_deg", [](Material& m) { m.roughness_deg = 90; },
+       "must be in [0, 90) deg, got 90"},
       // An apparent reflectance (a sensor's reading) may exceed 1, up to 100; a physical one not.
       {"reflectance",
        [](Material& m) {

@@ -56,7 +56,13 @@ struct IntensityReading {
   // seen, glints, retroreflective paint and grazing faces brighter than a white Lambertian
   // target, which holds for viewpoints near that one (reproduce, a sensor that barely moved).
   double max_reflectance = 1;
+  // The surfaces' roughness (Oren and Nayar's sigma, physics/surface_response.h) [rad]: a return
+  // reads G(R) R0 DiffuseShading(sigma, cos theta); 0: Lambertian, G(R) R0 cos theta. The
+  // reconstructed scene's materials carry it, so that the simulator renders what was read.
+  double roughness_rad = 0;
   double GainAt(double range_m) const;
+  // cos(theta), or what a rough surface reads in its place.
+  double Shading(double cos_incidence) const;
   // R0 from one return; NaN when the incidence is beyond max_incidence_deg or I is not finite.
   double Reflectance(double intensity, double range_m, double cos_incidence,
                      double max_incidence_deg) const;

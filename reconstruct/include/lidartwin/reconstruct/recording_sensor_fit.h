@@ -10,6 +10,8 @@
 // weakest returns the sensor kept; docs/calibration.md shows no capture crosses its threshold).
 #pragma once
 
+#include <cmath>
+#include <cstdint>
 #include <vector>
 
 #include "lidartwin/base/status.h"
@@ -31,6 +33,17 @@ struct RecordingFitOptions {
   int gain_iterations = 300;
   int gain_passes = 8;             // of the whole fit, from the last pass's G ...
   double gain_settled_ln = 0.005;  // ... until no node moves by more than this
+  // The surfaces' roughness (roughness_fit.h): fitted at all; from returns within this
+  // incidence, this many cells at least whose frames' median cos(theta) differ by this ratio;
+  // sigma's profile over [0, roughness_max_rad] in this many steps; its standard error from
+  // this many resamples of the cells.
+  bool fit_roughness = true;
+  double roughness_max_incidence_deg = 87, roughness_min_cos_ratio = 1.25;
+  size_t roughness_min_cells = 50;
+  double roughness_max_rad = 1.5;
+  int roughness_grid_steps = 30;
+  int roughness_bootstrap = 50;
+  uint64_t roughness_bootstrap_seed = 20261201;
 };
 
 // G's correction across viewpoints: its logarithm per node of the binned G (0 where no surface
@@ -42,6 +55,16 @@ struct RangeGainCorrection {
   int bins_determined = 0;
 };
 
+// The surfaces' roughness (Oren and Nayar's sigma) that made one surface read most alike from
+// every incidence it was seen at, and what said so: the cells seen at two angles, their
+// returns, and the mean |ln I - ln G - ln S - the cell's median| as Lambertian and as fitted.
+struct SurfaceRoughness {
+  double roughness_rad = 0;
+  double standard_error_rad = NAN;  // resampling the cells (roughness_fit.h); NaN: not measured
+  size_t cells = 0, returns = 0;
+  double lambertian_spread = 0, fitted_spread = 0;
+};
+
 // G(R) at the bins' median ranges (the median intensity of each bin), scaled so that the median I /
 // G(R) over all returns is the nominal reflectance. Errors: no returns in range, fewer than two
 // bins with enough returns.
@@ -49,11 +72,13 @@ Expected<IntensityReading> FitRawIntensityReading(const std::vector<Frame>& fram
                                                   const RecordingFitOptions& options);
 
 // The same from posed frames, its shape corrected where surfaces were seen from two ranges or
-// more (a moving sensor: range_gain_fit.h), then scaled. correction (may be null): what the
-// surfaces said.
+// more (a moving sensor: range_gain_fit.h), and the surfaces' roughness where they were seen
+// at two incidences (roughness_fit.h), the two fitted in turn; then scaled. correction and
+// roughness (each may be null): what the surfaces said.
 Expected<IntensityReading> FitRawIntensityReading(const PosedFrames& input,
                                                   const RecordingFitOptions& options,
-                                                  RangeGainCorrection* correction);
+                                                  RangeGainCorrection* correction,
+                                                  SurfaceRoughness* roughness = nullptr);
 
 // R_L,max / d_max [1/m]: the envelope_quantile of (apparent reflectance / range) over the
 // returns, the apparent reflectance being reading.Reflectance(I, R, cos 0) = R0 cos(theta) as

@@ -35,6 +35,7 @@ struct Material {
   double retroreflective_max_entrance_deg = 0;  // theta_max [deg]
   double transmittance = 0;                     // one-way [fraction]
   double coverage = 1;                          // [fraction] of the footprint intercepted
+  double roughness_deg = 0;  // sigma of the facets' slopes (Oren-Nayar) [deg], 0: Lambertian
   // The reflectance is apparent: R0 as a sensor read it, I / (G cos theta) on a reconstructed
   // surface (reconstruct/), which glints, retroreflective paint and grazing faces put above 1.
   // Such a material may hold up to kMaxApparentReflectance; a physical one stays within [0, 1].

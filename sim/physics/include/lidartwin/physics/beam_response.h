@@ -51,16 +51,18 @@ LT_HD Vec3<T> ReportedPoint(T range_m, const Vec3<T>& dir_sensor, const Pose<T>&
                            : beam_origin + p;
 }
 
-// hit_distance_m: true distance along the unit beam; cos_theta: incidence cosine; r0:
-// surface reflectance at the wavelength; dir_sensor: unit beam direction in the sensor frame.
+// hit_distance_m: true distance along the unit beam; shading: the incidence cosine, or for a
+// rough surface DiffuseShading(sigma, cos theta) (surface_response.h), which it reads in its
+// place; r0: surface reflectance at the wavelength; dir_sensor: unit beam direction in the
+// sensor frame.
 template <typename T>
-LT_HD BeamReturn<T> DetectReturn(const DetectorParams<T>& d, T hit_distance_m, T cos_theta, T r0,
+LT_HD BeamReturn<T> DetectReturn(const DetectorParams<T>& d, T hit_distance_m, T shading, T r0,
                                  const Vec3<T>& dir_sensor, const RandomKey& key,
                                  const Pose<T>& pose, const Pose<T>& pose_end,
                                  bool motion_correction,
                                  const Vec3<T>& beam_origin = Vec3<T>{0, 0, 0}) {
   BeamReturn<T> out{false, {0, 0, 0}, 0, 0};
-  const T reflectance = LambertianReflectance(r0, cos_theta);  // seed 000 eq. (4)
+  const T reflectance = LambertianReflectance(r0, shading);  // seed 000 eq. (4)
   T range = hit_distance_m;
   if (d.model == DetectorModel::kCapability) {
     if (d.range_noise_sigma_m > 0) {
