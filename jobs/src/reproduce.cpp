@@ -599,10 +599,13 @@ Expected<PosedFrames> ImportSensor(Run& run) {
       o.log.Info(fmt::format(
           "intensity: surfaces' roughness {:.1f} +- {:.1f} deg (Oren-Nayar sigma) from {} "
           "surfaces seen at two incidences ({} returns; spread about each surface {:.3f} as "
-          "Lambertian, {:.3f} rough)\n",
+          "Lambertian, {:.3f} rough){}\n",
           rough.roughness_rad * 180 / std::numbers::pi,
           rough.standard_error_rad * 180 / std::numbers::pi, rough.cells, rough.returns,
-          rough.lambertian_spread, rough.fitted_spread));
+          rough.lambertian_spread, rough.fitted_spread,
+          rough.roughness_rad >= fit.roughness_max_rad - 1e-3
+              ? "; at the search's bound: they would read rougher still"
+              : ""));
   } else {
     o.log.Info("intensity: calibrated reflectivity in percent (R0 cos theta)\n");
   }
