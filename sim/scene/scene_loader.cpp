@@ -12,6 +12,7 @@
 #include "lidartwin/sim/scene.h"
 
 #include "forest_reader.h"
+#include "street_reader.h"
 
 namespace lt {
 
@@ -69,6 +70,11 @@ SceneObjectDescription ReadObject(ConfigMap& o) {
   if (d.type == "forest") {
     // One entry, two objects per tree (configs/README.md, "Forests").
     d.forest = ReadForest(o);
+    return d;
+  }
+  if (d.type == "street") {
+    // One entry, an object per building, car and pedestrian (configs/README.md, "Streets").
+    d.street = ReadStreet(o);
     return d;
   }
   if (!KnownObjectType(d.type)) return d;  // Check names the type
@@ -168,6 +174,20 @@ Expected<Scene> Build(const SceneDescription& d, const std::filesystem::path& di
       }
       continue;
     }
+    if (o.type == "street") {
+      const std::string lib = library_file.string();
+      const StreetDescription& st = o.street;
+      const StreetMaterials ids{
+          MaterialId(scene.materials, lib, st.road_material, "road_material", entry),
+          MaterialId(scene.materials, lib, st.building_material, "building_material", entry),
+          MaterialId(scene.materials, lib, st.car_material, "car_material", entry),
+          MaterialId(scene.materials, lib, st.pedestrian_material, "pedestrian_material", entry)};
+      if (!check.ok()) return Error{""};
+      for (SceneObject& part : MakeStreet(st, o.name, pose, ids)) {
+        if (Status s = AddObject(where, std::move(part), scene); !s.ok()) return s.error();
+      }
+      continue;
+    }
     SceneObject obj;
     obj.name = o.name;
     obj.type = o.type;
@@ -240,6 +260,10 @@ void SceneObjectDescription::Check(ConfigCheck& check) const {
   }
   if (type == "forest") {
     forest.Check(check);  // its keys sit in the entry itself
+    return;
+  }
+  if (type == "street") {
+    street.Check(check);
     return;
   }
   if (material.empty()) check.Fail("material", "must name a material of the library");

@@ -33,14 +33,42 @@ void WriteForest(YAML::Emitter& e, const ForestDescription& f) {
   Put(e, "first_instance_id", f.first_instance_id);
 }
 
+void WriteStreet(YAML::Emitter& e, const StreetDescription& d) {
+  const StreetParams& p = d.params;
+  List(e, "blocks", std::array<double, 2>{double(p.blocks_x), double(p.blocks_y)});
+  Put(e, "block_m", p.block_m);
+  Put(e, "street_m", p.street_m);
+  Put(e, "sidewalk_m", p.sidewalk_m);
+  List(e, "building_height_m",
+       std::array<double, 2>{p.building_height_min_m, p.building_height_max_m});
+  Put(e, "city_triangles", p.city_triangles);
+  Put(e, "cars", p.cars);
+  Put(e, "car_triangles", p.car_triangles);
+  List(e, "car_speed_m_s", std::array<double, 2>{p.car_speed_min_m_s, p.car_speed_max_m_s});
+  Put(e, "pedestrians", p.pedestrians);
+  Put(e, "pedestrian_triangles", p.pedestrian_triangles);
+  Put(e, "pedestrian_speed_m_s", p.pedestrian_speed_m_s);
+  Put(e, "seed", p.seed);
+  Put(e, "road_material", d.road_material);
+  Put(e, "building_material", d.building_material);
+  Put(e, "car_material", d.car_material);
+  Put(e, "pedestrian_material", d.pedestrian_material);
+  Put(e, "road_semantic_class", d.road_semantic_class);
+  Put(e, "building_semantic_class", d.building_semantic_class);
+  Put(e, "car_semantic_class", d.car_semantic_class);
+  Put(e, "pedestrian_semantic_class", d.pedestrian_semantic_class);
+  Put(e, "first_instance_id", d.first_instance_id);
+}
+
 void WriteObject(YAML::Emitter& e, const SceneObjectDescription& o) {
   e << YAML::BeginMap;
   Put(e, "name", o.name);
   Put(e, "type", o.type);
   if (!Zero(o.position_m)) List(e, "position_m", o.position_m);
   if (!Zero(o.rotation_deg)) List(e, "rotation_deg", o.rotation_deg);
-  if (o.type == "forest") {
-    WriteForest(e, o.forest);
+  if (o.type == "forest" || o.type == "street") {
+    if (o.type == "forest") WriteForest(e, o.forest);
+    if (o.type == "street") WriteStreet(e, o.street);
     e << YAML::EndMap;
     return;
   }

@@ -33,7 +33,7 @@ struct ObjectMotion {
 
 struct SceneObject {
   std::string name;
-  std::string type;  // plane, box, disc, plate, mesh, forest
+  std::string type;  // plane, box, disc, plate, mesh, forest, street
   uint32_t material_id = 0;
   uint16_t semantic_class = 0;
   uint32_t instance_id = 0;
@@ -53,6 +53,11 @@ TriangleMesh MakePlate(double width_m, double height_m);   // in local y-z, norm
 TriangleMesh MakePlane(double size_x_m, double size_y_m);  // in local x-y, normal +z
 TriangleMesh MakeBox(double size_x_m, double size_y_m, double size_z_m);
 TriangleMesh MakeDisc(double radius_m, int segments);  // in local y-z, normal +x
+// A superellipsoid |x/a|^(2/e) + |y/b|^(2/e) + |z/c|^(2/e) = 1 (e = 1 an ellipsoid, towards 0 a
+// box) of the given extents, standing on z = 0 with its centre above the origin, x its length,
+// of about `triangles` triangles (2 nu (nv - 1) with nu = 2 (nv - 1)).
+TriangleMesh MakeSuperellipsoid(double size_x_m, double size_y_m, double size_z_m, double exponent,
+                                double triangles);
 
 // Procedural forest (seed 001 sec. 3 and Fig. 3: canopies that let part of the pulses through
 // to the ground). Trees stand on the local x-y plane (z up) of the forest, one per cell of a
@@ -103,14 +108,56 @@ struct ForestTreeMesh {
 // Tree `index` (its own random stream) in the forest's local coordinates.
 ForestTreeMesh MakeForestTree(const ForestParams& p, uint32_t index, const ForestTree& tree);
 
+// Procedural street (issue 42: traffic, not lab plates): a grid of city blocks, each a
+// building on its own ground tile behind a sidewalk, streets between them, cars driving along
+// the streets' lanes and pedestrians walking along the sidewalks, at constant velocities (the
+// scene's motion model). The buildings' facades are subdivided into quads so that the city
+// holds about city_triangles triangles (a city mesh of 10^6-10^7); every car is one car mesh
+// of about car_triangles (a rounded box 4.5 x 1.8 x 1.5 m, a superellipsoid), every pedestrian
+// one of about pedestrian_triangles (0.5 x 0.35 x 1.75 m): the same mesh placed many times,
+// as a traffic scene repeats its models. Draws from a Philox4x32-10 stream keyed by `seed`.
+// The city's local frame: x east, y north, z up, the ground at z = 0, the city's south-west
+// corner at the origin. Keys and defaults: configs/README.md, "Streets".
+struct StreetParams {
+  uint32_t blocks_x = 4, blocks_y = 4;
+  double block_m = 60;   // a block's side, sidewalk included
+  double street_m = 14;  // road width between blocks: two lanes each way
+  double sidewalk_m = 3;
+  double building_height_min_m = 8, building_height_max_m = 40;
+  double city_triangles = 1e6;
+  uint32_t cars = 50;
+  double car_triangles = 2e4;
+  double car_speed_min_m_s = 5, car_speed_max_m_s = 15;
+  uint32_t pedestrians = 20;
+  double pedestrian_triangles = 1e4;
+  double pedestrian_speed_m_s = 1.4;
+  uint64_t seed = 0;
+};
+
+// The keys of a `type: street` entry besides name, type and pose.
+struct StreetDescription {
+  StreetParams params;
+  std::string road_material, building_material, car_material, pedestrian_material;
+  // LAS 1.4: 11 road surface, 6 building; 64 and 65 (user-defined) cars and pedestrians.
+  uint16_t road_semantic_class = 11, building_semantic_class = 6;
+  uint16_t car_semantic_class = 64, pedestrian_semantic_class = 65;
+  uint32_t first_instance_id = 1;  // buildings, then cars, then pedestrians, one id each
+
+  // Ranges and the geometry as a whole (key paths relative to the entry).
+  void Check(ConfigCheck& check) const;
+};
+
+// The triangles a street makes (the quads' subdivision rounds city_triangles).
+double StreetTriangles(const StreetParams& params);
+
 // ---- The scene file as written (configs/README.md, "Scenes") ----
 // What SaveScene writes and LoadScene reads before it makes the meshes. Paths are as the
 // file's reader should open them: LoadSceneDescription makes them absolute; relative ones
 // (built in code) resolve against the directory of the scene file they are written into.
 
 // The object types, in the order messages list them.
-inline constexpr const char* kSceneObjectTypes[] = {"plane", "box",  "disc",
-                                                    "plate", "mesh", "forest"};
+inline constexpr const char* kSceneObjectTypes[] = {"plane", "box",    "disc",  "plate",
+                                                    "mesh",  "forest", "street"};
 
 // The keys of a `type: forest` entry besides name, type and pose.
 struct ForestDescription {
@@ -148,6 +195,8 @@ struct SceneObjectDescription {
   double scale = 1;
   // forest:
   ForestDescription forest;
+  // street:
+  StreetDescription street;
 
   // The keys its type takes, each in range (key paths relative to the entry).
   void Check(ConfigCheck& check) const;
