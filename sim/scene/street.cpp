@@ -298,29 +298,25 @@ std::vector<SceneObject> MakeStreet(const StreetDescription& d, const std::strin
   }
   const TriangleMesh car =
       MakeSuperellipsoid(kCarSize[0], kCarSize[1], kCarSize[2], kCarExponent, p.car_triangles);
-  const std::vector<Mover> cars = PlaceCars(p);
-  for (size_t k = 0; k < cars.size(); ++k) {
-    SceneObject o = Placed(car, cars[k], pose);
-    o.name = name + "/car_" + std::to_string(k);
-    o.type = "street";
-    o.material_id = materials.car;
-    o.semantic_class = d.car_semantic_class;
-    o.instance_id = id++;
-    out.push_back(std::move(o));
-  }
+  // Each mover a copy of its model, labelled, its id the next.
+  auto place = [&](const TriangleMesh& model, const std::vector<Mover>& movers,
+                   const std::string& kind, uint32_t material, uint16_t semantic_class) {
+    for (size_t k = 0; k < movers.size(); ++k) {
+      SceneObject o = Placed(model, movers[k], pose);
+      o.name = name + "/" + kind + "_" + std::to_string(k);
+      o.type = "street";
+      o.material_id = material;
+      o.semantic_class = semantic_class;
+      o.instance_id = id++;
+      out.push_back(std::move(o));
+    }
+  };
+  place(car, PlaceCars(p), "car", materials.car, d.car_semantic_class);
   const TriangleMesh person =
       MakeSuperellipsoid(kPedestrianSize[0], kPedestrianSize[1], kPedestrianSize[2],
                          kPedestrianExponent, p.pedestrian_triangles);
-  const std::vector<Mover> people = PlacePedestrians(p);
-  for (size_t k = 0; k < people.size(); ++k) {
-    SceneObject o = Placed(person, people[k], pose);
-    o.name = name + "/pedestrian_" + std::to_string(k);
-    o.type = "street";
-    o.material_id = materials.pedestrian;
-    o.semantic_class = d.pedestrian_semantic_class;
-    o.instance_id = id++;
-    out.push_back(std::move(o));
-  }
+  place(person, PlacePedestrians(p), "pedestrian", materials.pedestrian,
+        d.pedestrian_semantic_class);
   return out;
 }
 
