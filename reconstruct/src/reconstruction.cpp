@@ -12,6 +12,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <iterator>
+#include <numbers>
 #include <sstream>
 #include <vector>
 
@@ -110,6 +111,10 @@ void ReconstructOptions::Check(ConfigCheck& check) const {
   // Material names carry the class as three digits (surface_r007).
   if (reflectance_bins < 1 || reflectance_bins > 1000)
     check.Fail("reflectance_bins", "must be in 1..1000, got " + std::to_string(reflectance_bins));
+  // Written into the materials as roughness_deg, which they hold in [0, 90).
+  if (!(reading.roughness_rad >= 0 && reading.roughness_rad < std::numbers::pi / 2))
+    check.Fail("reading.roughness_rad",
+               "must be in [0, pi/2) rad, got " + NumberText(reading.roughness_rad));
   if (!(reading.max_reflectance >= 1 && reading.max_reflectance <= kMaxApparentReflectance))
     check.Fail("reading.max_reflectance", "must be in [1, " + NumberText(kMaxApparentReflectance) +
                                               "], got " + NumberText(reading.max_reflectance));

@@ -265,7 +265,9 @@ SurfaceRoughness FitSurfaceRoughness(const std::vector<ViewedCell>& cells,
                     cosine[j] >= gain_min_cos, two_angles});
     }
   }
-  if (angled < o.roughness_min_cells) return out;
+  if (angled < std::max<size_t>(1, o.roughness_min_cells) ||
+      !(o.max_range_m > o.min_range_m && o.min_range_m > 0))
+    return out;
   out.cells = angled;
   out.returns = rs.size();
   // Huber's threshold: 1.345 robust standard deviations (95 % efficiency for Gaussian errors)
@@ -289,8 +291,10 @@ SurfaceRoughness FitSurfaceRoughness(const std::vector<ViewedCell>& cells,
   // sigma's error through the curve from B / A's: half the span of sigma over ratio +- its
   // error (all of it from ratio up where the interval meets 0).
   const double se = BootstrapStandardError(rs, nodes, ratio, max_ratio, w, linked, o);
+  // (NaN, not measured, stays NaN; near the search's bound the interval is cut there.)
   const double below = std::max(0.0, ratio - se);
-  out.standard_error_rad = (sigma_of(ratio + se) - sigma_of(below)) / (below > 0 ? 2.0 : 1.0);
+  out.standard_error_rad =
+      std::isfinite(se) ? (sigma_of(ratio + se) - sigma_of(below)) / (below > 0 ? 2.0 : 1.0) : NAN;
   return out;
 }
 

@@ -321,11 +321,13 @@ void SceneDescription::Check(ConfigCheck& check) const {
     ConfigCheck entry = check.Sub("objects", i);
     objects[i].Check(entry);
     if (objects[i].type == "forest") forest_triangles += ForestTriangles(objects[i].forest.params);
+    if (objects[i].type == "street" && entry.ok())
+      forest_triangles += StreetTriangles(objects[i].street.params);
   }
-  // The cap is the scene's, not each forest's: three forests within it each took 6.9 GB
-  // together (issue 36).
+  // The cap is the scene's, not each forest's or street's: three forests within it each took
+  // 6.9 GB together (issue 36).
   if (forest_triangles > kMostForestTriangles) {
-    check.Fail("objects", "the scene's forests make " + NumberText(forest_triangles) +
+    check.Fail("objects", "the scene's forests and streets make " + NumberText(forest_triangles) +
                               " triangles together, more than 2 x 10^7");
   }
 }

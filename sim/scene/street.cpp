@@ -18,8 +18,9 @@ using physics::kPi;
 
 // Counter word 3 of the street's draws, one per kind ("Str" 1..). Append only.
 constexpr uint32_t kStreamHeights = 0x53747201u;      // building k's height
-constexpr uint32_t kStreamCars = 0x53747202u;         // car k's slot (draw j) and speed
+constexpr uint32_t kStreamCars = 0x53747202u;         // car k's slot (draw j)
 constexpr uint32_t kStreamPedestrians = 0x53747203u;  // pedestrian k's slot (draw j), way
+constexpr uint32_t kStreamLaneSpeeds = 0x53747204u;   // a lane's speed
 
 physics::Philox4x32 Draw(uint64_t seed, uint32_t a, uint32_t b, uint32_t stream) {
   return physics::Philox4x32_10({{a, b, 0, stream}}, static_cast<uint32_t>(seed),
@@ -69,8 +70,10 @@ double QuadSide(const StreetParams& p) {
   return std::sqrt(area / quads);
 }
 
+// Quads along a length (at least 1; bounded so that no count overflows: Check keeps buildings
+// at least 1 m wide and city_triangles within its cap, far inside this).
 uint32_t Cells(double length_m, double side_m) {
-  return static_cast<uint32_t>(std::max(1.0, std::round(length_m / side_m)));
+  return static_cast<uint32_t>(std::clamp(std::round(length_m / side_m), 1.0, 1e7));
 }
 
 // One superellipsoid ring count for a triangle budget.
@@ -111,49 +114,74 @@ struct Mover {
   double x, y, yaw, speed;
 };
 
-// The cars: each on a distinct 10 m slot of a lane, heading along its street (right-hand
-// traffic: the two lanes right of the middle go one way, the two left the other).
+// The lane slots along a street of the given length: 10 m each, none reaching into a crossing
+// (the streets across it, street_m wide every pitch from 0), so that cars on crossing streets
+// never start in one another. Their centres.
+std::vector<double> LaneSlots(const StreetParams& p, double length_m) {
+  std::vector<double> out;
+  for (double at = kCarSlotM / 2; at + kCarSlotM / 2 <= length_m; at += kCarSlotM) {
+    const double into = std::fmod(at - kCarSlotM / 2, Pitch(p));  // from a crossing's start
+    if (into >= p.street_m && into + kCarSlotM <= Pitch(p)) out.push_back(at);
+  }
+  return out;
+}
+
+// Each lane's speed: one per lane (its street, direction and lane), so that cars of a lane
+// keep their distances; cross traffic passes through at the crossings (no lights).
+double LaneSpeed(const StreetParams& p, uint32_t street, uint32_t lane, bool along_x) {
+  const double u =
+      Uniform(Draw(p.seed, street, lane + (along_x ? 0u : 4u), kStreamLaneSpeeds).v[0]);
+  return p.car_speed_min_m_s + u * (p.car_speed_max_m_s - p.car_speed_min_m_s);
+}
+
+// The cars: each on a distinct slot of a lane, heading along its street (right-hand traffic:
+// the two lanes right of the middle go one way, the two left the other).
 std::vector<Mover> PlaceCars(const StreetParams& p) {
-  const uint32_t streets_x = p.blocks_y + 1, streets_y = p.blocks_x + 1;  // along x, along y
-  const uint32_t slots_x = static_cast<uint32_t>(CityX(p) / kCarSlotM);
-  const uint32_t slots_y = static_cast<uint32_t>(CityY(p) / kCarSlotM);
-  const uint64_t along_x = uint64_t{streets_x} * 4 * slots_x;
-  const uint64_t total = along_x + uint64_t{streets_y} * 4 * slots_y;
+  const std::vector<double> along_x = LaneSlots(p, CityX(p)), along_y = LaneSlots(p, CityY(p));
+  const uint64_t on_x_total = uint64_t{p.blocks_y + 1} * 4 * along_x.size();
+  const uint64_t total = on_x_total + uint64_t{p.blocks_x + 1} * 4 * along_y.size();
   std::set<uint64_t> taken;
   std::vector<Mover> cars;
   for (uint32_t k = 0; k < p.cars; ++k) {
-    uint64_t slot = 0;
-    for (uint32_t j = 0;; ++j) {  // the next draw until a free slot (Check: enough slots)
+    for (uint32_t j = 0;; ++j) {  // the next draw until a free slot (Check: half are free)
       const physics::Philox4x32 w = Draw(p.seed, k, j, kStreamCars);
-      slot = static_cast<uint64_t>(Uniform(w.v[0]) * static_cast<double>(total));
-      if (taken.insert(slot).second) {
-        const double speed =
-            p.car_speed_min_m_s + Uniform(w.v[1]) * (p.car_speed_max_m_s - p.car_speed_min_m_s);
-        const bool on_x = slot < along_x;
-        const uint64_t s = on_x ? slot : slot - along_x;
-        const uint32_t per_street = 4 * (on_x ? slots_x : slots_y);
-        const auto street = static_cast<uint32_t>(s / per_street);
-        const auto lane = static_cast<uint32_t>(s % per_street / (on_x ? slots_x : slots_y));
-        const auto along = static_cast<uint32_t>(s % (on_x ? slots_x : slots_y));
-        const double middle = street * Pitch(p) + p.street_m / 2;
-        const double offset = (static_cast<double>(lane) - 1.5) * kLaneM;  // -5.25..5.25
-        const double position = (along + 0.5) * kCarSlotM;
-        // Right of the middle heading +axis: along x that is y < middle, along y x > middle.
-        if (on_x)
-          cars.push_back({position, middle + offset, offset < 0 ? 0.0 : kPi, speed});
-        else
-          cars.push_back({middle + offset, position, offset > 0 ? kPi / 2 : -kPi / 2, speed});
-        break;
-      }
+      const auto slot = static_cast<uint64_t>(Uniform(w.v[0]) * static_cast<double>(total));
+      if (!taken.insert(slot).second) continue;
+      const bool on_x = slot < on_x_total;
+      const std::vector<double>& slots = on_x ? along_x : along_y;
+      const uint64_t s = on_x ? slot : slot - on_x_total;
+      const auto street = static_cast<uint32_t>(s / (4 * slots.size()));
+      const auto lane = static_cast<uint32_t>(s / slots.size() % 4);
+      const double position = slots[s % slots.size()];
+      const double middle = street * Pitch(p) + p.street_m / 2;
+      const double offset = (static_cast<double>(lane) - 1.5) * kLaneM;  // -5.25..5.25
+      const double speed = LaneSpeed(p, street, lane, on_x);
+      // Right of the middle heading +axis: along x that is y < middle, along y x > middle.
+      if (on_x)
+        cars.push_back({position, middle + offset, offset < 0 ? 0.0 : kPi, speed});
+      else
+        cars.push_back({middle + offset, position, offset > 0 ? kPi / 2 : -kPi / 2, speed});
+      break;
     }
   }
   return cars;
 }
 
-// The pedestrians: each on a distinct 2 m slot of a block's sidewalk, walking along it one way
+// The sidewalk slots of one side of a block: 2 m each, between the block's corners (the
+// corner squares belong to two sides), their distances from the side's start.
+std::vector<double> WalkSlots(const StreetParams& p) {
+  std::vector<double> out;
+  for (double at = p.sidewalk_m + kPedestrianSlotM / 2;
+       at + kPedestrianSlotM / 2 <= p.block_m - p.sidewalk_m; at += kPedestrianSlotM)
+    out.push_back(at);
+  return out;
+}
+
+// The pedestrians: each on a distinct slot of a block's sidewalk, walking along it one way
 // or the other.
 std::vector<Mover> PlacePedestrians(const StreetParams& p) {
-  const uint32_t per_side = static_cast<uint32_t>(p.block_m / kPedestrianSlotM);
+  const std::vector<double> slots = WalkSlots(p);
+  const uint64_t per_side = slots.size();
   const uint64_t total = uint64_t{p.blocks_x} * p.blocks_y * 4 * per_side;
   std::set<uint64_t> taken;
   std::vector<Mover> out;
@@ -164,23 +192,23 @@ std::vector<Mover> PlacePedestrians(const StreetParams& p) {
       if (!taken.insert(slot).second) continue;
       const auto block = static_cast<uint32_t>(slot / (4 * per_side));
       const auto side = static_cast<uint32_t>(slot / per_side % 4);
-      const double along = (static_cast<double>(slot % per_side) + 0.5) * kPedestrianSlotM;
+      const double along = slots[slot % per_side];
       const double x0 = p.street_m + (block % p.blocks_x) * Pitch(p);
       const double y0 = p.street_m + (block / p.blocks_x) * Pitch(p);
-      const double in = p.sidewalk_m / 2, b = p.block_m;
-      const double yaw_sign = w.v[1] & 1 ? 0 : kPi;
+      const double in = p.sidewalk_m / 2, b = p.block_m, v = p.pedestrian_speed_m_s;
+      const double turn = w.v[1] & 1 ? 0 : kPi;
       switch (side) {
         case 0:
-          out.push_back({x0 + along, y0 + in, yaw_sign, p.pedestrian_speed_m_s});
+          out.push_back({x0 + along, y0 + in, turn, v});
           break;
         case 1:
-          out.push_back({x0 + b - in, y0 + along, kPi / 2 + yaw_sign, p.pedestrian_speed_m_s});
+          out.push_back({x0 + b - in, y0 + along, kPi / 2 + turn, v});
           break;
         case 2:
-          out.push_back({x0 + along, y0 + b - in, yaw_sign, p.pedestrian_speed_m_s});
+          out.push_back({x0 + along, y0 + b - in, turn, v});
           break;
         default:
-          out.push_back({x0 + in, y0 + along, kPi / 2 + yaw_sign, p.pedestrian_speed_m_s});
+          out.push_back({x0 + in, y0 + along, kPi / 2 + turn, v});
           break;
       }
       break;
@@ -244,6 +272,15 @@ TriangleMesh MakeSuperellipsoid(double size_x_m, double size_y_m, double size_z_
     }
   }
   return m;
+}
+
+uint64_t StreetCarSlots(const StreetParams& p) {
+  return uint64_t{p.blocks_y + 1} * 4 * LaneSlots(p, CityX(p)).size() +
+         uint64_t{p.blocks_x + 1} * 4 * LaneSlots(p, CityY(p)).size();
+}
+
+uint64_t StreetWalkSlots(const StreetParams& p) {
+  return uint64_t{p.blocks_x} * p.blocks_y * 4 * WalkSlots(p).size();
 }
 
 double StreetTriangles(const StreetParams& p) {

@@ -139,22 +139,23 @@ void StreetDescription::Check(ConfigCheck& check) const {
   const double city = std::max(p.blocks_x, p.blocks_y) * (p.block_m + p.street_m) + p.street_m;
   if (city > kMaxPositionM)
     check.Fail("blocks", "the city is " + NumberText(city) + " m across, more than 1e7 m");
-  if (!(p.block_m > 2 * p.sidewalk_m))
-    check.Fail("sidewalk_m", "two sidewalks of " + NumberText(p.sidewalk_m) +
-                                 " m leave no building on a block of " + NumberText(p.block_m) +
-                                 " m");
-  const double x = p.blocks_x * (p.block_m + p.street_m) + p.street_m;
-  const double y = p.blocks_y * (p.block_m + p.street_m) + p.street_m;
-  const double car_slots =
-      4.0 * ((p.blocks_y + 1) * std::floor(x / 10) + (p.blocks_x + 1) * std::floor(y / 10));
+  if (!(p.block_m >= 2 * p.sidewalk_m + 1))
+    check.Fail("sidewalk_m", "two sidewalks of " + NumberText(p.sidewalk_m) + " m on a block of " +
+                                 NumberText(p.block_m) + " m leave no building at least 1 m wide");
+  const double car_slots = static_cast<double>(StreetCarSlots(p));
   if (p.cars > car_slots / 2)
     check.Fail("cars", NumberText(p.cars) + " cars in lanes of " + NumberText(car_slots) +
-                           " 10 m slots: at most half of them may hold a car");
-  const double walk_slots = 4.0 * p.blocks_x * p.blocks_y * std::floor(p.block_m / 2);
+                           " 10 m slots clear of the crossings: at most half of them may hold a "
+                           "car");
+  const double walk_slots = static_cast<double>(StreetWalkSlots(p));
   if (p.pedestrians > walk_slots / 2)
     check.Fail("pedestrians", NumberText(p.pedestrians) + " pedestrians on sidewalks of " +
                                   NumberText(walk_slots) +
                                   " 2 m slots: at most half of them may hold one");
+  if (p.city_triangles < 10.0 * p.blocks_x * p.blocks_y)
+    check.Fail("city_triangles", NumberText(p.city_triangles) + " for " +
+                                     NumberText(double(p.blocks_x) * p.blocks_y) +
+                                     " buildings: each takes 10 at least (four walls and a roof)");
   if (!check.ok()) return;
   const double triangles = StreetTriangles(p);
   if (triangles > kMostStreetTriangles)

@@ -284,7 +284,7 @@ TEST(SceneValidate, TheForestTriangleCapIsTheScenes) {
   d.objects.push_back(forest);
   const Status three = d.Validate();
   ASSERT_FALSE(three.ok());
-  EXPECT_NE(three.message().find("scene: key 'objects': the scene's forests make"),
+  EXPECT_NE(three.message().find("scene: key 'objects': the scene's forests and streets make"),
             std::string::npos)
       << three.message();
   EXPECT_NE(three.message().find("triangles together, more than 2 x 10^7"), std::string::npos)

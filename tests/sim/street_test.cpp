@@ -9,7 +9,9 @@
 #include <string>
 
 #include "cpu/cpu_simulator.h"
+#include "lidartwin/base/config_check.h"
 #include "lidartwin/sim/scene.h"
+#include "scene/street_reader.h"
 #include "sim/sim_test_scenes.h"
 #include "test_support.h"
 
@@ -89,6 +91,41 @@ TEST(Street, TheShippedCityHoldsItsTrafficLabelledAndApart) {
         EXPECT_FALSE(Overlap(BoundsOf(o.mesh), c)) << o.name;
   EXPECT_NEAR(static_cast<double>(scene.TriangleCount()),
               StreetTriangles(StreetParams{.city_triangles = 1e6, .seed = 42}), 1.0);
+}
+
+// Over many seeds and a crowded city (the most cars and pedestrians allowed): no two cars and no
+// two pedestrians start inside each other, at the crossings and the blocks' corners too, and
+// the cars of a lane share its speed.
+TEST(Street, NoTwoMoversStartInsideEachOtherOverManySeeds) {
+  for (uint64_t seed = 0; seed < 12; ++seed) {
+    StreetDescription d;
+    d.params.blocks_x = 2;
+    d.params.blocks_y = 2;
+    d.params.city_triangles = 1000;
+    d.params.car_triangles = 64;
+    d.params.pedestrian_triangles = 64;
+    d.params.sidewalk_m = seed % 2 ? 2 : 6;  // corner slots once met at these
+    d.params.cars = static_cast<uint32_t>(StreetCarSlots(d.params) / 2);
+    d.params.pedestrians = static_cast<uint32_t>(StreetWalkSlots(d.params) / 2);
+    d.params.seed = seed;
+    d.road_material = d.building_material = d.car_material = d.pedestrian_material = "m";
+    ConfigCheck check;
+    d.Check(check);
+    ASSERT_TRUE(check.ok()) << check.problem()->problem;
+    const std::vector<SceneObject> objects = MakeStreet(d, "s", {{1, 0, 0, 0}, {0, 0, 0}}, {});
+    std::vector<Box> cars, people;
+    for (const SceneObject& o : objects) {
+      if (o.semantic_class == 64) cars.push_back(BoundsOf(o.mesh));
+      if (o.semantic_class == 65) people.push_back(BoundsOf(o.mesh));
+    }
+    ASSERT_EQ(cars.size(), d.params.cars);
+    ASSERT_EQ(people.size(), d.params.pedestrians);
+    for (const auto* boxes : {&cars, &people})
+      for (size_t a = 0; a < boxes->size(); ++a)
+        for (size_t b = a + 1; b < boxes->size(); ++b)
+          ASSERT_FALSE(Overlap((*boxes)[a], (*boxes)[b]))
+              << "seed " << seed << ": " << a << ", " << b;
+  }
 }
 
 TEST(Street, SameSeedSameCityOtherSeedDiffers) {

@@ -149,6 +149,10 @@ struct StreetDescription {
 
 // The triangles a street makes (the quads' subdivision rounds city_triangles).
 double StreetTriangles(const StreetParams& params);
+// The lanes' 10 m slots clear of the crossings, and the sidewalks' 2 m slots clear of the
+// blocks' corners: at most half of each may hold a car or a pedestrian.
+uint64_t StreetCarSlots(const StreetParams& params);
+uint64_t StreetWalkSlots(const StreetParams& params);
 
 // ---- The scene file as written (configs/README.md, "Scenes") ----
 // What SaveScene writes and LoadScene reads before it makes the meshes. Paths are as the

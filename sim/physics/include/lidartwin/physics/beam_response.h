@@ -36,7 +36,9 @@ struct BeamReturn {
   bool valid;
   Vec3<T> point;  // sensor frame at firing time, or at pose_end when motion corrected
   T range_m;
-  T reflectance;  // R(theta) = R0 cos(theta) [fraction]
+  // R0 cos(theta) [fraction], or R0 DiffuseShading on a rough surface (which past sigma ~ 43
+  // deg reads above R0 at oblique incidence: up to 1.10 R0 near 90 deg)
+  T reflectance;
 };
 
 // The point a sensor reports at `range_m` along its beam, which leaves from beam_origin (sensor
