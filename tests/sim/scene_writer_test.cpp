@@ -183,30 +183,31 @@ void ExpectRules(const SceneObjectDescription& valid, const std::vector<ObjectRu
 TEST(SceneValidate, EachObjectRuleNamesItsKey) {
   const SceneObjectDescription box{
       .name = "b", .type = "box", .material = "grey", .size_m = {1, 2, 3}};
-  ExpectRules(box,
-              {{"name", [](auto& o) { o.name.clear(); }, "must not be empty"},
-               {"type", [](auto& o) { o.type = "sphere"; },
-                "unknown object type 'sphere' (expected plane, box, disc, plate, mesh or forest)"},
-               {"position_m", [](auto& o) { o.position_m[1] = NAN; }, "must be finite"},
-               {"rotation_deg", [](auto& o) { o.rotation_deg[2] = INFINITY; },
-                "angles must be within +-1000000 deg, got [0, 0, inf]"},
-               // Issue 36: 1e308 was taken for angles, speeds and turn rates.
-               {"rotation_deg", [](auto& o) { o.rotation_deg[0] = 1e308; },
-                "angles must be within +-1000000 deg"},
-               {"material", [](auto& o) { o.material.clear(); }, "must name a material"},
-               {"velocity_m_s", [](auto& o) { o.velocity_m_s[0] = NAN; },
-                "each component must be within +-1e4 m/s, got nan"},
-               {"velocity_m_s", [](auto& o) { o.velocity_m_s[2] = -1e308; },
-                "each component must be within +-1e4 m/s, got -1e+308"},
-               {"yaw_rate_deg_s", [](auto& o) { o.yaw_rate_deg_s = NAN; },
-                "must be within +-1e6 deg/s, got nan"},
-               {"yaw_rate_deg_s", [](auto& o) { o.yaw_rate_deg_s = 1e308; },
-                "must be within +-1e6 deg/s, got 1e+308"},
-               {"size_m", [](auto& o) { o.size_m.pop_back(); }, "expected 3 numbers, got 2"},
-               {"size_m", [](auto& o) { o.size_m[1] = 0; }, "sizes must be positive, got 0"},
-               // Issue 36: sizes, radii and scales of 1e308 were accepted.
-               {"size_m", [](auto& o) { o.size_m[2] = 1e308; },
-                "sizes must be at most 2e7 m, got 1e+308"}});
+  ExpectRules(
+      box,
+      {{"name", [](auto& o) { o.name.clear(); }, "must not be empty"},
+       {"type", [](auto& o) { o.type = "sphere"; },
+        "unknown object type 'sphere' (expected plane, box, disc, plate, mesh, forest or street)"},
+       {"position_m", [](auto& o) { o.position_m[1] = NAN; }, "must be finite"},
+       {"rotation_deg", [](auto& o) { o.rotation_deg[2] = INFINITY; },
+        "angles must be within +-1000000 deg, got [0, 0, inf]"},
+       // Issue 36: 1e308 was taken for angles, speeds and turn rates.
+       {"rotation_deg", [](auto& o) { o.rotation_deg[0] = 1e308; },
+        "angles must be within +-1000000 deg"},
+       {"material", [](auto& o) { o.material.clear(); }, "must name a material"},
+       {"velocity_m_s", [](auto& o) { o.velocity_m_s[0] = NAN; },
+        "each component must be within +-1e4 m/s, got nan"},
+       {"velocity_m_s", [](auto& o) { o.velocity_m_s[2] = -1e308; },
+        "each component must be within +-1e4 m/s, got -1e+308"},
+       {"yaw_rate_deg_s", [](auto& o) { o.yaw_rate_deg_s = NAN; },
+        "must be within +-1e6 deg/s, got nan"},
+       {"yaw_rate_deg_s", [](auto& o) { o.yaw_rate_deg_s = 1e308; },
+        "must be within +-1e6 deg/s, got 1e+308"},
+       {"size_m", [](auto& o) { o.size_m.pop_back(); }, "expected 3 numbers, got 2"},
+       {"size_m", [](auto& o) { o.size_m[1] = 0; }, "sizes must be positive, got 0"},
+       // Issue 36: sizes, radii and scales of 1e308 were accepted.
+       {"size_m", [](auto& o) { o.size_m[2] = 1e308; },
+        "sizes must be at most 2e7 m, got 1e+308"}});
   const SceneObjectDescription plate{
       .name = "p", .type = "plate", .material = "grey", .size_m = {1, 2}};
   ExpectRules(plate,
