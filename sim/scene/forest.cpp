@@ -10,6 +10,7 @@
 #include "lidartwin/physics/philox.h"
 #include "lidartwin/physics/scan_pattern.h"
 #include "lidartwin/physics/vec3.h"
+#include "whole_number.h"
 
 namespace lt {
 
@@ -141,25 +142,7 @@ ForestTreeMesh MakeForestTree(const ForestParams& p, uint32_t index, const Fores
   return m;
 }
 
-namespace {
-
-// A whole number that fits its type: [lo, hi]; `fallback` NaN makes the key required. Ranges
-// beyond the type's are ForestDescription::Check's.
-double WholeNumber(ConfigMap& o, const std::string& key, double fallback, double lo, double hi) {
-  const double v = std::isnan(fallback) ? o.Number(key) : o.Number(key, fallback);
-  if (!(v >= lo && v <= hi) || v != std::floor(v)) {
-    o.Fail(key, "must be a whole number in " + NumberText(lo) + ".." + NumberText(hi) + ", got " +
-                    NumberText(v));
-    return lo;
-  }
-  return v;
-}
-
-constexpr double kMaxU32 = 4294967295.0;
-// Seeds above 2^53 would not survive YAML's doubles.
-constexpr double kMaxSeed = 9007199254740992.0;
-
-}  // namespace
+namespace {}  // namespace
 
 ForestDescription ReadForest(ConfigMap& o) {
   constexpr double kNone = std::numeric_limits<double>::quiet_NaN();

@@ -217,30 +217,20 @@ std::vector<Mover> PlacePedestrians(const StreetParams& p) {
   return out;
 }
 
-// A model's mesh placed at a mover, in the city's frame, then through `pose` into the world;
-// its motion the mover's velocity, turned likewise.
+// A model's mesh placed at a mover, in the city's frame (`pose` places that frame: the loader
+// takes the mesh to the world); its motion the mover's velocity, turned into the world.
 SceneObject Placed(const TriangleMesh& model, const Mover& m, const physics::Pose<double>& pose) {
   SceneObject o;
+  o.pose = pose;
   const double c = std::cos(m.yaw), s = std::sin(m.yaw);
   o.mesh.triangles = model.triangles;
   o.mesh.vertices.reserve(model.vertices.size());
-  for (const auto& v : model.vertices) {
-    const physics::Vec3<double> local{m.x + c * v[0] - s * v[1], m.y + s * v[0] + c * v[1], v[2]};
-    const auto w = physics::TransformPoint(pose, local);
-    o.mesh.vertices.push_back({w.x, w.y, w.z});
-  }
+  for (const auto& v : model.vertices)
+    o.mesh.vertices.push_back({m.x + c * v[0] - s * v[1], m.y + s * v[0] + c * v[1], v[2]});
   const auto velocity =
       physics::Rotate(pose.rotation, physics::Vec3<double>{c * m.speed, s * m.speed, 0});
   o.motion.velocity_m_s = {velocity.x, velocity.y, velocity.z};
   return o;
-}
-
-TriangleMesh InWorld(TriangleMesh m, const physics::Pose<double>& pose) {
-  for (auto& v : m.vertices) {
-    const auto w = physics::TransformPoint(pose, physics::Vec3<double>{v[0], v[1], v[2]});
-    v = {w.x, w.y, w.z};
-  }
-  return m;
 }
 
 }  // namespace
@@ -318,7 +308,7 @@ std::vector<SceneObject> MakeStreet(const StreetDescription& d, const std::strin
       const double y1 = j == p.blocks_y ? CityY(p) : y0 + pitch;
       AddQuad(road.mesh, {x0, y0, 0}, {x1, y0, 0}, {x1, y1, 0}, {x0, y1, 0});
     }
-  road.mesh = InWorld(std::move(road.mesh), pose);
+  road.pose = pose;
   out.push_back(std::move(road));
   const double quad = QuadSide(p);
   for (uint32_t b = 0; b < p.blocks_x * p.blocks_y; ++b) {
@@ -330,7 +320,8 @@ std::vector<SceneObject> MakeStreet(const StreetDescription& d, const std::strin
     o.instance_id = id++;
     const double x0 = p.street_m + (b % p.blocks_x) * pitch + p.sidewalk_m;
     const double y0 = p.street_m + (b / p.blocks_x) * pitch + p.sidewalk_m;
-    o.mesh = InWorld(MakeBuilding(x0, y0, Footprint(p), Height(p, b), quad), pose);
+    o.pose = pose;
+    o.mesh = MakeBuilding(x0, y0, Footprint(p), Height(p, b), quad);
     out.push_back(std::move(o));
   }
   const TriangleMesh car =

@@ -3,24 +3,12 @@
 
 #include "lidartwin/base/config_check.h"
 #include "street_reader.h"
+#include "whole_number.h"
 
 namespace lt {
 
 namespace {
 
-// A whole number within [0, hi] of its type, or 0 with the problem recorded (ranges beyond
-// the type's are StreetDescription::Check's).
-double Count(ConfigMap& o, const std::string& key, double fallback, double hi) {
-  const double v = o.Number(key, fallback);
-  if (!(v >= 0 && v <= hi) || v != std::floor(v)) {
-    o.Fail(key, "must be a whole number in 0.." + NumberText(hi) + ", got " + NumberText(v));
-    return 0;
-  }
-  return v;
-}
-
-constexpr double kMaxU32 = 4294967295.0;
-constexpr double kMaxSeed = 9007199254740992.0;  // 2^53: what survives YAML's doubles
 // The most triangles a street may make: a ray caster's copy takes about 300 bytes each (as the
 // forests' cap, scene.h).
 constexpr double kMostStreetTriangles = 2e7;
@@ -55,7 +43,7 @@ StreetDescription ReadStreet(ConfigMap& o) {
     p.building_height_max_m = heights[1];
   }
   p.city_triangles = o.Number("city_triangles", p.city_triangles);
-  p.cars = static_cast<uint32_t>(Count(o, "cars", p.cars, kMaxU32));
+  p.cars = static_cast<uint32_t>(WholeNumber(o, "cars", p.cars, 0, kMaxU32));
   p.car_triangles = o.Number("car_triangles", p.car_triangles);
   const std::vector<double> speeds =
       o.Has("car_speed_m_s") ? o.Numbers("car_speed_m_s")
@@ -67,24 +55,24 @@ StreetDescription ReadStreet(ConfigMap& o) {
     p.car_speed_min_m_s = speeds[0];
     p.car_speed_max_m_s = speeds[1];
   }
-  p.pedestrians = static_cast<uint32_t>(Count(o, "pedestrians", p.pedestrians, kMaxU32));
+  p.pedestrians = static_cast<uint32_t>(WholeNumber(o, "pedestrians", p.pedestrians, 0, kMaxU32));
   p.pedestrian_triangles = o.Number("pedestrian_triangles", p.pedestrian_triangles);
   p.pedestrian_speed_m_s = o.Number("pedestrian_speed_m_s", p.pedestrian_speed_m_s);
-  p.seed = static_cast<uint64_t>(Count(o, "seed", 0, kMaxSeed));
+  p.seed = static_cast<uint64_t>(WholeNumber(o, "seed", 0, 0, kMaxSeed));
   d.road_material = o.String("road_material");
   d.building_material = o.String("building_material");
   d.car_material = o.String("car_material");
   d.pedestrian_material = o.String("pedestrian_material");
   d.road_semantic_class =
-      static_cast<uint16_t>(Count(o, "road_semantic_class", d.road_semantic_class, 65535));
-  d.building_semantic_class =
-      static_cast<uint16_t>(Count(o, "building_semantic_class", d.building_semantic_class, 65535));
+      static_cast<uint16_t>(WholeNumber(o, "road_semantic_class", d.road_semantic_class, 0, 65535));
+  d.building_semantic_class = static_cast<uint16_t>(
+      WholeNumber(o, "building_semantic_class", d.building_semantic_class, 0, 65535));
   d.car_semantic_class =
-      static_cast<uint16_t>(Count(o, "car_semantic_class", d.car_semantic_class, 65535));
+      static_cast<uint16_t>(WholeNumber(o, "car_semantic_class", d.car_semantic_class, 0, 65535));
   d.pedestrian_semantic_class = static_cast<uint16_t>(
-      Count(o, "pedestrian_semantic_class", d.pedestrian_semantic_class, 65535));
+      WholeNumber(o, "pedestrian_semantic_class", d.pedestrian_semantic_class, 0, 65535));
   d.first_instance_id =
-      static_cast<uint32_t>(Count(o, "first_instance_id", d.first_instance_id, kMaxU32));
+      static_cast<uint32_t>(WholeNumber(o, "first_instance_id", d.first_instance_id, 0, kMaxU32));
   return d;
 }
 

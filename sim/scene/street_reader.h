@@ -21,8 +21,9 @@ struct StreetMaterials {
 
 // The objects of a valid street: "<name>/road" (the ground tiles), "<name>/building_<k>",
 // "<name>/car_<k>" and "<name>/pedestrian_<k>", each with its semantic class, an instance id
-// of its own from first_instance_id on (buildings, cars, pedestrians in turn), world
-// coordinates through `pose`, and the cars and pedestrians moving.
+// of its own from first_instance_id on (buildings, cars, pedestrians in turn), meshes in the
+// city's frame and `pose` placing that frame (the loader takes them to the world), and the
+// cars and pedestrians moving (their velocities in the world).
 std::vector<SceneObject> MakeStreet(const StreetDescription& street, const std::string& name,
                                     const physics::Pose<double>& pose,
                                     const StreetMaterials& materials);
