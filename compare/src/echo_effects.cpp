@@ -36,7 +36,7 @@ AngularExtent PointExtent(const Frame& f, uint32_t instance) {
 
 AngularExtent ObjectExtent(const SceneObject& o) {
   AngularExtent e;
-  for (const auto& v : o.mesh.vertices)
+  for (const auto& v : VerticesAt(o, 0))
     Extend(e, v[0], v[1], v[2]);
   return e;
 }

@@ -123,9 +123,9 @@ Status CheckRoiMargin(double margin_m) {
 std::vector<Target> TargetsFromScene(const Scene& scene, double margin_m) {
   std::vector<Target> targets;
   for (const SceneObject& o : scene.objects) {
-    if (o.instance_id == 0 || o.mesh.vertices.empty()) continue;
+    if (o.instance_id == 0 || o.stored().vertices.empty()) continue;
     std::array<double, 3> lo{INFINITY, INFINITY, INFINITY}, hi{-INFINITY, -INFINITY, -INFINITY};
-    for (const auto& v : o.mesh.vertices) {
+    for (const auto& v : VerticesAt(o, 0)) {
       const auto local =
           physics::InverseTransformPoint(o.pose, physics::Vec3<double>{v[0], v[1], v[2]});
       const double l[3] = {local.x, local.y, local.z};

@@ -158,14 +158,7 @@ Expected<Frame> CpuSimulator::Simulate(uint32_t frame_index) {
   const bool moving = scene_.HasMovingObjects();
   for (const BeamSlice& slice :
        MotionSlices(context.scan, beams, t0, moving ? options_.motion_slices : 1)) {
-    if (moving) {
-      for (uint32_t o = 0; o < scene_.objects.size(); ++o) {
-        if (scene_.objects[o].motion.moving()) {
-          caster_->MoveObject(o, VerticesAt(scene_.objects[o], slice.time_s));
-        }
-      }
-      caster_->Commit();
-    }
+    if (moving) caster_->MoveTo(slice.time_s);
     RunInParallel(slice.begin, slice.end, options_.threads, run, 1024, kPrefetchBeams);
   }
   Frame f = FrameHeader(frame_index, t0, period, trajectory_);

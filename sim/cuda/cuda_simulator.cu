@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <cub/device/device_radix_sort.cuh>
 #include <cub/device/device_select.cuh>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -16,6 +17,8 @@
 #include "internal/beam_pipeline.h"
 #include "internal/frame_setup.h"
 #include "internal/gpu_memory_plan.h"
+#include "internal/instance_tree.h"
+#include "internal/two_level_hit.h"
 #include "internal/waveform_setup.h"
 #include "lbvh.h"
 #include "lidartwin/physics/ray_triangle.h"
@@ -37,13 +40,13 @@ using cuda::LaunchWaveformWarps;
 using cuda::SimulateFrameKernel;
 using cuda::SubRaySignalKernel;
 using cuda::TraceRasterKernel;
-using cuda::TrianglePlane;
 using physics::Vec3;
 
-// Float vertices (9 per triangle) and double planes of an object's triangles at `vertices`.
-void AppendTriangles(const SceneObject& obj, const std::vector<std::array<double, 3>>& vertices,
-                     std::vector<float>& soup, std::vector<TrianglePlane>& planes) {
-  for (const auto& t : obj.mesh.triangles) {
+// Float vertices (9 per triangle) and double planes of a mesh's triangles, in its frame.
+void AppendTriangles(const TriangleMesh& mesh, std::vector<float>& soup,
+                     std::vector<TrianglePlane>& planes) {
+  const auto& vertices = mesh.vertices;
+  for (const auto& t : mesh.triangles) {
     const auto& a = vertices[t[0]];
     const auto& b = vertices[t[1]];
     const auto& c = vertices[t[2]];
@@ -123,7 +126,7 @@ struct CudaSimulator::Impl {
   SimulationOptions options;
   uint32_t beams = 0;
   GpuMemoryPlan plan;
-  std::vector<uint32_t> first_triangle;  // per object, in the soup
+  // The still geometry (objects not placed): one soup in world coordinates.
   DeviceBuffer<float> triangles;
   DeviceBuffer<TrianglePlane> planes;
   DeviceBuffer<uint32_t> tri_object;
@@ -155,6 +158,23 @@ struct CudaSimulator::Impl {
   DeviceBuffer<physics::Pose<double>> traj_pose;
   std::vector<std::unique_ptr<cuda::DeviceBvh>> bvhs;
   DeviceBuffer<BvhChunk> chunks;
+  // The placed objects (docs/adr/0030): each model's tree and planes built once in its frame,
+  // the instances (object index, model index, model box) and the top level over them, rebuilt
+  // on the host and copied up whenever they move.
+  struct PlacedModel {
+    std::unique_ptr<cuda::DeviceBvh> bvh;
+    DeviceBuffer<float> triangles;
+    DeviceBuffer<TrianglePlane> planes;
+    physics::BvhBox box;
+  };
+  std::vector<PlacedModel> placed_models;
+  DeviceBuffer<ModelTree> model_trees;
+  std::vector<uint32_t> instance_object, instance_model;
+  std::vector<InstanceRecord> instance_records;  // host copy, at the last MoveTo
+  DeviceBuffer<InstanceRecord> instances;
+  DeviceBuffer<physics::WideNode> top_nodes;
+  DeviceBuffer<physics::WideTriangle> top_leaves;
+  physics::WideBvhView top{nullptr, nullptr, 0};
   DeviceBuffer<BeamRecord> records;     // one batch
   DeviceBuffer<CompactRecord> returns;  // its valid records, compacted in beam order
   DeviceBuffer<uint32_t> return_count;
@@ -176,44 +196,91 @@ struct CudaSimulator::Impl {
   }
 
   GpuClosestHit Closest() const {
-    return {chunks.get(), static_cast<uint32_t>(bvhs.size()), planes.get(), tri_object.get()};
+    return {chunks.get(),
+            static_cast<uint32_t>(bvhs.size()),
+            planes.get(),
+            tri_object.get(),
+            top,
+            instances.get(),
+            model_trees.get()};
   }
+  // The placed objects' models, built once (Create).
+  Status BuildModels();
   // Traces the frame's angular raster into `raster` and points the context at it.
   Status TraceRaster(FrameContext& context, const physics::Pose<double>& pose);
-  // Moves the scene's moving objects to time t and refits the BVHs holding them.
-  Status MoveObjects(double t);
+  // Places the placed objects where they are at scene time t: their transforms and the top
+  // level, built on the host and copied up (two copies, no kernel, no wait on the GPU).
+  Status MoveTo(double t);
   // Simulates beams [begin, end) in batches and appends their returns to f.
   Status SimulateBeams(const FrameContext& context, uint32_t begin, uint32_t end, Frame& f);
   // The batch's compacted returns to host_records; returns their count.
   Expected<uint32_t> CopyReturns(uint32_t slots);
 };
 
-Status CudaSimulator::Impl::MoveObjects(double t) {
-  std::vector<bool> refit(bvhs.size(), false);
+Status CudaSimulator::Impl::BuildModels() {
+  std::map<const TriangleMesh*, uint32_t> index;
   for (uint32_t o = 0; o < scene->objects.size(); ++o) {
     const SceneObject& obj = scene->objects[o];
-    if (!obj.motion.moving()) continue;
-    std::vector<float> soup;
-    std::vector<TrianglePlane> p;
-    AppendTriangles(obj, VerticesAt(obj, t), soup, p);
-    if (Status s = cuda::CheckBvhCoordinates(soup); !s.ok()) {
-      return Error{"moving object '" + obj.name + "' at t = " + std::to_string(t) + " s: its " +
-                   s.message()};
+    if (!obj.placed()) continue;
+    const auto [it, added] =
+        index.emplace(&obj.stored(), static_cast<uint32_t>(placed_models.size()));
+    if (added) {
+      PlacedModel model;
+      std::vector<float> soup;
+      std::vector<TrianglePlane> model_planes;
+      AppendTriangles(obj.stored(), soup, model_planes);
+      if (Status s = cuda::CheckBvhCoordinates(soup); !s.ok()) {
+        return Error{"object '" + obj.name + "': its model's " + s.message()};
+      }
+      model.box = ModelBox(obj.stored().vertices);
+      model.bvh = std::make_unique<cuda::DeviceBvh>();
+      for (Status s : {model.triangles.Upload(soup), model.planes.Upload(model_planes)}) {
+        if (!s.ok()) return s;
+      }
+      if (Status s =
+              model.bvh->Build(model.triangles.get(), static_cast<uint32_t>(model_planes.size()),
+                               nullptr, cuda::BvhBuilder::kPloc);
+          !s.ok()) {
+        return s;
+      }
+      LT_CUDA_TRY(cudaDeviceSynchronize());
+      model.bvh->ReleaseBuildMemory();
+      placed_models.push_back(std::move(model));
     }
-    const uint32_t first = first_triangle[o];
-    LT_CUDA_TRY(cudaMemcpy(triangles.get() + 9 * size_t{first}, soup.data(),
-                           soup.size() * sizeof(float), cudaMemcpyHostToDevice));
-    LT_CUDA_TRY(cudaMemcpy(planes.get() + first, p.data(), p.size() * sizeof(TrianglePlane),
-                           cudaMemcpyHostToDevice));
-    const uint32_t last = first + static_cast<uint32_t>(p.size()) - 1;
-    for (uint32_t k = first / plan.triangles_per_bvh; k <= last / plan.triangles_per_bvh; ++k)
-      refit[k] = true;
+    instance_object.push_back(o);
+    instance_model.push_back(it->second);
   }
-  for (size_t k = 0; k < bvhs.size(); ++k) {
-    if (!refit[k]) continue;
-    const size_t first = k * size_t{plan.triangles_per_bvh};
-    if (Status s = bvhs[k]->Refit(triangles.get() + 9 * first); !s.ok()) return s;
+  std::vector<ModelTree> trees;
+  for (const PlacedModel& model : placed_models)
+    trees.push_back({model.bvh->View(), model.planes.get()});
+  if (Status s = model_trees.Upload(trees); !s.ok()) return s;
+  return MoveTo(0);
+}
+
+Status CudaSimulator::Impl::MoveTo(double t) {
+  if (instance_object.empty()) return {};
+  instance_records.resize(instance_object.size());
+  std::vector<physics::BvhBox> boxes(instance_object.size());
+  for (size_t k = 0; k < instance_object.size(); ++k) {
+    const physics::RigidTransform x = StoredToWorld(scene->objects[instance_object[k]], t);
+    instance_records[k] = {physics::FloatInverse(x), x, instance_model[k], instance_object[k]};
+    boxes[k] = PlacedBox(placed_models[instance_model[k]].box, x);
+    for (int a = 0; a < 3; ++a) {
+      if (!(std::fabs(boxes[k].lo[a]) <= physics::kMaxBvhCoordinate &&
+            std::fabs(boxes[k].hi[a]) <= physics::kMaxBvhCoordinate)) {
+        return Error{"object '" + scene->objects[instance_object[k]].name + "' at t = " +
+                     std::to_string(t) + " s lies beyond the GPU BVH's coordinates (+-" +
+                     std::to_string(static_cast<double>(physics::kMaxBvhCoordinate)) + " m)"};
+      }
+    }
   }
+  const physics::WideBvhTree tree = BuildBoxTree(boxes);
+  if (tree.nodes.empty()) return Error{"the placed objects' top-level tree is too deep"};
+  for (Status s : {instances.Upload(instance_records), top_nodes.Upload(tree.nodes),
+                   top_leaves.Upload(tree.triangles)}) {
+    if (!s.ok()) return s;
+  }
+  top = {top_nodes.get(), top_leaves.get(), static_cast<uint32_t>(tree.triangles.size())};
   return {};
 }
 
@@ -375,22 +442,26 @@ Expected<std::unique_ptr<CudaSimulator>> CudaSimulator::Create(const Scene& scen
   const size_t direction_bytes =
       direction_table ? size_t{m.beams} * sizeof(physics::Vec3<double>) : 0;
   free_bytes -= std::min(free_bytes, direction_bytes);
-  auto plan = PlanGpuMemory(free_bytes, scene.TriangleCount(), m.beams,
+  size_t still_triangles = 0;
+  for (const SceneObject& obj : scene.objects) {
+    if (!obj.placed()) still_triangles += obj.mesh.triangles.size();
+  }
+  auto plan = PlanGpuMemory(free_bytes, still_triangles, m.beams,
                             m.echoes_per_beam * (sizeof(BeamRecord) + sizeof(CompactRecord) + 16) +
                                 sub_ray_slots * sizeof(physics::SignalContribution) +
                                 (signal ? profile.footprint.sub_rays : 0) + (threshold ? 32 : 0),
                             options.max_triangles_per_bvh, options.max_beams_per_batch);
   if (!plan.ok()) return OptionError("backend", "backend cuda: " + plan.message());
   m.plan = plan.value();
-  // Scene as one triangle soup; planes and owners in the same (input) order.
+  // The still geometry as one triangle soup; planes and owners in the same (input) order.
   std::vector<float> soup;
   std::vector<TrianglePlane> planes;
   std::vector<uint32_t> owner;
-  soup.reserve(9 * scene.TriangleCount());
+  soup.reserve(9 * still_triangles);
   for (uint32_t o = 0; o < scene.objects.size(); ++o) {
     const SceneObject& obj = scene.objects[o];
-    m.first_triangle.push_back(static_cast<uint32_t>(planes.size()));
-    AppendTriangles(obj, obj.mesh.vertices, soup, planes);
+    if (obj.placed()) continue;
+    AppendTriangles(obj.mesh, soup, planes);
     owner.resize(planes.size(), o);
   }
   if (Status s = cuda::CheckBvhCoordinates(soup); !s.ok()) {
@@ -460,6 +531,7 @@ Expected<std::unique_ptr<CudaSimulator>> CudaSimulator::Create(const Scene& scen
     m.bvhs.push_back(std::move(bvh));
   }
   if (Status s = m.chunks.Upload(chunks); !s.ok()) return s.error();
+  if (Status s = m.BuildModels(); !s.ok()) return s.error();
   if (threshold) {
     const uint32_t batch_beams = m.plan.beams_per_batch;
     for (Status s : {m.work_keys.Reserve(batch_beams), m.work_keys_sorted.Reserve(batch_beams),
@@ -555,7 +627,7 @@ Expected<Frame> CudaSimulator::Simulate(uint32_t frame_index) {
   for (const BeamSlice& slice :
        MotionSlices(profile.Pattern(), m.beams, t0, moving ? m.options.motion_slices : 1)) {
     if (moving) {
-      if (Status s = m.MoveObjects(slice.time_s); !s.ok()) return s.error();
+      if (Status s = m.MoveTo(slice.time_s); !s.ok()) return s.error();
     }
     if (Status s = m.SimulateBeams(context, slice.begin, slice.end, f); !s.ok()) {
       return s.error();

@@ -7,18 +7,13 @@
 #include <cstdint>
 
 #include "internal/beam_pipeline.h"
+#include "internal/two_level_hit.h"
 #include "lbvh.h"
 #include "lidartwin/physics/ray_triangle.h"
 
 namespace lt::cuda {
 
 using physics::Vec3;
-
-// A triangle's plane in double, in input order: a vertex and the unit normal.
-struct TrianglePlane {
-  double a[3];
-  double n[3];
-};
 
 // One BVH over triangles [first, first + count) of the scene soup (a scene too large to build
 // at once is split into several, gpu_memory_plan.h).
@@ -28,12 +23,17 @@ struct BvhChunk {
 };
 
 // Closest hits on the GPU-built BVHs in float, refined in double on the hit triangle's plane
-// exactly as the CPU backend refines Embree's hits (ADR 0002).
+// exactly as the CPU backend refines Embree's hits (ADR 0002): the still geometry's chunks, then
+// the placed objects' two-level tree (sim/internal/two_level_hit.h) no farther than the still
+// hit, which keeps the hit on equal float distances (as the top level keeps the lower id).
 struct GpuClosestHit {
   const BvhChunk* chunks;
   uint32_t chunk_count;
   const TrianglePlane* planes;
   const uint32_t* tri_object;
+  physics::WideBvhView top;  // leaves' ids: instances (count 0: nothing placed)
+  const InstanceRecord* instances;
+  const ModelTree* models;
   __device__ SurfaceHit operator()(const Vec3<double>& o, const Vec3<double>& d, double t_min,
                                    double t_max) const {
     const float of[3] = {static_cast<float>(o.x), static_cast<float>(o.y), static_cast<float>(o.z)};
@@ -50,12 +50,27 @@ struct GpuClosestHit {
         tri = chunks[k].first + j;
       }
     }
-    if (tri < 0) return {false, 0, {0, 0, 0}, 0};
-    const TrianglePlane& p = planes[tri];
-    const Vec3<double> n{p.n[0], p.n[1], p.n[2]};
-    const double td = physics::RayPlaneDistance(o, d, Vec3<double>{p.a[0], p.a[1], p.a[2]}, n);
+    const InstanceHit placed =
+        ClosestInstanceHit(top, instances, models, of, df, static_cast<float>(t_min), t_best);
+    Vec3<double> a, n;
+    uint32_t object = 0;
+    if (placed.instance >= 0 && (tri < 0 || placed.t < t_best)) {
+      const InstanceRecord& in = instances[placed.instance];
+      const PlacedPlane p = PlaceModelPlane(in, models[in.model].planes[placed.triangle]);
+      a = p.a;
+      n = p.n;
+      object = in.object;
+    } else if (tri >= 0) {
+      const TrianglePlane& p = planes[tri];
+      a = {p.a[0], p.a[1], p.a[2]};
+      n = {p.n[0], p.n[1], p.n[2]};
+      object = tri_object[tri];
+    } else {
+      return {false, 0, {0, 0, 0}, 0};
+    }
+    const double td = physics::RayPlaneDistance(o, d, a, n);
     if (!(td >= t_min && td <= t_max)) return {false, 0, {0, 0, 0}, 0};
-    return {true, td, n, tri_object[tri]};
+    return {true, td, n, object};
   }
 };
 

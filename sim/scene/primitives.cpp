@@ -1,5 +1,6 @@
 // Procedural primitives as triangle meshes in local coordinates.
 #include <cmath>
+#include <unordered_set>
 
 #include "lidartwin/physics/scan_pattern.h"
 #include "lidartwin/sim/scene.h"
@@ -86,8 +87,18 @@ Status CleanMesh(TriangleMesh& mesh, const std::string& what, size_t* degenerate
 
 size_t Scene::TriangleCount() const {
   size_t n = 0;
-  for (const auto& o : objects)
+  std::unordered_set<const TriangleMesh*> models;
+  for (const auto& o : objects) {
     n += o.mesh.triangles.size();
+    if (o.model && models.insert(o.model.get()).second) n += o.model->triangles.size();
+  }
+  return n;
+}
+
+size_t PlacedTriangleCount(const Scene& scene) {
+  size_t n = 0;
+  for (const auto& o : scene.objects)
+    n += o.stored().triangles.size();
   return n;
 }
 
@@ -98,18 +109,44 @@ bool Scene::HasMovingObjects() const {
   return false;
 }
 
-std::vector<std::array<double, 3>> VerticesAt(const SceneObject& object, double t_s) {
+physics::RigidTransform StoredToWorld(const SceneObject& object, double t_s) {
   const ObjectMotion& m = object.motion;
   const double yaw = m.yaw_rate_rad_s * t_s;
   const double cy = std::cos(yaw), sy = std::sin(yaw);
-  const auto& c = object.pose.translation;
+  const physics::Vec3<double> c = object.pose.translation;
+  const physics::Vec3<double> v{m.velocity_m_s[0] * t_s, m.velocity_m_s[1] * t_s,
+                                m.velocity_m_s[2] * t_s};
+  if (object.instanced()) {
+    // Rz(yaw) R_pose, and c + v t.
+    const physics::RigidTransform pose = physics::TransformOfPose(object.pose);
+    physics::RigidTransform x{};
+    for (int j = 0; j < 3; ++j) {
+      x.r[j] = cy * pose.r[j] - sy * pose.r[3 + j];
+      x.r[3 + j] = sy * pose.r[j] + cy * pose.r[3 + j];
+      x.r[6 + j] = pose.r[6 + j];
+    }
+    x.t[0] = c.x + v.x;
+    x.t[1] = c.y + v.y;
+    x.t[2] = c.z + v.z;
+    return x;
+  }
+  // Rz(yaw), and c + v t - Rz(yaw) c.
+  return {{cy, -sy, 0, sy, cy, 0, 0, 0, 1},
+          {c.x + v.x - (cy * c.x - sy * c.y), c.y + v.y - (sy * c.x + cy * c.y), v.z}};
+}
+
+std::vector<std::array<double, 3>> VerticesAt(const SceneObject& object, double t_s) {
+  const TriangleMesh& stored = object.stored();
   std::vector<std::array<double, 3>> out;
-  out.reserve(object.mesh.vertices.size());
-  for (const auto& p : object.mesh.vertices) {
-    const double x = p[0] - c.x, y = p[1] - c.y;
-    out.push_back({c.x + cy * x - sy * y + m.velocity_m_s[0] * t_s,
-                   c.y + sy * x + cy * y + m.velocity_m_s[1] * t_s,
-                   p[2] + m.velocity_m_s[2] * t_s});
+  out.reserve(stored.vertices.size());
+  if (!object.placed()) {
+    out = stored.vertices;
+    return out;
+  }
+  const physics::RigidTransform x = StoredToWorld(object, t_s);
+  for (const auto& p : stored.vertices) {
+    const auto w = physics::PlacePoint(x, {p[0], p[1], p[2]});
+    out.push_back({w.x, w.y, w.z});
   }
   return out;
 }

@@ -4,6 +4,7 @@
 // step name the key path, and LoadScene maps it to the line of the file.
 #include <algorithm>
 #include <cmath>
+#include <map>
 
 #include "lidartwin/base/config_reader.h"
 #include "lidartwin/base/text_file.h"
@@ -116,14 +117,24 @@ Expected<SceneDescription> ReadDescription(ConfigMap& root) {
 
 // ---- building ----
 
-// Checks an object's mesh, takes it to world coordinates and adds the object to the scene.
+// Checks a mesh as an object's (or a model's, named by the first object placing it).
+Status CheckObjectMesh(const std::string& what, TriangleMesh& mesh, size_t* degenerate_dropped) {
+  if (Status s = CleanMesh(mesh, what, degenerate_dropped); !s.ok()) return s.error();
+  if (mesh.triangles.empty()) return Error{what + ": has no usable triangles"};
+  return {};
+}
+
+// Checks an object's mesh, takes it to world coordinates and adds the object to the scene. An
+// instance's model was checked when it was made, and stays in the model's frame.
 Status AddObject(const std::string& where, SceneObject obj, Scene& scene) {
   const std::string what = where + ": object '" + obj.name + "'";
-  if (Status s = CleanMesh(obj.mesh, what, &obj.degenerate_triangles_dropped); !s.ok()) {
-    return s.error();
+  if (obj.instanced()) {
+    if (obj.model->triangles.empty()) return Error{what + ": its model has no triangles"};
+    scene.objects.push_back(std::move(obj));
+    return {};
   }
-  if (obj.mesh.triangles.empty()) {
-    return Error{what + ": has no usable triangles"};
+  if (Status s = CheckObjectMesh(what, obj.mesh, &obj.degenerate_triangles_dropped); !s.ok()) {
+    return s;
   }
   // To world coordinates.
   for (auto& v : obj.mesh.vertices) {
@@ -155,6 +166,12 @@ Expected<Scene> Build(const SceneDescription& d, const std::filesystem::path& di
     return Error{""};
   }
   scene.materials = std::move(library.value());
+  // Mesh files read so far, by path and scale: each is stored once and placed as instances.
+  struct Model {
+    std::shared_ptr<const TriangleMesh> mesh;
+    size_t degenerate_dropped = 0;
+  };
+  std::map<std::pair<std::string, double>, Model> models;
   for (size_t i = 0; i < d.objects.size(); ++i) {
     const SceneObjectDescription& o = d.objects[i];
     ConfigCheck entry = check.Sub("objects", i);
@@ -216,14 +233,24 @@ Expected<Scene> Build(const SceneDescription& d, const std::filesystem::path& di
       } else if (Status readable = CheckReadableFile(path); !readable.ok()) {
         // Missing, unreadable, a FIFO (which would block the loader) or a directory.
         entry.Fail("file", "mesh file " + readable.message());
+      } else if (auto cached = models.find({path.string(), o.scale}); cached != models.end()) {
+        // The same file at the same scale: one more instance of the model read before.
+        obj.model = cached->second.mesh;
+        obj.degenerate_triangles_dropped = cached->second.degenerate_dropped;
       } else if (auto mesh = mesh_loader(path); !mesh.ok()) {
         entry.Fail("file", mesh.message());
       } else {
-        obj.mesh = std::move(mesh.value());
-        for (auto& v : obj.mesh.vertices) {
+        for (auto& v : mesh->vertices) {
           for (double& c : v)
             c *= o.scale;
         }
+        if (Status s = CheckObjectMesh(where + ": object '" + o.name + "'", mesh.value(),
+                                       &obj.degenerate_triangles_dropped);
+            !s.ok()) {
+          return s.error();
+        }
+        obj.model = std::make_shared<const TriangleMesh>(std::move(mesh.value()));
+        models[{path.string(), o.scale}] = {obj.model, obj.degenerate_triangles_dropped};
       }
     }
     if (!check.ok()) return Error{""};

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <memory>
 #include <set>
 
 #include "lidartwin/base/config_check.h"
@@ -217,16 +218,15 @@ std::vector<Mover> PlacePedestrians(const StreetParams& p) {
   return out;
 }
 
-// A model's mesh placed at a mover, in the city's frame (`pose` places that frame: the loader
-// takes the mesh to the world); its motion the mover's velocity, turned into the world.
-SceneObject Placed(const TriangleMesh& model, const Mover& m, const physics::Pose<double>& pose) {
+// An instance of a model at a mover: its pose the city's frame (`pose`) composed with the
+// mover's place and heading; its motion the mover's velocity, turned into the world.
+SceneObject Placed(std::shared_ptr<const TriangleMesh> model, const Mover& m,
+                   const physics::Pose<double>& pose) {
   SceneObject o;
-  o.pose = pose;
+  o.pose = physics::ComposePoses(
+      pose, physics::Pose<double>{physics::QuatFromRollPitchYaw(0.0, 0.0, m.yaw), {m.x, m.y, 0}});
+  o.model = std::move(model);
   const double c = std::cos(m.yaw), s = std::sin(m.yaw);
-  o.mesh.triangles = model.triangles;
-  o.mesh.vertices.reserve(model.vertices.size());
-  for (const auto& v : model.vertices)
-    o.mesh.vertices.push_back({m.x + c * v[0] - s * v[1], m.y + s * v[0] + c * v[1], v[2]});
   const auto velocity =
       physics::Rotate(pose.rotation, physics::Vec3<double>{c * m.speed, s * m.speed, 0});
   o.motion.velocity_m_s = {velocity.x, velocity.y, velocity.z};
@@ -324,11 +324,12 @@ std::vector<SceneObject> MakeStreet(const StreetDescription& d, const std::strin
     o.mesh = MakeBuilding(x0, y0, Footprint(p), Height(p, b), quad);
     out.push_back(std::move(o));
   }
-  const TriangleMesh car =
-      MakeSuperellipsoid(kCarSize[0], kCarSize[1], kCarSize[2], kCarExponent, p.car_triangles);
-  // Each mover a copy of its model, labelled, its id the next.
-  auto place = [&](const TriangleMesh& model, const std::vector<Mover>& movers,
-                   const std::string& kind, uint32_t material, uint16_t semantic_class) {
+  const auto car = std::make_shared<const TriangleMesh>(
+      MakeSuperellipsoid(kCarSize[0], kCarSize[1], kCarSize[2], kCarExponent, p.car_triangles));
+  // Each mover an instance of its model (stored once), labelled, its id the next.
+  auto place = [&](const std::shared_ptr<const TriangleMesh>& model,
+                   const std::vector<Mover>& movers, const std::string& kind, uint32_t material,
+                   uint16_t semantic_class) {
     for (size_t k = 0; k < movers.size(); ++k) {
       SceneObject o = Placed(model, movers[k], pose);
       o.name = name + "/" + kind + "_" + std::to_string(k);
@@ -340,9 +341,9 @@ std::vector<SceneObject> MakeStreet(const StreetDescription& d, const std::strin
     }
   };
   place(car, PlaceCars(p), "car", materials.car, d.car_semantic_class);
-  const TriangleMesh person =
+  const auto person = std::make_shared<const TriangleMesh>(
       MakeSuperellipsoid(kPedestrianSize[0], kPedestrianSize[1], kPedestrianSize[2],
-                         kPedestrianExponent, p.pedestrian_triangles);
+                         kPedestrianExponent, p.pedestrian_triangles));
   place(person, PlacePedestrians(p), "pedestrian", materials.pedestrian,
         d.pedestrian_semantic_class);
   return out;

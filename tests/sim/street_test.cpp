@@ -32,6 +32,13 @@ Box BoundsOf(const TriangleMesh& m) {
   return b;
 }
 
+// An object's box in the world at scene time 0 (an instance's model placed by its pose).
+Box WorldBounds(const SceneObject& o) {
+  TriangleMesh world;
+  world.vertices = VerticesAt(o, 0);
+  return BoundsOf(world);
+}
+
 bool Overlap(const Box& a, const Box& b) {
   for (int k = 0; k < 3; ++k)
     if (a.hi[k] <= b.lo[k] || b.hi[k] <= a.lo[k]) return false;
@@ -53,6 +60,7 @@ TEST(Street, TheShippedCityHoldsItsTrafficLabelledAndApart) {
   std::set<uint32_t> ids;
   size_t building_triangles = 0;
   std::vector<Box> cars;
+  const TriangleMesh* car_model = nullptr;
   for (const SceneObject& o : scene.objects) {
     ++by_class[o.semantic_class];
     if (o.semantic_class != 11) {
@@ -60,13 +68,18 @@ TEST(Street, TheShippedCityHoldsItsTrafficLabelledAndApart) {
     }
     if (o.semantic_class == 6) building_triangles += o.mesh.triangles.size();
     if (o.semantic_class == 64) {
-      cars.push_back(BoundsOf(o.mesh));
+      cars.push_back(WorldBounds(o));
       const auto& v = o.motion.velocity_m_s;
       const double speed = std::hypot(v[0], v[1]);
       EXPECT_GE(speed, 5);
       EXPECT_LE(speed, 15);
       EXPECT_TRUE(std::fabs(v[0]) < 1e-9 || std::fabs(v[1]) < 1e-9) << o.name << ": along a street";
-      EXPECT_NEAR(o.mesh.triangles.size(), 2e4, 0.05 * 2e4);
+      EXPECT_NEAR(o.stored().triangles.size(), 2e4, 0.05 * 2e4);
+      // Every car an instance of the one car model, stored once.
+      ASSERT_TRUE(o.instanced()) << o.name;
+      EXPECT_TRUE(o.mesh.triangles.empty());
+      if (!car_model) car_model = o.model.get();
+      EXPECT_EQ(o.model.get(), car_model) << o.name;
       // On the road 1.5 m under the sensor, and 1.5 m tall.
       EXPECT_NEAR(cars.back().lo[2], -1.5, 1e-9);
       EXPECT_NEAR(cars.back().hi[2], 0.0, 1e-9);
@@ -88,9 +101,16 @@ TEST(Street, TheShippedCityHoldsItsTrafficLabelledAndApart) {
   for (const SceneObject& o : scene.objects)
     if (o.semantic_class == 6)
       for (const Box& c : cars)
-        EXPECT_FALSE(Overlap(BoundsOf(o.mesh), c)) << o.name;
-  EXPECT_NEAR(static_cast<double>(scene.TriangleCount()),
+        EXPECT_FALSE(Overlap(WorldBounds(o), c)) << o.name;
+  // StreetTriangles counts every placement; the scene stores each model once.
+  EXPECT_NEAR(static_cast<double>(PlacedTriangleCount(scene)),
               StreetTriangles(StreetParams{.city_triangles = 1e6, .seed = 42}), 1.0);
+  const TriangleMesh* person_model = nullptr;
+  for (const SceneObject& o : scene.objects)
+    if (o.semantic_class == 65) person_model = o.model.get();
+  ASSERT_NE(person_model, nullptr);
+  EXPECT_EQ(scene.TriangleCount(), PlacedTriangleCount(scene) - 49 * car_model->triangles.size() -
+                                       19 * person_model->triangles.size());
 }
 
 // Over many seeds and a crowded city (the most cars and pedestrians allowed): no two cars and no
@@ -115,8 +135,8 @@ TEST(Street, NoTwoMoversStartInsideEachOtherOverManySeeds) {
     const std::vector<SceneObject> objects = MakeStreet(d, "s", {{1, 0, 0, 0}, {0, 0, 0}}, {});
     std::vector<Box> cars, people;
     for (const SceneObject& o : objects) {
-      if (o.semantic_class == 64) cars.push_back(BoundsOf(o.mesh));
-      if (o.semantic_class == 65) people.push_back(BoundsOf(o.mesh));
+      if (o.semantic_class == 64) cars.push_back(WorldBounds(o));
+      if (o.semantic_class == 65) people.push_back(WorldBounds(o));
     }
     ASSERT_EQ(cars.size(), d.params.cars);
     ASSERT_EQ(people.size(), d.params.pedestrians);
@@ -146,9 +166,9 @@ TEST(Street, SameSeedSameCityOtherSeedDiffers) {
   ASSERT_EQ(a->objects.size(), b->objects.size());
   bool differs = false;
   for (size_t k = 0; k < a->objects.size(); ++k) {
-    EXPECT_EQ(a->objects[k].mesh.vertices, b->objects[k].mesh.vertices);
+    EXPECT_EQ(VerticesAt(a->objects[k], 0), VerticesAt(b->objects[k], 0));
     EXPECT_EQ(a->objects[k].motion.velocity_m_s, b->objects[k].motion.velocity_m_s);
-    differs |= a->objects[k].mesh.vertices != c->objects[k].mesh.vertices;
+    differs |= VerticesAt(a->objects[k], 0) != VerticesAt(c->objects[k], 0);
   }
   EXPECT_TRUE(differs);
   // Written and read back: the same description, the same city.
@@ -158,7 +178,7 @@ TEST(Street, SameSeedSameCityOtherSeedDiffers) {
   ASSERT_TRUE(again.ok()) << again.message();
   ASSERT_EQ(again->objects.size(), a->objects.size());
   for (size_t k = 0; k < a->objects.size(); ++k)
-    EXPECT_EQ(again->objects[k].mesh.vertices, a->objects[k].mesh.vertices);
+    EXPECT_EQ(VerticesAt(again->objects[k], 0), VerticesAt(a->objects[k], 0));
 }
 
 // The models' mesh: closed (every edge in exactly two triangles, oriented opposite ways),

@@ -35,10 +35,10 @@ class RayCaster {
   // packets (Embree's 8-wide queries, about four times the rate of one ray at a time on
   // coherent rays). Thread-safe.
   virtual void ClosestBatch(const RayQuery* queries, size_t n, RayHit* hits) const = 0;
-  // Moves an object to new world vertices (same count and order as its mesh); takes effect
-  // at Commit(), which refits the structure. Neither may run concurrently with Closest.
-  virtual void MoveObject(uint32_t object, std::vector<std::array<double, 3>> world_vertices) = 0;
-  virtual void Commit() = 0;
+  // Moves the scene's moving objects to where they are at scene time t_s (StoredToWorld): their
+  // transforms change and the top-level tree is rebuilt; no triangle moves. Created at t = 0.
+  // Must not run concurrently with Closest.
+  virtual void MoveTo(double t_s) = 0;
 };
 
 }  // namespace lt

@@ -5,12 +5,14 @@
 #include <cstdint>
 #include <filesystem>
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "lidartwin/base/config_check.h"
 #include "lidartwin/base/status.h"
 #include "lidartwin/physics/pose.h"
+#include "lidartwin/physics/rigid_transform.h"
 #include "lidartwin/sim/material_library.h"
 
 namespace lt {
@@ -39,9 +41,21 @@ struct SceneObject {
   uint32_t instance_id = 0;
   physics::Pose<double> pose{{1, 0, 0, 0}, {0, 0, 0}};
   std::array<double, 3> size_m{0, 0, 0};  // plate/plane: width, height; box: x y z; disc: r
-  TriangleMesh mesh;                      // world coordinates at scene time 0
+  TriangleMesh mesh;                      // world coordinates at scene time 0 (not an instance)
+  // An instance of a model (issue 42, docs/adr/0030): the model's triangles in the object's
+  // local frame, stored once and shared by every object placed from it (a street's cars, the
+  // mesh entries of one file at one scale); `mesh` is then empty and the pose (moved by the
+  // motion) places the model in the world.
+  std::shared_ptr<const TriangleMesh> model;
   ObjectMotion motion;
   size_t degenerate_triangles_dropped = 0;
+
+  bool instanced() const { return model != nullptr; }
+  // The triangles as stored: the model's (local frame) or the mesh (world at time 0).
+  const TriangleMesh& stored() const { return model ? *model : mesh; }
+  // Placed by a transform in the ray casters' top-level tree (an instance, or a moving object
+  // whose mesh is moved rigidly), rather than flattened with the still geometry.
+  bool placed() const { return instanced() || motion.moving(); }
 };
 
 // Loads a mesh file (PLY, OBJ) into local coordinates. Supplied by an adapter outside the
@@ -224,6 +238,7 @@ struct Scene {
   MaterialLibrary materials;
   SceneDescription description;  // what the objects were made from
   std::string source_text;       // the scene YAML as read (as written, when built in code)
+  // Triangles stored: each model once, however many objects place it.
   size_t TriangleCount() const;
   bool HasMovingObjects() const;
 };
@@ -232,9 +247,15 @@ struct Scene {
 // degenerate triangles (zero area) are removed and counted.
 Status CleanMesh(TriangleMesh& mesh, const std::string& what, size_t* degenerate_dropped);
 
-// World vertices of an object at scene time t_s (its mesh holds them at t = 0):
-// p(t) = c + Rz(w t) (p(0) - c) + v t, c the object's position, w its yaw rate, v its velocity.
+// The rigid transform from an object's stored vertices to the world at scene time t_s. Its
+// motion turns it by Rz(w t) about the vertical through its position c and moves it by v t:
+// an instance is placed by x = Rz(w t) R_pose m + c + v t, a world mesh moved by
+// x = c + Rz(w t) (x(0) - c) + v t (the identity for a still one).
+physics::RigidTransform StoredToWorld(const SceneObject& object, double t_s);
+// World vertices of an object at scene time t_s: its stored vertices through StoredToWorld.
 std::vector<std::array<double, 3>> VerticesAt(const SceneObject& object, double t_s);
+// The model's triangle count placed as many times as it is: what a flattened scene would hold.
+size_t PlacedTriangleCount(const Scene& scene);
 
 // Reads a scene YAML into its description (paths made absolute) and validates it; errors
 // name the file, the key path and its line. Meshes and the material library are not read.

@@ -228,12 +228,24 @@ LT_HD inline void WideChildEntries(const WideNode& n, const float o[3], const fl
   }
 }
 
-// Closest hit (kAnyHit false) or any hit (true) within [t_min, t_max]. Returns the input index
-// of the triangle found (the smallest index among hits at the same distance, so the answer
-// does not depend on the tree's layout), or -1; its distance in t_hit.
-template <bool kAnyHit, typename Count = NoTraversalCount>
+// What a leaf's item is tested with: its distance along the ray (negative for a miss) and the
+// id the hit reports. A triangle's test is the watertight one and its id the input index; the
+// two-level trees' top level tests an instance's own tree instead (sim/internal/two_level_hit.h).
+struct TriangleLeafTest {
+  LT_HD float operator()(const WideTriangle& tri, const WatertightRay& wr, float /*t_min*/,
+                         float /*t_best*/, int64_t& id) const {
+    id = tri.id;
+    return RayWideTriangle(tri, wr);
+  }
+};
+
+// Closest hit (kAnyHit false) or any hit (true) within [t_min, t_max]. Returns the id of the
+// item found (the smallest among hits at the same distance, so the answer does not depend on
+// the tree's layout), or -1; its distance in t_hit.
+template <bool kAnyHit, typename Count = NoTraversalCount, typename LeafTest = TriangleLeafTest>
 LT_HD int64_t WideBvhTraverse(const WideBvhView& bvh, const float o[3], const float d[3],
-                              float t_min, float t_max, float& t_hit, Count* count = nullptr) {
+                              float t_min, float t_max, float& t_hit, Count* count = nullptr,
+                              const LeafTest& leaf_test = {}) {
   constexpr float kInf = __builtin_huge_valf();
   Count none;
   Count& counted = count ? *count : none;
@@ -257,11 +269,12 @@ LT_HD int64_t WideBvhTraverse(const WideBvhView& bvh, const float o[3], const fl
       for (uint32_t i = 0; i < n; ++i) {
         counted.Triangle();
         const WideTriangle tri = LoadWideTriangle(bvh.triangles, first + i);
-        const float t = RayWideTriangle(tri, wr);
-        const bool nearer = best < 0 ? t <= t_best : (t < t_best || (t == t_best && tri.id < best));
+        int64_t id = 0;
+        const float t = leaf_test(tri, wr, t_min, t_best, id);
+        const bool nearer = best < 0 ? t <= t_best : (t < t_best || (t == t_best && id < best));
         if (t >= t_min && nearer) {
           t_best = t;
-          best = tri.id;
+          best = id;
           if (kAnyHit) break;
         }
       }
