@@ -53,12 +53,14 @@ Scene MakeCityScene(uint64_t target_triangles, uint64_t seed) {
 
 std::vector<float> TriangleSoup(const Scene& scene) {
   std::vector<float> soup;
-  soup.reserve(9 * scene.TriangleCount());
+  soup.reserve(9 * PlacedTriangleCount(scene));
   for (const auto& o : scene.objects) {
-    for (const auto& t : o.mesh.triangles) {
+    // Instances flattened: every placement's triangles in the world at time 0.
+    const std::vector<std::array<double, 3>> world = VerticesAt(o, 0);
+    for (const auto& t : o.stored().triangles) {
       for (uint32_t i : t) {
         for (int k = 0; k < 3; ++k)
-          soup.push_back(static_cast<float>(o.mesh.vertices[i][k]));
+          soup.push_back(static_cast<float>(world[i][k]));
       }
     }
   }

@@ -31,7 +31,7 @@ Expected<SceneTraceReport> RunSceneTraceBench(const Scene& scene, const SensorPr
                                               const physics::Vec3<double>& sensor, int repeats,
                                               unsigned threads, bool with_embree) {
   SceneTraceReport report;
-  report.triangles = scene.TriangleCount();
+  report.triangles = PlacedTriangleCount(scene);  // instances flattened, as the soup is
   if (report.triangles == 0) return Error{"the scene has no triangles to trace"};
 #if LT_WITH_CUDA
   if (Status s = CudaAvailable(); !s.ok())

@@ -21,7 +21,8 @@ namespace {
 const std::vector<std::pair<const char*, std::vector<const char*>>> kModeFlags = {
     {"--export", {"--sensor", "--backend", "--export-frames", "--devices", "--out"}},
     {"--memory", {"--memory-frames", "--capture", "--calibration", "--capture-repeats"}},
-    {"--scene", {"--sensor-position"}}};
+    {"--scene", {"--sensor-position"}},
+    {"--instances", {"--model-triangles"}}};
 
 // A flag of another mode than the one asked for, as a usage error.
 Status CheckModeFlags(const Args& args, const char* mode) {
@@ -103,6 +104,12 @@ Expected<jobs::BenchTable> BenchTrace(const Args& args) {
     if (item.empty() || *end != '\0' || o.gpu_triangles.back() < 14)
       return FlagError("--gpu-triangles", "--gpu-triangles: '" + item + "' is not a count >= 14");
   }
+  if (args.Has("--instances")) {
+    auto n = args.GetUIntIn("--instances", 1000, 1, 100000);
+    if (!n.ok()) return n.error();
+    o.instances = static_cast<uint32_t>(*n);
+    if (Status s = args.Into("--model-triangles", o.model_triangles); !s.ok()) return s.error();
+  }
   o.mesh_loader = BuiltInMeshLoader();
   return jobs::BenchTrace(o);
 }
@@ -115,18 +122,20 @@ int BenchCommand(const std::vector<std::string>& argv) {
       "",
       {{"--json", "--repeats", "--threads", "--gpu-triangles", "--memory-frames", "--capture",
         "--calibration", "--capture-repeats", "--scene", "--sensor-position", "--sensor",
-        "--backend", "--export-frames", "--devices", "--out"},
+        "--backend", "--export-frames", "--devices", "--out", "--instances", "--model-triangles"},
        {"--no-gpu", "--no-embree", "--memory", "--export"},
        0},
       {{"repeats", "--repeats"},
        {"sensor_position_m", "--sensor-position"},
-       {"frames", "--export-frames"}},
+       {"frames", "--export-frames"},
+       {"model_triangles", "--model-triangles"}},
       {{"backend", "--backend"}}};  // an unusable backend is the run's error (exit 1)
   return RunCommand(bench, argv, [](const Args& args) -> Expected<int> {
-    const char* mode = args.Has("--memory")   ? "--memory"
-                       : args.Has("--export") ? "--export"
-                       : args.Has("--scene")  ? "--scene"
-                                              : "";
+    const char* mode = args.Has("--memory")      ? "--memory"
+                       : args.Has("--export")    ? "--export"
+                       : args.Has("--scene")     ? "--scene"
+                       : args.Has("--instances") ? "--instances"
+                                                 : "";
     if (Status s = FirstError(
             {CheckModeFlags(args, mode), RefuseStandardOutput(args, {{"--out", "a folder"}})});
         !s.ok())

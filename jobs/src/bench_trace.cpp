@@ -6,6 +6,7 @@
 #include "lidartwin/bench/bench_tables.h"
 #include "lidartwin/bench/cpu_bench.h"
 #include "lidartwin/bench/gpu_bench.h"
+#include "lidartwin/bench/instance_bench.h"
 #include "lidartwin/bench/scene_bench.h"
 #include "lidartwin/jobs/bench_runs.h"
 #include "lidartwin/sim/sensor_profile.h"
@@ -50,6 +51,22 @@ Expected<BenchTable> BenchUserScene(const TraceBenchOptions& o, unsigned threads
                     bench::SceneBenchJson(o.scene.string(), p, *r)};
 }
 
+// One model placed many times, instanced and flattened, on both backends.
+Expected<BenchTable> BenchInstances(const TraceBenchOptions& o, unsigned threads) {
+  auto os0 = LoadSensorProfile(o.root / "configs/sensors/ouster_os0_128.yaml");
+  if (!os0.ok()) return os0.error();
+  auto r = bench::RunInstanceBench(*os0, o.instances, o.model_triangles,
+                                   static_cast<int>(o.repeats), threads);
+  if (!r.ok()) return r.error();
+  const bench::MachineInfo m = bench::ReadMachineInfo();
+  nlohmann::json json = bench::InstanceBenchJson(*r);
+  json["machine"] = {{"host", m.host}, {"cpu", m.cpu}, {"date_utc", m.date_utc}};
+  return BenchTable{fmt::format("machine: {} ({}, {} threads), {}\n", m.host, m.cpu,
+                                m.hardware_threads, m.date_utc) +
+                        bench::InstanceBenchTable(*r),
+                    json};
+}
+
 }  // namespace
 
 Status TraceBenchOptions::Validate() const {
@@ -59,6 +76,13 @@ Status TraceBenchOptions::Validate() const {
     if (count < 14)
       return OptionError("gpu_triangles",
                          fmt::format("gpu_triangles: {} is not a count >= 14", count));
+  if (instances > 100000)
+    return OptionError("instances",
+                       fmt::format("instances: must be in 0..100000, got {}", instances));
+  if (!(model_triangles >= 100 && model_triangles <= 1e7))
+    return OptionError(
+        "model_triangles",
+        fmt::format("model_triangles: must be in [100, 1e7], got {}", model_triangles));
   if (sensor_position_m.size() != 3)
     return OptionError("sensor_position_m",
                        "sensor_position_m: three numbers x,y,z [m] in the scene's frame");
@@ -68,6 +92,7 @@ Status TraceBenchOptions::Validate() const {
 Expected<BenchTable> BenchTrace(const TraceBenchOptions& o) {
   if (Status s = o.Validate(); !s.ok()) return s.error();
   const unsigned threads = o.threads ? o.threads : UsableCores();
+  if (o.instances > 0) return BenchInstances(o, threads);
   return o.scene.empty() ? BenchDemoScene(o, threads) : BenchUserScene(o, threads);
 }
 

@@ -119,6 +119,12 @@ std::string CudaDeviceName() {
          std::to_string(p.multiProcessorCount) + " SMs)";
 }
 
+uint64_t CudaMemoryInUse() {
+  size_t free_bytes = 0, total_bytes = 0;
+  if (cudaMemGetInfo(&free_bytes, &total_bytes) != cudaSuccess) return 0;
+  return total_bytes - free_bytes;
+}
+
 struct CudaSimulator::Impl {
   const Scene* scene = nullptr;
   const SensorProfile* profile = nullptr;
@@ -170,11 +176,18 @@ struct CudaSimulator::Impl {
   std::vector<PlacedModel> placed_models;
   DeviceBuffer<ModelTree> model_trees;
   std::vector<uint32_t> instance_object, instance_model;
-  std::vector<InstanceRecord> instance_records;  // host copy, at the last MoveTo
+  // Every slice's instances and top level (GpuClosestHit), host copies and device ones.
+  std::vector<InstanceRecord> instance_records;
+  std::vector<physics::WideNode> top_node_list;
+  std::vector<physics::WideTriangle> top_leaf_list;
+  std::vector<physics::WideBvhView> top_views;
+  std::vector<std::pair<size_t, size_t>> view_offsets;  // each view's node and leaf offsets
+  std::vector<uint32_t> slice_begin_list;
   DeviceBuffer<InstanceRecord> instances;
   DeviceBuffer<physics::WideNode> top_nodes;
   DeviceBuffer<physics::WideTriangle> top_leaves;
-  physics::WideBvhView top{nullptr, nullptr, 0};
+  DeviceBuffer<physics::WideBvhView> tops;
+  DeviceBuffer<uint32_t> slice_begin;
   DeviceBuffer<BeamRecord> records;     // one batch
   DeviceBuffer<CompactRecord> returns;  // its valid records, compacted in beam order
   DeviceBuffer<uint32_t> return_count;
@@ -196,21 +209,29 @@ struct CudaSimulator::Impl {
   }
 
   GpuClosestHit Closest() const {
+    const physics::WideBvhView first =
+        top_views.empty() ? physics::WideBvhView{nullptr, nullptr, 0} : top_views[0];
     return {chunks.get(),
             static_cast<uint32_t>(bvhs.size()),
             planes.get(),
             tri_object.get(),
-            top,
+            tops.get(),
+            slice_begin.get(),
+            static_cast<uint32_t>(top_views.size()),
             instances.get(),
-            model_trees.get()};
+            static_cast<uint32_t>(instance_object.size()),
+            model_trees.get(),
+            first,
+            instances.get()};
   }
   // The placed objects' models, built once (Create).
   Status BuildModels();
   // Traces the frame's angular raster into `raster` and points the context at it.
   Status TraceRaster(FrameContext& context, const physics::Pose<double>& pose);
-  // Places the placed objects where they are at scene time t: their transforms and the top
-  // level, built on the host and copied up (two copies, no kernel, no wait on the GPU).
-  Status MoveTo(double t);
+  // Places the placed objects where they are in each motion slice: their transforms and a
+  // top level per slice, built on the host and copied up together (no kernel, no wait on the
+  // GPU), so that the frame's slices run in one launch.
+  Status PlaceSlices(const std::vector<BeamSlice>& slices);
   // Simulates beams [begin, end) in batches and appends their returns to f.
   Status SimulateBeams(const FrameContext& context, uint32_t begin, uint32_t end, Frame& f);
   // The batch's compacted returns to host_records; returns their count.
@@ -254,34 +275,60 @@ Status CudaSimulator::Impl::BuildModels() {
   for (const PlacedModel& model : placed_models)
     trees.push_back({model.bvh->View(), model.planes.get()});
   if (Status s = model_trees.Upload(trees); !s.ok()) return s;
-  return MoveTo(0);
+  return PlaceSlices({BeamSlice{0, beams, 0.0}});
 }
 
-Status CudaSimulator::Impl::MoveTo(double t) {
-  if (instance_object.empty()) return {};
-  instance_records.resize(instance_object.size());
-  std::vector<physics::BvhBox> boxes(instance_object.size());
-  for (size_t k = 0; k < instance_object.size(); ++k) {
-    const physics::RigidTransform x = StoredToWorld(scene->objects[instance_object[k]], t);
-    instance_records[k] = {physics::FloatInverse(x), x, instance_model[k], instance_object[k]};
-    boxes[k] = PlacedBox(placed_models[instance_model[k]].box, x);
-    for (int a = 0; a < 3; ++a) {
-      if (!(std::fabs(boxes[k].lo[a]) <= physics::kMaxBvhCoordinate &&
-            std::fabs(boxes[k].hi[a]) <= physics::kMaxBvhCoordinate)) {
-        return Error{"object '" + scene->objects[instance_object[k]].name + "' at t = " +
-                     std::to_string(t) + " s lies beyond the GPU BVH's coordinates (+-" +
-                     std::to_string(static_cast<double>(physics::kMaxBvhCoordinate)) + " m)"};
-      }
+// An error naming the object when its box at time t leaves the GPU trees' coordinate range.
+Status CheckPlacedBox(const physics::BvhBox& box, const std::string& name, double t) {
+  for (int a = 0; a < 3; ++a) {
+    if (!(std::fabs(box.lo[a]) <= physics::kMaxBvhCoordinate &&
+          std::fabs(box.hi[a]) <= physics::kMaxBvhCoordinate)) {
+      return Error{"object '" + name + "' at t = " + std::to_string(t) +
+                   " s lies beyond the GPU BVH's coordinates (+-" +
+                   std::to_string(static_cast<double>(physics::kMaxBvhCoordinate)) + " m)"};
     }
   }
-  const physics::WideBvhTree tree = BuildBoxTree(boxes);
-  if (tree.nodes.empty()) return Error{"the placed objects' top-level tree is too deep"};
-  for (Status s : {instances.Upload(instance_records), top_nodes.Upload(tree.nodes),
-                   top_leaves.Upload(tree.triangles)}) {
+  return {};
+}
+
+Status CudaSimulator::Impl::PlaceSlices(const std::vector<BeamSlice>& slices) {
+  if (instance_object.empty()) return {};
+  const size_t n = instance_object.size();
+  instance_records.resize(slices.size() * n);
+  top_node_list.clear();
+  top_leaf_list.clear();
+  top_views.clear();
+  slice_begin_list.clear();
+  std::vector<physics::BvhBox> boxes(n);
+  for (size_t slice = 0; slice < slices.size(); ++slice) {
+    const double t = slices[slice].time_s;
+    for (size_t k = 0; k < n; ++k) {
+      const SceneObject& obj = scene->objects[instance_object[k]];
+      const physics::RigidTransform x = StoredToWorld(obj, t);
+      instance_records[slice * n + k] = {physics::FloatInverse(x), x, instance_model[k],
+                                         instance_object[k]};
+      boxes[k] = PlacedBox(placed_models[instance_model[k]].box, x);
+      if (Status s = CheckPlacedBox(boxes[k], obj.name, t); !s.ok()) return s;
+    }
+    const physics::WideBvhTree tree = BuildBoxTree(boxes);
+    if (tree.nodes.empty()) return Error{"the placed objects' top-level tree is too deep"};
+    // Offsets into the lists now, device pointers once the lists are up.
+    top_views.push_back({nullptr, nullptr, static_cast<uint32_t>(tree.triangles.size())});
+    view_offsets.push_back({top_node_list.size(), top_leaf_list.size()});
+    top_node_list.insert(top_node_list.end(), tree.nodes.begin(), tree.nodes.end());
+    top_leaf_list.insert(top_leaf_list.end(), tree.triangles.begin(), tree.triangles.end());
+    slice_begin_list.push_back(slices[slice].begin);
+  }
+  for (Status s : {instances.Upload(instance_records), top_nodes.Upload(top_node_list),
+                   top_leaves.Upload(top_leaf_list), slice_begin.Upload(slice_begin_list)}) {
     if (!s.ok()) return s;
   }
-  top = {top_nodes.get(), top_leaves.get(), static_cast<uint32_t>(tree.triangles.size())};
-  return {};
+  for (size_t k = 0; k < top_views.size(); ++k) {
+    top_views[k].nodes = top_nodes.get() + view_offsets[k].first;
+    top_views[k].triangles = top_leaves.get() + view_offsets[k].second;
+  }
+  view_offsets.clear();
+  return tops.Upload(top_views);
 }
 
 Status CudaSimulator::Impl::TraceRaster(FrameContext& context, const physics::Pose<double>& pose) {
@@ -623,16 +670,16 @@ Expected<Frame> CudaSimulator::Simulate(uint32_t frame_index) {
     f.waveform_volts.resize(f.waveform_beams.size() * f.waveform_samples);
   }
   // The slices' times come from the host copy of the scan tables (same values).
-  const bool moving = m.scene->HasMovingObjects();
-  for (const BeamSlice& slice :
-       MotionSlices(profile.Pattern(), m.beams, t0, moving ? m.options.motion_slices : 1)) {
-    if (moving) {
-      if (Status s = m.MoveTo(slice.time_s); !s.ok()) return s.error();
-    }
-    if (Status s = m.SimulateBeams(context, slice.begin, slice.end, f); !s.ok()) {
+  // Every slice's placements up at once, the frame's beams in one pass (each beam traces its
+  // own slice's top level, GpuClosestHit::ForBeam); a still scene's were placed at Create.
+  if (m.scene->HasMovingObjects()) {
+    if (Status s =
+            m.PlaceSlices(MotionSlices(profile.Pattern(), m.beams, t0, m.options.motion_slices));
+        !s.ok()) {
       return s.error();
     }
   }
+  if (Status s = m.SimulateBeams(context, 0, m.beams, f); !s.ok()) return s.error();
   if (!f.waveform_volts.empty()) {
     if (Status s = m.kept_volts.Download(f.waveform_volts.data(), f.waveform_volts.size()); !s.ok())
       return s.error();

@@ -26,10 +26,11 @@ __global__ void SubRaySignalKernel(FrameContext c, GpuClosestHit closest,
   const uint32_t beam = beam_begin + i;
   const BeamSetup s = SetUpBeam(c, beam);
   physics::SignalContribution* out = contributions + t * c.signal.max_surfaces;
+  GpuClosestHit beam_closest = closest.ForBeam(beam);
   counts[t] =
       static_cast<uint8_t>(c.signal.raster_gather ? RasterSubRaySignal(c, beam, k, s, out)
-                                                  : TraceSubRaySignal(c, beam, k, s, closest, out,
-                                                                      c.signal.max_surfaces));
+                                                  : TraceSubRaySignal(c, beam, k, s, beam_closest,
+                                                                      out, c.signal.max_surfaces));
 }
 
 // Batch beam i's contributions, its sub-rays' filled slots one after another, copied to out[0 ..

@@ -31,9 +31,37 @@ struct GpuClosestHit {
   uint32_t chunk_count;
   const TrianglePlane* planes;
   const uint32_t* tri_object;
-  physics::WideBvhView top;  // leaves' ids: instances (count 0: nothing placed)
-  const InstanceRecord* instances;
+  // The placed objects at each motion slice of the frame: slice k covers the beams from
+  // slice_begin[k] on, its top level tops[k] over instances [k n, (k + 1) n), n =
+  // instance_count, so a frame's slices run in one launch (docs/adr/0030).
+  const physics::WideBvhView* tops;
+  const uint32_t* slice_begin;
+  uint32_t slices;
+  const InstanceRecord* all_instances;
+  uint32_t instance_count;
   const ModelTree* models;
+  // The slice a query is in: the first one's unless ForBeam chose (leaves' ids index
+  // `instances`; top.count 0: nothing placed).
+  physics::WideBvhView top;
+  const InstanceRecord* instances;
+
+  // This with the top level of the slice holding `beam`.
+  __device__ GpuClosestHit ForBeam(uint32_t beam) const {
+    GpuClosestHit c = *this;
+    if (slices < 2) return c;
+    uint32_t lo = 0, hi = slices;  // the last slice beginning at or before the beam
+    while (hi - lo > 1) {
+      const uint32_t mid = (lo + hi) / 2;
+      if (slice_begin[mid] <= beam) {
+        lo = mid;
+      } else {
+        hi = mid;
+      }
+    }
+    c.top = tops[lo];
+    c.instances = all_instances + size_t{lo} * instance_count;
+    return c;
+  }
   __device__ SurfaceHit operator()(const Vec3<double>& o, const Vec3<double>& d, double t_min,
                                    double t_max) const {
     const float of[3] = {static_cast<float>(o.x), static_cast<float>(o.y), static_cast<float>(o.z)};
@@ -78,7 +106,8 @@ __global__ void SimulateFrameKernel(FrameContext c, GpuClosestHit closest, BeamR
                                     uint32_t beam_begin, uint32_t beams) {
   const uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= beams) return;
-  SimulateBeam(c, beam_begin + i, closest, out + size_t{i} * c.echoes_per_beam);
+  SimulateBeam(c, beam_begin + i, closest.ForBeam(beam_begin + i),
+               out + size_t{i} * c.echoes_per_beam);
 }
 
 // One thread per pixel of the frame's angular raster (raster gathering, seed 004 Alg. 1).

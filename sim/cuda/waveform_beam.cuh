@@ -21,8 +21,8 @@
 // Cube 1); CudaWaveform.* holds the records to 1e-5 of their peak, as for the transforms.
 #pragma once
 
-#include <cstdint>
 #include <cstddef>
+#include <cstdint>
 
 #include "lidartwin/physics/circuit_recursion.h"
 #include "lidartwin/physics/gap_powers.h"
@@ -36,7 +36,8 @@ namespace lt::cuda {
 // samples.
 __host__ __device__ inline size_t WarpBeamBytes(uint32_t n, uint32_t slots) {
   const size_t bytes = size_t{slots} * sizeof(physics::SignalContribution) +
-                       size_t{BlockPaddedLength(n)} * sizeof(float) + (n / 32 + 1) * sizeof(uint32_t);
+                       size_t{BlockPaddedLength(n)} * sizeof(float) +
+                       (n / 32 + 1) * sizeof(uint32_t);
   return (bytes + 15) / 16 * 16;  // the next warp's contributions stay aligned
 }
 
@@ -66,9 +67,9 @@ constexpr int kBeamBlocksPerSm = 1;
 // Blocks of at most 27 warps (records of 2048 samples and more; 26 warps for the frame's 16
 // contribution slots) run a build of the kernels for 864 threads, for which ptxas may give a
 // thread 72 registers rather than 64: spill loads fall from 668 to 492 bytes in the frame's
-// kernel and from 408 to 104 in the chain's (ptxas -v), and the chain measured 134.5 / 63.0 M beams/s at 2048 / 4096 samples against
-// 132.2 / 61.3, the OS0-128 city frame 1.94 / 2.00 ms (1 M / 10 M triangles) against
-// 1.98 / 2.03, on one H100 (bench/RESULTS.md, eighth step).
+// kernel and from 408 to 104 in the chain's (ptxas -v), and the chain measured 134.5 / 63.0 M
+// beams/s at 2048 / 4096 samples against 132.2 / 61.3, the OS0-128 city frame 1.94 / 2.00 ms (1 M /
+// 10 M triangles) against 1.98 / 2.03, on one H100 (bench/RESULTS.md, eighth step).
 constexpr int kSmallBeamBlockThreads = 864;
 inline bool UsesSmallBeamBlocks(uint32_t warps) {
   return warps * 32 <= static_cast<uint32_t>(kSmallBeamBlockThreads);
@@ -128,17 +129,13 @@ class BeamChunks {
     return uint64_t{chunk_} * (blockDim.x / 32) < beams;
   }
   // The calling warp's beam in the current chunk (`beams` or more: none).
-  __device__ uint32_t Beam() const {
-    return chunk_ * (blockDim.x / 32) + threadIdx.x / 32;
-  }
+  __device__ uint32_t Beam() const { return chunk_ * (blockDim.x / 32) + threadIdx.x / 32; }
   // Round r's request for the next chunk, before the round's barrier.
   __device__ void Take(uint32_t r) {
     if (threadIdx.x == 0) slots_[r & 1] = gridDim.x + atomicAdd(taken_, 1u);
   }
   // Round r's next chunk, after the round's barrier.
-  __device__ void Next(uint32_t r) {
-    chunk_ = slots_[r & 1];
-  }
+  __device__ void Next(uint32_t r) { chunk_ = slots_[r & 1]; }
 
  private:
   uint32_t* taken_;
@@ -471,8 +468,10 @@ __device__ __forceinline__ float WarpSipmSections(const physics::WaveformChain& 
 // about 1 % at 4096 samples (bench/RESULTS.md, eighth step).
 template <uint32_t K>
 __device__ __forceinline__ uint8_t BlockSipmCircuit(const physics::WaveformChain& w,
-                                                 const WarpBeam& b, const physics::RandomKey& key,
-                                                 double background, bool active, float& highest) {
+                                                    const WarpBeam& b,
+                                                    const physics::RandomKey& key,
+                                                    double background, bool active,
+                                                    float& highest) {
   const float recovery = w.sipm_recovery;
   float* block = LaneBlock(b.record, threadIdx.x & 31u, w.samples / 32);
   float s_in = 1.0f, u_end[K];
@@ -494,8 +493,7 @@ __device__ __forceinline__ uint8_t BlockSipmCircuit(const physics::WaveformChain
   if (walks != 0) __syncwarp();  // only then did lanes write into other lanes' blocks
   highest = INFINITY;
   if (active) {
-    highest = WarpSipmSections<K>(w, key, block, u_end, sparse && w.sipm.cells > 0, s_in,
-                                  recovery);
+    highest = WarpSipmSections<K>(w, key, block, u_end, sparse && w.sipm.cells > 0, s_in, recovery);
   }
   __syncwarp();
   return (sparse ? kSparsePasses : 0) | walks;
@@ -512,8 +510,8 @@ __device__ __forceinline__ uint8_t BlockSipmCircuit(const physics::WaveformChain
 // on one H100 (bench/RESULTS.md, eighth step). Returns the passes' PassFlags, for the tests;
 // `highest`: the calling lane's block's highest voltage (for WarpRanging).
 __device__ __forceinline__ uint8_t BlockWaveformBeams(const physics::WaveformChain& w,
-                                                   const WarpBeam& b, const PairBeam& beam,
-                                                   bool active, float& highest) {
+                                                      const WarpBeam& b, const PairBeam& beam,
+                                                      bool active, float& highest) {
   double background = 0;
   if (active) background = WarpPhotons(w, beam.c, beam.n, beam.sun_w, beam.key, b.record, b.above);
   __syncthreads();

@@ -123,8 +123,8 @@ __host__ __device__ inline size_t WarpPairBytes(uint32_t n, uint32_t slots) {
 
 // The parts of a warp's shared memory.
 struct WarpPair {
-  unsigned char* records;                        // PairRecordBytes
-  uint32_t* above[2];                            // n / 32 + 1 mask words a beam
+  unsigned char* records;                         // PairRecordBytes
+  uint32_t* above[2];                             // n / 32 + 1 mask words a beam
   physics::SignalContribution* contributions[2];  // `slots` a beam
 };
 __device__ inline WarpPair WarpPairAt(unsigned char* shared, uint32_t warp, uint32_t n,
@@ -235,8 +235,8 @@ __device__ inline void ZeroRecord(BlockPadded x, uint32_t N) {
 template <typename Floats>
 __device__ __forceinline__ double WarpPhotons(const physics::WaveformChain& w,
                                               const physics::SignalContribution* c, uint32_t n,
-                                              double sun_w, const physics::RandomKey& key,
-                                              Floats x, uint32_t* chunks) {
+                                              double sun_w, const physics::RandomKey& key, Floats x,
+                                              uint32_t* chunks) {
   const uint32_t lane = threadIdx.x & 31u;
   const uint32_t N = w.samples;
   ZeroRecord(x, N);
@@ -263,9 +263,9 @@ __device__ __forceinline__ double WarpPhotons(const physics::WaveformChain& w,
     const double peak = k < 0 ? w.internal_power_w : c[k].power_w;
     // The sum rounded apart from the product, as the CPU's is (no fused multiply-add): the
     // same pulse centre on both backends.
-    const double t = k < 0 ? t_e + w.internal_delay_s
-                           : __dadd_rn(t_e, physics::RangeIntervalTime(
-                                                static_cast<double>(c[k].range_m)));
+    const double t =
+        k < 0 ? t_e + w.internal_delay_s
+              : __dadd_rn(t_e, physics::RangeIntervalTime(static_cast<double>(c[k].range_m)));
     const physics::SampleSpan s = physics::PulseSpan(w, t);
     if (s.first <= s.last) {  // within [0, N)
       const uint32_t last = static_cast<uint32_t>(s.last);
@@ -455,8 +455,8 @@ __device__ __forceinline__ void AddThermalSegment(const physics::WaveformChain& 
 // voltages (baseline and thermal noise included) replace them. `step`: StepTwiddles(N) in
 // device memory where R > 0.
 template <uint32_t R>
-__device__ __forceinline__ void WarpCircuitPair(const physics::WaveformChain& w,
-                                                const WarpPair& p, const physics::RandomKey key_a,
+__device__ __forceinline__ void WarpCircuitPair(const physics::WaveformChain& w, const WarpPair& p,
+                                                const physics::RandomKey key_a,
                                                 const physics::RandomKey key_b,
                                                 const physics::ComplexF* step) {
   const uint32_t lane = threadIdx.x & 31u;
@@ -702,8 +702,8 @@ __device__ inline uint32_t WarpRunEchoes(const physics::WaveformChain& w,
     const bool mine_run = LaneRun(x, above, N, round + lane, before, inclusive, i, j, top);
     physics::Echo e{};
     if (mine_run) e = physics::RunEcho(w, g, xr, begin, i, j, top);
-    uint32_t kept = __ballot_sync(kFullMask, mine_run && e.peak_range_m >= min_range_m &&
-                                                 e.peak_range_m <= max_range_m);
+    uint32_t kept = __ballot_sync(
+        kFullMask, mine_run && e.peak_range_m >= min_range_m && e.peak_range_m <= max_range_m);
     while (kept) {
       const int from = __ffs(kept) - 1;
       kept &= kept - 1;
@@ -722,9 +722,9 @@ __device__ inline uint32_t WarpRunEchoes(const physics::WaveformChain& w,
 // Stage 5's ranging of the voltages x[0 .. N) by the calling warp: the background and the
 // internal reflection's peak (every lane gets them), the samples above the threshold in
 // `above` (bit i of word i / 32), then the runs' echoes: a run a lane (WarpRunEchoes) for
-// BlockPadded records of at least 1024 samples, else lane 0 walks them. `highest`: the calling lane's
-// block's highest sample where known (BlockWaveformBeams), else infinity. Returns the echo count
-// on lane 0.
+// BlockPadded records of at least 1024 samples, else lane 0 walks them. `highest`: the calling
+// lane's block's highest sample where known (BlockWaveformBeams), else infinity. Returns the echo
+// count on lane 0.
 template <typename Floats>
 __device__ inline uint32_t WarpRanging(const physics::WaveformChain& w, Floats x, uint32_t* above,
                                        double min_range_m, double max_range_m,

@@ -64,6 +64,10 @@ struct TraceBenchOptions {
   std::string no_gpu_because;
   std::filesystem::path scene;  // a user's scene or mesh instead of the demo's
   std::vector<double> sensor_position_m = {0, 0, 0};  // in that scene's frame
+  // Instead, the instancing bench (instance_bench.h): this many placements (1..10^5) of one
+  // model of about model_triangles (10^2..10^7), instanced against flattened; 0: not run.
+  uint32_t instances = 0;
+  double model_triangles = 1e5;
   MeshLoader mesh_loader;
 
   Status Validate() const;  // each in its range (named by key)

@@ -26,6 +26,8 @@ namespace lt {
 Status CudaAvailable();
 // Name and memory of device 0, for reports.
 std::string CudaDeviceName();
+// Bytes of the device's memory in use (by every process), 0 when it cannot be read.
+uint64_t CudaMemoryInUse();
 
 class CudaSimulator final : public Simulator {
  public:

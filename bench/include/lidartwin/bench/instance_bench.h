@@ -1,0 +1,46 @@
+// bench --instances (issue 42): one model placed many times around an OS0-128, traced instanced
+// (the model stored once, docs/adr/0030) and flattened (every placement's triangles stored):
+// the memory each takes on the GPU and the frame time of each on both backends.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "lidartwin/base/status.h"
+#include "lidartwin/sim/scene.h"
+#include "lidartwin/sim/sensor_profile.h"
+
+namespace lt::bench {
+
+// `instances` placements of a rounded-box car of about `model_triangles` triangles, parked in
+// rows 6 m by 3 m apart around the origin on a ground plane (the sensor at the origin, at roof
+// height), seeded headings; the instances share one model.
+Scene MakeParkingLot(uint32_t instances, double model_triangles);
+// The same geometry with every placement's triangles as its own world mesh.
+Scene Flattened(const Scene& scene);
+
+struct InstanceBenchReport {
+  uint32_t instances = 0;
+  uint64_t model_triangles = 0, placed_triangles = 0;
+  std::string device, why_no_gpu;
+  unsigned threads = 0;
+  // Device memory taken by making the simulator (the scene's trees and the frame's buffers).
+  double instanced_gpu_mib = 0, flattened_gpu_mib = 0;
+  // OS0-128 frame (the capability detector), median of the repeats, results on the host.
+  double instanced_gpu_frame_ms = 0, flattened_gpu_frame_ms = 0;
+  double instanced_cpu_frame_ms = 0, flattened_cpu_frame_ms = 0;  // 0: not measured
+  std::string why_no_cpu_flattened;
+  uint64_t rays_per_frame = 0;
+};
+
+// The CPU backend's flattened frame is measured up to kCpuFlattenedMax placed triangles.
+inline constexpr uint64_t kCpuFlattenedMax = 20000000;
+Expected<InstanceBenchReport> RunInstanceBench(const SensorProfile& os0, uint32_t instances,
+                                               double model_triangles, int repeats,
+                                               unsigned threads);
+std::string InstanceBenchTable(const InstanceBenchReport& r);
+nlohmann::json InstanceBenchJson(const InstanceBenchReport& r);
+
+}  // namespace lt::bench
