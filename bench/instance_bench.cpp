@@ -14,11 +14,17 @@
 
 namespace lt::bench {
 
-Scene MakeParkingLot(uint32_t instances, double model_triangles) {
+Expected<Scene> MakeParkingLot(uint32_t instances, double model_triangles,
+                               const MaterialLibrary& materials) {
+  const int asphalt = materials.Find("asphalt"), aluminium = materials.Find("aluminium");
+  if (asphalt < 0 || aluminium < 0)
+    return Error{"the material library has no 'asphalt' or no 'aluminium' for the parking lot"};
   Scene scene;
+  scene.materials = materials;
   SceneObject ground;
   ground.name = "ground";
   ground.type = "plane";
+  ground.material_id = static_cast<uint32_t>(asphalt);
   const auto columns = static_cast<uint32_t>(std::ceil(std::sqrt(2.0 * instances)));
   const uint32_t rows = (instances + columns - 1) / columns;
   const double pitch_x = 3, pitch_y = 6;  // cars side by side, rows one car length apart
@@ -40,6 +46,7 @@ Scene MakeParkingLot(uint32_t instances, double model_triangles) {
     o.type = "mesh";
     o.instance_id = k + 1;
     o.semantic_class = 64;
+    o.material_id = static_cast<uint32_t>(aluminium);
     o.model = car;
     o.pose = {physics::QuatFromRollPitchYaw(0.0, 0.0, (r.v[0] & 1 ? 1.5 : 0.5) * M_PI),
               {x, y, -1.5}};
@@ -50,6 +57,7 @@ Scene MakeParkingLot(uint32_t instances, double model_triangles) {
 
 Scene Flattened(const Scene& scene) {
   Scene flat;
+  flat.materials = scene.materials;
   for (const SceneObject& o : scene.objects) {
     SceneObject f = o;
     f.mesh.triangles = o.stored().triangles;
@@ -99,13 +107,16 @@ Status Measure(Backend backend, const Scene& scene, const SensorProfile& os0, in
 
 }  // namespace
 
-Expected<InstanceBenchReport> RunInstanceBench(const SensorProfile& os0, uint32_t instances,
+Expected<InstanceBenchReport> RunInstanceBench(const SensorProfile& os0,
+                                               const MaterialLibrary& materials, uint32_t instances,
                                                double model_triangles, int repeats,
                                                unsigned threads) {
   InstanceBenchReport r;
   r.instances = instances;
   r.threads = threads;
-  const Scene scene = MakeParkingLot(instances, model_triangles);
+  auto lot = MakeParkingLot(instances, model_triangles, materials);
+  if (!lot.ok()) return lot.error();
+  const Scene& scene = *lot;
   r.model_triangles = scene.objects[1].stored().triangles.size();
   r.placed_triangles = PlacedTriangleCount(scene);
 #if LT_WITH_CUDA

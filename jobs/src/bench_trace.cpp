@@ -55,7 +55,9 @@ Expected<BenchTable> BenchUserScene(const TraceBenchOptions& o, unsigned threads
 Expected<BenchTable> BenchInstances(const TraceBenchOptions& o, unsigned threads) {
   auto os0 = LoadSensorProfile(o.root / "configs/sensors/ouster_os0_128.yaml");
   if (!os0.ok()) return os0.error();
-  auto r = bench::RunInstanceBench(*os0, o.instances, o.model_triangles,
+  auto materials = LoadMaterialLibrary(o.root / "configs/materials/library.yaml");
+  if (!materials.ok()) return materials.error();
+  auto r = bench::RunInstanceBench(*os0, *materials, o.instances, o.model_triangles,
                                    static_cast<int>(o.repeats), threads);
   if (!r.ok()) return r.error();
   const bench::MachineInfo m = bench::ReadMachineInfo();

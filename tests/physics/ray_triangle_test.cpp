@@ -21,7 +21,7 @@ TEST(RayTriangleDistance, HitsInFrontAndMissesOutside) {
 TEST(RayPlaneDistance, GivesTheExactPlaneDistance) {
   const Vec3<double> n{-1, 0, 0};
   const Vec3<double> d = Normalized(Vec3<double>{1, 1, 0});
-  EXPECT_NEAR(RayPlaneDistance<double>({0, 0, 0}, d, kA, n), 5 * std::sqrt(2.0), 1e-12);
+  EXPECT_NEAR(RayPlaneDistance({0, 0, 0}, d, kA, n), 5 * std::sqrt(2.0), 1e-12);
 }
 
 }  // namespace

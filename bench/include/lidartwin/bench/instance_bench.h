@@ -16,8 +16,10 @@ namespace lt::bench {
 
 // `instances` placements of a rounded-box car of about `model_triangles` triangles, parked in
 // rows 6 m by 3 m apart around the origin on a ground plane (the sensor at the origin, at roof
-// height), seeded headings; the instances share one model.
-Scene MakeParkingLot(uint32_t instances, double model_triangles);
+// height), seeded headings; the instances share one model. Materials from `materials`: the
+// ground asphalt, the cars aluminium (an error if the library lacks either).
+Expected<Scene> MakeParkingLot(uint32_t instances, double model_triangles,
+                               const MaterialLibrary& materials);
 // The same geometry with every placement's triangles as its own world mesh.
 Scene Flattened(const Scene& scene);
 
@@ -37,7 +39,8 @@ struct InstanceBenchReport {
 
 // The CPU backend's flattened frame is measured up to kCpuFlattenedMax placed triangles.
 inline constexpr uint64_t kCpuFlattenedMax = 20000000;
-Expected<InstanceBenchReport> RunInstanceBench(const SensorProfile& os0, uint32_t instances,
+Expected<InstanceBenchReport> RunInstanceBench(const SensorProfile& os0,
+                                               const MaterialLibrary& materials, uint32_t instances,
                                                double model_triangles, int repeats,
                                                unsigned threads);
 std::string InstanceBenchTable(const InstanceBenchReport& r);

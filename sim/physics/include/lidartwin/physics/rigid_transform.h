@@ -18,15 +18,6 @@ struct RigidTransform {
   double t[3];  // translation [m]
 };
 
-// A product of doubles rounded on its own (as MulRn in bvh.h for floats).
-LT_HD inline double DMulRn(double a, double b) {
-#if defined(__CUDA_ARCH__)
-  return __dmul_rn(a, b);
-#else
-  return a * b;
-#endif
-}
-
 // R v, each product rounded before the sums, left to right.
 LT_HD inline Vec3<double> RotateBy(const RigidTransform& x, const Vec3<double>& v) {
   const double* r = x.r;

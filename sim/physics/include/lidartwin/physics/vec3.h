@@ -12,6 +12,17 @@ struct Vec3 {
   T x, y, z;
 };
 
+// A product of doubles rounded on its own: nvcc would otherwise fuse a * b + c into an FMA,
+// and the host (no FMA in x86-64's baseline) and the device would round differently. Where
+// the backends must agree to the bit (the refined hit, rigid_transform.h), products use it.
+LT_HD inline double DMulRn(double a, double b) {
+#if defined(__CUDA_ARCH__)
+  return __dmul_rn(a, b);
+#else
+  return a * b;
+#endif
+}
+
 template <typename T>
 LT_HD Vec3<T> operator+(const Vec3<T>& a, const Vec3<T>& b) {
   return {a.x + b.x, a.y + b.y, a.z + b.z};
