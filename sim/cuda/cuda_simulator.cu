@@ -176,17 +176,14 @@ struct CudaSimulator::Impl {
   std::vector<PlacedModel> placed_models;
   DeviceBuffer<ModelTree> model_trees;
   std::vector<uint32_t> instance_object, instance_model;
-  // Every slice's instances and top level (GpuClosestHit), host copies and device ones.
+  // Every slice's instances and the frame's top level (GpuClosestHit), host copies and device
+  // ones.
   std::vector<InstanceRecord> instance_records;
-  std::vector<physics::WideNode> top_node_list;
-  std::vector<physics::WideTriangle> top_leaf_list;
-  std::vector<physics::WideBvhView> top_views;
-  std::vector<std::pair<size_t, size_t>> view_offsets;  // each view's node and leaf offsets
   std::vector<uint32_t> slice_begin_list;
   DeviceBuffer<InstanceRecord> instances;
   DeviceBuffer<physics::WideNode> top_nodes;
   DeviceBuffer<physics::WideTriangle> top_leaves;
-  DeviceBuffer<physics::WideBvhView> tops;
+  physics::WideBvhView top{nullptr, nullptr, 0};
   DeviceBuffer<uint32_t> slice_begin;
   DeviceBuffer<BeamRecord> records;     // one batch
   DeviceBuffer<CompactRecord> returns;  // its valid records, compacted in beam order
@@ -209,28 +206,20 @@ struct CudaSimulator::Impl {
   }
 
   GpuClosestHit Closest() const {
-    const physics::WideBvhView first =
-        top_views.empty() ? physics::WideBvhView{nullptr, nullptr, 0} : top_views[0];
-    return {chunks.get(),
-            static_cast<uint32_t>(bvhs.size()),
-            planes.get(),
-            tri_object.get(),
-            tops.get(),
-            slice_begin.get(),
-            static_cast<uint32_t>(top_views.size()),
-            instances.get(),
-            static_cast<uint32_t>(instance_object.size()),
-            model_trees.get(),
-            first,
+    return {chunks.get(),      static_cast<uint32_t>(bvhs.size()),
+            planes.get(),      tri_object.get(),
+            slice_begin.get(), static_cast<uint32_t>(slice_begin_list.size()),
+            instances.get(),   static_cast<uint32_t>(instance_object.size()),
+            model_trees.get(), top,
             instances.get()};
   }
   // The placed objects' models, built once (Create).
   Status BuildModels();
   // Traces the frame's angular raster into `raster` and points the context at it.
   Status TraceRaster(FrameContext& context, const physics::Pose<double>& pose);
-  // Places the placed objects where they are in each motion slice: their transforms and a
-  // top level per slice, built on the host and copied up together (no kernel, no wait on the
-  // GPU), so that the frame's slices run in one launch.
+  // Places the placed objects where they are in each motion slice: their transforms per slice
+  // and one top level over their swept boxes, built on the host and copied up together (no
+  // kernel, no wait on the GPU), so that the frame's slices run in one launch.
   Status PlaceSlices(const std::vector<BeamSlice>& slices);
   // Simulates beams [begin, end) in batches and appends their returns to f.
   Status SimulateBeams(const FrameContext& context, uint32_t begin, uint32_t end, Frame& f);
@@ -295,11 +284,11 @@ Status CudaSimulator::Impl::PlaceSlices(const std::vector<BeamSlice>& slices) {
   if (instance_object.empty()) return {};
   const size_t n = instance_object.size();
   instance_records.resize(slices.size() * n);
-  top_node_list.clear();
-  top_leaf_list.clear();
-  top_views.clear();
   slice_begin_list.clear();
-  std::vector<physics::BvhBox> boxes(n);
+  // Each instance's box through the slices: the frame's one top level finds every instance a
+  // ray may meet in any slice, and the slice's transform decides.
+  constexpr float kInf = __builtin_huge_valf();
+  std::vector<physics::BvhBox> swept(n, {{kInf, kInf, kInf}, {-kInf, -kInf, -kInf}});
   for (size_t slice = 0; slice < slices.size(); ++slice) {
     const double t = slices[slice].time_s;
     for (size_t k = 0; k < n; ++k) {
@@ -307,28 +296,23 @@ Status CudaSimulator::Impl::PlaceSlices(const std::vector<BeamSlice>& slices) {
       const physics::RigidTransform x = StoredToWorld(obj, t);
       instance_records[slice * n + k] = {physics::FloatInverse(x), x, instance_model[k],
                                          instance_object[k]};
-      boxes[k] = PlacedBox(placed_models[instance_model[k]].box, x);
-      if (Status s = CheckPlacedBox(boxes[k], obj.name, t); !s.ok()) return s;
+      const physics::BvhBox b = PlacedBox(placed_models[instance_model[k]].box, x);
+      if (Status s = CheckPlacedBox(b, obj.name, t); !s.ok()) return s;
+      for (int a = 0; a < 3; ++a) {
+        swept[k].lo[a] = std::min(swept[k].lo[a], b.lo[a]);
+        swept[k].hi[a] = std::max(swept[k].hi[a], b.hi[a]);
+      }
     }
-    const physics::WideBvhTree tree = BuildBoxTree(boxes);
-    if (tree.nodes.empty()) return Error{"the placed objects' top-level tree is too deep"};
-    // Offsets into the lists now, device pointers once the lists are up.
-    top_views.push_back({nullptr, nullptr, static_cast<uint32_t>(tree.triangles.size())});
-    view_offsets.push_back({top_node_list.size(), top_leaf_list.size()});
-    top_node_list.insert(top_node_list.end(), tree.nodes.begin(), tree.nodes.end());
-    top_leaf_list.insert(top_leaf_list.end(), tree.triangles.begin(), tree.triangles.end());
     slice_begin_list.push_back(slices[slice].begin);
   }
-  for (Status s : {instances.Upload(instance_records), top_nodes.Upload(top_node_list),
-                   top_leaves.Upload(top_leaf_list), slice_begin.Upload(slice_begin_list)}) {
+  const physics::WideBvhTree tree = BuildBoxTree(swept);
+  if (tree.nodes.empty()) return Error{"the placed objects' top-level tree is too deep"};
+  for (Status s : {instances.Upload(instance_records), top_nodes.Upload(tree.nodes),
+                   top_leaves.Upload(tree.triangles), slice_begin.Upload(slice_begin_list)}) {
     if (!s.ok()) return s;
   }
-  for (size_t k = 0; k < top_views.size(); ++k) {
-    top_views[k].nodes = top_nodes.get() + view_offsets[k].first;
-    top_views[k].triangles = top_leaves.get() + view_offsets[k].second;
-  }
-  view_offsets.clear();
-  return tops.Upload(top_views);
+  top = {top_nodes.get(), top_leaves.get(), static_cast<uint32_t>(tree.triangles.size())};
+  return {};
 }
 
 Status CudaSimulator::Impl::TraceRaster(FrameContext& context, const physics::Pose<double>& pose) {

@@ -31,21 +31,20 @@ struct GpuClosestHit {
   uint32_t chunk_count;
   const TrianglePlane* planes;
   const uint32_t* tri_object;
-  // The placed objects at each motion slice of the frame: slice k covers the beams from
-  // slice_begin[k] on, its top level tops[k] over instances [k n, (k + 1) n), n =
-  // instance_count, so a frame's slices run in one launch (docs/adr/0030).
-  const physics::WideBvhView* tops;
+  // The placed objects (docs/adr/0030): one top level for the frame over each instance's box
+  // swept through the frame's motion slices, and each slice's transforms: slice k covers the
+  // beams from slice_begin[k] on and its instances are [k n, (k + 1) n), n = instance_count,
+  // so a frame's slices run in one launch.
   const uint32_t* slice_begin;
   uint32_t slices;
   const InstanceRecord* all_instances;
   uint32_t instance_count;
   const ModelTree* models;
-  // The slice a query is in: the first one's unless ForBeam chose (leaves' ids index
-  // `instances`; top.count 0: nothing placed).
-  physics::WideBvhView top;
+  physics::WideBvhView top;  // leaves' ids index `instances` (count 0: nothing placed)
+  // The slice a query is in: the first one's unless ForBeam chose.
   const InstanceRecord* instances;
 
-  // This with the top level of the slice holding `beam`.
+  // This with the transforms of the slice holding `beam`.
   __device__ GpuClosestHit ForBeam(uint32_t beam) const {
     GpuClosestHit c = *this;
     if (slices < 2) return c;
@@ -58,10 +57,10 @@ struct GpuClosestHit {
         hi = mid;
       }
     }
-    c.top = tops[lo];
     c.instances = all_instances + size_t{lo} * instance_count;
     return c;
   }
+
   __device__ SurfaceHit operator()(const Vec3<double>& o, const Vec3<double>& d, double t_min,
                                    double t_max) const {
     const float of[3] = {static_cast<float>(o.x), static_cast<float>(o.y), static_cast<float>(o.z)};
