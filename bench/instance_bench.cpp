@@ -70,55 +70,113 @@ Scene Flattened(const Scene& scene) {
 
 namespace {
 
-// Median frame time [ms] of `repeats` frames after a warm-up one.
-Expected<double> MedianFrameMs(Simulator& sim, int repeats) {
+struct Timing {
+  double frame_ms = 0, gpu_total_ms = 0, gpu_kernel_ms = 0;
+};
+
+double Median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v[v.size() / 2];
+}
+
+// Median times of `repeats` frames after a warm-up one: wall, and (GPU) CUDA-event times.
+Expected<Timing> MedianFrame(Simulator& sim, int repeats) {
   if (auto warm = sim.Simulate(0); !warm.ok()) return warm.error();
-  std::vector<double> ms;
+  std::vector<double> wall, total, kernel;
   for (int k = 0; k < repeats; ++k) {
     const auto t0 = std::chrono::steady_clock::now();
     auto f = sim.Simulate(static_cast<uint32_t>(k + 1));
     if (!f.ok()) return f.error();
-    ms.push_back(
+    wall.push_back(
         std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
+#if LT_WITH_CUDA
+    if (const auto* gpu = dynamic_cast<const CudaSimulator*>(&sim)) {
+      total.push_back(gpu->last_total_ms());
+      kernel.push_back(gpu->last_kernel_ms());
+    }
+#endif
   }
-  std::sort(ms.begin(), ms.end());
-  return ms[ms.size() / 2];
+  Timing t;
+  t.frame_ms = Median(wall);
+  if (!total.empty()) {
+    t.gpu_total_ms = Median(total);
+    t.gpu_kernel_ms = Median(kernel);
+  }
+  return t;
 }
 
-// The frame time of a backend on a scene, and (GPU) the device memory making it took.
+// One side of a scene on a backend: its frame times and (GPU) the memory making it took.
 Status Measure(Backend backend, const Scene& scene, const SensorProfile& os0, int repeats,
-               unsigned threads, double& frame_ms, double* gpu_mib, uint64_t& rays) {
+               unsigned threads, InstancingFigures::Side& side, uint64_t& rays) {
 #if LT_WITH_CUDA
   const uint64_t before = backend == Backend::kCuda ? CudaMemoryInUse() : 0;
 #endif
   auto sim = CreateSimulator(backend, scene, os0, Trajectory::Static(), {0, threads});
   if (!sim.ok()) return sim.error();
 #if LT_WITH_CUDA
-  if (gpu_mib) *gpu_mib = (static_cast<double>(CudaMemoryInUse()) - before) / (1 << 20);
-#else
-  (void)gpu_mib;
+  if (backend == Backend::kCuda)
+    side.gpu_mib = (static_cast<double>(CudaMemoryInUse()) - before) / (1 << 20);
 #endif
   rays = (*sim)->RaysPerFrame();
-  auto ms = MedianFrameMs(**sim, repeats);
-  if (!ms.ok()) return ms.error();
-  frame_ms = *ms;
+  auto t = MedianFrame(**sim, repeats);
+  if (!t.ok()) return t.error();
+  if (backend == Backend::kCpu) {
+    side.cpu_frame_ms = t->frame_ms;
+  } else {
+    side.gpu_frame_ms = t->frame_ms;
+    side.gpu_total_ms = t->gpu_total_ms;
+    side.gpu_kernel_ms = t->gpu_kernel_ms;
+  }
   return {};
+}
+
+// A scene instanced and flattened on the backends there are.
+Expected<InstancingFigures> MeasureScene(const std::string& name, const Scene& scene,
+                                         const SensorProfile& os0, bool gpu, int repeats,
+                                         unsigned threads, uint64_t& rays) {
+  InstancingFigures f;
+  f.scene = name;
+  f.stored_triangles = scene.TriangleCount();
+  f.placed_triangles = PlacedTriangleCount(scene);
+  if (Status s = Measure(Backend::kCpu, scene, os0, repeats, threads, f.instanced, rays); !s.ok())
+    return s.error();
+  if (gpu) {
+    if (Status s = Measure(Backend::kCuda, scene, os0, repeats, threads, f.instanced, rays);
+        !s.ok())
+      return s.error();
+  }
+  const bool cpu_flat = f.placed_triangles <= kCpuFlattenedMax;
+  if (!cpu_flat) {
+    f.why_no_cpu_flattened =
+        fmt::format("{} placed triangles, over the {} the bench flattens on the CPU",
+                    f.placed_triangles, kCpuFlattenedMax);
+  }
+  if (!cpu_flat && !gpu) return f;
+  const Scene flat = Flattened(scene);
+  if (cpu_flat) {
+    if (Status s = Measure(Backend::kCpu, flat, os0, repeats, threads, f.flattened, rays); !s.ok())
+      return s.error();
+  }
+  if (gpu) {
+    if (Status s = Measure(Backend::kCuda, flat, os0, repeats, threads, f.flattened, rays); !s.ok())
+      return s.error();
+  }
+  return f;
 }
 
 }  // namespace
 
 Expected<InstanceBenchReport> RunInstanceBench(const SensorProfile& os0,
                                                const MaterialLibrary& materials, uint32_t instances,
-                                               double model_triangles, int repeats,
+                                               double model_triangles, const Scene* street,
+                                               const std::string& street_name, int repeats,
                                                unsigned threads) {
   InstanceBenchReport r;
   r.instances = instances;
   r.threads = threads;
   auto lot = MakeParkingLot(instances, model_triangles, materials);
   if (!lot.ok()) return lot.error();
-  const Scene& scene = *lot;
-  r.model_triangles = scene.objects[1].stored().triangles.size();
-  r.placed_triangles = PlacedTriangleCount(scene);
+  r.model_triangles = lot->objects[1].stored().triangles.size();
 #if LT_WITH_CUDA
   if (Status s = CudaAvailable(); !s.ok())
     r.why_no_gpu = s.message();
@@ -127,55 +185,73 @@ Expected<InstanceBenchReport> RunInstanceBench(const SensorProfile& os0,
 #else
   r.why_no_gpu = "this build has no CUDA backend";
 #endif
-  if (Status s = Measure(Backend::kCpu, scene, os0, repeats, threads, r.instanced_cpu_frame_ms,
-                         nullptr, r.rays_per_frame);
-      !s.ok())
-    return s.error();
-  if (r.why_no_gpu.empty()) {
-    if (Status s = Measure(Backend::kCuda, scene, os0, repeats, threads, r.instanced_gpu_frame_ms,
-                           &r.instanced_gpu_mib, r.rays_per_frame);
-        !s.ok())
-      return s.error();
-  }
-  const bool cpu_flat = r.placed_triangles <= kCpuFlattenedMax;
-  if (!cpu_flat) {
-    r.why_no_cpu_flattened =
-        fmt::format("{} placed triangles, over the {} the bench flattens on the CPU",
-                    r.placed_triangles, kCpuFlattenedMax);
-  }
-  if (!cpu_flat && !r.why_no_gpu.empty()) return r;
-  const Scene flat = Flattened(scene);
-  if (cpu_flat) {
-    if (Status s = Measure(Backend::kCpu, flat, os0, repeats, threads, r.flattened_cpu_frame_ms,
-                           nullptr, r.rays_per_frame);
-        !s.ok())
-      return s.error();
-  }
-  if (r.why_no_gpu.empty()) {
-    if (Status s = Measure(Backend::kCuda, flat, os0, repeats, threads, r.flattened_gpu_frame_ms,
-                           &r.flattened_gpu_mib, r.rays_per_frame);
-        !s.ok())
-      return s.error();
+  const bool gpu = r.why_no_gpu.empty();
+  auto figures = MeasureScene("parking lot", *lot, os0, gpu, repeats, threads, r.rays_per_frame);
+  if (!figures.ok()) return figures.error();
+  r.lot = std::move(*figures);
+  if (street) {
+    uint64_t rays = 0;
+    auto s = MeasureScene(street_name, *street, os0, gpu, repeats, threads, rays);
+    if (!s.ok()) return s.error();
+    r.street = std::move(*s);
   }
   return r;
 }
 
+namespace {
+
+std::string Ms(double v) {
+  return v > 0 ? fmt::format("{:.3f} ms", v) : std::string("-");
+}
+
+std::string FiguresTable(const InstancingFigures& f, const InstanceBenchReport& r) {
+  std::string t = fmt::format("{}: {} triangles stored, {} placed\n", f.scene, f.stored_triangles,
+                              f.placed_triangles);
+  t += fmt::format("  {:<34} {:>12} {:>12}\n", "", "instanced", "flattened");
+  t += fmt::format("  {:<34} {:>12} {:>12}\n", fmt::format("CPU frame ({} threads)", r.threads),
+                   Ms(f.instanced.cpu_frame_ms), Ms(f.flattened.cpu_frame_ms));
+  if (!f.why_no_cpu_flattened.empty())
+    t += fmt::format("  CPU flattened not measured: {}\n", f.why_no_cpu_flattened);
+  if (!r.why_no_gpu.empty()) return t;
+  const std::pair<const char*, double InstancingFigures::Side::*> rows[] = {
+      {"GPU frame", &InstancingFigures::Side::gpu_frame_ms},
+      {"GPU kernels and copy back (events)", &InstancingFigures::Side::gpu_total_ms},
+      {"GPU beam kernels (events)", &InstancingFigures::Side::gpu_kernel_ms}};
+  for (const auto& [name, field] : rows)
+    t += fmt::format("  {:<34} {:>12} {:>12}\n", name, Ms(f.instanced.*field),
+                     Ms(f.flattened.*field));
+  t += fmt::format("  {:<34} {:>8.0f} MiB {:>8.0f} MiB\n", "GPU memory", f.instanced.gpu_mib,
+                   f.flattened.gpu_mib);
+  return t;
+}
+
+nlohmann::json SideJson(const InstancingFigures::Side& s) {
+  return {{"cpu_frame_ms", s.cpu_frame_ms},
+          {"gpu_frame_ms", s.gpu_frame_ms},
+          {"gpu_total_ms", s.gpu_total_ms},
+          {"gpu_kernel_ms", s.gpu_kernel_ms},
+          {"gpu_memory_mib", s.gpu_mib}};
+}
+
+nlohmann::json FiguresJson(const InstancingFigures& f) {
+  nlohmann::json j = {{"scene", f.scene},
+                      {"stored_triangles", f.stored_triangles},
+                      {"placed_triangles", f.placed_triangles},
+                      {"instanced", SideJson(f.instanced)},
+                      {"flattened", SideJson(f.flattened)}};
+  if (!f.why_no_cpu_flattened.empty()) j["why_no_cpu_flattened"] = f.why_no_cpu_flattened;
+  return j;
+}
+
+}  // namespace
+
 std::string InstanceBenchTable(const InstanceBenchReport& r) {
   std::string t = fmt::format(
-      "instances: {} placements of a {}-triangle car ({} placed triangles) around an OS0-128, "
-      "{} rays a frame\n",
-      r.instances, r.model_triangles, r.placed_triangles, r.rays_per_frame);
-  t += fmt::format("  {:<28} {:>12} {:>12}\n", "", "instanced", "flattened");
-  auto ms = [](double v) { return v > 0 ? fmt::format("{:.2f} ms", v) : std::string("-"); };
-  t += fmt::format("  {:<28} {:>12} {:>12}\n", fmt::format("CPU frame ({} threads)", r.threads),
-                   ms(r.instanced_cpu_frame_ms), ms(r.flattened_cpu_frame_ms));
-  if (!r.why_no_cpu_flattened.empty())
-    t += fmt::format("  CPU flattened not measured: {}\n", r.why_no_cpu_flattened);
-  if (!r.why_no_gpu.empty()) return t + fmt::format("  GPU not measured: {}\n", r.why_no_gpu);
-  t += fmt::format("  {:<28} {:>12} {:>12}\n", "GPU frame (" + r.device.substr(0, 14) + ")",
-                   ms(r.instanced_gpu_frame_ms), ms(r.flattened_gpu_frame_ms));
-  t += fmt::format("  {:<28} {:>9.0f} MiB {:>8.0f} MiB\n", "GPU memory", r.instanced_gpu_mib,
-                   r.flattened_gpu_mib);
+      "instancing: {} placements of a {}-triangle car around an OS0-128, {} rays a frame{}\n",
+      r.instances, r.model_triangles, r.rays_per_frame,
+      r.why_no_gpu.empty() ? "; GPU " + r.device : "; GPU not measured: " + r.why_no_gpu);
+  t += FiguresTable(r.lot, r);
+  if (!r.street.scene.empty()) t += FiguresTable(r.street, r);
   return t;
 }
 
@@ -183,20 +259,15 @@ nlohmann::json InstanceBenchJson(const InstanceBenchReport& r) {
   nlohmann::json j;
   j["instances"] = r.instances;
   j["model_triangles"] = r.model_triangles;
-  j["placed_triangles"] = r.placed_triangles;
   j["rays_per_frame"] = r.rays_per_frame;
   j["threads"] = r.threads;
-  j["cpu_frame_ms"] = {{"instanced", r.instanced_cpu_frame_ms},
-                       {"flattened", r.flattened_cpu_frame_ms}};
-  if (!r.why_no_cpu_flattened.empty()) j["why_no_cpu_flattened"] = r.why_no_cpu_flattened;
-  if (!r.why_no_gpu.empty()) {
+  if (r.why_no_gpu.empty()) {
+    j["device"] = r.device;
+  } else {
     j["why_no_gpu"] = r.why_no_gpu;
-    return j;
   }
-  j["device"] = r.device;
-  j["gpu_frame_ms"] = {{"instanced", r.instanced_gpu_frame_ms},
-                       {"flattened", r.flattened_gpu_frame_ms}};
-  j["gpu_memory_mib"] = {{"instanced", r.instanced_gpu_mib}, {"flattened", r.flattened_gpu_mib}};
+  j["parking_lot"] = FiguresJson(r.lot);
+  if (!r.street.scene.empty()) j["street"] = FiguresJson(r.street);
   return j;
 }
 

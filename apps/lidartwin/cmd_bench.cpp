@@ -133,8 +133,8 @@ int BenchCommand(const std::vector<std::string>& argv) {
   return RunCommand(bench, argv, [](const Args& args) -> Expected<int> {
     const char* mode = args.Has("--memory")      ? "--memory"
                        : args.Has("--export")    ? "--export"
-                       : args.Has("--scene")     ? "--scene"
                        : args.Has("--instances") ? "--instances"
+                       : args.Has("--scene")     ? "--scene"
                                                  : "";
     if (Status s = FirstError(
             {CheckModeFlags(args, mode), RefuseStandardOutput(args, {{"--out", "a folder"}})});

@@ -57,8 +57,13 @@ Expected<BenchTable> BenchInstances(const TraceBenchOptions& o, unsigned threads
   if (!os0.ok()) return os0.error();
   auto materials = LoadMaterialLibrary(o.root / "configs/materials/library.yaml");
   if (!materials.ok()) return materials.error();
-  auto r = bench::RunInstanceBench(*os0, *materials, o.instances, o.model_triangles,
-                                   static_cast<int>(o.repeats), threads);
+  const std::filesystem::path street_file =
+      o.scene.empty() ? o.root / "configs/scenes/street_city.yaml" : o.scene;
+  auto street = LoadScene(street_file, o.mesh_loader);
+  if (!street.ok()) return street.error();
+  auto r = bench::RunInstanceBench(*os0, *materials, o.instances, o.model_triangles, &*street,
+                                   street_file.filename().string(), static_cast<int>(o.repeats),
+                                   threads);
   if (!r.ok()) return r.error();
   const bench::MachineInfo m = bench::ReadMachineInfo();
   nlohmann::json json = bench::InstanceBenchJson(*r);

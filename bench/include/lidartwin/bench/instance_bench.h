@@ -23,25 +23,39 @@ Expected<Scene> MakeParkingLot(uint32_t instances, double model_triangles,
 // The same geometry with every placement's triangles as its own world mesh.
 Scene Flattened(const Scene& scene);
 
+// One scene traced instanced and flattened.
+struct InstancingFigures {
+  std::string scene;
+  uint64_t stored_triangles = 0, placed_triangles = 0;
+  struct Side {
+    double cpu_frame_ms = 0;   // Simulate, median of the repeats; 0: not measured
+    double gpu_frame_ms = 0;   // the same on the GPU, results on the host
+    double gpu_total_ms = 0;   // its CUDA-event time: the kernels and the copy back
+    double gpu_kernel_ms = 0;  // the beam kernels alone
+    double gpu_mib = 0;        // device memory taken by making the simulator (trees and buffers)
+  } instanced, flattened;
+  std::string why_no_cpu_flattened;
+};
+
 struct InstanceBenchReport {
   uint32_t instances = 0;
-  uint64_t model_triangles = 0, placed_triangles = 0;
+  uint64_t model_triangles = 0;
   std::string device, why_no_gpu;
   unsigned threads = 0;
-  // Device memory taken by making the simulator (the scene's trees and the frame's buffers).
-  double instanced_gpu_mib = 0, flattened_gpu_mib = 0;
-  // OS0-128 frame (the capability detector), median of the repeats, results on the host.
-  double instanced_gpu_frame_ms = 0, flattened_gpu_frame_ms = 0;
-  double instanced_cpu_frame_ms = 0, flattened_cpu_frame_ms = 0;  // 0: not measured
-  std::string why_no_cpu_flattened;
   uint64_t rays_per_frame = 0;
+  InstancingFigures lot;     // the parking lot
+  InstancingFigures street;  // a street scene given (scene empty: none)
 };
 
 // The CPU backend's flattened frame is measured up to kCpuFlattenedMax placed triangles.
 inline constexpr uint64_t kCpuFlattenedMax = 20000000;
+// The parking lot of `instances` cars of about `model_triangles`, and `street` (may be null:
+// named `street_name` in the table) as it is and flattened; OS0-128 frames (the profile's
+// detector), `repeats` of them after a warm-up, on `threads` CPU threads and the GPU.
 Expected<InstanceBenchReport> RunInstanceBench(const SensorProfile& os0,
                                                const MaterialLibrary& materials, uint32_t instances,
-                                               double model_triangles, int repeats,
+                                               double model_triangles, const Scene* street,
+                                               const std::string& street_name, int repeats,
                                                unsigned threads);
 std::string InstanceBenchTable(const InstanceBenchReport& r);
 nlohmann::json InstanceBenchJson(const InstanceBenchReport& r);
