@@ -63,7 +63,7 @@ Expected<BenchTable> BenchInstances(const TraceBenchOptions& o, unsigned threads
   if (!street.ok()) return street.error();
   auto r = bench::RunInstanceBench(*os0, *materials, o.instances, o.model_triangles, &*street,
                                    street_file.filename().string(), static_cast<int>(o.repeats),
-                                   threads);
+                                   threads, o.no_gpu_because);
   if (!r.ok()) return r.error();
   const bench::MachineInfo m = bench::ReadMachineInfo();
   nlohmann::json json = bench::InstanceBenchJson(*r);

@@ -80,7 +80,7 @@ class SensorProfile:
     def load(path: _Path) -> SensorProfile: ...
 
 class Scene:
-    triangle_count: int
+    triangle_count: int  # stored: a model placed many times (instances) counted once
     has_moving_objects: bool
     @staticmethod
     def load(path: _Path) -> Scene: ...

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cfloat>
 #include <cmath>
 #include <limits>
 
@@ -170,7 +171,10 @@ BvhBox PlacedBox(const BvhBox& model_box, const physics::RigidTransform& x) {
   }
   BvhBox out;
   for (int a = 0; a < 3; ++a) {
-    const double pad = 1e-6 * (hi[a] - lo[a]) + 1e-3;
+    // A ray moved into the model's frame in float is off by a few float spacings of the
+    // world coordinates it crosses: 8 of them at the box's largest magnitude (1 mm at 1e4 m).
+    const double magnitude = std::max(std::fabs(lo[a]), std::fabs(hi[a]));
+    const double pad = 1e-6 * (hi[a] - lo[a]) + 1e-3 + 8 * FLT_EPSILON * magnitude;
     out.lo[a] = std::nextafter(static_cast<float>(lo[a] - pad), -INFINITY);
     out.hi[a] = std::nextafter(static_cast<float>(hi[a] + pad), INFINITY);
   }

@@ -18,9 +18,10 @@ namespace lt {
 physics::BvhBox ModelBox(const std::vector<std::array<double, 3>>& vertices);
 
 // The world box holding a model box placed by x: its eight corners placed in double, rounded
-// outward to float and widened by 1e-6 of its extent plus 1 mm, so that a ray moved into the
-// model's frame in float (whose rounding puts its hits up to a few float spacings off) never
-// misses an instance its box would have let through.
+// outward to float and widened by 1e-6 of its extent, 1 mm and 8 float spacings at its largest
+// coordinate, so that a ray moved into the model's frame in float (whose rounding puts its
+// hits up to a few float spacings of the world coordinates off) never misses an instance its
+// box would have let through.
 physics::BvhBox PlacedBox(const physics::BvhBox& model_box, const physics::RigidTransform& x);
 
 // A four-wide tree over boxes whose leaves' ids are the boxes' indices: a binary tree by binned

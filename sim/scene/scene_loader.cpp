@@ -124,12 +124,28 @@ Status CheckObjectMesh(const std::string& what, TriangleMesh& mesh, size_t* dege
   return {};
 }
 
+// Models checked so far: each to the one to place (itself, or its cleaned copy).
+using CheckedModels = std::map<const TriangleMesh*, std::shared_ptr<const TriangleMesh>>;
+
 // Checks an object's mesh, takes it to world coordinates and adds the object to the scene. An
-// instance's model was checked when it was made, and stays in the model's frame.
-Status AddObject(const std::string& where, SceneObject obj, Scene& scene) {
+// instance's model stays in the model's frame and is checked once, by the first object placing
+// it (a model made in code may hold what CleanMesh drops; its cleaned copy is placed instead).
+Status AddObject(const std::string& where, SceneObject obj, Scene& scene, CheckedModels& checked) {
   const std::string what = where + ": object '" + obj.name + "'";
   if (obj.instanced()) {
-    if (obj.model->triangles.empty()) return Error{what + ": its model has no triangles"};
+    if (!obj.mesh.vertices.empty() || !obj.mesh.triangles.empty())
+      return Error{what + ": has both a mesh and a model"};
+    auto [it, first] = checked.emplace(obj.model.get(), obj.model);
+    if (first) {
+      TriangleMesh copy = *obj.model;
+      size_t dropped = 0;
+      if (Status s = CheckObjectMesh(what + "'s model", copy, &dropped); !s.ok()) return s;
+      if (dropped > 0) {
+        it->second = std::make_shared<const TriangleMesh>(std::move(copy));
+        obj.degenerate_triangles_dropped = dropped;
+      }
+    }
+    obj.model = it->second;
     scene.objects.push_back(std::move(obj));
     return {};
   }
@@ -153,6 +169,21 @@ uint32_t MaterialId(const MaterialLibrary& library, const std::string& library_f
   return static_cast<uint32_t>(std::max(id, 0));
 }
 
+// A model placed by one object that does not move gains nothing from being an instance: it
+// becomes a world mesh again, still geometry that the GPU's memory plan sizes and splits (a
+// large scan read from a file, placed once).
+void FlattenSingleStillInstances(Scene& scene) {
+  std::map<const TriangleMesh*, int> uses;
+  for (const SceneObject& o : scene.objects)
+    if (o.instanced()) ++uses[o.model.get()];
+  for (SceneObject& o : scene.objects) {
+    if (!o.instanced() || o.motion.moving() || uses[o.model.get()] != 1) continue;
+    o.mesh.vertices = VerticesAt(o, 0);
+    o.mesh.triangles = o.model->triangles;
+    o.model = nullptr;
+  }
+}
+
 // Makes the objects of a valid description. Problems with a key go to `check` (and the result
 // is an empty Error); problems with a mesh are an Error naming `where` and the object.
 Expected<Scene> Build(const SceneDescription& d, const std::filesystem::path& directory,
@@ -167,11 +198,8 @@ Expected<Scene> Build(const SceneDescription& d, const std::filesystem::path& di
   }
   scene.materials = std::move(library.value());
   // Mesh files read so far, by path and scale: each is stored once and placed as instances.
-  struct Model {
-    std::shared_ptr<const TriangleMesh> mesh;
-    size_t degenerate_dropped = 0;
-  };
-  std::map<std::pair<std::string, double>, Model> models;
+  std::map<std::pair<std::string, double>, std::shared_ptr<const TriangleMesh>> models;
+  CheckedModels checked;
   for (size_t i = 0; i < d.objects.size(); ++i) {
     const SceneObjectDescription& o = d.objects[i];
     ConfigCheck entry = check.Sub("objects", i);
@@ -187,7 +215,7 @@ Expected<Scene> Build(const SceneDescription& d, const std::filesystem::path& di
                                           o.forest.foliage_material, "foliage_material", entry);
       if (!check.ok()) return Error{""};
       for (SceneObject& part : MakeForest(o.forest, o.name, pose, trunk, foliage)) {
-        if (Status s = AddObject(where, std::move(part), scene); !s.ok()) return s.error();
+        if (Status s = AddObject(where, std::move(part), scene, checked); !s.ok()) return s.error();
       }
       continue;
     }
@@ -201,7 +229,7 @@ Expected<Scene> Build(const SceneDescription& d, const std::filesystem::path& di
           MaterialId(scene.materials, lib, st.pedestrian_material, "pedestrian_material", entry)};
       if (!check.ok()) return Error{""};
       for (SceneObject& part : MakeStreet(st, o.name, pose, ids)) {
-        if (Status s = AddObject(where, std::move(part), scene); !s.ok()) return s.error();
+        if (Status s = AddObject(where, std::move(part), scene, checked); !s.ok()) return s.error();
       }
       continue;
     }
@@ -234,9 +262,9 @@ Expected<Scene> Build(const SceneDescription& d, const std::filesystem::path& di
         // Missing, unreadable, a FIFO (which would block the loader) or a directory.
         entry.Fail("file", "mesh file " + readable.message());
       } else if (auto cached = models.find({path.string(), o.scale}); cached != models.end()) {
-        // The same file at the same scale: one more instance of the model read before.
-        obj.model = cached->second.mesh;
-        obj.degenerate_triangles_dropped = cached->second.degenerate_dropped;
+        // The same file at the same scale: one more instance of the model read before (its
+        // dropped triangles reported with the first).
+        obj.model = cached->second;
       } else if (auto mesh = mesh_loader(path); !mesh.ok()) {
         entry.Fail("file", mesh.message());
       } else {
@@ -250,12 +278,14 @@ Expected<Scene> Build(const SceneDescription& d, const std::filesystem::path& di
           return s.error();
         }
         obj.model = std::make_shared<const TriangleMesh>(std::move(mesh.value()));
-        models[{path.string(), o.scale}] = {obj.model, obj.degenerate_triangles_dropped};
+        models[{path.string(), o.scale}] = obj.model;
+        checked.emplace(obj.model.get(), obj.model);  // cleaned above
       }
     }
     if (!check.ok()) return Error{""};
-    if (Status s = AddObject(where, std::move(obj), scene); !s.ok()) return s.error();
+    if (Status s = AddObject(where, std::move(obj), scene, checked); !s.ok()) return s.error();
   }
+  FlattenSingleStillInstances(scene);
   return scene;
 }
 

@@ -50,13 +50,16 @@ struct InstanceBenchReport {
 // The CPU backend's flattened frame is measured up to kCpuFlattenedMax placed triangles.
 inline constexpr uint64_t kCpuFlattenedMax = 20000000;
 // The parking lot of `instances` cars of about `model_triangles`, and `street` (may be null:
-// named `street_name` in the table) as it is and flattened; OS0-128 frames (the profile's
-// detector), `repeats` of them after a warm-up, on `threads` CPU threads and the GPU.
+// named `street_name` in the table) as it is and flattened (each object its own mesh: the
+// movers among them still moved by transforms, one model each); OS0-128 frames (the
+// profile's detector), `repeats` of them after a warm-up, on `threads` CPU threads and the
+// GPU unless `no_gpu_because` says why not.
 Expected<InstanceBenchReport> RunInstanceBench(const SensorProfile& os0,
                                                const MaterialLibrary& materials, uint32_t instances,
                                                double model_triangles, const Scene* street,
                                                const std::string& street_name, int repeats,
-                                               unsigned threads);
+                                               unsigned threads,
+                                               const std::string& no_gpu_because = "");
 std::string InstanceBenchTable(const InstanceBenchReport& r);
 nlohmann::json InstanceBenchJson(const InstanceBenchReport& r);
 
