@@ -78,6 +78,20 @@ std::vector<Vec3<double>> SphereDirections(int n, uint32_t seed) {
   return out;
 }
 
+// A mesh's triangles in float, as the GPU's trees hold them.
+std::vector<physics::BvhTriangle> FloatTriangles(const TriangleMesh& mesh) {
+  std::vector<physics::BvhTriangle> out;
+  for (const auto& t : mesh.triangles) {
+    physics::BvhTriangle b;
+    float* v[3] = {b.v0, b.v1, b.v2};
+    for (int k = 0; k < 3; ++k)
+      for (int a = 0; a < 3; ++a)
+        v[k][a] = static_cast<float>(mesh.vertices[t[k]][a]);
+    out.push_back(b);
+  }
+  return out;
+}
+
 // Hits of a caster and a reference that see the same geometry: the same object, and the same
 // distance to double rounding; only rays within float rounding of a silhouette may differ.
 void ExpectSameHits(const RayCaster& caster, const RayCaster& reference, const Scene& scene,
@@ -127,15 +141,9 @@ TEST(Instancing, TheTwoLevelTraversalFindsWhatEmbreesInstancesFind) {
   auto embree = RayCaster::Create(scene);
   ASSERT_NE(embree, nullptr);
   const TriangleMesh& model = *scene.objects[0].model;
-  std::vector<physics::BvhTriangle> tris;
+  const std::vector<physics::BvhTriangle> tris = FloatTriangles(model);
   std::vector<TrianglePlane> planes;
   for (const auto& t : model.triangles) {
-    physics::BvhTriangle b;
-    float* v[3] = {b.v0, b.v1, b.v2};
-    for (int k = 0; k < 3; ++k)
-      for (int a = 0; a < 3; ++a)
-        v[k][a] = static_cast<float>(model.vertices[t[k]][a]);
-    tris.push_back(b);
     const auto& p0 = model.vertices[t[0]];
     const Vec3<double> a{p0[0], p0[1], p0[2]};
     const auto& p1 = model.vertices[t[1]];
@@ -196,16 +204,7 @@ TEST(Instancing, TheTwoLevelTraversalFindsWhatEmbreesInstancesFind) {
 // model's tree traversed alone.
 TEST(Instancing, TheTopLevelNeverLosesAnInstanceFarFromTheOrigin) {
   const TriangleMesh cube = MakeBox(1, 1, 1);
-  std::vector<physics::BvhTriangle> tris;
-  for (const auto& t : cube.triangles) {
-    physics::BvhTriangle b;
-    float* v[3] = {b.v0, b.v1, b.v2};
-    for (int k = 0; k < 3; ++k)
-      for (int a = 0; a < 3; ++a)
-        v[k][a] = static_cast<float>(cube.vertices[t[k]][a]);
-    tris.push_back(b);
-  }
-  const physics::WideBvhTree model_tree = BuildTriangleTree(tris);
+  const physics::WideBvhTree model_tree = BuildTriangleTree(FloatTriangles(cube));
   const ModelTree models[1] = {{model_tree.View(), nullptr}};
   const physics::BvhBox model_box = ModelBox(cube.vertices);
   std::mt19937 rng(3);
