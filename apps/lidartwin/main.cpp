@@ -1,4 +1,6 @@
 // lidartwin: LiDAR simulation, calibration and validation toolkit.
+#include <malloc.h>
+
 #include <cstdio>
 #include <cstring>
 #include <string>
@@ -20,6 +22,13 @@ void PrintUsage() {
 }  // namespace
 
 int main(int argc, char** argv) {
+  // Frames are a few MB of arrays made and dropped at hundreds a second. glibc would map each
+  // array over 128 KB afresh and unmap it when freed, so every frame's memory page-faulted in
+  // again: sizing a 50,000-point frame took 0.66 ms, against 0.08 ms from the reused heap
+  // (build VM); on the GPU most of a street frame's host time. Arrays up to 32 MB now come
+  // from the heap, and up to 128 MB of freed heap stays for the next frame.
+  mallopt(M_MMAP_THRESHOLD, 32 << 20);
+  mallopt(M_TRIM_THRESHOLD, 128 << 20);
   // Before any thread starts: an interrupted run removes its temporary files.
   lt::InstallInterruptCleanup();
   lt::EscapeControlBytesOnOutput();

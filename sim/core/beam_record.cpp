@@ -1,7 +1,5 @@
 #include "internal/beam_record.h"
 
-#include "internal/run_in_parallel.h"
-
 #include "lidartwin/physics/philox.h"
 #include "lidartwin/sim/sensor_profile.h"
 
@@ -52,48 +50,44 @@ void AppendRecords(const BeamRecord* records, uint32_t count, bool with_pulse_wi
 
 void AppendCompactRecords(const physics::ScanPattern<double>& scan, double frame_start_s,
                           const CompactRecord* records, uint32_t count, bool with_pulse_width,
-                          Frame& f, unsigned threads) {
+                          Frame& f) {
   // Every field sized once and written by index: at 40,647 points (a lab frame of the OS0-128)
   // fourteen push_backs a point and a whole ScanBeam took 0.73 ms on one core of the build
   // machine (0.44 into a frame whose capacity was there), against 0.60 (0.27) this way; the
-  // CUDA simulator's host thread does this for every frame. Written by blocks of points on
-  // several threads: on the H200's host a street frame's 50,600 points took 0.69 ms on one,
-  // most of the frame (the GPU's part was 0.16 ms).
+  // CUDA simulator's host thread does this for every frame. Written by blocks on several
+  // threads it was slower (50,000 points: 1.07 ms on one thread, 1.40 on two; no gain on the
+  // H200's 16-core host): most of the time is the fresh frame's memory (lidartwin's main).
   const size_t base = f.size();
   f.Resize(base + count);
   f.return_type.resize(base + count);
   if (with_pulse_width) f.echo_pulse_width_ns.resize(base + count);
-  auto block = [&](uint32_t begin, uint32_t end) {
-    for (uint32_t i = begin; i < end; ++i)
-      PutRecordFields(records[i], base + i, with_pulse_width, f);
-    // Channel, column and time: a spinning scan's from its tables as SpinningBeam computes
-    // them (the direction is not needed here), any other scan's through ScanBeam.
-    if (scan.kind == physics::ScanKind::kSpinning) {
-      const physics::SpinningScan<double>& s = scan.spinning;
-      const double column_period_s = 1 / (static_cast<double>(s.columns) * s.rotation_rate_hz);
-      for (uint32_t i = begin; i < end; ++i) {
-        const uint32_t beam = records[i].beam;
-        const uint32_t channel = beam % s.channels;
-        const uint32_t column = beam / s.channels;
-        const size_t k = base + i;
-        f.channel[k] = static_cast<uint16_t>(channel);
-        f.column[k] = column;
-        f.timestamp_s[k] = frame_start_s + (static_cast<double>(column) * column_period_s +
-                                            s.firing_offset_s[channel]);
-      }
-    } else {
-      for (uint32_t i = begin; i < end; ++i) {
-        const physics::BeamSample<double> b = physics::ScanBeam(scan, records[i].beam);
-        const size_t k = base + i;
-        f.channel[k] = static_cast<uint16_t>(b.channel);
-        f.column[k] = b.column;
-        f.timestamp_s[k] = frame_start_s + b.time_s;
-      }
+  for (uint32_t i = 0; i < count; ++i) {
+    PutRecordFields(records[i], base + i, with_pulse_width, f);
+  }
+  // Channel, column and time: a spinning scan's from its tables as SpinningBeam computes them
+  // (the direction is not needed here), any other scan's through ScanBeam.
+  if (scan.kind == physics::ScanKind::kSpinning) {
+    const physics::SpinningScan<double>& s = scan.spinning;
+    const double column_period_s = 1 / (static_cast<double>(s.columns) * s.rotation_rate_hz);
+    for (uint32_t i = 0; i < count; ++i) {
+      const uint32_t beam = records[i].beam;
+      const uint32_t channel = beam % s.channels;
+      const uint32_t column = beam / s.channels;
+      const size_t k = base + i;
+      f.channel[k] = static_cast<uint16_t>(channel);
+      f.column[k] = column;
+      f.timestamp_s[k] = frame_start_s + (static_cast<double>(column) * column_period_s +
+                                          s.firing_offset_s[channel]);
     }
-  };
-  // Blocks of at least 8,192 points (a thread's start costs some 10 us), at most 8 threads:
-  // the writes are bound by memory bandwidth well before.
-  RunInParallel(0, count, std::min(threads == 0 ? UsableCores() : threads, 8u), block, 8192);
+  } else {
+    for (uint32_t i = 0; i < count; ++i) {
+      const physics::BeamSample<double> b = physics::ScanBeam(scan, records[i].beam);
+      const size_t k = base + i;
+      f.channel[k] = static_cast<uint16_t>(b.channel);
+      f.column[k] = b.column;
+      f.timestamp_s[k] = frame_start_s + b.time_s;
+    }
+  }
 }
 
 void ApplyIntensityGains(const ChannelIntensityGains& gains, size_t first, Frame& f) {

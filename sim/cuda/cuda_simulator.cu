@@ -469,7 +469,7 @@ Status CudaSimulator::Impl::SimulateBeams(const FrameContext& context, uint32_t 
     }
     const size_t first = f.size();
     AppendCompactRecords(profile->Pattern(), context.frame_start_s, host_records, *count,
-                         profile->detector.ReadsReturnSignal(), f, options.threads);
+                         profile->detector.ReadsReturnSignal(), f);
     ApplyIntensityGains(profile->intensity_gains, first, f);
   }
   return {};

@@ -69,10 +69,9 @@ LT_HD inline CompactRecord Compact(const BeamRecord& r) {
 
 // Compact records as a frame's points, channel, column and time from `scan` (host tables) and
 // the frame's start time; what AppendRecords gives for the full records.
-// Written on up to `threads` threads (0: the cores the process may use), by blocks of points.
 void AppendCompactRecords(const physics::ScanPattern<double>& scan, double frame_start_s,
                           const CompactRecord* records, uint32_t count, bool with_pulse_width,
-                          Frame& frame, unsigned threads = 1);
+                          Frame& frame);
 
 // The valid records, in the order given (beam order, then echo order), as a frame's points;
 // with_pulse_width: the detector models the echo pulse width, so the frame carries it.

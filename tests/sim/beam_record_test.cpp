@@ -16,8 +16,7 @@ namespace {
 
 // Records of a spinning scan (channel, column and time from its tables, AppendCompactRecords's
 // own path) and of a line scan and a Lissajous scan (through ScanBeam), appended to a frame
-// that already holds points, with and without the echo pulse width; the compact ones written
-// by blocks on four threads.
+// that already holds points, with and without the echo pulse width.
 TEST(CompactRecord, AppendsTheSamePointsAsTheFullRecord) {
   for (const char* sensor :
        {"ouster_os0_128.yaml", "blickfeld_cube1.yaml", "mems_lissajous_example.yaml"}) {
@@ -27,7 +26,7 @@ TEST(CompactRecord, AppendsTheSamePointsAsTheFullRecord) {
     const uint32_t beams = physics::ScanBeamCount(scan);
     const double frame_start = 12.375;
     std::vector<BeamRecord> full;
-    // The ends of the scan, and enough others (in no order) for blocks on four threads.
+    // The ends of the scan, and many others in no order.
     std::vector<uint32_t> picked = {0u, 1u, 4097u % beams, beams - 1, beams / 3};
     for (uint32_t i = 0; i < 30000; ++i)
       picked.push_back(static_cast<uint32_t>((uint64_t{i} * 7919) % beams));
@@ -62,7 +61,7 @@ TEST(CompactRecord, AppendsTheSamePointsAsTheFullRecord) {
       // Twice: the second call appends after the first's points.
       for (int round = 0; round < 2; ++round) {
         AppendRecords(full.data(), n, pulse_width, a);
-        AppendCompactRecords(scan, frame_start, compact.data(), n, pulse_width, b, 4);
+        AppendCompactRecords(scan, frame_start, compact.data(), n, pulse_width, b);
       }
       ASSERT_EQ(a.size(), 2 * full.size());
       ASSERT_EQ(b.size(), a.size());
