@@ -8,6 +8,7 @@
 #include <cmath>
 #include <vector>
 
+#include "lidartwin/bench/bench_rays.h"
 #include "lidartwin/physics/philox.h"
 #include "lidartwin/sim/simulator.h"
 #if LT_WITH_CUDA
@@ -80,11 +81,6 @@ namespace {
 struct Timing {
   double frame_ms = 0, gpu_total_ms = 0, gpu_kernel_ms = 0;
 };
-
-double Median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
-}
 
 // Median times of `repeats` frames after a warm-up one: wall, and (GPU) CUDA-event times.
 Expected<Timing> MedianFrame(Simulator& sim, int repeats) {

@@ -31,8 +31,7 @@ LT_HD T RayTriangleDistance(const Vec3<T>& origin, const Vec3<T>& direction, con
 // refine a single-precision hit distance in double: the plane of the hit triangle is exact
 // where barycentric tests near an edge are not. The products are rounded on their own
 // (DMulRn): with nvcc's FMA contraction the GPU's distance could differ from the CPU's by an
-// ulp, which a sensor's range quantisation (the OS0-128's 1 mm) turns into a whole step when
-// the range lies on a step's boundary (one echo in 83,685 on the street of instances).
+// ulp, which a sensor's range quantisation (the OS0-128's 1 mm) can turn into a whole step.
 LT_HD inline double RayPlaneDistance(const Vec3<double>& origin, const Vec3<double>& direction,
                                      const Vec3<double>& a, const Vec3<double>& n) {
   const Vec3<double> r = a - origin;
