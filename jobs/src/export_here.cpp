@@ -24,17 +24,19 @@ std::string ShardSummary(const ShardResult& result, double wall) {
   return fmt::format(
       "{}: {} ({} points) in {:.2f} s{}", result.file.string(), what, result.points, wall,
       result.seconds > 0
-          ? fmt::format("; {:.2f} s loading ({:.2f} s the backend, scene and simulator, {:.2f} s "
-                        "a second simulator), {:.2f} s for the frames ({:.1f} frames/s; "
+          ? fmt::format("; {:.2f} s loading ({:.2f} s the backend, scene and simulator; {:.2f} s "
+                        "a second one, made meanwhile), {:.2f} s for the frames ({:.1f} frames/s; "
                         "{} simulator(s) at {:.1f} frames/s each, {:.2f} ms/frame "
-                        "encoding summed over {} threads, {:.2f} ms/frame writing), {:.2f} s "
+                        "encoding summed over {} threads; writing {:.2f} ms/frame the journal, "
+                        "{:.2f} the file, on two threads at once), {:.2f} s "
                         "finishing ({:.2f} s closing the file, {:.2f} s hashing it)",
                         result.load_seconds, result.first_simulator_seconds,
                         result.second_simulator_seconds, result.loop_seconds,
                         simulated / result.loop_seconds, result.simulators,
                         simulated / result.seconds, 1e3 * result.encode_seconds / simulated,
-                        result.encoders, 1e3 * result.write_seconds / simulated,
-                        result.finish_seconds, result.close_seconds, result.hash_seconds)
+                        result.encoders, 1e3 * result.journal_seconds / simulated,
+                        1e3 * result.write_seconds / simulated, result.finish_seconds,
+                        result.close_seconds, result.hash_seconds)
           : "");
 }
 

@@ -7,10 +7,9 @@ namespace lt {
 
 namespace {
 
-// What both record kinds carry, into point k of f (sized already); channel, column and time
-// are the caller's.
-template <typename Record>
-void PutRecordFields(const Record& r, size_t k, bool with_pulse_width, Frame& f) {
+// A record's fields into point k of f (sized already); channel, column and time are the
+// caller's.
+void PutRecordFields(const BeamRecord& r, size_t k, bool with_pulse_width, Frame& f) {
   f.x_m[k] = r.x_m;
   f.y_m[k] = r.y_m;
   f.z_m[k] = r.z_m;
@@ -32,7 +31,7 @@ void AppendRecords(const BeamRecord* records, uint32_t count, bool with_pulse_wi
   size_t n = 0;
   for (uint32_t i = 0; i < count; ++i)
     n += records[i].valid != 0;
-  // Sized once and written by index, as AppendCompactRecords.
+  // Sized once and written by index.
   size_t k = f.size();
   f.Resize(k + n);
   f.return_type.resize(k + n);  // every tier says what kind of return it reports
@@ -45,48 +44,6 @@ void AppendRecords(const BeamRecord* records, uint32_t count, bool with_pulse_wi
     f.column[k] = r.column;
     f.timestamp_s[k] = r.time_s;
     ++k;
-  }
-}
-
-void AppendCompactRecords(const physics::ScanPattern<double>& scan, double frame_start_s,
-                          const CompactRecord* records, uint32_t count, bool with_pulse_width,
-                          Frame& f) {
-  // Every field sized once and written by index: at 40,647 points (a lab frame of the OS0-128)
-  // fourteen push_backs a point and a whole ScanBeam took 0.73 ms on one core of the build
-  // machine (0.44 into a frame whose capacity was there), against 0.60 (0.27) this way; the
-  // CUDA simulator's host thread does this for every frame. Written by blocks on several
-  // threads it was slower (50,000 points: 1.07 ms on one thread, 1.40 on two; no gain on the
-  // H200's 16-core host): most of the time is the fresh frame's memory (lidartwin's main).
-  const size_t base = f.size();
-  f.Resize(base + count);
-  f.return_type.resize(base + count);
-  if (with_pulse_width) f.echo_pulse_width_ns.resize(base + count);
-  for (uint32_t i = 0; i < count; ++i) {
-    PutRecordFields(records[i], base + i, with_pulse_width, f);
-  }
-  // Channel, column and time: a spinning scan's from its tables as SpinningBeam computes them
-  // (the direction is not needed here), any other scan's through ScanBeam.
-  if (scan.kind == physics::ScanKind::kSpinning) {
-    const physics::SpinningScan<double>& s = scan.spinning;
-    const double column_period_s = 1 / (static_cast<double>(s.columns) * s.rotation_rate_hz);
-    for (uint32_t i = 0; i < count; ++i) {
-      const uint32_t beam = records[i].beam;
-      const uint32_t channel = beam % s.channels;
-      const uint32_t column = beam / s.channels;
-      const size_t k = base + i;
-      f.channel[k] = static_cast<uint16_t>(channel);
-      f.column[k] = column;
-      f.timestamp_s[k] = frame_start_s + (static_cast<double>(column) * column_period_s +
-                                          s.firing_offset_s[channel]);
-    }
-  } else {
-    for (uint32_t i = 0; i < count; ++i) {
-      const physics::BeamSample<double> b = physics::ScanBeam(scan, records[i].beam);
-      const size_t k = base + i;
-      f.channel[k] = static_cast<uint16_t>(b.channel);
-      f.column[k] = b.column;
-      f.timestamp_s[k] = frame_start_s + b.time_s;
-    }
   }
 }
 

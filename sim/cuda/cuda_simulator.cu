@@ -16,6 +16,7 @@
 
 #include "device_buffer.h"
 #include "internal/beam_pipeline.h"
+#include "internal/frame_columns.h"
 #include "internal/frame_setup.h"
 #include "internal/gpu_memory_plan.h"
 #include "internal/instance_tree.h"
@@ -74,6 +75,16 @@ inline auto CompactOutput(CompactRecord* out) {
   return thrust::make_transform_output_iterator(out, ToCompact());
 }
 
+// The compacted returns as the frame's columns (frame_columns.h), laid out for their count,
+// which only the device knows when this runs.
+__global__ void FrameColumnsKernel(const CompactRecord* returns, const uint32_t* count,
+                                   bool with_pulse_width, ColumnClock clock, unsigned char* out) {
+  const uint32_t n = *count;
+  const PackedColumns p = PackColumns(n, with_pulse_width);
+  for (uint32_t i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x)
+    PutFrameColumns(returns[i], i, p, with_pulse_width, clock, out);
+}
+
 }  // namespace
 
 namespace {
@@ -111,6 +122,10 @@ Status CudaAvailable() {
     return Error{std::string("no usable GPU: CUDA: ") + cudaGetErrorString(e) + " (" +
                  cudaGetErrorName(e) + ")"};
   return {};
+}
+
+void CudaStartContext() {
+  (void)cudaFree(nullptr);  // frees nothing; as any first runtime call, creates the context
 }
 
 std::string CudaDeviceName() {
@@ -179,11 +194,28 @@ struct CudaSimulator::Impl {
   std::vector<uint32_t> instance_object, instance_model;
   // Every slice's instances and the frame's top level (GpuClosestHit), host copies and device
   // ones.
-  std::vector<InstanceRecord> instance_records;
-  std::vector<uint32_t> slice_begin_list;
-  std::vector<unsigned char> placed_bytes;  // records, top nodes, leaves and slice begins
-  unsigned char* pinned_placed = nullptr;   // their pinned copy, for the one upload a frame
-  size_t pinned_placed_size = 0;
+  // One frame's placements: every slice's records, the top level's nodes and leaves and the
+  // slices' first beams, written in pinned memory for the frame's one upload.
+  struct Placements {
+    unsigned char* pinned = nullptr;
+    size_t capacity = 0, bytes = 0;
+    size_t nodes_at = 0, leaves_at = 0, begins_at = 0;
+    uint32_t top_leaves = 0, slices = 0;
+    int64_t frame = -1;  // the frame they place (-1: none, or Create's)
+    ~Placements() {
+      if (pinned) cudaFreeHost(pinned);
+    }
+    // The buffer grown to hold `size` bytes, its first `kept` kept.
+    Status Grow(size_t size, size_t kept);
+  };
+  // The last frame's (uploaded) and a spare: while a frame's kernels run, the spare is filled
+  // for the frame expected next (PrepareNext), which then only uploads it.
+  Placements placements[2];
+  int uploaded = 0;                    // which of the two went up last
+  uint32_t slice_count = 0;            // the uploaded placements' slices
+  int64_t last_frame = -1;             // the frame simulated before this one
+  uint32_t frame_stride = 1;           // frames between a simulator's calls, for PrepareNext
+  bool prepare_next = false;           // this frame's first batch calls PrepareNext
   DeviceBuffer<unsigned char> placed;  // on the device: the views below point into it
   const InstanceRecord* placed_instances = nullptr;
   const uint32_t* placed_slice_begin = nullptr;
@@ -191,17 +223,17 @@ struct CudaSimulator::Impl {
   DeviceBuffer<BeamRecord> records;     // one batch
   DeviceBuffer<CompactRecord> returns;  // its valid records, compacted in beam order
   DeviceBuffer<uint32_t> return_count;
+  DeviceBuffer<unsigned char> columns;  // and as the frame's columns (frame_columns.h)
   DeviceBuffer<unsigned char> select_temp;
   size_t select_temp_bytes = 0;
-  CompactRecord* host_records = nullptr;  // pinned: the copy back runs at full PCIe speed
+  unsigned char* host_columns = nullptr;  // pinned: the copy back runs at full PCIe speed
   uint32_t* host_count = nullptr;         // pinned: the returns' count, copied with them
   uint32_t returns_expected = 0;          // the last batch's returns (CopyReturns)
   cudaEvent_t start = nullptr, kernel_done = nullptr, copied = nullptr, signal_done = nullptr;
   double kernel_ms = 0, total_ms = 0;
   double signal_ms = 0;  // threshold detector: raster and sub-ray stage (stages 1-3)
   ~Impl() {
-    if (pinned_placed) cudaFreeHost(pinned_placed);
-    if (host_records) cudaFreeHost(host_records);
+    if (host_columns) cudaFreeHost(host_columns);
     if (host_count) cudaFreeHost(host_count);
     if (start) cudaEventDestroy(start);
     if (kernel_done) cudaEventDestroy(kernel_done);
@@ -212,7 +244,7 @@ struct CudaSimulator::Impl {
   GpuClosestHit Closest() const {
     return {chunks.get(),       static_cast<uint32_t>(bvhs.size()),
             planes.get(),       tri_object.get(),
-            placed_slice_begin, static_cast<uint32_t>(slice_begin_list.size()),
+            placed_slice_begin, slice_count,
             placed_instances,   static_cast<uint32_t>(instance_object.size()),
             model_trees.get(),  top,
             placed_instances};
@@ -221,13 +253,20 @@ struct CudaSimulator::Impl {
   Status BuildModels();
   // Traces the frame's angular raster into `raster` and points the context at it.
   Status TraceRaster(FrameContext& context, const physics::Pose<double>& pose);
-  // Places the placed objects where they are in each motion slice: their transforms per slice
-  // and one top level over their swept boxes, built on the host and copied up together (no
-  // kernel, no wait on the GPU), so that the frame's slices run in one launch.
-  Status PlaceSlices(const std::vector<BeamSlice>& slices);
+  // Writes where the placed objects are in each motion slice into p (host work only): their
+  // transforms per slice and one top level over their swept boxes.
+  Status ComputePlacements(const std::vector<BeamSlice>& slices, Placements& p) const;
+  // Queues p's upload before the frame's kernels (no wait) and points the traversal at it.
+  Status UploadPlacements(const Placements& p);
+  // The frame's placements up: the spare's where PrepareNext made them for this frame,
+  // otherwise made now.
+  Status PlaceFrame(uint32_t frame, double frame_start_s);
+  // While the GPU runs frame `frame`: the spare filled for the frame expected next (frame +
+  // the stride between the last two calls). Errors are left to that frame's own PlaceFrame.
+  void PrepareNext(uint32_t frame);
   // Simulates beams [begin, end) in batches and appends their returns to f.
   Status SimulateBeams(const FrameContext& context, uint32_t begin, uint32_t end, Frame& f);
-  // The batch's compacted returns to host_records; returns their count.
+  // The batch's returns, as packed columns, to host_columns; returns their count.
   Expected<uint32_t> CopyReturns(uint32_t slots);
 };
 
@@ -268,7 +307,11 @@ Status CudaSimulator::Impl::BuildModels() {
   for (const PlacedModel& model : placed_models)
     trees.push_back({model.bvh->View(), model.planes.get()});
   if (Status s = model_trees.Upload(trees); !s.ok()) return s;
-  return PlaceSlices({BeamSlice{0, beams, 0.0}});
+  // A still scene's placements, once.
+  if (instance_object.empty()) return {};
+  if (Status s = ComputePlacements({BeamSlice{0, beams, 0.0}}, placements[0]); !s.ok()) return s;
+  uploaded = 0;
+  return UploadPlacements(placements[0]);
 }
 
 // An error naming the object when its box at time t leaves the GPU trees' coordinate range.
@@ -284,22 +327,37 @@ Status CheckPlacedBox(const physics::BvhBox& box, const std::string& name, doubl
   return {};
 }
 
-Status CudaSimulator::Impl::PlaceSlices(const std::vector<BeamSlice>& slices) {
-  if (instance_object.empty()) return {};
+Status CudaSimulator::Impl::Placements::Grow(size_t size, size_t kept) {
+  if (size <= capacity) return {};
+  unsigned char* grown = nullptr;
+  LT_CUDA_TRY(cudaMallocHost(reinterpret_cast<void**>(&grown), size));
+  if (kept) std::memcpy(grown, pinned, kept);
+  if (pinned) cudaFreeHost(pinned);
+  pinned = grown;
+  capacity = size;
+  return {};
+}
+
+Status CudaSimulator::Impl::ComputePlacements(const std::vector<BeamSlice>& slices,
+                                              Placements& p) const {
   const size_t n = instance_object.size();
-  instance_records.resize(slices.size() * n);
-  slice_begin_list.clear();
+  p.frame = -1;
+  // The records go straight into the pinned buffer (a street frame's 1,120 records are 170
+  // kB, which a host vector, a packed copy and the pinned copy had written three times).
+  const size_t records_bytes = slices.size() * n * sizeof(InstanceRecord);
+  if (Status s = p.Grow(records_bytes, 0); !s.ok()) return s;
+  auto* records = reinterpret_cast<InstanceRecord*>(p.pinned);
   // Each instance's box through the slices: the frame's one top level finds every instance a
   // ray may meet in any slice, and the slice's transform decides.
   constexpr float kInf = __builtin_huge_valf();
   std::vector<physics::BvhBox> swept(n, {{kInf, kInf, kInf}, {-kInf, -kInf, -kInf}});
+  std::vector<uint32_t> begins;
   for (size_t slice = 0; slice < slices.size(); ++slice) {
     const double t = slices[slice].time_s;
     for (size_t k = 0; k < n; ++k) {
       const SceneObject& obj = scene->objects[instance_object[k]];
       const physics::RigidTransform x = StoredToWorld(obj, t);
-      instance_records[slice * n + k] = {physics::FloatInverse(x), x, instance_model[k],
-                                         instance_object[k]};
+      records[slice * n + k] = {physics::FloatInverse(x), x, instance_model[k], instance_object[k]};
       // A box moved along a line sweeps the box of its two ends: an instance that does not
       // turn needs its boxes at the first and last slices only.
       const bool ends = slice == 0 || slice + 1 == slices.size();
@@ -311,44 +369,71 @@ Status CudaSimulator::Impl::PlaceSlices(const std::vector<BeamSlice>& slices) {
         swept[k].hi[a] = std::max(swept[k].hi[a], b.hi[a]);
       }
     }
-    slice_begin_list.push_back(slices[slice].begin);
+    begins.push_back(slices[slice].begin);
   }
   const physics::WideBvhTree tree = BuildBoxTree(swept);
   if (tree.nodes.empty()) return Error{"the placed objects' top-level tree is too deep"};
+  // The rest after the records, each part 16-byte aligned.
+  const void* parts[3] = {tree.nodes.data(), tree.triangles.data(), begins.data()};
+  const size_t part_bytes[3] = {tree.nodes.size() * sizeof(physics::WideNode),
+                                tree.triangles.size() * sizeof(physics::WideTriangle),
+                                begins.size() * sizeof(uint32_t)};
+  size_t at[3], end = records_bytes;
+  for (int k = 0; k < 3; ++k) {
+    at[k] = (end + 15) / 16 * 16;
+    end = at[k] + part_bytes[k];
+  }
+  if (Status s = p.Grow(end, records_bytes); !s.ok()) return s;
+  for (int k = 0; k < 3; ++k) {
+    if (part_bytes[k]) std::memcpy(p.pinned + at[k], parts[k], part_bytes[k]);
+  }
+  p.bytes = end;
+  p.nodes_at = at[0];
+  p.leaves_at = at[1];
+  p.begins_at = at[2];
+  p.top_leaves = static_cast<uint32_t>(tree.triangles.size());
+  p.slices = static_cast<uint32_t>(slices.size());
+  return {};
+}
+
+Status CudaSimulator::Impl::UploadPlacements(const Placements& p) {
   // One copy from pinned memory, queued before the frame's kernels (four copies from pageable
   // memory, each waiting, had cost a street frame about 0.1 ms).
-  placed_bytes.clear();
-  auto put = [&](const void* data, size_t bytes) {
-    const size_t at = (placed_bytes.size() + 15) / 16 * 16;
-    placed_bytes.resize(at + bytes);
-    if (bytes) std::memcpy(placed_bytes.data() + at, data, bytes);
-    return at;
-  };
-  const size_t records_at =
-      put(instance_records.data(), instance_records.size() * sizeof(InstanceRecord));
-  const size_t nodes_at = put(tree.nodes.data(), tree.nodes.size() * sizeof(physics::WideNode));
-  const size_t leaves_at =
-      put(tree.triangles.data(), tree.triangles.size() * sizeof(physics::WideTriangle));
-  const size_t begins_at = put(slice_begin_list.data(), slice_begin_list.size() * sizeof(uint32_t));
-  // The frame before was copied back, so its upload from the pinned buffer is done.
-  if (placed_bytes.size() > pinned_placed_size) {
-    if (pinned_placed) cudaFreeHost(pinned_placed);
-    pinned_placed = nullptr;
-    pinned_placed_size = 0;
-    LT_CUDA_TRY(cudaMallocHost(reinterpret_cast<void**>(&pinned_placed), placed_bytes.size()));
-    pinned_placed_size = placed_bytes.size();
-  }
-  if (Status s = placed.Reserve(placed_bytes.size()); !s.ok()) return s;
-  std::memcpy(pinned_placed, placed_bytes.data(), placed_bytes.size());
-  LT_CUDA_TRY(
-      cudaMemcpyAsync(placed.get(), pinned_placed, placed_bytes.size(), cudaMemcpyHostToDevice));
+  if (Status s = placed.Reserve(p.bytes); !s.ok()) return s;
+  LT_CUDA_TRY(cudaMemcpyAsync(placed.get(), p.pinned, p.bytes, cudaMemcpyHostToDevice));
   unsigned char* d = placed.get();
-  placed_instances = reinterpret_cast<const InstanceRecord*>(d + records_at);
-  placed_slice_begin = reinterpret_cast<const uint32_t*>(d + begins_at);
-  top = {reinterpret_cast<const physics::WideNode*>(d + nodes_at),
-         reinterpret_cast<const physics::WideTriangle*>(d + leaves_at),
-         static_cast<uint32_t>(tree.triangles.size())};
+  placed_instances = reinterpret_cast<const InstanceRecord*>(d);
+  top = {reinterpret_cast<const physics::WideNode*>(d + p.nodes_at),
+         reinterpret_cast<const physics::WideTriangle*>(d + p.leaves_at), p.top_leaves};
+  placed_slice_begin = reinterpret_cast<const uint32_t*>(d + p.begins_at);
+  slice_count = p.slices;
   return {};
+}
+
+Status CudaSimulator::Impl::PlaceFrame(uint32_t frame, double frame_start_s) {
+  // Every earlier frame was copied back, so neither buffer's upload is still running.
+  const int spare = 1 - uploaded;
+  if (placements[spare].frame != frame) {
+    const std::vector<BeamSlice> slices =
+        MotionSlices(profile->Pattern(), beams, frame_start_s, options.motion_slices);
+    if (Status s = ComputePlacements(slices, placements[spare]); !s.ok()) return s;
+  }
+  if (Status s = UploadPlacements(placements[spare]); !s.ok()) return s;
+  uploaded = spare;
+  if (last_frame >= 0 && frame > last_frame) frame_stride = frame - last_frame;
+  last_frame = frame;
+  return {};
+}
+
+void CudaSimulator::Impl::PrepareNext(uint32_t frame) {
+  Placements& spare = placements[1 - uploaded];  // not the one going up for this frame
+  spare.frame = -1;
+  const uint64_t next = uint64_t{frame} + frame_stride;
+  if (next > UINT32_MAX) return;
+  const double start = trajectory.start_time_s + next * profile->FramePeriodS();
+  const std::vector<BeamSlice> slices =
+      MotionSlices(profile->Pattern(), beams, start, options.motion_slices);
+  if (ComputePlacements(slices, spare).ok()) spare.frame = static_cast<int64_t>(next);
 }
 
 Status CudaSimulator::Impl::TraceRaster(FrameContext& context, const physics::Pose<double>& pose) {
@@ -384,17 +469,21 @@ Expected<uint32_t> CudaSimulator::Impl::CopyReturns(uint32_t slots) {
       std::min<uint64_t>(slots, uint64_t{returns_expected} + returns_expected / 32));
   LT_CUDA_TRY(
       cudaMemcpyAsync(host_count, return_count.get(), sizeof(uint32_t), cudaMemcpyDeviceToHost));
-  if (guess > 0) {
-    LT_CUDA_TRY(cudaMemcpyAsync(host_records, returns.get(), size_t{guess} * sizeof(CompactRecord),
-                                cudaMemcpyDeviceToHost));
+  // The device lays the columns out for the true count, in bytes [0, bytes(count)): where
+  // count <= guess, the copy of [0, bytes(guess)) holds them all; where not, the rest of the
+  // range follows once the count is known.
+  const bool pulse = profile->detector.ReadsReturnSignal();
+  const uint64_t guess_bytes = PackColumns(guess, pulse).bytes;
+  if (guess_bytes > 0) {
+    LT_CUDA_TRY(cudaMemcpyAsync(host_columns, columns.get(), guess_bytes, cudaMemcpyDeviceToHost));
   }
   LT_CUDA_TRY(cudaEventRecord(copied));
   LT_CUDA_TRY(cudaEventSynchronize(copied));
   const uint32_t count = *host_count;
   if (count > guess) {
-    LT_CUDA_TRY(cudaMemcpyAsync(host_records + guess, returns.get() + guess,
-                                size_t{count - guess} * sizeof(CompactRecord),
-                                cudaMemcpyDeviceToHost));
+    const uint64_t bytes = PackColumns(count, pulse).bytes;
+    LT_CUDA_TRY(cudaMemcpyAsync(host_columns + guess_bytes, columns.get() + guess_bytes,
+                                bytes - guess_bytes, cudaMemcpyDeviceToHost));
     LT_CUDA_TRY(cudaEventRecord(copied));
     LT_CUDA_TRY(cudaEventSynchronize(copied));
   }
@@ -406,6 +495,8 @@ Status CudaSimulator::Impl::SimulateBeams(const FrameContext& context, uint32_t 
                                           Frame& f) {
   constexpr int kBlock = 128;
   const uint32_t k = echoes_per_beam;
+  const ColumnClock clock =
+      MakeColumnClock(profile->Pattern(), context.frame_start_s, tables[2].get());
   for (uint32_t b = begin; b < end; b += plan.beams_per_batch) {
     const uint32_t n = std::min(end - b, plan.beams_per_batch);
     const uint32_t slots = n * k;
@@ -455,6 +546,14 @@ Status CudaSimulator::Impl::SimulateBeams(const FrameContext& context, uint32_t 
     LT_CUDA_TRY(cub::DeviceSelect::If(select_temp.get(), temp_bytes, records.get(),
                                       CompactOutput(returns.get()), return_count.get(),
                                       static_cast<int>(slots), IsValid()));
+    FrameColumnsKernel<<<(slots + kBlock - 1) / kBlock, kBlock>>>(
+        returns.get(), return_count.get(), profile->detector.ReadsReturnSignal(), clock,
+        columns.get());
+    LT_CUDA_TRY(cudaGetLastError());
+    if (prepare_next) {  // host work while the kernels run (0.1 ms of a 0.5-ms street frame)
+      PrepareNext(context.frame);
+      prepare_next = false;
+    }
     auto count = CopyReturns(slots);
     if (!count.ok()) return count.error();
     float k_ms = 0, t_ms = 0;
@@ -468,8 +567,8 @@ Status CudaSimulator::Impl::SimulateBeams(const FrameContext& context, uint32_t 
       signal_ms += s_ms;
     }
     const size_t first = f.size();
-    AppendCompactRecords(profile->Pattern(), context.frame_start_s, host_records, *count,
-                         profile->detector.ReadsReturnSignal(), f);
+    AppendFrameColumns(host_columns, *count, profile->detector.ReadsReturnSignal(),
+                       profile->Pattern(), context.frame_start_s, f);
     ApplyIntensityGains(profile->intensity_gains, first, f);
   }
   return {};
@@ -494,8 +593,8 @@ Expected<std::unique_ptr<CudaSimulator>> CudaSimulator::Create(const Scene& scen
   m.echoes_per_beam = profile.EchoesPerBeam();
   size_t free_bytes = 0, total_bytes = 0;
   LT_CUDA_TRY(cudaMemGetInfo(&free_bytes, &total_bytes));
-  // Per beam of a batch: its K records, their compact copies, CUB's scan state (a few
-  // bytes); threshold detector: its sub-rays' contribution slots and counts, and the work
+  // Per beam of a batch: its K records, their compact copies and columns, CUB's scan state (a
+  // few bytes); threshold detector: its sub-rays' contribution slots and counts, and the work
   // sort's keys, ids and scratch (32 bytes).
   // (The waveform detector's records live in shared memory, one warp a beam.)
   const bool threshold = profile.detector.kind == DetectorKind::kThreshold;
@@ -514,7 +613,8 @@ Expected<std::unique_ptr<CudaSimulator>> CudaSimulator::Create(const Scene& scen
     if (!obj.placed()) still_triangles += obj.mesh.triangles.size();
   }
   auto plan = PlanGpuMemory(free_bytes, still_triangles, m.beams,
-                            m.echoes_per_beam * (sizeof(BeamRecord) + sizeof(CompactRecord) + 16) +
+                            m.echoes_per_beam * (sizeof(BeamRecord) + sizeof(CompactRecord) +
+                                                 PackColumns(1, true).bytes + 16) +
                                 sub_ray_slots * sizeof(physics::SignalContribution) +
                                 (signal ? profile.footprint.sub_rays : 0) + (threshold ? 32 : 0),
                             options.max_triangles_per_bvh, options.max_beams_per_batch);
@@ -562,6 +662,7 @@ Expected<std::unique_ptr<CudaSimulator>> CudaSimulator::Create(const Scene& scen
         m.records.Reserve(batch),
         m.returns.Reserve(batch),
         m.return_count.Reserve(1),
+        m.columns.Reserve(PackColumns(batch, signal).bytes),
         m.contributions.Reserve(size_t{m.plan.beams_per_batch} * sub_ray_slots),
         m.contribution_counts.Reserve(
             signal ? size_t{m.plan.beams_per_batch} * profile.footprint.sub_rays : 0),
@@ -620,8 +721,8 @@ Expected<std::unique_ptr<CudaSimulator>> CudaSimulator::Create(const Scene& scen
   LT_CUDA_TRY(cudaEventCreate(&m.copied));
   LT_CUDA_TRY(cudaEventCreate(&m.signal_done));
   LT_CUDA_TRY(cudaDeviceSynchronize());
-  LT_CUDA_TRY(cudaMallocHost(reinterpret_cast<void**>(&m.host_records),
-                             std::max<size_t>(1, batch) * sizeof(CompactRecord)));
+  LT_CUDA_TRY(cudaMallocHost(reinterpret_cast<void**>(&m.host_columns),
+                             std::max<uint64_t>(1, PackColumns(batch, signal).bytes)));
   LT_CUDA_TRY(cudaMallocHost(reinterpret_cast<void**>(&m.host_count), sizeof(uint32_t)));
   return std::unique_ptr<CudaSimulator>(new CudaSimulator(std::move(impl)));
 }
@@ -692,13 +793,11 @@ Expected<Frame> CudaSimulator::Simulate(uint32_t frame_index) {
   // The slices' times come from the host copy of the scan tables (same values).
   // Every slice's placements up at once, the frame's beams in one pass (each beam traces its
   // own slice's top level, GpuClosestHit::ForBeam); a still scene's were placed at Create.
-  if (m.scene->HasMovingObjects()) {
-    if (Status s =
-            m.PlaceSlices(MotionSlices(profile.Pattern(), m.beams, t0, m.options.motion_slices));
-        !s.ok()) {
-      return s.error();
-    }
+  const bool moving = m.scene->HasMovingObjects() && !m.instance_object.empty();
+  if (moving) {
+    if (Status s = m.PlaceFrame(frame_index, t0); !s.ok()) return s.error();
   }
+  m.prepare_next = moving;
   if (Status s = m.SimulateBeams(context, 0, m.beams, f); !s.ok()) return s.error();
   if (!f.waveform_volts.empty()) {
     if (Status s = m.kept_volts.Download(f.waveform_volts.data(), f.waveform_volts.size()); !s.ok())

@@ -71,6 +71,21 @@ Status BackendAvailable(Backend backend) {
 #endif
 }
 
+std::future<void> StartBackend(Backend backend) {
+#if LT_WITH_CUDA
+  if (backend == Backend::kCuda) {
+    try {
+      return std::async(std::launch::async, CudaStartContext);
+    } catch (const std::exception&) {  // no thread: the first CUDA call starts it instead
+    }
+  }
+#endif
+  (void)backend;
+  std::promise<void> none;
+  none.set_value();
+  return none.get_future();
+}
+
 Expected<std::unique_ptr<Simulator>> CreateSimulator(Backend backend, const Scene& scene,
                                                      const SensorProfile& profile,
                                                      const Trajectory& trajectory,

@@ -31,9 +31,8 @@ struct BeamRecord {
   uint8_t pad;
 };
 
-// A valid record as it travels from the GPU to the host: 44 bytes instead of 72. The channel,
-// column and time of a beam are left out: the host computes them from the beam index and its
-// own copy of the scan tables, with the same ScanBeam the CPU backend runs.
+// A valid record as the GPU compacts it (44 bytes instead of 72) before writing the frame's
+// columns from it (frame_columns.h), which add the beam's channel, column and time.
 struct CompactRecord {
   uint32_t beam;
   float x_m, y_m, z_m;
@@ -66,12 +65,6 @@ LT_HD inline CompactRecord Compact(const BeamRecord& r) {
           r.return_type,
           {0, 0}};
 }
-
-// Compact records as a frame's points, channel, column and time from `scan` (host tables) and
-// the frame's start time; what AppendRecords gives for the full records.
-void AppendCompactRecords(const physics::ScanPattern<double>& scan, double frame_start_s,
-                          const CompactRecord* records, uint32_t count, bool with_pulse_width,
-                          Frame& frame);
 
 // The valid records, in the order given (beam order, then echo order), as a frame's points;
 // with_pulse_width: the detector models the echo pulse width, so the frame carries it.

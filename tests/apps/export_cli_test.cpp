@@ -6,6 +6,7 @@
 #include <hdf5.h>
 #include <signal.h>
 #include <spawn.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -222,6 +223,59 @@ TEST(ExportCli, ResumeNamesADamagedShardAndRefusesALinkedJournal) {
   std::filesystem::remove(e / "shard-00000-of-00001.journal");
   ASSERT_EQ(Cli(run).code, 0);
   EXPECT_EQ(test::ReadAll(h5), bytes);
+}
+
+// The exit status of `args` run with a file-size limit of `limit` bytes (a disk that fills),
+// its standard error in `err`.
+int RunWithFileLimit(const std::vector<std::string>& args, rlim_t limit,
+                     const std::filesystem::path& err) {
+  std::vector<std::string> copy = args;  // made before the fork: the child only calls exec
+  std::vector<char*> argv;
+  for (auto& a : copy)
+    argv.push_back(a.data());
+  argv.push_back(nullptr);
+  const pid_t pid = ::fork();
+  if (pid == 0) {
+    const int fd = ::open(err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    ::dup2(fd, STDERR_FILENO);
+    ::signal(SIGXFSZ, SIG_IGN);  // a write past the limit fails with EFBIG instead
+    const struct rlimit r { limit, limit };
+    ::setrlimit(RLIMIT_FSIZE, &r);
+    ::execv(argv[0], argv.data());
+    ::_exit(127);
+  }
+  // A hang (a writer thread left waiting) is killed after two minutes and fails the test.
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::minutes(2);
+  int status = 0;
+  while (::waitpid(pid, &status, WNOHANG) == 0) {
+    if (std::chrono::steady_clock::now() > deadline) {
+      ADD_FAILURE() << "the run did not end within two minutes";
+      ::kill(pid, SIGKILL);
+      return Wait(pid);
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  return status;
+}
+
+// A disk that fills during the run (journal and file are written by two threads, one after
+// the other for each frame): the run stops with the shard named, no thread left hanging, and
+// the same command afterwards resumes to the bytes of a run that never failed.
+TEST(ExportCli, AFullDiskStopsTheRunNamedAndItResumesToTheSameBytes) {
+  test::TempDir dir;
+  constexpr uint32_t kFrames = 16;
+  ASSERT_EQ(Wait(Spawn(StreetRun(dir / "clean", kFrames))), 0);
+  const std::string reference = test::ReadAll(dir / "clean/shard-00000-of-00001.h5");
+  ASSERT_GT(reference.size(), size_t{4} << 20);  // the limit below falls inside the run
+  const auto out = dir / "full";
+  const int status = RunWithFileLimit(StreetRun(out, kFrames), 2 << 20, dir / "err.txt");
+  ASSERT_TRUE(WIFEXITED(status)) << status;
+  EXPECT_NE(WEXITSTATUS(status), 0);
+  const std::string err = test::ReadAll(dir / "err.txt");
+  EXPECT_NE(err.find("shard-00000-of-00001"), std::string::npos) << err;
+  EXPECT_EQ(err.find("HDF5-DIAG"), std::string::npos) << err;
+  ASSERT_EQ(Wait(Spawn(StreetRun(out, kFrames))), 0);
+  EXPECT_EQ(test::ReadAll(out / "shard-00000-of-00001.h5"), reference);
 }
 
 // kill -9 at random moments, then the same command until it finishes: the shard file is the

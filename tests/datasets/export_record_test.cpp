@@ -4,6 +4,8 @@
 // original goes on to plan, byte for byte.
 #include <gtest/gtest.h>
 
+#include <atomic>
+
 #include <chrono>
 #include <map>
 #include <random>
@@ -211,6 +213,7 @@ class SlowSimulator : public Simulator {
  public:
   explicit SlowSimulator(uint32_t fail_at) : fail_at_(fail_at) {}
   Expected<Frame> Simulate(uint32_t k) override {
+    ++calls;
     std::this_thread::sleep_for(std::chrono::microseconds(100 * ((k * 7919) % 13)));
     if (k == fail_at_) return Error{"frame " + std::to_string(k) + " failed"};
     Frame f;
@@ -219,6 +222,7 @@ class SlowSimulator : public Simulator {
   }
   uint64_t RaysPerFrame() const override { return 0; }
   Backend backend() const override { return Backend::kCpu; }
+  std::atomic<int> calls{0};
 
  private:
   uint32_t fail_at_;
@@ -247,6 +251,22 @@ TEST(FrameProducers, HandOutFramesInOrderAndStop) {
   ASSERT_FALSE(f.ok());
   EXPECT_EQ(f.message(), "frame 12 failed");
 }  // 988 frames never taken: the destructor stops the threads
+
+// A simulator added while the first runs (the export's second, made meanwhile) takes frames
+// from the next one not taken; every frame comes once, in order.
+TEST(FrameProducers, ASimulatorAddedLaterSharesTheFramesInOrder) {
+  SlowSimulator a(1000), b(1000);
+  FrameProducers producers({&a}, 0, 200);
+  double seconds = 0;
+  for (uint32_t k = 0; k < 200; ++k) {
+    if (k == 10) producers.Add(&b);
+    auto f = producers.Next(&seconds);
+    ASSERT_TRUE(f.ok()) << f.message();
+    EXPECT_EQ(f->index, k);
+  }
+  EXPECT_EQ(a.calls + b.calls, 200);
+  EXPECT_GT(b.calls, 0);  // about half of the 190 frames left when it joined
+}
 
 }  // namespace
 }  // namespace lt

@@ -1,5 +1,6 @@
-// The compact records the GPU sends back (internal/beam_record.h) give the same points as the
-// full records the CPU backend appends: channel, column and time recomputed on the host.
+// The columns the GPU packs from its compact records and sends back (internal/frame_columns.h)
+// give the same points as the full records the CPU backend appends: channel, column and time
+// from the beam index.
 #include "internal/beam_record.h"
 
 #include <gtest/gtest.h>
@@ -8,16 +9,40 @@
 #include <string>
 
 #include "expect_same_frames.h"
+#include "internal/frame_columns.h"
 #include "lidartwin/sim/sensor_profile.h"
 #include "test_support.h"
 
 namespace lt {
 namespace {
 
-// Records of a spinning scan (channel, column and time from its tables, AppendCompactRecords's
-// own path) and of a line scan and a Lissajous scan (through ScanBeam), appended to a frame
-// that already holds points, with and without the echo pulse width.
-TEST(CompactRecord, AppendsTheSamePointsAsTheFullRecord) {
+// The compact records packed as columns by PutFrameColumns (the CUDA kernel's own code, run
+// here), every byte of the buffer checked written: packed twice over two poisons, the two
+// buffers must agree.
+std::vector<unsigned char> Packed(const physics::ScanPattern<double>& scan, double frame_start,
+                                  const std::vector<CompactRecord>& compact, bool pulse_width) {
+  const auto n = static_cast<uint32_t>(compact.size());
+  const PackedColumns p = PackColumns(n, pulse_width);
+  const ColumnClock clock =
+      MakeColumnClock(scan, frame_start, scan.spinning.firing_offset_s);  // host tables
+  std::vector<unsigned char> out[2];
+  for (int poison = 0; poison < 2; ++poison) {
+    // 8-byte aligned, as the pinned buffer is.
+    std::vector<uint64_t> words((p.bytes + 7) / 8, poison ? ~uint64_t{0} : 0x5a5a5a5a5a5a5a5a);
+    auto* bytes = reinterpret_cast<unsigned char*>(words.data());
+    for (uint32_t i = 0; i < n; ++i)
+      PutFrameColumns(compact[i], i, p, pulse_width, clock, bytes);
+    out[poison].assign(bytes, bytes + p.bytes);
+  }
+  EXPECT_EQ(out[0], out[1]) << "a byte of the packed columns was left unwritten";
+  return out[0];
+}
+
+// Records of a spinning scan (channel, column and time from its tables, packed with the
+// columns) and of a line scan and a Lissajous scan (filled through ScanBeam by
+// AppendFrameColumns), appended to a frame that already holds points, with and without the
+// echo pulse width.
+TEST(CompactRecord, PackedColumnsAppendTheSamePointsAsTheFullRecord) {
   for (const char* sensor :
        {"ouster_os0_128.yaml", "blickfeld_cube1.yaml", "mems_lissajous_example.yaml"}) {
     auto profile = LoadSensorProfile(test::ConfigDir() / "sensors" / sensor);
@@ -57,11 +82,13 @@ TEST(CompactRecord, AppendsTheSamePointsAsTheFullRecord) {
       compact.push_back(Compact(r));
     const auto n = static_cast<uint32_t>(full.size());
     for (bool pulse_width : {true, false}) {
+      const std::vector<unsigned char> packed = Packed(scan, frame_start, compact, pulse_width);
+      EXPECT_EQ(packed.size(), size_t{n} * (pulse_width ? 56 : 52));
       Frame a, b;
       // Twice: the second call appends after the first's points.
       for (int round = 0; round < 2; ++round) {
         AppendRecords(full.data(), n, pulse_width, a);
-        AppendCompactRecords(scan, frame_start, compact.data(), n, pulse_width, b);
+        AppendFrameColumns(packed.data(), n, pulse_width, scan, frame_start, b);
       }
       ASSERT_EQ(a.size(), 2 * full.size());
       ASSERT_EQ(b.size(), a.size());

@@ -53,8 +53,8 @@ inline uint32_t CoresPerWorker(uint32_t cores, uint32_t workers) {
 }
 
 // Encoding threads of an export process with `cores` cores: all but two (the simulation and the
-// writer thread; 16 encoders on the H100 machine's 16 cores slowed its two simulator threads by
-// a half), at least 2, at most 16.
+// writing, whose two threads each wait on the disk much of the time; 16 encoders on the H100
+// machine's 16 cores slowed its two simulator threads by a half), at least 2, at most 16.
 inline uint32_t ExportEncoderThreads(uint32_t cores) {
   const uint32_t rest = cores > 4 ? cores - 2 : 2;
   return rest > 16 ? 16 : rest;
@@ -100,13 +100,15 @@ struct ShardResult {
   uint32_t simulators = 1;             // simulators on their own threads (two on a GPU)
   uint32_t encoders = 0;               // encoding threads
   double encode_seconds = 0;           // compressing and journal records, summed over threads
-  double write_seconds = 0;            // the writer thread's journal and HDF5 writes
+  double journal_seconds = 0;          // the journal's writer thread's appends
+  double write_seconds = 0;            // the file's writer thread's HDF5 writes (overlapping)
   double finish_seconds = 0;           // closing the file, its SHA-256 and record
   double close_seconds = 0;            // of which closing the HDF5 file (its last chunks and index)
   double hash_seconds = 0;             // and hashing it
   double load_seconds = 0;             // loading the scene and building the simulator
   double first_simulator_seconds = 0;  // of which the backend's start, the scene and a simulator
-  double second_simulator_seconds = 0;  // and a second simulator (two on a GPU)
+  double second_simulator_seconds = 0;  // a second simulator (two on a GPU), made on its own
+                                        // thread while the first simulates, not in load_seconds
   double loop_seconds = 0;              // from the first frame to the last frame written
   FreshShardHash hash;                  // empty when an earlier run had finished the shard
   uint64_t rays = 0;

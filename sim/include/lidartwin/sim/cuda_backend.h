@@ -24,6 +24,9 @@ namespace lt {
 // OK when a CUDA device can be used; otherwise why not, for a person: "no GPU found: ..." (no
 // NVIDIA driver, or no device it sees), a driver older than the runtime, or CUDA's own error.
 Status CudaAvailable();
+// Creates the CUDA context of device 0 (what the first CUDA call of a simulator would), its
+// errors left to that call.
+void CudaStartContext();
 // Name and memory of device 0, for reports.
 std::string CudaDeviceName();
 // Bytes of the device's memory in use (by every process), 0 when it cannot be read.
