@@ -24,7 +24,7 @@ done | while read -r binary t; do
 done | tee "$out/gpu_tests_summary.log"
 if [ "${SANITIZE:-1}" = 1 ]; then
   compute-sanitizer --leak-check full --error-exitcode 9 .devpkg/bin/sim_cuda_tests \
-    --gtest_filter='CudaBackend.SameSeedSameFrame:CudaBvh.SingleAndTwoTriangleScenes:CudaBackend.BatchedFramesAndSplitScenesGiveTheSameFrames:CudaBvh.TreeOnTheHostIsWhole:CudaWaveform.RecordsMatchTheCpuSampleBySample:CudaWaveform.PhotonDrawsAreIdenticalToTheCpu:CudaWaveform.RangingOfGivenRecordsMatchesTheCpu' \
+    --gtest_filter='CudaBackend.SameSeedSameFrame:CudaBackend.FramesInAnyOrderAreTheFramesInTurn:CudaBvh.SingleAndTwoTriangleScenes:CudaBackend.BatchedFramesAndSplitScenesGiveTheSameFrames:CudaBvh.TreeOnTheHostIsWhole:CudaWaveform.RecordsMatchTheCpuSampleBySample:CudaWaveform.PhotonDrawsAreIdenticalToTheCpu:CudaWaveform.RangingOfGivenRecordsMatchesTheCpu' \
     > "$out/sanitizer.log" 2>&1
   echo "compute-sanitizer rc=$?"; grep -E "ERROR SUMMARY|LEAK SUMMARY" "$out/sanitizer.log"
   compute-sanitizer --leak-check full --error-exitcode 9 .devpkg/bin/bench_cuda_tests \

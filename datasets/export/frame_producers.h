@@ -1,6 +1,8 @@
 // Frames [begin, end) simulated on threads, one a simulator, each taking the next frame not yet
-// taken, handed out in order (private to datasets/; export_run.cpp). With two simulators on one
-// GPU the host's share of a frame (copies, the frame's arrays) overlaps the other's kernels: on
+// taken, handed out in order (private to datasets/; export_run.cpp). Each thread also claims
+// the frame it will simulate after this one and tells its simulator (ExpectFollowing), so that the
+// CUDA simulator can run it on the GPU while this one's points are appended. With two simulators on
+// one GPU the host's share of a frame (copies, the frame's arrays) overlaps the other's kernels: on
 // the H100 the simulator spends most of a lab frame on the host. A simulator may join later
 // (Add): the export makes its second one while the first already runs.
 #pragma once
@@ -70,15 +72,25 @@ class FrameProducers {
   };
 
   void Run(Simulator* sim) {
+    constexpr uint32_t kNone = UINT32_MAX;  // past any frame: end_ is at most UINT32_MAX
+    uint32_t claimed = kNone;               // the frame this thread simulates next
     for (;;) {
       uint32_t k = 0;
       {
         std::unique_lock<std::mutex> lock(mutex_);
-        changed_.wait(
-            lock, [&] { return stop_ || take_ >= end_ || take_ < next_ + ahead_ * producers_; });
-        if (stop_ || take_ >= end_) return;
-        k = take_++;
+        auto may_take = [&] { return take_ < end_ && take_ < next_ + ahead_ * producers_; };
+        changed_.wait(lock,
+                      [&] { return stop_ || claimed != kNone || take_ >= end_ || may_take(); });
+        if (stop_) return;
+        if (claimed != kNone) {
+          k = claimed;
+        } else {
+          if (take_ >= end_) return;
+          k = take_++;
+        }
+        claimed = may_take() ? take_++ : kNone;
       }
+      if (claimed != kNone) sim->ExpectFollowing(claimed);
       const auto t0 = std::chrono::steady_clock::now();
       Expected<Frame> frame = Error{""};
       try {

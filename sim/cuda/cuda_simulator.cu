@@ -211,11 +211,12 @@ struct CudaSimulator::Impl {
   // The last frame's (uploaded) and a spare: while a frame's kernels run, the spare is filled
   // for the frame expected next (PrepareNext), which then only uploads it.
   Placements placements[2];
-  int uploaded = 0;                    // which of the two went up last
-  uint32_t slice_count = 0;            // the uploaded placements' slices
-  int64_t last_frame = -1;             // the frame simulated before this one
-  uint32_t frame_stride = 1;           // frames between a simulator's calls, for PrepareNext
-  bool prepare_next = false;           // this frame's first batch calls PrepareNext
+  int uploaded = 0;           // which of the two went up last
+  uint32_t slice_count = 0;   // the uploaded placements' slices
+  int64_t last_frame = -1;    // the frame asked for before this one
+  uint32_t frame_stride = 1;  // frames between a simulator's calls, for PrepareNext
+  int64_t expected = -1;      // the frame asked for after this call, where told (ExpectFollowing)
+  int64_t prepare = -1;       // the frame whose placements LaunchBatch makes (PrepareNext), or -1
   DeviceBuffer<unsigned char> placed;  // on the device: the views below point into it
   const InstanceRecord* placed_instances = nullptr;
   const uint32_t* placed_slice_begin = nullptr;
@@ -226,19 +227,32 @@ struct CudaSimulator::Impl {
   DeviceBuffer<unsigned char> columns;  // and as the frame's columns (frame_columns.h)
   DeviceBuffer<unsigned char> select_temp;
   size_t select_temp_bytes = 0;
-  unsigned char* host_columns = nullptr;  // pinned: the copy back runs at full PCIe speed
-  uint32_t* host_count = nullptr;         // pinned: the returns' count, copied with them
-  uint32_t returns_expected = 0;          // the last batch's returns (CopyReturns)
-  cudaEvent_t start = nullptr, kernel_done = nullptr, copied = nullptr, signal_done = nullptr;
+  // A batch on its way back: its events, and the pinned memory its count and columns are
+  // copied into (pinned: the copy back runs at full PCIe speed). Two, so that the frame expected
+  // next can run on the GPU while this one's columns are appended on the host (RunAhead).
+  struct Batch {
+    unsigned char* host_columns = nullptr;
+    uint32_t* host_count = nullptr;
+    uint32_t slots = 0, guess = 0;  // its records, and the returns copied with the count
+    cudaEvent_t start = nullptr, kernel_done = nullptr, copied = nullptr, signal_done = nullptr;
+    ~Batch() {
+      if (host_columns) cudaFreeHost(host_columns);
+      if (host_count) cudaFreeHost(host_count);
+      for (cudaEvent_t e : {start, kernel_done, copied, signal_done})
+        if (e) cudaEventDestroy(e);
+    }
+    Status Create(uint64_t column_bytes);
+  };
+  Batch batches[2];
+  int batch_at = 0;               // the batch that runs next
+  int64_t ahead = -1;             // the frame batches[1 - batch_at] runs ahead, or -1
+  double ahead_start_s = 0;       // and its start
+  uint64_t column_bytes = 0;      // a batch's packed columns at most
+  uint32_t returns_expected = 0;  // the last batch's returns (WaitForBatch)
   double kernel_ms = 0, total_ms = 0;
   double signal_ms = 0;  // threshold detector: raster and sub-ray stage (stages 1-3)
   ~Impl() {
-    if (host_columns) cudaFreeHost(host_columns);
-    if (host_count) cudaFreeHost(host_count);
-    if (start) cudaEventDestroy(start);
-    if (kernel_done) cudaEventDestroy(kernel_done);
-    if (copied) cudaEventDestroy(copied);
-    if (signal_done) cudaEventDestroy(signal_done);
+    if (ahead >= 0) cudaEventSynchronize(batches[1 - batch_at].copied);  // before its memory goes
   }
 
   GpuClosestHit Closest() const {
@@ -261,14 +275,38 @@ struct CudaSimulator::Impl {
   // The frame's placements up: the spare's where PrepareNext made them for this frame,
   // otherwise made now.
   Status PlaceFrame(uint32_t frame, double frame_start_s);
-  // While the GPU runs frame `frame`: the spare filled for the frame expected next (frame +
-  // the stride between the last two calls). Errors are left to that frame's own PlaceFrame.
-  void PrepareNext(uint32_t frame);
+  // While the GPU runs a frame: the spare filled for `frame`, the one expected after it. Errors
+  // are left to that frame's own PlaceFrame.
+  void PrepareNext(uint64_t frame);
+  // The frame's context on the device: its pattern, trajectory, detector and chain, time.
+  FrameContext Context(uint32_t frame_index) const;
   // Simulates beams [begin, end) in batches and appends their returns to f.
   Status SimulateBeams(const FrameContext& context, uint32_t begin, uint32_t end, Frame& f);
-  // The batch's returns, as packed columns, to host_columns; returns their count.
-  Expected<uint32_t> CopyReturns(uint32_t slots);
+  // Queues beams [begin, begin + n)'s kernels and the copy back of their returns as packed
+  // columns into `batch` (no wait), then calls PrepareNext where `prepare` asks for it.
+  Status LaunchBatch(const FrameContext& context, uint32_t begin, uint32_t n, Batch& batch);
+  // Waits for the batch's returns on the host, adds its kernel times; returns their count.
+  Expected<uint32_t> WaitForBatch(Batch& batch);
+  // Appends a waited batch's count returns to f.
+  void AppendBatch(const Batch& batch, uint32_t count, double frame_start_s, Frame& f);
+  // Whether a frame's beams can run ahead of the call that asks for them: one batch, no raster
+  // pass and no records kept (each of those waits on the host within the frame).
+  bool CanRunAhead() const;
+  // Launches `frame` on the spare batch, to be waited for by the call that asks for it. Where it
+  // cannot be placed nothing runs: that call then meets the error itself.
+  void RunAhead(uint32_t frame);
+  // Waits for a frame run ahead that was not asked for, and forgets it.
+  Status DropAhead();
 };
+
+Status CudaSimulator::Impl::Batch::Create(uint64_t column_bytes) {
+  for (cudaEvent_t* e : {&start, &kernel_done, &copied, &signal_done})
+    LT_CUDA_TRY(cudaEventCreate(e));
+  LT_CUDA_TRY(
+      cudaMallocHost(reinterpret_cast<void**>(&host_columns), std::max<uint64_t>(1, column_bytes)));
+  LT_CUDA_TRY(cudaMallocHost(reinterpret_cast<void**>(&host_count), sizeof(uint32_t)));
+  return {};
+}
 
 Status CudaSimulator::Impl::BuildModels() {
   std::map<const TriangleMesh*, uint32_t> index;
@@ -420,15 +458,12 @@ Status CudaSimulator::Impl::PlaceFrame(uint32_t frame, double frame_start_s) {
   }
   if (Status s = UploadPlacements(placements[spare]); !s.ok()) return s;
   uploaded = spare;
-  if (last_frame >= 0 && frame > last_frame) frame_stride = frame - last_frame;
-  last_frame = frame;
   return {};
 }
 
-void CudaSimulator::Impl::PrepareNext(uint32_t frame) {
+void CudaSimulator::Impl::PrepareNext(uint64_t next) {
   Placements& spare = placements[1 - uploaded];  // not the one going up for this frame
   spare.frame = -1;
-  const uint64_t next = uint64_t{frame} + frame_stride;
   if (next > UINT32_MAX) return;
   const double start = trajectory.start_time_s + next * profile->FramePeriodS();
   const std::vector<BeamSlice> slices =
@@ -444,133 +479,172 @@ Status CudaSimulator::Impl::TraceRaster(FrameContext& context, const physics::Po
   if (Status s = raster.Reserve(pixels); !s.ok()) return s;
   context.raster.pixels = raster.get();
   constexpr int kBlock = 128;
-  LT_CUDA_TRY(cudaEventRecord(start));
+  Batch& batch = batches[batch_at];
+  LT_CUDA_TRY(cudaEventRecord(batch.start));
   TraceRasterKernel<<<static_cast<unsigned>((pixels + kBlock - 1) / kBlock), kBlock>>>(
       context, Closest(), pose, raster.get());
   LT_CUDA_TRY(cudaGetLastError());
-  LT_CUDA_TRY(cudaEventRecord(kernel_done));
-  LT_CUDA_TRY(cudaEventSynchronize(kernel_done));
+  LT_CUDA_TRY(cudaEventRecord(batch.kernel_done));
+  LT_CUDA_TRY(cudaEventSynchronize(batch.kernel_done));
   float ms = 0;
-  LT_CUDA_TRY(cudaEventElapsedTime(&ms, start, kernel_done));
+  LT_CUDA_TRY(cudaEventElapsedTime(&ms, batch.start, batch.kernel_done));
   kernel_ms += ms;  // the raster is part of the frame's kernel time
   total_ms += ms;
   signal_ms += ms;
   return {};
 }
 
-// The batch's returns (at most `slots`) and their count to the host, the event `copied` after
-// them. The count and as many returns as the last batch had, and a 32nd more, go in one pass
-// with one wait (a static scene's frames have exactly as many, a moving one's about as many);
-// only returns past those are copied after the count is known. Two blocking copies, the count's
-// then the returns', had left the GPU idle while the host turned round between them: the
-// OS0-128 frame's copy back took 0.13-0.27 ms (bench/RESULTS.md, ninth step).
-Expected<uint32_t> CudaSimulator::Impl::CopyReturns(uint32_t slots) {
-  const auto guess = static_cast<uint32_t>(
-      std::min<uint64_t>(slots, uint64_t{returns_expected} + returns_expected / 32));
-  LT_CUDA_TRY(
-      cudaMemcpyAsync(host_count, return_count.get(), sizeof(uint32_t), cudaMemcpyDeviceToHost));
-  // The device lays the columns out for the true count, in bytes [0, bytes(count)): where
-  // count <= guess, the copy of [0, bytes(guess)) holds them all; where not, the rest of the
-  // range follows once the count is known.
-  const bool pulse = profile->detector.ReadsReturnSignal();
-  const uint64_t guess_bytes = PackColumns(guess, pulse).bytes;
-  if (guess_bytes > 0) {
-    LT_CUDA_TRY(cudaMemcpyAsync(host_columns, columns.get(), guess_bytes, cudaMemcpyDeviceToHost));
+Status CudaSimulator::Impl::LaunchBatch(const FrameContext& context, uint32_t b, uint32_t n,
+                                        Batch& batch) {
+  constexpr int kBlock = 128;
+  const uint32_t k = echoes_per_beam;
+  const uint32_t slots = n * k;
+  const ColumnClock clock =
+      MakeColumnClock(profile->Pattern(), context.frame_start_s, tables[2].get());
+  LT_CUDA_TRY(cudaEventRecord(batch.start));
+  if (profile->detector.kind == DetectorKind::kWaveform) {
+    const uint64_t threads = uint64_t{n} * profile->footprint.sub_rays;
+    SubRaySignalKernel<<<static_cast<unsigned>((threads + kBlock - 1) / kBlock), kBlock>>>(
+        context, Closest(), contributions.get(), contribution_counts.get(), b, n);
+    LT_CUDA_TRY(cudaGetLastError());
+    LT_CUDA_TRY(cudaEventRecord(batch.signal_done));
+    // A beam's contributions: all its sub-rays' slots, at most kMaxContributions.
+    const uint32_t beam_slots =
+        std::min<uint32_t>(kMaxContributions, std::max<uint32_t>(1, profile->footprint.sub_rays) *
+                                                  context.signal.max_surfaces);
+    LT_CUDA_TRY(LaunchWaveformWarps(context, contributions.get(), contribution_counts.get(),
+                                    records.get(), b, n, beam_slots, step_twiddles.get(),
+                                    kept_beams.get(), static_cast<uint32_t>(kept_beams.size()),
+                                    kept_volts.get(), beam_chunks.get()));
+  } else if (profile->detector.kind == DetectorKind::kThreshold) {
+    const uint64_t threads = uint64_t{n} * profile->footprint.sub_rays;
+    SubRaySignalKernel<<<static_cast<unsigned>((threads + kBlock - 1) / kBlock), kBlock>>>(
+        context, Closest(), contributions.get(), contribution_counts.get(), b, n);
+    LT_CUDA_TRY(cudaGetLastError());
+    LT_CUDA_TRY(cudaEventRecord(batch.signal_done));
+    LT_CUDA_TRY(cudaMemsetAsync(records.get(), 0, size_t{slots} * sizeof(BeamRecord)));
+    LT_CUDA_TRY(cudaMemsetAsync(active_count.get(), 0, sizeof(uint32_t)));
+    BeamWorkKernel<<<(n + kBlock - 1) / kBlock, kBlock>>>(
+        context, contributions.get(), contribution_counts.get(), n, work_keys.get(), work_ids.get(),
+        active_count.get());
+    LT_CUDA_TRY(cudaGetLastError());
+    size_t bytes = active_temp_bytes;
+    LT_CUDA_TRY(cub::DeviceRadixSort::SortPairs(active_temp.get(), bytes, work_keys.get(),
+                                                work_keys_sorted.get(), work_ids.get(),
+                                                active.get(), static_cast<int>(n)));
+    BeamEchoKernel<<<(n + kBlock - 1) / kBlock, kBlock>>>(context, contributions.get(),
+                                                          contribution_counts.get(), active.get(),
+                                                          active_count.get(), records.get(), b);
+  } else {
+    SimulateFrameKernel<<<(n + kBlock - 1) / kBlock, kBlock>>>(context, Closest(), records.get(), b,
+                                                               n);
   }
-  LT_CUDA_TRY(cudaEventRecord(copied));
-  LT_CUDA_TRY(cudaEventSynchronize(copied));
-  const uint32_t count = *host_count;
-  if (count > guess) {
+  LT_CUDA_TRY(cudaGetLastError());
+  LT_CUDA_TRY(cudaEventRecord(batch.kernel_done));
+  // Only the returns travel to the host (a third of the beams on the lab scene), in beam
+  // order: DeviceSelect is stable.
+  size_t temp_bytes = select_temp_bytes;
+  LT_CUDA_TRY(cub::DeviceSelect::If(select_temp.get(), temp_bytes, records.get(),
+                                    CompactOutput(returns.get()), return_count.get(),
+                                    static_cast<int>(slots), IsValid()));
+  FrameColumnsKernel<<<(slots + kBlock - 1) / kBlock, kBlock>>>(
+      returns.get(), return_count.get(), profile->detector.ReadsReturnSignal(), clock,
+      columns.get());
+  LT_CUDA_TRY(cudaGetLastError());
+  if (prepare >= 0) {  // host work while the kernels run (0.1 ms of a 0.5-ms street frame)
+    PrepareNext(static_cast<uint64_t>(prepare));
+    prepare = -1;
+  }
+  // The count and as many returns as the last batch had, and a 32nd more, go back in one pass
+  // with one wait (a static scene's frames have exactly as many, a moving one's about as many);
+  // only returns past those are copied after the count is known (WaitForBatch). Two blocking
+  // copies, the count's then the returns', had left the GPU idle while the host turned round
+  // between them: the OS0-128 frame's copy back took 0.13-0.27 ms (bench/RESULTS.md, ninth
+  // step).
+  batch.slots = slots;
+  batch.guess = static_cast<uint32_t>(
+      std::min<uint64_t>(slots, uint64_t{returns_expected} + returns_expected / 32));
+  LT_CUDA_TRY(cudaMemcpyAsync(batch.host_count, return_count.get(), sizeof(uint32_t),
+                              cudaMemcpyDeviceToHost));
+  // The device lays the columns out for the true count, in bytes [0, bytes(count)): where
+  // count <= guess, the copy of [0, bytes(guess)) holds them all.
+  const uint64_t guess_bytes =
+      PackColumns(batch.guess, profile->detector.ReadsReturnSignal()).bytes;
+  if (guess_bytes > 0) {
+    LT_CUDA_TRY(
+        cudaMemcpyAsync(batch.host_columns, columns.get(), guess_bytes, cudaMemcpyDeviceToHost));
+  }
+  LT_CUDA_TRY(cudaEventRecord(batch.copied));
+  return {};
+}
+
+Expected<uint32_t> CudaSimulator::Impl::WaitForBatch(Batch& batch) {
+  LT_CUDA_TRY(cudaEventSynchronize(batch.copied));
+  const uint32_t count = *batch.host_count;
+  if (count > batch.guess) {  // the rest of the range, now that the count is known
+    const bool pulse = profile->detector.ReadsReturnSignal();
+    const uint64_t guess_bytes = PackColumns(batch.guess, pulse).bytes;
     const uint64_t bytes = PackColumns(count, pulse).bytes;
-    LT_CUDA_TRY(cudaMemcpyAsync(host_columns + guess_bytes, columns.get() + guess_bytes,
+    LT_CUDA_TRY(cudaMemcpyAsync(batch.host_columns + guess_bytes, columns.get() + guess_bytes,
                                 bytes - guess_bytes, cudaMemcpyDeviceToHost));
-    LT_CUDA_TRY(cudaEventRecord(copied));
-    LT_CUDA_TRY(cudaEventSynchronize(copied));
+    LT_CUDA_TRY(cudaEventRecord(batch.copied));
+    LT_CUDA_TRY(cudaEventSynchronize(batch.copied));
   }
   returns_expected = count;
+  float k_ms = 0, t_ms = 0;
+  LT_CUDA_TRY(cudaEventElapsedTime(&k_ms, batch.start, batch.kernel_done));
+  LT_CUDA_TRY(cudaEventElapsedTime(&t_ms, batch.start, batch.copied));
+  kernel_ms += k_ms;
+  total_ms += t_ms;
+  if (profile->detector.ReadsReturnSignal()) {
+    float s_ms = 0;
+    LT_CUDA_TRY(cudaEventElapsedTime(&s_ms, batch.start, batch.signal_done));
+    signal_ms += s_ms;
+  }
   return count;
+}
+
+void CudaSimulator::Impl::AppendBatch(const Batch& batch, uint32_t count, double frame_start_s,
+                                      Frame& f) {
+  const size_t first = f.size();
+  AppendFrameColumns(batch.host_columns, count, profile->detector.ReadsReturnSignal(),
+                     profile->Pattern(), frame_start_s, f);
+  ApplyIntensityGains(profile->intensity_gains, first, f);
 }
 
 Status CudaSimulator::Impl::SimulateBeams(const FrameContext& context, uint32_t begin, uint32_t end,
                                           Frame& f) {
-  constexpr int kBlock = 128;
-  const uint32_t k = echoes_per_beam;
-  const ColumnClock clock =
-      MakeColumnClock(profile->Pattern(), context.frame_start_s, tables[2].get());
+  Batch& batch = batches[batch_at];
   for (uint32_t b = begin; b < end; b += plan.beams_per_batch) {
     const uint32_t n = std::min(end - b, plan.beams_per_batch);
-    const uint32_t slots = n * k;
-    LT_CUDA_TRY(cudaEventRecord(start));
-    if (profile->detector.kind == DetectorKind::kWaveform) {
-      const uint64_t threads = uint64_t{n} * profile->footprint.sub_rays;
-      SubRaySignalKernel<<<static_cast<unsigned>((threads + kBlock - 1) / kBlock), kBlock>>>(
-          context, Closest(), contributions.get(), contribution_counts.get(), b, n);
-      LT_CUDA_TRY(cudaGetLastError());
-      LT_CUDA_TRY(cudaEventRecord(signal_done));
-      // A beam's contributions: all its sub-rays' slots, at most kMaxContributions.
-      const uint32_t slots =
-          std::min<uint32_t>(kMaxContributions, std::max<uint32_t>(1, profile->footprint.sub_rays) *
-                                                    context.signal.max_surfaces);
-      LT_CUDA_TRY(LaunchWaveformWarps(context, contributions.get(), contribution_counts.get(),
-                                      records.get(), b, n, slots, step_twiddles.get(),
-                                      kept_beams.get(), static_cast<uint32_t>(kept_beams.size()),
-                                      kept_volts.get(), beam_chunks.get()));
-    } else if (profile->detector.kind == DetectorKind::kThreshold) {
-      const uint64_t threads = uint64_t{n} * profile->footprint.sub_rays;
-      SubRaySignalKernel<<<static_cast<unsigned>((threads + kBlock - 1) / kBlock), kBlock>>>(
-          context, Closest(), contributions.get(), contribution_counts.get(), b, n);
-      LT_CUDA_TRY(cudaGetLastError());
-      LT_CUDA_TRY(cudaEventRecord(signal_done));
-      LT_CUDA_TRY(cudaMemsetAsync(records.get(), 0, size_t{slots} * sizeof(BeamRecord)));
-      LT_CUDA_TRY(cudaMemsetAsync(active_count.get(), 0, sizeof(uint32_t)));
-      BeamWorkKernel<<<(n + kBlock - 1) / kBlock, kBlock>>>(
-          context, contributions.get(), contribution_counts.get(), n, work_keys.get(),
-          work_ids.get(), active_count.get());
-      LT_CUDA_TRY(cudaGetLastError());
-      size_t bytes = active_temp_bytes;
-      LT_CUDA_TRY(cub::DeviceRadixSort::SortPairs(active_temp.get(), bytes, work_keys.get(),
-                                                  work_keys_sorted.get(), work_ids.get(),
-                                                  active.get(), static_cast<int>(n)));
-      BeamEchoKernel<<<(n + kBlock - 1) / kBlock, kBlock>>>(context, contributions.get(),
-                                                            contribution_counts.get(), active.get(),
-                                                            active_count.get(), records.get(), b);
-    } else {
-      SimulateFrameKernel<<<(n + kBlock - 1) / kBlock, kBlock>>>(context, Closest(), records.get(),
-                                                                 b, n);
-    }
-    LT_CUDA_TRY(cudaGetLastError());
-    LT_CUDA_TRY(cudaEventRecord(kernel_done));
-    // Only the returns travel to the host (a third of the beams on the lab scene), in beam
-    // order: DeviceSelect is stable.
-    size_t temp_bytes = select_temp_bytes;
-    LT_CUDA_TRY(cub::DeviceSelect::If(select_temp.get(), temp_bytes, records.get(),
-                                      CompactOutput(returns.get()), return_count.get(),
-                                      static_cast<int>(slots), IsValid()));
-    FrameColumnsKernel<<<(slots + kBlock - 1) / kBlock, kBlock>>>(
-        returns.get(), return_count.get(), profile->detector.ReadsReturnSignal(), clock,
-        columns.get());
-    LT_CUDA_TRY(cudaGetLastError());
-    if (prepare_next) {  // host work while the kernels run (0.1 ms of a 0.5-ms street frame)
-      PrepareNext(context.frame);
-      prepare_next = false;
-    }
-    auto count = CopyReturns(slots);
+    if (Status s = LaunchBatch(context, b, n, batch); !s.ok()) return s;
+    auto count = WaitForBatch(batch);
     if (!count.ok()) return count.error();
-    float k_ms = 0, t_ms = 0;
-    LT_CUDA_TRY(cudaEventElapsedTime(&k_ms, start, kernel_done));
-    LT_CUDA_TRY(cudaEventElapsedTime(&t_ms, start, copied));
-    kernel_ms += k_ms;
-    total_ms += t_ms;
-    if (profile->detector.ReadsReturnSignal()) {
-      float s_ms = 0;
-      LT_CUDA_TRY(cudaEventElapsedTime(&s_ms, start, signal_done));
-      signal_ms += s_ms;
-    }
-    const size_t first = f.size();
-    AppendFrameColumns(host_columns, *count, profile->detector.ReadsReturnSignal(),
-                       profile->Pattern(), context.frame_start_s, f);
-    ApplyIntensityGains(profile->intensity_gains, first, f);
+    AppendBatch(batch, *count, context.frame_start_s, f);
   }
+  return {};
+}
+
+bool CudaSimulator::Impl::CanRunAhead() const {
+  return plan.batch_count == 1 && !profile->raster_gather && options.waveform_beams.empty();
+}
+
+void CudaSimulator::Impl::RunAhead(uint32_t frame) {
+  const FrameContext context = Context(frame);
+  const bool moving = scene->HasMovingObjects() && !instance_object.empty();
+  if (moving && !PlaceFrame(frame, context.frame_start_s).ok()) return;
+  prepare = moving ? int64_t{frame} + frame_stride : -1;  // a guess: the call after may say
+  Batch& batch = batches[1 - batch_at];
+  if (!batch.host_columns && !batch.Create(column_bytes).ok()) return;
+  if (!LaunchBatch(context, 0, beams, batch).ok()) return;  // a CUDA error: it comes back
+  ahead = frame;
+  ahead_start_s = context.frame_start_s;
+}
+
+Status CudaSimulator::Impl::DropAhead() {
+  if (ahead < 0) return {};
+  ahead = -1;
+  LT_CUDA_TRY(cudaEventSynchronize(batches[1 - batch_at].copied));
   return {};
 }
 
@@ -716,14 +790,9 @@ Expected<std::unique_ptr<CudaSimulator>> CudaSimulator::Create(const Scene& scen
                                     CompactOutput(m.returns.get()), m.return_count.get(),
                                     static_cast<int>(batch), IsValid()));
   if (Status s = m.select_temp.Reserve(m.select_temp_bytes); !s.ok()) return s.error();
-  LT_CUDA_TRY(cudaEventCreate(&m.start));
-  LT_CUDA_TRY(cudaEventCreate(&m.kernel_done));
-  LT_CUDA_TRY(cudaEventCreate(&m.copied));
-  LT_CUDA_TRY(cudaEventCreate(&m.signal_done));
   LT_CUDA_TRY(cudaDeviceSynchronize());
-  LT_CUDA_TRY(cudaMallocHost(reinterpret_cast<void**>(&m.host_columns),
-                             std::max<uint64_t>(1, PackColumns(batch, signal).bytes)));
-  LT_CUDA_TRY(cudaMallocHost(reinterpret_cast<void**>(&m.host_count), sizeof(uint32_t)));
+  m.column_bytes = PackColumns(batch, signal).bytes;
+  if (Status s = m.batches[0].Create(m.column_bytes); !s.ok()) return s.error();
   return std::unique_ptr<CudaSimulator>(new CudaSimulator(std::move(impl)));
 }
 
@@ -742,63 +811,107 @@ double CudaSimulator::last_total_ms() const {
 uint32_t CudaSimulator::bvh_count() const {
   return impl_->plan.bvh_count;
 }
+void CudaSimulator::ExpectFollowing(uint32_t frame_index) {
+  impl_->expected = frame_index;
+}
 uint32_t CudaSimulator::batches_per_frame() const {
   return impl_->plan.batch_count;
 }
 
+FrameContext CudaSimulator::Impl::Context(uint32_t frame_index) const {
+  const double period = profile->FramePeriodS();
+  const double t0 = trajectory.start_time_s + frame_index * period;
+  const double* scan_tables[3] = {tables[0].get(), tables[1].get(), tables[2].get()};
+  FrameContext context{
+      profile->Pattern(scan_tables),
+      {traj_time.get(), traj_pose.get(), static_cast<int>(trajectory.poses.size()),
+       trajectory.motion_correction},
+      profile->Detector(),
+      profile->FootprintView(kernel_cdf.get(), kernel_weight.get()),
+      FrameSignalChain(*profile, scene->description.sunlight),
+      AngularRasterView{},
+      echoes_per_beam,
+      objects.get(),
+      options.seed,
+      frame_index,
+      t0,
+      trajectory.At(t0 + period),
+      {profile->beam_origin_m[0], profile->beam_origin_m[1], profile->beam_origin_m[2]},
+      {}};
+  context.beam_origin_radius_m = profile->beam_origin_radius_m;
+  context.range_offset_m = profile->range_offset_m;
+  if (profile->detector.kind == DetectorKind::kWaveform) {
+    context.waveform = MakeWaveformChain(*profile, transfer.get(), twiddles.get());
+    context.waveform.gap_powers = gap_powers.get();
+    context.waveform.internal =
+        InternalReflectionView(waveform_tables, internal_bins.get(), internal_thresholds.get());
+    if (beam_directions.size() > 0) context.beam_directions = beam_directions.get();
+  }
+  return context;
+}
+
+// A frame either ran ahead (launched by the call before, which expected it) or runs now. Either
+// way, once its returns are on the host and before they are appended, the frame expected next
+// is launched, so that the GPU computes it while the host appends this one: the same kernels on
+// the same inputs, so the same bits, only earlier.
 Expected<Frame> CudaSimulator::Simulate(uint32_t frame_index) {
   Impl& m = *impl_;
   const SensorProfile& profile = *m.profile;
   const Trajectory& traj = m.trajectory;
   const double period = profile.FramePeriodS();
   const double t0 = traj.start_time_s + frame_index * period;
-  const double* tables[3] = {m.tables[0].get(), m.tables[1].get(), m.tables[2].get()};
-  FrameContext context{
-      profile.Pattern(tables),
-      {m.traj_time.get(), m.traj_pose.get(), static_cast<int>(traj.poses.size()),
-       traj.motion_correction},
-      profile.Detector(),
-      profile.FootprintView(m.kernel_cdf.get(), m.kernel_weight.get()),
-      FrameSignalChain(profile, m.scene->description.sunlight),
-      AngularRasterView{},
-      m.echoes_per_beam,
-      m.objects.get(),
-      m.options.seed,
-      frame_index,
-      t0,
-      traj.At(t0 + period),
-      {profile.beam_origin_m[0], profile.beam_origin_m[1], profile.beam_origin_m[2]},
-      {}};
-  context.beam_origin_radius_m = profile.beam_origin_radius_m;
-  context.range_offset_m = profile.range_offset_m;
-  if (profile.detector.kind == DetectorKind::kWaveform) {
-    context.waveform = MakeWaveformChain(profile, m.transfer.get(), m.twiddles.get());
-    context.waveform.gap_powers = m.gap_powers.get();
-    context.waveform.internal = InternalReflectionView(m.waveform_tables, m.internal_bins.get(),
-                                                       m.internal_thresholds.get());
-    if (m.beam_directions.size() > 0) context.beam_directions = m.beam_directions.get();
-  }
+  const bool in_turn = m.last_frame >= 0 && frame_index > m.last_frame;
+  if (in_turn) m.frame_stride = frame_index - static_cast<uint32_t>(m.last_frame);
+  m.last_frame = frame_index;
   m.kernel_ms = m.total_ms = m.signal_ms = 0;
-  if (profile.raster_gather) {
-    if (Status s = CheckRasterGather(profile, *m.scene, traj); !s.ok()) return s.error();
-    if (Status s = m.TraceRaster(context, traj.At(t0)); !s.ok()) return s.error();
-  }
   Frame f = FrameHeader(frame_index, t0, period, traj);
-  if (!m.options.waveform_beams.empty()) {
-    f.waveform_beams = m.options.waveform_beams;
-    f.waveform_samples = context.waveform.samples;
-    f.waveform_dt_s = context.waveform.dt_s;
-    f.waveform_volts.resize(f.waveform_beams.size() * f.waveform_samples);
+  const bool told = m.expected >= 0;
+  const uint64_t next =
+      told ? static_cast<uint64_t>(m.expected) : uint64_t{frame_index} + m.frame_stride;
+  m.expected = -1;
+  const bool run_ahead = (told || in_turn) && m.CanRunAhead() && next <= UINT32_MAX;
+  if (m.ahead == frame_index) {  // launched by the call before
+    m.ahead = -1;
+    m.batch_at = 1 - m.batch_at;
+    Impl::Batch& batch = m.batches[m.batch_at];
+    auto count = m.WaitForBatch(batch);
+    if (!count.ok()) return count.error();
+    if (run_ahead) m.RunAhead(static_cast<uint32_t>(next));
+    m.AppendBatch(batch, *count, t0, f);
+  } else {
+    if (Status s = m.DropAhead(); !s.ok()) return s.error();
+    FrameContext context = m.Context(frame_index);
+    if (profile.raster_gather) {
+      if (Status s = CheckRasterGather(profile, *m.scene, traj); !s.ok()) return s.error();
+      if (Status s = m.TraceRaster(context, traj.At(t0)); !s.ok()) return s.error();
+    }
+    if (!m.options.waveform_beams.empty()) {
+      f.waveform_beams = m.options.waveform_beams;
+      f.waveform_samples = context.waveform.samples;
+      f.waveform_dt_s = context.waveform.dt_s;
+      f.waveform_volts.resize(f.waveform_beams.size() * f.waveform_samples);
+    }
+    // Every slice's placements up at once, the frame's beams in one pass (each beam traces its
+    // own slice's top level, GpuClosestHit::ForBeam); a still scene's were placed at Create.
+    const bool moving = m.scene->HasMovingObjects() && !m.instance_object.empty();
+    if (moving) {
+      if (Status s = m.PlaceFrame(frame_index, t0); !s.ok()) return s.error();
+    }
+    // The frame expected next: the one to run ahead, or the stride's.
+    m.prepare =
+        moving ? static_cast<int64_t>(run_ahead ? next : uint64_t{frame_index} + m.frame_stride)
+               : -1;
+    if (run_ahead) {  // one batch, as SimulateBeams but with the next frame launched meanwhile
+      Impl::Batch& batch = m.batches[m.batch_at];
+      if (Status s = m.LaunchBatch(context, 0, m.beams, batch); !s.ok()) return s.error();
+      auto count = m.WaitForBatch(batch);
+      if (!count.ok()) return count.error();
+      m.RunAhead(static_cast<uint32_t>(next));
+      m.AppendBatch(batch, *count, t0, f);
+    } else {
+      if (Status s = m.SimulateBeams(context, 0, m.beams, f); !s.ok()) return s.error();
+    }
   }
-  // The slices' times come from the host copy of the scan tables (same values).
-  // Every slice's placements up at once, the frame's beams in one pass (each beam traces its
-  // own slice's top level, GpuClosestHit::ForBeam); a still scene's were placed at Create.
-  const bool moving = m.scene->HasMovingObjects() && !m.instance_object.empty();
-  if (moving) {
-    if (Status s = m.PlaceFrame(frame_index, t0); !s.ok()) return s.error();
-  }
-  m.prepare_next = moving;
-  if (Status s = m.SimulateBeams(context, 0, m.beams, f); !s.ok()) return s.error();
   if (!f.waveform_volts.empty()) {
     if (Status s = m.kept_volts.Download(f.waveform_volts.data(), f.waveform_volts.size()); !s.ok())
       return s.error();

@@ -208,12 +208,21 @@ TEST(TablePlanner, RestoredFromRowsPlansAsTheOriginal) {
 namespace lt {
 namespace {
 
-// A simulator that takes a while, differently for each frame, and fails at one.
+// A simulator that takes a while, differently for each frame, and fails at one. It counts the
+// calls that asked for another frame than the one ExpectFollowing announced before the call
+// before.
 class SlowSimulator : public Simulator {
  public:
   explicit SlowSimulator(uint32_t fail_at) : fail_at_(fail_at) {}
+  void ExpectFollowing(uint32_t k) override {
+    following_ = k;
+    ++hints;
+  }
   Expected<Frame> Simulate(uint32_t k) override {
     ++calls;
+    if (expected_ >= 0 && expected_ != k) ++broken_hints;
+    expected_ = following_;
+    following_ = -1;
     std::this_thread::sleep_for(std::chrono::microseconds(100 * ((k * 7919) % 13)));
     if (k == fail_at_) return Error{"frame " + std::to_string(k) + " failed"};
     Frame f;
@@ -222,10 +231,11 @@ class SlowSimulator : public Simulator {
   }
   uint64_t RaysPerFrame() const override { return 0; }
   Backend backend() const override { return Backend::kCpu; }
-  std::atomic<int> calls{0};
+  std::atomic<int> calls{0}, hints{0}, broken_hints{0};
 
  private:
   uint32_t fail_at_;
+  int64_t expected_ = -1, following_ = -1;  // only its thread's
 };
 
 // Two simulators on their threads hand out frames in order whatever their timing; an error
@@ -266,6 +276,10 @@ TEST(FrameProducers, ASimulatorAddedLaterSharesTheFramesInOrder) {
   }
   EXPECT_EQ(a.calls + b.calls, 200);
   EXPECT_GT(b.calls, 0);  // about half of the 190 frames left when it joined
+  // A thread announces the frame it takes next wherever the window lets it claim one, and
+  // keeps to it.
+  EXPECT_GT(a.hints + b.hints, 0);
+  EXPECT_EQ(a.broken_hints + b.broken_hints, 0);
 }
 
 }  // namespace

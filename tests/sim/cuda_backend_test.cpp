@@ -386,25 +386,35 @@ TEST(CudaBackend, MatchesCpuOnTheShippedStreetOfInstances) {
   ExpectThresholdParity(*scene, *threshold, 8);
 }
 
-// The GPU places the next frame's moving objects while this frame's kernels run, for the frame
-// it expects next (docs/adr/0031): frames asked for in any order, repeated, or after a stride
-// change, are the frames asked for in turn, to the bit.
+// The GPU places the next frame's moving objects while this frame's kernels run, and launches
+// the frame it expects next while this one's returns are appended (docs/adr/0031, 0033): frames
+// asked for in any order, repeated, or after a stride change, are the frames asked for in turn,
+// to the bit. The order below meets a frame run ahead (2 4 6), misses one (4 then 6 after a
+// stride of 3; 6 then 0), and repeats one (7 7); on a moving and a still scene, with the
+// capability and the threshold detector.
 TEST(CudaBackend, FramesInAnyOrderAreTheFramesInTurn) {
   LT_REQUIRE_GPU();
-  auto scene = LoadScene(test::ConfigDir() / "scenes/street_crossing.yaml", {});
-  auto profile = LoadSensorProfile(test::ConfigDir() / "sensors/ouster_os0_128.yaml");
-  ASSERT_TRUE(scene.ok() && profile.ok());
-  ASSERT_TRUE(scene->HasMovingObjects());
-  const Trajectory traj = Trajectory::Static();
-  auto in_turn = CudaSimulator::Create(scene.value(), profile.value(), traj, {});
-  auto shuffled = CudaSimulator::Create(scene.value(), profile.value(), traj, {});
-  ASSERT_TRUE(in_turn.ok() && shuffled.ok());
-  std::vector<Frame> reference;
-  for (uint32_t k = 0; k < 8; ++k)
-    reference.push_back((*in_turn)->Simulate(k).value());
-  for (uint32_t k : {3u, 1u, 4u, 6u, 0u, 2u, 4u, 6u, 5u, 7u, 7u}) {
-    const Frame f = (*shuffled)->Simulate(k).value();
-    test::ExpectSameFrames(reference[k], f, "frame " + std::to_string(k) + " out of turn");
+  for (const char* scene_name : {"street_crossing", "lab_plates"}) {
+    for (const char* sensor : {"ouster_os0_128", "ouster_os0_128_threshold"}) {
+      SCOPED_TRACE(std::string(scene_name) + ", " + sensor);
+      auto scene =
+          LoadScene(test::ConfigDir() / "scenes" / (std::string(scene_name) + ".yaml"), {});
+      auto profile =
+          LoadSensorProfile(test::ConfigDir() / "sensors" / (std::string(sensor) + ".yaml"));
+      ASSERT_TRUE(scene.ok() && profile.ok());
+      const Trajectory traj = Trajectory::Static();
+      auto in_turn = CudaSimulator::Create(scene.value(), profile.value(), traj, {});
+      auto shuffled = CudaSimulator::Create(scene.value(), profile.value(), traj, {});
+      ASSERT_TRUE(in_turn.ok() && shuffled.ok());
+      ASSERT_EQ((*in_turn)->batches_per_frame(), 1u);  // so that frames run ahead
+      std::vector<Frame> reference;
+      for (uint32_t k = 0; k < 8; ++k)
+        reference.push_back((*in_turn)->Simulate(k).value());
+      for (uint32_t k : {3u, 1u, 4u, 6u, 0u, 2u, 4u, 6u, 5u, 7u, 7u}) {
+        const Frame f = (*shuffled)->Simulate(k).value();
+        test::ExpectSameFrames(reference[k], f, "frame " + std::to_string(k) + " out of turn");
+      }
+    }
   }
 }
 

@@ -42,6 +42,7 @@ class CudaSimulator final : public Simulator {
   ~CudaSimulator() override;
   // Same frames as the CPU backend, within the tolerances of tests/sim/cuda_backend_test.
   Expected<Frame> Simulate(uint32_t frame_index) override;
+  void ExpectFollowing(uint32_t frame_index) override;
   uint64_t RaysPerFrame() const override;
   Backend backend() const override { return Backend::kCuda; }
   // CUDA-event time of the last frame: the beam kernel alone, and kernel plus copy back.

@@ -54,6 +54,11 @@ class Simulator {
   // Frame k covers [start + k T, start + (k + 1) T), T the profile's frame period. Not to be
   // called concurrently on one simulator: moving objects are moved in place.
   virtual Expected<Frame> Simulate(uint32_t frame_index) = 0;
+  // Before a Simulate call: the frame the call after it will ask for, where the caller knows it
+  // (a thread that takes frames as they come), so that a simulator may start that frame early.
+  // Without it the CUDA simulator expects the stride of its last two calls. A hint only: any
+  // frame may still be asked for.
+  virtual void ExpectFollowing(uint32_t /*frame_index*/) {}
   // Rays traced per frame (sub-rays included; surfaces behind glass or foliage not counted).
   virtual uint64_t RaysPerFrame() const = 0;
   virtual Backend backend() const = 0;
