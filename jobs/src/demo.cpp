@@ -199,6 +199,7 @@ Status RunDemo(const DemoOptions& o) {
   }
   if (Status s = SensorEffects(o); !s.ok()) return s;
   if (Status s = WaveformChapter(o); !s.ok()) return s;
+  if (Status s = WeatherChapter(o); !s.ok()) return s;
   if (Status s = ReportAgainstReference(o, job, *result); !s.ok()) return s;
 #if LT_WITH_CERES
   return CalibrationChapter(o);

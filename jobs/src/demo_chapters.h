@@ -25,6 +25,11 @@ Expected<SimulationResult> Simulate(const DemoOptions& o, SimulationJob job);
 // their mean intensity, and the detection range in each light (issue 15).
 Status WaveformChapter(const DemoOptions& o);
 
+// The OS0-128's threshold detector, cut to one beam, sees a 10 % and an 80 % plate in clear
+// air and in fog of visibility 100, 50 and 30 m: their detection ranges, simulated and from the
+// link budget (issue 43).
+Status WeatherChapter(const DemoOptions& o);
+
 // A unit that differs from its data sheet gets a virtual lab, is calibrated from it, and the
 // calibrated and the data-sheet profiles are both compared with the unit's own recording of
 // the lab scene (issue 10). Needs Ceres.

@@ -1,9 +1,8 @@
 #include "demo_chapters.h"
+#include "detection_range.h"
 
 #include <fmt/core.h>
 
-#include "lidartwin/physics/pose.h"
-#include "lidartwin/physics/units.h"
 #include "lidartwin/sim/scene.h"
 #include "lidartwin/sim/sensor_profile.h"
 #include "lidartwin/sim/simulator.h"
@@ -17,24 +16,7 @@ constexpr uint32_t kPlate = 1;  // the plate's instance id
 // One 0.5 m plate of 10 % reflectance facing the sensor at `range_m` straight ahead (seed 002
 // Fig. 12), in `sunlight`.
 Scene PlateAt(double range_m, double sunlight) {
-  Scene s;
-  s.materials.materials.push_back(
-      Material{.name = "lambertian_10",
-               .wavelength_nm = {kFlatSpectrumWavelengthNm},
-               .reflectance = {0.1},
-               .source = "seed 002 sec. 6.2: 10 % diffuse Lambertian plate"});
-  SceneObject o;
-  o.name = "plate_10";
-  o.type = "plate";
-  o.instance_id = kPlate;
-  o.semantic_class = 64;
-  o.mesh = MakePlate(0.5, 0.5);
-  o.pose = {physics::QuatFromRollPitchYaw(0.0, 0.0, physics::kPi), {range_m, 0, 0}};
-  for (auto& v : o.mesh.vertices) {
-    const auto w = physics::TransformPoint(o.pose, physics::Vec3<double>{v[0], v[1], v[2]});
-    v = {w.x, w.y, w.z};
-  }
-  s.objects.push_back(std::move(o));
+  Scene s = PlateAhead(range_m, 0.5, 0.1, kPlate);
   s.description.sunlight = sunlight;
   return s;
 }

@@ -5,19 +5,36 @@
 #include <algorithm>
 #include <cmath>
 
+#include "lidartwin/physics/fog.h"
+
 namespace lt {
 
-SignalChain FrameSignalChain(const SensorProfile& p, double sunlight) {
-  return {p.detector.link,
-          p.Threshold(),
-          p.detector.max_surfaces_per_sub_ray,
-          p.detector.range_resolution_m,
-          p.detector.outlier_probability,
-          p.detector.signal_noise_w,
-          p.detector.pulse_energy_jitter,
-          p.detector.overlap,
-          p.raster_gather,
-          SunPowerPerAlbedo(p, sunlight)};
+SignalChain FrameSignalChain(const SensorProfile& p, const SceneDescription& scene) {
+  SignalChain chain{p.detector.link,
+                    p.Threshold(),
+                    p.detector.max_surfaces_per_sub_ray,
+                    p.detector.range_resolution_m,
+                    p.detector.outlier_probability,
+                    p.detector.signal_noise_w,
+                    p.detector.pulse_energy_jitter,
+                    p.detector.overlap,
+                    p.raster_gather,
+                    SunPowerPerAlbedo(p, scene.sunlight),
+                    p.detector.link};
+  if (scene.weather.fog) {
+    chain.link.extinction_per_m +=
+        physics::FogExtinctionPerM(scene.weather.fog->visibility_m, p.wavelength_nm);
+  }
+  return chain;
+}
+
+Status CheckWeather(const SensorProfile& p, const SceneDescription& scene) {
+  if (!scene.weather.Any() || p.detector.ReadsReturnSignal()) return {};
+  return Error{
+      "the scene's weather (weather.fog) needs a detector that reads the return signal "
+      "(threshold or waveform): the profile '" +
+      p.name + "' has the " + (p.detector.kind == DetectorKind::kIdeal ? "ideal" : "capability") +
+      " detector"};
 }
 
 namespace {

@@ -26,7 +26,7 @@ CpuSimulator::~CpuSimulator() = default;
 
 FrameContext CpuFrameContext(const SensorProfile& profile, const Trajectory& trajectory,
                              const std::vector<ObjectInfo>& objects, uint64_t seed,
-                             uint32_t frame_index, double sunlight,
+                             uint32_t frame_index, const SceneDescription* scene,
                              const WaveformTables* waveform) {
   const double period = profile.FramePeriodS();
   const double t0 = trajectory.start_time_s + frame_index * period;
@@ -35,7 +35,7 @@ FrameContext CpuFrameContext(const SensorProfile& profile, const Trajectory& tra
                   static_cast<int>(trajectory.poses.size()), trajectory.motion_correction},
                  profile.Detector(),
                  profile.FootprintView(),
-                 FrameSignalChain(profile, sunlight),
+                 FrameSignalChain(profile, scene ? *scene : SceneDescription{}),
                  AngularRasterView{},
                  profile.EchoesPerBeam(),
                  objects.data(),
@@ -98,8 +98,9 @@ Expected<Frame> CpuSimulator::Simulate(uint32_t frame_index) {
   const uint32_t beams = profile_.BeamCount();
   const double period = profile_.FramePeriodS();
   const double t0 = trajectory_.start_time_s + frame_index * period;
+  if (Status s = CheckWeather(profile_, scene_.description); !s.ok()) return s.error();
   FrameContext context = CpuFrameContext(profile_, trajectory_, objects_, options_.seed,
-                                         frame_index, scene_.description.sunlight, &waveform_);
+                                         frame_index, &scene_.description, &waveform_);
   const auto closest = [&](const physics::Vec3<double>& o, const physics::Vec3<double>& d,
                            double t_min, double t_max) {
     return ToSurfaceHit(caster_->Closest(o, d, t_min, t_max));

@@ -13,10 +13,10 @@ namespace lt {
 
 // A frame's context on the host: the profile's and trajectory's own tables, `objects` as
 // ObjectInfos gives them, the waveform detector's tables (all outlive the context); the
-// scene's sunlight.
+// scene's sunlight and weather from `scene` (none where null).
 FrameContext CpuFrameContext(const SensorProfile& profile, const Trajectory& trajectory,
                              const std::vector<ObjectInfo>& objects, uint64_t seed,
-                             uint32_t frame_index, double sunlight = 0,
+                             uint32_t frame_index, const SceneDescription* scene = nullptr,
                              const WaveformTables* waveform = nullptr);
 
 class CpuSimulator final : public Simulator {

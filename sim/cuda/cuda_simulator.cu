@@ -215,8 +215,11 @@ struct CudaSimulator::Impl {
   uint32_t slice_count = 0;   // the uploaded placements' slices
   int64_t last_frame = -1;    // the frame asked for before this one
   uint32_t frame_stride = 1;  // frames between a simulator's calls, for PrepareNext
-  int64_t expected = -1;      // the frame asked for after this call, where told (ExpectFollowing)
-  int64_t prepare = -1;       // the frame whose placements LaunchBatch makes (PrepareNext), or -1
+  // The frame asked for after this call (ExpectFollowing): a frame, or kGuess (the stride's),
+  // or kNoneFollows (the caller knows none: run nothing ahead).
+  static constexpr int64_t kGuess = -1, kNoneFollows = -2;
+  int64_t expected = kGuess;
+  int64_t prepare = -1;  // the frame whose placements LaunchBatch makes (PrepareNext), or -1
   DeviceBuffer<unsigned char> placed;  // on the device: the views below point into it
   const InstanceRecord* placed_instances = nullptr;
   const uint32_t* placed_slice_begin = nullptr;
@@ -233,26 +236,27 @@ struct CudaSimulator::Impl {
   struct Batch {
     unsigned char* host_columns = nullptr;
     uint32_t* host_count = nullptr;
-    uint32_t slots = 0, guess = 0;  // its records, and the returns copied with the count
+    uint32_t guess = 0;  // the returns copied with the count
     cudaEvent_t start = nullptr, kernel_done = nullptr, copied = nullptr, signal_done = nullptr;
-    ~Batch() {
-      if (host_columns) cudaFreeHost(host_columns);
-      if (host_count) cudaFreeHost(host_count);
-      for (cudaEvent_t e : {start, kernel_done, copied, signal_done})
-        if (e) cudaEventDestroy(e);
-    }
+    ~Batch() { Free(); }
+    bool ready() const { return host_count != nullptr; }  // Create succeeded
+    // All or nothing: on an error nothing is left made.
     Status Create(uint64_t column_bytes);
+    void Free();
   };
   Batch batches[2];
-  int batch_at = 0;               // the batch that runs next
+  // The batch of the frame simulated when asked for; a frame run ahead is in the other one.
+  int batch_at = 0;
   int64_t ahead = -1;             // the frame batches[1 - batch_at] runs ahead, or -1
-  double ahead_start_s = 0;       // and its start
+  RunAheadCounts run_ahead;       // frames launched ahead, used and dropped
   uint64_t column_bytes = 0;      // a batch's packed columns at most
   uint32_t returns_expected = 0;  // the last batch's returns (WaitForBatch)
   double kernel_ms = 0, total_ms = 0;
   double signal_ms = 0;  // threshold detector: raster and sub-ray stage (stages 1-3)
   ~Impl() {
-    if (ahead >= 0) cudaEventSynchronize(batches[1 - batch_at].copied);  // before its memory goes
+    // Copies queued by a frame run ahead, or by one whose launch failed part way, may still
+    // target the batches' pinned memory: everything queued finishes before it goes.
+    cudaDeviceSynchronize();
   }
 
   GpuClosestHit Closest() const {
@@ -299,13 +303,25 @@ struct CudaSimulator::Impl {
   Status DropAhead();
 };
 
+void CudaSimulator::Impl::Batch::Free() {
+  if (host_columns) cudaFreeHost(host_columns);
+  if (host_count) cudaFreeHost(host_count);
+  for (cudaEvent_t e : {start, kernel_done, copied, signal_done})
+    if (e) cudaEventDestroy(e);
+  *this = Batch{};
+}
+
 Status CudaSimulator::Impl::Batch::Create(uint64_t column_bytes) {
-  for (cudaEvent_t* e : {&start, &kernel_done, &copied, &signal_done})
-    LT_CUDA_TRY(cudaEventCreate(e));
-  LT_CUDA_TRY(
-      cudaMallocHost(reinterpret_cast<void**>(&host_columns), std::max<uint64_t>(1, column_bytes)));
-  LT_CUDA_TRY(cudaMallocHost(reinterpret_cast<void**>(&host_count), sizeof(uint32_t)));
-  return {};
+  auto made = [&]() -> Status {
+    for (cudaEvent_t* e : {&start, &kernel_done, &copied, &signal_done})
+      LT_CUDA_TRY(cudaEventCreate(e));
+    LT_CUDA_TRY(cudaMallocHost(reinterpret_cast<void**>(&host_columns),
+                               std::max<uint64_t>(1, column_bytes)));
+    LT_CUDA_TRY(cudaMallocHost(reinterpret_cast<void**>(&host_count), sizeof(uint32_t)));
+    return {};
+  }();
+  if (!made.ok()) Free();
+  return made;
 }
 
 Status CudaSimulator::Impl::BuildModels() {
@@ -561,7 +577,6 @@ Status CudaSimulator::Impl::LaunchBatch(const FrameContext& context, uint32_t b,
   // copies, the count's then the returns', had left the GPU idle while the host turned round
   // between them: the OS0-128 frame's copy back took 0.13-0.27 ms (bench/RESULTS.md, ninth
   // step).
-  batch.slots = slots;
   batch.guess = static_cast<uint32_t>(
       std::min<uint64_t>(slots, uint64_t{returns_expected} + returns_expected / 32));
   LT_CUDA_TRY(cudaMemcpyAsync(batch.host_count, return_count.get(), sizeof(uint32_t),
@@ -635,15 +650,18 @@ void CudaSimulator::Impl::RunAhead(uint32_t frame) {
   if (moving && !PlaceFrame(frame, context.frame_start_s).ok()) return;
   prepare = moving ? int64_t{frame} + frame_stride : -1;  // a guess: the call after may say
   Batch& batch = batches[1 - batch_at];
-  if (!batch.host_columns && !batch.Create(column_bytes).ok()) return;
-  if (!LaunchBatch(context, 0, beams, batch).ok()) return;  // a CUDA error: it comes back
+  if (!batch.ready() && !batch.Create(column_bytes).ok()) return;
+  // A CUDA error: the call that asks for this frame simulates it itself and meets the error
+  // where it is sticky.
+  if (!LaunchBatch(context, 0, beams, batch).ok()) return;
   ahead = frame;
-  ahead_start_s = context.frame_start_s;
+  ++run_ahead.launched;
 }
 
 Status CudaSimulator::Impl::DropAhead() {
   if (ahead < 0) return {};
   ahead = -1;
+  ++run_ahead.dropped;
   LT_CUDA_TRY(cudaEventSynchronize(batches[1 - batch_at].copied));
   return {};
 }
@@ -657,6 +675,7 @@ Expected<std::unique_ptr<CudaSimulator>> CudaSimulator::Create(const Scene& scen
                                                                SimulationOptions options) {
   if (Status s = CudaAvailable(); !s.ok())
     return OptionError("backend", "backend cuda: " + s.message());
+  if (Status s = CheckWeather(profile, scene.description); !s.ok()) return s.error();
   auto impl = std::make_unique<Impl>();
   Impl& m = *impl;
   m.scene = &scene;
@@ -811,8 +830,11 @@ double CudaSimulator::last_total_ms() const {
 uint32_t CudaSimulator::bvh_count() const {
   return impl_->plan.bvh_count;
 }
-void CudaSimulator::ExpectFollowing(uint32_t frame_index) {
-  impl_->expected = frame_index;
+void CudaSimulator::ExpectFollowing(std::optional<uint32_t> frame_index) {
+  impl_->expected = frame_index ? int64_t{*frame_index} : Impl::kNoneFollows;
+}
+CudaSimulator::RunAheadCounts CudaSimulator::run_ahead_counts() const {
+  return impl_->run_ahead;
 }
 uint32_t CudaSimulator::batches_per_frame() const {
   return impl_->plan.batch_count;
@@ -828,7 +850,7 @@ FrameContext CudaSimulator::Impl::Context(uint32_t frame_index) const {
        trajectory.motion_correction},
       profile->Detector(),
       profile->FootprintView(kernel_cdf.get(), kernel_weight.get()),
-      FrameSignalChain(*profile, scene->description.sunlight),
+      FrameSignalChain(*profile, scene->description),
       AngularRasterView{},
       echoes_per_beam,
       objects.get(),
@@ -850,10 +872,11 @@ FrameContext CudaSimulator::Impl::Context(uint32_t frame_index) const {
   return context;
 }
 
-// A frame either ran ahead (launched by the call before, which expected it) or runs now. Either
-// way, once its returns are on the host and before they are appended, the frame expected next
-// is launched, so that the GPU computes it while the host appends this one: the same kernels on
-// the same inputs, so the same bits, only earlier.
+// A frame either ran ahead (launched by the call before, which expected it) or runs now. Where
+// frames can run ahead (CanRunAhead, and a next frame told or guessed), once its returns are on
+// the host and before they are appended, the frame expected next is launched, so that the GPU
+// computes it while the host appends this one: the same kernels on the same inputs, so the same
+// bits, only earlier.
 Expected<Frame> CudaSimulator::Simulate(uint32_t frame_index) {
   Impl& m = *impl_;
   const SensorProfile& profile = *m.profile;
@@ -865,13 +888,15 @@ Expected<Frame> CudaSimulator::Simulate(uint32_t frame_index) {
   m.last_frame = frame_index;
   m.kernel_ms = m.total_ms = m.signal_ms = 0;
   Frame f = FrameHeader(frame_index, t0, period, traj);
-  const bool told = m.expected >= 0;
+  const bool told = m.expected >= 0, none_follows = m.expected == Impl::kNoneFollows;
   const uint64_t next =
       told ? static_cast<uint64_t>(m.expected) : uint64_t{frame_index} + m.frame_stride;
-  m.expected = -1;
-  const bool run_ahead = (told || in_turn) && m.CanRunAhead() && next <= UINT32_MAX;
+  m.expected = Impl::kGuess;
+  const bool run_ahead =
+      (told || (in_turn && !none_follows)) && m.CanRunAhead() && next <= UINT32_MAX;
   if (m.ahead == frame_index) {  // launched by the call before
     m.ahead = -1;
+    ++m.run_ahead.used;
     m.batch_at = 1 - m.batch_at;
     Impl::Batch& batch = m.batches[m.batch_at];
     auto count = m.WaitForBatch(batch);
@@ -897,10 +922,8 @@ Expected<Frame> CudaSimulator::Simulate(uint32_t frame_index) {
     if (moving) {
       if (Status s = m.PlaceFrame(frame_index, t0); !s.ok()) return s.error();
     }
-    // The frame expected next: the one to run ahead, or the stride's.
-    m.prepare =
-        moving ? static_cast<int64_t>(run_ahead ? next : uint64_t{frame_index} + m.frame_stride)
-               : -1;
+    // The frame expected next (the one told, else the stride's), run ahead or not.
+    m.prepare = moving ? static_cast<int64_t>(next) : -1;
     if (run_ahead) {  // one batch, as SimulateBeams but with the next frame launched meanwhile
       Impl::Batch& batch = m.batches[m.batch_at];
       if (Status s = m.LaunchBatch(context, 0, m.beams, batch); !s.ok()) return s.error();

@@ -66,6 +66,10 @@ struct SignalChain {
   // Waveform detector: sunlight from a target of albedo 1 filling the spot [W] (seed 002
   // eq. 4, waveform_setup.h); 0 without sun or for the threshold detector.
   double sun_w_per_albedo;
+  // The link the sensor's reflectivity was calibrated through: the profile's, in its own clear
+  // air. `link` adds the scene's weather; a fogged target reads darker, as on a real sensor,
+  // where referring it to the fogged link would read its clear-air reflectivity.
+  physics::LinkBudget calibration_link;
 };
 
 // Contributions one beam can hold: sub_rays * max_surfaces is checked against it when a
@@ -495,9 +499,9 @@ LT_HD inline void WriteEchoes(const FrameContext& c, uint32_t beam,
     BeamRecord& r = out[slot++];
     r = PointRecord(
         c, beam, b, t, p, range,
-        physics::ReportedIntensity(
-            e.peak_power_w + noise_w,
-            physics::CalibratedWhiteTargetPower(c.signal.link, c.signal.overlap, e.peak_range_m)),
+        physics::ReportedIntensity(e.peak_power_w + noise_w, physics::CalibratedWhiteTargetPower(
+                                                                 c.signal.calibration_link,
+                                                                 c.signal.overlap, e.peak_range_m)),
         o);
     r.echo_pulse_width_ns =
         static_cast<float>(physics::RangeIntervalTime(e.end_m - e.start_m) * 1e9);

@@ -24,9 +24,13 @@ Expected<AngularRasterView> PlanRaster(const SensorProfile& profile);
 Status CheckRasterGather(const SensorProfile& profile, const Scene& scene,
                          const Trajectory& trajectory);
 
-// The return-signal detectors' chain as the beam pipeline takes it; `sunlight`: the scene's
-// (SceneDescription::sunlight).
-SignalChain FrameSignalChain(const SensorProfile& profile, double sunlight);
+// The return-signal detectors' chain as the beam pipeline takes it, with the scene's sunlight
+// and weather.
+SignalChain FrameSignalChain(const SensorProfile& profile, const SceneDescription& scene);
+
+// Weather is seen through the return signal: an error for a scene with weather and a profile
+// whose detector does not read it (ideal, capability).
+Status CheckWeather(const SensorProfile& profile, const SceneDescription& scene);
 
 // R0 at the wavelength, surface response and labels of every scene object, in object order.
 std::vector<ObjectInfo> ObjectInfos(const Scene& scene, double wavelength_nm);

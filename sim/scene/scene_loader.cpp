@@ -107,6 +107,11 @@ Expected<SceneDescription> ReadDescription(ConfigMap& root) {
   for (ConfigMap& o : root.MapList("objects"))
     d.objects.push_back(ReadObject(o));
   d.sunlight = root.Number("sunlight", 0);
+  if (root.Has("weather")) {
+    ConfigMap weather = root.Map("weather");
+    if (weather.Has("fog"))
+      d.weather.fog = FogDescription{weather.Map("fog").Number("visibility_m")};
+  }
   if (Status s = root.FirstError(); !s.ok()) return s.error();
   ConfigCheck check;
   d.Check(check);
@@ -366,12 +371,27 @@ void SceneObjectDescription::Check(ConfigCheck& check) const {
   }
 }
 
+void WeatherDescription::Check(ConfigCheck& check) const {
+  if (fog) {
+    const double v = fog->visibility_m;
+    if (!(v >= kLeastVisibilityM && v <= kMostVisibilityM)) {
+      check.Sub("fog").Fail(
+          "visibility_m",
+          "must be a meteorological optical range in [5, 100000] m, got " + NumberText(v));
+    }
+  }
+}
+
 void SceneDescription::Check(ConfigCheck& check) const {
   if (materials.empty()) check.Fail("materials", "must name a material library");
   if (objects.empty()) check.Fail("objects", "the scene has no objects");
   if (!(sunlight >= 0 && sunlight <= 2)) {
     check.Fail("sunlight", "must be a fraction of the ASTM G173 spectrum in [0, 2], got " +
                                NumberText(sunlight));
+  }
+  if (weather.Any()) {
+    ConfigCheck w = check.Sub("weather");
+    weather.Check(w);
   }
   double forest_triangles = 0;
   for (size_t i = 0; i < objects.size(); ++i) {

@@ -96,6 +96,15 @@ std::string SaveScene(const SceneDescription& description, const std::string& he
   e << YAML::BeginMap;
   Put(e, "materials", description.materials);
   if (description.sunlight != 0) Put(e, "sunlight", description.sunlight);
+  if (description.weather.Any()) {
+    e << YAML::Key << "weather" << YAML::Value << YAML::BeginMap;
+    if (description.weather.fog) {
+      e << YAML::Key << "fog" << YAML::Value << YAML::BeginMap;
+      Put(e, "visibility_m", description.weather.fog->visibility_m);
+      e << YAML::EndMap;
+    }
+    e << YAML::EndMap;
+  }
   e << YAML::Key << "objects" << YAML::Value << YAML::BeginSeq;
   for (const SceneObjectDescription& o : description.objects)
     WriteObject(e, o);

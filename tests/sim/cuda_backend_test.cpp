@@ -289,6 +289,24 @@ TEST(CudaBackend, RoughSurfacesReadTheSameOnBothBackends) {
               pairs.pairs.size(), worst);
 }
 
+// Fog on both backends: the same attenuated echoes, and the same refusal for a detector that
+// does not read the return signal.
+TEST(CudaBackend, FogAttenuatesTheSameOnBothBackends) {
+  LT_REQUIRE_GPU();
+  auto scene = LoadScene(test::ConfigDir() / "scenes/lab_plates.yaml", {});
+  ASSERT_TRUE(scene.ok()) << scene.message();
+  scene->description.weather.fog = FogDescription{30};
+  auto threshold = LoadSensorProfile(test::ConfigDir() / "sensors/ouster_os0_128_threshold.yaml");
+  ASSERT_TRUE(threshold.ok()) << threshold.message();
+  threshold->name += " (fog, visibility 30 m)";
+  ExpectThresholdParity(scene.value(), threshold.value(), 12);
+  auto ideal = LoadSensorProfile(test::ConfigDir() / "sensors/ouster_os0_128.yaml");
+  ASSERT_TRUE(ideal.ok()) << ideal.message();
+  auto gpu = CudaSimulator::Create(scene.value(), ideal.value(), Trajectory::Static(), {});
+  ASSERT_FALSE(gpu.ok());
+  EXPECT_NE(gpu.message().find("weather.fog"), std::string::npos) << gpu.message();
+}
+
 TEST(CudaBackend, MatchesCpuForAMovingMotionCorrectedSensor) {
   LT_REQUIRE_GPU();
   auto scene = LoadScene(test::ConfigDir() / "scenes/lab_plates.yaml", {});
@@ -390,8 +408,8 @@ TEST(CudaBackend, MatchesCpuOnTheShippedStreetOfInstances) {
 // the frame it expects next while this one's returns are appended (docs/adr/0031, 0033): frames
 // asked for in any order, repeated, or after a stride change, are the frames asked for in turn,
 // to the bit. The order below meets a frame run ahead (2 4 6), misses one (4 then 6 after a
-// stride of 3; 6 then 0), and repeats one (7 7); on a moving and a still scene, with the
-// capability and the threshold detector.
+// stride of 3; 6 then 0), and repeats one (7 7), guessed by the stride and told by the caller;
+// on a moving and a still scene, with the capability and the threshold detector.
 TEST(CudaBackend, FramesInAnyOrderAreTheFramesInTurn) {
   LT_REQUIRE_GPU();
   for (const char* scene_name : {"street_crossing", "lab_plates"}) {
@@ -410,10 +428,26 @@ TEST(CudaBackend, FramesInAnyOrderAreTheFramesInTurn) {
       std::vector<Frame> reference;
       for (uint32_t k = 0; k < 8; ++k)
         reference.push_back((*in_turn)->Simulate(k).value());
-      for (uint32_t k : {3u, 1u, 4u, 6u, 0u, 2u, 4u, 6u, 5u, 7u, 7u}) {
+      EXPECT_EQ((*in_turn)->run_ahead_counts().used, 6u);  // frames 2..7, each run by the last
+      const std::vector<uint32_t> order = {3, 1, 4, 6, 0, 2, 4, 6, 5, 7, 7};
+      for (uint32_t k : order) {
         const Frame f = (*shuffled)->Simulate(k).value();
         test::ExpectSameFrames(reference[k], f, "frame " + std::to_string(k) + " out of turn");
       }
+      const CudaSimulator::RunAheadCounts guessed = (*shuffled)->run_ahead_counts();
+      EXPECT_EQ(guessed.used, 2u);  // 4 and 6 after 2
+      EXPECT_GE(guessed.dropped, 3u);
+      // Told which frame follows, a simulator runs each of them ahead and drops none.
+      auto told = CudaSimulator::Create(scene.value(), profile.value(), traj, {});
+      ASSERT_TRUE(told.ok());
+      for (size_t i = 0; i < order.size(); ++i) {
+        if (i + 1 < order.size()) (*told)->ExpectFollowing(order[i + 1]);
+        const Frame f = (*told)->Simulate(order[i]).value();
+        test::ExpectSameFrames(reference[order[i]], f,
+                               "frame " + std::to_string(order[i]) + " told");
+      }
+      EXPECT_EQ((*told)->run_ahead_counts().used, order.size() - 1);
+      EXPECT_EQ((*told)->run_ahead_counts().dropped, 0u);
     }
   }
 }

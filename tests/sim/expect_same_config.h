@@ -63,6 +63,8 @@ inline void ExpectSameSceneDescription(const SceneDescription& a, const SceneDes
                                        const std::string& what) {
   EXPECT_EQ(a.materials, b.materials) << what;
   EXPECT_EQ(a.sunlight, b.sunlight) << what;
+  ASSERT_EQ(a.weather.fog.has_value(), b.weather.fog.has_value()) << what;
+  if (a.weather.fog) EXPECT_EQ(a.weather.fog->visibility_m, b.weather.fog->visibility_m) << what;
   ASSERT_EQ(a.objects.size(), b.objects.size()) << what;
   for (size_t i = 0; i < a.objects.size(); ++i) {
     const SceneObjectDescription& x = a.objects[i];

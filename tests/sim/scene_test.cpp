@@ -126,6 +126,28 @@ TEST(SceneErrors, NanVerticesFromAMeshLoader) {
       << s.message();
 }
 
+// The weather's keys as a file gives them: a visibility that is not a number, a fog that is not
+// a mapping, and a kind of weather not simulated are each refused with the key named.
+TEST(SceneErrors, WeatherKeys) {
+  const std::string plate = "  - {name: a, type: plate, size_m: [1, 1], material: wood}\n";
+  ExpectSceneError(
+      SceneYaml(plate) + "weather: {fog: {visibility_m: 0}}\n",
+      "key 'weather.fog.visibility_m' (line 4): must be a meteorological optical range in "
+      "[5, 100000] m, got 0");
+  ExpectSceneError(SceneYaml(plate) + "weather: {fog: {visibility_m: thick}}\n",
+                   "'weather.fog.visibility_m'");
+  ExpectSceneError(SceneYaml(plate) + "weather: {fog: 50}\n", "'weather.fog'");
+  ExpectSceneError(SceneYaml(plate) + "weather: {fog: {}}\n", "'weather.fog.visibility_m'");
+  ExpectSceneError(SceneYaml(plate) + "weather: {hail: {rate_mm_h: 5}}\n",
+                   "unknown key 'weather.hail'");
+  test::TempDir dir;
+  auto fog = LoadScene(
+      dir.Write("fog.yaml", SceneYaml(plate) + "weather: {fog: {visibility_m: 50}}\n"), {});
+  ASSERT_TRUE(fog.ok()) << fog.message();
+  ASSERT_TRUE(fog->description.weather.fog.has_value());
+  EXPECT_EQ(fog->description.weather.fog->visibility_m, 50);
+}
+
 TEST(SceneErrors, ImpossibleSizes) {
   ExpectSceneError(SceneYaml("  - {name: a, type: plate, size_m: [1, -1], material: wood}\n"),
                    "'objects[0].size_m'");

@@ -71,6 +71,7 @@ SceneDescription EveryType() {
   SceneDescription d;
   d.materials = "materials.yaml";  // relative: beside the scene, as reconstruct writes it
   d.sunlight = 0.75;               // the waveform detector's ambient light
+  d.weather.fog = FogDescription{37.5};
   SceneObjectDescription plate{.name = "plate",
                                .type = "plate",
                                .position_m = {5, 0, 0.5},
@@ -302,6 +303,25 @@ TEST(SceneValidate, TheSceneNeedsALibraryAndObjects) {
   EXPECT_EQ(
       d.Validate().message(),
       "scene: key 'sunlight': must be a fraction of the ASTM G173 spectrum in [0, 2], got 2.5");
+}
+
+// Visibility 0, negative, not a number, denser than any fog chamber's or clearer than clear air:
+// each refused with the key named.
+TEST(SceneValidate, AFogsVisibilityIsAMeteorologicalOpticalRange) {
+  for (double v : {0.0, -50.0, double{NAN}, double{INFINITY}, 4.9, 1.5e5}) {
+    SceneDescription d = EveryType();
+    d.weather.fog = FogDescription{v};
+    EXPECT_EQ(d.Validate().message(),
+              "scene: key 'weather.fog.visibility_m': must be a meteorological optical range in "
+              "[5, 100000] m, got " +
+                  NumberText(v))
+        << v;
+  }
+  SceneDescription d = EveryType();
+  for (double v : {5.0, 30.0, 1e5}) {
+    d.weather.fog = FogDescription{v};
+    EXPECT_TRUE(d.Validate().ok()) << v;
+  }
 }
 
 }  // namespace

@@ -555,5 +555,48 @@ TEST(ThresholdDetector, NearFieldOverlapScalesTheEchoPowerNotTheCalibratedIntens
   EXPECT_EQ(SimulateOnce(WallAt(3), p).size(), 1u);
 }
 
+// Fog (physics/fog.h) on the return signal: a wall at 20 m seen through fog of visibility 50 m
+// returns exp(-2 alpha R) of its clear-air power, alpha = ln 20 / 50 m (written here apart from
+// fog.h), and reads that much darker: its reflectivity is referred to the clear-air link the
+// sensor was calibrated through. The threshold then decides whether it is seen at all.
+TEST(ThresholdDetector, FogDarkensAnEchoByItsTwoWayTransmissionAndLosesItUnderTheThreshold) {
+  SensorProfile p = ThresholdSensor();
+  p.detector.threshold_w = 1e-12;
+  const double range = 20, alpha = std::log(20.0) / 50;
+  Scene clear = WallAt(range);
+  Scene fog = WallAt(range);
+  fog.description.weather.fog = FogDescription{50};
+  const Frame a = SimulateOnce(clear, p);
+  const Frame b = SimulateOnce(fog, p);
+  ASSERT_EQ(a.size(), 1u);
+  ASSERT_EQ(b.size(), 1u);
+  const double transmission = std::exp(-2 * alpha * range);  // 0.091
+  EXPECT_NEAR(b.intensity[0] / a.intensity[0], transmission, 1e-6 * transmission);
+  const double fogged_power =
+      a.intensity[0] / 100 * physics::WhiteTargetPower(p.detector.link, range) * transmission;
+  p.detector.threshold_w = 1.02 * fogged_power;
+  EXPECT_EQ(SimulateOnce(fog, p).size(), 0u);
+  EXPECT_EQ(SimulateOnce(clear, p).size(), 1u);
+  p.detector.threshold_w = 0.98 * fogged_power;
+  EXPECT_EQ(SimulateOnce(fog, p).size(), 1u);
+}
+
+// The ideal and capability detectors never read the return signal, so they cannot see weather:
+// a scene with fog is refused for them, naming the key, rather than simulated as clear air.
+TEST(ThresholdDetector, WeatherIsRefusedForDetectorsThatDoNotReadTheSignal) {
+  Scene fog = WallAt(20);
+  fog.description.weather.fog = FogDescription{50};
+  SensorProfile p = ThresholdSensor();
+  for (DetectorKind kind : {DetectorKind::kIdeal, DetectorKind::kCapability}) {
+    p.detector.kind = kind;
+    auto f = CpuSimulator(fog, p, Trajectory::Static(), {1}).Simulate(0);
+    ASSERT_FALSE(f.ok());
+    EXPECT_NE(f.message().find("weather.fog"), std::string::npos) << f.message();
+    EXPECT_NE(f.message().find(kind == DetectorKind::kIdeal ? "ideal" : "capability"),
+              std::string::npos)
+        << f.message();
+  }
+}
+
 }  // namespace
 }  // namespace lt

@@ -42,7 +42,13 @@ class CudaSimulator final : public Simulator {
   ~CudaSimulator() override;
   // Same frames as the CPU backend, within the tolerances of tests/sim/cuda_backend_test.
   Expected<Frame> Simulate(uint32_t frame_index) override;
-  void ExpectFollowing(uint32_t frame_index) override;
+  void ExpectFollowing(std::optional<uint32_t> frame_index) override;
+  // Frames launched ahead of the call that asks for them (docs/adr/0033), those the call found
+  // launched, and those dropped because another frame was asked for.
+  struct RunAheadCounts {
+    uint64_t launched = 0, used = 0, dropped = 0;
+  };
+  RunAheadCounts run_ahead_counts() const;
   uint64_t RaysPerFrame() const override;
   Backend backend() const override { return Backend::kCuda; }
   // CUDA-event time of the last frame: the beam kernel alone, and kernel plus copy back.

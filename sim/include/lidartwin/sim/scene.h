@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -220,12 +221,33 @@ struct SceneObjectDescription {
   void Check(ConfigCheck& check) const;
 };
 
+// Fog or haze on the whole scene (physics/fog.h): its visibility as meteorological optical
+// range. It attenuates the return signal over both paths.
+struct FogDescription {
+  double visibility_m = 0;  // MOR [m], in [kLeastVisibilityM, kMostVisibilityM]
+};
+// Visibility within range: below 5 m (denser than the fog chambers' densest) a 10 % target
+// would be lost within a metre; above 100 km the air is as clear as the profile's own
+// extinction.
+inline constexpr double kLeastVisibilityM = 5;
+inline constexpr double kMostVisibilityM = 1e5;
+
+// The scene's weather (issue 43, docs/physics.md "Weather"): only the detectors that read the
+// return signal (threshold, waveform) can simulate it.
+struct WeatherDescription {
+  std::optional<FogDescription> fog;
+  bool Any() const { return fog.has_value(); }
+  // Key paths relative to `weather`.
+  void Check(ConfigCheck& check) const;
+};
+
 struct SceneDescription {
   std::string materials;  // the material library
   std::vector<SceneObjectDescription> objects;
   // Sunlight on the scene as a fraction of the ASTM G173 global-tilt spectrum (1000 W/m^2 in
   // all; 0: night or a lab). Only the waveform detector sees it (seed 002 eq. 4).
   double sunlight = 0;
+  WeatherDescription weather;
 
   // A library named, at least one object, each object valid (`objects[i]...`). Material
   // names are checked against the library when the scene is built.

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <future>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "lidartwin/base/config_check.h"
@@ -55,10 +56,11 @@ class Simulator {
   // called concurrently on one simulator: moving objects are moved in place.
   virtual Expected<Frame> Simulate(uint32_t frame_index) = 0;
   // Before a Simulate call: the frame the call after it will ask for, where the caller knows it
-  // (a thread that takes frames as they come), so that a simulator may start that frame early.
-  // Without it the CUDA simulator expects the stride of its last two calls. A hint only: any
-  // frame may still be asked for.
-  virtual void ExpectFollowing(uint32_t /*frame_index*/) {}
+  // (a thread that takes frames as they come), so that a simulator may start that frame early;
+  // nullopt where the caller knows that it does not know (start nothing). Without a call the
+  // CUDA simulator expects the stride of its last two calls. A hint only: any frame may still
+  // be asked for.
+  virtual void ExpectFollowing(std::optional<uint32_t> /*frame_index*/) {}
   // Rays traced per frame (sub-rays included; surfaces behind glass or foliage not counted).
   virtual uint64_t RaysPerFrame() const = 0;
   virtual Backend backend() const = 0;

@@ -1,0 +1,31 @@
+// How far a sensor's beam sees a plate: the largest distance at which the simulated beam still
+// reports a plate filling its footprint, straight ahead, at normal incidence (the demo's
+// weather chapter, issue 43). Private to jobs/.
+#pragma once
+
+#include <cstdint>
+
+#include "lidartwin/base/status.h"
+#include "lidartwin/sim/scene.h"
+#include "lidartwin/sim/sensor_profile.h"
+
+namespace lt::jobs {
+
+// `profile` cut to one beam at 0 deg elevation along +x (its first channel's place taken, one
+// column): its detector, footprint, link and wavelength kept.
+SensorProfile OneBeamAhead(const SensorProfile& profile);
+
+// A square plate `size_m` wide of Lambertian `reflectance` facing the sensor at range_m along
+// +x, instance `instance_id`, with `weather`.
+Scene PlateAhead(double range_m, double size_m, double reflectance, uint32_t instance_id,
+                 const WeatherDescription& weather = {});
+
+// The detection range [m] of a plate of `reflectance` seen by `beam` (OneBeamAhead) in
+// `weather`, to within tolerance_m: bisection between the profile's minimum range and its
+// maximum (a plate reported at the one and not at the other; 0 where it is reported nowhere,
+// the maximum where it is reported everywhere). CPU backend.
+Expected<double> DetectionRangeM(const SensorProfile& beam, double reflectance,
+                                 const WeatherDescription& weather, uint64_t seed,
+                                 double tolerance_m = 1e-3);
+
+}  // namespace lt::jobs

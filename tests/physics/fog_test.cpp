@@ -1,0 +1,70 @@
+// Fog extinction from the visibility (physics/fog.h): the MOR definition, Kim et al.'s
+// wavelength exponent, and hand values.
+#include "lidartwin/physics/fog.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+namespace lt::physics {
+namespace {
+
+// MOR: a collimated beam keeps 5 % of its flux over the visibility, at 550 nm, whatever V.
+TEST(Fog, TheVisibilityIsThePathThatKeepsFivePercent) {
+  for (double v : {5.0, 30.0, 50.0, 100.0, 1000.0, 1e5})
+    EXPECT_NEAR(std::exp(-MorExtinctionPerM(v) * v), 0.05, 1e-15) << v;
+  EXPECT_NEAR(MorExtinctionPerM(50), 0.059915, 1e-6);                       // ln 20 / 50 m, by hand
+  EXPECT_DOUBLE_EQ(FogExtinctionPerM(1000, 550), MorExtinctionPerM(1000));  // (1)^-q = 1
+}
+
+// Kim et al. 2001's q: the table's values, and its pieces meeting where they change.
+TEST(Fog, KimsExponentFollowsTheirTableAndIsContinuousBelow6Km) {
+  EXPECT_EQ(KimWavelengthExponent(0.1), 0);
+  EXPECT_EQ(KimWavelengthExponent(0.5), 0);
+  EXPECT_NEAR(KimWavelengthExponent(0.8), 0.3, 1e-15);
+  EXPECT_NEAR(KimWavelengthExponent(2), 0.66, 1e-15);
+  EXPECT_EQ(KimWavelengthExponent(10), 1.3);
+  EXPECT_EQ(KimWavelengthExponent(60), 1.6);
+  for (double at : {0.5, 1.0, 6.0}) {
+    EXPECT_NEAR(KimWavelengthExponent(at * (1 - 1e-12)), KimWavelengthExponent(at * (1 + 1e-12)),
+                1e-10)
+        << at;
+  }
+}
+
+// Dense fog attenuates every near-infrared wavelength alike; haze spares the longer ones by
+// (lambda_1 / lambda_2)^-q.
+TEST(Fog, DenseFogIsGreyAndHazeSparesLongerWavelengths) {
+  for (double v : {30.0, 50.0, 100.0, 499.0}) {
+    EXPECT_EQ(FogExtinctionPerM(v, 905), FogExtinctionPerM(v, 1550)) << v;
+    EXPECT_EQ(FogExtinctionPerM(v, 905), MorExtinctionPerM(v)) << v;
+  }
+  const double q = 0.16 * 2 + 0.34;  // V = 2 km
+  EXPECT_NEAR(FogExtinctionPerM(2000, 1550) / FogExtinctionPerM(2000, 905),
+              std::pow(1550.0 / 905.0, -q), 1e-14);
+  EXPECT_LT(FogExtinctionPerM(2000, 1550), FogExtinctionPerM(2000, 905));
+  // By hand: V = 2 km at 905 nm, 2.9957 / 2000 m x (905 / 550)^-0.66 = 1.0783e-3 / m.
+  EXPECT_NEAR(FogExtinctionPerM(2000, 905), 1.0783e-3, 1e-7);
+}
+
+// The fogged detection range against the defining equation R_c^2 / d^2 = exp(2 alpha d),
+// solved here by bisection, and Lambert W's known values (W(e) = 1, W(1) = Omega).
+TEST(Fog, TheDetectionRangeInFogSolvesTheLinkBudget) {
+  EXPECT_NEAR(FogDetectionRangeM(std::exp(1.0), 1.0), 1.0, 1e-14);
+  EXPECT_NEAR(FogDetectionRangeM(1.0, 1.0), 0.5671432904097838, 1e-14);
+  EXPECT_EQ(FogDetectionRangeM(50, 0), 50);
+  for (double clear : {5.0, 17.7, 50.0, 200.0}) {
+    for (double v : {5.0, 30.0, 50.0, 100.0, 1000.0, 1e5}) {
+      const double alpha = MorExtinctionPerM(v);
+      double lo = 0, hi = clear;  // g(d) = 2 ln(R_c / d) - 2 alpha d falls through 0 once
+      for (int i = 0; i < 200; ++i) {
+        const double mid = 0.5 * (lo + hi);
+        (2 * std::log(clear / mid) - 2 * alpha * mid > 0 ? lo : hi) = mid;
+      }
+      EXPECT_NEAR(FogDetectionRangeM(clear, alpha), lo, 1e-9 * clear) << clear << " m, V " << v;
+    }
+  }
+}
+
+}  // namespace
+}  // namespace lt::physics
