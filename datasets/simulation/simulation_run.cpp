@@ -12,6 +12,7 @@
 #include "lidartwin/datasets/hdf5_frames.h"
 #include "lidartwin/datasets/intensity_unit.h"
 #include "lidartwin/sim/simulator.h"
+#include "lidartwin/sim/weather_check.h"
 
 namespace lt {
 
@@ -70,6 +71,8 @@ Expected<std::unique_ptr<LoadedSimulation>> LoadSimulation(const SimulationJob& 
                    job.scene.c_str(), o.name.c_str(), o.degenerate_triangles_dropped);
     }
   }
+  if (Status s = CheckWeather(*profile, scene->description); !s.ok())
+    return Error{job.scene.string() + ": " + s.message()};
   auto owned = std::make_unique<LoadedSimulation>();
   LoadedSimulation& loaded = *owned;
   if (job.trajectory) {

@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "lidartwin/physics/fog.h"
+#include "lidartwin/sim/weather_check.h"
 
 namespace lt {
 

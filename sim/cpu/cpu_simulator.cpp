@@ -9,6 +9,7 @@
 #include "cpu/prefetched_hits.h"
 #include "internal/frame_setup.h"
 #include "lidartwin/base/host_cores.h"
+#include "lidartwin/sim/weather_check.h"
 
 namespace lt {
 

@@ -25,6 +25,7 @@
 #include "lbvh.h"
 #include "lidartwin/physics/ray_triangle.h"
 #include "lidartwin/sim/cuda_backend.h"
+#include "lidartwin/sim/weather_check.h"
 #include "threshold_kernels.cuh"
 #include "trace_kernels.cuh"
 #include "waveform_kernels.cuh"
@@ -308,7 +309,11 @@ void CudaSimulator::Impl::Batch::Free() {
   if (host_count) cudaFreeHost(host_count);
   for (cudaEvent_t e : {start, kernel_done, copied, signal_done})
     if (e) cudaEventDestroy(e);
-  *this = Batch{};
+  // Field by field: assigning a fresh Batch would run its destructor, and so Free, again.
+  host_columns = nullptr;
+  host_count = nullptr;
+  guess = 0;
+  start = kernel_done = copied = signal_done = nullptr;
 }
 
 Status CudaSimulator::Impl::Batch::Create(uint64_t column_bytes) {

@@ -2,6 +2,7 @@
 // backend and get a Simulator or an Error.
 #include "cpu/cpu_simulator.h"
 #include "lidartwin/sim/simulator.h"
+#include "lidartwin/sim/weather_check.h"
 #if LT_WITH_CUDA
 #include "lidartwin/sim/cuda_backend.h"
 #endif
@@ -92,6 +93,7 @@ Expected<std::unique_ptr<Simulator>> CreateSimulator(Backend backend, const Scen
                                                      SimulationOptions options) {
   if (Status s = options.Validate(); !s.ok()) return s.error();
   if (Status s = CheckWaveformBeams(options, profile); !s.ok()) return s.error();
+  if (Status s = CheckWeather(profile, scene.description); !s.ok()) return s.error();
   if (backend == Backend::kCpu) {
     auto cpu = std::make_unique<CpuSimulator>(scene, profile, trajectory, options);
     if (!cpu->ready()) {

@@ -28,10 +28,6 @@ Status CheckRasterGather(const SensorProfile& profile, const Scene& scene,
 // and weather.
 SignalChain FrameSignalChain(const SensorProfile& profile, const SceneDescription& scene);
 
-// Weather is seen through the return signal: an error for a scene with weather and a profile
-// whose detector does not read it (ideal, capability).
-Status CheckWeather(const SensorProfile& profile, const SceneDescription& scene);
-
 // R0 at the wavelength, surface response and labels of every scene object, in object order.
 std::vector<ObjectInfo> ObjectInfos(const Scene& scene, double wavelength_nm);
 

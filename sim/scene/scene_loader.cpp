@@ -107,9 +107,16 @@ Expected<SceneDescription> ReadDescription(ConfigMap& root) {
   for (ConfigMap& o : root.MapList("objects"))
     d.objects.push_back(ReadObject(o));
   d.sunlight = root.Number("sunlight", 0);
-  if (root.Has("weather")) {
+  // Present even where empty (`weather:`), so that Map names what is missing rather than the
+  // unknown-key check calling a known key unknown.
+  auto present = [](const ConfigMap& m, const std::string& key) {
+    for (const std::string& k : m.Keys())
+      if (k == key) return true;
+    return false;
+  };
+  if (present(root, "weather")) {
     ConfigMap weather = root.Map("weather");
-    if (weather.Has("fog"))
+    if (present(weather, "fog"))
       d.weather.fog = FogDescription{weather.Map("fog").Number("visibility_m")};
   }
   if (Status s = root.FirstError(); !s.ok()) return s.error();

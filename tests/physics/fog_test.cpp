@@ -53,6 +53,12 @@ TEST(Fog, TheDetectionRangeInFogSolvesTheLinkBudget) {
   EXPECT_NEAR(FogDetectionRangeM(std::exp(1.0), 1.0), 1.0, 1e-14);
   EXPECT_NEAR(FogDetectionRangeM(1.0, 1.0), 0.5671432904097838, 1e-14);
   EXPECT_EQ(FogDetectionRangeM(50, 0), 50);
+  // Far outside any fog (alpha R_c up to 1e305, and down to 1e-300): W against its defining
+  // equation w + ln w = ln x, which does not overflow.
+  for (double x : {1e-300, 1e-12, 1e-3, 21.0, 1e6, 1e100, 1e305}) {
+    const double w = FogDetectionRangeM(x, 1.0);
+    EXPECT_NEAR(w + std::log(w), std::log(x), 1e-13 * (1 + std::fabs(std::log(x)))) << x;
+  }
   for (double clear : {5.0, 17.7, 50.0, 200.0}) {
     for (double v : {5.0, 30.0, 50.0, 100.0, 1000.0, 1e5}) {
       const double alpha = MorExtinctionPerM(v);

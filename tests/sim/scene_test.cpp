@@ -137,6 +137,8 @@ TEST(SceneErrors, WeatherKeys) {
   ExpectSceneError(SceneYaml(plate) + "weather: {fog: {visibility_m: thick}}\n",
                    "'weather.fog.visibility_m'");
   ExpectSceneError(SceneYaml(plate) + "weather: {fog: 50}\n", "'weather.fog'");
+  ExpectSceneError(SceneYaml(plate) + "weather:\n", "key 'weather' (line 5): expected a mapping");
+  ExpectSceneError(SceneYaml(plate) + "weather: {fog: }\n", "key 'weather.fog'");
   ExpectSceneError(SceneYaml(plate) + "weather: {fog: {}}\n", "'weather.fog.visibility_m'");
   ExpectSceneError(SceneYaml(plate) + "weather: {hail: {rate_mm_h: 5}}\n",
                    "unknown key 'weather.hail'");

@@ -27,7 +27,10 @@ inline double MorExtinctionPerM(double visibility_m) {
 // relation with their q below 6 km): 1.6 above 50 km, 1.3 from 6 to 50 km, 0.16 V + 0.34 from
 // 1 to 6 km, V - 0.5 from 0.5 to 1 km, and 0 below 0.5 km, where fog drops are much larger than
 // any near-infrared wavelength and attenuate 785, 905 and 1550 nm alike. The pieces meet: 0 at
-// 0.5 km, 0.5 at 1 km, 1.3 at 6 km (1.6 above 50 km is Kruse's clear-air step).
+// 0.5 km, 0.5 at 1 km, 1.3 at 6 km (1.6 above 50 km is Kruse's clear-air step). Kim's
+// visibilities are Koschmieder's (2 %), 1.31 times the MOR of the same air; the breakpoints are
+// applied to the MOR as given, which moves q by at most that factor's share near them (at MOR
+// 400 m Kim's table would give q = 0.02, here 0).
 inline double KimWavelengthExponent(double visibility_km) {
   if (visibility_km > 50) return 1.6;
   if (visibility_km > 6) return 1.3;
@@ -42,22 +45,26 @@ inline double FogExtinctionPerM(double visibility_m, double wavelength_nm) {
   return MorExtinctionPerM(visibility_m) * std::pow(wavelength_nm / kVisibilityWavelengthNm, -q);
 }
 
-// How far a target is seen in fog, where it is seen to clear_range_m in clear air: the range
-// d at which rho K exp(-2 alpha d) / d^2 falls to the threshold that rho K / R_c^2 reaches at
-// R_c (the link budget with extinction alpha [1/m], seed 002 eq. 2, a target filling the
-// footprint). (R_c / d)^2 = exp(2 alpha d) gives alpha R_c = alpha d exp(alpha d), so
-// d = W(alpha R_c) / alpha, W the principal branch of Lambert's W (x = W e^W), found by Newton
-// (Halley) steps from log(1 + x). It falls to R_c as alpha goes to 0.
+// How far a target is seen in fog, where it is seen to clear_range_m in clear air (with the
+// profile's own extinction at 0): the range d at which rho K exp(-2 alpha d) / d^2 falls to the
+// threshold that rho K / R_c^2 reaches at R_c (the link budget with extinction alpha [1/m], seed
+// 002 eq. 2, a target filling the footprint). (R_c / d)^2 = exp(2 alpha d) gives
+// alpha R_c = alpha d exp(alpha d), so d = W(alpha R_c) / alpha, W the principal branch of
+// Lambert's W (x = W e^W). W solves w + ln w = ln x, increasing and concave in w: Newton steps
+// from log(1 + x), which is never below W(x), climb to it from below after the first, and ln x
+// stays finite for every finite x > 0 where w e^w would overflow. It falls to R_c as alpha
+// goes to 0.
 inline double FogDetectionRangeM(double clear_range_m, double extinction_per_m) {
   const double x = extinction_per_m * clear_range_m;
   if (!(x > 0)) return clear_range_m;
-  double w = std::log1p(x);  // within 25 % of W(x) for x > 0
-  for (int i = 0; i < 50; ++i) {
-    const double e = std::exp(w);
-    const double f = w * e - x;
-    const double step = f / (e * (w + 1) - (w + 2) * f / (2 * w + 2));
-    w -= step;
-    if (std::fabs(step) <= 1e-15 * (1 + std::fabs(w))) break;
+  if (!std::isfinite(x)) return 0;
+  const double log_x = std::log(x);
+  double w = std::log1p(x);
+  for (int i = 0; i < 100; ++i) {
+    const double next = w - (w + std::log(w) - log_x) / (1 + 1 / w);
+    const double step = std::fabs(next - w);
+    w = next > 0 ? next : w / 2;  // a first step past 0 (it cannot be, by concavity): halve
+    if (step <= 1e-15 * w) break;
   }
   return w / extinction_per_m;
 }
