@@ -152,6 +152,15 @@ std::string GpuBenchTables(const GpuBenchReport& gpu) {
     text += fmt::format("            {:>10} {:>9} {:>9.3f} {:>9} {:>9} {:>9.3f}\n", s.triangles, "",
                         s.threshold_ms_signal, "", "", s.bloom_ms_signal);
   }
+  text += fmt::format(
+      "  weather (OS0-128 8 sub-rays, fog 50 m + rain 25 mm/h + snow 1 mm/h):\n"
+      "            {:>10} {:>9} {:>9} {:>9} {:>9}\n",
+      "triangles", "frame_ms", "kernel_ms", "sub_rays", "cpu_ms");
+  for (const auto& s : gpu.scenes) {
+    text +=
+        fmt::format("            {:>10} {:>9.3f} {:>9.3f} {:>9.3f} {:>9.2f}\n", s.triangles,
+                    s.weather_ms_total, s.weather_ms_kernel, s.weather_ms_signal, s.cpu_weather_ms);
+  }
   text += fmt::format("  raster gather (OS0 1 mrad | bloom 1.5 mrad):\n");
   for (const auto& s : gpu.scenes) {
     text += fmt::format("            {:>10} {:>9.3f} {:>9.3f} {:>9} {:>9.3f} {:>9.3f}\n",
@@ -239,6 +248,11 @@ nlohmann::json BenchJson(const MachineInfo& machine, const std::string& scene_fi
              {"frame_ms_kernel", s.bloom_ms_kernel},
              {"frame_ms_sub_ray_stage", s.bloom_ms_signal},
              {"cpu_frame_ms", s.cpu_bloom_ms}}},
+           {"weather_os0_8_subrays_fog50_rain25_snow1",
+            {{"frame_ms_total", s.weather_ms_total},
+             {"frame_ms_kernel", s.weather_ms_kernel},
+             {"frame_ms_sub_ray_stage", s.weather_ms_signal},
+             {"cpu_frame_ms", s.cpu_weather_ms}}},
            {"raster_gather",
             {{"threshold_os0_frame_ms_total", s.threshold_raster_ms_total},
              {"threshold_os0_frame_ms_kernel", s.threshold_raster_ms_kernel},

@@ -81,6 +81,16 @@ SensorProfile WaveformOs0(const SensorProfile& os0, const SensorProfile& cube, u
   return p;
 }
 
+// The weather the bench measures (issue 43's target): fog of 50 m visibility, rain of 25 mm/h
+// and snow of 1 mm/h (melted) at once.
+Scene InWeather(const Scene& scene) {
+  Scene s = scene;
+  s.description.weather.fog = FogDescription{50};
+  s.description.weather.rain = RainDescription{.rate_mm_h = 25};
+  s.description.weather.snow = SnowDescription{.rate_mm_h = 1};
+  return s;
+}
+
 // The city with twelve 0.8 m retroreflective signs (500 1/sr) around the sensor.
 Scene WithRetroreflectiveSigns(const Scene& city, const physics::Vec3<double>& sensor) {
   Scene s = city;
@@ -361,6 +371,10 @@ GpuBenchReport RunGpuBench(const std::vector<uint64_t>& triangle_counts, int rep
       return report;
     }
     const SensorProfile os0_waveform = WaveformOs0(os0.value(), *cube, 2048);
+    SensorProfile os0_weather = ThresholdOs0(os0.value(), 8, false);
+    os0_weather.detector.return_mode = physics::ReturnMode::kStrongest;
+    os0_weather.detector.max_echoes = 1;
+    const Scene weather_scene = InWeather(scene);
     struct Variant {
       const SensorProfile* profile;
       const Scene* scene;
@@ -380,7 +394,9 @@ GpuBenchReport RunGpuBench(const std::vector<uint64_t>& triangle_counts, int rep
         {&bloom_raster, &signed_scene, &fig.bloom_raster_ms_total, &fig.bloom_raster_ms_kernel,
          nullptr, &unused},
         {&os0_waveform, &scene, &fig.waveform_ms_total, &fig.waveform_ms_kernel, nullptr,
-         &fig.waveform_ms_signal}};
+         &fig.waveform_ms_signal},
+        {&os0_weather, &weather_scene, &fig.weather_ms_total, &fig.weather_ms_kernel,
+         &fig.cpu_weather_ms, &fig.weather_ms_signal}};
     for (const Variant& v : variants) {
       const GpuFrameTimes times = TimeGpuFrames(*v.scene, *v.profile, traj, repeats);
       if (!times.error.empty()) {

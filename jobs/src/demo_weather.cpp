@@ -1,14 +1,55 @@
 #include <fmt/core.h>
 
 #include <cmath>
+#include <string>
 #include <vector>
 
 #include "demo_chapters.h"
 #include "detection_range.h"
 #include "lidartwin/physics/fog.h"
+#include "lidartwin/physics/precipitation.h"
 #include "lidartwin/sim/sensor_profile.h"
 
 namespace lt::jobs {
+
+namespace {
+
+// One row of the chapter: a weather, its extinction at the sensor's wavelength [1/m] (for the
+// link budget's prediction) and whether it has particles to count.
+struct WeatherRow {
+  std::string name;
+  WeatherDescription weather;
+  double extinction_per_m;
+  bool particles;
+};
+
+std::vector<WeatherRow> Rows(double wavelength_nm) {
+  std::vector<WeatherRow> rows;
+  for (double visibility : {100.0, 50.0, 30.0}) {
+    WeatherDescription w;
+    w.fog = FogDescription{visibility};
+    rows.push_back({fmt::format("fog, visibility {:.0f} m", visibility), w,
+                    physics::FogExtinctionPerM(visibility, wavelength_nm), false});
+  }
+  for (double rate : {5.0, 25.0, 50.0}) {
+    WeatherDescription w;
+    w.rain = RainDescription{.rate_mm_h = rate};
+    rows.push_back({fmt::format("rain, {:.0f} mm/h", rate), w,
+                    physics::PrecipitationExtinctionPerM(physics::MarshallPalmer(rate), 1), true});
+  }
+  WeatherDescription snow;
+  snow.snow = SnowDescription{.rate_mm_h = 2};
+  rows.push_back({"snow, 2 mm/h (melted)", snow,
+                  physics::PrecipitationExtinctionPerM(physics::GunnMarshall(2),
+                                                       physics::kFlakeToMeltedDiameter),
+                  true});
+  return rows;
+}
+
+// Pulses whose weather echoes the chapter counts, per weather.
+constexpr uint32_t kPulses = 2000;
+
+}  // namespace
 
 Status WeatherChapter(const DemoOptions& o) {
   auto profile = LoadSensorProfile(o.root / "configs/sensors/ouster_os0_128_threshold.yaml");
@@ -17,9 +58,11 @@ Status WeatherChapter(const DemoOptions& o) {
   Say(o.log,
       "\nweather: {} (threshold detector, {:.0f} nm), one beam at a plate filling its footprint;\n"
       "detection range [m] of a 10 % and an 80 % plate, simulated, and beside it the link\n"
-      "budget's W(alpha R_clear) / alpha from the clear-air range (physics/fog.h)\n"
-      "{:<26} {:>9} {:>9} {:>9} {:>9}\n",
-      profile->name, profile->wavelength_nm, "weather", "10%", "expected", "80%", "expected");
+      "budget's W(alpha R_clear) / alpha from the clear-air range (physics/fog.h); the echoes a\n"
+      "pulse reports from the rain or snow itself (a 10 % plate at 10 m, {} pulses)\n"
+      "{:<26} {:>9} {:>9} {:>9} {:>9} {:>12}\n",
+      profile->name, profile->wavelength_nm, kPulses, "weather", "10%", "expected", "80%",
+      "expected", "echoes/pulse");
   const std::vector<double> reflectances = {0.1, 0.8};
   std::vector<double> clear(reflectances.size());
   for (size_t i = 0; i < reflectances.size(); ++i) {
@@ -27,26 +70,29 @@ Status WeatherChapter(const DemoOptions& o) {
     if (!range.ok()) return range.error();
     clear[i] = *range;
   }
-  Say(o.log, "{:<26} {:>9.2f} {:>9} {:>9.2f} {:>9}\n", "clear air", clear[0], "", clear[1], "");
-  for (double visibility : {100.0, 50.0, 30.0}) {
-    WeatherDescription fog;
-    fog.fog = FogDescription{visibility};
-    const double alpha = physics::FogExtinctionPerM(visibility, profile->wavelength_nm);
+  Say(o.log, "{:<26} {:>9.2f} {:>9} {:>9.2f} {:>9} {:>12}\n", "clear air", clear[0], "", clear[1],
+      "", "");
+  for (const WeatherRow& row : Rows(profile->wavelength_nm)) {
     std::vector<double> seen(reflectances.size());
     for (size_t i = 0; i < reflectances.size(); ++i) {
-      auto range = DetectionRangeM(beam, reflectances[i], fog, o.seed);
+      auto range = DetectionRangeM(beam, reflectances[i], row.weather, o.seed);
       if (!range.ok()) return range.error();
       seen[i] = *range;
     }
-    Say(o.log, "{:<26} {:>9.2f} {:>9.2f} {:>9.2f} {:>9.2f}\n",
-        fmt::format("fog, visibility {:.0f} m", visibility), seen[0],
-        physics::FogDetectionRangeM(clear[0], alpha), seen[1],
-        physics::FogDetectionRangeM(clear[1], alpha));
+    std::string echoes = "-";
+    if (row.particles) {
+      auto rate = WeatherEchoesPerPulse(beam, row.weather, 10, o.seed, kPulses);
+      if (!rate.ok()) return rate.error();
+      echoes = fmt::format("{:.4f}", *rate);
+    }
+    Say(o.log, "{:<26} {:>9.2f} {:>9.2f} {:>9.2f} {:>9.2f} {:>12}\n", row.name, seen[0],
+        physics::FogDetectionRangeM(clear[0], row.extinction_per_m), seen[1],
+        physics::FogDetectionRangeM(clear[1], row.extinction_per_m), echoes);
   }
   Say(o.log,
-      "fog as extinction only (ln 20 / V, Kim et al. 2001): its backscatter near the sensor, "
-      "rain,\n"
-      "snow and spray, and the measured chamber curves to set beside these, are still to come\n"
+      "fog as extinction (ln 20 / V, Kim et al. 2001); rain and snow as Marshall-Palmer drops and\n"
+      "Gunn-Marshall flakes, each a point scatterer along the beam. Not yet: fog's backscatter,\n"
+      "spray, the wet road and cover, and the measured chamber curves to set beside these\n"
       "(issue 43, docs/adr/0032-weather-plan.md)\n");
   return {};
 }

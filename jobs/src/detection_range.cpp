@@ -90,4 +90,20 @@ Expected<double> DetectionRangeM(const SensorProfile& beam, double reflectance,
   return lo;
 }
 
+Expected<double> WeatherEchoesPerPulse(const SensorProfile& beam, const WeatherDescription& weather,
+                                       double plate_range_m, uint64_t seed, uint32_t pulses) {
+  const Scene scene = PlateAhead(plate_range_m, 20, 0.1, kPlate, weather);
+  const Trajectory still = Trajectory::Static();
+  auto sim = CreateSimulator(Backend::kCpu, scene, beam, still, {seed, 0});
+  if (!sim.ok()) return sim.error();
+  uint64_t echoes = 0;
+  for (uint32_t frame = 0; frame < pulses; ++frame) {
+    auto f = (*sim)->Simulate(frame);
+    if (!f.ok()) return f.error();
+    for (size_t i = 0; i < f->size(); ++i)
+      echoes += f->instance_id[i] != kPlate;
+  }
+  return pulses > 0 ? double(echoes) / pulses : 0.0;
+}
+
 }  // namespace lt::jobs

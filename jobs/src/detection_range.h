@@ -28,4 +28,10 @@ Expected<double> DetectionRangeM(const SensorProfile& beam, double reflectance,
                                  const WeatherDescription& weather, uint64_t seed,
                                  double tolerance_m = 1e-3);
 
+// Echoes a pulse of `beam` reports from `weather` itself (rain drops, snowflakes: anything but
+// the plate) with a 10 % plate filling its footprint at plate_range_m, averaged over `pulses`
+// frames (new particles each). CPU backend.
+Expected<double> WeatherEchoesPerPulse(const SensorProfile& beam, const WeatherDescription& weather,
+                                       double plate_range_m, uint64_t seed, uint32_t pulses);
+
 }  // namespace lt::jobs

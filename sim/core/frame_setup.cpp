@@ -5,12 +5,13 @@
 #include <algorithm>
 #include <cmath>
 
-#include "lidartwin/physics/fog.h"
+#include "internal/weather_setup.h"
 #include "lidartwin/sim/weather_check.h"
 
 namespace lt {
 
-SignalChain FrameSignalChain(const SensorProfile& p, const SceneDescription& scene) {
+SignalChain FrameSignalChain(const SensorProfile& p, const SceneDescription& scene,
+                             uint32_t first_weather_object) {
   SignalChain chain{p.detector.link,
                     p.Threshold(),
                     p.detector.max_surfaces_per_sub_ray,
@@ -22,20 +23,33 @@ SignalChain FrameSignalChain(const SensorProfile& p, const SceneDescription& sce
                     p.raster_gather,
                     SunPowerPerAlbedo(p, scene.sunlight),
                     p.detector.link};
-  if (scene.weather.fog) {
-    chain.link.extinction_per_m +=
-        physics::FogExtinctionPerM(scene.weather.fog->visibility_m, p.wavelength_nm);
-  }
+  chain.link.extinction_per_m += WeatherExtinctionPerM(p, scene.weather);
+  chain.particle_slots = ParticleSlots(p, scene.weather);
+  chain.particles = FrameParticles(p, scene.weather, chain.link, first_weather_object);
   return chain;
 }
 
 Status CheckWeather(const SensorProfile& p, const SceneDescription& scene) {
-  if (!scene.weather.Any() || p.detector.ReadsReturnSignal()) return {};
-  return Error{
-      "the scene's weather (weather.fog) needs a detector that reads the return signal "
-      "(threshold or waveform): the profile '" +
-      p.name + "' has the " + (p.detector.kind == DetectorKind::kIdeal ? "ideal" : "capability") +
-      " detector"};
+  const WeatherDescription& w = scene.weather;
+  if (!w.Any()) return {};
+  if (!p.detector.ReadsReturnSignal()) {
+    return Error{"the scene's weather (" + w.Keys() +
+                 ") needs a detector that reads the return signal (threshold or waveform): the "
+                 "profile '" +
+                 p.name + "' has the " +
+                 (p.detector.kind == DetectorKind::kIdeal ? "ideal" : "capability") + " detector"};
+  }
+  if (WeatherObjectCount(w) > 0 && ParticleSlots(p, w) == 0) {
+    return Error{"the scene's rain or snow (" + w.Keys() +
+                 ") needs a contribution slot a sub-ray "
+                 "beside its surfaces: the profile '" +
+                 p.name + "' has " + std::to_string(p.footprint.sub_rays) + " sub-rays of " +
+                 std::to_string(p.detector.max_surfaces_per_sub_ray) +
+                 " surfaces, and a beam holds " + std::to_string(kMaxContributions) +
+                 " contributions (beam.sub_rays x (detector.max_surfaces_per_sub_ray + 1) must "
+                 "be at most that)"};
+  }
+  return {};
 }
 
 namespace {
@@ -153,6 +167,7 @@ std::vector<ObjectInfo> ObjectInfos(const Scene& scene, double wavelength_nm) {
                                             m.roughness_deg * physics::kDegToRad};
     out.push_back({r0, o.material_id, o.instance_id, o.semantic_class, response});
   }
+  AppendWeatherObjects(scene, wavelength_nm, out);
   return out;
 }
 

@@ -8,6 +8,7 @@
 #include "cpu/cpu_simulator.h"
 #include "cpu/prefetched_hits.h"
 #include "internal/frame_setup.h"
+#include "internal/weather_setup.h"
 #include "lidartwin/base/host_cores.h"
 #include "lidartwin/sim/weather_check.h"
 
@@ -36,7 +37,9 @@ FrameContext CpuFrameContext(const SensorProfile& profile, const Trajectory& tra
                   static_cast<int>(trajectory.poses.size()), trajectory.motion_correction},
                  profile.Detector(),
                  profile.FootprintView(),
-                 FrameSignalChain(profile, scene ? *scene : SceneDescription{}),
+                 FrameSignalChain(profile, scene ? *scene : SceneDescription{},
+                                  static_cast<uint32_t>(objects.size()) -
+                                      (scene ? WeatherObjectCount(scene->weather) : 0)),
                  AngularRasterView{},
                  profile.EchoesPerBeam(),
                  objects.data(),

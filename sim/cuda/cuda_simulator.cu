@@ -22,6 +22,7 @@
 #include "internal/instance_tree.h"
 #include "internal/two_level_hit.h"
 #include "internal/waveform_setup.h"
+#include "internal/weather_setup.h"
 #include "lbvh.h"
 #include "lidartwin/physics/ray_triangle.h"
 #include "lidartwin/sim/cuda_backend.h"
@@ -532,7 +533,7 @@ Status CudaSimulator::Impl::LaunchBatch(const FrameContext& context, uint32_t b,
     // A beam's contributions: all its sub-rays' slots, at most kMaxContributions.
     const uint32_t beam_slots =
         std::min<uint32_t>(kMaxContributions, std::max<uint32_t>(1, profile->footprint.sub_rays) *
-                                                  context.signal.max_surfaces);
+                                                  SlotsPerSubRay(context.signal));
     LT_CUDA_TRY(LaunchWaveformWarps(context, contributions.get(), contribution_counts.get(),
                                     records.get(), b, n, beam_slots, step_twiddles.get(),
                                     kept_beams.get(), static_cast<uint32_t>(kept_beams.size()),
@@ -698,8 +699,10 @@ Expected<std::unique_ptr<CudaSimulator>> CudaSimulator::Create(const Scene& scen
   const bool threshold = profile.detector.kind == DetectorKind::kThreshold;
   const bool signal = profile.detector.ReadsReturnSignal();
   const bool waveform = profile.detector.kind == DetectorKind::kWaveform;
-  const size_t sub_ray_slots =
-      signal ? size_t{profile.footprint.sub_rays} * profile.detector.max_surfaces_per_sub_ray : 0;
+  const size_t sub_ray_slots = signal ? size_t{profile.footprint.sub_rays} *
+                                            (profile.detector.max_surfaces_per_sub_ray +
+                                             ParticleSlots(profile, scene.description.weather))
+                                      : 0;
   // The waveform echoes' beam directions for scans of up to 2^20 beams (24 MiB), held for the
   // whole run; beyond, the kernel computes them.
   const bool direction_table = waveform && m.beams <= (1u << 20);
@@ -855,7 +858,7 @@ FrameContext CudaSimulator::Impl::Context(uint32_t frame_index) const {
        trajectory.motion_correction},
       profile->Detector(),
       profile->FootprintView(kernel_cdf.get(), kernel_weight.get()),
-      FrameSignalChain(*profile, scene->description),
+      FrameSignalChain(*profile, scene->description, static_cast<uint32_t>(scene->objects.size())),
       AngularRasterView{},
       echoes_per_beam,
       objects.get(),

@@ -13,8 +13,8 @@ namespace lt::cuda {
 
 // Threshold detector, stages 2-3: one thread per sub-ray (beam i = t / n, sub-ray k = t % n),
 // so a frame has beams x sub-rays threads in flight rather than one per beam. Sub-ray k of
-// beam i writes its contributions to its own slots (i n + k) S .. + S, S = max_surfaces, and
-// their number to counts[i n + k].
+// beam i writes its contributions to its own slots (i n + k) S .. + S, S = SlotsPerSubRay
+// (surfaces, then rain and snow), and their number to counts[i n + k].
 __global__ void SubRaySignalKernel(FrameContext c, GpuClosestHit closest,
                                    physics::SignalContribution* contributions, uint8_t* counts,
                                    uint32_t beam_begin, uint32_t beams) {
@@ -25,12 +25,12 @@ __global__ void SubRaySignalKernel(FrameContext c, GpuClosestHit closest,
   const auto k = static_cast<uint32_t>(t % n);
   const uint32_t beam = beam_begin + i;
   const BeamSetup s = SetUpBeam(c, beam);
-  physics::SignalContribution* out = contributions + t * c.signal.max_surfaces;
+  const uint32_t slots = SlotsPerSubRay(c.signal);
+  physics::SignalContribution* out = contributions + t * slots;
   GpuClosestHit beam_closest = closest.ForBeam(beam);
-  counts[t] =
-      static_cast<uint8_t>(c.signal.raster_gather ? RasterSubRaySignal(c, beam, k, s, out)
-                                                  : TraceSubRaySignal(c, beam, k, s, beam_closest,
-                                                                      out, c.signal.max_surfaces));
+  counts[t] = static_cast<uint8_t>(
+      c.signal.raster_gather ? RasterSubRaySignal(c, beam, k, s, out, slots)
+                             : TraceSubRaySignal(c, beam, k, s, beam_closest, out, slots));
 }
 
 // Batch beam i's contributions, its sub-rays' filled slots one after another, copied to out[0 ..
@@ -40,7 +40,7 @@ __device__ inline uint32_t GatherContributions(const FrameContext& c,
                                                const uint8_t* counts, uint32_t i, uint32_t most,
                                                physics::SignalContribution* out) {
   const uint32_t n = c.footprint.sub_rays > 1 ? c.footprint.sub_rays : 1;
-  const uint32_t slots = c.signal.max_surfaces;
+  const uint32_t slots = SlotsPerSubRay(c.signal);
   const physics::SignalContribution* seg = contributions + uint64_t{i} * n * slots;
   uint32_t w = 0;
   for (uint32_t k = 0; k < n; ++k) {
@@ -61,7 +61,7 @@ __device__ inline uint32_t WarpGatherContributions(const FrameContext& c,
                                                    physics::SignalContribution* out) {
   const uint32_t lane = threadIdx.x & 31u;
   const uint32_t n = c.footprint.sub_rays > 1 ? c.footprint.sub_rays : 1;
-  const uint32_t slots = c.signal.max_surfaces;
+  const uint32_t slots = SlotsPerSubRay(c.signal);
   const physics::SignalContribution* seg = contributions + uint64_t{i} * n * slots;
   uint32_t w = 0;  // slots filled before this round of 32 sub-rays
   for (uint32_t base = 0; base < n; base += 32) {
@@ -111,7 +111,7 @@ __global__ void BeamWorkKernel(FrameContext c, const physics::SignalContribution
   const uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= beams) return;
   const uint32_t n = c.footprint.sub_rays > 1 ? c.footprint.sub_rays : 1;
-  const uint32_t slots = c.signal.max_surfaces;
+  const uint32_t slots = SlotsPerSubRay(c.signal);
   float lo = 3.4e38f, hi = -3.4e38f;
   double total = 0;
   for (uint32_t k = 0; k < n; ++k) {

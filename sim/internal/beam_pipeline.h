@@ -10,6 +10,7 @@
 
 #include "internal/angular_raster.h"
 #include "internal/beam_record.h"
+#include "internal/particle_echoes.h"
 #include "lidartwin/physics/beam_footprint.h"
 #include "lidartwin/physics/beam_response.h"
 #include "lidartwin/physics/detection_probability.h"
@@ -70,10 +71,20 @@ struct SignalChain {
   // air. `link` adds the scene's weather; a fogged target reads darker, as on a real sensor,
   // where referring it to the fogged link would read its clear-air reflectivity.
   physics::LinkBudget calibration_link;
+  // Rain and snow (particle_echoes.h): the particles a sub-ray may add past its surfaces, and
+  // the frame's particles (none in dry weather).
+  uint32_t particle_slots = 0;
+  ParticleView particles{};
 };
 
+// Contribution slots a sub-ray has: its surfaces' and its particles'.
+LT_HD inline uint32_t SlotsPerSubRay(const SignalChain& s) {
+  return s.max_surfaces + s.particle_slots;
+}
+
 // Contributions one beam can hold: sub_rays * max_surfaces is checked against it when a
-// profile is loaded.
+// profile is loaded, sub_rays * SlotsPerSubRay when it meets a scene with rain or snow
+// (CheckWeather).
 inline constexpr uint32_t kMaxContributions = 128;
 
 struct FrameContext {
@@ -344,9 +355,24 @@ LT_HD inline float SunlightOf(const FrameContext& c, double share,
                             physics::AtmosphericTransmission(c.signal.link, range_m));
 }
 
+// The rain and snow of sub-ray k (particle_echoes.h) in front of its first surface at
+// clear_m, after its `count` surfaces in out[0 .. room); returns the new count.
+LT_HD inline uint32_t AddParticles(const FrameContext& c, uint32_t beam, uint32_t k, double weight,
+                                   double clear_m, physics::SignalContribution* out, uint32_t count,
+                                   uint32_t room) {
+  if (c.signal.particle_slots == 0 || count >= room) return count;
+  const uint32_t n = c.footprint.sub_rays > 1 ? c.footprint.sub_rays : 1;
+  const uint32_t slots =
+      room - count < c.signal.particle_slots ? room - count : c.signal.particle_slots;
+  return count + ParticleEchoes(c.signal.particles, c.signal.link, c.signal.overlap, c.seed,
+                                c.frame, beam, k, n, weight, c.detector.min_range_m, clear_m,
+                                out + count, slots);
+}
+
 // Stages 2-3 for sub-ray k, traced: followed through up to max_surfaces surfaces, each hit
-// adds its received power at its range (seed 004 eq. 3-5, seed 002 eq. 2). Writes at most
-// min(max_surfaces, room) contributions to `out` and returns how many.
+// adds its received power at its range (seed 004 eq. 3-5, seed 002 eq. 2), then the rain and
+// snow in front of the first (AddParticles). Writes at most min(SlotsPerSubRay, room)
+// contributions to `out` and returns how many.
 template <typename ClosestHit>
 LT_HD uint32_t TraceSubRaySignal(const FrameContext& c, uint32_t beam, uint32_t k,
                                  const BeamSetup& s, ClosestHit& closest_hit,
@@ -358,10 +384,12 @@ LT_HD uint32_t TraceSubRaySignal(const FrameContext& c, uint32_t beam, uint32_t 
   const physics::Vec3<double>& dir_world = first.unit_direction;
   const double t_max = first.t_max;
   double t_min = first.t_min;
+  double clear_m = t_max;  // to the first surface
   uint32_t count = 0;
   for (uint32_t surface = 0; surface < c.signal.max_surfaces && count < room; ++surface) {
     const SurfaceHit hit = closest_hit(s.pose.translation, dir_world, t_min, t_max);
     if (!hit.hit) break;
+    if (surface == 0) clear_m = hit.distance_m;
     const physics::SurfaceResponse& r = c.objects[hit.object].response;
     const double cos_theta = physics::IncidenceCosine(dir_world, hit.normal);
     const double p = weight * r.coverage *
@@ -375,23 +403,32 @@ LT_HD uint32_t TraceSubRaySignal(const FrameContext& c, uint32_t beam, uint32_t 
     // Past this surface: 1 mm on, well above the refined hit's error (ADR 0002).
     t_min = hit.distance_m + 1e-3;
   }
-  return count;
+  return AddParticles(c, beam, k, sub.weight, clear_m, out, count, room);
 }
 
 // Stages 2-3 for sub-ray k from the raster (seed 004 Alg. 1): the sample reads its pixel's
 // plane, the range corrected along the sample's own direction (seed 004 sec. II-D2). First
-// surfaces only: writes 0 or 1 contribution.
+// surfaces only, then the particles in front of it: writes at most min(SlotsPerSubRay, room)
+// contributions to `out` and returns how many.
 LT_HD inline uint32_t RasterSubRaySignal(const FrameContext& c, uint32_t beam, uint32_t k,
-                                         const BeamSetup& s, physics::SignalContribution* out) {
+                                         const BeamSetup& s, physics::SignalContribution* out,
+                                         uint32_t room) {
   const uint32_t n = c.footprint.sub_rays > 1 ? c.footprint.sub_rays : 1;
   const SubRay sub = FootprintSubRay(c, beam, k, n, s.b, s.shift);
   const RasterPixel* px = RasterLookup(c.raster, sub.dir);
-  if (!px || px->object == kRasterNoHit) return 0;
+  const double reach = SubRayReach(c);
+  if (!px || px->object == kRasterNoHit || room == 0)
+    return AddParticles(c, beam, k, sub.weight, reach, out, 0, room);
   const physics::Vec3<double> normal{px->normal[0], px->normal[1], px->normal[2]};
   const double vn = physics::Dot(sub.dir, normal);
-  if (vn == 0) return 0;
+  if (vn == 0) return AddParticles(c, beam, k, sub.weight, reach, out, 0, room);
   const double range = px->plane_offset_m / vn;
-  if (!(range >= c.detector.min_range_m && range <= SubRayReach(c))) return 0;
+  if (!(range >= c.detector.min_range_m && range <= reach)) {
+    // A surface nearer than the window hides everything behind it; one behind the sensor or
+    // past the reach, nothing.
+    const bool hidden = range > 0 && range < c.detector.min_range_m;
+    return AddParticles(c, beam, k, sub.weight, hidden ? range : reach, out, 0, room);
+  }
   const physics::SurfaceResponse& r = c.objects[px->object].response;
   const double cos_theta = vn < 0 ? -vn : vn;
   const double p = sub.weight * r.coverage *
@@ -400,7 +437,7 @@ LT_HD inline uint32_t RasterSubRaySignal(const FrameContext& c, uint32_t beam, u
                    physics::OverlapShare(c.signal.overlap, range);
   out[0] = {static_cast<float>(range), static_cast<float>(p), px->object,
             SunlightOf(c, sub.weight * r.coverage, r, range)};
-  return 1;
+  return AddParticles(c, beam, k, sub.weight, range, out, 1, room);
 }
 
 // Stages 2-3 for a whole beam, sub-ray after sub-ray (traced or from the raster); the
@@ -413,9 +450,10 @@ LT_HD uint32_t GatherBeamSignal(const FrameContext& c, uint32_t beam, const Beam
   const uint32_t n = c.footprint.sub_rays > 1 ? c.footprint.sub_rays : 1;
   uint32_t count = 0;
   for (uint32_t k = 0; k < n && count < kMaxContributions; ++k) {
-    count += c.signal.raster_gather ? RasterSubRaySignal(c, beam, k, s, out + count)
-                                    : TraceSubRaySignal(c, beam, k, s, closest_hit, out + count,
-                                                        kMaxContributions - count);
+    count +=
+        c.signal.raster_gather
+            ? RasterSubRaySignal(c, beam, k, s, out + count, kMaxContributions - count)
+            : TraceSubRaySignal(c, beam, k, s, closest_hit, out + count, kMaxContributions - count);
   }
   return count;
 }

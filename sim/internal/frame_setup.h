@@ -25,10 +25,13 @@ Status CheckRasterGather(const SensorProfile& profile, const Scene& scene,
                          const Trajectory& trajectory);
 
 // The return-signal detectors' chain as the beam pipeline takes it, with the scene's sunlight
-// and weather.
-SignalChain FrameSignalChain(const SensorProfile& profile, const SceneDescription& scene);
+// and weather; the rain's and snow's echoes are labelled with objects first_weather_object
+// on (the scene's object count: ObjectInfos puts them last).
+SignalChain FrameSignalChain(const SensorProfile& profile, const SceneDescription& scene,
+                             uint32_t first_weather_object);
 
-// R0 at the wavelength, surface response and labels of every scene object, in object order.
+// R0 at the wavelength, surface response and labels of every scene object, in object order,
+// then the weather's (AppendWeatherObjects).
 std::vector<ObjectInfo> ObjectInfos(const Scene& scene, double wavelength_nm);
 
 // A contiguous run of a frame's beams during which moving objects stay put, at time_s.

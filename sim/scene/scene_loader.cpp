@@ -118,6 +118,25 @@ Expected<SceneDescription> ReadDescription(ConfigMap& root) {
     ConfigMap weather = root.Map("weather");
     if (present(weather, "fog"))
       d.weather.fog = FogDescription{weather.Map("fog").Number("visibility_m")};
+    if (present(weather, "rain")) {
+      ConfigMap m = weather.Map("rain");
+      RainDescription r;
+      r.rate_mm_h = m.Number("rate_mm_h");
+      r.min_diameter_mm = m.Number("min_diameter_mm", r.min_diameter_mm);
+      r.semantic_class =
+          static_cast<uint16_t>(WholeNumber(m, "semantic_class", r.semantic_class, 65535, "65535"));
+      d.weather.rain = r;
+    }
+    if (present(weather, "snow")) {
+      ConfigMap m = weather.Map("snow");
+      SnowDescription s;
+      s.rate_mm_h = m.Number("rate_mm_h");
+      s.min_diameter_mm = m.Number("min_diameter_mm", s.min_diameter_mm);
+      s.flake_reflectance = m.Number("flake_reflectance", s.flake_reflectance);
+      s.semantic_class =
+          static_cast<uint16_t>(WholeNumber(m, "semantic_class", s.semantic_class, 65535, "65535"));
+      d.weather.snow = s;
+    }
   }
   if (Status s = root.FirstError(); !s.ok()) return s.error();
   ConfigCheck check;
@@ -378,6 +397,23 @@ void SceneObjectDescription::Check(ConfigCheck& check) const {
   }
 }
 
+namespace {
+
+// A precipitation's rate in (0, most] and its least particle diameter in [0.1, 6) mm.
+void CheckPrecipitation(ConfigCheck check, double rate_mm_h, double most_mm_h,
+                        double min_diameter_mm, const std::string& what) {
+  if (!(rate_mm_h > 0 && rate_mm_h <= most_mm_h)) {
+    check.Fail("rate_mm_h", "must be " + what + " in (0, " + NumberText(most_mm_h) +
+                                "] mm/h, got " + NumberText(rate_mm_h));
+  }
+  if (!(min_diameter_mm >= kLeastParticleMm && min_diameter_mm < kMostDropMm)) {
+    check.Fail("min_diameter_mm", "must be in [0.1, 6) mm (drops larger than 6 mm break up), got " +
+                                      NumberText(min_diameter_mm));
+  }
+}
+
+}  // namespace
+
 void WeatherDescription::Check(ConfigCheck& check) const {
   if (fog) {
     const double v = fog->visibility_m;
@@ -387,6 +423,30 @@ void WeatherDescription::Check(ConfigCheck& check) const {
           "must be a meteorological optical range in [5, 100000] m, got " + NumberText(v));
     }
   }
+  if (rain) {
+    CheckPrecipitation(check.Sub("rain"), rain->rate_mm_h, kMostRainMmH, rain->min_diameter_mm,
+                       "a rain rate");
+  }
+  if (snow) {
+    CheckPrecipitation(check.Sub("snow"), snow->rate_mm_h, kMostSnowMmH, snow->min_diameter_mm,
+                       "a snowfall rate as melted water");
+    if (!(snow->flake_reflectance >= 0 && snow->flake_reflectance <= 1)) {
+      check.Sub("snow").Fail("flake_reflectance",
+                             "must be in [0, 1], got " + NumberText(snow->flake_reflectance));
+    }
+  }
+}
+
+std::string WeatherDescription::Keys() const {
+  std::string out;
+  for (const auto& [key, present] : {std::pair<const char*, bool>{"weather.fog", fog.has_value()},
+                                     {"weather.rain", rain.has_value()},
+                                     {"weather.snow", snow.has_value()}}) {
+    if (!present) continue;
+    if (!out.empty()) out += ", ";
+    out += key;
+  }
+  return out;
 }
 
 void SceneDescription::Check(ConfigCheck& check) const {

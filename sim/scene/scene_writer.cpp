@@ -103,6 +103,21 @@ std::string SaveScene(const SceneDescription& description, const std::string& he
       Put(e, "visibility_m", description.weather.fog->visibility_m);
       e << YAML::EndMap;
     }
+    if (const auto& r = description.weather.rain) {
+      e << YAML::Key << "rain" << YAML::Value << YAML::BeginMap;
+      Put(e, "rate_mm_h", r->rate_mm_h);
+      Put(e, "min_diameter_mm", r->min_diameter_mm);
+      Put(e, "semantic_class", r->semantic_class);
+      e << YAML::EndMap;
+    }
+    if (const auto& s = description.weather.snow) {
+      e << YAML::Key << "snow" << YAML::Value << YAML::BeginMap;
+      Put(e, "rate_mm_h", s->rate_mm_h);
+      Put(e, "min_diameter_mm", s->min_diameter_mm);
+      Put(e, "flake_reflectance", s->flake_reflectance);
+      Put(e, "semantic_class", s->semantic_class);
+      e << YAML::EndMap;
+    }
     e << YAML::EndMap;
   }
   e << YAML::Key << "objects" << YAML::Value << YAML::BeginSeq;

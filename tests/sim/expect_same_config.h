@@ -65,6 +65,19 @@ inline void ExpectSameSceneDescription(const SceneDescription& a, const SceneDes
   EXPECT_EQ(a.sunlight, b.sunlight) << what;
   ASSERT_EQ(a.weather.fog.has_value(), b.weather.fog.has_value()) << what;
   if (a.weather.fog) EXPECT_EQ(a.weather.fog->visibility_m, b.weather.fog->visibility_m) << what;
+  ASSERT_EQ(a.weather.rain.has_value(), b.weather.rain.has_value()) << what;
+  if (a.weather.rain) {
+    EXPECT_EQ(a.weather.rain->rate_mm_h, b.weather.rain->rate_mm_h) << what;
+    EXPECT_EQ(a.weather.rain->min_diameter_mm, b.weather.rain->min_diameter_mm) << what;
+    EXPECT_EQ(a.weather.rain->semantic_class, b.weather.rain->semantic_class) << what;
+  }
+  ASSERT_EQ(a.weather.snow.has_value(), b.weather.snow.has_value()) << what;
+  if (a.weather.snow) {
+    EXPECT_EQ(a.weather.snow->rate_mm_h, b.weather.snow->rate_mm_h) << what;
+    EXPECT_EQ(a.weather.snow->min_diameter_mm, b.weather.snow->min_diameter_mm) << what;
+    EXPECT_EQ(a.weather.snow->flake_reflectance, b.weather.snow->flake_reflectance) << what;
+    EXPECT_EQ(a.weather.snow->semantic_class, b.weather.snow->semantic_class) << what;
+  }
   ASSERT_EQ(a.objects.size(), b.objects.size()) << what;
   for (size_t i = 0; i < a.objects.size(); ++i) {
     const SceneObjectDescription& x = a.objects[i];

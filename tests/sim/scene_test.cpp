@@ -142,12 +142,47 @@ TEST(SceneErrors, WeatherKeys) {
   ExpectSceneError(SceneYaml(plate) + "weather: {fog: {}}\n", "'weather.fog.visibility_m'");
   ExpectSceneError(SceneYaml(plate) + "weather: {hail: {rate_mm_h: 5}}\n",
                    "unknown key 'weather.hail'");
+  // Rain and snow: negative, zero, absurd and missing rates, drops that would have broken up,
+  // a flake brighter than white, a label out of range, a misspelt key.
+  ExpectSceneError(SceneYaml(plate) + "weather: {rain: {rate_mm_h: -5}}\n",
+                   "key 'weather.rain.rate_mm_h' (line 4): must be a rain rate in (0, 300] "
+                   "mm/h, got -5");
+  ExpectSceneError(SceneYaml(plate) + "weather: {rain: {rate_mm_h: 0}}\n",
+                   "'weather.rain.rate_mm_h'");
+  ExpectSceneError(SceneYaml(plate) + "weather: {rain: {rate_mm_h: 1e9}}\n",
+                   "'weather.rain.rate_mm_h'");
+  ExpectSceneError(SceneYaml(plate) + "weather: {rain: {}}\n", "'weather.rain.rate_mm_h'");
+  ExpectSceneError(SceneYaml(plate) + "weather: {rain: {rate_mm_h: 5, min_diameter_mm: 40}}\n",
+                   "key 'weather.rain.min_diameter_mm' (line 4): must be in [0.1, 6) mm");
+  ExpectSceneError(SceneYaml(plate) + "weather: {rain: {rate_mm_h: 5, min_diameter_mm: 0}}\n",
+                   "'weather.rain.min_diameter_mm'");
+  ExpectSceneError(SceneYaml(plate) + "weather: {rain: {rate_mm_h: 5, semantic_class: -1}}\n",
+                   "'weather.rain.semantic_class'");
+  ExpectSceneError(SceneYaml(plate) + "weather: {rain: {rate_mm_h: 5, drop_mm: 2}}\n",
+                   "unknown key 'weather.rain.drop_mm'");
+  ExpectSceneError(SceneYaml(plate) + "weather: {snow: {rate_mm_h: nan}}\n",
+                   "'weather.snow.rate_mm_h'");
+  ExpectSceneError(SceneYaml(plate) + "weather: {snow: {rate_mm_h: 60}}\n",
+                   "must be a snowfall rate as melted water in (0, 50] mm/h, got 60");
+  ExpectSceneError(SceneYaml(plate) + "weather: {snow: {rate_mm_h: 2, flake_reflectance: 1.5}}\n",
+                   "key 'weather.snow.flake_reflectance' (line 4): must be in [0, 1], got 1.5");
   test::TempDir dir;
   auto fog = LoadScene(
       dir.Write("fog.yaml", SceneYaml(plate) + "weather: {fog: {visibility_m: 50}}\n"), {});
   ASSERT_TRUE(fog.ok()) << fog.message();
   ASSERT_TRUE(fog->description.weather.fog.has_value());
   EXPECT_EQ(fog->description.weather.fog->visibility_m, 50);
+  auto wet = LoadScene(
+      dir.Write("wet.yaml", SceneYaml(plate) + "weather: {rain: {rate_mm_h: 25}, snow: "
+                                               "{rate_mm_h: 2, flake_reflectance: 0.6}}\n"),
+      {});
+  ASSERT_TRUE(wet.ok()) << wet.message();
+  ASSERT_TRUE(wet->description.weather.rain && wet->description.weather.snow);
+  EXPECT_EQ(wet->description.weather.rain->rate_mm_h, 25);
+  EXPECT_EQ(wet->description.weather.rain->min_diameter_mm, 0.5);
+  EXPECT_EQ(wet->description.weather.rain->semantic_class, 101);
+  EXPECT_EQ(wet->description.weather.snow->flake_reflectance, 0.6);
+  EXPECT_EQ(wet->description.weather.Keys(), "weather.rain, weather.snow");
 }
 
 TEST(SceneErrors, ImpossibleSizes) {

@@ -598,5 +598,83 @@ TEST(ThresholdDetector, WeatherIsRefusedForDetectorsThatDoNotReadTheSignal) {
   }
 }
 
+// Rain (physics/precipitation.h, internal/particle_echoes.h) on the return signal, one channel
+// around the circle with a wall 20 m ahead: the wall reads darker by the rain's two-way
+// extinction exp(-2 alpha R), alpha = 2 pi n0 / (2 slope^3) (written here apart from
+// precipitation.h), to the share the drops that fall within its pulse add (within 20 deg of
+// the wall's normal, below 3e-3 of it; the obliquer the wall, the larger their share);
+// the drops the threshold sees are reported as rain: its semantic class, the instance after
+// the wall's, no material, and only in front of the wall.
+TEST(ThresholdDetector, RainDarkensTheWallByItsExtinctionAndReturnsEchoesLabelledAsRain) {
+  SensorProfile p = ThresholdSensor(360);
+  p.detector.threshold_w = 3e-9;
+  p.footprint.kind = physics::FootprintKind::kCone;
+  p.footprint.half_angle_rad = 1.5e-3;
+  p.footprint.sub_rays = 8;
+  const double range = 20;
+  Scene clear = WallAt(range);
+  Scene rain = WallAt(range);
+  rain.description.weather.rain = RainDescription{.rate_mm_h = 50};
+  const double slope = 4.1 * std::pow(50.0, -0.21);
+  const double alpha = 2 * kPi * 8000 / (2 * slope * slope * slope) * 1e-6;  // 4.1e-3 /m
+  const Frame a = SimulateOnce(clear, p);
+  auto clear_echo = [&](uint32_t column) {  // the clear frame's echo of a column, or a.size()
+    size_t k = 0;
+    while (k < a.size() && a.column[k] != column)
+      ++k;
+    return k;
+  };
+  uint32_t rain_echoes = 0;
+  double worst = 0;
+  for (uint32_t frame = 0; frame < 4; ++frame) {
+    const Frame b = SimulateOnce(rain, p, frame);
+    for (size_t i = 0; i < b.size(); ++i) {
+      if (b.semantic_class[i] == 101) {
+        ++rain_echoes;
+        EXPECT_EQ(b.instance_id[i], 2u);
+        EXPECT_EQ(b.material_id[i], 65535);
+        const size_t k = clear_echo(b.column[i]);
+        if (k < a.size()) EXPECT_LT(b.range_m[i], a.range_m[k] + 0.5);
+        continue;
+      }
+      ASSERT_EQ(b.instance_id[i], 1u);
+      const size_t k = clear_echo(b.column[i]);
+      ASSERT_LT(k, a.size());
+      const double transmission = std::exp(-2 * alpha * a.range_m[k]);  // 0.85 at 20 m
+      const double ratio = b.intensity[i] / a.intensity[k];
+      if (b.column[i] > 20 && b.column[i] < 340) continue;  // oblique: drops weigh more
+      EXPECT_NEAR(ratio, transmission, 3e-3) << b.column[i];
+      worst = std::max(worst, std::abs(ratio - transmission));
+    }
+  }
+  EXPECT_GT(rain_echoes, 10u);
+  std::printf(
+      "[rain] %u rain echoes in 4 frames of 360 beams; wall within 20 deg: |ratio - "
+      "exp(-2 alpha R)| <= %.2g\n",
+      rain_echoes, worst);
+}
+
+// Weather a profile cannot take is refused, naming it: rain for the ideal detector, and rain
+// where the profile's sub-rays leave no contribution slot for a drop beside their surfaces.
+TEST(ThresholdDetector, RainIsRefusedWhereTheProfileCannotTakeIt) {
+  Scene rain = WallAt(20);
+  rain.description.weather.rain = RainDescription{.rate_mm_h = 5};
+  SensorProfile p = ThresholdSensor();
+  p.detector.kind = DetectorKind::kIdeal;
+  auto f = CpuSimulator(rain, p, Trajectory::Static(), {1}).Simulate(0);
+  ASSERT_FALSE(f.ok());
+  EXPECT_NE(f.message().find("weather.rain"), std::string::npos) << f.message();
+  p = ThresholdSensor();
+  p.footprint.kind = physics::FootprintKind::kCone;
+  p.footprint.half_angle_rad = 1e-3;
+  p.footprint.sub_rays = 32;  // 32 x 4 surfaces fill the beam's 128 slots
+  f = CpuSimulator(rain, p, Trajectory::Static(), {1}).Simulate(0);
+  ASSERT_FALSE(f.ok());
+  EXPECT_NE(f.message().find("weather.rain"), std::string::npos) << f.message();
+  EXPECT_NE(f.message().find("32 sub-rays of 4 surfaces"), std::string::npos) << f.message();
+  p.detector.max_surfaces_per_sub_ray = 3;
+  EXPECT_TRUE(CpuSimulator(rain, p, Trajectory::Static(), {1}).Simulate(0).ok());
+}
+
 }  // namespace
 }  // namespace lt

@@ -70,6 +70,12 @@ struct SceneFigures {
   double waveform_ms_total = 0;
   double waveform_ms_kernel = 0;
   double waveform_ms_signal = 0;
+  // Weather (issue 43): the threshold OS0-128 with 8 sub-rays, one return, in fog of 50 m
+  // visibility, rain of 25 mm/h and snow of 1 mm/h (kBenchWeather in gpu_bench.cpp).
+  double weather_ms_total = 0;
+  double weather_ms_kernel = 0;
+  double weather_ms_signal = 0;
+  double cpu_weather_ms = 0;
 };
 
 // The waveform chain and its ranging (WaveformKernel, one warp a beam: power, photons, SiPM,

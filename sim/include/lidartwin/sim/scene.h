@@ -232,11 +232,40 @@ struct FogDescription {
 inline constexpr double kLeastVisibilityM = 5;
 inline constexpr double kMostVisibilityM = 1e5;
 
+// Rain and snow on the whole scene (physics/precipitation.h): falling particles of an
+// exponential size distribution, each a point scatterer along the beams, and the extinction of
+// all of them. Particles at least min_diameter_mm across are drawn one by one; smaller ones
+// only attenuate. Their echoes carry `semantic_class` and an instance of their own.
+struct RainDescription {
+  double rate_mm_h = 0;          // (0, kMostRainMmH], Marshall-Palmer
+  double min_diameter_mm = 0.5;  // [kLeastParticleMm, kMostDropMm)
+  uint16_t semantic_class = 101;
+};
+struct SnowDescription {
+  double rate_mm_h = 0;            // melted water, (0, kMostSnowMmH], Gunn-Marshall
+  double min_diameter_mm = 0.5;    // melted, [kLeastParticleMm, kMostDropMm)
+  double flake_reflectance = 0.8;  // at the sensor's wavelength, [0, 1]
+  uint16_t semantic_class = 103;
+};
+// Heavier than the heaviest recorded rain rates over minutes (about 300 mm/h); snow's water
+// equivalent rarely passes 10 mm/h.
+inline constexpr double kMostRainMmH = 300;
+inline constexpr double kMostSnowMmH = 50;
+// Drops above about 6 mm break up as they fall (Pruppacher and Klett, "Microphysics of Clouds
+// and Precipitation", 1997, sec. 10.3.5); the size distribution is cut there. Below 0.1 mm a
+// drop's echo is 3600 times weaker than a 6 mm one's.
+inline constexpr double kLeastParticleMm = 0.1;
+inline constexpr double kMostDropMm = 6;
+
 // The scene's weather (issue 43, docs/physics.md "Weather"): only the detectors that read the
 // return signal (threshold, waveform) can simulate it.
 struct WeatherDescription {
   std::optional<FogDescription> fog;
-  bool Any() const { return fog.has_value(); }
+  std::optional<RainDescription> rain;
+  std::optional<SnowDescription> snow;
+  bool Any() const { return fog || rain || snow; }
+  // The weather's keys present, as `weather.fog, weather.rain`.
+  std::string Keys() const;
   // Key paths relative to `weather`.
   void Check(ConfigCheck& check) const;
 };

@@ -1,0 +1,181 @@
+#include "internal/weather_setup.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "lidartwin/physics/fog.h"
+#include "lidartwin/physics/precipitation.h"
+
+namespace lt {
+
+namespace {
+
+// Rain's and snow's particle populations, without their labels.
+ParticlePopulation RainPopulation(const RainDescription& r, double wavelength_nm) {
+  const physics::ExponentialSizeDistribution n = physics::MarshallPalmer(r.rate_mm_h);
+  return {physics::NumberDensityPerM3(n, r.min_diameter_mm, kMostDropMm),
+          n.slope_per_mm,
+          r.min_diameter_mm,
+          kMostDropMm,
+          1,
+          physics::DropBackscatterPerDiameter2(physics::WaterRefractiveIndex(wavelength_nm)),
+          0};
+}
+ParticlePopulation SnowPopulation(const SnowDescription& s) {
+  const physics::ExponentialSizeDistribution n = physics::GunnMarshall(s.rate_mm_h);
+  return {physics::NumberDensityPerM3(n, s.min_diameter_mm, kMostDropMm),
+          n.slope_per_mm,
+          s.min_diameter_mm,
+          kMostDropMm,
+          physics::kFlakeToMeltedDiameter,
+          physics::FlakeBackscatterPerDiameter2(s.flake_reflectance),
+          0};
+}
+
+// The contribution that cannot make an echo, as a share of the threshold: the particles'
+// reach ends where the largest returns less.
+constexpr double kNegligibleShareOfThreshold = 1e-3;
+
+// Where the largest particle's power on the beam's mean irradiance (overlap left out: it only
+// lowers it) falls to kNegligibleShareOfThreshold of the threshold, by bisection: the power
+// falls with range. The sub-rays' reach where the threshold is not a power (the waveform
+// detector ranges on its noise).
+double ParticleReachM(const SensorProfile& p, const ParticleView& v,
+                      const physics::LinkBudget& link) {
+  const physics::DetectorParams<double> d = p.Detector();
+  const double reach = d.max_range_m + 8 * p.Threshold().pulse_sigma_m;
+  const double floor_w = kNegligibleShareOfThreshold * p.detector.threshold_w;
+  if (!(floor_w > 0) || p.detector.kind != DetectorKind::kThreshold) return reach;
+  double sigma = 0;  // the largest particle's dsigma/dOmega [m^2/sr]
+  for (uint32_t i = 0; i < v.populations; ++i) {
+    const ParticlePopulation& k = v.kinds[i];
+    const double diameter_m = 1e-3 * k.optical_scale * k.max_diameter_mm;
+    sigma = std::max(sigma, k.backscatter_per_d2 * diameter_m * diameter_m);
+  }
+  auto power = [&](double r) {
+    const double radius = v.exit_radius_m + r * v.divergence;
+    return physics::ReceivedPower(link, sigma / (physics::kPi * radius * radius), 1.0, r);
+  };
+  double lo = d.min_range_m, hi = reach;
+  if (power(hi) >= floor_w) return reach;
+  if (power(lo) < floor_w) return lo;
+  for (int i = 0; i < 60; ++i) {
+    const double mid = 0.5 * (lo + hi);
+    (power(mid) >= floor_w ? lo : hi) = mid;
+  }
+  return hi;
+}
+
+}  // namespace
+
+double WeatherExtinctionPerM(const SensorProfile& p, const WeatherDescription& w) {
+  double alpha = 0;
+  if (w.fog) alpha += physics::FogExtinctionPerM(w.fog->visibility_m, p.wavelength_nm);
+  if (w.rain) {
+    alpha += physics::PrecipitationExtinctionPerM(physics::MarshallPalmer(w.rain->rate_mm_h), 1);
+  }
+  if (w.snow) {
+    alpha += physics::PrecipitationExtinctionPerM(physics::GunnMarshall(w.snow->rate_mm_h),
+                                                  physics::kFlakeToMeltedDiameter);
+  }
+  return alpha;
+}
+
+double BeamSolidAngleSr(const SensorProfile& p) {
+  const physics::BeamFootprint& f = p.footprint;
+  switch (f.kind) {
+    case physics::FootprintKind::kCone:
+      return 2 * physics::kPi * (1 - std::cos(f.half_angle_rad));
+    case physics::FootprintKind::kGaussian: {
+      // p = sum_i P_i N(mu_i, S_i) (P normalised): integral p^2 = sum_ij P_i P_j
+      // N(mu_i - mu_j; 0, S_i + S_j), a Gaussian's overlap with another.
+      double total = 0, overlap = 0;
+      for (uint32_t i = 0; i < f.spot_count; ++i)
+        total += f.spots[i].power;
+      for (uint32_t i = 0; i < f.spot_count; ++i) {
+        for (uint32_t j = 0; j < f.spot_count; ++j) {
+          const physics::GaussianSpot& a = f.spots[i];
+          const physics::GaussianSpot& b = f.spots[j];
+          const double vh = a.sigma_h_rad * a.sigma_h_rad + b.sigma_h_rad * b.sigma_h_rad;
+          const double vv = a.sigma_v_rad * a.sigma_v_rad + b.sigma_v_rad * b.sigma_v_rad;
+          const double dh = a.h_offset_rad - b.h_offset_rad;
+          const double dv = a.v_offset_rad - b.v_offset_rad;
+          overlap += a.power * b.power / (total * total) *
+                     std::exp(-dh * dh / (2 * vh) - dv * dv / (2 * vv)) /
+                     (2 * physics::kPi * std::sqrt(vh * vv));
+        }
+      }
+      return 1 / overlap;
+    }
+    case physics::FootprintKind::kTable: {
+      // Cell c holds probability q_c (the CDF's step) and weight p_c / q_c.
+      const KernelSampling& k = p.kernel;
+      double sum = 0, previous = 0;
+      for (size_t c = 0; c < k.cdf.size(); ++c) {
+        const double q = k.cdf[c] - previous;
+        previous = k.cdf[c];
+        const double pc = q * k.weight[c];
+        sum += pc * pc;
+      }
+      return k.dh_rad * k.dv_rad / sum;
+    }
+  }
+  return 0;
+}
+
+uint32_t WeatherObjectCount(const WeatherDescription& w) {
+  return (w.rain ? 1u : 0u) + (w.snow ? 1u : 0u);
+}
+
+uint32_t ParticleSlots(const SensorProfile& p, const WeatherDescription& w) {
+  if (WeatherObjectCount(w) == 0) return 0;
+  const uint32_t n = std::max<uint32_t>(1, p.footprint.sub_rays);
+  const uint32_t per_sub_ray = kMaxContributions / n;
+  const uint32_t surfaces = p.detector.max_surfaces_per_sub_ray;
+  return per_sub_ray > surfaces ? std::min(kMostParticleSlots, per_sub_ray - surfaces) : 0;
+}
+
+ParticleView FrameParticles(const SensorProfile& p, const WeatherDescription& w,
+                            const physics::LinkBudget& link, uint32_t first_object) {
+  ParticleView v;
+  if (w.rain) {
+    v.kinds[v.populations] = RainPopulation(*w.rain, p.wavelength_nm);
+    v.kinds[v.populations].object = first_object + v.populations;
+    ++v.populations;
+  }
+  if (w.snow) {
+    v.kinds[v.populations] = SnowPopulation(*w.snow);
+    v.kinds[v.populations].object = first_object + v.populations;
+    ++v.populations;
+  }
+  if (v.populations == 0) return v;
+  // The beam leaves through the receiver's aperture (coaxial optics) and opens as the top-hat
+  // cone of the beam's equivalent solid angle: pi t^2 = Omega.
+  v.exit_radius_m = p.detector.link.aperture_diameter_m / 2;
+  v.divergence = std::sqrt(BeamSolidAngleSr(p) / physics::kPi);
+  v.reach_m = ParticleReachM(p, v, link);
+  return v;
+}
+
+void AppendWeatherObjects(const Scene& scene, double wavelength_nm, std::vector<ObjectInfo>& out) {
+  const WeatherDescription& w = scene.description.weather;
+  uint64_t instance = 0;
+  for (const SceneObject& o : scene.objects)
+    instance = std::max<uint64_t>(instance, uint64_t{o.instance_id} + 1);
+  auto add = [&](double r0, uint16_t semantic) {
+    ObjectInfo o{};
+    o.r0 = r0;
+    o.material = kNoLabel;
+    o.instance = static_cast<uint32_t>(std::min<uint64_t>(instance++, kNoLabel - 1));
+    o.semantic = semantic;
+    o.response.r0 = r0;
+    out.push_back(o);
+  };
+  if (w.rain) {
+    add(physics::NormalFresnelReflectance(physics::WaterRefractiveIndex(wavelength_nm)),
+        w.rain->semantic_class);
+  }
+  if (w.snow) add(w.snow->flake_reflectance, w.snow->semantic_class);
+}
+
+}  // namespace lt

@@ -1,0 +1,45 @@
+// The scene's weather as a frame sees it (issue 43): the extinction it adds to the link, the
+// rain and snow particles the beams sample, and the objects their echoes are labelled with.
+// Both backends prepare it the same way (frame_setup.cpp).
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "internal/beam_pipeline.h"
+#include "lidartwin/sim/scene.h"
+#include "lidartwin/sim/sensor_profile.h"
+
+namespace lt {
+
+// Particle slots a sub-ray is given in rain or snow, at most.
+inline constexpr uint32_t kMostParticleSlots = 4;
+
+// The weather's extinction coefficient [1/m] at the profile's wavelength: fog's, rain's and
+// snow's summed (Beer-Lambert over each).
+double WeatherExtinctionPerM(const SensorProfile& profile, const WeatherDescription& weather);
+
+// The beam's equivalent solid angle [sr]: 1 / integral of p^2 over its angular power density
+// p, the solid angle of the top-hat beam whose particles return the same mean squared power.
+// A cone: its solid angle; Gaussian spots: from their pairwise overlaps; a table: from its
+// cells.
+double BeamSolidAngleSr(const SensorProfile& profile);
+
+// Particle slots per sub-ray for this profile in this weather: 0 without rain or snow, else
+// as many as fit beside the surfaces in kMaxContributions, at most kMostParticleSlots (0 when
+// none fit: CheckWeather refuses it).
+uint32_t ParticleSlots(const SensorProfile& profile, const WeatherDescription& weather);
+
+// The frame's particles (particle_echoes.h) through the weathered `link`; their labels are
+// objects first_object, first_object + 1 (rain, then snow), as AppendWeatherObjects adds them.
+ParticleView FrameParticles(const SensorProfile& profile, const WeatherDescription& weather,
+                            const physics::LinkBudget& link, uint32_t first_object);
+
+// Appends the rain's and the snow's object (in that order, those present) to the scene's: no
+// material, their semantic class, instances after the scene's largest.
+void AppendWeatherObjects(const Scene& scene, double wavelength_nm, std::vector<ObjectInfo>& out);
+
+// How many objects AppendWeatherObjects adds.
+uint32_t WeatherObjectCount(const WeatherDescription& weather);
+
+}  // namespace lt
