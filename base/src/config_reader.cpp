@@ -268,6 +268,30 @@ std::vector<double> ConfigMap::Numbers(const std::string& key) {
   return out;
 }
 
+std::vector<std::string> ConfigMap::Strings(const std::string& key) {
+  const YAML::Node found = Find(key);
+  if (!found.IsDefined() || found.IsNull()) {
+    shared_->Record("missing required key '" + KeyPath(key) + "'" + LineOf(*node_));
+    return {};
+  }
+  if (!found.IsSequence()) {
+    shared_->Record("key '" + KeyPath(key) + "'" + LineOf(found) + ": expected a list of strings");
+    return {};
+  }
+  std::vector<std::string> out;
+  out.reserve(found.size());
+  for (size_t i = 0; i < found.size(); ++i) {
+    std::string v;
+    if (!Convert(found[i], v)) {
+      shared_->Record("key '" + KeyPath(key) + "'" + LineOf(found[i]) + ": element " +
+                      std::to_string(i) + " is not a string");
+      return {};
+    }
+    out.push_back(v);
+  }
+  return out;
+}
+
 std::vector<double> ConfigMap::NumberRows(const std::string& key, size_t width) {
   const YAML::Node found = Find(key);
   if (!found.IsDefined() || found.IsNull()) {

@@ -34,14 +34,19 @@ std::vector<WeatherRow> Rows(double wavelength_nm) {
   for (double rate : {5.0, 25.0, 50.0}) {
     WeatherDescription w;
     w.rain = RainDescription{.rate_mm_h = rate};
-    rows.push_back({fmt::format("rain, {:.0f} mm/h", rate), w,
-                    physics::PrecipitationExtinctionPerM(physics::MarshallPalmer(rate), 1), true});
+    rows.push_back(
+        {fmt::format("rain, {:.0f} mm/h", rate), w,
+         physics::PrecipitationExtinctionPerM(physics::MarshallPalmer(rate), 1,
+                                              physics::kLargeParticleExtinctionEfficiency,
+                                              physics::kSphereProjectedShare),
+         true});
   }
   WeatherDescription snow;
   snow.snow = SnowDescription{.rate_mm_h = 2};
   rows.push_back({"snow, 2 mm/h (melted)", snow,
-                  physics::PrecipitationExtinctionPerM(physics::GunnMarshall(2),
-                                                       physics::kFlakeToMeltedDiameter),
+                  physics::PrecipitationExtinctionPerM(
+                      physics::GunnMarshall(2), physics::kFlakeToMeltedDiameter,
+                      physics::kLargeParticleExtinctionEfficiency, physics::kDiscProjectedShare),
                   true});
   return rows;
 }

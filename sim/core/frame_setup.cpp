@@ -39,16 +39,6 @@ Status CheckWeather(const SensorProfile& p, const SceneDescription& scene) {
                  p.name + "' has the " +
                  (p.detector.kind == DetectorKind::kIdeal ? "ideal" : "capability") + " detector"};
   }
-  if (WeatherObjectCount(w) > 0 && ParticleSlots(p, w) == 0) {
-    return Error{"the scene's rain or snow (" + w.Keys() +
-                 ") needs a contribution slot a sub-ray "
-                 "beside its surfaces: the profile '" +
-                 p.name + "' has " + std::to_string(p.footprint.sub_rays) + " sub-rays of " +
-                 std::to_string(p.detector.max_surfaces_per_sub_ray) +
-                 " surfaces, and a beam holds " + std::to_string(kMaxContributions) +
-                 " contributions (beam.sub_rays x (detector.max_surfaces_per_sub_ray + 1) must "
-                 "be at most that)"};
-  }
   return {};
 }
 
@@ -167,6 +157,7 @@ std::vector<ObjectInfo> ObjectInfos(const Scene& scene, double wavelength_nm) {
                                             m.roughness_deg * physics::kDegToRad};
     out.push_back({r0, o.material_id, o.instance_id, o.semantic_class, response});
   }
+  WetObjects(scene, wavelength_nm, out);
   AppendWeatherObjects(scene, wavelength_nm, out);
   return out;
 }

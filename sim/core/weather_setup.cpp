@@ -5,6 +5,7 @@
 
 #include "lidartwin/physics/fog.h"
 #include "lidartwin/physics/precipitation.h"
+#include "lidartwin/physics/wet_surface.h"
 
 namespace lt {
 
@@ -43,8 +44,11 @@ constexpr double kNegligibleShareOfThreshold = 1e-3;
 double ParticleReachM(const SensorProfile& p, const ParticleView& v,
                       const physics::LinkBudget& link) {
   const physics::DetectorParams<double> d = p.Detector();
-  const double reach = d.max_range_m + 8 * p.Threshold().pulse_sigma_m;
-  const double floor_w = kNegligibleShareOfThreshold * p.detector.threshold_w;
+  const physics::ThresholdDetector threshold = p.Threshold();
+  const double reach = d.max_range_m + 8 * threshold.pulse_sigma_m;
+  // The margin of 1e-3 also covers a sub-ray's weight x sub_rays above 1 (importance-sampled
+  // kernels) and the pulse energy's jitter.
+  const double floor_w = kNegligibleShareOfThreshold * threshold.threshold_w;
   if (!(floor_w > 0) || p.detector.kind != DetectorKind::kThreshold) return reach;
   double sigma = 0;  // the largest particle's dsigma/dOmega [m^2/sr]
   for (uint32_t i = 0; i < v.populations; ++i) {
@@ -68,16 +72,24 @@ double ParticleReachM(const SensorProfile& p, const ParticleView& v,
 
 }  // namespace
 
+double RainExtinctionPerM(const RainDescription& r) {
+  return physics::PrecipitationExtinctionPerM(physics::MarshallPalmer(r.rate_mm_h), 1,
+                                              r.extinction_efficiency,
+                                              physics::kSphereProjectedShare);
+}
+
+double SnowExtinctionPerM(const SnowDescription& s) {
+  // Flakes are discs at random orientations, as their echoes are (FlakeBackscatterPerDiameter2).
+  return physics::PrecipitationExtinctionPerM(
+      physics::GunnMarshall(s.rate_mm_h), physics::kFlakeToMeltedDiameter, s.extinction_efficiency,
+      physics::kDiscProjectedShare);
+}
+
 double WeatherExtinctionPerM(const SensorProfile& p, const WeatherDescription& w) {
   double alpha = 0;
   if (w.fog) alpha += physics::FogExtinctionPerM(w.fog->visibility_m, p.wavelength_nm);
-  if (w.rain) {
-    alpha += physics::PrecipitationExtinctionPerM(physics::MarshallPalmer(w.rain->rate_mm_h), 1);
-  }
-  if (w.snow) {
-    alpha += physics::PrecipitationExtinctionPerM(physics::GunnMarshall(w.snow->rate_mm_h),
-                                                  physics::kFlakeToMeltedDiameter);
-  }
+  if (w.rain) alpha += RainExtinctionPerM(*w.rain);
+  if (w.snow) alpha += SnowExtinctionPerM(*w.snow);
   return alpha;
 }
 
@@ -154,7 +166,24 @@ ParticleView FrameParticles(const SensorProfile& p, const WeatherDescription& w,
   v.exit_radius_m = p.detector.link.aperture_diameter_m / 2;
   v.divergence = std::sqrt(BeamSolidAngleSr(p) / physics::kPi);
   v.reach_m = ParticleReachM(p, v, link);
+  if (p.detector.kind == DetectorKind::kThreshold)
+    v.least_power_w = kNegligibleShareOfThreshold * p.Threshold().threshold_w;
   return v;
+}
+
+void WetObjects(const Scene& scene, double wavelength_nm, std::vector<ObjectInfo>& objects) {
+  const std::optional<WetDescription>& wet = scene.description.weather.wet;
+  if (!wet) return;
+  const double n = physics::WaterRefractiveIndex(wavelength_nm);
+  for (size_t i = 0; i < scene.objects.size() && i < objects.size(); ++i) {
+    const Material& m = scene.materials.materials[scene.objects[i].material_id];
+    if (std::find(wet->materials.begin(), wet->materials.end(), m.name) == wet->materials.end())
+      continue;
+    physics::SurfaceResponse& r = objects[i].response;
+    r.wet_index = n;
+    // The multiple-scattering sum holds for an albedo up to 1 (brighter than white: none).
+    r.wet_gain = physics::WetDiffuseGain(std::min(r.r0, 1.0), n);
+  }
 }
 
 void AppendWeatherObjects(const Scene& scene, double wavelength_nm, std::vector<ObjectInfo>& out) {

@@ -26,6 +26,17 @@ CpuSimulator::CpuSimulator(const Scene& scene, const SensorProfile& profile,
 
 CpuSimulator::~CpuSimulator() = default;
 
+namespace {
+
+// Where ObjectInfos put the weather's objects: last. Objects made from another scene than
+// `scene` (a caller's own) leave the particles without their labels rather than out of bounds.
+uint32_t FirstWeatherObject(size_t objects, const SceneDescription* scene) {
+  const uint32_t weather = scene ? WeatherObjectCount(scene->weather) : 0;
+  return static_cast<uint32_t>(objects >= weather ? objects - weather : 0);
+}
+
+}  // namespace
+
 FrameContext CpuFrameContext(const SensorProfile& profile, const Trajectory& trajectory,
                              const std::vector<ObjectInfo>& objects, uint64_t seed,
                              uint32_t frame_index, const SceneDescription* scene,
@@ -38,8 +49,7 @@ FrameContext CpuFrameContext(const SensorProfile& profile, const Trajectory& tra
                  profile.Detector(),
                  profile.FootprintView(),
                  FrameSignalChain(profile, scene ? *scene : SceneDescription{},
-                                  static_cast<uint32_t>(objects.size()) -
-                                      (scene ? WeatherObjectCount(scene->weather) : 0)),
+                                  FirstWeatherObject(objects.size(), scene)),
                  AngularRasterView{},
                  profile.EchoesPerBeam(),
                  objects.data(),

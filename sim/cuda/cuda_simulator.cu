@@ -155,6 +155,9 @@ struct CudaSimulator::Impl {
   DeviceBuffer<TrianglePlane> planes;
   DeviceBuffer<uint32_t> tri_object;
   DeviceBuffer<ObjectInfo> objects;
+  // The signal chain, weather included, made once with the objects and the contribution
+  // slots it sizes: a scene changed after Create cannot outgrow them.
+  SignalChain signal;
   DeviceBuffer<double> tables[3];
   DeviceBuffer<physics::Vec3<double>> beam_directions;  // FrameContext::beam_directions, or none
   DeviceBuffer<float> kernel_cdf, kernel_weight;        // a table footprint's sampling tables
@@ -747,6 +750,8 @@ Expected<std::unique_ptr<CudaSimulator>> CudaSimulator::Create(const Scene& scen
     }
   }
   const uint32_t batch = m.plan.beams_per_batch * m.echoes_per_beam;  // record slots
+  m.signal =
+      FrameSignalChain(profile, scene.description, static_cast<uint32_t>(scene.objects.size()));
   for (Status s :
        {m.triangles.Upload(soup),
         m.planes.Upload(planes),
@@ -858,7 +863,7 @@ FrameContext CudaSimulator::Impl::Context(uint32_t frame_index) const {
        trajectory.motion_correction},
       profile->Detector(),
       profile->FootprintView(kernel_cdf.get(), kernel_weight.get()),
-      FrameSignalChain(*profile, scene->description, static_cast<uint32_t>(scene->objects.size())),
+      signal,
       AngularRasterView{},
       echoes_per_beam,
       objects.get(),

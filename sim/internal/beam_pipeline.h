@@ -71,8 +71,8 @@ struct SignalChain {
   // air. `link` adds the scene's weather; a fogged target reads darker, as on a real sensor,
   // where referring it to the fogged link would read its clear-air reflectivity.
   physics::LinkBudget calibration_link;
-  // Rain and snow (particle_echoes.h): the particles a sub-ray may add past its surfaces, and
-  // the frame's particles (none in dry weather).
+  // Rain and snow (particle_echoes.h): the slots a sub-ray holds for particles beside its
+  // surfaces' (ParticleSlots), and the frame's particles (none in dry weather).
   uint32_t particle_slots = 0;
   ParticleView particles{};
 };
@@ -83,8 +83,7 @@ LT_HD inline uint32_t SlotsPerSubRay(const SignalChain& s) {
 }
 
 // Contributions one beam can hold: sub_rays * max_surfaces is checked against it when a
-// profile is loaded, sub_rays * SlotsPerSubRay when it meets a scene with rain or snow
-// (CheckWeather).
+// profile is loaded; the particles' reserve fits beside them (ParticleSlots).
 inline constexpr uint32_t kMaxContributions = 128;
 
 struct FrameContext {
@@ -356,14 +355,17 @@ LT_HD inline float SunlightOf(const FrameContext& c, double share,
 }
 
 // The rain and snow of sub-ray k (particle_echoes.h) in front of its first surface at
-// clear_m, after its `count` surfaces in out[0 .. room); returns the new count.
+// clear_m, after its `count` surfaces in out[0 .. room); returns the new count. They take the
+// sub-ray's slots its surfaces left (its reserve, and the surface slots it did not use), at
+// most kMostParticleSlots: the same on the CPU, whose room is the beam's, as on the GPU.
 LT_HD inline uint32_t AddParticles(const FrameContext& c, uint32_t beam, uint32_t k, double weight,
                                    double clear_m, physics::SignalContribution* out, uint32_t count,
                                    uint32_t room) {
-  if (c.signal.particle_slots == 0 || count >= room) return count;
+  if (c.signal.particles.populations == 0) return count;
+  const uint32_t mine = SlotsPerSubRay(c.signal) < room ? SlotsPerSubRay(c.signal) : room;
+  if (count >= mine) return count;
   const uint32_t n = c.footprint.sub_rays > 1 ? c.footprint.sub_rays : 1;
-  const uint32_t slots =
-      room - count < c.signal.particle_slots ? room - count : c.signal.particle_slots;
+  const uint32_t slots = mine - count < kMostParticleSlots ? mine - count : kMostParticleSlots;
   return count + ParticleEchoes(c.signal.particles, c.signal.link, c.signal.overlap, c.seed,
                                 c.frame, beam, k, n, weight, c.detector.min_range_m, clear_m,
                                 out + count, slots);

@@ -15,6 +15,10 @@
 
 namespace lt {
 
+// Particles a sub-ray holds at most: the nearest four are the brightest (the power falls as
+// R^-2 over the spot's area), and a bound keeps the detector's work bounded.
+inline constexpr uint32_t kMostParticleSlots = 4;
+
 // One kind of particle (rain or snow), as the frame samples it.
 struct ParticlePopulation {
   double density_per_m3;  // particles with a diameter in [min, max] (NumberDensityPerM3)
@@ -36,15 +40,19 @@ struct ParticleView {
   // contribution that small cannot make an echo): sampling stops there, which keeps the
   // detector's range grid short (ParticleReachM).
   double reach_m = 0;
+  // Particles drawn that return less than this [W] (1e-3 of the threshold) are left out of
+  // the signal: 4 of them add at most 4e-3 of the threshold to a sub-ray, and the detector
+  // is spared sorting and summing them. 0: all kept (the waveform detector).
+  double least_power_w = 0;
 };
 
-// Up to `room` particles of sub-ray k (weight w, one of `sub_rays`) between near_m and
-// clear_m (its first surface: particles behind it are hidden), nearest first, written to
-// `out`; returns how many. Particles in the sub-ray's tube (physics::TubeVolumeM3) are a
-// Poisson process of the populations' summed density, so the gaps between successive ones
-// in tube volume are exponential: the nearest come first and a draw never needs a rejection.
-// Each is irradiated as the beam's power spread evenly over its cross section (w sub_rays
-// over the tube's area), so the beam's expected particle power does not depend on how its
+// The nearest `room` particles of sub-ray k (weight w, one of `sub_rays`) between near_m and
+// clear_m (its first surface: particles behind it are hidden), those returning at least
+// v.least_power_w written to `out` nearest first; returns how many. Particles in the sub-ray's tube
+// (physics::TubeVolumeM3) are a Poisson process of the populations' summed density, so the gaps
+// between successive ones in tube volume are exponential: the nearest come first and a draw never
+// needs a rejection. Each is irradiated as the beam's power spread evenly over its cross section (w
+// sub_rays over the tube's area), so the beam's expected particle power does not depend on how its
 // sub-rays split it. Received power: the link budget of a target of monostatic "BRDF"
 // dsigma/dOmega / area (seed 002 eq. 2 with beta A_spot = dsigma/dOmega), through the
 // near-field overlap. Keys: (seed, frame, beam, 256 k + j, kStreamParticles).
@@ -82,6 +90,7 @@ LT_HD inline uint32_t ParticleEchoes(const ParticleView& v, const physics::LinkB
     const double beta = p.backscatter_per_d2 * d_m * d_m * weight * sub_rays / area;
     const double power =
         physics::ReceivedPower(link, beta, 1.0, range) * physics::OverlapShare(overlap, range);
+    if (power < v.least_power_w) continue;
     out[count++] = {static_cast<float>(range), static_cast<float>(power), p.object, 0.0f};
   }
   return count;

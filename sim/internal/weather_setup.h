@@ -12,8 +12,10 @@
 
 namespace lt {
 
-// Particle slots a sub-ray is given in rain or snow, at most.
-inline constexpr uint32_t kMostParticleSlots = 4;
+// Rain's and snow's extinction coefficients [1/m] (physics/precipitation.h): drops as spheres,
+// flakes as discs at random orientations, each with its extinction efficiency.
+double RainExtinctionPerM(const RainDescription& rain);
+double SnowExtinctionPerM(const SnowDescription& snow);
 
 // The weather's extinction coefficient [1/m] at the profile's wavelength: fog's, rain's and
 // snow's summed (Beer-Lambert over each).
@@ -25,9 +27,10 @@ double WeatherExtinctionPerM(const SensorProfile& profile, const WeatherDescript
 // cells.
 double BeamSolidAngleSr(const SensorProfile& profile);
 
-// Particle slots per sub-ray for this profile in this weather: 0 without rain or snow, else
-// as many as fit beside the surfaces in kMaxContributions, at most kMostParticleSlots (0 when
-// none fit: CheckWeather refuses it).
+// Particle slots per sub-ray reserved for this profile in this weather: 0 without rain or
+// snow, else as many as fit beside the surfaces in kMaxContributions, at most
+// kMostParticleSlots. With none (sub_rays x max_surfaces fills the beam), particles take only
+// the surface slots a sub-ray leaves unused (AddParticles).
 uint32_t ParticleSlots(const SensorProfile& profile, const WeatherDescription& weather);
 
 // The frame's particles (particle_echoes.h) through the weathered `link`; their labels are
@@ -38,6 +41,10 @@ ParticleView FrameParticles(const SensorProfile& profile, const WeatherDescripti
 // Appends the rain's and the snow's object (in that order, those present) to the scene's: no
 // material, their semantic class, instances after the scene's largest.
 void AppendWeatherObjects(const Scene& scene, double wavelength_nm, std::vector<ObjectInfo>& out);
+
+// Wets the responses of the objects whose material the weather names (WetDescription): the
+// film's index and WetDiffuseGain at each material's reflectance. `objects` in scene order.
+void WetObjects(const Scene& scene, double wavelength_nm, std::vector<ObjectInfo>& objects);
 
 // How many objects AppendWeatherObjects adds.
 uint32_t WeatherObjectCount(const WeatherDescription& weather);

@@ -123,6 +123,7 @@ Expected<SceneDescription> ReadDescription(ConfigMap& root) {
       RainDescription r;
       r.rate_mm_h = m.Number("rate_mm_h");
       r.min_diameter_mm = m.Number("min_diameter_mm", r.min_diameter_mm);
+      r.extinction_efficiency = m.Number("extinction_efficiency", r.extinction_efficiency);
       r.semantic_class =
           static_cast<uint16_t>(WholeNumber(m, "semantic_class", r.semantic_class, 65535, "65535"));
       d.weather.rain = r;
@@ -133,10 +134,13 @@ Expected<SceneDescription> ReadDescription(ConfigMap& root) {
       s.rate_mm_h = m.Number("rate_mm_h");
       s.min_diameter_mm = m.Number("min_diameter_mm", s.min_diameter_mm);
       s.flake_reflectance = m.Number("flake_reflectance", s.flake_reflectance);
+      s.extinction_efficiency = m.Number("extinction_efficiency", s.extinction_efficiency);
       s.semantic_class =
           static_cast<uint16_t>(WholeNumber(m, "semantic_class", s.semantic_class, 65535, "65535"));
       d.weather.snow = s;
     }
+    if (present(weather, "wet"))
+      d.weather.wet = WetDescription{weather.Map("wet").Strings("materials")};
   }
   if (Status s = root.FirstError(); !s.ok()) return s.error();
   ConfigCheck check;
@@ -316,6 +320,13 @@ Expected<Scene> Build(const SceneDescription& d, const std::filesystem::path& di
     if (!check.ok()) return Error{""};
     if (Status s = AddObject(where, std::move(obj), scene, checked); !s.ok()) return s.error();
   }
+  // The wet materials, after the objects' own (whose problems a reader looks for first).
+  if (d.weather.wet) {
+    ConfigCheck wet = check.Sub("weather").Sub("wet");
+    for (const std::string& name : d.weather.wet->materials)
+      MaterialId(scene.materials, library_file.string(), name, "materials", wet);
+    if (!check.ok()) return Error{""};
+  }
   FlattenSingleStillInstances(scene);
   return scene;
 }
@@ -399,9 +410,16 @@ void SceneObjectDescription::Check(ConfigCheck& check) const {
 
 namespace {
 
-// A precipitation's rate in (0, most] and its least particle diameter in [0.1, 6) mm.
+// A precipitation's rate in (0, most], its least particle diameter in [0.1, 6) mm and its
+// extinction efficiency in [1, 2].
 void CheckPrecipitation(ConfigCheck check, double rate_mm_h, double most_mm_h,
-                        double min_diameter_mm, const std::string& what) {
+                        double min_diameter_mm, double extinction_efficiency,
+                        const std::string& what) {
+  if (!(extinction_efficiency >= 1 && extinction_efficiency <= 2)) {
+    check.Fail("extinction_efficiency",
+               "must be in [1, 2] (2: the diffracted light lost, 1: all of it received), got " +
+                   NumberText(extinction_efficiency));
+  }
   if (!(rate_mm_h > 0 && rate_mm_h <= most_mm_h)) {
     check.Fail("rate_mm_h", "must be " + what + " in (0, " + NumberText(most_mm_h) +
                                 "] mm/h, got " + NumberText(rate_mm_h));
@@ -425,23 +443,26 @@ void WeatherDescription::Check(ConfigCheck& check) const {
   }
   if (rain) {
     CheckPrecipitation(check.Sub("rain"), rain->rate_mm_h, kMostRainMmH, rain->min_diameter_mm,
-                       "a rain rate");
+                       rain->extinction_efficiency, "a rain rate");
   }
   if (snow) {
     CheckPrecipitation(check.Sub("snow"), snow->rate_mm_h, kMostSnowMmH, snow->min_diameter_mm,
-                       "a snowfall rate as melted water");
+                       snow->extinction_efficiency, "a snowfall rate as melted water");
     if (!(snow->flake_reflectance >= 0 && snow->flake_reflectance <= 1)) {
       check.Sub("snow").Fail("flake_reflectance",
                              "must be in [0, 1], got " + NumberText(snow->flake_reflectance));
     }
   }
+  if (wet && wet->materials.empty())
+    check.Sub("wet").Fail("materials", "must name at least one material");
 }
 
 std::string WeatherDescription::Keys() const {
   std::string out;
   for (const auto& [key, present] : {std::pair<const char*, bool>{"weather.fog", fog.has_value()},
                                      {"weather.rain", rain.has_value()},
-                                     {"weather.snow", snow.has_value()}}) {
+                                     {"weather.snow", snow.has_value()},
+                                     {"weather.wet", wet.has_value()}}) {
     if (!present) continue;
     if (!out.empty()) out += ", ";
     out += key;

@@ -107,6 +107,7 @@ std::string SaveScene(const SceneDescription& description, const std::string& he
       e << YAML::Key << "rain" << YAML::Value << YAML::BeginMap;
       Put(e, "rate_mm_h", r->rate_mm_h);
       Put(e, "min_diameter_mm", r->min_diameter_mm);
+      Put(e, "extinction_efficiency", r->extinction_efficiency);
       Put(e, "semantic_class", r->semantic_class);
       e << YAML::EndMap;
     }
@@ -115,7 +116,13 @@ std::string SaveScene(const SceneDescription& description, const std::string& he
       Put(e, "rate_mm_h", s->rate_mm_h);
       Put(e, "min_diameter_mm", s->min_diameter_mm);
       Put(e, "flake_reflectance", s->flake_reflectance);
+      Put(e, "extinction_efficiency", s->extinction_efficiency);
       Put(e, "semantic_class", s->semantic_class);
+      e << YAML::EndMap;
+    }
+    if (const auto& w = description.weather.wet) {
+      e << YAML::Key << "wet" << YAML::Value << YAML::BeginMap;
+      e << YAML::Key << "materials" << YAML::Value << YAML::Flow << w->materials;
       e << YAML::EndMap;
     }
     e << YAML::EndMap;

@@ -40,19 +40,22 @@ TEST(Precipitation, DensityAndExtinctionAreTheDistributionsIntegrals) {
       EXPECT_NEAR(NumberDensityPerM3(n, 0.5, 6), Simpson(density, 0.5, 6),
                   1e-9 * NumberDensityPerM3(n, 0.5, 6))
           << rate;
-      // Q_ext = 2 times the geometric cross section pi (s D)^2 / 4, D in mm (1e-6 m^2/mm^2),
+      // Q_ext times the mean projected area, share x pi (s D)^2 / 4, D in mm (1e-6 m^2/mm^2),
       // integrated far into the tail.
       for (double scale : {1.0, kFlakeToMeltedDiameter}) {
-        auto cross = [&](double d) {
-          return 2 * kPi * (scale * d) * (scale * d) / 4 * 1e-6 * density(d);
-        };
-        const double alpha = PrecipitationExtinctionPerM(n, scale);
-        EXPECT_NEAR(alpha, Simpson(cross, 0, 60 / n.slope_per_mm), 1e-9 * alpha) << rate;
+        for (auto [q, share] :
+             {std::pair{2.0, kSphereProjectedShare}, std::pair{1.3, kDiscProjectedShare}}) {
+          auto cross = [&](double d) {
+            return q * share * kPi * (scale * d) * (scale * d) / 4 * 1e-6 * density(d);
+          };
+          const double alpha = PrecipitationExtinctionPerM(n, scale, q, share);
+          EXPECT_NEAR(alpha, Simpson(cross, 0, 60 / n.slope_per_mm), 1e-9 * alpha) << rate;
+        }
       }
     }
   }
   // 25 mm/h of rain: 2 pi 8000 / (2 x 2.0857^3) 1e-6 = 2.77e-3 /m, by hand.
-  EXPECT_NEAR(PrecipitationExtinctionPerM(MarshallPalmer(25), 1), 2.77e-3, 0.01e-3);
+  EXPECT_NEAR(PrecipitationExtinctionPerM(MarshallPalmer(25), 1, 2, 1), 2.77e-3, 0.01e-3);
 }
 
 // The draw is the inverse of the cut distribution's CDF: u maps to the diameter below which a

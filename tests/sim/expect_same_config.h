@@ -71,6 +71,8 @@ inline void ExpectSameSceneDescription(const SceneDescription& a, const SceneDes
     EXPECT_EQ(a.weather.rain->min_diameter_mm, b.weather.rain->min_diameter_mm) << what;
     EXPECT_EQ(a.weather.rain->semantic_class, b.weather.rain->semantic_class) << what;
   }
+  ASSERT_EQ(a.weather.wet.has_value(), b.weather.wet.has_value()) << what;
+  if (a.weather.wet) EXPECT_EQ(a.weather.wet->materials, b.weather.wet->materials) << what;
   ASSERT_EQ(a.weather.snow.has_value(), b.weather.snow.has_value()) << what;
   if (a.weather.snow) {
     EXPECT_EQ(a.weather.snow->rate_mm_h, b.weather.snow->rate_mm_h) << what;

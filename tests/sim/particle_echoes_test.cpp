@@ -121,8 +121,8 @@ TEST(ParticleEchoes, TheirMeanPowerIsTheVolumeIntegralOfTheLinkBudget) {
 }
 
 // Two populations: each particle is the second's with probability its share of the density;
-// each carries its population's object. A smaller room keeps the same nearest particles, and a
-// surface nearer than the window leaves none.
+// each carries its population's object. A smaller room keeps the same nearest particles, a
+// least power the same particles less the weaker, and a surface nearer than the window none.
 TEST(ParticleEchoes, PopulationsMixByDensityAndTheRoomOnlyCutsTheList) {
   ParticleView v = View(30);
   v.populations = 2;
@@ -144,6 +144,21 @@ TEST(ParticleEchoes, PopulationsMixByDensityAndTheRoomOnlyCutsTheList) {
     }
   }
   EXPECT_NEAR(second / all, 0.25, 4 * std::sqrt(0.25 * 0.75 / all));
+  // A least power keeps the particles at or above it from the same draws, in order.
+  ParticleView floor = v;
+  floor.least_power_w = 1e-10;
+  const Draws kept = Sample(floor, 20000, 1, 1, 0.3, 15, 64);
+  size_t left_out = 0;
+  for (size_t b = 0; b < d.beams.size(); ++b) {
+    std::vector<physics::SignalContribution> expected;
+    for (const auto& c : d.beams[b])
+      if (c.power_w >= 1e-10) expected.push_back(c);
+    left_out += d.beams[b].size() - expected.size();
+    ASSERT_EQ(kept.beams[b].size(), expected.size());
+    for (size_t j = 0; j < expected.size(); ++j)
+      EXPECT_EQ(kept.beams[b][j].range_m, expected[j].range_m);
+  }
+  EXPECT_GT(left_out, 100u);
   EXPECT_TRUE(Sample(v, 100, 1, 1, 0.3, 0.2, 64).beams[7].empty());
   v.reach_m = 1;
   for (const auto& beam : Sample(v, 2000, 1, 1, 0.3, 15, 64).beams)

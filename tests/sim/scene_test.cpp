@@ -166,6 +166,15 @@ TEST(SceneErrors, WeatherKeys) {
                    "must be a snowfall rate as melted water in (0, 50] mm/h, got 60");
   ExpectSceneError(SceneYaml(plate) + "weather: {snow: {rate_mm_h: 2, flake_reflectance: 1.5}}\n",
                    "key 'weather.snow.flake_reflectance' (line 4): must be in [0, 1], got 1.5");
+  // Wet surfaces: a list of the library's materials, at least one.
+  ExpectSceneError(SceneYaml(plate) + "weather: {wet: {materials: []}}\n",
+                   "key 'weather.wet.materials' (line 4): must name at least one material");
+  ExpectSceneError(SceneYaml(plate) + "weather: {wet: {materials: asphalt}}\n",
+                   "key 'weather.wet.materials' (line 4): expected a list of strings");
+  ExpectSceneError(SceneYaml(plate) + "weather: {wet: {materials: [[a]]}}\n",
+                   "'weather.wet.materials' (line 4): element 0 is not a string");
+  ExpectSceneError(SceneYaml(plate) + "weather: {wet: {materials: [wood, tarmac]}}\n",
+                   "'weather.wet.materials' (line 4): unknown material 'tarmac'");
   test::TempDir dir;
   auto fog = LoadScene(
       dir.Write("fog.yaml", SceneYaml(plate) + "weather: {fog: {visibility_m: 50}}\n"), {});

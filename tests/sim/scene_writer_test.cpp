@@ -75,6 +75,7 @@ SceneDescription EveryType() {
   d.weather.rain = RainDescription{.rate_mm_h = 12.5, .min_diameter_mm = 0.7, .semantic_class = 7};
   d.weather.snow = SnowDescription{
       .rate_mm_h = 1.5, .min_diameter_mm = 0.3, .flake_reflectance = 0.35, .semantic_class = 8};
+  d.weather.wet = WetDescription{{"grey"}};
   SceneObjectDescription plate{.name = "plate",
                                .type = "plate",
                                .position_m = {5, 0, 0.5},

@@ -34,6 +34,7 @@ class ConfigMap {
   std::string String(const std::string& key);
   bool Bool(const std::string& key);
   std::vector<double> Numbers(const std::string& key);
+  std::vector<std::string> Strings(const std::string& key);
   // A list of `width`-number lists ([[x, y, z], ...]), flattened row by row.
   std::vector<double> NumberRows(const std::string& key, size_t width);
   // Optional values.

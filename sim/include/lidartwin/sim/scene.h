@@ -236,16 +236,21 @@ inline constexpr double kMostVisibilityM = 1e5;
 // exponential size distribution, each a point scatterer along the beams, and the extinction of
 // all of them. Particles at least min_diameter_mm across are drawn one by one; smaller ones
 // only attenuate. Their echoes carry `semantic_class` and an instance of their own.
+// `extinction_efficiency` (Q_ext, [1, 2]): 2 for a receiver that loses the light the
+// particles diffract forward, nearer 1 for one whose field of view takes it back
+// (physics::PrecipitationExtinctionPerM).
 struct RainDescription {
   double rate_mm_h = 0;          // (0, kMostRainMmH], Marshall-Palmer
   double min_diameter_mm = 0.5;  // [kLeastParticleMm, kMostDropMm)
   uint16_t semantic_class = 101;
+  double extinction_efficiency = 2;
 };
 struct SnowDescription {
   double rate_mm_h = 0;            // melted water, (0, kMostSnowMmH], Gunn-Marshall
   double min_diameter_mm = 0.5;    // melted, [kLeastParticleMm, kMostDropMm)
   double flake_reflectance = 0.8;  // at the sensor's wavelength, [0, 1]
   uint16_t semantic_class = 103;
+  double extinction_efficiency = 2;
 };
 // Heavier than the heaviest recorded rain rates over minutes (about 300 mm/h); snow's water
 // equivalent rarely passes 10 mm/h.
@@ -257,13 +262,21 @@ inline constexpr double kMostSnowMmH = 50;
 inline constexpr double kLeastParticleMm = 0.1;
 inline constexpr double kMostDropMm = 6;
 
+// Surfaces under a film of water (physics/wet_surface.h): the objects of these materials, the
+// film thicker than their texture. Names are checked against the library when the scene is
+// built.
+struct WetDescription {
+  std::vector<std::string> materials;
+};
+
 // The scene's weather (issue 43, docs/physics.md "Weather"): only the detectors that read the
 // return signal (threshold, waveform) can simulate it.
 struct WeatherDescription {
   std::optional<FogDescription> fog;
   std::optional<RainDescription> rain;
   std::optional<SnowDescription> snow;
-  bool Any() const { return fog || rain || snow; }
+  std::optional<WetDescription> wet;
+  bool Any() const { return fog || rain || snow || wet; }
   // The weather's keys present, as `weather.fog, weather.rain`.
   std::string Keys() const;
   // Key paths relative to `weather`.

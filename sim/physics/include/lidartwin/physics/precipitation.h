@@ -43,17 +43,25 @@ inline double NumberDensityPerM3(const ExponentialSizeDistribution& n, double d_
 }
 
 // The extinction coefficient [1/m] of the whole distribution (D from 0 to infinity), each
-// particle of optical diameter `optical_scale` D removing Q_ext times its geometric cross
-// section: alpha = Q_ext pi / 4 (scale)^2 integral D^2 N(D) dD = Q_ext pi (scale)^2 n0 /
-// (2 slope^3), in mm^2 per m^3 (1e-6). Drops of millimetres are thousands of wavelengths
-// across, so Q_ext tends to 2 (the extinction paradox; van de Hulst, "Light Scattering by Small
-// Particles", 1957, sec. 8.22), alike at 905 and 1550 nm.
+// particle of optical diameter `optical_scale` D removing Q_ext times its mean projected area,
+// `projected_share` of pi (scale D)^2 / 4: alpha = Q_ext share pi / 4 (scale)^2 integral D^2
+// N(D) dD = Q_ext share pi (scale)^2 n0 / (2 slope^3), in mm^2 per m^3 (1e-6).
+// Drops of millimetres are thousands of wavelengths across, so Q_ext tends to 2 (the
+// extinction paradox; van de Hulst, "Light Scattering by Small Particles", 1957, sec. 8.22),
+// alike at 905 and 1550 nm: half by absorption and reflection, half by diffraction into a lobe
+// of about 1.22 lambda / D (1 mrad for a 1 mm drop at 905 nm). A receiver whose field of view
+// holds that lobe takes the diffracted half back, and sees Q_ext nearer 1.
 inline constexpr double kLargeParticleExtinctionEfficiency = 2;
+// Mean projected areas over pi D^2 / 4 (Cauchy: a convex body's mean projection is a quarter of
+// its surface): a sphere 1, a flat disc at a random orientation 1/2.
+inline constexpr double kSphereProjectedShare = 1;
+inline constexpr double kDiscProjectedShare = 0.5;
 inline double PrecipitationExtinctionPerM(const ExponentialSizeDistribution& n,
-                                          double optical_scale) {
+                                          double optical_scale, double extinction_efficiency,
+                                          double projected_share) {
   const double s = n.slope_per_mm;
-  return kLargeParticleExtinctionEfficiency * kPi * optical_scale * optical_scale * n.n0_per_m3_mm /
-         (2 * s * s * s) * 1e-6;
+  return extinction_efficiency * projected_share * kPi * optical_scale * optical_scale *
+         n.n0_per_m3_mm / (2 * s * s * s) * 1e-6;
 }
 
 // A diameter [mm] drawn from N(D) cut to [d_min, d_max], by its inverse CDF at u in (0, 1).

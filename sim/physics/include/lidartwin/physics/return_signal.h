@@ -284,6 +284,10 @@ inline constexpr double kTightClusterFraction = 1.0 / 64;
 // echo is missed there; crossings and peaks are refined on the exact xi^ by safeguarded
 // Newton steps (to 1 um). An echo whose peak exceeds T by less than about 0.8 % (its
 // interval is narrower than the grid step) can fall between grid points and be missed.
+// Weak contributions, each at most T / (2 n) (rain drops and snowflakes, mostly), sum to at
+// most T / 2 anywhere, so they need no window of their own: when there are any, the windows
+// are set around the others alone, from twice their sum (outside them the others add at most
+// T / 2), which keeps the grid off the metres of weak particles in front of a surface.
 LT_HD inline uint32_t DetectEchoes(const ThresholdDetector& d, SignalContribution* c, uint32_t n,
                                    Echo* out, uint32_t* detected) {
   using std::log;
@@ -320,19 +324,33 @@ LT_HD inline uint32_t DetectEchoes(const ThresholdDetector& d, SignalContributio
     return 1;
   }
   const double h = sigma / 4;
+  const double weak = t / (2 * n);
+  double strong = 0;  // the sum of the contributions above `weak`
+  for (uint32_t k = 0; k < n; ++k)
+    strong += c[k].power_w > weak ? c[k].power_w : 0;
+  // Without weak contributions strong is the total; with them it exceeds T / 2 (the total
+  // exceeds T), so the logarithm is positive either way.
+  const double bound = strong < total ? 2 * strong : total;
   // L plus one grid step, so that xi^ is strictly below T at the ends of every segment.
-  const double half = sigma * sqrt(2 * log(total / t)) + h;
+  const double half = sigma * sqrt(2 * log(bound / t)) + h;
+  // The next contribution from k on that has a window.
+  auto windowed = [&](uint32_t k) {
+    while (k < n && !(bound == total || c[k].power_w > weak))
+      ++k;
+    return k;
+  };
   uint32_t count = 0, seen = 0;
-  uint32_t k = 0;
+  uint32_t k = windowed(0);
   while (k < n) {
     // One segment: contributions whose windows overlap.
     const double seg_begin = c[k].range_m - half;
     double seg_end = c[k].range_m + half;
-    while (k + 1 < n && c[k + 1].range_m - half <= seg_end) {
-      ++k;
+    for (uint32_t next = windowed(k + 1); next < n && c[next].range_m - half <= seg_end;
+         next = windowed(next + 1)) {
+      k = next;
       seg_end = c[k].range_m + half;
     }
-    ++k;
+    k = windowed(k + 1);
     // March the grid; the first point is below T (xi^ <= T at the window edge). `first`
     // follows the grid: contributions more than 8 sigma behind it are never summed again.
     uint32_t first = 0;

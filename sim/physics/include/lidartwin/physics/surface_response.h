@@ -18,6 +18,7 @@
 
 #include "lidartwin/physics/hd.h"
 #include "lidartwin/physics/units.h"
+#include "lidartwin/physics/wet_surface.h"
 
 namespace lt::physics {
 
@@ -32,6 +33,9 @@ struct BasicSurfaceResponse {
   P transmittance;           // one-way [fraction], 0: opaque
   P coverage;                // [fraction] of the footprint intercepted, 1: solid
   P roughness_rad;           // sigma of the facets' slope angle [rad], 0: Lambertian
+  // Under a film of water (wet_surface.h): the water's index and WetDiffuseGain; 0: dry.
+  P wet_index = P(0);
+  P wet_gain = P(1);
 };
 using SurfaceResponse = BasicSurfaceResponse<double>;
 
@@ -109,6 +113,9 @@ LT_HD T MonostaticBrdf(const BasicSurfaceResponse<P>& s, T cos_theta) {
               static_cast<T>(0.5) * inv_pi * pow(cos_alpha, static_cast<T>(s.specular_exponent));
     }
   }
+  // Under water, the diffuse and specular light passes the film's surface both ways and is
+  // partly trapped below it (wet_surface.h); a retroreflector's prisms stand out of the film.
+  if (s.wet_index > P(0)) beta *= WetBrdfFactor<T>(s.wet_index, s.wet_gain, cos_theta);
   if (s.retro_peak_sr > P(0)) {
     // At normal incidence theta is 0 without acos, whose derivative is infinite there (the
     // calibration evaluates this with ceres::Jet).
