@@ -8,6 +8,7 @@
 #include "detection_range.h"
 #include "lidartwin/physics/fog.h"
 #include "lidartwin/physics/precipitation.h"
+#include "lidartwin/physics/wet_surface.h"
 #include "lidartwin/sim/sensor_profile.h"
 
 namespace lt::jobs {
@@ -15,13 +16,26 @@ namespace lt::jobs {
 namespace {
 
 // One row of the chapter: a weather, its extinction at the sensor's wavelength [1/m] (for the
-// link budget's prediction) and whether it has particles to count.
+// link budget's prediction), whether it has particles to count and whether the plate is wet.
 struct WeatherRow {
   std::string name;
   WeatherDescription weather;
   double extinction_per_m;
   bool particles;
+  bool wet = false;
 };
+
+// The link budget's detection range of a plate of `reflectance` seen to clear_m in clear air:
+// W(alpha R) / alpha in extinction, and for a wet plate (no extinction) the range at which its
+// return, lowered by the film (physics/wet_surface.h, straight on), meets the threshold again:
+// R sqrt(factor), the power falling as R^-2.
+double ExpectedRangeM(const WeatherRow& row, double clear_m, double reflectance,
+                      double wavelength_nm) {
+  if (!row.wet) return physics::FogDetectionRangeM(clear_m, row.extinction_per_m);
+  const double n = physics::WaterRefractiveIndex(wavelength_nm);
+  return clear_m *
+         std::sqrt(physics::WetBrdfFactor<double>(n, physics::WetDiffuseGain(reflectance, n), 1.0));
+}
 
 std::vector<WeatherRow> Rows(double wavelength_nm) {
   std::vector<WeatherRow> rows;
@@ -43,6 +57,9 @@ std::vector<WeatherRow> Rows(double wavelength_nm) {
   }
   WeatherDescription snow;
   snow.snow = SnowDescription{.rate_mm_h = 2};
+  WeatherDescription wet;
+  wet.wet = WetDescription{{kPlateMaterial}};
+  rows.push_back({"the plate wet", wet, 0, false, true});
   rows.push_back({"snow, 2 mm/h (melted)", snow,
                   physics::PrecipitationExtinctionPerM(
                       physics::GunnMarshall(2), physics::kFlakeToMeltedDiameter,
@@ -63,8 +80,9 @@ Status WeatherChapter(const DemoOptions& o) {
   Say(o.log,
       "\nweather: {} (threshold detector, {:.0f} nm), one beam at a plate filling its footprint;\n"
       "detection range [m] of a 10 % and an 80 % plate, simulated, and beside it the link\n"
-      "budget's W(alpha R_clear) / alpha from the clear-air range (physics/fog.h); the echoes a\n"
-      "pulse reports from the rain or snow itself (a 10 % plate at 10 m, {} pulses)\n"
+      "budget's W(alpha R_clear) / alpha from the clear-air range (physics/fog.h; a wet plate:\n"
+      "R_clear times the root of the film's factor); the echoes a pulse reports from the rain or\n"
+      "snow itself (a 10 % plate at 10 m, {} pulses)\n"
       "{:<26} {:>9} {:>9} {:>9} {:>9} {:>12}\n",
       profile->name, profile->wavelength_nm, kPulses, "weather", "10%", "expected", "80%",
       "expected", "echoes/pulse");
@@ -91,14 +109,14 @@ Status WeatherChapter(const DemoOptions& o) {
       echoes = fmt::format("{:.4f}", *rate);
     }
     Say(o.log, "{:<26} {:>9.2f} {:>9.2f} {:>9.2f} {:>9.2f} {:>12}\n", row.name, seen[0],
-        physics::FogDetectionRangeM(clear[0], row.extinction_per_m), seen[1],
-        physics::FogDetectionRangeM(clear[1], row.extinction_per_m), echoes);
+        ExpectedRangeM(row, clear[0], reflectances[0], profile->wavelength_nm), seen[1],
+        ExpectedRangeM(row, clear[1], reflectances[1], profile->wavelength_nm), echoes);
   }
   Say(o.log,
       "fog as extinction (ln 20 / V, Kim et al. 2001); rain and snow as Marshall-Palmer drops and\n"
-      "Gunn-Marshall flakes, each a point scatterer along the beam. Not yet: fog's backscatter,\n"
-      "spray, the wet road and cover, and the measured chamber curves to set beside these\n"
-      "(issue 43, docs/adr/0032-weather-plan.md)\n");
+      "Gunn-Marshall flakes, each a point scatterer along the beam; a wet plate under a film of\n"
+      "water (Lekner and Dorf 1988). Not yet: fog's backscatter, spray, a dirty cover, and the\n"
+      "measured chamber curves to set beside these (issue 43, docs/adr/0032-weather-plan.md)\n");
   return {};
 }
 

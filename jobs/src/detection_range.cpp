@@ -50,7 +50,7 @@ SensorProfile OneBeamAhead(const SensorProfile& profile) {
 Scene PlateAhead(double range_m, double size_m, double reflectance, uint32_t instance_id,
                  const WeatherDescription& weather) {
   Scene s;
-  s.materials.materials.push_back(Material{.name = "lambertian",
+  s.materials.materials.push_back(Material{.name = kPlateMaterial,
                                            .wavelength_nm = {kFlatSpectrumWavelengthNm},
                                            .reflectance = {reflectance},
                                            .source = "a diffuse Lambertian plate"});

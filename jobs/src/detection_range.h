@@ -15,8 +15,11 @@ namespace lt::jobs {
 // column): its detector, footprint, link and wavelength kept.
 SensorProfile OneBeamAhead(const SensorProfile& profile);
 
+// The plate's material (PlateAhead), for weather that names it (a wet plate).
+inline constexpr const char* kPlateMaterial = "lambertian";
+
 // A square plate `size_m` wide of Lambertian `reflectance` facing the sensor at range_m along
-// +x, instance `instance_id`, with `weather`.
+// +x, of material kPlateMaterial, instance `instance_id`, with `weather`.
 Scene PlateAhead(double range_m, double size_m, double reflectance, uint32_t instance_id,
                  const WeatherDescription& weather = {});
 

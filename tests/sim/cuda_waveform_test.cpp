@@ -469,6 +469,13 @@ TEST(CudaWaveform, DetectorMatchesCpuOnTheLabScene) {
   SensorProfile cube = CubeWaveform();
   cube.name += " (sunlight)";
   ExpectWaveformParity(sunny, cube, 4);
+  // Rain and snow: their particles in the records (the slot stride the warps gather by).
+  Scene wet = scene.value();
+  wet.description.weather.rain = RainDescription{.rate_mm_h = 25};
+  wet.description.weather.snow = SnowDescription{.rate_mm_h = 1};
+  SensorProfile rainy = CubeWaveform();
+  rainy.name += " (rain 25 mm/h, snow 1 mm/h)";
+  ExpectWaveformParity(wet, rainy, 8);
   // A measured front end (a table, no poles: two poles at 150 MHz tabulated every 50 MHz): the
   // simulator keeps the transforms, two beams a warp.
   SensorProfile table = CubeWaveform();
