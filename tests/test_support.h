@@ -67,4 +67,15 @@ inline std::filesystem::path WriteBytes(const TempDir& dir, const std::string& n
   return dir.Write(name, std::string(bytes.begin(), bytes.end()));
 }
 
+// Simpson's rule for the integral of f over [a, b] in n (even) panels: the tests' independent
+// quadrature.
+template <typename F>
+double Simpson(F f, double a, double b, int n = 20000) {
+  const double h = (b - a) / n;
+  double s = f(a) + f(b);
+  for (int i = 1; i < n; ++i)
+    s += f(a + i * h) * (i % 2 ? 4 : 2);
+  return s * h / 3;
+}
+
 }  // namespace lt::test

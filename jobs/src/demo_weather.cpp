@@ -16,13 +16,15 @@ namespace lt::jobs {
 namespace {
 
 // One row of the chapter: a weather, its extinction at the sensor's wavelength [1/m] (for the
-// link budget's prediction), whether it has particles to count and whether the plate is wet.
+// link budget's prediction), whether it has echoes of its own to count (particles, or the fog's
+// return), whether the plate is wet, and whether the link budget predicts its range.
 struct WeatherRow {
   std::string name;
   WeatherDescription weather;
   double extinction_per_m;
   bool particles;
   bool wet = false;
+  bool predicted = true;
 };
 
 // The link budget's detection range of a plate of `reflectance` seen to clear_m in clear air:
@@ -39,11 +41,17 @@ double ExpectedRangeM(const WeatherRow& row, double clear_m, double reflectance,
 
 std::vector<WeatherRow> Rows(double wavelength_nm) {
   std::vector<WeatherRow> rows;
-  for (double visibility : {100.0, 50.0, 30.0}) {
-    WeatherDescription w;
-    w.fog = FogDescription{visibility};
-    rows.push_back({fmt::format("fog, visibility {:.0f} m", visibility), w,
-                    physics::FogExtinctionPerM(visibility, wavelength_nm), false});
+  // Fog as extinction alone (the link budget's case), then with its own return: the strongest
+  // echo a pulse reports can then be the fog's, near the sensor, rather than the plate's.
+  for (bool backscatter : {false, true}) {
+    for (double visibility : {100.0, 50.0, 30.0}) {
+      WeatherDescription w;
+      w.fog = FogDescription{.visibility_m = visibility, .backscatter = backscatter};
+      rows.push_back(
+          {fmt::format("fog {:.0f} m{}", visibility, backscatter ? ", its return" : ", extinction"),
+           w, physics::FogExtinctionPerM(visibility, wavelength_nm), backscatter, false,
+           !backscatter});
+    }
   }
   for (double rate : {5.0, 25.0, 50.0}) {
     WeatherDescription w;
@@ -82,7 +90,7 @@ Status WeatherChapter(const DemoOptions& o) {
       "detection range [m] of a 10 % and an 80 % plate, simulated, and beside it the link\n"
       "budget's W(alpha R_clear) / alpha from the clear-air range (physics/fog.h; a wet plate:\n"
       "R_clear times the root of the film's factor); the echoes a pulse reports from the rain or\n"
-      "snow itself (a 10 % plate at 10 m, {} pulses)\n"
+      "snow or the fog itself (a 10 % plate at 10 m, {} pulses)\n"
       "{:<26} {:>9} {:>9} {:>9} {:>9} {:>12}\n",
       profile->name, profile->wavelength_nm, kPulses, "weather", "10%", "expected", "80%",
       "expected", "echoes/pulse");
@@ -108,15 +116,22 @@ Status WeatherChapter(const DemoOptions& o) {
       if (!rate.ok()) return rate.error();
       echoes = fmt::format("{:.4f}", *rate);
     }
-    Say(o.log, "{:<26} {:>9.2f} {:>9.2f} {:>9.2f} {:>9.2f} {:>12}\n", row.name, seen[0],
-        ExpectedRangeM(row, clear[0], reflectances[0], profile->wavelength_nm), seen[1],
-        ExpectedRangeM(row, clear[1], reflectances[1], profile->wavelength_nm), echoes);
+    std::string expected[2] = {"-", "-"};
+    for (size_t i = 0; i < 2 && row.predicted; ++i) {
+      expected[i] = fmt::format(
+          "{:.2f}", ExpectedRangeM(row, clear[i], reflectances[i], profile->wavelength_nm));
+    }
+    Say(o.log, "{:<26} {:>9.2f} {:>9} {:>9.2f} {:>9} {:>12}\n", row.name, seen[0], expected[0],
+        seen[1], expected[1], echoes);
   }
   Say(o.log,
-      "fog as extinction (ln 20 / V, Kim et al. 2001); rain and snow as Marshall-Palmer drops and\n"
+      "fog as extinction (ln 20 / V, Kim et al. 2001) and its own return (backscatter = "
+      "extinction\n"
+      "/ 18.8 sr, water droplets, single scattering); rain and snow as Marshall-Palmer drops and\n"
       "Gunn-Marshall flakes, each a point scatterer along the beam; a wet plate under a film of\n"
-      "water (Lekner and Dorf 1988). Not yet: fog's backscatter, spray, a dirty cover, and the\n"
-      "measured chamber curves to set beside these (issue 43, docs/adr/0032-weather-plan.md)\n");
+      "water (Lekner and Dorf 1988). With its return, a fog can outshine the plate in this\n"
+      "strongest-return profile. Not yet: spray, a dirty cover, and the measured chamber curves\n"
+      "to set beside these (issue 43, docs/adr/0032-weather-plan.md)\n");
   return {};
 }
 

@@ -26,6 +26,9 @@ SignalChain FrameSignalChain(const SensorProfile& p, const SceneDescription& sce
   chain.link.extinction_per_m += WeatherExtinctionPerM(p, scene.weather);
   chain.particle_slots = ParticleSlots(p, scene.weather);
   chain.particles = FrameParticles(p, scene.weather, chain.link, first_weather_object);
+  // The fog's object comes after the particles' (AppendWeatherObjects).
+  chain.fog =
+      FrameFog(p, scene.weather, chain.link, first_weather_object + chain.particles.populations);
   return chain;
 }
 

@@ -165,6 +165,7 @@ struct CudaSimulator::Impl {
   // Threshold detector: each sub-ray's contribution slots and counts, for one batch.
   DeviceBuffer<physics::SignalContribution> contributions;
   DeviceBuffer<uint8_t> contribution_counts;
+  DeviceBuffer<SubRayClear> sub_ray_clear;  // in fog: FrameContext::sub_ray_clear
   // Waveform detector: the circuit's spectrum, the twiddles and a batch's records.
   WaveformTables waveform_tables;  // host copies
   DeviceBuffer<physics::ComplexF> transfer, twiddles;
@@ -533,10 +534,8 @@ Status CudaSimulator::Impl::LaunchBatch(const FrameContext& context, uint32_t b,
         context, Closest(), contributions.get(), contribution_counts.get(), b, n);
     LT_CUDA_TRY(cudaGetLastError());
     LT_CUDA_TRY(cudaEventRecord(batch.signal_done));
-    // A beam's contributions: all its sub-rays' slots, at most kMaxContributions.
-    const uint32_t beam_slots =
-        std::min<uint32_t>(kMaxContributions, std::max<uint32_t>(1, profile->footprint.sub_rays) *
-                                                  SlotsPerSubRay(context.signal));
+    // A beam's contributions: all its sub-rays' slots and its fog slabs (BeamSlots).
+    const uint32_t beam_slots = BeamSlots(context.signal, profile->footprint.sub_rays);
     LT_CUDA_TRY(LaunchWaveformWarps(context, contributions.get(), contribution_counts.get(),
                                     records.get(), b, n, beam_slots, step_twiddles.get(),
                                     kept_beams.get(), static_cast<uint32_t>(kept_beams.size()),
@@ -706,6 +705,9 @@ Expected<std::unique_ptr<CudaSimulator>> CudaSimulator::Create(const Scene& scen
                                             (profile.detector.max_surfaces_per_sub_ray +
                                              ParticleSlots(profile, scene.description.weather))
                                       : 0;
+  // In fog that returns, each sub-ray's clear length and weight (FogView).
+  const size_t clear_per_beam =
+      signal && FogReturns(scene.description.weather) ? profile.footprint.sub_rays : 0;
   // The waveform echoes' beam directions for scans of up to 2^20 beams (24 MiB), held for the
   // whole run; beyond, the kernel computes them.
   const bool direction_table = waveform && m.beams <= (1u << 20);
@@ -720,6 +722,7 @@ Expected<std::unique_ptr<CudaSimulator>> CudaSimulator::Create(const Scene& scen
                             m.echoes_per_beam * (sizeof(BeamRecord) + sizeof(CompactRecord) +
                                                  PackColumns(1, true).bytes + 16) +
                                 sub_ray_slots * sizeof(physics::SignalContribution) +
+                                clear_per_beam * sizeof(SubRayClear) +
                                 (signal ? profile.footprint.sub_rays : 0) + (threshold ? 32 : 0),
                             options.max_triangles_per_bvh, options.max_beams_per_batch);
   if (!plan.ok()) return OptionError("backend", "backend cuda: " + plan.message());
@@ -772,6 +775,7 @@ Expected<std::unique_ptr<CudaSimulator>> CudaSimulator::Create(const Scene& scen
         m.contributions.Reserve(size_t{m.plan.beams_per_batch} * sub_ray_slots),
         m.contribution_counts.Reserve(
             signal ? size_t{m.plan.beams_per_batch} * profile.footprint.sub_rays : 0),
+        m.sub_ray_clear.Reserve(size_t{m.plan.beams_per_batch} * clear_per_beam),
         m.kept_beams.Upload(options.waveform_beams),
         m.kept_volts.Reserve(
             waveform ? options.waveform_beams.size() * profile.detector.waveform.samples : 0),
@@ -875,6 +879,7 @@ FrameContext CudaSimulator::Impl::Context(uint32_t frame_index) const {
       {}};
   context.beam_origin_radius_m = profile->beam_origin_radius_m;
   context.range_offset_m = profile->range_offset_m;
+  if (signal.fog.slabs > 0) context.sub_ray_clear = sub_ray_clear.get();
   if (profile->detector.kind == DetectorKind::kWaveform) {
     context.waveform = MakeWaveformChain(*profile, transfer.get(), twiddles.get());
     context.waveform.gap_powers = gap_powers.get();

@@ -14,7 +14,8 @@ namespace lt::cuda {
 // Threshold detector, stages 2-3: one thread per sub-ray (beam i = t / n, sub-ray k = t % n),
 // so a frame has beams x sub-rays threads in flight rather than one per beam. Sub-ray k of
 // beam i writes its contributions to its own slots (i n + k) S .. + S, S = SlotsPerSubRay
-// (surfaces, then rain and snow), and their number to counts[i n + k].
+// (surfaces, then rain and snow), and their number to counts[i n + k]; in fog, its clear length
+// and weight to c.sub_ray_clear[i n + k].
 __global__ void SubRaySignalKernel(FrameContext c, GpuClosestHit closest,
                                    physics::SignalContribution* contributions, uint8_t* counts,
                                    uint32_t beam_begin, uint32_t beams) {
@@ -28,13 +29,24 @@ __global__ void SubRaySignalKernel(FrameContext c, GpuClosestHit closest,
   const uint32_t slots = SlotsPerSubRay(c.signal);
   physics::SignalContribution* out = contributions + t * slots;
   GpuClosestHit beam_closest = closest.ForBeam(beam);
+  SubRayClear* clear = c.sub_ray_clear ? c.sub_ray_clear + t : nullptr;
   counts[t] = static_cast<uint8_t>(
-      c.signal.raster_gather ? RasterSubRaySignal(c, beam, k, s, out, slots)
-                             : TraceSubRaySignal(c, beam, k, s, beam_closest, out, slots));
+      c.signal.raster_gather ? RasterSubRaySignal(c, beam, k, s, out, slots, clear)
+                             : TraceSubRaySignal(c, beam, k, s, beam_closest, out, slots, clear));
 }
 
-// Batch beam i's contributions, its sub-rays' filled slots one after another, copied to out[0 ..
-// most); returns how many.
+// Beam i's fog slabs (AddFogSlabs) after its `count` contributions in out[0 .. most), from its
+// sub-rays' clear lengths; returns the new count.
+__device__ inline uint32_t AddBeamFog(const FrameContext& c, uint32_t i,
+                                      physics::SignalContribution* out, uint32_t count,
+                                      uint32_t most) {
+  if (c.signal.fog.slabs == 0 || c.sub_ray_clear == nullptr) return count;
+  const uint32_t n = c.footprint.sub_rays > 1 ? c.footprint.sub_rays : 1;
+  return AddFogSlabs(c.signal.fog, c.sub_ray_clear + uint64_t{i} * n, n, out, count, most);
+}
+
+// Batch beam i's contributions, its sub-rays' filled slots one after another, then its fog
+// slabs, copied to out[0 .. most); returns how many.
 __device__ inline uint32_t GatherContributions(const FrameContext& c,
                                                const physics::SignalContribution* contributions,
                                                const uint8_t* counts, uint32_t i, uint32_t most,
@@ -48,13 +60,13 @@ __device__ inline uint32_t GatherContributions(const FrameContext& c,
     for (uint32_t s = 0; s < m && w < most; ++s)
       out[w++] = seg[k * slots + s];
   }
-  return w;
+  return AddBeamFog(c, i, out, w, most);
 }
 
 // GatherContributions by the calling warp: each lane copies one sub-ray's filled slots, at the
 // offset the counts' prefix sum across the lanes gives (the same order and cut; lane 0 alone
-// spent 270 warp instructions a beam on it in the OS0-128 city frame, `ncu`). All lanes get the
-// count.
+// spent 270 warp instructions a beam on it in the OS0-128 city frame, `ncu`); lane 0 adds the
+// fog's slabs. All lanes get the count.
 __device__ inline uint32_t WarpGatherContributions(const FrameContext& c,
                                                    const physics::SignalContribution* contributions,
                                                    const uint8_t* counts, uint32_t i, uint32_t most,
@@ -72,12 +84,16 @@ __device__ inline uint32_t WarpGatherContributions(const FrameContext& c,
       out[w + end - m + s] = seg[k * slots + s];
     w += __shfl_sync(cuda::kFullMask, end, 31);
   }
-  return w < most ? w : most;
+  w = w < most ? w : most;
+  if (c.signal.fog.slabs == 0) return w;
+  __syncwarp();  // every lane's slots written before lane 0 sorts them
+  if (lane == 0) w = AddBeamFog(c, i, out, w, most);
+  return __shfl_sync(cuda::kFullMask, w, 0);
 }
 
 // Threshold detector, stages 4-5: one thread per beam compacts its sub-rays' slots, in
-// (sub-ray, surface) order and cut at kMaxContributions exactly as GatherBeamSignal does on the
-// CPU, then detects and writes its K echo records.
+// (sub-ray, surface) order, then its fog's slabs, cut at kMaxContributions exactly as
+// GatherBeamSignal does on the CPU, then detects and writes its K echo records.
 // Only beams that have a signal run it (active[0 .. *active_count), sorted by their work): a
 // warp of beams with like work diverges far less than one where most beams see the sky (the
 // records of the others stay cleared). Each beam writes only its own records, so the order of
@@ -124,6 +140,13 @@ __global__ void BeamWorkKernel(FrameContext c, const physics::SignalContribution
     }
   }
   ids[i] = i;
+  if (c.signal.fog.slabs > 0) {
+    // The fog's slabs (AddFogSlabs): every beam in fog has a signal, at most the slabs' sum.
+    const FogView& f = c.signal.fog;
+    lo = fminf(lo, f.slab[0].start_m);
+    hi = fmaxf(hi, f.slab[f.slabs - 1].end_m);
+    total += f.most_power_w;
+  }
   if (total == 0) {
     keys[i] = 0xffffffffu;
     return;

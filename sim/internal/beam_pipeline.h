@@ -10,6 +10,7 @@
 
 #include "internal/angular_raster.h"
 #include "internal/beam_record.h"
+#include "internal/fog_echoes.h"
 #include "internal/particle_echoes.h"
 #include "lidartwin/physics/beam_footprint.h"
 #include "lidartwin/physics/beam_response.h"
@@ -75,6 +76,9 @@ struct SignalChain {
   // surfaces' (ParticleSlots), and the frame's particles (none in dry weather).
   uint32_t particle_slots = 0;
   ParticleView particles{};
+  // The fog's own return (fog_echoes.h): slabs after the sub-rays' contributions, in the room
+  // they leave (none in clear air).
+  FogView fog{};
 };
 
 // Contribution slots a sub-ray has: its surfaces' and its particles'.
@@ -85,6 +89,14 @@ LT_HD inline uint32_t SlotsPerSubRay(const SignalChain& s) {
 // Contributions one beam can hold: sub_rays * max_surfaces is checked against it when a
 // profile is loaded; the particles' reserve fits beside them (ParticleSlots).
 inline constexpr uint32_t kMaxContributions = 128;
+
+// Contributions one beam of `sub_rays` holds at most: its sub-rays' slots, then its fog slabs,
+// within kMaxContributions.
+LT_HD inline uint32_t BeamSlots(const SignalChain& s, uint32_t sub_rays) {
+  const uint32_t n = sub_rays > 1 ? sub_rays : 1;
+  const uint32_t slots = n * SlotsPerSubRay(s) + s.fog.slabs;
+  return slots < kMaxContributions ? slots : kMaxContributions;
+}
 
 struct FrameContext {
   physics::ScanPattern<double> scan;
@@ -108,6 +120,11 @@ struct FrameContext {
   // direction (spinning scans); SensorProfile::range_offset_m: added to every reported range.
   double beam_origin_radius_m = 0;
   double range_offset_m = 0;
+  // Each sub-ray's clear length and weight for the fog's slabs (SubRayClear; beam i's sub-ray
+  // k at i n + k of the batch): written by the GPU's sub-ray stage for its beam stage, only
+  // when the fog returns (signal.fog.slabs > 0). Null on the CPU, which keeps a beam's on its
+  // stack (GatherBeamSignal).
+  SubRayClear* sub_ray_clear = nullptr;
 };
 
 // The central direction of beam i in the sensor frame: the frame's table where it has one (two
@@ -371,14 +388,25 @@ LT_HD inline uint32_t AddParticles(const FrameContext& c, uint32_t beam, uint32_
                                 out + count, slots);
 }
 
+// The end of sub-ray k's signal: its clear length (to its first surface, clear_m) and weight
+// noted for the fog's slabs in *clear (where given), and its rain and snow added
+// (AddParticles); returns the new count.
+LT_HD inline uint32_t FinishSubRay(const FrameContext& c, uint32_t beam, uint32_t k, double weight,
+                                   double clear_m, physics::SignalContribution* out, uint32_t count,
+                                   uint32_t room, SubRayClear* clear) {
+  if (clear) *clear = {static_cast<float>(clear_m), static_cast<float>(weight)};
+  return AddParticles(c, beam, k, weight, clear_m, out, count, room);
+}
+
 // Stages 2-3 for sub-ray k, traced: followed through up to max_surfaces surfaces, each hit
 // adds its received power at its range (seed 004 eq. 3-5, seed 002 eq. 2), then the rain and
-// snow in front of the first (AddParticles). Writes at most min(SlotsPerSubRay, room)
-// contributions to `out` and returns how many.
+// snow in front of the first (FinishSubRay, which notes its clear length in *clear where given).
+// Writes at most min(SlotsPerSubRay, room) contributions to `out` and returns how many.
 template <typename ClosestHit>
 LT_HD uint32_t TraceSubRaySignal(const FrameContext& c, uint32_t beam, uint32_t k,
                                  const BeamSetup& s, ClosestHit& closest_hit,
-                                 physics::SignalContribution* out, uint32_t room) {
+                                 physics::SignalContribution* out, uint32_t room,
+                                 SubRayClear* clear = nullptr) {
   const uint32_t n = c.footprint.sub_rays > 1 ? c.footprint.sub_rays : 1;
   const SubRay sub = FootprintSubRay(c, beam, k, n, s.b, s.shift);
   double weight = sub.weight;
@@ -405,31 +433,31 @@ LT_HD uint32_t TraceSubRaySignal(const FrameContext& c, uint32_t beam, uint32_t 
     // Past this surface: 1 mm on, well above the refined hit's error (ADR 0002).
     t_min = hit.distance_m + 1e-3;
   }
-  return AddParticles(c, beam, k, sub.weight, clear_m, out, count, room);
+  return FinishSubRay(c, beam, k, sub.weight, clear_m, out, count, room, clear);
 }
 
 // Stages 2-3 for sub-ray k from the raster (seed 004 Alg. 1): the sample reads its pixel's
 // plane, the range corrected along the sample's own direction (seed 004 sec. II-D2). First
-// surfaces only, then the particles in front of it: writes at most min(SlotsPerSubRay, room)
-// contributions to `out` and returns how many.
+// surfaces only, then the particles in front of it (FinishSubRay): writes at most
+// min(SlotsPerSubRay, room) contributions to `out` and returns how many.
 LT_HD inline uint32_t RasterSubRaySignal(const FrameContext& c, uint32_t beam, uint32_t k,
                                          const BeamSetup& s, physics::SignalContribution* out,
-                                         uint32_t room) {
+                                         uint32_t room, SubRayClear* clear = nullptr) {
   const uint32_t n = c.footprint.sub_rays > 1 ? c.footprint.sub_rays : 1;
   const SubRay sub = FootprintSubRay(c, beam, k, n, s.b, s.shift);
   const RasterPixel* px = RasterLookup(c.raster, sub.dir);
   const double reach = SubRayReach(c);
   if (!px || px->object == kRasterNoHit || room == 0)
-    return AddParticles(c, beam, k, sub.weight, reach, out, 0, room);
+    return FinishSubRay(c, beam, k, sub.weight, reach, out, 0, room, clear);
   const physics::Vec3<double> normal{px->normal[0], px->normal[1], px->normal[2]};
   const double vn = physics::Dot(sub.dir, normal);
-  if (vn == 0) return AddParticles(c, beam, k, sub.weight, reach, out, 0, room);
+  if (vn == 0) return FinishSubRay(c, beam, k, sub.weight, reach, out, 0, room, clear);
   const double range = px->plane_offset_m / vn;
   if (!(range >= c.detector.min_range_m && range <= reach)) {
     // A surface nearer than the window hides everything behind it; one behind the sensor or
     // past the reach, nothing.
     const bool hidden = range > 0 && range < c.detector.min_range_m;
-    return AddParticles(c, beam, k, sub.weight, hidden ? range : reach, out, 0, room);
+    return FinishSubRay(c, beam, k, sub.weight, hidden ? range : reach, out, 0, room, clear);
   }
   const physics::SurfaceResponse& r = c.objects[px->object].response;
   const double cos_theta = vn < 0 ? -vn : vn;
@@ -439,25 +467,33 @@ LT_HD inline uint32_t RasterSubRaySignal(const FrameContext& c, uint32_t beam, u
                    physics::OverlapShare(c.signal.overlap, range);
   out[0] = {static_cast<float>(range), static_cast<float>(p), px->object,
             SunlightOf(c, sub.weight * r.coverage, r, range)};
-  return AddParticles(c, beam, k, sub.weight, range, out, 1, room);
+  return FinishSubRay(c, beam, k, sub.weight, range, out, 1, room, clear);
 }
 
 // Stages 2-3 for a whole beam, sub-ray after sub-ray (traced or from the raster); the
-// contributions in (sub-ray, surface) order, the first kMaxContributions kept (profiles are
-// checked to stay within it). The CUDA backend runs the sub-rays in parallel and keeps the
-// same order and the same cut.
+// contributions in (sub-ray, surface) order, then the fog's slabs (AddFogSlabs), the first
+// kMaxContributions kept (profiles are checked to keep the sub-rays' within it). The CUDA
+// backend runs the sub-rays in parallel and keeps the same order and the same cut.
 template <typename ClosestHit>
 LT_HD uint32_t GatherBeamSignal(const FrameContext& c, uint32_t beam, const BeamSetup& s,
                                 ClosestHit& closest_hit, physics::SignalContribution* out) {
   const uint32_t n = c.footprint.sub_rays > 1 ? c.footprint.sub_rays : 1;
+  // Sub-rays are at most kMaxContributions (each has a surface slot); one that the cut leaves
+  // untraced sees no fog.
+  SubRayClear clear[kMaxContributions];
+  const bool fog = c.signal.fog.slabs > 0;
   uint32_t count = 0;
-  for (uint32_t k = 0; k < n && count < kMaxContributions; ++k) {
-    count +=
-        c.signal.raster_gather
-            ? RasterSubRaySignal(c, beam, k, s, out + count, kMaxContributions - count)
-            : TraceSubRaySignal(c, beam, k, s, closest_hit, out + count, kMaxContributions - count);
+  for (uint32_t k = 0; k < n; ++k) {
+    SubRayClear* mine = fog ? &clear[k] : nullptr;
+    if (mine) *mine = {0.0f, 0.0f};
+    if (count >= kMaxContributions) continue;
+    count += c.signal.raster_gather
+                 ? RasterSubRaySignal(c, beam, k, s, out + count, kMaxContributions - count, mine)
+                 : TraceSubRaySignal(c, beam, k, s, closest_hit, out + count,
+                                     kMaxContributions - count, mine);
   }
-  return count;
+  if (!fog) return count;
+  return AddFogSlabs(c.signal.fog, clear, n, out, count, kMaxContributions);
 }
 
 // One pixel of the frame's angular raster (seed 004 Alg. 1 input: range, normal, surface),

@@ -38,8 +38,19 @@ uint32_t ParticleSlots(const SensorProfile& profile, const WeatherDescription& w
 ParticleView FrameParticles(const SensorProfile& profile, const WeatherDescription& weather,
                             const physics::LinkBudget& link, uint32_t first_object);
 
-// Appends the rain's and the snow's object (in that order, those present) to the scene's: no
-// material, their semantic class, instances after the scene's largest.
+// Whether the weather has fog that returns light of its own (its slabs, FogView).
+bool FogReturns(const WeatherDescription& weather);
+
+// The frame's fog slabs (fog_echoes.h) through the weathered `link` and the profile's overlap,
+// labelled as `object`: from the detector's minimum range out to where a slab returns under
+// 1e-3 of the threshold (the waveform detector, whose threshold is not a power: to the
+// sub-rays' reach), at most kMaxContributions. None without a fog that returns.
+FogView FrameFog(const SensorProfile& profile, const WeatherDescription& weather,
+                 const physics::LinkBudget& link, uint32_t object);
+
+// Appends the rain's, the snow's and the fog's object (in that order, those present; the fog's
+// where it returns) to the scene's: no material, their semantic class, instances after the
+// scene's largest.
 void AppendWeatherObjects(const Scene& scene, double wavelength_nm, std::vector<ObjectInfo>& out);
 
 // Wets the responses of the objects whose material the weather names (WetDescription): the

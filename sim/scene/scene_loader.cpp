@@ -116,8 +116,16 @@ Expected<SceneDescription> ReadDescription(ConfigMap& root) {
   };
   if (present(root, "weather")) {
     ConfigMap weather = root.Map("weather");
-    if (present(weather, "fog"))
-      d.weather.fog = FogDescription{weather.Map("fog").Number("visibility_m")};
+    if (present(weather, "fog")) {
+      ConfigMap m = weather.Map("fog");
+      FogDescription f;
+      f.visibility_m = m.Number("visibility_m");
+      f.backscatter = m.Bool("backscatter", f.backscatter);
+      f.lidar_ratio_sr = m.Number("lidar_ratio_sr", f.lidar_ratio_sr);
+      f.semantic_class =
+          static_cast<uint16_t>(WholeNumber(m, "semantic_class", f.semantic_class, 65535, "65535"));
+      d.weather.fog = f;
+    }
     if (present(weather, "rain")) {
       ConfigMap m = weather.Map("rain");
       RainDescription r;
@@ -439,6 +447,12 @@ void WeatherDescription::Check(ConfigCheck& check) const {
       check.Sub("fog").Fail(
           "visibility_m",
           "must be a meteorological optical range in [5, 100000] m, got " + NumberText(v));
+    }
+    const double s = fog->lidar_ratio_sr;
+    if (!(s >= kLeastLidarRatioSr && s <= kMostLidarRatioSr)) {
+      check.Sub("fog").Fail(
+          "lidar_ratio_sr",
+          "must be an extinction-to-backscatter ratio in [5, 200] sr, got " + NumberText(s));
     }
   }
   if (rain) {

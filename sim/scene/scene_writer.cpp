@@ -101,6 +101,9 @@ std::string SaveScene(const SceneDescription& description, const std::string& he
     if (description.weather.fog) {
       e << YAML::Key << "fog" << YAML::Value << YAML::BeginMap;
       Put(e, "visibility_m", description.weather.fog->visibility_m);
+      Put(e, "backscatter", description.weather.fog->backscatter);
+      Put(e, "lidar_ratio_sr", description.weather.fog->lidar_ratio_sr);
+      Put(e, "semantic_class", description.weather.fog->semantic_class);
       e << YAML::EndMap;
     }
     if (const auto& r = description.weather.rain) {

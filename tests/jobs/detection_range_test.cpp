@@ -27,7 +27,7 @@ TEST(DetectionRange, ClearAirAndFogFollowTheLinkBudget) {
   EXPECT_NEAR(*clear10, 50.0 * std::sqrt(0.1 / 0.8), 0.01);
   for (double visibility : {30.0, 50.0, 100.0}) {
     WeatherDescription fog;
-    fog.fog = FogDescription{visibility};
+    fog.fog = FogDescription{.visibility_m = visibility, .backscatter = false};
     const double alpha = std::log(20.0) / visibility;  // below 500 m: every wavelength alike
     for (auto [reflectance, clear] : {std::pair{0.8, *clear80}, std::pair{0.1, *clear10}}) {
       auto range = DetectionRangeM(beam, reflectance, fog, 7);

@@ -6,21 +6,15 @@
 
 #include <gtest/gtest.h>
 
+#include "test_support.h"
+
 #include <cmath>
 #include <random>
 
 namespace lt::physics {
 namespace {
 
-// Simpson's rule over [a, b] in n (even) steps.
-template <typename F>
-double Simpson(F f, double a, double b, int n = 20000) {
-  const double h = (b - a) / n;
-  double s = f(a) + f(b);
-  for (int i = 1; i < n; ++i)
-    s += f(a + i * h) * (i % 2 ? 4 : 2);
-  return s * h / 3;
-}
+using test::Simpson;
 
 TEST(Precipitation, TheSizeDistributionsAreThePapersForms) {
   EXPECT_EQ(MarshallPalmer(1).n0_per_m3_mm, 8000);

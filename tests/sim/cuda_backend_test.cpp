@@ -329,15 +329,17 @@ TEST(CudaBackend, RainAndSnowAreTheSameOnBothBackends) {
   auto cpu = CreateSimulator(Backend::kCpu, *scene, *p, Trajectory::Static(), {21, 0});
   ASSERT_TRUE(cpu.ok()) << cpu.message();
   const Frame f = (*cpu)->Simulate(0).value();
-  size_t rain = 0, snow = 0;
+  size_t rain = 0, snow = 0, fog = 0;
   for (uint16_t c : f.semantic_class) {
     rain += c == 101;
+    fog += c == 102;
     snow += c == 103;
   }
-  std::printf("[parity] weather echoes on the CPU: %zu rain, %zu snow of %zu\n", rain, snow,
-              f.size());
+  std::printf("[parity] weather echoes on the CPU: %zu rain, %zu snow, %zu fog of %zu\n", rain,
+              snow, fog, f.size());
   EXPECT_GT(rain, 100u);
   EXPECT_GT(snow, 100u);
+  EXPECT_GT(fog, 100u);
   SensorProfile raster = p.value();
   raster.raster_gather = true;
   raster.raster_resolution_rad = 1e-3;

@@ -469,12 +469,14 @@ TEST(CudaWaveform, DetectorMatchesCpuOnTheLabScene) {
   SensorProfile cube = CubeWaveform();
   cube.name += " (sunlight)";
   ExpectWaveformParity(sunny, cube, 4);
-  // Rain and snow: their particles in the records (the slot stride the warps gather by).
+  // Rain, snow and fog: their particles in the records (the slot stride the warps gather by)
+  // and the fog's slabs in the room the sub-rays leave.
   Scene wet = scene.value();
   wet.description.weather.rain = RainDescription{.rate_mm_h = 25};
   wet.description.weather.snow = SnowDescription{.rate_mm_h = 1};
+  wet.description.weather.fog = FogDescription{.visibility_m = 50};
   SensorProfile rainy = CubeWaveform();
-  rainy.name += " (rain 25 mm/h, snow 1 mm/h)";
+  rainy.name += " (rain 25 mm/h, snow 1 mm/h, fog 50 m)";
   ExpectWaveformParity(wet, rainy, 8);
   // A measured front end (a table, no poles: two poles at 150 MHz tabulated every 50 MHz): the
   // simulator keeps the transforms, two beams a warp.

@@ -64,7 +64,12 @@ inline void ExpectSameSceneDescription(const SceneDescription& a, const SceneDes
   EXPECT_EQ(a.materials, b.materials) << what;
   EXPECT_EQ(a.sunlight, b.sunlight) << what;
   ASSERT_EQ(a.weather.fog.has_value(), b.weather.fog.has_value()) << what;
-  if (a.weather.fog) EXPECT_EQ(a.weather.fog->visibility_m, b.weather.fog->visibility_m) << what;
+  if (a.weather.fog) {
+    EXPECT_EQ(a.weather.fog->visibility_m, b.weather.fog->visibility_m) << what;
+    EXPECT_EQ(a.weather.fog->backscatter, b.weather.fog->backscatter) << what;
+    EXPECT_EQ(a.weather.fog->lidar_ratio_sr, b.weather.fog->lidar_ratio_sr) << what;
+    EXPECT_EQ(a.weather.fog->semantic_class, b.weather.fog->semantic_class) << what;
+  }
   ASSERT_EQ(a.weather.rain.has_value(), b.weather.rain.has_value()) << what;
   if (a.weather.rain) {
     EXPECT_EQ(a.weather.rain->rate_mm_h, b.weather.rain->rate_mm_h) << what;

@@ -142,6 +142,17 @@ TEST(SceneErrors, WeatherKeys) {
   ExpectSceneError(SceneYaml(plate) + "weather: {fog: {}}\n", "'weather.fog.visibility_m'");
   ExpectSceneError(SceneYaml(plate) + "weather: {hail: {rate_mm_h: 5}}\n",
                    "unknown key 'weather.hail'");
+  // The fog's own return: a lidar ratio out of range, a switch that is not a boolean, a label
+  // out of range.
+  ExpectSceneError(SceneYaml(plate) + "weather: {fog: {visibility_m: 50, lidar_ratio_sr: 0}}\n",
+                   "key 'weather.fog.lidar_ratio_sr' (line 4): must be an extinction-to-"
+                   "backscatter ratio in [5, 200] sr, got 0");
+  ExpectSceneError(SceneYaml(plate) + "weather: {fog: {visibility_m: 50, lidar_ratio_sr: 1e9}}\n",
+                   "'weather.fog.lidar_ratio_sr'");
+  ExpectSceneError(SceneYaml(plate) + "weather: {fog: {visibility_m: 50, backscatter: maybe}}\n",
+                   "'weather.fog.backscatter'");
+  ExpectSceneError(SceneYaml(plate) + "weather: {fog: {visibility_m: 50, semantic_class: 70000}}\n",
+                   "'weather.fog.semantic_class'");
   // Rain and snow: negative, zero, absurd and missing rates, drops that would have broken up,
   // a flake brighter than white, a label out of range, a misspelt key.
   ExpectSceneError(SceneYaml(plate) + "weather: {rain: {rate_mm_h: -5}}\n",

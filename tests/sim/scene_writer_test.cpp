@@ -71,7 +71,8 @@ SceneDescription EveryType() {
   SceneDescription d;
   d.materials = "materials.yaml";  // relative: beside the scene, as reconstruct writes it
   d.sunlight = 0.75;               // the waveform detector's ambient light
-  d.weather.fog = FogDescription{37.5};
+  d.weather.fog = FogDescription{
+      .visibility_m = 37.5, .backscatter = false, .lidar_ratio_sr = 30, .semantic_class = 7};
   d.weather.rain = RainDescription{.rate_mm_h = 12.5, .min_diameter_mm = 0.7, .semantic_class = 7};
   d.weather.snow = SnowDescription{
       .rate_mm_h = 1.5, .min_diameter_mm = 0.3, .flake_reflectance = 0.35, .semantic_class = 8};

@@ -560,14 +560,15 @@ TEST(ThresholdDetector, NearFieldOverlapScalesTheEchoPowerNotTheCalibratedIntens
 // Fog (physics/fog.h) on the return signal: a wall at 20 m seen through fog of visibility 50 m
 // returns exp(-2 alpha R) of its clear-air power, alpha = ln 20 / 50 m (written here apart from
 // fog.h), and reads that much darker: its reflectivity is referred to the clear-air link the
-// sensor was calibrated through. The threshold then decides whether it is seen at all.
+// sensor was calibrated through. The threshold then decides whether it is seen at all. The
+// fog's own return is left out here (FogEchoes.* test it).
 TEST(ThresholdDetector, FogDarkensAnEchoByItsTwoWayTransmissionAndLosesItUnderTheThreshold) {
   SensorProfile p = ThresholdSensor();
   p.detector.threshold_w = 1e-12;
   const double range = 20, alpha = std::log(20.0) / 50;
   Scene clear = WallAt(range);
   Scene fog = WallAt(range);
-  fog.description.weather.fog = FogDescription{50};
+  fog.description.weather.fog = FogDescription{.visibility_m = 50, .backscatter = false};
   const Frame a = SimulateOnce(clear, p);
   const Frame b = SimulateOnce(fog, p);
   ASSERT_EQ(a.size(), 1u);

@@ -222,15 +222,24 @@ struct SceneObjectDescription {
 };
 
 // Fog or haze on the whole scene (physics/fog.h): its visibility as meteorological optical
-// range. It attenuates the return signal over both paths.
+// range. It attenuates the return signal over both paths and, with `backscatter`, returns light
+// of its own (its backscatter coefficient its extinction over `lidar_ratio_sr`; the default is
+// physics::kWaterFogLidarRatioSr, water droplets): the near-range hump and, in dense fog,
+// echoes labelled `semantic_class`.
 struct FogDescription {
   double visibility_m = 0;  // MOR [m], in [kLeastVisibilityM, kMostVisibilityM]
+  bool backscatter = true;
+  double lidar_ratio_sr = 18.8;  // [kLeastLidarRatioSr, kMostLidarRatioSr]
+  uint16_t semantic_class = 102;
 };
 // Visibility within range: below 5 m (denser than the fog chambers' densest) a 10 % target
 // would be lost within a metre; above 100 km the air is as clear as the profile's own
 // extinction.
 inline constexpr double kLeastVisibilityM = 5;
 inline constexpr double kMostVisibilityM = 1e5;
+// Lidar ratios within range: water fog and clouds 18-20 sr, aerosols up to about 100 sr.
+inline constexpr double kLeastLidarRatioSr = 5;
+inline constexpr double kMostLidarRatioSr = 200;
 
 // Rain and snow on the whole scene (physics/precipitation.h): falling particles of an
 // exponential size distribution, each a point scatterer along the beams, and the extinction of
