@@ -53,29 +53,63 @@ LT_HD inline double FogShare(const SubRayClear* clear, uint32_t n, double a, dou
   return share;
 }
 
-// Slab j's power [W] on a beam whose sub-rays see the fog as `clear` says: its power on a beam
-// that reaches it all times the share of this beam in front of it (FogShare); 0 where under
-// the least power.
-LT_HD inline double FogSlabPower(const FogView& f, const SubRayClear* clear, uint32_t n,
-                                 uint32_t j) {
-  const FogSlab& s = f.slab[j];
-  const double power = FogShare(clear, n, s.start_m, s.end_m) * s.power_w;
+// FogShare of slab after slab, nearest first, in one sweep: the sub-rays sorted by their clear
+// length once, each slab then costs the sub-rays that end before it (dropped for good) and those
+// that end inside it, not all n.
+class FogShareSweep {
+ public:
+  LT_HD FogShareSweep(const SubRayClear* clear, uint32_t n) : n_(n < 128 ? n : 128) {
+    for (uint32_t k = 0; k < n_; ++k) {  // insertion by clear length (n is small)
+      uint32_t j = k;
+      while (j > 0 && sorted_[j - 1].clear_m > clear[k].clear_m) {
+        sorted_[j] = sorted_[j - 1];
+        --j;
+      }
+      sorted_[j] = clear[k];
+      reaching_ += clear[k].weight;
+    }
+  }
+  // The share of [a, b); slabs asked for in order of a.
+  LT_HD double Share(double a, double b) {
+    while (first_ < n_ && sorted_[first_].clear_m <= a)
+      reaching_ -= sorted_[first_++].weight;
+    double share = reaching_;
+    for (uint32_t k = first_; k < n_ && sorted_[k].clear_m < b; ++k)
+      share -= sorted_[k].weight * (1 - (sorted_[k].clear_m - a) / (b - a));
+    return share;
+  }
+
+ private:
+  SubRayClear sorted_[128];  // at most kMaxContributions sub-rays (one slot each)
+  uint32_t n_;
+  uint32_t first_ = 0;   // sorted_[.. first_) end before the slabs still to come
+  double reaching_ = 0;  // the weight of sorted_[first_ ..)
+};
+
+// Slab j's power on a beam of the given share of it: its power on a beam that reaches it all
+// times the share; 0 where under the least power.
+LT_HD inline double FogSlabPower(const FogView& f, uint32_t j, double share) {
+  const double power = share * f.slab[j].power_w;
   return power > 0 && power >= f.least_power_w ? power : 0;
 }
 
-// The beam's fog slabs (FogSlabPower of its n sub-rays, those above 0), nearest first as many
-// as fit in out[count .. room), merged into its `count` contributions: out[0 .. count) is
-// sorted by range first (physics::SortByRange, stable, as the detectors' would), and the slabs
-// go in from the far end, so the whole list comes out sorted as a stable sort of the
+// The beam's fog slabs (FogSlabPower of its n sub-rays' shares, those above 0), nearest first
+// as many as fit in out[count .. room), merged into its `count` contributions: out[0 .. count)
+// is sorted by range first (physics::SortByRange, stable, as the detectors' would), and the
+// slabs go in from the far end, so the whole list comes out sorted as a stable sort of the
 // contributions followed by the slabs would leave it, without the detector's insertion sort
 // moving each near slab past every farther hit. Returns the new count. Both backends call it
 // on the same contributions, with the same table.
 LT_HD inline uint32_t AddFogSlabs(const FogView& f, const SubRayClear* clear, uint32_t n,
                                   physics::SignalContribution* out, uint32_t count, uint32_t room) {
   if (f.slabs == 0 || count >= room) return count;
+  float power[kMostFogSlabs];  // each slab's on this beam, 0: left out
   uint32_t kept = 0, end = 0;  // the slabs that fit, and one past the last of them
+  FogShareSweep sweep(clear, n);
   for (uint32_t j = 0; j < f.slabs && count + kept < room; ++j) {
-    if (FogSlabPower(f, clear, n, j) > 0) {
+    power[j] =
+        static_cast<float>(FogSlabPower(f, j, sweep.Share(f.slab[j].start_m, f.slab[j].end_m)));
+    if (power[j] > 0) {
       ++kept;
       end = j + 1;
     }
@@ -84,12 +118,11 @@ LT_HD inline uint32_t AddFogSlabs(const FogView& f, const SubRayClear* clear, ui
   physics::SortByRange(out, count);
   uint32_t write = count + kept, read = count;
   for (uint32_t j = end; j-- > 0;) {
-    const double power = FogSlabPower(f, clear, n, j);
-    if (!(power > 0)) continue;
+    if (!(power[j] > 0)) continue;
     const float range = f.slab[j].range_m;
     while (read > 0 && out[read - 1].range_m > range)
       out[--write] = out[--read];
-    out[--write] = {range, static_cast<float>(power), f.object, 0.0f};
+    out[--write] = {range, power[j], f.object, 0.0f};
   }
   return count + kept;
 }

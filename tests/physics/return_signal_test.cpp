@@ -266,5 +266,51 @@ TEST(ReturnSignal, PulseWidthAndEchoTimeConvertBetweenTimeAndRange) {
   EXPECT_NEAR(RangeIntervalTime(2 * PulseSigmaRange(1e-9)) * 2.3548200450309493 / 2, 1e-9, 1e-21);
 }
 
+// A fog-like comb of slabs 0.45 m apart falling as 1 / r^2 (its near ones above the
+// threshold), a surface at 20 m and weak clutter: WeakPowerLevel lets through as much as sums to
+// T / 2 at most (and the next level would not), and DetectEchoes, which needs no windows around
+// those, finds the intervals above T that a 1 mm scan of the signal finds, to the scan's step.
+TEST(ReturnSignal, WeakContributionsNeedNoWindowsAndNoEchoIsMissed) {
+  std::vector<SignalContribution> c;
+  for (double r = 0.5; r < 40; r += 0.45)
+    c.push_back({static_cast<float>(r), static_cast<float>(0.5 / (r * r)), 1, 0});
+  c.push_back({20.0f, 1.5f, 2, 0});
+  for (double r = 3.1; r < 15; r += 1.7)
+    c.push_back({static_cast<float>(r), 0.004f, 3, 0});
+  SortByRange(c.data(), static_cast<uint32_t>(c.size()));  // PulseSignal reads them in order
+  const ThresholdDetector d = Detector(EchoRange::kPeak, ReturnMode::kStrongest, 8);
+  const auto n = static_cast<uint32_t>(c.size());
+  const double level = WeakPowerLevel(c.data(), n, d.threshold_w);
+  auto below = [&](double l) {
+    double sum = 0;
+    for (const auto& k : c)
+      sum += k.power_w <= l ? k.power_w : 0;
+    return sum;
+  };
+  EXPECT_GE(level, d.threshold_w / (2 * n));
+  EXPECT_LE(below(level), d.threshold_w / 2);
+  EXPECT_TRUE(2 * level > d.threshold_w / 2 || below(2 * level) > d.threshold_w / 2);
+  EXPECT_GE(level, 16 * d.threshold_w / (2 * n));  // the comb's tail is weak, not just T / 2n
+  // The intervals above T on a 1 mm scan.
+  std::vector<std::pair<double, double>> scanned;
+  bool above = false;
+  for (double x = -2; x < 45; x += 1e-3) {
+    const bool now = PulseSignal(c.data(), n, kSigma, x) > d.threshold_w;
+    if (now && !above) scanned.push_back({x, x});
+    if (now) scanned.back().second = x;
+    above = now;
+  }
+  std::vector<SignalContribution> copy = c;
+  Echo out[kMaxEchoesDetected];
+  uint32_t detected = 0;
+  const uint32_t m = DetectEchoes(d, copy.data(), n, out, &detected);
+  ASSERT_EQ(detected, scanned.size());
+  ASSERT_EQ(m, scanned.size());
+  for (uint32_t e = 0; e < m; ++e) {
+    EXPECT_NEAR(out[e].start_m, scanned[e].first, 1.1e-3) << e;
+    EXPECT_NEAR(out[e].end_m, scanned[e].second, 1.1e-3) << e;
+  }
+}
+
 }  // namespace
 }  // namespace lt::physics

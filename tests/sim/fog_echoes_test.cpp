@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <random>
 #include <vector>
 
 #include "cpu/cpu_simulator.h"
@@ -153,6 +154,33 @@ TEST(FogEchoes, EachSlabWeighsTheShareOfTheBeamInFrontOfIt) {
       test::Simpson([](double r) { return VolumePerMetre(r, 50); }, f.slab[0].start_m, inside);
   EXPECT_NEAR(total, integral, 1e-2 * integral);
   EXPECT_EQ(near.size(), k + 1);
+}
+
+// The sweep's shares, slab after slab, are FogShare's: sub-rays of random weights ending at
+// random ranges (some inside slabs, some on their bounds, some past them all, some before).
+TEST(FogEchoes, TheSweepGivesEachSlabFogSharesShare) {
+  const FogView f = FrameFogOf(FoggedSensor(), 50);
+  std::mt19937 rng(17);
+  std::uniform_real_distribution<float> unit(0, 1);
+  for (uint32_t n : {1u, 3u, 16u, 64u}) {
+    std::vector<SubRayClear> clear(n);
+    for (uint32_t k = 0; k < n; ++k) {
+      const float pick = unit(rng);
+      const uint32_t j = static_cast<uint32_t>(unit(rng) * (f.slabs - 1));
+      clear[k] = {pick < 0.2f   ? f.slab[j].start_m
+                  : pick < 0.3f ? 1e9f
+                  : pick < 0.4f ? 0.1f
+                                : 45 * unit(rng),
+                  unit(rng) / n};
+    }
+    FogShareSweep sweep(clear.data(), n);
+    for (uint32_t j = 0; j < f.slabs; ++j) {
+      const FogSlab& s = f.slab[j];
+      EXPECT_NEAR(sweep.Share(s.start_m, s.end_m), FogShare(clear.data(), n, s.start_m, s.end_m),
+                  1e-12)
+          << n << " sub-rays, slab " << j;
+    }
+  }
 }
 
 // The room cuts the far slabs and leaves the near ones as they were; the frame's least power

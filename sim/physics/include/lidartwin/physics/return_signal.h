@@ -275,6 +275,24 @@ inline constexpr double kTightClusterFraction = 1.0 / 64;
 
 }  // namespace detail
 
+// The largest power level l among T / (2 n) 2^i (i = 0, 1, ...; at most T / 2) such that the
+// contributions of at most l sum to at most T / 2: those are the weak ones DetectEchoes needs no
+// window for. T / (2 n) always qualifies (n of them sum to T / 2); a level that lets many
+// weak contributions through (a fog's slabs, 1/r^2 apart) spares the grid more. 2^i steps keep
+// it to a few passes over the contributions.
+LT_HD inline double WeakPowerLevel(const SignalContribution* c, uint32_t n, double threshold_w) {
+  const double budget = threshold_w / 2;
+  double level = threshold_w / (2 * n);
+  for (double next = 2 * level; next <= budget; next *= 2) {
+    double sum = 0;
+    for (uint32_t k = 0; k < n && sum <= budget; ++k)
+      sum += c[k].power_w <= next ? c[k].power_w : 0;
+    if (sum > budget) break;  // the sums only grow with the level
+    level = next;
+  }
+  return level;
+}
+
 // All echoes of a beam in range order (at most kMaxEchoesDetected; beyond that the nearest
 // are dropped so the last ones survive). Sorts `c` by range. Returns the number of echoes in
 // `out` and the number detected in total in *detected.
@@ -284,10 +302,11 @@ inline constexpr double kTightClusterFraction = 1.0 / 64;
 // echo is missed there; crossings and peaks are refined on the exact xi^ by safeguarded
 // Newton steps (to 1 um). An echo whose peak exceeds T by less than about 0.8 % (its
 // interval is narrower than the grid step) can fall between grid points and be missed.
-// Weak contributions, each at most T / (2 n) (rain drops and snowflakes, mostly), sum to at
-// most T / 2 anywhere, so they need no window of their own: when there are any, the windows
-// are set around the others alone, from twice their sum (outside them the others add at most
-// T / 2), which keeps the grid off the metres of weak particles in front of a surface.
+// Weak contributions, whose powers sum to at most T / 2 (WeakPowerLevel: rain drops,
+// snowflakes and the fog's far slabs, mostly), add at most T / 2 anywhere, so they need no
+// window of their own: when there are any, the windows are set around the others alone, from
+// twice their sum (outside them the others add at most T / 2), which keeps the grid off the
+// metres of weak particles and thin fog in front of a surface.
 LT_HD inline uint32_t DetectEchoes(const ThresholdDetector& d, SignalContribution* c, uint32_t n,
                                    Echo* out, uint32_t* detected) {
   using std::log;
@@ -324,7 +343,7 @@ LT_HD inline uint32_t DetectEchoes(const ThresholdDetector& d, SignalContributio
     return 1;
   }
   const double h = sigma / 4;
-  const double weak = t / (2 * n);
+  const double weak = WeakPowerLevel(c, n, t);
   double strong = 0;  // the sum of the contributions above `weak`
   for (uint32_t k = 0; k < n; ++k)
     strong += c[k].power_w > weak ? c[k].power_w : 0;
