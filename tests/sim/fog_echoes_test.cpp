@@ -28,16 +28,8 @@ using physics::kPi;
 // One beam along +x with a threshold detector (sigma_r = 0.2546 m), a near-field overlap of
 // 0.8 m, k 2.5, and a minimum range of 0.3 m.
 SensorProfile FoggedSensor() {
-  SensorProfile p = test::SpinningSensor(1, 0, 0, 1, 10);
-  p.clockwise = false;
-  p.detector.kind = DetectorKind::kThreshold;
-  p.detector.link = {20.0, 0.025, 0.9, 0.0};
-  p.detector.pulse_width_ns = 4;
+  SensorProfile p = test::ThresholdBeam();
   p.detector.threshold_w = 1e-7;
-  p.detector.echo_range = physics::EchoRange::kPeak;
-  p.detector.return_mode = physics::ReturnMode::kFirst;
-  p.detector.max_echoes = 4;
-  p.detector.walk_reference_power_w = 1e-7;
   p.detector.max_surfaces_per_sub_ray = 1;
   p.detector.overlap = {0.8, 2.5};
   p.min_range_m = 0.3;

@@ -75,4 +75,22 @@ inline SensorProfile SpinningSensor(int channels, double top_deg, double bottom_
   return p;
 }
 
+// One beam along +x (one channel, one column per `columns`) with a threshold detector: a 20 W
+// pulse of 4 ns (sigma_r = 0.2546 m) through a 25 mm aperture, T = 1e-8 W, peak ranges, the
+// first of up to 4 echoes, up to 4 surfaces a sub-ray.
+inline SensorProfile ThresholdBeam(uint32_t columns = 1) {
+  SensorProfile p = SpinningSensor(1, 0, 0, columns, 10);
+  p.clockwise = false;
+  p.detector.kind = DetectorKind::kThreshold;
+  p.detector.link = {20.0, 0.025, 0.9, 0.0};
+  p.detector.pulse_width_ns = 4;  // sigma_r = 0.2546 m
+  p.detector.threshold_w = 1e-8;
+  p.detector.echo_range = physics::EchoRange::kPeak;
+  p.detector.return_mode = physics::ReturnMode::kFirst;
+  p.detector.max_echoes = 4;
+  p.detector.walk_reference_power_w = 1e-7;
+  p.detector.max_surfaces_per_sub_ray = 4;
+  return p;
+}
+
 }  // namespace lt::test

@@ -26,22 +26,6 @@ using physics::kPi;
 
 const physics::LinkBudget kLink{20.0, 0.025, 0.9, 0.0};
 
-// One beam along +x (one channel, one column) with a threshold detector.
-SensorProfile ThresholdSensor(uint32_t columns = 1) {
-  SensorProfile p = test::SpinningSensor(1, 0, 0, columns, 10);
-  p.clockwise = false;
-  p.detector.kind = DetectorKind::kThreshold;
-  p.detector.link = kLink;
-  p.detector.pulse_width_ns = 4;  // sigma_r = 0.2546 m
-  p.detector.threshold_w = 1e-8;
-  p.detector.echo_range = physics::EchoRange::kPeak;
-  p.detector.return_mode = physics::ReturnMode::kFirst;
-  p.detector.max_echoes = 4;
-  p.detector.walk_reference_power_w = 1e-7;
-  p.detector.max_surfaces_per_sub_ray = 4;
-  return p;
-}
-
 void GaussianFootprint(SensorProfile& p, double sigma_rad, uint32_t sub_rays) {
   p.footprint.kind = physics::FootprintKind::kGaussian;
   p.footprint.sub_rays = sub_rays;
@@ -90,7 +74,7 @@ Scene EdgeScene(double d) {
 }
 
 TEST(ThresholdDetector, HalfCoveredBeamGivesOneMixedEchoAtTheAnalyticSplit) {
-  SensorProfile p = ThresholdSensor();
+  SensorProfile p = test::ThresholdBeam();
   GaussianFootprint(p, 0.5e-3, 32);  // stratified: exactly 16 sub-rays on each side
   const double d = 0.15;             // well inside the pulse (sigma_r = 0.25 m)
   const Frame f = SimulateOnce(EdgeScene(d), p);
@@ -108,7 +92,7 @@ TEST(ThresholdDetector, HalfCoveredBeamGivesOneMixedEchoAtTheAnalyticSplit) {
 }
 
 TEST(ThresholdDetector, TwoSurfacesInOneFootprintSplitIntoTwoEchoesOnlyBeyondThePulseWidth) {
-  SensorProfile p = ThresholdSensor();
+  SensorProfile p = test::ThresholdBeam();
   GaussianFootprint(p, 0.5e-3, 32);
   const double sigma = PulseSigma(p), t = p.detector.threshold_w;
   const double fwhm_m = 0.5 * physics::kSpeedOfLight_m_s * 4e-9;  // emitted pulse: 0.6 m
@@ -139,7 +123,7 @@ TEST(ThresholdDetector, GlassGivesAWeakFirstEchoAndTheObjectBehindASecond) {
   s.materials.materials[0] = WithResponse(s.materials.materials[0], 0.9, 1.0);
   s.objects.push_back(test::Placed("pane", MakePlate(2, 2), {5, 0, 0}, 0, 0, 0, 0, 1, 64));
   s.objects.push_back(test::Placed("plate", MakePlate(2, 2), {8, 0, 0}, 0, 0, 0, 1, 2, 64));
-  SensorProfile p = ThresholdSensor();
+  SensorProfile p = test::ThresholdBeam();
   GaussianFootprint(p, 0.5e-3, 8);
   const Frame f = SimulateOnce(s, p);
   ASSERT_EQ(f.size(), 2u);
@@ -170,7 +154,7 @@ TEST(ThresholdDetector, CanopyGivesSeveralEchoesAndTheLastReachesTheGround) {
   // Two leaf layers intercepting 40 % of the footprint each, above ground (looking down).
   const Scene s = Canopy();
   SensorProfile p = test::SpinningSensor(1, -90, -90, 1, 10);
-  const SensorProfile t = ThresholdSensor();
+  const SensorProfile t = test::ThresholdBeam();
   p.detector = t.detector;
   p.detector.return_mode = physics::ReturnMode::kLast;
   p.detector.max_echoes = 3;
@@ -191,7 +175,7 @@ TEST(ThresholdDetector, CanopyGivesSeveralEchoesAndTheLastReachesTheGround) {
 TEST(ThresholdDetector, FramesSayWhatKindOfReturnEachPointIs) {
   const Scene s = Canopy();
   SensorProfile p = test::SpinningSensor(1, -90, -90, 1, 10);
-  p.detector = ThresholdSensor().detector;
+  p.detector = test::ThresholdBeam().detector;
   GaussianFootprint(p, 0.5e-3, 8);
   using T = physics::ReturnType;
   auto kinds = [&](physics::ReturnMode mode, uint32_t k) {
@@ -217,7 +201,7 @@ TEST(ThresholdDetector, FramesSayWhatKindOfReturnEachPointIs) {
 }
 
 TEST(ThresholdDetector, EchoPulseWidthFollowsTheAmplitudeAndGrowsWithIncidence) {
-  SensorProfile p = ThresholdSensor();
+  SensorProfile p = test::ThresholdBeam();
   const double sigma_r = PulseSigma(p);
   // Single ray at normal incidence: EPW = 2 sigma_r sqrt(2 ln(a / T)) in time.
   for (double r0 : {0.05, 0.2, 0.8}) {
@@ -259,7 +243,7 @@ struct BloomCase {
     if (retro) scene.materials.materials[0] = WithResponse(scene.materials.materials[0], 0, 1, 500);
     scene.objects.push_back(test::Placed("sign", MakePlate(1, 1), {20, 0, 0}, 0, 0, 0, 0, 1, 64));
     scene.objects.push_back(test::Placed("wall", MakePlate(60, 20), {30, 0, 0}, 0, 0, 0, 1, 2, 1));
-    profile = ThresholdSensor(12566);  // 0.5 mrad columns
+    profile = test::ThresholdBeam(12566);  // 0.5 mrad columns
     profile.detector.return_mode = physics::ReturnMode::kStrongest;
     profile.detector.max_echoes = 1;
     profile.detector.threshold_w = 3.2e-6;
@@ -319,7 +303,7 @@ TEST(ThresholdDetector, KernelSidelobeAt1e5ProducesEchoesAtThePredictedRate) {
   s.materials = test::ConstantMaterials({0.0});
   s.materials.materials[0] = WithResponse(s.materials.materials[0], 0, 1, 1000);
   s.objects.push_back(test::Placed("sign", MakePlate(0.3, 1), {20, 0.4, 0}, 0, 0, 0, 0, 1, 64));
-  SensorProfile p = ThresholdSensor();
+  SensorProfile p = test::ThresholdBeam();
   KernelTable k;
   for (int i = 0; i < 32; ++i)
     k.h_mrad.push_back(-4 + i);  // -4 .. 27 mrad
@@ -361,7 +345,7 @@ TEST(ThresholdDetector, KernelSidelobeAt1e5ProducesEchoesAtThePredictedRate) {
 
 TEST(ThresholdDetector, SameSeedSameFrameAndNoiseKeyedPerEcho) {
   Scene s = EdgeScene(2.0);
-  SensorProfile p = ThresholdSensor(64);
+  SensorProfile p = test::ThresholdBeam(64);
   GaussianFootprint(p, 2e-3, 16);
   p.detector.range_noise_sigma_m = 0.02;
   p.detector.outlier_probability = 0.1;
@@ -453,7 +437,7 @@ TEST(ThresholdDetector, ForestCanopyGivesSeveralEchoesPerPulseAndLastReturnsReac
   auto scene = LoadScene(test::ConfigDir() / "scenes/forest.yaml", {});
   auto p = LoadSensorProfile(test::ConfigDir() / "sensors/airborne_parallel.yaml");
   ASSERT_TRUE(scene.ok() && p.ok()) << scene.message() << p.message();
-  const SensorProfile t = ThresholdSensor();
+  const SensorProfile t = test::ThresholdBeam();
   p->detector = t.detector;
   p->detector.return_mode = physics::ReturnMode::kLast;
   p->detector.max_echoes = 4;
@@ -507,7 +491,7 @@ TEST(ThresholdDetector, ReceiverNoiseDetectsAtTheProbitRateAndAddsToThePeak) {
   // threshold: the share detected must be Phi(0.5) = 0.6915 (physics/detection_probability.h),
   // and the detected peaks are S + n for the noise draws n > T - S, a truncated Gaussian whose
   // mean is S + sigma phi(a) / (1 - Phi(a)), a = (T - S) / sigma.
-  SensorProfile p = ThresholdSensor();
+  SensorProfile p = test::ThresholdBeam();
   const double range = 20;
   const double s = physics::ReceivedPower(kLink, 0.1 / kPi, 1.0, range);
   p.detector.threshold_w = s / 1.1;
@@ -540,7 +524,7 @@ TEST(ThresholdDetector, ReceiverNoiseDetectsAtTheProbitRateAndAddsToThePeak) {
 // referred to the white target through the same overlap and reads the target's own (issue 40,
 // item 1: a sensor's reflectivity is calibrated at its own ranges).
 TEST(ThresholdDetector, NearFieldOverlapScalesTheEchoPowerNotTheCalibratedIntensity) {
-  SensorProfile p = ThresholdSensor();
+  SensorProfile p = test::ThresholdBeam();
   p.detector.threshold_w = 1e-12;
   const Frame full = SimulateOnce(WallAt(3), p);
   ASSERT_EQ(full.size(), 1u);
@@ -563,7 +547,7 @@ TEST(ThresholdDetector, NearFieldOverlapScalesTheEchoPowerNotTheCalibratedIntens
 // sensor was calibrated through. The threshold then decides whether it is seen at all. The
 // fog's own return is left out here (FogEchoes.* test it).
 TEST(ThresholdDetector, FogDarkensAnEchoByItsTwoWayTransmissionAndLosesItUnderTheThreshold) {
-  SensorProfile p = ThresholdSensor();
+  SensorProfile p = test::ThresholdBeam();
   p.detector.threshold_w = 1e-12;
   const double range = 20, alpha = std::log(20.0) / 50;
   Scene clear = WallAt(range);
@@ -589,7 +573,7 @@ TEST(ThresholdDetector, FogDarkensAnEchoByItsTwoWayTransmissionAndLosesItUnderTh
 TEST(ThresholdDetector, WeatherIsRefusedForDetectorsThatDoNotReadTheSignal) {
   Scene fog = WallAt(20);
   fog.description.weather.fog = FogDescription{50};
-  SensorProfile p = ThresholdSensor();
+  SensorProfile p = test::ThresholdBeam();
   for (DetectorKind kind : {DetectorKind::kIdeal, DetectorKind::kCapability}) {
     p.detector.kind = kind;
     auto f = CpuSimulator(fog, p, Trajectory::Static(), {1}).Simulate(0);
@@ -609,7 +593,7 @@ TEST(ThresholdDetector, WeatherIsRefusedForDetectorsThatDoNotReadTheSignal) {
 // the drops the threshold sees are reported as rain: its semantic class, the instance after
 // the wall's, no material, and only in front of the wall.
 TEST(ThresholdDetector, RainDarkensTheWallByItsExtinctionAndReturnsEchoesLabelledAsRain) {
-  SensorProfile p = ThresholdSensor(360);
+  SensorProfile p = test::ThresholdBeam(360);
   p.detector.threshold_w = 3e-9;
   p.footprint.kind = physics::FootprintKind::kCone;
   p.footprint.half_angle_rad = 1.5e-3;
@@ -663,12 +647,12 @@ TEST(ThresholdDetector, RainDarkensTheWallByItsExtinctionAndReturnsEchoesLabelle
 TEST(ThresholdDetector, RainIsRefusedForTheIdealDetectorAndFillsTheSlotsSurfacesLeave) {
   Scene rain = WallAt(20);
   rain.description.weather.rain = RainDescription{.rate_mm_h = 50};
-  SensorProfile p = ThresholdSensor(360);
+  SensorProfile p = test::ThresholdBeam(360);
   p.detector.kind = DetectorKind::kIdeal;
   auto f = CpuSimulator(rain, p, Trajectory::Static(), {1}).Simulate(0);
   ASSERT_FALSE(f.ok());
   EXPECT_NE(f.message().find("weather.rain"), std::string::npos) << f.message();
-  p = ThresholdSensor(360);
+  p = test::ThresholdBeam(360);
   p.detector.threshold_w = 3e-9;
   p.footprint.kind = physics::FootprintKind::kCone;
   p.footprint.half_angle_rad = 1e-3;
@@ -690,7 +674,7 @@ TEST(ThresholdDetector, RainIsRefusedForTheIdealDetectorAndFillsTheSlotsSurfaces
 // internal diffuse reflectance, both written here apart from wet_surface.h (r_i by Snell's
 // angles with total internal reflection, midpoint rule over 20,000 steps in cos^2).
 TEST(ThresholdDetector, AWetWallReadsDarkerByItsFilm) {
-  SensorProfile p = ThresholdSensor();
+  SensorProfile p = test::ThresholdBeam();
   p.detector.threshold_w = 1e-12;
   Scene dry = WallAt(10);
   Scene wet = WallAt(10);
