@@ -17,7 +17,8 @@ namespace {
 
 // One row of the chapter: a weather, its extinction at the sensor's wavelength [1/m] (for the
 // link budget's prediction), whether it has echoes of its own to count (particles, or the fog's
-// return), whether the plate is wet, and whether the link budget predicts its range.
+// return), whether the plate is wet, whether the link budget predicts its range, and the
+// one-way transmission of a dirty window in front of the sensor.
 struct WeatherRow {
   std::string name;
   WeatherDescription weather;
@@ -25,14 +26,17 @@ struct WeatherRow {
   bool particles;
   bool wet = false;
   bool predicted = true;
+  double cover_transmission = 1;
 };
 
 // The link budget's detection range of a plate of `reflectance` seen to clear_m in clear air:
 // W(alpha R) / alpha in extinction, and for a wet plate (no extinction) the range at which its
 // return, lowered by the film (physics/wet_surface.h, straight on), meets the threshold again:
-// R sqrt(factor), the power falling as R^-2.
+// R sqrt(factor), the power falling as R^-2; behind a dirty window of transmission T, whose
+// return is T^2 of the clean one's (physics/cover.h), R T.
 double ExpectedRangeM(const WeatherRow& row, double clear_m, double reflectance,
                       double wavelength_nm) {
+  if (row.cover_transmission < 1) return clear_m * row.cover_transmission;
   if (!row.wet) return physics::FogDetectionRangeM(clear_m, row.extinction_per_m);
   const double n = physics::WaterRefractiveIndex(wavelength_nm);
   return clear_m *
@@ -68,6 +72,9 @@ std::vector<WeatherRow> Rows(double wavelength_nm) {
   WeatherDescription wet;
   wet.wet = WetDescription{{kPlateMaterial}};
   rows.push_back({"the plate wet", wet, 0, false, true});
+  WeatherDescription dirty;  // a window dirty all round, T = 0.8: 64 % of each return
+  dirty.cover = CoverDescription{{{{-180, 180}, {-90, 90}, 0.8, 0}}};
+  rows.push_back({"the window dirty, T = 0.8", dirty, 0, false, false, true, 0.8});
   rows.push_back({"snow, 2 mm/h (melted)", snow,
                   physics::PrecipitationExtinctionPerM(
                       physics::GunnMarshall(2), physics::kFlakeToMeltedDiameter,
@@ -89,7 +96,8 @@ Status WeatherChapter(const DemoOptions& o) {
       "\nweather: {} (threshold detector, {:.0f} nm), one beam at a plate filling its footprint;\n"
       "detection range [m] of a 10 % and an 80 % plate, simulated, and beside it the link\n"
       "budget's W(alpha R_clear) / alpha from the clear-air range (physics/fog.h; a wet plate:\n"
-      "R_clear times the root of the film's factor); the echoes a pulse reports from the rain or\n"
+      "R_clear times the root of the film's factor; a dirty window: R_clear T); the echoes a pulse "
+      "reports from the rain or\n"
       "snow or the fog itself (a 10 % plate at 10 m, {} pulses)\n"
       "{:<26} {:>9} {:>9} {:>9} {:>9} {:>12}\n",
       profile->name, profile->wavelength_nm, kPulses, "weather", "10%", "expected", "80%",

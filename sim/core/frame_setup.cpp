@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <string>
 
 #include "internal/weather_setup.h"
 #include "lidartwin/sim/weather_check.h"
@@ -29,6 +30,10 @@ SignalChain FrameSignalChain(const SensorProfile& p, const SceneDescription& sce
   // The fog's object comes after the particles' (AppendWeatherObjects).
   chain.fog =
       FrameFog(p, scene.weather, chain.link, first_weather_object + chain.particles.populations);
+  // The cover's object comes last (AppendWeatherObjects).
+  chain.cover = FrameCover(scene.weather, first_weather_object + chain.particles.populations +
+                                              (FogReturns(scene.weather) ? 1 : 0));
+  chain.cover_slots = CoverSlots(scene.weather);
   return chain;
 }
 
@@ -41,6 +46,17 @@ Status CheckWeather(const SensorProfile& p, const SceneDescription& scene) {
                  "profile '" +
                  p.name + "' has the " +
                  (p.detector.kind == DetectorKind::kIdeal ? "ideal" : "capability") + " detector"};
+  }
+  // The window's echo takes a slot in each sub-ray beside its surfaces (CoverSlots).
+  const uint32_t n = std::max<uint32_t>(1, p.footprint.sub_rays);
+  const uint32_t per_sub_ray = p.detector.max_surfaces_per_sub_ray + CoverSlots(w);
+  if (n * per_sub_ray > kMaxContributions) {
+    return Error{
+        "weather.cover: a window that scatters light back needs a contribution slot in "
+        "each sub-ray beside its surfaces, but the profile '" +
+        p.name + "' fills a beam's " + std::to_string(kMaxContributions) + " with " +
+        std::to_string(n) + " sub-rays of " + std::to_string(p.detector.max_surfaces_per_sub_ray) +
+        " surfaces each"};
   }
   return {};
 }

@@ -136,7 +136,37 @@ double BeamSolidAngleSr(const SensorProfile& p) {
 }
 
 uint32_t WeatherObjectCount(const WeatherDescription& w) {
-  return (w.rain ? 1u : 0u) + (w.snow ? 1u : 0u) + (FogReturns(w) ? 1u : 0u);
+  return (w.rain ? 1u : 0u) + (w.snow ? 1u : 0u) + (FogReturns(w) ? 1u : 0u) +
+         (CoverScatters(w) ? 1u : 0u);
+}
+
+bool CoverScatters(const WeatherDescription& w) {
+  if (!w.cover) return false;
+  for (const CoverRegionDescription& r : w.cover->regions)
+    if (r.backscatter > 0) return true;
+  return false;
+}
+
+uint32_t CoverSlots(const WeatherDescription& w) {
+  return CoverScatters(w) ? 1 : 0;
+}
+
+physics::CoverView FrameCover(const WeatherDescription& w, uint32_t object) {
+  physics::CoverView v;
+  if (!w.cover) return v;
+  for (const CoverRegionDescription& r : w.cover->regions) {
+    if (v.regions == physics::kMostCoverRegions) break;  // checked when the scene loads
+    v.region[v.regions++] = {
+        static_cast<float>(r.azimuth_deg[0] * physics::kDegToRad),
+        static_cast<float>((r.azimuth_deg[1] - r.azimuth_deg[0]) * physics::kDegToRad),
+        static_cast<float>(r.elevation_deg[0] * physics::kDegToRad),
+        static_cast<float>(r.elevation_deg[1] * physics::kDegToRad),
+        static_cast<float>(r.transmission),
+        static_cast<float>(r.backscatter)};
+  }
+  v.window_range_m = static_cast<float>(w.cover->window_range_m);
+  v.object = object;
+  return v;
 }
 
 static_assert(FogDescription{}.lidar_ratio_sr == physics::kWaterFogLidarRatioSr,
@@ -217,8 +247,8 @@ uint32_t ParticleSlots(const SensorProfile& p, const WeatherDescription& w) {
   if (!w.rain && !w.snow) return 0;
   const uint32_t n = std::max<uint32_t>(1, p.footprint.sub_rays);
   const uint32_t per_sub_ray = kMaxContributions / n;
-  const uint32_t surfaces = p.detector.max_surfaces_per_sub_ray;
-  return per_sub_ray > surfaces ? std::min(kMostParticleSlots, per_sub_ray - surfaces) : 0;
+  const uint32_t taken = p.detector.max_surfaces_per_sub_ray + CoverSlots(w);
+  return per_sub_ray > taken ? std::min(kMostParticleSlots, per_sub_ray - taken) : 0;
 }
 
 ParticleView FrameParticles(const SensorProfile& p, const WeatherDescription& w,
@@ -279,7 +309,8 @@ void AppendWeatherObjects(const Scene& scene, double wavelength_nm, std::vector<
         w.rain->semantic_class);
   }
   if (w.snow) add(w.snow->flake_reflectance, w.snow->semantic_class);
-  if (FogReturns(w)) add(0, w.fog->semantic_class);  // a volume: no reflectance of its own
+  if (FogReturns(w)) add(0, w.fog->semantic_class);       // a volume: no reflectance of its own
+  if (CoverScatters(w)) add(0, w.cover->semantic_class);  // its echo's power is a share, no r0
 }
 
 }  // namespace lt

@@ -702,7 +702,8 @@ Expected<std::unique_ptr<CudaSimulator>> CudaSimulator::Create(const Scene& scen
   const bool signal = profile.detector.ReadsReturnSignal();
   const bool waveform = profile.detector.kind == DetectorKind::kWaveform;
   const size_t sub_ray_slots = signal ? size_t{profile.footprint.sub_rays} *
-                                            (profile.detector.max_surfaces_per_sub_ray +
+                                            (CoverSlots(scene.description.weather) +
+                                             profile.detector.max_surfaces_per_sub_ray +
                                              ParticleSlots(profile, scene.description.weather))
                                       : 0;
   // In fog that returns, each sub-ray's clear length and weight (FogView).

@@ -9,11 +9,13 @@
 #include <cstdint>
 
 #include "internal/angular_raster.h"
+#include "internal/beam_limits.h"
 #include "internal/beam_record.h"
 #include "internal/fog_echoes.h"
 #include "internal/particle_echoes.h"
 #include "lidartwin/physics/beam_footprint.h"
 #include "lidartwin/physics/beam_response.h"
+#include "lidartwin/physics/cover.h"
 #include "lidartwin/physics/detection_probability.h"
 #include "lidartwin/physics/hd.h"
 #include "lidartwin/physics/link_budget.h"
@@ -79,16 +81,16 @@ struct SignalChain {
   // The fog's own return (fog_echoes.h): slabs after the sub-rays' contributions, in the room
   // they leave (none in clear air).
   FogView fog{};
+  // A dirty or wet window (physics/cover.h): its regions, and the slot a sub-ray holds for
+  // the window's echo (1 where a region scatters light back, CoverSlots).
+  physics::CoverView cover{};
+  uint32_t cover_slots = 0;
 };
 
-// Contribution slots a sub-ray has: its surfaces' and its particles'.
+// Contribution slots a sub-ray has: its window echo's, its surfaces' and its particles'.
 LT_HD inline uint32_t SlotsPerSubRay(const SignalChain& s) {
-  return s.max_surfaces + s.particle_slots;
+  return s.cover_slots + s.max_surfaces + s.particle_slots;
 }
-
-// Contributions one beam can hold: sub_rays * max_surfaces is checked against it when a
-// profile is loaded; the particles' reserve fits beside them (ParticleSlots).
-inline constexpr uint32_t kMaxContributions = 128;
 
 // Contributions one beam of `sub_rays` holds at most: its sub-rays' slots, then its fog slabs,
 // within kMaxContributions.
@@ -353,6 +355,31 @@ LT_HD inline BeamSetup SetUpBeam(const FrameContext& c, uint32_t beam) {
   return s;
 }
 
+// What the window does to a sub-ray (physics/cover.h): the share of its return that crosses it
+// both ways and of sunlight that crosses it once; and where the window scatters light back,
+// its echo, written to out[0] (room permitting: `written` is 1).
+struct WindowPass {
+  double two_way = 1, one_way = 1;
+  uint32_t written = 0;
+};
+LT_HD inline WindowPass PassWindow(const FrameContext& c, const SubRay& sub,
+                                   physics::SignalContribution* out, uint32_t room) {
+  WindowPass w;
+  const physics::CoverView& cover = c.signal.cover;
+  if (cover.regions == 0) return w;
+  const physics::CoverPass p = physics::CoverAt(cover, sub.dir);
+  w.one_way = p.transmission;
+  w.two_way = physics::CoverTwoWayTransmission(p.transmission);
+  if (p.backscatter > 0 && c.signal.cover_slots > 0 && room > 0) {
+    out[0] = {
+        cover.window_range_m,
+        static_cast<float>(sub.weight * physics::WindowReturnPower(c.signal.link, p.backscatter)),
+        cover.object, 0.0f};
+    w.written = 1;
+  }
+  return w;
+}
+
 // The first query of a traced threshold sub-ray: from the beam's pose, out to the reach.
 LT_HD inline RayQuery SignalFirstQuery(const FrameContext& c, const BeamSetup& s,
                                        const SubRay& sub) {
@@ -398,10 +425,11 @@ LT_HD inline uint32_t FinishSubRay(const FrameContext& c, uint32_t beam, uint32_
   return AddParticles(c, beam, k, weight, clear_m, out, count, room);
 }
 
-// Stages 2-3 for sub-ray k, traced: followed through up to max_surfaces surfaces, each hit
-// adds its received power at its range (seed 004 eq. 3-5, seed 002 eq. 2), then the rain and
-// snow in front of the first (FinishSubRay, which notes its clear length in *clear where given).
-// Writes at most min(SlotsPerSubRay, room) contributions to `out` and returns how many.
+// Stages 2-3 for sub-ray k, traced: the window's echo (PassWindow), then followed through up
+// to max_surfaces surfaces, each hit adds its received power at its range (seed 004 eq. 3-5,
+// seed 002 eq. 2) through the window both ways, then the rain and snow in front of the first
+// (FinishSubRay, which notes its clear length in *clear where given). Writes at most
+// min(SlotsPerSubRay, room) contributions to `out` and returns how many.
 template <typename ClosestHit>
 LT_HD uint32_t TraceSubRaySignal(const FrameContext& c, uint32_t beam, uint32_t k,
                                  const BeamSetup& s, ClosestHit& closest_hit,
@@ -409,65 +437,70 @@ LT_HD uint32_t TraceSubRaySignal(const FrameContext& c, uint32_t beam, uint32_t 
                                  SubRayClear* clear = nullptr) {
   const uint32_t n = c.footprint.sub_rays > 1 ? c.footprint.sub_rays : 1;
   const SubRay sub = FootprintSubRay(c, beam, k, n, s.b, s.shift);
-  double weight = sub.weight;
+  const WindowPass window = PassWindow(c, sub, out, room);
+  double weight = sub.weight;  // the share reaching the next surface
   const RayQuery first = SignalFirstQuery(c, s, sub);
   const physics::Vec3<double>& dir_world = first.unit_direction;
   const double t_max = first.t_max;
   double t_min = first.t_min;
   double clear_m = t_max;  // to the first surface
-  uint32_t count = 0;
+  uint32_t count = window.written;
   for (uint32_t surface = 0; surface < c.signal.max_surfaces && count < room; ++surface) {
     const SurfaceHit hit = closest_hit(s.pose.translation, dir_world, t_min, t_max);
     if (!hit.hit) break;
     if (surface == 0) clear_m = hit.distance_m;
     const physics::SurfaceResponse& r = c.objects[hit.object].response;
     const double cos_theta = physics::IncidenceCosine(dir_world, hit.normal);
-    const double p = weight * r.coverage *
+    const double p = weight * window.two_way * r.coverage *
                      physics::ReceivedPower(c.signal.link, physics::MonostaticBrdf(r, cos_theta),
                                             cos_theta, hit.distance_m) *
                      physics::OverlapShare(c.signal.overlap, hit.distance_m);
     out[count++] = {static_cast<float>(hit.distance_m), static_cast<float>(p), hit.object,
-                    SunlightOf(c, weight * r.coverage, r, hit.distance_m)};
+                    SunlightOf(c, weight * window.one_way * r.coverage, r, hit.distance_m)};
     if (!physics::SurfaceLetsLightThrough(r)) break;
     weight *= physics::ContinuationFactor<double>(r);
     // Past this surface: 1 mm on, well above the refined hit's error (ADR 0002).
     t_min = hit.distance_m + 1e-3;
   }
-  return FinishSubRay(c, beam, k, sub.weight, clear_m, out, count, room, clear);
+  return FinishSubRay(c, beam, k, sub.weight * window.two_way, clear_m, out, count, room, clear);
 }
 
-// Stages 2-3 for sub-ray k from the raster (seed 004 Alg. 1): the sample reads its pixel's
-// plane, the range corrected along the sample's own direction (seed 004 sec. II-D2). First
-// surfaces only, then the particles in front of it (FinishSubRay): writes at most
-// min(SlotsPerSubRay, room) contributions to `out` and returns how many.
+// Stages 2-3 for sub-ray k from the raster (seed 004 Alg. 1): the window's echo (PassWindow),
+// then the sample reads its pixel's plane, the range corrected along the sample's own
+// direction (seed 004 sec. II-D2). First surfaces only, then the particles in front of it
+// (FinishSubRay): writes at most min(SlotsPerSubRay, room) contributions to `out` and returns
+// how many.
 LT_HD inline uint32_t RasterSubRaySignal(const FrameContext& c, uint32_t beam, uint32_t k,
                                          const BeamSetup& s, physics::SignalContribution* out,
                                          uint32_t room, SubRayClear* clear = nullptr) {
   const uint32_t n = c.footprint.sub_rays > 1 ? c.footprint.sub_rays : 1;
   const SubRay sub = FootprintSubRay(c, beam, k, n, s.b, s.shift);
+  const WindowPass window = PassWindow(c, sub, out, room);
+  const double weight = sub.weight * window.two_way;  // the return's share, through the window
+  const uint32_t count = window.written;
   const RasterPixel* px = RasterLookup(c.raster, sub.dir);
   const double reach = SubRayReach(c);
-  if (!px || px->object == kRasterNoHit || room == 0)
-    return FinishSubRay(c, beam, k, sub.weight, reach, out, 0, room, clear);
+  if (!px || px->object == kRasterNoHit || count >= room)
+    return FinishSubRay(c, beam, k, weight, reach, out, count, room, clear);
   const physics::Vec3<double> normal{px->normal[0], px->normal[1], px->normal[2]};
   const double vn = physics::Dot(sub.dir, normal);
-  if (vn == 0) return FinishSubRay(c, beam, k, sub.weight, reach, out, 0, room, clear);
+  if (vn == 0) return FinishSubRay(c, beam, k, weight, reach, out, count, room, clear);
   const double range = px->plane_offset_m / vn;
   if (!(range >= c.detector.min_range_m && range <= reach)) {
     // A surface nearer than the window hides everything behind it; one behind the sensor or
     // past the reach, nothing.
     const bool hidden = range > 0 && range < c.detector.min_range_m;
-    return FinishSubRay(c, beam, k, sub.weight, hidden ? range : reach, out, 0, room, clear);
+    return FinishSubRay(c, beam, k, weight, hidden ? range : reach, out, count, room, clear);
   }
   const physics::SurfaceResponse& r = c.objects[px->object].response;
   const double cos_theta = vn < 0 ? -vn : vn;
-  const double p = sub.weight * r.coverage *
+  const double p = weight * r.coverage *
                    physics::ReceivedPower(c.signal.link, physics::MonostaticBrdf(r, cos_theta),
                                           cos_theta, range) *
                    physics::OverlapShare(c.signal.overlap, range);
-  out[0] = {static_cast<float>(range), static_cast<float>(p), px->object,
-            SunlightOf(c, sub.weight * r.coverage, r, range)};
-  return FinishSubRay(c, beam, k, sub.weight, range, out, 1, room, clear);
+  out[count] = {static_cast<float>(range), static_cast<float>(p), px->object,
+                SunlightOf(c, sub.weight * window.one_way * r.coverage, r, range)};
+  return FinishSubRay(c, beam, k, weight, range, out, count + 1, room, clear);
 }
 
 // Stages 2-3 for a whole beam, sub-ray after sub-ray (traced or from the raster); the
@@ -540,7 +573,20 @@ LT_HD inline void WriteEchoes(const FrameContext& c, uint32_t beam,
     noise_w = c.signal.signal_noise_w * physics::StandardNormal<double>(w.v[0], w.v[1]);
     detector.threshold_w = physics::NoisyThreshold(detector.threshold_w, noise_w);
   }
-  const uint32_t count = physics::DetectEchoes(detector, contributions, n, echoes, &detected);
+  uint32_t count = physics::DetectEchoes(detector, contributions, n, echoes, &detected);
+  // The receiver's range gate: echoes nearer than the minimum range (a window's, or pulses
+  // merged with it) are no candidates for the return mode, as a sensor blanks its receiver
+  // there; a dirty window's strong echo would otherwise be the strongest and take the target's
+  // place. The echoes left are numbered from 0 again: the first the sensor reports is its
+  // first return.
+  uint32_t gated = 0;
+  for (uint32_t i = 0; i < count; ++i) {
+    if (echoes[i].range_m < c.detector.min_range_m) continue;
+    echoes[gated] = echoes[i];
+    echoes[gated].index = gated;
+    ++gated;
+  }
+  count = gated;
   uint32_t chosen[physics::kMaxEchoesDetected];
   const uint32_t m = physics::SelectEchoes(c.signal.threshold.mode, c.signal.threshold.max_echoes,
                                            echoes, count, chosen);

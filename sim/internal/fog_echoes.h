@@ -7,6 +7,7 @@
 
 #include <cstdint>
 
+#include "internal/beam_limits.h"
 #include "lidartwin/physics/hd.h"
 #include "lidartwin/physics/return_signal.h"
 
@@ -26,7 +27,7 @@ struct FogSlab {
   float start_m, end_m, range_m, power_w;
 };
 
-// Slabs a frame's fog holds at most (a beam holds 128 contributions in all).
+// Slabs a frame's fog holds at most (a beam holds kMaxContributions in all).
 inline constexpr uint32_t kMostFogSlabs = 96;
 
 // The frame's fog as slabs, nearest first, made once on the host (FrameFog). No slabs: no fog,
@@ -58,7 +59,8 @@ LT_HD inline double FogShare(const SubRayClear* clear, uint32_t n, double a, dou
 // that end inside it, not all n.
 class FogShareSweep {
  public:
-  LT_HD FogShareSweep(const SubRayClear* clear, uint32_t n) : n_(n < 128 ? n : 128) {
+  LT_HD FogShareSweep(const SubRayClear* clear, uint32_t n)
+      : n_(n < kMaxContributions ? n : kMaxContributions) {
     for (uint32_t k = 0; k < n_; ++k) {  // insertion by clear length (n is small)
       uint32_t j = k;
       while (j > 0 && sorted_[j - 1].clear_m > clear[k].clear_m) {
@@ -80,7 +82,7 @@ class FogShareSweep {
   }
 
  private:
-  SubRayClear sorted_[128];  // at most kMaxContributions sub-rays (one slot each)
+  SubRayClear sorted_[kMaxContributions];  // a beam has at most this many sub-rays
   uint32_t n_;
   uint32_t first_ = 0;   // sorted_[.. first_) end before the slabs still to come
   double reaching_ = 0;  // the weight of sorted_[first_ ..)

@@ -28,8 +28,8 @@ double WeatherExtinctionPerM(const SensorProfile& profile, const WeatherDescript
 double BeamSolidAngleSr(const SensorProfile& profile);
 
 // Particle slots per sub-ray reserved for this profile in this weather: 0 without rain or
-// snow, else as many as fit beside the surfaces in kMaxContributions, at most
-// kMostParticleSlots. With none (sub_rays x max_surfaces fills the beam), particles take only
+// snow, else as many as fit beside the surfaces (and the window's echo) in kMaxContributions, at
+// most kMostParticleSlots. With none (sub_rays x max_surfaces fills the beam), particles take only
 // the surface slots a sub-ray leaves unused (AddParticles).
 uint32_t ParticleSlots(const SensorProfile& profile, const WeatherDescription& weather);
 
@@ -48,9 +48,19 @@ bool FogReturns(const WeatherDescription& weather);
 FogView FrameFog(const SensorProfile& profile, const WeatherDescription& weather,
                  const physics::LinkBudget& link, uint32_t object);
 
-// Appends the rain's, the snow's and the fog's object (in that order, those present; the fog's
-// where it returns) to the scene's: no material, their semantic class, instances after the
-// scene's largest.
+// Whether the weather has a cover with a region that scatters light back (its echo).
+bool CoverScatters(const WeatherDescription& weather);
+
+// The slot each sub-ray holds for the window's echo: 1 where the cover scatters, else 0.
+uint32_t CoverSlots(const WeatherDescription& weather);
+
+// The frame's window (physics/cover.h), its angles in radians; its echoes labelled as
+// `object`. No regions without a cover.
+physics::CoverView FrameCover(const WeatherDescription& weather, uint32_t object);
+
+// Appends the rain's, the snow's, the fog's and the cover's object (in that order, those
+// present; the fog's where it returns, the cover's where it scatters) to the scene's: no
+// material, their semantic class, instances after the scene's largest.
 void AppendWeatherObjects(const Scene& scene, double wavelength_nm, std::vector<ObjectInfo>& out);
 
 // Wets the responses of the objects whose material the weather names (WetDescription): the

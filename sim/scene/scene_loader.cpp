@@ -8,6 +8,7 @@
 
 #include "lidartwin/base/config_reader.h"
 #include "lidartwin/base/text_file.h"
+#include "lidartwin/physics/cover.h"
 #include "lidartwin/physics/pose.h"
 #include "lidartwin/physics/scan_pattern.h"
 #include "lidartwin/sim/scene.h"
@@ -98,6 +99,27 @@ SceneObjectDescription ReadObject(ConfigMap& o) {
   return d;
 }
 
+// One region of weather.cover: an angle pair given is two numbers (checked here, as Numbers
+// reads any length), the rest by WeatherDescription::Check.
+CoverRegionDescription ReadCoverRegion(ConfigMap& m) {
+  CoverRegionDescription r;
+  for (const auto& [key, out] : {std::pair<const char*, double*>{"azimuth_deg", r.azimuth_deg},
+                                 {"elevation_deg", r.elevation_deg}}) {
+    if (!m.Has(key)) continue;
+    const std::vector<double> v = m.Numbers(key);
+    if (v.size() != 2) {
+      m.Fail(key, "must be two angles [from, to] in degrees, got " + std::to_string(v.size()) +
+                      " numbers");
+      continue;
+    }
+    out[0] = v[0];
+    out[1] = v[1];
+  }
+  r.transmission = m.Number("transmission", r.transmission);
+  r.backscatter = m.Number("backscatter", r.backscatter);
+  return r;
+}
+
 // The description of the file `root` was read from, validated; problems recorded on root.
 Expected<SceneDescription> ReadDescription(ConfigMap& root) {
   SceneDescription d;
@@ -149,6 +171,16 @@ Expected<SceneDescription> ReadDescription(ConfigMap& root) {
     }
     if (present(weather, "wet"))
       d.weather.wet = WetDescription{weather.Map("wet").Strings("materials")};
+    if (present(weather, "cover")) {
+      ConfigMap m = weather.Map("cover");
+      CoverDescription c;
+      for (ConfigMap& r : m.MapList("regions"))
+        c.regions.push_back(ReadCoverRegion(r));
+      c.window_range_m = m.Number("window_range_m", c.window_range_m);
+      c.semantic_class =
+          static_cast<uint16_t>(WholeNumber(m, "semantic_class", c.semantic_class, 65535, "65535"));
+      d.weather.cover = c;
+    }
   }
   if (Status s = root.FirstError(); !s.ok()) return s.error();
   ConfigCheck check;
@@ -440,6 +472,49 @@ void CheckPrecipitation(ConfigCheck check, double rate_mm_h, double most_mm_h,
 
 }  // namespace
 
+namespace {
+
+// weather.cover's regions and window (key paths relative to `cover`).
+void CheckCover(ConfigCheck check, const CoverDescription& c) {
+  if (c.regions.empty() || c.regions.size() > physics::kMostCoverRegions) {
+    check.Fail("regions", "must list 1 to " + std::to_string(physics::kMostCoverRegions) +
+                              " regions of the window, got " + std::to_string(c.regions.size()));
+  }
+  for (size_t i = 0; i < c.regions.size(); ++i) {
+    const CoverRegionDescription& r = c.regions[i];
+    ConfigCheck region = check.Sub("regions", i);
+    const double span = r.azimuth_deg[1] - r.azimuth_deg[0];
+    if (!(std::abs(r.azimuth_deg[0]) <= 360 && std::abs(r.azimuth_deg[1]) <= 360 && span > 0 &&
+          span <= 360)) {
+      region.Fail("azimuth_deg",
+                  "must be [from, to] within [-360, 360] with 0 < to - from <= 360, got [" +
+                      NumberText(r.azimuth_deg[0]) + ", " + NumberText(r.azimuth_deg[1]) + "]");
+    }
+    if (!(r.elevation_deg[0] >= -90 && r.elevation_deg[1] <= 90 &&
+          r.elevation_deg[0] < r.elevation_deg[1])) {
+      region.Fail("elevation_deg", "must be [from, to] within [-90, 90] with from < to, got [" +
+                                       NumberText(r.elevation_deg[0]) + ", " +
+                                       NumberText(r.elevation_deg[1]) + "]");
+    }
+    if (!(r.transmission > 0 && r.transmission <= 1)) {
+      region.Fail("transmission", "must be the window's one-way transmission in (0, 1], got " +
+                                      NumberText(r.transmission));
+    }
+    if (!(r.backscatter >= 0 && r.backscatter <= kMostCoverBackscatter)) {
+      region.Fail("backscatter",
+                  "must be the share of the emitted pulse sent back in [0, 0.01], got " +
+                      NumberText(r.backscatter));
+    }
+  }
+  if (!(c.window_range_m >= 0 && c.window_range_m <= kMostWindowRangeM)) {
+    check.Fail("window_range_m",
+               "must be the window's distance along the beam in [0, 0.1] m, got " +
+                   NumberText(c.window_range_m));
+  }
+}
+
+}  // namespace
+
 void WeatherDescription::Check(ConfigCheck& check) const {
   if (fog) {
     const double v = fog->visibility_m;
@@ -469,6 +544,7 @@ void WeatherDescription::Check(ConfigCheck& check) const {
   }
   if (wet && wet->materials.empty())
     check.Sub("wet").Fail("materials", "must name at least one material");
+  if (cover) CheckCover(check.Sub("cover"), *cover);
 }
 
 std::string WeatherDescription::Keys() const {
@@ -476,7 +552,8 @@ std::string WeatherDescription::Keys() const {
   for (const auto& [key, present] : {std::pair<const char*, bool>{"weather.fog", fog.has_value()},
                                      {"weather.rain", rain.has_value()},
                                      {"weather.snow", snow.has_value()},
-                                     {"weather.wet", wet.has_value()}}) {
+                                     {"weather.wet", wet.has_value()},
+                                     {"weather.cover", cover.has_value()}}) {
     if (!present) continue;
     if (!out.empty()) out += ", ";
     out += key;

@@ -128,6 +128,24 @@ std::string SaveScene(const SceneDescription& description, const std::string& he
       e << YAML::Key << "materials" << YAML::Value << YAML::Flow << w->materials;
       e << YAML::EndMap;
     }
+    if (const auto& c = description.weather.cover) {
+      e << YAML::Key << "cover" << YAML::Value << YAML::BeginMap;
+      e << YAML::Key << "regions" << YAML::Value << YAML::BeginSeq;
+      for (const CoverRegionDescription& r : c->regions) {
+        e << YAML::BeginMap;
+        e << YAML::Key << "azimuth_deg" << YAML::Value << YAML::Flow
+          << std::vector<double>{r.azimuth_deg[0], r.azimuth_deg[1]};
+        e << YAML::Key << "elevation_deg" << YAML::Value << YAML::Flow
+          << std::vector<double>{r.elevation_deg[0], r.elevation_deg[1]};
+        Put(e, "transmission", r.transmission);
+        Put(e, "backscatter", r.backscatter);
+        e << YAML::EndMap;
+      }
+      e << YAML::EndSeq;
+      Put(e, "window_range_m", c->window_range_m);
+      Put(e, "semantic_class", c->semantic_class);
+      e << YAML::EndMap;
+    }
     e << YAML::EndMap;
   }
   e << YAML::Key << "objects" << YAML::Value << YAML::BeginSeq;

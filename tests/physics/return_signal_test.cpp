@@ -266,6 +266,14 @@ TEST(ReturnSignal, PulseWidthAndEchoTimeConvertBetweenTimeAndRange) {
   EXPECT_NEAR(RangeIntervalTime(2 * PulseSigmaRange(1e-9)) * 2.3548200450309493 / 2, 1e-9, 1e-21);
 }
 
+// A threshold of 0 (or one so small its levels underflow) ends the search for the weak level
+// rather than doubling 0 for ever; none of the contributions is weak then.
+TEST(ReturnSignal, WeakPowerLevelEndsAtAZeroThreshold) {
+  const SignalContribution c[2] = {{1.0f, 1e-9f, 1, 0}, {2.0f, 2e-9f, 2, 0}};
+  EXPECT_EQ(WeakPowerLevel(c, 2, 0.0), 0.0);
+  EXPECT_LE(WeakPowerLevel(c, 2, 1e-320), 1e-320);
+}
+
 // A fog-like comb of slabs 0.45 m apart falling as 1 / r^2 (its near ones above the
 // threshold), a surface at 20 m and weak clutter: WeakPowerLevel lets through as much as sums to
 // T / 2 at most (and the next level would not), and DetectEchoes, which needs no windows around

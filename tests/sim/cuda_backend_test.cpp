@@ -321,10 +321,15 @@ TEST(CudaBackend, RainAndSnowAreTheSameOnBothBackends) {
   for (const Material& m : scene->materials.materials)
     wet.materials.push_back(m.name);
   scene->description.weather.wet = wet;
+  // A window dirty on one side, clean but scattering on another (physics/cover.h).
+  CoverDescription cover;
+  cover.regions.push_back({{-60, 30}, {-10, 5}, 0.7, 2e-6});
+  cover.regions.push_back({{150, 250}, {-90, 90}, 1.0, 5e-6});
+  scene->description.weather.cover = cover;
   auto p = LoadSensorProfile(test::ConfigDir() / "sensors/ouster_os0_128_threshold.yaml");
   ASSERT_TRUE(p.ok()) << p.message();
   p->footprint.sub_rays = 8;
-  p->name += " (fog 50 m, rain 25 mm/h, snow 1 mm/h)";
+  p->name += " (fog 50 m, rain 25 mm/h, snow 1 mm/h, a dirty cover)";
   ExpectThresholdParity(scene.value(), p.value(), 21);
   auto cpu = CreateSimulator(Backend::kCpu, *scene, *p, Trajectory::Static(), {21, 0});
   ASSERT_TRUE(cpu.ok()) << cpu.message();

@@ -85,6 +85,22 @@ inline void ExpectSameSceneDescription(const SceneDescription& a, const SceneDes
     EXPECT_EQ(a.weather.snow->flake_reflectance, b.weather.snow->flake_reflectance) << what;
     EXPECT_EQ(a.weather.snow->semantic_class, b.weather.snow->semantic_class) << what;
   }
+  ASSERT_EQ(a.weather.cover.has_value(), b.weather.cover.has_value()) << what;
+  if (a.weather.cover) {
+    ASSERT_EQ(a.weather.cover->regions.size(), b.weather.cover->regions.size()) << what;
+    for (size_t i = 0; i < a.weather.cover->regions.size(); ++i) {
+      const CoverRegionDescription& x = a.weather.cover->regions[i];
+      const CoverRegionDescription& y = b.weather.cover->regions[i];
+      for (int k = 0; k < 2; ++k) {
+        EXPECT_EQ(x.azimuth_deg[k], y.azimuth_deg[k]) << what << " region " << i;
+        EXPECT_EQ(x.elevation_deg[k], y.elevation_deg[k]) << what << " region " << i;
+      }
+      EXPECT_EQ(x.transmission, y.transmission) << what << " region " << i;
+      EXPECT_EQ(x.backscatter, y.backscatter) << what << " region " << i;
+    }
+    EXPECT_EQ(a.weather.cover->window_range_m, b.weather.cover->window_range_m) << what;
+    EXPECT_EQ(a.weather.cover->semantic_class, b.weather.cover->semantic_class) << what;
+  }
   ASSERT_EQ(a.objects.size(), b.objects.size()) << what;
   for (size_t i = 0; i < a.objects.size(); ++i) {
     const SceneObjectDescription& x = a.objects[i];

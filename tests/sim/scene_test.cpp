@@ -186,6 +186,32 @@ TEST(SceneErrors, WeatherKeys) {
                    "'weather.wet.materials' (line 4): element 0 is not a string");
   ExpectSceneError(SceneYaml(plate) + "weather: {wet: {materials: [wood, tarmac]}}\n",
                    "'weather.wet.materials' (line 4): unknown material 'tarmac'");
+  // A dirty cover: no regions, a transmission of 0 or above 1, backscatter past 1 %, angles
+  // that are not a pair or run backwards, a window too far out, a misspelt key.
+  ExpectSceneError(SceneYaml(plate) + "weather: {cover: {regions: []}}\n",
+                   "key 'weather.cover.regions' (line 4): must list 1 to 8 regions of the "
+                   "window, got 0");
+  ExpectSceneError(SceneYaml(plate) + "weather: {cover: {regions: [{transmission: 0}]}}\n",
+                   "key 'weather.cover.regions[0].transmission' (line 4): must be the window's "
+                   "one-way transmission in (0, 1], got 0");
+  ExpectSceneError(SceneYaml(plate) + "weather: {cover: {regions: [{transmission: 1.2}]}}\n",
+                   "'weather.cover.regions[0].transmission'");
+  ExpectSceneError(SceneYaml(plate) + "weather: {cover: {regions: [{backscatter: 0.5}]}}\n",
+                   "'weather.cover.regions[0].backscatter' (line 4): must be the share of the "
+                   "emitted pulse sent back in [0, 0.01], got 0.5");
+  ExpectSceneError(SceneYaml(plate) + "weather: {cover: {regions: [{azimuth_deg: [10]}]}}\n",
+                   "'weather.cover.regions[0].azimuth_deg' (line 4): must be two angles "
+                   "[from, to] in degrees, got 1 numbers");
+  ExpectSceneError(SceneYaml(plate) + "weather: {cover: {regions: [{azimuth_deg: [30, 10]}]}}\n",
+                   "'weather.cover.regions[0].azimuth_deg'");
+  ExpectSceneError(SceneYaml(plate) + "weather: {cover: {regions: [{elevation_deg: [-10, 95]}]}}\n",
+                   "'weather.cover.regions[0].elevation_deg'");
+  ExpectSceneError(
+      SceneYaml(plate) + "weather: {cover: {regions: [{}], window_range_m: 2}}\n",
+      "'weather.cover.window_range_m' (line 4): must be the window's distance along the beam in "
+      "[0, 0.1] m, got 2");
+  ExpectSceneError(SceneYaml(plate) + "weather: {cover: {regions: [{dirt: 1}]}}\n",
+                   "unknown key 'weather.cover.regions[0].dirt'");
   test::TempDir dir;
   auto fog = LoadScene(
       dir.Write("fog.yaml", SceneYaml(plate) + "weather: {fog: {visibility_m: 50}}\n"), {});
@@ -203,6 +229,25 @@ TEST(SceneErrors, WeatherKeys) {
   EXPECT_EQ(wet->description.weather.rain->semantic_class, 101);
   EXPECT_EQ(wet->description.weather.snow->flake_reflectance, 0.6);
   EXPECT_EQ(wet->description.weather.Keys(), "weather.rain, weather.snow");
+  auto cover = LoadScene(
+      dir.Write("cover.yaml", SceneYaml(plate) +
+                                  "weather: {cover: {regions: [{azimuth_deg: [170, 200], "
+                                  "elevation_deg: [-5, 5], transmission: 0.6, backscatter: "
+                                  "1e-4}, {}]}}\n"),
+      {});
+  ASSERT_TRUE(cover.ok()) << cover.message();
+  ASSERT_TRUE(cover->description.weather.cover.has_value());
+  const CoverDescription& c = *cover->description.weather.cover;
+  ASSERT_EQ(c.regions.size(), 2u);
+  EXPECT_EQ(c.regions[0].azimuth_deg[1], 200);
+  EXPECT_EQ(c.regions[0].elevation_deg[0], -5);
+  EXPECT_EQ(c.regions[0].transmission, 0.6);
+  EXPECT_EQ(c.regions[0].backscatter, 1e-4);
+  EXPECT_EQ(c.regions[1].transmission, 1);  // defaults: the whole window, clean
+  EXPECT_EQ(c.regions[1].azimuth_deg[0], -180);
+  EXPECT_EQ(c.window_range_m, 0.02);
+  EXPECT_EQ(c.semantic_class, 104);
+  EXPECT_EQ(cover->description.weather.Keys(), "weather.cover");
 }
 
 TEST(SceneErrors, ImpossibleSizes) {

@@ -278,6 +278,26 @@ struct WetDescription {
   std::vector<std::string> materials;
 };
 
+// A dirty or wet cover (physics/cover.h): regions of the sensor's window, each with its
+// one-way transmission and the share of the emitted pulse it scatters back into the receiver.
+// Angles in the sensor's frame [deg]: azimuth from azimuth_deg[0] to azimuth_deg[1] (may
+// straddle +-180), elevation from elevation_deg[0] to elevation_deg[1].
+struct CoverRegionDescription {
+  double azimuth_deg[2] = {-180, 180};
+  double elevation_deg[2] = {-90, 90};
+  double transmission = 1;  // (0, 1]
+  double backscatter = 0;   // [0, kMostCoverBackscatter]
+};
+struct CoverDescription {
+  std::vector<CoverRegionDescription> regions;  // 1 .. physics::kMostCoverRegions
+  double window_range_m = 0.02;                 // [0, kMostWindowRangeM]: where its echo is
+  uint16_t semantic_class = 104;
+};
+// A window that sends back 1 % of the emitted pulse is blind, not dirty; a window 10 cm from
+// the emitter is not a sensor's cover.
+inline constexpr double kMostCoverBackscatter = 1e-2;
+inline constexpr double kMostWindowRangeM = 0.1;
+
 // The scene's weather (issue 43, docs/physics.md "Weather"): only the detectors that read the
 // return signal (threshold, waveform) can simulate it.
 struct WeatherDescription {
@@ -285,7 +305,8 @@ struct WeatherDescription {
   std::optional<RainDescription> rain;
   std::optional<SnowDescription> snow;
   std::optional<WetDescription> wet;
-  bool Any() const { return fog || rain || snow || wet; }
+  std::optional<CoverDescription> cover;
+  bool Any() const { return fog || rain || snow || wet || cover; }
   // The weather's keys present, as `weather.fog, weather.rain`.
   std::string Keys() const;
   // Key paths relative to `weather`.

@@ -283,7 +283,8 @@ inline constexpr double kTightClusterFraction = 1.0 / 64;
 LT_HD inline double WeakPowerLevel(const SignalContribution* c, uint32_t n, double threshold_w) {
   const double budget = threshold_w / 2;
   double level = threshold_w / (2 * n);
-  for (double next = 2 * level; next <= budget; next *= 2) {
+  // next > level: a threshold of 0 (or one that underflows) must not loop for ever.
+  for (double next = 2 * level; next <= budget && next > level; next *= 2) {
     double sum = 0;
     for (uint32_t k = 0; k < n && sum <= budget; ++k)
       sum += c[k].power_w <= next ? c[k].power_w : 0;
