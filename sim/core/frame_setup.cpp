@@ -31,9 +31,11 @@ SignalChain FrameSignalChain(const SensorProfile& p, const SceneDescription& sce
   chain.fog =
       FrameFog(p, scene.weather, chain.link, first_weather_object + chain.particles.populations);
   // The cover's object comes last (AppendWeatherObjects).
-  chain.cover = FrameCover(scene.weather, first_weather_object + chain.particles.populations +
-                                              (FogReturns(scene.weather) ? 1 : 0));
+  chain.cover = FrameCover(
+      p, scene.weather,
+      first_weather_object + chain.particles.populations + (FogReturns(scene.weather) ? 1 : 0));
   chain.cover_slots = CoverSlots(scene.weather);
+  chain.spray_slots = SpraySlots(p, scene.weather);
   return chain;
 }
 
@@ -47,13 +49,25 @@ Status CheckWeather(const SensorProfile& p, const SceneDescription& scene) {
                  p.name + "' has the " +
                  (p.detector.kind == DetectorKind::kIdeal ? "ideal" : "capability") + " detector"};
   }
+  // Scenes built in code meet the same checks as those read from a file.
+  ConfigCheck check;
+  w.Check(check);
+  if (!check.ok()) return check.ToStatus("scene");
   // The window's echo takes a slot in each sub-ray beside its surfaces (CoverSlots).
   const uint32_t n = std::max<uint32_t>(1, p.footprint.sub_rays);
   const uint32_t per_sub_ray = p.detector.max_surfaces_per_sub_ray + CoverSlots(w);
-  if (n * per_sub_ray > kMaxContributions) {
+  if (CoverSlots(w) > 0 && n * per_sub_ray > kMaxContributions) {
     return Error{
         "weather.cover: a window that scatters light back needs a contribution slot in "
         "each sub-ray beside its surfaces, but the profile '" +
+        p.name + "' fills a beam's " + std::to_string(kMaxContributions) + " with " +
+        std::to_string(n) + " sub-rays of " + std::to_string(p.detector.max_surfaces_per_sub_ray) +
+        " surfaces each"};
+  }
+  if (w.spray && SpraySlots(p, w) == 0) {
+    return Error{
+        "weather.spray: the spray's returns need a contribution slot in each sub-ray "
+        "beside its surfaces, but the profile '" +
         p.name + "' fills a beam's " + std::to_string(kMaxContributions) + " with " +
         std::to_string(n) + " sub-rays of " + std::to_string(p.detector.max_surfaces_per_sub_ray) +
         " surfaces each"};

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "internal/spray_setup.h"
 #include "lidartwin/physics/fog.h"
 #include "lidartwin/physics/precipitation.h"
 #include "lidartwin/physics/wet_surface.h"
@@ -32,10 +33,6 @@ ParticlePopulation SnowPopulation(const SnowDescription& s) {
           physics::FlakeBackscatterPerDiameter2(s.flake_reflectance),
           0};
 }
-
-// The contribution that cannot make an echo, as a share of the threshold: the particles'
-// reach ends where the largest returns less.
-constexpr double kNegligibleShareOfThreshold = 1e-3;
 
 // Where the largest particle's power on the beam's mean irradiance (overlap left out: it only
 // lowers it) falls to kNegligibleShareOfThreshold of the threshold, by bisection: the power
@@ -151,7 +148,16 @@ uint32_t CoverSlots(const WeatherDescription& w) {
   return CoverScatters(w) ? 1 : 0;
 }
 
-physics::CoverView FrameCover(const WeatherDescription& w, uint32_t object) {
+uint32_t SpraySlots(const SensorProfile& p, const WeatherDescription& w) {
+  if (!w.spray) return 0;
+  const uint32_t n = std::max<uint32_t>(1, p.footprint.sub_rays);
+  const uint32_t per_sub_ray = kMaxContributions / n;
+  const uint32_t taken = p.detector.max_surfaces_per_sub_ray + CoverSlots(w);
+  return per_sub_ray > taken ? std::min(kMostSpraySlots, per_sub_ray - taken) : 0;
+}
+
+physics::CoverView FrameCover(const SensorProfile& p, const WeatherDescription& w,
+                              uint32_t object) {
   physics::CoverView v;
   if (!w.cover) return v;
   for (const CoverRegionDescription& r : w.cover->regions) {
@@ -164,7 +170,14 @@ physics::CoverView FrameCover(const WeatherDescription& w, uint32_t object) {
         static_cast<float>(r.transmission),
         static_cast<float>(r.backscatter)};
   }
-  v.window_range_m = static_cast<float>(w.cover->window_range_m);
+  // The waveform detector's window echo is its internal reflection (seed 002 sec. 5.1): at its
+  // delay, so that the cover adds to that pulse rather than making a second one that would
+  // pull the range reference (waveform_ranging.h) towards the emission.
+  v.window_range_m =
+      static_cast<float>(p.detector.kind == DetectorKind::kWaveform
+                             ? 0.5 * physics::kSpeedOfLight_m_s *
+                                   p.detector.waveform.internal_reflection_delay_ns * 1e-9
+                             : w.cover->window_range_m);
   v.object = object;
   return v;
 }
@@ -247,7 +260,7 @@ uint32_t ParticleSlots(const SensorProfile& p, const WeatherDescription& w) {
   if (!w.rain && !w.snow) return 0;
   const uint32_t n = std::max<uint32_t>(1, p.footprint.sub_rays);
   const uint32_t per_sub_ray = kMaxContributions / n;
-  const uint32_t taken = p.detector.max_surfaces_per_sub_ray + CoverSlots(w);
+  const uint32_t taken = p.detector.max_surfaces_per_sub_ray + CoverSlots(w) + SpraySlots(p, w);
   return per_sub_ray > taken ? std::min(kMostParticleSlots, per_sub_ray - taken) : 0;
 }
 
@@ -304,6 +317,12 @@ void AppendWeatherObjects(const Scene& scene, double wavelength_nm, std::vector<
     o.response.r0 = r0;
     out.push_back(o);
   };
+  // The spray's plumes first, one per spraying vehicle (SpraySources' labels): a volume.
+  if (w.spray) {
+    const size_t plumes = SpraySources(scene, 0).size();
+    for (size_t i = 0; i < plumes; ++i)
+      add(0, w.spray->semantic_class);
+  }
   if (w.rain) {
     add(physics::NormalFresnelReflectance(physics::WaterRefractiveIndex(wavelength_nm)),
         w.rain->semantic_class);

@@ -22,7 +22,8 @@ CpuSimulator::CpuSimulator(const Scene& scene, const SensorProfile& profile,
       options_(options),
       caster_(RayCaster::Create(scene)),
       objects_(ObjectInfos(scene, profile.wavelength_nm)),
-      waveform_(MakeWaveformTables(profile)) {}
+      waveform_(MakeWaveformTables(profile)),
+      spray_sources_(SpraySources(scene, static_cast<uint32_t>(scene.objects.size()))) {}
 
 CpuSimulator::~CpuSimulator() = default;
 
@@ -115,6 +116,11 @@ Expected<Frame> CpuSimulator::Simulate(uint32_t frame_index) {
   if (Status s = CheckWeather(profile_, scene_.description); !s.ok()) return s.error();
   FrameContext context = CpuFrameContext(profile_, trajectory_, objects_, options_.seed,
                                          frame_index, &scene_.description, &waveform_);
+  if (const auto& spray = scene_.description.weather.spray) {
+    context.spray = FrameSpray(spray_sources_, *spray, options_.seed, t0, period, spray_clusters_,
+                               spray_plumes_);
+    context.spray.least_power_w = SprayLeastPowerW(profile_);
+  }
   const auto closest = [&](const physics::Vec3<double>& o, const physics::Vec3<double>& d,
                            double t_min, double t_max) {
     return ToSurfaceHit(caster_->Closest(o, d, t_min, t_max));

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "internal/beam_pipeline.h"
+#include "internal/spray_setup.h"
 #include "internal/waveform_setup.h"
 #include "lidartwin/sim/ray_caster.h"
 #include "lidartwin/sim/simulator.h"
@@ -39,6 +40,11 @@ class CpuSimulator final : public Simulator {
   std::vector<ObjectInfo> objects_;  // R0 at the sensor wavelength, response and labels
   std::vector<RasterPixel> raster_;  // the frame's angular raster (raster gathering)
   WaveformTables waveform_;          // the waveform detector's circuit spectrum and twiddles
+  // Road spray: the objects that throw it up, and the frame's plumes and clusters
+  // (FrameSpray), which FrameContext::spray points at.
+  std::vector<SpraySource> spray_sources_;
+  std::vector<SprayPlume> spray_plumes_;
+  std::vector<SprayCluster> spray_clusters_;
 };
 
 }  // namespace lt

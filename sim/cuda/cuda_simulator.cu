@@ -20,6 +20,7 @@
 #include "internal/frame_setup.h"
 #include "internal/gpu_memory_plan.h"
 #include "internal/instance_tree.h"
+#include "internal/spray_setup.h"
 #include "internal/two_level_hit.h"
 #include "internal/waveform_setup.h"
 #include "internal/weather_setup.h"
@@ -166,6 +167,14 @@ struct CudaSimulator::Impl {
   DeviceBuffer<physics::SignalContribution> contributions;
   DeviceBuffer<uint8_t> contribution_counts;
   DeviceBuffer<SubRayClear> sub_ray_clear;  // in fog: FrameContext::sub_ray_clear
+  // Road spray: the objects that throw it up, the frame's plumes and clusters made on the host
+  // (FrameSpray) and their copies here, which FrameContext::spray points at (PrepareSpray).
+  std::vector<SpraySource> spray_sources;
+  std::vector<SprayPlume> spray_plumes;
+  std::vector<SprayCluster> spray_clusters;
+  DeviceBuffer<SprayPlume> spray_plumes_gpu;
+  DeviceBuffer<SprayCluster> spray_clusters_gpu;
+  SprayView spray;  // the frame's, with the device pointers
   // Waveform detector: the circuit's spectrum, the twiddles and a batch's records.
   WaveformTables waveform_tables;  // host copies
   DeviceBuffer<physics::ComplexF> transfer, twiddles;
@@ -288,6 +297,9 @@ struct CudaSimulator::Impl {
   // While the GPU runs a frame: the spare filled for `frame`, the one expected after it. Errors
   // are left to that frame's own PlaceFrame.
   void PrepareNext(uint64_t frame);
+  // The frame's spray clusters made and copied to the device (synchronously: the kernels of
+  // the frame before have finished by then), for Context.
+  Status PrepareSpray(uint32_t frame_index);
   // The frame's context on the device: its pattern, trajectory, detector and chain, time.
   FrameContext Context(uint32_t frame_index) const;
   // Simulates beams [begin, end) in batches and appends their returns to f.
@@ -652,7 +664,23 @@ bool CudaSimulator::Impl::CanRunAhead() const {
   return plan.batch_count == 1 && !profile->raster_gather && options.waveform_beams.empty();
 }
 
+Status CudaSimulator::Impl::PrepareSpray(uint32_t frame_index) {
+  const std::optional<SprayDescription>& d = scene->description.weather.spray;
+  if (!d) return {};
+  const double period = profile->FramePeriodS();
+  spray =
+      FrameSpray(spray_sources, *d, options.seed, trajectory.start_time_s + frame_index * period,
+                 period, spray_clusters, spray_plumes);
+  spray.least_power_w = SprayLeastPowerW(*profile);
+  if (Status s = spray_plumes_gpu.Upload(spray_plumes); !s.ok()) return s;
+  if (Status s = spray_clusters_gpu.Upload(spray_clusters); !s.ok()) return s;
+  spray.plume = spray_plumes_gpu.get();
+  spray.cluster = spray_clusters_gpu.get();
+  return {};
+}
+
 void CudaSimulator::Impl::RunAhead(uint32_t frame) {
+  if (!PrepareSpray(frame).ok()) return;  // met again by the call that asks for the frame
   const FrameContext context = Context(frame);
   const bool moving = scene->HasMovingObjects() && !instance_object.empty();
   if (moving && !PlaceFrame(frame, context.frame_start_s).ok()) return;
@@ -701,11 +729,10 @@ Expected<std::unique_ptr<CudaSimulator>> CudaSimulator::Create(const Scene& scen
   const bool threshold = profile.detector.kind == DetectorKind::kThreshold;
   const bool signal = profile.detector.ReadsReturnSignal();
   const bool waveform = profile.detector.kind == DetectorKind::kWaveform;
-  const size_t sub_ray_slots = signal ? size_t{profile.footprint.sub_rays} *
-                                            (CoverSlots(scene.description.weather) +
-                                             profile.detector.max_surfaces_per_sub_ray +
-                                             ParticleSlots(profile, scene.description.weather))
-                                      : 0;
+  const size_t sub_ray_slots =
+      signal ? size_t{profile.footprint.sub_rays} *
+                   SlotsPerSubRay(FrameSignalChain(profile, scene.description, 0))
+             : 0;
   // In fog that returns, each sub-ray's clear length and weight (FogView).
   const size_t clear_per_beam =
       signal && FogReturns(scene.description.weather) ? profile.footprint.sub_rays : 0;
@@ -754,8 +781,11 @@ Expected<std::unique_ptr<CudaSimulator>> CudaSimulator::Create(const Scene& scen
     }
   }
   const uint32_t batch = m.plan.beams_per_batch * m.echoes_per_beam;  // record slots
-  m.signal =
-      FrameSignalChain(profile, scene.description, static_cast<uint32_t>(scene.objects.size()));
+  // The frame's objects: the scene's, then the spray's plumes, then the weather's others
+  // (AppendWeatherObjects).
+  m.spray_sources = SpraySources(scene, static_cast<uint32_t>(scene.objects.size()));
+  m.signal = FrameSignalChain(profile, scene.description,
+                              static_cast<uint32_t>(scene.objects.size() + m.spray_sources.size()));
   for (Status s :
        {m.triangles.Upload(soup),
         m.planes.Upload(planes),
@@ -881,6 +911,7 @@ FrameContext CudaSimulator::Impl::Context(uint32_t frame_index) const {
   context.beam_origin_radius_m = profile->beam_origin_radius_m;
   context.range_offset_m = profile->range_offset_m;
   if (signal.fog.slabs > 0) context.sub_ray_clear = sub_ray_clear.get();
+  context.spray = spray;
   if (profile->detector.kind == DetectorKind::kWaveform) {
     context.waveform = MakeWaveformChain(*profile, transfer.get(), twiddles.get());
     context.waveform.gap_powers = gap_powers.get();
@@ -924,6 +955,7 @@ Expected<Frame> CudaSimulator::Simulate(uint32_t frame_index) {
     m.AppendBatch(batch, *count, t0, f);
   } else {
     if (Status s = m.DropAhead(); !s.ok()) return s.error();
+    if (Status s = m.PrepareSpray(frame_index); !s.ok()) return s.error();
     FrameContext context = m.Context(frame_index);
     if (profile.raster_gather) {
       if (Status s = CheckRasterGather(profile, *m.scene, traj); !s.ok()) return s.error();

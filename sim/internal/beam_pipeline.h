@@ -13,6 +13,7 @@
 #include "internal/beam_record.h"
 #include "internal/fog_echoes.h"
 #include "internal/particle_echoes.h"
+#include "internal/spray_echoes.h"
 #include "lidartwin/physics/beam_footprint.h"
 #include "lidartwin/physics/beam_response.h"
 #include "lidartwin/physics/cover.h"
@@ -85,11 +86,14 @@ struct SignalChain {
   // the window's echo (1 where a region scatters light back, CoverSlots).
   physics::CoverView cover{};
   uint32_t cover_slots = 0;
+  // Road spray (spray_echoes.h): the slots a sub-ray holds for its clusters' slabs, after its
+  // particles' (SpraySlots; the clusters themselves change every frame: FrameContext::spray).
+  uint32_t spray_slots = 0;
 };
 
 // Contribution slots a sub-ray has: its window echo's, its surfaces' and its particles'.
 LT_HD inline uint32_t SlotsPerSubRay(const SignalChain& s) {
-  return s.cover_slots + s.max_surfaces + s.particle_slots;
+  return s.cover_slots + s.max_surfaces + s.particle_slots + s.spray_slots;
 }
 
 // Contributions one beam of `sub_rays` holds at most: its sub-rays' slots, then its fog slabs,
@@ -127,6 +131,9 @@ struct FrameContext {
   // when the fog returns (signal.fog.slabs > 0). Null on the CPU, which keeps a beam's on its
   // stack (GatherBeamSignal).
   SubRayClear* sub_ray_clear = nullptr;
+  // The frame's road spray (FrameSpray, made on the host each frame; the GPU's copies on the
+  // GPU): no plumes, none.
+  SprayView spray{};
 };
 
 // The central direction of beam i in the sensor frame: the frame's table where it has one (two
@@ -406,7 +413,9 @@ LT_HD inline uint32_t AddParticles(const FrameContext& c, uint32_t beam, uint32_
                                    double clear_m, physics::SignalContribution* out, uint32_t count,
                                    uint32_t room) {
   if (c.signal.particles.populations == 0) return count;
-  const uint32_t mine = SlotsPerSubRay(c.signal) < room ? SlotsPerSubRay(c.signal) : room;
+  // The sub-ray's slots but the spray's reserve.
+  const uint32_t own = SlotsPerSubRay(c.signal) - c.signal.spray_slots;
+  const uint32_t mine = own < room ? own : room;
   if (count >= mine) return count;
   const uint32_t n = c.footprint.sub_rays > 1 ? c.footprint.sub_rays : 1;
   const uint32_t slots = mine - count < kMostParticleSlots ? mine - count : kMostParticleSlots;
@@ -415,14 +424,36 @@ LT_HD inline uint32_t AddParticles(const FrameContext& c, uint32_t beam, uint32_
                                 out + count, slots);
 }
 
+// The spray clusters a sub-ray passes through (spray_echoes.h), found once: its surfaces'
+// returns are dimmed by them and their drops return light in front of its first surface.
+struct SubRaySpray {
+  SprayChord chord[kMostSprayChords];
+  uint32_t n = 0;
+};
+// The chords of the sub-ray leaving along q at scene time t_s, from the minimum range (at
+// least 5 cm: the volume's 1 / r^2) to q's reach; none without spray.
+LT_HD inline void FindSpray(const FrameContext& c, double t_s, const RayQuery& q,
+                            SubRaySpray* spray) {
+  spray->n = 0;
+  if (c.spray.plumes == 0) return;
+  const double near = c.detector.min_range_m > 0.05 ? c.detector.min_range_m : 0.05;
+  spray->n = SprayChords(c.spray, q.origin, q.unit_direction, t_s, near, q.t_max, spray->chord);
+}
+
 // The end of sub-ray k's signal: its clear length (to its first surface, clear_m) and weight
-// noted for the fog's slabs in *clear (where given), and its rain and snow added
-// (AddParticles); returns the new count.
+// noted for the fog's slabs in *clear (where given), its rain and snow added (AddParticles),
+// then its spray's slabs in the slots left (SprayReturns); returns the new count.
 LT_HD inline uint32_t FinishSubRay(const FrameContext& c, uint32_t beam, uint32_t k, double weight,
                                    double clear_m, physics::SignalContribution* out, uint32_t count,
-                                   uint32_t room, SubRayClear* clear) {
+                                   uint32_t room, SubRayClear* clear, const SubRaySpray& spray) {
   if (clear) *clear = {static_cast<float>(clear_m), static_cast<float>(weight)};
-  return AddParticles(c, beam, k, weight, clear_m, out, count, room);
+  count = AddParticles(c, beam, k, weight, clear_m, out, count, room);
+  if (spray.n == 0) return count;
+  const uint32_t mine = SlotsPerSubRay(c.signal) < room ? SlotsPerSubRay(c.signal) : room;
+  if (count >= mine) return count;
+  return count + SprayReturns(c.spray, c.signal.link, c.signal.overlap,
+                              c.signal.threshold.pulse_sigma_m, spray.chord, spray.n, weight,
+                              clear_m, out + count, mine - count);
 }
 
 // Stages 2-3 for sub-ray k, traced: the window's echo (PassWindow), then followed through up
@@ -440,6 +471,8 @@ LT_HD uint32_t TraceSubRaySignal(const FrameContext& c, uint32_t beam, uint32_t 
   const WindowPass window = PassWindow(c, sub, out, room);
   double weight = sub.weight;  // the share reaching the next surface
   const RayQuery first = SignalFirstQuery(c, s, sub);
+  SubRaySpray spray;
+  FindSpray(c, s.t, first, &spray);
   const physics::Vec3<double>& dir_world = first.unit_direction;
   const double t_max = first.t_max;
   double t_min = first.t_min;
@@ -454,7 +487,8 @@ LT_HD uint32_t TraceSubRaySignal(const FrameContext& c, uint32_t beam, uint32_t 
     const double p = weight * window.two_way * r.coverage *
                      physics::ReceivedPower(c.signal.link, physics::MonostaticBrdf(r, cos_theta),
                                             cos_theta, hit.distance_m) *
-                     physics::OverlapShare(c.signal.overlap, hit.distance_m);
+                     physics::OverlapShare(c.signal.overlap, hit.distance_m) *
+                     SprayTransmission(spray.chord, spray.n, hit.distance_m);
     out[count++] = {static_cast<float>(hit.distance_m), static_cast<float>(p), hit.object,
                     SunlightOf(c, weight * window.one_way * r.coverage, r, hit.distance_m)};
     if (!physics::SurfaceLetsLightThrough(r)) break;
@@ -462,7 +496,8 @@ LT_HD uint32_t TraceSubRaySignal(const FrameContext& c, uint32_t beam, uint32_t 
     // Past this surface: 1 mm on, well above the refined hit's error (ADR 0002).
     t_min = hit.distance_m + 1e-3;
   }
-  return FinishSubRay(c, beam, k, sub.weight * window.two_way, clear_m, out, count, room, clear);
+  return FinishSubRay(c, beam, k, sub.weight * window.two_way, clear_m, out, count, room, clear,
+                      spray);
 }
 
 // Stages 2-3 for sub-ray k from the raster (seed 004 Alg. 1): the window's echo (PassWindow),
@@ -478,29 +513,32 @@ LT_HD inline uint32_t RasterSubRaySignal(const FrameContext& c, uint32_t beam, u
   const WindowPass window = PassWindow(c, sub, out, room);
   const double weight = sub.weight * window.two_way;  // the return's share, through the window
   const uint32_t count = window.written;
+  SubRaySpray spray;
+  FindSpray(c, s.t, SignalFirstQuery(c, s, sub), &spray);
   const RasterPixel* px = RasterLookup(c.raster, sub.dir);
   const double reach = SubRayReach(c);
   if (!px || px->object == kRasterNoHit || count >= room)
-    return FinishSubRay(c, beam, k, weight, reach, out, count, room, clear);
+    return FinishSubRay(c, beam, k, weight, reach, out, count, room, clear, spray);
   const physics::Vec3<double> normal{px->normal[0], px->normal[1], px->normal[2]};
   const double vn = physics::Dot(sub.dir, normal);
-  if (vn == 0) return FinishSubRay(c, beam, k, weight, reach, out, count, room, clear);
+  if (vn == 0) return FinishSubRay(c, beam, k, weight, reach, out, count, room, clear, spray);
   const double range = px->plane_offset_m / vn;
   if (!(range >= c.detector.min_range_m && range <= reach)) {
     // A surface nearer than the window hides everything behind it; one behind the sensor or
     // past the reach, nothing.
     const bool hidden = range > 0 && range < c.detector.min_range_m;
-    return FinishSubRay(c, beam, k, weight, hidden ? range : reach, out, count, room, clear);
+    return FinishSubRay(c, beam, k, weight, hidden ? range : reach, out, count, room, clear, spray);
   }
   const physics::SurfaceResponse& r = c.objects[px->object].response;
   const double cos_theta = vn < 0 ? -vn : vn;
   const double p = weight * r.coverage *
                    physics::ReceivedPower(c.signal.link, physics::MonostaticBrdf(r, cos_theta),
                                           cos_theta, range) *
-                   physics::OverlapShare(c.signal.overlap, range);
+                   physics::OverlapShare(c.signal.overlap, range) *
+                   SprayTransmission(spray.chord, spray.n, range);
   out[count] = {static_cast<float>(range), static_cast<float>(p), px->object,
                 SunlightOf(c, sub.weight * window.one_way * r.coverage, r, range)};
-  return FinishSubRay(c, beam, k, weight, range, out, count + 1, room, clear);
+  return FinishSubRay(c, beam, k, weight, range, out, count + 1, room, clear, spray);
 }
 
 // Stages 2-3 for a whole beam, sub-ray after sub-ray (traced or from the raster); the
@@ -573,20 +611,10 @@ LT_HD inline void WriteEchoes(const FrameContext& c, uint32_t beam,
     noise_w = c.signal.signal_noise_w * physics::StandardNormal<double>(w.v[0], w.v[1]);
     detector.threshold_w = physics::NoisyThreshold(detector.threshold_w, noise_w);
   }
-  uint32_t count = physics::DetectEchoes(detector, contributions, n, echoes, &detected);
-  // The receiver's range gate: echoes nearer than the minimum range (a window's, or pulses
-  // merged with it) are no candidates for the return mode, as a sensor blanks its receiver
-  // there; a dirty window's strong echo would otherwise be the strongest and take the target's
-  // place. The echoes left are numbered from 0 again: the first the sensor reports is its
-  // first return.
-  uint32_t gated = 0;
-  for (uint32_t i = 0; i < count; ++i) {
-    if (echoes[i].range_m < c.detector.min_range_m) continue;
-    echoes[gated] = echoes[i];
-    echoes[gated].index = gated;
-    ++gated;
-  }
-  count = gated;
+  // The receiver's range gate at the minimum range: echoes nearer (a dirty window's, or
+  // pulses merged with it) are no candidates for the return mode and take no return number.
+  const uint32_t count =
+      physics::DetectEchoes(detector, contributions, n, echoes, &detected, c.detector.min_range_m);
   uint32_t chosen[physics::kMaxEchoesDetected];
   const uint32_t m = physics::SelectEchoes(c.signal.threshold.mode, c.signal.threshold.max_echoes,
                                            echoes, count, chosen);

@@ -12,6 +12,11 @@
 
 namespace lt {
 
+// The contribution that cannot make an echo, as a share of the threshold: particles, fog
+// slabs and spray slabs returning less are left out, and the particles' reach ends where the
+// largest returns less.
+inline constexpr double kNegligibleShareOfThreshold = 1e-3;
+
 // Rain's and snow's extinction coefficients [1/m] (physics/precipitation.h): drops as spheres,
 // flakes as discs at random orientations, each with its extinction efficiency.
 double RainExtinctionPerM(const RainDescription& rain);
@@ -54,20 +59,30 @@ bool CoverScatters(const WeatherDescription& weather);
 // The slot each sub-ray holds for the window's echo: 1 where the cover scatters, else 0.
 uint32_t CoverSlots(const WeatherDescription& weather);
 
-// The frame's window (physics/cover.h), its angles in radians; its echoes labelled as
-// `object`. No regions without a cover.
-physics::CoverView FrameCover(const WeatherDescription& weather, uint32_t object);
+// Slots each sub-ray holds for its spray's slabs: without spray 0, else as many as fit beside
+// its surfaces and window echo in kMaxContributions, at most kMostSpraySlots (0: the profile
+// has no room, refused by CheckWeather).
+inline constexpr uint32_t kMostSpraySlots = 4;
+uint32_t SpraySlots(const SensorProfile& profile, const WeatherDescription& weather);
 
-// Appends the rain's, the snow's, the fog's and the cover's object (in that order, those
-// present; the fog's where it returns, the cover's where it scatters) to the scene's: no
-// material, their semantic class, instances after the scene's largest.
+// The frame's window (physics/cover.h), its angles in radians; its echoes labelled as
+// `object`, at the cover's window range (the waveform detector: at its internal reflection's
+// delay, which the window's echo adds to). No regions without a cover.
+physics::CoverView FrameCover(const SensorProfile& profile, const WeatherDescription& weather,
+                              uint32_t object);
+
+// Appends the spray's plumes (one per spraying vehicle, SpraySources), the rain's, the
+// snow's, the fog's and the cover's object (in that order, those present; the fog's where it
+// returns, the cover's where it scatters) to the scene's: no material, their semantic class,
+// instances after the scene's largest.
 void AppendWeatherObjects(const Scene& scene, double wavelength_nm, std::vector<ObjectInfo>& out);
 
 // Wets the responses of the objects whose material the weather names (WetDescription): the
 // film's index and WetDiffuseGain at each material's reflectance. `objects` in scene order.
 void WetObjects(const Scene& scene, double wavelength_nm, std::vector<ObjectInfo>& objects);
 
-// How many objects AppendWeatherObjects adds.
+// How many objects AppendWeatherObjects adds after the spray's plumes (those of fixed number,
+// last among the frame's objects).
 uint32_t WeatherObjectCount(const WeatherDescription& weather);
 
 }  // namespace lt

@@ -171,6 +171,16 @@ Expected<SceneDescription> ReadDescription(ConfigMap& root) {
     }
     if (present(weather, "wet"))
       d.weather.wet = WetDescription{weather.Map("wet").Strings("materials")};
+    if (present(weather, "spray")) {
+      ConfigMap m = weather.Map("spray");
+      SprayDescription s;
+      s.visibility_m = m.Number("visibility_m");
+      s.water_film_mm = m.Number("water_film_mm");
+      s.lidar_ratio_sr = m.Number("lidar_ratio_sr", s.lidar_ratio_sr);
+      s.semantic_class =
+          static_cast<uint16_t>(WholeNumber(m, "semantic_class", s.semantic_class, 65535, "65535"));
+      d.weather.spray = s;
+    }
     if (present(weather, "cover")) {
       ConfigMap m = weather.Map("cover");
       CoverDescription c;
@@ -545,6 +555,27 @@ void WeatherDescription::Check(ConfigCheck& check) const {
   if (wet && wet->materials.empty())
     check.Sub("wet").Fail("materials", "must name at least one material");
   if (cover) CheckCover(check.Sub("cover"), *cover);
+  if (spray) {
+    const double v = spray->visibility_m;
+    if (!(v >= kLeastSprayVisibilityM && v <= kMostVisibilityM)) {
+      check.Sub("spray").Fail(
+          "visibility_m",
+          "must be the meteorological optical range inside a fresh spray cluster in [1, 100000] "
+          "m, got " +
+              NumberText(v));
+    }
+    const double h = spray->water_film_mm;
+    if (!(h > 0 && h <= kMostWaterFilmMm)) {
+      check.Sub("spray").Fail("water_film_mm",
+                              "must be the road's water film in (0, 10] mm, got " + NumberText(h));
+    }
+    const double s = spray->lidar_ratio_sr;
+    if (!(s >= kLeastLidarRatioSr && s <= kMostLidarRatioSr)) {
+      check.Sub("spray").Fail(
+          "lidar_ratio_sr",
+          "must be an extinction-to-backscatter ratio in [5, 200] sr, got " + NumberText(s));
+    }
+  }
 }
 
 std::string WeatherDescription::Keys() const {
@@ -553,7 +584,8 @@ std::string WeatherDescription::Keys() const {
                                      {"weather.rain", rain.has_value()},
                                      {"weather.snow", snow.has_value()},
                                      {"weather.wet", wet.has_value()},
-                                     {"weather.cover", cover.has_value()}}) {
+                                     {"weather.cover", cover.has_value()},
+                                     {"weather.spray", spray.has_value()}}) {
     if (!present) continue;
     if (!out.empty()) out += ", ";
     out += key;

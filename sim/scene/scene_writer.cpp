@@ -128,6 +128,14 @@ std::string SaveScene(const SceneDescription& description, const std::string& he
       e << YAML::Key << "materials" << YAML::Value << YAML::Flow << w->materials;
       e << YAML::EndMap;
     }
+    if (const auto& s = description.weather.spray) {
+      e << YAML::Key << "spray" << YAML::Value << YAML::BeginMap;
+      Put(e, "visibility_m", s->visibility_m);
+      Put(e, "water_film_mm", s->water_film_mm);
+      Put(e, "lidar_ratio_sr", s->lidar_ratio_sr);
+      Put(e, "semantic_class", s->semantic_class);
+      e << YAML::EndMap;
+    }
     if (const auto& c = description.weather.cover) {
       e << YAML::Key << "cover" << YAML::Value << YAML::BeginMap;
       e << YAML::Key << "regions" << YAML::Value << YAML::BeginSeq;

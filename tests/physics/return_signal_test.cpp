@@ -225,6 +225,28 @@ TEST(ReturnSignal, MoreEchoesThanTheArrayKeepsTheLastOnes) {
   EXPECT_EQ(e[0].index, 20u - kMaxEchoesDetected);
 }
 
+// The range gate: of 20 echoes 5 m apart from 10 m, those below a gate at 32 m are no echoes:
+// the 16 from 35 m on are all kept (none dropped for the nearer ones), numbered from 0; and a
+// tight cluster (one pulse) below the gate gives none.
+TEST(ReturnSignal, TheRangeGateLeavesOutEchoesBeforeTheyAreKeptOrNumbered) {
+  std::vector<SignalContribution> c;
+  for (int k = 0; k < 20; ++k)
+    c.push_back({static_cast<float>(10 + 5 * k), 3.0f, static_cast<uint32_t>(k)});
+  Echo e[kMaxEchoesDetected];
+  uint32_t detected = 0;
+  const uint32_t n = DetectEchoes(Detector(), c.data(), 20, e, &detected, 32.0);
+  EXPECT_EQ(detected, 15u);
+  ASSERT_EQ(n, 15u);
+  EXPECT_EQ(e[0].source, 5u);
+  EXPECT_EQ(e[0].index, 0u);
+  EXPECT_EQ(e[n - 1].source, 19u);
+  EXPECT_EQ(e[n - 1].index, 14u);
+  std::vector<SignalContribution> one = {{0.02f, 5.0f, 1, 0}};
+  EXPECT_EQ(DetectEchoes(Detector(), one.data(), 1, e, &detected, 0.3), 0u);
+  EXPECT_EQ(detected, 0u);
+  EXPECT_EQ(DetectEchoes(Detector(), one.data(), 1, e, &detected, 0.0), 1u);
+}
+
 }  // namespace
 }  // namespace lt::physics
 

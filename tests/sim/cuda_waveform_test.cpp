@@ -478,6 +478,13 @@ TEST(CudaWaveform, DetectorMatchesCpuOnTheLabScene) {
   SensorProfile rainy = CubeWaveform();
   rainy.name += " (rain 25 mm/h, snow 1 mm/h, fog 50 m)";
   ExpectWaveformParity(wet, rainy, 8);
+  // A dirty window that scatters: its echo adds to the internal reflection at its delay.
+  Scene dirty = scene.value();
+  dirty.description.weather.cover =
+      CoverDescription{{{{-30, 30}, {-90, 90}, 0.7, 5e-7}, {{30, 60}, {-90, 90}, 0.9, 0}}};
+  SensorProfile covered = CubeWaveform();
+  covered.name += " (a dirty cover)";
+  ExpectWaveformParity(dirty, covered, 9);
   // A measured front end (a table, no poles: two poles at 150 MHz tabulated every 50 MHz): the
   // simulator keeps the transforms, two beams a warp.
   SensorProfile table = CubeWaveform();

@@ -85,6 +85,13 @@ inline void ExpectSameSceneDescription(const SceneDescription& a, const SceneDes
     EXPECT_EQ(a.weather.snow->flake_reflectance, b.weather.snow->flake_reflectance) << what;
     EXPECT_EQ(a.weather.snow->semantic_class, b.weather.snow->semantic_class) << what;
   }
+  ASSERT_EQ(a.weather.spray.has_value(), b.weather.spray.has_value()) << what;
+  if (a.weather.spray) {
+    EXPECT_EQ(a.weather.spray->visibility_m, b.weather.spray->visibility_m) << what;
+    EXPECT_EQ(a.weather.spray->water_film_mm, b.weather.spray->water_film_mm) << what;
+    EXPECT_EQ(a.weather.spray->lidar_ratio_sr, b.weather.spray->lidar_ratio_sr) << what;
+    EXPECT_EQ(a.weather.spray->semantic_class, b.weather.spray->semantic_class) << what;
+  }
   ASSERT_EQ(a.weather.cover.has_value(), b.weather.cover.has_value()) << what;
   if (a.weather.cover) {
     ASSERT_EQ(a.weather.cover->regions.size(), b.weather.cover->regions.size()) << what;

@@ -212,6 +212,21 @@ TEST(SceneErrors, WeatherKeys) {
       "[0, 0.1] m, got 2");
   ExpectSceneError(SceneYaml(plate) + "weather: {cover: {regions: [{dirt: 1}]}}\n",
                    "unknown key 'weather.cover.regions[0].dirt'");
+  // Spray: no visibility, a film of 0 or a flood, a lidar ratio out of range.
+  ExpectSceneError(SceneYaml(plate) + "weather: {spray: {water_film_mm: 1}}\n",
+                   "'weather.spray.visibility_m'");
+  ExpectSceneError(SceneYaml(plate) + "weather: {spray: {visibility_m: 10, water_film_mm: 0}}\n",
+                   "key 'weather.spray.water_film_mm' (line 4): must be the road's water film in "
+                   "(0, 10] mm, got 0");
+  ExpectSceneError(SceneYaml(plate) + "weather: {spray: {visibility_m: 10, water_film_mm: 50}}\n",
+                   "'weather.spray.water_film_mm'");
+  ExpectSceneError(SceneYaml(plate) + "weather: {spray: {visibility_m: 0.5, water_film_mm: 1}}\n",
+                   "key 'weather.spray.visibility_m' (line 4): must be the meteorological optical "
+                   "range inside a fresh spray cluster in [1, 100000] m, got 0.5");
+  ExpectSceneError(
+      SceneYaml(plate) +
+          "weather: {spray: {visibility_m: 10, water_film_mm: 1, lidar_ratio_sr: 1}}\n",
+      "'weather.spray.lidar_ratio_sr'");
   test::TempDir dir;
   auto fog = LoadScene(
       dir.Write("fog.yaml", SceneYaml(plate) + "weather: {fog: {visibility_m: 50}}\n"), {});

@@ -77,6 +77,7 @@ SceneDescription EveryType() {
   d.weather.snow = SnowDescription{
       .rate_mm_h = 1.5, .min_diameter_mm = 0.3, .flake_reflectance = 0.35, .semantic_class = 8};
   d.weather.wet = WetDescription{{"grey"}};
+  d.weather.spray = SprayDescription{12.5, 1.5, 22, 11};
   d.weather.cover = CoverDescription{{{{170, 200}, {-5, 12.5}, 0.65, 3e-5}, {}}, 0.035, 9};
   SceneObjectDescription plate{.name = "plate",
                                .type = "plate",

@@ -298,6 +298,21 @@ struct CoverDescription {
 inline constexpr double kMostCoverBackscatter = 1e-2;
 inline constexpr double kMostWindowRangeM = 0.1;
 
+// Road spray (physics/spray.h): every object moving faster than 50 km/h on a road under a
+// film of `water_film_mm` throws up clusters of drops behind it (Linnhoff et al.'s model), each
+// as dense as a fog of MOR `visibility_m` when fresh, thinning as it ages. They dim what lies
+// behind them and return light of their own (lidar ratio `lidar_ratio_sr`), labelled
+// `semantic_class` with an instance per vehicle's plume.
+struct SprayDescription {
+  double visibility_m = 0;   // inside a fresh cluster, [kLeastSprayVisibilityM, kMostVisibilityM]
+  double water_film_mm = 0;  // (0, kMostWaterFilmMm]
+  double lidar_ratio_sr = 18.8;
+  uint16_t semantic_class = 105;
+};
+inline constexpr double kLeastSprayVisibilityM = 1;
+// Deeper than 10 mm water is a flooded road, not a film.
+inline constexpr double kMostWaterFilmMm = 10;
+
 // The scene's weather (issue 43, docs/physics.md "Weather"): only the detectors that read the
 // return signal (threshold, waveform) can simulate it.
 struct WeatherDescription {
@@ -306,7 +321,8 @@ struct WeatherDescription {
   std::optional<SnowDescription> snow;
   std::optional<WetDescription> wet;
   std::optional<CoverDescription> cover;
-  bool Any() const { return fog || rain || snow || wet || cover; }
+  std::optional<SprayDescription> spray;
+  bool Any() const { return fog || rain || snow || wet || cover || spray; }
   // The weather's keys present, as `weather.fog, weather.rain`.
   std::string Keys() const;
   // Key paths relative to `weather`.

@@ -25,7 +25,9 @@ inline constexpr uint32_t kMostCoverRegions = 8;
 
 // One region of the window, as the directions through it in the sensor's frame: azimuth in
 // [azimuth_min, azimuth_min + azimuth_span) (modulo 2 pi, so a region may straddle +-pi) and
-// elevation in [elevation_min, elevation_max], radians.
+// elevation in [elevation_min, elevation_max) (closed at the zenith), radians. Half-open, so
+// that regions sharing an edge do not both cover it; the bounds are floats, 1e-7 rad apart from
+// the degrees given.
 struct CoverRegion {
   float azimuth_min_rad, azimuth_span_rad;
   float elevation_min_rad, elevation_max_rad;
@@ -59,7 +61,9 @@ LT_HD CoverPass CoverAt(const CoverView& v, const Vec3<T>& dir_sensor) {
   const double azimuth = atan2(double(dir_sensor.y), double(dir_sensor.x));
   for (uint32_t i = 0; i < v.regions; ++i) {
     const CoverRegion& r = v.region[i];
-    if (elevation < r.elevation_min_rad || elevation > r.elevation_max_rad) continue;
+    const bool below_top = elevation < r.elevation_max_rad ||
+                           (elevation == r.elevation_max_rad && r.elevation_max_rad >= kPi / 2);
+    if (elevation < r.elevation_min_rad || !below_top) continue;
     double from = azimuth - r.azimuth_min_rad;  // in [0, 2 pi) after the wrap
     from -= 2 * kPi * std::floor(from / (2 * kPi));
     if (from >= r.azimuth_span_rad) continue;

@@ -6,6 +6,7 @@
 
 #include <cmath>
 
+#include "lidartwin/physics/hd.h"
 #include "lidartwin/physics/link_budget.h"
 
 namespace lt::physics {
@@ -90,15 +91,16 @@ inline double FogBackscatterPerMSr(double extinction_per_m, double lidar_ratio_s
 // sec. 3; seed 002 eq. 2 with a target's beta dA replaced by beta_pi dr over a footprint the
 // fog fills), the integral over [a, b] of ReceivedPower(beta_pi, R = r) O(r) dr, O the
 // near-field overlap. As a contribution of the return signal it is a pulse of that power at the
-// slab's centroid (the power-weighted mean range). Simpson's rule on 16 panels: exact for
-// 1 / r^2 to 1e-7 on a slab a quarter of its range thick.
+// slab's centroid (the power-weighted mean range). Simpson's rule on kPanels panels (even):
+// 16 are exact for 1 / r^2 to 1e-7 on a slab a quarter of its range thick.
 struct VolumeReturn {
   double power_w;
   double centroid_m;
 };
-inline VolumeReturn FogVolumeReturn(const LinkBudget& link, const Overlap& overlap,
-                                    double backscatter_per_m_sr, double a, double b) {
-  constexpr int kPanels = 16;
+template <int kPanels = 16>
+LT_HD VolumeReturn FogVolumeReturn(const LinkBudget& link, const Overlap& overlap,
+                                   double backscatter_per_m_sr, double a, double b) {
+  static_assert(kPanels % 2 == 0, "Simpson's rule takes an even number of panels");
   const double h = (b - a) / kPanels;
   double power = 0, moment = 0;
   for (int i = 0; i <= kPanels; ++i) {

@@ -82,6 +82,7 @@ inline constexpr uint32_t kStreamBackgroundPositions = 14;  // their bins, past 
 inline constexpr uint32_t kStreamThermalSegment = 15;       // waveform detector, a segment a key
 inline constexpr uint32_t kStreamRayDrop = 16;              // learned ray drop, per return
 inline constexpr uint32_t kStreamParticles = 17;            // rain and snow, per sub-ray
+inline constexpr uint32_t kStreamSpray = 18;                // road spray, per cluster
 
 // Four independent 32-bit words for one key: the 64-bit seed is the Philox key and the ids
 // (frame, beam, sub-ray, stream) are the four counter words, so no two draws share a counter.

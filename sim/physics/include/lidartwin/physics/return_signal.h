@@ -296,7 +296,10 @@ LT_HD inline double WeakPowerLevel(const SignalContribution* c, uint32_t n, doub
 
 // All echoes of a beam in range order (at most kMaxEchoesDetected; beyond that the nearest
 // are dropped so the last ones survive). Sorts `c` by range. Returns the number of echoes in
-// `out` and the number detected in total in *detected.
+// `out` and the number detected in total in *detected. Echoes whose range is below gate_m (the
+// receiver's range gate, its minimum range: a sensor blanks its receiver there) are not
+// echoes at all: not kept, not counted, not numbered, so a dirty window's strong echo never
+// takes a target's place or its number.
 //
 // The signal is sampled on a grid of step sigma_r / 4 over the windows [r_k - L, r_k + L],
 // L = sigma_r sqrt(2 ln(P_sum / T)): outside every window xi^ <= P_sum varpi(L) = T, so no
@@ -309,7 +312,7 @@ LT_HD inline double WeakPowerLevel(const SignalContribution* c, uint32_t n, doub
 // twice their sum (outside them the others add at most T / 2), which keeps the grid off the
 // metres of weak particles and thin fog in front of a surface.
 LT_HD inline uint32_t DetectEchoes(const ThresholdDetector& d, SignalContribution* c, uint32_t n,
-                                   Echo* out, uint32_t* detected) {
+                                   Echo* out, uint32_t* detected, double gate_m = -1e300) {
   using std::log;
   using std::sqrt;
   *detected = 0;
@@ -339,6 +342,7 @@ LT_HD inline uint32_t DetectEchoes(const ThresholdDetector& d, SignalContributio
     if (!(f > t)) return 0;
     const double hw = sigma * sqrt(2 * log(f / t));
     out[0] = detail::FinishEcho(d, c, n, r_m - hw, r_m + hw, r_m, f, 0);
+    if (out[0].range_m < gate_m) return 0;
     out[0].index = 0;
     *detected = 1;
     return 1;
@@ -415,15 +419,17 @@ LT_HD inline uint32_t DetectEchoes(const ThresholdDetector& d, SignalContributio
         if (best_x == x_prev) best_right = f;  // the grid maximum was the last point above T
         const Echo e = detail::MakeEcho(d, c, n, r0, r1, best_x, h, best_left, best_f, best_right,
                                         echo_first, cut);
-        if (count == kMaxEchoesDetected) {
-          for (uint32_t m = 1; m < count; ++m)
-            out[m - 1] = out[m];
-          --count;
+        if (!(e.range_m < gate_m)) {
+          if (count == kMaxEchoesDetected) {
+            for (uint32_t m = 1; m < count; ++m)
+              out[m - 1] = out[m];
+            --count;
+          }
+          out[count] = e;
+          out[count].index = seen;
+          ++count;
+          ++seen;
         }
-        out[count] = e;
-        out[count].index = seen;
-        ++count;
-        ++seen;
       }
       x_prev = x;
       f_prev = f;

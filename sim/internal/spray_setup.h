@@ -1,0 +1,44 @@
+// The frame's road spray (issue 43, physics/spray.h, spray_echoes.h): which objects spray, and
+// the clusters their plumes hold during a frame, made on the host for both backends.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "internal/spray_echoes.h"
+#include "lidartwin/physics/vec3.h"
+#include "lidartwin/sim/scene.h"
+#include "lidartwin/sim/sensor_profile.h"
+
+namespace lt {
+
+// An object that throws up spray: its box at scene time 0 (world), its velocity, the scene
+// object it is, and the frame object its plume's echoes are labelled with.
+struct SpraySource {
+  uint32_t scene_object;
+  uint32_t label_object;
+  physics::Vec3<double> lo, hi;  // its axis-aligned box at t = 0 [m]
+  physics::Vec3<double> velocity_m_s;
+};
+
+// The scene's spraying objects, in scene order: those moving faster than the spray's onset
+// (physics::kSprayOnsetKmh, horizontally) when the weather has spray; none otherwise. Their
+// plumes' labels are the frame objects first_label, first_label + 1, ... (AppendSprayObjects).
+std::vector<SpraySource> SpraySources(const Scene& scene, uint32_t first_label);
+
+// Clusters one plume holds at most; past it the oldest are left out.
+inline constexpr uint32_t kMostSprayClustersPerPlume = 4096;
+
+// The clusters alive during the frame [start_s, start_s + period_s] of every source, drawn
+// from the seed (the same cluster in every frame it lives through: keys by spawn index, not
+// frame), into `clusters` and `plumes`; the view points at them (the GPU replaces the
+// pointers with its copies).
+SprayView FrameSpray(const std::vector<SpraySource>& sources, const SprayDescription& spray,
+                     uint64_t seed, double start_s, double period_s,
+                     std::vector<SprayCluster>& clusters, std::vector<SprayPlume>& plumes);
+
+// A spray slab returning less than this [W] is left out: 1e-3 of the threshold detector's
+// threshold (as particles and fog slabs are), 0 for the waveform detector (all kept).
+double SprayLeastPowerW(const SensorProfile& profile);
+
+}  // namespace lt
