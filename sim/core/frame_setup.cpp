@@ -53,25 +53,21 @@ Status CheckWeather(const SensorProfile& p, const SceneDescription& scene) {
   ConfigCheck check;
   w.Check(check);
   if (!check.ok()) return check.ToStatus("scene");
-  // The window's echo takes a slot in each sub-ray beside its surfaces (CoverSlots).
+  // The window's echo and the spray's slabs take slots in each sub-ray beside its surfaces
+  // (CoverSlots, SpraySlots).
   const uint32_t n = std::max<uint32_t>(1, p.footprint.sub_rays);
-  const uint32_t per_sub_ray = p.detector.max_surfaces_per_sub_ray + CoverSlots(w);
-  if (CoverSlots(w) > 0 && n * per_sub_ray > kMaxContributions) {
-    return Error{
-        "weather.cover: a window that scatters light back needs a contribution slot in "
-        "each sub-ray beside its surfaces, but the profile '" +
-        p.name + "' fills a beam's " + std::to_string(kMaxContributions) + " with " +
-        std::to_string(n) + " sub-rays of " + std::to_string(p.detector.max_surfaces_per_sub_ray) +
-        " surfaces each"};
+  auto no_room = [&](const std::string& key, const std::string& what) {
+    return Error{key + ": " + what + " need a contribution slot in each sub-ray beside its " +
+                 "surfaces, but the profile '" + p.name + "' fills a beam's " +
+                 std::to_string(kMaxContributions) + " with " + std::to_string(n) +
+                 " sub-rays of " + std::to_string(p.detector.max_surfaces_per_sub_ray) +
+                 " surfaces each"};
+  };
+  if (CoverSlots(w) > 0 &&
+      n * (p.detector.max_surfaces_per_sub_ray + CoverSlots(w)) > kMaxContributions) {
+    return no_room("weather.cover", "the echoes of a window that scatters light back");
   }
-  if (w.spray && SpraySlots(p, w) == 0) {
-    return Error{
-        "weather.spray: the spray's returns need a contribution slot in each sub-ray "
-        "beside its surfaces, but the profile '" +
-        p.name + "' fills a beam's " + std::to_string(kMaxContributions) + " with " +
-        std::to_string(n) + " sub-rays of " + std::to_string(p.detector.max_surfaces_per_sub_ray) +
-        " surfaces each"};
-  }
+  if (w.spray && SpraySlots(p, w) == 0) return no_room("weather.spray", "the spray's returns");
   return {};
 }
 

@@ -484,6 +484,14 @@ void CheckPrecipitation(ConfigCheck check, double rate_mm_h, double most_mm_h,
 
 namespace {
 
+// A volume's lidar ratio (fog, spray: key paths relative to it).
+void CheckLidarRatio(ConfigCheck check, double s) {
+  if (!(s >= kLeastLidarRatioSr && s <= kMostLidarRatioSr)) {
+    check.Fail("lidar_ratio_sr",
+               "must be an extinction-to-backscatter ratio in [5, 200] sr, got " + NumberText(s));
+  }
+}
+
 // weather.cover's regions and window (key paths relative to `cover`).
 void CheckCover(ConfigCheck check, const CoverDescription& c) {
   if (c.regions.empty() || c.regions.size() > physics::kMostCoverRegions) {
@@ -533,12 +541,7 @@ void WeatherDescription::Check(ConfigCheck& check) const {
           "visibility_m",
           "must be a meteorological optical range in [5, 100000] m, got " + NumberText(v));
     }
-    const double s = fog->lidar_ratio_sr;
-    if (!(s >= kLeastLidarRatioSr && s <= kMostLidarRatioSr)) {
-      check.Sub("fog").Fail(
-          "lidar_ratio_sr",
-          "must be an extinction-to-backscatter ratio in [5, 200] sr, got " + NumberText(s));
-    }
+    CheckLidarRatio(check.Sub("fog"), fog->lidar_ratio_sr);
   }
   if (rain) {
     CheckPrecipitation(check.Sub("rain"), rain->rate_mm_h, kMostRainMmH, rain->min_diameter_mm,
@@ -569,12 +572,7 @@ void WeatherDescription::Check(ConfigCheck& check) const {
       check.Sub("spray").Fail("water_film_mm",
                               "must be the road's water film in (0, 10] mm, got " + NumberText(h));
     }
-    const double s = spray->lidar_ratio_sr;
-    if (!(s >= kLeastLidarRatioSr && s <= kMostLidarRatioSr)) {
-      check.Sub("spray").Fail(
-          "lidar_ratio_sr",
-          "must be an extinction-to-backscatter ratio in [5, 200] sr, got " + NumberText(s));
-    }
+    CheckLidarRatio(check.Sub("spray"), spray->lidar_ratio_sr);
   }
 }
 
