@@ -93,7 +93,6 @@ SprayView FrameSpray(const std::vector<SpraySource>& sources, const SprayDescrip
   clusters.clear();
   plumes.clear();
   const double end_s = start_s + period_s;
-  const double ref_s = start_s + period_s / 2;
   // A fresh cluster is a fog of MOR V: its drops are much larger than the wavelength, so
   // alpha = ln 20 / V at every wavelength (physics/fog.h below 500 m).
   const double alpha0 = physics::MorExtinctionPerM(spray.visibility_m);
@@ -137,35 +136,26 @@ SprayView FrameSpray(const std::vector<SpraySource>& sources, const SprayDescrip
       const physics::Vec3<double> way{u0.x / speed0, u0.y / speed0, u0.z / speed0};
       const double drag =
           std::max(0.01, physics::kSprayDragMeanPerM + physics::kSprayDragSigmaPerM * d.drag_z);
-      const double ref = std::max(ref_s, spawn);
-      const double gone = physics::DragDistanceM(speed0, drag, ref - spawn);
-      const double now = physics::DragSpeedMS(speed0, drag, ref - spawn);
       SprayCluster c;
-      const physics::Vec3<double> x{from.x + way.x * gone, from.y + way.y * gone,
-                                    from.z + way.z * gone};
-      const double xs[3] = {x.x, x.y, x.z}, ws[3] = {way.x, way.y, way.z};
+      const double fs[3] = {from.x, from.y, from.z}, ws[3] = {way.x, way.y, way.z};
       for (int i = 0; i < 3; ++i) {
-        c.x[i] = static_cast<float>(xs[i]);
-        c.u[i] = static_cast<float>(ws[i] * now);
-        // du/dt = -k u^2 along the way, so d2u/dt2 = 2 k^2 u^3.
-        c.a[i] = static_cast<float>(-drag * now * now * ws[i]);
-        c.j[i] = static_cast<float>(2 * drag * drag * now * now * now * ws[i]);
+        c.from[i] = fs[i];
+        c.way[i] = static_cast<float>(ws[i]);
       }
+      c.speed_m_s = static_cast<float>(speed0);
+      c.drag_per_m = static_cast<float>(drag);
       c.radius_m = static_cast<float>(
           std::min(physics::kSprayMostRadiusM,
                    std::exp(physics::kSprayRadiusMu + physics::kSprayRadiusSigma * d.radius_z)));
-      c.ref_s = ref;
       c.spawn_s = spawn;
       c.end_s = death;
       c.extinction_per_m = static_cast<float>(alpha0);
       c.tau_s = static_cast<float>(tau);
       c.object = s.label_object;
-      // The plume's box: the cluster where it is during the frame, at its ends and middle,
-      // with the path's bulge off the straight line between them (|a| T^2 / 8 at most) as
-      // margin.
-      const double margin = 0.125 * drag * now * now * period_s * period_s;
-      for (double t : {std::max(start_s, spawn), ref, std::min(end_s, death)})
-        Grow(plume, SprayClusterAt(c, t), c.radius_m + margin);
+      // The plume's box: the cluster moves along a straight line, so its places at the
+      // frame's ends (or its life's) bound its path.
+      Grow(plume, SprayClusterAt(c, std::max(start_s, spawn)), c.radius_m);
+      Grow(plume, SprayClusterAt(c, std::min(end_s, death)), c.radius_m);
       clusters.push_back(c);
       ++plume.count;
     }

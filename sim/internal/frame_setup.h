@@ -26,7 +26,7 @@ Status CheckRasterGather(const SensorProfile& profile, const Scene& scene,
 
 // The return-signal detectors' chain as the beam pipeline takes it, with the scene's sunlight
 // and weather; the rain's and snow's echoes are labelled with objects first_weather_object
-// on (the scene's object count: ObjectInfos puts them last).
+// on (the scene's object count and the spray's plumes: ObjectInfos puts them last).
 SignalChain FrameSignalChain(const SensorProfile& profile, const SceneDescription& scene,
                              uint32_t first_weather_object);
 

@@ -17,16 +17,17 @@
 
 namespace lt {
 
-// One cluster as the frame sees it: its centre at its reference time ref_s (the frame's
-// middle, or its spawn if later), its velocity, acceleration and jerk then (x(t) = x + u dt +
-// a dt^2 / 2 + j dt^3 / 6, dt = t - ref_s: over half a 10 Hz frame the next term moves a fresh
-// cluster at 100 km/h by under 2 mm, where the quadratic's would have been 13 mm), its
-// radius, its life [spawn_s, end_s] in scene time, its extinction when spawned, thinning with
-// tau_s, and the object its echoes are labelled with (its vehicle's plume).
+// One cluster: where it was spawned (from) and the way it was launched (a unit vector), its
+// launch speed and drag (its centre at t is from + way DragDistanceM(speed, drag, t - spawn_s),
+// exact at any frame rate), its radius, its life [spawn_s, end_s] in scene time, its
+// extinction when spawned, thinning with tau_s, and the object its echoes are labelled with
+// (its vehicle's plume).
 struct SprayCluster {
-  float x[3], u[3], a[3], j[3];
+  double from[3];
+  float way[3];
+  float speed_m_s, drag_per_m;
   float radius_m;
-  double ref_s, spawn_s, end_s;
+  double spawn_s, end_s;
   float extinction_per_m, tau_s;
   uint32_t object;
 };
@@ -49,7 +50,7 @@ struct SprayView {
   double least_power_w = 0;
 };
 
-// Chords a sub-ray keeps at most (the nearest plumes' clusters first met); more are left out.
+// Chords a sub-ray keeps at most: the nearest; farther ones are left out.
 inline constexpr uint32_t kMostSprayChords = 8;
 
 // The part [near_m, far_m] of a sub-ray inside one cluster, with the cluster's extinction at
@@ -60,13 +61,12 @@ struct SprayChord {
   uint32_t object;
 };
 
-// Where a cluster's centre is at scene time t_s (its Taylor series about ref_s).
+// Where a cluster's centre is at scene time t_s (from its spawn on; quadratic drag along
+// its launch, physics::DragDistanceM).
 LT_HD inline physics::Vec3<double> SprayClusterAt(const SprayCluster& c, double t_s) {
-  const double dt = t_s - c.ref_s;
-  double p[3];
-  for (int i = 0; i < 3; ++i)
-    p[i] = c.x[i] + dt * (c.u[i] + dt * (0.5 * c.a[i] + dt * (c.j[i] / 6.0)));
-  return {p[0], p[1], p[2]};
+  const double age = t_s > c.spawn_s ? t_s - c.spawn_s : 0.0;
+  const double gone = physics::DragDistanceM(c.speed_m_s, c.drag_per_m, age);
+  return {c.from[0] + c.way[0] * gone, c.from[1] + c.way[1] * gone, c.from[2] + c.way[2] * gone};
 }
 
 // Whether the ray o + t d, t in [0, reach], passes through the box (slab test).
@@ -93,16 +93,18 @@ LT_HD inline bool RayMeetsBox(const physics::Vec3<double>& o, const physics::Vec
 }
 
 // The chords of the sub-ray o + t d at scene time t_s within [near_m, reach_m] through the
-// clusters alive then, in the order met (plume by plume); writes at most kMostSprayChords to
-// out and returns how many.
+// clusters alive then: the kMostSprayChords nearest (by where they start), in range order,
+// written to out; returns how many. (Clusters are stored youngest first, which behind a
+// vehicle is farthest first: without the order the near spray, which makes the first echo and
+// most of the dimming, would be the part left out.)
 LT_HD inline uint32_t SprayChords(const SprayView& v, const physics::Vec3<double>& o,
                                   const physics::Vec3<double>& d, double t_s, double near_m,
                                   double reach_m, SprayChord* out) {
   uint32_t n = 0;
-  for (uint32_t p = 0; p < v.plumes && n < kMostSprayChords; ++p) {
+  for (uint32_t p = 0; p < v.plumes; ++p) {
     const SprayPlume& plume = v.plume[p];
     if (!RayMeetsBox(o, d, plume.lo, plume.hi, reach_m)) continue;
-    for (uint32_t i = 0; i < plume.count && n < kMostSprayChords; ++i) {
+    for (uint32_t i = 0; i < plume.count; ++i) {
       const SprayCluster& c = v.cluster[plume.first + i];
       if (t_s < c.spawn_s || t_s > c.end_s) continue;
       const physics::Vec3<double> at = SprayClusterAt(c, t_s);
@@ -111,10 +113,18 @@ LT_HD inline uint32_t SprayChords(const SprayView& v, const physics::Vec3<double
       t0 = t0 > near_m ? t0 : near_m;
       t1 = t1 < reach_m ? t1 : reach_m;
       if (!(t1 > t0)) continue;
+      if (n == kMostSprayChords && !(t0 < out[n - 1].near_m)) continue;  // farther than all kept
       using std::exp;
-      out[n++] = {static_cast<float>(t0), static_cast<float>(t1),
-                  static_cast<float>(c.extinction_per_m * exp(-(t_s - c.spawn_s) / c.tau_s)),
-                  c.object};
+      const SprayChord chord{
+          static_cast<float>(t0), static_cast<float>(t1),
+          static_cast<float>(c.extinction_per_m * exp(-(t_s - c.spawn_s) / c.tau_s)), c.object};
+      // Insert in range order; when full, the farthest falls off the end.
+      uint32_t slot = n < kMostSprayChords ? n++ : n - 1;
+      while (slot > 0 && out[slot - 1].near_m > chord.near_m) {
+        out[slot] = out[slot - 1];
+        --slot;
+      }
+      out[slot] = chord;
     }
   }
   return n;
@@ -139,9 +149,10 @@ LT_HD inline double SprayTransmission(const SprayChord* chords, uint32_t n, doub
 }
 
 // The light the clusters' drops return to sub-ray k of weight w, in front of its first surface
-// at clear_m: each chord cut into slabs of at most 1.5 pulse sigmas (sigma_m), each the volume
-// integral of the lidar equation over it (physics::FogVolumeReturn, beta_pi = alpha / S) at its
-// centroid, dimmed by the spray in front of the centroid both ways. Writes at most `room` to
+// at clear_m: each chord cut into slabs of at most 1.5 pulse sigmas (sigma_m) and a quarter of
+// their range, each the volume integral of the lidar equation over it
+// (physics::FogVolumeReturn, beta_pi = alpha / S) at its centroid, dimmed by the spray in front
+// of the centroid both ways. Writes at most `room` to
 // `out` (the nearest chords' slabs first), those returning at least v.least_power_w; returns
 // how many.
 LT_HD inline uint32_t SprayReturns(const SprayView& v, const physics::LinkBudget& link,
@@ -150,11 +161,13 @@ LT_HD inline uint32_t SprayReturns(const SprayView& v, const physics::LinkBudget
                                    double clear_m, physics::SignalContribution* out,
                                    uint32_t room) {
   uint32_t written = 0;
-  const double thickest = 1.5 * sigma_m;
   for (uint32_t i = 0; i < n && written < room; ++i) {
     const double a = chords[i].near_m;
     const double b = chords[i].far_m < clear_m ? chords[i].far_m : clear_m;
     if (!(b > a)) continue;
+    // At most a quarter of their range thick too, as the fog's slabs (FrameFog): near the
+    // sensor 1 / r^2 changes fast (a 0.38 m slab from 5 cm on 4 panels was 19 % high).
+    const double thickest = 1.5 * sigma_m < a / 4 ? 1.5 * sigma_m : a / 4;
     const double beta = chords[i].extinction_per_m / v.lidar_ratio_sr;
     using std::ceil;
     const auto slabs = static_cast<uint32_t>(ceil((b - a) / thickest));

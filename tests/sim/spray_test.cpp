@@ -82,6 +82,38 @@ TEST(SprayEchoes, TheSlabsReturnTheVolumeIntegralThroughTheSprayInFront) {
   EXPECT_LT(out[0].range_m, 4.6f);
 }
 
+// A ray along a plume of 20 clusters 0.5 m apart, stored farthest first (as a plume behind a
+// vehicle is, youngest first): the 8 chords kept are the nearest, in range order.
+TEST(SprayEchoes, TheNearestChordsAreKeptInRangeOrder) {
+  std::vector<SprayCluster> clusters;
+  for (int k = 19; k >= 0; --k) {
+    SprayCluster c{};
+    c.from[0] = 2.0 + 0.5 * k;
+    c.way[0] = 1;
+    c.speed_m_s = 0;
+    c.drag_per_m = 0.1f;
+    c.radius_m = 0.2f;
+    c.spawn_s = -1;
+    c.end_s = 1;
+    c.extinction_per_m = 0.3f;
+    c.tau_s = 1e6f;
+    c.object = 4;
+    clusters.push_back(c);
+  }
+  const SprayPlume plume{{-1, -1, -1}, {20, 1, 1}, 0, 20};
+  SprayView v;
+  v.plumes = 1;
+  v.plume = &plume;
+  v.cluster = clusters.data();
+  SprayChord out[kMostSprayChords];
+  const uint32_t n = SprayChords(v, {0, 0, 0}, {1, 0, 0}, 0.0, 0.05, 50, out);
+  ASSERT_EQ(n, kMostSprayChords);
+  for (uint32_t i = 0; i < n; ++i) {
+    EXPECT_NEAR(out[i].near_m, 2.0 + 0.5 * i - 0.2, 1e-5) << i;
+    EXPECT_NEAR(out[i].far_m, 2.0 + 0.5 * i + 0.2, 1e-5) << i;
+  }
+}
+
 // A car-sized box at 100 km/h along +x, its rear 12.75 m ahead of the origin at t = 0.
 SpraySource Car(double speed_kmh) {
   return {0, 7, {12.75, -0.9, 0}, {17.25, 0.9, 1.5}, {speed_kmh / 3.6, 0, 0}};
@@ -90,7 +122,7 @@ SpraySource Car(double speed_kmh) {
 // Frames 0 and 1 (10 Hz) of a car at 100 km/h on 1 mm of water: the clusters alive are about
 // rate x (4 tau + T) = 150 x 4.9 (tau's spread widens it a little); a cluster of frame 0 that
 // lives on is in frame 1 with the same spawn, radius and time constant, where frame 0's motion
-// left it at their common instant (to 5 mm: the Taylor series' next term, twice); every cluster is
+// left it at their common instant (the closed form: to float rounding); every cluster is
 // spawned behind the car's rear, across 3.4 m and up 1.5 m. The same seed gives the same
 // clusters.
 TEST(SprayFrames, ClustersLiveOnFromFrameToFrame) {
@@ -109,8 +141,8 @@ TEST(SprayFrames, ClustersLiveOnFromFrameToFrame) {
   for (size_t i = 0; i < c0.size(); ++i) {
     EXPECT_EQ(again[i].spawn_s, c0[i].spawn_s) << i;
     EXPECT_EQ(again[i].radius_m, c0[i].radius_m) << i;
-    EXPECT_EQ(again[i].x[0], c0[i].x[0]) << i;
-    EXPECT_EQ(again[i].u[2], c0[i].u[2]) << i;
+    EXPECT_EQ(again[i].from[0], c0[i].from[0]) << i;
+    EXPECT_EQ(again[i].way[2], c0[i].way[2]) << i;
   }
   std::map<double, const SprayCluster*> later;
   for (const SprayCluster& c : c1)
@@ -130,19 +162,18 @@ TEST(SprayFrames, ClustersLiveOnFromFrameToFrame) {
     EXPECT_EQ(d1.radius_m, c.radius_m);
     EXPECT_EQ(d1.tau_s, c.tau_s);
     for (int i = 0; i < 3; ++i)
-      EXPECT_NEAR(at(c, 0.1, i), at(d1, 0.1, i), 5e-3) << c.spawn_s;
+      EXPECT_NEAR(at(c, 0.1, i), at(d1, 0.1, i), 1e-9) << c.spawn_s;
     ++matched;
   }
   EXPECT_GT(matched, c0.size() * 9 / 10);
   // Spawned behind the rear: where each is at its spawn, in the car's frame then.
   for (const SprayCluster& c : c1) {
-    if (c.spawn_s < 0.1 || c.spawn_s > 0.2 || c.ref_s != c.spawn_s) continue;
     const double rear = 12.75 + 100 / 3.6 * c.spawn_s;
-    EXPECT_LE(c.x[0], rear + 1e-3);
-    EXPECT_GE(c.x[0], rear - 100 / 3.6 * 0.1 - 1e-3);
-    EXPECT_LE(std::abs(c.x[1]), 1.7 + 1e-3);
-    EXPECT_GE(c.x[2], -1e-3);
-    EXPECT_LE(c.x[2], 1.5 + 1e-3);
+    EXPECT_LE(c.from[0], rear + 1e-9);
+    EXPECT_GE(c.from[0], rear - 100 / 3.6 * 0.1 - 1e-9);
+    EXPECT_LE(std::abs(c.from[1]), 1.7 + 1e-9);
+    EXPECT_GE(c.from[2], -1e-9);
+    EXPECT_LE(c.from[2], 1.5 + 1e-9);
   }
   // At 40 km/h: none.
   FrameSpray({Car(40)}, d, 3, 0.0, 0.1, c0, p0);
