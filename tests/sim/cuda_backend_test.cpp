@@ -343,10 +343,22 @@ TEST(CudaBackend, SprayIsTheSameOnBothBackends) {
     EXPECT_EQ(pairs.only_a, 0u) << frame;
     EXPECT_EQ(pairs.only_b, 0u) << frame;
     EXPECT_EQ(a.size(), b->size()) << frame;
+    // As in ExpectThresholdParity: a range on a step of the profile's resolution may round
+    // either way (libdevice's exp against glibc's, each within 2 ulp), one step for at most 1
+    // echo in 20,000; every other range the same.
+    const double step = p->detector.range_resolution_m;
     double worst = 0;
-    for (const auto& [i, j] : pairs.pairs)
-      worst = std::max(worst, std::abs(double(a.range_m[i]) - double(b->range_m[j])));
+    size_t flips = 0;
+    for (const auto& [i, j] : pairs.pairs) {
+      const double diff = std::abs(double(a.range_m[i]) - double(b->range_m[j]));
+      if (step > 0 && std::abs(diff - step) <= 1e-5) {
+        ++flips;
+      } else {
+        worst = std::max(worst, diff);
+      }
+    }
     EXPECT_LE(worst, 1e-6) << frame;
+    EXPECT_LE(flips, std::max<size_t>(1, pairs.pairs.size() / 20000)) << frame;
   }
 }
 
