@@ -225,9 +225,12 @@ LT_HD inline double PeakIn(const SignalContribution* c, uint32_t n, double sigma
 }
 
 // An echo with its peak found: the reported range by the range mode, and the labels of the
-// contribution that dominates xi^ at the peak.
+// contribution that dominates xi^ at the peak. That one lies within the cut: xi^ there is above
+// T, so its largest term is above T / n, and beyond the cut every term is below 1e-6 T
+// (PulseCut); the search ends there.
 LT_HD inline Echo FinishEcho(const ThresholdDetector& d, const SignalContribution* c, uint32_t n,
-                             double r0, double r1, double peak, double peak_power, uint32_t first) {
+                             double r0, double r1, double peak, double peak_power, uint32_t first,
+                             double cut) {
   using std::log;
   using std::sqrt;
   const double sigma = d.pulse_sigma_m;
@@ -238,7 +241,7 @@ LT_HD inline Echo FinishEcho(const ThresholdDetector& d, const SignalContributio
   e.end_m = r1;
   double best = -1;
   const double half_inv_var = 0.5 / (sigma * sigma);
-  for (uint32_t k = first; k < n; ++k) {
+  for (uint32_t k = first; k < n && c[k].range_m <= peak + cut; ++k) {
     const double p = c[k].power_w * PulseWeight(peak - c[k].range_m, half_inv_var);
     if (p > best) {
       best = p;
@@ -266,12 +269,55 @@ LT_HD inline Echo MakeEcho(const ThresholdDetector& d, const SignalContribution*
                            double f_r, uint32_t first, double cut) {
   const double sigma = d.pulse_sigma_m;
   const double peak = PeakIn(c, n, sigma, x_m, h, f_l, f_m, f_r, r0, r1, first, cut);
-  return FinishEcho(d, c, n, r0, r1, peak, PulseSignal(c, n, sigma, peak, first, cut), first);
+  return FinishEcho(d, c, n, r0, r1, peak, PulseSignal(c, n, sigma, peak, first, cut), first, cut);
 }
 
 // Contributions closer together than this fraction of sigma_r make one pulse (see
 // DetectEchoes).
 inline constexpr double kTightClusterFraction = 1.0 / 64;
+
+// Bounds of xi^ (PulseSignal with its cut) at every point of [a, b]: each contribution
+// weighed at its nearest distance to the interval (upper) or at its farthest (lower; only those
+// inside the cut of every point count). The pulse shape falls with the distance, so no point of
+// [a, b] is above `upper` or below `lower`, up to the float exponential's rounding (2 ulp,
+// 2.4e-7 relative a term, on the host and the device), which kBoundMargin covers.
+struct SignalBounds {
+  double upper, lower;
+};
+inline constexpr double kBoundMargin = 1e-5;
+LT_HD inline SignalBounds BoundSignal(const SignalContribution* c, uint32_t n, double sigma,
+                                      double a, double b, uint32_t first, double cut,
+                                      bool want_lower = true) {
+  SignalBounds s{0, 0};
+  const double half_inv_var = 0.5 / (sigma * sigma);
+  for (uint32_t k = first; k < n; ++k) {
+    const double r = c[k].range_m;
+    if (r < a - cut) continue;
+    if (r > b + cut) break;
+    const double near = r < a ? a - r : r > b ? r - b : 0.0;
+    const double far = r - a > b - r ? r - a : b - r;
+    s.upper += c[k].power_w * PulseWeight(near, half_inv_var);
+    if (want_lower && far <= cut) s.lower += c[k].power_w * PulseWeight(far, half_inv_var);
+  }
+  s.upper *= 1 + kBoundMargin;
+  s.lower *= 1 - kBoundMargin;
+  return s;
+}
+
+// Grid points of the march in DetectEchoes tried as one block to pass over (16: 4 sigma_r),
+// and, where such a block cannot be, as blocks of 4 (sigma_r).
+inline constexpr uint32_t kCoarseBlock = 16;
+inline constexpr uint32_t kFineBlock = 4;
+
+// Whether the march can pass over its grid points in [a, b] without a change: below the
+// threshold all through (no crossing, nothing to note), or, inside an echo, above it all through
+// and nowhere above the echo's highest grid point so far (best_f; no crossing, no new maximum).
+LT_HD inline bool NothingChangesIn(const SignalContribution* c, uint32_t n, double sigma, double t,
+                                   double a, double b, uint32_t first, double cut, bool above,
+                                   double best_f) {
+  const SignalBounds s = BoundSignal(c, n, sigma, a, b, first, cut, above);
+  return above ? s.lower > t && s.upper <= best_f : s.upper <= t;
+}
 
 }  // namespace detail
 
@@ -311,8 +357,13 @@ LT_HD inline double WeakPowerLevel(const SignalContribution* c, uint32_t n, doub
 // window of their own: when there are any, the windows are set around the others alone, from
 // twice their sum (outside them the others add at most T / 2), which keeps the grid off the
 // metres of weak particles and thin fog in front of a surface.
+// Inside the windows the march passes over blocks of grid points where bounds of the signal
+// (detail::BoundSignal) show that nothing can change: below T all through, or inside an echo
+// above T and below its highest point so far. Passing over changes no echo, to the bit;
+// pass_over = false marches every point (the reference the tests hold it to).
 LT_HD inline uint32_t DetectEchoes(const ThresholdDetector& d, SignalContribution* c, uint32_t n,
-                                   Echo* out, uint32_t* detected, double gate_m = -1e300) {
+                                   Echo* out, uint32_t* detected, double gate_m = -1e300,
+                                   bool pass_over = true) {
   using std::log;
   using std::sqrt;
   *detected = 0;
@@ -341,7 +392,7 @@ LT_HD inline uint32_t DetectEchoes(const ThresholdDetector& d, SignalContributio
     const double f = PulseSignal(c, n, sigma, r_m, 0, cut);
     if (!(f > t)) return 0;
     const double hw = sigma * sqrt(2 * log(f / t));
-    out[0] = detail::FinishEcho(d, c, n, r_m - hw, r_m + hw, r_m, f, 0);
+    out[0] = detail::FinishEcho(d, c, n, r_m - hw, r_m + hw, r_m, f, 0, cut);
     if (out[0].range_m < gate_m) return 0;
     out[0].index = 0;
     *detected = 1;
@@ -388,7 +439,37 @@ LT_HD inline uint32_t DetectEchoes(const ThresholdDetector& d, SignalContributio
     // The last point is seg_end itself, where xi^ <= T again: it is at least L from every
     // contribution (the next segment's windows start beyond it).
     const auto steps = static_cast<uint32_t>((seg_end - seg_begin) / h) + 1;
+    // Blocks of grid points that, by the signal's bounds, would change nothing are passed over
+    // to their last point, which is marched as before: the echoes are the same to the bit. A
+    // block of kCoarseBlock that cannot be passed is tried as blocks of kFineBlock (up to
+    // fine_until), and one of those is marched point by point (up to march_until). The point
+    // after a new grid maximum is always marched: it is the maximum's right neighbour.
+    uint32_t fine_until = 0, march_until = 0;
     for (uint32_t s = 1; s <= steps; ++s) {
+      if (pass_over && s > march_until && !best_is_prev) {
+        auto unchanged = [&](uint32_t points) {
+          return s + points - 1 < steps &&
+                 detail::NothingChangesIn(c, n, sigma, t, seg_begin + s * h,
+                                          seg_begin + (s + points - 1) * h, first, cut, above,
+                                          best_f);
+        };
+        uint32_t skip = 0;
+        if (s > fine_until) {
+          if (unchanged(detail::kCoarseBlock)) {
+            skip = detail::kCoarseBlock - 1;
+          } else {
+            fine_until = s + detail::kCoarseBlock - 1;
+          }
+        }
+        if (skip == 0) {
+          if (unchanged(detail::kFineBlock)) {
+            skip = detail::kFineBlock - 1;
+          } else {
+            march_until = s + detail::kFineBlock - 1;
+          }
+        }
+        s += skip;
+      }
       const double x = s == steps ? seg_end : seg_begin + s * h;
       // The window may start where the previous grid point's window started, less one step.
       while (first < n && c[first].range_m < x_prev - cut)
