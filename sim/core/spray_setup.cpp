@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <cmath>
 
-#include "internal/weather_setup.h"
 #include "lidartwin/physics/philox.h"
 #include "lidartwin/physics/spray.h"
 
@@ -79,12 +78,6 @@ std::vector<SpraySource> SpraySources(const Scene& scene, uint32_t first_label) 
     out.push_back(s);
   }
   return out;
-}
-
-double SprayLeastPowerW(const SensorProfile& p) {
-  return p.detector.kind == DetectorKind::kThreshold
-             ? kNegligibleShareOfThreshold * p.Threshold().threshold_w
-             : 0.0;
 }
 
 SprayView FrameSpray(const std::vector<SpraySource>& sources, const SprayDescription& spray,

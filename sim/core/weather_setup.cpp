@@ -45,8 +45,8 @@ double ParticleReachM(const SensorProfile& p, const ParticleView& v,
   const double reach = d.max_range_m + 8 * threshold.pulse_sigma_m;
   // The margin of 1e-3 also covers a sub-ray's weight x sub_rays above 1 (importance-sampled
   // kernels) and the pulse energy's jitter.
-  const double floor_w = kNegligibleShareOfThreshold * threshold.threshold_w;
-  if (!(floor_w > 0) || p.detector.kind != DetectorKind::kThreshold) return reach;
+  const double floor_w = NegligiblePowerW(p);
+  if (!(floor_w > 0)) return reach;
   double sigma = 0;  // the largest particle's dsigma/dOmega [m^2/sr]
   for (uint32_t i = 0; i < v.populations; ++i) {
     const ParticlePopulation& k = v.kinds[i];
@@ -220,6 +220,12 @@ FogSlab IntegrateSlab(const physics::LinkBudget& link, const physics::Overlap& o
 
 }  // namespace
 
+double NegligiblePowerW(const SensorProfile& p) {
+  return p.detector.kind == DetectorKind::kThreshold
+             ? kNegligibleShareOfThreshold * p.Threshold().threshold_w
+             : 0.0;
+}
+
 FogView FrameFog(const SensorProfile& p, const WeatherDescription& w,
                  const physics::LinkBudget& link, uint32_t object) {
   FogView f;
@@ -230,7 +236,7 @@ FogView FrameFog(const SensorProfile& p, const WeatherDescription& w,
   const double beta = physics::FogBackscatterPerMSr(
       physics::FogExtinctionPerM(w.fog->visibility_m, p.wavelength_nm), w.fog->lidar_ratio_sr);
   const bool has_threshold = p.detector.kind == DetectorKind::kThreshold;
-  if (has_threshold) f.least_power_w = kNegligibleShareOfThreshold * threshold.threshold_w;
+  f.least_power_w = NegligiblePowerW(p);
   f.object = object;
   // From the minimum range, where the detector's gate opens, out to the sub-rays' reach; the
   // slabs kept end with the last above the least power (the power rises through the overlap,
@@ -283,8 +289,7 @@ ParticleView FrameParticles(const SensorProfile& p, const WeatherDescription& w,
   v.exit_radius_m = p.detector.link.aperture_diameter_m / 2;
   v.divergence = std::sqrt(BeamSolidAngleSr(p) / physics::kPi);
   v.reach_m = ParticleReachM(p, v, link);
-  if (p.detector.kind == DetectorKind::kThreshold)
-    v.least_power_w = kNegligibleShareOfThreshold * p.Threshold().threshold_w;
+  v.least_power_w = NegligiblePowerW(p);
   return v;
 }
 

@@ -119,7 +119,7 @@ Expected<Frame> CpuSimulator::Simulate(uint32_t frame_index) {
   if (const auto& spray = scene_.description.weather.spray) {
     context.spray = FrameSpray(spray_sources_, *spray, options_.seed, t0, period, spray_clusters_,
                                spray_plumes_);
-    context.spray.least_power_w = SprayLeastPowerW(profile_);
+    context.spray.least_power_w = NegligiblePowerW(profile_);
   }
   const auto closest = [&](const physics::Vec3<double>& o, const physics::Vec3<double>& d,
                            double t_min, double t_max) {

@@ -671,7 +671,7 @@ Status CudaSimulator::Impl::PrepareSpray(uint32_t frame_index) {
   spray =
       FrameSpray(spray_sources, *d, options.seed, trajectory.start_time_s + frame_index * period,
                  period, spray_clusters, spray_plumes);
-  spray.least_power_w = SprayLeastPowerW(*profile);
+  spray.least_power_w = NegligiblePowerW(*profile);
   if (Status s = spray_plumes_gpu.Upload(spray_plumes); !s.ok()) return s;
   if (Status s = spray_clusters_gpu.Upload(spray_clusters); !s.ok()) return s;
   spray.plume = spray_plumes_gpu.get();
@@ -742,6 +742,20 @@ Expected<std::unique_ptr<CudaSimulator>> CudaSimulator::Create(const Scene& scen
   const size_t direction_bytes =
       direction_table ? size_t{m.beams} * sizeof(physics::Vec3<double>) : 0;
   free_bytes -= std::min(free_bytes, direction_bytes);
+  // Road spray's plumes and clusters, uploaded each frame: at most kMostSprayClustersPerPlume a
+  // spraying vehicle, held for the whole run.
+  const size_t spray_bytes =
+      scene.description.weather.spray
+          ? SpraySources(scene, 0).size() *
+                (sizeof(SprayPlume) + size_t{kMostSprayClustersPerPlume} * sizeof(SprayCluster))
+          : 0;
+  if (spray_bytes > free_bytes) {
+    return OptionError("backend", "backend cuda: road spray (weather.spray) needs " +
+                                      std::to_string(spray_bytes >> 20) +
+                                      " MiB of GPU memory and " + std::to_string(free_bytes >> 20) +
+                                      " MiB are free; simulate it on the CPU backend");
+  }
+  free_bytes -= spray_bytes;
   size_t still_triangles = 0;
   for (const SceneObject& obj : scene.objects) {
     if (!obj.placed()) still_triangles += obj.mesh.triangles.size();

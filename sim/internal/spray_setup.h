@@ -8,7 +8,6 @@
 #include "internal/spray_echoes.h"
 #include "lidartwin/physics/vec3.h"
 #include "lidartwin/sim/scene.h"
-#include "lidartwin/sim/sensor_profile.h"
 
 namespace lt {
 
@@ -37,9 +36,5 @@ inline constexpr uint32_t kMostSprayClustersPerPlume = 4096;
 SprayView FrameSpray(const std::vector<SpraySource>& sources, const SprayDescription& spray,
                      uint64_t seed, double start_s, double period_s,
                      std::vector<SprayCluster>& clusters, std::vector<SprayPlume>& plumes);
-
-// A spray slab returning less than this [W] is left out: 1e-3 of the threshold detector's
-// threshold (as particles and fog slabs are), 0 for the waveform detector (all kept).
-double SprayLeastPowerW(const SensorProfile& profile);
 
 }  // namespace lt

@@ -17,6 +17,11 @@ namespace lt {
 // largest returns less.
 inline constexpr double kNegligibleShareOfThreshold = 1e-3;
 
+// That contribution [W] for the profile's detector: kNegligibleShareOfThreshold of the
+// threshold detector's threshold; 0 for the waveform detector, which ranges on its noise and
+// keeps every contribution.
+double NegligiblePowerW(const SensorProfile& profile);
+
 // Rain's and snow's extinction coefficients [1/m] (physics/precipitation.h): drops as spheres,
 // flakes as discs at random orientations, each with its extinction efficiency.
 double RainExtinctionPerM(const RainDescription& rain);
