@@ -225,9 +225,9 @@ LT_HD inline double PeakIn(const SignalContribution* c, uint32_t n, double sigma
 }
 
 // An echo with its peak found: the reported range by the range mode, and the labels of the
-// contribution that dominates xi^ at the peak. That one lies within the cut: xi^ there is above
-// T, so its largest term is above T / n, and beyond the cut every term is below 1e-6 T
-// (PulseCut); the search ends there.
+// contribution that dominates xi^ at the peak. That one lies within the cut: xi^ there is at
+// T or above (to the searches' 1 um), so its largest term is about T / n or more, far above the
+// 1e-6 T that every term beyond the cut stays below (PulseCut); the search ends there.
 LT_HD inline Echo FinishEcho(const ThresholdDetector& d, const SignalContribution* c, uint32_t n,
                              double r0, double r1, double peak, double peak_power, uint32_t first,
                              double cut) {
@@ -304,8 +304,8 @@ LT_HD inline SignalBounds BoundSignal(const SignalContribution* c, uint32_t n, d
   return s;
 }
 
-// Grid points of the march in DetectEchoes tried as one block to pass over (16: 4 sigma_r),
-// and, where such a block cannot be, as blocks of 4 (sigma_r).
+// Grid points of the march in DetectEchoes tried as one block to pass over (16 points, 3.75
+// sigma_r from the first to the last), and, where such a block cannot be, as blocks of 4.
 inline constexpr uint32_t kCoarseBlock = 16;
 inline constexpr uint32_t kFineBlock = 4;
 
@@ -427,7 +427,7 @@ LT_HD inline uint32_t DetectEchoes(const ThresholdDetector& d, SignalContributio
     }
     k = windowed(k + 1);
     // March the grid; the first point is below T (xi^ <= T at the window edge). `first`
-    // follows the grid: contributions more than 8 sigma behind it are never summed again.
+    // follows the grid: contributions more than the cut behind it are never summed again.
     uint32_t first = 0;
     double x_prev = seg_begin;
     double f_prev = PulseSignal(c, n, sigma, x_prev, 0, cut);
@@ -471,7 +471,8 @@ LT_HD inline uint32_t DetectEchoes(const ThresholdDetector& d, SignalContributio
         s += skip;
       }
       const double x = s == steps ? seg_end : seg_begin + s * h;
-      // The window may start where the previous grid point's window started, less one step.
+      // The window may start where the previous grid point's window started (after a block
+      // passed over, that point is the one before the block: `first` only lags, which is safe).
       while (first < n && c[first].range_m < x_prev - cut)
         ++first;
       const double f = PulseSignal(c, n, sigma, x, first, cut);
