@@ -9,12 +9,8 @@
 #include <random>
 #include <vector>
 
-#include "physics/weather_like_beams.h"
-
 namespace lt::physics {
 namespace {
-
-using test::WeatherLikeBeam;
 
 constexpr double kSigma = 0.3;  // m: a 2.35 ns FWHM pulse is 0.3 m sigma in range... near enough
 
@@ -346,6 +342,30 @@ TEST(ReturnSignal, WeakContributionsNeedNoWindowsAndNoEchoIsMissed) {
     EXPECT_NEAR(out[e].start_m, scanned[e].first, 1.1e-3) << e;
     EXPECT_NEAR(out[e].end_m, scanned[e].second, 1.1e-3) << e;
   }
+}
+
+// A random beam like those of weather: a comb of fog slabs falling as 1 / r^2 from near the
+// sensor (above T there), zero to three surfaces, and drops and flakes scattered from 0.3 to
+// 30 m of powers from 1e-3 T to 3 T; in range order.
+std::vector<SignalContribution> WeatherLikeBeam(std::mt19937_64& rng) {
+  std::uniform_real_distribution<double> u(0, 1);
+  std::vector<SignalContribution> c;
+  const double fog = u(rng) < 0.7 ? 2 * u(rng) : 0;  // the comb's strength at 1 m [T]
+  for (double r = 0.3; fog > 0 && r < 25; r += std::min(r / 4, 0.45))
+    c.push_back({static_cast<float>(r), static_cast<float>(fog / (r * r)), 1, 0});
+  const int surfaces = static_cast<int>(u(rng) * 4);
+  for (int k = 0; k < surfaces; ++k) {
+    c.push_back({static_cast<float>(1 + 40 * u(rng)),
+                 static_cast<float>(std::pow(10, 3 * u(rng) - 0.5)), static_cast<uint32_t>(2 + k),
+                 0});
+  }
+  const int particles = static_cast<int>(u(rng) * 30);
+  for (int k = 0; k < particles; ++k) {
+    c.push_back({static_cast<float>(0.3 + 30 * u(rng)),
+                 static_cast<float>(std::pow(10, 3.5 * u(rng) - 3)), 10, 0});
+  }
+  SortByRange(c.data(), static_cast<uint32_t>(c.size()));
+  return c;
 }
 
 // The bounds hold at every point of an interval, against PulseSignal itself: random weather-like

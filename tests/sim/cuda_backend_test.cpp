@@ -25,7 +25,6 @@
 #include "cpu/cpu_simulator.h"
 #include "lidartwin/physics/ray_triangle.h"
 #include "lidartwin/sim/cuda_backend.h"
-#include "physics/weather_like_beams.h"
 #include "sim/echo_pairs.h"
 #include "sim/expect_same_frames.h"
 #include "sim/gpu_bvh_checks.h"
@@ -361,72 +360,6 @@ TEST(CudaBackend, SprayIsTheSameOnBothBackends) {
     EXPECT_LE(worst, 1e-6) << frame;
     EXPECT_LE(flips, std::max<size_t>(1, pairs.pairs.size() / 20000)) << frame;
   }
-}
-
-// The GPU's echo search, a warp a beam (threshold_warp.cuh), against physics::DetectEchoes on
-// the same beams: 3,000 random weather-like ones (fog combs, surfaces, drops and flakes), tight
-// clusters, combs of more echoes than are kept, empty and sub-threshold beams; every range mode,
-// with and without the range gate. The echoes agree in number, order, index and source, and in
-// range, interval and peak to the searches' tolerance (1 um: the sums are taken in another
-// order, so the Newton steps may stop one step apart) and their power to 1e-6.
-TEST(CudaBackend, TheWarpsEchoSearchFindsTheCpusEchoes) {
-  LT_REQUIRE_GPU();
-  std::mt19937_64 rng(20261202);
-  std::uniform_real_distribution<double> u(0, 1);
-  std::vector<std::vector<physics::SignalContribution>> beams;
-  for (int b = 0; b < 3000; ++b)
-    beams.push_back(test::WeatherLikeBeam(rng));
-  for (int b = 0; b < 100; ++b) {  // tight clusters: a surface at normal incidence
-    std::vector<physics::SignalContribution> c;
-    const double r = 1 + 40 * u(rng);
-    for (uint32_t k = 0; k < 8; ++k)
-      c.push_back({static_cast<float>(r + 0.004 * u(rng)), static_cast<float>(0.3 * u(rng)), k, 0});
-    beams.push_back(c);
-  }
-  for (int b = 0; b < 20; ++b) {  // 20 to 40 strong surfaces 1 m apart: the nearest dropped
-    std::vector<physics::SignalContribution> c;
-    for (uint32_t k = 0; k < 20u + b; ++k)
-      c.push_back({static_cast<float>(2 + k + 0.1 * u(rng)), 5, k, 0});
-    beams.push_back(c);
-  }
-  beams.push_back({});
-  beams.push_back({{5, 0.5f, 1, 0}, {9, 0.4f, 2, 0}});  // below T everywhere
-  size_t echoes = 0;
-  for (auto range :
-       {physics::EchoRange::kPeak, physics::EchoRange::kLeadingEdge, physics::EchoRange::kCentre}) {
-    for (double gate : {-1e300, 0.3}) {
-      const physics::ThresholdDetector d{0.3, 1.0, range, physics::ReturnMode::kStrongest, 8, 10.0};
-      std::vector<uint32_t> gpu_detected;
-      auto gpu = CudaDetectEchoes(d, beams, gate, &gpu_detected);
-      ASSERT_TRUE(gpu.ok()) << gpu.message();
-      for (size_t b = 0; b < beams.size(); ++b) {
-        std::vector<physics::SignalContribution> c = beams[b];
-        physics::Echo cpu[physics::kMaxEchoesDetected];
-        uint32_t detected = 0;
-        const uint32_t count = physics::DetectEchoes(d, c.data(), static_cast<uint32_t>(c.size()),
-                                                     cpu, &detected, gate);
-        const std::string what = "beam " + std::to_string(b) + ", range mode " +
-                                 std::to_string(static_cast<int>(range)) + ", gate " +
-                                 std::to_string(gate);
-        const std::vector<physics::Echo>& got = (*gpu)[b];
-        ASSERT_EQ(got.size(), count) << what;
-        EXPECT_EQ(gpu_detected[b], detected) << what;
-        for (uint32_t e = 0; e < count; ++e) {
-          EXPECT_EQ(got[e].index, cpu[e].index) << what << " echo " << e;
-          EXPECT_EQ(got[e].source, cpu[e].source) << what << " echo " << e;
-          EXPECT_NEAR(got[e].range_m, cpu[e].range_m, 1e-6) << what << " echo " << e;
-          EXPECT_NEAR(got[e].peak_range_m, cpu[e].peak_range_m, 1e-6) << what << " echo " << e;
-          EXPECT_NEAR(got[e].start_m, cpu[e].start_m, 1e-6) << what << " echo " << e;
-          EXPECT_NEAR(got[e].end_m, cpu[e].end_m, 1e-6) << what << " echo " << e;
-          EXPECT_NEAR(got[e].peak_power_w, cpu[e].peak_power_w, 1e-6 * cpu[e].peak_power_w)
-              << what << " echo " << e;
-          ++echoes;
-        }
-      }
-    }
-  }
-  std::printf("[parity] warp echo search: %zu echoes compared\n", echoes);
-  EXPECT_GT(echoes, 20000u);
 }
 
 // Rain and snow on both backends: the same drops and flakes drawn from the same keys, so the

@@ -172,15 +172,6 @@ Expected<std::vector<std::vector<physics::Echo>>> CudaRangeRecords(
     const SensorProfile& profile, const std::vector<float>& volts, uint32_t records,
     double min_range_m, double max_range_m, bool block_highest);
 
-// The GPU's threshold detector search (cuda::WarpDetectEchoes, as the simulator's one-beam-a-warp
-// kernel runs it) on given beams' contributions (each at most kMaxContributions = 128, any
-// order), with the receiver's range gate at gate_m: each beam's echoes in range order, and in
-// *detected (when given) how many each beam detected in all.
-Expected<std::vector<std::vector<physics::Echo>>> CudaDetectEchoes(
-    const physics::ThresholdDetector& detector,
-    const std::vector<std::vector<physics::SignalContribution>>& beams, double gate_m,
-    std::vector<uint32_t>* detected = nullptr);
-
 // Thermal noise's Box-Muller pairs (physics::ThermalNormalPair) on the GPU: normals 2k and
 // 2k + 1 from words[2k] and words[2k + 1] (an even count, at most 2^26 words).
 Expected<std::vector<float>> CudaThermalNormals(const std::vector<uint32_t>& words);
