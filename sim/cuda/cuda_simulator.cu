@@ -41,7 +41,6 @@ using cuda::BeamWorkKernel;
 using cuda::BvhChunk;
 using cuda::DeviceBuffer;
 using cuda::GpuClosestHit;
-using cuda::kEchoWarpsPerBlock;
 using cuda::LaunchWaveformWarps;
 using cuda::SimulateFrameKernel;
 using cuda::SubRaySignalKernel;
@@ -569,9 +568,9 @@ Status CudaSimulator::Impl::LaunchBatch(const FrameContext& context, uint32_t b,
     LT_CUDA_TRY(cub::DeviceRadixSort::SortPairs(active_temp.get(), bytes, work_keys.get(),
                                                 work_keys_sorted.get(), work_ids.get(),
                                                 active.get(), static_cast<int>(n)));
-    BeamEchoKernel<<<(n + kEchoWarpsPerBlock - 1) / kEchoWarpsPerBlock, 32 * kEchoWarpsPerBlock>>>(
-        context, contributions.get(), contribution_counts.get(), active.get(), active_count.get(),
-        records.get(), b);
+    BeamEchoKernel<<<(n + kBlock - 1) / kBlock, kBlock>>>(context, contributions.get(),
+                                                          contribution_counts.get(), active.get(),
+                                                          active_count.get(), records.get(), b);
   } else {
     SimulateFrameKernel<<<(n + kBlock - 1) / kBlock, kBlock>>>(context, Closest(), records.get(), b,
                                                                n);
@@ -744,12 +743,12 @@ Expected<std::unique_ptr<CudaSimulator>> CudaSimulator::Create(const Scene& scen
       direction_table ? size_t{m.beams} * sizeof(physics::Vec3<double>) : 0;
   free_bytes -= std::min(free_bytes, direction_bytes);
   // Road spray's plumes and clusters, uploaded each frame: at most kMostSprayClustersPerPlume a
-  // spraying vehicle, held for the whole run. The frame's objects: the scene's, then the
-  // spray's plumes, then the weather's others (AppendWeatherObjects).
-  m.spray_sources = SpraySources(scene, static_cast<uint32_t>(scene.objects.size()));
+  // spraying vehicle, held for the whole run.
   const size_t spray_bytes =
-      m.spray_sources.size() *
-      (sizeof(SprayPlume) + size_t{kMostSprayClustersPerPlume} * sizeof(SprayCluster));
+      scene.description.weather.spray
+          ? SpraySources(scene, 0).size() *
+                (sizeof(SprayPlume) + size_t{kMostSprayClustersPerPlume} * sizeof(SprayCluster))
+          : 0;
   if (spray_bytes > free_bytes) {
     return OptionError("backend", "backend cuda: road spray (weather.spray) needs " +
                                       std::to_string(spray_bytes >> 20) +
@@ -796,6 +795,9 @@ Expected<std::unique_ptr<CudaSimulator>> CudaSimulator::Create(const Scene& scen
     }
   }
   const uint32_t batch = m.plan.beams_per_batch * m.echoes_per_beam;  // record slots
+  // The frame's objects: the scene's, then the spray's plumes, then the weather's others
+  // (AppendWeatherObjects).
+  m.spray_sources = SpraySources(scene, static_cast<uint32_t>(scene.objects.size()));
   m.signal = FrameSignalChain(profile, scene.description,
                               static_cast<uint32_t>(scene.objects.size() + m.spray_sources.size()));
   for (Status s :

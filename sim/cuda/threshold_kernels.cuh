@@ -6,7 +6,6 @@
 #include <cstdint>
 
 #include "internal/beam_pipeline.h"
-#include "threshold_warp.cuh"
 #include "trace_kernels.cuh"
 #include "waveform_warp.cuh"
 
@@ -92,43 +91,30 @@ __device__ inline uint32_t WarpGatherContributions(const FrameContext& c,
   return __shfl_sync(cuda::kFullMask, w, 0);
 }
 
-// Threshold detector, stages 4-5: one warp a beam compacts its sub-rays' slots, in (sub-ray,
-// surface) order, then its fog's slabs, cut at kMaxContributions exactly as GatherBeamSignal
-// does on the CPU, into the warp's shared memory; the warp detects its echoes
-// (WarpDetectEchoes) and lane 0 writes its K echo records.
-// Only beams that have a signal run it (active[0 .. *active_count), sorted by their work: beams
-// of like work end at like times; the records of the others stay cleared). Each beam writes
-// only its own records, so the order of the work does not change the frame.
-inline constexpr uint32_t kEchoWarpsPerBlock = 4;
-__global__ void __launch_bounds__(32 * kEchoWarpsPerBlock)
-    BeamEchoKernel(FrameContext c, const physics::SignalContribution* contributions,
-                   const uint8_t* counts, const uint32_t* active, const uint32_t* active_count,
-                   BeamRecord* out, uint32_t beam_begin) {
-  __shared__ physics::SignalContribution beams[kEchoWarpsPerBlock][kMaxContributions];
-  const uint32_t warp = threadIdx.x / 32, lane = threadIdx.x & 31u;
-  const uint32_t a = blockIdx.x * kEchoWarpsPerBlock + warp;
-  if (a >= *active_count) return;  // the whole warp
+// Threshold detector, stages 4-5: one thread per beam compacts its sub-rays' slots, in
+// (sub-ray, surface) order, then its fog's slabs, cut at kMaxContributions exactly as
+// GatherBeamSignal does on the CPU, then detects and writes its K echo records.
+// Only beams that have a signal run it (active[0 .. *active_count), sorted by their work): a
+// warp of beams with like work diverges far less than one where most beams see the sky (the
+// records of the others stay cleared). Each beam writes only its own records, so the order of
+// the work does not change the frame.
+__global__ void BeamEchoKernel(FrameContext c, const physics::SignalContribution* contributions,
+                               const uint8_t* counts, const uint32_t* active,
+                               const uint32_t* active_count, BeamRecord* out, uint32_t beam_begin) {
+  const uint32_t a = blockIdx.x * blockDim.x + threadIdx.x;
+  if (a >= *active_count) return;
   const uint32_t i = active[a];
-  physics::SignalContribution* signal = beams[warp];
-  const uint32_t w =
-      WarpGatherContributions(c, contributions, counts, i, kMaxContributions, signal);
-  const PulseDraws pulse = DrawPulse(c, beam_begin + i);
-  __syncwarp();
-  if (pulse.scaled) {
-    for (uint32_t k = lane; k < w; k += 32)
-      ScalePulse(pulse, signal[k]);
-    __syncwarp();
-  }
-  physics::Echo echoes[physics::kMaxEchoesDetected];
-  uint32_t detected = 0;
-  const uint32_t count =
-      WarpDetectEchoes(pulse.detector, signal, w, echoes, &detected, c.detector.min_range_m);
-  if (lane != 0) return;
+  // The beam's contributions, compacted into this thread's local memory: the detector reads
+  // them many times over, and local memory is interleaved across a warp's threads, so those
+  // reads coalesce, where reads of each beam's global slots would not (ncu: the kernel waited
+  // on scattered global loads).
+  physics::SignalContribution local[kMaxContributions];
+  const uint32_t w = GatherContributions(c, contributions, counts, i, kMaxContributions, local);
   BeamRecord* r = out + size_t{i} * c.echoes_per_beam;
   for (uint32_t e = 0; e < c.echoes_per_beam; ++e)
     r[e] = BeamRecord{};
   const BeamPlace s = PlaceBeam(c, beam_begin + i);
-  WriteDetectedEchoes(c, beam_begin + i, s.b, s.t, s.pose, echoes, count, pulse.noise_w, r);
+  WriteEchoes(c, beam_begin + i, s.b, s.t, s.pose, local, w, r);
 }
 
 // How much detecting beam i will cost, as a sort key: the grid steps DetectEchoes could march

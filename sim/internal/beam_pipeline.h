@@ -583,42 +583,6 @@ LT_HD RasterPixel TraceRasterPixel(const FrameContext& c, uint32_t i, uint32_t j
           hit.object};
 }
 
-// Stage 4's draws for one pulse: its energy, which scales every contribution (`scaled`: by
-// energy_factor), and its receiver noise n, detected against T - n and reported as S + n.
-struct PulseDraws {
-  bool scaled = false;
-  double energy_factor = 1;
-  physics::ThresholdDetector detector;
-  double noise_w = 0;
-};
-LT_HD inline PulseDraws DrawPulse(const FrameContext& c, uint32_t beam) {
-  PulseDraws d;
-  if (c.signal.pulse_energy_jitter > 0) {
-    const physics::Philox4x32 w = physics::RandomWords(
-        physics::RandomKey{c.seed, c.frame, beam, 0, physics::kStreamPulseEnergy});
-    d.scaled = true;
-    d.energy_factor = physics::PulseEnergyFactor(c.signal.pulse_energy_jitter,
-                                                 physics::StandardNormal<double>(w.v[0], w.v[1]));
-  }
-  d.detector = c.signal.threshold;
-  if (c.signal.signal_noise_w > 0) {
-    const physics::Philox4x32 w = physics::RandomWords(
-        physics::RandomKey{c.seed, c.frame, beam, 0, physics::kStreamSignalNoise});
-    d.noise_w = c.signal.signal_noise_w * physics::StandardNormal<double>(w.v[0], w.v[1]);
-    d.detector.threshold_w = physics::NoisyThreshold(d.detector.threshold_w, d.noise_w);
-  }
-  return d;
-}
-LT_HD inline void ScalePulse(const PulseDraws& d, physics::SignalContribution& c) {
-  c.power_w = static_cast<float>(c.power_w * d.energy_factor);
-}
-
-LT_HD inline void WriteDetectedEchoes(const FrameContext& c, uint32_t beam,
-                                      const physics::BeamSample<double>& b, double t,
-                                      const physics::Pose<double>& pose,
-                                      const physics::Echo* echoes, uint32_t count, double noise_w,
-                                      BeamRecord* out);
-
 // Stages 4-5 for the threshold detector: echoes of the pulse-convolved signal, picked by the
 // return mode, with range errors (tier 6) and labels from the dominant contribution (tier 7),
 // written to out[0 .. K).
@@ -627,27 +591,30 @@ LT_HD inline void WriteEchoes(const FrameContext& c, uint32_t beam,
                               const physics::Pose<double>& pose,
                               physics::SignalContribution* contributions, uint32_t n,
                               BeamRecord* out) {
-  const PulseDraws pulse = DrawPulse(c, beam);
-  if (pulse.scaled) {
+  physics::Echo echoes[physics::kMaxEchoesDetected];
+  uint32_t detected = 0;
+  // Pulse energy: one draw per pulse scales every contribution.
+  if (c.signal.pulse_energy_jitter > 0) {
+    const physics::Philox4x32 w = physics::RandomWords(
+        physics::RandomKey{c.seed, c.frame, beam, 0, physics::kStreamPulseEnergy});
+    const double f = physics::PulseEnergyFactor(c.signal.pulse_energy_jitter,
+                                                physics::StandardNormal<double>(w.v[0], w.v[1]));
     for (uint32_t k = 0; k < n; ++k)
-      ScalePulse(pulse, contributions[k]);
+      contributions[k].power_w = static_cast<float>(contributions[k].power_w * f);
+  }
+  // Receiver noise: one draw per pulse, detected against T - n, reported as S + n.
+  physics::ThresholdDetector detector = c.signal.threshold;
+  double noise_w = 0;
+  if (c.signal.signal_noise_w > 0) {
+    const physics::Philox4x32 w = physics::RandomWords(
+        physics::RandomKey{c.seed, c.frame, beam, 0, physics::kStreamSignalNoise});
+    noise_w = c.signal.signal_noise_w * physics::StandardNormal<double>(w.v[0], w.v[1]);
+    detector.threshold_w = physics::NoisyThreshold(detector.threshold_w, noise_w);
   }
   // The receiver's range gate at the minimum range: echoes nearer (a dirty window's, or
   // pulses merged with it) are no candidates for the return mode and take no return number.
-  physics::Echo echoes[physics::kMaxEchoesDetected];
-  uint32_t detected = 0;
-  const uint32_t count = physics::DetectEchoes(pulse.detector, contributions, n, echoes, &detected,
-                                               c.detector.min_range_m);
-  WriteDetectedEchoes(c, beam, b, t, pose, echoes, count, pulse.noise_w, out);
-}
-
-// Stage 5 for the threshold detector: the beam's detected echoes (`count`, in range order),
-// picked by the return mode and written to out[0 .. K).
-LT_HD inline void WriteDetectedEchoes(const FrameContext& c, uint32_t beam,
-                                      const physics::BeamSample<double>& b, double t,
-                                      const physics::Pose<double>& pose,
-                                      const physics::Echo* echoes, uint32_t count, double noise_w,
-                                      BeamRecord* out) {
+  const uint32_t count =
+      physics::DetectEchoes(detector, contributions, n, echoes, &detected, c.detector.min_range_m);
   uint32_t chosen[physics::kMaxEchoesDetected];
   const uint32_t m = physics::SelectEchoes(c.signal.threshold.mode, c.signal.threshold.max_echoes,
                                            echoes, count, chosen);

@@ -176,15 +176,15 @@ inline constexpr double kSearchTolerance_m = 1e-6;
 // The threshold crossing inside [a, b] (xi^ = f_a, f_b there, on opposite sides of T): Newton
 // steps from the linear interpolation of the two, replaced by bisection whenever they leave
 // the bracket (safeguarded Newton, Numerical Recipes rtsafe). Usually two or three steps.
-// `at(x)` gives xi^ and its derivatives at x (PulseSignalDerivatives, or a warp's sum of it).
-template <typename SignalAt>
-LT_HD double CrossingOf(const SignalAt& at, double t, double a, double b, double f_a, double f_b) {
+LT_HD inline double Crossing(const SignalContribution* c, uint32_t n, double sigma, double t,
+                             double a, double b, double f_a, double f_b, uint32_t first,
+                             double cut) {
   const bool rising = f_a <= t;
   double lo = a, hi = b;
   double x = f_b != f_a ? a + (t - f_a) / (f_b - f_a) * (b - a) : 0.5 * (a + b);
   if (!(x > lo && x < hi)) x = 0.5 * (lo + hi);
   for (int it = 0; it < 60 && hi - lo > kSearchTolerance_m; ++it) {
-    const SignalDerivatives s = at(x);
+    const SignalDerivatives s = PulseSignalDerivatives(c, n, sigma, x, first, cut);
     if ((s.f > t) == rising) {
       hi = x;
     } else {
@@ -197,26 +197,20 @@ LT_HD double CrossingOf(const SignalAt& at, double t, double a, double b, double
   }
   return x;
 }
-LT_HD inline double Crossing(const SignalContribution* c, uint32_t n, double sigma, double t,
-                             double a, double b, double f_a, double f_b, uint32_t first,
-                             double cut) {
-  return CrossingOf([&](double x) { return PulseSignalDerivatives(c, n, sigma, x, first, cut); }, t,
-                    a, b, f_a, f_b);
-}
 
 // The maximum of xi^ around the grid maximum x_m (grid step h, neighbours' values f_l and f_r
 // not above f_m): Newton on xi^' with xi^'' from the vertex of the parabola through the three
 // samples, kept inside [x_m - h, x_m + h] by bisection on the sign of xi^'.
-template <typename SignalAt>
-LT_HD double PeakOf(const SignalAt& at, double x_m, double h, double f_l, double f_m, double f_r,
-                    double lo_limit, double hi_limit) {
+LT_HD inline double PeakIn(const SignalContribution* c, uint32_t n, double sigma, double x_m,
+                           double h, double f_l, double f_m, double f_r, double lo_limit,
+                           double hi_limit, uint32_t first, double cut) {
   double lo = x_m - h > lo_limit ? x_m - h : lo_limit;
   double hi = x_m + h < hi_limit ? x_m + h : hi_limit;
   const double curvature = f_l - 2 * f_m + f_r;
   double x = curvature < 0 ? x_m + 0.5 * h * (f_l - f_r) / curvature : x_m;
   if (!(x > lo && x < hi)) x = 0.5 * (lo + hi);
   for (int it = 0; it < 60 && hi - lo > kSearchTolerance_m; ++it) {
-    const SignalDerivatives s = at(x);
+    const SignalDerivatives s = PulseSignalDerivatives(c, n, sigma, x, first, cut);
     if (s.d1 > 0) {
       lo = x;
     } else {
@@ -229,21 +223,14 @@ LT_HD double PeakOf(const SignalAt& at, double x_m, double h, double f_l, double
   }
   return x;
 }
-LT_HD inline double PeakIn(const SignalContribution* c, uint32_t n, double sigma, double x_m,
-                           double h, double f_l, double f_m, double f_r, double lo_limit,
-                           double hi_limit, uint32_t first, double cut) {
-  return PeakOf([&](double x) { return PulseSignalDerivatives(c, n, sigma, x, first, cut); }, x_m,
-                h, f_l, f_m, f_r, lo_limit, hi_limit);
-}
 
 // An echo with its peak found: the reported range by the range mode, and the labels of the
 // contribution that dominates xi^ at the peak. That one lies within the cut: xi^ there is at
 // T or above (to the searches' 1 um), so its largest term is about T / n or more, far above the
 // 1e-6 T that every term beyond the cut stays below (PulseCut); the search ends there.
-// EchoAt: the echo of interval [r0, r1] and peak (range, power) from the source that dominates
-// there; FinishEcho: that source found among the contributions.
-LT_HD inline Echo EchoAt(const ThresholdDetector& d, double r0, double r1, double peak,
-                         double peak_power, uint32_t source) {
+LT_HD inline Echo FinishEcho(const ThresholdDetector& d, const SignalContribution* c, uint32_t n,
+                             double r0, double r1, double peak, double peak_power, uint32_t first,
+                             double cut) {
   using std::log;
   using std::sqrt;
   const double sigma = d.pulse_sigma_m;
@@ -252,7 +239,15 @@ LT_HD inline Echo EchoAt(const ThresholdDetector& d, double r0, double r1, doubl
   e.peak_power_w = peak_power;
   e.start_m = r0;
   e.end_m = r1;
-  e.source = source;
+  double best = -1;
+  const double half_inv_var = 0.5 / (sigma * sigma);
+  for (uint32_t k = first; k < n && c[k].range_m <= peak + cut; ++k) {
+    const double p = c[k].power_w * PulseWeight(peak - c[k].range_m, half_inv_var);
+    if (p > best) {
+      best = p;
+      e.source = c[k].source;
+    }
+  }
   switch (d.range) {
     case EchoRange::kPeak:
       e.range_m = peak;
@@ -267,21 +262,6 @@ LT_HD inline Echo EchoAt(const ThresholdDetector& d, double r0, double r1, doubl
       break;
   }
   return e;
-}
-LT_HD inline Echo FinishEcho(const ThresholdDetector& d, const SignalContribution* c, uint32_t n,
-                             double r0, double r1, double peak, double peak_power, uint32_t first,
-                             double cut) {
-  const double half_inv_var = 0.5 / (d.pulse_sigma_m * d.pulse_sigma_m);
-  double best = -1;
-  uint32_t source = 0;
-  for (uint32_t k = first; k < n && c[k].range_m <= peak + cut; ++k) {
-    const double p = c[k].power_w * PulseWeight(peak - c[k].range_m, half_inv_var);
-    if (p > best) {
-      best = p;
-      source = c[k].source;
-    }
-  }
-  return EchoAt(d, r0, r1, peak, peak_power, source);
 }
 
 LT_HD inline Echo MakeEcho(const ThresholdDetector& d, const SignalContribution* c, uint32_t n,
@@ -338,55 +318,6 @@ LT_HD inline bool NothingChangesIn(const SignalContribution* c, uint32_t n, doub
   const SignalBounds s = BoundSignal(c, n, sigma, a, b, first, cut, above);
   return above ? s.lower > t && s.upper <= best_f : s.upper <= t;
 }
-
-// A tight cluster (a surface near normal incidence, every sub-ray at nearly one range) is one
-// pulse at the power-weighted mean range r_m, of peak xi^(r_m) and half-width
-// sigma sqrt(2 ln(xi^(r_m) / T)). With a spread s <= sigma / 64 this differs from the searched
-// interval by at most s^2 / (8 sigma), 2e-5 sigma, and is exact for one contribution; it spares
-// the grid and the searches for most beams.
-LT_HD inline bool IsTightCluster(const SignalContribution* c, uint32_t n, double sigma) {
-  return c[n - 1].range_m - c[0].range_m <= kTightClusterFraction * sigma;
-}
-LT_HD inline double TightClusterHalfWidth(double sigma, double peak_w, double threshold_w) {
-  using std::log;
-  using std::sqrt;
-  return sigma * sqrt(2 * log(peak_w / threshold_w));
-}
-
-// The windows the march samples (DetectEchoes): around each contribution above `weak` (all of
-// them when there are no weak ones), half-width L plus one grid step; overlapping windows make
-// one segment.
-struct Windows {
-  double weak, total, bound, half;
-  // strong: the sum of the contributions above `weak`. Without weak contributions it is the
-  // total; with them it exceeds T / 2 (the total exceeds T), so the logarithm is positive either
-  // way; the grid step more keeps xi^ strictly below T at the ends of every segment.
-  LT_HD Windows(double sigma, double t, double total_w, double weak_w, double strong)
-      : weak(weak_w), total(total_w), bound(strong < total_w ? 2 * strong : total_w) {
-    using std::log;
-    using std::sqrt;
-    half = sigma * sqrt(2 * log(bound / t)) + sigma / 4;
-  }
-  // The next contribution from k on that has a window (n: none).
-  LT_HD uint32_t Next(const SignalContribution* c, uint32_t n, uint32_t k) const {
-    while (k < n && !(bound == total || c[k].power_w > weak))
-      ++k;
-    return k;
-  }
-  // The segment that starts at windowed contribution k: [*begin, *end]; returns the first
-  // windowed contribution after it.
-  LT_HD uint32_t Segment(const SignalContribution* c, uint32_t n, uint32_t k, double* begin,
-                         double* end) const {
-    *begin = c[k].range_m - half;
-    *end = c[k].range_m + half;
-    for (uint32_t next = Next(c, n, k + 1); next < n && c[next].range_m - half <= *end;
-         next = Next(c, n, next + 1)) {
-      k = next;
-      *end = c[k].range_m + half;
-    }
-    return Next(c, n, k + 1);
-  }
-};
 
 }  // namespace detail
 
@@ -448,14 +379,19 @@ LT_HD inline uint32_t DetectEchoes(const ThresholdDetector& d, SignalContributio
   for (uint32_t k = 0; k < n; ++k)
     p_max = c[k].power_w > p_max ? c[k].power_w : p_max;
   const double cut = PulseCut(sigma, p_max, t);
-  if (detail::IsTightCluster(c, n, sigma)) {
+  if (c[n - 1].range_m - c[0].range_m <= detail::kTightClusterFraction * sigma) {
+    // A tight cluster (a surface near normal incidence, every sub-ray at nearly one range):
+    // one pulse at the power-weighted mean range r_m, of peak xi^(r_m) and half-width
+    // sigma sqrt(2 ln(xi^(r_m) / T)). With a spread s <= sigma / 64 this differs from the
+    // searched interval by at most s^2 / (8 sigma), 2e-5 sigma, and is exact for one
+    // contribution; it spares the grid and the searches for most beams.
     double weighted = 0;
     for (uint32_t k = 0; k < n; ++k)
       weighted += c[k].power_w * c[k].range_m;
     const double r_m = weighted / total;
     const double f = PulseSignal(c, n, sigma, r_m, 0, cut);
     if (!(f > t)) return 0;
-    const double hw = detail::TightClusterHalfWidth(sigma, f, t);
+    const double hw = sigma * sqrt(2 * log(f / t));
     out[0] = detail::FinishEcho(d, c, n, r_m - hw, r_m + hw, r_m, f, 0, cut);
     if (out[0].range_m < gate_m) return 0;
     out[0].index = 0;
@@ -467,12 +403,29 @@ LT_HD inline uint32_t DetectEchoes(const ThresholdDetector& d, SignalContributio
   double strong = 0;  // the sum of the contributions above `weak`
   for (uint32_t k = 0; k < n; ++k)
     strong += c[k].power_w > weak ? c[k].power_w : 0;
-  const detail::Windows windows(sigma, t, total, weak, strong);
+  // Without weak contributions strong is the total; with them it exceeds T / 2 (the total
+  // exceeds T), so the logarithm is positive either way.
+  const double bound = strong < total ? 2 * strong : total;
+  // L plus one grid step, so that xi^ is strictly below T at the ends of every segment.
+  const double half = sigma * sqrt(2 * log(bound / t)) + h;
+  // The next contribution from k on that has a window.
+  auto windowed = [&](uint32_t k) {
+    while (k < n && !(bound == total || c[k].power_w > weak))
+      ++k;
+    return k;
+  };
   uint32_t count = 0, seen = 0;
-  uint32_t k = windows.Next(c, n, 0);
+  uint32_t k = windowed(0);
   while (k < n) {
-    double seg_begin, seg_end;
-    k = windows.Segment(c, n, k, &seg_begin, &seg_end);
+    // One segment: contributions whose windows overlap.
+    const double seg_begin = c[k].range_m - half;
+    double seg_end = c[k].range_m + half;
+    for (uint32_t next = windowed(k + 1); next < n && c[next].range_m - half <= seg_end;
+         next = windowed(next + 1)) {
+      k = next;
+      seg_end = c[k].range_m + half;
+    }
+    k = windowed(k + 1);
     // March the grid; the first point is below T (xi^ <= T at the window edge). `first`
     // follows the grid: contributions more than the cut behind it are never summed again.
     uint32_t first = 0;
