@@ -743,12 +743,12 @@ Expected<std::unique_ptr<CudaSimulator>> CudaSimulator::Create(const Scene& scen
       direction_table ? size_t{m.beams} * sizeof(physics::Vec3<double>) : 0;
   free_bytes -= std::min(free_bytes, direction_bytes);
   // Road spray's plumes and clusters, uploaded each frame: at most kMostSprayClustersPerPlume a
-  // spraying vehicle, held for the whole run.
+  // spraying vehicle, held for the whole run. The frame's objects: the scene's, then the
+  // spray's plumes, then the weather's others (AppendWeatherObjects).
+  m.spray_sources = SpraySources(scene, static_cast<uint32_t>(scene.objects.size()));
   const size_t spray_bytes =
-      scene.description.weather.spray
-          ? SpraySources(scene, 0).size() *
-                (sizeof(SprayPlume) + size_t{kMostSprayClustersPerPlume} * sizeof(SprayCluster))
-          : 0;
+      m.spray_sources.size() *
+      (sizeof(SprayPlume) + size_t{kMostSprayClustersPerPlume} * sizeof(SprayCluster));
   if (spray_bytes > free_bytes) {
     return OptionError("backend", "backend cuda: road spray (weather.spray) needs " +
                                       std::to_string(spray_bytes >> 20) +
@@ -795,9 +795,6 @@ Expected<std::unique_ptr<CudaSimulator>> CudaSimulator::Create(const Scene& scen
     }
   }
   const uint32_t batch = m.plan.beams_per_batch * m.echoes_per_beam;  // record slots
-  // The frame's objects: the scene's, then the spray's plumes, then the weather's others
-  // (AppendWeatherObjects).
-  m.spray_sources = SpraySources(scene, static_cast<uint32_t>(scene.objects.size()));
   m.signal = FrameSignalChain(profile, scene.description,
                               static_cast<uint32_t>(scene.objects.size() + m.spray_sources.size()));
   for (Status s :
