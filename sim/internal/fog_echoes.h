@@ -71,15 +71,20 @@ class FogShareSweep {
       reaching_ += clear[k].weight;
     }
   }
-  // The share of [a, b); slabs asked for in order of a.
+  // The share of [a, b); slabs asked for in order of a. Once every sub-ray ends before a, it
+  // is 0 for this slab and every later one (Ended), not what is left of the weights after
+  // their subtraction (rounding's 1e-17).
   LT_HD double Share(double a, double b) {
     while (first_ < n_ && sorted_[first_].clear_m <= a)
       reaching_ -= sorted_[first_++].weight;
+    if (Ended()) return 0;
     double share = reaching_;
     for (uint32_t k = first_; k < n_ && sorted_[k].clear_m < b; ++k)
       share -= sorted_[k].weight * (1 - (sorted_[k].clear_m - a) / (b - a));
     return share;
   }
+  // Whether every sub-ray ends before the last slab asked for.
+  LT_HD bool Ended() const { return first_ == n_; }
 
  private:
   SubRayClear sorted_[kMaxContributions];  // a beam has at most this many sub-rays
@@ -111,6 +116,7 @@ LT_HD inline uint32_t AddFogSlabs(const FogView& f, const SubRayClear* clear, ui
   for (uint32_t j = 0; j < f.slabs && count + kept < room; ++j) {
     power[j] =
         static_cast<float>(FogSlabPower(f, j, sweep.Share(f.slab[j].start_m, f.slab[j].end_m)));
+    if (sweep.Ended()) break;  // no share in this slab or any farther one
     if (power[j] > 0) {
       ++kept;
       end = j + 1;

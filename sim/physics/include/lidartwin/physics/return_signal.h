@@ -296,7 +296,8 @@ LT_HD inline SignalBounds BoundSignal(const SignalContribution* c, uint32_t n, d
     if (r > b + cut) break;
     const double near = r < a ? a - r : r > b ? r - b : 0.0;
     const double far = r - a > b - r ? r - a : b - r;
-    s.upper += c[k].power_w * PulseWeight(near, half_inv_var);
+    // exp(-0) is 1 on the host and the device alike: a term inside [a, b] needs none.
+    s.upper += c[k].power_w * (near > 0 ? PulseWeight(near, half_inv_var) : 1.0);
     if (want_lower && far <= cut) s.lower += c[k].power_w * PulseWeight(far, half_inv_var);
   }
   s.upper *= 1 + kBoundMargin;
@@ -339,6 +340,76 @@ LT_HD inline double WeakPowerLevel(const SignalContribution* c, uint32_t n, doub
   }
   return level;
 }
+
+namespace detail {
+
+// An echo the march has found but not yet searched: the grid brackets of its two crossings
+// (the rising one's a == b when the segment began above T: its start is r0) and its grid
+// maximum with the two neighbours' values. DetectEchoes searches them when four are waiting and
+// when the march ends: on the GPU a warp's beams then search side by side, where each beam's
+// searches had started at its own grid point and run with 4 of a warp's 32 threads (`ncu`).
+struct PendingEcho {
+  double rise_a, rise_b, rise_fa, rise_fb;
+  double fall_a, fall_b, fall_fa, fall_fb;
+  double best_x, best_left, best_f, best_right;
+  uint32_t rise_first, fall_first;
+};
+inline constexpr uint32_t kPendingEchoes = 4;
+
+// The pending echoes' searches (Crossing, MakeEcho), kept as the march finds them: in order,
+// not before the range gate, the nearest dropped when kMaxEchoesDetected are held.
+struct EchoKeeper {
+  LT_HD EchoKeeper(const ThresholdDetector& detector, const SignalContribution* contributions,
+                   uint32_t contribution_count, double cut_m, double gate, Echo* echoes)
+      : d(detector),
+        c(contributions),
+        n(contribution_count),
+        cut(cut_m),
+        gate_m(gate),
+        out(echoes) {}
+  const ThresholdDetector& d;
+  const SignalContribution* c;
+  uint32_t n;
+  double cut, gate_m;
+  Echo* out;
+  uint32_t count = 0, seen = 0, pending = 0;
+  PendingEcho wait[kPendingEchoes];  // [0, pending) are waiting
+
+  LT_HD void Add(const PendingEcho& p) {
+    wait[pending++] = p;
+    if (pending == kPendingEchoes) Resolve();
+  }
+  LT_HD void Resolve() {
+    const double sigma = d.pulse_sigma_m, t = d.threshold_w;
+    for (uint32_t i = 0; i < pending; ++i) {
+      const PendingEcho& p = wait[i];
+      const double r0 = p.rise_a == p.rise_b ? p.rise_a
+                                             : Crossing(c, n, sigma, t, p.rise_a, p.rise_b,
+                                                        p.rise_fa, p.rise_fb, p.rise_first, cut);
+      const double r1 =
+          Crossing(c, n, sigma, t, p.fall_a, p.fall_b, p.fall_fa, p.fall_fb, p.fall_first, cut);
+      // The peak lies after r0; its window starts at most the cut before r0.
+      uint32_t echo_first = 0;
+      while (echo_first < n && c[echo_first].range_m < r0 - cut)
+        ++echo_first;
+      const Echo e = MakeEcho(d, c, n, r0, r1, p.best_x, sigma / 4, p.best_left, p.best_f,
+                              p.best_right, echo_first, cut);
+      if (e.range_m < gate_m) continue;
+      if (count == kMaxEchoesDetected) {
+        for (uint32_t m = 1; m < count; ++m)
+          out[m - 1] = out[m];
+        --count;
+      }
+      out[count] = e;
+      out[count].index = seen;
+      ++count;
+      ++seen;
+    }
+    pending = 0;
+  }
+};
+
+}  // namespace detail
 
 // All echoes of a beam in range order (at most kMaxEchoesDetected; beyond that the nearest
 // are dropped so the last ones survive). Sorts `c` by range. Returns the number of echoes in
@@ -414,7 +485,7 @@ LT_HD inline uint32_t DetectEchoes(const ThresholdDetector& d, SignalContributio
       ++k;
     return k;
   };
-  uint32_t count = 0, seen = 0;
+  detail::EchoKeeper keeper(d, c, n, cut, gate_m, out);
   uint32_t k = windowed(0);
   while (k < n) {
     // One segment: contributions whose windows overlap.
@@ -432,9 +503,11 @@ LT_HD inline uint32_t DetectEchoes(const ThresholdDetector& d, SignalContributio
     double x_prev = seg_begin;
     double f_prev = PulseSignal(c, n, sigma, x_prev, 0, cut);
     bool above = f_prev > t;
-    // The echo's grid maximum and its two neighbours' values, for the peak's first guess.
-    double r0 = seg_begin, best_x = seg_begin, best_f = f_prev, best_left = f_prev,
-           best_right = f_prev;
+    // The echo's rising bracket (none when the segment begins above T), its grid maximum and
+    // the maximum's two neighbours' values, for the peak's first guess.
+    detail::PendingEcho echo{seg_begin, seg_begin, f_prev, f_prev, 0,      0, 0,
+                             0,         seg_begin, f_prev, f_prev, f_prev, 0, 0};
+    double best_x = seg_begin, best_f = f_prev;
     bool best_is_prev = false;
     // The last point is seg_end itself, where xi^ <= T again: it is at least L from every
     // contribution (the next segment's windows start beyond it).
@@ -476,49 +549,44 @@ LT_HD inline uint32_t DetectEchoes(const ThresholdDetector& d, SignalContributio
       while (first < n && c[first].range_m < x_prev - cut)
         ++first;
       const double f = PulseSignal(c, n, sigma, x, first, cut);
-      if (best_is_prev) best_right = f;
+      if (best_is_prev) echo.best_right = f;
       best_is_prev = false;
       if (!above && f > t) {
         above = true;
-        r0 = detail::Crossing(c, n, sigma, t, x_prev, x, f_prev, f, first, cut);
+        echo.rise_a = x_prev;
+        echo.rise_b = x;
+        echo.rise_fa = f_prev;
+        echo.rise_fb = f;
+        echo.rise_first = first;
         best_x = x;
         best_f = f;
-        best_left = f_prev;
+        echo.best_left = f_prev;
         best_is_prev = true;
       } else if (above && f > best_f) {
         best_x = x;
         best_f = f;
-        best_left = f_prev;
+        echo.best_left = f_prev;
         best_is_prev = true;
       }
       if (above && !(f > t)) {
         above = false;
-        const double r1 = detail::Crossing(c, n, sigma, t, x_prev, x, f_prev, f, first, cut);
-        // The peak lies after r0; its window starts at most 8 sigma before r0.
-        uint32_t echo_first = 0;
-        while (echo_first < n && c[echo_first].range_m < r0 - cut)
-          ++echo_first;
-        if (best_x == x_prev) best_right = f;  // the grid maximum was the last point above T
-        const Echo e = detail::MakeEcho(d, c, n, r0, r1, best_x, h, best_left, best_f, best_right,
-                                        echo_first, cut);
-        if (!(e.range_m < gate_m)) {
-          if (count == kMaxEchoesDetected) {
-            for (uint32_t m = 1; m < count; ++m)
-              out[m - 1] = out[m];
-            --count;
-          }
-          out[count] = e;
-          out[count].index = seen;
-          ++count;
-          ++seen;
-        }
+        if (best_x == x_prev) echo.best_right = f;  // the grid maximum was the last point above T
+        echo.fall_a = x_prev;
+        echo.fall_b = x;
+        echo.fall_fa = f_prev;
+        echo.fall_fb = f;
+        echo.fall_first = first;
+        echo.best_x = best_x;
+        echo.best_f = best_f;
+        keeper.Add(echo);
       }
       x_prev = x;
       f_prev = f;
     }
   }
-  *detected = seen;
-  return count;
+  keeper.Resolve();
+  *detected = keeper.seen;
+  return keeper.count;
 }
 
 // The echoes the return mode reports, at most K, in range order, written to `chosen` as
