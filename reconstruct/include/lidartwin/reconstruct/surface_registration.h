@@ -1,0 +1,81 @@
+// A recorded frame placed on a reconstructed surface along its own beams (issue 41): the rigid
+// correction C (world) that brings each return of the frame onto the surface its beam meets,
+// found by projective point-to-plane Gauss-Newton (each beam cast against the surface from
+// where C puts it, the residual the return's distance from the hit's plane; Chen and Medioni,
+// IVC 10 (1992), with the projective correspondences of Newcombe et al., KinectFusion, ISMAR
+// 2011, eq. 16). Held-out frames are compared with their simulation beam by beam along the
+// same rays, so this is the placement that comparison measures: point-to-plane ICP against the
+// reconstruction frames' points needs each map point's plane from its neighbours, which rings
+// 1.4 deg apart (a 32-beam sensor) do not give (docs/validation.md).
+#pragma once
+
+#include <vector>
+
+#include "lidartwin/base/status.h"
+#include "lidartwin/reconstruct/range_image_mesh.h"
+#include "lidartwin/reconstruct/reconstructed_surface.h"
+#include "lidartwin/sim/ray_caster.h"
+
+namespace lt {
+
+struct SurfaceRegistrationOptions {
+  double min_range_m = 1.0;  // returns used: first returns within [min_range_m, max_range_m]
+  double max_range_m = 80.0;
+  // A return pairs with its beam's hit within this distance of it along the beam [m].
+  double window_m = 0.25;
+  // Residuals weighed by Cauchy's function w = 1 / (1 + (r / scale)^2): returns off the
+  // surface by much more than the sensor's noise (edges, foliage, what moved) count little.
+  // 1.5 cm (about the OS-1-128's noise) against 3 and 6 cm: a median |range error| of 2.99
+  // against 3.06 and 3.06 cm on its frame 1 from the 32-beam subset (docs/validation.md).
+  double scale_m = 0.015;
+  // Hits seen beyond this incidence are left out (their planes' normals are the least sure).
+  // The ground seen at grazing incidence holds the frame's height and tilt: on the OS-1-128
+  // (ICP poses) 75 deg left the p90 at 10.6 cm, 85 at 10.1 and 89 at 10.0.
+  double max_incidence_deg = 89;
+  int max_iterations = 50;
+  // A correction of its own at the frame's start and at its end, each return's interpolated
+  // at its column's place in the frame (scan.columns_per_frame): the motion within the frame
+  // corrected too, where a sensor's poses came from pairwise registration.
+  bool fit_motion = false;
+  // Converged when a step moves every return by less than this [m].
+  double converged_m = 1e-4;
+};
+
+struct SurfaceRegistration {
+  // C at the frame's start and at its end (alike unless fit_motion): start_correction *
+  // start_pose and end_correction * end_pose place the frame.
+  physics::Pose<double> start_correction{{1, 0, 0, 0}, {0, 0, 0}};
+  physics::Pose<double> end_correction{{1, 0, 0, 0}, {0, 0, 0}};
+  size_t returns = 0;  // the frame's returns in range
+  size_t paired = 0;   // of those, paired with a hit in the last iteration
+  // RMS of the paired returns' distances from their hits along the beam within 3 scale_m,
+  // last iteration: the range noise left.
+  double rms_m = 0;
+  int iterations = 0;
+};
+
+// scan: one posed frame (each return at the pose of its firing, PoseOfPoint) whose returns
+// left from beam_origins. Errors: fewer than 100 returns paired with the surface, or a
+// singular step (every paired plane alike: one wall leaves the frame free along it).
+// Deterministic: the sums run in the returns' order.
+Expected<SurfaceRegistration> RegisterToSurface(const PosedFrames& scan,
+                                                const BeamOrigins& beam_origins,
+                                                const RayCaster& surface,
+                                                const SurfaceRegistrationOptions& options);
+
+// Frames aligned with each other before they are fused into one surface: frame k (k >= 1) placed
+// by RegisterToSurface on the surface that `mesh` makes of frames 0..k-1 (already aligned), so
+// the first frame holds the world still. Pairwise registration leaves the frames of a drive a
+// little askew; fused, their surfaces lie in front of each other by that much, and a ray meets
+// the nearer (on the OS-1-128 the far ground of two frames, docs/validation.md). One entry per
+// frame, the first's identity; a frame that cannot be placed keeps its poses and its entry
+// holds the reason (registration_error).
+struct FrameAlignment {
+  SurfaceRegistration registration;
+  std::string registration_error;  // empty: placed
+};
+std::vector<FrameAlignment> AlignFramesOnSurfaces(PosedFrames& frames,
+                                                  const RangeImageMeshOptions& mesh,
+                                                  const SurfaceRegistrationOptions& options);
+
+}  // namespace lt

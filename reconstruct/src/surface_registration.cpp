@@ -1,0 +1,208 @@
+#include "lidartwin/reconstruct/surface_registration.h"
+
+#include <fmt/core.h>
+
+#include <Eigen/Dense>
+#include <cmath>
+
+#include "lidartwin/base/parallel_for.h"
+#include "lidartwin/physics/units.h"
+#include "lidartwin/sim/scene.h"
+
+namespace lt {
+namespace {
+
+using physics::Vec3;
+
+// One return: where its beam left from and where it came back, in the world under the
+// frame's poses (before any correction).
+struct Ray {
+  Vec3<double> origin, point;
+  double in_frame;  // the return's place in the frame: 0 at its start, 1 at its end
+};
+
+// A rotation by the vector w (axis times angle [rad]).
+physics::Quat<double> FromRotationVector(const Vec3<double>& w) {
+  const double angle = std::sqrt(Dot(w, w));
+  if (angle < 1e-15) return {1, 0, 0, 0};
+  const double s = std::sin(angle / 2) / angle;
+  return {std::cos(angle / 2), s * w.x, s * w.y, s * w.z};
+}
+
+// One return's row of the normal equations: the residual and its gradient with respect to
+// (rotation vector about `centre`, translation), both in the world.
+struct Row {
+  bool paired = false;
+  double residual = 0;       // from the hit's plane [m]
+  double along_beam_m = 0;   // from the hit along the beam, what a range comparison sees [m]
+  double jacobian[12] = {};  // the start's step, then the end's
+};
+
+}  // namespace
+
+Expected<SurfaceRegistration> RegisterToSurface(const PosedFrames& scan,
+                                                const BeamOrigins& beam_origins,
+                                                const RayCaster& surface,
+                                                const SurfaceRegistrationOptions& o) {
+  if (scan.frames.size() != 1 || scan.start_poses.size() != 1 || scan.end_poses.size() != 1)
+    return Error{"surface registration: the scan must be one posed frame"};
+  const Frame& f = scan.frames[0];
+  std::vector<Ray> rays;
+  for (size_t i = 0; i < f.size(); ++i) {
+    const double r = f.range_m[i];
+    if (!(r >= o.min_range_m && r <= o.max_range_m)) continue;
+    if (!f.return_index.empty() && f.return_index[i] != 0) continue;
+    const Vec3<double> p{f.x_m[i], f.y_m[i], f.z_m[i]};
+    if (!std::isfinite(p.x) || !std::isfinite(p.y) || !std::isfinite(p.z)) continue;
+    const physics::Pose<double> pose = PoseOfPoint(scan, 0, i);
+    const double in_frame = scan.columns_per_frame && f.column.size() == f.size()
+                                ? std::min(1.0, double(f.column[i]) / scan.columns_per_frame)
+                                : 0.0;
+    rays.push_back({physics::TransformPoint(pose, beam_origins.Of(p)),
+                    physics::TransformPoint(pose, p), in_frame});
+  }
+  SurfaceRegistration out;
+  out.returns = rays.size();
+  // Rotations about the sensor's place at the frame's start, so that they and the translation
+  // are of like size in the normal equations.
+  const Vec3<double> centre = scan.start_poses[0].translation;
+  const double cos_max = std::cos(o.max_incidence_deg * physics::kPi / 180);
+  // The corrections at the frame's start and end; a return's is interpolated between them at
+  // its place in the frame (one correction unless fit_motion).
+  physics::Pose<double> c_start{{1, 0, 0, 0}, {0, 0, 0}}, c_end = c_start;
+  // The motion needs each return's place in the frame.
+  const bool motion = o.fit_motion && scan.columns_per_frame && f.column.size() == f.size();
+  const int unknowns = motion ? 12 : 6;
+  std::vector<Row> rows(rays.size());
+  for (int iteration = 0; iteration < o.max_iterations; ++iteration) {
+    ParallelFor(rays.size(), [&](size_t i) {
+      Row& row = rows[i];
+      row.paired = false;
+      const physics::Pose<double> c =
+          motion ? physics::InterpolatePose(c_start, c_end, rays[i].in_frame) : c_start;
+      const Vec3<double> from = physics::TransformPoint(c, rays[i].origin);
+      const Vec3<double> to = physics::TransformPoint(c, rays[i].point);
+      const Vec3<double> d = to - from;
+      const double range = std::sqrt(Dot(d, d));
+      if (!(range > 0)) return;
+      const Vec3<double> dir = (1 / range) * d;
+      const RayHit hit =
+          surface.Closest(from, dir, std::max(0.0, range - o.window_m), range + o.window_m);
+      if (!hit.hit || std::fabs(Dot(hit.normal, dir)) < cos_max) return;
+      const Vec3<double> n = hit.normal;
+      const Vec3<double> q = from + hit.distance_m * dir;
+      row.paired = true;
+      row.residual = Dot(n, to - q);
+      row.along_beam_m = range - hit.distance_m;
+      // d residual / d w = ((to - centre) x n), d residual / d t = n (the plane held fixed);
+      // with fit_motion, shared between the start's and the end's steps by the return's place
+      // in the frame (first order in the steps).
+      const Vec3<double> a = to - centre;
+      const Vec3<double> axn{a.y * n.z - a.z * n.y, a.z * n.x - a.x * n.z, a.x * n.y - a.y * n.x};
+      const double j[6] = {axn.x, axn.y, axn.z, n.x, n.y, n.z};
+      const double s = motion ? rays[i].in_frame : 0.0;
+      for (int k = 0; k < 6; ++k) {
+        row.jacobian[k] = (1 - s) * j[k];
+        row.jacobian[k + 6] = s * j[k];
+      }
+    });
+    Eigen::MatrixXd h = Eigen::MatrixXd::Zero(unknowns, unknowns);
+    Eigen::VectorXd g = Eigen::VectorXd::Zero(unknowns);
+    size_t paired = 0, inliers = 0;
+    double sum_sq = 0;
+    for (const Row& row : rows) {  // in order: the same sums on every run
+      if (!row.paired) continue;
+      ++paired;
+      const double u = row.residual / o.scale_m;
+      const double w = 1 / (1 + u * u);
+      if (std::fabs(row.along_beam_m) <= 3 * o.scale_m) {
+        ++inliers;
+        sum_sq += row.along_beam_m * row.along_beam_m;
+      }
+      Eigen::VectorXd jr(unknowns);
+      for (int k = 0; k < unknowns; ++k)
+        jr[k] = row.jacobian[k];
+      h.noalias() += w * jr * jr.transpose();
+      g.noalias() += w * row.residual * jr;
+    }
+    out.paired = paired;
+    out.rms_m = inliers ? std::sqrt(sum_sq / inliers) : 0;
+    out.iterations = iteration + 1;
+    if (paired < 100)
+      return Error{fmt::format(
+          "surface registration: {} of the frame's {} returns meet the surface within {} m of "
+          "their range (100 needed)",
+          paired, rays.size(), o.window_m)};
+    const Eigen::LDLT<Eigen::MatrixXd> solver(h);
+    const Eigen::VectorXd step = solver.solve(-g);
+    // The plane normals must constrain every direction: the smallest pivot against the
+    // largest (a frame of one wall slides along it).
+    const Eigen::VectorXd pivots = solver.vectorD().cwiseAbs();
+    if (solver.info() != Eigen::Success || !step.allFinite() ||
+        !(pivots.minCoeff() > 1e-9 * pivots.maxCoeff()))
+      return Error{
+          "surface registration: the surfaces the frame meets do not fix its place in every "
+          "direction"};
+    double moved = 0;
+    for (int end = 0; end < (motion ? 2 : 1); ++end) {
+      const Vec3<double> w{step[6 * end], step[6 * end + 1], step[6 * end + 2]};
+      const Vec3<double> t{step[6 * end + 3], step[6 * end + 4], step[6 * end + 5]};
+      // The step as a pose: x -> R (x - centre) + centre + t.
+      const physics::Quat<double> r = FromRotationVector(w);
+      const physics::Pose<double> delta{r, centre + t - physics::Rotate(r, centre)};
+      physics::Pose<double>& c = end ? c_end : c_start;
+      c = physics::ComposePoses(delta, c);
+      // Largest move of a return: |t| plus the turn times the farthest reach.
+      moved = std::max(moved, std::sqrt(Dot(t, t)) + std::sqrt(Dot(w, w)) * o.max_range_m);
+    }
+    if (!motion) c_end = c_start;
+    if (moved < o.converged_m) break;
+  }
+  out.start_correction = c_start;
+  out.end_correction = c_end;
+  return out;
+}
+
+std::vector<FrameAlignment> AlignFramesOnSurfaces(PosedFrames& frames,
+                                                  const RangeImageMeshOptions& mesh,
+                                                  const SurfaceRegistrationOptions& options) {
+  std::vector<FrameAlignment> out(frames.frames.size());
+  for (size_t k = 1; k < frames.frames.size(); ++k) {
+    PosedFrames before;
+    before.frames.assign(frames.frames.begin(), frames.frames.begin() + k);
+    before.start_poses.assign(frames.start_poses.begin(), frames.start_poses.begin() + k);
+    before.end_poses.assign(frames.end_poses.begin(), frames.end_poses.begin() + k);
+    before.columns_per_frame = frames.columns_per_frame;
+    auto surface = MeshRangeImages(before, mesh);
+    if (!surface.ok()) {
+      out[k].registration_error = surface.message();
+      continue;
+    }
+    Scene scene;
+    SceneObject& object = scene.objects.emplace_back();
+    object.type = "mesh";
+    object.mesh.vertices = std::move(surface->vertices);
+    object.mesh.triangles = std::move(surface->triangles);
+    const auto caster = RayCaster::Create(scene);
+    if (!caster) {
+      out[k].registration_error = "out of memory for the surface's ray caster";
+      continue;
+    }
+    PosedFrames scan;
+    scan.frames = {frames.frames[k]};
+    scan.start_poses = {frames.start_poses[k]};
+    scan.end_poses = {frames.end_poses[k]};
+    scan.columns_per_frame = frames.columns_per_frame;
+    auto placed = RegisterToSurface(scan, mesh.beam_origins, *caster, options);
+    if (!placed.ok()) {
+      out[k].registration_error = placed.message();
+      continue;
+    }
+    frames.start_poses[k] = physics::ComposePoses(placed->start_correction, frames.start_poses[k]);
+    frames.end_poses[k] = physics::ComposePoses(placed->end_correction, frames.end_poses[k]);
+    out[k].registration = *placed;
+  }
+  return out;
+}
+
+}  // namespace lt
