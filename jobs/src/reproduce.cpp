@@ -416,16 +416,16 @@ void PlaceHeldOutFrame(Run& run, const PosedFrames& input) {
 // that ICP fits from rings 1.4 deg apart (a 32-beam subset) left the frame 1-2 cm off
 // (docs/validation.md). Only the frame's own (kept) lasers are used. A correction beyond
 // kMaxPlacementM or kMaxPlacementDeg is not taken.
-void PlaceHeldOutOnSurface(Run& run) {
+void PlaceHeldOutOnSurface(Run& run, const ReconstructedSurface& surface) {
   const size_t k = run.o.simulate_frame;
   auto seen = EveryNthChannel(run.rec.frames[k], run.o.reconstruct_channel_step);
   if (!seen.ok()) return;
-  auto scene = LoadScene(run.stage / "scene/scene.yaml", run.o.mesh_loader);
-  if (!scene.ok()) {
-    run.o.log.Info("held-out pose: not placed on the surface (" + scene.message() + ")\n");
-    return;
-  }
-  const auto caster = RayCaster::Create(*scene);
+  Scene scene;
+  SceneObject& object = scene.objects.emplace_back();
+  object.type = "mesh";
+  object.mesh.vertices = surface.vertices;
+  object.mesh.triangles = surface.triangles;
+  const auto caster = RayCaster::Create(scene);
   if (!caster) return;
   PosedFrames scan;
   scan.frames = {std::move(*seen)};
@@ -456,8 +456,8 @@ void PlaceHeldOutOnSurface(Run& run) {
   run.rec.end_poses[k] = physics::ComposePoses(placed->end_correction, run.rec.end_poses[k]);
   run.o.log.Info(fmt::format(
       "held-out pose: placed on the reconstructed surface along its beams ({} of {} returns "
-      "paired, {:.1f} mm rms, {} iterations): moved {:.1f} mm and {:.3f} deg\n",
-      placed->paired, placed->returns, placed->rms_m * 1e3, placed->iterations, moved_m * 1e3,
+      "used paired, {:.1f} mm rms, {} iterations): moved {:.1f} mm and {:.3f} deg\n",
+      placed->paired, placed->used, placed->rms_m * 1e3, placed->iterations, moved_m * 1e3,
       turned_deg));
 }
 
@@ -466,6 +466,7 @@ void AlignReconstructionFrames(Run& run, PosedFrames& input) {
   mo.min_range_m = run.ro.min_range_m;
   mo.max_range_m = run.ro.max_range_m;
   mo.beam_origins = run.ro.beam_origins;
+  mo.reflectance_at_vertices = false;  // the same surface in a quarter of the triangles
   SurfaceRegistrationOptions so;
   so.min_range_m = run.ro.min_range_m;
   so.max_range_m = run.ro.max_range_m;
@@ -478,8 +479,8 @@ void AlignReconstructionFrames(Run& run, PosedFrames& input) {
       continue;
     }
     const physics::Pose<double>& c = a.registration.start_correction;
-    run.o.log.Info(fmt::format("frame alignment: {} moved {:.1f} mm, {:.3f} deg ({:.1f} mm rms)\n", k,
-                               1e3 * std::sqrt(Dot(c.translation, c.translation)),
+    run.o.log.Info(fmt::format("frame alignment: {} moved {:.1f} mm, {:.3f} deg ({:.1f} mm rms)\n",
+                               k, 1e3 * std::sqrt(Dot(c.translation, c.translation)),
                                TurnedDeg({1, 0, 0, 0}, c.rotation), 1e3 * a.registration.rms_m));
   }
 }
@@ -1171,11 +1172,18 @@ Status Reproduce(const ReproduceOptions& options) {
   clock.Done("sensor");
   // 4. The scene from the other frames.
   ReadOwnFacesWhereTheSensorBarelyMoved(run);
-  if (!o.resimulate && !o.static_sensor) AlignReconstructionFrames(run, *input);
+  if (!o.resimulate && !o.static_sensor) {
+    AlignReconstructionFrames(run, *input);
+    clock.Done("frame alignment");
+  }
+  run.ro.keep_surface = !o.resimulate && !o.static_sensor;
   auto built = Reconstruct(*input, run.ro, run.stage / "scene");
   if (!built.ok()) return built.error();
-  if (!o.resimulate && !o.static_sensor) PlaceHeldOutOnSurface(run);
   clock.Done("reconstruction");
+  if (built->surface) {
+    PlaceHeldOutOnSurface(run, *built->surface);
+    clock.Done("held-out frame on the surface");
+  }
   o.log.Info(
       fmt::format("reconstructed from {} frame(s) by {}: {} triangles ({} carved), {} reflectance "
                   "classes\n",

@@ -214,6 +214,8 @@ Expected<ReconstructionSummary> ReconstructUnguarded(const PosedFrames& input,
   begin_step("writing the scene");
   if (Status s = reconstruction::WriteReconstructedScene(*surface, o, out_dir, summary); !s.ok())
     return s.error();
+  if (o.keep_surface)
+    summary.surface = std::make_shared<const ReconstructedSurface>(std::move(*surface));
   return summary;
 }
 

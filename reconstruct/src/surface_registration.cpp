@@ -7,12 +7,15 @@
 
 #include "lidartwin/base/parallel_for.h"
 #include "lidartwin/physics/units.h"
+#include "lidartwin/sim/ray_query.h"
 #include "lidartwin/sim/scene.h"
 
 namespace lt {
 namespace {
 
 using physics::Vec3;
+
+constexpr size_t kPacket = 64;  // returns cast together
 
 // One return: where its beam left from and where it came back, in the world under the
 // frame's poses (before any correction).
@@ -63,10 +66,24 @@ Expected<SurfaceRegistration> RegisterToSurface(const PosedFrames& scan,
   }
   SurfaceRegistration out;
   out.returns = rays.size();
+  // Every k-th return, at most max_returns of them, spread over the whole frame.
+  if (o.max_returns > 0 && rays.size() > o.max_returns) {
+    const size_t stride = (rays.size() + o.max_returns - 1) / o.max_returns;
+    size_t kept = 0;
+    for (size_t i = 0; i < rays.size(); i += stride)
+      rays[kept++] = rays[i];
+    rays.resize(kept);
+  }
+  out.used = rays.size();
   // Rotations about the sensor's place at the frame's start, so that they and the translation
   // are of like size in the normal equations.
   const Vec3<double> centre = scan.start_poses[0].translation;
   const double cos_max = std::cos(o.max_incidence_deg * physics::kPi / 180);
+  double reach = 0;  // the farthest return from the centre [m]
+  for (const Ray& ray : rays) {
+    const Vec3<double> d = ray.point - centre;
+    reach = std::max(reach, std::sqrt(Dot(d, d)));
+  }
   // The corrections at the frame's start and end; a return's is interpolated between them at
   // its place in the frame (one correction unless fit_motion).
   physics::Pose<double> c_start{{1, 0, 0, 0}, {0, 0, 0}}, c_end = c_start;
@@ -75,35 +92,49 @@ Expected<SurfaceRegistration> RegisterToSurface(const PosedFrames& scan,
   const int unknowns = motion ? 12 : 6;
   std::vector<Row> rows(rays.size());
   for (int iteration = 0; iteration < o.max_iterations; ++iteration) {
-    ParallelFor(rays.size(), [&](size_t i) {
-      Row& row = rows[i];
-      row.paired = false;
-      const physics::Pose<double> c =
-          motion ? physics::InterpolatePose(c_start, c_end, rays[i].in_frame) : c_start;
-      const Vec3<double> from = physics::TransformPoint(c, rays[i].origin);
-      const Vec3<double> to = physics::TransformPoint(c, rays[i].point);
-      const Vec3<double> d = to - from;
-      const double range = std::sqrt(Dot(d, d));
-      if (!(range > 0)) return;
-      const Vec3<double> dir = (1 / range) * d;
-      const RayHit hit =
-          surface.Closest(from, dir, std::max(0.0, range - o.window_m), range + o.window_m);
-      if (!hit.hit || std::fabs(Dot(hit.normal, dir)) < cos_max) return;
-      const Vec3<double> n = hit.normal;
-      const Vec3<double> q = from + hit.distance_m * dir;
-      row.paired = true;
-      row.residual = Dot(n, to - q);
-      row.along_beam_m = range - hit.distance_m;
-      // d residual / d w = ((to - centre) x n), d residual / d t = n (the plane held fixed);
-      // with fit_motion, shared between the start's and the end's steps by the return's place
-      // in the frame (first order in the steps).
-      const Vec3<double> a = to - centre;
-      const Vec3<double> axn{a.y * n.z - a.z * n.y, a.z * n.x - a.x * n.z, a.x * n.y - a.y * n.x};
-      const double j[6] = {axn.x, axn.y, axn.z, n.x, n.y, n.z};
-      const double s = motion ? rays[i].in_frame : 0.0;
-      for (int k = 0; k < 6; ++k) {
-        row.jacobian[k] = (1 - s) * j[k];
-        row.jacobian[k + 6] = s * j[k];
+    // Each return's beam from where the corrections put it, cast in packets of neighbouring
+    // returns (RayCaster::ClosestBatch: the same hits as one at a time).
+    ParallelFor((rays.size() + kPacket - 1) / kPacket, [&](size_t packet) {
+      const size_t begin = packet * kPacket, end = std::min(rays.size(), begin + kPacket);
+      RayQuery queries[kPacket];
+      RayHit hits[kPacket];
+      double ranges[kPacket];
+      for (size_t i = begin; i < end; ++i) {
+        const physics::Pose<double> c =
+            motion ? physics::InterpolatePose(c_start, c_end, rays[i].in_frame) : c_start;
+        const Vec3<double> from = physics::TransformPoint(c, rays[i].origin);
+        const Vec3<double> d = physics::TransformPoint(c, rays[i].point) - from;
+        const double range = std::sqrt(Dot(d, d));
+        ranges[i - begin] = range;
+        queries[i - begin] = {from, range > 0 ? (1 / range) * d : Vec3<double>{1, 0, 0},
+                              std::max(0.0, range - o.window_m), range + o.window_m};
+      }
+      surface.ClosestBatch(queries, end - begin, hits);
+      for (size_t i = begin; i < end; ++i) {
+        Row& row = rows[i];
+        row.paired = false;
+        const RayQuery& q = queries[i - begin];
+        const RayHit& hit = hits[i - begin];
+        const double range = ranges[i - begin];
+        if (!(range > 0) || !hit.hit || std::fabs(Dot(hit.normal, q.unit_direction)) < cos_max)
+          continue;
+        const Vec3<double> n = hit.normal;
+        const Vec3<double> to = q.origin + range * q.unit_direction;
+        const Vec3<double> on_surface = q.origin + hit.distance_m * q.unit_direction;
+        row.paired = true;
+        row.residual = Dot(n, to - on_surface);
+        row.along_beam_m = range - hit.distance_m;
+        // d residual / d w = ((to - centre) x n), d residual / d t = n (the plane held fixed);
+        // with fit_motion, shared between the start's and the end's steps by the return's
+        // place in the frame (first order in the steps).
+        const Vec3<double> a = to - centre;
+        const Vec3<double> axn{a.y * n.z - a.z * n.y, a.z * n.x - a.x * n.z, a.x * n.y - a.y * n.x};
+        const double j[6] = {axn.x, axn.y, axn.z, n.x, n.y, n.z};
+        const double s = motion ? rays[i].in_frame : 0.0;
+        for (int k = 0; k < 6; ++k) {
+          row.jacobian[k] = (1 - s) * j[k];
+          row.jacobian[k + 6] = s * j[k];
+        }
       }
     });
     Eigen::MatrixXd h = Eigen::MatrixXd::Zero(unknowns, unknowns);
@@ -153,7 +184,7 @@ Expected<SurfaceRegistration> RegisterToSurface(const PosedFrames& scan,
       physics::Pose<double>& c = end ? c_end : c_start;
       c = physics::ComposePoses(delta, c);
       // Largest move of a return: |t| plus the turn times the farthest reach.
-      moved = std::max(moved, std::sqrt(Dot(t, t)) + std::sqrt(Dot(w, w)) * o.max_range_m);
+      moved = std::max(moved, std::sqrt(Dot(t, t)) + std::sqrt(Dot(w, w)) * reach);
     }
     if (!motion) c_end = c_start;
     if (moved < o.converged_m) break;

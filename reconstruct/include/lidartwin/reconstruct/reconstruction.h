@@ -15,6 +15,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -74,6 +75,9 @@ struct ReconstructOptions {
   // of its members. 40 classes (14 % wide) left the XT16 bag's frame 2 at an intensity error of
   // 3.38 counts, 100 at 2.87, 300 at 2.73 (floor 1.35); 1000 gain little more.
   int reflectance_bins = 300;
+  // Hand the surface written back in ReconstructionSummary::surface (reproduce places the
+  // held-out frame on it without reading the scene's files back).
+  bool keep_surface = false;
 
   // Keys by field: method one of kReconstructMethods, poisson_depth 4..14, density_quantile in
   // [0, 1), voxel_m in [kMinVoxelM, kMaxVoxelM], max_gap_m finite >= 0, 0 <= min_range_m <
@@ -94,6 +98,7 @@ struct ReconstructionSummary {
   size_t carved_triangles = 0;                                 // removed by visibility carving
   std::vector<std::pair<double, size_t>> reflectance_classes;  // reflectance, triangles
   std::vector<std::filesystem::path> written;  // every file written, in order (scene.yaml last)
+  std::shared_ptr<const ReconstructedSurface> surface;  // with keep_surface: what was written
 };
 
 // Called as each step begins: (step index from 0, number of steps, what it does).
