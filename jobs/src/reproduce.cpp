@@ -416,7 +416,8 @@ void PlaceHeldOutFrame(Run& run, const PosedFrames& input) {
 // that ICP fits from rings 1.4 deg apart (a 32-beam subset) left the frame 1-2 cm off
 // (docs/validation.md). Only the frame's own (kept) lasers are used. A correction beyond
 // kMaxPlacementM or kMaxPlacementDeg is not taken.
-void PlaceHeldOutOnSurface(Run& run, const ReconstructedSurface& surface) {
+void PlaceHeldOutOnSurface(Run& run, const PosedFrames& input,
+                           const ReconstructedSurface& surface) {
   const size_t k = run.o.simulate_frame;
   auto seen = EveryNthChannel(run.rec.frames[k], run.o.reconstruct_channel_step);
   if (!seen.ok()) return;
@@ -431,7 +432,8 @@ void PlaceHeldOutOnSurface(Run& run, const ReconstructedSurface& surface) {
   scan.frames = {std::move(*seen)};
   scan.start_poses = {run.rec.start_poses[k]};
   scan.end_poses = {run.rec.end_poses[k]};
-  scan.columns_per_frame = run.profile.SpinningView().columns;
+  // The recording's columns (run.profile is another sensor's after --as).
+  scan.columns_per_frame = input.columns_per_frame;
   SurfaceRegistrationOptions so;
   so.min_range_m = run.ro.min_range_m;
   so.max_range_m = run.ro.max_range_m;
@@ -1181,7 +1183,8 @@ Status Reproduce(const ReproduceOptions& options) {
   if (!built.ok()) return built.error();
   clock.Done("reconstruction");
   if (built->surface) {
-    PlaceHeldOutOnSurface(run, *built->surface);
+    PlaceHeldOutOnSurface(run, *input, *built->surface);
+    built->surface.reset();  // 70 MiB the simulation does not need
     clock.Done("held-out frame on the surface");
   }
   o.log.Info(

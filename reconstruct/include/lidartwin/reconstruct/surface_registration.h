@@ -26,7 +26,9 @@ struct SurfaceRegistrationOptions {
   // Residuals weighed by Cauchy's function w = 1 / (1 + (r / scale)^2): returns off the
   // surface by much more than the sensor's noise (edges, foliage, what moved) count little.
   // 1.5 cm (about the OS-1-128's noise) against 3 and 6 cm: a median |range error| of 2.99
-  // against 3.06 and 3.06 cm on its frame 1 from the 32-beam subset (docs/validation.md).
+  // against 3.06 and 3.06 cm on its frame 1 from the 32-beam subset with one correction; with
+  // fit_motion every scale from 1 to 6 cm gave the same within the quantile sketch's step
+  // (docs/validation.md).
   double scale_m = 0.015;
   // Hits seen beyond this incidence are left out (their planes' normals are the least sure).
   // The ground seen at grazing incidence holds the frame's height and tilt: on the OS-1-128
@@ -40,9 +42,9 @@ struct SurfaceRegistrationOptions {
   // at its column's place in the frame (scan.columns_per_frame): the motion within the frame
   // corrected too, where a sensor's poses came from pairwise registration.
   bool fit_motion = false;
-  // Converged when a step moves every return by less than this [m]: a twentieth of the
-  // OS-1-128's range noise. The steps shrink by about 0.6 an iteration (the correspondences
-  // move with the frame), about 12 iterations from a centimetre off.
+  // Converged when a step moves every return by less than this [m]: a thirtieth of scale_m. The
+  // steps shrink by about 0.6 an iteration (the correspondences move with the frame), about 12
+  // iterations from a centimetre off.
   double converged_m = 5e-4;
 };
 
