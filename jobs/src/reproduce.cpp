@@ -375,19 +375,28 @@ Expected<Frame> EveryNthChannel(Frame f, uint32_t step) {
 // with ICP poses; docs/validation.md). A correction beyond kMaxPlacementM or kMaxPlacementDeg
 // is no refinement and is not taken.
 constexpr double kMaxPlacementM = 0.2, kMaxPlacementDeg = 1.0;
-void PlaceHeldOutFrame(Run& run, const PosedFrames& input) {
+// The held-out frame as one posed frame at its poses: after a reconstruct_channel_step, the
+// sparser sensor's own returns of it; the recording's columns (run.profile is another
+// sensor's after --as).
+Expected<PosedFrames> HeldOutScan(const Run& run, const PosedFrames& input) {
   const size_t k = run.o.simulate_frame;
-  PosedFrames scan;
-  // After a reconstruct_channel_step, the sparser sensor's own returns of that frame.
   auto seen = EveryNthChannel(run.rec.frames[k], run.o.reconstruct_channel_step);
-  if (!seen.ok()) return;
+  if (!seen.ok()) return seen.error();
+  PosedFrames scan;
   scan.frames = {std::move(*seen)};
   scan.start_poses = {run.rec.start_poses[k]};
   scan.end_poses = {run.rec.end_poses[k]};
   scan.columns_per_frame = input.columns_per_frame;
+  return scan;
+}
+
+void PlaceHeldOutFrame(Run& run, const PosedFrames& input) {
+  const size_t k = run.o.simulate_frame;
+  auto scan = HeldOutScan(run, input);
+  if (!scan.ok()) return;
   RegistrationOptions ro;
   ro.min_range_m = run.ro.min_range_m;
-  auto placed = RegisterToMap(scan, input, ro);
+  auto placed = RegisterToMap(*scan, input, ro);
   if (!placed.ok()) {
     run.o.log.Info("held-out pose: as estimated (" + placed.message() + ")\n");
     return;
@@ -419,8 +428,8 @@ void PlaceHeldOutFrame(Run& run, const PosedFrames& input) {
 void PlaceHeldOutOnSurface(Run& run, const PosedFrames& input,
                            const ReconstructedSurface& surface) {
   const size_t k = run.o.simulate_frame;
-  auto seen = EveryNthChannel(run.rec.frames[k], run.o.reconstruct_channel_step);
-  if (!seen.ok()) return;
+  auto scan = HeldOutScan(run, input);
+  if (!scan.ok()) return;
   Scene scene;
   SceneObject& object = scene.objects.emplace_back();
   object.type = "mesh";
@@ -428,17 +437,11 @@ void PlaceHeldOutOnSurface(Run& run, const PosedFrames& input,
   object.mesh.triangles = surface.triangles;
   const auto caster = RayCaster::Create(scene);
   if (!caster) return;
-  PosedFrames scan;
-  scan.frames = {std::move(*seen)};
-  scan.start_poses = {run.rec.start_poses[k]};
-  scan.end_poses = {run.rec.end_poses[k]};
-  // The recording's columns (run.profile is another sensor's after --as).
-  scan.columns_per_frame = input.columns_per_frame;
   SurfaceRegistrationOptions so;
   so.min_range_m = run.ro.min_range_m;
   so.max_range_m = run.ro.max_range_m;
   so.fit_motion = true;
-  auto placed = RegisterToSurface(scan, run.ro.beam_origins, *caster, so);
+  auto placed = RegisterToSurface(*scan, run.ro.beam_origins, *caster, so);
   if (!placed.ok()) {
     run.o.log.Info("held-out pose: not placed on the surface (" + placed.message() + ")\n");
     return;
