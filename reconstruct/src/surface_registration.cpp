@@ -17,11 +17,11 @@ using physics::Vec3;
 
 constexpr size_t kPacket = 64;  // returns cast together
 
-// One return: where its beam left from and where it came back, in the world under the
-// frame's poses (before any correction).
+// One return: where its beam left from and where it came back, in the sensor's frame, and
+// its place in the frame (0 at its start, 1 at its end), at which its pose is interpolated.
 struct Ray {
   Vec3<double> origin, point;
-  double in_frame;  // the return's place in the frame: 0 at its start, 1 at its end
+  double in_frame;
 };
 
 // A rotation by the vector w (axis times angle [rad]).
@@ -57,12 +57,10 @@ Expected<SurfaceRegistration> RegisterToSurface(const PosedFrames& scan,
     if (!f.return_index.empty() && f.return_index[i] != 0) continue;
     const Vec3<double> p{f.x_m[i], f.y_m[i], f.z_m[i]};
     if (!std::isfinite(p.x) || !std::isfinite(p.y) || !std::isfinite(p.z)) continue;
-    const physics::Pose<double> pose = PoseOfPoint(scan, 0, i);
     const double in_frame = scan.columns_per_frame && f.column.size() == f.size()
                                 ? std::min(1.0, double(f.column[i]) / scan.columns_per_frame)
                                 : 0.0;
-    rays.push_back({physics::TransformPoint(pose, beam_origins.Of(p)),
-                    physics::TransformPoint(pose, p), in_frame});
+    rays.push_back({beam_origins.Of(p), p, in_frame});
   }
   SurfaceRegistration out;
   out.returns = rays.size();
@@ -77,13 +75,16 @@ Expected<SurfaceRegistration> RegisterToSurface(const PosedFrames& scan,
   out.used = rays.size();
   // Rotations about the sensor's place at the frame's start, so that they and the translation
   // are of like size in the normal equations.
-  const Vec3<double> centre = scan.start_poses[0].translation;
+  const physics::Pose<double>&start = scan.start_poses[0], &end = scan.end_poses[0];
+  const Vec3<double> centre = start.translation;
   const double cos_max = std::cos(o.max_incidence_deg * physics::kPi / 180);
-  double reach = 0;  // the farthest return from the centre [m]
-  for (const Ray& ray : rays) {
-    const Vec3<double> d = ray.point - centre;
-    reach = std::max(reach, std::sqrt(Dot(d, d)));
-  }
+  // The farthest a return lies from the centre [m]: its range from the sensor, which moves
+  // at most from start to end in the frame.
+  const Vec3<double> travel = end.translation - centre;
+  double reach = 0;
+  for (const Ray& ray : rays)
+    reach = std::max(reach, std::sqrt(Dot(ray.point, ray.point)));
+  reach += std::sqrt(Dot(travel, travel));
   // The corrections at the frame's start and end; a return's is interpolated between them at
   // its place in the frame (one correction unless fit_motion).
   physics::Pose<double> c_start{{1, 0, 0, 0}, {0, 0, 0}}, c_end = c_start;
@@ -94,23 +95,28 @@ Expected<SurfaceRegistration> RegisterToSurface(const PosedFrames& scan,
   for (int iteration = 0; iteration < o.max_iterations; ++iteration) {
     // Each return's beam from where the corrections put it, cast in packets of neighbouring
     // returns (RayCaster::ClosestBatch: the same hits as one at a time).
+    // Each return where the corrected poses put it, as PoseOfPoint will once they are
+    // applied: interpolated between C_start * start and C_end * end at its place in the frame
+    // (which is not C interpolated times the pose interpolated when the frame turns).
+    const physics::Pose<double> corrected_start = physics::ComposePoses(c_start, start),
+                                corrected_end = physics::ComposePoses(c_end, end);
     ParallelFor((rays.size() + kPacket - 1) / kPacket, [&](size_t packet) {
-      const size_t begin = packet * kPacket, end = std::min(rays.size(), begin + kPacket);
+      const size_t begin = packet * kPacket, stop = std::min(rays.size(), begin + kPacket);
       RayQuery queries[kPacket];
       RayHit hits[kPacket];
       double ranges[kPacket];
-      for (size_t i = begin; i < end; ++i) {
-        const physics::Pose<double> c =
-            motion ? physics::InterpolatePose(c_start, c_end, rays[i].in_frame) : c_start;
-        const Vec3<double> from = physics::TransformPoint(c, rays[i].origin);
-        const Vec3<double> d = physics::TransformPoint(c, rays[i].point) - from;
+      for (size_t i = begin; i < stop; ++i) {
+        const physics::Pose<double> pose =
+            physics::InterpolatePose(corrected_start, corrected_end, rays[i].in_frame);
+        const Vec3<double> from = physics::TransformPoint(pose, rays[i].origin);
+        const Vec3<double> d = physics::TransformPoint(pose, rays[i].point) - from;
         const double range = std::sqrt(Dot(d, d));
         ranges[i - begin] = range;
         queries[i - begin] = {from, range > 0 ? (1 / range) * d : Vec3<double>{1, 0, 0},
                               std::max(0.0, range - o.window_m), range + o.window_m};
       }
-      surface.ClosestBatch(queries, end - begin, hits);
-      for (size_t i = begin; i < end; ++i) {
+      surface.ClosestBatch(queries, stop - begin, hits);
+      for (size_t i = begin; i < stop; ++i) {
         Row& row = rows[i];
         row.paired = false;
         const RayQuery& q = queries[i - begin];
@@ -124,16 +130,21 @@ Expected<SurfaceRegistration> RegisterToSurface(const PosedFrames& scan,
         row.paired = true;
         row.residual = Dot(n, to - on_surface);
         row.along_beam_m = range - hit.distance_m;
-        // d residual / d w = ((to - centre) x n), d residual / d t = n (the plane held fixed);
-        // with fit_motion, shared between the start's and the end's steps by the return's
-        // place in the frame (first order in the steps).
-        const Vec3<double> a = to - centre;
-        const Vec3<double> axn{a.y * n.z - a.z * n.y, a.z * n.x - a.x * n.z, a.x * n.y - a.y * n.x};
-        const double j[6] = {axn.x, axn.y, axn.z, n.x, n.y, n.z};
+        // d residual / d t = n and d residual / d w = (a x n) (the plane held fixed), a the
+        // lever arm from the centre. With fit_motion a step of the start's correction moves
+        // the return by (1 - s) of itself, about the start's place, so its lever arm is the
+        // return's offset from its own sensor place carried to the start's: to - centre -
+        // s (end - start); the end's, to - centre + (1 - s) (end - start) (first order in the
+        // steps; s the return's place in the frame).
         const double s = motion ? rays[i].in_frame : 0.0;
-        for (int k = 0; k < 6; ++k) {
-          row.jacobian[k] = (1 - s) * j[k];
-          row.jacobian[k + 6] = s * j[k];
+        const Vec3<double> travelled = corrected_end.translation - corrected_start.translation;
+        for (int side = 0; side < (motion ? 2 : 1); ++side) {
+          const double share = side ? s : 1 - s;
+          const Vec3<double> a = to - centre + (side ? 1 - s : -s) * travelled;
+          const Vec3<double> axn = Cross(a, n);
+          const double j[6] = {axn.x, axn.y, axn.z, n.x, n.y, n.z};
+          for (int k = 0; k < 6; ++k)
+            row.jacobian[6 * side + k] = share * j[k];
         }
       }
     });
@@ -159,11 +170,13 @@ Expected<SurfaceRegistration> RegisterToSurface(const PosedFrames& scan,
     out.paired = paired;
     out.rms_m = inliers ? std::sqrt(sum_sq / inliers) : 0;
     out.iterations = iteration + 1;
-    if (paired < 100)
+    const size_t needed =
+        std::max<size_t>(100, static_cast<size_t>(std::ceil(o.min_paired_share * rays.size())));
+    if (paired < needed)
       return Error{fmt::format(
           "surface registration: {} of the frame's {} returns meet the surface within {} m of "
-          "their range (100 needed)",
-          paired, rays.size(), o.window_m)};
+          "their range ({} needed)",
+          paired, rays.size(), o.window_m, needed)};
     const Eigen::LDLT<Eigen::MatrixXd> solver(h);
     const Eigen::VectorXd step = solver.solve(-g);
     // The plane normals must constrain every direction: the smallest pivot against the
@@ -191,6 +204,20 @@ Expected<SurfaceRegistration> RegisterToSurface(const PosedFrames& scan,
   }
   out.start_correction = c_start;
   out.end_correction = c_end;
+  // How far each correction carries the sensor's own place (not the world's origin, about
+  // which a turn of the frame would read as a move) and how far it turns it.
+  for (const auto& [c, pose] : {std::pair{&c_start, &start}, std::pair{&c_end, &end}}) {
+    const Vec3<double> shift = physics::TransformPoint(*c, pose->translation) - pose->translation;
+    out.moved_m = std::max(out.moved_m, std::sqrt(Dot(shift, shift)));
+    out.turned_deg =
+        std::max(out.turned_deg,
+                 2 * std::acos(std::min(1.0, std::fabs(c->rotation.w))) / physics::kDegToRad);
+  }
+  if (!(out.moved_m <= o.max_move_m && out.turned_deg <= o.max_turn_deg))
+    return Error{fmt::format(
+        "surface registration: the surface would move the frame {:.3f} m and turn it {:.2f} deg "
+        "(at most {:g} m and {:g} deg): it meets that surface elsewhere than it was seen",
+        out.moved_m, out.turned_deg, o.max_move_m, o.max_turn_deg)};
   return out;
 }
 

@@ -147,6 +147,108 @@ TEST(SurfaceRegistration, TheMotionWithinAFrameIsRecoveredWithFitMotion) {
   EXPECT_GT(worst_one_m, 0.02);
 }
 
+// Within the frame, where its returns' poses are interpolated between the corrected start and
+// end (PoseOfPoint once the corrections are applied), every return lands where it was seen:
+// a point 20 m out at a quarter, half and three quarters of the frame, against the truth.
+// The frame turns 20 deg in its 0.1 s (a car turning hard at 10 Hz) and its end is believed
+// 0.77 deg off, so the correction interpolated times the poses interpolated would miss the
+// mid-frame points by what placing them that way ignores.
+TEST(SurfaceRegistration, ReturnsWithinTheFrameLandWhereTheyWereSeen) {
+  const Scene yard = Yard();
+  const auto caster = RayCaster::Create(yard);
+  ASSERT_TRUE(caster);
+  const SensorProfile sensor = test::SpinningSensor(32, 10, -25, 1024, 10);
+  const physics::Pose<double> start{{1, 0, 0, 0}, {0.3, -0.2, 0}};
+  const physics::Pose<double> end{physics::QuatFromRollPitchYaw(0.0, 0.0, 20 * physics::kDegToRad),
+                                  {1.3, 0.3, 0}};
+  Trajectory trajectory;
+  trajectory.time_s = {0, 0.1};
+  trajectory.poses = {start, end};
+  auto simulator = CreateSimulator(Backend::kCpu, yard, sensor, trajectory, {});
+  ASSERT_TRUE(simulator.ok()) << simulator.message();
+  auto frame = (*simulator)->Simulate(0);
+  ASSERT_TRUE(frame.ok()) << frame.message();
+  PosedFrames scan;
+  scan.frames = {WithRangeNoise(*frame, 0.005, 3)};
+  scan.start_poses = {{physics::QuatFromRollPitchYaw(0.003, -0.004, 0.002),
+                       start.translation + Vec3<double>{0.04, -0.03, 0.02}}};
+  scan.end_poses = {
+      {physics::Multiply(physics::QuatFromRollPitchYaw(-0.006, 0.008, -0.009), end.rotation),
+       end.translation + Vec3<double>{-0.05, 0.06, -0.02}}};
+  scan.columns_per_frame = sensor.columns;
+  SurfaceRegistrationOptions o;
+  o.fit_motion = true;
+  o.max_returns = 0;  // every return
+  auto placed = RegisterToSurface(scan, {}, *caster, o);
+  ASSERT_TRUE(placed.ok()) << placed.message();
+  EXPECT_EQ(placed->used, placed->returns);
+  const physics::Pose<double> found_start =
+      physics::ComposePoses(placed->start_correction, scan.start_poses[0]);
+  const physics::Pose<double> found_end =
+      physics::ComposePoses(placed->end_correction, scan.end_poses[0]);
+  double worst_m = 0;
+  for (const double s : {0.0, 0.25, 0.5, 0.75, 1.0})
+    for (const Vec3<double> p :
+         {Vec3<double>{20, 0, 0}, Vec3<double>{0, 20, 0}, Vec3<double>{-14, -14, -3}}) {
+      const Vec3<double> d =
+          physics::TransformPoint(physics::InterpolatePose(found_start, found_end, s), p) -
+          physics::TransformPoint(physics::InterpolatePose(start, end, s), p);
+      worst_m = std::max(worst_m, std::sqrt(Dot(d, d)));
+    }
+  // Measured: 0.52 mm; 12.1 mm when the fit interpolated the corrections between the poses
+  // interpolated, as it did before 2026-12-02's second session.
+  EXPECT_LT(worst_m, 0.002);
+  // The sensor's place moved by about the errors put in (5.4 cm and 8.1 cm at the ends).
+  EXPECT_NEAR(placed->moved_m, 0.081, 0.01);
+}
+
+// A frame without columns has no place within it for a motion: one correction for the whole
+// frame, fit_motion or not.
+TEST(SurfaceRegistration, AFrameWithoutColumnsTakesOneCorrection) {
+  const Scene yard = Yard();
+  const auto caster = RayCaster::Create(yard);
+  ASSERT_TRUE(caster);
+  const SensorProfile sensor = test::SpinningSensor(32, 10, -25, 1024, 10);
+  const physics::Pose<double> truth{{1, 0, 0, 0}, {0.3, -0.2, 0}};
+  PosedFrames scan;
+  scan.frames = {WithRangeNoise(test::SimulatedFrame(yard, sensor, truth.translation), 0.01, 5)};
+  scan.frames[0].column.clear();
+  scan.start_poses =
+      scan.end_poses = {{physics::QuatFromRollPitchYaw(0.002, 0.003, -0.004), {0.34, -0.23, 0.02}}};
+  scan.columns_per_frame = sensor.columns;
+  SurfaceRegistrationOptions o;
+  o.fit_motion = true;
+  auto placed = RegisterToSurface(scan, {}, *caster, o);
+  ASSERT_TRUE(placed.ok()) << placed.message();
+  const physics::Pose<double>&a = placed->start_correction, &b = placed->end_correction;
+  EXPECT_EQ(a.translation.x, b.translation.x);
+  EXPECT_EQ(a.translation.y, b.translation.y);
+  EXPECT_EQ(a.rotation.w, b.rotation.w);
+  const Vec3<double> off =
+      physics::ComposePoses(a, scan.start_poses[0]).translation - truth.translation;
+  EXPECT_LT(std::sqrt(Dot(off, off)), 0.002);
+}
+
+// A correction larger than the caller allows is refused with what it would have been: a
+// frame believed 5 cm off, at most 2 cm wanted.
+TEST(SurfaceRegistration, ACorrectionBeyondTheBoundIsRefused) {
+  const Scene yard = Yard();
+  const auto caster = RayCaster::Create(yard);
+  ASSERT_TRUE(caster);
+  const SensorProfile sensor = test::SpinningSensor(32, 10, -25, 1024, 10);
+  PosedFrames scan =
+      test::Posed({test::SimulatedFrame(yard, sensor, {0.3, -0.2, 0})}, {{0.35, -0.2, 0}});
+  SurfaceRegistrationOptions o;
+  auto placed = RegisterToSurface(scan, {}, *caster, o);
+  ASSERT_TRUE(placed.ok()) << placed.message();
+  EXPECT_NEAR(placed->moved_m, 0.05, 0.002);
+  o.max_move_m = 0.02;
+  placed = RegisterToSurface(scan, {}, *caster, o);
+  ASSERT_FALSE(placed.ok());
+  EXPECT_NE(placed.message().find("would move the frame 0.05"), std::string::npos)
+      << placed.message();
+}
+
 // Three frames of the yard from places 0.5 m apart, the second and third believed a few
 // centimetres and tenths of a degree off: each is placed on the surface of those before it,
 // the first holds still, and a frame of something else keeps its poses with the reason.

@@ -46,6 +46,12 @@ struct SurfaceRegistrationOptions {
   // steps shrink by about 0.6 an iteration (the correspondences move with the frame), about 12
   // iterations from a centimetre off.
   double converged_m = 5e-4;
+  // Refused: fewer than this share of the returns used (and fewer than 100) paired with the
+  // surface in an iteration; a correction moving the sensor's place by more than max_move_m or
+  // turning it by more than max_turn_deg. A frame placed by its poses within centimetres
+  // pairs most of its returns; one the surface pulls far off met another surface there.
+  double min_paired_share = 0.1;
+  double max_move_m = 0.2, max_turn_deg = 1.0;
 };
 
 struct SurfaceRegistration {
@@ -60,11 +66,15 @@ struct SurfaceRegistration {
   // last iteration: the range noise left.
   double rms_m = 0;
   int iterations = 0;
+  // The larger of the two corrections' moves of the sensor's place at the frame's start and
+  // end [m], and of their turns [deg].
+  double moved_m = 0, turned_deg = 0;
 };
 
 // scan: one posed frame (each return at the pose of its firing, PoseOfPoint) whose returns
-// left from beam_origins. Errors: fewer than 100 of the returns used paired with the surface, or a
-// singular step (every paired plane alike: one wall leaves the frame free along it).
+// left from beam_origins. Errors: too few of the returns used paired with the surface, a
+// singular step (every paired plane alike: one wall leaves the frame free along it), a
+// correction beyond the options' bounds.
 // Deterministic: the sums run in the returns' order.
 Expected<SurfaceRegistration> RegisterToSurface(const PosedFrames& scan,
                                                 const BeamOrigins& beam_origins,
