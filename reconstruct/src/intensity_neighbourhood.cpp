@@ -20,13 +20,18 @@ bool InRange(const Frame& f, size_t i, const IntensityNeighbourhoodOptions& o) {
 
 std::vector<float> RingMedianIntensity(const Frame& f, int places, double range_share) {
   std::vector<float> out = f.intensity;
-  if (places <= 0 || f.intensity.size() != f.size()) return out;
+  // Without each return's laser there are no rings to read along.
+  if (places <= 0 || f.intensity.size() != f.size() || f.range_m.size() != f.size() ||
+      f.channel.size() != f.size() || !(range_share >= 0))
+    return out;
   // The rings: returns by (channel, return index), in column order (azimuth without columns).
   std::map<std::pair<uint16_t, uint8_t>, std::vector<std::pair<double, uint32_t>>> rings;
   const bool columns = f.column.size() == f.size();
   for (size_t i = 0; i < f.size(); ++i) {
-    if (!std::isfinite(f.intensity[i]) || !std::isfinite(f.range_m[i])) continue;
-    const uint16_t channel = f.channel.size() == f.size() ? f.channel[i] : 0;
+    if (!std::isfinite(f.intensity[i]) || !std::isfinite(f.range_m[i]) ||
+        !std::isfinite(f.x_m[i]) || !std::isfinite(f.y_m[i]))
+      continue;
+    const uint16_t channel = f.channel[i];
     const uint8_t echo = f.return_index.size() == f.size() ? f.return_index[i] : 0;
     const double place = columns ? double(f.column[i]) : std::atan2(f.y_m[i], f.x_m[i]);
     rings[{channel, echo}].emplace_back(place, static_cast<uint32_t>(i));
@@ -38,16 +43,21 @@ std::vector<float> RingMedianIntensity(const Frame& f, int places, double range_
     for (ptrdiff_t k = 0; k < n; ++k) {
       const uint32_t i = ring[k].second;
       const double range = f.range_m[i];
-      near.clear();
+      near.assign(1, f.intensity[i]);
       for (ptrdiff_t j = std::max<ptrdiff_t>(0, k - places); j <= std::min(n - 1, k + places);
            ++j) {
         const uint32_t q = ring[j].second;
-        if (std::fabs(f.range_m[q] - range) <= range_share * range) near.push_back(f.intensity[q]);
+        if (j != k && std::fabs(f.range_m[q] - range) <= range_share * range)
+          near.push_back(f.intensity[q]);
       }
-      // The median (the lower middle of an even count, a reading some return gave).
-      const auto middle = near.begin() + static_cast<ptrdiff_t>((near.size() - 1) / 2);
-      std::nth_element(near.begin(), middle, near.end());
-      out[i] = *middle;
+      // The median: the middle reading, or the mean of the middle two.
+      const size_t half = near.size() / 2;
+      std::nth_element(near.begin(), near.begin() + static_cast<ptrdiff_t>(half), near.end());
+      double median = near[half];
+      if (near.size() % 2 == 0)
+        median = 0.5 * (median + *std::max_element(near.begin(),
+                                                   near.begin() + static_cast<ptrdiff_t>(half)));
+      out[i] = static_cast<float>(median);
     }
   }
   return out;
@@ -92,7 +102,7 @@ Expected<IntensityNeighbourhood> ChooseIntensityNeighbourhood(
       if (seen[a].points.empty()) continue;
       const RadiusNeighbours grid(seen[a].points, o.match_radius_m);
       const Frame &fa = frames.frames[a], &fb = frames.frames[b];
-      for (size_t q = 0; q < seen[b].points.size(); ++q) {
+      for (size_t q = 0; q < seen[b].points.size(); q += std::max<size_t>(1, o.query_stride)) {
         grid.Nearest(seen[b].points[q], 1, nearest);
         if (nearest.empty()) continue;
         const uint32_t i = seen[b].index[q], j = seen[a].index[nearest[0]];

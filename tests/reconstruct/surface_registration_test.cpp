@@ -213,8 +213,10 @@ TEST(SurfaceRegistration, AFrameWithoutColumnsTakesOneCorrection) {
   PosedFrames scan;
   scan.frames = {WithRangeNoise(test::SimulatedFrame(yard, sensor, truth.translation), 0.01, 5)};
   scan.frames[0].column.clear();
-  scan.start_poses =
-      scan.end_poses = {{physics::QuatFromRollPitchYaw(0.002, 0.003, -0.004), {0.34, -0.23, 0.02}}};
+  // Believed to move 2 cm and turn 0.1 deg within the frame (it stood still): without columns
+  // every return is at the start's pose.
+  scan.start_poses = {{physics::QuatFromRollPitchYaw(0.002, 0.003, -0.004), {0.34, -0.23, 0.02}}};
+  scan.end_poses = {{physics::QuatFromRollPitchYaw(0.002, 0.003, -0.0025), {0.36, -0.23, 0.02}}};
   scan.columns_per_frame = sensor.columns;
   SurfaceRegistrationOptions o;
   o.fit_motion = true;

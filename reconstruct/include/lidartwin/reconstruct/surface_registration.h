@@ -46,7 +46,7 @@ struct SurfaceRegistrationOptions {
   // steps shrink by about 0.6 an iteration (the correspondences move with the frame), about 12
   // iterations from a centimetre off.
   double converged_m = 5e-4;
-  // Refused: fewer than this share of the returns used (and fewer than 100) paired with the
+  // Refused: fewer than this share of the returns used (or fewer than 100) paired with the
   // surface in an iteration; a correction moving the sensor's place by more than max_move_m or
   // turning it by more than max_turn_deg. A frame placed by its poses within centimetres
   // pairs most of its returns; one the surface pulls far off met another surface there.
