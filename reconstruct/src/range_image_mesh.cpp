@@ -283,6 +283,12 @@ void SplitAtVertices(const std::vector<float>& fixed_reflectance,
     return it->second;
   };
   const size_t n = surface.triangles.size();
+  // Sized once: about 1.5 new midpoints and one centre a triangle, six triangles for each (the
+  // table's and the arrays' regrowth was a third of the split's time on an OS-1-128 fold).
+  midpoint.reserve(n * 3 / 2 + 16);
+  surface.vertices.reserve(surface.vertices.size() + n * 5 / 2 + 16);
+  surface.triangles.reserve(n * 6);
+  surface.triangle_reflectance.reserve(n * 6);
   for (size_t k = 0; k < n; ++k) {
     const auto t = surface.triangles[k];
     const float mean = surface.triangle_reflectance[k];

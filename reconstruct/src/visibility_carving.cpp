@@ -11,6 +11,7 @@
 #include "lidartwin/base/parallel_for.h"
 #include "lidartwin/reconstruct/range_image_mesh.h"
 #include "lidartwin/sim/ray_caster.h"
+#include "lidartwin/sim/ray_query.h"
 
 namespace lt {
 
@@ -134,21 +135,41 @@ Expected<VisibilityCarvingSummary> CarveSeenThrough(ReconstructedSurface& surfac
       return Error{"visibility carving: " + view.message()};
     }
     ++views;
-    ParallelFor(surface.triangles.size(), [&](size_t t) {
-      const Vec3<double> c = centroids[t];
-      const Vec3<double> origin = view->OriginLookingAt(c);
-      Vec3<double> dir = c - origin;
-      const double d = std::sqrt(Dot(dir, dir));
-      if (!(d >= o.min_range_m && d <= o.max_range_m)) return;
-      dir = (1.0 / d) * dir;
-      const double margin = o.margin_m + o.margin_fraction * d;
-      // The first surface this frame saw along the ray: in front of the triangle (it hid it)
-      // or at it (it saw it) says nothing against it; beyond it, the frame saw through it.
-      const RayHit hit = view->caster->Closest(origin, dir, o.min_range_m, o.max_range_m);
-      if (hit.hit && hit.distance_m > d + margin && std::fabs(Dot(hit.normal, dir)) >= cos_max &&
-          votes[t] < UINT16_MAX) {
-        ++votes[t];
-        ++crossings;
+    // Neighbouring triangles (one ring's, in order) in packets: their rays from the view are
+    // coherent, and RayCaster::ClosestBatch traces them about four times as fast as one by one
+    // (the triangles' rays were a third of an OS-1-128 fold's reconstruction).
+    constexpr size_t kPacket = 64;
+    ParallelFor((surface.triangles.size() + kPacket - 1) / kPacket, [&](size_t packet) {
+      const size_t begin = packet * kPacket;
+      const size_t end = std::min(surface.triangles.size(), begin + kPacket);
+      RayQuery queries[kPacket];
+      RayHit hits[kPacket];
+      uint32_t which[kPacket];
+      double distance[kPacket];
+      size_t n = 0;
+      for (size_t t = begin; t < end; ++t) {
+        const Vec3<double> c = centroids[t];
+        const Vec3<double> origin = view->OriginLookingAt(c);
+        const Vec3<double> dir = c - origin;
+        const double d = std::sqrt(Dot(dir, dir));
+        if (!(d >= o.min_range_m && d <= o.max_range_m)) continue;
+        queries[n] = {origin, (1.0 / d) * dir, o.min_range_m, o.max_range_m};
+        which[n] = static_cast<uint32_t>(t - begin);
+        distance[n++] = d;
+      }
+      view->caster->ClosestBatch(queries, n, hits);
+      for (size_t q = 0; q < n; ++q) {
+        // The first surface this frame saw along the ray: in front of the triangle (it hid it)
+        // or at it (it saw it) says nothing against it; beyond it, the frame saw through it.
+        const size_t t = begin + which[q];
+        const RayHit& hit = hits[q];
+        const double margin = o.margin_m + o.margin_fraction * distance[q];
+        if (hit.hit && hit.distance_m > distance[q] + margin &&
+            std::fabs(Dot(hit.normal, queries[q].unit_direction)) >= cos_max &&
+            votes[t] < UINT16_MAX) {
+          ++votes[t];
+          ++crossings;
+        }
       }
     });
   }
