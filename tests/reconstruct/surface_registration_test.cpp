@@ -43,6 +43,17 @@ Frame WithRangeNoise(Frame f, double sigma_m, uint32_t seed) {
   return f;
 }
 
+// One frame of the yard seen while the sensor moves from `start` to `end` in the frame's 0.1 s.
+Expected<Frame> MovingFrame(const Scene& yard, const SensorProfile& sensor,
+                            const physics::Pose<double>& start, const physics::Pose<double>& end) {
+  Trajectory trajectory;
+  trajectory.time_s = {0, 0.1};
+  trajectory.poses = {start, end};
+  auto simulator = CreateSimulator(Backend::kCpu, yard, sensor, trajectory, {});
+  if (!simulator.ok()) return simulator.error();
+  return (*simulator)->Simulate(0);
+}
+
 double TurnDeg(const physics::Quat<double>& a, const physics::Quat<double>& b) {
   const double dot = std::fabs(a.w * b.w + a.x * b.x + a.y * b.y + a.z * b.z);
   return 2 * std::acos(std::min(1.0, dot)) / physics::kDegToRad;
@@ -97,12 +108,7 @@ TEST(SurfaceRegistration, TheMotionWithinAFrameIsRecoveredWithFitMotion) {
   const physics::Pose<double> start{{1, 0, 0, 0}, {0.3, -0.2, 0}};
   const physics::Pose<double> end{physics::QuatFromRollPitchYaw(0.0, 0.0, 2 * physics::kDegToRad),
                                   {1.3, -0.2, 0}};
-  Trajectory trajectory;
-  trajectory.time_s = {0, 0.1};
-  trajectory.poses = {start, end};
-  auto simulator = CreateSimulator(Backend::kCpu, yard, sensor, trajectory, {});
-  ASSERT_TRUE(simulator.ok()) << simulator.message();
-  auto frame = (*simulator)->Simulate(0);
+  const auto frame = MovingFrame(yard, sensor, start, end);
   ASSERT_TRUE(frame.ok()) << frame.message();
   double worst_motion_m = 0, worst_one_m = 0;
   for (uint32_t seed = 1; seed <= 10; ++seed) {
@@ -161,12 +167,7 @@ TEST(SurfaceRegistration, ReturnsWithinTheFrameLandWhereTheyWereSeen) {
   const physics::Pose<double> start{{1, 0, 0, 0}, {0.3, -0.2, 0}};
   const physics::Pose<double> end{physics::QuatFromRollPitchYaw(0.0, 0.0, 20 * physics::kDegToRad),
                                   {1.3, 0.3, 0}};
-  Trajectory trajectory;
-  trajectory.time_s = {0, 0.1};
-  trajectory.poses = {start, end};
-  auto simulator = CreateSimulator(Backend::kCpu, yard, sensor, trajectory, {});
-  ASSERT_TRUE(simulator.ok()) << simulator.message();
-  auto frame = (*simulator)->Simulate(0);
+  const auto frame = MovingFrame(yard, sensor, start, end);
   ASSERT_TRUE(frame.ok()) << frame.message();
   PosedFrames scan;
   scan.frames = {WithRangeNoise(*frame, 0.005, 3)};
