@@ -15,7 +15,9 @@ namespace {
 
 using physics::Vec3;
 
-constexpr size_t kPacket = 64;  // returns cast together
+constexpr size_t kPacket = 64;          // returns cast together
+constexpr double kMinMotionSpan = 0.5;  // of the frame, for a correction at each end
+constexpr size_t kAlignOnFrames = 4;    // a frame is aligned on the surface of this many before
 
 // One return: where its beam left from and where it came back, in the sensor's frame, and
 // its place in the frame (0 at its start, 1 at its end), at which its pose is interpolated.
@@ -88,8 +90,15 @@ Expected<SurfaceRegistration> RegisterToSurface(const PosedFrames& scan,
   // The corrections at the frame's start and end; a return's is interpolated between them at
   // its place in the frame (one correction unless fit_motion).
   physics::Pose<double> c_start{{1, 0, 0, 0}, {0, 0, 0}}, c_end = c_start;
-  // The motion needs each return's place in the frame.
-  const bool motion = o.fit_motion && scan.columns_per_frame && f.column.size() == f.size();
+  // The motion needs each return's place in the frame, and returns over half of it at least: a
+  // partial frame's (a capture's first or last) would fix one end and extrapolate the other.
+  double first_place = 1, last_place = 0;
+  for (const Ray& ray : rays) {
+    first_place = std::min(first_place, ray.in_frame);
+    last_place = std::max(last_place, ray.in_frame);
+  }
+  const bool motion = o.fit_motion && scan.columns_per_frame && f.column.size() == f.size() &&
+                      last_place - first_place >= kMinMotionSpan;
   const int unknowns = motion ? 12 : 6;
   std::vector<Row> rows(rays.size());
   for (int iteration = 0; iteration < o.max_iterations; ++iteration) {
@@ -226,10 +235,15 @@ std::vector<FrameAlignment> AlignFramesOnSurfaces(PosedFrames& frames,
                                                   const SurfaceRegistrationOptions& options) {
   std::vector<FrameAlignment> out(frames.frames.size());
   for (size_t k = 1; k < frames.frames.size(); ++k) {
+    // The surface of the frames just before (at most kAlignOnFrames): a drive's earlier frames
+    // see little of what frame k sees, and meshing all of them for every k grew with the
+    // square of the frames.
+    const auto from = static_cast<ptrdiff_t>(k > kAlignOnFrames ? k - kAlignOnFrames : 0);
+    const auto to = static_cast<ptrdiff_t>(k);
     PosedFrames before;
-    before.frames.assign(frames.frames.begin(), frames.frames.begin() + k);
-    before.start_poses.assign(frames.start_poses.begin(), frames.start_poses.begin() + k);
-    before.end_poses.assign(frames.end_poses.begin(), frames.end_poses.begin() + k);
+    before.frames.assign(frames.frames.begin() + from, frames.frames.begin() + to);
+    before.start_poses.assign(frames.start_poses.begin() + from, frames.start_poses.begin() + to);
+    before.end_poses.assign(frames.end_poses.begin() + from, frames.end_poses.begin() + to);
     before.columns_per_frame = frames.columns_per_frame;
     auto surface = MeshRangeImages(before, mesh);
     if (!surface.ok()) {

@@ -40,7 +40,8 @@ struct SurfaceRegistrationOptions {
   size_t max_returns = 30000;
   // A correction of its own at the frame's start and at its end, each return's interpolated
   // at its column's place in the frame (scan.columns_per_frame): the motion within the frame
-  // corrected too, where a sensor's poses came from pairwise registration.
+  // corrected too, where a sensor's poses came from pairwise registration. One correction where
+  // the frame has no columns, or returns over less than half of it (a partial frame).
   bool fit_motion = false;
   // Converged when a step moves every return by less than this [m]: a thirtieth of scale_m. The
   // steps shrink by about 0.6 an iteration (the correspondences move with the frame), about 12
@@ -82,12 +83,12 @@ Expected<SurfaceRegistration> RegisterToSurface(const PosedFrames& scan,
                                                 const SurfaceRegistrationOptions& options);
 
 // Frames aligned with each other before they are fused into one surface: frame k (k >= 1) placed
-// by RegisterToSurface on the surface that `mesh` makes of frames 0..k-1 (already aligned), so
-// the first frame holds the world still. Pairwise registration leaves the frames of a drive a
-// little askew; fused, their surfaces lie in front of each other by that much, and a ray meets
-// the nearer (on the OS-1-128 the far ground of two frames, docs/validation.md). One entry per
-// frame, the first's identity; a frame that cannot be placed keeps its poses and its entry
-// holds the reason (registration_error).
+// by RegisterToSurface on the surface that `mesh` makes of the (at most) four frames before it,
+// already aligned, so the first frame holds the world still. Pairwise registration leaves the
+// frames of a drive a little askew; fused, their surfaces lie in front of each other by that much,
+// and a ray meets the nearer (on the OS-1-128 the far ground of two frames, docs/validation.md).
+// One entry per frame, the first's identity; a frame that cannot be placed keeps its poses and its
+// entry holds the reason (registration_error).
 struct FrameAlignment {
   SurfaceRegistration registration;
   std::string registration_error;  // empty: placed
