@@ -105,11 +105,6 @@ Expected<std::string> EstimateRecordingPoses(PosedRecording& rec, size_t first, 
   return report;
 }
 
-double TurnedDeg(const physics::Quat<double>& from, const physics::Quat<double>& to) {
-  const double dot = from.w * to.w + from.x * to.x + from.y * to.y + from.z * to.z;
-  return 2 * std::acos(std::min(1.0, std::fabs(dot))) * 180 / std::numbers::pi;
-}
-
 Expected<std::vector<size_t>> FrameIndices(const std::vector<double>& list, size_t frame_count,
                                            const std::string& source) {
   std::vector<size_t> out;

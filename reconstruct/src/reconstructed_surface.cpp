@@ -17,6 +17,11 @@ physics::Pose<double> PoseOfPoint(const PosedFrames& input, size_t k, size_t i) 
                                   std::min(in_frame, 1.0));
 }
 
+double TurnedDeg(const physics::Quat<double>& from, const physics::Quat<double>& to) {
+  const double dot = from.w * to.w + from.x * to.x + from.y * to.y + from.z * to.z;
+  return 2 * std::acos(std::min(1.0, std::fabs(dot))) * 180 / std::numbers::pi;
+}
+
 physics::Vec3<double> BeamOrigins::Of(const physics::Vec3<double>& p) const {
   if (radius_m == 0) return offset_m;
   const double head = std::atan2(p.y - offset_m.y, p.x - offset_m.x);

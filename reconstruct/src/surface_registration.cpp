@@ -218,9 +218,7 @@ Expected<SurfaceRegistration> RegisterToSurface(const PosedFrames& scan,
   for (const auto& [c, pose] : {std::pair{&c_start, &start}, std::pair{&c_end, &end}}) {
     const Vec3<double> shift = physics::TransformPoint(*c, pose->translation) - pose->translation;
     out.moved_m = std::max(out.moved_m, std::sqrt(Dot(shift, shift)));
-    out.turned_deg =
-        std::max(out.turned_deg,
-                 2 * std::acos(std::min(1.0, std::fabs(c->rotation.w))) / physics::kDegToRad);
+    out.turned_deg = std::max(out.turned_deg, TurnedDeg({1, 0, 0, 0}, c->rotation));
   }
   if (!(out.moved_m <= o.max_move_m && out.turned_deg <= o.max_turn_deg))
     return Error{fmt::format(

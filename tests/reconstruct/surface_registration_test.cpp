@@ -54,10 +54,12 @@ Expected<Frame> MovingFrame(const Scene& yard, const SensorProfile& sensor,
   return (*simulator)->Simulate(0);
 }
 
-double TurnDeg(const physics::Quat<double>& a, const physics::Quat<double>& b) {
-  const double dot = std::fabs(a.w * b.w + a.x * b.x + a.y * b.y + a.z * b.z);
-  return 2 * std::acos(std::min(1.0, dot)) / physics::kDegToRad;
-}
+// The motion tests' drive: 1 m and 2 deg in the frame's 0.1 s.
+struct Drive {
+  physics::Pose<double> start{{1, 0, 0, 0}, {0.3, -0.2, 0}};
+  physics::Pose<double> end{physics::QuatFromRollPitchYaw(0.0, 0.0, 2 * physics::kDegToRad),
+                            {1.3, -0.2, 0}};
+};
 
 TEST(SurfaceRegistration, AFramesPlaceIsRecoveredFromAWrongOne) {
   const Scene yard = Yard();
@@ -84,7 +86,7 @@ TEST(SurfaceRegistration, AFramesPlaceIsRecoveredFromAWrongOne) {
     const physics::Pose<double> found = physics::ComposePoses(placed->start_correction, wrong);
     const Vec3<double> off = found.translation - truth;
     worst_m = std::max(worst_m, std::sqrt(Dot(off, off)));
-    worst_deg = std::max(worst_deg, TurnDeg(found.rotation, {1, 0, 0, 0}));
+    worst_deg = std::max(worst_deg, TurnedDeg(found.rotation, {1, 0, 0, 0}));
     // 30,516 returns: every second one used (max_returns), nearly all of them paired.
     EXPECT_EQ(placed->used, (placed->returns + 1) / 2) << "seed " << seed;
     EXPECT_GT(placed->paired, placed->used * 9 / 10) << "seed " << seed;
@@ -105,9 +107,8 @@ TEST(SurfaceRegistration, TheMotionWithinAFrameIsRecoveredWithFitMotion) {
   const auto caster = RayCaster::Create(yard);
   ASSERT_TRUE(caster);
   const SensorProfile sensor = test::SpinningSensor(32, 10, -25, 1024, 10);
-  const physics::Pose<double> start{{1, 0, 0, 0}, {0.3, -0.2, 0}};
-  const physics::Pose<double> end{physics::QuatFromRollPitchYaw(0.0, 0.0, 2 * physics::kDegToRad),
-                                  {1.3, -0.2, 0}};
+  const Drive drive;
+  const physics::Pose<double> start = drive.start, end = drive.end;
   const auto frame = MovingFrame(yard, sensor, start, end);
   ASSERT_TRUE(frame.ok()) << frame.message();
   double worst_motion_m = 0, worst_one_m = 0;
@@ -140,7 +141,7 @@ TEST(SurfaceRegistration, TheMotionWithinAFrameIsRecoveredWithFitMotion) {
         const Vec3<double> d = found.translation - (at_end ? end : start).translation;
         worst = std::max(worst, std::sqrt(Dot(d, d)));
         if (fit_motion)
-          EXPECT_LT(TurnDeg(found.rotation, (at_end ? end : start).rotation), 0.01)
+          EXPECT_LT(TurnedDeg(found.rotation, (at_end ? end : start).rotation), 0.01)
               << "seed " << seed << (at_end ? " end" : " start");
       }
       (fit_motion ? worst_motion_m : worst_one_m) =
@@ -210,9 +211,8 @@ TEST(SurfaceRegistration, APartialFrameTakesOneCorrection) {
   const auto caster = RayCaster::Create(yard);
   ASSERT_TRUE(caster);
   const SensorProfile sensor = test::SpinningSensor(32, 10, -25, 1024, 10);
-  const physics::Pose<double> start{{1, 0, 0, 0}, {0.3, -0.2, 0}};
-  const physics::Pose<double> end{physics::QuatFromRollPitchYaw(0.0, 0.0, 2 * physics::kDegToRad),
-                                  {1.3, -0.2, 0}};
+  const Drive drive;
+  const physics::Pose<double> start = drive.start, end = drive.end;
   const auto frame = MovingFrame(yard, sensor, start, end);
   ASSERT_TRUE(frame.ok()) << frame.message();
   // Its first 400 columns of 1024 (0.39 of the frame).
@@ -340,8 +340,8 @@ TEST(SurfaceRegistration, FramesAreAlignedOnTheSurfacesOfThoseBefore) {
         << k << ": " << aligned[k].registration_error;
     const Vec3<double> off = frames.start_poses[k].translation - truth[k];
     EXPECT_LT(std::sqrt(Dot(off, off)), 0.002) << "frame " << k;
-    EXPECT_LT(TurnDeg(frames.start_poses[k].rotation, {1, 0, 0, 0}), 0.01) << "frame " << k;
-    EXPECT_LT(TurnDeg(frames.end_poses[k].rotation, frames.start_poses[k].rotation), 1e-5);
+    EXPECT_LT(TurnedDeg(frames.start_poses[k].rotation, {1, 0, 0, 0}), 0.01) << "frame " << k;
+    EXPECT_LT(TurnedDeg(frames.end_poses[k].rotation, frames.start_poses[k].rotation), 1e-5);
   }
   // A frame believed 30 m up: its beams meet the yard nowhere near its returns. Kept as it
   // was, and why.

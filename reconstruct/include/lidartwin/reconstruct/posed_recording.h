@@ -46,10 +46,6 @@ physics::Pose<double> PoseAtFrameTime(const std::vector<physics::Pose<double>>& 
 // overlap.
 Expected<std::string> EstimateRecordingPoses(PosedRecording& rec, size_t first, size_t last);
 
-// The angle [deg] that turns rotation `from` into rotation `to` (2 acos |<from, to>|, either
-// quaternion sign): what ICP's report and reproduce's stillness test call turned.
-double TurnedDeg(const physics::Quat<double>& from, const physics::Quat<double>& to);
-
 // Frame indices from a list of numbers (as GetDoubleList gives them): each a whole number below
 // frame_count; the error reads "frame V does not exist (SOURCE has N frame(s))".
 Expected<std::vector<size_t>> FrameIndices(const std::vector<double>& list, size_t frame_count,

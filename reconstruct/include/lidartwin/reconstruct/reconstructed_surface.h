@@ -37,6 +37,11 @@ struct BeamOrigins {
 // The sensor pose at point i of frame k: interpolated at its column's fraction of the frame.
 physics::Pose<double> PoseOfPoint(const PosedFrames& input, size_t k, size_t i);
 
+// The angle [deg] that turns rotation `from` into rotation `to` (2 acos |<from, to>|, either
+// quaternion sign): what ICP's report, reproduce's stillness test and the surface
+// registration's bound call turned.
+double TurnedDeg(const physics::Quat<double>& from, const physics::Quat<double>& to);
+
 // How a recorded intensity becomes the surface's diffuse reflectance R0 [fraction]. The
 // default reads a calibrated reflectivity in percent of a white Lambertian target, which the
 // sensor reports as R0 cos(theta) (docs/calibration.md, "Ouster captures"; seed 000 eq. 4):
