@@ -127,12 +127,57 @@ void AppendSurfel(const Vec3<double>& centre, const Vec3<double>& origin, const 
 }
 
 // The ground under a frame's sensor, which its blind cone hides: a disc in the plane fitted
-// to the nearest returns of its lowest rings, out to just beyond them.
+// to the nearest returns of its lowest rings, reaching out to the lowest ring.
 struct GroundDisc {
-  Vec3<double> centre, normal;  // world
-  double radius_m;
+  Vec3<double> centre;            // world
+  std::vector<Vec3<double>> rim;  // world, kGroundDiscSegments points in order round it
   float reflectance;
 };
+
+constexpr int kGroundDiscSegments = 96;
+
+// The disc's rim in the sensor frame: in each direction as far out as the lowest ring's returns
+// there and at their height, so that the disc meets the ring's own mesh without standing in
+// front of it. A circle through the blind cone's edge left a band between them wherever the
+// ring lies farther out (the ground not flat, the sensor tilted): beams of another frame a
+// little way off passed through it (the OS-1-128's frame 0: 150 returns of its lowest rings
+// lost); a flat circle 0.3 m farther out, or a flat rim at the ring, stood in front of the
+// ground (p90 +0.5-0.7 cm, docs/validation.md). Each rim point lies at the distance of the
+// nearest of the ring's returns in the two sectors beside it, so that the chord between two rim
+// points stays inside the ring, and off the plane by their mean height above it; a sector
+// without a return (the vehicle's shadow) takes fallback_m, on the plane.
+std::vector<Vec3<double>> GroundDiscRim(const std::vector<Vec3<double>>& lowest_ring,
+                                        const Vec3<double>& centre, const Vec3<double>& normal,
+                                        double fallback_m) {
+  Vec3<double> u = Cross(normal, Vec3<double>{1, 0, 0});
+  if (Dot(u, u) < 1e-6) u = Cross(normal, Vec3<double>{0, 1, 0});
+  u = (1 / std::sqrt(Dot(u, u))) * u;
+  const Vec3<double> v = Cross(normal, u);
+  constexpr int n = kGroundDiscSegments;
+  std::vector<double> nearest(n, std::numeric_limits<double>::infinity()), height_sum(n, 0.0),
+      count(n, 0.0);
+  for (const Vec3<double>& p : lowest_ring) {
+    const Vec3<double> d = p - centre;
+    const double x = Dot(d, u), y = Dot(d, v);
+    const double phi = std::atan2(y, x) + (std::atan2(y, x) < 0 ? 2 * kPi : 0);
+    const int sector = std::min(n - 1, static_cast<int>(phi / (2 * kPi) * n));
+    nearest[sector] = std::min(nearest[sector], std::hypot(x, y));
+    height_sum[sector] += Dot(d, normal);
+    count[sector] += 1;
+  }
+  for (double& r : nearest)
+    if (!std::isfinite(r)) r = fallback_m;
+  std::vector<Vec3<double>> rim(n);
+  for (int s = 0; s < n; ++s) {
+    const int before = (s + n - 1) % n;
+    const double r = std::min(nearest[before], nearest[s]);
+    const double c = count[before] + count[s];
+    const double h = c > 0 ? (height_sum[before] + height_sum[s]) / c : 0;
+    const double phi = 2 * kPi * s / n;
+    rim[s] = centre + (r * std::cos(phi)) * u + (r * std::sin(phi)) * v + h * normal;
+  }
+  return rim;
+}
 
 // Least-squares plane z = a x + b y + c through points (sensor frame), twice with the points
 // farther than 3 times the RMS (at least 2 cm) from the first fit left out. False when fewer
@@ -457,13 +502,14 @@ Expected<ReconstructedSurface> MeshRangeImages(const PosedFrames& input,
     // 3a. The ground in the blind cone: the nearest returns of the three lowest rings (sensor
     // frame at the frame's start), a plane through them, a disc to just beyond them.
     if (fill_ground && order.size() >= 3) {
-      std::vector<Vec3<double>> near;
+      std::vector<Vec3<double>> near, lowest_ring;
       std::vector<double> horizontal, intensity;
       for (size_t r = 0; r < 3; ++r)
         for (const RingPoint& q : rings[order[r].second])
           if (g.range[q.vertex] <= o.ground_max_range_m) {
             const Vec3<double> p = g.range[q.vertex] * g.direction[q.vertex];
             near.push_back(p);
+            if (r == 0) lowest_ring.push_back(p);
             horizontal.push_back(std::hypot(p.x, p.y));
             intensity.push_back(vertex_intensity[q.vertex + first_vertex]);
           }
@@ -485,8 +531,12 @@ Expected<ReconstructedSurface> MeshRangeImages(const PosedFrames& input,
         const double inner = NthSmallest(horizontal, horizontal.size() / 10);
         // No reading (NaN): the scene writer gives the disc the median.
         const auto reflectance = static_cast<float>(Median(r0));
-        discs.push_back({physics::TransformPoint(at, Vec3<double>{0, 0, c}),
-                         physics::Rotate(at.rotation, n), inner + o.ground_margin_m, reflectance});
+        std::vector<Vec3<double>> rim =
+            GroundDiscRim(lowest_ring, Vec3<double>{0, 0, c}, n, inner + o.ground_margin_m);
+        for (Vec3<double>& p : rim)
+          p = physics::TransformPoint(at, p);
+        discs.push_back(
+            {physics::TransformPoint(at, Vec3<double>{0, 0, c}), std::move(rim), reflectance});
       }
     }
     if (o.surfels == RangeImageMeshOptions::Surfels::kNone) continue;
@@ -611,27 +661,18 @@ Expected<ReconstructedSurface> MeshRangeImages(const PosedFrames& input,
       vertex_range_offset.push_back(0);
     }
   }
-  // 5b. The ground discs: a fan of kDiscSegments triangles each.
-  constexpr int kDiscSegments = 48;
+  // 5b. The ground discs: a fan of triangles from the centre to the rim.
   for (const GroundDisc& d : discs) {
-    Vec3<double> u = Cross(d.normal, Vec3<double>{1, 0, 0});
-    if (Dot(u, u) < 1e-6) u = Cross(d.normal, Vec3<double>{0, 1, 0});
-    u = (1 / std::sqrt(Dot(u, u))) * u;
-    const Vec3<double> v = Cross(d.normal, u);
     const uint32_t centre = static_cast<uint32_t>(surface.vertices.size());
+    const auto segments = static_cast<uint32_t>(d.rim.size());
     surface.vertices.push_back({d.centre.x, d.centre.y, d.centre.z});
-    for (int s = 0; s < kDiscSegments; ++s) {
-      const double phi = 2 * kPi * s / kDiscSegments;
-      const Vec3<double> p =
-          d.centre + (d.radius_m * std::cos(phi)) * u + (d.radius_m * std::sin(phi)) * v;
+    for (const Vec3<double>& p : d.rim)
       surface.vertices.push_back({p.x, p.y, p.z});
-    }
-    for (int s = 0; s < kDiscSegments; ++s) {
-      surface.triangles.push_back({centre, centre + 1 + static_cast<uint32_t>(s),
-                                   centre + 1 + static_cast<uint32_t>((s + 1) % kDiscSegments)});
+    for (uint32_t s = 0; s < segments; ++s) {
+      surface.triangles.push_back({centre, centre + 1 + s, centre + 1 + (s + 1) % segments});
       fixed_reflectance.push_back(d.reflectance);
     }
-    for (int s = 0; s <= kDiscSegments; ++s) {  // keep the per-vertex arrays aligned
+    for (uint32_t s = 0; s <= segments; ++s) {  // keep the per-vertex arrays aligned
       vertex_origin.push_back(d.centre);
       vertex_intensity.push_back(NAN);
       vertex_range.push_back(NAN);

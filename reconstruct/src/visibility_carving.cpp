@@ -35,6 +35,48 @@ size_t RemoveVoted(ReconstructedSurface& surface, const std::vector<uint16_t>& v
   return removed;
 }
 
+// Whether the frame saw nothing at the triangle's distance (within the margin) a little to
+// either side of the ray to its centroid, across and along the spin axis, footprint_rad off:
+// the frame's own surface ends at its returns' beam centres, so a ray to a triangle on the
+// rim of what it saw (an object's silhouette seen from a little way off) passes just beside it
+// and meets the background, which took that rim away a pixel at a time. A surface nearer than
+// the triangle there still votes (a mixed return floating in front of the background).
+bool SeenThroughAllAround(const RayCaster& caster, const RayQuery& centre, double at_m,
+                          double margin_m, double footprint_rad) {
+  if (footprint_rad <= 0) return true;
+  const Vec3<double> u = centre.unit_direction;
+  Vec3<double> across = Cross(Vec3<double>{0, 0, 1}, u);
+  const double n = std::sqrt(Dot(across, across));
+  if (n < 1e-9)
+    across = Vec3<double>{1, 0, 0};  // straight up or down
+  else
+    across = (1.0 / n) * across;
+  const Vec3<double> along = Cross(u, across);
+  const double t = std::tan(footprint_rad);
+  const Vec3<double> offsets[4] = {t * across, -t * across, t * along, -t * along};
+  for (const Vec3<double>& off : offsets) {
+    Vec3<double> d = u + off;
+    d = (1.0 / std::sqrt(Dot(d, d))) * d;
+    const RayHit h = caster.Closest(centre.origin, d, centre.t_min, centre.t_max);
+    if (h.hit && std::fabs(h.distance_m - at_m) <= margin_m) return false;
+  }
+  return true;
+}
+
+// A frame's azimuth step [rad]: its revolution's columns, or where it has no column count, its
+// most populated channel's returns (a full revolution's columns, or fewer: a wider footprint).
+double AzimuthStepRad(const PosedFrames& frames, size_t k) {
+  if (frames.columns_per_frame > 0) return 2 * std::numbers::pi / frames.columns_per_frame;
+  std::vector<size_t> per_channel;
+  for (uint16_t c : frames.frames[k].channel) {
+    if (c >= per_channel.size()) per_channel.resize(size_t{c} + 1, 0);
+    ++per_channel[c];
+  }
+  const size_t most =
+      per_channel.empty() ? 0 : *std::max_element(per_channel.begin(), per_channel.end());
+  return most > 0 ? 2 * std::numbers::pi / double(most) : 0;
+}
+
 // One frame as its sensor saw it: its own range-image surface (mesh and surfels) in the world,
 // and when in its revolution it looked in each direction (the mean column fraction of its
 // returns per degree of azimuth, to put the ray's origin where the sensor was).
@@ -135,6 +177,7 @@ Expected<VisibilityCarvingSummary> CarveSeenThrough(ReconstructedSurface& surfac
       return Error{"visibility carving: " + view.message()};
     }
     ++views;
+    const double footprint_rad = o.footprint_columns * AzimuthStepRad(frames, k);
     // Neighbouring triangles (one ring's, in order) in packets: their rays from the view are
     // coherent, and RayCaster::ClosestBatch traces them about four times as fast as one by one
     // (the triangles' rays were a third of an OS-1-128 fold's reconstruction).
@@ -166,7 +209,8 @@ Expected<VisibilityCarvingSummary> CarveSeenThrough(ReconstructedSurface& surfac
         const double margin = o.margin_m + o.margin_fraction * distance[q];
         if (hit.hit && hit.distance_m > distance[q] + margin &&
             std::fabs(Dot(hit.normal, queries[q].unit_direction)) >= cos_max &&
-            votes[t] < UINT16_MAX) {
+            votes[t] < UINT16_MAX &&
+            SeenThroughAllAround(*view->caster, queries[q], distance[q], margin, footprint_rad)) {
           ++votes[t];
           ++crossings;
         }

@@ -273,6 +273,63 @@ TEST(RangeImageMesh, TheGroundUnderTheSensorIsFilled) {
   }
 }
 
+// Ground that is not flat (a valley rising 0.004 x^2: 6 cm higher 3.9 m out along x, where the
+// lowest ring meets it 14 cm nearer than along y): the disc under the sensor reaches the lowest
+// ring in every direction, at its height. A ray from the sensor 3 cm short of any of the
+// ring's returns meets the surface on the ground (within 3 cm along the ray: the discs are
+// fans from the point under each sensor, straight where the valley curves, 1 cm off it at
+// most, seen at 25 deg); a disc out to the nearest tenth of the ring (the earlier fill) left a
+// band along y that such rays passed through.
+// No surfels, so that only the disc can fill it.
+TEST(RangeImageMesh, TheGroundDiscMeetsTheLowestRingAtItsHeight) {
+  const auto ground_z = [](double x) { return -1.8 + 0.004 * x * x; };
+  SceneObject valley;
+  valley.type = "mesh";
+  valley.material_id = 0;
+  valley.instance_id = 2;
+  constexpr int kN = 161;  // 0.1 m grid over 16 m
+  for (int i = 0; i < kN; ++i)
+    for (int j = 0; j < kN; ++j) {
+      const double x = -8 + 0.1 * i, y = -8 + 0.1 * j;
+      valley.mesh.vertices.push_back(
+          {static_cast<float>(x), static_cast<float>(y), static_cast<float>(ground_z(x))});
+    }
+  for (int i = 0; i + 1 < kN; ++i)
+    for (int j = 0; j + 1 < kN; ++j) {
+      const auto v = [&](int a, int b) { return static_cast<uint32_t>(a * kN + b); };
+      valley.mesh.triangles.push_back({v(i, j), v(i + 1, j), v(i + 1, j + 1)});
+      valley.mesh.triangles.push_back({v(i, j), v(i + 1, j + 1), v(i, j + 1)});
+    }
+  const Scene scene = SceneOf({valley});
+  const Vec3<double> at{0, 0, 0}, on{0.5, 0, 0};
+  const auto sensor = test::SpinningSensor(32, 15, -25, 720, 10);
+  const Frame f = test::SimulatedFrame(scene, sensor, at);
+  const Frame g = test::SimulatedFrame(scene, sensor, on);
+  RangeImageMeshOptions o = MeshOnly();
+  auto filled = MeshRangeImages(test::Posed({f, g}, {at, on}), o);
+  ASSERT_TRUE(filled.ok()) << filled.message();
+  SurfaceCaster mesh(*filled);
+  // The lowest ring: frame f's returns at its lowest elevation.
+  double lowest = 0;
+  for (size_t i = 0; i < f.size(); ++i)
+    lowest = std::min(lowest, double(f.z_m[i] / f.range_m[i]));
+  size_t probes = 0;
+  double worst = 0;
+  for (size_t i = 0; i < f.size(); ++i) {
+    if (f.z_m[i] / f.range_m[i] > lowest + 1e-4) continue;
+    const double h = std::hypot(f.x_m[i], f.y_m[i]), scale = (h - 0.03) / h;
+    const Vec3<double> target{scale * f.x_m[i], scale * f.y_m[i], ground_z(scale * f.x_m[i])};
+    const double d = std::sqrt(Dot(target, target));
+    const RayHit hit = mesh.caster->Closest(at, (1 / d) * target, 0, 100);
+    ASSERT_TRUE(hit.hit) << "no surface 3 cm short of the ring's return at (" << f.x_m[i] << ", "
+                         << f.y_m[i] << ")";
+    worst = std::max(worst, std::fabs(hit.distance_m - d));
+    ++probes;
+  }
+  EXPECT_GT(probes, 600u);
+  EXPECT_LT(worst, 0.03) << "the disc stands off the ground by up to " << worst << " m";
+}
+
 TEST(RangeImageMesh, AFrameWithoutChannelsNamesTheMethodsThatNeedNone) {
   Frame f;
   for (int i = 0; i < 10; ++i) {

@@ -6,7 +6,9 @@
 // frame saw through the triangle and it gets a vote; min_votes removes it. A surface the frame
 // saw in front of the centroid, or at it, or nothing at all, says nothing against it. That
 // takes out what moved between frames (a pedestrian, a car), triangles a method bridged over a
-// gap (Poisson's closed surfaces) and stray geometry, whatever method made the surface.
+// gap (Poisson's closed surfaces) and stray geometry, whatever method made the surface. A frame
+// that saw the triangle's surface a fraction of a column beside the ray votes nothing: what it
+// saw ends at its beams' centres, not at its beams' edges.
 // Frames without a channel field (point clouds) have no range image: each return's ray then
 // votes against the triangles it crosses short of the return, which tests only the triangles
 // a ray happens to meet.
@@ -29,6 +31,12 @@ struct VisibilityCarvingOptions {
   // A ray this oblique to the surface it met proves little (a few cm of noise move the
   // crossing by metres), so it casts no vote.
   double max_incidence_deg = 80;
+  // A frame that saw a surface at the triangle within this many columns of its ray (either
+  // side, across and along the spin axis) casts no vote: a ray to the rim of an object seen
+  // from elsewhere passes just beside the frame's own rim. On the OS-1-128's three folds
+  // (2026-12-02): 0 -> return agreement 0.9395, 0.25 -> 0.9424, the p90 unchanged on two folds
+  // and 0.2 cm worse on one; 0.5 gained 0.001 more for 0.5 cm of p90 (mixed returns kept).
+  double footprint_columns = 0.25;
   int min_votes = 1;
 };
 
