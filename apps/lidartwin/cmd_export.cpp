@@ -2,13 +2,11 @@
 // docs/datasets.md).
 #include <fmt/core.h>
 
-#include <charconv>
-#include <cstdlib>
+#include <tuple>
 
 #include "built_in.h"
 #include "command.h"
 #include "commands.h"
-#include "lidartwin/base/host_cores.h"
 #include "lidartwin/datasets/export_run.h"
 #include "lidartwin/jobs/export_here.h"
 #include "lidartwin/jobs/export_workers.h"
@@ -17,39 +15,6 @@
 namespace lt::cli {
 
 namespace {
-
-// "3/8" -> shard 3 of 8.
-bool ParseShard(const std::string& text, uint32_t& shard, uint32_t& shards) {
-  const size_t slash = text.find('/');
-  if (slash == std::string::npos) return false;
-  const char* b = text.data();
-  auto a = std::from_chars(b, b + slash, shard);
-  auto c = std::from_chars(b + slash + 1, b + text.size(), shards);
-  return a.ec == std::errc() && a.ptr == b + slash && c.ec == std::errc() &&
-         c.ptr == b + text.size();
-}
-
-// A worker's arguments: the run's own, without the options that split it, and its share of
-// the host's cores (two processes of 16 encoders on 32 cores, beside their simulator threads,
-// would leave the simulators waiting).
-std::vector<std::string> WorkerArgs(const std::vector<std::string>& argv, uint32_t host_cores,
-                                    uint32_t workers) {
-  std::vector<std::string> out;
-  for (size_t i = 0; i < argv.size(); ++i) {
-    const std::string& a = argv[i];
-    const std::string name = a.substr(0, a.find('='));  // "--workers 2" or "--workers=2"
-    if (name == "--workers" || name == "--devices" || name == "--shards" ||
-        name == "--host-cores") {
-      if (name == a) ++i;
-      continue;
-    }
-    out.push_back(a);
-  }
-  out.push_back("--host-cores");
-  out.push_back(
-      std::to_string(CoresPerWorker(host_cores > 0 ? host_cores : UsableCores(), workers)));
-  return out;
-}
 
 // The run's options from the command line: which shards, run where (usage errors).
 Expected<jobs::ExportOptions> ExportOptionsFromArgs(const Args& args,
@@ -74,10 +39,11 @@ Expected<jobs::ExportOptions> ExportOptionsFromArgs(const Args& args,
   }
   uint32_t shard = 0, shards = 1;
   if (args.Has("--shard")) {
-    if (!ParseShard(args.Get("--shard"), shard, shards) || shards == 0 || shard >= shards) {
+    const auto one = jobs::ParseShardOfShards(args.Get("--shard"));
+    if (!one)
       return FlagError("--shard", "--shard: '" + args.Get("--shard") +
                                       "' is not I/N with 0 <= I < N (e.g. --shard 3/8)");
-    }
+    std::tie(shard, shards) = *one;
   }
   // Cores for the shards' encoding and hashing threads: given, or those the process may use;
   // workers on one host share them.
@@ -117,7 +83,7 @@ Expected<jobs::ExportOptions> ExportOptionsFromArgs(const Args& args,
   o.host_cores = host_cores;
   o.devices = devices;
   o.executable = "/proc/self/exe";
-  o.worker_args = WorkerArgs(argv, host_cores, static_cast<uint32_t>(devices.size()));
+  o.worker_args = jobs::WorkerArguments(argv, host_cores, static_cast<uint32_t>(devices.size()));
   return o;
 }
 

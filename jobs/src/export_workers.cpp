@@ -17,11 +17,44 @@
 #include <string_view>
 
 #include "lidartwin/base/comma_list.h"
+#include "lidartwin/base/host_cores.h"
 #include "lidartwin/jobs/export_progress.h"
 
 extern char** environ;
 
 namespace lt::jobs {
+
+std::optional<std::pair<uint32_t, uint32_t>> ParseShardOfShards(const std::string& text) {
+  const size_t slash = text.find('/');
+  if (slash == std::string::npos) return std::nullopt;
+  uint32_t shard = 0, shards = 0;
+  const char* b = text.data();
+  auto a = std::from_chars(b, b + slash, shard);
+  auto c = std::from_chars(b + slash + 1, b + text.size(), shards);
+  if (a.ec != std::errc() || a.ptr != b + slash || c.ec != std::errc() ||
+      c.ptr != b + text.size() || shard >= shards)
+    return std::nullopt;
+  return std::pair{shard, shards};
+}
+
+std::vector<std::string> WorkerArguments(const std::vector<std::string>& argv, uint32_t host_cores,
+                                         uint32_t workers) {
+  std::vector<std::string> out;
+  for (size_t i = 0; i < argv.size(); ++i) {
+    const std::string& a = argv[i];
+    const std::string name = a.substr(0, a.find('='));
+    if (name == "--workers" || name == "--devices" || name == "--shards" ||
+        name == "--host-cores") {
+      if (name == a) ++i;  // its value is the next argument
+      continue;
+    }
+    out.push_back(a);
+  }
+  out.push_back("--host-cores");
+  out.push_back(
+      std::to_string(CoresPerWorker(host_cores > 0 ? host_cores : UsableCores(), workers)));
+  return out;
+}
 
 std::string ProgressLine(uint32_t shard, uint32_t done, uint32_t total, uint32_t resumed) {
   return fmt::format("lidartwin-progress {} {} {} {}\n", shard, done, total, resumed);

@@ -89,5 +89,26 @@ TEST(ExportWorkerLines, SummaryLineRoundTripsOnOneLine) {
   EXPECT_FALSE(ParseSummaryLine("lidartwin-summary").has_value());
 }
 
+// A worker's shard: "I/N" with 0 <= I < N, nothing else.
+TEST(ExportWorkerLines, ShardOfShardsIsIOfN) {
+  EXPECT_EQ(ParseShardOfShards("3/8"), (std::pair<uint32_t, uint32_t>{3, 8}));
+  EXPECT_EQ(ParseShardOfShards("0/1"), (std::pair<uint32_t, uint32_t>{0, 1}));
+  for (const char* bad :
+       {"8/8", "3/0", "0/0", "3", "/8", "3/", "3/8x", "-1/8", " 3/8", "3//8", "3/99999999999", ""})
+    EXPECT_FALSE(ParseShardOfShards(bad).has_value()) << bad;
+}
+
+// The options that split a run are left out of a worker's arguments, whether their value
+// follows or is joined by '='; the worker gets its share of the given cores.
+TEST(ExportWorkerLines, AWorkerGetsTheRunsArgumentsAndItsShareOfTheCores) {
+  const std::vector<std::string> argv = {
+      "--scene",      "s.yaml", "--workers",     "4",     "--shards=16",
+      "--host-cores", "32",     "--devices=0,1", "--out", "o"};
+  const std::vector<std::string> worker = WorkerArguments(argv, 32, 4);
+  EXPECT_EQ(worker, (std::vector<std::string>{"--scene", "s.yaml", "--out", "o", "--host-cores",
+                                              std::to_string(CoresPerWorker(32, 4))}));
+  EXPECT_EQ(CoresPerWorker(32, 4), 8u);
+}
+
 }  // namespace
 }  // namespace lt::jobs

@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "lidartwin/datasets/export_run.h"
@@ -24,6 +25,18 @@ struct WorkerPlan {
   // the CLI gives its own, /proc/self/exe.
   std::filesystem::path executable;
 };
+
+// "3/8" -> shard 3 of 8, as a worker is given its shard; nothing unless it is I/N, two whole
+// numbers with 0 <= I < N.
+std::optional<std::pair<uint32_t, uint32_t>> ParseShardOfShards(const std::string& text);
+
+// A worker's arguments: the run's own (`argv`, the export command's) without the options that
+// split the run (--workers, --devices, --shards, --host-cores, as "--name V" or "--name=V"),
+// and its share of the host's cores (host_cores, 0: those the process may use) as --host-cores:
+// two processes of 16 encoders on 32 cores, beside their simulator threads, would leave the
+// simulators waiting.
+std::vector<std::string> WorkerArguments(const std::vector<std::string>& argv, uint32_t host_cores,
+                                         uint32_t workers);
 
 // GPUs by number, "0,1,3" -> {"0", "1", "3"}: each a whole number of at most 3 digits, each
 // once (an error begins with the key, devices).
