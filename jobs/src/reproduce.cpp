@@ -28,6 +28,7 @@
 #include "lidartwin/reconstruct/beam_intensity_fit.h"
 #include "lidartwin/reconstruct/frame_registration.h"
 #include "lidartwin/reconstruct/intensity_neighbourhood.h"
+#include "lidartwin/reconstruct/mesh_caster.h"
 #include "lidartwin/reconstruct/posed_recording.h"
 #include "lidartwin/reconstruct/range_image_mesh.h"
 #include "lidartwin/reconstruct/ray_drop_fit.h"
@@ -433,20 +434,15 @@ bool PlaceHeldOutOnSurface(Run& run, const PosedFrames& input,
   const size_t k = run.o.simulate_frame;
   auto scan = HeldOutScan(run, input);
   if (!scan.ok()) return false;
-  Scene scene;
-  SceneObject& object = scene.objects.emplace_back();
-  object.type = "mesh";
-  object.mesh.vertices = surface.vertices;
-  object.mesh.triangles = surface.triangles;
-  const auto caster = RayCaster::Create(scene);
-  if (!caster) return false;
+  const MeshCaster mesh = CasterOfMesh(surface.vertices, surface.triangles);
+  if (!mesh.caster) return false;
   SurfaceRegistrationOptions so;
   so.min_range_m = run.ro.min_range_m;
   so.max_range_m = run.ro.max_range_m;
   so.fit_motion = true;
   so.max_move_m = kMaxPlacementM;
   so.max_turn_deg = kMaxPlacementDeg;
-  auto placed = RegisterToSurface(*scan, run.ro.beam_origins, *caster, so);
+  auto placed = RegisterToSurface(*scan, run.ro.beam_origins, *mesh.caster, so);
   if (!placed.ok()) {
     run.o.log.Info("held-out pose: not placed on the surface (" + placed.message() + ")\n");
     return false;

@@ -12,6 +12,7 @@
 #include "lidartwin/base/order_statistics.h"
 #include "lidartwin/base/parallel_for.h"
 #include "lidartwin/physics/units.h"
+#include "lidartwin/reconstruct/mesh_caster.h"
 #include "lidartwin/sim/ray_caster.h"
 
 namespace lt {
@@ -267,16 +268,14 @@ void FuseAlongRays(const RangeImageMeshOptions& o, const std::vector<uint32_t>& 
         lo = std::min(lo, v);
         hi = std::max(hi, v);
       }
-    Scene scene;
-    SceneObject& object = scene.objects.emplace_back();
-    object.type = "mesh";
-    object.mesh.vertices.assign(surface.vertices.begin() + lo, surface.vertices.begin() + hi + 1);
-    object.mesh.triangles = triangles;
-    for (auto& t : object.mesh.triangles)
+    std::vector<std::array<uint32_t, 3>> local = triangles;
+    for (auto& t : local)
       for (uint32_t& v : t)
         v -= lo;
-    const auto caster = RayCaster::Create(scene);  // nullptr (out of memory): frame left out
-    if (!caster) continue;
+    const MeshCaster mesh = CasterOfMesh(
+        {surface.vertices.begin() + lo, surface.vertices.begin() + hi + 1}, std::move(local));
+    if (!mesh.caster) continue;  // out of memory: the frame is left out
+    const RayCaster* caster = mesh.caster.get();
     ParallelFor(n, [&](size_t v) {
       if (k == vertex_frame[v]) return;
       const Vec3<double> origin = vertex_origin[v];

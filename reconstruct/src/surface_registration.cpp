@@ -7,8 +7,8 @@
 
 #include "lidartwin/base/parallel_for.h"
 #include "lidartwin/physics/units.h"
+#include "lidartwin/reconstruct/mesh_caster.h"
 #include "lidartwin/sim/ray_query.h"
-#include "lidartwin/sim/scene.h"
 
 namespace lt {
 namespace {
@@ -248,13 +248,9 @@ std::vector<FrameAlignment> AlignFramesOnSurfaces(PosedFrames& frames,
       out[k].registration_error = surface.message();
       continue;
     }
-    Scene scene;
-    SceneObject& object = scene.objects.emplace_back();
-    object.type = "mesh";
-    object.mesh.vertices = std::move(surface->vertices);
-    object.mesh.triangles = std::move(surface->triangles);
-    const auto caster = RayCaster::Create(scene);
-    if (!caster) {
+    const MeshCaster caster =
+        CasterOfMesh(std::move(surface->vertices), std::move(surface->triangles));
+    if (!caster.caster) {
       out[k].registration_error = "out of memory for the surface's ray caster";
       continue;
     }
@@ -263,7 +259,7 @@ std::vector<FrameAlignment> AlignFramesOnSurfaces(PosedFrames& frames,
     scan.start_poses = {frames.start_poses[k]};
     scan.end_poses = {frames.end_poses[k]};
     scan.columns_per_frame = frames.columns_per_frame;
-    auto placed = RegisterToSurface(scan, mesh.beam_origins, *caster, options);
+    auto placed = RegisterToSurface(scan, mesh.beam_origins, *caster.caster, options);
     if (!placed.ok()) {
       out[k].registration_error = placed.message();
       continue;

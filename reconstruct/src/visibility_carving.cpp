@@ -9,6 +9,7 @@
 #include <thread>
 
 #include "lidartwin/base/parallel_for.h"
+#include "lidartwin/reconstruct/mesh_caster.h"
 #include "lidartwin/reconstruct/range_image_mesh.h"
 #include "lidartwin/sim/ray_caster.h"
 #include "lidartwin/sim/ray_query.h"
@@ -81,8 +82,7 @@ double AzimuthStepRad(const PosedFrames& frames, size_t k) {
 // and when in its revolution it looked in each direction (the mean column fraction of its
 // returns per degree of azimuth, to put the ray's origin where the sensor was).
 struct FrameView {
-  std::unique_ptr<Scene> scene;  // on the heap: the caster refers to it as the view moves
-  std::unique_ptr<RayCaster> caster;
+  MeshCaster mesh;
   std::vector<double> fraction_at_degree;  // 360 entries, NaN where no return
   physics::Pose<double> start, end;
 
@@ -110,13 +110,8 @@ Expected<FrameView> ViewOf(const PosedFrames& frames, size_t k, const Visibility
   mo.consensus_window_m = 0;  // as the frame saw it
   auto seen = MeshRangeImages(one, mo);
   if (!seen.ok()) return seen.error();
-  view.scene = std::make_unique<Scene>();
-  SceneObject& object = view.scene->objects.emplace_back();
-  object.type = "mesh";
-  object.mesh.vertices = std::move(seen->vertices);
-  object.mesh.triangles = std::move(seen->triangles);
-  view.caster = RayCaster::Create(*view.scene);
-  if (!view.caster)
+  view.mesh = CasterOfMesh(std::move(seen->vertices), std::move(seen->triangles));
+  if (!view.mesh.caster)
     return Error{fmt::format("Embree cannot hold frame {}'s surface (out of memory)", k)};
   const Frame& f = frames.frames[k];
   std::vector<double> sum(360, 0.0), count(360, 0.0);
@@ -200,7 +195,7 @@ Expected<VisibilityCarvingSummary> CarveSeenThrough(ReconstructedSurface& surfac
         which[n] = static_cast<uint32_t>(t - begin);
         distance[n++] = d;
       }
-      view->caster->ClosestBatch(queries, n, hits);
+      view->mesh.caster->ClosestBatch(queries, n, hits);
       for (size_t q = 0; q < n; ++q) {
         // The first surface this frame saw along the ray: in front of the triangle (it hid it)
         // or at it (it saw it) says nothing against it; beyond it, the frame saw through it.
@@ -210,7 +205,8 @@ Expected<VisibilityCarvingSummary> CarveSeenThrough(ReconstructedSurface& surfac
         if (hit.hit && hit.distance_m > distance[q] + margin &&
             std::fabs(Dot(hit.normal, queries[q].unit_direction)) >= cos_max &&
             votes[t] < UINT16_MAX &&
-            SeenThroughAllAround(*view->caster, queries[q], distance[q], margin, footprint_rad)) {
+            SeenThroughAllAround(*view->mesh.caster, queries[q], distance[q], margin,
+                                 footprint_rad)) {
           ++votes[t];
           ++crossings;
         }
@@ -230,13 +226,8 @@ Expected<VisibilityCarvingSummary> CarveByReturnRays(ReconstructedSurface& surfa
                                                      const VisibilityCarvingOptions& o) {
   VisibilityCarvingSummary summary;
   if (surface.triangles.empty()) return summary;
-  Scene scene;
-  SceneObject& object = scene.objects.emplace_back();
-  object.name = "reconstruction";
-  object.type = "mesh";
-  object.mesh.vertices = surface.vertices;
-  object.mesh.triangles = surface.triangles;
-  const auto caster = RayCaster::Create(scene);
+  const MeshCaster mesh = CasterOfMesh(surface.vertices, surface.triangles);
+  const RayCaster* caster = mesh.caster.get();
   if (!caster)
     return Error{fmt::format("visibility carving: Embree cannot hold {} triangles (out of memory)",
                              surface.triangles.size())};
