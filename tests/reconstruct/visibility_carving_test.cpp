@@ -106,6 +106,48 @@ TEST(VisibilityCarving, TheRimOfAPlateSeenFromElsewhereStays) {
   EXPECT_LE(removed[1], removed[0] / 10) << removed[0] << " -> " << removed[1];
 }
 
+// A strip that stood in front of the wall only in the first frame, reaching into where the
+// plate's rim hides the wall from the second (as a mixed return floats between an edge and
+// the background): beside the rim, the second frame's rays a quarter column from the strip's
+// centroids meet the plate, nearer than the strip, or the wall behind it, never a surface at
+// the strip, so the footprint spares none of what it saw through: all of the strip outside
+// the plate's shadow goes. (Sparing a triangle wherever any of those rays met something short
+// of the wall kept 18 triangles along the rim.)
+TEST(VisibilityCarving, WhatFloatsBesideAnotherFramesRimStillGoes) {
+  Scene with_strip, without;
+  with_strip.materials = without.materials = test::ConstantMaterials({0.5});
+  const SceneObject plate = test::Placed("plate", MakePlate(2, 2), {5, 0, 0}, 0, 0, 0, 0, 2, 1);
+  // At x = 7.5 the plate's rim at y = 1 hides the wall up to y = 1.5 from the first sensor and
+  // up to y = -0.3 + 7.5 * 1.3 / 5 = 1.65 from the second (0.3 m to the other side); the strip
+  // spans y = 1.5 to 1.9 there.
+  const SceneObject strip =
+      test::Placed("strip", MakePlate(0.4, 1.0), {7.5, 1.7, 0}, 0, 0, 0, 0, 3, 1);
+  with_strip.objects = {test::Wall(10), plate, strip};
+  without.objects = {test::Wall(10), plate};
+  const SensorProfile sensor = test::SpinningSensor(32, 15, -15, 720, 10);
+  const PosedFrames in = test::Posed({test::SimulatedFrame(with_strip, sensor, {0, 0, 0}),
+                                      test::SimulatedFrame(without, sensor, {0, -0.3, 0})},
+                                     {{0, 0, 0}, {0, -0.3, 0}});
+  // The strip's triangles whose centroid lies clear of the shadow (y > 1.70, past the half pixel
+  // the plate's rim surfels add): the second frame's ray to it meets the wall.
+  auto strip_triangles = [](const ReconstructedSurface& s) {
+    size_t n = 0;
+    for (const auto& t : s.triangles) {
+      double x = 0, y = 0;
+      for (uint32_t v : t)
+        x += s.vertices[v][0] / 3, y += s.vertices[v][1] / 3;
+      n += x > 7 && x < 8 && y > 1.70;
+    }
+    return n;
+  };
+  auto surface = MeshRangeImages(in, {});
+  ASSERT_TRUE(surface.ok()) << surface.message();
+  const size_t clear = strip_triangles(*surface);
+  ASSERT_GT(clear, 50u);
+  ASSERT_TRUE(CarveSeenThrough(*surface, in, {}).ok());
+  EXPECT_EQ(strip_triangles(*surface), 0u) << "of " << clear;
+}
+
 // A capture's last, partial frame (a packet's few returns past the wrap) whose first returns
 // are all of one laser shows no surface to carve with: it is passed over, not an error (the
 // nebula XT16 bag's last frame; its second returns were of another laser).
