@@ -36,15 +36,14 @@ size_t RemoveVoted(ReconstructedSurface& surface, const std::vector<uint16_t>& v
   return removed;
 }
 
-// Whether the frame saw nothing at the triangle's distance (within the margin) a little to
-// either side of the ray to its centroid, across and along the spin axis, footprint_rad off:
+// A frame that saw through a triangle votes only if it saw nothing at the triangle's distance
+// (within the margin) a little to either side of the ray to its centroid, footprint_rad off:
 // the frame's own surface ends at its returns' beam centres, so a ray to a triangle on the
 // rim of what it saw (an object's silhouette seen from a little way off) passes just beside it
 // and meets the background, which took that rim away a pixel at a time. A surface nearer than
 // the triangle there still votes (a mixed return floating in front of the background).
-bool SeenThroughAllAround(const RayCaster& caster, const RayQuery& centre, double at_m,
-                          double margin_m, double footprint_rad) {
-  if (footprint_rad <= 0) return true;
+// The four rays footprint_rad beside a ray, across and along the spin axis, from its origin.
+void FootprintRays(const RayQuery& centre, double footprint_rad, RayQuery out[4]) {
   const Vec3<double> u = centre.unit_direction;
   Vec3<double> across = Cross(Vec3<double>{0, 0, 1}, u);
   const double n = std::sqrt(Dot(across, across));
@@ -55,13 +54,10 @@ bool SeenThroughAllAround(const RayCaster& caster, const RayQuery& centre, doubl
   const Vec3<double> along = Cross(u, across);
   const double t = std::tan(footprint_rad);
   const Vec3<double> offsets[4] = {t * across, -t * across, t * along, -t * along};
-  for (const Vec3<double>& off : offsets) {
-    Vec3<double> d = u + off;
-    d = (1.0 / std::sqrt(Dot(d, d))) * d;
-    const RayHit h = caster.Closest(centre.origin, d, centre.t_min, centre.t_max);
-    if (h.hit && std::fabs(h.distance_m - at_m) <= margin_m) return false;
+  for (int i = 0; i < 4; ++i) {
+    const Vec3<double> d = u + offsets[i];
+    out[i] = {centre.origin, (1.0 / std::sqrt(Dot(d, d))) * d, centre.t_min, centre.t_max};
   }
-  return true;
 }
 
 // A frame's azimuth step [rad]: its revolution's columns, or where it has no column count, its
@@ -196,20 +192,43 @@ Expected<VisibilityCarvingSummary> CarveSeenThrough(ReconstructedSurface& surfac
         distance[n++] = d;
       }
       view->mesh.caster->ClosestBatch(queries, n, hits);
+      // The rays the frame saw through: candidates, checked around their centroid (the four
+      // rays beside each traced together, as coherent as the packet's).
+      uint32_t candidate[kPacket];
+      size_t candidates = 0;
       for (size_t q = 0; q < n; ++q) {
         // The first surface this frame saw along the ray: in front of the triangle (it hid it)
         // or at it (it saw it) says nothing against it; beyond it, the frame saw through it.
-        const size_t t = begin + which[q];
         const RayHit& hit = hits[q];
         const double margin = o.margin_m + o.margin_fraction * distance[q];
         if (hit.hit && hit.distance_m > distance[q] + margin &&
             std::fabs(Dot(hit.normal, queries[q].unit_direction)) >= cos_max &&
-            votes[t] < UINT16_MAX &&
-            SeenThroughAllAround(*view->mesh.caster, queries[q], distance[q], margin,
-                                 footprint_rad)) {
-          ++votes[t];
-          ++crossings;
+            votes[begin + which[q]] < UINT16_MAX)
+          candidate[candidates++] = static_cast<uint32_t>(q);
+      }
+      RayQuery beside[4 * kPacket];
+      RayHit beside_hits[4 * kPacket];
+      if (footprint_rad > 0) {
+        // Each side's rays together (neighbouring candidates' rays of one side run parallel).
+        for (size_t c = 0; c < candidates; ++c) {
+          RayQuery four[4];
+          FootprintRays(queries[candidate[c]], footprint_rad, four);
+          for (size_t i = 0; i < 4; ++i)
+            beside[i * candidates + c] = four[i];
         }
+        view->mesh.caster->ClosestBatch(beside, 4 * candidates, beside_hits);
+      }
+      for (size_t c = 0; c < candidates; ++c) {
+        const size_t q = candidate[c];
+        const double margin = o.margin_m + o.margin_fraction * distance[q];
+        bool saw_it = false;
+        for (size_t i = 0; footprint_rad > 0 && i < 4; ++i) {
+          const RayHit& h = beside_hits[i * candidates + c];
+          saw_it = saw_it || (h.hit && std::fabs(h.distance_m - distance[q]) <= margin);
+        }
+        if (saw_it) continue;
+        ++votes[begin + which[q]];
+        ++crossings;
       }
     });
   }
