@@ -351,8 +351,13 @@ void TakeBlockedDirections(Run& run, const std::vector<Frame>& frames) {
       frames.size(), blocked->pixels);
   run.o.log.Info(fmt::format(
       "blocked directions: {} pixels ({} azimuth intervals) that most of the {} reconstruction "
-      "frames returned nothing in (the sky among them)\n",
-      blocked->pixels, run.profile.blocked_directions.Intervals(), frames.size()));
+      "frames returned nothing in (the sky among them){}\n",
+      blocked->pixels, run.profile.blocked_directions.Intervals(), frames.size(),
+      blocked->chance_drop_neighbours < 0
+          ? ""
+          : fmt::format("; a pixel left empty among at most {} empty neighbours of 8 taken as a "
+                        "chance drop (learned between the frames)",
+                        blocked->chance_drop_neighbours)));
 }
 
 // The returns of every `step`-th laser (channels 0, step, 2 step, ..) of a frame: what a sparser

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <map>
 #include <memory>
 #include <thread>
@@ -145,8 +146,12 @@ constexpr int kGroundDiscSegments = 96;
 // lost); a flat circle 0.3 m farther out, or a flat rim at the ring, stood in front of the
 // ground (p90 +0.5-0.7 cm, docs/validation.md). Each rim point lies at the distance of the
 // nearest of the ring's returns in the two sectors beside it, so that the chord between two rim
-// points stays inside the ring, and off the plane by their mean height above it; a sector
-// without a return (the vehicle's shadow) takes fallback_m, on the plane.
+// points stays inside the ring, and off the plane by their mean height above it. Only the
+// ring's returns within kGroundRimBandM of the plane count (a car, a kerb or a wall the lowest
+// ring meets near the sensor would pull the rim in and lift it into a ramp); a sector without
+// one (the vehicle's shadow, an obstacle) takes fallback_m, on the plane.
+constexpr double kGroundRimBandM = 0.1;  // twice the plane fit's largest accepted RMS
+
 std::vector<Vec3<double>> GroundDiscRim(const std::vector<Vec3<double>>& lowest_ring,
                                         const Vec3<double>& centre, const Vec3<double>& normal,
                                         double fallback_m) {
@@ -159,11 +164,14 @@ std::vector<Vec3<double>> GroundDiscRim(const std::vector<Vec3<double>>& lowest_
       count(n, 0.0);
   for (const Vec3<double>& p : lowest_ring) {
     const Vec3<double> d = p - centre;
+    const double height = Dot(d, normal);
+    if (!(std::fabs(height) <= kGroundRimBandM)) continue;
     const double x = Dot(d, u), y = Dot(d, v);
-    const double phi = std::atan2(y, x) + (std::atan2(y, x) < 0 ? 2 * kPi : 0);
+    const double angle = std::atan2(y, x);
+    const double phi = angle < 0 ? angle + 2 * kPi : angle;
     const int sector = std::min(n - 1, static_cast<int>(phi / (2 * kPi) * n));
     nearest[sector] = std::min(nearest[sector], std::hypot(x, y));
-    height_sum[sector] += Dot(d, normal);
+    height_sum[sector] += height;
     count[sector] += 1;
   }
   for (double& r : nearest)
@@ -499,7 +507,7 @@ Expected<ReconstructedSurface> MeshRangeImages(const PosedFrames& input,
         ++fan[v];
     }
     // 3a. The ground in the blind cone: the nearest returns of the three lowest rings (sensor
-    // frame at the frame's start), a plane through them, a disc to just beyond them.
+    // frame at the frame's start), a plane through them, a disc out to the lowest ring.
     if (fill_ground && order.size() >= 3) {
       std::vector<Vec3<double>> near, lowest_ring;
       std::vector<double> horizontal, intensity;

@@ -3,6 +3,7 @@
 #include <fmt/core.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 
 #include "lidartwin/physics/units.h"
@@ -142,6 +143,20 @@ class ScanPixels {
   std::vector<bool> has_phase_, returned_, scanned_;
 };
 
+// The scan's channels that returned in some frame (a finite reference phase) in order of
+// elevation: its rings, neighbour beside neighbour (a Velodyne's lasers interleave; a laser the
+// recording lacks is no ring).
+std::vector<size_t> RingsByElevation(const RayDropScan& scan,
+                                     const std::vector<double>& reference) {
+  std::vector<size_t> ring;
+  for (size_t c = 0; c < scan.elevation_rad.size(); ++c)
+    if (std::isfinite(reference[c])) ring.push_back(c);
+  std::stable_sort(ring.begin(), ring.end(), [&](size_t a, size_t b) {
+    return scan.elevation_rad[a] < scan.elevation_rad[b];
+  });
+  return ring;
+}
+
 // [from, to] added to sorted, disjoint intervals in [-pi, pi), split where it crosses pi; a
 // piece narrower than 1e-9 rad (a split at a rounding's distance from pi) is left out, as
 // degrees written and read back could close it.
@@ -280,24 +295,6 @@ Expected<RayDropFit> FitRayDrop(const PosedFrames& input, const IntensityReading
   return out;
 }
 
-namespace {
-
-// The scan's channels that returned in some frame (a finite reference phase) in order of
-// elevation: its rings, neighbour beside neighbour (a Velodyne's lasers interleave; a laser the
-// recording lacks is no ring).
-std::vector<size_t> RingsByElevation(const RayDropScan& scan,
-                                     const std::vector<double>& reference) {
-  std::vector<size_t> ring;
-  for (size_t c = 0; c < scan.elevation_rad.size(); ++c)
-    if (std::isfinite(reference[c])) ring.push_back(c);
-  std::stable_sort(ring.begin(), ring.end(), [&](size_t a, size_t b) {
-    return scan.elevation_rad[a] < scan.elevation_rad[b];
-  });
-  return ring;
-}
-
-}  // namespace
-
 Expected<BlockedDirectionsFit> FindBlockedDirections(const std::vector<Frame>& frames,
                                                      const RayDropScan& scan, double min_range_m) {
   if (frames.size() < 2)
@@ -329,34 +326,74 @@ Expected<BlockedDirectionsFit> FindBlockedDirections(const std::vector<Frame>& f
       scanned[i] += p.Scanned(i);
       returned[i] += p.Returned(i);
     }
-  // A pixel a frame left empty with returns all round it, but for one neighbour at most (on
-  // its ring and the rings above and below), is that frame's chance drop on a surface it saw,
-  // not a direction it cannot see: it counts as scanned but not as empty. On the OS-1-128's
-  // three folds (2026-12-02) the held-out frame returned in 1,010 such pixels that both
-  // reconstruction frames had left empty, and not in 622; in pixels with two or more empty
-  // neighbours it returned less often than not. The ends of a blocked line one pixel wide are
-  // taken as such drops too.
+  // A pixel a frame left empty among returns is that frame's chance drop on a surface it saw,
+  // not a direction it cannot see: it counts as scanned but not as empty. How many of its
+  // eight neighbours (on its ring and the rings above and below, in the same directions) may be
+  // empty for that is learned between the frames themselves: each frame's empty pixels against
+  // the next frame's and the one before's returns there, by their count of empty neighbours.
+  // Where the other frame returned more often than not, up to that count, such pixels are
+  // chance drops (the OS-1-128's frames: up to 3 of 8, the other frame returning in 51-61 % of
+  // the pixels with 3 and 42-49 % with 4; docs/validation.md). The ends of a blocked line one
+  // pixel wide fall under it too.
   const std::vector<size_t> ring = RingsByElevation(scan, reference);
-  const auto isolated_drop = [&](const ScanPixels& p, size_t r, size_t k) {
-    size_t empty = 0;
+  // The columns of the rings above and below that look the same way as column k of ring r:
+  // channels stagger in azimuth (an Ouster's beams by +-1.4 and +-4.2 deg, 4 to 12 columns of
+  // 1,024), so the pixel above is seldom the same column.
+  const double step = 2 * physics::kPi / columns;
+  const auto shift = [&](size_t r, size_t r2) {
+    const size_t c = ring[r], c2 = ring[r2];
+    return std::lround(reference[c] - reference[c2] +
+                       (scan.azimuth_offset_rad[c] - scan.azimuth_offset_rad[c2]) / step);
+  };
+  std::vector<long> shift_down(ring.size(), 0), shift_up(ring.size(), 0);
+  for (size_t r = 0; r < ring.size(); ++r) {
+    if (r > 0) shift_down[r] = shift(r, r - 1);
+    if (r + 1 < ring.size()) shift_up[r] = shift(r, r + 1);
+  }
+  const long n_columns = static_cast<long>(columns);
+  const auto empty_neighbours = [&](const ScanPixels& p, size_t r, size_t k) {
+    int empty = 0;
     for (int dr = -1; dr <= 1; ++dr)
       for (int dk = -1; dk <= 1; ++dk) {
         if (dr == 0 && dk == 0) continue;
         const long rr = long(r) + dr;
         if (rr < 0 || rr >= long(ring.size())) continue;  // beyond the scan: not a hole
-        const size_t kk = (k + columns + dk) % columns;
-        empty += !p.Returned(ring[rr] * columns + kk);
+        const long along = dr < 0 ? shift_down[r] : dr > 0 ? shift_up[r] : 0;
+        const long kk = ((long(k) + along + dk) % n_columns + n_columns) % n_columns;
+        empty += !p.Returned(ring[size_t(rr)] * columns + size_t(kk));
       }
-    return empty <= 1;
+    return empty;
   };
+  // Between neighbouring frames: per count of empty neighbours, how often the other frame
+  // returned in a pixel this one left empty, and did not.
+  std::array<std::array<size_t, 2>, 9> seen_again{};
+  for (size_t a = 0; a < pixels.size(); ++a)
+    for (size_t b : {a + 1, a - 1}) {
+      if (b >= pixels.size()) continue;  // a - 1 wraps past 0 to SIZE_MAX
+      for (size_t r = 0; r < ring.size(); ++r)
+        for (size_t k = 0; k < columns; ++k) {
+          const size_t i = ring[r] * columns + k;
+          if (!pixels[a].Scanned(i) || !pixels[b].Scanned(i) || pixels[a].Returned(i)) continue;
+          ++seen_again[size_t(empty_neighbours(pixels[a], r, k))][pixels[b].Returned(i) ? 1 : 0];
+        }
+    }
+  constexpr size_t kMinPixels = 30;  // a count with fewer pixels decides nothing
+  int chance = -1;
+  while (chance < 8) {
+    const auto& next = seen_again[size_t(chance + 1)];
+    if (next[0] + next[1] < kMinPixels || next[1] <= next[0]) break;
+    ++chance;
+  }
   std::vector<uint32_t> drops(channels * columns, 0);
-  for (const ScanPixels& p : pixels)
-    for (size_t r = 0; r < ring.size(); ++r)
-      for (size_t k = 0; k < columns; ++k) {
-        const size_t i = ring[r] * columns + k;
-        drops[i] += p.Scanned(i) && !p.Returned(i) && isolated_drop(p, r, k);
-      }
+  if (chance >= 0)
+    for (const ScanPixels& p : pixels)
+      for (size_t r = 0; r < ring.size(); ++r)
+        for (size_t k = 0; k < columns; ++k) {
+          const size_t i = ring[r] * columns + k;
+          drops[i] += p.Scanned(i) && !p.Returned(i) && empty_neighbours(p, r, k) <= chance;
+        }
   BlockedDirectionsFit out;
+  out.chance_drop_neighbours = chance;
   out.blocked.channel.resize(channels);
   for (size_t c = 0; c < channels; ++c) {
     // A channel no frame returned on (a laser left out of the recording: no reference phase)
@@ -368,7 +405,6 @@ Expected<BlockedDirectionsFit> FindBlockedDirections(const std::vector<Frame>& f
       const size_t n = scanned[i], empty = n - returned[i] - drops[i];
       if (n < 2 || 2 * empty <= n) continue;
       // The pixel's centre on the common grid.
-      const double step = 2 * physics::kPi / columns;
       const double centre = (double(k) + reference[c]) * step + scan.azimuth_offset_rad[c];
       AddInterval(centre - 0.5 * step, centre + 0.5 * step, intervals);
       ++out.pixels;

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cmath>
+#include <map>
 #include <numbers>
 #include <thread>
 
@@ -60,18 +61,24 @@ void FootprintRays(const RayQuery& centre, double footprint_rad, RayQuery out[4]
   }
 }
 
-// A frame's azimuth step [rad]: its revolution's columns, or where it has no column count, its
-// most populated channel's returns (a full revolution's columns, or fewer: a wider footprint).
+// A frame's azimuth step [rad]: its revolution's columns, or where it has no column count, the
+// median azimuth gap between neighbouring first returns of a channel (0: none measured).
 double AzimuthStepRad(const PosedFrames& frames, size_t k) {
   if (frames.columns_per_frame > 0) return 2 * std::numbers::pi / frames.columns_per_frame;
-  std::vector<size_t> per_channel;
-  for (uint16_t c : frames.frames[k].channel) {
-    if (c >= per_channel.size()) per_channel.resize(size_t{c} + 1, 0);
-    ++per_channel[c];
+  const Frame& f = frames.frames[k];
+  std::map<uint16_t, std::vector<double>> azimuths;
+  for (size_t i = 0; i < f.size(); ++i)
+    if (f.channel.size() == f.size() && (f.return_index.empty() || f.return_index[i] == 0))
+      azimuths[f.channel[i]].push_back(std::atan2(f.y_m[i], f.x_m[i]));
+  std::vector<double> gaps;
+  for (auto& [channel, a] : azimuths) {
+    std::sort(a.begin(), a.end());
+    for (size_t i = 1; i < a.size(); ++i)
+      if (a[i] > a[i - 1]) gaps.push_back(a[i] - a[i - 1]);
   }
-  const size_t most =
-      per_channel.empty() ? 0 : *std::max_element(per_channel.begin(), per_channel.end());
-  return most > 0 ? 2 * std::numbers::pi / double(most) : 0;
+  if (gaps.empty()) return 0;
+  std::nth_element(gaps.begin(), gaps.begin() + gaps.size() / 2, gaps.end());
+  return gaps[gaps.size() / 2];
 }
 
 // One frame as its sensor saw it: its own range-image surface (mesh and surfels) in the world,

@@ -59,12 +59,13 @@ struct RangeImageMeshOptions {
   double surfel_bend = 0.5;
   // Ground fill: the ground under each frame's sensor, hidden in its blind cone, as a disc in
   // the plane fitted to the nearest returns (within ground_max_range_m) of its three lowest
-  // rings, out to ground_margin_m beyond the nearest tenth of them. Another frame a little
-  // way off sees that ground; the reconstruction otherwise has a hole there (on the OS-1-128,
-  // 0.25 m per frame: +0.013 return agreement at the ends of the capture). A margin lets the
-  // flat disc stand in front of the real ground's own mesh, where the road is not flat: 1 m
-  // cost 2 cm of p90, 0.3 m (the earlier default) against none 0.6 cm of p90 and 0.3 mm of
-  // median for 0.0008 of return agreement (the OS-1-128's three folds, 2026-11-30). No disc
+  // rings, reaching in each direction out to the lowest ring at its height (2026-12-02; a
+  // direction where the ring has no return near the plane: ground_margin_m beyond the nearest
+  // tenth of the rings' returns). Another frame a little way off sees that ground; the
+  // reconstruction otherwise has a hole there (on the OS-1-128, 0.25 m per frame: +0.013
+  // return agreement at the ends of the capture). A flat disc wider than the ring stands in
+  // front of the real ground's own mesh, where the road is not flat: a circle 1 m beyond the
+  // nearest tenth cost 2 cm of p90, 0.3 m 0.6 cm (the OS-1-128's three folds, 2026-11-30). No disc
   // when the returns fit no plane (RMS over 5 cm, tilt over 15 deg, fewer than 50 of them).
   // None when the sensor moved less than ground_min_travel_m over two frames or more (a desk
   // capture; a frame meshed alone keeps its disc):

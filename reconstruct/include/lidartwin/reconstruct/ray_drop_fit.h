@@ -68,9 +68,15 @@ Expected<RayDropFit> FitRayDrop(const PosedFrames& input, const IntensityReading
 // returns (glass, black paint). A channel no frame returned on is left out (a laser the recording
 // lacks). On the OS-1-128's frames 0 and 2, 620 of the 1,155 pixels of the lowest seven channels
 // behind the sensor are empty in both, and 98 % of them in frame 1 too (docs/validation.md).
+// A pixel a frame left empty among returns, with at most chance_drop_neighbours of its eight
+// neighbours (in the same directions on the rings above and below) empty too, is that frame's
+// chance drop and counts as scanned, not empty: how many is learned between the frames (up to
+// the count at which, in pixels one frame left empty, the next one returned more often than
+// not; -1: none).
 struct BlockedDirectionsFit {
   BlockedDirections blocked;
   size_t pixels = 0;  // blocked
+  int chance_drop_neighbours = -1;
 };
 
 // Errors: fewer than two frames, frames without channels, a scan without beams.
