@@ -248,9 +248,9 @@ std::vector<FrameAlignment> AlignFramesOnSurfaces(PosedFrames& frames,
       out[k].registration_error = surface.message();
       continue;
     }
-    const MeshCaster caster =
+    const MeshCaster seen =
         CasterOfMesh(std::move(surface->vertices), std::move(surface->triangles));
-    if (!caster.caster) {
+    if (!seen.caster) {
       out[k].registration_error = "out of memory for the surface's ray caster";
       continue;
     }
@@ -259,7 +259,7 @@ std::vector<FrameAlignment> AlignFramesOnSurfaces(PosedFrames& frames,
     scan.start_poses = {frames.start_poses[k]};
     scan.end_poses = {frames.end_poses[k]};
     scan.columns_per_frame = frames.columns_per_frame;
-    auto placed = RegisterToSurface(scan, mesh.beam_origins, *caster.caster, options);
+    auto placed = RegisterToSurface(scan, mesh.beam_origins, *seen.caster, options);
     if (!placed.ok()) {
       out[k].registration_error = placed.message();
       continue;

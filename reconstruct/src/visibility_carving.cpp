@@ -43,7 +43,8 @@ size_t RemoveVoted(ReconstructedSurface& surface, const std::vector<uint16_t>& v
 // rim of what it saw (an object's silhouette seen from a little way off) passes just beside it
 // and meets the background, which took that rim away a pixel at a time. A surface nearer than
 // the triangle there still votes (a mixed return floating in front of the background).
-// The four rays footprint_rad beside a ray, across and along the spin axis, from its origin.
+// The four rays footprint_rad beside a ray, across and along world z (the spin axis of a level
+// mount), from its origin.
 void FootprintRays(const RayQuery& centre, double footprint_rad, RayQuery out[4]) {
   const Vec3<double> u = centre.unit_direction;
   Vec3<double> across = Cross(Vec3<double>{0, 0, 1}, u);

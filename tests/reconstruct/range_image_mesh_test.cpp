@@ -7,6 +7,7 @@
 #include <cmath>
 #include <map>
 
+#include "lidartwin/reconstruct/mesh_caster.h"
 #include "lidartwin/reconstruct/reconstruction.h"
 #include "lidartwin/sim/material_library.h"
 #include "lidartwin/sim/ray_caster.h"
@@ -34,15 +35,10 @@ Scene SceneOf(std::vector<SceneObject> objects, std::vector<double> reflectances
 
 // A caster over the reconstructed surface.
 struct SurfaceCaster {
-  Scene scene;
-  std::unique_ptr<RayCaster> caster;
-  explicit SurfaceCaster(const ReconstructedSurface& s) {
-    SceneObject& o = scene.objects.emplace_back();
-    o.type = "mesh";
-    o.mesh.vertices = s.vertices;
-    o.mesh.triangles = s.triangles;
-    caster = RayCaster::Create(scene);
-  }
+  MeshCaster mesh;
+  const RayCaster* caster;
+  explicit SurfaceCaster(const ReconstructedSurface& s)
+      : mesh(CasterOfMesh(s.vertices, s.triangles)), caster(mesh.caster.get()) {}
 };
 
 // The surface's first hit along return i's ray from the sensor at the origin.

@@ -31,8 +31,9 @@ struct WorkerPlan {
 std::optional<std::pair<uint32_t, uint32_t>> ParseShardOfShards(const std::string& text);
 
 // A worker's arguments: the run's own (`argv`, the export command's) without the options that
-// split the run (--workers, --devices, --shards, --host-cores, as "--name V" or "--name=V"),
-// and its share of the host's cores (host_cores, 0: those the process may use) as --host-cores:
+// split the run (--workers, --devices, --shards, --host-cores, as "--name V" or "--name=V": the
+// worker protocol's own options, as the export command names them), and its share of the host's
+// cores (host_cores, 0: those the process may use) as --host-cores:
 // two processes of 16 encoders on 32 cores, beside their simulator threads, would leave the
 // simulators waiting.
 std::vector<std::string> WorkerArguments(const std::vector<std::string>& argv, uint32_t host_cores,
