@@ -331,33 +331,36 @@ TEST(RangeImageMesh, TheGroundDiscMeetsTheLowestRingAtItsHeight) {
   EXPECT_LT(worst, 0.03) << "the disc stands off the ground by up to " << worst << " m";
 }
 
-// A post (0.5 m square) beside the sensor, which the lowest ring meets 0.6 m above the road
-// 2.5 m out: those returns are no ground, so the disc's rim in their direction stays on the
-// road's plane (at the fallback radius); taken as ground they had pulled the rim in and lifted
-// it, and the disc rose towards the post as a ramp. A ray 2 m out towards the post meets the
-// road where it is (within 2 cm), as one on the open side does. (A whole car there, a fifth of
-// the lowest rings' returns, fails the plane's fit: no disc at all.)
-TEST(RangeImageMesh, TheGroundDiscKeepsToTheRoadBesideAPost) {
-  const Scene scene =
-      SceneOf({test::Placed("ground", MakePlane(60, 60), {0, 0, -1.8}, 0, 0, 0, 0, 2, 1),
-               test::Placed("post", MakeBox(0.5, 0.5, 1.5), {0, 2.75, -1.05}, 0, 0, 0, 0, 3, 1)});
-  const Vec3<double> at{0, 0, 0}, on{0.5, 0, 0};
-  const auto sensor = test::SpinningSensor(32, 15, -25, 720, 10);
-  RangeImageMeshOptions o = MeshOnly();
-  auto filled = MeshRangeImages(test::Posed({test::SimulatedFrame(scene, sensor, at),
-                                             test::SimulatedFrame(scene, sensor, on)},
-                                            {at, on}),
-                                o);
-  ASSERT_TRUE(filled.ok()) << filled.message();
-  SurfaceCaster mesh(*filled);
-  for (const double y : {2.0, -2.0}) {  // towards the post, and the open side
-    for (const double x : {-0.1, 0.0, 0.1}) {
-      const Vec3<double> target{x, y, -1.8};
-      const double d = std::sqrt(Dot(target, target));
-      const RayHit hit = mesh.caster->Closest(at, (1 / d) * target, 0, 100);
-      ASSERT_TRUE(hit.hit) << x << ", " << y;
-      EXPECT_NEAR(hit.distance_m, d, 0.02)
-          << "the disc stands off the road at (" << x << ", " << y << ")";
+// A post (0.5 m square) or a car (4 x 2 m, a fifth of the lowest rings' returns) beside the
+// sensor, which the lowest ring meets 0.6 m above the road 2.5 m out: those returns are no
+// ground, so the disc's rim in their direction stays on the road's plane (at the fallback
+// radius); taken as ground they had pulled the rim in and lifted it, and the disc rose towards
+// the post as a ramp, and the car's returns had kept the plane's fit from converging (no disc
+// at all). A ray 2 m out towards them meets the road where it is (within 2 cm), as one on the
+// open side does.
+TEST(RangeImageMesh, TheGroundDiscKeepsToTheRoadBesideAPostOrACar) {
+  for (const auto& [size_x, size_y] : {std::pair{0.5, 0.5}, std::pair{4.0, 2.0}}) {
+    const Scene scene =
+        SceneOf({test::Placed("ground", MakePlane(60, 60), {0, 0, -1.8}, 0, 0, 0, 0, 2, 1),
+                 test::Placed("beside", MakeBox(size_x, size_y, 1.5), {0, 2.5 + size_y / 2, -1.05},
+                              0, 0, 0, 0, 3, 1)});
+    const Vec3<double> at{0, 0, 0}, on{0.5, 0, 0};
+    const auto sensor = test::SpinningSensor(32, 15, -25, 720, 10);
+    auto filled = MeshRangeImages(test::Posed({test::SimulatedFrame(scene, sensor, at),
+                                               test::SimulatedFrame(scene, sensor, on)},
+                                              {at, on}),
+                                  MeshOnly());
+    ASSERT_TRUE(filled.ok()) << filled.message();
+    SurfaceCaster mesh(*filled);
+    for (const double y : {2.0, -2.0}) {  // towards the obstacle, and the open side
+      for (const double x : {-0.1, 0.0, 0.1}) {
+        const Vec3<double> target{x, y, -1.8};
+        const double d = std::sqrt(Dot(target, target));
+        const RayHit hit = mesh.caster->Closest(at, (1 / d) * target, 0, 100);
+        ASSERT_TRUE(hit.hit) << size_x << " m wide: no surface at (" << x << ", " << y << ")";
+        EXPECT_NEAR(hit.distance_m, d, 0.02)
+            << size_x << " m wide: the disc stands off the road at (" << x << ", " << y << ")";
+      }
     }
   }
 }
