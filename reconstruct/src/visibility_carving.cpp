@@ -8,7 +8,9 @@
 #include <map>
 #include <numbers>
 #include <thread>
+#include <utility>
 
+#include "lidartwin/base/order_statistics.h"
 #include "lidartwin/base/parallel_for.h"
 #include "lidartwin/reconstruct/mesh_caster.h"
 #include "lidartwin/reconstruct/range_image_mesh.h"
@@ -37,12 +39,6 @@ size_t RemoveVoted(ReconstructedSurface& surface, const std::vector<uint16_t>& v
   return removed;
 }
 
-// A frame that saw through a triangle votes only if it saw nothing at the triangle's distance
-// (within the margin) a little to either side of the ray to its centroid, footprint_rad off:
-// the frame's own surface ends at its returns' beam centres, so a ray to a triangle on the
-// rim of what it saw (an object's silhouette seen from a little way off) passes just beside it
-// and meets the background, which took that rim away a pixel at a time. A surface nearer than
-// the triangle there still votes (a mixed return floating in front of the background).
 // The four rays footprint_rad beside a ray, across and along world z (the spin axis of a level
 // mount), from its origin.
 void FootprintRays(const RayQuery& centre, double footprint_rad, RayQuery out[4]) {
@@ -78,8 +74,8 @@ double AzimuthStepRad(const PosedFrames& frames, size_t k) {
       if (a[i] > a[i - 1]) gaps.push_back(a[i] - a[i - 1]);
   }
   if (gaps.empty()) return 0;
-  std::nth_element(gaps.begin(), gaps.begin() + gaps.size() / 2, gaps.end());
-  return gaps[gaps.size() / 2];
+  const size_t middle = gaps.size() / 2;
+  return NthSmallest(std::move(gaps), middle);
 }
 
 // One frame as its sensor saw it: its own range-image surface (mesh and surfels) in the world,
@@ -201,7 +197,13 @@ Expected<VisibilityCarvingSummary> CarveSeenThrough(ReconstructedSurface& surfac
       }
       view->mesh.caster->ClosestBatch(queries, n, hits);
       // The rays the frame saw through: candidates, checked around their centroid (the four
-      // rays beside each traced together, as coherent as the packet's).
+      // rays beside each traced together, as coherent as the packet's). A frame that saw through
+      // a triangle votes only if it saw nothing at the triangle's distance (within the margin) a
+      // little to either side of the ray, footprint_rad off: its own surface ends at its returns'
+      // beam centres, so a ray to a triangle on the rim of what it saw (an object's silhouette
+      // seen from a little way off) passes just beside it and meets the background, which took
+      // that rim away a pixel at a time. A surface nearer than the triangle there still votes (a
+      // mixed return floating in front of the background).
       uint32_t candidate[kPacket];
       size_t candidates = 0;
       for (size_t q = 0; q < n; ++q) {
