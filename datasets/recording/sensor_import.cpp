@@ -41,6 +41,7 @@ struct SpinningTables {
   double rotation_rate_hz = 10, start_azimuth_deg = 0;
   std::array<double, 3> beam_origin_m{0, 0, 0};
   double beam_origin_radius_m = 0, range_offset_m = 0;
+  double divergence_fwhm_mrad = 0;  // the data sheet's; 0: not known
 };
 
 // The profile through the schema's one writer (SaveSensorProfile, beside the loader), with
@@ -64,6 +65,15 @@ Expected<std::string> Render(const SpinningTables& t, const SensorImportOptions&
   p.beam_origin_radius_m = t.beam_origin_radius_m;
   p.range_offset_m = t.range_offset_m;
   p.clockwise = true;
+  if (t.divergence_fwhm_mrad > 0) {
+    // The beam's Gaussian profile, traced as its central ray until sub_rays is raised (the
+    // threshold detector gathers the footprint; `reproduce` does for an Ouster).
+    const double sigma = t.divergence_fwhm_mrad * 1e-3 / physics::kFwhmPerSigma;
+    p.footprint.kind = physics::FootprintKind::kGaussian;
+    p.footprint.sub_rays = 1;
+    p.footprint.spot_count = 1;
+    p.footprint.spots[0] = {0, 0, sigma, sigma, 1.0};
+  }
   if (o.detector == "capability") {
     // Capability model (seed 000 eq. 5): the data-sheet range on an 80 % target.
     p.detector.kind = DetectorKind::kCapability;
@@ -84,6 +94,16 @@ double DataSheetRange(const std::string& product) {
   if (product.find("OS-2") != std::string::npos || product.find("OS2") != std::string::npos)
     return 240;
   return 100;
+}
+
+// Data-sheet beam divergence (FWHM) of an Ouster OS-series sensor by its channel count, 0 where
+// the sheet gives none. OS1 data sheet: "Beam Divergence 0.13 deg (FWHM; 64 and 16 channel),
+// 0.18 deg (FWHM; 128 channel)", the figures the OS0 and OS2 sheets repeat; taken as circular.
+double OusterDivergenceFwhmMrad(size_t channels) {
+  constexpr double kMradPerDeg = 1e3 * std::numbers::pi / 180;
+  if (channels == 128) return 0.18 * kMradPerDeg;
+  if (channels == 64 || channels == 16) return 0.13 * kMradPerDeg;
+  return 0;
 }
 
 std::string SanitisedName(std::string s) {
@@ -186,6 +206,7 @@ Expected<SpinningTables> FromOuster(const std::filesystem::path& file, double ra
   for (double a : m->azimuth_deg)
     t.azimuth_offset_deg.push_back(-a);
   t.firing_offset_us.assign(m->altitude_deg.size(), 0.0);  // a column fires at once
+  t.divergence_fwhm_mrad = OusterDivergenceFwhmMrad(m->altitude_deg.size());
   // lidar_to_sensor_transform turns the lidar frame about z (180 deg on every unit so far):
   // the same turn of the head's start angle puts the simulated points in the sensor frame.
   const auto& r = m->lidar_to_sensor;

@@ -656,6 +656,52 @@ void ReadOwnFacesWhereTheSensorBarelyMoved(Run& run) {
 
 // 2-3. The sensor from the unit's own intrinsics, with what the reconstruction frames say about
 // it: its intensity reading and, for the recording detector, the weakest return it kept.
+// The threshold detector with the beam's footprint (docs/adr/0035): a beam whose centre passes
+// beside an edge still returns where enough of its footprint falls on a surface, and one whose
+// footprint straddles an edge returns the stronger side's range, as the sensor's did (OS-1-128:
+// return agreement 0.944 -> 0.948). The link budget's figures are stand-ins of the right order
+// for an 865-905 nm head (20 W, 20 mm, 0.9, a 5 ns pulse): the threshold is fitted through the
+// same budget from the frames' own returns, so their scale cancels. Where the profile knows no
+// divergence, `auto` keeps the ideal detector and `threshold` is refused.
+Status TakeThresholdDetector(Run& run, const std::vector<Frame>& frames,
+                             const RecordingFitOptions& fit) {
+  SensorProfile& p = run.profile;
+  const bool known = p.footprint.kind == physics::FootprintKind::kGaussian &&
+                     p.footprint.spot_count >= 1 && p.footprint.spots[0].sigma_h_rad > 0;
+  if (!known) {
+    if (run.o.detector == "auto") return {};
+    return OptionError("detector",
+                       fmt::format("detector: threshold needs the beam's divergence, and {}'s "
+                                   "profile has none (give a sensor profile with a footprint)",
+                                   p.name));
+  }
+  DetectorConfig d;
+  d.kind = DetectorKind::kThreshold;
+  d.link = {20, 0.02, 0.9, 0};
+  d.pulse_width_ns = 5;
+  d.echo_range = physics::EchoRange::kPeak;
+  d.return_mode = physics::ReturnMode::kStrongest;
+  d.max_echoes = 1;
+  d.max_surfaces_per_sub_ray = 4;
+  d.overlap = p.detector.overlap;
+  auto threshold = FitDetectionThreshold(frames, run.ro.reading, d.link, d.overlap, fit);
+  if (!threshold.ok()) {
+    if (run.o.detector == "threshold") return threshold.error();
+    run.o.log.Info("detector: ideal (" + threshold.message() + ")\n");
+    return {};
+  }
+  d.threshold_w = *threshold;
+  d.walk_reference_power_w = 10 * d.threshold_w;  // the loader's default; peak ranging has no walk
+  p.detector = d;
+  p.footprint.sub_rays = kFootprintSubRays;
+  run.o.log.Info(fmt::format(
+      "detector: threshold at {:.3g} nW, the power {:g} % of the reconstruction frames' returns "
+      "brought back; the beam's footprint ({:.2f} mrad FWHM) as {} sub-rays\n",
+      d.threshold_w * 1e9, 100 * (1 - fit.threshold_quantile),
+      p.footprint.spots[0].sigma_h_rad * physics::kFwhmPerSigma * 1e3, kFootprintSubRays));
+  return {};
+}
+
 Expected<PosedFrames> ImportSensor(Run& run) {
   const ReproduceOptions& o = run.o;
   SensorImportOptions import;
@@ -669,7 +715,8 @@ Expected<PosedFrames> ImportSensor(Run& run) {
                              measured, o.names("rotation_rate_hz")));
     }
   }
-  import.detector = o.detector == "ideal" ? "ideal" : "capability";
+  import.detector =
+      o.detector == "recording" || o.detector == "capability" ? "capability" : "ideal";
   if (o.sensor.empty()) {
     auto yaml = ImportSensorProfile(ProfileSource(o), import);
     if (!yaml.ok()) return yaml.error();
@@ -738,6 +785,10 @@ Expected<PosedFrames> ImportSensor(Run& run) {
   }
   if (run.profile.ray_drop.empty()) TakeRayDrop(run, *input);
   if (run.raw || !run.profile.intensity_gains.empty()) TakeBeamGains(run, input->frames);
+  if (o.sensor.empty() && o.as_sensor.empty() &&
+      (o.detector == "threshold" || o.detector == "auto")) {
+    if (Status s = TakeThresholdDetector(run, input->frames, fit); !s.ok()) return s.error();
+  }
   std::string note = o.sensor.empty()
                          ? "Imported by `lidartwin reproduce` from " + ProfileSource(o) + "."
                          : "The profile given to `lidartwin reproduce`: " + o.sensor + ".";
@@ -929,8 +980,15 @@ Expected<SimulationResult> SimulateHeldOut(const Run& run) {
   // Another sensor simulates in its own units; the recorded lasers (as_channels) in the
   // recording's, under its numbers.
   const bool other_sensor = o.resimulate || (!o.as_sensor.empty() && run.as_channels.empty());
-  if (!sim.ok() || other_sensor || (!run.raw && run.as_channels.empty())) return sim;
+  // One echo a beam (the threshold detector's strongest, TakeThresholdDetector) is that beam's
+  // return 0, as a single-return recording numbers it; the simulator numbers it among the
+  // echoes it detected, a weaker one in front making it return 1.
+  const bool one_echo =
+      run.profile.detector.ReadsReturnSignal() && run.profile.detector.max_echoes == 1;
+  if (!sim.ok() || other_sensor) return sim;
+  if (!run.raw && run.as_channels.empty() && !one_echo) return sim;
   for (Frame& f : sim->frames) {
+    if (one_echo) std::fill(f.return_index.begin(), f.return_index.end(), uint8_t{0});
     // A raw-intensity sensor: the simulated intensity (100 R0 cos theta) in its units,
     // I = G(R) R0 cos theta, through the gain fitted above.
     if (run.raw)
@@ -1032,6 +1090,21 @@ Status CompareAndReport(Run& run, const PosedFrames& input, const std::vector<Fr
   for (const char* file : {"sim.h5", "scene/scene.yaml"})
     metrics->inputs->Relocate(compare::AbsolutePath((run.stage / file).string()),
                               compare::AbsolutePath((o.out / file).string()));
+#if LT_WITH_VIEWER
+  // The report's viewer from the frames just compared, not read back from the files.
+  compare::LoadedComparison shown;
+  shown.real.reader = run.rec.reader;
+  shown.real.sensor = run.rec.sensor;
+  shown.real.intensity_unit = run.rec.intensity_unit;
+  shown.real.notes = run.rec.notes;
+  shown.real.frames = {real};
+  shown.sim.reader = "hdf5";
+  shown.sim.sensor = run.profile.name;
+  shown.sim.intensity_unit = metrics->sim_intensity_unit;
+  shown.sim.frames = simulated;
+  shown.options = co;
+  shown.sim_profile_beams_per_frame = run.profile.BeamCount();
+#endif
   co.material_names.clear();
   auto floor = CompareWithDropAccuracy({real}, {real_neighbour}, co, "the floor", o.log);
   if (!floor.ok()) return Error{"the real-vs-real floor: " + floor.message()};
@@ -1046,7 +1119,7 @@ Status CompareAndReport(Run& run, const PosedFrames& input, const std::vector<Fr
 #if LT_WITH_VIEWER
     // The viewer reads the staged files; metrics.json names where they will be.
     report.runs[0].inputs = inputs;
-    viewer::AttachViewers(report, 1, o.mesh_loader);
+    viewer::AttachViewer(report, 0, shown, 1);
     if (!report.run_viewer_notes[0].empty())
       o.log.Warn("no viewer in the report: " + report.run_viewer_notes[0]);
 #endif
@@ -1077,9 +1150,11 @@ Status CompareAndReport(Run& run, const PosedFrames& input, const std::vector<Fr
 }  // namespace
 
 Status ReproduceOptions::Validate() const {
-  if (detector != "recording" && detector != "capability" && detector != "ideal")
-    return OptionError("detector",
-                       "detector: '" + detector + "' (expected recording, capability or ideal)");
+  if (detector != "auto" && detector != "threshold" && detector != "recording" &&
+      detector != "capability" && detector != "ideal")
+    return OptionError("detector", "detector: '" + detector +
+                                       "' (expected auto, threshold, ideal, recording or "
+                                       "capability)");
   if (intensity != "auto" && intensity != "reflectivity" && intensity != "raw")
     return OptionError("intensity",
                        "intensity: '" + intensity + "' (expected auto, reflectivity or raw)");

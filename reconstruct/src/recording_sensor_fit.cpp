@@ -130,4 +130,27 @@ Expected<double> FitDetectionEnvelope(const std::vector<Frame>& frames,
   return QuantileAt(per_m, o.envelope_quantile);
 }
 
+Expected<double> FitDetectionThreshold(const std::vector<Frame>& frames,
+                                       const IntensityReading& reading,
+                                       const physics::LinkBudget& link,
+                                       const physics::Overlap& overlap,
+                                       const RecordingFitOptions& o) {
+  std::vector<double> power_w;
+  for (const Frame& f : frames)
+    for (size_t i = 0; i < f.size(); ++i) {
+      if (!Usable(f, i, o)) continue;
+      const double r = f.range_m[i];
+      const double apparent = reading.Reflectance(f.intensity[i], r, 1.0, 89.9);
+      if (std::isfinite(apparent) && apparent > 0)
+        power_w.push_back(apparent * physics::WhiteTargetPower(link, r) *
+                          physics::OverlapShare(overlap, r));
+    }
+  if (power_w.size() < 100)
+    return Error{fmt::format(
+        "fitting the detection threshold: {} returns with a positive intensity in [{}, {}] m; "
+        "at least 100 are needed",
+        power_w.size(), NumberText(o.min_range_m), NumberText(o.max_range_m))};
+  return QuantileAt(power_w, o.threshold_quantile);
+}
+
 }  // namespace lt

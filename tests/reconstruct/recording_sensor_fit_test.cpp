@@ -1,6 +1,6 @@
 // What reproduce learns from the reconstruction frames (issue 12): the range gain of a raw
-// intensity and the capability detector's bound, against the values the returns were made
-// with and against a direct computation.
+// intensity, the capability detector's bound and the threshold detector's threshold, against the
+// values the returns were made with and against a direct computation.
 #include "lidartwin/reconstruct/recording_sensor_fit.h"
 
 #include <gtest/gtest.h>
@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <random>
 
 namespace lt {
 namespace {
@@ -191,6 +192,78 @@ TEST(RecordingSensorFit, TheDetectionEnvelopeIsTheQuantileOfReflectanceOverRange
   EXPECT_EQ(*envelope, per_m[static_cast<size_t>(0.01 * per_m.size())]);
 }
 
+// The threshold against seed 002 eq. 2 by hand: a Lambertian of reflectance a at normal
+// incidence returns P = P_tx a d^2 T_opt / (4 R^2) (beta = a / pi), a read through the raw
+// reading I = G(R) a; the 1st percentile of those powers.
+TEST(RecordingSensorFit, TheDetectionThresholdIsTheQuantileOfTheReturnsPowers) {
+  const Frame f = RawFrame();
+  IntensityReading raw;
+  raw.gain_range_m = {2, 60};
+  raw.gain = {40 * std::sqrt(2.0), 40 * std::sqrt(60.0)};  // G(R) = 40 sqrt(R) at the nodes
+  RecordingFitOptions o;
+  o.min_range_m = 1;
+  o.max_range_m = 100;
+  const physics::LinkBudget link{20, 0.02, 0.9, 0};
+  auto threshold = FitDetectionThreshold({f}, raw, link, {0, 2}, o);
+  ASSERT_TRUE(threshold.ok()) << threshold.message();
+  std::vector<double> power;
+  for (size_t i = 0; i < f.size(); ++i) {
+    const double r = f.range_m[i];
+    const double g = raw.GainAt(r);  // the reading's own, piecewise linear between its nodes
+    power.push_back(20 * (f.intensity[i] / g) * 0.02 * 0.02 * 0.9 / (4 * r * r));
+  }
+  std::sort(power.begin(), power.end());
+  EXPECT_NEAR(*threshold, power[static_cast<size_t>(0.01 * power.size())], 1e-12 * power[0]);
+  // A near-field overlap O(R) = 1 - exp(-(R / R_o)^k), R_o = 40 m, k = 2, takes its share off
+  // each power before the quantile.
+  auto near = FitDetectionThreshold({f}, raw, link, {40, 2}, o);
+  ASSERT_TRUE(near.ok());
+  for (size_t i = 0; i < f.size(); ++i) {
+    const double r = f.range_m[i];
+    power[i] = 20 * (f.intensity[i] / raw.GainAt(r)) * 0.02 * 0.02 * 0.9 / (4 * r * r) *
+               (1 - std::exp(-(r / 40) * (r / 40)));
+  }
+  std::sort(power.begin(), power.end());
+  EXPECT_NEAR(*near, power[static_cast<size_t>(0.01 * power.size())], 1e-12 * power[0]);
+  EXPECT_LT(*near, 0.9 * *threshold);
+}
+
+// Recovery: returns made as a threshold detector keeps them (each surface's power, with 10 %
+// receiver noise, against the true threshold; the survivors' intensities a calibrated
+// reflectivity), over 20 seeds and thresholds from 3 nW to 3 uW (54 nW on the OS-1-128's
+// frames), ranges out past the threshold's reach. The 1st percentile of the kept returns' powers
+// lies just above the threshold: within 0.85..1.5 of it.
+TEST(RecordingSensorFit, TheDetectionThresholdIsRecoveredFromWhatADetectorKept) {
+  const physics::LinkBudget link{20, 0.02, 0.9, 0};
+  IntensityReading percent;  // I = 100 R0 cos(theta)
+  RecordingFitOptions o;
+  o.min_range_m = 0.5;
+  o.max_range_m = 1e5;
+  for (uint32_t seed = 1; seed <= 20; ++seed) {
+    std::mt19937_64 rng(seed);
+    const double truth = 3e-9 * std::pow(1000.0, (seed - 1) / 19.0);
+    // Out past where a white target fades below the threshold, as a scene open to the horizon.
+    const double reach = std::sqrt(physics::WhiteTargetPower(link, 1.0) / truth);
+    std::uniform_real_distribution<double> ln_r(std::log(1.0), std::log(1.5 * reach));
+    std::uniform_real_distribution<double> ln_a(std::log(0.02), std::log(1.0));
+    std::normal_distribution<double> noise(0, 0.1);
+    Frame f;
+    while (f.size() < 20000) {
+      const double r = std::exp(ln_r(rng)), a = std::exp(ln_a(rng));
+      const double p = a * physics::WhiteTargetPower(link, r);
+      if (p * (1 + noise(rng)) < truth) continue;  // not detected
+      FramePoint pt;
+      pt.x_m = pt.range_m = static_cast<float>(r);
+      pt.intensity = static_cast<float>(100 * a);
+      f.Append(pt);
+    }
+    auto fitted = FitDetectionThreshold({f}, percent, link, {0, 2}, o);
+    ASSERT_TRUE(fitted.ok()) << fitted.message();
+    EXPECT_GT(*fitted, 0.85 * truth) << "seed " << seed;
+    EXPECT_LT(*fitted, 1.5 * truth) << "seed " << seed;
+  }
+}
+
 TEST(RecordingSensorFit, TooFewReturnsAreErrorsThatSaySo) {
   Frame f;
   for (int i = 0; i < 50; ++i) {
@@ -205,6 +278,10 @@ TEST(RecordingSensorFit, TooFewReturnsAreErrorsThatSaySo) {
   auto envelope = FitDetectionEnvelope({f}, {}, {});
   ASSERT_FALSE(envelope.ok());
   EXPECT_NE(envelope.message().find("50 returns"), std::string::npos) << envelope.message();
+  auto threshold = FitDetectionThreshold({f}, {}, {20, 0.02, 0.9, 0}, {0, 2}, {});
+  ASSERT_FALSE(threshold.ok());
+  EXPECT_NE(threshold.message().find("50 returns with a positive intensity"), std::string::npos)
+      << threshold.message();
 }
 
 }  // namespace

@@ -28,7 +28,16 @@ Expected<std::string> RunViewer(const compare::ComparisonMetrics& m, size_t inde
   if (Status s = compare::CheckInputsUnchanged(*m.inputs); !s.ok()) return s.error();
   auto loaded = compare::LoadComparison(*m.inputs, meshes);
   if (!loaded.ok()) return loaded.error();
-  auto doc = BuildViewerDocument(*loaded, *m.inputs, WorstFramePairs(m, frames_per_run));
+  return ViewerOf(m, *loaded, index, frames_per_run, points_so_far);
+}
+
+}  // namespace
+
+Expected<std::string> ViewerOf(const compare::ComparisonMetrics& m,
+                               const compare::LoadedComparison& loaded, size_t index,
+                               size_t frames_per_run, uint64_t* points_so_far) {
+  if (!m.inputs) return Error{"its metrics do not record what was compared"};
+  auto doc = BuildViewerDocument(loaded, *m.inputs, WorstFramePairs(m, frames_per_run));
   if (!doc.ok()) return doc.error();
   doc->title = m.label;
   // One cap for the whole report, not per run: a report of many runs stays a page a browser
@@ -47,8 +56,6 @@ Expected<std::string> RunViewer(const compare::ComparisonMetrics& m, size_t inde
   return EmbeddedViewer(fmt::format("ltv-run-{}", index), *encoded, kEmbeddedHeightPx);
 }
 
-}  // namespace
-
 std::vector<size_t> WorstFramePairs(const compare::ComparisonMetrics& m, size_t count) {
   std::vector<size_t> order(m.per_frame.size());
   std::iota(order.begin(), order.end(), 0);
@@ -60,6 +67,20 @@ std::vector<size_t> WorstFramePairs(const compare::ComparisonMetrics& m, size_t 
   for (size_t k : order)
     pairs.push_back(m.per_frame[k].pair);
   return pairs;
+}
+
+void AttachViewer(reports::Report& report, size_t run, const compare::LoadedComparison& loaded,
+                  size_t frames_per_run) {
+  report.run_viewers.resize(report.runs.size());
+  report.run_viewer_notes.resize(report.runs.size());
+  uint64_t points = 0;
+  auto html = ViewerOf(report.runs[run], loaded, run, frames_per_run, &points);
+  if (html.ok()) {
+    report.run_viewers[run] = std::move(*html);
+    report.viewer_script = ViewerScriptElement();
+  } else {
+    report.run_viewer_notes[run] = html.message();
+  }
 }
 
 void AttachViewers(reports::Report& report, size_t frames_per_run, const MeshLoader& meshes) {

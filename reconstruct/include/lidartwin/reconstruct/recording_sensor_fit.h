@@ -4,7 +4,9 @@
 //     gain G(R) of I = G(R) R0 cos(theta), from the median intensity per range bin;
 //   - the capability detector's sensitivity (seed 000 sec. II-D, eq. 5: a return is detected
 //     while R / d >= R_L,max / d_max), from the lower envelope of the returns' apparent
-//     reflectance over range.
+//     reflectance over range;
+//   - the threshold detector's threshold (seed 002 eq. 2, seed 004 sec. II-C): the received
+//     power, through a link budget, that nearly every return of the frames exceeded.
 // The shared recordings hold no target of known reflectance, so neither is absolute: G's scale
 // is fixed by a nominal median reflectance, and the detection threshold is a bound (the
 // weakest returns the sensor kept; docs/calibration.md shows no capture crosses its threshold).
@@ -15,6 +17,7 @@
 #include <vector>
 
 #include "lidartwin/base/status.h"
+#include "lidartwin/physics/link_budget.h"
 #include "lidartwin/reconstruct/reconstructed_surface.h"
 
 namespace lt {
@@ -27,6 +30,10 @@ struct RecordingFitOptions {
   double tail_quantile = 0.999;      // ... unless the returns' tail at this quantile would
   double tail_reflectance = 0.95;    // read above this: then the tail reads this
   double envelope_quantile = 0.001;  // of R / d over the returns, for the detection bound
+  // Of the returns' received power, for the threshold detector's threshold: the OS-1-128's
+  // frames' powers fall off below their 1st percentile (0.1 %: 26 nW, 0.5 %: 44, 1 %: 54, 2 %:
+  // 69 under the link budget of docs/validation.md), the sensor's threshold blurred by its noise.
+  double threshold_quantile = 0.01;
   // G across viewpoints (range_gain_fit.h): world cells of this edge, seen from ranges this
   // ratio apart at least, at most this incidence; alternations of each kind.
   double gain_cell_m = 0.4, gain_min_range_ratio = 1.1, gain_max_incidence_deg = 75;
@@ -86,5 +93,18 @@ Expected<IntensityReading> FitRawIntensityReading(const PosedFrames& input,
 Expected<double> FitDetectionEnvelope(const std::vector<Frame>& frames,
                                       const IntensityReading& reading,
                                       const RecordingFitOptions& options);
+
+// The threshold [W] of a threshold detector with this link budget and overlap that the
+// returns of the frames would have crossed: the threshold_quantile of the power each return
+// brings back, P = a P_white(R) O(R), with a = reading.Reflectance(I, R, cos 0) the apparent
+// reflectance R0 cos(theta) it was read with (a Lambertian's P: seed 002 eq. 2) and P_white the
+// power of a white Lambertian target at normal incidence (physics/link_budget.h). The link
+// budget's scale cancels: the simulator computes the echoes' powers through the same one.
+// Errors: fewer than 100 returns with a positive reading in range.
+Expected<double> FitDetectionThreshold(const std::vector<Frame>& frames,
+                                       const IntensityReading& reading,
+                                       const physics::LinkBudget& link,
+                                       const physics::Overlap& overlap,
+                                       const RecordingFitOptions& options);
 
 }  // namespace lt

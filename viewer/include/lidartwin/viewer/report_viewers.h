@@ -5,6 +5,7 @@
 
 #include <cstddef>
 
+#include "lidartwin/compare/comparison_loader.h"
 #include "lidartwin/reports/report.h"
 #include "lidartwin/sim/scene.h"
 
@@ -17,5 +18,16 @@ std::vector<size_t> WorstFramePairs(const compare::ComparisonMetrics& m, size_t 
 // Fills report.run_viewers (and run_viewer_notes where a run cannot have one: no inputs
 // recorded, a file gone) and report.viewer_script. Never fails: a missing viewer is a note.
 void AttachViewers(reports::Report& report, size_t frames_per_run, const MeshLoader& meshes);
+
+// The same for run `run` alone, from frames the caller holds instead of the files read again
+// (reproduce's, which it has just compared: 0.6 s of an OS-1-128 fold went to reading them back).
+void AttachViewer(reports::Report& report, size_t run, const compare::LoadedComparison& loaded,
+                  size_t frames_per_run);
+
+// One run's embedded viewer (its worst frame pairs) from its loaded frames; points_so_far is
+// the report's running count against kMaxViewerPoints.
+Expected<std::string> ViewerOf(const compare::ComparisonMetrics& m,
+                               const compare::LoadedComparison& loaded, size_t index,
+                               size_t frames_per_run, uint64_t* points_so_far);
 
 }  // namespace lt::viewer
