@@ -73,9 +73,9 @@ struct ReproduceOptions {
   // docs/adr/0029); threshold: the beam's footprint (the imported profile's data-sheet
   // divergence, kFootprintSubRays sub-rays) and the threshold detector, at the power that
   // nearly every return of the reconstruction frames brought back (docs/adr/0035); auto:
-  // threshold where the imported profile knows its divergence, else ideal; recording: the
-  // capability detector bounded by the reconstruction frames' weakest return; capability: the
-  // data sheet's range.
+  // threshold where the imported profile knows its divergence and the sensor moved, else ideal;
+  // recording: the capability detector bounded by the reconstruction frames' weakest return;
+  // capability: the data sheet's range.
   std::string detector = "auto";
   std::string intensity = "auto";  // auto, reflectivity or raw
   ReconstructOptions reconstruct;
