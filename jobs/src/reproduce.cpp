@@ -7,8 +7,6 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
-#include <map>
-#include <memory>
 #include <numbers>
 
 #include "column_phase.h"
@@ -261,36 +259,7 @@ struct Run {
   // as_sensor: its channel k is the recording's as_channels[k]; empty: another sensor.
   std::vector<uint16_t> as_channels;
   double recorded_period_s = 0;  // a frame of the recording's sensor
-  // The reconstructed scene's meshes as written, by their files' absolute paths: the
-  // simulation takes them instead of reading 100 MB of PLY back (TakenMeshesFirst).
-  std::shared_ptr<std::map<std::string, TriangleMesh>> written_meshes;
 };
-
-// The path as the written meshes are keyed: absolute and normalised.
-std::string MeshKey(const std::filesystem::path& path) {
-  std::error_code ec;
-  const std::filesystem::path absolute = std::filesystem::absolute(path, ec);
-  return (ec ? path : absolute).lexically_normal().string();
-}
-
-// A mesh loader that hands out each mesh the reconstruction kept once, then reads files with
-// `fallback` (a mesh named twice in a scene is one model, loaded once: scene_loader.cpp).
-MeshLoader TakenMeshesFirst(std::shared_ptr<std::map<std::string, TriangleMesh>> meshes,
-                            MeshLoader fallback) {
-  return [meshes = std::move(meshes), fallback = std::move(fallback)](
-             const std::filesystem::path& path) -> Expected<TriangleMesh> {
-    if (meshes) {
-      auto it = meshes->find(MeshKey(path));
-      if (it != meshes->end()) {
-        TriangleMesh mesh = std::move(it->second);
-        meshes->erase(it);
-        return mesh;
-      }
-    }
-    if (!fallback) return Error{path.string() + ": no mesh loader in this build"};
-    return fallback(path);
-  };
-}
 
 // A raw sensor's per-laser gains (beam_intensity_fit.h): the given profile's, else fitted on the
 // reconstruction frames. Divided out of those frames, so that the surfaces read one reflectance
@@ -1023,7 +992,7 @@ Expected<SimulationResult> SimulateHeldOut(const Run& run) {
     job.keep_frames = false;  // written to sim.h5 as they come; nothing reads them again
   }
   job.out = run.stage / "sim.h5";
-  job.mesh_loader = TakenMeshesFirst(run.written_meshes, o.mesh_loader);
+  job.mesh_loader = o.mesh_loader;
   auto sim = RunSimulationWith(o.simulate, job);
   // Another sensor simulates in its own units; the recorded lasers (as_channels) in the
   // recording's, under its numbers.
@@ -1350,13 +1319,8 @@ Status Reproduce(const ReproduceOptions& options) {
   ReadIntensitiesWithTheirNeighbourhood(run, *input);
   clock.Done("intensity neighbourhood");
   run.ro.keep_surface = !o.resimulate && !o.static_sensor;
-  run.ro.keep_meshes = true;
   auto built = Reconstruct(*input, run.ro, run.stage / "scene");
   if (!built.ok()) return built.error();
-  run.written_meshes = std::make_shared<std::map<std::string, TriangleMesh>>();
-  for (auto& [file, mesh] : built->meshes)
-    run.written_meshes->emplace(MeshKey(file), std::move(mesh));
-  built->meshes.clear();
   clock.Done("reconstruction");
   if (built->surface) {
     // Placed on the surface from its poses; where that fails (a correction beyond the bound,

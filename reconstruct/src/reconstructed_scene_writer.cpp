@@ -5,7 +5,6 @@
 #include <Eigen/Core>
 
 #include <algorithm>
-#include <array>
 #include <cerrno>
 #include <cmath>
 #include <cstring>
@@ -24,38 +23,28 @@ namespace lt::reconstruction {
 
 namespace {
 
-// One reflectance class's triangles as a mesh of its own: only the vertices they use, in the
-// order they are first used.
-TriangleMesh ClassMesh(const std::vector<Eigen::Vector3d>& vertices,
-                       const std::vector<Eigen::Vector3i>& triangles) {
-  TriangleMesh mesh;
+// One reflectance class's mesh as binary little-endian PLY (vertices as doubles, faces as
+// uchar-counted int lists), holding only the vertices its triangles use. Written here rather
+// than by Open3D, whose RPly printed a line per failed value on a full disk (issue 36: 140 KB)
+// and reported success after a short write.
+Status WriteMeshPly(const std::filesystem::path& temp, const std::filesystem::path& target,
+                    const std::vector<Eigen::Vector3d>& vertices,
+                    const std::vector<Eigen::Vector3i>& triangles) {
   std::vector<int32_t> renumbered(vertices.size(), -1);
-  mesh.triangles.reserve(triangles.size());
+  std::vector<uint32_t> kept;
   for (const auto& t : triangles) {
-    std::array<uint32_t, 3> ids{};
     for (int c = 0; c < 3; ++c) {
       if (renumbered[t[c]] < 0) {
-        renumbered[t[c]] = static_cast<int32_t>(mesh.vertices.size());
-        const Eigen::Vector3d& v = vertices[t[c]];
-        mesh.vertices.push_back({v.x(), v.y(), v.z()});
+        renumbered[t[c]] = static_cast<int32_t>(kept.size());
+        kept.push_back(static_cast<uint32_t>(t[c]));
       }
-      ids[c] = static_cast<uint32_t>(renumbered[t[c]]);
     }
-    mesh.triangles.push_back(ids);
   }
-  return mesh;
-}
-
-// A mesh as binary little-endian PLY (vertices as doubles, faces as uchar-counted int lists).
-// Written here rather than by Open3D, whose RPly printed a line per failed value on a full disk
-// (issue 36: 140 KB) and reported success after a short write.
-Status WriteMeshPly(const std::filesystem::path& temp, const std::filesystem::path& target,
-                    const TriangleMesh& mesh) {
   std::ofstream out(temp, std::ios::binary);
   if (!out) return Error{target.string() + ": cannot open for writing: " + std::strerror(errno)};
   out << "ply\nformat binary_little_endian 1.0\ncomment lidartwin reconstruct\nelement vertex "
-      << mesh.vertices.size() << "\nproperty double x\nproperty double y\nproperty double z\n"
-      << "element face " << mesh.triangles.size()
+      << kept.size() << "\nproperty double x\nproperty double y\nproperty double z\n"
+      << "element face " << triangles.size()
       << "\nproperty list uchar int vertex_indices\nend_header\n";
   std::string buffer;
   const auto flush = [&](bool last) {
@@ -64,14 +53,13 @@ Status WriteMeshPly(const std::filesystem::path& temp, const std::filesystem::pa
     buffer.clear();
   };
   const auto put = [&](const void* p, size_t n) { buffer.append(static_cast<const char*>(p), n); };
-  for (const auto& v : mesh.vertices) {
-    put(v.data(), 3 * sizeof(double));
+  for (uint32_t v : kept) {
+    put(vertices[v].data(), 3 * sizeof(double));
     flush(false);
   }
-  for (const auto& t : mesh.triangles) {
+  for (const auto& t : triangles) {
     const uint8_t three = 3;
-    const int32_t ids[3] = {static_cast<int32_t>(t[0]), static_cast<int32_t>(t[1]),
-                            static_cast<int32_t>(t[2])};
+    const int32_t ids[3] = {renumbered[t[0]], renumbered[t[1]], renumbered[t[2]]};
     put(&three, 1);
     put(ids, sizeof ids);
     flush(false);
@@ -149,10 +137,9 @@ Status WriteReconstructedScene(const ReconstructedSurface& surface, const Recons
     const auto ply = out_dir / (name + ".ply");
     if (Status s = CheckOutputTarget(ply); !s.ok()) return s;
     AtomicOutput& out = pending.emplace_back(ply);
-    TriangleMesh mesh = ClassMesh(vertices_of, by_class[b]);
-    if (Status st = WriteMeshPly(out.temp_path(), ply, mesh); !st.ok()) return st;
+    if (Status st = WriteMeshPly(out.temp_path(), ply, vertices_of, by_class[b]); !st.ok())
+      return st;
     summary.written.push_back(ply);
-    if (o.keep_meshes) summary.meshes.emplace_back(ply, std::move(mesh));
     Material material;
     material.name = name;
     material.wavelength_nm = {kFlatSpectrumWavelengthNm};

@@ -7,7 +7,6 @@
 #include <cmath>
 #include <map>
 
-#include "lidartwin/datasets/open3d_mesh_loader.h"
 #include "lidartwin/reconstruct/mesh_caster.h"
 #include "lidartwin/reconstruct/reconstruction.h"
 #include "lidartwin/sim/material_library.h"
@@ -457,29 +456,6 @@ TEST(RangeImageMesh, AnApparentReadingKeepsWhatReadsBrighterThanWhite) {
     apparent += m.apparent;
   }
   EXPECT_GE(apparent, 1u);
-}
-
-// The meshes a reconstruction keeps for the simulation that follows it (reproduce) are the PLY
-// files it wrote, vertex for vertex and triangle for triangle, read back by Open3D.
-TEST(RangeImageMesh, TheKeptMeshesAreTheFilesWritten) {
-  const Frame f = test::SimulatedFrame(SceneOf({test::Wall(10)}, {0.3}),
-                                       test::SpinningSensor(16, 15, -15, 720, 10), {});
-  ReconstructOptions ro;
-  ro.keep_meshes = true;
-  test::TempDir dir;
-  auto built = Reconstruct(test::Posed({f}, {{0, 0, 0}}), ro, dir / "scene");
-  ASSERT_TRUE(built.ok()) << built.message();
-  ASSERT_EQ(built->meshes.size(), built->reflectance_classes.size());  // a file a class
-  for (const auto& [file, mesh] : built->meshes) {
-    auto read = LoadMeshWithOpen3d(file);
-    ASSERT_TRUE(read.ok()) << read.message();
-    EXPECT_EQ(read->vertices, mesh.vertices) << file;
-    EXPECT_EQ(read->triangles, mesh.triangles) << file;
-  }
-  ro.keep_meshes = false;  // nothing kept unless asked
-  auto again = Reconstruct(test::Posed({f}, {{0, 0, 0}}), ro, dir / "again");
-  ASSERT_TRUE(again.ok()) << again.message();
-  EXPECT_TRUE(again->meshes.empty());
 }
 
 // Neighbouring lasers reading one wall differently (every odd channel twice as bright): each

@@ -17,7 +17,6 @@
 #include <functional>
 #include <memory>
 #include <string>
-#include <utility>
 #include <vector>
 
 #include "lidartwin/base/config_check.h"
@@ -25,7 +24,6 @@
 #include "lidartwin/base/status.h"
 #include "lidartwin/physics/pose.h"
 #include "lidartwin/reconstruct/reconstructed_surface.h"
-#include "lidartwin/sim/scene.h"
 
 namespace lt {
 
@@ -80,9 +78,6 @@ struct ReconstructOptions {
   // Hand the surface written back in ReconstructionSummary::surface (reproduce places the
   // held-out frame on it without reading the scene's files back).
   bool keep_surface = false;
-  // Keep each mesh written in ReconstructionSummary::meshes too, for a simulation of the scene
-  // that follows in the same process (reproduce) to take instead of reading the PLY back.
-  bool keep_meshes = false;
 
   // Keys by field: method one of kReconstructMethods, poisson_depth 4..14, density_quantile in
   // [0, 1), voxel_m in [kMinVoxelM, kMaxVoxelM], max_gap_m finite >= 0, 0 <= min_range_m <
@@ -104,8 +99,6 @@ struct ReconstructionSummary {
   std::vector<std::pair<double, size_t>> reflectance_classes;  // reflectance, triangles
   std::vector<std::filesystem::path> written;  // every file written, in order (scene.yaml last)
   std::shared_ptr<const ReconstructedSurface> surface;  // with keep_surface: what was written
-  // With keep_meshes: each PLY written (its final path) and its mesh, as the file holds it.
-  std::vector<std::pair<std::filesystem::path, TriangleMesh>> meshes;
 };
 
 // Called as each step begins: (step index from 0, number of steps, what it does).
