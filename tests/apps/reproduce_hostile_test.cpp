@@ -78,6 +78,26 @@ TEST(ReproduceHostile, FramesIcpCannotAlignAreAnErrorNotAStaticGuess) {
   EXPECT_FALSE(std::filesystem::exists(dir / "rep/metrics.json"));
 }
 
+// The threshold detector gathers the beam's footprint: a sensor whose profile knows no
+// divergence (a RoboSense unit's DIFOP angles) is refused, naming the option and what to give;
+// `auto` keeps the ideal detector there.
+TEST(ReproduceHostile, TheThresholdDetectorNeedsTheBeamsDivergence) {
+  LT_REQUIRE_REAL_DATA();
+  test::TempDir dir;
+  const auto bag = test::RealDataDir() / "nebula/robosense-helios16p";
+  std::string db3;
+  for (const auto& e : std::filesystem::directory_iterator(bag))
+    if (e.path().extension() == ".db3") db3 = e.path().string();
+  ASSERT_FALSE(db3.empty());
+  const std::string common = "reproduce --recording " + Q(db3) +
+                             " --reconstruct-frames 0,1 --simulate-frame 2 --static";
+  const auto r = Cli(common + " --detector threshold --out " + Q(dir / "rep"));
+  EXPECT_EQ(r.code, 2) << r.output;
+  EXPECT_NE(r.output.find("--detector"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("needs the beam's divergence"), std::string::npos) << r.output;
+  EXPECT_FALSE(std::filesystem::exists(dir / "rep"));
+}
+
 // A capture holds no poses: --incremental cannot estimate them (ICP holds every frame), so it
 // asks for them rather than placing every frame at the origin.
 TEST(ReproduceHostile, IncrementalReconstructionOfACaptureNeedsPoses) {
@@ -121,7 +141,9 @@ TEST(ReproduceHostile, ContradictoryOrUnknownOptionsAreUsageErrors) {
   for (const auto& [args, expected] : std::vector<std::pair<std::string, std::string>>{
            {"--poses " + Q(poses) + " --static", "give --poses or --static, not both"},
            {"--pose-at dawn", "option --pose-at: 'dawn' (expected start, middle or end)"},
-           {"--detector magic", "option --detector: 'magic'"},
+           {"--detector magic",
+            "option --detector: 'magic' (expected auto, threshold, ideal, recording or "
+            "capability)"},
            {"--intensity loud", "option --intensity: 'loud'"},
            {"--method marching-cubes", "'marching-cubes' (expected range-image"},
            {"--pose-at end", "--pose-at says when the poses of --poses hold"},
