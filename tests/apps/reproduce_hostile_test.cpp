@@ -89,8 +89,8 @@ TEST(ReproduceHostile, TheThresholdDetectorNeedsTheBeamsDivergence) {
   for (const auto& e : std::filesystem::directory_iterator(bag))
     if (e.path().extension() == ".db3") db3 = e.path().string();
   ASSERT_FALSE(db3.empty());
-  const std::string common = "reproduce --recording " + Q(db3) +
-                             " --reconstruct-frames 0,1 --simulate-frame 2 --static";
+  const std::string common =
+      "reproduce --recording " + Q(db3) + " --reconstruct-frames 0,1 --simulate-frame 2 --static";
   const auto r = Cli(common + " --detector threshold --out " + Q(dir / "rep"));
   EXPECT_EQ(r.code, 2) << r.output;
   EXPECT_NE(r.output.find("--detector"), std::string::npos) << r.output;
