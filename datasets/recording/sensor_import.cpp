@@ -96,11 +96,15 @@ double DataSheetRange(const std::string& product) {
   return 100;
 }
 
-// Data-sheet beam divergence (FWHM) of an Ouster OS-series sensor by its channel count, 0 where
-// the sheet gives none. OS1 data sheet: "Beam Divergence 0.13 deg (FWHM; 64 and 16 channel),
-// 0.18 deg (FWHM; 128 channel)", the figures the OS0 and OS2 sheets repeat; taken as circular.
-double OusterDivergenceFwhmMrad(size_t channels) {
+// Data-sheet beam divergence (FWHM) of an Ouster OS1 by its channel count, 0 where no sheet at
+// hand gives it. OS1 data sheet: "Beam Divergence 0.13 deg (FWHM; 64 and 16 channel), 0.18 deg
+// (FWHM; 128 channel)"; taken as circular. The OS0's and OS2's optics differ (wider and
+// narrower fields of view) and a metadata file that names no product says nothing: none.
+double OusterDivergenceFwhmMrad(const std::string& product, size_t channels) {
   constexpr double kMradPerDeg = 1e3 * std::numbers::pi / 180;
+  const bool os1 =
+      product.find("OS-1") != std::string::npos || product.find("OS1") != std::string::npos;
+  if (!os1) return 0;
   if (channels == 128) return 0.18 * kMradPerDeg;
   if (channels == 64 || channels == 16) return 0.13 * kMradPerDeg;
   return 0;
@@ -206,7 +210,7 @@ Expected<SpinningTables> FromOuster(const std::filesystem::path& file, double ra
   for (double a : m->azimuth_deg)
     t.azimuth_offset_deg.push_back(-a);
   t.firing_offset_us.assign(m->altitude_deg.size(), 0.0);  // a column fires at once
-  t.divergence_fwhm_mrad = OusterDivergenceFwhmMrad(m->altitude_deg.size());
+  t.divergence_fwhm_mrad = OusterDivergenceFwhmMrad(m->product, m->altitude_deg.size());
   // lidar_to_sensor_transform turns the lidar frame about z (180 deg on every unit so far):
   // the same turn of the head's start angle puts the simulated points in the sensor frame.
   const auto& r = m->lidar_to_sensor;

@@ -259,6 +259,7 @@ struct Run {
   // as_sensor: its channel k is the recording's as_channels[k]; empty: another sensor.
   std::vector<uint16_t> as_channels;
   double recorded_period_s = 0;  // a frame of the recording's sensor
+  bool threshold_taken = false;  // TakeThresholdDetector chose the threshold detector
 };
 
 // A raw sensor's per-laser gains (beam_intensity_fit.h): the given profile's, else fitted on the
@@ -649,6 +650,17 @@ double FarthestReconstructionFrameM(const Run& run) {
   return farthest_m;
 }
 
+// Every reconstruction frame started within kStillM and kStillDeg of the held-out frame's
+// start pose.
+bool StoodStillForTheHeldOut(const Run& run) {
+  if (!(FarthestReconstructionFrameM(run) < kStillM)) return false;
+  const physics::Pose<double>& at = run.rec.start_poses[run.o.simulate_frame];
+  for (double k : run.list)
+    if (!(TurnedDeg(at.rotation, run.rec.start_poses[static_cast<size_t>(k)].rotation) < kStillDeg))
+      return false;
+  return true;
+}
+
 void ReadOwnFacesWhereTheSensorBarelyMoved(Run& run) {
   const double farthest_m = FarthestReconstructionFrameM(run);
   if (!(farthest_m <= kOwnFaceMaxDistanceM)) return;
@@ -679,14 +691,14 @@ Status TakeThresholdDetector(Run& run, const std::vector<Frame>& frames,
     if (run.o.detector == "auto") return {};
     return OptionError("detector",
                        fmt::format("detector: threshold needs the beam's divergence, and {}'s "
-                                   "profile has none (give a sensor profile with a footprint)",
+                                   "profile has none (its import carries no data-sheet "
+                                   "divergence; a Gaussian footprint is needed)",
                                    p.name));
   }
   // A sensor that stood still: each simulated beam is a reconstruction frame's own, and the
   // reconstruction holds what that beam returned; the footprint and threshold, which describe
   // what a beam from elsewhere meets, took the OS-0-128 OSF's agreement from 0.949 to 0.941.
-  if (run.o.detector == "auto" &&
-      (run.o.static_sensor || FarthestReconstructionFrameM(run) < kStillM)) {
+  if (run.o.detector == "auto" && (run.o.static_sensor || StoodStillForTheHeldOut(run))) {
     run.o.log.Info(
         "detector: ideal (the sensor stood still: each beam is one the frames' own "
         "beams returned from)\n");
@@ -711,6 +723,7 @@ Status TakeThresholdDetector(Run& run, const std::vector<Frame>& frames,
   d.walk_reference_power_w = 10 * d.threshold_w;  // the loader's default; peak ranging has no walk
   p.detector = d;
   p.footprint.sub_rays = kFootprintSubRays;
+  run.threshold_taken = true;
   run.o.log.Info(fmt::format(
       "detector: threshold at {:.3g} nW, the power {:g} % of the reconstruction frames' returns "
       "brought back; the beam's footprint ({:.2f} mrad FWHM) as {} sub-rays\n",
@@ -997,11 +1010,11 @@ Expected<SimulationResult> SimulateHeldOut(const Run& run) {
   // Another sensor simulates in its own units; the recorded lasers (as_channels) in the
   // recording's, under its numbers.
   const bool other_sensor = o.resimulate || (!o.as_sensor.empty() && run.as_channels.empty());
-  // One echo a beam (the threshold detector's strongest, TakeThresholdDetector) is that beam's
-  // return 0, as a single-return recording numbers it; the simulator numbers it among the
-  // echoes it detected, a weaker one in front making it return 1.
-  const bool one_echo =
-      run.profile.detector.ReadsReturnSignal() && run.profile.detector.max_echoes == 1;
+  // The one echo a beam of the threshold detector `reproduce` chose (TakeThresholdDetector) is
+  // that beam's return 0, as a single-return recording numbers it; the simulator numbers it
+  // among the echoes it detected, a weaker one in front making it return 1. A profile given or
+  // simulated as keeps its own numbering.
+  const bool one_echo = run.threshold_taken;
   if (!sim.ok() || other_sensor) return sim;
   if (!run.raw && run.as_channels.empty() && !one_echo) return sim;
   for (Frame& f : sim->frames) {
@@ -1134,7 +1147,8 @@ Status CompareAndReport(Run& run, const PosedFrames& input, const std::vector<Fr
   if (s.ok()) {
     reports::Report report = reports::BuildReport({*metrics});
 #if LT_WITH_VIEWER
-    // The viewer reads the staged files; metrics.json names where they will be.
+    // The viewer shows the frames as compared (`shown`, above); metrics.json names the staged
+    // files' final places for a report made again from it.
     report.runs[0].inputs = inputs;
     viewer::AttachViewer(report, 0, shown, 1);
     if (!report.run_viewer_notes[0].empty())
@@ -1195,6 +1209,10 @@ Status ReproduceOptions::Validate() const {
                        "as_sensor: not with sensor: a sensor to simulate as replaces the "
                        "recording's in the simulation only, a calibrated profile of the "
                        "recording's sensor in every step; give one of them");
+  if (detector == "threshold" && (!sensor.empty() || !as_sensor.empty()))
+    return OptionError("detector",
+                       "detector: threshold is fitted to the recording's own imported profile; a "
+                       "given profile, or one simulated as, keeps its own detector");
   if (recording.empty()) return OptionError("recording", "recording: no recording given");
   if (sidecar.empty() && sensor.empty() && !DescribesItsSensor(recording))
     return OptionError("sidecar", "sidecar: no metadata or calibration given (" + recording +

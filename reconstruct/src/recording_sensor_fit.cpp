@@ -111,23 +111,40 @@ Expected<IntensityReading> FitRawIntensityReading(const PosedFrames& input,
   return ScaledToNominal(std::move(reading), input.frames, o);
 }
 
+namespace {
+
+// The quantile q of value(R, apparent reflectance R0 cos theta) over the frames' usable returns
+// with a finite reading; where `read_only`, over those that read a level above 0 (a return
+// reading 0 was kept on its timing alone, and its reading is clamped up to the least
+// reflectance: it says nothing of the power it brought back). An error naming `what` under 100.
+template <typename Value>
+Expected<double> QuantileOverReturns(const std::vector<Frame>& frames,
+                                     const IntensityReading& reading, const RecordingFitOptions& o,
+                                     double q, bool read_only, const char* what, Value value) {
+  std::vector<double> values;
+  for (const Frame& f : frames)
+    for (size_t i = 0; i < f.size(); ++i) {
+      if (!Usable(f, i, o) || (read_only && !(f.intensity[i] > 0))) continue;
+      const double r = f.range_m[i];
+      const double apparent = reading.Reflectance(f.intensity[i], r, 1.0, 89.9);
+      if (std::isfinite(apparent)) values.push_back(value(r, apparent));
+    }
+  if (values.size() < 100)
+    return Error{
+        fmt::format("fitting the {}: {} returns with {} in [{}, {}] m; at least 100 are "
+                    "needed",
+                    what, values.size(), read_only ? "an intensity above 0" : "an intensity",
+                    NumberText(o.min_range_m), NumberText(o.max_range_m))};
+  return QuantileAt(values, q);
+}
+
+}  // namespace
+
 Expected<double> FitDetectionEnvelope(const std::vector<Frame>& frames,
                                       const IntensityReading& reading,
                                       const RecordingFitOptions& o) {
-  std::vector<double> per_m;
-  for (const Frame& f : frames)
-    for (size_t i = 0; i < f.size(); ++i) {
-      if (!Usable(f, i, o)) continue;
-      const double r = f.range_m[i];
-      const double apparent = reading.Reflectance(f.intensity[i], r, 1.0, 89.9);
-      if (std::isfinite(apparent)) per_m.push_back(apparent / r);
-    }
-  if (per_m.size() < 100)
-    return Error{fmt::format(
-        "fitting the detection envelope: {} returns with an intensity in [{}, {}] m; at least "
-        "100 are needed",
-        per_m.size(), NumberText(o.min_range_m), NumberText(o.max_range_m))};
-  return QuantileAt(per_m, o.envelope_quantile);
+  return QuantileOverReturns(frames, reading, o, o.envelope_quantile, false, "detection envelope",
+                             [](double r, double apparent) { return apparent / r; });
 }
 
 Expected<double> FitDetectionThreshold(const std::vector<Frame>& frames,
@@ -135,22 +152,11 @@ Expected<double> FitDetectionThreshold(const std::vector<Frame>& frames,
                                        const physics::LinkBudget& link,
                                        const physics::Overlap& overlap,
                                        const RecordingFitOptions& o) {
-  std::vector<double> power_w;
-  for (const Frame& f : frames)
-    for (size_t i = 0; i < f.size(); ++i) {
-      if (!Usable(f, i, o)) continue;
-      const double r = f.range_m[i];
-      const double apparent = reading.Reflectance(f.intensity[i], r, 1.0, 89.9);
-      if (std::isfinite(apparent) && apparent > 0)
-        power_w.push_back(apparent * physics::WhiteTargetPower(link, r) *
-                          physics::OverlapShare(overlap, r));
-    }
-  if (power_w.size() < 100)
-    return Error{fmt::format(
-        "fitting the detection threshold: {} returns with a positive intensity in [{}, {}] m; "
-        "at least 100 are needed",
-        power_w.size(), NumberText(o.min_range_m), NumberText(o.max_range_m))};
-  return QuantileAt(power_w, o.threshold_quantile);
+  return QuantileOverReturns(frames, reading, o, o.threshold_quantile, true, "detection threshold",
+                             [&](double r, double apparent) {
+                               return apparent * physics::WhiteTargetPower(link, r) *
+                                      physics::OverlapShare(overlap, r);
+                             });
 }
 
 }  // namespace lt

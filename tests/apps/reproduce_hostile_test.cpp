@@ -96,6 +96,18 @@ TEST(ReproduceHostile, TheThresholdDetectorNeedsTheBeamsDivergence) {
   EXPECT_NE(r.output.find("--detector"), std::string::npos) << r.output;
   EXPECT_NE(r.output.find("needs the beam's divergence"), std::string::npos) << r.output;
   EXPECT_FALSE(std::filesystem::exists(dir / "rep"));
+  // With a given profile it is no choice: the profile's detector stands.
+  const auto given = Cli(
+      common + " --detector threshold --sensor " +
+      Q(std::filesystem::path(LT_SOURCE_DIR) / "configs/sensors/ouster_os0_128_threshold.yaml") +
+      " --out " + Q(dir / "given"));
+  EXPECT_EQ(given.code, 2) << given.output;
+  EXPECT_NE(given.output.find("keeps its own detector"), std::string::npos) << given.output;
+  // auto: the ideal detector, as before.
+  const auto automatic = Cli(common + " --out " + Q(dir / "auto"));
+  ASSERT_EQ(automatic.code, 0) << automatic.output;
+  const std::string sensor = test::ReadAll(dir / "auto/sensor.yaml");
+  EXPECT_NE(sensor.find("detector:\n  type: ideal"), std::string::npos) << sensor.substr(0, 2000);
 }
 
 // A capture holds no poses: --incremental cannot estimate them (ICP holds every frame), so it

@@ -24,16 +24,18 @@ Expected<SensorProfile> Import(const std::filesystem::path& file, SensorImportOp
   return ParseSensorProfile(*yaml, file.filename().string() + ".yaml");
 }
 
-// The data sheet's divergence (FWHM, circular) as a Gaussian footprint traced as its central
-// ray: 0.18 deg for the 128-channel heads, 0.13 deg for the 64 and 16; none for a 32, whose
-// figure the sheet does not give (OusterDivergenceFwhmMrad, datasets/recording/sensor_import.cpp).
+// The OS1 data sheet's divergence (FWHM, circular) as a Gaussian footprint traced as its
+// central ray: 0.18 deg for the 128-channel OS1s; none for an OS1-32 (the sheet gives no
+// figure), an OS0 (other optics) or a metadata file that names no product (the 64-channel
+// one here). OusterDivergenceFwhmMrad, datasets/recording/sensor_import.cpp.
 TEST(SensorImport, AnOusterCarriesItsDataSheetDivergence) {
   LT_REQUIRE_REAL_DATA();
   const double mrad_per_deg = 1e3 * std::numbers::pi / 180;
   for (const auto& [name, fwhm_deg] :
        {std::pair<const char*, double>{"OS-1-128_v2.3.0_1024x10.json", 0.18},
-        {"OS-0-128-U1_v2.3.0_1024x10.json", 0.18},
-        {"OS-1-64_sensor_config_reduced.json", 0.13},
+        {"OS-1-128_767798045_1024x10_20230712_120049.json", 0.18},
+        {"OS-0-128-U1_v2.3.0_1024x10.json", 0},
+        {"OS-1-64_sensor_config_reduced.json", 0},
         {"OS-1-32-G_v2.1.1_1024x10.json", 0}}) {
     auto profile = Import(test::RealDataDir() / "ouster-sdk" / name);
     ASSERT_TRUE(profile.ok()) << name << ": " << profile.message();

@@ -226,6 +226,14 @@ TEST(RecordingSensorFit, TheDetectionThresholdIsTheQuantileOfTheReturnsPowers) {
   std::sort(power.begin(), power.end());
   EXPECT_NEAR(*near, power[static_cast<size_t>(0.01 * power.size())], 1e-12 * power[0]);
   EXPECT_LT(*near, 0.9 * *threshold);
+  // Returns that read 0 (kept on their timing, no level read: 2 % of them here) are no power:
+  // counted, at the reading's least reflectance, they would pull the 1st percentile down.
+  Frame zeros = f;
+  for (size_t i = 0; i < zeros.size(); i += 50)
+    zeros.intensity[i] = 0;
+  auto without = FitDetectionThreshold({zeros}, raw, link, {0, 2}, o);
+  ASSERT_TRUE(without.ok()) << without.message();
+  EXPECT_NEAR(*without / *threshold, 1.0, 0.05);
 }
 
 // Recovery: returns made as a threshold detector keeps them (each surface's power, with 10 %
@@ -280,7 +288,7 @@ TEST(RecordingSensorFit, TooFewReturnsAreErrorsThatSaySo) {
   EXPECT_NE(envelope.message().find("50 returns"), std::string::npos) << envelope.message();
   auto threshold = FitDetectionThreshold({f}, {}, {20, 0.02, 0.9, 0}, {0, 2}, {});
   ASSERT_FALSE(threshold.ok());
-  EXPECT_NE(threshold.message().find("50 returns with a positive intensity"), std::string::npos)
+  EXPECT_NE(threshold.message().find("50 returns with an intensity above 0"), std::string::npos)
       << threshold.message();
 }
 

@@ -16,27 +16,22 @@ namespace {
 // Tall enough for the views and the panel beside them on a laptop screen.
 constexpr int kEmbeddedHeightPx = 640;
 
-Expected<std::string> RunViewer(const compare::ComparisonMetrics& m, size_t index,
-                                size_t frames_per_run, const MeshLoader& meshes,
-                                uint64_t* points_so_far) {
+// The checks both ways in share: what was compared is recorded, with its per-frame agreement.
+Status CanShow(const compare::ComparisonMetrics& m) {
   if (!m.inputs)
     return Error{
         "its metrics.json does not record what was compared (written before "
         "lidartwin 0.1's viewer, or by a program other than compare)"};
   if (m.per_frame.empty())
     return Error{"its metrics.json has no per-frame agreement to find the worst frames by"};
-  if (Status s = compare::CheckInputsUnchanged(*m.inputs); !s.ok()) return s.error();
-  auto loaded = compare::LoadComparison(*m.inputs, meshes);
-  if (!loaded.ok()) return loaded.error();
-  return ViewerOf(m, *loaded, index, frames_per_run, points_so_far);
+  return {};
 }
 
-}  // namespace
-
+// One run's embedded viewer (its worst frame pairs) from its loaded frames; points_so_far is
+// the report's running count against kMaxViewerPoints.
 Expected<std::string> ViewerOf(const compare::ComparisonMetrics& m,
                                const compare::LoadedComparison& loaded, size_t index,
                                size_t frames_per_run, uint64_t* points_so_far) {
-  if (!m.inputs) return Error{"its metrics do not record what was compared"};
   auto doc = BuildViewerDocument(loaded, *m.inputs, WorstFramePairs(m, frames_per_run));
   if (!doc.ok()) return doc.error();
   doc->title = m.label;
@@ -56,6 +51,28 @@ Expected<std::string> ViewerOf(const compare::ComparisonMetrics& m,
   return EmbeddedViewer(fmt::format("ltv-run-{}", index), *encoded, kEmbeddedHeightPx);
 }
 
+Expected<std::string> RunViewer(const compare::ComparisonMetrics& m, size_t index,
+                                size_t frames_per_run, const MeshLoader& meshes,
+                                uint64_t* points_so_far) {
+  if (Status s = CanShow(m); !s.ok()) return s.error();
+  if (Status s = compare::CheckInputsUnchanged(*m.inputs); !s.ok()) return s.error();
+  auto loaded = compare::LoadComparison(*m.inputs, meshes);
+  if (!loaded.ok()) return loaded.error();
+  return ViewerOf(m, *loaded, index, frames_per_run, points_so_far);
+}
+
+// Run i's viewer or the note why it has none, and the script once any run has one.
+void Attach(reports::Report& report, size_t i, Expected<std::string> html) {
+  if (html.ok()) {
+    report.run_viewers[i] = std::move(*html);
+    report.viewer_script = ViewerScriptElement();
+  } else {
+    report.run_viewer_notes[i] = html.message();
+  }
+}
+
+}  // namespace
+
 std::vector<size_t> WorstFramePairs(const compare::ComparisonMetrics& m, size_t count) {
   std::vector<size_t> order(m.per_frame.size());
   std::iota(order.begin(), order.end(), 0);
@@ -73,32 +90,20 @@ void AttachViewer(reports::Report& report, size_t run, const compare::LoadedComp
                   size_t frames_per_run) {
   report.run_viewers.resize(report.runs.size());
   report.run_viewer_notes.resize(report.runs.size());
-  uint64_t points = 0;
-  auto html = ViewerOf(report.runs[run], loaded, run, frames_per_run, &points);
-  if (html.ok()) {
-    report.run_viewers[run] = std::move(*html);
-    report.viewer_script = ViewerScriptElement();
-  } else {
-    report.run_viewer_notes[run] = html.message();
-  }
+  if (frames_per_run == 0 || run >= report.runs.size()) return;
+  uint64_t points = 0;  // this run alone: a report of one run, as reproduce writes
+  const compare::ComparisonMetrics& m = report.runs[run];
+  if (Status s = CanShow(m); !s.ok()) return Attach(report, run, s.error());
+  Attach(report, run, ViewerOf(m, loaded, run, frames_per_run, &points));
 }
 
 void AttachViewers(reports::Report& report, size_t frames_per_run, const MeshLoader& meshes) {
   report.run_viewers.assign(report.runs.size(), "");
   report.run_viewer_notes.assign(report.runs.size(), "");
   if (frames_per_run == 0) return;
-  bool any = false;
   uint64_t points = 0;
-  for (size_t i = 0; i < report.runs.size(); ++i) {
-    auto html = RunViewer(report.runs[i], i, frames_per_run, meshes, &points);
-    if (html.ok()) {
-      report.run_viewers[i] = std::move(*html);
-      any = true;
-    } else {
-      report.run_viewer_notes[i] = html.message();
-    }
-  }
-  if (any) report.viewer_script = ViewerScriptElement();
+  for (size_t i = 0; i < report.runs.size(); ++i)
+    Attach(report, i, RunViewer(report.runs[i], i, frames_per_run, meshes, &points));
 }
 
 }  // namespace lt::viewer

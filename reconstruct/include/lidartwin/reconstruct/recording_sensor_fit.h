@@ -7,7 +7,7 @@
 //     reflectance over range;
 //   - the threshold detector's threshold (seed 002 eq. 2, seed 004 sec. II-C): the received
 //     power, through a link budget, that nearly every return of the frames exceeded.
-// The shared recordings hold no target of known reflectance, so neither is absolute: G's scale
+// The shared recordings hold no target of known reflectance, so none is absolute: G's scale
 // is fixed by a nominal median reflectance, and the detection threshold is a bound (the
 // weakest returns the sensor kept; docs/calibration.md shows no capture crosses its threshold).
 #pragma once
@@ -100,7 +100,8 @@ Expected<double> FitDetectionEnvelope(const std::vector<Frame>& frames,
 // reflectance R0 cos(theta) it was read with (a Lambertian's P: seed 002 eq. 2) and P_white the
 // power of a white Lambertian target at normal incidence (physics/link_budget.h). The link
 // budget's scale cancels: the simulator computes the echoes' powers through the same one.
-// Errors: fewer than 100 returns with a positive reading in range.
+// Returns that read 0 are left out (their reading is no power). Errors: fewer than 100 returns
+// reading above 0 in range.
 Expected<double> FitDetectionThreshold(const std::vector<Frame>& frames,
                                        const IntensityReading& reading,
                                        const physics::LinkBudget& link,

@@ -19,15 +19,10 @@ std::vector<size_t> WorstFramePairs(const compare::ComparisonMetrics& m, size_t 
 // recorded, a file gone) and report.viewer_script. Never fails: a missing viewer is a note.
 void AttachViewers(reports::Report& report, size_t frames_per_run, const MeshLoader& meshes);
 
-// The same for run `run` alone, from frames the caller holds instead of the files read again
-// (reproduce's, which it has just compared: 0.6 s of an OS-1-128 fold went to reading them back).
+// The same for run `run` alone (a report of one run: its viewer's points are capped alone),
+// from frames the caller holds instead of the files read again (reproduce's, as it has just
+// compared them: 0.6 s of an OS-1-128 fold went to reading them back).
 void AttachViewer(reports::Report& report, size_t run, const compare::LoadedComparison& loaded,
                   size_t frames_per_run);
-
-// One run's embedded viewer (its worst frame pairs) from its loaded frames; points_so_far is
-// the report's running count against kMaxViewerPoints.
-Expected<std::string> ViewerOf(const compare::ComparisonMetrics& m,
-                               const compare::LoadedComparison& loaded, size_t index,
-                               size_t frames_per_run, uint64_t* points_so_far);
 
 }  // namespace lt::viewer
