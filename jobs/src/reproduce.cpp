@@ -673,8 +673,6 @@ void ReadOwnFacesWhereTheSensorBarelyMoved(Run& run) {
       farthest_m, kStillOwnFaceMaxIncidenceDeg, kApparentMaxReflectance));
 }
 
-// 2-3. The sensor from the unit's own intrinsics, with what the reconstruction frames say about
-// it: its intensity reading and, for the recording detector, the weakest return it kept.
 // The threshold detector with the beam's footprint (docs/adr/0035): a beam whose centre passes
 // beside an edge still returns where enough of its footprint falls on a surface, and one whose
 // footprint straddles an edge returns the stronger side's range, as the sensor's did (OS-1-128:
@@ -732,6 +730,9 @@ Status TakeThresholdDetector(Run& run, const std::vector<Frame>& frames,
   return {};
 }
 
+// 2-3. The sensor from the unit's own intrinsics, with what the reconstruction frames say about
+// it: its intensity reading and, for the recording detector, the weakest return it kept; for the
+// threshold detector, its threshold.
 Expected<PosedFrames> ImportSensor(Run& run) {
   const ReproduceOptions& o = run.o;
   SensorImportOptions import;
