@@ -7,8 +7,13 @@
 namespace lt {
 
 Expected<TriangleMesh> LoadMeshWithOpen3d(const std::filesystem::path& path) {
-  // Open3D logs read failures itself; we report them with our own message instead.
-  open3d::utility::SetVerbosityLevel(open3d::utility::VerbosityLevel::Error);
+  // Open3D logs read failures itself; we report them with our own message instead. Set once:
+  // scenes read their files several at a time (scene_loader.cpp), and the level is one global.
+  static const bool quiet = [] {
+    open3d::utility::SetVerbosityLevel(open3d::utility::VerbosityLevel::Error);
+    return true;
+  }();
+  (void)quiet;
   open3d::geometry::TriangleMesh o3d;
   open3d::io::ReadTriangleMeshOptions options;
   options.enable_post_processing = false;  // keep vertices exactly as stored (NaN included)

@@ -5,8 +5,12 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <optional>
+#include <set>
+#include <vector>
 
 #include "lidartwin/base/config_reader.h"
+#include "lidartwin/base/parallel_for.h"
 #include "lidartwin/base/text_file.h"
 #include "lidartwin/physics/cover.h"
 #include "lidartwin/physics/pose.h"
@@ -257,16 +261,62 @@ uint32_t MaterialId(const MaterialLibrary& library, const std::string& library_f
 // A model placed by one object that does not move gains nothing from being an instance: it
 // becomes a world mesh again, still geometry that the GPU's memory plan sizes and splits (a
 // large scan read from a file, placed once).
+// Each object on its own, several at a time (a reconstruction's 200 meshes are 100 MB to copy).
 void FlattenSingleStillInstances(Scene& scene) {
   std::map<const TriangleMesh*, int> uses;
   for (const SceneObject& o : scene.objects)
     if (o.instanced()) ++uses[o.model.get()];
-  for (SceneObject& o : scene.objects) {
-    if (!o.instanced() || o.motion.moving() || uses[o.model.get()] != 1) continue;
+  std::vector<SceneObject*> single;
+  for (SceneObject& o : scene.objects)
+    if (o.instanced() && !o.motion.moving() && uses[o.model.get()] == 1) single.push_back(&o);
+  ParallelFor(single.size(), [&](size_t i) {
+    SceneObject& o = *single[i];
     o.mesh.vertices = VerticesAt(o, 0);
     o.mesh.triangles = o.model->triangles;
     o.model = nullptr;
+  });
+}
+
+// The mesh files of a description's objects, each (file, scale) read once, several at a time:
+// a reconstruction's scene is one PLY file per reflectance class (200 on an OS-1-128 fold,
+// whose reading on one core was a third of its simulation step). Files that cannot be read
+// (missing, a directory, a FIFO that would block) are left for Build to report in the objects'
+// order; so are the loader's errors, kept by key.
+using MeshKey = std::pair<std::string, double>;
+std::map<MeshKey, Expected<TriangleMesh>> ReadMeshFiles(const SceneDescription& d,
+                                                        const std::filesystem::path& directory,
+                                                        const MeshLoader& mesh_loader) {
+  std::map<MeshKey, Expected<TriangleMesh>> read;
+  if (!mesh_loader) return read;
+  std::vector<MeshKey> keys;
+  std::set<MeshKey> seen;
+  for (const SceneObjectDescription& o : d.objects) {
+    if (o.type != "mesh") continue;
+    const std::filesystem::path path = Resolve(directory, o.file);
+    MeshKey key{path.string(), o.scale};
+    if (seen.insert(key).second && CheckReadableFile(path).ok()) keys.push_back(std::move(key));
   }
+  std::vector<std::optional<Expected<TriangleMesh>>> meshes(keys.size());
+  ParallelFor(keys.size(), [&](size_t i) {
+    try {  // an allocation failing: reported as the file's, not thrown from a worker thread
+      meshes[i] = mesh_loader(keys[i].first);
+    } catch (const std::exception& e) {
+      meshes[i] = Error{keys[i].first + ": cannot read mesh: " + e.what()};
+    }
+  });
+  for (size_t i = 0; i < keys.size(); ++i)
+    read.emplace(std::move(keys[i]), std::move(*meshes[i]));
+  return read;
+}
+
+// The mesh ReadMeshFiles read for `key`, moved out (the file is read now if it was not then).
+Expected<TriangleMesh> TakeMesh(std::map<MeshKey, Expected<TriangleMesh>>& read, const MeshKey& key,
+                                const MeshLoader& mesh_loader) {
+  const auto it = read.find(key);
+  if (it == read.end()) return mesh_loader(key.first);
+  Expected<TriangleMesh> mesh = std::move(it->second);
+  read.erase(it);
+  return mesh;
 }
 
 // Makes the objects of a valid description. Problems with a key go to `check` (and the result
@@ -284,6 +334,7 @@ Expected<Scene> Build(const SceneDescription& d, const std::filesystem::path& di
   scene.materials = std::move(library.value());
   // Mesh files read so far, by path and scale: each is stored once and placed as instances.
   std::map<std::pair<std::string, double>, std::shared_ptr<const TriangleMesh>> models;
+  std::map<MeshKey, Expected<TriangleMesh>> read = ReadMeshFiles(d, directory, mesh_loader);
   CheckedModels checked;
   for (size_t i = 0; i < d.objects.size(); ++i) {
     const SceneObjectDescription& o = d.objects[i];
@@ -350,7 +401,7 @@ Expected<Scene> Build(const SceneDescription& d, const std::filesystem::path& di
         // The same file at the same scale: one more instance of the model read before (its
         // dropped triangles reported with the first).
         obj.model = cached->second;
-      } else if (auto mesh = mesh_loader(path); !mesh.ok()) {
+      } else if (auto mesh = TakeMesh(read, {path.string(), o.scale}, mesh_loader); !mesh.ok()) {
         entry.Fail("file", mesh.message());
       } else {
         for (auto& v : mesh->vertices) {

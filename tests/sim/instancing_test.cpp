@@ -4,6 +4,7 @@
 // read twice once; the host top-level tree finds the nearest box as brute force does.
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <cmath>
 #include <random>
 #include <vector>
@@ -271,7 +272,7 @@ TEST(Instancing, StoredToWorldPlacesAnInstanceByItsPoseAndMotion) {
 TEST(Instancing, AMeshFileReadTwiceIsStoredOnce) {
   test::TempDir dir;
   dir.Write("car.ply", "unused: the loader below makes the mesh");
-  int reads = 0;
+  std::atomic<int> reads = 0;  // the files are read several at a time
   const MeshLoader loader = [&reads](const std::filesystem::path&) -> Expected<TriangleMesh> {
     ++reads;
     return MakeSuperellipsoid(4.5, 1.8, 1.5, 0.3, 500);
