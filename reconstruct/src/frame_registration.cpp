@@ -202,13 +202,12 @@ Expected<PointCloud> UsablePoints(const Frame& f, size_t k, const Timing& timing
 std::shared_ptr<PointCloud> PointsWithPlanes(const PointCloud& cloud, double radius,
                                              int max_neighbours, double min_width_ratio) {
   const RadiusNeighbours neighbours(cloud.points_, radius);
-  auto out = std::make_shared<PointCloud>();
-  std::vector<uint32_t> indices;
   const double min_ratio2 = min_width_ratio * min_width_ratio;  // on eigenvalues: variances
-  for (const Eigen::Vector3d& p : cloud.points_) {
-    neighbours.Nearest(p, static_cast<size_t>(max_neighbours), indices);
+  // Each point's normal (NaN: none), found in the grid's order and kept in the cloud's.
+  std::vector<Eigen::Vector3d> normals(cloud.points_.size(), Eigen::Vector3d::Constant(NAN));
+  neighbours.ForEachPoint(max_neighbours, [&](uint32_t n, const std::vector<uint32_t>& indices) {
     const int m = static_cast<int>(indices.size());
-    if (m < 3) continue;
+    if (m < 3) return;
     Eigen::Vector3d mean = Eigen::Vector3d::Zero();
     for (int j = 0; j < m; ++j)
       mean += cloud.points_[indices[j]];
@@ -224,10 +223,15 @@ std::shared_ptr<PointCloud> PointsWithPlanes(const PointCloud& cloud, double rad
     Eigen::SelfAdjointEigenSolver<Eigen::Matrix3d> eigen;
     eigen.computeDirect(covariance);
     const Eigen::Vector3d& variances = eigen.eigenvalues();  // ascending
-    if (!(variances(2) > 0) || variances(1) < min_ratio2 * variances(2)) continue;
-    out->points_.push_back(p);
-    out->normals_.push_back(eigen.eigenvectors().col(0));
-  }
+    if (!(variances(2) > 0) || variances(1) < min_ratio2 * variances(2)) return;
+    normals[n] = eigen.eigenvectors().col(0);
+  });
+  auto out = std::make_shared<PointCloud>();
+  for (size_t n = 0; n < cloud.points_.size(); ++n)
+    if (!std::isnan(normals[n].x())) {
+      out->points_.push_back(cloud.points_[n]);
+      out->normals_.push_back(normals[n]);
+    }
   return out;
 }
 

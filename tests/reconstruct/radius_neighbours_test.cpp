@@ -96,12 +96,34 @@ TEST(RadiusNeighbours, AgreesWithOpen3dsKdTree) {
   EXPECT_GT(with_thirty, 100u);  // the count limit was exercised, not only the radius
 }
 
+// Cell by cell, every point once, each with what a query of its own finds.
+TEST(RadiusNeighbours, EachPointInCellOrderFindsWhatItsOwnQueryFinds) {
+  for (uint32_t seed = 1; seed <= 3; ++seed) {
+    const auto points = MixedPoints(seed);
+    for (const double radius : {0.1, 0.35, 1.0}) {
+      const RadiusNeighbours grid(points, radius);
+      std::vector<int> visits(points.size(), 0);
+      size_t mismatches = 0, neighbours = 0;
+      std::vector<uint32_t> own;
+      grid.ForEachPoint(30, [&](uint32_t n, const std::vector<uint32_t>& found) {
+        ++visits[n];
+        neighbours += found.size();
+        mismatches += found != BruteForce(points, points[n], radius, 30);
+      });
+      EXPECT_EQ(mismatches, 0u) << "seed " << seed << " radius " << radius;
+      EXPECT_EQ(std::count(visits.begin(), visits.end(), 1), static_cast<long>(points.size()));
+      EXPECT_GT(neighbours, points.size());  // not only each point itself
+    }
+  }
+}
+
 TEST(RadiusNeighbours, AnEmptyCloudHasNoNeighbours) {
   const std::vector<Eigen::Vector3d> none;
   const RadiusNeighbours grid(none, 1.0);
   std::vector<uint32_t> found = {7};
   grid.Nearest(Eigen::Vector3d::Zero(), 30, found);
   EXPECT_TRUE(found.empty());
+  grid.ForEachPoint(30, [](uint32_t, const std::vector<uint32_t>&) { ADD_FAILURE(); });
 }
 
 }  // namespace
