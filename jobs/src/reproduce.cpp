@@ -1079,22 +1079,65 @@ Status CompareAndReport(Run& run, const PosedFrames& input, const std::vector<Fr
   // directions in two frames, so beams pair by the nearest direction (the floor alike). Ouster
   // columns are encoder counts and pair by beam.
   if (!OusterColumns(run.rec)) co.association.method = compare::AssociationMethod::kAngular;
-  // The floor needs nothing the simulation made: it is compared on another core while this one
-  // compares the simulated frame and builds the report (0.35 s of an OS-1-128 fold's 1.7 s
-  // after the simulation). Its warning is logged here, after the simulated frame's, as before.
-  std::vector<std::string> floor_warnings;
-  JobLog floor_log;
-  floor_log.warning = [&](const std::string& w) { floor_warnings.push_back(w); };
-  auto floor_comparison =
-      std::async(UsableCores() > 1 ? std::launch::async : std::launch::deferred, [&, co] {
-        return CompareWithDropAccuracy({real}, {real_neighbour}, co, "the floor", floor_log);
-      });
+  const compare::CompareOptions floor_options = co;  // the floor names no materials
   // The materials' names only: the meshes (100 MB of PLY on an OS-1-128 fold) are not read
   // again for them.
   auto materials = LoadMaterialLibrary(run.stage / "scene/materials.yaml");
   if (!materials.ok()) return materials.error();
   for (const auto& m : materials->materials)
     co.material_names.push_back(m.name);
+  const std::string name = std::filesystem::path(o.recording).filename().string();
+  const std::string label = fmt::format("{} frame {}", name, held_out);
+  // In the sensor's units where its raw intensity was fitted (SimulateFrame), else percent.
+  const std::string sim_intensity_unit = run.raw ? run.rec.intensity_unit : kIntensityPercent;
+  // What report needs to read the frames again for its viewer (issue 13): stamped on the
+  // staged files, which move into `out` unchanged.
+  compare::CompareInputs inputs;
+  inputs.real_file = o.recording;
+  inputs.real_sidecar = o.sidecar;
+  inputs.real_topic = o.topic;
+  inputs.real_firetimes = o.firetimes;
+  inputs.real_frames = {static_cast<uint32_t>(held_out)};
+  inputs.sim_file = (run.stage / "sim.h5").string();
+  inputs.scene_file = (run.stage / "scene/scene.yaml").string();
+  inputs.min_range_m = co.min_range_m;
+  inputs.scene_targets = false;  // the scene names the materials; reproduce compares no targets
+  compare::StampInputs(inputs);
+#if LT_WITH_VIEWER
+  // The report's viewer from the frames as compared, not read back from the files.
+  compare::LoadedComparison shown;
+  shown.real.reader = run.rec.reader;
+  shown.real.sensor = run.rec.sensor;
+  shown.real.intensity_unit = run.rec.intensity_unit;
+  shown.real.notes = run.rec.notes;
+  shown.real.frames = {real};
+  shown.sim.reader = "hdf5";
+  shown.sim.sensor = run.profile.name;
+  shown.sim.intensity_unit = sim_intensity_unit;
+  shown.sim.frames = simulated;
+  shown.options = co;
+  shown.sim_profile_beams_per_frame = run.profile.BeamCount();
+#endif
+  // The floor and the report's viewer need nothing the simulated frame's comparison finds: they
+  // are made on another core while this one compares (0.35 s and 0.4 s of the 1.3 s an
+  // OS-1-128 fold took after its simulation). The floor's warning is logged here, after the
+  // simulated frame's, as before.
+  std::vector<std::string> floor_warnings;
+  JobLog floor_log;
+  floor_log.warning = [&](const std::string& w) { floor_warnings.push_back(w); };
+  struct MadeBeside {
+    Expected<compare::ComparisonMetrics> floor;
+    Expected<std::string> viewer;
+  };
+  auto beside = std::async(UsableCores() > 1 ? std::launch::async : std::launch::deferred, [&] {
+    MadeBeside made{
+        CompareWithDropAccuracy({real}, {real_neighbour}, floor_options, "the floor", floor_log),
+        Error{"this build has no viewer"}};
+#if LT_WITH_VIEWER
+    made.viewer = viewer::ViewerOfFrames(shown, inputs, {0}, label, 0);  // the one frame pair
+#endif
+    return made;
+  });
   // Where the range error's tail lies (compare/tail_attribution.h), from the pairing itself.
   const SeenByTheReconstruction seen(input);
   Expected<compare::TailAttribution> tail = Error{""};
@@ -1109,48 +1152,19 @@ Status CompareAndReport(Run& run, const PosedFrames& input, const std::vector<Fr
   };
   auto metrics = CompareWithDropAccuracy({real}, simulated, co, "", o.log, attribute);
   if (!metrics.ok()) return metrics.error();
-  const std::string name = std::filesystem::path(o.recording).filename().string();
-  metrics->label = fmt::format("{} frame {}", name, held_out);
+  metrics->label = label;
   metrics->real_file = name;
   metrics->sim_file = "sim.h5";
   metrics->real_intensity_unit = run.rec.intensity_unit;
-  // In the sensor's units where its raw intensity was fitted (SimulateFrame), else percent.
-  metrics->sim_intensity_unit = run.raw ? run.rec.intensity_unit : kIntensityPercent;
-  // What report needs to read the frames again for its viewer (issue 13): stamped on the
-  // staged files, which move into `out` unchanged.
-  compare::CompareInputs inputs;
-  inputs.real_file = o.recording;
-  inputs.real_sidecar = o.sidecar;
-  inputs.real_topic = o.topic;
-  inputs.real_firetimes = o.firetimes;
-  inputs.real_frames = {static_cast<uint32_t>(held_out)};
-  inputs.sim_file = (run.stage / "sim.h5").string();
-  inputs.scene_file = (run.stage / "scene/scene.yaml").string();
-  inputs.min_range_m = co.min_range_m;
-  inputs.scene_targets = false;  // the scene names the materials; reproduce compares no targets
-  compare::StampInputs(inputs);
+  metrics->sim_intensity_unit = sim_intensity_unit;
   metrics->inputs = inputs;
   for (const char* file : {"sim.h5", "scene/scene.yaml"})
     metrics->inputs->Relocate(compare::AbsolutePath((run.stage / file).string()),
                               compare::AbsolutePath((o.out / file).string()));
-#if LT_WITH_VIEWER
-  // The report's viewer from the frames just compared, not read back from the files.
-  compare::LoadedComparison shown;
-  shown.real.reader = run.rec.reader;
-  shown.real.sensor = run.rec.sensor;
-  shown.real.intensity_unit = run.rec.intensity_unit;
-  shown.real.notes = run.rec.notes;
-  shown.real.frames = {real};
-  shown.sim.reader = "hdf5";
-  shown.sim.sensor = run.profile.name;
-  shown.sim.intensity_unit = metrics->sim_intensity_unit;
-  shown.sim.frames = simulated;
-  shown.options = co;
-  shown.sim_profile_beams_per_frame = run.profile.BeamCount();
-#endif
-  auto floor = floor_comparison.get();
+  MadeBeside made = beside.get();
   for (const std::string& w : floor_warnings)
     o.log.Warn(w);
+  auto& floor = made.floor;
   if (!floor.ok()) return Error{"the real-vs-real floor: " + floor.message()};
   floor->label = fmt::format("{} frame {} against real frame {}", name, held_out, neighbour);
   floor->real_file = floor->sim_file = name;
@@ -1163,8 +1177,7 @@ Status CompareAndReport(Run& run, const PosedFrames& input, const std::vector<Fr
 #if LT_WITH_VIEWER
     // The viewer shows the frames as compared (`shown`, above); metrics.json names the staged
     // files' final places for a report made again from it.
-    report.runs[0].inputs = inputs;
-    viewer::AttachViewer(report, 0, shown, 1);
+    viewer::AttachViewer(report, 0, std::move(made.viewer));
     if (!report.run_viewer_notes[0].empty())
       o.log.Warn("no viewer in the report: " + report.run_viewer_notes[0]);
 #endif

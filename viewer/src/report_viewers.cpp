@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <numeric>
+#include <utility>
 
 #include "lidartwin/compare/comparison_loader.h"
 #include "lidartwin/viewer/document_codec.h"
@@ -27,14 +28,15 @@ Status CanShow(const compare::ComparisonMetrics& m) {
   return {};
 }
 
-// One run's embedded viewer (its worst frame pairs) from its loaded frames; points_so_far is
+// Run `index`'s embedded viewer of frame pairs `pairs` of its loaded frames; points_so_far is
 // the report's running count against kMaxViewerPoints.
-Expected<std::string> ViewerOf(const compare::ComparisonMetrics& m,
-                               const compare::LoadedComparison& loaded, size_t index,
-                               size_t frames_per_run, uint64_t* points_so_far) {
-  auto doc = BuildViewerDocument(loaded, *m.inputs, WorstFramePairs(m, frames_per_run));
+Expected<std::string> ViewerOfPairs(const compare::LoadedComparison& loaded,
+                                    const compare::CompareInputs& in,
+                                    const std::vector<size_t>& pairs, const std::string& title,
+                                    size_t index, uint64_t* points_so_far) {
+  auto doc = BuildViewerDocument(loaded, in, pairs);
   if (!doc.ok()) return doc.error();
-  doc->title = m.label;
+  doc->title = title;
   // One cap for the whole report, not per run: a report of many runs stays a page a browser
   // opens.
   uint64_t points = 0;
@@ -49,6 +51,14 @@ Expected<std::string> ViewerOf(const compare::ComparisonMetrics& m,
   auto encoded = EncodeViewerDocument(*doc);
   if (!encoded.ok()) return encoded.error();
   return EmbeddedViewer(fmt::format("ltv-run-{}", index), *encoded, kEmbeddedHeightPx);
+}
+
+// One run's embedded viewer (its worst frame pairs) from its loaded frames.
+Expected<std::string> ViewerOf(const compare::ComparisonMetrics& m,
+                               const compare::LoadedComparison& loaded, size_t index,
+                               size_t frames_per_run, uint64_t* points_so_far) {
+  return ViewerOfPairs(loaded, *m.inputs, WorstFramePairs(m, frames_per_run), m.label, index,
+                       points_so_far);
 }
 
 Expected<std::string> RunViewer(const compare::ComparisonMetrics& m, size_t index,
@@ -86,15 +96,19 @@ std::vector<size_t> WorstFramePairs(const compare::ComparisonMetrics& m, size_t 
   return pairs;
 }
 
-void AttachViewer(reports::Report& report, size_t run, const compare::LoadedComparison& loaded,
-                  size_t frames_per_run) {
+Expected<std::string> ViewerOfFrames(const compare::LoadedComparison& loaded,
+                                     const compare::CompareInputs& in,
+                                     const std::vector<size_t>& pairs, const std::string& title,
+                                     size_t run) {
+  uint64_t points = 0;  // this run alone: a report of one run, as reproduce writes
+  return ViewerOfPairs(loaded, in, pairs, title, run, &points);
+}
+
+void AttachViewer(reports::Report& report, size_t run, Expected<std::string> viewer) {
   report.run_viewers.resize(report.runs.size());
   report.run_viewer_notes.resize(report.runs.size());
-  if (frames_per_run == 0 || run >= report.runs.size()) return;
-  uint64_t points = 0;  // this run alone: a report of one run, as reproduce writes
-  const compare::ComparisonMetrics& m = report.runs[run];
-  if (Status s = CanShow(m); !s.ok()) return Attach(report, run, s.error());
-  Attach(report, run, ViewerOf(m, loaded, run, frames_per_run, &points));
+  if (run >= report.runs.size()) return;
+  Attach(report, run, std::move(viewer));
 }
 
 void AttachViewers(reports::Report& report, size_t frames_per_run, const MeshLoader& meshes) {
