@@ -8,8 +8,8 @@
 #include <map>
 #include <memory>
 #include <thread>
-#include <unordered_map>
 
+#include "edge_table.h"
 #include "lidartwin/base/order_statistics.h"
 #include "lidartwin/base/parallel_for.h"
 #include "lidartwin/physics/units.h"
@@ -340,20 +340,18 @@ void FuseAlongRays(const RangeImageMeshOptions& o, const std::vector<uint32_t>& 
 template <typename CornerReflectance>
 void SplitAtVertices(const std::vector<float>& fixed_reflectance,
                      CornerReflectance&& corner_reflectance, ReconstructedSurface& surface) {
-  std::unordered_map<uint64_t, uint32_t> midpoint;
+  const size_t n = surface.triangles.size();
+  // Sized once: about 1.5 new midpoints and one centre a triangle, six triangles for each (the
+  // table's and the arrays' regrowth was a third of the split's time on an OS-1-128 fold).
+  EdgeTable midpoint(n * 3 / 2 + 16);
   const auto mid = [&](uint32_t a, uint32_t b) {
-    const uint64_t key = (uint64_t{std::min(a, b)} << 32) | std::max(a, b);
-    const auto [it, added] = midpoint.try_emplace(key, uint32_t(surface.vertices.size()));
+    const auto [index, added] = midpoint.TryEmplace(a, b, uint32_t(surface.vertices.size()));
     if (added) {
       const auto p = surface.vertices[a], q = surface.vertices[b];
       surface.vertices.push_back({0.5 * (p[0] + q[0]), 0.5 * (p[1] + q[1]), 0.5 * (p[2] + q[2])});
     }
-    return it->second;
+    return index;
   };
-  const size_t n = surface.triangles.size();
-  // Sized once: about 1.5 new midpoints and one centre a triangle, six triangles for each (the
-  // table's and the arrays' regrowth was a third of the split's time on an OS-1-128 fold).
-  midpoint.reserve(n * 3 / 2 + 16);
   surface.vertices.reserve(surface.vertices.size() + n * 5 / 2 + 16);
   surface.triangles.reserve(n * 6);
   surface.triangle_reflectance.reserve(n * 6);
@@ -398,17 +396,14 @@ void SplitAtVertices(const std::vector<float>& fixed_reflectance,
 // off the recorded one passes by.
 std::vector<bool> OnMeshEdge(const std::vector<std::array<uint32_t, 3>>& triangles,
                              size_t vertices) {
-  std::unordered_map<uint64_t, int> sides;
-  auto side = [](uint32_t a, uint32_t b) {
-    return (uint64_t{std::min(a, b)} << 32) | std::max(a, b);
-  };
+  EdgeTable sides(triangles.size() * 3 / 2 + 16);  // the triangles on each side
   for (const auto& t : triangles)
     for (int e = 0; e < 3; ++e)
-      ++sides[side(t[e], t[(e + 1) % 3])];
+      ++sides.TryEmplace(t[e], t[(e + 1) % 3], 0).first;
   std::vector<bool> on_edge(vertices, false);
   for (const auto& t : triangles)
     for (int e = 0; e < 3; ++e)
-      if (sides[side(t[e], t[(e + 1) % 3])] == 1) on_edge[t[e]] = on_edge[t[(e + 1) % 3]] = true;
+      if (sides.At(t[e], t[(e + 1) % 3]) == 1) on_edge[t[e]] = on_edge[t[(e + 1) % 3]] = true;
   return on_edge;
 }
 
