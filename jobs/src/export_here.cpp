@@ -2,6 +2,7 @@
 #include "lidartwin/jobs/export_here.h"
 
 #include <fmt/core.h>
+#include <algorithm>
 
 #include <chrono>
 
@@ -104,7 +105,20 @@ Status RunShardsHere(const ShardsHereOptions& o, std::vector<FreshShardHash>* ha
   return {};
 }
 
-Status RunExport(const ExportOptions& o) {
+// What the options leave to the run: the shards, one per worker where not given; the CPU
+// simulator's threads, the host's cores given for the shards (its threads change no frame).
+Status ResolveDefaults(ExportOptions& o) {
+  if (o.simulation.backend != "cuda" &&
+      std::any_of(o.devices.begin(), o.devices.end(), [](const auto& d) { return !d.empty(); }))
+    return OptionError("devices", "devices needs backend cuda (they name GPUs)");
+  if (o.shards == 0) o.shards = o.devices.empty() ? 1 : static_cast<uint32_t>(o.devices.size());
+  if (o.simulation.threads == 0) o.simulation.threads = o.host_cores;
+  return {};
+}
+
+Status RunExport(const ExportOptions& options) {
+  ExportOptions o = options;
+  if (Status s = ResolveDefaults(o); !s.ok()) return s;
   // A backend this machine cannot run is refused before the folder is claimed for the run:
   // else the claim (export.json, backend cuda) refuses the same folder to a rerun on the CPU.
   // Not for --prepare, which a launcher without a GPU runs.

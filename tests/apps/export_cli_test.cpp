@@ -623,7 +623,7 @@ TEST(ExportCli, BadArgumentsAreRefused) {
       {SmallRun(4) + " --shards 5" + out, "5 shards for 4 frames"},
       {SmallRun(4) + " --workers 2 --devices 0,1" + out, "conflicting arguments"},
       {SmallRun(4) + " --devices 0,0 --backend cuda" + out, "GPU 0 is listed twice"},
-      {SmallRun(4) + " --devices 0,1" + out, "--devices needs --backend cuda"},
+      {SmallRun(4) + " --devices 0,1" + out, "--devices needs backend cuda"},
       {SmallRun(4) + " --host-cores 0" + out, "--host-cores: must be in 1..4096, got 0"},
       {SmallRun(4) + " --host-cores many" + out, "--host-cores"},
       {"export --join --seed 3" + out, "--join takes only --out"},

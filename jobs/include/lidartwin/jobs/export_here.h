@@ -38,14 +38,14 @@ Expected<std::string> JoinExportFolder(const std::filesystem::path& folder,
                                        uint32_t host_cores = 0);
 
 struct ExportOptions {
-  SimulationJob simulation;  // `out` unused
+  SimulationJob simulation;  // `out` unused; threads 0: host_cores where given
   std::filesystem::path folder;
-  uint32_t shards = 1;
+  uint32_t shards = 0;                 // 0: one per worker (`devices`), or one without workers
   std::optional<uint32_t> only_shard;  // run this shard of `shards` only, without the join
   bool prepare_only = false;           // claim the folder for the run, simulate nothing
   uint32_t host_cores = 0;             // 0: the cores the process may use
-  // Workers: one process per entry, with CUDA_VISIBLE_DEVICES set to it ("" leaves it alone);
-  // none: the shards run here, one after another.
+  // Workers: one process per entry, with CUDA_VISIBLE_DEVICES set to it ("" leaves it alone;
+  // a GPU named needs the cuda backend); none: the shards run here, one after another.
   std::vector<std::string> devices;
   std::filesystem::path executable;      // the lidartwin program the workers run
   std::vector<std::string> worker_args;  // `lidartwin export` arguments a worker runs with
