@@ -26,18 +26,4 @@ jobs::JobLog PrintingLog(const char* command) {
   return log;
 }
 
-bool IsStandardOutput(const Args& args, const char* flag) {
-  return args.Has(flag) && args.Get(flag) == "-";
-}
-
-Status RefuseStandardOutput(const Args& args,
-                            std::initializer_list<std::pair<const char*, const char*>> outputs) {
-  for (const auto& [flag, what] : outputs)
-    if (IsStandardOutput(args, flag))
-      return FlagError(flag, fmt::format("option {}: '-' (standard output) cannot take what this "
-                                         "command writes; give {}",
-                                         flag, what));
-  return {};
-}
-
 }  // namespace lt::cli

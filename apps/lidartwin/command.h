@@ -4,9 +4,7 @@
 #pragma once
 
 #include <cstdint>
-#include <initializer_list>
 #include <string>
-#include <utility>
 #include <vector>
 
 #include "lidartwin/base/command_line.h"
@@ -36,14 +34,5 @@ jobs::JobLog PrintingLog(const char* command);
 // What simulate's and convert's --out needs, for RefuseStandardOutput.
 inline constexpr const char* kFramesOutput =
     "a file name: out.h5, out.ply/.pcd/.las (one file per frame), or a bag out.mcap/.db3";
-
-// Whether an output flag's value is "-", the usual name of standard output.
-bool IsStandardOutput(const Args& args, const char* flag);
-
-// "-" given to an output that is a file set or a folder, which cannot stream: a usage error
-// (exit 2) naming the flag and what to give instead, before anything is read or created. Each
-// output is (flag, what it needs), e.g. {"--out", "a folder"}.
-Status RefuseStandardOutput(const Args& args,
-                            std::initializer_list<std::pair<const char*, const char*>> outputs);
 
 }  // namespace lt::cli

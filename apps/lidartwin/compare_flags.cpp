@@ -1,11 +1,5 @@
 #include "compare_flags.h"
 
-#include <fmt/core.h>
-
-#include <algorithm>
-#include <cmath>
-#include <filesystem>
-
 #include "command.h"
 
 namespace lt::cli {
@@ -56,29 +50,10 @@ Expected<compare::CompareInputs> ParseCompareInputs(const Args& args) {
 
 Status CheckOutputsApart(const Args& args,
                          const std::vector<std::pair<std::string, std::string>>& outputs) {
-  auto same = [](const std::string& a, const std::string& b) {
-    std::error_code ec1, ec2;
-    const auto ca = std::filesystem::weakly_canonical(a, ec1);
-    const auto cb = std::filesystem::weakly_canonical(b, ec2);
-    return !ec1 && !ec2 && ca == cb;
-  };
-  std::vector<std::pair<std::string, std::string>> named;
-  for (const char* flag : {"--real", "--sim", "--real-metadata", "--real-calibration",
-                           "--real-firetimes", "--rois", "--scene"})
-    if (args.Has(flag)) named.emplace_back(flag, args.Get(flag));
-  for (size_t i = 0; i < outputs.size(); ++i) {
-    for (const auto& [flag, path] : named)
-      if (same(outputs[i].second, path))
-        return FlagError(outputs[i].first,
-                         fmt::format("option {}: {} is the {} file; it would be overwritten",
-                                     outputs[i].first, outputs[i].second, flag));
-    for (size_t j = 0; j < i; ++j)
-      if (same(outputs[i].second, outputs[j].second))
-        return FlagError(outputs[i].first,
-                         fmt::format("options {} and {} name the same file ({})", outputs[j].first,
-                                     outputs[i].first, outputs[i].second));
-  }
-  return {};
+  return CheckOutputsApart(args,
+                           {"--real", "--sim", "--real-metadata", "--real-calibration",
+                            "--real-firetimes", "--rois", "--scene"},
+                           outputs);
 }
 
 }  // namespace lt::cli

@@ -23,8 +23,7 @@ const std::set<std::string>& CompareInputFlags();
 // range (an error names its flag, or its key of kCompareInputKeys).
 Expected<compare::CompareInputs> ParseCompareInputs(const Args& args);
 
-// Outputs (flag, path) that are the same file as each other or as an input (--real, --sim,
-// the sidecar, --rois, --scene) would overwrite it: a usage error naming both flags.
+// base's CheckOutputsApart over compare's inputs (--real, --sim, the sidecar, --rois, --scene).
 Status CheckOutputsApart(const Args& args,
                          const std::vector<std::pair<std::string, std::string>>& outputs);
 

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <new>
 
 #include "lidartwin/base/comma_list.h"
@@ -279,6 +280,46 @@ int RunCommandLine(const CommandLine& command, const std::vector<std::string>& a
   fmt::print(stderr, "{} {}: error: {}\n", command.program, command.name,
              FlagMessage(e, command.names));
   return 1;
+}
+
+bool IsStandardOutput(const Args& args, const char* flag) {
+  return args.Has(flag) && args.Get(flag) == "-";
+}
+
+Status RefuseStandardOutput(const Args& args,
+                            std::initializer_list<std::pair<const char*, const char*>> outputs) {
+  for (const auto& [flag, what] : outputs)
+    if (IsStandardOutput(args, flag))
+      return FlagError(flag, fmt::format("option {}: '-' (standard output) cannot take what this "
+                                         "command writes; give {}",
+                                         flag, what));
+  return {};
+}
+
+Status CheckOutputsApart(const Args& args, std::initializer_list<const char*> input_flags,
+                         const std::vector<std::pair<std::string, std::string>>& outputs) {
+  auto same = [](const std::string& a, const std::string& b) {
+    std::error_code ec1, ec2;
+    const auto ca = std::filesystem::weakly_canonical(a, ec1);
+    const auto cb = std::filesystem::weakly_canonical(b, ec2);
+    return !ec1 && !ec2 && ca == cb;
+  };
+  std::vector<std::pair<std::string, std::string>> named;
+  for (const char* flag : input_flags)
+    if (args.Has(flag)) named.emplace_back(flag, args.Get(flag));
+  for (size_t i = 0; i < outputs.size(); ++i) {
+    for (const auto& [flag, path] : named)
+      if (same(outputs[i].second, path))
+        return FlagError(outputs[i].first,
+                         fmt::format("option {}: {} is the {} file; it would be overwritten",
+                                     outputs[i].first, outputs[i].second, flag));
+    for (size_t j = 0; j < i; ++j)
+      if (same(outputs[i].second, outputs[j].second))
+        return FlagError(outputs[i].first,
+                         fmt::format("options {} and {} name the same file ({})", outputs[j].first,
+                                     outputs[i].first, outputs[i].second));
+  }
+  return {};
 }
 
 }  // namespace lt::cli

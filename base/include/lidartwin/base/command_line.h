@@ -115,4 +115,16 @@ using CommandBody = std::function<Expected<int>(const Args&)>;
 int RunCommandLine(const CommandLine& command, const std::vector<std::string>& argv,
                    const CommandBody& body);
 
+// Outputs checked before anything is read or created: usage errors (exit 2) naming the flag.
+// Whether an output flag's value is "-", the usual name of standard output.
+bool IsStandardOutput(const Args& args, const char* flag);
+// "-" given to an output that is a file set or a folder, which cannot stream, naming what to
+// give instead. Each output is (flag, what it needs), e.g. {"--out", "a folder"}.
+Status RefuseStandardOutput(const Args& args,
+                            std::initializer_list<std::pair<const char*, const char*>> outputs);
+// An output that is one of the inputs named by `input_flags` (the same file, however spelled)
+// or another output. Each output is (flag, path).
+Status CheckOutputsApart(const Args& args, std::initializer_list<const char*> input_flags,
+                         const std::vector<std::pair<std::string, std::string>>& outputs);
+
 }  // namespace lt::cli
