@@ -13,10 +13,10 @@
 #include "column_phase.h"
 #include "compared_returns.h"
 #include "lidartwin/base/atomic_file.h"
-#include "lidartwin/base/host_cores.h"
 #include "lidartwin/base/interrupt_cleanup.h"
 #include "lidartwin/base/order_statistics.h"
 #include "lidartwin/base/output_set.h"
+#include "lidartwin/base/parallel_for.h"
 #include "lidartwin/compare/comparison_loader.h"
 #include "lidartwin/compare/metrics.h"
 #include "lidartwin/compare/metrics_json.h"
@@ -1129,7 +1129,7 @@ Status CompareAndReport(Run& run, const PosedFrames& input, const std::vector<Fr
     Expected<compare::ComparisonMetrics> floor;
     Expected<std::string> viewer;
   };
-  auto beside = std::async(UsableCores() > 1 ? std::launch::async : std::launch::deferred, [&] {
+  auto beside = std::async(BesideThisThread(), [&] {
     MadeBeside made{
         CompareWithDropAccuracy({real}, {real_neighbour}, floor_options, "the floor", floor_log),
         Error{"this build has no viewer"}};

@@ -14,7 +14,7 @@
 #include <memory>
 #include <string>
 
-#include "lidartwin/base/host_cores.h"
+#include "lidartwin/base/parallel_for.h"
 #include "lidartwin/reconstruct/reconstruction.h"
 #include "radius_neighbours.h"
 
@@ -376,7 +376,7 @@ Expected<std::vector<PairRegistration>> RegisterAll(const std::vector<Frame>& fr
       return Error{fmt::format("estimate poses: frame {}: {}", k, e.what())};
     }
   };
-  const auto policy = UsableCores() > 1 ? std::launch::async : std::launch::deferred;
+  const auto policy = BesideThisThread();
   std::future<Expected<Pyramid>> next;
   if (frames.size() > 1) next = std::async(policy, build, size_t{1});
   Expected<Pyramid> previous = build(0);

@@ -29,8 +29,8 @@ namespace {
 // uchar-counted int lists), holding only the vertices its triangles use. Written here rather
 // than by Open3D, whose RPly printed a line per failed value on a full disk (issue 36: 140 KB)
 // and reported success after a short write. `renumbered` has an entry per vertex, all -1, and
-// is left so: one table for every class's file (one zeroed per file was 2.4 GB of page faults
-// on an OS-1-128 fold, a third of writing its 200 files).
+// is left so: one table for every file a worker writes (one zeroed per file was 2.4 GB of page
+// faults on an OS-1-128 fold, a third of writing its 200 files).
 Status WriteMeshPly(const std::filesystem::path& temp, const std::filesystem::path& target,
                     const std::vector<Eigen::Vector3d>& vertices,
                     const std::vector<Eigen::Vector3i>& triangles,

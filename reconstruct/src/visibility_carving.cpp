@@ -152,8 +152,9 @@ Expected<VisibilityCarvingSummary> CarveSeenThrough(ReconstructedSurface& surfac
              std::any_of(f.channel.begin(), f.channel.end(),
                          [&](uint16_t c) { return c != f.channel.front(); });
   if (!ranged) return CarveByReturnRays(surface, frames, o);
-  // One frame's view at a time: every frame's mesh and caster at once grew with the capture
-  // (issue 36). The votes are counts, so the order in which frames cast does not matter.
+  // At most two frames' views at a time (the one casting and the next being made): every
+  // frame's mesh and caster at once grew with the capture (issue 36). The votes are counts, so
+  // the order in which frames cast does not matter.
   const double cos_max = std::cos(o.max_incidence_deg * std::numbers::pi / 180);
   std::vector<uint16_t> votes(surface.triangles.size(), 0);
   std::vector<Vec3<double>> centroids(surface.triangles.size());
@@ -171,7 +172,7 @@ Expected<VisibilityCarvingSummary> CarveSeenThrough(ReconstructedSurface& surfac
   // (issue 36 bounds the memory), and each casts as it did alone.
   const size_t n = frames.frames.size();
   const auto view_of = [&](size_t k) { return ViewOf(frames, k, o); };
-  const auto policy = UsableCores() > 1 ? std::launch::async : std::launch::deferred;
+  const auto policy = BesideThisThread();
   std::future<Expected<FrameView>> next;
   if (n > 1) next = std::async(policy, view_of, size_t{1});
   Expected<FrameView> view = view_of(0);

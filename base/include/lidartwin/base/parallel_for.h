@@ -6,6 +6,9 @@
 #include <algorithm>
 #include <atomic>
 #include <cstddef>
+#include <exception>
+#include <future>
+#include <mutex>
 #include <thread>
 #include <vector>
 
@@ -15,13 +18,23 @@ namespace lt {
 
 // Runs work(i) for every i in [0, n) on up to `threads` threads, this one among them, each
 // taking the next i not yet taken. Where a thread cannot be started (no memory, a process
-// limit), the ones running do its share.
+// limit), the ones running do its share. An exception thrown by work (std::bad_alloc on a
+// huge input) stops the hand-out of further indices and is rethrown here, on the caller's
+// thread, once every thread has finished: it never ends the process from a worker.
 template <typename Work>
 void ForEachIndexOnThreads(size_t n, unsigned threads, const Work& work) {
   std::atomic<size_t> next{0};
+  std::mutex failure_mutex;
+  std::exception_ptr failure;
   auto run = [&] {
-    for (size_t i = next++; i < n; i = next++)
-      work(i);
+    try {
+      for (size_t i = next++; i < n; i = next++)
+        work(i);
+    } catch (...) {
+      next = n;
+      const std::lock_guard lock(failure_mutex);
+      if (!failure) failure = std::current_exception();
+    }
   };
   std::vector<std::thread> pool;
   try {
@@ -32,12 +45,21 @@ void ForEachIndexOnThreads(size_t n, unsigned threads, const Work& work) {
   run();
   for (auto& t : pool)
     t.join();
+  if (failure) std::rethrow_exception(failure);
 }
 
 // Runs work(i) for every i in [0, n) on the cores this process may use (at most 8).
 template <typename Work>
 void ParallelFor(size_t n, const Work& work) {
   ForEachIndexOnThreads(n, std::min(8u, UsableCores()), work);
+}
+
+// The launch policy of one piece of work done beside this thread (std::async): on a thread of
+// its own where this process may use more than one core, else run where its result is asked
+// for. With both flags libstdc++ also falls back to the latter where no thread can be started
+// (std::errc::resource_unavailable_try_again) rather than throw std::system_error.
+inline std::launch BesideThisThread() {
+  return UsableCores() > 1 ? std::launch::async | std::launch::deferred : std::launch::deferred;
 }
 
 }  // namespace lt

@@ -60,7 +60,8 @@ struct SceneObject {
 };
 
 // Loads a mesh file (PLY, OBJ) into local coordinates. Supplied by an adapter outside the
-// simulator core (datasets/ uses Open3D), so the core builds without Open3D.
+// simulator core (datasets/ uses Open3D), so the core builds without Open3D. The scene's
+// loader calls it from several threads at once, one file each: it must be safe to do so.
 using MeshLoader = std::function<Expected<TriangleMesh>(const std::filesystem::path&)>;
 
 // Procedural primitives in local coordinates (see configs/README.md for their frames).
