@@ -2,6 +2,7 @@
 
 #include <fmt/core.h>
 
+#include <algorithm>
 #include <filesystem>
 
 namespace lt::viewer {
@@ -70,9 +71,8 @@ Expected<ViewerDocument> BuildViewerDocument(const compare::LoadedComparison& lo
       chosen.push_back(k);
   uint64_t points = 0;
   for (size_t k : chosen) {
-    if (k >= loaded.real.frames.size())
-      return Error{
-          fmt::format("frame pair {} does not exist ({} compared)", k, loaded.real.frames.size())};
+    const size_t held = std::min(loaded.real.frames.size(), loaded.sim.frames.size());
+    if (k >= held) return Error{fmt::format("frame pair {} does not exist ({} compared)", k, held)};
     points += loaded.real.frames[k].size() + loaded.sim.frames[k].size();
   }
   if (points > kMaxViewerPoints)
