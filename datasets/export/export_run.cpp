@@ -394,7 +394,9 @@ Expected<ShardResult> RunShard(const ExportJob& job) {
   try {
     result.simulators = 1;
     if (simulator.backend() == Backend::kCuda && result.frames.size() - result.resumed > 1) {
-      making_second = std::async(std::launch::async, [&] {
+      // Where no thread can start, libstdc++ defers it instead of throwing (both flags): a
+      // deferred future never reads as ready, so the first simulator does all the frames.
+      making_second = std::async(std::launch::async | std::launch::deferred, [&] {
         const auto t_second = std::chrono::steady_clock::now();
         auto another = CreateSimulatorLike(**loaded, job.simulation);
         return Made{std::move(another), since(t_second)};

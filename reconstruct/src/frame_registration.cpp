@@ -14,7 +14,7 @@
 #include <memory>
 #include <string>
 
-#include "lidartwin/base/parallel_for.h"
+#include "lidartwin/base/beside_this_thread.h"
 #include "lidartwin/reconstruct/reconstruction.h"
 #include "radius_neighbours.h"
 

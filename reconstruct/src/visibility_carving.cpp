@@ -11,7 +11,7 @@
 #include <thread>
 #include <utility>
 
-#include "lidartwin/base/host_cores.h"
+#include "lidartwin/base/beside_this_thread.h"
 #include "lidartwin/base/order_statistics.h"
 #include "lidartwin/base/parallel_for.h"
 #include "lidartwin/reconstruct/mesh_caster.h"

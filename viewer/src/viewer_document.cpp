@@ -65,13 +65,14 @@ Expected<ViewerDocument> BuildViewerDocument(const compare::LoadedComparison& lo
   for (const Recording* r : {&loaded.real, &loaded.sim})
     doc.notes.insert(doc.notes.end(), r->notes.begin(), r->notes.end());
 
+  // The pairs both sides hold (a real frame without its simulated one is no pair).
+  const size_t held = std::min(loaded.real.frames.size(), loaded.sim.frames.size());
   std::vector<size_t> chosen = pairs;
   if (chosen.empty())
-    for (size_t k = 0; k < loaded.real.frames.size(); ++k)
+    for (size_t k = 0; k < held; ++k)
       chosen.push_back(k);
   uint64_t points = 0;
   for (size_t k : chosen) {
-    const size_t held = std::min(loaded.real.frames.size(), loaded.sim.frames.size());
     if (k >= held) return Error{fmt::format("frame pair {} does not exist ({} compared)", k, held)};
     points += loaded.real.frames[k].size() + loaded.sim.frames[k].size();
   }

@@ -7,7 +7,6 @@
 #include <atomic>
 #include <cstddef>
 #include <exception>
-#include <future>
 #include <mutex>
 #include <thread>
 #include <vector>
@@ -20,7 +19,8 @@ namespace lt {
 // taking the next i not yet taken. Where a thread cannot be started (no memory, a process
 // limit), the ones running do its share. An exception thrown by work (std::bad_alloc on a
 // huge input) stops the hand-out of further indices and is rethrown here, on the caller's
-// thread, once every thread has finished: it never ends the process from a worker.
+// thread, once every thread has finished: it never ends the process from a worker. work(i)
+// must not wait for another index's work: after a failure that index may never be handed out.
 template <typename Work>
 void ForEachIndexOnThreads(size_t n, unsigned threads, const Work& work) {
   std::atomic<size_t> next{0};
@@ -52,14 +52,6 @@ void ForEachIndexOnThreads(size_t n, unsigned threads, const Work& work) {
 template <typename Work>
 void ParallelFor(size_t n, const Work& work) {
   ForEachIndexOnThreads(n, std::min(8u, UsableCores()), work);
-}
-
-// The launch policy of one piece of work done beside this thread (std::async): on a thread of
-// its own where this process may use more than one core, else run where its result is asked
-// for. With both flags libstdc++ also falls back to the latter where no thread can be started
-// (std::errc::resource_unavailable_try_again) rather than throw std::system_error.
-inline std::launch BesideThisThread() {
-  return UsableCores() > 1 ? std::launch::async | std::launch::deferred : std::launch::deferred;
 }
 
 }  // namespace lt
