@@ -7,9 +7,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
-#include <cstring>
 #include <fstream>
-#include <map>
 #include <set>
 #include <sstream>
 #include <string>
