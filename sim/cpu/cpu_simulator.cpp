@@ -116,6 +116,9 @@ Expected<Frame> CpuSimulator::Simulate(uint32_t frame_index) {
   if (Status s = CheckWeather(profile_, scene_.description); !s.ok()) return s.error();
   FrameContext context = CpuFrameContext(profile_, trajectory_, objects_, options_.seed,
                                          frame_index, &scene_.description, &waveform_);
+  if (profile_.detector.kind == DetectorKind::kThreshold) {
+    context.signal.fog.table = fog_table_.For(context.signal.fog, context.signal.threshold);
+  }
   if (const auto& spray = scene_.description.weather.spray) {
     context.spray = FrameSpray(spray_sources_, *spray, options_.seed, t0, period, spray_clusters_,
                                spray_plumes_);

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "internal/beam_pipeline.h"
+#include "internal/fog_table.h"
 #include "internal/spray_setup.h"
 #include "internal/waveform_setup.h"
 #include "lidartwin/sim/ray_caster.h"
@@ -45,6 +46,7 @@ class CpuSimulator final : public Simulator {
   std::vector<SpraySource> spray_sources_;
   std::vector<SprayPlume> spray_plumes_;
   std::vector<SprayCluster> spray_clusters_;
+  FogTableCache fog_table_;  // the threshold detector's table of the fog's slabs
 };
 
 }  // namespace lt

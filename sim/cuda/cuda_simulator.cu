@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "device_buffer.h"
+#include "device_fog_table.h"
 #include "internal/beam_pipeline.h"
 #include "internal/frame_columns.h"
 #include "internal/frame_setup.h"
@@ -159,6 +160,7 @@ struct CudaSimulator::Impl {
   // The signal chain, weather included, made once with the objects and the contribution
   // slots it sizes: a scene changed after Create cannot outgrow them.
   SignalChain signal;
+  cuda::DeviceFogTable fog_table;  // the threshold detector's table of the fog's slabs
   DeviceBuffer<double> tables[3];
   DeviceBuffer<physics::Vec3<double>> beam_directions;  // FrameContext::beam_directions, or none
   DeviceBuffer<float> kernel_cdf, kernel_weight;        // a table footprint's sampling tables
@@ -797,6 +799,12 @@ Expected<std::unique_ptr<CudaSimulator>> CudaSimulator::Create(const Scene& scen
   const uint32_t batch = m.plan.beams_per_batch * m.echoes_per_beam;  // record slots
   m.signal = FrameSignalChain(profile, scene.description,
                               static_cast<uint32_t>(scene.objects.size() + m.spray_sources.size()));
+  if (threshold) {
+    if (Status s = m.fog_table.Upload(FogTable(m.signal.fog, m.signal.threshold), &m.signal.fog.table);
+        !s.ok()) {
+      return s.error();
+    }
+  }
   for (Status s :
        {m.triangles.Upload(soup),
         m.planes.Upload(planes),

@@ -39,10 +39,11 @@ __global__ void SubRaySignalKernel(FrameContext c, GpuClosestHit closest,
 // sub-rays' clear lengths; returns the new count.
 __device__ inline uint32_t AddBeamFog(const FrameContext& c, uint32_t i,
                                       physics::SignalContribution* out, uint32_t count,
-                                      uint32_t most) {
+                                      uint32_t most, physics::TabledPulses* tabled = nullptr) {
   if (c.signal.fog.slabs == 0 || c.sub_ray_clear == nullptr) return count;
   const uint32_t n = c.footprint.sub_rays > 1 ? c.footprint.sub_rays : 1;
-  return AddFogSlabs(c.signal.fog, c.sub_ray_clear + uint64_t{i} * n, n, out, count, most);
+  return AddFogSlabs(c.signal.fog, c.sub_ray_clear + uint64_t{i} * n, n, out, count, most,
+                     tabled);
 }
 
 // Batch beam i's contributions, its sub-rays' filled slots one after another, then its fog
@@ -50,7 +51,8 @@ __device__ inline uint32_t AddBeamFog(const FrameContext& c, uint32_t i,
 __device__ inline uint32_t GatherContributions(const FrameContext& c,
                                                const physics::SignalContribution* contributions,
                                                const uint8_t* counts, uint32_t i, uint32_t most,
-                                               physics::SignalContribution* out) {
+                                               physics::SignalContribution* out,
+                                               physics::TabledPulses* tabled = nullptr) {
   const uint32_t n = c.footprint.sub_rays > 1 ? c.footprint.sub_rays : 1;
   const uint32_t slots = SlotsPerSubRay(c.signal);
   const physics::SignalContribution* seg = contributions + uint64_t{i} * n * slots;
@@ -60,7 +62,7 @@ __device__ inline uint32_t GatherContributions(const FrameContext& c,
     for (uint32_t s = 0; s < m && w < most; ++s)
       out[w++] = seg[k * slots + s];
   }
-  return AddBeamFog(c, i, out, w, most);
+  return AddBeamFog(c, i, out, w, most, tabled);
 }
 
 // GatherContributions by the calling warp: each lane copies one sub-ray's filled slots, at the
@@ -109,12 +111,14 @@ __global__ void BeamEchoKernel(FrameContext c, const physics::SignalContribution
   // reads coalesce, where reads of each beam's global slots would not (ncu: the kernel waited
   // on scattered global loads).
   physics::SignalContribution local[kMaxContributions];
-  const uint32_t w = GatherContributions(c, contributions, counts, i, kMaxContributions, local);
+  physics::TabledPulses tabled;
+  const uint32_t w =
+      GatherContributions(c, contributions, counts, i, kMaxContributions, local, &tabled);
   BeamRecord* r = out + size_t{i} * c.echoes_per_beam;
   for (uint32_t e = 0; e < c.echoes_per_beam; ++e)
     r[e] = BeamRecord{};
   const BeamPlace s = PlaceBeam(c, beam_begin + i);
-  WriteEchoes(c, beam_begin + i, s.b, s.t, s.pose, local, w, r);
+  WriteEchoes(c, beam_begin + i, s.b, s.t, s.pose, local, w, r, tabled);
 }
 
 // How much detecting beam i will cost, as a sort key: the grid steps DetectEchoes could march

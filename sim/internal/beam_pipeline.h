@@ -545,9 +545,11 @@ LT_HD inline uint32_t RasterSubRaySignal(const FrameContext& c, uint32_t beam, u
 // contributions in (sub-ray, surface) order, then the fog's slabs (AddFogSlabs), the first
 // kMaxContributions kept (profiles are checked to keep the sub-rays' within it). The CUDA
 // backend runs the sub-rays in parallel and keeps the same order and the same cut.
+// `tabled`: where the fog has its table, the slabs in front of every sub-ray (AddFogSlabs).
 template <typename ClosestHit>
 LT_HD uint32_t GatherBeamSignal(const FrameContext& c, uint32_t beam, const BeamSetup& s,
-                                ClosestHit& closest_hit, physics::SignalContribution* out) {
+                                ClosestHit& closest_hit, physics::SignalContribution* out,
+                                physics::TabledPulses* tabled = nullptr) {
   const uint32_t n = c.footprint.sub_rays > 1 ? c.footprint.sub_rays : 1;
   // Sub-rays are at most kMaxContributions (each has a surface slot); one that the cut leaves
   // untraced sees no fog.
@@ -564,7 +566,7 @@ LT_HD uint32_t GatherBeamSignal(const FrameContext& c, uint32_t beam, const Beam
                                      kMaxContributions - count, mine);
   }
   if (!fog) return count;
-  return AddFogSlabs(c.signal.fog, clear, n, out, count, kMaxContributions);
+  return AddFogSlabs(c.signal.fog, clear, n, out, count, kMaxContributions, tabled);
 }
 
 // One pixel of the frame's angular raster (seed 004 Alg. 1 input: range, normal, surface),
@@ -586,11 +588,12 @@ LT_HD RasterPixel TraceRasterPixel(const FrameContext& c, uint32_t i, uint32_t j
 // Stages 4-5 for the threshold detector: echoes of the pulse-convolved signal, picked by the
 // return mode, with range errors (tier 6) and labels from the dominant contribution (tier 7),
 // written to out[0 .. K).
+// `tabled`: the fog's slabs the beam holds from the fog's table (AddFogSlabs).
 LT_HD inline void WriteEchoes(const FrameContext& c, uint32_t beam,
                               const physics::BeamSample<double>& b, double t,
                               const physics::Pose<double>& pose,
                               physics::SignalContribution* contributions, uint32_t n,
-                              BeamRecord* out) {
+                              BeamRecord* out, physics::TabledPulses tabled = {}) {
   physics::Echo echoes[physics::kMaxEchoesDetected];
   uint32_t detected = 0;
   // Pulse energy: one draw per pulse scales every contribution.
@@ -601,6 +604,7 @@ LT_HD inline void WriteEchoes(const FrameContext& c, uint32_t beam,
                                                 physics::StandardNormal<double>(w.v[0], w.v[1]));
     for (uint32_t k = 0; k < n; ++k)
       contributions[k].power_w = static_cast<float>(contributions[k].power_w * f);
+    tabled.scale *= f;
   }
   // Receiver noise: one draw per pulse, detected against T - n, reported as S + n.
   physics::ThresholdDetector detector = c.signal.threshold;
@@ -613,8 +617,8 @@ LT_HD inline void WriteEchoes(const FrameContext& c, uint32_t beam,
   }
   // The receiver's range gate at the minimum range: echoes nearer (a dirty window's, or
   // pulses merged with it) are no candidates for the return mode and take no return number.
-  const uint32_t count =
-      physics::DetectEchoes(detector, contributions, n, echoes, &detected, c.detector.min_range_m);
+  const uint32_t count = physics::DetectEchoes(detector, contributions, n, echoes, &detected,
+                                               c.detector.min_range_m, true, &tabled);
   uint32_t chosen[physics::kMaxEchoesDetected];
   const uint32_t m = physics::SelectEchoes(c.signal.threshold.mode, c.signal.threshold.max_echoes,
                                            echoes, count, chosen);
@@ -830,11 +834,12 @@ LT_HD void SimulateBeam(const FrameContext& c, uint32_t beam, ClosestHit&& close
   }
   const BeamSetup s = known ? *known : SetUpBeam(c, beam);
   physics::SignalContribution contributions[kMaxContributions];
-  const uint32_t n = GatherBeamSignal(c, beam, s, closest_hit, contributions);
+  physics::TabledPulses tabled;
+  const uint32_t n = GatherBeamSignal(c, beam, s, closest_hit, contributions, &tabled);
   if (c.detector.model == physics::DetectorModel::kWaveform) {
     WriteWaveformEchoes(c, beam, s.b, s.t, s.pose, contributions, n, scratch, out);
   } else {
-    WriteEchoes(c, beam, s.b, s.t, s.pose, contributions, n, out);
+    WriteEchoes(c, beam, s.b, s.t, s.pose, contributions, n, out, tabled);
   }
 }
 

@@ -9,6 +9,7 @@
 
 #include "internal/beam_limits.h"
 #include "lidartwin/physics/hd.h"
+#include "lidartwin/physics/pulse_table.h"
 #include "lidartwin/physics/return_signal.h"
 
 namespace lt {
@@ -40,6 +41,10 @@ struct FogView {
   double least_power_w = 0;
   uint32_t object = 0;      // its entry in the frame's objects: labels
   double most_power_w = 0;  // the slabs' summed power on a beam that reaches them all
+  // The slabs as a table on the threshold detector's lattice (FogTable, in the backend's
+  // memory), or null: every beam then carries its slabs as contributions (the waveform
+  // detector, whose records sample them).
+  const physics::PulseTableView* table = nullptr;
 };
 
 // The share of the beam that reaches all of slab [a, b): each sub-ray weighs by how much of the
@@ -107,13 +112,31 @@ LT_HD inline double FogSlabPower(const FogView& f, uint32_t j, double share) {
 // contributions followed by the slabs would leave it, without the detector's insertion sort
 // moving each near slab past every farther hit. Returns the new count. Both backends call it
 // on the same contributions, with the same table.
+// With the fog's table (f.table) and `tabled`, the slabs in front of every sub-ray are not
+// copied: *tabled holds them (their number and the beam's share of them, all of it), for the
+// detector to read from the table; only those past the nearest sub-ray's end are added here.
 LT_HD inline uint32_t AddFogSlabs(const FogView& f, const SubRayClear* clear, uint32_t n,
-                                  physics::SignalContribution* out, uint32_t count, uint32_t room) {
-  if (f.slabs == 0 || count >= room) return count;
+                                  physics::SignalContribution* out, uint32_t count, uint32_t room,
+                                  physics::TabledPulses* tabled = nullptr) {
+  if (f.slabs == 0) return count;
+  uint32_t from = 0;  // the first slab not tabled
+  if (f.table && tabled) {
+    float nearest = 3.4e38f;
+    double weight = 0;
+    for (uint32_t k = 0; k < n; ++k) {
+      nearest = clear[k].clear_m < nearest ? clear[k].clear_m : nearest;
+      weight += clear[k].weight;
+    }
+    // FogShare counts a sub-ray whole in a slab that ends before its clear length.
+    while (from < f.slabs && f.slab[from].end_m <= nearest)
+      ++from;
+    *tabled = {f.table, from, weight};
+  }
+  if (count >= room) return count;
   float power[kMostFogSlabs];  // each slab's on this beam, 0: left out
   uint32_t kept = 0, end = 0;  // the slabs that fit, and one past the last of them
   FogShareSweep sweep(clear, n);
-  for (uint32_t j = 0; j < f.slabs && count + kept < room; ++j) {
+  for (uint32_t j = from; j < f.slabs && count + kept < room; ++j) {
     power[j] =
         static_cast<float>(FogSlabPower(f, j, sweep.Share(f.slab[j].start_m, f.slab[j].end_m)));
     if (sweep.Ended()) break;  // no share in this slab or any farther one
@@ -125,7 +148,7 @@ LT_HD inline uint32_t AddFogSlabs(const FogView& f, const SubRayClear* clear, ui
   if (kept == 0) return count;
   physics::SortByRange(out, count);
   uint32_t write = count + kept, read = count;
-  for (uint32_t j = end; j-- > 0;) {
+  for (uint32_t j = end; j-- > from;) {
     if (!(power[j] > 0)) continue;
     const float range = f.slab[j].range_m;
     while (read > 0 && out[read - 1].range_m > range)

@@ -20,6 +20,8 @@
 #include <cstdint>
 
 #include "lidartwin/physics/hd.h"
+#include "lidartwin/physics/pulse_table.h"
+#include "lidartwin/physics/pulse_terms.h"
 #include "lidartwin/physics/return_type.h"
 #include "lidartwin/physics/units.h"
 
@@ -93,18 +95,6 @@ LT_HD T GaussianEchoWidth(T sigma, T a, T t) {
   return a > t ? 2 * sigma * sqrt(2 * log(a / t)) : T(0);
 }
 
-// One contribution's weight in xi^: the pulse shape with a single-precision exponential.
-// xi^ and its derivatives are summed in double; each term is then good to about 1e-7 relative
-// (ranges to 1e-7 sigma_r), and the float exponential is several times cheaper than the double
-// one on the GPU, where it dominated the detector's time (bench/RESULTS.md). The host and the
-// device each round it to within 2 ulp, so the backends agree to about 1e-6 m.
-// half_inv_var: 1 / (2 sigma^2), computed once per evaluation (a division per term costs as
-// much as the exponential on the GPU).
-LT_HD inline double PulseWeight(double x, double half_inv_var) {
-  using std::exp;
-  return static_cast<double>(exp(static_cast<float>(-x * x * half_inv_var)));
-}
-
 // Sorts contributions by range (insertion sort: n is at most a few hundred, mostly in order).
 LT_HD inline void SortByRange(SignalContribution* c, uint32_t n) {
   for (uint32_t i = 1; i < n; ++i) {
@@ -147,9 +137,6 @@ LT_HD inline double PulseSignal(const SignalContribution* c, uint32_t n, double 
 
 // xi^ and its first two derivatives at x, from one exponential per contribution:
 // d/dx P g(x - r) = -P (x - r) / sigma^2 g, d2/dx2 = P ((x - r)^2 / sigma^4 - 1 / sigma^2) g.
-struct SignalDerivatives {
-  double f, d1, d2;
-};
 LT_HD inline SignalDerivatives PulseSignalDerivatives(const SignalContribution* c, uint32_t n,
                                                       double sigma, double x, uint32_t first,
                                                       double cut) {
@@ -173,18 +160,32 @@ namespace detail {
 // counter (Ouster's 1 mm), and above the noise floor of single-precision terms (1e-7 sigma_r).
 inline constexpr double kSearchTolerance_m = 1e-6;
 
+// PulseSignalDerivatives plus the beam's tabled pulses, if any.
+LT_HD inline SignalDerivatives SignalDerivativesAt(const SignalContribution* c, uint32_t n,
+                                                   double sigma, double x, uint32_t first,
+                                                   double cut, const TabledPulses* tab) {
+  SignalDerivatives s = PulseSignalDerivatives(c, n, sigma, x, first, cut);
+  if (tab) {
+    const SignalDerivatives f = tab->Derivatives(x, sigma);
+    s.f += f.f;
+    s.d1 += f.d1;
+    s.d2 += f.d2;
+  }
+  return s;
+}
+
 // The threshold crossing inside [a, b] (xi^ = f_a, f_b there, on opposite sides of T): Newton
 // steps from the linear interpolation of the two, replaced by bisection whenever they leave
 // the bracket (safeguarded Newton, Numerical Recipes rtsafe). Usually two or three steps.
 LT_HD inline double Crossing(const SignalContribution* c, uint32_t n, double sigma, double t,
                              double a, double b, double f_a, double f_b, uint32_t first,
-                             double cut) {
+                             double cut, const TabledPulses* tab = nullptr) {
   const bool rising = f_a <= t;
   double lo = a, hi = b;
   double x = f_b != f_a ? a + (t - f_a) / (f_b - f_a) * (b - a) : 0.5 * (a + b);
   if (!(x > lo && x < hi)) x = 0.5 * (lo + hi);
   for (int it = 0; it < 60 && hi - lo > kSearchTolerance_m; ++it) {
-    const SignalDerivatives s = PulseSignalDerivatives(c, n, sigma, x, first, cut);
+    const SignalDerivatives s = SignalDerivativesAt(c, n, sigma, x, first, cut, tab);
     if ((s.f > t) == rising) {
       hi = x;
     } else {
@@ -203,14 +204,15 @@ LT_HD inline double Crossing(const SignalContribution* c, uint32_t n, double sig
 // samples, kept inside [x_m - h, x_m + h] by bisection on the sign of xi^'.
 LT_HD inline double PeakIn(const SignalContribution* c, uint32_t n, double sigma, double x_m,
                            double h, double f_l, double f_m, double f_r, double lo_limit,
-                           double hi_limit, uint32_t first, double cut) {
+                           double hi_limit, uint32_t first, double cut,
+                           const TabledPulses* tab = nullptr) {
   double lo = x_m - h > lo_limit ? x_m - h : lo_limit;
   double hi = x_m + h < hi_limit ? x_m + h : hi_limit;
   const double curvature = f_l - 2 * f_m + f_r;
   double x = curvature < 0 ? x_m + 0.5 * h * (f_l - f_r) / curvature : x_m;
   if (!(x > lo && x < hi)) x = 0.5 * (lo + hi);
   for (int it = 0; it < 60 && hi - lo > kSearchTolerance_m; ++it) {
-    const SignalDerivatives s = PulseSignalDerivatives(c, n, sigma, x, first, cut);
+    const SignalDerivatives s = SignalDerivativesAt(c, n, sigma, x, first, cut, tab);
     if (s.d1 > 0) {
       lo = x;
     } else {
@@ -230,7 +232,7 @@ LT_HD inline double PeakIn(const SignalContribution* c, uint32_t n, double sigma
 // 1e-6 T that every term beyond the cut stays below (PulseCut); the search ends there.
 LT_HD inline Echo FinishEcho(const ThresholdDetector& d, const SignalContribution* c, uint32_t n,
                              double r0, double r1, double peak, double peak_power, uint32_t first,
-                             double cut) {
+                             double cut, const TabledPulses* tab = nullptr) {
   using std::log;
   using std::sqrt;
   const double sigma = d.pulse_sigma_m;
@@ -248,6 +250,7 @@ LT_HD inline Echo FinishEcho(const ThresholdDetector& d, const SignalContributio
       e.source = c[k].source;
     }
   }
+  if (tab && tab->StrongestTermAt(peak, sigma) > best) e.source = tab->table->source;
   switch (d.range) {
     case EchoRange::kPeak:
       e.range_m = peak;
@@ -266,10 +269,13 @@ LT_HD inline Echo FinishEcho(const ThresholdDetector& d, const SignalContributio
 
 LT_HD inline Echo MakeEcho(const ThresholdDetector& d, const SignalContribution* c, uint32_t n,
                            double r0, double r1, double x_m, double h, double f_l, double f_m,
-                           double f_r, uint32_t first, double cut) {
+                           double f_r, uint32_t first, double cut,
+                           const TabledPulses* tab = nullptr) {
   const double sigma = d.pulse_sigma_m;
-  const double peak = PeakIn(c, n, sigma, x_m, h, f_l, f_m, f_r, r0, r1, first, cut);
-  return FinishEcho(d, c, n, r0, r1, peak, PulseSignal(c, n, sigma, peak, first, cut), first, cut);
+  const double peak = PeakIn(c, n, sigma, x_m, h, f_l, f_m, f_r, r0, r1, first, cut, tab);
+  const double power =
+      PulseSignal(c, n, sigma, peak, first, cut) + (tab ? tab->At(peak, sigma) : 0.0);
+  return FinishEcho(d, c, n, r0, r1, peak, power, first, cut, tab);
 }
 
 // Contributions closer together than this fraction of sigma_r make one pulse (see
@@ -313,10 +319,18 @@ inline constexpr uint32_t kFineBlock = 4;
 // Whether the march can pass over its grid points in [a, b] without a change: below the
 // threshold all through (no crossing, nothing to note), or, inside an echo, above it all through
 // and nowhere above the echo's highest grid point so far (best_f; no crossing, no new maximum).
+// With tabled pulses, [a, b] are the lattice points m_a .. m_b, whose table values bound them.
 LT_HD inline bool NothingChangesIn(const SignalContribution* c, uint32_t n, double sigma, double t,
                                    double a, double b, uint32_t first, double cut, bool above,
-                                   double best_f) {
-  const SignalBounds s = BoundSignal(c, n, sigma, a, b, first, cut, above);
+                                   double best_f, const TabledPulses* tab = nullptr,
+                                   int64_t m_a = 0, int64_t m_b = 0) {
+  SignalBounds s = BoundSignal(c, n, sigma, a, b, first, cut, above);
+  if (tab) {
+    double upper = 0, lower = 0;
+    tab->Bound(m_a, m_b, &upper, &lower);
+    s.upper += upper * (1 + kBoundMargin);
+    s.lower += lower * (1 - kBoundMargin);
+  }
   return above ? s.lower > t && s.upper <= best_f : s.upper <= t;
 }
 
@@ -327,14 +341,20 @@ LT_HD inline bool NothingChangesIn(const SignalContribution* c, uint32_t n, doub
 // window for. T / (2 n) always qualifies (n of them sum to T / 2); a level that lets many
 // weak contributions through (a fog's slabs, 1/r^2 apart) spares the grid more. 2^i steps keep
 // it to a few passes over the contributions.
-LT_HD inline double WeakPowerLevel(const SignalContribution* c, uint32_t n, double threshold_w) {
+// Tabled pulses (`tab`, pulse_table.h) count among the contributions at their scaled powers.
+LT_HD inline double WeakPowerLevel(const SignalContribution* c, uint32_t n, double threshold_w,
+                                   const TabledPulses* tab = nullptr) {
   const double budget = threshold_w / 2;
-  double level = threshold_w / (2 * n);
+  double level = threshold_w / (2 * (n + (tab ? tab->used : 0)));
   // next > level: a threshold of 0 (or one that underflows) must not loop for ever.
   for (double next = 2 * level; next <= budget && next > level; next *= 2) {
     double sum = 0;
     for (uint32_t k = 0; k < n && sum <= budget; ++k)
       sum += c[k].power_w <= next ? c[k].power_w : 0;
+    for (uint32_t j = 0; tab && j < tab->used && sum <= budget; ++j) {
+      const double p = tab->scale * tab->table->power_w[j];
+      sum += p <= next ? p : 0;
+    }
     if (sum > budget) break;  // the sums only grow with the level
     level = next;
   }
@@ -360,18 +380,21 @@ inline constexpr uint32_t kPendingEchoes = 4;
 // not before the range gate, the nearest dropped when kMaxEchoesDetected are held.
 struct EchoKeeper {
   LT_HD EchoKeeper(const ThresholdDetector& detector, const SignalContribution* contributions,
-                   uint32_t contribution_count, double cut_m, double gate, Echo* echoes)
+                   uint32_t contribution_count, double cut_m, double gate, Echo* echoes,
+                   const TabledPulses* tabled)
       : d(detector),
         c(contributions),
         n(contribution_count),
         cut(cut_m),
         gate_m(gate),
-        out(echoes) {}
+        out(echoes),
+        tab(tabled) {}
   const ThresholdDetector& d;
   const SignalContribution* c;
   uint32_t n;
   double cut, gate_m;
   Echo* out;
+  const TabledPulses* tab;
   uint32_t count = 0, seen = 0, pending = 0;
   PendingEcho wait[kPendingEchoes];  // [0, pending) are waiting
 
@@ -383,17 +406,18 @@ struct EchoKeeper {
     const double sigma = d.pulse_sigma_m, t = d.threshold_w;
     for (uint32_t i = 0; i < pending; ++i) {
       const PendingEcho& p = wait[i];
-      const double r0 = p.rise_a == p.rise_b ? p.rise_a
-                                             : Crossing(c, n, sigma, t, p.rise_a, p.rise_b,
-                                                        p.rise_fa, p.rise_fb, p.rise_first, cut);
-      const double r1 =
-          Crossing(c, n, sigma, t, p.fall_a, p.fall_b, p.fall_fa, p.fall_fb, p.fall_first, cut);
+      const double r0 =
+          p.rise_a == p.rise_b ? p.rise_a
+                               : Crossing(c, n, sigma, t, p.rise_a, p.rise_b, p.rise_fa, p.rise_fb,
+                                          p.rise_first, cut, tab);
+      const double r1 = Crossing(c, n, sigma, t, p.fall_a, p.fall_b, p.fall_fa, p.fall_fb,
+                                 p.fall_first, cut, tab);
       // The peak lies after r0; its window starts at most the cut before r0.
       uint32_t echo_first = 0;
       while (echo_first < n && c[echo_first].range_m < r0 - cut)
         ++echo_first;
       const Echo e = MakeEcho(d, c, n, r0, r1, p.best_x, sigma / 4, p.best_left, p.best_f,
-                              p.best_right, echo_first, cut);
+                              p.best_right, echo_first, cut, tab);
       if (e.range_m < gate_m) continue;
       if (count == kMaxEchoesDetected) {
         for (uint32_t m = 1; m < count; ++m)
@@ -432,25 +456,37 @@ struct EchoKeeper {
 // (detail::BoundSignal) show that nothing can change: below T all through, or inside an echo
 // above T and below its highest point so far. Passing over changes no echo, to the bit;
 // pass_over = false marches every point (the reference the tests hold it to).
+// `tabled`: pulses the beam holds from a table many beams share (pulse_table.h: the fog's slabs
+// in front of every sub-ray), counted as contributions of their own; at the grid's points
+// their sum is read from the table, so the grid then lies on its lattice, x = m sigma_r / 4,
+// and its segments' ends move out to the lattice points beyond them.
 LT_HD inline uint32_t DetectEchoes(const ThresholdDetector& d, SignalContribution* c, uint32_t n,
                                    Echo* out, uint32_t* detected, double gate_m = -1e300,
-                                   bool pass_over = true) {
+                                   bool pass_over = true, const TabledPulses* tabled = nullptr) {
+  using std::ceil;
+  using std::floor;
   using std::log;
   using std::sqrt;
   *detected = 0;
-  if (n == 0) return 0;
+  const TabledPulses* tab = tabled && tabled->Any() ? tabled : nullptr;
+  if (n == 0 && !tab) return 0;
   SortByRange(c, n);
   double total = 0;
   for (uint32_t k = 0; k < n; ++k)
     total += c[k].power_w;
+  if (tab) total += tab->scale * tab->table->power_sum_w[tab->used];
   const double t = d.threshold_w;
   if (!(total > t)) return 0;
   const double sigma = d.pulse_sigma_m;
   double p_max = 0;
   for (uint32_t k = 0; k < n; ++k)
     p_max = c[k].power_w > p_max ? c[k].power_w : p_max;
+  if (tab) {
+    const double m = tab->scale * tab->table->power_max_w[tab->used];
+    p_max = m > p_max ? m : p_max;
+  }
   const double cut = PulseCut(sigma, p_max, t);
-  if (c[n - 1].range_m - c[0].range_m <= detail::kTightClusterFraction * sigma) {
+  if (!tab && c[n - 1].range_m - c[0].range_m <= detail::kTightClusterFraction * sigma) {
     // A tight cluster (a surface near normal incidence, every sub-ray at nearly one range):
     // one pulse at the power-weighted mean range r_m, of peak xi^(r_m) and half-width
     // sigma sqrt(2 ln(xi^(r_m) / T)). With a spread s <= sigma / 64 this differs from the
@@ -469,39 +505,93 @@ LT_HD inline uint32_t DetectEchoes(const ThresholdDetector& d, SignalContributio
     *detected = 1;
     return 1;
   }
-  const double h = sigma / 4;
-  const double weak = WeakPowerLevel(c, n, t);
+  // With tabled pulses the grid lies on their table's lattice, x = m h (its step is sigma / 4).
+  const double h = tab ? tab->table->step_m : sigma / 4;
+  const double weak = WeakPowerLevel(c, n, t, tab);
+  const float* tabled_range = tab ? tab->table->range_m : nullptr;
+  const uint32_t tabled_count = tab ? tab->used : 0;
   double strong = 0;  // the sum of the contributions above `weak`
   for (uint32_t k = 0; k < n; ++k)
     strong += c[k].power_w > weak ? c[k].power_w : 0;
+  for (uint32_t j = 0; j < tabled_count; ++j) {
+    const double p = tab->scale * tab->table->power_w[j];
+    strong += p > weak ? p : 0;
+  }
   // Without weak contributions strong is the total; with them it exceeds T / 2 (the total
   // exceeds T), so the logarithm is positive either way.
   const double bound = strong < total ? 2 * strong : total;
   // L plus one grid step, so that xi^ is strictly below T at the ends of every segment.
   const double half = sigma * sqrt(2 * log(bound / t)) + h;
-  // The next contribution from k on that has a window.
+  // The windows' centres in range order: the next contribution from k on, and the next tabled
+  // pulse from j on, that has a window.
   auto windowed = [&](uint32_t k) {
     while (k < n && !(bound == total || c[k].power_w > weak))
       ++k;
     return k;
   };
-  detail::EchoKeeper keeper(d, c, n, cut, gate_m, out);
-  uint32_t k = windowed(0);
-  while (k < n) {
-    // One segment: contributions whose windows overlap.
-    const double seg_begin = c[k].range_m - half;
-    double seg_end = c[k].range_m + half;
-    for (uint32_t next = windowed(k + 1); next < n && c[next].range_m - half <= seg_end;
-         next = windowed(next + 1)) {
-      k = next;
-      seg_end = c[k].range_m + half;
+  auto windowed_tabled = [&](uint32_t j) {
+    while (j < tabled_count && !(bound == total || tab->scale * tab->table->power_w[j] > weak))
+      ++j;
+    return j;
+  };
+  uint32_t k = windowed(0), j = windowed_tabled(0);
+  // The next window's centre (false when none is left), and past it.
+  auto peek = [&](double* r) {
+    const bool from_tabled = j < tabled_count && (k >= n || tabled_range[j] < c[k].range_m);
+    if (from_tabled) {
+      *r = tabled_range[j];
+    } else if (k < n) {
+      *r = c[k].range_m;
     }
-    k = windowed(k + 1);
+    return from_tabled || k < n;
+  };
+  auto advance = [&]() {
+    if (j < tabled_count && (k >= n || tabled_range[j] < c[k].range_m)) {
+      j = windowed_tabled(j + 1);
+    } else {
+      k = windowed(k + 1);
+    }
+  };
+  // A segment's ends: on the lattice (outwards, so still at least L from every window) with
+  // tabled pulses, else at the windows' edges.
+  auto lattice_below = [&](double x) { return static_cast<int64_t>(floor(x / h)); };
+  auto lattice_above = [&](double x) { return static_cast<int64_t>(ceil(x / h)); };
+  detail::EchoKeeper keeper(d, c, n, cut, gate_m, out, tab);
+  double centre = 0;
+  bool more = peek(&centre);
+  while (more) {
+    // One segment: contributions whose windows overlap.
+    advance();
+    double seg_begin = centre - half;
+    double seg_end = centre + half;
+    int64_t m0 = 0, m_end = 0;
+    if (tab) {
+      m0 = lattice_below(seg_begin);
+      m_end = lattice_above(seg_end);
+    }
+    while ((more = peek(&centre)) &&
+           (tab ? lattice_below(centre - half) <= m_end : centre - half <= seg_end)) {
+      advance();
+      seg_end = centre + half;
+      if (tab) m_end = lattice_above(seg_end);
+    }
+    if (tab) {
+      seg_begin = static_cast<double>(m0) * h;
+      seg_end = static_cast<double>(m_end) * h;
+    }
+    // The grid's points: s steps from the segment's begin (on the lattice: point m0 + s).
+    auto grid_x = [&](uint32_t s) {
+      return tab ? static_cast<double>(m0 + s) * h : seg_begin + s * h;
+    };
+    auto grid_f = [&](uint32_t s, double x, uint32_t first) {
+      const double f = PulseSignal(c, n, sigma, x, first, cut);
+      return tab ? f + tab->AtPoint(m0 + s) : f;
+    };
     // March the grid; the first point is below T (xi^ <= T at the window edge). `first`
     // follows the grid: contributions more than the cut behind it are never summed again.
     uint32_t first = 0;
     double x_prev = seg_begin;
-    double f_prev = PulseSignal(c, n, sigma, x_prev, 0, cut);
+    double f_prev = grid_f(0, x_prev, 0);
     bool above = f_prev > t;
     // The echo's rising bracket (none when the segment begins above T), its grid maximum and
     // the maximum's two neighbours' values, for the peak's first guess.
@@ -511,7 +601,8 @@ LT_HD inline uint32_t DetectEchoes(const ThresholdDetector& d, SignalContributio
     bool best_is_prev = false;
     // The last point is seg_end itself, where xi^ <= T again: it is at least L from every
     // contribution (the next segment's windows start beyond it).
-    const auto steps = static_cast<uint32_t>((seg_end - seg_begin) / h) + 1;
+    const auto steps = tab ? static_cast<uint32_t>(m_end - m0)
+                           : static_cast<uint32_t>((seg_end - seg_begin) / h) + 1;
     // Blocks of grid points that, by the signal's bounds, would change nothing are passed over
     // to their last point, which is marched as before: the echoes are the same to the bit. A
     // block of kCoarseBlock that cannot be passed is tried as blocks of kFineBlock (up to
@@ -522,9 +613,9 @@ LT_HD inline uint32_t DetectEchoes(const ThresholdDetector& d, SignalContributio
       if (pass_over && s > march_until && !best_is_prev) {
         auto unchanged = [&](uint32_t points) {
           return s + points - 1 < steps &&
-                 detail::NothingChangesIn(c, n, sigma, t, seg_begin + s * h,
-                                          seg_begin + (s + points - 1) * h, first, cut, above,
-                                          best_f);
+                 detail::NothingChangesIn(c, n, sigma, t, grid_x(s), grid_x(s + points - 1),
+                                          first, cut, above, best_f, tab, m0 + s,
+                                          m0 + s + points - 1);
         };
         uint32_t skip = 0;
         if (s > fine_until) {
@@ -543,12 +634,12 @@ LT_HD inline uint32_t DetectEchoes(const ThresholdDetector& d, SignalContributio
         }
         s += skip;
       }
-      const double x = s == steps ? seg_end : seg_begin + s * h;
+      const double x = s == steps ? seg_end : grid_x(s);
       // The window may start where the previous grid point's window started (after a block
       // passed over, that point is the one before the block: `first` only lags, which is safe).
       while (first < n && c[first].range_m < x_prev - cut)
         ++first;
-      const double f = PulseSignal(c, n, sigma, x, first, cut);
+      const double f = grid_f(s, x, first);
       if (best_is_prev) echo.best_right = f;
       best_is_prev = false;
       if (!above && f > t) {

@@ -1,0 +1,44 @@
+// The fog's table (internal/fog_table.h) in device memory, its view there too: FogView::table
+// points at that view, so the beams read it from global memory, not from the kernels'
+// parameters (whose address would copy the frame's context into each thread's local memory).
+#pragma once
+
+#include "device_buffer.h"
+#include "internal/fog_table.h"
+
+namespace lt::cuda {
+
+class DeviceFogTable {
+ public:
+  // Copies `table`; *view is then the device's view, or null for an empty table.
+  Status Upload(const FogTable& table, const physics::PulseTableView** view) {
+    *view = nullptr;
+    if (table.empty()) return {};
+    for (Status s : {range_m_.Upload(table.range_m), power_w_.Upload(table.power_w),
+                     power_max_w_.Upload(table.power_max_w),
+                     power_sum_w_.Upload(table.power_sum_w), sums_w_.Upload(table.sums_w),
+                     point_first_.Upload(table.point_first),
+                     point_sums_.Upload(table.point_sums)}) {
+      if (!s.ok()) return s;
+    }
+    physics::PulseTableView v = table.Shape();
+    v.range_m = range_m_.get();
+    v.power_w = power_w_.get();
+    v.power_sum_w = power_sum_w_.get();
+    v.power_max_w = power_max_w_.get();
+    v.point_first = point_first_.get();
+    v.point_sums = point_sums_.get();
+    v.sums_w = sums_w_.get();
+    if (Status s = view_.Upload(&v, 1); !s.ok()) return s;
+    *view = view_.get();
+    return {};
+  }
+
+ private:
+  DeviceBuffer<float> range_m_, power_w_, power_max_w_;
+  DeviceBuffer<double> power_sum_w_, sums_w_;
+  DeviceBuffer<uint32_t> point_first_, point_sums_;
+  DeviceBuffer<physics::PulseTableView> view_;
+};
+
+}  // namespace lt::cuda
