@@ -43,6 +43,37 @@ FogTable::FogTable(const FogView& fog, const physics::ThresholdDetector& d) {
       sums_w.push_back(sum);
     }
     point_sums[p + 1] = static_cast<uint32_t>(sums_w.size());
+    full_w.push_back(point_sums[p + 1] > point_sums[p] ? sums_w.back() : 0.0);
+  }
+  for (int b = 0; b < 2; ++b) {
+    const uint32_t size = physics::TableBlockSize(b);
+    block_max_w[b].resize(points);
+    block_min_w[b].resize(points);
+    for (uint32_t p = 0; p < points; ++p) {
+      double hi = 0, lo = 1e300;
+      for (uint32_t q = p; q < p + size; ++q) {
+        const double v = q < points ? full_w[q] : 0.0;
+        hi = std::max(hi, v);
+        lo = std::min(lo, v);
+      }
+      block_max_w[b][p] = hi;
+      block_min_w[b][p] = lo;
+    }
+  }
+  // covered[J]: the points whose pulses all lie among the first J, a prefix (a point's last
+  // pulse, point_first + its count, never falls along the lattice); zeroed[J]: the first point
+  // whose pulses all lie past them (point_first only grows).
+  covered.resize(n + 1);
+  zeroed.resize(n + 1);
+  for (uint32_t used = 0; used <= n; ++used) {
+    uint32_t p = 0;
+    while (p < points && point_first[p] + (point_sums[p + 1] - point_sums[p]) <= used)
+      ++p;
+    covered[used] = p;
+    p = 0;
+    while (p < points && point_first[p] < used)
+      ++p;
+    zeroed[used] = p;
   }
   shape_.pulses = n;
   shape_.step_m = h;
@@ -58,6 +89,13 @@ FogTable::FogTable(const FogView& fog, const physics::ThresholdDetector& d) {
   view_.point_first = point_first.data();
   view_.point_sums = point_sums.data();
   view_.sums_w = sums_w.data();
+  view_.full_w = full_w.data();
+  for (int b = 0; b < 2; ++b) {
+    view_.block_max_w[b] = block_max_w[b].data();
+    view_.block_min_w[b] = block_min_w[b].data();
+  }
+  view_.covered = covered.data();
+  view_.zeroed = zeroed.data();
 }
 
 const physics::PulseTableView* FogTableCache::For(const FogView& fog,

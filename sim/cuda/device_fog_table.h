@@ -18,7 +18,12 @@ class DeviceFogTable {
                      power_max_w_.Upload(table.power_max_w),
                      power_sum_w_.Upload(table.power_sum_w), sums_w_.Upload(table.sums_w),
                      point_first_.Upload(table.point_first),
-                     point_sums_.Upload(table.point_sums)}) {
+                     point_sums_.Upload(table.point_sums), full_w_.Upload(table.full_w),
+                     block_max_w_[0].Upload(table.block_max_w[0]),
+                     block_max_w_[1].Upload(table.block_max_w[1]),
+                     block_min_w_[0].Upload(table.block_min_w[0]),
+                     block_min_w_[1].Upload(table.block_min_w[1]), covered_.Upload(table.covered),
+                     zeroed_.Upload(table.zeroed)}) {
       if (!s.ok()) return s;
     }
     physics::PulseTableView v = table.Shape();
@@ -29,6 +34,13 @@ class DeviceFogTable {
     v.point_first = point_first_.get();
     v.point_sums = point_sums_.get();
     v.sums_w = sums_w_.get();
+    v.full_w = full_w_.get();
+    for (int b = 0; b < 2; ++b) {
+      v.block_max_w[b] = block_max_w_[b].get();
+      v.block_min_w[b] = block_min_w_[b].get();
+    }
+    v.covered = covered_.get();
+    v.zeroed = zeroed_.get();
     if (Status s = view_.Upload(&v, 1); !s.ok()) return s;
     *view = view_.get();
     return {};
@@ -36,8 +48,8 @@ class DeviceFogTable {
 
  private:
   DeviceBuffer<float> range_m_, power_w_, power_max_w_;
-  DeviceBuffer<double> power_sum_w_, sums_w_;
-  DeviceBuffer<uint32_t> point_first_, point_sums_;
+  DeviceBuffer<double> power_sum_w_, sums_w_, full_w_, block_max_w_[2], block_min_w_[2];
+  DeviceBuffer<uint32_t> point_first_, point_sums_, covered_, zeroed_;
   DeviceBuffer<physics::PulseTableView> view_;
 };
 

@@ -130,7 +130,7 @@ LT_HD inline uint32_t AddFogSlabs(const FogView& f, const SubRayClear* clear, ui
     // FogShare counts a sub-ray whole in a slab that ends before its clear length.
     while (from < f.slabs && f.slab[from].end_m <= nearest)
       ++from;
-    *tabled = {f.table, from, weight};
+    *tabled = physics::TabledPulses::Of(f.table, from, weight);
   }
   if (count >= room) return count;
   float power[kMostFogSlabs];  // each slab's on this beam, 0: left out

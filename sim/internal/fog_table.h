@@ -30,8 +30,8 @@ class FogTable {
   const physics::PulseTableView& Shape() const { return shape_; }
 
   std::vector<float> range_m, power_w, power_max_w;
-  std::vector<double> power_sum_w, sums_w;
-  std::vector<uint32_t> point_first, point_sums;
+  std::vector<double> power_sum_w, sums_w, full_w, block_max_w[2], block_min_w[2];
+  std::vector<uint32_t> point_first, point_sums, covered, zeroed;
 
  private:
   physics::PulseTableView shape_{}, view_{};

@@ -48,7 +48,8 @@ Fog FogOf(double visibility_m, physics::EchoRange range) {
 
 // Every point of the lattice holds s F_J there (pulse_table.h), F_J summed here over all of the
 // first J slabs, for J from none to all and shares of 0.1 to 1.7: to 1e-12 of the sum, and
-// within 1e-6 of the threshold (the table's cut).
+// within 1e-6 of the threshold (the table's cut); and the bounds over every block of 4 and 16
+// points are their points' largest and least.
 TEST(FogTable, EachPointHoldsTheSumOfTheSlabsInFrontOfIt) {
   const Fog fog = FogOf(50, physics::EchoRange::kPeak);
   const FogTable table(fog.view, fog.detector);
@@ -61,7 +62,7 @@ TEST(FogTable, EachPointHoldsTheSumOfTheSlabsInFrontOfIt) {
   uint32_t checked = 0;
   for (uint32_t used : {0u, 1u, 5u, 17u, v.pulses / 2, v.pulses - 1, v.pulses}) {
     for (double scale : {0.1, 1.0, 1.7}) {
-      const TabledPulses tab{&v, used, scale};
+      const TabledPulses tab = TabledPulses::Of(&v, used, scale);
       for (int64_t m = v.first - 3; m < v.first + v.points + 3; ++m) {
         const double x = static_cast<double>(m) * v.step_m;
         double want = 0;
@@ -72,6 +73,17 @@ TEST(FogTable, EachPointHoldsTheSumOfTheSlabsInFrontOfIt) {
         ASSERT_NEAR(tab.AtPoint(m), want, 1e-6 * t + 1e-6 * want) << used << " " << m;
         ASSERT_NEAR(tab.AtPoint(m), tab.At(x, sigma), 1e-12 * want) << used << " " << m;
         ++checked;
+        // Its blocks' bounds are the largest and least of their points, to the bit.
+        for (uint32_t size : {physics::TableBlockSize(0), physics::TableBlockSize(1)}) {
+          double hi = 0, lo = 1e300, upper = 0, lower = 0;
+          for (int64_t q = m; q < m + size; ++q) {
+            hi = std::max(hi, tab.AtPoint(q));
+            lo = std::min(lo, tab.AtPoint(q));
+          }
+          tab.Bound(m, m + size - 1, &upper, &lower);
+          ASSERT_EQ(upper, hi) << used << " " << m << " " << size;
+          ASSERT_EQ(lower, lo) << used << " " << m << " " << size;
+        }
       }
     }
   }

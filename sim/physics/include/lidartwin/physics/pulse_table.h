@@ -37,20 +37,43 @@ struct PulseTableView {
   const uint32_t* point_first = nullptr;  // [points]: the first pulse within the cut of a point
   const uint32_t* point_sums = nullptr;   // [points + 1]: where a point's running sums begin
   const double* sums_w = nullptr;  // sums_w[point_sums[p] + i]: pulses first .. first + i at p
+  // All of the pulses: F at each point, and its largest and least over the blocks of
+  // TableBlockSize(b) points from each point on (points past the table count as 0). The march's
+  // bounds over a block of its grid read them in two loads where a beam holds every pulse near
+  // the block.
+  const double* full_w = nullptr;                   // [points]
+  const double* block_max_w[2] = {nullptr, nullptr};  // [points] each
+  const double* block_min_w[2] = {nullptr, nullptr};
+  // For J held pulses: the points [0, covered[J]) have every pulse within their cut among the
+  // J (there F_J = F), and from zeroed[J] on none (there F_J = 0).
+  const uint32_t* covered = nullptr;  // [pulses + 1]
+  const uint32_t* zeroed = nullptr;   // [pulses + 1]
 };
 
-// The share of a table a beam holds: pulses [0, used) at `scale`.
+// The block sizes of PulseTableView's bounds (b = 0, 1): DetectEchoes' kFineBlock and
+// kCoarseBlock.
+LT_HD constexpr uint32_t TableBlockSize(int b) {
+  return b == 0 ? 4 : 16;
+}
+
+// The share of a table a beam holds: pulses [0, used) at `scale` (Of).
 struct TabledPulses {
   const PulseTableView* table = nullptr;
   uint32_t used = 0;
   double scale = 0;
+  int64_t covered = 0, zeroed = 0;  // the table's covered[used] and zeroed[used]
+
+  LT_HD static TabledPulses Of(const PulseTableView* table, uint32_t used, double scale) {
+    return {table, used, scale, table->covered[used], table->zeroed[used]};
+  }
 
   LT_HD bool Any() const { return table != nullptr && used > 0; }
 
   // s F_J at lattice index m (0 off the table).
   LT_HD double AtPoint(int64_t m) const {
     const int64_t p = m - table->first;
-    if (p < 0 || p >= static_cast<int64_t>(table->points)) return 0;
+    if (p < 0 || p >= static_cast<int64_t>(table->points) || p >= zeroed) return 0;
+    if (p < covered) return scale * table->full_w[p];
     const uint32_t lo = table->point_first[p];
     const uint32_t begin = table->point_sums[p], held = table->point_sums[p + 1] - begin;
     if (used <= lo || held == 0) return 0;
@@ -60,6 +83,20 @@ struct TabledPulses {
 
   // The largest and least of AtPoint over the lattice points [m_a, m_b].
   LT_HD void Bound(int64_t m_a, int64_t m_b, double* upper, double* lower) const {
+    const int64_t p_a = m_a - table->first, p_b = m_b - table->first;
+    if (p_b < 0 || p_a >= zeroed || p_a >= static_cast<int64_t>(table->points)) {
+      *upper = *lower = 0;
+      return;
+    }
+    if (p_a >= 0 && p_b < covered) {
+      for (int b = 0; b < 2; ++b) {
+        if (p_b - p_a + 1 == TableBlockSize(b)) {
+          *upper = scale * table->block_max_w[b][p_a];
+          *lower = scale * table->block_min_w[b][p_a];
+          return;
+        }
+      }
+    }
     double hi = 0, lo = 1e300;
     for (int64_t m = m_a; m <= m_b; ++m) {
       const double v = AtPoint(m);

@@ -315,6 +315,8 @@ LT_HD inline SignalBounds BoundSignal(const SignalContribution* c, uint32_t n, d
 // sigma_r from the first to the last), and, where such a block cannot be, as blocks of 4.
 inline constexpr uint32_t kCoarseBlock = 16;
 inline constexpr uint32_t kFineBlock = 4;
+static_assert(TableBlockSize(0) == kFineBlock && TableBlockSize(1) == kCoarseBlock,
+              "a table's blocks are the march's");
 
 // Whether the march can pass over its grid points in [a, b] without a change: below the
 // threshold all through (no crossing, nothing to note), or, inside an echo, above it all through
