@@ -100,9 +100,13 @@ __device__ inline uint32_t WarpGatherContributions(const FrameContext& c,
 // warp of beams with like work diverges far less than one where most beams see the sky (the
 // records of the others stay cleared). Each beam writes only its own records, so the order of
 // the work does not change the frame.
-__global__ void BeamEchoKernel(FrameContext c, const physics::SignalContribution* contributions,
-                               const uint8_t* counts, const uint32_t* active,
-                               const uint32_t* active_count, BeamRecord* out, uint32_t beam_begin) {
+// Four blocks a multiprocessor at most 128 registers a thread (the compiler would take up to
+// 252 and run one or two): the weather frame 2.35 against 3.07 ms on the H200, 5 and 6 blocks
+// no better (bench/RESULTS.md, "The fog's table").
+__global__ void __launch_bounds__(128, 4)
+    BeamEchoKernel(FrameContext c, const physics::SignalContribution* contributions,
+                   const uint8_t* counts, const uint32_t* active, const uint32_t* active_count,
+                   BeamRecord* out, uint32_t beam_begin) {
   const uint32_t a = blockIdx.x * blockDim.x + threadIdx.x;
   if (a >= *active_count) return;
   const uint32_t i = active[a];
@@ -124,11 +128,14 @@ __global__ void BeamEchoKernel(FrameContext c, const physics::SignalContribution
 // How much detecting beam i will cost, as a sort key: the grid steps DetectEchoes could march
 // (the range spread of its contributions plus the two windows, in steps of sigma_r / 4, at most
 // 4095) times one more than its sub-rays' contributions (every grid point, bound and search sums
-// those near it); beams without a signal get the largest key and are counted out. Sorting the
-// beams by it puts beams of like work in one warp. On the H200 (`ncu`, OS0-128 with 8 sub-rays
-// in the 1 M-triangle city) the product against the steps alone: BeamEchoKernel 3.18 against
-// 3.56 ms in fog, rain and snow, 1.46 against 1.51 in snow, 1.57 against 1.56 in rain and snow
-// with the fog's extinction alone; the contributions first, then the steps, lost 0.5 ms there.
+// those near it), subtracted from the largest key but one, so that the beams of most work come
+// first; beams without a signal get the largest key and are counted out. Sorting the beams by
+// it puts beams of like work in one warp, and the heaviest in the first waves of blocks: with
+// the heaviest last, the last wave ran them on a half-empty GPU (weather frame 2.35 against
+// 2.15 ms on the H200, bench/RESULTS.md, "The fog's table"). On the H200 (`ncu`, OS0-128 with
+// 8 sub-rays in the 1 M-triangle city) the product against the steps alone: BeamEchoKernel 3.18
+// against 3.56 ms in fog, rain and snow, 1.46 against 1.51 in snow, 1.57 against 1.56 in rain and
+// snow with the fog's extinction alone; the contributions first, then the steps, lost 0.5 ms.
 __global__ void BeamWorkKernel(FrameContext c, const physics::SignalContribution* contributions,
                                const uint8_t* counts, uint32_t beams, uint32_t* keys, uint32_t* ids,
                                uint32_t* active_count) {
@@ -166,7 +173,7 @@ __global__ void BeamWorkKernel(FrameContext c, const physics::SignalContribution
   // The widest an echo of all the beam's power can be above the threshold (return_signal.h).
   const double window = physics::GaussianEchoWidth(sigma, total, c.signal.threshold.threshold_w);
   const auto steps = static_cast<uint32_t>(fmin(4095, (hi - lo + window) / (sigma / 4)));
-  keys[i] = (terms + 1) * steps;
+  keys[i] = 0xfffffffeu - (terms + 1) * steps;  // the most work first
 }
 
 }  // namespace lt::cuda
