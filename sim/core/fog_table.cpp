@@ -75,6 +75,16 @@ FogTable::FogTable(const FogView& fog, const physics::ThresholdDetector& d) {
       ++p;
     zeroed[used] = p;
   }
+  for (uint32_t used = 1; used <= n; ++used) {
+    std::vector<float> powers(power_w.begin(), power_w.begin() + used);
+    std::sort(powers.begin(), powers.end());
+    double sum = 0;
+    for (float p : powers) {
+      sorted_power_w.push_back(p);
+      sum += p;
+      sorted_sum_w.push_back(sum);
+    }
+  }
   shape_.pulses = n;
   shape_.step_m = h;
   shape_.cut_m = cut;
@@ -94,6 +104,8 @@ FogTable::FogTable(const FogView& fog, const physics::ThresholdDetector& d) {
     view_.block_max_w[b] = block_max_w[b].data();
     view_.block_min_w[b] = block_min_w[b].data();
   }
+  view_.sorted_power_w = sorted_power_w.data();
+  view_.sorted_sum_w = sorted_sum_w.data();
   view_.covered = covered.data();
   view_.zeroed = zeroed.data();
 }

@@ -23,7 +23,8 @@ class DeviceFogTable {
                      block_max_w_[1].Upload(table.block_max_w[1]),
                      block_min_w_[0].Upload(table.block_min_w[0]),
                      block_min_w_[1].Upload(table.block_min_w[1]), covered_.Upload(table.covered),
-                     zeroed_.Upload(table.zeroed)}) {
+                     zeroed_.Upload(table.zeroed), sorted_power_w_.Upload(table.sorted_power_w),
+                     sorted_sum_w_.Upload(table.sorted_sum_w)}) {
       if (!s.ok()) return s;
     }
     physics::PulseTableView v = table.Shape();
@@ -41,14 +42,17 @@ class DeviceFogTable {
     }
     v.covered = covered_.get();
     v.zeroed = zeroed_.get();
+    v.sorted_power_w = sorted_power_w_.get();
+    v.sorted_sum_w = sorted_sum_w_.get();
     if (Status s = view_.Upload(&v, 1); !s.ok()) return s;
     *view = view_.get();
     return {};
   }
 
  private:
-  DeviceBuffer<float> range_m_, power_w_, power_max_w_;
-  DeviceBuffer<double> power_sum_w_, sums_w_, full_w_, block_max_w_[2], block_min_w_[2];
+  DeviceBuffer<float> range_m_, power_w_, power_max_w_, sorted_power_w_;
+  DeviceBuffer<double> power_sum_w_, sums_w_, full_w_, block_max_w_[2], block_min_w_[2],
+      sorted_sum_w_;
   DeviceBuffer<uint32_t> point_first_, point_sums_, covered_, zeroed_;
   DeviceBuffer<physics::PulseTableView> view_;
 };

@@ -127,9 +127,17 @@ LT_HD inline uint32_t AddFogSlabs(const FogView& f, const SubRayClear* clear, ui
       nearest = clear[k].clear_m < nearest ? clear[k].clear_m : nearest;
       weight += clear[k].weight;
     }
-    // FogShare counts a sub-ray whole in a slab that ends before its clear length.
-    while (from < f.slabs && f.slab[from].end_m <= nearest)
-      ++from;
+    // FogShare counts a sub-ray whole in a slab that ends before its clear length; the slabs
+    // end in order, so a binary search finds the first that does not.
+    uint32_t hi = f.slabs;
+    while (from < hi) {
+      const uint32_t mid = (from + hi) / 2;
+      if (f.slab[mid].end_m <= nearest) {
+        from = mid + 1;
+      } else {
+        hi = mid;
+      }
+    }
     *tabled = physics::TabledPulses::Of(f.table, from, weight);
   }
   if (count >= room) return count;

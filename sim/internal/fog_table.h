@@ -29,8 +29,8 @@ class FogTable {
   // The scalars alone, for a view of copies elsewhere.
   const physics::PulseTableView& Shape() const { return shape_; }
 
-  std::vector<float> range_m, power_w, power_max_w;
-  std::vector<double> power_sum_w, sums_w, full_w, block_max_w[2], block_min_w[2];
+  std::vector<float> range_m, power_w, power_max_w, sorted_power_w;
+  std::vector<double> power_sum_w, sums_w, full_w, block_max_w[2], block_min_w[2], sorted_sum_w;
   std::vector<uint32_t> point_first, point_sums, covered, zeroed;
 
  private:

@@ -48,8 +48,9 @@ Fog FogOf(double visibility_m, physics::EchoRange range) {
 
 // Every point of the lattice holds s F_J there (pulse_table.h), F_J summed here over all of the
 // first J slabs, for J from none to all and shares of 0.1 to 1.7: to 1e-12 of the sum, and
-// within 1e-6 of the threshold (the table's cut); and the bounds over every block of 4 and 16
-// points are their points' largest and least.
+// within 1e-6 of the threshold (the table's cut); the bounds over every block of 4 and 16
+// points are their points' largest and least; and the sums of the powers under a level are a
+// pass over the pulses'.
 TEST(FogTable, EachPointHoldsTheSumOfTheSlabsInFrontOfIt) {
   const Fog fog = FogOf(50, physics::EchoRange::kPeak);
   const FogTable table(fog.view, fog.detector);
@@ -63,6 +64,13 @@ TEST(FogTable, EachPointHoldsTheSumOfTheSlabsInFrontOfIt) {
   for (uint32_t used : {0u, 1u, 5u, 17u, v.pulses / 2, v.pulses - 1, v.pulses}) {
     for (double scale : {0.1, 1.0, 1.7}) {
       const TabledPulses tab = TabledPulses::Of(&v, used, scale);
+      // The held pulses' powers under a level, from the sorted table, against a pass over them.
+      for (double level : {0.0, 1e-3 * t, 0.05 * t, 0.3 * t, t, 1e3 * t}) {
+        double want = 0;
+        for (uint32_t j = 0; j < used; ++j)
+          want += scale * v.power_w[j] <= level ? scale * v.power_w[j] : 0.0;
+        ASSERT_NEAR(tab.SumAtMost(level), want, 1e-12 * want) << used << " " << level;
+      }
       for (int64_t m = v.first - 3; m < v.first + v.points + 3; ++m) {
         const double x = static_cast<double>(m) * v.step_m;
         double want = 0;

@@ -48,6 +48,11 @@ struct PulseTableView {
   // J (there F_J = F), and from zeroed[J] on none (there F_J = 0).
   const uint32_t* covered = nullptr;  // [pulses + 1]
   const uint32_t* zeroed = nullptr;   // [pulses + 1]
+  // For J held pulses, their powers in ascending order and the running sums of those, at
+  // J (J - 1) / 2: the detector's weak levels ask how much of a beam's pulses lies under a
+  // power, which a binary search answers where a pass over the J pulses did.
+  const float* sorted_power_w = nullptr;  // [pulses (pulses + 1) / 2]
+  const double* sorted_sum_w = nullptr;   // [pulses (pulses + 1) / 2]
 };
 
 // The block sizes of PulseTableView's bounds (b = 0, 1): DetectEchoes' kFineBlock and
@@ -105,6 +110,21 @@ struct TabledPulses {
     }
     *upper = hi;
     *lower = m_b >= m_a ? lo : 0;
+  }
+
+  // The sum of the held pulses' scaled powers that are at most `level` (scale P_j <= level).
+  LT_HD double SumAtMost(double level) const {
+    const uint32_t at = used * (used - 1) / 2;
+    uint32_t lo = 0, hi = used;  // the first sorted power above the level
+    while (lo < hi) {
+      const uint32_t mid = (lo + hi) / 2;
+      if (scale * table->sorted_power_w[at + mid] <= level) {
+        lo = mid + 1;
+      } else {
+        hi = mid;
+      }
+    }
+    return lo == 0 ? 0.0 : scale * table->sorted_sum_w[at + lo - 1];
   }
 
   // The first pulse within the cut before x (a binary search: the pulses are sorted).

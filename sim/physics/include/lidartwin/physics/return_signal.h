@@ -353,10 +353,7 @@ LT_HD inline double WeakPowerLevel(const SignalContribution* c, uint32_t n, doub
     double sum = 0;
     for (uint32_t k = 0; k < n && sum <= budget; ++k)
       sum += c[k].power_w <= next ? c[k].power_w : 0;
-    for (uint32_t j = 0; tab && j < tab->used && sum <= budget; ++j) {
-      const double p = tab->scale * tab->table->power_w[j];
-      sum += p <= next ? p : 0;
-    }
+    if (tab) sum += tab->SumAtMost(next);
     if (sum > budget) break;  // the sums only grow with the level
     level = next;
   }
@@ -515,41 +512,50 @@ LT_HD inline uint32_t DetectEchoes(const ThresholdDetector& d, SignalContributio
   double strong = 0;  // the sum of the contributions above `weak`
   for (uint32_t k = 0; k < n; ++k)
     strong += c[k].power_w > weak ? c[k].power_w : 0;
-  for (uint32_t j = 0; j < tabled_count; ++j) {
-    const double p = tab->scale * tab->table->power_w[j];
-    strong += p > weak ? p : 0;
-  }
+  if (tab) strong += tab->scale * tab->table->power_sum_w[tabled_count] - tab->SumAtMost(weak);
   // Without weak contributions strong is the total; with them it exceeds T / 2 (the total
   // exceeds T), so the logarithm is positive either way.
   const double bound = strong < total ? 2 * strong : total;
   // L plus one grid step, so that xi^ is strictly below T at the ends of every segment.
   const double half = sigma * sqrt(2 * log(bound / t)) + h;
-  // The windows' centres in range order: the next contribution from k on, and the next tabled
-  // pulse from j on, that has a window.
+  // The windows in range order, each an interval of centres [lo, hi]: the next contribution
+  // from k on that has a window, and the tabled pulses' windows as one, from the first with a
+  // window to the last (between them the march meets no crossing where no window is near,
+  // which passing over its blocks makes cheap: the same echoes).
   auto windowed = [&](uint32_t k) {
     while (k < n && !(bound == total || c[k].power_w > weak))
       ++k;
     return k;
   };
-  auto windowed_tabled = [&](uint32_t j) {
-    while (j < tabled_count && !(bound == total || tab->scale * tab->table->power_w[j] > weak))
-      ++j;
-    return j;
+  auto has_window = [&](uint32_t j) {
+    return bound == total || tab->scale * tab->table->power_w[j] > weak;
   };
-  uint32_t k = windowed(0), j = windowed_tabled(0);
-  // The next window's centre (false when none is left), and past it.
-  auto peek = [&](double* r) {
-    const bool from_tabled = j < tabled_count && (k >= n || tabled_range[j] < c[k].range_m);
-    if (from_tabled) {
-      *r = tabled_range[j];
-    } else if (k < n) {
-      *r = c[k].range_m;
+  uint32_t tabled_first = 0, tabled_last = 0;
+  while (tabled_first < tabled_count && !has_window(tabled_first))
+    ++tabled_first;
+  bool tabled_pending = tabled_first < tabled_count;
+  if (tabled_pending) {
+    tabled_last = tabled_count - 1;
+    while (!has_window(tabled_last))
+      --tabled_last;
+  }
+  uint32_t k = windowed(0);
+  auto tabled_next = [&]() {
+    return tabled_pending && (k >= n || tabled_range[tabled_first] < c[k].range_m);
+  };
+  // The next window (false when none is left), and past it.
+  auto peek = [&](double* lo, double* hi) {
+    if (tabled_next()) {
+      *lo = tabled_range[tabled_first];
+      *hi = tabled_range[tabled_last];
+      return true;
     }
-    return from_tabled || k < n;
+    if (k < n) *lo = *hi = c[k].range_m;
+    return k < n;
   };
   auto advance = [&]() {
-    if (j < tabled_count && (k >= n || tabled_range[j] < c[k].range_m)) {
-      j = windowed_tabled(j + 1);
+    if (tabled_next()) {
+      tabled_pending = false;
     } else {
       k = windowed(k + 1);
     }
@@ -559,22 +565,22 @@ LT_HD inline uint32_t DetectEchoes(const ThresholdDetector& d, SignalContributio
   auto lattice_below = [&](double x) { return static_cast<int64_t>(floor(x / h)); };
   auto lattice_above = [&](double x) { return static_cast<int64_t>(ceil(x / h)); };
   detail::EchoKeeper keeper(d, c, n, cut, gate_m, out, tab);
-  double centre = 0;
-  bool more = peek(&centre);
+  double lo = 0, hi = 0;
+  bool more = peek(&lo, &hi);
   while (more) {
     // One segment: contributions whose windows overlap.
     advance();
-    double seg_begin = centre - half;
-    double seg_end = centre + half;
+    double seg_begin = lo - half;
+    double seg_end = hi + half;
     int64_t m0 = 0, m_end = 0;
     if (tab) {
       m0 = lattice_below(seg_begin);
       m_end = lattice_above(seg_end);
     }
-    while ((more = peek(&centre)) &&
-           (tab ? lattice_below(centre - half) <= m_end : centre - half <= seg_end)) {
+    while ((more = peek(&lo, &hi)) &&
+           (tab ? lattice_below(lo - half) <= m_end : lo - half <= seg_end)) {
       advance();
-      seg_end = centre + half;
+      seg_end = hi + half > seg_end ? hi + half : seg_end;
       if (tab) m_end = lattice_above(seg_end);
     }
     if (tab) {
