@@ -800,7 +800,8 @@ Expected<std::unique_ptr<CudaSimulator>> CudaSimulator::Create(const Scene& scen
   m.signal = FrameSignalChain(profile, scene.description,
                               static_cast<uint32_t>(scene.objects.size() + m.spray_sources.size()));
   if (threshold) {
-    if (Status s = m.fog_table.Upload(FogTable(m.signal.fog, m.signal.threshold), &m.signal.fog.table);
+    if (Status s =
+            m.fog_table.Upload(FogTable(m.signal.fog, m.signal.threshold), &m.signal.fog.table);
         !s.ok()) {
       return s.error();
     }

@@ -15,9 +15,8 @@ class DeviceFogTable {
     *view = nullptr;
     if (table.empty()) return {};
     for (Status s : {range_m_.Upload(table.range_m), power_w_.Upload(table.power_w),
-                     power_max_w_.Upload(table.power_max_w),
-                     power_sum_w_.Upload(table.power_sum_w), sums_w_.Upload(table.sums_w),
-                     point_first_.Upload(table.point_first),
+                     power_max_w_.Upload(table.power_max_w), power_sum_w_.Upload(table.power_sum_w),
+                     sums_w_.Upload(table.sums_w), point_first_.Upload(table.point_first),
                      point_sums_.Upload(table.point_sums), full_w_.Upload(table.full_w),
                      block_max_w_[0].Upload(table.block_max_w[0]),
                      block_max_w_[1].Upload(table.block_max_w[1]),

@@ -42,8 +42,7 @@ __device__ inline uint32_t AddBeamFog(const FrameContext& c, uint32_t i,
                                       uint32_t most, physics::TabledPulses* tabled = nullptr) {
   if (c.signal.fog.slabs == 0 || c.sub_ray_clear == nullptr) return count;
   const uint32_t n = c.footprint.sub_rays > 1 ? c.footprint.sub_rays : 1;
-  return AddFogSlabs(c.signal.fog, c.sub_ray_clear + uint64_t{i} * n, n, out, count, most,
-                     tabled);
+  return AddFogSlabs(c.signal.fog, c.sub_ray_clear + uint64_t{i} * n, n, out, count, most, tabled);
 }
 
 // Batch beam i's contributions, its sub-rays' filled slots one after another, then its fog

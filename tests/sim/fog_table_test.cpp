@@ -147,8 +147,8 @@ Detected Detect(const Fog& fog, const Beam& b, const physics::PulseTableView* ta
                   static_cast<uint32_t>(b.hits.size()), kMaxContributions, &tabled);
   Echo out[physics::kMaxEchoesDetected];
   Detected d;
-  const uint32_t m = physics::DetectEchoes(fog.detector, c.data(), n, out, &d.count, 0.3,
-                                           pass_over, &tabled);
+  const uint32_t m =
+      physics::DetectEchoes(fog.detector, c.data(), n, out, &d.count, 0.3, pass_over, &tabled);
   d.echoes.assign(out, out + m);
   return d;
 }
@@ -208,9 +208,10 @@ TEST(FogTable, TheDetectorReadingTheTableFindsTheEchoesOfTheSlabsCarried) {
       }
     }
   }
-  std::printf("[fog table] %u echoes the same; %u beams with an echo or a dip one grid stepped "
-              "over; %u beams read slabs from the table\n",
-              echoes, stepped_over, read_beams);
+  std::printf(
+      "[fog table] %u echoes the same; %u beams with an echo or a dip one grid stepped "
+      "over; %u beams read slabs from the table\n",
+      echoes, stepped_over, read_beams);
   EXPECT_GT(echoes, 4000u);
   EXPECT_GT(read_beams, 1000u);
   EXPECT_LT(stepped_over, 40u);

@@ -24,16 +24,16 @@
 namespace lt::physics {
 
 struct PulseTableView {
-  uint32_t pulses = 0;    // 0: no table
-  double step_m = 0;      // h, the detector's grid step sigma_r / 4 [m]
-  double cut_m = 0;       // pulses farther than this from x are left out of a sum at x [m]
-  int64_t first = 0;      // the lattice index of point 0 (x = first h)
-  uint32_t points = 0;    // lattice points held
-  uint32_t source = 0;    // the pulses' source (labels)
-  const float* range_m = nullptr;       // [pulses], nearest first
-  const float* power_w = nullptr;       // [pulses]
-  const double* power_sum_w = nullptr;  // [pulses + 1]: sum of power_w[0 .. J)
-  const float* power_max_w = nullptr;   // [pulses + 1]: max of power_w[0 .. J)
+  uint32_t pulses = 0;             // 0: no table
+  double step_m = 0;               // h, the detector's grid step sigma_r / 4 [m]
+  double cut_m = 0;                // pulses farther than this from x are left out of a sum at x [m]
+  int64_t first = 0;               // the lattice index of point 0 (x = first h)
+  uint32_t points = 0;             // lattice points held
+  uint32_t source = 0;             // the pulses' source (labels)
+  const float* range_m = nullptr;  // [pulses], nearest first
+  const float* power_w = nullptr;  // [pulses]
+  const double* power_sum_w = nullptr;    // [pulses + 1]: sum of power_w[0 .. J)
+  const float* power_max_w = nullptr;     // [pulses + 1]: max of power_w[0 .. J)
   const uint32_t* point_first = nullptr;  // [points]: the first pulse within the cut of a point
   const uint32_t* point_sums = nullptr;   // [points + 1]: where a point's running sums begin
   const double* sums_w = nullptr;  // sums_w[point_sums[p] + i]: pulses first .. first + i at p
@@ -41,7 +41,7 @@ struct PulseTableView {
   // TableBlockSize(b) points from each point on (points past the table count as 0). The march's
   // bounds over a block of its grid read them in two loads where a beam holds every pulse near
   // the block.
-  const double* full_w = nullptr;                   // [points]
+  const double* full_w = nullptr;                     // [points]
   const double* block_max_w[2] = {nullptr, nullptr};  // [points] each
   const double* block_min_w[2] = {nullptr, nullptr};
   // For J held pulses: the points [0, covered[J]) have every pulse within their cut among the

@@ -178,8 +178,8 @@ LT_HD inline SignalDerivatives SignalDerivativesAt(const SignalContribution* c, 
 // steps from the linear interpolation of the two, replaced by bisection whenever they leave
 // the bracket (safeguarded Newton, Numerical Recipes rtsafe). Usually two or three steps.
 LT_HD inline double Crossing(const SignalContribution* c, uint32_t n, double sigma, double t,
-                             double a, double b, double f_a, double f_b, uint32_t first,
-                             double cut, const TabledPulses* tab = nullptr) {
+                             double a, double b, double f_a, double f_b, uint32_t first, double cut,
+                             const TabledPulses* tab = nullptr) {
   const bool rising = f_a <= t;
   double lo = a, hi = b;
   double x = f_b != f_a ? a + (t - f_a) / (f_b - f_a) * (b - a) : 0.5 * (a + b);
@@ -405,10 +405,10 @@ struct EchoKeeper {
     const double sigma = d.pulse_sigma_m, t = d.threshold_w;
     for (uint32_t i = 0; i < pending; ++i) {
       const PendingEcho& p = wait[i];
-      const double r0 =
-          p.rise_a == p.rise_b ? p.rise_a
-                               : Crossing(c, n, sigma, t, p.rise_a, p.rise_b, p.rise_fa, p.rise_fb,
-                                          p.rise_first, cut, tab);
+      const double r0 = p.rise_a == p.rise_b
+                            ? p.rise_a
+                            : Crossing(c, n, sigma, t, p.rise_a, p.rise_b, p.rise_fa, p.rise_fb,
+                                       p.rise_first, cut, tab);
       const double r1 = Crossing(c, n, sigma, t, p.fall_a, p.fall_b, p.fall_fa, p.fall_fb,
                                  p.fall_first, cut, tab);
       // The peak lies after r0; its window starts at most the cut before r0.
@@ -621,9 +621,8 @@ LT_HD inline uint32_t DetectEchoes(const ThresholdDetector& d, SignalContributio
       if (pass_over && s > march_until && !best_is_prev) {
         auto unchanged = [&](uint32_t points) {
           return s + points - 1 < steps &&
-                 detail::NothingChangesIn(c, n, sigma, t, grid_x(s), grid_x(s + points - 1),
-                                          first, cut, above, best_f, tab, m0 + s,
-                                          m0 + s + points - 1);
+                 detail::NothingChangesIn(c, n, sigma, t, grid_x(s), grid_x(s + points - 1), first,
+                                          cut, above, best_f, tab, m0 + s, m0 + s + points - 1);
         };
         uint32_t skip = 0;
         if (s > fine_until) {
