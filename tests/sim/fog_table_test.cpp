@@ -62,6 +62,7 @@ TEST(FogTable, EachPointHoldsTheSumOfTheSlabsInFrontOfIt) {
   const double sigma = fog.detector.pulse_sigma_m, t = fog.detector.threshold_w;
   uint32_t checked = 0;
   for (uint32_t used : {0u, 1u, 5u, 17u, v.pulses / 2, v.pulses - 1, v.pulses}) {
+    ASSERT_LE(used, v.pulses);  // the fog holds 65 slabs
     for (double scale : {0.1, 1.0, 1.7}) {
       const TabledPulses tab = TabledPulses::Of(&v, used, scale);
       // The held pulses' powers under a level, from the sorted table, against a pass over them.
