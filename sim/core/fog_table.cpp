@@ -91,23 +91,7 @@ FogTable::FogTable(const FogView& fog, const physics::ThresholdDetector& d) {
   shape_.first = first;
   shape_.points = points;
   shape_.source = fog.object;
-  view_ = shape_;
-  view_.range_m = range_m.data();
-  view_.power_w = power_w.data();
-  view_.power_sum_w = power_sum_w.data();
-  view_.power_max_w = power_max_w.data();
-  view_.point_first = point_first.data();
-  view_.point_sums = point_sums.data();
-  view_.sums_w = sums_w.data();
-  view_.full_w = full_w.data();
-  for (int b = 0; b < 2; ++b) {
-    view_.block_max_w[b] = block_max_w[b].data();
-    view_.block_min_w[b] = block_min_w[b].data();
-  }
-  view_.sorted_power_w = sorted_power_w.data();
-  view_.sorted_sum_w = sorted_sum_w.data();
-  view_.covered = covered.data();
-  view_.zeroed = zeroed.data();
+  view_ = ViewOf([](const auto& array) { return array.data(); });
 }
 
 const physics::PulseTableView* FogTableCache::For(const FogView& fog,

@@ -3,6 +3,10 @@
 // parameters (whose address would copy the frame's context into each thread's local memory).
 #pragma once
 
+#include <cstring>
+#include <type_traits>
+#include <vector>
+
 #include "device_buffer.h"
 #include "internal/fog_table.h"
 
@@ -10,49 +14,37 @@ namespace lt::cuda {
 
 class DeviceFogTable {
  public:
-  // Copies `table`; *view is then the device's view, or null for an empty table.
+  // Copies `table`; *view is then the device's view, or null for an empty table. The arrays
+  // travel in one allocation and one copy, each at an offset aligned for doubles.
   Status Upload(const FogTable& table, const physics::PulseTableView** view) {
     *view = nullptr;
     if (table.empty()) return {};
-    for (Status s : {range_m_.Upload(table.range_m), power_w_.Upload(table.power_w),
-                     power_max_w_.Upload(table.power_max_w), power_sum_w_.Upload(table.power_sum_w),
-                     sums_w_.Upload(table.sums_w), point_first_.Upload(table.point_first),
-                     point_sums_.Upload(table.point_sums), full_w_.Upload(table.full_w),
-                     block_max_w_[0].Upload(table.block_max_w[0]),
-                     block_max_w_[1].Upload(table.block_max_w[1]),
-                     block_min_w_[0].Upload(table.block_min_w[0]),
-                     block_min_w_[1].Upload(table.block_min_w[1]), covered_.Upload(table.covered),
-                     zeroed_.Upload(table.zeroed), sorted_power_w_.Upload(table.sorted_power_w),
-                     sorted_sum_w_.Upload(table.sorted_sum_w)}) {
-      if (!s.ok()) return s;
-    }
-    physics::PulseTableView v = table.Shape();
-    v.range_m = range_m_.get();
-    v.power_w = power_w_.get();
-    v.power_sum_w = power_sum_w_.get();
-    v.power_max_w = power_max_w_.get();
-    v.point_first = point_first_.get();
-    v.point_sums = point_sums_.get();
-    v.sums_w = sums_w_.get();
-    v.full_w = full_w_.get();
-    for (int b = 0; b < 2; ++b) {
-      v.block_max_w[b] = block_max_w_[b].get();
-      v.block_min_w[b] = block_min_w_[b].get();
-    }
-    v.covered = covered_.get();
-    v.zeroed = zeroed_.get();
-    v.sorted_power_w = sorted_power_w_.get();
-    v.sorted_sum_w = sorted_sum_w_.get();
+    size_t bytes = 0;
+    table.ViewOf([&](const auto& array) {
+      bytes = Aligned(bytes) + array.size() * sizeof(array[0]);
+      return array.data();
+    });
+    if (Status s = arrays_.Reserve(bytes); !s.ok()) return s;
+    std::vector<unsigned char> staged(bytes);
+    size_t at = 0;
+    const physics::PulseTableView v = table.ViewOf([&](const auto& array) {
+      using T = std::decay_t<decltype(array[0])>;
+      at = Aligned(at);
+      if (!array.empty()) std::memcpy(staged.data() + at, array.data(), array.size() * sizeof(T));
+      const T* placed = reinterpret_cast<const T*>(arrays_.get() + at);
+      at += array.size() * sizeof(T);
+      return placed;
+    });
+    if (Status s = arrays_.Upload(staged); !s.ok()) return s;
     if (Status s = view_.Upload(&v, 1); !s.ok()) return s;
     *view = view_.get();
     return {};
   }
 
  private:
-  DeviceBuffer<float> range_m_, power_w_, power_max_w_, sorted_power_w_;
-  DeviceBuffer<double> power_sum_w_, sums_w_, full_w_, block_max_w_[2], block_min_w_[2],
-      sorted_sum_w_;
-  DeviceBuffer<uint32_t> point_first_, point_sums_, covered_, zeroed_;
+  static size_t Aligned(size_t offset) { return (offset + 7) & ~size_t{7}; }
+
+  DeviceBuffer<unsigned char> arrays_;
   DeviceBuffer<physics::PulseTableView> view_;
 };
 

@@ -26,8 +26,29 @@ class FogTable {
   bool empty() const { return shape_.pulses == 0; }
   // The view of this object's arrays (pointers into them: valid while it lives).
   const physics::PulseTableView* View() const { return empty() ? nullptr : &view_; }
-  // The scalars alone, for a view of copies elsewhere.
-  const physics::PulseTableView& Shape() const { return shape_; }
+  // A view of this table's arrays placed elsewhere: `place(array)` returns where that array's
+  // copy lies (a pointer to its elements), as the CUDA backend's device copy does.
+  template <class Place>
+  physics::PulseTableView ViewOf(Place&& place) const {
+    physics::PulseTableView v = shape_;
+    v.range_m = place(range_m);
+    v.power_w = place(power_w);
+    v.power_sum_w = place(power_sum_w);
+    v.power_max_w = place(power_max_w);
+    v.point_first = place(point_first);
+    v.point_sums = place(point_sums);
+    v.sums_w = place(sums_w);
+    v.full_w = place(full_w);
+    for (int b = 0; b < 2; ++b) {
+      v.block_max_w[b] = place(block_max_w[b]);
+      v.block_min_w[b] = place(block_min_w[b]);
+    }
+    v.covered = place(covered);
+    v.zeroed = place(zeroed);
+    v.sorted_power_w = place(sorted_power_w);
+    v.sorted_sum_w = place(sorted_sum_w);
+    return v;
+  }
 
   std::vector<float> range_m, power_w, power_max_w, sorted_power_w;
   std::vector<double> power_sum_w, sums_w, full_w, block_max_w[2], block_min_w[2], sorted_sum_w;

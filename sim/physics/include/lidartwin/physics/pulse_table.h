@@ -141,19 +141,27 @@ struct TabledPulses {
     return lo;
   }
 
+  // Calls f(d, P_j) for each held pulse j within the cut of x, d = x - r_j [m], nearest first.
+  template <class F>
+  LT_HD void ForEachNear(double x, F&& f) const {
+    for (uint32_t j = FirstNear(x); j < used; ++j) {
+      const double d = x - table->range_m[j];
+      if (d < -table->cut_m) break;
+      f(d, static_cast<double>(table->power_w[j]));
+    }
+  }
+
   // xi^ of the held pulses and its first two derivatives at any x, summed term by term
   // (PulseSignalDerivatives' formulas).
   LT_HD SignalDerivatives Derivatives(double x, double sigma) const {
     SignalDerivatives s{0, 0, 0};
     const double inv_s2 = 1 / (sigma * sigma);
-    for (uint32_t j = FirstNear(x); j < used; ++j) {
-      const double d = x - table->range_m[j];
-      if (d < -table->cut_m) break;
-      const double g = table->power_w[j] * PulseWeight(d, 0.5 * inv_s2);
+    ForEachNear(x, [&](double d, double power) {
+      const double g = power * PulseWeight(d, 0.5 * inv_s2);
       s.f += g;
       s.d1 -= d * inv_s2 * g;
       s.d2 += (d * d * inv_s2 - 1) * inv_s2 * g;
-    }
+    });
     s.f *= scale;
     s.d1 *= scale;
     s.d2 *= scale;
@@ -164,11 +172,7 @@ struct TabledPulses {
   LT_HD double At(double x, double sigma) const {
     double s = 0;
     const double half_inv_var = 0.5 / (sigma * sigma);
-    for (uint32_t j = FirstNear(x); j < used; ++j) {
-      const double d = x - table->range_m[j];
-      if (d < -table->cut_m) break;
-      s += table->power_w[j] * PulseWeight(d, half_inv_var);
-    }
+    ForEachNear(x, [&](double d, double power) { s += power * PulseWeight(d, half_inv_var); });
     return scale * s;
   }
 
@@ -176,12 +180,10 @@ struct TabledPulses {
   LT_HD double StrongestTermAt(double x, double sigma) const {
     double best = 0;
     const double half_inv_var = 0.5 / (sigma * sigma);
-    for (uint32_t j = FirstNear(x); j < used; ++j) {
-      const double d = x - table->range_m[j];
-      if (d < -table->cut_m) break;
-      const double p = scale * table->power_w[j] * PulseWeight(d, half_inv_var);
+    ForEachNear(x, [&](double d, double power) {
+      const double p = scale * power * PulseWeight(d, half_inv_var);
       best = p > best ? p : best;
-    }
+    });
     return best;
   }
 };
