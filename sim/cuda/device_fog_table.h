@@ -19,6 +19,8 @@ class DeviceFogTable {
   Status Upload(const FogTable& table, const physics::PulseTableView** view) {
     *view = nullptr;
     if (table.empty()) return {};
+    // Two passes of ViewOf, which visits the arrays in one fixed order: the first sums their
+    // aligned sizes, the second places each at the same offset.
     size_t bytes = 0;
     table.ViewOf([&](const auto& array) {
       bytes = Aligned(bytes) + array.size() * sizeof(array[0]);
@@ -29,6 +31,7 @@ class DeviceFogTable {
     size_t at = 0;
     const physics::PulseTableView v = table.ViewOf([&](const auto& array) {
       using T = std::decay_t<decltype(array[0])>;
+      static_assert(alignof(T) <= 8, "Aligned() places arrays at 8-byte offsets");
       at = Aligned(at);
       if (!array.empty()) std::memcpy(staged.data() + at, array.data(), array.size() * sizeof(T));
       const T* placed = reinterpret_cast<const T*>(arrays_.get() + at);
