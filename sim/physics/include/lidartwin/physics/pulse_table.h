@@ -141,7 +141,8 @@ struct TabledPulses {
     return lo;
   }
 
-  // Calls f(d, P_j) for each held pulse j within the cut of x, d = x - r_j [m], nearest first.
+  // Calls f(d, P_j) for each held pulse j within the cut of x, d = x - r_j [m], in the order of
+  // their ranges (the order the sums above have always taken).
   template <class F>
   LT_HD void ForEachNear(double x, F&& f) const {
     for (uint32_t j = FirstNear(x); j < used; ++j) {
