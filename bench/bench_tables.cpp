@@ -175,6 +175,13 @@ std::string GpuBenchTables(const GpuBenchReport& gpu) {
                     s.triangles, s.sah_build_ms, s.sah_coherent_rays_per_s, s.sah_random_rays_per_s,
                     s.coherent.gpu_trees_differ + s.random.gpu_trees_differ);
   }
+  text += fmt::format("coherent rays to the sensor's range: {:>10} {:>12} {:>12}\n", "triangles",
+                      "ploc/s", "binned_sah/s");
+  for (const auto& s : gpu.scenes) {
+    text += fmt::format("                                     {:>10} {:>12.4g} {:>12.4g}\n",
+                        s.triangles, s.ploc_coherent_in_range_rays_per_s,
+                        s.sah_coherent_in_range_rays_per_s);
+  }
   // The figures above are on PLOC trees (the simulator's); its refit, and the LBVH trees.
   text += fmt::format("PLOC refit, LBVH trees: {:>10} {:>9} {:>9} {:>12} {:>12}\n", "triangles",
                       "refit_ms", "lbvh_ms", "coh_lbvh/s", "rnd_lbvh/s");
@@ -221,7 +228,9 @@ nlohmann::json BenchJson(const MachineInfo& machine, const std::string& scene_fi
            {"gpu_binned_sah",
             {{"bvh_build_ms", s.sah_build_ms},
              {"coherent_gpu_rays_per_s", s.sah_coherent_rays_per_s},
+             {"coherent_in_range_gpu_rays_per_s", s.sah_coherent_in_range_rays_per_s},
              {"random_gpu_rays_per_s", s.sah_random_rays_per_s}}},
+           {"coherent_in_range_gpu_rays_per_s", s.ploc_coherent_in_range_rays_per_s},
            {"lbvh",
             {{"bvh_build_ms", s.bvh_build_ms},
              {"coherent_gpu_rays_per_s", s.lbvh_coherent_rays_per_s},

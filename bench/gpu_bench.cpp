@@ -353,6 +353,23 @@ GpuBenchReport RunGpuBench(const std::vector<uint64_t>& triangle_counts, int rep
         (coherent ? quality->coherent_triangles : quality->random_triangles) = c.triangles_per_ray;
       }
     }
+    // The coherent rays to the detector's range, where the simulator ends its sub-rays
+    // (SubRayQuery, sim/internal/beam_pipeline.h).
+    {
+      const Rays rays = CoherentRays(os0.value(), sensor);
+      const auto range = static_cast<float>(os0->detector.max_range_m);
+      for (auto [builder, rate] :
+           {std::pair{GpuBvhChoice(GpuBvhBuilder::kPloc), &fig.ploc_coherent_in_range_rays_per_s},
+            std::pair{GpuBvhChoice(GpuBinnedSahBuild()), &fig.sah_coherent_in_range_rays_per_s}}) {
+        auto r = CudaClosestHits(soup, rays.origins, rays.directions, 1e-4f, range, repeats,
+                                 builder);
+        if (!r.ok()) {
+          report.why_no_gpu = r.message();
+          return report;
+        }
+        *rate = static_cast<double>(rays.size()) / (r->trace_ms * 1e-3);
+      }
+    }
     // Full OS0-128 frames (capability detector) at the street corner: one ray per beam, and
     // 8 averaged sub-rays in a 3 mrad cone (tier 2).
     Trajectory traj;
