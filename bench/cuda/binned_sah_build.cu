@@ -109,7 +109,10 @@ __device__ inline void ClearBins(SahBins* bins, int lane, int lanes) {
 // in one bin (neighbours in a large node) the warp reduces first and one lane updates the bin:
 // 7 atomics, not 32 on each address. Otherwise every lane updates its own bin: looping over
 // the distinct bins instead costs some 40 instructions a bin, and the primitives of a small
-// node spread over most of its 16. Every lane of the warp calls it.
+// node spread over most of its 16; reducing each bin's lanes together (a labelled partition:
+// a match and six reductions with the bin's lanes as the mask) made the subtree kernel 1.6
+// times slower on the H200, although it took most of the shared-memory conflicts away
+// (bench/RESULTS.md). Every lane of the warp calls it.
 __device__ inline void WarpAddToBins(SahBins* bins, int slot, bool valid, const BvhBox& box,
                                      const BinMap& map) {
   const int lane = static_cast<int>(threadIdx.x) & 31;
@@ -163,18 +166,21 @@ struct SahChoice {
   BvhBox box[2];
 };
 
-// The best binned split of a node from its bins (one warp, every lane gets the answer). Lanes
-// 0-15 hold one bin each and scan them in both directions; ties go to the more even split (a
-// flat or point-like node ties every split at cost 0, and the lowest bin would peel one
-// primitive a level), then the lower axis, then the lower bin. axis -1: no split leaves both
-// sides non-empty.
+// The best binned split of a node from its bins (one warp, every lane gets the answer). Each
+// half-warp holds one axis's bins, a lane each, and scans them in both directions: axes 0 and 1
+// in the first pass, axis 2 in the second. Ties go to the more even split (a flat or point-like
+// node ties every split at cost 0, and the lowest bin would peel one primitive a level), then
+// the lower axis, then the lower bin. axis -1: no split leaves both sides non-empty.
 __device__ inline SahChoice WarpBestSplit(const SahBins& bins) {
+  static_assert(2 * kSahBins == 32, "two axes' bins a warp");
   const int lane = static_cast<int>(threadIdx.x) & 31;
   const int bin = lane & (kSahBins - 1);
   float best = __builtin_huge_valf();
   int best_key = 1 << 30;
   uint32_t best_uneven = 0xffffffffu;
-  for (int a = 0; a < 3; ++a) {
+  for (int pass = 0; pass < 2; ++pass) {
+    const int axis = 2 * pass + lane / kSahBins;  // 3: the idle half of the second pass
+    const int a = axis < 3 ? axis : 0;
     float lo[3], hi[3], rlo[3], rhi[3];
     for (int k = 0; k < 3; ++k) {
       lo[k] = rlo[k] = Unordered(bins.lo[a][bin][k]);
@@ -214,7 +220,7 @@ __device__ inline SahChoice WarpBestSplit(const SahBins& bins) {
       nhi[k] = __shfl_down_sync(0xffffffffu, rhi[k], 1, kSahBins);
     }
     const uint32_t nrn = __shfl_down_sync(0xffffffffu, rn, 1, kSahBins);
-    if (lane < kSahBins - 1 && n > 0 && nrn > 0) {
+    if (axis < 3 && bin < kSahBins - 1 && n > 0 && nrn > 0) {
       const float cost = HalfAreaOf(lo, hi) * static_cast<float>(n) +
                          HalfAreaOf(nlo, nhi) * static_cast<float>(nrn);
       const int key = a * kSahBins + bin;
@@ -598,12 +604,33 @@ __device__ inline uint32_t WithNibble(uint32_t v, int k, uint32_t x) {
 // position of the range's first primitive. The state lives in registers: perm (position ->
 // slot index) and depth (of the node made at each gap, 0 while unsplit). A range's parent is
 // the node of its deeper boundary gap (the later split). root: this range is the whole tree's
-// root, which sets root_gap.
+// root, which sets root_gap. The primitives are sorted on each axis once; a range's order on
+// an axis is that order with the others left out ((centre, index) orders every subset as it
+// orders the whole): sorting each range anew had been two fifths of the subtree kernel's time
+// (ncu's warp-state samples on the H200, bench/RESULTS.md).
 __device__ inline void SmallSubtree(const BvhBox* box, uint64_t slots, int n, uint32_t base,
                                     int32_t parent, uint32_t side, bool root, uint32_t root_gap,
                                     const uint32_t* task_ids, uint32_t* root_gap_out,
                                     BvhNode* nodes, uint32_t* order) {
   auto slot = [&](uint32_t k) { return static_cast<uint32_t>((slots >> (8 * k)) & 0xffu); };
+  uint32_t sorted[3];  // slot indices by (centre, triangle index) on each axis
+  for (int a = 0; a < 3; ++a) {
+    uint32_t o = 0;
+    for (int k = 0; k < n; ++k) {
+      const float cx = Centre(box[slot(k)], a);
+      const uint32_t ix = task_ids[slot(k)];
+      int j = k;
+      while (j > 0) {
+        const uint32_t y = Nibble(o, j - 1);
+        const float cy = Centre(box[slot(y)], a);
+        if (cy < cx || (cy == cx && task_ids[slot(y)] < ix)) break;
+        o = WithNibble(o, j, y);
+        --j;
+      }
+      o = WithNibble(o, j, static_cast<uint32_t>(k));
+    }
+    sorted[a] = o;
+  }
   uint32_t perm = 0x76543210u, depth = 0;
   for (int made = 0; made < n - 1; ++made) {
     int b = 0, e = 1;  // the first range of two or more with no split inside
@@ -626,21 +653,14 @@ __device__ inline void SmallSubtree(const BvhBox* box, uint64_t slots, int n, ui
     float best = __builtin_huge_valf();
     int best_at = 1;
     uint32_t best_order = 0;
+    uint32_t members = 0;  // the range's slot indices, a bit each
+    for (int k = b; k < e; ++k)
+      members |= 1u << Nibble(perm, k);
     for (int a = 0; a < 3; ++a) {
       uint32_t o = 0;  // the range's slot indices sorted by (centre, triangle index)
-      for (int k = 0; k < m; ++k) {
-        const uint32_t x = Nibble(perm, b + k);
-        const float cx = Centre(box[slot(x)], a);
-        const uint32_t ix = task_ids[slot(x)];
-        int j = k;
-        while (j > 0) {
-          const uint32_t y = Nibble(o, j - 1);
-          const float cy = Centre(box[slot(y)], a);
-          if (cy < cx || (cy == cx && task_ids[slot(y)] < ix)) break;
-          o = WithNibble(o, j, y);
-          --j;
-        }
-        o = WithNibble(o, j, x);
+      for (int k = 0, j = 0; k < n; ++k) {
+        const uint32_t x = Nibble(sorted[a], k);
+        if ((members >> x) & 1u) o = WithNibble(o, j++, x);
       }
       // Right areas by a backward sweep, then the forward sweep picks the split (loops
       // unrolled to the bound so the areas stay in registers).
@@ -742,10 +762,15 @@ __global__ void __launch_bounds__(32 * kSubtreeWarps)
   const uint32_t* task_ids = ids[t.buffer] + t.begin;
   const int n = static_cast<int>(t.count);
   constexpr int kSmall = static_cast<int>(kSahSmallMax);
-  for (int i = lane; i < n; i += 32) {
-    w.box[i] = boxes[t.buffer][t.begin + i];
+  // The boxes copied word by word: a lane a box would read 24-byte strides, six sectors an
+  // instruction where a word a lane reads one.
+  static_assert(sizeof(BvhBox) == 6 * sizeof(uint32_t), "a box is six words");
+  const auto* from = reinterpret_cast<const uint32_t*>(boxes[t.buffer] + t.begin);
+  auto* to = reinterpret_cast<uint32_t*>(w.box);
+  for (int i = lane; i < 6 * n; i += 32)
+    to[i] = from[i];
+  for (int i = lane; i < n; i += 32)
     w.slot[0][i] = static_cast<uint8_t>(i);
-  }
   bool root = t.parent < 0;
   uint32_t root_gap = root ? 0 : counters[kRootGap];
   const SubtreeRange whole{0,    static_cast<uint16_t>(n),       static_cast<uint8_t>(t.side),
