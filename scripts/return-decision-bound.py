@@ -25,8 +25,6 @@ import sys
 
 import numpy as np
 
-import lidartwin
-
 
 def range_image(frame, rows, columns):
     """The frame's first returns as a (channel, column) range image, 0 where empty."""
@@ -73,9 +71,27 @@ def majority_table(keys, truth):
     return dict(zip(cells.tolist(), (rate > 0.5).tolist()))
 
 
+def decision_bounds(data, count):
+    """Mean (drop accuracy, agreement) over the folds of a table on the first `count` features:
+    learned from the other folds' truth (None with one fold) and from the fold's own."""
+    cv, own = [], []
+    for i, (truth, sim, features) in enumerate(data):
+        keys = cell_keys(features, count)
+        own_table = majority_table(keys, truth)
+        own.append(scores(np.array([own_table[k] for k in keys.tolist()]), truth))
+        if len(data) > 1:
+            train_keys = np.concatenate([cell_keys(d[2], count) for j, d in enumerate(data) if j != i])
+            train_truth = np.concatenate([d[0] for j, d in enumerate(data) if j != i])
+            table = majority_table(train_keys, train_truth)
+            cv.append(scores(np.array([table.get(k, s) for k, s in zip(keys.tolist(), sim)]), truth))
+    return (tuple(np.mean(cv, axis=0)) if cv else None), tuple(np.mean(own, axis=0))
+
+
 def main(argv):
     if len(argv) < 5:
         sys.exit(__doc__)
+    import lidartwin  # the module only for reading; the bounds above are plain numpy
+
     recording, metadata, min_range_m = argv[1], argv[2], float(argv[3])
     folds = [(int(a.split(":", 1)[0]), a.split(":", 1)[1]) for a in argv[4:]]
     real = list(lidartwin.Recording(recording, metadata))
@@ -93,18 +109,9 @@ def main(argv):
     counts = [1, 1 + len(images) - 1, len(images) + 1, 2 * len(images), 2 * len(images) + 1]
     print("features | cross-validated drop accuracy, agreement | in-sample drop accuracy, agreement")
     for name, count in zip(names, counts):
-        cv, own = [], []
-        for i, (truth, sim, features) in enumerate(data):
-            keys = cell_keys(features, count)
-            own_table = majority_table(keys, truth)
-            own.append(scores(np.array([own_table[k] for k in keys.tolist()]), truth))
-            if len(data) > 1:
-                train_keys = np.concatenate([cell_keys(d[2], count) for j, d in enumerate(data) if j != i])
-                train_truth = np.concatenate([d[0] for j, d in enumerate(data) if j != i])
-                table = majority_table(train_keys, train_truth)
-                cv.append(scores(np.array([table.get(k, s) for k, s in zip(keys.tolist(), sim)]), truth))
-        cv_text = "%.4f, %.4f" % tuple(np.mean(cv, axis=0)) if cv else "-"
-        print("%-42s | %s | %.4f, %.4f" % ((name, cv_text) + tuple(np.mean(own, axis=0))))
+        cv, own = decision_bounds(data, count)
+        cv_text = "%.4f, %.4f" % cv if cv else "-"
+        print("%-42s | %s | %.4f, %.4f" % ((name, cv_text) + own))
 
 
 if __name__ == "__main__":
