@@ -361,8 +361,8 @@ GpuBenchReport RunGpuBench(const std::vector<uint64_t>& triangle_counts, int rep
       for (auto [builder, rate] :
            {std::pair{GpuBvhChoice(GpuBvhBuilder::kPloc), &fig.ploc_coherent_in_range_rays_per_s},
             std::pair{GpuBvhChoice(GpuBinnedSahBuild()), &fig.sah_coherent_in_range_rays_per_s}}) {
-        auto r = CudaClosestHits(soup, rays.origins, rays.directions, 1e-4f, range, repeats,
-                                 builder);
+        auto r =
+            CudaClosestHits(soup, rays.origins, rays.directions, 1e-4f, range, repeats, builder);
         if (!r.ok()) {
           report.why_no_gpu = r.message();
           return report;
