@@ -606,8 +606,9 @@ __device__ inline uint32_t WithNibble(uint32_t v, int k, uint32_t x) {
 // the node of its deeper boundary gap (the later split). root: this range is the whole tree's
 // root, which sets root_gap. The primitives are sorted on each axis once; a range's order on
 // an axis is that order with the others left out ((centre, index) orders every subset as it
-// orders the whole): sorting each range anew had been two fifths of the subtree kernel's time
-// (ncu's warp-state samples on the H200, bench/RESULTS.md).
+// orders the whole). Sorting each range anew had drawn about a sixth of the subtree kernel's
+// warp-state samples (ncu on the H200); sorted once, the kernel took 1.04 ms instead of 1.12
+// at 1 M triangles (bench/RESULTS.md).
 __device__ inline void SmallSubtree(const BvhBox* box, uint64_t slots, int n, uint32_t base,
                                     int32_t parent, uint32_t side, bool root, uint32_t root_gap,
                                     const uint32_t* task_ids, uint32_t* root_gap_out,

@@ -40,9 +40,9 @@ struct SceneFigures {
   double lbvh_random_rays_per_s = 0;
   double sah_coherent_rays_per_s = 0;  // the same rays on the GPU's binned-SAH tree
   double sah_random_rays_per_s = 0;
-  // The coherent rays again, each to the sensor's range (its 50 m) as the simulator traces its
-  // sub-rays, on the PLOC and the binned-SAH trees. Unbounded, the few rays along the city's
-  // street axes run for kilometres through the boxes either side (500 node fetches against a
+  // The coherent rays again, each to the detector's range (the OS0's 50 m) as the simulator
+  // traces its sub-rays, on the PLOC and the binned-SAH trees. Unbounded, the few rays along the
+  // city's street axes run for kilometres through the boxes either side (500 node fetches against a
   // mean of 23 at 10 M triangles) and their warps are the kernel's tail (bench/RESULTS.md).
   double ploc_coherent_in_range_rays_per_s = 0;
   double sah_coherent_in_range_rays_per_s = 0;
