@@ -41,9 +41,13 @@ def empty_row_neighbours(returned):
 
 
 def fold_features(held_out, simulated, reconstruction, min_range_m):
-    truth = held_out > min_range_m
-    sim = simulated > min_range_m
-    recon = [r > min_range_m for r in reconstruction]
+    """Truth, simulated return and features of one fold; `reconstruction`: the reconstruction
+    frames' range images, the held-out frame's nearest first, so that a feature means the same
+    frame (the next one, the one after) in every fold. Beams nearer than the minimum range are
+    empty, as compare counts them."""
+    truth = held_out >= min_range_m
+    sim = simulated >= min_range_m
+    recon = [r >= min_range_m for r in reconstruction]
     nearest = np.where(sim, simulated, 0)
     for r, returned in zip(reconstruction, recon):
         nearest = np.where((nearest == 0) & returned, r, nearest)
@@ -54,6 +58,11 @@ def fold_features(held_out, simulated, reconstruction, min_range_m):
 
 
 def cell_keys(features, count):
+    """One integer a beam naming its cell of the first `count` features (each below 16)."""
+    if 4 * count > 63:
+        raise ValueError(f"{count} features do not fit a 64-bit cell key")
+    if any(f.max(initial=0) >= 16 or f.min(initial=0) < 0 for f in features[:count]):
+        raise ValueError("a feature outside 0..15")
     key = np.zeros(features[0].size, np.int64)
     for f in features[:count]:
         key = key * 16 + f.ravel()
@@ -101,17 +110,20 @@ def main(argv):
     data = []
     for k, directory in folds:
         simulated = range_image(next(iter(lidartwin.Recording(directory + "/sim.h5"))), rows, columns)
-        others = [images[j] for j in range(len(images)) if j != k]
+        others = [images[j] for j in sorted((j for j in range(len(images)) if j != k),
+                                            key=lambda j: (abs(j - k), j))]
         data.append(fold_features(images[k], simulated, others, min_range_m))
     names = ["simulated return", "+ reconstruction frames' returns",
              "+ the simulation's empty row neighbours", "+ the frames' empty row neighbours",
              "+ range bin"]
     counts = [1, 1 + len(images) - 1, len(images) + 1, 2 * len(images), 2 * len(images) + 1]
-    print("features | cross-validated drop accuracy, agreement | in-sample drop accuracy, agreement")
+    print("features | cross-validated drop accuracy, agreement | in-sample drop accuracy, "
+          "agreement | cells a fold")
     for name, count in zip(names, counts):
         cv, own = decision_bounds(data, count)
         cv_text = "%.4f, %.4f" % cv if cv else "-"
-        print("%-42s | %s | %.4f, %.4f" % ((name, cv_text) + own))
+        cells = max(len(np.unique(cell_keys(d[2], count))) for d in data)
+        print("%-42s | %s | %.4f, %.4f | %d" % ((name, cv_text) + own + (cells,)))
 
 
 if __name__ == "__main__":

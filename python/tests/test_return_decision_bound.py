@@ -32,6 +32,18 @@ def test_empty_row_neighbours_count_the_columns_either_side_round_the_revolution
     np.testing.assert_array_equal(bound.empty_row_neighbours(returned), expected)
 
 
+def test_cell_keys_name_every_combination_once_and_refuse_what_does_not_fit(bound):
+    a = np.array([[0, 1, 2, 2]])
+    b = np.array([[7, 7, 0, 7]])
+    keys = bound.cell_keys([a, b], 2)
+    assert keys.tolist() == [7, 16 + 7, 32, 32 + 7]
+    assert len(set(bound.cell_keys([a, b], 1).tolist())) == 3
+    with pytest.raises(ValueError):
+        bound.cell_keys([a * 8, b], 2)
+    with pytest.raises(ValueError):
+        bound.cell_keys([a] * 16, 16)
+
+
 def test_a_cell_is_decided_as_most_of_its_beams_and_a_tie_as_empty(bound):
     keys = np.array([0, 0, 0, 1, 1, 2])
     truth = np.array([1, 1, 0, 0, 1, 0], bool)
@@ -74,3 +86,31 @@ def test_holes_the_real_frames_leave_empty_stay_empty(bound):
     alone_cv, _ = bound.decision_bounds(data, 1)
     with_neighbours_cv, _ = bound.decision_bounds(data, 4)
     assert with_neighbours_cv == pytest.approx(alone_cv, abs=0.01)
+
+
+def test_the_cross_validated_table_never_sees_the_fold_it_scores(bound):
+    rng = np.random.default_rng(9)
+    # One fold whose real frame returns in the holes, one whose frame does not: each is scored
+    # with the other's rule and loses the holes its own table gets right (about 100 of 1,024
+    # beams each). A table that had seen the scored fold too would tie at the holes and lose
+    # them in one fold only.
+    data = [synthetic_fold(bound, rng, 0.9), synthetic_fold(bound, rng, 0.1)]
+    cv, own = bound.decision_bounds(data, 4)
+    assert cv[0] < own[0] - 0.08
+
+
+def test_a_cell_no_other_fold_holds_keeps_the_simulated_return(bound):
+    rng = np.random.default_rng(10)
+    data = [synthetic_fold(bound, rng, 0.9) for _ in range(2)]
+    count = len(data[0][2])
+    seen, _ = bound.decision_bounds(data, count)
+    # The second fold's ground in a range bin the first fold's has not: every ground cell is
+    # unseen by the other fold's table, both ways, and the simulated return stands there.
+    truth, sim, features = data[1]
+    range_bin = features[-1].copy()
+    range_bin[range_bin > 0] = 7
+    data[1] = (truth, sim, features[:-1] + [range_bin])
+    unseen, _ = bound.decision_bounds(data, count)
+    sim_alone = np.mean([bound.scores(s, t) for t, s, _ in data], axis=0)
+    assert unseen == pytest.approx(tuple(sim_alone))
+    assert seen[0] > unseen[0] + 0.05
