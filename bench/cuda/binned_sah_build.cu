@@ -607,8 +607,7 @@ __device__ inline uint32_t WithNibble(uint32_t v, int k, uint32_t x) {
 // root, which sets root_gap. The primitives are sorted on each axis once; a range's order on
 // an axis is that order with the others left out ((centre, index) orders every subset as it
 // orders the whole). Sorting each range anew had drawn about a sixth of the subtree kernel's
-// warp-state samples (ncu on the H200); sorted once, the kernel took 1.04 ms instead of 1.12
-// at 1 M triangles (bench/RESULTS.md).
+// warp-state samples (ncu on the H200, bench/RESULTS.md).
 __device__ inline void SmallSubtree(const BvhBox* box, uint64_t slots, int n, uint32_t base,
                                     int32_t parent, uint32_t side, bool root, uint32_t root_gap,
                                     const uint32_t* task_ids, uint32_t* root_gap_out,
@@ -763,8 +762,8 @@ __global__ void __launch_bounds__(32 * kSubtreeWarps)
   const uint32_t* task_ids = ids[t.buffer] + t.begin;
   const int n = static_cast<int>(t.count);
   constexpr int kSmall = static_cast<int>(kSahSmallMax);
-  // The boxes copied word by word: a lane a box would read 24-byte strides, six sectors an
-  // instruction where a word a lane reads one.
+  // The boxes copied word by word: a lane a box would read 24-byte strides, 24 sectors an
+  // instruction where a word a lane reads four.
   static_assert(sizeof(BvhBox) == 6 * sizeof(uint32_t), "a box is six words");
   const auto* from = reinterpret_cast<const uint32_t*>(boxes[t.buffer] + t.begin);
   auto* to = reinterpret_cast<uint32_t*>(w.box);
