@@ -328,10 +328,10 @@ GpuBenchReport RunGpuBench(const std::vector<uint64_t>& triangle_counts, int rep
     double lo[2], hi[2];
     CityGroundBounds(scene, lo, hi);
     const double box_lo[3] = {lo[0], lo[1], 0.5}, box_hi[3] = {hi[0], hi[1], 40};
+    const Rays coherent_rays = CoherentRays(os0.value(), sensor);
     for (auto* target : {&fig.coherent, &fig.random}) {
       const bool coherent = target == &fig.coherent;
-      const Rays rays =
-          coherent ? CoherentRays(os0.value(), sensor) : RandomRays(box_lo, box_hi, 1u << 20);
+      const Rays rays = coherent ? coherent_rays : RandomRays(box_lo, box_hi, 1u << 20);
       double lbvh_rays_per_s = 0;
       double sah_rays_per_s = 0;
       if (Status s = MeasureRays(soup, rays, caster.get(), coherent, repeats, cpu_threads, *target,
@@ -355,20 +355,17 @@ GpuBenchReport RunGpuBench(const std::vector<uint64_t>& triangle_counts, int rep
     }
     // The coherent rays to the detector's range, where the simulator ends its sub-rays
     // (SubRayQuery, sim/internal/beam_pipeline.h).
-    {
-      const Rays rays = CoherentRays(os0.value(), sensor);
-      const auto range = static_cast<float>(os0->detector.max_range_m);
-      for (auto [builder, rate] :
-           {std::pair{GpuBvhChoice(GpuBvhBuilder::kPloc), &fig.ploc_coherent_in_range_rays_per_s},
-            std::pair{GpuBvhChoice(GpuBinnedSahBuild()), &fig.sah_coherent_in_range_rays_per_s}}) {
-        auto r =
-            CudaClosestHits(soup, rays.origins, rays.directions, 1e-4f, range, repeats, builder);
-        if (!r.ok()) {
-          report.why_no_gpu = r.message();
-          return report;
-        }
-        *rate = static_cast<double>(rays.size()) / (r->trace_ms * 1e-3);
+    const auto range = static_cast<float>(os0->detector.max_range_m);
+    for (auto [builder, rate] :
+         {std::pair{GpuBvhChoice(GpuBvhBuilder::kPloc), &fig.ploc_coherent_in_range_rays_per_s},
+          std::pair{GpuBvhChoice(GpuBinnedSahBuild()), &fig.sah_coherent_in_range_rays_per_s}}) {
+      auto r = CudaClosestHits(soup, coherent_rays.origins, coherent_rays.directions, 1e-4f, range,
+                               repeats, builder);
+      if (!r.ok()) {
+        report.why_no_gpu = r.message();
+        return report;
       }
+      *rate = static_cast<double>(coherent_rays.size()) / (r->trace_ms * 1e-3);
     }
     // Full OS0-128 frames (capability detector) at the street corner: one ray per beam, and
     // 8 averaged sub-rays in a 3 mrad cone (tier 2).
