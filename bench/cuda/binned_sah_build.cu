@@ -744,6 +744,7 @@ struct SubtreeSpace {
   SahBins bins;
   SubtreeRange stack[kSubtreeStack];
   SmallRange small[kSahWarpMax / 2];
+  uint8_t by_size[kSahWarpMax / 2];  // the small ranges, largest first
 };
 
 // One warp a subtree task: its primitives loaded once into shared memory, its nodes split by
@@ -880,8 +881,24 @@ __global__ void __launch_bounds__(32 * kSubtreeWarps)
     }
     __syncwarp();
   }
+  // Each lane builds one small range, and a round of the warp takes as long as its largest
+  // range. Where there are more than 32, the largest go first, so that the later rounds take
+  // the small ones: the build 3 % faster on the H200 (bench/RESULTS.md).
+  if (small > 32) {
+    int placed = 0;
+    for (int size = kSmall; size >= 2; --size) {
+      for (int k0 = 0; k0 < small; k0 += 32) {
+        const int k = k0 + lane;
+        const bool match = k < small && w.small[k].end - w.small[k].begin == size;
+        const unsigned m = __ballot_sync(0xffffffffu, match);
+        if (match) w.by_size[placed + __popc(m & ((1u << lane) - 1))] = static_cast<uint8_t>(k);
+        placed += __popc(m);
+      }
+    }
+    __syncwarp();
+  }
   for (int k = lane; k < small; k += 32) {
-    const SmallRange r = w.small[k];
+    const SmallRange r = w.small[small > 32 ? w.by_size[k] : k];
     uint64_t slots = 0;
     for (int i = r.end - 1; i >= r.begin; --i)
       slots = (slots << 8) | w.slot[r.buffer][i];
