@@ -48,6 +48,11 @@ constexpr int kSahTileThreads = 512;   // 8 primitives a thread
 constexpr uint32_t kSahWarpMax = 256;  // largest subtree a warp takes
 constexpr uint32_t kSahSmallMax = 8;   // largest subtree a lane takes
 constexpr int kSubtreeWarps = 4;       // warps a block in the subtree phase
+// Bins an axis in the subtree phase (nodes of up to kSahWarpMax primitives): three axes' bins
+// in one warp, so a split takes one pass of three-step scans, not two passes of four steps. On
+// the H200 the build went from 2.40 to 2.31 ms (1 M triangles) and from 19.1 to 18.5 ms (10 M);
+// the trees' SAH costs rose by 0.2 % and 10 bins were no better (bench/RESULTS.md).
+constexpr int kSubtreeBins = 8;
 // Nodes this deep split at their middle position, so the tree's depth stays bounded (the
 // large phase ends within kSahLevels levels, the wide tree within its stack) however binned
 // splits peel primitives off (zero-area triangles tie every split at cost 0).
@@ -76,12 +81,13 @@ struct BinMap {
   float scale[3];
 };
 
+template <int kBins = kSahBins>
 __device__ inline BinMap MapOf(const BvhBox& b) {
   BinMap m;
   for (int a = 0; a < 3; ++a) {
     const float extent = b.hi[a] - b.lo[a];
     m.lo[a] = b.lo[a];
-    m.scale[a] = extent > 0 ? kSahBins / extent : 0.0f;
+    m.scale[a] = extent > 0 ? kBins / extent : 0.0f;
   }
   return m;
 }
@@ -91,9 +97,10 @@ __device__ inline float Centre(const BvhBox& b, int a) {
   return __fmul_rn(__fadd_rn(b.lo[a], b.hi[a]), 0.5f);
 }
 
+template <int kBins = kSahBins>
 __device__ inline int BinOf(const BvhBox& b, const BinMap& m, int a) {
   const float u = __fmul_rn(__fsub_rn(Centre(b, a), m.lo[a]), m.scale[a]);
-  return min(kSahBins - 1, max(0, static_cast<int>(u)));
+  return min(kBins - 1, max(0, static_cast<int>(u)));
 }
 
 // Empties `bins` cooperatively (`lane` of `lanes` threads).
@@ -109,10 +116,11 @@ __device__ inline void ClearBins(SahBins* bins, int lane, int lanes) {
 // in one bin (neighbours in a large node) the warp reduces first and one lane updates the bin:
 // 7 atomics, not 32 on each address. Otherwise every lane updates its own bin: looping over
 // the distinct bins instead costs some 40 instructions a bin, and the primitives of a small
-// node spread over most of its 16; reducing each bin's lanes together (a labelled partition:
+// node spread over most of its bins; reducing each bin's lanes together (a labelled partition:
 // a match and six reductions with the bin's lanes as the mask) made the subtree kernel 1.6
 // times slower on the H200, although it took most of the shared-memory conflicts away
 // (bench/RESULTS.md). Every lane of the warp calls it.
+template <int kBins = kSahBins>
 __device__ inline void WarpAddToBins(SahBins* bins, int slot, bool valid, const BvhBox& box,
                                      const BinMap& map) {
   const int lane = static_cast<int>(threadIdx.x) & 31;
@@ -125,7 +133,7 @@ __device__ inline void WarpAddToBins(SahBins* bins, int slot, bool valid, const 
     value[3 + k] = Ordered(box.hi[k]);
   }
   for (int a = 0; a < 3; ++a) {
-    const int key = valid ? slot * kSahBins + BinOf(box, map, a) : -1;
+    const int key = valid ? slot * kBins + BinOf<kBins>(box, map, a) : -1;
     const int first_key = __shfl_sync(0xffffffffu, key, first);
     if (__all_sync(0xffffffffu, !valid || key == first_key)) {
       uint32_t r[6];
@@ -134,8 +142,8 @@ __device__ inline void WarpAddToBins(SahBins* bins, int slot, bool valid, const 
         r[3 + k] = __reduce_max_sync(0xffffffffu, valid ? value[3 + k] : 0u);
       }
       if (lane == first) {
-        SahBins& b = bins[first_key / kSahBins];
-        const int bin = first_key % kSahBins;
+        SahBins& b = bins[first_key / kBins];
+        const int bin = first_key % kBins;
         for (int k = 0; k < 3; ++k) {
           atomicMin(&b.lo[a][bin][k], r[k]);
           atomicMax(&b.hi[a][bin][k], r[3 + k]);
@@ -143,8 +151,8 @@ __device__ inline void WarpAddToBins(SahBins* bins, int slot, bool valid, const 
         atomicAdd(&b.count[a][bin], static_cast<uint32_t>(__popc(active)));
       }
     } else if (valid) {
-      SahBins& b = bins[key / kSahBins];
-      const int bin = key % kSahBins;
+      SahBins& b = bins[key / kBins];
+      const int bin = key % kBins;
       for (int k = 0; k < 3; ++k) {
         atomicMin(&b.lo[a][bin][k], value[k]);
         atomicMax(&b.hi[a][bin][k], value[3 + k]);
@@ -167,19 +175,23 @@ struct SahChoice {
 };
 
 // The best binned split of a node from its bins (one warp, every lane gets the answer). Each
-// half-warp holds one axis's bins, a lane each, and scans them in both directions: axes 0 and 1
-// in the first pass, axis 2 in the second. Ties go to the more even split (a flat or point-like
+// axis's kBins lanes hold its bins, a lane each, and scan them in both directions: with 16
+// bins, axes 0 and 1 in the first pass and axis 2 in the second; with 10 or fewer, all three
+// in one pass (lanes past them idle). Ties go to the more even split (a flat or point-like
 // node ties every split at cost 0, and the lowest bin would peel one primitive a level), then
 // the lower axis, then the lower bin. axis -1: no split leaves both sides non-empty.
+template <int kBins = kSahBins>
 __device__ inline SahChoice WarpBestSplit(const SahBins& bins) {
-  static_assert(2 * kSahBins == 32, "two axes' bins a warp");
+  constexpr int kAxesAPass = 32 / kBins;
+  constexpr int kPasses = (3 + kAxesAPass - 1) / kAxesAPass;
+  static_assert(kBins <= kBins && kAxesAPass >= 1, "an axis's bins in a warp");
   const int lane = static_cast<int>(threadIdx.x) & 31;
-  const int bin = lane & (kSahBins - 1);
+  const int bin = lane % kBins;
   float best = __builtin_huge_valf();
   int best_key = 1 << 30;
   uint32_t best_uneven = 0xffffffffu;
-  for (int pass = 0; pass < 2; ++pass) {
-    const int axis = 2 * pass + lane / kSahBins;  // 3: the idle half of the second pass
+  for (int pass = 0; pass < kPasses; ++pass) {
+    const int axis = kAxesAPass * pass + lane / kBins;  // 3 or more: idle lanes
     const int a = axis < 3 ? axis : 0;
     float lo[3], hi[3], rlo[3], rhi[3];
     for (int k = 0; k < 3; ++k) {
@@ -187,17 +199,18 @@ __device__ inline SahChoice WarpBestSplit(const SahBins& bins) {
       hi[k] = rhi[k] = Unordered(bins.hi[a][bin][k]);
     }
     uint32_t n = bins.count[a][bin], rn = n;
-    // Inclusive scans within each half-warp: left over bins [0, bin], right over [bin, 15].
-    for (int d = 1; d < kSahBins; d *= 2) {
+    // Inclusive scans within each axis's lanes: left over bins [0, bin], right over
+    // [bin, kBins - 1] (a lane outside them reads its own value and does not use it).
+    for (int d = 1; d < kBins; d *= 2) {
       float t[12];
       for (int k = 0; k < 3; ++k) {
-        t[k] = __shfl_up_sync(0xffffffffu, lo[k], d, kSahBins);
-        t[3 + k] = __shfl_up_sync(0xffffffffu, hi[k], d, kSahBins);
-        t[6 + k] = __shfl_down_sync(0xffffffffu, rlo[k], d, kSahBins);
-        t[9 + k] = __shfl_down_sync(0xffffffffu, rhi[k], d, kSahBins);
+        t[k] = __shfl_up_sync(0xffffffffu, lo[k], d);
+        t[3 + k] = __shfl_up_sync(0xffffffffu, hi[k], d);
+        t[6 + k] = __shfl_down_sync(0xffffffffu, rlo[k], d);
+        t[9 + k] = __shfl_down_sync(0xffffffffu, rhi[k], d);
       }
-      const uint32_t tn = __shfl_up_sync(0xffffffffu, n, d, kSahBins);
-      const uint32_t trn = __shfl_down_sync(0xffffffffu, rn, d, kSahBins);
+      const uint32_t tn = __shfl_up_sync(0xffffffffu, n, d);
+      const uint32_t trn = __shfl_down_sync(0xffffffffu, rn, d);
       if (bin >= d) {
         for (int k = 0; k < 3; ++k) {
           lo[k] = fminf(lo[k], t[k]);
@@ -205,7 +218,7 @@ __device__ inline SahChoice WarpBestSplit(const SahBins& bins) {
         }
         n += tn;
       }
-      if (bin + d < kSahBins) {
+      if (bin + d < kBins) {
         for (int k = 0; k < 3; ++k) {
           rlo[k] = fminf(rlo[k], t[6 + k]);
           rhi[k] = fmaxf(rhi[k], t[9 + k]);
@@ -216,14 +229,14 @@ __device__ inline SahChoice WarpBestSplit(const SahBins& bins) {
     // The right side of a split after bin b is the right scan of bin b + 1.
     float nlo[3], nhi[3];
     for (int k = 0; k < 3; ++k) {
-      nlo[k] = __shfl_down_sync(0xffffffffu, rlo[k], 1, kSahBins);
-      nhi[k] = __shfl_down_sync(0xffffffffu, rhi[k], 1, kSahBins);
+      nlo[k] = __shfl_down_sync(0xffffffffu, rlo[k], 1);
+      nhi[k] = __shfl_down_sync(0xffffffffu, rhi[k], 1);
     }
-    const uint32_t nrn = __shfl_down_sync(0xffffffffu, rn, 1, kSahBins);
-    if (axis < 3 && bin < kSahBins - 1 && n > 0 && nrn > 0) {
+    const uint32_t nrn = __shfl_down_sync(0xffffffffu, rn, 1);
+    if (axis < 3 && bin < kBins - 1 && n > 0 && nrn > 0) {
       const float cost = HalfAreaOf(lo, hi) * static_cast<float>(n) +
                          HalfAreaOf(nlo, nhi) * static_cast<float>(nrn);
-      const int key = a * kSahBins + bin;
+      const int key = a * kBins + bin;
       const uint32_t uneven = n > nrn ? n - nrn : nrn - n;
       if (cost < best || (cost == best && uneven < best_uneven)) {
         best = cost;
@@ -245,20 +258,20 @@ __device__ inline SahChoice WarpBestSplit(const SahBins& bins) {
   }
   SahChoice c;
   if (best_key >= (1 << 30)) return c;
-  c.axis = best_key / kSahBins;
-  c.bin = best_key % kSahBins;
-  // The chosen split's sides, from the bins directly: lanes 0-15 take bin `lane`.
+  c.axis = best_key / kBins;
+  c.bin = best_key % kBins;
+  // The chosen split's sides, from the bins directly: lanes 0 to kBins - 1 take bin `lane`.
   const int a = c.axis;
   const bool left_side = bin <= c.bin;
   for (int s = 0; s < 2; ++s) {
-    const bool in = (s == 0) == left_side && lane < kSahBins;
+    const bool in = (s == 0) == left_side && lane < kBins;
     for (int k = 0; k < 3; ++k) {
       c.box[s].lo[k] =
           Unordered(__reduce_min_sync(0xffffffffu, in ? bins.lo[a][bin][k] : 0xffffffffu));
       c.box[s].hi[k] = Unordered(__reduce_max_sync(0xffffffffu, in ? bins.hi[a][bin][k] : 0u));
     }
   }
-  c.left = __reduce_add_sync(0xffffffffu, lane < kSahBins && left_side ? bins.count[a][bin] : 0u);
+  c.left = __reduce_add_sync(0xffffffffu, lane < kBins && left_side ? bins.count[a][bin] : 0u);
   return c;
 }
 
@@ -790,18 +803,18 @@ __global__ void __launch_bounds__(32 * kSubtreeWarps)
     const int m = r.end - r.begin;
     const uint8_t* in = w.slot[r.buffer];
     uint8_t* out = w.slot[1 - r.buffer];
-    const BinMap map = MapOf(r.box);
+    const BinMap map = MapOf<kSubtreeBins>(r.box);
     ClearBins(&w.bins, lane, 32);
     __syncwarp();
     for (int i0 = 0; i0 < m; i0 += 32) {
       const int i = i0 + lane;
       const bool valid = i < m;
       const BvhBox b = valid ? w.box[in[r.begin + i]] : BvhBox{};
-      WarpAddToBins(&w.bins, 0, valid, b, map);
+      WarpAddToBins<kSubtreeBins>(&w.bins, 0, valid, b, map);
     }
     __syncwarp();
     SahChoice c;
-    if (r.depth < kSahForceMedianLevel) c = WarpBestSplit(w.bins);
+    if (r.depth < kSahForceMedianLevel) c = WarpBestSplit<kSubtreeBins>(w.bins);
     const int left = c.axis >= 0 ? static_cast<int>(c.left) : m / 2;
     if (c.axis < 0) {
       // A positional split: its sides' exact bounds, so that their bins spread again.
@@ -826,7 +839,8 @@ __global__ void __launch_bounds__(32 * kSubtreeWarps)
       const int i = i0 + lane;
       const bool valid = i < m;
       const uint8_t sl = valid ? in[r.begin + i] : 0;
-      const bool right = valid && (c.axis >= 0 ? BinOf(w.box[sl], map, c.axis) > c.bin : i >= left);
+      const bool right =
+          valid && (c.axis >= 0 ? BinOf<kSubtreeBins>(w.box[sl], map, c.axis) > c.bin : i >= left);
       const unsigned rm = __ballot_sync(0xffffffffu, right);
       const unsigned lm = __ballot_sync(0xffffffffu, valid && !right);
       const unsigned below = (1u << lane) - 1;
