@@ -6,9 +6,9 @@
 //     their child's bins in one pass (shared-memory bins, then one global atomic per bin value
 //     and block); a warp per node picks the split;
 //   - subtrees (<= kSahWarpMax primitives), a warp each, in shared memory: the warp splits the
-//     nodes of more than kSahSmallMax primitives by bins, then each lane builds one of the
-//     small ones left by a full SAH sweep over its primitives sorted on each axis. The
-//     primitives are read once and their order written once.
+//     nodes of more than kSahSmallMax primitives by bins (kSubtreeBins an axis), then each
+//     lane builds one of the small ones left by a full SAH sweep over its primitives sorted on
+//     each axis. The primitives are read once and their order written once.
 // Agglomerative builders (PLOC) reach 1.19x the binned-SAH cost on the benchmark city and
 // exact agglomerative clustering is worse still (bench/RESULTS.md): greedy pairing by merged
 // area does not find the tree SAH describes there, so this builder is the one at SAH quality.
@@ -51,8 +51,8 @@ constexpr int kSubtreeWarps = 4;       // warps a block in the subtree phase
 // Bins an axis in the subtree phase (nodes of up to kSahWarpMax primitives): three axes' bins
 // in one warp, so a split takes one pass of three-step scans, not two passes of four steps. On
 // the H200 the build went from 2.40 to 2.31 ms (1 M triangles) and from 19.1 to 18.5 ms (10 M);
-// the trees' SAH costs rose by 0.2 % and 10 bins were no better (bench/RESULTS.md).
-constexpr int kSubtreeBins = 8;
+// the trees' SAH costs rose by 0.1-0.2 % and 10 bins were no better (bench/RESULTS.md).
+constexpr int kSubtreeBins = 8;  // the first 8 of each axis's kSahBins in SahBins
 // Nodes this deep split at their middle position, so the tree's depth stays bounded (the
 // large phase ends within kSahLevels levels, the wide tree within its stack) however binned
 // splits peel primitives off (zero-area triangles tie every split at cost 0).
@@ -184,7 +184,7 @@ template <int kBins = kSahBins>
 __device__ inline SahChoice WarpBestSplit(const SahBins& bins) {
   constexpr int kAxesAPass = 32 / kBins;
   constexpr int kPasses = (3 + kAxesAPass - 1) / kAxesAPass;
-  static_assert(kBins <= kBins && kAxesAPass >= 1, "an axis's bins in a warp");
+  static_assert(kBins <= kSahBins && kAxesAPass >= 1, "an axis's bins in a warp");
   const int lane = static_cast<int>(threadIdx.x) & 31;
   const int bin = lane % kBins;
   float best = __builtin_huge_valf();
@@ -200,7 +200,8 @@ __device__ inline SahChoice WarpBestSplit(const SahBins& bins) {
     }
     uint32_t n = bins.count[a][bin], rn = n;
     // Inclusive scans within each axis's lanes: left over bins [0, bin], right over
-    // [bin, kBins - 1] (a lane outside them reads its own value and does not use it).
+    // [bin, kBins - 1] (a value shuffled from outside them, another axis's lane or the lane's
+    // own at the warp's edge, is not used).
     for (int d = 1; d < kBins; d *= 2) {
       float t[12];
       for (int k = 0; k < 3; ++k) {
@@ -897,7 +898,7 @@ __global__ void __launch_bounds__(32 * kSubtreeWarps)
   }
   // Each lane builds one small range, and a round of the warp takes as long as its largest
   // range. Where there are more than 32, the largest go first, so that the later rounds take
-  // the small ones: the build 3 % faster on the H200 (bench/RESULTS.md).
+  // the small ones: the build 2.5-4 % faster on the H200 (bench/RESULTS.md).
   if (small > 32) {
     int placed = 0;
     for (int size = kSmall; size >= 2; --size) {

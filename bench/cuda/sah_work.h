@@ -8,7 +8,9 @@
 
 namespace lt::bench {
 
-inline constexpr int kSahBins = 16;  // bins an axis (Wald 2007 uses 16 too)
+// Bins an axis (Wald 2007 uses 16 too); the subtree phase uses the first 8 of them
+// (binned_sah_build.cu, kSubtreeBins).
+inline constexpr int kSahBins = 16;
 
 // The bins of one node: for each axis and bin, the bounds of its primitives' boxes as ordered
 // integers (for atomicMin/atomicMax) and how many there are.
