@@ -43,16 +43,22 @@ using physics::BvhBox;
 using physics::BvhNode;
 using physics::BvhTriangle;
 
-constexpr int kSahTile = 4096;         // primitives a block partitions in the large phase
-constexpr int kSahTileThreads = 512;   // 8 primitives a thread
+// Tiles of 1,024 primitives, 256 threads: twice the blocks of 4,096 and 512, and half the
+// rounds a thread, whose loads wait on each other. With the subtree phase's one warp a block,
+// the build went from 18.5 to 17.95 ms at 10 M triangles on the H200, unchanged at 1 M
+// (bench/RESULTS.md).
+constexpr int kSahTile = 1024;         // primitives a block partitions in the large phase
+constexpr int kSahTileThreads = 256;   // 4 primitives a thread
 constexpr uint32_t kSahWarpMax = 256;  // largest subtree a warp takes
 constexpr uint32_t kSahSmallMax = 8;   // largest subtree a lane takes
-constexpr int kSubtreeWarps = 4;       // warps a block in the subtree phase
+// A warp a block: a block's shared memory is free for the next subtree as soon as its one is
+// built, not when the largest of four is.
+constexpr int kSubtreeWarps = 1;  // warps a block in the subtree phase
 // Bins an axis in the subtree phase (nodes of up to kSahWarpMax primitives): three axes' bins
 // in one warp, so a split takes one pass of three-step scans, not two passes of four steps. On
 // the H200 the build went from 2.40 to 2.31 ms (1 M triangles) and from 19.1 to 18.5 ms (10 M);
 // the trees' SAH costs rose by 0.1-0.2 % and 10 bins were no better (bench/RESULTS.md).
-constexpr int kSubtreeBins = 8;  // the first 8 of each axis's kSahBins in SahBins
+constexpr int kSubtreeBins = 8;
 // Nodes this deep split at their middle position, so the tree's depth stays bounded (the
 // large phase ends within kSahLevels levels, the wide tree within its stack) however binned
 // splits peel primitives off (zero-area triangles tie every split at cost 0).
@@ -104,10 +110,11 @@ __device__ inline int BinOf(const BvhBox& b, const BinMap& m, int a) {
 }
 
 // Empties `bins` cooperatively (`lane` of `lanes` threads).
-__device__ inline void ClearBins(SahBins* bins, int lane, int lanes) {
+template <typename Bins>
+__device__ inline void ClearBins(Bins* bins, int lane, int lanes) {
   auto* words = reinterpret_cast<uint32_t*>(bins);
-  constexpr int kBoundWords = 2 * 3 * kSahBins * 3;
-  constexpr int kWords = sizeof(SahBins) / sizeof(uint32_t);
+  constexpr int kBoundWords = 2 * 3 * Bins::kCount * 3;
+  constexpr int kWords = sizeof(Bins) / sizeof(uint32_t);
   for (int i = lane; i < kWords; i += lanes)
     words[i] = i < kBoundWords / 2 ? 0xffffffffu : 0u;  // lo: +inf as ordered; hi and counts: 0
 }
@@ -121,7 +128,7 @@ __device__ inline void ClearBins(SahBins* bins, int lane, int lanes) {
 // times slower on the H200, although it took most of the shared-memory conflicts away
 // (bench/RESULTS.md). Every lane of the warp calls it.
 template <int kBins = kSahBins>
-__device__ inline void WarpAddToBins(SahBins* bins, int slot, bool valid, const BvhBox& box,
+__device__ inline void WarpAddToBins(BinsOf<kBins>* bins, int slot, bool valid, const BvhBox& box,
                                      const BinMap& map) {
   const int lane = static_cast<int>(threadIdx.x) & 31;
   const unsigned active = __ballot_sync(0xffffffffu, valid);
@@ -142,7 +149,7 @@ __device__ inline void WarpAddToBins(SahBins* bins, int slot, bool valid, const 
         r[3 + k] = __reduce_max_sync(0xffffffffu, valid ? value[3 + k] : 0u);
       }
       if (lane == first) {
-        SahBins& b = bins[first_key / kBins];
+        BinsOf<kBins>& b = bins[first_key / kBins];
         const int bin = first_key % kBins;
         for (int k = 0; k < 3; ++k) {
           atomicMin(&b.lo[a][bin][k], r[k]);
@@ -151,7 +158,7 @@ __device__ inline void WarpAddToBins(SahBins* bins, int slot, bool valid, const 
         atomicAdd(&b.count[a][bin], static_cast<uint32_t>(__popc(active)));
       }
     } else if (valid) {
-      SahBins& b = bins[key / kBins];
+      BinsOf<kBins>& b = bins[key / kBins];
       const int bin = key % kBins;
       for (int k = 0; k < 3; ++k) {
         atomicMin(&b.lo[a][bin][k], value[k]);
@@ -181,10 +188,10 @@ struct SahChoice {
 // node ties every split at cost 0, and the lowest bin would peel one primitive a level), then
 // the lower axis, then the lower bin. axis -1: no split leaves both sides non-empty.
 template <int kBins = kSahBins>
-__device__ inline SahChoice WarpBestSplit(const SahBins& bins) {
+__device__ inline SahChoice WarpBestSplit(const BinsOf<kBins>& bins) {
   constexpr int kAxesAPass = 32 / kBins;
   constexpr int kPasses = (3 + kAxesAPass - 1) / kAxesAPass;
-  static_assert(kBins <= kSahBins && kAxesAPass >= 1, "an axis's bins in a warp");
+  static_assert(kAxesAPass >= 1, "an axis's bins in a warp");
   const int lane = static_cast<int>(threadIdx.x) & 31;
   const int bin = lane % kBins;
   float best = __builtin_huge_valf();
@@ -407,7 +414,7 @@ __device__ inline int32_t PlaceChild(const SahTask& child, int level, SahTask* n
   return static_cast<int32_t>(task);
 }
 
-// A large task's tiles and empty bins, by the whole warp (a child of 2^29 triangles has 131,072
+// A large task's tiles and empty bins, by the whole warp (a child of 2^29 triangles has 524,288
 // tiles).
 __device__ inline void FillLargeTask(int32_t task, uint32_t count, uint32_t first_tile,
                                      uint2* next_tiles, SahBins* next_bins, int lane) {
@@ -498,7 +505,8 @@ __global__ void SahSplitKernel(const SahTask* large, const SahBins* bins, int le
 // from one ballot a warp and round, scanned over the block), so neighbours in the input stay
 // neighbours in the node and a warp's primitives fall in few bins; tiles take their places on
 // each side by an atomic cursor. Two passes over the tile (count, then place) keep no
-// primitive in registers: more blocks an SM.
+// primitive in registers: more blocks an SM. (The tile held in registers and read once was
+// slower on the H200: 19.3 against 18.5 ms at 10 M triangles, 128 registers and a spill.)
 constexpr int kSahRounds = kSahTile / kSahTileThreads;
 constexpr int kSahTileWarps = kSahTileThreads / 32;
 __global__ void __launch_bounds__(kSahTileThreads)
@@ -755,7 +763,7 @@ constexpr int kSubtreeStack = kSahWarpMax / (kSahSmallMax + 1) + 1;
 struct SubtreeSpace {
   BvhBox box[kSahWarpMax];  // the task's primitives, in load order (their slots)
   uint8_t slot[2][kSahWarpMax];
-  SahBins bins;
+  BinsOf<kSubtreeBins> bins;  // 8 an axis: half the shared memory and clearing of 16
   SubtreeRange stack[kSubtreeStack];
   SmallRange small[kSahWarpMax / 2];
   uint8_t by_size[kSahWarpMax / 2];  // the small ranges, largest first

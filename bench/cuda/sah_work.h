@@ -8,17 +8,20 @@
 
 namespace lt::bench {
 
-// Bins an axis (Wald 2007 uses 16 too); the subtree phase uses the first 8 of them
+// Bins an axis in the large phase (Wald 2007 uses 16 too); the subtree phase has fewer
 // (binned_sah_build.cu, kSubtreeBins).
 inline constexpr int kSahBins = 16;
 
 // The bins of one node: for each axis and bin, the bounds of its primitives' boxes as ordered
 // integers (for atomicMin/atomicMax) and how many there are.
-struct SahBins {
-  uint32_t lo[3][kSahBins][3];
-  uint32_t hi[3][kSahBins][3];
-  uint32_t count[3][kSahBins];
+template <int kBins>
+struct BinsOf {
+  static constexpr int kCount = kBins;
+  uint32_t lo[3][kBins][3];
+  uint32_t hi[3][kBins][3];
+  uint32_t count[3][kBins];
 };
+using SahBins = BinsOf<kSahBins>;
 
 // A node still to split: its primitives are [begin, begin + count) of one of two buffers. Its
 // node index is known once it splits (binned_sah_build.cu, NodeIndex), and it writes it into its
