@@ -43,10 +43,10 @@ using physics::BvhBox;
 using physics::BvhNode;
 using physics::BvhTriangle;
 
-// Tiles of 1,024 primitives, 256 threads: twice the blocks of 4,096 and 512, and half the
-// rounds a thread, whose loads wait on each other. With the subtree phase's one warp a block,
-// the build went from 18.5 to 17.95 ms at 10 M triangles on the H200, unchanged at 1 M
-// (bench/RESULTS.md).
+// Tiles of 1,024 primitives, 256 threads: four times the blocks of 4,096 and 512, four rounds a
+// thread instead of eight. With the subtree phase's one warp a block, the build went from 18.5
+// to 17.95 ms at 10 M triangles on the H200, unchanged at 1 M (bench/RESULTS.md; why it is
+// faster was not profiled).
 constexpr int kSahTile = 1024;         // primitives a block partitions in the large phase
 constexpr int kSahTileThreads = 256;   // 4 primitives a thread
 constexpr uint32_t kSahWarpMax = 256;  // largest subtree a warp takes
@@ -505,8 +505,9 @@ __global__ void SahSplitKernel(const SahTask* large, const SahBins* bins, int le
 // from one ballot a warp and round, scanned over the block), so neighbours in the input stay
 // neighbours in the node and a warp's primitives fall in few bins; tiles take their places on
 // each side by an atomic cursor. Two passes over the tile (count, then place) keep no
-// primitive in registers: more blocks an SM. (The tile held in registers and read once was
-// slower on the H200: 19.3 against 18.5 ms at 10 M triangles, 128 registers and a spill.)
+// primitive in registers: more blocks an SM. (The tile read once was slower on the H200 at
+// 10 M triangles: held in registers, 19.3 against 18.5 ms with tiles of 4,096, 128 registers and
+// a 320-byte stack; staged in shared memory, 18.7 against 18.0-18.1 ms.)
 constexpr int kSahRounds = kSahTile / kSahTileThreads;
 constexpr int kSahTileWarps = kSahTileThreads / 32;
 __global__ void __launch_bounds__(kSahTileThreads)
