@@ -1,10 +1,14 @@
 // A binned-SAH BVH built top-down on the GPU (Wald, "On fast construction of SAH-based bounding
 // volume hierarchies", IEEE RT 2007: 16 bins an axis over the node's bounds, the split of least
-// A_L N_L + A_R N_R), in two phases by node size:
-//   - large nodes (> kSahWarpMax primitives), level by level with the work lists on the device:
+// A_L N_L + A_R N_R; above kSahWarpMax primitives on the node's longest axis only, LongestAxis),
+// in three phases by node size:
+//   - large nodes (> kSahBlockMax primitives), level by level with the work lists on the device:
 //     tiles of kSahTile primitives, a block each, partition the primitives and bin them into
 //     their child's bins in one pass (shared-memory bins, then one global atomic per bin value
 //     and block); a warp per node picks the split;
+//   - middle nodes (kSahWarpMax + 1 to kSahBlockMax primitives), a block each, split down to
+//     kSahWarpMax with their positions in shared memory and the large phase's bins and split
+//     choice, so they take the splits the large phase would, without a launch a level;
 //   - subtrees (<= kSahWarpMax primitives), a warp each, in shared memory: the warp splits the
 //     nodes of more than kSahSmallMax primitives by bins (kSubtreeBins an axis), then each
 //     lane builds one of the small ones left by a full SAH sweep over its primitives sorted on
@@ -19,7 +23,7 @@
 // triangle a ray hits (ties go to the smaller triangle index).
 // A benchmark-only builder: the simulator builds its trees with sim/cuda/lbvh_build.cu and
 // takes this one's binary tree through DeviceBvh::BuildWith (lidartwin/sim/cuda_backend.h).
-// Over 700 lines: the two phases' kernels share this file's device helpers, which separate
+// Over 700 lines: the three phases' kernels share this file's device helpers, which separate
 // translation units could not inline without relocatable device code.
 #include <cub/block/block_reduce.cuh>
 #include <cub/block/block_scan.cuh>
@@ -50,7 +54,16 @@ using physics::BvhTriangle;
 constexpr int kSahTile = 1024;         // primitives a block partitions in the large phase
 constexpr int kSahTileThreads = 256;   // 4 primitives a thread
 constexpr uint32_t kSahWarpMax = 256;  // largest subtree a warp takes
-constexpr uint32_t kSahSmallMax = 8;   // largest subtree a lane takes
+// Largest node a block of the middle phase takes: its slots (two bytes each, twice) and the bins
+// of its pending ranges fit 43 KB of shared memory. On the H200 the middle kernel takes 290 us
+// at 1 M triangles where the large phase's levels took some 370 us for the same splits (and
+// 2.4 ms against 2.6 ms at 10 M): a primitive's binning costs what it costs in the large phase,
+// so the saving is the launches and the levels' tails (bench/RESULTS.md).
+constexpr uint32_t kSahBlockMax = 4096;
+// 512 threads at two blocks an SM (64 registers): some 256 middle tasks at 1 M triangles fill
+// one wave, so the threads a task are the phase's parallelism; 256 threads took 300 us.
+constexpr int kMiddleThreads = 512;
+constexpr uint32_t kSahSmallMax = 8;  // largest subtree a lane takes
 // A warp a block: a block's shared memory is free for the next subtree as soon as its one is
 // built, not when the largest of four is.
 constexpr int kSubtreeWarps = 1;  // warps a block in the subtree phase
@@ -69,7 +82,8 @@ constexpr int kSahLevelsPerCheck = 8;
 // Counters (uint32) on the device.
 constexpr int kRootGap = 0;                                 // the root's split position (NodeIndex)
 constexpr int kSubtreeCount = 1;                            // subtree tasks
-constexpr int kLargeCounts = 2;                             // [level], tasks of the large phase
+constexpr int kMiddleCount = 2;                             // middle tasks
+constexpr int kLargeCounts = 3;                             // [level], tasks of the large phase
 constexpr int kTileCounts = kLargeCounts + kSahLevels + 1;  // [level], their tiles
 constexpr int kCounterCount = kTileCounts + kSahLevels + 1;
 
@@ -81,11 +95,28 @@ __device__ inline float Unordered(uint32_t u) {
   return __uint_as_float((u & 0x80000000u) ? (u & 0x7fffffffu) : ~u);
 }
 
-// Where a node's primitives bin: lo and bins per metre on each axis (0 for a flat axis).
+// Where a node's primitives bin: lo and bins per metre on each axis (0 for a flat axis), and
+// the one axis nodes of more than kSahWarpMax primitives bin on.
 struct BinMap {
   float lo[3];
   float scale[3];
+  int axis;
 };
+
+// The longest axis of a box, ties to the lower: the one the large and middle phases bin on.
+// Binning the three axes there and choosing the best split of the three gave the benchmark city
+// the same SAH cost within 0.03 % (59.86 and 59.88 at 1 M triangles, 64.12 at 10 M, on the
+// host emulation of this builder), at a third of the shared atomics a primitive and level,
+// which are those phases' cost (bench/RESULTS.md). Below kSahWarpMax it would cost 13 %, so
+// the subtree phase bins all three. A node whose centres share one bin on its longest axis
+// splits at the middle position, as one whose centres share a bin on every axis does.
+__device__ inline int LongestAxis(const BvhBox& b) {
+  int axis = 0;
+  for (int a = 1; a < 3; ++a) {
+    if (b.hi[a] - b.lo[a] > b.hi[axis] - b.lo[axis]) axis = a;
+  }
+  return axis;
+}
 
 template <int kBins = kSahBins>
 __device__ inline BinMap MapOf(const BvhBox& b) {
@@ -95,17 +126,23 @@ __device__ inline BinMap MapOf(const BvhBox& b) {
     m.lo[a] = b.lo[a];
     m.scale[a] = extent > 0 ? kBins / extent : 0.0f;
   }
+  m.axis = LongestAxis(b);
   return m;
+}
+
+// v[a] by selects: an axis known only at run time would otherwise put v in local memory.
+__device__ inline float Pick(const float v[3], int a) {
+  return a == 0 ? v[0] : (a == 1 ? v[1] : v[2]);
 }
 
 // The centre of a primitive's box on one axis, the point the bins sort by.
 __device__ inline float Centre(const BvhBox& b, int a) {
-  return __fmul_rn(__fadd_rn(b.lo[a], b.hi[a]), 0.5f);
+  return __fmul_rn(__fadd_rn(Pick(b.lo, a), Pick(b.hi, a)), 0.5f);
 }
 
 template <int kBins = kSahBins>
 __device__ inline int BinOf(const BvhBox& b, const BinMap& m, int a) {
-  const float u = __fmul_rn(__fsub_rn(Centre(b, a), m.lo[a]), m.scale[a]);
+  const float u = __fmul_rn(__fsub_rn(Centre(b, a), Pick(m.lo, a)), Pick(m.scale, a));
   return min(kBins - 1, max(0, static_cast<int>(u)));
 }
 
@@ -119,17 +156,17 @@ __device__ inline void ClearBins(Bins* bins, int lane, int lanes) {
     words[i] = i < kBoundWords / 2 ? 0xffffffffu : 0u;  // lo: +inf as ordered; hi and counts: 0
 }
 
-// Adds the warp's primitives (valid lanes) to bins[slot] on every axis. Where all of them fall
-// in one bin (neighbours in a large node) the warp reduces first and one lane updates the bin:
-// 7 atomics, not 32 on each address. Otherwise every lane updates its own bin: looping over
-// the distinct bins instead costs some 40 instructions a bin, and the primitives of a small
-// node spread over most of its bins; reducing each bin's lanes together (a labelled partition:
-// a match and six reductions with the bin's lanes as the mask) made the subtree kernel 1.6
-// times slower on the H200, although it took most of the shared-memory conflicts away
-// (bench/RESULTS.md). Every lane of the warp calls it.
+// Adds the warp's primitives (valid lanes) to bins[slot] on `axis` (each lane its own slot
+// and axis). Where all of them fall in one bin (neighbours in a large node) the warp reduces
+// first and one lane updates the bin: 7 atomics, not 32 on each address. Otherwise every lane
+// updates its own bin: looping over the distinct bins instead costs some 40 instructions a bin,
+// and the primitives of a small node spread over most of its bins; reducing each bin's lanes
+// together (a labelled partition: a match and six reductions with the bin's lanes as the mask)
+// made the subtree kernel 1.6 times slower on the H200, although it took most of the
+// shared-memory conflicts away (bench/RESULTS.md). Every lane of the warp calls it.
 template <int kBins = kSahBins>
-__device__ inline void WarpAddToBins(BinsOf<kBins>* bins, int slot, bool valid, const BvhBox& box,
-                                     const BinMap& map) {
+__device__ inline void WarpAddToBinsOnAxis(BinsOf<kBins>* bins, int slot, bool valid,
+                                           const BvhBox& box, const BinMap& map, int axis) {
   const int lane = static_cast<int>(threadIdx.x) & 31;
   const unsigned active = __ballot_sync(0xffffffffu, valid);
   if (active == 0) return;
@@ -139,34 +176,41 @@ __device__ inline void WarpAddToBins(BinsOf<kBins>* bins, int slot, bool valid, 
     value[k] = Ordered(box.lo[k]);
     value[3 + k] = Ordered(box.hi[k]);
   }
-  for (int a = 0; a < 3; ++a) {
-    const int key = valid ? slot * kBins + BinOf<kBins>(box, map, a) : -1;
-    const int first_key = __shfl_sync(0xffffffffu, key, first);
-    if (__all_sync(0xffffffffu, !valid || key == first_key)) {
-      uint32_t r[6];
-      for (int k = 0; k < 3; ++k) {
-        r[k] = __reduce_min_sync(0xffffffffu, valid ? value[k] : 0xffffffffu);
-        r[3 + k] = __reduce_max_sync(0xffffffffu, valid ? value[3 + k] : 0u);
-      }
-      if (lane == first) {
-        BinsOf<kBins>& b = bins[first_key / kBins];
-        const int bin = first_key % kBins;
-        for (int k = 0; k < 3; ++k) {
-          atomicMin(&b.lo[a][bin][k], r[k]);
-          atomicMax(&b.hi[a][bin][k], r[3 + k]);
-        }
-        atomicAdd(&b.count[a][bin], static_cast<uint32_t>(__popc(active)));
-      }
-    } else if (valid) {
-      BinsOf<kBins>& b = bins[key / kBins];
-      const int bin = key % kBins;
-      for (int k = 0; k < 3; ++k) {
-        atomicMin(&b.lo[a][bin][k], value[k]);
-        atomicMax(&b.hi[a][bin][k], value[3 + k]);
-      }
-      atomicAdd(&b.count[a][bin], 1u);
+  const int key = valid ? (slot * 3 + axis) * kBins + BinOf<kBins>(box, map, axis) : -1;
+  const int first_key = __shfl_sync(0xffffffffu, key, first);
+  if (__all_sync(0xffffffffu, !valid || key == first_key)) {
+    uint32_t r[6];
+    for (int k = 0; k < 3; ++k) {
+      r[k] = __reduce_min_sync(0xffffffffu, valid ? value[k] : 0xffffffffu);
+      r[3 + k] = __reduce_max_sync(0xffffffffu, valid ? value[3 + k] : 0u);
     }
+    if (lane == first) {
+      BinsOf<kBins>& b = bins[first_key / (3 * kBins)];
+      const int a = first_key / kBins % 3, bin = first_key % kBins;
+      for (int k = 0; k < 3; ++k) {
+        atomicMin(&b.lo[a][bin][k], r[k]);
+        atomicMax(&b.hi[a][bin][k], r[3 + k]);
+      }
+      atomicAdd(&b.count[a][bin], static_cast<uint32_t>(__popc(active)));
+    }
+  } else if (valid) {
+    BinsOf<kBins>& b = bins[slot];
+    const int bin = key % kBins;
+    for (int k = 0; k < 3; ++k) {
+      atomicMin(&b.lo[axis][bin][k], value[k]);
+      atomicMax(&b.hi[axis][bin][k], value[3 + k]);
+    }
+    atomicAdd(&b.count[axis][bin], 1u);
   }
+}
+
+// The same on every axis (the subtree phase).
+template <int kBins = kSahBins>
+__device__ inline void WarpAddToBins(BinsOf<kBins>* bins, int slot, bool valid, const BvhBox& box,
+                                     const BinMap& map) {
+#pragma unroll
+  for (int a = 0; a < 3; ++a)
+    WarpAddToBinsOnAxis<kBins>(bins, slot, valid, box, map, a);
 }
 
 // Half the surface area of a box given as ordered bounds; 0 for an empty one.
@@ -187,8 +231,9 @@ struct SahChoice {
 // in one pass (lanes past them idle). Ties go to the more even split (a flat or point-like
 // node ties every split at cost 0, and the lowest bin would peel one primitive a level), then
 // the lower axis, then the lower bin. axis -1: no split leaves both sides non-empty.
+// only_axis >= 0: the bins hold that axis alone (LongestAxis), scanned in one pass.
 template <int kBins = kSahBins>
-__device__ inline SahChoice WarpBestSplit(const BinsOf<kBins>& bins) {
+__device__ inline SahChoice WarpBestSplit(const BinsOf<kBins>& bins, int only_axis = -1) {
   constexpr int kAxesAPass = 32 / kBins;
   constexpr int kPasses = (3 + kAxesAPass - 1) / kAxesAPass;
   static_assert(kAxesAPass >= 1, "an axis's bins in a warp");
@@ -197,8 +242,10 @@ __device__ inline SahChoice WarpBestSplit(const BinsOf<kBins>& bins) {
   float best = __builtin_huge_valf();
   int best_key = 1 << 30;
   uint32_t best_uneven = 0xffffffffu;
-  for (int pass = 0; pass < kPasses; ++pass) {
-    const int axis = kAxesAPass * pass + lane / kBins;  // 3 or more: idle lanes
+  const int passes = only_axis >= 0 ? 1 : kPasses;
+  for (int pass = 0; pass < passes; ++pass) {
+    const int axis = only_axis >= 0 ? (lane < kBins ? only_axis : 3)
+                                    : kAxesAPass * pass + lane / kBins;  // 3 or more: idle lanes
     const int a = axis < 3 ? axis : 0;
     float lo[3], hi[3], rlo[3], rhi[3];
     for (int k = 0; k < 3; ++k) {
@@ -337,9 +384,11 @@ __global__ void SahPrimitivesKernel(const float* tri, uint32_t n, BvhBox* boxes,
   }
 }
 
-// The root's task: a large one with its tiles, or a subtree.
-__global__ void SahRootKernel(uint32_t n, const uint32_t* root_bounds, SahTask* large, uint2* tiles,
-                              SahBins* bins, SahTask* subtrees, uint32_t* counters) {
+// The root's task: a large one with its tiles, a middle one, or a subtree. block_max: the
+// largest node the middle phase takes (kSahWarpMax: none).
+__global__ void SahRootKernel(uint32_t n, uint32_t block_max, const uint32_t* root_bounds,
+                              SahTask* large, uint2* tiles, SahBins* bins, SahTask* middle,
+                              SahTask* subtrees, uint32_t* counters) {
   SahTask t;
   t.parent = -1;
   t.side = 0;
@@ -351,7 +400,7 @@ __global__ void SahRootKernel(uint32_t n, const uint32_t* root_bounds, SahTask* 
     t.box.lo[k] = Unordered(root_bounds[k]);
     t.box.hi[k] = Unordered(root_bounds[3 + k]);
   }
-  if (n > kSahWarpMax) {
+  if (n > block_max) {
     if (threadIdx.x == 0) {
       large[0] = t;
       counters[kLargeCounts] = 1;
@@ -360,6 +409,11 @@ __global__ void SahRootKernel(uint32_t n, const uint32_t* root_bounds, SahTask* 
     for (uint32_t k = threadIdx.x; k < (n + kSahTile - 1) / kSahTile; k += blockDim.x)
       tiles[k] = make_uint2(0, k * kSahTile);
     ClearBins(&bins[0], static_cast<int>(threadIdx.x), static_cast<int>(blockDim.x));
+  } else if (n > kSahWarpMax) {
+    if (threadIdx.x == 0) {
+      middle[0] = t;
+      counters[kMiddleCount] = 1;
+    }
   } else if (threadIdx.x == 0) {
     subtrees[0] = t;
     counters[kSubtreeCount] = 1;
@@ -378,7 +432,7 @@ __global__ void __launch_bounds__(kSahTileThreads)
   for (uint32_t i = begin + threadIdx.x; i < begin + kSahTile; i += kSahTileThreads) {
     const bool valid = i < n;
     const BvhBox b = valid ? boxes[i] : BvhBox{};
-    WarpAddToBins(&s_bins, 0, valid, b, map);
+    WarpAddToBinsOnAxis(&s_bins, 0, valid, b, map, map.axis);
   }
   __syncthreads();
   const auto* from = reinterpret_cast<const uint32_t*>(&s_bins);
@@ -395,16 +449,21 @@ __global__ void __launch_bounds__(kSahTileThreads)
   }
 }
 
-// Where a child goes: a large task of the next level or a subtree; a single primitive goes
-// nowhere (the partition writes its place in the order). Returns its next-level large task or
-// -1, and in first_tile its tiles' place. One lane calls it; the warp then fills the tiles and
-// clears the bins (FillLargeTask).
-__device__ inline int32_t PlaceChild(const SahTask& child, int level, SahTask* next_large,
-                                     SahTask* subtrees, uint32_t* counters, uint32_t& first_tile) {
+// Where a child goes: a large task of the next level, a middle task or a subtree; a single
+// primitive goes nowhere (the partition writes its place in the order). Returns its next-level
+// large task or -1, and in first_tile its tiles' place. One lane calls it; the warp then fills
+// the tiles and clears the bins (FillLargeTask).
+__device__ inline int32_t PlaceChild(const SahTask& child, int level, uint32_t block_max,
+                                     SahTask* next_large, SahTask* middle, SahTask* subtrees,
+                                     uint32_t* counters, uint32_t& first_tile) {
   first_tile = 0;
   if (child.count < 2) return -1;
   if (child.count <= kSahWarpMax) {
     subtrees[atomicAdd(&counters[kSubtreeCount], 1u)] = child;
+    return -1;
+  }
+  if (child.count <= block_max) {
+    middle[atomicAdd(&counters[kMiddleCount], 1u)] = child;
     return -1;
   }
   const uint32_t task = atomicAdd(&counters[kLargeCounts + level + 1], 1u);
@@ -466,15 +525,15 @@ __device__ inline void SplitTask(const SahTask& t, uint32_t left, const BvhBox b
 
 // Large phase, one warp a task of this level: the split from its bins, its children placed.
 __global__ void SahSplitKernel(const SahTask* large, const SahBins* bins, int level,
-                               SahSplit* splits, SahTask* next_large, uint2* next_tiles,
-                               SahBins* next_bins, SahTask* subtrees, uint32_t* counters,
-                               BvhNode* nodes) {
+                               uint32_t block_max, SahSplit* splits, SahTask* next_large,
+                               uint2* next_tiles, SahBins* next_bins, SahTask* middle,
+                               SahTask* subtrees, uint32_t* counters, BvhNode* nodes) {
   const uint32_t task = (blockIdx.x * blockDim.x + threadIdx.x) / 32;
   const int lane = static_cast<int>(threadIdx.x) & 31;
   if (task >= counters[kLargeCounts + level]) return;
   const SahTask t = large[task];
   SahChoice c;
-  if (level < kSahForceMedianLevel) c = WarpBestSplit(bins[task]);
+  if (level < kSahForceMedianLevel) c = WarpBestSplit(bins[task], LongestAxis(t.box));
   SahSplit split;
   split.axis = c.axis;
   split.bin = c.bin;
@@ -489,8 +548,8 @@ __global__ void SahSplitKernel(const SahTask* large, const SahBins* bins, int le
     SahTask child[2];
     SplitTask(t, split.left, c.box, 1 - t.buffer, counters, counters[kRootGap], nodes, child);
     for (int s = 0; s < 2; ++s)
-      split.child_task[s] =
-          PlaceChild(child[s], level, next_large, subtrees, counters, first_tile[s]);
+      split.child_task[s] = PlaceChild(child[s], level, block_max, next_large, middle, subtrees,
+                                       counters, first_tile[s]);
     splits[task] = split;
   }
   for (int s = 0; s < 2; ++s) {
@@ -593,7 +652,10 @@ __global__ void __launch_bounds__(kSahTileThreads)
       if ((s == 0 ? left : t.count - left) == 1) order[at] = id;  // a leaf: its final place
     }
     const bool binned = valid && child_task[s] >= 0;
-    if (__any_sync(0xffffffffu, binned)) WarpAddToBins(s_bins, s, binned, b, child_map[s]);
+    if (__any_sync(0xffffffffu, binned)) {
+      const BinMap m = s == 0 ? child_map[0] : child_map[1];
+      WarpAddToBinsOnAxis(s_bins, s, binned, b, m, m.axis);
+    }
   }
   __syncthreads();
   for (int s = 0; s < 2; ++s) {
@@ -610,6 +672,218 @@ __global__ void __launch_bounds__(kSahTileThreads)
         atomicAdd(&to[w], from[w]);
       }
     }
+  }
+}
+
+// Middle phase. A range of a middle task still to split: positions [begin, end) of the task,
+// its slots in s_slot[buffer], its bounds, and where its index goes.
+struct MiddleRange {
+  uint16_t begin, end;
+  uint8_t side, buffer;
+  uint16_t depth;
+  int32_t parent;
+  BvhBox box;
+};
+
+// A range's split, as warp 0 chose it, for the block.
+struct MiddleSplit {
+  int32_t axis, bin;  // axis -1: at the middle position
+  uint32_t left;
+  BvhBox box[2];
+};
+
+// Pending ranges of more than kSahWarpMax primitives are disjoint, so at most
+// kSahBlockMax / (kSahWarpMax + 1) of them; each has its bins, filled as its parent partitions.
+constexpr int kMiddleStack = kSahBlockMax / (kSahWarpMax + 1) + 1;
+constexpr int kMiddleWarps = kMiddleThreads / 32;
+constexpr int kMiddleRounds = kSahBlockMax / kMiddleThreads;  // a thread's primitives of a range
+constexpr int kMiddleEntries = 2 * kMiddleRounds * kMiddleWarps;
+static_assert(kMiddleEntries <= kMiddleThreads, "a scan entry a thread at most");
+static_assert(kMiddleRounds <= 32, "a thread's sides as bits of a word");
+
+// One block a middle task: its nodes split depth first down to kSahWarpMax primitives, each by
+// the large phase's 16 bins on the longest axis and WarpBestSplit (so the same splits), with
+// barriers instead of a launch a level. Only the slots (the task's positions) live in shared
+// memory; the boxes are read from global memory each pass (the L1 and L2 hold them: 96 KB a task).
+// Each partition bins the children it pushes, as the large phase's does, so a range's primitives
+// are read once a level. A child of kSahWarpMax or fewer gets its boxes and ids written, in its
+// final order, into the other buffer and becomes a subtree task; a single primitive gets its place
+// in the order.
+__global__ void __launch_bounds__(kMiddleThreads, 2)
+    SahMiddleKernel(const SahTask* tasks, BvhBox* const* boxes, uint32_t* const* ids,
+                    uint32_t* counters, SahTask* subtrees, BvhNode* nodes, uint32_t* order) {
+  using Scan = cub::BlockScan<uint32_t, kMiddleThreads>;
+  __shared__ uint16_t s_slot[2][kSahBlockMax];
+  __shared__ SahBins s_bins[kMiddleStack];  // [stack slot]
+  __shared__ MiddleRange s_stack[kMiddleStack];
+  __shared__ MiddleSplit s_split;
+  __shared__ uint32_t s_rank[kMiddleEntries];   // [side][round][warp]: primitives
+  __shared__ uint32_t s_place[kMiddleEntries];  // the same entries' places in the range
+  __shared__ typename Scan::TempStorage s_scan;
+  const int tid = static_cast<int>(threadIdx.x), lane = tid & 31, warp = tid / 32;
+  const SahTask t = tasks[blockIdx.x];
+  const BvhBox* in_boxes = boxes[t.buffer] + t.begin;
+  const uint32_t* in_ids = ids[t.buffer] + t.begin;
+  BvhBox* out_boxes = boxes[1 - t.buffer] + t.begin;
+  uint32_t* out_ids = ids[1 - t.buffer] + t.begin;
+  const int n = static_cast<int>(t.count);
+  bool root = t.parent < 0;
+  uint32_t root_gap = root ? 0 : counters[kRootGap];
+  // The whole task's bins (the large phase bins only its own next level's tasks).
+  ClearBins(&s_bins[0], tid, kMiddleThreads);
+  if (tid == 0) {
+    s_stack[0] = {0,    static_cast<uint16_t>(n),       static_cast<uint8_t>(t.side),
+                  0,    static_cast<uint16_t>(t.depth), t.parent,
+                  t.box};
+  }
+  __syncthreads();
+  const BinMap whole_map = MapOf(t.box);
+  for (int i0 = 0; i0 < n; i0 += kMiddleThreads) {
+    const int i = i0 + tid;
+    const bool valid = i < n;
+    const BvhBox b = valid ? in_boxes[i] : BvhBox{};
+    if (valid) s_slot[0][i] = static_cast<uint16_t>(i);
+    WarpAddToBinsOnAxis(s_bins, 0, valid, b, whole_map, whole_map.axis);
+  }
+  __syncthreads();
+  int top = 1;  // the same in every thread
+  while (top > 0) {
+    --top;
+    const MiddleRange r = s_stack[top];
+    const int m = r.end - r.begin;
+    if (warp == 0) {
+      SahChoice c;
+      if (r.depth < kSahForceMedianLevel) c = WarpBestSplit(s_bins[top], LongestAxis(r.box));
+      if (lane == 0) {
+        // A positional split's children get the range's bounds, as in the large phase.
+        if (c.axis < 0) c.box[0] = c.box[1] = r.box;
+        s_split = {c.axis,
+                   c.bin,
+                   c.axis >= 0 ? c.left : static_cast<uint32_t>(m / 2),
+                   {c.box[0], c.box[1]}};
+      }
+    }
+    __syncthreads();
+    const int axis = s_split.axis, split_bin = s_split.bin;
+    const int left = static_cast<int>(s_split.left);
+    const BvhBox side_box[2] = {s_split.box[0], s_split.box[1]};
+    const int count[2] = {left, m - left};
+    // The children pushed (more than kSahWarpMax primitives) take the stack slots from `top`
+    // on: the popped range's bins were read above, so its slot is free.
+    int child_slot[2], pushed = top;
+    for (int s = 0; s < 2; ++s)
+      child_slot[s] = count[s] > static_cast<int>(kSahWarpMax) ? pushed++ : -1;
+    for (int s = 0; s < 2; ++s) {
+      if (child_slot[s] >= 0) ClearBins(&s_bins[child_slot[s]], tid, kMiddleThreads);
+    }
+    __syncthreads();
+    const BinMap map = MapOf(r.box);
+    const BinMap left_map = MapOf(side_box[0]), right_map = MapOf(side_box[1]);
+    const uint16_t* in = s_slot[r.buffer];
+    uint16_t* out = s_slot[1 - r.buffer];
+    // A stable partition in two passes, with two barriers whatever the range's size: the first
+    // sides each primitive, bins it into its child's bins where that child is pushed, and counts
+    // each warp's and round's sides; a block scan turns the counts into places; the second writes
+    // the slots in place order. A thread's sides are kept as bits, its boxes read again only
+    // where a child's primitives take their final place.
+    const int rounds = (m + kMiddleThreads - 1) / kMiddleThreads;
+    uint32_t right_bits = 0;  // a bit a round
+    for (int round = 0; round < rounds; ++round) {
+      const int i = round * kMiddleThreads + tid;
+      const bool valid = i < m;
+      const BvhBox b = valid ? in_boxes[in[r.begin + i]] : BvhBox{};
+      const bool right = valid && (axis >= 0 ? BinOf(b, map, axis) > split_bin : i >= left);
+      right_bits |= right ? 1u << round : 0u;
+      const unsigned rm = __ballot_sync(0xffffffffu, right);
+      const unsigned lm = __ballot_sync(0xffffffffu, valid && !right);
+      if (lane == 0) {
+        s_rank[round * kMiddleWarps + warp] = __popc(lm);
+        s_rank[(kMiddleRounds + round) * kMiddleWarps + warp] = __popc(rm);
+      }
+      const int side_slot = right ? child_slot[1] : child_slot[0];
+      const bool binned = valid && side_slot >= 0;
+      if (__any_sync(0xffffffffu, binned)) {
+        const BinMap m = right ? right_map : left_map;
+        WarpAddToBinsOnAxis(s_bins, binned ? side_slot : 0, binned, b, m, m.axis);
+      }
+    }
+    if (lane == 0) {
+      for (int round = rounds; round < kMiddleRounds; ++round)
+        s_rank[round * kMiddleWarps + warp] =
+            s_rank[(kMiddleRounds + round) * kMiddleWarps + warp] = 0;
+    }
+    __syncthreads();
+    // Places from the range's start: the right side's entries follow all the left's, so they
+    // start at `left` by themselves.
+    uint32_t place = 0;
+    Scan(s_scan).ExclusiveSum(tid < kMiddleEntries ? s_rank[tid] : 0u, place);
+    if (tid < kMiddleEntries) s_place[tid] = place;
+    __syncthreads();
+    const uint32_t gap = t.begin + r.begin + static_cast<uint32_t>(left) - 1;
+    int32_t me = 0;
+    const bool is_root = root && r.parent < 0;
+    if (is_root) {
+      root_gap = gap;
+      root = false;
+    } else {
+      me = NodeIndex(gap, root_gap);
+    }
+    if (tid == 0) {
+      if (is_root) counters[kRootGap] = gap;
+      if (r.parent >= 0) nodes[r.parent].child[r.side] = me;
+      int32_t code[2];
+      for (int s = 0; s < 2; ++s) {
+        const int begin = r.begin + (s == 0 ? 0 : left);
+        code[s] = 0;  // a child of two or more writes its index when it splits
+        if (count[s] == 1) {
+          code[s] = ~static_cast<int32_t>(t.begin + static_cast<uint32_t>(begin));
+        } else if (child_slot[s] < 0) {
+          SahTask sub;
+          sub.parent = me;
+          sub.side = static_cast<uint32_t>(s);
+          sub.begin = t.begin + static_cast<uint32_t>(begin);
+          sub.count = static_cast<uint32_t>(count[s]);
+          sub.buffer = 1 - t.buffer;
+          sub.depth = r.depth + 1u;
+          sub.box = side_box[s];
+          subtrees[atomicAdd(&counters[kSubtreeCount], 1u)] = sub;
+        } else {
+          s_stack[child_slot[s]] = {static_cast<uint16_t>(begin),
+                                    static_cast<uint16_t>(begin + count[s]),
+                                    static_cast<uint8_t>(s),
+                                    static_cast<uint8_t>(1 - r.buffer),
+                                    static_cast<uint16_t>(r.depth + 1),
+                                    me,
+                                    side_box[s]};
+        }
+      }
+      WriteNode(nodes, me, side_box, code);
+    }
+    for (int round = 0; round < rounds; ++round) {
+      const int i = round * kMiddleThreads + tid;
+      const bool valid = i < m;
+      const bool right = (right_bits >> round) & 1u;
+      const unsigned rm = __ballot_sync(0xffffffffu, right);
+      const unsigned lm = __ballot_sync(0xffffffffu, valid && !right);
+      if (!valid) continue;
+      const int s = right ? 1 : 0;
+      const uint32_t slot = in[r.begin + i];
+      const int at = static_cast<int>(s_place[(s * kMiddleRounds + round) * kMiddleWarps + warp]) +
+                     __popc((right ? rm : lm) & ((1u << lane) - 1));
+      out[r.begin + at] = static_cast<uint16_t>(slot);
+      const int side_count = right ? count[1] : count[0];
+      if (side_count <= static_cast<int>(kSahWarpMax)) {  // its final place
+        const uint32_t id = in_ids[slot];
+        if (side_count == 1) {
+          order[t.begin + r.begin + at] = id;
+        } else {
+          out_boxes[r.begin + at] = in_boxes[slot];
+          out_ids[r.begin + at] = id;
+        }
+      }
+    }
+    top = pushed;
+    __syncthreads();
   }
 }
 
@@ -932,12 +1206,13 @@ __global__ void __launch_bounds__(32 * kSubtreeWarps)
 }
 
 // The builder's work: the primitives' boxes and ids, double-buffered; large tasks, their tiles
-// and bins by level parity; splits; subtree tasks; the device addresses of both buffers;
-// counters; the root's bounds. Kept between builds, as the simulator keeps its builders'.
+// and bins by level parity; splits; middle and subtree tasks; the device addresses of both
+// buffers; counters; the root's bounds. Kept between builds, as the simulator keeps its
+// builders'.
 struct SahBuffers {
   DeviceBuffer<BvhBox> boxes[2];
   DeviceBuffer<uint32_t> ids[2];
-  DeviceBuffer<SahTask> large[2], subtrees;
+  DeviceBuffer<SahTask> large[2], middle, subtrees;
   DeviceBuffer<uint2> tiles[2];
   DeviceBuffer<SahBins> bins[2];
   DeviceBuffer<SahSplit> splits;
@@ -946,11 +1221,12 @@ struct SahBuffers {
   DeviceBuffer<uint32_t> bounds;  // lo[3], hi[3] as ordered integers
 };
 
-Status BuildBinnedSah(SahBuffers& b, const float* triangles, uint32_t n, BvhNode* nodes,
-                      uint32_t* order, cudaStream_t stream) {
-  // Capacities: large tasks have more than kSahWarpMax primitives, so fewer than
-  // n / kSahWarpMax of them at a level; their tiles fewer than n / kSahTile + that; subtrees
-  // two primitives or more.
+Status BuildBinnedSah(SahBuffers& b, const GpuBinnedSahOptions& options, const float* triangles,
+                      uint32_t n, BvhNode* nodes, uint32_t* order, cudaStream_t stream) {
+  const uint32_t block_max = options.block_per_middle_node ? kSahBlockMax : kSahWarpMax;
+  // Capacities: large and middle tasks have more than kSahWarpMax primitives, so fewer than
+  // n / kSahWarpMax of them at a level or in all; their tiles fewer than n / kSahTile + that;
+  // subtrees two primitives or more.
   const uint32_t large_max = n / kSahWarpMax + 1;
   const uint32_t tile_max = n / kSahTile + large_max + 1;
   const uint32_t subtree_max = n / 2 + 1;
@@ -961,7 +1237,7 @@ Status BuildBinnedSah(SahBuffers& b, const float* triangles, uint32_t n, BvhNode
     }
   }
   for (Status s :
-       {b.splits.Reserve(large_max), b.subtrees.Reserve(subtree_max),
+       {b.splits.Reserve(large_max), b.middle.Reserve(large_max), b.subtrees.Reserve(subtree_max),
         b.counters.Reserve(kCounterCount), b.bounds.Reserve(6), b.addresses.Reserve(4)}) {
     if (!s.ok()) return s;
   }
@@ -979,8 +1255,9 @@ Status BuildBinnedSah(SahBuffers& b, const float* triangles, uint32_t n, BvhNode
   auto* const* ids = reinterpret_cast<uint32_t* const*>(b.addresses.get() + 2);
   SahPrimitivesKernel<<<BuildBlocks(n), kBuildBlock, 0, stream>>>(triangles, n, b.boxes[0].get(),
                                                                   b.ids[0].get(), root_bounds);
-  SahRootKernel<<<1, 256, 0, stream>>>(n, root_bounds, b.large[0].get(), b.tiles[0].get(),
-                                       b.bins[0].get(), b.subtrees.get(), counters);
+  SahRootKernel<<<1, 256, 0, stream>>>(n, block_max, root_bounds, b.large[0].get(),
+                                       b.tiles[0].get(), b.bins[0].get(), b.middle.get(),
+                                       b.subtrees.get(), counters);
   LT_CUDA_TRY(cudaGetLastError());
   auto read_counter = [&](int at, uint32_t& value) -> Status {
     LT_CUDA_TRY(
@@ -988,7 +1265,7 @@ Status BuildBinnedSah(SahBuffers& b, const float* triangles, uint32_t n, BvhNode
     LT_CUDA_TRY(cudaStreamSynchronize(stream));
     return {};
   };
-  if (n > kSahWarpMax) {
+  if (n > block_max) {
     SahBinRootKernel<<<(n + kSahTile - 1) / kSahTile, kSahTileThreads, 0, stream>>>(
         b.boxes[0].get(), n, b.large[0].get(), b.bins[0].get());
     LT_CUDA_TRY(cudaGetLastError());
@@ -999,8 +1276,9 @@ Status BuildBinnedSah(SahBuffers& b, const float* triangles, uint32_t n, BvhNode
         const uint32_t tasks = level < 31 ? std::min(large_max, 1u << level) : large_max;
         const uint32_t tiles = std::min(tile_max, n / kSahTile + tasks + 1);
         SahSplitKernel<<<(tasks * 32 + kBuildBlock - 1) / kBuildBlock, kBuildBlock, 0, stream>>>(
-            b.large[p].get(), b.bins[p].get(), level, b.splits.get(), b.large[1 - p].get(),
-            b.tiles[1 - p].get(), b.bins[1 - p].get(), b.subtrees.get(), counters, nodes);
+            b.large[p].get(), b.bins[p].get(), level, block_max, b.splits.get(),
+            b.large[1 - p].get(), b.tiles[1 - p].get(), b.bins[1 - p].get(), b.middle.get(),
+            b.subtrees.get(), counters, nodes);
         SahPartitionKernel<<<tiles, kSahTileThreads, 0, stream>>>(
             b.large[p].get(), b.tiles[p].get(), level, b.splits.get(), b.large[1 - p].get(),
             b.bins[1 - p].get(), b.boxes[p].get(), b.ids[p].get(), b.boxes[1 - p].get(),
@@ -1011,6 +1289,15 @@ Status BuildBinnedSah(SahBuffers& b, const float* triangles, uint32_t n, BvhNode
       if (Status s = read_counter(kLargeCounts + level, remaining); !s.ok()) return s;
       if (remaining == 0) break;
       if (level >= kSahLevels) return Error{"binned-SAH BVH: large phase did not end (a bug)"};
+    }
+  }
+  if (n > kSahWarpMax && block_max > kSahWarpMax) {
+    uint32_t middle = 0;
+    if (Status s = read_counter(kMiddleCount, middle); !s.ok()) return s;
+    if (middle > 0) {
+      SahMiddleKernel<<<middle, kMiddleThreads, 0, stream>>>(b.middle.get(), boxes, ids, counters,
+                                                             b.subtrees.get(), nodes, order);
+      LT_CUDA_TRY(cudaGetLastError());
     }
   }
   // The subtrees: a grid of blocks for up to n / 2 of them would mostly start empty blocks
@@ -1025,11 +1312,12 @@ Status BuildBinnedSah(SahBuffers& b, const float* triangles, uint32_t n, BvhNode
 
 }  // namespace
 
-ExternalGpuBvhBuild GpuBinnedSahBuild() {
+ExternalGpuBvhBuild GpuBinnedSahBuild(GpuBinnedSahOptions options) {
   auto buffers = std::make_shared<SahBuffers>();
-  return [buffers](const float* triangles, uint32_t n, BvhNode* nodes, uint32_t* order,
-                   void* stream) {
-    return BuildBinnedSah(*buffers, triangles, n, nodes, order, static_cast<cudaStream_t>(stream));
+  return [buffers, options](const float* triangles, uint32_t n, BvhNode* nodes, uint32_t* order,
+                            void* stream) {
+    return BuildBinnedSah(*buffers, options, triangles, n, nodes, order,
+                          static_cast<cudaStream_t>(stream));
   };
 }
 

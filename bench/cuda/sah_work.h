@@ -13,7 +13,8 @@ namespace lt::bench {
 inline constexpr int kSahBins = 16;
 
 // The bins of one node: for each axis and bin, the bounds of its primitives' boxes as ordered
-// integers (for atomicMin/atomicMax) and how many there are.
+// integers (for atomicMin/atomicMax) and how many there are. Nodes of more than 256 primitives
+// fill one axis only (binned_sah_build.cu, LongestAxis).
 template <int kBins>
 struct BinsOf {
   static constexpr int kCount = kBins;

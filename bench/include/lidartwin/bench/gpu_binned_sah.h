@@ -8,10 +8,19 @@
 
 namespace lt::bench {
 
+// How the builder splits nodes of 257 to 4,096 triangles. Either way they take the same splits
+// from the same bins, so the trees are the same; only the time differs.
+struct GpuBinnedSahOptions {
+  // true: one block a node, splitting it down to 256 triangles in shared memory (the middle
+  // phase); false: a grid launch a level, as the larger nodes are split (the tests compare the
+  // two).
+  bool block_per_middle_node = true;
+};
+
 // The builder, for the ray queries of lidartwin/sim/cuda_backend.h (a GpuBvhChoice). Its work
 // buffers live as long as the returned function and its copies, so timed repeats reuse them as
 // the simulator's builders reuse theirs; for the same reason one builder and its copies build
 // one tree at a time (never on two streams or threads at once).
-ExternalGpuBvhBuild GpuBinnedSahBuild();
+ExternalGpuBvhBuild GpuBinnedSahBuild(GpuBinnedSahOptions options = {});
 
 }  // namespace lt::bench
