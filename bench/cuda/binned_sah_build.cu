@@ -493,6 +493,19 @@ __device__ inline int32_t NodeIndex(uint32_t gap, uint32_t root_gap) {
   return static_cast<int32_t>(gap == 0 ? root_gap : gap);
 }
 
+// The node a range of a middle or subtree task makes where it splits at `gap`: the tree's root
+// (index 0; its gap becomes root_gap) if the task is the root and the range has no parent, else
+// NodeIndex. root: the task's root is still to split (cleared here once it has); is_root: this
+// is it.
+__device__ inline int32_t RangeSplitNode(uint32_t gap, int32_t parent, bool& root,
+                                         uint32_t& root_gap, bool& is_root) {
+  is_root = root && parent < 0;
+  if (!is_root) return NodeIndex(gap, root_gap);
+  root_gap = gap;
+  root = false;
+  return 0;
+}
+
 // A task split at `left`: its node (index from its gap, written into its parent's slot) with
 // the children's boxes and, for single primitives, their leaf codes (~position; the others
 // write theirs when they split); the children's tasks in `child`. root_gap: for the root,
@@ -820,14 +833,8 @@ __global__ void __launch_bounds__(kMiddleThreads, 2)
     if (tid < kMiddleEntries) s_place[tid] = place;
     __syncthreads();
     const uint32_t gap = t.begin + r.begin + static_cast<uint32_t>(left) - 1;
-    int32_t me = 0;
-    const bool is_root = root && r.parent < 0;
-    if (is_root) {
-      root_gap = gap;
-      root = false;
-    } else {
-      me = NodeIndex(gap, root_gap);
-    }
+    bool is_root = false;
+    const int32_t me = RangeSplitNode(gap, r.parent, root, root_gap, is_root);
     if (tid == 0) {
       if (is_root) counters[kRootGap] = gap;
       if (r.parent >= 0) nodes[r.parent].child[r.side] = me;
@@ -1138,14 +1145,8 @@ __global__ void __launch_bounds__(32 * kSubtreeWarps)
     }
     __syncwarp();
     const uint32_t gap = t.begin + r.begin + static_cast<uint32_t>(left) - 1;
-    int32_t me = 0;
-    const bool is_root = root && r.parent < 0;
-    if (is_root) {
-      root_gap = gap;
-      root = false;
-    } else {
-      me = NodeIndex(gap, root_gap);
-    }
+    bool is_root = false;
+    const int32_t me = RangeSplitNode(gap, r.parent, root, root_gap, is_root);
     const int count[2] = {left, m - left};
     if (lane == 0) {
       if (is_root) counters[kRootGap] = gap;
