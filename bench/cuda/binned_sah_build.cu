@@ -55,13 +55,15 @@ constexpr int kSahTile = 1024;         // primitives a block partitions in the l
 constexpr int kSahTileThreads = 256;   // 4 primitives a thread
 constexpr uint32_t kSahWarpMax = 256;  // largest subtree a warp takes
 // Largest node a block of the middle phase takes: its slots (two bytes each, twice) and the bins
-// of its pending ranges fit 43 KB of shared memory. On the H200 the middle kernel takes 290 us
-// at 1 M triangles where the large phase's levels took some 370 us for the same splits (and
-// 2.4 ms against 2.6 ms at 10 M): a primitive's binning costs what it costs in the large phase,
-// so the saving is the launches and the levels' tails (bench/RESULTS.md).
+// of its pending ranges fit 43 KB of shared memory. On the H200, with three axes binned, the
+// middle kernel took 290 us at 1 M triangles where the large phase's levels had taken some 370 us
+// for the same splits (2.4 against 2.6 ms at 10 M): a primitive's binning costs what it costs in
+// the large phase, so the saving was the launches and the levels' tails. With one axis binned
+// it takes 182 us and 1.6 ms (bench/RESULTS.md).
 constexpr uint32_t kSahBlockMax = 4096;
 // 512 threads at two blocks an SM (64 registers): some 256 middle tasks at 1 M triangles fill
-// one wave, so the threads a task are the phase's parallelism; 256 threads took 300 us.
+// one wave, so the threads a task are the phase's parallelism. The first form, 256 threads with
+// a barrier every round of the partition, took 300 us.
 constexpr int kMiddleThreads = 512;
 constexpr uint32_t kSahSmallMax = 8;  // largest subtree a lane takes
 // A warp a block: a block's shared memory is free for the next subtree as soon as its one is
@@ -666,8 +668,8 @@ __global__ void __launch_bounds__(kSahTileThreads)
     }
     const bool binned = valid && child_task[s] >= 0;
     if (__any_sync(0xffffffffu, binned)) {
-      const BinMap m = s == 0 ? child_map[0] : child_map[1];
-      WarpAddToBinsOnAxis(s_bins, s, binned, b, m, m.axis);
+      const BinMap side_map = s == 0 ? child_map[0] : child_map[1];
+      WarpAddToBinsOnAxis(s_bins, s, binned, b, side_map, side_map.axis);
     }
   }
   __syncthreads();
@@ -816,8 +818,8 @@ __global__ void __launch_bounds__(kMiddleThreads, 2)
       const int side_slot = right ? child_slot[1] : child_slot[0];
       const bool binned = valid && side_slot >= 0;
       if (__any_sync(0xffffffffu, binned)) {
-        const BinMap m = right ? right_map : left_map;
-        WarpAddToBinsOnAxis(s_bins, binned ? side_slot : 0, binned, b, m, m.axis);
+        const BinMap side_map = right ? right_map : left_map;
+        WarpAddToBinsOnAxis(s_bins, binned ? side_slot : 0, binned, b, side_map, side_map.axis);
       }
     }
     if (lane == 0) {

@@ -9,7 +9,8 @@
 namespace lt::bench {
 
 // How the builder splits nodes of 257 to 4,096 triangles. Either way they take the same splits
-// from the same bins, so the trees are the same; only the time differs.
+// from the same bins, so where bins decide every split the trees are the same (a positional
+// split follows the order triangles reach a node in); only the time differs.
 struct GpuBinnedSahOptions {
   // true: one block a node, splitting it down to 256 triangles in shared memory (the middle
   // phase); false: a grid launch a level, as the larger nodes are split (the tests compare the
