@@ -1,7 +1,7 @@
 // A binned-SAH BVH built top-down on the GPU (Wald, "On fast construction of SAH-based bounding
 // volume hierarchies", IEEE RT 2007: 16 bins an axis over the node's bounds, the split of least
-// A_L N_L + A_R N_R; above kSahWarpMax primitives on the node's longest axis only, LongestAxis),
-// in three phases by node size:
+// A_L N_L + A_R N_R; above kSubtreeOneAxisAbove primitives on the node's longest axis only,
+// LongestAxis), in three phases by node size:
 //   - large nodes (> kSahBlockMax primitives), level by level with the work lists on the device:
 //     tiles of kSahTile primitives, a block each, partition the primitives and bin them into
 //     their child's bins in one pass (shared-memory bins, then one global atomic per bin value
@@ -74,6 +74,14 @@ constexpr int kSubtreeWarps = 1;  // warps a block in the subtree phase
 // the H200 the build went from 2.40 to 2.31 ms (1 M triangles) and from 19.1 to 18.5 ms (10 M);
 // the trees' SAH costs rose by 0.1-0.2 % and 10 bins were no better (bench/RESULTS.md).
 constexpr int kSubtreeBins = 8;
+// The warp's splits of nodes of more than this many primitives bin the longest axis of the
+// node's box only, as the large and middle phases do. On the H200 (bench/RESULTS.md, "One axis
+// in the warp's splits too"), against three axes at every warp split:
+//   above 128: builds 1.89 ms (1 M triangles) and 15.3 ms (10 M) against 1.92-1.95 and 15.4;
+//              SAH 59.92 and 64.17 against 59.88 and 64.12;
+//   above 64:  1.86 and 14.97 ms, SAH 59.99 and 64.80 (1.019x and 1.028x the host reference);
+//   above 32:  1.79 and 14.6 ms, SAH 61.47 and 66.59, and random rays 9 % slower at 10 M.
+constexpr int kSubtreeOneAxisAbove = 64;
 // Nodes this deep split at their middle position, so the tree's depth stays bounded (the
 // large phase ends within kSahLevels levels, the wide tree within its stack) however binned
 // splits peel primitives off (zero-area triangles tie every split at cost 0).
@@ -109,15 +117,16 @@ struct BinMap {
 // Binning the three axes there and choosing the best split of the three gave the benchmark city
 // the same SAH cost within 0.03 % (59.86 and 59.88 at 1 M triangles, 64.12 at 10 M, on the
 // host emulation of this builder), at a third of the shared atomics a primitive and level,
-// which are those phases' cost (bench/RESULTS.md). Below kSahWarpMax it would cost 13 %, so
-// the subtree phase bins all three. A node whose centres share one bin on its longest axis
-// splits at the middle position, as one whose centres share a bin on every axis does.
+// which are those phases' cost (bench/RESULTS.md). At every node it would cost 13 %; the
+// subtree phase bins one axis above kSubtreeOneAxisAbove primitives and all three below. A node
+// whose centres share one bin on its longest axis splits at the middle position, as one whose
+// centres share a bin on every axis does.
+// The extents compared by name: a box indexed by a run-time axis would live in local memory
+// (the middle kernel's 160-byte stack frame).
 __device__ inline int LongestAxis(const BvhBox& b) {
-  int axis = 0;
-  for (int a = 1; a < 3; ++a) {
-    if (b.hi[a] - b.lo[a] > b.hi[axis] - b.lo[axis]) axis = a;
-  }
-  return axis;
+  const float dx = b.hi[0] - b.lo[0], dy = b.hi[1] - b.lo[1], dz = b.hi[2] - b.lo[2];
+  if (dy > dx) return dz > dy ? 2 : 1;
+  return dz > dx ? 2 : 0;
 }
 
 template <int kBins = kSahBins>
@@ -1099,15 +1108,19 @@ __global__ void __launch_bounds__(32 * kSubtreeWarps)
     const BinMap map = MapOf<kSubtreeBins>(r.box);
     ClearBins(&w.bins, lane, 32);
     __syncwarp();
+    const int only_axis = m > kSubtreeOneAxisAbove ? map.axis : -1;
     for (int i0 = 0; i0 < m; i0 += 32) {
       const int i = i0 + lane;
       const bool valid = i < m;
       const BvhBox b = valid ? w.box[in[r.begin + i]] : BvhBox{};
-      WarpAddToBins<kSubtreeBins>(&w.bins, 0, valid, b, map);
+      if (only_axis >= 0)
+        WarpAddToBinsOnAxis<kSubtreeBins>(&w.bins, 0, valid, b, map, only_axis);
+      else
+        WarpAddToBins<kSubtreeBins>(&w.bins, 0, valid, b, map);
     }
     __syncwarp();
     SahChoice c;
-    if (r.depth < kSahForceMedianLevel) c = WarpBestSplit<kSubtreeBins>(w.bins);
+    if (r.depth < kSahForceMedianLevel) c = WarpBestSplit<kSubtreeBins>(w.bins, only_axis);
     const int left = c.axis >= 0 ? static_cast<int>(c.left) : m / 2;
     if (c.axis < 0) {
       // A positional split: its sides' exact bounds, so that their bins spread again.
