@@ -46,6 +46,7 @@ using cuda::kBuildBlock;
 using physics::BvhBox;
 using physics::BvhNode;
 using physics::BvhTriangle;
+using physics::CollapseCost;
 
 // Tiles of 1,024 primitives, 256 threads: four times the blocks of 4,096 and 512, four rounds a
 // thread instead of eight. With the subtree phase's one warp a block, the build went from 18.5
@@ -547,11 +548,70 @@ __device__ inline void SplitTask(const SahTask& t, uint32_t left, const BvhBox b
   WriteNode(nodes, me, box, code);
 }
 
+// The collapse's cost pass (lidartwin/physics/bvh_collapse.h, CombineCollapseCost), done by the
+// builder: each subtree task's nodes from its own (SubtreeCosts), then up through the large and
+// middle nodes above it as the collapse's CollapseCostKernel climbs, the last child to report
+// computing its parent's cost. It spares the simulator the tree's parents and that climb (1.3 ms
+// of a 10 M-triangle build under ncu on the H200); done here, it costs the subtree kernel some
+// 110 us at 1 M triangles, and the builds went from 1.89 to 1.84 ms and from 15.0 to 14.7 ms
+// (bench/RESULTS.md). parent and pending: of each large and middle node, written when it splits.
+struct CostClimb {
+  int32_t* parent;    // [node] its parent, -1 for the root
+  uint32_t* pending;  // [node] its children that are nodes and have not reported their costs
+  CollapseCost* costs;
+  uint8_t* leaf;
+};
+
+// A large or middle node split into sides of count[0] and count[1] primitives.
+__device__ inline void NoteCostClimb(const CostClimb& climb, int32_t me, int32_t parent,
+                                     const uint32_t count[2]) {
+  climb.parent[me] = parent;
+  climb.pending[me] = (count[0] > 1 ? 1u : 0u) + (count[1] > 1 ? 1u : 0u);
+}
+
+// A node written by another block of this kernel, past the SM's L1 (which is not coherent: a
+// line read for a neighbouring node could hold this one's child slots as they were).
+__device__ inline BvhNode LoadNodeFromL2(const BvhNode* nodes, int32_t k) {
+  static_assert(sizeof(BvhNode) == 4 * sizeof(int4), "a node is four 16-byte words");
+  BvhNode m;
+  const auto* from = reinterpret_cast<const int4*>(nodes + k);
+  auto* to = reinterpret_cast<int4*>(&m);
+  for (int w = 0; w < 4; ++w)
+    to[w] = __ldcg(from + w);
+  return m;
+}
+
+// The subtree under node p has reported its cost: p and its ancestors get theirs as they
+// become known.
+__device__ inline void ClimbCosts(int32_t p, const CostClimb& climb, const BvhNode* nodes) {
+  while (p >= 0) {
+    __threadfence();  // the child's cost before its report
+    if (atomicSub(&climb.pending[p], 1u) != 1u) return;
+    __threadfence();
+    const BvhNode node = LoadNodeFromL2(nodes, p);
+    CollapseCost c[2];
+    for (int s = 0; s < 2; ++s) {
+      if (node.child[s] < 0) {
+        c[s] = physics::ChildCollapseCost(node, s, nullptr);
+      } else {
+        const CollapseCost* from = climb.costs + node.child[s];
+        c[s].count = __ldcg(&from->count);
+        c[s].cost = __ldcg(&from->cost);
+      }
+    }
+    bool as_leaf = false;
+    climb.costs[p] = physics::CombineCollapseCost(node, c[0], c[1], as_leaf);
+    climb.leaf[p] = as_leaf ? 1 : 0;
+    p = climb.parent[p];
+  }
+}
+
 // Large phase, one warp a task of this level: the split from its bins, its children placed.
 __global__ void SahSplitKernel(const SahTask* large, const SahBins* bins, int level,
                                uint32_t block_max, SahSplit* splits, SahTask* next_large,
                                uint2* next_tiles, SahBins* next_bins, SahTask* middle,
-                               SahTask* subtrees, uint32_t* counters, BvhNode* nodes) {
+                               SahTask* subtrees, uint32_t* counters, BvhNode* nodes,
+                               CostClimb climb) {
   const uint32_t task = (blockIdx.x * blockDim.x + threadIdx.x) / 32;
   const int lane = static_cast<int>(threadIdx.x) & 31;
   if (task >= counters[kLargeCounts + level]) return;
@@ -571,6 +631,7 @@ __global__ void SahSplitKernel(const SahTask* large, const SahBins* bins, int le
     if (c.axis < 0) c.box[0] = c.box[1] = t.box;
     SahTask child[2];
     SplitTask(t, split.left, c.box, 1 - t.buffer, counters, counters[kRootGap], nodes, child);
+    NoteCostClimb(climb, child[0].parent, t.parent, count);
     for (int s = 0; s < 2; ++s)
       split.child_task[s] = PlaceChild(child[s], level, block_max, next_large, middle, subtrees,
                                        counters, first_tile[s]);
@@ -735,7 +796,8 @@ static_assert(kMiddleRounds <= 32, "a thread's sides as bits of a word");
 // in the order.
 __global__ void __launch_bounds__(kMiddleThreads, 2)
     SahMiddleKernel(const SahTask* tasks, BvhBox* const* boxes, uint32_t* const* ids,
-                    uint32_t* counters, SahTask* subtrees, BvhNode* nodes, uint32_t* order) {
+                    uint32_t* counters, SahTask* subtrees, BvhNode* nodes, uint32_t* order,
+                    CostClimb climb) {
   using Scan = cub::BlockScan<uint32_t, kMiddleThreads>;
   __shared__ uint16_t s_slot[2][kSahBlockMax];
   __shared__ SahBins s_bins[kMiddleStack];  // [stack slot]
@@ -849,6 +911,8 @@ __global__ void __launch_bounds__(kMiddleThreads, 2)
     if (tid == 0) {
       if (is_root) counters[kRootGap] = gap;
       if (r.parent >= 0) nodes[r.parent].child[r.side] = me;
+      const uint32_t sides[2] = {static_cast<uint32_t>(count[0]), static_cast<uint32_t>(count[1])};
+      NoteCostClimb(climb, me, r.parent, sides);
       int32_t code[2];
       for (int s = 0; s < 2; ++s) {
         const int begin = r.begin + (s == 0 ? 0 : left);
@@ -926,7 +990,8 @@ __device__ inline uint32_t WithNibble(uint32_t v, int k, uint32_t x) {
 __device__ inline void SmallSubtree(const BvhBox* box, uint64_t slots, int n, uint32_t base,
                                     int32_t parent, uint32_t side, bool root, uint32_t root_gap,
                                     const uint32_t* task_ids, uint32_t* root_gap_out,
-                                    BvhNode* nodes, uint32_t* order) {
+                                    BvhNode* nodes, uint32_t* order, uint8_t* level,
+                                    uint32_t level_base) {
   auto slot = [&](uint32_t k) { return static_cast<uint32_t>((slots >> (8 * k)) & 0xffu); };
   uint32_t sorted[3];  // slot indices by (centre, triangle index) on each axis
   for (int a = 0; a < 3; ++a) {
@@ -1016,6 +1081,7 @@ __device__ inline void SmallSubtree(const BvhBox* box, uint64_t slots, int n, ui
       if (up >= 0) nodes[up].child[up_side] = me;
     }
     depth = WithNibble(depth, mid - 1, d + 1);
+    level[mid - 1] = static_cast<uint8_t>(level_base + d);
     const int lo[2] = {b, mid}, hi[2] = {mid, e};
     BvhBox side_box[2];
     int32_t code[2];
@@ -1047,6 +1113,7 @@ struct SubtreeRange {
 struct SmallRange {
   uint16_t begin, end;
   uint8_t side, buffer;
+  uint16_t level;  // of its node below the task's root
   int32_t parent;
 };
 
@@ -1060,14 +1127,85 @@ struct SubtreeSpace {
   SubtreeRange stack[kSubtreeStack];
   SmallRange small[kSahWarpMax / 2];
   uint8_t by_size[kSahWarpMax / 2];  // the small ranges, largest first
+  uint8_t level[kSahWarpMax - 1];  // [gap - the task's first position] its node's depth in the task
 };
+
+// A node of a subtree task in its cost pass (SubtreeCosts), kept where the task's boxes were.
+// Its index in the task: its split gap less the task's first position.
+struct CostNode {
+  float area;         // CollapseHalfArea of its box
+  float cost[2];      // its children's costs and triangle counts, as they become known
+  uint16_t count[2];  // (at most kSahWarpMax)
+  int16_t parent;     // -1: the task's root
+  uint16_t side;      // which child of its parent it is
+};
+static_assert(sizeof(CostNode) * (kSahWarpMax - 1) <= sizeof(SubtreeSpace::box),
+              "a subtree's cost nodes fit where its boxes were");
+
+// The split gap of the node of index k (NodeIndex undone).
+__device__ inline uint32_t GapOf(int32_t k, uint32_t root_gap) {
+  const auto u = static_cast<uint32_t>(k);
+  if (u == 0) return root_gap;
+  return u == root_gap ? 0u : u;
+}
+
+// The collapse costs of a subtree task's nodes (all written by this warp, and visible to it
+// after a __syncwarp), bottom up in shared memory a depth at a time (`level`, recorded as the
+// nodes were made), each node's cost into its parent's slot; the task's root then reports to
+// the node above it (ClimbCosts). A climb a lane, with a fence and an atomic a node as
+// ClimbCosts does, made the subtree kernel 20 % slower on the H200: its chains of dependent
+// steps are as long as the subtree is deep. Every lane of the warp calls it.
+__device__ inline void SubtreeCosts(const SahTask& t, uint32_t root_gap, const uint8_t* level,
+                                    CostNode* cn, const BvhNode* nodes, const CostClimb& climb) {
+  const int lane = static_cast<int>(threadIdx.x) & 31;
+  const int internal = static_cast<int>(t.count) - 1;
+  uint32_t deepest = 0;
+  for (int k = lane; k < internal; k += 32) {
+    const BvhNode node =
+        LoadNodeFromL2(nodes, NodeIndex(t.begin + static_cast<uint32_t>(k), root_gap));
+    cn[k].area = physics::CollapseHalfArea(physics::BoxUnion(node.box[0], node.box[1]));
+    if (level[k] == 0) cn[k].parent = -1;
+    for (int s = 0; s < 2; ++s) {
+      if (node.child[s] < 0) {
+        cn[k].cost[s] = physics::ChildCollapseCost(node, s, nullptr).cost;
+        cn[k].count[s] = 1;
+      } else {
+        const auto child = static_cast<int>(GapOf(node.child[s], root_gap) - t.begin);
+        cn[child].parent = static_cast<int16_t>(k);
+        cn[child].side = static_cast<uint16_t>(s);
+      }
+    }
+    deepest = max(deepest, static_cast<uint32_t>(level[k]));
+  }
+  deepest = __reduce_max_sync(0xffffffffu, deepest);
+  __syncwarp();
+  for (int d = static_cast<int>(deepest); d >= 0; --d) {
+    for (int k = lane; k < internal; k += 32) {
+      if (level[k] != d) continue;
+      bool as_leaf = false;
+      const CollapseCost mine = physics::CombineCollapseCostOfArea(
+          cn[k].area, {cn[k].count[0], cn[k].cost[0]}, {cn[k].count[1], cn[k].cost[1]}, as_leaf);
+      const int32_t node = NodeIndex(t.begin + static_cast<uint32_t>(k), root_gap);
+      climb.costs[node] = mine;
+      climb.leaf[node] = as_leaf ? 1 : 0;
+      const int p = cn[k].parent;
+      if (p < 0) {
+        ClimbCosts(t.parent, climb, nodes);
+      } else {
+        cn[p].cost[cn[k].side] = mine.cost;
+        cn[p].count[cn[k].side] = static_cast<uint16_t>(mine.count);
+      }
+    }
+    __syncwarp();
+  }
+}
 
 // One warp a subtree task: its primitives loaded once into shared memory, its nodes split by
 // bins (the warp) down to kSahSmallMax primitives and then by full SAH sweeps (a lane each);
 // writes the nodes, their indices into their parents, and the primitives' final order.
 __global__ void __launch_bounds__(32 * kSubtreeWarps)
     SahSubtreeKernel(const SahTask* tasks, BvhBox* const* boxes, uint32_t* const* ids,
-                     uint32_t* counters, BvhNode* nodes, uint32_t* order) {
+                     uint32_t* counters, BvhNode* nodes, uint32_t* order, CostClimb climb) {
   __shared__ SubtreeSpace space[kSubtreeWarps];
   const int warp = static_cast<int>(threadIdx.x) / 32;
   const int lane = static_cast<int>(threadIdx.x) & 31;
@@ -1097,7 +1235,7 @@ __global__ void __launch_bounds__(32 * kSubtreeWarps)
     if (n > kSmall)
       w.stack[0] = whole;
     else
-      w.small[0] = {whole.begin, whole.end, whole.side, whole.buffer, whole.parent};
+      w.small[0] = {whole.begin, whole.end, whole.side, whole.buffer, 0, whole.parent};
   }
   __syncwarp();
   while (top > 0) {
@@ -1166,6 +1304,7 @@ __global__ void __launch_bounds__(32 * kSubtreeWarps)
     if (lane == 0) {
       if (is_root) counters[kRootGap] = gap;
       if (r.parent >= 0) nodes[r.parent].child[r.side] = me;
+      w.level[gap - t.begin] = static_cast<uint8_t>(r.depth - t.depth);
       int32_t code[2];
       int pushed = 0, listed = 0;
       for (int s = 0; s < 2; ++s) {
@@ -1185,7 +1324,12 @@ __global__ void __launch_bounds__(32 * kSubtreeWarps)
         if (count[s] > kSmall)
           w.stack[top + pushed++] = child;
         else if (count[s] >= 2)
-          w.small[small + listed++] = {child.begin, child.end, child.side, child.buffer, me};
+          w.small[small + listed++] = {child.begin,
+                                       child.end,
+                                       child.side,
+                                       child.buffer,
+                                       static_cast<uint16_t>(child.depth - t.depth),
+                                       me};
       }
       WriteNode(nodes, me, c.box, code);
     }
@@ -1217,8 +1361,14 @@ __global__ void __launch_bounds__(32 * kSubtreeWarps)
     for (int i = r.end - 1; i >= r.begin; --i)
       slots = (slots << 8) | w.slot[r.buffer][i];
     SmallSubtree(w.box, slots, r.end - r.begin, t.begin + r.begin, r.parent, r.side,
-                 root && r.parent < 0, root_gap, task_ids, &counters[kRootGap], nodes, order);
+                 root && r.parent < 0, root_gap, task_ids, &counters[kRootGap], nodes, order,
+                 w.level + r.begin, r.level);
   }
+  // The nodes are whole; the boxes in shared memory are no longer needed. A lane that built the
+  // tree's root set the root's gap in memory only.
+  __syncwarp();
+  if (t.parent < 0) root_gap = __ldcg(&counters[kRootGap]);
+  SubtreeCosts(t, root_gap, w.level, reinterpret_cast<CostNode*>(w.box), nodes, climb);
 }
 
 // The builder's work: the primitives' boxes and ids, double-buffered; large tasks, their tiles
@@ -1234,11 +1384,15 @@ struct SahBuffers {
   DeviceBuffer<SahSplit> splits;
   DeviceBuffer<void*> addresses;
   DeviceBuffer<uint32_t> counters;
-  DeviceBuffer<uint32_t> bounds;  // lo[3], hi[3] as ordered integers
+  DeviceBuffer<uint32_t> bounds;      // lo[3], hi[3] as ordered integers
+  DeviceBuffer<int32_t> node_parent;  // CostClimb's
+  DeviceBuffer<uint32_t> pending;
 };
 
 Status BuildBinnedSah(SahBuffers& b, const GpuBinnedSahOptions& options, const float* triangles,
-                      uint32_t n, BvhNode* nodes, uint32_t* order, cudaStream_t stream) {
+                      uint32_t n, const ExternalGpuBvhOutput& out, cudaStream_t stream) {
+  BvhNode* nodes = out.nodes;
+  uint32_t* order = out.order;
   const uint32_t block_max = options.block_per_middle_node ? kSahBlockMax : kSahWarpMax;
   // Capacities: large and middle tasks have more than kSahWarpMax primitives, so fewer than
   // n / kSahWarpMax of them at a level or in all; their tiles fewer than n / kSahTile + that;
@@ -1254,9 +1408,11 @@ Status BuildBinnedSah(SahBuffers& b, const GpuBinnedSahOptions& options, const f
   }
   for (Status s :
        {b.splits.Reserve(large_max), b.middle.Reserve(large_max), b.subtrees.Reserve(subtree_max),
-        b.counters.Reserve(kCounterCount), b.bounds.Reserve(6), b.addresses.Reserve(4)}) {
+        b.counters.Reserve(kCounterCount), b.bounds.Reserve(6), b.addresses.Reserve(4),
+        b.node_parent.Reserve(n - 1), b.pending.Reserve(n - 1)}) {
     if (!s.ok()) return s;
   }
+  const CostClimb climb{b.node_parent.get(), b.pending.get(), out.costs, out.leaf};
   auto* counters = b.counters.get();
   auto* root_bounds = b.bounds.get();
   const uint32_t start_bounds[6] = {0xffffffffu, 0xffffffffu, 0xffffffffu, 0, 0, 0};
@@ -1294,7 +1450,7 @@ Status BuildBinnedSah(SahBuffers& b, const GpuBinnedSahOptions& options, const f
         SahSplitKernel<<<(tasks * 32 + kBuildBlock - 1) / kBuildBlock, kBuildBlock, 0, stream>>>(
             b.large[p].get(), b.bins[p].get(), level, block_max, b.splits.get(),
             b.large[1 - p].get(), b.tiles[1 - p].get(), b.bins[1 - p].get(), b.middle.get(),
-            b.subtrees.get(), counters, nodes);
+            b.subtrees.get(), counters, nodes, climb);
         SahPartitionKernel<<<tiles, kSahTileThreads, 0, stream>>>(
             b.large[p].get(), b.tiles[p].get(), level, b.splits.get(), b.large[1 - p].get(),
             b.bins[1 - p].get(), b.boxes[p].get(), b.ids[p].get(), b.boxes[1 - p].get(),
@@ -1312,7 +1468,7 @@ Status BuildBinnedSah(SahBuffers& b, const GpuBinnedSahOptions& options, const f
     if (Status s = read_counter(kMiddleCount, middle); !s.ok()) return s;
     if (middle > 0) {
       SahMiddleKernel<<<middle, kMiddleThreads, 0, stream>>>(b.middle.get(), boxes, ids, counters,
-                                                             b.subtrees.get(), nodes, order);
+                                                             b.subtrees.get(), nodes, order, climb);
       LT_CUDA_TRY(cudaGetLastError());
     }
   }
@@ -1321,7 +1477,7 @@ Status BuildBinnedSah(SahBuffers& b, const GpuBinnedSahOptions& options, const f
   uint32_t subtrees = 0;
   if (Status s = read_counter(kSubtreeCount, subtrees); !s.ok()) return s;
   SahSubtreeKernel<<<(subtrees + kSubtreeWarps - 1) / kSubtreeWarps, 32 * kSubtreeWarps, 0,
-                     stream>>>(b.subtrees.get(), boxes, ids, counters, nodes, order);
+                     stream>>>(b.subtrees.get(), boxes, ids, counters, nodes, order, climb);
   LT_CUDA_TRY(cudaGetLastError());
   return {};
 }
@@ -1330,10 +1486,9 @@ Status BuildBinnedSah(SahBuffers& b, const GpuBinnedSahOptions& options, const f
 
 ExternalGpuBvhBuild GpuBinnedSahBuild(GpuBinnedSahOptions options) {
   auto buffers = std::make_shared<SahBuffers>();
-  return [buffers, options](const float* triangles, uint32_t n, BvhNode* nodes, uint32_t* order,
+  return [buffers, options](const float* triangles, uint32_t n, const ExternalGpuBvhOutput& out,
                             void* stream) {
-    return BuildBinnedSah(*buffers, options, triangles, n, nodes, order,
-                          static_cast<cudaStream_t>(stream));
+    return BuildBinnedSah(*buffers, options, triangles, n, out, static_cast<cudaStream_t>(stream));
   };
 }
 

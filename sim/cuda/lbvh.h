@@ -48,8 +48,9 @@ class DeviceBvh {
   // trip, the collapse reads its item count back once per batch of eight levels.
   Status Build(const float* triangles, uint32_t count, cudaStream_t stream = nullptr,
                BvhBuilder builder = BvhBuilder::kLbvh);
-  // The same from a binary tree built outside (bench/'s binned SAH, lidartwin/sim/cuda_backend.h),
-  // then gathered, parented and collapsed as the Morton builders' trees; Refit works on it too.
+  // The same from a binary tree built outside (bench/'s binned SAH, lidartwin/sim/cuda_backend.h)
+  // with its collapse costs, then gathered and collapsed as the Morton builders' trees; Refit
+  // works on it too.
   Status BuildWith(const float* triangles, uint32_t count, cudaStream_t stream,
                    const ExternalGpuBvhBuild& build);
   // Refit for moved geometry: the same triangles (same count and order) at new positions;

@@ -58,10 +58,14 @@ TEST(GpuBinnedSah, TreeOnTheHostIsWhole) {
   // The binned-SAH builder's phases: a lane's node (<= 8), a warp's (<= 256), a block's (257 to
   // 4,096: the root, and children of large nodes), and the tiles of large nodes over one and
   // several levels; the middle nodes split by levels as well.
-  for (const int count : {2, 8, 9, 256, 257, 3000, 4096, 4097, 5000, 300000}) {
+  // The collapse costs the builder writes are the collapse's own: the wide tree is the host's
+  // collapse of the binary tree (leaf decisions included) in each of them too.
+  for (const int count : {2, 8, 9, 65, 256, 257, 3000, 4096, 4097, 5000, 300000}) {
     const auto soup = test::RandomSoup(rng, count);
     test::ExpectWholeTree(soup, sah, "random soup");
     test::ExpectWholeTree(soup, by_levels, "random soup, middle nodes by levels");
+    test::ExpectWideTreeEqualsTheHostCollapseOf(soup, sah, "random soup");
+    test::ExpectWideTreeEqualsTheHostCollapseOf(soup, by_levels, "random soup, by levels");
   }
   // Degenerate inputs where binned splits tie or fail, in each phase: point triangles on a
   // geometric sequence (every split costs 0; the lowest bin would peel one a level, deeper than
@@ -79,6 +83,9 @@ TEST(GpuBinnedSah, TreeOnTheHostIsWhole) {
     test::ExpectWholeTree(points, sah, "points");
     test::ExpectWholeTree(same, sah, "identical triangles");
     test::ExpectWholeTree(line, sah, "triangles on a line");
+    test::ExpectWideTreeEqualsTheHostCollapseOf(points, sah, "points");
+    test::ExpectWideTreeEqualsTheHostCollapseOf(same, sah, "identical triangles");
+    test::ExpectWideTreeEqualsTheHostCollapseOf(line, sah, "triangles on a line");
   }
 }
 

@@ -169,21 +169,25 @@ void ExpectWholeTree(const std::vector<float>& soup, const GpuBvhChoice& builder
   EXPECT_LE(tree->wide.depth, physics::kWideMaxDepth) << what;
 }
 
+void ExpectWideTreeEqualsTheHostCollapseOf(const std::vector<float>& soup,
+                                           const GpuBvhChoice& builder, const char* what) {
+  auto tree = CudaBvhTree(soup, builder);
+  ASSERT_TRUE(tree.ok()) << what << ": " << tree.message();
+  const physics::WideBvhTree host = physics::CollapseToWideOnHost(
+      tree->nodes, bench::TrianglesInLeafOrder(soup, &tree->order), &tree->order);
+  ASSERT_EQ(host.nodes.size(), tree->wide.nodes.size()) << what;
+  ASSERT_EQ(host.triangles.size(), tree->wide.triangles.size()) << what;
+  EXPECT_EQ(host.depth, tree->wide.depth) << what;
+  SCOPED_TRACE(what);
+  ExpectSameWideTree(host, 0, tree->wide, 0);
+}
+
 void ExpectWideTreeEqualsTheHostCollapse(const GpuBvhChoice& builder) {
   std::mt19937_64 rng(11);
   // 6,000 triangles: two PLOC chunks, one pass; 270,000: two passes, the second with an
   // empty chunk to pack.
-  for (const int count : {6000, 270000}) {
-    const auto soup = RandomSoup(rng, count);
-    auto tree = CudaBvhTree(soup, builder);
-    ASSERT_TRUE(tree.ok()) << tree.message();
-    const physics::WideBvhTree host = physics::CollapseToWideOnHost(
-        tree->nodes, bench::TrianglesInLeafOrder(soup, &tree->order), &tree->order);
-    ASSERT_EQ(host.nodes.size(), tree->wide.nodes.size());
-    ASSERT_EQ(host.triangles.size(), tree->wide.triangles.size());
-    EXPECT_EQ(host.depth, tree->wide.depth);
-    ExpectSameWideTree(host, 0, tree->wide, 0);
-  }
+  for (const int count : {6000, 270000})
+    ExpectWideTreeEqualsTheHostCollapseOf(RandomSoup(rng, count), builder, "random soup");
 }
 
 // 20,000 copies of one triangle: every merge of PLOC ties, and the build must still end (the

@@ -29,6 +29,9 @@ void ExpectBvhMatchesBruteForce(const std::vector<float>& soup, const std::vecto
 void ExpectWholeTree(const std::vector<float>& soup, const GpuBvhChoice& builder, const char* what);
 // The GPU's collapse takes the host's decisions: the same wide tree, node for node.
 void ExpectWideTreeEqualsTheHostCollapse(const GpuBvhChoice& builder);
+// The same on one soup.
+void ExpectWideTreeEqualsTheHostCollapseOf(const std::vector<float>& soup,
+                                           const GpuBvhChoice& builder, const char* what);
 // 20,000 copies of one triangle build, and the hits go to the smallest index.
 void ExpectIdenticalTrianglesToHitTheSmallestIndex(const GpuBvhChoice& builder);
 // Any hit within a window equals "brute force finds a hit inside the window".

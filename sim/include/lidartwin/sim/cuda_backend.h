@@ -72,14 +72,24 @@ class CudaSimulator final : public Simulator {
 // (Meister & Bittner 2018, greedy surface-area merging).
 enum class GpuBvhBuilder { kLbvh, kPloc };
 
+// Where an outside builder writes its binary tree of n triangles (device memory): the n - 1
+// nodes (root at 0; a child is a node index or ~sorted position), `order` (sorted position ->
+// input triangle), and each node's collapse cost and leaf flag (lidartwin/physics/
+// bvh_collapse.h: CombineCollapseCost over its children, as the collapse's own cost pass
+// would compute them), which the collapse into the four-wide tree takes as they are.
+struct ExternalGpuBvhOutput {
+  physics::BvhNode* nodes;
+  uint32_t* order;
+  physics::CollapseCost* costs;
+  uint8_t* leaf;
+};
+
 // A binary BVH builder from outside the simulator: bench/'s GPU binned SAH (Wald 2007), the
 // quality reference the simulator's builders are measured against. Given n > 1 triangles in
-// device memory (9 floats each) it writes, on `stream` (a cudaStream_t), the binary tree's
-// n - 1 nodes (root at 0; a child is a node index or ~sorted position) and `order` (sorted
-// position -> input triangle), both device memory; the simulator then gathers, parents and
-// collapses that tree as it does its own builders'.
-using ExternalGpuBvhBuild = std::function<Status(
-    const float* triangles, uint32_t n, physics::BvhNode* nodes, uint32_t* order, void* stream)>;
+// device memory (9 floats each) it writes `out` on `stream` (a cudaStream_t); the simulator
+// then gathers the triangles in order and collapses the tree as it does its own builders'.
+using ExternalGpuBvhBuild = std::function<Status(const float* triangles, uint32_t n,
+                                                 const ExternalGpuBvhOutput& out, void* stream)>;
 
 // A GPU BVH builder of the simulator's, or one from outside (when `external` is set).
 struct GpuBvhChoice {

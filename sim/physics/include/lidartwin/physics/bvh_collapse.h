@@ -55,10 +55,10 @@ LT_HD inline CollapseCost ChildCollapseCost(const BvhNode& n, int s, const Colla
   return costs[n.child[s]];
 }
 
-// Node n's cost from its children's; `leaf` tells whether its subtree becomes one leaf.
-LT_HD inline CollapseCost CombineCollapseCost(const BvhNode& n, CollapseCost c0, CollapseCost c1,
-                                              bool& leaf) {
-  const float area = CollapseHalfArea(BoxUnion(n.box[0], n.box[1]));
+// A node's cost from its children's and its own half area (CollapseHalfArea of the union of
+// its children's boxes); `leaf` tells whether its subtree becomes one leaf.
+LT_HD inline CollapseCost CombineCollapseCostOfArea(float area, CollapseCost c0, CollapseCost c1,
+                                                    bool& leaf) {
   // Products rounded on their own (MulRn): nvcc would fuse them with the sums, and the GPU and
   // host collapses must take the same decisions for any weights.
   const float inner = MulRn(kCollapseNodeCost, area) + c0.cost + c1.cost;
@@ -66,6 +66,12 @@ LT_HD inline CollapseCost CombineCollapseCost(const BvhNode& n, CollapseCost c0,
   const float as_leaf = MulRn(MulRn(kCollapseTriangleCost, static_cast<float>(count)), area);
   leaf = count <= kWideLeafMax && as_leaf <= inner;
   return {count, leaf ? as_leaf : inner};
+}
+
+// Node n's cost from its children's.
+LT_HD inline CollapseCost CombineCollapseCost(const BvhNode& n, CollapseCost c0, CollapseCost c1,
+                                              bool& leaf) {
+  return CombineCollapseCostOfArea(CollapseHalfArea(BoxUnion(n.box[0], n.box[1])), c0, c1, leaf);
 }
 
 // The children of the wide node made from binary node b: up to four binary children (node
