@@ -22,7 +22,8 @@
 // positional split used when no binned split exists changes only the tree, not which
 // triangle a ray hits (ties go to the smaller triangle index).
 // A benchmark-only builder: the simulator builds its trees with sim/cuda/lbvh_build.cu and
-// takes this one's binary tree through DeviceBvh::BuildWith (lidartwin/sim/cuda_backend.h).
+// takes this one's binary tree and collapse costs (CostClimb) through DeviceBvh::BuildWith
+// (lidartwin/sim/cuda_backend.h).
 // Over 700 lines: the three phases' kernels share this file's device helpers, which separate
 // translation units could not inline without relocatable device code.
 #include <cub/block/block_reduce.cuh>
@@ -70,8 +71,9 @@ constexpr uint32_t kSahSmallMax = 8;  // largest subtree a lane takes
 // A warp a block: a block's shared memory is free for the next subtree as soon as its one is
 // built, not when the largest of four is.
 constexpr int kSubtreeWarps = 1;  // warps a block in the subtree phase
-// Bins an axis in the subtree phase (nodes of up to kSahWarpMax primitives): three axes' bins
-// in one warp, so a split takes one pass of three-step scans, not two passes of four steps. On
+// Bins an axis in the subtree phase (nodes of up to kSahWarpMax primitives): where it bins three
+// axes, their bins fit one warp, so a split takes one pass of three-step scans, not two passes
+// of four steps. On
 // the H200 the build went from 2.40 to 2.31 ms (1 M triangles) and from 19.1 to 18.5 ms (10 M);
 // the trees' SAH costs rose by 0.1-0.2 % and 10 bins were no better (bench/RESULTS.md).
 constexpr int kSubtreeBins = 8;
@@ -107,7 +109,7 @@ __device__ inline float Unordered(uint32_t u) {
 }
 
 // Where a node's primitives bin: lo and bins per metre on each axis (0 for a flat axis), and
-// the one axis nodes of more than kSahWarpMax primitives bin on.
+// the one axis nodes of more than kSubtreeOneAxisAbove primitives bin on.
 struct BinMap {
   float lo[3];
   float scale[3];
@@ -118,12 +120,13 @@ struct BinMap {
 // Binning the three axes there and choosing the best split of the three gave the benchmark city
 // the same SAH cost within 0.03 % (59.86 and 59.88 at 1 M triangles, 64.12 at 10 M, on the
 // host emulation of this builder), at a third of the shared atomics a primitive and level,
-// which are those phases' cost (bench/RESULTS.md). At every node it would cost 13 %; the
-// subtree phase bins one axis above kSubtreeOneAxisAbove primitives and all three below. A node
+// which are those phases' cost (bench/RESULTS.md). Binning one axis at every node would cost
+// 13 %; the subtree phase bins one axis above kSubtreeOneAxisAbove primitives and all three
+// below. A node
 // whose centres share one bin on its longest axis splits at the middle position, as one whose
 // centres share a bin on every axis does.
-// The extents compared by name: a box indexed by a run-time axis would live in local memory
-// (the middle kernel's 160-byte stack frame).
+// The extents are compared by name: a box indexed by a run-time axis had given the middle kernel
+// a 160-byte stack frame in local memory (0 bytes now).
 __device__ inline int LongestAxis(const BvhBox& b) {
   const float dx = b.hi[0] - b.lo[0], dy = b.hi[1] - b.lo[1], dz = b.hi[2] - b.lo[2];
   if (dy > dx) return dz > dy ? 2 : 1;
@@ -216,7 +219,7 @@ __device__ inline void WarpAddToBinsOnAxis(BinsOf<kBins>* bins, int slot, bool v
   }
 }
 
-// The same on every axis (the subtree phase).
+// The same on every axis (the subtree phase's nodes of up to kSubtreeOneAxisAbove primitives).
 template <int kBins = kSahBins>
 __device__ inline void WarpAddToBins(BinsOf<kBins>* bins, int slot, bool valid, const BvhBox& box,
                                      const BinMap& map) {
@@ -569,8 +572,10 @@ __device__ inline void NoteCostClimb(const CostClimb& climb, int32_t me, int32_t
   climb.pending[me] = (count[0] > 1 ? 1u : 0u) + (count[1] > 1 ? 1u : 0u);
 }
 
-// A node written by another block of this kernel, past the SM's L1 (which is not coherent: a
-// line read for a neighbouring node could hold this one's child slots as they were).
+// A node written by another block of this kernel, or by another lane of this warp, read past
+// the SM's L1 (which is not coherent across SMs: a line read for a neighbouring node could hold
+// this one's child slots as they were). For the warp's own nodes a plain load after the
+// __syncwarp would do; one load for both keeps the cost pass simple.
 __device__ inline BvhNode LoadNodeFromL2(const BvhNode* nodes, int32_t k) {
   static_assert(sizeof(BvhNode) == 4 * sizeof(int4), "a node is four 16-byte words");
   BvhNode m;
@@ -581,8 +586,8 @@ __device__ inline BvhNode LoadNodeFromL2(const BvhNode* nodes, int32_t k) {
   return m;
 }
 
-// The subtree under node p has reported its cost: p and its ancestors get theirs as they
-// become known.
+// A child of node p has its cost: p and its ancestors get theirs as their last children
+// report.
 __device__ inline void ClimbCosts(int32_t p, const CostClimb& climb, const BvhNode* nodes) {
   while (p >= 0) {
     __threadfence();  // the child's cost before its report
@@ -1202,7 +1207,8 @@ __device__ inline void SubtreeCosts(const SahTask& t, uint32_t root_gap, const u
 
 // One warp a subtree task: its primitives loaded once into shared memory, its nodes split by
 // bins (the warp) down to kSahSmallMax primitives and then by full SAH sweeps (a lane each);
-// writes the nodes, their indices into their parents, and the primitives' final order.
+// writes the nodes, their indices into their parents, and the primitives' final order; then
+// the nodes' collapse costs (SubtreeCosts, ClimbCosts).
 __global__ void __launch_bounds__(32 * kSubtreeWarps)
     SahSubtreeKernel(const SahTask* tasks, BvhBox* const* boxes, uint32_t* const* ids,
                      uint32_t* counters, BvhNode* nodes, uint32_t* order, CostClimb climb) {

@@ -104,7 +104,8 @@ class DeviceBvh {
   // Parents of the binary tree's nodes and leaves, from its child links.
   Status Parents(cudaStream_t stream);
   // The binary tree into the wide one (wide_bvh_build.cu). costs_ready: the builder has filled
-  // costs_ and leaf_ (PLOC, as it merges); otherwise they are computed by climbing parent_.
+  // costs_ and leaf_ (PLOC as it merges, an outside builder through ExternalGpuBvhOutput);
+  // otherwise they are computed by climbing parent_.
   Status Collapse(cudaStream_t stream, bool costs_ready = false);
 };
 
