@@ -73,9 +73,9 @@ constexpr uint32_t kSahSmallMax = 8;  // largest subtree a lane takes
 constexpr int kSubtreeWarps = 1;  // warps a block in the subtree phase
 // Bins an axis in the subtree phase (nodes of up to kSahWarpMax primitives): where it bins three
 // axes, their bins fit one warp, so a split takes one pass of three-step scans, not two passes
-// of four steps. On
-// the H200 the build went from 2.40 to 2.31 ms (1 M triangles) and from 19.1 to 18.5 ms (10 M);
-// the trees' SAH costs rose by 0.1-0.2 % and 10 bins were no better (bench/RESULTS.md).
+// of four steps. On the H200 the build went from 2.40 to 2.31 ms (1 M triangles) and from 19.1
+// to 18.5 ms (10 M); the trees' SAH costs rose by 0.1-0.2 % and 10 bins were no better
+// (bench/RESULTS.md).
 constexpr int kSubtreeBins = 8;
 // The warp's splits of nodes of more than this many primitives bin the longest axis of the
 // node's box only, as the large and middle phases do. On the H200 (bench/RESULTS.md, "One axis
@@ -122,11 +122,10 @@ struct BinMap {
 // host emulation of this builder), at a third of the shared atomics a primitive and level,
 // which are those phases' cost (bench/RESULTS.md). Binning one axis at every node would cost
 // 13 %; the subtree phase bins one axis above kSubtreeOneAxisAbove primitives and all three
-// below. A node
-// whose centres share one bin on its longest axis splits at the middle position, as one whose
-// centres share a bin on every axis does.
-// The extents are compared by name: a box indexed by a run-time axis had given the middle kernel
-// a 160-byte stack frame in local memory (0 bytes now).
+// below. A node whose centres share one bin on its longest axis splits at the middle position,
+// as one whose centres share a bin on every axis does. The extents are compared by name: a box
+// indexed by a run-time axis had given the middle kernel a 160-byte stack frame in local memory
+// (0 bytes now).
 __device__ inline int LongestAxis(const BvhBox& b) {
   const float dx = b.hi[0] - b.lo[0], dy = b.hi[1] - b.lo[1], dz = b.hi[2] - b.lo[2];
   if (dy > dx) return dz > dy ? 2 : 1;
@@ -765,9 +764,9 @@ __global__ void __launch_bounds__(kSahTileThreads)
   }
 }
 
-// Middle phase. A range of a middle task still to split: positions [begin, end) of the task,
-// its slots in s_slot[buffer], its bounds, and where its index goes.
-struct MiddleRange {
+// A range of a middle or subtree task still to split: positions [begin, end) of the task, its
+// slots in the phase's slot[buffer], its depth, its bounds, and where its index goes.
+struct TaskRange {
   uint16_t begin, end;
   uint8_t side, buffer;
   uint16_t depth;
@@ -806,7 +805,7 @@ __global__ void __launch_bounds__(kMiddleThreads, 2)
   using Scan = cub::BlockScan<uint32_t, kMiddleThreads>;
   __shared__ uint16_t s_slot[2][kSahBlockMax];
   __shared__ SahBins s_bins[kMiddleStack];  // [stack slot]
-  __shared__ MiddleRange s_stack[kMiddleStack];
+  __shared__ TaskRange s_stack[kMiddleStack];
   __shared__ MiddleSplit s_split;
   __shared__ uint32_t s_rank[kMiddleEntries];   // [side][round][warp]: primitives
   __shared__ uint32_t s_place[kMiddleEntries];  // the same entries' places in the range
@@ -840,7 +839,7 @@ __global__ void __launch_bounds__(kMiddleThreads, 2)
   int top = 1;  // the same in every thread
   while (top > 0) {
     --top;
-    const MiddleRange r = s_stack[top];
+    const TaskRange r = s_stack[top];
     const int m = r.end - r.begin;
     if (warp == 0) {
       SahChoice c;
@@ -1104,16 +1103,6 @@ __device__ inline void SmallSubtree(const BvhBox* box, uint64_t slots, int n, ui
   }
 }
 
-// A range of a subtree still to split: positions [begin, end) of the task, its slots in
-// slot[buffer], its bounds, and where its index goes.
-struct SubtreeRange {
-  uint16_t begin, end;
-  uint8_t side, buffer;
-  uint16_t depth;
-  int32_t parent;
-  BvhBox box;
-};
-
 // A range left to one lane (its bounds are not needed).
 struct SmallRange {
   uint16_t begin, end;
@@ -1129,7 +1118,7 @@ struct SubtreeSpace {
   BvhBox box[kSahWarpMax];  // the task's primitives, in load order (their slots)
   uint8_t slot[2][kSahWarpMax];
   BinsOf<kSubtreeBins> bins;  // 8 an axis: half the shared memory and clearing of 16
-  SubtreeRange stack[kSubtreeStack];
+  TaskRange stack[kSubtreeStack];
   SmallRange small[kSahWarpMax / 2];
   uint8_t by_size[kSahWarpMax / 2];  // the small ranges, largest first
   uint8_t level[kSahWarpMax - 1];  // [gap - the task's first position] its node's depth in the task
@@ -1233,9 +1222,9 @@ __global__ void __launch_bounds__(32 * kSubtreeWarps)
     w.slot[0][i] = static_cast<uint8_t>(i);
   bool root = t.parent < 0;
   uint32_t root_gap = root ? 0 : counters[kRootGap];
-  const SubtreeRange whole{0,    static_cast<uint16_t>(n),       static_cast<uint8_t>(t.side),
-                           0,    static_cast<uint16_t>(t.depth), t.parent,
-                           t.box};
+  const TaskRange whole{0,    static_cast<uint16_t>(n),       static_cast<uint8_t>(t.side),
+                        0,    static_cast<uint16_t>(t.depth), t.parent,
+                        t.box};
   int top = n > kSmall ? 1 : 0, small = n > kSmall ? 0 : 1;  // the same in every lane
   if (lane == 0) {
     if (n > kSmall)
@@ -1245,7 +1234,7 @@ __global__ void __launch_bounds__(32 * kSubtreeWarps)
   }
   __syncwarp();
   while (top > 0) {
-    const SubtreeRange r = w.stack[--top];
+    const TaskRange r = w.stack[--top];
     const int m = r.end - r.begin;
     const uint8_t* in = w.slot[r.buffer];
     uint8_t* out = w.slot[1 - r.buffer];
@@ -1320,13 +1309,13 @@ __global__ void __launch_bounds__(32 * kSubtreeWarps)
           code[s] = ~static_cast<int32_t>(t.begin + static_cast<uint32_t>(begin));
           order[t.begin + begin] = task_ids[out[begin]];
         }
-        const SubtreeRange child{static_cast<uint16_t>(begin),
-                                 static_cast<uint16_t>(begin + count[s]),
-                                 static_cast<uint8_t>(s),
-                                 static_cast<uint8_t>(1 - r.buffer),
-                                 static_cast<uint16_t>(r.depth + 1),
-                                 me,
-                                 c.box[s]};
+        const TaskRange child{static_cast<uint16_t>(begin),
+                              static_cast<uint16_t>(begin + count[s]),
+                              static_cast<uint8_t>(s),
+                              static_cast<uint8_t>(1 - r.buffer),
+                              static_cast<uint16_t>(r.depth + 1),
+                              me,
+                              c.box[s]};
         if (count[s] > kSmall)
           w.stack[top + pushed++] = child;
         else if (count[s] >= 2)
