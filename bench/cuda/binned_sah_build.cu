@@ -22,7 +22,7 @@
 // positional split used when no binned split exists changes only the tree, not which
 // triangle a ray hits (ties go to the smaller triangle index).
 // A benchmark-only builder: the simulator builds its trees with sim/cuda/lbvh_build.cu and
-// takes this one's binary tree and collapse costs (CostClimb) through DeviceBvh::BuildWith
+// takes this one's binary tree and collapse leaf marks (SmallSubtree) through DeviceBvh::BuildWith
 // (lidartwin/sim/cuda_backend.h).
 // Over 700 lines: the three phases' kernels share this file's device helpers, which separate
 // translation units could not inline without relocatable device code.
@@ -550,72 +550,11 @@ __device__ inline void SplitTask(const SahTask& t, uint32_t left, const BvhBox b
   WriteNode(nodes, me, box, code);
 }
 
-// The collapse's cost pass (lidartwin/physics/bvh_collapse.h, CombineCollapseCost), done by the
-// builder: each subtree task's nodes from its own (SubtreeCosts), then up through the large and
-// middle nodes above it as the collapse's CollapseCostKernel climbs, the last child to report
-// computing its parent's cost. It spares the simulator the tree's parents and that climb (1.3 ms
-// of a 10 M-triangle build under ncu on the H200); done here, it costs the subtree kernel some
-// 110 us at 1 M triangles, and the builds went from 1.89 to 1.84 ms and from 15.0 to 14.7 ms
-// (bench/RESULTS.md). parent and pending: of each large and middle node, written when it splits.
-struct CostClimb {
-  int32_t* parent;    // [node] its parent, -1 for the root
-  uint32_t* pending;  // [node] its children that are nodes and have not reported their costs
-  CollapseCost* costs;
-  uint8_t* leaf;
-};
-
-// A large or middle node split into sides of count[0] and count[1] primitives.
-__device__ inline void NoteCostClimb(const CostClimb& climb, int32_t me, int32_t parent,
-                                     const uint32_t count[2]) {
-  climb.parent[me] = parent;
-  climb.pending[me] = (count[0] > 1 ? 1u : 0u) + (count[1] > 1 ? 1u : 0u);
-}
-
-// A node written by another block of this kernel, or by another lane of this warp, read past
-// the SM's L1 (which is not coherent across SMs: a line read for a neighbouring node could hold
-// this one's child slots as they were). For the warp's own nodes a plain load after the
-// __syncwarp would do; one load for both keeps the cost pass simple.
-__device__ inline BvhNode LoadNodeFromL2(const BvhNode* nodes, int32_t k) {
-  static_assert(sizeof(BvhNode) == 4 * sizeof(int4), "a node is four 16-byte words");
-  BvhNode m;
-  const auto* from = reinterpret_cast<const int4*>(nodes + k);
-  auto* to = reinterpret_cast<int4*>(&m);
-  for (int w = 0; w < 4; ++w)
-    to[w] = __ldcg(from + w);
-  return m;
-}
-
-// A child of node p has its cost: p and its ancestors get theirs as their last children
-// report.
-__device__ inline void ClimbCosts(int32_t p, const CostClimb& climb, const BvhNode* nodes) {
-  while (p >= 0) {
-    __threadfence();  // the child's cost before its report
-    if (atomicSub(&climb.pending[p], 1u) != 1u) return;
-    __threadfence();
-    const BvhNode node = LoadNodeFromL2(nodes, p);
-    CollapseCost c[2];
-    for (int s = 0; s < 2; ++s) {
-      if (node.child[s] < 0) {
-        c[s] = physics::ChildCollapseCost(node, s, nullptr);
-      } else {
-        const CollapseCost* from = climb.costs + node.child[s];
-        c[s].count = __ldcg(&from->count);
-        c[s].cost = __ldcg(&from->cost);
-      }
-    }
-    bool as_leaf = false;
-    climb.costs[p] = physics::CombineCollapseCost(node, c[0], c[1], as_leaf);
-    climb.leaf[p] = as_leaf ? 1 : 0;
-    p = climb.parent[p];
-  }
-}
-
 // Large phase, one warp a task of this level: the split from its bins, its children placed.
 __global__ void SahSplitKernel(const SahTask* large, const SahBins* bins, int level,
                                uint32_t block_max, SahSplit* splits, SahTask* next_large,
                                uint2* next_tiles, SahBins* next_bins, SahTask* middle,
-                               SahTask* subtrees, uint32_t* counters, BvhNode* nodes,
-                               CostClimb climb) {
+                               SahTask* subtrees, uint32_t* counters, BvhNode* nodes) {
   const uint32_t task = (blockIdx.x * blockDim.x + threadIdx.x) / 32;
   const int lane = static_cast<int>(threadIdx.x) & 31;
   if (task >= counters[kLargeCounts + level]) return;
@@ -635,7 +574,6 @@ __global__ void SahSplitKernel(const SahTask* large, const SahBins* bins, int le
     if (c.axis < 0) c.box[0] = c.box[1] = t.box;
     SahTask child[2];
     SplitTask(t, split.left, c.box, 1 - t.buffer, counters, counters[kRootGap], nodes, child);
-    NoteCostClimb(climb, child[0].parent, t.parent, count);
     for (int s = 0; s < 2; ++s)
       split.child_task[s] = PlaceChild(child[s], level, block_max, next_large, middle, subtrees,
                                        counters, first_tile[s]);
@@ -800,8 +738,7 @@ static_assert(kMiddleRounds <= 32, "a thread's sides as bits of a word");
 // in the order.
 __global__ void __launch_bounds__(kMiddleThreads, 2)
     SahMiddleKernel(const SahTask* tasks, BvhBox* const* boxes, uint32_t* const* ids,
-                    uint32_t* counters, SahTask* subtrees, BvhNode* nodes, uint32_t* order,
-                    CostClimb climb) {
+                    uint32_t* counters, SahTask* subtrees, BvhNode* nodes, uint32_t* order) {
   using Scan = cub::BlockScan<uint32_t, kMiddleThreads>;
   __shared__ uint16_t s_slot[2][kSahBlockMax];
   __shared__ SahBins s_bins[kMiddleStack];  // [stack slot]
@@ -915,8 +852,6 @@ __global__ void __launch_bounds__(kMiddleThreads, 2)
     if (tid == 0) {
       if (is_root) counters[kRootGap] = gap;
       if (r.parent >= 0) nodes[r.parent].child[r.side] = me;
-      const uint32_t sides[2] = {static_cast<uint32_t>(count[0]), static_cast<uint32_t>(count[1])};
-      NoteCostClimb(climb, me, r.parent, sides);
       int32_t code[2];
       for (int s = 0; s < 2; ++s) {
         const int begin = r.begin + (s == 0 ? 0 : left);
@@ -994,8 +929,8 @@ __device__ inline uint32_t WithNibble(uint32_t v, int k, uint32_t x) {
 __device__ inline void SmallSubtree(const BvhBox* box, uint64_t slots, int n, uint32_t base,
                                     int32_t parent, uint32_t side, bool root, uint32_t root_gap,
                                     const uint32_t* task_ids, uint32_t* root_gap_out,
-                                    BvhNode* nodes, uint32_t* order, uint8_t* level,
-                                    uint32_t level_base) {
+                                    BvhNode* nodes, uint32_t* order, CollapseCost* costs,
+                                    uint8_t* leaf) {
   auto slot = [&](uint32_t k) { return static_cast<uint32_t>((slots >> (8 * k)) & 0xffu); };
   uint32_t sorted[3];  // slot indices by (centre, triangle index) on each axis
   for (int a = 0; a < 3; ++a) {
@@ -1016,6 +951,7 @@ __device__ inline void SmallSubtree(const BvhBox* box, uint64_t slots, int n, ui
     sorted[a] = o;
   }
   uint32_t perm = 0x76543210u, depth = 0;
+  uint32_t made_gaps = 0;  // the gap (less base) of each node, in the order they were made
   for (int made = 0; made < n - 1; ++made) {
     int b = 0, e = 1;  // the first range of two or more with no split inside
     for (;;) {
@@ -1085,7 +1021,7 @@ __device__ inline void SmallSubtree(const BvhBox* box, uint64_t slots, int n, ui
       if (up >= 0) nodes[up].child[up_side] = me;
     }
     depth = WithNibble(depth, mid - 1, d + 1);
-    level[mid - 1] = static_cast<uint8_t>(level_base + d);
+    made_gaps = WithNibble(made_gaps, made, static_cast<uint32_t>(mid - 1));
     const int lo[2] = {b, mid}, hi[2] = {mid, e};
     BvhBox side_box[2];
     int32_t code[2];
@@ -1101,13 +1037,28 @@ __device__ inline void SmallSubtree(const BvhBox* box, uint64_t slots, int n, ui
     }
     WriteNode(nodes, me, side_box, code);
   }
+  // The collapse's costs and leaf marks (lidartwin/physics/bvh_collapse.h, CombineCollapseCost)
+  // of this range's nodes, children before parents: a node is made before the nodes below it,
+  // so the reverse order of making is bottom up. The collapse reads a node's cost only when it
+  // is marked a leaf, and only a node of at most kWideLeafMax (4) triangles can be; every such
+  // node is made here, in some lane's range (the warp's and the larger phases' nodes have more
+  // than kSahSmallMax). The nodes are read back from memory, where this thread wrote them.
+  for (int made = n - 2; made >= 0; --made) {
+    const int32_t me = NodeIndex(base + Nibble(made_gaps, made), root_gap);
+    const BvhNode node = nodes[me];
+    CollapseCost c[2];
+    for (int s = 0; s < 2; ++s)
+      c[s] = physics::ChildCollapseCost(node, s, costs);
+    bool as_leaf = false;
+    costs[me] = physics::CombineCollapseCost(node, c[0], c[1], as_leaf);
+    leaf[me] = as_leaf ? 1 : 0;
+  }
 }
 
 // A range left to one lane (its bounds are not needed).
 struct SmallRange {
   uint16_t begin, end;
   uint8_t side, buffer;
-  uint16_t level;  // of its node below the task's root
   int32_t parent;
 };
 
@@ -1121,86 +1072,16 @@ struct SubtreeSpace {
   TaskRange stack[kSubtreeStack];
   SmallRange small[kSahWarpMax / 2];
   uint8_t by_size[kSahWarpMax / 2];  // the small ranges, largest first
-  uint8_t level[kSahWarpMax - 1];  // [gap - the task's first position] its node's depth in the task
 };
-
-// A node of a subtree task in its cost pass (SubtreeCosts), kept where the task's boxes were.
-// Its index in the task: its split gap less the task's first position.
-struct CostNode {
-  float area;         // CollapseHalfArea of its box
-  float cost[2];      // its children's costs and triangle counts, as they become known
-  uint16_t count[2];  // (at most kSahWarpMax)
-  int16_t parent;     // -1: the task's root
-  uint16_t side;      // which child of its parent it is
-};
-static_assert(sizeof(CostNode) * (kSahWarpMax - 1) <= sizeof(SubtreeSpace::box),
-              "a subtree's cost nodes fit where its boxes were");
-
-// The split gap of the node of index k (NodeIndex undone).
-__device__ inline uint32_t GapOf(int32_t k, uint32_t root_gap) {
-  const auto u = static_cast<uint32_t>(k);
-  if (u == 0) return root_gap;
-  return u == root_gap ? 0u : u;
-}
-
-// The collapse costs of a subtree task's nodes (all written by this warp, and visible to it
-// after a __syncwarp), bottom up in shared memory a depth at a time (`level`, recorded as the
-// nodes were made), each node's cost into its parent's slot; the task's root then reports to
-// the node above it (ClimbCosts). A climb a lane, with a fence and an atomic a node as
-// ClimbCosts does, made the subtree kernel 20 % slower on the H200: its chains of dependent
-// steps are as long as the subtree is deep. Every lane of the warp calls it.
-__device__ inline void SubtreeCosts(const SahTask& t, uint32_t root_gap, const uint8_t* level,
-                                    CostNode* cn, const BvhNode* nodes, const CostClimb& climb) {
-  const int lane = static_cast<int>(threadIdx.x) & 31;
-  const int internal = static_cast<int>(t.count) - 1;
-  uint32_t deepest = 0;
-  for (int k = lane; k < internal; k += 32) {
-    const BvhNode node =
-        LoadNodeFromL2(nodes, NodeIndex(t.begin + static_cast<uint32_t>(k), root_gap));
-    cn[k].area = physics::CollapseHalfArea(physics::BoxUnion(node.box[0], node.box[1]));
-    if (level[k] == 0) cn[k].parent = -1;
-    for (int s = 0; s < 2; ++s) {
-      if (node.child[s] < 0) {
-        cn[k].cost[s] = physics::ChildCollapseCost(node, s, nullptr).cost;
-        cn[k].count[s] = 1;
-      } else {
-        const auto child = static_cast<int>(GapOf(node.child[s], root_gap) - t.begin);
-        cn[child].parent = static_cast<int16_t>(k);
-        cn[child].side = static_cast<uint16_t>(s);
-      }
-    }
-    deepest = max(deepest, static_cast<uint32_t>(level[k]));
-  }
-  deepest = __reduce_max_sync(0xffffffffu, deepest);
-  __syncwarp();
-  for (int d = static_cast<int>(deepest); d >= 0; --d) {
-    for (int k = lane; k < internal; k += 32) {
-      if (level[k] != d) continue;
-      bool as_leaf = false;
-      const CollapseCost mine = physics::CombineCollapseCostOfArea(
-          cn[k].area, {cn[k].count[0], cn[k].cost[0]}, {cn[k].count[1], cn[k].cost[1]}, as_leaf);
-      const int32_t node = NodeIndex(t.begin + static_cast<uint32_t>(k), root_gap);
-      climb.costs[node] = mine;
-      climb.leaf[node] = as_leaf ? 1 : 0;
-      const int p = cn[k].parent;
-      if (p < 0) {
-        ClimbCosts(t.parent, climb, nodes);
-      } else {
-        cn[p].cost[cn[k].side] = mine.cost;
-        cn[p].count[cn[k].side] = static_cast<uint16_t>(mine.count);
-      }
-    }
-    __syncwarp();
-  }
-}
 
 // One warp a subtree task: its primitives loaded once into shared memory, its nodes split by
 // bins (the warp) down to kSahSmallMax primitives and then by full SAH sweeps (a lane each);
-// writes the nodes, their indices into their parents, and the primitives' final order; then
-// the nodes' collapse costs (SubtreeCosts, ClimbCosts).
+// writes the nodes, their indices into their parents, and the primitives' final order; the
+// lanes also write their nodes' collapse costs and leaf marks.
 __global__ void __launch_bounds__(32 * kSubtreeWarps)
     SahSubtreeKernel(const SahTask* tasks, BvhBox* const* boxes, uint32_t* const* ids,
-                     uint32_t* counters, BvhNode* nodes, uint32_t* order, CostClimb climb) {
+                     uint32_t* counters, BvhNode* nodes, uint32_t* order, CollapseCost* costs,
+                     uint8_t* leaf) {
   __shared__ SubtreeSpace space[kSubtreeWarps];
   const int warp = static_cast<int>(threadIdx.x) / 32;
   const int lane = static_cast<int>(threadIdx.x) & 31;
@@ -1230,7 +1111,7 @@ __global__ void __launch_bounds__(32 * kSubtreeWarps)
     if (n > kSmall)
       w.stack[0] = whole;
     else
-      w.small[0] = {whole.begin, whole.end, whole.side, whole.buffer, 0, whole.parent};
+      w.small[0] = {whole.begin, whole.end, whole.side, whole.buffer, whole.parent};
   }
   __syncwarp();
   while (top > 0) {
@@ -1299,7 +1180,6 @@ __global__ void __launch_bounds__(32 * kSubtreeWarps)
     if (lane == 0) {
       if (is_root) counters[kRootGap] = gap;
       if (r.parent >= 0) nodes[r.parent].child[r.side] = me;
-      w.level[gap - t.begin] = static_cast<uint8_t>(r.depth - t.depth);
       int32_t code[2];
       int pushed = 0, listed = 0;
       for (int s = 0; s < 2; ++s) {
@@ -1319,12 +1199,7 @@ __global__ void __launch_bounds__(32 * kSubtreeWarps)
         if (count[s] > kSmall)
           w.stack[top + pushed++] = child;
         else if (count[s] >= 2)
-          w.small[small + listed++] = {child.begin,
-                                       child.end,
-                                       child.side,
-                                       child.buffer,
-                                       static_cast<uint16_t>(child.depth - t.depth),
-                                       me};
+          w.small[small + listed++] = {child.begin, child.end, child.side, child.buffer, me};
       }
       WriteNode(nodes, me, c.box, code);
     }
@@ -1357,13 +1232,8 @@ __global__ void __launch_bounds__(32 * kSubtreeWarps)
       slots = (slots << 8) | w.slot[r.buffer][i];
     SmallSubtree(w.box, slots, r.end - r.begin, t.begin + r.begin, r.parent, r.side,
                  root && r.parent < 0, root_gap, task_ids, &counters[kRootGap], nodes, order,
-                 w.level + r.begin, r.level);
+                 costs, leaf);
   }
-  // The nodes are whole; the boxes in shared memory are no longer needed. A lane that built the
-  // tree's root set the root's gap in memory only.
-  __syncwarp();
-  if (t.parent < 0) root_gap = __ldcg(&counters[kRootGap]);
-  SubtreeCosts(t, root_gap, w.level, reinterpret_cast<CostNode*>(w.box), nodes, climb);
 }
 
 // The builder's work: the primitives' boxes and ids, double-buffered; large tasks, their tiles
@@ -1379,9 +1249,7 @@ struct SahBuffers {
   DeviceBuffer<SahSplit> splits;
   DeviceBuffer<void*> addresses;
   DeviceBuffer<uint32_t> counters;
-  DeviceBuffer<uint32_t> bounds;      // lo[3], hi[3] as ordered integers
-  DeviceBuffer<int32_t> node_parent;  // CostClimb's
-  DeviceBuffer<uint32_t> pending;
+  DeviceBuffer<uint32_t> bounds;  // lo[3], hi[3] as ordered integers
 };
 
 Status BuildBinnedSah(SahBuffers& b, const GpuBinnedSahOptions& options, const float* triangles,
@@ -1403,17 +1271,17 @@ Status BuildBinnedSah(SahBuffers& b, const GpuBinnedSahOptions& options, const f
   }
   for (Status s :
        {b.splits.Reserve(large_max), b.middle.Reserve(large_max), b.subtrees.Reserve(subtree_max),
-        b.counters.Reserve(kCounterCount), b.bounds.Reserve(6), b.addresses.Reserve(4),
-        b.node_parent.Reserve(n - 1), b.pending.Reserve(n - 1)}) {
+        b.counters.Reserve(kCounterCount), b.bounds.Reserve(6), b.addresses.Reserve(4)}) {
     if (!s.ok()) return s;
   }
-  const CostClimb climb{b.node_parent.get(), b.pending.get(), out.costs, out.leaf};
   auto* counters = b.counters.get();
   auto* root_bounds = b.bounds.get();
   const uint32_t start_bounds[6] = {0xffffffffu, 0xffffffffu, 0xffffffffu, 0, 0, 0};
   LT_CUDA_TRY(cudaMemcpyAsync(root_bounds, start_bounds, sizeof(start_bounds),
                               cudaMemcpyHostToDevice, stream));
   LT_CUDA_TRY(cudaMemsetAsync(counters, 0, kCounterCount * sizeof(uint32_t), stream));
+  // Only the lanes' nodes can be the collapse's leaves, and they mark their own.
+  LT_CUDA_TRY(cudaMemsetAsync(out.leaf, 0, n - 1, stream));
   // Both buffers' addresses on the device, for the phases whose tasks say which to read.
   void* buffers[4] = {b.boxes[0].get(), b.boxes[1].get(), b.ids[0].get(), b.ids[1].get()};
   LT_CUDA_TRY(
@@ -1445,7 +1313,7 @@ Status BuildBinnedSah(SahBuffers& b, const GpuBinnedSahOptions& options, const f
         SahSplitKernel<<<(tasks * 32 + kBuildBlock - 1) / kBuildBlock, kBuildBlock, 0, stream>>>(
             b.large[p].get(), b.bins[p].get(), level, block_max, b.splits.get(),
             b.large[1 - p].get(), b.tiles[1 - p].get(), b.bins[1 - p].get(), b.middle.get(),
-            b.subtrees.get(), counters, nodes, climb);
+            b.subtrees.get(), counters, nodes);
         SahPartitionKernel<<<tiles, kSahTileThreads, 0, stream>>>(
             b.large[p].get(), b.tiles[p].get(), level, b.splits.get(), b.large[1 - p].get(),
             b.bins[1 - p].get(), b.boxes[p].get(), b.ids[p].get(), b.boxes[1 - p].get(),
@@ -1463,7 +1331,7 @@ Status BuildBinnedSah(SahBuffers& b, const GpuBinnedSahOptions& options, const f
     if (Status s = read_counter(kMiddleCount, middle); !s.ok()) return s;
     if (middle > 0) {
       SahMiddleKernel<<<middle, kMiddleThreads, 0, stream>>>(b.middle.get(), boxes, ids, counters,
-                                                             b.subtrees.get(), nodes, order, climb);
+                                                             b.subtrees.get(), nodes, order);
       LT_CUDA_TRY(cudaGetLastError());
     }
   }
@@ -1472,7 +1340,8 @@ Status BuildBinnedSah(SahBuffers& b, const GpuBinnedSahOptions& options, const f
   uint32_t subtrees = 0;
   if (Status s = read_counter(kSubtreeCount, subtrees); !s.ok()) return s;
   SahSubtreeKernel<<<(subtrees + kSubtreeWarps - 1) / kSubtreeWarps, 32 * kSubtreeWarps, 0,
-                     stream>>>(b.subtrees.get(), boxes, ids, counters, nodes, order, climb);
+                     stream>>>(b.subtrees.get(), boxes, ids, counters, nodes, order, out.costs,
+                                out.leaf);
   LT_CUDA_TRY(cudaGetLastError());
   return {};
 }
