@@ -23,6 +23,18 @@ inline unsigned BuildBlocks(uint32_t n) {
   return (n + kBuildBlock - 1) / kBuildBlock;
 }
 
+// Triangle i of a soup of 9 floats a triangle, as the tree's leaves hold it.
+__device__ inline physics::BvhTriangle ReadTriangle(const float* soup, uint32_t i) {
+  const float* t = soup + 9 * static_cast<size_t>(i);
+  physics::BvhTriangle out;
+  for (int a = 0; a < 3; ++a) {
+    out.v0[a] = t[a];
+    out.v1[a] = t[3 + a];
+    out.v2[a] = t[6 + a];
+  }
+  return out;
+}
+
 // Every coordinate of a triangle soup (9 floats a triangle) finite and within
 // +-kMaxBvhCoordinate, or an error naming the first triangle that is not.
 inline Status CheckBvhCoordinates(const std::vector<float>& soup) {
@@ -49,8 +61,8 @@ class DeviceBvh {
   Status Build(const float* triangles, uint32_t count, cudaStream_t stream = nullptr,
                BvhBuilder builder = BvhBuilder::kLbvh);
   // The same from a binary tree built outside (bench/'s binned SAH, lidartwin/sim/cuda_backend.h)
-  // with its collapse costs, then gathered and collapsed as the Morton builders' trees; Refit
-  // works on it too.
+  // with its collapse leaf marks, then collapsed as the Morton builders' trees, the leaves
+  // reading the input through the builder's order (no sorted copy); Refit works on it too.
   Status BuildWith(const float* triangles, uint32_t count, cudaStream_t stream,
                    const ExternalGpuBvhBuild& build);
   // Refit for moved geometry: the same triangles (same count and order) at new positions;
@@ -97,16 +109,19 @@ class DeviceBvh {
   DeviceBuffer<physics::CollapseItem> items_[2];
   DeviceBuffer<uint32_t> counters_;
   Status BuildPloc(uint32_t n, cudaStream_t stream);
-  // The build's start: the size checked, the tree emptied, the sorted triangles' room.
+  // The build's start: the size checked, the tree emptied, the order's room.
   Status Start(uint32_t count);
-  // sorted_[i] = triangle index[i] and order_[i] = index[i] (index may be order_ itself).
+  // sorted_[i] = triangle index[i] and order_[i] = index[i] (index may be order_ itself);
+  // reserves sorted_.
   Status GatherInOrder(const float* triangles, const uint32_t* index, cudaStream_t stream);
   // Parents of the binary tree's nodes and leaves, from its child links.
   Status Parents(cudaStream_t stream);
   // The binary tree into the wide one (wide_bvh_build.cu). costs_ready: the builder has filled
   // costs_ and leaf_ (PLOC as it merges, an outside builder through ExternalGpuBvhOutput);
-  // otherwise they are computed by climbing parent_.
-  Status Collapse(cudaStream_t stream, bool costs_ready = false);
+  // otherwise they are computed by climbing parent_. unsorted: the input triangles, which the
+  // leaves then read through order_ (sorted_ is not filled); null: the leaves read sorted_.
+  Status Collapse(cudaStream_t stream, bool costs_ready = false,
+                  const float* unsorted = nullptr);
 };
 
 }  // namespace lt::cuda

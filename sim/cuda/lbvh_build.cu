@@ -92,14 +92,7 @@ __global__ void GatherKernel(const float* tri, uint32_t n, const uint32_t* sorte
   const uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= n) return;
   const uint32_t src = sorted_index[i];
-  const float* t = tri + 9 * static_cast<size_t>(src);
-  BvhTriangle out;
-  for (int a = 0; a < 3; ++a) {
-    out.v0[a] = t[a];
-    out.v1[a] = t[3 + a];
-    out.v2[a] = t[6 + a];
-  }
-  sorted[i] = out;
+  sorted[i] = ReadTriangle(tri, src);
   order[i] = src;
 }
 
@@ -409,6 +402,7 @@ Status DeviceBvh::Parents(cudaStream_t stream) {
 
 Status DeviceBvh::GatherInOrder(const float* triangles, const uint32_t* index,
                                 cudaStream_t stream) {
+  if (Status s = sorted_.Reserve(count_); !s.ok()) return s;
   GatherKernel<<<BuildBlocks(count_), kBuildBlock, 0, stream>>>(triangles, count_, index,
                                                                 sorted_.get(), order_.get());
   LT_CUDA_TRY(cudaGetLastError());
@@ -501,7 +495,6 @@ Status DeviceBvh::Start(uint32_t n) {
   wide_nodes_count_ = 0;
   wide_depth_ = 0;
   if (n == 0) return {};
-  if (Status s = sorted_.Reserve(n); !s.ok()) return s;
   return order_.Reserve(n);
 }
 
@@ -516,10 +509,11 @@ Status DeviceBvh::BuildWith(const float* triangles, uint32_t n, cudaStream_t str
   }
   const ExternalGpuBvhOutput out{nodes_.get(), order_.get(), costs_.get(), leaf_.get()};
   if (Status s = build(triangles, n, out, stream); !s.ok()) return s;
-  if (Status s = GatherInOrder(triangles, order_.get(), stream); !s.ok()) return s;
-  // The builder wrote the collapse costs, so neither parents nor their climb are needed (on
-  // the H200 they took some 1.3 ms of a 10 M-triangle build, bench/RESULTS.md).
-  return Collapse(stream, /*costs_ready=*/true);
+  // The builder wrote the collapse's leaf marks, so neither parents nor their climb are needed
+  // (on the H200 they took some 1.3 ms of a 10 M-triangle build, bench/RESULTS.md); the leaves
+  // read the input through the order, which spares the gather (0.68 ms of that build under
+  // ncu) and the sorted copy's 36 bytes a triangle until a Refit gathers it.
+  return Collapse(stream, /*costs_ready=*/true, triangles);
 }
 
 Status DeviceBvh::Build(const float* triangles, uint32_t n, cudaStream_t stream,

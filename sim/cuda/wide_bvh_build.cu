@@ -60,7 +60,8 @@ __global__ void CollapseCostKernel(const BvhNode* nodes, uint32_t n, const int32
 // that is close together.
 __global__ void CollapseLevelKernel(const BvhNode* nodes, const uint8_t* leaf,
                                     const CollapseCost* costs, const BvhTriangle* sorted,
-                                    const uint32_t* order, const CollapseItem* items,
+                                    const float* unsorted, const uint32_t* order,
+                                    const CollapseItem* items,
                                     const uint32_t* item_count, WideNode* wide,
                                     WideTriangle* triangles, uint32_t* counters, CollapseItem* next,
                                     uint32_t* next_count) {
@@ -87,8 +88,11 @@ __global__ void CollapseLevelKernel(const BvhNode* nodes, const uint8_t* leaf,
     if (child[k] < 0 || leaf[child[k]]) {
       uint32_t at[kWideLeafMax];
       const int m = physics::LeafTriangles(nodes, child[k], at);
-      for (int j = 0; j < m; ++j)
-        triangles[triangle_at + j] = physics::MakeWideTriangle(sorted[at[j]], order[at[j]]);
+      for (int j = 0; j < m; ++j) {
+        const uint32_t id = order[at[j]];
+        const BvhTriangle t = unsorted ? ReadTriangle(unsorted, id) : sorted[at[j]];
+        triangles[triangle_at + j] = physics::MakeWideTriangle(t, id);
+      }
       word[k] = physics::WideLeaf(triangle_at, static_cast<uint32_t>(m));
       triangle_at += static_cast<uint32_t>(m);
     } else {
@@ -108,7 +112,7 @@ __global__ void SingleTriangleKernel(const BvhTriangle* sorted, const uint32_t* 
 
 }  // namespace
 
-Status DeviceBvh::Collapse(cudaStream_t stream, bool costs_ready) {
+Status DeviceBvh::Collapse(cudaStream_t stream, bool costs_ready, const float* unsorted) {
   const uint32_t n = count_;
   if (n >= physics::kWideMaxTriangles) {
     return Error{"BVH of " + std::to_string(n) + " triangles: a wide tree holds at most " +
@@ -163,7 +167,8 @@ Status DeviceBvh::Collapse(cudaStream_t stream, bool costs_ready) {
       // At most 4^d items at level d, and never more than max_items.
       const uint32_t bound = d < 16 ? std::min<uint32_t>(max_items, 1u << (2 * d)) : max_items;
       CollapseLevelKernel<<<BuildBlocks(bound), kBuildBlock, 0, stream>>>(
-          nodes_.get(), leaf_.get(), costs_.get(), sorted_.get(), order_.get(), items_[d & 1].get(),
+          nodes_.get(), leaf_.get(), costs_.get(), sorted_.get(), unsorted, order_.get(),
+          items_[d & 1].get(),
           level_counts + d, wide_nodes_.get(), wide_triangles_.get(), counters_.get(),
           items_[(d + 1) & 1].get(), level_counts + d + 1);
       LT_CUDA_TRY(cudaGetLastError());
