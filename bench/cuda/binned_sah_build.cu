@@ -94,11 +94,33 @@ constexpr int kSahLevelsPerCheck = 8;
 
 // Counters (uint32) on the device.
 constexpr int kRootGap = 0;                                 // the root's split position (NodeIndex)
-constexpr int kSubtreeCount = 1;                            // subtree tasks
-constexpr int kMiddleCount = 2;                             // middle tasks
-constexpr int kLargeCounts = 3;                             // [level], tasks of the large phase
+constexpr int kSubtreeCount = 1;       // subtree tasks of more than kSubtreeFirstAbove
+constexpr int kSmallSubtreeCount = 2;  // the others (SubtreeTasks)
+constexpr int kMiddleCount = 3;                             // middle tasks
+constexpr int kLargeCounts = 4;                             // [level], tasks of the large phase
 constexpr int kTileCounts = kLargeCounts + kSahLevels + 1;  // [level], their tiles
 constexpr int kCounterCount = kTileCounts + kSahLevels + 1;
+
+// The subtree phase's task list, the larger tasks first (longest processing time first): a
+// warp's task of 256 primitives takes several times as long as one of 16, and one left to
+// the last wave of warps (about three waves at 1 M triangles) sets the kernel's end. Tasks of
+// more than kSubtreeFirstAbove primitives fill the list from the front, the others from the
+// back; task i of the phase is the front's i-th, then the back's, so no sort is needed.
+constexpr uint32_t kSubtreeFirstAbove = 128;
+struct SubtreeTasks {
+  SahTask* tasks;
+  uint32_t capacity;  // the list's length: fronts and backs never meet
+  __device__ void Add(const SahTask& t, uint32_t* counters) const {
+    if (t.count > kSubtreeFirstAbove)
+      tasks[atomicAdd(&counters[kSubtreeCount], 1u)] = t;
+    else
+      tasks[capacity - 1 - atomicAdd(&counters[kSmallSubtreeCount], 1u)] = t;
+  }
+  // Task i of `first` larger ones and the smaller after them.
+  __device__ SahTask Get(uint32_t i, uint32_t first) const {
+    return i < first ? tasks[i] : tasks[capacity - 1 - (i - first)];
+  }
+};
 
 __device__ inline uint32_t Ordered(float f) {
   const uint32_t b = __float_as_uint(f);
@@ -402,7 +424,7 @@ __global__ void SahPrimitivesKernel(const float* tri, uint32_t n, BvhBox* boxes,
 // largest node the middle phase takes (kSahWarpMax: none).
 __global__ void SahRootKernel(uint32_t n, uint32_t block_max, const uint32_t* root_bounds,
                               SahTask* large, uint2* tiles, SahBins* bins, SahTask* middle,
-                              SahTask* subtrees, uint32_t* counters) {
+                              SubtreeTasks subtrees, uint32_t* counters) {
   SahTask t;
   t.parent = -1;
   t.side = 0;
@@ -429,8 +451,7 @@ __global__ void SahRootKernel(uint32_t n, uint32_t block_max, const uint32_t* ro
       counters[kMiddleCount] = 1;
     }
   } else if (threadIdx.x == 0) {
-    subtrees[0] = t;
-    counters[kSubtreeCount] = 1;
+    subtrees.Add(t, counters);
   }
 }
 
@@ -468,12 +489,13 @@ __global__ void __launch_bounds__(kSahTileThreads)
 // large task or -1, and in first_tile its tiles' place. One lane calls it; the warp then fills
 // the tiles and clears the bins (FillLargeTask).
 __device__ inline int32_t PlaceChild(const SahTask& child, int level, uint32_t block_max,
-                                     SahTask* next_large, SahTask* middle, SahTask* subtrees,
+                                     SahTask* next_large, SahTask* middle,
+                                     const SubtreeTasks& subtrees,
                                      uint32_t* counters, uint32_t& first_tile) {
   first_tile = 0;
   if (child.count < 2) return -1;
   if (child.count <= kSahWarpMax) {
-    subtrees[atomicAdd(&counters[kSubtreeCount], 1u)] = child;
+    subtrees.Add(child, counters);
     return -1;
   }
   if (child.count <= block_max) {
@@ -554,7 +576,7 @@ __device__ inline void SplitTask(const SahTask& t, uint32_t left, const BvhBox b
 __global__ void SahSplitKernel(const SahTask* large, const SahBins* bins, int level,
                                uint32_t block_max, SahSplit* splits, SahTask* next_large,
                                uint2* next_tiles, SahBins* next_bins, SahTask* middle,
-                               SahTask* subtrees, uint32_t* counters, BvhNode* nodes) {
+                               SubtreeTasks subtrees, uint32_t* counters, BvhNode* nodes) {
   const uint32_t task = (blockIdx.x * blockDim.x + threadIdx.x) / 32;
   const int lane = static_cast<int>(threadIdx.x) & 31;
   if (task >= counters[kLargeCounts + level]) return;
@@ -738,7 +760,8 @@ static_assert(kMiddleRounds <= 32, "a thread's sides as bits of a word");
 // in the order.
 __global__ void __launch_bounds__(kMiddleThreads, 2)
     SahMiddleKernel(const SahTask* tasks, BvhBox* const* boxes, uint32_t* const* ids,
-                    uint32_t* counters, SahTask* subtrees, BvhNode* nodes, uint32_t* order) {
+                    uint32_t* counters, SubtreeTasks subtrees, BvhNode* nodes,
+                    uint32_t* order) {
   using Scan = cub::BlockScan<uint32_t, kMiddleThreads>;
   __shared__ uint16_t s_slot[2][kSahBlockMax];
   __shared__ SahBins s_bins[kMiddleStack];  // [stack slot]
@@ -867,7 +890,7 @@ __global__ void __launch_bounds__(kMiddleThreads, 2)
           sub.buffer = 1 - t.buffer;
           sub.depth = r.depth + 1u;
           sub.box = side_box[s];
-          subtrees[atomicAdd(&counters[kSubtreeCount], 1u)] = sub;
+          subtrees.Add(sub, counters);
         } else {
           s_stack[child_slot[s]] = {static_cast<uint16_t>(begin),
                                     static_cast<uint16_t>(begin + count[s]),
@@ -1086,16 +1109,17 @@ struct SubtreeSpace {
 // writes the nodes, their indices into their parents, and the primitives' final order; the
 // lanes also write their nodes' collapse costs and leaf marks.
 __global__ void __launch_bounds__(32 * kSubtreeWarps)
-    SahSubtreeKernel(const SahTask* tasks, BvhBox* const* boxes, uint32_t* const* ids,
+    SahSubtreeKernel(SubtreeTasks tasks, BvhBox* const* boxes, uint32_t* const* ids,
                      uint32_t* counters, BvhNode* nodes, uint32_t* order, CollapseCost* costs,
                      uint8_t* leaf) {
   __shared__ SubtreeSpace space[kSubtreeWarps];
   const int warp = static_cast<int>(threadIdx.x) / 32;
   const int lane = static_cast<int>(threadIdx.x) & 31;
   const uint32_t task = blockIdx.x * kSubtreeWarps + warp;
-  if (task >= counters[kSubtreeCount]) return;  // warps never wait on each other here
+  const uint32_t first = counters[kSubtreeCount];
+  if (task >= first + counters[kSmallSubtreeCount]) return;  // warps never wait on each other
   SubtreeSpace& w = space[warp];
-  const SahTask t = tasks[task];
+  const SahTask t = tasks.Get(task, first);
   const uint32_t* task_ids = ids[t.buffer] + t.begin;
   const int n = static_cast<int>(t.count);
   constexpr int kSmall = static_cast<int>(kSahSmallMax);
@@ -1282,6 +1306,7 @@ Status BuildBinnedSah(SahBuffers& b, const GpuBinnedSahOptions& options, const f
     if (!s.ok()) return s;
   }
   auto* counters = b.counters.get();
+  const SubtreeTasks subtree_tasks{b.subtrees.get(), subtree_max};
   auto* root_bounds = b.bounds.get();
   const uint32_t start_bounds[6] = {0xffffffffu, 0xffffffffu, 0xffffffffu, 0, 0, 0};
   LT_CUDA_TRY(cudaMemcpyAsync(root_bounds, start_bounds, sizeof(start_bounds),
@@ -1299,7 +1324,7 @@ Status BuildBinnedSah(SahBuffers& b, const GpuBinnedSahOptions& options, const f
                                                                   b.ids[0].get(), root_bounds);
   SahRootKernel<<<1, 256, 0, stream>>>(n, block_max, root_bounds, b.large[0].get(),
                                        b.tiles[0].get(), b.bins[0].get(), b.middle.get(),
-                                       b.subtrees.get(), counters);
+                                       subtree_tasks, counters);
   LT_CUDA_TRY(cudaGetLastError());
   auto read_counter = [&](int at, uint32_t& value) -> Status {
     LT_CUDA_TRY(
@@ -1320,7 +1345,7 @@ Status BuildBinnedSah(SahBuffers& b, const GpuBinnedSahOptions& options, const f
         SahSplitKernel<<<(tasks * 32 + kBuildBlock - 1) / kBuildBlock, kBuildBlock, 0, stream>>>(
             b.large[p].get(), b.bins[p].get(), level, block_max, b.splits.get(),
             b.large[1 - p].get(), b.tiles[1 - p].get(), b.bins[1 - p].get(), b.middle.get(),
-            b.subtrees.get(), counters, nodes);
+            subtree_tasks, counters, nodes);
         SahPartitionKernel<<<tiles, kSahTileThreads, 0, stream>>>(
             b.large[p].get(), b.tiles[p].get(), level, b.splits.get(), b.large[1 - p].get(),
             b.bins[1 - p].get(), b.boxes[p].get(), b.ids[p].get(), b.boxes[1 - p].get(),
@@ -1338,16 +1363,20 @@ Status BuildBinnedSah(SahBuffers& b, const GpuBinnedSahOptions& options, const f
     if (Status s = read_counter(kMiddleCount, middle); !s.ok()) return s;
     if (middle > 0) {
       SahMiddleKernel<<<middle, kMiddleThreads, 0, stream>>>(b.middle.get(), boxes, ids, counters,
-                                                             b.subtrees.get(), nodes, order);
+                                                             subtree_tasks, nodes, order);
       LT_CUDA_TRY(cudaGetLastError());
     }
   }
   // The subtrees: a grid of blocks for up to n / 2 of them would mostly start empty blocks
   // (some 10^5 at a million triangles), so their count comes back first.
-  uint32_t subtrees = 0;
-  if (Status s = read_counter(kSubtreeCount, subtrees); !s.ok()) return s;
+  uint32_t subtree_counts[2] = {0, 0};  // kSubtreeCount and kSmallSubtreeCount, adjacent
+  static_assert(kSmallSubtreeCount == kSubtreeCount + 1, "one read for both");
+  LT_CUDA_TRY(cudaMemcpyAsync(subtree_counts, counters + kSubtreeCount, sizeof(subtree_counts),
+                              cudaMemcpyDeviceToHost, stream));
+  LT_CUDA_TRY(cudaStreamSynchronize(stream));
+  const uint32_t subtrees = subtree_counts[0] + subtree_counts[1];
   SahSubtreeKernel<<<(subtrees + kSubtreeWarps - 1) / kSubtreeWarps, 32 * kSubtreeWarps, 0,
-                     stream>>>(b.subtrees.get(), boxes, ids, counters, nodes, order, out.costs,
+                     stream>>>(subtree_tasks, boxes, ids, counters, nodes, order, out.costs,
                                 out.leaf);
   LT_CUDA_TRY(cudaGetLastError());
   return {};
