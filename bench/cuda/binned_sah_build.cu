@@ -99,7 +99,8 @@ constexpr int kSmallSubtreeCount = 2;  // the others (SubtreeTasks)
 constexpr int kMiddleCount = 3;                             // middle tasks
 constexpr int kLargeCounts = 4;                             // [level], tasks of the large phase
 constexpr int kTileCounts = kLargeCounts + kSahLevels + 1;  // [level], their tiles
-constexpr int kCounterCount = kTileCounts + kSahLevels + 1;
+constexpr int kSubtreeNext = kTileCounts + kSahLevels + 1;  // subtree tasks taken so far
+constexpr int kCounterCount = kSubtreeNext + 1;
 
 // The subtree phase's task list, the larger tasks first (longest processing time first): a
 // warp's task of 256 primitives takes several times as long as one of 16, and one left to
@@ -1108,18 +1109,10 @@ struct SubtreeSpace {
 // bins (the warp) down to kSahSmallMax primitives and then by full SAH sweeps (a lane each);
 // writes the nodes, their indices into their parents, and the primitives' final order; the
 // lanes also write their nodes' collapse costs and leaf marks.
-__global__ void __launch_bounds__(32 * kSubtreeWarps)
-    SahSubtreeKernel(SubtreeTasks tasks, BvhBox* const* boxes, uint32_t* const* ids,
-                     uint32_t* counters, BvhNode* nodes, uint32_t* order, CollapseCost* costs,
-                     uint8_t* leaf) {
-  __shared__ SubtreeSpace space[kSubtreeWarps];
-  const int warp = static_cast<int>(threadIdx.x) / 32;
+__device__ inline void BuildSubtree(const SahTask& t, SubtreeSpace& w, BvhBox* const* boxes,
+                                    uint32_t* const* ids, uint32_t* counters, BvhNode* nodes,
+                                    uint32_t* order, CollapseCost* costs, uint8_t* leaf) {
   const int lane = static_cast<int>(threadIdx.x) & 31;
-  const uint32_t task = blockIdx.x * kSubtreeWarps + warp;
-  const uint32_t first = counters[kSubtreeCount];
-  if (task >= first + counters[kSmallSubtreeCount]) return;  // warps never wait on each other
-  SubtreeSpace& w = space[warp];
-  const SahTask t = tasks.Get(task, first);
   const uint32_t* task_ids = ids[t.buffer] + t.begin;
   const int n = static_cast<int>(t.count);
   constexpr int kSmall = static_cast<int>(kSahSmallMax);
@@ -1267,6 +1260,28 @@ __global__ void __launch_bounds__(32 * kSubtreeWarps)
   }
 }
 
+// As many blocks as stay resident, each warp taking tasks in list order (the larger first)
+// until none are left: the launch needs no task count from the host, which would wait for the
+// phases before it (a round trip a build), and starts no blocks that find no task.
+__global__ void __launch_bounds__(32 * kSubtreeWarps)
+    SahSubtreeKernel(SubtreeTasks tasks, BvhBox* const* boxes, uint32_t* const* ids,
+                     uint32_t* counters, BvhNode* nodes, uint32_t* order, CollapseCost* costs,
+                     uint8_t* leaf) {
+  __shared__ SubtreeSpace space[kSubtreeWarps];
+  SubtreeSpace& w = space[threadIdx.x / 32];
+  const int lane = static_cast<int>(threadIdx.x) & 31;
+  const uint32_t first = counters[kSubtreeCount];
+  const uint32_t total = first + counters[kSmallSubtreeCount];
+  for (;;) {  // warps never wait on each other here
+    uint32_t task = 0;
+    if (lane == 0) task = atomicAdd(&counters[kSubtreeNext], 1u);
+    task = __shfl_sync(0xffffffffu, task, 0);
+    if (task >= total) return;
+    BuildSubtree(tasks.Get(task, first), w, boxes, ids, counters, nodes, order, costs, leaf);
+    __syncwarp();  // every lane done with this task's shared memory
+  }
+}
+
 // The builder's work: the primitives' boxes and ids, double-buffered; large tasks, their tiles
 // and bins by level parity; splits; middle and subtree tasks; the device addresses of both
 // buffers; counters; the root's bounds. Kept between builds, as the simulator keeps its
@@ -1281,6 +1296,7 @@ struct SahBuffers {
   DeviceBuffer<void*> addresses;
   DeviceBuffer<uint32_t> counters;
   DeviceBuffer<uint32_t> bounds;  // lo[3], hi[3] as ordered integers
+  uint32_t subtree_blocks = 0;    // SahSubtreeKernel's blocks resident at once, once known
 };
 
 Status BuildBinnedSah(SahBuffers& b, const GpuBinnedSahOptions& options, const float* triangles,
@@ -1326,12 +1342,7 @@ Status BuildBinnedSah(SahBuffers& b, const GpuBinnedSahOptions& options, const f
                                        b.tiles[0].get(), b.bins[0].get(), b.middle.get(),
                                        subtree_tasks, counters);
   LT_CUDA_TRY(cudaGetLastError());
-  auto read_counter = [&](int at, uint32_t& value) -> Status {
-    LT_CUDA_TRY(
-        cudaMemcpyAsync(&value, counters + at, sizeof(value), cudaMemcpyDeviceToHost, stream));
-    LT_CUDA_TRY(cudaStreamSynchronize(stream));
-    return {};
-  };
+  uint32_t seen[kCounterCount] = {};  // the counters as last read back
   if (n > block_max) {
     SahBinRootKernel<<<(n + kSahTile - 1) / kSahTile, kSahTileThreads, 0, stream>>>(
         b.boxes[0].get(), n, b.large[0].get(), b.bins[0].get());
@@ -1352,32 +1363,36 @@ Status BuildBinnedSah(SahBuffers& b, const GpuBinnedSahOptions& options, const f
             b.ids[1 - p].get(), counters, order);
         LT_CUDA_TRY(cudaGetLastError());
       }
-      uint32_t remaining = 0;
-      if (Status s = read_counter(kLargeCounts + level, remaining); !s.ok()) return s;
-      if (remaining == 0) break;
+      // All the counters in one read: the last one also gives the middle phase's task count.
+      LT_CUDA_TRY(cudaMemcpyAsync(seen, counters, sizeof(seen), cudaMemcpyDeviceToHost, stream));
+      LT_CUDA_TRY(cudaStreamSynchronize(stream));
+      if (seen[kLargeCounts + level] == 0) break;
       if (level >= kSahLevels) return Error{"binned-SAH BVH: large phase did not end (a bug)"};
     }
   }
   if (n > kSahWarpMax && block_max > kSahWarpMax) {
-    uint32_t middle = 0;
-    if (Status s = read_counter(kMiddleCount, middle); !s.ok()) return s;
+    // Without a large phase the root is the one middle task.
+    const uint32_t middle = n > block_max ? seen[kMiddleCount] : 1;
     if (middle > 0) {
       SahMiddleKernel<<<middle, kMiddleThreads, 0, stream>>>(b.middle.get(), boxes, ids, counters,
                                                              subtree_tasks, nodes, order);
       LT_CUDA_TRY(cudaGetLastError());
     }
   }
-  // The subtrees: a grid of blocks for up to n / 2 of them would mostly start empty blocks
-  // (some 10^5 at a million triangles), so their count comes back first.
-  uint32_t subtree_counts[2] = {0, 0};  // kSubtreeCount and kSmallSubtreeCount, adjacent
-  static_assert(kSmallSubtreeCount == kSubtreeCount + 1, "one read for both");
-  LT_CUDA_TRY(cudaMemcpyAsync(subtree_counts, counters + kSubtreeCount, sizeof(subtree_counts),
-                              cudaMemcpyDeviceToHost, stream));
-  LT_CUDA_TRY(cudaStreamSynchronize(stream));
-  const uint32_t subtrees = subtree_counts[0] + subtree_counts[1];
-  SahSubtreeKernel<<<(subtrees + kSubtreeWarps - 1) / kSubtreeWarps, 32 * kSubtreeWarps, 0,
-                     stream>>>(subtree_tasks, boxes, ids, counters, nodes, order, out.costs,
-                                out.leaf);
+  // The subtrees, with no task count read back (SahSubtreeKernel): as many blocks as stay
+  // resident, fewer where there cannot be that many tasks.
+  if (b.subtree_blocks == 0) {
+    int device = 0, sms = 0, per_sm = 0;
+    LT_CUDA_TRY(cudaGetDevice(&device));
+    LT_CUDA_TRY(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+    LT_CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, SahSubtreeKernel,
+                                                              32 * kSubtreeWarps, 0));
+    b.subtree_blocks = static_cast<uint32_t>(std::max(1, sms * per_sm));
+  }
+  const uint32_t blocks =
+      std::min(b.subtree_blocks, (subtree_max + kSubtreeWarps - 1) / kSubtreeWarps);
+  SahSubtreeKernel<<<blocks, 32 * kSubtreeWarps, 0, stream>>>(
+      subtree_tasks, boxes, ids, counters, nodes, order, out.costs, out.leaf);
   LT_CUDA_TRY(cudaGetLastError());
   return {};
 }
