@@ -390,6 +390,7 @@ void DeviceBvh::ReleaseBuildMemory() {
   leaf_.Release();
   for (auto& items : items_)
     items.Release();
+  entries_.Release();
 }
 
 Status DeviceBvh::Parents(cudaStream_t stream) {

@@ -74,11 +74,11 @@ enum class GpuBvhBuilder { kLbvh, kPloc };
 
 // Where an outside builder writes its binary tree of n triangles (device memory): the n - 1
 // nodes (root at 0; a child is a node index or ~sorted position), `order` (sorted position ->
-// input triangle), and each node's leaf flag (lidartwin/physics/bvh_collapse.h:
-// CombineCollapseCost over its children, as the collapse's own cost pass would decide it),
-// which the collapse into the four-wide tree takes as it is. The collapse reads a node's cost
-// (its triangle count) only where the flag is set, so only those nodes need one; a node of
-// more than kWideLeafMax triangles is never a leaf.
+// input triangle), each node's leaf flag (lidartwin/physics/bvh_collapse.h:
+// CombineCollapseCost over its children, as the collapse's own cost pass would decide it)
+// and each node's triangle count (costs[].count), which the collapse into the four-wide tree
+// takes as they are. It reads a node's cost only where the flag is set, so only those nodes
+// need one; a node of more than kWideLeafMax triangles is never a leaf.
 struct ExternalGpuBvhOutput {
   physics::BvhNode* nodes;
   uint32_t* order;
