@@ -1074,9 +1074,9 @@ __device__ inline void SmallSubtree(const BvhBox* box, uint64_t slots, int n, ui
   }
   // The collapse's costs and leaf marks (lidartwin/physics/bvh_collapse.h, CombineCollapseCost)
   // of this range's nodes, children before parents: a node is made before the nodes below it,
-  // so the reverse order of making is bottom up. The collapse reads a node's cost only when it
-  // is marked a leaf, and only a node of at most kWideLeafMax (4) triangles can be; every such
-  // node is made here, in some lane's range (the warp's and the larger phases' nodes have more
+  // so the reverse order of making is bottom up. The collapse reads only the triangle counts
+  // (every node's; the other phases write theirs) and the leaf marks, and only a node of at
+  // most kWideLeafMax (4) triangles can be a leaf; every such node is made here, in some lane's range (the warp's and the larger phases' nodes have more
   // than kSahSmallMax). The nodes are read back from memory, where this thread wrote them.
   for (int made = n - 2; made >= 0; --made) {
     const int32_t me = NodeIndex(base + Nibble(made_gaps, made), root_gap);
