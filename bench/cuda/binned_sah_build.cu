@@ -93,11 +93,11 @@ constexpr int kSahLevels = 64;
 constexpr int kSahLevelsPerCheck = 8;
 
 // Counters (uint32) on the device.
-constexpr int kRootGap = 0;                                 // the root's split position (NodeIndex)
+constexpr int kRootGap = 0;            // the root's split position (NodeIndex)
 constexpr int kSubtreeCount = 1;       // subtree tasks of more than kSubtreeFirstAbove
 constexpr int kSmallSubtreeCount = 2;  // the others (SubtreeTasks)
-constexpr int kMiddleCount = 3;                             // middle tasks
-constexpr int kLargeCounts = 4;                             // [level], tasks of the large phase
+constexpr int kMiddleCount = 3;        // middle tasks
+constexpr int kLargeCounts = 4;        // [level], tasks of the large phase
 constexpr int kTileCounts = kLargeCounts + kSahLevels + 1;  // [level], their tiles
 constexpr int kSubtreeNext = kTileCounts + kSahLevels + 1;  // subtree tasks taken so far
 constexpr int kCounterCount = kSubtreeNext + 1;
@@ -491,8 +491,8 @@ __global__ void __launch_bounds__(kSahTileThreads)
 // the tiles and clears the bins (FillLargeTask).
 __device__ inline int32_t PlaceChild(const SahTask& child, int level, uint32_t block_max,
                                      SahTask* next_large, SahTask* middle,
-                                     const SubtreeTasks& subtrees,
-                                     uint32_t* counters, uint32_t& first_tile) {
+                                     const SubtreeTasks& subtrees, uint32_t* counters,
+                                     uint32_t& first_tile) {
   first_tile = 0;
   if (child.count < 2) return -1;
   if (child.count <= kSahWarpMax) {
@@ -764,8 +764,8 @@ static_assert(kMiddleRounds <= 32, "a thread's sides as bits of a word");
 // in the order.
 __global__ void __launch_bounds__(kMiddleThreads, 2)
     SahMiddleKernel(const SahTask* tasks, BvhBox* const* boxes, uint32_t* const* ids,
-                    uint32_t* counters, SubtreeTasks subtrees, BvhNode* nodes,
-                    uint32_t* order, CollapseCost* costs) {
+                    uint32_t* counters, SubtreeTasks subtrees, BvhNode* nodes, uint32_t* order,
+                    CollapseCost* costs) {
   using Scan = cub::BlockScan<uint32_t, kMiddleThreads>;
   __shared__ uint16_t s_slot[2][kSahBlockMax];
   __shared__ SahBins s_bins[kMiddleStack];  // [stack slot]
@@ -1076,8 +1076,9 @@ __device__ inline void SmallSubtree(const BvhBox* box, uint64_t slots, int n, ui
   // of this range's nodes, children before parents: a node is made before the nodes below it,
   // so the reverse order of making is bottom up. The collapse reads only the triangle counts
   // (every node's; the other phases write theirs) and the leaf marks, and only a node of at
-  // most kWideLeafMax (4) triangles can be a leaf; every such node is made here, in some lane's range (the warp's and the larger phases' nodes have more
-  // than kSahSmallMax). The nodes are read back from memory, where this thread wrote them.
+  // most kWideLeafMax (4) triangles can be a leaf; every such node is made here, in some lane's
+  // range (the warp's and the larger phases' nodes have more than kSahSmallMax). The nodes are read
+  // back from memory, where this thread wrote them.
   for (int made = n - 2; made >= 0; --made) {
     const int32_t me = NodeIndex(base + Nibble(made_gaps, made), root_gap);
     const BvhNode node = nodes[me];
@@ -1260,8 +1261,8 @@ __device__ inline void BuildSubtree(const SahTask& t, SubtreeSpace& w, BvhBox* c
     for (int i = r.end - 1; i >= r.begin; --i)
       slots = (slots << 8) | w.slot[r.buffer][i];
     SmallSubtree(w.box, slots, r.end - r.begin, t.begin + r.begin, r.parent, r.side,
-                 root && r.parent < 0, root_gap, task_ids, &counters[kRootGap], nodes, order,
-                 costs, leaf);
+                 root && r.parent < 0, root_gap, task_ids, &counters[kRootGap], nodes, order, costs,
+                 leaf);
   }
 }
 
@@ -1379,9 +1380,8 @@ Status BuildBinnedSah(SahBuffers& b, const GpuBinnedSahOptions& options, const f
     // Without a large phase the root is the one middle task.
     const uint32_t middle = n > block_max ? seen[kMiddleCount] : 1;
     if (middle > 0) {
-      SahMiddleKernel<<<middle, kMiddleThreads, 0, stream>>>(b.middle.get(), boxes, ids, counters,
-                                                             subtree_tasks, nodes, order,
-                                                             out.costs);
+      SahMiddleKernel<<<middle, kMiddleThreads, 0, stream>>>(
+          b.middle.get(), boxes, ids, counters, subtree_tasks, nodes, order, out.costs);
       LT_CUDA_TRY(cudaGetLastError());
     }
   }
@@ -1397,8 +1397,8 @@ Status BuildBinnedSah(SahBuffers& b, const GpuBinnedSahOptions& options, const f
   }
   const uint32_t blocks =
       std::min(b.subtree_blocks, (subtree_max + kSubtreeWarps - 1) / kSubtreeWarps);
-  SahSubtreeKernel<<<blocks, 32 * kSubtreeWarps, 0, stream>>>(
-      subtree_tasks, boxes, ids, counters, nodes, order, out.costs, out.leaf);
+  SahSubtreeKernel<<<blocks, 32 * kSubtreeWarps, 0, stream>>>(subtree_tasks, boxes, ids, counters,
+                                                              nodes, order, out.costs, out.leaf);
   LT_CUDA_TRY(cudaGetLastError());
   return {};
 }

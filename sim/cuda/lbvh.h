@@ -130,8 +130,7 @@ class DeviceBvh {
   // merges, an outside builder through ExternalGpuBvhOutput);
   // otherwise they are computed by climbing parent_. unsorted: the input triangles, which the
   // leaves then read through order_ (sorted_ is not filled); null: the leaves read sorted_.
-  Status Collapse(cudaStream_t stream, bool costs_ready = false,
-                  const float* unsorted = nullptr);
+  Status Collapse(cudaStream_t stream, bool costs_ready = false, const float* unsorted = nullptr);
 };
 
 }  // namespace lt::cuda

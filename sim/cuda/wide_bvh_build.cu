@@ -149,8 +149,8 @@ __global__ void CollapseLevelKernel(const BvhNode* nodes, const uint8_t* leaf,
                                     const CollapseCost* costs, const BvhTriangle* sorted,
                                     const float* unsorted, const uint32_t* order,
                                     const CollapseItem* items, int level, WideNode* wide,
-                                    WideTriangle* triangles, uint32_t* counters,
-                                    CollapseItem* next, CollapseEntry* entries) {
+                                    WideTriangle* triangles, uint32_t* counters, CollapseItem* next,
+                                    CollapseEntry* entries) {
   const uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= counters[kLevelCounts + level]) return;
   const CollapseItem item = items[i];
@@ -159,8 +159,8 @@ __global__ void CollapseLevelKernel(const BvhNode* nodes, const uint8_t* leaf,
   uint32_t node_at = WarpAllocate(&counters[kMadeNodes], o.inner);
   uint32_t item_at = WarpAllocate(&counters[kLevelCounts + level + 1], o.inner - o.small);
   uint32_t entry_at = WarpAllocate(&counters[kEntryCount], o.small);
-  WriteWideNode(o, item.wide, nodes, sorted, unsorted, order, node_at, triangle_at, wide,
-                triangles, leaf, [&](int k, int32_t w) {
+  WriteWideNode(o, item.wide, nodes, sorted, unsorted, order, node_at, triangle_at, wide, triangles,
+                leaf, [&](int k, int32_t w) {
                   if (costs[o.child[k]].count <= kCollapseWarpMax)
                     entries[entry_at++] = {{w, o.child[k]}, level + 1};
                   else
@@ -218,7 +218,9 @@ __global__ void __launch_bounds__(32 * kEntryWarps)
         int at = tail + static_cast<int>(node_offset);
         WriteWideNode(o, item.item.wide, nodes, sorted, unsorted, order, node_base + node_offset,
                       triangle_base + triangle_offset, wide, triangles, leaf,
-                      [&](int k, int32_t w) { queue[at++] = {{w, o.child[k]}, item.level + 1}; });
+                      [&](int k, int32_t w) {
+                        queue[at++] = {{w, o.child[k]}, item.level + 1};
+                      });
       }
       if (!fits) {  // a subtree larger than its count said: the builder's counts are wrong
         if (lane == 0) atomicExch(&counters[kQueueOverflow], 1u);
