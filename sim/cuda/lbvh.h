@@ -35,13 +35,6 @@ __device__ inline physics::BvhTriangle ReadTriangle(const float* soup, uint32_t 
   return out;
 }
 
-// A subtree the collapse leaves to a warp (wide_bvh_build.cu): its wide node, binary node and
-// the wide node's level.
-struct CollapseEntry {
-  physics::CollapseItem item;
-  int32_t level;
-};
-
 // Every coordinate of a triangle soup (9 floats a triangle) finite and within
 // +-kMaxBvhCoordinate, or an error naming the first triangle that is not.
 inline Status CheckBvhCoordinates(const std::vector<float>& soup) {
@@ -114,9 +107,7 @@ class DeviceBvh {
   DeviceBuffer<physics::CollapseCost> costs_;
   DeviceBuffer<uint8_t> leaf_;
   DeviceBuffer<physics::CollapseItem> items_[2];
-  DeviceBuffer<CollapseEntry> entries_;
   DeviceBuffer<uint32_t> counters_;
-  uint32_t entry_blocks_ = 0;  // the entry kernel's blocks resident at once, once known
   Status BuildPloc(uint32_t n, cudaStream_t stream);
   // The build's start: the size checked, the tree emptied, the order's room.
   Status Start(uint32_t count);
@@ -126,8 +117,7 @@ class DeviceBvh {
   // Parents of the binary tree's nodes and leaves, from its child links.
   Status Parents(cudaStream_t stream);
   // The binary tree into the wide one (wide_bvh_build.cu). costs_ready: the builder has filled
-  // costs_ (every node's triangle count; the cost where it is a leaf) and leaf_ (PLOC as it
-  // merges, an outside builder through ExternalGpuBvhOutput);
+  // costs_ and leaf_ (PLOC as it merges, an outside builder through ExternalGpuBvhOutput);
   // otherwise they are computed by climbing parent_. unsorted: the input triangles, which the
   // leaves then read through order_ (sorted_ is not filled); null: the leaves read sorted_.
   Status Collapse(cudaStream_t stream, bool costs_ready = false, const float* unsorted = nullptr);

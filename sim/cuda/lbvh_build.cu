@@ -390,7 +390,6 @@ void DeviceBvh::ReleaseBuildMemory() {
   leaf_.Release();
   for (auto& items : items_)
     items.Release();
-  entries_.Release();
 }
 
 Status DeviceBvh::Parents(cudaStream_t stream) {

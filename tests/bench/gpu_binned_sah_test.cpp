@@ -3,14 +3,11 @@
 // gpu_bvh_checks.h), its phases and degenerate inputs, and its SAH cost against the host's
 // binned-SAH reference. Label gpu: CI has no GPU and excludes it; each test also skips without
 // one.
-#include <cuda_runtime.h>
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <cstdio>
 #include <random>
-#include <string>
-#include <vector>
 
 #include "lidartwin/bench/bvh_quality.h"
 #include "lidartwin/bench/city_scene.h"
@@ -20,33 +17,6 @@
 
 namespace lt::bench {
 namespace {
-
-// The binned-SAH build with every inner node's triangle count (costs[].count, by which the
-// collapse leaves subtrees of at most 256 triangles to its warps) replaced by `count`; the
-// leaf marks and the leaves' counts stay the builder's.
-ExternalGpuBvhBuild WithInnerCounts(uint32_t count) {
-  ExternalGpuBvhBuild sah = GpuBinnedSahBuild();
-  return [sah, count](const float* triangles, uint32_t n, const ExternalGpuBvhOutput& out,
-                      void* stream) -> Status {
-    if (Status s = sah(triangles, n, out, stream); !s.ok()) return s;
-    auto* st = static_cast<cudaStream_t>(stream);
-    std::vector<physics::CollapseCost> costs(n - 1);
-    std::vector<uint8_t> leaf(n - 1);
-    bool ok = cudaMemcpyAsync(costs.data(), out.costs, costs.size() * sizeof(costs[0]),
-                              cudaMemcpyDeviceToHost, st) == cudaSuccess &&
-              cudaMemcpyAsync(leaf.data(), out.leaf, leaf.size(), cudaMemcpyDeviceToHost, st) ==
-                  cudaSuccess &&
-              cudaStreamSynchronize(st) == cudaSuccess;
-    for (size_t k = 0; k < costs.size(); ++k)
-      if (!leaf[k]) costs[k].count = count;
-    ok = ok &&
-         cudaMemcpyAsync(out.costs, costs.data(), costs.size() * sizeof(costs[0]),
-                         cudaMemcpyHostToDevice, st) == cudaSuccess &&
-         cudaStreamSynchronize(st) == cudaSuccess;
-    if (!ok) return Error{"copying the binned-SAH tree's counts failed"};
-    return {};
-  };
-}
 
 // Two builds of `soup` give the same tree: nodes with the same children and the same boxes, bit
 // for bit, and the same triangle order.
@@ -177,28 +147,6 @@ TEST(GpuBinnedSah, AnyHitsEqualBruteForce) {
 TEST(GpuBinnedSah, RefitAfterMotionMatchesBruteForce) {
   LT_REQUIRE_GPU();
   test::ExpectRefitAfterMotionMatchesBruteForce(GpuBinnedSahBuild());
-}
-
-// A builder whose counts send no subtree to the collapse's warps gets the tree by levels alone
-// (the root of at most 256 triangles is still a warp's), the same as the host's.
-TEST(GpuBinnedSah, TheCollapseTakesTreesWithNoSmallSubtrees) {
-  LT_REQUIRE_GPU();
-  std::mt19937_64 rng(19);
-  for (const int count : {257, 3000, 300000}) {
-    test::ExpectWideTreeEqualsTheHostCollapseOf(test::RandomSoup(rng, count),
-                                                WithInnerCounts(1u << 30), "no small subtrees");
-  }
-}
-
-// Counts that call every inner node small send subtrees of thousands of triangles to the warps,
-// whose queues cannot hold them: an error, not an overrun.
-TEST(GpuBinnedSah, ASubtreeLargerThanItsCountIsAnError) {
-  LT_REQUIRE_GPU();
-  std::mt19937_64 rng(23);
-  auto tree = CudaBvhTree(test::RandomSoup(rng, 5000), WithInnerCounts(2));
-  ASSERT_FALSE(tree.ok());
-  EXPECT_NE(tree.message().find("held more triangles than its builder counted"), std::string::npos)
-      << tree.message();
 }
 
 TEST(GpuBinnedSah, SingleAndTwoTriangleScenes) {
