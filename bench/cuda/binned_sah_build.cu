@@ -549,7 +549,7 @@ __device__ inline int32_t RangeSplitNode(uint32_t gap, int32_t parent, bool& roo
 // which sets it (counters[kRootGap]).
 __device__ inline void SplitTask(const SahTask& t, uint32_t left, const BvhBox box[2],
                                  uint32_t buffer, uint32_t* counters, uint32_t root_gap,
-                                 BvhNode* nodes, CollapseCost* costs, SahTask child[2]) {
+                                 BvhNode* nodes, SahTask child[2]) {
   const uint32_t gap = t.begin + left - 1;
   int32_t me = 0;
   if (t.parent < 0) {
@@ -571,15 +571,13 @@ __device__ inline void SplitTask(const SahTask& t, uint32_t left, const BvhBox b
     code[s] = count[s] > 1 ? 0 : ~static_cast<int32_t>(child[s].begin);
   }
   WriteNode(nodes, me, box, code);
-  costs[me].count = t.count;  // the collapse's (ExternalGpuBvhOutput)
 }
 
 // Large phase, one warp a task of this level: the split from its bins, its children placed.
 __global__ void SahSplitKernel(const SahTask* large, const SahBins* bins, int level,
                                uint32_t block_max, SahSplit* splits, SahTask* next_large,
                                uint2* next_tiles, SahBins* next_bins, SahTask* middle,
-                               SubtreeTasks subtrees, uint32_t* counters, BvhNode* nodes,
-                               CollapseCost* costs) {
+                               SubtreeTasks subtrees, uint32_t* counters, BvhNode* nodes) {
   const uint32_t task = (blockIdx.x * blockDim.x + threadIdx.x) / 32;
   const int lane = static_cast<int>(threadIdx.x) & 31;
   if (task >= counters[kLargeCounts + level]) return;
@@ -598,8 +596,7 @@ __global__ void SahSplitKernel(const SahTask* large, const SahBins* bins, int le
     // bounds its own positional splits exactly).
     if (c.axis < 0) c.box[0] = c.box[1] = t.box;
     SahTask child[2];
-    SplitTask(t, split.left, c.box, 1 - t.buffer, counters, counters[kRootGap], nodes, costs,
-              child);
+    SplitTask(t, split.left, c.box, 1 - t.buffer, counters, counters[kRootGap], nodes, child);
     for (int s = 0; s < 2; ++s)
       split.child_task[s] = PlaceChild(child[s], level, block_max, next_large, middle, subtrees,
                                        counters, first_tile[s]);
@@ -764,8 +761,7 @@ static_assert(kMiddleRounds <= 32, "a thread's sides as bits of a word");
 // in the order.
 __global__ void __launch_bounds__(kMiddleThreads, 2)
     SahMiddleKernel(const SahTask* tasks, BvhBox* const* boxes, uint32_t* const* ids,
-                    uint32_t* counters, SubtreeTasks subtrees, BvhNode* nodes, uint32_t* order,
-                    CollapseCost* costs) {
+                    uint32_t* counters, SubtreeTasks subtrees, BvhNode* nodes, uint32_t* order) {
   using Scan = cub::BlockScan<uint32_t, kMiddleThreads>;
   __shared__ uint16_t s_slot[2][kSahBlockMax];
   __shared__ SahBins s_bins[kMiddleStack];  // [stack slot]
@@ -906,7 +902,6 @@ __global__ void __launch_bounds__(kMiddleThreads, 2)
         }
       }
       WriteNode(nodes, me, side_box, code);
-      costs[me].count = static_cast<uint32_t>(count[0] + count[1]);
     }
     for (int round = 0; round < rounds; ++round) {
       const int i = round * kMiddleThreads + tid;
@@ -1074,9 +1069,9 @@ __device__ inline void SmallSubtree(const BvhBox* box, uint64_t slots, int n, ui
   }
   // The collapse's costs and leaf marks (lidartwin/physics/bvh_collapse.h, CombineCollapseCost)
   // of this range's nodes, children before parents: a node is made before the nodes below it,
-  // so the reverse order of making is bottom up. The collapse reads only the triangle counts
-  // (every node's; the other phases write theirs) and the leaf marks, and only a node of at
-  // most kWideLeafMax (4) triangles can be a leaf; every such node is made here, in some lane's
+  // so the reverse order of making is bottom up. The collapse reads the leaf marks and the
+  // triangle counts of the nodes marked, and only a node of at most kWideLeafMax (4) triangles
+  // can be a leaf; every such node is made here, in some lane's
   // range (the warp's and the larger phases' nodes have more than kSahSmallMax). The nodes are read
   // back from memory, where this thread wrote them.
   for (int made = n - 2; made >= 0; --made) {
@@ -1231,7 +1226,6 @@ __device__ inline void BuildSubtree(const SahTask& t, SubtreeSpace& w, BvhBox* c
           w.small[small + listed++] = {child.begin, child.end, child.side, child.buffer, me};
       }
       WriteNode(nodes, me, c.box, code);
-      costs[me].count = static_cast<uint32_t>(m);
     }
     for (int s = 0; s < 2; ++s) {
       top += count[s] > kSmall ? 1 : 0;
@@ -1362,7 +1356,7 @@ Status BuildBinnedSah(SahBuffers& b, const GpuBinnedSahOptions& options, const f
         SahSplitKernel<<<(tasks * 32 + kBuildBlock - 1) / kBuildBlock, kBuildBlock, 0, stream>>>(
             b.large[p].get(), b.bins[p].get(), level, block_max, b.splits.get(),
             b.large[1 - p].get(), b.tiles[1 - p].get(), b.bins[1 - p].get(), b.middle.get(),
-            subtree_tasks, counters, nodes, out.costs);
+            subtree_tasks, counters, nodes);
         SahPartitionKernel<<<tiles, kSahTileThreads, 0, stream>>>(
             b.large[p].get(), b.tiles[p].get(), level, b.splits.get(), b.large[1 - p].get(),
             b.bins[1 - p].get(), b.boxes[p].get(), b.ids[p].get(), b.boxes[1 - p].get(),
@@ -1380,8 +1374,8 @@ Status BuildBinnedSah(SahBuffers& b, const GpuBinnedSahOptions& options, const f
     // Without a large phase the root is the one middle task.
     const uint32_t middle = n > block_max ? seen[kMiddleCount] : 1;
     if (middle > 0) {
-      SahMiddleKernel<<<middle, kMiddleThreads, 0, stream>>>(
-          b.middle.get(), boxes, ids, counters, subtree_tasks, nodes, order, out.costs);
+      SahMiddleKernel<<<middle, kMiddleThreads, 0, stream>>>(b.middle.get(), boxes, ids, counters,
+                                                             subtree_tasks, nodes, order);
       LT_CUDA_TRY(cudaGetLastError());
     }
   }

@@ -76,9 +76,9 @@ enum class GpuBvhBuilder { kLbvh, kPloc };
 // nodes (root at 0; a child is a node index or ~sorted position), `order` (sorted position ->
 // input triangle), each node's leaf flag (lidartwin/physics/bvh_collapse.h:
 // CombineCollapseCost over its children, as the collapse's own cost pass would decide it)
-// and each node's triangle count (costs[].count), which the collapse into the four-wide tree
-// takes as they are. It reads no costs[].cost (a builder computes them only to decide the
-// flags); a node of more than kWideLeafMax triangles is never a leaf.
+// and, where the flag is set, the node's triangle count (costs[].count), which the collapse
+// into the four-wide tree takes as they are. It reads no costs[].cost (a builder computes
+// them only to decide the flags); a node of more than kWideLeafMax triangles is never a leaf.
 struct ExternalGpuBvhOutput {
   physics::BvhNode* nodes;
   uint32_t* order;
