@@ -185,6 +185,28 @@ int64_t BruteForce(const std::vector<BvhTriangle>& tris, const float o[3], const
   return best;
 }
 
+// A wide node opens until it has four children or only leaves, whatever the areas: with a NaN
+// bound in every child's box (no area compares) it still opens to four, so the collapse's count
+// of wide nodes keeps its bound. Five triangles: root -> (node 1, node 2), node 1 -> (node 3,
+// ~0), node 2 -> (~1, ~2), node 3 -> (~3, ~4); no node is marked a leaf.
+TEST(CollapseCost, AWideNodeOpensFullyEvenWithNanBoxes) {
+  const float nan = std::nanf("");
+  const BvhBox bad{{0, 0, 0}, {nan, 1, 1}};
+  std::vector<BvhNode> nodes(4);
+  nodes[0] = {{bad, bad}, {1, 2}, {0, 0}};
+  nodes[1] = {{bad, bad}, {3, ~0}, {0, 0}};
+  nodes[2] = {{bad, bad}, {~1, ~2}, {0, 0}};
+  nodes[3] = {{bad, bad}, {~3, ~4}, {0, 0}};
+  const std::vector<uint8_t> leaf(4, 0);
+  int32_t child[kWideArity];
+  BvhBox box[kWideArity];
+  ASSERT_EQ(OpenWideNode(nodes.data(), leaf.data(), 0, child, box), kWideArity);
+  std::vector<int32_t> got(child, child + kWideArity);
+  std::sort(got.begin(), got.end());
+  // Node 1 (the first internal child) opened, then node 3 (the first internal one again).
+  EXPECT_EQ(got, (std::vector<int32_t>{~4, ~3, ~0, 2})) << "opened in another order";
+}
+
 TEST(WideBvh, EveryTriangleOnceInLeavesOfAtMostFour) {
   const auto tris = RandomTriangles(3000, 1);
   const MedianTree tree(tris);
