@@ -27,7 +27,10 @@ name, unit, value = head.index("Kernel Name"), head.index("Metric Unit"), head.i
 scale = {"ns": 1e-3, "nsecond": 1e-3, "us": 1.0, "usecond": 1.0, "ms": 1e3, "msecond": 1e3}
 builds = []
 for r in rows:
-    k = r[name].split("(")[0].split("<")[0].strip().split()[-1].split("::")[-1]
+    # Kernels in unnamed namespaces print as "ns::<unnamed>::Name(...)" (or "(anonymous
+    # namespace)"), templates as "Name<16>(...)".
+    plain = r[name].replace("<unnamed>", "").replace("(anonymous namespace)", "")
+    k = plain.split("(")[0].split("<")[0].strip().split()[-1].split("::")[-1]
     us = float(r[value].replace(",", "")) * scale[r[unit]]
     if k in ("SahPrimitivesKernel", "InitBoundsKernel") or not builds:
         builds.append([])
