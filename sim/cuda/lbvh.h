@@ -120,7 +120,11 @@ class DeviceBvh {
   // costs_ and leaf_ (PLOC as it merges, an outside builder through ExternalGpuBvhOutput);
   // otherwise they are computed by climbing parent_. unsorted: the input triangles, which the
   // leaves then read through order_ (sorted_ is not filled); null: the leaves read sorted_.
-  Status Collapse(cudaStream_t stream, bool costs_ready = false, const float* unsorted = nullptr);
+  // runs_in_order: every leaf of the tree holds a run of consecutive sorted positions (a
+  // top-down builder's partition gives this); the triangles are then written once in sorted
+  // order, a thread each, and a wide leaf points at its run (a leaf that is not one is an error).
+  Status Collapse(cudaStream_t stream, bool costs_ready = false, const float* unsorted = nullptr,
+                  bool runs_in_order = false);
 };
 
 }  // namespace lt::cuda

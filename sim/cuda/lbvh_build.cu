@@ -510,10 +510,12 @@ Status DeviceBvh::BuildWith(const float* triangles, uint32_t n, cudaStream_t str
   const ExternalGpuBvhOutput out{nodes_.get(), order_.get(), costs_.get(), leaf_.get()};
   if (Status s = build(triangles, n, out, stream); !s.ok()) return s;
   // The builder wrote the collapse's leaf marks, so neither parents nor their climb are needed
-  // (on the H200 they took some 1.3 ms of a 10 M-triangle build, bench/RESULTS.md); the leaves
-  // read the input through the order, which spares the gather (0.68 ms of that build under
-  // ncu) and the sorted copy's 36 bytes a triangle until a Refit gathers it.
-  return Collapse(stream, /*costs_ready=*/true, triangles);
+  // (on the H200 they took some 1.3 ms of a 10 M-triangle build, bench/RESULTS.md). Its leaves
+  // are runs of sorted positions (ExternalGpuBvhOutput), so the wide tree's triangles are
+  // written from the input in sorted order in one pass and its leaves point at them: no gather
+  // into a sorted copy (0.68 ms of that build under ncu; a Refit gathers it), and no triangle
+  // read in the collapse's levels.
+  return Collapse(stream, /*costs_ready=*/true, triangles, /*runs_in_order=*/true);
 }
 
 Status DeviceBvh::Build(const float* triangles, uint32_t n, cudaStream_t stream,

@@ -57,7 +57,11 @@ __global__ void CollapseCostKernel(const BvhNode* nodes, uint32_t n, const int32
 // the next level (*next_count of them), its leaves take their triangles' slots. counters:
 // [0] wide nodes so far, [1] leaf triangles so far. A node's internal children get adjacent
 // nodes and its leaves adjacent triangles, so a ray that visits several of them reads memory
-// that is close together.
+// that is close together. kRunsInOrder (Collapse's runs_in_order): the triangles are at their
+// sorted positions already (PlaceInOrderKernel) and a leaf points at its run of them; a leaf
+// that is not a run is left out of the triangle count, which the host checks. A template, so
+// the Morton builders' collapse is the same code as before it.
+template <bool kRunsInOrder>
 __global__ void CollapseLevelKernel(const BvhNode* nodes, const uint8_t* leaf,
                                     const CollapseCost* costs, const BvhTriangle* sorted,
                                     const float* unsorted, const uint32_t* order,
@@ -87,13 +91,21 @@ __global__ void CollapseLevelKernel(const BvhNode* nodes, const uint8_t* leaf,
     if (child[k] < 0 || leaf[child[k]]) {
       uint32_t at[kWideLeafMax];
       const int m = physics::LeafTriangles(nodes, child[k], at);
-      for (int j = 0; j < m; ++j) {
-        const uint32_t id = order[at[j]];
-        const BvhTriangle t = unsorted ? ReadTriangle(unsorted, id) : sorted[at[j]];
-        triangles[triangle_at + j] = physics::MakeWideTriangle(t, id);
+      if constexpr (kRunsInOrder) {
+        bool run = true;
+        for (int j = 1; j < m; ++j)
+          run = run && at[j] == at[0] + static_cast<uint32_t>(j);
+        if (!run) atomicSub(&counters[1], static_cast<uint32_t>(m));
+        word[k] = physics::WideLeaf(at[0], static_cast<uint32_t>(m));
+      } else {
+        for (int j = 0; j < m; ++j) {
+          const uint32_t id = order[at[j]];
+          const BvhTriangle t = unsorted ? ReadTriangle(unsorted, id) : sorted[at[j]];
+          triangles[triangle_at + j] = physics::MakeWideTriangle(t, id);
+        }
+        word[k] = physics::WideLeaf(triangle_at, static_cast<uint32_t>(m));
+        triangle_at += static_cast<uint32_t>(m);
       }
-      word[k] = physics::WideLeaf(triangle_at, static_cast<uint32_t>(m));
-      triangle_at += static_cast<uint32_t>(m);
     } else {
       const auto w = static_cast<int32_t>(node_at++);
       next[item_at++] = {w, child[k]};
@@ -101,6 +113,21 @@ __global__ void CollapseLevelKernel(const BvhNode* nodes, const uint8_t* leaf,
     }
   }
   wide[item.wide] = physics::EncodeWideNode(box, word, count);
+}
+
+// The leaves' triangles in sorted order, a thread each (Collapse's runs_in_order): the order
+// read and the wide triangles written in sequence, each input triangle read once. It takes
+// the triangles' reads out of the collapse's levels, where each was the end of a chain of
+// dependent reads (the item, its nodes, the leaf's nodes, the order). On an H100 the binned-SAH
+// build went from 14.0 to 13.2 ms at 10 M triangles (1.64 to 1.57 ms at 1 M) with it and a
+// one-block collapse of the first six levels, which was measured with it and not kept
+// (bench/RESULTS.md, "Triangles in sorted order").
+__global__ void PlaceInOrderKernel(const float* unsorted, const uint32_t* order, uint32_t n,
+                                   WideTriangle* triangles) {
+  const uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  const uint32_t id = order[i];
+  triangles[i] = physics::MakeWideTriangle(ReadTriangle(unsorted, id), id);
 }
 
 // A tree of one triangle: a root with one leaf.
@@ -111,7 +138,8 @@ __global__ void SingleTriangleKernel(const BvhTriangle* sorted, const uint32_t* 
 
 }  // namespace
 
-Status DeviceBvh::Collapse(cudaStream_t stream, bool costs_ready, const float* unsorted) {
+Status DeviceBvh::Collapse(cudaStream_t stream, bool costs_ready, const float* unsorted,
+                           bool runs_in_order) {
   const uint32_t n = count_;
   if (n >= physics::kWideMaxTriangles) {
     return Error{"BVH of " + std::to_string(n) + " triangles: a wide tree holds at most " +
@@ -159,13 +187,18 @@ Status DeviceBvh::Collapse(cudaStream_t stream, bool costs_ready, const float* u
       cudaMemcpyAsync(level_counts, &start[0], sizeof(uint32_t), cudaMemcpyHostToDevice, stream));
   LT_CUDA_TRY(
       cudaMemcpyAsync(items_[0].get(), &root, sizeof(root), cudaMemcpyHostToDevice, stream));
+  if (runs_in_order) {
+    PlaceInOrderKernel<<<BuildBlocks(n), kBuildBlock, 0, stream>>>(unsorted, order_.get(), n,
+                                                                   wide_triangles_.get());
+  }
+  const auto level_kernel = runs_in_order ? CollapseLevelKernel<true> : CollapseLevelKernel<false>;
   int launched = 0;
   for (;;) {
     for (int k = 0; k < kLevelsPerCheck && launched < physics::kWideMaxDepth; ++k, ++launched) {
       const int d = launched;
       // At most 4^d items at level d, and never more than max_items.
       const uint32_t bound = d < 16 ? std::min<uint32_t>(max_items, 1u << (2 * d)) : max_items;
-      CollapseLevelKernel<<<BuildBlocks(bound), kBuildBlock, 0, stream>>>(
+      level_kernel<<<BuildBlocks(bound), kBuildBlock, 0, stream>>>(
           nodes_.get(), leaf_.get(), costs_.get(), sorted_.get(), unsorted, order_.get(),
           items_[d & 1].get(), level_counts + d, wide_nodes_.get(), wide_triangles_.get(),
           counters_.get(), items_[(d + 1) & 1].get(), level_counts + d + 1);
@@ -189,8 +222,10 @@ Status DeviceBvh::Collapse(cudaStream_t stream, bool costs_ready, const float* u
   LT_CUDA_TRY(cudaMemcpyAsync(done, counters_.get(), sizeof(done), cudaMemcpyDeviceToHost, stream));
   LT_CUDA_TRY(cudaStreamSynchronize(stream));
   if (done[1] != n) {
-    return Error{"BVH collapse placed " + std::to_string(done[1]) + " of " + std::to_string(n) +
-                 " triangles (a bug)"};
+    return Error{
+        "BVH collapse placed " + std::to_string(done[1]) + " of " + std::to_string(n) +
+        " triangles (a bug" +
+        (runs_in_order ? ": the builder's leaves must hold runs of sorted positions)" : ")")};
   }
   wide_nodes_count_ = done[0];
   wide_depth_ = static_cast<int>(

@@ -13,14 +13,17 @@
 //   at most 1 echo in 20,000 (one in 83,685 on the street of instances).
 // - Noise: the same Philox draws on both; Box-Muller's log and cos in CUDA's libdevice are
 //   within 2 ulp of glibc's, far below the float storage of the range.
+#include <cuda_runtime.h>
 #include <gtest/gtest.h>
 
 #include <limits>
 #include <map>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <random>
+#include <tuple>
 
 #include "cpu/cpu_simulator.h"
 #include "lidartwin/physics/ray_triangle.h"
@@ -742,6 +745,81 @@ TEST(CudaBvh, SingleAndTwoTriangleScenes) {
   LT_REQUIRE_GPU();
   for (GpuBvhBuilder builder : kSimulatorBuilders)
     test::ExpectSingleAndTwoTriangleScenes(builder);
+}
+
+// An outside builder's tree whose leaves hold runs of sorted positions collapses with its
+// triangles in sorted order, and the rays find them; one whose leaf holds positions 0 and 2
+// is refused with an error, not a wide tree that points at the wrong triangles. Four unit
+// triangles 10 m apart on x; the root splits them in two leaves of two.
+TEST(CudaBvh, AnOutsideBuildersLeavesMustBeRunsOfSortedPositions) {
+  LT_REQUIRE_GPU();
+  std::vector<float> soup;
+  for (int t = 0; t < 4; ++t) {
+    const float x = 10.0f * static_cast<float>(t);
+    soup.insert(soup.end(), {x, 0, 0, x + 1, 0, 0, x, 1, 0});
+  }
+  const std::vector<uint32_t> order = {3, 1, 0, 2};  // sorted position -> input triangle
+  auto box_of = [&](std::initializer_list<uint32_t> positions) {
+    physics::BvhBox b{{1e30f, 1e30f, 1e30f}, {-1e30f, -1e30f, -1e30f}};
+    for (uint32_t p : positions) {
+      for (int v = 0; v < 3; ++v) {
+        for (int a = 0; a < 3; ++a) {
+          b.lo[a] = std::min(b.lo[a], soup[9 * order[p] + 3 * v + a]);
+          b.hi[a] = std::max(b.hi[a], soup[9 * order[p] + 3 * v + a]);
+        }
+      }
+    }
+    return b;
+  };
+  auto tree = [&](uint32_t a0, uint32_t a1, uint32_t b0, uint32_t b1) {
+    std::vector<physics::BvhNode> nodes(3);
+    nodes[0] = {{box_of({a0, a1}), box_of({b0, b1})}, {1, 2}, {0, 0}};
+    nodes[1] = {{box_of({a0}), box_of({a1})},
+                {~static_cast<int32_t>(a0), ~static_cast<int32_t>(a1)},
+                {0, 0}};
+    nodes[2] = {{box_of({b0}), box_of({b1})},
+                {~static_cast<int32_t>(b0), ~static_cast<int32_t>(b1)},
+                {0, 0}};
+    return nodes;
+  };
+  auto builder = [&](std::vector<physics::BvhNode> nodes) -> GpuBvhChoice {
+    return ExternalGpuBvhBuild([nodes, &order](const float*, uint32_t n,
+                                               const ExternalGpuBvhOutput& out,
+                                               void* stream) -> Status {
+      if (n != 4) return Error{"four triangles expected"};
+      const std::vector<physics::CollapseCost> costs = {{4, 0}, {2, 0}, {2, 0}};
+      const std::vector<uint8_t> leaf = {0, 1, 1};  // the two nodes of two are leaves
+      auto s = static_cast<cudaStream_t>(stream);
+      for (auto [to, from, bytes] :
+           {std::tuple<void*, const void*, size_t>{out.nodes, nodes.data(), 3 * sizeof(nodes[0])},
+            {out.order, order.data(), 4 * sizeof(uint32_t)},
+            {out.costs, costs.data(), 3 * sizeof(costs[0])},
+            {out.leaf, leaf.data(), 3}}) {
+        if (cudaMemcpyAsync(to, from, bytes, cudaMemcpyHostToDevice, s) != cudaSuccess)
+          return Error{"copy"};
+      }
+      return cudaStreamSynchronize(s) == cudaSuccess ? Status{} : Status{Error{"sync"}};
+    });
+  };
+  // Runs: positions {0, 1} and {2, 3}.
+  const auto good = CudaBvhTree(soup, builder(tree(0, 1, 2, 3)));
+  ASSERT_TRUE(good.ok()) << good.message();
+  ASSERT_EQ(good->wide.triangles.size(), 4u);
+  for (uint32_t p = 0; p < 4; ++p)
+    EXPECT_EQ(good->wide.triangles[p].id, order[p]);  // each triangle at its sorted position
+  std::vector<float> o, d;
+  for (int t = 0; t < 4; ++t) {
+    o.insert(o.end(), {10.0f * static_cast<float>(t) + 0.25f, 0.25f, 5});
+    d.insert(d.end(), {0, 0, -1});
+  }
+  const auto hits = CudaClosestHits(soup, o, d, 0, 100, 1, builder(tree(0, 1, 2, 3)));
+  ASSERT_TRUE(hits.ok()) << hits.message();
+  for (int t = 0; t < 4; ++t)
+    EXPECT_EQ(hits->triangle[t], t);
+  // Not runs: positions {0, 2} and {1, 3}.
+  const auto bad = CudaBvhTree(soup, builder(tree(0, 2, 1, 3)));
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.message().find("runs of sorted positions"), std::string::npos) << bad.message();
 }
 
 // The airborne patterns (seed 001 sec. 5.1) flying at 100 m over the procedural forest:

@@ -79,6 +79,10 @@ enum class GpuBvhBuilder { kLbvh, kPloc };
 // and, where the flag is set, the node's triangle count (costs[].count), which the collapse
 // into the four-wide tree takes as they are. It reads no costs[].cost (a builder computes
 // them only to decide the flags); a node of more than kWideLeafMax triangles is never a leaf.
+// Every node marked as a leaf must hold a run of consecutive sorted positions, its left child's
+// before its right's (a top-down builder that partitions ranges gives this): the collapse
+// points the wide tree's leaves at those runs of the triangles written in sorted order, and
+// refuses a tree with a leaf that is not one.
 struct ExternalGpuBvhOutput {
   physics::BvhNode* nodes;
   uint32_t* order;
@@ -89,7 +93,8 @@ struct ExternalGpuBvhOutput {
 // A binary BVH builder from outside the simulator: bench/'s GPU binned SAH (Wald 2007), the
 // quality reference the simulator's builders are measured against. Given n > 1 triangles in
 // device memory (9 floats each) it writes `out` on `stream` (a cudaStream_t); the simulator
-// then gathers the triangles in order and collapses the tree as it does its own builders'.
+// then writes the triangles in sorted order and collapses the tree as it does its own
+// builders'.
 using ExternalGpuBvhBuild = std::function<Status(const float* triangles, uint32_t n,
                                                  const ExternalGpuBvhOutput& out, void* stream)>;
 
