@@ -61,8 +61,9 @@ class DeviceBvh {
   Status Build(const float* triangles, uint32_t count, cudaStream_t stream = nullptr,
                BvhBuilder builder = BvhBuilder::kLbvh);
   // The same from a binary tree built outside (bench/'s binned SAH, lidartwin/sim/cuda_backend.h)
-  // with its collapse leaf marks, then collapsed as the Morton builders' trees, the leaves
-  // reading the input through the builder's order (no sorted copy); Refit works on it too.
+  // with its collapse leaf marks, then collapsed as the Morton builders' trees, its leaves
+  // (runs of sorted positions) pointing at the triangles written from the input in sorted
+  // order (no sorted copy); Refit works on it too.
   Status BuildWith(const float* triangles, uint32_t count, cudaStream_t stream,
                    const ExternalGpuBvhBuild& build);
   // Refit for moved geometry: the same triangles (same count and order) at new positions;
@@ -118,11 +119,11 @@ class DeviceBvh {
   Status Parents(cudaStream_t stream);
   // The binary tree into the wide one (wide_bvh_build.cu). costs_ready: the builder has filled
   // costs_ and leaf_ (PLOC as it merges, an outside builder through ExternalGpuBvhOutput);
-  // otherwise they are computed by climbing parent_. unsorted: the input triangles, which the
-  // leaves then read through order_ (sorted_ is not filled); null: the leaves read sorted_.
-  // runs_in_order: every leaf of the tree holds a run of consecutive sorted positions (a
-  // top-down builder's partition gives this); the triangles are then written once in sorted
-  // order, a thread each, and a wide leaf points at its run (a leaf that is not one is an error).
+  // otherwise they are computed by climbing parent_. unsorted: the input triangles, read through
+  // order_ (sorted_ is not filled); null: the leaves read sorted_. runs_in_order (needs
+  // unsorted): every leaf of the tree holds a run of consecutive sorted positions (a top-down
+  // builder's partition gives this); the triangles are then written once in sorted order, a
+  // thread each, and a wide leaf points at its run (a leaf that is not one is an error).
   Status Collapse(cudaStream_t stream, bool costs_ready = false, const float* unsorted = nullptr,
                   bool runs_in_order = false);
 };

@@ -118,10 +118,10 @@ __global__ void CollapseLevelKernel(const BvhNode* nodes, const uint8_t* leaf,
 // The leaves' triangles in sorted order, a thread each (Collapse's runs_in_order): the order
 // read and the wide triangles written in sequence, each input triangle read once. It takes
 // the triangles' reads out of the collapse's levels, where each was the end of a chain of
-// dependent reads (the item, its nodes, the leaf's nodes, the order). On an H100 the binned-SAH
-// build went from 14.0 to 13.2 ms at 10 M triangles (1.64 to 1.57 ms at 1 M) with it and a
-// one-block collapse of the first six levels, which was measured with it and not kept
-// (bench/RESULTS.md, "Triangles in sorted order").
+// dependent reads (the item, its nodes, the leaf's nodes, the order). Not measured alone: with
+// it and a one-block collapse of the first six levels (not kept, as it slowed PLOC), the
+// binned-SAH build on an H100 went from 14.0 to 13.2 ms at 10 M triangles (bench/RESULTS.md,
+// "Triangles in sorted order").
 __global__ void PlaceInOrderKernel(const float* unsorted, const uint32_t* order, uint32_t n,
                                    WideTriangle* triangles) {
   const uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
@@ -141,6 +141,9 @@ __global__ void SingleTriangleKernel(const BvhTriangle* sorted, const uint32_t* 
 Status DeviceBvh::Collapse(cudaStream_t stream, bool costs_ready, const float* unsorted,
                            bool runs_in_order) {
   const uint32_t n = count_;
+  if (runs_in_order && unsorted == nullptr) {
+    return Error{"BVH collapse: leaves in runs of sorted positions need the input triangles"};
+  }
   if (n >= physics::kWideMaxTriangles) {
     return Error{"BVH of " + std::to_string(n) + " triangles: a wide tree holds at most " +
                  std::to_string(physics::kWideMaxTriangles) +
@@ -190,6 +193,7 @@ Status DeviceBvh::Collapse(cudaStream_t stream, bool costs_ready, const float* u
   if (runs_in_order) {
     PlaceInOrderKernel<<<BuildBlocks(n), kBuildBlock, 0, stream>>>(unsorted, order_.get(), n,
                                                                    wide_triangles_.get());
+    LT_CUDA_TRY(cudaGetLastError());
   }
   const auto level_kernel = runs_in_order ? CollapseLevelKernel<true> : CollapseLevelKernel<false>;
   int launched = 0;
@@ -222,10 +226,12 @@ Status DeviceBvh::Collapse(cudaStream_t stream, bool costs_ready, const float* u
   LT_CUDA_TRY(cudaMemcpyAsync(done, counters_.get(), sizeof(done), cudaMemcpyDeviceToHost, stream));
   LT_CUDA_TRY(cudaStreamSynchronize(stream));
   if (done[1] != n) {
-    return Error{
-        "BVH collapse placed " + std::to_string(done[1]) + " of " + std::to_string(n) +
-        " triangles (a bug" +
-        (runs_in_order ? ": the builder's leaves must hold runs of sorted positions)" : ")")};
+    return Error{"BVH collapse placed " + std::to_string(done[1]) + " of " + std::to_string(n) +
+                 " triangles (a bug" +
+                 (runs_in_order
+                      ? ": the outside builder's leaves must hold runs of sorted positions, "
+                        "and their counts must be theirs)"
+                      : ")")};
   }
   wide_nodes_count_ = done[0];
   wide_depth_ = static_cast<int>(

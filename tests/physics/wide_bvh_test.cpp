@@ -189,7 +189,7 @@ int64_t BruteForce(const std::vector<BvhTriangle>& tris, const float o[3], const
 // bound in every child's box (no area compares) it still opens to four, so the collapse's count
 // of wide nodes keeps its bound. Five triangles: root -> (node 1, node 2), node 1 -> (node 3,
 // ~0), node 2 -> (~1, ~2), node 3 -> (~3, ~4); no node is marked a leaf.
-TEST(CollapseCost, AWideNodeOpensFullyEvenWithNanBoxes) {
+TEST(OpenWideNode, OpensToFourChildrenEvenWithNanBoxes) {
   const float nan = std::nanf("");
   const BvhBox bad{{0, 0, 0}, {nan, 1, 1}};
   std::vector<BvhNode> nodes(4);

@@ -16,6 +16,8 @@
 #include <cuda_runtime.h>
 #include <gtest/gtest.h>
 
+#include <array>
+#include <functional>
 #include <limits>
 #include <map>
 
@@ -748,76 +750,83 @@ TEST(CudaBvh, SingleAndTwoTriangleScenes) {
 }
 
 // An outside builder's tree whose leaves hold runs of sorted positions collapses with its
-// triangles in sorted order, and the rays find them; one whose leaf holds positions 0 and 2
-// is refused with an error, not a wide tree that points at the wrong triangles. Four unit
-// triangles 10 m apart on x; the root splits them in two leaves of two.
+// triangles in sorted order, and the rays find them; one whose leaves are not runs is refused
+// with an error, not a wide tree that points at the wrong triangles. Five unit triangles 10 m
+// apart on x; nodes: root -> (A, L2), A -> (~0, L1), L1 and L2 leaves of two. The wide root
+// then holds ~0, L2 and L1 in that order, so a collapse that gave its leaves slots in its
+// children's order would put positions 0, 3, 4, 1, 2 where sorted order is asked for.
 TEST(CudaBvh, AnOutsideBuildersLeavesMustBeRunsOfSortedPositions) {
   LT_REQUIRE_GPU();
+  constexpr uint32_t kCount = 5;
   std::vector<float> soup;
-  for (int t = 0; t < 4; ++t) {
+  for (uint32_t t = 0; t < kCount; ++t) {
     const float x = 10.0f * static_cast<float>(t);
     soup.insert(soup.end(), {x, 0, 0, x + 1, 0, 0, x, 1, 0});
   }
-  const std::vector<uint32_t> order = {3, 1, 0, 2};  // sorted position -> input triangle
-  auto box_of = [&](std::initializer_list<uint32_t> positions) {
-    physics::BvhBox b{{1e30f, 1e30f, 1e30f}, {-1e30f, -1e30f, -1e30f}};
-    for (uint32_t p : positions) {
-      for (int v = 0; v < 3; ++v) {
-        for (int a = 0; a < 3; ++a) {
-          b.lo[a] = std::min(b.lo[a], soup[9 * order[p] + 3 * v + a]);
-          b.hi[a] = std::max(b.hi[a], soup[9 * order[p] + 3 * v + a]);
-        }
+  const std::vector<uint32_t> order = {3, 1, 4, 0, 2};  // sorted position -> input triangle
+  // Nodes from their (child 0, child 1) codes (node index or ~sorted position); each child's
+  // box holds the triangles below it.
+  auto tree = [&](const std::vector<std::array<int32_t, 2>>& links) {
+    std::function<void(int32_t, physics::BvhBox&)> grow = [&](int32_t c, physics::BvhBox& b) {
+      if (c >= 0) {
+        grow(links[c][0], b);
+        grow(links[c][1], b);
+        return;
+      }
+      for (int k = 0; k < 9; ++k) {
+        b.lo[k % 3] = std::min(b.lo[k % 3], soup[9 * order[~c] + k]);
+        b.hi[k % 3] = std::max(b.hi[k % 3], soup[9 * order[~c] + k]);
+      }
+    };
+    std::vector<physics::BvhNode> nodes(links.size());
+    for (size_t i = 0; i < links.size(); ++i) {
+      for (int s = 0; s < 2; ++s) {
+        physics::BvhBox b{{1e30f, 1e30f, 1e30f}, {-1e30f, -1e30f, -1e30f}};
+        grow(links[i][s], b);
+        nodes[i].box[s] = b;
+        nodes[i].child[s] = links[i][s];
       }
     }
-    return b;
-  };
-  auto tree = [&](uint32_t a0, uint32_t a1, uint32_t b0, uint32_t b1) {
-    std::vector<physics::BvhNode> nodes(3);
-    nodes[0] = {{box_of({a0, a1}), box_of({b0, b1})}, {1, 2}, {0, 0}};
-    nodes[1] = {{box_of({a0}), box_of({a1})},
-                {~static_cast<int32_t>(a0), ~static_cast<int32_t>(a1)},
-                {0, 0}};
-    nodes[2] = {{box_of({b0}), box_of({b1})},
-                {~static_cast<int32_t>(b0), ~static_cast<int32_t>(b1)},
-                {0, 0}};
     return nodes;
   };
   auto builder = [&](std::vector<physics::BvhNode> nodes) -> GpuBvhChoice {
     return ExternalGpuBvhBuild([nodes, &order](const float*, uint32_t n,
                                                const ExternalGpuBvhOutput& out,
                                                void* stream) -> Status {
-      if (n != 4) return Error{"four triangles expected"};
-      const std::vector<physics::CollapseCost> costs = {{4, 0}, {2, 0}, {2, 0}};
-      const std::vector<uint8_t> leaf = {0, 1, 1};  // the two nodes of two are leaves
+      if (n != kCount) return Error{"five triangles expected"};
+      // Nodes 0 (root), 1 (A), 2 (L2), 3 (L1); the two of two triangles are leaves.
+      const std::vector<physics::CollapseCost> costs = {{5, 0}, {3, 0}, {2, 0}, {2, 0}};
+      const std::vector<uint8_t> leaf = {0, 0, 1, 1};
       auto s = static_cast<cudaStream_t>(stream);
-      for (auto [to, from, bytes] :
-           {std::tuple<void*, const void*, size_t>{out.nodes, nodes.data(), 3 * sizeof(nodes[0])},
-            {out.order, order.data(), 4 * sizeof(uint32_t)},
-            {out.costs, costs.data(), 3 * sizeof(costs[0])},
-            {out.leaf, leaf.data(), 3}}) {
+      for (auto [to, from, bytes] : {std::tuple<void*, const void*, size_t>{
+                                         out.nodes, nodes.data(), nodes.size() * sizeof(nodes[0])},
+                                     {out.order, order.data(), kCount * sizeof(uint32_t)},
+                                     {out.costs, costs.data(), costs.size() * sizeof(costs[0])},
+                                     {out.leaf, leaf.data(), leaf.size()}}) {
         if (cudaMemcpyAsync(to, from, bytes, cudaMemcpyHostToDevice, s) != cudaSuccess)
           return Error{"copy"};
       }
       return cudaStreamSynchronize(s) == cudaSuccess ? Status{} : Status{Error{"sync"}};
     });
   };
-  // Runs: positions {0, 1} and {2, 3}.
-  const auto good = CudaBvhTree(soup, builder(tree(0, 1, 2, 3)));
+  // Runs: L1 holds positions {1, 2}, L2 {3, 4}.
+  const auto runs = tree({{1, 2}, {~0, 3}, {~3, ~4}, {~1, ~2}});
+  const auto good = CudaBvhTree(soup, builder(runs));
   ASSERT_TRUE(good.ok()) << good.message();
-  ASSERT_EQ(good->wide.triangles.size(), 4u);
-  for (uint32_t p = 0; p < 4; ++p)
-    EXPECT_EQ(good->wide.triangles[p].id, order[p]);  // each triangle at its sorted position
+  ASSERT_EQ(good->wide.triangles.size(), kCount);
+  for (uint32_t p = 0; p < kCount; ++p)
+    EXPECT_EQ(good->wide.triangles[p].id, order[p]) << "position " << p;
   std::vector<float> o, d;
-  for (int t = 0; t < 4; ++t) {
+  for (uint32_t t = 0; t < kCount; ++t) {
     o.insert(o.end(), {10.0f * static_cast<float>(t) + 0.25f, 0.25f, 5});
     d.insert(d.end(), {0, 0, -1});
   }
-  const auto hits = CudaClosestHits(soup, o, d, 0, 100, 1, builder(tree(0, 1, 2, 3)));
+  const auto hits = CudaClosestHits(soup, o, d, 0, 100, 1, builder(runs));
   ASSERT_TRUE(hits.ok()) << hits.message();
-  for (int t = 0; t < 4; ++t)
-    EXPECT_EQ(hits->triangle[t], t);
-  // Not runs: positions {0, 2} and {1, 3}.
-  const auto bad = CudaBvhTree(soup, builder(tree(0, 2, 1, 3)));
+  for (uint32_t t = 0; t < kCount; ++t)
+    EXPECT_EQ(hits->triangle[t], static_cast<int32_t>(t));
+  // Not runs: L1 holds positions {1, 3}, L2 {2, 4}.
+  const auto bad = CudaBvhTree(soup, builder(tree({{1, 2}, {~0, 3}, {~2, ~4}, {~1, ~3}})));
   ASSERT_FALSE(bad.ok());
   EXPECT_NE(bad.message().find("runs of sorted positions"), std::string::npos) << bad.message();
 }

@@ -89,10 +89,11 @@ LT_HD inline int OpenWideNode(const BvhNode* nodes, const uint8_t* leaf, int32_t
     float widest_area = -1;
     for (int k = 0; k < count; ++k) {
       if (child[k] < 0 || leaf[child[k]]) continue;  // a triangle or a leaf-to-be
-      // The first internal child is taken whatever its area: a box with a NaN bound (which no
-      // builder should hand over, but a bad coordinate would) compares false, and stopping
-      // there would leave a node of fewer than four children with an internal one, beyond
-      // the bound the collapse sizes its wide nodes by (fewer than 2n/3).
+      // The first internal child is taken whatever its area: a box with a NaN bound compares
+      // false, and stopping there would leave a node of fewer than four children with an
+      // internal one, beyond the bound the collapse sizes its wide nodes by (fewer than 2n/3).
+      // The uploads refuse non-finite coordinates, but DeviceBvh::Build and BuildWith take
+      // device arrays as they are.
       const float a = CollapseHalfArea(box[k]);
       if (a > widest_area || widest < 0) {
         widest_area = a;
