@@ -13,7 +13,7 @@ out=${OUT:-device-out}
 mkdir -p "$out"
 source scripts/devpkg-env.sh
 binary=${BINARY:-.devpkg/bin/lidartwin}
-kernels='^(Sah|Collapse|Gather|InitBounds|CentroidBounds|Morton|Hierarchy|Boxes|Ploc|Parents|SingleTriangle|DeviceRadixSort)'
+kernels='^(Sah|Collapse|Place|Gather|InitBounds|CentroidBounds|Morton|Hierarchy|Boxes|Ploc|Parents|SingleTriangle|DeviceRadixSort)'
 csv="$out/build-kernels-$(basename "$binary").csv"
 ncu --clock-control none --cache-control none --metrics gpu__time_duration.sum \
   --kernel-name "regex:$kernels" --csv "$binary" bench --gpu-triangles "${TRIANGLES:-1000000}" \
