@@ -386,37 +386,60 @@ struct MaxOp {
   __device__ uint32_t operator()(uint32_t a, uint32_t b) const { return a > b ? a : b; }
 };
 
-// Boxes of the triangles, into buffer 0 with their indices, and the scene's bounds.
-__global__ void SahPrimitivesKernel(const float* tri, uint32_t n, BvhBox* boxes, uint32_t* ids,
-                                    uint32_t* root_bounds) {
+// Boxes of the triangles, into buffer 0 with their indices, and the scene's bounds. A block
+// takes kPrimitiveRounds tiles of kBuildBlock triangles in turn, each read and its boxes written
+// word by word through shared memory: a thread a triangle would read 36-byte strides (nine
+// loads, each touching 36 sectors) and write 24-byte ones. The bounds go to memory once a
+// block (six atomics), not once a tile.
+constexpr int kPrimitiveRounds = 4;
+__global__ void __launch_bounds__(kBuildBlock)
+    SahPrimitivesKernel(const float* tri, uint32_t n, BvhBox* boxes, uint32_t* ids,
+                        uint32_t* root_bounds) {
   using Reduce = cub::BlockReduce<uint32_t, kBuildBlock>;
   __shared__ typename Reduce::TempStorage storage;
-  const uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
-  BvhBox b;
-  for (int k = 0; k < 3; ++k) {
-    b.lo[k] = __builtin_huge_valf();
-    b.hi[k] = -__builtin_huge_valf();
-  }
-  if (i < n) {
-    BvhTriangle t;
-    const float* p = tri + 9 * static_cast<size_t>(i);
-    for (int k = 0; k < 3; ++k) {
-      t.v0[k] = p[k];
-      t.v1[k] = p[3 + k];
-      t.v2[k] = p[6 + k];
-    }
-    b = physics::TriangleBounds(t);
-    boxes[i] = b;
-    ids[i] = i;
-  }
-  for (int k = 0; k < 3; ++k) {
-    const uint32_t lo = Reduce(storage).Reduce(Ordered(b.lo[k]), MinOp{});
+  __shared__ float s_tri[9 * kBuildBlock];  // stride 9 (odd): a thread's reads hit no bank twice
+  __shared__ BvhBox s_box[kBuildBlock];
+  static_assert(sizeof(BvhBox) == 6 * sizeof(float), "a box is six words");
+  const int tid = static_cast<int>(threadIdx.x);
+  uint32_t lo[3] = {0xffffffffu, 0xffffffffu, 0xffffffffu}, hi[3] = {0, 0, 0};  // ordered
+  for (int round = 0; round < kPrimitiveRounds; ++round) {
+    const size_t base =
+        (static_cast<size_t>(blockIdx.x) * kPrimitiveRounds + round) * kBuildBlock;
+    if (base >= n) break;  // the same in every thread
+    const int count = static_cast<int>(std::min<size_t>(kBuildBlock, n - base));
+    for (int j = tid; j < 9 * count; j += kBuildBlock)
+      s_tri[j] = tri[9 * base + j];
     __syncthreads();
-    const uint32_t hi = Reduce(storage).Reduce(Ordered(b.hi[k]), MaxOp{});
+    if (tid < count) {
+      BvhTriangle t;
+      for (int k = 0; k < 3; ++k) {
+        t.v0[k] = s_tri[9 * tid + k];
+        t.v1[k] = s_tri[9 * tid + 3 + k];
+        t.v2[k] = s_tri[9 * tid + 6 + k];
+      }
+      const BvhBox b = physics::TriangleBounds(t);
+      s_box[tid] = b;
+      for (int k = 0; k < 3; ++k) {
+        lo[k] = min(lo[k], Ordered(b.lo[k]));
+        hi[k] = max(hi[k], Ordered(b.hi[k]));
+      }
+      ids[base + tid] = static_cast<uint32_t>(base + tid);
+    }
+    __syncthreads();
+    const auto* from = reinterpret_cast<const float*>(s_box);
+    auto* to = reinterpret_cast<float*>(boxes + base);
+    for (int j = tid; j < 6 * count; j += kBuildBlock)
+      to[j] = from[j];
+    __syncthreads();  // s_tri and s_box free for the next tile
+  }
+  for (int k = 0; k < 3; ++k) {
+    const uint32_t block_lo = Reduce(storage).Reduce(lo[k], MinOp{});
+    __syncthreads();
+    const uint32_t block_hi = Reduce(storage).Reduce(hi[k], MaxOp{});
     __syncthreads();
     if (threadIdx.x == 0) {
-      atomicMin(&root_bounds[k], lo);
-      atomicMax(&root_bounds[3 + k], hi);
+      atomicMin(&root_bounds[k], block_lo);
+      atomicMax(&root_bounds[3 + k], block_hi);
     }
   }
 }
@@ -457,31 +480,40 @@ __global__ void SahRootKernel(uint32_t n, uint32_t block_max, const uint32_t* ro
 }
 
 // Bins the root's primitives (a large task's first binning; later levels bin as they
-// partition). One block a tile.
+// partition), on its longest axis. A block takes tiles in turn and adds its bins to memory
+// once, that axis's words only: a block a tile, adding all three axes' bins, had made 3.3 M
+// atomics on 336 words at 10 M triangles. Launched with at most kRootBinBlocks blocks.
+constexpr uint32_t kRootBinBlocks = 1024;  // about what stays resident on an H100 or H200
 __global__ void __launch_bounds__(kSahTileThreads)
     SahBinRootKernel(const BvhBox* boxes, uint32_t n, const SahTask* large, SahBins* bins) {
   __shared__ SahBins s_bins;
   ClearBins(&s_bins, static_cast<int>(threadIdx.x), kSahTileThreads);
   __syncthreads();
   const BinMap map = MapOf(large[0].box);
-  const uint32_t begin = blockIdx.x * kSahTile;
-  for (uint32_t i = begin + threadIdx.x; i < begin + kSahTile; i += kSahTileThreads) {
-    const bool valid = i < n;
-    const BvhBox b = valid ? boxes[i] : BvhBox{};
-    WarpAddToBinsOnAxis(&s_bins, 0, valid, b, map, map.axis);
+  const uint32_t tiles = (n + kSahTile - 1) / kSahTile;
+  for (uint32_t tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
+    const uint32_t begin = tile * kSahTile;
+    for (uint32_t i = begin + threadIdx.x; i < begin + kSahTile; i += kSahTileThreads) {
+      const bool valid = i < n;
+      const BvhBox b = valid ? boxes[i] : BvhBox{};
+      WarpAddToBinsOnAxis(&s_bins, 0, valid, b, map, map.axis);
+    }
   }
   __syncthreads();
+  // The axis's words: its lows, highs ([axis][bin][k], kSahBins * 3 each) and counts.
+  constexpr int kAxisWords = kSahBins * 3, kBoundWords = 3 * kAxisWords;
   const auto* from = reinterpret_cast<const uint32_t*>(&s_bins);
   auto* to = reinterpret_cast<uint32_t*>(&bins[0]);
-  constexpr int kBoundWords = 3 * kSahBins * 3;
-  for (int w = static_cast<int>(threadIdx.x); w < static_cast<int>(sizeof(SahBins) / 4);
-       w += kSahTileThreads) {
-    if (w < kBoundWords)
-      atomicMin(&to[w], from[w]);
-    else if (w < 2 * kBoundWords)
-      atomicMax(&to[w], from[w]);
-    else
-      atomicAdd(&to[w], from[w]);
+  const int t = static_cast<int>(threadIdx.x);
+  const int lo = map.axis * kAxisWords, hi = kBoundWords + lo;
+  const int count = 2 * kBoundWords + map.axis * kSahBins;
+  static_assert(2 * kAxisWords + kSahBins <= kSahTileThreads, "a word a thread");
+  if (t < kAxisWords) {
+    atomicMin(&to[lo + t], from[lo + t]);
+  } else if (t < 2 * kAxisWords) {
+    atomicMax(&to[hi + t - kAxisWords], from[hi + t - kAxisWords]);
+  } else if (t < 2 * kAxisWords + kSahBins) {
+    atomicAdd(&to[count + t - 2 * kAxisWords], from[count + t - 2 * kAxisWords]);
   }
 }
 
@@ -1336,15 +1368,17 @@ Status BuildBinnedSah(SahBuffers& b, const GpuBinnedSahOptions& options, const f
       cudaMemcpyAsync(b.addresses.get(), buffers, sizeof(buffers), cudaMemcpyHostToDevice, stream));
   auto* const* boxes = reinterpret_cast<BvhBox* const*>(b.addresses.get());
   auto* const* ids = reinterpret_cast<uint32_t* const*>(b.addresses.get() + 2);
-  SahPrimitivesKernel<<<BuildBlocks(n), kBuildBlock, 0, stream>>>(triangles, n, b.boxes[0].get(),
-                                                                  b.ids[0].get(), root_bounds);
+  const uint32_t primitive_tiles = kBuildBlock * kPrimitiveRounds;
+  SahPrimitivesKernel<<<(n + primitive_tiles - 1) / primitive_tiles, kBuildBlock, 0, stream>>>(
+      triangles, n, b.boxes[0].get(), b.ids[0].get(), root_bounds);
   SahRootKernel<<<1, 256, 0, stream>>>(n, block_max, root_bounds, b.large[0].get(),
                                        b.tiles[0].get(), b.bins[0].get(), b.middle.get(),
                                        subtree_tasks, counters);
   LT_CUDA_TRY(cudaGetLastError());
   uint32_t seen[kCounterCount] = {};  // the counters as last read back
   if (n > block_max) {
-    SahBinRootKernel<<<(n + kSahTile - 1) / kSahTile, kSahTileThreads, 0, stream>>>(
+    SahBinRootKernel<<<std::min(kRootBinBlocks, (n + kSahTile - 1) / kSahTile), kSahTileThreads,
+                       0, stream>>>(
         b.boxes[0].get(), n, b.large[0].get(), b.bins[0].get());
     LT_CUDA_TRY(cudaGetLastError());
     int level = 0;

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "device_buffer.h"
+#include "side_stream.h"
 #include "lidartwin/physics/bvh.h"
 #include "lidartwin/physics/bvh_collapse.h"
 #include "lidartwin/physics/wide_bvh.h"
@@ -109,6 +110,8 @@ class DeviceBvh {
   DeviceBuffer<uint8_t> leaf_;
   DeviceBuffer<physics::CollapseItem> items_[2];
   DeviceBuffer<uint32_t> counters_;
+  uint32_t level_blocks_ = 0;  // the collapse levels' grid cap, once known
+  SideStream side_;            // the triangles' placement, beside the collapse's levels
   Status BuildPloc(uint32_t n, cudaStream_t stream);
   // The build's start: the size checked, the tree emptied, the order's room.
   Status Start(uint32_t count);

@@ -62,15 +62,11 @@ __global__ void CollapseCostKernel(const BvhNode* nodes, uint32_t n, const int32
 // that is not a run is left out of the triangle count, which the host checks. A template, so
 // the Morton builders' collapse is the same code as before it.
 template <bool kRunsInOrder>
-__global__ void CollapseLevelKernel(const BvhNode* nodes, const uint8_t* leaf,
-                                    const CollapseCost* costs, const BvhTriangle* sorted,
-                                    const float* unsorted, const uint32_t* order,
-                                    const CollapseItem* items, const uint32_t* item_count,
-                                    WideNode* wide, WideTriangle* triangles, uint32_t* counters,
-                                    CollapseItem* next, uint32_t* next_count) {
-  const uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i >= *item_count) return;
-  const CollapseItem item = items[i];
+__device__ inline void CollapseOne(const CollapseItem item, const BvhNode* nodes,
+                                   const uint8_t* leaf, const CollapseCost* costs,
+                                   const BvhTriangle* sorted, const float* unsorted,
+                                   const uint32_t* order, WideNode* wide, WideTriangle* triangles,
+                                   uint32_t* counters, CollapseItem* next, uint32_t* next_count) {
   int32_t child[kWideArity];
   physics::BvhBox box[kWideArity];
   const int count = physics::OpenWideNode(nodes, leaf, item.binary, child, box);
@@ -115,13 +111,31 @@ __global__ void CollapseLevelKernel(const BvhNode* nodes, const uint8_t* leaf,
   wide[item.wide] = physics::EncodeWideNode(box, word, count);
 }
 
+// Threads stride over the level's items: the grid is sized by the level's bound (4^d items,
+// at most n / 2), not by its count, which only the device knows, and is capped at what stays
+// resident, so a level that the tree does not reach, or barely, is not a launch of thousands
+// of blocks that find nothing (at 10 M triangles, 19,500 blocks and 14 us a level).
+template <bool kRunsInOrder>
+__global__ void CollapseLevelKernel(const BvhNode* nodes, const uint8_t* leaf,
+                                    const CollapseCost* costs, const BvhTriangle* sorted,
+                                    const float* unsorted, const uint32_t* order,
+                                    const CollapseItem* items, const uint32_t* item_count,
+                                    WideNode* wide, WideTriangle* triangles, uint32_t* counters,
+                                    CollapseItem* next, uint32_t* next_count) {
+  const uint32_t count = *item_count;
+  for (uint32_t i = blockIdx.x * blockDim.x + threadIdx.x; i < count;
+       i += gridDim.x * blockDim.x) {
+    CollapseOne<kRunsInOrder>(items[i], nodes, leaf, costs, sorted, unsorted, order, wide,
+                              triangles, counters, next, next_count);
+  }
+}
+
 // The leaves' triangles in sorted order, a thread each (Collapse's runs_in_order): the order
 // read and the wide triangles written in sequence, each input triangle read once. It takes
 // the triangles' reads out of the collapse's levels, where each was the end of a chain of
-// dependent reads (the item, its nodes, the leaf's nodes, the order). Not measured alone: with
-// it and a one-block collapse of the first six levels (not kept, as it slowed PLOC), the
-// binned-SAH build on an H100 went from 14.0 to 13.2 ms at 10 M triangles (bench/RESULTS.md,
-// "Triangles in sorted order").
+// dependent reads (the item, its nodes, the leaf's nodes, the order). On the H200 the binned-SAH
+// build went from 1.56 to 1.50 ms (1 M triangles) and from 13.1 to 12.6 ms (10 M)
+// (bench/RESULTS.md, "Triangles in sorted order"). It runs beside the levels (Collapse).
 __global__ void PlaceInOrderKernel(const float* unsorted, const uint32_t* order, uint32_t n,
                                    WideTriangle* triangles) {
   const uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
@@ -190,41 +204,55 @@ Status DeviceBvh::Collapse(cudaStream_t stream, bool costs_ready, const float* u
       cudaMemcpyAsync(level_counts, &start[0], sizeof(uint32_t), cudaMemcpyHostToDevice, stream));
   LT_CUDA_TRY(
       cudaMemcpyAsync(items_[0].get(), &root, sizeof(root), cudaMemcpyHostToDevice, stream));
+  // The triangles' placement reads only the order, and the levels only the tree: it runs on
+  // the side stream beside them, filling the GPU while the top levels' few items leave it
+  // idle; the stream and the host wait for it before the tree is called done.
   if (runs_in_order) {
-    PlaceInOrderKernel<<<BuildBlocks(n), kBuildBlock, 0, stream>>>(unsorted, order_.get(), n,
-                                                                   wide_triangles_.get());
+    if (Status s = side_.Fork(stream); !s.ok()) return s;
+    PlaceInOrderKernel<<<BuildBlocks(n), kBuildBlock, 0, side_.get()>>>(unsorted, order_.get(), n,
+                                                                        wide_triangles_.get());
     LT_CUDA_TRY(cudaGetLastError());
+  }
+  auto joined = [&]() -> Status { return runs_in_order ? side_.Join(stream) : Status{}; };
+  if (level_blocks_ == 0) {  // the blocks that stay resident (kBuildBlock threads, 2,048 an SM)
+    int device = 0, sms = 0;
+    LT_CUDA_TRY(cudaGetDevice(&device));
+    LT_CUDA_TRY(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+    level_blocks_ = static_cast<uint32_t>(std::max(1, sms * (2048 / kBuildBlock)));
   }
   const auto level_kernel = runs_in_order ? CollapseLevelKernel<true> : CollapseLevelKernel<false>;
   int launched = 0;
+  std::vector<uint32_t> seen(2 + physics::kWideMaxDepth + 1);  // counters_ as last read
   for (;;) {
     for (int k = 0; k < kLevelsPerCheck && launched < physics::kWideMaxDepth; ++k, ++launched) {
       const int d = launched;
       // At most 4^d items at level d, and never more than max_items.
       const uint32_t bound = d < 16 ? std::min<uint32_t>(max_items, 1u << (2 * d)) : max_items;
-      level_kernel<<<BuildBlocks(bound), kBuildBlock, 0, stream>>>(
+      level_kernel<<<std::min(BuildBlocks(bound), level_blocks_), kBuildBlock, 0, stream>>>(
           nodes_.get(), leaf_.get(), costs_.get(), sorted_.get(), unsorted, order_.get(),
           items_[d & 1].get(), level_counts + d, wide_nodes_.get(), wide_triangles_.get(),
           counters_.get(), items_[(d + 1) & 1].get(), level_counts + d + 1);
       LT_CUDA_TRY(cudaGetLastError());
     }
-    uint32_t remaining = 0;
-    LT_CUDA_TRY(cudaMemcpyAsync(&remaining, level_counts + launched, sizeof(remaining),
+    // The counters and every level's item count so far in one read: the last read is the
+    // tree's (nodes, triangles placed, items a level), with no further round trip.
+    LT_CUDA_TRY(cudaMemcpyAsync(seen.data(), counters_.get(), (2 + launched + 1) * sizeof(uint32_t),
                                 cudaMemcpyDeviceToHost, stream));
     LT_CUDA_TRY(cudaStreamSynchronize(stream));
-    if (remaining == 0) break;
+    if (seen[2 + launched] == 0) break;
     if (launched >= physics::kWideMaxDepth) {
+      if (Status s = joined(); !s.ok()) return s;
       return Error{"the BVH is deeper than " + std::to_string(physics::kWideMaxDepth) +
                    " wide levels (the traversal stack's limit); its " + std::to_string(n) +
                    " triangles are too unevenly spread for this builder"};
     }
   }
-  std::vector<uint32_t> per_level(launched);
-  LT_CUDA_TRY(cudaMemcpyAsync(per_level.data(), level_counts, launched * sizeof(uint32_t),
-                              cudaMemcpyDeviceToHost, stream));
-  uint32_t done[2] = {0, 0};
-  LT_CUDA_TRY(cudaMemcpyAsync(done, counters_.get(), sizeof(done), cudaMemcpyDeviceToHost, stream));
-  LT_CUDA_TRY(cudaStreamSynchronize(stream));
+  // The placement is done by now (the levels take longer): the wait costs no round trip, and
+  // nothing reads the input triangles after the build returns, as before it ran beside.
+  if (Status s = joined(); !s.ok()) return s;
+  if (Status s = side_.Wait(); !s.ok()) return s;
+  const uint32_t done[2] = {seen[0], seen[1]};
+  const auto per_level = seen.begin() + 2;
   if (done[1] != n) {
     return Error{"BVH collapse placed " + std::to_string(done[1]) + " of " + std::to_string(n) +
                  " triangles (a bug" +
@@ -235,7 +263,7 @@ Status DeviceBvh::Collapse(cudaStream_t stream, bool costs_ready, const float* u
   }
   wide_nodes_count_ = done[0];
   wide_depth_ = static_cast<int>(
-      std::count_if(per_level.begin(), per_level.end(), [](uint32_t c) { return c > 0; }));
+      std::count_if(per_level, per_level + launched, [](uint32_t c) { return c > 0; }));
   return {};
 }
 

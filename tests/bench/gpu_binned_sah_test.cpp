@@ -134,6 +134,13 @@ TEST(GpuBinnedSah, WideTreeEqualsTheHostCollapseOfItsBinaryTree) {
   test::ExpectWideTreeEqualsTheHostCollapse(GpuBinnedSahBuild());
 }
 
+// Also the triangles' placement beside the levels (a side stream) at a size where it overlaps
+// them.
+TEST(GpuBinnedSah, CollapseLevelsWiderThanItsGridEqualTheHostCollapse) {
+  LT_REQUIRE_GPU();
+  test::ExpectWideTreeEqualsTheHostCollapseAtScale(GpuBinnedSahBuild());
+}
+
 TEST(GpuBinnedSah, IdenticalTrianglesBuildAndTheSmallestIndexWins) {
   LT_REQUIRE_GPU();
   test::ExpectIdenticalTrianglesToHitTheSmallestIndex(GpuBinnedSahBuild());

@@ -688,6 +688,11 @@ TEST(CudaBvh, WideTreeEqualsTheHostCollapseOfItsBinaryTree) {
     test::ExpectWideTreeEqualsTheHostCollapse(builder);
 }
 
+TEST(CudaBvh, CollapseLevelsWiderThanItsGridEqualTheHostCollapse) {
+  LT_REQUIRE_GPU();
+  test::ExpectWideTreeEqualsTheHostCollapseAtScale(GpuBvhBuilder::kLbvh);
+}
+
 TEST(CudaBvh, IdenticalTrianglesBuildAndTheSmallestIndexWins) {
   LT_REQUIRE_GPU();
   for (GpuBvhBuilder builder : kSimulatorBuilders)

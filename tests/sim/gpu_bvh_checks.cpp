@@ -77,6 +77,23 @@ void ExpectSameWideTree(const physics::WideBvhTree& a, int32_t ia, const physics
   }
 }
 
+// The most wide nodes at one depth of a tree (the items of the collapse's widest level).
+size_t WidestLevel(const physics::WideBvhTree& t) {
+  std::vector<int32_t> level{0}, next;
+  size_t widest = 1;
+  while (!level.empty()) {
+    next.clear();
+    for (const int32_t i : level) {
+      for (int k = 0; k < physics::kWideArity; ++k) {
+        if (t.nodes[i].child[k] > 0) next.push_back(t.nodes[i].child[k]);
+      }
+    }
+    widest = std::max(widest, next.size());
+    level.swap(next);
+  }
+  return widest;
+}
+
 }  // namespace
 
 // Random soup with huge, tiny and zero-area triangles; brute force in double.
@@ -170,7 +187,8 @@ void ExpectWholeTree(const std::vector<float>& soup, const GpuBvhChoice& builder
 }
 
 void ExpectWideTreeEqualsTheHostCollapseOf(const std::vector<float>& soup,
-                                           const GpuBvhChoice& builder, const char* what) {
+                                           const GpuBvhChoice& builder, const char* what,
+                                           size_t* widest_level) {
   auto tree = CudaBvhTree(soup, builder);
   ASSERT_TRUE(tree.ok()) << what << ": " << tree.message();
   const physics::WideBvhTree host = physics::CollapseToWideOnHost(
@@ -180,6 +198,19 @@ void ExpectWideTreeEqualsTheHostCollapseOf(const std::vector<float>& soup,
   EXPECT_EQ(host.depth, tree->wide.depth) << what;
   SCOPED_TRACE(what);
   ExpectSameWideTree(host, 0, tree->wide, 0);
+  if (widest_level) *widest_level = WidestLevel(host);
+}
+
+// 4,000,000 triangles: the collapse launches at most the blocks that stay resident (8 of 256
+// threads an SM: 270,336 threads on 132 SMs), and its widest levels hold more items than that,
+// so its threads take several items each (CollapseLevelKernel's stride).
+void ExpectWideTreeEqualsTheHostCollapseAtScale(const GpuBvhChoice& builder) {
+  std::mt19937_64 rng(29);
+  size_t widest = 0;
+  ExpectWideTreeEqualsTheHostCollapseOf(RandomSoup(rng, 4000000), builder,
+                                        "4 M-triangle random soup", &widest);
+  EXPECT_GT(widest, 300000u) << "the widest level would not stride";
+  std::printf("[bvh] 4 M triangles: the widest wide level holds %zu nodes\n", widest);
 }
 
 void ExpectWideTreeEqualsTheHostCollapse(const GpuBvhChoice& builder) {

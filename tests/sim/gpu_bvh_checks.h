@@ -3,6 +3,7 @@
 // the builder it is given; the callers skip without a GPU (LT_REQUIRE_GPU).
 #pragma once
 
+#include <cstddef>
 #include <random>
 #include <vector>
 
@@ -29,9 +30,13 @@ void ExpectBvhMatchesBruteForce(const std::vector<float>& soup, const std::vecto
 void ExpectWholeTree(const std::vector<float>& soup, const GpuBvhChoice& builder, const char* what);
 // The GPU's collapse takes the host's decisions: the same wide tree, node for node.
 void ExpectWideTreeEqualsTheHostCollapse(const GpuBvhChoice& builder);
-// The same on one soup.
+// The same on one soup; widest_level (if given): the most wide nodes at one depth.
 void ExpectWideTreeEqualsTheHostCollapseOf(const std::vector<float>& soup,
-                                           const GpuBvhChoice& builder, const char* what);
+                                           const GpuBvhChoice& builder, const char* what,
+                                           size_t* widest_level = nullptr);
+// The same on 4 M triangles, whose widest collapse levels hold more items than the collapse
+// launches threads.
+void ExpectWideTreeEqualsTheHostCollapseAtScale(const GpuBvhChoice& builder);
 // 20,000 copies of one triangle build, and the hits go to the smallest index.
 void ExpectIdenticalTrianglesToHitTheSmallestIndex(const GpuBvhChoice& builder);
 // Any hit within a window equals "brute force finds a hit inside the window".
