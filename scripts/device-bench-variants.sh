@@ -8,8 +8,6 @@
 # The JSON of every run goes to $OUT (or ./device-out).
 set -uo pipefail
 cd "$(dirname "$0")/.."
-out=${OUT:-device-out}
-mkdir -p "$out"
 source scripts/devpkg-env.sh
 variants=()
 for f in .devpkg/bin/lidartwin.*; do

@@ -9,10 +9,7 @@
 # package made by scripts/make-device-package.sh; $BINARY picks another lidartwin build.
 set -uo pipefail
 cd "$(dirname "$0")/.."
-out=${OUT:-device-out}
-mkdir -p "$out"
 source scripts/devpkg-env.sh
-binary=${BINARY:-.devpkg/bin/lidartwin}
 kernels='^(Sah|Collapse|Place|Gather|InitBounds|CentroidBounds|Morton|Hierarchy|Boxes|Ploc|Parents|SingleTriangle|DeviceRadixSort)'
 csv="$out/build-kernels-$(basename "$binary").csv"
 ncu --clock-control none --cache-control none --metrics gpu__time_duration.sum \

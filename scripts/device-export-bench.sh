@@ -7,8 +7,6 @@
 #   FRAMES_LONG=N  frames of the long runs (default 10000; 0 leaves them out)
 set -uo pipefail
 cd "$(dirname "$0")/.."
-out=${OUT:-device-out}
-mkdir -p "$out"
 source scripts/devpkg-env.sh
 bin=.devpkg/bin/lidartwin
 devices=${DEVICES:-0}

@@ -10,8 +10,6 @@
 #   HOST_CORES="0"       --host-cores values to try (0: the process's own cores)
 set -uo pipefail
 cd "$(dirname "$0")/.."
-out=${OUT:-device-out}
-mkdir -p "$out"
 source scripts/devpkg-env.sh
 bin=.devpkg/bin/lidartwin
 exec > >(tee "$out/profile.log") 2>&1

@@ -4,8 +4,6 @@
 # libraries they need in .devpkg/lib). Logs go to $OUT (or ./device-out).
 set -uo pipefail
 cd "$(dirname "$0")/.."
-out=${OUT:-device-out}
-mkdir -p "$out"
 source scripts/devpkg-env.sh
 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader
 missing=$(ldd .devpkg/bin/lidartwin | grep "not found")

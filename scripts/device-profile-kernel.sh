@@ -10,10 +10,7 @@
 # $BINARY picks another lidartwin build.
 set -uo pipefail
 cd "$(dirname "$0")/.."
-out=${OUT:-device-out}
-mkdir -p "$out"
 source scripts/devpkg-env.sh
-binary=${BINARY:-.devpkg/bin/lidartwin}
 kernel=${KERNEL:-SahSubtreeKernel}
 compiled_at=${COMPILED_AT:-/work/main}
 [ -e "$compiled_at" ] || { mkdir -p "$(dirname "$compiled_at")" && ln -s "$PWD" "$compiled_at"; }
