@@ -397,14 +397,13 @@ __global__ void __launch_bounds__(kBuildBlock)
                         uint32_t* root_bounds) {
   using Reduce = cub::BlockReduce<uint32_t, kBuildBlock>;
   __shared__ typename Reduce::TempStorage storage;
-  __shared__ float s_tri[9 * kBuildBlock];  // stride 9 (odd): a thread's reads hit no bank twice
+  __shared__ float s_tri[9 * kBuildBlock];  // stride 9 (odd): a warp's 32 reads, 32 banks
   __shared__ BvhBox s_box[kBuildBlock];
   static_assert(sizeof(BvhBox) == 6 * sizeof(float), "a box is six words");
   const int tid = static_cast<int>(threadIdx.x);
   uint32_t lo[3] = {0xffffffffu, 0xffffffffu, 0xffffffffu}, hi[3] = {0, 0, 0};  // ordered
   for (int round = 0; round < kPrimitiveRounds; ++round) {
-    const size_t base =
-        (static_cast<size_t>(blockIdx.x) * kPrimitiveRounds + round) * kBuildBlock;
+    const size_t base = (static_cast<size_t>(blockIdx.x) * kPrimitiveRounds + round) * kBuildBlock;
     if (base >= n) break;  // the same in every thread
     const int count = static_cast<int>(std::min<size_t>(kBuildBlock, n - base));
     for (int j = tid; j < 9 * count; j += kBuildBlock)
@@ -1377,9 +1376,8 @@ Status BuildBinnedSah(SahBuffers& b, const GpuBinnedSahOptions& options, const f
   LT_CUDA_TRY(cudaGetLastError());
   uint32_t seen[kCounterCount] = {};  // the counters as last read back
   if (n > block_max) {
-    SahBinRootKernel<<<std::min(kRootBinBlocks, (n + kSahTile - 1) / kSahTile), kSahTileThreads,
-                       0, stream>>>(
-        b.boxes[0].get(), n, b.large[0].get(), b.bins[0].get());
+    SahBinRootKernel<<<std::min(kRootBinBlocks, (n + kSahTile - 1) / kSahTile), kSahTileThreads, 0,
+                       stream>>>(b.boxes[0].get(), n, b.large[0].get(), b.bins[0].get());
     LT_CUDA_TRY(cudaGetLastError());
     int level = 0;
     for (;;) {

@@ -10,11 +10,11 @@
 #include <vector>
 
 #include "device_buffer.h"
-#include "side_stream.h"
 #include "lidartwin/physics/bvh.h"
 #include "lidartwin/physics/bvh_collapse.h"
 #include "lidartwin/physics/wide_bvh.h"
 #include "lidartwin/sim/cuda_backend.h"
+#include "side_stream.h"
 
 namespace lt::cuda {
 

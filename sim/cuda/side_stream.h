@@ -32,10 +32,12 @@ class SideStream {
   }
 
   Status Fork(cudaStream_t from) {
-    if (!stream_) {
-      LT_CUDA_TRY(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
-      LT_CUDA_TRY(cudaEventCreateWithFlags(&fork_, cudaEventDisableTiming));
-      LT_CUDA_TRY(cudaEventCreateWithFlags(&join_, cudaEventDisableTiming));
+    if (!stream_) {  // all three or none, so a failed creation is tried again next time
+      SideStream made;
+      LT_CUDA_TRY(cudaStreamCreateWithFlags(&made.stream_, cudaStreamNonBlocking));
+      LT_CUDA_TRY(cudaEventCreateWithFlags(&made.fork_, cudaEventDisableTiming));
+      LT_CUDA_TRY(cudaEventCreateWithFlags(&made.join_, cudaEventDisableTiming));
+      Swap(made);
     }
     LT_CUDA_TRY(cudaEventRecord(fork_, from));
     LT_CUDA_TRY(cudaStreamWaitEvent(stream_, fork_, 0));

@@ -2,6 +2,7 @@
 // (lidartwin/physics/bvh_collapse.h: the same decisions as the host's CollapseToWideOnHost).
 #include <algorithm>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "lbvh.h"
@@ -112,9 +113,11 @@ __device__ inline void CollapseOne(const CollapseItem item, const BvhNode* nodes
 }
 
 // Threads stride over the level's items: the grid is sized by the level's bound (4^d items,
-// at most n / 2), not by its count, which only the device knows, and is capped at what stays
-// resident, so a level that the tree does not reach, or barely, is not a launch of thousands
-// of blocks that find nothing (at 10 M triangles, 19,500 blocks and 14 us a level).
+// at most n / 2), not by its count, which only the device knows, and is capped at
+// kCollapseBlocksPerSm blocks an SM, so a level that the tree does not reach, or barely, is
+// not a launch of thousands of blocks that find nothing (at 10 M triangles, 19,500 blocks and
+// 14 us a level).
+constexpr int kCollapseBlocksPerSm = 8;
 template <bool kRunsInOrder>
 __global__ void CollapseLevelKernel(const BvhNode* nodes, const uint8_t* leaf,
                                     const CollapseCost* costs, const BvhTriangle* sorted,
@@ -123,8 +126,7 @@ __global__ void CollapseLevelKernel(const BvhNode* nodes, const uint8_t* leaf,
                                     WideNode* wide, WideTriangle* triangles, uint32_t* counters,
                                     CollapseItem* next, uint32_t* next_count) {
   const uint32_t count = *item_count;
-  for (uint32_t i = blockIdx.x * blockDim.x + threadIdx.x; i < count;
-       i += gridDim.x * blockDim.x) {
+  for (uint32_t i = blockIdx.x * blockDim.x + threadIdx.x; i < count; i += gridDim.x * blockDim.x) {
     CollapseOne<kRunsInOrder>(items[i], nodes, leaf, costs, sorted, unsorted, order, wide,
                               triangles, counters, next, next_count);
   }
@@ -204,21 +206,36 @@ Status DeviceBvh::Collapse(cudaStream_t stream, bool costs_ready, const float* u
       cudaMemcpyAsync(level_counts, &start[0], sizeof(uint32_t), cudaMemcpyHostToDevice, stream));
   LT_CUDA_TRY(
       cudaMemcpyAsync(items_[0].get(), &root, sizeof(root), cudaMemcpyHostToDevice, stream));
-  // The triangles' placement reads only the order, and the levels only the tree: it runs on
-  // the side stream beside them, filling the GPU while the top levels' few items leave it
-  // idle; the stream and the host wait for it before the tree is called done.
-  if (runs_in_order) {
-    if (Status s = side_.Fork(stream); !s.ok()) return s;
-    PlaceInOrderKernel<<<BuildBlocks(n), kBuildBlock, 0, side_.get()>>>(unsorted, order_.get(), n,
-                                                                        wide_triangles_.get());
-    LT_CUDA_TRY(cudaGetLastError());
-  }
-  auto joined = [&]() -> Status { return runs_in_order ? side_.Join(stream) : Status{}; };
-  if (level_blocks_ == 0) {  // the blocks that stay resident (kBuildBlock threads, 2,048 an SM)
+  // Twice the blocks that stay resident at the level kernels' 58-64 registers (4 blocks of
+  // kBuildBlock threads an SM; ptxas), so a second wave is queued as the first ends.
+  if (level_blocks_ == 0) {
     int device = 0, sms = 0;
     LT_CUDA_TRY(cudaGetDevice(&device));
     LT_CUDA_TRY(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-    level_blocks_ = static_cast<uint32_t>(std::max(1, sms * (2048 / kBuildBlock)));
+    level_blocks_ = static_cast<uint32_t>(std::max(1, sms * kCollapseBlocksPerSm));
+  }
+  // The triangles' placement reads only the order, and the levels only the tree: it runs on
+  // the side stream beside them, filling the GPU while the top levels' few items leave it
+  // idle. Every return after the fork, an error's too, leaves it done: the stream waits for it
+  // and so does the host (it is done by then: the levels take longer), so nothing reads the
+  // input or the order after the build returns, as before it ran beside.
+  struct PlacementDone {
+    SideStream* side = nullptr;  // null: nothing forked
+    cudaStream_t stream = nullptr;
+    Status Finish() {
+      SideStream* s = std::exchange(side, nullptr);
+      if (!s) return {};
+      if (Status joined = s->Join(stream); !joined.ok()) return joined;
+      return s->Wait();
+    }
+    ~PlacementDone() { (void)Finish(); }  // an error return's own error is the one reported
+  } placement{nullptr, stream};
+  if (runs_in_order) {
+    if (Status s = side_.Fork(stream); !s.ok()) return s;
+    placement.side = &side_;
+    PlaceInOrderKernel<<<BuildBlocks(n), kBuildBlock, 0, side_.get()>>>(unsorted, order_.get(), n,
+                                                                        wide_triangles_.get());
+    LT_CUDA_TRY(cudaGetLastError());
   }
   const auto level_kernel = runs_in_order ? CollapseLevelKernel<true> : CollapseLevelKernel<false>;
   int launched = 0;
@@ -241,16 +258,12 @@ Status DeviceBvh::Collapse(cudaStream_t stream, bool costs_ready, const float* u
     LT_CUDA_TRY(cudaStreamSynchronize(stream));
     if (seen[2 + launched] == 0) break;
     if (launched >= physics::kWideMaxDepth) {
-      if (Status s = joined(); !s.ok()) return s;
       return Error{"the BVH is deeper than " + std::to_string(physics::kWideMaxDepth) +
                    " wide levels (the traversal stack's limit); its " + std::to_string(n) +
                    " triangles are too unevenly spread for this builder"};
     }
   }
-  // The placement is done by now (the levels take longer): the wait costs no round trip, and
-  // nothing reads the input triangles after the build returns, as before it ran beside.
-  if (Status s = joined(); !s.ok()) return s;
-  if (Status s = side_.Wait(); !s.ok()) return s;
+  if (Status s = placement.Finish(); !s.ok()) return s;
   const uint32_t done[2] = {seen[0], seen[1]};
   const auto per_level = seen.begin() + 2;
   if (done[1] != n) {

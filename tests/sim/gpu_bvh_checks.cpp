@@ -4,6 +4,7 @@
 // invariants.
 #include "sim/gpu_bvh_checks.h"
 
+#include <cuda_runtime.h>
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -201,16 +202,24 @@ void ExpectWideTreeEqualsTheHostCollapseOf(const std::vector<float>& soup,
   if (widest_level) *widest_level = WidestLevel(host);
 }
 
-// 4,000,000 triangles: the collapse launches at most the blocks that stay resident (8 of 256
-// threads an SM: 270,336 threads on 132 SMs), and its widest levels hold more items than that,
-// so its threads take several items each (CollapseLevelKernel's stride).
+// 4,000,000 triangles: the collapse launches at most 8 blocks of 256 threads a level and SM
+// (wide_bvh_build.cu, kCollapseBlocksPerSm: 270,336 threads on 132 SMs), and its widest levels
+// hold more items than that, so its threads take several items each (CollapseLevelKernel's
+// stride). The binned SAH's tree also has its triangles placed on the side stream beside the
+// levels; the comparison cannot see a missing wait for that placement (it is done long before
+// the levels), only the placement itself.
 void ExpectWideTreeEqualsTheHostCollapseAtScale(const GpuBvhChoice& builder) {
   std::mt19937_64 rng(29);
   size_t widest = 0;
   ExpectWideTreeEqualsTheHostCollapseOf(RandomSoup(rng, 4000000), builder,
                                         "4 M-triangle random soup", &widest);
-  EXPECT_GT(widest, 300000u) << "the widest level would not stride";
-  std::printf("[bvh] 4 M triangles: the widest wide level holds %zu nodes\n", widest);
+  int device = 0, sms = 0;
+  ASSERT_EQ(cudaGetDevice(&device), cudaSuccess);
+  ASSERT_EQ(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device), cudaSuccess);
+  const size_t launched = static_cast<size_t>(sms) * 8 * 256;
+  EXPECT_GT(widest, launched) << "the widest level does not stride on this GPU";
+  std::printf("[bvh] 4 M triangles: the widest wide level holds %zu nodes, %zu threads a level\n",
+              widest, launched);
 }
 
 void ExpectWideTreeEqualsTheHostCollapse(const GpuBvhChoice& builder) {
