@@ -9,12 +9,12 @@
 namespace lt::bench {
 
 // Bins an axis in the large phase (Wald 2007 uses 16 too); the subtree phase has fewer
-// (binned_sah_build.cu, kSubtreeBins).
+// (sah_device.cuh, kSubtreeBins).
 inline constexpr int kSahBins = 16;
 
 // The bins of one node: for each axis and bin, the bounds of its primitives' boxes as ordered
 // integers (for atomicMin/atomicMax) and how many there are. Nodes of more than 256 primitives
-// fill one axis only (binned_sah_build.cu, LongestAxis).
+// fill one axis only (sah_device.cuh, LongestAxis).
 template <int kBins>
 struct BinsOf {
   static constexpr int kCount = kBins;
@@ -25,7 +25,7 @@ struct BinsOf {
 using SahBins = BinsOf<kSahBins>;
 
 // A node still to split: its primitives are [begin, begin + count) of one of two buffers. Its
-// node index is known once it splits (binned_sah_build.cu, NodeIndex), and it writes it into its
+// node index is known once it splits (sah_device.cuh, NodeIndex), and it writes it into its
 // parent's child slot then.
 struct SahTask {
   int32_t parent;  // the parent's node index, -1 for the root

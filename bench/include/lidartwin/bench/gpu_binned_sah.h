@@ -8,14 +8,18 @@
 
 namespace lt::bench {
 
-// How the builder splits nodes of 257 to 4,096 triangles. Either way they take the same splits
-// from the same bins, so where bins decide every split the trees are the same (a positional
-// split follows the order triangles reach a node in); only the time differs.
+// How the builder works through its nodes. Either way they take the same splits from the same
+// bins, so where bins decide every split the trees are the same (a positional split follows the
+// order triangles reach a node in); only the time differs.
 struct GpuBinnedSahOptions {
   // true: one block a node, splitting it down to 256 triangles in shared memory (the middle
   // phase); false: a grid launch a level, as the larger nodes are split (the tests compare the
   // two).
   bool block_per_middle_node = true;
+  // true: a warp splits the nodes of one depth of its subtree (256 triangles or fewer) together;
+  // false: one at a time, depth first. The same splits either way, so the same tree. Off until
+  // it is measured on a GPU (docs/adr/0034, "Written, not yet run (2026-12-05, night)").
+  bool subtree_by_levels = false;
 };
 
 // The builder, for the ray queries of lidartwin/sim/cuda_backend.h (a GpuBvhChoice). Its work
