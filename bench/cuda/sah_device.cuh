@@ -241,6 +241,22 @@ __device__ inline bool BetterSplit(float cost, uint32_t uneven, int key, float b
          (cost == best && (uneven < best_uneven || (uneven == best_uneven && key < best_key)));
 }
 
+// The least split candidate (BetterSplit's order) over each aligned group of `width` lanes (a
+// power of two up to 32), in every lane of the group. Every lane of the warp calls it.
+__device__ inline void LeastSplitAcrossLanes(int width, float& best, uint32_t& best_uneven,
+                                             int& best_key) {
+  for (int d = 1; d < width; d *= 2) {
+    const float oc = __shfl_xor_sync(0xffffffffu, best, d);
+    const uint32_t ou = __shfl_xor_sync(0xffffffffu, best_uneven, d);
+    const int ok = __shfl_xor_sync(0xffffffffu, best_key, d);
+    if (BetterSplit(oc, ou, ok, best, best_uneven, best_key)) {
+      best = oc;
+      best_uneven = ou;
+      best_key = ok;
+    }
+  }
+}
+
 struct SahChoice {
   int axis = -1, bin = 0;
   uint32_t left = 0;
@@ -321,17 +337,7 @@ __device__ inline SahChoice WarpBestSplit(const BinsOf<kBins>& bins, int only_ax
       }
     }
   }
-  // The least (cost, unevenness, key) over the warp.
-  for (int d = 16; d >= 1; d /= 2) {
-    const float oc = __shfl_xor_sync(0xffffffffu, best, d);
-    const int ok = __shfl_xor_sync(0xffffffffu, best_key, d);
-    const uint32_t ou = __shfl_xor_sync(0xffffffffu, best_uneven, d);
-    if (BetterSplit(oc, ou, ok, best, best_uneven, best_key)) {
-      best = oc;
-      best_key = ok;
-      best_uneven = ou;
-    }
-  }
+  LeastSplitAcrossLanes(32, best, best_uneven, best_key);
   SahChoice c;
   if (best_key >= (1 << 30)) return c;
   c.axis = best_key / kBins;

@@ -26,6 +26,26 @@ struct SubtreeSpace {
   uint8_t by_size[kSahWarpMax / 2];  // the small ranges, largest first
 };
 
+// A task's boxes into the warp's shared memory and its slots in load order (box: kSahWarpMax
+// boxes; slot: as many bytes); returns the task's whole range, the first to split. The boxes
+// are copied word by word: a lane a box would read 24-byte strides, 24 sectors an instruction
+// where a word a lane reads four.
+__device__ inline TaskRange LoadTask(const SahTask& t, BvhBox* const* boxes, BvhBox* box,
+                                     uint8_t* slot) {
+  const int lane = static_cast<int>(threadIdx.x) & 31;
+  const int n = static_cast<int>(t.count);
+  static_assert(sizeof(BvhBox) == 6 * sizeof(uint32_t), "a box is six words");
+  const auto* from = reinterpret_cast<const uint32_t*>(boxes[t.buffer] + t.begin);
+  auto* to = reinterpret_cast<uint32_t*>(box);
+  for (int i = lane; i < 6 * n; i += 32)
+    to[i] = from[i];
+  for (int i = lane; i < n; i += 32)
+    slot[i] = static_cast<uint8_t>(i);
+  return {0,    static_cast<uint16_t>(n),       static_cast<uint8_t>(t.side),
+          0,    static_cast<uint16_t>(t.depth), t.parent,
+          t.box};
+}
+
 // One warp a subtree task: its primitives loaded once into shared memory, its nodes split by
 // bins (the warp) down to kSahSmallMax primitives and then by full SAH sweeps (a lane each);
 // writes the nodes, their indices into their parents, and the primitives' final order; the
@@ -37,20 +57,9 @@ __device__ inline void BuildSubtree(const SahTask& t, SubtreeSpace& w, BvhBox* c
   const uint32_t* task_ids = ids[t.buffer] + t.begin;
   const int n = static_cast<int>(t.count);
   constexpr int kSmall = static_cast<int>(kSahSmallMax);
-  // The boxes copied word by word: a lane a box would read 24-byte strides, 24 sectors an
-  // instruction where a word a lane reads four.
-  static_assert(sizeof(BvhBox) == 6 * sizeof(uint32_t), "a box is six words");
-  const auto* from = reinterpret_cast<const uint32_t*>(boxes[t.buffer] + t.begin);
-  auto* to = reinterpret_cast<uint32_t*>(w.box);
-  for (int i = lane; i < 6 * n; i += 32)
-    to[i] = from[i];
-  for (int i = lane; i < n; i += 32)
-    w.slot[0][i] = static_cast<uint8_t>(i);
+  const TaskRange whole = LoadTask(t, boxes, w.box, w.slot[0]);
   bool root = t.parent < 0;
   uint32_t root_gap = root ? 0 : counters[kRootGap];
-  const TaskRange whole{0,    static_cast<uint16_t>(n),       static_cast<uint8_t>(t.side),
-                        0,    static_cast<uint16_t>(t.depth), t.parent,
-                        t.box};
   int top = n > kSmall ? 1 : 0, small = n > kSmall ? 0 : 1;  // the same in every lane
   if (lane == 0) {
     if (n > kSmall)
@@ -280,17 +289,9 @@ __device__ inline void BuildSubtreeByLevels(const SahTask& t, LevelSpace& w, Bvh
   const uint32_t* task_ids = ids[t.buffer] + t.begin;
   const int n = static_cast<int>(t.count);
   constexpr int kSmall = static_cast<int>(kSahSmallMax);
-  const auto* from = reinterpret_cast<const uint32_t*>(boxes[t.buffer] + t.begin);
-  auto* to = reinterpret_cast<uint32_t*>(w.box);
-  for (int i = lane; i < 6 * n; i += 32)
-    to[i] = from[i];
-  for (int i = lane; i < n; i += 32)
-    w.slot[0][i] = static_cast<uint8_t>(i);
+  const TaskRange whole = LoadTask(t, boxes, w.box, w.slot[0]);
   bool root = t.parent < 0;
   uint32_t root_gap = root ? 0 : counters[kRootGap];
-  const TaskRange whole{0,    static_cast<uint16_t>(n),       static_cast<uint8_t>(t.side),
-                        0,    static_cast<uint16_t>(t.depth), t.parent,
-                        t.box};
   int count = n > kSmall ? 1 : 0, small = n > kSmall ? 0 : 1;  // the same in every lane
   if (lane == 0) {
     if (n > kSmall)
@@ -350,17 +351,7 @@ __device__ inline void BuildSubtreeByLevels(const SahTask& t, LevelSpace& w, Bvh
       if (g < chunk_n && a < 3 && chunk[g].depth < kSahForceMedianLevel &&
           (w.map[g].axis < 0 || w.map[g].axis == a))
         LaneBestSplitOnAxis<kSubtreeBins>(w.bins[g], a, best, best_uneven, best_key);
-#pragma unroll
-      for (int d = 1; d < kLanesANode; d *= 2) {
-        const float oc = __shfl_xor_sync(0xffffffffu, best, d);
-        const uint32_t ou = __shfl_xor_sync(0xffffffffu, best_uneven, d);
-        const int ok = __shfl_xor_sync(0xffffffffu, best_key, d);
-        if (BetterSplit(oc, ou, ok, best, best_uneven, best_key)) {
-          best = oc;
-          best_uneven = ou;
-          best_key = ok;
-        }
-      }
+      LeastSplitAcrossLanes(kLanesANode, best, best_uneven, best_key);
       // The node's first lane takes its sides from the chosen axis's bins.
       const bool leads = a == 0 && g < chunk_n;
       BvhBox side_box[2];
