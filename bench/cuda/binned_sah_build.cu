@@ -27,7 +27,8 @@
 // takes this one's binary tree and collapse leaf marks (SmallSubtree) through DeviceBvh::BuildWith
 // (lidartwin/sim/cuda_backend.h).
 // This file holds the primitives' boxes, the large phase and the driver; the middle phase is in
-// sah_middle.cu, and the helpers the phases share are in sah_device.cuh.
+// sah_middle.cu, the subtree phase in sah_subtree.cu, and the helpers the phases share in
+// sah_device.cuh.
 #include <cub/block/block_reduce.cuh>
 #include <cub/block/block_scan.cuh>
 
@@ -54,6 +55,15 @@ using physics::BvhBox;
 using physics::BvhNode;
 using physics::BvhTriangle;
 using physics::CollapseCost;
+
+// Tiles of 1,024 primitives, 256 threads: four times the blocks of 4,096 and 512, four rounds a
+// thread instead of eight. With the subtree phase's one warp a block, the build went from 18.5
+// to 17.95 ms at 10 M triangles on the H200, unchanged at 1 M (bench/RESULTS.md; why it is
+// faster was not profiled).
+constexpr int kSahTile = 1024;        // primitives a block partitions in the large phase
+constexpr int kSahTileThreads = 256;  // 4 primitives a thread
+// Large-phase levels launched between reads of the counters (a host round trip each).
+constexpr int kSahLevelsPerCheck = 8;
 
 struct MinOp {
   __device__ uint32_t operator()(uint32_t a, uint32_t b) const { return a < b ? a : b; }

@@ -15,12 +15,6 @@ namespace lt::bench::sah {
 using physics::BvhBox;
 using physics::BvhNode;
 
-// Tiles of 1,024 primitives, 256 threads: four times the blocks of 4,096 and 512, four rounds a
-// thread instead of eight. With the subtree phase's one warp a block, the build went from 18.5
-// to 17.95 ms at 10 M triangles on the H200, unchanged at 1 M (bench/RESULTS.md; why it is
-// faster was not profiled).
-constexpr int kSahTile = 1024;         // primitives a block partitions in the large phase
-constexpr int kSahTileThreads = 256;   // 4 primitives a thread
 constexpr uint32_t kSahWarpMax = 256;  // largest subtree a warp takes
 // Largest node a block of the middle phase takes: its slots (two bytes each, twice) and the bins
 // of its pending ranges fit 43 KB of shared memory. On the H200, with three axes binned, the
@@ -29,14 +23,7 @@ constexpr uint32_t kSahWarpMax = 256;  // largest subtree a warp takes
 // the large phase, so the saving was the launches and the levels' tails. With one axis binned
 // it takes 182 us and 1.6 ms (bench/RESULTS.md).
 constexpr uint32_t kSahBlockMax = 4096;
-// 512 threads at two blocks an SM (64 registers): some 256 middle tasks at 1 M triangles fill
-// one wave, so the threads a task are the phase's parallelism. The first form, 256 threads with
-// a barrier every round of the partition, took 300 us.
-constexpr int kMiddleThreads = 512;
 constexpr uint32_t kSahSmallMax = 8;  // largest subtree a lane takes
-// A warp a block: a block's shared memory is free for the next subtree as soon as its one is
-// built, not when the largest of four is.
-constexpr int kSubtreeWarps = 1;  // warps a block in the subtree phase
 // Bins an axis in the subtree phase (nodes of up to kSahWarpMax primitives): where it bins three
 // axes, their bins fit one warp, so a split takes one pass of three-step scans, not two passes
 // of four steps. On the H200 the build went from 2.40 to 2.31 ms (1 M triangles) and from 19.1
@@ -56,7 +43,6 @@ constexpr int kSubtreeOneAxisAbove = 64;
 // splits peel primitives off (zero-area triangles tie every split at cost 0).
 constexpr int kSahForceMedianLevel = 40;
 constexpr int kSahLevels = 64;
-constexpr int kSahLevelsPerCheck = 8;
 
 // Counters (uint32) on the device.
 constexpr int kRootGap = 0;            // the root's split position (NodeIndex)
@@ -219,14 +205,16 @@ __device__ inline void WarpAddToBins(BinsOf<kBins>* bins, int slot, bool valid, 
 // Half the surface area of a box given as ordered bounds; 0 for an empty one. The roundings
 // are spelled out, so that the warp's scans (WarpBestSplit) and a lane's sweeps
 // (LaneBestSplitOnAxis) get the same cost from the same bounds whatever the compiler would
-// contract into fused multiply-adds in each.
+// contract into fused multiply-adds in each; they are the ones nvcc had chosen for
+// dx * dy + dy * dz + dz * dx (the PTX of b673e6f), so the trees are those measured before.
 __device__ inline float HalfAreaOf(const float lo[3], const float hi[3]) {
   const float dx = __fsub_rn(hi[0], lo[0]), dy = __fsub_rn(hi[1], lo[1]),
               dz = __fsub_rn(hi[2], lo[2]);
-  return __fmaf_rn(dz, dx, __fmaf_rn(dy, dz, __fmul_rn(dx, dy)));
+  return __fmaf_rn(dx, dz, __fmaf_rn(dx, dy, __fmul_rn(dy, dz)));
 }
 
-// The SAH cost of a split, A_L N_L + A_R N_R (Wald 2007), rounded as spelled out (HalfAreaOf).
+// The SAH cost of a split, A_L N_L + A_R N_R (Wald 2007), rounded as spelled out (HalfAreaOf;
+// nvcc's choice before, too).
 __device__ inline float SplitCost(float left_area, uint32_t left, float right_area,
                                   uint32_t right) {
   return __fmaf_rn(left_area, static_cast<float>(left),

@@ -72,8 +72,11 @@ __device__ inline void SmallSubtree(const BvhBox* box, uint64_t slots, int n, ui
       up_side = dl > dr ? 1 : 0;
     }
     const int m = e - b;
+    // Until a split is taken: the middle of the first axis's order, which is what is left where
+    // every cost is infinite or NaN (box areas past FLT_MAX, about 1.8e19 m across); an order
+    // of 0 would repeat slot 0 and lose the others.
     float best = __builtin_huge_valf();
-    int best_at = 1;
+    int best_at = m / 2;
     uint32_t best_order = 0;
     uint32_t members = 0;  // the range's slot indices, a bit each
     for (int k = b; k < e; ++k)
@@ -87,10 +90,8 @@ __device__ inline void SmallSubtree(const BvhBox* box, uint64_t slots, int n, ui
       // Two primitives have one split, of the same cost on every axis (a sum of the same two
       // areas), so the sweeps' ties would keep the first axis's order: taken without them.
       // About half of a lane's splits are of two.
-      if (m == 2) {
-        best_order = o;
-        break;
-      }
+      if (a == 0) best_order = o;
+      if (m == 2) break;
       // Right areas by a backward sweep, then the forward sweep picks the split (loops
       // unrolled to the bound so the areas stay in registers).
       float right_area[kSahSmallMax];
@@ -106,8 +107,9 @@ __device__ inline void SmallSubtree(const BvhBox* box, uint64_t slots, int n, ui
 #pragma unroll
       for (int k = 1; k < kSahSmallMax; ++k) {
         if (k >= m) break;
-        const float cost = HalfAreaOf(acc.lo, acc.hi) * static_cast<float>(k) +
-                           right_area[k] * static_cast<float>(m - k);
+        // Rounded as nvcc had contracted it (HalfAreaOf).
+        const float cost = __fmaf_rn(right_area[k], static_cast<float>(m - k),
+                                     __fmul_rn(HalfAreaOf(acc.lo, acc.hi), static_cast<float>(k)));
         // Ties to the more even split (zero-area triangles tie at cost 0), then the first.
         if (cost < best || (cost == best && abs(2 * k - m) < abs(2 * best_at - m))) {
           best = cost;
@@ -171,9 +173,6 @@ struct SmallRange {
   uint8_t side, buffer;
   int32_t parent;
 };
-
-// Pending ranges of more than kSahSmallMax primitives are disjoint, so at most
-// kSahWarpMax / (kSahSmallMax + 1) of them; small ranges have two primitives or more.
 
 // The small ranges a warp's splits left (count of them, the same in every lane), a lane each.
 // A round of the warp takes as long as its largest range, so where there are more than 32 the

@@ -16,6 +16,12 @@ namespace {
 
 using physics::CollapseCost;
 
+// A warp a block: a block's shared memory is free for the next subtree as soon as its one is
+// built, not when the largest of four is.
+constexpr int kSubtreeWarps = 1;  // warps a block in the subtree phase
+
+// Pending ranges of more than kSahSmallMax primitives are disjoint, so at most
+// kSahWarpMax / (kSahSmallMax + 1) of them; small ranges have two primitives or more.
 constexpr int kSubtreeStack = kSahWarpMax / (kSahSmallMax + 1) + 1;
 struct SubtreeSpace {
   BvhBox box[kSahWarpMax];  // the task's primitives, in load order (their slots)
@@ -170,8 +176,10 @@ __device__ inline void BuildSubtree(const SahTask& t, SubtreeSpace& w, BvhBox* c
 // The subtree phase by levels: the warp splits the nodes of one depth of its task together,
 // up to kLevelChunk at a time, where the stack above splits one node a pass. A node of 9 to 32
 // primitives fills at most one round of the warp's binning and partition, but each of its
-// passes also cleared bins, scanned them (WarpBestSplit: a fifth of the kernel's instructions
-// at 1 M triangles, bench/RESULTS.md) and wrote the node from one lane; a task of 256 makes some
+// passes also cleared bins, scanned them (WarpBestSplit: 22 % of the kernel's instructions and
+// 16 % of its stall samples at 1 M triangles on the H200, before the warp's splits above 64
+// binned one axis: device-runs/2026-12-04-h200-ncu-build-and-coherent-tail.txt) and wrote
+// the node from one lane; a task of 256 makes some
 // 30 such nodes in five depths. Here the rounds run over the chunk's primitives together, each
 // node's bins are swept by lanes of its own (LaneBestSplitOnAxis), and the nodes are written a
 // lane each. The splits are the stack's (the same bins, the same choice, the same stable
@@ -179,6 +187,8 @@ __device__ inline void BuildSubtree(const SahTask& t, SubtreeSpace& w, BvhBox* c
 constexpr int kLevelChunk = 8;  // nodes split together: four lanes each sweep their bins
 constexpr int kLanesANode = 32 / kLevelChunk;
 static_assert(kLanesANode >= 3, "a lane for each axis of a node");
+static_assert((kLanesANode & (kLanesANode - 1)) == 0,
+              "aligned lane groups (LeastSplitAcrossLanes)");
 
 // The best split of one axis's bins by one lane: every split after bin b (0 to kBins - 2) by a
 // backward sweep (right sides) and a forward one (left sides), kept where it goes before
@@ -324,8 +334,7 @@ __device__ inline void BuildSubtreeByLevels(const SahTask& t, LevelSpace& w, Bvh
         }
         w.first[chunk_n] = static_cast<uint16_t>(at);
       }
-      ClearBins(&w.bins[0], lane, 32);
-      for (int k = 1; k < chunk_n; ++k)
+      for (int k = 0; k < chunk_n; ++k)
         ClearBins(&w.bins[k], lane, 32);
       __syncwarp();
       const int total = w.first[chunk_n];

@@ -55,6 +55,7 @@ TEST(GpuBinnedSah, TreeOnTheHostIsWhole) {
   LT_REQUIRE_GPU();
   const GpuBvhChoice sah = GpuBinnedSahBuild();
   const GpuBvhChoice by_levels = GpuBinnedSahBuild({.block_per_middle_node = false});
+  const GpuBvhChoice subtree_depthwise = GpuBinnedSahBuild({.subtree_by_levels = true});
   std::mt19937_64 rng(7);
   // The binned-SAH builder's phases: a lane's node (<= 8), a warp's (<= 256), a block's (257 to
   // 4,096: the root, and children of large nodes), and the tiles of large nodes over one and
@@ -67,6 +68,9 @@ TEST(GpuBinnedSah, TreeOnTheHostIsWhole) {
     test::ExpectWholeTree(soup, by_levels, "random soup, middle nodes by levels");
     test::ExpectWideTreeEqualsTheHostCollapseOf(soup, sah, "random soup");
     test::ExpectWideTreeEqualsTheHostCollapseOf(soup, by_levels, "random soup, by levels");
+    test::ExpectWholeTree(soup, subtree_depthwise, "random soup, subtrees a depth at a time");
+    test::ExpectWideTreeEqualsTheHostCollapseOf(soup, subtree_depthwise,
+                                                "random soup, subtrees a depth at a time");
   }
   // Degenerate inputs where binned splits tie or fail, in each phase: point triangles on a
   // geometric sequence (every split costs 0; the lowest bin would peel one a level, deeper than
@@ -87,6 +91,13 @@ TEST(GpuBinnedSah, TreeOnTheHostIsWhole) {
     test::ExpectWideTreeEqualsTheHostCollapseOf(points, sah, "points");
     test::ExpectWideTreeEqualsTheHostCollapseOf(same, sah, "identical triangles");
     test::ExpectWideTreeEqualsTheHostCollapseOf(line, sah, "triangles on a line");
+    // The same with the subtrees split a depth at a time (points tie every split at cost 0,
+    // the case the forced middle split at depth 40 is for).
+    test::ExpectWholeTree(points, subtree_depthwise, "points, subtrees a depth at a time");
+    test::ExpectWholeTree(same, subtree_depthwise, "identical triangles, a depth at a time");
+    test::ExpectWholeTree(line, subtree_depthwise, "triangles on a line, a depth at a time");
+    test::ExpectWideTreeEqualsTheHostCollapseOf(points, subtree_depthwise,
+                                                "points, a depth at a time");
   }
 }
 
@@ -102,8 +113,9 @@ TEST(GpuBinnedSah, ABlockANodeMakesTheTreeTheLevelsMake) {
 
 // A warp's subtree split a depth at a time or a node at a time (the default) takes the same
 // splits in the same stable partitions, so the trees are the same node for node: on the city
-// (where bins decide every split), on random soups of each phase's sizes, and on one task's
-// degenerate inputs, where positional splits cut by the order the task was given in.
+// (where bins decide every split), on random soups of one subtree task and of one middle task
+// (4,000: its partitions are stable, so the order is the same in both builds), and on one
+// task's degenerate inputs, where positional splits cut by the order the task was given in.
 TEST(GpuBinnedSah, ASubtreeByLevelsMakesTheTreeANodeAtATimeMakes) {
   LT_REQUIRE_GPU();
   const GpuBvhChoice by_levels = GpuBinnedSahBuild({.subtree_by_levels = true});
@@ -157,6 +169,24 @@ TEST(GpuBinnedSah, TheSameTreeEveryBuild) {
   LT_REQUIRE_GPU();
   const GpuBvhChoice sah = GpuBinnedSahBuild();
   ExpectTheSameTree(TriangleSoup(MakeCityScene(200000, 42)), sah, sah, "between two builds");
+}
+
+// Triangles some 1e20 m across: box areas overflow to infinity, so every split of a lane's range
+// costs the same (infinite) and none is cheaper than the last. The lanes' ranges must still be
+// split into their triangles, each once (a host emulation of the lanes had found the range
+// rewritten with one triangle repeated).
+TEST(GpuBinnedSah, TrianglesWhoseAreasOverflowStillMakeAWholeTree) {
+  LT_REQUIRE_GPU();
+  std::mt19937_64 rng(13);
+  std::uniform_real_distribution<float> u(-1e20f, 1e20f);
+  for (const int count : {3, 8, 200}) {
+    std::vector<float> soup(9 * static_cast<size_t>(count));
+    for (float& v : soup)
+      v = u(rng);
+    test::ExpectWholeTree(soup, GpuBinnedSahBuild(), "areas past FLT_MAX");
+    test::ExpectWholeTree(soup, GpuBinnedSahBuild({.subtree_by_levels = true}),
+                          "areas past FLT_MAX, subtrees a depth at a time");
+  }
 }
 
 TEST(GpuBinnedSah, WideTreeEqualsTheHostCollapseOfItsBinaryTree) {
