@@ -167,13 +167,13 @@ std::string GpuBenchTables(const GpuBenchReport& gpu) {
                         s.triangles, s.threshold_raster_ms_total, s.threshold_raster_ms_kernel, "-",
                         s.bloom_raster_ms_total, s.bloom_raster_ms_kernel);
   }
-  text += fmt::format("binned-SAH GPU trees: {:>10} {:>9} {:>12} {:>12} {:>8}\n", "triangles",
-                      "build_ms", "coh_sah/s", "rnd_sah/s", "differ");
+  text += fmt::format("binned-SAH GPU trees: {:>10} {:>9} {:>9} {:>12} {:>12} {:>8}\n", "triangles",
+                      "build_ms", "depth_ms", "coh_sah/s", "rnd_sah/s", "differ");
   for (const auto& s : gpu.scenes) {
-    text +=
-        fmt::format("                      {:>10} {:>9.3f} {:>12.4g} {:>12.4g} {:>8}\n",
-                    s.triangles, s.sah_build_ms, s.sah_coherent_rays_per_s, s.sah_random_rays_per_s,
-                    s.coherent.gpu_trees_differ + s.random.gpu_trees_differ);
+    text += fmt::format(
+        "                      {:>10} {:>9.3f} {:>9.3f} {:>12.4g} {:>12.4g} {:>8}\n", s.triangles,
+        s.sah_build_ms, s.sah_depthwise_build_ms, s.sah_coherent_rays_per_s,
+        s.sah_random_rays_per_s, s.coherent.gpu_trees_differ + s.random.gpu_trees_differ);
   }
   text += fmt::format("coherent rays to the sensor's range: {:>10} {:>12} {:>12}\n", "triangles",
                       "ploc/s", "binned_sah/s");
@@ -227,6 +227,7 @@ nlohmann::json BenchJson(const MachineInfo& machine, const std::string& scene_fi
            {"refit_ms", s.refit_ms},
            {"gpu_binned_sah",
             {{"bvh_build_ms", s.sah_build_ms},
+             {"bvh_build_ms_subtrees_depthwise", s.sah_depthwise_build_ms},
              {"coherent_gpu_rays_per_s", s.sah_coherent_rays_per_s},
              {"coherent_in_range_gpu_rays_per_s", s.sah_coherent_in_range_rays_per_s},
              {"random_gpu_rays_per_s", s.sah_random_rays_per_s}}},

@@ -289,6 +289,12 @@ GpuBenchReport RunGpuBench(const std::vector<uint64_t>& triangle_counts, int rep
       return report;
     }
     fig.sah_build_ms = sah.value();
+    auto depthwise = CudaBvhBuildMs(soup, repeats, GpuBinnedSahBuild({.subtree_by_levels = true}));
+    if (!depthwise.ok()) {
+      report.why_no_gpu = depthwise.message();
+      return report;
+    }
+    fig.sah_depthwise_build_ms = depthwise.value();
     // Tree quality: the GPU trees copied out, the host reference built; their traversal costs
     // are counted below, once the rays exist.
     physics::WideBvhTree lbvh_wide, ploc_wide, sah_wide, binned_wide;

@@ -25,7 +25,10 @@ struct SceneFigures {
   double bvh_build_ms = 0;   // GPU LBVH, median, CUDA events
   double ploc_build_ms = 0;  // GPU PLOC, median, CUDA events
   double sah_build_ms = 0;   // GPU binned SAH, median, CUDA events
-  double refit_ms = 0;       // refit of the PLOC tree after the city moved 0.5 m
+  // The same builder with its subtrees split a depth at a time (GpuBinnedSahOptions::
+  // subtree_by_levels): the same tree, timed beside the default until one form is kept.
+  double sah_depthwise_build_ms = 0;
+  double refit_ms = 0;  // refit of the PLOC tree after the city moved 0.5 m
   // Tree quality (bvh_quality.h) of each GPU tree and of a binned-SAH tree built on the host
   // in the same layout (the reference): SAH cost, and node fetches and triangle tests per ray
   // of the coherent and random rays (every 16th), counted by the GPU's traversal on the host.
