@@ -30,6 +30,11 @@ if [ "${SANITIZE:-1}" = 1 ]; then
     > "$out/sanitizer_binned_sah.log" 2>&1
   echo "compute-sanitizer (binned SAH) rc=$?"
   grep -E "ERROR SUMMARY|LEAK SUMMARY" "$out/sanitizer_binned_sah.log"
+  # Shared-memory hazards in the builder's blocks and warps, both forms of its subtree phase.
+  compute-sanitizer --tool racecheck --error-exitcode 9 .devpkg/bin/bench_cuda_tests \
+    --gtest_filter='GpuBinnedSah.TreeOnTheHostIsWhole' > "$out/racecheck_binned_sah.log" 2>&1
+  echo "racecheck (binned SAH) rc=$?"
+  grep -E "RACECHECK SUMMARY" "$out/racecheck_binned_sah.log"
 fi
 # The CLI end to end on the GPU backend.
 .devpkg/bin/lidartwin simulate --sensor configs/sensors/ouster_os0_128.yaml \
