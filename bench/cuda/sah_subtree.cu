@@ -52,6 +52,29 @@ __device__ inline TaskRange LoadTask(const SahTask& t, BvhBox* const* boxes, Bvh
           t.box};
 }
 
+// The exact bounds of a node's two halves by position (m primitives from `begin` of the slot
+// order `in`, the first `left` on the left), where no binned split exists: so that the halves'
+// bins spread again. The whole warp; every lane gets them.
+__device__ inline void PositionalSides(const BvhBox* box, const uint8_t* in, int begin, int m,
+                                       int left, BvhBox side_box[2]) {
+  const int lane = static_cast<int>(threadIdx.x) & 31;
+  for (int side = 0; side < 2; ++side) {
+    uint32_t lo[3] = {0xffffffffu, 0xffffffffu, 0xffffffffu}, hi[3] = {0, 0, 0};
+    const int from = side == 0 ? 0 : left, to = side == 0 ? left : m;
+    for (int i = from + lane; i < to; i += 32) {
+      const BvhBox& b = box[in[begin + i]];
+      for (int k = 0; k < 3; ++k) {
+        lo[k] = min(lo[k], Ordered(b.lo[k]));
+        hi[k] = max(hi[k], Ordered(b.hi[k]));
+      }
+    }
+    for (int k = 0; k < 3; ++k) {
+      side_box[side].lo[k] = Unordered(__reduce_min_sync(0xffffffffu, lo[k]));
+      side_box[side].hi[k] = Unordered(__reduce_max_sync(0xffffffffu, hi[k]));
+    }
+  }
+}
+
 // One warp a subtree task: its primitives loaded once into shared memory, its nodes split by
 // bins (the warp) down to kSahSmallMax primitives and then by full SAH sweeps (a lane each);
 // writes the nodes, their indices into their parents, and the primitives' final order; the
@@ -96,24 +119,7 @@ __device__ inline void BuildSubtree(const SahTask& t, SubtreeSpace& w, BvhBox* c
     SahChoice c;
     if (r.depth < kSahForceMedianLevel) c = WarpBestSplit<kSubtreeBins>(w.bins, only_axis);
     const int left = c.axis >= 0 ? static_cast<int>(c.left) : m / 2;
-    if (c.axis < 0) {
-      // A positional split: its sides' exact bounds, so that their bins spread again.
-      for (int side = 0; side < 2; ++side) {
-        uint32_t lo[3] = {0xffffffffu, 0xffffffffu, 0xffffffffu}, hi[3] = {0, 0, 0};
-        const int begin = side == 0 ? 0 : left, end = side == 0 ? left : m;
-        for (int i = begin + lane; i < end; i += 32) {
-          const BvhBox& b = w.box[in[r.begin + i]];
-          for (int k = 0; k < 3; ++k) {
-            lo[k] = min(lo[k], Ordered(b.lo[k]));
-            hi[k] = max(hi[k], Ordered(b.hi[k]));
-          }
-        }
-        for (int k = 0; k < 3; ++k) {
-          c.box[side].lo[k] = Unordered(__reduce_min_sync(0xffffffffu, lo[k]));
-          c.box[side].hi[k] = Unordered(__reduce_max_sync(0xffffffffu, hi[k]));
-        }
-      }
-    }
+    if (c.axis < 0) PositionalSides(w.box, in, r.begin, m, left, c.box);
     int placed[2] = {0, 0};  // stable partition, a ballot a round
     for (int i0 = 0; i0 < m; i0 += 32) {
       const int i = i0 + lane;
@@ -264,28 +270,6 @@ __device__ inline int ChunkNodeOf(const LevelSpace& w, const TaskRange* nodes, i
     k += j < nodes_n && i >= w.first[j] ? 1 : 0;
   position = nodes[k].begin + (i - w.first[k]);
   return k;
-}
-
-// The exact bounds of a node's two halves by position, where no binned split exists (BuildSubtree
-// does the same): the whole warp, every lane gets them.
-__device__ inline void PositionalSides(const BvhBox* box, const uint8_t* in, int begin, int m,
-                                       int left, BvhBox side_box[2]) {
-  const int lane = static_cast<int>(threadIdx.x) & 31;
-  for (int side = 0; side < 2; ++side) {
-    uint32_t lo[3] = {0xffffffffu, 0xffffffffu, 0xffffffffu}, hi[3] = {0, 0, 0};
-    const int from = side == 0 ? 0 : left, to = side == 0 ? left : m;
-    for (int i = from + lane; i < to; i += 32) {
-      const BvhBox& b = box[in[begin + i]];
-      for (int k = 0; k < 3; ++k) {
-        lo[k] = min(lo[k], Ordered(b.lo[k]));
-        hi[k] = max(hi[k], Ordered(b.hi[k]));
-      }
-    }
-    for (int k = 0; k < 3; ++k) {
-      side_box[side].lo[k] = Unordered(__reduce_min_sync(0xffffffffu, lo[k]));
-      side_box[side].hi[k] = Unordered(__reduce_max_sync(0xffffffffu, hi[k]));
-    }
-  }
 }
 
 // One warp a subtree task, a depth at a time (see kLevelChunk); the small ranges then go to the
