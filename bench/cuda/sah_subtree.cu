@@ -33,11 +33,13 @@ struct SubtreeSpace {
 };
 
 // A task's boxes into the warp's shared memory and its slots in load order (box: kSahWarpMax
-// boxes; slot: as many bytes); returns the task's whole range, the first to split. The boxes
-// are copied word by word: a lane a box would read 24-byte strides, 24 sectors an instruction
+// boxes; slot: as many bytes), and its whole range listed: the first range to split (`split`)
+// if it has more than kSahSmallMax primitives, else the lanes' one small range (`small`).
+// Returns how many ranges went to `split` (1 or 0), the same in every lane. The boxes are
+// copied word by word: a lane a box would read 24-byte strides, 24 sectors an instruction
 // where a word a lane reads four.
-__device__ inline TaskRange LoadTask(const SahTask& t, BvhBox* const* boxes, BvhBox* box,
-                                     uint8_t* slot) {
+__device__ inline int LoadTask(const SahTask& t, BvhBox* const* boxes, BvhBox* box, uint8_t* slot,
+                               TaskRange* split, SmallRange* small) {
   const int lane = static_cast<int>(threadIdx.x) & 31;
   const int n = static_cast<int>(t.count);
   static_assert(sizeof(BvhBox) == 6 * sizeof(uint32_t), "a box is six words");
@@ -47,9 +49,18 @@ __device__ inline TaskRange LoadTask(const SahTask& t, BvhBox* const* boxes, Bvh
     to[i] = from[i];
   for (int i = lane; i < n; i += 32)
     slot[i] = static_cast<uint8_t>(i);
-  return {0,    static_cast<uint16_t>(n),       static_cast<uint8_t>(t.side),
-          0,    static_cast<uint16_t>(t.depth), t.parent,
-          t.box};
+  const bool splits = n > static_cast<int>(kSahSmallMax);
+  if (lane == 0) {
+    const TaskRange whole{0,    static_cast<uint16_t>(n),       static_cast<uint8_t>(t.side),
+                          0,    static_cast<uint16_t>(t.depth), t.parent,
+                          t.box};
+    if (splits)
+      *split = whole;
+    else
+      *small = {whole.begin, whole.end, whole.side, whole.buffer, whole.parent};
+  }
+  __syncwarp();
+  return splits ? 1 : 0;
 }
 
 // The exact bounds of a node's two halves by position (m primitives from `begin` of the slot
@@ -75,6 +86,39 @@ __device__ inline void PositionalSides(const BvhBox* box, const uint8_t* in, int
   }
 }
 
+// Range r of task t split at `left` into the slot order `out`, as node `me` of gap `gap`
+// (is_root: the tree's root, whose gap goes to counters[kRootGap]): the node written with its
+// children's boxes and, for single primitives, their leaf codes (~position) and places in the
+// order; its index written into its parent's slot; child: its two children's ranges, a depth
+// down in the other slot buffer (a child of two or more writes its index when it splits).
+// One lane calls it.
+__device__ inline void WriteRangeSplit(const TaskRange& r, int left, int32_t me, uint32_t gap,
+                                       bool is_root, const BvhBox box[2], const SahTask& t,
+                                       const uint8_t* out, const uint32_t* task_ids,
+                                       uint32_t* counters, BvhNode* nodes, uint32_t* order,
+                                       TaskRange child[2]) {
+  if (is_root) counters[kRootGap] = gap;
+  if (r.parent >= 0) nodes[r.parent].child[r.side] = me;
+  const int count[2] = {left, r.end - r.begin - left};
+  int32_t code[2];
+  for (int s = 0; s < 2; ++s) {
+    const int begin = r.begin + (s == 0 ? 0 : left);
+    code[s] = 0;
+    if (count[s] == 1) {
+      code[s] = ~static_cast<int32_t>(t.begin + static_cast<uint32_t>(begin));
+      order[t.begin + begin] = task_ids[out[begin]];
+    }
+    child[s] = {static_cast<uint16_t>(begin),
+                static_cast<uint16_t>(begin + count[s]),
+                static_cast<uint8_t>(s),
+                static_cast<uint8_t>(1 - r.buffer),
+                static_cast<uint16_t>(r.depth + 1),
+                me,
+                box[s]};
+  }
+  WriteNode(nodes, me, box, code);
+}
+
 // One warp a subtree task: its primitives loaded once into shared memory, its nodes split by
 // bins (the warp) down to kSahSmallMax primitives and then by full SAH sweeps (a lane each);
 // writes the nodes, their indices into their parents, and the primitives' final order; the
@@ -84,19 +128,11 @@ __device__ inline void BuildSubtree(const SahTask& t, SubtreeSpace& w, BvhBox* c
                                     uint32_t* order, CollapseCost* costs, uint8_t* leaf) {
   const int lane = static_cast<int>(threadIdx.x) & 31;
   const uint32_t* task_ids = ids[t.buffer] + t.begin;
-  const int n = static_cast<int>(t.count);
   constexpr int kSmall = static_cast<int>(kSahSmallMax);
-  const TaskRange whole = LoadTask(t, boxes, w.box, w.slot[0]);
+  int top = LoadTask(t, boxes, w.box, w.slot[0], &w.stack[0], &w.small[0]);
+  int small = 1 - top;  // the same in every lane
   bool root = t.parent < 0;
   uint32_t root_gap = root ? 0 : counters[kRootGap];
-  int top = n > kSmall ? 1 : 0, small = n > kSmall ? 0 : 1;  // the same in every lane
-  if (lane == 0) {
-    if (n > kSmall)
-      w.stack[0] = whole;
-    else
-      w.small[0] = {whole.begin, whole.end, whole.side, whole.buffer, whole.parent};
-  }
-  __syncwarp();
   while (top > 0) {
     const TaskRange r = w.stack[--top];
     const int m = r.end - r.begin;
@@ -144,30 +180,17 @@ __device__ inline void BuildSubtree(const SahTask& t, SubtreeSpace& w, BvhBox* c
     const int32_t me = RangeSplitNode(gap, r.parent, root, root_gap, is_root);
     const int count[2] = {left, m - left};
     if (lane == 0) {
-      if (is_root) counters[kRootGap] = gap;
-      if (r.parent >= 0) nodes[r.parent].child[r.side] = me;
-      int32_t code[2];
+      TaskRange child[2];
+      WriteRangeSplit(r, left, me, gap, is_root, c.box, t, out, task_ids, counters, nodes, order,
+                      child);
       int pushed = 0, listed = 0;
       for (int s = 0; s < 2; ++s) {
-        const int begin = r.begin + (s == 0 ? 0 : left);
-        code[s] = 0;
-        if (count[s] == 1) {
-          code[s] = ~static_cast<int32_t>(t.begin + static_cast<uint32_t>(begin));
-          order[t.begin + begin] = task_ids[out[begin]];
-        }
-        const TaskRange child{static_cast<uint16_t>(begin),
-                              static_cast<uint16_t>(begin + count[s]),
-                              static_cast<uint8_t>(s),
-                              static_cast<uint8_t>(1 - r.buffer),
-                              static_cast<uint16_t>(r.depth + 1),
-                              me,
-                              c.box[s]};
         if (count[s] > kSmall)
-          w.stack[top + pushed++] = child;
+          w.stack[top + pushed++] = child[s];
         else if (count[s] >= 2)
-          w.small[small + listed++] = {child.begin, child.end, child.side, child.buffer, me};
+          w.small[small + listed++] = {child[s].begin, child[s].end, child[s].side, child[s].buffer,
+                                       me};
       }
-      WriteNode(nodes, me, c.box, code);
     }
     for (int s = 0; s < 2; ++s) {
       top += count[s] > kSmall ? 1 : 0;
@@ -281,19 +304,11 @@ __device__ inline void BuildSubtreeByLevels(const SahTask& t, LevelSpace& w, Bvh
   const int lane = static_cast<int>(threadIdx.x) & 31;
   const unsigned below = (1u << lane) - 1;
   const uint32_t* task_ids = ids[t.buffer] + t.begin;
-  const int n = static_cast<int>(t.count);
   constexpr int kSmall = static_cast<int>(kSahSmallMax);
-  const TaskRange whole = LoadTask(t, boxes, w.box, w.slot[0]);
+  int count = LoadTask(t, boxes, w.box, w.slot[0], &w.level[0][0], &w.small[0]);
+  int small = 1 - count;  // the same in every lane
   bool root = t.parent < 0;
   uint32_t root_gap = root ? 0 : counters[kRootGap];
-  int count = n > kSmall ? 1 : 0, small = n > kSmall ? 0 : 1;  // the same in every lane
-  if (lane == 0) {
-    if (n > kSmall)
-      w.level[0][0] = whole;
-    else
-      w.small[0] = {whole.begin, whole.end, whole.side, whole.buffer, whole.parent};
-  }
-  __syncwarp();
   for (int depth = 0; count > 0; ++depth) {
     const int cur = depth & 1;
     const uint8_t* in = w.slot[cur];  // a depth's nodes all read the same buffer
@@ -442,29 +457,14 @@ __device__ inline void BuildSubtreeByLevels(const SahTask& t, LevelSpace& w, Bvh
         const uint32_t gap = t.begin + r.begin + static_cast<uint32_t>(left) - 1;
         bool is_root = false;
         me = RangeSplitNode(gap, r.parent, root, root_gap, is_root);
-        if (is_root) counters[kRootGap] = gap;
-        if (r.parent >= 0) nodes[r.parent].child[r.side] = me;
+        WriteRangeSplit(r, left, me, gap, is_root, side_box, t, out, task_ids, counters, nodes,
+                        order, child);
         count_of[0] = left;
         count_of[1] = m - left;
-        int32_t code[2];
         for (int s = 0; s < 2; ++s) {
-          const int begin = r.begin + (s == 0 ? 0 : left);
-          code[s] = 0;
-          if (count_of[s] == 1) {
-            code[s] = ~static_cast<int32_t>(t.begin + static_cast<uint32_t>(begin));
-            order[t.begin + begin] = task_ids[out[begin]];
-          }
-          child[s] = {static_cast<uint16_t>(begin),
-                      static_cast<uint16_t>(begin + count_of[s]),
-                      static_cast<uint8_t>(s),
-                      static_cast<uint8_t>(1 - r.buffer),
-                      static_cast<uint16_t>(r.depth + 1),
-                      me,
-                      side_box[s]};
           pushed += count_of[s] > kSmall ? 1 : 0;
           listed += count_of[s] >= 2 && count_of[s] <= kSmall ? 1 : 0;
         }
-        WriteNode(nodes, me, side_box, code);
       }
       // Places in the lists: pushed and listed are 0 to 2, a ballot for each bit.
       const unsigned p0 = __ballot_sync(0xffffffffu, pushed & 1),
