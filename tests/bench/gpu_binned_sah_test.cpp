@@ -42,6 +42,25 @@ void ExpectTheSameTree(const std::vector<float>& soup, const GpuBvhChoice& a, co
   EXPECT_EQ(first->order, second->order) << what;
 }
 
+// Inputs of `count` triangles where binned splits tie or fail: point triangles on a geometric
+// sequence (every split costs 0; the lowest bin would peel one a level, deeper than the wide
+// tree's stack), identical triangles (one bin on every axis: positional splits), and triangles
+// on a line.
+struct Degenerate {
+  std::vector<float> points, same, line;
+};
+Degenerate DegenerateSoups(int count) {
+  Degenerate d;
+  for (int k = 0; k < count; ++k) {
+    const auto x = static_cast<float>(-std::pow(0.9, k % 200) - 0.001 * (k / 200));
+    d.points.insert(d.points.end(), {x, 0, 0, x, 0, 0, x, 0, 0});
+    d.same.insert(d.same.end(), {0, 0, 0, 1, 0, 0, 0, 1, 0});
+    const auto u = static_cast<float>(k);
+    d.line.insert(d.line.end(), {u, 0, 0, u + 0.5f, 0, 0, u, 0.5f, 0});
+  }
+  return d;
+}
+
 TEST(GpuBinnedSah, ClosestHitsEqualBruteForce) {
   LT_REQUIRE_GPU();
   std::mt19937_64 rng(2024);
@@ -72,19 +91,9 @@ TEST(GpuBinnedSah, TreeOnTheHostIsWhole) {
     test::ExpectWideTreeEqualsTheHostCollapseOf(soup, subtree_depthwise,
                                                 "random soup, subtrees a depth at a time");
   }
-  // Degenerate inputs where binned splits tie or fail, in each phase: point triangles on a
-  // geometric sequence (every split costs 0; the lowest bin would peel one a level, deeper than
-  // the wide tree's stack), identical triangles (one bin on every axis: positional splits), and
-  // triangles on a line.
+  // Degenerate inputs where binned splits tie or fail (DegenerateSoups), in each phase.
   for (const int count : {8, 200, 256, 3000, 20000}) {
-    std::vector<float> points, same, line;
-    for (int k = 0; k < count; ++k) {
-      const auto x = static_cast<float>(-std::pow(0.9, k % 200) - 0.001 * (k / 200));
-      points.insert(points.end(), {x, 0, 0, x, 0, 0, x, 0, 0});
-      same.insert(same.end(), {0, 0, 0, 1, 0, 0, 0, 1, 0});
-      const auto u = static_cast<float>(k);
-      line.insert(line.end(), {u, 0, 0, u + 0.5f, 0, 0, u, 0.5f, 0});
-    }
+    const auto [points, same, line] = DegenerateSoups(count);
     test::ExpectWholeTree(points, sah, "points");
     test::ExpectWholeTree(same, sah, "identical triangles");
     test::ExpectWholeTree(line, sah, "triangles on a line");
@@ -127,14 +136,7 @@ TEST(GpuBinnedSah, ASubtreeByLevelsMakesTheTreeANodeAtATimeMakes) {
                       ("random soup of " + std::to_string(count)).c_str());
   }
   for (const int count : {40, 200, 256}) {
-    std::vector<float> points, same, line;
-    for (int k = 0; k < count; ++k) {
-      const auto x = static_cast<float>(-std::pow(0.9, k));
-      points.insert(points.end(), {x, 0, 0, x, 0, 0, x, 0, 0});
-      same.insert(same.end(), {0, 0, 0, 1, 0, 0, 0, 1, 0});
-      const auto u = static_cast<float>(k);
-      line.insert(line.end(), {u, 0, 0, u + 0.5f, 0, 0, u, 0.5f, 0});
-    }
+    const auto [points, same, line] = DegenerateSoups(count);
     ExpectTheSameTree(points, by_levels, by_nodes, "points");
     ExpectTheSameTree(same, by_levels, by_nodes, "identical triangles");
     ExpectTheSameTree(line, by_levels, by_nodes, "triangles on a line");
